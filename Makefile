@@ -1,0 +1,134 @@
+# kvplan: GNU make. `make` builds build/kvplan; `make test` runs every test;
+# `make asan` runs them under AddressSanitizer and UBSan; `make install`
+# honours PREFIX and DESTDIR. Missing libraries are installed (as root) or
+# named before anything compiles.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+CFLAGS  ?= -O2 -g
+WERROR  ?=
+PKG_CONFIG ?= pkg-config
+
+# Display strings are cut to their boxes on purpose; gcc's truncation
+# warning says nothing useful about that (clang lacks the option).
+NO_TRUNC := $(shell $(CC) -Werror -Wno-format-truncation -c -x c /dev/null -o /dev/null 2>/dev/null && echo -Wno-format-truncation)
+STD   := -std=c11 -D_POSIX_C_SOURCE=200809L
+WARN  := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+         -Wformat=2 -Wvla $(NO_TRUNC) $(WERROR)
+BASE  := $(STD) $(WARN) -Isrc -I$(BUILD)/gen
+
+# Recursive (=) so pkg-config runs after the deps stamp has installed things.
+CJSON_CFLAGS  = $(shell $(PKG_CONFIG) --cflags libcjson)
+CJSON_LIBS    = $(shell $(PKG_CONFIG) --libs libcjson)
+CURSES_CFLAGS = $(shell $(PKG_CONFIG) --cflags ncursesw)
+CURSES_LIBS   = $(shell $(PKG_CONFIG) --libs ncursesw)
+CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
+CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
+
+BUILD_DEPS := ncursesw=libncurses-dev libcjson=libcjson-dev cmd:cc=gcc
+TEST_DEPS  := cmocka=libcmocka-dev
+
+CORE_SRC := $(wildcard src/core/*.c)
+IO_SRC   := $(wildcard src/io/*.c)
+TUI_SRC  := $(wildcard src/tui/*.c)
+APP_SRC  := $(wildcard src/app/*.c)
+CLI_SRC  := $(wildcard src/cli/*.c)
+PRESETS  := $(sort $(wildcard presets/gpus/*.json) $(wildcard presets/models/*.json))
+
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+IO_OBJ   := $(IO_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/presets_embedded.o
+TUI_OBJ  := $(TUI_SRC:%.c=$(BUILD)/%.o)
+APP_OBJ  := $(APP_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ  := $(CORE_OBJ) $(IO_OBJ) $(TUI_OBJ) $(APP_OBJ) $(filter-out $(BUILD)/src/cli/main.o,$(CLI_OBJ))
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+
+.PHONY: all test unit cli-test asan install uninstall clean deps test-deps check-layers run
+
+all: $(BUILD)/kvplan
+
+deps: $(BUILD)/.deps
+$(BUILD)/.deps: tools/deps.sh
+	@mkdir -p $(BUILD)
+	@sh tools/deps.sh $(BUILD_DEPS)
+	@touch $@
+
+test-deps: $(BUILD)/.test-deps
+$(BUILD)/.test-deps: tools/deps.sh | $(BUILD)/.deps
+	@sh tools/deps.sh $(TEST_DEPS)
+	@touch $@
+
+# Layer flags: only io/ sees cJSON, only tui/ and app/ see curses.
+$(BUILD)/src/core/%.o: src/core/%.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(BASE) $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/src/io/%.o: src/io/%.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(BASE) $(CJSON_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/src/tui/%.o: src/tui/%.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(BASE) $(CURSES_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/src/app/%.o: src/app/%.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(BASE) $(CURSES_CFLAGS) $(CJSON_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/src/cli/%.o: src/cli/%.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(BASE) $(CJSON_CFLAGS) $(CURSES_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The preset catalogue, compiled in.
+$(BUILD)/tools/embed: tools/embed.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(STD) -O1 -o $@ $<
+$(BUILD)/gen/presets_embedded.c: $(PRESETS) $(BUILD)/tools/embed
+	@mkdir -p $(@D)
+	$(BUILD)/tools/embed $@ $(PRESETS)
+$(BUILD)/gen/presets_embedded.o: $(BUILD)/gen/presets_embedded.c
+	$(CC) $(STD) -Isrc $(CFLAGS) -c $< -o $@
+
+$(BUILD)/kvplan: $(LIB_OBJ) $(BUILD)/src/cli/main.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CJSON_LIBS) $(CURSES_LIBS) -lm
+
+# Tests: cmocka unit tests, then the real binary.
+$(BUILD)/tests/%.o: tests/unit/%.c | $(BUILD)/.test-deps
+	@mkdir -p $(@D)
+	$(CC) $(BASE) $(CJSON_CFLAGS) $(CURSES_CFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(CJSON_LIBS) $(CURSES_LIBS) -lm
+
+unit: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; ./$$t; done
+
+cli-test: $(BUILD)/kvplan
+	@sh tests/cli/run.sh $(BUILD)/kvplan
+
+check-layers:
+	@sh tools/check-layers.sh
+
+test: check-layers unit cli-test
+	@echo "all tests passed"
+
+asan:
+	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" test
+
+run: $(BUILD)/kvplan
+	./$(BUILD)/kvplan
+
+install: $(BUILD)/kvplan
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/kvplan/presets/gpus $(DESTDIR)$(PREFIX)/share/kvplan/presets/models
+	install -m 755 $(BUILD)/kvplan $(DESTDIR)$(PREFIX)/bin/kvplan
+	install -m 644 doc/kvplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/kvplan.1
+	install -m 644 presets/gpus/*.json $(DESTDIR)$(PREFIX)/share/kvplan/presets/gpus/
+	install -m 644 presets/models/*.json $(DESTDIR)$(PREFIX)/share/kvplan/presets/models/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/kvplan $(DESTDIR)$(PREFIX)/share/man/man1/kvplan.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/kvplan
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,212 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "core/capacity.h"
+#include "core/units.h"
+#include "io/catalog.h"
+#include "io/preset.h"
+
+/* Options shared by list and show: --format and --presets. */
+struct catalog_options {
+    bool json;
+    const char *dirs[16];
+    int ndirs;
+};
+
+static bool parse_catalog_options(int argc, char **argv, struct catalog_options *o, bool *help,
+                                  struct diag *d)
+{
+    static const struct option longopts[] = {{"format", required_argument, 0, 'f'},
+                                              {"presets", required_argument, 0, 'p'},
+                                              {"help", no_argument, 0, 'h'},
+                                              {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    *help = false;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (strcmp(optarg, "json") == 0)
+                o->json = true;
+            else if (strcmp(optarg, "text") != 0)
+                return diag_fail(d, "--format: '%s' is not text or json", optarg);
+            break;
+        case 'p':
+            if (o->ndirs >= 16)
+                return diag_fail(d, "--presets: at most 16 directories");
+            o->dirs[o->ndirs++] = optarg;
+            break;
+        case 'h':
+            *help = true;
+            break;
+        case ':':
+            return diag_fail(d, "%s: needs a value", argv[optind - 1]);
+        default:
+            return diag_fail(d, "%s: unknown option (see --help)", argv[optind - 1]);
+        }
+    }
+    return true;
+}
+
+static int print_json(cJSON *item)
+{
+    char *text = item ? cJSON_Print(item) : NULL;
+    cJSON_Delete(item);
+    if (text == NULL)
+        return cli_fail("cannot build JSON (out of memory)");
+    puts(text);
+    free(text);
+    return 0;
+}
+
+static void list_gpus_text(const struct catalog *c)
+{
+    printf("%-16s %-44s %12s %10s %4s %9s\n", "ID", "NAME", "MEMORY", "BANDWIDTH", "FP8", "$/HOUR");
+    for (size_t i = 0; i < c->gpu_count; i++) {
+        const struct gpu_spec *g = &c->gpus[i].spec;
+        char mem[32], price[16] = "-";
+        units_format_bytes(g->memory_bytes, UNITS_GIB, mem, sizeof mem);
+        if (g->price_usd_per_hour >= 0)
+            snprintf(price, sizeof price, "%.2f", g->price_usd_per_hour);
+        printf("%-16s %-44.44s %12s %5.2f TB/s %4s %9s\n", g->id, g->name, mem,
+               (double)g->bandwidth_bytes_per_s / 1e12, g->fp8 ? "yes" : "no", price);
+    }
+}
+
+static void list_models_text(const struct catalog *c)
+{
+    printf("%-18s %-28s %9s %6s %4s %11s %10s %9s\n", "ID", "NAME", "PARAMS", "LAYERS", "ATTN",
+           "KV/Q HEADS", "KV/TOKEN", "MAX CTX");
+    for (size_t i = 0; i < c->model_count; i++) {
+        const struct model_spec *m = &c->models[i].spec;
+        struct scenario s;
+        capacity_scenario_default(&s, NULL, m);
+        char heads[24], kv[32], ctx[24];
+        if (m->attention == ATTENTION_MLA)
+            snprintf(heads, sizeof heads, "latent");
+        else
+            snprintf(heads, sizeof heads, "%u/%u", m->kv_heads, m->attention_heads);
+        /* bytes per token at the model's own precision, all layers */
+        uint64_t row = m->attention == ATTENTION_MLA
+                           ? dtype_bytes_for(capacity_kv_dtype(&s),
+                                             (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim)
+                           : 2 * dtype_bytes_for(capacity_kv_dtype(&s),
+                                                 (uint64_t)m->kv_heads * m->head_dim);
+        units_format_bytes_exact(row * m->layers, kv, sizeof kv);
+        units_format_tokens_short(m->max_context_tokens, ctx, sizeof ctx);
+        printf("%-18s %-28.28s %8.2fB %6u %4s %11s %10s %9s\n", m->id, m->name,
+               (double)m->params / 1e9, m->layers, spec_attention_name(m->attention), heads, kv,
+               ctx);
+    }
+}
+
+int cmd_list(int argc, char **argv)
+{
+    struct catalog_options o;
+    struct diag d = {0};
+    bool help;
+    if (!parse_catalog_options(argc, argv, &o, &help, &d))
+        return cli_fail(d.message);
+    if (help || optind >= argc) {
+        printf("Usage: kvplan list gpus|models [--format text|json] [--presets DIR]\n");
+        return help ? 0 : 2;
+    }
+    const char *what = argv[optind];
+    bool gpus = strcmp(what, "gpus") == 0, models = strcmp(what, "models") == 0;
+    if (!gpus && !models) {
+        diag_fail(&d, "list: '%s' is not gpus or models", what);
+        return cli_fail(d.message);
+    }
+    if (optind + 1 < argc) {
+        diag_fail(&d, "list: unexpected argument '%s'", argv[optind + 1]);
+        return cli_fail(d.message);
+    }
+    struct catalog c;
+    catalog_init(&c);
+    if (!catalog_load_all(&c, o.dirs, (size_t)o.ndirs, &d)) {
+        catalog_free(&c);
+        return cli_fail(d.message);
+    }
+    int status = 0;
+    if (o.json) {
+        cJSON *arr = cJSON_CreateArray();
+        size_t n = gpus ? c.gpu_count : c.model_count;
+        for (size_t i = 0; arr && i < n; i++) {
+            cJSON *item = gpus ? preset_gpu_to_json(&c.gpus[i].spec, false)
+                               : preset_model_to_json(&c.models[i].spec, false);
+            if (item == NULL || !cJSON_AddItemToArray(arr, item)) {
+                cJSON_Delete(item);
+                cJSON_Delete(arr);
+                arr = NULL;
+            }
+        }
+        status = print_json(arr);
+    } else if (gpus) {
+        list_gpus_text(&c);
+    } else {
+        list_models_text(&c);
+    }
+    catalog_free(&c);
+    return status;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    struct catalog_options o;
+    struct diag d = {0};
+    bool help;
+    if (!parse_catalog_options(argc, argv, &o, &help, &d))
+        return cli_fail(d.message);
+    if (help || optind + 2 != argc) {
+        printf("Usage: kvplan show gpu|model ID [--format text|json] [--presets DIR]\n");
+        return help ? 0 : 2;
+    }
+    const char *what = argv[optind], *id = argv[optind + 1];
+    bool gpu = strcmp(what, "gpu") == 0;
+    if (!gpu && strcmp(what, "model") != 0) {
+        diag_fail(&d, "show: '%s' is not gpu or model", what);
+        return cli_fail(d.message);
+    }
+    struct catalog c;
+    catalog_init(&c);
+    if (!catalog_load_all(&c, o.dirs, (size_t)o.ndirs, &d)) {
+        catalog_free(&c);
+        return cli_fail(d.message);
+    }
+    cJSON *item = NULL;
+    const char *path = NULL;
+    if (gpu) {
+        const struct catalog_gpu *g = catalog_find_gpu(&c, id);
+        if (g) {
+            item = preset_gpu_to_json(&g->spec, true);
+            path = g->path;
+        }
+    } else {
+        const struct catalog_model *m = catalog_find_model(&c, id);
+        if (m) {
+            item = preset_model_to_json(&m->spec, true);
+            path = m->path;
+        }
+    }
+    if (path == NULL) {
+        char near[256];
+        catalog_suggest(&c, gpu ? PRESET_GPU : PRESET_MODEL, id, near, sizeof near);
+        diag_fail(&d, "show: unknown %s '%s' (closest: %s)", what, id, near);
+        catalog_free(&c);
+        return cli_fail(d.message);
+    }
+    int status;
+    if (o.json) {
+        status = print_json(item);
+    } else {
+        printf("# from %s\n", path);
+        status = print_json(item);
+    }
+    catalog_free(&c);
+    return status;
+}

@@ -1,0 +1,67 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/report.h"
+#include "cli/version.h"
+#include "io/snapshot.h"
+
+int cli_fail(const char *message)
+{
+    fprintf(stderr, "kvplan: %s\n", message);
+    return 2;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    struct options o;
+    struct diag d = {0};
+    bool help = false;
+    if (!options_parse(argc, argv, &o, &help, &d))
+        return cli_fail(d.message);
+    if (help) {
+        printf("Usage: kvplan plan [options]\n\n"
+               "How many concurrent users fit, and why, for one GPU setup and model.\n\n%s",
+               options_help());
+        return 0;
+    }
+    struct catalog cat;
+    catalog_init(&cat);
+    struct scenario s;
+    struct plan_result r;
+    int status = 0;
+    if (!options_load_catalog(&o, &cat, &d) || !options_scenario(&o, &cat, &s, &d) ||
+        !capacity_compute(&s, &r, &d)) {
+        catalog_free(&cat);
+        return cli_fail(d.message);
+    }
+    catalog_free(&cat);
+    if (o.export_path && !snapshot_export(o.export_path, &s, &r, KVPLAN_GENERATOR, &d))
+        return cli_fail(d.message);
+    switch (o.format) {
+    case FORMAT_JSON: {
+        char *text = snapshot_to_json(&s, &r, KVPLAN_GENERATOR);
+        if (text == NULL)
+            return cli_fail("cannot build the JSON snapshot (out of memory)");
+        fputs(text, stdout);
+        free(text);
+        break;
+    }
+    case FORMAT_MARKDOWN:
+        report_markdown(stdout, &s, &r);
+        break;
+    case FORMAT_TEXT:
+        report_text(stdout, &s, &r);
+        break;
+    }
+    if (o.has_require_users && r.max_users < o.require_users) {
+        fprintf(stderr, "kvplan: --require-users: %llu users fit, %llu required\n",
+                (unsigned long long)r.max_users, (unsigned long long)o.require_users);
+        status = 1;
+    }
+    if (fflush(stdout) != 0)
+        return cli_fail("cannot write to standard output");
+    return status;
+}

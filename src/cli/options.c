@@ -1,0 +1,324 @@
+#include "options.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "io/snapshot.h"
+
+enum {
+    OPT_GPU = 256,
+    OPT_GPUS,
+    OPT_MODEL,
+    OPT_CONTEXT,
+    OPT_KV_DTYPE,
+    OPT_WEIGHT_DTYPE,
+    OPT_KV_HEADS,
+    OPT_PREFIX,
+    OPT_HEADROOM,
+    OPT_AVG,
+    OPT_BLOCK,
+    OPT_VRAM,
+    OPT_WEIGHTS,
+    OPT_PRICE,
+    OPT_FULL_ATTENTION,
+    OPT_UNITS,
+    OPT_PRESETS,
+    OPT_LOAD,
+    OPT_EXPORT,
+    OPT_REQUIRE_USERS,
+    OPT_FORMAT,
+};
+
+static const struct option long_options[] = {
+    {"gpu", required_argument, 0, OPT_GPU},
+    {"gpus", required_argument, 0, OPT_GPUS},
+    {"model", required_argument, 0, OPT_MODEL},
+    {"context", required_argument, 0, OPT_CONTEXT},
+    {"kv-dtype", required_argument, 0, OPT_KV_DTYPE},
+    {"weight-dtype", required_argument, 0, OPT_WEIGHT_DTYPE},
+    {"kv-heads", required_argument, 0, OPT_KV_HEADS},
+    {"prefix", required_argument, 0, OPT_PREFIX},
+    {"headroom", required_argument, 0, OPT_HEADROOM},
+    {"avg-context", required_argument, 0, OPT_AVG},
+    {"block-size", required_argument, 0, OPT_BLOCK},
+    {"vram", required_argument, 0, OPT_VRAM},
+    {"weights", required_argument, 0, OPT_WEIGHTS},
+    {"price", required_argument, 0, OPT_PRICE},
+    {"full-attention", no_argument, 0, OPT_FULL_ATTENTION},
+    {"units", required_argument, 0, OPT_UNITS},
+    {"presets", required_argument, 0, OPT_PRESETS},
+    {"load", required_argument, 0, OPT_LOAD},
+    {"export", required_argument, 0, OPT_EXPORT},
+    {"require-users", required_argument, 0, OPT_REQUIRE_USERS},
+    {"format", required_argument, 0, OPT_FORMAT},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0},
+};
+
+const char *options_help(void)
+{
+    return "Scenario options:\n"
+           "  --gpu ID               GPU preset (default " DEFAULT_GPU_ID "; kvplan list gpus)\n"
+           "  --gpus N               GPUs in one tensor-parallel group (default 1)\n"
+           "  --model ID             model preset (default " DEFAULT_MODEL_ID
+           "; kvplan list models)\n"
+           "  --context TOKENS       context per user: 4000, 8k, 128k, 1M (default 8k)\n"
+           "  --kv-dtype D           cache precision: auto, fp32, fp16, bf16, fp8, int8, int4,\n"
+           "                         q8_0, q4_0 (default auto = the model's bf16/fp16)\n"
+           "  --weight-dtype D       weight precision (default auto = as released)\n"
+           "  --kv-heads N           KV heads, a divisor of the attention heads (1 = MQA)\n"
+           "  --prefix TOKENS        shared prefix stored once for all users (default 0)\n"
+           "  --headroom PERCENT     memory kept free for activations (default 10)\n"
+           "  --avg-context TOKENS   tokens actually in use per user (default: --context)\n"
+           "  --block-size TOKENS    paged allocation block (default 16)\n"
+           "  --vram SIZE            memory per GPU instead of the preset's: 80GB, 80GiB\n"
+           "  --weights SIZE         weights of the whole model instead of params x dtype\n"
+           "  --price USD            price per GPU-hour instead of the preset's\n"
+           "  --full-attention       treat sliding-window layers as global\n"
+           "  --units gib|gb         display unit (default gib; JSON is always bytes)\n"
+           "  --presets DIR          add or override presets from DIR (repeatable)\n"
+           "  --load FILE            start from a snapshot (other options then change it)\n"
+           "  --export FILE          write the snapshot to FILE atomically\n"
+           "  --require-users N      exit with status 1 when fewer than N users fit\n"
+           "  --format F             text, json or markdown (default text)\n";
+}
+
+static bool parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max,
+                        uint64_t *out, struct diag *d)
+{
+    double v;
+    struct diag inner = {0};
+    if (!units_parse_number(arg, (double)min, (double)max, &v, &inner) || v != (double)(uint64_t)v)
+        return diag_fail(d, "%s: '%s' is not a whole number from %llu to %llu", opt, arg,
+                         (unsigned long long)min, (unsigned long long)max);
+    *out = (uint64_t)v;
+    return true;
+}
+
+static bool wrap(const char *opt, bool ok, const struct diag *inner, struct diag *d)
+{
+    if (!ok)
+        return diag_fail(d, "%s: %s", opt, inner->message);
+    return true;
+}
+
+bool options_parse(int argc, char **argv, struct options *o, bool *help, struct diag *d)
+{
+    memset(o, 0, sizeof *o);
+    *help = false;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+        struct diag in = {0};
+        uint64_t n = 0;
+        const char *a = optarg;
+        switch (c) {
+        case OPT_GPU:
+            o->gpu_id = a;
+            break;
+        case OPT_MODEL:
+            o->model_id = a;
+            break;
+        case OPT_GPUS:
+            if (!parse_count("--gpus", a, 1, GPUS_MAX, &n, d))
+                return false;
+            o->gpus = (uint32_t)n;
+            o->has_gpus = true;
+            break;
+        case OPT_KV_HEADS:
+            if (!parse_count("--kv-heads", a, 1, 100000, &n, d))
+                return false;
+            o->kv_heads = (uint32_t)n;
+            o->has_kv_heads = true;
+            break;
+        case OPT_CONTEXT:
+            if (!wrap("--context", units_parse_tokens(a, false, &o->context, &in), &in, d))
+                return false;
+            o->has_context = true;
+            break;
+        case OPT_PREFIX:
+            if (!wrap("--prefix", units_parse_tokens(a, true, &o->prefix, &in), &in, d))
+                return false;
+            o->has_prefix = true;
+            break;
+        case OPT_AVG:
+            if (!wrap("--avg-context", units_parse_tokens(a, false, &o->avg, &in), &in, d))
+                return false;
+            o->has_avg = true;
+            break;
+        case OPT_BLOCK:
+            if (!wrap("--block-size", units_parse_tokens(a, false, &o->block, &in), &in, d))
+                return false;
+            if (o->block > BLOCK_TOKENS_MAX)
+                return diag_fail(d, "--block-size: '%s' is more than %d tokens", a,
+                                 BLOCK_TOKENS_MAX);
+            o->has_block = true;
+            break;
+        case OPT_HEADROOM:
+            if (!wrap("--headroom", units_parse_number(a, 0.0, 99.999, &o->headroom, &in), &in,
+                      d))
+                return false;
+            o->has_headroom = true;
+            break;
+        case OPT_KV_DTYPE:
+        case OPT_WEIGHT_DTYPE: {
+            enum dtype t;
+            const char *name = c == OPT_KV_DTYPE ? "--kv-dtype" : "--weight-dtype";
+            if (!dtype_parse(a, &t))
+                return diag_fail(d, "%s: unknown precision '%s' (expected %s)", name, a,
+                                 dtype_names());
+            if (c == OPT_KV_DTYPE) {
+                o->kv_dtype = t;
+                o->has_kv_dtype = true;
+            } else {
+                o->weight_dtype = t;
+                o->has_weight_dtype = true;
+            }
+            break;
+        }
+        case OPT_VRAM:
+            if (!wrap("--vram", units_parse_size(a, &o->vram, &in), &in, d))
+                return false;
+            if (o->vram == 0)
+                return diag_fail(d, "--vram: '%s' must be more than 0 bytes", a);
+            o->has_vram = true;
+            break;
+        case OPT_WEIGHTS:
+            if (!wrap("--weights", units_parse_size(a, &o->weights, &in), &in, d))
+                return false;
+            o->has_weights = true;
+            break;
+        case OPT_PRICE:
+            if (!wrap("--price", units_parse_number(a, 0.0, 1e6, &o->price, &in), &in, d))
+                return false;
+            o->has_price = true;
+            break;
+        case OPT_FULL_ATTENTION:
+            o->full_attention = true;
+            break;
+        case OPT_UNITS:
+            if (strcmp(a, "gib") == 0 || strcmp(a, "GiB") == 0)
+                o->units = UNITS_GIB;
+            else if (strcmp(a, "gb") == 0 || strcmp(a, "GB") == 0)
+                o->units = UNITS_GB;
+            else
+                return diag_fail(d, "--units: '%s' is not gib or gb", a);
+            o->has_units = true;
+            break;
+        case OPT_PRESETS:
+            if (o->preset_dir_count >= OPTIONS_PRESET_DIRS_MAX)
+                return diag_fail(d, "--presets: at most %d directories", OPTIONS_PRESET_DIRS_MAX);
+            o->preset_dirs[o->preset_dir_count++] = a;
+            break;
+        case OPT_LOAD:
+            o->load_path = a;
+            break;
+        case OPT_EXPORT:
+            o->export_path = a;
+            break;
+        case OPT_REQUIRE_USERS:
+            if (!parse_count("--require-users", a, 0, (uint64_t)1 << 53, &n, d))
+                return false;
+            o->require_users = n;
+            o->has_require_users = true;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(a, "text") == 0)
+                o->format = FORMAT_TEXT;
+            else if (strcmp(a, "json") == 0)
+                o->format = FORMAT_JSON;
+            else if (strcmp(a, "markdown") == 0 || strcmp(a, "md") == 0)
+                o->format = FORMAT_MARKDOWN;
+            else
+                return diag_fail(d, "--format: '%s' is not text, json or markdown", a);
+            break;
+        case 'h':
+            *help = true;
+            break;
+        case ':':
+            return diag_fail(d, "%s: needs a value", argv[optind - 1]);
+        default:
+            return diag_fail(d, "%s: unknown option (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return diag_fail(d, "'%s': unexpected argument (see --help)", argv[optind]);
+    return true;
+}
+
+bool options_load_catalog(const struct options *o, struct catalog *c, struct diag *d)
+{
+    return catalog_load_all(c, o->preset_dirs, (size_t)o->preset_dir_count, d);
+}
+
+bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
+                      struct diag *d)
+{
+    if (o->load_path) {
+        if (!snapshot_load(o->load_path, s, d))
+            return false;
+    } else {
+        capacity_scenario_default(s, NULL, NULL);
+    }
+    char near[256];
+    const char *gpu_id = o->gpu_id ? o->gpu_id : (o->load_path ? NULL : DEFAULT_GPU_ID);
+    const char *model_id = o->model_id ? o->model_id : (o->load_path ? NULL : DEFAULT_MODEL_ID);
+    if (gpu_id) {
+        const struct catalog_gpu *g = catalog_find_gpu(c, gpu_id);
+        if (g == NULL) {
+            catalog_suggest(c, PRESET_GPU, gpu_id, near, sizeof near);
+            return diag_fail(d, "--gpu: unknown GPU '%s' (closest: %s; see kvplan list gpus)",
+                             gpu_id, near);
+        }
+        s->gpu = g->spec;
+    }
+    if (model_id) {
+        const struct catalog_model *m = catalog_find_model(c, model_id);
+        if (m == NULL) {
+            catalog_suggest(c, PRESET_MODEL, model_id, near, sizeof near);
+            return diag_fail(d,
+                             "--model: unknown model '%s' (closest: %s; see kvplan list models)",
+                             model_id, near);
+        }
+        s->model = m->spec;
+        if (o->model_id && o->load_path)
+            s->kv_heads = 0; /* a new model brings its own heads */
+    }
+    if (o->has_gpus)
+        s->gpus = o->gpus;
+    if (o->has_context)
+        s->context_tokens = o->context;
+    if (o->has_prefix)
+        s->prefix_tokens = o->prefix;
+    if (o->has_avg)
+        s->avg_context_tokens = o->avg;
+    if (o->has_block)
+        s->block_tokens = o->block;
+    if (o->has_headroom)
+        s->headroom_percent = o->headroom;
+    if (o->has_kv_heads)
+        s->kv_heads = o->kv_heads;
+    if (o->has_kv_dtype)
+        s->kv_dtype = o->kv_dtype;
+    if (o->has_weight_dtype)
+        s->weight_dtype = o->weight_dtype;
+    if (o->has_units)
+        s->units = o->units;
+    if (o->full_attention)
+        s->full_attention = true;
+    if (o->has_vram) {
+        s->has_vram = true;
+        s->vram_bytes = o->vram;
+    }
+    if (o->has_weights) {
+        s->has_weights = true;
+        s->weights_bytes = o->weights;
+    }
+    if (o->has_price) {
+        s->has_price = true;
+        s->price_usd_per_hour = o->price;
+    }
+    return capacity_validate(s, d);
+}

@@ -1,0 +1,58 @@
+/* options: the scenario options shared by `kvplan plan` and the planner
+ * (`kvplan [options]`), parsed with getopt_long into plain values, then
+ * applied to a scenario built from the catalogue or a snapshot. */
+#ifndef KVPLAN_CLI_OPTIONS_H
+#define KVPLAN_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/capacity.h"
+#include "io/catalog.h"
+
+enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_MARKDOWN };
+
+enum { OPTIONS_PRESET_DIRS_MAX = 16 };
+
+struct options {
+    const char *gpu_id;   /* NULL = default or the snapshot's */
+    const char *model_id;
+    const char *load_path;
+    const char *export_path;
+    const char *preset_dirs[OPTIONS_PRESET_DIRS_MAX];
+    int preset_dir_count;
+    enum output_format format;
+    bool has_require_users;
+    uint64_t require_users;
+    /* Each knob is applied only when given, so --load plus one option changes one thing. */
+    bool has_gpus, has_context, has_prefix, has_avg, has_block, has_headroom, has_kv_heads;
+    bool has_kv_dtype, has_weight_dtype, has_units, full_attention;
+    uint32_t gpus, kv_heads;
+    uint64_t context, prefix, avg, block;
+    double headroom;
+    enum dtype kv_dtype, weight_dtype;
+    enum unit_system units;
+    bool has_vram, has_weights, has_price;
+    uint64_t vram, weights;
+    double price;
+};
+
+#define DEFAULT_GPU_ID "h100-sxm"
+#define DEFAULT_MODEL_ID "llama-3.1-8b"
+
+/* Parses argv from optind on (getopt_long state is reset). Unknown options
+ * and bad values fill d naming the option and value. `help` is set by -h. */
+bool options_parse(int argc, char **argv, struct options *o, bool *help, struct diag *d);
+
+/* Loads the catalogue (embedded, user dir, --presets). */
+bool options_load_catalog(const struct options *o, struct catalog *c, struct diag *d);
+
+/* Builds the scenario: the snapshot or defaults, then every option given.
+ * Unknown ids name the closest ones. */
+bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
+                      struct diag *d);
+
+/* The option help text (shared by `plan --help` and the planner's --help). */
+const char *options_help(void);
+
+#endif

@@ -1,0 +1,79 @@
+#include "spec.h"
+
+#include <strings.h>
+
+#include "diag.h"
+
+static const char *attention_names[] = {"MHA", "GQA", "MQA", "MLA"};
+
+const char *spec_attention_name(enum attention_kind kind)
+{
+    if ((int)kind < 0 || kind > ATTENTION_MLA)
+        return "?";
+    return attention_names[kind];
+}
+
+bool spec_attention_parse(const char *text, enum attention_kind *out)
+{
+    for (int i = 0; i <= ATTENTION_MLA; i++) {
+        if (text && strcasecmp(text, attention_names[i]) == 0) {
+            *out = (enum attention_kind)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool spec_model_validate(const struct model_spec *m, struct diag *d)
+{
+    if (m->layers == 0 || m->layers > 100000)
+        return diag_fail(d, "num_layers: %u is impossible (expected 1 to 100000)", m->layers);
+    if (m->attention_heads == 0 || m->attention_heads > 100000)
+        return diag_fail(d, "num_attention_heads: %u is impossible (expected 1 to 100000)",
+                         m->attention_heads);
+    if (m->attention == ATTENTION_MLA) {
+        if (m->kv_lora_rank == 0 || m->kv_lora_rank > 1000000)
+            return diag_fail(d, "mla.kv_lora_rank: expected a positive integer for an MLA model");
+        if (m->qk_rope_head_dim > 1000000)
+            return diag_fail(d, "mla.qk_rope_head_dim: %u is impossible", m->qk_rope_head_dim);
+    } else {
+        if (m->kv_heads == 0)
+            return diag_fail(d, "num_kv_heads: expected a positive integer");
+        if (m->kv_heads > m->attention_heads || m->attention_heads % m->kv_heads != 0)
+            return diag_fail(d, "num_kv_heads: %u does not divide num_attention_heads %u",
+                             m->kv_heads, m->attention_heads);
+        if (m->head_dim == 0 || m->head_dim > 100000)
+            return diag_fail(d, "head_dim: %u is impossible (expected 1 to 100000)", m->head_dim);
+        if (m->attention == ATTENTION_MQA && m->kv_heads != 1)
+            return diag_fail(d, "attention: MQA needs num_kv_heads 1, not %u", m->kv_heads);
+        if (m->attention == ATTENTION_MHA && m->kv_heads != m->attention_heads)
+            return diag_fail(d, "attention: MHA needs num_kv_heads equal to "
+                                "num_attention_heads (%u), not %u",
+                             m->attention_heads, m->kv_heads);
+    }
+    if (m->windowed_layers > m->layers)
+        return diag_fail(d, "sliding_window.windowed_layers: %u is more than num_layers %u",
+                         m->windowed_layers, m->layers);
+    if (m->windowed_layers > 0 && m->window_tokens == 0)
+        return diag_fail(d, "sliding_window.window_tokens: expected a positive token count");
+    if (m->params == 0 && m->weights_bytes == 0)
+        return diag_fail(d, "params: expected a positive parameter count");
+    if (m->active_params > m->params)
+        return diag_fail(d, "active_params: %llu is more than params %llu",
+                         (unsigned long long)m->active_params, (unsigned long long)m->params);
+    if (m->weight_dtype == DTYPE_AUTO)
+        return diag_fail(d, "weight_dtype: the released precision must be named (bf16, fp16, ...)");
+    if (m->max_context_tokens == 0)
+        return diag_fail(d, "max_context_tokens: expected a positive token count");
+    return true;
+}
+
+bool spec_gpu_validate(const struct gpu_spec *g, struct diag *d)
+{
+    if (g->memory_bytes == 0)
+        return diag_fail(d, "memory_bytes: expected a positive byte count");
+    if (g->memory_bytes > ((uint64_t)1 << 44))
+        return diag_fail(d, "memory_bytes: %llu is more than any GPU has (16 TiB)",
+                         (unsigned long long)g->memory_bytes);
+    return true;
+}

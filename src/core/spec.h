@@ -1,0 +1,79 @@
+/* spec: what a GPU and a model are, as far as capacity planning cares.
+ *
+ * Plain data, filled by io/ from presets or snapshots and never modified by
+ * core. Strings are fixed-size so specs copy by value. */
+#ifndef KVPLAN_CORE_SPEC_H
+#define KVPLAN_CORE_SPEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "dtype.h"
+
+enum { SPEC_ID_MAX = 64, SPEC_NAME_MAX = 96, SPEC_TEXT_MAX = 512 };
+
+enum attention_kind {
+    ATTENTION_MHA = 0, /* every query head has its own K/V head */
+    ATTENTION_GQA,     /* query heads share K/V heads in groups */
+    ATTENTION_MQA,     /* one K/V head for all query heads */
+    ATTENTION_MLA      /* one compressed latent per layer (DeepSeek) */
+};
+
+struct gpu_spec {
+    char id[SPEC_ID_MAX];
+    char name[SPEC_NAME_MAX];
+    char vendor[SPEC_ID_MAX];
+    char memory_label[SPEC_ID_MAX]; /* as marketed: "80 GB" */
+    char memory_basis[SPEC_NAME_MAX]; /* where memory_bytes comes from */
+    char source[SPEC_TEXT_MAX];
+    uint64_t memory_bytes;          /* total the driver reports, per GPU */
+    uint64_t bandwidth_bytes_per_s; /* memory bandwidth, per GPU; 0 = unknown */
+    bool fp8;                       /* native FP8 support */
+    double price_usd_per_hour;      /* per GPU; < 0 = unknown */
+    char price_date[SPEC_ID_MAX];
+};
+
+struct model_spec {
+    char id[SPEC_ID_MAX];
+    char name[SPEC_NAME_MAX];
+    char hf_id[SPEC_NAME_MAX];
+    char source[SPEC_TEXT_MAX];
+    enum attention_kind attention;
+    uint32_t layers;
+    uint32_t hidden_size;
+    uint32_t attention_heads;
+    uint32_t kv_heads;
+    uint32_t head_dim; /* explicit when the config gives it; ignored for MLA */
+    /* MLA only: the latent cached per layer is kv_lora_rank + qk_rope_head_dim. */
+    uint32_t kv_lora_rank;
+    uint32_t qk_rope_head_dim;
+    /* Sliding window: `windowed_layers` of the layers hold at most
+     * `window_tokens` tokens; 0 windowed layers = full attention everywhere. */
+    uint32_t windowed_layers;
+    uint64_t window_tokens;
+    char window_pattern[SPEC_ID_MAX]; /* "5 local : 1 global" */
+    uint64_t params;        /* total parameter count */
+    uint64_t active_params; /* per token, for MoE; 0 = dense (same as params) */
+    enum dtype weight_dtype; /* as released */
+    /* Bytes of the released checkpoint when it is not params x dtype
+     * (MXFP4 experts, FP8 block-scaled weights); 0 = params x dtype. */
+    uint64_t weights_bytes;
+    uint64_t max_context_tokens;
+};
+
+/* "MHA", "GQA", "MQA" or "MLA". */
+const char *spec_attention_name(enum attention_kind kind);
+
+/* Parses "mha", "gqa", "mqa", "mla" (case-insensitive). */
+bool spec_attention_parse(const char *text, enum attention_kind *out);
+
+/* Checks a model's numbers are possible (layers > 0, kv_heads divides heads,
+ * windowed layers <= layers, MLA ranks present...). On failure, names the
+ * field in d ("num_kv_heads: 7 does not divide num_attention_heads 32"). */
+bool spec_model_validate(const struct model_spec *m, struct diag *d);
+
+/* Checks a GPU's numbers are possible (memory > 0). */
+bool spec_gpu_validate(const struct gpu_spec *g, struct diag *d);
+
+#endif

@@ -1,0 +1,225 @@
+#include "units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Copies text without thousands separators or surrounding blanks. */
+static bool strip_number(const char *text, char *buf, size_t size)
+{
+    size_t n = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == ',' || *p == '_')
+            continue;
+        if (n + 1 >= size)
+            return false;
+        buf[n++] = *p;
+    }
+    buf[n] = '\0';
+    /* trim */
+    size_t start = 0;
+    while (buf[start] && isspace((unsigned char)buf[start]))
+        start++;
+    memmove(buf, buf + start, strlen(buf + start) + 1);
+    n = strlen(buf);
+    while (n > 0 && isspace((unsigned char)buf[n - 1]))
+        buf[--n] = '\0';
+    return n > 0;
+}
+
+bool units_parse_tokens(const char *text, bool allow_zero, uint64_t *out, struct diag *d)
+{
+    char buf[64];
+    if (text == NULL || !strip_number(text, buf, sizeof buf))
+        return diag_fail(d, "'%s' is not a token count (examples: 4000, 8k, 128k, 1M)",
+                         text ? text : "");
+    size_t len = strlen(buf);
+    uint64_t mult = 1;
+    char last = buf[len - 1];
+    if (last == 'k' || last == 'K') {
+        mult = 1024;
+        buf[--len] = '\0';
+    } else if (last == 'm' || last == 'M') {
+        mult = 1024 * 1024;
+        buf[--len] = '\0';
+    }
+    if (len == 0 || buf[0] == '-' || buf[0] == '+')
+        return diag_fail(d, "'%s' is not a token count (examples: 4000, 8k, 128k, 1M)", text);
+    for (size_t i = 0; i < len; i++) {
+        if (!isdigit((unsigned char)buf[i]) && !(mult > 1 && buf[i] == '.'))
+            return diag_fail(d, "'%s' is not a token count (examples: 4000, 8k, 128k, 1M)",
+                             text);
+    }
+    errno = 0;
+    double value = strtod(buf, NULL);
+    if (errno != 0 || !isfinite(value))
+        return diag_fail(d, "'%s' is not a token count", text);
+    double tokens = value * (double)mult;
+    if (tokens > (double)TOKENS_MAX)
+        return diag_fail(d, "'%s' is too many tokens (at most %llu)", text,
+                         (unsigned long long)TOKENS_MAX);
+    if (tokens != floor(tokens))
+        return diag_fail(d, "'%s' is not a whole number of tokens", text);
+    if (tokens == 0 && !allow_zero)
+        return diag_fail(d, "'%s': the token count must be at least 1", text);
+    *out = (uint64_t)tokens;
+    return true;
+}
+
+static const struct {
+    const char *name;
+    double bytes;
+} size_units[] = {
+    {"B", 1.0},          {"KB", 1e3},          {"MB", 1e6},           {"GB", 1e9},
+    {"TB", 1e12},        {"KiB", 1024.0},      {"MiB", 1048576.0},    {"GiB", 1073741824.0},
+    {"TiB", 1099511627776.0},
+};
+
+bool units_parse_size(const char *text, uint64_t *out, struct diag *d)
+{
+    char buf[64];
+    if (text == NULL || !strip_number(text, buf, sizeof buf))
+        return diag_fail(d, "'%s' is not a size (examples: 80GB, 79.65GiB, 512MiB)",
+                         text ? text : "");
+    char *end = NULL;
+    errno = 0;
+    if (buf[0] == '-' || buf[0] == '+' || !(isdigit((unsigned char)buf[0]) || buf[0] == '.'))
+        return diag_fail(d, "'%s' is not a size (examples: 80GB, 79.65GiB, 512MiB)", text);
+    double value = strtod(buf, &end);
+    if (end == buf || errno != 0 || !isfinite(value) || value < 0)
+        return diag_fail(d, "'%s' is not a size (examples: 80GB, 79.65GiB, 512MiB)", text);
+    while (*end && isspace((unsigned char)*end))
+        end++;
+    if (*end == '\0')
+        return diag_fail(d, "'%s' needs a unit: GB (10^9 bytes) or GiB (2^30 bytes), "
+                            "also B, MB, MiB, TB, TiB",
+                         text);
+    for (size_t i = 0; i < sizeof size_units / sizeof size_units[0]; i++) {
+        if (strcasecmp(end, size_units[i].name) == 0) {
+            /* Case-insensitive "gib" vs "gb" stays distinct because of the 'i'. */
+            double bytes = value * size_units[i].bytes;
+            if (bytes >= 9.0e18)
+                return diag_fail(d, "'%s' is too large", text);
+            *out = (uint64_t)llround(bytes);
+            return true;
+        }
+    }
+    return diag_fail(d, "'%s': unknown unit '%s' (use B, KB, KiB, MB, MiB, GB, GiB, TB or TiB)",
+                     text, end);
+}
+
+bool units_parse_number(const char *text, double min, double max, double *out, struct diag *d)
+{
+    char buf[64];
+    if (text == NULL || !strip_number(text, buf, sizeof buf))
+        return diag_fail(d, "'%s' is not a number", text ? text : "");
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(buf, &end);
+    if (end == buf || *end != '\0' || errno != 0 || !isfinite(value))
+        return diag_fail(d, "'%s' is not a number", text);
+    if (value < min || value > max)
+        return diag_fail(d, "'%s' is out of range (%g to %g)", text, min, max);
+    *out = value;
+    return true;
+}
+
+char *units_format_int(uint64_t value, char *buf, size_t size)
+{
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)value);
+    char tmp[48];
+    int o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            tmp[o++] = ',';
+        tmp[o++] = digits[i];
+    }
+    tmp[o] = '\0';
+    snprintf(buf, size, "%s", tmp);
+    return buf;
+}
+
+char *units_format_bytes(uint64_t bytes, enum unit_system units, char *buf, size_t size)
+{
+    double base = units == UNITS_GB ? 1000.0 : 1024.0;
+    const char *names_gib[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    const char *names_gb[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+    const char **names = units == UNITS_GB ? names_gb : names_gib;
+    if (bytes < (uint64_t)base) {
+        snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+        return buf;
+    }
+    double v = (double)bytes;
+    int i = 0;
+    while (i < 3 && v >= base) {
+        v /= base;
+        i++;
+    }
+    /* Stay in GiB/GB up to 100,000 so cluster totals read in one unit. */
+    while (i < 5 && v >= 100000.0) {
+        v /= base;
+        i++;
+    }
+    snprintf(buf, size, "%.2f %s", v, names[i]);
+    return buf;
+}
+
+char *units_format_bytes_exact(uint64_t bytes, char *buf, size_t size)
+{
+    static const struct {
+        uint64_t unit;
+        const char *name;
+    } steps[] = {{TIB, "TiB"}, {GIB, "GiB"}, {MIB, "MiB"}, {KIB, "KiB"}};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if (bytes >= steps[i].unit && bytes % steps[i].unit == 0) {
+            char n[32];
+            snprintf(buf, size, "%s %s", units_format_int(bytes / steps[i].unit, n, sizeof n),
+                     steps[i].name);
+            return buf;
+        }
+    }
+    if (bytes < KIB) {
+        snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+        return buf;
+    }
+    return units_format_bytes(bytes, UNITS_GIB, buf, size);
+}
+
+char *units_format_tokens(uint64_t tokens, char *buf, size_t size)
+{
+    char n[32];
+    units_format_int(tokens, n, sizeof n);
+    if (tokens >= 1024 && tokens % (1024 * 1024) == 0)
+        snprintf(buf, size, "%s (%lluM)", n, (unsigned long long)(tokens / (1024 * 1024)));
+    else if (tokens >= 1024 && tokens % 1024 == 0)
+        snprintf(buf, size, "%s (%lluk)", n, (unsigned long long)(tokens / 1024));
+    else
+        snprintf(buf, size, "%s", n);
+    return buf;
+}
+
+char *units_format_tokens_short(uint64_t tokens, char *buf, size_t size)
+{
+    if (tokens >= 1024 * 1024 && tokens % (1024 * 1024) == 0)
+        snprintf(buf, size, "%lluM", (unsigned long long)(tokens / (1024 * 1024)));
+    else if (tokens >= 1024 && tokens % 1024 == 0)
+        snprintf(buf, size, "%lluk", (unsigned long long)(tokens / 1024));
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)tokens);
+    return buf;
+}
+
+const char *units_name(enum unit_system units)
+{
+    return units == UNITS_GB ? "GB" : "GiB";
+}
+
+double units_scale(enum unit_system units)
+{
+    return units == UNITS_GB ? 1e9 : 1073741824.0;
+}

@@ -1,0 +1,27 @@
+/* fileio: reading a whole file with limits, and writing one atomically.
+ *
+ * Reads refuse directories, devices and files over FILEIO_MAX_BYTES with a
+ * message naming the path. Writes go to a temporary file beside the target,
+ * are fsync'ed and renamed over it, so a failed write leaves any existing
+ * file exactly as it was. */
+#ifndef KVPLAN_IO_FILEIO_H
+#define KVPLAN_IO_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/diag.h"
+
+enum { FILEIO_MAX_BYTES = 16 * 1024 * 1024 };
+
+/* Reads path into a NUL-terminated malloc'ed buffer (caller frees). */
+char *fileio_read(const char *path, size_t *len, struct diag *d);
+
+/* Writes len bytes to path atomically (mode 0644 for a new file, the old
+ * mode kept for an existing one). */
+bool fileio_write_atomic(const char *path, const char *data, size_t len, struct diag *d);
+
+/* True when path exists and is a directory. */
+bool fileio_is_dir(const char *path);
+
+#endif

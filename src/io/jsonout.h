@@ -1,0 +1,32 @@
+/* jsonout: building cJSON objects without checking every call.
+ *
+ * The first failed allocation or non-finite number marks the builder as
+ * failed; jsonout_end() then frees what was built and returns NULL, so a
+ * half-built document is never written. NaN and infinity are refused
+ * because cJSON would print them as null. */
+#ifndef KVPLAN_IO_JSONOUT_H
+#define KVPLAN_IO_JSONOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+struct jsonout {
+    cJSON *obj;
+    bool failed;
+};
+
+struct jsonout jsonout_begin(void);
+void jsonout_string(struct jsonout *o, const char *key, const char *value);
+void jsonout_uint(struct jsonout *o, const char *key, uint64_t value); /* <= 2^53 */
+void jsonout_double(struct jsonout *o, const char *key, double value);
+void jsonout_double_or_null(struct jsonout *o, const char *key, double value, bool present);
+void jsonout_bool(struct jsonout *o, const char *key, bool value);
+void jsonout_null(struct jsonout *o, const char *key);
+/* Takes ownership of child (NULL marks the builder failed). */
+void jsonout_object(struct jsonout *o, const char *key, cJSON *child);
+/* The object, or NULL when anything failed. */
+cJSON *jsonout_end(struct jsonout *o);
+
+#endif

@@ -1,0 +1,228 @@
+#include "jsonread.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void line_col(const char *text, size_t len, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && i < len; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+/* Offset of `"key"` followed by a colon, at or after `from`; `from` when absent. */
+static size_t find_key(const char *text, size_t len, size_t from, const char *key)
+{
+    size_t klen = strlen(key);
+    for (size_t i = from; i + klen + 2 <= len; i++) {
+        if (text[i] != '"' || strncmp(text + i + 1, key, klen) != 0 || text[i + 1 + klen] != '"')
+            continue;
+        size_t j = i + klen + 2;
+        while (j < len && isspace((unsigned char)text[j]))
+            j++;
+        if (j < len && text[j] == ':')
+            return i;
+    }
+    return from;
+}
+
+cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct diag *d)
+{
+    if (len == 0) {
+        diag_fail(d, "%s:1:1: the file is empty (expected a JSON object)", path);
+        return NULL;
+    }
+    if (memchr(text, '\0', len) != NULL) {
+        diag_fail(d, "%s: contains NUL bytes: not a JSON text file", path);
+        return NULL;
+    }
+    const char *end = NULL;
+    /* len + 1: cJSON wants the terminating NUL inside the length to prove
+     * nothing follows the value. */
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, true);
+    if (root == NULL) {
+        size_t off = end && end >= text ? (size_t)(end - text) : 0;
+        int line, col;
+        line_col(text, len, off, &line, &col);
+        if (off >= len)
+            diag_fail(d, "%s:%d:%d: JSON ends too early (truncated?)", path, line, col);
+        else
+            diag_fail(d, "%s:%d:%d: not valid JSON near '%.12s'", path, line, col, text + off);
+        return NULL;
+    }
+    if (!cJSON_IsObject(root)) {
+        diag_fail(d, "%s:1:1: expected a JSON object at the top level", path);
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+struct jsonread jsonread_child(const struct jsonread *r, const char *key, const char *prefix)
+{
+    struct jsonread c = *r;
+    c.base = find_key(r->text, r->len, r->base, key);
+    c.prefix = prefix;
+    return c;
+}
+
+static bool fail_at(const struct jsonread *r, const char *field, struct diag *d, const char *fmt,
+                    va_list ap)
+{
+    char msg[DIAG_MESSAGE_MAX];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t off = field ? find_key(r->text, r->len, r->base, field) : r->base;
+    int line, col;
+    line_col(r->text, r->len, off, &line, &col);
+    if (field)
+        return diag_fail(d, "%s:%d:%d: %s%s: %s", r->path, line, col, r->prefix ? r->prefix : "",
+                         field, msg);
+    return diag_fail(d, "%s:%d:%d: %s", r->path, line, col, msg);
+}
+
+static bool failf(const struct jsonread *r, const char *field, struct diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool failf(const struct jsonread *r, const char *field, struct diag *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bool ok = fail_at(r, field, d, fmt, ap);
+    va_end(ap);
+    return ok;
+}
+
+bool jsonread_has(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return item != NULL && !cJSON_IsNull(item);
+}
+
+static const cJSON *get(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNull(item) ? NULL : item;
+}
+
+bool jsonread_string(const struct jsonread *r, const cJSON *obj, const char *key, bool required,
+                     char *out, size_t size, struct diag *d)
+{
+    const cJSON *item = get(obj, key);
+    if (item == NULL)
+        return required ? failf(r, key, d, "missing (expected a string)") : true;
+    if (!cJSON_IsString(item))
+        return failf(r, key, d, "expected a string");
+    const char *s = item->valuestring;
+    if (strlen(s) >= size)
+        return failf(r, key, d, "longer than %zu characters", size - 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20)
+            return failf(r, key, d, "contains a control character");
+    snprintf(out, size, "%s", s);
+    return true;
+}
+
+static bool number(const struct jsonread *r, const cJSON *obj, const char *key, bool required,
+                   const char *what, double *out, bool *present, struct diag *d)
+{
+    *present = false;
+    const cJSON *item = get(obj, key);
+    if (item == NULL)
+        return required ? failf(r, key, d, "missing (expected %s)", what) : true;
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+        return failf(r, key, d, "expected %s", what);
+    *out = item->valuedouble;
+    *present = true;
+    return true;
+}
+
+bool jsonread_u64(const struct jsonread *r, const cJSON *obj, const char *key, bool required,
+                  uint64_t min, uint64_t max, uint64_t *out, struct diag *d)
+{
+    double v;
+    bool present;
+    const char *what = min > 0 ? "a positive integer" : "a non-negative integer";
+    if (!number(r, obj, key, required, what, &v, &present, d))
+        return false;
+    if (!present)
+        return true;
+    if (v != floor(v) || v < 0)
+        return failf(r, key, d, "%g is not %s", v, what);
+    if (v > 9007199254740992.0 || v > (double)max || v < (double)min)
+        return failf(r, key, d, "%.0f is out of range (%llu to %llu)", v, (unsigned long long)min,
+                     (unsigned long long)max);
+    *out = (uint64_t)v;
+    return true;
+}
+
+bool jsonread_u32(const struct jsonread *r, const cJSON *obj, const char *key, bool required,
+                  uint32_t min, uint32_t max, uint32_t *out, struct diag *d)
+{
+    uint64_t v = *out;
+    if (!jsonread_u64(r, obj, key, required, min, max, &v, d))
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+bool jsonread_double(const struct jsonread *r, const cJSON *obj, const char *key, bool required,
+                     double min, double max, double *out, struct diag *d)
+{
+    double v;
+    bool present;
+    if (!number(r, obj, key, required, "a number", &v, &present, d))
+        return false;
+    if (!present)
+        return true;
+    if (v < min || v > max)
+        return failf(r, key, d, "%g is out of range (%g to %g)", v, min, max);
+    *out = v;
+    return true;
+}
+
+bool jsonread_bool(const struct jsonread *r, const cJSON *obj, const char *key, bool required,
+                   bool *out, struct diag *d)
+{
+    const cJSON *item = get(obj, key);
+    if (item == NULL)
+        return required ? failf(r, key, d, "missing (expected true or false)") : true;
+    if (!cJSON_IsBool(item))
+        return failf(r, key, d, "expected true or false");
+    *out = cJSON_IsTrue(item);
+    return true;
+}
+
+void jsonread_locate_message(const struct jsonread *r, struct diag *d)
+{
+    char field[64];
+    const char *colon = strchr(d->message, ':');
+    size_t n = colon ? (size_t)(colon - d->message) : 0;
+    if (n == 0 || n >= sizeof field) {
+        diag_prefix(d, "%s", r->path);
+        return;
+    }
+    memcpy(field, d->message, n);
+    field[n] = '\0';
+    /* "mla.kv_lora_rank": locate the last component after its parent. */
+    struct jsonread at = *r;
+    char *dot;
+    char *name = field;
+    while ((dot = strchr(name, '.')) != NULL) {
+        *dot = '\0';
+        at.base = find_key(at.text, at.len, at.base, name);
+        name = dot + 1;
+    }
+    size_t off = find_key(at.text, at.len, at.base, name);
+    int line, col;
+    line_col(r->text, r->len, off, &line, &col);
+    diag_prefix(d, "%s:%d:%d", r->path, line, col);
+}

@@ -1,0 +1,239 @@
+#include "preset.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/units.h"
+#include "io/jsonout.h"
+
+static bool check_id(const struct jsonread *r, const char *id, struct diag *d)
+{
+    bool ok = id[0] != '\0';
+    for (const char *p = id; *p; p++)
+        if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '-' || *p == '.' ||
+              *p == '_'))
+            ok = false;
+    if (!ok) {
+        struct diag local = {0};
+        diag_fail(&local, "id: '%s' must be lowercase letters, digits, '-', '.' or '_'", id);
+        jsonread_locate_message(r, &local);
+        return diag_fail(d, "%s", local.message);
+    }
+    return true;
+}
+
+static bool fail_field(const struct jsonread *r, struct diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool fail_field(const struct jsonread *r, struct diag *d, const char *fmt, ...)
+{
+    struct diag local = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(local.message, sizeof local.message, fmt, ap);
+    va_end(ap);
+    local.failed = true;
+    jsonread_locate_message(r, &local);
+    return diag_fail(d, "%s", local.message);
+}
+
+static bool read_dtype(const struct jsonread *r, const cJSON *obj, const char *key, bool required,
+                       enum dtype *out, struct diag *d)
+{
+    char name[32] = "";
+    if (!jsonread_string(r, obj, key, required, name, sizeof name, d))
+        return false;
+    if (name[0] == '\0' && !required)
+        return true;
+    if (!dtype_parse(name, out))
+        return fail_field(r, d, "%s: unknown precision '%s' (expected %s)", key, name,
+                          dtype_names());
+    return true;
+}
+
+bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_spec *g,
+                          struct diag *d)
+{
+    memset(g, 0, sizeof *g);
+    g->price_usd_per_hour = -1.0;
+    const uint64_t big = (uint64_t)1 << 53;
+    if (!jsonread_string(r, o, "id", true, g->id, sizeof g->id, d) || !check_id(r, g->id, d) ||
+        !jsonread_string(r, o, "name", true, g->name, sizeof g->name, d) ||
+        !jsonread_string(r, o, "vendor", false, g->vendor, sizeof g->vendor, d) ||
+        !jsonread_string(r, o, "source", true, g->source, sizeof g->source, d) ||
+        !jsonread_u64(r, o, "memory_bytes", true, 1, (uint64_t)1 << 44, &g->memory_bytes, d) ||
+        !jsonread_string(r, o, "memory_label", false, g->memory_label, sizeof g->memory_label,
+                         d) ||
+        !jsonread_string(r, o, "memory_basis", false, g->memory_basis, sizeof g->memory_basis,
+                         d) ||
+        !jsonread_u64(r, o, "bandwidth_bytes_per_s", false, 0, big, &g->bandwidth_bytes_per_s,
+                      d) ||
+        !jsonread_bool(r, o, "fp8", false, &g->fp8, d) ||
+        !jsonread_double(r, o, "price_usd_per_hour", false, 0.0, 1e6, &g->price_usd_per_hour,
+                         d) ||
+        !jsonread_string(r, o, "price_date", false, g->price_date, sizeof g->price_date, d))
+        return false;
+    struct diag v = {0};
+    if (!spec_gpu_validate(g, &v)) {
+        jsonread_locate_message(r, &v);
+        return diag_fail(d, "%s", v.message);
+    }
+    return true;
+}
+
+bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct model_spec *m,
+                            struct diag *d)
+{
+    memset(m, 0, sizeof *m);
+    const uint64_t big = (uint64_t)1 << 53;
+    char attention[16] = "";
+    if (!jsonread_string(r, o, "id", true, m->id, sizeof m->id, d) || !check_id(r, m->id, d) ||
+        !jsonread_string(r, o, "name", true, m->name, sizeof m->name, d) ||
+        !jsonread_string(r, o, "hf_id", false, m->hf_id, sizeof m->hf_id, d) ||
+        !jsonread_string(r, o, "source", true, m->source, sizeof m->source, d) ||
+        !jsonread_string(r, o, "attention", true, attention, sizeof attention, d))
+        return false;
+    if (!spec_attention_parse(attention, &m->attention))
+        return fail_field(r, d, "attention: '%s' is not one of MHA, GQA, MQA, MLA", attention);
+    bool mla = m->attention == ATTENTION_MLA;
+    if (!jsonread_u32(r, o, "num_layers", true, 1, 100000, &m->layers, d) ||
+        !jsonread_u32(r, o, "hidden_size", false, 1, 10000000, &m->hidden_size, d) ||
+        !jsonread_u32(r, o, "num_attention_heads", true, 1, 100000, &m->attention_heads, d) ||
+        !jsonread_u32(r, o, "num_kv_heads", !mla, 1, 100000, &m->kv_heads, d) ||
+        !jsonread_u32(r, o, "head_dim", !mla, 1, 100000, &m->head_dim, d) ||
+        !jsonread_u64(r, o, "params", true, 1, big, &m->params, d) ||
+        !jsonread_u64(r, o, "active_params", false, 1, big, &m->active_params, d) ||
+        !read_dtype(r, o, "weight_dtype", true, &m->weight_dtype, d) ||
+        !jsonread_u64(r, o, "weights_bytes", false, 1, big, &m->weights_bytes, d) ||
+        !jsonread_u64(r, o, "max_context_tokens", true, 1, TOKENS_MAX, &m->max_context_tokens,
+                      d))
+        return false;
+    if (m->weight_dtype == DTYPE_AUTO)
+        return fail_field(r, d, "weight_dtype: name the released precision, not auto");
+    const cJSON *mo = cJSON_GetObjectItemCaseSensitive(o, "mla");
+    if (mla) {
+        if (!cJSON_IsObject(mo))
+            return fail_field(r, d, "mla: an MLA model needs an object with kv_lora_rank and "
+                                    "qk_rope_head_dim");
+        struct jsonread c = jsonread_child(r, "mla", "mla.");
+        if (!jsonread_u32(&c, mo, "kv_lora_rank", true, 1, 1000000, &m->kv_lora_rank, d) ||
+            !jsonread_u32(&c, mo, "qk_rope_head_dim", true, 0, 1000000, &m->qk_rope_head_dim, d))
+            return false;
+    }
+    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(o, "sliding_window");
+    if (sw != NULL && !cJSON_IsNull(sw)) {
+        if (!cJSON_IsObject(sw))
+            return fail_field(r, d, "sliding_window: expected an object or null");
+        struct jsonread c = jsonread_child(r, "sliding_window", "sliding_window.");
+        if (!jsonread_u64(&c, sw, "window_tokens", true, 1, TOKENS_MAX, &m->window_tokens, d) ||
+            !jsonread_u32(&c, sw, "windowed_layers", true, 0, 100000, &m->windowed_layers, d) ||
+            !jsonread_string(&c, sw, "pattern", false, m->window_pattern,
+                             sizeof m->window_pattern, d))
+            return false;
+    }
+    struct diag v = {0};
+    if (!spec_model_validate(m, &v)) {
+        jsonread_locate_message(r, &v);
+        return diag_fail(d, "%s", v.message);
+    }
+    return true;
+}
+
+bool preset_parse(const char *path, const char *text, size_t len, struct preset *out,
+                  struct diag *d)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *root = jsonread_parse(path, text, len, d);
+    if (root == NULL)
+        return false;
+    struct jsonread r = {path, text, len, 0, ""};
+    char format[32] = "";
+    uint32_t version = 0;
+    bool ok = jsonread_string(&r, root, "format", true, format, sizeof format, d);
+    if (ok && strcmp(format, PRESET_GPU_FORMAT) != 0 && strcmp(format, PRESET_MODEL_FORMAT) != 0)
+        ok = fail_field(&r, d, "format: '%s' is not a preset (expected \"%s\" or \"%s\")", format,
+                        PRESET_GPU_FORMAT, PRESET_MODEL_FORMAT);
+    if (ok)
+        ok = jsonread_u32(&r, root, "format_version", true, 1, 1000000, &version, d);
+    if (ok && version != PRESET_FORMAT_VERSION)
+        ok = fail_field(&r, d, "format_version: %u is not supported (this kvplan reads version %d)",
+                        version, PRESET_FORMAT_VERSION);
+    if (ok) {
+        if (strcmp(format, PRESET_GPU_FORMAT) == 0) {
+            out->kind = PRESET_GPU;
+            ok = preset_gpu_from_json(&r, root, &out->gpu, d);
+        } else {
+            out->kind = PRESET_MODEL;
+            ok = preset_model_from_json(&r, root, &out->model, d);
+        }
+    }
+    cJSON_Delete(root);
+    return ok;
+}
+
+cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
+{
+    struct jsonout o = jsonout_begin();
+    if (with_format) {
+        jsonout_string(&o, "format", PRESET_GPU_FORMAT);
+        jsonout_uint(&o, "format_version", PRESET_FORMAT_VERSION);
+    }
+    jsonout_string(&o, "id", g->id);
+    jsonout_string(&o, "name", g->name);
+    jsonout_string(&o, "vendor", g->vendor);
+    jsonout_uint(&o, "memory_bytes", g->memory_bytes);
+    jsonout_string(&o, "memory_label", g->memory_label);
+    jsonout_string(&o, "memory_basis", g->memory_basis);
+    jsonout_uint(&o, "bandwidth_bytes_per_s", g->bandwidth_bytes_per_s);
+    jsonout_bool(&o, "fp8", g->fp8);
+    jsonout_double_or_null(&o, "price_usd_per_hour", g->price_usd_per_hour,
+                           g->price_usd_per_hour >= 0);
+    jsonout_string(&o, "price_date", g->price_date);
+    jsonout_string(&o, "source", g->source);
+    return jsonout_end(&o);
+}
+
+cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
+{
+    struct jsonout o = jsonout_begin();
+    if (with_format) {
+        jsonout_string(&o, "format", PRESET_MODEL_FORMAT);
+        jsonout_uint(&o, "format_version", PRESET_FORMAT_VERSION);
+    }
+    jsonout_string(&o, "id", m->id);
+    jsonout_string(&o, "name", m->name);
+    jsonout_string(&o, "hf_id", m->hf_id);
+    jsonout_string(&o, "attention", spec_attention_name(m->attention));
+    jsonout_uint(&o, "num_layers", m->layers);
+    if (m->hidden_size)
+        jsonout_uint(&o, "hidden_size", m->hidden_size);
+    jsonout_uint(&o, "num_attention_heads", m->attention_heads);
+    if (m->attention != ATTENTION_MLA) {
+        jsonout_uint(&o, "num_kv_heads", m->kv_heads);
+        jsonout_uint(&o, "head_dim", m->head_dim);
+    } else {
+        struct jsonout mo = jsonout_begin();
+        jsonout_uint(&mo, "kv_lora_rank", m->kv_lora_rank);
+        jsonout_uint(&mo, "qk_rope_head_dim", m->qk_rope_head_dim);
+        jsonout_object(&o, "mla", jsonout_end(&mo));
+    }
+    if (m->windowed_layers > 0) {
+        struct jsonout so = jsonout_begin();
+        jsonout_uint(&so, "window_tokens", m->window_tokens);
+        jsonout_uint(&so, "windowed_layers", m->windowed_layers);
+        jsonout_string(&so, "pattern", m->window_pattern);
+        jsonout_object(&o, "sliding_window", jsonout_end(&so));
+    } else {
+        jsonout_null(&o, "sliding_window");
+    }
+    jsonout_uint(&o, "params", m->params);
+    if (m->active_params)
+        jsonout_uint(&o, "active_params", m->active_params);
+    jsonout_string(&o, "weight_dtype", dtype_info(m->weight_dtype)->name);
+    if (m->weights_bytes)
+        jsonout_uint(&o, "weights_bytes", m->weights_bytes);
+    jsonout_uint(&o, "max_context_tokens", m->max_context_tokens);
+    jsonout_string(&o, "source", m->source);
+    return jsonout_end(&o);
+}
