@@ -45,7 +45,8 @@ LIB_OBJ  := $(CORE_OBJ) $(IO_OBJ) $(TUI_OBJ) $(APP_OBJ) $(filter-out $(BUILD)/sr
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all test unit cli-test asan install uninstall clean deps test-deps check-layers run
+.PHONY: all test unit cli-test asan install uninstall clean deps test-deps check-layers run golden
+.SECONDARY:
 
 all: $(BUILD)/kvplan
 
@@ -108,6 +109,14 @@ check-layers:
 
 test: check-layers unit cli-test
 	@echo "all tests passed"
+
+# Regenerates the golden outputs from the current binary: review the diff.
+golden: $(BUILD)/kvplan
+	@for g in tests/golden/*.args; do n=$${g%.args}; \
+	  ./$(BUILD)/kvplan plan --format text $$(cat $$g) > $$n.txt; \
+	  ./$(BUILD)/kvplan plan --format json $$(cat $$g) > $$n.json; \
+	  [ ! -f $$n.md ] || ./$(BUILD)/kvplan plan --format markdown $$(cat $$g) > $$n.md; done
+	@git diff --stat -- tests/golden 2>/dev/null || true
 
 asan:
 	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \

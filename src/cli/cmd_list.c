@@ -7,6 +7,7 @@
 #include "core/capacity.h"
 #include "core/units.h"
 #include "io/catalog.h"
+#include "io/fileio.h"
 #include "io/preset.h"
 
 /* Options shared by list and show: --format and --presets. */
@@ -39,6 +40,8 @@ static bool parse_catalog_options(int argc, char **argv, struct catalog_options 
         case 'p':
             if (o->ndirs >= 16)
                 return diag_fail(d, "--presets: at most 16 directories");
+            if (!fileio_is_dir(optarg))
+                return diag_fail(d, "--presets: '%s' is not a directory", optarg);
             o->dirs[o->ndirs++] = optarg;
             break;
         case 'h':

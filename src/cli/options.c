@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "io/fileio.h"
 #include "io/snapshot.h"
 
 enum {
@@ -250,6 +251,9 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
 
 bool options_load_catalog(const struct options *o, struct catalog *c, struct diag *d)
 {
+    for (int i = 0; i < o->preset_dir_count; i++)
+        if (!fileio_is_dir(o->preset_dirs[i]))
+            return diag_fail(d, "--presets: '%s' is not a directory", o->preset_dirs[i]);
     return catalog_load_all(c, o->preset_dirs, (size_t)o->preset_dir_count, d);
 }
 

@@ -56,8 +56,20 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
         line_col(text, len, off, &line, &col);
         if (off >= len)
             diag_fail(d, "%s:%d:%d: JSON ends too early (truncated?)", path, line, col);
-        else
-            diag_fail(d, "%s:%d:%d: not valid JSON near '%.12s'", path, line, col, text + off);
+        else {
+            /* Quote the line the parser stopped on, trimmed: cJSON's offset
+             * is where it gave up, which may be just past the real mistake. */
+            size_t start = off, stop = off;
+            while (start > 0 && text[start - 1] != '\n')
+                start--;
+            while (stop < len && text[stop] != '\n' && text[stop] != '\r')
+                stop++;
+            while (start < stop && (text[start] == ' ' || text[start] == '\t'))
+                start++;
+            int n = (int)(stop - start > 40 ? 40 : stop - start);
+            diag_fail(d, "%s:%d:%d: not valid JSON (on the line \"%.*s\"%s)", path, line, col, n,
+                      text + start, stop - start > 40 ? "..." : "");
+        }
         return NULL;
     }
     if (!cJSON_IsObject(root)) {
@@ -76,6 +88,8 @@ struct jsonread jsonread_child(const struct jsonread *r, const char *key, const 
     return c;
 }
 
+static bool fail_at(const struct jsonread *r, const char *field, struct diag *d, const char *fmt,
+                    va_list ap) __attribute__((format(printf, 4, 0)));
 static bool fail_at(const struct jsonread *r, const char *field, struct diag *d, const char *fmt,
                     va_list ap)
 {

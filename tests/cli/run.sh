@@ -1,0 +1,173 @@
+#!/bin/sh
+# The real binary: options, malformed presets, golden outputs, export and
+# load. Usage: run.sh path/to/kvplan. Ends with "N passed, N failed".
+K=${1:?usage: run.sh KVPLAN}
+case $K in /*) ;; *) K=$(pwd)/$K ;; esac
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+T=$(mktemp -d /tmp/kvplan-cli.XXXXXX)
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
+# A private, empty user preset directory, so the machine's own presets never leak in.
+export XDG_CONFIG_HOME="$T/config"
+pass=0
+failed=0
+ok() { pass=$((pass + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# expect STATUS SUBSTRING ARGS...: exit status and a substring of stdout+stderr.
+expect() {
+    want=$1 text=$2
+    shift 2
+    out=$("$K" "$@" 2>&1)
+    got=$?
+    if [ "$got" != "$want" ]; then
+        bad "kvplan $*: exit $got, expected $want"; echo "$out" | head -5
+    elif ! printf '%s' "$out" | grep -qF -- "$text"; then
+        bad "kvplan $*: no '$text' in:"; echo "$out" | head -5
+    else
+        ok
+    fi
+}
+
+# json_field FIELD ARGS...: the integer value of "FIELD" in plan --format json.
+json_field() {
+    field=$1
+    shift
+    "$K" plan --format json "$@" | sed -n "s/^[[:space:]]*\"$field\":[[:space:]]*\([0-9.a-z]*\),*$/\1/p" | head -1
+}
+expect_field() {
+    want=$1 field=$2
+    shift 2
+    got=$(json_field "$field" "$@")
+    if [ "$got" = "$want" ]; then ok; else bad "plan $* : $field = $got, expected $want"; fi
+}
+
+# --- the seed article's figures through the command line
+expect_field 524288 kv_bytes_per_token --model llama-2-7b
+expect_field 131072 kv_bytes_per_token --model llama-3-8b
+expect_field 17179869184 kv_bytes_per_user --model llama-3-8b --context 128k
+expect_field 31 max_users --model llama-2-7b --context 4000 --vram 80GB --weights 14GB --headroom 0
+expect_field 27 max_users --model llama-2-7b --context 4000 --vram 80GB --weights 14GB
+expect_field 61 max_users --model llama-2-7b --context 4000 --vram 80GB --weights 14GB --headroom 0 --prefix 2000
+expect_field 131072 kv_bytes_per_token --model llama-2-7b --kv-heads 8
+expect_field 262144 kv_bytes_per_token --model llama-2-7b --kv-dtype fp8
+expect_field 70272 kv_bytes_per_token --model deepseek-v3
+expect_field 70272 kv_bytes_per_token_per_gpu --model deepseek-v3 --gpus 8
+expect_field 562176 kv_bytes_per_token --model deepseek-v3 --gpus 8
+expect_field 40960 kv_bytes_per_token_per_gpu --model llama-3.1-70b --gpus 8
+expect_field 40960 kv_bytes_per_token_per_gpu --model llama-3.1-70b --gpus 16
+expect_field 655360 kv_bytes_per_token --model llama-3.1-70b --gpus 16
+expect_field 11173625856 kv_bytes_per_user --model gemma-3-27b --context 131072
+expect_field 66571993088 kv_bytes_per_user --model gemma-3-27b --context 131072 --full-attention
+expect_field 69632 kv_bytes_per_token --model llama-3-8b --kv-dtype q8_0
+expect_field 85520809984 gpu_memory_bytes --gpu h100-sxm
+expect_field 85899345920 gpu_memory_bytes --gpu a100-80gb
+expect_field false fits --model llama-3.1-405b --gpu h100-sxm
+
+# --- commands and formats
+expect 0 "users fit at 4,000 tokens" plan --model llama-2-7b --context 4000
+expect 0 "2 (K,V) x 32 layers x 32 KV heads x 128 head_dim x 2 B (fp16)" plan --model llama-2-7b
+expect 0 "| Users |" plan --format markdown
+expect 0 '"format":	"kvplan-scenario"' plan --format json
+expect 0 "h100-sxm" list gpus
+expect 0 "deepseek-v3" list models
+expect 0 '"id":	"mi300x"' list gpus --format json
+expect 0 '"num_kv_heads":	8' show model llama-3-8b
+expect 0 "kvplan 0." --version
+expect 0 "Usage: kvplan plan" plan --help
+expect 0 "DOES NOT FIT" plan --model llama-3.1-405b
+expect 0 "the GPU count does not divide the model's heads" plan --model falcon-7b --gpus 2
+expect 0 "FP8 cache on a GPU without native FP8" plan --gpu a100-80gb --kv-dtype fp8
+expect 0 "74.51 GiB each" plan --vram 80GB
+expect 0 "80.00 GB each" plan --vram 80GB --units gb
+
+# --- bad options: exit 2 and a message naming the option and value
+expect 2 "--gpu: unknown GPU 'h100' (closest: h100-nvl, h100-pcie, h100-sxm" plan --gpu h100
+expect 2 "--model: unknown model 'llama3-8b' (closest: llama-3-8b" plan --model llama3-8b
+expect 2 "--context: '0': the token count must be at least 1" plan --context 0
+expect 2 "--context: '99999999999999' is too many tokens" plan --context 99999999999999
+expect 2 "--context: 'lots' is not a token count" plan --context lots
+expect 2 "--vram: '80' needs a unit" plan --vram 80
+expect 2 "--headroom: '100' is out of range" plan --headroom 100
+expect 2 "--headroom: '-1' is out of range" plan --headroom -1
+expect 2 "--gpus: '0' is not a whole number from 1 to 65536" plan --gpus 0
+expect 2 "--gpus: '100000' is not a whole number" plan --gpus 100000
+expect 2 "--prefix: 5000 tokens must be less than --context (4000 tokens)" plan --context 4000 --prefix 5000
+expect 2 "--kv-heads: 7 does not divide the 32 attention heads" plan --kv-heads 7
+expect 2 "--kv-heads: DeepSeek-V3 / R1 caches one MLA latent" plan --model deepseek-v3 --kv-heads 8
+expect 2 "--kv-dtype: unknown precision 'fp7'" plan --kv-dtype fp7
+expect 2 "--format: 'yaml' is not text, json or markdown" plan --format yaml
+expect 2 "--avg-context: 9000 tokens is more than --context" plan --context 8000 --avg-context 9000
+expect 2 "--bogus: unknown option" plan --bogus
+expect 2 "--gpu: needs a value" plan --gpu
+expect 2 "'frobnicate' is not a command" frobnicate
+expect 2 "--presets: '$T/none' is not a directory" plan --presets "$T/none"
+expect 2 "list: 'tpus' is not gpus or models" list tpus
+expect 2 "show: unknown model 'llama'" show model llama
+
+# --- the --require-users gate for CI
+expect 0 "users fit" plan --model llama-2-7b --context 4000 --require-users 20
+expect 1 "--require-users: 27 users fit, 28 required" plan --model llama-2-7b --context 4000 --vram 80GB --weights 14GB --require-users 28
+
+# --- malformed presets: every file in tests/data/bad-presets with its message
+for f in "$HERE"/data/bad-presets/*.json; do
+    name=$(basename "$f" .json)
+    mkdir -p "$T/bad/$name"
+    cp "$f" "$T/bad/$name/"
+    want=$(cat "$HERE/data/bad-presets/$name.expect")
+    out=$(cd "$T/bad" && "$K" list models --presets "$name" 2>&1)
+    got=$?
+    if [ $got = 2 ] && printf '%s' "$out" | grep -qF -- "$name/$want"; then ok
+    else bad "bad preset $name: exit $got, message: $out (expected: $name/$want)"; fi
+done
+# a preset in the user's XDG directory is picked up (and errors there name it)
+mkdir -p "$XDG_CONFIG_HOME/kvplan/presets"
+sed 's/"id": "bad"/"id": "my-model"/' "$HERE/data/bad-presets/zero-layers.json" | sed 's/"num_layers": 0/"num_layers": 2/' > "$XDG_CONFIG_HOME/kvplan/presets/mine.json"
+expect 0 "my-model" list models
+cp "$HERE/data/bad-presets/zero-layers.json" "$XDG_CONFIG_HOME/kvplan/presets/broken.json"
+expect 2 "kvplan/presets/broken.json:8:3: num_layers: 0 is out of range" list models
+rm -rf "$XDG_CONFIG_HOME/kvplan"
+
+# --- golden outputs (regenerate with `make golden` after checking the diff)
+for g in "$HERE"/golden/*.args; do
+    name=$(basename "$g" .args)
+    for ext in txt json md; do
+        [ -f "$HERE/golden/$name.$ext" ] || continue
+        case $ext in txt) fmt=text ;; md) fmt=markdown ;; *) fmt=json ;; esac
+        # shellcheck disable=SC2046
+        if "$K" plan --format $fmt $(cat "$g") > "$T/out" 2>&1 && cmp -s "$T/out" "$HERE/golden/$name.$ext"; then ok
+        else bad "golden $name.$ext differs:"; diff "$HERE/golden/$name.$ext" "$T/out" | head -10; fi
+    done
+done
+
+# --- export and load: the file is what --format json prints; load reproduces it
+"$K" plan --model gemma-3-27b --gpu h200 --gpus 2 --context 32k --prefix 1k --kv-dtype fp8 --format json > "$T/stdout.json"
+"$K" plan --model gemma-3-27b --gpu h200 --gpus 2 --context 32k --prefix 1k --kv-dtype fp8 --export "$T/snap.json" > /dev/null
+if cmp -s "$T/stdout.json" "$T/snap.json"; then ok; else bad "export differs from --format json"; fi
+"$K" plan --load "$T/snap.json" --format json > "$T/loaded.json"
+if cmp -s "$T/snap.json" "$T/loaded.json"; then ok; else bad "--load does not reproduce the snapshot"; fi
+expect_field 65536 context_tokens --load "$T/snap.json" --context 64k
+# a snapshot keeps its own specs: a preset directory overriding the model changes nothing
+mkdir -p "$T/over"
+sed 's/"id": "bad"/"id": "gemma-3-27b"/; s/"num_layers": 32/"num_layers": 2/' "$HERE/data/bad-presets/zero-layers.json" | sed 's/"num_layers": 0/"num_layers": 2/' > "$T/over/g.json"
+"$K" plan --load "$T/snap.json" --presets "$T/over" --format json > "$T/loaded2.json"
+if cmp -s "$T/snap.json" "$T/loaded2.json"; then ok; else bad "--load used the presets instead of the snapshot's specs"; fi
+# failed exports leave the old file intact
+echo "precious" > "$T/keep.json"
+mkdir -p "$T/ro" && echo "precious" > "$T/ro/keep.json" && chmod 555 "$T/ro"
+expect 2 "is a directory" plan --export "$T"
+if [ "$(id -u)" != 0 ]; then
+    expect 2 "cannot create a file" plan --export "$T/ro/keep.json"
+fi
+expect 2 "cannot create a file in its directory" plan --export "$T/no/such/dir/x.json"
+if [ "$(cat "$T/keep.json")" = precious ] && [ "$(cat "$T/ro/keep.json")" = precious ]; then ok; else bad "a failed export changed a file"; fi
+chmod 755 "$T/ro"
+# bad snapshots
+printf '{"format": "kvplan-scenario",\n "format_version": 2}\n' > "$T/v2.json"
+expect 2 "v2.json:2:2: format_version: 2 is not supported" plan --load "$T/v2.json"
+expect 2 "is a directory, not a file" plan --load "$T"
+expect 2 "cannot open: No such file" plan --load "$T/missing.json"
+sed 's/"context_tokens":	32768/"context_tokens":	"lots"/' "$T/snap.json" > "$T/badctx.json"
+expect 2 "context_tokens: expected a positive integer" plan --load "$T/badctx.json"
+
+echo "cli: $pass passed, $failed failed"
+[ "$failed" = 0 ]

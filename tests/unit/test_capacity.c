@@ -1,0 +1,451 @@
+/* The capacity arithmetic against figures computed by hand, the seed
+ * article's among them. Each test states its arithmetic. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/capacity.h"
+#include "core/explain.h"
+
+static struct model_spec llama2_7b(void)
+{
+    struct model_spec m = {0};
+    strcpy(m.id, "llama-2-7b");
+    strcpy(m.name, "Llama 2 7B");
+    m.attention = ATTENTION_MHA;
+    m.layers = 32;
+    m.attention_heads = 32;
+    m.kv_heads = 32;
+    m.head_dim = 128;
+    m.params = 6738415616;
+    m.weight_dtype = DTYPE_FP16;
+    m.max_context_tokens = 4096;
+    return m;
+}
+
+static struct model_spec llama3_8b(void)
+{
+    struct model_spec m = llama2_7b();
+    strcpy(m.id, "llama-3-8b");
+    m.attention = ATTENTION_GQA;
+    m.kv_heads = 8;
+    m.params = 8030261248;
+    m.weight_dtype = DTYPE_BF16;
+    m.max_context_tokens = 8192;
+    return m;
+}
+
+static struct model_spec llama31_70b(void)
+{
+    struct model_spec m = llama3_8b();
+    strcpy(m.id, "llama-3.1-70b");
+    m.layers = 80;
+    m.attention_heads = 64;
+    m.params = 70553706496;
+    m.max_context_tokens = 131072;
+    return m;
+}
+
+static struct model_spec deepseek_v3(void)
+{
+    struct model_spec m = {0};
+    strcpy(m.id, "deepseek-v3");
+    m.attention = ATTENTION_MLA;
+    m.layers = 61;
+    m.attention_heads = 128;
+    m.kv_heads = 128; /* meaningless for MLA, as in the config */
+    m.kv_lora_rank = 512;
+    m.qk_rope_head_dim = 64;
+    m.params = 671026419200;
+    m.weight_dtype = DTYPE_FP8;
+    m.max_context_tokens = 163840;
+    return m;
+}
+
+static struct model_spec gemma3_27b(void)
+{
+    struct model_spec m = {0};
+    strcpy(m.id, "gemma-3-27b");
+    m.attention = ATTENTION_GQA;
+    m.layers = 62;
+    m.attention_heads = 32;
+    m.kv_heads = 16;
+    m.head_dim = 128;
+    m.windowed_layers = 52;
+    m.window_tokens = 1024;
+    strcpy(m.window_pattern, "5 local : 1 global");
+    m.params = 27009346304;
+    m.weight_dtype = DTYPE_BF16;
+    m.max_context_tokens = 131072;
+    return m;
+}
+
+static struct gpu_spec gpu80(void)
+{
+    struct gpu_spec g = {0};
+    strcpy(g.id, "test-80");
+    g.memory_bytes = 80000000000ull; /* the article's "80 GB" card */
+    g.bandwidth_bytes_per_s = 2000000000000ull;
+    g.price_usd_per_hour = 2.0;
+    g.fp8 = true;
+    return g;
+}
+
+static struct plan_result plan(const struct scenario *s)
+{
+    struct plan_result r;
+    struct diag d = {0};
+    bool ok = capacity_compute(s, &r, &d);
+    if (!ok)
+        fail_msg("capacity_compute failed: %s", d.message);
+    return r;
+}
+
+static struct scenario seed_scenario(void)
+{
+    /* Article: 80 GB card, 14 GB of weights, Llama 2 7B, 4,000 tokens. */
+    struct gpu_spec g = gpu80();
+    struct model_spec m = llama2_7b();
+    struct scenario s;
+    capacity_scenario_default(&s, &g, &m);
+    s.context_tokens = 4000;
+    s.has_weights = true;
+    s.weights_bytes = 14000000000ull;
+    s.headroom_percent = 0;
+    return s;
+}
+
+static void llama2_7b_costs_half_a_mebibyte_per_token(void **state)
+{
+    (void)state;
+    /* 2 x 32 layers x 32 heads x 128 dims x 2 B = 524,288 B */
+    struct scenario s = seed_scenario();
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.kv_bytes_per_token, 524288);
+    /* 4,000 tokens x 524,288 B = 2,097,152,000 B, the article's "2 GB" */
+    assert_int_equal(r.kv_bytes_per_user, 2097152000ull);
+}
+
+static void seed_article_fits_31_users_with_no_headroom(void **state)
+{
+    (void)state;
+    /* (80 GB - 14 GB) / 2,097,152,000 B = 31.47 -> 31 (the article rounds to 33) */
+    struct scenario s = seed_scenario();
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.kv_pool_bytes, 66000000000ull);
+    assert_int_equal(r.max_users, 31);
+}
+
+static void seed_article_fits_27_users_with_ten_percent_headroom(void **state)
+{
+    (void)state;
+    /* 80 GB x 0.9 - 14 GB = 58 GB; 58e9 / 2,097,152,000 = 27.66 -> 27 */
+    struct scenario s = seed_scenario();
+    s.headroom_percent = 10;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.headroom_bytes, 8000000000ull);
+    assert_int_equal(r.max_users, 27);
+}
+
+static void shared_prefix_of_2000_tokens_doubles_users_to_61(void **state)
+{
+    (void)state;
+    /* prefix 2,000 x 524,288 = 1,048,576,000 B once; each user 2,000 x 524,288
+     * = 1,048,576,000 B; (66e9 - 1,048,576,000) / 1,048,576,000 = 61.94 -> 61 */
+    struct scenario s = seed_scenario();
+    s.prefix_tokens = 2000;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.prefix_bytes, 1048576000ull);
+    assert_int_equal(r.kv_bytes_per_user, 1048576000ull);
+    assert_int_equal(r.max_users, 61);
+}
+
+static void users_halve_when_context_doubles(void **state)
+{
+    (void)state;
+    /* 66e9 / (8,000 x 524,288) = 15.7 -> 15, about half of 31 */
+    struct scenario s = seed_scenario();
+    s.context_tokens = 8000;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.max_users, 15);
+}
+
+static void eight_kv_heads_cut_llama2_to_a_quarter(void **state)
+{
+    (void)state;
+    /* 2 x 32 x 8 x 128 x 2 = 131,072 B */
+    struct scenario s = seed_scenario();
+    s.kv_heads = 8;
+    assert_int_equal(plan(&s).kv_bytes_per_token, 131072);
+}
+
+static void fp8_cache_halves_llama2(void **state)
+{
+    (void)state;
+    /* 2 x 32 x 32 x 128 x 1 = 262,144 B */
+    struct scenario s = seed_scenario();
+    s.kv_dtype = DTYPE_FP8;
+    assert_int_equal(plan(&s).kv_bytes_per_token, 262144);
+}
+
+static void llama3_8b_full_window_is_16_gib(void **state)
+{
+    (void)state;
+    /* 131,072 B x 131,072 tokens = 17,179,869,184 B (16 GiB) for one user */
+    struct gpu_spec g = gpu80();
+    struct model_spec m = llama3_8b();
+    struct scenario s;
+    capacity_scenario_default(&s, &g, &m);
+    s.context_tokens = 131072;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.kv_bytes_per_token, 131072);
+    assert_int_equal(r.kv_bytes_per_user, 17179869184ull);
+    assert_true(r.warnings & WARN_CONTEXT_BEYOND_MODEL);
+}
+
+static void q8_0_cache_carries_its_scales(void **state)
+{
+    (void)state;
+    /* row = 8 heads x 128 = 1,024 values x 34/32 = 1,088 B; 2 x 32 x 1,088 = 69,632 */
+    struct gpu_spec g = gpu80();
+    struct model_spec m = llama3_8b();
+    struct scenario s;
+    capacity_scenario_default(&s, &g, &m);
+    s.kv_dtype = DTYPE_Q8_0;
+    assert_int_equal(plan(&s).kv_bytes_per_token, 69632);
+    s.kv_dtype = DTYPE_Q4_0; /* 1,024 x 18/32 = 576; 2 x 32 x 576 = 36,864 */
+    assert_int_equal(plan(&s).kv_bytes_per_token, 36864);
+}
+
+static void deepseek_v3_latent_is_replicated_on_every_gpu(void **state)
+{
+    (void)state;
+    /* 61 x (512 + 64) x 2 B (bf16 compute) = 70,272 B per GPU; x 8 = 562,176 */
+    struct gpu_spec g = gpu80();
+    struct model_spec m = deepseek_v3();
+    struct scenario s;
+    capacity_scenario_default(&s, &g, &m);
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.kv_dtype, DTYPE_BF16);
+    assert_int_equal(r.kv_bytes_per_token, 70272);
+    s.gpus = 8;
+    r = plan(&s);
+    assert_int_equal(r.kv_bytes_per_token_per_gpu, 70272);
+    assert_int_equal(r.kv_bytes_per_token, 562176);
+    assert_true(r.warnings & WARN_MLA_REPLICATED);
+}
+
+static void kv_heads_replicate_when_gpus_exceed_them(void **state)
+{
+    (void)state;
+    /* 8 GPUs: 2 x 80 x (8/8=1) x 128 x 2 = 40,960 per GPU;
+     * 16 GPUs: still 1 head each = 40,960 per GPU, 655,360 summed */
+    struct gpu_spec g = gpu80();
+    struct model_spec m = llama31_70b();
+    struct scenario s;
+    capacity_scenario_default(&s, &g, &m);
+    s.gpus = 8;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.kv_bytes_per_token_per_gpu, 40960);
+    assert_int_equal(r.kv_bytes_per_token, 327680);
+    assert_false(r.warnings & WARN_KV_HEADS_REPLICATED);
+    s.gpus = 16;
+    r = plan(&s);
+    assert_int_equal(r.kv_bytes_per_token_per_gpu, 40960);
+    assert_int_equal(r.kv_bytes_per_token, 655360);
+    assert_true(r.warnings & WARN_KV_HEADS_REPLICATED);
+}
+
+static void gemma3_windows_hold_only_1024_tokens(void **state)
+{
+    (void)state;
+    /* per layer 2 x 16 x 128 x 2 = 8,192 B; 10 global x 131,072 x 8,192
+     * = 10,737,418,240 + 52 windowed x 1,024 x 8,192 = 436,207,616
+     * -> 11,173,625,856 B; all 62 layers full: 62 x 131,072 x 8,192 = 66,571,993,088 */
+    struct gpu_spec g = gpu80();
+    struct model_spec m = gemma3_27b();
+    struct scenario s;
+    capacity_scenario_default(&s, &g, &m);
+    s.context_tokens = 131072;
+    assert_int_equal(plan(&s).kv_bytes_per_user, 11173625856ull);
+    s.full_attention = true;
+    assert_int_equal(plan(&s).kv_bytes_per_user, 66571993088ull);
+}
+
+static void prefix_inside_a_window_is_shared_only_while_visible(void **state)
+{
+    (void)state;
+    /* Gemma 3 27B, context 1,000, prefix 600 (< window 1,024): windowed layers
+     * hold 400 private tokens each; at context 2,000 the window [976, 2000)
+     * no longer sees the prefix, so all 1,024 are private. */
+    struct gpu_spec g = gpu80();
+    struct model_spec m = gemma3_27b();
+    struct scenario s;
+    capacity_scenario_default(&s, &g, &m);
+    s.context_tokens = 1000;
+    s.prefix_tokens = 600;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.user_tokens_windowed, 400);
+    assert_int_equal(r.user_tokens_global, 400);
+    assert_int_equal(r.prefix_tokens_windowed, 600);
+    s.context_tokens = 2000;
+    r = plan(&s);
+    assert_int_equal(r.user_tokens_windowed, 1024);
+    assert_int_equal(r.user_tokens_global, 1400);
+}
+
+static void paging_rounds_each_user_up_to_whole_blocks(void **state)
+{
+    (void)state;
+    /* avg 1,000 tokens -> 63 blocks of 16 = 1,008 tokens x 524,288 = 528,482,304 B;
+     * (66e9) / 528,482,304 = 124.88 -> 124 users; the 31 reserving 4,000 waste
+     * 31 x 3,000 x 524,288 = 48,758,784,000 B */
+    struct scenario s = seed_scenario();
+    s.avg_context_tokens = 1000;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.kv_bytes_per_user_paged, 528482304ull);
+    assert_int_equal(r.max_users_paged, 124);
+    assert_int_equal(r.max_users, 31);
+    assert_int_equal(r.reservation_waste_bytes, 48758784000ull);
+}
+
+static void weights_too_large_report_the_shortfall(void **state)
+{
+    (void)state;
+    /* Llama 3.1 70B bf16: 70,553,706,496 x 2 = 141,107,412,992 B on one
+     * 80e9 B card with 10% headroom (72e9 budget): short by 69,107,412,992 B */
+    struct gpu_spec g = gpu80();
+    struct model_spec m = llama31_70b();
+    struct scenario s;
+    capacity_scenario_default(&s, &g, &m);
+    struct plan_result r = plan(&s);
+    assert_false(r.fits);
+    assert_int_equal(r.max_users, 0);
+    assert_int_equal(r.kv_pool_bytes, 0);
+    assert_int_equal(r.shortfall_bytes, 69107412992ull);
+    assert_true(r.warnings & WARN_WEIGHTS_DO_NOT_FIT);
+}
+
+static void segments_add_up_to_the_memory(void **state)
+{
+    (void)state;
+    struct scenario s = seed_scenario();
+    s.prefix_tokens = 100;
+    s.headroom_percent = 7.5;
+    struct plan_result r = plan(&s);
+    uint64_t seg[SEG_COUNT], sum = 0;
+    capacity_segments(&r, seg);
+    for (int i = 0; i < SEG_COUNT; i++)
+        sum += seg[i];
+    assert_int_equal(sum, r.gpu_memory_bytes);
+    assert_true(seg[SEG_REMAINDER] < r.kv_bytes_per_user);
+}
+
+static void cost_and_decode_bound_follow_the_users(void **state)
+{
+    (void)state;
+    /* $2/h / 31 users = $0.0645; step reads 14e9 + 31 x 2,097,152,000 B
+     * = 79,011,712,000 B; 2e12 / 79,011,712,000 = 25.31 tok/s */
+    struct scenario s = seed_scenario();
+    struct plan_result r = plan(&s);
+    assert_true(r.cost_per_user_hour > 0.06451 && r.cost_per_user_hour < 0.06452);
+    assert_int_equal(r.decode_step_bytes, 79011712000ull);
+    assert_true(r.decode_tokens_per_s_per_user > 25.31 && r.decode_tokens_per_s_per_user < 25.32);
+}
+
+static void invalid_scenarios_name_the_option(void **state)
+{
+    (void)state;
+    struct plan_result r;
+    struct diag d = {0};
+    struct scenario s = seed_scenario();
+    s.prefix_tokens = 4000;
+    assert_false(capacity_compute(&s, &r, &d));
+    assert_non_null(strstr(d.message, "--prefix"));
+
+    diag_clear(&d);
+    s = seed_scenario();
+    s.kv_heads = 7;
+    assert_false(capacity_compute(&s, &r, &d));
+    assert_non_null(strstr(d.message, "--kv-heads: 7 does not divide"));
+
+    diag_clear(&d);
+    s = seed_scenario();
+    s.headroom_percent = 100;
+    assert_false(capacity_compute(&s, &r, &d));
+    assert_non_null(strstr(d.message, "--headroom"));
+
+    diag_clear(&d);
+    s = seed_scenario();
+    s.gpus = 0;
+    assert_false(capacity_compute(&s, &r, &d));
+    assert_non_null(strstr(d.message, "--gpus"));
+}
+
+static void huge_scenarios_never_overflow(void **state)
+{
+    (void)state;
+    /* 65,536 GPUs x 2^40 tokens of Llama 2: bytes past 2^64 must be refused,
+     * not wrapped into a small, wrong user count. */
+    struct scenario s = seed_scenario();
+    s.gpus = 65536;
+    s.context_tokens = TOKENS_MAX;
+    s.has_weights = false;
+    struct plan_result r;
+    struct diag d = {0};
+    bool ok = capacity_compute(&s, &r, &d);
+    if (ok)
+        assert_true(r.kv_bytes_per_user / s.context_tokens >= 524288 / 2);
+    else
+        assert_non_null(strstr(d.message, "64 bits"));
+}
+
+static void explain_shows_every_term_with_its_value(void **state)
+{
+    (void)state;
+    struct scenario s = seed_scenario();
+    s.units = UNITS_GB;
+    struct plan_result r = plan(&s);
+    struct explain e;
+    explain_build(&s, &r, &e);
+    const struct explain_line *l = explain_find(&e, "kv_per_token");
+    assert_non_null(l);
+    assert_string_equal(l->formula, "2 (K,V) x 32 layers x 32 KV heads x 128 head_dim x 2 B (fp16)");
+    assert_string_equal(l->value, "524,288 B (512 KiB)");
+    l = explain_find(&e, "users");
+    assert_non_null(l);
+    assert_string_equal(l->formula,
+                        "floor((66.00 GB pool - 0 B prefix) / 2.10 GB per user) = floor(31.47)");
+    assert_string_equal(l->value, "31");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(llama2_7b_costs_half_a_mebibyte_per_token),
+        cmocka_unit_test(seed_article_fits_31_users_with_no_headroom),
+        cmocka_unit_test(seed_article_fits_27_users_with_ten_percent_headroom),
+        cmocka_unit_test(shared_prefix_of_2000_tokens_doubles_users_to_61),
+        cmocka_unit_test(users_halve_when_context_doubles),
+        cmocka_unit_test(eight_kv_heads_cut_llama2_to_a_quarter),
+        cmocka_unit_test(fp8_cache_halves_llama2),
+        cmocka_unit_test(llama3_8b_full_window_is_16_gib),
+        cmocka_unit_test(q8_0_cache_carries_its_scales),
+        cmocka_unit_test(deepseek_v3_latent_is_replicated_on_every_gpu),
+        cmocka_unit_test(kv_heads_replicate_when_gpus_exceed_them),
+        cmocka_unit_test(gemma3_windows_hold_only_1024_tokens),
+        cmocka_unit_test(prefix_inside_a_window_is_shared_only_while_visible),
+        cmocka_unit_test(paging_rounds_each_user_up_to_whole_blocks),
+        cmocka_unit_test(weights_too_large_report_the_shortfall),
+        cmocka_unit_test(segments_add_up_to_the_memory),
+        cmocka_unit_test(cost_and_decode_bound_follow_the_users),
+        cmocka_unit_test(invalid_scenarios_name_the_option),
+        cmocka_unit_test(huge_scenarios_never_overflow),
+        cmocka_unit_test(explain_shows_every_term_with_its_value),
+    };
+    return cmocka_run_group_tests_name("capacity", tests, NULL, NULL);
+}

@@ -1,0 +1,328 @@
+/* Presets, the catalogue, snapshots and atomic files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/capacity.h"
+#include "io/catalog.h"
+#include "io/fileio.h"
+#include "io/preset.h"
+#include "io/snapshot.h"
+
+static const char *model_text =
+    "{\n"
+    "  \"format\": \"kvplan-model\",\n"
+    "  \"format_version\": 1,\n"
+    "  \"id\": \"tiny\",\n"
+    "  \"name\": \"Tiny\",\n"
+    "  \"source\": \"test\",\n"
+    "  \"attention\": \"GQA\",\n"
+    "  \"num_layers\": 4,\n"
+    "  \"num_attention_heads\": 8,\n"
+    "  \"num_kv_heads\": 2,\n"
+    "  \"head_dim\": 64,\n"
+    "  \"params\": 1000000,\n"
+    "  \"weight_dtype\": \"bf16\",\n"
+    "  \"max_context_tokens\": 4096\n"
+    "}\n";
+
+/* model_text with `from` replaced by `to` (first occurrence). */
+static char *variant(const char *from, const char *to)
+{
+    const char *at = strstr(model_text, from);
+    assert_non_null(at);
+    size_t n = strlen(model_text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)(at - model_text), model_text, to, at + strlen(from));
+    return out;
+}
+
+static void expect_error(const char *text, const char *message)
+{
+    struct preset p;
+    struct diag d = {0};
+    assert_false(preset_parse("m.json", text, strlen(text), &p, &d));
+    if (strstr(d.message, message) == NULL)
+        fail_msg("expected \"%s\" in \"%s\"", message, d.message);
+}
+
+static void a_valid_model_preset_parses(void **state)
+{
+    (void)state;
+    struct preset p;
+    struct diag d = {0};
+    assert_true(preset_parse("m.json", model_text, strlen(model_text), &p, &d));
+    assert_int_equal(p.kind, PRESET_MODEL);
+    assert_string_equal(p.model.id, "tiny");
+    assert_int_equal(p.model.kv_heads, 2);
+}
+
+static void preset_errors_name_file_line_column_and_field(void **state)
+{
+    (void)state;
+    char *t = variant("\"num_kv_heads\": 2", "\"num_kv_heads\": 3");
+    expect_error(t, "m.json:10:3: num_kv_heads: 3 does not divide num_attention_heads 8");
+    free(t);
+    t = variant("\"num_layers\": 4", "\"num_layers\": 0");
+    expect_error(t, "m.json:8:3: num_layers: 0 is out of range");
+    free(t);
+    t = variant("\"head_dim\": 64", "\"head_dim\": \"64\"");
+    expect_error(t, "m.json:11:3: head_dim: expected a positive integer");
+    free(t);
+    t = variant("  \"params\": 1000000,\n", "");
+    expect_error(t, "params: missing");
+    free(t);
+    t = variant("\"format_version\": 1", "\"format_version\": 2");
+    expect_error(t, "m.json:3:3: format_version: 2 is not supported");
+    free(t);
+    t = variant("\"id\": \"tiny\"", "\"id\": \"Tiny Model\"");
+    expect_error(t, "m.json:4:3: id: 'Tiny Model' must be lowercase");
+    free(t);
+    t = variant("\"weight_dtype\": \"bf16\"", "\"weight_dtype\": \"fp7\"");
+    expect_error(t, "weight_dtype: unknown precision 'fp7'");
+    free(t);
+    t = variant("\"params\": 1000000", "\"params\": 1e400");
+    expect_error(t, "m.json:12:");
+    free(t);
+    expect_error("", "the file is empty");
+    expect_error("{\"format\": \"kvplan-model\",", "JSON ends too early");
+    expect_error("[1, 2]", "expected a JSON object");
+    expect_error("{\"format\": \"other\", \"format_version\": 1}", "format: 'other' is not a preset");
+}
+
+static void unknown_fields_are_ignored(void **state)
+{
+    (void)state;
+    char *t = variant("\"source\": \"test\"", "\"source\": \"test\", \"colour\": \"blue\"");
+    struct preset p;
+    struct diag d = {0};
+    assert_true(preset_parse("m.json", t, strlen(t), &p, &d));
+    free(t);
+}
+
+static void the_embedded_catalogue_has_the_required_ids(void **state)
+{
+    (void)state;
+    struct catalog c;
+    catalog_init(&c);
+    struct diag d = {0};
+    if (!catalog_load_embedded(&c, &d))
+        fail_msg("%s", d.message);
+    assert_true(c.model_count >= 40);
+    assert_true(c.gpu_count >= 30);
+    const char *gpus[] = {"h100-sxm", "h100-pcie", "h100-nvl", "h200",     "b200",    "a100-80gb",
+                          "a100-40gb", "l40s",     "l4",       "a10g",     "t4",      "rtx-3090",
+                          "rtx-4090",  "rtx-5090", "mi300x",   "mi325x"};
+    const char *models[] = {"llama-2-7b",     "llama-2-13b",     "llama-2-70b",
+                            "llama-3-8b",     "llama-3-70b",     "llama-3.1-8b",
+                            "llama-3.1-70b",  "llama-3.1-405b",  "mistral-7b-v0.1",
+                            "mixtral-8x7b",   "qwen2.5-7b",      "qwen3-32b",
+                            "qwen3-235b-a22b", "gemma-2-9b",     "gemma-3-27b",
+                            "deepseek-v2-lite", "deepseek-v3",   "gpt-oss-20b",
+                            "gpt-oss-120b",   "phi-4",           "falcon-7b"};
+    for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
+        if (catalog_find_gpu(&c, gpus[i]) == NULL)
+            fail_msg("missing GPU %s", gpus[i]);
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+        if (catalog_find_model(&c, models[i]) == NULL)
+            fail_msg("missing model %s", models[i]);
+    /* Driver totals, not box labels: H100 SXM 81,559 MiB, A100 80GB 81,920 MiB. */
+    assert_int_equal(catalog_find_gpu(&c, "h100-sxm")->spec.memory_bytes, 81559ull << 20);
+    assert_int_equal(catalog_find_gpu(&c, "a100-80gb")->spec.memory_bytes, 81920ull << 20);
+    char near[256];
+    catalog_suggest(&c, PRESET_GPU, "h100", near, sizeof near);
+    assert_non_null(strstr(near, "h100-sxm"));
+    catalog_free(&c);
+}
+
+static void catalog_presets_give_the_reference_kv_bytes(void **state)
+{
+    (void)state;
+    /* bf16/fp16 bytes per token from the reference notes, computed by hand. */
+    const struct {
+        const char *id;
+        uint64_t bytes;
+    } want[] = {{"llama-2-7b", 524288},   {"llama-3-8b", 131072},  {"qwen3-32b", 262144},
+                {"deepseek-v3", 70272},   {"falcon-7b", 8192},     {"gemma-2-9b", 344064},
+                {"gpt-oss-120b", 73728},  {"phi-4", 204800},       {"command-r-v01", 1310720}};
+    struct catalog c;
+    catalog_init(&c);
+    struct diag d = {0};
+    assert_true(catalog_load_embedded(&c, &d));
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const struct catalog_model *m = catalog_find_model(&c, want[i].id);
+        assert_non_null(m);
+        struct scenario s;
+        struct plan_result r;
+        capacity_scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec, &m->spec);
+        s.context_tokens = 1024;
+        assert_true(capacity_compute(&s, &r, &d));
+        if (r.kv_bytes_per_token != want[i].bytes)
+            fail_msg("%s: %llu != %llu", want[i].id, (unsigned long long)r.kv_bytes_per_token,
+                     (unsigned long long)want[i].bytes);
+    }
+    catalog_free(&c);
+}
+
+static char tmpdir[64];
+
+static int make_tmpdir(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/kvplan-test-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void duplicate_ids_in_one_directory_are_an_error(void **state)
+{
+    (void)state;
+    char dir[128], a[160], b[160];
+    snprintf(dir, sizeof dir, "%s/dup", tmpdir);
+    mkdir(dir, 0755);
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    write_file(a, model_text);
+    write_file(b, model_text);
+    struct catalog c;
+    catalog_init(&c);
+    struct diag d = {0};
+    assert_false(catalog_load_dir(&c, dir, true, &d));
+    assert_non_null(strstr(d.message, "duplicate model id 'tiny'"));
+    catalog_free(&c);
+    unlink(a);
+    unlink(b);
+    rmdir(dir);
+}
+
+static void a_directory_overrides_embedded_presets_by_id(void **state)
+{
+    (void)state;
+    char dir[128], a[160];
+    snprintf(dir, sizeof dir, "%s/over", tmpdir);
+    mkdir(dir, 0755);
+    snprintf(a, sizeof a, "%s/l.json", dir);
+    char *t = variant("\"id\": \"tiny\"", "\"id\": \"llama-2-7b\"");
+    write_file(a, t);
+    free(t);
+    struct catalog c;
+    catalog_init(&c);
+    struct diag d = {0};
+    assert_true(catalog_load_embedded(&c, &d));
+    size_t before = c.model_count;
+    assert_true(catalog_load_dir(&c, dir, true, &d));
+    assert_int_equal(c.model_count, before);
+    assert_int_equal(catalog_find_model(&c, "llama-2-7b")->spec.layers, 4);
+    catalog_free(&c);
+    unlink(a);
+    rmdir(dir);
+}
+
+static void snapshots_round_trip_exactly(void **state)
+{
+    (void)state;
+    struct catalog c;
+    catalog_init(&c);
+    struct diag d = {0};
+    assert_true(catalog_load_embedded(&c, &d));
+    struct scenario s, back;
+    struct plan_result r, r2;
+    capacity_scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec,
+                              &catalog_find_model(&c, "gemma-3-27b")->spec);
+    s.gpus = 2;
+    s.context_tokens = 32768;
+    s.prefix_tokens = 1000;
+    s.avg_context_tokens = 9000;
+    s.kv_dtype = DTYPE_FP8;
+    s.headroom_percent = 7.5;
+    s.has_price = true;
+    s.price_usd_per_hour = 3.25;
+    s.units = UNITS_GB;
+    assert_true(capacity_compute(&s, &r, &d));
+    char *json = snapshot_to_json(&s, &r, "kvplan test");
+    assert_non_null(json);
+    if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
+        fail_msg("%s", d.message);
+    assert_true(capacity_compute(&back, &r2, &d));
+    char *again = snapshot_to_json(&back, &r2, "kvplan test");
+    assert_string_equal(json, again);
+    free(json);
+    free(again);
+    catalog_free(&c);
+}
+
+static void a_newer_snapshot_major_version_is_refused(void **state)
+{
+    (void)state;
+    const char *text = "{\"format\": \"kvplan-scenario\",\n \"format_version\": 2, \"scenario\": {}}";
+    struct scenario s;
+    struct diag d = {0};
+    assert_false(snapshot_parse("s.json", text, strlen(text), &s, &d));
+    assert_non_null(strstr(d.message, "s.json:2:2: format_version: 2 is not supported"));
+}
+
+static void a_failed_atomic_write_keeps_the_old_file(void **state)
+{
+    (void)state;
+    char path[160];
+    snprintf(path, sizeof path, "%s/keep.json", tmpdir);
+    write_file(path, "old contents\n");
+    struct diag d = {0};
+    /* A directory in the way of the temporary file: make the dir read-only. */
+    if (geteuid() != 0) {
+        chmod(tmpdir, 0555);
+        assert_false(fileio_write_atomic(path, "new", 3, &d));
+        chmod(tmpdir, 0755);
+    }
+    diag_clear(&d);
+    assert_false(fileio_write_atomic(tmpdir, "new", 3, &d)); /* target is a directory */
+    assert_non_null(strstr(d.message, "is a directory"));
+    size_t len;
+    char *text = fileio_read(path, &len, &d);
+    assert_string_equal(text, "old contents\n");
+    free(text);
+    assert_true(fileio_write_atomic(path, "new\n", 4, &d));
+    text = fileio_read(path, &len, &d);
+    assert_string_equal(text, "new\n");
+    free(text);
+    unlink(path);
+}
+
+static int remove_tmpdir(void **state)
+{
+    (void)state;
+    rmdir(tmpdir);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_valid_model_preset_parses),
+        cmocka_unit_test(preset_errors_name_file_line_column_and_field),
+        cmocka_unit_test(unknown_fields_are_ignored),
+        cmocka_unit_test(the_embedded_catalogue_has_the_required_ids),
+        cmocka_unit_test(catalog_presets_give_the_reference_kv_bytes),
+        cmocka_unit_test(duplicate_ids_in_one_directory_are_an_error),
+        cmocka_unit_test(a_directory_overrides_embedded_presets_by_id),
+        cmocka_unit_test(snapshots_round_trip_exactly),
+        cmocka_unit_test(a_newer_snapshot_major_version_is_refused),
+        cmocka_unit_test(a_failed_atomic_write_keeps_the_old_file),
+    };
+    return cmocka_run_group_tests_name("io", tests, make_tmpdir, remove_tmpdir);
+}

@@ -1,0 +1,115 @@
+/* Parsing and formatting of token counts and sizes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/dtype.h"
+#include "core/units.h"
+
+static uint64_t tokens(const char *text)
+{
+    uint64_t v = 0;
+    struct diag d = {0};
+    if (!units_parse_tokens(text, true, &v, &d))
+        fail_msg("%s", d.message);
+    return v;
+}
+
+static uint64_t size(const char *text)
+{
+    uint64_t v = 0;
+    struct diag d = {0};
+    if (!units_parse_size(text, &v, &d))
+        fail_msg("%s", d.message);
+    return v;
+}
+
+static void token_suffixes_are_binary_as_context_windows_are_named(void **state)
+{
+    (void)state;
+    assert_int_equal(tokens("4000"), 4000);
+    assert_int_equal(tokens("8k"), 8192);
+    assert_int_equal(tokens("128K"), 131072);
+    assert_int_equal(tokens("1M"), 1048576);
+    assert_int_equal(tokens("32,768"), 32768);
+    assert_int_equal(tokens("1.5k"), 1536);
+}
+
+static void bad_token_counts_are_refused(void **state)
+{
+    (void)state;
+    const char *bad[] = {"", "abc", "-5", "8x", "1.5", "0.0001k", "99999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t v;
+        struct diag d = {0};
+        assert_false(units_parse_tokens(bad[i], true, &v, &d));
+        assert_true(d.message[0] != '\0');
+    }
+    uint64_t v;
+    struct diag d = {0};
+    assert_false(units_parse_tokens("0", false, &v, &d));
+}
+
+static void sizes_need_a_unit_and_keep_gb_and_gib_apart(void **state)
+{
+    (void)state;
+    assert_int_equal(size("80GB"), 80000000000ull);
+    assert_int_equal(size("80GiB"), 85899345920ull);
+    assert_int_equal(size("80 gib"), 85899345920ull);
+    assert_int_equal(size("512MiB"), 536870912ull);
+    assert_int_equal(size("1TB"), 1000000000000ull);
+    assert_int_equal(size("14GB"), 14000000000ull);
+    uint64_t v;
+    struct diag d = {0};
+    assert_false(units_parse_size("80", &v, &d));
+    assert_non_null(strstr(d.message, "needs a unit"));
+    diag_clear(&d);
+    assert_false(units_parse_size("80GX", &v, &d));
+    assert_non_null(strstr(d.message, "unknown unit"));
+    diag_clear(&d);
+    assert_false(units_parse_size("-1GB", &v, &d));
+}
+
+static void formatting_is_readable_and_exact(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(units_format_int(85520809984ull, buf, sizeof buf), "85,520,809,984");
+    assert_string_equal(units_format_bytes(85520809984ull, UNITS_GIB, buf, sizeof buf),
+                        "79.65 GiB");
+    assert_string_equal(units_format_bytes(85520809984ull, UNITS_GB, buf, sizeof buf), "85.52 GB");
+    assert_string_equal(units_format_bytes(512, UNITS_GIB, buf, sizeof buf), "512 B");
+    assert_string_equal(units_format_bytes_exact(131072, buf, sizeof buf), "128 KiB");
+    assert_string_equal(units_format_bytes_exact(17179869184ull, buf, sizeof buf), "16 GiB");
+    assert_string_equal(units_format_tokens(131072, buf, sizeof buf), "131,072 (128k)");
+    assert_string_equal(units_format_tokens_short(1048576, buf, sizeof buf), "1M");
+}
+
+static void dtypes_know_their_exact_size(void **state)
+{
+    (void)state;
+    enum dtype d;
+    assert_true(dtype_parse("bfloat16", &d));
+    assert_int_equal(d, DTYPE_BF16);
+    assert_true(dtype_parse("Q8_0", &d));
+    assert_int_equal(dtype_bytes_for(d, 32), 34);
+    assert_true(dtype_parse("int4", &d));
+    assert_int_equal(dtype_bytes_for(d, 3), 2); /* 1.5 bytes rounds up */
+    assert_false(dtype_parse("fp7", &d));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(token_suffixes_are_binary_as_context_windows_are_named),
+        cmocka_unit_test(bad_token_counts_are_refused),
+        cmocka_unit_test(sizes_need_a_unit_and_keep_gb_and_gib_apart),
+        cmocka_unit_test(formatting_is_readable_and_exact),
+        cmocka_unit_test(dtypes_know_their_exact_size),
+    };
+    return cmocka_run_group_tests_name("units", tests, NULL, NULL);
+}
