@@ -116,7 +116,8 @@ int cmd_list(int argc, char **argv)
     if (!parse_catalog_options(argc, argv, &o, &help, &d))
         return cli_fail(d.message);
     if (help || optind >= argc) {
-        printf("Usage: kvplan list gpus|models [--format text|json] [--presets DIR]\n");
+        fprintf(help ? stdout : stderr,
+                "Usage: kvplan list gpus|models [--format text|json] [--presets DIR]\n");
         return help ? 0 : 2;
     }
     const char *what = argv[optind];
@@ -166,7 +167,8 @@ int cmd_show(int argc, char **argv)
     if (!parse_catalog_options(argc, argv, &o, &help, &d))
         return cli_fail(d.message);
     if (help || optind + 2 != argc) {
-        printf("Usage: kvplan show gpu|model ID [--format text|json] [--presets DIR]\n");
+        fprintf(help ? stdout : stderr,
+                "Usage: kvplan show gpu|model ID [--format text|json] [--presets DIR]\n");
         return help ? 0 : 2;
     }
     const char *what = argv[optind], *id = argv[optind + 1];
