@@ -5,7 +5,8 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/report.h"
-#include "cli/version.h"
+#include "core/version.h"
+#include "app/app.h"
 #include "io/snapshot.h"
 
 int cli_fail(const char *message)
@@ -63,5 +64,43 @@ int cmd_plan(int argc, char **argv)
     }
     if (fflush(stdout) != 0)
         return cli_fail("cannot write to standard output");
+    return status;
+}
+
+int cmd_planner(int argc, char **argv)
+{
+    struct options o;
+    struct diag d = {0};
+    bool help = false;
+    if (!options_parse(argc, argv, &o, &help, &d))
+        return cli_fail(d.message);
+    struct catalog cat;
+    catalog_init(&cat);
+    struct scenario s;
+    if (!options_load_catalog(&o, &cat, &d) || !options_scenario(&o, &cat, &s, &d)) {
+        catalog_free(&cat);
+        return cli_fail(d.message);
+    }
+    char err[256] = "";
+    int status;
+    if (o.dump_path) {
+        status = app_dump(&cat, &s, o.dump_path, o.dump_cols ? o.dump_cols : 80,
+                          o.dump_rows ? o.dump_rows : 24, o.keys, o.mono, o.ascii, err,
+                          sizeof err);
+    } else {
+        status = app_run(&cat, &s, err, sizeof err);
+        if (status == 3) {
+            /* No usable terminal: say so, and print the same plan as text. */
+            fprintf(stderr, "kvplan: %s; printing the plan instead of opening the planner\n",
+                    err);
+            struct plan_result r;
+            status = capacity_compute(&s, &r, &d) ? (report_text(stdout, &s, &r), 0)
+                                                  : cli_fail(d.message);
+            err[0] = '\0';
+        }
+    }
+    catalog_free(&cat);
+    if (err[0])
+        return cli_fail(err);
     return status;
 }

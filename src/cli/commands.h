@@ -4,6 +4,7 @@
 #define KVPLAN_CLI_COMMANDS_H
 
 int cmd_plan(int argc, char **argv);
+int cmd_planner(int argc, char **argv); /* the interactive planner */
 int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 

@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/version.h"
+#include "core/version.h"
 
 static void usage(FILE *out)
 {
@@ -47,7 +47,5 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    /* The interactive planner arrives with the TUI; until then the options
-     * open the same plan as text. */
-    return cmd_plan(argc, argv);
+    return cmd_planner(argc, argv);
 }

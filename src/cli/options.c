@@ -29,6 +29,11 @@ enum {
     OPT_EXPORT,
     OPT_REQUIRE_USERS,
     OPT_FORMAT,
+    OPT_DUMP,
+    OPT_SIZE,
+    OPT_KEYS,
+    OPT_MONO,
+    OPT_ASCII,
 };
 
 static const struct option long_options[] = {
@@ -53,6 +58,11 @@ static const struct option long_options[] = {
     {"export", required_argument, 0, OPT_EXPORT},
     {"require-users", required_argument, 0, OPT_REQUIRE_USERS},
     {"format", required_argument, 0, OPT_FORMAT},
+    {"dump-screen", required_argument, 0, OPT_DUMP},
+    {"size", required_argument, 0, OPT_SIZE},
+    {"keys", required_argument, 0, OPT_KEYS},
+    {"mono", no_argument, 0, OPT_MONO},
+    {"ascii", no_argument, 0, OPT_ASCII},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -82,7 +92,12 @@ const char *options_help(void)
            "  --load FILE            start from a snapshot (other options then change it)\n"
            "  --export FILE          write the snapshot to FILE atomically\n"
            "  --require-users N      exit with status 1 when fewer than N users fit\n"
-           "  --format F             text, json or markdown (default text)\n";
+           "  --format F             text, json or markdown (default text)\n"
+           "Planner only:\n"
+           "  --dump-screen FILE     render the planner to FILE (- = stdout), no terminal\n"
+           "  --size WxH             screen size for --dump-screen (default 80x24)\n"
+           "  --keys KEYS            keys to press first: text and <Right>, <Enter>, ...\n"
+           "  --mono, --ascii        monochrome / ASCII glyphs (also NO_COLOR)\n";
 }
 
 static bool parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max,
@@ -234,6 +249,28 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
                 o->format = FORMAT_MARKDOWN;
             else
                 return diag_fail(d, "--format: '%s' is not text, json or markdown", a);
+            break;
+        case OPT_DUMP:
+            o->dump_path = a;
+            break;
+        case OPT_SIZE: {
+            int w = 0, h = 0;
+            char extra;
+            if (sscanf(a, "%dx%d%c", &w, &h, &extra) != 2 || w < 1 || h < 1 || w > 1000 ||
+                h > 1000)
+                return diag_fail(d, "--size: '%s' is not WIDTHxHEIGHT (1 to 1000 each)", a);
+            o->dump_cols = w;
+            o->dump_rows = h;
+            break;
+        }
+        case OPT_KEYS:
+            o->keys = a;
+            break;
+        case OPT_MONO:
+            o->mono = true;
+            break;
+        case OPT_ASCII:
+            o->ascii = true;
             break;
         case 'h':
             *help = true;

@@ -32,6 +32,10 @@ struct options {
     double headroom;
     enum dtype kv_dtype, weight_dtype;
     enum unit_system units;
+    const char *dump_path; /* planner: render to a file instead of the terminal */
+    const char *keys;      /* planner dump: keys to feed first */
+    int dump_cols, dump_rows;
+    bool mono, ascii;
     bool has_vram, has_weights, has_price;
     uint64_t vram, weights;
     double price;

@@ -1,7 +1,7 @@
 #include "report.h"
 
 #include "core/explain.h"
-#include "version.h"
+#include "core/version.h"
 
 static void model_line(const struct scenario *s, const struct plan_result *r, char *buf,
                        size_t size)

@@ -1,6 +1,6 @@
 /* version: the one place the version is written. */
-#ifndef KVPLAN_CLI_VERSION_H
-#define KVPLAN_CLI_VERSION_H
+#ifndef KVPLAN_CORE_VERSION_H
+#define KVPLAN_CORE_VERSION_H
 
 #define KVPLAN_VERSION "0.1.0"
 #define KVPLAN_GENERATOR "kvplan " KVPLAN_VERSION

@@ -1,0 +1,163 @@
+#include "app.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/planner.h"
+#include "app/view.h"
+#include "io/fileio.h"
+#include "tui/term.h"
+#include "tui/widgets.h"
+
+static int handle_mouse(struct planner *p)
+{
+    MEVENT ev;
+    if (getmouse(&ev) != OK)
+        return 0;
+    if (p->mode != MODE_MAIN)
+        return 0;
+    int tx = 0, tw = 0;
+    int c = view_control_at(p, ev.x, ev.y, &tx, &tw);
+    if (ev.bstate & BUTTON4_PRESSED) {
+        if (c >= 0)
+            planner_step(p, (enum control)c, +1, false);
+        return PLAN_REDRAW;
+    }
+    if (ev.bstate & BUTTON5_PRESSED) {
+        if (c >= 0)
+            planner_step(p, (enum control)c, -1, false);
+        return PLAN_REDRAW;
+    }
+    if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) {
+        int key = view_keybar_key_at(ev.x, ev.y);
+        if (key)
+            return planner_key(p, key);
+        if (c < 0)
+            return 0;
+        p->focus = c;
+        if (ev.x >= tx && ev.x < tx + tw && planner_control_fraction(p, (enum control)c) >= 0) {
+            planner_set_fraction(p, (enum control)c, widget_slider_fraction_at(tx, tw, ev.x));
+            p->dragging = (ev.bstate & BUTTON1_PRESSED) != 0;
+        }
+        return PLAN_REDRAW;
+    }
+    if ((ev.bstate & REPORT_MOUSE_POSITION) && p->dragging) {
+        /* Motion carries no button bit: the drag is ours to remember. */
+        struct planner_layout l = layout_compute(COLS, LINES, CTRL_COUNT);
+        int x0 = l.controls.x + 11, w = l.controls.w - 10 - 12 - 2;
+        planner_set_fraction(p, (enum control)p->focus, widget_slider_fraction_at(x0, w, ev.x));
+        return PLAN_REDRAW;
+    }
+    if (ev.bstate & BUTTON1_RELEASED) {
+        if (p->dragging) {
+            struct planner_layout l = layout_compute(COLS, LINES, CTRL_COUNT);
+            int x0 = l.controls.x + 11, w = l.controls.w - 10 - 12 - 2;
+            planner_set_fraction(p, (enum control)p->focus, widget_slider_fraction_at(x0, w, ev.x));
+        }
+        p->dragging = false;
+        return PLAN_REDRAW;
+    }
+    return 0;
+}
+
+int app_run(const struct catalog *c, const struct scenario *s, char *err, size_t errlen)
+{
+    struct term_caps caps;
+    if (!term_open(&caps, err, errlen))
+        return 3;
+    struct planner p;
+    planner_init(&p, c, s);
+    view_draw(&p);
+    refresh();
+    const char *frames = getenv("KVPLAN_FRAME_COUNTER");
+    unsigned long frame = 0;
+    while (!p.quit && !term_quit_requested()) {
+        int key = getch();
+        if (key == ERR) {
+            if (term_quit_requested())
+                break;
+            if (errno == EINTR)
+                continue;
+            break; /* end of input: treat as quit, never spin */
+        }
+        int flags = 0;
+        if (key == KEY_RESIZE)
+            flags = PLAN_REDRAW;
+        else if (key == KEY_MOUSE)
+            flags = handle_mouse(&p);
+        else
+            flags = planner_key(&p, key);
+        if (flags & PLAN_QUIT)
+            break;
+        if (flags & PLAN_REDRAW) {
+            view_draw(&p);
+            if (frames) {
+                char f[32];
+                snprintf(f, sizeof f, "#%lu", ++frame);
+                mvaddstr(0, COLS - (int)strlen(f) - 1, f);
+            }
+            refresh();
+        }
+    }
+    term_close();
+    return 0;
+}
+
+static int next_key(const char **k)
+{
+    static const struct {
+        const char *name;
+        int key;
+    } names[] = {{"<Right>", KEY_RIGHT}, {"<Left>", KEY_LEFT},   {"<Up>", KEY_UP},
+                 {"<Down>", KEY_DOWN},   {"<Tab>", '\t'},        {"<S-Tab>", KEY_BTAB},
+                 {"<Enter>", '\n'},      {"<Esc>", 27},          {"<PgUp>", KEY_PPAGE},
+                 {"<PgDn>", KEY_NPAGE},  {"<Home>", KEY_HOME},   {"<End>", KEY_END},
+                 {"<S-Left>", KEY_SLEFT}, {"<S-Right>", KEY_SRIGHT}, {"<BS>", KEY_BACKSPACE}};
+    if (**k == '<') {
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            size_t n = strlen(names[i].name);
+            if (strncmp(*k, names[i].name, n) == 0) {
+                *k += n;
+                return names[i].key;
+            }
+        }
+    }
+    return (unsigned char)*(*k)++;
+}
+
+int app_dump(const struct catalog *c, const struct scenario *s, const char *path, int cols,
+             int rows, const char *keys, bool mono, bool ascii, char *err, size_t errlen)
+{
+    struct term_caps caps;
+    if (!term_open_headless(cols, rows, mono, ascii, &caps, err, errlen))
+        return 2;
+    struct planner p;
+    planner_init(&p, c, s);
+    for (const char *k = keys ? keys : ""; *k && !p.quit;)
+        planner_key(&p, next_key(&k));
+    view_draw(&p);
+    size_t need = term_dump_text(NULL, 0) + 1;
+    char *buf = malloc(need);
+    if (buf == NULL) {
+        term_close();
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    term_dump_text(buf, need);
+    term_close();
+    int status = 0;
+    if (strcmp(path, "-") == 0) {
+        fputs(buf, stdout);
+    } else {
+        struct diag d = {0};
+        if (!fileio_write_atomic(path, buf, strlen(buf), &d)) {
+            snprintf(err, errlen, "--dump-screen: %s", d.message);
+            status = 2;
+        }
+    }
+    free(buf);
+    return status;
+}

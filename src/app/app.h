@@ -1,0 +1,21 @@
+/* app: the interactive planner's event loop, and its headless screen dump. */
+#ifndef KVPLAN_APP_APP_H
+#define KVPLAN_APP_APP_H
+
+#include <stdbool.h>
+
+#include "core/capacity.h"
+#include "io/catalog.h"
+
+/* Runs the planner on the terminal until the user quits. Returns the exit
+ * status; err gets the reason when the terminal cannot run it (status 3). */
+int app_run(const struct catalog *c, const struct scenario *s, char *err, size_t errlen);
+
+/* Renders the planner at cols x rows without a terminal, after feeding
+ * `keys` (plain characters, and <Right>, <Left>, <Up>, <Down>, <Tab>,
+ * <S-Tab>, <Enter>, <Esc>, <PgUp>, <PgDn>, <Home>, <End>, <S-Left>,
+ * <S-Right>, <BS>), and writes the screen's text to path ("-" = stdout). */
+int app_dump(const struct catalog *c, const struct scenario *s, const char *path, int cols,
+             int rows, const char *keys, bool mono, bool ascii, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,19 @@
+/* view: paints the planner's state on stdscr. Takes const data, only formats. */
+#ifndef KVPLAN_APP_VIEW_H
+#define KVPLAN_APP_VIEW_H
+
+#include "app/layout.h"
+#include "app/planner.h"
+
+/* Draws the whole screen for the current size (erase, not clear: ncurses
+ * sends only what changed). */
+void view_draw(const struct planner *p);
+
+/* The control under screen cell (x, y), or -1; track_x and track_w give the
+ * slider track when there is one. */
+int view_control_at(const struct planner *p, int x, int y, int *track_x, int *track_w);
+
+/* The key of the key bar under (x, y), or 0. */
+int view_keybar_key_at(int x, int y);
+
+#endif

@@ -1,0 +1,187 @@
+#include "term.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <term.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "roles.h"
+
+static SCREEN *screen;
+static FILE *null_out, *null_in;
+static bool mode_1002;
+static volatile sig_atomic_t quit_requested;
+
+static void on_quit_signal(int sig)
+{
+    (void)sig;
+    quit_requested = 1;
+}
+
+bool term_quit_requested(void)
+{
+    return quit_requested != 0;
+}
+
+const char *term_unusable_reason(void)
+{
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return "standard input or output is not a terminal";
+    const char *t = getenv("TERM");
+    if (t == NULL || t[0] == '\0')
+        return "TERM is not set";
+    if (strcmp(t, "dumb") == 0)
+        return "TERM=dumb cannot position the cursor";
+    int err = 0;
+    if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
+        return "the terminal type is unknown to terminfo";
+    const char *cup = tigetstr("cup");
+    bool ok = cup != NULL && cup != (char *)-1;
+    del_curterm(cur_term);
+    return ok ? NULL : "the terminal cannot position the cursor";
+}
+
+static bool locale_utf8(void)
+{
+    const char *cs = nl_langinfo(CODESET);
+    return cs != NULL && strcmp(cs, "UTF-8") == 0;
+}
+
+static void common_setup(struct term_caps *caps, bool mono)
+{
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    set_escdelay(25);
+    caps->color = !mono && has_colors() && getenv("NO_COLOR") == NULL;
+    roles_init(caps->color, caps->utf8);
+}
+
+bool term_open(struct term_caps *caps, char *err, size_t errlen)
+{
+    memset(caps, 0, sizeof *caps);
+    const char *why = term_unusable_reason();
+    if (why) {
+        snprintf(err, errlen, "%s", why);
+        return false;
+    }
+    caps->utf8 = locale_utf8();
+    screen = newterm(NULL, stdout, stdin);
+    if (screen == NULL) {
+        snprintf(err, errlen, "cannot initialise the terminal");
+        return false;
+    }
+    set_term(screen);
+    common_setup(caps, false);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_quit_signal;
+    sigemptyset(&sa.sa_mask);
+    /* no SA_RESTART: the blocking read returns and the loop sees the flag */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON4_PRESSED |
+                  BUTTON5_PRESSED | REPORT_MOUSE_POSITION,
+              NULL);
+    mouseinterval(0);
+    caps->mouse = true;
+    /* ncurses enables press/release reporting (1000) on its first refresh;
+     * 1002 must come after it to also report motion while a button is held. */
+    refresh();
+    fputs("\033[?1002h", stdout);
+    fflush(stdout);
+    mode_1002 = true;
+    return true;
+}
+
+bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_caps *caps,
+                        char *err, size_t errlen)
+{
+    memset(caps, 0, sizeof *caps);
+    null_out = fopen("/dev/null", "w");
+    null_in = fopen("/dev/null", "r");
+    if (null_out == NULL || null_in == NULL) {
+        snprintf(err, errlen, "cannot open /dev/null");
+        return false;
+    }
+    screen = newterm("xterm-256color", null_out, null_in);
+    if (screen == NULL) {
+        snprintf(err, errlen, "terminfo has no xterm-256color entry");
+        return false;
+    }
+    set_term(screen);
+    resizeterm(rows, cols);
+    caps->headless = true;
+    caps->utf8 = !ascii && locale_utf8();
+    common_setup(caps, mono);
+    return true;
+}
+
+void term_close(void)
+{
+    if (screen == NULL)
+        return;
+    if (mode_1002) {
+        fputs("\033[?1002l", stdout);
+        fflush(stdout);
+        mode_1002 = false;
+    }
+    endwin();
+    delscreen(screen);
+    screen = NULL;
+    if (null_out)
+        fclose(null_out);
+    if (null_in)
+        fclose(null_in);
+    null_out = null_in = NULL;
+}
+
+size_t term_dump_text(char *buf, size_t size)
+{
+    size_t used = 0;
+    int rows = LINES, cols = COLS;
+    for (int y = 0; y < rows; y++) {
+        char line[4096];
+        size_t n = 0, keep = 0;
+        for (int x = 0; x < cols && n + 8 < sizeof line; x++) {
+            cchar_t cc;
+            if (mvin_wch(y, x, &cc) == ERR)
+                break;
+            wchar_t wch[CCHARW_MAX + 1];
+            attr_t attrs;
+            short pair;
+            if (getcchar(&cc, wch, &attrs, &pair, NULL) == ERR)
+                continue;
+            for (int i = 0; wch[i] && i < CCHARW_MAX; i++) {
+                mbstate_t st;
+                memset(&st, 0, sizeof st);
+                char mb[8];
+                size_t k = wcrtomb(mb, wch[i], &st);
+                if (k == (size_t)-1) {
+                    mb[0] = '?';
+                    k = 1;
+                }
+                memcpy(line + n, mb, k);
+                n += k;
+            }
+            if (!(wch[0] == L' ' && wch[1] == 0))
+                keep = n;
+        }
+        line[keep] = '\n';
+        if (used + keep + 1 < size)
+            memcpy(buf + used, line, keep + 1);
+        used += keep + 1;
+    }
+    if (size > 0)
+        buf[used < size ? used : size - 1] = '\0';
+    return used;
+}

@@ -1,0 +1,41 @@
+/* term: the one module that owns the terminal (initscr/newterm, endwin).
+ *
+ * Every exit path, a signal included, goes through term_close() so the
+ * terminal is always restored. Colour roles live in roles.h. */
+#ifndef KVPLAN_TUI_TERM_H
+#define KVPLAN_TUI_TERM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct term_caps {
+    bool color;    /* colours in use (has_colors, and NO_COLOR unset) */
+    bool utf8;     /* the locale's codeset is UTF-8: smooth bar glyphs */
+    bool mouse;    /* mouse reporting enabled */
+    bool headless; /* drawing into a screen on /dev/null (dumps, tests) */
+};
+
+/* Why the interactive UI cannot run here (not a terminal, TERM unset or
+ * dumb, no cursor addressing), or NULL when it can. */
+const char *term_unusable_reason(void);
+
+/* Opens the real terminal: raw keys, no echo, keypad, mouse with motion
+ * while a button is held (xterm mode 1002), signals that restore it. */
+bool term_open(struct term_caps *caps, char *err, size_t errlen);
+
+/* Opens an invisible cols x rows screen on /dev/null for screen dumps.
+ * `mono` forces monochrome, `ascii` forces ASCII glyphs. */
+bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_caps *caps,
+                        char *err, size_t errlen);
+
+/* Restores the terminal (idempotent, async-signal tolerant path). */
+void term_close(void);
+
+/* True once a SIGINT/SIGTERM/SIGHUP asked us to quit. */
+bool term_quit_requested(void);
+
+/* Writes the current screen's text (UTF-8, one line per row, trailing
+ * blanks trimmed) to buf; returns the bytes needed. */
+size_t term_dump_text(char *buf, size_t size);
+
+#endif
