@@ -6,31 +6,66 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
 {
     struct planner_layout l;
     memset(&l, 0, sizeof l);
-    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS) {
+    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || n_controls > rows - 12) {
         l.too_small = true;
         return l;
     }
-    l.header = (struct rect){0, 0, cols, 2};
+    bool roomy = rows >= 30;
+    l.title = (struct rect){0, 0, cols, 1};
+    l.info = (struct rect){1, 1, cols - 2, 1};
     l.keybar = (struct rect){0, rows - 1, cols, 1};
-    /* Explain pane: a third of what is left on tall screens, 4 rows at least. */
-    int body_top = 3;
-    int explain_h = rows >= 40 ? (rows - body_top - 1) / 3 : 4;
-    int body_h = rows - body_top - 1 - explain_h - 1;
-    if (body_h < n_controls) {
-        explain_h -= n_controls - body_h;
-        body_h = n_controls;
-    }
-    int left_w = cols >= 120 ? 56 : cols * 11 / 20;
-    l.controls = (struct rect){1, body_top, left_w - 2, body_h};
-    int right_x = left_w + 1;
-    int right_w = cols - right_x - 1;
-    int summary_h = body_h >= 14 ? 7 : 5;
-    if (summary_h > body_h)
-        summary_h = body_h;
-    l.summary = (struct rect){right_x, body_top, right_w, summary_h};
-    l.bar = (struct rect){right_x, body_top + summary_h, right_w, body_h - summary_h};
-    l.explain = (struct rect){1, body_top + body_h + 1, cols - 2, explain_h};
+    l.status = (struct rect){1, rows - 2, cols - 2, 1};
+    int explain_h = rows >= 44 ? 11 : rows >= 36 ? 9 : roomy ? 7 : 5;
+    l.explain = (struct rect){1, rows - 2 - explain_h, cols - 2, explain_h};
+
+    int top = roomy ? 3 : 2;
+    int bottom = l.explain.y - (roomy ? 1 : 0); /* exclusive */
+    int body_h = bottom - top;
+    int left_w = cols >= 120 ? 62 : cols * 11 / 20;
+    l.control_pitch = body_h >= 2 * n_controls ? 2 : 1;
+    l.controls = (struct rect){1, top, left_w - 2, body_h};
+
+    int rx = left_w + 1, rw = cols - rx - 1;
+    l.big_digits = body_h >= 14;
+    int summary_h = l.big_digits ? (body_h >= 24 ? 9 : 7) : 3;
+    l.summary = (struct rect){rx, top, rw, summary_h};
+    int bar_y = top + summary_h + (body_h - summary_h >= 9 ? 1 : 0);
+    int bar_h = 7;
+    if (bar_y + bar_h > bottom)
+        bar_h = bottom - bar_y;
+    l.bar = (struct rect){rx, bar_y, rw, bar_h};
+    int chart_y = bar_y + bar_h + 1;
+    if (bottom - chart_y >= 6)
+        l.chart = (struct rect){rx, chart_y, rw, bottom - chart_y};
     return l;
+}
+
+struct presentation_layout layout_presentation(int cols, int rows)
+{
+    struct presentation_layout p;
+    memset(&p, 0, sizeof p);
+    if (cols < 40 || rows < 12) {
+        p.too_small = true;
+        return p;
+    }
+    p.title = (struct rect){0, 0, cols, 1};
+    p.keybar = (struct rect){0, rows - 1, cols, 1};
+    p.scale = rows >= 26 && cols >= 80 ? 2 : 1;
+    int number_h = 5 * p.scale;
+    int free_rows = rows - 2 - number_h - 6; /* caption, bar x2, slider, explain, gaps */
+    int gap = free_rows >= 6 ? 2 : free_rows >= 3 ? 1 : 0;
+    int y = 1 + gap;
+    p.number = (struct rect){2, y, cols - 4, number_h};
+    y += number_h + 1;
+    p.caption = (struct rect){2, y, cols - 4, 1};
+    y += 1 + gap;
+    p.bar = (struct rect){2, y, cols - 4, 2};
+    y += 2 + gap;
+    p.slider = (struct rect){2, y, cols - 4, 1};
+    y += 1 + (gap ? 1 : 0);
+    if (y < rows - 1)
+        p.explain = (struct rect){2, y, cols - 4, rows - 1 - y};
+    return p;
 }
 
 bool layout_rect_inside(struct rect r, int cols, int rows)

@@ -7,21 +7,41 @@
 
 #include "tui/widgets.h"
 
-enum { LAYOUT_MIN_COLS = 64, LAYOUT_MIN_ROWS = 20 };
+enum { LAYOUT_MIN_COLS = 70, LAYOUT_MIN_ROWS = 22 };
 
 struct planner_layout {
     bool too_small;
-    struct rect header;   /* title and scenario, 2 rows */
-    struct rect controls; /* one row per control */
-    struct rect summary;  /* the user count, its delta and key figures */
-    struct rect bar;      /* memory bar and its legend */
-    struct rect explain;  /* the formula with live numbers */
-    struct rect keybar;   /* bottom row */
+    struct rect title;    /* row 0: what is planned */
+    struct rect info;     /* row 1: the model's and GPU's key figures */
+    struct rect controls; /* one control every control_pitch rows */
+    int control_pitch;    /* 1, or 2 on tall screens */
+    struct rect summary;  /* the user count, its change, key figures */
+    bool big_digits;      /* room for the 5-row digits */
+    struct rect bar;      /* title, memory bar, legend */
+    struct rect chart;    /* users against context; h = 0 when no room */
+    struct rect explain;  /* title row, then the arithmetic */
+    struct rect status;   /* messages and warnings */
+    struct rect keybar;   /* last row */
+};
+
+struct presentation_layout {
+    bool too_small;
+    struct rect title;
+    struct rect number;  /* large digits, centred */
+    int scale;           /* digit scale: 1 (5 rows) or 2 (10 rows) */
+    struct rect caption; /* "users at 32k tokens on ..." */
+    struct rect bar;     /* full-width bar and a one-line legend */
+    struct rect slider;  /* the focused control, full width */
+    struct rect explain; /* the users formula */
+    struct rect keybar;
 };
 
 /* Computes the panes for a cols x rows screen with n_controls controls;
  * too_small (and zero rects) below LAYOUT_MIN_COLS x LAYOUT_MIN_ROWS. */
 struct planner_layout layout_compute(int cols, int rows, int n_controls);
+
+/* The presentation mode's panes (needs at least 40 x 12). */
+struct presentation_layout layout_presentation(int cols, int rows);
 
 /* True when r lies within cols x rows (a zero-size rect counts as inside). */
 bool layout_rect_inside(struct rect r, int cols, int rows);

@@ -1,6 +1,7 @@
 #include "planner.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,31 @@ const char *planner_control_label(enum control c)
     return c >= 0 && c < CTRL_COUNT ? labels[c] : "";
 }
 
+static void compute_curve(struct planner *p)
+{
+    struct users_curve *c = &p->curve;
+    struct scenario s = p->scenario;
+    c->max_users = 0;
+    for (int i = 0; i < CHART_POINTS; i++) {
+        /* 2^10 .. 2^20 tokens in equal steps of log2 */
+        double exp2 = 10.0 + 10.0 * i / (CHART_POINTS - 1);
+        uint64_t ctx = (uint64_t)(pow(2.0, exp2) + 0.5);
+        s.context_tokens = ctx;
+        if (s.prefix_tokens >= ctx)
+            s.prefix_tokens = 0;
+        if (s.avg_context_tokens >= ctx)
+            s.avg_context_tokens = 0;
+        struct plan_result r;
+        struct diag d = {0};
+        c->context_tokens[i] = ctx;
+        c->users[i] = capacity_compute(&s, &r, &d) ? r.max_users : 0;
+        if (c->users[i] > c->max_users)
+            c->max_users = c->users[i];
+        s.prefix_tokens = p->scenario.prefix_tokens;
+        s.avg_context_tokens = p->scenario.avg_context_tokens;
+    }
+}
+
 bool planner_apply(struct planner *p, const struct scenario *next)
 {
     struct diag d = {0};
@@ -43,6 +69,7 @@ bool planner_apply(struct planner *p, const struct scenario *next)
     p->result = r;
     p->valid = true;
     p->error[0] = '\0';
+    compute_curve(p);
     return true;
 }
 
@@ -585,7 +612,20 @@ int planner_key(struct planner *p, int key)
     switch (p->mode) {
     case MODE_HELP:
         p->mode = MODE_MAIN;
-        return key == 'q' ? PLAN_REDRAW : PLAN_REDRAW;
+        return PLAN_REDRAW;
+    case MODE_COMPARE:
+        if (key == 'q' || key == 'Q') {
+            p->quit = true;
+            return PLAN_QUIT;
+        }
+        if (key == 'c' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER)
+            p->mode = MODE_MAIN;
+        else if (key == 'b') {
+            p->has_baseline = true;
+            p->baseline = p->scenario;
+            p->baseline_result = p->result;
+        }
+        return PLAN_REDRAW;
     case MODE_PICKER:
         return picker_key(p, key);
     case MODE_CONFIRM:
@@ -683,6 +723,23 @@ int planner_key(struct planner *p, int key)
     case '?':
         p->mode = MODE_HELP;
         return PLAN_REDRAW;
+    case 'c':
+        if (!p->has_baseline) {
+            snprintf(p->status, sizeof p->status,
+                     "no baseline yet: press b to keep this scenario, change it, then c");
+            return PLAN_REDRAW;
+        }
+        p->mode = MODE_COMPARE;
+        return PLAN_REDRAW;
+    case 'p':
+        p->presentation = !p->presentation;
+        return PLAN_REDRAW;
+    case 27:
+        if (p->presentation) {
+            p->presentation = false;
+            return PLAN_REDRAW;
+        }
+        return 0;
     case 12: /* Ctrl-L */
         clearok(stdscr, TRUE);
         return PLAN_REDRAW;

@@ -25,11 +25,19 @@ enum control {
     CTRL_COUNT
 };
 
-enum planner_mode { MODE_MAIN, MODE_HELP, MODE_PICKER, MODE_PROMPT, MODE_CONFIRM };
+enum planner_mode { MODE_MAIN, MODE_HELP, MODE_PICKER, MODE_PROMPT, MODE_CONFIRM, MODE_COMPARE };
 
 enum prompt_kind { PROMPT_VALUE, PROMPT_EXPORT, PROMPT_OPEN };
 
-enum { PLANNER_TEXT_MAX = 256 };
+enum { PLANNER_TEXT_MAX = 256, CHART_POINTS = 61 };
+
+/* Users against context, 1k to 1M tokens on a log scale, everything else as
+ * in the scenario; computed once per change, drawn as often as needed. */
+struct users_curve {
+    uint64_t context_tokens[CHART_POINTS];
+    uint64_t users[CHART_POINTS];
+    uint64_t max_users;
+};
 
 struct planner {
     const struct catalog *catalog;
@@ -52,7 +60,9 @@ struct planner {
     char prompt[PLANNER_TEXT_MAX];
     char pending_path[PLANNER_TEXT_MAX];
     bool dragging;
+    bool presentation;
     bool quit;
+    struct users_curve curve;
 };
 
 /* Flags returned by input handlers. */

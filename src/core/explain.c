@@ -174,8 +174,17 @@ void explain_build(const struct scenario *s, const struct plan_result *r, struct
                                  : 0.0;
         if (exact_users < 0)
             exact_users = 0;
-        set(l->formula, sizeof l->formula, "floor((%s pool - %s prefix) / %s per user) = floor(%.2f)",
-            a, b, c, exact_users);
+        if (r->windowed_layers == 0 && r->kv_bytes_per_token > 0) {
+            /* per user = private tokens x bytes per token: show both factors */
+            char tok[32], pt[48];
+            units_format_int(r->user_tokens_global, tok, sizeof tok);
+            units_format_bytes_exact(r->kv_bytes_per_token, pt, sizeof pt);
+            set(l->formula, sizeof l->formula, "floor((%s pool - %s prefix) / (%s tok x %s)) = floor(%.2f)",
+                a, b, tok, pt, exact_users);
+        } else {
+            set(l->formula, sizeof l->formula,
+                "floor((%s pool - %s prefix) / %s per user) = floor(%.2f)", a, b, c, exact_users);
+        }
     }
     units_format_int(r->max_users, n1, sizeof n1);
     set(l->value, sizeof l->value, "%s", n1);

@@ -133,11 +133,11 @@ void widget_bar(int y, int x, int w, const struct bar_segment *seg, int n, bool 
         put_glyph(y, x + w - 1, roles_utf8() ? "\u25b6" : ">", role_attr(ROLE_OVER));
 }
 
-/* 3x3 glyphs for 0-9, ',' and '-': rows of 3 characters. */
-static const char *big_ascii[12][3] = {
-    {" _ ", "| |", "|_|"}, {"   ", "  |", "  |"}, {" _ ", " _|", "|_ "}, {" _ ", " _|", " _|"},
-    {"   ", "|_|", "  |"}, {" _ ", "|_ ", " _|"}, {" _ ", "|_ ", "|_|"}, {" _ ", "  |", "  |"},
-    {" _ ", "|_|", "|_|"}, {" _ ", "|_|", " _|"}, {"   ", "   ", " , "}, {"   ", " _ ", "   "},
+/* A 3 x 5 font for 0-9, ',' and '-': each row is 3 bits, high bit left. */
+static const unsigned char font[12][5] = {
+    {7, 5, 5, 5, 7}, {2, 6, 2, 2, 7}, {7, 1, 7, 4, 7}, {7, 1, 7, 1, 7}, {5, 5, 7, 1, 1},
+    {7, 4, 7, 1, 7}, {7, 4, 7, 5, 7}, {7, 1, 1, 1, 1}, {7, 5, 7, 5, 7}, {7, 5, 7, 1, 7},
+    {0, 0, 0, 2, 4}, {0, 0, 7, 0, 0},
 };
 
 static int glyph_index(char c)
@@ -149,23 +149,61 @@ static int glyph_index(char c)
     return 11;
 }
 
-int widget_big_number_width(const char *digits)
+static int glyph_width(char c, int scale)
 {
-    return (int)strlen(digits) * 3;
+    return (c == ',' ? 2 : 4) * scale;
 }
 
-int widget_big_number(int y, int x, int w, const char *digits, enum role role)
+int widget_big_number_width(const char *digits, int scale)
 {
-    int need = widget_big_number_width(digits);
-    if (need > w)
-        return widget_text(y + 1, x, w, role, digits);
-    attr_t a = role_attr(role);
-    attron(a | A_BOLD);
+    int w = 0;
+    for (size_t i = 0; digits[i]; i++)
+        w += glyph_width(digits[i], scale);
+    return w > 0 ? w - scale : 0;
+}
+
+int widget_big_number(int y, int x, const char *digits, int scale, enum role role)
+{
+    const char *cell = roles_utf8() ? "\u2588" : "#";
+    attr_t a = role_attr(role) | A_BOLD;
+    int cx = x;
     for (size_t i = 0; digits[i]; i++) {
         int g = glyph_index(digits[i]);
-        for (int r = 0; r < 3; r++)
-            mvaddstr(y + r, x + (int)i * 3, big_ascii[g][r]);
+        int bits = digits[i] == ',' ? 2 : 3; /* the comma uses its two right columns */
+        for (int r = 0; r < 5 * scale; r++) {
+            unsigned char row = font[g][r / scale];
+            for (int b = 0; b < bits; b++) {
+                int bit = digits[i] == ',' ? 1 - b : 2 - b;
+                bool on = (row >> bit) & 1;
+                for (int k = 0; k < scale; k++) {
+                    if (on)
+                        put_glyph(y + r, cx + b * scale + k, cell, a);
+                }
+            }
+        }
+        cx += glyph_width(digits[i], scale);
     }
-    attroff(a | A_BOLD);
-    return need;
+    return cx - x;
+}
+
+void widget_columns(struct rect r, const double *values, int n, int marker, enum role role,
+                    enum role marker_role)
+{
+    static const char *eighths[9] = {" ",      "\u2581", "\u2582", "\u2583", "\u2584",
+                                     "\u2585", "\u2586", "\u2587", "\u2588"};
+    static const char *ascii[9] = {" ", ".", ".", "_", "_", "o", "o", "#", "#"};
+    const char **set = roles_utf8() ? eighths : ascii;
+    for (int c = 0; c < n && c < r.w; c++) {
+        double v = values[c] < 0 ? 0 : values[c] > 1 ? 1 : values[c];
+        int units = (int)(v * r.h * 8 + 0.5);
+        attr_t a = role_attr(c == marker ? marker_role : role);
+        for (int row = 0; row < r.h; row++) {
+            int level = units - (r.h - 1 - row) * 8;
+            level = level < 0 ? 0 : level > 8 ? 8 : level;
+            if (level > 0)
+                put_glyph(r.y + row, r.x + c, set[level], a);
+            else if (c == marker)
+                put_glyph(r.y + row, r.x + c, roles_utf8() ? "\u2502" : "|", a);
+        }
+    }
 }

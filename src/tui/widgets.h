@@ -31,10 +31,17 @@ void widget_bar(int y, int x, int w, const struct bar_segment *seg, int n, bool 
 /* Writes text clipped to w columns (UTF-8 aware). Returns columns used. */
 int widget_text(int y, int x, int w, enum role role, const char *text);
 
-/* Big seven-segment style digits (3 rows high); returns width used. */
-int widget_big_number(int y, int x, int w, const char *digits, enum role role);
+/* Large digits (0-9, ',' and '-') from a 3 x 5 font scaled by `scale`:
+ * 5 x scale rows high. Returns the width drawn. */
+int widget_big_number(int y, int x, const char *digits, int scale, enum role role);
 
-/* Width a big_number needs for `digits`. */
-int widget_big_number_width(const char *digits);
+/* The width widget_big_number needs. */
+int widget_big_number_width(const char *digits, int scale);
+
+/* A column chart filling r: values[c] in 0..1 is column c's height, drawn
+ * with eighth blocks; column `marker` (or -1) is drawn in marker_role with a
+ * rule where it is empty. */
+void widget_columns(struct rect r, const double *values, int n, int marker, enum role role,
+                    enum role marker_role);
 
 #endif

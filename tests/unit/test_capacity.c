@@ -419,7 +419,7 @@ static void explain_shows_every_term_with_its_value(void **state)
     l = explain_find(&e, "users");
     assert_non_null(l);
     assert_string_equal(l->formula,
-                        "floor((66.00 GB pool - 0 B prefix) / 2.10 GB per user) = floor(31.47)");
+                        "floor((66.00 GB pool - 0 B prefix) / (4,000 tok x 512 KiB)) = floor(31.47)");
     assert_string_equal(l->value, "31");
 }
 
