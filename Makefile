@@ -116,6 +116,8 @@ golden: $(BUILD)/kvplan
 	  ./$(BUILD)/kvplan plan --format text $$(cat $$g) > $$n.txt; \
 	  ./$(BUILD)/kvplan plan --format json $$(cat $$g) > $$n.json; \
 	  [ ! -f $$n.md ] || ./$(BUILD)/kvplan plan --format markdown $$(cat $$g) > $$n.md; done
+	@for g in tests/golden/screens/*.args; do \
+	  LC_ALL=C.UTF-8 NO_COLOR= ./$(BUILD)/kvplan --dump-screen $${g%.args}.screen --dump-attrs $$(cat $$g); done
 	@git diff --stat -- tests/golden 2>/dev/null || true
 
 asan:

@@ -129,7 +129,8 @@ static int next_key(const char **k)
 }
 
 int app_dump(const struct catalog *c, const struct scenario *s, const char *path, int cols,
-             int rows, const char *keys, bool mono, bool ascii, char *err, size_t errlen)
+             int rows, const char *keys, bool mono, bool ascii, bool with_attrs, char *err,
+             size_t errlen)
 {
     struct term_caps caps;
     if (!term_open_headless(cols, rows, mono, ascii, &caps, err, errlen))
@@ -139,7 +140,8 @@ int app_dump(const struct catalog *c, const struct scenario *s, const char *path
     for (const char *k = keys ? keys : ""; *k && !p.quit;)
         planner_key(&p, next_key(&k));
     view_draw(&p);
-    size_t need = term_dump_text(NULL, 0) + 1;
+    size_t text = term_dump_text(NULL, 0), attrs = with_attrs ? term_dump_attrs(NULL, 0) : 0;
+    size_t need = text + attrs + 32;
     char *buf = malloc(need);
     if (buf == NULL) {
         term_close();
@@ -147,6 +149,11 @@ int app_dump(const struct catalog *c, const struct scenario *s, const char *path
         return 2;
     }
     term_dump_text(buf, need);
+    if (with_attrs) {
+        size_t n = strlen(buf);
+        n += (size_t)snprintf(buf + n, need - n, "--- attributes\n");
+        term_dump_attrs(buf + n, need - n);
+    }
     term_close();
     int status = 0;
     if (strcmp(path, "-") == 0) {

@@ -14,8 +14,10 @@ int app_run(const struct catalog *c, const struct scenario *s, char *err, size_t
 /* Renders the planner at cols x rows without a terminal, after feeding
  * `keys` (plain characters, and <Right>, <Left>, <Up>, <Down>, <Tab>,
  * <S-Tab>, <Enter>, <Esc>, <PgUp>, <PgDn>, <Home>, <End>, <S-Left>,
- * <S-Right>, <BS>), and writes the screen's text to path ("-" = stdout). */
+ * <S-Right>, <BS>), and writes the screen's text to path ("-" = stdout),
+ * followed by its attribute grid when with_attrs (see term_dump_attrs). */
 int app_dump(const struct catalog *c, const struct scenario *s, const char *path, int cols,
-             int rows, const char *keys, bool mono, bool ascii, char *err, size_t errlen);
+             int rows, const char *keys, bool mono, bool ascii, bool with_attrs, char *err,
+             size_t errlen);
 
 #endif

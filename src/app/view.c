@@ -411,19 +411,25 @@ int view_control_at(const struct planner *p, int x, int y, int *track_x, int *tr
 
 static void draw_box(int y, int x, int h, int w, const char *title)
 {
+    /* Explicit glyphs rather than ACS, so screen dumps read as drawn. */
+    bool u = roles_utf8();
+    const char *hz = u ? "\u2500" : "-", *vt = u ? "\u2502" : "|";
+    const char *corner[4] = {u ? "\u250c" : "+", u ? "\u2510" : "+", u ? "\u2514" : "+",
+                             u ? "\u2518" : "+"};
     for (int i = 0; i < h; i++)
         mvhline(y + i, x, ' ', w);
-    attr_t a = role_attr(ROLE_TITLE);
-    attron(a);
-    mvhline(y, x, ACS_HLINE, w);
-    mvhline(y + h - 1, x, ACS_HLINE, w);
-    mvvline(y, x, ACS_VLINE, h);
-    mvvline(y, x + w - 1, ACS_VLINE, h);
-    mvaddch(y, x, ACS_ULCORNER);
-    mvaddch(y, x + w - 1, ACS_URCORNER);
-    mvaddch(y + h - 1, x, ACS_LLCORNER);
-    mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
-    attroff(a);
+    for (int i = 1; i < w - 1; i++) {
+        widget_text(y, x + i, 1, ROLE_TITLE, hz);
+        widget_text(y + h - 1, x + i, 1, ROLE_TITLE, hz);
+    }
+    for (int i = 1; i < h - 1; i++) {
+        widget_text(y + i, x, 1, ROLE_TITLE, vt);
+        widget_text(y + i, x + w - 1, 1, ROLE_TITLE, vt);
+    }
+    widget_text(y, x, 1, ROLE_TITLE, corner[0]);
+    widget_text(y, x + w - 1, 1, ROLE_TITLE, corner[1]);
+    widget_text(y + h - 1, x, 1, ROLE_TITLE, corner[2]);
+    widget_text(y + h - 1, x + w - 1, 1, ROLE_TITLE, corner[3]);
     widget_text(y, x + 2, w - 4, ROLE_TITLE, title);
 }
 
@@ -578,10 +584,10 @@ static void draw_compare(const struct planner *p)
     enum unit_system u = p->scenario.units;
     /* inputs */
     for (int i = 0; i < 2; i++)
-        snprintf(a[i], sizeof a[i], "%u x %s", side[i].s->gpus, side[i].s->gpu.name);
+        snprintf(a[i], sizeof a[i], "%u x %s", side[i].s->gpus, side[i].s->gpu.id);
     compare_row(y++, x, w - 4, "GPU", a[0], a[1], "");
     for (int i = 0; i < 2; i++)
-        snprintf(a[i], sizeof a[i], "%s", side[i].s->model.name);
+        snprintf(a[i], sizeof a[i], "%s", side[i].s->model.id);
     compare_row(y++, x, w - 4, "Model", a[0], a[1], "");
     for (int i = 0; i < 2; i++)
         units_format_int(side[i].s->context_tokens, a[i], sizeof a[i]);
@@ -677,10 +683,14 @@ static void draw_presentation(const struct planner *p)
     uint64_t seg[SEG_COUNT];
     capacity_segments(res, seg);
     int lx = l.bar.x;
+    static const char *short_names[SEG_COUNT] = {"weights", "prefix", "users", "remainder",
+                                                  "headroom"};
     for (int i = 0; i < SEG_COUNT; i++) {
         char size[32], item[64];
+        if (seg[i] == 0 && i != SEG_WEIGHTS)
+            continue; /* an empty segment has nothing to say on a shared screen */
         units_format_bytes(seg[i] / s->gpus, s->units, size, sizeof size);
-        snprintf(item, sizeof item, "%s %s  ", capacity_segment_name((enum segment)i), size);
+        snprintf(item, sizeof item, "%s %s  ", short_names[i], size);
         widget_text(l.bar.y + 1, lx, 2, segment_roles[i], role_glyph(segment_roles[i]));
         lx += 2;
         lx += widget_text(l.bar.y + 1, lx, l.bar.x + l.bar.w - lx, ROLE_TEXT, item);

@@ -85,7 +85,7 @@ int cmd_planner(int argc, char **argv)
     int status;
     if (o.dump_path) {
         status = app_dump(&cat, &s, o.dump_path, o.dump_cols ? o.dump_cols : 80,
-                          o.dump_rows ? o.dump_rows : 24, o.keys, o.mono, o.ascii, err,
+                          o.dump_rows ? o.dump_rows : 24, o.keys, o.mono, o.ascii, o.dump_attrs, err,
                           sizeof err);
     } else {
         status = app_run(&cat, &s, err, sizeof err);

@@ -34,6 +34,7 @@ enum {
     OPT_KEYS,
     OPT_MONO,
     OPT_ASCII,
+    OPT_DUMP_ATTRS,
 };
 
 static const struct option long_options[] = {
@@ -63,6 +64,7 @@ static const struct option long_options[] = {
     {"keys", required_argument, 0, OPT_KEYS},
     {"mono", no_argument, 0, OPT_MONO},
     {"ascii", no_argument, 0, OPT_ASCII},
+    {"dump-attrs", no_argument, 0, OPT_DUMP_ATTRS},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -97,7 +99,8 @@ const char *options_help(void)
            "  --dump-screen FILE     render the planner to FILE (- = stdout), no terminal\n"
            "  --size WxH             screen size for --dump-screen (default 80x24)\n"
            "  --keys KEYS            keys to press first: text and <Right>, <Enter>, ...\n"
-           "  --mono, --ascii        monochrome / ASCII glyphs (also NO_COLOR)\n";
+           "  --mono, --ascii        monochrome / ASCII glyphs (also NO_COLOR)\n"
+           "  --dump-attrs           add the attribute grid to --dump-screen\n";
 }
 
 static bool parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max,
@@ -271,6 +274,9 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
             break;
         case OPT_ASCII:
             o->ascii = true;
+            break;
+        case OPT_DUMP_ATTRS:
+            o->dump_attrs = true;
             break;
         case 'h':
             *help = true;

@@ -35,7 +35,7 @@ struct options {
     const char *dump_path; /* planner: render to a file instead of the terminal */
     const char *keys;      /* planner dump: keys to feed first */
     int dump_cols, dump_rows;
-    bool mono, ascii;
+    bool mono, ascii, dump_attrs;
     bool has_vram, has_weights, has_price;
     uint64_t vram, weights;
     double price;

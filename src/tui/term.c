@@ -185,3 +185,39 @@ size_t term_dump_text(char *buf, size_t size)
         buf[used < size ? used : size - 1] = '\0';
     return used;
 }
+
+size_t term_dump_attrs(char *buf, size_t size)
+{
+    size_t used = 0;
+    for (int y = 0; y < LINES; y++) {
+        for (int x = 0; x <= COLS; x++) {
+            char c = '\n';
+            if (x < COLS) {
+                cchar_t cc;
+                wchar_t wch[CCHARW_MAX + 1];
+                attr_t attrs = 0;
+                short pair = 0;
+                c = '.';
+                if (mvin_wch(y, x, &cc) != ERR &&
+                    getcchar(&cc, wch, &attrs, &pair, NULL) != ERR) {
+                    if (pair > 0)
+                        c = (char)('a' + (pair - 1) % 26);
+                    else if (attrs & A_BOLD)
+                        c = 'B';
+                    else if (attrs & A_REVERSE)
+                        c = 'R';
+                    else if (attrs & A_DIM)
+                        c = 'D';
+                    else if (attrs & A_UNDERLINE)
+                        c = 'U';
+                }
+            }
+            if (used + 1 < size)
+                buf[used] = c;
+            used++;
+        }
+    }
+    if (size > 0)
+        buf[used < size ? used : size - 1] = '\0';
+    return used;
+}

@@ -38,4 +38,10 @@ bool term_quit_requested(void);
  * blanks trimmed) to buf; returns the bytes needed. */
 size_t term_dump_text(char *buf, size_t size);
 
+/* Writes one character per cell describing its attributes, one line per
+ * row: '.' plain, else a letter for the colour pair ('a' = pair 1) or, in
+ * monochrome, B bold, R reverse, D dim, U underline (the first that applies).
+ * Returns the bytes needed. Golden screens keep it beside the text. */
+size_t term_dump_attrs(char *buf, size_t size);
+
 #endif

@@ -139,6 +139,15 @@ for g in "$HERE"/golden/*.args; do
     done
 done
 
+# --- golden screens of the planner, rendered headless (text and attributes)
+for g in "$HERE"/golden/screens/*.args; do
+    name=$(basename "$g" .args)
+    # shellcheck disable=SC2046
+    if env -u NO_COLOR LC_ALL=C.UTF-8 "$K" --dump-screen "$T/screen" --dump-attrs $(cat "$g") 2>"$T/err" &&
+        cmp -s "$T/screen" "$HERE/golden/screens/$name.screen"; then ok
+    else bad "golden screen $name differs:"; cat "$T/err"; diff "$HERE/golden/screens/$name.screen" "$T/screen" | head -20; fi
+done
+
 # --- export and load: the file is what --format json prints; load reproduces it
 "$K" plan --model gemma-3-27b --gpu h200 --gpus 2 --context 32k --prefix 1k --kv-dtype fp8 --format json > "$T/stdout.json"
 "$K" plan --model gemma-3-27b --gpu h200 --gpus 2 --context 32k --prefix 1k --kv-dtype fp8 --export "$T/snap.json" > /dev/null

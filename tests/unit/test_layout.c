@@ -1,0 +1,94 @@
+/* The planner's layout as a pure function: every terminal size from 1x1 to
+ * 300x100 gives panes inside the screen that never overlap, or the
+ * "too small" state. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "app/layout.h"
+#include "app/planner.h"
+
+static void every_size_gives_a_valid_layout_or_too_small(void **state)
+{
+    (void)state;
+    int valid = 0;
+    for (int cols = 1; cols <= 300; cols++) {
+        for (int rows = 1; rows <= 100; rows++) {
+            struct planner_layout l = layout_compute(cols, rows, CTRL_COUNT);
+            if (l.too_small) {
+                assert_true(cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS);
+                continue;
+            }
+            valid++;
+            struct rect panes[] = {l.title,   l.info,  l.controls, l.summary, l.bar,
+                                   l.chart,   l.explain, l.status, l.keybar};
+            int n = (int)(sizeof panes / sizeof panes[0]);
+            for (int i = 0; i < n; i++) {
+                if (!layout_rect_inside(panes[i], cols, rows))
+                    fail_msg("%dx%d: pane %d outside the screen", cols, rows, i);
+                for (int j = i + 1; j < n; j++)
+                    if (layout_rects_overlap(panes[i], panes[j]))
+                        fail_msg("%dx%d: panes %d and %d overlap", cols, rows, i, j);
+            }
+            /* every control has its row */
+            assert_true(l.controls.h >= (CTRL_COUNT - 1) * l.control_pitch + 1);
+            /* the bar has its title, the bar and a legend row at least */
+            assert_true(l.bar.h >= 3);
+        }
+    }
+    assert_int_equal(valid, (301 - LAYOUT_MIN_COLS) * (101 - LAYOUT_MIN_ROWS));
+}
+
+static void the_minimum_sizes_work_and_one_less_does_not(void **state)
+{
+    (void)state;
+    assert_false(layout_compute(LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS, CTRL_COUNT).too_small);
+    assert_true(layout_compute(LAYOUT_MIN_COLS - 1, LAYOUT_MIN_ROWS, CTRL_COUNT).too_small);
+    assert_true(layout_compute(LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS - 1, CTRL_COUNT).too_small);
+    /* 80x24 is the size people share: big digits, full legend */
+    struct planner_layout l = layout_compute(80, 24, CTRL_COUNT);
+    assert_true(l.big_digits);
+    assert_int_equal(l.bar.h, 7);
+    /* 160x48 adds breathing room and the chart */
+    l = layout_compute(160, 48, CTRL_COUNT);
+    assert_int_equal(l.control_pitch, 2);
+    assert_true(l.chart.h >= 6);
+}
+
+static void presentation_layout_fits_every_size(void **state)
+{
+    (void)state;
+    for (int cols = 1; cols <= 300; cols++) {
+        for (int rows = 1; rows <= 100; rows++) {
+            struct presentation_layout p = layout_presentation(cols, rows);
+            if (p.too_small) {
+                assert_true(cols < 40 || rows < 12);
+                continue;
+            }
+            struct rect panes[] = {p.title,  p.number, p.caption, p.bar,
+                                   p.slider, p.explain, p.keybar};
+            int n = (int)(sizeof panes / sizeof panes[0]);
+            for (int i = 0; i < n; i++) {
+                if (!layout_rect_inside(panes[i], cols, rows))
+                    fail_msg("%dx%d: presentation pane %d outside", cols, rows, i);
+                for (int j = i + 1; j < n; j++)
+                    if (layout_rects_overlap(panes[i], panes[j]))
+                        fail_msg("%dx%d: presentation panes %d and %d overlap", cols, rows, i, j);
+            }
+            assert_int_equal(p.number.h, 5 * p.scale);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_size_gives_a_valid_layout_or_too_small),
+        cmocka_unit_test(the_minimum_sizes_work_and_one_less_does_not),
+        cmocka_unit_test(presentation_layout_fits_every_size),
+    };
+    return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
+}
