@@ -27,7 +27,7 @@ CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
 
 BUILD_DEPS := ncursesw=libncurses-dev libcjson=libcjson-dev cmd:cc=gcc
-TEST_DEPS  := cmocka=libcmocka-dev
+TEST_DEPS  := cmocka=libcmocka-dev py:pyte=python3-pyte cmd:tmux=tmux cmd:tput=ncurses-bin
 
 CORE_SRC := $(wildcard src/core/*.c)
 IO_SRC   := $(wildcard src/io/*.c)
@@ -45,7 +45,7 @@ LIB_OBJ  := $(CORE_OBJ) $(IO_OBJ) $(TUI_OBJ) $(APP_OBJ) $(filter-out $(BUILD)/sr
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all test unit cli-test asan install uninstall clean deps test-deps check-layers run golden
+.PHONY: all test unit cli-test e2e-test screenshots asan install uninstall clean deps test-deps check-layers run golden
 .SECONDARY:
 
 all: $(BUILD)/kvplan
@@ -104,10 +104,15 @@ unit: $(UNIT_TESTS)
 cli-test: $(BUILD)/kvplan
 	@sh tests/cli/run.sh $(BUILD)/kvplan
 
+# The real planner on a pseudo-terminal (pyte), and through tmux.
+e2e-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
+	@/usr/bin/python3 tests/e2e/test_tui.py $(BUILD)/kvplan
+	@sh tests/e2e/tmux.sh $(BUILD)/kvplan
+
 check-layers:
 	@sh tools/check-layers.sh
 
-test: check-layers unit cli-test
+test: check-layers unit cli-test e2e-test
 	@echo "all tests passed"
 
 # Regenerates the golden outputs from the current binary: review the diff.
@@ -117,7 +122,7 @@ golden: $(BUILD)/kvplan
 	  ./$(BUILD)/kvplan plan --format json $$(cat $$g) > $$n.json; \
 	  [ ! -f $$n.md ] || ./$(BUILD)/kvplan plan --format markdown $$(cat $$g) > $$n.md; done
 	@for g in tests/golden/screens/*.args; do \
-	  LC_ALL=C.UTF-8 NO_COLOR= ./$(BUILD)/kvplan --dump-screen $${g%.args}.screen --dump-attrs $$(cat $$g); done
+	  env -u NO_COLOR LC_ALL=C.UTF-8 ./$(BUILD)/kvplan --dump-screen $${g%.args}.screen --dump-attrs $$(cat $$g); done
 	@git diff --stat -- tests/golden 2>/dev/null || true
 
 asan:

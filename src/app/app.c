@@ -83,6 +83,7 @@ int app_run(const struct catalog *c, const struct scenario *s, char *err, size_t
                 continue;
             break; /* end of input: treat as quit, never spin */
         }
+        term_after_input();
         int flags = 0;
         if (key == KEY_RESIZE)
             flags = PLAN_REDRAW;
@@ -97,7 +98,9 @@ int app_run(const struct catalog *c, const struct scenario *s, char *err, size_t
             if (frames) {
                 char f[32];
                 snprintf(f, sizeof f, "#%lu", ++frame);
-                mvaddstr(0, COLS - (int)strlen(f) - 1, f);
+                /* last row: ncurses sends rows in order, so once a test sees
+                 * the counter, the whole frame has arrived */
+                mvaddstr(LINES - 1, COLS - (int)strlen(f) - 1, f);
             }
             refresh();
         }

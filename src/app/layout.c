@@ -59,7 +59,7 @@ struct presentation_layout layout_presentation(int cols, int rows)
     y += number_h + 1;
     p.caption = (struct rect){2, y, cols - 4, 1};
     y += 1 + gap;
-    p.bar = (struct rect){2, y, cols - 4, 2};
+    p.bar = (struct rect){1, y, cols - 2, 2};
     y += 2 + gap;
     p.slider = (struct rect){2, y, cols - 4, 1};
     y += 1 + (gap ? 1 : 0);

@@ -683,14 +683,14 @@ static void draw_presentation(const struct planner *p)
     uint64_t seg[SEG_COUNT];
     capacity_segments(res, seg);
     int lx = l.bar.x;
-    static const char *short_names[SEG_COUNT] = {"weights", "prefix", "users", "remainder",
+    static const char *short_names[SEG_COUNT] = {"weights", "prefix", "users", "spare",
                                                   "headroom"};
     for (int i = 0; i < SEG_COUNT; i++) {
         char size[32], item[64];
         if (seg[i] == 0 && i != SEG_WEIGHTS)
             continue; /* an empty segment has nothing to say on a shared screen */
         units_format_bytes(seg[i] / s->gpus, s->units, size, sizeof size);
-        snprintf(item, sizeof item, "%s %s  ", short_names[i], size);
+        snprintf(item, sizeof item, "%s %s ", short_names[i], size);
         widget_text(l.bar.y + 1, lx, 2, segment_roles[i], role_glyph(segment_roles[i]));
         lx += 2;
         lx += widget_text(l.bar.y + 1, lx, l.bar.x + l.bar.w - lx, ROLE_TEXT, item);

@@ -17,11 +17,29 @@ static SCREEN *screen;
 static FILE *null_out, *null_in;
 static bool mode_1002;
 static volatile sig_atomic_t quit_requested;
+static volatile sig_atomic_t resumed;
 
 static void on_quit_signal(int sig)
 {
     (void)sig;
     quit_requested = 1;
+}
+
+static void on_continue(int sig)
+{
+    (void)sig;
+    resumed = 1;
+}
+
+void term_after_input(void)
+{
+    /* ncurses' own SIGTSTP handling restores its mouse mode (1000) on
+     * resume, not ours: assert motion reporting again. */
+    if (resumed && mode_1002) {
+        resumed = 0;
+        fputs("\033[?1002h", stdout);
+        fflush(stdout);
+    }
 }
 
 bool term_quit_requested(void)
@@ -61,7 +79,8 @@ static void common_setup(struct term_caps *caps, bool mono)
     keypad(stdscr, TRUE);
     curs_set(0);
     set_escdelay(25);
-    caps->color = !mono && has_colors() && getenv("NO_COLOR") == NULL;
+    const char *no_color = getenv("NO_COLOR"); /* no-color.org: set and not empty */
+    caps->color = !mono && has_colors() && (no_color == NULL || no_color[0] == '\0');
     roles_init(caps->color, caps->utf8);
 }
 
@@ -89,6 +108,9 @@ bool term_open(struct term_caps *caps, char *err, size_t errlen)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_continue;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGCONT, &sa, NULL);
     mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON4_PRESSED |
                   BUTTON5_PRESSED | REPORT_MOUSE_POSITION,
               NULL);

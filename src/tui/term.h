@@ -31,6 +31,10 @@ bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_c
 /* Restores the terminal (idempotent, async-signal tolerant path). */
 void term_close(void);
 
+/* Call after each input event: re-enables mouse motion reporting after the
+ * program was suspended and resumed. */
+void term_after_input(void);
+
 /* True once a SIGINT/SIGTERM/SIGHUP asked us to quit. */
 bool term_quit_requested(void);
 

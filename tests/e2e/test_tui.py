@@ -1,0 +1,249 @@
+#!/usr/bin/python3
+"""End-to-end tests of the real kvplan binary on a pseudo-terminal, read
+through the pyte terminal emulator. Usage: test_tui.py path/to/kvplan.
+Prints one line per test and ends with "N passed, N failed"."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ptyterm import PtyTerm  # noqa: E402
+
+KVPLAN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kvplan")
+SCENARIO = ["--gpu", "a100-80gb", "--model", "llama-2-7b", "--context", "4k"]
+TMP = tempfile.mkdtemp(prefix="kvplan-e2e-")
+ENV = dict(os.environ, XDG_CONFIG_HOME=TMP)
+
+
+def plan(*args):
+    out = subprocess.run([KVPLAN, "plan", "--format", "json", *args], capture_output=True,
+                         check=True, env=ENV)
+    return json.loads(out.stdout)
+
+
+def users_on_screen(t):
+    """The user count from the explain pane's first line: '... = floor(29.72) = 29'."""
+    m = t.wait_for(r"floor\([0-9.]+\)\s*=\s*([0-9,]+)")
+    return int(m.group(1).replace(",", ""))
+
+
+def control_value(t, label):
+    """The value shown after a control's slider track."""
+    m = re.search(r"^ %s\s+\S+\s+(\S+)" % re.escape(label), t.text(), re.M)
+    assert m, t.text()
+    return m.group(1)
+
+
+def control_row(t, label):
+    for y, line in enumerate(t.screen.display):
+        if line.startswith(" " + label):
+            return y, line
+    raise AssertionError("no %s control on screen:\n%s" % (label, t.text()))
+
+
+def start(*extra, cols=100, rows=30):
+    t = PtyTerm([KVPLAN, *SCENARIO, *extra], cols=cols, rows=rows, env=ENV)
+    t.wait_for(r"How the number is computed")
+    return t
+
+
+def test_opens_on_the_scenario_and_shows_what_plan_computes():
+    t = start()
+    try:
+        assert users_on_screen(t) == plan(*SCENARIO)["result"]["max_users"] == 29
+        assert "Llama 2 7B on 1 x NVIDIA A100 SXM4 80GB" in t.text()
+    finally:
+        t.kill()
+
+
+def test_right_arrow_doubles_the_context_and_users_follow_plan():
+    t = start()
+    try:
+        t.press(t.cap("kcuf1"))
+        t.wait_for(r"at 8k tokens")
+        want = plan(*SCENARIO[:-1], "8k")["result"]["max_users"]
+        assert users_on_screen(t) == want == 14, t.text()
+        t.press(t.cap("kcub1"))
+        assert users_on_screen(t) == 29
+    finally:
+        t.kill()
+
+
+def test_dragging_the_context_knob_moves_it_continuously():
+    t = start()
+    try:
+        y, line = control_row(t, "Context")
+        knob = line.index("\u25cf")
+        end = line.index(" ", knob + 1) - 1  # last cell of the track
+        t.press(t.mouse_bytes(0, knob, y))          # press on the knob
+        values = []
+        for x in range(knob + 1, end + 1, 3):
+            t.press(t.mouse_bytes(32, x, y))        # motion with the button held (mode 1002)
+            values.append(control_value(t, "Context"))
+        t.press(t.mouse_bytes(0, end, y, release=True))
+        t.wait_for(r"at 1M tokens")
+        assert len(set(values)) >= 3, values   # it moved while dragging, not only on release
+        assert users_on_screen(t) == plan(*SCENARIO[:-1], "1M")["result"]["max_users"]
+    finally:
+        t.kill()
+
+
+def test_clicking_a_control_focuses_it_and_the_wheel_steps_it():
+    t = start()
+    try:
+        y, line = control_row(t, "Headroom")
+        t.mouse(0, 3, y)
+        t.mouse(0, 3, y, release=True)
+        t.mouse(64, 3, y)  # wheel up
+        m = t.wait_for(r"Headroom .* 11%")
+        assert m
+        assert users_on_screen(t) == plan(*SCENARIO, "--headroom", "11")["result"]["max_users"]
+    finally:
+        t.kill()
+
+
+def test_resize_redraws_and_too_small_says_so():
+    t = start()
+    try:
+        t.resize(160, 48)
+        t.wait_for(r"Users against context")
+        t.resize(50, 15)
+        t.wait_for(r"Enlarge the terminal to 70x22")
+        t.resize(80, 24)
+        t.wait_for(r"How the number is computed")
+        assert users_on_screen(t) == 29
+    finally:
+        t.kill()
+
+
+def test_export_writes_the_same_bytes_as_plan_json():
+    path = os.path.join(TMP, "export.json")
+    t = start()
+    try:
+        t.press(t.cap("kcuf1"))  # 8k
+        t.press("e")
+        t.wait_for(r"Export to: kvplan-llama-2-7b-a100-80gb-8k.json")
+        for _ in range(60):
+            t.send("\x7f")
+        t.press(path + "\r")
+        t.wait_for(r"exported")
+        with open(path, "rb") as f:
+            written = f.read()
+        want = subprocess.run([KVPLAN, "plan", "--format", "json", *SCENARIO[:-1], "8k"],
+                              capture_output=True, check=True, env=ENV).stdout
+        assert written == want
+        # a second export asks before overwriting; n keeps the file
+        t.press(t.cap("kcuf1"))
+        t.press("e")
+        for _ in range(60):
+            t.send("\x7f")
+        t.press(path + "\r")
+        t.wait_for(r"exists. Overwrite it\?")
+        t.press("n")
+        with open(path, "rb") as f:
+            assert f.read() == want
+    finally:
+        t.kill()
+
+
+def test_open_shows_errors_without_leaving():
+    bad = os.path.join(TMP, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{"format": "kvplan-scenario", "format_version": 9}\n')
+    t = start()
+    try:
+        t.press("o")
+        t.press(bad + "\r")
+        t.wait_for(r"format_version: 9 is not supported")
+        assert users_on_screen(t) == 29
+    finally:
+        t.kill()
+
+
+def test_quit_restores_the_terminal():
+    t = start()
+    t.send("q")
+    assert t.wait_exit() == 0
+    tail = bytes(t.raw[-200:])
+    assert b"\x1b[?1002l" in tail, tail      # motion reporting off
+    assert b"\x1b[?1049l" in tail, tail      # back to the normal screen
+
+
+def test_sigterm_and_sighup_restore_the_terminal():
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        t = start()
+        t.wait_blocked()
+        mark = len(t.raw)
+        os.kill(t.pid, sig)
+        t.wait_exit()
+        assert b"\x1b[?1049l" in bytes(t.raw[mark:]), (sig, bytes(t.raw[mark:]))
+        assert b"\x1b[?1002l" in bytes(t.raw[mark:]), (sig, bytes(t.raw[mark:]))
+
+
+def test_suspend_and_resume_redraw():
+    t = start()
+    try:
+        t.wait_blocked()
+        mark = len(t.raw)
+        os.kill(t.pid, signal.SIGTSTP)
+        t.wait_raw(b"\x1b[?1049l", mark)  # left the alternate screen
+        left = bytes(t.raw).index(b"\x1b[?1049l", mark)
+        os.kill(t.pid, signal.SIGCONT)
+        t.wait_raw(b"\x1b[?1049h", left)  # and came back to it
+        t.press(t.cap("kcuf1"))
+        assert users_on_screen(t) == 14
+        assert b"\x1b[?1002h" in bytes(t.raw[left:])  # motion reporting is back
+    finally:
+        t.kill()
+
+
+def test_picker_filters_by_typing():
+    t = start()
+    try:
+        t.press(t.cap("kcuu1"))  # focus Model
+        t.press("\r")
+        t.wait_for(r"Model: type to filter")
+        for c in "deepseek-v3":
+            t.press(c)
+        t.press("\r")
+        t.wait_for(r"DeepSeek-V3 / R1 on 1 x")
+    finally:
+        t.kill()
+
+
+def test_without_a_terminal_it_prints_the_plan():
+    out = subprocess.run([KVPLAN, *SCENARIO], capture_output=True, stdin=subprocess.DEVNULL,
+                         env=ENV, text=True)
+    assert out.returncode == 0
+    assert "printing the plan instead" in out.stderr
+    assert "29 users fit at 4,096 tokens" in out.stdout
+    env = dict(ENV, TERM="dumb")
+    t = PtyTerm([KVPLAN, *SCENARIO], env=env, term="dumb")
+    t.wait_exit()
+    raw = bytes(t.raw).decode("utf-8", "replace")
+    assert "TERM=dumb" in raw and "29 users fit" in raw, raw[:500]
+
+
+def main():
+    tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_")]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            passed += 1
+            print("ok   %s" % name)
+        except Exception:  # noqa: BLE001 - report every failure, keep going
+            failed += 1
+            print("FAIL %s" % name)
+            traceback.print_exc()
+    print("e2e: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
