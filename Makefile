@@ -109,6 +109,12 @@ e2e-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 	@/usr/bin/python3 tests/e2e/test_tui.py $(BUILD)/kvplan
 	@sh tests/e2e/tmux.sh $(BUILD)/kvplan
 
+# PNG pictures of the real planner in screenshots/ (pyte + Pillow).
+screenshots: $(BUILD)/kvplan
+	@sh tools/deps.sh py:pyte=python3-pyte py:PIL=python3-pil cmd:tput=ncurses-bin \
+	  file:/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf=fonts-dejavu-core
+	/usr/bin/python3 tools/screenshots.py $(BUILD)/kvplan screenshots
+
 check-layers:
 	@sh tools/check-layers.sh
 

@@ -10,6 +10,7 @@ for pair in "$@"; do
     pkg=${pair#*=}
     case "$name" in
         cmd:*) command -v "${name#cmd:}" >/dev/null 2>&1 || missing="$missing $pkg" ;;
+        file:*) [ -e "${name#file:}" ] || missing="$missing $pkg" ;;
         py:*) /usr/bin/python3 -c "import ${name#py:}" >/dev/null 2>&1 || missing="$missing $pkg" ;;
         *) pkg-config --exists "$name" 2>/dev/null || missing="$missing $pkg" ;;
     esac

@@ -203,10 +203,11 @@ static void draw_bar(const struct planner *p, struct rect r)
     const struct scenario *s = &p->scenario;
     struct bar_segment bs[SEG_COUNT];
     bool over = bar_segments(res, bs);
-    char title[96], total[32];
+    char title[96], total[32], count[32] = "";
     units_format_bytes(res->gpu_memory_bytes_per_gpu, s->units, total, sizeof total);
-    snprintf(title, sizeof title, "Memory of each GPU: %s%s", total,
-             s->gpus > 1 ? (snprintf(total, sizeof total, " (x %u)", s->gpus), total) : "");
+    if (s->gpus > 1)
+        snprintf(count, sizeof count, ", %u GPUs alike", s->gpus);
+    snprintf(title, sizeof title, "Memory of each GPU: %s%s", total, count);
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
     widget_bar(r.y + 1, r.x, r.w, bs, SEG_COUNT, over);
     uint64_t seg[SEG_COUNT];
@@ -292,6 +293,19 @@ static int draw_explain_line(const struct explain_line *l, int y, int x, int w, 
     int label_w = 19;
     widget_text(y, x, label_w, ROLE_TITLE, l->label);
     int tw = w - label_w;
+    if (max_rows == 1 && (int)strlen(text) > tw) {
+        /* One row only: shorten the formula, never the value. */
+        char value[EXPLAIN_LABEL_MAX * 2 + 8];
+        snprintf(value, sizeof value, " = %s", l->value);
+        int keep = tw - (int)strlen(value) - 1;
+        if (keep < 0)
+            keep = 0;
+        char piece[512];
+        snprintf(piece, sizeof piece, "%.*s%s%s", keep, l->formula, roles_utf8() ? "\u2026" : "~",
+                 value);
+        widget_text(y, x + label_w, tw, role, piece);
+        return 1;
+    }
     int rows = 0;
     const char *s = text;
     while (*s && rows < max_rows) {
@@ -323,12 +337,18 @@ static void draw_explain(const struct planner *p, struct rect r)
     static const char *order[] = {"users",    "pool",      "kv_per_user", "kv_per_token",
                                   "windows",  "prefix",    "users_paged", "waste",
                                   "kv_tokens", "cost",     "decode"};
+    const struct explain_line *lines[16];
+    int n = 0;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if ((lines[n] = explain_find(&e, order[i])) != NULL)
+            n++;
     int y = r.y + 1, end = r.y + r.h;
-    for (size_t i = 0; i < sizeof order / sizeof order[0] && y < end; i++) {
-        const struct explain_line *l = explain_find(&e, order[i]);
-        if (l == NULL)
-            continue;
-        y += draw_explain_line(l, y, r.x, r.w, i == 0 ? end - y : 1, i == 0 ? ROLE_TEXT : ROLE_DIM);
+    for (int i = 0; i < n && y < end; i++) {
+        /* The users line may take every row it needs; the others wrap to a
+         * second row while that leaves one row for each line still to come. */
+        int spare = end - y - (n - i - 1);
+        int max_rows = i == 0 ? end - y : spare >= 2 ? 2 : 1;
+        y += draw_explain_line(lines[i], y, r.x, r.w, max_rows, i == 0 ? ROLE_TEXT : ROLE_DIM);
     }
 }
 
@@ -435,8 +455,8 @@ static void draw_box(int y, int x, int h, int w, const char *title)
 
 static void draw_picker(const struct planner *p)
 {
-    int w = COLS - 4 < 100 ? COLS - 4 : 100, h = LINES - 4;
-    int x = (COLS - w) / 2, y = 2;
+    int w = COLS - 2, h = LINES - 2;
+    int x = 1, y = 1;
     bool gpu = p->picker_for == CTRL_GPU;
     char title[128];
     snprintf(title, sizeof title, " %s: type to filter [%s%s] Enter picks, Esc cancels ",

@@ -22,8 +22,9 @@ class PtyTerm:
     def __init__(self, argv, cols=100, rows=30, env=None, term="xterm-256color"):
         self.cols, self.rows, self.term = cols, rows, term
         environ = dict(os.environ if env is None else env)
+        if env is None:
+            environ.pop("NO_COLOR", None)
         environ.update({"TERM": term, "LC_ALL": "C.UTF-8", "KVPLAN_FRAME_COUNTER": "1"})
-        environ.pop("NO_COLOR", None)
         environ.pop("TMUX", None)
         pid, fd = pty.fork()
         if pid == 0:
