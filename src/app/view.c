@@ -660,6 +660,15 @@ static void draw_compare(const struct planner *p)
     }
     if (y < h - 2) {
         for (int i = 0; i < 2; i++) {
+            if (side[i].r->decode_tokens_per_s_per_user > 0)
+                snprintf(a[i], sizeof a[i], "%.1f tok/s", side[i].r->decode_tokens_per_s_per_user);
+            else
+                snprintf(a[i], sizeof a[i], "n/a");
+        }
+        compare_row(y++, x, w - 4, "Decode bound/user", a[0], a[1], "");
+    }
+    if (y < h - 2) {
+        for (int i = 0; i < 2; i++) {
             if (side[i].r->cost_per_user_hour >= 0)
                 snprintf(a[i], sizeof a[i], "$%.4f", side[i].r->cost_per_user_hour);
             else
@@ -741,6 +750,7 @@ void view_draw(const struct planner *p)
     erase();
     if (p->mode == MODE_COMPARE && LINES >= 12 && COLS >= 50) {
         draw_compare(p);
+        draw_keybar((struct rect){0, LINES - 1, COLS, 1});
         return;
     }
     if (p->presentation) {
