@@ -89,6 +89,7 @@ def render(screen, path, size=15, pad=10):
 
 
 SCENES = [
+    ("default", (100, 30), [], [], {}),
     # name, size, arguments, keys (bytes or terminfo names in <>), environment
     ("planner", (120, 36), ["--gpu", "a100-80gb", "--model", "llama-2-7b", "--context", "4k"],
      ["b", "<kcuf1>", "<kcuf1>", "<kcuf1>"], {}),

@@ -341,8 +341,12 @@ void planner_control_value(const struct planner *p, enum control c, char *buf, s
         else {
             uint32_t h = r->kv_heads ? r->kv_heads : s->model.kv_heads;
             uint32_t group = s->model.attention_heads / (h ? h : 1);
-            snprintf(buf, size, "%u %s", h,
-                     h == 1 ? "MQA" : group == 1 ? "MHA" : (snprintf(t, sizeof t, "g%u", group), t));
+            if (h == 1)
+                snprintf(buf, size, "1 (MQA)");
+            else if (group == 1)
+                snprintf(buf, size, "%u (MHA)", h);
+            else
+                snprintf(buf, size, "%u (group %u)", h, group);
         }
         break;
     case CTRL_KV_DTYPE:

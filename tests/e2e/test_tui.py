@@ -108,6 +108,21 @@ def test_clicking_a_control_focuses_it_and_the_wheel_steps_it():
         t.kill()
 
 
+def test_clicking_a_key_in_the_bottom_bar_runs_it():
+    t = start()
+    try:
+        row = t.rows - 1
+        x = t.screen.display[row].index("? help")
+        t.press(t.mouse_bytes(0, x + 2, row))
+        t.press(t.mouse_bytes(0, x + 2, row, release=True))
+        t.wait_for(r"Any key closes this help")
+        t.press("x")
+        t.wait_for(r"How the number is computed")
+        assert "Any key closes" not in t.text()
+    finally:
+        t.kill()
+
+
 def test_resize_redraws_and_too_small_says_so():
     t = start()
     try:

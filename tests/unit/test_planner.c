@@ -118,7 +118,7 @@ static void kv_heads_step_through_the_divisors_of_the_heads(void **state)
     assert_int_equal(p.result.kv_heads, 1);
     char v[64];
     planner_control_value(&p, CTRL_KV_HEADS, v, sizeof v);
-    assert_string_equal(v, "1 MQA");
+    assert_string_equal(v, "1 (MQA)");
     planner_key(&p, 'r');
     assert_int_equal(p.result.kv_heads, 32);
 }
