@@ -17,6 +17,10 @@ static int handle_mouse(struct planner *p)
     MEVENT ev;
     if (getmouse(&ev) != OK)
         return 0;
+    if (p->mode == MODE_HELP && (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))) {
+        p->mode = MODE_MAIN; /* like any key, a click closes the help */
+        return PLAN_REDRAW;
+    }
     if (p->mode != MODE_MAIN)
         return 0;
     int tx = 0, tw = 0;
