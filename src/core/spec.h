@@ -31,6 +31,7 @@ struct gpu_spec {
     uint64_t bandwidth_bytes_per_s; /* memory bandwidth, per GPU; 0 = unknown */
     bool fp8;                       /* native FP8 support */
     double price_usd_per_hour;      /* per GPU; < 0 = unknown */
+    uint64_t cuda_visible_bytes;    /* what cudaMemGetInfo reports as total; 0 = unknown */
     char price_date[SPEC_ID_MAX];
 };
 
@@ -48,6 +49,8 @@ struct model_spec {
     /* MLA only: the latent cached per layer is kv_lora_rank + qk_rope_head_dim. */
     uint32_t kv_lora_rank;
     uint32_t qk_rope_head_dim;
+    uint32_t qk_nope_head_dim; /* MLA: per-head K/V sizes when expanded (pre-MLA engines) */
+    uint32_t v_head_dim;
     /* Sliding window: `windowed_layers` of the layers hold at most
      * `window_tokens` tokens; 0 windowed layers = full attention everywhere. */
     uint32_t windowed_layers;
@@ -60,6 +63,8 @@ struct model_spec {
      * (MXFP4 experts, FP8 block-scaled weights); 0 = params x dtype. */
     uint64_t weights_bytes;
     uint64_t max_context_tokens;
+    uint32_t vocab_size;        /* 0 = unknown; sizes logits in engine estimates */
+    uint32_t intermediate_size; /* 0 = unknown */
 };
 
 /* "MHA", "GQA", "MQA" or "MLA". */

@@ -72,8 +72,14 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
         !jsonread_bool(r, o, "fp8", false, &g->fp8, d) ||
         !jsonread_double(r, o, "price_usd_per_hour", false, 0.0, 1e6, &g->price_usd_per_hour,
                          d) ||
-        !jsonread_string(r, o, "price_date", false, g->price_date, sizeof g->price_date, d))
+        !jsonread_string(r, o, "price_date", false, g->price_date, sizeof g->price_date, d) ||
+        !jsonread_u64(r, o, "cuda_visible_bytes", false, 1, (uint64_t)1 << 44,
+                      &g->cuda_visible_bytes, d))
         return false;
+    if (g->cuda_visible_bytes > g->memory_bytes)
+        return fail_field(r, d, "cuda_visible_bytes: %llu is more than memory_bytes %llu",
+                          (unsigned long long)g->cuda_visible_bytes,
+                          (unsigned long long)g->memory_bytes);
     struct diag v = {0};
     if (!spec_gpu_validate(g, &v)) {
         jsonread_locate_message(r, &v);
@@ -107,7 +113,9 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
         !read_dtype(r, o, "weight_dtype", true, &m->weight_dtype, d) ||
         !jsonread_u64(r, o, "weights_bytes", false, 1, big, &m->weights_bytes, d) ||
         !jsonread_u64(r, o, "max_context_tokens", true, 1, TOKENS_MAX, &m->max_context_tokens,
-                      d))
+                      d) ||
+        !jsonread_u32(r, o, "vocab_size", false, 1, 100000000, &m->vocab_size, d) ||
+        !jsonread_u32(r, o, "intermediate_size", false, 1, 100000000, &m->intermediate_size, d))
         return false;
     if (m->weight_dtype == DTYPE_AUTO)
         return fail_field(r, d, "weight_dtype: name the released precision, not auto");
@@ -118,7 +126,10 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
                                     "qk_rope_head_dim");
         struct jsonread c = jsonread_child(r, "mla", "mla.");
         if (!jsonread_u32(&c, mo, "kv_lora_rank", true, 1, 1000000, &m->kv_lora_rank, d) ||
-            !jsonread_u32(&c, mo, "qk_rope_head_dim", true, 0, 1000000, &m->qk_rope_head_dim, d))
+            !jsonread_u32(&c, mo, "qk_rope_head_dim", true, 0, 1000000, &m->qk_rope_head_dim, d) ||
+            !jsonread_u32(&c, mo, "qk_nope_head_dim", false, 0, 1000000, &m->qk_nope_head_dim,
+                          d) ||
+            !jsonread_u32(&c, mo, "v_head_dim", false, 0, 1000000, &m->v_head_dim, d))
             return false;
     }
     const cJSON *sw = cJSON_GetObjectItemCaseSensitive(o, "sliding_window");
@@ -190,6 +201,8 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
     jsonout_double_or_null(&o, "price_usd_per_hour", g->price_usd_per_hour,
                            g->price_usd_per_hour >= 0);
     jsonout_string(&o, "price_date", g->price_date);
+    if (g->cuda_visible_bytes)
+        jsonout_uint(&o, "cuda_visible_bytes", g->cuda_visible_bytes);
     jsonout_string(&o, "source", g->source);
     return jsonout_end(&o);
 }
@@ -216,6 +229,10 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         struct jsonout mo = jsonout_begin();
         jsonout_uint(&mo, "kv_lora_rank", m->kv_lora_rank);
         jsonout_uint(&mo, "qk_rope_head_dim", m->qk_rope_head_dim);
+        if (m->qk_nope_head_dim)
+            jsonout_uint(&mo, "qk_nope_head_dim", m->qk_nope_head_dim);
+        if (m->v_head_dim)
+            jsonout_uint(&mo, "v_head_dim", m->v_head_dim);
         jsonout_object(&o, "mla", jsonout_end(&mo));
     }
     if (m->windowed_layers > 0) {
@@ -234,6 +251,10 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
     if (m->weights_bytes)
         jsonout_uint(&o, "weights_bytes", m->weights_bytes);
     jsonout_uint(&o, "max_context_tokens", m->max_context_tokens);
+    if (m->vocab_size)
+        jsonout_uint(&o, "vocab_size", m->vocab_size);
+    if (m->intermediate_size)
+        jsonout_uint(&o, "intermediate_size", m->intermediate_size);
     jsonout_string(&o, "source", m->source);
     return jsonout_end(&o);
 }
