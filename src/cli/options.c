@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "io/calibration.h"
 #include "io/fileio.h"
 #include "io/snapshot.h"
 
@@ -35,6 +36,21 @@ enum {
     OPT_MONO,
     OPT_ASCII,
     OPT_DUMP_ATTRS,
+    OPT_ENGINE,
+    OPT_TP,
+    OPT_UTIL,
+    OPT_MAX_SEQS,
+    OPT_MAX_BATCHED,
+    OPT_MEM_FRACTION,
+    OPT_CHUNKED,
+    OPT_PARALLEL,
+    OPT_FIT_TARGET,
+    OPT_FREE_FRACTION,
+    OPT_GPU_TOTAL,
+    OPT_NON_KV,
+    OPT_KV_MEMORY,
+    OPT_KV_DTYPE_V,
+    OPT_CALIBRATION,
 };
 
 static const struct option long_options[] = {
@@ -65,6 +81,22 @@ static const struct option long_options[] = {
     {"mono", no_argument, 0, OPT_MONO},
     {"ascii", no_argument, 0, OPT_ASCII},
     {"dump-attrs", no_argument, 0, OPT_DUMP_ATTRS},
+    {"engine", required_argument, 0, OPT_ENGINE},
+    {"tp", required_argument, 0, OPT_TP},
+    {"gpu-memory-utilization", required_argument, 0, OPT_UTIL},
+    {"max-num-seqs", required_argument, 0, OPT_MAX_SEQS},
+    {"max-running-requests", required_argument, 0, OPT_MAX_SEQS},
+    {"max-num-batched-tokens", required_argument, 0, OPT_MAX_BATCHED},
+    {"mem-fraction-static", required_argument, 0, OPT_MEM_FRACTION},
+    {"chunked-prefill-size", required_argument, 0, OPT_CHUNKED},
+    {"parallel", required_argument, 0, OPT_PARALLEL},
+    {"fit-target", required_argument, 0, OPT_FIT_TARGET},
+    {"free-gpu-memory-fraction", required_argument, 0, OPT_FREE_FRACTION},
+    {"gpu-total", required_argument, 0, OPT_GPU_TOTAL},
+    {"non-kv", required_argument, 0, OPT_NON_KV},
+    {"kv-memory", required_argument, 0, OPT_KV_MEMORY},
+    {"kv-dtype-v", required_argument, 0, OPT_KV_DTYPE_V},
+    {"calibration", required_argument, 0, OPT_CALIBRATION},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -95,6 +127,17 @@ const char *options_help(void)
            "  --export FILE          write the snapshot to FILE atomically\n"
            "  --require-users N      exit with status 1 when fewer than N users fit\n"
            "  --format F             text, json or markdown (default text)\n"
+           "Engine profiles (defaults are each engine's own):\n"
+           "  --engine E             generic, vllm, sglang, llama.cpp, trtllm (vllm@0 = V0,\n"
+           "                         llama.cpp@pre-mla = DeepSeek before MLA support)\n"
+           "  --tp N                 tensor parallel per replica (default all GPUs);\n"
+           "                         replicas = --gpus / --tp\n"
+           "  --gpu-memory-utilization F, --max-num-seqs N, --max-num-batched-tokens N  (vLLM)\n"
+           "  --mem-fraction-static F, --chunked-prefill-size N, --max-running-requests N  (SGLang)\n"
+           "  --parallel N (-np slots), --fit-target SIZE, --kv-dtype-v D  (llama.cpp)\n"
+           "  --free-gpu-memory-fraction F  (TensorRT-LLM)\n"
+           "  --gpu-total SIZE, --non-kv SIZE, --kv-memory SIZE   what a log said, per GPU\n"
+           "  --calibration FILE     use a saved calibration (kvplan calibrate --save)\n"
            "Planner only:\n"
            "  --dump-screen FILE     render the planner to FILE (- = stdout), no terminal\n"
            "  --size WxH             screen size for --dump-screen (default 80x24)\n"
@@ -278,6 +321,84 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
         case OPT_DUMP_ATTRS:
             o->dump_attrs = true;
             break;
+        case OPT_ENGINE:
+            if (!wrap("--engine", engine_parse(a, &o->engine, &o->engine_rule, &in), &in, d))
+                return false;
+            o->has_engine = true;
+            break;
+        case OPT_TP:
+            if (!parse_count("--tp", a, 1, GPUS_MAX, &n, d))
+                return false;
+            o->tp = (uint32_t)n;
+            o->has_tp = true;
+            break;
+        case OPT_UTIL:
+        case OPT_MEM_FRACTION:
+        case OPT_FREE_FRACTION: {
+            const char *name = c == OPT_UTIL           ? "--gpu-memory-utilization"
+                               : c == OPT_MEM_FRACTION ? "--mem-fraction-static"
+                                                       : "--free-gpu-memory-fraction";
+            double x;
+            if (!units_parse_number(a, 0.01, 1.0, &x, &in))
+                return diag_fail(d, "%s: '%s' is not a fraction from 0.01 to 1", name, a);
+            if (c == OPT_UTIL)
+                o->flags.gpu_memory_utilization = x;
+            else if (c == OPT_MEM_FRACTION)
+                o->flags.mem_fraction_static = x;
+            else
+                o->flags.free_gpu_memory_fraction = x;
+            break;
+        }
+        case OPT_MAX_SEQS:
+            if (!parse_count("--max-num-seqs", a, 1, 1000000, &n, d))
+                return false;
+            o->flags.max_num_seqs = (uint32_t)n;
+            break;
+        case OPT_MAX_BATCHED:
+        case OPT_CHUNKED:
+            if (!wrap(c == OPT_CHUNKED ? "--chunked-prefill-size" : "--max-num-batched-tokens",
+                      units_parse_tokens(a, false, &n, &in), &in, d))
+                return false;
+            if (c == OPT_CHUNKED)
+                o->flags.chunked_prefill_size = n;
+            else
+                o->flags.max_num_batched_tokens = n;
+            break;
+        case OPT_PARALLEL:
+            if (!parse_count("--parallel", a, 1, 65536, &n, d))
+                return false;
+            o->flags.parallel = (uint32_t)n;
+            break;
+        case OPT_FIT_TARGET:
+        case OPT_GPU_TOTAL:
+        case OPT_NON_KV:
+        case OPT_KV_MEMORY: {
+            const char *name = c == OPT_FIT_TARGET  ? "--fit-target"
+                               : c == OPT_GPU_TOTAL ? "--gpu-total"
+                               : c == OPT_NON_KV    ? "--non-kv"
+                                                    : "--kv-memory";
+            if (!wrap(name, units_parse_size(a, &n, &in), &in, d))
+                return false;
+            if (n == 0 || n > ((uint64_t)1 << 44))
+                return diag_fail(d, "%s: '%s' must be more than 0 B and at most 16 TiB", name, a);
+            if (c == OPT_FIT_TARGET)
+                o->flags.fit_target_bytes = n;
+            else if (c == OPT_GPU_TOTAL)
+                o->flags.gpu_total_bytes = n;
+            else if (c == OPT_NON_KV)
+                o->flags.non_kv_bytes = n;
+            else
+                o->flags.kv_memory_bytes = n;
+            break;
+        }
+        case OPT_KV_DTYPE_V:
+            if (!dtype_parse(a, &o->flags.v_dtype))
+                return diag_fail(d, "--kv-dtype-v: unknown precision '%s' (expected %s)", a,
+                                 dtype_names());
+            break;
+        case OPT_CALIBRATION:
+            o->calibration_path = a;
+            break;
         case 'h':
             *help = true;
             break;
@@ -367,5 +488,42 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->has_price = true;
         s->price_usd_per_hour = o->price;
     }
+    if (o->has_tp)
+        s->tp = o->tp;
+    else if (o->has_gpus && o->load_path)
+        s->tp = 0;
+    if (o->calibration_path && !calibration_apply(o->calibration_path, s, d))
+        return false;
+    if (o->has_engine) {
+        s->engine.kind = o->engine;
+        s->engine.rule = o->engine_rule;
+    }
+    /* engine flags given on the command line win over a snapshot's or a calibration's */
+    const struct engine_flags *f = &o->flags;
+    struct engine_flags *e = &s->engine;
+    if (f->gpu_memory_utilization > 0)
+        e->gpu_memory_utilization = f->gpu_memory_utilization;
+    if (f->max_num_seqs)
+        e->max_num_seqs = f->max_num_seqs;
+    if (f->max_num_batched_tokens)
+        e->max_num_batched_tokens = f->max_num_batched_tokens;
+    if (f->mem_fraction_static > 0)
+        e->mem_fraction_static = f->mem_fraction_static;
+    if (f->chunked_prefill_size)
+        e->chunked_prefill_size = f->chunked_prefill_size;
+    if (f->parallel)
+        e->parallel = f->parallel;
+    if (f->fit_target_bytes)
+        e->fit_target_bytes = f->fit_target_bytes;
+    if (f->v_dtype != DTYPE_AUTO)
+        e->v_dtype = f->v_dtype;
+    if (f->free_gpu_memory_fraction > 0)
+        e->free_gpu_memory_fraction = f->free_gpu_memory_fraction;
+    if (f->gpu_total_bytes)
+        e->gpu_total_bytes = f->gpu_total_bytes;
+    if (f->non_kv_bytes)
+        e->non_kv_bytes = f->non_kv_bytes;
+    if (f->kv_memory_bytes)
+        e->kv_memory_bytes = f->kv_memory_bytes;
     return capacity_validate(s, d);
 }

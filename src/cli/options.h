@@ -36,6 +36,12 @@ struct options {
     const char *keys;      /* planner dump: keys to feed first */
     int dump_cols, dump_rows;
     bool mono, ascii, dump_attrs;
+    bool has_engine, has_tp;
+    enum engine_kind engine;
+    enum engine_rule engine_rule;
+    uint32_t tp;
+    struct engine_flags flags; /* only the fields given are non-zero */
+    const char *calibration_path;
     bool has_vram, has_weights, has_price;
     uint64_t vram, weights;
     double price;

@@ -18,16 +18,72 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
                  m->attention_heads, s->kv_heads ? " (overridden)" : "", m->head_dim);
 }
 
+/* What the engine profile predicts, per GPU, and the launch command. */
+static void report_engine(FILE *out, const struct scenario *s, const struct plan_result *r)
+{
+    const struct engine_result *e = &r->engine;
+    enum unit_system u = s->units;
+    char a[64], b[64], c[64];
+    fprintf(out, "\nEngine: %s (%u replica%s of tensor parallel %u)\n",
+            engine_label(s->engine.kind, s->engine.rule), e->replicas,
+            e->replicas == 1 ? "" : "s", e->tp);
+    units_format_bytes(e->gpu_total_bytes, u, a, sizeof a);
+    fprintf(out, "  %-19s %s per GPU%s\n", "CUDA-visible", a,
+            s->engine.gpu_total_bytes ? " (given)" : s->gpu.cuda_visible_bytes ? " (observed)"
+                                                                               : " (driver total - 460 MiB)");
+    if (e->fraction > 0) {
+        units_format_bytes(e->budget_bytes, u, b, sizeof b);
+        fprintf(out, "  %-19s %s x %.3f = %s\n", "Budget", a, e->fraction, b);
+    }
+    units_format_bytes(e->weights_bytes, u, a, sizeof a);
+    units_format_bytes(e->activation_bytes, u, b, sizeof b);
+    units_format_bytes(e->runtime_bytes, u, c, sizeof c);
+    if (s->engine.non_kv_bytes) {
+        units_format_bytes(e->non_kv_bytes, u, a, sizeof a);
+        fprintf(out, "  %-19s %s per GPU (given)\n", "Outside weights+KV", a);
+    } else {
+        fprintf(out, "  %-19s weights %s + activation peak %s + runtime %s (estimates)\n",
+                "Not KV", a, b, c);
+    }
+    units_format_bytes(e->kv_cache_bytes_per_gpu, u, a, sizeof a);
+    units_format_int(e->units, b, sizeof b);
+    fprintf(out, "  %-19s %s per GPU%s = %s units of %llu token%s\n", "KV cache", a,
+            s->engine.kv_memory_bytes ? " (given)" : "", b, (unsigned long long)e->unit_tokens,
+            e->unit_tokens == 1 ? "" : "s");
+    units_format_int(e->kv_tokens, a, sizeof a);
+    units_format_int(e->users, b, sizeof b);
+    units_format_int(e->scheduler_limited_users, c, sizeof c);
+    fprintf(out, "  %-19s %s tokens; concurrency %.2fx at %llu tokens -> %s users\n",
+            "Capacity", a, e->max_concurrency, (unsigned long long)s->context_tokens, b);
+    if (e->scheduler_cap)
+        fprintf(out, "  %-19s %u per replica -> %s users served at once\n", "Scheduler cap",
+                e->scheduler_cap, c);
+    fprintf(out, "  %-19s %s\n", "Why it differs", e->note);
+    for (int i = 0; i < e->log_lines; i++)
+        fprintf(out, "  %-19s %s\n", i == 0 ? "It would log" : "", e->log[i]);
+    fprintf(out, "  %-19s %s\n", "Launch", e->launch);
+    units_format_int(r->max_users, a, sizeof a);
+    fprintf(out, "  %-19s %s users with %g%% headroom (generic)\n", "Compare", a,
+            s->headroom_percent);
+}
+
 void report_text(FILE *out, const struct scenario *s, const struct plan_result *r)
 {
     char a[64], b[64], c[64], line[512];
     enum unit_system u = s->units;
-    fprintf(out, "kvplan %s: %s on %u x %s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
-            s->gpu.name);
+    fprintf(out, "kvplan %s: %s on %u x %s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
+            s->gpu.name, s->engine.kind != ENGINE_GENERIC ? ", " : "",
+            s->engine.kind != ENGINE_GENERIC ? engine_label(s->engine.kind, s->engine.rule) : "");
     units_format_int(s->context_tokens, a, sizeof a);
     units_format_int(r->max_users, b, sizeof b);
     units_format_int(r->max_users_paged, c, sizeof c);
-    if (r->fits)
+    if (s->engine.kind != ENGINE_GENERIC) {
+        char e1[32];
+        units_format_int(r->engine.users, e1, sizeof e1);
+        fprintf(out, "  %s: %s users at %s tokens each (concurrency %.2fx); generic: %s\n\n",
+                engine_label(s->engine.kind, s->engine.rule), e1, a, r->engine.max_concurrency,
+                b);
+    } else if (r->fits)
         fprintf(out, "  %s users fit at %s tokens each (%s with paging at the average length)\n\n",
                 b, a, c);
     else {
@@ -59,7 +115,11 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
         fprintf(out, "  %-19s = %s\n", "", e.lines[i].value);
     }
 
-    fprintf(out, "\nMemory (all GPUs, %s)\n", units_name(u));
+    if (s->engine.kind != ENGINE_GENERIC)
+        report_engine(out, s, r);
+
+    fprintf(out, "\nMemory (one replica: %u GPU%s, %s)\n", r->tp, r->tp == 1 ? "" : "s",
+            units_name(u));
     uint64_t seg[SEG_COUNT];
     capacity_segments(r, seg);
     for (int i = 0; i < SEG_COUNT; i++) {

@@ -76,6 +76,27 @@ bool capacity_validate(const struct scenario *s, struct diag *d)
     const struct model_spec *m = &s->model;
     if (s->gpus < 1 || s->gpus > GPUS_MAX)
         return diag_fail(d, "--gpus: %u is out of range (1 to %d)", s->gpus, GPUS_MAX);
+    if (s->tp != 0 && (s->tp > s->gpus || s->gpus % s->tp != 0))
+        return diag_fail(d, "--tp: %u does not divide --gpus %u into whole replicas", s->tp,
+                         s->gpus);
+    if ((int)s->engine.kind < 0 || s->engine.kind >= ENGINE_COUNT)
+        return diag_fail(d, "--engine: unknown engine");
+    if (s->engine.gpu_memory_utilization < 0 || s->engine.gpu_memory_utilization > 1)
+        return diag_fail(d, "--gpu-memory-utilization: %g is out of range (0 to 1)",
+                         s->engine.gpu_memory_utilization);
+    if (s->engine.mem_fraction_static < 0 || s->engine.mem_fraction_static > 1)
+        return diag_fail(d, "--mem-fraction-static: %g is out of range (0 to 1)",
+                         s->engine.mem_fraction_static);
+    if (s->engine.free_gpu_memory_fraction < 0 || s->engine.free_gpu_memory_fraction > 1)
+        return diag_fail(d, "--free-gpu-memory-fraction: %g is out of range (0 to 1)",
+                         s->engine.free_gpu_memory_fraction);
+    if (s->engine.parallel > 65536)
+        return diag_fail(d, "--parallel: %u is out of range (1 to 65536)", s->engine.parallel);
+    if (s->engine.max_num_batched_tokens > TOKENS_MAX)
+        return diag_fail(d, "--max-num-batched-tokens: too many tokens");
+    if ((s->engine.gpu_total_bytes | s->engine.non_kv_bytes | s->engine.kv_memory_bytes) >
+        ((uint64_t)1 << 44))
+        return diag_fail(d, "--gpu-total, --non-kv and --kv-memory must be at most 16 TiB");
     if (s->context_tokens < 1 || s->context_tokens > TOKENS_MAX)
         return diag_fail(d, "--context: %llu tokens is out of range (1 to %llu)",
                          (unsigned long long)s->context_tokens, (unsigned long long)TOKENS_MAX);
@@ -177,7 +198,10 @@ bool capacity_compute(const struct scenario *s, struct plan_result *r, struct di
         return false;
     const struct model_spec *m = &s->model;
     struct checked c = {false};
-    uint64_t gpus = s->gpus;
+    /* Everything below is for one replica of `gpus` tensor-parallel GPUs. */
+    r->tp = s->tp ? s->tp : s->gpus;
+    r->replicas = s->gpus / r->tp;
+    uint64_t gpus = r->tp;
 
     r->kv_dtype = capacity_kv_dtype(s);
     r->avg_context_tokens = s->avg_context_tokens ? s->avg_context_tokens : s->context_tokens;
@@ -274,7 +298,7 @@ bool capacity_compute(const struct scenario *s, struct plan_result *r, struct di
     if (r->kv_bytes_per_token > 0)
         r->kv_tokens = r->kv_pool_bytes / r->kv_bytes_per_token;
 
-    /* Money and speed. */
+    /* Money and speed, per replica; then every replica counts. */
     double price = s->has_price ? s->price_usd_per_hour : s->gpu.price_usd_per_hour;
     r->price_usd_per_hour = price >= 0 ? price * (double)gpus : -1.0;
     r->cost_per_user_hour = -1.0;
@@ -293,6 +317,13 @@ bool capacity_compute(const struct scenario *s, struct plan_result *r, struct di
     }
     if (s->gpu.bandwidth_bytes_per_s == 0)
         r->warnings |= WARN_BANDWIDTH_UNKNOWN;
+    if (r->replicas > 1) {
+        r->max_users *= r->replicas;
+        r->max_users_paged *= r->replicas;
+        r->kv_tokens *= r->replicas;
+        if (r->price_usd_per_hour >= 0)
+            r->price_usd_per_hour *= r->replicas;
+    }
 
     if (!r->fits)
         r->warnings |= WARN_WEIGHTS_DO_NOT_FIT;
@@ -302,6 +333,7 @@ bool capacity_compute(const struct scenario *s, struct plan_result *r, struct di
         r->warnings |= WARN_CONTEXT_BEYOND_MODEL;
     if (r->kv_dtype == DTYPE_FP8 && !s->gpu.fp8)
         r->warnings |= WARN_FP8_UNSUPPORTED;
+    capacity_engine(s, r);
     return true;
 }
 

@@ -12,6 +12,7 @@
 
 #include "diag.h"
 #include "dtype.h"
+#include "engine.h"
 #include "spec.h"
 #include "units.h"
 
@@ -21,7 +22,8 @@ enum { GPUS_MAX = 65536, BLOCK_TOKENS_MAX = 1 << 20 };
 struct scenario {
     struct gpu_spec gpu;       /* full spec, so a snapshot is self-contained */
     struct model_spec model;
-    uint32_t gpus;             /* tensor parallel across them; >= 1 */
+    uint32_t gpus;             /* all GPUs; >= 1 */
+    uint32_t tp;               /* tensor parallel per replica; 0 = all GPUs (one replica) */
     enum dtype weight_dtype;   /* AUTO = as released (model.weights_bytes if set) */
     enum dtype kv_dtype;       /* AUTO = the model's 16/32-bit compute precision */
     uint32_t kv_heads;         /* 0 = the model's */
@@ -38,6 +40,7 @@ struct scenario {
     double price_usd_per_hour;
     bool full_attention;       /* treat windowed layers as global */
     enum unit_system units;    /* display only */
+    struct engine_flags engine; /* how a real engine would budget it */
 };
 
 enum plan_warning {
@@ -53,8 +56,11 @@ enum plan_warning {
     WARN_MLA_REPLICATED = 1u << 9,
 };
 
+/* Memory totals below are for one replica (tp GPUs); max_users, paged
+ * users, kv_tokens and the cost cover every replica. */
 struct plan_result {
     bool fits;                     /* weights fit within the budget */
+    uint32_t tp, replicas;
     enum dtype weight_dtype;       /* resolved */
     enum dtype kv_dtype;           /* resolved */
     uint32_t warnings;             /* enum plan_warning bits */
@@ -107,6 +113,7 @@ struct plan_result {
     double cost_per_user_hour;     /* < 0 when unknown or no user fits */
     uint64_t decode_step_bytes;    /* bytes read per decode step at max_users */
     double decode_tokens_per_s_per_user; /* 0 when unknown or no user fits */
+    struct engine_result engine;   /* the engine profile's answer (generic mirrors the above) */
 };
 
 /* A scenario with every default filled in for the given GPU and model. */
@@ -134,6 +141,9 @@ void capacity_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT]);
 
 /* "weights", "shared prefix", "users' KV", "remainder", "headroom" */
 const char *capacity_segment_name(enum segment s);
+
+/* Fills r->engine from the scenario's engine profile (engine.c). */
+void capacity_engine(const struct scenario *s, struct plan_result *r);
 
 /* One sentence per warning bit, for text output and the TUI. */
 const char *capacity_warning_text(enum plan_warning w);

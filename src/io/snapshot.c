@@ -13,6 +13,70 @@ static const char *units_key(enum unit_system u)
     return u == UNITS_GB ? "gb" : "gib";
 }
 
+/* Only what differs from the engine's defaults is written (zero = default). */
+static cJSON *engine_flags_json(const struct engine_flags *f)
+{
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "name", engine_label(f->kind, f->rule));
+    if (f->gpu_memory_utilization > 0)
+        jsonout_double(&o, "gpu_memory_utilization", f->gpu_memory_utilization);
+    if (f->max_num_seqs)
+        jsonout_uint(&o, "max_num_seqs", f->max_num_seqs);
+    if (f->max_num_batched_tokens)
+        jsonout_uint(&o, "max_num_batched_tokens", f->max_num_batched_tokens);
+    if (f->mem_fraction_static > 0)
+        jsonout_double(&o, "mem_fraction_static", f->mem_fraction_static);
+    if (f->chunked_prefill_size)
+        jsonout_uint(&o, "chunked_prefill_size", f->chunked_prefill_size);
+    if (f->parallel)
+        jsonout_uint(&o, "parallel", f->parallel);
+    if (f->fit_target_bytes)
+        jsonout_uint(&o, "fit_target_bytes", f->fit_target_bytes);
+    if (f->v_dtype != DTYPE_AUTO)
+        jsonout_string(&o, "v_dtype", dtype_info(f->v_dtype)->name);
+    if (f->free_gpu_memory_fraction > 0)
+        jsonout_double(&o, "free_gpu_memory_fraction", f->free_gpu_memory_fraction);
+    if (f->gpu_total_bytes)
+        jsonout_uint(&o, "gpu_total_bytes", f->gpu_total_bytes);
+    if (f->non_kv_bytes)
+        jsonout_uint(&o, "non_kv_bytes", f->non_kv_bytes);
+    if (f->kv_memory_bytes)
+        jsonout_uint(&o, "kv_memory_bytes", f->kv_memory_bytes);
+    return jsonout_end(&o);
+}
+
+static cJSON *engine_result_json(const struct engine_result *e)
+{
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "name", engine_name(e->kind));
+    jsonout_bool(&o, "fits", e->fits);
+    jsonout_uint(&o, "tp", e->tp);
+    jsonout_uint(&o, "replicas", e->replicas);
+    jsonout_uint(&o, "gpu_total_bytes", e->gpu_total_bytes);
+    jsonout_uint(&o, "budget_bytes", e->budget_bytes);
+    jsonout_uint(&o, "weights_bytes_per_gpu", e->weights_bytes);
+    jsonout_uint(&o, "activation_bytes", e->activation_bytes);
+    jsonout_uint(&o, "runtime_bytes", e->runtime_bytes);
+    jsonout_uint(&o, "non_kv_bytes", e->non_kv_bytes);
+    jsonout_uint(&o, "kv_cache_bytes_per_gpu", e->kv_cache_bytes_per_gpu);
+    jsonout_uint(&o, "unit_tokens", e->unit_tokens);
+    jsonout_uint(&o, "unit_bytes", e->unit_bytes);
+    jsonout_uint(&o, "units", e->units);
+    jsonout_uint(&o, "kv_tokens", e->kv_tokens);
+    jsonout_double(&o, "max_concurrency", e->max_concurrency);
+    jsonout_uint(&o, "users", e->users);
+    jsonout_uint(&o, "scheduler_cap", e->scheduler_cap);
+    jsonout_uint(&o, "scheduler_limited_users", e->scheduler_limited_users);
+    cJSON *log = cJSON_CreateArray();
+    for (int i = 0; log && i < e->log_lines; i++)
+        if (!cJSON_AddItemToArray(log, cJSON_CreateString(e->log[i])))
+            o.failed = true;
+    jsonout_object(&o, "log_lines", log);
+    jsonout_string(&o, "launch", e->launch);
+    jsonout_string(&o, "note", e->note);
+    return jsonout_end(&o);
+}
+
 static cJSON *scenario_json(const struct scenario *s)
 {
     struct jsonout o = jsonout_begin();
@@ -44,6 +108,11 @@ static cJSON *scenario_json(const struct scenario *s)
     jsonout_double_or_null(&o, "price_usd_per_gpu_hour", s->price_usd_per_hour, s->has_price);
     jsonout_bool(&o, "full_attention", s->full_attention);
     jsonout_string(&o, "units", units_key(s->units));
+    if (s->tp)
+        jsonout_uint(&o, "tp", s->tp);
+    else
+        jsonout_null(&o, "tp");
+    jsonout_object(&o, "engine", engine_flags_json(&s->engine));
     return jsonout_end(&o);
 }
 
@@ -95,6 +164,12 @@ static cJSON *result_json(const struct plan_result *r)
             o.failed = true;
     }
     jsonout_object(&o, "warnings", warnings);
+    jsonout_uint(&o, "tp", r->tp);
+    jsonout_uint(&o, "replicas", r->replicas);
+    jsonout_uint(&o, "kv_cache_bytes_per_gpu", r->engine.kv_cache_bytes_per_gpu);
+    jsonout_double(&o, "max_concurrency", r->engine.max_concurrency);
+    jsonout_uint(&o, "scheduler_limited_users", r->engine.scheduler_limited_users);
+    jsonout_object(&o, "engine", engine_result_json(&r->engine));
     return jsonout_end(&o);
 }
 
@@ -134,6 +209,50 @@ static bool read_dtype(const struct jsonread *r, const cJSON *o, const char *key
     if (!dtype_parse(name, out)) {
         struct diag local = {0};
         diag_fail(&local, "%s: unknown precision '%s' (expected %s)", key, name, dtype_names());
+        jsonread_locate_message(r, &local);
+        return diag_fail(d, "%s", local.message);
+    }
+    return true;
+}
+
+static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
+                                   struct engine_flags *f, struct diag *d)
+{
+    char name[64] = "generic", v[32] = "";
+    struct diag local = {0};
+    if (!cJSON_IsObject(o)) {
+        diag_fail(&local, "engine: expected an object");
+        jsonread_locate_message(r, &local);
+        return diag_fail(d, "%s", local.message);
+    }
+    if (!jsonread_string(r, o, "name", false, name, sizeof name, d))
+        return false;
+    if (!engine_parse(name, &f->kind, &f->rule, &local)) {
+        diag_prefix(&local, "name");
+        jsonread_locate_message(r, &local);
+        return diag_fail(d, "%s", local.message);
+    }
+    const uint64_t big = (uint64_t)1 << 44;
+    if (!jsonread_double(r, o, "gpu_memory_utilization", false, 0.01, 1.0,
+                         &f->gpu_memory_utilization, d) ||
+        !jsonread_u32(r, o, "max_num_seqs", false, 1, 1000000, &f->max_num_seqs, d) ||
+        !jsonread_u64(r, o, "max_num_batched_tokens", false, 1, TOKENS_MAX,
+                      &f->max_num_batched_tokens, d) ||
+        !jsonread_double(r, o, "mem_fraction_static", false, 0.01, 1.0, &f->mem_fraction_static,
+                         d) ||
+        !jsonread_u64(r, o, "chunked_prefill_size", false, 1, TOKENS_MAX,
+                      &f->chunked_prefill_size, d) ||
+        !jsonread_u32(r, o, "parallel", false, 1, 65536, &f->parallel, d) ||
+        !jsonread_u64(r, o, "fit_target_bytes", false, 1, big, &f->fit_target_bytes, d) ||
+        !jsonread_string(r, o, "v_dtype", false, v, sizeof v, d) ||
+        !jsonread_double(r, o, "free_gpu_memory_fraction", false, 0.01, 1.0,
+                         &f->free_gpu_memory_fraction, d) ||
+        !jsonread_u64(r, o, "gpu_total_bytes", false, 1, big, &f->gpu_total_bytes, d) ||
+        !jsonread_u64(r, o, "non_kv_bytes", false, 1, big, &f->non_kv_bytes, d) ||
+        !jsonread_u64(r, o, "kv_memory_bytes", false, 1, big, &f->kv_memory_bytes, d))
+        return false;
+    if (v[0] && !dtype_parse(v, &f->v_dtype)) {
+        diag_fail(&local, "v_dtype: unknown precision '%s'", v);
         jsonread_locate_message(r, &local);
         return diag_fail(d, "%s", local.message);
     }
@@ -231,6 +350,13 @@ bool snapshot_parse(const char *path, const char *text, size_t len, struct scena
                 jsonread_locate_message(&sr, &local);
                 ok = diag_fail(d, "%s", local.message);
             }
+        }
+        if (ok && jsonread_has(so, "tp"))
+            ok = jsonread_u32(&sr, so, "tp", true, 1, GPUS_MAX, &tmp.tp, d);
+        const cJSON *eo = cJSON_GetObjectItemCaseSensitive(so, "engine");
+        if (ok && eo != NULL && !cJSON_IsNull(eo)) {
+            struct jsonread er = jsonread_child(&sr, "engine", "engine.");
+            ok = engine_flags_from_json(&er, eo, &tmp.engine, d);
         }
         if (ok && !capacity_validate(&tmp, &local)) {
             ok = diag_fail(d, "%s: scenario: %s", path, local.message);

@@ -1,0 +1,357 @@
+#include "calibration.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/fileio.h"
+#include "io/jsonout.h"
+#include "io/jsonread.h"
+
+static const char *engine_names[] = {"unknown", "vLLM V0", "vLLM V1", "SGLang",
+                                     "llama.cpp", "Ollama (llama.cpp)", "TGI"};
+
+static const char *field_names[LF_COUNT] = {
+    [LF_TOTAL_GPU_MEMORY] = "CUDA-visible GPU memory",
+    [LF_UTILIZATION] = "gpu_memory_utilization",
+    [LF_WEIGHTS] = "weights",
+    [LF_NON_TORCH] = "non-torch memory",
+    [LF_ACTIVATION] = "activation peak",
+    [LF_KV_MEMORY] = "KV cache memory",
+    [LF_GPU_BLOCKS] = "GPU blocks",
+    [LF_KV_TOKENS] = "KV cache tokens",
+    [LF_MAX_CONCURRENCY] = "maximum concurrency",
+    [LF_CONTEXT] = "context per request",
+    [LF_K_SIZE] = "K cache",
+    [LF_V_SIZE] = "V cache",
+    [LF_CELLS] = "KV cells",
+    [LF_LAYERS] = "layers",
+    [LF_SEQS] = "parallel sequences",
+    [LF_MEM_FRACTION] = "mem_fraction_static",
+    [LF_TP] = "tensor parallel size",
+    [LF_KV_NEEDED] = "KV needed for one max-length request",
+};
+
+const char *enginelog_engine_name(enum log_engine e)
+{
+    return e >= 0 && e <= LOG_TGI ? engine_names[e] : "?";
+}
+
+const char *enginelog_field_name(enum log_field f)
+{
+    return f >= 0 && f < LF_COUNT ? field_names[f] : "?";
+}
+
+/* A number right after `key` in line (skipping blanks, '(', '=', ':'),
+ * thousands separators allowed; a unit after it scales it to bytes. */
+static bool number_after(const char *line, const char *key, double *out)
+{
+    const char *p = strstr(line, key);
+    if (p == NULL)
+        return false;
+    p += strlen(key);
+    while (*p == ' ' || *p == '(' || *p == '=' || *p == ':' || *p == '\t')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    char digits[64];
+    size_t n = 0;
+    while ((isdigit((unsigned char)*p) || *p == ',' || *p == '.') && n + 1 < sizeof digits) {
+        if (*p != ',')
+            digits[n++] = *p;
+        p++;
+    }
+    digits[n] = '\0';
+    char *end;
+    double v = strtod(digits, &end);
+    if (end == digits || !isfinite(v))
+        return false;
+    while (*p == ' ')
+        p++;
+    /* "GiB", "GB" (SGLang's GB are GiB), "MiB" */
+    if (strncmp(p, "GiB", 3) == 0 || strncmp(p, "GB", 2) == 0)
+        v *= 1073741824.0;
+    else if (strncmp(p, "MiB", 3) == 0 || strncmp(p, "MB", 2) == 0)
+        v *= 1048576.0;
+    *out = v;
+    return true;
+}
+
+static void set(struct engine_log *log, enum log_field f, double v, int line)
+{
+    if (!isfinite(v) || v < 0)
+        return;
+    log->f[f].found = true;
+    log->f[f].value = v;
+    log->f[f].line = line;
+}
+
+static void grab(struct engine_log *log, const char *line, int n, const char *key,
+                 enum log_field f)
+{
+    double v;
+    if (number_after(line, key, &v))
+        set(log, f, v, n);
+}
+
+static void word_after(const char *line, const char *key, char *out, size_t size)
+{
+    const char *p = strstr(line, key);
+    if (p == NULL)
+        return;
+    p += strlen(key);
+    while (*p == ' ' || *p == '\'' || *p == '=' || *p == '(')
+        p++;
+    size_t n = 0;
+    while (*p && (isalnum((unsigned char)*p) || *p == '_') && n + 1 < size)
+        out[n++] = *p++;
+    out[n] = '\0';
+}
+
+static void parse_line(struct engine_log *log, const char *line, int n)
+{
+    /* recognise the engine */
+    if (strstr(line, "total_gpu_memory") && strstr(line, "gpu_memory_utilization") &&
+        log->engine == LOG_UNKNOWN)
+        log->engine = LOG_VLLM_V0;
+    if (strstr(line, "# GPU blocks:") || strstr(line, "# cuda blocks:"))
+        log->engine = log->engine == LOG_VLLM_V1 ? LOG_VLLM_V1 : LOG_VLLM_V0;
+    if (strstr(line, "GPU KV cache size:") || strstr(line, "Available KV cache memory:") ||
+        strstr(line, "KV cache memory is needed") || strstr(line, "KV cache is needed"))
+        log->engine = LOG_VLLM_V1;
+    if (strstr(line, "KV Cache is allocated") || strstr(line, "max_total_num_tokens") ||
+        strstr(line, "sglang"))
+        if (log->engine == LOG_UNKNOWN || strstr(line, "KV Cache is allocated"))
+            log->engine = LOG_SGLANG;
+    if (strstr(line, "llama_kv_cache") || strstr(line, "llama_new_context_with_model") ||
+        strstr(line, "llama_init_from_model") || strstr(line, "KV self size"))
+        if (log->engine != LOG_OLLAMA)
+            log->engine = LOG_LLAMACPP;
+    if (strstr(line, "msg=\"starting llama server\"") || strstr(line, "OLLAMA_"))
+        log->engine = LOG_OLLAMA;
+    if (strstr(line, "max batch total tokens") || strstr(line, "text_generation_launcher"))
+        log->engine = LOG_TGI;
+
+    /* vLLM V0 worker.py */
+    grab(log, line, n, "total_gpu_memory", LF_TOTAL_GPU_MEMORY);
+    grab(log, line, n, "gpu_memory_utilization", LF_UTILIZATION);
+    grab(log, line, n, "model weights take", LF_WEIGHTS);
+    grab(log, line, n, "non_torch_memory takes", LF_NON_TORCH);
+    grab(log, line, n, "activation peak memory takes", LF_ACTIVATION);
+    grab(log, line, n, "reserved for KV Cache is", LF_KV_MEMORY);
+    grab(log, line, n, "# GPU blocks:", LF_GPU_BLOCKS);
+    grab(log, line, n, "# cuda blocks:", LF_GPU_BLOCKS);
+    /* vLLM V1 */
+    grab(log, line, n, "Model loading took", LF_WEIGHTS);
+    grab(log, line, n, "Loading model weights took", LF_WEIGHTS);
+    grab(log, line, n, "Available KV cache memory:", LF_KV_MEMORY);
+    grab(log, line, n, "available KV cache memory", LF_KV_MEMORY);
+    grab(log, line, n, "GPU KV cache size:", LF_KV_TOKENS);
+    if (strstr(line, "Maximum concurrency for")) {
+        grab(log, line, n, "Maximum concurrency for", LF_CONTEXT);
+        grab(log, line, n, "tokens per request:", LF_MAX_CONCURRENCY);
+    }
+    if (strstr(line, "max seq len")) {
+        grab(log, line, n, "max seq len", LF_CONTEXT);
+        double v;
+        const char *p = strstr(line, "max seq len");
+        const char *q = p ? strstr(p, "), (") : NULL;
+        if (q && number_after(q, "), (", &v))
+            set(log, LF_KV_NEEDED, v, n);
+    }
+    grab(log, line, n, "max_model_len=", LF_CONTEXT);
+    grab(log, line, n, "tensor_parallel_size=", LF_TP);
+    /* SGLang */
+    if (strstr(line, "KV Cache is allocated")) {
+        grab(log, line, n, "#tokens:", LF_KV_TOKENS);
+        grab(log, line, n, "K size:", LF_K_SIZE);
+        grab(log, line, n, "V size:", LF_V_SIZE);
+        grab(log, line, n, "KV size:", LF_KV_MEMORY);
+    }
+    grab(log, line, n, "max_total_num_tokens=", LF_KV_TOKENS);
+    grab(log, line, n, "context_len=", LF_CONTEXT);
+    grab(log, line, n, "mem_fraction_static=", LF_MEM_FRACTION);
+    if (strstr(line, "Load weight end"))
+        grab(log, line, n, "mem usage=", LF_WEIGHTS);
+    /* llama.cpp, old and new */
+    if (strstr(line, "llama_kv_cache_init")) {
+        grab(log, line, n, "kv_size =", LF_CELLS);
+        grab(log, line, n, "n_layer =", LF_LAYERS);
+        word_after(line, "type_k =", log->k_type, sizeof log->k_type);
+        word_after(line, "type_v =", log->v_type, sizeof log->v_type);
+    }
+    if (strstr(line, "KV self size") || strstr(line, "llama_kv_cache: size =") ||
+        strstr(line, "llama_kv_cache_unified: size =") || strstr(line, "llama_kv_cache: ")) {
+        grab(log, line, n, "KV self size =", LF_KV_MEMORY);
+        if (strstr(line, "size =") && !strstr(line, "KV self size") &&
+            !strstr(line, "buffer size"))
+            grab(log, line, n, "size =", LF_KV_MEMORY);
+        const char *k = strstr(line, "K (");
+        const char *v = strstr(line, "V (");
+        if (k) {
+            word_after(k, "K (", log->k_type, sizeof log->k_type);
+            grab(log, k, n, "):", LF_K_SIZE);
+        }
+        if (v) {
+            word_after(v, "V (", log->v_type, sizeof log->v_type);
+            grab(log, v, n, "):", LF_V_SIZE);
+        }
+        const char *c = strchr(line, '(');
+        if (c && strstr(line, "cells")) {
+            grab(log, c, n, "(", LF_CELLS);
+            const char *l = strstr(line, "cells,");
+            if (l)
+                grab(log, l, n, "cells,", LF_LAYERS);
+            const char *q = strstr(line, "layers,");
+            if (q)
+                grab(log, q, n, "layers,", LF_SEQS);
+        }
+    }
+    grab(log, line, n, "n_seq_max     =", LF_SEQS);
+    if (strstr(line, "llama_context: n_ctx ") || strstr(line, "llama_new_context_with_model: n_ctx "))
+        grab(log, line, n, "n_ctx      =", LF_CELLS);
+    /* Ollama's command line */
+    if (strstr(line, "--ctx-size"))
+        grab(log, line, n, "--ctx-size", LF_CELLS);
+    if (strstr(line, "--parallel"))
+        grab(log, line, n, "--parallel", LF_SEQS);
+    /* TGI */
+    grab(log, line, n, "Setting max batch total tokens to", LF_KV_TOKENS);
+}
+
+void enginelog_parse(const char *text, size_t len, struct engine_log *log)
+{
+    memset(log, 0, sizeof *log);
+    char line[2048];
+    size_t i = 0;
+    int n = 0;
+    while (i < len) {
+        size_t k = 0;
+        while (i < len && text[i] != '\n') {
+            unsigned char c = (unsigned char)text[i++];
+            if (k + 1 < sizeof line)
+                line[k++] = c == '\0' || c == '\r' ? ' ' : (char)c;
+        }
+        i++;
+        line[k] = '\0';
+        parse_line(log, line, ++n);
+    }
+    log->lines = n;
+    /* llama.cpp: the context per sequence is the cells over the sequences */
+    if ((log->engine == LOG_LLAMACPP || log->engine == LOG_OLLAMA) && log->f[LF_CELLS].found &&
+        !log->f[LF_CONTEXT].found) {
+        double seqs = log->f[LF_SEQS].found && log->f[LF_SEQS].value >= 1 ? log->f[LF_SEQS].value : 1;
+        set(log, LF_CONTEXT, floor(log->f[LF_CELLS].value / seqs), log->f[LF_CELLS].line);
+    }
+    if (log->engine == LOG_SGLANG && log->f[LF_K_SIZE].found && log->f[LF_V_SIZE].found &&
+        !log->f[LF_KV_MEMORY].found)
+        set(log, LF_KV_MEMORY, log->f[LF_K_SIZE].value + log->f[LF_V_SIZE].value,
+            log->f[LF_K_SIZE].line);
+    if (log->engine == LOG_VLLM_V0 && log->f[LF_GPU_BLOCKS].found && !log->f[LF_KV_TOKENS].found)
+        set(log, LF_KV_TOKENS, log->f[LF_GPU_BLOCKS].value * 16, log->f[LF_GPU_BLOCKS].line);
+}
+
+enum engine_kind enginelog_profile(const struct engine_log *log, enum engine_rule *rule)
+{
+    *rule = RULE_CURRENT;
+    switch (log->engine) {
+    case LOG_VLLM_V0:
+        *rule = RULE_VLLM_V0;
+        return ENGINE_VLLM;
+    case LOG_VLLM_V1:
+        return ENGINE_VLLM;
+    case LOG_SGLANG:
+        return ENGINE_SGLANG;
+    case LOG_LLAMACPP:
+    case LOG_OLLAMA:
+        return ENGINE_LLAMACPP;
+    default:
+        return ENGINE_GENERIC;
+    }
+}
+
+bool calibration_save(const char *path, const struct engine_log *log, const char *log_path,
+                      const char *model_id, uint64_t non_kv_bytes, uint64_t gpu_total_bytes,
+                      struct diag *d)
+{
+    enum engine_rule rule;
+    enum engine_kind kind = enginelog_profile(log, &rule);
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "format", "kvplan-calibration");
+    jsonout_uint(&o, "format_version", 1);
+    jsonout_string(&o, "engine", engine_label(kind, rule));
+    jsonout_string(&o, "log_engine", enginelog_engine_name(log->engine));
+    jsonout_string(&o, "log", log_path);
+    jsonout_string(&o, "model", model_id ? model_id : "");
+    if (gpu_total_bytes)
+        jsonout_uint(&o, "gpu_total_bytes", gpu_total_bytes);
+    if (non_kv_bytes)
+        jsonout_uint(&o, "non_kv_bytes", non_kv_bytes);
+    struct jsonout figs = jsonout_begin();
+    for (int f = 0; f < LF_COUNT; f++)
+        if (log->f[f].found)
+            jsonout_double(&figs, field_names[f], log->f[f].value);
+    jsonout_object(&o, "figures", jsonout_end(&figs));
+    cJSON *root = jsonout_end(&o);
+    char *text = root ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (text == NULL)
+        return diag_fail(d, "%s: cannot build the calibration (out of memory)", path);
+    size_t n = strlen(text);
+    char *with_newline = realloc(text, n + 2);
+    if (with_newline == NULL) {
+        free(text);
+        return diag_fail(d, "%s: out of memory", path);
+    }
+    with_newline[n] = '\n';
+    with_newline[n + 1] = '\0';
+    bool ok = fileio_write_atomic(path, with_newline, n + 1, d);
+    free(with_newline);
+    return ok;
+}
+
+bool calibration_apply(const char *path, struct scenario *s, struct diag *d)
+{
+    size_t len = 0;
+    char *text = fileio_read(path, &len, d);
+    if (text == NULL)
+        return false;
+    cJSON *root = jsonread_parse(path, text, len, d);
+    bool ok = root != NULL;
+    struct jsonread r = {path, text, len, 0, ""};
+    char format[64] = "", engine[64] = "";
+    uint32_t version = 0;
+    uint64_t total = 0, non_kv = 0;
+    ok = ok && jsonread_string(&r, root, "format", true, format, sizeof format, d) &&
+         jsonread_u32(&r, root, "format_version", true, 1, 1000, &version, d) &&
+         jsonread_string(&r, root, "engine", true, engine, sizeof engine, d) &&
+         jsonread_u64(&r, root, "gpu_total_bytes", false, 1, (uint64_t)1 << 44, &total, d) &&
+         jsonread_u64(&r, root, "non_kv_bytes", false, 1, (uint64_t)1 << 44, &non_kv, d);
+    struct diag local = {0};
+    if (ok && strcmp(format, "kvplan-calibration") != 0)
+        diag_fail(&local, "format: '%s' is not a kvplan calibration", format);
+    else if (ok && version != 1)
+        diag_fail(&local, "format_version: %u is not supported (this kvplan reads version 1)",
+                  version);
+    enum engine_kind kind = ENGINE_GENERIC;
+    enum engine_rule rule = RULE_CURRENT;
+    if (ok && !local.failed && !engine_parse(engine, &kind, &rule, &local))
+        diag_prefix(&local, "engine");
+    if (local.failed) {
+        jsonread_locate_message(&r, &local);
+        ok = diag_fail(d, "%s", local.message);
+    }
+    if (ok) {
+        s->engine.kind = kind;
+        s->engine.rule = rule;
+        if (total)
+            s->engine.gpu_total_bytes = total;
+        if (non_kv)
+            s->engine.non_kv_bytes = non_kv;
+    }
+    cJSON_Delete(root);
+    free(text);
+    return ok;
+}
