@@ -101,8 +101,9 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJ)
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; ./$$t; done
 
-cli-test: $(BUILD)/kvplan
+cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 	@sh tests/cli/run.sh $(BUILD)/kvplan
+	@/usr/bin/python3 tests/cli/check_import.py $(BUILD)/kvplan
 
 # The real planner on a pseudo-terminal (pyte), and through tmux.
 e2e-test: $(BUILD)/kvplan | $(BUILD)/.test-deps

@@ -51,8 +51,8 @@ for r in M:
     wd=dt(r.get('torch_dtype'))
     if mid=='deepseek-v3': wd='fp8'
     o['weight_dtype']=wd
-    if mid=='gpt-oss-20b': o['weights_bytes']=int(round(12.8*GIB))
-    if mid=='gpt-oss-120b': o['weights_bytes']=int(round(60.8*GIB))
+    if mid=='gpt-oss-20b': o['weights_bytes']=13761264768  # MXFP4 experts, as import-hf computes
+    if mid=='gpt-oss-120b': o['weights_bytes']=65248815744
     o['max_context_tokens']=r['max_position_embeddings']
     o['vocab_size']=r['vocab_size']
     if r.get('intermediate_size'): o['intermediate_size']=r['intermediate_size']

@@ -15,6 +15,10 @@ static void usage(FILE *out)
             "       kvplan plan [options]         print the plan (text, json or markdown)\n"
             "       kvplan list gpus|models       the preset catalogue\n"
             "       kvplan show gpu|model ID      one preset as JSON\n"
+            "       kvplan calibrate LOGFILE      read an engine's startup log\n"
+            "       kvplan solve --users N ...    the GPUs, context or utilisation for N users\n"
+            "       kvplan sweep --vary AXIS ...  a table over context, GPUs, dtypes, GPUs or models\n"
+            "       kvplan import-hf config.json  a model preset from a Hugging Face config\n"
             "       kvplan --version\n\n"
             "How many concurrent users fit on a GPU, and why: the KV cache of every token\n"
             "of every open conversation, in every layer, against the memory left after the\n"
@@ -42,8 +46,17 @@ int main(int argc, char **argv)
             return cmd_list(argc - 1, argv + 1);
         if (strcmp(cmd, "show") == 0)
             return cmd_show(argc - 1, argv + 1);
+        if (strcmp(cmd, "calibrate") == 0)
+            return cmd_calibrate(argc - 1, argv + 1);
+        if (strcmp(cmd, "solve") == 0)
+            return cmd_solve(argc - 1, argv + 1);
+        if (strcmp(cmd, "sweep") == 0)
+            return cmd_sweep(argc - 1, argv + 1);
+        if (strcmp(cmd, "import-hf") == 0)
+            return cmd_import_hf(argc - 1, argv + 1);
         if (cmd[0] != '-') {
-            fprintf(stderr, "kvplan: '%s' is not a command (plan, list, show; see --help)\n", cmd);
+            fprintf(stderr, "kvplan: '%s' is not a command (plan, list, show, calibrate, solve, sweep, "
+                            "import-hf; see --help)\n", cmd);
             return 2;
         }
     }

@@ -1,0 +1,97 @@
+/* import-hf: a model preset from a local Hugging Face config.json. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "io/fileio.h"
+#include "io/hfconfig.h"
+#include "io/preset.h"
+
+int cmd_import_hf(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"id", required_argument, 0, 'i'},
+                                             {"name", required_argument, 0, 'n'},
+                                             {"output", required_argument, 0, 'o'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    const char *id = NULL, *name = NULL, *output = NULL;
+    struct diag d = {0};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+            id = optarg;
+            break;
+        case 'n':
+            name = optarg;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'h':
+            printf("Usage: kvplan import-hf config.json [--id ID] [--name NAME] [-o FILE]\n\n"
+                   "Writes a model preset (JSON) computed from a local Hugging Face config:\n"
+                   "dimensions, KV heads, head_dim, MLA ranks, sliding windows, MoE experts,\n"
+                   "tied embeddings and precision; the parameter count comes from the\n"
+                   "dimensions. Put the file in ~/.config/kvplan/presets to use it.\n");
+            return 0;
+        case ':':
+            diag_fail(&d, "%s: needs a value", argv[optind - 1]);
+            return cli_fail(d.message);
+        default:
+            diag_fail(&d, "%s: unknown option (see --help)", argv[optind - 1]);
+            return cli_fail(d.message);
+        }
+    }
+    if (optind + 1 != argc)
+        return cli_fail("import-hf: give one config.json (see --help)");
+    const char *path = argv[optind];
+    size_t len = 0;
+    char *text = fileio_read(path, &len, &d);
+    if (text == NULL)
+        return cli_fail(d.message);
+    struct hf_import h;
+    bool ok = hfconfig_parse(path, text, len, id, name, &h, &d);
+    free(text);
+    if (!ok)
+        return cli_fail(d.message);
+    cJSON *json = preset_model_to_json(&h.model, true);
+    char *out = json ? cJSON_Print(json) : NULL;
+    cJSON_Delete(json);
+    if (out == NULL)
+        return cli_fail("cannot build the preset (out of memory)");
+    /* the summary goes to stderr so stdout stays a clean preset */
+    fprintf(stderr, "%s: %s family, %.3fB parameters computed from the dimensions", path,
+            params_family_name(h.dims.family), (double)h.model.params / 1e9);
+    if (h.model.active_params)
+        fprintf(stderr, " (%.3fB active)", (double)h.model.active_params / 1e9);
+    if (h.stated_params > 0)
+        fprintf(stderr, "; the config states %.3fB", h.stated_params / 1e9);
+    fprintf(stderr, "\n");
+    for (int i = 0; i < h.note_count; i++)
+        fprintf(stderr, "  note: %s\n", h.notes[i]);
+    int status = 0;
+    if (output) {
+        size_t n = strlen(out);
+        out[n] = '\0';
+        char *withnl = malloc(n + 2);
+        if (withnl == NULL) {
+            free(out);
+            return cli_fail("out of memory");
+        }
+        memcpy(withnl, out, n);
+        withnl[n] = '\n';
+        withnl[n + 1] = '\0';
+        if (!fileio_write_atomic(output, withnl, n + 1, &d))
+            status = cli_fail(d.message);
+        free(withnl);
+    } else {
+        puts(out);
+    }
+    free(out);
+    return status;
+}

@@ -1,0 +1,58 @@
+/* params: a transformer's parameter count from its dimensions, exactly as
+ * its checkpoint stores them (biases, norms, tied embeddings, MoE experts,
+ * MLA projections), for the families kvplan's presets use. */
+#ifndef KVPLAN_CORE_PARAMS_H
+#define KVPLAN_CORE_PARAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum arch_family {
+    ARCH_UNKNOWN = 0,
+    ARCH_LLAMA,   /* llama, mistral, yi, phi3: gated MLP, 2 norms, no biases */
+    ARCH_QWEN2,   /* + q/k/v biases */
+    ARCH_QWEN3,   /* + q/k norms */
+    ARCH_MIXTRAL, /* MoE of gated experts, router */
+    ARCH_QWEN3_MOE,
+    ARCH_GEMMA,   /* gemma 1: 2 norms, tied */
+    ARCH_GEMMA2,  /* 4 norms per layer */
+    ARCH_GEMMA3,  /* 4 norms + q/k norms */
+    ARCH_COHERE,  /* one norm per layer, parallel block */
+    ARCH_DEEPSEEK, /* MLA + MoE with shared experts, first k dense */
+    ARCH_GPT_OSS, /* biases, attention sinks, MoE with biased experts */
+    ARCH_FALCON,  /* fused QKV, 4h MLP, LayerNorms with bias */
+    ARCH_OPT,     /* learned positions, biases, ReLU MLP */
+    ARCH_MPT,     /* no biases, 1 weight-only norm per sublayer */
+    ARCH_LLAMA4   /* MoE with a shared expert, interleaved dense layers */
+};
+
+struct arch_dims {
+    enum arch_family family;
+    uint64_t layers, hidden, heads, kv_heads, head_dim, intermediate, vocab;
+    bool tied;
+    uint64_t max_positions;       /* OPT: learned position rows (+2) */
+    /* MoE */
+    uint64_t experts, experts_per_token, moe_intermediate, shared_experts;
+    uint64_t shared_intermediate; /* llama4 */
+    uint64_t dense_intermediate;  /* llama4 interleaved dense layers */
+    uint64_t moe_every;           /* llama4: an MoE layer every N (1 = all) */
+    uint64_t first_dense;         /* deepseek first_k_dense_replace */
+    bool score_bias;              /* deepseek v3 e_score_correction_bias */
+    /* MLA */
+    uint64_t q_lora_rank, kv_lora_rank, rope_dim, nope_dim, v_head_dim;
+    bool new_decoder;             /* falcon 40b: two LayerNorms per layer */
+    /* MXFP4 experts (gpt-oss): 4-bit values and an 8-bit scale per 32 */
+    bool mxfp4_experts;
+};
+
+/* Total parameters, and those active per token (MoE); false for an
+ * unknown family or a product past 64 bits. */
+bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active);
+
+/* Parameters held in MoE experts (for MXFP4 checkpoint sizes). */
+uint64_t params_in_experts(const struct arch_dims *a);
+
+/* "llama", "qwen2", ... */
+const char *params_family_name(enum arch_family f);
+
+#endif

@@ -1,0 +1,344 @@
+#include "hfconfig.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/units.h"
+#include "io/jsonread.h"
+
+static void note(struct hf_import *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct hf_import *h, const char *fmt, ...)
+{
+    if (h->note_count >= 4)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->notes[h->note_count++], sizeof h->notes[0], fmt, ap);
+    va_end(ap);
+}
+
+/* The first of several keys that is present, as a whole number. */
+static bool u64_of(const struct jsonread *r, const cJSON *o, const char *const *keys,
+                   bool required, uint64_t *out, struct diag *d)
+{
+    for (int i = 0; keys[i]; i++)
+        if (jsonread_has(o, keys[i]))
+            return jsonread_u64(r, o, keys[i], true, 0, (uint64_t)1 << 40, out, d);
+    if (required) {
+        struct diag local = {0};
+        diag_fail(&local, "%s: missing", keys[0]);
+        jsonread_locate_message(r, &local);
+        return diag_fail(d, "%s", local.message);
+    }
+    return true;
+}
+
+static const struct {
+    const char *type;
+    enum arch_family family;
+    bool tied_default;
+} families[] = {
+    {"llama", ARCH_LLAMA, false},      {"mistral", ARCH_LLAMA, false},
+    {"yi", ARCH_LLAMA, false},         {"phi3", ARCH_LLAMA, false},
+    {"qwen2", ARCH_QWEN2, false},      {"qwen3", ARCH_QWEN3, false},
+    {"mixtral", ARCH_MIXTRAL, false},  {"qwen3_moe", ARCH_QWEN3_MOE, false},
+    {"gemma", ARCH_GEMMA, true},       {"gemma2", ARCH_GEMMA2, true},
+    {"gemma3", ARCH_GEMMA3, true},     {"gemma3_text", ARCH_GEMMA3, true},
+    {"cohere", ARCH_COHERE, true},     {"deepseek_v2", ARCH_DEEPSEEK, false},
+    {"deepseek_v3", ARCH_DEEPSEEK, false}, {"gpt_oss", ARCH_GPT_OSS, false},
+    {"falcon", ARCH_FALCON, true},     {"RefinedWeb", ARCH_FALCON, true},
+    {"RefinedWebModel", ARCH_FALCON, true}, {"opt", ARCH_OPT, true},
+    {"mpt", ARCH_MPT, true},           {"llama4", ARCH_LLAMA4, false},
+    {"llama4_text", ARCH_LLAMA4, false},
+};
+
+static void derive_id(const char *path, const char *name_or_path, char *out, size_t size)
+{
+    const char *src = name_or_path && name_or_path[0] ? name_or_path : path;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", src);
+    /* drop a trailing "/config.json", keep the last path component */
+    char *slash = strrchr(buf, '/');
+    if (slash && strcmp(slash, "/config.json") == 0) {
+        *slash = '\0';
+        slash = strrchr(buf, '/');
+    }
+    const char *base = slash ? slash + 1 : buf;
+    if (strcmp(base, "config.json") == 0)
+        base = "imported-model";
+    size_t n = 0;
+    for (const char *p = base; *p && n + 1 < size; p++) {
+        char c = (char)tolower((unsigned char)*p);
+        out[n++] = isalnum((unsigned char)c) || c == '.' || c == '_' ? c : '-';
+    }
+    out[n] = '\0';
+    if (n == 0)
+        snprintf(out, size, "imported-model");
+}
+
+bool hfconfig_parse(const char *path, const char *text, size_t len, const char *id,
+                    const char *name, struct hf_import *h, struct diag *d)
+{
+    memset(h, 0, sizeof *h);
+    cJSON *root = jsonread_parse(path, text, len, d);
+    if (root == NULL)
+        return false;
+    struct jsonread r = {path, text, len, 0, ""};
+    /* multimodal configs keep the language model under text_config */
+    const cJSON *o = root;
+    struct jsonread tr = r;
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
+    if (cJSON_IsObject(tc)) {
+        o = tc;
+        tr = jsonread_child(&r, "text_config", "text_config.");
+    }
+    bool ok = true;
+    char type[64] = "", outer_type[64] = "", name_or_path[128] = "", dtype[32] = "";
+    ok = jsonread_string(&tr, o, "model_type", false, type, sizeof type, d) &&
+         jsonread_string(&r, root, "model_type", false, outer_type, sizeof outer_type, d) &&
+         jsonread_string(&r, root, "_name_or_path", false, name_or_path, sizeof name_or_path, d);
+    if (ok && type[0] == '\0')
+        snprintf(type, sizeof type, "%s", outer_type);
+    snprintf(h->model_type, sizeof h->model_type, "%s", type);
+    struct arch_dims *a = &h->dims;
+    struct model_spec *m = &h->model;
+    bool tied_default = true;
+    for (size_t i = 0; ok && i < sizeof families / sizeof families[0]; i++)
+        if (strcmp(type, families[i].type) == 0) {
+            a->family = families[i].family;
+            tied_default = families[i].tied_default;
+        }
+    if (ok && a->family == ARCH_UNKNOWN) {
+        struct diag local = {0};
+        diag_fail(&local, "model_type: '%s' is not a family kvplan can count (llama, mistral, "
+                          "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, cohere, "
+                          "deepseek_v2, deepseek_v3, gpt_oss, falcon, opt, mpt, llama4)",
+                  type);
+        jsonread_locate_message(&tr, &local);
+        ok = diag_fail(d, "%s", local.message);
+    }
+    static const char *k_layers[] = {"num_hidden_layers", "n_layer", "n_layers", "num_layers", 0};
+    static const char *k_hidden[] = {"hidden_size", "d_model", "n_embd", 0};
+    static const char *k_heads[] = {"num_attention_heads", "n_head", "n_heads", 0};
+    static const char *k_kv[] = {"num_key_value_heads", "num_kv_heads", "n_head_kv", 0};
+    static const char *k_inter[] = {"intermediate_size", "ffn_dim", 0};
+    static const char *k_vocab[] = {"vocab_size", 0};
+    static const char *k_pos[] = {"max_position_embeddings", "max_seq_len", "n_positions", 0};
+    static const char *k_head_dim[] = {"head_dim", 0};
+    static const char *k_experts[] = {"num_local_experts", "n_routed_experts", "num_experts", 0};
+    static const char *k_topk[] = {"num_experts_per_tok", "experts_per_token", 0};
+    static const char *k_moe_inter[] = {"moe_intermediate_size", 0};
+    static const char *k_shared[] = {"n_shared_experts", 0};
+    static const char *k_first[] = {"first_k_dense_replace", 0};
+    static const char *k_q_lora[] = {"q_lora_rank", 0};
+    static const char *k_kv_lora[] = {"kv_lora_rank", 0};
+    static const char *k_rope[] = {"qk_rope_head_dim", 0};
+    static const char *k_nope[] = {"qk_nope_head_dim", 0};
+    static const char *k_v_head[] = {"v_head_dim", 0};
+    static const char *k_window[] = {"sliding_window", "attention_chunk_size", 0};
+    static const char *k_pattern[] = {"sliding_window_pattern", 0};
+    static const char *k_mlp[] = {"intermediate_size_mlp", 0};
+    static const char *k_step[] = {"interleave_moe_layer_step", 0};
+    static const char *k_expansion[] = {"expansion_ratio", 0};
+    uint64_t window = 0, pattern = 0, kv = 0, expansion = 0;
+    ok = ok && u64_of(&tr, o, k_layers, true, &a->layers, d) &&
+         u64_of(&tr, o, k_hidden, true, &a->hidden, d) &&
+         u64_of(&tr, o, k_heads, true, &a->heads, d) && u64_of(&tr, o, k_kv, false, &kv, d) &&
+         u64_of(&tr, o, k_inter, false, &a->intermediate, d) &&
+         u64_of(&tr, o, k_vocab, true, &a->vocab, d) &&
+         u64_of(&tr, o, k_pos, false, &a->max_positions, d) &&
+         u64_of(&tr, o, k_head_dim, false, &a->head_dim, d) &&
+         u64_of(&tr, o, k_experts, false, &a->experts, d) &&
+         u64_of(&tr, o, k_topk, false, &a->experts_per_token, d) &&
+         u64_of(&tr, o, k_moe_inter, false, &a->moe_intermediate, d) &&
+         u64_of(&tr, o, k_shared, false, &a->shared_experts, d) &&
+         u64_of(&tr, o, k_first, false, &a->first_dense, d) &&
+         u64_of(&tr, o, k_q_lora, false, &a->q_lora_rank, d) &&
+         u64_of(&tr, o, k_kv_lora, false, &a->kv_lora_rank, d) &&
+         u64_of(&tr, o, k_rope, false, &a->rope_dim, d) &&
+         u64_of(&tr, o, k_nope, false, &a->nope_dim, d) &&
+         u64_of(&tr, o, k_v_head, false, &a->v_head_dim, d) &&
+         u64_of(&tr, o, k_window, false, &window, d) &&
+         u64_of(&tr, o, k_pattern, false, &pattern, d) &&
+         u64_of(&tr, o, k_mlp, false, &a->dense_intermediate, d) &&
+         u64_of(&tr, o, k_step, false, &a->moe_every, d) &&
+         u64_of(&tr, o, k_expansion, false, &expansion, d);
+    if (ok && (a->layers == 0 || a->hidden == 0 || a->heads == 0 || a->vocab == 0)) {
+        struct diag local = {0};
+        diag_fail(&local, "%s: must be positive",
+                  a->layers == 0 ? "num_hidden_layers" : a->hidden == 0 ? "hidden_size"
+                  : a->heads == 0 ? "num_attention_heads" : "vocab_size");
+        jsonread_locate_message(&tr, &local);
+        ok = diag_fail(d, "%s", local.message);
+    }
+    if (ok) {
+        /* tie_word_embeddings absent means the family's default */
+        a->tied = tied_default;
+        bool tied = a->tied;
+        ok = jsonread_bool(&tr, o, "tie_word_embeddings", false, &tied, d) &&
+             jsonread_bool(&r, root, "tie_word_embeddings", false, &tied, d);
+        a->tied = tied;
+    }
+    if (ok && a->family == ARCH_FALCON) {
+        bool multi_query = false, new_arch = false;
+        ok = jsonread_bool(&tr, o, "multi_query", false, &multi_query, d) &&
+             jsonread_bool(&tr, o, "new_decoder_architecture", false, &new_arch, d);
+        a->new_decoder = new_arch;
+        if (kv == 0)
+            kv = multi_query ? 1 : new_arch ? 8 : a->heads;
+    }
+    if (ok && a->family == ARCH_MPT && a->intermediate == 0)
+        a->intermediate = (expansion ? expansion : 4) * a->hidden;
+    if (ok && a->family == ARCH_FALCON && a->intermediate == 0)
+        a->intermediate = 4 * a->hidden;
+    if (!ok) {
+        cJSON_Delete(root);
+        return false;
+    }
+    a->kv_heads = kv ? kv : a->heads;
+    if (a->head_dim == 0)
+        a->head_dim = a->hidden / a->heads;
+    if (a->family == ARCH_DEEPSEEK)
+        a->score_bias = strcmp(type, "deepseek_v3") == 0;
+    if (a->family == ARCH_LLAMA4) {
+        if (a->moe_every == 0)
+            a->moe_every = 1;
+        a->shared_intermediate = a->intermediate;
+        a->moe_intermediate = a->moe_intermediate ? a->moe_intermediate : a->intermediate;
+        if (a->experts_per_token == 0)
+            a->experts_per_token = 1;
+    }
+    if (a->family == ARCH_GPT_OSS && a->moe_intermediate == 0)
+        a->moe_intermediate = a->intermediate;
+    if ((a->family == ARCH_MIXTRAL) && a->moe_intermediate == 0)
+        a->moe_intermediate = a->intermediate;
+
+    /* the model spec */
+    if (id)
+        snprintf(m->id, sizeof m->id, "%s", id);
+    else
+        derive_id(path, name_or_path, m->id, sizeof m->id);
+    snprintf(m->name, sizeof m->name, "%s", name ? name : m->id);
+    snprintf(m->hf_id, sizeof m->hf_id, "%s", name_or_path);
+    snprintf(m->source, sizeof m->source, "imported from %s by kvplan import-hf", path);
+    m->layers = (uint32_t)a->layers;
+    m->hidden_size = (uint32_t)a->hidden;
+    m->attention_heads = (uint32_t)a->heads;
+    m->vocab_size = (uint32_t)a->vocab;
+    m->intermediate_size = (uint32_t)a->intermediate;
+    m->max_context_tokens = a->max_positions ? a->max_positions : 2048;
+    if (a->max_positions == 0)
+        note(h, "no max_position_embeddings: assumed 2,048 tokens");
+    if (a->kv_lora_rank) {
+        m->attention = ATTENTION_MLA;
+        m->kv_lora_rank = (uint32_t)a->kv_lora_rank;
+        m->qk_rope_head_dim = (uint32_t)a->rope_dim;
+        m->qk_nope_head_dim = (uint32_t)a->nope_dim;
+        m->v_head_dim = (uint32_t)a->v_head_dim;
+        note(h, "MLA: caching %llu latent values per layer; num_key_value_heads is ignored",
+             (unsigned long long)(a->kv_lora_rank + a->rope_dim));
+    } else {
+        m->kv_heads = (uint32_t)a->kv_heads;
+        m->head_dim = (uint32_t)a->head_dim;
+        m->attention = a->kv_heads == 1 ? ATTENTION_MQA
+                       : a->kv_heads == a->heads ? ATTENTION_MHA : ATTENTION_GQA;
+    }
+
+    /* sliding windows: layer_types, then the pattern, then the family's rule */
+    const cJSON *types = cJSON_GetObjectItemCaseSensitive(o, "layer_types");
+    bool use_sw = true;
+    if (jsonread_has(o, "use_sliding_window"))
+        jsonread_bool(&tr, o, "use_sliding_window", false, &use_sw, d);
+    uint64_t windowed = 0;
+    if (cJSON_IsArray(types)) {
+        const cJSON *t;
+        cJSON_ArrayForEach(t, types)
+        {
+            if (cJSON_IsString(t) && (strcmp(t->valuestring, "sliding_attention") == 0 ||
+                                      strcmp(t->valuestring, "chunked_attention") == 0))
+                windowed++;
+        }
+        snprintf(m->window_pattern, sizeof m->window_pattern, "layer_types");
+    } else if (pattern > 1) {
+        windowed = a->layers - a->layers / pattern; /* layer i global iff (i+1) % N == 0 */
+        snprintf(m->window_pattern, sizeof m->window_pattern, "%llu local : 1 global",
+                 (unsigned long long)(pattern - 1));
+    } else if (a->family == ARCH_GEMMA2) {
+        windowed = (a->layers + 1) / 2; /* even layers local */
+        snprintf(m->window_pattern, sizeof m->window_pattern, "alternating local/global");
+    } else if (a->family == ARCH_LLAMA4 && window) {
+        windowed = a->layers - a->layers / 4; /* every 4th layer global */
+        snprintf(m->window_pattern, sizeof m->window_pattern, "3 chunked : 1 global");
+    } else if (window && strcmp(type, "mistral") == 0) {
+        windowed = a->layers;
+        snprintf(m->window_pattern, sizeof m->window_pattern, "every layer");
+    } else if (window && strcmp(type, "phi3") == 0) {
+        note(h, "sliding_window %llu left out: kernels disagree on honouring it in Phi-3; "
+                "planned as full attention",
+             (unsigned long long)window);
+    }
+    if (!use_sw && windowed == 0 && window)
+        note(h, "sliding_window %llu is disabled (use_sliding_window false)",
+             (unsigned long long)window);
+    if (windowed && window && use_sw) {
+        m->windowed_layers = (uint32_t)windowed;
+        m->window_tokens = window;
+    }
+
+    /* precision: torch_dtype, then quantization_config */
+    jsonread_string(&tr, o, "torch_dtype", false, dtype, sizeof dtype, d);
+    if (dtype[0] == '\0')
+        jsonread_string(&r, root, "torch_dtype", false, dtype, sizeof dtype, d);
+    if (dtype[0] == '\0')
+        jsonread_string(&r, root, "dtype", false, dtype, sizeof dtype, d);
+    if (!dtype_parse(dtype, &m->weight_dtype) || m->weight_dtype == DTYPE_AUTO) {
+        m->weight_dtype = DTYPE_BF16;
+        note(h, "torch_dtype '%s' not understood: assumed bf16", dtype);
+    }
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(root, "quantization_config");
+    char method[32] = "";
+    if (cJSON_IsObject(q)) {
+        struct jsonread qr = jsonread_child(&r, "quantization_config", "quantization_config.");
+        jsonread_string(&qr, q, "quant_method", false, method, sizeof method, d);
+        uint64_t bits = 0;
+        if (jsonread_has(q, "bits"))
+            jsonread_u64(&qr, q, "bits", false, 1, 64, &bits, d);
+        if (strcasecmp(method, "fp8") == 0)
+            m->weight_dtype = DTYPE_FP8;
+        else if (strcasecmp(method, "mxfp4") == 0)
+            a->mxfp4_experts = true;
+        else if (bits == 4)
+            m->weight_dtype = DTYPE_INT4;
+        else if (bits == 8)
+            m->weight_dtype = DTYPE_INT8;
+    }
+    uint64_t total = 0, active = 0;
+    if (!params_count(a, &total, &active)) {
+        cJSON_Delete(root);
+        return diag_fail(d, "%s: the dimensions are too large to count", path);
+    }
+    m->params = total;
+    m->active_params = active;
+    if (a->mxfp4_experts) {
+        /* MXFP4: 4-bit values with an 8-bit scale per 32 (17/32 bytes); the rest as dtype */
+        uint64_t experts = params_in_experts(a);
+        const struct dtype_info *di = dtype_info(m->weight_dtype);
+        m->weights_bytes = (experts * 17 + 31) / 32 +
+                           (total - experts) * di->bytes_num / di->bytes_den;
+        note(h, "MXFP4 experts: %.2f GiB of weights rather than %s x params",
+             (double)m->weights_bytes / (double)GIB, di->name);
+    }
+    double stated = 0;
+    if (jsonread_has(root, "num_parameters"))
+        jsonread_double(&r, root, "num_parameters", false, 0, 1e15, &stated, d);
+    h->stated_params = stated;
+    cJSON_Delete(root);
+    struct diag v = {0};
+    if (!spec_model_validate(m, &v))
+        return diag_fail(d, "%s: the imported model is not valid: %s", path, v.message);
+    return true;
+}
