@@ -45,7 +45,7 @@ LIB_OBJ  := $(CORE_OBJ) $(IO_OBJ) $(TUI_OBJ) $(APP_OBJ) $(filter-out $(BUILD)/sr
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all test unit cli-test e2e-test screenshots asan install uninstall clean deps test-deps check-layers run golden
+.PHONY: all test unit cli-test e2e-test screenshots validate asan install uninstall clean deps test-deps check-layers run golden
 .SECONDARY:
 
 all: $(BUILD)/kvplan
@@ -104,6 +104,7 @@ unit: $(UNIT_TESTS)
 cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 	@sh tests/cli/run.sh $(BUILD)/kvplan
 	@/usr/bin/python3 tests/cli/check_import.py $(BUILD)/kvplan
+	@/usr/bin/python3 tools/validate.py $(BUILD)/kvplan tests/data/calibration.json --check
 
 # The real planner on a pseudo-terminal (pyte), and through tmux.
 e2e-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
@@ -115,6 +116,11 @@ screenshots: $(BUILD)/kvplan
 	@sh tools/deps.sh py:pyte=python3-pyte py:PIL=python3-pil cmd:tput=ncurses-bin \
 	  file:/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf=fonts-dejavu-core
 	/usr/bin/python3 tools/screenshots.py $(BUILD)/kvplan screenshots
+
+# Every real engine log of the calibration set against kvplan: doc/VALIDATION.md.
+CALIBRATION ?= $(firstword $(wildcard ../shared/reference/calibration.json) tests/data/calibration.json)
+validate: $(BUILD)/kvplan
+	/usr/bin/python3 tools/validate.py $(BUILD)/kvplan $(CALIBRATION) --out doc/VALIDATION.md
 
 check-layers:
 	@sh tools/check-layers.sh

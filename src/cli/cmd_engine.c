@@ -172,6 +172,18 @@ int cmd_calibrate(int argc, char **argv)
                         log.f[f].value);
         return 2;
     }
+    int families = 0;
+    for (unsigned bits = log.seen; bits; bits &= bits - 1)
+        families++;
+    if (families > 1) {
+        fprintf(stderr, "kvplan: %s: lines from several engines (", path);
+        for (int e = LOG_VLLM_V0; e <= LOG_TGI; e++)
+            if (log.seen & (1u << e))
+                fprintf(stderr, "%s%s", --families ? "" : "", enginelog_engine_name(e)),
+                    fprintf(stderr, families ? ", " : "");
+        fprintf(stderr, "): paste one engine's startup log so its figures are not mixed\n");
+        return 2;
+    }
     printf("%s: %s log, %d lines\n\nFound\n", path, enginelog_engine_name(log.engine), log.lines);
     for (int f = 0; f < LF_COUNT; f++) {
         if (!log.f[f].found)
@@ -179,18 +191,23 @@ int cmd_calibrate(int argc, char **argv)
         char v[48];
         if (is_size((enum log_field)f))
             snprintf(v, sizeof v, "%.2f GiB", log.f[f].value / 1073741824.0);
+        else if (log.f[f].value == floor(log.f[f].value) && log.f[f].value < 1e15)
+            units_format_int((uint64_t)log.f[f].value, v, sizeof v);
         else
             snprintf(v, sizeof v, "%g", log.f[f].value);
         printf("  %-38s %16s   (line %d)\n", enginelog_field_name(f), v, log.f[f].line);
     }
-    if (log.k_type[0])
-        printf("  %-38s %16s\n", "cache types K / V", log.k_type);
+    if (log.k_type[0]) {
+        char kv[40];
+        snprintf(kv, sizeof kv, "%s / %s", log.k_type, log.v_type[0] ? log.v_type : log.k_type);
+        printf("  %-38s %16s\n", "cache types K / V", kv);
+    }
     int n_expected;
     const enum log_field *expected = expected_fields(log.engine, &n_expected);
     int missing = 0;
     for (int i = 0; i < n_expected; i++)
         if (!log.f[expected[i]].found)
-            printf("%s  %s", missing++ ? "," : "\nNot in this log (truncated or trimmed?):\n",
+            printf("%s%s", missing++ ? ", " : "\nNot in this log (truncated or trimmed?):\n  ",
                    enginelog_field_name(expected[i]));
     if (missing)
         printf("\n");
@@ -311,6 +328,7 @@ int cmd_calibrate(int argc, char **argv)
 
 struct solve_row {
     const struct gpu_spec *gpu;
+    bool solved;
     uint32_t gpus, tp;
     uint64_t users;
     double cost;
@@ -319,6 +337,8 @@ struct solve_row {
 static int by_cost(const void *a, const void *b)
 {
     const struct solve_row *x = a, *y = b;
+    if (x->solved != y->solved)
+        return x->solved ? -1 : 1;
     if ((x->cost < 0) != (y->cost < 0))
         return x->cost < 0 ? 1 : -1;
     if (x->cost != y->cost)
@@ -341,7 +361,7 @@ int cmd_solve(int argc, char **argv)
     /* solve's own flags come first; the rest are scenario options */
     uint64_t need = 0;
     bool max_context = false, utilization = false;
-    uint32_t max_gpus = 64;
+    uint32_t max_gpus = 256;
     const char *gpu_list[64];
     int ngpu = 0;
     char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
@@ -488,6 +508,7 @@ int cmd_solve(int argc, char **argv)
                 uint64_t u = s.engine.kind == ENGINE_GENERIC ? r.max_users : r.engine.users;
                 if (u >= need) {
                     rows[nrows].gpu = &g->spec;
+                    rows[nrows].solved = true;
                     rows[nrows].gpus = n;
                     rows[nrows].tp = tp;
                     rows[nrows].users = u;
@@ -499,6 +520,12 @@ int cmd_solve(int argc, char **argv)
                 }
             }
         }
+        if (!solved) {
+            rows[nrows].gpu = &g->spec;
+            rows[nrows].solved = false;
+            rows[nrows].cost = -1;
+            nrows++;
+        }
     }
     qsort(rows, (size_t)nrows, sizeof rows[0], by_cost);
     char ctx[32];
@@ -506,7 +533,14 @@ int cmd_solve(int argc, char **argv)
            units_format_tokens_short(base.context_tokens, ctx, sizeof ctx), base.model.name,
            engine_label(base.engine.kind, base.engine.rule), max_gpus);
     printf("%-16s %5s %12s %8s %10s\n", "GPU", "GPUS", "TP x REPL", "USERS", "$/HOUR");
+    int solved = 0;
     for (int i = 0; i < nrows; i++) {
+        if (!rows[i].solved) {
+            printf("%-16s %5s %12s %8s %10s\n", rows[i].gpu->id, "-", "-", "-",
+                   "(needs more GPUs)");
+            continue;
+        }
+        solved++;
         char split[32], cost[32] = "-";
         snprintf(split, sizeof split, "%u x %u", rows[i].tp, rows[i].gpus / rows[i].tp);
         if (rows[i].cost >= 0)
@@ -514,8 +548,8 @@ int cmd_solve(int argc, char **argv)
         printf("%-16s %5u %12s %8llu %10s\n", rows[i].gpu->id, rows[i].gpus, split,
                (unsigned long long)rows[i].users, cost);
     }
-    if (nrows == 0) {
-        printf("(no GPU type serves it within %u GPUs)\n", max_gpus);
+    if (solved == 0) {
+        printf("(no GPU type serves it within %u GPUs; raise --max-gpus)\n", max_gpus);
         status = 1;
     }
     catalog_free(&cat);

@@ -176,6 +176,8 @@ static void vllm(const struct scenario *s, const struct plan_result *r, struct e
         window_blocks = full_blocks;
     /* layer-weighted blocks of one request, in units of whole-model blocks */
     e->request_units = global * full_blocks + windowed * window_blocks; /* x 1/layers */
+    e->request_bytes =
+        e->request_units * e->unit_tokens * r->kv_bytes_per_token_per_layer_per_gpu;
     e->scheduler_cap = e->max_num_seqs;
 }
 
@@ -255,6 +257,7 @@ static void sglang(const struct scenario *s, const struct plan_result *r, struct
     /* cell_size: K and V of every layer on this rank (SGLang sizes every layer fully) */
     e->unit_bytes = r->kv_bytes_per_token_per_layer_per_gpu * m->layers;
     e->request_units = s->context_tokens * m->layers;
+    e->request_bytes = s->context_tokens * e->unit_bytes;
 }
 
 static void sglang_finish(const struct scenario *s, struct engine_result *e)
@@ -305,6 +308,19 @@ static uint64_t row_bytes(enum dtype d, uint64_t values)
     return dtype_bytes_for(d, values);
 }
 
+/* ggml's names for the cache types (-ctk/-ctv and the log) */
+static const char *ggml_name(enum dtype d)
+{
+    switch (d) {
+    case DTYPE_FP16:
+        return "f16";
+    case DTYPE_FP32:
+        return "f32";
+    default:
+        return dtype_info(d)->name;
+    }
+}
+
 static void llamacpp(const struct scenario *s, const struct plan_result *r,
                      struct engine_result *e)
 {
@@ -312,7 +328,8 @@ static void llamacpp(const struct scenario *s, const struct plan_result *r,
     const struct model_spec *m = &s->model;
     uint32_t np = f->parallel ? f->parallel : 1;
     uint64_t n_ctx = s->context_tokens * np;
-    enum dtype tk = capacity_kv_dtype(s);
+    /* llama.cpp caches f16 unless told (-ctk/-ctv), whatever the weights */
+    enum dtype tk = s->kv_dtype != DTYPE_AUTO ? s->kv_dtype : DTYPE_FP16;
     enum dtype tv = f->v_dtype != DTYPE_AUTO ? f->v_dtype : tk;
     uint64_t k_row, v_row;
     if (m->attention == ATTENTION_MLA && f->rule == RULE_LLAMACPP_PRE_MLA) {
@@ -365,23 +382,21 @@ static void llamacpp(const struct scenario *s, const struct plan_result *r,
     e->users = per_slot ? room / per_slot : 0;
     e->max_concurrency = np;
     e->request_units = s->context_tokens;
+    e->request_bytes = per_slot;
     char a[32], b[32], c[32];
     double k_mib = (double)k_total / (double)MIB, v_mib = (double)v_total / (double)MIB;
     add_log(e, "llama_kv_cache: size = %.2f MiB (%8llu cells, %3u layers, %2u/%2u seqs), "
                "K (%s): %.2f MiB, V (%s): %.2f MiB",
-            k_mib + v_mib, (unsigned long long)n_ctx, m->layers, np, np, dtype_info(tk)->name,
-            k_mib, dtype_info(tv)->name, v_mib);
+            k_mib + v_mib, (unsigned long long)n_ctx, m->layers, np, np, ggml_name(tk), k_mib,
+            ggml_name(tv), v_mib);
     (void)a;
     (void)b;
     char types[96] = "";
-    if (tk != DTYPE_FP16 && tk != DTYPE_BF16)
-        snprintf(types, sizeof types, " -ctk %s -ctv %s -fa on", dtype_info(tk)->name,
-                 dtype_info(tv)->name);
+    if (tk != DTYPE_FP16)
+        snprintf(types, sizeof types, " -ctk %s -ctv %s -fa on", ggml_name(tk), ggml_name(tv));
     else if (tv != tk)
-        snprintf(types, sizeof types, " -ctv %s -fa on", dtype_info(tv)->name);
-    snprintf(e->launch, sizeof e->launch, "llama-server -m %s.gguf -c %s -np %u%s -ngl 999",
-             m->id, units_format_int(n_ctx, c, sizeof c), np, types);
-    /* commas are not valid in -c: print the number plainly */
+        snprintf(types, sizeof types, " -ctv %s -fa on", ggml_name(tv));
+    (void)c;
     snprintf(e->launch, sizeof e->launch, "llama-server -m %s.gguf -c %llu -np %u%s -ngl 999",
              m->id, (unsigned long long)n_ctx, np, types);
     snprintf(e->note, sizeof e->note,
@@ -407,6 +422,7 @@ static void trtllm(const struct scenario *s, const struct plan_result *r, struct
     e->unit_tokens = s->block_tokens && s->block_tokens != 16 ? s->block_tokens : 32;
     e->unit_bytes = e->unit_tokens * r->kv_bytes_per_token_per_layer_per_gpu * m->layers;
     e->request_units = ceil_div(s->context_tokens, e->unit_tokens) * m->layers;
+    e->request_bytes = ceil_div(s->context_tokens, e->unit_tokens) * e->unit_bytes;
     e->scheduler_cap = e->max_num_seqs;
 }
 
@@ -450,6 +466,7 @@ static void generic(const struct scenario *s, const struct plan_result *r, struc
     if (e->max_concurrency < 0)
         e->max_concurrency = 0;
     e->users = r->max_users / e->replicas;
+    e->request_bytes = r->kv_bytes_per_user / e->tp;
     e->scheduler_cap = 0;
     snprintf(e->note, sizeof e->note,
              "generic: memory x (1 - %g%% headroom) - weights, divided by KV per user",

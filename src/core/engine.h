@@ -69,6 +69,7 @@ struct engine_result {
     uint64_t units;                  /* blocks, tokens or cells */
     uint64_t kv_tokens;              /* the engine's "KV cache size" in tokens */
     uint64_t request_units;          /* units one full-context request needs (layer-weighted) */
+    uint64_t request_bytes;          /* KV bytes one full-context request needs, per GPU */
     double max_concurrency;          /* as the engine prints it */
     uint64_t users;                  /* full-context requests that fit, all replicas */
     uint32_t scheduler_cap;          /* max_num_seqs / max_running_requests / slots */

@@ -110,14 +110,24 @@ static void word_after(const char *line, const char *key, char *out, size_t size
     out[n] = '\0';
 }
 
+static void mark(struct engine_log *log, enum log_engine e)
+{
+    /* vLLM V0 and V1 are one family for the "mixed" check */
+    log->seen |= 1u << (e == LOG_VLLM_V1 ? LOG_VLLM_V0 : e == LOG_OLLAMA ? LOG_LLAMACPP : e);
+}
+
 static void parse_line(struct engine_log *log, const char *line, int n)
 {
+    enum log_engine before = log->engine;
     /* recognise the engine */
     if (strstr(line, "total_gpu_memory") && strstr(line, "gpu_memory_utilization") &&
         log->engine == LOG_UNKNOWN)
         log->engine = LOG_VLLM_V0;
     if (strstr(line, "# GPU blocks:") || strstr(line, "# cuda blocks:"))
         log->engine = log->engine == LOG_VLLM_V1 ? LOG_VLLM_V1 : LOG_VLLM_V0;
+    if ((strstr(line, "vLLM API server version") || strstr(line, "V1 LLM engine")) &&
+        log->engine == LOG_UNKNOWN)
+        log->engine = LOG_VLLM_V1;
     if (strstr(line, "GPU KV cache size:") || strstr(line, "Available KV cache memory:") ||
         strstr(line, "KV cache memory is needed") || strstr(line, "KV cache is needed"))
         log->engine = LOG_VLLM_V1;
@@ -133,6 +143,8 @@ static void parse_line(struct engine_log *log, const char *line, int n)
         log->engine = LOG_OLLAMA;
     if (strstr(line, "max batch total tokens") || strstr(line, "text_generation_launcher"))
         log->engine = LOG_TGI;
+    if (log->engine != before || (log->engine != LOG_UNKNOWN && log->seen == 0))
+        mark(log, log->engine);
 
     /* vLLM V0 worker.py */
     grab(log, line, n, "total_gpu_memory", LF_TOTAL_GPU_MEMORY);
@@ -217,6 +229,8 @@ static void parse_line(struct engine_log *log, const char *line, int n)
         grab(log, line, n, "--ctx-size", LF_CELLS);
     if (strstr(line, "--parallel"))
         grab(log, line, n, "--parallel", LF_SEQS);
+    if (strstr(line, "ctx_size ="))
+        grab(log, line, n, "ctx_size =", LF_CELLS);
     /* TGI */
     grab(log, line, n, "Setting max batch total tokens to", LF_KV_TOKENS);
 }

@@ -51,6 +51,7 @@ struct engine_log {
     struct log_figure f[LF_COUNT];
     char k_type[16], v_type[16]; /* llama.cpp cache types */
     int lines;
+    unsigned seen;               /* bit per log_engine family whose lines appeared */
 };
 
 /* The name of a recognised engine ("vLLM V1", "SGLang", ...). */

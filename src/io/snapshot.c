@@ -63,6 +63,7 @@ static cJSON *engine_result_json(const struct engine_result *e)
     jsonout_uint(&o, "unit_bytes", e->unit_bytes);
     jsonout_uint(&o, "units", e->units);
     jsonout_uint(&o, "kv_tokens", e->kv_tokens);
+    jsonout_uint(&o, "request_bytes", e->request_bytes);
     jsonout_double(&o, "max_concurrency", e->max_concurrency);
     jsonout_uint(&o, "users", e->users);
     jsonout_uint(&o, "scheduler_cap", e->scheduler_cap);

@@ -104,6 +104,66 @@ expect 2 "--presets: '$T/none' is not a directory" plan --presets "$T/none"
 expect 2 "list: 'tpus' is not gpus or models" list tpus
 expect 2 "show: unknown model 'llama'" show model llama
 
+# --- engine profiles: each engine's rule, its log lines and launch command
+expect 0 "# GPU blocks: 5693" plan --engine vllm@0 --model llama-3-8b --gpu a100-40gb --context 8192 --gpu-total 39.50GiB --non-kv 24.43GiB
+expect 0 "Maximum concurrency for 8,192 tokens per request: 11.12x" plan --engine vllm@0 --model llama-3-8b --gpu a100-40gb --context 8192 --gpu-total 39.50GiB --non-kv 24.43GiB
+expect 0 "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 --gpu-memory-utilization 0.85 --kv-cache-dtype fp8 -tp 2" plan --engine vllm --gpus 2 --context 32k --kv-dtype fp8 --gpu-memory-utilization 0.85
+expect 0 "--data-parallel-size 2" plan --engine vllm --gpus 4 --tp 2 --model llama-3.1-70b
+expect 0 "KV Cache is allocated. #tokens: 2794979" plan --engine sglang --model llama-3.3-70b --gpu h200 --gpus 8 --context 128k --kv-memory 106.62GiB
+expect 0 "python -m sglang.launch_server --model-path meta-llama/Llama-3.3-70B-Instruct --context-length 131072" plan --engine sglang --model llama-3.3-70b --gpu h200 --gpus 8 --context 128k
+expect 0 "K (q4_0): 6588.00 MiB, V (f16): 15616.00 MiB" plan --engine llama.cpp@pre-mla --model deepseek-v3 --gpu a100-80gb --gpus 7 --context 8192 --kv-dtype q4_0 --kv-dtype-v fp16
+expect 0 "K (f16): 274.50 MiB, V (f16): 0.00 MiB" plan --engine llama.cpp --model deepseek-v3 --gpu a100-80gb --gpus 8 --context 4096
+expect 0 "llama-server -m llama-3.1-8b.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -fa on" plan --engine llama.cpp --context 8k --parallel 4 --kv-dtype q8_0
+expect 0 "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --kv_cache_free_gpu_memory_fraction 0.90" plan --engine trtllm
+expect_field 2 replicas --gpus 4 --tp 2 --model llama-3.1-70b
+expect 2 "--engine: 'vllx' is not an engine" plan --engine vllx
+expect 2 "--engine: 'vllm@7': unknown version of vllm" plan --engine vllm@7
+expect 2 "--tp: 3 does not divide --gpus 4" plan --gpus 4 --tp 3
+expect 2 "--gpu-memory-utilization: '1.5' is not a fraction" plan --engine vllm --gpu-memory-utilization 1.5
+expect 2 "--non-kv: '12' needs a unit" plan --engine vllm --non-kv 12
+
+# --- calibrate: real logs, and logs that are cut, mixed or unknown
+L="$HERE/data/logs"
+expect 0 "vLLM V0 log, 4 lines" calibrate "$L/vllm-03.log"
+expect 0 "matches: the log implies 131128 B" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb
+expect 0 "Outside weights and KV: 24.43 GiB per GPU" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb
+expect 0 "KV bytes per token the log implies: 40957 B" calibrate "$L/sglang-02.log"
+expect 0 "KV bytes per token the log implies: 2842112 B" calibrate "$L/llamacpp-03.log"
+expect 0 "MISMATCH" calibrate "$L/llamacpp-03.log" --model deepseek-v3
+expect 0 "Ollama (llama.cpp) log" calibrate "$L/ollama.log"
+expect 0 "matches: the log implies 69632 B" calibrate "$L/llamacpp-new.log" --model llama-3.1-8b
+expect 0 "TGI log" calibrate "$L/tgi-01.log"
+expect 0 "Not in this log (truncated or trimmed?):" calibrate "$L/truncated.log"
+expect 2 "no engine recognised in 3 lines" calibrate "$L/unknown.log"
+expect 2 "lines from several engines (vLLM V0, SGLang)" calibrate "$L/mixed.log"
+expect 2 "cannot open" calibrate "$L/none.log"
+"$K" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb --save "$T/cal.json" > /dev/null
+expect 0 "vllm@0: 11 users at 8,192 tokens each (concurrency 11.12x)" plan --model llama-3-8b --gpu a100-40gb --context 8192 --calibration "$T/cal.json"
+printf '{"format": "kvplan-calibration", "format_version": 1, "engine": "vllx"}\n' > "$T/badcal.json"
+expect 2 "badcal.json:1:55: engine: 'vllx' is not an engine" plan --calibration "$T/badcal.json"
+
+# --- solve and sweep
+expect 0 "h200                56        8 x 7      581" solve --users 500 --context 32k --model llama-3.1-70b --gpu h100-sxm --gpu h200 --engine vllm
+expect 0 "(needs more GPUs)" solve --users 500 --context 32k --model llama-3.1-70b --gpu t4 --gpu h200
+expect 0 "longest context serving 10 users on 1 x NVIDIA H100 SXM5 80GB (generic): 46,469 tokens" solve --users 10 --max-context --model llama-3.1-8b --gpu h100-sxm
+expect 1 "no --gpu-memory-utilization serves 40 users" solve --users 40 --utilization --engine vllm --model llama-3.1-8b --context 16k
+expect 0 "smallest --gpu-memory-utilization serving 20 users at 16384 tokens" solve --users 20 --utilization --engine vllm --model llama-3.1-8b --context 16k
+expect 2 "solve: --users N is required" solve --model llama-3.1-8b
+expect 0 "16k,h100-sxm,llama-3.1-8b,1,16384,bf16,true,28,28,131072,2147483648" sweep --vary context=1k..16k --model llama-3.1-8b --format csv
+expect 0 "| fp8 | h100-sxm |" sweep --vary kv-dtype=all --format markdown
+expect 0 '"value":	"deepseek-v3"' sweep --vary model=all --format json
+expect 0 "mi300x" sweep --vary gpu=all
+expect 2 "--vary: 'colour' is not context, gpus, kv-dtype, gpu or model" sweep --vary colour=all
+expect 2 "--vary: 'context=8k..1k'" sweep --vary context=8k..1k
+
+# --- import-hf errors
+printf '{"model_type": "llama", "hidden_size": 4096}\n' > "$T/cfg.json"
+expect 2 "cfg.json:1:1: num_hidden_layers: missing" import-hf "$T/cfg.json"
+printf '{"model_type": "rwkv", "num_hidden_layers": 4}\n' > "$T/cfg2.json"
+expect 2 "cfg2.json:1:2: model_type: 'rwkv' is not a family kvplan can count" import-hf "$T/cfg2.json"
+expect 0 '"windowed_layers":	52' import-hf "$HERE/data/hf/gemma-3-27b.json"
+expect 0 "sliding_window 2047 left out" import-hf "$HERE/data/hf/phi-3-mini-4k.json"
+
 # --- the --require-users gate for CI
 expect 0 "users fit" plan --model llama-2-7b --context 4000 --require-users 20
 expect 1 "--require-users: 27 users fit, 28 required" plan --model llama-2-7b --context 4000 --vram 80GB --weights 14GB --require-users 28
