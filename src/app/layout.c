@@ -6,7 +6,7 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
 {
     struct planner_layout l;
     memset(&l, 0, sizeof l);
-    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || n_controls > rows - 12) {
+    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || n_controls > rows - 11) {
         l.too_small = true;
         return l;
     }

@@ -19,7 +19,7 @@ static const char *labels[CTRL_COUNT] = {
     [CTRL_GPU] = "GPU",           [CTRL_GPUS] = "GPUs (TP)",      [CTRL_MODEL] = "Model",
     [CTRL_CONTEXT] = "Context",   [CTRL_KV_HEADS] = "KV heads",   [CTRL_KV_DTYPE] = "KV cache",
     [CTRL_WEIGHT_DTYPE] = "Weights", [CTRL_PREFIX] = "Prefix",    [CTRL_AVG] = "In use",
-    [CTRL_HEADROOM] = "Headroom",
+    [CTRL_HEADROOM] = "Headroom", [CTRL_ENGINE] = "Engine",
 };
 
 static const enum dtype kv_dtypes[] = {DTYPE_AUTO, DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8,
@@ -71,6 +71,11 @@ bool planner_apply(struct planner *p, const struct scenario *next)
     p->error[0] = '\0';
     compute_curve(p);
     return true;
+}
+
+uint64_t planner_users(const struct planner *p)
+{
+    return p->scenario.engine.kind == ENGINE_GENERIC ? p->result.max_users : p->result.engine.users;
 }
 
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s)
@@ -157,6 +162,10 @@ static int control_values(const struct planner *p, enum control c, uint64_t *v)
         for (uint64_t h = 0; h <= 50; h++)
             v[n++] = h;
         break;
+    case CTRL_ENGINE:
+        for (uint64_t e = 0; e < ENGINE_COUNT; e++)
+            v[n++] = e;
+        return n;
     case CTRL_COUNT:
         return 0;
     }
@@ -204,6 +213,8 @@ static uint64_t control_current(const struct planner *p, enum control c)
         return s->avg_context_tokens ? s->avg_context_tokens : s->context_tokens;
     case CTRL_HEADROOM:
         return (uint64_t)(s->headroom_percent + 0.5);
+    case CTRL_ENGINE:
+        return (uint64_t)s->engine.kind;
     case CTRL_COUNT:
         break;
     }
@@ -265,6 +276,10 @@ static void set_value(struct planner *p, enum control c, uint64_t value)
     case CTRL_HEADROOM:
         s.headroom_percent = (double)value;
         break;
+    case CTRL_ENGINE:
+        s.engine.kind = (enum engine_kind)(value % ENGINE_COUNT);
+        s.engine.rule = RULE_CURRENT;
+        break;
     case CTRL_COUNT:
         return;
     }
@@ -279,7 +294,8 @@ void planner_step(struct planner *p, enum control c, int delta, bool big)
         return;
     int i = current_index(v, n, control_current(p, c));
     int stride = big ? (n / 8 > 2 ? n / 8 : 2) : 1;
-    if (c == CTRL_GPU || c == CTRL_MODEL || c == CTRL_KV_DTYPE || c == CTRL_WEIGHT_DTYPE)
+    if (c == CTRL_GPU || c == CTRL_MODEL || c == CTRL_KV_DTYPE || c == CTRL_WEIGHT_DTYPE ||
+        c == CTRL_ENGINE)
         i = ((i + delta * stride) % n + n) % n; /* lists wrap around */
     else {
         i += delta * stride;
@@ -312,7 +328,7 @@ double planner_control_fraction(const struct planner *p, enum control c)
 {
     uint64_t v[VALUES_MAX];
     int n = control_values(p, c, v);
-    if (n < 2 || c == CTRL_GPU || c == CTRL_MODEL)
+    if (n < 2 || c == CTRL_GPU || c == CTRL_MODEL || c == CTRL_ENGINE)
         return -1;
     return (double)current_index(v, n, control_current(p, c)) / (n - 1);
 }
@@ -373,6 +389,9 @@ void planner_control_value(const struct planner *p, enum control c, char *buf, s
     case CTRL_HEADROOM:
         snprintf(buf, size, "%g%%", s->headroom_percent);
         break;
+    case CTRL_ENGINE:
+        snprintf(buf, size, "%s", engine_label(s->engine.kind, s->engine.rule));
+        break;
     case CTRL_COUNT:
         buf[0] = '\0';
         break;
@@ -410,6 +429,10 @@ void planner_reset(struct planner *p, enum control c)
         break;
     case CTRL_HEADROOM:
         s.headroom_percent = 10;
+        break;
+    case CTRL_ENGINE:
+        s.engine.kind = ENGINE_GENERIC;
+        s.engine.rule = RULE_CURRENT;
         break;
     default:
         return;
@@ -690,7 +713,9 @@ int planner_key(struct planner *p, int key)
     case '\n':
     case '\r':
     case KEY_ENTER:
-        if (c == CTRL_GPU || c == CTRL_MODEL) {
+        if (c == CTRL_ENGINE) {
+            planner_step(p, c, +1, false);
+        } else if (c == CTRL_GPU || c == CTRL_MODEL) {
             p->mode = MODE_PICKER;
             p->picker_for = c;
             p->filter[0] = '\0';
@@ -748,7 +773,7 @@ int planner_key(struct planner *p, int key)
         clearok(stdscr, TRUE);
         return PLAN_REDRAW;
     default:
-        if (isdigit(key) && c != CTRL_GPU && c != CTRL_MODEL) {
+        if (isdigit(key) && c != CTRL_GPU && c != CTRL_MODEL && c != CTRL_ENGINE) {
             char first[2] = {(char)key, 0};
             open_prompt(p, PROMPT_VALUE, first);
             return PLAN_REDRAW;

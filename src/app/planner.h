@@ -22,6 +22,7 @@ enum control {
     CTRL_PREFIX,
     CTRL_AVG,
     CTRL_HEADROOM,
+    CTRL_ENGINE,
     CTRL_COUNT
 };
 
@@ -67,6 +68,9 @@ struct planner {
 
 /* Flags returned by input handlers. */
 enum { PLAN_REDRAW = 1, PLAN_QUIT = 2 };
+
+/* The users the planner shows: the engine's when an engine is chosen. */
+uint64_t planner_users(const struct planner *p);
 
 /* A planner on scenario s (already validated) with the catalogue c. */
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s);

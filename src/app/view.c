@@ -52,7 +52,7 @@ static void draw_info(const struct planner *p, struct rect r)
 {
     const struct scenario *s = &p->scenario;
     const struct model_spec *m = &s->model;
-    char line[512], mem[32], maxc[32], heads[64];
+    char line[600], mem[32], maxc[32], heads[64];
     units_format_bytes(p->result.gpu_memory_bytes_per_gpu, s->units, mem, sizeof mem);
     units_format_tokens_short(m->max_context_tokens, maxc, sizeof maxc);
     if (m->attention == ATTENTION_MLA)
@@ -103,14 +103,19 @@ static void draw_controls(const struct planner *p, const struct planner_layout *
     }
 }
 
-static enum role users_role(const struct plan_result *r)
+static enum role users_role(const struct planner *p)
 {
+    const struct plan_result *r = &p->result;
+    if (p->scenario.engine.kind != ENGINE_GENERIC)
+        return !r->engine.fits ? ROLE_BAD : r->engine.users == 0 ? ROLE_WARN : ROLE_GOOD;
     return !r->fits ? ROLE_BAD : r->max_users == 0 ? ROLE_WARN : ROLE_GOOD;
 }
 
 static void baseline_text(const struct planner *p, char *buf, size_t size)
 {
-    uint64_t b0 = p->baseline_result.max_users, now = p->result.max_users;
+    uint64_t b0 = p->baseline.engine.kind == ENGINE_GENERIC ? p->baseline_result.max_users
+                                                            : p->baseline_result.engine.users;
+    uint64_t now = planner_users(p);
     if (b0 == 0)
         snprintf(buf, size, "baseline %llu -> %llu users", (unsigned long long)b0,
                  (unsigned long long)now);
@@ -125,30 +130,36 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
     const struct plan_result *res = &p->result;
     const struct scenario *s = &p->scenario;
     char n[32], line[256], a[32], b[32], ctx[32];
-    units_format_int(res->max_users, n, sizeof n);
+    bool engine = s->engine.kind != ENGINE_GENERIC;
+    units_format_int(planner_users(p), n, sizeof n);
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
     int y = r.y;
     if (l->big_digits && widget_big_number_width(n, 1) + 7 <= r.w) {
-        int w = widget_big_number(y, r.x, n, 1, users_role(res));
+        int w = widget_big_number(y, r.x, n, 1, users_role(p));
         widget_text(y + 3, r.x + w + 2, r.w - w - 2, ROLE_TEXT, "users");
-        snprintf(line, sizeof line, "at %s", ctx);
+        snprintf(line, sizeof line, "at %s%s%s", ctx, engine ? ", " : "",
+                 engine ? engine_name(s->engine.kind) : "");
         widget_text(y + 4, r.x + w + 2, r.w - w - 2, ROLE_DIM, line);
         y += 5;
     } else {
         snprintf(line, sizeof line, "%s users at %s", n, ctx);
-        widget_text(y++, r.x, r.w, users_role(res), line);
+        widget_text(y++, r.x, r.w, users_role(p), line);
     }
     if (p->has_baseline) {
         baseline_text(p, line, sizeof line);
-        widget_text(y++, r.x, r.w,
-                    res->max_users >= p->baseline_result.max_users ? ROLE_GOOD : ROLE_BAD, line);
+        bool better = strstr(line, "(-") == NULL;
+        widget_text(y++, r.x, r.w, better ? ROLE_GOOD : ROLE_BAD, line);
     }
     if (!res->fits) {
         units_format_bytes(res->shortfall_bytes, s->units, a, sizeof a);
         snprintf(line, sizeof line, "weights do not fit: %s short", a);
         widget_text(y++, r.x, r.w, ROLE_BAD, line);
     }
-    if (y < r.y + r.h) {
+    if (engine && y < r.y + r.h) {
+        units_format_int(res->max_users, a, sizeof a);
+        snprintf(line, sizeof line, "%.2fx concurrency; generic %s", res->engine.max_concurrency, a);
+        widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    } else if (y < r.y + r.h) {
         units_format_int(res->max_users_paged, a, sizeof a);
         units_format_tokens_short(res->avg_context_tokens, b, sizeof b);
         snprintf(line, sizeof line, "paged: %s users at %s in use", a, b);
@@ -176,18 +187,56 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
     }
 }
 
-/* Bar segments as fractions of one GPU's memory (all GPUs are alike). */
-static bool bar_segments(const struct plan_result *res, struct bar_segment *bs)
+/* The memory of one GPU in five parts: the generic budget's, or, with an
+ * engine, weights / activation and runtime / KV cache / unused budget /
+ * outside the engine's fraction. */
+static const char *engine_segment_names[SEG_COUNT] = {"weights", "activations+rt", "KV cache",
+                                                      "unused budget", "outside budget"};
+
+static void segment_bytes(const struct planner *p, uint64_t seg[SEG_COUNT], uint64_t *total)
 {
-    uint64_t seg[SEG_COUNT];
-    capacity_segments(res, seg);
-    double total = (double)res->gpu_memory_bytes;
-    bool over = !res->fits;
+    const struct plan_result *res = &p->result;
+    if (p->scenario.engine.kind == ENGINE_GENERIC) {
+        capacity_segments(res, seg);
+        for (int i = 0; i < SEG_COUNT; i++)
+            seg[i] /= p->scenario.gpus > 0 ? res->tp : 1;
+        *total = res->gpu_memory_bytes_per_gpu;
+        return;
+    }
+    const struct engine_result *e = &res->engine;
+    uint64_t t = e->gpu_total_bytes, used = 0;
+    seg[SEG_WEIGHTS] = e->weights_bytes < t ? e->weights_bytes : t;
+    used += seg[SEG_WEIGHTS];
+    uint64_t other = e->non_kv_bytes > e->weights_bytes ? e->non_kv_bytes - e->weights_bytes : 0;
+    seg[SEG_PREFIX] = other < t - used ? other : t - used;
+    used += seg[SEG_PREFIX];
+    seg[SEG_USERS] = e->kv_cache_bytes_per_gpu < t - used ? e->kv_cache_bytes_per_gpu : t - used;
+    used += seg[SEG_USERS];
+    uint64_t budget = e->budget_bytes < t ? e->budget_bytes : t;
+    seg[SEG_REMAINDER] = budget > used ? budget - used : 0;
+    used += seg[SEG_REMAINDER];
+    seg[SEG_HEADROOM] = t - used;
+    *total = t;
+}
+
+static const char *segment_name(const struct planner *p, int i)
+{
+    return p->scenario.engine.kind == ENGINE_GENERIC ? capacity_segment_name((enum segment)i)
+                                                      : engine_segment_names[i];
+}
+
+static bool bar_segments(const struct planner *p, struct bar_segment *bs)
+{
+    uint64_t seg[SEG_COUNT], total;
+    segment_bytes(p, seg, &total);
+    bool over = p->scenario.engine.kind == ENGINE_GENERIC ? !p->result.fits
+                                                          : !p->result.engine.fits;
     for (int i = 0; i < SEG_COUNT; i++) {
         bs[i].role = segment_roles[i];
-        bs[i].fraction = total > 0 ? (double)seg[i] / total : 0;
+        bs[i].fraction = total > 0 ? (double)seg[i] / (double)total : 0;
     }
-    if (over) { /* the weights fill the bar; the overflow mark says there is more */
+    if (over && p->scenario.engine.kind == ENGINE_GENERIC) {
+        /* the weights fill the bar; the overflow mark says there is more */
         bs[SEG_WEIGHTS].fraction = 1.0;
         for (int i = 1; i < SEG_COUNT; i++)
             bs[i].fraction = 0;
@@ -199,27 +248,29 @@ static void draw_bar(const struct planner *p, struct rect r)
 {
     if (r.h < 2)
         return;
-    const struct plan_result *res = &p->result;
     const struct scenario *s = &p->scenario;
     struct bar_segment bs[SEG_COUNT];
-    bool over = bar_segments(res, bs);
+    bool over = bar_segments(p, bs);
+    uint64_t seg[SEG_COUNT], total_bytes;
+    segment_bytes(p, seg, &total_bytes);
     char title[96], total[32], count[32] = "";
-    units_format_bytes(res->gpu_memory_bytes_per_gpu, s->units, total, sizeof total);
+    units_format_bytes(total_bytes, s->units, total, sizeof total);
     if (s->gpus > 1)
         snprintf(count, sizeof count, ", %u GPUs alike", s->gpus);
-    snprintf(title, sizeof title, "Memory of each GPU: %s%s", total, count);
+    snprintf(title, sizeof title, "Memory of each GPU: %s%s%s", total, count,
+             s->engine.kind != ENGINE_GENERIC ? " (CUDA)" : "");
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
     widget_bar(r.y + 1, r.x, r.w, bs, SEG_COUNT, over);
-    uint64_t seg[SEG_COUNT];
-    capacity_segments(res, seg);
     for (int i = 0; i < SEG_COUNT && r.y + 2 + i < r.y + r.h; i++) {
         char size[32], line[96];
-        uint64_t per_gpu = seg[i] / s->gpus;
-        units_format_bytes(per_gpu, s->units, size, sizeof size);
+        uint64_t shown = i == SEG_WEIGHTS && s->engine.kind == ENGINE_GENERIC
+                             ? p->result.weights_bytes_per_gpu
+                             : seg[i];
+        units_format_bytes(shown, s->units, size, sizeof size);
         int y = r.y + 2 + i;
         widget_text(y, r.x, 1, segment_roles[i], role_glyph(segment_roles[i]));
         widget_text(y, r.x + 1, 1, segment_roles[i], role_glyph(segment_roles[i]));
-        snprintf(line, sizeof line, "%-14s%12s", capacity_segment_name((enum segment)i), size);
+        snprintf(line, sizeof line, "%-14s%12s", segment_name(p, i), size);
         widget_text(y, r.x + 3, r.w - 3, i == SEG_WEIGHTS && over ? ROLE_BAD : ROLE_TEXT, line);
     }
 }
@@ -343,6 +394,23 @@ static void draw_explain(const struct planner *p, struct rect r)
         if ((lines[n] = explain_find(&e, order[i])) != NULL)
             n++;
     int y = r.y + 1, end = r.y + r.h;
+    if (p->scenario.engine.kind != ENGINE_GENERIC) {
+        /* the engine's own rule, then its launch command, then the generic derivation */
+        struct explain_line el;
+        memset(&el, 0, sizeof el);
+        snprintf(el.label, sizeof el.label, "%s", engine_name(p->scenario.engine.kind));
+        snprintf(el.formula, sizeof el.formula, "%s", p->result.engine.note);
+        snprintf(el.value, sizeof el.value, "%.2fx", p->result.engine.max_concurrency);
+        y += draw_explain_line(&el, y, r.x, r.w, end - y >= n + 2 ? 2 : 1, ROLE_TEXT);
+        if (y < end) {
+            snprintf(el.label, sizeof el.label, "Launch");
+            snprintf(el.formula, sizeof el.formula, "%s", p->result.engine.launch);
+            snprintf(el.value, sizeof el.value, "%s",
+                     p->result.engine.log_lines ? "" : "");
+            widget_text(y, r.x, 19, ROLE_TITLE, "Launch");
+            widget_text(y++, r.x + 19, r.w - 19, ROLE_GOOD, p->result.engine.launch);
+        }
+    }
     for (int i = 0; i < n && y < end; i++) {
         /* The users line may take every row it needs; the others wrap to a
          * second row while that leaves one row for each line still to come. */
@@ -689,10 +757,10 @@ static void draw_presentation(const struct planner *p)
     const struct scenario *s = &p->scenario;
     char n[32], line[256], ctx[32];
     draw_title(p, l.title);
-    units_format_int(res->fits ? res->max_users : 0, n, sizeof n);
+    units_format_int(planner_users(p), n, sizeof n);
     int w = widget_big_number_width(n, l.scale);
     int x = l.number.x + (l.number.w - w - 12) / 2;
-    widget_big_number(l.number.y, x, n, l.scale, users_role(res));
+    widget_big_number(l.number.y, x, n, l.scale, users_role(p));
     widget_text(l.number.y + l.number.h - 1, x + w + 2, 10, ROLE_TITLE, "users");
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
     if (p->has_baseline) {
@@ -707,10 +775,10 @@ static void draw_presentation(const struct planner *p)
     widget_text(l.caption.y, l.caption.x + (l.caption.w > lw ? (l.caption.w - lw) / 2 : 0),
                 l.caption.w, ROLE_TEXT, line);
     struct bar_segment bs[SEG_COUNT];
-    bool over = bar_segments(res, bs);
+    bool over = bar_segments(p, bs);
     widget_bar(l.bar.y, l.bar.x, l.bar.w, bs, SEG_COUNT, over);
-    uint64_t seg[SEG_COUNT];
-    capacity_segments(res, seg);
+    uint64_t seg[SEG_COUNT], seg_total;
+    segment_bytes(p, seg, &seg_total);
     int lx = l.bar.x;
     static const char *short_names[SEG_COUNT] = {"weights", "prefix", "users", "spare",
                                                   "headroom"};
@@ -718,8 +786,9 @@ static void draw_presentation(const struct planner *p)
         char size[32], item[64];
         if (seg[i] == 0 && i != SEG_WEIGHTS)
             continue; /* an empty segment has nothing to say on a shared screen */
-        units_format_bytes(seg[i] / s->gpus, s->units, size, sizeof size);
-        snprintf(item, sizeof item, "%s %s ", short_names[i], size);
+        units_format_bytes(seg[i], s->units, size, sizeof size);
+        snprintf(item, sizeof item, "%s %s ",
+                 s->engine.kind == ENGINE_GENERIC ? short_names[i] : engine_segment_names[i], size);
         widget_text(l.bar.y + 1, lx, 2, segment_roles[i], role_glyph(segment_roles[i]));
         lx += 2;
         lx += widget_text(l.bar.y + 1, lx, l.bar.x + l.bar.w - lx, ROLE_TEXT, item);

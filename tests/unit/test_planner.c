@@ -213,6 +213,25 @@ static void the_curve_matches_the_core_at_its_points(void **state)
     assert_int_equal(p.curve.context_tokens[CHART_POINTS - 1], 1048576);
 }
 
+static void the_engine_control_switches_the_count_to_the_engines(void **state)
+{
+    (void)state;
+    struct planner p = start("a100-40gb", "llama-3-8b", 8192);
+    p.focus = CTRL_ENGINE;
+    planner_key(&p, KEY_RIGHT); /* generic -> vllm */
+    assert_int_equal(p.scenario.engine.kind, ENGINE_VLLM);
+    struct plan_result r;
+    struct diag d = {0};
+    assert_true(capacity_compute(&p.scenario, &r, &d));
+    assert_int_equal(planner_users(&p), r.engine.users);
+    assert_true(planner_users(&p) != p.result.max_users); /* the engine's rule differs */
+    char v[64];
+    planner_control_value(&p, CTRL_ENGINE, v, sizeof v);
+    assert_string_equal(v, "vllm");
+    planner_key(&p, 'r');
+    assert_int_equal(p.scenario.engine.kind, ENGINE_GENERIC);
+}
+
 static void q_quits_and_presentation_toggles(void **state)
 {
     (void)state;
@@ -235,6 +254,7 @@ int main(void)
         cmocka_unit_test(baseline_then_compare_keeps_both_scenarios),
         cmocka_unit_test(export_writes_what_plan_json_prints_and_asks_before_overwriting),
         cmocka_unit_test(the_curve_matches_the_core_at_its_points),
+        cmocka_unit_test(the_engine_control_switches_the_count_to_the_engines),
         cmocka_unit_test(q_quits_and_presentation_toggles),
     };
     return cmocka_run_group_tests_name("planner", tests, load, unload);
