@@ -42,8 +42,9 @@ static void draw_title(const struct planner *p, struct rect r)
     char line[256], ctx[32];
     fill_row(r.y, r.x, r.w, ROLE_KEY);
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    snprintf(line, sizeof line, " kvplan  %s on %u x %s at %s tokens", s->model.name, s->gpus,
-             s->gpu.name, ctx);
+    snprintf(line, sizeof line, " kvplan  %s on %u x %s at %s tokens%s%s", s->model.name, s->gpus,
+             s->gpu.name, ctx, s->engine.kind != ENGINE_GENERIC ? ", " : "",
+             s->engine.kind != ENGINE_GENERIC ? engine_label(s->engine.kind, s->engine.rule) : "");
     widget_text(r.y, r.x, r.w - 8, ROLE_KEY, line);
     widget_text(r.y, r.x + r.w - 7, 7, ROLE_KEY, "? help ");
 }
@@ -434,7 +435,7 @@ static void draw_status(const struct planner *p, struct rect r)
                  ~(uint32_t)(WARN_PRICE_UNKNOWN | WARN_BANDWIDTH_UNKNOWN | WARN_MLA_REPLICATED);
     char line[1024] = "";
     size_t used = 0;
-    for (uint32_t bit = 1; bit <= WARN_MLA_REPLICATED; bit <<= 1) {
+    for (uint32_t bit = 1; bit <= WARN_ENGINE_DTYPE; bit <<= 1) {
         if (!(w & bit))
             continue;
         int n = snprintf(line + used, sizeof line - used, "%s%s", used ? "; " : "! ",

@@ -132,7 +132,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
 
     if (r->warnings & ~(uint32_t)(WARN_PRICE_UNKNOWN | WARN_BANDWIDTH_UNKNOWN)) {
         fprintf(out, "\nWarnings\n");
-        for (uint32_t bit = 1; bit <= WARN_MLA_REPLICATED; bit <<= 1)
+        for (uint32_t bit = 1; bit <= WARN_ENGINE_DTYPE; bit <<= 1)
             if ((r->warnings & bit) && bit != WARN_PRICE_UNKNOWN && bit != WARN_BANDWIDTH_UNKNOWN)
                 fprintf(out, "  ! %s\n", capacity_warning_text((enum plan_warning)bit));
     }
@@ -168,7 +168,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         fprintf(out, "\n**Does not fit**: the weights exceed the budget by %s.\n", b);
     }
     int shown = 0;
-    for (uint32_t bit = 1; bit <= WARN_MLA_REPLICATED; bit <<= 1)
+    for (uint32_t bit = 1; bit <= WARN_ENGINE_DTYPE; bit <<= 1)
         if ((r->warnings & bit) && bit != WARN_PRICE_UNKNOWN && bit != WARN_BANDWIDTH_UNKNOWN)
             fprintf(out, "%s- %s\n", shown++ ? "" : "\nWarnings:\n\n",
                     capacity_warning_text((enum plan_warning)bit));

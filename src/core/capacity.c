@@ -361,6 +361,9 @@ const char *capacity_warning_text(enum plan_warning w)
         return "no memory bandwidth for this GPU: no decode bound";
     case WARN_MLA_REPLICATED:
         return "MLA latent is replicated on every GPU (tensor parallel does not shrink it)";
+    case WARN_ENGINE_DTYPE:
+        return "the engine has no such cache type (vLLM and SGLang: fp8 or the model's; "
+               "llama.cpp: f16, q8_0, q4_0; TensorRT-LLM: fp8, int8)";
     }
     return "";
 }

@@ -54,6 +54,7 @@ enum plan_warning {
     WARN_PRICE_UNKNOWN = 1u << 7,
     WARN_BANDWIDTH_UNKNOWN = 1u << 8,
     WARN_MLA_REPLICATED = 1u << 9,
+    WARN_ENGINE_DTYPE = 1u << 10, /* the chosen engine has no such cache type */
 };
 
 /* Memory totals below are for one replica (tp GPUs); max_users, paged

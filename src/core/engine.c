@@ -474,9 +474,31 @@ static void generic(const struct scenario *s, const struct plan_result *r, struc
     snprintf(e->launch, sizeof e->launch, "(generic plan: pick --engine for a launch command)");
 }
 
+/* Whether the engine can cache in this precision at all. */
+static bool engine_supports(enum engine_kind k, enum dtype d)
+{
+    switch (k) {
+    case ENGINE_VLLM:
+    case ENGINE_SGLANG:
+        return d == DTYPE_FP16 || d == DTYPE_BF16 || d == DTYPE_FP32 || d == DTYPE_FP8;
+    case ENGINE_LLAMACPP:
+        return d == DTYPE_FP16 || d == DTYPE_BF16 || d == DTYPE_FP32 || d == DTYPE_Q8_0 ||
+               d == DTYPE_Q4_0;
+    case ENGINE_TRTLLM:
+        return d == DTYPE_FP16 || d == DTYPE_BF16 || d == DTYPE_FP32 || d == DTYPE_FP8 ||
+               d == DTYPE_INT8;
+    default:
+        return true;
+    }
+}
+
 void capacity_engine(const struct scenario *s, struct plan_result *r)
 {
     struct engine_result *e = &r->engine;
+    if (!engine_supports(s->engine.kind, r->kv_dtype) ||
+        (s->engine.kind == ENGINE_LLAMACPP && s->engine.v_dtype != DTYPE_AUTO &&
+         !engine_supports(ENGINE_LLAMACPP, s->engine.v_dtype)))
+        r->warnings |= WARN_ENGINE_DTYPE;
     memset(e, 0, sizeof *e);
     e->kind = s->engine.kind;
     e->tp = s->tp ? s->tp : s->gpus;

@@ -158,7 +158,7 @@ static cJSON *result_json(const struct plan_result *r)
     jsonout_double_or_null(&o, "decode_tokens_per_s_per_user", r->decode_tokens_per_s_per_user,
                            r->decode_tokens_per_s_per_user > 0);
     cJSON *warnings = cJSON_CreateArray();
-    for (uint32_t bit = 1; warnings && bit != 0 && bit <= WARN_MLA_REPLICATED; bit <<= 1) {
+    for (uint32_t bit = 1; warnings && bit != 0 && bit <= WARN_ENGINE_DTYPE; bit <<= 1) {
         if ((r->warnings & bit) &&
             !cJSON_AddItemToArray(warnings,
                                   cJSON_CreateString(capacity_warning_text((enum plan_warning)bit))))

@@ -117,6 +117,7 @@ expect 0 "llama-server -m llama-3.1-8b.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -
 expect 0 "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --kv_cache_free_gpu_memory_fraction 0.90" plan --engine trtllm
 expect_field 2 replicas --gpus 4 --tp 2 --model llama-3.1-70b
 expect 2 "--engine: 'vllx' is not an engine" plan --engine vllx
+expect 0 "the engine has no such cache type" plan --engine vllm --kv-dtype q8_0
 expect 2 "--engine: 'vllm@7': unknown version of vllm" plan --engine vllm@7
 expect 2 "--tp: 3 does not divide --gpus 4" plan --gpus 4 --tp 3
 expect 2 "--gpu-memory-utilization: '1.5' is not a fraction" plan --engine vllm --gpu-memory-utilization 1.5
