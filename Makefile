@@ -45,7 +45,7 @@ LIB_OBJ  := $(CORE_OBJ) $(IO_OBJ) $(TUI_OBJ) $(APP_OBJ) $(filter-out $(BUILD)/sr
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all test unit cli-test e2e-test screenshots validate asan install uninstall clean deps test-deps check-layers run golden
+.PHONY: all test unit cli-test e2e-test screenshots validate asan fuzz fuzz-replay fuzz-deps install uninstall clean deps test-deps check-layers run golden
 .SECONDARY:
 
 all: $(BUILD)/kvplan
@@ -106,6 +106,51 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 	@/usr/bin/python3 tests/cli/check_import.py $(BUILD)/kvplan
 	@/usr/bin/python3 tools/validate.py $(BUILD)/kvplan tests/data/calibration.json --check
 
+# Fuzzing: a libFuzzer target per parser (tests/fuzz/fuzz_*.c). `make fuzz`
+# runs each for FUZZ_SECONDS under ASan/UBSan (clang); `make test` replays
+# the seed corpus and every past finding through the same targets.
+FUZZ_TARGETS := preset snapshot hfconfig enginelog units
+FUZZ_SECONDS ?= 30
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_SRC := $(CORE_SRC) $(IO_SRC)
+FUZZ_OBJ := $(FUZZ_SRC:%.c=build/fuzz/%.o) build/fuzz/presets_embedded.o
+
+FUZZ_BASE = $(filter-out -Wno-format-truncation,$(BASE))
+fuzz-deps: $(BUILD)/.deps
+	@sh tools/deps.sh cmd:clang=clang \
+	  file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a=libclang-rt-dev
+
+build/fuzz/src/%.o: src/%.c | fuzz-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_BASE) $(CJSON_CFLAGS) $(FUZZ_FLAGS) -c $< -o $@
+build/fuzz/presets_embedded.o: $(BUILD)/gen/presets_embedded.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(STD) -Isrc $(FUZZ_FLAGS) -c $< -o $@
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_BASE) $(CJSON_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ $(CJSON_LIBS) -lm
+
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build/fuzz/corpus-$$t build/fuzz/crashes; \
+	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
+	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=65536 -print_final_stats=0 -artifact_prefix=build/fuzz/crashes/$$t- \
+	    build/fuzz/corpus-$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t 2>&1 | tail -2; \
+	done; \
+	if ls build/fuzz/crashes/* >/dev/null 2>&1; then \
+	  echo "fuzz: findings in build/fuzz/crashes (copy each to tests/fuzz/regressions/TARGET/)"; exit 1; fi; \
+	echo "fuzz: no findings"
+
+$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_OBJ) | $(BUILD)/.test-deps
+	@mkdir -p $(@D)
+	$(CC) $(BASE) $(CJSON_CFLAGS) $(CFLAGS) $(LDFLAGS) -Wno-missing-prototypes $^ -o $@ \
+	  $(CJSON_LIBS) $(CURSES_LIBS) -lm
+
+fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
+	@set -e; for t in $(FUZZ_TARGETS); do printf "replay %-10s " $$t; \
+	  $(BUILD)/tests/replay_$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t; done
+
 # The real planner on a pseudo-terminal (pyte), and through tmux.
 e2e-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 	@/usr/bin/python3 tests/e2e/test_tui.py $(BUILD)/kvplan
@@ -125,7 +170,7 @@ validate: $(BUILD)/kvplan
 check-layers:
 	@sh tools/check-layers.sh
 
-test: check-layers unit cli-test e2e-test
+test: check-layers unit fuzz-replay cli-test e2e-test
 	@echo "all tests passed"
 
 # Regenerates the golden outputs from the current binary: review the diff.
