@@ -56,6 +56,13 @@ bool spec_model_validate(const struct model_spec *m, struct diag *d)
                          m->windowed_layers, m->layers);
     if (m->windowed_layers > 0 && m->window_tokens == 0)
         return diag_fail(d, "sliding_window.window_tokens: expected a positive token count");
+    if (m->windowed_layers > 0 && m->max_context_tokens > 0 &&
+        m->window_tokens > m->max_context_tokens)
+        return diag_fail(d,
+                         "sliding_window.window_tokens: %llu is more than max_context_tokens %llu "
+                         "(a window that never fills is full attention)",
+                         (unsigned long long)m->window_tokens,
+                         (unsigned long long)m->max_context_tokens);
     if (m->params == 0 && m->weights_bytes == 0)
         return diag_fail(d, "params: expected a positive parameter count");
     if (m->active_params > m->params)

@@ -76,6 +76,30 @@ char *fileio_read(const char *path, size_t *len, struct diag *d)
     return buf;
 }
 
+/* A device or pipe (/dev/stdout, /dev/full) has no old contents to keep and
+ * must never be replaced by a renamed file: write to it directly. */
+static bool write_device(const char *path, const char *data, size_t len, struct diag *d)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return diag_fail(d, "%s: cannot open for writing: %s", path, strerror(errno));
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int err = w < 0 ? errno : EIO;
+            close(fd);
+            return diag_fail(d, "%s: write failed: %s", path, strerror(err));
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) != 0)
+        return diag_fail(d, "%s: write failed: %s", path, strerror(errno));
+    return true;
+}
+
 bool fileio_write_atomic(const char *path, const char *data, size_t len, struct diag *d)
 {
     struct stat st;
@@ -83,6 +107,8 @@ bool fileio_write_atomic(const char *path, const char *data, size_t len, struct 
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return diag_fail(d, "%s: is a directory; choose a file name", path);
+        if (!S_ISREG(st.st_mode))
+            return write_device(path, data, len, d);
         mode = st.st_mode & 07777;
     }
     size_t plen = strlen(path);

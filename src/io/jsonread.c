@@ -46,6 +46,33 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
         diag_fail(d, "%s: contains NUL bytes: not a JSON text file", path);
         return NULL;
     }
+    /* Deep nesting is refused before cJSON sees it, with a clear reason. */
+    int depth = 0, deepest = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > deepest)
+                deepest = depth;
+            if (depth > JSONREAD_MAX_DEPTH) {
+                int line, col;
+                line_col(text, len, i, &line, &col);
+                diag_fail(d, "%s:%d:%d: nested more than %d levels deep", path, line, col,
+                          JSONREAD_MAX_DEPTH);
+                return NULL;
+            }
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    (void)deepest;
     const char *end = NULL;
     /* len + 1: cJSON wants the terminating NUL inside the length to prove
      * nothing follows the value. */
@@ -54,7 +81,7 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
         size_t off = end && end >= text ? (size_t)(end - text) : 0;
         int line, col;
         line_col(text, len, off, &line, &col);
-        if (off >= len)
+        if (off >= len || depth > 0 || in_string)
             diag_fail(d, "%s:%d:%d: JSON ends too early (truncated?)", path, line, col);
         else {
             /* Quote the line the parser stopped on, trimmed: cJSON's offset
@@ -121,6 +148,29 @@ bool jsonread_has(const cJSON *obj, const char *key)
     return item != NULL && !cJSON_IsNull(item);
 }
 
+/* Well-formed UTF-8: no stray continuation bytes, overlongs or surrogates. */
+static bool utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned c = *p++;
+        int extra = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2
+                    : (c & 0xF8) == 0xF0 ? 3 : -1;
+        if (extra < 0 || (extra == 1 && c < 0xC2) || c > 0xF4)
+            return false;
+        unsigned cp = extra ? c & (0x3F >> extra) : c;
+        for (int i = 0; i < extra; i++, p++) {
+            if ((*p & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (*p & 0x3F);
+        }
+        if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+            (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+            return false;
+    }
+    return true;
+}
+
 static const cJSON *get(const cJSON *obj, const char *key)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -138,6 +188,8 @@ bool jsonread_string(const struct jsonread *r, const cJSON *obj, const char *key
     const char *s = item->valuestring;
     if (strlen(s) >= size)
         return failf(r, key, d, "longer than %zu characters", size - 1);
+    if (!utf8_valid(s))
+        return failf(r, key, d, "is not valid UTF-8 text");
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
         if (*p < 0x20)
             return failf(r, key, d, "contains a control character");
@@ -172,8 +224,9 @@ bool jsonread_u64(const struct jsonread *r, const cJSON *obj, const char *key, b
     if (v != floor(v) || v < 0)
         return failf(r, key, d, "%g is not %s", v, what);
     if (v > 9007199254740992.0 || v > (double)max || v < (double)min)
-        return failf(r, key, d, "%.0f is out of range (%llu to %llu)", v, (unsigned long long)min,
-                     (unsigned long long)max);
+        return failf(r, key, d, v <= 9007199254740992.0 ? "%.0f is out of range (%llu to %llu)"
+                                         : "%g is out of range (%llu to %llu)",
+                     v, (unsigned long long)min, (unsigned long long)max);
     *out = (uint64_t)v;
     return true;
 }

@@ -15,6 +15,8 @@
 
 #include "core/diag.h"
 
+enum { JSONREAD_MAX_DEPTH = 64 };
+
 struct jsonread {
     const char *path; /* for messages */
     const char *text; /* the whole source */

@@ -231,6 +231,28 @@ fi
 expect 2 "cannot create a file in its directory" plan --export "$T/no/such/dir/x.json"
 if [ "$(cat "$T/keep.json")" = precious ] && [ "$(cat "$T/ro/keep.json")" = precious ]; then ok; else bad "a failed export changed a file"; fi
 chmod 755 "$T/ro"
+# faults that must lose nothing: a full disk, a device that is full, a
+# directory we may not write to (as an unprivileged user), a target that is a directory
+expect 2 "/dev/full: write failed: No space left on device" plan --export /dev/full
+if [ -c /dev/full ]; then ok; else bad "/dev/full was replaced by a file"; fi
+if [ "$(id -u)" = 0 ] && mkdir -p "$T/small" && mount -t tmpfs -o size=16k tmpfs "$T/small" 2>/dev/null; then
+    echo "precious" > "$T/small/keep.json"
+    head -c 12000 /dev/zero > "$T/small/filler"
+    expect 2 "write failed: No space left on device (the existing file, if any, is unchanged)" plan --model deepseek-v3 --export "$T/small/keep.json"
+    if [ "$(cat "$T/small/keep.json")" = precious ] && [ "$(ls "$T/small" | wc -l)" = 2 ]; then ok
+    else bad "a full disk changed the old file or left a temporary one"; ls -la "$T/small"; fi
+    umount "$T/small"
+fi
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+    mkdir -p "$T/locked" && echo "precious" > "$T/locked/keep.json" && chmod 555 "$T/locked" && chmod 755 "$T"
+    out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$K" plan --export "$T/locked/keep.json" 2>&1)
+    st=$?
+    if [ $st = 2 ] && printf '%s' "$out" | grep -qF "cannot create a file in its directory: Permission denied" &&
+        [ "$(cat "$T/locked/keep.json")" = precious ]; then ok
+    else bad "read-only directory: exit $st: $out"; fi
+    chmod 755 "$T/locked"
+fi
+
 # bad snapshots
 printf '{"format": "kvplan-scenario",\n "format_version": 2}\n' > "$T/v2.json"
 expect 2 "v2.json:2:2: format_version: 2 is not supported" plan --load "$T/v2.json"

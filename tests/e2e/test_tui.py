@@ -181,6 +181,82 @@ def test_open_shows_errors_without_leaving():
         t.kill()
 
 
+def test_a_failed_export_keeps_the_planner_up():
+    t = start()
+    try:
+        t.press("e")
+        for _ in range(60):
+            t.send("\x7f")
+        t.press("/dev/full\r")
+        t.wait_for(r"exists. Overwrite it")
+        t.press("y")
+        t.wait_for(r"/dev/full: write failed: No space left on device")
+        t.press("e")
+        for _ in range(60):
+            t.send("\x7f")
+        t.press("/nonexistent/dir/x.json\r")
+        t.wait_for(r"cannot create a file in its directory")
+        t.press(t.cap("kcuf1"))
+        assert users_on_screen(t) == 14
+    finally:
+        t.kill()
+
+
+def test_a_resize_storm_leaves_a_correct_screen():
+    t = start()
+    try:
+        sizes = [(40 + (i * 37) % 160, 10 + (i * 17) % 50) for i in range(300)]
+        for cols, rows in sizes:
+            fcntl_resize(t, cols, rows)
+        fcntl_resize(t, 100, 30)
+        t.wait_blocked()
+        t.press(t.cap("kcuf1"))
+        t.wait_for(r"at 8k tokens")
+        assert users_on_screen(t) == 14
+        assert t.screen.display[0].startswith(" kvplan")
+    finally:
+        t.kill()
+
+
+def fcntl_resize(t, cols, rows):
+    """A resize without waiting for the program: the storm must not break it."""
+    import fcntl as _f
+    import struct as _s
+    import termios as _t
+    _f.ioctl(t.fd, _t.TIOCSWINSZ, _s.pack("HHHH", rows, cols, 0, 0))
+    os.kill(t.pid, signal.SIGWINCH)
+    t.cols, t.rows = cols, rows
+    t.screen.resize(rows, cols)
+    t.pump(0)
+
+
+def test_a_10x3_terminal_asks_for_more_room():
+    t = PtyTerm([KVPLAN, *SCENARIO], cols=10, rows=3, env=ENV)
+    try:
+        t.wait_for(r"Enlarge")
+        t.send("q")
+        assert t.wait_exit() == 0
+    finally:
+        t.kill()
+
+
+def test_term_unset_prints_the_plan():
+    env = {k: v for k, v in ENV.items() if k != "TERM"}
+    out = subprocess.run(["env", "-u", "TERM", KVPLAN, *SCENARIO], capture_output=True, text=True,
+                         env=env, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0
+    assert "printing the plan instead" in out.stderr and "29 users fit" in out.stdout
+
+
+def test_a_closed_terminal_ends_the_planner():
+    t = start()
+    t.wait_blocked()
+    os.close(t.fd)  # the terminal goes away: SIGHUP and end of input
+    _, status = os.waitpid(t.pid, 0)
+    assert os.WIFEXITED(status), status  # it exited, it did not crash or hang
+    t.eof = True
+
+
 def test_quit_restores_the_terminal():
     t = start()
     t.send("q")
