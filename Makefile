@@ -45,7 +45,7 @@ LIB_OBJ  := $(CORE_OBJ) $(IO_OBJ) $(TUI_OBJ) $(APP_OBJ) $(filter-out $(BUILD)/sr
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all test unit cli-test e2e-test screenshots validate asan fuzz fuzz-replay fuzz-deps install uninstall clean deps test-deps check-layers run golden
+.PHONY: all test unit cli-test e2e-test screenshots validate asan fuzz fuzz-replay fuzz-deps valgrind bench install uninstall clean deps test-deps check-layers run golden
 .SECONDARY:
 
 all: $(BUILD)/kvplan
@@ -167,6 +167,21 @@ screenshots: $(BUILD)/kvplan
 CALIBRATION ?= $(firstword $(wildcard ../shared/reference/calibration.json) tests/data/calibration.json)
 validate: $(BUILD)/kvplan
 	/usr/bin/python3 tools/validate.py $(BUILD)/kvplan $(CALIBRATION) --out doc/VALIDATION.md
+
+# Speed and memory, measured on the real binary (instructions with callgrind,
+# bytes on a pseudo-terminal): bench/results.json, compared with bench/baseline.json.
+$(BUILD)/tools/maxrss: tools/maxrss.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(STD) -O1 -o $@ $<
+
+bench: $(BUILD)/kvplan $(BUILD)/tools/maxrss | $(BUILD)/.test-deps
+	@sh tools/deps.sh cmd:valgrind=valgrind
+	/usr/bin/python3 tools/bench.py $(BUILD)/kvplan --out bench/results.json --compare bench/baseline.json
+
+# Every unit test and command under valgrind: no invalid access, no leak.
+valgrind: $(BUILD)/kvplan $(UNIT_TESTS)
+	@sh tools/deps.sh cmd:valgrind=valgrind
+	@sh tests/valgrind.sh $(BUILD)
 
 check-layers:
 	@sh tools/check-layers.sh

@@ -34,6 +34,15 @@ const char *planner_control_label(enum control c)
 
 static void compute_curve(struct planner *p)
 {
+    /* The curve spans every context: a change of context alone only moves
+     * its marker, so it is computed again only when something else changed. */
+    struct scenario key = p->scenario;
+    key.context_tokens = 0;
+    key.units = UNITS_GIB;
+    if (p->curve_valid && memcmp(&key, &p->curve_of, sizeof key) == 0)
+        return;
+    p->curve_of = key;
+    p->curve_valid = true;
     struct users_curve *c = &p->curve;
     struct scenario s = p->scenario;
     c->max_users = 0;
@@ -49,7 +58,7 @@ static void compute_curve(struct planner *p)
         struct plan_result r;
         struct diag d = {0};
         c->context_tokens[i] = ctx;
-        c->users[i] = capacity_compute(&s, &r, &d) ? r.max_users : 0;
+        c->users[i] = capacity_compute_numbers(&s, &r, &d) ? r.max_users : 0;
         if (c->users[i] > c->max_users)
             c->max_users = c->users[i];
         s.prefix_tokens = p->scenario.prefix_tokens;
@@ -69,6 +78,7 @@ bool planner_apply(struct planner *p, const struct scenario *next)
     p->result = r;
     p->valid = true;
     p->error[0] = '\0';
+    explain_build(&p->scenario, &p->result, &p->explain);
     compute_curve(p);
     return true;
 }
@@ -81,6 +91,7 @@ uint64_t planner_users(const struct planner *p)
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s)
 {
     memset(p, 0, sizeof *p);
+    memset(&p->curve_of, 0, sizeof p->curve_of);
     p->catalog = c;
     p->scenario = *s;
     p->focus = CTRL_CONTEXT;
@@ -732,6 +743,7 @@ int planner_key(struct planner *p, int key)
         return PLAN_REDRAW;
     case 'u':
         p->scenario.units = p->scenario.units == UNITS_GIB ? UNITS_GB : UNITS_GIB;
+        explain_build(&p->scenario, &p->result, &p->explain);
         return PLAN_REDRAW;
     case 'b':
         p->has_baseline = true;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "core/capacity.h"
+#include "core/explain.h"
 #include "io/catalog.h"
 
 enum control {
@@ -44,6 +45,7 @@ struct planner {
     const struct catalog *catalog;
     struct scenario scenario;
     struct plan_result result;
+    struct explain explain;        /* the arithmetic of result, formatted once per change */
     bool valid;                    /* result matches scenario */
     char error[DIAG_MESSAGE_MAX];  /* why the last change was refused */
     char status[PLANNER_TEXT_MAX]; /* one-line message (export done, ...) */
@@ -64,6 +66,8 @@ struct planner {
     bool presentation;
     bool quit;
     struct users_curve curve;
+    struct scenario curve_of; /* the scenario the curve was computed for, context aside */
+    bool curve_valid;
 };
 
 /* Flags returned by input handlers. */

@@ -383,8 +383,7 @@ static int draw_explain_line(const struct explain_line *l, int y, int x, int w, 
 
 static void draw_explain(const struct planner *p, struct rect r)
 {
-    struct explain e;
-    explain_build(&p->scenario, &p->result, &e);
+    const struct explain *e = &p->explain;
     widget_text(r.y, r.x, r.w, ROLE_TITLE, "How the number is computed");
     static const char *order[] = {"users",    "pool",      "kv_per_user", "kv_per_token",
                                   "windows",  "prefix",    "users_paged", "waste",
@@ -392,7 +391,7 @@ static void draw_explain(const struct planner *p, struct rect r)
     const struct explain_line *lines[16];
     int n = 0;
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        if ((lines[n] = explain_find(&e, order[i])) != NULL)
+        if ((lines[n] = explain_find(e, order[i])) != NULL)
             n++;
     int y = r.y + 1, end = r.y + r.h;
     if (p->scenario.engine.kind != ENGINE_GENERIC) {
@@ -754,7 +753,6 @@ static void draw_presentation(const struct planner *p)
         widget_text(LINES / 2, 0, COLS, ROLE_WARN, "Enlarge the terminal to 40x12");
         return;
     }
-    const struct plan_result *res = &p->result;
     const struct scenario *s = &p->scenario;
     char n[32], line[256], ctx[32];
     draw_title(p, l.title);
@@ -806,9 +804,7 @@ static void draw_presentation(const struct planner *p)
     widget_text(l.slider.y, f >= 0 ? tx + tw + 1 : tx, VALUE_W + (f >= 0 ? 0 : tw), ROLE_TITLE,
                 value);
     if (l.explain.h > 0) {
-        struct explain e;
-        explain_build(s, res, &e);
-        const struct explain_line *u = explain_find(&e, "users");
+        const struct explain_line *u = explain_find(&p->explain, "users");
         if (u)
             draw_explain_line(u, l.explain.y, l.explain.x, l.explain.w, l.explain.h, ROLE_DIM);
     }

@@ -350,7 +350,7 @@ static uint64_t users_of(const struct scenario *s, bool *ok)
 {
     struct plan_result r;
     struct diag d = {0};
-    *ok = capacity_compute(s, &r, &d);
+    *ok = capacity_compute_numbers(s, &r, &d);
     if (!*ok)
         return 0;
     return s->engine.kind == ENGINE_GENERIC ? r.max_users : r.engine.users;
@@ -501,7 +501,7 @@ int cmd_solve(int argc, char **argv)
                 s.tp = tp;
                 struct plan_result r;
                 struct diag ignore = {0};
-                if (!capacity_compute(&s, &r, &ignore))
+                if (!capacity_compute_numbers(&s, &r, &ignore))
                     continue;
                 if (r.warnings & WARN_HEADS_UNEVEN_SPLIT)
                     continue; /* engines refuse a split the heads cannot take */
@@ -560,21 +560,129 @@ int cmd_solve(int argc, char **argv)
 
 enum sweep_axis { AXIS_CONTEXT, AXIS_GPUS, AXIS_KV_DTYPE, AXIS_GPU, AXIS_MODEL };
 
+struct axis {
+    enum sweep_axis kind;
+    uint64_t lo, hi;
+    uint32_t points; /* context: log-spaced points (0 = powers of two) */
+    size_t count;    /* values along the axis */
+};
+
+static bool parse_axis(const char *vary, const struct catalog *cat, struct axis *ax,
+                       struct diag *d)
+{
+    char name[32], range[64] = "";
+    memset(ax, 0, sizeof *ax);
+    if (sscanf(vary, "%31[^=]=%63s", name, range) < 1)
+        return diag_fail(d, "--vary: expected AXIS=RANGE, such as context=1k..1M");
+    if (strcmp(name, "context") == 0)
+        ax->kind = AXIS_CONTEXT;
+    else if (strcmp(name, "gpus") == 0)
+        ax->kind = AXIS_GPUS;
+    else if (strcmp(name, "kv-dtype") == 0)
+        ax->kind = AXIS_KV_DTYPE;
+    else if (strcmp(name, "gpu") == 0)
+        ax->kind = AXIS_GPU;
+    else if (strcmp(name, "model") == 0)
+        ax->kind = AXIS_MODEL;
+    else
+        return diag_fail(d, "--vary: '%s' is not context, gpus, kv-dtype, gpu or model", name);
+    if (ax->kind == AXIS_CONTEXT || ax->kind == AXIS_GPUS) {
+        char a[32], b[32], pts[16] = "";
+        if (sscanf(range, "%31[^.]..%31[^:]:%15s", a, b, pts) < 2)
+            return diag_fail(d, "--vary: '%s' needs a range FROM..TO (context may add :POINTS)",
+                             vary);
+        struct diag in = {0};
+        if (!units_parse_tokens(a, false, &ax->lo, &in) ||
+            !units_parse_tokens(b, false, &ax->hi, &in) || ax->lo > ax->hi)
+            return diag_fail(d, "--vary: '%s': %s", vary, in.failed ? in.message : "FROM is above TO");
+        if (ax->kind == AXIS_GPUS && ax->hi > GPUS_MAX)
+            return diag_fail(d, "--vary: at most %d GPUs", GPUS_MAX);
+        if (pts[0]) {
+            double p;
+            if (ax->kind != AXIS_CONTEXT || !units_parse_number(pts, 2, 100000, &p, &in))
+                return diag_fail(d, "--vary: '%s': POINTS is a whole number from 2 to 100000 "
+                                    "(context only)", vary);
+            ax->points = (uint32_t)p;
+            ax->count = ax->points;
+        } else if (ax->kind == AXIS_CONTEXT) {
+            for (uint64_t v = ax->lo; v <= ax->hi && v > 0; v *= 2)
+                ax->count++;
+        } else {
+            ax->count = ax->hi - ax->lo + 1;
+        }
+    } else {
+        if (strcmp(range, "all") != 0 && range[0] != '\0')
+            return diag_fail(d, "--vary: '%s': only 'all' is supported for %s", vary, name);
+        ax->count = ax->kind == AXIS_GPU     ? cat->gpu_count
+                    : ax->kind == AXIS_MODEL ? cat->model_count
+                                             : (size_t)(DTYPE_COUNT - 1);
+    }
+    return true;
+}
+
+/* Sets axis value i in s; writes its label. */
+static void apply_axis(const struct axis *ax, size_t i, const struct catalog *cat,
+                       struct scenario *s, char *label, size_t size)
+{
+    switch (ax->kind) {
+    case AXIS_CONTEXT: {
+        uint64_t v;
+        if (ax->points)
+            v = (uint64_t)llround(exp(log((double)ax->lo) +
+                                      (log((double)ax->hi) - log((double)ax->lo)) * (double)i /
+                                          (double)(ax->points - 1)));
+        else
+            v = ax->lo << i;
+        s->context_tokens = v;
+        if (s->prefix_tokens >= v)
+            s->prefix_tokens = 0;
+        if (s->avg_context_tokens >= v)
+            s->avg_context_tokens = 0;
+        units_format_tokens_short(v, label, size);
+        break;
+    }
+    case AXIS_GPUS:
+        s->gpus = (uint32_t)(ax->lo + i);
+        s->tp = 0;
+        snprintf(label, size, "%u", s->gpus);
+        break;
+    case AXIS_GPU:
+        s->gpu = cat->gpus[i].spec;
+        snprintf(label, size, "%s", s->gpu.id);
+        break;
+    case AXIS_MODEL:
+        s->model = cat->models[i].spec;
+        s->kv_heads = 0;
+        snprintf(label, size, "%s", s->model.id);
+        break;
+    case AXIS_KV_DTYPE:
+        s->kv_dtype = (enum dtype)(i + 1);
+        snprintf(label, size, "%s", dtype_info(s->kv_dtype)->name);
+        break;
+    }
+}
+
 int cmd_sweep(int argc, char **argv)
 {
-    const char *vary = NULL, *fmt = "table";
+    const char *varies[3], *fmt = "table";
+    int nvary = 0;
     char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
     if (rest == NULL)
         return cli_fail("out of memory");
     int nrest = 0;
     rest[nrest++] = argv[0];
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--vary") == 0 && i + 1 < argc)
-            vary = argv[++i];
-        else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+        if (strcmp(argv[i], "--vary") == 0 && i + 1 < argc) {
+            if (nvary == 3) {
+                free(rest);
+                return cli_fail("--vary: at most three axes");
+            }
+            varies[nvary++] = argv[++i];
+        } else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
             fmt = argv[++i];
-        else
+        } else {
             rest[nrest++] = argv[i];
+        }
     }
     rest[nrest] = NULL;
     struct options o;
@@ -584,49 +692,14 @@ int cmd_sweep(int argc, char **argv)
     free(rest);
     if (!ok)
         return cli_fail(d.message);
-    if (help || vary == NULL) {
+    if (help || nvary == 0) {
         fprintf(help ? stdout : stderr,
-                "Usage: kvplan sweep --vary AXIS [scenario options] [--format table|csv|markdown|json]\n"
-                "  AXIS: context=1k..1M (powers of two), gpus=1..8, kv-dtype=all, gpu=all,\n"
-                "        model=all\n");
+                "Usage: kvplan sweep --vary AXIS [--vary AXIS ...] [scenario options]\n"
+                "                    [--format table|csv|markdown|json]\n"
+                "  AXIS: context=1k..1M (powers of two) or context=1k..1M:64 (64 points on a\n"
+                "        log scale), gpus=1..8, kv-dtype=all, gpu=all, model=all; up to three\n"
+                "        axes, nested in the order given\n");
         return help ? 0 : 2;
-    }
-    enum sweep_axis axis;
-    uint64_t lo = 0, hi = 0;
-    char name[32], range[64] = "";
-    if (sscanf(vary, "%31[^=]=%63s", name, range) < 1)
-        return cli_fail("--vary: expected AXIS=RANGE, such as context=1k..1M");
-    if (strcmp(name, "context") == 0)
-        axis = AXIS_CONTEXT;
-    else if (strcmp(name, "gpus") == 0)
-        axis = AXIS_GPUS;
-    else if (strcmp(name, "kv-dtype") == 0)
-        axis = AXIS_KV_DTYPE;
-    else if (strcmp(name, "gpu") == 0)
-        axis = AXIS_GPU;
-    else if (strcmp(name, "model") == 0)
-        axis = AXIS_MODEL;
-    else {
-        diag_fail(&d, "--vary: '%s' is not context, gpus, kv-dtype, gpu or model", name);
-        return cli_fail(d.message);
-    }
-    if (axis == AXIS_CONTEXT || axis == AXIS_GPUS) {
-        char a[32], b[32];
-        if (sscanf(range, "%31[^.]..%31s", a, b) != 2) {
-            diag_fail(&d, "--vary: '%s' needs a range FROM..TO", vary);
-            return cli_fail(d.message);
-        }
-        struct diag in = {0};
-        if (!units_parse_tokens(a, false, &lo, &in) || !units_parse_tokens(b, false, &hi, &in) ||
-            lo > hi) {
-            diag_fail(&d, "--vary: '%s': %s", vary, in.failed ? in.message : "FROM is above TO");
-            return cli_fail(d.message);
-        }
-        if (axis == AXIS_GPUS && hi > GPUS_MAX)
-            return cli_fail("--vary: at most 65536 GPUs");
-    } else if (strcmp(range, "all") != 0 && range[0] != '\0') {
-        diag_fail(&d, "--vary: '%s': only 'all' is supported for %s", vary, name);
-        return cli_fail(d.message);
     }
     int format = strcmp(fmt, "table") == 0 ? 0 : strcmp(fmt, "csv") == 0 ? 1
                  : strcmp(fmt, "markdown") == 0 ? 2 : strcmp(fmt, "json") == 0 ? 3 : -1;
@@ -641,6 +714,12 @@ int cmd_sweep(int argc, char **argv)
         catalog_free(&cat);
         return cli_fail(d.message);
     }
+    struct axis axes[3];
+    for (int i = 0; i < nvary; i++)
+        if (!parse_axis(varies[i], &cat, &axes[i], &d)) {
+            catalog_free(&cat);
+            return cli_fail(d.message);
+        }
     static const char *cols[] = {"value", "gpu", "model", "gpus", "context_tokens", "kv_dtype",
                                  "fits", "max_users", "max_users_paged", "kv_bytes_per_token",
                                  "kv_bytes_per_user", "kv_pool_bytes", "engine_users"};
@@ -656,54 +735,36 @@ int cmd_sweep(int argc, char **argv)
             printf("|---");
         printf("|\n");
     } else if (format == 0)
-        printf("%-18s %-16s %-18s %5s %10s %6s %5s %9s %9s %10s %14s %16s %9s\n", "VALUE", "GPU",
+        printf("%-28s %-16s %-18s %5s %10s %6s %5s %9s %9s %10s %14s %16s %9s\n", "VALUE", "GPU",
                "MODEL", "GPUS", "CONTEXT", "KV", "FITS", "USERS", "PAGED", "KV/TOKEN",
                "KV/USER", "POOL", "ENGINE");
     cJSON *arr = format == 3 ? cJSON_CreateArray() : NULL;
-    size_t n = axis == AXIS_GPU ? cat.gpu_count
-               : axis == AXIS_MODEL ? cat.model_count
-               : axis == AXIS_KV_DTYPE ? (size_t)(DTYPE_COUNT - 1) : 0;
-    uint64_t v = lo;
-    for (size_t i = 0;; i++) {
+    size_t idx[3] = {0, 0, 0};
+    bool done = false;
+    for (int i = 0; i < nvary; i++)
+        if (axes[i].count == 0)
+            done = true;
+    while (!done) {
         struct scenario s = base;
-        char value[64];
-        if (axis == AXIS_CONTEXT) {
-            if (v > hi)
+        char value[128] = "", part[64];
+        for (int i = 0; i < nvary; i++) {
+            apply_axis(&axes[i], idx[i], &cat, &s, part, sizeof part);
+            size_t n = strlen(value);
+            snprintf(value + n, sizeof value - n, "%s%s", i ? "/" : "", part);
+        }
+        /* the next combination: the last axis varies fastest */
+        for (int i = nvary - 1; i >= 0; i--) {
+            if (++idx[i] < axes[i].count)
                 break;
-            s.context_tokens = v;
-            if (s.prefix_tokens >= v)
-                s.prefix_tokens = 0;
-            if (s.avg_context_tokens >= v)
-                s.avg_context_tokens = 0;
-            units_format_tokens_short(v, value, sizeof value);
-            v = v * 2 > v ? v * 2 : hi + 1;
-        } else if (axis == AXIS_GPUS) {
-            if (v > hi)
-                break;
-            s.gpus = (uint32_t)v;
-            s.tp = 0;
-            snprintf(value, sizeof value, "%llu", (unsigned long long)v);
-            v++;
-        } else {
-            if (i >= n)
-                break;
-            if (axis == AXIS_GPU) {
-                s.gpu = cat.gpus[i].spec;
-                snprintf(value, sizeof value, "%s", s.gpu.id);
-            } else if (axis == AXIS_MODEL) {
-                s.model = cat.models[i].spec;
-                s.kv_heads = 0;
-                snprintf(value, sizeof value, "%s", s.model.id);
-            } else {
-                s.kv_dtype = (enum dtype)(i + 1);
-                snprintf(value, sizeof value, "%s", dtype_info(s.kv_dtype)->name);
-            }
+            idx[i] = 0;
+            if (i == 0)
+                done = true;
         }
         struct plan_result r;
         struct diag in = {0};
-        if (!capacity_compute(&s, &r, &in)) {
+        if (!capacity_compute_numbers(&s, &r, &in)) {
             if (format == 0)
-                printf("%-18s (%s)\n", value, in.message);
+                printf("%-28s (%s)\n", value, in.message);
             continue;
         }
         if (format == 3) {
@@ -729,14 +790,14 @@ int cmd_sweep(int argc, char **argv)
             }
             continue;
         }
-        if (format == 0)
-            printf("%-18s %-16s %-18s %5u %10llu %6s %5s %9llu %9llu %10llu %14llu %16llu %9llu\n",
+        if (format == 0) {
+            printf("%-28s %-16s %-18s %5u %10llu %6s %5s %9llu %9llu %10llu %14llu %16llu %9llu\n",
                    value, s.gpu.id, s.model.id, s.gpus, (unsigned long long)s.context_tokens,
                    dtype_info(r.kv_dtype)->name, r.fits ? "yes" : "no",
                    (unsigned long long)r.max_users, (unsigned long long)r.max_users_paged,
                    (unsigned long long)r.kv_bytes_per_token, (unsigned long long)r.kv_bytes_per_user,
                    (unsigned long long)r.kv_pool_bytes, (unsigned long long)r.engine.users);
-        else {
+        } else {
             const char *sep = format == 1 ? "," : " | ";
             printf("%s%s%s%s%s%s", format == 2 ? "| " : "", value, sep, s.gpu.id, sep,
                    s.model.id);

@@ -191,7 +191,20 @@ static uint64_t resolve_weights(struct checked *c, const struct scenario *s, enu
     return (mul(c, m->params, info->bytes_num) + info->bytes_den - 1) / info->bytes_den;
 }
 
+static bool compute(const struct scenario *s, struct plan_result *r, struct diag *d,
+                    bool describe);
+
 bool capacity_compute(const struct scenario *s, struct plan_result *r, struct diag *d)
+{
+    return compute(s, r, d, true);
+}
+
+bool capacity_compute_numbers(const struct scenario *s, struct plan_result *r, struct diag *d)
+{
+    return compute(s, r, d, false);
+}
+
+static bool compute(const struct scenario *s, struct plan_result *r, struct diag *d, bool describe)
 {
     memset(r, 0, sizeof *r);
     if (!capacity_validate(s, d))
@@ -333,7 +346,7 @@ bool capacity_compute(const struct scenario *s, struct plan_result *r, struct di
         r->warnings |= WARN_CONTEXT_BEYOND_MODEL;
     if (r->kv_dtype == DTYPE_FP8 && !s->gpu.fp8)
         r->warnings |= WARN_FP8_UNSUPPORTED;
-    capacity_engine(s, r);
+    capacity_engine(s, r, describe);
     return true;
 }
 

@@ -143,8 +143,13 @@ void capacity_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT]);
 /* "weights", "shared prefix", "users' KV", "remainder", "headroom" */
 const char *capacity_segment_name(enum segment s);
 
-/* Fills r->engine from the scenario's engine profile (engine.c). */
-void capacity_engine(const struct scenario *s, struct plan_result *r);
+/* Fills r->engine from the scenario's engine profile (engine.c); its log
+ * lines, launch command and note only when `describe`. */
+void capacity_engine(const struct scenario *s, struct plan_result *r, bool describe);
+
+/* capacity_compute without the engine's text (log lines, launch command):
+ * for curves, sweeps and solves that only need the numbers. */
+bool capacity_compute_numbers(const struct scenario *s, struct plan_result *r, struct diag *d);
 
 /* One sentence per warning bit, for text output and the TUI. */
 const char *capacity_warning_text(enum plan_warning w);

@@ -181,7 +181,7 @@ static void vllm(const struct scenario *s, const struct plan_result *r, struct e
     e->scheduler_cap = e->max_num_seqs;
 }
 
-static void vllm_finish(const struct scenario *s, struct engine_result *e)
+static void vllm_finish(const struct scenario *s, struct engine_result *e, bool describe)
 {
     const struct model_spec *m = &s->model;
     char tok[32], a[32], b[32];
@@ -189,6 +189,8 @@ static void vllm_finish(const struct scenario *s, struct engine_result *e)
     e->max_concurrency = e->request_units
                              ? (double)e->units * m->layers / (double)e->request_units
                              : 0;
+    if (!describe)
+        return;
     units_format_bytes(e->kv_cache_bytes_per_gpu, UNITS_GIB, a, sizeof a);
     if (s->engine.rule == RULE_VLLM_V0) {
         add_log(e, "# GPU blocks: %llu, # CPU blocks: 0", (unsigned long long)e->units);
@@ -260,7 +262,7 @@ static void sglang(const struct scenario *s, const struct plan_result *r, struct
     e->request_bytes = s->context_tokens * e->unit_bytes;
 }
 
-static void sglang_finish(const struct scenario *s, struct engine_result *e)
+static void sglang_finish(const struct scenario *s, struct engine_result *e, bool describe)
 {
     const struct model_spec *m = &s->model;
     e->kv_tokens = e->units;
@@ -272,6 +274,8 @@ static void sglang_finish(const struct scenario *s, struct engine_result *e)
     if (running > 4096)
         running = 4096;
     e->scheduler_cap = (uint32_t)running;
+    if (!describe)
+        return;
     char t[32];
     double half = (double)e->units * (double)e->unit_bytes / 2.0 / (double)GIB;
     if (m->attention == ATTENTION_MLA)
@@ -322,7 +326,7 @@ static const char *ggml_name(enum dtype d)
 }
 
 static void llamacpp(const struct scenario *s, const struct plan_result *r,
-                     struct engine_result *e)
+                     struct engine_result *e, bool describe)
 {
     const struct engine_flags *f = &s->engine;
     const struct model_spec *m = &s->model;
@@ -383,6 +387,8 @@ static void llamacpp(const struct scenario *s, const struct plan_result *r,
     e->max_concurrency = np;
     e->request_units = s->context_tokens;
     e->request_bytes = per_slot;
+    if (!describe)
+        return;
     char a[32], b[32], c[32];
     double k_mib = (double)k_total / (double)MIB, v_mib = (double)v_total / (double)MIB;
     add_log(e, "llama_kv_cache: size = %.2f MiB (%8llu cells, %3u layers, %2u/%2u seqs), "
@@ -426,11 +432,13 @@ static void trtllm(const struct scenario *s, const struct plan_result *r, struct
     e->scheduler_cap = e->max_num_seqs;
 }
 
-static void trtllm_finish(const struct scenario *s, struct engine_result *e)
+static void trtllm_finish(const struct scenario *s, struct engine_result *e, bool describe)
 {
     const struct model_spec *m = &s->model;
     e->kv_tokens = e->units * e->unit_tokens;
     e->max_concurrency = (double)e->units / (double)ceil_div(s->context_tokens, e->unit_tokens);
+    if (!describe)
+        return;
     add_log(e, "[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%llu).",
             (double)e->kv_cache_bytes_per_gpu / (double)GIB, (unsigned long long)e->kv_tokens);
     char extra[64] = "";
@@ -447,7 +455,8 @@ static void trtllm_finish(const struct scenario *s, struct engine_result *e)
 
 /* ---- generic ------------------------------------------------------------- */
 
-static void generic(const struct scenario *s, const struct plan_result *r, struct engine_result *e)
+static void generic(const struct scenario *s, const struct plan_result *r, struct engine_result *e,
+                    bool describe)
 {
     e->fits = r->fits;
     e->budget_bytes = r->budget_bytes / e->tp;
@@ -468,6 +477,8 @@ static void generic(const struct scenario *s, const struct plan_result *r, struc
     e->users = r->max_users / e->replicas;
     e->request_bytes = r->kv_bytes_per_user / e->tp;
     e->scheduler_cap = 0;
+    if (!describe)
+        return;
     snprintf(e->note, sizeof e->note,
              "generic: memory x (1 - %g%% headroom) - weights, divided by KV per user",
              s->headroom_percent);
@@ -492,7 +503,7 @@ static bool engine_supports(enum engine_kind k, enum dtype d)
     }
 }
 
-void capacity_engine(const struct scenario *s, struct plan_result *r)
+void capacity_engine(const struct scenario *s, struct plan_result *r, bool describe)
 {
     struct engine_result *e = &r->engine;
     if (!engine_supports(s->engine.kind, r->kv_dtype) ||
@@ -506,12 +517,12 @@ void capacity_engine(const struct scenario *s, struct plan_result *r)
     e->gpu_total_bytes = cuda_total(s, r);
     if (e->kind == ENGINE_GENERIC) {
         e->gpu_total_bytes = r->gpu_memory_bytes_per_gpu;
-        generic(s, r, e);
+        generic(s, r, e, describe);
         e->scheduler_limited_users = r->max_users;
         return;
     }
     if (e->kind == ENGINE_LLAMACPP) {
-        llamacpp(s, r, e);
+        llamacpp(s, r, e, describe);
         e->users *= e->replicas;
         e->scheduler_limited_users = e->users < e->scheduler_cap * (uint64_t)e->replicas
                                          ? e->users
@@ -544,11 +555,11 @@ void capacity_engine(const struct scenario *s, struct plan_result *r)
     e->kv_cache_bytes_per_gpu = kv;
     e->fits = e->units > 0;
     if (e->kind == ENGINE_VLLM)
-        vllm_finish(s, e);
+        vllm_finish(s, e, describe);
     else if (e->kind == ENGINE_SGLANG)
-        sglang_finish(s, e);
+        sglang_finish(s, e, describe);
     else
-        trtllm_finish(s, e);
+        trtllm_finish(s, e, describe);
     e->users = (uint64_t)floor(e->max_concurrency) * e->replicas;
     uint64_t cap = (uint64_t)e->scheduler_cap * e->replicas;
     e->scheduler_limited_users = e->users < cap ? e->users : cap;

@@ -11,43 +11,71 @@ int widget_text(int y, int x, int w, enum role role, const char *text)
         return 0;
     if (x + w > COLS)
         w = COLS - x;
-    wchar_t wbuf[1024];
+    attr_t a = role_attr(role);
+    short pair = (short)PAIR_NUMBER(a);
+    a &= ~A_COLOR;
+    /* Cells are built here and copied in one call (add_wchnstr): no per-character
+     * cursor movement or wrapping inside curses, the costliest part of a redraw. */
+    cchar_t cells[512];
+    int cols = 0, n = 0;
     mbstate_t st;
     memset(&st, 0, sizeof st);
-    const char *src = text;
-    size_t n = mbsrtowcs(wbuf, &src, 1023, &st);
-    if (n == (size_t)-1) {
-        /* not valid in this locale: fall back to bytes */
-        attr_t a = role_attr(role);
-        attron(a);
-        mvaddnstr(y, x, text, w);
-        attroff(a);
-        return (int)strlen(text) < w ? (int)strlen(text) : w;
-    }
-    wbuf[n] = 0;
-    int cols = 0;
-    size_t i = 0;
-    for (; i < n; i++) {
-        int cw = wcwidth(wbuf[i]);
+    const char *p = text;
+    size_t left = strlen(text);
+    while (left > 0 && n < (int)(sizeof cells / sizeof cells[0])) {
+        wchar_t wc[2] = {0, 0};
+        size_t used;
+        if ((unsigned char)*p < 0x80) {
+            wc[0] = (wchar_t)*p;
+            used = 1;
+        } else {
+            used = mbrtowc(&wc[0], p, left, &st);
+            if (used == (size_t)-1 || used == (size_t)-2 || used == 0) {
+                memset(&st, 0, sizeof st);
+                wc[0] = L'?';
+                used = 1;
+            }
+        }
+        int cw = wc[0] < 0x80 ? 1 : wcwidth(wc[0]);
         if (cw < 0)
             cw = 1;
         if (cols + cw > w)
             break;
+        setcchar(&cells[n++], wc, a, pair, NULL);
         cols += cw;
+        p += used;
+        left -= used;
     }
-    wbuf[i] = 0;
-    attr_t a = role_attr(role);
-    attron(a);
-    mvaddwstr(y, x, wbuf);
-    attroff(a);
+    if (n > 0)
+        mvadd_wchnstr(y, x, cells, n);
     return cols;
+}
+
+/* One glyph as a cchar_t, converted once per call site rather than per cell. */
+static void glyph_char(const char *glyph, attr_t a, cchar_t *cc)
+{
+    wchar_t w[2] = {L' ', 0};
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    if (mbrtowc(&w[0], glyph, strlen(glyph), &st) > (size_t)-3)
+        w[0] = (wchar_t)(unsigned char)glyph[0];
+    short pair = (short)PAIR_NUMBER(a);
+    setcchar(cc, w, a & ~A_COLOR, pair, NULL);
+}
+
+/* A run of n copies of a glyph at (y, x), in one call. */
+static void put_run(int y, int x, int n, const char *glyph, attr_t a)
+{
+    if (n <= 0)
+        return;
+    cchar_t cc;
+    glyph_char(glyph, a, &cc);
+    mvhline_set(y, x, &cc, n);
 }
 
 static void put_glyph(int y, int x, const char *glyph, attr_t a)
 {
-    attron(a);
-    mvaddstr(y, x, glyph);
-    attroff(a);
+    put_run(y, x, 1, glyph, a);
 }
 
 void widget_slider(int y, int x, int w, double fraction, bool focused)
@@ -59,17 +87,11 @@ void widget_slider(int y, int x, int w, double fraction, bool focused)
     if (fraction > 1)
         fraction = 1;
     int knob = (int)(fraction * (w - 1) + 0.5);
-    const char *track = role_glyph(ROLE_TRACK);
     const char *fill = roles_utf8() ? "\u2501" : "=";
     const char *kg = roles_utf8() ? "\u25cf" : "O";
-    for (int i = 0; i < w; i++) {
-        if (i < knob)
-            put_glyph(y, x + i, fill, role_attr(focused ? ROLE_GOOD : ROLE_TEXT));
-        else if (i == knob)
-            put_glyph(y, x + i, kg, role_attr(focused ? ROLE_FOCUS : ROLE_TITLE));
-        else
-            put_glyph(y, x + i, track, role_attr(ROLE_TRACK));
-    }
+    put_run(y, x, knob, fill, role_attr(focused ? ROLE_GOOD : ROLE_TEXT));
+    put_glyph(y, x + knob, kg, role_attr(focused ? ROLE_FOCUS : ROLE_TITLE));
+    put_run(y, x + knob + 1, w - knob - 1, role_glyph(ROLE_TRACK), role_attr(ROLE_TRACK));
 }
 
 double widget_slider_fraction_at(int x, int w, int cx)
@@ -124,11 +146,11 @@ void widget_bar(int y, int x, int w, const struct bar_segment *seg, int n, bool 
             }
     }
     int cx = x;
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < cells[i]; k++)
-            put_glyph(y, cx++, role_glyph(seg[i].role), role_attr(seg[i].role));
-    while (cx < x + w)
-        put_glyph(y, cx++, " ", A_NORMAL);
+    for (int i = 0; i < n; i++) {
+        put_run(y, cx, cells[i], role_glyph(seg[i].role), role_attr(seg[i].role));
+        cx += cells[i];
+    }
+    put_run(y, cx, x + w - cx, " ", A_NORMAL);
     if (over)
         put_glyph(y, x + w - 1, roles_utf8() ? "\u25b6" : ">", role_attr(ROLE_OVER));
 }
@@ -174,11 +196,8 @@ int widget_big_number(int y, int x, const char *digits, int scale, enum role rol
             unsigned char row = font[g][r / scale];
             for (int b = 0; b < bits; b++) {
                 int bit = digits[i] == ',' ? 1 - b : 2 - b;
-                bool on = (row >> bit) & 1;
-                for (int k = 0; k < scale; k++) {
-                    if (on)
-                        put_glyph(y + r, cx + b * scale + k, cell, a);
-                }
+                if ((row >> bit) & 1)
+                    put_run(y + r, cx + b * scale, scale, cell, a);
             }
         }
         cx += glyph_width(digits[i], scale);
