@@ -78,13 +78,16 @@ $(BUILD)/src/cli/%.o: src/cli/%.c | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(BASE) $(CJSON_CFLAGS) $(CURSES_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# The preset catalogue, compiled in.
-$(BUILD)/tools/embed: tools/embed.c | $(BUILD)/.deps
+# The preset catalogue, parsed and validated at build time by kvplan's own
+# parser and compiled in as C initializers.
+PRESET_TOOL_OBJ := $(BUILD)/src/io/preset.o $(BUILD)/src/io/jsonread.o \
+                   $(BUILD)/src/io/jsonout.o $(BUILD)/src/io/fileio.o $(CORE_OBJ)
+$(BUILD)/tools/compile-presets: tools/compile-presets.c $(PRESET_TOOL_OBJ) | $(BUILD)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(STD) -O1 -o $@ $<
-$(BUILD)/gen/presets_embedded.c: $(PRESETS) $(BUILD)/tools/embed
+	$(CC) $(BASE) $(CJSON_CFLAGS) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CJSON_LIBS) -lm
+$(BUILD)/gen/presets_embedded.c: $(PRESETS) $(BUILD)/tools/compile-presets
 	@mkdir -p $(@D)
-	$(BUILD)/tools/embed $@ $(PRESETS)
+	$(BUILD)/tools/compile-presets $@ $(PRESETS)
 $(BUILD)/gen/presets_embedded.o: $(BUILD)/gen/presets_embedded.c
 	$(CC) $(STD) -Isrc $(CFLAGS) -c $< -o $@
 

@@ -101,12 +101,16 @@ static bool merge(struct catalog *c, const struct batch *b, struct diag *d)
 
 bool catalog_load_embedded(struct catalog *c, struct diag *d)
 {
+    /* parsed, validated and checked for duplicate ids when kvplan was built */
     struct batch b = {0};
     bool ok = true;
-    for (unsigned long i = 0; ok && i < embedded_presets_count; i++) {
-        const struct embedded_file *f = &embedded_presets[i];
-        struct preset p;
-        ok = preset_parse(f->path, f->text, f->len, &p, d) && batch_add(&b, &p, f->path, d);
+    for (unsigned long i = 0; ok && i < embedded_gpu_count; i++) {
+        struct preset p = {.kind = PRESET_GPU, .gpu = embedded_gpus[i].spec};
+        ok = batch_add(&b, &p, embedded_gpus[i].path, d);
+    }
+    for (unsigned long i = 0; ok && i < embedded_model_count; i++) {
+        struct preset p = {.kind = PRESET_MODEL, .model = embedded_models[i].spec};
+        ok = batch_add(&b, &p, embedded_models[i].path, d);
     }
     if (ok)
         ok = merge(c, &b, d);

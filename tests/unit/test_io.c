@@ -172,6 +172,46 @@ static void catalog_presets_give_the_reference_kv_bytes(void **state)
     catalog_free(&c);
 }
 
+static void the_compiled_catalogue_equals_the_preset_files(void **state)
+{
+    (void)state;
+    /* The binary carries presets parsed at build time; parsing presets/ now must
+     * give exactly the same specs (compared through their JSON). */
+    struct catalog built, files;
+    catalog_init(&built);
+    catalog_init(&files);
+    struct diag d = {0};
+    assert_true(catalog_load_embedded(&built, &d));
+    if (!catalog_load_dir(&files, "presets", true, &d))
+        fail_msg("%s", d.message);
+    assert_int_equal(built.gpu_count, files.gpu_count);
+    assert_int_equal(built.model_count, files.model_count);
+    for (size_t i = 0; i < files.model_count; i++) {
+        const struct catalog_model *b = catalog_find_model(&built, files.models[i].spec.id);
+        assert_non_null(b);
+        cJSON *x = preset_model_to_json(&b->spec, true), *y = preset_model_to_json(&files.models[i].spec, true);
+        char *sx = cJSON_Print(x), *sy = cJSON_Print(y);
+        assert_string_equal(sx, sy);
+        free(sx);
+        free(sy);
+        cJSON_Delete(x);
+        cJSON_Delete(y);
+    }
+    for (size_t i = 0; i < files.gpu_count; i++) {
+        const struct catalog_gpu *b = catalog_find_gpu(&built, files.gpus[i].spec.id);
+        assert_non_null(b);
+        cJSON *x = preset_gpu_to_json(&b->spec, true), *y = preset_gpu_to_json(&files.gpus[i].spec, true);
+        char *sx = cJSON_Print(x), *sy = cJSON_Print(y);
+        assert_string_equal(sx, sy);
+        free(sx);
+        free(sy);
+        cJSON_Delete(x);
+        cJSON_Delete(y);
+    }
+    catalog_free(&built);
+    catalog_free(&files);
+}
+
 static char tmpdir[64];
 
 static int make_tmpdir(void **state)
@@ -318,6 +358,7 @@ int main(void)
         cmocka_unit_test(unknown_fields_are_ignored),
         cmocka_unit_test(the_embedded_catalogue_has_the_required_ids),
         cmocka_unit_test(catalog_presets_give_the_reference_kv_bytes),
+        cmocka_unit_test(the_compiled_catalogue_equals_the_preset_files),
         cmocka_unit_test(duplicate_ids_in_one_directory_are_an_error),
         cmocka_unit_test(a_directory_overrides_embedded_presets_by_id),
         cmocka_unit_test(snapshots_round_trip_exactly),
