@@ -42,5 +42,21 @@ if wait_for "How the number is computed"; then ok; else bad "no redraw at 70x22"
 T send-keys -t app q
 T wait-for done
 if [ "$(cat "$D/status")" = 0 ]; then ok; else bad "exit status $(cat "$D/status")"; fi
+# SIGTERM through the real stack: the pane leaves the alternate screen
+T kill-server 2>/dev/null
+rm -f "$D/status"
+T start-server \; set-option -g remain-on-exit on \; \
+    new-session -d -s app -x 10 -y 3 \
+    "env LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$D $K; echo \$? > $D/status; tmux -L $SOCK wait-for -S done"
+if wait_for "Enlarge"; then ok; else bad "a 10x3 pane does not ask for more room"; fi
+T resize-window -t app -x 100 -y 30 2>/dev/null
+if wait_for "How the number is computed"; then ok; else bad "no redraw after growing from 10x3"; fi
+pid=$(T display -p -t app '#{pane_pid}')
+kvpid=$(pgrep -P "$pid" kvplan | head -1)
+[ -n "$kvpid" ] && kill -TERM "$kvpid"
+T wait-for done
+if [ "$(T display -p -t app '#{alternate_on}')" = 0 ]; then ok; else bad "SIGTERM left the alternate screen on"; fi
+if [ -s "$D/status" ]; then ok; else bad "no exit status after SIGTERM"; fi
+
 echo "tmux: $pass passed, $failed failed"
 [ "$failed" = 0 ]
