@@ -140,12 +140,8 @@ int cmd_calibrate(int argc, char **argv)
                    "the model's, the memory outside weights and KV, and what kvplan predicts\n"
                    "without the log. --save writes a calibration for plan --calibration.\n");
             return 0;
-        case ':':
-            diag_fail(&d, "%s: needs a value", argv[optind - 1]);
-            return cli_fail(d.message);
         default:
-            diag_fail(&d, "%s: unknown option (see --help)", argv[optind - 1]);
-            return cli_fail(d.message);
+            return cli_option_error(c, argv);
         }
     }
     if (optind + 1 != argc)
@@ -364,11 +360,10 @@ int cmd_solve(int argc, char **argv)
     uint32_t max_gpus = 256;
     const char *gpu_list[64];
     int ngpu = 0;
-    char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
+    char **rest = cli_rest_args(argc, argv);
     if (rest == NULL)
         return cli_fail("out of memory");
-    int nrest = 0;
-    rest[nrest++] = argv[0];
+    int nrest = 1;
     struct diag d = {0};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--users") == 0 && i + 1 < argc) {
@@ -666,11 +661,10 @@ int cmd_sweep(int argc, char **argv)
 {
     const char *varies[3], *fmt = "table";
     int nvary = 0;
-    char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
+    char **rest = cli_rest_args(argc, argv);
     if (rest == NULL)
         return cli_fail("out of memory");
-    int nrest = 0;
-    rest[nrest++] = argv[0];
+    int nrest = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--vary") == 0 && i + 1 < argc) {
             if (nvary == 3) {

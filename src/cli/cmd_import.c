@@ -39,12 +39,8 @@ int cmd_import_hf(int argc, char **argv)
                    "tied embeddings and precision; the parameter count comes from the\n"
                    "dimensions. Put the file in ~/.config/kvplan/presets to use it.\n");
             return 0;
-        case ':':
-            diag_fail(&d, "%s: needs a value", argv[optind - 1]);
-            return cli_fail(d.message);
         default:
-            diag_fail(&d, "%s: unknown option (see --help)", argv[optind - 1]);
-            return cli_fail(d.message);
+            return cli_option_error(c, argv);
         }
     }
     if (optind + 1 != argc)

@@ -49,7 +49,7 @@ static bool parse_catalog_options(int argc, char **argv, struct catalog_options 
             break;
         case ':':
             return diag_fail(d, "%s: needs a value", argv[optind - 1]);
-        default:
+        default: /* the same words as every command's */
             return diag_fail(d, "%s: unknown option (see --help)", argv[optind - 1]);
         }
     }

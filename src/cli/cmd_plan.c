@@ -1,3 +1,4 @@
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,24 @@ int cli_fail(const char *message)
 {
     fprintf(stderr, "kvplan: %s\n", message);
     return 2;
+}
+
+int cli_option_error(int c, char **argv)
+{
+    struct diag d = {0};
+    if (c == ':')
+        diag_fail(&d, "%s: needs a value", argv[optind - 1]);
+    else
+        diag_fail(&d, "%s: unknown option (see --help)", argv[optind - 1]);
+    return cli_fail(d.message);
+}
+
+char **cli_rest_args(int argc, char **argv)
+{
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (rest != NULL)
+        rest[0] = argv[0];
+    return rest;
 }
 
 int cmd_plan(int argc, char **argv)

@@ -15,4 +15,12 @@ int cmd_import_hf(int argc, char **argv);
 /* Prints "kvplan: message" to stderr and returns 2. */
 int cli_fail(const char *message);
 
+/* The message for getopt_long's ':' (missing value) or '?' (unknown option)
+ * about argv[optind - 1], printed like cli_fail; returns 2. */
+int cli_option_error(int c, char **argv);
+
+/* Splits argv for commands with flags of their own: the rest (argv[0]
+ * first) goes to options_parse. Returns a malloc'ed array (NULL-terminated). */
+char **cli_rest_args(int argc, char **argv);
+
 #endif

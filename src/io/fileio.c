@@ -76,6 +76,24 @@ char *fileio_read(const char *path, size_t *len, struct diag *d)
     return buf;
 }
 
+/* Writes all of data to fd, retrying short writes; false with errno set. */
+static bool write_all(int fd, const char *data, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return false;
+        }
+        off += (size_t)w;
+    }
+    return true;
+}
+
 /* A device or pipe (/dev/stdout, /dev/full) has no old contents to keep and
  * must never be replaced by a renamed file: write to it directly. */
 static bool write_device(const char *path, const char *data, size_t len, struct diag *d)
@@ -83,17 +101,10 @@ static bool write_device(const char *path, const char *data, size_t len, struct 
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return diag_fail(d, "%s: cannot open for writing: %s", path, strerror(errno));
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int err = w < 0 ? errno : EIO;
-            close(fd);
-            return diag_fail(d, "%s: write failed: %s", path, strerror(err));
-        }
-        off += (size_t)w;
+    if (!write_all(fd, data, len)) {
+        int err = errno;
+        close(fd);
+        return diag_fail(d, "%s: write failed: %s", path, strerror(err));
     }
     if (close(fd) != 0)
         return diag_fail(d, "%s: write failed: %s", path, strerror(errno));
@@ -122,21 +133,13 @@ bool fileio_write_atomic(const char *path, const char *data, size_t len, struct 
         free(tmp);
         return false;
     }
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int err = w < 0 ? errno : EIO;
-            diag_fail(d, "%s: write failed: %s (the existing file, if any, is unchanged)", path,
-                      strerror(err));
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return false;
-        }
-        off += (size_t)w;
+    if (!write_all(fd, data, len)) {
+        diag_fail(d, "%s: write failed: %s (the existing file, if any, is unchanged)", path,
+                  strerror(errno));
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return false;
     }
     if (fsync(fd) != 0 || fchmod(fd, mode) != 0) {
         diag_fail(d, "%s: write failed: %s (the existing file, if any, is unchanged)", path,

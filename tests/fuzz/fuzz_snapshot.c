@@ -3,17 +3,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
+
 #include "io/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (text == NULL)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     struct scenario s;
     struct diag d = {0};
     if (snapshot_parse("fuzz.json", text, size, &s, &d)) {

@@ -172,6 +172,17 @@ static void catalog_presets_give_the_reference_kv_bytes(void **state)
     catalog_free(&c);
 }
 
+/* Equal JSON texts; takes ownership of both trees. */
+static void assert_same_json(cJSON *x, cJSON *y)
+{
+    char *sx = cJSON_Print(x), *sy = cJSON_Print(y);
+    assert_string_equal(sx, sy);
+    free(sx);
+    free(sy);
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+}
+
 static void the_compiled_catalogue_equals_the_preset_files(void **state)
 {
     (void)state;
@@ -189,24 +200,14 @@ static void the_compiled_catalogue_equals_the_preset_files(void **state)
     for (size_t i = 0; i < files.model_count; i++) {
         const struct catalog_model *b = catalog_find_model(&built, files.models[i].spec.id);
         assert_non_null(b);
-        cJSON *x = preset_model_to_json(&b->spec, true), *y = preset_model_to_json(&files.models[i].spec, true);
-        char *sx = cJSON_Print(x), *sy = cJSON_Print(y);
-        assert_string_equal(sx, sy);
-        free(sx);
-        free(sy);
-        cJSON_Delete(x);
-        cJSON_Delete(y);
+        assert_same_json(preset_model_to_json(&b->spec, true),
+                         preset_model_to_json(&files.models[i].spec, true));
     }
     for (size_t i = 0; i < files.gpu_count; i++) {
         const struct catalog_gpu *b = catalog_find_gpu(&built, files.gpus[i].spec.id);
         assert_non_null(b);
-        cJSON *x = preset_gpu_to_json(&b->spec, true), *y = preset_gpu_to_json(&files.gpus[i].spec, true);
-        char *sx = cJSON_Print(x), *sy = cJSON_Print(y);
-        assert_string_equal(sx, sy);
-        free(sx);
-        free(sy);
-        cJSON_Delete(x);
-        cJSON_Delete(y);
+        assert_same_json(preset_gpu_to_json(&b->spec, true),
+                         preset_gpu_to_json(&files.gpus[i].spec, true));
     }
     catalog_free(&built);
     catalog_free(&files);
