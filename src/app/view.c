@@ -296,17 +296,11 @@ static void draw_chart(const struct planner *p, struct rect r)
     /* The current context's column, from its log position between 1k and 1M. */
     uint64_t ctx = p->scenario.context_tokens;
     if (ctx >= 1024 && ctx <= 1024 * 1024) {
-        double lg = 0;
-        for (uint64_t t = ctx; t > 1; t >>= 1)
-            lg += 1;
-        double frac = 0;
         for (int col = 0; col < n; col++) {
             int i = n > 1 ? col * (CHART_POINTS - 1) / (n - 1) : 0;
             if (c->context_tokens[i] <= ctx)
                 marker = col;
         }
-        (void)frac;
-        (void)lg;
     }
     widget_columns(plot, values, n, marker, ROLE_KV, ROLE_TITLE);
     /* The axis: 1k, 4k, ... 1M under their columns. */
@@ -403,10 +397,6 @@ static void draw_explain(const struct planner *p, struct rect r)
         snprintf(el.value, sizeof el.value, "%.2fx", p->result.engine.max_concurrency);
         y += draw_explain_line(&el, y, r.x, r.w, end - y >= n + 2 ? 2 : 1, ROLE_TEXT);
         if (y < end) {
-            snprintf(el.label, sizeof el.label, "Launch");
-            snprintf(el.formula, sizeof el.formula, "%s", p->result.engine.launch);
-            snprintf(el.value, sizeof el.value, "%s",
-                     p->result.engine.log_lines ? "" : "");
             widget_text(y, r.x, 19, ROLE_TITLE, "Launch");
             widget_text(y++, r.x + 19, r.w - 19, ROLE_GOOD, p->result.engine.launch);
         }

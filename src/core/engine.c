@@ -389,20 +389,16 @@ static void llamacpp(const struct scenario *s, const struct plan_result *r,
     e->request_bytes = per_slot;
     if (!describe)
         return;
-    char a[32], b[32], c[32];
     double k_mib = (double)k_total / (double)MIB, v_mib = (double)v_total / (double)MIB;
     add_log(e, "llama_kv_cache: size = %.2f MiB (%8llu cells, %3u layers, %2u/%2u seqs), "
                "K (%s): %.2f MiB, V (%s): %.2f MiB",
             k_mib + v_mib, (unsigned long long)n_ctx, m->layers, np, np, ggml_name(tk), k_mib,
             ggml_name(tv), v_mib);
-    (void)a;
-    (void)b;
     char types[96] = "";
     if (tk != DTYPE_FP16)
         snprintf(types, sizeof types, " -ctk %s -ctv %s -fa on", ggml_name(tk), ggml_name(tv));
     else if (tv != tk)
         snprintf(types, sizeof types, " -ctv %s -fa on", ggml_name(tv));
-    (void)c;
     snprintf(e->launch, sizeof e->launch, "llama-server -m %s.gguf -c %llu -np %u%s -ngl 999",
              m->id, (unsigned long long)n_ctx, np, types);
     snprintf(e->note, sizeof e->note,
