@@ -65,6 +65,18 @@ static void draw_info(const struct planner *p, struct rect r)
              (double)m->params / 1e9, m->layers, heads, m->windowed_layers ? ", windows " : "",
              m->windowed_layers ? m->window_pattern : "", maxc, s->gpu.id, mem,
              (double)s->gpu.bandwidth_bytes_per_s / 1e12, s->gpu.fp8 ? ", fp8" : "");
+    if ((int)strlen(line) > r.w) {
+        /* narrow screens: the same facts, tersely */
+        if (m->attention == ATTENTION_MLA)
+            snprintf(heads, sizeof heads, "MLA %u+%u", m->kv_lora_rank, m->qk_rope_head_dim);
+        else
+            snprintf(heads, sizeof heads, "%s %u/%u, hd %u", spec_attention_name(m->attention),
+                     m->kv_heads, m->attention_heads, m->head_dim);
+        snprintf(line, sizeof line, "%.2fB, %u layers, %s%s, max %s | %s, %.2f TB/s%s",
+                 (double)m->params / 1e9, m->layers, heads, m->windowed_layers ? ", SWA" : "",
+                 maxc, mem, (double)s->gpu.bandwidth_bytes_per_s / 1e12,
+                 s->gpu.fp8 ? ", fp8" : "");
+    }
     widget_text(r.y, r.x, r.w, ROLE_DIM, line);
 }
 
@@ -260,6 +272,8 @@ static void draw_bar(const struct planner *p, struct rect r)
         snprintf(count, sizeof count, ", %u GPUs alike", s->gpus);
     snprintf(title, sizeof title, "Memory of each GPU: %s%s%s", total, count,
              s->engine.kind != ENGINE_GENERIC ? " (CUDA)" : "");
+    if ((int)strlen(title) > r.w)
+        snprintf(title, sizeof title, "Each GPU%s: %s", s->gpus > 1 ? " (all alike)" : "", total);
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
     widget_bar(r.y + 1, r.x, r.w, bs, SEG_COUNT, over);
     for (int i = 0; i < SEG_COUNT && r.y + 2 + i < r.y + r.h; i++) {
