@@ -92,6 +92,10 @@ bool capacity_validate(const struct scenario *s, struct diag *d)
                          s->engine.free_gpu_memory_fraction);
     if (s->engine.parallel > 65536)
         return diag_fail(d, "--parallel: %u is out of range (1 to 65536)", s->engine.parallel);
+    if (s->engine.parallel > 1 && s->context_tokens > TOKENS_MAX / s->engine.parallel)
+        return diag_fail(d, "--parallel: %u slots of %llu tokens is more than %llu cells", 
+                         s->engine.parallel, (unsigned long long)s->context_tokens,
+                         (unsigned long long)TOKENS_MAX);
     if (s->engine.max_num_batched_tokens > TOKENS_MAX)
         return diag_fail(d, "--max-num-batched-tokens: too many tokens");
     if ((s->engine.gpu_total_bytes | s->engine.non_kv_bytes | s->engine.kv_memory_bytes) >

@@ -1,6 +1,7 @@
 #include "engine.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,7 +77,21 @@ bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *ru
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
-    return b ? (a + b - 1) / b : 0;
+    return b ? a / b + (a % b != 0) : 0;
+}
+
+/* Products of absurd scenarios saturate instead of wrapping: a cap that no
+ * real memory reaches reads as "does not fit", never as a small number. */
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t out;
+    return __builtin_mul_overflow(a, b, &out) ? UINT64_MAX : out;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t out;
+    return __builtin_add_overflow(a, b, &out) ? UINT64_MAX : out;
 }
 
 static uint64_t gib_frac(double gib)
@@ -162,7 +177,8 @@ static void vllm(const struct scenario *s, const struct plan_result *r, struct e
     e->runtime_bytes = gib_frac(v0 ? 0.1 : 0.25) + (e->tp > 1 ? gib_frac(1.5) : 0);
     e->unit_tokens = s->block_tokens ? s->block_tokens : 16;
     /* kv_cache_utils.py: page = block x per-layer bytes; blocks = available // page // layers */
-    e->unit_bytes = e->unit_tokens * r->kv_bytes_per_token_per_layer_per_gpu * m->layers;
+    e->unit_bytes = sat_mul(sat_mul(e->unit_tokens, r->kv_bytes_per_token_per_layer_per_gpu),
+                            m->layers);
     uint64_t global = r->global_layers, windowed = layers_windowed(r);
     if (v0) { /* V0 sized every layer for the whole context */
         global = m->layers;
@@ -175,9 +191,10 @@ static void vllm(const struct scenario *s, const struct plan_result *r, struct e
     if (window_blocks > full_blocks)
         window_blocks = full_blocks;
     /* layer-weighted blocks of one request, in units of whole-model blocks */
-    e->request_units = global * full_blocks + windowed * window_blocks; /* x 1/layers */
-    e->request_bytes =
-        e->request_units * e->unit_tokens * r->kv_bytes_per_token_per_layer_per_gpu;
+    /* layer-weighted blocks of one request, in units of whole-model blocks x layers */
+    e->request_units = sat_add(sat_mul(global, full_blocks), sat_mul(windowed, window_blocks));
+    e->request_bytes = sat_mul(sat_mul(e->request_units, e->unit_tokens),
+                               r->kv_bytes_per_token_per_layer_per_gpu);
     e->scheduler_cap = e->max_num_seqs;
 }
 
@@ -186,7 +203,7 @@ static void vllm_finish(const struct scenario *s, struct engine_result *e, bool 
     const struct model_spec *m = &s->model;
     char tok[32], a[32], b[32];
     e->kv_tokens = e->units * e->unit_tokens;
-    e->max_concurrency = e->request_units
+    e->max_concurrency = e->request_units && e->request_units != UINT64_MAX
                              ? (double)e->units * m->layers / (double)e->request_units
                              : 0;
     if (!describe)
@@ -258,8 +275,8 @@ static void sglang(const struct scenario *s, const struct plan_result *r, struct
     e->unit_tokens = 1;      /* token-granular pool (page size 1) */
     /* cell_size: K and V of every layer on this rank (SGLang sizes every layer fully) */
     e->unit_bytes = r->kv_bytes_per_token_per_layer_per_gpu * m->layers;
-    e->request_units = s->context_tokens * m->layers;
-    e->request_bytes = s->context_tokens * e->unit_bytes;
+    e->request_units = sat_mul(s->context_tokens, m->layers);
+    e->request_bytes = sat_mul(s->context_tokens, e->unit_bytes);
 }
 
 static void sglang_finish(const struct scenario *s, struct engine_result *e, bool describe)
@@ -357,15 +374,15 @@ static void llamacpp(const struct scenario *s, const struct plan_result *r,
         swa_cells = (swa_cells + 255) / 256 * 256;
     }
     uint64_t layers_full = r->global_layers, layers_swa = r->windowed_layers;
-    uint64_t k_total = (layers_full * n_ctx + layers_swa * swa_cells) * k_row;
-    uint64_t v_total = (layers_full * n_ctx + layers_swa * swa_cells) * v_row;
+    uint64_t cells = sat_add(sat_mul(layers_full, n_ctx), sat_mul(layers_swa, swa_cells));
+    uint64_t k_total = sat_mul(cells, k_row), v_total = sat_mul(cells, v_row);
     e->unit_tokens = 1;
     /* layers split across the GPUs (split mode layer): each holds its share */
     uint32_t gpus = s->gpus ? s->gpus : 1;
-    e->kv_cache_bytes_per_gpu = ceil_div(k_total + v_total, gpus);
+    e->kv_cache_bytes_per_gpu = ceil_div(sat_add(k_total, v_total), gpus);
     e->kv_tokens = n_ctx;
     e->units = n_ctx;
-    e->unit_bytes = ceil_div(k_total + v_total, n_ctx ? n_ctx : 1);
+    e->unit_bytes = ceil_div(sat_add(k_total, v_total), n_ctx ? n_ctx : 1);
     e->max_num_seqs = np;
     e->scheduler_cap = np;
     e->fraction = 0;
@@ -422,9 +439,10 @@ static void trtllm(const struct scenario *s, const struct plan_result *r, struct
     e->activation_bytes = activation_estimate(m, e->max_num_batched_tokens, e->max_num_seqs);
     e->runtime_bytes = gib_frac(0.5) + (e->tp > 1 ? gib_frac(1.0) : 0);
     e->unit_tokens = s->block_tokens && s->block_tokens != 16 ? s->block_tokens : 32;
-    e->unit_bytes = e->unit_tokens * r->kv_bytes_per_token_per_layer_per_gpu * m->layers;
-    e->request_units = ceil_div(s->context_tokens, e->unit_tokens) * m->layers;
-    e->request_bytes = ceil_div(s->context_tokens, e->unit_tokens) * e->unit_bytes;
+    e->unit_bytes = sat_mul(sat_mul(e->unit_tokens, r->kv_bytes_per_token_per_layer_per_gpu),
+                            m->layers);
+    e->request_units = sat_mul(ceil_div(s->context_tokens, e->unit_tokens), m->layers);
+    e->request_bytes = sat_mul(ceil_div(s->context_tokens, e->unit_tokens), e->unit_bytes);
     e->scheduler_cap = e->max_num_seqs;
 }
 

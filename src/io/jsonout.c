@@ -1,6 +1,7 @@
 #include "jsonout.h"
 
 #include <math.h>
+#include <stdio.h>
 
 struct jsonout jsonout_begin(void)
 {
@@ -24,10 +25,16 @@ void jsonout_string(struct jsonout *o, const char *key, const char *value)
 
 void jsonout_uint(struct jsonout *o, const char *key, uint64_t value)
 {
-    if (value > ((uint64_t)1 << 53))
-        o->failed = true; /* would lose precision as a JSON number */
-    if (!o->failed)
-        check(o, cJSON_AddNumberToObject(o->obj, key, (double)value));
+    if (o->failed)
+        return;
+    if (value > ((uint64_t)1 << 53)) {
+        /* a double would round it: write the exact digits instead */
+        char digits[24];
+        snprintf(digits, sizeof digits, "%llu", (unsigned long long)value);
+        check(o, cJSON_AddRawToObject(o->obj, key, digits));
+        return;
+    }
+    check(o, cJSON_AddNumberToObject(o->obj, key, (double)value));
 }
 
 void jsonout_double(struct jsonout *o, const char *key, double value)

@@ -19,7 +19,8 @@ struct jsonout {
 
 struct jsonout jsonout_begin(void);
 void jsonout_string(struct jsonout *o, const char *key, const char *value);
-void jsonout_uint(struct jsonout *o, const char *key, uint64_t value); /* <= 2^53 */
+/* Exact: past 2^53 the digits are written as they are (a double would round). */
+void jsonout_uint(struct jsonout *o, const char *key, uint64_t value);
 void jsonout_double(struct jsonout *o, const char *key, double value);
 void jsonout_double_or_null(struct jsonout *o, const char *key, double value, bool present);
 void jsonout_bool(struct jsonout *o, const char *key, bool value);

@@ -123,6 +123,9 @@ expect 2 "--tp: 3 does not divide --gpus 4" plan --gpus 4 --tp 3
 expect 2 "--gpu-memory-utilization: '1.5' is not a fraction" plan --engine vllm --gpu-memory-utilization 1.5
 expect 2 "--non-kv: '12' needs a unit" plan --engine vllm --non-kv 12
 
+# bytes past 2^53 stay exact in JSON (written as digits, not rounded doubles)
+expect 0 '"kv_bytes_per_user":	70272000000000000' plan --engine vllm --context 1000000000000 --model deepseek-v3 --format json
+
 # --- calibrate: real logs, and logs that are cut, mixed or unknown
 L="$HERE/data/logs"
 expect 0 "vLLM V0 log, 4 lines" calibrate "$L/vllm-03.log"
