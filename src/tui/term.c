@@ -79,6 +79,8 @@ static void common_setup(struct term_caps *caps, bool mono)
     keypad(stdscr, TRUE);
     curs_set(0);
     set_escdelay(25);
+    leaveok(stdscr, TRUE); /* the cursor is hidden: never spend output restoring it */
+    idcok(stdscr, FALSE);
     const char *no_color = getenv("NO_COLOR"); /* no-color.org: set and not empty */
     caps->color = !mono && has_colors() && (no_color == NULL || no_color[0] == '\0');
     roles_init(caps->color, caps->utf8);
