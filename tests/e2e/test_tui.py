@@ -49,7 +49,9 @@ def control_row(t, label):
 
 def start(*extra, cols=100, rows=30):
     t = PtyTerm([KVPLAN, *SCENARIO, *extra], cols=cols, rows=rows, env=ENV)
+    # the key bar is the last row curses sends: once it is there, the frame is whole
     t.wait_for(r"How the number is computed")
+    t.wait_for(r"^\? help  q quit")
     return t
 
 
