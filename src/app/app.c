@@ -89,8 +89,11 @@ int app_run(const struct catalog *c, const struct scenario *s, char *err, size_t
         }
         term_after_input();
         int flags = 0;
-        if (key == KEY_RESIZE)
+        if (key == KEY_RESIZE) {
+            /* terminals reflow or clear differently on a resize: repaint it all */
+            clearok(curscr, TRUE);
             flags = PLAN_REDRAW;
+        }
         else if (key == KEY_MOUSE)
             flags = handle_mouse(&p);
         else

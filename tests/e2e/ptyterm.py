@@ -98,6 +98,14 @@ class PtyTerm:
             if left <= 0 or (not self.pump(left) and self.eof):
                 raise AssertionError("%r never written" % needle)
 
+    def settle(self, quiet=0.3, timeout=20.0):
+        """Until the program has written nothing for `quiet` seconds."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if not self.pump(quiet):
+                return
+        raise AssertionError("never quiet")
+
     def frame(self):
         m = re.search(r"#(\d+)\s*$", self.screen.display[-1])
         return int(m.group(1)) if m else 0

@@ -211,10 +211,18 @@ def test_a_resize_storm_leaves_a_correct_screen():
         for cols, rows in sizes:
             fcntl_resize(t, cols, rows)
         fcntl_resize(t, 100, 30)
+        # the storm's queued resizes are drawn one by one: wait until they are all done.
+        # Frames drawn for an older size may land on the emulator after it changed
+        # size (a real terminal has the same race); Ctrl-L repaints, as a user would.
         t.wait_blocked()
-        t.press(t.cap("kcuf1"))
+        t.settle()
+        t.press("\x0c")
+        t.wait_blocked()
+        t.send(t.cap("kcuf1"))
         t.wait_for(r"at 8k tokens")
-        assert users_on_screen(t) == 14
+        t.wait_for(r"^\? help  q quit")
+        got = users_on_screen(t)
+        assert got == 14, (got, t.text())
         assert t.screen.display[0].startswith(" kvplan")
     finally:
         t.kill()
@@ -225,10 +233,10 @@ def fcntl_resize(t, cols, rows):
     import fcntl as _f
     import struct as _s
     import termios as _t
+    t.cols, t.rows = cols, rows
+    t.screen.resize(rows, cols)  # the terminal changes size first, then signals
     _f.ioctl(t.fd, _t.TIOCSWINSZ, _s.pack("HHHH", rows, cols, 0, 0))
     os.kill(t.pid, signal.SIGWINCH)
-    t.cols, t.rows = cols, rows
-    t.screen.resize(rows, cols)
     t.pump(0)
 
 
