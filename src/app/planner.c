@@ -51,14 +51,13 @@ static void compute_curve(struct planner *p)
         double exp2 = 10.0 + 10.0 * i / (CHART_POINTS - 1);
         uint64_t ctx = (uint64_t)(pow(2.0, exp2) + 0.5);
         s.context_tokens = ctx;
-        if (s.prefix_tokens >= ctx)
-            s.prefix_tokens = 0;
         if (s.avg_context_tokens >= ctx)
             s.avg_context_tokens = 0;
         struct plan_result r;
         struct diag d = {0};
         c->context_tokens[i] = ctx;
-        c->users[i] = capacity_compute_numbers(&s, &r, &d) ? r.max_users : 0;
+        /* a context no longer than the shared prefix is not a scenario: no column */
+        c->users[i] = s.prefix_tokens < ctx && capacity_compute_numbers(&s, &r, &d) ? r.max_users : 0;
         if (c->users[i] > c->max_users)
             c->max_users = c->users[i];
         s.prefix_tokens = p->scenario.prefix_tokens;
