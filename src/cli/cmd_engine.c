@@ -410,12 +410,9 @@ int cmd_solve(int argc, char **argv)
     if (need == 0)
         return cli_fail("solve: --users N is required");
     struct catalog cat;
-    catalog_init(&cat);
     struct scenario base;
-    if (!options_load_catalog(&o, &cat, &d) || !options_scenario(&o, &cat, &base, &d)) {
-        catalog_free(&cat);
+    if (!options_load(&o, &cat, &base, &d))
         return cli_fail(d.message);
-    }
     int status = 0;
     if (max_context || utilization) {
         struct scenario s = base;
@@ -702,12 +699,9 @@ int cmd_sweep(int argc, char **argv)
         return cli_fail(d.message);
     }
     struct catalog cat;
-    catalog_init(&cat);
     struct scenario base;
-    if (!options_load_catalog(&o, &cat, &d) || !options_scenario(&o, &cat, &base, &d)) {
-        catalog_free(&cat);
+    if (!options_load(&o, &cat, &base, &d))
         return cli_fail(d.message);
-    }
     struct axis axes[3];
     for (int i = 0; i < nvary; i++)
         if (!parse_axis(varies[i], &cat, &axes[i], &d)) {

@@ -48,16 +48,14 @@ int cmd_plan(int argc, char **argv)
         return 0;
     }
     struct catalog cat;
-    catalog_init(&cat);
     struct scenario s;
     struct plan_result r;
     int status = 0;
-    if (!options_load_catalog(&o, &cat, &d) || !options_scenario(&o, &cat, &s, &d) ||
-        !capacity_compute(&s, &r, &d)) {
-        catalog_free(&cat);
+    if (!options_load(&o, &cat, &s, &d))
         return cli_fail(d.message);
-    }
     catalog_free(&cat);
+    if (!capacity_compute(&s, &r, &d))
+        return cli_fail(d.message);
     if (o.export_path && !snapshot_export(o.export_path, &s, &r, KVPLAN_GENERATOR, &d))
         return cli_fail(d.message);
     switch (o.format) {
@@ -94,12 +92,9 @@ int cmd_planner(int argc, char **argv)
     if (!options_parse(argc, argv, &o, &help, &d))
         return cli_fail(d.message);
     struct catalog cat;
-    catalog_init(&cat);
     struct scenario s;
-    if (!options_load_catalog(&o, &cat, &d) || !options_scenario(&o, &cat, &s, &d)) {
-        catalog_free(&cat);
+    if (!options_load(&o, &cat, &s, &d))
         return cli_fail(d.message);
-    }
     char err[256] = "";
     int status;
     if (o.dump_path) {

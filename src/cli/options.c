@@ -421,6 +421,16 @@ bool options_load_catalog(const struct options *o, struct catalog *c, struct dia
     return catalog_load_all(c, o->preset_dirs, (size_t)o->preset_dir_count, d);
 }
 
+bool options_load(const struct options *o, struct catalog *c, struct scenario *s,
+                  struct diag *d)
+{
+    catalog_init(c);
+    if (options_load_catalog(o, c, d) && options_scenario(o, c, s, d))
+        return true;
+    catalog_free(c);
+    return false;
+}
+
 bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
                       struct diag *d)
 {

@@ -62,6 +62,11 @@ bool options_load_catalog(const struct options *o, struct catalog *c, struct dia
 bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
                       struct diag *d);
 
+/* options_load_catalog then options_scenario, the catalogue freed again on
+ * failure; the caller frees it (catalog_free) on success. */
+bool options_load(const struct options *o, struct catalog *c, struct scenario *s,
+                  struct diag *d);
+
 /* The option help text (shared by `plan --help` and the planner's --help). */
 const char *options_help(void);
 

@@ -133,29 +133,15 @@ bool fileio_write_atomic(const char *path, const char *data, size_t len, struct 
         free(tmp);
         return false;
     }
-    if (!write_all(fd, data, len)) {
-        diag_fail(d, "%s: write failed: %s (the existing file, if any, is unchanged)", path,
-                  strerror(errno));
+    /* one way out on failure: report, drop the temporary file, keep the old one */
+    if (!write_all(fd, data, len) || fsync(fd) != 0 || fchmod(fd, mode) != 0) {
+        int err = errno;
         close(fd);
-        unlink(tmp);
-        free(tmp);
-        return false;
+        errno = err;
+        goto fail;
     }
-    if (fsync(fd) != 0 || fchmod(fd, mode) != 0) {
-        diag_fail(d, "%s: write failed: %s (the existing file, if any, is unchanged)", path,
-                  strerror(errno));
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return false;
-    }
-    if (close(fd) != 0) {
-        diag_fail(d, "%s: write failed: %s (the existing file, if any, is unchanged)", path,
-                  strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return false;
-    }
+    if (close(fd) != 0)
+        goto fail;
     if (rename(tmp, path) != 0) {
         diag_fail(d, "%s: cannot replace: %s (the existing file, if any, is unchanged)", path,
                   strerror(errno));
@@ -165,6 +151,12 @@ bool fileio_write_atomic(const char *path, const char *data, size_t len, struct 
     }
     free(tmp);
     return true;
+fail:
+    diag_fail(d, "%s: write failed: %s (the existing file, if any, is unchanged)", path,
+              strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    return false;
 }
 
 bool fileio_is_dir(const char *path)

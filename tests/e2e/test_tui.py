@@ -217,10 +217,10 @@ def test_a_resize_storm_leaves_a_correct_screen():
         t.wait_blocked()
         t.settle()
         t.press("\x0c")
+        t.settle()
         t.wait_blocked()
-        t.send(t.cap("kcuf1"))
+        t.press(t.cap("kcuf1"))  # no resize is pending now: the next frame answers the key
         t.wait_for(r"at 8k tokens")
-        t.wait_for(r"^\? help  q quit")
         got = users_on_screen(t)
         assert got == 14, (got, t.text())
         assert t.screen.display[0].startswith(" kvplan")
