@@ -27,7 +27,8 @@ CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
 
 BUILD_DEPS := ncursesw=libncurses-dev libcjson=libcjson-dev cmd:cc=gcc
-TEST_DEPS  := cmocka=libcmocka-dev py:pyte=python3-pyte cmd:tmux=tmux cmd:tput=ncurses-bin
+TEST_DEPS  := cmocka=libcmocka-dev py:pyte=python3-pyte cmd:tmux=tmux cmd:tput=ncurses-bin \
+              cmd:pgrep=procps
 
 CORE_SRC := $(wildcard src/core/*.c)
 IO_SRC   := $(wildcard src/io/*.c)
