@@ -9,9 +9,11 @@ flags every deterministic figure that got more than 10% worse.
 
 Usage: bench.py KVPLAN [--out bench/results.json] [--compare bench/baseline.json]
 """
+import atexit
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -24,6 +26,7 @@ from ptyterm import PtyTerm  # noqa: E402
 KVPLAN = os.path.abspath(sys.argv[1])
 MAXRSS = os.path.join(os.path.dirname(KVPLAN), "tools", "maxrss")
 TMP = tempfile.mkdtemp(prefix="kvplan-bench-")
+atexit.register(shutil.rmtree, TMP, True)
 ENV = dict(os.environ, XDG_CONFIG_HOME=TMP, LC_ALL="C.UTF-8")
 ENV.pop("NO_COLOR", None)
 SCENARIO = ["--gpu", "a100-80gb", "--model", "llama-2-7b", "--context", "8k"]

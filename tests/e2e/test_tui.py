@@ -2,9 +2,11 @@
 """End-to-end tests of the real kvplan binary on a pseudo-terminal, read
 through the pyte terminal emulator. Usage: test_tui.py path/to/kvplan.
 Prints one line per test and ends with "N passed, N failed"."""
+import atexit
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,6 +19,7 @@ from ptyterm import PtyTerm  # noqa: E402
 KVPLAN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kvplan")
 SCENARIO = ["--gpu", "a100-80gb", "--model", "llama-2-7b", "--context", "4k"]
 TMP = tempfile.mkdtemp(prefix="kvplan-e2e-")
+atexit.register(shutil.rmtree, TMP, True)
 ENV = dict(os.environ, XDG_CONFIG_HOME=TMP)
 ENV.pop("NO_COLOR", None)
 
