@@ -17,7 +17,7 @@ static void usage(FILE *out)
             "       kvplan show gpu|model ID      one preset as JSON\n"
             "       kvplan calibrate LOGFILE      read an engine's startup log\n"
             "       kvplan solve --users N ...    the GPUs, context or utilisation for N users\n"
-            "       kvplan sweep --vary AXIS ...  a table over context, GPUs, dtypes, GPUs or models\n"
+            "       kvplan sweep --vary AXIS ...  a table over context, GPU count, dtype, GPU or model\n"
             "       kvplan import-hf config.json  a model preset from a Hugging Face config\n"
             "       kvplan --version\n\n"
             "How many concurrent users fit on a GPU, and why: the KV cache of every token\n"

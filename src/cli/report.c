@@ -77,7 +77,21 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     units_format_int(s->context_tokens, a, sizeof a);
     units_format_int(r->max_users, b, sizeof b);
     units_format_int(r->max_users_paged, c, sizeof c);
-    if (s->engine.kind != ENGINE_GENERIC) {
+    if (s->engine.kind != ENGINE_GENERIC && !r->engine.fits) {
+        const struct engine_result *e = &r->engine;
+        uint64_t room = e->budget_bytes > e->non_kv_bytes ? e->budget_bytes - e->non_kv_bytes : 0;
+        char need[32], left[32];
+        units_format_bytes(e->kv_cache_bytes_per_gpu, s->units, need, sizeof need);
+        units_format_bytes(room, s->units, left, sizeof left);
+        if (s->engine.kind == ENGINE_LLAMACPP && room > 0)
+            fprintf(out, "  DOES NOT FIT under llama.cpp's budget: the cache of %s tokens needs %s "
+                         "per GPU, %s is left after the weights (generic: %s users)\n\n",
+                    a, need, left, b);
+        else
+            fprintf(out, "  DOES NOT FIT under %s's budget: nothing is left for the KV cache at "
+                         "%s tokens (generic: %s users)\n\n",
+                    engine_label(s->engine.kind, s->engine.rule), a, b);
+    } else if (s->engine.kind != ENGINE_GENERIC) {
         char e1[32];
         units_format_int(r->engine.users, e1, sizeof e1);
         fprintf(out, "  %s: %s users at %s tokens each (concurrency %.2fx); generic: %s\n\n",
