@@ -91,6 +91,12 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
             fprintf(out, "  DOES NOT FIT under %s's budget: nothing is left for the KV cache at "
                          "%s tokens (generic: %s users)\n\n",
                     engine_label(s->engine.kind, s->engine.rule), a, b);
+    } else if (s->engine.kind == ENGINE_LLAMACPP) {
+        char e1[32];
+        units_format_int(r->engine.users, e1, sizeof e1);
+        fprintf(out, "  llama.cpp: %s slots of %s tokens would fit (launched with -np %u); "
+                     "generic: %s\n\n",
+                e1, a, r->engine.scheduler_cap, b);
     } else if (s->engine.kind != ENGINE_GENERIC) {
         char e1[32];
         units_format_int(r->engine.users, e1, sizeof e1);
