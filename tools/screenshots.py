@@ -116,8 +116,10 @@ def main():
         t = PtyTerm([kvplan, *args], cols=cols, rows=rows, env=env)
         try:
             t.wait_for(r"\? help")
+            t.wait_for(r"q quit")  # the key bar: the last row of the first frame
             for k in keys:
                 t.press(t.cap(k[1:-1]) if k.startswith("<") else k)
+            t.settle(0.2)
             # hide the test-only frame counter from the picture
             last = t.screen.buffer[rows - 1]
             for x in range(cols):
