@@ -48,22 +48,17 @@ static int handle_mouse(struct planner *p)
         }
         return PLAN_REDRAW;
     }
-    if ((ev.bstate & REPORT_MOUSE_POSITION) && p->dragging) {
+    if (((ev.bstate & REPORT_MOUSE_POSITION) || (ev.bstate & BUTTON1_RELEASED)) && p->dragging) {
         /* Motion carries no button bit: the drag is ours to remember. */
-        struct planner_layout l = layout_compute(COLS, LINES, CTRL_COUNT);
-        int x0 = l.controls.x + 11, w = l.controls.w - 10 - 12 - 2;
-        planner_set_fraction(p, (enum control)p->focus, widget_slider_fraction_at(x0, w, ev.x));
-        return PLAN_REDRAW;
-    }
-    if (ev.bstate & BUTTON1_RELEASED) {
-        if (p->dragging) {
-            struct planner_layout l = layout_compute(COLS, LINES, CTRL_COUNT);
-            int x0 = l.controls.x + 11, w = l.controls.w - 10 - 12 - 2;
+        int x0, w;
+        if (view_track(p, &x0, &w))
             planner_set_fraction(p, (enum control)p->focus, widget_slider_fraction_at(x0, w, ev.x));
-        }
-        p->dragging = false;
+        if (ev.bstate & BUTTON1_RELEASED)
+            p->dragging = false;
         return PLAN_REDRAW;
     }
+    if (ev.bstate & BUTTON1_RELEASED)
+        return 0;
     return 0;
 }
 

@@ -75,7 +75,6 @@ bool planner_apply(struct planner *p, const struct scenario *next)
     }
     p->scenario = *next;
     p->result = r;
-    p->valid = true;
     p->error[0] = '\0';
     explain_build(&p->scenario, &p->result, &p->explain);
     compute_curve(p);
@@ -90,7 +89,6 @@ uint64_t planner_users(const struct planner *p)
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s)
 {
     memset(p, 0, sizeof *p);
-    memset(&p->curve_of, 0, sizeof p->curve_of);
     p->catalog = c;
     p->scenario = *s;
     p->focus = CTRL_CONTEXT;

@@ -46,7 +46,6 @@ struct planner {
     struct scenario scenario;
     struct plan_result result;
     struct explain explain;        /* the arithmetic of result, formatted once per change */
-    bool valid;                    /* result matches scenario */
     char error[DIAG_MESSAGE_MAX];  /* why the last change was refused */
     char status[PLANNER_TEXT_MAX]; /* one-line message (export done, ...) */
     bool has_baseline;

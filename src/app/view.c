@@ -212,7 +212,7 @@ static void segment_bytes(const struct planner *p, uint64_t seg[SEG_COUNT], uint
     if (p->scenario.engine.kind == ENGINE_GENERIC) {
         capacity_segments(res, seg);
         for (int i = 0; i < SEG_COUNT; i++)
-            seg[i] /= p->scenario.gpus > 0 ? res->tp : 1;
+            seg[i] /= res->tp; /* one GPU's share of the replica */
         *total = res->gpu_memory_bytes_per_gpu;
         return;
     }
@@ -478,14 +478,30 @@ int view_keybar_key_at(int x, int y)
     return 0;
 }
 
+bool view_track(const struct planner *p, int *track_x, int *track_w)
+{
+    if (p->presentation) {
+        struct presentation_layout pl = layout_presentation(COLS, LINES);
+        if (pl.too_small)
+            return false;
+        *track_x = pl.slider.x + LABEL_W + 1;
+        *track_w = pl.slider.w - LABEL_W - VALUE_W - 2;
+        return true;
+    }
+    struct planner_layout l = current_layout();
+    if (l.too_small)
+        return false;
+    control_geometry(l.controls, track_x, track_w);
+    return true;
+}
+
 int view_control_at(const struct planner *p, int x, int y, int *track_x, int *track_w)
 {
     if (p->presentation) {
         struct presentation_layout pl = layout_presentation(COLS, LINES);
         if (pl.too_small || y != pl.slider.y)
             return -1;
-        *track_x = pl.slider.x + LABEL_W + 1;
-        *track_w = pl.slider.w - LABEL_W - VALUE_W - 2;
+        view_track(p, track_x, track_w);
         return p->focus;
     }
     struct planner_layout l = current_layout();
@@ -560,19 +576,12 @@ static void draw_picker(const struct planner *p)
         } else {
             const struct model_spec *m = &p->catalog->models[k].spec;
             char heads[24];
-            struct scenario s;
-            capacity_scenario_default(&s, NULL, m);
-            enum dtype kv = capacity_kv_dtype(&s);
-            uint64_t per_layer =
-                m->attention == ATTENTION_MLA
-                    ? dtype_bytes_for(kv, (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim)
-                    : 2 * dtype_bytes_for(kv, (uint64_t)m->kv_heads * m->head_dim);
             if (m->attention == ATTENTION_MLA)
                 snprintf(heads, sizeof heads, "MLA latent");
             else
                 snprintf(heads, sizeof heads, "%s %u/%u", spec_attention_name(m->attention),
                          m->kv_heads, m->attention_heads);
-            units_format_bytes_exact(per_layer * m->layers, a, sizeof a);
+            units_format_bytes_exact(capacity_model_kv_bytes_per_token(m), a, sizeof a);
             units_format_tokens_short(m->max_context_tokens, b, sizeof b);
             snprintf(line, sizeof line, "%-18s %-26.26s %7.1fB %6u %-13s %9s %6s", m->id, m->name,
                      (double)m->params / 1e9, m->layers, heads, a, b);

@@ -13,6 +13,10 @@ void view_draw(const struct planner *p);
  * slider track when there is one. */
 int view_control_at(const struct planner *p, int x, int y, int *track_x, int *track_w);
 
+/* The slider track of the focused control (x and width), for a drag in
+ * progress; false when the screen is too small to have one. */
+bool view_track(const struct planner *p, int *track_x, int *track_w);
+
 /* The key of the key bar under (x, y), or 0. */
 int view_keybar_key_at(int x, int y);
 

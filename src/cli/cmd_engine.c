@@ -260,11 +260,9 @@ int cmd_calibrate(int argc, char **argv)
             catalog_free(&cat);
             return cli_fail(d.message);
         }
-        uint64_t model_bytes = s.engine.kind == ENGINE_LLAMACPP
-                                   ? r.engine.unit_bytes * (uint64_t)(tp ? tp : 1)
-                                   : r.kv_bytes_per_token_per_gpu;
-        if (s.engine.kind == ENGINE_LLAMACPP && s.gpus > 1)
-            model_bytes = r.engine.unit_bytes;
+        /* llama.cpp logs its whole cache (all GPUs of a layer split); the others one GPU's */
+        uint64_t model_bytes = s.engine.kind == ENGINE_LLAMACPP ? r.engine.unit_bytes
+                                                                : r.kv_bytes_per_token_per_gpu;
         printf("\n%s (%s cache%s): %llu B per token per GPU\n", m->spec.name,
                dtype_info(r.kv_dtype)->name, tp > 1 ? ", tensor parallel" : "",
                (unsigned long long)model_bytes);
@@ -365,6 +363,14 @@ int cmd_solve(int argc, char **argv)
         return cli_fail("out of memory");
     int nrest = 1;
     struct diag d = {0};
+    /* With --max-context or --utilization, --gpu is the scenario's one GPU, wherever
+     * it stands on the line; otherwise each --gpu adds a type to compare. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--max-context") == 0)
+            max_context = true;
+        else if (strcmp(argv[i], "--utilization") == 0)
+            utilization = true;
+    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--users") == 0 && i + 1 < argc) {
             double x;
@@ -373,10 +379,9 @@ int cmd_solve(int argc, char **argv)
                 return cli_fail("--users: expected a whole number of users");
             }
             need = (uint64_t)x;
-        } else if (strcmp(argv[i], "--max-context") == 0) {
-            max_context = true;
-        } else if (strcmp(argv[i], "--utilization") == 0) {
-            utilization = true;
+        } else if (strcmp(argv[i], "--max-context") == 0 ||
+                   strcmp(argv[i], "--utilization") == 0) {
+            continue; /* read above */
         } else if (strcmp(argv[i], "--max-gpus") == 0 && i + 1 < argc) {
             double x;
             if (!units_parse_number(argv[++i], 1, 4096, &x, &d)) {

@@ -87,20 +87,12 @@ static void list_models_text(const struct catalog *c)
            "KV/Q HEADS", "KV/TOKEN", "MAX CTX");
     for (size_t i = 0; i < c->model_count; i++) {
         const struct model_spec *m = &c->models[i].spec;
-        struct scenario s;
-        capacity_scenario_default(&s, NULL, m);
         char heads[24], kv[32], ctx[24];
         if (m->attention == ATTENTION_MLA)
             snprintf(heads, sizeof heads, "latent");
         else
             snprintf(heads, sizeof heads, "%u/%u", m->kv_heads, m->attention_heads);
-        /* bytes per token at the model's own precision, all layers */
-        uint64_t row = m->attention == ATTENTION_MLA
-                           ? dtype_bytes_for(capacity_kv_dtype(&s),
-                                             (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim)
-                           : 2 * dtype_bytes_for(capacity_kv_dtype(&s),
-                                                 (uint64_t)m->kv_heads * m->head_dim);
-        units_format_bytes_exact(row * m->layers, kv, sizeof kv);
+        units_format_bytes_exact(capacity_model_kv_bytes_per_token(m), kv, sizeof kv);
         units_format_tokens_short(m->max_context_tokens, ctx, sizeof ctx);
         printf("%-18s %-28.28s %8.2fB %6u %4s %11s %10s %9s\n", m->id, m->name,
                (double)m->params / 1e9, m->layers, spec_attention_name(m->attention), heads, kv,

@@ -71,6 +71,18 @@ enum dtype capacity_kv_dtype(const struct scenario *s)
     }
 }
 
+uint64_t capacity_model_kv_bytes_per_token(const struct model_spec *m)
+{
+    struct scenario s;
+    capacity_scenario_default(&s, NULL, m);
+    enum dtype kv = capacity_kv_dtype(&s);
+    uint64_t per_layer =
+        m->attention == ATTENTION_MLA
+            ? dtype_bytes_for(kv, (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim)
+            : 2 * dtype_bytes_for(kv, (uint64_t)m->kv_heads * m->head_dim);
+    return per_layer * m->layers;
+}
+
 bool capacity_validate(const struct scenario *s, struct diag *d)
 {
     const struct model_spec *m = &s->model;

@@ -129,6 +129,10 @@ bool capacity_validate(const struct scenario *s, struct diag *d);
  * or a product would overflow 64 bits; r is then zeroed. */
 bool capacity_compute(const struct scenario *s, struct plan_result *r, struct diag *d);
 
+/* A model's KV bytes per token on one GPU, all layers at full length, in
+ * the cache precision it computes in (what catalogues and pickers show). */
+uint64_t capacity_model_kv_bytes_per_token(const struct model_spec *m);
+
 /* Resolves DTYPE_AUTO for the cache: the model's precision when it is
  * fp32/fp16/bf16, bf16 otherwise (FP8 or 4-bit checkpoints compute in bf16). */
 enum dtype capacity_kv_dtype(const struct scenario *s);

@@ -49,7 +49,7 @@ static void per_token_line(const struct scenario *s, const struct plan_result *r
 {
     const struct model_spec *m = &s->model;
     struct explain_line *l = add_line(e, "kv_per_token", "KV per token");
-    char bpv[48], n[32];
+    char bpv[48];
     bytes_per_value(r->kv_dtype, bpv, sizeof bpv);
     char gpu_part[96] = "";
     if (s->gpus > 1) {
@@ -73,7 +73,6 @@ static void per_token_line(const struct scenario *s, const struct plan_result *r
             m->layers, heads, m->head_dim, bpv, gpu_part);
     }
     exact(r->kv_bytes_per_token_per_gpu, l->value, sizeof l->value);
-    (void)n;
 }
 
 static void windows_line(const struct scenario *s, const struct plan_result *r, struct explain *e)

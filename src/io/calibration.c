@@ -343,20 +343,16 @@ bool calibration_apply(const char *path, struct scenario *s, struct diag *d)
          jsonread_string(&r, root, "engine", true, engine, sizeof engine, d) &&
          jsonread_u64(&r, root, "gpu_total_bytes", false, 1, (uint64_t)1 << 44, &total, d) &&
          jsonread_u64(&r, root, "non_kv_bytes", false, 1, (uint64_t)1 << 44, &non_kv, d);
-    struct diag local = {0};
-    if (ok && strcmp(format, "kvplan-calibration") != 0)
-        diag_fail(&local, "format: '%s' is not a kvplan calibration", format);
-    else if (ok && version != 1)
-        diag_fail(&local, "format_version: %u is not supported (this kvplan reads version 1)",
-                  version);
     enum engine_kind kind = ENGINE_GENERIC;
     enum engine_rule rule = RULE_CURRENT;
-    if (ok && !local.failed && !engine_parse(engine, &kind, &rule, &local))
-        diag_prefix(&local, "engine");
-    if (local.failed) {
-        jsonread_locate_message(&r, &local);
-        ok = diag_fail(d, "%s", local.message);
-    }
+    struct diag local = {0};
+    if (ok && strcmp(format, "kvplan-calibration") != 0)
+        ok = jsonread_fail(&r, d, "format: '%s' is not a kvplan calibration", format);
+    else if (ok && version != 1)
+        ok = jsonread_fail(&r, d, "format_version: %u is not supported (this kvplan reads version 1)",
+                           version);
+    else if (ok && !engine_parse(engine, &kind, &rule, &local))
+        ok = jsonread_fail(&r, d, "engine: %s", local.message);
     if (ok) {
         s->engine.kind = kind;
         s->engine.rule = rule;

@@ -28,12 +28,8 @@ static bool u64_of(const struct jsonread *r, const cJSON *o, const char *const *
     for (int i = 0; keys[i]; i++)
         if (jsonread_has(o, keys[i]))
             return jsonread_u64(r, o, keys[i], true, 0, (uint64_t)1 << 40, out, d);
-    if (required) {
-        struct diag local = {0};
-        diag_fail(&local, "%s: missing", keys[0]);
-        jsonread_locate_message(r, &local);
-        return diag_fail(d, "%s", local.message);
-    }
+    if (required)
+        return jsonread_fail(r, d, "%s: missing", keys[0]);
     return true;
 }
 
@@ -112,15 +108,12 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
             a->family = families[i].family;
             tied_default = families[i].tied_default;
         }
-    if (ok && a->family == ARCH_UNKNOWN) {
-        struct diag local = {0};
-        diag_fail(&local, "model_type: '%s' is not a family kvplan can count (llama, mistral, "
-                          "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, cohere, "
-                          "deepseek_v2, deepseek_v3, gpt_oss, falcon, opt, mpt, llama4)",
-                  type);
-        jsonread_locate_message(&tr, &local);
-        ok = diag_fail(d, "%s", local.message);
-    }
+    if (ok && a->family == ARCH_UNKNOWN)
+        ok = jsonread_fail(&tr, d,
+                           "model_type: '%s' is not a family kvplan can count (llama, mistral, "
+                           "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, cohere, "
+                           "deepseek_v2, deepseek_v3, gpt_oss, falcon, opt, mpt, llama4)",
+                           type);
     static const char *k_layers[] = {"num_hidden_layers", "n_layer", "n_layers", "num_layers", 0};
     static const char *k_hidden[] = {"hidden_size", "d_model", "n_embd", 0};
     static const char *k_heads[] = {"num_attention_heads", "n_head", "n_heads", 0};
@@ -167,14 +160,12 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
          u64_of(&tr, o, k_mlp, false, &a->dense_intermediate, d) &&
          u64_of(&tr, o, k_step, false, &a->moe_every, d) &&
          u64_of(&tr, o, k_expansion, false, &expansion, d);
-    if (ok && (a->layers == 0 || a->hidden == 0 || a->heads == 0 || a->vocab == 0)) {
-        struct diag local = {0};
-        diag_fail(&local, "%s: must be positive",
-                  a->layers == 0 ? "num_hidden_layers" : a->hidden == 0 ? "hidden_size"
-                  : a->heads == 0 ? "num_attention_heads" : "vocab_size");
-        jsonread_locate_message(&tr, &local);
-        ok = diag_fail(d, "%s", local.message);
-    }
+    if (ok && (a->layers == 0 || a->hidden == 0 || a->heads == 0 || a->vocab == 0))
+        ok = jsonread_fail(&tr, d, "%s: must be positive",
+                           a->layers == 0   ? "num_hidden_layers"
+                           : a->hidden == 0 ? "hidden_size"
+                           : a->heads == 0  ? "num_attention_heads"
+                                            : "vocab_size");
     if (ok) {
         /* tie_word_embeddings absent means the family's default */
         a->tied = tied_default;

@@ -47,7 +47,7 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
         return NULL;
     }
     /* Deep nesting is refused before cJSON sees it, with a clear reason. */
-    int depth = 0, deepest = 0;
+    int depth = 0;
     bool in_string = false;
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
@@ -59,9 +59,7 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
         } else if (c == '"') {
             in_string = true;
         } else if (c == '{' || c == '[') {
-            if (++depth > deepest)
-                deepest = depth;
-            if (depth > JSONREAD_MAX_DEPTH) {
+            if (++depth > JSONREAD_MAX_DEPTH) {
                 int line, col;
                 line_col(text, len, i, &line, &col);
                 diag_fail(d, "%s:%d:%d: nested more than %d levels deep", path, line, col,
@@ -72,7 +70,6 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
             depth--;
         }
     }
-    (void)deepest;
     const char *end = NULL;
     /* len + 1: cJSON wants the terminating NUL inside the length to prove
      * nothing follows the value. */
@@ -292,4 +289,16 @@ void jsonread_locate_message(const struct jsonread *r, struct diag *d)
     int line, col;
     line_col(r->text, r->len, off, &line, &col);
     diag_prefix(d, "%s:%d:%d", r->path, line, col);
+}
+
+bool jsonread_fail(const struct jsonread *r, struct diag *d, const char *fmt, ...)
+{
+    struct diag local = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(local.message, sizeof local.message, fmt, ap);
+    va_end(ap);
+    local.failed = true;
+    jsonread_locate_message(r, &local);
+    return diag_fail(d, "%s", local.message);
 }

@@ -46,6 +46,12 @@ bool jsonread_double(const struct jsonread *r, const cJSON *obj, const char *key
 bool jsonread_bool(const struct jsonread *r, const cJSON *obj, const char *key, bool required,
                    bool *out, struct diag *d);
 
+/* Fails d with a printf-style message that starts with a field name
+ * ("units: 'x' is not gib or gb"), located at that field: "path:line:col: ...".
+ * Returns false. */
+bool jsonread_fail(const struct jsonread *r, struct diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Sets "path:line:col: " in front of a message that starts with a field
  * name ("num_kv_heads: ..."), locating that field. */
 void jsonread_locate_message(const struct jsonread *r, struct diag *d);

@@ -15,30 +15,13 @@ static bool check_id(const struct jsonread *r, const char *id, struct diag *d)
         if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '-' || *p == '.' ||
               *p == '_'))
             ok = false;
-    if (!ok) {
-        struct diag local = {0};
-        diag_fail(&local, "id: '%s' must be lowercase letters, digits, '-', '.' or '_'", id);
-        jsonread_locate_message(r, &local);
-        return diag_fail(d, "%s", local.message);
-    }
+    if (!ok)
+        return jsonread_fail(r, d, "id: '%s' must be lowercase letters, digits, '-', '.' or '_'",
+                             id);
     return true;
 }
 
-static bool fail_field(const struct jsonread *r, struct diag *d, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static bool fail_field(const struct jsonread *r, struct diag *d, const char *fmt, ...)
-{
-    struct diag local = {0};
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(local.message, sizeof local.message, fmt, ap);
-    va_end(ap);
-    local.failed = true;
-    jsonread_locate_message(r, &local);
-    return diag_fail(d, "%s", local.message);
-}
-
-static bool read_dtype(const struct jsonread *r, const cJSON *obj, const char *key, bool required,
+bool preset_read_dtype(const struct jsonread *r, const cJSON *obj, const char *key, bool required,
                        enum dtype *out, struct diag *d)
 {
     char name[32] = "";
@@ -47,7 +30,7 @@ static bool read_dtype(const struct jsonread *r, const cJSON *obj, const char *k
     if (name[0] == '\0' && !required)
         return true;
     if (!dtype_parse(name, out))
-        return fail_field(r, d, "%s: unknown precision '%s' (expected %s)", key, name,
+        return jsonread_fail(r, d, "%s: unknown precision '%s' (expected %s)", key, name,
                           dtype_names());
     return true;
 }
@@ -77,14 +60,12 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
                       &g->cuda_visible_bytes, d))
         return false;
     if (g->cuda_visible_bytes > g->memory_bytes)
-        return fail_field(r, d, "cuda_visible_bytes: %llu is more than memory_bytes %llu",
+        return jsonread_fail(r, d, "cuda_visible_bytes: %llu is more than memory_bytes %llu",
                           (unsigned long long)g->cuda_visible_bytes,
                           (unsigned long long)g->memory_bytes);
     struct diag v = {0};
-    if (!spec_gpu_validate(g, &v)) {
-        jsonread_locate_message(r, &v);
-        return diag_fail(d, "%s", v.message);
-    }
+    if (!spec_gpu_validate(g, &v))
+        return jsonread_fail(r, d, "%s", v.message);
     return true;
 }
 
@@ -101,7 +82,7 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
         !jsonread_string(r, o, "attention", true, attention, sizeof attention, d))
         return false;
     if (!spec_attention_parse(attention, &m->attention))
-        return fail_field(r, d, "attention: '%s' is not one of MHA, GQA, MQA, MLA", attention);
+        return jsonread_fail(r, d, "attention: '%s' is not one of MHA, GQA, MQA, MLA", attention);
     bool mla = m->attention == ATTENTION_MLA;
     if (!jsonread_u32(r, o, "num_layers", true, 1, 100000, &m->layers, d) ||
         !jsonread_u32(r, o, "hidden_size", false, 1, 10000000, &m->hidden_size, d) ||
@@ -110,7 +91,7 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
         !jsonread_u32(r, o, "head_dim", !mla, 1, 100000, &m->head_dim, d) ||
         !jsonread_u64(r, o, "params", true, 1, big, &m->params, d) ||
         !jsonread_u64(r, o, "active_params", false, 1, big, &m->active_params, d) ||
-        !read_dtype(r, o, "weight_dtype", true, &m->weight_dtype, d) ||
+        !preset_read_dtype(r, o, "weight_dtype", true, &m->weight_dtype, d) ||
         !jsonread_u64(r, o, "weights_bytes", false, 1, big, &m->weights_bytes, d) ||
         !jsonread_u64(r, o, "max_context_tokens", true, 1, TOKENS_MAX, &m->max_context_tokens,
                       d) ||
@@ -118,11 +99,11 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
         !jsonread_u32(r, o, "intermediate_size", false, 1, 100000000, &m->intermediate_size, d))
         return false;
     if (m->weight_dtype == DTYPE_AUTO)
-        return fail_field(r, d, "weight_dtype: name the released precision, not auto");
+        return jsonread_fail(r, d, "weight_dtype: name the released precision, not auto");
     const cJSON *mo = cJSON_GetObjectItemCaseSensitive(o, "mla");
     if (mla) {
         if (!cJSON_IsObject(mo))
-            return fail_field(r, d, "mla: an MLA model needs an object with kv_lora_rank and "
+            return jsonread_fail(r, d, "mla: an MLA model needs an object with kv_lora_rank and "
                                     "qk_rope_head_dim");
         struct jsonread c = jsonread_child(r, "mla", "mla.");
         if (!jsonread_u32(&c, mo, "kv_lora_rank", true, 1, 1000000, &m->kv_lora_rank, d) ||
@@ -135,7 +116,7 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
     const cJSON *sw = cJSON_GetObjectItemCaseSensitive(o, "sliding_window");
     if (sw != NULL && !cJSON_IsNull(sw)) {
         if (!cJSON_IsObject(sw))
-            return fail_field(r, d, "sliding_window: expected an object or null");
+            return jsonread_fail(r, d, "sliding_window: expected an object or null");
         struct jsonread c = jsonread_child(r, "sliding_window", "sliding_window.");
         if (!jsonread_u64(&c, sw, "window_tokens", true, 1, TOKENS_MAX, &m->window_tokens, d) ||
             !jsonread_u32(&c, sw, "windowed_layers", true, 0, 100000, &m->windowed_layers, d) ||
@@ -144,10 +125,8 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
             return false;
     }
     struct diag v = {0};
-    if (!spec_model_validate(m, &v)) {
-        jsonread_locate_message(r, &v);
-        return diag_fail(d, "%s", v.message);
-    }
+    if (!spec_model_validate(m, &v))
+        return jsonread_fail(r, d, "%s", v.message);
     return true;
 }
 
@@ -163,12 +142,12 @@ bool preset_parse(const char *path, const char *text, size_t len, struct preset 
     uint32_t version = 0;
     bool ok = jsonread_string(&r, root, "format", true, format, sizeof format, d);
     if (ok && strcmp(format, PRESET_GPU_FORMAT) != 0 && strcmp(format, PRESET_MODEL_FORMAT) != 0)
-        ok = fail_field(&r, d, "format: '%s' is not a preset (expected \"%s\" or \"%s\")", format,
+        ok = jsonread_fail(&r, d, "format: '%s' is not a preset (expected \"%s\" or \"%s\")", format,
                         PRESET_GPU_FORMAT, PRESET_MODEL_FORMAT);
     if (ok)
         ok = jsonread_u32(&r, root, "format_version", true, 1, 1000000, &version, d);
     if (ok && version != PRESET_FORMAT_VERSION)
-        ok = fail_field(&r, d, "format_version: %u is not supported (this kvplan reads version %d)",
+        ok = jsonread_fail(&r, d, "format_version: %u is not supported (this kvplan reads version %d)",
                         version, PRESET_FORMAT_VERSION);
     if (ok) {
         if (strcmp(format, PRESET_GPU_FORMAT) == 0) {

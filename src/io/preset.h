@@ -34,6 +34,11 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *obj, struct gpu
 bool preset_model_from_json(const struct jsonread *r, const cJSON *obj, struct model_spec *m,
                             struct diag *d);
 
+/* Reads a dtype name ("bf16", "q8_0", "auto"); a missing optional field
+ * leaves *out as it was. Errors name the field. */
+bool preset_read_dtype(const struct jsonread *r, const cJSON *obj, const char *key, bool required,
+                       enum dtype *out, struct diag *d);
+
 /* Builds the JSON object of a spec (NULL on out of memory). with_format adds
  * "format" and "format_version" as a standalone preset file has them. */
 cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format);

@@ -201,38 +201,18 @@ char *snapshot_to_json(const struct scenario *s, const struct plan_result *r,
     return with_newline;
 }
 
-static bool read_dtype(const struct jsonread *r, const cJSON *o, const char *key, enum dtype *out,
-                       struct diag *d)
-{
-    char name[32] = "auto";
-    if (!jsonread_string(r, o, key, false, name, sizeof name, d))
-        return false;
-    if (!dtype_parse(name, out)) {
-        struct diag local = {0};
-        diag_fail(&local, "%s: unknown precision '%s' (expected %s)", key, name, dtype_names());
-        jsonread_locate_message(r, &local);
-        return diag_fail(d, "%s", local.message);
-    }
-    return true;
-}
 
 static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
                                    struct engine_flags *f, struct diag *d)
 {
-    char name[64] = "generic", v[32] = "";
+    char name[64] = "generic";
     struct diag local = {0};
-    if (!cJSON_IsObject(o)) {
-        diag_fail(&local, "engine: expected an object");
-        jsonread_locate_message(r, &local);
-        return diag_fail(d, "%s", local.message);
-    }
+    if (!cJSON_IsObject(o))
+        return jsonread_fail(r, d, "engine: expected an object");
     if (!jsonread_string(r, o, "name", false, name, sizeof name, d))
         return false;
-    if (!engine_parse(name, &f->kind, &f->rule, &local)) {
-        diag_prefix(&local, "name");
-        jsonread_locate_message(r, &local);
-        return diag_fail(d, "%s", local.message);
-    }
+    if (!engine_parse(name, &f->kind, &f->rule, &local))
+        return jsonread_fail(r, d, "name: %s", local.message);
     const uint64_t big = (uint64_t)1 << 44;
     if (!jsonread_double(r, o, "gpu_memory_utilization", false, 0.01, 1.0,
                          &f->gpu_memory_utilization, d) ||
@@ -245,18 +225,13 @@ static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
                       &f->chunked_prefill_size, d) ||
         !jsonread_u32(r, o, "parallel", false, 1, 65536, &f->parallel, d) ||
         !jsonread_u64(r, o, "fit_target_bytes", false, 1, big, &f->fit_target_bytes, d) ||
-        !jsonread_string(r, o, "v_dtype", false, v, sizeof v, d) ||
+        !preset_read_dtype(r, o, "v_dtype", false, &f->v_dtype, d) ||
         !jsonread_double(r, o, "free_gpu_memory_fraction", false, 0.01, 1.0,
                          &f->free_gpu_memory_fraction, d) ||
         !jsonread_u64(r, o, "gpu_total_bytes", false, 1, big, &f->gpu_total_bytes, d) ||
         !jsonread_u64(r, o, "non_kv_bytes", false, 1, big, &f->non_kv_bytes, d) ||
         !jsonread_u64(r, o, "kv_memory_bytes", false, 1, big, &f->kv_memory_bytes, d))
         return false;
-    if (v[0] && !dtype_parse(v, &f->v_dtype)) {
-        diag_fail(&local, "v_dtype: unknown precision '%s'", v);
-        jsonread_locate_message(r, &local);
-        return diag_fail(d, "%s", local.message);
-    }
     return true;
 }
 
@@ -272,47 +247,34 @@ bool snapshot_parse(const char *path, const char *text, size_t len, struct scena
     bool ok = jsonread_string(&r, root, "format", true, format, sizeof format, d) &&
               jsonread_u32(&r, root, "format_version", true, 1, 1000000, &version, d);
     struct diag local = {0};
-    if (ok && strcmp(format, SNAPSHOT_FORMAT) != 0) {
-        diag_fail(&local, "format: '%s' is not a kvplan scenario (expected \"%s\")", format,
-                  SNAPSHOT_FORMAT);
-        ok = false;
-    } else if (ok && version != SNAPSHOT_FORMAT_VERSION) {
-        diag_fail(&local,
-                  "format_version: %u is not supported (this kvplan %s version %d); "
-                  "use a kvplan that writes version %u",
-                  version, "reads", SNAPSHOT_FORMAT_VERSION, version);
-        ok = false;
-    }
-    if (local.failed) {
-        jsonread_locate_message(&r, &local);
-        diag_fail(d, "%s", local.message);
-    }
+    if (ok && strcmp(format, SNAPSHOT_FORMAT) != 0)
+        ok = jsonread_fail(&r, d, "format: '%s' is not a kvplan scenario (expected \"%s\")",
+                           format, SNAPSHOT_FORMAT);
+    else if (ok && version != SNAPSHOT_FORMAT_VERSION)
+        ok = jsonread_fail(&r, d,
+                           "format_version: %u is not supported (this kvplan reads version %d); "
+                           "use a kvplan that writes version %u",
+                           version, SNAPSHOT_FORMAT_VERSION, version);
     const cJSON *so = cJSON_GetObjectItemCaseSensitive(root, "scenario");
-    if (ok && !cJSON_IsObject(so)) {
-        diag_fail(&local, "scenario: missing (expected an object)");
-        jsonread_locate_message(&r, &local);
-        ok = diag_fail(d, "%s", local.message);
-    }
+    if (ok && !cJSON_IsObject(so))
+        ok = jsonread_fail(&r, d, "scenario: missing (expected an object)");
     struct scenario tmp;
     capacity_scenario_default(&tmp, NULL, NULL);
     if (ok) {
         struct jsonread sr = jsonread_child(&r, "scenario", "");
         const cJSON *go = cJSON_GetObjectItemCaseSensitive(so, "gpu");
         const cJSON *mo = cJSON_GetObjectItemCaseSensitive(so, "model");
-        if (!cJSON_IsObject(go) || !cJSON_IsObject(mo)) {
-            diag_fail(&local, "%s: missing (expected an object)",
-                      cJSON_IsObject(go) ? "model" : "gpu");
-            jsonread_locate_message(&sr, &local);
-            ok = diag_fail(d, "%s", local.message);
-        }
+        if (!cJSON_IsObject(go) || !cJSON_IsObject(mo))
+            ok = jsonread_fail(&sr, d, "%s: missing (expected an object)",
+                               cJSON_IsObject(go) ? "model" : "gpu");
         struct jsonread gr = jsonread_child(&sr, "gpu", "gpu.");
         struct jsonread mr = jsonread_child(&sr, "model", "model.");
         char units[8] = "gib";
         ok = ok && preset_gpu_from_json(&gr, go, &tmp.gpu, d) &&
              preset_model_from_json(&mr, mo, &tmp.model, d) &&
              jsonread_u32(&sr, so, "gpus", true, 1, GPUS_MAX, &tmp.gpus, d) &&
-             read_dtype(&sr, so, "weight_dtype", &tmp.weight_dtype, d) &&
-             read_dtype(&sr, so, "kv_dtype", &tmp.kv_dtype, d) &&
+             preset_read_dtype(&sr, so, "weight_dtype", false, &tmp.weight_dtype, d) &&
+             preset_read_dtype(&sr, so, "kv_dtype", false, &tmp.kv_dtype, d) &&
              jsonread_u32(&sr, so, "kv_heads", false, 1, 100000, &tmp.kv_heads, d) &&
              jsonread_u64(&sr, so, "context_tokens", true, 1, TOKENS_MAX, &tmp.context_tokens,
                           d) &&
@@ -346,11 +308,8 @@ bool snapshot_parse(const char *path, const char *text, size_t len, struct scena
                 tmp.units = UNITS_GIB;
             else if (strcmp(units, "gb") == 0)
                 tmp.units = UNITS_GB;
-            else {
-                diag_fail(&local, "units: '%s' is not gib or gb", units);
-                jsonread_locate_message(&sr, &local);
-                ok = diag_fail(d, "%s", local.message);
-            }
+            else
+                ok = jsonread_fail(&sr, d, "units: '%s' is not gib or gb", units);
         }
         if (ok && jsonread_has(so, "tp"))
             ok = jsonread_u32(&sr, so, "tp", true, 1, GPUS_MAX, &tmp.tp, d);

@@ -150,6 +150,7 @@ expect 2 "badcal.json:1:55: engine: 'vllx' is not an engine" plan --calibration 
 expect 0 "h200                56        8 x 7      581" solve --users 500 --context 32k --model llama-3.1-70b --gpu h100-sxm --gpu h200 --engine vllm
 expect 0 "(needs more GPUs)" solve --users 500 --context 32k --model llama-3.1-70b --gpu t4 --gpu h200
 expect 0 "longest context serving 10 users on 1 x NVIDIA H100 SXM5 80GB (generic): 46,469 tokens" solve --users 10 --max-context --model llama-3.1-8b --gpu h100-sxm
+expect 0 "longest context serving 10 users on 1 x NVIDIA L4" solve --users 10 --gpu l4 --max-context --model llama-3.1-8b
 expect 1 "no --gpu-memory-utilization serves 40 users" solve --users 40 --utilization --engine vllm --model llama-3.1-8b --context 16k
 expect 0 "smallest --gpu-memory-utilization serving 20 users at 16384 tokens" solve --users 20 --utilization --engine vllm --model llama-3.1-8b --context 16k
 expect 2 "solve: --users N is required" solve --model llama-3.1-8b
