@@ -1,0 +1,277 @@
+/* sweep: one scenario with up to three inputs varied, as a table, CSV, Markdown or JSON. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "core/capacity.h"
+#include "core/version.h"
+#include "io/jsonout.h"
+
+
+enum sweep_axis { AXIS_CONTEXT, AXIS_GPUS, AXIS_KV_DTYPE, AXIS_GPU, AXIS_MODEL };
+
+struct axis {
+    enum sweep_axis kind;
+    uint64_t lo, hi;
+    uint32_t points; /* context: log-spaced points (0 = powers of two) */
+    size_t count;    /* values along the axis */
+};
+
+static bool parse_axis(const char *vary, const struct catalog *cat, struct axis *ax,
+                       struct diag *d)
+{
+    char name[32], range[64] = "";
+    memset(ax, 0, sizeof *ax);
+    if (sscanf(vary, "%31[^=]=%63s", name, range) < 1)
+        return diag_fail(d, "--vary: expected AXIS=RANGE, such as context=1k..1M");
+    if (strcmp(name, "context") == 0)
+        ax->kind = AXIS_CONTEXT;
+    else if (strcmp(name, "gpus") == 0)
+        ax->kind = AXIS_GPUS;
+    else if (strcmp(name, "kv-dtype") == 0)
+        ax->kind = AXIS_KV_DTYPE;
+    else if (strcmp(name, "gpu") == 0)
+        ax->kind = AXIS_GPU;
+    else if (strcmp(name, "model") == 0)
+        ax->kind = AXIS_MODEL;
+    else
+        return diag_fail(d, "--vary: '%s' is not context, gpus, kv-dtype, gpu or model", name);
+    if (ax->kind == AXIS_CONTEXT || ax->kind == AXIS_GPUS) {
+        char a[32], b[32], pts[16] = "";
+        if (sscanf(range, "%31[^.]..%31[^:]:%15s", a, b, pts) < 2)
+            return diag_fail(d, "--vary: '%s' needs a range FROM..TO (context may add :POINTS)",
+                             vary);
+        struct diag in = {0};
+        if (!units_parse_tokens(a, false, &ax->lo, &in) ||
+            !units_parse_tokens(b, false, &ax->hi, &in) || ax->lo > ax->hi)
+            return diag_fail(d, "--vary: '%s': %s", vary, in.failed ? in.message : "FROM is above TO");
+        if (ax->kind == AXIS_GPUS && ax->hi > GPUS_MAX)
+            return diag_fail(d, "--vary: at most %d GPUs", GPUS_MAX);
+        if (pts[0]) {
+            double p;
+            if (ax->kind != AXIS_CONTEXT || !units_parse_number(pts, 2, 100000, &p, &in))
+                return diag_fail(d, "--vary: '%s': POINTS is a whole number from 2 to 100000 "
+                                    "(context only)", vary);
+            ax->points = (uint32_t)p;
+            ax->count = ax->points;
+        } else if (ax->kind == AXIS_CONTEXT) {
+            for (uint64_t v = ax->lo; v <= ax->hi && v > 0; v *= 2)
+                ax->count++;
+        } else {
+            ax->count = ax->hi - ax->lo + 1;
+        }
+    } else {
+        if (strcmp(range, "all") != 0 && range[0] != '\0')
+            return diag_fail(d, "--vary: '%s': only 'all' is supported for %s", vary, name);
+        ax->count = ax->kind == AXIS_GPU     ? cat->gpu_count
+                    : ax->kind == AXIS_MODEL ? cat->model_count
+                                             : (size_t)(DTYPE_COUNT - 1);
+    }
+    return true;
+}
+
+/* Sets axis value i in s; writes its label. */
+static void apply_axis(const struct axis *ax, size_t i, const struct catalog *cat,
+                       struct scenario *s, char *label, size_t size)
+{
+    switch (ax->kind) {
+    case AXIS_CONTEXT: {
+        uint64_t v;
+        if (ax->points)
+            v = (uint64_t)llround(exp(log((double)ax->lo) +
+                                      (log((double)ax->hi) - log((double)ax->lo)) * (double)i /
+                                          (double)(ax->points - 1)));
+        else
+            v = ax->lo << i;
+        s->context_tokens = v;
+        if (s->prefix_tokens >= v)
+            s->prefix_tokens = 0;
+        if (s->avg_context_tokens >= v)
+            s->avg_context_tokens = 0;
+        units_format_tokens_short(v, label, size);
+        break;
+    }
+    case AXIS_GPUS:
+        s->gpus = (uint32_t)(ax->lo + i);
+        s->tp = 0;
+        snprintf(label, size, "%u", s->gpus);
+        break;
+    case AXIS_GPU:
+        s->gpu = cat->gpus[i].spec;
+        snprintf(label, size, "%s", s->gpu.id);
+        break;
+    case AXIS_MODEL:
+        s->model = cat->models[i].spec;
+        s->kv_heads = 0;
+        snprintf(label, size, "%s", s->model.id);
+        break;
+    case AXIS_KV_DTYPE:
+        s->kv_dtype = (enum dtype)(i + 1);
+        snprintf(label, size, "%s", dtype_info(s->kv_dtype)->name);
+        break;
+    }
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    const char *varies[3], *fmt = "table";
+    int nvary = 0;
+    char **rest = cli_rest_args(argc, argv);
+    if (rest == NULL)
+        return cli_fail("out of memory");
+    int nrest = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--vary") == 0 && i + 1 < argc) {
+            if (nvary == 3) {
+                free(rest);
+                return cli_fail("--vary: at most three axes");
+            }
+            varies[nvary++] = argv[++i];
+        } else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+            fmt = argv[++i];
+        } else {
+            rest[nrest++] = argv[i];
+        }
+    }
+    rest[nrest] = NULL;
+    struct options o;
+    struct diag d = {0};
+    bool help = false;
+    bool ok = options_parse(nrest, rest, &o, &help, &d);
+    free(rest);
+    if (!ok)
+        return cli_fail(d.message);
+    if (help || nvary == 0) {
+        fprintf(help ? stdout : stderr,
+                "Usage: kvplan sweep --vary AXIS [--vary AXIS ...] [scenario options]\n"
+                "                    [--format table|csv|markdown|json]\n"
+                "  AXIS: context=1k..1M (powers of two) or context=1k..1M:64 (64 points on a\n"
+                "        log scale), gpus=1..8, kv-dtype=all, gpu=all, model=all; up to three\n"
+                "        axes, nested in the order given\n");
+        return help ? 0 : 2;
+    }
+    int format = strcmp(fmt, "table") == 0 ? 0 : strcmp(fmt, "csv") == 0 ? 1
+                 : strcmp(fmt, "markdown") == 0 ? 2 : strcmp(fmt, "json") == 0 ? 3 : -1;
+    if (format < 0) {
+        diag_fail(&d, "--format: '%s' is not table, csv, markdown or json", fmt);
+        return cli_fail(d.message);
+    }
+    struct catalog cat;
+    struct scenario base;
+    if (!options_load(&o, &cat, &base, &d))
+        return cli_fail(d.message);
+    struct axis axes[3];
+    for (int i = 0; i < nvary; i++)
+        if (!parse_axis(varies[i], &cat, &axes[i], &d)) {
+            catalog_free(&cat);
+            return cli_fail(d.message);
+        }
+    static const char *cols[] = {"value", "gpu", "model", "gpus", "context_tokens", "kv_dtype",
+                                 "fits", "max_users", "max_users_paged", "kv_bytes_per_token",
+                                 "kv_bytes_per_user", "kv_pool_bytes", "engine_users"};
+    int ncols = (int)(sizeof cols / sizeof cols[0]);
+    if (format == 1)
+        for (int i = 0; i < ncols; i++)
+            printf("%s%s", cols[i], i + 1 < ncols ? "," : "\n");
+    else if (format == 2) {
+        for (int i = 0; i < ncols; i++)
+            printf("| %s ", cols[i]);
+        printf("|\n");
+        for (int i = 0; i < ncols; i++)
+            printf("|---");
+        printf("|\n");
+    } else if (format == 0)
+        printf("%-28s %-16s %-18s %5s %10s %6s %5s %9s %9s %10s %14s %16s %9s\n", "VALUE", "GPU",
+               "MODEL", "GPUS", "CONTEXT", "KV", "FITS", "USERS", "PAGED", "KV/TOKEN",
+               "KV/USER", "POOL", "ENGINE");
+    cJSON *arr = format == 3 ? cJSON_CreateArray() : NULL;
+    size_t idx[3] = {0, 0, 0};
+    bool done = false;
+    for (int i = 0; i < nvary; i++)
+        if (axes[i].count == 0)
+            done = true;
+    while (!done) {
+        struct scenario s = base;
+        char value[128] = "", part[64];
+        for (int i = 0; i < nvary; i++) {
+            apply_axis(&axes[i], idx[i], &cat, &s, part, sizeof part);
+            size_t n = strlen(value);
+            snprintf(value + n, sizeof value - n, "%s%s", i ? "/" : "", part);
+        }
+        /* the next combination: the last axis varies fastest */
+        for (int i = nvary - 1; i >= 0; i--) {
+            if (++idx[i] < axes[i].count)
+                break;
+            idx[i] = 0;
+            if (i == 0)
+                done = true;
+        }
+        struct plan_result r;
+        struct diag in = {0};
+        if (!capacity_compute_numbers(&s, &r, &in)) {
+            if (format == 0)
+                printf("%-28s (%s)\n", value, in.message);
+            continue;
+        }
+        if (format == 3) {
+            struct jsonout jo = jsonout_begin();
+            jsonout_string(&jo, "value", value);
+            jsonout_string(&jo, "gpu", s.gpu.id);
+            jsonout_string(&jo, "model", s.model.id);
+            jsonout_uint(&jo, "gpus", s.gpus);
+            jsonout_uint(&jo, "context_tokens", s.context_tokens);
+            jsonout_string(&jo, "kv_dtype", dtype_info(r.kv_dtype)->name);
+            jsonout_bool(&jo, "fits", r.fits);
+            jsonout_uint(&jo, "max_users", r.max_users);
+            jsonout_uint(&jo, "max_users_paged", r.max_users_paged);
+            jsonout_uint(&jo, "kv_bytes_per_token", r.kv_bytes_per_token);
+            jsonout_uint(&jo, "kv_bytes_per_user", r.kv_bytes_per_user);
+            jsonout_uint(&jo, "kv_pool_bytes", r.kv_pool_bytes);
+            jsonout_uint(&jo, "engine_users", r.engine.users);
+            cJSON *item = jsonout_end(&jo);
+            if (arr && (item == NULL || !cJSON_AddItemToArray(arr, item))) {
+                cJSON_Delete(item);
+                cJSON_Delete(arr);
+                arr = NULL;
+            }
+            continue;
+        }
+        if (format == 0) {
+            printf("%-28s %-16s %-18s %5u %10llu %6s %5s %9llu %9llu %10llu %14llu %16llu %9llu\n",
+                   value, s.gpu.id, s.model.id, s.gpus, (unsigned long long)s.context_tokens,
+                   dtype_info(r.kv_dtype)->name, r.fits ? "yes" : "no",
+                   (unsigned long long)r.max_users, (unsigned long long)r.max_users_paged,
+                   (unsigned long long)r.kv_bytes_per_token, (unsigned long long)r.kv_bytes_per_user,
+                   (unsigned long long)r.kv_pool_bytes, (unsigned long long)r.engine.users);
+        } else {
+            const char *sep = format == 1 ? "," : " | ";
+            printf("%s%s%s%s%s%s", format == 2 ? "| " : "", value, sep, s.gpu.id, sep,
+                   s.model.id);
+            printf("%s%u%s%llu%s%s%s%s", sep, s.gpus, sep, (unsigned long long)s.context_tokens,
+                   sep, dtype_info(r.kv_dtype)->name, sep, r.fits ? "true" : "false");
+            printf("%s%llu%s%llu%s%llu%s%llu%s%llu%s%llu%s\n", sep,
+                   (unsigned long long)r.max_users, sep, (unsigned long long)r.max_users_paged,
+                   sep, (unsigned long long)r.kv_bytes_per_token, sep,
+                   (unsigned long long)r.kv_bytes_per_user, sep,
+                   (unsigned long long)r.kv_pool_bytes, sep, (unsigned long long)r.engine.users,
+                   format == 2 ? " |" : "");
+        }
+    }
+    int status = 0;
+    if (format == 3) {
+        char *text = arr ? cJSON_Print(arr) : NULL;
+        cJSON_Delete(arr);
+        if (text == NULL)
+            status = cli_fail("cannot build JSON (out of memory)");
+        else {
+            puts(text);
+            free(text);
+        }
+    }
+    catalog_free(&cat);
+    return status;
+}
