@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "core/capacity.h"
+#include "core/plan.h"
 #include "io/catalog.h"
 
 /* Runs the planner on the terminal until the user quits. Returns the exit

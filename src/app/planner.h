@@ -1,40 +1,33 @@
-/* planner: the interactive planner's state, its controls and its keys.
+/* planner: the interactive planner's state and what changes it.
  *
- * Key handlers change the state and return flags; they never draw. Every
- * change recomputes the plan once through the capacity core; view.c only
- * paints what is here. */
+ * Every change recomputes the plan once through core (plan_compute); the
+ * result, with its explain rows, is what every view paints. Key handlers
+ * change the state and return flags; they never draw. */
 #ifndef KVPLAN_APP_PLANNER_H
 #define KVPLAN_APP_PLANNER_H
 
 #include <stdbool.h>
 
-#include "core/capacity.h"
-#include "core/explain.h"
+#include "app/controls.h"
+#include "core/plan.h"
 #include "io/catalog.h"
 
-enum control {
-    CTRL_GPU,
-    CTRL_GPUS,
-    CTRL_MODEL,
-    CTRL_CONTEXT,
-    CTRL_KV_HEADS,
-    CTRL_KV_DTYPE,
-    CTRL_WEIGHT_DTYPE,
-    CTRL_PREFIX,
-    CTRL_AVG,
-    CTRL_HEADROOM,
-    CTRL_ENGINE,
-    CTRL_COUNT
+enum planner_mode {
+    MODE_MAIN,
+    MODE_HELP,
+    MODE_PICKER,
+    MODE_PROMPT,
+    MODE_CONFIRM,
+    MODE_COMPARE,
+    MODE_WARNINGS
 };
-
-enum planner_mode { MODE_MAIN, MODE_HELP, MODE_PICKER, MODE_PROMPT, MODE_CONFIRM, MODE_COMPARE };
 
 enum prompt_kind { PROMPT_VALUE, PROMPT_EXPORT, PROMPT_OPEN };
 
 enum { PLANNER_TEXT_MAX = 256, CHART_POINTS = 61 };
 
 /* Users against context, 1k to 1M tokens on a log scale, everything else as
- * in the scenario; computed once per change, drawn as often as needed. */
+ * in the scenario (the same profile); computed once per change. */
 struct users_curve {
     uint64_t context_tokens[CHART_POINTS];
     uint64_t users[CHART_POINTS];
@@ -44,14 +37,13 @@ struct users_curve {
 struct planner {
     const struct catalog *catalog;
     struct scenario scenario;
-    struct plan_result result;
-    struct explain explain;        /* the arithmetic of result, formatted once per change */
+    struct plan_result result;     /* the one answer, with its explain rows */
     char error[DIAG_MESSAGE_MAX];  /* why the last change was refused */
     char status[PLANNER_TEXT_MAX]; /* one-line message (export done, ...) */
     bool has_baseline;
     struct scenario baseline;
     struct plan_result baseline_result;
-    int focus;
+    enum control focus;
     enum planner_mode mode;
     /* picker */
     enum control picker_for;
@@ -72,22 +64,21 @@ struct planner {
 /* Flags returned by input handlers. */
 enum { PLAN_REDRAW = 1, PLAN_QUIT = 2 };
 
-/* The users the planner shows: the engine's when an engine is chosen. */
-uint64_t planner_users(const struct planner *p);
-
 /* A planner on scenario s (already validated) with the catalogue c. */
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s);
 
-/* Recomputes the result; keeps the old scenario if the new one is invalid. */
+/* Recomputes the result; keeps the old scenario if the new one is invalid
+ * (the reason, in the planner's words, goes to p->error). */
 bool planner_apply(struct planner *p, const struct scenario *next);
 
-/* The label, value text and slider fraction (or < 0 for no slider) of a control. */
-const char *planner_control_label(enum control c);
-void planner_control_value(const struct planner *p, enum control c, char *buf, size_t size);
+/* The visible controls in screen order; returns the count. */
+int planner_controls(const struct planner *p, enum control *out);
+
+/* The slider fraction of a control, or < 0 for one without a track. */
 double planner_control_fraction(const struct planner *p, enum control c);
 
-/* Steps a control by delta (+/-1, or a big step with big), to an end
- * (home/end), to a fraction of its track, or back to the model's own value. */
+/* Steps a control by delta (+/-1, or a big step with big), to an end,
+ * to a fraction of its track, or back to its default. */
 void planner_step(struct planner *p, enum control c, int delta, bool big);
 void planner_to_end(struct planner *p, enum control c, bool last);
 void planner_set_fraction(struct planner *p, enum control c, double f);
@@ -102,5 +93,15 @@ int planner_picker_matches(const struct planner *p, int *out, int max);
 
 /* Default export name: kvplan-MODEL-GPU-CONTEXT.json */
 void planner_export_name(const struct planner *p, char *buf, size_t size);
+
+/* The keys, for the key bar, the help and the dispatch. */
+struct planner_key_def {
+    int key;
+    const char *name;  /* "?" or "Enter" */
+    const char *bar;   /* label in the key bar, NULL when not there */
+    const char *help;  /* line in the help */
+    int (*run)(struct planner *p);
+};
+const struct planner_key_def *planner_keys(int *count);
 
 #endif

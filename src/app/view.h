@@ -1,4 +1,5 @@
-/* view: paints the planner's state on stdscr. Takes const data, only formats. */
+/* view: paints the planner's state on stdscr. Takes const data, only formats:
+ * every number comes from the planner's one plan result. */
 #ifndef KVPLAN_APP_VIEW_H
 #define KVPLAN_APP_VIEW_H
 
@@ -19,5 +20,8 @@ bool view_track(const struct planner *p, int *track_x, int *track_w);
 
 /* The key of the key bar under (x, y), or 0. */
 int view_keybar_key_at(int x, int y);
+
+/* The layout of the main screen for the current terminal and scenario. */
+struct planner_layout view_layout(const struct planner *p);
 
 #endif

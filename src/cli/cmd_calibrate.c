@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "core/capacity.h"
+#include "core/plan.h"
 #include "core/version.h"
 #include "io/calibration.h"
 #include "io/fileio.h"
@@ -234,7 +234,7 @@ int cmd_calibrate(int argc, char **argv)
             return cli_fail(d.message);
         }
         struct scenario s;
-        capacity_scenario_default(&s, &g->spec, &m->spec);
+        scenario_default(&s, &g->spec, &m->spec);
         s.engine.kind = enginelog_profile(&log, &s.engine.rule);
         if (tp == 0 && log.f[LF_TP].found)
             tp = (uint32_t)log.f[LF_TP].value;
@@ -254,17 +254,17 @@ int cmd_calibrate(int argc, char **argv)
         if (log.f[LF_TOTAL_GPU_MEMORY].found && gpu_id == NULL)
             s.engine.gpu_total_bytes = (uint64_t)log.f[LF_TOTAL_GPU_MEMORY].value;
         struct plan_result r;
-        if (!capacity_compute(&s, &r, &d)) {
+        if (!plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d)) {
             catalog_free(&cat);
             return cli_fail(d.message);
         }
         /* llama.cpp logs its whole cache (all GPUs of a layer split); the others one GPU's */
         uint64_t model_bytes = s.engine.kind == ENGINE_LLAMACPP ? r.engine.unit_bytes
-                                                                : r.kv_bytes_per_token_per_gpu;
+                                                                : r.cost.bytes_per_token;
         printf("\n%s (%s cache%s): %llu B per token per GPU\n", m->spec.name,
                dtype_info(r.kv_dtype)->name, tp > 1 ? ", tensor parallel" : "",
                (unsigned long long)model_bytes);
-        if (has_implied && r.windowed_layers == 0) {
+        if (has_implied && r.cost.windowed_layers == 0) {
             double diff = implied - (double)model_bytes;
             bool match = fabs(diff) <= tol + 1;
             printf("  %s: the log implies %.0f B (%+.2f%%)\n",
@@ -297,11 +297,11 @@ int cmd_calibrate(int argc, char **argv)
                g->spec.id);
         for (int i = 0; i < r.engine.log_lines; i++)
             printf("  %s\n", r.engine.log[i]);
-        if (log.f[LF_KV_TOKENS].found && r.engine.kv_tokens) {
-            double err = 100.0 * ((double)r.engine.kv_tokens - log.f[LF_KV_TOKENS].value) /
+        if (log.f[LF_KV_TOKENS].found && r.kv_tokens_per_replica) {
+            double err = 100.0 * ((double)r.kv_tokens_per_replica - log.f[LF_KV_TOKENS].value) /
                          log.f[LF_KV_TOKENS].value;
             printf("  KV tokens: predicted %llu, logged %.0f (%+.1f%%)\n",
-                   (unsigned long long)r.engine.kv_tokens, log.f[LF_KV_TOKENS].value, err);
+                   (unsigned long long)r.kv_tokens_per_replica, log.f[LF_KV_TOKENS].value, err);
         }
     } else {
         printf("\n(--model ID compares the implied bytes per token with the model's and shows "

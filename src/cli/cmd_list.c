@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "core/capacity.h"
+#include "core/kvcost.h"
 #include "core/units.h"
 #include "io/catalog.h"
 #include "io/fileio.h"
@@ -92,7 +92,7 @@ static void list_models_text(const struct catalog *c)
             snprintf(heads, sizeof heads, "latent");
         else
             snprintf(heads, sizeof heads, "%u/%u", m->kv_heads, m->attention_heads);
-        units_format_bytes_exact(capacity_model_kv_bytes_per_token(m), kv, sizeof kv);
+        units_format_bytes_exact(kvcost_model_bytes_per_token(m), kv, sizeof kv);
         units_format_tokens_short(m->max_context_tokens, ctx, sizeof ctx);
         printf("%-18s %-28.28s %8.2fB %6u %4s %11s %10s %9s\n", m->id, m->name,
                (double)m->params / 1e9, m->layers, spec_attention_name(m->attention), heads, kv,

@@ -54,7 +54,7 @@ int cmd_plan(int argc, char **argv)
     if (!options_load(&o, &cat, &s, &d))
         return cli_fail(d.message);
     catalog_free(&cat);
-    if (!capacity_compute(&s, &r, &d))
+    if (!plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d))
         return cli_fail(d.message);
     if (o.export_path && !snapshot_export(o.export_path, &s, &r, KVPLAN_GENERATOR, &d))
         return cli_fail(d.message);
@@ -108,7 +108,7 @@ int cmd_planner(int argc, char **argv)
             fprintf(stderr, "kvplan: %s; printing the plan instead of opening the planner\n",
                     err);
             struct plan_result r;
-            status = capacity_compute(&s, &r, &d) ? (report_text(stdout, &s, &r), 0)
+            status = plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d) ? (report_text(stdout, &s, &r), 0)
                                                   : cli_fail(d.message);
             err[0] = '\0';
         }

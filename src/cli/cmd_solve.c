@@ -7,38 +7,26 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "core/capacity.h"
+#include "core/solve.h"
 #include "core/version.h"
 
 
 struct solve_row {
     const struct gpu_spec *gpu;
-    bool solved;
-    uint32_t gpus, tp;
-    uint64_t users;
-    double cost;
+    struct solve_split split;
 };
 
 static int by_cost(const void *a, const void *b)
 {
-    const struct solve_row *x = a, *y = b;
+    const struct solve_split *x = &((const struct solve_row *)a)->split;
+    const struct solve_split *y = &((const struct solve_row *)b)->split;
     if (x->solved != y->solved)
         return x->solved ? -1 : 1;
-    if ((x->cost < 0) != (y->cost < 0))
-        return x->cost < 0 ? 1 : -1;
-    if (x->cost != y->cost)
-        return x->cost < y->cost ? -1 : 1;
+    if ((x->cost_per_hour < 0) != (y->cost_per_hour < 0))
+        return x->cost_per_hour < 0 ? 1 : -1;
+    if (x->cost_per_hour != y->cost_per_hour)
+        return x->cost_per_hour < y->cost_per_hour ? -1 : 1;
     return x->gpus < y->gpus ? -1 : x->gpus > y->gpus;
-}
-
-static uint64_t users_of(const struct scenario *s, bool *ok)
-{
-    struct plan_result r;
-    struct diag d = {0};
-    *ok = capacity_compute_numbers(s, &r, &d);
-    if (!*ok)
-        return 0;
-    return s->engine.kind == ENGINE_GENERIC ? r.max_users : r.engine.users;
 }
 
 int cmd_solve(int argc, char **argv)
@@ -113,22 +101,7 @@ int cmd_solve(int argc, char **argv)
     if (max_context || utilization) {
         struct scenario s = base;
         if (max_context) {
-            /* users fall as context grows: binary search the last context that serves N */
-            uint64_t lo = s.prefix_tokens + 1, hi = TOKENS_MAX, best = 0;
-            while (lo <= hi) {
-                uint64_t mid = lo + (hi - lo) / 2;
-                s.context_tokens = mid;
-                if (s.avg_context_tokens >= mid)
-                    s.avg_context_tokens = 0;
-                bool good;
-                uint64_t u = users_of(&s, &good);
-                if (good && u >= need) {
-                    best = mid;
-                    lo = mid + 1;
-                } else {
-                    hi = mid - 1;
-                }
-            }
+            uint64_t best = solve_max_context(&s, need);
             if (best == 0) {
                 printf("no context serves %llu users on %u x %s\n", (unsigned long long)need,
                        s.gpus, s.gpu.name);
@@ -145,13 +118,7 @@ int cmd_solve(int argc, char **argv)
                 catalog_free(&cat);
                 return cli_fail("solve --utilization: needs --engine vllm");
             }
-            double found = 0;
-            for (int pct = 1; pct <= 100 && found == 0; pct++) {
-                s.engine.gpu_memory_utilization = pct / 100.0;
-                bool good;
-                if (users_of(&s, &good) >= need && good)
-                    found = pct / 100.0;
-            }
+            double found = solve_min_utilization(&s, need);
             if (found == 0) {
                 printf("no --gpu-memory-utilization serves %llu users at %llu tokens\n",
                        (unsigned long long)need, (unsigned long long)s.context_tokens);
@@ -165,55 +132,28 @@ int cmd_solve(int argc, char **argv)
         catalog_free(&cat);
         return status;
     }
-    struct solve_row rows[256];
-    int nrows = 0;
     size_t count = ngpu ? (size_t)ngpu : cat.gpu_count;
-    for (size_t i = 0; i < count && nrows < 256; i++) {
+    struct solve_row *rows = calloc(count ? count : 1, sizeof *rows);
+    if (rows == NULL) {
+        catalog_free(&cat);
+        return cli_fail("out of memory");
+    }
+    int nrows = 0;
+    for (size_t i = 0; i < count; i++) {
         const struct catalog_gpu *g = ngpu ? catalog_find_gpu(&cat, gpu_list[i]) : &cat.gpus[i];
         if (g == NULL) {
             char near[256];
             catalog_suggest(&cat, PRESET_GPU, gpu_list[i], near, sizeof near);
             diag_fail(&d, "--gpu: unknown GPU '%s' (closest: %s)", gpu_list[i], near);
+            free(rows);
             catalog_free(&cat);
             return cli_fail(d.message);
         }
         struct scenario s = base;
         s.gpu = g->spec;
-        bool solved = false;
-        for (uint32_t n = 1; n <= max_gpus && !solved; n++) {
-            /* the largest tensor-parallel size first: fewer weight copies */
-            for (uint32_t tp = n; tp >= 1 && !solved; tp--) {
-                if (n % tp != 0 || tp > 64)
-                    continue;
-                s.gpus = n;
-                s.tp = tp;
-                struct plan_result r;
-                struct diag ignore = {0};
-                if (!capacity_compute_numbers(&s, &r, &ignore))
-                    continue;
-                if (r.warnings & WARN_HEADS_UNEVEN_SPLIT)
-                    continue; /* engines refuse a split the heads cannot take */
-                uint64_t u = s.engine.kind == ENGINE_GENERIC ? r.max_users : r.engine.users;
-                if (u >= need) {
-                    rows[nrows].gpu = &g->spec;
-                    rows[nrows].solved = true;
-                    rows[nrows].gpus = n;
-                    rows[nrows].tp = tp;
-                    rows[nrows].users = u;
-                    rows[nrows].cost = g->spec.price_usd_per_hour >= 0
-                                           ? g->spec.price_usd_per_hour * n
-                                           : -1;
-                    nrows++;
-                    solved = true;
-                }
-            }
-        }
-        if (!solved) {
-            rows[nrows].gpu = &g->spec;
-            rows[nrows].solved = false;
-            rows[nrows].cost = -1;
-            nrows++;
-        }
+        rows[nrows].gpu = &g->spec;
+        rows[nrows].split = solve_gpus(&s, need, max_gpus);
+        nrows++;
     }
     qsort(rows, (size_t)nrows, sizeof rows[0], by_cost);
     char ctx[32];
@@ -223,23 +163,25 @@ int cmd_solve(int argc, char **argv)
     printf("%-16s %5s %12s %8s %10s\n", "GPU", "GPUS", "TP x REPL", "USERS", "$/HOUR");
     int solved = 0;
     for (int i = 0; i < nrows; i++) {
-        if (!rows[i].solved) {
+        const struct solve_split *sp = &rows[i].split;
+        if (!sp->solved) {
             printf("%-16s %5s %12s %8s %10s\n", rows[i].gpu->id, "-", "-", "-",
                    "(needs more GPUs)");
             continue;
         }
         solved++;
         char split[32], cost[32] = "-";
-        snprintf(split, sizeof split, "%u x %u", rows[i].tp, rows[i].gpus / rows[i].tp);
-        if (rows[i].cost >= 0)
-            snprintf(cost, sizeof cost, "%.2f", rows[i].cost);
-        printf("%-16s %5u %12s %8llu %10s\n", rows[i].gpu->id, rows[i].gpus, split,
-               (unsigned long long)rows[i].users, cost);
+        snprintf(split, sizeof split, "%u x %u", sp->tp, sp->gpus / sp->tp);
+        if (sp->cost_per_hour >= 0)
+            snprintf(cost, sizeof cost, "%.2f", sp->cost_per_hour);
+        printf("%-16s %5u %12s %8llu %10s\n", rows[i].gpu->id, sp->gpus, split,
+               (unsigned long long)sp->users, cost);
     }
     if (solved == 0) {
         printf("(no GPU type serves it within %u GPUs; raise --max-gpus)\n", max_gpus);
         status = 1;
     }
+    free(rows);
     catalog_free(&cat);
     return status;
 }

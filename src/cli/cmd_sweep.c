@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "core/capacity.h"
+#include "core/plan.h"
 #include "core/version.h"
 #include "io/jsonout.h"
 
@@ -171,8 +171,8 @@ int cmd_sweep(int argc, char **argv)
             return cli_fail(d.message);
         }
     static const char *cols[] = {"value", "gpu", "model", "gpus", "context_tokens", "kv_dtype",
-                                 "fits", "max_users", "max_users_paged", "kv_bytes_per_token",
-                                 "kv_bytes_per_user", "kv_pool_bytes", "engine_users"};
+                                 "fits", "max_users", "max_users_paged", "kv_bytes_per_token_per_gpu",
+                                 "user_bytes_per_gpu", "kv_pool_bytes", "kv_tokens"};
     int ncols = (int)(sizeof cols / sizeof cols[0]);
     if (format == 1)
         for (int i = 0; i < ncols; i++)
@@ -187,7 +187,7 @@ int cmd_sweep(int argc, char **argv)
     } else if (format == 0)
         printf("%-28s %-16s %-18s %5s %10s %6s %5s %9s %9s %10s %14s %16s %9s\n", "VALUE", "GPU",
                "MODEL", "GPUS", "CONTEXT", "KV", "FITS", "USERS", "PAGED", "KV/TOKEN",
-               "KV/USER", "POOL", "ENGINE");
+               "KV/USER", "POOL", "TOKENS");
     cJSON *arr = format == 3 ? cJSON_CreateArray() : NULL;
     size_t idx[3] = {0, 0, 0};
     bool done = false;
@@ -212,7 +212,7 @@ int cmd_sweep(int argc, char **argv)
         }
         struct plan_result r;
         struct diag in = {0};
-        if (!capacity_compute_numbers(&s, &r, &in)) {
+        if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &in)) {
             if (format == 0)
                 printf("%-28s (%s)\n", value, in.message);
             continue;
@@ -228,10 +228,10 @@ int cmd_sweep(int argc, char **argv)
             jsonout_bool(&jo, "fits", r.fits);
             jsonout_uint(&jo, "max_users", r.max_users);
             jsonout_uint(&jo, "max_users_paged", r.max_users_paged);
-            jsonout_uint(&jo, "kv_bytes_per_token", r.kv_bytes_per_token);
-            jsonout_uint(&jo, "kv_bytes_per_user", r.kv_bytes_per_user);
+            jsonout_uint(&jo, "kv_bytes_per_token_per_gpu", r.cost.bytes_per_token);
+            jsonout_uint(&jo, "user_bytes_per_gpu", r.user_bytes_per_gpu);
             jsonout_uint(&jo, "kv_pool_bytes", r.kv_pool_bytes);
-            jsonout_uint(&jo, "engine_users", r.engine.users);
+            jsonout_uint(&jo, "kv_tokens", r.kv_tokens);
             cJSON *item = jsonout_end(&jo);
             if (arr && (item == NULL || !cJSON_AddItemToArray(arr, item))) {
                 cJSON_Delete(item);
@@ -245,8 +245,8 @@ int cmd_sweep(int argc, char **argv)
                    value, s.gpu.id, s.model.id, s.gpus, (unsigned long long)s.context_tokens,
                    dtype_info(r.kv_dtype)->name, r.fits ? "yes" : "no",
                    (unsigned long long)r.max_users, (unsigned long long)r.max_users_paged,
-                   (unsigned long long)r.kv_bytes_per_token, (unsigned long long)r.kv_bytes_per_user,
-                   (unsigned long long)r.kv_pool_bytes, (unsigned long long)r.engine.users);
+                   (unsigned long long)r.cost.bytes_per_token, (unsigned long long)r.user_bytes_per_gpu,
+                   (unsigned long long)r.kv_pool_bytes, (unsigned long long)r.kv_tokens);
         } else {
             const char *sep = format == 1 ? "," : " | ";
             printf("%s%s%s%s%s%s", format == 2 ? "| " : "", value, sep, s.gpu.id, sep,
@@ -255,9 +255,9 @@ int cmd_sweep(int argc, char **argv)
                    sep, dtype_info(r.kv_dtype)->name, sep, r.fits ? "true" : "false");
             printf("%s%llu%s%llu%s%llu%s%llu%s%llu%s%llu%s\n", sep,
                    (unsigned long long)r.max_users, sep, (unsigned long long)r.max_users_paged,
-                   sep, (unsigned long long)r.kv_bytes_per_token, sep,
-                   (unsigned long long)r.kv_bytes_per_user, sep,
-                   (unsigned long long)r.kv_pool_bytes, sep, (unsigned long long)r.engine.users,
+                   sep, (unsigned long long)r.cost.bytes_per_token, sep,
+                   (unsigned long long)r.user_bytes_per_gpu, sep,
+                   (unsigned long long)r.kv_pool_bytes, sep, (unsigned long long)r.kv_tokens,
                    format == 2 ? " |" : "");
         }
     }

@@ -438,7 +438,7 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         if (!snapshot_load(o->load_path, s, d))
             return false;
     } else {
-        capacity_scenario_default(s, NULL, NULL);
+        scenario_default(s, NULL, NULL);
     }
     char near[256];
     const char *gpu_id = o->gpu_id ? o->gpu_id : (o->load_path ? NULL : DEFAULT_GPU_ID);
@@ -535,5 +535,5 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         e->non_kv_bytes = f->non_kv_bytes;
     if (f->kv_memory_bytes)
         e->kv_memory_bytes = f->kv_memory_bytes;
-    return capacity_validate(s, d);
+    return scenario_validate(s, NULL, NULL, d);
 }

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/capacity.h"
+#include "core/plan.h"
 #include "io/catalog.h"
 
 enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_MARKDOWN };

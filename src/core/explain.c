@@ -1,249 +1,304 @@
 #include "explain.h"
 
-#include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static struct explain_line *add_line(struct explain *e, const char *key, const char *label)
+struct explain_row *explain_row_begin(struct explain *e, const char *key, const char *label,
+                                      const char *scope)
 {
-    if (e->count >= EXPLAIN_LINES_MAX)
-        return &e->lines[EXPLAIN_LINES_MAX - 1];
-    struct explain_line *l = &e->lines[e->count++];
-    memset(l, 0, sizeof *l);
-    snprintf(l->key, sizeof l->key, "%s", key);
-    snprintf(l->label, sizeof l->label, "%s", label);
-    return l;
+    if (e == NULL)
+        return NULL;
+    if (e->count >= EXPLAIN_ROWS_MAX)
+        e->count = EXPLAIN_ROWS_MAX - 1;
+    struct explain_row *row = &e->rows[e->count++];
+    row->nterms = row->nsteps = 0;
+    row->formula[0] = '\0';
+    row->result.name[0] = row->result.ref[0] = '\0';
+    snprintf(row->key, sizeof row->key, "%s", key);
+    snprintf(row->label, sizeof row->label, "%s", label);
+    snprintf(row->scope, sizeof row->scope, "%s", scope ? scope : "");
+    return row;
 }
 
-static void set(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set(char *dst, size_t size, const char *fmt, ...)
+static enum unit_system row_units(const struct explain *e)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(dst, size, fmt, ap);
-    va_end(ap);
+    return e->units;
 }
 
-/* "2 B (bf16)" or "34/32 B (q8_0)" */
-static void bytes_per_value(enum dtype d, char *buf, size_t size)
+int explain_term(struct explain_row *row, long double value, enum xunit unit, const char *name)
 {
-    const struct dtype_info *info = dtype_info(d);
-    if (info->bytes_den == 1)
-        snprintf(buf, size, "%u B (%s)", info->bytes_num, info->name);
-    else
-        snprintf(buf, size, "%u/%u B (%s)", info->bytes_num, info->bytes_den, info->name);
+    if (row == NULL || row->nterms >= EXPLAIN_TERMS_MAX || row->nsteps >= EXPLAIN_STEPS_MAX)
+        return -1;
+    int i = row->nterms++;
+    struct xterm *t = &row->terms[i];
+    t->value = value;
+    t->unit = unit;
+    t->ref[0] = '\0';
+    t->text[0] = '\0'; /* written in explain_row_end, when the unit system is known */
+    snprintf(t->name, sizeof t->name, "%s", name ? name : "");
+    row->steps[row->nsteps++] = (struct xstep){XOP_TERM, (uint8_t)i};
+    return i;
 }
 
-static void exact(uint64_t bytes, char *buf, size_t size)
+int explain_ref(struct explain *e, struct explain_row *row, const char *ref, const char *name)
 {
-    char n[32], x[48];
-    units_format_int(bytes, n, sizeof n);
-    units_format_bytes_exact(bytes, x, sizeof x);
-    if (bytes < KIB)
-        snprintf(buf, size, "%s B", n);
-    else
-        snprintf(buf, size, "%s B (%s)", n, x);
+    if (e == NULL || row == NULL)
+        return -1;
+    const struct explain_row *from = explain_find(e, ref);
+    long double v = from ? from->result.value : 0;
+    enum xunit u = from ? from->result.unit : XU_COUNT;
+    int i = explain_term(row, v, u, name);
+    if (i >= 0)
+        snprintf(row->terms[i].ref, sizeof row->terms[i].ref, "%s", ref);
+    return i;
 }
 
-static void per_token_line(const struct scenario *s, const struct plan_result *r, struct explain *e)
+void explain_op(struct explain_row *row, enum xop op)
 {
-    const struct model_spec *m = &s->model;
-    struct explain_line *l = add_line(e, "kv_per_token", "KV per token");
-    char bpv[48];
-    bytes_per_value(r->kv_dtype, bpv, sizeof bpv);
-    char gpu_part[96] = "";
-    if (s->gpus > 1) {
-        char sum[64];
-        exact(r->kv_bytes_per_token, sum, sizeof sum);
-        snprintf(gpu_part, sizeof gpu_part, " per GPU; x %u GPUs = %s", s->gpus, sum);
+    if (row != NULL && row->nsteps < EXPLAIN_STEPS_MAX)
+        row->steps[row->nsteps++] = (struct xstep){(uint8_t)op, 0};
+}
+
+static int arity(enum xop op)
+{
+    return op == XOP_TERM ? 0 : op == XOP_FLOOR || op == XOP_CEIL ? 1 : 2;
+}
+
+/* Runs steps [0, n) on a stack; returns the stack depth (values in out). */
+static int run(const struct explain_row *row, int n, long double *out, int max)
+{
+    int sp = 0;
+    for (int i = 0; i < n; i++) {
+        enum xop op = (enum xop)row->steps[i].op;
+        if (op == XOP_TERM) {
+            if (sp < max)
+                out[sp++] = row->terms[row->steps[i].term].value;
+            continue;
+        }
+        if (sp < arity(op))
+            return sp;
+        long double b = out[sp - 1];
+        if (arity(op) == 1) {
+            out[sp - 1] = op == XOP_FLOOR ? floorl(b) : ceill(b);
+            continue;
+        }
+        long double a = out[sp - 2], r = 0;
+        switch (op) {
+        case XOP_ADD:
+            r = a + b;
+            break;
+        case XOP_SUB:
+            r = a - b;
+            break;
+        case XOP_MUL:
+            r = a * b;
+            break;
+        case XOP_DIV:
+            r = b != 0 ? a / b : 0;
+            break;
+        case XOP_MIN:
+            r = a < b ? a : b;
+            break;
+        default:
+            break;
+        }
+        out[--sp - 1] = r;
     }
-    if (m->attention == ATTENTION_MLA) {
-        set(l->formula, sizeof l->formula,
-            "%u layers x (%u kv_lora_rank + %u rope dims) x %s, one latent per layer%s%s", m->layers,
-            m->kv_lora_rank, m->qk_rope_head_dim, bpv, s->gpus > 1 ? ", replicated" : "",
-            gpu_part);
-    } else {
-        char heads[64];
-        if (s->gpus > 1)
-            snprintf(heads, sizeof heads, "%u KV head%s/GPU (%u over %u GPUs)", r->kv_heads_per_gpu,
-                     r->kv_heads_per_gpu == 1 ? "" : "s", r->kv_heads, s->gpus);
-        else
-            snprintf(heads, sizeof heads, "%u KV head%s", r->kv_heads, r->kv_heads == 1 ? "" : "s");
-        set(l->formula, sizeof l->formula, "2 (K,V) x %u layers x %s x %u head_dim x %s%s",
-            m->layers, heads, m->head_dim, bpv, gpu_part);
-    }
-    exact(r->kv_bytes_per_token_per_gpu, l->value, sizeof l->value);
+    return sp;
 }
 
-static void windows_line(const struct scenario *s, const struct plan_result *r, struct explain *e)
+long double explain_eval(const struct explain_row *row)
 {
-    const struct model_spec *m = &s->model;
-    if (m->windowed_layers == 0)
+    long double stack[EXPLAIN_STEPS_MAX];
+    int sp = run(row, row->nsteps, stack, EXPLAIN_STEPS_MAX);
+    return sp > 0 ? stack[sp - 1] : row->result.value;
+}
+
+static void format_int(long double v, char *buf, size_t size)
+{
+    if (v >= 0 && v < 1.8e19L && v == floorl(v))
+        units_format_int((uint64_t)v, buf, size);
+    else
+        snprintf(buf, size, "%.2Lf", v);
+}
+
+void explain_format(long double v, enum xunit unit, enum unit_system units, char *buf, size_t size)
+{
+    char tmp[EXPLAIN_VALUE_MAX];
+    switch (unit) {
+    case XU_COUNT:
+    case XU_TOKENS:
+        format_int(v, buf, size);
         return;
-    struct explain_line *l = add_line(e, "windows", "Sliding window");
-    char w[32], g[64];
-    units_format_int(m->window_tokens, w, sizeof w);
-    if (s->full_attention) {
-        set(l->formula, sizeof l->formula,
-            "%u of %u layers are windowed (%s tokens, %s), counted as global (--full-attention)",
-            m->windowed_layers, m->layers, w, m->window_pattern);
-        set(l->value, sizeof l->value, "off");
-        return;
-    }
-    exact(r->kv_bytes_per_token_global, g, sizeof g);
-    set(l->formula, sizeof l->formula,
-        "%u global layers hold every token; %u windowed layers (%s) hold at most %s tokens; "
-        "past the window each token costs",
-        r->global_layers, r->windowed_layers, m->window_pattern, w);
-    snprintf(l->value, sizeof l->value, "%s", g);
-}
-
-/* "a x b tok x c" summed over layer classes */
-static void split_formula(const struct plan_result *r, uint64_t per_layer_sum, uint64_t tg,
-                          uint64_t tw, char *buf, size_t size)
-{
-    char pl[48], a[32], b[32];
-    units_format_bytes_exact(per_layer_sum, pl, sizeof pl);
-    units_format_int(tg, a, sizeof a);
-    units_format_int(tw, b, sizeof b);
-    if (r->windowed_layers == 0)
-        snprintf(buf, size, "%s tokens x %u layers x %s", a, r->global_layers, pl);
-    else if (r->global_layers == 0)
-        snprintf(buf, size, "%s tokens x %u windowed layers x %s", b, r->windowed_layers, pl);
-    else
-        snprintf(buf, size, "%s tokens x %u global layers x %s + %s tokens x %u windowed x %s", a,
-                 r->global_layers, pl, b, r->windowed_layers, pl);
-}
-
-void explain_build(const struct scenario *s, const struct plan_result *r, struct explain *e)
-{
-    memset(e, 0, sizeof *e);
-    enum unit_system u = s->units;
-    char a[64], b[64], c[64], dd[64], n1[32], n2[32];
-    uint64_t per_layer_sum = r->kv_bytes_per_token_per_layer_per_gpu * s->gpus;
-
-    per_token_line(s, r, e);
-    windows_line(s, r, e);
-
-    struct explain_line *l = add_line(e, "kv_per_user", "KV per user");
-    char f[EXPLAIN_TEXT_MAX / 2];
-    split_formula(r, per_layer_sum, r->user_tokens_global, r->user_tokens_windowed, f, sizeof f);
-    units_format_int(s->context_tokens, n1, sizeof n1);
-    units_format_int(s->prefix_tokens, n2, sizeof n2);
-    set(l->formula, sizeof l->formula, "(%s context - %s prefix): %s", n1, n2, f);
-    units_format_bytes(r->kv_bytes_per_user, u, l->value, sizeof l->value);
-
-    if (s->prefix_tokens > 0) {
-        l = add_line(e, "prefix", "Shared prefix");
-        split_formula(r, per_layer_sum, r->prefix_tokens_global, r->prefix_tokens_windowed, f,
-                      sizeof f);
-        set(l->formula, sizeof l->formula, "stored once: %s", f);
-        units_format_bytes(r->prefix_bytes, u, l->value, sizeof l->value);
-    }
-
-    l = add_line(e, "pool", "KV pool");
-    units_format_bytes(r->gpu_memory_bytes, u, a, sizeof a);
-    units_format_bytes(r->headroom_bytes, u, b, sizeof b);
-    units_format_bytes(r->weights_bytes, u, c, sizeof c);
-    units_format_bytes(r->gpu_memory_bytes_per_gpu, u, dd, sizeof dd);
-    char mem[96];
-    if (s->gpus > 1)
-        snprintf(mem, sizeof mem, "%u x %s = %s", s->gpus, dd, a);
-    else
-        snprintf(mem, sizeof mem, "%s", a);
-    set(l->formula, sizeof l->formula, "%s memory - %g%% headroom (%s) - %s weights (%s)", mem,
-        s->headroom_percent, b, c, dtype_info(r->weight_dtype)->name);
-    if (r->fits) {
-        units_format_bytes(r->kv_pool_bytes, u, l->value, sizeof l->value);
-    } else {
-        units_format_bytes(r->shortfall_bytes, u, a, sizeof a);
-        set(l->value, sizeof l->value, "short by %s", a);
-    }
-
-    l = add_line(e, "users", "Users");
-    units_format_bytes(r->kv_pool_bytes, u, a, sizeof a);
-    units_format_bytes(r->prefix_bytes, u, b, sizeof b);
-    units_format_bytes(r->kv_bytes_per_user, u, c, sizeof c);
-    if (!r->fits) {
-        set(l->formula, sizeof l->formula, "the weights do not fit: no KV pool");
-    } else {
-        double exact_users = r->kv_bytes_per_user
-                                 ? ((double)r->kv_pool_bytes - (double)r->prefix_bytes) /
-                                       (double)r->kv_bytes_per_user
-                                 : 0.0;
-        if (exact_users < 0)
-            exact_users = 0;
-        if (r->windowed_layers == 0 && r->kv_bytes_per_token > 0) {
-            /* per user = private tokens x bytes per token: show both factors */
-            char tok[32], pt[48];
-            units_format_int(r->user_tokens_global, tok, sizeof tok);
-            units_format_bytes_exact(r->kv_bytes_per_token, pt, sizeof pt);
-            set(l->formula, sizeof l->formula, "floor((%s pool - %s prefix) / (%s tok x %s)) = floor(%.2f)",
-                a, b, tok, pt, exact_users);
+    case XU_BYTES:
+        if (v < 0) {
+            units_format_bytes((uint64_t)llroundl(-v), units, tmp, sizeof tmp);
+            snprintf(buf, size, "short by %s", tmp);
         } else {
-            set(l->formula, sizeof l->formula,
-                "floor((%s pool - %s prefix) / %s per user) = floor(%.2f)", a, b, c, exact_users);
+            units_format_bytes((uint64_t)llroundl(v), units, buf, size);
+        }
+        return;
+    case XU_BYTES_EXACT: {
+        uint64_t b = v > 0 ? (uint64_t)llroundl(v) : 0;
+        char n[32];
+        units_format_int(b, n, sizeof n);
+        if (b < KIB) {
+            snprintf(buf, size, "%s B", n);
+        } else {
+            units_format_bytes_exact(b, tmp, sizeof tmp);
+            snprintf(buf, size, "%s B (%s)", n, tmp);
+        }
+        return;
+    }
+    case XU_PER_VALUE:
+        if (v == floorl(v))
+            snprintf(buf, size, "%.0Lf", v);
+        else if (v * 2 == floorl(v * 2))
+            snprintf(buf, size, "%.0Lf/2", v * 2);
+        else
+            snprintf(buf, size, "%.0Lf/32", v * 32);
+        return;
+    case XU_PERCENT:
+        snprintf(buf, size, "%Lg%%", v);
+        return;
+    case XU_FRACTION:
+        snprintf(buf, size, "%.3Lf", v);
+        return;
+    case XU_USD_PER_H:
+        snprintf(buf, size, "$%.2Lf/h", v);
+        return;
+    case XU_USD:
+        snprintf(buf, size, "$%.4Lf", v);
+        return;
+    case XU_BYTES_PER_S:
+        snprintf(buf, size, "%.2Lf TB/s", v / 1e12L);
+        return;
+    case XU_TOK_PER_S:
+        snprintf(buf, size, "%.1Lf tok/s", v);
+        return;
+    case XU_RATIO:
+        snprintf(buf, size, "%.2Lf", v);
+        return;
+    }
+    snprintf(buf, size, "%Lg", v);
+}
+
+/* Infix text of the expression, parenthesised where precedence needs it. */
+struct piece {
+    char text[EXPLAIN_TEXT_MAX];
+    int prec; /* 3 atom, 2 product, 1 sum */
+};
+
+static void wrap(char *dst, size_t size, const struct piece *p, bool paren)
+{
+    snprintf(dst, size, paren ? "(%s)" : "%s", p->text);
+}
+
+static void render(const struct explain_row *row, char *buf, size_t size)
+{
+    struct piece st[EXPLAIN_STEPS_MAX];
+    int sp = 0;
+    for (int i = 0; i < row->nsteps; i++) {
+        enum xop op = (enum xop)row->steps[i].op;
+        if (op == XOP_TERM) {
+            const struct xterm *t = &row->terms[row->steps[i].term];
+            snprintf(st[sp].text, sizeof st[sp].text, "%s%s%s", t->text, t->name[0] ? " " : "",
+                     t->name);
+            st[sp++].prec = 3;
+            continue;
+        }
+        if (sp < arity(op))
+            break;
+        char a[EXPLAIN_TEXT_MAX], b[EXPLAIN_TEXT_MAX];
+        struct piece *top = &st[sp - 1];
+        if (arity(op) == 1) {
+            snprintf(a, sizeof a, "%s", top->text);
+            snprintf(top->text, sizeof top->text, "%s(%s)", op == XOP_FLOOR ? "floor" : "ceil", a);
+            top->prec = 3;
+            continue;
+        }
+        struct piece *lhs = &st[sp - 2];
+        const char *sym = " + ";
+        int prec = 1;
+        bool pa = false, pb = false;
+        switch (op) {
+        case XOP_ADD:
+            break;
+        case XOP_SUB:
+            sym = " - ";
+            pb = top->prec <= 1;
+            break;
+        case XOP_MUL:
+            sym = " x ";
+            prec = 2;
+            pa = lhs->prec < 2;
+            pb = top->prec < 2;
+            break;
+        case XOP_DIV:
+            sym = " / ";
+            prec = 2;
+            pa = lhs->prec < 2;
+            pb = top->prec <= 2;
+            break;
+        default: /* min */
+            break;
+        }
+        if (op == XOP_MIN) {
+            snprintf(a, sizeof a, "%s", lhs->text);
+            snprintf(b, sizeof b, "%s", top->text);
+            snprintf(lhs->text, sizeof lhs->text, "min(%s, %s)", a, b);
+            lhs->prec = 3;
+        } else {
+            wrap(a, sizeof a, lhs, pa);
+            wrap(b, sizeof b, top, pb);
+            snprintf(lhs->text, sizeof lhs->text, "%s%s%s", a, sym, b);
+            lhs->prec = prec;
+        }
+        sp--;
+    }
+    snprintf(buf, size, "%s", sp > 0 ? st[sp - 1].text : "");
+}
+
+void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit, long double value,
+                     const char *note)
+{
+    if (e == NULL || row == NULL)
+        return;
+    enum unit_system u = row_units(e);
+    for (int i = 0; i < row->nterms; i++)
+        explain_format(row->terms[i].value, row->terms[i].unit, u, row->terms[i].text,
+                       sizeof row->terms[i].text);
+    row->result.unit = unit;
+    row->result.value = row->nsteps > 0 ? explain_eval(row) : value;
+    explain_format(row->result.value, unit, u, row->result.text, sizeof row->result.text);
+    char expr[EXPLAIN_TEXT_MAX] = "";
+    if (row->nsteps > 0)
+        render(row, expr, sizeof expr);
+    /* A floor, ceiling or minimum last: show what it was applied to. */
+    char inner[96] = "";
+    enum xop last = row->nsteps > 0 ? (enum xop)row->steps[row->nsteps - 1].op : XOP_TERM;
+    if (last == XOP_FLOOR || last == XOP_CEIL || last == XOP_MIN) {
+        long double st[EXPLAIN_STEPS_MAX];
+        int sp = run(row, row->nsteps - 1, st, EXPLAIN_STEPS_MAX);
+        char x[EXPLAIN_VALUE_MAX], y[EXPLAIN_VALUE_MAX];
+        if (last == XOP_MIN && sp >= 2) {
+            explain_format(st[sp - 2], unit, u, x, sizeof x);
+            explain_format(st[sp - 1], unit, u, y, sizeof y);
+            snprintf(inner, sizeof inner, " = min(%s, %s)", x, y);
+        } else if (sp >= 1 && last != XOP_MIN && (unit == XU_COUNT || unit == XU_TOKENS)) {
+            snprintf(inner, sizeof inner, " = %s(%.2Lf)", last == XOP_FLOOR ? "floor" : "ceil",
+                     st[sp - 1]);
         }
     }
-    units_format_int(r->max_users, n1, sizeof n1);
-    set(l->value, sizeof l->value, "%s", n1);
-
-    l = add_line(e, "users_paged", "Users, paged");
-    units_format_bytes(r->kv_bytes_per_user_paged, u, c, sizeof c);
-    units_format_int(r->avg_context_tokens, n1, sizeof n1);
-    units_format_int(r->block_tokens, n2, sizeof n2);
-    set(l->formula, sizeof l->formula,
-        "at %s tokens in use, rounded up to %s-token blocks: %s per user", n1, n2, c);
-    units_format_int(r->max_users_paged, n1, sizeof n1);
-    set(l->value, sizeof l->value, "%s", n1);
-
-    if (r->reservation_waste_bytes > 0) {
-        l = add_line(e, "waste", "Reservation waste");
-        units_format_bytes(r->reservation_waste_bytes, u, a, sizeof a);
-        units_format_int(r->max_users, n1, sizeof n1);
-        set(l->formula, sizeof l->formula,
-            "%s users reserving the full context but using the average", n1);
-        set(l->value, sizeof l->value, "%s", a);
-    }
-
-    l = add_line(e, "kv_tokens", "Tokens held");
-    units_format_bytes(r->kv_pool_bytes, u, a, sizeof a);
-    exact(r->kv_bytes_per_token, b, sizeof b);
-    set(l->formula, sizeof l->formula, "%s pool / %s per token (all layers)", a, b);
-    units_format_int(r->kv_tokens, l->value, sizeof l->value);
-
-    l = add_line(e, "cost", "Cost per user-hour");
-    if (r->price_usd_per_hour < 0) {
-        set(l->formula, sizeof l->formula, "no price for this GPU (use --price)");
-        set(l->value, sizeof l->value, "unknown");
-    } else {
-        units_format_int(r->max_users, n1, sizeof n1);
-        set(l->formula, sizeof l->formula, "$%.2f/h x %u GPU%s / %s users",
-            r->price_usd_per_hour / s->gpus, s->gpus, s->gpus == 1 ? "" : "s", n1);
-        if (r->cost_per_user_hour >= 0)
-            set(l->value, sizeof l->value, "$%.4f", r->cost_per_user_hour);
-        else
-            set(l->value, sizeof l->value, "n/a");
-    }
-
-    l = add_line(e, "decode", "Decode bound");
-    if (s->gpu.bandwidth_bytes_per_s == 0 || r->max_users == 0) {
-        set(l->formula, sizeof l->formula, "%s",
-            r->max_users == 0 ? "no user fits" : "no bandwidth figure for this GPU");
-        set(l->value, sizeof l->value, "n/a");
-    } else {
-        units_format_bytes(r->decode_step_bytes, UNITS_GB, a, sizeof a);
-        set(l->formula, sizeof l->formula,
-            "%u x %.2f TB/s / %s read per step (weights + every cache at the average length)",
-            s->gpus, (double)s->gpu.bandwidth_bytes_per_s / 1e12, a);
-        set(l->value, sizeof l->value, "%.1f tok/s/user", r->decode_tokens_per_s_per_user);
-    }
+    snprintf(row->formula, sizeof row->formula, "%s%s%s%s", expr, inner,
+             note && note[0] && expr[0] ? "; " : "", note ? note : "");
 }
 
-const struct explain_line *explain_find(const struct explain *e, const char *key)
+const struct explain_row *explain_find(const struct explain *e, const char *key)
 {
     for (int i = 0; i < e->count; i++)
-        if (strcmp(e->lines[i].key, key) == 0)
-            return &e->lines[i];
+        if (strcmp(e->rows[i].key, key) == 0)
+            return &e->rows[i];
     return NULL;
 }

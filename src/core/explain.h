@@ -1,31 +1,108 @@
-/* explain: every result of a plan as a sentence of arithmetic, with each
- * term's value and unit, so a number on screen can be checked by hand.
+/* explain: every result of a plan as data: an expression over named
+ * operands, each with its value and unit, and the result it gives.
  *
- * Used by the text and markdown reports and by the TUI's explain pane; it
- * only formats into fixed buffers (no I/O). */
+ * Rows are built in core by the plan (one builder per profile); the text and
+ * markdown reports, the planner's explain pane and the JSON snapshot all
+ * render the same rows, and a test evaluates every row to check that what is
+ * printed is what the operands give. No I/O: formatting into fixed buffers. */
 #ifndef KVPLAN_CORE_EXPLAIN_H
 #define KVPLAN_CORE_EXPLAIN_H
 
-#include "capacity.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-enum { EXPLAIN_LINES_MAX = 16, EXPLAIN_TEXT_MAX = 320, EXPLAIN_LABEL_MAX = 32 };
+#include "units.h"
 
-struct explain_line {
-    char key[EXPLAIN_LABEL_MAX];     /* stable id: "kv_per_token", "users", ... */
-    char label[EXPLAIN_LABEL_MAX];   /* "KV per token" */
-    char formula[EXPLAIN_TEXT_MAX];  /* "2 (K,V) x 32 layers x 8 KV heads x 128 x 2 B" */
-    char value[EXPLAIN_LABEL_MAX * 2]; /* "131,072 B (128 KiB)" */
+enum {
+    EXPLAIN_ROWS_MAX = 24,
+    EXPLAIN_TERMS_MAX = 10,
+    EXPLAIN_STEPS_MAX = 24,
+    EXPLAIN_KEY_MAX = 24,
+    EXPLAIN_LABEL_MAX = 40,
+    EXPLAIN_NAME_MAX = 48,
+    EXPLAIN_VALUE_MAX = 48,
+    EXPLAIN_TEXT_MAX = 400
+};
+
+/* How a value is written. Bytes follow the unit system (GiB or GB). */
+enum xunit {
+    XU_COUNT,       /* 32 layers, 4 GPUs: an integer with separators */
+    XU_TOKENS,      /* 32,768 tokens */
+    XU_BYTES,       /* 1.95 GiB; negative: "short by 1.20 GiB" */
+    XU_BYTES_EXACT, /* 524,288 B (512 KiB) */
+    XU_PER_VALUE,   /* bytes per cached value: 2 B, 34/32 B */
+    XU_PERCENT,     /* 10% */
+    XU_FRACTION,    /* 0.900 (a memory fraction) */
+    XU_USD_PER_H,   /* $1.39/h */
+    XU_USD,         /* $0.0463 */
+    XU_BYTES_PER_S, /* 2.04 TB/s */
+    XU_TOK_PER_S,   /* 26.7 tok/s */
+    XU_RATIO        /* 30.44: an unrounded quotient */
+};
+
+/* The operations of a row's expression, in reverse Polish order. */
+enum xop { XOP_TERM = 0, XOP_ADD, XOP_SUB, XOP_MUL, XOP_DIV, XOP_FLOOR, XOP_CEIL, XOP_MIN };
+
+struct xterm {
+    long double value;
+    enum xunit unit;
+    char name[EXPLAIN_NAME_MAX];  /* "layers", "KV heads/GPU", "B (bf16)" */
+    char text[EXPLAIN_VALUE_MAX]; /* the value as written: "32", "79.65 GiB" */
+    char ref[EXPLAIN_KEY_MAX];    /* the row this operand is the result of, or "" */
+};
+
+struct xstep {
+    uint8_t op;   /* enum xop */
+    uint8_t term; /* for XOP_TERM: index into terms */
+};
+
+struct explain_row {
+    char key[EXPLAIN_KEY_MAX];     /* stable id: "kv_per_token", "users", ... */
+    char label[EXPLAIN_LABEL_MAX]; /* "KV per token" */
+    char scope[EXPLAIN_KEY_MAX];   /* "per GPU", "per replica", "all GPUs" or "" */
+    int nterms, nsteps;            /* nsteps 0: a statement (formula only) */
+    struct xterm terms[EXPLAIN_TERMS_MAX];
+    struct xstep steps[EXPLAIN_STEPS_MAX];
+    struct xterm result;
+    char formula[EXPLAIN_TEXT_MAX]; /* the expression as written, then any note */
 };
 
 struct explain {
     int count;
-    struct explain_line lines[EXPLAIN_LINES_MAX];
+    enum unit_system units;
+    struct explain_row rows[EXPLAIN_ROWS_MAX];
 };
 
-/* Fills e with the derivation of r from s, sizes in s->units. */
-void explain_build(const struct scenario *s, const struct plan_result *r, struct explain *e);
+/* Starts a row (at the end of e; the last slot is reused when e is full).
+ * Every builder function accepts a NULL explain or row and does nothing, so
+ * a plan computed without explanation runs the same code. */
+struct explain_row *explain_row_begin(struct explain *e, const char *key, const char *label,
+                                      const char *scope);
 
-/* The line with the given key, or NULL. */
-const struct explain_line *explain_find(const struct explain *e, const char *key);
+/* Pushes an operand; returns its index. `name` follows the value ("layers"). */
+int explain_term(struct explain_row *row, long double value, enum xunit unit, const char *name);
+
+/* As explain_term, the operand being the result of row `ref` of e. */
+int explain_ref(struct explain *e, struct explain_row *row, const char *ref, const char *name);
+
+/* Pushes an operation over the values pushed before it. */
+void explain_op(struct explain_row *row, enum xop op);
+
+/* Ends the row: evaluates its expression into result (unit `unit`), writes
+ * the formula, and appends `note` to it (may be NULL). For a statement
+ * (no operations), `value` is the result. */
+void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit, long double value,
+                     const char *note);
+
+/* The value of a row's expression (what its operands give). */
+long double explain_eval(const struct explain_row *row);
+
+/* Writes a value in a unit: "79.65 GiB", "32,768", "$0.0463". */
+void explain_format(long double value, enum xunit unit, enum unit_system units, char *buf,
+                    size_t size);
+
+/* The row with the given key, or NULL. */
+const struct explain_row *explain_find(const struct explain *e, const char *key);
 
 #endif

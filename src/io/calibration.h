@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/capacity.h"
+#include "core/plan.h"
 
 enum log_engine { LOG_UNKNOWN, LOG_VLLM_V0, LOG_VLLM_V1, LOG_SGLANG, LOG_LLAMACPP, LOG_OLLAMA, LOG_TGI };
 

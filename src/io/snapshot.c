@@ -45,29 +45,25 @@ static cJSON *engine_flags_json(const struct engine_flags *f)
     return jsonout_end(&o);
 }
 
-static cJSON *engine_result_json(const struct engine_result *e)
+static cJSON *engine_detail_json(const struct engine_detail *e)
 {
     struct jsonout o = jsonout_begin();
-    jsonout_string(&o, "name", engine_name(e->kind));
-    jsonout_bool(&o, "fits", e->fits);
-    jsonout_uint(&o, "tp", e->tp);
-    jsonout_uint(&o, "replicas", e->replicas);
     jsonout_uint(&o, "gpu_total_bytes", e->gpu_total_bytes);
+    jsonout_double(&o, "fraction", e->fraction);
     jsonout_uint(&o, "budget_bytes", e->budget_bytes);
-    jsonout_uint(&o, "weights_bytes_per_gpu", e->weights_bytes);
     jsonout_uint(&o, "activation_bytes", e->activation_bytes);
-    jsonout_uint(&o, "runtime_bytes", e->runtime_bytes);
     jsonout_uint(&o, "non_kv_bytes", e->non_kv_bytes);
-    jsonout_uint(&o, "kv_cache_bytes_per_gpu", e->kv_cache_bytes_per_gpu);
+    jsonout_uint(&o, "kv_cache_bytes_per_gpu", e->kv_cache_bytes);
     jsonout_uint(&o, "unit_tokens", e->unit_tokens);
     jsonout_uint(&o, "unit_bytes", e->unit_bytes);
     jsonout_uint(&o, "units", e->units);
-    jsonout_uint(&o, "kv_tokens", e->kv_tokens);
-    jsonout_uint(&o, "request_bytes", e->request_bytes);
+    jsonout_uint(&o, "request_units", e->request_units);
     jsonout_double(&o, "max_concurrency", e->max_concurrency);
-    jsonout_uint(&o, "users", e->users);
     jsonout_uint(&o, "scheduler_cap", e->scheduler_cap);
-    jsonout_uint(&o, "scheduler_limited_users", e->scheduler_limited_users);
+    jsonout_uint(&o, "max_num_seqs", e->max_num_seqs);
+    jsonout_uint(&o, "max_num_batched_tokens", e->max_num_batched_tokens);
+    if (e->slots)
+        jsonout_uint(&o, "slots", e->slots);
     cJSON *log = cJSON_CreateArray();
     for (int i = 0; log && i < e->log_lines; i++)
         if (!cJSON_AddItemToArray(log, cJSON_CreateString(e->log[i])))
@@ -76,6 +72,62 @@ static cJSON *engine_result_json(const struct engine_result *e)
     jsonout_string(&o, "launch", e->launch);
     jsonout_string(&o, "note", e->note);
     return jsonout_end(&o);
+}
+
+static const char *xunit_name(enum xunit u)
+{
+    static const char *names[] = {"count", "tokens", "bytes", "bytes", "bytes_per_value",
+                                  "percent", "fraction", "usd_per_hour", "usd",
+                                  "bytes_per_s", "tokens_per_s", "ratio"};
+    return (size_t)u < sizeof names / sizeof names[0] ? names[u] : "";
+}
+
+/* A value: an exact integer when it is one, else a number. */
+static void value_json(struct jsonout *o, const char *key, long double v)
+{
+    if (v >= 0 && v < 1.8e19L && v == (long double)(uint64_t)v)
+        jsonout_uint(o, key, (uint64_t)v);
+    else
+        jsonout_double(o, key, (double)v);
+}
+
+static cJSON *explain_json(const struct explain *x)
+{
+    cJSON *rows = cJSON_CreateArray();
+    for (int i = 0; rows && i < x->count; i++) {
+        const struct explain_row *row = &x->rows[i];
+        struct jsonout o = jsonout_begin();
+        jsonout_string(&o, "key", row->key);
+        jsonout_string(&o, "label", row->label);
+        jsonout_string(&o, "scope", row->scope);
+        jsonout_string(&o, "formula", row->formula);
+        jsonout_string(&o, "value_text", row->result.text);
+        value_json(&o, "value", row->result.value);
+        jsonout_string(&o, "unit", xunit_name(row->result.unit));
+        cJSON *terms = cJSON_CreateArray();
+        for (int t = 0; terms && t < row->nterms; t++) {
+            struct jsonout to = jsonout_begin();
+            jsonout_string(&to, "name", row->terms[t].name);
+            value_json(&to, "value", row->terms[t].value);
+            jsonout_string(&to, "unit", xunit_name(row->terms[t].unit));
+            jsonout_string(&to, "text", row->terms[t].text);
+            if (row->terms[t].ref[0])
+                jsonout_string(&to, "row", row->terms[t].ref);
+            cJSON *item = jsonout_end(&to);
+            if (item == NULL || !cJSON_AddItemToArray(terms, item)) {
+                cJSON_Delete(item);
+                o.failed = true;
+            }
+        }
+        jsonout_object(&o, "terms", terms);
+        cJSON *item = jsonout_end(&o);
+        if (item == NULL || !cJSON_AddItemToArray(rows, item)) {
+            cJSON_Delete(item);
+            cJSON_Delete(rows);
+            return NULL;
+        }
+    }
+    return rows;
 }
 
 static cJSON *scenario_json(const struct scenario *s)
@@ -120,57 +172,79 @@ static cJSON *scenario_json(const struct scenario *s)
 static cJSON *result_json(const struct plan_result *r)
 {
     struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "profile", engine_label(r->profile, r->rule));
     jsonout_bool(&o, "fits", r->fits);
+    jsonout_bool(&o, "weights_fit", r->weights_fit);
+    jsonout_uint(&o, "gpus", r->gpus);
+    jsonout_uint(&o, "tp", r->tp);
+    jsonout_uint(&o, "replicas", r->replicas);
     jsonout_string(&o, "weight_dtype", dtype_info(r->weight_dtype)->name);
     jsonout_string(&o, "kv_dtype", dtype_info(r->kv_dtype)->name);
-    jsonout_uint(&o, "gpu_memory_bytes", r->gpu_memory_bytes);
-    jsonout_uint(&o, "gpu_memory_bytes_per_gpu", r->gpu_memory_bytes_per_gpu);
-    jsonout_uint(&o, "headroom_bytes", r->headroom_bytes);
-    jsonout_uint(&o, "weights_bytes", r->weights_bytes);
-    jsonout_uint(&o, "weights_bytes_per_gpu", r->weights_bytes_per_gpu);
-    jsonout_uint(&o, "kv_pool_bytes", r->kv_pool_bytes);
-    jsonout_uint(&o, "shortfall_bytes", r->shortfall_bytes);
-    jsonout_uint(&o, "kv_heads", r->kv_heads);
-    jsonout_uint(&o, "kv_heads_per_gpu", r->kv_heads_per_gpu);
-    jsonout_uint(&o, "global_layers", r->global_layers);
-    jsonout_uint(&o, "windowed_layers", r->windowed_layers);
-    jsonout_uint(&o, "kv_bytes_per_token", r->kv_bytes_per_token);
-    jsonout_uint(&o, "kv_bytes_per_token_per_gpu", r->kv_bytes_per_token_per_gpu);
-    jsonout_uint(&o, "kv_bytes_per_token_global", r->kv_bytes_per_token_global);
-    jsonout_uint(&o, "kv_bytes_per_user", r->kv_bytes_per_user);
-    jsonout_uint(&o, "prefix_bytes", r->prefix_bytes);
+    /* the answer, over every replica */
     jsonout_uint(&o, "max_users", r->max_users);
-    jsonout_uint(&o, "kv_used_bytes", r->kv_used_bytes);
-    jsonout_uint(&o, "remainder_bytes", r->remainder_bytes);
-    jsonout_uint(&o, "avg_context_tokens", r->avg_context_tokens);
-    jsonout_uint(&o, "block_tokens", r->block_tokens);
-    jsonout_uint(&o, "kv_bytes_per_user_paged", r->kv_bytes_per_user_paged);
-    jsonout_uint(&o, "prefix_bytes_paged", r->prefix_bytes_paged);
     jsonout_uint(&o, "max_users_paged", r->max_users_paged);
-    jsonout_uint(&o, "reservation_waste_bytes", r->reservation_waste_bytes);
-    jsonout_uint(&o, "paged_waste_bytes", r->paged_waste_bytes);
     jsonout_uint(&o, "kv_tokens", r->kv_tokens);
+    jsonout_uint(&o, "kv_pool_bytes", r->kv_pool_bytes);
     jsonout_double_or_null(&o, "price_usd_per_hour", r->price_usd_per_hour,
                            r->price_usd_per_hour >= 0);
     jsonout_double_or_null(&o, "cost_per_user_hour", r->cost_per_user_hour,
                            r->cost_per_user_hour >= 0);
-    jsonout_uint(&o, "decode_step_bytes", r->decode_step_bytes);
     jsonout_double_or_null(&o, "decode_tokens_per_s_per_user", r->decode_tokens_per_s_per_user,
                            r->decode_tokens_per_s_per_user > 0);
+    /* one replica */
+    jsonout_uint(&o, "users_per_replica", r->users_per_replica);
+    jsonout_uint(&o, "users_fit_per_replica", r->users_fit_per_replica);
+    jsonout_uint(&o, "users_paged_per_replica", r->users_paged_per_replica);
+    jsonout_uint(&o, "kv_tokens_per_replica", r->kv_tokens_per_replica);
+    /* one GPU */
+    jsonout_uint(&o, "memory_bytes_per_gpu", r->memory_bytes_per_gpu);
+    jsonout_uint(&o, "reserved_bytes_per_gpu", r->reserved_bytes_per_gpu);
+    jsonout_uint(&o, "weights_bytes", r->weights_bytes);
+    jsonout_uint(&o, "weights_bytes_per_gpu", r->weights_bytes_per_gpu);
+    jsonout_uint(&o, "runtime_bytes_per_gpu", r->runtime_bytes_per_gpu);
+    jsonout_uint(&o, "kv_pool_bytes_per_gpu", r->kv_pool_bytes_per_gpu);
+    jsonout_uint(&o, "shortfall_bytes_per_gpu", r->shortfall_bytes_per_gpu);
+    jsonout_uint(&o, "kv_heads", r->cost.kv_heads);
+    jsonout_uint(&o, "kv_heads_per_gpu", r->cost.kv_heads_per_gpu);
+    jsonout_uint(&o, "global_layers", r->cost.global_layers);
+    jsonout_uint(&o, "windowed_layers", r->cost.windowed_layers);
+    jsonout_uint(&o, "window_tokens", r->cost.window_tokens);
+    jsonout_uint(&o, "kv_bytes_per_layer_per_gpu", r->cost.bytes_per_layer);
+    jsonout_uint(&o, "kv_bytes_per_token_per_gpu", r->cost.bytes_per_token);
+    jsonout_uint(&o, "kv_bytes_per_token_per_replica", r->cost.bytes_per_token * (uint64_t)r->tp);
+    jsonout_uint(&o, "kv_bytes_per_token_global_per_gpu", r->cost.bytes_per_token_global);
+    jsonout_uint(&o, "user_bytes_per_gpu", r->user_bytes_per_gpu);
+    jsonout_uint(&o, "user_bytes_avg_per_gpu", r->user_bytes_avg_per_gpu);
+    jsonout_uint(&o, "user_bytes_paged_per_gpu", r->user_bytes_paged_per_gpu);
+    jsonout_uint(&o, "prefix_bytes_per_gpu", r->prefix_bytes_per_gpu);
+    jsonout_uint(&o, "prefix_bytes_paged_per_gpu", r->prefix_bytes_paged_per_gpu);
+    jsonout_uint(&o, "kv_used_bytes_per_gpu", r->kv_used_bytes_per_gpu);
+    jsonout_uint(&o, "spare_bytes_per_gpu", r->spare_bytes_per_gpu);
+    jsonout_uint(&o, "reservation_waste_bytes_per_gpu", r->reservation_waste_bytes_per_gpu);
+    jsonout_uint(&o, "decode_step_bytes_per_gpu", r->decode_step_bytes_per_gpu);
+    jsonout_uint(&o, "context_tokens", r->context_tokens);
+    jsonout_uint(&o, "avg_context_tokens", r->avg_context_tokens);
+    jsonout_uint(&o, "block_tokens", r->block_tokens);
     cJSON *warnings = cJSON_CreateArray();
-    for (uint32_t bit = 1; warnings && bit != 0 && bit <= WARN_ENGINE_DTYPE; bit <<= 1) {
+    for (uint32_t bit = 1; warnings && bit != 0 && bit <= WARN_LAST; bit <<= 1) {
         if ((r->warnings & bit) &&
             !cJSON_AddItemToArray(warnings,
-                                  cJSON_CreateString(capacity_warning_text((enum plan_warning)bit))))
+                                  cJSON_CreateString(plan_warning_text((enum plan_warning)bit))))
             o.failed = true;
     }
     jsonout_object(&o, "warnings", warnings);
-    jsonout_uint(&o, "tp", r->tp);
-    jsonout_uint(&o, "replicas", r->replicas);
-    jsonout_uint(&o, "kv_cache_bytes_per_gpu", r->engine.kv_cache_bytes_per_gpu);
-    jsonout_double(&o, "max_concurrency", r->engine.max_concurrency);
-    jsonout_uint(&o, "scheduler_limited_users", r->engine.scheduler_limited_users);
-    jsonout_object(&o, "engine", engine_result_json(&r->engine));
+    jsonout_object(&o, "explain", explain_json(&r->explain));
+    if (r->profile != ENGINE_GENERIC)
+        jsonout_object(&o, "engine", engine_detail_json(&r->engine));
+    if (r->generic.present) {
+        struct jsonout g = jsonout_begin();
+        jsonout_double(&g, "headroom_percent", r->generic.headroom_percent);
+        jsonout_uint(&g, "max_users", r->generic.max_users);
+        jsonout_uint(&g, "max_users_paged", r->generic.max_users_paged);
+        jsonout_uint(&g, "kv_tokens", r->generic.kv_tokens);
+        jsonout_uint(&g, "kv_pool_bytes", r->generic.kv_pool_bytes);
+        jsonout_object(&o, "generic", jsonout_end(&g));
+    }
     return jsonout_end(&o);
 }
 
@@ -250,16 +324,16 @@ bool snapshot_parse(const char *path, const char *text, size_t len, struct scena
     if (ok && strcmp(format, SNAPSHOT_FORMAT) != 0)
         ok = jsonread_fail(&r, d, "format: '%s' is not a kvplan scenario (expected \"%s\")",
                            format, SNAPSHOT_FORMAT);
-    else if (ok && version != SNAPSHOT_FORMAT_VERSION)
+    else if (ok && (version < 1 || version > SNAPSHOT_FORMAT_VERSION))
         ok = jsonread_fail(&r, d,
-                           "format_version: %u is not supported (this kvplan reads version %d); "
+                           "format_version: %u is not supported (this kvplan reads versions 1 to %d); "
                            "use a kvplan that writes version %u",
                            version, SNAPSHOT_FORMAT_VERSION, version);
     const cJSON *so = cJSON_GetObjectItemCaseSensitive(root, "scenario");
     if (ok && !cJSON_IsObject(so))
         ok = jsonread_fail(&r, d, "scenario: missing (expected an object)");
     struct scenario tmp;
-    capacity_scenario_default(&tmp, NULL, NULL);
+    scenario_default(&tmp, NULL, NULL);
     if (ok) {
         struct jsonread sr = jsonread_child(&r, "scenario", "");
         const cJSON *go = cJSON_GetObjectItemCaseSensitive(so, "gpu");
@@ -318,7 +392,7 @@ bool snapshot_parse(const char *path, const char *text, size_t len, struct scena
             struct jsonread er = jsonread_child(&sr, "engine", "engine.");
             ok = engine_flags_from_json(&er, eo, &tmp.engine, d);
         }
-        if (ok && !capacity_validate(&tmp, &local)) {
+        if (ok && !scenario_validate(&tmp, NULL, NULL, &local)) {
             ok = diag_fail(d, "%s: scenario: %s", path, local.message);
         }
     }

@@ -21,6 +21,7 @@ static const struct role_def defs[ROLE_COUNT] = {
     [ROLE_BAD] = {COLOR_RED, -1, A_BOLD, A_BOLD | A_UNDERLINE, " ", " "},
     [ROLE_WARN] = {COLOR_YELLOW, -1, 0, A_BOLD, " ", " "},
     [ROLE_WEIGHTS] = {COLOR_BLUE, -1, 0, 0, "\u2593", "#"},
+    [ROLE_RUNTIME] = {COLOR_CYAN, -1, 0, 0, "\u259a", "+"},
     [ROLE_PREFIX] = {COLOR_MAGENTA, -1, 0, 0, "\u2592", "%"},
     [ROLE_KV] = {COLOR_GREEN, -1, 0, 0, "\u2588", "="},
     [ROLE_REMAINDER] = {COLOR_WHITE, -1, A_DIM, 0, "\u2591", ":"},

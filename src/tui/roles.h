@@ -17,6 +17,7 @@ enum role {
     ROLE_BAD,
     ROLE_WARN,
     ROLE_WEIGHTS,
+    ROLE_RUNTIME,
     ROLE_PREFIX,
     ROLE_KV,
     ROLE_REMAINDER,

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (snapshot_parse("fuzz.json", text, size, &s, &d)) {
         struct plan_result r;
         struct diag d2 = {0};
-        if (capacity_compute(&s, &r, &d2)) {
+        if (plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d2)) {
             char *json = snapshot_to_json(&s, &r, "fuzz");
             struct scenario back;
             struct diag d3 = {0};

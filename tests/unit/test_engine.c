@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "core/capacity.h"
+#include "core/plan.h"
 
 static struct model_spec llama3_8b(void)
 {
@@ -43,7 +43,7 @@ static struct plan_result run(struct scenario *s)
 {
     struct plan_result r;
     struct diag d = {0};
-    if (!capacity_compute(s, &r, &d))
+    if (!plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d))
         fail_msg("%s", d.message);
     return r;
 }
@@ -53,7 +53,7 @@ static struct scenario base(enum engine_kind kind)
     struct gpu_spec g = a100_40();
     struct model_spec m = llama3_8b();
     struct scenario s;
-    capacity_scenario_default(&s, &g, &m);
+    scenario_default(&s, &g, &m);
     s.engine.kind = kind;
     return s;
 }
@@ -71,10 +71,10 @@ static void vllm_v0_blocks_are_the_kv_memory_over_the_page_size(void **state)
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.unit_bytes, 16ull * 4096 * 32);
     assert_int_equal(r.engine.units, 5693);
-    assert_int_equal(r.engine.kv_tokens, 5693ull * 16);
+    assert_int_equal(r.kv_tokens_per_replica, 5693ull * 16);
     /* concurrency = blocks / ceil(8192 / 16) = 5693 / 512 = 11.12 */
     assert_true(r.engine.max_concurrency > 11.11 && r.engine.max_concurrency < 11.13);
-    assert_int_equal(r.engine.users, 11);
+    assert_int_equal(r.max_users, 11);
 }
 
 static void vllm_takes_a_fraction_of_the_total_not_of_the_free(void **state)
@@ -87,7 +87,7 @@ static void vllm_takes_a_fraction_of_the_total_not_of_the_free(void **state)
     s.engine.gpu_memory_utilization = 0.8;
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.budget_bytes, (uint64_t)(42412802048.0 * 0.8 + 0.5));
-    assert_int_equal(r.engine.kv_cache_bytes_per_gpu, r.engine.budget_bytes - (20ull << 30));
+    assert_int_equal(r.kv_pool_bytes_per_gpu, r.engine.budget_bytes - (20ull << 30));
 }
 
 static void vllm_sliding_layers_need_only_the_window_and_a_batch(void **state)
@@ -110,7 +110,9 @@ static void vllm_sliding_layers_need_only_the_window_and_a_batch(void **state)
     s.context_tokens = 131072;
     s.engine.max_num_batched_tokens = 1024;
     struct plan_result r = run(&s);
-    assert_int_equal(r.engine.request_bytes, 4874895360ull);
+    /* layer-weighted blocks of one request x 16 tokens x 2,048 B per layer */
+    assert_int_equal(r.engine.request_units, 18ull * 8192 + 18 * 73);
+    assert_int_equal(r.engine.request_units * 16 * r.cost.bytes_per_layer, 4874895360ull);
 }
 
 static void sglang_pool_is_token_granular_over_the_static_fraction(void **state)
@@ -130,7 +132,7 @@ static void sglang_pool_is_token_granular_over_the_static_fraction(void **state)
     s.engine.kv_memory_bytes = (uint64_t)(106.62 * 1073741824.0);
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.unit_bytes, 40960);
-    assert_int_equal(r.engine.kv_tokens, 2794979);
+    assert_int_equal(r.kv_tokens_per_replica, 2794979);
     /* max_running_requests = min(max(tokens / context x 512, 2048), 4096) = 4096 */
     assert_int_equal(r.engine.scheduler_cap, 4096);
 }
@@ -158,8 +160,8 @@ static void llamacpp_allocates_every_cell_of_every_slot(void **state)
     s.engine.parallel = 4;
     s.kv_dtype = DTYPE_Q8_0;
     struct plan_result r = run(&s);
-    assert_int_equal(r.engine.kv_tokens, 32768);
-    assert_int_equal(r.engine.kv_cache_bytes_per_gpu, 2281701376ull);
+    assert_int_equal(r.kv_tokens_per_replica, 32768);
+    assert_int_equal(r.engine.kv_cache_bytes, 2281701376ull);
     assert_int_equal(r.engine.scheduler_cap, 4);
 }
 
@@ -187,12 +189,12 @@ static void llamacpp_before_mla_expanded_deepseek_per_head(void **state)
     s.kv_dtype = DTYPE_Q4_0;
     s.engine.v_dtype = DTYPE_FP16;
     struct plan_result r = run(&s);
-    assert_int_equal(r.engine.kv_cache_bytes_per_gpu, 6908018688ull + 16374562816ull);
+    assert_int_equal(r.engine.kv_cache_bytes, 6908018688ull + 16374562816ull);
     /* with MLA support: the 576-value latent as K, V a view of it */
     s.engine.rule = RULE_CURRENT;
     s.kv_dtype = DTYPE_FP16;
     r = run(&s);
-    assert_int_equal(r.engine.kv_cache_bytes_per_gpu, 61ull * 8192 * 1152);
+    assert_int_equal(r.engine.kv_cache_bytes, 61ull * 8192 * 1152);
 }
 
 static void trtllm_takes_a_fraction_of_what_is_free(void **state)
@@ -204,7 +206,7 @@ static void trtllm_takes_a_fraction_of_what_is_free(void **state)
     s.engine.non_kv_bytes = 20ull << 30;
     struct plan_result r = run(&s);
     uint64_t expect = (uint64_t)((double)(42412802048ull - (20ull << 30)) * 0.9);
-    assert_int_equal(r.engine.kv_cache_bytes_per_gpu, expect);
+    assert_int_equal(r.kv_pool_bytes_per_gpu, expect);
     assert_int_equal(r.engine.unit_tokens, 32);
 }
 
@@ -218,9 +220,9 @@ static void replicas_multiply_users_and_keep_per_gpu_figures(void **state)
     s.gpus = 4;
     s.tp = 2;
     struct plan_result two = run(&s);
-    assert_int_equal(two.engine.replicas, 2);
-    assert_int_equal(two.engine.kv_cache_bytes_per_gpu, one.engine.kv_cache_bytes_per_gpu);
-    assert_int_equal(two.engine.users, 2 * one.engine.users);
+    assert_int_equal(two.replicas, 2);
+    assert_int_equal(two.kv_pool_bytes_per_gpu, one.kv_pool_bytes_per_gpu);
+    assert_int_equal(two.max_users, 2 * one.max_users);
     assert_int_equal(two.max_users, 2 * one.max_users);
     assert_non_null(strstr(two.engine.launch, "--data-parallel-size 2"));
 }

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "core/capacity.h"
+#include "core/plan.h"
 #include "io/catalog.h"
 #include "io/fileio.h"
 #include "io/preset.h"
@@ -162,11 +162,11 @@ static void catalog_presets_give_the_reference_kv_bytes(void **state)
         assert_non_null(m);
         struct scenario s;
         struct plan_result r;
-        capacity_scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec, &m->spec);
+        scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec, &m->spec);
         s.context_tokens = 1024;
-        assert_true(capacity_compute(&s, &r, &d));
-        if (r.kv_bytes_per_token != want[i].bytes)
-            fail_msg("%s: %llu != %llu", want[i].id, (unsigned long long)r.kv_bytes_per_token,
+        assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+        if ((r.cost.bytes_per_token * r.tp) != want[i].bytes)
+            fail_msg("%s: %llu != %llu", want[i].id, (unsigned long long)(r.cost.bytes_per_token * r.tp),
                      (unsigned long long)want[i].bytes);
     }
     catalog_free(&c);
@@ -283,7 +283,7 @@ static void snapshots_round_trip_exactly(void **state)
     assert_true(catalog_load_embedded(&c, &d));
     struct scenario s, back;
     struct plan_result r, r2;
-    capacity_scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec,
+    scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec,
                               &catalog_find_model(&c, "gemma-3-27b")->spec);
     s.gpus = 2;
     s.context_tokens = 32768;
@@ -294,12 +294,12 @@ static void snapshots_round_trip_exactly(void **state)
     s.has_price = true;
     s.price_usd_per_hour = 3.25;
     s.units = UNITS_GB;
-    assert_true(capacity_compute(&s, &r, &d));
+    assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
     char *json = snapshot_to_json(&s, &r, "kvplan test");
     assert_non_null(json);
     if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
         fail_msg("%s", d.message);
-    assert_true(capacity_compute(&back, &r2, &d));
+    assert_true(plan_compute(&back, PLAN_EXPLAIN, NULL, &r2, &d));
     char *again = snapshot_to_json(&back, &r2, "kvplan test");
     assert_string_equal(json, again);
     free(json);
@@ -310,11 +310,27 @@ static void snapshots_round_trip_exactly(void **state)
 static void a_newer_snapshot_major_version_is_refused(void **state)
 {
     (void)state;
-    const char *text = "{\"format\": \"kvplan-scenario\",\n \"format_version\": 2, \"scenario\": {}}";
+    const char *text = "{\"format\": \"kvplan-scenario\",\n \"format_version\": 3, \"scenario\": {}}";
     struct scenario s;
     struct diag d = {0};
     assert_false(snapshot_parse("s.json", text, strlen(text), &s, &d));
-    assert_non_null(strstr(d.message, "s.json:2:2: format_version: 2 is not supported"));
+    assert_non_null(strstr(d.message, "s.json:2:2: format_version: 3 is not supported"));
+}
+
+static void a_version_1_snapshot_still_loads(void **state)
+{
+    (void)state;
+    /* written by kvplan before the one-answer result (format_version 1): its
+     * scenario is read as it was, and the plan recomputed (the seed article without headroom: 31) */
+    struct scenario s;
+    struct diag d = {0};
+    if (!snapshot_load("tests/data/snapshot-v1.json", &s, &d))
+        fail_msg("%s", d.message);
+    assert_string_equal(s.model.id, "llama-2-7b");
+    assert_int_equal(s.context_tokens, 4000);
+    struct plan_result r;
+    assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+    assert_int_equal(r.max_users, 31);
 }
 
 static void a_failed_atomic_write_keeps_the_old_file(void **state)
@@ -364,6 +380,7 @@ int main(void)
         cmocka_unit_test(a_directory_overrides_embedded_presets_by_id),
         cmocka_unit_test(snapshots_round_trip_exactly),
         cmocka_unit_test(a_newer_snapshot_major_version_is_refused),
+        cmocka_unit_test(a_version_1_snapshot_still_loads),
         cmocka_unit_test(a_failed_atomic_write_keeps_the_old_file),
     };
     return cmocka_run_group_tests_name("io", tests, make_tmpdir, remove_tmpdir);

@@ -38,7 +38,7 @@ static int unload(void **state)
 static struct planner start(const char *gpu, const char *model, uint64_t context)
 {
     struct scenario s;
-    capacity_scenario_default(&s, &catalog_find_gpu(&cat, gpu)->spec,
+    scenario_default(&s, &catalog_find_gpu(&cat, gpu)->spec,
                               &catalog_find_model(&cat, model)->spec);
     s.context_tokens = context;
     struct planner p;
@@ -50,7 +50,7 @@ static uint64_t users_for(const struct scenario *s)
 {
     struct plan_result r;
     struct diag d = {0};
-    assert_true(capacity_compute(s, &r, &d));
+    assert_true(plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d));
     return r.max_users;
 }
 
@@ -113,14 +113,14 @@ static void kv_heads_step_through_the_divisors_of_the_heads(void **state)
     struct planner p = start("h100-sxm", "llama-2-7b", 4096);
     p.focus = CTRL_KV_HEADS;
     planner_key(&p, KEY_LEFT); /* 32 -> 16 */
-    assert_int_equal(p.result.kv_heads, 16);
+    assert_int_equal(p.result.cost.kv_heads, 16);
     planner_key(&p, KEY_HOME); /* MQA */
-    assert_int_equal(p.result.kv_heads, 1);
+    assert_int_equal(p.result.cost.kv_heads, 1);
     char v[64];
-    planner_control_value(&p, CTRL_KV_HEADS, v, sizeof v);
+    control_format(CTRL_KV_HEADS, &p.scenario, &p.result, v, sizeof v);
     assert_string_equal(v, "1 (MQA)");
     planner_key(&p, 'r');
-    assert_int_equal(p.result.kv_heads, 32);
+    assert_int_equal(p.result.cost.kv_heads, 32);
 }
 
 static void the_picker_filters_and_picks(void **state)
@@ -137,7 +137,7 @@ static void the_picker_filters_and_picks(void **state)
     assert_int_equal(planner_picker_matches(&p, idx, 8), 1);
     planner_key(&p, '\n');
     assert_string_equal(p.scenario.model.id, "gemma-3-27b");
-    assert_int_equal(p.result.windowed_layers, 52);
+    assert_int_equal(p.result.cost.windowed_layers, 52);
 }
 
 static void baseline_then_compare_keeps_both_scenarios(void **state)
@@ -222,11 +222,16 @@ static void the_engine_control_switches_the_count_to_the_engines(void **state)
     assert_int_equal(p.scenario.engine.kind, ENGINE_VLLM);
     struct plan_result r;
     struct diag d = {0};
-    assert_true(capacity_compute(&p.scenario, &r, &d));
-    assert_int_equal(planner_users(&p), r.engine.users);
-    assert_true(planner_users(&p) != p.result.max_users); /* the engine's rule differs */
+    assert_true(plan_compute(&p.scenario, PLAN_EXPLAIN, NULL, &r, &d));
+    /* one answer: the count, the curve's point and the explain row are the engine's */
+    assert_int_equal(p.result.max_users, r.max_users);
+    assert_true(p.result.generic.present);
+    assert_true(p.result.generic.max_users != p.result.max_users); /* the engine's rule differs */
+    const struct explain_row *users = explain_find(&p.result.explain, "users");
+    assert_non_null(users);
+    assert_true(users->result.value == (long double)p.result.max_users);
     char v[64];
-    planner_control_value(&p, CTRL_ENGINE, v, sizeof v);
+    control_format(CTRL_ENGINE, &p.scenario, &p.result, v, sizeof v);
     assert_string_equal(v, "vllm");
     planner_key(&p, 'r');
     assert_int_equal(p.scenario.engine.kind, ENGINE_GENERIC);

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "core/capacity.h"
+#include "core/plan.h"
 #include "core/explain.h"
 
 static struct model_spec llama2_7b(void)
@@ -99,7 +99,7 @@ static struct plan_result plan(const struct scenario *s)
 {
     struct plan_result r;
     struct diag d = {0};
-    bool ok = capacity_compute(s, &r, &d);
+    bool ok = plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d);
     if (!ok)
         fail_msg("capacity_compute failed: %s", d.message);
     return r;
@@ -111,7 +111,7 @@ static struct scenario seed_scenario(void)
     struct gpu_spec g = gpu80();
     struct model_spec m = llama2_7b();
     struct scenario s;
-    capacity_scenario_default(&s, &g, &m);
+    scenario_default(&s, &g, &m);
     s.context_tokens = 4000;
     s.has_weights = true;
     s.weights_bytes = 14000000000ull;
@@ -125,9 +125,9 @@ static void llama2_7b_costs_half_a_mebibyte_per_token(void **state)
     /* 2 x 32 layers x 32 heads x 128 dims x 2 B = 524,288 B */
     struct scenario s = seed_scenario();
     struct plan_result r = plan(&s);
-    assert_int_equal(r.kv_bytes_per_token, 524288);
+    assert_int_equal((r.cost.bytes_per_token * r.tp), 524288);
     /* 4,000 tokens x 524,288 B = 2,097,152,000 B, the article's "2 GB" */
-    assert_int_equal(r.kv_bytes_per_user, 2097152000ull);
+    assert_int_equal(r.user_bytes_per_gpu, 2097152000ull);
 }
 
 static void seed_article_fits_31_users_with_no_headroom(void **state)
@@ -136,7 +136,7 @@ static void seed_article_fits_31_users_with_no_headroom(void **state)
     /* (80 GB - 14 GB) / 2,097,152,000 B = 31.47 -> 31 (the article rounds to 33) */
     struct scenario s = seed_scenario();
     struct plan_result r = plan(&s);
-    assert_int_equal(r.kv_pool_bytes, 66000000000ull);
+    assert_int_equal(r.kv_pool_bytes_per_gpu, 66000000000ull);
     assert_int_equal(r.max_users, 31);
 }
 
@@ -147,7 +147,7 @@ static void seed_article_fits_27_users_with_ten_percent_headroom(void **state)
     struct scenario s = seed_scenario();
     s.headroom_percent = 10;
     struct plan_result r = plan(&s);
-    assert_int_equal(r.headroom_bytes, 8000000000ull);
+    assert_int_equal(r.reserved_bytes_per_gpu, 8000000000ull);
     assert_int_equal(r.max_users, 27);
 }
 
@@ -159,8 +159,8 @@ static void shared_prefix_of_2000_tokens_doubles_users_to_61(void **state)
     struct scenario s = seed_scenario();
     s.prefix_tokens = 2000;
     struct plan_result r = plan(&s);
-    assert_int_equal(r.prefix_bytes, 1048576000ull);
-    assert_int_equal(r.kv_bytes_per_user, 1048576000ull);
+    assert_int_equal(r.prefix_bytes_per_gpu, 1048576000ull);
+    assert_int_equal(r.user_bytes_per_gpu, 1048576000ull);
     assert_int_equal(r.max_users, 61);
 }
 
@@ -180,7 +180,7 @@ static void eight_kv_heads_cut_llama2_to_a_quarter(void **state)
     /* 2 x 32 x 8 x 128 x 2 = 131,072 B */
     struct scenario s = seed_scenario();
     s.kv_heads = 8;
-    assert_int_equal(plan(&s).kv_bytes_per_token, 131072);
+    assert_int_equal(plan(&s).cost.bytes_per_token, 131072);
 }
 
 static void fp8_cache_halves_llama2(void **state)
@@ -189,7 +189,7 @@ static void fp8_cache_halves_llama2(void **state)
     /* 2 x 32 x 32 x 128 x 1 = 262,144 B */
     struct scenario s = seed_scenario();
     s.kv_dtype = DTYPE_FP8;
-    assert_int_equal(plan(&s).kv_bytes_per_token, 262144);
+    assert_int_equal(plan(&s).cost.bytes_per_token, 262144);
 }
 
 static void llama3_8b_full_window_is_16_gib(void **state)
@@ -199,11 +199,11 @@ static void llama3_8b_full_window_is_16_gib(void **state)
     struct gpu_spec g = gpu80();
     struct model_spec m = llama3_8b();
     struct scenario s;
-    capacity_scenario_default(&s, &g, &m);
+    scenario_default(&s, &g, &m);
     s.context_tokens = 131072;
     struct plan_result r = plan(&s);
-    assert_int_equal(r.kv_bytes_per_token, 131072);
-    assert_int_equal(r.kv_bytes_per_user, 17179869184ull);
+    assert_int_equal((r.cost.bytes_per_token * r.tp), 131072);
+    assert_int_equal(r.user_bytes_per_gpu, 17179869184ull);
     assert_true(r.warnings & WARN_CONTEXT_BEYOND_MODEL);
 }
 
@@ -214,11 +214,11 @@ static void q8_0_cache_carries_its_scales(void **state)
     struct gpu_spec g = gpu80();
     struct model_spec m = llama3_8b();
     struct scenario s;
-    capacity_scenario_default(&s, &g, &m);
+    scenario_default(&s, &g, &m);
     s.kv_dtype = DTYPE_Q8_0;
-    assert_int_equal(plan(&s).kv_bytes_per_token, 69632);
+    assert_int_equal(plan(&s).cost.bytes_per_token, 69632);
     s.kv_dtype = DTYPE_Q4_0; /* 1,024 x 18/32 = 576; 2 x 32 x 576 = 36,864 */
-    assert_int_equal(plan(&s).kv_bytes_per_token, 36864);
+    assert_int_equal(plan(&s).cost.bytes_per_token, 36864);
 }
 
 static void deepseek_v3_latent_is_replicated_on_every_gpu(void **state)
@@ -228,14 +228,14 @@ static void deepseek_v3_latent_is_replicated_on_every_gpu(void **state)
     struct gpu_spec g = gpu80();
     struct model_spec m = deepseek_v3();
     struct scenario s;
-    capacity_scenario_default(&s, &g, &m);
+    scenario_default(&s, &g, &m);
     struct plan_result r = plan(&s);
     assert_int_equal(r.kv_dtype, DTYPE_BF16);
-    assert_int_equal(r.kv_bytes_per_token, 70272);
+    assert_int_equal((r.cost.bytes_per_token * r.tp), 70272);
     s.gpus = 8;
     r = plan(&s);
-    assert_int_equal(r.kv_bytes_per_token_per_gpu, 70272);
-    assert_int_equal(r.kv_bytes_per_token, 562176);
+    assert_int_equal(r.cost.bytes_per_token, 70272);
+    assert_int_equal((r.cost.bytes_per_token * r.tp), 562176);
     assert_true(r.warnings & WARN_MLA_REPLICATED);
 }
 
@@ -247,16 +247,16 @@ static void kv_heads_replicate_when_gpus_exceed_them(void **state)
     struct gpu_spec g = gpu80();
     struct model_spec m = llama31_70b();
     struct scenario s;
-    capacity_scenario_default(&s, &g, &m);
+    scenario_default(&s, &g, &m);
     s.gpus = 8;
     struct plan_result r = plan(&s);
-    assert_int_equal(r.kv_bytes_per_token_per_gpu, 40960);
-    assert_int_equal(r.kv_bytes_per_token, 327680);
+    assert_int_equal(r.cost.bytes_per_token, 40960);
+    assert_int_equal((r.cost.bytes_per_token * r.tp), 327680);
     assert_false(r.warnings & WARN_KV_HEADS_REPLICATED);
     s.gpus = 16;
     r = plan(&s);
-    assert_int_equal(r.kv_bytes_per_token_per_gpu, 40960);
-    assert_int_equal(r.kv_bytes_per_token, 655360);
+    assert_int_equal(r.cost.bytes_per_token, 40960);
+    assert_int_equal((r.cost.bytes_per_token * r.tp), 655360);
     assert_true(r.warnings & WARN_KV_HEADS_REPLICATED);
 }
 
@@ -269,11 +269,11 @@ static void gemma3_windows_hold_only_1024_tokens(void **state)
     struct gpu_spec g = gpu80();
     struct model_spec m = gemma3_27b();
     struct scenario s;
-    capacity_scenario_default(&s, &g, &m);
+    scenario_default(&s, &g, &m);
     s.context_tokens = 131072;
-    assert_int_equal(plan(&s).kv_bytes_per_user, 11173625856ull);
+    assert_int_equal(plan(&s).user_bytes_per_gpu, 11173625856ull);
     s.full_attention = true;
-    assert_int_equal(plan(&s).kv_bytes_per_user, 66571993088ull);
+    assert_int_equal(plan(&s).user_bytes_per_gpu, 66571993088ull);
 }
 
 static void prefix_inside_a_window_is_shared_only_while_visible(void **state)
@@ -285,17 +285,19 @@ static void prefix_inside_a_window_is_shared_only_while_visible(void **state)
     struct gpu_spec g = gpu80();
     struct model_spec m = gemma3_27b();
     struct scenario s;
-    capacity_scenario_default(&s, &g, &m);
+    scenario_default(&s, &g, &m);
     s.context_tokens = 1000;
     s.prefix_tokens = 600;
     struct plan_result r = plan(&s);
-    assert_int_equal(r.user_tokens_windowed, 400);
-    assert_int_equal(r.user_tokens_global, 400);
-    assert_int_equal(r.prefix_tokens_windowed, 600);
+    struct token_split t = kvcost_split(&r.cost, s.context_tokens, s.prefix_tokens);
+    assert_int_equal(t.user_windowed, 400);
+    assert_int_equal(t.user_global, 400);
+    assert_int_equal(t.prefix_windowed, 600);
     s.context_tokens = 2000;
     r = plan(&s);
-    assert_int_equal(r.user_tokens_windowed, 1024);
-    assert_int_equal(r.user_tokens_global, 1400);
+    t = kvcost_split(&r.cost, s.context_tokens, s.prefix_tokens);
+    assert_int_equal(t.user_windowed, 1024);
+    assert_int_equal(t.user_global, 1400);
 }
 
 static void paging_rounds_each_user_up_to_whole_blocks(void **state)
@@ -307,10 +309,10 @@ static void paging_rounds_each_user_up_to_whole_blocks(void **state)
     struct scenario s = seed_scenario();
     s.avg_context_tokens = 1000;
     struct plan_result r = plan(&s);
-    assert_int_equal(r.kv_bytes_per_user_paged, 528482304ull);
+    assert_int_equal(r.user_bytes_paged_per_gpu, 528482304ull);
     assert_int_equal(r.max_users_paged, 124);
     assert_int_equal(r.max_users, 31);
-    assert_int_equal(r.reservation_waste_bytes, 48758784000ull);
+    assert_int_equal(r.reservation_waste_bytes_per_gpu, 48758784000ull);
 }
 
 static void weights_too_large_report_the_shortfall(void **state)
@@ -321,12 +323,12 @@ static void weights_too_large_report_the_shortfall(void **state)
     struct gpu_spec g = gpu80();
     struct model_spec m = llama31_70b();
     struct scenario s;
-    capacity_scenario_default(&s, &g, &m);
+    scenario_default(&s, &g, &m);
     struct plan_result r = plan(&s);
     assert_false(r.fits);
     assert_int_equal(r.max_users, 0);
-    assert_int_equal(r.kv_pool_bytes, 0);
-    assert_int_equal(r.shortfall_bytes, 69107412992ull);
+    assert_int_equal(r.kv_pool_bytes_per_gpu, 0);
+    assert_int_equal(r.shortfall_bytes_per_gpu, 69107412992ull);
     assert_true(r.warnings & WARN_WEIGHTS_DO_NOT_FIT);
 }
 
@@ -338,11 +340,11 @@ static void segments_add_up_to_the_memory(void **state)
     s.headroom_percent = 7.5;
     struct plan_result r = plan(&s);
     uint64_t seg[SEG_COUNT], sum = 0;
-    capacity_segments(&r, seg);
+    plan_segments(&r, seg);
     for (int i = 0; i < SEG_COUNT; i++)
         sum += seg[i];
-    assert_int_equal(sum, r.gpu_memory_bytes);
-    assert_true(seg[SEG_REMAINDER] < r.kv_bytes_per_user);
+    assert_int_equal(sum, r.memory_bytes_per_gpu);
+    assert_true(seg[SEG_SPARE] < r.user_bytes_per_gpu);
 }
 
 static void cost_and_decode_bound_follow_the_users(void **state)
@@ -353,7 +355,7 @@ static void cost_and_decode_bound_follow_the_users(void **state)
     struct scenario s = seed_scenario();
     struct plan_result r = plan(&s);
     assert_true(r.cost_per_user_hour > 0.06451 && r.cost_per_user_hour < 0.06452);
-    assert_int_equal(r.decode_step_bytes, 79011712000ull);
+    assert_int_equal(r.decode_step_bytes_per_gpu, 79011712000ull);
     assert_true(r.decode_tokens_per_s_per_user > 25.31 && r.decode_tokens_per_s_per_user < 25.32);
 }
 
@@ -364,25 +366,25 @@ static void invalid_scenarios_name_the_option(void **state)
     struct diag d = {0};
     struct scenario s = seed_scenario();
     s.prefix_tokens = 4000;
-    assert_false(capacity_compute(&s, &r, &d));
+    assert_false(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
     assert_non_null(strstr(d.message, "--prefix"));
 
     diag_clear(&d);
     s = seed_scenario();
     s.kv_heads = 7;
-    assert_false(capacity_compute(&s, &r, &d));
+    assert_false(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
     assert_non_null(strstr(d.message, "--kv-heads: 7 does not divide"));
 
     diag_clear(&d);
     s = seed_scenario();
     s.headroom_percent = 100;
-    assert_false(capacity_compute(&s, &r, &d));
+    assert_false(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
     assert_non_null(strstr(d.message, "--headroom"));
 
     diag_clear(&d);
     s = seed_scenario();
     s.gpus = 0;
-    assert_false(capacity_compute(&s, &r, &d));
+    assert_false(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
     assert_non_null(strstr(d.message, "--gpus"));
 }
 
@@ -397,9 +399,9 @@ static void huge_scenarios_never_overflow(void **state)
     s.has_weights = false;
     struct plan_result r;
     struct diag d = {0};
-    bool ok = capacity_compute(&s, &r, &d);
+    bool ok = plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d);
     if (ok)
-        assert_true(r.kv_bytes_per_user / s.context_tokens >= 524288 / 2);
+        assert_true(r.user_bytes_per_gpu / s.context_tokens >= 524288 / 2);
     else
         assert_non_null(strstr(d.message, "64 bits"));
 }
@@ -410,17 +412,19 @@ static void explain_shows_every_term_with_its_value(void **state)
     struct scenario s = seed_scenario();
     s.units = UNITS_GB;
     struct plan_result r = plan(&s);
-    struct explain e;
-    explain_build(&s, &r, &e);
-    const struct explain_line *l = explain_find(&e, "kv_per_token");
+    const struct explain_row *l = explain_find(&r.explain, "kv_per_layer");
     assert_non_null(l);
-    assert_string_equal(l->formula, "2 (K,V) x 32 layers x 32 KV heads x 128 head_dim x 2 B (fp16)");
-    assert_string_equal(l->value, "524,288 B (512 KiB)");
-    l = explain_find(&e, "users");
+    assert_string_equal(l->formula, "2 (K,V) x 32 KV heads x 128 head_dim x 2 B (fp16)");
+    assert_string_equal(l->result.text, "16,384 B (16 KiB)");
+    l = explain_find(&r.explain, "kv_per_token");
     assert_non_null(l);
-    assert_string_equal(l->formula,
-                        "floor((66.00 GB pool - 0 B prefix) / (4,000 tok x 512 KiB)) = floor(31.47)");
-    assert_string_equal(l->value, "31");
+    assert_string_equal(l->formula, "32 layers x 16,384 B (16 KiB)");
+    assert_string_equal(l->result.text, "524,288 B (512 KiB)");
+    l = explain_find(&r.explain, "users");
+    assert_non_null(l);
+    /* (80 GB - 14 GB) / (4,000 x 524,288 B = 2.097 GB) = 31.47 */
+    assert_string_equal(l->formula, "floor(66.00 GB pool / 2.10 GB per user) = floor(31.47)");
+    assert_string_equal(l->result.text, "31");
 }
 
 int main(void)
@@ -447,5 +451,5 @@ int main(void)
         cmocka_unit_test(huge_scenarios_never_overflow),
         cmocka_unit_test(explain_shows_every_term_with_its_value),
     };
-    return cmocka_run_group_tests_name("capacity", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }

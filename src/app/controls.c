@@ -1,0 +1,585 @@
+#include "controls.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const control_field_names[SF_COUNT] = {
+    [SF_GPU] = "GPU",
+    [SF_MODEL] = "Model",
+    [SF_GPUS] = "GPUs",
+    [SF_TP] = "TP",
+    [SF_ENGINE] = "Engine",
+    [SF_CONTEXT] = "Context",
+    [SF_PREFIX] = "Prefix",
+    [SF_AVG] = "In use",
+    [SF_BLOCK] = "Block size",
+    [SF_HEADROOM] = "Headroom",
+    [SF_KV_HEADS] = "KV heads",
+    [SF_KV_DTYPE] = "KV cache",
+    [SF_WEIGHT_DTYPE] = "Weights",
+    [SF_VRAM] = "Memory (--vram)",
+    [SF_WEIGHTS] = "Weights size (--weights)",
+    [SF_PRICE] = "Price (--price)",
+    [SF_GPU_MEMORY_UTILIZATION] = "GPU util",
+    [SF_MEM_FRACTION_STATIC] = "Mem static",
+    [SF_FREE_GPU_MEMORY_FRACTION] = "Free frac",
+    [SF_PARALLEL] = "Slots -np",
+    [SF_MAX_NUM_SEQS] = "Max seqs",
+    [SF_MAX_NUM_BATCHED_TOKENS] = "Batched tokens",
+    [SF_LOGGED] = "Logged memory",
+};
+
+static const struct {
+    const char *label;
+    enum scenario_field field;
+    enum control_kind kind;
+} table[CTRL_COUNT] = {
+    [CTRL_GPU] = {"GPU", SF_GPU, CK_PICKER},
+    [CTRL_GPUS] = {"GPUs", SF_GPUS, CK_SLIDER},
+    [CTRL_TP] = {"TP", SF_TP, CK_SLIDER},
+    [CTRL_MODEL] = {"Model", SF_MODEL, CK_PICKER},
+    [CTRL_CONTEXT] = {"Context", SF_CONTEXT, CK_SLIDER},
+    [CTRL_KV_HEADS] = {"KV heads", SF_KV_HEADS, CK_SLIDER},
+    [CTRL_KV_DTYPE] = {"KV cache", SF_KV_DTYPE, CK_LIST},
+    [CTRL_WEIGHT_DTYPE] = {"Weights", SF_WEIGHT_DTYPE, CK_LIST},
+    [CTRL_PREFIX] = {"Prefix", SF_PREFIX, CK_SLIDER},
+    [CTRL_AVG] = {"In use", SF_AVG, CK_SLIDER},
+    [CTRL_ENGINE] = {"Engine", SF_ENGINE, CK_LIST},
+    [CTRL_HEADROOM] = {"Headroom", SF_HEADROOM, CK_SLIDER},
+    [CTRL_FRACTION] = {"Mem frac", SF_GPU_MEMORY_UTILIZATION, CK_SLIDER},
+    [CTRL_SEQS] = {"Max seqs", SF_MAX_NUM_SEQS, CK_SLIDER},
+};
+
+static const enum dtype kv_dtypes[] = {DTYPE_AUTO, DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8,
+                                       DTYPE_INT8, DTYPE_INT4, DTYPE_Q8_0, DTYPE_Q4_0};
+static const enum dtype weight_dtypes[] = {DTYPE_AUTO, DTYPE_FP32, DTYPE_FP16, DTYPE_BF16,
+                                           DTYPE_FP8,  DTYPE_INT8, DTYPE_INT4};
+enum { N_KV = sizeof kv_dtypes / sizeof kv_dtypes[0], N_W = sizeof weight_dtypes / sizeof weight_dtypes[0] };
+
+enum control_kind control_kind(enum control c)
+{
+    return c >= 0 && c < CTRL_COUNT ? table[c].kind : CK_LIST;
+}
+
+static enum scenario_field field_of(enum control c, const struct scenario *s)
+{
+    enum engine_kind e = s->engine.kind;
+    if (c == CTRL_FRACTION)
+        return e == ENGINE_SGLANG ? SF_MEM_FRACTION_STATIC
+               : e == ENGINE_TRTLLM ? SF_FREE_GPU_MEMORY_FRACTION
+                                    : SF_GPU_MEMORY_UTILIZATION;
+    if (c == CTRL_SEQS)
+        return e == ENGINE_LLAMACPP ? SF_PARALLEL : SF_MAX_NUM_SEQS;
+    return table[c].field;
+}
+
+const char *control_label(enum control c, const struct scenario *s)
+{
+    if (c < 0 || c >= CTRL_COUNT)
+        return "";
+    enum engine_kind e = s->engine.kind;
+    if (c == CTRL_SEQS)
+        return e == ENGINE_LLAMACPP ? "Slots -np"
+               : e == ENGINE_SGLANG ? "Max running"
+               : e == ENGINE_TRTLLM ? "Max batch"
+                                    : "Max seqs";
+    if (c == CTRL_FRACTION)
+        return control_field_names[field_of(c, s)];
+    return table[c].label;
+}
+
+int control_of_field(enum scenario_field f)
+{
+    for (int c = 0; c < CTRL_COUNT; c++)
+        if (table[c].field == f)
+            return c;
+    if (f == SF_MEM_FRACTION_STATIC || f == SF_FREE_GPU_MEMORY_FRACTION)
+        return CTRL_FRACTION;
+    if (f == SF_PARALLEL)
+        return CTRL_SEQS;
+    return -1;
+}
+
+bool control_visible(enum control c, const struct scenario *s)
+{
+    enum engine_kind e = s->engine.kind;
+    if (c == CTRL_FRACTION)
+        return e == ENGINE_VLLM || e == ENGINE_SGLANG || e == ENGINE_TRTLLM;
+    if (c == CTRL_SEQS)
+        return e != ENGINE_GENERIC;
+    return c >= 0 && c < CTRL_COUNT;
+}
+
+const char *control_dim_reason(enum control c, const struct scenario *s)
+{
+    if (c == CTRL_HEADROOM && s->engine.kind != ENGINE_GENERIC)
+        return "engine budgets";
+    if (c == CTRL_KV_HEADS && s->model.attention == ATTENTION_MLA)
+        return "MLA: one latent";
+    if (c == CTRL_TP && s->gpus == 1)
+        return NULL;
+    return NULL;
+}
+
+static int add_unique(uint64_t *v, int n, uint64_t x)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == x)
+            return n;
+    if (n < CONTROL_VALUES_MAX)
+        v[n++] = x;
+    return n;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* thousandths of a memory fraction, and its default */
+static double fraction_of(const struct scenario *s)
+{
+    const struct engine_flags *f = &s->engine;
+    return s->engine.kind == ENGINE_SGLANG   ? f->mem_fraction_static
+           : s->engine.kind == ENGINE_TRTLLM ? f->free_gpu_memory_fraction
+                                             : f->gpu_memory_utilization;
+}
+
+int control_values(enum control c, const struct scenario *s, const struct catalog *cat, uint64_t *v)
+{
+    int n = 0;
+    switch (c) {
+    case CTRL_GPU:
+        for (size_t i = 0; i < cat->gpu_count && n < CONTROL_VALUES_MAX; i++)
+            v[n++] = i;
+        return n;
+    case CTRL_MODEL:
+        for (size_t i = 0; i < cat->model_count && n < CONTROL_VALUES_MAX; i++)
+            v[n++] = i;
+        return n;
+    case CTRL_GPUS:
+        for (uint64_t g = 1; g <= 64; g++)
+            v[n++] = g;
+        n = add_unique(v, n, s->gpus);
+        break;
+    case CTRL_TP:
+        for (uint64_t t = 1; t <= s->gpus && n < CONTROL_VALUES_MAX; t++)
+            if (s->gpus % t == 0)
+                v[n++] = t;
+        break;
+    case CTRL_CONTEXT:
+        for (uint64_t t = 1024; t <= 1024 * 1024; t *= 2)
+            n = add_unique(v, n, t);
+        n = add_unique(v, n, s->model.max_context_tokens);
+        n = add_unique(v, n, s->context_tokens);
+        break;
+    case CTRL_KV_HEADS:
+        if (s->model.attention == ATTENTION_MLA)
+            return 0;
+        for (uint32_t h = 1; h <= s->model.attention_heads; h++)
+            if (s->model.attention_heads % h == 0)
+                n = add_unique(v, n, h);
+        break;
+    case CTRL_KV_DTYPE:
+        for (int i = 0; i < N_KV; i++)
+            v[n++] = (uint64_t)i;
+        return n;
+    case CTRL_WEIGHT_DTYPE:
+        for (int i = 0; i < N_W; i++)
+            v[n++] = (uint64_t)i;
+        return n;
+    case CTRL_PREFIX:
+        n = add_unique(v, n, 0);
+        for (uint64_t t = 128; t < s->context_tokens; t *= 2)
+            n = add_unique(v, n, t);
+        if (s->prefix_tokens < s->context_tokens)
+            n = add_unique(v, n, s->prefix_tokens);
+        break;
+    case CTRL_AVG:
+        for (uint64_t t = 256; t < s->context_tokens; t *= 2)
+            if (t > s->prefix_tokens)
+                n = add_unique(v, n, t);
+        if (s->avg_context_tokens && s->avg_context_tokens < s->context_tokens)
+            n = add_unique(v, n, s->avg_context_tokens);
+        n = add_unique(v, n, s->context_tokens); /* stored as 0: "= context" */
+        break;
+    case CTRL_ENGINE:
+        for (uint64_t e = 0; e < ENGINE_COUNT; e++)
+            v[n++] = e;
+        return n;
+    case CTRL_HEADROOM:
+        for (uint64_t h = 0; h <= 50; h++)
+            v[n++] = h;
+        break;
+    case CTRL_FRACTION:
+        n = add_unique(v, n, 0); /* the engine's default */
+        for (uint64_t f = 500; f <= 990; f += 10)
+            n = add_unique(v, n, f);
+        if (fraction_of(s) > 0)
+            n = add_unique(v, n, (uint64_t)llround(fraction_of(s) * 1000));
+        break;
+    case CTRL_SEQS:
+        n = add_unique(v, n, 0); /* the engine's default (llama.cpp: as many as fit) */
+        for (uint64_t k = 1; k <= 16; k++)
+            n = add_unique(v, n, k);
+        for (uint64_t k = 32; k <= 4096; k *= 2)
+            n = add_unique(v, n, k);
+        n = add_unique(v, n, s->engine.kind == ENGINE_LLAMACPP ? s->engine.parallel
+                                                               : s->engine.max_num_seqs);
+        break;
+    case CTRL_COUNT:
+        return 0;
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_u64);
+    return n;
+}
+
+static size_t index_of(const char *id, bool gpu, const struct catalog *c)
+{
+    size_t n = gpu ? c->gpu_count : c->model_count;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(gpu ? c->gpus[i].spec.id : c->models[i].spec.id, id) == 0)
+            return i;
+    return 0;
+}
+
+uint64_t control_current(enum control c, const struct scenario *s, const struct catalog *cat)
+{
+    switch (c) {
+    case CTRL_GPU:
+        return index_of(s->gpu.id, true, cat);
+    case CTRL_MODEL:
+        return index_of(s->model.id, false, cat);
+    case CTRL_GPUS:
+        return s->gpus;
+    case CTRL_TP:
+        return scenario_tp(s);
+    case CTRL_CONTEXT:
+        return s->context_tokens;
+    case CTRL_KV_HEADS:
+        return s->kv_heads ? s->kv_heads : s->model.kv_heads;
+    case CTRL_KV_DTYPE:
+        for (int i = 0; i < N_KV; i++)
+            if (kv_dtypes[i] == s->kv_dtype)
+                return (uint64_t)i;
+        return 0;
+    case CTRL_WEIGHT_DTYPE:
+        for (int i = 0; i < N_W; i++)
+            if (weight_dtypes[i] == s->weight_dtype)
+                return (uint64_t)i;
+        return 0;
+    case CTRL_PREFIX:
+        return s->prefix_tokens;
+    case CTRL_AVG:
+        return scenario_avg_tokens(s);
+    case CTRL_ENGINE:
+        return (uint64_t)s->engine.kind;
+    case CTRL_HEADROOM:
+        return (uint64_t)(s->headroom_percent + 0.5);
+    case CTRL_FRACTION:
+        return (uint64_t)llround(fraction_of(s) * 1000);
+    case CTRL_SEQS:
+        return s->engine.kind == ENGINE_LLAMACPP ? s->engine.parallel : s->engine.max_num_seqs;
+    case CTRL_COUNT:
+        break;
+    }
+    return 0;
+}
+
+static void set_fraction(struct scenario *s, double f)
+{
+    if (s->engine.kind == ENGINE_SGLANG)
+        s->engine.mem_fraction_static = f;
+    else if (s->engine.kind == ENGINE_TRTLLM)
+        s->engine.free_gpu_memory_fraction = f;
+    else
+        s->engine.gpu_memory_utilization = f;
+}
+
+static void set_seqs(struct scenario *s, uint32_t n)
+{
+    if (s->engine.kind == ENGINE_LLAMACPP)
+        s->engine.parallel = n;
+    else
+        s->engine.max_num_seqs = n;
+}
+
+static void set_context(struct scenario *s, uint64_t tokens)
+{
+    s->context_tokens = tokens;
+    if (s->prefix_tokens >= tokens)
+        s->prefix_tokens = 0;
+    if (s->avg_context_tokens >= tokens)
+        s->avg_context_tokens = 0;
+}
+
+static void set_gpus(struct scenario *s, uint32_t gpus)
+{
+    s->gpus = gpus;
+    if (s->tp && gpus % s->tp != 0)
+        s->tp = 0; /* the split no longer divides: one replica of every GPU */
+}
+
+void control_set(enum control c, struct scenario *s, const struct catalog *cat, uint64_t value)
+{
+    switch (c) {
+    case CTRL_GPU:
+        if (value < cat->gpu_count)
+            s->gpu = cat->gpus[value].spec;
+        break;
+    case CTRL_MODEL:
+        if (value < cat->model_count) {
+            s->model = cat->models[value].spec;
+            s->kv_heads = 0; /* a new model brings its own heads */
+        }
+        break;
+    case CTRL_GPUS:
+        set_gpus(s, (uint32_t)value);
+        break;
+    case CTRL_TP:
+        s->tp = value >= s->gpus ? 0 : (uint32_t)value;
+        break;
+    case CTRL_CONTEXT:
+        set_context(s, value);
+        break;
+    case CTRL_KV_HEADS:
+        s->kv_heads = value == s->model.kv_heads ? 0 : (uint32_t)value;
+        break;
+    case CTRL_KV_DTYPE:
+        s->kv_dtype = kv_dtypes[value % N_KV];
+        break;
+    case CTRL_WEIGHT_DTYPE:
+        s->weight_dtype = weight_dtypes[value % N_W];
+        break;
+    case CTRL_PREFIX:
+        s->prefix_tokens = value;
+        if (s->avg_context_tokens && s->avg_context_tokens <= value)
+            s->avg_context_tokens = 0;
+        break;
+    case CTRL_AVG:
+        s->avg_context_tokens = value >= s->context_tokens ? 0 : value;
+        break;
+    case CTRL_ENGINE:
+        s->engine.kind = (enum engine_kind)(value % ENGINE_COUNT);
+        s->engine.rule = RULE_CURRENT;
+        break;
+    case CTRL_HEADROOM:
+        s->headroom_percent = (double)value;
+        break;
+    case CTRL_FRACTION:
+        set_fraction(s, (double)value / 1000.0);
+        break;
+    case CTRL_SEQS:
+        set_seqs(s, (uint32_t)value);
+        break;
+    case CTRL_COUNT:
+        break;
+    }
+}
+
+void control_reset(enum control c, struct scenario *s)
+{
+    switch (c) {
+    case CTRL_GPUS:
+        s->gpus = 1;
+        s->tp = 0;
+        break;
+    case CTRL_TP:
+        s->tp = 0;
+        break;
+    case CTRL_CONTEXT:
+        set_context(s, s->model.max_context_tokens < 8192 ? s->model.max_context_tokens : 8192);
+        break;
+    case CTRL_KV_HEADS:
+        s->kv_heads = 0;
+        break;
+    case CTRL_KV_DTYPE:
+        s->kv_dtype = DTYPE_AUTO;
+        break;
+    case CTRL_WEIGHT_DTYPE:
+        s->weight_dtype = DTYPE_AUTO;
+        break;
+    case CTRL_PREFIX:
+        s->prefix_tokens = 0;
+        break;
+    case CTRL_AVG:
+        s->avg_context_tokens = 0;
+        break;
+    case CTRL_ENGINE:
+        s->engine.kind = ENGINE_GENERIC;
+        s->engine.rule = RULE_CURRENT;
+        break;
+    case CTRL_HEADROOM:
+        s->headroom_percent = 10;
+        break;
+    case CTRL_FRACTION:
+        set_fraction(s, 0);
+        break;
+    case CTRL_SEQS:
+        set_seqs(s, 0);
+        break;
+    default:
+        break;
+    }
+}
+
+/* A whole number from min to max: refuses fractions ("2.5 GPUs"). */
+static bool parse_count(const char *text, double min, double max, uint64_t *out, struct diag *d)
+{
+    double x;
+    if (!units_parse_number(text, min, max, &x, d))
+        return false;
+    if (x != floor(x))
+        return diag_fail(d, "'%s' is not a whole number", text);
+    *out = (uint64_t)x;
+    return true;
+}
+
+bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d)
+{
+    uint64_t n = 0;
+    double x = 0;
+    enum dtype t;
+    struct diag in = {0};
+    bool ok = true;
+    switch (c) {
+    case CTRL_CONTEXT:
+        if ((ok = units_parse_tokens(text, false, &n, &in)))
+            set_context(s, n);
+        break;
+    case CTRL_PREFIX:
+        if ((ok = units_parse_tokens(text, true, &n, &in)))
+            s->prefix_tokens = n;
+        break;
+    case CTRL_AVG:
+        if ((ok = units_parse_tokens(text, false, &n, &in)))
+            s->avg_context_tokens = n >= s->context_tokens ? 0 : n;
+        break;
+    case CTRL_GPUS:
+        if ((ok = parse_count(text, 1, GPUS_MAX, &n, &in)))
+            set_gpus(s, (uint32_t)n);
+        break;
+    case CTRL_TP:
+        if ((ok = parse_count(text, 1, GPUS_MAX, &n, &in)))
+            s->tp = n == s->gpus ? 0 : (uint32_t)n;
+        break;
+    case CTRL_KV_HEADS:
+        if ((ok = parse_count(text, 1, 100000, &n, &in)))
+            s->kv_heads = (uint32_t)n;
+        break;
+    case CTRL_SEQS:
+        if ((ok = parse_count(text, 0, 1000000, &n, &in)))
+            set_seqs(s, (uint32_t)n);
+        break;
+    case CTRL_HEADROOM:
+        if ((ok = units_parse_number(text, 0, 99.9, &x, &in)))
+            s->headroom_percent = x;
+        break;
+    case CTRL_FRACTION:
+        if ((ok = units_parse_number(text, 0.01, 1, &x, &in)))
+            set_fraction(s, x);
+        break;
+    case CTRL_KV_DTYPE:
+    case CTRL_WEIGHT_DTYPE:
+        if (!dtype_parse(text, &t))
+            ok = diag_fail(&in, "'%s' is not a precision (%s)", text, dtype_names());
+        else if (c == CTRL_KV_DTYPE)
+            s->kv_dtype = t;
+        else
+            s->weight_dtype = t;
+        break;
+    case CTRL_ENGINE:
+        ok = engine_parse(text, &s->engine.kind, &s->engine.rule, &in);
+        break;
+    default:
+        ok = diag_fail(&in, "pick it from the list (Enter)");
+        break;
+    }
+    if (!ok)
+        return diag_fail(d, "%s: %s", control_label(c, s), in.message);
+    return true;
+}
+
+void control_format(enum control c, const struct scenario *s, const struct plan_result *r,
+                    char *buf, size_t size)
+{
+    char t[32];
+    switch (c) {
+    case CTRL_GPU:
+        snprintf(buf, size, "%s", s->gpu.name);
+        break;
+    case CTRL_MODEL:
+        snprintf(buf, size, "%s", s->model.name);
+        break;
+    case CTRL_GPUS:
+        snprintf(buf, size, "%u", s->gpus);
+        break;
+    case CTRL_TP:
+        snprintf(buf, size, "%u x %u repl", scenario_tp(s), scenario_replicas(s));
+        break;
+    case CTRL_CONTEXT:
+        snprintf(buf, size, "%s", units_format_tokens_short(s->context_tokens, t, sizeof t));
+        break;
+    case CTRL_KV_HEADS:
+        if (s->model.attention == ATTENTION_MLA) {
+            snprintf(buf, size, "MLA latent");
+        } else {
+            uint32_t h = s->kv_heads ? s->kv_heads : s->model.kv_heads;
+            uint32_t group = s->model.attention_heads / (h ? h : 1);
+            if (h == 1)
+                snprintf(buf, size, "1 (MQA)");
+            else if (group == 1)
+                snprintf(buf, size, "%u (MHA)", h);
+            else
+                snprintf(buf, size, "%u (group %u)", h, group);
+        }
+        break;
+    case CTRL_KV_DTYPE:
+        if (s->kv_dtype == DTYPE_AUTO)
+            snprintf(buf, size, "auto %s", dtype_info(r->kv_dtype)->name);
+        else
+            snprintf(buf, size, "%s", dtype_info(s->kv_dtype)->name);
+        break;
+    case CTRL_WEIGHT_DTYPE:
+        if (s->weight_dtype == DTYPE_AUTO)
+            snprintf(buf, size, "auto %s", dtype_info(r->weight_dtype)->name);
+        else
+            snprintf(buf, size, "%s", dtype_info(s->weight_dtype)->name);
+        break;
+    case CTRL_PREFIX:
+        snprintf(buf, size, "%s", units_format_tokens_short(s->prefix_tokens, t, sizeof t));
+        break;
+    case CTRL_AVG:
+        if (s->avg_context_tokens == 0)
+            snprintf(buf, size, "= context");
+        else
+            snprintf(buf, size, "%s", units_format_tokens_short(s->avg_context_tokens, t, sizeof t));
+        break;
+    case CTRL_ENGINE:
+        snprintf(buf, size, "%s", engine_label(s->engine.kind, s->engine.rule));
+        break;
+    case CTRL_HEADROOM:
+        snprintf(buf, size, "%g%%", s->headroom_percent);
+        break;
+    case CTRL_FRACTION:
+        if (fraction_of(s) > 0)
+            snprintf(buf, size, "%.3f", fraction_of(s));
+        else
+            snprintf(buf, size, "auto %.3f", r->engine.fraction);
+        break;
+    case CTRL_SEQS:
+        if (control_current(c, s, NULL) > 0)
+            snprintf(buf, size, "%llu", (unsigned long long)control_current(c, s, NULL));
+        else if (s->engine.kind == ENGINE_LLAMACPP)
+            snprintf(buf, size, "auto %u", r->engine.slots);
+        else
+            snprintf(buf, size, "auto %u", r->engine.scheduler_cap);
+        break;
+    case CTRL_COUNT:
+        buf[0] = '\0';
+        break;
+    }
+}

@@ -1,0 +1,79 @@
+/* controls: the planner's controls as one table. Each control says how it
+ * is labelled, which scenario field it sets (so an error names it), when it
+ * is shown or dimmed, the values it steps through, and how a typed value is
+ * read. The planner, the views and the help all read this table. */
+#ifndef KVPLAN_APP_CONTROLS_H
+#define KVPLAN_APP_CONTROLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/plan.h"
+#include "io/catalog.h"
+
+enum control {
+    CTRL_GPU,
+    CTRL_GPUS,
+    CTRL_TP,
+    CTRL_MODEL,
+    CTRL_CONTEXT,
+    CTRL_KV_HEADS,
+    CTRL_KV_DTYPE,
+    CTRL_WEIGHT_DTYPE,
+    CTRL_PREFIX,
+    CTRL_AVG,
+    CTRL_ENGINE,
+    CTRL_HEADROOM,
+    CTRL_FRACTION, /* vLLM utilisation, SGLang static fraction, TRT-LLM free fraction */
+    CTRL_SEQS,     /* vLLM max-num-seqs, SGLang max-running-requests, TRT-LLM batch, llama.cpp -np */
+    CTRL_COUNT
+};
+
+enum control_kind {
+    CK_PICKER, /* GPU, Model: a searchable list */
+    CK_LIST,   /* words (precisions, engines): arrows beside the value */
+    CK_SLIDER  /* numbers: a track and a knob */
+};
+
+enum { CONTROL_VALUES_MAX = 128 };
+
+/* How the planner names each scenario field in messages. */
+extern const char *const control_field_names[SF_COUNT];
+
+enum control_kind control_kind(enum control c);
+
+/* "Context", or for the engine knobs the engine's own word ("Max seqs"). */
+const char *control_label(enum control c, const struct scenario *s);
+
+/* Shown at all for this scenario (engine knobs only with their engine). */
+bool control_visible(enum control c, const struct scenario *s);
+
+/* Why the control has no effect now ("vllm budgets by its own rule"), or NULL. */
+const char *control_dim_reason(enum control c, const struct scenario *s);
+
+/* The values the control steps through, ascending; returns the count. */
+int control_values(enum control c, const struct scenario *s, const struct catalog *cat,
+                   uint64_t *v);
+
+/* The current value in control_values' terms. */
+uint64_t control_current(enum control c, const struct scenario *s, const struct catalog *cat);
+
+/* s with control c set to value (in control_values' terms). */
+void control_set(enum control c, struct scenario *s, const struct catalog *cat, uint64_t value);
+
+/* s with control c back to its default. */
+void control_reset(enum control c, struct scenario *s);
+
+/* s with a typed value applied; false (d set, in the planner's words) when
+ * the text is not a value of the control. */
+bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d);
+
+/* The value as shown beside the control. */
+void control_format(enum control c, const struct scenario *s, const struct plan_result *r,
+                    char *buf, size_t size);
+
+/* The control a scenario field belongs to, or -1. */
+int control_of_field(enum scenario_field f);
+
+#endif

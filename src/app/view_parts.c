@@ -1,0 +1,174 @@
+#include "view_parts.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/view.h"
+
+const enum role view_segment_roles[SEG_COUNT] = {ROLE_WEIGHTS, ROLE_RUNTIME, ROLE_PREFIX,
+                                                 ROLE_KV,      ROLE_REMAINDER, ROLE_HEADROOM};
+
+void view_fill_row(int y, int x, int w, enum role role)
+{
+    attr_t a = role_attr(role);
+    attron(a);
+    mvhline(y, x, ' ', w);
+    attroff(a);
+}
+
+void view_box(int y, int x, int h, int w, const char *title)
+{
+    /* Explicit glyphs rather than ACS, so screen dumps read as drawn. */
+    bool u = roles_utf8();
+    const char *hz = u ? "\u2500" : "-", *vt = u ? "\u2502" : "|";
+    const char *corner[4] = {u ? "\u250c" : "+", u ? "\u2510" : "+", u ? "\u2514" : "+",
+                             u ? "\u2518" : "+"};
+    for (int i = 0; i < h; i++)
+        mvhline(y + i, x, ' ', w);
+    for (int i = 1; i < w - 1; i++) {
+        widget_text(y, x + i, 1, ROLE_TITLE, hz);
+        widget_text(y + h - 1, x + i, 1, ROLE_TITLE, hz);
+    }
+    for (int i = 1; i < h - 1; i++) {
+        widget_text(y + i, x, 1, ROLE_TITLE, vt);
+        widget_text(y + i, x + w - 1, 1, ROLE_TITLE, vt);
+    }
+    widget_text(y, x, 1, ROLE_TITLE, corner[0]);
+    widget_text(y, x + w - 1, 1, ROLE_TITLE, corner[1]);
+    widget_text(y + h - 1, x, 1, ROLE_TITLE, corner[2]);
+    widget_text(y + h - 1, x + w - 1, 1, ROLE_TITLE, corner[3]);
+    widget_text(y, x + 2, w - 4, ROLE_TITLE, title);
+}
+
+void view_keybar(struct rect r)
+{
+    int n;
+    const struct planner_key_def *k = planner_keys(&n);
+    view_fill_row(r.y, r.x, r.w, ROLE_TEXT);
+    int x = r.x;
+    for (int i = 0; i < n; i++) {
+        if (k[i].bar == NULL)
+            continue;
+        int kw = (int)strlen(k[i].name), lw = (int)strlen(k[i].bar);
+        if (x + kw + 1 + lw > r.x + r.w)
+            break;
+        widget_text(r.y, x, kw, ROLE_KEY, k[i].name);
+        widget_text(r.y, x + kw + 1, lw, ROLE_TEXT, k[i].bar);
+        x += kw + 1 + lw + 2;
+    }
+}
+
+int view_keybar_key_at(int x, int y)
+{
+    if (y != LINES - 1)
+        return 0;
+    int n, cx = 0;
+    const struct planner_key_def *k = planner_keys(&n);
+    for (int i = 0; i < n; i++) {
+        if (k[i].bar == NULL)
+            continue;
+        int w = (int)(strlen(k[i].name) + 1 + strlen(k[i].bar));
+        if (x >= cx && x < cx + w)
+            return k[i].key;
+        cx += w + 2;
+    }
+    return 0;
+}
+
+void view_title(const struct planner *p, struct rect r)
+{
+    const struct scenario *s = &p->scenario;
+    const struct plan_result *res = &p->result;
+    char line[256], ctx[32], layout[48] = "";
+    view_fill_row(r.y, r.x, r.w, ROLE_KEY);
+    units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
+    if (res->replicas > 1)
+        snprintf(layout, sizeof layout, " (%u x TP %u)", res->replicas, res->tp);
+    snprintf(line, sizeof line, " kvplan  %s on %u x %s%s at %s tokens%s%s", s->model.name,
+             s->gpus, s->gpu.name, layout, ctx, res->profile != ENGINE_GENERIC ? ", " : "",
+             res->profile != ENGINE_GENERIC ? engine_label(res->profile, res->rule) : "");
+    widget_text(r.y, r.x, r.w - 8, ROLE_KEY, line);
+    widget_text(r.y, r.x + r.w - 7, 7, ROLE_KEY, "? help ");
+}
+
+bool view_bar_segments(const struct planner *p, struct bar_segment bs[SEG_COUNT])
+{
+    const struct plan_result *r = &p->result;
+    uint64_t seg[SEG_COUNT];
+    plan_segments(r, seg);
+    uint64_t total = r->memory_bytes_per_gpu;
+    bool over = !r->weights_fit;
+    for (int i = 0; i < SEG_COUNT; i++) {
+        bs[i].role = view_segment_roles[i];
+        bs[i].fraction = total > 0 ? (double)seg[i] / (double)total : 0;
+    }
+    if (over) {
+        /* the weights fill the bar; the overflow mark says there is more */
+        bs[SEG_WEIGHTS].fraction = 1.0;
+        for (int i = 1; i < SEG_COUNT; i++)
+            bs[i].fraction = 0;
+    }
+    return over;
+}
+
+int view_explain_row(const struct explain_row *row, int y, int x, int w, int max_rows,
+                     enum role role)
+{
+    char value[EXPLAIN_VALUE_MAX + EXPLAIN_KEY_MAX + 8];
+    snprintf(value, sizeof value, " = %s%s%s", row->result.text, row->scope[0] ? " " : "",
+             row->scope);
+    char text[EXPLAIN_TEXT_MAX + sizeof value];
+    snprintf(text, sizeof text, "%s%s", row->formula, value);
+    widget_text(y, x, EXPLAIN_LABEL_W, ROLE_TITLE, row->label);
+    int tw = w - EXPLAIN_LABEL_W;
+    if (tw <= 0)
+        return 1;
+    if (max_rows == 1 && (int)strlen(text) > tw) {
+        /* One row only: shorten the formula, never the value. */
+        int keep = tw - (int)strlen(value) - 1;
+        char piece[EXPLAIN_TEXT_MAX + sizeof value];
+        snprintf(piece, sizeof piece, "%.*s%s%s", keep > 0 ? keep : 0, row->formula,
+                 roles_utf8() ? "\u2026" : "~", value);
+        widget_text(y, x + EXPLAIN_LABEL_W, tw, role, piece);
+        return 1;
+    }
+    int rows = 0;
+    const char *s = text;
+    while (*s && rows < max_rows) {
+        int len = (int)strlen(s), cut = len;
+        if (len > tw) {
+            cut = tw;
+            while (cut > 0 && s[cut] != ' ')
+                cut--;
+            if (cut == 0)
+                cut = tw;
+        }
+        char piece[EXPLAIN_TEXT_MAX + sizeof value];
+        snprintf(piece, sizeof piece, "%.*s", cut, s);
+        widget_text(y + rows, x + EXPLAIN_LABEL_W, tw, role, piece);
+        s += cut;
+        while (*s == ' ')
+            s++;
+        rows++;
+    }
+    return rows;
+}
+
+enum role view_users_role(const struct plan_result *r)
+{
+    return !r->fits ? ROLE_BAD : r->max_users == 0 ? ROLE_WARN : ROLE_GOOD;
+}
+
+void view_baseline_text(const struct planner *p, char *buf, size_t size)
+{
+    uint64_t b0 = p->baseline_result.max_users, now = p->result.max_users;
+    char a[32], b[32];
+    units_format_int(b0, a, sizeof a);
+    units_format_int(now, b, sizeof b);
+    if (b0 == 0)
+        snprintf(buf, size, "baseline %s -> %s users", a, b);
+    else
+        snprintf(buf, size, "baseline %s -> %s users (%+.0f%%)", a, b,
+                 100.0 * ((double)now - (double)b0) / (double)b0);
+}

@@ -1,0 +1,42 @@
+/* view_parts: the pieces the planner's screens share (internal to app/):
+ * rows, boxes, the key bar, the memory bar, explain rows, the title. */
+#ifndef KVPLAN_APP_VIEW_PARTS_H
+#define KVPLAN_APP_VIEW_PARTS_H
+
+#include "app/layout.h"
+#include "app/planner.h"
+#include "tui/roles.h"
+#include "tui/widgets.h"
+
+enum { LABEL_W = 11, VALUE_W = 13, EXPLAIN_LABEL_W = 19 };
+
+void view_fill_row(int y, int x, int w, enum role role);
+void view_box(int y, int x, int h, int w, const char *title);
+void view_keybar(struct rect r);
+void view_title(const struct planner *p, struct rect r);
+
+/* The memory of one GPU as bar segments; true when the weights overflow it. */
+bool view_bar_segments(const struct planner *p, struct bar_segment bs[SEG_COUNT]);
+extern const enum role view_segment_roles[SEG_COUNT];
+
+/* An explain row: label, then the formula wrapped to the pane, then
+ * "= value scope"; at most max_rows rows (one row: the formula shortened,
+ * never the value). Returns the rows used. */
+int view_explain_row(const struct explain_row *row, int y, int x, int w, int max_rows,
+                     enum role role);
+
+/* The role of the big count: bad when it does not fit, a warning at 0. */
+enum role view_users_role(const struct plan_result *r);
+
+/* "baseline 29 -> 3 users (-90%)" */
+void view_baseline_text(const struct planner *p, char *buf, size_t size);
+
+/* Screens drawn over or instead of the main one. */
+void view_draw_picker(const struct planner *p);
+void view_draw_help(const struct planner *p);
+void view_draw_prompt(const struct planner *p);
+void view_draw_warnings(const struct planner *p);
+void view_draw_compare(const struct planner *p);
+void view_draw_presentation(const struct planner *p);
+
+#endif

@@ -1,0 +1,317 @@
+/* The screens drawn over or instead of the main one: picker, help, prompt,
+ * warnings, compare and presentation. */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/view_parts.h"
+
+void view_draw_picker(const struct planner *p)
+{
+    int w = COLS - 2, h = LINES - 2, x = 1, y = 1;
+    bool gpu = p->picker_for == CTRL_GPU;
+    char title[128];
+    snprintf(title, sizeof title, " %s: type to filter [%s%s] Enter picks, Esc cancels ",
+             gpu ? "GPU" : "Model", p->filter, roles_utf8() ? "\u2581" : "_");
+    view_box(y, x, h, w, title);
+    int idx[512];
+    int n = planner_picker_matches(p, idx, 512);
+    int rows = h - 3;
+    char head[256];
+    if (gpu)
+        snprintf(head, sizeof head, "%-15s %-40s %11s %10s %4s %7s", "ID", "NAME", "MEMORY",
+                 "BANDWIDTH", "FP8", "$/HOUR");
+    else
+        snprintf(head, sizeof head, "%-18s %-26s %8s %6s %-13s %9s %6s", "ID", "NAME", "PARAMS",
+                 "LAYERS", "ATTENTION", "KV/TOKEN", "MAX");
+    widget_text(y + 1, x + 2, w - 4, ROLE_DIM, head);
+    int top = p->picker_sel >= rows ? p->picker_sel - rows + 1 : 0;
+    for (int i = 0; i < rows && top + i < n; i++) {
+        char line[256], a[32], b[32];
+        int k = idx[top + i];
+        if (gpu) {
+            const struct gpu_spec *g = &p->catalog->gpus[k].spec;
+            char price[16] = "-";
+            if (g->price_usd_per_hour >= 0)
+                snprintf(price, sizeof price, "%.2f", g->price_usd_per_hour);
+            units_format_bytes(g->memory_bytes, p->scenario.units, a, sizeof a);
+            snprintf(line, sizeof line, "%-15s %-40.40s %11s %5.2f TB/s %4s %7s", g->id, g->name,
+                     a, (double)g->bandwidth_bytes_per_s / 1e12, g->fp8 ? "yes" : "no", price);
+        } else {
+            const struct model_spec *m = &p->catalog->models[k].spec;
+            char heads[24];
+            if (m->attention == ATTENTION_MLA)
+                snprintf(heads, sizeof heads, "MLA latent");
+            else
+                snprintf(heads, sizeof heads, "%s %u/%u", spec_attention_name(m->attention),
+                         m->kv_heads, m->attention_heads);
+            units_format_bytes_exact(kvcost_model_bytes_per_token(m), a, sizeof a);
+            units_format_tokens_short(m->max_context_tokens, b, sizeof b);
+            snprintf(line, sizeof line, "%-18s %-26.26s %7.1fB %6u %-13s %9s %6s", m->id, m->name,
+                     (double)m->params / 1e9, m->layers, heads, a, b);
+        }
+        bool sel = top + i == p->picker_sel;
+        if (sel)
+            view_fill_row(y + 2 + i, x + 1, w - 2, ROLE_FOCUS);
+        widget_text(y + 2 + i, x + 2, w - 4, sel ? ROLE_FOCUS : ROLE_TEXT, line);
+    }
+    if (n == 0)
+        widget_text(y + 2, x + 2, w - 4, ROLE_WARN, "no preset matches");
+}
+
+void view_draw_help(const struct planner *p)
+{
+    (void)p;
+    int nkeys;
+    const struct planner_key_def *k = planner_keys(&nkeys);
+    static const char *tail[] = {
+        "digits                    type a value into the focused slider",
+        "mouse                     click to focus, drag a knob, wheel steps, click a key",
+        "",
+        "Bar glyphs without colour: weights #, runtime +, prefix %, users' KV =,",
+        "spare KV :, headroom or outside the budget . (Unicode shades where allowed).",
+        "",
+        "Any key closes this help.",
+    };
+    int n = 0;
+    for (int i = 0; i < nkeys; i++)
+        n += k[i].help != NULL;
+    int total = n + (int)(sizeof tail / sizeof tail[0]);
+    int w = COLS - 4 < 86 ? COLS - 4 : 86, h = total + 2 < LINES ? total + 2 : LINES;
+    int x = (COLS - w) / 2, y = (LINES - h) / 2, row = 0;
+    view_box(y, x, h, w, " Keys ");
+    for (int i = 0; i < nkeys && row < h - 2; i++) {
+        if (k[i].help == NULL)
+            continue;
+        char line[160];
+        snprintf(line, sizeof line, "%-25s %s", k[i].name, k[i].help);
+        widget_text(y + 1 + row++, x + 2, w - 4, ROLE_TEXT, line);
+    }
+    for (size_t i = 0; i < sizeof tail / sizeof tail[0] && row < h - 2; i++)
+        widget_text(y + 1 + row++, x + 2, w - 4, ROLE_TEXT, tail[i]);
+}
+
+void view_draw_warnings(const struct planner *p)
+{
+    uint32_t shown = plan_shown_warnings(&p->result);
+    int n = 0;
+    for (uint32_t bit = 1; bit <= WARN_LAST; bit <<= 1)
+        n += (shown & bit) != 0;
+    int w = COLS - 4, h = n + 4 < LINES ? n + 4 : LINES;
+    int x = 2, y = (LINES - h) / 2, row = 0;
+    view_box(y, x, h, w, " Warnings (any key closes) ");
+    for (uint32_t bit = 1; bit <= WARN_LAST && row < h - 3; bit <<= 1) {
+        if (!(shown & bit))
+            continue;
+        char line[320];
+        snprintf(line, sizeof line, "! %s", plan_warning_text((enum plan_warning)bit));
+        widget_text(y + 2 + row++, x + 2, w - 4, ROLE_WARN, line);
+    }
+}
+
+void view_draw_prompt(const struct planner *p)
+{
+    char line[PLANNER_TEXT_MAX + 96];
+    int y = LINES - 1;
+    view_fill_row(y, 0, COLS, ROLE_TEXT);
+    if (p->mode == MODE_CONFIRM)
+        snprintf(line, sizeof line, "%s exists. Overwrite it? (y/N) ", p->pending_path);
+    else if (p->prompt_kind == PROMPT_EXPORT)
+        snprintf(line, sizeof line, "Export to: %s_   (Enter writes, Esc cancels)", p->prompt);
+    else if (p->prompt_kind == PROMPT_OPEN)
+        snprintf(line, sizeof line, "Open snapshot: %s_   (Enter opens, Esc cancels)", p->prompt);
+    else
+        snprintf(line, sizeof line, "%s = %s_   (Enter applies, Esc cancels)",
+                 control_label(p->focus, &p->scenario), p->prompt);
+    widget_text(y, 0, COLS, ROLE_TITLE, line);
+}
+
+/* ---- compare ---- */
+
+struct side {
+    const struct scenario *s;
+    const struct plan_result *r;
+};
+
+/* A row: label, baseline, now and the change, which every row has:
+ * "=" when equal, +x% for numbers, "old -> new" for words. */
+static void compare_row(int y, int x, int w, const char *label, const char *before,
+                        const char *now, bool number, double b, double n)
+{
+    char change[96];
+    bool differ = number ? b != n : strcmp(before, now) != 0;
+    if (!differ)
+        snprintf(change, sizeof change, "=");
+    else if (!number)
+        snprintf(change, sizeof change, "%s -> %s", before, now);
+    else if (b == 0)
+        snprintf(change, sizeof change, "new");
+    else
+        snprintf(change, sizeof change, "%+.1f%%", 100.0 * (n - b) / b);
+    int cw = (w - 22) / 3;
+    const char *mark = differ ? (roles_utf8() ? "\u25b6" : ">") : " ";
+    widget_text(y, x, 1, ROLE_WARN, mark);
+    widget_text(y, x + 2, 20, differ ? ROLE_TITLE : ROLE_TEXT, label);
+    widget_text(y, x + 22, cw - 1, differ ? ROLE_DIM : ROLE_TEXT, before);
+    widget_text(y, x + 22 + cw, cw - 1, differ ? ROLE_TITLE : ROLE_TEXT, now);
+    widget_text(y, x + 22 + 2 * cw, cw, differ ? ROLE_WARN : ROLE_DIM, change);
+}
+
+static void words(int *y, int x, int w, const char *label, const char *a, const char *b)
+{
+    compare_row((*y)++, x, w, label, a, b, false, 0, 0);
+}
+
+static void number(int *y, int x, int w, const char *label, const char *a, const char *b,
+                   double va, double vb)
+{
+    compare_row((*y)++, x, w, label, a, b, true, va, vb);
+}
+
+void view_draw_compare(const struct planner *p)
+{
+    int w = COLS - 2, h = LINES - 2;
+    view_box(0, 1, h, w, " Compare: baseline against now (c or Esc returns) ");
+    int x = 3, y = 2, cw = (w - 4 - 22) / 3;
+    widget_text(y, x + 22, cw, ROLE_TITLE, "BASELINE");
+    widget_text(y, x + 22 + cw, cw, ROLE_TITLE, "NOW");
+    widget_text(y, x + 22 + 2 * cw, cw, ROLE_TITLE, "CHANGE");
+    y++;
+    struct side sd[2] = {{&p->baseline, &p->baseline_result}, {&p->scenario, &p->result}};
+    char a[2][96];
+    enum unit_system u = p->scenario.units;
+    int iw = w - 4, last = h - 2, cut = 0;
+#define ROW_WORDS(label, ...)                                                                      \
+    do {                                                                                           \
+        for (int i = 0; i < 2; i++)                                                                \
+            snprintf(a[i], sizeof a[i], __VA_ARGS__);                                              \
+        if (y < last)                                                                              \
+            words(&y, x, iw, label, a[0], a[1]);                                                   \
+        else                                                                                       \
+            cut++;                                                                                 \
+    } while (0)
+    ROW_WORDS("GPU", "%u x %s", sd[i].s->gpus, sd[i].s->gpu.id);
+    ROW_WORDS("Layout", "%u x TP %u", sd[i].r->replicas, sd[i].r->tp);
+    ROW_WORDS("Model", "%s", sd[i].s->model.id);
+    ROW_WORDS("Engine", "%s", engine_label(sd[i].r->profile, sd[i].r->rule));
+    ROW_WORDS("KV cache", "%s", dtype_info(sd[i].r->kv_dtype)->name);
+    ROW_WORDS("Weights", "%s", dtype_info(sd[i].r->weight_dtype)->name);
+    ROW_WORDS("Headroom", "%g%%", sd[i].s->headroom_percent);
+    struct {
+        const char *label;
+        int kind; /* 0 count, 1 bytes, 2 tokens */
+        uint64_t v[2];
+    } rows[] = {
+        {"Context (tokens)", 2, {sd[0].s->context_tokens, sd[1].s->context_tokens}},
+        {"KV heads", 0, {sd[0].r->cost.kv_heads, sd[1].r->cost.kv_heads}},
+        {"Shared prefix", 2, {sd[0].s->prefix_tokens, sd[1].s->prefix_tokens}},
+        {"In use (tokens)", 2, {sd[0].r->avg_context_tokens, sd[1].r->avg_context_tokens}},
+        {"Users", 0, {sd[0].r->max_users, sd[1].r->max_users}},
+        {"Users per replica", 0, {sd[0].r->users_per_replica, sd[1].r->users_per_replica}},
+        {"Users, paged", 0, {sd[0].r->max_users_paged, sd[1].r->max_users_paged}},
+        {"KV/token per GPU", 1, {sd[0].r->cost.bytes_per_token, sd[1].r->cost.bytes_per_token}},
+        {"KV/user per GPU", 1, {sd[0].r->user_bytes_per_gpu, sd[1].r->user_bytes_per_gpu}},
+        {"Weights per GPU", 1, {sd[0].r->weights_bytes_per_gpu, sd[1].r->weights_bytes_per_gpu}},
+        {"KV pool per GPU", 1, {sd[0].r->kv_pool_bytes_per_gpu, sd[1].r->kv_pool_bytes_per_gpu}},
+        {"Tokens held", 2, {sd[0].r->kv_tokens, sd[1].r->kv_tokens}},
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        for (int i = 0; i < 2; i++) {
+            if (rows[k].kind == 1)
+                units_format_bytes(rows[k].v[i], u, a[i], sizeof a[i]);
+            else
+                units_format_int(rows[k].v[i], a[i], sizeof a[i]);
+        }
+        if (y < last)
+            number(&y, x, iw, rows[k].label, a[0], a[1], (double)rows[k].v[0],
+                   (double)rows[k].v[1]);
+        else
+            cut++;
+    }
+    double cost[2], dec[2];
+    for (int i = 0; i < 2; i++) {
+        cost[i] = sd[i].r->cost_per_user_hour;
+        dec[i] = sd[i].r->decode_tokens_per_s_per_user;
+    }
+    for (int i = 0; i < 2; i++)
+        snprintf(a[i], sizeof a[i], cost[i] >= 0 ? "$%.4f" : "n/a", cost[i]);
+    if (y < last)
+        compare_row(y++, x, iw, "Cost per user-hour", a[0], a[1], cost[0] >= 0 && cost[1] >= 0,
+                    cost[0], cost[1]);
+    else
+        cut++;
+    for (int i = 0; i < 2; i++)
+        snprintf(a[i], sizeof a[i], dec[i] > 0 ? "%.1f tok/s" : "n/a", dec[i]);
+    if (y < last)
+        compare_row(y++, x, iw, "Decode bound/user", a[0], a[1], dec[0] > 0 && dec[1] > 0, dec[0],
+                    dec[1]);
+    else
+        cut++;
+    if (cut > 0) {
+        char more[64];
+        snprintf(more, sizeof more, "(%d more rows: enlarge the terminal)", cut);
+        widget_text(h - 2, x, iw, ROLE_DIM, more);
+    }
+#undef ROW_WORDS
+}
+
+void view_draw_presentation(const struct planner *p)
+{
+    struct presentation_layout l = layout_presentation(COLS, LINES);
+    if (l.too_small) {
+        widget_text(LINES / 2, 0, COLS, ROLE_WARN, "Enlarge the terminal to 40x12");
+        return;
+    }
+    const struct scenario *s = &p->scenario;
+    char n[32], line[256], ctx[32];
+    view_title(p, l.title);
+    units_format_int(p->result.max_users, n, sizeof n);
+    int w = widget_big_number_width(n, l.scale);
+    int x = l.number.x + (l.number.w - w - 12) / 2;
+    widget_big_number(l.number.y, x, n, l.scale, view_users_role(&p->result));
+    widget_text(l.number.y + l.number.h - 1, x + w + 2, 10, ROLE_TITLE, "users");
+    units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
+    if (p->has_baseline) {
+        char b[128];
+        view_baseline_text(p, b, sizeof b);
+        snprintf(line, sizeof line, "at %s tokens each on %u x %s   |   %s", ctx, s->gpus,
+                 s->gpu.name, b);
+    } else {
+        snprintf(line, sizeof line, "at %s tokens each on %u x %s", ctx, s->gpus, s->gpu.name);
+    }
+    int lw = (int)strlen(line);
+    widget_text(l.caption.y, l.caption.x + (l.caption.w > lw ? (l.caption.w - lw) / 2 : 0),
+                l.caption.w, ROLE_TEXT, line);
+    struct bar_segment bs[SEG_COUNT];
+    bool over = view_bar_segments(p, bs);
+    widget_bar(l.bar.y, l.bar.x, l.bar.w, bs, SEG_COUNT, over);
+    uint64_t seg[SEG_COUNT];
+    plan_segments(&p->result, seg);
+    int lx = l.bar.x;
+    for (int i = 0; i < SEG_COUNT; i++) {
+        char size[32], item[64];
+        if (seg[i] == 0 && i != SEG_WEIGHTS)
+            continue; /* an empty segment has nothing to say on a shared screen */
+        units_format_bytes(seg[i], s->units, size, sizeof size);
+        snprintf(item, sizeof item, "%s %s ", plan_segment_name(&p->result, (enum segment)i), size);
+        widget_text(l.bar.y + 1, lx, 2, view_segment_roles[i], role_glyph(view_segment_roles[i]));
+        lx += 2;
+        lx += widget_text(l.bar.y + 1, lx, l.bar.x + l.bar.w - lx, ROLE_TEXT, item);
+    }
+    /* the focused control, full width */
+    char value[128];
+    control_format(p->focus, &p->scenario, &p->result, value, sizeof value);
+    widget_text(l.slider.y, l.slider.x, LABEL_W, ROLE_FOCUS, control_label(p->focus, &p->scenario));
+    double f = planner_control_fraction(p, p->focus);
+    int tx = l.slider.x + LABEL_W + 1, tw = l.slider.w - LABEL_W - VALUE_W - 2;
+    if (f >= 0)
+        widget_slider(l.slider.y, tx, tw, f, true);
+    widget_text(l.slider.y, f >= 0 ? tx + tw + 1 : tx, VALUE_W + (f >= 0 ? 0 : tw), ROLE_TITLE,
+                value);
+    if (l.explain.h > 0) {
+        const struct explain_row *u = explain_find(&p->result.explain, "users");
+        if (u)
+            view_explain_row(u, l.explain.y, l.explain.x, l.explain.w, l.explain.h, ROLE_DIM);
+    }
+    view_keybar(l.keybar);
+}

@@ -1,0 +1,86 @@
+#include "kvcost.h"
+
+#include <string.h>
+
+uint64_t kv_ceil_div(uint64_t a, uint64_t b)
+{
+    return b ? a / b + (a % b != 0) : 0;
+}
+
+uint64_t kv_sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t out;
+    return __builtin_mul_overflow(a, b, &out) ? UINT64_MAX : out;
+}
+
+uint64_t kv_sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t out;
+    return __builtin_add_overflow(a, b, &out) ? UINT64_MAX : out;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c)
+{
+    const struct model_spec *m = &s->model;
+    memset(c, 0, sizeof *c);
+    c->kv_dtype = scenario_kv_dtype(s);
+    c->tp = tp ? tp : 1;
+    if (m->attention == ATTENTION_MLA) {
+        c->mla = true;
+        c->values_per_layer = (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim;
+        c->bytes_per_layer = dtype_bytes_for(c->kv_dtype, c->values_per_layer);
+    } else {
+        c->kv_heads = s->kv_heads ? s->kv_heads : m->kv_heads;
+        /* ceil: the most loaded GPU decides; max(1, ...): heads replicate. */
+        uint64_t per_gpu = kv_ceil_div(c->kv_heads, c->tp);
+        c->kv_heads_per_gpu = (uint32_t)(per_gpu < 1 ? 1 : per_gpu);
+        uint64_t row = (uint64_t)c->kv_heads_per_gpu * m->head_dim;
+        c->values_per_layer = 2 * row;
+        c->bytes_per_layer = 2 * dtype_bytes_for(c->kv_dtype, row);
+    }
+    bool windows = m->windowed_layers > 0 && !s->full_attention;
+    c->layers = m->layers;
+    c->windowed_layers = windows ? m->windowed_layers : 0;
+    c->global_layers = m->layers - c->windowed_layers;
+    c->window_tokens = windows ? m->window_tokens : 0;
+    c->bytes_per_token = kv_sat_mul(c->bytes_per_layer, c->layers);
+    c->bytes_per_token_global = kv_sat_mul(c->bytes_per_layer, c->global_layers);
+    return c->bytes_per_token != UINT64_MAX;
+}
+
+struct token_split kvcost_split(const struct kv_cost *c, uint64_t len, uint64_t prefix)
+{
+    struct token_split t = {0};
+    if (prefix > len)
+        prefix = len;
+    t.user_global = len - prefix;
+    t.prefix_global = prefix;
+    if (c->windowed_layers > 0) {
+        uint64_t start = len > c->window_tokens ? len - c->window_tokens : 0;
+        uint64_t shared = prefix > start ? prefix - start : 0;
+        t.user_windowed = min_u64(len, c->window_tokens) - shared;
+        t.prefix_windowed = min_u64(prefix, c->window_tokens);
+    }
+    return t;
+}
+
+uint64_t kvcost_bytes(const struct kv_cost *c, uint64_t global, uint64_t windowed)
+{
+    uint64_t g = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->global_layers), global);
+    uint64_t w = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->windowed_layers), windowed);
+    return kv_sat_add(g, w);
+}
+
+uint64_t kvcost_model_bytes_per_token(const struct model_spec *m)
+{
+    struct scenario s;
+    scenario_default(&s, NULL, m);
+    struct kv_cost c;
+    kvcost_compute(&s, 1, &c);
+    return c.bytes_per_token;
+}

@@ -1,0 +1,55 @@
+/* kvcost: what one token costs in the KV cache of one GPU, layer by layer,
+ * and what a user's tokens and a shared prefix cost, with sliding-window
+ * layers holding at most their window. Knows nothing of budgets or engines. */
+#ifndef KVPLAN_CORE_KVCOST_H
+#define KVPLAN_CORE_KVCOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scenario.h"
+
+struct kv_cost {
+    enum dtype kv_dtype;
+    uint32_t tp;                 /* GPUs the layers' heads are split over */
+    bool mla;                    /* one latent per layer, replicated on every GPU */
+    uint32_t kv_heads;           /* used (override or model); 0 for MLA */
+    uint32_t kv_heads_per_gpu;   /* max(1, ceil(kv_heads / tp)); 0 for MLA */
+    uint64_t values_per_layer;   /* cached values per token per layer on one GPU (K+V or latent) */
+    uint64_t bytes_per_layer;    /* those values in the cache precision, one GPU */
+    uint32_t layers, global_layers, windowed_layers;
+    uint64_t window_tokens;      /* 0 without windows */
+    uint64_t bytes_per_token;    /* one GPU, every layer as if global */
+    uint64_t bytes_per_token_global; /* one GPU, the global layers only (past the window) */
+};
+
+/* Tokens a user holds privately, and the shared prefix holds once, in a
+ * global and in a windowed layer, at length len. */
+struct token_split {
+    uint64_t user_global, user_windowed, prefix_global, prefix_windowed;
+};
+
+/* The cost for scenario s split over tp GPUs; false when a product passes
+ * 64 bits. */
+bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c);
+
+/* A windowed layer keeps tokens [max(0, len - window), len); the part of the
+ * prefix still inside that range is shared, the rest of the window private. */
+struct token_split kvcost_split(const struct kv_cost *c, uint64_t len, uint64_t prefix);
+
+/* Bytes on one GPU of `global` tokens in each global layer and `windowed`
+ * tokens in each windowed layer (saturating at UINT64_MAX). */
+uint64_t kvcost_bytes(const struct kv_cost *c, uint64_t global, uint64_t windowed);
+
+/* A model's KV bytes per token on one GPU, all layers at full length, in
+ * the cache precision it computes in (what catalogues and pickers show). */
+uint64_t kvcost_model_bytes_per_token(const struct model_spec *m);
+
+/* ceil(a / b); 0 when b is 0. */
+uint64_t kv_ceil_div(uint64_t a, uint64_t b);
+
+/* a x b and a + b, saturating at UINT64_MAX instead of wrapping. */
+uint64_t kv_sat_mul(uint64_t a, uint64_t b);
+uint64_t kv_sat_add(uint64_t a, uint64_t b);
+
+#endif

@@ -1,0 +1,360 @@
+#include "plan.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+
+static void cost_rows(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    const struct model_spec *m = &s->model;
+    struct plan_result *r = c->r;
+    const struct kv_cost *k = &r->cost;
+    const struct dtype_info *info = dtype_info(k->kv_dtype);
+    char bpv[48];
+    snprintf(bpv, sizeof bpv, "B (%s)", info->name);
+    uint64_t row_values = k->mla ? k->values_per_layer : k->values_per_layer / 2;
+    bool ceil_needed = (row_values * info->bytes_num) % info->bytes_den != 0;
+
+    struct explain_row *row = explain_row_begin(c->x, "kv_per_layer", "KV per layer", "per GPU");
+    if (k->mla) {
+        explain_term(row, m->kv_lora_rank, XU_COUNT, "kv_lora_rank");
+        explain_term(row, m->qk_rope_head_dim, XU_COUNT, "rope dims");
+        explain_op(row, XOP_ADD);
+    } else {
+        explain_term(row, 2, XU_COUNT, "(K,V)");
+        explain_term(row, k->kv_heads_per_gpu, XU_COUNT, r->tp > 1 ? "KV heads/GPU" : "KV heads");
+        explain_term(row, m->head_dim, XU_COUNT, "head_dim");
+        explain_op(row, XOP_MUL);
+    }
+    explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
+    explain_op(row, XOP_MUL);
+    if (ceil_needed)
+        explain_op(row, XOP_CEIL);
+    if (!k->mla)
+        explain_op(row, XOP_MUL);
+    char note[96] = "";
+    if (k->mla)
+        snprintf(note, sizeof note, "one latent per layer%s", r->tp > 1 ? ", on every GPU" : "");
+    else if (r->tp > 1)
+        snprintf(note, sizeof note, "%u KV heads over %u GPUs%s", k->kv_heads, r->tp,
+                 k->kv_heads < r->tp ? ", replicated" : "");
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
+
+    row = explain_row_begin(c->x, "kv_per_token", "KV per token", "per GPU");
+    explain_term(row, k->layers, XU_COUNT, "layers");
+    explain_ref(c->x, row, "kv_per_layer", "");
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, NULL);
+
+    if (r->tp > 1) {
+        row = explain_row_begin(c->x, "kv_per_token_tp", "KV per token", "all GPUs of a replica");
+        explain_ref(c->x, row, "kv_per_token", "per GPU");
+        explain_term(row, r->tp, XU_COUNT, "GPUs");
+        explain_op(row, XOP_MUL);
+        explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
+                        k->mla || k->kv_heads < r->tp ? "replicated copies included" : NULL);
+    }
+    if (k->windowed_layers > 0) {
+        char w[32];
+        units_format_int(k->window_tokens, w, sizeof w);
+        snprintf(note, sizeof note, "%u windowed layers (%s) hold at most %s tokens",
+                 k->windowed_layers, m->window_pattern, w);
+        row = explain_row_begin(c->x, "kv_past_window", "Past the window", "per GPU");
+        explain_term(row, k->global_layers, XU_COUNT, "global layers");
+        explain_ref(c->x, row, "kv_per_layer", "");
+        explain_op(row, XOP_MUL);
+        explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
+    }
+    if (r->tp > 1) {
+        snprintf(note, sizeof note, "weights (%s)", dtype_info(r->weight_dtype)->name);
+        row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
+        explain_term(row, (long double)r->weights_bytes, XU_BYTES, note);
+        explain_term(row, r->tp, XU_COUNT, "GPUs");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+    }
+}
+
+/* Renames a row key and every reference to it. */
+static void rename_key(struct explain *x, const char *from, const char *to)
+{
+    for (int i = 0; x && i < x->count; i++) {
+        struct explain_row *row = &x->rows[i];
+        if (strcmp(row->key, from) == 0) {
+            snprintf(row->key, sizeof row->key, "%s", to);
+            row->scope[0] = '\0';
+        }
+        for (int t = 0; t < row->nterms; t++)
+            if (strcmp(row->terms[t].ref, from) == 0)
+                snprintf(row->terms[t].ref, sizeof row->terms[t].ref, "%s", to);
+    }
+}
+
+/* The replica rows become the answer, or are multiplied by the replicas. */
+static void total_row(struct policy_ctx *c, const char *key, const char *replica_key,
+                      const char *label, enum xunit unit)
+{
+    struct plan_result *r = c->r;
+    if (r->replicas == 1) {
+        rename_key(c->x, replica_key, key);
+        return;
+    }
+    struct explain_row *row = explain_row_begin(c->x, key, label, "all replicas");
+    explain_ref(c->x, row, replica_key, "per replica");
+    explain_term(row, r->replicas, XU_COUNT, "replicas");
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, unit, 0, NULL);
+}
+
+static void money_and_speed(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    double price = s->has_price ? s->price_usd_per_hour : s->gpu.price_usd_per_hour;
+    r->price_usd_per_hour = price >= 0 ? price * (double)r->gpus : -1.0;
+    r->cost_per_user_hour = price >= 0 && r->max_users > 0
+                                ? r->price_usd_per_hour / (double)r->max_users
+                                : -1.0;
+    struct explain_row *row = explain_row_begin(c->x, "cost", "Cost per user-hour", "");
+    if (price < 0) {
+        explain_row_end(c->x, row, XU_USD, -1, "no price for this GPU (use --price)");
+    } else if (r->max_users == 0) {
+        explain_row_end(c->x, row, XU_USD, -1, "no user fits");
+    } else {
+        explain_term(row, price, XU_USD_PER_H, "per GPU");
+        explain_term(row, r->gpus, XU_COUNT, "GPUs");
+        explain_op(row, XOP_MUL);
+        explain_ref(c->x, row, "users", "users");
+        explain_op(row, XOP_DIV);
+        explain_row_end(c->x, row, XU_USD, 0, NULL);
+    }
+
+    uint64_t bw = s->gpu.bandwidth_bytes_per_s;
+    r->decode_step_bytes_per_gpu = kv_sat_add(
+        kv_sat_add(r->weights_bytes_per_gpu, r->prefix_bytes_per_gpu),
+        kv_sat_mul(r->users_per_replica, r->user_bytes_avg_per_gpu));
+    if (bw > 0 && r->users_per_replica > 0)
+        r->decode_tokens_per_s_per_user = (double)bw / (double)r->decode_step_bytes_per_gpu;
+    row = explain_row_begin(c->x, "decode", "Decode bound", "per user");
+    if (bw == 0 || r->users_per_replica == 0) {
+        explain_row_end(c->x, row, XU_TOK_PER_S, 0,
+                        bw == 0 ? "no bandwidth figure for this GPU" : "no user fits");
+        return;
+    }
+    explain_term(row, bw, XU_BYTES_PER_S, "per GPU");
+    policy_weights_term(c, row);
+    if (r->prefix_bytes_per_gpu) {
+        explain_term(row, r->prefix_bytes_per_gpu, XU_BYTES, "prefix");
+        explain_op(row, XOP_ADD);
+    }
+    explain_ref(c->x, row, r->replicas == 1 ? "users" : "users_replica", "users");
+    explain_term(row, r->user_bytes_avg_per_gpu, XU_BYTES, "each at the average length");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ADD);
+    explain_op(row, XOP_DIV);
+    explain_row_end(c->x, row, XU_TOK_PER_S, 0,
+                    "every weight and every cache read once per step; memory bandwidth only");
+}
+
+static void warnings(const struct scenario *s, struct plan_result *r)
+{
+    const struct model_spec *m = &s->model;
+    const struct kv_cost *k = &r->cost;
+    uint32_t tp = r->tp;
+    if (!r->weights_fit)
+        r->warnings |= WARN_WEIGHTS_DO_NOT_FIT;
+    else if (!r->fits)
+        r->warnings |= WARN_KV_DOES_NOT_FIT;
+    else if (r->max_users == 0)
+        r->warnings |= WARN_NO_USER_FITS;
+    if (r->users_fit_per_replica > r->users_per_replica)
+        r->warnings |= WARN_SCHEDULER_CAP;
+    if (k->mla && tp > 1)
+        r->warnings |= WARN_MLA_REPLICATED;
+    if (!k->mla) {
+        if (tp > k->kv_heads)
+            r->warnings |= WARN_KV_HEADS_REPLICATED;
+        if ((tp <= k->kv_heads && k->kv_heads % tp != 0) ||
+            (tp > k->kv_heads && tp % k->kv_heads != 0) || m->attention_heads % tp != 0)
+            r->warnings |= WARN_HEADS_UNEVEN_SPLIT;
+    }
+    if (r->fits && r->kv_pool_bytes_per_gpu < r->prefix_bytes_per_gpu)
+        r->warnings |= WARN_PREFIX_DOES_NOT_FIT;
+    if (r->price_usd_per_hour < 0)
+        r->warnings |= WARN_PRICE_UNKNOWN;
+    if (s->gpu.bandwidth_bytes_per_s == 0)
+        r->warnings |= WARN_BANDWIDTH_UNKNOWN;
+    if (s->context_tokens > m->max_context_tokens)
+        r->warnings |= WARN_CONTEXT_BEYOND_MODEL;
+    if (r->kv_dtype == DTYPE_FP8 && !s->gpu.fp8)
+        r->warnings |= WARN_FP8_UNSUPPORTED;
+    enum dtype v = s->engine.v_dtype;
+    if (!engine_supports(s->engine.kind, r->kv_dtype) ||
+        (s->engine.kind == ENGINE_LLAMACPP && v != DTYPE_AUTO && !engine_supports(ENGINE_LLAMACPP, v)))
+        r->warnings |= WARN_ENGINE_DTYPE;
+}
+
+bool plan_compute(const struct scenario *s, int flags, const char *const names[SF_COUNT],
+                  struct plan_result *r, struct diag *d)
+{
+    /* the explain rows are cleared only when they will be written */
+    memset(r, 0, (flags & PLAN_EXPLAIN) ? sizeof *r : offsetof(struct plan_result, explain));
+    r->explain.count = 0;
+    if (!scenario_validate(s, names, NULL, d))
+        return false;
+    r->profile = s->engine.kind;
+    r->rule = s->engine.rule;
+    r->gpus = s->gpus;
+    r->tp = scenario_tp(s);
+    r->replicas = scenario_replicas(s);
+    r->context_tokens = s->context_tokens;
+    r->prefix_tokens = s->prefix_tokens;
+    r->avg_context_tokens = scenario_avg_tokens(s);
+    r->block_tokens = s->block_tokens ? s->block_tokens : DEFAULT_BLOCK_TOKENS;
+    r->weights_bytes = scenario_weights_bytes(s, &r->weight_dtype);
+    r->weights_bytes_per_gpu = kv_ceil_div(r->weights_bytes, r->tp);
+    if (r->weights_bytes == UINT64_MAX || !kvcost_compute(s, r->tp, &r->cost) ||
+        kvcost_bytes(&r->cost, s->context_tokens, s->context_tokens) == UINT64_MAX ||
+        kv_sat_mul(kvcost_bytes(&r->cost, s->context_tokens, s->context_tokens), 65536) ==
+            UINT64_MAX) {
+        memset(r, 0, sizeof *r);
+        return diag_fail(d, "the scenario's byte counts exceed 64 bits; reduce %s or %s",
+                         (names ? names : scenario_option_names)[SF_CONTEXT],
+                         (names ? names : scenario_option_names)[SF_GPUS]);
+    }
+    r->kv_dtype = r->cost.kv_dtype;
+    struct explain *x = (flags & PLAN_EXPLAIN) ? &r->explain : NULL;
+    if (x)
+        x->units = s->units;
+    struct policy_ctx c = {s, r, x};
+    cost_rows(&c);
+    switch (s->engine.kind) {
+    case ENGINE_VLLM:
+        policy_vllm(&c);
+        break;
+    case ENGINE_SGLANG:
+        policy_sglang(&c);
+        break;
+    case ENGINE_LLAMACPP:
+        policy_llamacpp(&c);
+        break;
+    case ENGINE_TRTLLM:
+        policy_trtllm(&c);
+        break;
+    default:
+        policy_generic(&c);
+        break;
+    }
+    r->max_users = kv_sat_mul(r->users_per_replica, r->replicas);
+    r->max_users_paged = kv_sat_mul(r->users_paged_per_replica, r->replicas);
+    r->kv_tokens = kv_sat_mul(r->kv_tokens_per_replica, r->replicas);
+    r->kv_pool_bytes = kv_sat_mul(r->kv_pool_bytes_per_gpu, r->gpus);
+    r->spare_bytes_per_gpu = r->kv_pool_bytes_per_gpu > r->kv_used_bytes_per_gpu
+                                 ? r->kv_pool_bytes_per_gpu - r->kv_used_bytes_per_gpu
+                                 : 0;
+    total_row(&c, "users", "users_replica", "Users", XU_COUNT);
+    total_row(&c, "users_paged", "users_paged_replica", "Users, paged", XU_COUNT);
+    total_row(&c, "kv_tokens", "kv_tokens_replica", "Tokens held", XU_TOKENS);
+    money_and_speed(&c);
+    warnings(s, r);
+    if (s->engine.kind != ENGINE_GENERIC && (flags & PLAN_EXPLAIN)) {
+        struct scenario g = *s;
+        g.engine.kind = ENGINE_GENERIC;
+        g.engine.rule = RULE_CURRENT;
+        struct plan_result gr;
+        struct diag ignore = {0};
+        if (plan_compute(&g, PLAN_NUMBERS, names, &gr, &ignore)) {
+            r->generic.present = true;
+            r->generic.headroom_percent = s->headroom_percent;
+            r->generic.max_users = gr.max_users;
+            r->generic.max_users_paged = gr.max_users_paged;
+            r->generic.kv_tokens = gr.kv_tokens;
+            r->generic.kv_pool_bytes = gr.kv_pool_bytes;
+        }
+    }
+    return true;
+}
+
+void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
+{
+    memset(bytes, 0, SEG_COUNT * sizeof bytes[0]);
+    bytes[SEG_WEIGHTS] = r->weights_bytes_per_gpu;
+    if (!r->weights_fit)
+        return;
+    bytes[SEG_RUNTIME] = r->runtime_bytes_per_gpu;
+    uint64_t used = r->kv_used_bytes_per_gpu;
+    bytes[SEG_PREFIX] = r->users_per_replica > 0 && used >= r->prefix_bytes_per_gpu
+                            ? r->prefix_bytes_per_gpu
+                            : 0;
+    bytes[SEG_USERS] = used - bytes[SEG_PREFIX];
+    bytes[SEG_SPARE] = r->spare_bytes_per_gpu;
+    if (used == 0)
+        bytes[SEG_SPARE] = r->kv_pool_bytes_per_gpu;
+    bytes[SEG_RESERVED] = r->reserved_bytes_per_gpu;
+}
+
+const char *plan_segment_name(const struct plan_result *r, enum segment s)
+{
+    bool engine = r->profile != ENGINE_GENERIC;
+    switch (s) {
+    case SEG_WEIGHTS:
+        return "weights";
+    case SEG_RUNTIME:
+        return r->profile == ENGINE_LLAMACPP ? "compute buffers" : "activations+rt";
+    case SEG_PREFIX:
+        return "shared prefix";
+    case SEG_USERS:
+        return "users' KV";
+    case SEG_SPARE:
+        return "spare KV";
+    case SEG_RESERVED:
+        return !engine ? "headroom" : r->profile == ENGINE_TRTLLM ? "kept free" : "outside budget";
+    case SEG_COUNT:
+        break;
+    }
+    return "";
+}
+
+const char *plan_warning_text(enum plan_warning w)
+{
+    switch (w) {
+    case WARN_WEIGHTS_DO_NOT_FIT:
+        return "the weights alone do not fit in the memory budget";
+    case WARN_NO_USER_FITS:
+        return "not one user fits at this context length";
+    case WARN_CONTEXT_BEYOND_MODEL:
+        return "the context is longer than the model's maximum position";
+    case WARN_HEADS_UNEVEN_SPLIT:
+        return "the tensor-parallel size does not divide the model's heads evenly (engines "
+               "refuse or pad this split)";
+    case WARN_KV_HEADS_REPLICATED:
+        return "more GPUs per replica than KV heads: each GPU keeps a replicated KV head";
+    case WARN_FP8_UNSUPPORTED:
+        return "FP8 cache on a GPU without native FP8 (emulated or refused by engines)";
+    case WARN_PREFIX_DOES_NOT_FIT:
+        return "the shared prefix alone does not fit in the KV pool";
+    case WARN_PRICE_UNKNOWN:
+        return "no price for this GPU: use --price";
+    case WARN_BANDWIDTH_UNKNOWN:
+        return "no memory bandwidth for this GPU: no decode bound";
+    case WARN_MLA_REPLICATED:
+        return "MLA latent is replicated on every GPU (tensor parallel does not shrink it)";
+    case WARN_ENGINE_DTYPE:
+        return "the engine has no such cache type (vLLM and SGLang: fp8 or the model's; "
+               "llama.cpp: f16, q8_0, q4_0; TensorRT-LLM: fp8, int8)";
+    case WARN_SCHEDULER_CAP:
+        return "the engine's concurrency cap binds before memory does";
+    case WARN_KV_DOES_NOT_FIT:
+        return "the engine's budget leaves no room for the KV cache";
+    }
+    return "";
+}
+
+uint32_t plan_shown_warnings(const struct plan_result *r)
+{
+    return r->warnings & ~(uint32_t)(WARN_PRICE_UNKNOWN | WARN_BANDWIDTH_UNKNOWN);
+}

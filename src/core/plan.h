@@ -1,0 +1,155 @@
+/* plan: the one answer to a scenario. The chosen profile (the generic
+ * headroom rule, or an engine's budgeting rule) turns one GPU's memory into
+ * a KV pool and users per replica; the plan multiplies by the replicas and
+ * derives tokens held, cost and the decode bound from that same answer, and
+ * writes every step as explain rows. Every view renders this struct; none
+ * computes.
+ *
+ * Per-GPU figures hold for every GPU (all GPUs of a layout are alike);
+ * "per replica" is one tensor-parallel group; totals cover every replica. */
+#ifndef KVPLAN_CORE_PLAN_H
+#define KVPLAN_CORE_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "explain.h"
+#include "kvcost.h"
+#include "scenario.h"
+
+enum plan_warning {
+    WARN_WEIGHTS_DO_NOT_FIT = 1u << 0,
+    WARN_NO_USER_FITS = 1u << 1,
+    WARN_CONTEXT_BEYOND_MODEL = 1u << 2,
+    WARN_HEADS_UNEVEN_SPLIT = 1u << 3, /* attention or KV heads not divisible by TP */
+    WARN_KV_HEADS_REPLICATED = 1u << 4,
+    WARN_FP8_UNSUPPORTED = 1u << 5,
+    WARN_PREFIX_DOES_NOT_FIT = 1u << 6,
+    WARN_PRICE_UNKNOWN = 1u << 7,
+    WARN_BANDWIDTH_UNKNOWN = 1u << 8,
+    WARN_MLA_REPLICATED = 1u << 9,
+    WARN_ENGINE_DTYPE = 1u << 10,     /* the chosen engine has no such cache type */
+    WARN_SCHEDULER_CAP = 1u << 11,    /* the engine's concurrency cap binds, not memory */
+    WARN_KV_DOES_NOT_FIT = 1u << 12,  /* the engine leaves no room for the cache */
+    WARN_LAST = WARN_KV_DOES_NOT_FIT
+};
+
+/* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu
+ * (except when the weights do not fit). */
+enum segment {
+    SEG_WEIGHTS,
+    SEG_RUNTIME,  /* activations, CUDA graphs, buffers (engines) */
+    SEG_PREFIX,   /* the shared prefix, stored once */
+    SEG_USERS,    /* the users that fit */
+    SEG_SPARE,    /* KV memory too small for one more user */
+    SEG_RESERVED, /* headroom, or memory outside the engine's budget */
+    SEG_COUNT
+};
+
+enum { ENGINE_LOG_LINES = 4, ENGINE_TEXT_MAX = 512 };
+
+/* What an engine profile adds to the answer: its flags as used, its units
+ * of allocation, and what it would print. */
+struct engine_detail {
+    uint64_t gpu_total_bytes;  /* the budget's basis: CUDA-visible total per GPU */
+    double fraction;           /* utilisation / mem fraction used; 0 = none */
+    uint64_t budget_bytes;     /* per GPU: total x fraction, or total - margin */
+    uint64_t activation_bytes; /* estimated peak of the profiling run */
+    uint64_t non_kv_bytes;     /* weights + activation + runtime (or given) */
+    uint64_t kv_cache_bytes;   /* per GPU: what the engine allocates for KV (fits or not) */
+    uint64_t unit_tokens;      /* block / page / cell size in tokens */
+    uint64_t unit_bytes;       /* one unit across all layers, one GPU */
+    uint64_t units;            /* blocks, tokens or cells per GPU */
+    uint64_t request_units;    /* layer-weighted units of one full-context request */
+    double max_concurrency;    /* as the engine prints it */
+    uint32_t scheduler_cap;    /* max_num_seqs / max_running_requests / slots, per replica */
+    uint32_t max_num_seqs;
+    uint64_t max_num_batched_tokens;
+    uint32_t slots;            /* llama.cpp: -np, given or the most that fit */
+    int log_lines;
+    char log[ENGINE_LOG_LINES][ENGINE_TEXT_MAX / 2];
+    char launch[ENGINE_TEXT_MAX];
+    char note[ENGINE_TEXT_MAX / 2]; /* how the engine budgets, in a sentence */
+};
+
+/* The headroom rule's answer, kept beside an engine's for comparison only. */
+struct generic_figures {
+    bool present;
+    double headroom_percent;
+    uint64_t max_users, max_users_paged, kv_tokens, kv_pool_bytes;
+};
+
+struct plan_result {
+    enum engine_kind profile;
+    enum engine_rule rule;
+    bool weights_fit;          /* the weights fit within the profile's budget */
+    bool fits;                 /* ... and the profile gives the cache memory */
+    uint32_t gpus, tp, replicas;
+    enum dtype weight_dtype, kv_dtype; /* resolved */
+    uint32_t warnings;         /* enum plan_warning bits */
+    struct kv_cost cost;       /* per token, per GPU */
+
+    /* One GPU (every GPU holds the same). */
+    uint64_t memory_bytes_per_gpu;   /* the basis: driver total (generic), CUDA total (engines) */
+    uint64_t reserved_bytes_per_gpu; /* headroom, or outside the engine's budget */
+    uint64_t weights_bytes;          /* the whole model */
+    uint64_t weights_bytes_per_gpu;  /* ceil(weights / tp) */
+    uint64_t runtime_bytes_per_gpu;  /* activations and runtime (engines) */
+    uint64_t kv_pool_bytes_per_gpu;  /* memory for the KV cache */
+    uint64_t shortfall_bytes_per_gpu; /* what is missing when it does not fit */
+    uint64_t user_bytes_per_gpu;     /* one user at the full context, as allocated */
+    uint64_t user_bytes_avg_per_gpu; /* one user at the average length, exact */
+    uint64_t user_bytes_paged_per_gpu; /* at the average length, rounded to the allocation unit */
+    uint64_t prefix_bytes_per_gpu;
+    uint64_t prefix_bytes_paged_per_gpu;
+    uint64_t kv_used_bytes_per_gpu;  /* prefix + users x per user */
+    uint64_t spare_bytes_per_gpu;    /* pool left over */
+
+    /* One replica. */
+    uint64_t users_fit_per_replica;  /* by memory alone */
+    uint64_t users_per_replica;      /* min(fit, scheduler cap) */
+    uint64_t users_paged_per_replica;
+    uint64_t kv_tokens_per_replica;
+
+    /* Every replica: the answer. */
+    uint64_t context_tokens, prefix_tokens, avg_context_tokens, block_tokens;
+    uint64_t max_users;
+    uint64_t max_users_paged;
+    uint64_t kv_tokens;
+    uint64_t kv_pool_bytes;          /* per GPU x gpus */
+    double price_usd_per_hour;       /* all GPUs; < 0 unknown */
+    double cost_per_user_hour;       /* < 0 when unknown or no user fits */
+    uint64_t decode_step_bytes_per_gpu; /* read per decode step at max users */
+    double decode_tokens_per_s_per_user; /* 0 when unknown or no user fits */
+    uint64_t reservation_waste_bytes_per_gpu; /* full-context reservation - use at the average */
+
+    struct engine_detail engine;     /* engines only */
+    struct generic_figures generic;  /* engines only: the headroom rule's answer */
+    struct explain explain;          /* the arithmetic, when computed with PLAN_EXPLAIN */
+};
+
+enum plan_flags {
+    PLAN_NUMBERS = 0,      /* numbers only: for curves, sweeps and solves */
+    PLAN_EXPLAIN = 1 << 0, /* explain rows, log lines, launch command, the generic comparison */
+};
+
+/* Computes the plan. Returns false (with d naming the field in `names`, or
+ * the command line's names when NULL) when the scenario is invalid or its
+ * byte counts pass 64 bits; r is then zeroed. */
+bool plan_compute(const struct scenario *s, int flags, const char *const names[SF_COUNT],
+                  struct plan_result *r, struct diag *d);
+
+/* Where one GPU's memory goes (enum segment order). */
+void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT]);
+
+/* "weights", "runtime", "shared prefix", "users' KV", "spare KV", "headroom"
+ * (or "outside budget" for an engine). */
+const char *plan_segment_name(const struct plan_result *r, enum segment s);
+
+/* One sentence per warning bit. */
+const char *plan_warning_text(enum plan_warning w);
+
+/* The warnings worth showing (price and bandwidth gaps left out), as bits. */
+uint32_t plan_shown_warnings(const struct plan_result *r);
+
+#endif

@@ -1,0 +1,78 @@
+/* policy: the budgeting rule of each profile, internal to core (plan.c
+ * calls exactly one). A policy turns one GPU's memory into a KV pool and
+ * users per replica, fills the plan's per-GPU and per-replica fields, and
+ * writes the explain rows of its own steps. */
+#ifndef KVPLAN_CORE_POLICY_H
+#define KVPLAN_CORE_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+struct policy_ctx {
+    const struct scenario *s;
+    struct plan_result *r;
+    struct explain *x; /* NULL: numbers only */
+};
+
+/* Each fills r->memory_bytes_per_gpu ... r->kv_tokens_per_replica, r->fits
+ * and, for engines, r->engine. The per-token cost and weights are set. */
+void policy_generic(struct policy_ctx *c);
+void policy_vllm(struct policy_ctx *c);
+void policy_sglang(struct policy_ctx *c);
+void policy_llamacpp(struct policy_ctx *c);
+void policy_trtllm(struct policy_ctx *c);
+
+/* ---- shared by the policies (policy_common.c) ---- */
+
+/* What CUDA reports as total per GPU: the logged figure, --vram, the
+ * preset's observed figure, or the driver total less 460 MiB. */
+uint64_t policy_cuda_total(const struct scenario *s);
+
+/* Peak of a profiling forward pass (vLLM, TensorRT-LLM): hidden states of
+ * the batched tokens and fp32 logits of the sampled rows. */
+uint64_t policy_activation_estimate(const struct model_spec *m, uint64_t tokens,
+                                    uint64_t logit_rows);
+
+uint64_t policy_gib(double gib);
+uint32_t policy_vocab(const struct model_spec *m);
+uint32_t policy_hidden(const struct model_spec *m);
+const char *policy_model_ref(const struct model_spec *m);
+void policy_log(struct engine_detail *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Bytes of one user at the full context and at the average length, and of
+ * the prefix (exact tokens, windows applied): r->user_bytes_per_gpu,
+ * user_bytes_avg_per_gpu and prefix_bytes_per_gpu, with rows "kv_per_user"
+ * and "prefix". */
+void policy_user_bytes(struct policy_ctx *c);
+
+/* Pushes `global` tokens x per-token bytes (and, with windows, `windowed`
+ * tokens x windowed layers x per-layer bytes) onto row. */
+void policy_bytes_expr(struct policy_ctx *c, struct explain_row *row, uint64_t global,
+                       uint64_t windowed, const char *what);
+
+/* Pushes the weights one GPU holds (the weights_per_gpu row when split). */
+void policy_weights_term(struct policy_ctx *c, struct explain_row *row);
+
+/* The pool row of an engine: budget - weights - activation - runtime, or
+ * what a log gave; sets r->kv_pool_bytes_per_gpu or the shortfall. `budget`
+ * is the row key of the budget the pool is taken from. */
+void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budget_key,
+                        uint64_t activation, uint64_t runtime);
+
+/* Allocation in fixed units of tokens (vLLM blocks, SGLang tokens,
+ * TensorRT-LLM blocks): units in the pool, units per user, users capped by
+ * the scheduler. `hybrid` weighs units by layer (vLLM V1 sliding windows). */
+struct block_rule {
+    uint64_t unit_tokens;
+    const char *unit_name;   /* "block", "token" */
+    bool hybrid;
+    uint64_t window_units;   /* hybrid: units a windowed layer holds at the full context */
+    uint64_t window_units_avg;
+    uint32_t cap;            /* scheduler cap per replica; 0 = none */
+    const char *cap_name;    /* "max-num-seqs" */
+};
+void policy_blocks(struct policy_ctx *c, const struct block_rule *b);
+
+#endif

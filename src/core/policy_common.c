@@ -1,0 +1,319 @@
+/* What the policies share: CUDA totals, estimates, per-user bytes, the
+ * engine pool and allocation in fixed units of tokens. */
+#include "policy.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+uint64_t policy_cuda_total(const struct scenario *s)
+{
+    if (s->engine.gpu_total_bytes)
+        return s->engine.gpu_total_bytes;
+    if (s->has_vram)
+        return s->vram_bytes;
+    if (s->gpu.cuda_visible_bytes)
+        return s->gpu.cuda_visible_bytes;
+    /* the driver keeps ~0.45 GiB: H100 79.65 -> 79.22 GiB, RTX 3090 24.00 -> 23.57 */
+    uint64_t reserve = 460 * MIB;
+    return s->gpu.memory_bytes > reserve ? s->gpu.memory_bytes - reserve : 0;
+}
+
+uint32_t policy_vocab(const struct model_spec *m)
+{
+    return m->vocab_size ? m->vocab_size : 32000;
+}
+
+uint32_t policy_hidden(const struct model_spec *m)
+{
+    if (m->hidden_size)
+        return m->hidden_size;
+    return m->attention_heads * (m->head_dim ? m->head_dim : 128);
+}
+
+/* About 32 bytes per hidden unit per batched token across a layer's buffers,
+ * and fp32 logits of the sampled rows twice (logits and their softmax). */
+uint64_t policy_activation_estimate(const struct model_spec *m, uint64_t tokens,
+                                    uint64_t logit_rows)
+{
+    return kv_sat_add(kv_sat_mul(kv_sat_mul(tokens, policy_hidden(m)), 32),
+                      kv_sat_mul(kv_sat_mul(logit_rows, policy_vocab(m)), 8));
+}
+
+uint64_t policy_gib(double gib)
+{
+    return (uint64_t)llround(gib * (double)GIB);
+}
+
+const char *policy_model_ref(const struct model_spec *m)
+{
+    return m->hf_id[0] ? m->hf_id : m->id;
+}
+
+void policy_log(struct engine_detail *e, const char *fmt, ...)
+{
+    if (e->log_lines >= ENGINE_LOG_LINES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->log[e->log_lines++], sizeof e->log[0], fmt, ap);
+    va_end(ap);
+}
+
+/* tokens x per-token bytes, or the global and windowed parts of it */
+void policy_bytes_expr(struct policy_ctx *c, struct explain_row *row, uint64_t global,
+                       uint64_t windowed, const char *what)
+{
+    const struct kv_cost *k = &c->r->cost;
+    if (k->windowed_layers == 0) {
+        explain_term(row, global, XU_TOKENS, what);
+        explain_ref(c->x, row, "kv_per_token", "per token");
+        explain_op(row, XOP_MUL);
+        return;
+    }
+    explain_term(row, global, XU_TOKENS, what);
+    explain_ref(c->x, row, "kv_past_window", "in global layers");
+    explain_op(row, XOP_MUL);
+    explain_term(row, windowed, XU_TOKENS, "tokens in the window");
+    explain_term(row, k->windowed_layers, XU_COUNT, "windowed layers");
+    explain_op(row, XOP_MUL);
+    explain_ref(c->x, row, "kv_per_layer", "per layer");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ADD);
+}
+
+void policy_user_bytes(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    struct token_split full = kvcost_split(&r->cost, s->context_tokens, s->prefix_tokens);
+    struct token_split avg = kvcost_split(&r->cost, r->avg_context_tokens, s->prefix_tokens);
+    r->user_bytes_per_gpu = kvcost_bytes(&r->cost, full.user_global, full.user_windowed);
+    r->user_bytes_avg_per_gpu = kvcost_bytes(&r->cost, avg.user_global, avg.user_windowed);
+    r->prefix_bytes_per_gpu = kvcost_bytes(&r->cost, full.prefix_global, full.prefix_windowed);
+
+    struct explain_row *row = explain_row_begin(c->x, "kv_per_user", "KV per user", "per GPU");
+    if (r->cost.windowed_layers == 0 && s->prefix_tokens > 0) {
+        explain_term(row, s->context_tokens, XU_TOKENS, "context tokens");
+        explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");
+        explain_op(row, XOP_SUB);
+        explain_ref(c->x, row, "kv_per_token", "per token");
+        explain_op(row, XOP_MUL);
+    } else {
+        policy_bytes_expr(c, row, full.user_global,
+                   full.user_windowed, r->cost.windowed_layers ? "tokens" : "context tokens");
+    }
+    explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+    if (s->prefix_tokens == 0)
+        return;
+    row = explain_row_begin(c->x, "prefix", "Shared prefix", "per GPU");
+    policy_bytes_expr(c, row, full.prefix_global, full.prefix_windowed, "prefix tokens");
+    explain_row_end(c->x, row, XU_BYTES, 0, "stored once for every user");
+}
+
+/* The weights operand: the per-GPU row when the model is split. */
+void policy_weights_term(struct policy_ctx *c, struct explain_row *row)
+{
+    char name[48];
+    if (c->r->tp > 1) {
+        explain_ref(c->x, row, "weights_per_gpu", "weights");
+    } else {
+        snprintf(name, sizeof name, "weights (%s)", dtype_info(c->r->weight_dtype)->name);
+        explain_term(row, (long double)c->r->weights_bytes_per_gpu, XU_BYTES, name);
+    }
+}
+
+void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budget_key,
+                        uint64_t activation, uint64_t runtime)
+{
+    const struct engine_flags *f = &c->s->engine;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    e->activation_bytes = activation;
+    e->non_kv_bytes = f->non_kv_bytes ? f->non_kv_bytes
+                                      : kv_sat_add(kv_sat_add(r->weights_bytes_per_gpu, activation),
+                                                   runtime);
+    r->runtime_bytes_per_gpu = e->non_kv_bytes > r->weights_bytes_per_gpu
+                                   ? e->non_kv_bytes - r->weights_bytes_per_gpu
+                                   : 0;
+    struct explain_row *row = explain_row_begin(c->x, "pool", "KV pool", "per GPU");
+    long double pool;
+    if (f->kv_memory_bytes) {
+        pool = (long double)f->kv_memory_bytes;
+        explain_row_end(c->x, row, XU_BYTES, pool, "the KV cache memory the log gave (--kv-memory)");
+    } else {
+        explain_ref(c->x, row, budget_key, "budget");
+        if (f->non_kv_bytes) {
+            explain_term(row, (long double)f->non_kv_bytes, XU_BYTES, "outside KV (given)");
+            explain_op(row, XOP_SUB);
+        } else {
+            policy_weights_term(c, row);
+            explain_op(row, XOP_SUB);
+            explain_term(row, (long double)activation, XU_BYTES, "activation peak");
+            explain_op(row, XOP_SUB);
+            explain_term(row, (long double)runtime, XU_BYTES, "runtime");
+            explain_op(row, XOP_SUB);
+        }
+        pool = (long double)budget - (long double)e->non_kv_bytes;
+        explain_row_end(c->x, row, XU_BYTES, pool,
+                        f->non_kv_bytes ? NULL : "activation and runtime are estimates");
+    }
+    if (pool > 0) {
+        r->kv_pool_bytes_per_gpu = (uint64_t)pool;
+    } else {
+        r->kv_pool_bytes_per_gpu = 0;
+        r->shortfall_bytes_per_gpu = (uint64_t)(-pool);
+    }
+    r->weights_fit = r->weights_bytes_per_gpu <= budget;
+    r->fits = r->weights_fit && r->kv_pool_bytes_per_gpu > 0;
+}
+
+static uint64_t users_of(uint64_t units, uint64_t prefix_units, uint64_t per_user, uint32_t cap,
+                         uint64_t *fit)
+{
+    uint64_t n = per_user && units > prefix_units ? (units - prefix_units) / per_user : 0;
+    if (fit)
+        *fit = n;
+    return cap && n > cap ? cap : n;
+}
+
+/* Units one user holds privately at length len (prefix blocks shared whole). */
+static uint64_t user_units(const struct kv_cost *k, const struct block_rule *b, uint64_t len,
+                           uint64_t prefix, uint64_t window_units)
+{
+    uint64_t own = kv_ceil_div(len, b->unit_tokens) - prefix / b->unit_tokens;
+    if (!b->hybrid)
+        return own;
+    return kv_sat_add(kv_sat_mul(k->global_layers, own), kv_sat_mul(k->windowed_layers, window_units));
+}
+
+/* min(floor((units - prefix units) / per user), cap) as a row */
+static void users_row(struct policy_ctx *c, const struct block_rule *b, const char *key,
+                      const char *label, uint64_t per_user, const char *per_user_key,
+                      uint64_t prefix_units, uint64_t avail, const char *note)
+{
+    struct explain_row *row = explain_row_begin(c->x, key, label, "per replica");
+    if (avail <= prefix_units) {
+        explain_row_end(c->x, row, XU_COUNT, 0, "the shared prefix fills the KV pool");
+        return;
+    }
+    explain_ref(c->x, row, "units", b->unit_tokens == 1 ? "tokens" : "blocks");
+    if (b->hybrid) {
+        explain_term(row, c->r->cost.layers, XU_COUNT, "layers");
+        explain_op(row, XOP_MUL);
+    }
+    if (prefix_units) {
+        explain_term(row, (long double)prefix_units, XU_COUNT, "shared prefix units");
+        explain_op(row, XOP_SUB);
+    }
+    if (per_user_key)
+        explain_ref(c->x, row, per_user_key, "per user");
+    else
+        explain_term(row, (long double)per_user, XU_COUNT, "per user");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_FLOOR);
+    if (b->cap) {
+        explain_term(row, b->cap, XU_COUNT, b->cap_name);
+        explain_op(row, XOP_MIN);
+    }
+    explain_row_end(c->x, row, XU_COUNT, 0, note);
+}
+
+void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    const struct kv_cost *k = &r->cost;
+    e->unit_tokens = b->unit_tokens;
+    e->unit_bytes = kv_sat_mul(b->unit_tokens, k->bytes_per_token);
+    e->units = e->unit_bytes ? r->kv_pool_bytes_per_gpu / e->unit_bytes : 0;
+    e->scheduler_cap = b->cap;
+    e->kv_cache_bytes = r->kv_pool_bytes_per_gpu;
+
+    struct explain_row *row = explain_row_begin(
+        c->x, "units", b->unit_tokens == 1 ? "KV tokens" : "KV blocks", "per GPU");
+    explain_ref(c->x, row, "pool", "pool");
+    if (b->unit_tokens > 1) {
+        explain_term(row, b->unit_tokens, XU_TOKENS, "tokens per block");
+        explain_ref(c->x, row, "kv_per_token", "per token");
+        explain_op(row, XOP_MUL);
+    } else {
+        explain_ref(c->x, row, "kv_per_token", "per token");
+    }
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_FLOOR);
+    explain_row_end(c->x, row, XU_COUNT, 0, NULL);
+
+    /* Units of one user: its own blocks (whole prefix blocks are shared). */
+    uint64_t ctx = s->context_tokens, prefix = s->prefix_tokens, avg = r->avg_context_tokens;
+    uint64_t per_user = user_units(k, b, ctx, prefix, b->window_units);
+    uint64_t per_user_avg = user_units(k, b, avg, prefix, b->window_units_avg);
+    uint64_t prefix_units = prefix / b->unit_tokens;
+    if (b->hybrid)
+        prefix_units = kv_sat_mul(prefix_units, k->global_layers);
+    uint64_t avail = b->hybrid ? kv_sat_mul(e->units, k->layers) : e->units;
+
+    row = explain_row_begin(c->x, "units_per_user",
+                            b->unit_tokens == 1 ? "Tokens per user" : "Blocks per user", "");
+    if (b->hybrid) {
+        explain_term(row, k->global_layers, XU_COUNT, "global layers");
+    }
+    explain_term(row, ctx, XU_TOKENS, "context tokens");
+    if (b->unit_tokens > 1) {
+        explain_term(row, b->unit_tokens, XU_TOKENS, "per block");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+    }
+    if (prefix >= b->unit_tokens) {
+        explain_term(row, prefix, XU_TOKENS, "prefix tokens");
+        if (b->unit_tokens > 1) {
+            explain_term(row, b->unit_tokens, XU_TOKENS, "per block");
+            explain_op(row, XOP_DIV);
+            explain_op(row, XOP_FLOOR);
+        }
+        explain_op(row, XOP_SUB);
+    }
+    if (b->hybrid) {
+        explain_op(row, XOP_MUL);
+        explain_term(row, k->windowed_layers, XU_COUNT, "windowed layers");
+        explain_term(row, b->window_units, XU_COUNT, "blocks in the window");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    explain_row_end(c->x, row, XU_COUNT, 0,
+                    b->hybrid ? "layer-blocks: windowed layers keep the window and a batch" : NULL);
+
+    r->users_per_replica = users_of(avail, prefix_units, per_user, b->cap, &r->users_fit_per_replica);
+    r->users_paged_per_replica = users_of(avail, prefix_units, per_user_avg, b->cap, NULL);
+    r->kv_tokens_per_replica = kv_sat_mul(e->units, b->unit_tokens);
+    uint64_t unit_layer_bytes =
+        kv_sat_mul(b->unit_tokens, b->hybrid ? k->bytes_per_layer : k->bytes_per_token);
+    r->kv_used_bytes_per_gpu = kv_sat_mul(
+        kv_sat_add(prefix_units, kv_sat_mul(r->users_per_replica, per_user)), unit_layer_bytes);
+    r->prefix_bytes_paged_per_gpu = kv_sat_mul(prefix_units, unit_layer_bytes);
+    r->prefix_bytes_per_gpu = r->prefix_bytes_paged_per_gpu;
+    r->user_bytes_paged_per_gpu = kv_sat_mul(per_user_avg, unit_layer_bytes);
+
+    if (!r->fits || e->units == 0) {
+        row = explain_row_begin(c->x, "users_replica", "Users", "per replica");
+        explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
+    } else {
+        users_row(c, b, "users_replica", "Users", per_user, "units_per_user", prefix_units, avail,
+                  NULL);
+    }
+    char note[96];
+    char t[32];
+    units_format_int(avg, t, sizeof t);
+    snprintf(note, sizeof note, "at %s tokens in use", t);
+    users_row(c, b, "users_paged_replica", "Users, paged", per_user_avg, NULL, prefix_units, avail,
+              note);
+
+    row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
+    explain_ref(c->x, row, "units", b->unit_tokens == 1 ? "tokens" : "blocks");
+    if (b->unit_tokens > 1) {
+        explain_term(row, b->unit_tokens, XU_TOKENS, "per block");
+        explain_op(row, XOP_MUL);
+    }
+    explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
+}

@@ -1,0 +1,138 @@
+/* The generic rule (the seed article's): memory x (1 - headroom) - weights
+ * is the KV pool; users are the pool over one user's full context, paged
+ * users the pool over the tokens in use rounded up to whole blocks. */
+#include "policy.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static uint64_t round_up(uint64_t tokens, uint64_t block)
+{
+    return kv_ceil_div(tokens, block) * block;
+}
+
+static uint64_t users_of(uint64_t pool, uint64_t prefix, uint64_t per_user)
+{
+    return per_user && pool > prefix ? (pool - prefix) / per_user : 0;
+}
+
+/* floor((pool - prefix) / per user), or why no user fits */
+static void users_row(struct policy_ctx *c, const char *key, const char *label, uint64_t prefix,
+                      const char *prefix_name, const char *per_user_key, const char *note)
+{
+    struct plan_result *r = c->r;
+    struct explain_row *row = explain_row_begin(c->x, key, label, "per replica");
+    if (!r->fits) {
+        explain_row_end(c->x, row, XU_COUNT, 0, "the weights do not fit: no KV pool");
+        return;
+    }
+    if (r->kv_pool_bytes_per_gpu <= prefix) {
+        explain_row_end(c->x, row, XU_COUNT, 0, "the shared prefix fills the KV pool");
+        return;
+    }
+    explain_ref(c->x, row, "pool", "pool");
+    if (prefix) {
+        explain_term(row, (long double)prefix, XU_BYTES, prefix_name);
+        explain_op(row, XOP_SUB);
+    }
+    explain_ref(c->x, row, per_user_key, "per user");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_FLOOR);
+    explain_row_end(c->x, row, XU_COUNT, 0, note);
+}
+
+void policy_generic(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    const struct kv_cost *k = &r->cost;
+    uint64_t mem = s->has_vram ? s->vram_bytes : s->gpu.memory_bytes;
+    uint64_t headroom = (uint64_t)llroundl((long double)mem * s->headroom_percent / 100.0L);
+    uint64_t budget = mem - headroom;
+    r->memory_bytes_per_gpu = mem;
+    r->reserved_bytes_per_gpu = headroom;
+    r->weights_fit = r->fits = r->weights_bytes_per_gpu <= budget;
+    if (r->fits)
+        r->kv_pool_bytes_per_gpu = budget - r->weights_bytes_per_gpu;
+    else
+        r->shortfall_bytes_per_gpu = r->weights_bytes_per_gpu - budget;
+
+    policy_user_bytes(c);
+
+    struct explain_row *row = explain_row_begin(c->x, "pool", "KV pool", "per GPU");
+    explain_term(row, mem, XU_BYTES, s->has_vram ? "memory (--vram)" : "memory");
+    char name[48];
+    snprintf(name, sizeof name, "headroom (%g%%)", s->headroom_percent);
+    explain_term(row, headroom, XU_BYTES, name);
+    explain_op(row, XOP_SUB);
+    policy_weights_term(c, row);
+    explain_op(row, XOP_SUB);
+    explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+
+    /* Every user reserves the full context. */
+    r->users_fit_per_replica = r->fits ? users_of(r->kv_pool_bytes_per_gpu, r->prefix_bytes_per_gpu,
+                                                  r->user_bytes_per_gpu)
+                                       : 0;
+    r->users_per_replica = r->users_fit_per_replica;
+    users_row(c, "users_replica", "Users", r->prefix_bytes_per_gpu, "prefix", "kv_per_user", NULL);
+    r->kv_used_bytes_per_gpu = r->prefix_bytes_per_gpu + r->users_per_replica * r->user_bytes_per_gpu;
+    r->reservation_waste_bytes_per_gpu =
+        r->users_per_replica * (r->user_bytes_per_gpu - r->user_bytes_avg_per_gpu);
+
+    /* Paged: the tokens in use, each sequence rounded up to whole blocks. */
+    uint64_t b = r->block_tokens;
+    struct token_split avg = kvcost_split(k, r->avg_context_tokens, s->prefix_tokens);
+    uint64_t ug = round_up(avg.user_global, b), uw = round_up(avg.user_windowed, b);
+    r->user_bytes_paged_per_gpu = kvcost_bytes(k, ug, uw);
+    r->prefix_bytes_paged_per_gpu =
+        kvcost_bytes(k, round_up(avg.prefix_global, b), round_up(avg.prefix_windowed, b));
+    r->users_paged_per_replica = r->fits ? users_of(r->kv_pool_bytes_per_gpu,
+                                                    r->prefix_bytes_paged_per_gpu,
+                                                    r->user_bytes_paged_per_gpu)
+                                         : 0;
+    row = explain_row_begin(c->x, "kv_per_user_paged", "KV per user, paged", "per GPU");
+    if (k->windowed_layers == 0) {
+        explain_term(row, r->avg_context_tokens, XU_TOKENS, "tokens in use");
+        if (s->prefix_tokens) {
+            explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");
+            explain_op(row, XOP_SUB);
+        }
+        explain_term(row, b, XU_TOKENS, "per block");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        explain_term(row, b, XU_TOKENS, "per block");
+        explain_op(row, XOP_MUL);
+        explain_ref(c->x, row, "kv_per_token", "per token");
+        explain_op(row, XOP_MUL);
+    } else {
+        policy_bytes_expr(c, row, ug, uw, "tokens in whole blocks");
+    }
+    explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+    char note[64], t[32];
+    units_format_int(r->avg_context_tokens, t, sizeof t);
+    snprintf(note, sizeof note, "at %s tokens in use", t);
+    users_row(c, "users_paged_replica", "Users, paged", r->prefix_bytes_paged_per_gpu,
+              "prefix in whole blocks", "kv_per_user_paged", note);
+
+    if (r->reservation_waste_bytes_per_gpu > 0) {
+        row = explain_row_begin(c->x, "waste", "Reservation waste", "per GPU");
+        explain_ref(c->x, row, "users_replica", "users");
+        explain_ref(c->x, row, "kv_per_user", "reserved");
+        explain_term(row, r->user_bytes_avg_per_gpu, XU_BYTES, "in use");
+        explain_op(row, XOP_SUB);
+        explain_op(row, XOP_MUL);
+        explain_row_end(c->x, row, XU_BYTES, 0, "what paging would give back");
+    }
+
+    r->kv_tokens_per_replica = k->bytes_per_token ? r->kv_pool_bytes_per_gpu / k->bytes_per_token : 0;
+    row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
+    if (!r->fits) {
+        explain_row_end(c->x, row, XU_TOKENS, 0, "the weights do not fit: no KV pool");
+        return;
+    }
+    explain_ref(c->x, row, "pool", "pool");
+    explain_ref(c->x, row, "kv_per_token", "per token");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_FLOOR);
+    explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
+}

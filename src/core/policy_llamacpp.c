@@ -1,0 +1,215 @@
+/* llama.cpp: -c x -np cells allocated up front (no paging), f16 unless told
+ * (-ctk/-ctv), layers split across the GPUs; --fit keeps a margin free.
+ * Without --parallel, kvplan picks the most slots whose cache fits, and the
+ * launch line, the log and the answer all use that count.
+ * Upstream: src/llama-context.cpp (n_ctx, n_seq), src/llama-kv-cache.cpp and
+ * src/llama-kv-cache-iswa.cpp (cells, the SWA cache size), common/arg.cpp. */
+#include "policy.h"
+
+#include <stdio.h>
+
+/* ggml's names for the cache types (-ctk/-ctv and the log) */
+static const char *ggml_name(enum dtype d)
+{
+    switch (d) {
+    case DTYPE_FP16:
+        return "f16";
+    case DTYPE_FP32:
+        return "f32";
+    default:
+        return dtype_info(d)->name;
+    }
+}
+
+struct lcpp {
+    enum dtype tk, tv;
+    uint64_t k_row, v_row;       /* bytes of one cell of one layer */
+    uint64_t global, windowed;   /* layers */
+    uint64_t window;
+};
+
+/* cells of the windowed cache: GGML_PAD(min(n_ctx, n_swa x n_seq + n_ubatch), 256) */
+static uint64_t swa_cells(const struct lcpp *l, uint64_t n_ctx, uint64_t np)
+{
+    if (l->windowed == 0)
+        return 0;
+    uint64_t want = kv_sat_add(kv_sat_mul(l->window, np), 512);
+    uint64_t cells = want < n_ctx ? want : n_ctx;
+    return kv_ceil_div(cells, 256) * 256;
+}
+
+/* The whole cache of np slots of ctx tokens, summed over the GPUs. */
+static uint64_t cache_total(const struct lcpp *l, uint64_t ctx, uint64_t np)
+{
+    uint64_t n_ctx = kv_sat_mul(ctx, np);
+    uint64_t cells = kv_sat_add(kv_sat_mul(l->global, n_ctx),
+                                kv_sat_mul(l->windowed, swa_cells(l, n_ctx, np)));
+    return kv_sat_mul(cells, l->k_row + l->v_row);
+}
+
+static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin)
+{
+    const struct scenario *s = c->s;
+    const struct model_spec *m = &s->model;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    uint64_t np = e->slots, n_ctx = s->context_tokens * np;
+    uint64_t cells = kv_sat_add(kv_sat_mul(l->global, n_ctx),
+                                kv_sat_mul(l->windowed, swa_cells(l, n_ctx, np)));
+    double k_mib = (double)kv_sat_mul(cells, l->k_row) / (double)MIB;
+    double v_mib = (double)kv_sat_mul(cells, l->v_row) / (double)MIB;
+    policy_log(e, "llama_kv_cache: size = %.2f MiB (%8llu cells, %3u layers, %2llu/%2llu seqs), "
+                  "K (%s): %.2f MiB, V (%s): %.2f MiB",
+               k_mib + v_mib, (unsigned long long)n_ctx, m->layers, (unsigned long long)np,
+               (unsigned long long)np, ggml_name(l->tk), k_mib, ggml_name(l->tv), v_mib);
+    char types[96] = "";
+    if (l->tk != DTYPE_FP16)
+        snprintf(types, sizeof types, " -ctk %s -ctv %s -fa on", ggml_name(l->tk), ggml_name(l->tv));
+    else if (l->tv != l->tk)
+        snprintf(types, sizeof types, " -ctv %s -fa on", ggml_name(l->tv));
+    snprintf(e->launch, sizeof e->launch, "llama-server -m %s.gguf -c %llu -np %llu%s -ngl 999",
+             m->id, (unsigned long long)n_ctx, (unsigned long long)np, types);
+    snprintf(e->note, sizeof e->note,
+             "llama.cpp allocates -c x -np cells up front (no paging); --fit keeps %.2f GiB free "
+             "per GPU; %s",
+             (double)margin / (double)GIB,
+             s->engine.rule == RULE_LLAMACPP_PRE_MLA && m->attention == ATTENTION_MLA
+                 ? "before MLA support, DeepSeek K and V were stored per head"
+             : s->engine.parallel ? "-np as given"
+                                  : "-np is the most slots whose cache fits");
+}
+
+void policy_llamacpp(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    const struct engine_flags *f = &s->engine;
+    const struct model_spec *m = &s->model;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    struct lcpp l = {0};
+    l.tk = s->kv_dtype != DTYPE_AUTO ? s->kv_dtype : DTYPE_FP16;
+    l.tv = f->v_dtype != DTYPE_AUTO ? f->v_dtype : l.tk;
+    if (m->attention == ATTENTION_MLA && f->rule == RULE_LLAMACPP_PRE_MLA) {
+        /* before MLA support: K and V expanded per head */
+        l.k_row = dtype_bytes_for(l.tk, (uint64_t)m->attention_heads *
+                                            (m->qk_nope_head_dim + m->qk_rope_head_dim));
+        l.v_row = dtype_bytes_for(l.tv, (uint64_t)m->attention_heads * m->v_head_dim);
+    } else if (m->attention == ATTENTION_MLA) {
+        /* the latent as K; V is a view of it */
+        l.k_row = dtype_bytes_for(l.tk, (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim);
+    } else {
+        uint64_t kvh = s->kv_heads ? s->kv_heads : m->kv_heads;
+        l.k_row = dtype_bytes_for(l.tk, kvh * m->head_dim);
+        l.v_row = dtype_bytes_for(l.tv, kvh * m->head_dim);
+    }
+    l.global = r->cost.global_layers;
+    l.windowed = r->cost.windowed_layers;
+    l.window = r->cost.window_tokens;
+    uint64_t gpus = r->tp;
+
+    e->gpu_total_bytes = policy_cuda_total(s);
+    r->memory_bytes_per_gpu = e->gpu_total_bytes;
+    uint64_t margin = f->fit_target_bytes ? f->fit_target_bytes : GIB;
+    e->budget_bytes = e->gpu_total_bytes > margin ? e->gpu_total_bytes - margin : 0;
+    r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
+    /* compute buffers: a 512-token micro-batch of logits and hidden states */
+    uint64_t buffers = 512ull * (policy_vocab(m) + 4ull * policy_hidden(m)) * 4 / gpus + 256 * MIB;
+    e->unit_tokens = 1;
+
+    policy_user_bytes(c);
+    struct explain_row *row = explain_row_begin(c->x, "budget", "llama.cpp budget", "per GPU");
+    explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
+    explain_term(row, margin, XU_BYTES, "--fit margin");
+    explain_op(row, XOP_SUB);
+    explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+    policy_engine_pool(c, e->budget_bytes, "budget", 0, buffers);
+    uint64_t room = r->kv_pool_bytes_per_gpu;
+
+    /* The slots: as given, or the most whose cache fits (at least one). */
+    uint64_t np = f->parallel;
+    if (np == 0) {
+        np = 1;
+        if (l.windowed == 0) {
+            uint64_t slot = cache_total(&l, s->context_tokens, 1);
+            uint64_t most = slot ? kv_sat_mul(room, gpus) / slot : 0;
+            np = most > 1 ? (most > 65536 ? 65536 : most) : 1;
+        } else {
+            while (np < 65536 && kv_ceil_div(cache_total(&l, s->context_tokens, np + 1), gpus) <= room)
+                np++;
+        }
+    }
+    e->slots = (uint32_t)np;
+    uint64_t total = cache_total(&l, s->context_tokens, np);
+    uint64_t per_gpu = kv_ceil_div(total, gpus);
+    bool fits = r->weights_fit && room > 0 && per_gpu <= room;
+    e->units = kv_sat_mul(s->context_tokens, np);
+    e->unit_bytes = kv_ceil_div(total, e->units ? e->units : 1);
+    e->max_num_seqs = e->scheduler_cap = (uint32_t)np;
+    e->kv_cache_bytes = per_gpu;
+    e->request_units = s->context_tokens;
+    e->max_concurrency = (double)np;
+    r->users_fit_per_replica = fits ? np : 0;
+    r->users_per_replica = r->users_fit_per_replica;
+    r->users_paged_per_replica = r->users_per_replica; /* no paging */
+    r->kv_tokens_per_replica = fits ? e->units : 0;
+    r->kv_used_bytes_per_gpu = fits ? per_gpu : 0;
+    r->prefix_bytes_per_gpu = r->prefix_bytes_paged_per_gpu = 0; /* every slot holds its own */
+    r->user_bytes_per_gpu = kv_ceil_div(total, np * gpus);
+    r->user_bytes_paged_per_gpu = r->user_bytes_per_gpu;
+    if (!fits && r->weights_fit && per_gpu > room)
+        r->shortfall_bytes_per_gpu = per_gpu - room;
+    r->fits = fits;
+
+    row = explain_row_begin(c->x, "cache", "KV cache", "per GPU");
+    explain_term(row, l.global, XU_COUNT, "layers");
+    explain_term(row, (long double)s->context_tokens * np, XU_TOKENS, "cells");
+    explain_op(row, XOP_MUL);
+    if (l.windowed) {
+        explain_term(row, l.windowed, XU_COUNT, "windowed layers");
+        explain_term(row, swa_cells(&l, s->context_tokens * np, np), XU_TOKENS, "window cells");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    explain_term(row, l.k_row + l.v_row, XU_BYTES_EXACT, "per cell (K+V)");
+    explain_op(row, XOP_MUL);
+    if (gpus > 1) {
+        explain_term(row, gpus, XU_COUNT, "GPUs");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+    }
+    char note[96], t[32];
+    units_format_int(np, t, sizeof t);
+    snprintf(note, sizeof note, "-np %s slot%s of the full context", t, np == 1 ? "" : "s");
+    explain_row_end(c->x, row, XU_BYTES, 0, note);
+
+    row = explain_row_begin(c->x, "users_replica", "Users", "per replica");
+    if (!fits) {
+        snprintf(note, sizeof note, "the cache of -np %s does not fit in the %s left", t,
+                 "memory");
+        explain_row_end(c->x, row, XU_COUNT, 0, note);
+    } else if (f->parallel == 0 && l.windowed == 0) {
+        explain_ref(c->x, row, "pool", "pool");
+        explain_term(row, gpus, XU_COUNT, "GPUs");
+        explain_op(row, XOP_MUL);
+        explain_term(row, cache_total(&l, s->context_tokens, 1), XU_BYTES, "per slot");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_FLOOR);
+        explain_row_end(c->x, row, XU_COUNT, 0, "slots whose cache fits; the -np launched");
+    } else {
+        explain_row_end(c->x, row, XU_COUNT, (long double)np,
+                        f->parallel ? "the -np slots given, each of the full context"
+                                    : "the most -np slots whose cache fits");
+    }
+    row = explain_row_begin(c->x, "users_paged_replica", "Users, paged", "per replica");
+    explain_ref(c->x, row, "users_replica", "slots");
+    explain_row_end(c->x, row, XU_COUNT, 0, "no paging: every slot holds its full context");
+    row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
+    if (fits) {
+        explain_term(row, s->context_tokens, XU_TOKENS, "context");
+        explain_ref(c->x, row, "users_replica", "slots");
+        explain_op(row, XOP_MUL);
+    }
+    explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
+    if (c->x)
+        describe(c, &l, margin);
+}

@@ -1,0 +1,99 @@
+/* SGLang: mem_fraction_static of the CUDA total holds weights and the KV
+ * pool; the rest stays free for activations and CUDA graphs. The pool is
+ * token-granular and sizes every layer for the full length.
+ * Upstream: python/sglang/srt/server_args.py (the reserve and defaults),
+ * python/sglang/srt/model_executor/model_runner.py (profile_max_num_token),
+ * scheduler max_running_requests. */
+#include "policy.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static void describe(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    const struct model_spec *m = &s->model;
+    char t[32], extra[200] = "";
+    double half = (double)e->units * (double)e->unit_bytes / 2.0 / (double)GIB;
+    if (m->attention == ATTENTION_MLA)
+        policy_log(e, "KV Cache is allocated. #tokens: %llu, KV size: %.2f GB",
+                   (unsigned long long)e->units, half * 2);
+    else
+        policy_log(e, "KV Cache is allocated. #tokens: %llu, K size: %.2f GB, V size: %.2f GB",
+                   (unsigned long long)e->units, half, half);
+    policy_log(e, "max_total_num_tokens=%s, max_running_requests=%u, context_len=%llu",
+               units_format_int(e->units, t, sizeof t), e->scheduler_cap,
+               (unsigned long long)s->context_tokens);
+    size_t n = 0;
+    if (r->kv_dtype == DTYPE_FP8)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --kv-cache-dtype fp8_e4m3");
+    if (r->tp > 1)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --tp %u", r->tp);
+    if (r->replicas > 1)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --dp %u", r->replicas);
+    if (s->engine.max_num_seqs)
+        snprintf(extra + n, sizeof extra - n, " --max-running-requests %u", s->engine.max_num_seqs);
+    snprintf(e->launch, sizeof e->launch,
+             "python -m sglang.launch_server --model-path %s --context-length %llu "
+             "--mem-fraction-static %.3f%s",
+             policy_model_ref(m), (unsigned long long)s->context_tokens, e->fraction, extra);
+    snprintf(e->note, sizeof e->note,
+             "SGLang keeps (1 - %.3f) of the CUDA total free for activations and graphs and "
+             "gives the rest after weights to a token-granular pool, every layer at full length",
+             e->fraction);
+}
+
+void policy_sglang(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    const struct engine_flags *f = &s->engine;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    e->gpu_total_bytes = policy_cuda_total(s);
+    r->memory_bytes_per_gpu = e->gpu_total_bytes;
+    double total_mb = (double)e->gpu_total_bytes / (double)MIB;
+    uint64_t chunked = f->chunked_prefill_size ? f->chunked_prefill_size
+                       : total_mb < 35 * 1024.0 ? 2048
+                       : total_mb < 60 * 1024.0 ? 4096
+                                                : 8192;
+    uint32_t graph_bs = total_mb < 35 * 1024.0 ? 32 : total_mb < 60 * 1024.0 ? 80 : 160;
+    e->max_num_batched_tokens = chunked;
+    if (f->mem_fraction_static > 0) {
+        e->fraction = f->mem_fraction_static;
+    } else {
+        /* server_args.py: a reserve in MB, at least 10 GiB on GPUs over 60 GiB */
+        double reserved = 512 + (double)(chunked > 2048 ? chunked : 2048) * 1.5 +
+                          graph_bs * 2.0 + r->tp / 8.0 * 1024;
+        if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
+            reserved = 10 * 1024.0;
+        e->fraction = total_mb > reserved ? (total_mb - reserved) / total_mb : 0.01;
+    }
+    e->budget_bytes = (uint64_t)llround((double)e->gpu_total_bytes * e->fraction);
+    r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
+    uint64_t runtime = policy_gib(0.5) + (r->tp > 1 ? policy_gib(0.5) : 0);
+
+    policy_user_bytes(c);
+    struct explain_row *row = explain_row_begin(c->x, "budget", "SGLang static", "per GPU");
+    explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
+    explain_term(row, e->fraction, XU_FRACTION, "mem-fraction-static");
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+    policy_engine_pool(c, e->budget_bytes, "budget", 0, runtime);
+
+    /* max_running_requests = min(max(tokens / context x 512, 2048), 4096) */
+    uint64_t tokens = r->cost.bytes_per_token ? r->kv_pool_bytes_per_gpu / r->cost.bytes_per_token : 0;
+    double running = (double)tokens / (double)s->context_tokens * 512.0;
+    running = running < 2048 ? 2048 : running > 4096 ? 4096 : running;
+    e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : (uint32_t)running;
+    struct block_rule b = {.unit_tokens = 1,
+                           .unit_name = "token",
+                           .cap = e->max_num_seqs,
+                           .cap_name = "max_running_requests"};
+    policy_blocks(c, &b);
+    e->request_units = kv_sat_mul(s->context_tokens, r->cost.layers);
+    e->max_concurrency = (double)e->units / (double)s->context_tokens;
+    if (c->x)
+        describe(c);
+}

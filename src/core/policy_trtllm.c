@@ -1,0 +1,108 @@
+/* TensorRT-LLM: after weights, activations and runtime are loaded, the KV
+ * cache takes free_gpu_memory_fraction of what is free (a fraction of free,
+ * not of total), in blocks of 32 tokens; max_batch_size caps a replica.
+ * Upstream: tensorrt_llm/_torch/pyexecutor/resource_manager.py and
+ * _util.py (KvCacheCreator), KvCacheConfig.free_gpu_memory_fraction. */
+#include "policy.h"
+
+#include <stdio.h>
+
+static void describe(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    char extra[64] = "";
+    policy_log(e, "[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%llu).",
+               (double)r->kv_pool_bytes_per_gpu / (double)GIB,
+               (unsigned long long)r->kv_tokens_per_replica);
+    if (r->tp > 1)
+        snprintf(extra, sizeof extra, " --tp_size %u", r->tp);
+    snprintf(e->launch, sizeof e->launch,
+             "trtllm-serve %s --max_seq_len %llu --kv_cache_free_gpu_memory_fraction %.2f%s",
+             policy_model_ref(&s->model), (unsigned long long)s->context_tokens, e->fraction,
+             extra);
+    snprintf(e->note, sizeof e->note,
+             "TensorRT-LLM gives %.0f%% of the memory still free after weights and activations to "
+             "the KV cache (a fraction of free, not of total), in %llu-token blocks",
+             e->fraction * 100, (unsigned long long)e->unit_tokens);
+}
+
+void policy_trtllm(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    const struct engine_flags *f = &s->engine;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    e->gpu_total_bytes = policy_cuda_total(s);
+    r->memory_bytes_per_gpu = e->gpu_total_bytes;
+    e->fraction = f->free_gpu_memory_fraction > 0 ? f->free_gpu_memory_fraction : 0.9;
+    e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : 2048;
+    e->max_num_batched_tokens = f->max_num_batched_tokens ? f->max_num_batched_tokens : 8192;
+    uint64_t activation =
+        policy_activation_estimate(&s->model, e->max_num_batched_tokens, e->max_num_seqs);
+    uint64_t runtime = policy_gib(0.5) + (r->tp > 1 ? policy_gib(1.0) : 0);
+    e->activation_bytes = activation;
+    e->non_kv_bytes = f->non_kv_bytes ? f->non_kv_bytes
+                                      : kv_sat_add(kv_sat_add(r->weights_bytes_per_gpu, activation),
+                                                   runtime);
+    r->runtime_bytes_per_gpu =
+        e->non_kv_bytes > r->weights_bytes_per_gpu ? e->non_kv_bytes - r->weights_bytes_per_gpu : 0;
+    e->budget_bytes = e->gpu_total_bytes;
+    uint64_t free_bytes =
+        e->gpu_total_bytes > e->non_kv_bytes ? e->gpu_total_bytes - e->non_kv_bytes : 0;
+
+    policy_user_bytes(c);
+    struct explain_row *row = explain_row_begin(c->x, "free", "Free after loading", "per GPU");
+    explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
+    if (f->non_kv_bytes) {
+        explain_term(row, f->non_kv_bytes, XU_BYTES, "outside KV (given)");
+        explain_op(row, XOP_SUB);
+    } else {
+        policy_weights_term(c, row);
+        explain_op(row, XOP_SUB);
+        explain_term(row, activation, XU_BYTES, "activation peak");
+        explain_op(row, XOP_SUB);
+        explain_term(row, runtime, XU_BYTES, "runtime");
+        explain_op(row, XOP_SUB);
+    }
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    f->non_kv_bytes ? NULL : "activation and runtime are estimates");
+
+    row = explain_row_begin(c->x, "pool", "KV pool", "per GPU");
+    long double pool;
+    if (f->kv_memory_bytes) {
+        pool = f->kv_memory_bytes;
+        explain_row_end(c->x, row, XU_BYTES, pool, "the KV cache memory the log gave (--kv-memory)");
+    } else if (free_bytes == 0) {
+        pool = 0;
+        explain_row_end(c->x, row, XU_BYTES, 0, "nothing is free after loading");
+    } else {
+        /* the engine truncates the product to whole bytes */
+        pool = (long double)(uint64_t)((double)free_bytes * e->fraction);
+        explain_ref(c->x, row, "free", "free");
+        explain_term(row, e->fraction, XU_FRACTION, "free-gpu-memory-fraction");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_FLOOR);
+        explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+    }
+    r->kv_pool_bytes_per_gpu = (uint64_t)pool;
+    r->reserved_bytes_per_gpu = free_bytes > r->kv_pool_bytes_per_gpu
+                                    ? free_bytes - r->kv_pool_bytes_per_gpu
+                                    : 0;
+    r->weights_fit = e->non_kv_bytes <= e->gpu_total_bytes;
+    r->fits = r->kv_pool_bytes_per_gpu > 0;
+    if (free_bytes == 0 && !f->kv_memory_bytes)
+        r->shortfall_bytes_per_gpu = e->non_kv_bytes - e->gpu_total_bytes;
+
+    uint64_t unit = s->block_tokens && s->block_tokens != 16 ? s->block_tokens : 32;
+    struct block_rule b = {.unit_tokens = unit,
+                           .unit_name = "block",
+                           .cap = e->max_num_seqs,
+                           .cap_name = "max_batch_size"};
+    policy_blocks(c, &b);
+    e->request_units = kv_sat_mul(kv_ceil_div(s->context_tokens, unit), r->cost.layers);
+    e->max_concurrency = (double)e->units / (double)kv_ceil_div(s->context_tokens, unit);
+    if (c->x)
+        describe(c);
+}

@@ -1,0 +1,125 @@
+/* vLLM (V1, and V0 as vllm@0): the budget is a fraction of the CUDA total,
+ * less weights, the profiled activation peak and runtime memory; the cache
+ * is allocated in blocks of 16 tokens; max_num_seqs caps a replica.
+ * Upstream: vllm/engine/arg_utils.py (defaults), vllm/v1/worker/gpu_worker.py
+ * (determine_available_memory), vllm/v1/core/kv_cache_utils.py (blocks,
+ * hybrid groups, maximum concurrency). */
+#include "policy.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static void describe(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    const struct model_spec *m = &s->model;
+    char tok[32], a[32], b[32], extra[256] = "";
+    units_format_bytes(r->kv_pool_bytes_per_gpu, UNITS_GIB, a, sizeof a);
+    if (s->engine.rule == RULE_VLLM_V0) {
+        policy_log(e, "# GPU blocks: %llu, # CPU blocks: 0", (unsigned long long)e->units);
+    } else {
+        policy_log(e, "Available KV cache memory: %s", a);
+        policy_log(e, "GPU KV cache size: %s tokens",
+                   units_format_int(r->kv_tokens_per_replica, tok, sizeof tok));
+    }
+    policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
+               units_format_int(s->context_tokens, b, sizeof b), e->max_concurrency);
+    size_t n = 0;
+    if (r->kv_dtype == DTYPE_FP8)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --kv-cache-dtype fp8");
+    if (r->tp > 1)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " -tp %u", r->tp);
+    if (r->replicas > 1)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --data-parallel-size %u", r->replicas);
+    if (s->engine.max_num_seqs)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-num-seqs %u", e->max_num_seqs);
+    if (s->engine.max_num_batched_tokens)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-num-batched-tokens %llu",
+                              (unsigned long long)e->max_num_batched_tokens);
+    if (e->unit_tokens != 16)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --block-size %llu",
+                              (unsigned long long)e->unit_tokens);
+    if (s->prefix_tokens > 0)
+        snprintf(extra + n, sizeof extra - n, " --enable-prefix-caching");
+    snprintf(e->launch, sizeof e->launch,
+             "vllm serve %s --max-model-len %llu --gpu-memory-utilization %.2f%s",
+             policy_model_ref(m), (unsigned long long)s->context_tokens, e->fraction, extra);
+    snprintf(e->note, sizeof e->note,
+             "vLLM takes %.0f%% of the CUDA total, then subtracts weights, a profiled activation "
+             "peak (%llu batched tokens, %u sequences) and runtime memory; KV in %llu-token "
+             "blocks",
+             e->fraction * 100, (unsigned long long)e->max_num_batched_tokens, e->max_num_seqs,
+             (unsigned long long)e->unit_tokens);
+}
+
+/* Blocks a windowed layer holds for a request of len tokens (V1 hybrid
+ * groups): the window less one plus a batch, rounded up, and one more. */
+static uint64_t window_blocks(uint64_t window, uint64_t batched, uint64_t len, uint64_t unit)
+{
+    uint64_t need = window - 1 + batched;
+    uint64_t blocks = kv_ceil_div(need < len ? need : len, unit) + 1;
+    uint64_t full = kv_ceil_div(len, unit);
+    return blocks < full ? blocks : full;
+}
+
+void policy_vllm(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    const struct engine_flags *f = &s->engine;
+    const struct model_spec *m = &s->model;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    const struct kv_cost *k = &r->cost;
+    bool v0 = f->rule == RULE_VLLM_V0;
+    e->gpu_total_bytes = policy_cuda_total(s);
+    r->memory_bytes_per_gpu = e->gpu_total_bytes;
+    e->fraction = f->gpu_memory_utilization > 0 ? f->gpu_memory_utilization : 0.9;
+    /* arg_utils.py: larger defaults on GPUs of 70 GiB or more, not A100 */
+    bool big = !v0 && e->gpu_total_bytes >= 70 * GIB && strncmp(s->gpu.id, "a100", 4) != 0;
+    e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : big ? 1024 : 256;
+    uint64_t ctx = s->context_tokens;
+    e->max_num_batched_tokens = f->max_num_batched_tokens ? f->max_num_batched_tokens
+                                : v0                      ? (ctx > 2048 ? ctx : 2048)
+                                : big                     ? 8192
+                                                          : 2048;
+    e->budget_bytes = (uint64_t)llround((double)e->gpu_total_bytes * e->fraction);
+    r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
+    /* V0 profiled logits for every batched token; V1 for one row per sequence. */
+    uint64_t activation = policy_activation_estimate(
+        m, e->max_num_batched_tokens, v0 ? e->max_num_batched_tokens : e->max_num_seqs);
+    uint64_t runtime = policy_gib(v0 ? 0.1 : 0.25) + (r->tp > 1 ? policy_gib(1.5) : 0);
+
+    policy_user_bytes(c);
+    struct explain_row *row = explain_row_begin(c->x, "budget", "vLLM budget", "per GPU");
+    explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
+    explain_term(row, e->fraction, XU_FRACTION, "gpu-memory-utilization");
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+    policy_engine_pool(c, e->budget_bytes, "budget", activation, runtime);
+
+    struct block_rule b = {.unit_tokens = s->block_tokens ? s->block_tokens : 16,
+                           .unit_name = "block",
+                           .hybrid = !v0 && k->windowed_layers > 0,
+                           .cap = e->max_num_seqs,
+                           .cap_name = "max-num-seqs"};
+    if (b.hybrid) {
+        b.window_units = window_blocks(k->window_tokens, e->max_num_batched_tokens, ctx,
+                                       b.unit_tokens);
+        b.window_units_avg = window_blocks(k->window_tokens, e->max_num_batched_tokens,
+                                           r->avg_context_tokens, b.unit_tokens);
+    }
+    policy_blocks(c, &b);
+    /* What vLLM prints ignores prefix caching: layer-weighted blocks of one request. */
+    uint64_t full = kv_ceil_div(ctx, b.unit_tokens);
+    e->request_units = b.hybrid ? kv_sat_add(kv_sat_mul(k->global_layers, full),
+                                             kv_sat_mul(k->windowed_layers, b.window_units))
+                                : kv_sat_mul(k->layers, full);
+    e->max_concurrency = e->request_units && e->request_units != UINT64_MAX
+                             ? (double)e->units * k->layers / (double)e->request_units
+                             : 0;
+    if (c->x)
+        describe(c);
+}

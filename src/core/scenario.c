@@ -1,0 +1,193 @@
+#include "scenario.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const scenario_option_names[SF_COUNT] = {
+    [SF_GPU] = "--gpu",
+    [SF_MODEL] = "--model",
+    [SF_GPUS] = "--gpus",
+    [SF_TP] = "--tp",
+    [SF_ENGINE] = "--engine",
+    [SF_CONTEXT] = "--context",
+    [SF_PREFIX] = "--prefix",
+    [SF_AVG] = "--avg-context",
+    [SF_BLOCK] = "--block-size",
+    [SF_HEADROOM] = "--headroom",
+    [SF_KV_HEADS] = "--kv-heads",
+    [SF_KV_DTYPE] = "--kv-dtype",
+    [SF_WEIGHT_DTYPE] = "--weight-dtype",
+    [SF_VRAM] = "--vram",
+    [SF_WEIGHTS] = "--weights",
+    [SF_PRICE] = "--price",
+    [SF_GPU_MEMORY_UTILIZATION] = "--gpu-memory-utilization",
+    [SF_MEM_FRACTION_STATIC] = "--mem-fraction-static",
+    [SF_FREE_GPU_MEMORY_FRACTION] = "--free-gpu-memory-fraction",
+    [SF_PARALLEL] = "--parallel",
+    [SF_MAX_NUM_SEQS] = "--max-num-seqs",
+    [SF_MAX_NUM_BATCHED_TOKENS] = "--max-num-batched-tokens",
+    [SF_LOGGED] = "--gpu-total, --non-kv and --kv-memory",
+};
+
+void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
+                      const struct model_spec *model)
+{
+    memset(s, 0, sizeof *s);
+    if (gpu)
+        s->gpu = *gpu;
+    if (model)
+        s->model = *model;
+    s->gpus = 1;
+    s->weight_dtype = DTYPE_AUTO;
+    s->kv_dtype = DTYPE_AUTO;
+    s->context_tokens = 8192;
+    s->block_tokens = DEFAULT_BLOCK_TOKENS;
+    s->headroom_percent = 10.0;
+    s->units = UNITS_GIB;
+}
+
+enum dtype scenario_kv_dtype(const struct scenario *s)
+{
+    if (s->kv_dtype != DTYPE_AUTO)
+        return s->kv_dtype;
+    switch (s->model.weight_dtype) {
+    case DTYPE_FP32:
+    case DTYPE_FP16:
+    case DTYPE_BF16:
+        return s->model.weight_dtype;
+    default:
+        return DTYPE_BF16;
+    }
+}
+
+uint64_t scenario_weights_bytes(const struct scenario *s, enum dtype *used)
+{
+    const struct model_spec *m = &s->model;
+    *used = s->weight_dtype == DTYPE_AUTO ? m->weight_dtype : s->weight_dtype;
+    if (s->has_weights)
+        return s->weights_bytes;
+    if (s->weight_dtype == DTYPE_AUTO && m->weights_bytes > 0)
+        return m->weights_bytes;
+    const struct dtype_info *info = dtype_info(*used);
+    uint64_t product;
+    if (__builtin_mul_overflow(m->params, (uint64_t)info->bytes_num, &product))
+        return UINT64_MAX;
+    return product / info->bytes_den + (product % info->bytes_den != 0);
+}
+
+uint32_t scenario_tp(const struct scenario *s)
+{
+    return s->tp ? s->tp : s->gpus;
+}
+
+uint32_t scenario_replicas(const struct scenario *s)
+{
+    uint32_t tp = scenario_tp(s);
+    return tp ? s->gpus / tp : 1;
+}
+
+uint64_t scenario_avg_tokens(const struct scenario *s)
+{
+    return s->avg_context_tokens ? s->avg_context_tokens : s->context_tokens;
+}
+
+/* "NAME: message", the field recorded. */
+static bool fail(struct diag *d, const char *const *names, enum scenario_field f,
+                 enum scenario_field *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static bool fail(struct diag *d, const char *const *names, enum scenario_field f,
+                 enum scenario_field *field, const char *fmt, ...)
+{
+    char body[DIAG_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    if (field)
+        *field = f;
+    return diag_fail(d, "%s: %s", names[f], body);
+}
+
+typedef unsigned long long ull;
+
+bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
+                       enum scenario_field *field, struct diag *d)
+{
+    const char *const *n = names ? names : scenario_option_names;
+    const struct model_spec *m = &s->model;
+    const struct engine_flags *e = &s->engine;
+    if (s->gpus < 1 || s->gpus > GPUS_MAX)
+        return fail(d, n, SF_GPUS, field, "%u is out of range (1 to %d)", s->gpus, GPUS_MAX);
+    if (s->tp != 0 && (s->tp > s->gpus || s->gpus % s->tp != 0))
+        return fail(d, n, SF_TP, field, "%u does not divide %s %u into whole replicas", s->tp,
+                    n[SF_GPUS], s->gpus);
+    if ((int)e->kind < 0 || e->kind >= ENGINE_COUNT)
+        return fail(d, n, SF_ENGINE, field, "unknown engine");
+    if (e->gpu_memory_utilization < 0 || e->gpu_memory_utilization > 1)
+        return fail(d, n, SF_GPU_MEMORY_UTILIZATION, field, "%g is out of range (0 to 1)",
+                    e->gpu_memory_utilization);
+    if (e->mem_fraction_static < 0 || e->mem_fraction_static > 1)
+        return fail(d, n, SF_MEM_FRACTION_STATIC, field, "%g is out of range (0 to 1)",
+                    e->mem_fraction_static);
+    if (e->free_gpu_memory_fraction < 0 || e->free_gpu_memory_fraction > 1)
+        return fail(d, n, SF_FREE_GPU_MEMORY_FRACTION, field, "%g is out of range (0 to 1)",
+                    e->free_gpu_memory_fraction);
+    if (e->parallel > 65536)
+        return fail(d, n, SF_PARALLEL, field, "%u is out of range (1 to 65536)", e->parallel);
+    if (e->max_num_seqs > 1000000)
+        return fail(d, n, SF_MAX_NUM_SEQS, field, "%u is out of range (1 to 1,000,000)",
+                    e->max_num_seqs);
+    if (e->parallel > 1 && s->context_tokens > TOKENS_MAX / e->parallel)
+        return fail(d, n, SF_PARALLEL, field, "%u slots of %llu tokens is more than %llu cells",
+                    e->parallel, (ull)s->context_tokens, (ull)TOKENS_MAX);
+    if (e->max_num_batched_tokens > TOKENS_MAX)
+        return fail(d, n, SF_MAX_NUM_BATCHED_TOKENS, field, "too many tokens");
+    if ((e->gpu_total_bytes | e->non_kv_bytes | e->kv_memory_bytes) > ((uint64_t)1 << 44))
+        return fail(d, n, SF_LOGGED, field, "must be at most 16 TiB");
+    if (s->context_tokens < 1 || s->context_tokens > TOKENS_MAX)
+        return fail(d, n, SF_CONTEXT, field, "%llu tokens is out of range (1 to %llu)",
+                    (ull)s->context_tokens, (ull)TOKENS_MAX);
+    if (s->prefix_tokens >= s->context_tokens)
+        return fail(d, n, SF_PREFIX, field, "%llu tokens must be less than %s (%llu tokens)",
+                    (ull)s->prefix_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
+    if (s->avg_context_tokens != 0) {
+        if (s->avg_context_tokens > s->context_tokens)
+            return fail(d, n, SF_AVG, field, "%llu tokens is more than %s (%llu tokens)",
+                        (ull)s->avg_context_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
+        if (s->avg_context_tokens <= s->prefix_tokens)
+            return fail(d, n, SF_AVG, field, "%llu tokens must be more than %s (%llu tokens)",
+                        (ull)s->avg_context_tokens, n[SF_PREFIX], (ull)s->prefix_tokens);
+    }
+    if (s->block_tokens > BLOCK_TOKENS_MAX)
+        return fail(d, n, SF_BLOCK, field, "%llu tokens is out of range (1 to %d)",
+                    (ull)s->block_tokens, BLOCK_TOKENS_MAX);
+    if (!(s->headroom_percent >= 0.0 && s->headroom_percent < 100.0))
+        return fail(d, n, SF_HEADROOM, field, "%g%% is out of range (0 to less than 100)",
+                    s->headroom_percent);
+    if (s->has_vram && (s->vram_bytes == 0 || s->vram_bytes > ((uint64_t)1 << 44)))
+        return fail(d, n, SF_VRAM, field, "must be more than 0 B and at most 16 TiB");
+    if (s->has_weights && s->weights_bytes > ((uint64_t)1 << 60))
+        return fail(d, n, SF_WEIGHTS, field, "is larger than any cluster (1 EiB)");
+    if (s->has_price && !(s->price_usd_per_hour >= 0.0 && s->price_usd_per_hour < 1e6))
+        return fail(d, n, SF_PRICE, field,
+                    "%g is out of range (0 to 1,000,000 USD per GPU-hour)", s->price_usd_per_hour);
+    if ((int)s->kv_dtype < 0 || s->kv_dtype >= DTYPE_COUNT)
+        return fail(d, n, SF_KV_DTYPE, field, "unknown precision");
+    if ((int)s->weight_dtype < 0 || s->weight_dtype >= DTYPE_COUNT)
+        return fail(d, n, SF_WEIGHT_DTYPE, field, "unknown precision");
+    if (s->kv_heads != 0) {
+        if (m->attention == ATTENTION_MLA)
+            return fail(d, n, SF_KV_HEADS, field,
+                        "%s caches one MLA latent per layer, not K/V heads", m->name);
+        if (s->kv_heads > m->attention_heads || m->attention_heads % s->kv_heads != 0)
+            return fail(d, n, SF_KV_HEADS, field, "%u does not divide the %u attention heads of %s",
+                        s->kv_heads, m->attention_heads, m->name);
+    }
+    struct diag inner = {0};
+    if (!spec_model_validate(m, &inner))
+        return fail(d, n, SF_MODEL, field, "%s: %s", m->id, inner.message);
+    if (!spec_gpu_validate(&s->gpu, &inner))
+        return fail(d, n, SF_GPU, field, "%s: %s", s->gpu.id, inner.message);
+    return true;
+}

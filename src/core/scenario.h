@@ -1,0 +1,102 @@
+/* scenario: the knobs of one capacity question (GPU, model, parallel layout,
+ * context, precisions, the serving profile and its flags), their defaults,
+ * and their validation.
+ *
+ * Validation reports which field is wrong; the caller says how its users
+ * name fields (the command line says "--context", the planner "Context"). */
+#ifndef KVPLAN_CORE_SCENARIO_H
+#define KVPLAN_CORE_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "dtype.h"
+#include "engine.h"
+#include "spec.h"
+#include "units.h"
+
+enum { GPUS_MAX = 65536, BLOCK_TOKENS_MAX = 1 << 20, DEFAULT_BLOCK_TOKENS = 16 };
+
+/* The knobs. Zero / DTYPE_AUTO / false mean "the default" as documented. */
+struct scenario {
+    struct gpu_spec gpu;       /* full spec, so a snapshot is self-contained */
+    struct model_spec model;
+    uint32_t gpus;             /* all GPUs = tp x replicas; >= 1 */
+    uint32_t tp;               /* tensor parallel per replica; 0 = all GPUs (one replica) */
+    enum dtype weight_dtype;   /* AUTO = as released (model.weights_bytes if set) */
+    enum dtype kv_dtype;       /* AUTO = the model's 16/32-bit compute precision */
+    uint32_t kv_heads;         /* 0 = the model's */
+    uint64_t context_tokens;   /* per user, worst case */
+    uint64_t prefix_tokens;    /* shared by every user, stored once */
+    uint64_t avg_context_tokens; /* tokens actually in use; 0 = context */
+    uint64_t block_tokens;     /* paged allocation block of the generic rule; 0 = 16 */
+    double headroom_percent;   /* generic rule: of total memory kept free, [0, 100) */
+    bool has_vram;             /* memory per GPU overridden */
+    uint64_t vram_bytes;
+    bool has_weights;          /* weights (whole model) overridden */
+    uint64_t weights_bytes;
+    bool has_price;            /* price per GPU-hour overridden */
+    double price_usd_per_hour;
+    bool full_attention;       /* treat windowed layers as global */
+    enum unit_system units;    /* display only */
+    struct engine_flags engine; /* the profile (generic or an engine) and its flags */
+};
+
+/* The fields validation can name. */
+enum scenario_field {
+    SF_GPU,
+    SF_MODEL,
+    SF_GPUS,
+    SF_TP,
+    SF_ENGINE,
+    SF_CONTEXT,
+    SF_PREFIX,
+    SF_AVG,
+    SF_BLOCK,
+    SF_HEADROOM,
+    SF_KV_HEADS,
+    SF_KV_DTYPE,
+    SF_WEIGHT_DTYPE,
+    SF_VRAM,
+    SF_WEIGHTS,
+    SF_PRICE,
+    SF_GPU_MEMORY_UTILIZATION,
+    SF_MEM_FRACTION_STATIC,
+    SF_FREE_GPU_MEMORY_FRACTION,
+    SF_PARALLEL,
+    SF_MAX_NUM_SEQS,
+    SF_MAX_NUM_BATCHED_TOKENS,
+    SF_LOGGED, /* what a log said: total, non-KV and KV memory */
+    SF_COUNT
+};
+
+/* How the command line names each field ("--context", ...). */
+extern const char *const scenario_option_names[SF_COUNT];
+
+/* A scenario with every default filled in for the given GPU and model. */
+void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
+                      const struct model_spec *model);
+
+/* Checks the knobs against each other and the model. On failure d reads
+ * "NAME: what is wrong", NAME and any other field it mentions taken from
+ * `names` (scenario_option_names when NULL), and *field (if not NULL) says
+ * which field it is. */
+bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
+                       enum scenario_field *field, struct diag *d);
+
+/* The cache precision: the model's when it is fp32/fp16/bf16, bf16 otherwise
+ * (FP8 or 4-bit checkpoints compute in bf16). */
+enum dtype scenario_kv_dtype(const struct scenario *s);
+
+/* The weights of the whole model in bytes, and the precision they are in. */
+uint64_t scenario_weights_bytes(const struct scenario *s, enum dtype *used);
+
+/* Tensor parallel size and replicas (tp x replicas = gpus). */
+uint32_t scenario_tp(const struct scenario *s);
+uint32_t scenario_replicas(const struct scenario *s);
+
+/* The tokens in use on average (avg_context_tokens, or the context). */
+uint64_t scenario_avg_tokens(const struct scenario *s);
+
+#endif
