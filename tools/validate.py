@@ -44,10 +44,10 @@ CASES = {
                       flags=["--engine", "sglang", "--context", "131072"],
                       overheads=lambda c: ["--kv-memory", "%.2fGiB" % c["kv_cache_gib"]]),
     "llamacpp-01": dict(model="qwen2.5-32b", gpu="rtx-3090", gpus=2,
-                        flags=["--engine", "llama.cpp", "--context", "32768", "--kv-dtype", "q8_0"],
+                        flags=["--engine", "llama.cpp", "--context", "32768", "--kv-dtype", "q8_0", "--parallel", "1"],
                         overheads=None, note="two GPUs split by layer; the KV size is the total"),
     "llamacpp-03": dict(model="deepseek-v3", gpu="a100-80gb", gpus=7,
-                        flags=["--engine", "llama.cpp@pre-mla", "--context", "8192",
+                        flags=["--engine", "llama.cpp@pre-mla", "--context", "8192", "--parallel", "1",
                                "--kv-dtype", "q4_0", "--kv-dtype-v", "fp16"],
                         overheads=None, note="A800 80GB planned as A100 80GB; before MLA support "
                         "llama.cpp stored DeepSeek K and V per head"),
@@ -94,7 +94,7 @@ def main():
             continue
         base = ["--model", spec["model"], "--gpu", spec["gpu"], "--gpus", str(spec["gpus"])] + spec["flags"]
         r = plan(kvplan, base)
-        e = r["engine"]
+        e = r.get("engine", {})
         lines += ["## %s: %s" % (c["id"], c["model_id"]), "",
                   "Source: %s (%s). Engine %s, %s." % (c["source"], c["url"], c["engine"], c["engine_version"]),
                   "", "> " + c["quote"].replace("\n", " ")[:600], "",
@@ -114,7 +114,7 @@ def main():
         elif c["kv_scope"].startswith("KV needed for ONE"):
             kv = c["kv_cache_gib"] * GIB
             implied, tol = kv / c["kv_cache_tokens"], 0.005 * GIB / c["kv_cache_tokens"]
-            model_tok = e["request_bytes"] / c["kv_cache_tokens"]
+            model_tok = (e["request_units"] * e["unit_tokens"] * r["kv_bytes_per_layer_per_gpu"]) / c["kv_cache_tokens"]
         elif c["kv_cache_gib"] and c["kv_cache_tokens"]:
             kv = c["kv_cache_gib"] * GIB
             implied = kv / c["kv_cache_tokens"]
@@ -137,7 +137,7 @@ def main():
         over = None
         if spec.get("overheads"):
             over = plan(kvplan, base + spec["overheads"](c))
-        eo = over["engine"] if over else None
+        eo = over.get("engine") if over else None
 
         def row(name, logged, pred_flags, pred_over, fmt="%.0f", require=False):
             if logged is None:
@@ -153,7 +153,7 @@ def main():
 
         if c["engine_family"] == "vLLM":
             if c["kv_scope"].startswith("KV needed for ONE"):
-                row("KV for one max-length request (GiB)", c["kv_cache_gib"], e["request_bytes"] / GIB,
+                row("KV for one max-length request (GiB)", c["kv_cache_gib"], (e["request_units"] * e["unit_tokens"] * r["kv_bytes_per_layer_per_gpu"]) / GIB,
                     None, "%.2f")
                 if c.get("available_kv_gib"):
                     row("available KV memory (GiB)", c["available_kv_gib"],
@@ -165,14 +165,14 @@ def main():
                     row("activation peak (GiB)", c["activation_peak_gib"], e["activation_bytes"] / GIB,
                         None, "%.2f")
                 row("GPU blocks", c.get("num_gpu_blocks"), e["units"], eo and eo["units"], "%.0f", True)
-                row("KV tokens", c["kv_cache_tokens"], e["kv_tokens"], eo and eo["kv_tokens"], "%.0f", True)
+                row("KV tokens", c["kv_cache_tokens"], r["kv_tokens_per_replica"], over and over["kv_tokens_per_replica"], "%.0f", True)
                 row("maximum concurrency", c.get("max_concurrency_reported"), e["max_concurrency"],
                     eo and eo["max_concurrency"], "%.2f", True)
         elif c["engine_family"] == "SGLang":
             row("KV cache memory per GPU (GiB)", c["kv_cache_gib"], e["kv_cache_bytes_per_gpu"] / GIB,
                 eo and eo["kv_cache_bytes_per_gpu"] / GIB, "%.2f")
-            row("KV tokens (max_total_num_tokens)", c["kv_cache_tokens"], e["kv_tokens"],
-                eo and eo["kv_tokens"], "%.0f", True)
+            row("KV tokens (max_total_num_tokens)", c["kv_cache_tokens"], r["kv_tokens_per_replica"],
+                over and over["kv_tokens_per_replica"], "%.0f", True)
         elif c["engine_family"] == "llama.cpp":
             total = e["unit_bytes"] * e["units"]
             row("KV cache, all GPUs (MiB)", c["kv_cache_mib_logged"], total / MIB, None, "%.2f")

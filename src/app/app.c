@@ -103,6 +103,7 @@ int app_run(const struct catalog *c, const struct scenario *s, char *err, size_t
                 /* last row: ncurses sends rows in order, so once a test sees
                  * the counter, the whole frame has arrived */
                 mvaddstr(LINES - 1, COLS - (int)strlen(f) - 1, f);
+                clrtoeol();
             }
             refresh();
         }

@@ -6,19 +6,23 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
 {
     struct planner_layout l;
     memset(&l, 0, sizeof l);
-    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || n_controls > rows - 11) {
+    bool roomy = rows >= 30;
+    int top = roomy ? 3 : 2;
+    int explain_h = rows >= 44 ? 11 : rows >= 36 ? 9 : roomy ? 7 : 5;
+    /* the controls come first: the explain pane gives up rows for them */
+    int room = rows - 2 - top - (roomy ? 1 : 0) - n_controls;
+    if (explain_h > room)
+        explain_h = room;
+    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || explain_h < 3) {
         l.too_small = true;
         return l;
     }
-    bool roomy = rows >= 30;
     l.title = (struct rect){0, 0, cols, 1};
     l.info = (struct rect){1, 1, cols - 2, 1};
     l.keybar = (struct rect){0, rows - 1, cols, 1};
     l.status = (struct rect){1, rows - 2, cols - 2, 1};
-    int explain_h = rows >= 44 ? 11 : rows >= 36 ? 9 : roomy ? 7 : 5;
     l.explain = (struct rect){1, rows - 2 - explain_h, cols - 2, explain_h};
 
-    int top = roomy ? 3 : 2;
     int bottom = l.explain.y - (roomy ? 1 : 0); /* exclusive */
     int body_h = bottom - top;
     int left_w = cols >= 120 ? 62 : cols * 11 / 20;

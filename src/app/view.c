@@ -330,7 +330,9 @@ void view_draw(const struct planner *p)
             snprintf(msg, sizeof msg, "Enlarge the terminal to %dx%d (it is %dx%d)",
                      LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS, COLS, LINES);
             if ((int)strlen(msg) > COLS)
-                snprintf(msg, sizeof msg, "Need %dx%d", LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+                snprintf(msg, sizeof msg, "Enlarge: %dx%d", LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+            if ((int)strlen(msg) > COLS)
+                snprintf(msg, sizeof msg, "Enlarge");
             int len = (int)strlen(msg);
             widget_text(LINES / 2, COLS > len ? (COLS - len) / 2 : 0, COLS, ROLE_WARN, msg);
             return;

@@ -48,6 +48,11 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
                  ctx, r->engine.slots, r->engine.slots == 1 ? "" : "s", left);
     } else if (!r->fits) {
         snprintf(buf, size, "DOES NOT FIT under %s: its budget leaves nothing for the KV cache", profile);
+    } else if (r->max_users == 0) {
+        units_format_bytes(r->user_bytes_per_gpu, s->units, per, sizeof per);
+        units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, left, sizeof left);
+        snprintf(buf, size, "NO USER FITS at %s tokens%s%s: one needs %s per GPU, the pool holds %s",
+                 ctx, engine ? " under " : "", engine ? profile : "", per, left);
     } else {
         char rep[64] = "";
         if (r->replicas > 1) {

@@ -62,7 +62,7 @@ void explain_op(struct explain_row *row, enum xop op)
 
 static int arity(enum xop op)
 {
-    return op == XOP_TERM ? 0 : op == XOP_FLOOR || op == XOP_CEIL ? 1 : 2;
+    return op == XOP_TERM ? 0 : op == XOP_FLOOR || op == XOP_CEIL || op == XOP_ROUND ? 1 : 2;
 }
 
 /* Runs steps [0, n) on a stack; returns the stack depth (values in out). */
@@ -80,7 +80,7 @@ static int run(const struct explain_row *row, int n, long double *out, int max)
             return sp;
         long double b = out[sp - 1];
         if (arity(op) == 1) {
-            out[sp - 1] = op == XOP_FLOOR ? floorl(b) : ceill(b);
+            out[sp - 1] = op == XOP_FLOOR ? floorl(b) : op == XOP_CEIL ? ceill(b) : roundl(b);
             continue;
         }
         long double a = out[sp - 2], r = 0;
@@ -214,7 +214,8 @@ static void render(const struct explain_row *row, char *buf, size_t size)
         struct piece *top = &st[sp - 1];
         if (arity(op) == 1) {
             snprintf(a, sizeof a, "%s", top->text);
-            snprintf(top->text, sizeof top->text, "%s(%s)", op == XOP_FLOOR ? "floor" : "ceil", a);
+            snprintf(top->text, sizeof top->text, "%s(%s)",
+                     op == XOP_FLOOR ? "floor" : op == XOP_CEIL ? "ceil" : "round", a);
             top->prec = 3;
             continue;
         }

@@ -42,7 +42,7 @@ enum xunit {
 };
 
 /* The operations of a row's expression, in reverse Polish order. */
-enum xop { XOP_TERM = 0, XOP_ADD, XOP_SUB, XOP_MUL, XOP_DIV, XOP_FLOOR, XOP_CEIL, XOP_MIN };
+enum xop { XOP_TERM = 0, XOP_ADD, XOP_SUB, XOP_MUL, XOP_DIV, XOP_FLOOR, XOP_CEIL, XOP_MIN, XOP_ROUND };
 
 struct xterm {
     long double value;

@@ -218,9 +218,7 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     r->weights_bytes = scenario_weights_bytes(s, &r->weight_dtype);
     r->weights_bytes_per_gpu = kv_ceil_div(r->weights_bytes, r->tp);
     if (r->weights_bytes == UINT64_MAX || !kvcost_compute(s, r->tp, &r->cost) ||
-        kvcost_bytes(&r->cost, s->context_tokens, s->context_tokens) == UINT64_MAX ||
-        kv_sat_mul(kvcost_bytes(&r->cost, s->context_tokens, s->context_tokens), 65536) ==
-            UINT64_MAX) {
+        kvcost_bytes(&r->cost, s->context_tokens, s->context_tokens) == UINT64_MAX) {
         memset(r, 0, sizeof *r);
         return diag_fail(d, "the scenario's byte counts exceed 64 bits; reduce %s or %s",
                          (names ? names : scenario_option_names)[SF_CONTEXT],

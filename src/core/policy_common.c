@@ -233,6 +233,10 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
 
     struct explain_row *row = explain_row_begin(
         c->x, "units", b->unit_tokens == 1 ? "KV tokens" : "KV blocks", "per GPU");
+    if (r->kv_pool_bytes_per_gpu == 0) {
+        explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
+        row = NULL;
+    }
     explain_ref(c->x, row, "pool", "pool");
     if (b->unit_tokens > 1) {
         explain_term(row, b->unit_tokens, XU_TOKENS, "tokens per block");

@@ -116,7 +116,11 @@ void policy_llamacpp(struct policy_ctx *c)
     uint64_t buffers = 512ull * (policy_vocab(m) + 4ull * policy_hidden(m)) * 4 / gpus + 256 * MIB;
     e->unit_tokens = 1;
 
-    policy_user_bytes(c);
+    /* every slot holds its whole context: no prefix is shared between slots */
+    struct scenario own = *s;
+    own.prefix_tokens = 0;
+    struct policy_ctx whole = {&own, r, c->x};
+    policy_user_bytes(&whole);
     struct explain_row *row = explain_row_begin(c->x, "budget", "llama.cpp budget", "per GPU");
     explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
     explain_term(row, margin, XU_BYTES, "--fit margin");
@@ -154,7 +158,6 @@ void policy_llamacpp(struct policy_ctx *c)
     r->kv_tokens_per_replica = fits ? e->units : 0;
     r->kv_used_bytes_per_gpu = fits ? per_gpu : 0;
     r->prefix_bytes_per_gpu = r->prefix_bytes_paged_per_gpu = 0; /* every slot holds its own */
-    r->user_bytes_per_gpu = kv_ceil_div(total, np * gpus);
     r->user_bytes_paged_per_gpu = r->user_bytes_per_gpu;
     if (!fits && r->weights_fit && per_gpu > room)
         r->shortfall_bytes_per_gpu = per_gpu - room;
@@ -194,6 +197,10 @@ void policy_llamacpp(struct policy_ctx *c)
         explain_term(row, cache_total(&l, s->context_tokens, 1), XU_BYTES, "per slot");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_FLOOR);
+        if (np == 65536) {
+            explain_term(row, 65536, XU_COUNT, "slots at most");
+            explain_op(row, XOP_MIN);
+        }
         explain_row_end(c->x, row, XU_COUNT, 0, "slots whose cache fits; the -np launched");
     } else {
         explain_row_end(c->x, row, XU_COUNT, (long double)np,

@@ -79,6 +79,7 @@ void policy_sglang(struct policy_ctx *c)
     explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
     explain_term(row, e->fraction, XU_FRACTION, "mem-fraction-static");
     explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ROUND);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
     policy_engine_pool(c, e->budget_bytes, "budget", 0, runtime);
 

@@ -42,30 +42,30 @@ expect_field() {
 }
 
 # --- the seed article's figures through the command line
-expect_field 524288 kv_bytes_per_token --model llama-2-7b
-expect_field 131072 kv_bytes_per_token --model llama-3-8b
-expect_field 17179869184 kv_bytes_per_user --model llama-3-8b --context 128k
+expect_field 524288 kv_bytes_per_token_per_gpu --model llama-2-7b
+expect_field 131072 kv_bytes_per_token_per_gpu --model llama-3-8b
+expect_field 17179869184 user_bytes_per_gpu --model llama-3-8b --context 128k
 expect_field 31 max_users --model llama-2-7b --context 4000 --vram 80GB --weights 14GB --headroom 0
 expect_field 27 max_users --model llama-2-7b --context 4000 --vram 80GB --weights 14GB
 expect_field 61 max_users --model llama-2-7b --context 4000 --vram 80GB --weights 14GB --headroom 0 --prefix 2000
-expect_field 131072 kv_bytes_per_token --model llama-2-7b --kv-heads 8
-expect_field 262144 kv_bytes_per_token --model llama-2-7b --kv-dtype fp8
-expect_field 70272 kv_bytes_per_token --model deepseek-v3
+expect_field 131072 kv_bytes_per_token_per_gpu --model llama-2-7b --kv-heads 8
+expect_field 262144 kv_bytes_per_token_per_gpu --model llama-2-7b --kv-dtype fp8
+expect_field 70272 kv_bytes_per_token_per_gpu --model deepseek-v3
 expect_field 70272 kv_bytes_per_token_per_gpu --model deepseek-v3 --gpus 8
-expect_field 562176 kv_bytes_per_token --model deepseek-v3 --gpus 8
+expect_field 562176 kv_bytes_per_token_per_replica --model deepseek-v3 --gpus 8
 expect_field 40960 kv_bytes_per_token_per_gpu --model llama-3.1-70b --gpus 8
 expect_field 40960 kv_bytes_per_token_per_gpu --model llama-3.1-70b --gpus 16
-expect_field 655360 kv_bytes_per_token --model llama-3.1-70b --gpus 16
-expect_field 11173625856 kv_bytes_per_user --model gemma-3-27b --context 131072
-expect_field 66571993088 kv_bytes_per_user --model gemma-3-27b --context 131072 --full-attention
-expect_field 69632 kv_bytes_per_token --model llama-3-8b --kv-dtype q8_0
-expect_field 85520809984 gpu_memory_bytes --gpu h100-sxm
-expect_field 85899345920 gpu_memory_bytes --gpu a100-80gb
+expect_field 655360 kv_bytes_per_token_per_replica --model llama-3.1-70b --gpus 16
+expect_field 11173625856 user_bytes_per_gpu --model gemma-3-27b --context 131072
+expect_field 66571993088 user_bytes_per_gpu --model gemma-3-27b --context 131072 --full-attention
+expect_field 69632 kv_bytes_per_token_per_gpu --model llama-3-8b --kv-dtype q8_0
+expect_field 85520809984 memory_bytes_per_gpu --gpu h100-sxm
+expect_field 85899345920 memory_bytes_per_gpu --gpu a100-80gb
 expect_field false fits --model llama-3.1-405b --gpu h100-sxm
 
 # --- commands and formats
 expect 0 "users fit at 4,000 tokens" plan --model llama-2-7b --context 4000
-expect 0 "2 (K,V) x 32 layers x 32 KV heads x 128 head_dim x 2 B (fp16)" plan --model llama-2-7b
+expect 0 "2 (K,V) x 32 KV heads x 128 head_dim x 2 B (fp16)" plan --model llama-2-7b
 expect 0 "| Users |" plan --format markdown
 expect 0 '"format":	"kvplan-scenario"' plan --format json
 expect 0 "h100-sxm" list gpus
@@ -75,7 +75,7 @@ expect 0 '"num_kv_heads":	8' show model llama-3-8b
 expect 0 "kvplan 0." --version
 expect 0 "Usage: kvplan plan" plan --help
 expect 0 "DOES NOT FIT" plan --model llama-3.1-405b
-expect 0 "the GPU count does not divide the model's heads" plan --model falcon-7b --gpus 2
+expect 0 "the tensor-parallel size does not divide the model's heads" plan --model falcon-7b --gpus 2
 expect 0 "FP8 cache on a GPU without native FP8" plan --gpu a100-80gb --kv-dtype fp8
 expect 0 "74.51 GiB each" plan --vram 80GB
 expect 0 "80.00 GB each" plan --vram 80GB --units gb
@@ -112,11 +112,12 @@ expect 0 "--data-parallel-size 2" plan --engine vllm --gpus 4 --tp 2 --model lla
 expect 0 "KV Cache is allocated. #tokens: 2794979" plan --engine sglang --model llama-3.3-70b --gpu h200 --gpus 8 --context 128k --kv-memory 106.62GiB
 expect 0 "python -m sglang.launch_server --model-path meta-llama/Llama-3.3-70B-Instruct --context-length 131072" plan --engine sglang --model llama-3.3-70b --gpu h200 --gpus 8 --context 128k
 expect 0 "K (q4_0): 6588.00 MiB, V (f16): 15616.00 MiB" plan --engine llama.cpp@pre-mla --model deepseek-v3 --gpu a100-80gb --gpus 7 --context 8192 --kv-dtype q4_0 --kv-dtype-v fp16
-expect 0 "K (f16): 274.50 MiB, V (f16): 0.00 MiB" plan --engine llama.cpp --model deepseek-v3 --gpu a100-80gb --gpus 8 --context 4096
+expect 0 "K (f16): 274.50 MiB, V (f16): 0.00 MiB" plan --engine llama.cpp --model deepseek-v3 --gpu a100-80gb --gpus 8 --context 4096 --parallel 1
 expect 0 "llama-server -m llama-3.1-8b.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -fa on" plan --engine llama.cpp --context 8k --parallel 4 --kv-dtype q8_0
 expect 0 "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --kv_cache_free_gpu_memory_fraction 0.90" plan --engine trtllm
 expect_field 2 replicas --gpus 4 --tp 2 --model llama-3.1-70b
 expect 2 "--engine: 'vllx' is not an engine" plan --engine vllx
+expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vllm" plan --engine vllm --gpus 65536 --context 1099511627776 --model llama-3.1-405b
 expect 0 "the engine has no such cache type" plan --engine vllm --kv-dtype q8_0
 expect 2 "--engine: 'vllm@7': unknown version of vllm" plan --engine vllm@7
 expect 2 "--tp: 3 does not divide --gpus 4" plan --gpus 4 --tp 3
@@ -124,7 +125,7 @@ expect 2 "--gpu-memory-utilization: '1.5' is not a fraction" plan --engine vllm 
 expect 2 "--non-kv: '12' needs a unit" plan --engine vllm --non-kv 12
 
 # bytes past 2^53 stay exact in JSON (written as digits, not rounded doubles)
-expect 0 '"kv_bytes_per_user":	70272000000000000' plan --engine vllm --context 1000000000000 --model deepseek-v3 --format json
+expect 0 '"user_bytes_per_gpu":	70272000000000000' plan --engine vllm --context 1000000000000 --model deepseek-v3 --format json
 
 # --- calibrate: real logs, and logs that are cut, mixed or unknown
 L="$HERE/data/logs"
@@ -142,7 +143,7 @@ expect 2 "no engine recognised in 3 lines" calibrate "$L/unknown.log"
 expect 2 "lines from several engines (vLLM V0, SGLang)" calibrate "$L/mixed.log"
 expect 2 "cannot open" calibrate "$L/none.log"
 "$K" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb --save "$T/cal.json" > /dev/null
-expect 0 "vllm@0: 11 users at 8,192 tokens each (concurrency 11.12x)" plan --model llama-3-8b --gpu a100-40gb --context 8192 --calibration "$T/cal.json"
+expect 0 "11 users fit at 8,192 tokens each under vllm@0" plan --model llama-3-8b --gpu a100-40gb --context 8192 --calibration "$T/cal.json"
 printf '{"format": "kvplan-calibration", "format_version": 1, "engine": "vllx"}\n' > "$T/badcal.json"
 expect 2 "badcal.json:1:55: engine: 'vllx' is not an engine" plan --calibration "$T/badcal.json"
 
@@ -258,8 +259,8 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 fi
 
 # bad snapshots
-printf '{"format": "kvplan-scenario",\n "format_version": 2}\n' > "$T/v2.json"
-expect 2 "v2.json:2:2: format_version: 2 is not supported" plan --load "$T/v2.json"
+printf '{"format": "kvplan-scenario",\n "format_version": 3}\n' > "$T/v3.json"
+expect 2 "v3.json:2:2: format_version: 3 is not supported" plan --load "$T/v3.json"
 expect 2 "is a directory, not a file" plan --load "$T"
 expect 2 "cannot open: No such file" plan --load "$T/missing.json"
 sed 's/"context_tokens":	32768/"context_tokens":	"lots"/' "$T/snap.json" > "$T/badctx.json"

@@ -391,8 +391,9 @@ static void invalid_scenarios_name_the_option(void **state)
 static void huge_scenarios_never_overflow(void **state)
 {
     (void)state;
-    /* 65,536 GPUs x 2^40 tokens of Llama 2: bytes past 2^64 must be refused,
-     * not wrapped into a small, wrong user count. */
+    /* 65,536 GPUs x 2^40 tokens of Llama 2: each GPU keeps one replicated head,
+     * 2 x 32 layers x 1 x 128 x 2 B = 16,384 B per token, 2^54 B per user: exact,
+     * never wrapped into a small, wrong user count (and past 2^64, refused). */
     struct scenario s = seed_scenario();
     s.gpus = 65536;
     s.context_tokens = TOKENS_MAX;
@@ -401,7 +402,7 @@ static void huge_scenarios_never_overflow(void **state)
     struct diag d = {0};
     bool ok = plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d);
     if (ok)
-        assert_true(r.user_bytes_per_gpu / s.context_tokens >= 524288 / 2);
+        assert_int_equal(r.user_bytes_per_gpu, 16384ull << 40);
     else
         assert_non_null(strstr(d.message, "64 bits"));
 }

@@ -1,0 +1,234 @@
+/* Every explain row computes. Over more than 10,000 generated scenarios
+ * (every catalogue model; 1 to 16 GPUs with every tensor-parallel size that
+ * divides them; every profile; prefixes, tokens in use, cache and weight
+ * precisions varied), each row's operands give the value it prints, that
+ * value is the number the rest of kvplan uses (the count, the pool, the
+ * tokens, the cost), the rows chain (an operand taken from another row is
+ * that row's result), every operand is written in the formula, and users
+ * never rise when the context grows. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli/report.h"
+#include "core/plan.h"
+#include "io/catalog.h"
+
+static struct catalog cat;
+
+static int setup(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    catalog_init(&cat);
+    return catalog_load_embedded(&cat, &d) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    catalog_free(&cat);
+    return 0;
+}
+
+/* A small deterministic generator (xorshift), so a failure reproduces. */
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next(uint64_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return n ? rng % n : 0;
+}
+
+static const enum dtype kv_choices[] = {DTYPE_AUTO, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8,
+                                        DTYPE_INT8, DTYPE_INT4, DTYPE_Q8_0, DTYPE_Q4_0};
+static const enum dtype weight_choices[] = {DTYPE_AUTO, DTYPE_BF16, DTYPE_FP8, DTYPE_INT4};
+
+/* The number a row stands for, as the rest of the program uses it. */
+static bool expected(const struct plan_result *r, const char *key, long double *v)
+{
+    const struct {
+        const char *key;
+        long double value;
+    } map[] = {
+        {"kv_per_layer", r->cost.bytes_per_layer},
+        {"kv_per_token", r->cost.bytes_per_token},
+        {"kv_per_token_tp", (long double)r->cost.bytes_per_token * r->tp},
+        {"kv_past_window", r->cost.bytes_per_token_global},
+        {"weights_per_gpu", r->weights_bytes_per_gpu},
+        {"kv_per_user", r->user_bytes_per_gpu},
+        {"users", r->max_users},
+        {"users_replica", r->users_per_replica},
+        {"users_paged", r->max_users_paged},
+        {"users_paged_replica", r->users_paged_per_replica},
+        {"kv_tokens", r->kv_tokens},
+        {"kv_tokens_replica", r->kv_tokens_per_replica},
+        {"kv_per_user_paged", r->user_bytes_paged_per_gpu},
+        {"waste", r->reservation_waste_bytes_per_gpu},
+        {"units", r->engine.units},
+        {"cache", r->engine.kv_cache_bytes},
+        {"cost", r->cost_per_user_hour},
+        {"decode", r->decode_tokens_per_s_per_user},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(map[i].key, key) == 0) {
+            *v = map[i].value;
+            return true;
+        }
+    if (strcmp(key, "pool") == 0) {
+        /* TensorRT-LLM's shortfall shows in its "free" row; its pool is then 0 */
+        *v = r->kv_pool_bytes_per_gpu > 0  ? (long double)r->kv_pool_bytes_per_gpu
+             : r->profile == ENGINE_TRTLLM ? 0
+                                           : -(long double)r->shortfall_bytes_per_gpu;
+        return r->profile != ENGINE_LLAMACPP || r->kv_pool_bytes_per_gpu > 0;
+    }
+    if (strcmp(key, "budget") == 0 && r->profile != ENGINE_LLAMACPP) {
+        *v = r->engine.budget_bytes;
+        return true;
+    }
+    return false;
+}
+
+static int checked_rows;
+
+static void check_rows(const struct scenario *s, const struct plan_result *r, const char *what)
+{
+    const struct explain *e = &r->explain;
+    static const char *always[] = {"users", "kv_per_token", "pool", "kv_tokens", "cost", "decode"};
+    for (size_t k = 0; k < sizeof always / sizeof always[0]; k++)
+        if (explain_find(e, always[k]) == NULL)
+            fail_msg("%s: no %s row among %d", what, always[k], e->count);
+    for (int i = 0; i < e->count; i++) {
+        const struct explain_row *row = &e->rows[i];
+        char text[EXPLAIN_VALUE_MAX];
+        /* the operands give the value printed */
+        if (row->nsteps > 0) {
+            long double v = explain_eval(row);
+            explain_format(v, row->result.unit, e->units, text, sizeof text);
+            if (strcmp(text, row->result.text) != 0)
+                fail_msg("%s: row %s prints %s, its operands give %s", what, row->key,
+                         row->result.text, text);
+        }
+        /* every operand is written in the formula, and chained rows agree */
+        for (int t = 0; t < row->nterms; t++) {
+            const struct xterm *term = &row->terms[t];
+            if (strstr(row->formula, term->text) == NULL)
+                fail_msg("%s: row %s does not show its operand %s (%s)", what, row->key,
+                         term->text, row->formula);
+            if (term->ref[0]) {
+                const struct explain_row *from = explain_find(e, term->ref);
+                if (from == NULL)
+                    fail_msg("%s: row %s refers to a missing row %s", what, row->key, term->ref);
+                if (from->result.value != term->value)
+                    fail_msg("%s: row %s takes %s = %Lg, that row printed %Lg", what, row->key,
+                             term->ref, term->value, from->result.value);
+            }
+        }
+        /* the value printed is the number used everywhere else */
+        long double want;
+        if (expected(r, row->key, &want)) {
+            bool money = row->result.unit == XU_USD || row->result.unit == XU_TOK_PER_S;
+            if (money && want < 0)
+                want = row->result.value; /* unknown: a sentence, not a number */
+            explain_format(want, row->result.unit, e->units, text, sizeof text);
+            /* rates are doubles: equal within a part in 10^9 (a printed
+             * half-cent may round either way), counts and bytes to the byte */
+            if (money && fabsl(want - row->result.value) <= 1e-9L * fabsl(want))
+                ;
+            else if (strcmp(text, row->result.text) != 0)
+                fail_msg("%s: row %s prints %s; the plan uses %s (%Lg)", what, row->key,
+                         row->result.text, text, want);
+            if (!money && fabsl(want - row->result.value) >= 1.0L)
+                fail_msg("%s: row %s is %Lg; the plan uses %Lg", what, row->key,
+                         row->result.value, want);
+        }
+        checked_rows++;
+    }
+    /* the headline says the same count */
+    char line[512], n[32];
+    report_headline(s, r, line, sizeof line);
+    units_format_int(r->max_users, n, sizeof n);
+    if (r->fits && r->max_users > 0 && strstr(line, n) != line)
+        fail_msg("%s: the headline '%s' does not lead with %s users", what, line, n);
+    assert_int_equal(r->max_users, r->users_per_replica * r->replicas);
+}
+
+static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
+{
+    (void)state;
+    int scenarios = 0, monotone = 0;
+    static struct plan_result r, longer;
+    for (size_t mi = 0; mi < cat.model_count; mi++) {
+        const struct model_spec *m = &cat.models[mi].spec;
+        for (uint32_t gpus = 1; gpus <= 16; gpus++) {
+            for (uint32_t tp = 1; tp <= gpus; tp++) {
+                if (gpus % tp != 0)
+                    continue;
+                for (int engine = 0; engine < ENGINE_COUNT; engine++) {
+                    const struct gpu_spec *g = &cat.gpus[next(cat.gpu_count)].spec;
+                    struct scenario s;
+                    scenario_default(&s, g, m);
+                    s.gpus = gpus;
+                    s.tp = tp;
+                    s.engine.kind = (enum engine_kind)engine;
+                    s.units = next(4) == 0 ? UNITS_GB : UNITS_GIB;
+                    s.context_tokens = 512ull << next(10); /* 512 to 256k */
+                    if (next(3) == 0)
+                        s.prefix_tokens = next(s.context_tokens / 2);
+                    if (next(3) == 0)
+                        s.avg_context_tokens = s.prefix_tokens + 1 +
+                                               next(s.context_tokens - s.prefix_tokens);
+                    s.kv_dtype = kv_choices[next(sizeof kv_choices / sizeof kv_choices[0])];
+                    s.weight_dtype =
+                        weight_choices[next(sizeof weight_choices / sizeof weight_choices[0])];
+                    s.headroom_percent = (double)next(30);
+                    if (engine == ENGINE_LLAMACPP && next(2) == 0)
+                        s.engine.parallel = (uint32_t)(1 + next(8));
+                    if (next(5) == 0)
+                        s.full_attention = true;
+                    struct diag d = {0};
+                    char what[200];
+                    snprintf(what, sizeof what, "%s on %u x %s (tp %u, %s, ctx %llu, prefix %llu)",
+                             m->id, gpus, g->id, tp, engine_name(s.engine.kind),
+                             (unsigned long long)s.context_tokens,
+                             (unsigned long long)s.prefix_tokens);
+                    if (!plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d))
+                        fail_msg("%s: %s", what, d.message);
+                    check_rows(&s, &r, what);
+                    scenarios++;
+                    /* users never rise when the context doubles */
+                    if (scenarios % 7 == 0) {
+                        struct scenario s2 = s;
+                        s2.context_tokens *= 2;
+                        if (s2.avg_context_tokens == 0 && s.avg_context_tokens == 0 &&
+                            plan_compute(&s2, PLAN_NUMBERS, NULL, &longer, &d)) {
+                            if (longer.max_users > r.max_users)
+                                fail_msg("%s: %llu users at twice the context, %llu now", what,
+                                         (unsigned long long)longer.max_users,
+                                         (unsigned long long)r.max_users);
+                            monotone++;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    printf("explain: %d scenarios, %d rows checked, %d context doublings\n", scenarios,
+           checked_rows, monotone);
+    assert_true(scenarios >= 10000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_explain_row_computes_over_ten_thousand_scenarios),
+    };
+    return cmocka_run_group_tests_name("explain", tests, setup, teardown);
+}
