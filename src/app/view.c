@@ -131,6 +131,11 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
             snprintf(line, sizeof line, "one replica, TP %u", res->tp);
         widget_text(y++, r.x, r.w, ROLE_TEXT, line);
     }
+    if (res->generic.present && y < end) {
+        units_format_int(res->generic.max_users, a, sizeof a);
+        snprintf(line, sizeof line, "generic rule (%g%% headroom): %s", res->generic.headroom_percent, a);
+        widget_text(y++, r.x, r.w, ROLE_DIM, line);
+    }
     if (y < end) {
         units_format_int(res->max_users_paged, a, sizeof a);
         units_format_tokens_short(res->avg_context_tokens, b, sizeof b);
@@ -158,11 +163,6 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         if (res->decode_tokens_per_s_per_user > 0)
             snprintf(dec, sizeof dec, ", <=%.0f tok/s/user", res->decode_tokens_per_s_per_user);
         snprintf(line, sizeof line, "%s%s", cost, dec);
-        widget_text(y++, r.x, r.w, ROLE_DIM, line);
-    }
-    if (res->generic.present && y < end) {
-        units_format_int(res->generic.max_users, a, sizeof a);
-        snprintf(line, sizeof line, "generic rule (%g%% headroom): %s", res->generic.headroom_percent, a);
         widget_text(y++, r.x, r.w, ROLE_DIM, line);
     }
 }

@@ -63,6 +63,30 @@ expect_field 85520809984 memory_bytes_per_gpu --gpu h100-sxm
 expect_field 85899345920 memory_bytes_per_gpu --gpu a100-80gb
 expect_field false fits --model llama-3.1-405b --gpu h100-sxm
 
+# --- one answer: three replicas of TP 4, under every profile, give the same count
+# in the text headline, the markdown, the JSON, the explain rows and the exit gate
+for eng in generic vllm sglang llama.cpp trtllm; do
+    args="--model llama-3.1-70b --gpu h100-sxm --gpus 12 --tp 4 --context 32k --engine $eng"
+    n=$(json_field max_users $args)
+    per=$(json_field users_per_replica $args)
+    if [ -n "$n" ] && [ "$n" = "$((per * 3))" ]; then ok; else bad "$eng: max_users $n is not 3 x $per"; fi
+    nf=$(printf "%'d" "$n" 2>/dev/null || echo "$n")
+    expect 0 "$nf users fit at 32,768 tokens each" plan $args
+    expect 0 "**$nf users fit" plan $args --format markdown
+    expect 0 "= $nf all replicas" plan $args
+    expect 0 "(3 replicas x $per)" plan $args
+    expect 1 "--require-users: $n users fit, $((n + 1)) required" plan $args --require-users $((n + 1))
+    expect 0 "" plan $args --require-users "$n"
+    # the replicas multiply the one replica's tokens; cost is over all 12 GPUs
+    t=$(json_field kv_tokens $args); tr=$(json_field kv_tokens_per_replica $args)
+    if [ "$t" = "$((tr * 3))" ]; then ok; else bad "$eng: kv_tokens $t is not 3 x $tr"; fi
+done
+expect 0 "KV per token        81,920 B (80 KiB) per GPU x 4 GPUs" plan --model llama-3.1-70b --gpu h100-sxm --gpus 12 --tp 4
+expect 0 '"profile":	"vllm"' plan --engine vllm --format json
+expect 0 '"generic":' plan --engine vllm --format json
+expect 0 "Generic rule        " plan --engine sglang
+expect 0 "llama-server -m llama-3.1-8b.gguf -c " plan --engine llama.cpp
+
 # --- commands and formats
 expect 0 "users fit at 4,000 tokens" plan --model llama-2-7b --context 4000
 expect 0 "2 (K,V) x 32 KV heads x 128 head_dim x 2 B (fp16)" plan --model llama-2-7b

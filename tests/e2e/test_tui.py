@@ -334,6 +334,35 @@ def test_without_a_terminal_it_prints_the_plan():
     assert "TERM=dumb" in raw and "29 users fit" in raw, raw[:500]
 
 
+def test_three_replicas_under_each_engine_show_one_answer_everywhere():
+    """12 H100s as three replicas of TP 4: under every profile the big count,
+    the explain pane's total, the chart's marker and `plan --format json`
+    agree, and the engine's knobs replace the dimmed Headroom."""
+    layout = ["--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "12", "--tp", "4",
+              "--context", "32k"]
+    for engine in ["generic", "vllm", "sglang", "llama.cpp", "trtllm"]:
+        args = layout + ["--engine", engine]
+        want = plan(*args)["result"]
+        t = PtyTerm([KVPLAN, *args], cols=160, rows=48, env=ENV)
+        try:
+            t.wait_for(r"^\? help  q quit")
+            text = t.text()
+            n = "{:,}".format(want["max_users"])
+            assert "(3 x TP 4)" in text, text
+            assert "3 replicas x TP 4: %s users each" % "{:,}".format(want["users_per_replica"]) in text, text
+            assert re.search(r"= %s all replicas" % re.escape(n), text), text
+            assert "32k now: %s users" % n in text, text
+            if engine == "generic":
+                assert re.search(r"^ Headroom\s+\S+\s+10%", text, re.M), text
+            else:
+                assert "(engine budgets)" in text, text
+                assert "generic rule (10% headroom): " in text, text
+            if engine == "llama.cpp":
+                assert "-np %d" % want["users_per_replica"] in text, text
+        finally:
+            t.kill()
+
+
 def main():
     tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_")]
     passed = failed = 0
