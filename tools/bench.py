@@ -132,9 +132,11 @@ def main():
                                            *SCENARIO])
     r["plan_json_instructions"] = callgrind([KVPLAN, "plan", "--format", "json", *SCENARIO])
     r["step_instructions_80x24"] = per_step(steps)
+    r["step_instructions_120x40"] = per_step(steps, 120, 40)
     r["redraw_instructions_80x24"] = per_step(redraws)
     r["redraw_instructions_160x48"] = per_step(redraws, 160, 48)
     r["step_bytes_80x24"] = bytes_per_key(steps(40), 80, 24)
+    r["step_bytes_120x40"] = bytes_per_key(steps(40), 120, 40)
     r["step_bytes_160x48"] = bytes_per_key(steps(40), 160, 48)
     r["redraw_bytes_80x24"] = bytes_per_key(redraws(10), 80, 24)
     r["redraw_bytes_160x48"] = bytes_per_key(redraws(10), 160, 48)
@@ -152,9 +154,11 @@ def main():
         ("startup_instructions", "instructions to the first complete frame (80x24, full catalogue)"),
         ("plan_json_instructions", "instructions of kvplan plan --format json"),
         ("step_instructions_80x24", "instructions per slider step (80x24)"),
+        ("step_instructions_120x40", "instructions per slider step (120x40)"),
         ("redraw_instructions_80x24", "instructions per full redraw, 80x24"),
         ("redraw_instructions_160x48", "instructions per full redraw, 160x48"),
         ("step_bytes_80x24", "bytes to the terminal per slider step, 80x24 (median)"),
+        ("step_bytes_120x40", "bytes to the terminal per slider step, 120x40 (median)"),
         ("step_bytes_160x48", "bytes to the terminal per slider step, 160x48 (median)"),
         ("redraw_bytes_80x24", "bytes per full redraw, 80x24"),
         ("redraw_bytes_160x48", "bytes per full redraw, 160x48"),
