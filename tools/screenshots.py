@@ -101,6 +101,9 @@ SCENES = [
      ["b", "<kcuf1>", "<kcuf1>", "p"], {}),
     ("monochrome", (100, 30), ["--model", "gemma-3-27b", "--context", "32k"], [],
      {"NO_COLOR": "1"}),
+    ("replicas-engine", (160, 48), ["--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus",
+                                     "12", "--tp", "4", "--context", "32k", "--engine", "vllm"],
+     [], {}),
     ("compare", (100, 30), ["--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "2"],
      ["b", "<kcud1>", "<kcud1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "c"], {}),
 ]

@@ -40,13 +40,18 @@ static void compute_curve(struct planner *p)
 bool planner_apply(struct planner *p, const struct scenario *next)
 {
     struct diag d = {0};
-    static struct plan_result r;
-    if (!plan_compute(next, PLAN_EXPLAIN, control_field_names, &r, &d)) {
+    /* validated first, so the plan is computed in place (no copy of its rows) */
+    if (!scenario_validate(next, control_field_names, NULL, &d)) {
         snprintf(p->error, sizeof p->error, "%s", d.message);
         return false;
     }
+    if (!plan_compute(next, PLAN_EXPLAIN, control_field_names, &p->result, &d)) {
+        snprintf(p->error, sizeof p->error, "%s", d.message);
+        struct diag again = {0};
+        plan_compute(&p->scenario, PLAN_EXPLAIN, control_field_names, &p->result, &again);
+        return false;
+    }
     p->scenario = *next;
-    p->result = r;
     p->error[0] = '\0';
     if (!control_visible(p->focus, &p->scenario))
         p->focus = CTRL_ENGINE;

@@ -66,11 +66,11 @@ static void draw_controls(const struct planner *p, const struct planner_layout *
         const char *label = control_label(c, &p->scenario);
         char value[128];
         control_format(c, &p->scenario, &p->result, value, sizeof value);
-        widget_text(y, r.x, LABEL_W, focus ? ROLE_FOCUS : dim ? ROLE_DIM : ROLE_TEXT, label);
+        widget_text(y, r.x, LABEL_W, focus ? ROLE_FOCUS : dim ? ROLE_TRACK : ROLE_TEXT, label);
         if (focus)
             widget_text(y, r.x + (int)strlen(label), 1, ROLE_FOCUS, " ");
         double f = planner_control_fraction(p, c);
-        enum role vrole = focus ? ROLE_TITLE : dim ? ROLE_DIM : ROLE_TEXT;
+        enum role vrole = focus ? ROLE_TITLE : dim ? ROLE_TRACK : ROLE_TEXT;
         if (dim && f >= 0) {
             char shown[160];
             snprintf(shown, sizeof shown, "%s (%s)", value, dim);
@@ -225,7 +225,8 @@ static void draw_chart(const struct planner *p, struct rect r)
             if (c->context_tokens[i] <= ctx)
                 marker = col;
         }
-    widget_columns(plot, values, n, marker, ROLE_KV, ROLE_TITLE);
+    /* the marker in plain yellow: no bold to switch off between columns */
+    widget_columns(plot, values, n, marker, ROLE_KV, ROLE_WARN);
     int ay = plot.y + plot.h;
     view_fill_row(ay, plot.x, plot.w, ROLE_TEXT);
     static const char *ticks[] = {"1k", "4k", "16k", "64k", "256k", "1M"};
@@ -260,9 +261,14 @@ static void draw_explain(const struct planner *p, struct rect r)
     widget_text(r.y, r.x, r.w, ROLE_TITLE, "How the number is computed");
     const struct explain_row *rows[EXPLAIN_ROWS_MAX];
     int n = 0;
-    for (size_t i = 0; i < sizeof explain_order / sizeof explain_order[0]; i++)
+    /* with every user at the full context, the paged rows repeat the others */
+    bool paged = p->scenario.avg_context_tokens != 0;
+    for (size_t i = 0; i < sizeof explain_order / sizeof explain_order[0]; i++) {
+        if (!paged && strstr(explain_order[i], "paged") != NULL)
+            continue;
         if ((rows[n] = explain_find(e, explain_order[i])) != NULL)
             n++;
+    }
     int y = r.y + 1, end = r.y + r.h;
     for (int i = 0; i < n && y < end; i++) {
         /* The first row may take every row it needs; the others wrap to a

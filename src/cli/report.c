@@ -101,8 +101,11 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     char a[64], b[64], c[64], line[512];
     enum unit_system u = s->units;
     layout_text(r, b, sizeof b);
-    fprintf(out, "kvplan %s: %s on %u x %s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
-            s->gpu.name, r->profile != ENGINE_GENERIC ? ", " : "",
+    char split[48] = "";
+    if (r->replicas > 1)
+        snprintf(split, sizeof split, " (%u x TP %u)", r->replicas, r->tp);
+    fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
+            s->gpu.name, split, r->profile != ENGINE_GENERIC ? ", " : "",
             r->profile != ENGINE_GENERIC ? engine_label(r->profile, r->rule) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "  %s\n\n", line);

@@ -184,81 +184,109 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
     snprintf(buf, size, "%Lg", v);
 }
 
-/* Infix text of the expression, parenthesised where precedence needs it. */
-struct piece {
-    char text[EXPLAIN_TEXT_MAX];
-    int prec; /* 3 atom, 2 product, 1 sum */
+/* Infix text of the expression, parenthesised where precedence needs it:
+ * the reverse Polish steps become a tree, written in one pass. */
+struct node {
+    uint8_t op, term;
+    int8_t a, b; /* children (node indexes), -1 for none */
 };
 
-static void wrap(char *dst, size_t size, const struct piece *p, bool paren)
+struct out {
+    char *buf;
+    size_t size, len;
+};
+
+static void put(struct out *o, const char *s, size_t n)
 {
-    snprintf(dst, size, paren ? "(%s)" : "%s", p->text);
+    if (o->len + 1 >= o->size)
+        return;
+    if (n > o->size - 1 - o->len)
+        n = o->size - 1 - o->len;
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+    o->buf[o->len] = '\0';
+}
+
+static void puts_(struct out *o, const char *s)
+{
+    put(o, s, strlen(s));
+}
+
+static int prec_of(const struct node *n)
+{
+    switch ((enum xop)n->op) {
+    case XOP_ADD:
+    case XOP_SUB:
+        return 1;
+    case XOP_MUL:
+    case XOP_DIV:
+        return 2;
+    default:
+        return 3;
+    }
+}
+
+static void emit(const struct explain_row *row, const struct node *nodes, int i, struct out *o)
+{
+    const struct node *n = &nodes[i];
+    enum xop op = (enum xop)n->op;
+    if (op == XOP_TERM) {
+        const struct xterm *t = &row->terms[n->term];
+        puts_(o, t->text);
+        if (t->name[0]) {
+            put(o, " ", 1);
+            puts_(o, t->name);
+        }
+        return;
+    }
+    if (arity(op) == 1 || op == XOP_MIN) {
+        puts_(o, op == XOP_FLOOR ? "floor(" : op == XOP_CEIL ? "ceil(" : op == XOP_ROUND ? "round(" : "min(");
+        emit(row, nodes, n->a, o);
+        if (op == XOP_MIN) {
+            put(o, ", ", 2);
+            emit(row, nodes, n->b, o);
+        }
+        put(o, ")", 1);
+        return;
+    }
+    int p = prec_of(n), pa = prec_of(&nodes[n->a]), pb = prec_of(&nodes[n->b]);
+    bool wa = p == 2 && pa < 2;
+    bool wb = op == XOP_SUB ? pb <= 1 : op == XOP_MUL ? pb < 2 : op == XOP_DIV ? pb <= 2 : false;
+    if (wa)
+        put(o, "(", 1);
+    emit(row, nodes, n->a, o);
+    if (wa)
+        put(o, ")", 1);
+    puts_(o, op == XOP_ADD ? " + " : op == XOP_SUB ? " - " : op == XOP_MUL ? " x " : " / ");
+    if (wb)
+        put(o, "(", 1);
+    emit(row, nodes, n->b, o);
+    if (wb)
+        put(o, ")", 1);
 }
 
 static void render(const struct explain_row *row, char *buf, size_t size)
 {
-    struct piece st[EXPLAIN_STEPS_MAX];
-    int sp = 0;
+    struct node nodes[EXPLAIN_STEPS_MAX];
+    int stack[EXPLAIN_STEPS_MAX], sp = 0;
+    buf[0] = '\0';
     for (int i = 0; i < row->nsteps; i++) {
         enum xop op = (enum xop)row->steps[i].op;
-        if (op == XOP_TERM) {
-            const struct xterm *t = &row->terms[row->steps[i].term];
-            snprintf(st[sp].text, sizeof st[sp].text, "%s%s%s", t->text, t->name[0] ? " " : "",
-                     t->name);
-            st[sp++].prec = 3;
-            continue;
-        }
+        nodes[i] = (struct node){(uint8_t)op, row->steps[i].term, -1, -1};
         if (sp < arity(op))
-            break;
-        char a[EXPLAIN_TEXT_MAX], b[EXPLAIN_TEXT_MAX];
-        struct piece *top = &st[sp - 1];
-        if (arity(op) == 1) {
-            snprintf(a, sizeof a, "%s", top->text);
-            snprintf(top->text, sizeof top->text, "%s(%s)",
-                     op == XOP_FLOOR ? "floor" : op == XOP_CEIL ? "ceil" : "round", a);
-            top->prec = 3;
-            continue;
+            return;
+        if (arity(op) == 2) {
+            nodes[i].b = (int8_t)stack[--sp];
+            nodes[i].a = (int8_t)stack[--sp];
+        } else if (arity(op) == 1) {
+            nodes[i].a = (int8_t)stack[--sp];
         }
-        struct piece *lhs = &st[sp - 2];
-        const char *sym = " + ";
-        int prec = 1;
-        bool pa = false, pb = false;
-        switch (op) {
-        case XOP_ADD:
-            break;
-        case XOP_SUB:
-            sym = " - ";
-            pb = top->prec <= 1;
-            break;
-        case XOP_MUL:
-            sym = " x ";
-            prec = 2;
-            pa = lhs->prec < 2;
-            pb = top->prec < 2;
-            break;
-        case XOP_DIV:
-            sym = " / ";
-            prec = 2;
-            pa = lhs->prec < 2;
-            pb = top->prec <= 2;
-            break;
-        default: /* min */
-            break;
-        }
-        if (op == XOP_MIN) {
-            snprintf(a, sizeof a, "%s", lhs->text);
-            snprintf(b, sizeof b, "%s", top->text);
-            snprintf(lhs->text, sizeof lhs->text, "min(%s, %s)", a, b);
-            lhs->prec = 3;
-        } else {
-            wrap(a, sizeof a, lhs, pa);
-            wrap(b, sizeof b, top, pb);
-            snprintf(lhs->text, sizeof lhs->text, "%s%s%s", a, sym, b);
-            lhs->prec = prec;
-        }
-        sp--;
+        stack[sp++] = i;
     }
-    snprintf(buf, size, "%s", sp > 0 ? st[sp - 1].text : "");
+    if (sp == 0)
+        return;
+    struct out o = {buf, size, 0};
+    emit(row, nodes, stack[sp - 1], &o);
 }
 
 void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit, long double value,

@@ -201,8 +201,8 @@ static void warnings(const struct scenario *s, struct plan_result *r)
 bool plan_compute(const struct scenario *s, int flags, const char *const names[SF_COUNT],
                   struct plan_result *r, struct diag *d)
 {
-    /* the explain rows are cleared only when they will be written */
-    memset(r, 0, (flags & PLAN_EXPLAIN) ? sizeof *r : offsetof(struct plan_result, explain));
+    /* the explain rows are not cleared: each row is written whole when it is used */
+    memset(r, 0, offsetof(struct plan_result, explain));
     r->explain.count = 0;
     if (!scenario_validate(s, names, NULL, d))
         return false;

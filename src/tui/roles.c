@@ -2,6 +2,7 @@
 
 static bool use_color;
 static bool use_utf8;
+static bool use_bright; /* 16 colours or more: emphasis by a bright colour, not bold */
 
 struct role_def {
     short fg, bg;
@@ -38,8 +39,19 @@ void roles_init(bool color, bool utf8)
         return;
     start_color();
     use_default_colors();
-    for (int r = 0; r < ROLE_COUNT; r++)
-        init_pair((short)(r + 1), defs[r].fg, defs[r].bg);
+    /* Bold can only be switched off by resetting every attribute (sgr0), so
+     * a screen that alternates bold and plain runs sends a reset at each
+     * change; bright colours change with one short sequence instead. */
+    use_bright = COLORS >= 16;
+    for (int r = 0; r < ROLE_COUNT; r++) {
+        short fg = defs[r].fg;
+        if (use_bright && (defs[r].color_extra & A_BOLD) && fg >= 0 && fg < 8)
+            fg = (short)(fg + 8);
+        init_pair((short)(r + 1), fg, defs[r].bg);
+    }
+    /* Blank cells carry the plain text's pair, not pair 0: going back to
+     * plain text is then a colour change, never a full attribute reset. */
+    bkgdset((chtype)' ' | COLOR_PAIR(ROLE_TEXT + 1));
 }
 
 attr_t role_attr(enum role r)
@@ -47,7 +59,8 @@ attr_t role_attr(enum role r)
     if (r < 0 || r >= ROLE_COUNT)
         return A_NORMAL;
     if (use_color)
-        return COLOR_PAIR(r + 1) | defs[r].color_extra;
+        return COLOR_PAIR(r + 1) | (use_bright ? defs[r].color_extra & ~(attr_t)A_BOLD
+                                               : defs[r].color_extra);
     return defs[r].mono;
 }
 
@@ -63,6 +76,11 @@ const char *role_glyph(enum role r)
 bool roles_color(void)
 {
     return use_color;
+}
+
+attr_t role_emphasis(void)
+{
+    return use_color && use_bright ? A_NORMAL : A_BOLD;
 }
 
 bool roles_utf8(void)

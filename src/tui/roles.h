@@ -37,6 +37,10 @@ attr_t role_attr(enum role r);
  * ASCII or Unicode shade in monochrome ("#", "=", ":" ...). */
 const char *role_glyph(enum role r);
 
+/* What makes text stand out beyond its role: bold, or nothing where the
+ * roles already use bright colours. */
+attr_t role_emphasis(void);
+
 /* True when colour is in use. */
 bool roles_color(void);
 bool roles_utf8(void);

@@ -16,7 +16,10 @@ int widget_text(int y, int x, int w, enum role role, const char *text)
     a &= ~A_COLOR;
     /* Cells are built here and copied in one call (add_wchnstr): no per-character
      * cursor movement or wrapping inside curses, the costliest part of a redraw. */
-    cchar_t cells[512];
+    bool utf8_locale = roles_utf8();
+    cchar_t cells[512], blank;
+    wchar_t space[2] = {L' ', 0};
+    setcchar(&blank, space, a, pair, NULL); /* the attributes once; each cell takes its character */
     int cols = 0, n = 0;
     mbstate_t st;
     memset(&st, 0, sizeof st);
@@ -25,9 +28,17 @@ int widget_text(int y, int x, int w, enum role role, const char *text)
     while (left > 0 && n < (int)(sizeof cells / sizeof cells[0])) {
         wchar_t wc[2] = {0, 0};
         size_t used;
-        if ((unsigned char)*p < 0x80) {
-            wc[0] = (wchar_t)*p;
+        unsigned char c0 = (unsigned char)*p;
+        if (c0 < 0x80) {
+            wc[0] = (wchar_t)c0;
             used = 1;
+        } else if (c0 >= 0xe0 && c0 < 0xf0 && left >= 3 && ((unsigned char)p[1] & 0xc0) == 0x80 &&
+                   ((unsigned char)p[2] & 0xc0) == 0x80 && utf8_locale) {
+            /* the box, block and arrow glyphs: three bytes, decoded here (mbrtowc
+             * costs more than the rest of the cell) */
+            wc[0] = (wchar_t)(((c0 & 0x0f) << 12) | (((unsigned char)p[1] & 0x3f) << 6) |
+                              ((unsigned char)p[2] & 0x3f));
+            used = 3;
         } else {
             used = mbrtowc(&wc[0], p, left, &st);
             if (used == (size_t)-1 || used == (size_t)-2 || used == 0) {
@@ -36,12 +47,13 @@ int widget_text(int y, int x, int w, enum role role, const char *text)
                 used = 1;
             }
         }
-        int cw = wc[0] < 0x80 ? 1 : wcwidth(wc[0]);
+        int cw = wc[0] < 0x80 || (wc[0] >= 0x2500 && wc[0] < 0x2600) ? 1 : wcwidth(wc[0]);
         if (cw < 0)
             cw = 1;
         if (cols + cw > w)
             break;
-        setcchar(&cells[n++], wc, a, pair, NULL);
+        cells[n] = blank;
+        cells[n++].chars[0] = wc[0];
         cols += cw;
         p += used;
         left -= used;
@@ -187,7 +199,14 @@ int widget_big_number_width(const char *digits, int scale)
 int widget_big_number(int y, int x, const char *digits, int scale, enum role role)
 {
     const char *cell = roles_utf8() ? "\u2588" : "#";
-    attr_t a = role_attr(role) | A_BOLD;
+    attr_t a = role_attr(role) | role_emphasis();
+    int w = widget_big_number_width(digits, scale);
+    /* the gaps take the digits' attribute too: each row is then one run of
+     * one attribute, and a changed count costs no attribute resets */
+    attron(a & ~(attr_t)A_UNDERLINE);
+    for (int r = 0; r < 5 * scale; r++)
+        mvhline(y + r, x, ' ', w);
+    attroff(a & ~(attr_t)A_UNDERLINE);
     int cx = x;
     for (size_t i = 0; digits[i]; i++) {
         int g = glyph_index(digits[i]);
@@ -221,7 +240,7 @@ void widget_columns(struct rect r, const double *values, int n, int marker, enum
             level = level < 0 ? 0 : level > 8 ? 8 : level;
             if (level > 0)
                 put_glyph(r.y + row, r.x + c, set[level], a);
-            else if (c == marker)
+            else if (c == marker && row == r.h - 1)
                 put_glyph(r.y + row, r.x + c, roles_utf8() ? "\u2502" : "|", a);
         }
     }
