@@ -248,6 +248,103 @@ static void q_quits_and_presentation_toggles(void **state)
     assert_int_equal(planner_key(&p, 'q') & PLAN_QUIT, PLAN_QUIT);
 }
 
+static void type(struct planner *p, enum control c, const char *text)
+{
+    p->focus = c;
+    planner_key(p, '\n');
+    for (const char *k = text; *k; k++)
+        planner_key(p, *k);
+    planner_key(p, '\n');
+}
+
+static void refusals_name_the_control_in_the_planners_words(void **state)
+{
+    (void)state;
+    /* core names the field; the planner says "Prefix" and "Context", not --prefix */
+    struct planner p = start("a100-80gb", "llama-2-7b", 4096);
+    type(&p, CTRL_PREFIX, "9000");
+    assert_non_null(strstr(p.error, "Prefix: 9000 tokens must be less than Context"));
+    assert_null(strstr(p.error, "--"));
+    assert_int_equal(p.scenario.prefix_tokens, 0);
+    /* a fraction of a GPU is refused, not rounded down to 2 */
+    type(&p, CTRL_GPUS, "2.5");
+    assert_non_null(strstr(p.error, "GPUs: '2.5' is not a whole number"));
+    assert_int_equal(p.scenario.gpus, 1);
+    type(&p, CTRL_KV_HEADS, "7.5");
+    assert_non_null(strstr(p.error, "KV heads: '7.5' is not a whole number"));
+}
+
+static void tp_splits_the_gpus_into_replicas_and_every_figure_follows(void **state)
+{
+    (void)state;
+    /* 12 GPUs at TP 4: 3 replicas; users = 3 x one replica's, in the count and the rows */
+    struct planner p = start("h100-sxm", "llama-3.1-70b", 32768);
+    type(&p, CTRL_GPUS, "12");
+    type(&p, CTRL_TP, "4");
+    assert_int_equal(p.result.tp, 4);
+    assert_int_equal(p.result.replicas, 3);
+    assert_int_equal(p.result.max_users, 3 * p.result.users_per_replica);
+    const struct explain_row *u = explain_find(&p.result.explain, "users");
+    assert_non_null(u);
+    assert_string_equal(u->scope, "all replicas");
+    assert_true(u->result.value == (long double)p.result.max_users);
+    assert_non_null(explain_find(&p.result.explain, "users_replica"));
+    /* GPUs that TP no longer divides: one replica of every GPU */
+    type(&p, CTRL_GPUS, "10");
+    assert_int_equal(p.result.tp, 10);
+    assert_int_equal(p.result.replicas, 1);
+}
+
+static void an_engine_brings_its_knobs_and_dims_the_headroom(void **state)
+{
+    (void)state;
+    struct planner p = start("h100-sxm", "llama-3.1-8b", 8192);
+    enum control v[CTRL_COUNT];
+    int n = planner_controls(&p, v);
+    for (int i = 0; i < n; i++)
+        assert_true(v[i] != CTRL_FRACTION && v[i] != CTRL_SEQS);
+    assert_null(control_dim_reason(CTRL_HEADROOM, &p.scenario));
+    p.focus = CTRL_ENGINE;
+    planner_key(&p, KEY_RIGHT); /* generic -> vllm */
+    assert_int_equal(planner_controls(&p, v), n + 2);
+    assert_non_null(control_dim_reason(CTRL_HEADROOM, &p.scenario));
+    assert_string_equal(control_label(CTRL_FRACTION, &p.scenario), "GPU util");
+    /* the headroom moves nothing under vLLM: the answer is its rule's */
+    uint64_t users = p.result.max_users;
+    p.focus = CTRL_HEADROOM;
+    planner_key(&p, KEY_RIGHT);
+    assert_int_equal(p.result.max_users, users);
+    /* 0.80 of the CUDA total instead of 0.90: fewer users, as the core says */
+    type(&p, CTRL_FRACTION, "0.8");
+    assert_true(p.scenario.engine.gpu_memory_utilization == 0.8);
+    assert_true(p.result.max_users < users);
+    assert_int_equal(p.result.max_users, users_for(&p.scenario));
+    /* llama.cpp: the slots are the knob, and the launch line uses the count */
+    p.focus = CTRL_ENGINE;
+    planner_key(&p, KEY_RIGHT); /* sglang */
+    assert_string_equal(control_label(CTRL_SEQS, &p.scenario), "Max running");
+    planner_key(&p, KEY_RIGHT); /* llama.cpp */
+    assert_string_equal(control_label(CTRL_SEQS, &p.scenario), "Slots -np");
+    char np[32];
+    snprintf(np, sizeof np, "-np %llu ", (unsigned long long)p.result.max_users);
+    assert_non_null(strstr(p.result.engine.launch, np));
+}
+
+static void w_lists_every_warning(void **state)
+{
+    (void)state;
+    /* Llama 2 7B at 16k: past its 4k maximum, on an A100 without FP8 with an fp8 cache */
+    struct planner p = start("a100-80gb", "llama-2-7b", 16384);
+    p.scenario.kv_dtype = DTYPE_FP8;
+    planner_apply(&p, &p.scenario);
+    assert_true(plan_shown_warnings(&p.result) & WARN_CONTEXT_BEYOND_MODEL);
+    assert_true(plan_shown_warnings(&p.result) & WARN_FP8_UNSUPPORTED);
+    planner_key(&p, 'w');
+    assert_int_equal(p.mode, MODE_WARNINGS);
+    planner_key(&p, ' ');
+    assert_int_equal(p.mode, MODE_MAIN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +358,10 @@ int main(void)
         cmocka_unit_test(the_curve_matches_the_core_at_its_points),
         cmocka_unit_test(the_engine_control_switches_the_count_to_the_engines),
         cmocka_unit_test(q_quits_and_presentation_toggles),
+        cmocka_unit_test(refusals_name_the_control_in_the_planners_words),
+        cmocka_unit_test(tp_splits_the_gpus_into_replicas_and_every_figure_follows),
+        cmocka_unit_test(an_engine_brings_its_knobs_and_dims_the_headroom),
+        cmocka_unit_test(w_lists_every_warning),
     };
     return cmocka_run_group_tests_name("planner", tests, load, unload);
 }
