@@ -114,7 +114,7 @@ def main():
         elif c["kv_scope"].startswith("KV needed for ONE"):
             kv = c["kv_cache_gib"] * GIB
             implied, tol = kv / c["kv_cache_tokens"], 0.005 * GIB / c["kv_cache_tokens"]
-            model_tok = (e["request_units"] * e["unit_tokens"] * r["kv_bytes_per_layer_per_gpu"]) / c["kv_cache_tokens"]
+            model_tok = (e["request_layer_units"] * e["unit_tokens"] * r["kv_bytes_per_layer_per_gpu"]) / c["kv_cache_tokens"]
         elif c["kv_cache_gib"] and c["kv_cache_tokens"]:
             kv = c["kv_cache_gib"] * GIB
             implied = kv / c["kv_cache_tokens"]
@@ -153,7 +153,7 @@ def main():
 
         if c["engine_family"] == "vLLM":
             if c["kv_scope"].startswith("KV needed for ONE"):
-                row("KV for one max-length request (GiB)", c["kv_cache_gib"], (e["request_units"] * e["unit_tokens"] * r["kv_bytes_per_layer_per_gpu"]) / GIB,
+                row("KV for one max-length request (GiB)", c["kv_cache_gib"], (e["request_layer_units"] * e["unit_tokens"] * r["kv_bytes_per_layer_per_gpu"]) / GIB,
                     None, "%.2f")
                 if c.get("available_kv_gib"):
                     row("available KV memory (GiB)", c["available_kv_gib"],

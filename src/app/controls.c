@@ -148,7 +148,8 @@ static double fraction_of(const struct scenario *s)
                                              : f->gpu_memory_utilization;
 }
 
-int control_values(enum control c, const struct scenario *s, const struct catalog *cat, uint64_t *v)
+int control_values(enum control c, const struct scenario *s, const struct plan_result *r,
+                   const struct catalog *cat, uint64_t *v)
 {
     int n = 0;
     switch (c) {
@@ -218,8 +219,7 @@ int control_values(enum control c, const struct scenario *s, const struct catalo
         n = add_unique(v, n, 0); /* the engine's default */
         for (uint64_t f = 500; f <= 990; f += 10)
             n = add_unique(v, n, f);
-        if (fraction_of(s) > 0)
-            n = add_unique(v, n, (uint64_t)llround(fraction_of(s) * 1000));
+        n = add_unique(v, n, control_current(c, s, r, cat));
         break;
     case CTRL_SEQS:
         n = add_unique(v, n, 0); /* the engine's default (llama.cpp: as many as fit) */
@@ -227,8 +227,7 @@ int control_values(enum control c, const struct scenario *s, const struct catalo
             n = add_unique(v, n, k);
         for (uint64_t k = 32; k <= 4096; k *= 2)
             n = add_unique(v, n, k);
-        n = add_unique(v, n, s->engine.kind == ENGINE_LLAMACPP ? s->engine.parallel
-                                                               : s->engine.max_num_seqs);
+        n = add_unique(v, n, control_current(c, s, r, cat));
         break;
     case CTRL_COUNT:
         return 0;
@@ -246,7 +245,8 @@ static size_t index_of(const char *id, bool gpu, const struct catalog *c)
     return 0;
 }
 
-uint64_t control_current(enum control c, const struct scenario *s, const struct catalog *cat)
+uint64_t control_current(enum control c, const struct scenario *s, const struct plan_result *r,
+                         const struct catalog *cat)
 {
     switch (c) {
     case CTRL_GPU:
@@ -280,9 +280,15 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
     case CTRL_HEADROOM:
         return (uint64_t)(s->headroom_percent + 0.5);
     case CTRL_FRACTION:
-        return (uint64_t)llround(fraction_of(s) * 1000);
-    case CTRL_SEQS:
-        return s->engine.kind == ENGINE_LLAMACPP ? s->engine.parallel : s->engine.max_num_seqs;
+        if (fraction_of(s) > 0 || r == NULL)
+            return (uint64_t)llround(fraction_of(s) * 1000);
+        return (uint64_t)llround(r->engine.fraction * 1000); /* the default in use */
+    case CTRL_SEQS: {
+        uint32_t given = s->engine.kind == ENGINE_LLAMACPP ? s->engine.parallel : s->engine.max_num_seqs;
+        if (given > 0 || r == NULL)
+            return given;
+        return s->engine.kind == ENGINE_LLAMACPP ? r->engine.slots : r->engine.scheduler_cap;
+    }
     case CTRL_COUNT:
         break;
     }
@@ -545,7 +551,7 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
         break;
     case CTRL_WEIGHT_DTYPE:
         if (s->weight_dtype == DTYPE_AUTO)
-            snprintf(buf, size, "auto %s", dtype_info(r->weight_dtype)->name);
+            snprintf(buf, size, "auto %s", plan_weights_label(r));
         else
             snprintf(buf, size, "%s", dtype_info(s->weight_dtype)->name);
         break;
@@ -571,8 +577,8 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
             snprintf(buf, size, "auto %.3f", r->engine.fraction);
         break;
     case CTRL_SEQS:
-        if (control_current(c, s, NULL) > 0)
-            snprintf(buf, size, "%llu", (unsigned long long)control_current(c, s, NULL));
+        if (control_current(c, s, NULL, NULL) > 0)
+            snprintf(buf, size, "%llu", (unsigned long long)control_current(c, s, NULL, NULL));
         else if (s->engine.kind == ENGINE_LLAMACPP)
             snprintf(buf, size, "auto %u", r->engine.slots);
         else

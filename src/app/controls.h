@@ -52,12 +52,15 @@ bool control_visible(enum control c, const struct scenario *s);
 /* Why the control has no effect now ("vllm budgets by its own rule"), or NULL. */
 const char *control_dim_reason(enum control c, const struct scenario *s);
 
-/* The values the control steps through, ascending; returns the count. */
-int control_values(enum control c, const struct scenario *s, const struct catalog *cat,
-                   uint64_t *v);
+/* The values the control steps through, ascending; returns the count. r is
+ * the scenario's plan: an engine knob left to its default steps from the
+ * value the engine uses (r may be NULL elsewhere). */
+int control_values(enum control c, const struct scenario *s, const struct plan_result *r,
+                   const struct catalog *cat, uint64_t *v);
 
-/* The current value in control_values' terms. */
-uint64_t control_current(enum control c, const struct scenario *s, const struct catalog *cat);
+/* The current value in control_values' terms (an engine default: the value in use). */
+uint64_t control_current(enum control c, const struct scenario *s, const struct plan_result *r,
+                         const struct catalog *cat);
 
 /* s with control c set to value (in control_values' terms). */
 void control_set(enum control c, struct scenario *s, const struct catalog *cat, uint64_t value);

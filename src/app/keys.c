@@ -155,7 +155,7 @@ static int k_edit(struct planner *p)
         p->mode = MODE_PICKER;
         p->picker_for = p->focus;
         p->filter[0] = '\0';
-        p->picker_sel = (int)control_current(p->focus, &p->scenario, p->catalog);
+        p->picker_sel = (int)control_current(p->focus, &p->scenario, &p->result, p->catalog);
     } else {
         open_prompt(p, PROMPT_VALUE, "");
     }
@@ -241,9 +241,9 @@ static int k_repaint(struct planner *p)
 }
 
 static const struct planner_key_def keys[] = {
-    {'?', "?", "help", "every key (this list)", k_help},
+    {'?', "?", "help", NULL, k_help},
     {'q', "q", "quit", "quit", k_quit},
-    {'\n', "Enter", "edit", "type a value (32k, fp8, 12.5); on GPU or Model, pick from the catalogue", k_edit},
+    {'\n', "Enter", "edit", "type a value (32k, fp8, 12.5); GPU, Model: pick one", k_edit},
     {'b', "b", "baseline", "keep this scenario as the baseline", k_baseline},
     {'c', "c", "compare", "compare the baseline with now, row by row", k_compare},
     {'p', "p", "present", "presentation mode for screen sharing (Esc leaves)", k_present},
@@ -257,9 +257,9 @@ static const struct planner_key_def keys[] = {
     {KEY_BTAB, "S-Tab", NULL, NULL, k_up},
     {KEY_DOWN, "Down", NULL, "next control (also Tab)", k_down},
     {'\t', "Tab", NULL, NULL, k_down},
-    {KEY_LEFT, "Left", NULL, "step the focused control (also h, l)", k_left},
+    {KEY_LEFT, "Left", NULL, "step the focused control down (also h)", k_left},
     {'h', "h", NULL, NULL, k_left},
-    {KEY_RIGHT, "Right", NULL, "step the other way", k_right},
+    {KEY_RIGHT, "Right", NULL, "step it up (also l)", k_right},
     {'l', "l", NULL, NULL, k_right},
     {KEY_SLEFT, "S-Left", NULL, "a big step (also PgUp, PgDn, Shift-Right)", k_big_left},
     {KEY_PPAGE, "PgUp", NULL, NULL, k_big_left},

@@ -96,10 +96,10 @@ static void set_value(struct planner *p, enum control c, uint64_t value)
 void planner_step(struct planner *p, enum control c, int delta, bool big)
 {
     uint64_t v[CONTROL_VALUES_MAX];
-    int n = control_values(c, &p->scenario, p->catalog, v);
+    int n = control_values(c, &p->scenario, &p->result, p->catalog, v);
     if (n == 0)
         return;
-    int i = current_index(v, n, control_current(c, &p->scenario, p->catalog));
+    int i = current_index(v, n, control_current(c, &p->scenario, &p->result, p->catalog));
     int stride = big ? (n / 8 > 2 ? n / 8 : 2) : 1;
     if (control_kind(c) == CK_SLIDER) {
         i += delta * stride;
@@ -113,7 +113,7 @@ void planner_step(struct planner *p, enum control c, int delta, bool big)
 void planner_to_end(struct planner *p, enum control c, bool last)
 {
     uint64_t v[CONTROL_VALUES_MAX];
-    int n = control_values(c, &p->scenario, p->catalog, v);
+    int n = control_values(c, &p->scenario, &p->result, p->catalog, v);
     if (n > 0)
         set_value(p, c, v[last ? n - 1 : 0]);
 }
@@ -121,12 +121,12 @@ void planner_to_end(struct planner *p, enum control c, bool last)
 void planner_set_fraction(struct planner *p, enum control c, double f)
 {
     uint64_t v[CONTROL_VALUES_MAX];
-    int n = control_values(c, &p->scenario, p->catalog, v);
+    int n = control_values(c, &p->scenario, &p->result, p->catalog, v);
     if (n == 0)
         return;
     int i = (int)(f * (n - 1) + 0.5);
     i = i < 0 ? 0 : i >= n ? n - 1 : i;
-    if (v[i] != control_current(c, &p->scenario, p->catalog))
+    if (v[i] != control_current(c, &p->scenario, &p->result, p->catalog))
         set_value(p, c, v[i]);
 }
 
@@ -135,10 +135,10 @@ double planner_control_fraction(const struct planner *p, enum control c)
     if (control_kind(c) != CK_SLIDER)
         return -1;
     uint64_t v[CONTROL_VALUES_MAX];
-    int n = control_values(c, &p->scenario, p->catalog, v);
+    int n = control_values(c, &p->scenario, &p->result, p->catalog, v);
     if (n < 2)
         return -1;
-    return (double)current_index(v, n, control_current(c, &p->scenario, p->catalog)) / (n - 1);
+    return (double)current_index(v, n, control_current(c, &p->scenario, &p->result, p->catalog)) / (n - 1);
 }
 
 void planner_reset(struct planner *p, enum control c)

@@ -90,8 +90,15 @@ static void draw_controls(const struct planner *p, const struct planner_layout *
     }
 }
 
+/* line, or its short form when line does not fit in w columns */
+static const char *fit(int w, const char *line, const char *brief)
+{
+    return (int)strlen(line) <= w ? line : brief;
+}
+
 static void draw_summary(const struct planner *p, const struct planner_layout *l)
 {
+    char brief[128];
     struct rect r = l->summary;
     const struct plan_result *res = &p->result;
     const struct scenario *s = &p->scenario;
@@ -125,16 +132,18 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
     if (y < end) {
         units_format_int(res->users_per_replica, a, sizeof a);
         if (res->replicas > 1)
-            snprintf(line, sizeof line, "%u replicas x TP %u: %s users each", res->replicas,
-                     res->tp, a);
+            snprintf(line, sizeof line, "%u replicas x TP %u: %s user%s each", res->replicas,
+                     res->tp, a, res->users_per_replica == 1 ? "" : "s");
         else
             snprintf(line, sizeof line, "one replica, TP %u", res->tp);
-        widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+        snprintf(brief, sizeof brief, "%u x TP %u: %s each", res->replicas, res->tp, a);
+        widget_text(y++, r.x, r.w, ROLE_TEXT, fit(r.w, line, brief));
     }
     if (res->generic.present && y < end) {
         units_format_int(res->generic.max_users, a, sizeof a);
         snprintf(line, sizeof line, "generic rule (%g%% headroom): %s", res->generic.headroom_percent, a);
-        widget_text(y++, r.x, r.w, ROLE_DIM, line);
+        snprintf(brief, sizeof brief, "generic rule: %s", a);
+        widget_text(y++, r.x, r.w, ROLE_DIM, fit(r.w, line, brief));
     }
     if (y < end) {
         units_format_int(res->max_users_paged, a, sizeof a);
@@ -143,13 +152,15 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
             snprintf(line, sizeof line, "-np %u slots, no paging", res->engine.slots);
         else
             snprintf(line, sizeof line, "paged: %s users at %s in use", a, b);
-        widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+        snprintf(brief, sizeof brief, "paged: %s at %s", a, b);
+        widget_text(y++, r.x, r.w, ROLE_TEXT, fit(r.w, line, brief));
     }
     if (y < end) {
         units_format_bytes(res->user_bytes_per_gpu, s->units, a, sizeof a);
         units_format_bytes_exact(res->cost.bytes_per_token, b, sizeof b);
         snprintf(line, sizeof line, "per GPU: %s/user, %s/token", a, b);
-        widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+        snprintf(brief, sizeof brief, "%s/user/GPU", a);
+        widget_text(y++, r.x, r.w, ROLE_TEXT, fit(r.w, line, brief));
     }
     if (y < end) {
         units_format_int(res->kv_tokens, a, sizeof a);
@@ -184,20 +195,33 @@ static void draw_bar(const struct planner *p, struct rect r)
     snprintf(title, sizeof title, "Memory of each GPU: %s%s%s", total,
              res->profile != ENGINE_GENERIC ? " CUDA" : "", count);
     if ((int)strlen(title) > r.w)
-        snprintf(title, sizeof title, "Each GPU%s: %s", s->gpus > 1 ? " (all alike)" : "", total);
+        snprintf(title, sizeof title, "Each GPU%s: %s", s->gpus > 1 && r.w > 32 ? " (all alike)" : "",
+                 total);
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
     widget_bar(r.y + 1, r.x, r.w, bs, SEG_COUNT, over);
-    int y = r.y + 2;
-    for (int i = 0; i < SEG_COUNT && y < r.y + r.h; i++) {
-        if (seg[i] == 0 && i != SEG_WEIGHTS && i != SEG_USERS)
-            continue; /* an empty part has no place in the legend */
+    int shown[SEG_COUNT], n = 0;
+    for (int i = 0; i < SEG_COUNT; i++)
+        if (seg[i] != 0 || i == SEG_WEIGHTS || i == SEG_USERS)
+            shown[n++] = i; /* an empty part has no place in the legend */
+    int rows = r.h - 2;
+    /* two columns when the parts outnumber the rows and the width allows */
+    int columns = n > rows && r.w >= 60 ? 2 : 1;
+    int per_column = (n + columns - 1) / columns, cw = r.w / columns;
+    for (int k = 0; k < n; k++) {
+        int i = shown[k], col = k / per_column, y = r.y + 2 + k % per_column;
+        if (y >= r.y + r.h)
+            continue;
+        int x = r.x + col * cw;
         char size[32], line[96];
         units_format_bytes(seg[i], s->units, size, sizeof size);
-        widget_text(y, r.x, 1, view_segment_roles[i], role_glyph(view_segment_roles[i]));
-        widget_text(y, r.x + 1, 1, view_segment_roles[i], role_glyph(view_segment_roles[i]));
-        snprintf(line, sizeof line, "%-15s%12s", plan_segment_name(res, (enum segment)i), size);
-        widget_text(y, r.x + 3, r.w - 3, i == SEG_WEIGHTS && over ? ROLE_BAD : ROLE_TEXT, line);
-        y++;
+        widget_text(y, x, 1, view_segment_roles[i], role_glyph(view_segment_roles[i]));
+        widget_text(y, x + 1, 1, view_segment_roles[i], role_glyph(view_segment_roles[i]));
+        if (cw - 4 >= 27)
+            snprintf(line, sizeof line, "%-15s%12s", plan_segment_name(res, (enum segment)i), size);
+        else /* narrow: the name gives way to the size */
+            snprintf(line, sizeof line, "%-*.*s%11s", cw - 15 > 4 ? cw - 15 : 4,
+                     cw - 16 > 3 ? cw - 16 : 3, plan_segment_name(res, (enum segment)i), size);
+        widget_text(y, x + 3, cw - 4, i == SEG_WEIGHTS && over ? ROLE_BAD : ROLE_TEXT, line);
     }
 }
 
@@ -278,8 +302,13 @@ static void draw_explain(const struct planner *p, struct rect r)
         y += view_explain_row(rows[i], y, r.x, r.w, max_rows, i == 0 ? ROLE_TEXT : ROLE_DIM);
         if (i == 0 && p->result.profile != ENGINE_GENERIC && y < end) {
             widget_text(y, r.x, EXPLAIN_LABEL_W, ROLE_TITLE, "Launch");
-            widget_text(y++, r.x + EXPLAIN_LABEL_W, r.w - EXPLAIN_LABEL_W, ROLE_GOOD,
-                        p->result.engine.launch);
+            char launch[ENGINE_TEXT_MAX + 8];
+            int lw = r.w - EXPLAIN_LABEL_W;
+            snprintf(launch, sizeof launch, "%s", p->result.engine.launch);
+            if ((int)strlen(launch) > lw && lw > 2) /* cut with a mark, never silently */
+                snprintf(launch + lw - 1, sizeof launch - (size_t)(lw - 1), "%s",
+                         roles_utf8() ? "\u2026" : "~");
+            widget_text(y++, r.x + EXPLAIN_LABEL_W, lw, ROLE_GOOD, launch);
         }
     }
 }

@@ -85,9 +85,17 @@ void view_title(const struct planner *p, struct rect r)
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
     if (res->replicas > 1)
         snprintf(layout, sizeof layout, " (%u x TP %u)", res->replicas, res->tp);
+    const char *eng = res->profile != ENGINE_GENERIC ? engine_label(res->profile, res->rule) : "";
+    const char *sep = eng[0] ? ", " : "";
     snprintf(line, sizeof line, " kvplan  %s on %u x %s%s at %s tokens%s%s", s->model.name,
-             s->gpus, s->gpu.name, layout, ctx, res->profile != ENGINE_GENERIC ? ", " : "",
-             res->profile != ENGINE_GENERIC ? engine_label(res->profile, res->rule) : "");
+             s->gpus, s->gpu.name, layout, ctx, sep, eng);
+    /* narrower: ids instead of names, then no product name at all */
+    if ((int)strlen(line) > r.w - 8)
+        snprintf(line, sizeof line, " kvplan  %s on %u x %s%s at %s%s%s", s->model.id, s->gpus,
+                 s->gpu.id, layout, ctx, sep, eng);
+    if ((int)strlen(line) > r.w - 8)
+        snprintf(line, sizeof line, " %s, %u x %s%s, %s%s%s", s->model.id, s->gpus, s->gpu.id,
+                 layout, ctx, sep, eng);
     widget_text(r.y, r.x, r.w - 8, ROLE_KEY, line);
     widget_text(r.y, r.x + r.w - 7, 7, ROLE_KEY, "? help ");
 }
@@ -108,6 +116,17 @@ bool view_bar_segments(const struct planner *p, struct bar_segment bs[SEG_COUNT]
         bs[SEG_WEIGHTS].fraction = 1.0;
         for (int i = 1; i < SEG_COUNT; i++)
             bs[i].fraction = 0;
+        return over;
+    }
+    double sum = 0;
+    for (int i = 0; i < SEG_COUNT; i++)
+        sum += bs[i].fraction;
+    if (sum > 1.0 + 1e-9) {
+        /* what the engine needs outside the cache passes its memory: drawn to
+         * scale within the bar, and the overflow mark says so */
+        for (int i = 0; i < SEG_COUNT; i++)
+            bs[i].fraction /= sum;
+        over = true;
     }
     return over;
 }

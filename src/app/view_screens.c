@@ -65,13 +65,10 @@ void view_draw_help(const struct planner *p)
     int nkeys;
     const struct planner_key_def *k = planner_keys(&nkeys);
     static const char *tail[] = {
-        "digits                    type a value into the focused slider",
-        "mouse                     click to focus, drag a knob, wheel steps, click a key",
-        "",
-        "Bar glyphs without colour: weights #, runtime +, prefix %, users' KV =,",
-        "spare KV :, headroom or outside the budget . (Unicode shades where allowed).",
-        "",
-        "Any key closes this help.",
+        "digits   type a value into the focused slider",
+        "mouse    click to focus, drag a knob, wheel steps, click a key below",
+        "no colour: weights #, runtime +, prefix %, users =, spare :, reserved .",
+        "any key closes this help",
     };
     int n = 0;
     for (int i = 0; i < nkeys; i++)
@@ -84,7 +81,7 @@ void view_draw_help(const struct planner *p)
         if (k[i].help == NULL)
             continue;
         char line[160];
-        snprintf(line, sizeof line, "%-25s %s", k[i].name, k[i].help);
+        snprintf(line, sizeof line, "%-8s %s", k[i].name, k[i].help);
         widget_text(y + 1 + row++, x + 2, w - 4, ROLE_TEXT, line);
     }
     for (size_t i = 0; i < sizeof tail / sizeof tail[0] && row < h - 2; i++)
@@ -195,8 +192,27 @@ void view_draw_compare(const struct planner *p)
     ROW_WORDS("Model", "%s", sd[i].s->model.id);
     ROW_WORDS("Engine", "%s", engine_label(sd[i].r->profile, sd[i].r->rule));
     ROW_WORDS("KV cache", "%s", dtype_info(sd[i].r->kv_dtype)->name);
-    ROW_WORDS("Weights", "%s", dtype_info(sd[i].r->weight_dtype)->name);
+    ROW_WORDS("Weights", "%s", plan_weights_label(sd[i].r));
     ROW_WORDS("Headroom", "%g%%", sd[i].s->headroom_percent);
+    if (sd[0].r->profile != ENGINE_GENERIC || sd[1].r->profile != ENGINE_GENERIC) {
+        /* the engines' own knobs, in their words; "-" where a side has none */
+        for (int knob = CTRL_FRACTION; knob <= CTRL_SEQS; knob++) {
+            for (int i = 0; i < 2; i++) {
+                if (control_visible((enum control)knob, sd[i].s)) {
+                    char v[64];
+                    control_format((enum control)knob, sd[i].s, sd[i].r, v, sizeof v);
+                    snprintf(a[i], sizeof a[i], "%s %s", control_label((enum control)knob, sd[i].s), v);
+                } else {
+                    snprintf(a[i], sizeof a[i], "-");
+                }
+            }
+            if (y < last)
+                words(&y, x, iw, knob == CTRL_FRACTION ? "Memory fraction" : "Concurrency cap",
+                      a[0], a[1]);
+            else
+                cut++;
+        }
+    }
     struct {
         const char *label;
         int kind; /* 0 count, 1 bytes, 2 tokens */
@@ -271,14 +287,23 @@ void view_draw_presentation(const struct planner *p)
     widget_big_number(l.number.y, x, n, l.scale, view_users_role(&p->result));
     widget_text(l.number.y + l.number.h - 1, x + w + 2, 10, ROLE_TITLE, "users");
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    if (p->has_baseline) {
-        char b[128];
-        view_baseline_text(p, b, sizeof b);
-        snprintf(line, sizeof line, "at %s tokens each on %u x %s   |   %s", ctx, s->gpus,
-                 s->gpu.name, b);
-    } else {
-        snprintf(line, sizeof line, "at %s tokens each on %u x %s", ctx, s->gpus, s->gpu.name);
-    }
+    const struct plan_result *res = &p->result;
+    char where[160], extra[160] = "";
+    if (res->replicas > 1)
+        snprintf(where, sizeof where, "%u x %s (%u x TP %u)", s->gpus, s->gpu.id, res->replicas,
+                 res->tp);
+    else
+        snprintf(where, sizeof where, "%u x %s", s->gpus, s->gpu.id);
+    if (!res->fits)
+        snprintf(extra, sizeof extra, "   |   %s does not fit",
+                 res->weights_fit ? "the KV cache" : "the model");
+    else if (p->has_baseline)
+        view_baseline_text(p, extra + snprintf(extra, sizeof extra, "   |   "), sizeof extra - 7);
+    snprintf(line, sizeof line, "at %s tokens each on %s%s%s%s", ctx, where,
+             res->profile != ENGINE_GENERIC ? ", " : "",
+             res->profile != ENGINE_GENERIC ? engine_label(res->profile, res->rule) : "", extra);
+    if ((int)strlen(line) > l.caption.w) /* narrow: the essentials */
+        snprintf(line, sizeof line, "at %s on %s%s", ctx, where, extra);
     int lw = (int)strlen(line);
     widget_text(l.caption.y, l.caption.x + (l.caption.w > lw ? (l.caption.w - lw) / 2 : 0),
                 l.caption.w, ROLE_TEXT, line);
@@ -288,6 +313,7 @@ void view_draw_presentation(const struct planner *p)
     uint64_t seg[SEG_COUNT];
     plan_segments(&p->result, seg);
     int lx = l.bar.x;
+    lx += widget_text(l.bar.y + 1, lx, l.bar.w, ROLE_DIM, "each GPU: ");
     for (int i = 0; i < SEG_COUNT; i++) {
         char size[32], item[64];
         if (seg[i] == 0 && i != SEG_WEIGHTS)

@@ -59,9 +59,11 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
             units_format_int(r->users_per_replica, per, sizeof per);
             snprintf(rep, sizeof rep, " (%u replicas x %s)", r->replicas, per);
         }
-        int len = snprintf(buf, size, "%s users fit at %s tokens each%s%s%s", n, ctx,
+        int len = snprintf(buf, size, "%s user%s fit%s at %s tokens each%s%s%s", n,
+                           r->max_users == 1 ? "" : "s", r->max_users == 1 ? "s" : "", ctx,
                            engine ? " under " : "", engine ? profile : "", rep);
-        if (r->avg_context_tokens < s->context_tokens && len > 0 && (size_t)len < size)
+        if (r->avg_context_tokens < s->context_tokens && r->profile != ENGINE_LLAMACPP && len > 0 &&
+            (size_t)len < size)
             snprintf(buf + len, size - (size_t)len, "; %s with paging at %s tokens in use", paged,
                      avg);
     }
@@ -123,7 +125,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     fprintf(out, "  %-14s %s tokens per user; shared prefix %s; %s in use on average\n", "Context",
             a, b, c);
     fprintf(out, "  %-14s weights %s, KV cache %s (%s)\n", "Precision",
-            dtype_info(r->weight_dtype)->name, dtype_info(r->kv_dtype)->name,
+            plan_weights_label(r), dtype_info(r->kv_dtype)->name,
             dtype_info(r->kv_dtype)->description);
     if (r->profile == ENGINE_GENERIC)
         fprintf(out, "  %-14s %g %% of memory kept free\n", "Headroom", s->headroom_percent);
@@ -186,7 +188,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     fprintf(out, "| Shared prefix | %s tokens |\n", a);
     units_format_int(r->avg_context_tokens, a, sizeof a);
     fprintf(out, "| Average in use | %s tokens |\n", a);
-    fprintf(out, "| Weights | %s |\n| KV cache | %s |\n", dtype_info(r->weight_dtype)->name,
+    fprintf(out, "| Weights | %s |\n| KV cache | %s |\n", plan_weights_label(r),
             dtype_info(r->kv_dtype)->name);
     if (r->profile == ENGINE_GENERIC)
         fprintf(out, "| Headroom | %g %% |\n\n", s->headroom_percent);

@@ -169,7 +169,10 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
         snprintf(buf, size, "$%.2Lf/h", v);
         return;
     case XU_USD:
-        snprintf(buf, size, "$%.4Lf", v);
+        if (v < 0)
+            snprintf(buf, size, "n/a"); /* no price, or no user to share it */
+        else
+            snprintf(buf, size, "$%.4Lf", v);
         return;
     case XU_BYTES_PER_S:
         snprintf(buf, size, "%.2Lf TB/s", v / 1e12L);

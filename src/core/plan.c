@@ -68,8 +68,16 @@ static void cost_rows(struct policy_ctx *c)
         explain_op(row, XOP_MUL);
         explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
     }
+}
+
+/* The weights one GPU holds, when the model is split. */
+static void weights_row(struct policy_ctx *c)
+{
+    struct plan_result *r = c->r;
+    char note[96];
+    struct explain_row *row;
     if (r->tp > 1) {
-        snprintf(note, sizeof note, "weights (%s)", dtype_info(r->weight_dtype)->name);
+        snprintf(note, sizeof note, "weights (%s)", plan_weights_label(r));
         row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
         explain_term(row, (long double)r->weights_bytes, XU_BYTES, note);
         explain_term(row, r->tp, XU_COUNT, "GPUs");
@@ -126,9 +134,9 @@ static void money_and_speed(struct policy_ctx *c)
         explain_row_end(c->x, row, XU_USD, -1, "no user fits");
     } else {
         explain_term(row, price, XU_USD_PER_H, "per GPU");
-        explain_term(row, r->gpus, XU_COUNT, "GPUs");
+        explain_term(row, r->gpus, XU_COUNT, r->gpus == 1 ? "GPU" : "GPUs");
         explain_op(row, XOP_MUL);
-        explain_ref(c->x, row, "users", "users");
+        explain_ref(c->x, row, "users", r->max_users == 1 ? "user" : "users");
         explain_op(row, XOP_DIV);
         explain_row_end(c->x, row, XU_USD, 0, NULL);
     }
@@ -164,7 +172,7 @@ static void warnings(const struct scenario *s, struct plan_result *r)
 {
     const struct model_spec *m = &s->model;
     const struct kv_cost *k = &r->cost;
-    uint32_t tp = r->tp;
+    uint32_t tp = k->tp; /* 1 under llama.cpp: it splits layers, never heads */
     if (!r->weights_fit)
         r->warnings |= WARN_WEIGHTS_DO_NOT_FIT;
     else if (!r->fits)
@@ -216,8 +224,21 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     r->avg_context_tokens = scenario_avg_tokens(s);
     r->block_tokens = s->block_tokens ? s->block_tokens : DEFAULT_BLOCK_TOKENS;
     r->weights_bytes = scenario_weights_bytes(s, &r->weight_dtype);
+    r->weights_as_released = !s->has_weights && s->weight_dtype == DTYPE_AUTO &&
+                             s->model.weights_bytes > 0;
     r->weights_bytes_per_gpu = kv_ceil_div(r->weights_bytes, r->tp);
-    if (r->weights_bytes == UINT64_MAX || !kvcost_compute(s, r->tp, &r->cost) ||
+    /* SGLang, TensorRT-LLM and vLLM V0 size every layer for the whole context:
+     * sliding windows save them nothing. llama.cpp splits layers, not heads. */
+    enum engine_kind kind = s->engine.kind;
+    struct scenario costed = *s;
+    bool full_layers = kind == ENGINE_SGLANG || kind == ENGINE_TRTLLM ||
+                       (kind == ENGINE_VLLM && s->engine.rule == RULE_VLLM_V0);
+    if (full_layers && s->model.windowed_layers > 0 && !s->full_attention) {
+        costed.full_attention = true;
+        r->warnings |= WARN_WINDOWS_UNUSED;
+    }
+    if (r->weights_bytes == UINT64_MAX ||
+        !kvcost_compute(&costed, kind == ENGINE_LLAMACPP ? 1 : r->tp, &r->cost) ||
         kvcost_bytes(&r->cost, s->context_tokens, s->context_tokens) == UINT64_MAX) {
         memset(r, 0, sizeof *r);
         return diag_fail(d, "the scenario's byte counts exceed 64 bits; reduce %s or %s",
@@ -229,7 +250,9 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     if (x)
         x->units = s->units;
     struct policy_ctx c = {s, r, x};
-    cost_rows(&c);
+    if (kind != ENGINE_LLAMACPP)
+        cost_rows(&c); /* llama.cpp writes its own: K and V cells of every head */
+    weights_row(&c);
     switch (s->engine.kind) {
     case ENGINE_VLLM:
         policy_vllm(&c);
@@ -317,6 +340,11 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s)
     return "";
 }
 
+const char *plan_weights_label(const struct plan_result *r)
+{
+    return r->weights_as_released ? "checkpoint" : dtype_info(r->weight_dtype)->name;
+}
+
 const char *plan_warning_text(enum plan_warning w)
 {
     switch (w) {
@@ -347,7 +375,10 @@ const char *plan_warning_text(enum plan_warning w)
     case WARN_SCHEDULER_CAP:
         return "the engine's concurrency cap binds before memory does";
     case WARN_KV_DOES_NOT_FIT:
-        return "the engine's budget leaves no room for the KV cache";
+        return "the KV cache does not fit in what the engine's budget leaves";
+    case WARN_WINDOWS_UNUSED:
+        return "this engine sizes every layer for the whole context: sliding windows save "
+               "nothing here";
     }
     return "";
 }

@@ -31,7 +31,8 @@ enum plan_warning {
     WARN_ENGINE_DTYPE = 1u << 10,     /* the chosen engine has no such cache type */
     WARN_SCHEDULER_CAP = 1u << 11,    /* the engine's concurrency cap binds, not memory */
     WARN_KV_DOES_NOT_FIT = 1u << 12,  /* the engine leaves no room for the cache */
-    WARN_LAST = WARN_KV_DOES_NOT_FIT
+    WARN_WINDOWS_UNUSED = 1u << 13,   /* the engine sizes windowed layers fully */
+    WARN_LAST = WARN_WINDOWS_UNUSED
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu
@@ -86,6 +87,7 @@ struct plan_result {
     bool fits;                 /* ... and the profile gives the cache memory */
     uint32_t gpus, tp, replicas;
     enum dtype weight_dtype, kv_dtype; /* resolved */
+    bool weights_as_released;  /* the checkpoint's own size (mixed formats: MXFP4, FP8 blocks) */
     uint32_t warnings;         /* enum plan_warning bits */
     struct kv_cost cost;       /* per token, per GPU */
 
@@ -145,6 +147,10 @@ void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT]);
 /* "weights", "runtime", "shared prefix", "users' KV", "spare KV", "headroom"
  * (or "outside budget" for an engine). */
 const char *plan_segment_name(const struct plan_result *r, enum segment s);
+
+/* How the weights are stored: "bf16", or "checkpoint" for a mixed-format
+ * checkpoint counted at its released size (gpt-oss MXFP4 experts). */
+const char *plan_weights_label(const struct plan_result *r);
 
 /* One sentence per warning bit. */
 const char *plan_warning_text(enum plan_warning w);

@@ -118,7 +118,7 @@ void policy_weights_term(struct policy_ctx *c, struct explain_row *row)
     if (c->r->tp > 1) {
         explain_ref(c->x, row, "weights_per_gpu", "weights");
     } else {
-        snprintf(name, sizeof name, "weights (%s)", dtype_info(c->r->weight_dtype)->name);
+        snprintf(name, sizeof name, "weights (%s)", plan_weights_label(c->r));
         explain_term(row, (long double)c->r->weights_bytes_per_gpu, XU_BYTES, name);
     }
 }
@@ -193,6 +193,10 @@ static void users_row(struct policy_ctx *c, const struct block_rule *b, const ch
                       uint64_t prefix_units, uint64_t avail, const char *note)
 {
     struct explain_row *row = explain_row_begin(c->x, key, label, "per replica");
+    if (avail == 0) {
+        explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
+        return;
+    }
     if (avail <= prefix_units) {
         explain_row_end(c->x, row, XU_COUNT, 0, "the shared prefix fills the KV pool");
         return;

@@ -134,5 +134,7 @@ void policy_generic(struct policy_ctx *c)
     explain_ref(c->x, row, "kv_per_token", "per token");
     explain_op(row, XOP_DIV);
     explain_op(row, XOP_FLOOR);
-    explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
+    explain_row_end(c->x, row, XU_TOKENS, 0,
+                    k->windowed_layers ? "every layer counted at full length: windows hold more"
+                                       : NULL);
 }

@@ -47,6 +47,35 @@ static uint64_t cache_total(const struct lcpp *l, uint64_t ctx, uint64_t np)
     return kv_sat_mul(cells, l->k_row + l->v_row);
 }
 
+/* The per-token rows, llama.cpp's way: a cell holds K and V of every head in
+ * each type given; the layers are split across the GPUs. */
+static void cost_rows(struct policy_ctx *c, const struct lcpp *l)
+{
+    struct plan_result *r = c->r;
+    char k[48], v[48];
+    snprintf(k, sizeof k, "K (%s)", ggml_name(l->tk));
+    snprintf(v, sizeof v, "V (%s)", ggml_name(l->tv));
+    struct explain_row *row = explain_row_begin(c->x, "kv_per_layer", "KV per layer", "");
+    explain_term(row, (long double)l->k_row, XU_BYTES_EXACT, k);
+    explain_term(row, (long double)l->v_row, XU_BYTES_EXACT, v);
+    explain_op(row, XOP_ADD);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
+                    l->v_row ? "one cell of one layer" : "one cell of one layer; V is a view of K");
+    row = explain_row_begin(c->x, "kv_per_token", "KV per token", r->tp > 1 ? "all GPUs" : "");
+    explain_term(row, r->cost.layers, XU_COUNT, "layers");
+    explain_ref(c->x, row, "kv_per_layer", "");
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
+                    r->tp > 1 ? "the layers are split across the GPUs" : NULL);
+    if (l->windowed) {
+        row = explain_row_begin(c->x, "kv_past_window", "Past the window", r->tp > 1 ? "all GPUs" : "");
+        explain_term(row, r->cost.global_layers, XU_COUNT, "global layers");
+        explain_ref(c->x, row, "kv_per_layer", "");
+        explain_op(row, XOP_MUL);
+        explain_row_end(c->x, row, XU_BYTES_EXACT, 0, NULL);
+    }
+}
+
 static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin)
 {
     const struct scenario *s = c->s;
@@ -67,8 +96,11 @@ static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin
         snprintf(types, sizeof types, " -ctk %s -ctv %s -fa on", ggml_name(l->tk), ggml_name(l->tv));
     else if (l->tv != l->tk)
         snprintf(types, sizeof types, " -ctv %s -fa on", ggml_name(l->tv));
-    snprintf(e->launch, sizeof e->launch, "llama-server -m %s.gguf -c %llu -np %llu%s -ngl 999",
-             m->id, (unsigned long long)n_ctx, (unsigned long long)np, types);
+    char reps[64] = "";
+    if (c->r->replicas > 1)
+        snprintf(reps, sizeof reps, "  # x %u replicas, one server each", c->r->replicas);
+    snprintf(e->launch, sizeof e->launch, "llama-server -m %s.gguf -c %llu -np %llu%s -ngl 999%s",
+             m->id, (unsigned long long)n_ctx, (unsigned long long)np, types, reps);
     snprintf(e->note, sizeof e->note,
              "llama.cpp allocates -c x -np cells up front (no paging); --fit keeps %.2f GiB free "
              "per GPU; %s",
@@ -106,6 +138,12 @@ void policy_llamacpp(struct policy_ctx *c)
     l.windowed = r->cost.windowed_layers;
     l.window = r->cost.window_tokens;
     uint64_t gpus = r->tp;
+    /* a cell of one layer is K and V of every head (layers, not heads, are split
+     * across GPUs); the plan's per-token cost is llama.cpp's, all GPUs together */
+    r->cost.bytes_per_layer = l.k_row + l.v_row;
+    r->cost.bytes_per_token = kv_sat_mul(r->cost.bytes_per_layer, r->cost.layers);
+    r->cost.bytes_per_token_global = kv_sat_mul(r->cost.bytes_per_layer, r->cost.global_layers);
+    cost_rows(c, &l);
 
     e->gpu_total_bytes = policy_cuda_total(s);
     r->memory_bytes_per_gpu = e->gpu_total_bytes;
@@ -116,11 +154,6 @@ void policy_llamacpp(struct policy_ctx *c)
     uint64_t buffers = 512ull * (policy_vocab(m) + 4ull * policy_hidden(m)) * 4 / gpus + 256 * MIB;
     e->unit_tokens = 1;
 
-    /* every slot holds its whole context: no prefix is shared between slots */
-    struct scenario own = *s;
-    own.prefix_tokens = 0;
-    struct policy_ctx whole = {&own, r, c->x};
-    policy_user_bytes(&whole);
     struct explain_row *row = explain_row_begin(c->x, "budget", "llama.cpp budget", "per GPU");
     explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
     explain_term(row, margin, XU_BYTES, "--fit margin");
@@ -158,6 +191,10 @@ void policy_llamacpp(struct policy_ctx *c)
     r->kv_tokens_per_replica = fits ? e->units : 0;
     r->kv_used_bytes_per_gpu = fits ? per_gpu : 0;
     r->prefix_bytes_per_gpu = r->prefix_bytes_paged_per_gpu = 0; /* every slot holds its own */
+    /* every slot holds its whole context: no prefix is shared between slots */
+    r->user_bytes_per_gpu = kv_ceil_div(per_gpu, np);
+    struct token_split avg = kvcost_split(&r->cost, r->avg_context_tokens, 0);
+    r->user_bytes_avg_per_gpu = kv_ceil_div(kvcost_bytes(&r->cost, avg.user_global, avg.user_windowed), gpus);
     r->user_bytes_paged_per_gpu = r->user_bytes_per_gpu;
     if (!fits && r->weights_fit && per_gpu > room)
         r->shortfall_bytes_per_gpu = per_gpu - room;
@@ -184,6 +221,13 @@ void policy_llamacpp(struct policy_ctx *c)
     units_format_int(np, t, sizeof t);
     snprintf(note, sizeof note, "-np %s slot%s of the full context", t, np == 1 ? "" : "s");
     explain_row_end(c->x, row, XU_BYTES, 0, note);
+
+    row = explain_row_begin(c->x, "kv_per_user", "KV per user", "per GPU");
+    explain_ref(c->x, row, "cache", "cache");
+    explain_term(row, (long double)np, XU_COUNT, np == 1 ? "slot" : "slots");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_CEIL);
+    explain_row_end(c->x, row, XU_BYTES, 0, "every slot holds its full context; no prefix is shared");
 
     row = explain_row_begin(c->x, "users_replica", "Users", "per replica");
     if (!fits) {

@@ -69,6 +69,8 @@ void policy_sglang(struct policy_ctx *c)
         if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
             reserved = 10 * 1024.0;
         e->fraction = total_mb > reserved ? (total_mb - reserved) / total_mb : 0.01;
+        /* the fraction as the launch line gives it, so the two agree */
+        e->fraction = round(e->fraction * 1000.0) / 1000.0;
     }
     e->budget_bytes = (uint64_t)llround((double)e->gpu_total_bytes * e->fraction);
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;

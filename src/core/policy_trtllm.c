@@ -16,8 +16,11 @@ static void describe(struct policy_ctx *c)
     policy_log(e, "[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%llu).",
                (double)r->kv_pool_bytes_per_gpu / (double)GIB,
                (unsigned long long)r->kv_tokens_per_replica);
+    size_t n = 0;
     if (r->tp > 1)
-        snprintf(extra, sizeof extra, " --tp_size %u", r->tp);
+        n += (size_t)snprintf(extra, sizeof extra, " --tp_size %u", r->tp);
+    if (r->replicas > 1)
+        snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
              "trtllm-serve %s --max_seq_len %llu --kv_cache_free_gpu_memory_fraction %.2f%s",
              policy_model_ref(&s->model), (unsigned long long)s->context_tokens, e->fraction,

@@ -32,7 +32,8 @@ static void describe(struct policy_ctx *c)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --kv-cache-dtype fp8");
     if (r->tp > 1)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " -tp %u", r->tp);
-    if (r->replicas > 1)
+    bool v0 = s->engine.rule == RULE_VLLM_V0;
+    if (r->replicas > 1 && !v0)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --data-parallel-size %u", r->replicas);
     if (s->engine.max_num_seqs)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-num-seqs %u", e->max_num_seqs);
@@ -43,7 +44,9 @@ static void describe(struct policy_ctx *c)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --block-size %llu",
                               (unsigned long long)e->unit_tokens);
     if (s->prefix_tokens > 0)
-        snprintf(extra + n, sizeof extra - n, " --enable-prefix-caching");
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-prefix-caching");
+    if (r->replicas > 1 && v0) /* V0 had no data parallel: one server per replica */
+        snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
              "vllm serve %s --max-model-len %llu --gpu-memory-utilization %.2f%s",
              policy_model_ref(m), (unsigned long long)s->context_tokens, e->fraction, extra);

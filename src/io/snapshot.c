@@ -57,7 +57,7 @@ static cJSON *engine_detail_json(const struct engine_detail *e)
     jsonout_uint(&o, "unit_tokens", e->unit_tokens);
     jsonout_uint(&o, "unit_bytes", e->unit_bytes);
     jsonout_uint(&o, "units", e->units);
-    jsonout_uint(&o, "request_units", e->request_units);
+    jsonout_uint(&o, "request_layer_units", e->request_units);
     jsonout_double(&o, "max_concurrency", e->max_concurrency);
     jsonout_uint(&o, "scheduler_cap", e->scheduler_cap);
     jsonout_uint(&o, "max_num_seqs", e->max_num_seqs);
@@ -102,7 +102,10 @@ static cJSON *explain_json(const struct explain *x)
         jsonout_string(&o, "scope", row->scope);
         jsonout_string(&o, "formula", row->formula);
         jsonout_string(&o, "value_text", row->result.text);
-        value_json(&o, "value", row->result.value);
+        if (row->result.unit == XU_USD && row->result.value < 0)
+            jsonout_null(&o, "value"); /* unknown, as result.cost_per_user_hour */
+        else
+            value_json(&o, "value", row->result.value);
         jsonout_string(&o, "unit", xunit_name(row->result.unit));
         cJSON *terms = cJSON_CreateArray();
         for (int t = 0; terms && t < row->nterms; t++) {
@@ -179,6 +182,7 @@ static cJSON *result_json(const struct plan_result *r)
     jsonout_uint(&o, "tp", r->tp);
     jsonout_uint(&o, "replicas", r->replicas);
     jsonout_string(&o, "weight_dtype", dtype_info(r->weight_dtype)->name);
+    jsonout_bool(&o, "weights_as_released", r->weights_as_released);
     jsonout_string(&o, "kv_dtype", dtype_info(r->kv_dtype)->name);
     /* the answer, over every replica */
     jsonout_uint(&o, "max_users", r->max_users);

@@ -120,7 +120,7 @@ def test_clicking_a_key_in_the_bottom_bar_runs_it():
         x = t.screen.display[row].index("? help")
         t.press(t.mouse_bytes(0, x + 2, row))
         t.send(t.mouse_bytes(0, x + 2, row, release=True))
-        t.wait_for(r"Any key closes this help")
+        t.wait_for(r"any key closes this help")
         t.press("x")
         t.wait_for(r"How the number is computed")
         assert "Any key closes" not in t.text()
