@@ -111,10 +111,10 @@ int cmd_calibrate(int argc, char **argv)
             gpu_id = optarg;
             break;
         case 't': {
-            double x;
-            if (!units_parse_number(optarg, 1, 65536, &x, &d) || x != floor(x))
-                return cli_fail("--tp: expected a whole number of GPUs");
-            tp = (uint32_t)x;
+            uint64_t n;
+            if (!options_parse_count("--tp", optarg, 1, GPUS_MAX, &n, &d))
+                return cli_fail(d.message);
+            tp = (uint32_t)n;
             break;
         }
         case 'k':

@@ -52,8 +52,8 @@ static bool parse_axis(const char *vary, const struct catalog *cat, struct axis 
         if (ax->kind == AXIS_GPUS && ax->hi > GPUS_MAX)
             return diag_fail(d, "--vary: at most %d GPUs", GPUS_MAX);
         if (pts[0]) {
-            double p;
-            if (ax->kind != AXIS_CONTEXT || !units_parse_number(pts, 2, 100000, &p, &in))
+            uint64_t p;
+            if (ax->kind != AXIS_CONTEXT || !units_parse_count(pts, 2, 100000, &p, &in))
                 return diag_fail(d, "--vary: '%s': POINTS is a whole number from 2 to 100000 "
                                     "(context only)", vary);
             ax->points = (uint32_t)p;

@@ -28,6 +28,17 @@ expect() {
     fi
 }
 
+# expect_not SUBSTRING ARGS...: exit 0 and SUBSTRING nowhere in stdout+stderr.
+expect_not() {
+    text=$1
+    shift
+    out=$("$K" "$@" 2>&1)
+    got=$?
+    if [ "$got" != 0 ]; then bad "kvplan $*: exit $got"; echo "$out" | head -5
+    elif printf '%s' "$out" | grep -qF -- "$text"; then bad "kvplan $*: '$text' in the output"
+    else ok; fi
+}
+
 # json_field FIELD ARGS...: the integer value of "FIELD" in plan --format json.
 json_field() {
     field=$1
@@ -103,6 +114,12 @@ expect 2 "'frobnicate' is not a command" frobnicate
 expect 2 "--presets: '$T/none' is not a directory" plan --presets "$T/none"
 expect 2 "list: 'tpus' is not gpus or models" list tpus
 expect 2 "show: unknown model 'llama'" show model llama
+
+# issue 9: "-0" is zero, never "$-0.00/h" or "-0 %"
+expect_not '-0' plan --price -0 --headroom -0
+expect 0 '$0.00/h x 1 GPU' plan --price -0
+expect_field 1000 gpu_memory_bytes --vram 1,000B
+expect_field 131072 context_tokens --context 131,072
 
 # --- engine profiles: each engine's rule, its log lines and launch command
 expect 0 "# GPU blocks: 5693" plan --engine vllm@0 --model llama-3-8b --gpu a100-40gb --context 8192 --gpu-total 39.50GiB --non-kv 24.43GiB
