@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/text.h"
+
 static void line_col(const char *text, size_t len, size_t off, int *line, int *col)
 {
     *line = 1;
@@ -145,29 +147,6 @@ bool jsonread_has(const cJSON *obj, const char *key)
     return item != NULL && !cJSON_IsNull(item);
 }
 
-/* Well-formed UTF-8: no stray continuation bytes, overlongs or surrogates. */
-static bool utf8_valid(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        unsigned c = *p++;
-        int extra = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2
-                    : (c & 0xF8) == 0xF0 ? 3 : -1;
-        if (extra < 0 || (extra == 1 && c < 0xC2) || c > 0xF4)
-            return false;
-        unsigned cp = extra ? c & (0x3F >> extra) : c;
-        for (int i = 0; i < extra; i++, p++) {
-            if ((*p & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (*p & 0x3F);
-        }
-        if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-            (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-            return false;
-    }
-    return true;
-}
-
 static const cJSON *get(const cJSON *obj, const char *key)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -185,11 +164,19 @@ bool jsonread_string(const struct jsonread *r, const cJSON *obj, const char *key
     const char *s = item->valuestring;
     if (strlen(s) >= size)
         return failf(r, key, d, "longer than %zu characters", size - 1);
-    if (!utf8_valid(s))
-        return failf(r, key, d, "is not valid UTF-8 text");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if (*p < 0x20)
-            return failf(r, key, d, "contains a control character");
+    /* names and ids are printed in lists, reports and the planner: nothing
+     * in them may steer a terminal or reorder a line (issue 9) */
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned cp = 0;
+        size_t n = text_utf8_decode(p, &cp);
+        if (n == 0)
+            return failf(r, key, d, "is not valid UTF-8 text");
+        if (text_unsafe_char(cp))
+            return failf(r, key, d, cp >= 0x202A ? "contains a bidirectional override (U+%04X)"
+                                                 : "contains a control character (U+%04X)",
+                         cp);
+        p += n;
+    }
     snprintf(out, size, "%s", s);
     return true;
 }

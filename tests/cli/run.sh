@@ -11,6 +11,14 @@ export XDG_CONFIG_HOME="$T/config"
 pass=0
 failed=0
 ok() { pass=$((pass + 1)); }
+# printed OUT ARGS...: keeps what a command printed for check_printable.py
+printed() {
+    n=$((n + 1))
+    printf '%s' "$1" > "$T/printed.$n"
+    shift
+    printf '%s ' "$@" > "$T/printed.$n.args"
+}
+n=0
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
 # expect STATUS SUBSTRING ARGS...: exit status and a substring of stdout+stderr.
@@ -19,6 +27,7 @@ expect() {
     shift 2
     out=$("$K" "$@" 2>&1)
     got=$?
+    printed "$out" "$@"
     if [ "$got" != "$want" ]; then
         bad "kvplan $*: exit $got, expected $want"; echo "$out" | head -5
     elif ! printf '%s' "$out" | grep -qF -- "$text"; then
@@ -34,6 +43,7 @@ expect_not() {
     shift
     out=$("$K" "$@" 2>&1)
     got=$?
+    printed "$out" "$@"
     if [ "$got" != 0 ]; then bad "kvplan $*: exit $got"; echo "$out" | head -5
     elif printf '%s' "$out" | grep -qF -- "$text"; then bad "kvplan $*: '$text' in the output"
     else ok; fi
@@ -282,5 +292,7 @@ expect 2 "cannot open: No such file" plan --load "$T/missing.json"
 sed 's/"context_tokens":	32768/"context_tokens":	"lots"/' "$T/snap.json" > "$T/badctx.json"
 expect 2 "context_tokens: expected a positive integer" plan --load "$T/badctx.json"
 
+# issue 9: every byte every command above printed is text (no controls but \n and \t)
+/usr/bin/python3 "$HERE/check_printable.py" "$T" || failed=$((failed + 1))
 echo "cli: $pass passed, $failed failed"
 [ "$failed" = 0 ]
