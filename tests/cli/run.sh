@@ -25,7 +25,8 @@ bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 expect() {
     want=$1 text=$2
     shift 2
-    out=$("$K" "$@" 2>&1)
+    # a timeout on every command: a FIFO that blocks a read is a failure, not a hang
+    out=$(timeout 30 "$K" "$@" 2>&1)
     got=$?
     printed "$out" "$@"
     if [ "$got" != "$want" ]; then
@@ -264,8 +265,69 @@ if [ "$(cat "$T/keep.json")" = precious ] && [ "$(cat "$T/ro/keep.json")" = prec
 chmod 755 "$T/ro"
 # faults that must lose nothing: a full disk, a device that is full, a
 # directory we may not write to (as an unprivileged user), a target that is a directory
-expect 2 "/dev/full: write failed: No space left on device" plan --export /dev/full
+expect 2 "/dev/full: is a character device, not a regular file: kvplan writes only regular files" plan --export /dev/full
 if [ -c /dev/full ]; then ok; else bad "/dev/full was replaced by a file"; fi
+
+# --- issue 9: only regular files are written, and read
+mkfifo "$T/fifo.json"
+expect 2 "fifo.json: is a FIFO, not a regular file: kvplan writes only regular files" plan --export "$T/fifo.json"
+# a planted symlink to a FIFO (or a device) is replaced by the file, never followed
+ln -s "$T/fifo.json" "$T/planted.json"
+expect 0 "users fit" plan --export "$T/planted.json"
+if [ -f "$T/planted.json" ] && [ ! -L "$T/planted.json" ] && [ -p "$T/fifo.json" ]; then ok
+else bad "the symlink to a FIFO was followed"; ls -la "$T"; fi
+for cmd in "plan --export" "calibrate $HERE/data/logs/vllm-03.log --model llama-3-8b --save" \
+           "import-hf $HERE/data/hf/gemma-3-27b.json -o" "--dump-screen"; do
+    # shellcheck disable=SC2086
+    expect 2 "fifo.json: is a FIFO, not a regular file" $cmd "$T/fifo.json"
+done
+expect 0 '"format":	"kvplan-scenario"' plan --export /dev/stdout
+expect 0 "Context" --dump-screen - --size 80x24
+# reading: every input refuses a FIFO at once instead of blocking
+expect 2 "fifo.json: is a FIFO, not a regular file: kvplan reads only regular files" plan --load "$T/fifo.json"
+expect 2 "fifo.json: is a FIFO, not a regular file" plan --calibration "$T/fifo.json"
+expect 2 "fifo.json: is a FIFO, not a regular file" import-hf "$T/fifo.json"
+expect 2 "fifo.json: is a FIFO, not a regular file" calibrate "$T/fifo.json"
+expect 2 "/dev/zero: is a character device, not a regular file" plan --load /dev/zero
+mkdir -p "$T/fifodir" && mkfifo "$T/fifodir/x.json"
+expect 2 "fifodir/x.json: is a FIFO, not a regular file" list models --presets "$T/fifodir"
+mkdir -p "$T/xdgfifo/kvplan/presets" && mkfifo "$T/xdgfifo/kvplan/presets/x.json"
+out=$(XDG_CONFIG_HOME="$T/xdgfifo" timeout 30 "$K" plan 2>&1)
+if [ $? = 2 ] && printf '%s' "$out" | grep -qF "x.json: is a FIFO"; then ok; else bad "XDG FIFO: $out"; fi
+# preset directories with links back to themselves: each real directory once
+# (one link reported a duplicate id of itself; six took 18 s)
+mkdir -p "$T/loop" && cp "$HERE/hostile/data/dup-a.json" "$T/loop/"
+ln -s . "$T/loop/l1"
+expect 0 '"id":	"h"' list models --format json --presets "$T/loop"
+for i in 2 3 4 5 6; do ln -s . "$T/loop/l$i"; done
+mkdir -p "$T/loop/sub" && ln -s .. "$T/loop/sub/back"
+expect 0 '"id":	"h"' list models --format json --presets "$T/loop"
+# permissions: umask 077 gives 0600; a replaced file keeps its bits, never setuid
+(umask 077 && "$K" plan --export "$T/private.json" > /dev/null)
+if [ "$(stat -c %a "$T/private.json")" = 600 ]; then ok; else bad "umask 077 export is $(stat -c %a "$T/private.json")"; fi
+chmod 4755 "$T/private.json"
+"$K" plan --export "$T/private.json" > /dev/null
+if [ "$(stat -c %a "$T/private.json")" = 755 ]; then ok; else bad "replaced export is $(stat -c %a "$T/private.json")"; fi
+# a 254-character name: the temporary name beside it must fit too
+long=$(printf '%0249d' 0).json
+expect 0 "users fit" plan --export "$T/$long"
+if [ -f "$T/$long" ]; then ok; else bad "no file with a 254-character name"; fi
+rm -f "$T/$long" "$T/private.json" "$T/planted.json"
+# signals mid-export (fault: a SIGTERM or SIGINT from inside fsync) leave no temporary file
+FAULT="$T/signal_in_fsync.so"
+if ${CC:-cc} -shared -fPIC -o "$FAULT" "$HERE/fault/signal_in_fsync.c" -ldl 2>/dev/null; then
+    for sig in 15 2; do
+        mkdir -p "$T/sig$sig" && echo precious > "$T/sig$sig/keep.json"
+        ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD="$FAULT" KVPLAN_FAULT_SIGNAL=$sig \
+            "$K" plan --export "$T/sig$sig/keep.json" > /dev/null 2>&1
+        st=$?
+        if [ $st = $((128 + sig)) ] && [ "$(ls "$T/sig$sig")" = keep.json ] &&
+            [ "$(cat "$T/sig$sig/keep.json")" = precious ]; then ok
+        else bad "signal $sig mid-export: exit $st, left: $(ls "$T/sig$sig")"; fi
+    done
+else
+    bad "cannot build the signal fault library"
+fi
 if [ "$(id -u)" = 0 ] && mkdir -p "$T/small" && mount -t tmpfs -o size=16k tmpfs "$T/small" 2>/dev/null; then
     echo "precious" > "$T/small/keep.json"
     head -c 12000 /dev/zero > "$T/small/filler"
