@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/text.h"
@@ -36,6 +37,109 @@ static size_t find_key(const char *text, size_t len, size_t from, const char *ke
             return i;
     }
     return from;
+}
+
+/* A key of an object: which object (its opening brace) and where the key is. */
+struct key_at {
+    size_t object, start, len;
+};
+
+static int compare_keys(const void *pa, const void *pb, const char *text)
+{
+    const struct key_at *a = pa, *b = pb;
+    if (a->object != b->object)
+        return a->object < b->object ? -1 : 1;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(text + a->start, text + b->start, n);
+    if (c != 0 || a->len != b->len)
+        return c != 0 ? c : a->len < b->len ? -1 : 1;
+    return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static bool same_key(const struct key_at *a, const struct key_at *b, const char *text)
+{
+    return a->object == b->object && a->len == b->len &&
+           memcmp(text + a->start, text + b->start, a->len) == 0;
+}
+
+static const char *sort_text; /* qsort has no context argument */
+static int compare_keys_in_text(const void *a, const void *b)
+{
+    return compare_keys(a, b, sort_text);
+}
+
+/* Refuses a key given twice in one object (cJSON would keep the first
+ * silently, issue 9), naming the line of the second. The text is valid JSON
+ * here: a string right after '{' or ',' inside an object is a key. Keys are
+ * compared as written; sorting keeps this n log n on hostile files. */
+static bool refuse_duplicate_keys(const char *path, const char *text, size_t len, struct diag *d)
+{
+    size_t stack[JSONREAD_MAX_DEPTH + 1];
+    bool is_object[JSONREAD_MAX_DEPTH + 1];
+    int depth = 0;
+    struct key_at *keys = NULL;
+    size_t count = 0, cap = 0;
+    bool expect_key = false, ok = true;
+    for (size_t i = 0; i < len && ok; i++) {
+        char c = text[i];
+        if (c == '{' || c == '[') {
+            if (depth < JSONREAD_MAX_DEPTH) {
+                depth++;
+                stack[depth] = i;
+                is_object[depth] = c == '{';
+            }
+            expect_key = c == '{';
+        } else if (c == '}' || c == ']') {
+            depth--;
+            expect_key = false;
+        } else if (c == ',') {
+            expect_key = depth > 0 && is_object[depth];
+        } else if (c == '"') {
+            size_t start = i + 1;
+            for (i++; i < len && text[i] != '"'; i++)
+                if (text[i] == '\\')
+                    i++;
+            if (expect_key) {
+                if (count == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    struct key_at *bigger = realloc(keys, cap * sizeof *keys);
+                    if (bigger == NULL) {
+                        ok = diag_fail(d, "%s: out of memory", path);
+                        break;
+                    }
+                    keys = bigger;
+                }
+                keys[count++] = (struct key_at){stack[depth], start, i - start};
+            }
+            expect_key = false;
+        }
+    }
+    if (ok && count > 1) {
+        sort_text = text;
+        qsort(keys, count, sizeof *keys, compare_keys_in_text);
+        /* of every repeated key, the second occurrence; report the first in the file */
+        size_t best = len;
+        const struct key_at *first = NULL;
+        for (size_t k = 1; k < count; k++) {
+            bool second = same_key(&keys[k], &keys[k - 1], text) &&
+                          (k < 2 || !same_key(&keys[k - 1], &keys[k - 2], text));
+            if (second && keys[k].start < best) {
+                best = keys[k].start;
+                first = &keys[k - 1];
+            }
+        }
+        if (first != NULL) {
+            int line, col, line1, col1;
+            line_col(text, len, best - 1, &line, &col);
+            line_col(text, len, first->start - 1, &line1, &col1);
+            int n = (int)(first->len > 60 ? 60 : first->len);
+            ok = diag_fail(d, "%s:%d:%d: %.*s: duplicate key (first on line %d); each key may "
+                              "appear once in an object",
+                           path, line, col, n, text + first->start, line1);
+        }
+    }
+    free(keys);
+    return ok;
 }
 
 cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct diag *d)
@@ -100,6 +204,10 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
     }
     if (!cJSON_IsObject(root)) {
         diag_fail(d, "%s:1:1: expected a JSON object at the top level", path);
+        cJSON_Delete(root);
+        return NULL;
+    }
+    if (!refuse_duplicate_keys(path, text, len, d)) {
         cJSON_Delete(root);
         return NULL;
     }
