@@ -84,6 +84,36 @@ static bool implied_per_token(const struct engine_log *log, double *bytes, doubl
     return true;
 }
 
+/* A figure of the log as a whole number within [min, max], else an error
+ * naming the log's line (issue 9: tensor_parallel_size=4294967297 became 1,
+ * 2.5 became 2, and max_model_len=1e26 was blamed on a --context never given).
+ * Every conversion of a logged double to an integer goes through here. */
+static bool log_whole(const char *path, const struct engine_log *log, enum log_field f,
+                      uint64_t min, uint64_t max, uint64_t *out, struct diag *d)
+{
+    double v = log->f[f].value;
+    if (!(v >= (double)min && v <= (double)max) || v != floor(v))
+        return diag_fail(d, "%s:%d: %s %.15g is not a whole number from %llu to %llu", path,
+                         log->f[f].line, enginelog_field_name(f), v, (unsigned long long)min,
+                         (unsigned long long)max);
+    *out = (uint64_t)v;
+    return true;
+}
+
+/* Bytes per GPU worked out from the log's figures: at most 16 TiB, and never
+ * below zero (a KV cache larger than the budget it came from printed
+ * "17179869181.00 GiB" and saved a wrapped non_kv_bytes). */
+static bool log_bytes(const char *path, int line, const char *what, double v, uint64_t *out,
+                      struct diag *d)
+{
+    if (!(v >= 0 && v <= (double)((uint64_t)1 << 44)))
+        return diag_fail(d, "%s:%d: %s comes to %.2f GiB, outside 0 to 16 TiB: the log's "
+                            "figures do not fit together",
+                         path, line, what, v / 1073741824.0);
+    *out = (uint64_t)llround(v);
+    return true;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
@@ -185,7 +215,8 @@ int cmd_calibrate(int argc, char **argv)
         char v[48];
         if (is_size((enum log_field)f))
             snprintf(v, sizeof v, "%.2f GiB", log.f[f].value / 1073741824.0);
-        else if (log.f[f].value == floor(log.f[f].value) && log.f[f].value < 1e15)
+        else if (log.f[f].value == floor(log.f[f].value) && log.f[f].value >= 0 &&
+                 log.f[f].value < 1e15)
             units_format_int((uint64_t)log.f[f].value, v, sizeof v);
         else
             snprintf(v, sizeof v, "%g", log.f[f].value);
@@ -236,15 +267,30 @@ int cmd_calibrate(int argc, char **argv)
         struct scenario s;
         capacity_scenario_default(&s, &g->spec, &m->spec);
         s.engine.kind = enginelog_profile(&log, &s.engine.rule);
-        if (tp == 0 && log.f[LF_TP].found)
-            tp = (uint32_t)log.f[LF_TP].value;
+        uint64_t n = 0;
+        bool ok = true;
+        if (tp == 0 && log.f[LF_TP].found && (ok = log_whole(path, &log, LF_TP, 1, GPUS_MAX, &n, &d)))
+            tp = (uint32_t)n;
         s.gpus = tp ? tp : 1;
-        if (log.f[LF_CONTEXT].found)
-            s.context_tokens = (uint64_t)log.f[LF_CONTEXT].value;
-        if (log.f[LF_SEQS].found)
-            s.engine.parallel = (uint32_t)log.f[LF_SEQS].value;
-        if (log.f[LF_UTILIZATION].found)
-            s.engine.gpu_memory_utilization = log.f[LF_UTILIZATION].value;
+        if (ok && log.f[LF_CONTEXT].found &&
+            (ok = log_whole(path, &log, LF_CONTEXT, 1, TOKENS_MAX, &n, &d)))
+            s.context_tokens = n;
+        if (ok && log.f[LF_SEQS].found && (ok = log_whole(path, &log, LF_SEQS, 1, 65536, &n, &d)))
+            s.engine.parallel = (uint32_t)n;
+        if (ok && log.f[LF_UTILIZATION].found) {
+            double u = log.f[LF_UTILIZATION].value;
+            if (!(u > 0 && u <= 1))
+                ok = diag_fail(&d, "%s:%d: gpu_memory_utilization %g is not a fraction from 0 to 1",
+                               path, log.f[LF_UTILIZATION].line, u);
+            s.engine.gpu_memory_utilization = u;
+        }
+        if (ok && log.f[LF_TOTAL_GPU_MEMORY].found)
+            ok = log_bytes(path, log.f[LF_TOTAL_GPU_MEMORY].line, "CUDA-visible GPU memory",
+                           log.f[LF_TOTAL_GPU_MEMORY].value, &total, &d);
+        if (!ok) {
+            catalog_free(&cat);
+            return cli_fail(d.message);
+        }
         if (kvd != DTYPE_AUTO)
             s.kv_dtype = kvd;
         else if (log.k_type[0] && !dtype_parse(log.k_type, &s.kv_dtype))
@@ -252,7 +298,7 @@ int cmd_calibrate(int argc, char **argv)
         if (log.v_type[0] && log.k_type[0] && strcmp(log.v_type, log.k_type) != 0)
             dtype_parse(log.v_type, &s.engine.v_dtype);
         if (log.f[LF_TOTAL_GPU_MEMORY].found && gpu_id == NULL)
-            s.engine.gpu_total_bytes = (uint64_t)log.f[LF_TOTAL_GPU_MEMORY].value;
+            s.engine.gpu_total_bytes = total;
         struct plan_result r;
         if (!capacity_compute(&s, &r, &d)) {
             catalog_free(&cat);
@@ -279,15 +325,26 @@ int cmd_calibrate(int argc, char **argv)
         }
         /* Memory outside weights and KV, per GPU. */
         if (log.f[LF_NON_TORCH].found || log.f[LF_ACTIVATION].found) {
-            non_kv = (uint64_t)(log.f[LF_WEIGHTS].value + log.f[LF_NON_TORCH].value +
-                                log.f[LF_ACTIVATION].value);
+            ok = log_bytes(path,
+                           log.f[LF_NON_TORCH].found ? log.f[LF_NON_TORCH].line
+                                                     : log.f[LF_ACTIVATION].line,
+                           "weights + non-torch memory + activation peak",
+                           log.f[LF_WEIGHTS].value + log.f[LF_NON_TORCH].value +
+                               log.f[LF_ACTIVATION].value,
+                           &non_kv, &d);
         } else if (log.f[LF_TOTAL_GPU_MEMORY].found && log.f[LF_UTILIZATION].found &&
                    log.f[LF_KV_MEMORY].found) {
-            non_kv = (uint64_t)(log.f[LF_TOTAL_GPU_MEMORY].value * log.f[LF_UTILIZATION].value -
-                                log.f[LF_KV_MEMORY].value);
+            ok = log_bytes(path, log.f[LF_KV_MEMORY].line,
+                           "the budget (CUDA-visible memory x gpu_memory_utilization) minus "
+                           "the KV cache memory",
+                           log.f[LF_TOTAL_GPU_MEMORY].value * log.f[LF_UTILIZATION].value -
+                               log.f[LF_KV_MEMORY].value,
+                           &non_kv, &d);
         }
-        if (log.f[LF_TOTAL_GPU_MEMORY].found)
-            total = (uint64_t)log.f[LF_TOTAL_GPU_MEMORY].value;
+        if (!ok) {
+            catalog_free(&cat);
+            return cli_fail(d.message);
+        }
         if (non_kv) {
             printf("\nOutside weights and KV: %.2f GiB per GPU (weights %.2f GiB", non_kv / 1073741824.0,
                    log.f[LF_WEIGHTS].value / 1073741824.0);
