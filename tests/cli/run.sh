@@ -189,6 +189,17 @@ expect 0 "mi300x" sweep --vary gpu=all
 expect 2 "--vary: 'colour' is not context, gpus, kv-dtype, gpu or model" sweep --vary colour=all
 expect 2 "--vary: 'context=8k..1k'" sweep --vary context=8k..1k
 
+# issue 9: sweep --format json streams its rows (640k rows took 1.2 GB held in
+# one array): 100k rows stay in a few MiB, and the whole output is one array
+rows=$("$K" sweep --vary model=all --vary gpus=1..4 --format json | /usr/bin/python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+if [ "$rows" = "$(( $("$K" list models | tail -n +2 | wc -l) * 4 ))" ]; then ok; else bad "sweep json: $rows rows"; fi
+if ! ldd "$K" 2>/dev/null | grep -q libasan; then
+    kib=$(/usr/bin/python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$K" sweep --vary context=1k..1M:50000 --vary gpus=1..2 --format json)
+    if [ "$kib" -lt 32768 ]; then ok; else bad "sweep json of 100k rows used $kib KiB"; fi
+fi
+
 # --- import-hf errors
 printf '{"model_type": "llama", "hidden_size": 4096}\n' > "$T/cfg.json"
 expect 2 "cfg.json:1:1: num_hidden_layers: missing" import-hf "$T/cfg.json"
