@@ -8,7 +8,6 @@ T=$(mktemp -d /tmp/kvplan-hostile.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export XDG_CONFIG_HOME="$T/config"
 D="$HERE/data/"
-mkdir -p "$D/dups" 2>/dev/null || true
 # a file just over the 16 MiB limit, made here rather than kept in the repository
 head -c 17825792 /dev/zero | tr '\0' ' ' > "$T/huge.json"
 # two files with one id in one directory
