@@ -208,6 +208,16 @@ expect 2 "cfg2.json:1:2: model_type: 'rwkv' is not a family kvplan can count" im
 expect 0 '"windowed_layers":	52' import-hf "$HERE/data/hf/gemma-3-27b.json"
 expect 0 "sliding_window 2047 left out" import-hf "$HERE/data/hf/phi-3-mini-4k.json"
 
+# --- issue 8: make only checks its packages; it never runs apt-get (even as root)
+mkdir -p "$T/fakebin"
+printf '#!/bin/sh\ntouch "%s/apt-get-ran"\n' "$T" > "$T/fakebin/apt-get"
+chmod +x "$T/fakebin/apt-get"
+out=$(PATH="$T/fakebin:$PATH" sh "$HERE/../tools/deps.sh" cmd:kvplan-no-such-tool=kvplan-no-such-package 2>&1)
+st=$?
+if [ $st = 1 ] && [ ! -e "$T/apt-get-ran" ] &&
+    printf '%s' "$out" | grep -qF "sudo apt-get install kvplan-no-such-package"; then ok
+else bad "deps.sh: exit $st, apt-get ran: $([ -e "$T/apt-get-ran" ] && echo yes), $out"; fi
+
 # --- the --require-users gate for CI
 expect 0 "users fit" plan --model llama-2-7b --context 4000 --require-users 20
 expect 1 "--require-users: 27 users fit, 28 required" plan --model llama-2-7b --context 4000 --vram 80GB --weights 14GB --require-users 28
