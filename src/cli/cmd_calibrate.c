@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "core/capacity.h"
+#include "core/text.h"
 #include "core/version.h"
 #include "io/calibration.h"
 #include "io/fileio.h"
@@ -175,6 +176,9 @@ int cmd_calibrate(int argc, char **argv)
     if (optind + 1 != argc)
         return cli_fail("calibrate: give one log file (see --help)");
     const char *path = argv[optind];
+    char shown[1024], shown_save[1024]; /* file names as printed: no controls in them */
+    text_escape(path, shown, sizeof shown);
+    text_escape(save ? save : "", shown_save, sizeof shown_save);
     size_t len = 0;
     char *text = fileio_read(path, &len, &d);
     if (text == NULL)
@@ -189,7 +193,7 @@ int cmd_calibrate(int argc, char **argv)
         fprintf(stderr,
                 "kvplan: %s: no engine recognised in %d lines (looked for vLLM, SGLang, "
                 "llama.cpp, Ollama and TGI startup lines)%s\n",
-                path, log.lines, found ? "; figures found anyway are listed below" : "");
+                shown, log.lines, found ? "; figures found anyway are listed below" : "");
         for (int f = 0; f < LF_COUNT; f++)
             if (log.f[f].found)
                 fprintf(stderr, "  line %d: %s = %g\n", log.f[f].line, enginelog_field_name(f),
@@ -200,7 +204,7 @@ int cmd_calibrate(int argc, char **argv)
     for (unsigned bits = log.seen; bits; bits &= bits - 1)
         families++;
     if (families > 1) {
-        fprintf(stderr, "kvplan: %s: lines from several engines (", path);
+        fprintf(stderr, "kvplan: %s: lines from several engines (", shown);
         for (int e = LOG_VLLM_V0; e <= LOG_TGI; e++)
             if (log.seen & (1u << e))
                 fprintf(stderr, "%s%s", --families ? "" : "", enginelog_engine_name(e)),
@@ -208,7 +212,7 @@ int cmd_calibrate(int argc, char **argv)
         fprintf(stderr, "): paste one engine's startup log so its figures are not mixed\n");
         return 2;
     }
-    printf("%s: %s log, %d lines\n\nFound\n", path, enginelog_engine_name(log.engine), log.lines);
+    printf("%s: %s log, %d lines\n\nFound\n", shown, enginelog_engine_name(log.engine), log.lines);
     for (int f = 0; f < LF_COUNT; f++) {
         if (!log.f[f].found)
             continue;
@@ -368,7 +372,7 @@ int cmd_calibrate(int argc, char **argv)
     if (save) {
         if (!calibration_save(save, &log, path, model_id, non_kv, total, &d))
             return cli_fail(d.message);
-        printf("\nsaved %s (use: kvplan plan --calibration %s)\n", save, save);
+        printf("\nsaved %s (use: kvplan plan --calibration %s)\n", shown_save, shown_save);
     }
     return status;
 }

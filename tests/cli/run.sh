@@ -174,6 +174,13 @@ expect 0 "vllm@0: 11 users at 8,192 tokens each (concurrency 11.12x)" plan --mod
 printf '{"format": "kvplan-calibration", "format_version": 1, "engine": "vllx"}\n' > "$T/badcal.json"
 expect 2 "badcal.json:1:55: engine: 'vllx' is not an engine" plan --calibration "$T/badcal.json"
 
+# issue 9: file names are printed escaped, never as controls
+esc=$(printf '\033')
+cp "$L/vllm-03.log" "$T/x${esc}[2J.log"
+expect 0 'x\x1b[2J.log: vLLM V0 log' calibrate "$T/x${esc}[2J.log"
+mkdir -p "$T/escdir" && cp "$HERE/hostile/data/dup-a.json" "$T/escdir/y${esc}]2;t.json"
+expect 0 'y\x1b]2;t.json' show model h --presets "$T/escdir"
+
 # --- solve and sweep
 expect 0 "h200                56        8 x 7      581" solve --users 500 --context 32k --model llama-3.1-70b --gpu h100-sxm --gpu h200 --engine vllm
 expect 0 "(needs more GPUs)" solve --users 500 --context 32k --model llama-3.1-70b --gpu t4 --gpu h200
