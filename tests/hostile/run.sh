@@ -10,6 +10,9 @@ export XDG_CONFIG_HOME="$T/config"
 D="$HERE/data/"
 # a file just over the 16 MiB limit, made here rather than kept in the repository
 head -c 17825792 /dev/zero | tr '\0' ' ' > "$T/huge.json"
+# a FIFO, and a preset directory holding one: reading them must never block
+mkfifo "$T/fifo.json"
+mkdir -p "$T/fifodir" && mkfifo "$T/fifodir/x.json"
 # two files with one id in one directory
 mkdir -p "$T/dups" && cp "$D/dup-a.json" "$D/dup-b.json" "$T/dups/"
 pass=0
@@ -32,7 +35,7 @@ while IFS='|' read -r name args want; do
         s#{csi}#$(printf '\302\233')#g; s#{rlo}#$(printf '\342\200\256')#g")
     want=$(echo "$want" | sed "s#{d}#$D#g")
     # shellcheck disable=SC2086
-    out=$("$K" $args 2>&1 </dev/null)
+    out=$(timeout 30 "$K" $args 2>&1 </dev/null)
     got=$?
     n=$((pass + failed))
     printf '%s' "$out" > "$T/printed.$n"
