@@ -141,7 +141,8 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
 	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	    -max_len=65536 -print_final_stats=0 -artifact_prefix=build/fuzz/crashes/$$t- \
-	    build/fuzz/corpus-$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t 2>&1 | tail -2; \
+	    build/fuzz/corpus-$$t tests/fuzz/corpus/$$t $$(ls -d tests/fuzz/regressions/$$t 2>/dev/null) \
+	    2>&1 | tail -2; \
 	done; \
 	if ls build/fuzz/crashes/* >/dev/null 2>&1; then \
 	  echo "fuzz: findings in build/fuzz/crashes (copy each to tests/fuzz/regressions/TARGET/)"; exit 1; fi; \

@@ -32,7 +32,8 @@ bool text_unsafe_char(unsigned cp)
 size_t text_escape(const char *text, char *out, size_t size)
 {
     const unsigned char *p = (const unsigned char *)text;
-    size_t o = 0;
+    size_t o = 0, kept = 0; /* kept: the whole characters that fit */
+    bool full = size == 0;
     while (*p) {
         unsigned cp = 0;
         size_t n = text_utf8_decode(p, &cp);
@@ -51,14 +52,16 @@ size_t text_escape(const char *text, char *out, size_t size)
             if (n == 0)
                 n = 1;
         }
-        if (o + len < size)
+        if (!full && o + len < size) {
             memcpy(out + o, piece, len);
-        else if (size > 0)
-            size = o + 1; /* stop at a whole character */
+            kept = o + len;
+        } else {
+            full = true; /* stop at a whole character, never half an escape */
+        }
         o += len;
         p += n;
     }
     if (size > 0)
-        out[o < size ? o : size - 1] = '\0';
+        out[kept] = '\0';
     return o;
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "core/dtype.h"
+#include "core/text.h"
 #include "core/units.h"
 
 static uint64_t tokens(const char *text)
@@ -158,6 +159,23 @@ static void negative_zero_is_read_as_zero(void **state)
     assert_string_equal(buf, "0.00");
 }
 
+/* Issue 9: messages quote input; controls come out as escapes. A message
+ * longer than its buffer is cut at a whole escape and never written past
+ * it (the units fuzz target found the cut moving on with every escape). */
+static void escapes_are_whole_and_stay_in_their_buffer(void **state)
+{
+    (void)state;
+    char out[64];
+    assert_int_equal(text_escape("a\x1b[2J\xc2\x9b\xe2\x80\xae\x9b\x7f", out, sizeof out), 28);
+    assert_string_equal(out, "a\\x1b[2J\\u009b\\u202e\\x9b\\x7f");
+    char guarded[16];
+    memset(guarded, 'Z', sizeof guarded);
+    assert_int_equal(text_escape("\x1b\x1b\x1b\x1b", guarded, 8), 16);
+    assert_string_equal(guarded, "\\x1b");
+    for (size_t i = 8; i < sizeof guarded; i++)
+        assert_int_equal(guarded[i], 'Z');
+}
+
 static void dtypes_know_their_exact_size(void **state)
 {
     (void)state;
@@ -182,6 +200,7 @@ int main(void)
         cmocka_unit_test(commas_group_thousands_and_are_never_a_decimal_point),
         cmocka_unit_test(counts_refuse_fractions_instead_of_truncating),
         cmocka_unit_test(negative_zero_is_read_as_zero),
+        cmocka_unit_test(escapes_are_whole_and_stay_in_their_buffer),
     };
     return cmocka_run_group_tests_name("units", tests, NULL, NULL);
 }
