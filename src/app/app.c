@@ -74,6 +74,7 @@ int app_run(const struct catalog *c, const struct scenario *s, char *err, size_t
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
     unsigned long frame = 0;
     while (!p.quit) {
+        term_take_resize(); /* a SIGWINCH during the last key queues KEY_RESIZE now */
         int key = getch();
         if (key == ERR) {
             if (errno == EINTR)

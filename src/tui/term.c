@@ -90,6 +90,34 @@ static void remove_ending_handlers(void)
     ending_installed = false;
 }
 
+/* Resizes are ours rather than ncurses' (whose handler resizes to whatever
+ * the terminal says): the planner never allocates past TERM_MAX_COLS x
+ * TERM_MAX_ROWS, however large the window grows. */
+static volatile sig_atomic_t resize_pending;
+static struct sigaction winch_saved;
+
+static void on_resize(int sig)
+{
+    (void)sig;
+    resize_pending = 1;
+}
+
+bool term_take_resize(void)
+{
+    if (!resize_pending || screen == NULL)
+        return false;
+    resize_pending = 0;
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 || ws.ws_col == 0)
+        return false;
+    int rows = ws.ws_row > TERM_MAX_ROWS ? TERM_MAX_ROWS : ws.ws_row;
+    int cols = ws.ws_col > TERM_MAX_COLS ? TERM_MAX_COLS : ws.ws_col;
+    if (rows == LINES && cols == COLS)
+        return false;
+    resizeterm(rows, cols); /* queues KEY_RESIZE: the loop repaints */
+    return true;
+}
+
 static void on_continue(int sig)
 {
     (void)sig;
@@ -208,9 +236,15 @@ bool term_open(struct term_caps *caps, char *err, size_t errlen)
     del_curterm(cur_term);
     cap_screen_size();
     install_ending_handlers();
+    struct sigaction wa;
+    memset(&wa, 0, sizeof wa);
+    wa.sa_handler = on_resize; /* no SA_RESTART: the blocking read returns */
+    sigemptyset(&wa.sa_mask);
+    sigaction(SIGWINCH, &wa, &winch_saved);
     screen = newterm(NULL, stdout, stdin);
     if (screen == NULL) {
         remove_ending_handlers();
+        sigaction(SIGWINCH, &winch_saved, NULL);
         snprintf(err, errlen, "cannot initialise the terminal");
         return false;
     }
@@ -272,6 +306,8 @@ void term_close(void)
     endwin();
     terminal_switched = 0;
     delscreen(screen);
+    if (!null_out)
+        sigaction(SIGWINCH, &winch_saved, NULL);
     screen = NULL;
     remove_ending_handlers();
     if (null_out)

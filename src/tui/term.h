@@ -35,6 +35,11 @@ bool term_open(struct term_caps *caps, char *err, size_t errlen);
 bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_caps *caps,
                         char *err, size_t errlen);
 
+/* Call when a read was interrupted: after a SIGWINCH, resizes the screen to
+ * the terminal's size capped at TERM_MAX_COLS x TERM_MAX_ROWS, which queues
+ * KEY_RESIZE when the size changed. True when it resized. */
+bool term_take_resize(void);
+
 /* Restores the terminal (idempotent, async-signal tolerant path). */
 void term_close(void);
 

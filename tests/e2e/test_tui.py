@@ -327,6 +327,23 @@ def test_a_huge_columns_or_lines_is_capped():
             t.kill()
 
 
+def test_a_window_grown_past_the_cap_is_drawn_at_the_cap():
+    # issue 9: the planner allocated whatever size the terminal reported; a
+    # window grown past 1000x500 is drawn as 1000x500
+    t = start()
+    try:
+        t.resize(1200, 600)
+        t.wait_for(r"^\? help  q quit")
+        t.settle()
+        rows = [y for y, line in enumerate(t.screen.display) if line.strip()]
+        widest = max(len(line.rstrip()) for line in t.screen.display)
+        assert rows[-1] == 499 and widest <= 1000, (rows[-1], widest)
+        t.send("q")
+        assert t.wait_exit() == 0
+    finally:
+        t.kill()
+
+
 def test_open_refuses_a_fifo_without_freezing():
     # issue 9: a FIFO at the open prompt froze the planner (q ignored)
     fifo = os.path.join(TMP, "fifo.json")
