@@ -29,7 +29,7 @@ static volatile sig_atomic_t resumed;
  * switched, so a signal at any moment finds them. */
 static const int ending_signals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM,   SIGUSR1, SIGUSR2,
                                      SIGALRM, SIGPIPE, SIGXCPU, SIGXFSZ,   SIGVTALRM,
-                                     SIGPROF};
+                                     SIGPROF, SIGPOLL, SIGSYS};
 enum { ENDING_SIGNALS = sizeof ending_signals / sizeof ending_signals[0] };
 static struct sigaction ending_saved[ENDING_SIGNALS];
 static bool ending_installed;
