@@ -225,6 +225,11 @@ if [ $st = 1 ] && [ ! -e "$T/apt-get-ran" ] &&
     printf '%s' "$out" | grep -qF "sudo apt-get install kvplan-no-such-package"; then ok
 else bad "deps.sh: exit $st, apt-get ran: $([ -e "$T/apt-get-ran" ] && echo yes), $out"; fi
 
+# the set-up path says what it installs: every package of tools/packages
+out=$(sh "$HERE/../tools/setup.sh" --test --dry-run)
+if printf '%s' "$out" | grep -qF "apt-get install -y --no-install-recommends gcc make pkg-config libncurses-dev libcjson-dev libcmocka-dev python3-pyte tmux ncurses-bin procps"; then ok
+else bad "setup.sh --test --dry-run: $out"; fi
+
 # --- the --require-users gate for CI
 expect 0 "users fit" plan --model llama-2-7b --context 4000 --require-users 20
 expect 1 "--require-users: 27 users fit, 28 required" plan --model llama-2-7b --context 4000 --vram 80GB --weights 14GB --require-users 28
