@@ -344,6 +344,35 @@ def test_a_window_grown_past_the_cap_is_drawn_at_the_cap():
         t.kill()
 
 
+def test_a_signal_mid_export_leaves_no_file_and_restores_the_terminal():
+    # issue 9: a SIGTERM during the planner's export (here from inside fsync,
+    # through tests/fault) removes the temporary file, then restores the terminal
+    lib = os.path.join(TMP, "signal_in_fsync.so")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fault",
+                       "signal_in_fsync.c")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", lib, src, "-ldl"], check=True)
+    out = os.path.join(TMP, "sig-export")
+    os.mkdir(out)
+    env = dict(ENV, LD_PRELOAD=lib, KVPLAN_FAULT_SIGNAL=str(int(signal.SIGTERM)),
+               ASAN_OPTIONS="verify_asan_link_order=0")
+    t = PtyTerm([KVPLAN, *SCENARIO], cols=100, rows=30, env=env)
+    try:
+        t.wait_for(r"^\? help  q quit")
+        t.press("e")
+        for _ in range(60):
+            t.send("\x7f")
+        mark = len(t.raw)
+        t.send(os.path.join(out, "x.json") + "\r")
+        assert t.wait_exit() == 128 + signal.SIGTERM, t.status
+        assert os.listdir(out) == [], os.listdir(out)
+        assert b"\x1b[?1049l" in bytes(t.raw[mark:])
+        attrs = termios.tcgetattr(t.fd)
+        assert attrs[3] & termios.ICANON and attrs[3] & termios.ECHO, attrs
+    finally:
+        t.kill()
+        shutil.rmtree(out, True)
+
+
 def test_open_refuses_a_fifo_without_freezing():
     # issue 9: a FIFO at the open prompt froze the planner (q ignored)
     fifo = os.path.join(TMP, "fifo.json")
