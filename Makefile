@@ -1,7 +1,8 @@
 # kvplan: GNU make. `make` builds build/kvplan; `make test` runs every test;
-# `make asan` runs them under AddressSanitizer and UBSan; `make install`
-# honours PREFIX and DESTDIR. Missing libraries are installed (as root) or
-# named before anything compiles.
+# `make asan` runs them under AddressSanitizer and UBSan, `make ubsan` under
+# clang's UBSan with float-cast-overflow; `make install` honours PREFIX and
+# DESTDIR. Make never installs packages: a missing one is named, with the
+# apt-get command, before anything compiles (tools/setup.sh installs them).
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -18,7 +19,7 @@ WARN  := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototy
          -Wformat=2 -Wvla $(NO_TRUNC) $(WERROR)
 BASE  := $(STD) $(WARN) -Isrc -I$(BUILD)/gen
 
-# Recursive (=) so pkg-config runs after the deps stamp has installed things.
+# Recursive (=) so pkg-config runs after the deps stamp has checked things.
 CJSON_CFLAGS  = $(shell $(PKG_CONFIG) --cflags libcjson)
 CJSON_LIBS    = $(shell $(PKG_CONFIG) --libs libcjson)
 CURSES_CFLAGS = $(shell $(PKG_CONFIG) --cflags ncursesw)
@@ -26,9 +27,8 @@ CURSES_LIBS   = $(shell $(PKG_CONFIG) --libs ncursesw)
 CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
 
-BUILD_DEPS := ncursesw=libncurses-dev libcjson=libcjson-dev cmd:cc=gcc
-TEST_DEPS  := cmocka=libcmocka-dev py:pyte=python3-pyte cmd:tmux=tmux cmd:tput=ncurses-bin \
-              cmd:pgrep=procps
+BUILD_DEPS := $(shell sed -n 's/^build: //p' tools/packages)
+TEST_DEPS  := $(shell sed -n 's/^test: //p' tools/packages)
 
 CORE_SRC := $(wildcard src/core/*.c)
 IO_SRC   := $(wildcard src/io/*.c)
@@ -46,19 +46,19 @@ LIB_OBJ  := $(CORE_OBJ) $(IO_OBJ) $(TUI_OBJ) $(APP_OBJ) $(filter-out $(BUILD)/sr
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all test unit cli-test e2e-test screenshots validate asan fuzz fuzz-replay fuzz-deps valgrind bench install uninstall clean deps test-deps check-layers run golden
+.PHONY: all test unit cli-test e2e-test screenshots validate asan ubsan fuzz fuzz-replay fuzz-deps valgrind bench install uninstall clean deps test-deps check-layers run golden
 .SECONDARY:
 
 all: $(BUILD)/kvplan
 
 deps: $(BUILD)/.deps
-$(BUILD)/.deps: tools/deps.sh
+$(BUILD)/.deps: tools/deps.sh tools/packages
 	@mkdir -p $(BUILD)
 	@sh tools/deps.sh $(BUILD_DEPS)
 	@touch $@
 
 test-deps: $(BUILD)/.test-deps
-$(BUILD)/.test-deps: tools/deps.sh | $(BUILD)/.deps
+$(BUILD)/.test-deps: tools/deps.sh tools/packages | $(BUILD)/.deps
 	@sh tools/deps.sh $(TEST_DEPS)
 	@touch $@
 
@@ -114,7 +114,7 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 # Fuzzing: a libFuzzer target per parser (tests/fuzz/fuzz_*.c). `make fuzz`
 # runs each for FUZZ_SECONDS under ASan/UBSan (clang); `make test` replays
 # the seed corpus and every past finding through the same targets.
-FUZZ_TARGETS := preset snapshot hfconfig enginelog units
+FUZZ_TARGETS := preset snapshot hfconfig hfimport enginelog units
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
@@ -141,7 +141,8 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
 	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	    -max_len=65536 -print_final_stats=0 -artifact_prefix=build/fuzz/crashes/$$t- \
-	    build/fuzz/corpus-$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t 2>&1 | tail -2; \
+	    build/fuzz/corpus-$$t tests/fuzz/corpus/$$t $$(ls -d tests/fuzz/regressions/$$t 2>/dev/null) \
+	    2>&1 | tail -2; \
 	done; \
 	if ls build/fuzz/crashes/* >/dev/null 2>&1; then \
 	  echo "fuzz: findings in build/fuzz/crashes (copy each to tests/fuzz/regressions/TARGET/)"; exit 1; fi; \
@@ -207,20 +208,28 @@ asan:
 	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" test
 
+# clang's UndefinedBehaviorSanitizer with float-cast-overflow (gcc's UBSan
+# lacks it: a double too large for its integer is undefined behaviour that
+# otherwise goes unseen), over the unit tests, the fuzz corpus and the CLI
+# suite. The planner's pty and tmux tests run under `make asan`.
+UBSAN_FLAGS := -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all
+ubsan:
+	$(MAKE) BUILD=build/ubsan CC=clang \
+	  CFLAGS="-O1 -g $(UBSAN_FLAGS) -fno-omit-frame-pointer" LDFLAGS="$(UBSAN_FLAGS)" \
+	  check-layers unit fuzz-replay cli-test
+
 run: $(BUILD)/kvplan
 	./$(BUILD)/kvplan
 
+# Only what the program reads: the binary (the presets are compiled into it)
+# and the man page.
 install: $(BUILD)/kvplan
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	  $(DESTDIR)$(PREFIX)/share/kvplan/presets/gpus $(DESTDIR)$(PREFIX)/share/kvplan/presets/models
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/kvplan $(DESTDIR)$(PREFIX)/bin/kvplan
 	install -m 644 doc/kvplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/kvplan.1
-	install -m 644 presets/gpus/*.json $(DESTDIR)$(PREFIX)/share/kvplan/presets/gpus/
-	install -m 644 presets/models/*.json $(DESTDIR)$(PREFIX)/share/kvplan/presets/models/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kvplan $(DESTDIR)$(PREFIX)/share/man/man1/kvplan.1
-	rm -rf $(DESTDIR)$(PREFIX)/share/kvplan
 
 clean:
 	rm -rf build

@@ -1,9 +1,9 @@
 #!/bin/sh
-# deps.sh: make sure the libraries kvplan builds against are installed.
-# Arguments: pkg-config-name=debian-package ...  (a bare name is a command).
-# Missing ones are installed with apt-get when running as root; otherwise the
-# exact command to run is printed and the build stops here, before a
-# confusing compiler error.
+# deps.sh: checks that what kvplan builds or tests against is installed.
+# Arguments: CHECK=DEBIAN-PACKAGE ... (see tools/packages). It never installs
+# anything: when something is missing it prints the exact apt-get command
+# (tools/setup.sh runs it) and stops the build before a confusing compiler
+# error.
 missing=""
 for pair in "$@"; do
     name=${pair%%=*}
@@ -15,15 +15,9 @@ for pair in "$@"; do
         *) pkg-config --exists "$name" 2>/dev/null || missing="$missing $pkg" ;;
     esac
 done
-command -v pkg-config >/dev/null 2>&1 || missing="pkg-config $missing"
+command -v pkg-config >/dev/null 2>&1 || case "$missing" in *pkg-config*) ;; *) missing="pkg-config $missing" ;; esac
 [ -z "$missing" ] && exit 0
 echo "kvplan: missing packages:$missing" >&2
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "kvplan: installing them with apt-get" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends $missing >&2 && exit 0
-    echo "kvplan: apt-get failed; install by hand: apt-get install$missing" >&2
-    exit 1
-fi
-echo "kvplan: run: sudo apt-get install$missing" >&2
+echo "kvplan: install them with: sudo apt-get install$missing" >&2
+echo "kvplan: (or: sh tools/setup.sh, or sh tools/setup.sh --test for the tests)" >&2
 exit 1

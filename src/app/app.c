@@ -73,11 +73,10 @@ int app_run(const struct catalog *c, const struct scenario *s, char *err, size_t
     refresh();
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
     unsigned long frame = 0;
-    while (!p.quit && !term_quit_requested()) {
+    while (!p.quit) {
+        term_take_resize(); /* a SIGWINCH during the last key queues KEY_RESIZE now */
         int key = getch();
         if (key == ERR) {
-            if (term_quit_requested())
-                break;
             if (errno == EINTR)
                 continue;
             break; /* end of input: treat as quit, never spin */

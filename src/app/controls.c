@@ -432,18 +432,6 @@ void control_reset(enum control c, struct scenario *s)
     }
 }
 
-/* A whole number from min to max: refuses fractions ("2.5 GPUs"). */
-static bool parse_count(const char *text, double min, double max, uint64_t *out, struct diag *d)
-{
-    double x;
-    if (!units_parse_number(text, min, max, &x, d))
-        return false;
-    if (x != floor(x))
-        return diag_fail(d, "'%s' is not a whole number", text);
-    *out = (uint64_t)x;
-    return true;
-}
-
 bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d)
 {
     uint64_t n = 0;
@@ -465,19 +453,19 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
             s->avg_context_tokens = n >= s->context_tokens ? 0 : n;
         break;
     case CTRL_GPUS:
-        if ((ok = parse_count(text, 1, GPUS_MAX, &n, &in)))
+        if ((ok = units_parse_count(text, 1, GPUS_MAX, &n, &in)))
             set_gpus(s, (uint32_t)n);
         break;
     case CTRL_TP:
-        if ((ok = parse_count(text, 1, GPUS_MAX, &n, &in)))
+        if ((ok = units_parse_count(text, 1, GPUS_MAX, &n, &in)))
             s->tp = n == s->gpus ? 0 : (uint32_t)n;
         break;
     case CTRL_KV_HEADS:
-        if ((ok = parse_count(text, 1, 100000, &n, &in)))
+        if ((ok = units_parse_count(text, 1, 100000, &n, &in)))
             s->kv_heads = (uint32_t)n;
         break;
     case CTRL_SEQS:
-        if ((ok = parse_count(text, 0, 1000000, &n, &in)))
+        if ((ok = units_parse_count(text, 0, 1000000, &n, &in)))
             set_seqs(s, (uint32_t)n);
         break;
     case CTRL_HEADROOM:

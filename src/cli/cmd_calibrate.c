@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "core/plan.h"
+#include "core/text.h"
 #include "core/version.h"
 #include "io/calibration.h"
 #include "io/fileio.h"
@@ -84,6 +85,36 @@ static bool implied_per_token(const struct engine_log *log, double *bytes, doubl
     return true;
 }
 
+/* A figure of the log as a whole number within [min, max], else an error
+ * naming the log's line (issue 9: tensor_parallel_size=4294967297 became 1,
+ * 2.5 became 2, and max_model_len=1e26 was blamed on a --context never given).
+ * Every conversion of a logged double to an integer goes through here. */
+static bool log_whole(const char *path, const struct engine_log *log, enum log_field f,
+                      uint64_t min, uint64_t max, uint64_t *out, struct diag *d)
+{
+    double v = log->f[f].value;
+    if (!(v >= (double)min && v <= (double)max) || v != floor(v))
+        return diag_fail(d, "%s:%d: %s %.15g is not a whole number from %llu to %llu", path,
+                         log->f[f].line, enginelog_field_name(f), v, (unsigned long long)min,
+                         (unsigned long long)max);
+    *out = (uint64_t)v;
+    return true;
+}
+
+/* Bytes per GPU worked out from the log's figures: at most 16 TiB, and never
+ * below zero (a KV cache larger than the budget it came from printed
+ * "17179869181.00 GiB" and saved a wrapped non_kv_bytes). */
+static bool log_bytes(const char *path, int line, const char *what, double v, uint64_t *out,
+                      struct diag *d)
+{
+    if (!(v >= 0 && v <= (double)((uint64_t)1 << 44)))
+        return diag_fail(d, "%s:%d: %s comes to %.2f GiB, outside 0 to 16 TiB: the log's "
+                            "figures do not fit together",
+                         path, line, what, v / 1073741824.0);
+    *out = (uint64_t)llround(v);
+    return true;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
@@ -111,10 +142,10 @@ int cmd_calibrate(int argc, char **argv)
             gpu_id = optarg;
             break;
         case 't': {
-            double x;
-            if (!units_parse_number(optarg, 1, 65536, &x, &d) || x != floor(x))
-                return cli_fail("--tp: expected a whole number of GPUs");
-            tp = (uint32_t)x;
+            uint64_t n;
+            if (!options_parse_count("--tp", optarg, 1, GPUS_MAX, &n, &d))
+                return cli_fail(d.message);
+            tp = (uint32_t)n;
             break;
         }
         case 'k':
@@ -145,6 +176,9 @@ int cmd_calibrate(int argc, char **argv)
     if (optind + 1 != argc)
         return cli_fail("calibrate: give one log file (see --help)");
     const char *path = argv[optind];
+    char shown[1024], shown_save[1024]; /* file names as printed: no controls in them */
+    text_escape(path, shown, sizeof shown);
+    text_escape(save ? save : "", shown_save, sizeof shown_save);
     size_t len = 0;
     char *text = fileio_read(path, &len, &d);
     if (text == NULL)
@@ -159,7 +193,7 @@ int cmd_calibrate(int argc, char **argv)
         fprintf(stderr,
                 "kvplan: %s: no engine recognised in %d lines (looked for vLLM, SGLang, "
                 "llama.cpp, Ollama and TGI startup lines)%s\n",
-                path, log.lines, found ? "; figures found anyway are listed below" : "");
+                shown, log.lines, found ? "; figures found anyway are listed below" : "");
         for (int f = 0; f < LF_COUNT; f++)
             if (log.f[f].found)
                 fprintf(stderr, "  line %d: %s = %g\n", log.f[f].line, enginelog_field_name(f),
@@ -170,7 +204,7 @@ int cmd_calibrate(int argc, char **argv)
     for (unsigned bits = log.seen; bits; bits &= bits - 1)
         families++;
     if (families > 1) {
-        fprintf(stderr, "kvplan: %s: lines from several engines (", path);
+        fprintf(stderr, "kvplan: %s: lines from several engines (", shown);
         for (int e = LOG_VLLM_V0; e <= LOG_TGI; e++)
             if (log.seen & (1u << e))
                 fprintf(stderr, "%s%s", --families ? "" : "", enginelog_engine_name(e)),
@@ -178,14 +212,15 @@ int cmd_calibrate(int argc, char **argv)
         fprintf(stderr, "): paste one engine's startup log so its figures are not mixed\n");
         return 2;
     }
-    printf("%s: %s log, %d lines\n\nFound\n", path, enginelog_engine_name(log.engine), log.lines);
+    printf("%s: %s log, %d lines\n\nFound\n", shown, enginelog_engine_name(log.engine), log.lines);
     for (int f = 0; f < LF_COUNT; f++) {
         if (!log.f[f].found)
             continue;
         char v[48];
         if (is_size((enum log_field)f))
             snprintf(v, sizeof v, "%.2f GiB", log.f[f].value / 1073741824.0);
-        else if (log.f[f].value == floor(log.f[f].value) && log.f[f].value < 1e15)
+        else if (log.f[f].value == floor(log.f[f].value) && log.f[f].value >= 0 &&
+                 log.f[f].value < 1e15)
             units_format_int((uint64_t)log.f[f].value, v, sizeof v);
         else
             snprintf(v, sizeof v, "%g", log.f[f].value);
@@ -236,15 +271,30 @@ int cmd_calibrate(int argc, char **argv)
         struct scenario s;
         scenario_default(&s, &g->spec, &m->spec);
         s.engine.kind = enginelog_profile(&log, &s.engine.rule);
-        if (tp == 0 && log.f[LF_TP].found)
-            tp = (uint32_t)log.f[LF_TP].value;
+        uint64_t n = 0;
+        bool ok = true;
+        if (tp == 0 && log.f[LF_TP].found && (ok = log_whole(path, &log, LF_TP, 1, GPUS_MAX, &n, &d)))
+            tp = (uint32_t)n;
         s.gpus = tp ? tp : 1;
-        if (log.f[LF_CONTEXT].found)
-            s.context_tokens = (uint64_t)log.f[LF_CONTEXT].value;
-        if (log.f[LF_SEQS].found)
-            s.engine.parallel = (uint32_t)log.f[LF_SEQS].value;
-        if (log.f[LF_UTILIZATION].found)
-            s.engine.gpu_memory_utilization = log.f[LF_UTILIZATION].value;
+        if (ok && log.f[LF_CONTEXT].found &&
+            (ok = log_whole(path, &log, LF_CONTEXT, 1, TOKENS_MAX, &n, &d)))
+            s.context_tokens = n;
+        if (ok && log.f[LF_SEQS].found && (ok = log_whole(path, &log, LF_SEQS, 1, 65536, &n, &d)))
+            s.engine.parallel = (uint32_t)n;
+        if (ok && log.f[LF_UTILIZATION].found) {
+            double u = log.f[LF_UTILIZATION].value;
+            if (!(u > 0 && u <= 1))
+                ok = diag_fail(&d, "%s:%d: gpu_memory_utilization %g is not a fraction from 0 to 1",
+                               path, log.f[LF_UTILIZATION].line, u);
+            s.engine.gpu_memory_utilization = u;
+        }
+        if (ok && log.f[LF_TOTAL_GPU_MEMORY].found)
+            ok = log_bytes(path, log.f[LF_TOTAL_GPU_MEMORY].line, "CUDA-visible GPU memory",
+                           log.f[LF_TOTAL_GPU_MEMORY].value, &total, &d);
+        if (!ok) {
+            catalog_free(&cat);
+            return cli_fail(d.message);
+        }
         if (kvd != DTYPE_AUTO)
             s.kv_dtype = kvd;
         else if (log.k_type[0] && !dtype_parse(log.k_type, &s.kv_dtype))
@@ -252,7 +302,7 @@ int cmd_calibrate(int argc, char **argv)
         if (log.v_type[0] && log.k_type[0] && strcmp(log.v_type, log.k_type) != 0)
             dtype_parse(log.v_type, &s.engine.v_dtype);
         if (log.f[LF_TOTAL_GPU_MEMORY].found && gpu_id == NULL)
-            s.engine.gpu_total_bytes = (uint64_t)log.f[LF_TOTAL_GPU_MEMORY].value;
+            s.engine.gpu_total_bytes = total;
         struct plan_result r;
         if (!plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d)) {
             catalog_free(&cat);
@@ -279,15 +329,26 @@ int cmd_calibrate(int argc, char **argv)
         }
         /* Memory outside weights and KV, per GPU. */
         if (log.f[LF_NON_TORCH].found || log.f[LF_ACTIVATION].found) {
-            non_kv = (uint64_t)(log.f[LF_WEIGHTS].value + log.f[LF_NON_TORCH].value +
-                                log.f[LF_ACTIVATION].value);
+            ok = log_bytes(path,
+                           log.f[LF_NON_TORCH].found ? log.f[LF_NON_TORCH].line
+                                                     : log.f[LF_ACTIVATION].line,
+                           "weights + non-torch memory + activation peak",
+                           log.f[LF_WEIGHTS].value + log.f[LF_NON_TORCH].value +
+                               log.f[LF_ACTIVATION].value,
+                           &non_kv, &d);
         } else if (log.f[LF_TOTAL_GPU_MEMORY].found && log.f[LF_UTILIZATION].found &&
                    log.f[LF_KV_MEMORY].found) {
-            non_kv = (uint64_t)(log.f[LF_TOTAL_GPU_MEMORY].value * log.f[LF_UTILIZATION].value -
-                                log.f[LF_KV_MEMORY].value);
+            ok = log_bytes(path, log.f[LF_KV_MEMORY].line,
+                           "the budget (CUDA-visible memory x gpu_memory_utilization) minus "
+                           "the KV cache memory",
+                           log.f[LF_TOTAL_GPU_MEMORY].value * log.f[LF_UTILIZATION].value -
+                               log.f[LF_KV_MEMORY].value,
+                           &non_kv, &d);
         }
-        if (log.f[LF_TOTAL_GPU_MEMORY].found)
-            total = (uint64_t)log.f[LF_TOTAL_GPU_MEMORY].value;
+        if (!ok) {
+            catalog_free(&cat);
+            return cli_fail(d.message);
+        }
         if (non_kv) {
             printf("\nOutside weights and KV: %.2f GiB per GPU (weights %.2f GiB", non_kv / 1073741824.0,
                    log.f[LF_WEIGHTS].value / 1073741824.0);
@@ -311,7 +372,7 @@ int cmd_calibrate(int argc, char **argv)
     if (save) {
         if (!calibration_save(save, &log, path, model_id, non_kv, total, &d))
             return cli_fail(d.message);
-        printf("\nsaved %s (use: kvplan plan --calibration %s)\n", save, save);
+        printf("\nsaved %s (use: kvplan plan --calibration %s)\n", shown_save, shown_save);
     }
     return status;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "core/text.h"
 #include "io/fileio.h"
 #include "io/hfconfig.h"
 #include "io/preset.h"
@@ -61,7 +62,9 @@ int cmd_import_hf(int argc, char **argv)
     if (out == NULL)
         return cli_fail("cannot build the preset (out of memory)");
     /* the summary goes to stderr so stdout stays a clean preset */
-    fprintf(stderr, "%s: %s family, %.3fB parameters computed from the dimensions", path,
+    char shown[1024]; /* the file name as printed: no controls in it */
+    text_escape(path, shown, sizeof shown);
+    fprintf(stderr, "%s: %s family, %.3fB parameters computed from the dimensions", shown,
             params_family_name(h.dims.family), (double)h.model.params / 1e9);
     if (h.model.active_params)
         fprintf(stderr, " (%.3fB active)", (double)h.model.active_params / 1e9);

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "core/kvcost.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "io/catalog.h"
 #include "io/fileio.h"
@@ -201,7 +202,9 @@ int cmd_show(int argc, char **argv)
     if (o.json) {
         status = print_json(item);
     } else {
-        printf("# from %s\n", path);
+        char shown[1024]; /* a preset's file name as printed: no controls in it */
+        text_escape(path, shown, sizeof shown);
+        printf("# from %s\n", shown);
         status = print_json(item);
     }
     catalog_free(&c);

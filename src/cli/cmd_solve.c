@@ -52,22 +52,20 @@ int cmd_solve(int argc, char **argv)
     }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--users") == 0 && i + 1 < argc) {
-            double x;
-            if (!units_parse_number(argv[++i], 1, 1e12, &x, &d) || x != floor(x)) {
+            if (!options_parse_count("--users", argv[++i], 1, 1000000000000ull, &need, &d)) {
                 free(rest);
-                return cli_fail("--users: expected a whole number of users");
+                return cli_fail(d.message);
             }
-            need = (uint64_t)x;
         } else if (strcmp(argv[i], "--max-context") == 0 ||
                    strcmp(argv[i], "--utilization") == 0) {
             continue; /* read above */
         } else if (strcmp(argv[i], "--max-gpus") == 0 && i + 1 < argc) {
-            double x;
-            if (!units_parse_number(argv[++i], 1, 4096, &x, &d)) {
+            uint64_t n;
+            if (!options_parse_count("--max-gpus", argv[++i], 1, 4096, &n, &d)) {
                 free(rest);
-                return cli_fail("--max-gpus: expected 1 to 4096");
+                return cli_fail(d.message);
             }
-            max_gpus = (uint32_t)x;
+            max_gpus = (uint32_t)n;
         } else if (strcmp(argv[i], "--gpu") == 0 && i + 1 < argc && !max_context &&
                    !utilization && ngpu < 64) {
             gpu_list[ngpu++] = argv[++i];

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/diag.h"
 #include "core/version.h"
 
 static void usage(FILE *out)
@@ -55,9 +56,10 @@ int main(int argc, char **argv)
         if (strcmp(cmd, "import-hf") == 0)
             return cmd_import_hf(argc - 1, argv + 1);
         if (cmd[0] != '-') {
-            fprintf(stderr, "kvplan: '%s' is not a command (plan, list, show, calibrate, solve, sweep, "
-                            "import-hf; see --help)\n", cmd);
-            return 2;
+            struct diag d = {0}; /* the diag escapes what the word holds */
+            diag_fail(&d, "'%s' is not a command (plan, list, show, calibrate, solve, sweep, "
+                          "import-hf; see --help)", cmd);
+            return cli_fail(d.message);
         }
     }
     return cmd_planner(argc, argv);

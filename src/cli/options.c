@@ -146,23 +146,18 @@ const char *options_help(void)
            "  --dump-attrs           add the attribute grid to --dump-screen\n";
 }
 
-static bool parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max,
-                        uint64_t *out, struct diag *d)
-{
-    double v;
-    struct diag inner = {0};
-    if (!units_parse_number(arg, (double)min, (double)max, &v, &inner) || v != (double)(uint64_t)v)
-        return diag_fail(d, "%s: '%s' is not a whole number from %llu to %llu", opt, arg,
-                         (unsigned long long)min, (unsigned long long)max);
-    *out = (uint64_t)v;
-    return true;
-}
-
 static bool wrap(const char *opt, bool ok, const struct diag *inner, struct diag *d)
 {
     if (!ok)
         return diag_fail(d, "%s: %s", opt, inner->message);
     return true;
+}
+
+bool options_parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max,
+                         uint64_t *out, struct diag *d)
+{
+    struct diag inner = {0};
+    return wrap(opt, units_parse_count(arg, min, max, out, &inner), &inner, d);
 }
 
 bool options_parse(int argc, char **argv, struct options *o, bool *help, struct diag *d)
@@ -184,13 +179,13 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
             o->model_id = a;
             break;
         case OPT_GPUS:
-            if (!parse_count("--gpus", a, 1, GPUS_MAX, &n, d))
+            if (!options_parse_count("--gpus", a, 1, GPUS_MAX, &n, d))
                 return false;
             o->gpus = (uint32_t)n;
             o->has_gpus = true;
             break;
         case OPT_KV_HEADS:
-            if (!parse_count("--kv-heads", a, 1, 100000, &n, d))
+            if (!options_parse_count("--kv-heads", a, 1, 100000, &n, d))
                 return false;
             o->kv_heads = (uint32_t)n;
             o->has_kv_heads = true;
@@ -281,7 +276,7 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
             o->export_path = a;
             break;
         case OPT_REQUIRE_USERS:
-            if (!parse_count("--require-users", a, 0, (uint64_t)1 << 53, &n, d))
+            if (!options_parse_count("--require-users", a, 0, (uint64_t)1 << 53, &n, d))
                 return false;
             o->require_users = n;
             o->has_require_users = true;
@@ -327,7 +322,7 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
             o->has_engine = true;
             break;
         case OPT_TP:
-            if (!parse_count("--tp", a, 1, GPUS_MAX, &n, d))
+            if (!options_parse_count("--tp", a, 1, GPUS_MAX, &n, d))
                 return false;
             o->tp = (uint32_t)n;
             o->has_tp = true;
@@ -350,7 +345,7 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
             break;
         }
         case OPT_MAX_SEQS:
-            if (!parse_count("--max-num-seqs", a, 1, 1000000, &n, d))
+            if (!options_parse_count("--max-num-seqs", a, 1, 1000000, &n, d))
                 return false;
             o->flags.max_num_seqs = (uint32_t)n;
             break;
@@ -365,7 +360,7 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
                 o->flags.max_num_batched_tokens = n;
             break;
         case OPT_PARALLEL:
-            if (!parse_count("--parallel", a, 1, 65536, &n, d))
+            if (!options_parse_count("--parallel", a, 1, 65536, &n, d))
                 return false;
             o->flags.parallel = (uint32_t)n;
             break;

@@ -67,6 +67,11 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
 bool options_load(const struct options *o, struct catalog *c, struct scenario *s,
                   struct diag *d);
 
+/* A whole count for option opt ("--gpus: '2.5' is not a whole number: a
+ * count cannot be a fraction"); shared by every command's count options. */
+bool options_parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max,
+                         uint64_t *out, struct diag *d);
+
 /* The option help text (shared by `plan --help` and the planner's --help). */
 const char *options_help(void);
 

@@ -2,7 +2,10 @@
  *
  * Every layer fills a `struct diag` instead of printing; exactly one place
  * (the command line or the TUI status line) shows it to the user.
- * Messages follow the compiler convention "where: field: what is wrong". */
+ * Messages follow the compiler convention "where: field: what is wrong".
+ * Every message is passed through text_escape, so input quoted in it (a
+ * name, an option value, a line of a file) never reaches a terminal as a
+ * control sequence. */
 #ifndef KVPLAN_CORE_DIAG_H
 #define KVPLAN_CORE_DIAG_H
 

@@ -46,11 +46,14 @@ struct arch_dims {
 };
 
 /* Total parameters, and those active per token (MoE); false for an
- * unknown family or a product past 64 bits. */
+ * unknown family, a dimension above 2^24, first_dense above the layers,
+ * more experts per token than experts (when there are experts), or a count past 64 bits. */
 bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active);
 
-/* Parameters held in MoE experts (for MXFP4 checkpoint sizes). */
-uint64_t params_in_experts(const struct arch_dims *a);
+/* Parameters held in MoE experts (for MXFP4 checkpoint sizes); false when
+ * there are none, or when they would be more than the whole count (a dense
+ * family naming experts). */
+bool params_in_experts(const struct arch_dims *a, uint64_t *out);
 
 /* "llama", "qwen2", ... */
 const char *params_family_name(enum arch_family f);

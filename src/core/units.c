@@ -8,33 +8,66 @@
 #include <string.h>
 #include <strings.h>
 
-/* Copies text without thousands separators or surrounding blanks. */
-static bool strip_number(const char *text, char *buf, size_t size)
+/* Copies text without its digit-group separators or surrounding blanks.
+ * A comma or underscore is accepted only where it cannot be misread: between
+ * groups of exactly three digits after a first group of one to three, in the
+ * whole part ("131,072", "1_000", "1,000.5"). "79,65GiB", "1,5" and "1,5k"
+ * are refused with the reason: in many locales that comma is a decimal point,
+ * and dropping it would multiply the value silently. False with d set on a
+ * misplaced separator; false with d untouched when empty or too long. */
+static bool strip_number(const char *text, char *buf, size_t size, struct diag *d)
 {
-    size_t n = 0;
-    for (const char *p = text; *p; p++) {
-        if (*p == ',' || *p == '_')
-            continue;
-        if (n + 1 >= size)
-            return false;
-        buf[n++] = *p;
+    const char *s = text;
+    while (*s && isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (n == 0 || n >= size)
+        return false;
+    size_t i = 0, o = 0, group = 0;
+    char sep = 0;
+    bool misplaced = false;
+    if (s[i] == '+' || s[i] == '-')
+        buf[o++] = s[i++];
+    for (; i < n && !misplaced; i++) {
+        char c = s[i];
+        if (isdigit((unsigned char)c)) {
+            buf[o++] = c;
+            group++;
+        } else if (c == ',' || c == '_') {
+            misplaced = group == 0 || group > 3 || (sep != 0 && group != 3) || (sep && c != sep);
+            sep = c;
+            group = 0;
+        } else {
+            break;
+        }
     }
-    buf[n] = '\0';
-    /* trim */
-    size_t start = 0;
-    while (buf[start] && isspace((unsigned char)buf[start]))
-        start++;
-    memmove(buf, buf + start, strlen(buf + start) + 1);
-    n = strlen(buf);
-    while (n > 0 && isspace((unsigned char)buf[n - 1]))
-        buf[--n] = '\0';
-    return n > 0;
+    if (sep && group != 3)
+        misplaced = true;
+    for (; i < n && !misplaced; i++) {
+        if (s[i] == ',' || s[i] == '_')
+            misplaced = true;
+        buf[o++] = s[i];
+    }
+    if (misplaced) {
+        if (memchr(s, ',', n) != NULL)
+            diag_fail(d, "'%s': a comma is not a decimal point (write 1.5, not 1,5); commas "
+                         "and underscores may only group digits in threes, as in 131,072",
+                      text);
+        else
+            diag_fail(d, "'%s': an underscore may only group digits in threes, as in 1_000",
+                      text);
+        return false;
+    }
+    buf[o] = '\0';
+    return true;
 }
 
 bool units_parse_tokens(const char *text, bool allow_zero, uint64_t *out, struct diag *d)
 {
     char buf[64];
-    if (text == NULL || !strip_number(text, buf, sizeof buf))
+    if (text == NULL || !strip_number(text, buf, sizeof buf, d))
         return diag_fail(d, "'%s' is not a token count (examples: 4000, 8k, 128k, 1M)",
                          text ? text : "");
     size_t len = strlen(buf);
@@ -82,7 +115,7 @@ static const struct {
 bool units_parse_size(const char *text, uint64_t *out, struct diag *d)
 {
     char buf[64];
-    if (text == NULL || !strip_number(text, buf, sizeof buf))
+    if (text == NULL || !strip_number(text, buf, sizeof buf, d))
         return diag_fail(d, "'%s' is not a size (examples: 80GB, 79.65GiB, 512MiB)",
                          text ? text : "");
     char *end = NULL;
@@ -115,7 +148,7 @@ bool units_parse_size(const char *text, uint64_t *out, struct diag *d)
 bool units_parse_number(const char *text, double min, double max, double *out, struct diag *d)
 {
     char buf[64];
-    if (text == NULL || !strip_number(text, buf, sizeof buf))
+    if (text == NULL || !strip_number(text, buf, sizeof buf, d))
         return diag_fail(d, "'%s' is not a number", text ? text : "");
     char *end = NULL;
     errno = 0;
@@ -124,7 +157,33 @@ bool units_parse_number(const char *text, double min, double max, double *out, s
         return diag_fail(d, "'%s' is not a number", text);
     if (value < min || value > max)
         return diag_fail(d, "'%s' is out of range (%g to %g)", text, min, max);
-    *out = value;
+    /* "-0" is zero: never print "$-0.00/h" or "-0 %" */
+    *out = value == 0 ? 0.0 : value;
+    return true;
+}
+
+bool units_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out,
+                       struct diag *d)
+{
+    char buf[64];
+    if (text == NULL || !strip_number(text, buf, sizeof buf, d))
+        return diag_fail(d, "'%s' is not a whole number from %llu to %llu", text ? text : "",
+                         (unsigned long long)min, (unsigned long long)max);
+    const char *first = buf[0] == '+' ? buf + 1 : buf;
+    bool digits = *first != '\0';
+    for (const char *p = first; *p; p++)
+        digits = digits && isdigit((unsigned char)*p);
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(buf, &end);
+    if (!digits && end != buf && *end == '\0' && isfinite(value) && value != floor(value))
+        return diag_fail(d, "'%s' is not a whole number: a count cannot be a fraction", text);
+    errno = 0;
+    unsigned long long v = digits ? strtoull(buf, NULL, 10) : 0;
+    if (!digits || errno != 0 || v < min || v > max)
+        return diag_fail(d, "'%s' is not a whole number from %llu to %llu", text,
+                         (unsigned long long)min, (unsigned long long)max);
+    *out = v;
     return true;
 }
 

@@ -32,8 +32,19 @@ bool units_parse_tokens(const char *text, bool allow_zero, uint64_t *out, struct
  * The result is rounded to the nearest byte. */
 bool units_parse_size(const char *text, uint64_t *out, struct diag *d);
 
-/* Parses a decimal number within [min, max] ("10", "7.5"). */
+/* Digit groups: every parser here accepts commas or underscores only between
+ * groups of three digits ("131,072", "1_000") and refuses the rest with the
+ * reason ("79,65GiB", "1,5k": a comma is not a decimal point). */
+
+/* Parses a decimal number within [min, max] ("10", "7.5"); "-0" gives 0. */
 bool units_parse_number(const char *text, double min, double max, double *out, struct diag *d);
+
+/* Parses a whole count within [min, max] ("8", "1,024"): GPUs, heads, slots,
+ * users. A fraction ("2.5", "1.9") is refused, never truncated; the message
+ * says "'2.5' is not a whole number: a count cannot be a fraction", or
+ * "'0' is not a whole number from 1 to 65536" when out of range. */
+bool units_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out,
+                       struct diag *d);
 
 /* "85,520,809,984" */
 char *units_format_int(uint64_t value, char *buf, size_t size);

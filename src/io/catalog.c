@@ -129,9 +129,48 @@ static bool has_suffix(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static bool scan(struct batch *b, const char *dir, int depth, struct diag *d)
+/* The directories and files a scan has read, by device and inode: a
+ * symlink back to a parent (`ln -s . p/l`) is visited once, not to the
+ * ninth power, and never reports a duplicate id of itself (issue 9). */
+struct visited {
+    struct {
+        dev_t dev;
+        ino_t ino;
+    } *seen;
+    size_t count;
+};
+
+/* True when st was already visited; else records it. False on out of
+ * memory too, with d set. */
+static bool visit(struct visited *v, const struct stat *st, bool *again, struct diag *d)
 {
+    *again = false;
+    for (size_t i = 0; i < v->count; i++)
+        if (v->seen[i].dev == st->st_dev && v->seen[i].ino == st->st_ino) {
+            *again = true;
+            return true;
+        }
+    void *bigger = realloc(v->seen, (v->count + 1) * sizeof *v->seen);
+    if (bigger == NULL)
+        return diag_fail(d, "out of memory");
+    v->seen = bigger;
+    v->seen[v->count].dev = st->st_dev;
+    v->seen[v->count].ino = st->st_ino;
+    v->count++;
+    return true;
+}
+
+static bool scan(struct batch *b, struct visited *v, const char *dir, int depth, struct diag *d)
+{
+    struct stat self;
+    bool again = false;
     if (depth > 8)
+        return true;
+    if (stat(dir, &self) != 0)
+        return diag_fail(d, "%s: cannot open directory: %s", dir, strerror(errno));
+    if (!visit(v, &self, &again, d))
+        return false;
+    if (again)
         return true;
     DIR *dp = opendir(dir);
     if (dp == NULL)
@@ -170,8 +209,11 @@ static bool scan(struct batch *b, const char *dir, int depth, struct diag *d)
         if (stat(path, &st) != 0)
             continue; /* dangling link: nothing to read */
         if (S_ISDIR(st.st_mode)) {
-            ok = scan(b, path, depth + 1, d);
+            ok = scan(b, v, path, depth + 1, d);
         } else if (has_suffix(names[i], ".json")) {
+            ok = visit(v, &st, &again, d);
+            if (!ok || again)
+                continue; /* the same file by another name: read once */
             size_t len = 0;
             char *text = fileio_read(path, &len, d);
             struct preset p;
@@ -194,7 +236,9 @@ bool catalog_load_dir(struct catalog *c, const char *dir, bool required, struct 
         return diag_fail(d, "%s: not a directory of presets", dir);
     }
     struct batch b = {0};
-    bool ok = scan(&b, dir, 0, d) && merge(c, &b, d);
+    struct visited v = {0};
+    bool ok = scan(&b, &v, dir, 0, d) && merge(c, &b, d);
+    free(v.seen);
     batch_free(&b);
     return ok;
 }

@@ -4,11 +4,14 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/text.h"
 #include "core/units.h"
 #include "io/jsonread.h"
+#include "io/preset.h"
 
 static void note(struct hf_import *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(struct hf_import *h, const char *fmt, ...)
@@ -74,6 +77,50 @@ static void derive_id(const char *path, const char *name_or_path, char *out, siz
     out[n] = '\0';
     if (n == 0)
         snprintf(out, size, "imported-model");
+}
+
+/* A --name is printed in lists and reports: UTF-8 text without controls. */
+static bool name_valid(const char *name, struct diag *d)
+{
+    if (strlen(name) >= SPEC_NAME_MAX)
+        return diag_fail(d, "--name: longer than %d characters", SPEC_NAME_MAX - 1);
+    for (const unsigned char *p = (const unsigned char *)name; *p;) {
+        unsigned cp = 0;
+        size_t n = text_utf8_decode(p, &cp);
+        if (n == 0 || text_unsafe_char(cp))
+            return diag_fail(d, "--name: '%s' holds a control character or is not UTF-8 text",
+                             name);
+        p += n;
+    }
+    return true;
+}
+
+/* Whatever import-hf writes must load (issue 9: presets kvplan refused, or
+ * holding wrapped values): the preset is written and read back by the
+ * loader, and must come back as the same text. */
+static bool round_trip(const char *path, const struct model_spec *m, struct diag *d)
+{
+    char *first = NULL, *second = NULL;
+    struct preset back;
+    struct diag v = {0};
+    cJSON *j = preset_model_to_json(m, true);
+    first = j ? cJSON_PrintUnformatted(j) : NULL;
+    cJSON_Delete(j);
+    bool ok = first != NULL;
+    if (!ok)
+        diag_fail(d, "%s: out of memory", path);
+    if (ok && !preset_parse("the imported preset", first, strlen(first), &back, &v))
+        ok = diag_fail(d, "%s: the preset it gives would not load: %s", path, v.message);
+    if (ok) {
+        j = preset_model_to_json(&back.model, true);
+        second = j ? cJSON_PrintUnformatted(j) : NULL;
+        cJSON_Delete(j);
+        if (second == NULL || strcmp(first, second) != 0)
+            ok = diag_fail(d, "%s: the preset it gives does not read back the same", path);
+    }
+    free(first);
+    free(second);
+    return ok;
 }
 
 bool hfconfig_parse(const char *path, const char *text, size_t len, const char *id,
@@ -160,6 +207,34 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
          u64_of(&tr, o, k_mlp, false, &a->dense_intermediate, d) &&
          u64_of(&tr, o, k_step, false, &a->moe_every, d) &&
          u64_of(&tr, o, k_expansion, false, &expansion, d);
+    /* every dimension that becomes a 32-bit field of the preset is held to
+     * the preset loader's range first: qk_rope_head_dim 4294967360 was cut
+     * to 64 (issue 9) */
+    const struct {
+        const char *key;
+        uint64_t value, max;
+    } limits[] = {
+        {k_layers[0], a->layers, 100000},          {k_hidden[0], a->hidden, 10000000},
+        {k_heads[0], a->heads, 100000},            {k_kv[0], kv, 100000},
+        {k_head_dim[0], a->head_dim, 100000},      {k_vocab[0], a->vocab, 100000000},
+        {k_inter[0], a->intermediate, 100000000},  {k_kv_lora[0], a->kv_lora_rank, 1000000},
+        {k_rope[0], a->rope_dim, 1000000},         {k_nope[0], a->nope_dim, 1000000},
+        {k_v_head[0], a->v_head_dim, 1000000},     {k_q_lora[0], a->q_lora_rank, 1000000},
+        {k_experts[0], a->experts, 1000000},       {k_moe_inter[0], a->moe_intermediate, 100000000},
+        {k_mlp[0], a->dense_intermediate, 100000000},
+    };
+    for (size_t i = 0; ok && i < sizeof limits / sizeof limits[0]; i++)
+        if (limits[i].value > limits[i].max)
+            ok = jsonread_fail(&tr, d, "%s: %llu is out of range (at most %llu)", limits[i].key,
+                               (unsigned long long)limits[i].value,
+                               (unsigned long long)limits[i].max);
+    if (ok && a->first_dense > a->layers)
+        ok = jsonread_fail(&tr, d, "first_k_dense_replace: %llu is more than the %llu layers",
+                           (unsigned long long)a->first_dense, (unsigned long long)a->layers);
+    if (ok && a->experts && a->experts_per_token > a->experts)
+        ok = jsonread_fail(&tr, d, "num_experts_per_tok: %llu is more than the %llu experts",
+                           (unsigned long long)a->experts_per_token,
+                           (unsigned long long)a->experts);
     if (ok && (a->layers == 0 || a->hidden == 0 || a->heads == 0 || a->vocab == 0))
         ok = jsonread_fail(&tr, d, "%s: must be positive",
                            a->layers == 0   ? "num_hidden_layers"
@@ -209,13 +284,25 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         a->moe_intermediate = a->intermediate;
 
     /* the model spec */
+    if (id && !preset_id_valid(id)) {
+        cJSON_Delete(root);
+        return diag_fail(d, "--id: '%s' must be 1 to %d lowercase letters, digits, '-', '.' or "
+                            "'_'",
+                         id, SPEC_ID_MAX - 1);
+    }
+    if (name && !name_valid(name, d)) {
+        cJSON_Delete(root);
+        return false;
+    }
     if (id)
         snprintf(m->id, sizeof m->id, "%s", id);
     else
         derive_id(path, name_or_path, m->id, sizeof m->id);
     snprintf(m->name, sizeof m->name, "%s", name ? name : m->id);
     snprintf(m->hf_id, sizeof m->hf_id, "%s", name_or_path);
-    snprintf(m->source, sizeof m->source, "imported from %s by kvplan import-hf", path);
+    char shown[SPEC_TEXT_MAX - 64];
+    text_escape(path, shown, sizeof shown); /* the source is printed: no controls in it */
+    snprintf(m->source, sizeof m->source, "imported from %s by kvplan import-hf", shown);
     m->layers = (uint32_t)a->layers;
     m->hidden_size = (uint32_t)a->hidden;
     m->attention_heads = (uint32_t)a->heads;
@@ -314,9 +401,21 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     }
     m->params = total;
     m->active_params = active;
+    if (total > ((uint64_t)1 << 53)) {
+        cJSON_Delete(root);
+        return diag_fail(d, "%s: the dimensions give %llu parameters, more than a preset holds "
+                            "(2^53)",
+                         path, (unsigned long long)total);
+    }
     if (a->mxfp4_experts) {
         /* MXFP4: 4-bit values with an 8-bit scale per 32 (17/32 bytes); the rest as dtype */
-        uint64_t experts = params_in_experts(a);
+        uint64_t experts = 0;
+        if (!params_in_experts(a, &experts)) {
+            cJSON_Delete(root);
+            return diag_fail(d, "%s: quantization_config.quant_method: mxfp4 quantizes experts, "
+                                "and a %s model counts none",
+                             path, params_family_name(a->family));
+        }
         const struct dtype_info *di = dtype_info(m->weight_dtype);
         m->weights_bytes = (experts * 17 + 31) / 32 +
                            (total - experts) * di->bytes_num / di->bytes_den;
@@ -331,5 +430,5 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     struct diag v = {0};
     if (!spec_model_validate(m, &v))
         return diag_fail(d, "%s: the imported model is not valid: %s", path, v.message);
-    return true;
+    return round_trip(path, m, d);
 }

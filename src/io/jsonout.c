@@ -23,12 +23,17 @@ void jsonout_string(struct jsonout *o, const char *key, const char *value)
         check(o, cJSON_AddStringToObject(o->obj, key, value ? value : ""));
 }
 
+/* cJSON prints a number with 15 significant digits and keeps them when
+ * they read back within a relative epsilon, so any integer of 16 digits or
+ * more may come out rounded (9007199254740992 as 9.00719925474099e+15, issue
+ * 9). From 10^15 on, integers are written as their exact digits. */
+#define EXACT_FROM 1e15
+
 void jsonout_uint(struct jsonout *o, const char *key, uint64_t value)
 {
     if (o->failed)
         return;
-    if (value > ((uint64_t)1 << 53)) {
-        /* a double would round it: write the exact digits instead */
+    if ((double)value >= EXACT_FROM) {
         char digits[24];
         snprintf(digits, sizeof digits, "%llu", (unsigned long long)value);
         check(o, cJSON_AddRawToObject(o->obj, key, digits));
@@ -41,8 +46,15 @@ void jsonout_double(struct jsonout *o, const char *key, double value)
 {
     if (!isfinite(value))
         o->failed = true;
-    if (!o->failed)
-        check(o, cJSON_AddNumberToObject(o->obj, key, value));
+    if (o->failed)
+        return;
+    if (fabs(value) >= EXACT_FROM && value == floor(value)) {
+        char digits[400];
+        snprintf(digits, sizeof digits, "%.0f", value);
+        check(o, cJSON_AddRawToObject(o->obj, key, digits));
+        return;
+    }
+    check(o, cJSON_AddNumberToObject(o->obj, key, value));
 }
 
 void jsonout_double_or_null(struct jsonout *o, const char *key, double value, bool present)

@@ -19,8 +19,10 @@ struct jsonout {
 
 struct jsonout jsonout_begin(void);
 void jsonout_string(struct jsonout *o, const char *key, const char *value);
-/* Exact: past 2^53 the digits are written as they are (a double would round). */
+/* Exact: from 10^15 the digits are written as they are (cJSON's 15-digit
+ * output would round them). */
 void jsonout_uint(struct jsonout *o, const char *key, uint64_t value);
+/* An integral value from 10^15 on is written as its exact digits too. */
 void jsonout_double(struct jsonout *o, const char *key, double value);
 void jsonout_double_or_null(struct jsonout *o, const char *key, double value, bool present);
 void jsonout_bool(struct jsonout *o, const char *key, bool value);

@@ -4,7 +4,10 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/text.h"
 
 static void line_col(const char *text, size_t len, size_t off, int *line, int *col)
 {
@@ -34,6 +37,109 @@ static size_t find_key(const char *text, size_t len, size_t from, const char *ke
             return i;
     }
     return from;
+}
+
+/* A key of an object: which object (its opening brace) and where the key is. */
+struct key_at {
+    size_t object, start, len;
+};
+
+static int compare_keys(const void *pa, const void *pb, const char *text)
+{
+    const struct key_at *a = pa, *b = pb;
+    if (a->object != b->object)
+        return a->object < b->object ? -1 : 1;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(text + a->start, text + b->start, n);
+    if (c != 0 || a->len != b->len)
+        return c != 0 ? c : a->len < b->len ? -1 : 1;
+    return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static bool same_key(const struct key_at *a, const struct key_at *b, const char *text)
+{
+    return a->object == b->object && a->len == b->len &&
+           memcmp(text + a->start, text + b->start, a->len) == 0;
+}
+
+static const char *sort_text; /* qsort has no context argument */
+static int compare_keys_in_text(const void *a, const void *b)
+{
+    return compare_keys(a, b, sort_text);
+}
+
+/* Refuses a key given twice in one object (cJSON would keep the first
+ * silently, issue 9), naming the line of the second. The text is valid JSON
+ * here: a string right after '{' or ',' inside an object is a key. Keys are
+ * compared as written; sorting keeps this n log n on hostile files. */
+static bool refuse_duplicate_keys(const char *path, const char *text, size_t len, struct diag *d)
+{
+    size_t stack[JSONREAD_MAX_DEPTH + 1];
+    bool is_object[JSONREAD_MAX_DEPTH + 1];
+    int depth = 0;
+    struct key_at *keys = NULL;
+    size_t count = 0, cap = 0;
+    bool expect_key = false, ok = true;
+    for (size_t i = 0; i < len && ok; i++) {
+        char c = text[i];
+        if (c == '{' || c == '[') {
+            if (depth < JSONREAD_MAX_DEPTH) {
+                depth++;
+                stack[depth] = i;
+                is_object[depth] = c == '{';
+            }
+            expect_key = c == '{';
+        } else if (c == '}' || c == ']') {
+            depth--;
+            expect_key = false;
+        } else if (c == ',') {
+            expect_key = depth > 0 && is_object[depth];
+        } else if (c == '"') {
+            size_t start = i + 1;
+            for (i++; i < len && text[i] != '"'; i++)
+                if (text[i] == '\\')
+                    i++;
+            if (expect_key) {
+                if (count == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    struct key_at *bigger = realloc(keys, cap * sizeof *keys);
+                    if (bigger == NULL) {
+                        ok = diag_fail(d, "%s: out of memory", path);
+                        break;
+                    }
+                    keys = bigger;
+                }
+                keys[count++] = (struct key_at){stack[depth], start, i - start};
+            }
+            expect_key = false;
+        }
+    }
+    if (ok && count > 1) {
+        sort_text = text;
+        qsort(keys, count, sizeof *keys, compare_keys_in_text);
+        /* of every repeated key, the second occurrence; report the first in the file */
+        size_t best = len;
+        const struct key_at *first = NULL;
+        for (size_t k = 1; k < count; k++) {
+            bool second = same_key(&keys[k], &keys[k - 1], text) &&
+                          (k < 2 || !same_key(&keys[k - 1], &keys[k - 2], text));
+            if (second && keys[k].start < best) {
+                best = keys[k].start;
+                first = &keys[k - 1];
+            }
+        }
+        if (first != NULL) {
+            int line, col, line1, col1;
+            line_col(text, len, best - 1, &line, &col);
+            line_col(text, len, first->start - 1, &line1, &col1);
+            int n = (int)(first->len > 60 ? 60 : first->len);
+            ok = diag_fail(d, "%s:%d:%d: %.*s: duplicate key (first on line %d); each key may "
+                              "appear once in an object",
+                           path, line, col, n, text + first->start, line1);
+        }
+    }
+    free(keys);
+    return ok;
 }
 
 cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct diag *d)
@@ -101,6 +207,10 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
         cJSON_Delete(root);
         return NULL;
     }
+    if (!refuse_duplicate_keys(path, text, len, d)) {
+        cJSON_Delete(root);
+        return NULL;
+    }
     return root;
 }
 
@@ -145,29 +255,6 @@ bool jsonread_has(const cJSON *obj, const char *key)
     return item != NULL && !cJSON_IsNull(item);
 }
 
-/* Well-formed UTF-8: no stray continuation bytes, overlongs or surrogates. */
-static bool utf8_valid(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        unsigned c = *p++;
-        int extra = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2
-                    : (c & 0xF8) == 0xF0 ? 3 : -1;
-        if (extra < 0 || (extra == 1 && c < 0xC2) || c > 0xF4)
-            return false;
-        unsigned cp = extra ? c & (0x3F >> extra) : c;
-        for (int i = 0; i < extra; i++, p++) {
-            if ((*p & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (*p & 0x3F);
-        }
-        if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-            (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-            return false;
-    }
-    return true;
-}
-
 static const cJSON *get(const cJSON *obj, const char *key)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -185,11 +272,19 @@ bool jsonread_string(const struct jsonread *r, const cJSON *obj, const char *key
     const char *s = item->valuestring;
     if (strlen(s) >= size)
         return failf(r, key, d, "longer than %zu characters", size - 1);
-    if (!utf8_valid(s))
-        return failf(r, key, d, "is not valid UTF-8 text");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if (*p < 0x20)
-            return failf(r, key, d, "contains a control character");
+    /* names and ids are printed in lists, reports and the planner: nothing
+     * in them may steer a terminal or reorder a line (issue 9) */
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned cp = 0;
+        size_t n = text_utf8_decode(p, &cp);
+        if (n == 0)
+            return failf(r, key, d, "is not valid UTF-8 text");
+        if (text_unsafe_char(cp))
+            return failf(r, key, d, cp >= 0x202A ? "contains a bidirectional override (U+%04X)"
+                                                 : "contains a control character (U+%04X)",
+                         cp);
+        p += n;
+    }
     snprintf(out, size, "%s", s);
     return true;
 }

@@ -8,14 +8,19 @@
 #include "core/units.h"
 #include "io/jsonout.h"
 
-static bool check_id(const struct jsonread *r, const char *id, struct diag *d)
+bool preset_id_valid(const char *id)
 {
-    bool ok = id[0] != '\0';
+    bool ok = id[0] != '\0' && strlen(id) < SPEC_ID_MAX;
     for (const char *p = id; *p; p++)
-        if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '-' || *p == '.' ||
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
               *p == '_'))
             ok = false;
-    if (!ok)
+    return ok;
+}
+
+static bool check_id(const struct jsonread *r, const char *id, struct diag *d)
+{
+    if (!preset_id_valid(id))
         return jsonread_fail(r, d, "id: '%s' must be lowercase letters, digits, '-', '.' or '_'",
                              id);
     return true;

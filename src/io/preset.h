@@ -23,6 +23,10 @@ struct preset {
     struct model_spec model;
 };
 
+/* True for an id of lowercase ASCII letters, digits, '-', '.' and '_' that
+ * fits SPEC_ID_MAX: ids name files and appear in commands, never a path. */
+bool preset_id_valid(const char *id);
+
 /* Parses one preset file's text; the kind comes from its "format" field.
  * Errors name path, line, column and field. */
 bool preset_parse(const char *path, const char *text, size_t len, struct preset *out,

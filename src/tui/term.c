@@ -1,13 +1,17 @@
 #include "term.h"
 
 #include <curses.h>
+#include <errno.h>
+#include <limits.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <term.h>
+#include <termios.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -16,13 +20,102 @@
 static SCREEN *screen;
 static FILE *null_out, *null_in;
 static bool mode_1002;
-static volatile sig_atomic_t quit_requested;
 static volatile sig_atomic_t resumed;
 
-static void on_quit_signal(int sig)
+/* Every signal whose default action ends the process. Each one restores the
+ * terminal and exits with 128 + the signal (130 for Ctrl-C): issue 9 found
+ * Ctrl-\, SIGUSR1 and SIGALRM leaving it raw, on the alternate screen, with
+ * mouse reporting on. The handlers are installed before the terminal is
+ * switched, so a signal at any moment finds them. */
+static const int ending_signals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM,   SIGUSR1, SIGUSR2,
+                                     SIGALRM, SIGPIPE, SIGXCPU, SIGXFSZ,   SIGVTALRM,
+                                     SIGPROF, SIGPOLL, SIGSYS};
+enum { ENDING_SIGNALS = sizeof ending_signals / sizeof ending_signals[0] };
+static struct sigaction ending_saved[ENDING_SIGNALS];
+static bool ending_installed;
+
+/* What restores the terminal, prepared before it is switched, so the handler
+ * only writes bytes and resets the line discipline (async-signal-safe):
+ * attributes off, cursor shown, keypad and mouse reporting off, the normal
+ * screen back. */
+static char restore_bytes[256];
+static size_t restore_len;
+static struct termios saved_termios;
+static volatile sig_atomic_t terminal_switched;
+
+static void add_restore(const char *seq)
+{
+    if (seq == NULL || seq == (char *)-1)
+        return;
+    size_t n = strlen(seq);
+    if (restore_len + n < sizeof restore_bytes) {
+        memcpy(restore_bytes + restore_len, seq, n);
+        restore_len += n;
+    }
+}
+
+static void on_ending_signal(int sig)
+{
+    if (terminal_switched) {
+        ssize_t ignored = write(STDOUT_FILENO, restore_bytes, restore_len);
+        (void)ignored;
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
+    }
+    _exit(128 + sig);
+}
+
+static void install_ending_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_ending_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < ENDING_SIGNALS; i++)
+        sigaddset(&sa.sa_mask, ending_signals[i]); /* one restore, never two at once */
+    for (int i = 0; i < ENDING_SIGNALS; i++) {
+        sigaction(ending_signals[i], NULL, &ending_saved[i]);
+        /* a signal the caller chose to ignore (nohup) stays ignored */
+        if (ending_saved[i].sa_handler != SIG_IGN)
+            sigaction(ending_signals[i], &sa, NULL);
+    }
+    ending_installed = true;
+}
+
+static void remove_ending_handlers(void)
+{
+    if (!ending_installed)
+        return;
+    for (int i = 0; i < ENDING_SIGNALS; i++)
+        sigaction(ending_signals[i], &ending_saved[i], NULL);
+    ending_installed = false;
+}
+
+/* Resizes are ours rather than ncurses' (whose handler resizes to whatever
+ * the terminal says): the planner never allocates past TERM_MAX_COLS x
+ * TERM_MAX_ROWS, however large the window grows. */
+static volatile sig_atomic_t resize_pending;
+static struct sigaction winch_saved;
+
+static void on_resize(int sig)
 {
     (void)sig;
-    quit_requested = 1;
+    resize_pending = 1;
+}
+
+bool term_take_resize(void)
+{
+    if (!resize_pending || screen == NULL)
+        return false;
+    resize_pending = 0;
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 || ws.ws_col == 0)
+        return false;
+    int rows = ws.ws_row > TERM_MAX_ROWS ? TERM_MAX_ROWS : ws.ws_row;
+    int cols = ws.ws_col > TERM_MAX_COLS ? TERM_MAX_COLS : ws.ws_col;
+    if (rows == LINES && cols == COLS)
+        return false;
+    resizeterm(rows, cols); /* queues KEY_RESIZE: the loop repaints */
+    return true;
 }
 
 static void on_continue(int sig)
@@ -40,11 +133,6 @@ void term_after_input(void)
         fputs("\033[?1002h", stdout);
         fflush(stdout);
     }
-}
-
-bool term_quit_requested(void)
-{
-    return quit_requested != 0;
 }
 
 const char *term_unusable_reason(void)
@@ -86,6 +174,42 @@ static void common_setup(struct term_caps *caps, bool mono)
     roles_init(caps->color, caps->utf8);
 }
 
+/* ncurses sizes its screens from LINES and COLUMNS in the environment, else
+ * from the terminal, when it starts: COLUMNS=30000 LINES=30000 grew to 24 GB
+ * and COLUMNS=99999999 aborted inside ncurses (issue 9). A larger size is
+ * read as the cap, by capping what ncurses will read. */
+static void cap_screen_size(void)
+{
+    long rows = 0, cols = 0;
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
+        rows = ws.ws_row;
+        cols = ws.ws_col;
+    }
+    const char *names[2] = {"LINES", "COLUMNS"};
+    long *sizes[2] = {&rows, &cols};
+    const long caps[2] = {TERM_MAX_ROWS, TERM_MAX_COLS};
+    bool over = false;
+    for (int i = 0; i < 2; i++) {
+        const char *v = getenv(names[i]);
+        if (v != NULL && v[0] != '\0') {
+            char *end;
+            errno = 0;
+            long n = strtol(v, &end, 10);
+            *sizes[i] = errno == ERANGE ? LONG_MAX : n;
+        }
+        over = over || *sizes[i] > caps[i];
+    }
+    if (!over)
+        return;
+    for (int i = 0; i < 2; i++) {
+        char buf[16];
+        snprintf(buf, sizeof buf, "%ld",
+                 *sizes[i] > caps[i] || *sizes[i] <= 0 ? caps[i] : *sizes[i]);
+        setenv(names[i], buf, 1);
+    }
+}
+
 bool term_open(struct term_caps *caps, char *err, size_t errlen)
 {
     memset(caps, 0, sizeof *caps);
@@ -95,21 +219,41 @@ bool term_open(struct term_caps *caps, char *err, size_t errlen)
         return false;
     }
     caps->utf8 = locale_utf8();
+    /* the restore sequence and the terminal's own mode, then the handlers,
+     * and only then the switch to the planner's screen */
+    int e = 0;
+    if (tcgetattr(STDIN_FILENO, &saved_termios) != 0 ||
+        setupterm(NULL, STDOUT_FILENO, &e) != OK) {
+        snprintf(err, errlen, "cannot read the terminal's settings");
+        return false;
+    }
+    restore_len = 0;
+    add_restore("\033[?1002l\033[?1006l\033[?1000l");
+    add_restore(tigetstr("sgr0"));
+    add_restore(tigetstr("cnorm"));
+    add_restore(tigetstr("rmkx"));
+    add_restore(tigetstr("rmcup"));
+    del_curterm(cur_term);
+    cap_screen_size();
+    install_ending_handlers();
+    struct sigaction wa;
+    memset(&wa, 0, sizeof wa);
+    wa.sa_handler = on_resize; /* no SA_RESTART: the blocking read returns */
+    sigemptyset(&wa.sa_mask);
+    sigaction(SIGWINCH, &wa, &winch_saved);
     screen = newterm(NULL, stdout, stdin);
     if (screen == NULL) {
+        remove_ending_handlers();
+        sigaction(SIGWINCH, &winch_saved, NULL);
         snprintf(err, errlen, "cannot initialise the terminal");
         return false;
     }
+    terminal_switched = 1;
     set_term(screen);
     common_setup(caps, false);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_quit_signal;
     sigemptyset(&sa.sa_mask);
-    /* no SA_RESTART: the blocking read returns and the loop sees the flag */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
     sa.sa_handler = on_continue;
     sa.sa_flags = SA_RESTART;
     sigaction(SIGCONT, &sa, NULL);
@@ -160,8 +304,12 @@ void term_close(void)
         mode_1002 = false;
     }
     endwin();
+    terminal_switched = 0;
     delscreen(screen);
+    if (!null_out)
+        sigaction(SIGWINCH, &winch_saved, NULL);
     screen = NULL;
+    remove_ending_handlers();
     if (null_out)
         fclose(null_out);
     if (null_in)

@@ -1,12 +1,16 @@
 /* term: the one module that owns the terminal (initscr/newterm, endwin).
  *
- * Every exit path, a signal included, goes through term_close() so the
- * terminal is always restored. Colour roles live in roles.h. */
+ * Every exit path goes through term_close(), and every ending signal through
+ * a handler that restores the terminal, so it is always left as it was. Colour roles live in roles.h. */
 #ifndef KVPLAN_TUI_TERM_H
 #define KVPLAN_TUI_TERM_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* The largest screen the planner allocates for: a terminal (or LINES and
+ * COLUMNS) beyond it is used as this size. */
+enum { TERM_MAX_COLS = 1000, TERM_MAX_ROWS = 500 };
 
 struct term_caps {
     bool color;    /* colours in use (has_colors, and NO_COLOR unset) */
@@ -20,7 +24,10 @@ struct term_caps {
 const char *term_unusable_reason(void);
 
 /* Opens the real terminal: raw keys, no echo, keypad, mouse with motion
- * while a button is held (xterm mode 1002), signals that restore it. */
+ * while a button is held (xterm mode 1002). Every signal that would end the
+ * process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, SIGPIPE...)
+ * restores the terminal and exits with status 128 + the signal; the
+ * handlers are in place before the terminal is switched. */
 bool term_open(struct term_caps *caps, char *err, size_t errlen);
 
 /* Opens an invisible cols x rows screen on /dev/null for screen dumps.
@@ -28,15 +35,17 @@ bool term_open(struct term_caps *caps, char *err, size_t errlen);
 bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_caps *caps,
                         char *err, size_t errlen);
 
+/* Call when a read was interrupted: after a SIGWINCH, resizes the screen to
+ * the terminal's size capped at TERM_MAX_COLS x TERM_MAX_ROWS, which queues
+ * KEY_RESIZE when the size changed. True when it resized. */
+bool term_take_resize(void);
+
 /* Restores the terminal (idempotent, async-signal tolerant path). */
 void term_close(void);
 
 /* Call after each input event: re-enables mouse motion reporting after the
  * program was suspended and resumed. */
 void term_after_input(void);
-
-/* True once a SIGINT/SIGTERM/SIGHUP asked us to quit. */
-bool term_quit_requested(void);
 
 /* Writes the current screen's text (UTF-8, one line per row, trailing
  * blanks trimmed) to buf; returns the bytes needed. */

@@ -11,14 +11,24 @@ export XDG_CONFIG_HOME="$T/config"
 pass=0
 failed=0
 ok() { pass=$((pass + 1)); }
+# printed OUT ARGS...: keeps what a command printed for check_printable.py
+printed() {
+    n=$((n + 1))
+    printf '%s' "$1" > "$T/printed.$n"
+    shift
+    printf '%s ' "$@" > "$T/printed.$n.args"
+}
+n=0
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
 # expect STATUS SUBSTRING ARGS...: exit status and a substring of stdout+stderr.
 expect() {
     want=$1 text=$2
     shift 2
-    out=$("$K" "$@" 2>&1)
+    # a timeout on every command: a FIFO that blocks a read is a failure, not a hang
+    out=$(timeout 30 "$K" "$@" 2>&1)
     got=$?
+    printed "$out" "$@"
     if [ "$got" != "$want" ]; then
         bad "kvplan $*: exit $got, expected $want"; echo "$out" | head -5
     elif ! printf '%s' "$out" | grep -qF -- "$text"; then
@@ -26,6 +36,18 @@ expect() {
     else
         ok
     fi
+}
+
+# expect_not SUBSTRING ARGS...: exit 0 and SUBSTRING nowhere in stdout+stderr.
+expect_not() {
+    text=$1
+    shift
+    out=$("$K" "$@" 2>&1)
+    got=$?
+    printed "$out" "$@"
+    if [ "$got" != 0 ]; then bad "kvplan $*: exit $got"; echo "$out" | head -5
+    elif printf '%s' "$out" | grep -qF -- "$text"; then bad "kvplan $*: '$text' in the output"
+    else ok; fi
 }
 
 # json_field FIELD ARGS...: the integer value of "FIELD" in plan --format json.
@@ -67,16 +89,16 @@ expect_field false fits --model llama-3.1-405b --gpu h100-sxm
 # in the text headline, the markdown, the JSON, the explain rows and the exit gate
 for eng in generic vllm sglang llama.cpp trtllm; do
     args="--model llama-3.1-70b --gpu h100-sxm --gpus 12 --tp 4 --context 32k --engine $eng"
-    n=$(json_field max_users $args)
+    users=$(json_field max_users $args)
     per=$(json_field users_per_replica $args)
-    if [ -n "$n" ] && [ "$n" = "$((per * 3))" ]; then ok; else bad "$eng: max_users $n is not 3 x $per"; fi
-    nf=$(printf "%'d" "$n" 2>/dev/null || echo "$n")
+    if [ -n "$users" ] && [ "$users" = "$((per * 3))" ]; then ok; else bad "$eng: max_users $users is not 3 x $per"; fi
+    nf=$(printf "%'d" "$users" 2>/dev/null || echo "$users")
     expect 0 "$nf users fit at 32,768 tokens each" plan $args
     expect 0 "**$nf users fit" plan $args --format markdown
     expect 0 "= $nf all replicas" plan $args
     expect 0 "(3 replicas x $per)" plan $args
-    expect 1 "--require-users: $n users fit, $((n + 1)) required" plan $args --require-users $((n + 1))
-    expect 0 "" plan $args --require-users "$n"
+    expect 1 "--require-users: $users users fit, $((users + 1)) required" plan $args --require-users $((users + 1))
+    expect 0 "" plan $args --require-users "$users"
     # the replicas multiply the one replica's tokens; cost is over all 12 GPUs
     t=$(json_field kv_tokens $args); tr=$(json_field kv_tokens_per_replica $args)
     if [ "$t" = "$((tr * 3))" ]; then ok; else bad "$eng: kv_tokens $t is not 3 x $tr"; fi
@@ -128,6 +150,12 @@ expect 2 "--presets: '$T/none' is not a directory" plan --presets "$T/none"
 expect 2 "list: 'tpus' is not gpus or models" list tpus
 expect 2 "show: unknown model 'llama'" show model llama
 
+# issue 9: "-0" is zero, never "$-0.00/h" or "-0 %"
+expect_not '-0' plan --price -0 --headroom -0
+expect 0 '$0.00/h per GPU x 1 GPU' plan --price -0
+expect_field 1000 memory_bytes_per_gpu --vram 1,000B
+expect_field 131072 context_tokens --context 131,072
+
 # --- engine profiles: each engine's rule, its log lines and launch command
 expect 0 "# GPU blocks: 5693" plan --engine vllm@0 --model llama-3-8b --gpu a100-40gb --context 8192 --gpu-total 39.50GiB --non-kv 24.43GiB
 expect 0 "Maximum concurrency for 8,192 tokens per request: 11.12x" plan --engine vllm@0 --model llama-3-8b --gpu a100-40gb --context 8192 --gpu-total 39.50GiB --non-kv 24.43GiB
@@ -171,6 +199,13 @@ expect 0 "11 users fit at 8,192 tokens each under vllm@0" plan --model llama-3-8
 printf '{"format": "kvplan-calibration", "format_version": 1, "engine": "vllx"}\n' > "$T/badcal.json"
 expect 2 "badcal.json:1:55: engine: 'vllx' is not an engine" plan --calibration "$T/badcal.json"
 
+# issue 9: file names are printed escaped, never as controls
+esc=$(printf '\033')
+cp "$L/vllm-03.log" "$T/x${esc}[2J.log"
+expect 0 'x\x1b[2J.log: vLLM V0 log' calibrate "$T/x${esc}[2J.log"
+mkdir -p "$T/escdir" && cp "$HERE/hostile/data/dup-a.json" "$T/escdir/y${esc}]2;t.json"
+expect 0 'y\x1b]2;t.json' show model h --presets "$T/escdir"
+
 # --- solve and sweep
 expect 0 "h200                56        8 x 7      581" solve --users 500 --context 32k --model llama-3.1-70b --gpu h100-sxm --gpu h200 --engine vllm
 expect 0 "(needs more GPUs)" solve --users 500 --context 32k --model llama-3.1-70b --gpu t4 --gpu h200
@@ -186,6 +221,17 @@ expect 0 "mi300x" sweep --vary gpu=all
 expect 2 "--vary: 'colour' is not context, gpus, kv-dtype, gpu or model" sweep --vary colour=all
 expect 2 "--vary: 'context=8k..1k'" sweep --vary context=8k..1k
 
+# issue 9: sweep --format json streams its rows (640k rows took 1.2 GB held in
+# one array): 100k rows stay in a few MiB, and the whole output is one array
+rows=$("$K" sweep --vary model=all --vary gpus=1..4 --format json | /usr/bin/python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+if [ "$rows" = "$(( $("$K" list models | tail -n +2 | wc -l) * 4 ))" ]; then ok; else bad "sweep json: $rows rows"; fi
+if ! ldd "$K" 2>/dev/null | grep -q libasan; then
+    kib=$(/usr/bin/python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$K" sweep --vary context=1k..1M:50000 --vary gpus=1..2 --format json)
+    if [ "$kib" -lt 32768 ]; then ok; else bad "sweep json of 100k rows used $kib KiB"; fi
+fi
+
 # --- import-hf errors
 printf '{"model_type": "llama", "hidden_size": 4096}\n' > "$T/cfg.json"
 expect 2 "cfg.json:1:1: num_hidden_layers: missing" import-hf "$T/cfg.json"
@@ -193,6 +239,21 @@ printf '{"model_type": "rwkv", "num_hidden_layers": 4}\n' > "$T/cfg2.json"
 expect 2 "cfg2.json:1:2: model_type: 'rwkv' is not a family kvplan can count" import-hf "$T/cfg2.json"
 expect 0 '"windowed_layers":	52' import-hf "$HERE/data/hf/gemma-3-27b.json"
 expect 0 "sliding_window 2047 left out" import-hf "$HERE/data/hf/phi-3-mini-4k.json"
+
+# --- issue 8: make only checks its packages; it never runs apt-get (even as root)
+mkdir -p "$T/fakebin"
+printf '#!/bin/sh\ntouch "%s/apt-get-ran"\n' "$T" > "$T/fakebin/apt-get"
+chmod +x "$T/fakebin/apt-get"
+out=$(PATH="$T/fakebin:$PATH" sh "$HERE/../tools/deps.sh" cmd:kvplan-no-such-tool=kvplan-no-such-package 2>&1)
+st=$?
+if [ $st = 1 ] && [ ! -e "$T/apt-get-ran" ] &&
+    printf '%s' "$out" | grep -qF "sudo apt-get install kvplan-no-such-package"; then ok
+else bad "deps.sh: exit $st, apt-get ran: $([ -e "$T/apt-get-ran" ] && echo yes), $out"; fi
+
+# the set-up path says what it installs: every package of tools/packages
+out=$(sh "$HERE/../tools/setup.sh" --test --dry-run)
+if printf '%s' "$out" | grep -qF "apt-get install -y --no-install-recommends gcc make pkg-config libncurses-dev libcjson-dev libcmocka-dev python3-pyte tmux ncurses-bin procps"; then ok
+else bad "setup.sh --test --dry-run: $out"; fi
 
 # --- the --require-users gate for CI
 expect 0 "users fit" plan --model llama-2-7b --context 4000 --require-users 20
@@ -262,8 +323,63 @@ if [ "$(cat "$T/keep.json")" = precious ] && [ "$(cat "$T/ro/keep.json")" = prec
 chmod 755 "$T/ro"
 # faults that must lose nothing: a full disk, a device that is full, a
 # directory we may not write to (as an unprivileged user), a target that is a directory
-expect 2 "/dev/full: write failed: No space left on device" plan --export /dev/full
+expect 2 "/dev/full: is a character device, not a regular file: kvplan writes only regular files" plan --export /dev/full
 if [ -c /dev/full ]; then ok; else bad "/dev/full was replaced by a file"; fi
+
+# --- issue 9: only regular files are written, and read
+mkfifo "$T/fifo.json"
+expect 2 "fifo.json: is a FIFO, not a regular file: kvplan writes only regular files" plan --export "$T/fifo.json"
+# a planted symlink to a FIFO (or a device) is replaced by the file, never followed
+ln -s "$T/fifo.json" "$T/planted.json"
+expect 0 "users fit" plan --export "$T/planted.json"
+if [ -f "$T/planted.json" ] && [ ! -L "$T/planted.json" ] && [ -p "$T/fifo.json" ]; then ok
+else bad "the symlink to a FIFO was followed"; ls -la "$T"; fi
+for cmd in "plan --export" "calibrate $HERE/data/logs/vllm-03.log --model llama-3-8b --save" \
+           "import-hf $HERE/data/hf/gemma-3-27b.json -o" "--dump-screen"; do
+    # shellcheck disable=SC2086
+    expect 2 "fifo.json: is a FIFO, not a regular file" $cmd "$T/fifo.json"
+done
+expect 0 '"format":	"kvplan-scenario"' plan --export /dev/stdout
+expect 0 "Context" --dump-screen - --size 80x24
+# reading: every input refuses a FIFO at once (tests/hostile/cases), the
+# user's XDG preset directory included
+mkdir -p "$T/xdgfifo/kvplan/presets" && mkfifo "$T/xdgfifo/kvplan/presets/x.json"
+out=$(XDG_CONFIG_HOME="$T/xdgfifo" timeout 30 "$K" plan 2>&1)
+if [ $? = 2 ] && printf '%s' "$out" | grep -qF "x.json: is a FIFO"; then ok; else bad "XDG FIFO: $out"; fi
+# preset directories with links back to themselves: each real directory once
+# (one link reported a duplicate id of itself; six took 18 s)
+mkdir -p "$T/loop" && cp "$HERE/hostile/data/dup-a.json" "$T/loop/"
+ln -s . "$T/loop/l1"
+expect 0 '"id":	"h"' list models --format json --presets "$T/loop"
+for i in 2 3 4 5 6; do ln -s . "$T/loop/l$i"; done
+mkdir -p "$T/loop/sub" && ln -s .. "$T/loop/sub/back"
+expect 0 '"id":	"h"' list models --format json --presets "$T/loop"
+# permissions: umask 077 gives 0600; a replaced file keeps its bits, never setuid
+(umask 077 && "$K" plan --export "$T/private.json" > /dev/null)
+if [ "$(stat -c %a "$T/private.json")" = 600 ]; then ok; else bad "umask 077 export is $(stat -c %a "$T/private.json")"; fi
+chmod 4755 "$T/private.json"
+"$K" plan --export "$T/private.json" > /dev/null
+if [ "$(stat -c %a "$T/private.json")" = 755 ]; then ok; else bad "replaced export is $(stat -c %a "$T/private.json")"; fi
+# a 254-character name: the temporary name beside it must fit too
+long=$(printf '%0249d' 0).json
+expect 0 "users fit" plan --export "$T/$long"
+if [ -f "$T/$long" ]; then ok; else bad "no file with a 254-character name"; fi
+rm -f "$T/$long" "$T/private.json" "$T/planted.json"
+# signals mid-export (fault: a SIGTERM or SIGINT from inside fsync) leave no temporary file
+FAULT="$T/signal_in_fsync.so"
+if ${CC:-cc} -shared -fPIC -o "$FAULT" "$HERE/fault/signal_in_fsync.c" -ldl 2>/dev/null; then
+    for sig in 15 2; do
+        mkdir -p "$T/sig$sig" && echo precious > "$T/sig$sig/keep.json"
+        ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD="$FAULT" KVPLAN_FAULT_SIGNAL=$sig \
+            "$K" plan --export "$T/sig$sig/keep.json" > /dev/null 2>&1
+        st=$?
+        if [ $st = $((128 + sig)) ] && [ "$(ls "$T/sig$sig")" = keep.json ] &&
+            [ "$(cat "$T/sig$sig/keep.json")" = precious ]; then ok
+        else bad "signal $sig mid-export: exit $st, left: $(ls "$T/sig$sig")"; fi
+    done
+else
+    bad "cannot build the signal fault library"
+fi
 if [ "$(id -u)" = 0 ] && mkdir -p "$T/small" && mount -t tmpfs -o size=16k tmpfs "$T/small" 2>/dev/null; then
     echo "precious" > "$T/small/keep.json"
     head -c 12000 /dev/zero > "$T/small/filler"
@@ -290,5 +406,7 @@ expect 2 "cannot open: No such file" plan --load "$T/missing.json"
 sed 's/"context_tokens":	32768/"context_tokens":	"lots"/' "$T/snap.json" > "$T/badctx.json"
 expect 2 "context_tokens: expected a positive integer" plan --load "$T/badctx.json"
 
+# issue 9: every byte every command above printed is text (no controls but \n and \t)
+/usr/bin/python3 "$HERE/check_printable.py" "$T" || failed=$((failed + 1))
 echo "cli: $pass passed, $failed failed"
 [ "$failed" = 0 ]

@@ -2,14 +2,21 @@
 # A few checks through a real terminal stack: kvplan inside tmux, driven with
 # send-keys, read with capture-pane. Usage: tmux.sh path/to/kvplan.
 # Ends with "N passed, N failed".
+# Deterministic under make -j: each phase has a fresh server on its own
+# socket inside a private directory (never one killed and restarted on a
+# shared name), every wait has a timeout, and the directory is removed.
 K=${1:?usage: tmux.sh KVPLAN}
 case $K in /*) ;; *) K=$(pwd)/$K ;; esac
 command -v tmux >/dev/null || { echo "tmux: 0 passed, 0 failed (tmux not installed)"; exit 0; }
-SOCK=kvplan-test.$$
 D=$(mktemp -d /tmp/kvplan-tmux.XXXXXX)
-T() { tmux -L "$SOCK" -f /dev/null "$@"; }
-cleanup() { T kill-server 2>/dev/null; rm -rf "$D"; }
+SOCK=
+T() { tmux -S "$SOCK" -f /dev/null "$@"; }
+cleanup() {
+    for s in "$D"/sock.*; do [ -S "$s" ] && tmux -S "$s" kill-server 2>/dev/null; done
+    rm -rf "$D"
+}
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 pass=0 failed=0
 ok() { pass=$((pass + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; T capture-pane -p -t app 2>/dev/null | head -30; }
@@ -25,11 +32,24 @@ wait_for() {
     return 1
 }
 
-# The pane runs a shell that records kvplan's exit status, then signals us.
-T start-server \; set-option -g remain-on-exit on \; \
-    new-session -d -s app -x 100 -y 30 \
-    "env LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$D $K --gpu a100-80gb --model llama-2-7b --context 4k; echo \$? > $D/status; tmux -L $SOCK wait-for -S done"
+# wait_done: the pane's shell has recorded kvplan's exit status (at most 20 s)
+wait_done() {
+    timeout 20 tmux -S "$SOCK" wait-for done || echo "timeout" > "$D/status"
+}
 
+# phase NAME COLS ROWS COMMAND [AFTER]: a fresh server on socket sock.NAME
+# running COMMAND in a shell that records its exit status, runs AFTER, then
+# signals us
+phase() {
+    [ -n "$SOCK" ] && T kill-server 2>/dev/null
+    SOCK="$D/sock.$1"
+    rm -f "$D/status"
+    T start-server \; set-option -g remain-on-exit on \; \
+        new-session -d -s app -x "$2" -y "$3" \
+        "$4; echo \$? > $D/status; ${5:-:}; tmux -S $SOCK wait-for -S done"
+}
+
+phase main 100 30 "env LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$D $K --gpu a100-80gb --model llama-2-7b --context 4k"
 if wait_for "How the number is computed"; then ok; else bad "the planner did not open"; fi
 if wait_for "= floor(29.72)"; then ok; else bad "29 users at 4k not shown"; fi
 T send-keys -t app Right
@@ -40,23 +60,29 @@ T send-keys -t app Escape
 T resize-window -t app -x 70 -y 22 2>/dev/null || T resize-pane -t app -x 70 -y 22
 if wait_for "How the number is computed"; then ok; else bad "no redraw at 70x22"; fi
 T send-keys -t app q
-T wait-for done
+wait_done
 if [ "$(cat "$D/status")" = 0 ]; then ok; else bad "exit status $(cat "$D/status")"; fi
-# SIGTERM through the real stack: the pane leaves the alternate screen
-T kill-server 2>/dev/null
-rm -f "$D/status"
-T start-server \; set-option -g remain-on-exit on \; \
-    new-session -d -s app -x 10 -y 3 \
-    "env LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$D $K; echo \$? > $D/status; tmux -L $SOCK wait-for -S done"
+
+# SIGTERM through the real stack: the pane leaves the alternate screen, status 143
+phase sigterm 10 3 "env LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$D $K"
 if wait_for "Enlarge"; then ok; else bad "a 10x3 pane does not ask for more room"; fi
 T resize-window -t app -x 100 -y 30 2>/dev/null
 if wait_for "How the number is computed"; then ok; else bad "no redraw after growing from 10x3"; fi
 pid=$(T display -p -t app '#{pane_pid}')
 kvpid=$(pgrep -P "$pid" kvplan | head -1)
 [ -n "$kvpid" ] && kill -TERM "$kvpid"
-T wait-for done
+wait_done
 if [ "$(T display -p -t app '#{alternate_on}')" = 0 ]; then ok; else bad "SIGTERM left the alternate screen on"; fi
-if [ -s "$D/status" ]; then ok; else bad "no exit status after SIGTERM"; fi
+if [ "$(cat "$D/status")" = 143 ]; then ok; else bad "exit status after SIGTERM: $(cat "$D/status")"; fi
+
+# Ctrl-\ (SIGQUIT) from the keyboard: issue 9 left the terminal raw
+phase sigquit 100 30 "env LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$D $K" "stty -a | grep -o ' -*icanon' > $D/stty"
+if wait_for "How the number is computed"; then ok; else bad "the planner did not open for Ctrl-\\"; fi
+T send-keys -t app 'C-\'
+wait_done
+if [ "$(T display -p -t app '#{alternate_on}')" = 0 ]; then ok; else bad "Ctrl-\\ left the alternate screen on"; fi
+if [ "$(cat "$D/status")" = 131 ] && [ "$(cat "$D/stty" 2>/dev/null)" = " icanon" ]; then ok
+else bad "Ctrl-\\: status $(cat "$D/status"), terminal: $(cat "$D/stty" 2>/dev/null)"; fi
 
 echo "tmux: $pass passed, $failed failed"
 [ "$failed" = 0 ]

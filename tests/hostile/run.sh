@@ -8,9 +8,11 @@ T=$(mktemp -d /tmp/kvplan-hostile.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export XDG_CONFIG_HOME="$T/config"
 D="$HERE/data/"
-mkdir -p "$D/dups" 2>/dev/null || true
 # a file just over the 16 MiB limit, made here rather than kept in the repository
 head -c 17825792 /dev/zero | tr '\0' ' ' > "$T/huge.json"
+# a FIFO, and a preset directory holding one: reading them must never block
+mkfifo "$T/fifo.json"
+mkdir -p "$T/fifodir" && mkfifo "$T/fifodir/x.json"
 # two files with one id in one directory
 mkdir -p "$T/dups" && cp "$D/dup-a.json" "$D/dup-b.json" "$T/dups/"
 pass=0
@@ -28,10 +30,16 @@ while IFS='|' read -r name args want; do
         args=$(echo "$args" | sed "s#{p:$f}#$T/p-$name#")
     done
     args=$(echo "$args" | sed "s#{d}dups#$T/dups#g; s#{d}#$D#g; s#{t}#$T/#g")
+    # {esc} ESC, {bel} BEL, {csi} C1 CSI as UTF-8 (U+009B), {rlo} U+202E
+    args=$(echo "$args" | sed "s#{esc}#$(printf '\033')#g; s#{bel}#$(printf '\007')#g;
+        s#{csi}#$(printf '\302\233')#g; s#{rlo}#$(printf '\342\200\256')#g")
     want=$(echo "$want" | sed "s#{d}#$D#g")
     # shellcheck disable=SC2086
-    out=$("$K" $args 2>&1 </dev/null)
+    out=$(timeout 30 "$K" $args 2>&1 </dev/null)
     got=$?
+    n=$((pass + failed))
+    printf '%s' "$out" > "$T/printed.$n"
+    printf '%s' "$args" > "$T/printed.$n.args"
     if [ "$got" = 2 ] && printf '%s' "$out" | grep -qF -- "$want"; then
         pass=$((pass + 1))
     else
@@ -41,4 +49,5 @@ while IFS='|' read -r name args want; do
     fi
 done < "$HERE/cases"
 echo "hostile: $pass passed, $failed failed"
+/usr/bin/python3 "$HERE/../check_printable.py" "$T" || failed=$((failed + 1))
 [ "$failed" = 0 ]

@@ -360,6 +360,91 @@ static void a_failed_atomic_write_keeps_the_old_file(void **state)
     unlink(path);
 }
 
+static mode_t mode_of(const char *path)
+{
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    return st.st_mode;
+}
+
+static void assert_file_holds(const char *path, const char *want)
+{
+    size_t len;
+    struct diag d = {0};
+    char *text = fileio_read(path, &len, &d);
+    assert_non_null(text);
+    assert_string_equal(text, want);
+    free(text);
+}
+
+/* Issue 9: `ln -s /dev/loopN out.json; kvplan plan --export out.json` wrote
+ * the snapshot over the device. The link is replaced by a file instead. */
+static void a_symlink_at_the_target_is_replaced_never_followed(void **state)
+{
+    (void)state;
+    char path[160];
+    snprintf(path, sizeof path, "%s/link.json", tmpdir);
+    assert_int_equal(symlink("/dev/null", path), 0);
+    struct diag d = {0};
+    assert_true(fileio_write_atomic(path, "new\n", 4, &d));
+    assert_true(S_ISREG(mode_of(path)));
+    assert_file_holds(path, "new\n");
+    unlink(path);
+}
+
+/* Issue 9: the export was 0644 whatever the umask, and copied a setuid bit. */
+static void new_files_follow_the_umask_and_replaced_ones_lose_setuid(void **state)
+{
+    (void)state;
+    char path[160];
+    snprintf(path, sizeof path, "%s/mode.json", tmpdir);
+    struct diag d = {0};
+    mode_t old = umask(077);
+    bool ok = fileio_write_atomic(path, "a", 1, &d);
+    umask(old);
+    assert_true(ok);
+    assert_int_equal(mode_of(path) & 07777, 0600);
+    assert_int_equal(chmod(path, 04750), 0);
+    assert_true(fileio_write_atomic(path, "b", 1, &d));
+    assert_int_equal(mode_of(path) & 07777, 0750); /* kept, without setuid */
+    unlink(path);
+}
+
+/* Issue 9: a 254-character name failed, "File name too long", because the
+ * temporary name beside it was longer than NAME_MAX. */
+static void a_254_character_file_name_can_be_written(void **state)
+{
+    (void)state;
+    char path[400];
+    int n = snprintf(path, sizeof path, "%s/", tmpdir);
+    memset(path + n, 'x', 249);
+    memcpy(path + n + 249, ".json", 6);
+    struct diag d = {0};
+    assert_true(fileio_write_atomic(path, "{}\n", 3, &d));
+    assert_file_holds(path, "{}\n");
+    unlink(path);
+}
+
+/* Issue 9: a FIFO among the presets hung every start; devices are refused too. */
+static void only_regular_files_are_read(void **state)
+{
+    (void)state;
+    char path[160];
+    snprintf(path, sizeof path, "%s/fifo.json", tmpdir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    struct diag d = {0};
+    size_t len;
+    assert_null(fileio_read(path, &len, &d));
+    assert_non_null(strstr(d.message, "is a FIFO, not a regular file"));
+    diag_clear(&d);
+    assert_false(fileio_write_atomic(path, "x", 1, &d));
+    assert_non_null(strstr(d.message, "is a FIFO, not a regular file: kvplan writes only"));
+    unlink(path);
+    diag_clear(&d);
+    assert_null(fileio_read("/dev/zero", &len, &d));
+    assert_non_null(strstr(d.message, "is a character device"));
+}
+
 static int remove_tmpdir(void **state)
 {
     (void)state;
@@ -382,6 +467,10 @@ int main(void)
         cmocka_unit_test(a_newer_snapshot_major_version_is_refused),
         cmocka_unit_test(a_version_1_snapshot_still_loads),
         cmocka_unit_test(a_failed_atomic_write_keeps_the_old_file),
+        cmocka_unit_test(a_symlink_at_the_target_is_replaced_never_followed),
+        cmocka_unit_test(new_files_follow_the_umask_and_replaced_ones_lose_setuid),
+        cmocka_unit_test(a_254_character_file_name_can_be_written),
+        cmocka_unit_test(only_regular_files_are_read),
     };
     return cmocka_run_group_tests_name("io", tests, make_tmpdir, remove_tmpdir);
 }

@@ -101,7 +101,7 @@ static struct plan_result plan(const struct scenario *s)
     struct diag d = {0};
     bool ok = plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d);
     if (!ok)
-        fail_msg("capacity_compute failed: %s", d.message);
+        fail_msg("plan_compute failed: %s", d.message);
     return r;
 }
 

@@ -3,11 +3,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "core/dtype.h"
+#include "core/text.h"
 #include "core/units.h"
 
 static uint64_t tokens(const char *text)
@@ -89,6 +91,91 @@ static void formatting_is_readable_and_exact(void **state)
     assert_string_equal(units_format_tokens_short(1048576, buf, sizeof buf), "1M");
 }
 
+/* Issue 9: "79,65GiB" became 7965 GiB and "1,5k" 15,360 tokens; only
+ * groups of three are digit grouping, the rest is refused with the reason. */
+static void commas_group_thousands_and_are_never_a_decimal_point(void **state)
+{
+    (void)state;
+    assert_int_equal(tokens("131,072"), 131072);
+    assert_int_equal(tokens("1_048_576"), 1048576);
+    assert_int_equal(size("1,000GB"), 1000000000000ull);
+    double x = 0;
+    struct diag d = {0};
+    assert_true(units_parse_number("1,000.5", 0, 1e6, &x, &d));
+    assert_true(x == 1000.5);
+    const char *bad_sizes[] = {"79,65GiB", "1,5GB", "80,GB", ",80GB", "1,0000GB", "1__000GB",
+                               "1,000_000GB", "1.000,5GB", "1234,567GB"};
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++) {
+        uint64_t v;
+        diag_clear(&d);
+        assert_false(units_parse_size(bad_sizes[i], &v, &d));
+        assert_non_null(strstr(d.message, "digits in threes"));
+    }
+    uint64_t v;
+    diag_clear(&d);
+    assert_false(units_parse_tokens("1,5k", true, &v, &d));
+    assert_non_null(strstr(d.message, "a comma is not a decimal point"));
+    diag_clear(&d);
+    assert_false(units_parse_number("1,5", 0, 1e6, &x, &d));
+    assert_non_null(strstr(d.message, "'1,5': a comma is not a decimal point"));
+    diag_clear(&d);
+    assert_false(units_parse_count("1_5", 1, 100, &v, &d));
+    assert_non_null(strstr(d.message, "an underscore may only group digits in threes"));
+}
+
+/* Issue 9: "2.5" GPUs became 2 and "--max-gpus 1.9" became 1. */
+static void counts_refuse_fractions_instead_of_truncating(void **state)
+{
+    (void)state;
+    uint64_t v = 0;
+    struct diag d = {0};
+    assert_true(units_parse_count("8", 1, 65536, &v, &d));
+    assert_int_equal(v, 8);
+    assert_true(units_parse_count(" 1,024 ", 1, 65536, &v, &d));
+    assert_int_equal(v, 1024);
+    const char *fractions[] = {"2.5", "1.9", "0.5", "1e-1"};
+    for (size_t i = 0; i < sizeof fractions / sizeof fractions[0]; i++) {
+        diag_clear(&d);
+        assert_false(units_parse_count(fractions[i], 1, 65536, &v, &d));
+        assert_non_null(strstr(d.message, "a count cannot be a fraction"));
+    }
+    const char *bad[] = {"0", "65537", "-1", "+", "", "2x", "1e3", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        diag_clear(&d);
+        assert_false(units_parse_count(bad[i], 1, 65536, &v, &d));
+        assert_non_null(strstr(d.message, "is not a whole number from 1 to 65536"));
+    }
+}
+
+/* Issue 9: "--price -0" printed "$-0.00/h" and "--headroom -0" "-0 %". */
+static void negative_zero_is_read_as_zero(void **state)
+{
+    (void)state;
+    double x = 1;
+    struct diag d = {0};
+    assert_true(units_parse_number("-0", 0, 100, &x, &d));
+    char buf[16];
+    snprintf(buf, sizeof buf, "%.2f", x);
+    assert_string_equal(buf, "0.00");
+}
+
+/* Issue 9: messages quote input; controls come out as escapes. A message
+ * longer than its buffer is cut at a whole escape and never written past
+ * it (the units fuzz target found the cut moving on with every escape). */
+static void escapes_are_whole_and_stay_in_their_buffer(void **state)
+{
+    (void)state;
+    char out[64];
+    assert_int_equal(text_escape("a\x1b[2J\xc2\x9b\xe2\x80\xae\x9b\x7f", out, sizeof out), 28);
+    assert_string_equal(out, "a\\x1b[2J\\u009b\\u202e\\x9b\\x7f");
+    char guarded[16];
+    memset(guarded, 'Z', sizeof guarded);
+    assert_int_equal(text_escape("\x1b\x1b\x1b\x1b", guarded, 8), 16);
+    assert_string_equal(guarded, "\\x1b");
+    for (size_t i = 8; i < sizeof guarded; i++)
+        assert_int_equal(guarded[i], 'Z');
+}
+
 static void dtypes_know_their_exact_size(void **state)
 {
     (void)state;
@@ -110,6 +197,10 @@ int main(void)
         cmocka_unit_test(sizes_need_a_unit_and_keep_gb_and_gib_apart),
         cmocka_unit_test(formatting_is_readable_and_exact),
         cmocka_unit_test(dtypes_know_their_exact_size),
+        cmocka_unit_test(commas_group_thousands_and_are_never_a_decimal_point),
+        cmocka_unit_test(counts_refuse_fractions_instead_of_truncating),
+        cmocka_unit_test(negative_zero_is_read_as_zero),
+        cmocka_unit_test(escapes_are_whole_and_stay_in_their_buffer),
     };
     return cmocka_run_group_tests_name("units", tests, NULL, NULL);
 }
