@@ -8,6 +8,7 @@
 
 #include "app/planner.h"
 #include "app/view.h"
+#include "app/view_parts.h"
 #include "io/fileio.h"
 #include "tui/term.h"
 #include "tui/widgets.h"
@@ -21,8 +22,34 @@ static int handle_mouse(struct planner *p)
         p->mode = MODE_MAIN; /* like any key, a click closes the help */
         return PLAN_REDRAW;
     }
+    if (p->mode == MODE_PICKER) {
+        if (ev.bstate & BUTTON4_PRESSED)
+            return planner_key(p, KEY_UP);
+        if (ev.bstate & BUTTON5_PRESSED)
+            return planner_key(p, KEY_DOWN);
+        if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) {
+            int row = view_picker_row_at(p, ev.x, ev.y);
+            if (row >= 0) {
+                p->picker_sel = row;
+                return planner_key(p, '\n');
+            }
+        }
+        return 0;
+    }
     if (p->mode != MODE_MAIN)
         return 0;
+    if ((ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) && ev.y == 0) {
+        /* the title: a scenario's tab, or "? help" at its end */
+        if (ev.x >= COLS - 7)
+            return planner_key(p, '?');
+        int tail = view_title_tail(p, COLS), hit = ev.x;
+        int tab = p->count > 1 ? view_tabs(p, 0, COLS - tail, tail - 8, &hit) : -1;
+        if (tab >= 0) {
+            planner_switch(p, tab);
+            return PLAN_REDRAW;
+        }
+        return 0;
+    }
     int tx = 0, tw = 0;
     int c = view_control_at(p, ev.x, ev.y, &tx, &tw);
     if (ev.bstate & BUTTON4_PRESSED) {
@@ -42,6 +69,11 @@ static int handle_mouse(struct planner *p)
         if (c < 0)
             return 0;
         p->focus = c;
+        int side = view_arrow_at(p, c, ev.x);
+        if (side != 0) { /* the arrows beside a list step it */
+            planner_step(p, (enum control)c, side, false);
+            return PLAN_REDRAW;
+        }
         if (ev.x >= tx && ev.x < tx + tw && planner_control_fraction(p, (enum control)c) >= 0) {
             planner_set_fraction(p, (enum control)c, widget_slider_fraction_at(tx, tw, ev.x));
             p->dragging = (ev.bstate & BUTTON1_PRESSED) != 0;
@@ -62,13 +94,17 @@ static int handle_mouse(struct planner *p)
     return 0;
 }
 
-int app_run(const struct catalog *c, const struct scenario *s, char *err, size_t errlen)
+int app_run(const struct catalog *c, const struct scenario *s, const struct snapshot_session *ss,
+            char *err, size_t errlen)
 {
     struct term_caps caps;
     if (!term_open(&caps, err, errlen))
         return 3;
-    struct planner p;
-    planner_init(&p, c, s);
+    static struct planner p; /* a session of scenarios: kept off the stack */
+    if (ss && ss->count > 1)
+        planner_init_session(&p, c, ss);
+    else
+        planner_init(&p, c, s);
     view_draw(&p);
     refresh();
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
@@ -105,6 +141,10 @@ int app_run(const struct catalog *c, const struct scenario *s, char *err, size_t
                 clrtoeol();
             }
             refresh();
+            if (p.copy_pending) {
+                term_clipboard(p.copied);
+                p.copy_pending = false;
+            }
         }
     }
     term_close();
@@ -133,15 +173,19 @@ static int next_key(const char **k)
     return (unsigned char)*(*k)++;
 }
 
-int app_dump(const struct catalog *c, const struct scenario *s, const char *path, int cols,
+int app_dump(const struct catalog *c, const struct scenario *s, const struct snapshot_session *ss,
+             const char *path, int cols,
              int rows, const char *keys, bool mono, bool ascii, bool with_attrs, char *err,
              size_t errlen)
 {
     struct term_caps caps;
     if (!term_open_headless(cols, rows, mono, ascii, &caps, err, errlen))
         return 2;
-    struct planner p;
-    planner_init(&p, c, s);
+    static struct planner p; /* a session of scenarios: kept off the stack */
+    if (ss && ss->count > 1)
+        planner_init_session(&p, c, ss);
+    else
+        planner_init(&p, c, s);
     for (const char *k = keys ? keys : ""; *k && !p.quit;)
         planner_key(&p, next_key(&k));
     view_draw(&p);

@@ -5,43 +5,176 @@
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/planner.h"
+#include "core/solve.h"
 #include "core/version.h"
+#include "io/fileio.h"
+#include "io/report.h"
 #include "io/snapshot.h"
 
 static void open_prompt(struct planner *p, enum prompt_kind kind, const char *initial)
 {
+    p->versus_export = false;
     p->mode = MODE_PROMPT;
     p->prompt_kind = kind;
     snprintf(p->prompt, sizeof p->prompt, "%s", initial);
 }
 
-static void do_export(struct planner *p, const char *path)
+/* The session (every scenario) as JSON, or the current scenario or the
+ * versus view as Markdown. */
+static void do_export(struct planner *p, const char *path, enum prompt_kind kind)
 {
     struct diag d = {0};
-    if (snapshot_export(path, &p->scenario, &p->result, KVPLAN_GENERATOR, &d))
-        snprintf(p->status, sizeof p->status, "exported %s", path);
-    else
+    static struct snapshot_session ss;
+    const struct plan_result *results[PLANNER_SLOTS];
+    planner_session(p, &ss, results);
+    bool ok;
+    if (kind == PROMPT_EXPORT_MD) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        if (f == NULL) {
+            ok = diag_fail(&d, "%s: out of memory", path);
+        } else {
+            int shown[4], n = planner_versus(p, shown);
+            if (p->versus_export && n > 1)
+                report_markdown_versus(f, &ss, results, shown, n);
+            else
+                report_markdown(f, &p->scenario, &p->result);
+            fclose(f);
+            ok = fileio_write_atomic(path, text, len, &d);
+            free(text);
+        }
+    } else {
+        ok = snapshot_export_session(path, &ss, results, KVPLAN_GENERATOR, &d);
+    }
+    if (ok) {
+        p->error[0] = '\0'; /* an older failure is history once a write succeeds */
+        snprintf(p->status, sizeof p->status, "wrote %s (%s)", path,
+                 kind == PROMPT_EXPORT_MD ? "Markdown"
+                 : p->count > 1           ? "every scenario of the session"
+                                          : "JSON snapshot");
+    } else {
         snprintf(p->error, sizeof p->error, "%s", d.message);
+    }
 }
 
 static void do_open(struct planner *p, const char *path)
 {
     struct diag d = {0};
-    struct scenario s;
-    if (snapshot_load(path, &s, &d) && planner_apply(p, &s))
-        snprintf(p->status, sizeof p->status, "opened %s", path);
-    else if (d.failed)
+    static struct snapshot_session ss;
+    if (snapshot_load_session(path, &ss, &d)) {
+        const struct catalog *c = p->catalog;
+        planner_init_session(p, c, &ss);
+        snprintf(p->status, sizeof p->status, "opened %s: %d scenario%s", path, ss.count,
+                 ss.count == 1 ? "" : "s");
+    } else {
         snprintf(p->error, sizeof p->error, "%s", d.message);
+    }
+}
+
+/* The options that reach p->target_users, one keystroke each. */
+static void what_would_it_take(struct planner *p)
+{
+    const struct gpu_spec *gpus[512];
+    size_t ng = 0;
+    for (size_t i = 0; i < p->catalog->gpu_count && ng < 512; i++)
+        gpus[ng++] = &p->catalog->gpus[i].spec;
+    struct solve_change ch[5];
+    int n = solve_changes(&p->scenario, p->target_users, gpus, ng, ch);
+    p->option_count = 0;
+    for (int i = 0; i < n && i < PLANNER_OPTIONS; i++) {
+        struct planner_option *o = &p->options[p->option_count++];
+        const struct scenario *s = &ch[i].scenario;
+        char a[32], b[32], u[32];
+        units_format_int(ch[i].users, u, sizeof u);
+        switch (ch[i].kind) {
+        case CHANGE_CONTEXT:
+            units_format_int(s->context_tokens, a, sizeof a);
+            units_format_int(p->scenario.context_tokens, b, sizeof b);
+            snprintf(o->text, sizeof o->text, "context %s tokens instead of %s: %s users", a, b, u);
+            break;
+        case CHANGE_KV_DTYPE:
+            snprintf(o->text, sizeof o->text, "KV cache in %s instead of %s: %s users",
+                     dtype_info(s->kv_dtype)->name, dtype_info(p->result.kv_dtype)->name, u);
+            break;
+        case CHANGE_GPUS:
+            snprintf(o->text, sizeof o->text, "%u GPUs (TP %u x %u) instead of %u: %s users",
+                     s->gpus, s->tp ? s->tp : s->gpus, s->tp ? s->gpus / s->tp : 1,
+                     p->scenario.gpus, u);
+            break;
+        case CHANGE_PREFIX:
+            units_format_int(s->prefix_tokens, a, sizeof a);
+            snprintf(o->text, sizeof o->text, "a shared prefix of %s tokens: %s users", a, u);
+            break;
+        case CHANGE_GPU_TYPE:
+            snprintf(o->text, sizeof o->text, "%u x %s ($%.2f/h each) instead: %s users", s->gpus,
+                     s->gpu.name, s->gpu.price_usd_per_hour, u);
+            break;
+        }
+        o->scenario = *s;
+        o->users = ch[i].users;
+    }
+    p->mode = MODE_OPTIONS;
 }
 
 static void finish_prompt(struct planner *p)
 {
-    p->mode = MODE_MAIN;
-    if (p->prompt[0] == '\0')
+    p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
+    if (p->prompt[0] == '\0' && p->prompt_kind != PROMPT_NOTE) {
+        if (p->prompt_kind == PROMPT_EXPORT || p->prompt_kind == PROMPT_EXPORT_MD)
+            snprintf(p->status, sizeof p->status, "export cancelled: no file name");
         return;
+    }
+    struct stat st;
+    switch (p->prompt_kind) {
+    case PROMPT_LABEL:
+        for (int i = 0; i < p->count; i++)
+            if (i != p->current && strcasecmp(p->slots[i].label, p->prompt) == 0) {
+                snprintf(p->error, sizeof p->error, "label: '%s' already names scenario %d",
+                         p->prompt, i + 1);
+                return;
+            }
+        snprintf(p->slots[p->current].label, sizeof p->slots[p->current].label, "%s", p->prompt);
+        return;
+    case PROMPT_NOTE:
+        snprintf(p->slots[p->current].note, sizeof p->slots[p->current].note, "%s", p->prompt);
+        return;
+    case PROMPT_TARGET: {
+        uint64_t n;
+        struct diag d = {0};
+        if (!units_parse_count(p->prompt, 1, 1000000000, &n, &d)) {
+            snprintf(p->error, sizeof p->error, "Target users: %s", d.message);
+            return;
+        }
+        p->target_users = n;
+        if (p->result.max_users >= n) {
+            snprintf(p->status, sizeof p->status, "%llu users already fit: nothing to change",
+                     (unsigned long long)p->result.max_users);
+            return;
+        }
+        what_would_it_take(p);
+        return;
+    }
+    case PROMPT_EXPORT_MD:
+        if (stat(p->prompt, &st) == 0 && S_ISDIR(st.st_mode)) {
+            snprintf(p->error, sizeof p->error, "%s is a directory: name a file", p->prompt);
+        } else if (stat(p->prompt, &st) == 0) {
+            snprintf(p->pending_path, sizeof p->pending_path, "%s", p->prompt);
+            p->pending_kind = PROMPT_EXPORT_MD;
+            p->mode = MODE_CONFIRM;
+        } else {
+            do_export(p, p->prompt, PROMPT_EXPORT_MD);
+        }
+        return;
+    default:
+        break;
+    }
     switch (p->prompt_kind) {
     case PROMPT_VALUE: {
         struct scenario s = p->scenario;
@@ -53,15 +186,21 @@ static void finish_prompt(struct planner *p)
         break;
     }
     case PROMPT_EXPORT:
-        if (access(p->prompt, F_OK) == 0) {
+        if (stat(p->prompt, &st) == 0 && S_ISDIR(st.st_mode)) {
+            /* said before asking: a directory is never overwritten */
+            snprintf(p->error, sizeof p->error, "%s is a directory: name a file", p->prompt);
+        } else if (access(p->prompt, F_OK) == 0) {
             snprintf(p->pending_path, sizeof p->pending_path, "%s", p->prompt);
+            p->pending_kind = PROMPT_EXPORT;
             p->mode = MODE_CONFIRM;
         } else {
-            do_export(p, p->prompt);
+            do_export(p, p->prompt, PROMPT_EXPORT);
         }
         break;
     case PROMPT_OPEN:
         do_open(p, p->prompt);
+        break;
+    default:
         break;
     }
 }
@@ -181,13 +320,80 @@ static int k_units(struct planner *p)
     return PLAN_REDRAW;
 }
 
+/* The current scenario becomes the reference; the changes that follow go to
+ * a copy of it, so the reference stays as it was. */
 static int k_baseline(struct planner *p)
 {
-    p->has_baseline = true;
-    p->baseline = p->scenario;
-    p->baseline_result = p->result;
-    snprintf(p->status, sizeof p->status, "baseline set: %llu users",
-             (unsigned long long)p->result.max_users);
+    p->reference = p->current;
+    const char *ref = p->slots[p->current].label;
+    char label[SNAPSHOT_LABEL_MAX];
+    snprintf(label, sizeof label, "%s", ref);
+    if (planner_duplicate(p))
+        snprintf(p->status, sizeof p->status, "%s is the reference (%llu users); now editing %s",
+                 label, (unsigned long long)p->result.max_users, p->slots[p->current].label);
+    else
+        snprintf(p->status, sizeof p->status, "%s is the reference (the session is full)", label);
+    return PLAN_REDRAW;
+}
+
+static int k_new(struct planner *p)
+{
+    if (!planner_duplicate(p))
+        snprintf(p->status, sizeof p->status, "the session holds %d scenarios: D removes one",
+                 PLANNER_SLOTS);
+    else
+        snprintf(p->status, sizeof p->status, "scenario %s: a copy of the last one, a to rename",
+                 p->slots[p->current].label);
+    return PLAN_REDRAW;
+}
+
+static int k_remove(struct planner *p)
+{
+    if (p->count <= 1) {
+        snprintf(p->status, sizeof p->status, "the last scenario stays");
+        return PLAN_REDRAW;
+    }
+    char gone[SNAPSHOT_LABEL_MAX];
+    snprintf(gone, sizeof gone, "%s", p->slots[p->current].label);
+    planner_remove(p);
+    snprintf(p->status, sizeof p->status, "removed scenario %s", gone);
+    return PLAN_REDRAW;
+}
+
+static int k_label(struct planner *p)
+{
+    open_prompt(p, PROMPT_LABEL, p->slots[p->current].label);
+    return PLAN_REDRAW;
+}
+
+static int k_note(struct planner *p)
+{
+    open_prompt(p, PROMPT_NOTE, p->slots[p->current].note);
+    return PLAN_REDRAW;
+}
+
+static int k_undo(struct planner *p)
+{
+    if (!planner_undo(p))
+        snprintf(p->status, sizeof p->status, "nothing to undo in %s", p->slots[p->current].label);
+    return PLAN_REDRAW;
+}
+
+static int k_redo(struct planner *p)
+{
+    if (!planner_redo(p))
+        snprintf(p->status, sizeof p->status, "nothing to redo in %s", p->slots[p->current].label);
+    return PLAN_REDRAW;
+}
+
+static int k_versus(struct planner *p)
+{
+    if (p->count < 2) {
+        snprintf(p->status, sizeof p->status,
+                 "one scenario: n adds another (b keeps this one as the reference)");
+        return PLAN_REDRAW;
+    }
+    p->mode = MODE_VERSUS;
     return PLAN_REDRAW;
 }
 
@@ -199,16 +405,64 @@ static int k_export(struct planner *p)
     return PLAN_REDRAW;
 }
 
+static int k_markdown(struct planner *p)
+{
+    char name[PLANNER_TEXT_MAX];
+    planner_export_name(p, name, sizeof name);
+    size_t n = strlen(name);
+    if (n > 5 && strcmp(name + n - 5, ".json") == 0)
+        snprintf(name + n - 5, sizeof name - (n - 5), ".md");
+    enum planner_mode back = p->mode;
+    open_prompt(p, PROMPT_EXPORT_MD, name);
+    p->versus_export = back == MODE_VERSUS;
+    return PLAN_REDRAW;
+}
+
+static int copy(struct planner *p, const char *text, const char *what)
+{
+    snprintf(p->copied, sizeof p->copied, "%s", text);
+    p->copy_pending = true;
+    snprintf(p->status, sizeof p->status, "copied the %s to the clipboard (OSC 52)", what);
+    p->mode = MODE_COPIED;
+    return PLAN_REDRAW;
+}
+
+static int k_copy_command(struct planner *p)
+{
+    char line[PLANNER_TEXT_MAX * 2];
+    planner_command_line(p, line, sizeof line);
+    return copy(p, line, "command line");
+}
+
+static int k_copy_launch(struct planner *p)
+{
+    if (p->result.profile == ENGINE_GENERIC) {
+        snprintf(p->status, sizeof p->status, "the generic rule has no launch line: pick an engine");
+        return PLAN_REDRAW;
+    }
+    return copy(p, p->result.engine.launch, "launch line");
+}
+
+static int k_target(struct planner *p)
+{
+    char first[32] = "";
+    if (p->target_users)
+        snprintf(first, sizeof first, "%llu", (unsigned long long)p->target_users);
+    open_prompt(p, PROMPT_TARGET, first);
+    return PLAN_REDRAW;
+}
+
 static int k_open(struct planner *p) { open_prompt(p, PROMPT_OPEN, ""); return PLAN_REDRAW; }
 static int k_help(struct planner *p) { p->mode = MODE_HELP; return PLAN_REDRAW; }
 
 static int k_compare(struct planner *p)
 {
-    if (!p->has_baseline) {
+    if (planner_reference(p) == NULL) {
         snprintf(p->status, sizeof p->status,
-                 "no baseline yet: press b to keep this scenario, change it, then c");
+                 "no reference yet: press b to keep this scenario, change it, then c");
         return PLAN_REDRAW;
     }
+    p->compare_scroll = 0;
     p->mode = MODE_COMPARE;
     return PLAN_REDRAW;
 }
@@ -243,34 +497,45 @@ static int k_repaint(struct planner *p)
 static const struct planner_key_def keys[] = {
     {'?', "?", "help", NULL, k_help},
     {'q', "q", "quit", "quit", k_quit},
-    {'\n', "Enter", "edit", "type a value (32k, fp8, 12.5); GPU, Model: pick one", k_edit},
-    {'b', "b", "baseline", "keep this scenario as the baseline", k_baseline},
-    {'c', "c", "compare", "compare the baseline with now, row by row", k_compare},
-    {'p', "p", "present", "presentation mode for screen sharing (Esc leaves)", k_present},
-    {'e', "e", "export", "export a JSON snapshot (asks before overwriting)", k_export},
-    {'o', "o", "open", "open a JSON snapshot", k_open},
-    {'w', "w", "warnings", "list every warning", k_warnings},
+    {'\n', "Enter", "edit", "type a value (GPU: a list)", k_edit},
+    {'b', "b", "reference", "keep as reference, edit copy", k_baseline},
+    {'n', "n", "new", "new scenario; 1-6 switch", k_new},
+    {'v', "v", "versus", "scenarios side by side", k_versus},
+    {'c', "c", "compare", "compare with the reference", k_compare},
+    {'T', "T", "target", "what would it take: N users", k_target},
+    {'p', "p", "present", "present (Esc leaves)", k_present},
+    {'e', "e", "export", "export the session as JSON", k_export},
+    {'m', "m", "markdown", "export Markdown", k_markdown},
+    {'y', "y", "copy", "copy command (Y: launch)", k_copy_command},
+    {'Y', "Y", NULL, NULL, k_copy_launch},
+    {'o', "o", "open", "open a snapshot or session", k_open},
+    {'a', "a", NULL, "name this scenario (N: note)", k_label},
+    {'N', "N", NULL, NULL, k_note},
+    {'z', "z", NULL, "undo (Z: redo)", k_undo},
+    {'Z', "Z", NULL, NULL, k_redo},
+    {'D', "D", NULL, "remove this scenario", k_remove},
+    {'w', "w", "warnings", "every warning", k_warnings},
     {'u', "u", "GiB/GB", "show GiB or GB", k_units},
-    {'r', "r", "reset", "reset the focused control", k_reset},
+    {'r', "r", "reset", "reset this control", k_reset},
     {'R', "R", NULL, "reset every control", k_reset_all},
-    {KEY_UP, "Up", NULL, "previous control (also Shift-Tab)", k_up},
+    {KEY_UP, "Up", NULL, "previous control (S-Tab)", k_up},
     {KEY_BTAB, "S-Tab", NULL, NULL, k_up},
-    {KEY_DOWN, "Down", NULL, "next control (also Tab)", k_down},
+    {KEY_DOWN, "Down", NULL, "next control (Tab)", k_down},
     {'\t', "Tab", NULL, NULL, k_down},
-    {KEY_LEFT, "Left", NULL, "step the focused control down (also h)", k_left},
+    {KEY_LEFT, "Left", NULL, "step down (h)", k_left},
     {'h', "h", NULL, NULL, k_left},
-    {KEY_RIGHT, "Right", NULL, "step it up (also l)", k_right},
+    {KEY_RIGHT, "Right", NULL, "step up (l)", k_right},
     {'l', "l", NULL, NULL, k_right},
-    {KEY_SLEFT, "S-Left", NULL, "a big step (also PgUp, PgDn, Shift-Right)", k_big_left},
+    {KEY_SLEFT, "S-Left", NULL, "big step (PgUp, PgDn)", k_big_left},
     {KEY_PPAGE, "PgUp", NULL, NULL, k_big_left},
     {KEY_SRIGHT, "S-Right", NULL, NULL, k_big_right},
     {KEY_NPAGE, "PgDn", NULL, NULL, k_big_right},
-    {KEY_HOME, "Home", NULL, "to either end (also End)", k_home},
+    {KEY_HOME, "Home", NULL, "to either end (End)", k_home},
     {KEY_END, "End", NULL, NULL, k_end},
     {'\r', "Enter", NULL, NULL, k_edit},
     {KEY_ENTER, "Enter", NULL, NULL, k_edit},
     {27, "Esc", NULL, NULL, k_escape},
-    {12, "Ctrl-L", NULL, "repaint the screen", k_repaint},
+    {12, "Ctrl-L", NULL, "repaint", k_repaint},
 };
 
 const struct planner_key_def *planner_keys(int *count)
@@ -284,28 +549,56 @@ int planner_key(struct planner *p, int key)
     switch (p->mode) {
     case MODE_HELP:
     case MODE_WARNINGS:
+    case MODE_COPIED:
         p->mode = MODE_MAIN;
+        return key == 'q' || key == 'Q' ? k_quit(p) : PLAN_REDRAW;
+    case MODE_OPTIONS:
+        p->mode = MODE_MAIN;
+        if (key >= '1' && key < '1' + p->option_count) {
+            const struct planner_option *o = &p->options[key - '1'];
+            char text[PLANNER_TEXT_MAX];
+            snprintf(text, sizeof text, "%s", o->text);
+            if (planner_apply(p, &o->scenario))
+                snprintf(p->status, sizeof p->status, "applied: %s (z undoes)", text);
+        }
         return key == 'q' || key == 'Q' ? k_quit(p) : PLAN_REDRAW;
     case MODE_COMPARE:
         if (key == 'q' || key == 'Q')
             return k_quit(p);
-        if (key == 'b')
-            k_baseline(p);
+        if (key == KEY_DOWN || key == 'j')
+            p->compare_scroll++;
+        else if ((key == KEY_UP || key == 'k') && p->compare_scroll > 0)
+            p->compare_scroll--;
         else if (key == 'c' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER)
             p->mode = MODE_MAIN;
+        return PLAN_REDRAW;
+    case MODE_VERSUS:
+        if (key == 'q' || key == 'Q')
+            return k_quit(p);
+        if (key == 'p')
+            return k_present(p);
+        if (key == 'm')
+            return k_markdown(p);
+        if (key >= '1' && key <= '0' + p->count) {
+            planner_switch(p, key - '1');
+            p->mode = MODE_MAIN;
+        } else if (key == 'v' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {
+            p->mode = MODE_MAIN;
+            p->presentation = false;
+        }
         return PLAN_REDRAW;
     case MODE_PICKER:
         return picker_key(p, key);
     case MODE_CONFIRM:
-        p->mode = MODE_MAIN;
+        p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
         if (key == 'y' || key == 'Y')
-            do_export(p, p->pending_path);
+            do_export(p, p->pending_path, p->pending_kind);
         else
             snprintf(p->status, sizeof p->status, "export cancelled: %s kept", p->pending_path);
         return PLAN_REDRAW;
     case MODE_PROMPT:
         if (key == 27)
-            p->mode = MODE_MAIN;
+            p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
         else if (key == '\n' || key == '\r' || key == KEY_ENTER)
             finish_prompt(p);
         else if (!text_key(p->prompt, sizeof p->prompt, key))
@@ -320,9 +613,11 @@ int planner_key(struct planner *p, int key)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (keys[i].key == key)
             return keys[i].run(p);
-    if (isdigit(key) && control_kind(p->focus) == CK_SLIDER) {
-        char first[2] = {(char)key, 0};
-        open_prompt(p, PROMPT_VALUE, first);
+    if (key >= '1' && key <= '0' + PLANNER_SLOTS) {
+        if (key - '1' < p->count)
+            planner_switch(p, key - '1');
+        else
+            snprintf(p->status, sizeof p->status, "no scenario %c yet: n adds one", key);
         return PLAN_REDRAW;
     }
     return 0;

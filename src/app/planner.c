@@ -5,26 +5,18 @@
 #include <string.h>
 #include <strings.h>
 
-static void compute_curve(struct planner *p)
+/* Users against context for scenario s, 1k to 1M tokens, its profile and
+ * everything else as they are. */
+static void curve_for(const struct scenario *base, struct users_curve *c)
 {
-    /* The curve spans every context: a change of context alone only moves
-     * its marker, so it is computed again only when something else changed. */
-    struct scenario key = p->scenario;
-    key.context_tokens = 0;
-    key.units = UNITS_GIB;
-    if (p->curve_valid && memcmp(&key, &p->curve_of, sizeof key) == 0)
-        return;
-    p->curve_of = key;
-    p->curve_valid = true;
-    struct users_curve *c = &p->curve;
-    struct scenario s = p->scenario;
+    struct scenario s = *base;
     c->max_users = 0;
     for (int i = 0; i < CHART_POINTS; i++) {
         /* 2^10 .. 2^20 tokens in equal steps of log2 */
         double exp2 = 10.0 + 10.0 * i / (CHART_POINTS - 1);
         uint64_t ctx = (uint64_t)(pow(2.0, exp2) + 0.5);
         s.context_tokens = ctx;
-        s.avg_context_tokens = p->scenario.avg_context_tokens < ctx ? p->scenario.avg_context_tokens : 0;
+        s.avg_context_tokens = base->avg_context_tokens < ctx ? base->avg_context_tokens : 0;
         static struct plan_result r; /* numbers only: its explain rows are never touched */
         struct diag d = {0};
         c->context_tokens[i] = ctx;
@@ -37,10 +29,25 @@ static void compute_curve(struct planner *p)
     }
 }
 
-bool planner_apply(struct planner *p, const struct scenario *next)
+static void compute_curve(struct planner *p)
+{
+    /* The curve spans every context: a change of context alone only moves
+     * its marker, so it is computed again only when something else changed. */
+    struct scenario key = p->scenario;
+    key.context_tokens = 0;
+    key.units = UNITS_GIB;
+    if (p->curve_valid && memcmp(&key, &p->curve_of, sizeof key) == 0)
+        return;
+    p->curve_of = key;
+    p->curve_valid = true;
+    curve_for(&p->scenario, &p->curve);
+}
+
+/* Computes the plan of next into p (validated first, so the plan is computed
+ * in place, with no copy of its rows). */
+static bool compute(struct planner *p, const struct scenario *next)
 {
     struct diag d = {0};
-    /* validated first, so the plan is computed in place (no copy of its rows) */
     if (!scenario_validate(next, control_field_names, NULL, &d)) {
         snprintf(p->error, sizeof p->error, "%s", d.message);
         return false;
@@ -59,13 +66,239 @@ bool planner_apply(struct planner *p, const struct scenario *next)
     return true;
 }
 
+static void push(struct scenario *stack, int *count, const struct scenario *s)
+{
+    if (*count == PLANNER_UNDO) { /* the oldest change is forgotten */
+        memmove(stack, stack + 1, (PLANNER_UNDO - 1) * sizeof *stack);
+        (*count)--;
+    }
+    stack[(*count)++] = *s;
+}
+
+bool planner_apply(struct planner *p, const struct scenario *next)
+{
+    struct scenario before = p->scenario;
+    if (!compute(p, next))
+        return false;
+    if (memcmp(&before, &p->scenario, sizeof before) != 0) {
+        struct planner_slot *sl = &p->slots[p->current];
+        push(sl->undo, &sl->undo_count, &before);
+        sl->redo_count = 0;
+    }
+    return true;
+}
+
+bool planner_undo(struct planner *p)
+{
+    struct planner_slot *sl = &p->slots[p->current];
+    if (sl->undo_count == 0)
+        return false;
+    struct scenario now = p->scenario;
+    if (!compute(p, &sl->undo[--sl->undo_count]))
+        return false;
+    push(sl->redo, &sl->redo_count, &now);
+    return true;
+}
+
+bool planner_redo(struct planner *p)
+{
+    struct planner_slot *sl = &p->slots[p->current];
+    if (sl->redo_count == 0)
+        return false;
+    struct scenario now = p->scenario;
+    if (!compute(p, &sl->redo[--sl->redo_count]))
+        return false;
+    push(sl->undo, &sl->undo_count, &now);
+    return true;
+}
+
+/* The live scenario back into its slot. */
+static void store(struct planner *p)
+{
+    struct planner_slot *sl = &p->slots[p->current];
+    sl->scenario = p->scenario;
+    sl->result = p->result;
+    sl->curve = p->curve;
+}
+
+void planner_switch(struct planner *p, int i)
+{
+    if (i < 0 || i >= p->count || i == p->current)
+        return;
+    store(p);
+    p->current = i;
+    p->curve_valid = false;
+    compute(p, &p->slots[i].scenario);
+}
+
+static void default_label(const struct planner *p, char *buf, size_t size)
+{
+    for (char c = 'A'; c <= 'Z'; c++) {
+        char l[2] = {c, 0};
+        bool used = false;
+        for (int i = 0; i < p->count; i++)
+            used |= strcasecmp(p->slots[i].label, l) == 0;
+        if (!used) {
+            snprintf(buf, size, "%s", l);
+            return;
+        }
+    }
+    snprintf(buf, size, "%d", p->count + 1);
+}
+
+bool planner_duplicate(struct planner *p)
+{
+    if (p->count >= PLANNER_SLOTS)
+        return false;
+    store(p);
+    struct planner_slot *sl = &p->slots[p->count];
+    sl->undo_count = sl->redo_count = 0;
+    sl->note[0] = '\0';
+    default_label(p, sl->label, sizeof sl->label);
+    sl->scenario = p->scenario;
+    sl->result = p->result;
+    sl->curve = p->curve;
+    p->current = p->count++;
+    return true;
+}
+
+void planner_remove(struct planner *p)
+{
+    if (p->count <= 1)
+        return;
+    int gone = p->current;
+    memmove(&p->slots[gone], &p->slots[gone + 1],
+            (size_t)(p->count - gone - 1) * sizeof p->slots[0]);
+    p->count--;
+    if (p->reference == gone)
+        p->reference = -1;
+    else if (p->reference > gone)
+        p->reference--;
+    p->current = gone < p->count ? gone : p->count - 1;
+    p->curve_valid = false;
+    compute(p, &p->slots[p->current].scenario);
+}
+
+const struct plan_result *planner_result_of(const struct planner *p, int i)
+{
+    return i == p->current ? &p->result : &p->slots[i].result;
+}
+
+const struct users_curve *planner_curve_of(const struct planner *p, int i)
+{
+    return i == p->current ? &p->curve : &p->slots[i].curve;
+}
+
+const struct plan_result *planner_reference(const struct planner *p)
+{
+    if (p->reference < 0 || p->reference >= p->count || p->reference == p->current)
+        return NULL;
+    return &p->slots[p->reference].result;
+}
+
+int planner_versus(const struct planner *p, int *out)
+{
+    int n = 0;
+    if (p->reference >= 0 && p->reference < p->count)
+        out[n++] = p->reference;
+    for (int i = 0; i < p->count && n < 4; i++)
+        if (i != p->reference)
+            out[n++] = i;
+    return n;
+}
+
+void planner_session(const struct planner *p, struct snapshot_session *ss,
+                     const struct plan_result **results)
+{
+    memset(ss, 0, sizeof *ss);
+    ss->count = p->count;
+    ss->current = p->current;
+    ss->reference = p->reference;
+    for (int i = 0; i < p->count; i++) {
+        snprintf(ss->entry[i].label, sizeof ss->entry[i].label, "%s", p->slots[i].label);
+        snprintf(ss->entry[i].note, sizeof ss->entry[i].note, "%s", p->slots[i].note);
+        ss->entry[i].scenario = i == p->current ? p->scenario : p->slots[i].scenario;
+        results[i] = planner_result_of(p, i);
+    }
+}
+
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s)
 {
     memset(p, 0, sizeof *p);
     p->catalog = c;
     p->scenario = *s;
     p->focus = CTRL_CONTEXT;
-    planner_apply(p, s);
+    p->count = 1;
+    p->reference = -1;
+    snprintf(p->slots[0].label, sizeof p->slots[0].label, "A");
+    compute(p, s);
+    store(p);
+}
+
+void planner_init_session(struct planner *p, const struct catalog *c,
+                          const struct snapshot_session *ss)
+{
+    planner_init(p, c, &ss->entry[0].scenario);
+    p->count = ss->count;
+    for (int i = 0; i < ss->count; i++) {
+        struct planner_slot *sl = &p->slots[i];
+        snprintf(sl->label, sizeof sl->label, "%s", ss->entry[i].label);
+        snprintf(sl->note, sizeof sl->note, "%s", ss->entry[i].note);
+        sl->scenario = ss->entry[i].scenario;
+        struct diag d = {0};
+        plan_compute(&sl->scenario, PLAN_EXPLAIN, control_field_names, &sl->result, &d);
+        curve_for(&sl->scenario, &sl->curve);
+    }
+    p->reference = ss->reference;
+    p->current = ss->current;
+    p->curve_valid = false;
+    compute(p, &p->slots[p->current].scenario);
+}
+
+void planner_command_line(const struct planner *p, char *buf, size_t size)
+{
+    const struct scenario *s = &p->scenario;
+    const struct plan_result *r = &p->result;
+    char ctx[32];
+    size_t n = (size_t)snprintf(buf, size, "kvplan plan --gpu %s --model %s --gpus %u", s->gpu.id,
+                                s->model.id, s->gpus);
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        if (n < size)                                                                              \
+            n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                                 \
+    } while (0)
+    if (r->replicas > 1)
+        ADD(" --tp %u", r->tp);
+    ADD(" --context %s", units_format_tokens_short(s->context_tokens, ctx, sizeof ctx));
+    if (s->kv_dtype != DTYPE_AUTO)
+        ADD(" --kv-dtype %s", dtype_info(s->kv_dtype)->name);
+    if (s->weight_dtype != DTYPE_AUTO)
+        ADD(" --weight-dtype %s", dtype_info(s->weight_dtype)->name);
+    if (s->kv_heads)
+        ADD(" --kv-heads %u", s->kv_heads);
+    if (s->prefix_tokens)
+        ADD(" --prefix %llu", (unsigned long long)s->prefix_tokens);
+    if (s->avg_context_tokens)
+        ADD(" --avg-context %llu", (unsigned long long)s->avg_context_tokens);
+    if (s->engine.kind == ENGINE_GENERIC && s->headroom_percent != 10.0)
+        ADD(" --headroom %g", s->headroom_percent);
+    if (s->engine.kind != ENGINE_GENERIC)
+        ADD(" --engine %s", engine_label(s->engine.kind, s->engine.rule));
+    if (s->engine.gpu_memory_utilization > 0)
+        ADD(" --gpu-memory-utilization %g", s->engine.gpu_memory_utilization);
+    if (s->engine.mem_fraction_static > 0)
+        ADD(" --mem-fraction-static %g", s->engine.mem_fraction_static);
+    if (s->engine.free_gpu_memory_fraction > 0)
+        ADD(" --free-gpu-memory-fraction %g", s->engine.free_gpu_memory_fraction);
+    if (s->engine.max_num_seqs)
+        ADD(" --max-num-seqs %u", s->engine.max_num_seqs);
+    if (s->engine.parallel)
+        ADD(" --parallel %u", s->engine.parallel);
+    if (s->has_vram)
+        ADD(" --vram %lluB", (unsigned long long)s->vram_bytes);
+    if (s->full_attention)
+        ADD(" --full-attention");
+#undef ADD
 }
 
 int planner_controls(const struct planner *p, enum control *out)

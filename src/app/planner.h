@@ -11,6 +11,7 @@
 #include "app/controls.h"
 #include "core/plan.h"
 #include "io/catalog.h"
+#include "io/snapshot.h"
 
 enum planner_mode {
     MODE_MAIN,
@@ -19,12 +20,29 @@ enum planner_mode {
     MODE_PROMPT,
     MODE_CONFIRM,
     MODE_COMPARE,
-    MODE_WARNINGS
+    MODE_WARNINGS,
+    MODE_VERSUS,   /* two to four scenarios side by side */
+    MODE_COPIED,   /* what was copied to the clipboard, to select by hand */
+    MODE_OPTIONS   /* what would it take: single changes that reach a target */
 };
 
-enum prompt_kind { PROMPT_VALUE, PROMPT_EXPORT, PROMPT_OPEN };
+enum prompt_kind {
+    PROMPT_VALUE,
+    PROMPT_EXPORT,
+    PROMPT_EXPORT_MD,
+    PROMPT_OPEN,
+    PROMPT_LABEL,
+    PROMPT_NOTE,
+    PROMPT_TARGET
+};
 
-enum { PLANNER_TEXT_MAX = 256, CHART_POINTS = 61 };
+enum {
+    PLANNER_TEXT_MAX = 256,
+    CHART_POINTS = 61,
+    PLANNER_SLOTS = SNAPSHOT_SESSION_MAX, /* named scenarios in one session */
+    PLANNER_UNDO = 24,                     /* changes each scenario can undo */
+    PLANNER_OPTIONS = 6
+};
 
 /* Users against context, 1k to 1M tokens on a log scale, everything else as
  * in the scenario (the same profile); computed once per change. */
@@ -34,15 +52,40 @@ struct users_curve {
     uint64_t max_users;
 };
 
+/* One named scenario of the session. The current one is edited live in
+ * planner.scenario/result; the others keep their plan here. */
+struct planner_slot {
+    char label[SNAPSHOT_LABEL_MAX];
+    char note[SNAPSHOT_NOTE_MAX];
+    struct scenario scenario;
+    struct plan_result result;
+    struct users_curve curve;
+    int undo_count, redo_count;
+    struct scenario undo[PLANNER_UNDO];
+    struct scenario redo[PLANNER_UNDO];
+};
+
+/* A single change that reaches a target number of users. */
+struct planner_option {
+    char text[PLANNER_TEXT_MAX];
+    struct scenario scenario;
+    uint64_t users;
+};
+
 struct planner {
     const struct catalog *catalog;
     struct scenario scenario;
     struct plan_result result;     /* the one answer, with its explain rows */
     char error[DIAG_MESSAGE_MAX];  /* why the last change was refused */
     char status[PLANNER_TEXT_MAX]; /* one-line message (export done, ...) */
-    bool has_baseline;
-    struct scenario baseline;
-    struct plan_result baseline_result;
+    int count, current, reference; /* the session's scenarios; reference -1: none */
+    struct planner_slot slots[PLANNER_SLOTS];
+    char copied[PLANNER_TEXT_MAX * 2]; /* what the last copy sent (OSC 52) */
+    bool copy_pending;                 /* the app sends it with the next frame */
+    uint64_t target_users;
+    int option_count;
+    struct planner_option options[PLANNER_OPTIONS];
+    int compare_scroll;
     enum control focus;
     enum planner_mode mode;
     /* picker */
@@ -53,6 +96,8 @@ struct planner {
     enum prompt_kind prompt_kind;
     char prompt[PLANNER_TEXT_MAX];
     char pending_path[PLANNER_TEXT_MAX];
+    enum prompt_kind pending_kind;
+    bool versus_export; /* the Markdown prompt came from the versus view */
     bool dragging;
     bool presentation;
     bool quit;
@@ -66,6 +111,37 @@ enum { PLAN_REDRAW = 1, PLAN_QUIT = 2 };
 
 /* A planner on scenario s (already validated) with the catalogue c. */
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s);
+
+/* A planner on a whole session (labels, notes, the current and the reference). */
+void planner_init_session(struct planner *p, const struct catalog *c,
+                          const struct snapshot_session *ss);
+
+/* The session as it stands (the live scenario included), for export. */
+void planner_session(const struct planner *p, struct snapshot_session *ss,
+                     const struct plan_result **results);
+
+/* Scenario i's plan and curve (the live one for the current). */
+const struct plan_result *planner_result_of(const struct planner *p, int i);
+const struct users_curve *planner_curve_of(const struct planner *p, int i);
+
+/* The reference scenario's plan when it is not the current one, else NULL. */
+const struct plan_result *planner_reference(const struct planner *p);
+
+/* Switches to scenario i; adds a copy of the current (returns false when the
+ * session is full); removes the current (never the last). */
+void planner_switch(struct planner *p, int i);
+bool planner_duplicate(struct planner *p);
+void planner_remove(struct planner *p);
+
+/* Undoes or redoes the last change of the current scenario; false when none. */
+bool planner_undo(struct planner *p);
+bool planner_redo(struct planner *p);
+
+/* The scenarios a versus view shows (the reference first, up to four). */
+int planner_versus(const struct planner *p, int *out);
+
+/* The equivalent command line of the current scenario. */
+void planner_command_line(const struct planner *p, char *buf, size_t size);
 
 /* Recomputes the result; keeps the old scenario if the new one is invalid
  * (the reason, in the planner's words, goes to p->error). */

@@ -119,7 +119,7 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
                  engine ? engine_name(res->profile) : "");
         widget_text(y++, r.x, r.w, view_users_role(res), line);
     }
-    if (p->has_baseline && y < end) {
+    if (planner_reference(p) && y < end) {
         view_baseline_text(p, line, sizeof line);
         widget_text(y++, r.x, r.w, strstr(line, "(-") ? ROLE_BAD : ROLE_GOOD, line);
     }
@@ -356,6 +356,14 @@ void view_draw(const struct planner *p)
         view_keybar((struct rect){0, LINES - 1, COLS, 1});
         return;
     }
+    bool versus = p->mode == MODE_VERSUS ||
+                  (p->versus_export && (p->mode == MODE_PROMPT || p->mode == MODE_CONFIRM));
+    if (versus && LINES >= 16 && COLS >= 60) {
+        view_draw_versus(p);
+        if (p->mode != MODE_VERSUS)
+            view_draw_prompt(p);
+        return;
+    }
     if (p->presentation) {
         view_draw_presentation(p);
     } else {
@@ -388,6 +396,10 @@ void view_draw(const struct planner *p)
         view_draw_help(p);
     else if (p->mode == MODE_WARNINGS)
         view_draw_warnings(p);
+    else if (p->mode == MODE_COPIED)
+        view_draw_copied(p);
+    else if (p->mode == MODE_OPTIONS)
+        view_draw_options(p);
     else if (p->mode == MODE_PROMPT || p->mode == MODE_CONFIRM)
         view_draw_prompt(p);
 }
@@ -431,4 +443,21 @@ int view_control_at(const struct planner *p, int x, int y, int *track_x, int *tr
         return -1;
     control_geometry(r, track_x, track_w);
     return v[i];
+}
+
+int view_arrow_at(const struct planner *p, int c, int x)
+{
+    struct planner_layout l = view_layout(p);
+    if (l.too_small || p->presentation || control_kind((enum control)c) == CK_SLIDER)
+        return 0;
+    int tx, tw;
+    control_geometry(l.controls, &tx, &tw);
+    char value[128];
+    control_format((enum control)c, &p->scenario, &p->result, value, sizeof value);
+    int right = tx + 2 + (int)strlen(value) + 1; /* "< value >" */
+    if (x == tx)
+        return -1;
+    if (x == right)
+        return +1;
+    return 0;
 }

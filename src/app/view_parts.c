@@ -90,14 +90,29 @@ void view_title(const struct planner *p, struct rect r)
     snprintf(line, sizeof line, " kvplan  %s on %u x %s%s at %s tokens%s%s", s->model.name,
              s->gpus, s->gpu.name, layout, ctx, sep, eng);
     /* narrower: ids instead of names, then no product name at all */
-    if ((int)strlen(line) > r.w - 8)
+    int room = r.w - view_title_tail(p, r.w) - 1;
+    if ((int)strlen(line) > room)
         snprintf(line, sizeof line, " kvplan  %s on %u x %s%s at %s%s%s", s->model.id, s->gpus,
                  s->gpu.id, layout, ctx, sep, eng);
-    if ((int)strlen(line) > r.w - 8)
+    if ((int)strlen(line) > room)
         snprintf(line, sizeof line, " %s, %u x %s%s, %s%s%s", s->model.id, s->gpus, s->gpu.id,
                  layout, ctx, sep, eng);
-    widget_text(r.y, r.x, r.w - 8, ROLE_KEY, line);
+    int tail = view_title_tail(p, r.w);
+    widget_text(r.y, r.x, r.w - tail - 1, ROLE_KEY, line);
+    if (p->count > 1)
+        view_tabs(p, r.y, r.x + r.w - tail, tail - 8, NULL);
     widget_text(r.y, r.x + r.w - 7, 7, ROLE_KEY, "? help ");
+}
+
+int view_title_tail(const struct planner *p, int w)
+{
+    if (p->count < 2)
+        return 7;
+    int want = 0;
+    for (int i = 0; i < p->count; i++)
+        want += (int)strlen(p->slots[i].label) + 4 + (i == p->reference);
+    int most = w / 2;
+    return (want < most ? want : most) + 8;
 }
 
 bool view_bar_segments(const struct planner *p, struct bar_segment bs[SEG_COUNT])
@@ -181,13 +196,35 @@ enum role view_users_role(const struct plan_result *r)
 
 void view_baseline_text(const struct planner *p, char *buf, size_t size)
 {
-    uint64_t b0 = p->baseline_result.max_users, now = p->result.max_users;
+    const struct plan_result *ref = planner_reference(p);
+    uint64_t b0 = ref ? ref->max_users : 0, now = p->result.max_users;
     char a[32], b[32];
     units_format_int(b0, a, sizeof a);
     units_format_int(now, b, sizeof b);
+    const char *name = p->reference >= 0 ? p->slots[p->reference].label : "";
     if (b0 == 0)
-        snprintf(buf, size, "baseline %s -> %s users", a, b);
+        snprintf(buf, size, "%s %s -> %s users", name, a, b);
     else
-        snprintf(buf, size, "baseline %s -> %s users (%+.0f%%)", a, b,
+        snprintf(buf, size, "%s %s -> %s users (%+.0f%%)", name, a, b,
                  100.0 * ((double)now - (double)b0) / (double)b0);
+}
+
+int view_tabs(const struct planner *p, int y, int x, int w, int *hit_x)
+{
+    /* " 1 A  2 fp8* " : the current in the focus colour, the reference marked */
+    int cx = x;
+    for (int i = 0; i < p->count; i++) {
+        char tab[SNAPSHOT_LABEL_MAX + 8];
+        snprintf(tab, sizeof tab, " %d %s%s ", i + 1, p->slots[i].label,
+                 i == p->reference ? "*" : "");
+        int tw = (int)strlen(tab);
+        if (cx + tw > x + w)
+            break;
+        if (hit_x && *hit_x >= cx && *hit_x < cx + tw)
+            return i;
+        if (!hit_x)
+            widget_text(y, cx, tw, i == p->current ? ROLE_FOCUS : ROLE_KEY, tab);
+        cx += tw;
+    }
+    return hit_x ? -1 : cx - x;
 }

@@ -28,8 +28,15 @@ int view_explain_row(const struct explain_row *row, int y, int x, int w, int max
 /* The role of the big count: bad when it does not fit, a warning at 0. */
 enum role view_users_role(const struct plan_result *r);
 
-/* "baseline 29 -> 3 users (-90%)" */
+/* "A 29 -> 3 users (-90%)": the reference's count against this one's */
 void view_baseline_text(const struct planner *p, char *buf, size_t size);
+
+/* The scenarios' tabs from (x, y) within w columns; returns the width drawn,
+ * or with hit_x, the tab under that column (-1 none) without drawing. */
+int view_tabs(const struct planner *p, int y, int x, int w, int *hit_x);
+
+/* The width the title keeps for the tabs and "? help" at its right. */
+int view_title_tail(const struct planner *p, int w);
 
 /* Screens drawn over or instead of the main one. */
 void view_draw_picker(const struct planner *p);
@@ -38,5 +45,8 @@ void view_draw_prompt(const struct planner *p);
 void view_draw_warnings(const struct planner *p);
 void view_draw_compare(const struct planner *p);
 void view_draw_presentation(const struct planner *p);
+void view_draw_versus(const struct planner *p);
+void view_draw_copied(const struct planner *p);
+void view_draw_options(const struct planner *p);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/view.h"
 #include "app/view_parts.h"
 
 void view_draw_picker(const struct planner *p)
@@ -59,33 +60,52 @@ void view_draw_picker(const struct planner *p)
         widget_text(y + 2, x + 2, w - 4, ROLE_WARN, "no preset matches");
 }
 
+int view_picker_row_at(const struct planner *p, int x, int y)
+{
+    int rows = LINES - 2 - 3, top = p->picker_sel >= rows ? p->picker_sel - rows + 1 : 0;
+    int idx[512], n = planner_picker_matches(p, idx, 512);
+    int i = y - 3;
+    if (x < 2 || x >= COLS - 2 || i < 0 || i >= rows || top + i >= n)
+        return -1;
+    return top + i;
+}
+
 void view_draw_help(const struct planner *p)
 {
     (void)p;
     int nkeys;
     const struct planner_key_def *k = planner_keys(&nkeys);
     static const char *tail[] = {
-        "digits   type a value into the focused slider",
-        "mouse    click to focus, drag a knob, wheel steps, click a key below",
+        "mouse: click, drag a knob, wheel steps, click a key or a tab",
         "no colour: weights #, runtime +, prefix %, users =, spare :, reserved .",
         "any key closes this help",
     };
+    const char *lines[64];
+    char text[64][96];
     int n = 0;
-    for (int i = 0; i < nkeys; i++)
-        n += k[i].help != NULL;
-    int total = n + (int)(sizeof tail / sizeof tail[0]);
-    int w = COLS - 4 < 86 ? COLS - 4 : 86, h = total + 2 < LINES ? total + 2 : LINES;
-    int x = (COLS - w) / 2, y = (LINES - h) / 2, row = 0;
-    view_box(y, x, h, w, " Keys ");
-    for (int i = 0; i < nkeys && row < h - 2; i++) {
+    for (int i = 0; i < nkeys && n < 64; i++) {
         if (k[i].help == NULL)
             continue;
-        char line[160];
-        snprintf(line, sizeof line, "%-8s %s", k[i].name, k[i].help);
-        widget_text(y + 1 + row++, x + 2, w - 4, ROLE_TEXT, line);
+        snprintf(text[n], sizeof text[n], "%-7s %s", k[i].name, k[i].help);
+        lines[n] = text[n];
+        n++;
     }
-    for (size_t i = 0; i < sizeof tail / sizeof tail[0] && row < h - 2; i++)
-        widget_text(y + 1 + row++, x + 2, w - 4, ROLE_TEXT, tail[i]);
+    int tails = (int)(sizeof tail / sizeof tail[0]);
+    /* two columns of keys when one does not fit the height */
+    int columns = n + tails + 2 > LINES && COLS >= 80 ? 2 : 1;
+    int per = (n + columns - 1) / columns;
+    int w = COLS - 2 < (columns == 2 ? 96 : 60) ? COLS - 2 : (columns == 2 ? 96 : 60);
+    int h = per + tails + 3 < LINES ? per + tails + 3 : LINES;
+    int x = (COLS - w) / 2, y = (LINES - h) / 2, cw = (w - 4) / columns;
+    view_box(y, x, h, w, " Keys ");
+    for (int i = 0; i < n; i++) {
+        int row = i % per, col = i / per;
+        if (row < h - 3 - tails)
+            widget_text(y + 1 + row, x + 2 + col * cw, cw - 1, ROLE_TEXT, lines[i]);
+    }
+    for (int t = 0; t < tails; t++)
+        widget_text(y + h - 1 - tails + t, x + 2, w - 4, t == tails - 1 ? ROLE_DIM : ROLE_TEXT,
+                    tail[t]);
 }
 
 void view_draw_warnings(const struct planner *p)
@@ -117,6 +137,16 @@ void view_draw_prompt(const struct planner *p)
         snprintf(line, sizeof line, "Export to: %s_   (Enter writes, Esc cancels)", p->prompt);
     else if (p->prompt_kind == PROMPT_OPEN)
         snprintf(line, sizeof line, "Open snapshot: %s_   (Enter opens, Esc cancels)", p->prompt);
+    else if (p->prompt_kind == PROMPT_EXPORT_MD)
+        snprintf(line, sizeof line, "Markdown to: %s_   (Enter writes, Esc cancels)", p->prompt);
+    else if (p->prompt_kind == PROMPT_LABEL)
+        snprintf(line, sizeof line, "Name of scenario %d: %s_   (Enter names it)", p->current + 1,
+                 p->prompt);
+    else if (p->prompt_kind == PROMPT_NOTE)
+        snprintf(line, sizeof line, "Note: %s_   (Enter keeps it)", p->prompt);
+    else if (p->prompt_kind == PROMPT_TARGET)
+        snprintf(line, sizeof line, "Users to serve: %s_   (Enter asks what it would take)",
+                 p->prompt);
     else
         snprintf(line, sizeof line, "%s = %s_   (Enter applies, Esc cancels)",
                  control_label(p->focus, &p->scenario), p->prompt);
@@ -135,6 +165,8 @@ struct side {
 static void compare_row(int y, int x, int w, const char *label, const char *before,
                         const char *now, bool number, double b, double n)
 {
+    if (y < 3)
+        return; /* scrolled above the header */
     char change[96];
     bool differ = number ? b != n : strcmp(before, now) != 0;
     if (!differ)
@@ -168,13 +200,18 @@ static void number(int *y, int x, int w, const char *label, const char *a, const
 void view_draw_compare(const struct planner *p)
 {
     int w = COLS - 2, h = LINES - 2;
-    view_box(0, 1, h, w, " Compare: baseline against now (c or Esc returns) ");
+    char title[128];
+    snprintf(title, sizeof title, " Compare: %s (reference) against %s (c or Esc returns, Up/Down scroll) ",
+             p->slots[p->reference].label, p->slots[p->current].label);
+    view_box(0, 1, h, w, title);
     int x = 3, y = 2, cw = (w - 4 - 22) / 3;
-    widget_text(y, x + 22, cw, ROLE_TITLE, "BASELINE");
-    widget_text(y, x + 22 + cw, cw, ROLE_TITLE, "NOW");
+    widget_text(y, x + 22, cw, ROLE_TITLE, p->slots[p->reference].label);
+    widget_text(y, x + 22 + cw, cw, ROLE_TITLE, p->slots[p->current].label);
     widget_text(y, x + 22 + 2 * cw, cw, ROLE_TITLE, "CHANGE");
     y++;
-    struct side sd[2] = {{&p->baseline, &p->baseline_result}, {&p->scenario, &p->result}};
+    y -= p->compare_scroll; /* Up/Down scroll when the rows outnumber the screen */
+    struct side sd[2] = {{&p->slots[p->reference].scenario, &p->slots[p->reference].result},
+                         {&p->scenario, &p->result}};
     char a[2][96];
     enum unit_system u = p->scenario.units;
     int iw = w - 4, last = h - 2, cut = 0;
@@ -265,7 +302,7 @@ void view_draw_compare(const struct planner *p)
         cut++;
     if (cut > 0) {
         char more[64];
-        snprintf(more, sizeof more, "(%d more rows: enlarge the terminal)", cut);
+        snprintf(more, sizeof more, "(%d more rows: Down scrolls)", cut);
         widget_text(h - 2, x, iw, ROLE_DIM, more);
     }
 #undef ROW_WORDS
@@ -297,7 +334,7 @@ void view_draw_presentation(const struct planner *p)
     if (!res->fits)
         snprintf(extra, sizeof extra, "   |   %s does not fit",
                  res->weights_fit ? "the KV cache" : "the model");
-    else if (p->has_baseline)
+    else if (planner_reference(p))
         view_baseline_text(p, extra + snprintf(extra, sizeof extra, "   |   "), sizeof extra - 7);
     snprintf(line, sizeof line, "at %s tokens each on %s%s%s%s", ctx, where,
              res->profile != ENGINE_GENERIC ? ", " : "",
@@ -340,4 +377,47 @@ void view_draw_presentation(const struct planner *p)
             view_explain_row(u, l.explain.y, l.explain.x, l.explain.w, l.explain.h, ROLE_DIM);
     }
     view_keybar(l.keybar);
+}
+
+void view_draw_copied(const struct planner *p)
+{
+    int w = COLS - 4, x = 2;
+    int lines = (int)strlen(p->copied) / (w - 4) + 1;
+    int h = lines + 5 < LINES ? lines + 5 : LINES;
+    int y = (LINES - h) / 2;
+    view_box(y, x, h, w, " Copied to the clipboard (OSC 52) ");
+    widget_text(y + 1, x + 2, w - 4, ROLE_DIM,
+                "If your terminal does not pass OSC 52, select the text below:");
+    const char *s = p->copied;
+    for (int row = 0; row < h - 4 && *s; row++) {
+        char piece[PLANNER_TEXT_MAX * 2];
+        int take = w - 4;
+        snprintf(piece, sizeof piece, "%.*s", take, s);
+        widget_text(y + 2 + row, x + 2, w - 4, ROLE_GOOD, piece);
+        s += strlen(piece);
+    }
+    widget_text(y + h - 2, x + 2, w - 4, ROLE_DIM, "any key closes");
+}
+
+void view_draw_options(const struct planner *p)
+{
+    int w = COLS - 4 < 100 ? COLS - 4 : 100, x = (COLS - w) / 2;
+    int h = p->option_count + 5 < LINES ? p->option_count + 5 : LINES;
+    int y = (LINES - h) / 2;
+    char title[96], n[32];
+    units_format_int(p->target_users, n, sizeof n);
+    snprintf(title, sizeof title, " What would it take to serve %s users? ", n);
+    view_box(y, x, h, w, title);
+    if (p->option_count == 0) {
+        widget_text(y + 2, x + 2, w - 4, ROLE_WARN,
+                    "no single change reaches it: combine them, or ask kvplan solve");
+        return;
+    }
+    for (int i = 0; i < p->option_count && i < h - 4; i++) {
+        char line[PLANNER_TEXT_MAX + 8];
+        snprintf(line, sizeof line, "%d  %s", i + 1, p->options[i].text);
+        widget_text(y + 2 + i, x + 2, w - 4, ROLE_TEXT, line);
+        widget_text(y + 2 + i, x + 2, 1, ROLE_KEY, line);
+    }
+    widget_text(y + h - 2, x + 2, w - 4, ROLE_DIM, "a digit applies that change (z undoes it); any other key closes");
 }

@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/report.h"
+#include "io/report.h"
 #include "core/version.h"
 #include "app/app.h"
 #include "io/snapshot.h"
@@ -97,12 +97,21 @@ int cmd_planner(int argc, char **argv)
         return cli_fail(d.message);
     char err[256] = "";
     int status;
+    /* a session file opens every scenario; the options change the current one */
+    static struct snapshot_session ss;
+    const struct snapshot_session *session = NULL;
+    if (o.load_path && !o.scenario_label && snapshot_load_session(o.load_path, &ss, &d) &&
+        ss.count > 1) {
+        ss.entry[ss.current].scenario = s;
+        session = &ss;
+    }
+    diag_clear(&d);
     if (o.dump_path) {
-        status = app_dump(&cat, &s, o.dump_path, o.dump_cols ? o.dump_cols : 80,
+        status = app_dump(&cat, &s, session, o.dump_path, o.dump_cols ? o.dump_cols : 80,
                           o.dump_rows ? o.dump_rows : 24, o.keys, o.mono, o.ascii, o.dump_attrs, err,
                           sizeof err);
     } else {
-        status = app_run(&cat, &s, err, sizeof err);
+        status = app_run(&cat, &s, session, err, sizeof err);
         if (status == 3) {
             /* No usable terminal: say so, and print the same plan as text. */
             fprintf(stderr, "kvplan: %s; printing the plan instead of opening the planner\n",

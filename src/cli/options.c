@@ -27,6 +27,7 @@ enum {
     OPT_UNITS,
     OPT_PRESETS,
     OPT_LOAD,
+    OPT_SCENARIO,
     OPT_EXPORT,
     OPT_REQUIRE_USERS,
     OPT_FORMAT,
@@ -72,6 +73,7 @@ static const struct option long_options[] = {
     {"units", required_argument, 0, OPT_UNITS},
     {"presets", required_argument, 0, OPT_PRESETS},
     {"load", required_argument, 0, OPT_LOAD},
+    {"scenario", required_argument, 0, OPT_SCENARIO},
     {"export", required_argument, 0, OPT_EXPORT},
     {"require-users", required_argument, 0, OPT_REQUIRE_USERS},
     {"format", required_argument, 0, OPT_FORMAT},
@@ -124,6 +126,7 @@ const char *options_help(void)
            "  --units gib|gb         display unit (default gib; JSON is always bytes)\n"
            "  --presets DIR          add or override presets from DIR (repeatable)\n"
            "  --load FILE            start from a snapshot (other options then change it)\n"
+           "  --scenario LABEL       with --load: the session's scenario of that name\n"
            "  --export FILE          write the snapshot to FILE atomically\n"
            "  --require-users N      exit with status 1 when fewer than N users fit\n"
            "  --format F             text, json or markdown (default text)\n"
@@ -268,6 +271,9 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
             if (o->preset_dir_count >= OPTIONS_PRESET_DIRS_MAX)
                 return diag_fail(d, "--presets: at most %d directories", OPTIONS_PRESET_DIRS_MAX);
             o->preset_dirs[o->preset_dir_count++] = a;
+            break;
+        case OPT_SCENARIO:
+            o->scenario_label = a;
             break;
         case OPT_LOAD:
             o->load_path = a;
@@ -429,7 +435,24 @@ bool options_load(const struct options *o, struct catalog *c, struct scenario *s
 bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
                       struct diag *d)
 {
-    if (o->load_path) {
+    if (o->scenario_label && !o->load_path)
+        return diag_fail(d, "--scenario: names a scenario of a session given with --load");
+    if (o->load_path && o->scenario_label) {
+        static struct snapshot_session ss;
+        if (!snapshot_load_session(o->load_path, &ss, d))
+            return false;
+        int i = snapshot_session_find(&ss, o->scenario_label);
+        if (i < 0) {
+            char names[256] = "";
+            size_t n = 0;
+            for (int k = 0; k < ss.count && n < sizeof names; k++)
+                n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s'", k ? ", " : "",
+                                      ss.entry[k].label);
+            return diag_fail(d, "--scenario: '%s' is not in %s (it holds %s)", o->scenario_label,
+                             o->load_path, names);
+        }
+        *s = ss.entry[i].scenario;
+    } else if (o->load_path) {
         if (!snapshot_load(o->load_path, s, d))
             return false;
     } else {

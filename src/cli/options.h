@@ -18,6 +18,7 @@ struct options {
     const char *gpu_id;   /* NULL = default or the snapshot's */
     const char *model_id;
     const char *load_path;
+    const char *scenario_label; /* --scenario: one scenario of a --load session */
     const char *export_path;
     const char *preset_dirs[OPTIONS_PRESET_DIRS_MAX];
     int preset_dir_count;

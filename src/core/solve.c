@@ -1,5 +1,7 @@
 #include "solve.h"
 
+#include <string.h>
+
 uint64_t solve_users(const struct scenario *s)
 {
     struct plan_result r;
@@ -64,4 +66,110 @@ double solve_min_utilization(const struct scenario *base, uint64_t need)
             return pct / 100.0;
     }
     return 0;
+}
+
+static bool keep(struct solve_change *out, int *n, enum solve_change_kind kind,
+                 const struct scenario *s, uint64_t need)
+{
+    uint64_t u = solve_users(s);
+    if (u < need)
+        return false;
+    out[*n].kind = kind;
+    out[*n].scenario = *s;
+    out[*n].users = u;
+    (*n)++;
+    return true;
+}
+
+int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_spec *const *gpus,
+                  size_t ngpus, struct solve_change *out)
+{
+    int n = 0;
+    if (need == 0 || solve_users(base) >= need)
+        return 0;
+    struct scenario s = *base;
+
+    /* a shorter context */
+    uint64_t ctx = solve_max_context(base, need);
+    if (ctx > base->prefix_tokens && ctx < base->context_tokens) {
+        s.context_tokens = ctx;
+        if (s.avg_context_tokens >= ctx)
+            s.avg_context_tokens = 0;
+        keep(out, &n, CHANGE_CONTEXT, &s, need);
+    }
+
+    /* a cheaper cache, widest first, that the profile can hold */
+    static const enum dtype cheaper[] = {DTYPE_FP8, DTYPE_INT8, DTYPE_Q8_0, DTYPE_Q4_0, DTYPE_INT4};
+    s = *base;
+    struct plan_result r;
+    struct diag d = {0};
+    if (plan_compute(base, PLAN_NUMBERS, NULL, &r, &d)) {
+        uint32_t now = dtype_info(r.kv_dtype)->bytes_num * 32 / dtype_info(r.kv_dtype)->bytes_den;
+        for (size_t i = 0; i < sizeof cheaper / sizeof cheaper[0]; i++) {
+            const struct dtype_info *info = dtype_info(cheaper[i]);
+            if (info->bytes_num * 32 / info->bytes_den >= now ||
+                !engine_supports(base->engine.kind, cheaper[i]))
+                continue;
+            s.kv_dtype = cheaper[i];
+            if (keep(out, &n, CHANGE_KV_DTYPE, &s, need))
+                break;
+        }
+    }
+
+    /* more GPUs of the same type */
+    struct solve_split split = solve_gpus(base, need, 256);
+    if (split.solved && split.gpus != base->gpus) {
+        s = *base;
+        s.gpus = split.gpus;
+        s.tp = split.tp == split.gpus ? 0 : split.tp;
+        keep(out, &n, CHANGE_GPUS, &s, need);
+    }
+
+    /* a longer shared prefix: the shortest that serves need (users grow with it) */
+    s = *base;
+    uint64_t lo = base->prefix_tokens + 1, hi = base->context_tokens - 1, best = 0;
+    if (base->avg_context_tokens == 0) {
+        while (lo <= hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            s.prefix_tokens = mid;
+            if (solve_users(&s) >= need) {
+                best = mid;
+                hi = mid - 1;
+            } else {
+                lo = mid + 1;
+            }
+        }
+    }
+    if (best) {
+        s.prefix_tokens = best;
+        keep(out, &n, CHANGE_PREFIX, &s, need);
+    }
+
+    /* another GPU type, as many as now: the cheapest that serves need */
+    int found = -1;
+    double cost = -1;
+    uint64_t users = 0;
+    for (size_t i = 0; i < ngpus; i++) {
+        if (strcmp(gpus[i]->id, base->gpu.id) == 0)
+            continue;
+        s = *base;
+        s.gpu = *gpus[i];
+        s.has_vram = false;
+        uint64_t u = solve_users(&s);
+        double price = gpus[i]->price_usd_per_hour;
+        if (u < need || price < 0)
+            continue;
+        if (found < 0 || price < cost || (price == cost && u > users)) {
+            found = (int)i;
+            cost = price;
+            users = u;
+        }
+    }
+    if (found >= 0) {
+        s = *base;
+        s.gpu = *gpus[found];
+        s.has_vram = false;
+        keep(out, &n, CHANGE_GPU_TYPE, &s, need);
+    }
+    return n;
 }

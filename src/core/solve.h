@@ -29,6 +29,26 @@ uint64_t solve_max_context(const struct scenario *base, uint64_t need);
  * users under vLLM; 0 = none up to 1.00. */
 double solve_min_utilization(const struct scenario *base, uint64_t need);
 
+/* What would it take: single changes of base that serve `need` users. */
+enum solve_change_kind {
+    CHANGE_CONTEXT,  /* the longest context that does */
+    CHANGE_KV_DTYPE, /* the widest cheaper cache precision the profile supports that does */
+    CHANGE_GPUS,     /* the fewest GPUs of the same type (and their split) */
+    CHANGE_PREFIX,   /* the shortest shared prefix that does */
+    CHANGE_GPU_TYPE  /* the cheapest other GPU type, as many of them as now */
+};
+
+struct solve_change {
+    enum solve_change_kind kind;
+    struct scenario scenario; /* base with the one change */
+    uint64_t users;           /* what it serves */
+};
+
+/* The changes that reach need users (each kind at most once, in the order
+ * above); gpus[] are the GPU types to try. Returns the count (0 to 5). */
+int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_spec *const *gpus,
+                  size_t ngpus, struct solve_change *out);
+
 /* The users a scenario serves (0 when it is invalid). */
 uint64_t solve_users(const struct scenario *s);
 

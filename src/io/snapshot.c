@@ -1,7 +1,9 @@
 #include "snapshot.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "io/fileio.h"
 #include "io/jsonout.h"
@@ -252,16 +254,9 @@ static cJSON *result_json(const struct plan_result *r)
     return jsonout_end(&o);
 }
 
-char *snapshot_to_json(const struct scenario *s, const struct plan_result *r,
-                       const char *generator)
+/* cJSON_Print with a final newline; frees root. */
+static char *print_document(cJSON *root)
 {
-    struct jsonout o = jsonout_begin();
-    jsonout_string(&o, "format", SNAPSHOT_FORMAT);
-    jsonout_uint(&o, "format_version", SNAPSHOT_FORMAT_VERSION);
-    jsonout_string(&o, "generator", generator);
-    jsonout_object(&o, "scenario", scenario_json(s));
-    jsonout_object(&o, "result", result_json(r));
-    cJSON *root = jsonout_end(&o);
     if (root == NULL)
         return NULL;
     char *text = cJSON_Print(root);
@@ -279,6 +274,55 @@ char *snapshot_to_json(const struct scenario *s, const struct plan_result *r,
     return with_newline;
 }
 
+static struct jsonout document_begin(const struct scenario *s, const struct plan_result *r,
+                                     const char *generator)
+{
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "format", SNAPSHOT_FORMAT);
+    jsonout_uint(&o, "format_version", SNAPSHOT_FORMAT_VERSION);
+    jsonout_string(&o, "generator", generator);
+    jsonout_object(&o, "scenario", scenario_json(s));
+    jsonout_object(&o, "result", result_json(r));
+    return o;
+}
+
+char *snapshot_to_json(const struct scenario *s, const struct plan_result *r,
+                       const char *generator)
+{
+    struct jsonout o = document_begin(s, r, generator);
+    return print_document(jsonout_end(&o));
+}
+
+char *snapshot_session_to_json(const struct snapshot_session *ss,
+                               const struct plan_result *const *results, const char *generator)
+{
+    int cur = ss->current >= 0 && ss->current < ss->count ? ss->current : 0;
+    struct jsonout o = document_begin(&ss->entry[cur].scenario, results[cur], generator);
+    if (ss->count == 1 && ss->entry[0].note[0] == '\0')
+        return print_document(jsonout_end(&o)); /* one scenario: the plain snapshot */
+    struct jsonout so = jsonout_begin();
+    jsonout_uint(&so, "current", (uint64_t)cur);
+    if (ss->reference >= 0 && ss->reference < ss->count)
+        jsonout_uint(&so, "reference", (uint64_t)ss->reference);
+    else
+        jsonout_null(&so, "reference");
+    cJSON *list = cJSON_CreateArray();
+    for (int i = 0; list && i < ss->count; i++) {
+        struct jsonout eo = jsonout_begin();
+        jsonout_string(&eo, "label", ss->entry[i].label);
+        jsonout_string(&eo, "note", ss->entry[i].note);
+        jsonout_object(&eo, "scenario", scenario_json(&ss->entry[i].scenario));
+        jsonout_object(&eo, "result", result_json(results[i]));
+        cJSON *item = jsonout_end(&eo);
+        if (item == NULL || !cJSON_AddItemToArray(list, item)) {
+            cJSON_Delete(item);
+            so.failed = true;
+        }
+    }
+    jsonout_object(&so, "scenarios", list);
+    jsonout_object(&o, "session", jsonout_end(&so));
+    return print_document(jsonout_end(&o));
+}
 
 static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
                                    struct engine_flags *f, struct diag *d)
@@ -313,6 +357,107 @@ static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
     return true;
 }
 
+/* One scenario object (the top-level "scenario", or a session entry's). */
+static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const char *path,
+                               struct scenario *out, struct diag *d)
+{
+    struct scenario tmp;
+    scenario_default(&tmp, NULL, NULL);
+    struct diag local = {0};
+    bool ok = true;
+    const cJSON *go = cJSON_GetObjectItemCaseSensitive(so, "gpu");
+    const cJSON *mo = cJSON_GetObjectItemCaseSensitive(so, "model");
+    if (!cJSON_IsObject(go) || !cJSON_IsObject(mo))
+        ok = jsonread_fail(sr, d, "%s: missing (expected an object)",
+                           cJSON_IsObject(go) ? "model" : "gpu");
+    struct jsonread gr = jsonread_child(sr, "gpu", "gpu.");
+    struct jsonread mr = jsonread_child(sr, "model", "model.");
+    char units[8] = "gib";
+    ok = ok && preset_gpu_from_json(&gr, go, &tmp.gpu, d) &&
+         preset_model_from_json(&mr, mo, &tmp.model, d) &&
+         jsonread_u32(sr, so, "gpus", true, 1, GPUS_MAX, &tmp.gpus, d) &&
+         preset_read_dtype(sr, so, "weight_dtype", false, &tmp.weight_dtype, d) &&
+         preset_read_dtype(sr, so, "kv_dtype", false, &tmp.kv_dtype, d) &&
+         jsonread_u32(sr, so, "kv_heads", false, 1, 100000, &tmp.kv_heads, d) &&
+         jsonread_u64(sr, so, "context_tokens", true, 1, TOKENS_MAX, &tmp.context_tokens,
+                      d) &&
+         jsonread_u64(sr, so, "prefix_tokens", false, 0, TOKENS_MAX, &tmp.prefix_tokens,
+                      d) &&
+         jsonread_u64(sr, so, "avg_context_tokens", false, 1, TOKENS_MAX,
+                      &tmp.avg_context_tokens, d) &&
+         jsonread_u64(sr, so, "block_tokens", false, 1, BLOCK_TOKENS_MAX, &tmp.block_tokens,
+                      d) &&
+         jsonread_double(sr, so, "headroom_percent", false, 0.0, 99.999999,
+                         &tmp.headroom_percent, d) &&
+         jsonread_bool(sr, so, "full_attention", false, &tmp.full_attention, d) &&
+         jsonread_string(sr, so, "units", false, units, sizeof units, d);
+    if (ok && jsonread_has(so, "vram_bytes")) {
+        tmp.has_vram = true;
+        ok = jsonread_u64(sr, so, "vram_bytes", true, 1, (uint64_t)1 << 44, &tmp.vram_bytes,
+                          d);
+    }
+    if (ok && jsonread_has(so, "weights_bytes")) {
+        tmp.has_weights = true;
+        ok = jsonread_u64(sr, so, "weights_bytes", true, 0, (uint64_t)1 << 53,
+                          &tmp.weights_bytes, d);
+    }
+    if (ok && jsonread_has(so, "price_usd_per_gpu_hour")) {
+        tmp.has_price = true;
+        ok = jsonread_double(sr, so, "price_usd_per_gpu_hour", true, 0.0, 1e6,
+                             &tmp.price_usd_per_hour, d);
+    }
+    if (ok) {
+        if (strcmp(units, "gib") == 0)
+            tmp.units = UNITS_GIB;
+        else if (strcmp(units, "gb") == 0)
+            tmp.units = UNITS_GB;
+        else
+            ok = jsonread_fail(sr, d, "units: '%s' is not gib or gb", units);
+    }
+    if (ok && jsonread_has(so, "tp"))
+        ok = jsonread_u32(sr, so, "tp", true, 1, GPUS_MAX, &tmp.tp, d);
+    const cJSON *eo = cJSON_GetObjectItemCaseSensitive(so, "engine");
+    if (ok && eo != NULL && !cJSON_IsNull(eo)) {
+        struct jsonread er = jsonread_child(sr, "engine", "engine.");
+        ok = engine_flags_from_json(&er, eo, &tmp.engine, d);
+    }
+    if (ok && !scenario_validate(&tmp, NULL, NULL, &local)) {
+        ok = diag_fail(d, "%s: scenario: %s", path, local.message);
+    }
+    if (ok)
+        *out = tmp;
+    return ok;
+}
+
+/* The header: format and a version this kvplan reads. */
+static bool header_from_json(const struct jsonread *r, const cJSON *root, uint32_t *version,
+                             struct diag *d)
+{
+    char format[64] = "";
+    bool ok = jsonread_string(r, root, "format", true, format, sizeof format, d) &&
+              jsonread_u32(r, root, "format_version", true, 1, 1000000, version, d);
+    if (ok && strcmp(format, SNAPSHOT_FORMAT) != 0)
+        return jsonread_fail(r, d, "format: '%s' is not a kvplan scenario (expected \"%s\")",
+                             format, SNAPSHOT_FORMAT);
+    if (ok && (*version < 1 || *version > SNAPSHOT_FORMAT_VERSION))
+        return jsonread_fail(r, d,
+                             "format_version: %u is not supported (this kvplan reads versions 1 "
+                             "to %d); use a kvplan that writes version %u",
+                             *version, SNAPSHOT_FORMAT_VERSION, *version);
+    return ok;
+}
+
+/* The top-level scenario (the current one in a session). */
+static bool top_scenario(const struct jsonread *r, const cJSON *root, struct scenario *s,
+                         struct diag *d)
+{
+    const cJSON *so = cJSON_GetObjectItemCaseSensitive(root, "scenario");
+    if (!cJSON_IsObject(so))
+        return jsonread_fail(r, d, "scenario: missing (expected an object)");
+    struct jsonread sr = jsonread_child(r, "scenario", "");
+    return scenario_from_json(&sr, so, r->path, s, d);
+}
+
 bool snapshot_parse(const char *path, const char *text, size_t len, struct scenario *s,
                     struct diag *d)
 {
@@ -320,90 +465,113 @@ bool snapshot_parse(const char *path, const char *text, size_t len, struct scena
     if (root == NULL)
         return false;
     struct jsonread r = {path, text, len, 0, ""};
-    char format[64] = "";
     uint32_t version = 0;
-    bool ok = jsonread_string(&r, root, "format", true, format, sizeof format, d) &&
-              jsonread_u32(&r, root, "format_version", true, 1, 1000000, &version, d);
-    struct diag local = {0};
-    if (ok && strcmp(format, SNAPSHOT_FORMAT) != 0)
-        ok = jsonread_fail(&r, d, "format: '%s' is not a kvplan scenario (expected \"%s\")",
-                           format, SNAPSHOT_FORMAT);
-    else if (ok && (version < 1 || version > SNAPSHOT_FORMAT_VERSION))
-        ok = jsonread_fail(&r, d,
-                           "format_version: %u is not supported (this kvplan reads versions 1 to %d); "
-                           "use a kvplan that writes version %u",
-                           version, SNAPSHOT_FORMAT_VERSION, version);
-    const cJSON *so = cJSON_GetObjectItemCaseSensitive(root, "scenario");
-    if (ok && !cJSON_IsObject(so))
-        ok = jsonread_fail(&r, d, "scenario: missing (expected an object)");
     struct scenario tmp;
-    scenario_default(&tmp, NULL, NULL);
-    if (ok) {
-        struct jsonread sr = jsonread_child(&r, "scenario", "");
-        const cJSON *go = cJSON_GetObjectItemCaseSensitive(so, "gpu");
-        const cJSON *mo = cJSON_GetObjectItemCaseSensitive(so, "model");
-        if (!cJSON_IsObject(go) || !cJSON_IsObject(mo))
-            ok = jsonread_fail(&sr, d, "%s: missing (expected an object)",
-                               cJSON_IsObject(go) ? "model" : "gpu");
-        struct jsonread gr = jsonread_child(&sr, "gpu", "gpu.");
-        struct jsonread mr = jsonread_child(&sr, "model", "model.");
-        char units[8] = "gib";
-        ok = ok && preset_gpu_from_json(&gr, go, &tmp.gpu, d) &&
-             preset_model_from_json(&mr, mo, &tmp.model, d) &&
-             jsonread_u32(&sr, so, "gpus", true, 1, GPUS_MAX, &tmp.gpus, d) &&
-             preset_read_dtype(&sr, so, "weight_dtype", false, &tmp.weight_dtype, d) &&
-             preset_read_dtype(&sr, so, "kv_dtype", false, &tmp.kv_dtype, d) &&
-             jsonread_u32(&sr, so, "kv_heads", false, 1, 100000, &tmp.kv_heads, d) &&
-             jsonread_u64(&sr, so, "context_tokens", true, 1, TOKENS_MAX, &tmp.context_tokens,
-                          d) &&
-             jsonread_u64(&sr, so, "prefix_tokens", false, 0, TOKENS_MAX, &tmp.prefix_tokens,
-                          d) &&
-             jsonread_u64(&sr, so, "avg_context_tokens", false, 1, TOKENS_MAX,
-                          &tmp.avg_context_tokens, d) &&
-             jsonread_u64(&sr, so, "block_tokens", false, 1, BLOCK_TOKENS_MAX, &tmp.block_tokens,
-                          d) &&
-             jsonread_double(&sr, so, "headroom_percent", false, 0.0, 99.999999,
-                             &tmp.headroom_percent, d) &&
-             jsonread_bool(&sr, so, "full_attention", false, &tmp.full_attention, d) &&
-             jsonread_string(&sr, so, "units", false, units, sizeof units, d);
-        if (ok && jsonread_has(so, "vram_bytes")) {
-            tmp.has_vram = true;
-            ok = jsonread_u64(&sr, so, "vram_bytes", true, 1, (uint64_t)1 << 44, &tmp.vram_bytes,
-                              d);
-        }
-        if (ok && jsonread_has(so, "weights_bytes")) {
-            tmp.has_weights = true;
-            ok = jsonread_u64(&sr, so, "weights_bytes", true, 0, (uint64_t)1 << 53,
-                              &tmp.weights_bytes, d);
-        }
-        if (ok && jsonread_has(so, "price_usd_per_gpu_hour")) {
-            tmp.has_price = true;
-            ok = jsonread_double(&sr, so, "price_usd_per_gpu_hour", true, 0.0, 1e6,
-                                 &tmp.price_usd_per_hour, d);
-        }
-        if (ok) {
-            if (strcmp(units, "gib") == 0)
-                tmp.units = UNITS_GIB;
-            else if (strcmp(units, "gb") == 0)
-                tmp.units = UNITS_GB;
-            else
-                ok = jsonread_fail(&sr, d, "units: '%s' is not gib or gb", units);
-        }
-        if (ok && jsonread_has(so, "tp"))
-            ok = jsonread_u32(&sr, so, "tp", true, 1, GPUS_MAX, &tmp.tp, d);
-        const cJSON *eo = cJSON_GetObjectItemCaseSensitive(so, "engine");
-        if (ok && eo != NULL && !cJSON_IsNull(eo)) {
-            struct jsonread er = jsonread_child(&sr, "engine", "engine.");
-            ok = engine_flags_from_json(&er, eo, &tmp.engine, d);
-        }
-        if (ok && !scenario_validate(&tmp, NULL, NULL, &local)) {
-            ok = diag_fail(d, "%s: scenario: %s", path, local.message);
-        }
-    }
+    bool ok = header_from_json(&r, root, &version, d) && top_scenario(&r, root, &tmp, d);
     cJSON_Delete(root);
     if (ok)
         *s = tmp;
     return ok;
+}
+
+/* A label from a file name: "meeting.json" -> "meeting". */
+static void label_from_path(const char *path, char *out, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(out, size, "%s", base);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out)
+        *dot = '\0';
+}
+
+bool snapshot_parse_session(const char *path, const char *text, size_t len,
+                            struct snapshot_session *ss, struct diag *d)
+{
+    cJSON *root = jsonread_parse(path, text, len, d);
+    if (root == NULL)
+        return false;
+    struct jsonread r = {path, text, len, 0, ""};
+    uint32_t version = 0;
+    static struct snapshot_session tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.reference = -1;
+    bool ok = header_from_json(&r, root, &version, d);
+    const cJSON *so = cJSON_GetObjectItemCaseSensitive(root, "session");
+    if (ok && (so == NULL || cJSON_IsNull(so))) {
+        /* one scenario: a session of one entry */
+        tmp.count = 1;
+        label_from_path(path, tmp.entry[0].label, sizeof tmp.entry[0].label);
+        ok = top_scenario(&r, root, &tmp.entry[0].scenario, d);
+    } else if (ok) {
+        struct jsonread sr = jsonread_child(&r, "session", "session.");
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(so, "scenarios");
+        if (!cJSON_IsObject(so) || !cJSON_IsArray(list))
+            ok = jsonread_fail(&sr, d, "scenarios: missing (expected an array)");
+        int n = ok ? cJSON_GetArraySize(list) : 0;
+        if (ok && (n < 1 || n > SNAPSHOT_SESSION_MAX))
+            ok = jsonread_fail(&sr, d, "scenarios: %d entries (1 to %d)", n, SNAPSHOT_SESSION_MAX);
+        uint32_t cur = 0, ref = UINT32_MAX;
+        ok = ok && jsonread_u32(&sr, so, "current", false, 0, (uint32_t)n - 1, &cur, d) &&
+             jsonread_u32(&sr, so, "reference", false, 0, (uint32_t)n - 1, &ref, d);
+        struct jsonread lr = jsonread_child(&sr, "scenarios", "session.scenarios.");
+        for (int i = 0; ok && i < n; i++) {
+            const cJSON *e = cJSON_GetArrayItem(list, i);
+            struct snapshot_entry *en = &tmp.entry[i];
+            if (!cJSON_IsObject(e)) {
+                ok = jsonread_fail(&lr, d, "entry %d: expected an object", i + 1);
+                break;
+            }
+            ok = jsonread_string(&lr, e, "label", true, en->label, sizeof en->label, d) &&
+                 jsonread_string(&lr, e, "note", false, en->note, sizeof en->note, d);
+            const cJSON *es = cJSON_GetObjectItemCaseSensitive(e, "scenario");
+            if (ok && !cJSON_IsObject(es))
+                ok = jsonread_fail(&lr, d, "entry %d: scenario: missing (expected an object)", i + 1);
+            struct jsonread er = jsonread_child(&lr, "scenario", "session.scenarios.scenario.");
+            ok = ok && scenario_from_json(&er, es, path, &en->scenario, d);
+            for (int j = 0; ok && j < i; j++)
+                if (strcasecmp(tmp.entry[j].label, en->label) == 0)
+                    ok = jsonread_fail(&lr, d, "label: '%s' names two scenarios", en->label);
+        }
+        tmp.count = n;
+        tmp.current = (int)cur;
+        tmp.reference = ref == UINT32_MAX ? -1 : (int)ref;
+    }
+    cJSON_Delete(root);
+    if (ok)
+        *ss = tmp;
+    return ok;
+}
+
+bool snapshot_load_session(const char *path, struct snapshot_session *ss, struct diag *d)
+{
+    size_t len = 0;
+    char *text = fileio_read(path, &len, d);
+    if (text == NULL)
+        return false;
+    bool ok = snapshot_parse_session(path, text, len, ss, d);
+    free(text);
+    return ok;
+}
+
+bool snapshot_export_session(const char *path, const struct snapshot_session *ss,
+                             const struct plan_result *const *results, const char *generator,
+                             struct diag *d)
+{
+    char *text = snapshot_session_to_json(ss, results, generator);
+    if (text == NULL)
+        return diag_fail(d, "%s: cannot build the snapshot (out of memory)", path);
+    bool ok = fileio_write_atomic(path, text, strlen(text), d);
+    free(text);
+    return ok;
+}
+
+int snapshot_session_find(const struct snapshot_session *ss, const char *label)
+{
+    for (int i = 0; i < ss->count; i++)
+        if (strcasecmp(ss->entry[i].label, label) == 0)
+            return i;
+    return -1;
 }
 
 bool snapshot_load(const char *path, struct scenario *s, struct diag *d)

@@ -1,5 +1,5 @@
 /* snapshot: a scenario and its result as JSON ("kvplan-scenario",
- * format_version 2; version 1 files still load), the file `plan --format json` prints and --export writes.
+ * format_version 3; versions 1 and 2 still load), the file `plan --format json` prints and --export writes.
  *
  * The scenario carries the full GPU and model specs, so loading a snapshot
  * reproduces its result even after the presets change; the result is always
@@ -10,7 +10,7 @@
 #include "core/plan.h"
 
 #define SNAPSHOT_FORMAT "kvplan-scenario"
-#define SNAPSHOT_FORMAT_VERSION 2
+#define SNAPSHOT_FORMAT_VERSION 3
 
 /* The snapshot text (pretty-printed, ending in a newline); caller frees.
  * NULL on out of memory or a non-finite number. */
@@ -21,6 +21,43 @@ char *snapshot_to_json(const struct scenario *s, const struct plan_result *r,
  * share the scenario; a newer format_version is refused; errors name path, line, column and field. */
 bool snapshot_parse(const char *path, const char *text, size_t len, struct scenario *s,
                     struct diag *d);
+
+/* A session: several named scenarios of one meeting. The snapshot's
+ * top-level "scenario" and "result" are the current entry's, so a reader of
+ * one scenario finds it; "session" lists them all (format_version 3). */
+enum { SNAPSHOT_SESSION_MAX = 6, SNAPSHOT_LABEL_MAX = 24, SNAPSHOT_NOTE_MAX = 160 };
+
+struct snapshot_entry {
+    char label[SNAPSHOT_LABEL_MAX]; /* short name: "fp8 at 128k" */
+    char note[SNAPSHOT_NOTE_MAX];
+    struct scenario scenario;
+};
+
+struct snapshot_session {
+    int count;
+    int current;   /* the entry being edited */
+    int reference; /* the entry others are compared with; -1 none */
+    struct snapshot_entry entry[SNAPSHOT_SESSION_MAX];
+};
+
+/* The session as JSON; results[i] is entry i's plan. Caller frees. A
+ * session of one scenario without a note is the plain snapshot. */
+char *snapshot_session_to_json(const struct snapshot_session *ss,
+                               const struct plan_result *const *results, const char *generator);
+
+/* Reads a session. A file of one scenario (any version) is a session of one
+ * entry labelled from its file; errors name path, line, column and field. */
+bool snapshot_parse_session(const char *path, const char *text, size_t len,
+                            struct snapshot_session *ss, struct diag *d);
+bool snapshot_load_session(const char *path, struct snapshot_session *ss, struct diag *d);
+
+/* Computes nothing: writes ss with its results, atomically. */
+bool snapshot_export_session(const char *path, const struct snapshot_session *ss,
+                             const struct plan_result *const *results, const char *generator,
+                             struct diag *d);
+
+/* The entry with this label (case-insensitive), or -1. */
+int snapshot_session_find(const struct snapshot_session *ss, const char *label);
 
 /* Reads and parses a file. */
 bool snapshot_load(const char *path, struct scenario *s, struct diag *d);

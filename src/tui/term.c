@@ -393,3 +393,22 @@ size_t term_dump_attrs(char *buf, size_t size)
         buf[used < size ? used : size - 1] = '\0';
     return used;
 }
+
+void term_clipboard(const char *text)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = strlen(text);
+    fputs("\033]52;c;", stdout);
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned char)text[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned char)text[i + 1] << 8;
+        if (i + 2 < n)
+            v |= (unsigned char)text[i + 2];
+        char out[4] = {b64[(v >> 18) & 63], b64[(v >> 12) & 63],
+                       i + 1 < n ? b64[(v >> 6) & 63] : '=', i + 2 < n ? b64[v & 63] : '='};
+        fwrite(out, 1, 4, stdout);
+    }
+    fputs("\a", stdout);
+    fflush(stdout);
+}

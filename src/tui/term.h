@@ -51,6 +51,10 @@ void term_after_input(void);
  * blanks trimmed) to buf; returns the bytes needed. */
 size_t term_dump_text(char *buf, size_t size);
 
+/* Asks the terminal to put text on the system clipboard (OSC 52, base64);
+ * terminals that do not pass it ignore the sequence. */
+void term_clipboard(const char *text);
+
 /* Writes one character per cell describing its attributes, one line per
  * row: '.' plain, else a letter for the colour pair ('a' = pair 1) or, in
  * monochrome, B bold, R reverse, D dim, U underline (the first that applies).

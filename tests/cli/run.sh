@@ -399,8 +399,8 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 fi
 
 # bad snapshots
-printf '{"format": "kvplan-scenario",\n "format_version": 3}\n' > "$T/v3.json"
-expect 2 "v3.json:2:2: format_version: 3 is not supported" plan --load "$T/v3.json"
+printf '{"format": "kvplan-scenario",\n "format_version": 4}\n' > "$T/v4.json"
+expect 2 "v4.json:2:2: format_version: 4 is not supported" plan --load "$T/v4.json"
 expect 2 "is a directory, not a file" plan --load "$T"
 expect 2 "cannot open: No such file" plan --load "$T/missing.json"
 sed 's/"context_tokens":	32768/"context_tokens":	"lots"/' "$T/snap.json" > "$T/badctx.json"

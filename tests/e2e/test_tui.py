@@ -153,7 +153,7 @@ def test_export_writes_the_same_bytes_as_plan_json():
         for _ in range(60):
             t.send("\x7f")
         t.press(path + "\r")
-        t.wait_for(r"exported")
+        t.wait_for(r"wrote ")
         with open(path, "rb") as f:
             written = f.read()
         want = subprocess.run([KVPLAN, "plan", "--format", "json", *SCENARIO[:-1], "8k"],

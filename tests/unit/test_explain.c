@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "cli/report.h"
+#include "io/report.h"
 #include "core/plan.h"
 #include "io/catalog.h"
 

@@ -310,11 +310,11 @@ static void snapshots_round_trip_exactly(void **state)
 static void a_newer_snapshot_major_version_is_refused(void **state)
 {
     (void)state;
-    const char *text = "{\"format\": \"kvplan-scenario\",\n \"format_version\": 3, \"scenario\": {}}";
+    const char *text = "{\"format\": \"kvplan-scenario\",\n \"format_version\": 4, \"scenario\": {}}";
     struct scenario s;
     struct diag d = {0};
     assert_false(snapshot_parse("s.json", text, strlen(text), &s, &d));
-    assert_non_null(strstr(d.message, "s.json:2:2: format_version: 3 is not supported"));
+    assert_non_null(strstr(d.message, "s.json:2:2: format_version: 4 is not supported"));
 }
 
 static void a_version_1_snapshot_still_loads(void **state)

@@ -35,15 +35,16 @@ static int unload(void **state)
     return 0;
 }
 
-static struct planner start(const char *gpu, const char *model, uint64_t context)
+/* One planner at a time: a session of scenarios is too large for the stack. */
+static struct planner *start(const char *gpu, const char *model, uint64_t context)
 {
+    static struct planner p;
     struct scenario s;
     scenario_default(&s, &catalog_find_gpu(&cat, gpu)->spec,
                               &catalog_find_model(&cat, model)->spec);
     s.context_tokens = context;
-    struct planner p;
     planner_init(&p, &cat, &s);
-    return p;
+    return &p;
 }
 
 static uint64_t users_for(const struct scenario *s)
@@ -57,32 +58,32 @@ static uint64_t users_for(const struct scenario *s)
 static void right_on_context_doubles_it_and_the_users_follow_the_core(void **state)
 {
     (void)state;
-    struct planner p = start("a100-80gb", "llama-2-7b", 4096);
-    assert_int_equal(p.focus, CTRL_CONTEXT);
-    uint64_t before = p.result.max_users;
-    planner_key(&p, KEY_RIGHT);
-    assert_int_equal(p.scenario.context_tokens, 8192);
-    assert_int_equal(p.result.max_users, users_for(&p.scenario));
+    struct planner *p = start("a100-80gb", "llama-2-7b", 4096);
+    assert_int_equal(p->focus, CTRL_CONTEXT);
+    uint64_t before = p->result.max_users;
+    planner_key(p, KEY_RIGHT);
+    assert_int_equal(p->scenario.context_tokens, 8192);
+    assert_int_equal(p->result.max_users, users_for(&p->scenario));
     /* 59.45 GiB pool: 29 users at 4k, 14 at 8k */
     assert_int_equal(before, 29);
-    assert_int_equal(p.result.max_users, 14);
+    assert_int_equal(p->result.max_users, 14);
 }
 
 static void context_slider_snaps_to_powers_of_two_and_the_model_maximum(void **state)
 {
     (void)state;
-    struct planner p = start("h100-sxm", "qwen3-32b", 4000);
-    planner_key(&p, KEY_RIGHT); /* 4000 -> 4096 */
-    assert_int_equal(p.scenario.context_tokens, 4096);
-    planner_key(&p, KEY_END);
-    assert_int_equal(p.scenario.context_tokens, 1048576);
-    planner_key(&p, KEY_HOME);
-    assert_int_equal(p.scenario.context_tokens, 1024);
+    struct planner *p = start("h100-sxm", "qwen3-32b", 4000);
+    planner_key(p, KEY_RIGHT); /* 4000 -> 4096 */
+    assert_int_equal(p->scenario.context_tokens, 4096);
+    planner_key(p, KEY_END);
+    assert_int_equal(p->scenario.context_tokens, 1048576);
+    planner_key(p, KEY_HOME);
+    assert_int_equal(p->scenario.context_tokens, 1024);
     /* Qwen3's 40,960 maximum is one of the stops */
     bool seen = false;
-    for (int i = 0; i < 20 && p.scenario.context_tokens < 1048576; i++) {
-        planner_key(&p, KEY_RIGHT);
-        if (p.scenario.context_tokens == 40960)
+    for (int i = 0; i < 20 && p->scenario.context_tokens < 1048576; i++) {
+        planner_key(p, KEY_RIGHT);
+        if (p->scenario.context_tokens == 40960)
             seen = true;
     }
     assert_true(seen);
@@ -91,70 +92,74 @@ static void context_slider_snaps_to_powers_of_two_and_the_model_maximum(void **s
 static void typing_32k_sets_the_context_exactly(void **state)
 {
     (void)state;
-    struct planner p = start("a100-80gb", "llama-2-7b", 4096);
-    planner_key(&p, '3');
-    assert_int_equal(p.mode, MODE_PROMPT);
-    planner_key(&p, '2');
-    planner_key(&p, 'k');
-    planner_key(&p, '\n');
-    assert_int_equal(p.mode, MODE_MAIN);
-    assert_int_equal(p.scenario.context_tokens, 32768);
+    struct planner *p = start("a100-80gb", "llama-2-7b", 4096);
+    planner_key(p, '\n');
+    assert_int_equal(p->mode, MODE_PROMPT);
+    planner_key(p, '3');
+    planner_key(p, '2');
+    planner_key(p, 'k');
+    planner_key(p, '\n');
+    assert_int_equal(p->mode, MODE_MAIN);
+    assert_int_equal(p->scenario.context_tokens, 32768);
     /* a bad value is refused with a message naming the control; nothing changes */
-    planner_key(&p, '\n');
-    planner_key(&p, 'x');
-    planner_key(&p, '\n');
-    assert_int_equal(p.scenario.context_tokens, 32768);
-    assert_non_null(strstr(p.error, "Context"));
+    planner_key(p, '\n');
+    planner_key(p, 'x');
+    planner_key(p, '\n');
+    assert_int_equal(p->scenario.context_tokens, 32768);
+    assert_non_null(strstr(p->error, "Context"));
 }
 
 static void kv_heads_step_through_the_divisors_of_the_heads(void **state)
 {
     (void)state;
-    struct planner p = start("h100-sxm", "llama-2-7b", 4096);
-    p.focus = CTRL_KV_HEADS;
-    planner_key(&p, KEY_LEFT); /* 32 -> 16 */
-    assert_int_equal(p.result.cost.kv_heads, 16);
-    planner_key(&p, KEY_HOME); /* MQA */
-    assert_int_equal(p.result.cost.kv_heads, 1);
+    struct planner *p = start("h100-sxm", "llama-2-7b", 4096);
+    p->focus = CTRL_KV_HEADS;
+    planner_key(p, KEY_LEFT); /* 32 -> 16 */
+    assert_int_equal(p->result.cost.kv_heads, 16);
+    planner_key(p, KEY_HOME); /* MQA */
+    assert_int_equal(p->result.cost.kv_heads, 1);
     char v[64];
-    control_format(CTRL_KV_HEADS, &p.scenario, &p.result, v, sizeof v);
+    control_format(CTRL_KV_HEADS, &p->scenario, &p->result, v, sizeof v);
     assert_string_equal(v, "1 (MQA)");
-    planner_key(&p, 'r');
-    assert_int_equal(p.result.cost.kv_heads, 32);
+    planner_key(p, 'r');
+    assert_int_equal(p->result.cost.kv_heads, 32);
 }
 
 static void the_picker_filters_and_picks(void **state)
 {
     (void)state;
-    struct planner p = start("h100-sxm", "llama-3.1-8b", 8192);
-    p.focus = CTRL_MODEL;
-    planner_key(&p, '\n');
-    assert_int_equal(p.mode, MODE_PICKER);
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    p->focus = CTRL_MODEL;
+    planner_key(p, '\n');
+    assert_int_equal(p->mode, MODE_PICKER);
     const char *typed = "gemma-3-27";
     for (const char *c = typed; *c; c++)
-        planner_key(&p, *c);
+        planner_key(p, *c);
     int idx[8];
-    assert_int_equal(planner_picker_matches(&p, idx, 8), 1);
-    planner_key(&p, '\n');
-    assert_string_equal(p.scenario.model.id, "gemma-3-27b");
-    assert_int_equal(p.result.cost.windowed_layers, 52);
+    assert_int_equal(planner_picker_matches(p, idx, 8), 1);
+    planner_key(p, '\n');
+    assert_string_equal(p->scenario.model.id, "gemma-3-27b");
+    assert_int_equal(p->result.cost.windowed_layers, 52);
 }
 
 static void baseline_then_compare_keeps_both_scenarios(void **state)
 {
     (void)state;
-    struct planner p = start("a100-80gb", "llama-2-7b", 4096);
-    planner_key(&p, 'c'); /* no baseline yet: a hint, not the view */
-    assert_int_equal(p.mode, MODE_MAIN);
-    planner_key(&p, 'b');
-    planner_key(&p, KEY_RIGHT);
-    planner_key(&p, KEY_RIGHT);
-    planner_key(&p, 'c');
-    assert_int_equal(p.mode, MODE_COMPARE);
-    assert_int_equal(p.baseline.context_tokens, 4096);
-    assert_int_equal(p.scenario.context_tokens, 16384);
-    planner_key(&p, 27);
-    assert_int_equal(p.mode, MODE_MAIN);
+    struct planner *p = start("a100-80gb", "llama-2-7b", 4096);
+    planner_key(p, 'c'); /* no baseline yet: a hint, not the view */
+    assert_int_equal(p->mode, MODE_MAIN);
+    planner_key(p, 'b');
+    planner_key(p, KEY_RIGHT);
+    planner_key(p, KEY_RIGHT);
+    planner_key(p, 'c');
+    assert_int_equal(p->mode, MODE_COMPARE);
+    /* b kept A as the reference and the changes went to B */
+    assert_int_equal(p->count, 2);
+    assert_int_equal(p->reference, 0);
+    assert_int_equal(p->slots[0].scenario.context_tokens, 4096);
+    assert_int_equal(p->scenario.context_tokens, 16384);
+    planner_key(p, 27);
+    assert_int_equal(p->mode, MODE_MAIN);
 }
 
 static void export_writes_what_plan_json_prints_and_asks_before_overwriting(void **state)
@@ -164,34 +169,34 @@ static void export_writes_what_plan_json_prints_and_asks_before_overwriting(void
     assert_non_null(mkdtemp(dir));
     char path[128];
     snprintf(path, sizeof path, "%s/s.json", dir);
-    struct planner p = start("h200", "deepseek-v3", 65536);
-    p.scenario.gpus = 8;
-    planner_apply(&p, &p.scenario);
+    struct planner *p = start("h200", "deepseek-v3", 65536);
+    p->scenario.gpus = 8;
+    planner_apply(p, &p->scenario);
     char name[256];
-    planner_export_name(&p, name, sizeof name);
+    planner_export_name(p, name, sizeof name);
     assert_string_equal(name, "kvplan-deepseek-v3-h200-64k.json");
-    planner_key(&p, 'e');
-    assert_int_equal(p.mode, MODE_PROMPT);
-    p.prompt[0] = '\0';
+    planner_key(p, 'e');
+    assert_int_equal(p->mode, MODE_PROMPT);
+    p->prompt[0] = '\0';
     for (const char *c = path; *c; c++)
-        planner_key(&p, *c);
-    planner_key(&p, '\n');
+        planner_key(p, *c);
+    planner_key(p, '\n');
     struct diag d = {0};
     size_t len;
     char *file = fileio_read(path, &len, &d);
     assert_non_null(file);
-    char *json = snapshot_to_json(&p.scenario, &p.result, KVPLAN_GENERATOR);
+    char *json = snapshot_to_json(&p->scenario, &p->result, KVPLAN_GENERATOR);
     assert_string_equal(file, json);
     free(file);
     /* again: the file exists, so it asks; anything but y keeps it */
-    planner_key(&p, KEY_RIGHT);
-    planner_key(&p, 'e');
-    p.prompt[0] = '\0';
+    planner_key(p, KEY_RIGHT);
+    planner_key(p, 'e');
+    p->prompt[0] = '\0';
     for (const char *c = path; *c; c++)
-        planner_key(&p, *c);
-    planner_key(&p, '\n');
-    assert_int_equal(p.mode, MODE_CONFIRM);
-    planner_key(&p, 'n');
+        planner_key(p, *c);
+    planner_key(p, '\n');
+    assert_int_equal(p->mode, MODE_CONFIRM);
+    planner_key(p, 'n');
     file = fileio_read(path, &len, &d);
     assert_string_equal(file, json);
     free(file);
@@ -203,49 +208,49 @@ static void export_writes_what_plan_json_prints_and_asks_before_overwriting(void
 static void the_curve_matches_the_core_at_its_points(void **state)
 {
     (void)state;
-    struct planner p = start("h100-sxm", "llama-3.1-8b", 8192);
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
     for (int i = 0; i < CHART_POINTS; i += 10) {
-        struct scenario s = p.scenario;
-        s.context_tokens = p.curve.context_tokens[i];
-        assert_int_equal(p.curve.users[i], users_for(&s));
+        struct scenario s = p->scenario;
+        s.context_tokens = p->curve.context_tokens[i];
+        assert_int_equal(p->curve.users[i], users_for(&s));
     }
-    assert_int_equal(p.curve.context_tokens[0], 1024);
-    assert_int_equal(p.curve.context_tokens[CHART_POINTS - 1], 1048576);
+    assert_int_equal(p->curve.context_tokens[0], 1024);
+    assert_int_equal(p->curve.context_tokens[CHART_POINTS - 1], 1048576);
 }
 
 static void the_engine_control_switches_the_count_to_the_engines(void **state)
 {
     (void)state;
-    struct planner p = start("a100-40gb", "llama-3-8b", 8192);
-    p.focus = CTRL_ENGINE;
-    planner_key(&p, KEY_RIGHT); /* generic -> vllm */
-    assert_int_equal(p.scenario.engine.kind, ENGINE_VLLM);
+    struct planner *p = start("a100-40gb", "llama-3-8b", 8192);
+    p->focus = CTRL_ENGINE;
+    planner_key(p, KEY_RIGHT); /* generic -> vllm */
+    assert_int_equal(p->scenario.engine.kind, ENGINE_VLLM);
     struct plan_result r;
     struct diag d = {0};
-    assert_true(plan_compute(&p.scenario, PLAN_EXPLAIN, NULL, &r, &d));
+    assert_true(plan_compute(&p->scenario, PLAN_EXPLAIN, NULL, &r, &d));
     /* one answer: the count, the curve's point and the explain row are the engine's */
-    assert_int_equal(p.result.max_users, r.max_users);
-    assert_true(p.result.generic.present);
-    assert_true(p.result.generic.max_users != p.result.max_users); /* the engine's rule differs */
-    const struct explain_row *users = explain_find(&p.result.explain, "users");
+    assert_int_equal(p->result.max_users, r.max_users);
+    assert_true(p->result.generic.present);
+    assert_true(p->result.generic.max_users != p->result.max_users); /* the engine's rule differs */
+    const struct explain_row *users = explain_find(&p->result.explain, "users");
     assert_non_null(users);
-    assert_true(users->result.value == (long double)p.result.max_users);
+    assert_true(users->result.value == (long double)p->result.max_users);
     char v[64];
-    control_format(CTRL_ENGINE, &p.scenario, &p.result, v, sizeof v);
+    control_format(CTRL_ENGINE, &p->scenario, &p->result, v, sizeof v);
     assert_string_equal(v, "vllm");
-    planner_key(&p, 'r');
-    assert_int_equal(p.scenario.engine.kind, ENGINE_GENERIC);
+    planner_key(p, 'r');
+    assert_int_equal(p->scenario.engine.kind, ENGINE_GENERIC);
 }
 
 static void q_quits_and_presentation_toggles(void **state)
 {
     (void)state;
-    struct planner p = start("h100-sxm", "llama-3.1-8b", 8192);
-    planner_key(&p, 'p');
-    assert_true(p.presentation);
-    planner_key(&p, 27);
-    assert_false(p.presentation);
-    assert_int_equal(planner_key(&p, 'q') & PLAN_QUIT, PLAN_QUIT);
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    planner_key(p, 'p');
+    assert_true(p->presentation);
+    planner_key(p, 27);
+    assert_false(p->presentation);
+    assert_int_equal(planner_key(p, 'q') & PLAN_QUIT, PLAN_QUIT);
 }
 
 static void type(struct planner *p, enum control c, const char *text)
@@ -261,88 +266,195 @@ static void refusals_name_the_control_in_the_planners_words(void **state)
 {
     (void)state;
     /* core names the field; the planner says "Prefix" and "Context", not --prefix */
-    struct planner p = start("a100-80gb", "llama-2-7b", 4096);
-    type(&p, CTRL_PREFIX, "9000");
-    assert_non_null(strstr(p.error, "Prefix: 9000 tokens must be less than Context"));
-    assert_null(strstr(p.error, "--"));
-    assert_int_equal(p.scenario.prefix_tokens, 0);
+    struct planner *p = start("a100-80gb", "llama-2-7b", 4096);
+    type(p, CTRL_PREFIX, "9000");
+    assert_non_null(strstr(p->error, "Prefix: 9000 tokens must be less than Context"));
+    assert_null(strstr(p->error, "--"));
+    assert_int_equal(p->scenario.prefix_tokens, 0);
     /* a fraction of a GPU is refused, not rounded down to 2 */
-    type(&p, CTRL_GPUS, "2.5");
-    assert_non_null(strstr(p.error, "GPUs: '2.5' is not a whole number"));
-    assert_int_equal(p.scenario.gpus, 1);
-    type(&p, CTRL_KV_HEADS, "7.5");
-    assert_non_null(strstr(p.error, "KV heads: '7.5' is not a whole number"));
+    type(p, CTRL_GPUS, "2.5");
+    assert_non_null(strstr(p->error, "GPUs: '2.5' is not a whole number"));
+    assert_int_equal(p->scenario.gpus, 1);
+    type(p, CTRL_KV_HEADS, "7.5");
+    assert_non_null(strstr(p->error, "KV heads: '7.5' is not a whole number"));
 }
 
 static void tp_splits_the_gpus_into_replicas_and_every_figure_follows(void **state)
 {
     (void)state;
     /* 12 GPUs at TP 4: 3 replicas; users = 3 x one replica's, in the count and the rows */
-    struct planner p = start("h100-sxm", "llama-3.1-70b", 32768);
-    type(&p, CTRL_GPUS, "12");
-    type(&p, CTRL_TP, "4");
-    assert_int_equal(p.result.tp, 4);
-    assert_int_equal(p.result.replicas, 3);
-    assert_int_equal(p.result.max_users, 3 * p.result.users_per_replica);
-    const struct explain_row *u = explain_find(&p.result.explain, "users");
+    struct planner *p = start("h100-sxm", "llama-3.1-70b", 32768);
+    type(p, CTRL_GPUS, "12");
+    type(p, CTRL_TP, "4");
+    assert_int_equal(p->result.tp, 4);
+    assert_int_equal(p->result.replicas, 3);
+    assert_int_equal(p->result.max_users, 3 * p->result.users_per_replica);
+    const struct explain_row *u = explain_find(&p->result.explain, "users");
     assert_non_null(u);
     assert_string_equal(u->scope, "all replicas");
-    assert_true(u->result.value == (long double)p.result.max_users);
-    assert_non_null(explain_find(&p.result.explain, "users_replica"));
+    assert_true(u->result.value == (long double)p->result.max_users);
+    assert_non_null(explain_find(&p->result.explain, "users_replica"));
     /* GPUs that TP no longer divides: one replica of every GPU */
-    type(&p, CTRL_GPUS, "10");
-    assert_int_equal(p.result.tp, 10);
-    assert_int_equal(p.result.replicas, 1);
+    type(p, CTRL_GPUS, "10");
+    assert_int_equal(p->result.tp, 10);
+    assert_int_equal(p->result.replicas, 1);
 }
 
 static void an_engine_brings_its_knobs_and_dims_the_headroom(void **state)
 {
     (void)state;
-    struct planner p = start("h100-sxm", "llama-3.1-8b", 8192);
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
     enum control v[CTRL_COUNT];
-    int n = planner_controls(&p, v);
+    int n = planner_controls(p, v);
     for (int i = 0; i < n; i++)
         assert_true(v[i] != CTRL_FRACTION && v[i] != CTRL_SEQS);
-    assert_null(control_dim_reason(CTRL_HEADROOM, &p.scenario));
-    p.focus = CTRL_ENGINE;
-    planner_key(&p, KEY_RIGHT); /* generic -> vllm */
-    assert_int_equal(planner_controls(&p, v), n + 2);
-    assert_non_null(control_dim_reason(CTRL_HEADROOM, &p.scenario));
-    assert_string_equal(control_label(CTRL_FRACTION, &p.scenario), "GPU util");
+    assert_null(control_dim_reason(CTRL_HEADROOM, &p->scenario));
+    p->focus = CTRL_ENGINE;
+    planner_key(p, KEY_RIGHT); /* generic -> vllm */
+    assert_int_equal(planner_controls(p, v), n + 2);
+    assert_non_null(control_dim_reason(CTRL_HEADROOM, &p->scenario));
+    assert_string_equal(control_label(CTRL_FRACTION, &p->scenario), "GPU util");
     /* the headroom moves nothing under vLLM: the answer is its rule's */
-    uint64_t users = p.result.max_users;
-    p.focus = CTRL_HEADROOM;
-    planner_key(&p, KEY_RIGHT);
-    assert_int_equal(p.result.max_users, users);
+    uint64_t users = p->result.max_users;
+    p->focus = CTRL_HEADROOM;
+    planner_key(p, KEY_RIGHT);
+    assert_int_equal(p->result.max_users, users);
     /* 0.80 of the CUDA total instead of 0.90: fewer users, as the core says */
-    type(&p, CTRL_FRACTION, "0.8");
-    assert_true(p.scenario.engine.gpu_memory_utilization == 0.8);
-    assert_true(p.result.max_users < users);
-    assert_int_equal(p.result.max_users, users_for(&p.scenario));
+    type(p, CTRL_FRACTION, "0.8");
+    assert_true(p->scenario.engine.gpu_memory_utilization == 0.8);
+    assert_true(p->result.max_users < users);
+    assert_int_equal(p->result.max_users, users_for(&p->scenario));
     /* llama.cpp: the slots are the knob, and the launch line uses the count */
-    p.focus = CTRL_ENGINE;
-    planner_key(&p, KEY_RIGHT); /* sglang */
-    assert_string_equal(control_label(CTRL_SEQS, &p.scenario), "Max running");
-    planner_key(&p, KEY_RIGHT); /* llama.cpp */
-    assert_string_equal(control_label(CTRL_SEQS, &p.scenario), "Slots -np");
+    p->focus = CTRL_ENGINE;
+    planner_key(p, KEY_RIGHT); /* sglang */
+    assert_string_equal(control_label(CTRL_SEQS, &p->scenario), "Max running");
+    planner_key(p, KEY_RIGHT); /* llama.cpp */
+    assert_string_equal(control_label(CTRL_SEQS, &p->scenario), "Slots -np");
     char np[32];
-    snprintf(np, sizeof np, "-np %llu ", (unsigned long long)p.result.max_users);
-    assert_non_null(strstr(p.result.engine.launch, np));
+    snprintf(np, sizeof np, "-np %llu ", (unsigned long long)p->result.max_users);
+    assert_non_null(strstr(p->result.engine.launch, np));
 }
 
 static void w_lists_every_warning(void **state)
 {
     (void)state;
     /* Llama 2 7B at 16k: past its 4k maximum, on an A100 without FP8 with an fp8 cache */
-    struct planner p = start("a100-80gb", "llama-2-7b", 16384);
-    p.scenario.kv_dtype = DTYPE_FP8;
-    planner_apply(&p, &p.scenario);
-    assert_true(plan_shown_warnings(&p.result) & WARN_CONTEXT_BEYOND_MODEL);
-    assert_true(plan_shown_warnings(&p.result) & WARN_FP8_UNSUPPORTED);
-    planner_key(&p, 'w');
-    assert_int_equal(p.mode, MODE_WARNINGS);
-    planner_key(&p, ' ');
-    assert_int_equal(p.mode, MODE_MAIN);
+    struct planner *p = start("a100-80gb", "llama-2-7b", 16384);
+    p->scenario.kv_dtype = DTYPE_FP8;
+    planner_apply(p, &p->scenario);
+    assert_true(plan_shown_warnings(&p->result) & WARN_CONTEXT_BEYOND_MODEL);
+    assert_true(plan_shown_warnings(&p->result) & WARN_FP8_UNSUPPORTED);
+    planner_key(p, 'w');
+    assert_int_equal(p->mode, MODE_WARNINGS);
+    planner_key(p, ' ');
+    assert_int_equal(p->mode, MODE_MAIN);
+}
+
+static void named_scenarios_switch_undo_and_travel_in_one_file(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-70b", 32768);
+    p->scenario.gpus = 2;
+    planner_apply(p, &p->scenario);
+    uint64_t bf16 = p->result.max_users;
+    planner_key(p, 'b'); /* A is the reference; B, a copy, is edited */
+    assert_int_equal(p->count, 2);
+    assert_int_equal(p->current, 1);
+    type(p, CTRL_KV_DTYPE, "fp8");
+    uint64_t fp8 = p->result.max_users;
+    assert_true(fp8 > bf16);
+    /* a label and a note, then a third scenario at 128k */
+    planner_key(p, 'a');
+    p->prompt[0] = '\0';
+    for (const char *c = "fp8"; *c; c++)
+        planner_key(p, *c);
+    planner_key(p, '\n');
+    assert_string_equal(p->slots[1].label, "fp8");
+    planner_key(p, 'n');
+    assert_int_equal(p->count, 3);
+    type(p, CTRL_CONTEXT, "128k");
+    /* undo and redo the context, in this scenario only */
+    planner_key(p, 'z');
+    assert_int_equal(p->scenario.context_tokens, 32768);
+    planner_key(p, 'Z');
+    assert_int_equal(p->scenario.context_tokens, 131072);
+    /* switching keeps each scenario's own plan */
+    planner_key(p, '1');
+    assert_int_equal(p->current, 0);
+    assert_int_equal(p->result.max_users, bf16);
+    planner_key(p, '2');
+    assert_int_equal(p->result.max_users, fp8);
+    /* the versus view puts the reference first */
+    int shown[4];
+    assert_int_equal(planner_versus(p, shown), 3);
+    assert_int_equal(shown[0], 0);
+    planner_key(p, 'v');
+    assert_int_equal(p->mode, MODE_VERSUS);
+    planner_key(p, 27);
+    /* the session round-trips through a file: labels, reference, current */
+    static struct snapshot_session ss, back;
+    const struct plan_result *results[PLANNER_SLOTS];
+    planner_session(p, &ss, results);
+    char *json = snapshot_session_to_json(&ss, results, "test");
+    assert_non_null(json);
+    struct diag d = {0};
+    if (!snapshot_parse_session("s.json", json, strlen(json), &back, &d))
+        fail_msg("%s", d.message);
+    free(json);
+    assert_int_equal(back.count, 3);
+    assert_int_equal(back.reference, 0);
+    assert_int_equal(back.current, 1);
+    assert_string_equal(back.entry[1].label, "fp8");
+    assert_int_equal(back.entry[1].scenario.kv_dtype, DTYPE_FP8);
+    assert_int_equal(snapshot_session_find(&back, "FP8"), 1); /* labels ignore case */
+    static struct planner q;
+    planner_init_session(&q, &cat, &back);
+    assert_int_equal(q.result.max_users, fp8);
+    assert_int_equal(planner_result_of(&q, 2)->context_tokens, 131072);
+}
+
+static void what_would_it_take_offers_single_changes_that_reach_the_target(void **state)
+{
+    (void)state;
+    /* Llama 3.1 70B on 2 x H100 at 32k serves a few users; ask for 40 */
+    struct planner *p = start("h100-sxm", "llama-3.1-70b", 32768);
+    p->scenario.gpus = 2;
+    planner_apply(p, &p->scenario);
+    assert_true(p->result.max_users < 40);
+    planner_key(p, 'T');
+    p->prompt[0] = '\0';
+    planner_key(p, '4');
+    planner_key(p, '0');
+    planner_key(p, '\n');
+    assert_int_equal(p->mode, MODE_OPTIONS);
+    assert_true(p->option_count >= 3);
+    for (int i = 0; i < p->option_count; i++)
+        assert_true(p->options[i].users >= 40 && users_for(&p->options[i].scenario) >= 40);
+    /* one keystroke applies it, and z takes it back */
+    uint64_t before = p->result.max_users;
+    planner_key(p, '1');
+    assert_true(p->result.max_users >= 40);
+    planner_key(p, 'z');
+    assert_int_equal(p->result.max_users, before);
+}
+
+static void copy_sends_the_command_line_that_reproduces_the_plan(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-70b", 32768);
+    type(p, CTRL_GPUS, "12");
+    type(p, CTRL_TP, "4");
+    p->focus = CTRL_ENGINE;
+    planner_key(p, KEY_RIGHT); /* vllm */
+    planner_key(p, 'y');
+    assert_int_equal(p->mode, MODE_COPIED);
+    assert_true(p->copy_pending);
+    assert_non_null(strstr(p->copied, "kvplan plan --gpu h100-sxm --model llama-3.1-70b --gpus 12 --tp 4"));
+    assert_non_null(strstr(p->copied, "--engine vllm"));
+    planner_key(p, ' ');
+    planner_key(p, 'Y');
+    assert_non_null(strstr(p->copied, "vllm serve"));
+    assert_non_null(strstr(p->copied, "--data-parallel-size 3"));
 }
 
 int main(void)
@@ -362,6 +474,9 @@ int main(void)
         cmocka_unit_test(tp_splits_the_gpus_into_replicas_and_every_figure_follows),
         cmocka_unit_test(an_engine_brings_its_knobs_and_dims_the_headroom),
         cmocka_unit_test(w_lists_every_warning),
+        cmocka_unit_test(named_scenarios_switch_undo_and_travel_in_one_file),
+        cmocka_unit_test(what_would_it_take_offers_single_changes_that_reach_the_target),
+        cmocka_unit_test(copy_sends_the_command_line_that_reproduces_the_plan),
     };
     return cmocka_run_group_tests_name("planner", tests, load, unload);
 }

@@ -1,16 +1,22 @@
 /* report: a plan as readable text or a Markdown table: the answer, then
  * every explain row the plan carries (core/explain), the engine's log lines
  * and launch command, the memory of each GPU and the warnings. */
-#ifndef KVPLAN_CLI_REPORT_H
-#define KVPLAN_CLI_REPORT_H
+#ifndef KVPLAN_IO_REPORT_H
+#define KVPLAN_IO_REPORT_H
 
 #include <stddef.h>
 #include <stdio.h>
 
 #include "core/plan.h"
+#include "io/snapshot.h"
 
 void report_text(FILE *out, const struct scenario *s, const struct plan_result *r);
 void report_markdown(FILE *out, const struct scenario *s, const struct plan_result *r);
+
+/* Scenarios side by side, as a Markdown table ready for a design document:
+ * shown[0..n) index ss (the first is the one the others are compared with). */
+void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
+                            const struct plan_result *const *results, const int *shown, int n);
 
 /* The one-sentence answer: "45 users fit at 32,768 tokens each ...". */
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size);

@@ -217,3 +217,71 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
             fprintf(out, "%s- %s\n", n++ ? "" : "\nWarnings:\n\n",
                     plan_warning_text((enum plan_warning)bit));
 }
+
+/* A table cell of scenario i, and the change against the first. */
+static void versus_row(FILE *out, const char *label, const char *const *cells, const double *v,
+                       int n, bool number)
+{
+    fprintf(out, "| %s |", label);
+    for (int i = 0; i < n; i++) {
+        char change[48] = "";
+        if (i > 0 && number && v[0] > 0 && v[i] != v[0])
+            snprintf(change, sizeof change, " (%+.0f%%)", 100.0 * (v[i] - v[0]) / v[0]);
+        fprintf(out, " %s%s |", cells[i], change);
+    }
+    fprintf(out, "\n");
+}
+
+void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
+                            const struct plan_result *const *results, const int *shown, int n)
+{
+    char buf[4][96];
+    const char *cells[4];
+    double v[4];
+    for (int i = 0; i < n; i++)
+        cells[i] = buf[i];
+    fprintf(out, "| | ");
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%s%s |", ss->entry[shown[i]].label, i == 0 ? " (reference)" : "");
+    fprintf(out, "\n|---|");
+    for (int i = 0; i < n; i++)
+        fprintf(out, "---|");
+    fprintf(out, "\n");
+#define ROW(label, number, value, ...)                                                             \
+    do {                                                                                           \
+        for (int i = 0; i < n; i++) {                                                              \
+            const struct scenario *s = &ss->entry[shown[i]].scenario;                              \
+            const struct plan_result *r = results[shown[i]];                                       \
+            (void)s;                                                                               \
+            (void)r;                                                                               \
+            v[i] = (double)(value);                                                                \
+            snprintf(buf[i], sizeof buf[i], __VA_ARGS__);                                          \
+        }                                                                                          \
+        versus_row(out, label, cells, v, n, number);                                               \
+    } while (0)
+    char t[32];
+    ROW("**Users**", true, r->max_users, "**%s**", units_format_int(r->max_users, t, sizeof t));
+    ROW("GPUs", false, 0, "%u x %s (%u x TP %u)", s->gpus, s->gpu.name, r->replicas, r->tp);
+    ROW("Model", false, 0, "%s", s->model.name);
+    ROW("Engine", false, 0, "%s", engine_label(r->profile, r->rule));
+    ROW("Context", true, s->context_tokens, "%s tokens", units_format_int(s->context_tokens, t, sizeof t));
+    ROW("Shared prefix", false, 0, "%s tokens", units_format_int(s->prefix_tokens, t, sizeof t));
+    ROW("KV cache", false, 0, "%s", dtype_info(r->kv_dtype)->name);
+    ROW("Weights", false, 0, "%s", plan_weights_label(r));
+    ROW("KV per token (per GPU)", true, r->cost.bytes_per_token, "%s",
+        units_format_bytes_exact(r->cost.bytes_per_token, t, sizeof t));
+    ROW("KV per user (per GPU)", true, r->user_bytes_per_gpu, "%s",
+        units_format_bytes(r->user_bytes_per_gpu, s->units, t, sizeof t));
+    ROW("KV pool (per GPU)", true, r->kv_pool_bytes_per_gpu, "%s",
+        units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, t, sizeof t));
+    ROW("Tokens held", true, r->kv_tokens, "%s", units_format_int(r->kv_tokens, t, sizeof t));
+    ROW("Cost per user-hour", true, r->cost_per_user_hour > 0 ? r->cost_per_user_hour : 0, "%s",
+        r->cost_per_user_hour >= 0 ? (snprintf(t, sizeof t, "$%.4f", r->cost_per_user_hour), t)
+                                   : "n/a");
+#undef ROW
+    int notes = 0;
+    for (int i = 0; i < n; i++)
+        if (ss->entry[shown[i]].note[0])
+            fprintf(out, "%s- %s: %s\n", notes++ ? "" : "\n", ss->entry[shown[i]].label,
+                    ss->entry[shown[i]].note);
+}

@@ -1,0 +1,151 @@
+/* The versus view: two to four scenarios side by side, each with its count,
+ * its change against the first and the memory of one GPU, and their curves
+ * of users against context on one chart, each with its own mark. */
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/view_parts.h"
+
+static const enum role mark_roles[4] = {ROLE_KV, ROLE_WARN, ROLE_PREFIX, ROLE_RUNTIME};
+
+static const char *mark(int i)
+{
+    static const char *utf8[4] = {"\u25cf", "\u25a0", "\u25b2", "\u25c6"};
+    static const char *ascii[4] = {"*", "#", "+", "o"};
+    return roles_utf8() ? utf8[i & 3] : ascii[i & 3];
+}
+
+static void panel(const struct planner *p, int slot, int first, struct rect r, int scale)
+{
+    const struct plan_result *res = planner_result_of(p, slot);
+    const struct plan_result *ref = planner_result_of(p, first);
+    const struct scenario *s = slot == p->current ? &p->scenario : &p->slots[slot].scenario;
+    int k = slot;
+    char line[160], n[32], ctx[32];
+    snprintf(line, sizeof line, "%s %d %s%s", mark(k), slot + 1, p->slots[slot].label,
+             slot == first ? " (reference)" : "");
+    int y = r.y;
+    widget_text(y, r.x, 2, mark_roles[k & 3], mark(k));
+    widget_text(y++, r.x + 2, r.w - 2, slot == p->current ? ROLE_FOCUS : ROLE_TITLE, line + 4);
+    if (p->slots[slot].note[0])
+        widget_text(y, r.x, r.w, ROLE_DIM, p->slots[slot].note);
+    y++;
+    units_format_int(res->max_users, n, sizeof n);
+    if (widget_big_number_width(n, scale) + 1 <= r.w && y + 5 * scale < r.y + r.h) {
+        widget_big_number(y, r.x, n, scale, view_users_role(res));
+        y += 5 * scale;
+    } else {
+        snprintf(line, sizeof line, "%s users", n);
+        widget_text(y++, r.x, r.w, view_users_role(res), line);
+    }
+    units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
+    snprintf(line, sizeof line, "users at %s%s%s", ctx, res->profile != ENGINE_GENERIC ? ", " : "",
+             res->profile != ENGINE_GENERIC ? engine_label(res->profile, res->rule) : "");
+    widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    if (slot != first) {
+        if (ref->max_users > 0)
+            snprintf(line, sizeof line, "%+.0f%% against %s",
+                     100.0 * ((double)res->max_users - (double)ref->max_users) /
+                         (double)ref->max_users,
+                     p->slots[first].label);
+        else
+            snprintf(line, sizeof line, "against %s: 0 before", p->slots[first].label);
+        widget_text(y, r.x, r.w, res->max_users >= ref->max_users ? ROLE_GOOD : ROLE_BAD, line);
+    }
+    y++;
+    snprintf(line, sizeof line, "%u x %s, TP %u", s->gpus, s->gpu.id, res->tp);
+    widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    snprintf(line, sizeof line, "%s, %s cache", s->model.id, dtype_info(res->kv_dtype)->name);
+    widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    if (y < r.y + r.h) {
+        struct bar_segment bs[SEG_COUNT];
+        uint64_t seg[SEG_COUNT];
+        plan_segments(res, seg);
+        double total = (double)res->memory_bytes_per_gpu, sum = 0;
+        for (int i = 0; i < SEG_COUNT; i++) {
+            bs[i].role = view_segment_roles[i];
+            bs[i].fraction = total > 0 ? (double)seg[i] / total : 0;
+            sum += bs[i].fraction;
+        }
+        bool over = !res->weights_fit || sum > 1.0 + 1e-9;
+        if (over)
+            for (int i = 0; i < SEG_COUNT; i++)
+                bs[i].fraction /= sum > 0 ? sum : 1;
+        widget_bar(y++, r.x, r.w - 1, bs, SEG_COUNT, over);
+        char mem[32];
+        units_format_bytes(res->memory_bytes_per_gpu, s->units, mem, sizeof mem);
+        snprintf(line, sizeof line, "each GPU: %s", mem);
+        if (y < r.y + r.h)
+            widget_text(y++, r.x, r.w, ROLE_DIM, line);
+    }
+}
+
+static void chart(const struct planner *p, const int *shown, int n, struct rect r)
+{
+    if (r.h < 5 || r.w < 20)
+        return;
+    uint64_t top = 0;
+    for (int k = 0; k < n; k++) {
+        const struct users_curve *c = planner_curve_of(p, shown[k]);
+        if (c->max_users > top)
+            top = c->max_users;
+    }
+    char title[96], t[32];
+    units_format_int(top, t, sizeof t);
+    snprintf(title, sizeof title, "Users against context (log scale), peak %s", t);
+    widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
+    int h = r.h - 3, w = r.w;
+    for (int k = n - 1; k >= 0; k--) { /* the reference drawn last, on top */
+        const struct users_curve *c = planner_curve_of(p, shown[k]);
+        for (int col = 0; col < w; col++) {
+            int i = w > 1 ? col * (CHART_POINTS - 1) / (w - 1) : 0;
+            if (c->users[i] == 0 || top == 0)
+                continue;
+            /* a log scale of users too, so small counts stay visible */
+            double f = log1p((double)c->users[i]) / log1p((double)top);
+            int row = h - 1 - (int)lround(f * (h - 1));
+            widget_text(r.y + 1 + row, r.x + col, 1, mark_roles[shown[k] & 3], mark(shown[k]));
+        }
+    }
+    int ay = r.y + 1 + h;
+    static const char *ticks[] = {"1k", "4k", "16k", "64k", "256k", "1M"};
+    for (int i = 0; i < 6; i++) {
+        int col = i * 2 * (w - 1) / 10, len = (int)strlen(ticks[i]);
+        widget_text(ay, r.x + col - (i == 5 ? len - 1 : 0), len, ROLE_DIM, ticks[i]);
+    }
+    int lx = r.x;
+    for (int k = 0; k < n && lx < r.x + r.w; k++) {
+        char item[64];
+        snprintf(item, sizeof item, " %s   ", p->slots[shown[k]].label);
+        widget_text(ay + 1, lx, 1, mark_roles[shown[k] & 3], mark(shown[k]));
+        lx += 1 + widget_text(ay + 1, lx + 1, r.x + r.w - lx - 1, ROLE_TEXT, item);
+    }
+    widget_text(ay + 1, lx, r.x + r.w - lx, ROLE_DIM, "(users on a log scale)");
+}
+
+void view_draw_versus(const struct planner *p)
+{
+    int shown[4], n = planner_versus(p, shown);
+    int first = shown[0];
+    view_fill_row(0, 0, COLS, ROLE_KEY);
+    char title[160];
+    snprintf(title, sizeof title, " kvplan  versus: %d scenarios against %s%s", n,
+             p->slots[first].label, p->presentation ? "" : "   (1-6 pick, m Markdown, v or Esc back)");
+    widget_text(0, 0, COLS, ROLE_KEY, title);
+    bool keybar = !p->presentation;
+    int bottom = LINES - (keybar ? 1 : 0);
+    int chart_h = (bottom - 1) / 3 < 6 ? 6 : (bottom - 1) / 3;
+    int panel_h = bottom - 1 - chart_h - 1;
+    int scale = p->presentation && panel_h >= 22 ? 2 : 1;
+    int pw = (COLS - 2) / (n > 0 ? n : 1);
+    for (int k = 0; k < n; k++)
+        panel(p, shown[k], first, (struct rect){1 + k * pw, 2, pw - 2, panel_h - 1}, scale);
+    chart(p, shown, n, (struct rect){1, 1 + panel_h, COLS - 2, chart_h});
+    if (keybar) {
+        view_fill_row(LINES - 1, 0, COLS, ROLE_TEXT);
+        widget_text(LINES - 1, 0, COLS, ROLE_TEXT,
+                    "1-6 edit one   m Markdown   p present   v/Esc back   q quit");
+    }
+}
