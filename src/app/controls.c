@@ -52,8 +52,9 @@ static const struct {
     [CTRL_SEQS] = {"Max seqs", SF_MAX_NUM_SEQS, CK_SLIDER},
 };
 
-static const enum dtype kv_dtypes[] = {DTYPE_AUTO, DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8,
-                                       DTYPE_INT8, DTYPE_INT4, DTYPE_Q8_0, DTYPE_Q4_0};
+/* widest first: a step right is a step cheaper (q8_0 carries its scales: 34/32 B) */
+static const enum dtype kv_dtypes[] = {DTYPE_AUTO, DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_Q8_0,
+                                       DTYPE_FP8,  DTYPE_INT8, DTYPE_Q4_0, DTYPE_INT4};
 static const enum dtype weight_dtypes[] = {DTYPE_AUTO, DTYPE_FP32, DTYPE_FP16, DTYPE_BF16,
                                            DTYPE_FP8,  DTYPE_INT8, DTYPE_INT4};
 enum { N_KV = sizeof kv_dtypes / sizeof kv_dtypes[0], N_W = sizeof weight_dtypes / sizeof weight_dtypes[0] };

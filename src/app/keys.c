@@ -241,6 +241,16 @@ static int picker_key(struct planner *p, int key)
     case KEY_NPAGE:
         p->picker_sel = p->picker_sel + 10 < n ? p->picker_sel + 10 : (n > 0 ? n - 1 : 0);
         return PLAN_REDRAW;
+    case KEY_HOME:
+        p->picker_sel = 0;
+        return PLAN_REDRAW;
+    case KEY_END:
+        p->picker_sel = n > 0 ? n - 1 : 0;
+        return PLAN_REDRAW;
+    case '\t': /* sort by the users each entry gives, or back to the catalogue's order */
+        p->picker_by_users = !p->picker_by_users;
+        p->picker_sel = 0;
+        return PLAN_REDRAW;
     case '\n':
     case '\r':
     case KEY_ENTER:
@@ -294,6 +304,7 @@ static int k_edit(struct planner *p)
         p->mode = MODE_PICKER;
         p->picker_for = p->focus;
         p->filter[0] = '\0';
+        p->picker_by_users = false;
         p->picker_sel = (int)control_current(p->focus, &p->scenario, &p->result, p->catalog);
     } else {
         open_prompt(p, PROMPT_VALUE, "");
@@ -527,9 +538,9 @@ static const struct planner_key_def keys[] = {
     {KEY_RIGHT, "Right", NULL, "step up (l)", k_right},
     {'l', "l", NULL, NULL, k_right},
     {KEY_SLEFT, "S-Left", NULL, "big step (PgUp, PgDn)", k_big_left},
-    {KEY_PPAGE, "PgUp", NULL, NULL, k_big_left},
+    {KEY_PPAGE, "PgUp", NULL, NULL, k_big_right}, /* up is more */
     {KEY_SRIGHT, "S-Right", NULL, NULL, k_big_right},
-    {KEY_NPAGE, "PgDn", NULL, NULL, k_big_right},
+    {KEY_NPAGE, "PgDn", NULL, NULL, k_big_left},
     {KEY_HOME, "Home", NULL, "to either end (End)", k_home},
     {KEY_END, "End", NULL, NULL, k_end},
     {'\r', "Enter", NULL, NULL, k_edit},

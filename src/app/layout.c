@@ -53,10 +53,12 @@ struct presentation_layout layout_presentation(int cols, int rows)
         return p;
     }
     p.title = (struct rect){0, 0, cols, 1};
-    p.keybar = (struct rect){0, rows - 1, cols, 1};
-    p.scale = rows >= 26 && cols >= 80 ? 2 : 1;
+    /* a shared screen has no key bar; the digits grow with the terminal */
+    p.keybar = (struct rect){0, rows, cols, 0};
+    p.scale = rows >= 52 && cols >= 160 ? 4 : rows >= 40 && cols >= 120 ? 3
+              : rows >= 26 && cols >= 80 ? 2 : 1;
     int number_h = 5 * p.scale;
-    int free_rows = rows - 2 - number_h - 6; /* caption, bar x2, slider, explain, gaps */
+    int free_rows = rows - 1 - number_h - 6; /* caption, bar x2, slider, explain, gaps */
     int gap = free_rows >= 6 ? 2 : free_rows >= 3 ? 1 : 0;
     int y = 1 + gap;
     p.number = (struct rect){2, y, cols - 4, number_h};
@@ -67,8 +69,8 @@ struct presentation_layout layout_presentation(int cols, int rows)
     y += 2 + gap;
     p.slider = (struct rect){2, y, cols - 4, 1};
     y += 1 + (gap ? 1 : 0);
-    if (y < rows - 1)
-        p.explain = (struct rect){2, y, cols - 4, rows - 1 - y};
+    if (y < rows)
+        p.explain = (struct rect){2, y, cols - 4, rows - y};
     return p;
 }
 

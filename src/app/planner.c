@@ -1,7 +1,9 @@
 #include "planner.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -334,12 +336,9 @@ void planner_step(struct planner *p, enum control c, int delta, bool big)
         return;
     int i = current_index(v, n, control_current(c, &p->scenario, &p->result, p->catalog));
     int stride = big ? (n / 8 > 2 ? n / 8 : 2) : 1;
-    if (control_kind(c) == CK_SLIDER) {
-        i += delta * stride;
-        i = i < 0 ? 0 : i >= n ? n - 1 : i;
-    } else {
-        i = ((i + delta * stride) % n + n) % n; /* lists wrap around */
-    }
+    /* every control stops at its ends, lists as sliders do */
+    i += delta * stride;
+    i = i < 0 ? 0 : i >= n ? n - 1 : i;
     set_value(p, c, v[i]);
 }
 
@@ -381,13 +380,63 @@ void planner_reset(struct planner *p, enum control c)
     planner_apply(p, &s);
 }
 
-static bool contains_nocase(const char *hay, const char *needle)
+/* Lowercase letters and digits only: "H100 SXM", "h100-sxm" -> "h100sxm". */
+static void fold(const char *in, char *out, size_t size)
 {
-    size_t n = strlen(needle);
-    for (; *hay; hay++)
-        if (strncasecmp(hay, needle, n) == 0)
-            return true;
-    return n == 0;
+    size_t n = 0;
+    for (; *in && n + 1 < size; in++)
+        if (isalnum((unsigned char)*in))
+            out[n++] = (char)tolower((unsigned char)*in);
+    out[n] = '\0';
+}
+
+/* Every term of the filter, in any order, inside the id or the name. */
+static bool fuzzy_match(const char *id, const char *name, const char *filter)
+{
+    char hay[SPEC_ID_MAX + SPEC_NAME_MAX + 2], a[SPEC_ID_MAX], b[SPEC_NAME_MAX];
+    fold(id, a, sizeof a);
+    fold(name, b, sizeof b);
+    snprintf(hay, sizeof hay, "%s %s", a, b);
+    char terms[64];
+    snprintf(terms, sizeof terms, "%s", filter);
+    for (char *save = NULL, *t = strtok_r(terms, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        char f[64];
+        fold(t, f, sizeof f);
+        if (f[0] && strstr(hay, f) == NULL)
+            return false;
+    }
+    return true;
+}
+
+uint64_t planner_picker_users(const struct planner *p, int index, bool *fits)
+{
+    struct scenario s = p->scenario;
+    if (p->picker_for == CTRL_GPU) {
+        s.gpu = p->catalog->gpus[index].spec;
+        s.has_vram = false;
+    } else {
+        s.model = p->catalog->models[index].spec;
+        s.kv_heads = 0;
+    }
+    static struct plan_result r;
+    struct diag d = {0};
+    if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d)) {
+        *fits = false;
+        return 0;
+    }
+    *fits = r.fits;
+    return r.max_users;
+}
+
+static const struct planner *sorting;
+static int by_users(const void *a, const void *b)
+{
+    bool fa, fb;
+    uint64_t ua = planner_picker_users(sorting, *(const int *)a, &fa);
+    uint64_t ub = planner_picker_users(sorting, *(const int *)b, &fb);
+    if (ua != ub)
+        return ua > ub ? -1 : 1;
+    return *(const int *)a - *(const int *)b;
 }
 
 int planner_picker_matches(const struct planner *p, int *out, int max)
@@ -398,8 +447,12 @@ int planner_picker_matches(const struct planner *p, int *out, int max)
     for (size_t i = 0; i < n && k < max; i++) {
         const char *id = gpu ? p->catalog->gpus[i].spec.id : p->catalog->models[i].spec.id;
         const char *name = gpu ? p->catalog->gpus[i].spec.name : p->catalog->models[i].spec.name;
-        if (p->filter[0] == '\0' || contains_nocase(id, p->filter) || contains_nocase(name, p->filter))
+        if (fuzzy_match(id, name, p->filter))
             out[k++] = (int)i;
+    }
+    if (p->picker_by_users && k > 1) {
+        sorting = p;
+        qsort(out, (size_t)k, sizeof *out, by_users);
     }
     return k;
 }

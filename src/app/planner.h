@@ -92,6 +92,7 @@ struct planner {
     enum control picker_for;
     char filter[64];
     int picker_sel;
+    bool picker_by_users; /* sorted by the users each entry gives, most first */
     /* prompt and confirmation */
     enum prompt_kind prompt_kind;
     char prompt[PLANNER_TEXT_MAX];
@@ -166,6 +167,10 @@ int planner_key(struct planner *p, int key);
 /* The entries of the open picker that match its filter: indexes into the
  * catalogue's GPUs or models; returns the count. */
 int planner_picker_matches(const struct planner *p, int *out, int max);
+
+/* The users the current scenario would serve with picker entry `index`
+ * instead of its GPU or model; fits says whether it fits at all. */
+uint64_t planner_picker_users(const struct planner *p, int index, bool *fits);
 
 /* Default export name: kvplan-MODEL-GPU-CONTEXT.json */
 void planner_export_name(const struct planner *p, char *buf, size_t size);

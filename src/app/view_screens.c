@@ -7,57 +7,94 @@
 #include "app/view.h"
 #include "app/view_parts.h"
 
+/* text cut to w columns with an ellipsis, never mid-word when a space is near */
+static void ellipsize(const char *text, int w, char *out, size_t size)
+{
+    int n = (int)strlen(text);
+    if (n <= w) {
+        snprintf(out, size, "%s", text);
+        return;
+    }
+    int cut = w - 1;
+    for (int i = cut; i > cut - 6 && i > 0; i--)
+        if (text[i] == ' ') {
+            cut = i;
+            break;
+        }
+    snprintf(out, size, "%.*s%s", cut, text, roles_utf8() ? "\u2026" : "~");
+}
+
 void view_draw_picker(const struct planner *p)
 {
     int w = COLS - 2, h = LINES - 2, x = 1, y = 1;
     bool gpu = p->picker_for == CTRL_GPU;
-    char title[128];
-    snprintf(title, sizeof title, " %s: type to filter [%s%s] Enter picks, Esc cancels ",
-             gpu ? "GPU" : "Model", p->filter, roles_utf8() ? "\u2581" : "_");
-    view_box(y, x, h, w, title);
     int idx[512];
     int n = planner_picker_matches(p, idx, 512);
+    int total = gpu ? (int)p->catalog->gpu_count : (int)p->catalog->model_count;
+    char title[160];
+    snprintf(title, sizeof title, " %s: type to filter [%s%s] %d of %d; Tab sorts by users%s ",
+             gpu ? "GPU" : "Model", p->filter, roles_utf8() ? "\u2581" : "_", n, total,
+             p->picker_by_users ? " (on)" : "");
+    view_box(y, x, h, w, title);
     int rows = h - 3;
+    int name_w = w - 4 - (gpu ? 63 : 73);
+    if (name_w < 12)
+        name_w = 12;
     char head[256];
     if (gpu)
-        snprintf(head, sizeof head, "%-15s %-40s %11s %10s %4s %7s", "ID", "NAME", "MEMORY",
-                 "BANDWIDTH", "FP8", "$/HOUR");
+        snprintf(head, sizeof head, "%-15s %-*s %10s %10s %4s %7s %9s", "ID", name_w, "NAME",
+                 "MEMORY", "BANDWIDTH", "FP8", "$/HOUR", "USERS");
     else
-        snprintf(head, sizeof head, "%-18s %-26s %8s %6s %-13s %9s %6s", "ID", "NAME", "PARAMS",
-                 "LAYERS", "ATTENTION", "KV/TOKEN", "MAX");
+        snprintf(head, sizeof head, "%-18s %-*s %7s %6s %-10s %9s %5s %9s", "ID", name_w, "NAME",
+                 "PARAMS", "LAYERS", "ATTENTION", "KV/TOKEN", "MAX", "USERS");
     widget_text(y + 1, x + 2, w - 4, ROLE_DIM, head);
     int top = p->picker_sel >= rows ? p->picker_sel - rows + 1 : 0;
     for (int i = 0; i < rows && top + i < n; i++) {
-        char line[256], a[32], b[32];
+        char line[320], a[32], b[32], name[128], users[32];
         int k = idx[top + i];
+        bool fits;
+        uint64_t u = planner_picker_users(p, k, &fits);
+        if (fits)
+            units_format_int(u, users, sizeof users);
+        else
+            snprintf(users, sizeof users, "no fit");
         if (gpu) {
             const struct gpu_spec *g = &p->catalog->gpus[k].spec;
             char price[16] = "-";
             if (g->price_usd_per_hour >= 0)
                 snprintf(price, sizeof price, "%.2f", g->price_usd_per_hour);
             units_format_bytes(g->memory_bytes, p->scenario.units, a, sizeof a);
-            snprintf(line, sizeof line, "%-15s %-40.40s %11s %5.2f TB/s %4s %7s", g->id, g->name,
-                     a, (double)g->bandwidth_bytes_per_s / 1e12, g->fp8 ? "yes" : "no", price);
+            ellipsize(g->name, name_w, name, sizeof name);
+            snprintf(line, sizeof line, "%-15s %-*s %10s %5.2f TB/s %4s %7s %9s", g->id, name_w,
+                     name, a, (double)g->bandwidth_bytes_per_s / 1e12, g->fp8 ? "yes" : "no",
+                     price, users);
         } else {
             const struct model_spec *m = &p->catalog->models[k].spec;
             char heads[24];
             if (m->attention == ATTENTION_MLA)
-                snprintf(heads, sizeof heads, "MLA latent");
+                snprintf(heads, sizeof heads, "MLA");
             else
                 snprintf(heads, sizeof heads, "%s %u/%u", spec_attention_name(m->attention),
                          m->kv_heads, m->attention_heads);
             units_format_bytes_exact(kvcost_model_bytes_per_token(m), a, sizeof a);
             units_format_tokens_short(m->max_context_tokens, b, sizeof b);
-            snprintf(line, sizeof line, "%-18s %-26.26s %7.1fB %6u %-13s %9s %6s", m->id, m->name,
-                     (double)m->params / 1e9, m->layers, heads, a, b);
+            ellipsize(m->name, name_w, name, sizeof name);
+            snprintf(line, sizeof line, "%-18s %-*s %6.1fB %6u %-10s %9s %5s %9s", m->id, name_w,
+                     name, (double)m->params / 1e9, m->layers, heads, a, b, users);
         }
         bool sel = top + i == p->picker_sel;
         if (sel)
             view_fill_row(y + 2 + i, x + 1, w - 2, ROLE_FOCUS);
         widget_text(y + 2 + i, x + 2, w - 4, sel ? ROLE_FOCUS : ROLE_TEXT, line);
     }
+    /* scroll marks: more above, more below */
+    if (top > 0)
+        widget_text(y + 2, x + w - 2, 1, ROLE_TITLE, roles_utf8() ? "\u25b2" : "^");
+    if (top + rows < n)
+        widget_text(y + 1 + rows, x + w - 2, 1, ROLE_TITLE, roles_utf8() ? "\u25bc" : "v");
     if (n == 0)
-        widget_text(y + 2, x + 2, w - 4, ROLE_WARN, "no preset matches");
+        widget_text(y + 2, x + 2, w - 4, ROLE_WARN, "no preset matches: terms in any order, "
+                                                      "punctuation and case ignored");
 }
 
 int view_picker_row_at(const struct planner *p, int x, int y)
@@ -376,7 +413,8 @@ void view_draw_presentation(const struct planner *p)
         if (u)
             view_explain_row(u, l.explain.y, l.explain.x, l.explain.w, l.explain.h, ROLE_DIM);
     }
-    view_keybar(l.keybar);
+    if (l.keybar.h > 0)
+        view_keybar(l.keybar);
 }
 
 void view_draw_copied(const struct planner *p)

@@ -136,9 +136,11 @@ void view_draw_versus(const struct planner *p)
     widget_text(0, 0, COLS, ROLE_KEY, title);
     bool keybar = !p->presentation;
     int bottom = LINES - (keybar ? 1 : 0);
-    int chart_h = (bottom - 1) / 3 < 6 ? 6 : (bottom - 1) / 3;
-    int panel_h = bottom - 1 - chart_h - 1;
-    int scale = p->presentation && panel_h >= 22 ? 2 : 1;
+    /* the panels take what they need; the chart the rest (at least 6 rows) */
+    int scale = p->presentation && bottom >= 40 ? 2 : 1;
+    int need = 11 + 5 * scale;
+    int panel_h = bottom - 1 - 7 < need ? bottom - 1 - 7 : need;
+    int chart_h = bottom - 1 - panel_h - 1;
     int pw = (COLS - 2) / (n > 0 ? n : 1);
     for (int k = 0; k < n; k++)
         panel(p, shown[k], first, (struct rect){1 + k * pw, 2, pw - 2, panel_h - 1}, scale);

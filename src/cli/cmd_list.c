@@ -159,6 +159,21 @@ int cmd_show(int argc, char **argv)
     bool help;
     if (!parse_catalog_options(argc, argv, &o, &help, &d))
         return cli_fail(d.message);
+    if (!help && optind + 1 == argc) {
+        /* "show llama-3.1-8b": say which it is */
+        struct catalog c;
+        catalog_init(&c);
+        const char *id = argv[optind];
+        if (catalog_load_all(&c, o.dirs, (size_t)o.ndirs, &d)) {
+            const char *kind = catalog_find_model(&c, id) ? "model" : catalog_find_gpu(&c, id) ? "gpu" : NULL;
+            if (kind) {
+                diag_fail(&d, "show: say what '%s' is: kvplan show %s %s", id, kind, id);
+                catalog_free(&c);
+                return cli_fail(d.message);
+            }
+        }
+        catalog_free(&c);
+    }
     if (help || optind + 2 != argc) {
         fprintf(help ? stdout : stderr,
                 "Usage: kvplan show gpu|model ID [--format text|json] [--presets DIR]\n");

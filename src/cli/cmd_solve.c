@@ -136,7 +136,7 @@ int cmd_solve(int argc, char **argv)
         catalog_free(&cat);
         return cli_fail("out of memory");
     }
-    int nrows = 0;
+    int nrows = 0, skipped = 0;
     for (size_t i = 0; i < count; i++) {
         const struct catalog_gpu *g = ngpu ? catalog_find_gpu(&cat, gpu_list[i]) : &cat.gpus[i];
         if (g == NULL) {
@@ -146,6 +146,10 @@ int cmd_solve(int argc, char **argv)
             free(rows);
             catalog_free(&cat);
             return cli_fail(d.message);
+        }
+        if (!ngpu && !engine_runs_on(base.engine.kind, g->spec.vendor)) {
+            skipped++; /* the engine's profile does not model this vendor's parts */
+            continue;
         }
         struct scenario s = base;
         s.gpu = g->spec;
@@ -175,6 +179,10 @@ int cmd_solve(int argc, char **argv)
         printf("%-16s %5u %12s %8llu %10s\n", rows[i].gpu->id, sp->gpus, split,
                (unsigned long long)sp->users, cost);
     }
+    if (skipped)
+        printf("(%d GPU types of other vendors left out: %s is modelled on %s)\n", skipped,
+               engine_label(base.engine.kind, base.engine.rule),
+               base.engine.kind == ENGINE_TRTLLM ? "NVIDIA" : "NVIDIA and AMD");
     if (solved == 0) {
         printf("(no GPU type serves it within %u GPUs; raise --max-gpus)\n", max_gpus);
         status = 1;

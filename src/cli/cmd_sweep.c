@@ -96,8 +96,7 @@ static void apply_axis(const struct axis *ax, size_t i, const struct catalog *ca
         break;
     }
     case AXIS_GPUS:
-        s->gpus = (uint32_t)(ax->lo + i);
-        s->tp = 0;
+        s->gpus = (uint32_t)(ax->lo + i); /* --tp stays: counts it does not divide are refused */
         snprintf(label, size, "%u", s->gpus);
         break;
     case AXIS_GPU:
@@ -202,10 +201,14 @@ int cmd_sweep(int argc, char **argv)
         for (int i = 0; i < ncols; i++)
             printf("|---");
         printf("|\n");
-    } else if (format == 0)
-        printf("%-28s %-16s %-18s %5s %10s %6s %5s %9s %9s %10s %14s %16s %9s\n", "VALUE", "GPU",
-               "MODEL", "GPUS", "CONTEXT", "KV", "FITS", "USERS", "PAGED", "KV/TOKEN",
-               "KV/USER", "POOL", "TOKENS");
+    } else if (format == 0) {
+        /* the table reads as a person would: the varied value, the layout, sizes
+         * with units, per GPU where they are per GPU (CSV and JSON keep bytes) */
+        printf("%s on %s, %s; KV/TOKEN, KV/USER and POOL are per GPU\n", base.model.id,
+               base.gpu.id, engine_label(base.engine.kind, base.engine.rule));
+        printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s\n", "VALUE", "GPUS", "CONTEXT",
+               "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL", "TOKENS");
+    }
     /* JSON rows are printed as they are made, never held: 640k rows in one
      * array took 1.2 GB (issue 9). The whole output is still one array. */
     size_t rows_printed = 0;
@@ -263,12 +266,21 @@ int cmd_sweep(int argc, char **argv)
             continue;
         }
         if (format == 0) {
-            printf("%-28s %-16s %-18s %5u %10llu %6s %5s %9llu %9llu %10llu %14llu %16llu %9llu\n",
-                   value, s.gpu.id, s.model.id, s.gpus, (unsigned long long)s.context_tokens,
-                   dtype_info(r.kv_dtype)->name, r.fits ? "yes" : "no",
-                   (unsigned long long)r.max_users, (unsigned long long)r.max_users_paged,
-                   (unsigned long long)r.cost.bytes_per_token, (unsigned long long)r.user_bytes_per_gpu,
-                   (unsigned long long)r.kv_pool_bytes, (unsigned long long)r.kv_tokens);
+            char gpus[24], ctx[16], u[24], pg[24], tok[24], per[24], pool[24], held[24];
+            snprintf(gpus, sizeof gpus, r.replicas > 1 ? "%u=%ux%u" : "%u", s.gpus, r.tp,
+                     r.replicas);
+            units_format_tokens_short(s.context_tokens, ctx, sizeof ctx);
+            if (!r.fits)
+                snprintf(u, sizeof u, "no fit");
+            else
+                units_format_int(r.max_users, u, sizeof u);
+            units_format_int(r.max_users_paged, pg, sizeof pg);
+            units_format_bytes_exact(r.cost.bytes_per_token, tok, sizeof tok);
+            units_format_bytes(r.user_bytes_per_gpu, s.units, per, sizeof per);
+            units_format_bytes(r.kv_pool_bytes_per_gpu, s.units, pool, sizeof pool);
+            units_format_int(r.kv_tokens, held, sizeof held);
+            printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s\n", value, gpus, ctx,
+                   dtype_info(r.kv_dtype)->name, u, pg, tok, per, pool, held);
         } else {
             const char *sep = format == 1 ? "," : " | ";
             printf("%s%s%s%s%s%s", format == 2 ? "| " : "", value, sep, s.gpu.id, sep,

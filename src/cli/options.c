@@ -6,6 +6,7 @@
 
 #include "io/calibration.h"
 #include "io/fileio.h"
+#include "io/localgpu.h"
 #include "io/snapshot.h"
 
 enum {
@@ -106,7 +107,8 @@ static const struct option long_options[] = {
 const char *options_help(void)
 {
     return "Scenario options:\n"
-           "  --gpu ID               GPU preset (default " DEFAULT_GPU_ID "; kvplan list gpus)\n"
+           "  --gpu ID               GPU preset (default " DEFAULT_GPU_ID "; kvplan list gpus);\n"
+           "                         auto: this machine's, from nvidia-smi or rocm-smi\n"
            "  --gpus N               GPUs in one tensor-parallel group (default 1)\n"
            "  --model ID             model preset (default " DEFAULT_MODEL_ID
            "; kvplan list models)\n"
@@ -461,7 +463,13 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
     char near[256];
     const char *gpu_id = o->gpu_id ? o->gpu_id : (o->load_path ? NULL : DEFAULT_GPU_ID);
     const char *model_id = o->model_id ? o->model_id : (o->load_path ? NULL : DEFAULT_MODEL_ID);
-    if (gpu_id) {
+    if (gpu_id && strcmp(gpu_id, "auto") == 0) {
+        unsigned n = 0;
+        if (!localgpu_detect(c, &s->gpu, &n, d))
+            return false;
+        if (!o->has_gpus && !o->load_path)
+            s->gpus = n; /* every GPU the driver lists, unless --gpus says otherwise */
+    } else if (gpu_id) {
         const struct catalog_gpu *g = catalog_find_gpu(c, gpu_id);
         if (g == NULL) {
             catalog_suggest(c, PRESET_GPU, gpu_id, near, sizeof near);

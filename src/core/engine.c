@@ -84,3 +84,17 @@ bool engine_supports(enum engine_kind k, enum dtype d)
         return true;
     }
 }
+
+bool engine_runs_on(enum engine_kind k, const char *vendor)
+{
+    bool nvidia = strncasecmp(vendor, "nvidia", 6) == 0, amd = strncasecmp(vendor, "amd", 3) == 0;
+    switch (k) {
+    case ENGINE_VLLM:
+    case ENGINE_SGLANG:
+        return nvidia || amd;
+    case ENGINE_TRTLLM:
+        return nvidia;
+    default:
+        return true;
+    }
+}

@@ -58,6 +58,11 @@ bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *ru
 /* "vllm@0" style name of kind and rule. */
 const char *engine_label(enum engine_kind k, enum engine_rule r);
 
+/* Whether kvplan's profile of the engine models this vendor's GPUs: vLLM and
+ * SGLang on NVIDIA and AMD (CUDA and ROCm), TensorRT-LLM on NVIDIA,
+ * llama.cpp and the generic rule everywhere (Apple included). */
+bool engine_runs_on(enum engine_kind k, const char *vendor);
+
 /* Whether the engine can cache in this precision at all. */
 bool engine_supports(enum engine_kind k, enum dtype d);
 

@@ -224,7 +224,11 @@ char *units_format_bytes(uint64_t bytes, enum unit_system units, char *buf, size
         v /= base;
         i++;
     }
-    snprintf(buf, size, "%.2f %s", v, names[i]);
+    /* the whole part grouped in thousands: 3,671.44 GiB */
+    uint64_t cents = (uint64_t)(v * 100.0 + 0.5);
+    char whole[32];
+    units_format_int(cents / 100, whole, sizeof whole);
+    snprintf(buf, size, "%s.%02u %s", whole, (unsigned)(cents % 100), names[i]);
     return buf;
 }
 

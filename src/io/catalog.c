@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "io/embedded.h"
@@ -45,7 +46,7 @@ static bool batch_add(struct batch *b, const struct preset *p, const char *path,
             continue;
         const char *a = p->kind == PRESET_GPU ? b->items[i].gpu.id : b->items[i].model.id;
         const char *n = p->kind == PRESET_GPU ? p->gpu.id : p->model.id;
-        if (strcmp(a, n) == 0)
+        if (strcasecmp(a, n) == 0)
             return diag_fail(d, "%s: id: duplicate %s id '%s' (also in %s)", path,
                              p->kind == PRESET_GPU ? "GPU" : "model", n, b->paths[i]);
     }
@@ -274,7 +275,7 @@ bool catalog_load_all(struct catalog *c, const char *const *dirs, size_t n, stru
 const struct catalog_gpu *catalog_find_gpu(const struct catalog *c, const char *id)
 {
     for (size_t i = 0; i < c->gpu_count; i++)
-        if (strcmp(c->gpus[i].spec.id, id) == 0)
+        if (strcasecmp(c->gpus[i].spec.id, id) == 0) /* ids ignore case everywhere */
             return &c->gpus[i];
     return NULL;
 }
@@ -282,7 +283,7 @@ const struct catalog_gpu *catalog_find_gpu(const struct catalog *c, const char *
 const struct catalog_model *catalog_find_model(const struct catalog *c, const char *id)
 {
     for (size_t i = 0; i < c->model_count; i++)
-        if (strcmp(c->models[i].spec.id, id) == 0)
+        if (strcasecmp(c->models[i].spec.id, id) == 0)
             return &c->models[i];
     return NULL;
 }

@@ -235,11 +235,11 @@ static void versus_row(FILE *out, const char *label, const char *const *cells, c
 void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
                             const struct plan_result *const *results, const int *shown, int n)
 {
-    char buf[4][96];
-    const char *cells[4];
-    double v[4];
-    for (int i = 0; i < n; i++)
-        cells[i] = buf[i];
+    char buf[4][96] = {{0}};
+    const char *cells[4] = {buf[0], buf[1], buf[2], buf[3]};
+    double v[4] = {0};
+    if (n > 4)
+        n = 4;
     fprintf(out, "| | ");
     for (int i = 0; i < n; i++)
         fprintf(out, "%s%s |", ss->entry[shown[i]].label, i == 0 ? " (reference)" : "");

@@ -165,6 +165,14 @@ static void common_setup(struct term_caps *caps, bool mono)
     noecho();
     nonl();
     keypad(stdscr, TRUE);
+    /* xterm's modified arrows, which some terminfo entries (screen, tmux)
+     * do not list: without them Shift-Right reads as Esc and "[1;2C" */
+    define_key("\033[1;2C", KEY_SRIGHT);
+    define_key("\033[1;2D", KEY_SLEFT);
+    define_key("\033[1;2A", KEY_SR);
+    define_key("\033[1;2B", KEY_SF);
+    define_key("\033[1;2H", KEY_SHOME);
+    define_key("\033[1;2F", KEY_SEND);
     curs_set(0);
     set_escdelay(25);
     leaveok(stdscr, TRUE); /* the cursor is hidden: never spend output restoring it */
@@ -302,6 +310,13 @@ void term_close(void)
         fputs("\033[?1002l", stdout);
         fflush(stdout);
         mode_1002 = false;
+    }
+    /* a terminal without an alternate screen (vt100) keeps what was drawn:
+     * clear it, so the shell's prompt does not land among the planner */
+    const char *rmcup = tigetstr("rmcup");
+    if (!null_out && (rmcup == NULL || rmcup == (char *)-1 || rmcup[0] == '\0')) {
+        clear();
+        refresh();
     }
     endwin();
     terminal_switched = 0;

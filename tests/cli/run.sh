@@ -109,6 +109,17 @@ expect 0 '"generic":' plan --engine vllm --format json
 expect 0 "Generic rule        " plan --engine sglang
 expect 0 "llama-server -m llama-3.1-8b.gguf -c " plan --engine llama.cpp
 
+# --- --gpu auto: this machine's GPU from the driver, matched to a preset by name
+mkdir -p "$T/bin"
+printf '#!/bin/sh\necho "NVIDIA H100 80GB HBM3, 81559"\necho "NVIDIA H100 80GB HBM3, 81559"\n' > "$T/bin/nvidia-smi"
+chmod +x "$T/bin/nvidia-smi"
+out=$(PATH="$T/bin:$PATH" "$K" plan --gpu auto 2>&1)
+if printf '%s' "$out" | grep -q "2 x NVIDIA H100 SXM5 80GB, 79.65 GiB each (this machine (nvidia-smi: 81559 MiB"; then ok; else bad "--gpu auto with nvidia-smi: $out" ; fi
+out=$(PATH=/nonexistent "$K" plan --gpu auto 2>&1); st=$?
+if [ $st = 2 ] && printf '%s' "$out" | grep -q "no GPU found on this machine"; then ok; else bad "--gpu auto without a driver: $st $out"; fi
+expect 0 "Llama 3.1 8B on 1 x NVIDIA H100" plan --gpu H100-SXM --model LLAMA-3.1-8B
+expect 2 "show: say what 'llama-3.1-8b' is: kvplan show model llama-3.1-8b" show llama-3.1-8b
+
 # --- commands and formats
 expect 0 "users fit at 4,000 tokens" plan --model llama-2-7b --context 4000
 expect 0 "2 (K,V) x 32 KV heads x 128 head_dim x 2 B (fp16)" plan --model llama-2-7b
