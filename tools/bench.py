@@ -128,7 +128,7 @@ def main():
     steps = lambda n: [kcuf1 if i % 2 == 0 else kcub1 for i in range(n)]
     redraws = lambda n: ["\x0c"] * n  # Ctrl-L: clear and repaint everything
     r = {}
-    r["startup_instructions"] = callgrind([KVPLAN, "--dump-screen", "/dev/null", "--size", "80x24",
+    r["startup_instructions"] = callgrind([KVPLAN, "--dump-screen", "-", "--size", "80x24",
                                            *SCENARIO])
     r["plan_json_instructions"] = callgrind([KVPLAN, "plan", "--format", "json", *SCENARIO])
     r["step_instructions_80x24"] = per_step(steps)

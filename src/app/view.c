@@ -109,13 +109,15 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
     int y = r.y, end = r.y + r.h;
     if (l->big_digits && widget_big_number_width(n, 1) + 7 <= r.w) {
         int w = widget_big_number(y, r.x, n, 1, view_users_role(res));
-        widget_text(y + 3, r.x + w + 2, r.w - w - 2, ROLE_TEXT, "users");
+        widget_text(y + 3, r.x + w + 2, r.w - w - 2, ROLE_TEXT,
+                    res->max_users == 1 ? "user" : "users");
         snprintf(line, sizeof line, "at %s%s%s", ctx, engine ? ", " : "",
                  engine ? engine_label(res->profile, res->rule) : "");
         widget_text(y + 4, r.x + w + 2, r.w - w - 2, ROLE_DIM, line);
         y += 5;
     } else {
-        snprintf(line, sizeof line, "%s users at %s%s%s", n, ctx, engine ? ", " : "",
+        snprintf(line, sizeof line, "%s user%s at %s%s%s", n, res->max_users == 1 ? "" : "s", ctx,
+                 engine ? ", " : "",
                  engine ? engine_name(res->profile) : "");
         widget_text(y++, r.x, r.w, view_users_role(res), line);
     }
@@ -151,7 +153,8 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         if (res->profile == ENGINE_LLAMACPP)
             snprintf(line, sizeof line, "-np %u slots, no paging", res->engine.slots);
         else
-            snprintf(line, sizeof line, "paged: %s users at %s in use", a, b);
+            snprintf(line, sizeof line, "paged: %s user%s at %s in use", a,
+                     res->max_users_paged == 1 ? "" : "s", b);
         snprintf(brief, sizeof brief, "paged: %s at %s", a, b);
         widget_text(y++, r.x, r.w, ROLE_TEXT, fit(r.w, line, brief));
     }

@@ -147,7 +147,12 @@ void view_draw_versus(const struct planner *p)
     chart(p, shown, n, (struct rect){1, 1 + panel_h, COLS - 2, chart_h});
     if (keybar) {
         view_fill_row(LINES - 1, 0, COLS, ROLE_TEXT);
-        widget_text(LINES - 1, 0, COLS, ROLE_TEXT,
-                    "1-6 edit one   m Markdown   p present   v/Esc back   q quit");
+        if (p->error[0])
+            widget_text(LINES - 1, 0, COLS, ROLE_BAD, p->error);
+        else if (p->status[0])
+            widget_text(LINES - 1, 0, COLS, ROLE_GOOD, p->status);
+        else
+            widget_text(LINES - 1, 0, COLS, ROLE_TEXT,
+                        "1-6 edit one   m Markdown   p present   v/Esc back   q quit");
     }
 }

@@ -462,6 +462,63 @@ def test_three_replicas_under_each_engine_show_one_answer_everywhere():
             t.kill()
 
 
+def test_a_meeting_keeps_scenarios_side_by_side_and_shares_them():
+    """b keeps the reference and edits a copy; n adds a third; v shows them
+    side by side; m writes the versus table; e the whole session, which the
+    command line reads back by label; y sends the command line by OSC 52."""
+    md = os.path.join(TMP, "meeting.md")
+    session = os.path.join(TMP, "meeting.json")
+    t = PtyTerm([KVPLAN, "--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "2",
+                 "--context", "32k"], cols=120, rows=40, env=ENV)
+    try:
+        t.wait_for(r"^\? help  q quit")
+        t.press("b")
+        t.wait_for(r"A is the reference")
+        t.press(t.cap("kcud1"))
+        t.press(t.cap("kcud1"))  # KV cache
+        for _ in range(5):
+            t.press(t.cap("kcuf1"))  # to fp8
+        t.press("a")
+        for _ in range(10):
+            t.send("\x7f")
+        t.press("fp8\r")
+        t.wait_for(r" 2 fp8 ")
+        t.press("v")
+        t.wait_for(r"versus: 2 scenarios against A")
+        assert re.search(r"\+\d+% against A", t.text()), t.text()
+        t.press("m")
+        for _ in range(60):
+            t.send("\x7f")
+        t.press(md + "\r")
+        t.wait_for(r"wrote .*meeting.md")
+        with open(md) as f:
+            table = f.read()
+        assert "| | A (reference) |fp8 |" in table.replace(" |fp8", " |fp8"), table
+        assert "| **Users** |" in table and "| KV cache | bf16 | fp8 |" in table, table
+        t.press("\x1b")
+        t.wait_for(r"^\? help  q quit")
+        t.press("e")
+        for _ in range(60):
+            t.send("\x7f")
+        t.press(session + "\r")
+        t.wait_for(r"every scenario of the session")
+        want = plan("--load", session, "--scenario", "FP8")["result"]["max_users"]
+        assert want == plan("--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "2",
+                            "--context", "32k", "--kv-dtype", "fp8")["result"]["max_users"]
+        before = len(t.raw)
+        t.press("y")
+        t.wait_for(r"Copied to the clipboard")
+        raw = bytes(t.raw[before:])
+        m = re.search(rb"\x1b\]52;c;([A-Za-z0-9+/=]+)\x07", raw)
+        assert m, raw[:200]
+        import base64
+        line = base64.b64decode(m.group(1)).decode()
+        assert line.startswith("kvplan plan --gpu h100-sxm --model llama-3.1-70b --gpus 2"), line
+        assert "--kv-dtype fp8" in line, line
+    finally:
+        t.kill()
+
+
 def main():
     tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_")]
     passed = failed = 0
