@@ -43,6 +43,11 @@ static void gpu(FILE *out, const struct gpu_spec *g)
     fprintf(out, "     .price_usd_per_hour = %.17g,\n", g->price_usd_per_hour);
     str(out, "price_date", g->price_date);
     u64(out, "cuda_visible_bytes", g->cuda_visible_bytes);
+    fprintf(out, "     .tflops_bf16 = %.17g,\n", g->tflops_bf16);
+    fprintf(out, "     .tflops_fp8 = %.17g,\n", g->tflops_fp8);
+    fprintf(out, "     .tops_int8 = %.17g,\n", g->tops_int8);
+    fprintf(out, "     .tflops_fp4 = %.17g,\n", g->tflops_fp4);
+    u64(out, "link_bytes_per_s", g->link_bytes_per_s);
 }
 
 static void model(FILE *out, const struct model_spec *m)
@@ -71,6 +76,9 @@ static void model(FILE *out, const struct model_spec *m)
     u64(out, "max_context_tokens", m->max_context_tokens);
     u64(out, "vocab_size", m->vocab_size);
     u64(out, "intermediate_size", m->intermediate_size);
+    u64(out, "experts", m->experts);
+    u64(out, "experts_per_token", m->experts_per_token);
+    u64(out, "expert_params", m->expert_params);
 }
 
 int main(int argc, char **argv)

@@ -29,6 +29,12 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_MAX_NUM_SEQS] = "Max seqs",
     [SF_MAX_NUM_BATCHED_TOKENS] = "Batched tokens",
     [SF_LOGGED] = "Logged memory",
+    [SF_CONCURRENCY] = "Concurrency",
+    [SF_PROMPT] = "Prompt",
+    [SF_MIN_TOK_S] = "Speed",
+    [SF_MAX_TTFT] = "First token",
+    [SF_MBU] = "MBU",
+    [SF_MFU] = "MFU",
 };
 
 static const struct {
@@ -50,6 +56,7 @@ static const struct {
     [CTRL_HEADROOM] = {"Headroom", SF_HEADROOM, CK_SLIDER},
     [CTRL_FRACTION] = {"Mem frac", SF_GPU_MEMORY_UTILIZATION, CK_SLIDER},
     [CTRL_SEQS] = {"Max seqs", SF_MAX_NUM_SEQS, CK_SLIDER},
+    [CTRL_SPEED] = {"Speed", SF_MIN_TOK_S, CK_SLIDER},
 };
 
 /* widest first: a step right is a step cheaper (q8_0 carries its scales: 34/32 B) */
@@ -222,6 +229,14 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
             n = add_unique(v, n, f);
         n = add_unique(v, n, control_current(c, s, r, cat));
         break;
+    case CTRL_SPEED: {
+        /* tokens per second per user, 0 = no target */
+        static const uint64_t steps[] = {0, 5, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200};
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+            n = add_unique(v, n, steps[i]);
+        n = add_unique(v, n, (uint64_t)s->min_tokens_per_s);
+        break;
+    }
     case CTRL_SEQS:
         n = add_unique(v, n, 0); /* the engine's default (llama.cpp: as many as fit) */
         for (uint64_t k = 1; k <= 16; k++)
@@ -280,6 +295,8 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
         return (uint64_t)s->engine.kind;
     case CTRL_HEADROOM:
         return (uint64_t)(s->headroom_percent + 0.5);
+    case CTRL_SPEED:
+        return (uint64_t)s->min_tokens_per_s;
     case CTRL_FRACTION:
         if (fraction_of(s) > 0 || r == NULL)
             return (uint64_t)llround(fraction_of(s) * 1000);
@@ -379,6 +396,9 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_FRACTION:
         set_fraction(s, (double)value / 1000.0);
         break;
+    case CTRL_SPEED:
+        s->min_tokens_per_s = (double)value;
+        break;
     case CTRL_SEQS:
         set_seqs(s, (uint32_t)value);
         break;
@@ -428,6 +448,9 @@ void control_reset(enum control c, struct scenario *s)
     case CTRL_SEQS:
         set_seqs(s, 0);
         break;
+    case CTRL_SPEED:
+        s->min_tokens_per_s = 0;
+        break;
     default:
         break;
     }
@@ -476,6 +499,10 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
     case CTRL_FRACTION:
         if ((ok = units_parse_number(text, 0.01, 1, &x, &in)))
             set_fraction(s, x);
+        break;
+    case CTRL_SPEED:
+        if ((ok = units_parse_number(text, 0, 1e6, &x, &in)))
+            s->min_tokens_per_s = x;
         break;
     case CTRL_KV_DTYPE:
     case CTRL_WEIGHT_DTYPE:
@@ -558,6 +585,12 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
         break;
     case CTRL_HEADROOM:
         snprintf(buf, size, "%g%%", s->headroom_percent);
+        break;
+    case CTRL_SPEED:
+        if (s->min_tokens_per_s > 0)
+            snprintf(buf, size, "%g tok/s", s->min_tokens_per_s);
+        else
+            snprintf(buf, size, "no target");
         break;
     case CTRL_FRACTION:
         if (fraction_of(s) > 0)

@@ -27,6 +27,7 @@ enum control {
     CTRL_HEADROOM,
     CTRL_FRACTION, /* vLLM utilisation, SGLang static fraction, TRT-LLM free fraction */
     CTRL_SEQS,     /* vLLM max-num-seqs, SGLang max-running-requests, TRT-LLM batch, llama.cpp -np */
+    CTRL_SPEED,    /* the service level: tokens per second each user keeps */
     CTRL_COUNT
 };
 

@@ -13,6 +13,7 @@ static void curve_for(const struct scenario *base, struct users_curve *c)
 {
     struct scenario s = *base;
     c->max_users = 0;
+    c->slo = base->min_tokens_per_s > 0 || base->max_ttft_seconds > 0;
     for (int i = 0; i < CHART_POINTS; i++) {
         /* 2^10 .. 2^20 tokens in equal steps of log2 */
         double exp2 = 10.0 + 10.0 * i / (CHART_POINTS - 1);
@@ -23,9 +24,9 @@ static void curve_for(const struct scenario *base, struct users_curve *c)
         struct diag d = {0};
         c->context_tokens[i] = ctx;
         /* a context no longer than the shared prefix is not a scenario: no column */
-        c->users[i] = s.prefix_tokens < ctx && plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d)
-                          ? r.max_users
-                          : 0;
+        bool ok = s.prefix_tokens < ctx && plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d);
+        c->users[i] = ok ? r.max_users : 0;
+        c->users_slo[i] = ok ? r.speed.users_at_service_level : 0;
         if (c->users[i] > c->max_users)
             c->max_users = c->users[i];
     }

@@ -49,6 +49,8 @@ enum {
 struct users_curve {
     uint64_t context_tokens[CHART_POINTS];
     uint64_t users[CHART_POINTS];
+    uint64_t users_slo[CHART_POINTS]; /* those that keep the service level */
+    bool slo;                         /* a service level is set */
     uint64_t max_users;
 };
 

@@ -121,6 +121,17 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
                  engine ? engine_name(res->profile) : "");
         widget_text(y++, r.x, r.w, view_users_role(res), line);
     }
+    if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && y < end) {
+        char slo[32];
+        units_format_int(res->speed.users_at_service_level, slo, sizeof slo);
+        if (s->min_tokens_per_s > 0)
+            snprintf(line, sizeof line, "%s keep %g tok/s each: %s binds", slo, s->min_tokens_per_s,
+                     plan_binding_name(res->speed.binding));
+        else
+            snprintf(line, sizeof line, "%s within %g s to the first token", slo,
+                     s->max_ttft_seconds);
+        widget_text(y++, r.x, r.w, res->speed.binding == BIND_MEMORY ? ROLE_GOOD : ROLE_WARN, line);
+    }
     if (planner_reference(p) && y < end) {
         view_baseline_text(p, line, sizeof line);
         widget_text(y++, r.x, r.w, strstr(line, "(-") ? ROLE_BAD : ROLE_GOOD, line);
@@ -175,7 +186,7 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         if (res->cost_per_user_hour >= 0)
             snprintf(cost, sizeof cost, "$%.3f/user-h", res->cost_per_user_hour);
         if (res->decode_tokens_per_s_per_user > 0)
-            snprintf(dec, sizeof dec, ", <=%.0f tok/s/user", res->decode_tokens_per_s_per_user);
+            snprintf(dec, sizeof dec, ", %.0f tok/s/user", res->decode_tokens_per_s_per_user);
         snprintf(line, sizeof line, "%s%s", cost, dec);
         widget_text(y++, r.x, r.w, ROLE_DIM, line);
     }
@@ -235,7 +246,11 @@ static void draw_chart(const struct planner *p, struct rect r)
     const struct users_curve *c = &p->curve;
     char title[96], top[32];
     units_format_int(c->max_users, top, sizeof top);
-    snprintf(title, sizeof title, "Users against context (log scale), peak %s", top);
+    if (c->slo && p->scenario.min_tokens_per_s > 0)
+        snprintf(title, sizeof title, "Users against context, peak %s; %s keep %g tok/s", top,
+                 roles_utf8() ? "\u2500" : "-", p->scenario.min_tokens_per_s);
+    else
+        snprintf(title, sizeof title, "Users against context (log scale), peak %s", top);
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
     struct rect plot = {r.x, r.y + 1, r.w, r.h - 3};
     double values[512];
@@ -254,6 +269,16 @@ static void draw_chart(const struct planner *p, struct rect r)
         }
     /* the marker in plain yellow: no bold to switch off between columns */
     widget_columns(plot, values, n, marker, ROLE_KV, ROLE_WARN);
+    if (c->slo && c->max_users) {
+        /* the service level's limit, a line over the memory's bars */
+        for (int col = 0; col < n; col++) {
+            int i = n > 1 ? col * (CHART_POINTS - 1) / (n - 1) : 0;
+            double f = (double)c->users_slo[i] / (double)c->max_users;
+            int row = plot.h - 1 - (int)(f * (plot.h - 1) + 0.5);
+            if (c->users[i] > 0)
+                widget_text(plot.y + row, plot.x + col, 1, ROLE_BAD, roles_utf8() ? "\u2500" : "-");
+        }
+    }
     int ay = plot.y + plot.h;
     view_fill_row(ay, plot.x, plot.w, ROLE_TEXT);
     static const char *ticks[] = {"1k", "4k", "16k", "64k", "256k", "1M"};

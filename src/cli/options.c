@@ -29,6 +29,12 @@ enum {
     OPT_PRESETS,
     OPT_LOAD,
     OPT_SCENARIO,
+    OPT_CONCURRENCY,
+    OPT_PROMPT,
+    OPT_MIN_TOK_S,
+    OPT_MAX_TTFT,
+    OPT_MBU,
+    OPT_MFU,
     OPT_EXPORT,
     OPT_REQUIRE_USERS,
     OPT_FORMAT,
@@ -75,6 +81,12 @@ static const struct option long_options[] = {
     {"presets", required_argument, 0, OPT_PRESETS},
     {"load", required_argument, 0, OPT_LOAD},
     {"scenario", required_argument, 0, OPT_SCENARIO},
+    {"concurrency", required_argument, 0, OPT_CONCURRENCY},
+    {"prompt", required_argument, 0, OPT_PROMPT},
+    {"min-tok-s", required_argument, 0, OPT_MIN_TOK_S},
+    {"max-ttft", required_argument, 0, OPT_MAX_TTFT},
+    {"mbu", required_argument, 0, OPT_MBU},
+    {"mfu", required_argument, 0, OPT_MFU},
     {"export", required_argument, 0, OPT_EXPORT},
     {"require-users", required_argument, 0, OPT_REQUIRE_USERS},
     {"format", required_argument, 0, OPT_FORMAT},
@@ -124,6 +136,12 @@ const char *options_help(void)
            "  --vram SIZE            memory per GPU instead of the preset's: 80GB, 80GiB\n"
            "  --weights SIZE         weights of the whole model instead of params x dtype\n"
            "  --price USD            price per GPU-hour instead of the preset's\n"
+           "  --concurrency N        users decoding at once for the speed (default: all that fit)\n"
+           "  --prompt TOKENS        the prompt whose time to first token is reported (default:\n"
+           "                         --context)\n"
+           "  --min-tok-s X          service level: tokens per second each user keeps\n"
+           "  --max-ttft SECONDS     service level: the longest time to the first token\n"
+           "  --mbu F, --mfu F       achievable fractions of bandwidth and compute (0.7, 0.5)\n"
            "  --full-attention       treat sliding-window layers as global\n"
            "  --units gib|gb         display unit (default gib; JSON is always bytes)\n"
            "  --presets DIR          add or override presets from DIR (repeatable)\n"
@@ -257,6 +275,31 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
                 return false;
             o->has_price = true;
             break;
+        case OPT_CONCURRENCY:
+            if (!options_parse_count("--concurrency", a, 1, 100000000, &o->concurrency, d))
+                return false;
+            break;
+        case OPT_PROMPT:
+            if (!wrap("--prompt", units_parse_tokens(a, false, &o->prompt, &in), &in, d))
+                return false;
+            break;
+        case OPT_MIN_TOK_S:
+            if (!wrap("--min-tok-s", units_parse_number(a, 0.001, 1e6, &o->min_tok_s, &in), &in, d))
+                return false;
+            break;
+        case OPT_MAX_TTFT:
+            if (!wrap("--max-ttft", units_parse_number(a, 0.001, 86400, &o->max_ttft, &in), &in, d))
+                return false;
+            break;
+        case OPT_MBU:
+        case OPT_MFU: {
+            double f;
+            const char *name = c == OPT_MBU ? "--mbu" : "--mfu";
+            if (!wrap(name, units_parse_number(a, 0.01, 1.0, &f, &in), &in, d))
+                return false;
+            *(c == OPT_MBU ? &o->mbu : &o->mfu) = f;
+            break;
+        }
         case OPT_FULL_ATTENTION:
             o->full_attention = true;
             break;
@@ -520,6 +563,18 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->has_weights = true;
         s->weights_bytes = o->weights;
     }
+    if (o->concurrency)
+        s->concurrency = o->concurrency;
+    if (o->prompt)
+        s->prompt_tokens = o->prompt;
+    if (o->min_tok_s > 0)
+        s->min_tokens_per_s = o->min_tok_s;
+    if (o->max_ttft > 0)
+        s->max_ttft_seconds = o->max_ttft;
+    if (o->mbu > 0)
+        s->mbu = o->mbu;
+    if (o->mfu > 0)
+        s->mfu = o->mfu;
     if (o->has_price) {
         s->has_price = true;
         s->price_usd_per_hour = o->price;

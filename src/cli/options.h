@@ -44,6 +44,8 @@ struct options {
     struct engine_flags flags; /* only the fields given are non-zero */
     const char *calibration_path;
     bool has_vram, has_weights, has_price;
+    uint64_t concurrency, prompt;   /* 0 = not given */
+    double min_tok_s, max_ttft, mbu, mfu;
     uint64_t vram, weights;
     double price;
 };

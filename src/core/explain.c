@@ -100,6 +100,9 @@ static int run(const struct explain_row *row, int n, long double *out, int max)
         case XOP_MIN:
             r = a < b ? a : b;
             break;
+        case XOP_MAX:
+            r = a > b ? a : b;
+            break;
         default:
             break;
         }
@@ -177,11 +180,31 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
     case XU_BYTES_PER_S:
         snprintf(buf, size, "%.2Lf TB/s", v / 1e12L);
         return;
-    case XU_TOK_PER_S:
-        snprintf(buf, size, "%.1Lf tok/s", v);
+    case XU_TOK_PER_S: {
+        char whole[32];
+        uint64_t tenths = v > 0 ? (uint64_t)(v * 10.0L + 0.5L) : 0;
+        units_format_int(tenths / 10, whole, sizeof whole);
+        snprintf(buf, size, "%s.%u tok/s", whole, (unsigned)(tenths % 10));
         return;
+    }
     case XU_RATIO:
         snprintf(buf, size, "%.2Lf", v);
+        return;
+    case XU_SECONDS:
+        if (v < 1e-3L)
+            snprintf(buf, size, "%.1Lf us", v * 1e6L);
+        else if (v < 1.0L)
+            snprintf(buf, size, "%.2Lf ms", v * 1e3L);
+        else
+            snprintf(buf, size, "%.2Lf s", v);
+        return;
+    case XU_FLOPS:
+        if (v >= 1e15L)
+            snprintf(buf, size, "%.2Lf PFLOP", v / 1e15L);
+        else if (v >= 1e12L)
+            snprintf(buf, size, "%.2Lf TFLOP", v / 1e12L);
+        else
+            snprintf(buf, size, "%.2Lf GFLOP", v / 1e9L);
         return;
     }
     snprintf(buf, size, "%Lg", v);
@@ -242,10 +265,14 @@ static void emit(const struct explain_row *row, const struct node *nodes, int i,
         }
         return;
     }
-    if (arity(op) == 1 || op == XOP_MIN) {
-        puts_(o, op == XOP_FLOOR ? "floor(" : op == XOP_CEIL ? "ceil(" : op == XOP_ROUND ? "round(" : "min(");
+    if (arity(op) == 1 || op == XOP_MIN || op == XOP_MAX) {
+        puts_(o, op == XOP_FLOOR   ? "floor("
+                 : op == XOP_CEIL  ? "ceil("
+                 : op == XOP_ROUND ? "round("
+                 : op == XOP_MIN   ? "min("
+                                   : "max(");
         emit(row, nodes, n->a, o);
-        if (op == XOP_MIN) {
+        if (op == XOP_MIN || op == XOP_MAX) {
             put(o, ", ", 2);
             emit(row, nodes, n->b, o);
         }
@@ -310,15 +337,19 @@ void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit
     /* A floor, ceiling or minimum last: show what it was applied to. */
     char inner[96] = "";
     enum xop last = row->nsteps > 0 ? (enum xop)row->steps[row->nsteps - 1].op : XOP_TERM;
-    if (last == XOP_FLOOR || last == XOP_CEIL || last == XOP_MIN) {
+    bool nested = false; /* "max(a, b) = max(a, b)" says nothing: only nested operands */
+    for (int i = 0; i + 1 < row->nsteps; i++)
+        nested |= row->steps[i].op != XOP_TERM;
+    if ((last == XOP_FLOOR || last == XOP_CEIL || last == XOP_MIN || last == XOP_MAX) && nested) {
         long double st[EXPLAIN_STEPS_MAX];
         int sp = run(row, row->nsteps - 1, st, EXPLAIN_STEPS_MAX);
         char x[EXPLAIN_VALUE_MAX], y[EXPLAIN_VALUE_MAX];
-        if (last == XOP_MIN && sp >= 2) {
+        if ((last == XOP_MIN || last == XOP_MAX) && sp >= 2) {
             explain_format(st[sp - 2], unit, u, x, sizeof x);
             explain_format(st[sp - 1], unit, u, y, sizeof y);
-            snprintf(inner, sizeof inner, " = min(%s, %s)", x, y);
-        } else if (sp >= 1 && last != XOP_MIN && (unit == XU_COUNT || unit == XU_TOKENS)) {
+            snprintf(inner, sizeof inner, " = %s(%s, %s)", last == XOP_MIN ? "min" : "max", x, y);
+        } else if (sp >= 1 && last != XOP_MIN && last != XOP_MAX &&
+                   (unit == XU_COUNT || unit == XU_TOKENS)) {
             snprintf(inner, sizeof inner, " = %s(%.2Lf)", last == XOP_FLOOR ? "floor" : "ceil",
                      st[sp - 1]);
         }

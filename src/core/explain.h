@@ -15,7 +15,7 @@
 #include "units.h"
 
 enum {
-    EXPLAIN_ROWS_MAX = 24,
+    EXPLAIN_ROWS_MAX = 40,
     EXPLAIN_TERMS_MAX = 10,
     EXPLAIN_STEPS_MAX = 24,
     EXPLAIN_KEY_MAX = 24,
@@ -38,11 +38,13 @@ enum xunit {
     XU_USD,         /* $0.0463 */
     XU_BYTES_PER_S, /* 2.04 TB/s */
     XU_TOK_PER_S,   /* 26.7 tok/s */
-    XU_RATIO        /* 30.44: an unrounded quotient */
+    XU_RATIO,       /* 30.44: an unrounded quotient */
+    XU_SECONDS,     /* 12.3 ms, 1.25 s */
+    XU_FLOPS        /* 1.23 TFLOP */
 };
 
 /* The operations of a row's expression, in reverse Polish order. */
-enum xop { XOP_TERM = 0, XOP_ADD, XOP_SUB, XOP_MUL, XOP_DIV, XOP_FLOOR, XOP_CEIL, XOP_MIN, XOP_ROUND };
+enum xop { XOP_TERM = 0, XOP_ADD, XOP_SUB, XOP_MUL, XOP_DIV, XOP_FLOOR, XOP_CEIL, XOP_MIN, XOP_ROUND, XOP_MAX };
 
 struct xterm {
     long double value;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "speed.h"
 
 static void cost_rows(struct policy_ctx *c)
 {
@@ -141,31 +142,7 @@ static void money_and_speed(struct policy_ctx *c)
         explain_row_end(c->x, row, XU_USD, 0, NULL);
     }
 
-    uint64_t bw = s->gpu.bandwidth_bytes_per_s;
-    r->decode_step_bytes_per_gpu = kv_sat_add(
-        kv_sat_add(r->weights_bytes_per_gpu, r->prefix_bytes_per_gpu),
-        kv_sat_mul(r->users_per_replica, r->user_bytes_avg_per_gpu));
-    if (bw > 0 && r->users_per_replica > 0)
-        r->decode_tokens_per_s_per_user = (double)bw / (double)r->decode_step_bytes_per_gpu;
-    row = explain_row_begin(c->x, "decode", "Decode bound", "per user");
-    if (bw == 0 || r->users_per_replica == 0) {
-        explain_row_end(c->x, row, XU_TOK_PER_S, 0,
-                        bw == 0 ? "no bandwidth figure for this GPU" : "no user fits");
-        return;
-    }
-    explain_term(row, bw, XU_BYTES_PER_S, "per GPU");
-    policy_weights_term(c, row);
-    if (r->prefix_bytes_per_gpu) {
-        explain_term(row, r->prefix_bytes_per_gpu, XU_BYTES, "prefix");
-        explain_op(row, XOP_ADD);
-    }
-    explain_ref(c->x, row, r->replicas == 1 ? "users" : "users_replica", "users");
-    explain_term(row, r->user_bytes_avg_per_gpu, XU_BYTES, "each at the average length");
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_ADD);
-    explain_op(row, XOP_DIV);
-    explain_row_end(c->x, row, XU_TOK_PER_S, 0,
-                    "every weight and every cache read once per step; memory bandwidth only");
+    speed_compute(s, r, c->x); /* the service level, from the users above */
 }
 
 static void warnings(const struct scenario *s, struct plan_result *r)

@@ -73,6 +73,34 @@ struct engine_detail {
     char note[ENGINE_TEXT_MAX / 2]; /* how the engine budgets, in a sentence */
 };
 
+/* What limits the users at a service level. */
+enum binding_limit { BIND_MEMORY, BIND_DECODE, BIND_PREFILL, BIND_SCHEDULER };
+
+/* Speed at the service level (core/speed.c): one decode step of `concurrency`
+ * users, the time to the first token of one prompt, and the users that keep
+ * a target speed. Rates are per second; all estimates from bandwidth and
+ * compute at achievable fractions (mbu, mfu). */
+struct speed_result {
+    bool known;                  /* the GPU's bandwidth is known */
+    double mbu, mfu;             /* the fractions used */
+    double peak_flops;           /* dense peak per GPU in the compute precision; 0 unknown */
+    enum dtype compute_dtype;
+    uint64_t concurrency;        /* users decoding at once, every replica */
+    uint64_t concurrency_per_replica;
+    uint64_t step_bytes_per_gpu; /* read per decode step */
+    double step_flops_per_gpu;
+    double memory_seconds, compute_seconds, comm_seconds;
+    double step_seconds;         /* time per output token */
+    double tokens_per_s_per_user, tokens_per_s_total;
+    uint64_t prompt_tokens;
+    double prefill_flops_per_gpu, ttft_seconds, prefill_tokens_per_s;
+    uint64_t users_at_service_level;
+    enum binding_limit binding;
+};
+
+/* "memory", "decode", "prefill", "scheduler" */
+const char *plan_binding_name(enum binding_limit b);
+
 /* The headroom rule's answer, kept beside an engine's for comparison only. */
 struct generic_figures {
     bool present;
@@ -125,6 +153,7 @@ struct plan_result {
     double decode_tokens_per_s_per_user; /* 0 when unknown or no user fits */
     uint64_t reservation_waste_bytes_per_gpu; /* full-context reservation - use at the average */
 
+    struct speed_result speed;       /* the service level */
     struct engine_detail engine;     /* engines only */
     struct generic_figures generic;  /* engines only: the headroom rule's answer */
     struct explain explain;          /* the arithmetic, when computed with PLAN_EXPLAIN */

@@ -28,6 +28,12 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_MAX_NUM_SEQS] = "--max-num-seqs",
     [SF_MAX_NUM_BATCHED_TOKENS] = "--max-num-batched-tokens",
     [SF_LOGGED] = "--gpu-total, --non-kv and --kv-memory",
+    [SF_CONCURRENCY] = "--concurrency",
+    [SF_PROMPT] = "--prompt",
+    [SF_MIN_TOK_S] = "--min-tok-s",
+    [SF_MAX_TTFT] = "--max-ttft",
+    [SF_MBU] = "--mbu",
+    [SF_MFU] = "--mfu",
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -184,6 +190,22 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
             return fail(d, n, SF_KV_HEADS, field, "%u does not divide the %u attention heads of %s",
                         s->kv_heads, m->attention_heads, m->name);
     }
+    if (s->concurrency > 100000000)
+        return fail(d, n, SF_CONCURRENCY, field, "%llu users is out of range (1 to 100,000,000)",
+                    (ull)s->concurrency);
+    if (s->prompt_tokens > s->context_tokens)
+        return fail(d, n, SF_PROMPT, field, "%llu tokens is more than %s (%llu tokens)",
+                    (ull)s->prompt_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
+    if (!(s->min_tokens_per_s >= 0 && s->min_tokens_per_s <= 1e6))
+        return fail(d, n, SF_MIN_TOK_S, field, "%g is out of range (0 to 1,000,000)",
+                    s->min_tokens_per_s);
+    if (!(s->max_ttft_seconds >= 0 && s->max_ttft_seconds <= 86400))
+        return fail(d, n, SF_MAX_TTFT, field, "%g s is out of range (0 to 86,400)",
+                    s->max_ttft_seconds);
+    if (!(s->mbu >= 0 && s->mbu <= 1))
+        return fail(d, n, SF_MBU, field, "%g is out of range (0 to 1)", s->mbu);
+    if (!(s->mfu >= 0 && s->mfu <= 1))
+        return fail(d, n, SF_MFU, field, "%g is out of range (0 to 1)", s->mfu);
     struct diag inner = {0};
     if (!spec_model_validate(m, &inner))
         return fail(d, n, SF_MODEL, field, "%s: %s", m->id, inner.message);

@@ -41,6 +41,12 @@ struct scenario {
     bool full_attention;       /* treat windowed layers as global */
     enum unit_system units;    /* display only */
     struct engine_flags engine; /* the profile (generic or an engine) and its flags */
+    /* The service level (issue 12): 0 means "the default" for each. */
+    uint64_t concurrency;      /* users decoding at once, all replicas; 0 = as many as fit */
+    uint64_t prompt_tokens;    /* the prompt whose time to first token is reported; 0 = context */
+    double min_tokens_per_s;   /* per user; 0 = no speed target */
+    double max_ttft_seconds;   /* 0 = no time-to-first-token target */
+    double mbu, mfu;           /* achievable fractions of bandwidth and compute; 0 = defaults */
 };
 
 /* The fields validation can name. */
@@ -68,6 +74,12 @@ enum scenario_field {
     SF_MAX_NUM_SEQS,
     SF_MAX_NUM_BATCHED_TOKENS,
     SF_LOGGED, /* what a log said: total, non-KV and KV memory */
+    SF_CONCURRENCY,
+    SF_PROMPT,
+    SF_MIN_TOK_S,
+    SF_MAX_TTFT,
+    SF_MBU,
+    SF_MFU,
     SF_COUNT
 };
 

@@ -33,6 +33,9 @@ struct gpu_spec {
     double price_usd_per_hour;      /* per GPU; < 0 = unknown */
     uint64_t cuda_visible_bytes;    /* what cudaMemGetInfo reports as total; 0 = unknown */
     char price_date[SPEC_ID_MAX];
+    /* Dense peak compute per GPU, by precision; 0 = unknown or unsupported. */
+    double tflops_bf16, tflops_fp8, tops_int8, tflops_fp4;
+    uint64_t link_bytes_per_s;      /* GPU-to-GPU bandwidth in a node, each way; 0 = unknown */
 };
 
 struct model_spec {
@@ -65,6 +68,10 @@ struct model_spec {
     uint64_t max_context_tokens;
     uint32_t vocab_size;        /* 0 = unknown; sizes logits in engine estimates */
     uint32_t intermediate_size; /* 0 = unknown */
+    /* Mixture of experts: routed experts per MoE layer, how many a token
+     * uses, and the parameters they hold in all (0 = dense). */
+    uint32_t experts, experts_per_token;
+    uint64_t expert_params;
 };
 
 /* "MHA", "GQA", "MQA" or "MLA". */

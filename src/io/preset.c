@@ -62,7 +62,12 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
                          d) ||
         !jsonread_string(r, o, "price_date", false, g->price_date, sizeof g->price_date, d) ||
         !jsonread_u64(r, o, "cuda_visible_bytes", false, 1, (uint64_t)1 << 44,
-                      &g->cuda_visible_bytes, d))
+                      &g->cuda_visible_bytes, d) ||
+        !jsonread_double(r, o, "dense_bf16_tflops", false, 0.0, 1e6, &g->tflops_bf16, d) ||
+        !jsonread_double(r, o, "dense_fp8_tflops", false, 0.0, 1e6, &g->tflops_fp8, d) ||
+        !jsonread_double(r, o, "dense_int8_tops", false, 0.0, 1e6, &g->tops_int8, d) ||
+        !jsonread_double(r, o, "dense_fp4_tflops", false, 0.0, 1e6, &g->tflops_fp4, d) ||
+        !jsonread_u64(r, o, "interconnect_bytes_per_s", false, 0, big, &g->link_bytes_per_s, d))
         return false;
     if (g->cuda_visible_bytes > g->memory_bytes)
         return jsonread_fail(r, d, "cuda_visible_bytes: %llu is more than memory_bytes %llu",
@@ -117,6 +122,21 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
                           d) ||
             !jsonread_u32(&c, mo, "v_head_dim", false, 0, 1000000, &m->v_head_dim, d))
             return false;
+    }
+    const cJSON *moe = cJSON_GetObjectItemCaseSensitive(o, "moe");
+    if (moe != NULL && !cJSON_IsNull(moe)) {
+        if (!cJSON_IsObject(moe))
+            return jsonread_fail(r, d, "moe: expected an object or null");
+        struct jsonread c = jsonread_child(r, "moe", "moe.");
+        if (!jsonread_u32(&c, moe, "experts", true, 2, 100000, &m->experts, d) ||
+            !jsonread_u32(&c, moe, "experts_per_token", true, 1, 100000, &m->experts_per_token, d) ||
+            !jsonread_u64(&c, moe, "expert_params", true, 1, big, &m->expert_params, d))
+            return false;
+        if (m->experts_per_token > m->experts)
+            return jsonread_fail(&c, d, "experts_per_token: %u is more than experts %u",
+                                 m->experts_per_token, m->experts);
+        if (m->expert_params > m->params)
+            return jsonread_fail(&c, d, "expert_params: more than params");
     }
     const cJSON *sw = cJSON_GetObjectItemCaseSensitive(o, "sliding_window");
     if (sw != NULL && !cJSON_IsNull(sw)) {
@@ -187,6 +207,16 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
     jsonout_string(&o, "price_date", g->price_date);
     if (g->cuda_visible_bytes)
         jsonout_uint(&o, "cuda_visible_bytes", g->cuda_visible_bytes);
+    if (g->tflops_bf16 > 0)
+        jsonout_double(&o, "dense_bf16_tflops", g->tflops_bf16);
+    if (g->tflops_fp8 > 0)
+        jsonout_double(&o, "dense_fp8_tflops", g->tflops_fp8);
+    if (g->tops_int8 > 0)
+        jsonout_double(&o, "dense_int8_tops", g->tops_int8);
+    if (g->tflops_fp4 > 0)
+        jsonout_double(&o, "dense_fp4_tflops", g->tflops_fp4);
+    if (g->link_bytes_per_s)
+        jsonout_uint(&o, "interconnect_bytes_per_s", g->link_bytes_per_s);
     jsonout_string(&o, "source", g->source);
     return jsonout_end(&o);
 }
@@ -239,6 +269,13 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         jsonout_uint(&o, "vocab_size", m->vocab_size);
     if (m->intermediate_size)
         jsonout_uint(&o, "intermediate_size", m->intermediate_size);
+    if (m->experts) {
+        struct jsonout e = jsonout_begin();
+        jsonout_uint(&e, "experts", m->experts);
+        jsonout_uint(&e, "experts_per_token", m->experts_per_token);
+        jsonout_uint(&e, "expert_params", m->expert_params);
+        jsonout_object(&o, "moe", jsonout_end(&e));
+    }
     jsonout_string(&o, "source", m->source);
     return jsonout_end(&o);
 }

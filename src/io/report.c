@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include <string.h>
+
 #include "core/version.h"
 
 typedef unsigned long long ull;
@@ -64,9 +66,25 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
                            engine ? " under " : "", engine ? profile : "", rep);
         if (r->avg_context_tokens < s->context_tokens && r->profile != ENGINE_LLAMACPP && len > 0 &&
             (size_t)len < size)
-            snprintf(buf + len, size - (size_t)len, "; %s with paging at %s tokens in use", paged,
-                     avg);
+            len += snprintf(buf + len, size - (size_t)len, "; %s with paging at %s tokens in use",
+                            paged, avg);
+        if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && len > 0 && (size_t)len < size) {
+            char slo[32];
+            units_format_int(r->speed.users_at_service_level, slo, sizeof slo);
+            if (s->min_tokens_per_s > 0)
+                snprintf(buf + len, size - (size_t)len, "; %s keep %g tok/s each (%s binds)", slo,
+                         s->min_tokens_per_s, plan_binding_name(r->speed.binding));
+            else
+                snprintf(buf + len, size - (size_t)len, "; %s within %g s to the first token",
+                         slo, s->max_ttft_seconds);
+        }
     }
+}
+
+bool report_is_speed_row(const struct explain_row *row)
+{
+    return strncmp(row->key, "speed_", 6) == 0 || strcmp(row->key, "decode") == 0 ||
+           strcmp(row->key, "ttft") == 0 || strcmp(row->key, "users_slo") == 0;
 }
 
 static void row_text(FILE *out, const struct explain_row *row)
@@ -135,7 +153,15 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
 
     fprintf(out, "\nHow it is computed\n");
     for (int i = 0; i < r->explain.count; i++)
-        row_text(out, &r->explain.rows[i]);
+        if (!report_is_speed_row(&r->explain.rows[i]))
+            row_text(out, &r->explain.rows[i]);
+    char conc[32];
+    units_format_int(r->speed.concurrency, conc, sizeof conc);
+    fprintf(out, "\nSpeed (%s users decoding at once; MBU %.2f, MFU %.2f)\n", conc, r->speed.mbu,
+            r->speed.mfu);
+    for (int i = 0; i < r->explain.count; i++)
+        if (report_is_speed_row(&r->explain.rows[i]))
+            row_text(out, &r->explain.rows[i]);
 
     if (r->profile != ENGINE_GENERIC)
         report_engine(out, s, r);

@@ -18,6 +18,9 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
 void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
                             const struct plan_result *const *results, const int *shown, int n);
 
+/* Whether an explain row belongs to the speed (service level) part. */
+bool report_is_speed_row(const struct explain_row *row);
+
 /* The one-sentence answer: "45 users fit at 32,768 tokens each ...". */
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size);
 

@@ -80,7 +80,7 @@ static const char *xunit_name(enum xunit u)
 {
     static const char *names[] = {"count", "tokens", "bytes", "bytes", "bytes_per_value",
                                   "percent", "fraction", "usd_per_hour", "usd",
-                                  "bytes_per_s", "tokens_per_s", "ratio"};
+                                  "bytes_per_s", "tokens_per_s", "ratio", "seconds", "flops"};
     return (size_t)u < sizeof names / sizeof names[0] ? names[u] : "";
 }
 
@@ -171,6 +171,19 @@ static cJSON *scenario_json(const struct scenario *s)
     else
         jsonout_null(&o, "tp");
     jsonout_object(&o, "engine", engine_flags_json(&s->engine));
+    /* the service level: written only when given */
+    if (s->concurrency)
+        jsonout_uint(&o, "concurrency", s->concurrency);
+    if (s->prompt_tokens)
+        jsonout_uint(&o, "prompt_tokens", s->prompt_tokens);
+    if (s->min_tokens_per_s > 0)
+        jsonout_double(&o, "min_tokens_per_s", s->min_tokens_per_s);
+    if (s->max_ttft_seconds > 0)
+        jsonout_double(&o, "max_ttft_seconds", s->max_ttft_seconds);
+    if (s->mbu > 0)
+        jsonout_double(&o, "mbu", s->mbu);
+    if (s->mfu > 0)
+        jsonout_double(&o, "mfu", s->mfu);
     return jsonout_end(&o);
 }
 
@@ -197,6 +210,24 @@ static cJSON *result_json(const struct plan_result *r)
                            r->cost_per_user_hour >= 0);
     jsonout_double_or_null(&o, "decode_tokens_per_s_per_user", r->decode_tokens_per_s_per_user,
                            r->decode_tokens_per_s_per_user > 0);
+    /* the service level (speed at `concurrency` users decoding at once) */
+    const struct speed_result *sp = &r->speed;
+    bool fast = sp->step_seconds > 0;
+    jsonout_uint(&o, "concurrency", sp->concurrency);
+    jsonout_double_or_null(&o, "decode_step_seconds", sp->step_seconds, fast);
+    jsonout_double_or_null(&o, "tokens_per_s_per_user", sp->tokens_per_s_per_user, fast);
+    jsonout_double_or_null(&o, "tokens_per_s_total", sp->tokens_per_s_total, fast);
+    jsonout_uint(&o, "prompt_tokens", sp->prompt_tokens);
+    jsonout_double_or_null(&o, "ttft_seconds", sp->ttft_seconds, sp->ttft_seconds > 0);
+    jsonout_double_or_null(&o, "prefill_tokens_per_s", sp->prefill_tokens_per_s,
+                           sp->prefill_tokens_per_s > 0);
+    jsonout_uint(&o, "users_at_service_level", sp->users_at_service_level);
+    jsonout_string(&o, "binding_limit", plan_binding_name(sp->binding));
+    jsonout_double(&o, "mbu", sp->mbu);
+    jsonout_double(&o, "mfu", sp->mfu);
+    jsonout_double_or_null(&o, "step_memory_seconds", sp->memory_seconds, fast);
+    jsonout_double_or_null(&o, "step_compute_seconds", sp->compute_seconds, fast);
+    jsonout_double_or_null(&o, "step_comm_seconds", sp->comm_seconds, fast);
     /* one replica */
     jsonout_uint(&o, "users_per_replica", r->users_per_replica);
     jsonout_uint(&o, "users_fit_per_replica", r->users_fit_per_replica);
@@ -416,6 +447,13 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
     }
     if (ok && jsonread_has(so, "tp"))
         ok = jsonread_u32(sr, so, "tp", true, 1, GPUS_MAX, &tmp.tp, d);
+    ok = ok && jsonread_u64(sr, so, "concurrency", false, 1, 100000000, &tmp.concurrency, d) &&
+         jsonread_u64(sr, so, "prompt_tokens", false, 1, TOKENS_MAX, &tmp.prompt_tokens, d) &&
+         jsonread_double(sr, so, "min_tokens_per_s", false, 0.001, 1e6, &tmp.min_tokens_per_s, d) &&
+         jsonread_double(sr, so, "max_ttft_seconds", false, 0.001, 86400, &tmp.max_ttft_seconds,
+                         d) &&
+         jsonread_double(sr, so, "mbu", false, 0.01, 1.0, &tmp.mbu, d) &&
+         jsonread_double(sr, so, "mfu", false, 0.01, 1.0, &tmp.mfu, d);
     const cJSON *eo = cJSON_GetObjectItemCaseSensitive(so, "engine");
     if (ok && eo != NULL && !cJSON_IsNull(eo)) {
         struct jsonread er = jsonread_child(sr, "engine", "engine.");

@@ -120,6 +120,18 @@ if [ $st = 2 ] && printf '%s' "$out" | grep -q "no GPU found on this machine"; t
 expect 0 "Llama 3.1 8B on 1 x NVIDIA H100" plan --gpu H100-SXM --model LLAMA-3.1-8B
 expect 2 "show: say what 'llama-3.1-8b' is: kvplan show model llama-3.1-8b" show llama-3.1-8b
 
+# --- the service level: speed at a concurrency, the first token, users that keep a speed
+expect_field 64 concurrency --model llama-3.1-8b --context 2k --concurrency 64
+expect 0 "keep 60 tok/s each (decode binds)" plan --model llama-3.1-8b --context 2k --min-tok-s 60
+expect 0 "Speed (64 users decoding at once; MBU 0.70, MFU 0.50)" plan --model llama-3.1-8b --context 2k --concurrency 64
+expect 0 '"binding_limit":	"prefill"' plan --model llama-3.1-70b --gpus 4 --context 32k --max-ttft 0.5 --format json
+expect 0 '"users_at_service_level":	0' plan --model llama-3.1-70b --gpus 4 --context 32k --max-ttft 0.5 --format json
+expect 0 "MBU 0.55, MFU 0.40" plan --mbu 0.55 --mfu 0.4
+expect 2 "--mbu: '1.5' is out of range" plan --mbu 1.5
+expect 2 "--min-tok-s: 'fast' is not a number" plan --min-tok-s fast
+expect 2 "--prompt: 9000 tokens is more than --context (8192 tokens)" plan --prompt 9000
+expect 2 "--concurrency: '2.5' is not a whole number" plan --concurrency 2.5
+
 # --- commands and formats
 expect 0 "users fit at 4,000 tokens" plan --model llama-2-7b --context 4000
 expect 0 "2 (K,V) x 32 KV heads x 128 head_dim x 2 B (fp16)" plan --model llama-2-7b

@@ -76,6 +76,14 @@ static bool expected(const struct plan_result *r, const char *key, long double *
         {"cache", r->engine.kv_cache_bytes},
         {"cost", r->cost_per_user_hour},
         {"decode", r->decode_tokens_per_s_per_user},
+        {"speed_bytes", r->speed.step_bytes_per_gpu},
+        {"speed_memory", r->speed.memory_seconds},
+        {"speed_flops", r->speed.step_flops_per_gpu},
+        {"speed_step", r->speed.step_seconds},
+        {"speed_comm", r->speed.comm_seconds},
+        {"speed_total", r->speed.tokens_per_s_total},
+        {"ttft", r->speed.ttft_seconds},
+        {"users_slo", r->speed.users_at_service_level},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(map[i].key, key) == 0) {
@@ -134,13 +142,15 @@ static void check_rows(const struct scenario *s, const struct plan_result *r, co
         /* the value printed is the number used everywhere else */
         long double want;
         if (expected(r, row->key, &want)) {
-            bool money = row->result.unit == XU_USD || row->result.unit == XU_TOK_PER_S;
+            bool money = row->result.unit == XU_USD || row->result.unit == XU_TOK_PER_S ||
+                         row->result.unit == XU_SECONDS || row->result.unit == XU_FLOPS ||
+                         strncmp(row->key, "speed_", 6) == 0;
             if (money && want < 0)
                 want = row->result.value; /* unknown: a sentence, not a number */
             explain_format(want, row->result.unit, e->units, text, sizeof text);
             /* rates are doubles: equal within a part in 10^9 (a printed
              * half-cent may round either way), counts and bytes to the byte */
-            if (money && fabsl(want - row->result.value) <= 1e-9L * fabsl(want))
+            if (money && fabsl(want - row->result.value) <= 1e-6L * fabsl(want) + 1e-12L)
                 ;
             else if (strcmp(text, row->result.text) != 0)
                 fail_msg("%s: row %s prints %s; the plan uses %s (%Lg)", what, row->key,

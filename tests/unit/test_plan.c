@@ -351,12 +351,13 @@ static void cost_and_decode_bound_follow_the_users(void **state)
 {
     (void)state;
     /* $2/h / 31 users = $0.0645; step reads 14e9 + 31 x 2,097,152,000 B
-     * = 79,011,712,000 B; 2e12 / 79,011,712,000 = 25.31 tok/s */
+     * = 79,011,712,000 B; at 70% of 2 TB/s: 1.4e12 / 79,011,712,000 = 17.72 tok/s
+     * (the GPU of this test has no compute figure: memory alone) */
     struct scenario s = seed_scenario();
     struct plan_result r = plan(&s);
     assert_true(r.cost_per_user_hour > 0.06451 && r.cost_per_user_hour < 0.06452);
     assert_int_equal(r.decode_step_bytes_per_gpu, 79011712000ull);
-    assert_true(r.decode_tokens_per_s_per_user > 25.31 && r.decode_tokens_per_s_per_user < 25.32);
+    assert_true(r.decode_tokens_per_s_per_user > 17.71 && r.decode_tokens_per_s_per_user < 17.72);
 }
 
 static void invalid_scenarios_name_the_option(void **state)

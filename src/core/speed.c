@@ -1,0 +1,358 @@
+#include "speed.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "kvcost.h"
+
+struct inputs {
+    double bw, peak, mbu, mfu, link;
+    double weights, experts;    /* bytes of the whole model, and of its routed experts */
+    double active, hidden;      /* parameters per token, hidden width */
+    double per_ctx_token;       /* attention flops per context token per layer, all heads */
+    uint32_t tp, layers, global, windowed;
+    uint64_t window;
+};
+
+static enum dtype compute_dtype(const struct scenario *s, const struct plan_result *r,
+                                double *peak)
+{
+    const struct gpu_spec *g = &s->gpu;
+    /* weight-only quantisation (int4, q4_0, q8_0) still computes in 16 bits */
+    if (r->weight_dtype == DTYPE_FP8 && g->tflops_fp8 > 0 && !r->weights_as_released) {
+        *peak = g->tflops_fp8 * 1e12;
+        return DTYPE_FP8;
+    }
+    if (r->weight_dtype == DTYPE_INT8 && g->tops_int8 > 0) {
+        *peak = g->tops_int8 * 1e12;
+        return DTYPE_INT8;
+    }
+    *peak = g->tflops_bf16 * 1e12;
+    return DTYPE_BF16;
+}
+
+static struct inputs inputs_of(const struct scenario *s, const struct plan_result *r)
+{
+    const struct model_spec *m = &s->model;
+    struct inputs in = {0};
+    in.bw = (double)s->gpu.bandwidth_bytes_per_s;
+    compute_dtype(s, r, &in.peak);
+    in.mbu = s->mbu > 0 ? s->mbu : SPEED_DEFAULT_MBU;
+    in.mfu = s->mfu > 0 ? s->mfu : SPEED_DEFAULT_MFU;
+    in.link = (double)s->gpu.link_bytes_per_s;
+    in.weights = (double)r->weights_bytes;
+    in.experts = m->experts && m->params ? in.weights * (double)m->expert_params / (double)m->params
+                                         : 0;
+    in.active = (double)(m->active_params ? m->active_params : m->params);
+    in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);
+    /* QK^T and PV, 2 flops a multiply-add, per context token, per layer:
+     * 4 x heads x head_dim; MLA absorbs the projections: 2 x (rank + rope) + 2 x rank */
+    if (m->attention == ATTENTION_MLA)
+        in.per_ctx_token = (double)m->attention_heads *
+                           (2.0 * (m->kv_lora_rank + m->qk_rope_head_dim) + 2.0 * m->kv_lora_rank);
+    else
+        in.per_ctx_token = 4.0 * m->attention_heads * m->head_dim;
+    in.tp = r->tp;
+    in.layers = r->cost.layers;
+    in.global = r->cost.global_layers;
+    in.windowed = r->cost.windowed_layers;
+    in.window = r->cost.window_tokens;
+    return in;
+}
+
+double speed_expert_share(const struct model_spec *m, uint64_t n)
+{
+    if (m->experts == 0)
+        return 1.0;
+    double k = (double)m->experts_per_token / (double)m->experts;
+    return 1.0 - pow(1.0 - k, (double)n);
+}
+
+/* Context tokens one decoding user attends to, summed over layers. */
+static double attended(const struct inputs *in, double ctx)
+{
+    double w = in->windowed ? (ctx < (double)in->window ? ctx : (double)in->window) : 0;
+    return in->global * ctx + in->windowed * w;
+}
+
+/* Average tokens a prompt token attends to in a causal prefill of p tokens. */
+static double causal(double p, double window)
+{
+    if (window <= 0 || p <= window)
+        return p / 2.0;
+    return window - window * window / (2.0 * p);
+}
+
+/* One ring all-reduce per attention and per MLP of every layer, of `tokens`
+ * hidden vectors in 16 bits. */
+static double comm_seconds(const struct inputs *in, double tokens)
+{
+    if (in->tp <= 1)
+        return 0;
+    double bytes = tokens * in->hidden * 2.0;
+    double per = in->link > 0 ? 2.0 * (in->tp - 1) / in->tp * bytes / in->link : 0;
+    return in->layers * 2.0 * (per + SPEED_ALLREDUCE_LATENCY_S);
+}
+
+struct step {
+    double weights_read, bytes, flops, memory, compute, comm, total;
+};
+
+static struct step step_of(const struct inputs *in, const struct scenario *s,
+                           const struct plan_result *r, uint64_t n)
+{
+    struct step st = {0};
+    double share = speed_expert_share(&s->model, n);
+    st.weights_read = (in->weights - in->experts + in->experts * share) / in->tp;
+    st.bytes = st.weights_read + (double)r->prefix_bytes_per_gpu +
+               (double)n * (double)r->user_bytes_avg_per_gpu;
+    double ctx = (double)r->avg_context_tokens;
+    st.flops = (2.0 * in->active * n + in->per_ctx_token * attended(in, ctx) * n) / in->tp;
+    st.memory = in->bw > 0 ? st.bytes / (in->bw * in->mbu) : 0;
+    st.compute = in->peak > 0 ? st.flops / (in->peak * in->mfu) : 0;
+    st.comm = comm_seconds(in, (double)n);
+    st.total = (st.memory > st.compute ? st.memory : st.compute) + st.comm;
+    return st;
+}
+
+double speed_step_seconds(const struct scenario *s, const struct plan_result *r, uint64_t n)
+{
+    struct inputs in = inputs_of(s, r);
+    return step_of(&in, s, r, n).total;
+}
+
+const char *plan_binding_name(enum binding_limit b)
+{
+    switch (b) {
+    case BIND_DECODE:
+        return "decode";
+    case BIND_PREFILL:
+        return "prefill";
+    case BIND_SCHEDULER:
+        return "scheduler";
+    default:
+        return "memory";
+    }
+}
+
+static void rows(const struct inputs *in, const struct scenario *s, struct plan_result *r,
+                 struct explain *x, uint64_t n, const struct step *st)
+{
+    const struct speed_result *sp = &r->speed;
+    char name[96];
+    struct explain_row *row;
+    const char *wkey = NULL;
+    if (s->model.experts) {
+        row = explain_row_begin(x, "speed_weights", "Weights read", "per GPU");
+        explain_term(row, in->weights, XU_BYTES, "weights");
+        explain_term(row, in->experts, XU_BYTES, "in experts");
+        explain_op(row, XOP_SUB);
+        explain_term(row, in->experts, XU_BYTES, "in experts");
+        snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)n);
+        explain_term(row, speed_expert_share(&s->model, n), XU_RATIO, name);
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+        explain_term(row, in->tp, XU_COUNT, in->tp == 1 ? "GPU" : "GPUs");
+        explain_op(row, XOP_DIV);
+        snprintf(name, sizeof name, "share = 1 - (1 - %u/%u)^%llu experts a layer",
+                 s->model.experts_per_token, s->model.experts, (unsigned long long)n);
+        explain_row_end(x, row, XU_BYTES, 0, name);
+        wkey = "speed_weights";
+    }
+    row = explain_row_begin(x, "speed_bytes", "Read per step", "per GPU");
+    if (wkey)
+        explain_ref(x, row, wkey, "weights");
+    else
+        explain_term(row, st->weights_read, XU_BYTES, "weights");
+    if (r->prefix_bytes_per_gpu) {
+        explain_term(row, (long double)r->prefix_bytes_per_gpu, XU_BYTES, "prefix");
+        explain_op(row, XOP_ADD);
+    }
+    explain_term(row, (long double)n, XU_COUNT, n == 1 ? "user" : "users");
+    explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES, "KV each");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ADD);
+    explain_row_end(x, row, XU_BYTES, 0, "windowed layers read at most their window");
+
+    row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
+    explain_ref(x, row, "speed_bytes", "");
+    explain_term(row, in->bw, XU_BYTES_PER_S, "bandwidth");
+    explain_term(row, in->mbu, XU_FRACTION, "MBU");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_DIV);
+    explain_row_end(x, row, XU_SECONDS, 0, NULL);
+
+    row = explain_row_begin(x, "speed_flops", "Compute per step", "per GPU");
+    explain_term(row, 2, XU_COUNT, "");
+    explain_term(row, in->active, XU_COUNT, "active params");
+    explain_op(row, XOP_MUL);
+    explain_term(row, (long double)n, XU_COUNT, n == 1 ? "user" : "users");
+    explain_op(row, XOP_MUL);
+    explain_term(row, in->per_ctx_token * attended(in, (double)r->avg_context_tokens) * n,
+                 XU_FLOPS, "attention over their contexts");
+    explain_op(row, XOP_ADD);
+    explain_term(row, in->tp, XU_COUNT, in->tp == 1 ? "GPU" : "GPUs");
+    explain_op(row, XOP_DIV);
+    explain_row_end(x, row, XU_FLOPS, 0, NULL);
+
+    row = explain_row_begin(x, "speed_compute", "Compute time", "per step");
+    if (in->peak > 0) {
+        explain_ref(x, row, "speed_flops", "");
+        snprintf(name, sizeof name, "per s (%s peak)", dtype_info(sp->compute_dtype)->name);
+        explain_term(row, in->peak, XU_FLOPS, name);
+        explain_term(row, in->mfu, XU_FRACTION, "MFU");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_DIV);
+        explain_row_end(x, row, XU_SECONDS, 0, NULL);
+    } else {
+        explain_row_end(x, row, XU_SECONDS, 0, "no compute figure for this GPU: memory alone");
+    }
+    if (in->tp > 1) {
+        row = explain_row_begin(x, "speed_comm", "All-reduce", "per step");
+        explain_term(row, in->layers, XU_COUNT, "layers");
+        explain_term(row, 2, XU_COUNT, "all-reduces");
+        explain_op(row, XOP_MUL);
+        explain_term(row, st->comm / (in->layers * 2.0), XU_SECONDS, "each");
+        explain_op(row, XOP_MUL);
+        snprintf(name, sizeof name, "each: ring over %u GPUs at %.0f GB/s plus %.0f us",
+                 in->tp, in->link / 1e9, SPEED_ALLREDUCE_LATENCY_S * 1e6);
+        explain_row_end(x, row, XU_SECONDS, 0, name);
+    }
+    row = explain_row_begin(x, "speed_step", "Time per token", "per step");
+    explain_ref(x, row, "speed_memory", "memory");
+    explain_ref(x, row, "speed_compute", "compute");
+    explain_op(row, XOP_MAX);
+    if (in->tp > 1) {
+        explain_ref(x, row, "speed_comm", "all-reduce");
+        explain_op(row, XOP_ADD);
+    }
+    explain_row_end(x, row, XU_SECONDS, 0, st->memory >= st->compute ? "memory binds" : "compute binds");
+
+    row = explain_row_begin(x, "decode", "Speed per user", "");
+    explain_term(row, 1, XU_COUNT, "token");
+    explain_ref(x, row, "speed_step", "");
+    explain_op(row, XOP_DIV);
+    snprintf(name, sizeof name, "at %llu users decoding at once%s", (unsigned long long)sp->concurrency,
+             r->replicas > 1 ? " (all replicas)" : "");
+    explain_row_end(x, row, XU_TOK_PER_S, 0, name);
+
+    row = explain_row_begin(x, "speed_total", "Throughput", "all replicas");
+    explain_term(row, (long double)sp->concurrency, XU_COUNT, "users");
+    explain_ref(x, row, "decode", "each");
+    explain_op(row, XOP_MUL);
+    explain_row_end(x, row, XU_TOK_PER_S, 0, NULL);
+}
+
+static void ttft_rows(const struct inputs *in, struct plan_result *r, struct explain *x,
+                      double flops, double weights_s, double comm)
+{
+    struct speed_result *sp = &r->speed;
+    char name[96];
+    struct explain_row *row = explain_row_begin(x, "ttft", "First token", "");
+    if (in->peak <= 0) {
+        explain_row_end(x, row, XU_SECONDS, 0, "no compute figure for this GPU");
+        return;
+    }
+    explain_term(row, flops, XU_FLOPS, "prefill per GPU");
+    snprintf(name, sizeof name, "per s (%s peak)", dtype_info(sp->compute_dtype)->name);
+    explain_term(row, in->peak, XU_FLOPS, name);
+    explain_term(row, in->mfu, XU_FRACTION, "MFU");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_DIV);
+    explain_term(row, weights_s, XU_SECONDS, "reading the weights");
+    explain_op(row, XOP_ADD);
+    if (comm > 0) {
+        explain_term(row, comm, XU_SECONDS, "all-reduces");
+        explain_op(row, XOP_ADD);
+    }
+    char t[32];
+    units_format_int(sp->prompt_tokens, t, sizeof t);
+    snprintf(name, sizeof name, "a %s-token prompt alone: 2 x active params x tokens + attention", t);
+    explain_row_end(x, row, XU_SECONDS, 0, name);
+}
+
+void speed_compute(const struct scenario *s, struct plan_result *r, struct explain *x)
+{
+    struct speed_result *sp = &r->speed;
+    struct inputs in = inputs_of(s, r);
+    sp->compute_dtype = compute_dtype(s, r, &sp->peak_flops);
+    sp->mbu = in.mbu;
+    sp->mfu = in.mfu;
+    sp->known = in.bw > 0;
+    uint64_t reps = r->replicas ? r->replicas : 1;
+    uint64_t total = s->concurrency ? s->concurrency : r->max_users;
+    sp->concurrency = total;
+    sp->concurrency_per_replica = (total + reps - 1) / reps;
+    uint64_t n = sp->concurrency_per_replica;
+    sp->binding = BIND_MEMORY;
+    if (!sp->known || n == 0) {
+        struct explain_row *row = explain_row_begin(x, "decode", "Speed per user", "");
+        explain_row_end(x, row, XU_TOK_PER_S, 0,
+                        !sp->known ? "no bandwidth figure for this GPU" : "no user fits");
+        r->decode_step_bytes_per_gpu = 0;
+        r->decode_tokens_per_s_per_user = 0;
+        return;
+    }
+    struct step st = step_of(&in, s, r, n);
+    sp->step_bytes_per_gpu = (uint64_t)st.bytes;
+    sp->step_flops_per_gpu = st.flops;
+    sp->memory_seconds = st.memory;
+    sp->compute_seconds = st.compute;
+    sp->comm_seconds = st.comm;
+    sp->step_seconds = st.total;
+    sp->tokens_per_s_per_user = st.total > 0 ? 1.0 / st.total : 0;
+    sp->tokens_per_s_total = (double)total * sp->tokens_per_s_per_user;
+    r->decode_step_bytes_per_gpu = sp->step_bytes_per_gpu;
+    r->decode_tokens_per_s_per_user = sp->tokens_per_s_per_user;
+    rows(&in, s, r, x, n, &st);
+
+    /* the first token of one prompt, alone on the replica */
+    double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
+    sp->prompt_tokens = (uint64_t)p;
+    double att = in.global * causal(p, 0) + in.windowed * causal(p, (double)in.window);
+    sp->prefill_flops_per_gpu = (2.0 * in.active * p + in.per_ctx_token * att * p) / in.tp;
+    double weights_s = in.weights / in.tp / (in.bw * in.mbu);
+    double comm = comm_seconds(&in, p);
+    if (in.peak > 0) {
+        sp->ttft_seconds = sp->prefill_flops_per_gpu / (in.peak * in.mfu) + weights_s + comm;
+        sp->prefill_tokens_per_s = p / sp->ttft_seconds;
+    }
+    ttft_rows(&in, r, x, sp->prefill_flops_per_gpu, weights_s, comm);
+
+    /* the users at the service level: the most per replica that keep the speed */
+    uint64_t fit = r->users_per_replica, best = fit;
+    if (s->min_tokens_per_s > 0 && fit > 0) {
+        uint64_t lo = 1, hi = fit;
+        best = 0;
+        while (lo <= hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (1.0 / step_of(&in, s, r, mid).total >= s->min_tokens_per_s) {
+                best = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+    }
+    bool ttft_fails = s->max_ttft_seconds > 0 && sp->ttft_seconds > s->max_ttft_seconds;
+    if (ttft_fails)
+        best = 0;
+    sp->users_at_service_level = best * reps;
+    if (ttft_fails)
+        sp->binding = BIND_PREFILL;
+    else if (best < fit)
+        sp->binding = BIND_DECODE;
+    else if (r->users_fit_per_replica > r->users_per_replica)
+        sp->binding = BIND_SCHEDULER;
+    struct explain_row *row = explain_row_begin(x, "users_slo", "At service level", "all replicas");
+    char note[200], a[32];
+    units_format_int(sp->users_at_service_level, a, sizeof a);
+    if (s->min_tokens_per_s <= 0 && s->max_ttft_seconds <= 0)
+        snprintf(note, sizeof note, "no target given (--min-tok-s, --max-ttft): every user that fits");
+    else if (ttft_fails)
+        snprintf(note, sizeof note, "the first token takes longer than %g s", s->max_ttft_seconds);
+    else
+        snprintf(note, sizeof note, "the most users that keep %g tok/s each: %s binds",
+                 s->min_tokens_per_s, plan_binding_name(sp->binding));
+    explain_row_end(x, row, XU_COUNT, (long double)sp->users_at_service_level, note);
+}

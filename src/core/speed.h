@@ -1,0 +1,31 @@
+/* speed: how fast the users that fit are served. A decode step reads every
+ * weight it needs (for MoE, only the experts a batch touches) and every
+ * user's cache, and computes 2 x active parameters per token plus attention
+ * over each user's context; the slower of the two binds, and tensor
+ * parallelism adds its all-reduces. The time to the first token computes a
+ * prompt's prefill. Users at a service level are the most that keep a target
+ * speed. Internal to core: plan.c calls speed_compute once per plan. */
+#ifndef KVPLAN_CORE_SPEED_H
+#define KVPLAN_CORE_SPEED_H
+
+#include "plan.h"
+
+/* Defaults of the achievable fractions of peak bandwidth and compute, and
+ * the latency of one all-reduce, until a measurement says otherwise
+ * (doc/MODEL.md says where they come from). */
+#define SPEED_DEFAULT_MBU 0.7
+#define SPEED_DEFAULT_MFU 0.5
+#define SPEED_ALLREDUCE_LATENCY_S 8e-6
+
+/* Fills r->speed (and the decode fields) from the plan in r; writes its rows
+ * to x when not NULL. */
+void speed_compute(const struct scenario *s, struct plan_result *r, struct explain *x);
+
+/* One decode step of n users of one replica (seconds), for searches. */
+double speed_step_seconds(const struct scenario *s, const struct plan_result *r, uint64_t n);
+
+/* The share of a layer's experts a batch of n tokens touches:
+ * 1 - (1 - k/E)^n (all of them for a dense model). */
+double speed_expert_share(const struct model_spec *m, uint64_t n);
+
+#endif

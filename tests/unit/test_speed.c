@@ -1,0 +1,195 @@
+/* The service level's terms against numbers worked by hand: bytes and
+ * flops of one decode step, the experts a batch touches, the all-reduces,
+ * the first token, and the users that keep a target speed. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/plan.h"
+#include "core/speed.h"
+
+static struct gpu_spec h100(void)
+{
+    struct gpu_spec g = {0};
+    strcpy(g.id, "h100-sxm");
+    strcpy(g.name, "H100");
+    g.memory_bytes = 85520809984ull;
+    g.bandwidth_bytes_per_s = 3350000000000ull;
+    g.tflops_bf16 = 989.4;
+    g.tflops_fp8 = 1978.9;
+    g.link_bytes_per_s = 450000000000ull;
+    g.price_usd_per_hour = 2.69;
+    return g;
+}
+
+static struct model_spec llama3_8b(void)
+{
+    struct model_spec m = {0};
+    strcpy(m.id, "llama-3.1-8b");
+    strcpy(m.name, "Llama 3.1 8B");
+    m.attention = ATTENTION_GQA;
+    m.layers = 32;
+    m.hidden_size = 4096;
+    m.attention_heads = 32;
+    m.kv_heads = 8;
+    m.head_dim = 128;
+    m.params = 8030261248ull;
+    m.weight_dtype = DTYPE_BF16;
+    m.max_context_tokens = 131072;
+    return m;
+}
+
+static struct plan_result plan(const struct scenario *s)
+{
+    struct plan_result r;
+    struct diag d = {0};
+    if (!plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d))
+        fail_msg("%s", d.message);
+    return r;
+}
+
+static bool close_to(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fabs(b);
+}
+
+static void a_decode_step_reads_the_weights_and_every_cache_once(void **state)
+{
+    (void)state;
+    /* Llama 3.1 8B bf16 on one H100, 64 users at 2,048 tokens:
+     * weights 16,060,522,496 B + 64 x 2,048 x 131,072 B = 33,240,391,680 B;
+     * over 3.35 TB/s x 0.7: 33,240,391,680 / 2.345e12 = 14.1750 ms */
+    struct gpu_spec g = h100();
+    struct model_spec m = llama3_8b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.context_tokens = 2048;
+    s.concurrency = 64;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.speed.step_bytes_per_gpu, 16060522496ull + 64ull * 2048 * 131072);
+    assert_true(close_to(r.speed.memory_seconds, 33240391680.0 / (3.35e12 * 0.7)));
+    /* compute: 2 x 8,030,261,248 x 64 + 4 x 32 heads x 128 x 2,048 x 32 layers x 64 = 1.0965e12
+     * flop, over 989.4e12 x 0.5: 2.216 ms, so memory binds */
+    double flops = 2.0 * 8030261248.0 * 64 + 4.0 * 32 * 128 * 2048.0 * 32 * 64;
+    assert_true(close_to(r.speed.step_flops_per_gpu, flops));
+    assert_true(close_to(r.speed.compute_seconds, flops / (989.4e12 * 0.5)));
+    assert_true(close_to(r.speed.step_seconds, r.speed.memory_seconds));
+    assert_true(close_to(r.speed.tokens_per_s_per_user, 1.0 / r.speed.step_seconds));
+    assert_true(close_to(r.speed.tokens_per_s_total, 64.0 / r.speed.step_seconds));
+    assert_true(close_to(r.decode_tokens_per_s_per_user, r.speed.tokens_per_s_per_user));
+}
+
+static void a_batch_touches_a_share_of_the_experts(void **state)
+{
+    (void)state;
+    /* Mixtral: 8 experts, 2 a token: one token touches 2/8; two tokens
+     * 1 - (6/8)^2 = 0.4375 of them; a large batch all of them */
+    struct model_spec m = llama3_8b();
+    m.experts = 8;
+    m.experts_per_token = 2;
+    assert_true(close_to(speed_expert_share(&m, 1), 0.25));
+    assert_true(close_to(speed_expert_share(&m, 2), 0.4375));
+    assert_true(speed_expert_share(&m, 256) > 0.999999);
+    m.experts = 0;
+    assert_true(close_to(speed_expert_share(&m, 1), 1.0));
+}
+
+static void moe_decode_reads_only_the_experts_in_use(void **state)
+{
+    (void)state;
+    /* half the parameters in experts, 8 of them, 2 a token, one user: the step
+     * reads the other half and a quarter of the experts: 5/8 of the weights */
+    struct gpu_spec g = h100();
+    struct model_spec m = llama3_8b();
+    m.experts = 8;
+    m.experts_per_token = 2;
+    m.expert_params = m.params / 2;
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.context_tokens = 2048;
+    s.concurrency = 1;
+    struct plan_result r = plan(&s);
+    double weights = 16060522496.0;
+    double expect = weights / 2 + weights / 2 * 0.25 + 2048.0 * 131072;
+    assert_true(fabs((double)r.speed.step_bytes_per_gpu - expect) <= 1.0);
+}
+
+static void tensor_parallel_adds_two_all_reduces_a_layer(void **state)
+{
+    (void)state;
+    /* TP 2, 8 users: each all-reduce moves 2 x (2 - 1)/2 x 8 x 4,096 x 2 B = 65,536 B
+     * over 450 GB/s (145.6 ns) plus 8 us; 32 layers x 2 of them */
+    struct gpu_spec g = h100();
+    struct model_spec m = llama3_8b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.gpus = 2;
+    s.context_tokens = 2048;
+    s.concurrency = 8;
+    struct plan_result r = plan(&s);
+    double each = 65536.0 / 450e9 + SPEED_ALLREDUCE_LATENCY_S;
+    assert_true(close_to(r.speed.comm_seconds, 64 * each));
+}
+
+static void the_first_token_computes_the_prompt(void **state)
+{
+    (void)state;
+    /* a 1,000-token prompt: 2 x 8,030,261,248 x 1,000 + 4 x 32 x 128 x 32 layers x
+     * 1,000 x 500 (causal: half the prompt on average) flop, at 0.5 x 989.4 TFLOP/s,
+     * plus reading the weights once */
+    struct gpu_spec g = h100();
+    struct model_spec m = llama3_8b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.context_tokens = 8192;
+    s.prompt_tokens = 1000;
+    struct plan_result r = plan(&s);
+    double flops = 2.0 * 8030261248.0 * 1000 + 4.0 * 32 * 128 * 32 * 1000.0 * 500;
+    double t = flops / (989.4e12 * 0.5) + 16060522496.0 / (3.35e12 * 0.7);
+    assert_true(close_to(r.speed.ttft_seconds, t));
+    assert_true(close_to(r.speed.prefill_tokens_per_s, 1000.0 / t));
+}
+
+static void the_service_level_keeps_the_users_that_hold_the_speed(void **state)
+{
+    (void)state;
+    struct gpu_spec g = h100();
+    struct model_spec m = llama3_8b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.context_tokens = 8192;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.speed.users_at_service_level, r.max_users); /* no target */
+    assert_int_equal(r.speed.binding, BIND_MEMORY);
+    s.min_tokens_per_s = 40;
+    r = plan(&s);
+    uint64_t n = r.speed.users_at_service_level;
+    assert_true(n > 0 && n < r.max_users);
+    assert_int_equal(r.speed.binding, BIND_DECODE);
+    /* n keeps 40 tok/s, n + 1 does not */
+    assert_true(1.0 / speed_step_seconds(&s, &r, n) >= 40);
+    assert_true(1.0 / speed_step_seconds(&s, &r, n + 1) < 40);
+    /* a first token slower than allowed leaves no one */
+    s.max_ttft_seconds = 0.01;
+    r = plan(&s);
+    assert_int_equal(r.speed.users_at_service_level, 0);
+    assert_int_equal(r.speed.binding, BIND_PREFILL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_decode_step_reads_the_weights_and_every_cache_once),
+        cmocka_unit_test(a_batch_touches_a_share_of_the_experts),
+        cmocka_unit_test(moe_decode_reads_only_the_experts_in_use),
+        cmocka_unit_test(tensor_parallel_adds_two_all_reduces_a_layer),
+        cmocka_unit_test(the_first_token_computes_the_prompt),
+        cmocka_unit_test(the_service_level_keeps_the_users_that_hold_the_speed),
+    };
+    return cmocka_run_group_tests_name("speed", tests, NULL, NULL);
+}
