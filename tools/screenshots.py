@@ -115,6 +115,8 @@ SCENES = [
      {}),
     ("target", (100, 30), ["--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "2",
                            "--context", "32k"], ["T", "40\r"], {}),
+    ("service-level", (120, 40), ["--model", "llama-3.1-8b", "--context", "8k", "--min-tok-s",
+                                  "40"], [], {}),
     ("compare", (100, 30), ["--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "2"],
      ["b", "<kcud1>", "<kcud1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "c"], {}),
 ]

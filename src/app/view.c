@@ -247,8 +247,8 @@ static void draw_chart(const struct planner *p, struct rect r)
     char title[96], top[32];
     units_format_int(c->max_users, top, sizeof top);
     if (c->slo && p->scenario.min_tokens_per_s > 0)
-        snprintf(title, sizeof title, "Users against context, peak %s; %s keep %g tok/s", top,
-                 roles_utf8() ? "\u2500" : "-", p->scenario.min_tokens_per_s);
+        snprintf(title, sizeof title, "Users by context: fit (yellow), keep %g tok/s (green)",
+                 p->scenario.min_tokens_per_s);
     else
         snprintf(title, sizeof title, "Users against context (log scale), peak %s", top);
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
@@ -268,16 +268,17 @@ static void draw_chart(const struct planner *p, struct rect r)
                 marker = col;
         }
     /* the marker in plain yellow: no bold to switch off between columns */
-    widget_columns(plot, values, n, marker, ROLE_KV, ROLE_WARN);
     if (c->slo && c->max_users) {
-        /* the service level's limit, a line over the memory's bars */
+        /* what fits in memory in yellow, what also keeps the speed in green over it */
+        widget_columns(plot, values, n, -1, ROLE_WARN, ROLE_WARN);
+        double slo[512];
         for (int col = 0; col < n; col++) {
             int i = n > 1 ? col * (CHART_POINTS - 1) / (n - 1) : 0;
-            double f = (double)c->users_slo[i] / (double)c->max_users;
-            int row = plot.h - 1 - (int)(f * (plot.h - 1) + 0.5);
-            if (c->users[i] > 0)
-                widget_text(plot.y + row, plot.x + col, 1, ROLE_BAD, roles_utf8() ? "\u2500" : "-");
+            slo[col] = (double)c->users_slo[i] / (double)c->max_users;
         }
+        widget_columns(plot, slo, n, marker, ROLE_KV, ROLE_TITLE);
+    } else {
+        widget_columns(plot, values, n, marker, ROLE_KV, ROLE_WARN);
     }
     int ay = plot.y + plot.h;
     view_fill_row(ay, plot.x, plot.w, ROLE_TEXT);
@@ -301,11 +302,11 @@ static void draw_chart(const struct planner *p, struct rect r)
 
 /* The rows the pane shows first: the answer, then how it was reached. */
 static const char *const explain_order[] = {
-    "users",        "users_replica", "pool",           "budget",       "free",
+    "users",        "users_slo",     "users_replica", "pool",           "budget",       "free",
     "cache",        "units",         "units_per_user", "kv_per_user",  "prefix",
     "kv_per_token", "kv_per_token_tp", "kv_per_layer", "kv_past_window", "weights_per_gpu",
     "users_paged",  "users_paged_replica", "kv_per_user_paged", "waste", "kv_tokens",
-    "kv_tokens_replica", "cost", "decode"};
+    "kv_tokens_replica", "cost", "decode", "speed_step", "ttft"};
 
 static void draw_explain(const struct planner *p, struct rect r)
 {
@@ -315,8 +316,11 @@ static void draw_explain(const struct planner *p, struct rect r)
     int n = 0;
     /* with every user at the full context, the paged rows repeat the others */
     bool paged = p->scenario.avg_context_tokens != 0;
+    bool slo = p->scenario.min_tokens_per_s > 0 || p->scenario.max_ttft_seconds > 0;
     for (size_t i = 0; i < sizeof explain_order / sizeof explain_order[0]; i++) {
         if (!paged && strstr(explain_order[i], "paged") != NULL)
+            continue;
+        if (!slo && strcmp(explain_order[i], "users_slo") == 0)
             continue;
         if ((rows[n] = explain_find(e, explain_order[i])) != NULL)
             n++;
