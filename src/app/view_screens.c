@@ -333,8 +333,16 @@ void view_draw_compare(const struct planner *p)
     for (int i = 0; i < 2; i++)
         snprintf(a[i], sizeof a[i], dec[i] > 0 ? "%.1f tok/s" : "n/a", dec[i]);
     if (y < last)
-        compare_row(y++, x, iw, "Decode bound/user", a[0], a[1], dec[0] > 0 && dec[1] > 0, dec[0],
+        compare_row(y++, x, iw, "Speed per user", a[0], a[1], dec[0] > 0 && dec[1] > 0, dec[0],
                     dec[1]);
+    else
+        cut++;
+    for (int i = 0; i < 2; i++)
+        units_format_int(sd[i].r->speed.users_at_service_level, a[i], sizeof a[i]);
+    if (y < last)
+        number(&y, x, iw, "At service level", a[0], a[1],
+               (double)sd[0].r->speed.users_at_service_level,
+               (double)sd[1].r->speed.users_at_service_level);
     else
         cut++;
     if (cut > 0) {
@@ -371,6 +379,9 @@ void view_draw_presentation(const struct planner *p)
     if (!res->fits)
         snprintf(extra, sizeof extra, "   |   %s does not fit",
                  res->weights_fit ? "the KV cache" : "the model");
+    else if (s->min_tokens_per_s > 0)
+        snprintf(extra, sizeof extra, "   |   %llu keep %g tok/s",
+                 (unsigned long long)res->speed.users_at_service_level, s->min_tokens_per_s);
     else if (planner_reference(p))
         view_baseline_text(p, extra + snprintf(extra, sizeof extra, "   |   "), sizeof extra - 7);
     snprintf(line, sizeof line, "at %s tokens each on %s%s%s%s", ctx, where,

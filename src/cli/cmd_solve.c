@@ -159,6 +159,10 @@ int cmd_solve(int argc, char **argv)
     }
     qsort(rows, (size_t)nrows, sizeof rows[0], by_cost);
     char ctx[32];
+    if (base.min_tokens_per_s > 0 || base.max_ttft_seconds > 0)
+        printf("Each user keeping %g tok/s%s%.3g s to the first token.\n",
+               base.min_tokens_per_s, base.max_ttft_seconds > 0 ? ", at most " : ", any ",
+               base.max_ttft_seconds);
     printf("%llu users at %s tokens of %s (%s), up to %u GPUs:\n\n", (unsigned long long)need,
            units_format_tokens_short(base.context_tokens, ctx, sizeof ctx), base.model.name,
            engine_label(base.engine.kind, base.engine.rule), max_gpus);

@@ -12,7 +12,7 @@
 #include "io/jsonout.h"
 
 
-enum sweep_axis { AXIS_CONTEXT, AXIS_GPUS, AXIS_KV_DTYPE, AXIS_GPU, AXIS_MODEL };
+enum sweep_axis { AXIS_CONTEXT, AXIS_GPUS, AXIS_KV_DTYPE, AXIS_GPU, AXIS_MODEL, AXIS_CONCURRENCY };
 
 struct axis {
     enum sweep_axis kind;
@@ -38,9 +38,12 @@ static bool parse_axis(const char *vary, const struct catalog *cat, struct axis 
         ax->kind = AXIS_GPU;
     else if (strcmp(name, "model") == 0)
         ax->kind = AXIS_MODEL;
+    else if (strcmp(name, "concurrency") == 0)
+        ax->kind = AXIS_CONCURRENCY;
     else
-        return diag_fail(d, "--vary: '%s' is not context, gpus, kv-dtype, gpu or model", name);
-    if (ax->kind == AXIS_CONTEXT || ax->kind == AXIS_GPUS) {
+        return diag_fail(d, "--vary: '%s' is not context, gpus, concurrency, kv-dtype, gpu or model",
+                         name);
+    if (ax->kind == AXIS_CONTEXT || ax->kind == AXIS_GPUS || ax->kind == AXIS_CONCURRENCY) {
         char a[32], b[32], pts[16] = "";
         if (sscanf(range, "%31[^.]..%31[^:]:%15s", a, b, pts) < 2)
             return diag_fail(d, "--vary: '%s' needs a range FROM..TO (context may add :POINTS)",
@@ -58,7 +61,8 @@ static bool parse_axis(const char *vary, const struct catalog *cat, struct axis 
                                     "(context only)", vary);
             ax->points = (uint32_t)p;
             ax->count = ax->points;
-        } else if (ax->kind == AXIS_CONTEXT) {
+        } else if (ax->kind == AXIS_CONTEXT || ax->kind == AXIS_CONCURRENCY) {
+            /* powers of two from FROM: 1, 2, 4 ... users, or 1k, 2k ... tokens */
             for (uint64_t v = ax->lo; v <= ax->hi && v > 0; v *= 2)
                 ax->count++;
         } else {
@@ -95,6 +99,11 @@ static void apply_axis(const struct axis *ax, size_t i, const struct catalog *ca
         units_format_tokens_short(v, label, size);
         break;
     }
+    case AXIS_CONCURRENCY:
+        s->concurrency = ax->lo << i;
+        snprintf(label, size, "%llu user%s", (unsigned long long)s->concurrency,
+                 s->concurrency == 1 ? "" : "s");
+        break;
     case AXIS_GPUS:
         s->gpus = (uint32_t)(ax->lo + i); /* --tp stays: counts it does not divide are refused */
         snprintf(label, size, "%u", s->gpus);
@@ -167,7 +176,8 @@ int cmd_sweep(int argc, char **argv)
                 "Usage: kvplan sweep --vary AXIS [--vary AXIS ...] [scenario options]\n"
                 "                    [--format table|csv|markdown|json]\n"
                 "  AXIS: context=1k..1M (powers of two) or context=1k..1M:64 (64 points on a\n"
-                "        log scale), gpus=1..8, kv-dtype=all, gpu=all, model=all; up to three\n"
+                "        log scale), concurrency=1..256 (users decoding at once, powers of two),\n"
+                "        gpus=1..8, kv-dtype=all, gpu=all, model=all; up to three\n"
                 "        axes, nested in the order given\n");
         return help ? 0 : 2;
     }
@@ -206,8 +216,8 @@ int cmd_sweep(int argc, char **argv)
          * with units, per GPU where they are per GPU (CSV and JSON keep bytes) */
         printf("%s on %s, %s; KV/TOKEN, KV/USER and POOL are per GPU\n", base.model.id,
                base.gpu.id, engine_label(base.engine.kind, base.engine.rule));
-        printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s\n", "VALUE", "GPUS", "CONTEXT",
-               "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL", "TOKENS");
+        printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %10s\n", "VALUE", "GPUS", "CONTEXT",
+               "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL", "TOKENS", "TOK/S/USER");
     }
     /* JSON rows are printed as they are made, never held: 640k rows in one
      * array took 1.2 GB (issue 9). The whole output is still one array. */
@@ -258,6 +268,11 @@ int cmd_sweep(int argc, char **argv)
             jsonout_uint(&jo, "user_bytes_per_gpu", r.user_bytes_per_gpu);
             jsonout_uint(&jo, "kv_pool_bytes", r.kv_pool_bytes);
             jsonout_uint(&jo, "kv_tokens", r.kv_tokens);
+            jsonout_uint(&jo, "concurrency", r.speed.concurrency);
+            jsonout_double_or_null(&jo, "tokens_per_s_per_user", r.speed.tokens_per_s_per_user,
+                                   r.speed.step_seconds > 0);
+            jsonout_double_or_null(&jo, "ttft_seconds", r.speed.ttft_seconds, r.speed.ttft_seconds > 0);
+            jsonout_uint(&jo, "users_at_service_level", r.speed.users_at_service_level);
             cJSON *item = jsonout_end(&jo);
             if (!print_json_row(item, rows_printed++)) {
                 status = cli_fail("cannot build JSON (out of memory)");
@@ -279,8 +294,11 @@ int cmd_sweep(int argc, char **argv)
             units_format_bytes(r.user_bytes_per_gpu, s.units, per, sizeof per);
             units_format_bytes(r.kv_pool_bytes_per_gpu, s.units, pool, sizeof pool);
             units_format_int(r.kv_tokens, held, sizeof held);
-            printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s\n", value, gpus, ctx,
-                   dtype_info(r.kv_dtype)->name, u, pg, tok, per, pool, held);
+            char speed[24] = "n/a";
+            if (r.speed.step_seconds > 0)
+                snprintf(speed, sizeof speed, "%.1f", r.speed.tokens_per_s_per_user);
+            printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %10s\n", value, gpus, ctx,
+                   dtype_info(r.kv_dtype)->name, u, pg, tok, per, pool, held, speed);
         } else {
             const char *sep = format == 1 ? "," : " | ";
             printf("%s%s%s%s%s%s", format == 2 ? "| " : "", value, sep, s.gpu.id, sep,

@@ -19,6 +19,11 @@ enum dtype {
     DTYPE_INT4,
     DTYPE_Q8_0,
     DTYPE_Q4_0,
+    /* Weight formats (a cache in them is refused by every engine): */
+    DTYPE_FP4,    /* NVFP4: 4-bit values and an fp8 scale per 16 */
+    DTYPE_Q6_K,   /* llama.cpp K-quants: Q6_K 210 bytes per 256 values */
+    DTYPE_Q5_K_M, /* the mixes llama.cpp users run, at their measured average */
+    DTYPE_Q4_K_M,
     DTYPE_COUNT
 };
 

@@ -154,14 +154,20 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
         }
         return;
     }
-    case XU_PER_VALUE:
-        if (v == floorl(v))
-            snprintf(buf, size, "%.0Lf", v);
-        else if (v * 2 == floorl(v * 2))
-            snprintf(buf, size, "%.0Lf/2", v * 2);
-        else
-            snprintf(buf, size, "%.0Lf/32", v * 32);
+    case XU_PER_VALUE: {
+        /* as the format is defined: 34/32 (q8_0), 210/256 (q6_k), 57/80 (a mix) */
+        static const int dens[] = {1, 2, 16, 32, 80, 256};
+        for (size_t i = 0; i < sizeof dens / sizeof dens[0]; i++)
+            if (v * dens[i] == floorl(v * dens[i])) {
+                if (dens[i] == 1)
+                    snprintf(buf, size, "%.0Lf", v);
+                else
+                    snprintf(buf, size, "%.0Lf/%d", v * dens[i], dens[i]);
+                return;
+            }
+        snprintf(buf, size, "%.4Lf", v);
         return;
+    }
     case XU_PERCENT:
         snprintf(buf, size, "%Lg%%", v);
         return;

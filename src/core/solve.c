@@ -4,9 +4,10 @@
 
 uint64_t solve_users(const struct scenario *s)
 {
-    struct plan_result r;
+    /* the users that fit, or with a service level, those that keep it */
+    static struct plan_result r;
     struct diag d = {0};
-    return plan_compute(s, PLAN_NUMBERS, NULL, &r, &d) ? r.max_users : 0;
+    return plan_compute(s, PLAN_NUMBERS, NULL, &r, &d) ? r.speed.users_at_service_level : 0;
 }
 
 struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus)
@@ -25,11 +26,11 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
                 continue;
             if (r.warnings & WARN_HEADS_UNEVEN_SPLIT)
                 continue; /* engines refuse a split the heads cannot take */
-            if (r.max_users >= need) {
+            if (r.speed.users_at_service_level >= need) {
                 out.solved = true;
                 out.gpus = n;
                 out.tp = tp;
-                out.users = r.max_users;
+                out.users = r.speed.users_at_service_level;
                 out.cost_per_hour = r.price_usd_per_hour;
                 return out;
             }

@@ -49,7 +49,8 @@ struct solve_change {
 int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_spec *const *gpus,
                   size_t ngpus, struct solve_change *out);
 
-/* The users a scenario serves (0 when it is invalid). */
+/* The users a scenario serves: those that fit, or with a service level
+ * (min_tokens_per_s, max_ttft_seconds), those that keep it; 0 when invalid. */
 uint64_t solve_users(const struct scenario *s);
 
 #endif

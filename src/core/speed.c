@@ -285,6 +285,9 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     sp->concurrency_per_replica = (total + reps - 1) / reps;
     uint64_t n = sp->concurrency_per_replica;
     sp->binding = BIND_MEMORY;
+    bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+    /* without a target every user that fits counts; with one and no speed figure, none */
+    sp->users_at_service_level = target && !sp->known ? 0 : r->max_users;
     if (!sp->known || n == 0) {
         struct explain_row *row = explain_row_begin(x, "decode", "Speed per user", "");
         explain_row_end(x, row, XU_TOK_PER_S, 0,

@@ -131,6 +131,12 @@ expect 2 "--mbu: '1.5' is out of range" plan --mbu 1.5
 expect 2 "--min-tok-s: 'fast' is not a number" plan --min-tok-s fast
 expect 2 "--prompt: 9000 tokens is more than --context (8192 tokens)" plan --prompt 9000
 expect 2 "--concurrency: '2.5' is not a whole number" plan --concurrency 2.5
+expect 0 "16 users " sweep --vary concurrency=1..64 --model llama-3.1-8b --context 4k
+expect 0 "Each user keeping 40 tok/s" solve --users 100 --context 8k --model llama-3.1-8b --min-tok-s 40 --gpu h100-sxm
+# a q4_k_m checkpoint (4.90 bits a weight) reads less per step than bf16: faster per user
+q4=$(json_field tokens_per_s_per_user --model llama-3.1-8b --context 8k --concurrency 32 --weight-dtype q4_k_m)
+bf=$(json_field tokens_per_s_per_user --model llama-3.1-8b --context 8k --concurrency 32)
+if awk -v a="$q4" -v b="$bf" 'BEGIN { exit !(a > b && b > 0) }'; then ok; else bad "q4_k_m $q4 tok/s is not above bf16 $bf"; fi
 
 # --- commands and formats
 expect 0 "users fit at 4,000 tokens" plan --model llama-2-7b --context 4000
