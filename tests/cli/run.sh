@@ -247,7 +247,7 @@ expect 0 "16k,h100-sxm,llama-3.1-8b,1,16384,bf16,true,28,28,131072,2147483648" s
 expect 0 "| fp8 | h100-sxm |" sweep --vary kv-dtype=all --format markdown
 expect 0 '"value":	"deepseek-v3"' sweep --vary model=all --format json
 expect 0 "mi300x" sweep --vary gpu=all
-expect 2 "--vary: 'colour' is not context, gpus, kv-dtype, gpu or model" sweep --vary colour=all
+expect 2 "--vary: 'colour' is not context, gpus, concurrency, kv-dtype, gpu or model" sweep --vary colour=all
 expect 2 "--vary: 'context=8k..1k'" sweep --vary context=8k..1k
 
 # issue 9: sweep --format json streams its rows (640k rows took 1.2 GB held in
