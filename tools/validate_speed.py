@@ -20,6 +20,7 @@ for. Cases the binary cannot predict yet (no speed options or fields) are "n/a".
 
 Usage: validate_speed.py KVPLAN DATA.json [--check] [--strict] [--tolerance F]
                          [--out doc/SPEED-VALIDATION.md] [--gpu-reference gpus.json]
+                         [--model-reference models.json]
 """
 import json
 import os
@@ -30,6 +31,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DEFAULT_GPU_REFERENCE = os.path.join(REPO, "..", "shared", "reference", "gpus.json")
+DEFAULT_MODEL_REFERENCE = os.path.join(REPO, "..", "shared", "reference", "models.json")
 
 # The engine names of the dataset, as kvplan's --engine knows them; None = the generic rule.
 ENGINES = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llama.cpp", "trtllm": "trtllm", "nim": None, "tgi": None}
@@ -115,22 +117,52 @@ def gpu_reference(path):
         return {}
 
 
+def model_reference(path):
+    """MoE facts (experts, experts per token) by model name, from the shared reference."""
+    try:
+        return {m["name"]: m.get("moe") for m in json.load(open(path)) if m.get("moe")}
+    except (OSError, ValueError):
+        return {}
+
+
+def moe_weight_fraction(model, moe, n):
+    """Fraction of the weights one decode step of n users reads: the non-expert part and the
+    expected distinct routed experts E x (1 - (1 - k/E)^n), the experts' size recovered from
+    params = shared + E x e and active = shared + k x e. None when the model is dense or unknown."""
+    params, active = model["params"], model.get("active_params") or model["params"]
+    if active >= params or not moe:
+        return None
+    E, k = moe.get("num_experts"), moe.get("experts_per_token")
+    if not E or not k or E <= k:
+        return None
+    e = (params - active) / float(E - k)
+    shared = params - E * e
+    touched = E * (1.0 - (1.0 - float(k) / E) ** max(n, 1))
+    return (shared + touched * e) / params
+
+
 def family(ref, gpu_name, gpu_id):
     arch = (ref.get(gpu_name) or {}).get("arch") or ""
     return arch.split(" (")[0] if arch else gpu_id
 
 
-def implied_fractions(c, facts, gpu, model, ref, decode_ms):
+def implied_fractions(c, facts, gpu, model, ref, decode_ms, moe=None):
     """MBU and MFU the measured decode speed implies, and prefill MFU where a prompt time is known."""
-    out = {"step_bytes_per_gpu": None, "mbu": None, "mfu": None, "prefill_mfu": None, "peak_tflops": None}
+    out = {"step_bytes_per_gpu": None, "mbu": None, "mfu": None, "prefill_mfu": None, "peak_tflops": None,
+           "moe_fraction": None}
     n, tp = c["concurrency"] or 1, c["tp"]
     avg_ctx = c["input_tokens"] + c["output_tokens"] / 2.0
     weights = facts["weights_bytes_per_gpu"]
+    frac = moe_weight_fraction(model, moe, n)
+    if frac is not None:
+        out["moe_fraction"] = frac
+        weights *= frac
     kv = n * avg_ctx * facts["kv_bytes_per_token_per_gpu"]
     step_bytes = weights + kv
     out["step_bytes_per_gpu"] = step_bytes
     out["kv_share"] = kv / step_bytes
     bw = gpu.get("bandwidth_bytes_per_s") or 0
+    out["floor_ms"] = 1000.0 * step_bytes / bw if bw else None
     if decode_ms and bw:
         out["mbu"] = step_bytes / (decode_ms / 1000.0 * bw)
     r = ref.get(gpu["name"]) or {}
@@ -176,6 +208,7 @@ def main():
     tol = float(opt("--tolerance", "0.20"))
     out_path = opt("--out", os.path.join(REPO, "doc", "SPEED-VALIDATION.md"))
     ref = gpu_reference(opt("--gpu-reference", DEFAULT_GPU_REFERENCE))
+    moes = model_reference(opt("--model-reference", DEFAULT_MODEL_REFERENCE))
     doc = json.load(open(data))
     if doc.get("format") != "kvplan-speed-measurements" or doc.get("format_version") != 1:
         print("%s: not a kvplan-speed-measurements file, version 1" % data, file=sys.stderr)
@@ -203,14 +236,15 @@ def main():
         per_user = measured_per_user(c, dec_ms)
         pred_ttft = res.get("ttft_seconds")
         pred_ttft = pred_ttft * 1000.0 if pred_ttft is not None else None
-        row = dict(c=c, fam=family(ref, gpu["name"], c["gpu"]), args=args + speed_args(c),
+        moe_model = (model.get("active_params") or model["params"]) < model["params"]
+        row = dict(c=c, fam=family(ref, gpu["name"], c["gpu"]) + (", MoE" if moe_model else ""), args=args + speed_args(c),
                    dec_ms=dec_ms, dec_src=dec_src, pred_dec=pred_dec, err_dec=pct(pred_dec, dec_ms),
                    per_user=per_user, pred_user=res.get("tokens_per_s_per_user"),
                    total=c.get("tokens_per_s_total"), pred_total=res.get("tokens_per_s_total"),
                    ttft=c.get("ttft_ms"), pred_ttft=pred_ttft,
                    prefill=c.get("prefill_tokens_per_s"), pred_prefill=res.get("prefill_tokens_per_s"),
                    binding=res.get("binding_limit"),
-                   kv_dtype=facts.get("kv_dtype"), **implied_fractions(c, facts, gpu, model, ref, dec_ms))
+                   kv_dtype=facts.get("kv_dtype"), **implied_fractions(c, facts, gpu, model, ref, dec_ms, moes.get(model["name"])))
         row["err_user"] = pct(row["pred_user"], per_user)
         row["err_total"] = pct(row["pred_total"], row["total"])
         row["err_ttft"] = pct(pred_ttft, row["ttft"])
@@ -287,13 +321,19 @@ def render(rows, tol, lacking, line, data_name):
           "`bandwidth_bytes_per_s`). FLOPs per step = (2 x active params x C + 4 x layers x heads x head_dim x context x C) / TP; "
           "MFU = FLOPs / (time per token x dense peak from `../shared/reference/gpus.json`: FP8 for fp8 weights, else BF16/FP16). "
           "Prefill MFU uses (2 x active params x P + 2 x layers x heads x head_dim x P^2) / TP over the time to first token at "
-          "one user, or over 512 / the prefill rate for llama-bench pp512. MoE: all expert weights are counted, an "
-          "upper bound on bytes (Mixtral at 8 users touches about 90% of its experts).", "",
-          "| case | family | bytes/step/GPU | KV share | MBU | MFU (decode) | MFU (prefill) | peak TFLOPS |",
-          "|---|---|---|---|---|---|---|---|"]
+          "one user, or over 512 / the prefill rate for llama-bench pp512. MoE: the weights read are the non-expert part plus "
+          "the expected distinct routed experts of C users, E x (1 - (1 - k/E)^C) per layer (E, k from "
+          "`../shared/reference/models.json`), the expert size recovered from params and active params; the share of the "
+          "weights this is appears as `MoE read`. Expert parallelism and attention data parallelism are not modelled.", "",
+          "`floor` is the time per token at 100% of the preset's bandwidth; measured minus floor is what a fraction alone "
+          "must absorb (launch gaps, all-reduces, routing).", "",
+          "| case | family | bytes/step/GPU | KV share | MoE read | floor ms | measured ms | MBU | MFU (decode) | MFU (prefill) | peak TFLOPS |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        L.append("| %s | %s | %.2f GB | %.0f%% | %s | %s | %s | %s |" % (
+        L.append("| %s | %s | %.2f GB | %.0f%% | %s | %s | %s | %s | %s | %s | %s |" % (
             r["c"]["id"], r["fam"], r["step_bytes_per_gpu"] / 1e9, 100 * r["kv_share"],
+            "" if r["moe_fraction"] is None else "%.0f%%" % (100 * r["moe_fraction"]),
+            fmt(r["floor_ms"]), fmt(r["dec_ms"]),
             fmt(r["mbu"] and 100 * r["mbu"], "%.0f%%"), fmt(r["mfu"] and 100 * r["mfu"], "%.1f%%"),
             fmt(r["prefill_mfu"] and 100 * r["prefill_mfu"], "%.0f%%"), fmt(r["peak_tflops"], "%.0f")))
     L += ["", "## Per GPU family", "",
@@ -329,6 +369,12 @@ def render(rows, tol, lacking, line, data_name):
           "kernel launch gaps, sampling, the CPU scheduler between steps, and for TP the all-reduce latency (two per layer) "
           "that does not shrink with the batch. The implied MBU at batch 1 is the number to calibrate, per family; a "
           "single default across consumer cards (llama.cpp) and TP-sharded datacenter parts will miss one of them.",
+          "- **MoE at small batches.** DeepSeek-R1 on 8 GPUs decodes 4-8 users in 25-56 ms per token although the "
+          "experts those users touch (14-24% of the weights) take 3-5 ms to read at full bandwidth: the implied MBU is "
+          "5-15%, against 38-60% for dense models on the same GPUs. Routing, expert GEMMs at tiny per-expert batches, "
+          "MLA and the per-layer collectives dominate. A bandwidth fraction fitted to dense models will be several times "
+          "too optimistic here; a per-step fixed time (per layer) or a separate MoE fraction is needed, hence the "
+          "separate `MoE` rows per family.",
           "- **Kernel paths that change with the batch.** llama.cpp on V100 decodes 2 sequences slower than 1 in the "
           "batched-bench case: a kernel switch, not bandwidth. A bytes-over-bandwidth model cannot see that.",
           "- **Prefill at short prompts.** A 32- or 50-token prompt takes a few milliseconds of arithmetic but is "
