@@ -375,6 +375,12 @@ def render(rows, tol, lacking, line, data_name):
           "MLA and the per-layer collectives dominate. A bandwidth fraction fitted to dense models will be several times "
           "too optimistic here; a per-step fixed time (per layer) or a separate MoE fraction is needed, hence the "
           "separate `MoE` rows per family.",
+          "- **Wide tensor parallelism.** Llama 3.1 405B on 8 GPUs implies 22-44% of bandwidth where one or two GPUs "
+          "reach 50-80%: each GPU reads only 50-100 GB per step, so the two all-reduces per layer (126 layers) and launch "
+          "gaps are a large share of a 30-50 ms step. The interconnect term matters more than the fraction there.",
+          "- **Software, not silicon.** The same 8 x MI300X run 405B at 33 ms per token with AMD's FP8 checkpoint and at "
+          "136 ms with Meta's in eager mode (kept as an incomplete case); H200 runs DeepSeek-R1 at 26 ms with vLLM and 55 ms "
+          "with TensorRT-LLM (EP 4). Per-engine defaults may be needed as much as per-family ones.",
           "- **Kernel paths that change with the batch.** llama.cpp on V100 decodes 2 sequences slower than 1 in the "
           "batched-bench case: a kernel switch, not bandwidth. A bytes-over-bandwidth model cannot see that.",
           "- **Prefill at short prompts.** A 32- or 50-token prompt takes a few milliseconds of arithmetic but is "
