@@ -110,6 +110,8 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 	@sh tests/hostile/run.sh $(BUILD)/kvplan
 	@/usr/bin/python3 tests/cli/check_import.py $(BUILD)/kvplan
 	@/usr/bin/python3 tools/validate.py $(BUILD)/kvplan tests/data/calibration.json --check
+	@out=$$(/usr/bin/python3 tools/validate_speed.py $(BUILD)/kvplan tests/data/speed-measurements.json \
+	    --check --min-passed 19 2>&1) || { echo "$$out"; exit 1; }; echo "$$out" | tail -1
 
 # Fuzzing: a libFuzzer target per parser (tests/fuzz/fuzz_*.c). `make fuzz`
 # runs each for FUZZ_SECONDS under ASan/UBSan (clang); `make test` replays
@@ -172,6 +174,7 @@ screenshots: $(BUILD)/kvplan
 CALIBRATION ?= $(firstword $(wildcard ../shared/reference/calibration.json) tests/data/calibration.json)
 validate: $(BUILD)/kvplan
 	/usr/bin/python3 tools/validate.py $(BUILD)/kvplan $(CALIBRATION) --out doc/VALIDATION.md
+	/usr/bin/python3 tools/validate_speed.py $(BUILD)/kvplan tests/data/speed-measurements.json
 
 # Speed and memory, measured on the real binary (instructions with callgrind,
 # bytes on a pseudo-terminal): bench/results.json, compared with bench/baseline.json.

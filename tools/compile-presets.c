@@ -48,6 +48,8 @@ static void gpu(FILE *out, const struct gpu_spec *g)
     fprintf(out, "     .tops_int8 = %.17g,\n", g->tops_int8);
     fprintf(out, "     .tflops_fp4 = %.17g,\n", g->tflops_fp4);
     u64(out, "link_bytes_per_s", g->link_bytes_per_s);
+    fprintf(out, "     .achievable_mbu = %.17g,\n", g->achievable_mbu);
+    str(out, "achievable_mbu_basis", g->achievable_mbu_basis);
 }
 
 static void model(FILE *out, const struct model_spec *m)

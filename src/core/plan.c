@@ -181,6 +181,11 @@ static void warnings(const struct scenario *s, struct plan_result *r)
     if (!engine_supports(s->engine.kind, r->kv_dtype) ||
         (s->engine.kind == ENGINE_LLAMACPP && v != DTYPE_AUTO && !engine_supports(ENGINE_LLAMACPP, v)))
         r->warnings |= WARN_ENGINE_DTYPE;
+    /* doc/SPEED-VALIDATION.md: DeepSeek-R1 (256 experts) decodes 3 to 10 times
+     * slower in vLLM, SGLang and TensorRT-LLM than its bytes over bandwidth;
+     * Mixtral (8 experts) is within 15%. */
+    if (m->experts > SPEED_MOE_FINE_EXPERTS && s->gpu.bandwidth_bytes_per_s > 0)
+        r->warnings |= WARN_SPEED_MOE;
 }
 
 bool plan_compute(const struct scenario *s, int flags, const char *const names[SF_COUNT],
@@ -356,6 +361,9 @@ const char *plan_warning_text(enum plan_warning w)
     case WARN_WINDOWS_UNUSED:
         return "this engine sizes every layer for the whole context: sliding windows save "
                "nothing here";
+    case WARN_SPEED_MOE:
+        return "fine-grained MoE: measured engines decode 3-10x slower than this speed "
+               "estimate (doc/SPEED-VALIDATION.md)";
     }
     return "";
 }

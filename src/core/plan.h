@@ -32,7 +32,8 @@ enum plan_warning {
     WARN_SCHEDULER_CAP = 1u << 11,    /* the engine's concurrency cap binds, not memory */
     WARN_KV_DOES_NOT_FIT = 1u << 12,  /* the engine leaves no room for the cache */
     WARN_WINDOWS_UNUSED = 1u << 13,   /* the engine sizes windowed layers fully */
-    WARN_LAST = WARN_WINDOWS_UNUSED
+    WARN_SPEED_MOE = 1u << 14,        /* fine-grained MoE: the decode speed is optimistic */
+    WARN_LAST = WARN_SPEED_MOE
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu

@@ -36,6 +36,10 @@ struct gpu_spec {
     /* Dense peak compute per GPU, by precision; 0 = unknown or unsupported. */
     double tflops_bf16, tflops_fp8, tops_int8, tflops_fp4;
     uint64_t link_bytes_per_s;      /* GPU-to-GPU bandwidth in a node, each way; 0 = unknown */
+    /* Fraction of bandwidth serving engines reach in decode on this family,
+     * measured (doc/SPEED-VALIDATION.md); 0 = use the global default. */
+    double achievable_mbu;
+    char achievable_mbu_basis[SPEC_NAME_MAX * 2];
 };
 
 struct model_spec {

@@ -37,7 +37,9 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
     struct inputs in = {0};
     in.bw = (double)s->gpu.bandwidth_bytes_per_s;
     compute_dtype(s, r, &in.peak);
-    in.mbu = s->mbu > 0 ? s->mbu : SPEED_DEFAULT_MBU;
+    in.mbu = s->mbu > 0                  ? s->mbu
+             : s->gpu.achievable_mbu > 0 ? s->gpu.achievable_mbu
+                                         : SPEED_DEFAULT_MBU;
     in.mfu = s->mfu > 0 ? s->mfu : SPEED_DEFAULT_MFU;
     in.link = (double)s->gpu.link_bytes_per_s;
     in.weights = (double)r->weights_bytes;

@@ -15,6 +15,8 @@
  * (doc/MODEL.md says where they come from). */
 #define SPEED_DEFAULT_MBU 0.7
 #define SPEED_DEFAULT_MFU 0.5
+/* more routed experts than this is "fine-grained": the speed model is optimistic */
+#define SPEED_MOE_FINE_EXPERTS 16
 #define SPEED_ALLREDUCE_LATENCY_S 8e-6
 
 /* Fills r->speed (and the decode fields) from the plan in r; writes its rows

@@ -67,7 +67,10 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
         !jsonread_double(r, o, "dense_fp8_tflops", false, 0.0, 1e6, &g->tflops_fp8, d) ||
         !jsonread_double(r, o, "dense_int8_tops", false, 0.0, 1e6, &g->tops_int8, d) ||
         !jsonread_double(r, o, "dense_fp4_tflops", false, 0.0, 1e6, &g->tflops_fp4, d) ||
-        !jsonread_u64(r, o, "interconnect_bytes_per_s", false, 0, big, &g->link_bytes_per_s, d))
+        !jsonread_u64(r, o, "interconnect_bytes_per_s", false, 0, big, &g->link_bytes_per_s, d) ||
+        !jsonread_double(r, o, "achievable_mbu", false, 0.01, 1.0, &g->achievable_mbu, d) ||
+        !jsonread_string(r, o, "achievable_mbu_basis", false, g->achievable_mbu_basis,
+                         sizeof g->achievable_mbu_basis, d))
         return false;
     if (g->cuda_visible_bytes > g->memory_bytes)
         return jsonread_fail(r, d, "cuda_visible_bytes: %llu is more than memory_bytes %llu",
@@ -217,6 +220,10 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
         jsonout_double(&o, "dense_fp4_tflops", g->tflops_fp4);
     if (g->link_bytes_per_s)
         jsonout_uint(&o, "interconnect_bytes_per_s", g->link_bytes_per_s);
+    if (g->achievable_mbu > 0) {
+        jsonout_double(&o, "achievable_mbu", g->achievable_mbu);
+        jsonout_string(&o, "achievable_mbu_basis", g->achievable_mbu_basis);
+    }
     jsonout_string(&o, "source", g->source);
     return jsonout_end(&o);
 }

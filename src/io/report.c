@@ -159,6 +159,8 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     units_format_int(r->speed.concurrency, conc, sizeof conc);
     fprintf(out, "\nSpeed (%s users decoding at once; MBU %.2f, MFU %.2f)\n", conc, r->speed.mbu,
             r->speed.mfu);
+    if (s->mbu <= 0 && s->gpu.achievable_mbu > 0)
+        fprintf(out, "  MBU %.2f: %s\n", s->gpu.achievable_mbu, s->gpu.achievable_mbu_basis);
     for (int i = 0; i < r->explain.count; i++)
         if (report_is_speed_row(&r->explain.rows[i]))
             row_text(out, &r->explain.rows[i]);

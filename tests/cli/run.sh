@@ -123,7 +123,11 @@ expect 2 "show: say what 'llama-3.1-8b' is: kvplan show model llama-3.1-8b" show
 # --- the service level: speed at a concurrency, the first token, users that keep a speed
 expect_field 64 concurrency --model llama-3.1-8b --context 2k --concurrency 64
 expect 0 "keep 60 tok/s each (decode binds)" plan --model llama-3.1-8b --context 2k --min-tok-s 60
-expect 0 "Speed (64 users decoding at once; MBU 0.70, MFU 0.50)" plan --model llama-3.1-8b --context 2k --concurrency 64
+expect 0 "Speed (64 users decoding at once; MBU 0.55, MFU 0.50)" plan --model llama-3.1-8b --context 2k --concurrency 64
+# the family's measured fraction (presets/gpus/*.json achievable_mbu), the default where none was measured
+expect 0 "MBU 0.55: Hopper family: fitted to 8 dense decode" plan --model llama-3.1-8b --concurrency 8
+expect 0 "Speed (8 users decoding at once; MBU 0.70, MFU 0.50)" plan --gpu a100-80gb --model llama-3.1-8b --concurrency 8
+expect 0 "fine-grained MoE: measured engines decode 3-10x slower" plan --gpu h200 --gpus 8 --model deepseek-v3
 expect 0 '"binding_limit":	"prefill"' plan --model llama-3.1-70b --gpus 4 --context 32k --max-ttft 0.5 --format json
 expect 0 '"users_at_service_level":	0' plan --model llama-3.1-70b --gpus 4 --context 32k --max-ttft 0.5 --format json
 expect 0 "MBU 0.55, MFU 0.40" plan --mbu 0.55 --mfu 0.4
