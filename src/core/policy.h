@@ -70,6 +70,7 @@ struct block_rule {
     bool hybrid;
     uint64_t window_units;   /* hybrid: units a windowed layer holds at the full context */
     uint64_t window_units_avg;
+    uint64_t user_cap_units; /* not hybrid: most units one user holds (vLLM V0 windows); 0 = none */
     uint32_t cap;            /* scheduler cap per replica; 0 = none */
     const char *cap_name;    /* "max-num-seqs" */
 };

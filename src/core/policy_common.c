@@ -149,7 +149,10 @@ void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budge
         } else {
             policy_weights_term(c, row);
             explain_op(row, XOP_SUB);
-            explain_term(row, (long double)activation, XU_BYTES, "activation peak");
+            if (c->x && explain_find(c->x, "activation"))
+                explain_ref(c->x, row, "activation", "activation peak");
+            else
+                explain_term(row, (long double)activation, XU_BYTES, "activation peak");
             explain_op(row, XOP_SUB);
             explain_term(row, (long double)runtime, XU_BYTES, "runtime");
             explain_op(row, XOP_SUB);
@@ -183,7 +186,7 @@ static uint64_t user_units(const struct kv_cost *k, const struct block_rule *b, 
 {
     uint64_t own = kv_ceil_div(len, b->unit_tokens) - prefix / b->unit_tokens;
     if (!b->hybrid)
-        return own;
+        return b->user_cap_units && own > b->user_cap_units ? b->user_cap_units : own;
     return kv_sat_add(kv_sat_mul(k->global_layers, own), kv_sat_mul(k->windowed_layers, window_units));
 }
 
@@ -281,6 +284,10 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
             explain_op(row, XOP_FLOOR);
         }
         explain_op(row, XOP_SUB);
+    }
+    if (b->user_cap_units && !b->hybrid) {
+        explain_term(row, b->user_cap_units, XU_COUNT, "blocks of the window");
+        explain_op(row, XOP_MIN);
     }
     if (b->hybrid) {
         explain_op(row, XOP_MUL);

@@ -53,12 +53,21 @@ void policy_sglang(struct policy_ctx *c)
     struct engine_detail *e = &r->engine;
     e->gpu_total_bytes = policy_cuda_total(s);
     r->memory_bytes_per_gpu = e->gpu_total_bytes;
-    double total_mb = (double)e->gpu_total_bytes / (double)MIB;
-    uint64_t chunked = f->chunked_prefill_size ? f->chunked_prefill_size
-                       : total_mb < 35 * 1024.0 ? 2048
-                       : total_mb < 60 * 1024.0 ? 4096
-                                                : 8192;
-    uint32_t graph_bs = total_mb < 35 * 1024.0 ? 32 : total_mb < 60 * 1024.0 ? 80 : 160;
+    /* server_args.py sizes its defaults from nvidia-smi's memory.total (the
+     * driver total, in MiB), not from the CUDA total the budget multiplies. */
+    uint64_t driver = s->has_vram ? s->vram_bytes : s->gpu.memory_bytes;
+    double total_mb = (double)(driver ? driver : e->gpu_total_bytes) / (double)MIB;
+    bool wide = r->tp >= 4;
+    uint64_t chunked_default = total_mb < 35 * 1024.0    ? 2048
+                               : total_mb < 60 * 1024.0  ? 4096
+                               : total_mb < 160 * 1024.0 ? 8192
+                                                         : 16384;
+    uint32_t graph_bs = total_mb < 20 * 1024.0    ? 8
+                        : total_mb < 35 * 1024.0  ? (wide ? 80 : 24)
+                        : total_mb < 60 * 1024.0  ? (wide ? 160 : 32)
+                        : total_mb < 160 * 1024.0 ? (wide ? 512 : 256)
+                                                  : 512;
+    uint64_t chunked = f->chunked_prefill_size ? f->chunked_prefill_size : chunked_default;
     e->max_num_batched_tokens = chunked;
     if (f->mem_fraction_static > 0) {
         e->fraction = f->mem_fraction_static;
@@ -69,10 +78,10 @@ void policy_sglang(struct policy_ctx *c)
         if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
             reserved = 10 * 1024.0;
         e->fraction = total_mb > reserved ? (total_mb - reserved) / total_mb : 0.01;
-        /* the fraction as the launch line gives it, so the two agree */
+        /* server_args.py rounds it to 3 decimals itself */
         e->fraction = round(e->fraction * 1000.0) / 1000.0;
     }
-    e->budget_bytes = (uint64_t)llround((double)e->gpu_total_bytes * e->fraction);
+    e->budget_bytes = (uint64_t)llroundl((long double)e->gpu_total_bytes * e->fraction);
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
     uint64_t runtime = policy_gib(0.5) + (r->tp > 1 ? policy_gib(0.5) : 0);
 

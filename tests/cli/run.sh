@@ -207,7 +207,7 @@ mkdir -p "$T/escdir" && cp "$HERE/hostile/data/dup-a.json" "$T/escdir/y${esc}]2;
 expect 0 'y\x1b]2;t.json' show model h --presets "$T/escdir"
 
 # --- solve and sweep
-expect 0 "h200                56        8 x 7      581" solve --users 500 --context 32k --model llama-3.1-70b --gpu h100-sxm --gpu h200 --engine vllm
+expect 0 "h200                48        8 x 6      504" solve --users 500 --context 32k --model llama-3.1-70b --gpu h100-sxm --gpu h200 --engine vllm
 expect 0 "(needs more GPUs)" solve --users 500 --context 32k --model llama-3.1-70b --gpu t4 --gpu h200
 expect 0 "longest context serving 10 users on 1 x NVIDIA H100 SXM5 80GB (generic): 46,469 tokens" solve --users 10 --max-context --model llama-3.1-8b --gpu h100-sxm
 expect 0 "longest context serving 10 users on 1 x NVIDIA L4" solve --users 10 --gpu l4 --max-context --model llama-3.1-8b

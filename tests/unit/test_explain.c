@@ -73,6 +73,7 @@ static bool expected(const struct plan_result *r, const char *key, long double *
         {"kv_per_user_paged", r->user_bytes_paged_per_gpu},
         {"waste", r->reservation_waste_bytes_per_gpu},
         {"units", r->engine.units},
+        {"activation", r->engine.activation_bytes},
         {"cache", r->engine.kv_cache_bytes},
         {"cost", r->cost_per_user_hour},
         {"decode", r->decode_tokens_per_s_per_user},
