@@ -1,6 +1,9 @@
 /* TensorRT-LLM: after weights, activations and runtime are loaded, the KV
  * cache takes free_gpu_memory_fraction of what is free (a fraction of free,
- * not of total), in blocks of 32 tokens; max_batch_size caps a replica.
+ * not of total), in blocks of 32 tokens (the PyTorch backend's KvCacheConfig
+ * default, tensorrt_llm/llmapi/llm_args.py) or 64 on the older TensorRT
+ * engine path (trtllm@trt: tensorrt_llm/plugin/plugin.py, PluginConfig);
+ * max_batch_size caps a replica.
  * Upstream: tensorrt_llm/_torch/pyexecutor/resource_manager.py and
  * _util.py (KvCacheCreator), KvCacheConfig.free_gpu_memory_fraction. */
 #include "policy.h"
@@ -98,7 +101,9 @@ void policy_trtllm(struct policy_ctx *c)
     if (free_bytes == 0 && !f->kv_memory_bytes)
         r->shortfall_bytes_per_gpu = e->non_kv_bytes - e->gpu_total_bytes;
 
-    uint64_t unit = s->block_tokens && s->block_tokens != 16 ? s->block_tokens : 32;
+    uint64_t unit = s->block_tokens && s->block_tokens != 16 ? s->block_tokens
+                    : f->rule == RULE_TRTLLM_ENGINE             ? 64
+                                                                : 32;
     struct block_rule b = {.unit_tokens = unit,
                            .unit_name = "block",
                            .cap = e->max_num_seqs,

@@ -244,6 +244,8 @@ static void engine_names_parse_with_versions(void **state)
     assert_int_equal(k, ENGINE_LLAMACPP);
     assert_true(engine_parse("tensorrt-llm", &k, &rule, &d));
     assert_int_equal(k, ENGINE_TRTLLM);
+    assert_true(engine_parse("trtllm@trt", &k, &rule, &d));
+    assert_int_equal(rule, RULE_TRTLLM_ENGINE);
     assert_false(engine_parse("sglang@9", &k, &rule, &d));
     assert_non_null(strstr(d.message, "unknown version"));
 }
@@ -412,6 +414,26 @@ static void llamacpp_window_cache_is_per_slot_when_slots_are_given(void **state)
     assert_int_equal(r.engine.kv_cache_bytes, (2ull * 65536 + 10ull * 3072) * 4096);
 }
 
+static void trtllm_blocks_are_32_tokens_on_pytorch_and_64_on_the_engine_path(void **state)
+{
+    (void)state;
+    /* tensorrt_llm/llmapi/llm_args.py (KvCacheConfig.tokens_per_block, the
+     * PyTorch backend): 32; tensorrt_llm/plugin/plugin.py (PluginConfig
+     * _tokens_per_block, trtllm-build engines): 64. Llama 3 8B at 8,192 tokens:
+     * 256 blocks of 32 or 128 blocks of 64 per request; a block of 64 holds
+     * 64 x 131,072 B = 8 MiB. */
+    struct scenario s = base(ENGINE_TRTLLM);
+    s.engine.non_kv_bytes = 20ull << 30;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.unit_tokens, 32);
+    assert_int_equal(r.engine.request_units, 256ull * 32);
+    s.engine.rule = RULE_TRTLLM_ENGINE;
+    r = run(&s);
+    assert_int_equal(r.engine.unit_tokens, 64);
+    assert_int_equal(r.engine.unit_bytes, 64ull * 131072);
+    assert_int_equal(r.engine.request_units, 128ull * 32);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -425,6 +447,7 @@ int main(void)
         cmocka_unit_test(trtllm_takes_a_fraction_of_what_is_free),
         cmocka_unit_test(replicas_multiply_users_and_keep_per_gpu_figures),
         cmocka_unit_test(engine_names_parse_with_versions),
+        cmocka_unit_test(trtllm_blocks_are_32_tokens_on_pytorch_and_64_on_the_engine_path),
         cmocka_unit_test(vllm_sampler_term_is_one_row_per_dummy_request),
         cmocka_unit_test(vllm_forward_term_scales_with_tokens_hidden_and_mlp_over_tp),
         cmocka_unit_test(vllm_v0_turns_on_chunked_prefill_past_32k),
