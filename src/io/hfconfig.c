@@ -123,6 +123,42 @@ static bool round_trip(const char *path, const struct model_spec *m, struct diag
     return ok;
 }
 
+/* The vision tower under vision_config, by its model_type; 0 when there is
+ * none or kvplan does not know the type (then noted by the caller's count). */
+static bool vision_count(const struct jsonread *r, const cJSON *root, uint64_t text_hidden,
+                         uint64_t *out, struct diag *d)
+{
+    *out = 0;
+    const cJSON *vc = cJSON_GetObjectItemCaseSensitive(root, "vision_config");
+    if (!cJSON_IsObject(vc))
+        return true;
+    struct jsonread vr = jsonread_child(r, "vision_config", "vision_config.");
+    char type[64] = "";
+    if (!jsonread_string(&vr, vc, "model_type", false, type, sizeof type, d))
+        return false;
+    struct vision_dims v = {.channels = 3, .adapter_out = 4096, .text_hidden = text_hidden};
+    if (strcmp(type, "siglip_vision_model") == 0)
+        v.kind = VISION_SIGLIP;
+    else if (strcmp(type, "llama4_vision_model") == 0)
+        v.kind = VISION_LLAMA4;
+    else
+        return true;
+    const uint64_t max = (uint64_t)1 << 24;
+    bool ok = jsonread_u64(&vr, vc, "hidden_size", true, 1, max, &v.hidden, d) &&
+              jsonread_u64(&vr, vc, "intermediate_size", true, 1, max, &v.intermediate, d) &&
+              jsonread_u64(&vr, vc, "num_hidden_layers", true, 1, max, &v.layers, d) &&
+              jsonread_u64(&vr, vc, "patch_size", true, 1, max, &v.patch, d) &&
+              jsonread_u64(&vr, vc, "image_size", true, 1, max, &v.image, d) &&
+              jsonread_u64(&vr, vc, "num_channels", false, 1, 64, &v.channels, d) &&
+              jsonread_u64(&vr, vc, "projector_input_dim", false, 1, max, &v.adapter_out, d);
+    v.adapter_in = v.intermediate; /* the pixel-shuffle MLP's fc1 takes intermediate_size */
+    if (!ok)
+        return false;
+    if (!params_vision(&v, out))
+        return jsonread_fail(&vr, d, "the vision tower's dimensions are too large to count");
+    return true;
+}
+
 bool hfconfig_parse(const char *path, const char *text, size_t len, const char *id,
                     const char *name, struct hf_import *h, struct diag *d)
 {
@@ -398,6 +434,17 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     if (!params_count(a, &total, &active)) {
         cJSON_Delete(root);
         return diag_fail(d, "%s: the dimensions are too large to count", path);
+    }
+    /* a multimodal checkpoint also loads its vision tower (Gemma 3, Llama 4) */
+    uint64_t vision = 0;
+    if (!vision_count(&r, root, a->hidden, &vision, d)) {
+        cJSON_Delete(root);
+        return false;
+    }
+    if (vision) {
+        total += vision; /* loaded, but not read per generated token: active stays text */
+        note(h, "vision tower: %.2f B parameters counted with the weights",
+             (double)vision / 1e9);
     }
     m->params = total;
     m->active_params = active;
