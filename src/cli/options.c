@@ -51,6 +51,8 @@ enum {
     OPT_KV_MEMORY,
     OPT_KV_DTYPE_V,
     OPT_CALIBRATION,
+    OPT_PP,
+    OPT_DP_ATTENTION,
 };
 
 static const struct option long_options[] = {
@@ -83,6 +85,8 @@ static const struct option long_options[] = {
     {"dump-attrs", no_argument, 0, OPT_DUMP_ATTRS},
     {"engine", required_argument, 0, OPT_ENGINE},
     {"tp", required_argument, 0, OPT_TP},
+    {"pp", required_argument, 0, OPT_PP},
+    {"enable-dp-attention", no_argument, 0, OPT_DP_ATTENTION},
     {"gpu-memory-utilization", required_argument, 0, OPT_UTIL},
     {"max-num-seqs", required_argument, 0, OPT_MAX_SEQS},
     {"max-running-requests", required_argument, 0, OPT_MAX_SEQS},
@@ -132,7 +136,10 @@ const char *options_help(void)
            "                         llama.cpp@pre-mla = DeepSeek before MLA support,\n"
            "                         trtllm@trt = TensorRT engine path, 64-token blocks)\n"
            "  --tp N                 tensor parallel per replica (default all GPUs);\n"
-           "                         replicas = --gpus / --tp\n"
+           "                         replicas = --gpus / (--tp x --pp)\n"
+           "  --pp N                 pipeline stages per replica: layers, their KV and\n"
+           "                         weights split across N stages (vLLM, SGLang, TRT-LLM)\n"
+           "  --enable-dp-attention  SGLang: every TP rank holds its own requests' whole KV\n"
            "  --gpu-memory-utilization F, --max-num-seqs N, --max-num-batched-tokens N  (vLLM)\n"
            "  --mem-fraction-static F, --chunked-prefill-size N, --max-running-requests N  (SGLang)\n"
            "  --parallel N (-np slots), --fit-target SIZE, --kv-dtype-v D  (llama.cpp)\n"
@@ -328,6 +335,15 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
             o->tp = (uint32_t)n;
             o->has_tp = true;
             break;
+        case OPT_PP:
+            if (!options_parse_count("--pp", a, 1, GPUS_MAX, &n, d))
+                return false;
+            o->pp = (uint32_t)n;
+            o->has_pp = true;
+            break;
+        case OPT_DP_ATTENTION:
+            o->dp_attention = true;
+            break;
         case OPT_UTIL:
         case OPT_MEM_FRACTION:
         case OPT_FREE_FRACTION: {
@@ -494,6 +510,10 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->has_price = true;
         s->price_usd_per_hour = o->price;
     }
+    if (o->has_pp)
+        s->pp = o->pp;
+    if (o->dp_attention)
+        s->dp_attention = true;
     if (o->has_tp)
         s->tp = o->tp;
     else if (o->has_gpus && o->load_path)

@@ -86,6 +86,8 @@ struct plan_result {
     bool weights_fit;          /* the weights fit within the profile's budget */
     bool fits;                 /* ... and the profile gives the cache memory */
     uint32_t gpus, tp, replicas;
+    uint32_t pp;               /* pipeline stages per replica: each GPU holds its stage's layers */
+    bool dp_attention;         /* SGLang: every TP rank serves its own requests with the whole KV */
     enum dtype weight_dtype, kv_dtype; /* resolved */
     bool weights_as_released;  /* the checkpoint's own size (mixed formats: MXFP4, FP8 blocks) */
     uint32_t warnings;         /* enum plan_warning bits */

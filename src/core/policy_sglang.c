@@ -31,10 +31,17 @@ static void describe(struct policy_ctx *c)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --kv-cache-dtype fp8_e4m3");
     if (r->tp > 1)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --tp %u", r->tp);
-    if (r->replicas > 1)
+    if (r->pp > 1)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --pp-size %u", r->pp);
+    if (r->dp_attention)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-dp-attention --dp %u", r->tp);
+    else if (r->replicas > 1)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --dp %u", r->replicas);
     if (s->engine.max_num_seqs)
-        snprintf(extra + n, sizeof extra - n, " --max-running-requests %u", s->engine.max_num_seqs);
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-running-requests %u",
+                              s->engine.max_num_seqs);
+    if (r->dp_attention && r->replicas > 1)
+        snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
              "python -m sglang.launch_server --model-path %s --context-length %llu "
              "--mem-fraction-static %.3f%s",
@@ -74,7 +81,9 @@ void policy_sglang(struct policy_ctx *c)
     } else {
         /* server_args.py: a reserve in MB, at least 10 GiB on GPUs over 60 GiB */
         double reserved = 512 + (double)(chunked > 2048 ? chunked : 2048) * 1.5 +
-                          graph_bs * 2.0 + r->tp / 8.0 * 1024;
+                          graph_bs * 2.0 + r->tp * (double)r->pp / 8.0 * 1024;
+        if (s->dp_attention) /* padding for DP attention, more past a graph batch of 300 */
+            reserved += graph_bs * (double)r->tp * (graph_bs > 300 ? 4.5 : 3.0);
         if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
             reserved = 10 * 1024.0;
         e->fraction = total_mb > reserved ? (total_mb - reserved) / total_mb : 0.01;

@@ -15,13 +15,15 @@ static void describe(struct policy_ctx *c)
     const struct scenario *s = c->s;
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
-    char extra[64] = "";
+    char extra[96] = "";
     policy_log(e, "[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%llu).",
                (double)r->kv_pool_bytes_per_gpu / (double)GIB,
                (unsigned long long)r->kv_tokens_per_replica);
     size_t n = 0;
     if (r->tp > 1)
         n += (size_t)snprintf(extra, sizeof extra, " --tp_size %u", r->tp);
+    if (r->pp > 1)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --pp_size %u", r->pp);
     if (r->replicas > 1)
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,

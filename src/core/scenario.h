@@ -41,6 +41,10 @@ struct scenario {
     bool full_attention;       /* treat windowed layers as global */
     enum unit_system units;    /* display only */
     struct engine_flags engine; /* the profile (generic or an engine) and its flags */
+    /* Layouts past one node (appended: older snapshots leave them zero). */
+    uint32_t pp;               /* pipeline stages per replica; 0 = 1. gpus = tp x pp x replicas */
+    bool dp_attention;         /* SGLang --enable-dp-attention: each TP rank holds its own
+                                * requests with the whole KV (MLA latents not replicated) */
 };
 
 /* The fields validation can name. */
@@ -68,6 +72,8 @@ enum scenario_field {
     SF_MAX_NUM_SEQS,
     SF_MAX_NUM_BATCHED_TOKENS,
     SF_LOGGED, /* what a log said: total, non-KV and KV memory */
+    SF_PP,
+    SF_DP_ATTENTION,
     SF_COUNT
 };
 
@@ -92,8 +98,9 @@ enum dtype scenario_kv_dtype(const struct scenario *s);
 /* The weights of the whole model in bytes, and the precision they are in. */
 uint64_t scenario_weights_bytes(const struct scenario *s, enum dtype *used);
 
-/* Tensor parallel size and replicas (tp x replicas = gpus). */
+/* Tensor parallel size, pipeline stages and replicas (tp x pp x replicas = gpus). */
 uint32_t scenario_tp(const struct scenario *s);
+uint32_t scenario_pp(const struct scenario *s);
 uint32_t scenario_replicas(const struct scenario *s);
 
 /* The tokens in use on average (avg_context_tokens, or the context). */

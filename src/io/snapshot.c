@@ -169,6 +169,10 @@ static cJSON *scenario_json(const struct scenario *s)
     else
         jsonout_null(&o, "tp");
     jsonout_object(&o, "engine", engine_flags_json(&s->engine));
+    if (s->pp > 1)
+        jsonout_uint(&o, "pp", s->pp);
+    if (s->dp_attention)
+        jsonout_bool(&o, "dp_attention", true);
     return jsonout_end(&o);
 }
 
@@ -181,6 +185,10 @@ static cJSON *result_json(const struct plan_result *r)
     jsonout_uint(&o, "gpus", r->gpus);
     jsonout_uint(&o, "tp", r->tp);
     jsonout_uint(&o, "replicas", r->replicas);
+    if (r->pp > 1)
+        jsonout_uint(&o, "pp", r->pp);
+    if (r->dp_attention)
+        jsonout_bool(&o, "dp_attention", true);
     jsonout_string(&o, "weight_dtype", dtype_info(r->weight_dtype)->name);
     jsonout_bool(&o, "weights_as_released", r->weights_as_released);
     jsonout_string(&o, "kv_dtype", dtype_info(r->kv_dtype)->name);
@@ -391,6 +399,10 @@ bool snapshot_parse(const char *path, const char *text, size_t len, struct scena
         }
         if (ok && jsonread_has(so, "tp"))
             ok = jsonread_u32(&sr, so, "tp", true, 1, GPUS_MAX, &tmp.tp, d);
+        if (ok && jsonread_has(so, "pp"))
+            ok = jsonread_u32(&sr, so, "pp", true, 1, GPUS_MAX, &tmp.pp, d);
+        if (ok)
+            ok = jsonread_bool(&sr, so, "dp_attention", false, &tmp.dp_attention, d);
         const cJSON *eo = cJSON_GetObjectItemCaseSensitive(so, "engine");
         if (ok && eo != NULL && !cJSON_IsNull(eo)) {
             struct jsonread er = jsonread_child(&sr, "engine", "engine.");

@@ -206,6 +206,17 @@ expect 0 'x\x1b[2J.log: vLLM V0 log' calibrate "$T/x${esc}[2J.log"
 mkdir -p "$T/escdir" && cp "$HERE/hostile/data/dup-a.json" "$T/escdir/y${esc}]2;t.json"
 expect 0 'y\x1b]2;t.json' show model h --presets "$T/escdir"
 
+# --- layouts past one node
+expect 0 "Layout         2 stages x 8 GPUs: TP 8, PP 2" plan --model llama-3.1-405b --gpu h100-sxm --gpus 16 --tp 8 --pp 2 --engine vllm --context 128k
+expect 0 "-tp 8 -pp 2" plan --model llama-3.1-405b --gpu h100-sxm --gpus 16 --tp 8 --pp 2 --engine vllm --context 128k
+expect 2 "--pp: 3 stages do not divide --gpus 16" plan --model llama-3.1-405b --gpus 16 --pp 3
+expect 2 "--pp: '0' is not a whole number" plan --model llama-3-8b --pp 0
+expect 2 "--pp: llama.cpp already splits layers" plan --model llama-3-8b --gpus 2 --pp 2 --engine llama.cpp
+expect 2 "--tp: 4 x 2 stages (--pp) does not divide --gpus 4" plan --model llama-3-8b --gpus 4 --tp 4 --pp 2
+expect 2 "--enable-dp-attention: is an SGLang option" plan --model deepseek-v3 --gpus 8 --enable-dp-attention --engine vllm
+expect 0 "DP attention over the TP ranks" plan --model deepseek-v3 --gpu h200 --gpus 8 --engine sglang --enable-dp-attention
+expect 0 "h100-sxm            32        8x4x1" solve --users 20 --context 128k --model llama-3.1-405b --gpu h100-sxm --engine vllm --max-gpus 32 --max-pp 4
+
 # --- solve and sweep
 expect 0 "h200                48        8 x 6      504" solve --users 500 --context 32k --model llama-3.1-70b --gpu h100-sxm --gpu h200 --engine vllm
 expect 0 "(needs more GPUs)" solve --users 500 --context 32k --model llama-3.1-70b --gpu t4 --gpu h200

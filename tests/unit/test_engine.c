@@ -434,6 +434,73 @@ static void trtllm_blocks_are_32_tokens_on_pytorch_and_64_on_the_engine_path(voi
     assert_int_equal(r.engine.request_units, 128ull * 32);
 }
 
+static void pipeline_stages_split_layers_kv_and_weights(void **state)
+{
+    (void)state;
+    /* vllm/distributed/utils.py (get_pp_indices) gives each stage a
+     * contiguous run of layers; each stage allocates the KV of its own
+     * layers (vllm/v1/worker/gpu_worker.py sizes the cache per worker).
+     * Llama 3 8B on 2 GPUs, TP 1 x PP 2: 16 layers per GPU, so 16 x 4,096 =
+     * 65,536 B of KV per token per GPU; weights 16,060,522,496 / 2 =
+     * 8,030,261,248 B per GPU; every user's KV lives on both stages. */
+    struct scenario s = base(ENGINE_VLLM);
+    s.gpus = 2;
+    s.pp = 2;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.tp, 1);
+    assert_int_equal(r.pp, 2);
+    assert_int_equal(r.replicas, 1);
+    assert_int_equal(r.cost.bytes_per_token, 16ull * 4096);
+    assert_int_equal(r.weights_bytes_per_gpu, 16060522496ull / 2);
+    assert_non_null(strstr(r.engine.launch, "-pp 2"));
+    /* a stage's per-user KV is half the model's: about twice the users of TP 1 on one GPU */
+    struct scenario one = base(ENGINE_VLLM);
+    struct plan_result r1 = run(&one);
+    assert_true(r.max_users > 2 * r1.max_users);
+    /* GPUs = TP x PP x replicas: 8 GPUs, TP 2, PP 2 are 2 replicas */
+    s.gpus = 8;
+    s.tp = 2;
+    r = run(&s);
+    assert_int_equal(r.replicas, 2);
+    assert_int_equal(r.max_users, 2 * r.users_per_replica);
+}
+
+static void sglang_dp_attention_keeps_one_latent_per_request_not_per_rank(void **state)
+{
+    (void)state;
+    /* python/sglang/srt/server_args.py (enable_dp_attention: dp_size ranks of
+     * attention, reserve + cuda_graph_max_bs x dp x 3); each attention rank
+     * keeps its own requests' latents (model_runner.py sizes the pool per rank),
+     * so a TP 8 group serves 8 ranks' users instead of one latent replicated 8
+     * times. DeepSeek-V2-Lite shape (27 layers x 576 x 2 B = 31,104 B per token)
+     * at TP 2: with DP attention the users per replica are 2 x the users per rank. */
+    struct scenario s = base(ENGINE_SGLANG);
+    s.model.attention = ATTENTION_MLA;
+    s.model.layers = 27;
+    s.model.kv_lora_rank = 512;
+    s.model.qk_rope_head_dim = 64;
+    s.model.qk_nope_head_dim = 128;
+    s.model.v_head_dim = 128;
+    s.model.attention_heads = 16;
+    s.model.kv_heads = 16;
+    s.model.params = 15700000000ull;
+    s.gpus = 2;
+    s.context_tokens = 32768;
+    struct plan_result plain = run(&s);
+    s.dp_attention = true;
+    struct plan_result dp = run(&s);
+    assert_int_equal(dp.cost.bytes_per_token, 31104);
+    assert_int_equal(dp.users_per_replica % 2, 0);
+    const struct explain_row *rank = explain_find(&dp.explain, "users_rank");
+    assert_non_null(rank);
+    assert_true(explain_eval(explain_find(&dp.explain, "users")) == 2 * rank->result.value);
+    /* the extra reserve (graph batch 32 x 2 ranks x 3 MB) leaves a smaller pool,
+     * yet the replica holds about twice the users */
+    assert_true(dp.engine.fraction < plain.engine.fraction);
+    assert_true(dp.max_users > plain.max_users * 3 / 2);
+    assert_non_null(strstr(dp.engine.launch, "--enable-dp-attention --dp 2"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,6 +514,8 @@ int main(void)
         cmocka_unit_test(trtllm_takes_a_fraction_of_what_is_free),
         cmocka_unit_test(replicas_multiply_users_and_keep_per_gpu_figures),
         cmocka_unit_test(engine_names_parse_with_versions),
+        cmocka_unit_test(pipeline_stages_split_layers_kv_and_weights),
+        cmocka_unit_test(sglang_dp_attention_keeps_one_latent_per_request_not_per_rank),
         cmocka_unit_test(trtllm_blocks_are_32_tokens_on_pytorch_and_64_on_the_engine_path),
         cmocka_unit_test(vllm_sampler_term_is_one_row_per_dummy_request),
         cmocka_unit_test(vllm_forward_term_scales_with_tokens_hidden_and_mlp_over_tp),
