@@ -61,11 +61,14 @@ static void describe(struct policy_ctx *c)
 }
 
 /* Blocks a windowed layer holds for a request of len tokens (V1 hybrid
- * groups): the window less one plus a batch, rounded up, and one more. */
-static uint64_t window_blocks(uint64_t window, uint64_t batched, uint64_t len, uint64_t unit)
+ * groups, v1/kv_cache_interface.py): a sliding window less one plus a batch,
+ * rounded up, and one more (SlidingWindowSpec); a chunk of local attention
+ * plus a batch, rounded up, nothing more (ChunkedLocalAttentionSpec: Llama 4). */
+static uint64_t window_blocks(uint64_t window, bool chunked, uint64_t batched, uint64_t len,
+                              uint64_t unit)
 {
-    uint64_t need = window - 1 + batched;
-    uint64_t blocks = kv_ceil_div(need < len ? need : len, unit) + 1;
+    uint64_t need = chunked ? window + batched : window - 1 + batched;
+    uint64_t blocks = kv_ceil_div(need < len ? need : len, unit) + (chunked ? 0 : 1);
     uint64_t full = kv_ceil_div(len, unit);
     return blocks < full ? blocks : full;
 }
@@ -173,9 +176,18 @@ void policy_vllm(struct policy_ctx *c)
     if (v0 && m->windowed_layers > 0 && m->windowed_layers == m->layers && !s->full_attention)
         b.user_cap_units = m->window_tokens / b.unit_tokens + 2;
     if (b.hybrid) {
-        b.window_units = window_blocks(k->window_tokens, e->max_num_batched_tokens, ctx,
+        /* kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size): groups of
+         * the fewest layers of one type (of the most, when that is under 1.5x
+         * the fewest), the last group of a type padded */
+        uint32_t g = k->global_layers, w = k->windowed_layers;
+        uint32_t lo = g && g < w ? g : w, hi = g > w ? g : w;
+        b.group_layers = 2 * hi < 3 * lo ? hi : lo;
+        b.full_groups = (uint32_t)kv_ceil_div(g, b.group_layers);
+        b.window_groups = (uint32_t)kv_ceil_div(w, b.group_layers);
+        bool local = strstr(m->window_pattern, "chunked") != NULL;
+        b.window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
                                        b.unit_tokens);
-        b.window_units_avg = window_blocks(k->window_tokens, e->max_num_batched_tokens,
+        b.window_units_avg = window_blocks(k->window_tokens, local, e->max_num_batched_tokens,
                                            r->avg_context_tokens, b.unit_tokens);
     }
     policy_blocks(c, &b);
@@ -184,8 +196,12 @@ void policy_vllm(struct policy_ctx *c)
     e->request_units = b.hybrid ? kv_sat_add(kv_sat_mul(k->global_layers, full),
                                              kv_sat_mul(k->windowed_layers, b.window_units))
                                 : kv_sat_mul(k->layers, full);
-    e->max_concurrency = e->request_units && e->request_units != UINT64_MAX
-                             ? (double)e->units * k->layers / (double)e->request_units
+    /* blocks over one request's blocks in every group */
+    uint64_t request_blocks = b.hybrid ? kv_sat_add(kv_sat_mul(b.full_groups, full),
+                                                    kv_sat_mul(b.window_groups, b.window_units))
+                                       : full;
+    e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
+                             ? (double)e->units / (double)request_blocks
                              : 0;
     if (c->x)
         describe(c);

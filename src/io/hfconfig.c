@@ -368,6 +368,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     if (jsonread_has(o, "use_sliding_window"))
         jsonread_bool(&tr, o, "use_sliding_window", false, &use_sw, d);
     uint64_t windowed = 0;
+    bool chunked = false; /* Llama 4's chunked local attention, not a sliding window */
     if (cJSON_IsArray(types)) {
         const cJSON *t;
         cJSON_ArrayForEach(t, types)
@@ -375,8 +376,11 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
             if (cJSON_IsString(t) && (strcmp(t->valuestring, "sliding_attention") == 0 ||
                                       strcmp(t->valuestring, "chunked_attention") == 0))
                 windowed++;
+            if (cJSON_IsString(t) && strcmp(t->valuestring, "chunked_attention") == 0)
+                chunked = true;
         }
-        snprintf(m->window_pattern, sizeof m->window_pattern, "layer_types");
+        snprintf(m->window_pattern, sizeof m->window_pattern, "%s",
+                 chunked ? "layer_types (chunked)" : "layer_types");
     } else if (pattern > 1) {
         windowed = a->layers - a->layers / pattern; /* layer i global iff (i+1) % N == 0 */
         snprintf(m->window_pattern, sizeof m->window_pattern, "%llu local : 1 global",

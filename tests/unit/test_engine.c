@@ -501,6 +501,67 @@ static void sglang_dp_attention_keeps_one_latent_per_request_not_per_rank(void *
     assert_non_null(strstr(dp.engine.launch, "--enable-dp-attention --dp 2"));
 }
 
+static void vllm_hybrid_groups_pad_to_the_smallest_layer_type(void **state)
+{
+    (void)state;
+    /* vllm/v1/core/kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size):
+     * layers are grouped by type in groups of the smallest type's count (the
+     * largest when under 1.5x it), the last of a type padded; one block is a
+     * page of every layer of a group, and all groups draw from one pool.
+     * Gemma 3 27B shape, 10 global and 52 sliding layers: groups of 10, 1 full
+     * and ceil(52 / 10) = 6 windowed (8 padding layers). On a 10 GiB pool of
+     * 4,096 B per layer: 10 GiB // (16 x 4,096 x 10) = 16,384 blocks. At 32,768
+     * tokens with 2,048 batched: a full group needs 2,048 blocks, a window group
+     * ceil((1,024 - 1 + 2,048) / 16) + 1 = 193: 2,048 + 6 x 193 = 3,206 per user,
+     * 16,384 / 3,206 = 5 users (5.11x); vLLM logs 16,384 / 7 groups x 16 =
+     * 37,440 tokens. */
+    struct scenario s = base(ENGINE_VLLM);
+    s.model.layers = 62;
+    s.model.windowed_layers = 52;
+    s.model.window_tokens = 1024;
+    s.model.max_context_tokens = 131072;
+    s.context_tokens = 32768;
+    s.engine.kv_memory_bytes = 10ull << 30;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.unit_bytes, 16ull * 4096 * 10);
+    assert_int_equal(r.engine.units, 16384);
+    assert_true(explain_eval(explain_find(&r.explain, "units_per_user")) == 2048 + 6 * 193);
+    assert_int_equal(r.max_users, 5);
+    assert_int_equal(r.kv_tokens, 16384 / 7 * 16);
+    assert_true(r.engine.max_concurrency > 5.11 && r.engine.max_concurrency < 5.12);
+    /* 13 full and 12 sliding (gpt-oss-20b with a drafter layer): under 1.5x,
+     * one group of 13 each, the sliding one padded */
+    s.model.layers = 25;
+    s.model.windowed_layers = 12;
+    r = run(&s);
+    assert_int_equal(r.engine.unit_bytes, 16ull * 4096 * 13);
+}
+
+static void vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra_block(void **state)
+{
+    (void)state;
+    /* vllm/v1/kv_cache_interface.py (ChunkedLocalAttentionSpec,
+     * max_admission_blocks_per_request): ceil(min(chunk + batched tokens, L) /
+     * block) blocks, without SlidingWindowSpec's window - 1 and its extra block.
+     * Llama 4 shape (12 global, 36 chunked layers of 8,192) at 131,072 tokens,
+     * 2,048 batched: ceil(10,240 / 16) = 640 blocks per chunked group, where a
+     * sliding window of 8,192 would take ceil(10,239 / 16) + 1 = 641. */
+    struct scenario s = base(ENGINE_VLLM);
+    s.model.layers = 48;
+    s.model.windowed_layers = 36;
+    s.model.window_tokens = 8192;
+    s.model.max_context_tokens = 131072;
+    s.context_tokens = 131072;
+    s.engine.kv_memory_bytes = 10ull << 30;
+    snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "3 chunked : 1 global");
+    struct plan_result r = run(&s);
+    /* groups of 12: 1 full + 3 chunked */
+    assert_true(explain_eval(explain_find(&r.explain, "units_per_user")) == 8192 + 3 * 640);
+    snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "3 local : 1 global");
+    r = run(&s);
+    assert_true(explain_eval(explain_find(&r.explain, "units_per_user")) == 8192 + 3 * 641);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -514,6 +575,8 @@ int main(void)
         cmocka_unit_test(trtllm_takes_a_fraction_of_what_is_free),
         cmocka_unit_test(replicas_multiply_users_and_keep_per_gpu_figures),
         cmocka_unit_test(engine_names_parse_with_versions),
+        cmocka_unit_test(vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra_block),
+        cmocka_unit_test(vllm_hybrid_groups_pad_to_the_smallest_layer_type),
         cmocka_unit_test(pipeline_stages_split_layers_kv_and_weights),
         cmocka_unit_test(sglang_dp_attention_keeps_one_latent_per_request_not_per_rank),
         cmocka_unit_test(trtllm_blocks_are_32_tokens_on_pytorch_and_64_on_the_engine_path),
