@@ -501,6 +501,21 @@ static void sglang_dp_attention_keeps_one_latent_per_request_not_per_rank(void *
     assert_non_null(strstr(dp.engine.launch, "--enable-dp-attention --dp 2"));
 }
 
+/* vLLM V1 on a model of `layers`, `windowed` of them windowed, with a logged
+ * 10 GiB KV pool. */
+static struct scenario hybrid_on_10_gib(uint32_t layers, uint32_t windowed, uint64_t window,
+                                        uint64_t context)
+{
+    struct scenario s = base(ENGINE_VLLM);
+    s.model.layers = layers;
+    s.model.windowed_layers = windowed;
+    s.model.window_tokens = window;
+    s.model.max_context_tokens = 131072;
+    s.context_tokens = context;
+    s.engine.kv_memory_bytes = 10ull << 30;
+    return s;
+}
+
 static void vllm_hybrid_groups_pad_to_the_smallest_layer_type(void **state)
 {
     (void)state;
@@ -515,13 +530,7 @@ static void vllm_hybrid_groups_pad_to_the_smallest_layer_type(void **state)
      * ceil((1,024 - 1 + 2,048) / 16) + 1 = 193: 2,048 + 6 x 193 = 3,206 per user,
      * 16,384 / 3,206 = 5 users (5.11x); vLLM logs 16,384 / 7 groups x 16 =
      * 37,440 tokens. */
-    struct scenario s = base(ENGINE_VLLM);
-    s.model.layers = 62;
-    s.model.windowed_layers = 52;
-    s.model.window_tokens = 1024;
-    s.model.max_context_tokens = 131072;
-    s.context_tokens = 32768;
-    s.engine.kv_memory_bytes = 10ull << 30;
+    struct scenario s = hybrid_on_10_gib(62, 52, 1024, 32768);
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.unit_bytes, 16ull * 4096 * 10);
     assert_int_equal(r.engine.units, 16384);
@@ -546,13 +555,7 @@ static void vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra
      * Llama 4 shape (12 global, 36 chunked layers of 8,192) at 131,072 tokens,
      * 2,048 batched: ceil(10,240 / 16) = 640 blocks per chunked group, where a
      * sliding window of 8,192 would take ceil(10,239 / 16) + 1 = 641. */
-    struct scenario s = base(ENGINE_VLLM);
-    s.model.layers = 48;
-    s.model.windowed_layers = 36;
-    s.model.window_tokens = 8192;
-    s.model.max_context_tokens = 131072;
-    s.context_tokens = 131072;
-    s.engine.kv_memory_bytes = 10ull << 30;
+    struct scenario s = hybrid_on_10_gib(48, 36, 8192, 131072);
     snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "3 chunked : 1 global");
     struct plan_result r = run(&s);
     /* groups of 12: 1 full + 3 chunked */
