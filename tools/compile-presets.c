@@ -71,6 +71,7 @@ static void model(FILE *out, const struct model_spec *m)
     u64(out, "max_context_tokens", m->max_context_tokens);
     u64(out, "vocab_size", m->vocab_size);
     u64(out, "intermediate_size", m->intermediate_size);
+    u64(out, "expert_params", m->expert_params);
 }
 
 int main(int argc, char **argv)

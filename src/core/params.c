@@ -166,7 +166,12 @@ bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active)
 
 bool params_in_experts(const struct arch_dims *a, uint64_t *out)
 {
-    wide h = a->hidden, mi = a->moe_intermediate, n = (wide)a->layers * a->experts;
+    /* routed experts only, in the layers that have them: DeepSeek's first
+     * dense layers and Llama 4's interleaved dense layers hold none */
+    uint64_t moe_layers = a->family == ARCH_DEEPSEEK ? a->layers - a->first_dense
+                          : a->family == ARCH_LLAMA4 && a->moe_every > 1 ? a->layers / a->moe_every
+                                                                         : a->layers;
+    wide h = a->hidden, mi = a->moe_intermediate, n = (wide)moe_layers * a->experts;
     wide p = a->family == ARCH_GPT_OSS ? n * (h * 2 * mi + mi * h) /* MXFP4: gate_up and down */
                                        : n * 3 * h * mi;
     uint64_t total = 0, active = 0;

@@ -66,6 +66,7 @@ struct model_spec {
     uint64_t max_context_tokens;
     uint32_t vocab_size;        /* 0 = unknown; sizes logits in engine estimates */
     uint32_t intermediate_size; /* 0 = unknown */
+    uint64_t expert_params;     /* parameters held in MoE experts; 0 = dense or unknown */
 };
 
 /* "MHA", "GQA", "MQA" or "MLA". */

@@ -452,6 +452,9 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     }
     m->params = total;
     m->active_params = active;
+    uint64_t in_experts = 0;
+    if (a->experts > 0 && params_in_experts(a, &in_experts))
+        m->expert_params = in_experts; /* what expert parallelism spreads over its GPUs */
     if (total > ((uint64_t)1 << 53)) {
         cJSON_Delete(root);
         return diag_fail(d, "%s: the dimensions give %llu parameters, more than a preset holds "

@@ -101,8 +101,13 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
         !jsonread_u64(r, o, "max_context_tokens", true, 1, TOKENS_MAX, &m->max_context_tokens,
                       d) ||
         !jsonread_u32(r, o, "vocab_size", false, 1, 100000000, &m->vocab_size, d) ||
-        !jsonread_u32(r, o, "intermediate_size", false, 1, 100000000, &m->intermediate_size, d))
+        !jsonread_u32(r, o, "intermediate_size", false, 1, 100000000, &m->intermediate_size, d) ||
+        !jsonread_u64(r, o, "expert_params", false, 1, big, &m->expert_params, d))
         return false;
+    if (m->expert_params >= m->params)
+        return jsonread_fail(r, d, "expert_params: %llu must be less than params (%llu)",
+                             (unsigned long long)m->expert_params,
+                             (unsigned long long)m->params);
     if (m->weight_dtype == DTYPE_AUTO)
         return jsonread_fail(r, d, "weight_dtype: name the released precision, not auto");
     const cJSON *mo = cJSON_GetObjectItemCaseSensitive(o, "mla");
@@ -239,6 +244,8 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         jsonout_uint(&o, "vocab_size", m->vocab_size);
     if (m->intermediate_size)
         jsonout_uint(&o, "intermediate_size", m->intermediate_size);
+    if (m->expert_params)
+        jsonout_uint(&o, "expert_params", m->expert_params);
     jsonout_string(&o, "source", m->source);
     return jsonout_end(&o);
 }
