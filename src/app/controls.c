@@ -29,7 +29,7 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_MAX_NUM_SEQS] = "Max seqs",
     [SF_MAX_NUM_BATCHED_TOKENS] = "Batched tokens",
     [SF_LOGGED] = "Logged memory",
-    [SF_PP] = "Pipeline stages", [SF_DP_ATTENTION] = "DP attention",
+    [SF_PP] = "Pipeline stages", [SF_DP_ATTENTION] = "DP attention", [SF_EXPERT_PARALLEL] = "Expert parallel",
 };
 
 static const struct {

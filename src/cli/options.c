@@ -53,6 +53,7 @@ enum {
     OPT_CALIBRATION,
     OPT_PP,
     OPT_DP_ATTENTION,
+    OPT_EXPERT_PARALLEL,
 };
 
 static const struct option long_options[] = {
@@ -87,6 +88,7 @@ static const struct option long_options[] = {
     {"tp", required_argument, 0, OPT_TP},
     {"pp", required_argument, 0, OPT_PP},
     {"enable-dp-attention", no_argument, 0, OPT_DP_ATTENTION},
+    {"enable-expert-parallel", no_argument, 0, OPT_EXPERT_PARALLEL},
     {"gpu-memory-utilization", required_argument, 0, OPT_UTIL},
     {"max-num-seqs", required_argument, 0, OPT_MAX_SEQS},
     {"max-running-requests", required_argument, 0, OPT_MAX_SEQS},
@@ -140,6 +142,8 @@ const char *options_help(void)
            "  --pp N                 pipeline stages per replica: layers, their KV and\n"
            "                         weights split across N stages (vLLM, SGLang, TRT-LLM)\n"
            "  --enable-dp-attention  SGLang: every TP rank holds its own requests' whole KV\n"
+           "  --enable-expert-parallel  vLLM: MoE experts spread over every GPU of the\n"
+           "                         data-parallel group (TP x replicas)\n"
            "  --gpu-memory-utilization F, --max-num-seqs N, --max-num-batched-tokens N  (vLLM)\n"
            "  --mem-fraction-static F, --chunked-prefill-size N, --max-running-requests N  (SGLang)\n"
            "  --parallel N (-np slots), --fit-target SIZE, --kv-dtype-v D  (llama.cpp)\n"
@@ -344,6 +348,9 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
         case OPT_DP_ATTENTION:
             o->dp_attention = true;
             break;
+        case OPT_EXPERT_PARALLEL:
+            o->expert_parallel = true;
+            break;
         case OPT_UTIL:
         case OPT_MEM_FRACTION:
         case OPT_FREE_FRACTION: {
@@ -514,6 +521,8 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->pp = o->pp;
     if (o->dp_attention)
         s->dp_attention = true;
+    if (o->expert_parallel)
+        s->expert_parallel = true;
     if (o->has_tp)
         s->tp = o->tp;
     else if (o->has_gpus && o->load_path)

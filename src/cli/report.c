@@ -23,7 +23,11 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
  * TP 8, PP 2" (a stage's GPUs share a node; the stages talk over the network) */
 static void layout_text(const struct plan_result *r, char *buf, size_t size)
 {
-    const char *dp = r->dp_attention ? ", DP attention over the TP ranks" : "";
+    char ep[64];
+    snprintf(ep, sizeof ep, ", experts over all %u GPUs", r->gpus);
+    const char *dp = r->dp_attention ? ", DP attention over the TP ranks"
+                     : r->experts_spread ? ep
+                                          : "";
     if (r->pp > 1 && r->replicas == 1)
         snprintf(buf, size, "%u stages x %u GPUs: TP %u, PP %u%s", r->pp, r->tp, r->tp, r->pp, dp);
     else if (r->pp > 1)

@@ -94,7 +94,23 @@ static void weights_row(struct policy_ctx *c)
     struct plan_result *r = c->r;
     char note[96];
     struct explain_row *row;
-    if (r->tp * r->pp > 1) {
+    if (r->experts_spread) {
+        row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
+        explain_term(row, (long double)(r->weights_bytes - r->expert_bytes), XU_BYTES,
+                     "weights outside the experts");
+        explain_term(row, r->tp * r->pp, XU_COUNT, r->pp > 1 ? "GPUs (TP x PP)" : "GPUs (TP)");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        explain_term(row, (long double)r->expert_bytes, XU_BYTES, "routed experts");
+        explain_term(row, r->gpus, XU_COUNT,
+                     r->expert_parallel ? "GPUs (expert parallel)" : "GPUs (TP across DP)");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        explain_op(row, XOP_ADD);
+        explain_row_end(c->x, row, XU_BYTES, 0,
+                        r->expert_parallel ? "whole experts on each GPU, the rest per replica"
+                                           : "vLLM's MoE layers span the data-parallel ranks");
+    } else if (r->tp * r->pp > 1) {
         snprintf(note, sizeof note, "weights (%s)", plan_weights_label(r));
         row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
         explain_term(row, (long double)r->weights_bytes, XU_BYTES, note);
@@ -261,6 +277,7 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     r->tp = scenario_tp(s);
     r->pp = scenario_pp(s);
     r->dp_attention = s->dp_attention;
+    r->expert_parallel = s->expert_parallel;
     r->replicas = scenario_replicas(s);
     r->context_tokens = s->context_tokens;
     r->prefix_tokens = s->prefix_tokens;
@@ -269,7 +286,18 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     r->weights_bytes = scenario_weights_bytes(s, &r->weight_dtype);
     r->weights_as_released = !s->has_weights && s->weight_dtype == DTYPE_AUTO &&
                              s->model.weights_bytes > 0;
+    r->expert_bytes = scenario_expert_bytes(s);
     r->weights_bytes_per_gpu = kv_ceil_div(r->weights_bytes, (uint64_t)r->tp * r->pp);
+    /* vLLM V1 (fused_moe/config.py, FusedMoEParallelConfig.make): a MoE layer
+     * flattens TP across the DP ranks, so routed experts are split over every
+     * GPU of the DP group, as tensor slices or, with --enable-expert-parallel,
+     * as whole experts; the other weights split by TP x PP */
+    r->experts_spread = r->expert_bytes > 0 && s->engine.kind == ENGINE_VLLM &&
+                        s->engine.rule != RULE_VLLM_V0 && (r->replicas > 1 || s->expert_parallel);
+    if (r->experts_spread && r->weights_bytes != UINT64_MAX)
+        r->weights_bytes_per_gpu =
+            kv_ceil_div(r->weights_bytes - r->expert_bytes, (uint64_t)r->tp * r->pp) +
+            kv_ceil_div(r->expert_bytes, r->gpus);
     /* SGLang, TensorRT-LLM and vLLM V0 size every layer for the whole context:
      * sliding windows save them nothing. llama.cpp splits layers, not heads. */
     enum engine_kind kind = s->engine.kind;

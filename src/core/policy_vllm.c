@@ -34,6 +34,8 @@ static void describe(struct policy_ctx *c)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " -tp %u", r->tp);
     if (r->pp > 1)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " -pp %u", r->pp);
+    if (r->expert_parallel)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-expert-parallel");
     bool v0 = s->engine.rule == RULE_VLLM_V0;
     if (r->replicas > 1 && !v0)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --data-parallel-size %u", r->replicas);

@@ -30,6 +30,7 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_LOGGED] = "--gpu-total, --non-kv and --kv-memory",
     [SF_PP] = "--pp",
     [SF_DP_ATTENTION] = "--enable-dp-attention",
+    [SF_EXPERT_PARALLEL] = "--enable-expert-parallel",
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -76,6 +77,23 @@ uint64_t scenario_weights_bytes(const struct scenario *s, enum dtype *used)
     if (__builtin_mul_overflow(m->params, (uint64_t)info->bytes_num, &product))
         return UINT64_MAX;
     return product / info->bytes_den + (product % info->bytes_den != 0);
+}
+
+uint64_t scenario_expert_bytes(const struct scenario *s)
+{
+    const struct model_spec *m = &s->model;
+    enum dtype used;
+    uint64_t all = scenario_weights_bytes(s, &used);
+    if (m->expert_params == 0 || all == UINT64_MAX)
+        return 0;
+    const struct dtype_info *info = dtype_info(used);
+    long double per = (long double)info->bytes_num / info->bytes_den;
+    if (!s->has_weights && s->weight_dtype == DTYPE_AUTO && m->weights_bytes > 0) {
+        long double rest = (long double)(m->params - m->expert_params) * per;
+        return rest < (long double)all ? (uint64_t)((long double)all - rest) : 0;
+    }
+    /* a --weights override keeps the experts' share of the parameters */
+    return (uint64_t)((long double)all * m->expert_params / m->params);
 }
 
 uint32_t scenario_pp(const struct scenario *s)
@@ -143,6 +161,12 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
                     "them with %s instead", n[SF_TP]);
     if (s->dp_attention && s->engine.kind != ENGINE_SGLANG)
         return fail(d, n, SF_DP_ATTENTION, field, "is an SGLang option (--engine sglang)");
+    if (s->expert_parallel && (s->engine.kind != ENGINE_VLLM || s->engine.rule == RULE_VLLM_V0))
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "is an option of vLLM's V1 engine "
+                    "(--engine vllm)");
+    if (s->expert_parallel && s->model.expert_params == 0)
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "%s has no MoE experts to spread",
+                    s->model.id);
     if ((int)e->kind < 0 || e->kind >= ENGINE_COUNT)
         return fail(d, n, SF_ENGINE, field, "unknown engine");
     if (e->gpu_memory_utilization < 0 || e->gpu_memory_utilization > 1)

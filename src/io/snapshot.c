@@ -173,6 +173,8 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_uint(&o, "pp", s->pp);
     if (s->dp_attention)
         jsonout_bool(&o, "dp_attention", true);
+    if (s->expert_parallel)
+        jsonout_bool(&o, "expert_parallel", true);
     return jsonout_end(&o);
 }
 
@@ -402,7 +404,8 @@ bool snapshot_parse(const char *path, const char *text, size_t len, struct scena
         if (ok && jsonread_has(so, "pp"))
             ok = jsonread_u32(&sr, so, "pp", true, 1, GPUS_MAX, &tmp.pp, d);
         if (ok)
-            ok = jsonread_bool(&sr, so, "dp_attention", false, &tmp.dp_attention, d);
+            ok = jsonread_bool(&sr, so, "dp_attention", false, &tmp.dp_attention, d) &&
+                 jsonread_bool(&sr, so, "expert_parallel", false, &tmp.expert_parallel, d);
         const cJSON *eo = cJSON_GetObjectItemCaseSensitive(so, "engine");
         if (ok && eo != NULL && !cJSON_IsNull(eo)) {
             struct jsonread er = jsonread_child(&sr, "engine", "engine.");

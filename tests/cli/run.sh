@@ -215,6 +215,9 @@ expect 2 "--pp: llama.cpp already splits layers" plan --model llama-3-8b --gpus 
 expect 2 "--tp: 4 x 2 stages (--pp) does not divide --gpus 4" plan --model llama-3-8b --gpus 4 --tp 4 --pp 2
 expect 2 "--enable-dp-attention: is an SGLang option" plan --model deepseek-v3 --gpus 8 --enable-dp-attention --engine vllm
 expect 0 "DP attention over the TP ranks" plan --model deepseek-v3 --gpu h200 --gpus 8 --engine sglang --enable-dp-attention
+expect 0 "experts over all 16 GPUs" plan --model deepseek-v3 --gpu h200 --gpus 16 --tp 8 --engine vllm --enable-expert-parallel --context 32k
+expect 2 "--enable-expert-parallel: llama-3-8b has no MoE experts to spread" plan --model llama-3-8b --engine vllm --enable-expert-parallel
+expect 2 "--enable-expert-parallel: is an option of vLLM's V1 engine" plan --model mixtral-8x7b --engine sglang --enable-expert-parallel
 expect 0 "h100-sxm            32        8x4x1" solve --users 20 --context 128k --model llama-3.1-405b --gpu h100-sxm --engine vllm --max-gpus 32 --max-pp 4
 
 # --- solve and sweep

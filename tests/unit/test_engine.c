@@ -565,6 +565,41 @@ static void vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra
     assert_true(explain_eval(explain_find(&r.explain, "units_per_user")) == 8192 + 3 * 641);
 }
 
+static void vllm_expert_parallel_spreads_routed_experts_over_the_dp_group(void **state)
+{
+    (void)state;
+    /* vllm/model_executor/layers/fused_moe/config.py (FusedMoEParallelConfig.make):
+     * a MoE layer flattens TP across the DP ranks (tp_size = dp x tp), so the
+     * routed experts are split over every GPU of the DP group, as tensor slices,
+     * or with enable_expert_parallel as whole experts (ep_size = dp x tp);
+     * attention and the other weights stay split by TP in each DP rank.
+     * A 16 B-parameter MoE in bf16 with 12 B in routed experts on 8 GPUs, TP 2
+     * x 4 replicas: (4 B x 2 B) / 2 + (12 B x 2 B) / 8 = 4 GB + 3 GB = 7 GB
+     * per GPU either way; under vllm@0 (no data parallel: one server per
+     * replica) each TP pair holds all: 32 GB / 2 = 16 GB. */
+    struct scenario s = base(ENGINE_VLLM);
+    s.model.params = 16000000000ull;
+    s.model.expert_params = 12000000000ull;
+    s.gpus = 8;
+    s.tp = 2;
+    s.engine.rule = RULE_VLLM_V0;
+    struct plan_result v0 = run(&s);
+    assert_int_equal(v0.weights_bytes_per_gpu, 16000000000ull);
+    s.engine.rule = RULE_CURRENT;
+    struct plan_result dp = run(&s);
+    assert_int_equal(dp.weights_bytes_per_gpu, 4000000000ull + 3000000000ull);
+    s.expert_parallel = true;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.expert_bytes, 24000000000ull);
+    assert_int_equal(r.weights_bytes_per_gpu, 4000000000ull + 3000000000ull);
+    assert_non_null(strstr(r.engine.launch, "--enable-expert-parallel"));
+    assert_null(strstr(dp.engine.launch, "--enable-expert-parallel"));
+    /* one replica: the experts split by TP as before */
+    s.gpus = 2;
+    r = run(&s);
+    assert_int_equal(r.weights_bytes_per_gpu, 16000000000ull);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -578,6 +613,7 @@ int main(void)
         cmocka_unit_test(trtllm_takes_a_fraction_of_what_is_free),
         cmocka_unit_test(replicas_multiply_users_and_keep_per_gpu_figures),
         cmocka_unit_test(engine_names_parse_with_versions),
+        cmocka_unit_test(vllm_expert_parallel_spreads_routed_experts_over_the_dp_group),
         cmocka_unit_test(vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra_block),
         cmocka_unit_test(vllm_hybrid_groups_pad_to_the_smallest_layer_type),
         cmocka_unit_test(pipeline_stages_split_layers_kv_and_weights),

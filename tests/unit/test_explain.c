@@ -200,6 +200,8 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                         s.pp = gpus / tp;
                     if (engine == ENGINE_SGLANG && tp > 1 && next(2) == 0)
                         s.dp_attention = true;
+                    if (engine == ENGINE_VLLM && m->expert_params && next(2) == 0)
+                        s.expert_parallel = true;
                     struct diag d = {0};
                     char what[200];
                     snprintf(what, sizeof what,

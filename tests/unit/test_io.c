@@ -470,6 +470,18 @@ static void layouts_past_one_node_round_trip_and_stay_out_when_unset(void **stat
     s.dp_attention = true;
     assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
     char *json = snapshot_to_json(&s, &r, "kvplan test");
+    struct scenario ep = s;
+    ep.engine.kind = ENGINE_VLLM;
+    ep.dp_attention = false;
+    ep.expert_parallel = true;
+    struct plan_result epr;
+    assert_true(plan_compute(&ep, PLAN_NUMBERS, NULL, &epr, &d));
+    char *ejson = snapshot_to_json(&ep, &epr, "kvplan test");
+    assert_non_null(strstr(ejson, "\"expert_parallel\":\ttrue"));
+    if (!snapshot_parse("snap.json", ejson, strlen(ejson), &back, &d))
+        fail_msg("%s", d.message);
+    assert_true(back.expert_parallel);
+    free(ejson);
     assert_non_null(strstr(json, "\"pp\":\t2"));
     assert_non_null(strstr(json, "\"dp_attention\":\ttrue"));
     if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
