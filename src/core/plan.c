@@ -302,7 +302,11 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
      * sliding windows save them nothing. llama.cpp splits layers, not heads. */
     enum engine_kind kind = s->engine.kind;
     struct scenario costed = *s;
-    bool full_layers = kind == ENGINE_SGLANG || kind == ENGINE_TRTLLM ||
+    /* ... except SGLang's separate pool for Llama 4's chunked layers
+     * (model_runner.py set_num_token_hybrid); it keeps no window pool for
+     * gpt-oss or Gemma (server_args.py disable_hybrid_swa_memory) */
+    bool sglang_local = kind == ENGINE_SGLANG && strstr(s->model.window_pattern, "chunked");
+    bool full_layers = (kind == ENGINE_SGLANG && !sglang_local) || kind == ENGINE_TRTLLM ||
                        (kind == ENGINE_VLLM && s->engine.rule == RULE_VLLM_V0);
     if (full_layers && s->model.windowed_layers > 0 && !s->full_attention) {
         costed.full_attention = true;

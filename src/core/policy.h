@@ -76,6 +76,7 @@ struct block_rule {
     uint64_t window_units;   /* hybrid: units a windowed group holds at the full context */
     uint64_t window_units_avg;
     uint64_t user_cap_units; /* not hybrid: most units one user holds (vLLM V0 windows); 0 = none */
+    bool units_given;        /* the caller set engine.units and wrote the "units" row */
     uint32_t cap;            /* scheduler cap per replica; 0 = none */
     const char *cap_name;    /* "max-num-seqs" */
 };

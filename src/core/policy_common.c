@@ -230,16 +230,18 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
     const struct kv_cost *k = &r->cost;
     e->unit_tokens = b->unit_tokens;
     /* a block of one group under the hybrid grouping, else of every layer */
-    e->unit_bytes = b->hybrid ? kv_sat_mul(kv_sat_mul(b->unit_tokens, k->bytes_per_layer),
+    if (!b->units_given)
+        e->unit_bytes = b->hybrid ? kv_sat_mul(kv_sat_mul(b->unit_tokens, k->bytes_per_layer),
                                            b->group_layers)
                               : kv_sat_mul(b->unit_tokens, k->bytes_per_token);
-    e->units = e->unit_bytes ? r->kv_pool_bytes_per_gpu / e->unit_bytes : 0;
+    if (!b->units_given)
+        e->units = e->unit_bytes ? r->kv_pool_bytes_per_gpu / e->unit_bytes : 0;
     e->scheduler_cap = b->cap;
     e->kv_cache_bytes = r->kv_pool_bytes_per_gpu;
 
-    struct explain_row *row = explain_row_begin(
+    struct explain_row *row = b->units_given ? NULL : explain_row_begin(
         c->x, "units", b->unit_tokens == 1 ? "KV tokens" : "KV blocks", "per GPU");
-    if (r->kv_pool_bytes_per_gpu == 0) {
+    if (row && r->kv_pool_bytes_per_gpu == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
         row = NULL;
     }

@@ -52,6 +52,43 @@ static void describe(struct policy_ctx *c)
              e->fraction);
 }
 
+/* Llama 4 (model_runner.py set_num_token_hybrid): the tokens the pool holds
+ * at every layer's cell size are split between a full pool for the global
+ * layers and a chunked-window pool holding r = chunk / context of it, so
+ * that global x full + local x r x full fills the same memory:
+ * full = tokens x layers / (global + local x r). A user needs its context in
+ * the full pool and one chunk in the other. */
+static void local_pool(struct policy_ctx *c)
+{
+    const struct kv_cost *k = &c->r->cost;
+    struct engine_detail *e = &c->r->engine;
+    uint64_t ctx = c->s->context_tokens;
+    uint64_t chunk = k->window_tokens < ctx ? k->window_tokens : ctx;
+    uint64_t tokens = k->bytes_per_token ? c->r->kv_pool_bytes_per_gpu / k->bytes_per_token : 0;
+    long double den = (long double)k->global_layers * ctx + (long double)k->windowed_layers * chunk;
+    e->units = (uint64_t)ceill((long double)tokens * k->layers * ctx / den);
+    /* what one token of the full pool costs with its share of the window pool */
+    e->unit_bytes = (uint64_t)ceill((long double)k->bytes_per_layer * den / ctx);
+    struct explain_row *row = explain_row_begin(c->x, "units", "KV tokens, full pool", "per GPU");
+    if (c->r->kv_pool_bytes_per_gpu == 0) {
+        e->units = 0;
+        explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
+        return;
+    }
+    explain_ref(c->x, row, "pool", "pool");
+    explain_ref(c->x, row, "kv_per_token", "per token, every layer");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_FLOOR);
+    explain_term(row, k->layers, XU_COUNT, "layers");
+    explain_op(row, XOP_MUL);
+    explain_term(row, ctx, XU_TOKENS, "context");
+    explain_op(row, XOP_MUL);
+    explain_term(row, (long double)den, XU_COUNT, "global x context + chunked x chunk");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_CEIL);
+    explain_row_end(c->x, row, XU_COUNT, 0, "the chunked layers' pool holds chunk / context of it");
+}
+
 void policy_sglang(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -112,6 +149,10 @@ void policy_sglang(struct policy_ctx *c)
                            .unit_name = "token",
                            .cap = e->max_num_seqs,
                            .cap_name = "max_running_requests"};
+    if (r->cost.windowed_layers > 0) {
+        local_pool(c);
+        b.units_given = true;
+    }
     policy_blocks(c, &b);
     e->request_units = kv_sat_mul(s->context_tokens, r->cost.layers);
     e->max_concurrency = (double)e->units / (double)s->context_tokens;

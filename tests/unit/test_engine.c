@@ -600,6 +600,32 @@ static void vllm_expert_parallel_spreads_routed_experts_over_the_dp_group(void *
     assert_int_equal(r.weights_bytes_per_gpu, 16000000000ull);
 }
 
+static void sglang_splits_llama4_tokens_into_full_and_chunk_pools(void **state)
+{
+    (void)state;
+    /* python/sglang/srt/model_executor/model_runner.py (set_num_token_hybrid,
+     * Llama4ForConditionalGeneration): with r = chunk / context, the tokens T the
+     * pool holds at every layer's cell size become a chunk pool of
+     * 4 T r / (3 r + 1) and a full pool of 4 T - 12 T r / (3 r + 1), so that
+     * 12 global layers x full + 36 chunked x chunk pool = 48 x T. Logged 10 GiB at
+     * 4,096 B per layer: T = 10 GiB // (48 x 4,096) = 54,613; at 32,768 tokens with
+     * chunks of 8,192 (r = 1/4): full = 4 x 54,613 / 1.75 = 124,830 (ceil), 3 users,
+     * where every layer at full length would hold 1. Gemma and gpt-oss keep no
+     * window pool (server_args.py disable_hybrid_swa_memory). */
+    struct scenario s = hybrid_on_10_gib(48, 36, 8192, 32768);
+    s.engine.kind = ENGINE_SGLANG;
+    snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "3 chunked : 1 global");
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.units, 124830);
+    assert_int_equal(r.max_users, 3);
+    assert_false(r.warnings & WARN_WINDOWS_UNUSED);
+    snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "5 local : 1 global");
+    r = run(&s);
+    assert_int_equal(r.engine.units, 54613);
+    assert_int_equal(r.max_users, 1);
+    assert_true(r.warnings & WARN_WINDOWS_UNUSED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +639,7 @@ int main(void)
         cmocka_unit_test(trtllm_takes_a_fraction_of_what_is_free),
         cmocka_unit_test(replicas_multiply_users_and_keep_per_gpu_figures),
         cmocka_unit_test(engine_names_parse_with_versions),
+        cmocka_unit_test(sglang_splits_llama4_tokens_into_full_and_chunk_pools),
         cmocka_unit_test(vllm_expert_parallel_spreads_routed_experts_over_the_dp_group),
         cmocka_unit_test(vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra_block),
         cmocka_unit_test(vllm_hybrid_groups_pad_to_the_smallest_layer_type),
