@@ -1,63 +1,6 @@
 /* Engine profiles, one rule per test, each citing the upstream code it
  * mirrors (paths as in ../shared/reference/ENGINES.md). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include "core/plan.h"
-
-static struct model_spec llama3_8b(void)
-{
-    struct model_spec m = {0};
-    strcpy(m.id, "llama-3-8b");
-    strcpy(m.hf_id, "meta-llama/Meta-Llama-3-8B");
-    m.attention = ATTENTION_GQA;
-    m.layers = 32;
-    m.hidden_size = 4096;
-    m.attention_heads = 32;
-    m.kv_heads = 8;
-    m.head_dim = 128;
-    m.params = 8030261248;
-    m.weight_dtype = DTYPE_BF16;
-    m.max_context_tokens = 8192;
-    m.vocab_size = 128256;
-    return m;
-}
-
-static struct gpu_spec a100_40(void)
-{
-    struct gpu_spec g = {0};
-    strcpy(g.id, "a100-40gb");
-    g.memory_bytes = 40960ull << 20;
-    g.cuda_visible_bytes = 42412802048ull; /* 39.50 GiB as vLLM logged it */
-    g.bandwidth_bytes_per_s = 1555000000000ull;
-    g.price_usd_per_hour = -1;
-    return g;
-}
-
-static struct plan_result run(struct scenario *s)
-{
-    struct plan_result r;
-    struct diag d = {0};
-    if (!plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d))
-        fail_msg("%s", d.message);
-    return r;
-}
-
-static struct scenario base(enum engine_kind kind)
-{
-    struct gpu_spec g = a100_40();
-    struct model_spec m = llama3_8b();
-    struct scenario s;
-    scenario_default(&s, &g, &m);
-    s.engine.kind = kind;
-    return s;
-}
+#include "engine_fixture.h"
 
 static void vllm_v0_blocks_are_the_kv_memory_over_the_page_size(void **state)
 {
@@ -250,20 +193,6 @@ static void engine_names_parse_with_versions(void **state)
     assert_non_null(strstr(d.message, "unknown version"));
 }
 
-/* A Llama 3.1 8B shape (MLP 14,336) on a GPU known by its driver total alone. */
-static struct scenario on(enum engine_kind kind, const char *gpu_id, uint64_t driver_mib)
-{
-    struct scenario s = base(kind);
-    memset(&s.gpu, 0, sizeof s.gpu);
-    snprintf(s.gpu.id, sizeof s.gpu.id, "%s", gpu_id);
-    s.gpu.memory_bytes = driver_mib << 20;
-    s.gpu.price_usd_per_hour = -1;
-    s.model.intermediate_size = 14336;
-    s.model.max_context_tokens = 131072;
-    s.context_tokens = 8192;
-    return s;
-}
-
 static void vllm_sampler_term_is_one_row_per_dummy_request(void **state)
 {
     (void)state;
@@ -434,88 +363,6 @@ static void trtllm_blocks_are_32_tokens_on_pytorch_and_64_on_the_engine_path(voi
     assert_int_equal(r.engine.request_units, 128ull * 32);
 }
 
-static void pipeline_stages_split_layers_kv_and_weights(void **state)
-{
-    (void)state;
-    /* vllm/distributed/utils.py (get_pp_indices) gives each stage a
-     * contiguous run of layers; each stage allocates the KV of its own
-     * layers (vllm/v1/worker/gpu_worker.py sizes the cache per worker).
-     * Llama 3 8B on 2 GPUs, TP 1 x PP 2: 16 layers per GPU, so 16 x 4,096 =
-     * 65,536 B of KV per token per GPU; weights 16,060,522,496 / 2 =
-     * 8,030,261,248 B per GPU; every user's KV lives on both stages. */
-    struct scenario s = base(ENGINE_VLLM);
-    s.gpus = 2;
-    s.pp = 2;
-    struct plan_result r = run(&s);
-    assert_int_equal(r.tp, 1);
-    assert_int_equal(r.pp, 2);
-    assert_int_equal(r.replicas, 1);
-    assert_int_equal(r.cost.bytes_per_token, 16ull * 4096);
-    assert_int_equal(r.weights_bytes_per_gpu, 16060522496ull / 2);
-    assert_non_null(strstr(r.engine.launch, "-pp 2"));
-    /* a stage's per-user KV is half the model's: about twice the users of TP 1 on one GPU */
-    struct scenario one = base(ENGINE_VLLM);
-    struct plan_result r1 = run(&one);
-    assert_true(r.max_users > 2 * r1.max_users);
-    /* GPUs = TP x PP x replicas: 8 GPUs, TP 2, PP 2 are 2 replicas */
-    s.gpus = 8;
-    s.tp = 2;
-    r = run(&s);
-    assert_int_equal(r.replicas, 2);
-    assert_int_equal(r.max_users, 2 * r.users_per_replica);
-}
-
-static void sglang_dp_attention_keeps_one_latent_per_request_not_per_rank(void **state)
-{
-    (void)state;
-    /* python/sglang/srt/server_args.py (enable_dp_attention: dp_size ranks of
-     * attention, reserve + cuda_graph_max_bs x dp x 3); each attention rank
-     * keeps its own requests' latents (model_runner.py sizes the pool per rank),
-     * so a TP 8 group serves 8 ranks' users instead of one latent replicated 8
-     * times. DeepSeek-V2-Lite shape (27 layers x 576 x 2 B = 31,104 B per token)
-     * at TP 2: with DP attention the users per replica are 2 x the users per rank. */
-    struct scenario s = base(ENGINE_SGLANG);
-    s.model.attention = ATTENTION_MLA;
-    s.model.layers = 27;
-    s.model.kv_lora_rank = 512;
-    s.model.qk_rope_head_dim = 64;
-    s.model.qk_nope_head_dim = 128;
-    s.model.v_head_dim = 128;
-    s.model.attention_heads = 16;
-    s.model.kv_heads = 16;
-    s.model.params = 15700000000ull;
-    s.gpus = 2;
-    s.context_tokens = 32768;
-    struct plan_result plain = run(&s);
-    s.dp_attention = true;
-    struct plan_result dp = run(&s);
-    assert_int_equal(dp.cost.bytes_per_token, 31104);
-    assert_int_equal(dp.users_per_replica % 2, 0);
-    const struct explain_row *rank = explain_find(&dp.explain, "users_rank");
-    assert_non_null(rank);
-    assert_true(explain_eval(explain_find(&dp.explain, "users")) == 2 * rank->result.value);
-    /* the extra reserve (graph batch 32 x 2 ranks x 3 MB) leaves a smaller pool,
-     * yet the replica holds about twice the users */
-    assert_true(dp.engine.fraction < plain.engine.fraction);
-    assert_true(dp.max_users > plain.max_users * 3 / 2);
-    assert_non_null(strstr(dp.engine.launch, "--enable-dp-attention --dp 2"));
-}
-
-/* vLLM V1 on a model of `layers`, `windowed` of them windowed, with a logged
- * 10 GiB KV pool. */
-static struct scenario hybrid_on_10_gib(uint32_t layers, uint32_t windowed, uint64_t window,
-                                        uint64_t context)
-{
-    struct scenario s = base(ENGINE_VLLM);
-    s.model.layers = layers;
-    s.model.windowed_layers = windowed;
-    s.model.window_tokens = window;
-    s.model.max_context_tokens = 131072;
-    s.context_tokens = context;
-    s.engine.kv_memory_bytes = 10ull << 30;
-    return s;
-}
-
 static void vllm_hybrid_groups_pad_to_the_smallest_layer_type(void **state)
 {
     (void)state;
@@ -565,41 +412,6 @@ static void vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra
     assert_true(explain_eval(explain_find(&r.explain, "units_per_user")) == 8192 + 3 * 641);
 }
 
-static void vllm_expert_parallel_spreads_routed_experts_over_the_dp_group(void **state)
-{
-    (void)state;
-    /* vllm/model_executor/layers/fused_moe/config.py (FusedMoEParallelConfig.make):
-     * a MoE layer flattens TP across the DP ranks (tp_size = dp x tp), so the
-     * routed experts are split over every GPU of the DP group, as tensor slices,
-     * or with enable_expert_parallel as whole experts (ep_size = dp x tp);
-     * attention and the other weights stay split by TP in each DP rank.
-     * A 16 B-parameter MoE in bf16 with 12 B in routed experts on 8 GPUs, TP 2
-     * x 4 replicas: (4 B x 2 B) / 2 + (12 B x 2 B) / 8 = 4 GB + 3 GB = 7 GB
-     * per GPU either way; under vllm@0 (no data parallel: one server per
-     * replica) each TP pair holds all: 32 GB / 2 = 16 GB. */
-    struct scenario s = base(ENGINE_VLLM);
-    s.model.params = 16000000000ull;
-    s.model.expert_params = 12000000000ull;
-    s.gpus = 8;
-    s.tp = 2;
-    s.engine.rule = RULE_VLLM_V0;
-    struct plan_result v0 = run(&s);
-    assert_int_equal(v0.weights_bytes_per_gpu, 16000000000ull);
-    s.engine.rule = RULE_CURRENT;
-    struct plan_result dp = run(&s);
-    assert_int_equal(dp.weights_bytes_per_gpu, 4000000000ull + 3000000000ull);
-    s.expert_parallel = true;
-    struct plan_result r = run(&s);
-    assert_int_equal(r.expert_bytes, 24000000000ull);
-    assert_int_equal(r.weights_bytes_per_gpu, 4000000000ull + 3000000000ull);
-    assert_non_null(strstr(r.engine.launch, "--enable-expert-parallel"));
-    assert_null(strstr(dp.engine.launch, "--enable-expert-parallel"));
-    /* one replica: the experts split by TP as before */
-    s.gpus = 2;
-    r = run(&s);
-    assert_int_equal(r.weights_bytes_per_gpu, 16000000000ull);
-}
-
 static void sglang_splits_llama4_tokens_into_full_and_chunk_pools(void **state)
 {
     (void)state;
@@ -640,11 +452,8 @@ int main(void)
         cmocka_unit_test(replicas_multiply_users_and_keep_per_gpu_figures),
         cmocka_unit_test(engine_names_parse_with_versions),
         cmocka_unit_test(sglang_splits_llama4_tokens_into_full_and_chunk_pools),
-        cmocka_unit_test(vllm_expert_parallel_spreads_routed_experts_over_the_dp_group),
         cmocka_unit_test(vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra_block),
         cmocka_unit_test(vllm_hybrid_groups_pad_to_the_smallest_layer_type),
-        cmocka_unit_test(pipeline_stages_split_layers_kv_and_weights),
-        cmocka_unit_test(sglang_dp_attention_keeps_one_latent_per_request_not_per_rank),
         cmocka_unit_test(trtllm_blocks_are_32_tokens_on_pytorch_and_64_on_the_engine_path),
         cmocka_unit_test(vllm_sampler_term_is_one_row_per_dummy_request),
         cmocka_unit_test(vllm_forward_term_scales_with_tokens_hidden_and_mlp_over_tp),
