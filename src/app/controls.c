@@ -35,6 +35,9 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_MAX_TTFT] = "First token",
     [SF_MBU] = "MBU",
     [SF_MFU] = "MFU",
+    [SF_PP] = "Pipeline stages",
+    [SF_DP_ATTENTION] = "DP attention",
+    [SF_EXPERT_PARALLEL] = "Expert parallel",
 };
 
 static const struct {

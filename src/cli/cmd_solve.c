@@ -35,6 +35,7 @@ int cmd_solve(int argc, char **argv)
     uint64_t need = 0;
     bool max_context = false, utilization = false;
     uint32_t max_gpus = 256;
+    uint32_t max_pp = 1;
     const char *gpu_list[64];
     int ngpu = 0;
     char **rest = cli_rest_args(argc, argv);
@@ -66,6 +67,13 @@ int cmd_solve(int argc, char **argv)
                 return cli_fail(d.message);
             }
             max_gpus = (uint32_t)n;
+        } else if (strcmp(argv[i], "--max-pp") == 0 && i + 1 < argc) {
+            uint64_t n;
+            if (!options_parse_count("--max-pp", argv[++i], 1, 64, &n, &d)) {
+                free(rest);
+                return cli_fail(d.message);
+            }
+            max_pp = (uint32_t)n;
         } else if (strcmp(argv[i], "--gpu") == 0 && i + 1 < argc && !max_context &&
                    !utilization && ngpu < 64) {
             gpu_list[ngpu++] = argv[++i];
@@ -86,7 +94,10 @@ int cmd_solve(int argc, char **argv)
                "       kvplan solve --users N --utilization --engine vllm --gpu ID [...]\n\n"
                "The smallest GPU count and tensor-parallel x replica split of each GPU type\n"
                "that serves N users, sorted by cost; or the longest context, or the smallest\n"
-               "--gpu-memory-utilization, that still serves N users.\n");
+               "--gpu-memory-utilization, that still serves N users.\n"
+               "  --max-gpus N   GPUs to consider per type (default 256)\n"
+               "  --max-pp N     also consider N pipeline stages or fewer (layouts past one\n"
+               "                 node; the fewest stages that serve N users are chosen)\n");
         return 0;
     }
     if (need == 0)
@@ -154,7 +165,8 @@ int cmd_solve(int argc, char **argv)
         struct scenario s = base;
         s.gpu = g->spec;
         rows[nrows].gpu = &g->spec;
-        rows[nrows].split = solve_gpus(&s, need, max_gpus);
+        s.pp = 0; /* solve picks the stages */
+        rows[nrows].split = solve_gpus(&s, need, max_gpus, max_pp > base.pp ? max_pp : base.pp);
         nrows++;
     }
     qsort(rows, (size_t)nrows, sizeof rows[0], by_cost);
@@ -166,7 +178,11 @@ int cmd_solve(int argc, char **argv)
     printf("%llu users at %s tokens of %s (%s), up to %u GPUs:\n\n", (unsigned long long)need,
            units_format_tokens_short(base.context_tokens, ctx, sizeof ctx), base.model.name,
            engine_label(base.engine.kind, base.engine.rule), max_gpus);
-    printf("%-16s %5s %12s %8s %10s\n", "GPU", "GPUS", "TP x REPL", "USERS", "$/HOUR");
+    bool any_pp = false;
+    for (int i = 0; i < nrows; i++)
+        any_pp = any_pp || rows[i].split.pp > 1;
+    printf("%-16s %5s %12s %8s %10s\n", "GPU", "GPUS", any_pp ? "TPxPPxREPL" : "TP x REPL", "USERS",
+           "$/HOUR");
     int solved = 0;
     for (int i = 0; i < nrows; i++) {
         const struct solve_split *sp = &rows[i].split;
@@ -177,7 +193,10 @@ int cmd_solve(int argc, char **argv)
         }
         solved++;
         char split[32], cost[32] = "-";
-        snprintf(split, sizeof split, "%u x %u", sp->tp, sp->gpus / sp->tp);
+        if (any_pp)
+            snprintf(split, sizeof split, "%ux%ux%u", sp->tp, sp->pp, sp->gpus / (sp->tp * sp->pp));
+        else
+            snprintf(split, sizeof split, "%u x %u", sp->tp, sp->gpus / sp->tp);
         if (sp->cost_per_hour >= 0)
             snprintf(cost, sizeof cost, "%.2f", sp->cost_per_hour);
         printf("%-16s %5u %12s %8llu %10s\n", rows[i].gpu->id, sp->gpus, split,

@@ -59,6 +59,9 @@ enum {
     OPT_KV_MEMORY,
     OPT_KV_DTYPE_V,
     OPT_CALIBRATION,
+    OPT_PP,
+    OPT_DP_ATTENTION,
+    OPT_EXPERT_PARALLEL,
 };
 
 static const struct option long_options[] = {
@@ -98,6 +101,9 @@ static const struct option long_options[] = {
     {"dump-attrs", no_argument, 0, OPT_DUMP_ATTRS},
     {"engine", required_argument, 0, OPT_ENGINE},
     {"tp", required_argument, 0, OPT_TP},
+    {"pp", required_argument, 0, OPT_PP},
+    {"enable-dp-attention", no_argument, 0, OPT_DP_ATTENTION},
+    {"enable-expert-parallel", no_argument, 0, OPT_EXPERT_PARALLEL},
     {"gpu-memory-utilization", required_argument, 0, OPT_UTIL},
     {"max-num-seqs", required_argument, 0, OPT_MAX_SEQS},
     {"max-running-requests", required_argument, 0, OPT_MAX_SEQS},
@@ -152,9 +158,15 @@ const char *options_help(void)
            "  --format F             text, json or markdown (default text)\n"
            "Engine profiles (defaults are each engine's own):\n"
            "  --engine E             generic, vllm, sglang, llama.cpp, trtllm (vllm@0 = V0,\n"
-           "                         llama.cpp@pre-mla = DeepSeek before MLA support)\n"
+           "                         llama.cpp@pre-mla = DeepSeek before MLA support,\n"
+           "                         trtllm@trt = TensorRT engine path, 64-token blocks)\n"
            "  --tp N                 tensor parallel per replica (default all GPUs);\n"
-           "                         replicas = --gpus / --tp\n"
+           "                         replicas = --gpus / (--tp x --pp)\n"
+           "  --pp N                 pipeline stages per replica: layers, their KV and\n"
+           "                         weights split across N stages (vLLM, SGLang, TRT-LLM)\n"
+           "  --enable-dp-attention  SGLang: every TP rank holds its own requests' whole KV\n"
+           "  --enable-expert-parallel  vLLM: MoE experts spread over every GPU of the\n"
+           "                         data-parallel group (TP x replicas)\n"
            "  --gpu-memory-utilization F, --max-num-seqs N, --max-num-batched-tokens N  (vLLM)\n"
            "  --mem-fraction-static F, --chunked-prefill-size N, --max-running-requests N  (SGLang)\n"
            "  --parallel N (-np slots), --fit-target SIZE, --kv-dtype-v D  (llama.cpp)\n"
@@ -378,6 +390,18 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
             o->tp = (uint32_t)n;
             o->has_tp = true;
             break;
+        case OPT_PP:
+            if (!options_parse_count("--pp", a, 1, GPUS_MAX, &n, d))
+                return false;
+            o->pp = (uint32_t)n;
+            o->has_pp = true;
+            break;
+        case OPT_DP_ATTENTION:
+            o->dp_attention = true;
+            break;
+        case OPT_EXPERT_PARALLEL:
+            o->expert_parallel = true;
+            break;
         case OPT_UTIL:
         case OPT_MEM_FRACTION:
         case OPT_FREE_FRACTION: {
@@ -579,6 +603,12 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->has_price = true;
         s->price_usd_per_hour = o->price;
     }
+    if (o->has_pp)
+        s->pp = o->pp;
+    if (o->dp_attention)
+        s->dp_attention = true;
+    if (o->expert_parallel)
+        s->expert_parallel = true;
     if (o->has_tp)
         s->tp = o->tp;
     else if (o->has_gpus && o->load_path)

@@ -37,7 +37,8 @@ struct options {
     const char *keys;      /* planner dump: keys to feed first */
     int dump_cols, dump_rows;
     bool mono, ascii, dump_attrs;
-    bool has_engine, has_tp;
+    bool has_engine, has_tp, has_pp, dp_attention, expert_parallel;
+    uint32_t pp;
     enum engine_kind engine;
     enum engine_rule engine_rule;
     uint32_t tp;

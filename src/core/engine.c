@@ -17,6 +17,8 @@ const char *engine_label(enum engine_kind k, enum engine_rule r)
         return "vllm@0";
     if (k == ENGINE_LLAMACPP && r == RULE_LLAMACPP_PRE_MLA)
         return "llama.cpp@pre-mla";
+    if (k == ENGINE_TRTLLM && r == RULE_TRTLLM_ENGINE)
+        return "trtllm@trt";
     return engine_name(k);
 }
 
@@ -62,8 +64,14 @@ bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *ru
         *rule = RULE_LLAMACPP_PRE_MLA;
         return true;
     }
+    if (*kind == ENGINE_TRTLLM && strcasecmp(version, "trt") == 0) {
+        *rule = RULE_TRTLLM_ENGINE;
+        return true;
+    }
+    if (*kind == ENGINE_TRTLLM && strcasecmp(version, "pytorch") == 0)
+        return true;
     return diag_fail(d, "'%s': unknown version of %s (known: vllm@0, vllm@1, "
-                        "llama.cpp@pre-mla)",
+                        "llama.cpp@pre-mla, trtllm@pytorch, trtllm@trt)",
                      text, engine_name(*kind));
 }
 

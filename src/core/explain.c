@@ -371,3 +371,17 @@ const struct explain_row *explain_find(const struct explain *e, const char *key)
             return &e->rows[i];
     return NULL;
 }
+
+void explain_rename(struct explain *x, const char *from, const char *to)
+{
+    for (int i = 0; x && i < x->count; i++) {
+        struct explain_row *row = &x->rows[i];
+        if (strcmp(row->key, from) == 0) {
+            snprintf(row->key, sizeof row->key, "%s", to);
+            row->scope[0] = '\0';
+        }
+        for (int t = 0; t < row->nterms; t++)
+            if (strcmp(row->terms[t].ref, from) == 0)
+                snprintf(row->terms[t].ref, sizeof row->terms[t].ref, "%s", to);
+    }
+}

@@ -104,6 +104,9 @@ long double explain_eval(const struct explain_row *row);
 void explain_format(long double value, enum xunit unit, enum unit_system units, char *buf,
                     size_t size);
 
+/* Renames a row key and every reference to it (the row loses its scope). */
+void explain_rename(struct explain *x, const char *from, const char *to);
+
 /* The row with the given key, or NULL. */
 const struct explain_row *explain_find(const struct explain *e, const char *key);
 

@@ -166,7 +166,12 @@ bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active)
 
 bool params_in_experts(const struct arch_dims *a, uint64_t *out)
 {
-    wide h = a->hidden, mi = a->moe_intermediate, n = (wide)a->layers * a->experts;
+    /* routed experts only, in the layers that have them: DeepSeek's first
+     * dense layers and Llama 4's interleaved dense layers hold none */
+    uint64_t moe_layers = a->family == ARCH_DEEPSEEK ? a->layers - a->first_dense
+                          : a->family == ARCH_LLAMA4 && a->moe_every > 1 ? a->layers / a->moe_every
+                                                                         : a->layers;
+    wide h = a->hidden, mi = a->moe_intermediate, n = (wide)moe_layers * a->experts;
     wide p = a->family == ARCH_GPT_OSS ? n * (h * 2 * mi + mi * h) /* MXFP4: gate_up and down */
                                        : n * 3 * h * mi;
     uint64_t total = 0, active = 0;
@@ -175,5 +180,38 @@ bool params_in_experts(const struct arch_dims *a, uint64_t *out)
     if (a->experts == 0 || !params_count(a, &total, &active) || p > total)
         return false;
     *out = (uint64_t)p;
+    return true;
+}
+
+/* SigLIP (Gemma 3): patch embedding (conv with bias), learned positions,
+ * per layer q/k/v/o with biases, fc1/fc2 with biases and two LayerNorms,
+ * a final LayerNorm; then the projector's RMSNorm (vision hidden) and its
+ * matrix (vision hidden x text hidden, no bias).
+ * Llama 4: patch embedding (no bias), a class token, positions for the
+ * patches and the class token, LayerNorms before and after, per layer the
+ * same as SigLIP; the pixel-shuffle adapter MLP (adapter_in x adapter_out,
+ * adapter_out x adapter_out, no biases) and the projector (adapter_out x
+ * text hidden, no bias). */
+bool params_vision(const struct vision_dims *v, uint64_t *out)
+{
+    const uint64_t big = (uint64_t)1 << 24;
+    if (v->kind == VISION_NONE) {
+        *out = 0;
+        return true;
+    }
+    if (v->hidden > big || v->intermediate > big || v->layers > big || v->patch > big ||
+        v->image > big || v->channels > big || v->adapter_in > big || v->adapter_out > big ||
+        v->text_hidden > big || v->patch == 0)
+        return false;
+    uint64_t h = v->hidden, i = v->intermediate, side = v->image / v->patch;
+    uint64_t layer = 4 * (h * h + h) + 2 * h * i + i + h + 4 * h;
+    uint64_t n = v->layers * layer;
+    uint64_t patch = v->channels * v->patch * v->patch * h;
+    if (v->kind == VISION_SIGLIP)
+        n += patch + h + side * side * h + 2 * h + h + h * v->text_hidden;
+    else
+        n += patch + h + (side * side + 1) * h + 4 * h + v->adapter_in * v->adapter_out +
+             v->adapter_out * v->adapter_out + v->adapter_out * v->text_hidden;
+    *out = n;
     return true;
 }

@@ -55,6 +55,24 @@ bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active);
  * family naming experts). */
 bool params_in_experts(const struct arch_dims *a, uint64_t *out);
 
+/* A vision tower a multimodal checkpoint carries beside the language model. */
+enum vision_kind {
+    VISION_NONE = 0,
+    VISION_SIGLIP, /* Gemma 3: SigLIP encoder, then a norm and a projection to the text hidden */
+    VISION_LLAMA4  /* Llama 4: ViT with class token, pixel-shuffle adapter MLP, projector */
+};
+
+struct vision_dims {
+    enum vision_kind kind;
+    uint64_t hidden, intermediate, layers, patch, image, channels;
+    uint64_t adapter_in, adapter_out; /* llama4: pixel-shuffled width and projector_input_dim */
+    uint64_t text_hidden;             /* the language model's hidden size */
+};
+
+/* Parameters of the vision tower and its projection into the language
+ * model; false for a dimension above 2^24 or a count past 64 bits. */
+bool params_vision(const struct vision_dims *v, uint64_t *out);
+
 /* "llama", "qwen2", ... */
 const char *params_family_name(enum arch_family f);
 

@@ -19,6 +19,7 @@ static void cost_rows(struct policy_ctx *c)
     uint64_t row_values = k->mla ? k->values_per_layer : k->values_per_layer / 2;
     bool ceil_needed = (row_values * info->bytes_num) % info->bytes_den != 0;
 
+    uint32_t atp = k->tp; /* the attention's tensor parallel: 1 under DP attention */
     struct explain_row *row = explain_row_begin(c->x, "kv_per_layer", "KV per layer", "per GPU");
     if (k->mla) {
         explain_term(row, m->kv_lora_rank, XU_COUNT, "kv_lora_rank");
@@ -26,7 +27,7 @@ static void cost_rows(struct policy_ctx *c)
         explain_op(row, XOP_ADD);
     } else {
         explain_term(row, 2, XU_COUNT, "(K,V)");
-        explain_term(row, k->kv_heads_per_gpu, XU_COUNT, r->tp > 1 ? "KV heads/GPU" : "KV heads");
+        explain_term(row, k->kv_heads_per_gpu, XU_COUNT, atp > 1 ? "KV heads/GPU" : "KV heads");
         explain_term(row, m->head_dim, XU_COUNT, "head_dim");
         explain_op(row, XOP_MUL);
     }
@@ -38,25 +39,42 @@ static void cost_rows(struct policy_ctx *c)
         explain_op(row, XOP_MUL);
     char note[96] = "";
     if (k->mla)
-        snprintf(note, sizeof note, "one latent per layer%s", r->tp > 1 ? ", on every GPU" : "");
-    else if (r->tp > 1)
-        snprintf(note, sizeof note, "%u KV heads over %u GPUs%s", k->kv_heads, r->tp,
-                 k->kv_heads < r->tp ? ", replicated" : "");
+        snprintf(note, sizeof note, "one latent per layer%s",
+                 r->dp_attention ? ", each rank its own requests"
+                 : atp > 1       ? ", on every GPU"
+                                 : "");
+    else if (atp > 1)
+        snprintf(note, sizeof note, "%u KV heads over %u GPUs%s", k->kv_heads, atp,
+                 k->kv_heads < atp ? ", replicated" : "");
+    else if (r->dp_attention)
+        snprintf(note, sizeof note, "DP attention: each rank holds all heads of its own requests");
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
 
+    if (r->pp > 1) {
+        row = explain_row_begin(c->x, "stage_layers", "Layers per stage", "per GPU");
+        explain_term(row, m->layers, XU_COUNT, "layers");
+        explain_term(row, r->pp, XU_COUNT, "pipeline stages");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        explain_row_end(c->x, row, XU_COUNT, 0, "the fullest stage; each holds its layers' KV");
+    }
     row = explain_row_begin(c->x, "kv_per_token", "KV per token", "per GPU");
-    explain_term(row, k->layers, XU_COUNT, "layers");
+    if (r->pp > 1)
+        explain_ref(c->x, row, "stage_layers", "layers");
+    else
+        explain_term(row, k->layers, XU_COUNT, "layers");
     explain_ref(c->x, row, "kv_per_layer", "");
     explain_op(row, XOP_MUL);
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0, NULL);
 
-    if (r->tp > 1) {
-        row = explain_row_begin(c->x, "kv_per_token_tp", "KV per token", "all GPUs of a replica");
+    if (atp > 1) {
+        row = explain_row_begin(c->x, "kv_per_token_tp", "KV per token",
+                                r->pp > 1 ? "all GPUs of a stage" : "all GPUs of a replica");
         explain_ref(c->x, row, "kv_per_token", "per GPU");
         explain_term(row, r->tp, XU_COUNT, "GPUs");
         explain_op(row, XOP_MUL);
         explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
-                        k->mla || k->kv_heads < r->tp ? "replicated copies included" : NULL);
+                        k->mla || k->kv_heads < atp ? "replicated copies included" : NULL);
     }
     if (k->windowed_layers > 0) {
         char w[32];
@@ -77,29 +95,30 @@ static void weights_row(struct policy_ctx *c)
     struct plan_result *r = c->r;
     char note[96];
     struct explain_row *row;
-    if (r->tp > 1) {
+    if (r->experts_spread) {
+        row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
+        explain_term(row, (long double)(r->weights_bytes - r->expert_bytes), XU_BYTES,
+                     "weights outside the experts");
+        explain_term(row, r->tp * r->pp, XU_COUNT, r->pp > 1 ? "GPUs (TP x PP)" : "GPUs (TP)");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        explain_term(row, (long double)r->expert_bytes, XU_BYTES, "routed experts");
+        explain_term(row, r->gpus, XU_COUNT,
+                     r->expert_parallel ? "GPUs (expert parallel)" : "GPUs (TP across DP)");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        explain_op(row, XOP_ADD);
+        explain_row_end(c->x, row, XU_BYTES, 0,
+                        r->expert_parallel ? "whole experts on each GPU, the rest per replica"
+                                           : "vLLM's MoE layers span the data-parallel ranks");
+    } else if (r->tp * r->pp > 1) {
         snprintf(note, sizeof note, "weights (%s)", plan_weights_label(r));
         row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
         explain_term(row, (long double)r->weights_bytes, XU_BYTES, note);
-        explain_term(row, r->tp, XU_COUNT, "GPUs");
+        explain_term(row, r->tp * r->pp, XU_COUNT, r->pp > 1 ? "GPUs (TP x PP)" : "GPUs");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_CEIL);
         explain_row_end(c->x, row, XU_BYTES, 0, NULL);
-    }
-}
-
-/* Renames a row key and every reference to it. */
-static void rename_key(struct explain *x, const char *from, const char *to)
-{
-    for (int i = 0; x && i < x->count; i++) {
-        struct explain_row *row = &x->rows[i];
-        if (strcmp(row->key, from) == 0) {
-            snprintf(row->key, sizeof row->key, "%s", to);
-            row->scope[0] = '\0';
-        }
-        for (int t = 0; t < row->nterms; t++)
-            if (strcmp(row->terms[t].ref, from) == 0)
-                snprintf(row->terms[t].ref, sizeof row->terms[t].ref, "%s", to);
     }
 }
 
@@ -109,7 +128,7 @@ static void total_row(struct policy_ctx *c, const char *key, const char *replica
 {
     struct plan_result *r = c->r;
     if (r->replicas == 1) {
-        rename_key(c->x, replica_key, key);
+        explain_rename(c->x, replica_key, key);
         return;
     }
     struct explain_row *row = explain_row_begin(c->x, key, label, "all replicas");
@@ -117,6 +136,31 @@ static void total_row(struct policy_ctx *c, const char *key, const char *replica
     explain_term(row, r->replicas, XU_COUNT, "replicas");
     explain_op(row, XOP_MUL);
     explain_row_end(c->x, row, unit, 0, NULL);
+}
+
+/* DP attention: the policy's per-replica rows count one rank's requests;
+ * the replica serves every rank's. */
+static void dp_attention_rows(struct policy_ctx *c)
+{
+    struct plan_result *r = c->r;
+    static const struct {
+        const char *key, *rank, *label;
+        enum xunit unit;
+    } rows[] = {{"users_replica", "users_rank", "Users", XU_COUNT},
+                {"users_paged_replica", "users_paged_rank", "Users, paged", XU_COUNT},
+                {"kv_tokens_replica", "kv_tokens_rank", "Tokens held", XU_TOKENS}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        explain_rename(c->x, rows[i].key, rows[i].rank);
+        struct explain_row *row = explain_row_begin(c->x, rows[i].key, rows[i].label, "per replica");
+        explain_ref(c->x, row, rows[i].rank, "per rank");
+        explain_term(row, r->tp, XU_COUNT, "attention ranks");
+        explain_op(row, XOP_MUL);
+        explain_row_end(c->x, row, rows[i].unit, 0, "each rank holds its own requests");
+    }
+    r->users_per_replica = kv_sat_mul(r->users_per_replica, r->tp);
+    r->users_fit_per_replica = kv_sat_mul(r->users_fit_per_replica, r->tp);
+    r->users_paged_per_replica = kv_sat_mul(r->users_paged_per_replica, r->tp);
+    r->kv_tokens_per_replica = kv_sat_mul(r->kv_tokens_per_replica, r->tp);
 }
 
 static void money_and_speed(struct policy_ctx *c)
@@ -200,6 +244,9 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     r->rule = s->engine.rule;
     r->gpus = s->gpus;
     r->tp = scenario_tp(s);
+    r->pp = scenario_pp(s);
+    r->dp_attention = s->dp_attention;
+    r->expert_parallel = s->expert_parallel;
     r->replicas = scenario_replicas(s);
     r->context_tokens = s->context_tokens;
     r->prefix_tokens = s->prefix_tokens;
@@ -208,19 +255,43 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     r->weights_bytes = scenario_weights_bytes(s, &r->weight_dtype);
     r->weights_as_released = !s->has_weights && s->weight_dtype == DTYPE_AUTO &&
                              s->model.weights_bytes > 0;
-    r->weights_bytes_per_gpu = kv_ceil_div(r->weights_bytes, r->tp);
+    r->expert_bytes = scenario_expert_bytes(s);
+    r->weights_bytes_per_gpu = kv_ceil_div(r->weights_bytes, (uint64_t)r->tp * r->pp);
+    /* vLLM V1 (fused_moe/config.py, FusedMoEParallelConfig.make): a MoE layer
+     * flattens TP across the DP ranks, so routed experts are split over every
+     * GPU of the DP group, as tensor slices or, with --enable-expert-parallel,
+     * as whole experts; the other weights split by TP x PP */
+    r->experts_spread = r->expert_bytes > 0 && s->engine.kind == ENGINE_VLLM &&
+                        s->engine.rule != RULE_VLLM_V0 && (r->replicas > 1 || s->expert_parallel);
+    if (r->experts_spread && r->weights_bytes != UINT64_MAX)
+        r->weights_bytes_per_gpu =
+            kv_ceil_div(r->weights_bytes - r->expert_bytes, (uint64_t)r->tp * r->pp) +
+            kv_ceil_div(r->expert_bytes, r->gpus);
     /* SGLang, TensorRT-LLM and vLLM V0 size every layer for the whole context:
      * sliding windows save them nothing. llama.cpp splits layers, not heads. */
     enum engine_kind kind = s->engine.kind;
     struct scenario costed = *s;
-    bool full_layers = kind == ENGINE_SGLANG || kind == ENGINE_TRTLLM ||
+    /* ... except SGLang's separate pool for Llama 4's chunked layers
+     * (model_runner.py set_num_token_hybrid); it keeps no window pool for
+     * gpt-oss or Gemma (server_args.py disable_hybrid_swa_memory) */
+    bool sglang_local = kind == ENGINE_SGLANG && strstr(s->model.window_pattern, "chunked");
+    bool full_layers = (kind == ENGINE_SGLANG && !sglang_local) || kind == ENGINE_TRTLLM ||
                        (kind == ENGINE_VLLM && s->engine.rule == RULE_VLLM_V0);
     if (full_layers && s->model.windowed_layers > 0 && !s->full_attention) {
         costed.full_attention = true;
         r->warnings |= WARN_WINDOWS_UNUSED;
     }
-    if (r->weights_bytes == UINT64_MAX ||
-        !kvcost_compute(&costed, kind == ENGINE_LLAMACPP ? 1 : r->tp, &r->cost) ||
+    /* pipeline stages: a GPU holds the fullest stage's layers, windowed ones
+     * in proportion */
+    if (r->pp > 1) {
+        uint32_t stage = (uint32_t)kv_ceil_div(s->model.layers, r->pp);
+        uint32_t w = (uint32_t)kv_ceil_div(s->model.windowed_layers, r->pp);
+        costed.model.layers = stage;
+        costed.model.windowed_layers = w < stage ? w : stage;
+    }
+    /* DP attention: no rank splits the heads; each holds its own requests */
+    uint32_t attention_tp = kind == ENGINE_LLAMACPP || s->dp_attention ? 1 : r->tp;
+    if (r->weights_bytes == UINT64_MAX || !kvcost_compute(&costed, attention_tp, &r->cost) ||
         kvcost_bytes(&r->cost, s->context_tokens, s->context_tokens) == UINT64_MAX) {
         memset(r, 0, sizeof *r);
         return diag_fail(d, "the scenario's byte counts exceed 64 bits; reduce %s or %s",
@@ -252,6 +323,8 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
         policy_generic(&c);
         break;
     }
+    if (s->dp_attention)
+        dp_attention_rows(&c);
     r->max_users = kv_sat_mul(r->users_per_replica, r->replicas);
     r->max_users_paged = kv_sat_mul(r->users_paged_per_replica, r->replicas);
     r->kv_tokens = kv_sat_mul(r->kv_tokens_per_replica, r->replicas);

@@ -115,6 +115,11 @@ struct plan_result {
     bool weights_fit;          /* the weights fit within the profile's budget */
     bool fits;                 /* ... and the profile gives the cache memory */
     uint32_t gpus, tp, replicas;
+    uint32_t pp;               /* pipeline stages per replica: each GPU holds its stage's layers */
+    bool dp_attention;         /* SGLang: every TP rank serves its own requests with the whole KV */
+    bool expert_parallel;      /* vLLM --enable-expert-parallel: whole experts per GPU */
+    bool experts_spread;       /* routed experts split over every GPU of the DP group (vLLM V1) */
+    uint64_t expert_bytes;     /* of weights_bytes, in routed experts (0 dense) */
     enum dtype weight_dtype, kv_dtype; /* resolved */
     bool weights_as_released;  /* the checkpoint's own size (mixed formats: MXFP4, FP8 blocks) */
     uint32_t warnings;         /* enum plan_warning bits */

@@ -63,13 +63,20 @@ void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budge
 
 /* Allocation in fixed units of tokens (vLLM blocks, SGLang tokens,
  * TensorRT-LLM blocks): units in the pool, units per user, users capped by
- * the scheduler. `hybrid` weighs units by layer (vLLM V1 sliding windows). */
+ * the scheduler. `hybrid` is vLLM V1's uniform-page grouping of layer types
+ * (v1/core/kv_cache_utils.py): layers form groups of `group_layers` of one
+ * type (the last of a type padded), a unit is one block of one group, and
+ * every group draws from the one pool. */
 struct block_rule {
     uint64_t unit_tokens;
     const char *unit_name;   /* "block", "token" */
     bool hybrid;
-    uint64_t window_units;   /* hybrid: units a windowed layer holds at the full context */
+    uint32_t group_layers;   /* hybrid: layers in a group (they share a block's memory) */
+    uint32_t full_groups, window_groups; /* hybrid: groups of global and of windowed layers */
+    uint64_t window_units;   /* hybrid: units a windowed group holds at the full context */
     uint64_t window_units_avg;
+    uint64_t user_cap_units; /* not hybrid: most units one user holds (vLLM V0 windows); 0 = none */
+    bool units_given;        /* the caller set engine.units and wrote the "units" row */
     uint32_t cap;            /* scheduler cap per replica; 0 = none */
     const char *cap_name;    /* "max-num-seqs" */
 };

@@ -115,7 +115,7 @@ void policy_user_bytes(struct policy_ctx *c)
 void policy_weights_term(struct policy_ctx *c, struct explain_row *row)
 {
     char name[48];
-    if (c->r->tp > 1) {
+    if (c->r->tp * c->r->pp > 1 || c->r->experts_spread) {
         explain_ref(c->x, row, "weights_per_gpu", "weights");
     } else {
         snprintf(name, sizeof name, "weights (%s)", plan_weights_label(c->r));
@@ -149,7 +149,10 @@ void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budge
         } else {
             policy_weights_term(c, row);
             explain_op(row, XOP_SUB);
-            explain_term(row, (long double)activation, XU_BYTES, "activation peak");
+            if (c->x && explain_find(c->x, "activation"))
+                explain_ref(c->x, row, "activation", "activation peak");
+            else
+                explain_term(row, (long double)activation, XU_BYTES, "activation peak");
             explain_op(row, XOP_SUB);
             explain_term(row, (long double)runtime, XU_BYTES, "runtime");
             explain_op(row, XOP_SUB);
@@ -178,13 +181,13 @@ static uint64_t users_of(uint64_t units, uint64_t prefix_units, uint64_t per_use
 }
 
 /* Units one user holds privately at length len (prefix blocks shared whole). */
-static uint64_t user_units(const struct kv_cost *k, const struct block_rule *b, uint64_t len,
-                           uint64_t prefix, uint64_t window_units)
+static uint64_t user_units(const struct block_rule *b, uint64_t len, uint64_t prefix,
+                           uint64_t window_units)
 {
     uint64_t own = kv_ceil_div(len, b->unit_tokens) - prefix / b->unit_tokens;
     if (!b->hybrid)
-        return own;
-    return kv_sat_add(kv_sat_mul(k->global_layers, own), kv_sat_mul(k->windowed_layers, window_units));
+        return b->user_cap_units && own > b->user_cap_units ? b->user_cap_units : own;
+    return kv_sat_add(kv_sat_mul(b->full_groups, own), kv_sat_mul(b->window_groups, window_units));
 }
 
 /* min(floor((units - prefix units) / per user), cap) as a row */
@@ -202,10 +205,6 @@ static void users_row(struct policy_ctx *c, const struct block_rule *b, const ch
         return;
     }
     explain_ref(c->x, row, "units", b->unit_tokens == 1 ? "tokens" : "blocks");
-    if (b->hybrid) {
-        explain_term(row, c->r->cost.layers, XU_COUNT, "layers");
-        explain_op(row, XOP_MUL);
-    }
     if (prefix_units) {
         explain_term(row, (long double)prefix_units, XU_COUNT, "shared prefix units");
         explain_op(row, XOP_SUB);
@@ -230,19 +229,30 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
     struct engine_detail *e = &r->engine;
     const struct kv_cost *k = &r->cost;
     e->unit_tokens = b->unit_tokens;
-    e->unit_bytes = kv_sat_mul(b->unit_tokens, k->bytes_per_token);
-    e->units = e->unit_bytes ? r->kv_pool_bytes_per_gpu / e->unit_bytes : 0;
+    /* a block of one group under the hybrid grouping, else of every layer */
+    if (!b->units_given)
+        e->unit_bytes = b->hybrid ? kv_sat_mul(kv_sat_mul(b->unit_tokens, k->bytes_per_layer),
+                                           b->group_layers)
+                              : kv_sat_mul(b->unit_tokens, k->bytes_per_token);
+    if (!b->units_given)
+        e->units = e->unit_bytes ? r->kv_pool_bytes_per_gpu / e->unit_bytes : 0;
     e->scheduler_cap = b->cap;
     e->kv_cache_bytes = r->kv_pool_bytes_per_gpu;
 
-    struct explain_row *row = explain_row_begin(
+    struct explain_row *row = b->units_given ? NULL : explain_row_begin(
         c->x, "units", b->unit_tokens == 1 ? "KV tokens" : "KV blocks", "per GPU");
-    if (r->kv_pool_bytes_per_gpu == 0) {
+    if (row && r->kv_pool_bytes_per_gpu == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
         row = NULL;
     }
     explain_ref(c->x, row, "pool", "pool");
-    if (b->unit_tokens > 1) {
+    if (b->hybrid) {
+        explain_term(row, b->unit_tokens, XU_TOKENS, "tokens per block");
+        explain_ref(c->x, row, "kv_per_layer", "per layer");
+        explain_op(row, XOP_MUL);
+        explain_term(row, b->group_layers, XU_COUNT, "layers per group");
+        explain_op(row, XOP_MUL);
+    } else if (b->unit_tokens > 1) {
         explain_term(row, b->unit_tokens, XU_TOKENS, "tokens per block");
         explain_ref(c->x, row, "kv_per_token", "per token");
         explain_op(row, XOP_MUL);
@@ -255,17 +265,17 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
 
     /* Units of one user: its own blocks (whole prefix blocks are shared). */
     uint64_t ctx = s->context_tokens, prefix = s->prefix_tokens, avg = r->avg_context_tokens;
-    uint64_t per_user = user_units(k, b, ctx, prefix, b->window_units);
-    uint64_t per_user_avg = user_units(k, b, avg, prefix, b->window_units_avg);
+    uint64_t per_user = user_units(b, ctx, prefix, b->window_units);
+    uint64_t per_user_avg = user_units(b, avg, prefix, b->window_units_avg);
     uint64_t prefix_units = prefix / b->unit_tokens;
     if (b->hybrid)
-        prefix_units = kv_sat_mul(prefix_units, k->global_layers);
-    uint64_t avail = b->hybrid ? kv_sat_mul(e->units, k->layers) : e->units;
+        prefix_units = kv_sat_mul(prefix_units, b->full_groups);
+    uint64_t avail = e->units;
 
     row = explain_row_begin(c->x, "units_per_user",
                             b->unit_tokens == 1 ? "Tokens per user" : "Blocks per user", "");
     if (b->hybrid) {
-        explain_term(row, k->global_layers, XU_COUNT, "global layers");
+        explain_term(row, b->full_groups, XU_COUNT, "full groups");
     }
     explain_term(row, ctx, XU_TOKENS, "context tokens");
     if (b->unit_tokens > 1) {
@@ -282,21 +292,27 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
         }
         explain_op(row, XOP_SUB);
     }
+    if (b->user_cap_units && !b->hybrid) {
+        explain_term(row, b->user_cap_units, XU_COUNT, "blocks of the window");
+        explain_op(row, XOP_MIN);
+    }
     if (b->hybrid) {
         explain_op(row, XOP_MUL);
-        explain_term(row, k->windowed_layers, XU_COUNT, "windowed layers");
+        explain_term(row, b->window_groups, XU_COUNT, "window groups");
         explain_term(row, b->window_units, XU_COUNT, "blocks in the window");
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
     }
     explain_row_end(c->x, row, XU_COUNT, 0,
-                    b->hybrid ? "layer-blocks: windowed layers keep the window and a batch" : NULL);
+                    b->hybrid ? "blocks of a group: windowed groups keep the window and a batch"
+                              : NULL);
 
     r->users_per_replica = users_of(avail, prefix_units, per_user, b->cap, &r->users_fit_per_replica);
     r->users_paged_per_replica = users_of(avail, prefix_units, per_user_avg, b->cap, NULL);
-    r->kv_tokens_per_replica = kv_sat_mul(e->units, b->unit_tokens);
-    uint64_t unit_layer_bytes =
-        kv_sat_mul(b->unit_tokens, b->hybrid ? k->bytes_per_layer : k->bytes_per_token);
+    /* hybrid: vLLM logs the blocks over the groups as its token count */
+    uint32_t groups = b->hybrid ? b->full_groups + b->window_groups : 1;
+    r->kv_tokens_per_replica = kv_sat_mul(e->units / groups, b->unit_tokens);
+    uint64_t unit_layer_bytes = e->unit_bytes;
     r->kv_used_bytes_per_gpu = kv_sat_mul(
         kv_sat_add(prefix_units, kv_sat_mul(r->users_per_replica, per_user)), unit_layer_bytes);
     r->prefix_bytes_paged_per_gpu = kv_sat_mul(prefix_units, unit_layer_bytes);
@@ -319,6 +335,11 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
 
     row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
     explain_ref(c->x, row, "units", b->unit_tokens == 1 ? "tokens" : "blocks");
+    if (groups > 1) {
+        explain_term(row, groups, XU_COUNT, "groups");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_FLOOR);
+    }
     if (b->unit_tokens > 1) {
         explain_term(row, b->unit_tokens, XU_TOKENS, "per block");
         explain_op(row, XOP_MUL);

@@ -28,23 +28,37 @@ struct lcpp {
     uint64_t window;
 };
 
-/* cells of the windowed cache: GGML_PAD(min(n_ctx, n_swa x n_seq + n_ubatch), 256) */
-static uint64_t swa_cells(const struct lcpp *l, uint64_t n_ctx, uint64_t np)
+/* llama-context.cpp: n_ctx = GGML_PAD(-c, 256); with -np given the cache is
+ * not unified and each slot (stream) gets GGML_PAD(n_ctx / n_seq, 256) cells.
+ * kvplan's launch line always passes -c ctx x np and -np np. */
+static uint64_t pad256(uint64_t n)
+{
+    return kv_ceil_div(n, 256) * 256;
+}
+
+static uint64_t slot_cells(uint64_t ctx, uint64_t np)
+{
+    return pad256(pad256(kv_sat_mul(ctx, np)) / (np ? np : 1));
+}
+
+/* llama-kv-cache-iswa.cpp: the windowed cache of a stream holds
+ * GGML_PAD(min(size, n_swa x (unified ? n_seq : 1) + n_ubatch), 256) cells;
+ * not unified (-np given), that is per slot: min(slot cells, PAD(n_swa + 512)). */
+static uint64_t swa_slot_cells(const struct lcpp *l, uint64_t slot)
 {
     if (l->windowed == 0)
         return 0;
-    uint64_t want = kv_sat_add(kv_sat_mul(l->window, np), 512);
-    uint64_t cells = want < n_ctx ? want : n_ctx;
-    return kv_ceil_div(cells, 256) * 256;
+    uint64_t want = pad256(kv_sat_add(l->window, 512));
+    return want < slot ? want : slot;
 }
 
 /* The whole cache of np slots of ctx tokens, summed over the GPUs. */
 static uint64_t cache_total(const struct lcpp *l, uint64_t ctx, uint64_t np)
 {
-    uint64_t n_ctx = kv_sat_mul(ctx, np);
-    uint64_t cells = kv_sat_add(kv_sat_mul(l->global, n_ctx),
-                                kv_sat_mul(l->windowed, swa_cells(l, n_ctx, np)));
-    return kv_sat_mul(cells, l->k_row + l->v_row);
+    uint64_t slot = slot_cells(ctx, np);
+    uint64_t cells = kv_sat_add(kv_sat_mul(l->global, slot),
+                                kv_sat_mul(l->windowed, swa_slot_cells(l, slot)));
+    return kv_sat_mul(kv_sat_mul(cells, np), l->k_row + l->v_row);
 }
 
 /* The per-token rows, llama.cpp's way: a cell holds K and V of every head in
@@ -82,9 +96,9 @@ static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin
     const struct model_spec *m = &s->model;
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
-    uint64_t np = e->slots, n_ctx = s->context_tokens * np;
-    uint64_t cells = kv_sat_add(kv_sat_mul(l->global, n_ctx),
-                                kv_sat_mul(l->windowed, swa_cells(l, n_ctx, np)));
+    uint64_t np = e->slots, slot = slot_cells(s->context_tokens, np), n_ctx = slot * np;
+    uint64_t cells = kv_sat_mul(np, kv_sat_add(kv_sat_mul(l->global, slot),
+                                               kv_sat_mul(l->windowed, swa_slot_cells(l, slot))));
     double k_mib = (double)kv_sat_mul(cells, l->k_row) / (double)MIB;
     double v_mib = (double)kv_sat_mul(cells, l->v_row) / (double)MIB;
     policy_log(e, "llama_kv_cache: size = %.2f MiB (%8llu cells, %3u layers, %2llu/%2llu seqs), "
@@ -179,7 +193,8 @@ void policy_llamacpp(struct policy_ctx *c)
     uint64_t total = cache_total(&l, s->context_tokens, np);
     uint64_t per_gpu = kv_ceil_div(total, gpus);
     bool fits = r->weights_fit && room > 0 && per_gpu <= room;
-    e->units = kv_sat_mul(s->context_tokens, np);
+    uint64_t slot = slot_cells(s->context_tokens, np);
+    e->units = kv_sat_mul(slot, np);
     e->unit_bytes = kv_ceil_div(total, e->units ? e->units : 1);
     e->max_num_seqs = e->scheduler_cap = (uint32_t)np;
     e->kv_cache_bytes = per_gpu;
@@ -202,11 +217,11 @@ void policy_llamacpp(struct policy_ctx *c)
 
     row = explain_row_begin(c->x, "cache", "KV cache", "per GPU");
     explain_term(row, l.global, XU_COUNT, "layers");
-    explain_term(row, (long double)s->context_tokens * np, XU_TOKENS, "cells");
+    explain_term(row, (long double)e->units, XU_TOKENS, "cells");
     explain_op(row, XOP_MUL);
     if (l.windowed) {
         explain_term(row, l.windowed, XU_COUNT, "windowed layers");
-        explain_term(row, swa_cells(&l, s->context_tokens * np, np), XU_TOKENS, "window cells");
+        explain_term(row, (long double)swa_slot_cells(&l, slot) * np, XU_TOKENS, "window cells");
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
     }
@@ -219,7 +234,8 @@ void policy_llamacpp(struct policy_ctx *c)
     }
     char note[96], t[32];
     units_format_int(np, t, sizeof t);
-    snprintf(note, sizeof note, "-np %s slot%s of the full context", t, np == 1 ? "" : "s");
+    snprintf(note, sizeof note, "-np %s slot%s of the full context, cells padded to 256", t,
+             np == 1 ? "" : "s");
     explain_row_end(c->x, row, XU_BYTES, 0, note);
 
     row = explain_row_begin(c->x, "kv_per_user", "KV per user", "per GPU");
@@ -256,7 +272,7 @@ void policy_llamacpp(struct policy_ctx *c)
     explain_row_end(c->x, row, XU_COUNT, 0, "no paging: every slot holds its full context");
     row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
     if (fits) {
-        explain_term(row, s->context_tokens, XU_TOKENS, "context");
+        explain_term(row, slot, XU_TOKENS, "cells per slot");
         explain_ref(c->x, row, "users_replica", "slots");
         explain_op(row, XOP_MUL);
     }

@@ -31,10 +31,17 @@ static void describe(struct policy_ctx *c)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --kv-cache-dtype fp8_e4m3");
     if (r->tp > 1)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --tp %u", r->tp);
-    if (r->replicas > 1)
+    if (r->pp > 1)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --pp-size %u", r->pp);
+    if (r->dp_attention)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-dp-attention --dp %u", r->tp);
+    else if (r->replicas > 1)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --dp %u", r->replicas);
     if (s->engine.max_num_seqs)
-        snprintf(extra + n, sizeof extra - n, " --max-running-requests %u", s->engine.max_num_seqs);
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-running-requests %u",
+                              s->engine.max_num_seqs);
+    if (r->dp_attention && r->replicas > 1)
+        snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
              "python -m sglang.launch_server --model-path %s --context-length %llu "
              "--mem-fraction-static %.3f%s",
@@ -45,6 +52,43 @@ static void describe(struct policy_ctx *c)
              e->fraction);
 }
 
+/* Llama 4 (model_runner.py set_num_token_hybrid): the tokens the pool holds
+ * at every layer's cell size are split between a full pool for the global
+ * layers and a chunked-window pool holding r = chunk / context of it, so
+ * that global x full + local x r x full fills the same memory:
+ * full = tokens x layers / (global + local x r). A user needs its context in
+ * the full pool and one chunk in the other. */
+static void local_pool(struct policy_ctx *c)
+{
+    const struct kv_cost *k = &c->r->cost;
+    struct engine_detail *e = &c->r->engine;
+    uint64_t ctx = c->s->context_tokens;
+    uint64_t chunk = k->window_tokens < ctx ? k->window_tokens : ctx;
+    uint64_t tokens = k->bytes_per_token ? c->r->kv_pool_bytes_per_gpu / k->bytes_per_token : 0;
+    long double den = (long double)k->global_layers * ctx + (long double)k->windowed_layers * chunk;
+    e->units = (uint64_t)ceill((long double)tokens * k->layers * ctx / den);
+    /* what one token of the full pool costs with its share of the window pool */
+    e->unit_bytes = (uint64_t)ceill((long double)k->bytes_per_layer * den / ctx);
+    struct explain_row *row = explain_row_begin(c->x, "units", "KV tokens, full pool", "per GPU");
+    if (c->r->kv_pool_bytes_per_gpu == 0) {
+        e->units = 0;
+        explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
+        return;
+    }
+    explain_ref(c->x, row, "pool", "pool");
+    explain_ref(c->x, row, "kv_per_token", "per token, every layer");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_FLOOR);
+    explain_term(row, k->layers, XU_COUNT, "layers");
+    explain_op(row, XOP_MUL);
+    explain_term(row, ctx, XU_TOKENS, "context");
+    explain_op(row, XOP_MUL);
+    explain_term(row, (long double)den, XU_COUNT, "global x context + chunked x chunk");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_CEIL);
+    explain_row_end(c->x, row, XU_COUNT, 0, "the chunked layers' pool holds chunk / context of it");
+}
+
 void policy_sglang(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -53,26 +97,37 @@ void policy_sglang(struct policy_ctx *c)
     struct engine_detail *e = &r->engine;
     e->gpu_total_bytes = policy_cuda_total(s);
     r->memory_bytes_per_gpu = e->gpu_total_bytes;
-    double total_mb = (double)e->gpu_total_bytes / (double)MIB;
-    uint64_t chunked = f->chunked_prefill_size ? f->chunked_prefill_size
-                       : total_mb < 35 * 1024.0 ? 2048
-                       : total_mb < 60 * 1024.0 ? 4096
-                                                : 8192;
-    uint32_t graph_bs = total_mb < 35 * 1024.0 ? 32 : total_mb < 60 * 1024.0 ? 80 : 160;
+    /* server_args.py sizes its defaults from nvidia-smi's memory.total (the
+     * driver total, in MiB), not from the CUDA total the budget multiplies. */
+    uint64_t driver = s->has_vram ? s->vram_bytes : s->gpu.memory_bytes;
+    double total_mb = (double)(driver ? driver : e->gpu_total_bytes) / (double)MIB;
+    bool wide = r->tp >= 4;
+    uint64_t chunked_default = total_mb < 35 * 1024.0    ? 2048
+                               : total_mb < 60 * 1024.0  ? 4096
+                               : total_mb < 160 * 1024.0 ? 8192
+                                                         : 16384;
+    uint32_t graph_bs = total_mb < 20 * 1024.0    ? 8
+                        : total_mb < 35 * 1024.0  ? (wide ? 80 : 24)
+                        : total_mb < 60 * 1024.0  ? (wide ? 160 : 32)
+                        : total_mb < 160 * 1024.0 ? (wide ? 512 : 256)
+                                                  : 512;
+    uint64_t chunked = f->chunked_prefill_size ? f->chunked_prefill_size : chunked_default;
     e->max_num_batched_tokens = chunked;
     if (f->mem_fraction_static > 0) {
         e->fraction = f->mem_fraction_static;
     } else {
         /* server_args.py: a reserve in MB, at least 10 GiB on GPUs over 60 GiB */
         double reserved = 512 + (double)(chunked > 2048 ? chunked : 2048) * 1.5 +
-                          graph_bs * 2.0 + r->tp / 8.0 * 1024;
+                          graph_bs * 2.0 + r->tp * (double)r->pp / 8.0 * 1024;
+        if (s->dp_attention) /* padding for DP attention, more past a graph batch of 300 */
+            reserved += graph_bs * (double)r->tp * (graph_bs > 300 ? 4.5 : 3.0);
         if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
             reserved = 10 * 1024.0;
         e->fraction = total_mb > reserved ? (total_mb - reserved) / total_mb : 0.01;
-        /* the fraction as the launch line gives it, so the two agree */
+        /* server_args.py rounds it to 3 decimals itself */
         e->fraction = round(e->fraction * 1000.0) / 1000.0;
     }
-    e->budget_bytes = (uint64_t)llround((double)e->gpu_total_bytes * e->fraction);
+    e->budget_bytes = (uint64_t)llroundl((long double)e->gpu_total_bytes * e->fraction);
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
     uint64_t runtime = policy_gib(0.5) + (r->tp > 1 ? policy_gib(0.5) : 0);
 
@@ -94,6 +149,10 @@ void policy_sglang(struct policy_ctx *c)
                            .unit_name = "token",
                            .cap = e->max_num_seqs,
                            .cap_name = "max_running_requests"};
+    if (r->cost.windowed_layers > 0) {
+        local_pool(c);
+        b.units_given = true;
+    }
     policy_blocks(c, &b);
     e->request_units = kv_sat_mul(s->context_tokens, r->cost.layers);
     e->max_concurrency = (double)e->units / (double)s->context_tokens;

@@ -1,6 +1,9 @@
 /* TensorRT-LLM: after weights, activations and runtime are loaded, the KV
  * cache takes free_gpu_memory_fraction of what is free (a fraction of free,
- * not of total), in blocks of 32 tokens; max_batch_size caps a replica.
+ * not of total), in blocks of 32 tokens (the PyTorch backend's KvCacheConfig
+ * default, tensorrt_llm/llmapi/llm_args.py) or 64 on the older TensorRT
+ * engine path (trtllm@trt: tensorrt_llm/plugin/plugin.py, PluginConfig);
+ * max_batch_size caps a replica.
  * Upstream: tensorrt_llm/_torch/pyexecutor/resource_manager.py and
  * _util.py (KvCacheCreator), KvCacheConfig.free_gpu_memory_fraction. */
 #include "policy.h"
@@ -12,13 +15,15 @@ static void describe(struct policy_ctx *c)
     const struct scenario *s = c->s;
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
-    char extra[64] = "";
+    char extra[96] = "";
     policy_log(e, "[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%llu).",
                (double)r->kv_pool_bytes_per_gpu / (double)GIB,
                (unsigned long long)r->kv_tokens_per_replica);
     size_t n = 0;
     if (r->tp > 1)
         n += (size_t)snprintf(extra, sizeof extra, " --tp_size %u", r->tp);
+    if (r->pp > 1)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --pp_size %u", r->pp);
     if (r->replicas > 1)
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
@@ -98,7 +103,9 @@ void policy_trtllm(struct policy_ctx *c)
     if (free_bytes == 0 && !f->kv_memory_bytes)
         r->shortfall_bytes_per_gpu = e->non_kv_bytes - e->gpu_total_bytes;
 
-    uint64_t unit = s->block_tokens && s->block_tokens != 16 ? s->block_tokens : 32;
+    uint64_t unit = s->block_tokens && s->block_tokens != 16 ? s->block_tokens
+                    : f->rule == RULE_TRTLLM_ENGINE             ? 64
+                                                                : 32;
     struct block_rule b = {.unit_tokens = unit,
                            .unit_name = "block",
                            .cap = e->max_num_seqs,

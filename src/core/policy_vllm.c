@@ -32,6 +32,10 @@ static void describe(struct policy_ctx *c)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --kv-cache-dtype fp8");
     if (r->tp > 1)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " -tp %u", r->tp);
+    if (r->pp > 1)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " -pp %u", r->pp);
+    if (r->expert_parallel)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-expert-parallel");
     bool v0 = s->engine.rule == RULE_VLLM_V0;
     if (r->replicas > 1 && !v0)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --data-parallel-size %u", r->replicas);
@@ -59,13 +63,71 @@ static void describe(struct policy_ctx *c)
 }
 
 /* Blocks a windowed layer holds for a request of len tokens (V1 hybrid
- * groups): the window less one plus a batch, rounded up, and one more. */
-static uint64_t window_blocks(uint64_t window, uint64_t batched, uint64_t len, uint64_t unit)
+ * groups, v1/kv_cache_interface.py): a sliding window less one plus a batch,
+ * rounded up, and one more (SlidingWindowSpec); a chunk of local attention
+ * plus a batch, rounded up, nothing more (ChunkedLocalAttentionSpec: Llama 4). */
+static uint64_t window_blocks(uint64_t window, bool chunked, uint64_t batched, uint64_t len,
+                              uint64_t unit)
 {
-    uint64_t need = window - 1 + batched;
-    uint64_t blocks = kv_ceil_div(need < len ? need : len, unit) + 1;
+    uint64_t need = chunked ? window + batched : window - 1 + batched;
+    uint64_t blocks = kv_ceil_div(need < len ? need : len, unit) + (chunked ? 0 : 1);
     uint64_t full = kv_ceil_div(len, unit);
     return blocks < full ? blocks : full;
+}
+
+/* The profiled activation peak (V1 gpu_model_runner.py profile_run and
+ * _dummy_sampler_run; V0 worker/model_runner.py profile_run): one dummy
+ * forward of the batched tokens, then the sampler on the last token of each
+ * of min(max_num_seqs, batched tokens) dummy requests. The peak is the
+ * larger of the two:
+ *  - forward, per batched token, in the 2-byte compute precision: five
+ *    hidden-sized tensors (embedding output, residual, normed input,
+ *    attention output, MLP output), the fused QKV projection of this rank's
+ *    heads, and the MLP's gate_up output (2 x intermediate / TP) with its
+ *    activated half (intermediate / TP) alive together;
+ *  - sampler, per row and vocabulary entry: the logits in the compute
+ *    precision (2 B) and, in fp32, their copy, the softmax probabilities and
+ *    the exponential noise they are divided by (3 x 4 B) = 14 B; V0 also
+ *    profiles top-k/top-p, which sorts (fp32 values and int64 indices) and
+ *    takes a cumulative sum: 14 + 4 + 8 + 4 = 30 B. */
+enum { VLLM_SAMPLER_BYTES = 14, VLLM_V0_SAMPLER_BYTES = 30 };
+
+static uint64_t forward_bytes_per_token(const struct model_spec *m, uint32_t tp)
+{
+    uint64_t head_dim = m->head_dim ? m->head_dim : policy_hidden(m) / m->attention_heads;
+    uint64_t qkv = m->attention == ATTENTION_MLA
+                       ? (uint64_t)m->attention_heads * head_dim / tp
+                       : ((uint64_t)m->attention_heads + 2ull * m->kv_heads) * head_dim / tp;
+    uint64_t inter = m->intermediate_size ? m->intermediate_size : 4ull * policy_hidden(m);
+    return 2 * (5ull * policy_hidden(m) + qkv + 3 * kv_ceil_div(inter, tp));
+}
+
+static uint64_t activation_row(struct policy_ctx *c, uint64_t tokens, uint32_t seqs, bool v0)
+{
+    const struct model_spec *m = &c->s->model;
+    uint64_t per_token = forward_bytes_per_token(m, c->r->tp);
+    uint64_t rows = seqs < tokens ? seqs : tokens;
+    uint64_t per_row = (v0 ? VLLM_V0_SAMPLER_BYTES : VLLM_SAMPLER_BYTES);
+    uint64_t forward = kv_sat_mul(tokens, per_token);
+    uint64_t sampler = kv_sat_mul(kv_sat_mul(rows, policy_vocab(m)), per_row);
+    bool fwd = forward >= sampler;
+    char note[96], other[32];
+    units_format_bytes(fwd ? sampler : forward, UNITS_GIB, other, sizeof other);
+    snprintf(note, sizeof note, "the larger of the forward pass and the sampler (%s %s)",
+             fwd ? "sampler" : "forward", other);
+    struct explain_row *row = explain_row_begin(c->x, "activation", "Activation peak", "per GPU");
+    if (fwd) {
+        explain_term(row, tokens, XU_TOKENS, "batched tokens");
+        explain_term(row, per_token, XU_BYTES_EXACT, "hidden, QKV and MLP / TP per token");
+    } else {
+        explain_term(row, rows, XU_COUNT, "sampled rows");
+        explain_term(row, policy_vocab(m), XU_COUNT, "vocabulary");
+        explain_op(row, XOP_MUL);
+        explain_term(row, per_row, XU_BYTES_EXACT, "logits and sampler per entry");
+    }
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES, 0, note);
+    return fwd ? forward : sampler;
 }
 
 void policy_vllm(struct policy_ctx *c)
@@ -84,18 +146,20 @@ void policy_vllm(struct policy_ctx *c)
     bool big = !v0 && e->gpu_total_bytes >= 70 * GIB && strncmp(s->gpu.id, "a100", 4) != 0;
     e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : big ? 1024 : 256;
     uint64_t ctx = s->context_tokens;
+    /* V0 arg_utils.py turns chunked prefill on for contexts past 32K (CUDA,
+     * no sliding window); config.py then batches 2048 tokens a step, else
+     * the whole context (at least 2048). */
+    bool chunked = v0 && ctx > 32768 && m->windowed_layers == 0;
     e->max_num_batched_tokens = f->max_num_batched_tokens ? f->max_num_batched_tokens
-                                : v0                      ? (ctx > 2048 ? ctx : 2048)
+                                : v0 && !chunked          ? (ctx > 2048 ? ctx : 2048)
                                 : big                     ? 8192
                                                           : 2048;
-    e->budget_bytes = (uint64_t)llround((double)e->gpu_total_bytes * e->fraction);
+    e->budget_bytes = (uint64_t)llroundl((long double)e->gpu_total_bytes * e->fraction);
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
-    /* V0 profiled logits for every batched token; V1 for one row per sequence. */
-    uint64_t activation = policy_activation_estimate(
-        m, e->max_num_batched_tokens, v0 ? e->max_num_batched_tokens : e->max_num_seqs);
     uint64_t runtime = policy_gib(v0 ? 0.1 : 0.25) + (r->tp > 1 ? policy_gib(1.5) : 0);
 
     policy_user_bytes(c);
+    uint64_t activation = activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, v0);
     struct explain_row *row = explain_row_begin(c->x, "budget", "vLLM budget", "per GPU");
     explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
     explain_term(row, e->fraction, XU_FRACTION, "gpu-memory-utilization");
@@ -109,10 +173,23 @@ void policy_vllm(struct policy_ctx *c)
                            .hybrid = !v0 && k->windowed_layers > 0,
                            .cap = e->max_num_seqs,
                            .cap_name = "max-num-seqs"};
+    /* V0 core/block_manager.py: a model windowed in every layer keeps at
+     * most window / block + 2 blocks of a sequence. */
+    if (v0 && m->windowed_layers > 0 && m->windowed_layers == m->layers && !s->full_attention)
+        b.user_cap_units = m->window_tokens / b.unit_tokens + 2;
     if (b.hybrid) {
-        b.window_units = window_blocks(k->window_tokens, e->max_num_batched_tokens, ctx,
+        /* kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size): groups of
+         * the fewest layers of one type (of the most, when that is under 1.5x
+         * the fewest), the last group of a type padded */
+        uint32_t g = k->global_layers, w = k->windowed_layers;
+        uint32_t lo = g && g < w ? g : w, hi = g > w ? g : w;
+        b.group_layers = 2 * hi < 3 * lo ? hi : lo;
+        b.full_groups = (uint32_t)kv_ceil_div(g, b.group_layers);
+        b.window_groups = (uint32_t)kv_ceil_div(w, b.group_layers);
+        bool local = strstr(m->window_pattern, "chunked") != NULL;
+        b.window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
                                        b.unit_tokens);
-        b.window_units_avg = window_blocks(k->window_tokens, e->max_num_batched_tokens,
+        b.window_units_avg = window_blocks(k->window_tokens, local, e->max_num_batched_tokens,
                                            r->avg_context_tokens, b.unit_tokens);
     }
     policy_blocks(c, &b);
@@ -121,8 +198,12 @@ void policy_vllm(struct policy_ctx *c)
     e->request_units = b.hybrid ? kv_sat_add(kv_sat_mul(k->global_layers, full),
                                              kv_sat_mul(k->windowed_layers, b.window_units))
                                 : kv_sat_mul(k->layers, full);
-    e->max_concurrency = e->request_units && e->request_units != UINT64_MAX
-                             ? (double)e->units * k->layers / (double)e->request_units
+    /* blocks over one request's blocks in every group */
+    uint64_t request_blocks = b.hybrid ? kv_sat_add(kv_sat_mul(b.full_groups, full),
+                                                    kv_sat_mul(b.window_groups, b.window_units))
+                                       : full;
+    e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
+                             ? (double)e->units / (double)request_blocks
                              : 0;
     if (c->x)
         describe(c);

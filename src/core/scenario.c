@@ -34,6 +34,9 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_MAX_TTFT] = "--max-ttft",
     [SF_MBU] = "--mbu",
     [SF_MFU] = "--mfu",
+    [SF_PP] = "--pp",
+    [SF_DP_ATTENTION] = "--enable-dp-attention",
+    [SF_EXPERT_PARALLEL] = "--enable-expert-parallel",
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -82,15 +85,37 @@ uint64_t scenario_weights_bytes(const struct scenario *s, enum dtype *used)
     return product / info->bytes_den + (product % info->bytes_den != 0);
 }
 
+uint64_t scenario_expert_bytes(const struct scenario *s)
+{
+    const struct model_spec *m = &s->model;
+    enum dtype used;
+    uint64_t all = scenario_weights_bytes(s, &used);
+    if (m->expert_params == 0 || all == UINT64_MAX)
+        return 0;
+    const struct dtype_info *info = dtype_info(used);
+    long double per = (long double)info->bytes_num / info->bytes_den;
+    if (!s->has_weights && s->weight_dtype == DTYPE_AUTO && m->weights_bytes > 0) {
+        long double rest = (long double)(m->params - m->expert_params) * per;
+        return rest < (long double)all ? (uint64_t)((long double)all - rest) : 0;
+    }
+    /* a --weights override keeps the experts' share of the parameters */
+    return (uint64_t)((long double)all * m->expert_params / m->params);
+}
+
+uint32_t scenario_pp(const struct scenario *s)
+{
+    return s->pp ? s->pp : 1;
+}
+
 uint32_t scenario_tp(const struct scenario *s)
 {
-    return s->tp ? s->tp : s->gpus;
+    return s->tp ? s->tp : s->gpus / scenario_pp(s);
 }
 
 uint32_t scenario_replicas(const struct scenario *s)
 {
-    uint32_t tp = scenario_tp(s);
-    return tp ? s->gpus / tp : 1;
+    uint32_t group = scenario_tp(s) * scenario_pp(s);
+    return group ? s->gpus / group : 1;
 }
 
 uint64_t scenario_avg_tokens(const struct scenario *s)
@@ -125,9 +150,29 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
     const struct engine_flags *e = &s->engine;
     if (s->gpus < 1 || s->gpus > GPUS_MAX)
         return fail(d, n, SF_GPUS, field, "%u is out of range (1 to %d)", s->gpus, GPUS_MAX);
-    if (s->tp != 0 && (s->tp > s->gpus || s->gpus % s->tp != 0))
-        return fail(d, n, SF_TP, field, "%u does not divide %s %u into whole replicas", s->tp,
-                    n[SF_GPUS], s->gpus);
+    if (s->pp > s->gpus || (s->pp && s->gpus % s->pp != 0))
+        return fail(d, n, SF_PP, field, "%u stages do not divide %s %u", s->pp, n[SF_GPUS],
+                    s->gpus);
+    if (s->tp != 0 && (s->tp > s->gpus / scenario_pp(s) || s->gpus % (s->tp * scenario_pp(s)) != 0))
+        return scenario_pp(s) > 1
+                   ? fail(d, n, SF_TP, field, "%u x %u stages (%s) does not divide %s %u into "
+                          "whole replicas", s->tp, scenario_pp(s), n[SF_PP], n[SF_GPUS], s->gpus)
+                   : fail(d, n, SF_TP, field, "%u does not divide %s %u into whole replicas",
+                          s->tp, n[SF_GPUS], s->gpus);
+    if (s->pp > 1 && s->pp > s->model.layers)
+        return fail(d, n, SF_PP, field, "%u stages is more than the model's %u layers", s->pp,
+                    s->model.layers);
+    if (s->pp > 1 && s->engine.kind == ENGINE_LLAMACPP)
+        return fail(d, n, SF_PP, field, "llama.cpp already splits layers across its GPUs; give "
+                    "them with %s instead", n[SF_TP]);
+    if (s->dp_attention && s->engine.kind != ENGINE_SGLANG)
+        return fail(d, n, SF_DP_ATTENTION, field, "is an SGLang option (--engine sglang)");
+    if (s->expert_parallel && (s->engine.kind != ENGINE_VLLM || s->engine.rule == RULE_VLLM_V0))
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "is an option of vLLM's V1 engine "
+                    "(--engine vllm)");
+    if (s->expert_parallel && s->model.expert_params == 0)
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "%s has no MoE experts to spread",
+                    s->model.id);
     if ((int)e->kind < 0 || e->kind >= ENGINE_COUNT)
         return fail(d, n, SF_ENGINE, field, "unknown engine");
     if (e->gpu_memory_utilization < 0 || e->gpu_memory_utilization > 1)

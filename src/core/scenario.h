@@ -47,6 +47,12 @@ struct scenario {
     double min_tokens_per_s;   /* per user; 0 = no speed target */
     double max_ttft_seconds;   /* 0 = no time-to-first-token target */
     double mbu, mfu;           /* achievable fractions of bandwidth and compute; 0 = defaults */
+    /* Layouts past one node (appended: older snapshots leave them zero). */
+    uint32_t pp;               /* pipeline stages per replica; 0 = 1. gpus = tp x pp x replicas */
+    bool dp_attention;         /* SGLang --enable-dp-attention: each TP rank holds its own
+                                * requests with the whole KV (MLA latents not replicated) */
+    bool expert_parallel;      /* vLLM --enable-expert-parallel: routed experts spread over
+                                * every GPU of the data-parallel group (TP x replicas) */
 };
 
 /* The fields validation can name. */
@@ -80,6 +86,9 @@ enum scenario_field {
     SF_MAX_TTFT,
     SF_MBU,
     SF_MFU,
+    SF_PP,
+    SF_DP_ATTENTION,
+    SF_EXPERT_PARALLEL,
     SF_COUNT
 };
 
@@ -104,8 +113,14 @@ enum dtype scenario_kv_dtype(const struct scenario *s);
 /* The weights of the whole model in bytes, and the precision they are in. */
 uint64_t scenario_weights_bytes(const struct scenario *s, enum dtype *used);
 
-/* Tensor parallel size and replicas (tp x replicas = gpus). */
+/* Of those, the bytes in routed MoE experts (0 for a dense model): at the
+ * precision used, or, for a checkpoint counted as released (MXFP4 experts),
+ * what is left after the other parameters at the model's precision. */
+uint64_t scenario_expert_bytes(const struct scenario *s);
+
+/* Tensor parallel size, pipeline stages and replicas (tp x pp x replicas = gpus). */
 uint32_t scenario_tp(const struct scenario *s);
+uint32_t scenario_pp(const struct scenario *s);
 uint32_t scenario_replicas(const struct scenario *s);
 
 /* The tokens in use on average (avg_context_tokens, or the context). */

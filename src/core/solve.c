@@ -10,16 +10,19 @@ uint64_t solve_users(const struct scenario *s)
     return plan_compute(s, PLAN_NUMBERS, NULL, &r, &d) ? r.speed.users_at_service_level : 0;
 }
 
-struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus)
+struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus,
+                              uint32_t max_pp)
 {
-    struct solve_split out = {false, 0, 0, 0, -1.0};
+    struct solve_split out = {false, 0, 0, 0, -1.0, 0};
     struct scenario s = *base;
     for (uint32_t n = 1; n <= max_gpus; n++) {
-        for (uint32_t tp = n; tp >= 1; tp--) {
-            if (n % tp != 0 || tp > 64)
+        for (uint32_t pp = 1; pp <= (max_pp ? max_pp : 1) && pp <= n; pp++) {
+        for (uint32_t tp = n / pp; tp >= 1; tp--) {
+            if (n % (tp * pp) != 0 || tp > 64)
                 continue;
             s.gpus = n;
             s.tp = tp;
+            s.pp = pp > 1 ? pp : 0;
             struct plan_result r;
             struct diag ignore = {0};
             if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &ignore))
@@ -30,10 +33,12 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
                 out.solved = true;
                 out.gpus = n;
                 out.tp = tp;
+                out.pp = pp;
                 out.users = r.speed.users_at_service_level;
                 out.cost_per_hour = r.price_usd_per_hour;
                 return out;
             }
+        }
         }
     }
     return out;
@@ -118,11 +123,12 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
     }
 
     /* more GPUs of the same type */
-    struct solve_split split = solve_gpus(base, need, 256);
+    struct solve_split split = solve_gpus(base, need, 256, base->pp);
     if (split.solved && split.gpus != base->gpus) {
         s = *base;
         s.gpus = split.gpus;
         s.tp = split.tp == split.gpus ? 0 : split.tp;
+        s.pp = split.pp > 1 ? split.pp : 0;
         keep(out, &n, CHANGE_GPUS, &s, need);
     }
 

@@ -15,12 +15,15 @@ struct solve_split {
     uint32_t gpus, tp;  /* 0 when not solved */
     uint64_t users;
     double cost_per_hour; /* all GPUs; < 0 unknown or not solved */
+    uint32_t pp;          /* pipeline stages; 1 without, 0 when not solved */
 };
 
 /* The fewest GPUs of base's GPU type, up to max_gpus, that serve `need`
- * users; among splits of that count, the largest tensor-parallel size that
- * divides the heads evenly (fewer weight copies). */
-struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus);
+ * users; among splits of that count, the fewest pipeline stages (up to
+ * max_pp; 1 = none), then the largest tensor-parallel size that divides the
+ * heads evenly (fewer weight copies). */
+struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus,
+                              uint32_t max_pp);
 
 /* The longest context (tokens) that still serves `need` users; 0 = none. */
 uint64_t solve_max_context(const struct scenario *base, uint64_t need);

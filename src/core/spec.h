@@ -62,7 +62,8 @@ struct model_spec {
      * `window_tokens` tokens; 0 windowed layers = full attention everywhere. */
     uint32_t windowed_layers;
     uint64_t window_tokens;
-    char window_pattern[SPEC_ID_MAX]; /* "5 local : 1 global" */
+    char window_pattern[SPEC_ID_MAX]; /* "5 local : 1 global"; "chunked" in it: chunked local
+                                       * attention (Llama 4), not a sliding window */
     uint64_t params;        /* total parameter count */
     uint64_t active_params; /* per token, for MoE; 0 = dense (same as params) */
     enum dtype weight_dtype; /* as released */

@@ -11,6 +11,10 @@ struct inputs {
     double active, hidden;      /* parameters per token, hidden width */
     double per_ctx_token;       /* attention flops per context token per layer, all heads */
     uint32_t tp, layers, global, windowed;
+    uint32_t pp;                /* pipeline stages: a token passes them in turn */
+    double shards;              /* GPUs one replica's weights and FLOPs split over: TP x PP */
+    double expert_div;          /* GPUs the routed experts split over (vLLM spreads them) */
+    uint32_t ranks;             /* SGLang DP attention: each TP rank holds its own users */
     uint64_t window;
 };
 
@@ -43,8 +47,7 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
     in.mfu = s->mfu > 0 ? s->mfu : SPEED_DEFAULT_MFU;
     in.link = (double)s->gpu.link_bytes_per_s;
     in.weights = (double)r->weights_bytes;
-    in.experts = m->experts && m->params ? in.weights * (double)m->expert_params / (double)m->params
-                                         : 0;
+    in.experts = m->experts ? (double)r->expert_bytes : 0;
     in.active = (double)(m->active_params ? m->active_params : m->params);
     in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);
     /* QK^T and PV, 2 flops a multiply-add, per context token, per layer:
@@ -55,6 +58,10 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
     else
         in.per_ctx_token = 4.0 * m->attention_heads * m->head_dim;
     in.tp = r->tp;
+    in.pp = r->pp ? r->pp : 1;
+    in.shards = (double)in.tp * in.pp;
+    in.expert_div = r->experts_spread ? (double)r->gpus : in.shards;
+    in.ranks = r->dp_attention ? r->tp : 1;
     in.layers = r->cost.layers;
     in.global = r->cost.global_layers;
     in.windowed = r->cost.windowed_layers;
@@ -96,6 +103,13 @@ static double comm_seconds(const struct inputs *in, double tokens)
     return in->layers * 2.0 * (per + SPEED_ALLREDUCE_LATENCY_S);
 }
 
+/* The users whose cache one GPU reads: the replica's, or under DP attention
+ * its rank's share. */
+static uint64_t users_per_gpu(const struct inputs *in, uint64_t n)
+{
+    return (n + in->ranks - 1) / in->ranks;
+}
+
 struct step {
     double weights_read, bytes, flops, memory, compute, comm, total;
 };
@@ -105,15 +119,15 @@ static struct step step_of(const struct inputs *in, const struct scenario *s,
 {
     struct step st = {0};
     double share = speed_expert_share(&s->model, n);
-    st.weights_read = (in->weights - in->experts + in->experts * share) / in->tp;
+    st.weights_read = (in->weights - in->experts) / in->shards + in->experts * share / in->expert_div;
     st.bytes = st.weights_read + (double)r->prefix_bytes_per_gpu +
-               (double)n * (double)r->user_bytes_avg_per_gpu;
+               (double)users_per_gpu(in, n) * (double)r->user_bytes_avg_per_gpu;
     double ctx = (double)r->avg_context_tokens;
-    st.flops = (2.0 * in->active * n + in->per_ctx_token * attended(in, ctx) * n) / in->tp;
+    st.flops = (2.0 * in->active * n + in->per_ctx_token * attended(in, ctx) * n) / in->shards;
     st.memory = in->bw > 0 ? st.bytes / (in->bw * in->mbu) : 0;
     st.compute = in->peak > 0 ? st.flops / (in->peak * in->mfu) : 0;
     st.comm = comm_seconds(in, (double)n);
-    st.total = (st.memory > st.compute ? st.memory : st.compute) + st.comm;
+    st.total = (st.memory > st.compute ? st.memory : st.compute) * in->pp + st.comm;
     return st;
 }
 
@@ -149,13 +163,16 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
         explain_term(row, in->weights, XU_BYTES, "weights");
         explain_term(row, in->experts, XU_BYTES, "in experts");
         explain_op(row, XOP_SUB);
+        explain_term(row, in->shards, XU_COUNT, in->shards == 1 ? "GPU" : "GPUs");
+        explain_op(row, XOP_DIV);
         explain_term(row, in->experts, XU_BYTES, "in experts");
         snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)n);
         explain_term(row, speed_expert_share(&s->model, n), XU_RATIO, name);
         explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-        explain_term(row, in->tp, XU_COUNT, in->tp == 1 ? "GPU" : "GPUs");
+        explain_term(row, in->expert_div, XU_COUNT,
+                     in->expert_div == 1 ? "GPU" : r->experts_spread ? "GPUs (all)" : "GPUs");
         explain_op(row, XOP_DIV);
+        explain_op(row, XOP_ADD);
         snprintf(name, sizeof name, "share = 1 - (1 - %u/%u)^%llu experts a layer",
                  s->model.experts_per_token, s->model.experts, (unsigned long long)n);
         explain_row_end(x, row, XU_BYTES, 0, name);
@@ -170,11 +187,14 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
         explain_term(row, (long double)r->prefix_bytes_per_gpu, XU_BYTES, "prefix");
         explain_op(row, XOP_ADD);
     }
-    explain_term(row, (long double)n, XU_COUNT, n == 1 ? "user" : "users");
+    uint64_t ng = users_per_gpu(in, n);
+    explain_term(row, (long double)ng, XU_COUNT,
+                 in->ranks > 1 ? "users on this rank" : ng == 1 ? "user" : "users");
     explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES, "KV each");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ADD);
-    explain_row_end(x, row, XU_BYTES, 0, "windowed layers read at most their window");
+    explain_row_end(x, row, XU_BYTES, 0,
+                    r->cost.windowed_layers ? "windowed layers read at most their window" : NULL);
 
     row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
     explain_ref(x, row, "speed_bytes", "");
@@ -193,7 +213,7 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     explain_term(row, in->per_ctx_token * attended(in, (double)r->avg_context_tokens) * n,
                  XU_FLOPS, "attention over their contexts");
     explain_op(row, XOP_ADD);
-    explain_term(row, in->tp, XU_COUNT, in->tp == 1 ? "GPU" : "GPUs");
+    explain_term(row, in->shards, XU_COUNT, in->shards == 1 ? "GPU" : "GPUs");
     explain_op(row, XOP_DIV);
     explain_row_end(x, row, XU_FLOPS, 0, NULL);
 
@@ -224,6 +244,10 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     explain_ref(x, row, "speed_memory", "memory");
     explain_ref(x, row, "speed_compute", "compute");
     explain_op(row, XOP_MAX);
+    if (in->pp > 1) {
+        explain_term(row, in->pp, XU_COUNT, "stages in turn");
+        explain_op(row, XOP_MUL);
+    }
     if (in->tp > 1) {
         explain_ref(x, row, "speed_comm", "all-reduce");
         explain_op(row, XOP_ADD);
@@ -261,6 +285,10 @@ static void ttft_rows(const struct inputs *in, struct plan_result *r, struct exp
     explain_term(row, in->mfu, XU_FRACTION, "MFU");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_DIV);
+    if (in->pp > 1) {
+        explain_term(row, in->pp, XU_COUNT, "stages in turn");
+        explain_op(row, XOP_MUL);
+    }
     explain_term(row, weights_s, XU_SECONDS, "reading the weights");
     explain_op(row, XOP_ADD);
     if (comm > 0) {
@@ -315,11 +343,13 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
     sp->prompt_tokens = (uint64_t)p;
     double att = in.global * causal(p, 0) + in.windowed * causal(p, (double)in.window);
-    sp->prefill_flops_per_gpu = (2.0 * in.active * p + in.per_ctx_token * att * p) / in.tp;
-    double weights_s = in.weights / in.tp / (in.bw * in.mbu);
+    sp->prefill_flops_per_gpu = (2.0 * in.active * p + in.per_ctx_token * att * p) / in.shards;
+    /* the prompt passes the stages in turn: each reads its weights once */
+    double weights_s = (double)r->weights_bytes_per_gpu / (in.bw * in.mbu) * in.pp;
     double comm = comm_seconds(&in, p);
     if (in.peak > 0) {
-        sp->ttft_seconds = sp->prefill_flops_per_gpu / (in.peak * in.mfu) + weights_s + comm;
+        sp->ttft_seconds =
+            sp->prefill_flops_per_gpu / (in.peak * in.mfu) * in.pp + weights_s + comm;
         sp->prefill_tokens_per_s = p / sp->ttft_seconds;
     }
     ttft_rows(&in, r, x, sp->prefill_flops_per_gpu, weights_s, comm);
@@ -339,7 +369,11 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
             }
         }
     }
-    bool ttft_fails = s->max_ttft_seconds > 0 && sp->ttft_seconds > s->max_ttft_seconds;
+    /* no compute figure: the first token's time is unknown, so a target on it
+     * cannot be met as far as kvplan can tell */
+    bool ttft_unknown = s->max_ttft_seconds > 0 && in.peak <= 0;
+    bool ttft_fails = ttft_unknown ||
+                      (s->max_ttft_seconds > 0 && sp->ttft_seconds > s->max_ttft_seconds);
     if (ttft_fails)
         best = 0;
     sp->users_at_service_level = best * reps;
@@ -354,6 +388,9 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     units_format_int(sp->users_at_service_level, a, sizeof a);
     if (s->min_tokens_per_s <= 0 && s->max_ttft_seconds <= 0)
         snprintf(note, sizeof note, "no target given (--min-tok-s, --max-ttft): every user that fits");
+    else if (ttft_unknown)
+        snprintf(note, sizeof note, "no compute figure for this GPU: the %g s first-token target "
+                 "cannot be checked", s->max_ttft_seconds);
     else if (ttft_fails)
         snprintf(note, sizeof note, "the first token takes longer than %g s", s->max_ttft_seconds);
     else

@@ -123,6 +123,42 @@ static bool round_trip(const char *path, const struct model_spec *m, struct diag
     return ok;
 }
 
+/* The vision tower under vision_config, by its model_type; 0 when there is
+ * none or kvplan does not know the type (then noted by the caller's count). */
+static bool vision_count(const struct jsonread *r, const cJSON *root, uint64_t text_hidden,
+                         uint64_t *out, struct diag *d)
+{
+    *out = 0;
+    const cJSON *vc = cJSON_GetObjectItemCaseSensitive(root, "vision_config");
+    if (!cJSON_IsObject(vc))
+        return true;
+    struct jsonread vr = jsonread_child(r, "vision_config", "vision_config.");
+    char type[64] = "";
+    if (!jsonread_string(&vr, vc, "model_type", false, type, sizeof type, d))
+        return false;
+    struct vision_dims v = {.channels = 3, .adapter_out = 4096, .text_hidden = text_hidden};
+    if (strcmp(type, "siglip_vision_model") == 0)
+        v.kind = VISION_SIGLIP;
+    else if (strcmp(type, "llama4_vision_model") == 0)
+        v.kind = VISION_LLAMA4;
+    else
+        return true;
+    const uint64_t max = (uint64_t)1 << 24;
+    bool ok = jsonread_u64(&vr, vc, "hidden_size", true, 1, max, &v.hidden, d) &&
+              jsonread_u64(&vr, vc, "intermediate_size", true, 1, max, &v.intermediate, d) &&
+              jsonread_u64(&vr, vc, "num_hidden_layers", true, 1, max, &v.layers, d) &&
+              jsonread_u64(&vr, vc, "patch_size", true, 1, max, &v.patch, d) &&
+              jsonread_u64(&vr, vc, "image_size", true, 1, max, &v.image, d) &&
+              jsonread_u64(&vr, vc, "num_channels", false, 1, 64, &v.channels, d) &&
+              jsonread_u64(&vr, vc, "projector_input_dim", false, 1, max, &v.adapter_out, d);
+    v.adapter_in = v.intermediate; /* the pixel-shuffle MLP's fc1 takes intermediate_size */
+    if (!ok)
+        return false;
+    if (!params_vision(&v, out))
+        return jsonread_fail(&vr, d, "the vision tower's dimensions are too large to count");
+    return true;
+}
+
 bool hfconfig_parse(const char *path, const char *text, size_t len, const char *id,
                     const char *name, struct hf_import *h, struct diag *d)
 {
@@ -332,6 +368,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     if (jsonread_has(o, "use_sliding_window"))
         jsonread_bool(&tr, o, "use_sliding_window", false, &use_sw, d);
     uint64_t windowed = 0;
+    bool chunked = false; /* Llama 4's chunked local attention, not a sliding window */
     if (cJSON_IsArray(types)) {
         const cJSON *t;
         cJSON_ArrayForEach(t, types)
@@ -339,8 +376,11 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
             if (cJSON_IsString(t) && (strcmp(t->valuestring, "sliding_attention") == 0 ||
                                       strcmp(t->valuestring, "chunked_attention") == 0))
                 windowed++;
+            if (cJSON_IsString(t) && strcmp(t->valuestring, "chunked_attention") == 0)
+                chunked = true;
         }
-        snprintf(m->window_pattern, sizeof m->window_pattern, "layer_types");
+        snprintf(m->window_pattern, sizeof m->window_pattern, "%s",
+                 chunked ? "layer_types (chunked)" : "layer_types");
     } else if (pattern > 1) {
         windowed = a->layers - a->layers / pattern; /* layer i global iff (i+1) % N == 0 */
         snprintf(m->window_pattern, sizeof m->window_pattern, "%llu local : 1 global",
@@ -399,8 +439,22 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         cJSON_Delete(root);
         return diag_fail(d, "%s: the dimensions are too large to count", path);
     }
+    /* a multimodal checkpoint also loads its vision tower (Gemma 3, Llama 4) */
+    uint64_t vision = 0;
+    if (!vision_count(&r, root, a->hidden, &vision, d)) {
+        cJSON_Delete(root);
+        return false;
+    }
+    if (vision) {
+        total += vision; /* loaded, but not read per generated token: active stays text */
+        note(h, "vision tower: %.2f B parameters counted with the weights",
+             (double)vision / 1e9);
+    }
     m->params = total;
     m->active_params = active;
+    uint64_t in_experts = 0;
+    if (a->experts > 0 && params_in_experts(a, &in_experts))
+        m->expert_params = in_experts; /* what expert parallelism spreads over its GPUs */
     if (total > ((uint64_t)1 << 53)) {
         cJSON_Delete(root);
         return diag_fail(d, "%s: the dimensions give %llu parameters, more than a preset holds "

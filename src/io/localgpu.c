@@ -83,6 +83,16 @@ bool localgpu_detect(const struct catalog *c, struct gpu_spec *out, unsigned *co
                     score++;
                     break;
                 }
+        /* the driver names the PCIe and NVL cards so ("NVIDIA H100 PCIe"); the SXM
+         * part is "NVIDIA H100 80GB HBM3": a form factor it does not name is not this card */
+        for (int b = 0; b < nh; b++)
+            if (strcmp(have[b], "pcie") == 0 || strcmp(have[b], "nvl") == 0) {
+                bool named = false;
+                for (int a = 0; a < nw; a++)
+                    named = named || strcmp(want[a], have[b]) == 0;
+                if (!named)
+                    score = 0;
+            }
         long long gap = llabs((long long)(g->memory_bytes >> 20) - (long long)mib);
         if (score > best_score || (score == best_score && score > 0 && gap < best_gap)) {
             best = (int)i;

@@ -21,13 +21,24 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
                  m->attention_heads, s->kv_heads ? " (overridden)" : "", m->head_dim);
 }
 
-/* "3 replicas of tensor parallel 4" */
+/* "3 replicas of tensor parallel 4", or past one node "2 stages x 8 GPUs:
+ * TP 8, PP 2" (a stage's GPUs share a node; the stages talk over the network) */
 static void layout_text(const struct plan_result *r, char *buf, size_t size)
 {
-    if (r->replicas == 1)
-        snprintf(buf, size, "one replica, tensor parallel %u", r->tp);
+    char ep[64];
+    snprintf(ep, sizeof ep, ", experts over all %u GPUs", r->gpus);
+    const char *dp = r->dp_attention ? ", DP attention over the TP ranks"
+                     : r->experts_spread ? ep
+                                          : "";
+    if (r->pp > 1 && r->replicas == 1)
+        snprintf(buf, size, "%u stages x %u GPUs: TP %u, PP %u%s", r->pp, r->tp, r->tp, r->pp, dp);
+    else if (r->pp > 1)
+        snprintf(buf, size, "%u replicas, each %u stages x %u GPUs: TP %u, PP %u%s", r->replicas,
+                 r->pp, r->tp, r->tp, r->pp, dp);
+    else if (r->replicas == 1)
+        snprintf(buf, size, "one replica, tensor parallel %u%s", r->tp, dp);
     else
-        snprintf(buf, size, "%u replicas of tensor parallel %u", r->replicas, r->tp);
+        snprintf(buf, size, "%u replicas of tensor parallel %u%s", r->replicas, r->tp, dp);
 }
 
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
@@ -122,7 +133,9 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     enum unit_system u = s->units;
     layout_text(r, b, sizeof b);
     char split[48] = "";
-    if (r->replicas > 1)
+    if (r->pp > 1)
+        snprintf(split, sizeof split, " (%u x TP %u x PP %u)", r->replicas, r->tp, r->pp);
+    else if (r->replicas > 1)
         snprintf(split, sizeof split, " (%u x TP %u)", r->replicas, r->tp);
     fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
             s->gpu.name, split, r->profile != ENGINE_GENERIC ? ", " : "",

@@ -184,6 +184,12 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_double(&o, "mbu", s->mbu);
     if (s->mfu > 0)
         jsonout_double(&o, "mfu", s->mfu);
+    if (s->pp > 1)
+        jsonout_uint(&o, "pp", s->pp);
+    if (s->dp_attention)
+        jsonout_bool(&o, "dp_attention", true);
+    if (s->expert_parallel)
+        jsonout_bool(&o, "expert_parallel", true);
     return jsonout_end(&o);
 }
 
@@ -196,6 +202,10 @@ static cJSON *result_json(const struct plan_result *r)
     jsonout_uint(&o, "gpus", r->gpus);
     jsonout_uint(&o, "tp", r->tp);
     jsonout_uint(&o, "replicas", r->replicas);
+    if (r->pp > 1)
+        jsonout_uint(&o, "pp", r->pp);
+    if (r->dp_attention)
+        jsonout_bool(&o, "dp_attention", true);
     jsonout_string(&o, "weight_dtype", dtype_info(r->weight_dtype)->name);
     jsonout_bool(&o, "weights_as_released", r->weights_as_released);
     jsonout_string(&o, "kv_dtype", dtype_info(r->kv_dtype)->name);
@@ -447,6 +457,10 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
     }
     if (ok && jsonread_has(so, "tp"))
         ok = jsonread_u32(sr, so, "tp", true, 1, GPUS_MAX, &tmp.tp, d);
+    if (ok && jsonread_has(so, "pp"))
+        ok = jsonread_u32(sr, so, "pp", true, 1, GPUS_MAX, &tmp.pp, d);
+    ok = ok && jsonread_bool(sr, so, "dp_attention", false, &tmp.dp_attention, d) &&
+         jsonread_bool(sr, so, "expert_parallel", false, &tmp.expert_parallel, d);
     ok = ok && jsonread_u64(sr, so, "concurrency", false, 1, 100000000, &tmp.concurrency, d) &&
          jsonread_u64(sr, so, "prompt_tokens", false, 1, TOKENS_MAX, &tmp.prompt_tokens, d) &&
          jsonread_double(sr, so, "min_tokens_per_s", false, 0.001, 1e6, &tmp.min_tokens_per_s, d) &&

@@ -115,6 +115,10 @@ printf '#!/bin/sh\necho "NVIDIA H100 80GB HBM3, 81559"\necho "NVIDIA H100 80GB H
 chmod +x "$T/bin/nvidia-smi"
 out=$(PATH="$T/bin:$PATH" "$K" plan --gpu auto 2>&1)
 if printf '%s' "$out" | grep -q "2 x NVIDIA H100 SXM5 80GB, 79.65 GiB each (this machine (nvidia-smi: 81559 MiB"; then ok; else bad "--gpu auto with nvidia-smi: $out" ; fi
+# same memory as the SXM part: the driver's name tells them apart (src/io/localgpu.c)
+printf '#!/bin/sh\necho "NVIDIA H100 PCIe, 81559"\n' > "$T/bin/nvidia-smi"
+out=$(PATH="$T/bin:$PATH" "$K" plan --gpu auto 2>&1)
+if printf '%s' "$out" | grep -q "1 x NVIDIA H100 PCIe 80GB"; then ok; else bad "--gpu auto, H100 PCIe: $out" ; fi
 out=$(PATH=/nonexistent "$K" plan --gpu auto 2>&1); st=$?
 if [ $st = 2 ] && printf '%s' "$out" | grep -q "no GPU found on this machine"; then ok; else bad "--gpu auto without a driver: $st $out"; fi
 expect 0 "Llama 3.1 8B on 1 x NVIDIA H100" plan --gpu H100-SXM --model LLAMA-3.1-8B
@@ -239,8 +243,22 @@ expect 0 'x\x1b[2J.log: vLLM V0 log' calibrate "$T/x${esc}[2J.log"
 mkdir -p "$T/escdir" && cp "$HERE/hostile/data/dup-a.json" "$T/escdir/y${esc}]2;t.json"
 expect 0 'y\x1b]2;t.json' show model h --presets "$T/escdir"
 
+# --- layouts past one node
+expect 0 "Layout         2 stages x 8 GPUs: TP 8, PP 2" plan --model llama-3.1-405b --gpu h100-sxm --gpus 16 --tp 8 --pp 2 --engine vllm --context 128k
+expect 0 "-tp 8 -pp 2" plan --model llama-3.1-405b --gpu h100-sxm --gpus 16 --tp 8 --pp 2 --engine vllm --context 128k
+expect 2 "--pp: 3 stages do not divide --gpus 16" plan --model llama-3.1-405b --gpus 16 --pp 3
+expect 2 "--pp: '0' is not a whole number" plan --model llama-3-8b --pp 0
+expect 2 "--pp: llama.cpp already splits layers" plan --model llama-3-8b --gpus 2 --pp 2 --engine llama.cpp
+expect 2 "--tp: 4 x 2 stages (--pp) does not divide --gpus 4" plan --model llama-3-8b --gpus 4 --tp 4 --pp 2
+expect 2 "--enable-dp-attention: is an SGLang option" plan --model deepseek-v3 --gpus 8 --enable-dp-attention --engine vllm
+expect 0 "DP attention over the TP ranks" plan --model deepseek-v3 --gpu h200 --gpus 8 --engine sglang --enable-dp-attention
+expect 0 "experts over all 16 GPUs" plan --model deepseek-v3 --gpu h200 --gpus 16 --tp 8 --engine vllm --enable-expert-parallel --context 32k
+expect 2 "--enable-expert-parallel: llama-3-8b has no MoE experts to spread" plan --model llama-3-8b --engine vllm --enable-expert-parallel
+expect 2 "--enable-expert-parallel: is an option of vLLM's V1 engine" plan --model mixtral-8x7b --engine sglang --enable-expert-parallel
+expect 0 "h100-sxm            32        8x4x1" solve --users 20 --context 128k --model llama-3.1-405b --gpu h100-sxm --engine vllm --max-gpus 32 --max-pp 4
+
 # --- solve and sweep
-expect 0 "h200                56        8 x 7      581" solve --users 500 --context 32k --model llama-3.1-70b --gpu h100-sxm --gpu h200 --engine vllm
+expect 0 "h200                48        8 x 6      504" solve --users 500 --context 32k --model llama-3.1-70b --gpu h100-sxm --gpu h200 --engine vllm
 expect 0 "(needs more GPUs)" solve --users 500 --context 32k --model llama-3.1-70b --gpu t4 --gpu h200
 expect 0 "longest context serving 10 users on 1 x NVIDIA H100 SXM5 80GB (generic): 46,469 tokens" solve --users 10 --max-context --model llama-3.1-8b --gpu h100-sxm
 expect 0 "longest context serving 10 users on 1 x NVIDIA L4" solve --users 10 --gpu l4 --max-context --model llama-3.1-8b

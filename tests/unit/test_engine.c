@@ -1,62 +1,6 @@
 /* Engine profiles, one rule per test, each citing the upstream code it
  * mirrors (paths as in ../shared/reference/ENGINES.md). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include "core/plan.h"
-
-static struct model_spec llama3_8b(void)
-{
-    struct model_spec m = {0};
-    strcpy(m.id, "llama-3-8b");
-    strcpy(m.hf_id, "meta-llama/Meta-Llama-3-8B");
-    m.attention = ATTENTION_GQA;
-    m.layers = 32;
-    m.hidden_size = 4096;
-    m.attention_heads = 32;
-    m.kv_heads = 8;
-    m.head_dim = 128;
-    m.params = 8030261248;
-    m.weight_dtype = DTYPE_BF16;
-    m.max_context_tokens = 8192;
-    m.vocab_size = 128256;
-    return m;
-}
-
-static struct gpu_spec a100_40(void)
-{
-    struct gpu_spec g = {0};
-    strcpy(g.id, "a100-40gb");
-    g.memory_bytes = 40960ull << 20;
-    g.cuda_visible_bytes = 42412802048ull; /* 39.50 GiB as vLLM logged it */
-    g.bandwidth_bytes_per_s = 1555000000000ull;
-    g.price_usd_per_hour = -1;
-    return g;
-}
-
-static struct plan_result run(struct scenario *s)
-{
-    struct plan_result r;
-    struct diag d = {0};
-    if (!plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d))
-        fail_msg("%s", d.message);
-    return r;
-}
-
-static struct scenario base(enum engine_kind kind)
-{
-    struct gpu_spec g = a100_40();
-    struct model_spec m = llama3_8b();
-    struct scenario s;
-    scenario_default(&s, &g, &m);
-    s.engine.kind = kind;
-    return s;
-}
+#include "engine_fixture.h"
 
 static void vllm_v0_blocks_are_the_kv_memory_over_the_page_size(void **state)
 {
@@ -142,12 +86,14 @@ static void sglang_default_fraction_comes_from_its_reserve(void **state)
     (void)state;
     /* python/sglang/srt/server_args.py: reserved MB = 512 + max(chunked, 2048) x 1.5
      * + cuda_graph_max_bs x 2 + tp / 8 x 1024, at least 10 GiB above 60 GiB;
-     * 39.50 GiB card: chunked 4,096, graphs 80: 512 + 6,144 + 160 + 128 = 6,944 MB;
-     * fraction = (40,448 - 6,944) / 40,448 = 0.8283, used as 0.828: the value the
-     * launch line passes (--mem-fraction-static 0.828), so the plan is what it runs */
+     * the table reads nvidia-smi's memory.total (get_nvgpu_memory_capacity), the
+     * driver total: A100 40GB, 40,960 MiB, TP 1: chunked 4,096, graphs 32:
+     * 512 + 6,144 + 64 + 128 = 6,848 MB; fraction = round((40,960 - 6,848) / 40,960, 3)
+     * = round(0.83281, 3) = 0.833 (server_args.py rounds it itself), the value the
+     * launch line passes (--mem-fraction-static 0.833), so the plan is what it runs */
     struct scenario s = base(ENGINE_SGLANG);
     struct plan_result r = run(&s);
-    assert_true(r.engine.fraction == 0.828);
+    assert_true(r.engine.fraction == 0.833);
 }
 
 static void llamacpp_allocates_every_cell_of_every_slot(void **state)
@@ -241,8 +187,255 @@ static void engine_names_parse_with_versions(void **state)
     assert_int_equal(k, ENGINE_LLAMACPP);
     assert_true(engine_parse("tensorrt-llm", &k, &rule, &d));
     assert_int_equal(k, ENGINE_TRTLLM);
+    assert_true(engine_parse("trtllm@trt", &k, &rule, &d));
+    assert_int_equal(rule, RULE_TRTLLM_ENGINE);
     assert_false(engine_parse("sglang@9", &k, &rule, &d));
     assert_non_null(strstr(d.message, "unknown version"));
+}
+
+static void vllm_sampler_term_is_one_row_per_dummy_request(void **state)
+{
+    (void)state;
+    /* vllm/v1/worker/gpu_model_runner.py: profile_run runs _dummy_run with
+     * min(max_num_tokens, max_num_reqs) requests and hands _dummy_sampler_run the
+     * hidden states at logits_indices, the last token of each request; the
+     * sampler (vllm/v1/sample/sampler.py) keeps the bf16 logits, an fp32 copy,
+     * the softmax and the exponential noise: 14 B per row and vocabulary entry.
+     * Llama 3 8B on H100 defaults (1,024 sequences, 8,192 tokens):
+     * 1,024 x 128,256 x 14 = 1,838,678,016 B (1.71 GiB), above the forward pass. */
+    struct scenario s = on(ENGINE_VLLM, "h100-sxm", 81559);
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.max_num_seqs, 1024);
+    assert_int_equal(r.engine.activation_bytes, 1024ull * 128256 * 14);
+    /* fewer requests than tokens: rows = max_num_seqs, not the 8,192 tokens */
+    s.engine.max_num_batched_tokens = 512;
+    r = run(&s);
+    assert_int_equal(r.engine.activation_bytes, 512ull * 128256 * 14);
+}
+
+static void vllm_forward_term_scales_with_tokens_hidden_and_mlp_over_tp(void **state)
+{
+    (void)state;
+    /* vllm/worker/model_runner.py (V0) profile_run: 256 dummy sequences sharing
+     * 8,192 tokens; the forward holds per token 5 hidden-sized bf16 tensors, the
+     * fused QKV of this rank ((32 + 2 x 8) x 128) and gate_up plus its activated
+     * half (3 x 14,336 / TP): 2 x (20,480 + 6,144 + 43,008) = 139,264 B; x 8,192 =
+     * 1,140,850,688 B (1.06 GiB; vllm#10511 logged 1.26 GiB for this model and
+     * length on H100). The V0 sampler (top-k/top-p profiled: 30 B per entry)
+     * over 256 rows is 985,006,080 B, the smaller. At TP 2 the QKV and MLP halve:
+     * 8,192 x 2 x (20,480 + 3,072 + 21,504) = 738,197,504 B, and the sampler's
+     * 985,006,080 B becomes the peak. */
+    struct scenario s = on(ENGINE_VLLM, "h100-sxm", 81559);
+    s.engine.rule = RULE_VLLM_V0;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.max_num_batched_tokens, 8192);
+    assert_int_equal(r.engine.activation_bytes, 8192ull * 139264);
+    s.gpus = 2;
+    r = run(&s);
+    assert_true(8192ull * 2 * (20480 + 3072 + 21504) < 256ull * 128256 * 30);
+    assert_int_equal(r.engine.activation_bytes, 256ull * 128256 * 30);
+}
+
+static void vllm_v0_turns_on_chunked_prefill_past_32k(void **state)
+{
+    (void)state;
+    /* vllm/engine/arg_utils.py (V0): chunked prefill is on by default when
+     * max_model_len > 32K (CUDA, no sliding window); vllm/config.py then sets
+     * max_num_batched_tokens to 2,048. Llama 3.1 8B at 65,536 on an H100 profiles
+     * 2,048 tokens, not 65,536 (65,536 x 139,264 B = 8.5 GiB of forward
+     * activations): (81,559 - 460) MiB x 0.9 = 71.28 GiB - 14.96 GiB weights - 0.92 GiB sampler (256 x 128,256
+     * x 30 B) - 0.1 GiB = 55.30 GiB = 28,315 blocks; / 4,096 per user = 6 users. */
+    struct scenario s = on(ENGINE_VLLM, "h100-sxm", 81559);
+    s.engine.rule = RULE_VLLM_V0;
+    s.context_tokens = 65536;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.max_num_batched_tokens, 2048);
+    assert_true(r.fits);
+    assert_int_equal(r.engine.units, 28315);
+    assert_int_equal(r.max_users, 6);
+    s.context_tokens = 32768; /* not past 32K: the whole context is batched */
+    r = run(&s);
+    assert_int_equal(r.engine.max_num_batched_tokens, 32768);
+}
+
+static void vllm_v0_caps_a_windowed_sequence_at_the_window(void **state)
+{
+    (void)state;
+    /* vllm/core/block_manager.py (V0): for a model windowed in every layer
+     * (Mistral 7B v0.1, 4,096 tokens), a sequence keeps at most
+     * window / block_size + 2 = 4,096 / 16 + 2 = 258 blocks; at 32,768 tokens it
+     * would otherwise need 2,048. */
+    struct scenario s = on(ENGINE_VLLM, "h100-sxm", 81559);
+    s.engine.rule = RULE_VLLM_V0;
+    s.model.windowed_layers = 32;
+    s.model.window_tokens = 4096;
+    s.context_tokens = 32768;
+    struct plan_result r = run(&s);
+    const struct explain_row *row = explain_find(&r.explain, "units_per_user");
+    assert_non_null(row);
+    assert_true(explain_eval(row) == 258);
+    assert_int_equal(r.users_fit_per_replica, r.engine.units / 258);
+}
+
+static void sglang_big_gpus_chunk_16k_and_graph_512(void **state)
+{
+    (void)state;
+    /* python/sglang/srt/server_args.py (the GPU-memory defaults): 160 GiB and
+     * more (B200, MI300X): chunked_prefill_size 16,384, cuda_graph_max_bs 512.
+     * B200, 183,359 MiB, TP 1: reserve 512 + 16,384 x 1.5 + 512 x 2 + 1 / 8 x 1,024
+     * = 26,240 MB; round((183,359 - 26,240) / 183,359, 3) = 0.857. */
+    struct scenario s = on(ENGINE_SGLANG, "b200", 183359);
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.max_num_batched_tokens, 16384);
+    assert_true(r.engine.fraction == 0.857);
+}
+
+static void sglang_graph_batch_follows_tp(void **state)
+{
+    (void)state;
+    /* server_args.py: under 160 GiB and from 60 GiB the CUDA-graph batch is 256
+     * below TP 4 and 512 from TP 4. H100 (81,559 MiB) TP 4: reserve 512 + 8,192 x 1.5
+     * + 512 x 2 + 4 / 8 x 1,024 = 14,336 MB (above the 10 GiB floor):
+     * round((81,559 - 14,336) / 81,559, 3) = 0.824; TP 1 with 256: 13,440 MB: 0.835. */
+    struct scenario s = on(ENGINE_SGLANG, "h100-sxm", 81559);
+    s.gpus = 4;
+    struct plan_result r = run(&s);
+    assert_true(r.engine.fraction == 0.824);
+    s.gpus = 1;
+    r = run(&s);
+    assert_true(r.engine.fraction == 0.835);
+}
+
+static void llamacpp_pads_context_to_256(void **state)
+{
+    (void)state;
+    /* src/llama-context.cpp (llama_context constructor): n_ctx = GGML_PAD(n_ctx, 256);
+     * with -np given the cache is not unified and each slot gets
+     * GGML_PAD(n_ctx / n_seq_max, 256) cells. -c 3 x 1,000 -np 3: 3,000 -> 3,072;
+     * 3,072 / 3 = 1,024 per slot; 3,072 cells x 32 layers x 4,096 B (f16 K+V) =
+     * 402,653,184 B, and the launch line says -c 3072 so llama-server makes the same. */
+    struct scenario s = base(ENGINE_LLAMACPP);
+    s.context_tokens = 1000;
+    s.engine.parallel = 3;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.units, 3072);
+    assert_int_equal(r.engine.kv_cache_bytes, 3072ull * 32 * 4096);
+    assert_non_null(strstr(r.engine.launch, "-c 3072 -np 3"));
+}
+
+static void llamacpp_window_cache_is_per_slot_when_slots_are_given(void **state)
+{
+    (void)state;
+    /* src/llama-kv-cache-iswa.cpp (llama_kv_cache_iswa constructor): the windowed
+     * cache holds GGML_PAD(min(size, n_swa x (unified ? n_seq_max : 1) + n_ubatch), 256)
+     * cells per stream; -np given means one stream per slot, not unified. Gemma 3
+     * shape (window 1,024, 5 of 6 layers windowed), -np 2 of 32,768: per slot
+     * PAD(1,024 + 512) = 1,536 cells, x 2 slots = 3,072 window cells; global layers
+     * hold 65,536. */
+    struct scenario s = base(ENGINE_LLAMACPP);
+    s.model.layers = 12;
+    s.model.windowed_layers = 10;
+    s.model.window_tokens = 1024;
+    s.model.max_context_tokens = 131072;
+    s.context_tokens = 32768;
+    s.engine.parallel = 2;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.kv_cache_bytes, (2ull * 65536 + 10ull * 3072) * 4096);
+}
+
+static void trtllm_blocks_are_32_tokens_on_pytorch_and_64_on_the_engine_path(void **state)
+{
+    (void)state;
+    /* tensorrt_llm/llmapi/llm_args.py (KvCacheConfig.tokens_per_block, the
+     * PyTorch backend): 32; tensorrt_llm/plugin/plugin.py (PluginConfig
+     * _tokens_per_block, trtllm-build engines): 64. Llama 3 8B at 8,192 tokens:
+     * 256 blocks of 32 or 128 blocks of 64 per request; a block of 64 holds
+     * 64 x 131,072 B = 8 MiB. */
+    struct scenario s = base(ENGINE_TRTLLM);
+    s.engine.non_kv_bytes = 20ull << 30;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.unit_tokens, 32);
+    assert_int_equal(r.engine.request_units, 256ull * 32);
+    s.engine.rule = RULE_TRTLLM_ENGINE;
+    r = run(&s);
+    assert_int_equal(r.engine.unit_tokens, 64);
+    assert_int_equal(r.engine.unit_bytes, 64ull * 131072);
+    assert_int_equal(r.engine.request_units, 128ull * 32);
+}
+
+static void vllm_hybrid_groups_pad_to_the_smallest_layer_type(void **state)
+{
+    (void)state;
+    /* vllm/v1/core/kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size):
+     * layers are grouped by type in groups of the smallest type's count (the
+     * largest when under 1.5x it), the last of a type padded; one block is a
+     * page of every layer of a group, and all groups draw from one pool.
+     * Gemma 3 27B shape, 10 global and 52 sliding layers: groups of 10, 1 full
+     * and ceil(52 / 10) = 6 windowed (8 padding layers). On a 10 GiB pool of
+     * 4,096 B per layer: 10 GiB // (16 x 4,096 x 10) = 16,384 blocks. At 32,768
+     * tokens with 2,048 batched: a full group needs 2,048 blocks, a window group
+     * ceil((1,024 - 1 + 2,048) / 16) + 1 = 193: 2,048 + 6 x 193 = 3,206 per user,
+     * 16,384 / 3,206 = 5 users (5.11x); vLLM logs 16,384 / 7 groups x 16 =
+     * 37,440 tokens. */
+    struct scenario s = hybrid_on_10_gib(62, 52, 1024, 32768);
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.unit_bytes, 16ull * 4096 * 10);
+    assert_int_equal(r.engine.units, 16384);
+    assert_true(explain_eval(explain_find(&r.explain, "units_per_user")) == 2048 + 6 * 193);
+    assert_int_equal(r.max_users, 5);
+    assert_int_equal(r.kv_tokens, 16384 / 7 * 16);
+    assert_true(r.engine.max_concurrency > 5.11 && r.engine.max_concurrency < 5.12);
+    /* 13 full and 12 sliding (gpt-oss-20b with a drafter layer): under 1.5x,
+     * one group of 13 each, the sliding one padded */
+    s.model.layers = 25;
+    s.model.windowed_layers = 12;
+    r = run(&s);
+    assert_int_equal(r.engine.unit_bytes, 16ull * 4096 * 13);
+}
+
+static void vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra_block(void **state)
+{
+    (void)state;
+    /* vllm/v1/kv_cache_interface.py (ChunkedLocalAttentionSpec,
+     * max_admission_blocks_per_request): ceil(min(chunk + batched tokens, L) /
+     * block) blocks, without SlidingWindowSpec's window - 1 and its extra block.
+     * Llama 4 shape (12 global, 36 chunked layers of 8,192) at 131,072 tokens,
+     * 2,048 batched: ceil(10,240 / 16) = 640 blocks per chunked group, where a
+     * sliding window of 8,192 would take ceil(10,239 / 16) + 1 = 641. */
+    struct scenario s = hybrid_on_10_gib(48, 36, 8192, 131072);
+    snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "3 chunked : 1 global");
+    struct plan_result r = run(&s);
+    /* groups of 12: 1 full + 3 chunked */
+    assert_true(explain_eval(explain_find(&r.explain, "units_per_user")) == 8192 + 3 * 640);
+    snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "3 local : 1 global");
+    r = run(&s);
+    assert_true(explain_eval(explain_find(&r.explain, "units_per_user")) == 8192 + 3 * 641);
+}
+
+static void sglang_splits_llama4_tokens_into_full_and_chunk_pools(void **state)
+{
+    (void)state;
+    /* python/sglang/srt/model_executor/model_runner.py (set_num_token_hybrid,
+     * Llama4ForConditionalGeneration): with r = chunk / context, the tokens T the
+     * pool holds at every layer's cell size become a chunk pool of
+     * 4 T r / (3 r + 1) and a full pool of 4 T - 12 T r / (3 r + 1), so that
+     * 12 global layers x full + 36 chunked x chunk pool = 48 x T. Logged 10 GiB at
+     * 4,096 B per layer: T = 10 GiB // (48 x 4,096) = 54,613; at 32,768 tokens with
+     * chunks of 8,192 (r = 1/4): full = 4 x 54,613 / 1.75 = 124,830 (ceil), 3 users,
+     * where every layer at full length would hold 1. Gemma and gpt-oss keep no
+     * window pool (server_args.py disable_hybrid_swa_memory). */
+    struct scenario s = hybrid_on_10_gib(48, 36, 8192, 32768);
+    s.engine.kind = ENGINE_SGLANG;
+    snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "3 chunked : 1 global");
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.units, 124830);
+    assert_int_equal(r.max_users, 3);
+    assert_false(r.warnings & WARN_WINDOWS_UNUSED);
+    snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "5 local : 1 global");
+    r = run(&s);
+    assert_int_equal(r.engine.units, 54613);
+    assert_int_equal(r.max_users, 1);
+    assert_true(r.warnings & WARN_WINDOWS_UNUSED);
 }
 
 int main(void)
@@ -258,6 +451,18 @@ int main(void)
         cmocka_unit_test(trtllm_takes_a_fraction_of_what_is_free),
         cmocka_unit_test(replicas_multiply_users_and_keep_per_gpu_figures),
         cmocka_unit_test(engine_names_parse_with_versions),
+        cmocka_unit_test(sglang_splits_llama4_tokens_into_full_and_chunk_pools),
+        cmocka_unit_test(vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra_block),
+        cmocka_unit_test(vllm_hybrid_groups_pad_to_the_smallest_layer_type),
+        cmocka_unit_test(trtllm_blocks_are_32_tokens_on_pytorch_and_64_on_the_engine_path),
+        cmocka_unit_test(vllm_sampler_term_is_one_row_per_dummy_request),
+        cmocka_unit_test(vllm_forward_term_scales_with_tokens_hidden_and_mlp_over_tp),
+        cmocka_unit_test(vllm_v0_turns_on_chunked_prefill_past_32k),
+        cmocka_unit_test(vllm_v0_caps_a_windowed_sequence_at_the_window),
+        cmocka_unit_test(sglang_big_gpus_chunk_16k_and_graph_512),
+        cmocka_unit_test(sglang_graph_batch_follows_tp),
+        cmocka_unit_test(llamacpp_pads_context_to_256),
+        cmocka_unit_test(llamacpp_window_cache_is_per_slot_when_slots_are_given),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }

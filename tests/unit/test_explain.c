@@ -73,6 +73,7 @@ static bool expected(const struct plan_result *r, const char *key, long double *
         {"kv_per_user_paged", r->user_bytes_paged_per_gpu},
         {"waste", r->reservation_waste_bytes_per_gpu},
         {"units", r->engine.units},
+        {"activation", r->engine.activation_bytes},
         {"cache", r->engine.kv_cache_bytes},
         {"cost", r->cost_per_user_hour},
         {"decode", r->decode_tokens_per_s_per_user},
@@ -203,10 +204,20 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                         s.engine.parallel = (uint32_t)(1 + next(8));
                     if (next(5) == 0)
                         s.full_attention = true;
+                    /* past one node: the replicas become pipeline stages */
+                    if (engine != ENGINE_LLAMACPP && gpus / tp > 1 && gpus / tp <= m->layers &&
+                        next(3) == 0)
+                        s.pp = gpus / tp;
+                    if (engine == ENGINE_SGLANG && tp > 1 && next(2) == 0)
+                        s.dp_attention = true;
+                    if (engine == ENGINE_VLLM && m->expert_params && next(2) == 0)
+                        s.expert_parallel = true;
                     struct diag d = {0};
                     char what[200];
-                    snprintf(what, sizeof what, "%s on %u x %s (tp %u, %s, ctx %llu, prefix %llu)",
-                             m->id, gpus, g->id, tp, engine_name(s.engine.kind),
+                    snprintf(what, sizeof what,
+                             "%s on %u x %s (tp %u, pp %u%s, %s, ctx %llu, prefix %llu)", m->id,
+                             gpus, g->id, tp, scenario_pp(&s), s.dp_attention ? ", dp-attn" : "",
+                             engine_name(s.engine.kind),
                              (unsigned long long)s.context_tokens,
                              (unsigned long long)s.prefix_tokens);
                     if (!plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d))

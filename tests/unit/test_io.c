@@ -452,6 +452,55 @@ static int remove_tmpdir(void **state)
     return 0;
 }
 
+static void layouts_past_one_node_round_trip_and_stay_out_when_unset(void **state)
+{
+    (void)state;
+    struct catalog c;
+    catalog_init(&c);
+    struct diag d = {0};
+    assert_true(catalog_load_embedded(&c, &d));
+    struct scenario s, back;
+    struct plan_result r;
+    scenario_default(&s, &catalog_find_gpu(&c, "h200")->spec,
+                     &catalog_find_model(&c, "deepseek-v3")->spec);
+    s.gpus = 16;
+    s.tp = 8;
+    s.pp = 2;
+    s.engine.kind = ENGINE_SGLANG;
+    s.dp_attention = true;
+    assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
+    char *json = snapshot_to_json(&s, &r, "kvplan test");
+    struct scenario ep = s;
+    ep.engine.kind = ENGINE_VLLM;
+    ep.dp_attention = false;
+    ep.expert_parallel = true;
+    struct plan_result epr;
+    assert_true(plan_compute(&ep, PLAN_NUMBERS, NULL, &epr, &d));
+    char *ejson = snapshot_to_json(&ep, &epr, "kvplan test");
+    assert_non_null(strstr(ejson, "\"expert_parallel\":\ttrue"));
+    if (!snapshot_parse("snap.json", ejson, strlen(ejson), &back, &d))
+        fail_msg("%s", d.message);
+    assert_true(back.expert_parallel);
+    free(ejson);
+    assert_non_null(strstr(json, "\"pp\":\t2"));
+    assert_non_null(strstr(json, "\"dp_attention\":\ttrue"));
+    if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
+        fail_msg("%s", d.message);
+    assert_int_equal(back.pp, 2);
+    assert_true(back.dp_attention);
+    free(json);
+    /* unset, the keys are not written: older readers see format 2 unchanged */
+    s.pp = 0;
+    s.dp_attention = false;
+    s.tp = 0;
+    assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
+    json = snapshot_to_json(&s, &r, "kvplan test");
+    assert_null(strstr(json, "\"pp\""));
+    assert_null(strstr(json, "dp_attention"));
+    free(json);
+    catalog_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -464,6 +513,7 @@ int main(void)
         cmocka_unit_test(duplicate_ids_in_one_directory_are_an_error),
         cmocka_unit_test(a_directory_overrides_embedded_presets_by_id),
         cmocka_unit_test(snapshots_round_trip_exactly),
+        cmocka_unit_test(layouts_past_one_node_round_trip_and_stay_out_when_unset),
         cmocka_unit_test(a_newer_snapshot_major_version_is_refused),
         cmocka_unit_test(a_version_1_snapshot_still_loads),
         cmocka_unit_test(a_failed_atomic_write_keeps_the_old_file),

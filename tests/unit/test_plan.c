@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "core/params.h"
 #include "core/plan.h"
 #include "core/explain.h"
 
@@ -429,10 +430,34 @@ static void explain_shows_every_term_with_its_value(void **state)
     assert_string_equal(l->result.text, "31");
 }
 
+static void vision_towers_count_as_their_checkpoints_store_them(void **state)
+{
+    (void)state;
+    /* transformers models/siglip/modeling_siglip.py and models/llama4/modeling_llama4.py
+     * (the tensors each vision model defines). Gemma 3 27B: SigLIP 1,152 wide, 27
+     * layers of 15,239,504 (q/k/v/o with biases 5,313,024 + fc1/fc2 9,921,872 + two
+     * LayerNorms 4,608), patches 3 x 14 x 14 x 1,152 + 1,152, 64 x 64 positions,
+     * post-norm, then the projector norm 1,152 and 1,152 x 5,376: 423,060,336, the
+     * gap between the 27.43 B the checkpoint holds and the text decoder's 27.01 B.
+     * Llama 4 Scout: 34 layers 1,408 wide, class token and 577 positions, the
+     * pixel-shuffle MLP 5,632 x 4,096 + 4,096 x 4,096 and projector 4,096 x 5,120:
+     * 871,932,416. */
+    struct vision_dims g = {VISION_SIGLIP, 1152, 4304, 27, 14, 896, 3, 0, 0, 5376};
+    uint64_t n = 0;
+    assert_true(params_vision(&g, &n));
+    assert_int_equal(n, 423060336ull);
+    struct vision_dims l = {VISION_LLAMA4, 1408, 5632, 34, 14, 336, 3, 5632, 4096, 5120};
+    assert_true(params_vision(&l, &n));
+    assert_int_equal(n, 871932416ull);
+    g.patch = 0;
+    assert_false(params_vision(&g, &n));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(llama2_7b_costs_half_a_mebibyte_per_token),
+        cmocka_unit_test(vision_towers_count_as_their_checkpoints_store_them),
         cmocka_unit_test(seed_article_fits_31_users_with_no_headroom),
         cmocka_unit_test(seed_article_fits_27_users_with_ten_percent_headroom),
         cmocka_unit_test(shared_prefix_of_2000_tokens_doubles_users_to_61),
