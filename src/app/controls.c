@@ -60,6 +60,7 @@ static const struct {
     [CTRL_FRACTION] = {"Mem frac", SF_GPU_MEMORY_UTILIZATION, CK_SLIDER},
     [CTRL_SEQS] = {"Max seqs", SF_MAX_NUM_SEQS, CK_SLIDER},
     [CTRL_SPEED] = {"Speed", SF_MIN_TOK_S, CK_SLIDER},
+    [CTRL_TTFT] = {"First token", SF_MAX_TTFT, CK_SLIDER},
 };
 
 /* widest first: a step right is a step cheaper (q8_0 carries its scales: 34/32 B) */
@@ -122,6 +123,10 @@ bool control_visible(enum control c, const struct scenario *s)
         return e == ENGINE_VLLM || e == ENGINE_SGLANG || e == ENGINE_TRTLLM;
     if (c == CTRL_SEQS)
         return e != ENGINE_GENERIC;
+    /* an engine budgets by its own rule: the headroom slider gives its row
+     * to the engine's knobs (CONTROLS_VISIBLE_MAX rows at most) */
+    if (c == CTRL_HEADROOM)
+        return e == ENGINE_GENERIC;
     return c >= 0 && c < CTRL_COUNT;
 }
 
@@ -236,10 +241,19 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         break;
     case CTRL_SPEED: {
         /* tokens per second per user, 0 = no target */
-        static const uint64_t steps[] = {0, 5, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200};
+        static const uint64_t steps[] = {0,  5,  10, 15,  20,  25,  30,  40,  50,
+                                         60, 80, 100, 150, 200, 300, 500, 1000};
         for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
             n = add_unique(v, n, steps[i]);
         n = add_unique(v, n, (uint64_t)s->min_tokens_per_s);
+        break;
+    }
+    case CTRL_TTFT: {
+        /* milliseconds to the first token, 0 = no target */
+        static const uint64_t steps[] = {0, 100, 200, 300, 500, 1000, 2000, 3000, 5000, 10000, 30000};
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+            n = add_unique(v, n, steps[i]);
+        n = add_unique(v, n, (uint64_t)llround(s->max_ttft_seconds * 1000));
         break;
     }
     case CTRL_SEQS:
@@ -302,6 +316,8 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
         return (uint64_t)(s->headroom_percent + 0.5);
     case CTRL_SPEED:
         return (uint64_t)s->min_tokens_per_s;
+    case CTRL_TTFT:
+        return (uint64_t)llround(s->max_ttft_seconds * 1000);
     case CTRL_FRACTION:
         if (fraction_of(s) > 0 || r == NULL)
             return (uint64_t)llround(fraction_of(s) * 1000);
@@ -404,6 +420,9 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_SPEED:
         s->min_tokens_per_s = (double)value;
         break;
+    case CTRL_TTFT:
+        s->max_ttft_seconds = (double)value / 1000.0;
+        break;
     case CTRL_SEQS:
         set_seqs(s, (uint32_t)value);
         break;
@@ -455,6 +474,9 @@ void control_reset(enum control c, struct scenario *s)
         break;
     case CTRL_SPEED:
         s->min_tokens_per_s = 0;
+        break;
+    case CTRL_TTFT:
+        s->max_ttft_seconds = 0;
         break;
     default:
         break;
@@ -508,6 +530,10 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
     case CTRL_SPEED:
         if ((ok = units_parse_number(text, 0, 1e6, &x, &in)))
             s->min_tokens_per_s = x;
+        break;
+    case CTRL_TTFT: /* seconds, as --max-ttft takes them */
+        if ((ok = units_parse_number(text, 0, 86400, &x, &in)))
+            s->max_ttft_seconds = x;
         break;
     case CTRL_KV_DTYPE:
     case CTRL_WEIGHT_DTYPE:
@@ -594,6 +620,12 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
     case CTRL_SPEED:
         if (s->min_tokens_per_s > 0)
             snprintf(buf, size, "%g tok/s", s->min_tokens_per_s);
+        else
+            snprintf(buf, size, "no target");
+        break;
+    case CTRL_TTFT:
+        if (s->max_ttft_seconds > 0)
+            snprintf(buf, size, "within %g s", s->max_ttft_seconds);
         else
             snprintf(buf, size, "no target");
         break;

@@ -28,8 +28,13 @@ enum control {
     CTRL_FRACTION, /* vLLM utilisation, SGLang static fraction, TRT-LLM free fraction */
     CTRL_SEQS,     /* vLLM max-num-seqs, SGLang max-running-requests, TRT-LLM batch, llama.cpp -np */
     CTRL_SPEED,    /* the service level: tokens per second each user keeps */
+    CTRL_TTFT,     /* the service level: the first token within this time (milliseconds) */
     CTRL_COUNT
 };
+
+/* The most controls shown at once: the headroom (generic rule) and the
+ * engine's fraction and sequence knobs never appear together. */
+enum { CONTROLS_VISIBLE_MAX = CTRL_COUNT - 1 };
 
 enum control_kind {
     CK_PICKER, /* GPU, Model: a searchable list */

@@ -23,6 +23,7 @@ static void open_prompt(struct planner *p, enum prompt_kind kind, const char *in
     p->mode = MODE_PROMPT;
     p->prompt_kind = kind;
     snprintf(p->prompt, sizeof p->prompt, "%s", initial);
+    p->prompt_fresh = p->prompt[0] != '\0';
 }
 
 /* The session (every scenario) as JSON, or the current scenario or the
@@ -153,9 +154,12 @@ static void finish_prompt(struct planner *p)
             return;
         }
         p->target_users = n;
-        if (p->result.max_users >= n) {
-            snprintf(p->status, sizeof p->status, "%llu users already fit: nothing to change",
-                     (unsigned long long)p->result.max_users);
+        /* with a service level, the users served at it, as the suggestions count them */
+        uint64_t served = p->result.speed.users_at_service_level;
+        bool slo = p->scenario.min_tokens_per_s > 0 || p->scenario.max_ttft_seconds > 0;
+        if (served >= n) {
+            snprintf(p->status, sizeof p->status, "%llu users already %s: nothing to change",
+                     (unsigned long long)served, slo ? "keep the service level" : "fit");
             return;
         }
         what_would_it_take(p);
@@ -364,10 +368,9 @@ static int k_remove(struct planner *p)
         snprintf(p->status, sizeof p->status, "the last scenario stays");
         return PLAN_REDRAW;
     }
-    char gone[SNAPSHOT_LABEL_MAX];
-    snprintf(gone, sizeof gone, "%s", p->slots[p->current].label);
-    planner_remove(p);
-    snprintf(p->status, sizeof p->status, "removed scenario %s", gone);
+    /* a scenario and its note are a meeting's work: ask first */
+    p->pending_kind = PROMPT_REMOVE;
+    p->mode = MODE_CONFIRM;
     return PLAN_REDRAW;
 }
 
@@ -601,6 +604,18 @@ int planner_key(struct planner *p, int key)
     case MODE_PICKER:
         return picker_key(p, key);
     case MODE_CONFIRM:
+        if (p->pending_kind == PROMPT_REMOVE) {
+            char gone[SNAPSHOT_LABEL_MAX];
+            snprintf(gone, sizeof gone, "%s", p->slots[p->current].label);
+            p->mode = MODE_MAIN;
+            if (key == 'y' || key == 'Y') {
+                planner_remove(p);
+                snprintf(p->status, sizeof p->status, "removed scenario %s", gone);
+            } else {
+                snprintf(p->status, sizeof p->status, "kept scenario %s", gone);
+            }
+            return PLAN_REDRAW;
+        }
         p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
         if (key == 'y' || key == 'Y')
             do_export(p, p->pending_path, p->pending_kind);
@@ -612,8 +627,13 @@ int planner_key(struct planner *p, int key)
             p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
         else if (key == '\n' || key == '\r' || key == KEY_ENTER)
             finish_prompt(p);
+        else if (key == 21) /* Ctrl-U: clear the line */
+            p->prompt[0] = '\0';
+        else if (p->prompt_fresh && key >= 32 && key < 127)
+            snprintf(p->prompt, sizeof p->prompt, "%c", key); /* replaces the initial value */
         else if (!text_key(p->prompt, sizeof p->prompt, key))
             return 0;
+        p->prompt_fresh = false;
         return PLAN_REDRAW;
     case MODE_MAIN:
         break;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "io/report.h"
+
 /* Users against context for scenario s, 1k to 1M tokens, its profile and
  * everything else as they are. */
 static void curve_for(const struct scenario *base, struct users_curve *c)
@@ -201,11 +203,24 @@ const struct plan_result *planner_reference(const struct planner *p)
 
 int planner_versus(const struct planner *p, int *out)
 {
-    int n = 0;
-    if (p->reference >= 0 && p->reference < p->count)
-        out[n++] = p->reference;
-    for (int i = 0; i < p->count && n < 4; i++)
-        if (i != p->reference)
+    /* the reference (or the first), the scenario being edited, then the others
+     * in order, four at most, shown in session order after the reference */
+    int n = 0, first = p->reference >= 0 && p->reference < p->count ? p->reference : 0;
+    bool in[PLANNER_SLOTS] = {false};
+    in[first] = true;
+    int want = 1;
+    if (p->current != first && p->current < p->count) {
+        in[p->current] = true;
+        want++;
+    }
+    for (int i = 0; i < p->count && want < 4; i++)
+        if (!in[i]) {
+            in[i] = true;
+            want++;
+        }
+    out[n++] = first;
+    for (int i = 0; i < p->count; i++)
+        if (in[i] && i != first)
             out[n++] = i;
     return n;
 }
@@ -260,48 +275,7 @@ void planner_init_session(struct planner *p, const struct catalog *c,
 
 void planner_command_line(const struct planner *p, char *buf, size_t size)
 {
-    const struct scenario *s = &p->scenario;
-    const struct plan_result *r = &p->result;
-    char ctx[32];
-    size_t n = (size_t)snprintf(buf, size, "kvplan plan --gpu %s --model %s --gpus %u", s->gpu.id,
-                                s->model.id, s->gpus);
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        if (n < size)                                                                              \
-            n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                                 \
-    } while (0)
-    if (r->replicas > 1)
-        ADD(" --tp %u", r->tp);
-    ADD(" --context %s", units_format_tokens_short(s->context_tokens, ctx, sizeof ctx));
-    if (s->kv_dtype != DTYPE_AUTO)
-        ADD(" --kv-dtype %s", dtype_info(s->kv_dtype)->name);
-    if (s->weight_dtype != DTYPE_AUTO)
-        ADD(" --weight-dtype %s", dtype_info(s->weight_dtype)->name);
-    if (s->kv_heads)
-        ADD(" --kv-heads %u", s->kv_heads);
-    if (s->prefix_tokens)
-        ADD(" --prefix %llu", (unsigned long long)s->prefix_tokens);
-    if (s->avg_context_tokens)
-        ADD(" --avg-context %llu", (unsigned long long)s->avg_context_tokens);
-    if (s->engine.kind == ENGINE_GENERIC && s->headroom_percent != 10.0)
-        ADD(" --headroom %g", s->headroom_percent);
-    if (s->engine.kind != ENGINE_GENERIC)
-        ADD(" --engine %s", engine_label(s->engine.kind, s->engine.rule));
-    if (s->engine.gpu_memory_utilization > 0)
-        ADD(" --gpu-memory-utilization %g", s->engine.gpu_memory_utilization);
-    if (s->engine.mem_fraction_static > 0)
-        ADD(" --mem-fraction-static %g", s->engine.mem_fraction_static);
-    if (s->engine.free_gpu_memory_fraction > 0)
-        ADD(" --free-gpu-memory-fraction %g", s->engine.free_gpu_memory_fraction);
-    if (s->engine.max_num_seqs)
-        ADD(" --max-num-seqs %u", s->engine.max_num_seqs);
-    if (s->engine.parallel)
-        ADD(" --parallel %u", s->engine.parallel);
-    if (s->has_vram)
-        ADD(" --vram %lluB", (unsigned long long)s->vram_bytes);
-    if (s->full_attention)
-        ADD(" --full-attention");
-#undef ADD
+    report_command_line(&p->scenario, buf, size);
 }
 
 int planner_controls(const struct planner *p, enum control *out)
@@ -426,7 +400,8 @@ uint64_t planner_picker_users(const struct planner *p, int index, bool *fits)
         return 0;
     }
     *fits = r.fits;
-    return r.max_users;
+    /* with a service level, the users that keep it (the number the headline leads with) */
+    return r.speed.users_at_service_level;
 }
 
 static const struct planner *sorting;

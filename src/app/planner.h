@@ -33,7 +33,8 @@ enum prompt_kind {
     PROMPT_OPEN,
     PROMPT_LABEL,
     PROMPT_NOTE,
-    PROMPT_TARGET
+    PROMPT_TARGET,
+    PROMPT_REMOVE /* MODE_CONFIRM only: remove the current scenario */
 };
 
 enum {
@@ -98,6 +99,7 @@ struct planner {
     /* prompt and confirmation */
     enum prompt_kind prompt_kind;
     char prompt[PLANNER_TEXT_MAX];
+    bool prompt_fresh; /* the prompt still holds its initial value: typing replaces it */
     char pending_path[PLANNER_TEXT_MAX];
     enum prompt_kind pending_kind;
     bool versus_export; /* the Markdown prompt came from the versus view */

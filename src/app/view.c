@@ -124,11 +124,15 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
     if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && y < end) {
         char slo[32];
         units_format_int(res->speed.users_at_service_level, slo, sizeof slo);
-        if (s->min_tokens_per_s > 0)
-            snprintf(line, sizeof line, "%s keep %g tok/s each: %s binds", slo, s->min_tokens_per_s,
+        /* name the limit that binds, in the words of the target it breaks */
+        if (res->speed.binding == BIND_PREFILL)
+            snprintf(line, sizeof line, "%s served: first token over %g s", slo,
+                     s->max_ttft_seconds);
+        else if (s->min_tokens_per_s > 0)
+            snprintf(line, sizeof line, "%s keep %g tok/s: %s binds", slo, s->min_tokens_per_s,
                      plan_binding_name(res->speed.binding));
         else
-            snprintf(line, sizeof line, "%s within %g s to the first token", slo,
+            snprintf(line, sizeof line, "%s get a first token within %g s", slo,
                      s->max_ttft_seconds);
         widget_text(y++, r.x, r.w, res->speed.binding == BIND_MEMORY ? ROLE_GOOD : ROLE_WARN, line);
     }
@@ -246,9 +250,14 @@ static void draw_chart(const struct planner *p, struct rect r)
     const struct users_curve *c = &p->curve;
     char title[96], top[32];
     units_format_int(c->max_users, top, sizeof top);
-    if (c->slo && p->scenario.min_tokens_per_s > 0)
+    /* two series: told apart by colour, or without it by their glyphs */
+    const char *fit_fill = roles_utf8() ? "\u2592" : "~";
+    if (c->slo && p->scenario.min_tokens_per_s > 0 && roles_color())
         snprintf(title, sizeof title, "Users by context: fit (yellow), keep %g tok/s (green)",
                  p->scenario.min_tokens_per_s);
+    else if (c->slo && p->scenario.min_tokens_per_s > 0)
+        snprintf(title, sizeof title, "Users by context: fit (%s), keep %g tok/s (%s)", fit_fill,
+                 p->scenario.min_tokens_per_s, roles_utf8() ? "\u2588" : "#");
     else
         snprintf(title, sizeof title, "Users against context (log scale), peak %s", top);
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
@@ -270,7 +279,8 @@ static void draw_chart(const struct planner *p, struct rect r)
     /* the marker in plain yellow: no bold to switch off between columns */
     if (c->slo && c->max_users) {
         /* what fits in memory in yellow, what also keeps the speed in green over it */
-        widget_columns(plot, values, n, -1, ROLE_WARN, ROLE_WARN);
+        widget_columns_fill(plot, values, n, -1, ROLE_WARN, ROLE_WARN,
+                            roles_color() ? NULL : fit_fill);
         double slo[512];
         for (int col = 0; col < n; col++) {
             int i = n > 1 ? col * (CHART_POINTS - 1) / (n - 1) : 0;
@@ -289,10 +299,15 @@ static void draw_chart(const struct planner *p, struct rect r)
         widget_text(ay, plot.x + col - (t == 5 ? len - 1 : 0), len, ROLE_DIM, ticks[t]);
     }
     if (marker >= 0) {
-        char here[64], ctxs[32], u[32];
+        char here[96], ctxs[32], u[32], k[32];
         units_format_tokens_short(ctx, ctxs, sizeof ctxs);
         units_format_int(p->result.max_users, u, sizeof u);
-        snprintf(here, sizeof here, "%s now: %s users", ctxs, u);
+        units_format_int(p->result.speed.users_at_service_level, k, sizeof k);
+        if (c->slo && p->result.speed.users_at_service_level != p->result.max_users)
+            snprintf(here, sizeof here, "%s now: %s fit, %s keep the speed", ctxs, u, k);
+        else
+            snprintf(here, sizeof here, "%s now: %s %s", ctxs, u,
+                     p->result.max_users == 1 ? "user" : "users");
         int len = (int)strlen(here);
         int x = plot.x + marker - len / 2;
         x = x < plot.x ? plot.x : x + len > plot.x + plot.w ? plot.x + plot.w - len : x;

@@ -6,6 +6,7 @@
 
 #include "app/view.h"
 #include "app/view_parts.h"
+#include "io/report.h"
 
 /* text cut to w columns with an ellipsis, never mid-word when a space is near */
 static void ellipsize(const char *text, int w, char *out, size_t size)
@@ -31,22 +32,27 @@ void view_draw_picker(const struct planner *p)
     int idx[512];
     int n = planner_picker_matches(p, idx, 512);
     int total = gpu ? (int)p->catalog->gpu_count : (int)p->catalog->model_count;
-    char title[160];
-    snprintf(title, sizeof title, " %s: type to filter [%s%s] %d of %d; Tab sorts by users%s ",
+    char title[200], slo[48] = "";
+    /* with a service level the USERS column counts the users that keep it */
+    if (p->scenario.min_tokens_per_s > 0)
+        snprintf(slo, sizeof slo, "; users keep %g tok/s", p->scenario.min_tokens_per_s);
+    else if (p->scenario.max_ttft_seconds > 0)
+        snprintf(slo, sizeof slo, "; users within %g s", p->scenario.max_ttft_seconds);
+    snprintf(title, sizeof title, " %s: type to filter [%s%s] %d of %d; Tab sorts by users%s%s ",
              gpu ? "GPU" : "Model", p->filter, roles_utf8() ? "\u2581" : "_", n, total,
-             p->picker_by_users ? " (on)" : "");
+             p->picker_by_users ? " (on)" : "", slo);
     view_box(y, x, h, w, title);
     int rows = h - 3;
-    int name_w = w - 4 - (gpu ? 63 : 73);
+    int name_w = w - 4 - (gpu ? 61 : 71);
     if (name_w < 12)
         name_w = 12;
     char head[256];
     if (gpu)
-        snprintf(head, sizeof head, "%-15s %-*s %10s %10s %4s %7s %9s", "ID", name_w, "NAME",
-                 "MEMORY", "BANDWIDTH", "FP8", "$/HOUR", "USERS");
+        snprintf(head, sizeof head, "%-15s %7s  %-*s %10s %10s %4s %7s", "ID", "USERS", name_w,
+                 "NAME", "MEMORY", "BANDWIDTH", "FP8", "$/HOUR");
     else
-        snprintf(head, sizeof head, "%-18s %-*s %7s %6s %-10s %9s %5s %9s", "ID", name_w, "NAME",
-                 "PARAMS", "LAYERS", "ATTENTION", "KV/TOKEN", "MAX", "USERS");
+        snprintf(head, sizeof head, "%-18s %7s  %-*s %7s %6s %-10s %9s %5s", "ID", "USERS", name_w,
+                 "NAME", "PARAMS", "LAYERS", "ATTENTION", "KV/TOKEN", "MAX");
     widget_text(y + 1, x + 2, w - 4, ROLE_DIM, head);
     int top = p->picker_sel >= rows ? p->picker_sel - rows + 1 : 0;
     for (int i = 0; i < rows && top + i < n; i++) {
@@ -65,9 +71,9 @@ void view_draw_picker(const struct planner *p)
                 snprintf(price, sizeof price, "%.2f", g->price_usd_per_hour);
             units_format_bytes(g->memory_bytes, p->scenario.units, a, sizeof a);
             ellipsize(g->name, name_w, name, sizeof name);
-            snprintf(line, sizeof line, "%-15s %-*s %10s %5.2f TB/s %4s %7s %9s", g->id, name_w,
-                     name, a, (double)g->bandwidth_bytes_per_s / 1e12, g->fp8 ? "yes" : "no",
-                     price, users);
+            snprintf(line, sizeof line, "%-15s %7s  %-*s %10s %5.2f TB/s %4s %7s", g->id, users,
+                     name_w, name, a, (double)g->bandwidth_bytes_per_s / 1e12,
+                     g->fp8 ? "yes" : "no", price);
         } else {
             const struct model_spec *m = &p->catalog->models[k].spec;
             char heads[24];
@@ -79,8 +85,8 @@ void view_draw_picker(const struct planner *p)
             units_format_bytes_exact(kvcost_model_bytes_per_token(m), a, sizeof a);
             units_format_tokens_short(m->max_context_tokens, b, sizeof b);
             ellipsize(m->name, name_w, name, sizeof name);
-            snprintf(line, sizeof line, "%-18s %-*s %6.1fB %6u %-10s %9s %5s %9s", m->id, name_w,
-                     name, (double)m->params / 1e9, m->layers, heads, a, b, users);
+            snprintf(line, sizeof line, "%-18s %7s  %-*s %6.1fB %6u %-10s %9s %5s", m->id, users,
+                     name_w, name, (double)m->params / 1e9, m->layers, heads, a, b);
         }
         bool sel = top + i == p->picker_sel;
         if (sel)
@@ -168,26 +174,54 @@ void view_draw_prompt(const struct planner *p)
     char line[PLANNER_TEXT_MAX + 96];
     int y = LINES - 1;
     view_fill_row(y, 0, COLS, ROLE_TEXT);
-    if (p->mode == MODE_CONFIRM)
-        snprintf(line, sizeof line, "%s exists. Overwrite it? (y/N) ", p->pending_path);
-    else if (p->prompt_kind == PROMPT_EXPORT)
-        snprintf(line, sizeof line, "Export to: %s_   (Enter writes, Esc cancels)", p->prompt);
-    else if (p->prompt_kind == PROMPT_OPEN)
-        snprintf(line, sizeof line, "Open snapshot: %s_   (Enter opens, Esc cancels)", p->prompt);
-    else if (p->prompt_kind == PROMPT_EXPORT_MD)
-        snprintf(line, sizeof line, "Markdown to: %s_   (Enter writes, Esc cancels)", p->prompt);
-    else if (p->prompt_kind == PROMPT_LABEL)
-        snprintf(line, sizeof line, "Name of scenario %d: %s_   (Enter names it)", p->current + 1,
-                 p->prompt);
-    else if (p->prompt_kind == PROMPT_NOTE)
-        snprintf(line, sizeof line, "Note: %s_   (Enter keeps it)", p->prompt);
-    else if (p->prompt_kind == PROMPT_TARGET)
-        snprintf(line, sizeof line, "Users to serve: %s_   (Enter asks what it would take)",
-                 p->prompt);
-    else
-        snprintf(line, sizeof line, "%s = %s_   (Enter applies, Esc cancels)",
-                 control_label(p->focus, &p->scenario), p->prompt);
+    if (p->mode == MODE_CONFIRM) {
+        if (p->pending_kind == PROMPT_REMOVE)
+            snprintf(line, sizeof line, "Remove scenario %d %s%s? It cannot be undone. (y/N) ",
+                     p->current + 1, p->slots[p->current].label,
+                     p->slots[p->current].note[0] ? " and its note" : "");
+        else
+            snprintf(line, sizeof line, "%s exists. Overwrite it? (y/N) ", p->pending_path);
+        widget_text(y, 0, COLS, ROLE_TITLE, line);
+        return;
+    }
+    char prefix[96];
+    const char *hint = "Enter applies, Esc cancels";
+    switch (p->prompt_kind) {
+    case PROMPT_EXPORT:
+        snprintf(prefix, sizeof prefix, "Export to: ");
+        hint = "Enter writes, Esc cancels";
+        break;
+    case PROMPT_OPEN:
+        snprintf(prefix, sizeof prefix, "Open snapshot: ");
+        hint = "Enter opens, Esc cancels";
+        break;
+    case PROMPT_EXPORT_MD:
+        snprintf(prefix, sizeof prefix, "Markdown to: ");
+        hint = "Enter writes, Esc cancels";
+        break;
+    case PROMPT_LABEL:
+        snprintf(prefix, sizeof prefix, "Name of scenario %d: ", p->current + 1);
+        hint = "Enter names it";
+        break;
+    case PROMPT_NOTE:
+        snprintf(prefix, sizeof prefix, "Note: ");
+        hint = "Enter keeps it";
+        break;
+    case PROMPT_TARGET:
+        snprintf(prefix, sizeof prefix, "Users to serve: ");
+        hint = "Enter asks what it would take";
+        break;
+    default:
+        snprintf(prefix, sizeof prefix, "%s = ", control_label(p->focus, &p->scenario));
+        break;
+    }
+    /* a prefilled value is shown selected: the first key typed replaces it */
+    snprintf(line, sizeof line, "%s%s_   (%s%s)", prefix, p->prompt, hint,
+             p->prompt_fresh ? "; typing replaces, Ctrl-U clears" : "");
     widget_text(y, 0, COLS, ROLE_TITLE, line);
+    int at = (int)strlen(prefix);
+    if (p->prompt_fresh && at < COLS)
+        widget_text(y, at, COLS - at, ROLE_FOCUS, p->prompt);
 }
 
 /* ---- compare ---- */
@@ -335,6 +369,12 @@ void view_draw_compare(const struct planner *p)
     if (y < last)
         compare_row(y++, x, iw, "Speed per user", a[0], a[1], dec[0] > 0 && dec[1] > 0, dec[0],
                     dec[1]);
+    else
+        cut++;
+    for (int i = 0; i < 2; i++)
+        report_speed_target(sd[i].s, a[i], sizeof a[i]);
+    if (y < last)
+        compare_row(y++, x, iw, "Service level", a[0], a[1], false, 0, 0);
     else
         cut++;
     for (int i = 0; i < 2; i++)

@@ -24,15 +24,18 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
     const struct scenario *s = slot == p->current ? &p->scenario : &p->slots[slot].scenario;
     int k = slot;
     char line[160], n[32], ctx[32];
-    snprintf(line, sizeof line, "%s %d %s%s", mark(k), slot + 1, p->slots[slot].label,
-             slot == first ? " (reference)" : "");
+    snprintf(line, sizeof line, "%d %s%s", slot + 1, p->slots[slot].label,
+             slot == p->reference ? " (reference)" : "");
     int y = r.y;
     widget_text(y, r.x, 2, mark_roles[k & 3], mark(k));
-    widget_text(y++, r.x + 2, r.w - 2, slot == p->current ? ROLE_FOCUS : ROLE_TITLE, line + 4);
+    widget_text(y++, r.x + 2, r.w - 2, slot == p->current ? ROLE_FOCUS : ROLE_TITLE, line);
     if (p->slots[slot].note[0])
         widget_text(y, r.x, r.w, ROLE_DIM, p->slots[slot].note);
     y++;
-    units_format_int(res->max_users, n, sizeof n);
+    /* with a service level, the users who keep it lead; the fit count follows */
+    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+    uint64_t users = res->speed.users_at_service_level, ref_users = ref->speed.users_at_service_level;
+    units_format_int(users, n, sizeof n);
     if (widget_big_number_width(n, scale) + 1 <= r.w && y + 5 * scale < r.y + r.h) {
         widget_big_number(y, r.x, n, scale, view_users_role(res));
         y += 5 * scale;
@@ -41,18 +44,24 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
         widget_text(y++, r.x, r.w, view_users_role(res), line);
     }
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    snprintf(line, sizeof line, "users at %s%s%s", ctx, res->profile != ENGINE_GENERIC ? ", " : "",
+    char level[64] = "", fit[32];
+    units_format_int(res->max_users, fit, sizeof fit);
+    if (s->min_tokens_per_s > 0)
+        snprintf(level, sizeof level, " keep %g tok/s (%s fit)", s->min_tokens_per_s, fit);
+    else if (slo)
+        snprintf(level, sizeof level, " within %g s (%s fit)", s->max_ttft_seconds, fit);
+    snprintf(line, sizeof line, "users%s at %s%s%s", level, ctx,
+             res->profile != ENGINE_GENERIC ? ", " : "",
              res->profile != ENGINE_GENERIC ? engine_label(res->profile, res->rule) : "");
     widget_text(y++, r.x, r.w, ROLE_TEXT, line);
     if (slot != first) {
-        if (ref->max_users > 0)
+        if (ref_users > 0)
             snprintf(line, sizeof line, "%+.0f%% against %s",
-                     100.0 * ((double)res->max_users - (double)ref->max_users) /
-                         (double)ref->max_users,
+                     100.0 * ((double)users - (double)ref_users) / (double)ref_users,
                      p->slots[first].label);
         else
             snprintf(line, sizeof line, "against %s: 0 before", p->slots[first].label);
-        widget_text(y, r.x, r.w, res->max_users >= ref->max_users ? ROLE_GOOD : ROLE_BAD, line);
+        widget_text(y, r.x, r.w, users >= ref_users ? ROLE_GOOD : ROLE_BAD, line);
     }
     y++;
     snprintf(line, sizeof line, "%u x %s, TP %u", s->gpus, s->gpu.id, res->tp);
@@ -131,8 +140,9 @@ void view_draw_versus(const struct planner *p)
     int first = shown[0];
     view_fill_row(0, 0, COLS, ROLE_KEY);
     char title[160];
-    snprintf(title, sizeof title, " kvplan  versus: %d scenarios against %s%s", n,
-             p->slots[first].label, p->presentation ? "" : "   (1-6 pick, m Markdown, v or Esc back)");
+    snprintf(title, sizeof title, " kvplan  versus: %d scenarios against %s%s%s", n,
+             p->slots[first].label, p->reference == first ? "" : " (the first; b sets a reference)",
+             p->presentation ? "" : "   (1-6 edit one, m Markdown, v or Esc back)");
     widget_text(0, 0, COLS, ROLE_KEY, title);
     bool keybar = !p->presentation;
     int bottom = LINES - (keybar ? 1 : 0);

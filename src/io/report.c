@@ -260,6 +260,20 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
 }
 
 /* A table cell of scenario i, and the change against the first. */
+const char *report_speed_target(const struct scenario *s, char *buf, size_t size)
+{
+    if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
+        snprintf(buf, size, "%g tok/s each, first token within %g s", s->min_tokens_per_s,
+                 s->max_ttft_seconds);
+    else if (s->min_tokens_per_s > 0)
+        snprintf(buf, size, "%g tok/s each", s->min_tokens_per_s);
+    else if (s->max_ttft_seconds > 0)
+        snprintf(buf, size, "first token within %g s", s->max_ttft_seconds);
+    else
+        snprintf(buf, size, "none");
+    return buf;
+}
+
 static void versus_row(FILE *out, const char *label, const char *const *cells, const double *v,
                        int n, bool number)
 {
@@ -281,9 +295,10 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     double v[4] = {0};
     if (n > 4)
         n = 4;
-    fprintf(out, "| | ");
+    fprintf(out, "| |");
     for (int i = 0; i < n; i++)
-        fprintf(out, "%s%s |", ss->entry[shown[i]].label, i == 0 ? " (reference)" : "");
+        fprintf(out, " %s%s |", ss->entry[shown[i]].label,
+                i == 0 && ss->reference == shown[0] ? " (reference)" : "");
     fprintf(out, "\n|---|");
     for (int i = 0; i < n; i++)
         fprintf(out, "---|");
@@ -302,6 +317,20 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     } while (0)
     char t[32];
     ROW("**Users**", true, r->max_users, "**%s**", units_format_int(r->max_users, t, sizeof t));
+    bool slo = false;
+    for (int i = 0; i < n; i++) {
+        const struct scenario *s = &ss->entry[shown[i]].scenario;
+        slo = slo || s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+    }
+    if (slo) {
+        /* the service level each scenario was asked for, and the users who keep it */
+        ROW("Service level", false, 0, "%s", report_speed_target(s, t, sizeof t));
+        ROW("**Users at service level**", true, r->speed.users_at_service_level, "**%s** (%s binds)",
+            units_format_int(r->speed.users_at_service_level, t, sizeof t),
+            plan_binding_name(r->speed.binding));
+    }
+    ROW("Speed per user", true, r->speed.tokens_per_s_per_user, "%.1f tok/s at %llu at once",
+        r->speed.tokens_per_s_per_user, (unsigned long long)r->speed.concurrency);
     ROW("GPUs", false, 0, "%u x %s (%u x TP %u)", s->gpus, s->gpu.name, r->replicas, r->tp);
     ROW("Model", false, 0, "%s", s->model.name);
     ROW("Engine", false, 0, "%s", engine_label(r->profile, r->rule));
@@ -325,4 +354,98 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
         if (ss->entry[shown[i]].note[0])
             fprintf(out, "%s- %s: %s\n", notes++ ? "" : "\n", ss->entry[shown[i]].label,
                     ss->entry[shown[i]].note);
+}
+
+static const char *tokens_arg(uint64_t t, char *buf, size_t size)
+{
+    if (t >= 1024 && t % 1024 == 0)
+        snprintf(buf, size, "%lluk", (unsigned long long)(t / 1024));
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)t);
+    return buf;
+}
+
+void report_command_line(const struct scenario *s, char *buf, size_t size)
+{
+    const struct engine_flags *e = &s->engine;
+    char t[32];
+    size_t n = (size_t)snprintf(buf, size, "kvplan plan --gpu %s --model %s --gpus %u", s->gpu.id,
+                                s->model.id, s->gpus);
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        if (n < size)                                                                              \
+            n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                                 \
+    } while (0)
+    if (s->tp)
+        ADD(" --tp %u", s->tp);
+    if (s->pp > 1)
+        ADD(" --pp %u", s->pp);
+    ADD(" --context %s", tokens_arg(s->context_tokens, t, sizeof t));
+    if (s->kv_dtype != DTYPE_AUTO)
+        ADD(" --kv-dtype %s", dtype_info(s->kv_dtype)->name);
+    if (s->weight_dtype != DTYPE_AUTO)
+        ADD(" --weight-dtype %s", dtype_info(s->weight_dtype)->name);
+    if (s->kv_heads)
+        ADD(" --kv-heads %u", s->kv_heads);
+    if (s->prefix_tokens)
+        ADD(" --prefix %s", tokens_arg(s->prefix_tokens, t, sizeof t));
+    if (s->avg_context_tokens)
+        ADD(" --avg-context %s", tokens_arg(s->avg_context_tokens, t, sizeof t));
+    if (s->block_tokens && s->block_tokens != DEFAULT_BLOCK_TOKENS)
+        ADD(" --block-size %llu", (unsigned long long)s->block_tokens);
+    if (s->engine.kind == ENGINE_GENERIC && s->headroom_percent != 10.0)
+        ADD(" --headroom %g", s->headroom_percent);
+    if (s->has_vram)
+        ADD(" --vram %lluB", (unsigned long long)s->vram_bytes);
+    if (s->has_weights)
+        ADD(" --weights %lluB", (unsigned long long)s->weights_bytes);
+    if (s->has_price)
+        ADD(" --price %g", s->price_usd_per_hour);
+    if (s->full_attention)
+        ADD(" --full-attention");
+    if (s->units == UNITS_GB)
+        ADD(" --units gb");
+    if (e->kind != ENGINE_GENERIC)
+        ADD(" --engine %s", engine_label(e->kind, e->rule));
+    if (s->dp_attention)
+        ADD(" --enable-dp-attention");
+    if (s->expert_parallel)
+        ADD(" --enable-expert-parallel");
+    if (e->gpu_memory_utilization > 0)
+        ADD(" --gpu-memory-utilization %g", e->gpu_memory_utilization);
+    if (e->mem_fraction_static > 0)
+        ADD(" --mem-fraction-static %g", e->mem_fraction_static);
+    if (e->free_gpu_memory_fraction > 0)
+        ADD(" --free-gpu-memory-fraction %g", e->free_gpu_memory_fraction);
+    if (e->max_num_seqs)
+        ADD(" --max-num-seqs %u", e->max_num_seqs);
+    if (e->max_num_batched_tokens)
+        ADD(" --max-num-batched-tokens %llu", (unsigned long long)e->max_num_batched_tokens);
+    if (e->chunked_prefill_size)
+        ADD(" --chunked-prefill-size %llu", (unsigned long long)e->chunked_prefill_size);
+    if (e->parallel)
+        ADD(" --parallel %u", e->parallel);
+    if (e->fit_target_bytes)
+        ADD(" --fit-target %lluB", (unsigned long long)e->fit_target_bytes);
+    if (e->v_dtype != DTYPE_AUTO)
+        ADD(" --kv-dtype-v %s", dtype_info(e->v_dtype)->name);
+    if (e->gpu_total_bytes)
+        ADD(" --gpu-total %lluB", (unsigned long long)e->gpu_total_bytes);
+    if (e->non_kv_bytes)
+        ADD(" --non-kv %lluB", (unsigned long long)e->non_kv_bytes);
+    if (e->kv_memory_bytes)
+        ADD(" --kv-memory %lluB", (unsigned long long)e->kv_memory_bytes);
+    if (s->concurrency)
+        ADD(" --concurrency %llu", (unsigned long long)s->concurrency);
+    if (s->prompt_tokens)
+        ADD(" --prompt %s", tokens_arg(s->prompt_tokens, t, sizeof t));
+    if (s->min_tokens_per_s > 0)
+        ADD(" --min-tok-s %g", s->min_tokens_per_s);
+    if (s->max_ttft_seconds > 0)
+        ADD(" --max-ttft %g", s->max_ttft_seconds);
+    if (s->mbu > 0)
+        ADD(" --mbu %g", s->mbu);
+    if (s->mfu > 0)
+        ADD(" --mfu %g", s->mfu);
+#undef ADD
 }

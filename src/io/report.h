@@ -22,6 +22,13 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
 bool report_is_speed_row(const struct explain_row *row);
 
 /* The one-sentence answer: "45 users fit at 32,768 tokens each ...". */
+/* The `kvplan plan` command that rebuilds scenario s: every knob that differs
+ * from the defaults, so running it gives the same answer. Truncated to size. */
+void report_command_line(const struct scenario *s, char *buf, size_t size);
+
+/* The service level asked for: "30 tok/s each, first token within 2 s", or "none". */
+const char *report_speed_target(const struct scenario *s, char *buf, size_t size);
+
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size);
 
 #endif

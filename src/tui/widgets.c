@@ -227,6 +227,12 @@ int widget_big_number(int y, int x, const char *digits, int scale, enum role rol
 void widget_columns(struct rect r, const double *values, int n, int marker, enum role role,
                     enum role marker_role)
 {
+    widget_columns_fill(r, values, n, marker, role, marker_role, NULL);
+}
+
+void widget_columns_fill(struct rect r, const double *values, int n, int marker, enum role role,
+                         enum role marker_role, const char *fill)
+{
     static const char *eighths[9] = {" ",      "\u2581", "\u2582", "\u2583", "\u2584",
                                      "\u2585", "\u2586", "\u2587", "\u2588"};
     static const char *ascii[9] = {" ", ".", ".", "_", "_", "o", "o", "#", "#"};
@@ -239,7 +245,7 @@ void widget_columns(struct rect r, const double *values, int n, int marker, enum
             int level = units - (r.h - 1 - row) * 8;
             level = level < 0 ? 0 : level > 8 ? 8 : level;
             if (level > 0)
-                put_glyph(r.y + row, r.x + c, set[level], a);
+                put_glyph(r.y + row, r.x + c, fill && level >= 4 ? fill : set[level], a);
             else if (c == marker && row == r.h - 1)
                 put_glyph(r.y + row, r.x + c, roles_utf8() ? "\u2502" : "|", a);
         }

@@ -43,5 +43,9 @@ int widget_big_number_width(const char *digits, int scale);
  * rule where it is empty. */
 void widget_columns(struct rect r, const double *values, int n, int marker, enum role role,
                     enum role marker_role);
+/* The same columns drawn with one glyph in every filled cell (a second series
+ * that must stay apart from the first without colour: "\u2591" or ":"). */
+void widget_columns_fill(struct rect r, const double *values, int n, int marker, enum role role,
+                         enum role marker_role, const char *fill);
 
 #endif

@@ -454,7 +454,7 @@ def test_three_replicas_under_each_engine_show_one_answer_everywhere():
             if engine == "generic":
                 assert re.search(r"^ Headroom\s+\S+\s+10%", text, re.M), text
             else:
-                assert "(engine budgets)" in text, text
+                assert not re.search(r"^ Headroom ", text, re.M), text
                 assert "generic rule (10% headroom): " in text, text
             if engine == "llama.cpp":
                 assert "-np %d" % want["users_per_replica"] in text, text
@@ -493,7 +493,7 @@ def test_a_meeting_keeps_scenarios_side_by_side_and_shares_them():
         t.wait_for(r"wrote .*meeting.md")
         with open(md) as f:
             table = f.read()
-        assert "| | A (reference) |fp8 |" in table.replace(" |fp8", " |fp8"), table
+        assert "| | A (reference) | fp8 |" in table, table
         assert "| **Users** |" in table and "| KV cache | bf16 | fp8 |" in table, table
         t.press("\x1b")
         t.wait_for(r"^\? help  q quit")

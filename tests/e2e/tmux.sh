@@ -84,5 +84,28 @@ if [ "$(T display -p -t app '#{alternate_on}')" = 0 ]; then ok; else bad "Ctrl-\
 if [ "$(cat "$D/status")" = 131 ] && [ "$(cat "$D/stty" 2>/dev/null)" = " icanon" ]; then ok
 else bad "Ctrl-\\: status $(cat "$D/status"), terminal: $(cat "$D/stty" 2>/dev/null)"; fi
 
+# One answer with an engine and replicas (issue 8): the big number, the replica
+# line and the explain rows agree with `kvplan plan --format json`, and stay
+# in step as a key changes the GPUs
+args="--gpu h100-sxm --model llama-3.1-70b --gpus 12 --tp 4 --context 32k --engine vllm"
+want=$($K plan $args --format json | sed -n 's/^\t\t"max_users":\t\([0-9]*\),$/\1/p' | head -1)
+per=$($K plan $args --format json | sed -n 's/^\t\t"users_per_replica":\t\([0-9]*\),$/\1/p' | head -1)
+phase replicas 160 48 "env TERM=screen LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$D $K $args"
+if [ -n "$want" ] && wait_for "= $want all replicas" && wait_for "3 replicas x TP 4: $per users each" \
+    && wait_for "32k now: $want users"; then ok; else bad "replicas under vLLM: want $want ($per each)"; fi
+# Shift-Right under TERM=screen (tmux's own terminal) is a big step up the
+# GPUs, in whole TP groups; the answer on screen is plan's for that count (issue 11)
+T send-keys -t app Up Up Up # Context -> Model -> TP -> GPUs
+T send-keys -t app S-Right
+sleep 0.3
+g=$(T capture-pane -p -t app | sed -n 's/.* on \([0-9]*\) x NVIDIA.*/\1/p' | head -1)
+want2=$($K plan $(echo "$args" | sed "s/--gpus 12/--gpus $g/") --format json 2>/dev/null \
+    | sed -n 's/^\t\t"max_users":\t\([0-9]*\),$/\1/p' | head -1)
+if [ -n "$g" ] && [ "$g" -gt 12 ] && [ $((g % 4)) = 0 ] && wait_for "$((g / 4)) replicas x TP 4" \
+    && wait_for "= $want2 all replicas"; then ok
+else bad "Shift-Right on GPUs under TERM=screen: $g GPUs, want $want2 users"; fi
+T send-keys -t app q
+wait_done
+
 echo "tmux: $pass passed, $failed failed"
 [ "$failed" = 0 ]

@@ -17,7 +17,7 @@ static void every_size_gives_a_valid_layout_or_too_small(void **state)
     int valid = 0;
     for (int cols = 1; cols <= 300; cols++) {
         for (int rows = 1; rows <= 100; rows++) {
-            struct planner_layout l = layout_compute(cols, rows, CTRL_COUNT);
+            struct planner_layout l = layout_compute(cols, rows, CONTROLS_VISIBLE_MAX);
             if (l.too_small) {
                 assert_true(cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS);
                 continue;
@@ -34,7 +34,7 @@ static void every_size_gives_a_valid_layout_or_too_small(void **state)
                         fail_msg("%dx%d: panes %d and %d overlap", cols, rows, i, j);
             }
             /* every control has its row */
-            assert_true(l.controls.h >= (CTRL_COUNT - 1) * l.control_pitch + 1);
+            assert_true(l.controls.h >= (CONTROLS_VISIBLE_MAX - 1) * l.control_pitch + 1);
             /* the bar has its title, the bar and a legend row at least */
             assert_true(l.bar.h >= 3);
         }
@@ -45,15 +45,15 @@ static void every_size_gives_a_valid_layout_or_too_small(void **state)
 static void the_minimum_sizes_work_and_one_less_does_not(void **state)
 {
     (void)state;
-    assert_false(layout_compute(LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS, CTRL_COUNT).too_small);
-    assert_true(layout_compute(LAYOUT_MIN_COLS - 1, LAYOUT_MIN_ROWS, CTRL_COUNT).too_small);
-    assert_true(layout_compute(LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS - 1, CTRL_COUNT).too_small);
+    assert_false(layout_compute(LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS, CONTROLS_VISIBLE_MAX).too_small);
+    assert_true(layout_compute(LAYOUT_MIN_COLS - 1, LAYOUT_MIN_ROWS, CONTROLS_VISIBLE_MAX).too_small);
+    assert_true(layout_compute(LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS - 1, CONTROLS_VISIBLE_MAX).too_small);
     /* 80x24 is the size people share: big digits, full legend */
-    struct planner_layout l = layout_compute(80, 24, CTRL_COUNT);
+    struct planner_layout l = layout_compute(80, 24, CONTROLS_VISIBLE_MAX);
     assert_true(l.big_digits);
     assert_int_equal(l.bar.h, 7);
     /* 160x48 adds breathing room and the chart */
-    l = layout_compute(160, 48, CTRL_COUNT);
+    l = layout_compute(160, 48, CONTROLS_VISIBLE_MAX);
     assert_int_equal(l.control_pitch, 2);
     assert_true(l.chart.h >= 6);
 }

@@ -300,7 +300,7 @@ static void tp_splits_the_gpus_into_replicas_and_every_figure_follows(void **sta
     assert_int_equal(p->result.replicas, 1);
 }
 
-static void an_engine_brings_its_knobs_and_dims_the_headroom(void **state)
+static void an_engine_brings_its_knobs_in_place_of_the_headroom(void **state)
 {
     (void)state;
     struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
@@ -311,7 +311,11 @@ static void an_engine_brings_its_knobs_and_dims_the_headroom(void **state)
     assert_null(control_dim_reason(CTRL_HEADROOM, &p->scenario));
     p->focus = CTRL_ENGINE;
     planner_key(p, KEY_RIGHT); /* generic -> vllm */
-    assert_int_equal(planner_controls(p, v), n + 2);
+    /* its two knobs come in, the headroom (which moves nothing under it) goes */
+    assert_int_equal(planner_controls(p, v), n + 1);
+    assert_true(n + 1 <= CONTROLS_VISIBLE_MAX);
+    for (int i = 0; i < n + 1; i++)
+        assert_true(v[i] != CTRL_HEADROOM);
     assert_non_null(control_dim_reason(CTRL_HEADROOM, &p->scenario));
     assert_string_equal(control_label(CTRL_FRACTION, &p->scenario), "GPU util");
     /* the headroom moves nothing under vLLM: the answer is its rule's */
@@ -457,6 +461,95 @@ static void copy_sends_the_command_line_that_reproduces_the_plan(void **state)
     assert_non_null(strstr(p->copied, "--data-parallel-size 3"));
 }
 
+static void a_prefilled_prompt_is_replaced_by_typing_and_cleared_by_ctrl_u(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-70b", 32768);
+    p->scenario.gpus = 2;
+    planner_apply(p, &p->scenario);
+    planner_key(p, 'T');
+    planner_key(p, '6');
+    planner_key(p, '0');
+    planner_key(p, '\n');
+    assert_int_equal(p->target_users, 60);
+    planner_key(p, 27);
+    /* T again: 60 is offered; typing 40 replaces it, it does not make 6040 */
+    p->mode = MODE_MAIN;
+    planner_key(p, 'T');
+    assert_string_equal(p->prompt, "60");
+    assert_true(p->prompt_fresh);
+    planner_key(p, '4');
+    planner_key(p, '0');
+    assert_string_equal(p->prompt, "40");
+    /* Ctrl-U clears; Backspace edits a prefilled value instead of replacing it */
+    planner_key(p, 21);
+    assert_string_equal(p->prompt, "");
+    planner_key(p, 27);
+    p->mode = MODE_MAIN;
+    planner_key(p, 'T');
+    planner_key(p, KEY_BACKSPACE);
+    planner_key(p, '5');
+    assert_string_equal(p->prompt, "65"); /* 60, Backspace, 5 */
+}
+
+static void removing_a_scenario_asks_first(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    planner_key(p, 'n');
+    assert_int_equal(p->count, 2);
+    planner_key(p, 'D');
+    assert_int_equal(p->mode, MODE_CONFIRM);
+    planner_key(p, 'n'); /* anything but y keeps it */
+    assert_int_equal(p->count, 2);
+    assert_int_equal(p->mode, MODE_MAIN);
+    assert_non_null(strstr(p->status, "kept scenario"));
+    planner_key(p, 'D');
+    planner_key(p, 'y');
+    assert_int_equal(p->count, 1);
+    assert_non_null(strstr(p->status, "removed scenario"));
+}
+
+static void the_service_level_counts_in_target_copy_and_picker(void **state)
+{
+    (void)state;
+    /* 8 x H100, 70B, fp8, 30 tok/s: more users fit than keep the speed */
+    struct planner *p = start("h100-sxm", "llama-3.1-70b", 8192);
+    p->scenario.gpus = 8;
+    p->scenario.kv_dtype = DTYPE_FP8;
+    p->scenario.weight_dtype = DTYPE_FP8;
+    p->scenario.min_tokens_per_s = 30;
+    planner_apply(p, &p->scenario);
+    uint64_t fit = p->result.max_users, served = p->result.speed.users_at_service_level;
+    assert_true(served < fit);
+    /* a target between the two is not "already" met */
+    char want[32];
+    snprintf(want, sizeof want, "%llu", (unsigned long long)(served + 1));
+    planner_key(p, 'T');
+    for (const char *c = want; *c; c++)
+        planner_key(p, *c);
+    planner_key(p, '\n');
+    assert_null(strstr(p->status, "already"));
+    assert_int_equal(p->mode, MODE_OPTIONS);
+    for (int i = 0; i < p->option_count; i++)
+        assert_true(p->options[i].users > served);
+    planner_key(p, 27);
+    p->mode = MODE_MAIN;
+    /* the copied command carries the service level, so it gives the same headline */
+    planner_key(p, 'y');
+    assert_non_null(strstr(p->copied, " --min-tok-s 30"));
+    planner_key(p, ' ');
+    /* the picker's users column counts the users served, as the headline does */
+    bool fits = false;
+    p->picker_for = CTRL_GPU;
+    int h100 = -1;
+    for (size_t i = 0; i < cat.gpu_count; i++)
+        if (strcmp(cat.gpus[i].spec.id, "h100-sxm") == 0)
+            h100 = (int)i;
+    assert_true(h100 >= 0);
+    assert_int_equal(planner_picker_users(p, h100, &fits), served);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -472,11 +565,14 @@ int main(void)
         cmocka_unit_test(q_quits_and_presentation_toggles),
         cmocka_unit_test(refusals_name_the_control_in_the_planners_words),
         cmocka_unit_test(tp_splits_the_gpus_into_replicas_and_every_figure_follows),
-        cmocka_unit_test(an_engine_brings_its_knobs_and_dims_the_headroom),
+        cmocka_unit_test(an_engine_brings_its_knobs_in_place_of_the_headroom),
         cmocka_unit_test(w_lists_every_warning),
         cmocka_unit_test(named_scenarios_switch_undo_and_travel_in_one_file),
         cmocka_unit_test(what_would_it_take_offers_single_changes_that_reach_the_target),
         cmocka_unit_test(copy_sends_the_command_line_that_reproduces_the_plan),
+        cmocka_unit_test(a_prefilled_prompt_is_replaced_by_typing_and_cleared_by_ctrl_u),
+        cmocka_unit_test(removing_a_scenario_asks_first),
+        cmocka_unit_test(the_service_level_counts_in_target_copy_and_picker),
     };
     return cmocka_run_group_tests_name("planner", tests, load, unload);
 }
