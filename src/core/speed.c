@@ -10,9 +10,12 @@ struct inputs {
     double weights, experts;    /* bytes of the whole model, and of its routed experts */
     double active, hidden;      /* parameters per token, hidden width */
     double per_ctx_token;       /* attention flops per context token per layer, all heads */
-    uint32_t tp, layers, global, windowed;
-    uint32_t pp;                /* pipeline stages: a token passes them in turn */
-    double shards;              /* GPUs one replica's weights and FLOPs split over: TP x PP */
+    uint32_t tp;
+    double layers, global, windowed; /* on one GPU: a stage's, or llama.cpp's share */
+    uint32_t pp;                /* stages a token passes in turn: --pp, or llama.cpp's
+                                 * layer split over a replica's GPUs */
+    uint32_t microbatches;      /* batches in flight: PP keeps its stages busy, llama.cpp not */
+    double shards;              /* GPUs one replica's weights split over: TP x stages */
     double expert_div;          /* GPUs the routed experts split over (vLLM spreads them) */
     uint32_t ranks;             /* SGLang DP attention: each TP rank holds its own users */
     uint64_t window;
@@ -57,14 +60,30 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
                            (2.0 * (m->kv_lora_rank + m->qk_rope_head_dim) + 2.0 * m->kv_lora_rank);
     else
         in.per_ctx_token = 4.0 * m->attention_heads * m->head_dim;
-    in.tp = r->tp;
-    in.pp = r->pp ? r->pp : 1;
+    if (s->engine.kind == ENGINE_LLAMACPP) {
+        /* llama.cpp splits layers, not heads: its GPUs take a token in turn,
+         * one batch at a time, with no all-reduce (llama.cpp's default
+         * --split-mode layer) */
+        in.tp = 1;
+        in.pp = r->tp ? r->tp : 1;
+        in.microbatches = 1;
+    } else {
+        /* vLLM and SGLang keep as many batches in flight as there are stages */
+        in.tp = r->tp;
+        in.pp = r->pp ? r->pp : 1;
+        in.microbatches = in.pp;
+    }
     in.shards = (double)in.tp * in.pp;
     in.expert_div = r->experts_spread ? (double)r->gpus : in.shards;
     in.ranks = r->dp_attention ? r->tp : 1;
     in.layers = r->cost.layers;
     in.global = r->cost.global_layers;
     in.windowed = r->cost.windowed_layers;
+    if (s->engine.kind == ENGINE_LLAMACPP) { /* its layers are spread over the GPUs */
+        in.layers /= in.pp;
+        in.global /= in.pp;
+        in.windowed /= in.pp;
+    }
     in.window = r->cost.window_tokens;
     return in;
 }
@@ -114,20 +133,39 @@ struct step {
     double weights_read, bytes, flops, memory, compute, comm, total;
 };
 
+/* The users of one batch in flight: all of the replica's, or with pipeline
+ * stages one batch per stage. */
+static uint64_t batch_users(const struct inputs *in, uint64_t n)
+{
+    return (n + in->microbatches - 1) / in->microbatches;
+}
+
+/* Attention FLOPs one GPU does for m users of a stage: its layers (a stage's
+ * under PP) split by TP, or under DP attention a rank's own users whole. */
+static double attention_flops(const struct inputs *in, const struct plan_result *r, uint64_t m)
+{
+    double per_user = in->per_ctx_token * attended(in, (double)r->avg_context_tokens);
+    if (in->ranks > 1)
+        return per_user * (double)users_per_gpu(in, m);
+    return per_user * (double)m / in->tp;
+}
+
+/* A user's token passes every stage: the stage's time for one batch in flight
+ * (memory or compute, whichever binds, then its all-reduces), once per stage. */
 static struct step step_of(const struct inputs *in, const struct scenario *s,
                            const struct plan_result *r, uint64_t n)
 {
     struct step st = {0};
-    double share = speed_expert_share(&s->model, n);
+    uint64_t m = batch_users(in, n);
+    double share = speed_expert_share(&s->model, m);
     st.weights_read = (in->weights - in->experts) / in->shards + in->experts * share / in->expert_div;
     st.bytes = st.weights_read + (double)r->prefix_bytes_per_gpu +
-               (double)users_per_gpu(in, n) * (double)r->user_bytes_avg_per_gpu;
-    double ctx = (double)r->avg_context_tokens;
-    st.flops = (2.0 * in->active * n + in->per_ctx_token * attended(in, ctx) * n) / in->shards;
+               (double)users_per_gpu(in, m) * (double)r->user_bytes_avg_per_gpu;
+    st.flops = 2.0 * in->active * (double)m / in->shards + attention_flops(in, r, m);
     st.memory = in->bw > 0 ? st.bytes / (in->bw * in->mbu) : 0;
     st.compute = in->peak > 0 ? st.flops / (in->peak * in->mfu) : 0;
-    st.comm = comm_seconds(in, (double)n);
-    st.total = (st.memory > st.compute ? st.memory : st.compute) * in->pp + st.comm;
+    st.comm = comm_seconds(in, (double)m);
+    st.total = ((st.memory > st.compute ? st.memory : st.compute) + st.comm) * in->pp;
     return st;
 }
 
@@ -158,6 +196,7 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     char name[96];
     struct explain_row *row;
     const char *wkey = NULL;
+    uint64_t m = batch_users(in, n); /* the users of one batch in flight */
     if (s->model.experts) {
         row = explain_row_begin(x, "speed_weights", "Weights read", "per GPU");
         explain_term(row, in->weights, XU_BYTES, "weights");
@@ -166,15 +205,15 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
         explain_term(row, in->shards, XU_COUNT, in->shards == 1 ? "GPU" : "GPUs");
         explain_op(row, XOP_DIV);
         explain_term(row, in->experts, XU_BYTES, "in experts");
-        snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)n);
-        explain_term(row, speed_expert_share(&s->model, n), XU_RATIO, name);
+        snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)m);
+        explain_term(row, speed_expert_share(&s->model, m), XU_RATIO, name);
         explain_op(row, XOP_MUL);
         explain_term(row, in->expert_div, XU_COUNT,
                      in->expert_div == 1 ? "GPU" : r->experts_spread ? "GPUs (all)" : "GPUs");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_ADD);
         snprintf(name, sizeof name, "share = 1 - (1 - %u/%u)^%llu experts a layer",
-                 s->model.experts_per_token, s->model.experts, (unsigned long long)n);
+                 s->model.experts_per_token, s->model.experts, (unsigned long long)m);
         explain_row_end(x, row, XU_BYTES, 0, name);
         wkey = "speed_weights";
     }
@@ -187,9 +226,12 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
         explain_term(row, (long double)r->prefix_bytes_per_gpu, XU_BYTES, "prefix");
         explain_op(row, XOP_ADD);
     }
-    uint64_t ng = users_per_gpu(in, n);
+    uint64_t ng = users_per_gpu(in, m);
     explain_term(row, (long double)ng, XU_COUNT,
-                 in->ranks > 1 ? "users on this rank" : ng == 1 ? "user" : "users");
+                 in->ranks > 1        ? "users on this rank"
+                 : in->microbatches > 1 ? "users a batch in flight"
+                 : ng == 1            ? "user"
+                                      : "users");
     explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES, "KV each");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ADD);
@@ -208,13 +250,14 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     explain_term(row, 2, XU_COUNT, "");
     explain_term(row, in->active, XU_COUNT, "active params");
     explain_op(row, XOP_MUL);
-    explain_term(row, (long double)n, XU_COUNT, n == 1 ? "user" : "users");
+    explain_term(row, (long double)m, XU_COUNT, m == 1 ? "user" : "users");
     explain_op(row, XOP_MUL);
-    explain_term(row, in->per_ctx_token * attended(in, (double)r->avg_context_tokens) * n,
-                 XU_FLOPS, "attention over their contexts");
-    explain_op(row, XOP_ADD);
     explain_term(row, in->shards, XU_COUNT, in->shards == 1 ? "GPU" : "GPUs");
     explain_op(row, XOP_DIV);
+    explain_term(row, attention_flops(in, r, m), XU_FLOPS,
+                 in->ranks > 1 ? "attention over this rank's contexts"
+                               : "attention over their contexts, this GPU's share");
+    explain_op(row, XOP_ADD);
     explain_row_end(x, row, XU_FLOPS, 0, NULL);
 
     row = explain_row_begin(x, "speed_compute", "Compute time", "per step");
@@ -244,13 +287,15 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     explain_ref(x, row, "speed_memory", "memory");
     explain_ref(x, row, "speed_compute", "compute");
     explain_op(row, XOP_MAX);
-    if (in->pp > 1) {
-        explain_term(row, in->pp, XU_COUNT, "stages in turn");
-        explain_op(row, XOP_MUL);
-    }
     if (in->tp > 1) {
         explain_ref(x, row, "speed_comm", "all-reduce");
         explain_op(row, XOP_ADD);
+    }
+    if (in->pp > 1) {
+        explain_term(row, in->pp, XU_COUNT,
+                     s->engine.kind == ENGINE_LLAMACPP ? "GPUs in turn (layer split)"
+                                                       : "stages in turn");
+        explain_op(row, XOP_MUL);
     }
     explain_row_end(x, row, XU_SECONDS, 0, st->memory >= st->compute ? "memory binds" : "compute binds");
 
@@ -343,10 +388,14 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
     sp->prompt_tokens = (uint64_t)p;
     double att = in.global * causal(p, 0) + in.windowed * causal(p, (double)in.window);
-    sp->prefill_flops_per_gpu = (2.0 * in.active * p + in.per_ctx_token * att * p) / in.shards;
-    /* the prompt passes the stages in turn: each reads its weights once */
+    /* one stage's share: its layers' attention split by TP, or under DP
+     * attention whole on the one rank that holds the request */
+    sp->prefill_flops_per_gpu = 2.0 * in.active * p / in.shards +
+                                in.per_ctx_token * att * p / (in.ranks > 1 ? 1.0 : in.tp);
+    /* the prompt passes the stages in turn: each reads its weights once and
+     * does its all-reduces */
     double weights_s = (double)r->weights_bytes_per_gpu / (in.bw * in.mbu) * in.pp;
-    double comm = comm_seconds(&in, p);
+    double comm = comm_seconds(&in, p) * in.pp;
     if (in.peak > 0) {
         sp->ttft_seconds =
             sp->prefill_flops_per_gpu / (in.peak * in.mfu) * in.pp + weights_s + comm;

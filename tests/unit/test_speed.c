@@ -181,6 +181,68 @@ static void the_service_level_keeps_the_users_that_hold_the_speed(void **state)
     assert_int_equal(r.speed.binding, BIND_PREFILL);
 }
 
+static void pipeline_stages_take_a_token_in_turn_with_a_batch_each(void **state)
+{
+    (void)state;
+    /* Llama 3.1 8B bf16 on 2 H100 as 2 stages, 64 users at 2,048 tokens. vLLM
+     * keeps one batch in flight per stage (vllm/v1/engine/core.py,
+     * EngineCore.__init__: batch_queue_size = the executor's
+     * max_concurrent_batches, the pipeline-parallel size, "required by
+     * pipeline parallelism to eliminate pipeline bubbles"), so each
+     * stage reads its 16 layers for 32 users: 8,030,261,248 B of weights +
+     * 32 x 2,048 x 65,536 B = 12,325,228,544 B, 7.5569 ms at 3.35 TB/s x 0.7;
+     * a user's token passes both stages: 15.114 ms */
+    struct gpu_spec g = h100();
+    struct model_spec m = llama3_8b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.engine.kind = ENGINE_VLLM;
+    s.context_tokens = 2048;
+    s.gpus = 2;
+    s.tp = 1;
+    s.pp = 2;
+    s.concurrency = 64;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.speed.step_bytes_per_gpu, 8030261248ull + 32ull * 2048 * 65536);
+    assert_true(close_to(r.speed.memory_seconds, 12325228544.0 / (3.35e12 * 0.7)));
+    assert_true(close_to(r.speed.step_seconds, 2 * r.speed.memory_seconds));
+    assert_true(close_to(r.speed.tokens_per_s_total, 64.0 / r.speed.step_seconds));
+    /* the prompt alone passes both stages: as long as on one GPU, less the TP
+     * it does not have (no all-reduce either way at TP 1) */
+    struct scenario one = s;
+    one.gpus = 1;
+    one.pp = 0;
+    struct plan_result r1 = plan(&one);
+    assert_true(close_to(r.speed.ttft_seconds, r1.speed.ttft_seconds));
+}
+
+static void llama_cpp_gpus_take_a_token_in_turn_one_batch_at_a_time(void **state)
+{
+    (void)state;
+    /* llama.cpp splits layers over its GPUs (--split-mode layer): a step of
+     * 64 users visits GPU 0's 16 layers, then GPU 1's, the whole batch each
+     * time, with no all-reduce: 2 x (8,030,261,248 + 64 x 2,048 x 65,536) B
+     * over 3.35 TB/s x 0.7 */
+    struct gpu_spec g = h100();
+    struct model_spec m = llama3_8b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.engine.kind = ENGINE_LLAMACPP;
+    s.context_tokens = 2048;
+    s.gpus = 2;
+    s.concurrency = 64;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.speed.step_bytes_per_gpu, 8030261248ull + 64ull * 2048 * 65536);
+    assert_true(close_to(r.speed.comm_seconds, 0));
+    assert_true(close_to(r.speed.step_seconds,
+                         2 * (8030261248.0 + 64.0 * 2048 * 65536) / (3.35e12 * 0.7)));
+    /* the same prompt takes as long as on one GPU: half the layers, twice */
+    struct scenario one = s;
+    one.gpus = 1;
+    struct plan_result r1 = plan(&one);
+    assert_true(close_to(r.speed.ttft_seconds, r1.speed.ttft_seconds));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +252,8 @@ int main(void)
         cmocka_unit_test(tensor_parallel_adds_two_all_reduces_a_layer),
         cmocka_unit_test(the_first_token_computes_the_prompt),
         cmocka_unit_test(the_service_level_keeps_the_users_that_hold_the_speed),
+        cmocka_unit_test(pipeline_stages_take_a_token_in_turn_with_a_batch_each),
+        cmocka_unit_test(llama_cpp_gpus_take_a_token_in_turn_one_batch_at_a_time),
     };
     return cmocka_run_group_tests_name("speed", tests, NULL, NULL);
 }
