@@ -111,6 +111,21 @@ static void weights_row(struct policy_ctx *c)
         explain_row_end(c->x, row, XU_BYTES, 0,
                         r->expert_parallel ? "whole experts on each GPU, the rest per replica"
                                            : "vLLM's MoE layers span the data-parallel ranks");
+    } else if (r->attention_bytes) {
+        row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
+        explain_term(row, (long double)(r->weights_bytes - r->attention_bytes), XU_BYTES,
+                     "weights outside attention");
+        explain_term(row, r->tp * r->pp, XU_COUNT, r->pp > 1 ? "GPUs (TP x PP)" : "GPUs (TP)");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        explain_term(row, (long double)r->attention_bytes, XU_BYTES, "attention and embedding");
+        if (r->pp > 1) {
+            explain_term(row, r->pp, XU_COUNT, "stages");
+            explain_op(row, XOP_DIV);
+            explain_op(row, XOP_CEIL);
+        }
+        explain_op(row, XOP_ADD);
+        explain_row_end(c->x, row, XU_BYTES, 0, "DP attention: every rank holds attention whole");
     } else if (r->tp * r->pp > 1) {
         snprintf(note, sizeof note, "weights (%s)", plan_weights_label(r));
         row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
@@ -267,6 +282,13 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
         r->weights_bytes_per_gpu =
             kv_ceil_div(r->weights_bytes - r->expert_bytes, (uint64_t)r->tp * r->pp) +
             kv_ceil_div(r->expert_bytes, r->gpus);
+    /* SGLang's DP attention: every GPU holds the attention and the embedding
+     * whole, the rest split by TP */
+    r->attention_bytes = s->dp_attention ? scenario_attention_bytes(s) : 0;
+    if (r->attention_bytes && r->weights_bytes != UINT64_MAX)
+        r->weights_bytes_per_gpu =
+            kv_ceil_div(r->weights_bytes - r->attention_bytes, (uint64_t)r->tp * r->pp) +
+            kv_ceil_div(r->attention_bytes, r->pp);
     /* SGLang, TensorRT-LLM and vLLM V0 size every layer for the whole context:
      * sliding windows save them nothing. llama.cpp splits layers, not heads. */
     enum engine_kind kind = s->engine.kind;

@@ -102,6 +102,31 @@ uint64_t scenario_expert_bytes(const struct scenario *s)
     return (uint64_t)((long double)all * m->expert_params / m->params);
 }
 
+uint64_t scenario_attention_bytes(const struct scenario *s)
+{
+    const struct model_spec *m = &s->model;
+    enum dtype used;
+    uint64_t all = scenario_weights_bytes(s, &used);
+    if (all == UINT64_MAX || m->params == 0)
+        return 0;
+    long double h = m->hidden_size ? m->hidden_size : (long double)m->attention_heads * m->head_dim;
+    long double heads = m->attention_heads, per_layer;
+    if (m->attention == ATTENTION_MLA) {
+        long double qk = (long double)m->qk_nope_head_dim + m->qk_rope_head_dim;
+        long double q = m->q_lora_rank ? h * m->q_lora_rank + (long double)m->q_lora_rank * heads * qk
+                                       : h * heads * qk;
+        per_layer = q + h * ((long double)m->kv_lora_rank + m->qk_rope_head_dim) +
+                    (long double)m->kv_lora_rank * heads * ((long double)m->qk_nope_head_dim + m->v_head_dim) +
+                    heads * m->v_head_dim * h;
+    } else {
+        per_layer = h * (heads + 2.0L * m->kv_heads) * m->head_dim + heads * m->head_dim * h;
+    }
+    long double params = per_layer * m->layers + (long double)m->vocab_size * h;
+    if (params >= (long double)m->params)
+        return 0;
+    return (uint64_t)((long double)all * params / (long double)m->params);
+}
+
 uint32_t scenario_pp(const struct scenario *s)
 {
     return s->pp ? s->pp : 1;
@@ -167,6 +192,9 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
                     "them with %s instead", n[SF_TP]);
     if (s->dp_attention && s->engine.kind != ENGINE_SGLANG)
         return fail(d, n, SF_DP_ATTENTION, field, "is an SGLang option (--engine sglang)");
+    if (s->dp_attention && scenario_tp(s) < 2)
+        return fail(d, n, SF_DP_ATTENTION, field, "spreads requests over the TP ranks: it needs "
+                    "%s above 1", n[SF_TP]);
     if (s->expert_parallel && (s->engine.kind != ENGINE_VLLM || s->engine.rule == RULE_VLLM_V0))
         return fail(d, n, SF_EXPERT_PARALLEL, field, "is an option of vLLM's V1 engine "
                     "(--engine vllm)");

@@ -118,6 +118,12 @@ uint64_t scenario_weights_bytes(const struct scenario *s, enum dtype *used);
  * what is left after the other parameters at the model's precision. */
 uint64_t scenario_expert_bytes(const struct scenario *s);
 
+/* Of the weights, the bytes of the attention projections (every layer) and of
+ * the token embedding: what SGLang's DP attention keeps whole on every GPU
+ * (models/deepseek_v2.py and llama4.py: the attention TP group is TP / DP =
+ * 1, and VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled())). */
+uint64_t scenario_attention_bytes(const struct scenario *s);
+
 /* Tensor parallel size, pipeline stages and replicas (tp x pp x replicas = gpus). */
 uint32_t scenario_tp(const struct scenario *s);
 uint32_t scenario_pp(const struct scenario *s);

@@ -58,6 +58,7 @@ struct model_spec {
     uint32_t qk_rope_head_dim;
     uint32_t qk_nope_head_dim; /* MLA: per-head K/V sizes when expanded (pre-MLA engines) */
     uint32_t v_head_dim;
+    uint32_t q_lora_rank;      /* MLA: the queries' low-rank width; 0 = projected directly */
     /* Sliding window: `windowed_layers` of the layers hold at most
      * `window_tokens` tokens; 0 windowed layers = full attention everywhere. */
     uint32_t windowed_layers;

@@ -158,7 +158,8 @@ static struct step step_of(const struct inputs *in, const struct scenario *s,
     struct step st = {0};
     uint64_t m = batch_users(in, n);
     double share = speed_expert_share(&s->model, m);
-    st.weights_read = (in->weights - in->experts) / in->shards + in->experts * share / in->expert_div;
+    /* the GPU's weights, less the experts this batch leaves untouched */
+    st.weights_read = (double)r->weights_bytes_per_gpu - in->experts / in->expert_div * (1.0 - share);
     st.bytes = st.weights_read + (double)r->prefix_bytes_per_gpu +
                (double)users_per_gpu(in, m) * (double)r->user_bytes_avg_per_gpu;
     st.flops = 2.0 * in->active * (double)m / in->shards + attention_flops(in, r, m);
@@ -199,19 +200,17 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     uint64_t m = batch_users(in, n); /* the users of one batch in flight */
     if (s->model.experts) {
         row = explain_row_begin(x, "speed_weights", "Weights read", "per GPU");
-        explain_term(row, in->weights, XU_BYTES, "weights");
+        explain_term(row, (long double)r->weights_bytes_per_gpu, XU_BYTES, "weights on the GPU");
         explain_term(row, in->experts, XU_BYTES, "in experts");
-        explain_op(row, XOP_SUB);
-        explain_term(row, in->shards, XU_COUNT, in->shards == 1 ? "GPU" : "GPUs");
-        explain_op(row, XOP_DIV);
-        explain_term(row, in->experts, XU_BYTES, "in experts");
-        snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)m);
-        explain_term(row, speed_expert_share(&s->model, m), XU_RATIO, name);
-        explain_op(row, XOP_MUL);
         explain_term(row, in->expert_div, XU_COUNT,
                      in->expert_div == 1 ? "GPU" : r->experts_spread ? "GPUs (all)" : "GPUs");
         explain_op(row, XOP_DIV);
-        explain_op(row, XOP_ADD);
+        explain_term(row, 1, XU_COUNT, "");
+        snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)m);
+        explain_term(row, speed_expert_share(&s->model, m), XU_RATIO, name);
+        explain_op(row, XOP_SUB);
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_SUB);
         snprintf(name, sizeof name, "share = 1 - (1 - %u/%u)^%llu experts a layer",
                  s->model.experts_per_token, s->model.experts, (unsigned long long)m);
         explain_row_end(x, row, XU_BYTES, 0, name);

@@ -353,6 +353,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         m->qk_rope_head_dim = (uint32_t)a->rope_dim;
         m->qk_nope_head_dim = (uint32_t)a->nope_dim;
         m->v_head_dim = (uint32_t)a->v_head_dim;
+        m->q_lora_rank = (uint32_t)a->q_lora_rank;
         note(h, "MLA: caching %llu latent values per layer; num_key_value_heads is ignored",
              (unsigned long long)(a->kv_lora_rank + a->rope_dim));
     } else {

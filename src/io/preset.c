@@ -123,7 +123,8 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
             !jsonread_u32(&c, mo, "qk_rope_head_dim", true, 0, 1000000, &m->qk_rope_head_dim, d) ||
             !jsonread_u32(&c, mo, "qk_nope_head_dim", false, 0, 1000000, &m->qk_nope_head_dim,
                           d) ||
-            !jsonread_u32(&c, mo, "v_head_dim", false, 0, 1000000, &m->v_head_dim, d))
+            !jsonread_u32(&c, mo, "v_head_dim", false, 0, 1000000, &m->v_head_dim, d) ||
+            !jsonread_u32(&c, mo, "q_lora_rank", false, 0, 1000000, &m->q_lora_rank, d))
             return false;
     }
     const cJSON *moe = cJSON_GetObjectItemCaseSensitive(o, "moe");
@@ -254,6 +255,8 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
             jsonout_uint(&mo, "qk_nope_head_dim", m->qk_nope_head_dim);
         if (m->v_head_dim)
             jsonout_uint(&mo, "v_head_dim", m->v_head_dim);
+        if (m->q_lora_rank)
+            jsonout_uint(&mo, "q_lora_rank", m->q_lora_rank);
         jsonout_object(&o, "mla", jsonout_end(&mo));
     }
     if (m->windowed_layers > 0) {

@@ -128,6 +128,12 @@ expect 2 "show: say what 'llama-3.1-8b' is: kvplan show model llama-3.1-8b" show
 expect_field 64 concurrency --model llama-3.1-8b --context 2k --concurrency 64
 expect 0 "keep 60 tok/s each (decode binds)" plan --model llama-3.1-8b --context 2k --min-tok-s 60
 expect 0 "Speed (64 users decoding at once; MBU 0.55, MFU 0.50)" plan --model llama-3.1-8b --context 2k --concurrency 64
+# SGLang DP attention: every rank holds the attention (61 x 187,105,280 params) and
+# the embedding (129,280 x 7,168) whole (sglang models/deepseek_v2.py: the
+# attention TP group is TP / DP; VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled()))
+expect 0 "+ 11.49 GiB attention and embedding" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
+expect 0 "64 users fit at 32,768 tokens" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
+expect 2 "--enable-dp-attention: spreads requests over the TP ranks: it needs --tp above 1" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 2 --tp 1 --enable-dp-attention
 # the family's measured fraction (presets/gpus/*.json achievable_mbu), the default where none was measured
 expect 0 "MBU 0.55: Hopper family: fitted to 8 dense decode" plan --model llama-3.1-8b --concurrency 8
 expect 0 "Speed (8 users decoding at once; MBU 0.70, MFU 0.50)" plan --gpu a100-80gb --model llama-3.1-8b --concurrency 8
