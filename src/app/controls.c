@@ -179,14 +179,17 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         for (size_t i = 0; i < cat->model_count && n < CONTROL_VALUES_MAX; i++)
             v[n++] = i;
         return n;
-    case CTRL_GPUS:
-        for (uint64_t g = 1; g <= 64; g++)
+    case CTRL_GPUS: { /* whole replicas when TP is set, else whole pipelines */
+        uint64_t unit = (uint64_t)(s->tp ? s->tp : 1) * scenario_pp(s);
+        uint64_t top = 8 * unit > 64 ? 8 * unit : 64;
+        for (uint64_t g = unit; g <= top && n < CONTROL_VALUES_MAX - 1; g += unit)
             v[n++] = g;
         n = add_unique(v, n, s->gpus);
         break;
-    case CTRL_TP:
-        for (uint64_t t = 1; t <= s->gpus && n < CONTROL_VALUES_MAX; t++)
-            if (s->gpus % t == 0)
+    }
+    case CTRL_TP: /* the divisors of the GPUs of one pipeline stage */
+        for (uint64_t t = 1; t <= s->gpus / scenario_pp(s) && n < CONTROL_VALUES_MAX; t++)
+            if ((s->gpus / scenario_pp(s)) % t == 0)
                 v[n++] = t;
         break;
     case CTRL_CONTEXT:
@@ -364,7 +367,7 @@ static void set_context(struct scenario *s, uint64_t tokens)
 static void set_gpus(struct scenario *s, uint32_t gpus)
 {
     s->gpus = gpus;
-    if (s->tp && gpus % s->tp != 0)
+    if (s->tp && gpus % (s->tp * scenario_pp(s)) != 0)
         s->tp = 0; /* the split no longer divides: one replica of every GPU */
 }
 
@@ -385,7 +388,7 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
         set_gpus(s, (uint32_t)value);
         break;
     case CTRL_TP:
-        s->tp = value >= s->gpus ? 0 : (uint32_t)value;
+        s->tp = value >= s->gpus / scenario_pp(s) ? 0 : (uint32_t)value;
         break;
     case CTRL_CONTEXT:
         set_context(s, value);
@@ -410,6 +413,13 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_ENGINE:
         s->engine.kind = (enum engine_kind)(value % ENGINE_COUNT);
         s->engine.rule = RULE_CURRENT;
+        /* layouts that belong to one engine go with it */
+        if (s->engine.kind != ENGINE_SGLANG)
+            s->dp_attention = false;
+        if (s->engine.kind != ENGINE_VLLM)
+            s->expert_parallel = false;
+        if (s->engine.kind == ENGINE_LLAMACPP)
+            s->pp = 0;
         break;
     case CTRL_HEADROOM:
         s->headroom_percent = (double)value;
@@ -571,7 +581,11 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
         snprintf(buf, size, "%u", s->gpus);
         break;
     case CTRL_TP:
-        snprintf(buf, size, "%u x %u repl", scenario_tp(s), scenario_replicas(s));
+        if (scenario_pp(s) > 1)
+            snprintf(buf, size, "%u x PP %u x %u repl", scenario_tp(s), scenario_pp(s),
+                     scenario_replicas(s));
+        else
+            snprintf(buf, size, "%u x %u repl", scenario_tp(s), scenario_replicas(s));
         break;
     case CTRL_CONTEXT:
         snprintf(buf, size, "%s", units_format_tokens_short(s->context_tokens, t, sizeof t));

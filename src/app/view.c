@@ -148,12 +148,16 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
     }
     if (y < end) {
         units_format_int(res->users_per_replica, a, sizeof a);
+        char pp[24] = "";
+        if (res->pp > 1)
+            snprintf(pp, sizeof pp, " x PP %u", res->pp);
         if (res->replicas > 1)
-            snprintf(line, sizeof line, "%u replicas x TP %u: %s user%s each", res->replicas,
-                     res->tp, a, res->users_per_replica == 1 ? "" : "s");
+            snprintf(line, sizeof line, "%u replicas x TP %u%s: %s user%s each", res->replicas,
+                     res->tp, pp, a, res->users_per_replica == 1 ? "" : "s");
         else
-            snprintf(line, sizeof line, "one replica, TP %u", res->tp);
-        snprintf(brief, sizeof brief, "%u x TP %u: %s each", res->replicas, res->tp, a);
+            snprintf(line, sizeof line, "one replica, TP %u%s%s", res->tp, pp,
+                     res->dp_attention ? ", DP attention" : "");
+        snprintf(brief, sizeof brief, "%u x TP %u%s: %s each", res->replicas, res->tp, pp, a);
         widget_text(y++, r.x, r.w, ROLE_TEXT, fit(r.w, line, brief));
     }
     if (res->generic.present && y < end) {

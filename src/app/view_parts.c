@@ -83,7 +83,9 @@ void view_title(const struct planner *p, struct rect r)
     char line[256], ctx[32], layout[48] = "";
     view_fill_row(r.y, r.x, r.w, ROLE_KEY);
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    if (res->replicas > 1)
+    if (res->pp > 1)
+        snprintf(layout, sizeof layout, " (%u x TP %u x PP %u)", res->replicas, res->tp, res->pp);
+    else if (res->replicas > 1)
         snprintf(layout, sizeof layout, " (%u x TP %u)", res->replicas, res->tp);
     const char *eng = res->profile != ENGINE_GENERIC ? engine_label(res->profile, res->rule) : "";
     const char *sep = eng[0] ? ", " : "";

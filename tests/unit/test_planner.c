@@ -550,6 +550,40 @@ static void the_service_level_counts_in_target_copy_and_picker(void **state)
     assert_int_equal(planner_picker_users(p, h100, &fits), served);
 }
 
+static void pipeline_and_dp_attention_layouts_stay_editable(void **state)
+{
+    (void)state;
+    /* 16 GPUs as TP 4 x PP 2: the GPUs step in whole replicas (8), the title
+     * and the TP control name the stages */
+    struct planner *p = start("h100-sxm", "llama-3.1-70b", 8192);
+    p->scenario.gpus = 16;
+    p->scenario.tp = 4;
+    p->scenario.pp = 2;
+    p->scenario.engine.kind = ENGINE_VLLM;
+    planner_apply(p, &p->scenario);
+    assert_int_equal(p->result.pp, 2);
+    p->focus = CTRL_GPUS;
+    planner_key(p, KEY_LEFT);
+    assert_int_equal(p->scenario.gpus, 8);
+    assert_int_equal(p->scenario.tp, 4);
+    assert_string_equal(p->error, "");
+    char v[64];
+    control_format(CTRL_TP, &p->scenario, &p->result, v, sizeof v);
+    assert_string_equal(v, "4 x PP 2 x 1 repl");
+    /* DP attention belongs to SGLang: leaving it turns it off, not a refusal */
+    struct planner *q = start("h200", "deepseek-v3", 8192);
+    q->scenario.gpus = 8;
+    q->scenario.engine.kind = ENGINE_SGLANG;
+    q->scenario.dp_attention = true;
+    planner_apply(q, &q->scenario);
+    assert_true(q->result.dp_attention);
+    q->focus = CTRL_ENGINE;
+    planner_key(q, KEY_RIGHT);
+    assert_int_not_equal(q->scenario.engine.kind, ENGINE_SGLANG);
+    assert_false(q->scenario.dp_attention);
+    assert_string_equal(q->error, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,6 +607,7 @@ int main(void)
         cmocka_unit_test(a_prefilled_prompt_is_replaced_by_typing_and_cleared_by_ctrl_u),
         cmocka_unit_test(removing_a_scenario_asks_first),
         cmocka_unit_test(the_service_level_counts_in_target_copy_and_picker),
+        cmocka_unit_test(pipeline_and_dp_attention_layouts_stay_editable),
     };
     return cmocka_run_group_tests_name("planner", tests, load, unload);
 }
