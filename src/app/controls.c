@@ -413,7 +413,14 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_ENGINE:
         s->engine.kind = (enum engine_kind)(value % ENGINE_COUNT);
         s->engine.rule = RULE_CURRENT;
-        /* layouts that belong to one engine go with it */
+        /* knobs and layouts that belong to one engine go with it */
+        s->engine.gpu_memory_utilization = 0;
+        s->engine.mem_fraction_static = 0;
+        s->engine.free_gpu_memory_fraction = 0;
+        s->engine.parallel = 0;
+        s->engine.max_num_seqs = 0;
+        s->engine.max_num_batched_tokens = 0;
+        s->engine.chunked_prefill_size = 0;
         if (s->engine.kind != ENGINE_SGLANG)
             s->dp_attention = false;
         if (s->engine.kind != ENGINE_VLLM)

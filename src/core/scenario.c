@@ -203,6 +203,24 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
                     s->model.id);
     if ((int)e->kind < 0 || e->kind >= ENGINE_COUNT)
         return fail(d, n, SF_ENGINE, field, "unknown engine");
+    /* an engine's knob given to another engine would be ignored without a word */
+    if (e->gpu_memory_utilization > 0 && e->kind != ENGINE_VLLM)
+        return fail(d, n, SF_GPU_MEMORY_UTILIZATION, field, "is a vLLM option (--engine vllm)");
+    if (e->mem_fraction_static > 0 && e->kind != ENGINE_SGLANG)
+        return fail(d, n, SF_MEM_FRACTION_STATIC, field, "is an SGLang option (--engine sglang)");
+    if (e->free_gpu_memory_fraction > 0 && e->kind != ENGINE_TRTLLM)
+        return fail(d, n, SF_FREE_GPU_MEMORY_FRACTION, field,
+                    "is a TensorRT-LLM option (--engine trtllm)");
+    if (e->parallel > 0 && e->kind != ENGINE_LLAMACPP)
+        return fail(d, n, SF_PARALLEL, field, "is a llama.cpp option (--engine llama.cpp)");
+    if (e->max_num_seqs > 0 && (e->kind == ENGINE_GENERIC || e->kind == ENGINE_LLAMACPP))
+        return fail(d, n, SF_MAX_NUM_SEQS, field, "%s",
+                    e->kind == ENGINE_LLAMACPP ? "llama.cpp counts slots: use --parallel"
+                                               : "is an engine's option (--engine vllm, sglang "
+                                                 "or trtllm)");
+    if (e->max_num_batched_tokens > 0 && e->kind != ENGINE_VLLM && e->kind != ENGINE_TRTLLM)
+        return fail(d, n, SF_MAX_NUM_BATCHED_TOKENS, field,
+                    "is an option of vLLM and TensorRT-LLM (SGLang: --chunked-prefill-size)");
     if (e->gpu_memory_utilization < 0 || e->gpu_memory_utilization > 1)
         return fail(d, n, SF_GPU_MEMORY_UTILIZATION, field, "%g is out of range (0 to 1)",
                     e->gpu_memory_utilization);

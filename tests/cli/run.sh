@@ -134,6 +134,12 @@ expect 0 "Speed (64 users decoding at once; MBU 0.55, MFU 0.50)" plan --model ll
 expect 0 "+ 11.49 GiB attention and embedding" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
 expect 0 "64 users fit at 32,768 tokens" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
 expect 2 "--enable-dp-attention: spreads requests over the TP ranks: it needs --tp above 1" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 2 --tp 1 --enable-dp-attention
+# an engine's knob given to another engine is refused, not ignored
+expect 2 "--mem-fraction-static: is an SGLang option (--engine sglang)" plan --engine vllm --mem-fraction-static 0.8
+expect 2 "--gpu-memory-utilization: is a vLLM option (--engine vllm)" plan --engine sglang --gpu-memory-utilization 0.8
+expect 2 "--parallel: is a llama.cpp option (--engine llama.cpp)" plan --engine vllm --parallel 4
+expect 2 "--free-gpu-memory-fraction: is a TensorRT-LLM option" plan --engine llama.cpp --free-gpu-memory-fraction 0.8
+expect 2 "--max-num-seqs: llama.cpp counts slots: use --parallel" plan --engine llama.cpp --max-num-seqs 4
 # the family's measured fraction (presets/gpus/*.json achievable_mbu), the default where none was measured
 expect 0 "MBU 0.55: Hopper family: fitted to 8 dense decode" plan --model llama-3.1-8b --concurrency 8
 expect 0 "Speed (8 users decoding at once; MBU 0.70, MFU 0.50)" plan --gpu a100-80gb --model llama-3.1-8b --concurrency 8
