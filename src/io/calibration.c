@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "core/kvcost.h"
 #include "io/fileio.h"
 #include "io/jsonout.h"
 #include "io/jsonread.h"
@@ -335,14 +337,24 @@ bool calibration_apply(const char *path, struct scenario *s, struct diag *d)
     cJSON *root = jsonread_parse(path, text, len, d);
     bool ok = root != NULL;
     struct jsonread r = {path, text, len, 0, ""};
-    char format[64] = "", engine[64] = "";
+    char format[64] = "", engine[64] = "", model[SPEC_ID_MAX] = "";
     uint32_t version = 0;
     uint64_t total = 0, non_kv = 0;
+    double kv = 0, k = 0, v = 0, tokens = 0;
     ok = ok && jsonread_string(&r, root, "format", true, format, sizeof format, d) &&
          jsonread_u32(&r, root, "format_version", true, 1, 1000, &version, d) &&
          jsonread_string(&r, root, "engine", true, engine, sizeof engine, d) &&
+         jsonread_string(&r, root, "model", false, model, sizeof model, d) &&
          jsonread_u64(&r, root, "gpu_total_bytes", false, 1, (uint64_t)1 << 44, &total, d) &&
          jsonread_u64(&r, root, "non_kv_bytes", false, 1, (uint64_t)1 << 44, &non_kv, d);
+    const cJSON *figs = ok ? cJSON_GetObjectItemCaseSensitive(root, "figures") : NULL;
+    if (ok && cJSON_IsObject(figs)) {
+        struct jsonread fr = jsonread_child(&r, "figures", "figures.");
+        ok = jsonread_double(&fr, figs, field_names[LF_KV_MEMORY], false, 0, 1e15, &kv, d) &&
+             jsonread_double(&fr, figs, field_names[LF_K_SIZE], false, 0, 1e15, &k, d) &&
+             jsonread_double(&fr, figs, field_names[LF_V_SIZE], false, 0, 1e15, &v, d) &&
+             jsonread_double(&fr, figs, field_names[LF_KV_TOKENS], false, 0, 1e15, &tokens, d);
+    }
     enum engine_kind kind = ENGINE_GENERIC;
     enum engine_rule rule = RULE_CURRENT;
     struct diag local = {0};
@@ -353,13 +365,27 @@ bool calibration_apply(const char *path, struct scenario *s, struct diag *d)
                            version);
     else if (ok && !engine_parse(engine, &kind, &rule, &local))
         ok = jsonread_fail(&r, d, "engine: %s", local.message);
+    /* what a log measured holds for its own model: another's weights differ */
+    else if (ok && model[0] && strcasecmp(model, s->model.id) != 0)
+        ok = jsonread_fail(&r, d, "model: the log is of %s, this plan of %s (give --model %s, or "
+                           "calibrate a log of %s)", model, s->model.id, model, s->model.id);
+    if (kv <= 0 && k > 0 && v > 0)
+        kv = k + v; /* SGLang logs K and V sizes per rank */
+    struct kv_cost cost;
+    if (ok && kv <= 0 && tokens > 0 && kvcost_compute(s, scenario_tp(s), &cost))
+        kv = tokens * (double)cost.bytes_per_token; /* vLLM V1 logs the tokens its cache holds */
+    if (ok && !(total && non_kv) && kv <= 0)
+        ok = jsonread_fail(&r, d, "figures: the log gives neither the GPU's total and the memory "
+                           "outside the KV cache nor the KV cache's size: nothing to calibrate");
     if (ok) {
         s->engine.kind = kind;
         s->engine.rule = rule;
-        if (total)
+        if (total && non_kv) {
             s->engine.gpu_total_bytes = total;
-        if (non_kv)
             s->engine.non_kv_bytes = non_kv;
+        } else {
+            s->engine.kv_memory_bytes = (uint64_t)kv; /* the logged cache, as --kv-memory */
+        }
     }
     cJSON_Delete(root);
     free(text);

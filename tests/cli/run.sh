@@ -245,6 +245,15 @@ expect 2 "lines from several engines (vLLM V0, SGLang)" calibrate "$L/mixed.log"
 expect 2 "cannot open" calibrate "$L/none.log"
 "$K" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb --save "$T/cal.json" > /dev/null
 expect 0 "11 users fit at 8,192 tokens each under vllm@0" plan --model llama-3-8b --gpu a100-40gb --context 8192 --calibration "$T/cal.json"
+# a V1 log gives no memory total, only the tokens its cache holds: the plan holds as many
+"$K" calibrate "$L/vllm-v1-startup.log" --model llama-3.1-8b --save "$T/v1.json" > /dev/null
+expect 0 '"kv_tokens":	442432,' plan --model llama-3.1-8b --context 32k --calibration "$T/v1.json" --format json
+expect 2 "model: the log is of llama-3.1-8b, this plan of llama-3.1-70b" plan --model llama-3.1-70b --calibration "$T/v1.json"
+# SGLang logs K and V sizes per rank: 2 x 53.31 GB
+"$K" calibrate "$L/sglang-02.log" --model llama-3.3-70b --save "$T/sg.json" > /dev/null
+expect 0 '"kv_tokens":	2794979,' plan --model llama-3.3-70b --gpus 8 --calibration "$T/sg.json" --format json
+printf '{"format": "kvplan-calibration", "format_version": 1, "engine": "vllm", "figures": {}}\n' > "$T/emptycal.json"
+expect 2 "nothing to calibrate" plan --calibration "$T/emptycal.json"
 printf '{"format": "kvplan-calibration", "format_version": 1, "engine": "vllx"}\n' > "$T/badcal.json"
 expect 2 "badcal.json:1:55: engine: 'vllx' is not an engine" plan --calibration "$T/badcal.json"
 
