@@ -137,7 +137,12 @@ void view_draw_help(const struct planner *p)
     /* two columns of keys when one does not fit the height */
     int columns = n + tails + 2 > LINES && COLS >= 80 ? 2 : 1;
     int per = (n + columns - 1) / columns;
-    int w = COLS - 2 < (columns == 2 ? 96 : 60) ? COLS - 2 : (columns == 2 ? 96 : 60);
+    /* wide enough for the longest line, the closing notes included */
+    int want = columns == 2 ? 96 : 60;
+    for (int t = 0; t < tails; t++)
+        if ((int)strlen(tail[t]) + 4 > want)
+            want = (int)strlen(tail[t]) + 4;
+    int w = COLS - 2 < want ? COLS - 2 : want;
     int h = per + tails + 3 < LINES ? per + tails + 3 : LINES;
     int x = (COLS - w) / 2, y = (LINES - h) / 2, cw = (w - 4) / columns;
     view_box(y, x, h, w, " Keys ");
