@@ -454,8 +454,12 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     m->params = total;
     m->active_params = active;
     uint64_t in_experts = 0;
-    if (a->experts > 0 && params_in_experts(a, &in_experts))
+    if (a->experts > 0 && params_in_experts(a, &in_experts)) {
         m->expert_params = in_experts; /* what expert parallelism spreads over its GPUs */
+        /* and what a decode step reads of them: k of E routed experts a token */
+        m->experts = (uint32_t)a->experts;
+        m->experts_per_token = (uint32_t)(a->experts_per_token ? a->experts_per_token : 1);
+    }
     if (total > ((uint64_t)1 << 53)) {
         cJSON_Delete(root);
         return diag_fail(d, "%s: the dimensions give %llu parameters, more than a preset holds "
