@@ -519,6 +519,10 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
             for (int k = 0; k < ss.count && n < sizeof names; k++)
                 n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s'", k ? ", " : "",
                                       ss.entry[k].label);
+            if (ss.count == 1)
+                return diag_fail(d, "--scenario: '%s' is not in %s: it holds one scenario, "
+                                 "named %s after the file (or load it without --scenario)",
+                                 o->scenario_label, o->load_path, names);
             return diag_fail(d, "--scenario: '%s' is not in %s (it holds %s)", o->scenario_label,
                              o->load_path, names);
         }

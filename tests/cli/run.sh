@@ -134,6 +134,9 @@ expect 0 "Speed (64 users decoding at once; MBU 0.55, MFU 0.50)" plan --model ll
 expect 0 "+ 11.49 GiB attention and embedding" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
 expect 0 "64 users fit at 32,768 tokens" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
 expect 2 "--enable-dp-attention: spreads requests over the TP ranks: it needs --tp above 1" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 2 --tp 1 --enable-dp-attention
+# a single snapshot holds one scenario, named after its file
+"$K" plan --export "$T/one.json" > /dev/null
+expect 2 "it holds one scenario, named 'one' after the file" plan --load "$T/one.json" --scenario A
 # an engine's knob given to another engine is refused, not ignored
 expect 2 "--mem-fraction-static: is an SGLang option (--engine sglang)" plan --engine vllm --mem-fraction-static 0.8
 expect 2 "--gpu-memory-utilization: is a vLLM option (--engine vllm)" plan --engine sglang --gpu-memory-utilization 0.8
