@@ -79,9 +79,15 @@ static void draw_controls(const struct planner *p, const struct planner_layout *
             char shown[160];
             if (dim)
                 snprintf(shown, sizeof shown, "%s (%s)", value, dim);
-            else
+            else {
+                /* a long name gives way so both arrows stay on the row */
+                int room = tw + VALUE_W + 1 - 4;
+                if (room > 2 && (int)strlen(value) > room)
+                    snprintf(value + room - 1, sizeof value - (size_t)(room - 1), "%s",
+                             roles_utf8() ? "\u2026" : "~");
                 snprintf(shown, sizeof shown, "%s %s %s", roles_utf8() ? "\u25c2" : "<", value,
                          roles_utf8() ? "\u25b8" : ">");
+            }
             widget_text(y, tx, tw + VALUE_W + 1, vrole, shown);
         } else {
             widget_slider(y, tx, tw, f, focus);
