@@ -4,12 +4,16 @@
 #include <stdio.h>
 
 #include "kvcost.h"
+#include "units.h"
 
 struct inputs {
     double bw, peak, mbu, mfu, link;
     double weights, experts;    /* bytes of the whole model, and of its routed experts */
     double active, hidden;      /* parameters per token, hidden width */
-    double per_ctx_token;       /* attention flops per context token per layer, all heads */
+    double per_ctx_token;       /* decode attention flops per context token per layer, all heads */
+    double per_ctx_prefill;     /* the same in prefill (MLA computes it expanded) */
+    double link_used, latency;  /* the all-reduce's bandwidth per GPU and step latency */
+    uint32_t nodes;             /* nodes one tensor-parallel group spans */
     uint32_t tp, layers, global, windowed;
     uint32_t pp;                /* pipeline stages: a token passes them in turn */
     double shards;              /* GPUs one replica's weights and FLOPs split over: TP x PP */
@@ -51,13 +55,34 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
     in.active = (double)(m->active_params ? m->active_params : m->params);
     in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);
     /* QK^T and PV, 2 flops a multiply-add, per context token, per layer:
-     * 4 x heads x head_dim; MLA absorbs the projections: 2 x (rank + rope) + 2 x rank */
-    if (m->attention == ATTENTION_MLA)
+     * 4 x heads x head_dim. MLA runs two forms (vLLM
+     * vllm/v1/attention/backends/mla/common.py, the module notes and
+     * MLACommonImpl._forward_decode / _forward_prefill): decode absorbs W_UK
+     * and W_UV into the query and output, an MQA over the latent: QK^T over
+     * rank + rope, PV over rank; prefill expands the latent to every head, an
+     * MHA: QK^T over qk_nope + qk_rope (192 for DeepSeek-V3), PV over
+     * v_head_dim (128). */
+    if (m->attention == ATTENTION_MLA) {
         in.per_ctx_token = (double)m->attention_heads *
                            (2.0 * (m->kv_lora_rank + m->qk_rope_head_dim) + 2.0 * m->kv_lora_rank);
-    else
+        uint32_t nope = m->qk_nope_head_dim ? m->qk_nope_head_dim : m->head_dim;
+        uint32_t v = m->v_head_dim ? m->v_head_dim : m->head_dim;
+        in.per_ctx_prefill = (double)m->attention_heads *
+                             (2.0 * (nope + m->qk_rope_head_dim) + 2.0 * v);
+    } else {
         in.per_ctx_token = 4.0 * m->attention_heads * m->head_dim;
+        in.per_ctx_prefill = in.per_ctx_token;
+    }
     in.tp = r->tp;
+    /* past one node the ring runs over the network, at its speed */
+    in.nodes = (in.tp + SPEED_GPUS_PER_NODE - 1) / SPEED_GPUS_PER_NODE;
+    in.link_used = in.link;
+    in.latency = SPEED_ALLREDUCE_LATENCY_S;
+    if (in.nodes > 1) {
+        if (in.link_used <= 0 || in.link_used > SPEED_INTERNODE_BYTES_PER_S)
+            in.link_used = SPEED_INTERNODE_BYTES_PER_S;
+        in.latency = SPEED_INTERNODE_LATENCY_S;
+    }
     in.pp = r->pp ? r->pp : 1;
     in.shards = (double)in.tp * in.pp;
     in.expert_div = r->experts_spread ? (double)r->gpus : in.shards;
@@ -99,8 +124,8 @@ static double comm_seconds(const struct inputs *in, double tokens)
     if (in->tp <= 1)
         return 0;
     double bytes = tokens * in->hidden * 2.0;
-    double per = in->link > 0 ? 2.0 * (in->tp - 1) / in->tp * bytes / in->link : 0;
-    return in->layers * 2.0 * (per + SPEED_ALLREDUCE_LATENCY_S);
+    double per = in->link_used > 0 ? 2.0 * (in->tp - 1) / in->tp * bytes / in->link_used : 0;
+    return in->layers * 2.0 * (per + in->latency);
 }
 
 /* The users whose cache one GPU reads: the replica's, or under DP attention
@@ -194,7 +219,7 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ADD);
     explain_row_end(x, row, XU_BYTES, 0,
-                    r->cost.windowed_layers ? "windowed layers read at most their window" : NULL);
+                    in->windowed ? "windowed layers read at most their window" : NULL);
 
     row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
     explain_ref(x, row, "speed_bytes", "");
@@ -236,8 +261,13 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
         explain_op(row, XOP_MUL);
         explain_term(row, st->comm / (in->layers * 2.0), XU_SECONDS, "each");
         explain_op(row, XOP_MUL);
-        snprintf(name, sizeof name, "each: ring over %u GPUs at %.0f GB/s plus %.0f us",
-                 in->tp, in->link / 1e9, SPEED_ALLREDUCE_LATENCY_S * 1e6);
+        if (in->nodes > 1)
+            snprintf(name, sizeof name, "each: ring over %u GPUs across %u nodes at %.0f GB/s "
+                     "(network) plus %.0f us", in->tp, in->nodes, in->link_used / 1e9,
+                     in->latency * 1e6);
+        else
+            snprintf(name, sizeof name, "each: ring over %u GPUs at %.0f GB/s plus %.0f us",
+                     in->tp, in->link_used / 1e9, in->latency * 1e6);
         explain_row_end(x, row, XU_SECONDS, 0, name);
     }
     row = explain_row_begin(x, "speed_step", "Time per token", "per step");
@@ -269,8 +299,8 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     explain_row_end(x, row, XU_TOK_PER_S, 0, NULL);
 }
 
-static void ttft_rows(const struct inputs *in, struct plan_result *r, struct explain *x,
-                      double flops, double weights_s, double comm)
+static void ttft_rows(const struct inputs *in, const struct scenario *s, struct plan_result *r,
+                      struct explain *x, double flops, double weights_s, double comm)
 {
     struct speed_result *sp = &r->speed;
     char name[96];
@@ -295,10 +325,19 @@ static void ttft_rows(const struct inputs *in, struct plan_result *r, struct exp
         explain_term(row, comm, XU_SECONDS, "all-reduces");
         explain_op(row, XOP_ADD);
     }
-    char t[32];
+    char t[32], note[200];
     units_format_int(sp->prompt_tokens, t, sizeof t);
-    snprintf(name, sizeof name, "a %s-token prompt alone: 2 x active params x tokens + attention", t);
-    explain_row_end(x, row, XU_SECONDS, 0, name);
+    const struct model_spec *m = &s->model;
+    if (m->attention == ATTENTION_MLA)
+        snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
+                 "attention, MLA expanded as engines prefill it (QK over %u dims, PV over %u "
+                 "a head)", units_article(t), t,
+                 (m->qk_nope_head_dim ? m->qk_nope_head_dim : m->head_dim) + m->qk_rope_head_dim,
+                 m->v_head_dim ? m->v_head_dim : m->head_dim);
+    else
+        snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
+                 "attention", units_article(t), t);
+    explain_row_end(x, row, XU_SECONDS, 0, note);
 }
 
 void speed_compute(const struct scenario *s, struct plan_result *r, struct explain *x)
@@ -343,7 +382,7 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
     sp->prompt_tokens = (uint64_t)p;
     double att = in.global * causal(p, 0) + in.windowed * causal(p, (double)in.window);
-    sp->prefill_flops_per_gpu = (2.0 * in.active * p + in.per_ctx_token * att * p) / in.shards;
+    sp->prefill_flops_per_gpu = (2.0 * in.active * p + in.per_ctx_prefill * att * p) / in.shards;
     /* the prompt passes the stages in turn: each reads its weights once */
     double weights_s = (double)r->weights_bytes_per_gpu / (in.bw * in.mbu) * in.pp;
     double comm = comm_seconds(&in, p);
@@ -352,7 +391,7 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
             sp->prefill_flops_per_gpu / (in.peak * in.mfu) * in.pp + weights_s + comm;
         sp->prefill_tokens_per_s = p / sp->ttft_seconds;
     }
-    ttft_rows(&in, r, x, sp->prefill_flops_per_gpu, weights_s, comm);
+    ttft_rows(&in, s, r, x, sp->prefill_flops_per_gpu, weights_s, comm);
 
     /* the users at the service level: the most per replica that keep the speed */
     uint64_t fit = r->users_per_replica, best = fit;
@@ -393,8 +432,15 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
                  "cannot be checked", s->max_ttft_seconds);
     else if (ttft_fails)
         snprintf(note, sizeof note, "the first token takes longer than %g s", s->max_ttft_seconds);
-    else
+    else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
+        snprintf(note, sizeof note, "the most users that keep %g tok/s each, first token "
+                 "within %g s: %s binds", s->min_tokens_per_s, s->max_ttft_seconds,
+                 plan_binding_name(sp->binding));
+    else if (s->min_tokens_per_s > 0)
         snprintf(note, sizeof note, "the most users that keep %g tok/s each: %s binds",
                  s->min_tokens_per_s, plan_binding_name(sp->binding));
+    else
+        snprintf(note, sizeof note, "no speed target; first token within %g s: every user "
+                 "that fits (%s binds)", s->max_ttft_seconds, plan_binding_name(sp->binding));
     explain_row_end(x, row, XU_COUNT, (long double)sp->users_at_service_level, note);
 }
