@@ -171,9 +171,13 @@ int cmd_solve(int argc, char **argv)
     }
     qsort(rows, (size_t)nrows, sizeof rows[0], by_cost);
     char ctx[32];
-    if (base.min_tokens_per_s > 0 || base.max_ttft_seconds > 0)
-        printf("Each user keeping %g tok/s%s%.3g s to the first token.\n",
-               base.min_tokens_per_s, base.max_ttft_seconds > 0 ? ", at most " : ", any ",
+    if (base.min_tokens_per_s > 0 && base.max_ttft_seconds > 0)
+        printf("Each user keeping %g tok/s, the first token within %g s.\n",
+               base.min_tokens_per_s, base.max_ttft_seconds);
+    else if (base.min_tokens_per_s > 0)
+        printf("Each user keeping %g tok/s (no first-token target).\n", base.min_tokens_per_s);
+    else if (base.max_ttft_seconds > 0)
+        printf("Each user's first token within %g s (no speed target).\n",
                base.max_ttft_seconds);
     printf("%llu users at %s tokens of %s (%s), up to %u GPUs:\n\n", (unsigned long long)need,
            units_format_tokens_short(base.context_tokens, ctx, sizeof ctx), base.model.name,
@@ -187,8 +191,12 @@ int cmd_solve(int argc, char **argv)
     for (int i = 0; i < nrows; i++) {
         const struct solve_split *sp = &rows[i].split;
         if (!sp->solved) {
-            printf("%-16s %5s %12s %8s %10s\n", rows[i].gpu->id, "-", "-", "-",
-                   "(needs more GPUs)");
+            const char *why = sp->why == UNSOLVED_NO_COMPUTE
+                                  ? "(no compute figure: the --max-ttft target cannot be checked)"
+                              : sp->why == UNSOLVED_NO_BANDWIDTH
+                                  ? "(no bandwidth figure: the speed targets cannot be checked)"
+                                  : "(needs more GPUs)";
+            printf("%-16s %5s %12s %8s %s\n", rows[i].gpu->id, "-", "-", "-", why);
             continue;
         }
         solved++;
