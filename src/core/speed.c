@@ -288,12 +288,14 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     explain_term(row, 1, XU_COUNT, "token");
     explain_ref(x, row, "speed_step", "");
     explain_op(row, XOP_DIV);
-    snprintf(name, sizeof name, "at %llu users decoding at once%s", (unsigned long long)sp->concurrency,
+    snprintf(name, sizeof name, "at %llu user%s decoding at once%s",
+             (unsigned long long)sp->concurrency, sp->concurrency == 1 ? "" : "s",
              r->replicas > 1 ? " (all replicas)" : "");
     explain_row_end(x, row, XU_TOK_PER_S, 0, name);
 
     row = explain_row_begin(x, "speed_total", "Throughput", "all replicas");
-    explain_term(row, (long double)sp->concurrency, XU_COUNT, "users");
+    explain_term(row, (long double)sp->concurrency, XU_COUNT,
+                 sp->concurrency == 1 ? "user" : "users");
     explain_ref(x, row, "decode", "each");
     explain_op(row, XOP_MUL);
     explain_row_end(x, row, XU_TOK_PER_S, 0, NULL);

@@ -171,8 +171,9 @@ static void report_engine(FILE *out, const struct scenario *s, const struct plan
     fprintf(out, "  %-19s %s\n", "Launch", e->launch);
     if (r->generic.present) {
         units_format_int(r->generic.max_users, a, sizeof a);
-        fprintf(out, "  %-19s %s users with %g%% headroom (for comparison only)\n",
-                "Generic rule", a, r->generic.headroom_percent);
+        fprintf(out, "  %-19s %s user%s with %g%% headroom (for comparison only)\n",
+                "Generic rule", a, r->generic.max_users == 1 ? "" : "s",
+                r->generic.headroom_percent);
     }
 }
 
@@ -308,9 +309,9 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         fprintf(out, "\nLaunch: `%s`\n", r->engine.launch);
         if (r->generic.present) {
             units_format_int(r->generic.max_users, a, sizeof a);
-            fprintf(out, "\nThe generic rule (%g%% headroom) would give %s users; shown for "
+            fprintf(out, "\nThe generic rule (%g%% headroom) would give %s user%s; shown for "
                          "comparison only.\n",
-                    r->generic.headroom_percent, a);
+                    r->generic.headroom_percent, a, r->generic.max_users == 1 ? "" : "s");
         }
     }
     uint32_t shown = plan_shown_warnings(r);
