@@ -141,6 +141,22 @@ static int service_inputs(const struct scenario *s, const struct plan_result *r,
     return n;
 }
 
+/* The service-level inputs, as lines of the text Scenario or rows of the
+ * Markdown Input table. */
+static void print_service_inputs(FILE *out, const struct scenario *s, const struct plan_result *r,
+                                 bool markdown)
+{
+    const char *label[SERVICE_INPUTS];
+    char value[SERVICE_INPUTS][320];
+    int n = service_inputs(s, r, label, value);
+    for (int i = 0; i < n; i++) {
+        if (markdown)
+            fprintf(out, "| %s | %s |\n", label[i], value[i]);
+        else
+            fprintf(out, "  %-14s %s\n", label[i], value[i]);
+    }
+}
+
 bool report_is_speed_row(const struct explain_row *row)
 {
     return strncmp(row->key, "speed_", 6) == 0 || strcmp(row->key, "decode") == 0 ||
@@ -213,11 +229,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     else
         fprintf(out, "  %-14s %s's own rule (the headroom applies to the generic rule only)\n",
                 "Budget", engine_label(r->profile, r->rule));
-    const char *slabel[SERVICE_INPUTS];
-    char svalue[SERVICE_INPUTS][320];
-    int ns = service_inputs(s, r, slabel, svalue);
-    for (int i = 0; i < ns; i++)
-        fprintf(out, "  %-14s %s\n", slabel[i], svalue[i]);
+    print_service_inputs(out, s, r, false);
 
     fprintf(out, "\nHow it is computed\n");
     for (int i = 0; i < r->explain.count; i++)
@@ -292,11 +304,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         fprintf(out, "| Headroom | %g %% |\n", s->headroom_percent);
     else
         fprintf(out, "| Budget | %s's rule |\n", engine_label(r->profile, r->rule));
-    const char *slabel[SERVICE_INPUTS];
-    char svalue[SERVICE_INPUTS][320];
-    int ns = service_inputs(s, r, slabel, svalue);
-    for (int i = 0; i < ns; i++)
-        fprintf(out, "| %s | %s |\n", slabel[i], svalue[i]);
+    print_service_inputs(out, s, r, true);
     fprintf(out, "\n");
 
     fprintf(out, "| Result | How | Value |\n|---|---|---|\n");
