@@ -110,6 +110,17 @@ int cmd_solve(int argc, char **argv)
     int status = 0;
     if (max_context || utilization) {
         struct scenario s = base;
+        enum solve_unsolved why;
+        if (solve_unchecked(&s, &why)) {
+            bool compute = why == UNSOLVED_NO_COMPUTE;
+            printf("%s has no %s figure: the %s target cannot be checked, so no %s serves "
+                   "%llu user%s\n", s.gpu.name, compute ? "compute" : "bandwidth",
+                   compute ? "--max-ttft" : "speed",
+                   max_context ? "context" : "--gpu-memory-utilization", (unsigned long long)need,
+                   need == 1 ? "" : "s");
+            catalog_free(&cat);
+            return 1;
+        }
         if (max_context) {
             uint64_t best = solve_max_context(&s, need);
             if (best == 0) {

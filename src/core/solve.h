@@ -33,6 +33,11 @@ struct solve_split {
 struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus,
                               uint32_t max_pp);
 
+/* True when base's GPU has no figure to check base's targets with (no
+ * bandwidth for any target, no compute for a first-token one); *why says
+ * which. Such a GPU serves no one at the service level. */
+bool solve_unchecked(const struct scenario *base, enum solve_unsolved *why);
+
 /* The longest context (tokens) that still serves `need` users; 0 = none. */
 uint64_t solve_max_context(const struct scenario *base, uint64_t need);
 

@@ -82,7 +82,11 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
         if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && len > 0 && (size_t)len < size) {
             char slo[32];
             units_format_int(r->speed.users_at_service_level, slo, sizeof slo);
-            if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
+            if (s->max_ttft_seconds > 0 && r->speed.known && r->speed.peak_flops <= 0)
+                snprintf(buf + len, size - (size_t)len,
+                         "; the %g s first-token target cannot be checked (no compute figure "
+                         "for this GPU): 0 users counted", s->max_ttft_seconds);
+            else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
                 snprintf(buf + len, size - (size_t)len,
                          "; %s keep %g tok/s each and the first token within %g s (%s binds)", slo,
                          s->min_tokens_per_s, s->max_ttft_seconds,

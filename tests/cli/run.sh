@@ -190,6 +190,8 @@ expect 1 "h100-sxm             -            -        - (needs more GPUs)" solve 
 expect 0 "h100-sxm            48        8x2x3" solve --users 10 --model llama-3.1-70b --min-tok-s 90 --gpu h100-sxm --max-pp 4 --max-gpus 64
 expect 0 "(TP 32 spans nodes of 8 GPUs: its all-reduces run over the network; --max-pp" solve --users 10 --model llama-3.1-70b --min-tok-s 90 --gpu h100-sxm --max-gpus 64
 # a GPU with no compute figure cannot check a first-token target: solve never picks it, and says why
+expect 1 "NVIDIA A10G (AWS) has no compute figure: the --max-ttft target cannot be checked, so no context serves 2 users" solve --users 2 --max-context --gpu a10g --max-ttft 0.05 --model llama-3.1-8b
+expect 0 "; the 0.05 s first-token target cannot be checked (no compute figure for this GPU): 0 users counted" plan --gpu a10g --max-ttft 0.05
 expect 0 "a10g                 -            -        - (no compute figure: the --max-ttft target cannot be checked)" solve --users 10 --model llama-3.1-8b --context 8k --max-ttft 0.05
 expect 1 "(no compute figure: the --max-ttft target cannot be checked)" solve --users 10 --model llama-3.1-8b --context 8k --max-ttft 0.05 --gpu a10g
 # a q4_k_m checkpoint (4.90 bits a weight) reads less per step than bf16: faster per user
