@@ -99,7 +99,8 @@ static void weights_row(struct policy_ctx *c)
         row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
         explain_term(row, (long double)(r->weights_bytes - r->expert_bytes), XU_BYTES,
                      "weights outside the experts");
-        explain_term(row, r->tp * r->pp, XU_COUNT, r->pp > 1 ? "GPUs (TP x PP)" : "GPUs (TP)");
+        explain_term(row, r->tp * r->pp, XU_COUNT,
+                     r->tp * r->pp == 1 ? "GPU (TP)" : r->pp > 1 ? "GPUs (TP x PP)" : "GPUs (TP)");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_CEIL);
         explain_term(row, (long double)r->expert_bytes, XU_BYTES, "routed experts");

@@ -214,7 +214,9 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     }
     uint64_t ng = users_per_gpu(in, n);
     explain_term(row, (long double)ng, XU_COUNT,
-                 in->ranks > 1 ? "users on this rank" : ng == 1 ? "user" : "users");
+                 in->ranks > 1 ? (ng == 1 ? "user on this rank" : "users on this rank")
+                 : ng == 1     ? "user"
+                               : "users");
     explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES, "KV each");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ADD);

@@ -31,10 +31,11 @@ static void layout_text(const struct plan_result *r, char *buf, size_t size)
                      : r->experts_spread ? ep
                                           : "";
     if (r->pp > 1 && r->replicas == 1)
-        snprintf(buf, size, "%u stages x %u GPUs: TP %u, PP %u%s", r->pp, r->tp, r->tp, r->pp, dp);
+        snprintf(buf, size, "%u stages x %u GPU%s: TP %u, PP %u%s", r->pp, r->tp,
+                 r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
     else if (r->pp > 1)
-        snprintf(buf, size, "%u replicas, each %u stages x %u GPUs: TP %u, PP %u%s", r->replicas,
-                 r->pp, r->tp, r->tp, r->pp, dp);
+        snprintf(buf, size, "%u replicas, each %u stages x %u GPU%s: TP %u, PP %u%s", r->replicas,
+                 r->pp, r->tp, r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
     else if (r->replicas == 1)
         snprintf(buf, size, "one replica, tensor parallel %u%s", r->tp, dp);
     else

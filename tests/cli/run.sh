@@ -172,6 +172,10 @@ expect 0 "an 11,000-token prompt alone" plan --context 16k --prompt 11000
 expect 0 "1 user at 8k tokens of" solve --users 1 --model llama-3.1-8b --gpu h100-sxm
 expect 0 "8,192 cells per slot x 1 slot" plan --engine llama.cpp --parallel 1 --gpu rtx-4090 --model llama-3.1-8b
 expect_not "windowed layers read at most their window" plan --model llama-3.1-8b
+expect 0 "2 stages x 1 GPU: TP 1, PP 2" plan --model llama-3.1-70b --gpus 2 --pp 2 --engine vllm
+expect 0 "(8192 batched tokens, 1 sequence)" plan --engine vllm --max-num-seqs 1
+expect 0 "/ 1 GPU (TP))" plan --model qwen3-30b-a3b --gpus 2 --tp 1 --engine vllm
+expect 0 "+ 1 user on this rank x" plan --model deepseek-v3 --gpu h200 --gpus 16 --tp 8 --engine sglang --enable-dp-attention --concurrency 1
 expect 0 "windowed layers read at most their window" plan --model gemma-3-27b --gpus 2
 # review 5: the service-level inputs are listed, with where the MBU came from
 expect 0 "  Min tok/s      40 tok/s per user (--min-tok-s)" plan --min-tok-s 40 --max-ttft 1
