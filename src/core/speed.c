@@ -57,7 +57,9 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
     /* QK^T and PV, 2 flops a multiply-add, per context token, per layer:
      * 4 x heads x head_dim. MLA runs two forms (vLLM
      * vllm/v1/attention/backends/mla/common.py, the module notes and
-     * MLACommonImpl._forward_decode / _forward_prefill): decode absorbs W_UK
+     * MLACommonImpl._forward_decode / _forward_prefill; SGLang
+     * attention_backend_handler.py _handle_attention_backend: MHA_ONE_SHOT or
+     * MHA_CHUNKED_KV for an extend, MLA for decode): decode absorbs W_UK
      * and W_UV into the query and output, an MQA over the latent: QK^T over
      * rank + rope, PV over rank; prefill expands the latent to every head, an
      * MHA: QK^T over qk_nope + qk_rope (192 for DeepSeek-V3), PV over
