@@ -75,8 +75,9 @@ int cmd_plan(int argc, char **argv)
         break;
     }
     if (o.has_require_users && r.max_users < o.require_users) {
-        fprintf(stderr, "kvplan: --require-users: %llu users fit, %llu required\n",
-                (unsigned long long)r.max_users, (unsigned long long)o.require_users);
+        fprintf(stderr, "kvplan: --require-users: %llu user%s fit%s, %llu required\n",
+                (unsigned long long)r.max_users, r.max_users == 1 ? "" : "s",
+                r.max_users == 1 ? "s" : "", (unsigned long long)o.require_users);
         status = 1;
     }
     if (fflush(stdout) != 0)

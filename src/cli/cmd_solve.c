@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "core/solve.h"
+#include "core/speed.h"
 #include "core/version.h"
 
 
@@ -109,16 +110,27 @@ int cmd_solve(int argc, char **argv)
     int status = 0;
     if (max_context || utilization) {
         struct scenario s = base;
+        enum solve_unsolved why;
+        if (solve_unchecked(&s, &why)) {
+            bool compute = why == UNSOLVED_NO_COMPUTE;
+            printf("%s has no %s figure: the %s target cannot be checked, so no %s serves "
+                   "%llu user%s\n", s.gpu.name, compute ? "compute" : "bandwidth",
+                   compute ? "--max-ttft" : "speed",
+                   max_context ? "context" : "--gpu-memory-utilization", (unsigned long long)need,
+                   need == 1 ? "" : "s");
+            catalog_free(&cat);
+            return 1;
+        }
         if (max_context) {
             uint64_t best = solve_max_context(&s, need);
             if (best == 0) {
-                printf("no context serves %llu users on %u x %s\n", (unsigned long long)need,
-                       s.gpus, s.gpu.name);
+                printf("no context serves %llu user%s on %u x %s\n", (unsigned long long)need,
+                       need == 1 ? "" : "s", s.gpus, s.gpu.name);
                 status = 1;
             } else {
                 char t[48];
-                printf("longest context serving %llu users on %u x %s (%s): %s tokens\n",
-                       (unsigned long long)need, s.gpus, s.gpu.name,
+                printf("longest context serving %llu user%s on %u x %s (%s): %s tokens\n",
+                       (unsigned long long)need, need == 1 ? "" : "s", s.gpus, s.gpu.name,
                        engine_label(s.engine.kind, s.engine.rule),
                        units_format_tokens(best, t, sizeof t));
             }
@@ -129,13 +141,13 @@ int cmd_solve(int argc, char **argv)
             }
             double found = solve_min_utilization(&s, need);
             if (found == 0) {
-                printf("no --gpu-memory-utilization serves %llu users at %llu tokens\n",
-                       (unsigned long long)need, (unsigned long long)s.context_tokens);
+                printf("no --gpu-memory-utilization serves %llu user%s at %llu tokens\n",
+                       (unsigned long long)need, need == 1 ? "" : "s", (unsigned long long)s.context_tokens);
                 status = 1;
             } else {
-                printf("smallest --gpu-memory-utilization serving %llu users at %llu tokens: "
+                printf("smallest --gpu-memory-utilization serving %llu user%s at %llu tokens: "
                        "%.2f\n",
-                       (unsigned long long)need, (unsigned long long)s.context_tokens, found);
+                       (unsigned long long)need, need == 1 ? "" : "s", (unsigned long long)s.context_tokens, found);
             }
         }
         catalog_free(&cat);
@@ -171,11 +183,16 @@ int cmd_solve(int argc, char **argv)
     }
     qsort(rows, (size_t)nrows, sizeof rows[0], by_cost);
     char ctx[32];
-    if (base.min_tokens_per_s > 0 || base.max_ttft_seconds > 0)
-        printf("Each user keeping %g tok/s%s%.3g s to the first token.\n",
-               base.min_tokens_per_s, base.max_ttft_seconds > 0 ? ", at most " : ", any ",
+    if (base.min_tokens_per_s > 0 && base.max_ttft_seconds > 0)
+        printf("Each user keeping %g tok/s, the first token within %g s.\n",
+               base.min_tokens_per_s, base.max_ttft_seconds);
+    else if (base.min_tokens_per_s > 0)
+        printf("Each user keeping %g tok/s (no first-token target).\n", base.min_tokens_per_s);
+    else if (base.max_ttft_seconds > 0)
+        printf("Each user's first token within %g s (no speed target).\n",
                base.max_ttft_seconds);
-    printf("%llu users at %s tokens of %s (%s), up to %u GPUs:\n\n", (unsigned long long)need,
+    printf("%llu user%s at %s tokens of %s (%s), up to %u GPUs:\n\n", (unsigned long long)need,
+           need == 1 ? "" : "s",
            units_format_tokens_short(base.context_tokens, ctx, sizeof ctx), base.model.name,
            engine_label(base.engine.kind, base.engine.rule), max_gpus);
     bool any_pp = false;
@@ -187,8 +204,12 @@ int cmd_solve(int argc, char **argv)
     for (int i = 0; i < nrows; i++) {
         const struct solve_split *sp = &rows[i].split;
         if (!sp->solved) {
-            printf("%-16s %5s %12s %8s %10s\n", rows[i].gpu->id, "-", "-", "-",
-                   "(needs more GPUs)");
+            const char *why = sp->why == UNSOLVED_NO_COMPUTE
+                                  ? "(no compute figure: the --max-ttft target cannot be checked)"
+                              : sp->why == UNSOLVED_NO_BANDWIDTH
+                                  ? "(no bandwidth figure: the speed targets cannot be checked)"
+                                  : "(needs more GPUs)";
+            printf("%-16s %5s %12s %8s %s\n", rows[i].gpu->id, "-", "-", "-", why);
             continue;
         }
         solved++;
@@ -202,6 +223,14 @@ int cmd_solve(int argc, char **argv)
         printf("%-16s %5u %12s %8llu %10s\n", rows[i].gpu->id, sp->gpus, split,
                (unsigned long long)sp->users, cost);
     }
+    uint32_t wide = 0; /* the widest tensor parallel past one node */
+    for (int i = 0; i < nrows; i++)
+        if (rows[i].split.solved && rows[i].split.tp > SPEED_GPUS_PER_NODE && rows[i].split.tp > wide)
+            wide = rows[i].split.tp;
+    if (wide)
+        printf("(TP %u spans nodes of %d GPUs: its all-reduces run over the network; --max-pp N "
+               "lets solve put pipeline stages between nodes instead, as engines do)\n",
+               wide, SPEED_GPUS_PER_NODE);
     if (skipped)
         printf("(%d GPU types of other vendors left out: %s is modelled on %s)\n", skipped,
                engine_label(base.engine.kind, base.engine.rule),

@@ -142,6 +142,106 @@ static bool print_json_row(cJSON *item, size_t index)
     return true;
 }
 
+/* One row's columns, the same in every format: CSV and Markdown print
+ * them as text, JSON with their types, the table with units. */
+enum cell_kind { CELL_STR, CELL_UINT, CELL_BOOL, CELL_NUM };
+struct cell {
+    const char *name;
+    enum cell_kind kind;
+    const char *str;
+    uint64_t uint;
+    double num;
+    bool present; /* CELL_NUM: false = no figure (null, empty) */
+};
+enum { CELLS_MAX = 20 };
+
+/* The columns; users_at_service_level only when a target is given. */
+static int row_cells(const struct scenario *s, const struct plan_result *r, const char *value,
+                     struct cell c[CELLS_MAX])
+{
+    const struct speed_result *sp = &r->speed;
+    bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+    int n = 0;
+#define CELL(nm, k, ...) (c[n] = (struct cell){.name = nm, .kind = k, __VA_ARGS__}, n++)
+    CELL("value", CELL_STR, .str = value);
+    CELL("gpu", CELL_STR, .str = s->gpu.id);
+    CELL("model", CELL_STR, .str = s->model.id);
+    CELL("gpus", CELL_UINT, .uint = s->gpus);
+    CELL("context_tokens", CELL_UINT, .uint = s->context_tokens);
+    CELL("kv_dtype", CELL_STR, .str = dtype_info(r->kv_dtype)->name);
+    CELL("fits", CELL_BOOL, .present = r->fits);
+    CELL("max_users", CELL_UINT, .uint = r->max_users);
+    CELL("max_users_paged", CELL_UINT, .uint = r->max_users_paged);
+    CELL("kv_bytes_per_token_per_gpu", CELL_UINT, .uint = r->cost.bytes_per_token);
+    CELL("user_bytes_per_gpu", CELL_UINT, .uint = r->user_bytes_per_gpu);
+    CELL("kv_pool_bytes", CELL_UINT, .uint = r->kv_pool_bytes);
+    CELL("kv_tokens", CELL_UINT, .uint = r->kv_tokens);
+    CELL("concurrency", CELL_UINT, .uint = sp->concurrency);
+    /* false: more users decoding at once than memory holds (--concurrency) */
+    CELL("concurrency_fits", CELL_BOOL,
+         .present = !(r->warnings & WARN_CONCURRENCY_BEYOND_FIT) && r->fits);
+    CELL("tokens_per_s_per_user", CELL_NUM, .num = sp->tokens_per_s_per_user,
+         .present = sp->step_seconds > 0);
+    CELL("tokens_per_s_total", CELL_NUM, .num = sp->tokens_per_s_total,
+         .present = sp->step_seconds > 0);
+    CELL("ttft_seconds", CELL_NUM, .num = sp->ttft_seconds, .present = sp->ttft_seconds > 0);
+    if (target)
+        CELL("users_at_service_level", CELL_UINT, .uint = sp->users_at_service_level);
+#undef CELL
+    return n;
+}
+
+static void print_cells(const struct cell *c, int n, int format)
+{
+    const char *sep = format == 1 ? "," : " | ";
+    if (format == 2)
+        fputs("| ", stdout);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputs(sep, stdout);
+        switch (c[i].kind) {
+        case CELL_STR:
+            fputs(c[i].str, stdout);
+            break;
+        case CELL_UINT:
+            printf("%llu", (unsigned long long)c[i].uint);
+            break;
+        case CELL_BOOL:
+            fputs(c[i].present ? "true" : "false", stdout);
+            break;
+        case CELL_NUM:
+            if (c[i].present)
+                printf("%.6g", c[i].num);
+            else if (format == 2)
+                fputs("n/a", stdout);
+            break;
+        }
+    }
+    fputs(format == 2 ? " |\n" : "\n", stdout);
+}
+
+static cJSON *json_cells(const struct cell *c, int n)
+{
+    struct jsonout jo = jsonout_begin();
+    for (int i = 0; i < n; i++) {
+        switch (c[i].kind) {
+        case CELL_STR:
+            jsonout_string(&jo, c[i].name, c[i].str);
+            break;
+        case CELL_UINT:
+            jsonout_uint(&jo, c[i].name, c[i].uint);
+            break;
+        case CELL_BOOL:
+            jsonout_bool(&jo, c[i].name, c[i].present);
+            break;
+        case CELL_NUM:
+            jsonout_double_or_null(&jo, c[i].name, c[i].num, c[i].present);
+            break;
+        }
+    }
+    return jsonout_end(&jo);
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     const char *varies[3], *fmt = "table";
@@ -197,28 +297,34 @@ int cmd_sweep(int argc, char **argv)
             catalog_free(&cat);
             return cli_fail(d.message);
         }
-    static const char *cols[] = {"value", "gpu", "model", "gpus", "context_tokens", "kv_dtype",
-                                 "fits", "max_users", "max_users_paged", "kv_bytes_per_token_per_gpu",
-                                 "user_bytes_per_gpu", "kv_pool_bytes", "kv_tokens"};
-    int ncols = (int)(sizeof cols / sizeof cols[0]);
-    if (format == 1)
+    bool target = base.min_tokens_per_s > 0 || base.max_ttft_seconds > 0;
+    if (format == 1 || format == 2) {
+        /* the header: the columns of a row of the base scenario */
+        static struct plan_result r0; /* zero: only the names are read */
+        struct cell c[CELLS_MAX];
+        int ncols = row_cells(&base, &r0, "", c);
+        if (format == 2)
+            fputs("|", stdout);
         for (int i = 0; i < ncols; i++)
-            printf("%s%s", cols[i], i + 1 < ncols ? "," : "\n");
-    else if (format == 2) {
-        for (int i = 0; i < ncols; i++)
-            printf("| %s ", cols[i]);
-        printf("|\n");
-        for (int i = 0; i < ncols; i++)
-            printf("|---");
-        printf("|\n");
+            printf(format == 1 ? "%s%s" : " %s |%s", c[i].name,
+                   format == 1 ? (i + 1 < ncols ? "," : "\n") : "");
+        if (format == 2) {
+            printf("\n");
+            for (int i = 0; i < ncols; i++)
+                printf("|---");
+            printf("|\n");
+        }
     } else if (format == 0) {
         /* the table reads as a person would: the varied value, the layout, sizes
          * with units, per GPU where they are per GPU (CSV and JSON keep bytes) */
         printf("%s on %s, %s; KV/TOKEN, KV/USER and POOL are per GPU\n", base.model.id,
                base.gpu.id, engine_label(base.engine.kind, base.engine.rule));
-        printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %10s\n", "VALUE", "GPUS", "CONTEXT",
-               "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL", "TOKENS", "TOK/S/USER");
+        printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s", "VALUE", "GPUS",
+               "CONTEXT", "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL", "TOKENS",
+               "TOK/S/USER", "TOK/S TOTAL", "TTFT");
+        printf(target ? " %9s\n" : "\n", "AT LEVEL");
     }
+    bool beyond_fit = false; /* a row decodes more users at once than fit */
     /* JSON rows are printed as they are made, never held: 640k rows in one
      * array took 1.2 GB (issue 9). The whole output is still one array. */
     size_t rows_printed = 0;
@@ -253,28 +359,10 @@ int cmd_sweep(int argc, char **argv)
                 printf("%-28s (%s)\n", value, in.message);
             continue;
         }
+        struct cell c[CELLS_MAX];
+        int ncells = row_cells(&s, &r, value, c);
         if (format == 3) {
-            struct jsonout jo = jsonout_begin();
-            jsonout_string(&jo, "value", value);
-            jsonout_string(&jo, "gpu", s.gpu.id);
-            jsonout_string(&jo, "model", s.model.id);
-            jsonout_uint(&jo, "gpus", s.gpus);
-            jsonout_uint(&jo, "context_tokens", s.context_tokens);
-            jsonout_string(&jo, "kv_dtype", dtype_info(r.kv_dtype)->name);
-            jsonout_bool(&jo, "fits", r.fits);
-            jsonout_uint(&jo, "max_users", r.max_users);
-            jsonout_uint(&jo, "max_users_paged", r.max_users_paged);
-            jsonout_uint(&jo, "kv_bytes_per_token_per_gpu", r.cost.bytes_per_token);
-            jsonout_uint(&jo, "user_bytes_per_gpu", r.user_bytes_per_gpu);
-            jsonout_uint(&jo, "kv_pool_bytes", r.kv_pool_bytes);
-            jsonout_uint(&jo, "kv_tokens", r.kv_tokens);
-            jsonout_uint(&jo, "concurrency", r.speed.concurrency);
-            jsonout_double_or_null(&jo, "tokens_per_s_per_user", r.speed.tokens_per_s_per_user,
-                                   r.speed.step_seconds > 0);
-            jsonout_double_or_null(&jo, "ttft_seconds", r.speed.ttft_seconds, r.speed.ttft_seconds > 0);
-            jsonout_uint(&jo, "users_at_service_level", r.speed.users_at_service_level);
-            cJSON *item = jsonout_end(&jo);
-            if (!print_json_row(item, rows_printed++)) {
+            if (!print_json_row(json_cells(c, ncells), rows_printed++)) {
                 status = cli_fail("cannot build JSON (out of memory)");
                 break;
             }
@@ -294,24 +382,39 @@ int cmd_sweep(int argc, char **argv)
             units_format_bytes(r.user_bytes_per_gpu, s.units, per, sizeof per);
             units_format_bytes(r.kv_pool_bytes_per_gpu, s.units, pool, sizeof pool);
             units_format_int(r.kv_tokens, held, sizeof held);
-            char speed[24] = "n/a";
-            if (r.speed.step_seconds > 0)
-                snprintf(speed, sizeof speed, "%.1f", r.speed.tokens_per_s_per_user);
-            printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %10s\n", value, gpus, ctx,
-                   dtype_info(r.kv_dtype)->name, u, pg, tok, per, pool, held, speed);
+            char speed[24] = "n/a", total[24] = "n/a", ttft[24] = "n/a", slo[24];
+            bool over = (r.warnings & WARN_CONCURRENCY_BEYOND_FIT) != 0;
+            beyond_fit = beyond_fit || over;
+            if (r.speed.step_seconds > 0) {
+                snprintf(speed, sizeof speed, "%.1f%s", r.speed.tokens_per_s_per_user,
+                         over ? "*" : "");
+                snprintf(total, sizeof total, "%.0f%s", r.speed.tokens_per_s_total,
+                         over ? "*" : "");
+            }
+            if (r.speed.ttft_seconds > 0)
+                snprintf(ttft, sizeof ttft, "%.3f s", r.speed.ttft_seconds);
+            units_format_int(r.speed.users_at_service_level, slo, sizeof slo);
+            printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s", value, gpus,
+                   ctx, dtype_info(r.kv_dtype)->name, u, pg, tok, per, pool, held, speed, total,
+                   ttft);
+            printf(target ? " %9s\n" : "\n", slo);
         } else {
-            const char *sep = format == 1 ? "," : " | ";
-            printf("%s%s%s%s%s%s", format == 2 ? "| " : "", value, sep, s.gpu.id, sep,
-                   s.model.id);
-            printf("%s%u%s%llu%s%s%s%s", sep, s.gpus, sep, (unsigned long long)s.context_tokens,
-                   sep, dtype_info(r.kv_dtype)->name, sep, r.fits ? "true" : "false");
-            printf("%s%llu%s%llu%s%llu%s%llu%s%llu%s%llu%s\n", sep,
-                   (unsigned long long)r.max_users, sep, (unsigned long long)r.max_users_paged,
-                   sep, (unsigned long long)r.cost.bytes_per_token, sep,
-                   (unsigned long long)r.user_bytes_per_gpu, sep,
-                   (unsigned long long)r.kv_pool_bytes, sep, (unsigned long long)r.kv_tokens,
-                   format == 2 ? " |" : "");
+            print_cells(c, ncells, format);
         }
+    }
+    if (format == 0 && beyond_fit)
+        printf("* more users decoding at once (--concurrency) than fit in memory (USERS): the "
+               "speed is for a batch that cannot be held\n");
+    if (format == 0 && target) {
+        char what[96];
+        if (base.min_tokens_per_s > 0 && base.max_ttft_seconds > 0)
+            snprintf(what, sizeof what, "%g tok/s each, the first token within %g s",
+                     base.min_tokens_per_s, base.max_ttft_seconds);
+        else if (base.min_tokens_per_s > 0)
+            snprintf(what, sizeof what, "%g tok/s each", base.min_tokens_per_s);
+        else
+            snprintf(what, sizeof what, "the first token within %g s", base.max_ttft_seconds);
+        printf("AT LEVEL: the users that keep %s\n", what);
     }
     if (format == 3 && status == 0)
         fputs(rows_printed ? "\n]\n" : "]\n", stdout);

@@ -99,7 +99,8 @@ static void weights_row(struct policy_ctx *c)
         row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
         explain_term(row, (long double)(r->weights_bytes - r->expert_bytes), XU_BYTES,
                      "weights outside the experts");
-        explain_term(row, r->tp * r->pp, XU_COUNT, r->pp > 1 ? "GPUs (TP x PP)" : "GPUs (TP)");
+        explain_term(row, r->tp * r->pp, XU_COUNT,
+                     r->tp * r->pp == 1 ? "GPU (TP)" : r->pp > 1 ? "GPUs (TP x PP)" : "GPUs (TP)");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_CEIL);
         explain_term(row, (long double)r->expert_bytes, XU_BYTES, "routed experts");
@@ -245,6 +246,11 @@ static void warnings(const struct scenario *s, struct plan_result *r)
      * Mixtral (8 experts) is within 15%. */
     if (m->experts > SPEED_MOE_FINE_EXPERTS && s->gpu.bandwidth_bytes_per_s > 0)
         r->warnings |= WARN_SPEED_MOE;
+    /* the speed is then of a batch that memory cannot hold */
+    if (s->concurrency > r->max_users && r->fits)
+        r->warnings |= WARN_CONCURRENCY_BEYOND_FIT;
+    if (r->tp > SPEED_GPUS_PER_NODE)
+        r->warnings |= WARN_TP_ACROSS_NODES;
 }
 
 bool plan_compute(const struct scenario *s, int flags, const char *const names[SF_COUNT],
@@ -257,6 +263,7 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
         return false;
     r->profile = s->engine.kind;
     r->rule = s->engine.rule;
+    r->names = names ? names : scenario_option_names;
     r->gpus = s->gpus;
     r->tp = scenario_tp(s);
     r->pp = scenario_pp(s);
@@ -459,8 +466,35 @@ const char *plan_warning_text(enum plan_warning w)
     case WARN_SPEED_MOE:
         return "fine-grained MoE: measured engines decode 3-10x slower than this speed "
                "estimate (doc/SPEED-VALIDATION.md)";
+    case WARN_CONCURRENCY_BEYOND_FIT:
+        return "more users decoding at once than fit in memory: the speed is for a batch "
+               "that cannot be held";
+    case WARN_TP_ACROSS_NODES:
+        return "tensor parallel across nodes: engines use pipeline stages (--pp) between nodes";
     }
     return "";
+}
+
+void plan_warning_format(const struct plan_result *r, enum plan_warning w, char *buf, size_t size)
+{
+    const char *const *names = r->names ? r->names : scenario_option_names;
+    char a[32], b[32];
+    switch (w) {
+    case WARN_CONCURRENCY_BEYOND_FIT:
+        units_format_int(r->speed.concurrency, a, sizeof a);
+        units_format_int(r->max_users, b, sizeof b);
+        snprintf(buf, size, "more users decoding at once (%s %s) than fit in memory (%s): the "
+                 "speed is for a batch that cannot be held", names[SF_CONCURRENCY], a, b);
+        return;
+    case WARN_TP_ACROSS_NODES:
+        snprintf(buf, size, "tensor parallel across nodes (%s %u over %u-GPU nodes): engines use "
+                 "pipeline stages (%s) between nodes", names[SF_TP], r->tp, SPEED_GPUS_PER_NODE,
+                 names[SF_PP]);
+        return;
+    default:
+        snprintf(buf, size, "%s", plan_warning_text(w));
+        return;
+    }
 }
 
 uint32_t plan_shown_warnings(const struct plan_result *r)

@@ -11,6 +11,7 @@
 #define KVPLAN_CORE_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "explain.h"
@@ -33,7 +34,9 @@ enum plan_warning {
     WARN_KV_DOES_NOT_FIT = 1u << 12,  /* the engine leaves no room for the cache */
     WARN_WINDOWS_UNUSED = 1u << 13,   /* the engine sizes windowed layers fully */
     WARN_SPEED_MOE = 1u << 14,        /* fine-grained MoE: the decode speed is optimistic */
-    WARN_LAST = WARN_SPEED_MOE
+    WARN_CONCURRENCY_BEYOND_FIT = 1u << 15, /* --concurrency above the users that fit */
+    WARN_TP_ACROSS_NODES = 1u << 16,  /* tensor parallel wider than one node */
+    WARN_LAST = WARN_TP_ACROSS_NODES
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu
@@ -163,6 +166,7 @@ struct plan_result {
     struct speed_result speed;       /* the service level */
     struct engine_detail engine;     /* engines only */
     struct generic_figures generic;  /* engines only: the headroom rule's answer */
+    const char *const *names;        /* how the caller names the fields, for warnings */
     struct explain explain;          /* the arithmetic, when computed with PLAN_EXPLAIN */
 };
 
@@ -188,8 +192,12 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s);
  * checkpoint counted at its released size (gpt-oss MXFP4 experts). */
 const char *plan_weights_label(const struct plan_result *r);
 
-/* One sentence per warning bit. */
+/* One sentence per warning bit, without the plan's figures. */
 const char *plan_warning_text(enum plan_warning w);
+
+/* The sentence of warning w for this plan: with its figures, and options
+ * named as the caller of plan_compute names them ("--concurrency 500"). */
+void plan_warning_format(const struct plan_result *r, enum plan_warning w, char *buf, size_t size);
 
 /* The warnings worth showing (price and bandwidth gaps left out), as bits. */
 uint32_t plan_shown_warnings(const struct plan_result *r);

@@ -116,7 +116,7 @@ void policy_generic(struct policy_ctx *c)
 
     if (r->reservation_waste_bytes_per_gpu > 0) {
         row = explain_row_begin(c->x, "waste", "Reservation waste", "per GPU");
-        explain_ref(c->x, row, "users_replica", "users");
+        explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "user" : "users");
         explain_ref(c->x, row, "kv_per_user", "reserved");
         explain_term(row, r->user_bytes_avg_per_gpu, XU_BYTES, "in use");
         explain_op(row, XOP_SUB);

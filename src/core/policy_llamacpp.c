@@ -268,12 +268,12 @@ void policy_llamacpp(struct policy_ctx *c)
                                     : "the most -np slots whose cache fits");
     }
     row = explain_row_begin(c->x, "users_paged_replica", "Users, paged", "per replica");
-    explain_ref(c->x, row, "users_replica", "slots");
+    explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
     explain_row_end(c->x, row, XU_COUNT, 0, "no paging: every slot holds its full context");
     row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
     if (fits) {
         explain_term(row, slot, XU_TOKENS, "cells per slot");
-        explain_ref(c->x, row, "users_replica", "slots");
+        explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
         explain_op(row, XOP_MUL);
     }
     explain_row_end(c->x, row, XU_TOKENS, 0, NULL);

@@ -56,10 +56,10 @@ static void describe(struct policy_ctx *c)
              policy_model_ref(m), (unsigned long long)s->context_tokens, e->fraction, extra);
     snprintf(e->note, sizeof e->note,
              "vLLM takes %.0f%% of the CUDA total, then subtracts weights, a profiled activation "
-             "peak (%llu batched tokens, %u sequences) and runtime memory; KV in %llu-token "
+             "peak (%llu batched tokens, %u sequence%s) and runtime memory; KV in %llu-token "
              "blocks",
              e->fraction * 100, (unsigned long long)e->max_num_batched_tokens, e->max_num_seqs,
-             (unsigned long long)e->unit_tokens);
+             e->max_num_seqs == 1 ? "" : "s", (unsigned long long)e->unit_tokens);
 }
 
 /* Blocks a windowed layer holds for a request of len tokens (V1 hybrid

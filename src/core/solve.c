@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "speed.h"
+
 uint64_t solve_users(const struct scenario *s)
 {
     /* the users that fit, or with a service level, those that keep it */
@@ -10,15 +12,43 @@ uint64_t solve_users(const struct scenario *s)
     return plan_compute(s, PLAN_NUMBERS, NULL, &r, &d) ? r.speed.users_at_service_level : 0;
 }
 
+bool solve_unchecked(const struct scenario *base, enum solve_unsolved *why)
+{
+    if (base->min_tokens_per_s <= 0 && base->max_ttft_seconds <= 0)
+        return false;
+    if (base->gpu.bandwidth_bytes_per_s == 0) {
+        *why = UNSOLVED_NO_BANDWIDTH;
+        return true;
+    }
+    if (base->max_ttft_seconds <= 0)
+        return false;
+    struct scenario s = *base;
+    s.gpus = 1;
+    s.tp = 1;
+    s.pp = 0;
+    static struct plan_result one;
+    struct diag ignore = {0};
+    if (plan_compute(&s, PLAN_NUMBERS, NULL, &one, &ignore) && one.speed.peak_flops <= 0) {
+        *why = UNSOLVED_NO_COMPUTE;
+        return true;
+    }
+    return false;
+}
+
 struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus,
                               uint32_t max_pp)
 {
-    struct solve_split out = {false, 0, 0, 0, -1.0, 0};
+    struct solve_split out = {false, 0, 0, 0, -1.0, 0, UNSOLVED_NEEDS_MORE};
     struct scenario s = *base;
+    /* a target the GPU's figures cannot check is never met: say so at once */
+    if (solve_unchecked(base, &out.why))
+        return out;
+    /* engines put pipeline stages between nodes, not tensor parallel */
+    uint32_t tp_max = max_pp > 1 && base->tp <= SPEED_GPUS_PER_NODE ? SPEED_GPUS_PER_NODE : 64;
     for (uint32_t n = 1; n <= max_gpus; n++) {
         for (uint32_t pp = 1; pp <= (max_pp ? max_pp : 1) && pp <= n; pp++) {
         for (uint32_t tp = n / pp; tp >= 1; tp--) {
-            if (n % (tp * pp) != 0 || tp > 64)
+            if (n % (tp * pp) != 0 || tp > tp_max)
                 continue;
             s.gpus = n;
             s.tp = tp;

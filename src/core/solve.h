@@ -16,14 +16,27 @@ struct solve_split {
     uint64_t users;
     double cost_per_hour; /* all GPUs; < 0 unknown or not solved */
     uint32_t pp;          /* pipeline stages; 1 without, 0 when not solved */
+    enum solve_unsolved {
+        UNSOLVED_NEEDS_MORE,   /* more GPUs than max_gpus (or no split works) */
+        UNSOLVED_NO_BANDWIDTH, /* a speed target, and no bandwidth figure for the GPU */
+        UNSOLVED_NO_COMPUTE    /* a first-token target, and no compute figure for the GPU */
+    } why;                /* when not solved */
 };
 
 /* The fewest GPUs of base's GPU type, up to max_gpus, that serve `need`
  * users; among splits of that count, the fewest pipeline stages (up to
  * max_pp; 1 = none), then the largest tensor-parallel size that divides the
- * heads evenly (fewer weight copies). */
+ * heads evenly (fewer weight copies). With pipeline stages allowed, tensor
+ * parallel stays within a node (SPEED_GPUS_PER_NODE) as engines deploy it,
+ * unless base->tp asks for more. A GPU whose figures cannot check the
+ * targets is not solved, and `why` says so. */
 struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus,
                               uint32_t max_pp);
+
+/* True when base's GPU has no figure to check base's targets with (no
+ * bandwidth for any target, no compute for a first-token one); *why says
+ * which. Such a GPU serves no one at the service level. */
+bool solve_unchecked(const struct scenario *base, enum solve_unsolved *why);
 
 /* The longest context (tokens) that still serves `need` users; 0 = none. */
 uint64_t solve_max_context(const struct scenario *base, uint64_t need);

@@ -4,12 +4,16 @@
 #include <stdio.h>
 
 #include "kvcost.h"
+#include "units.h"
 
 struct inputs {
     double bw, peak, mbu, mfu, link;
     double weights, experts;    /* bytes of the whole model, and of its routed experts */
     double active, hidden;      /* parameters per token, hidden width */
-    double per_ctx_token;       /* attention flops per context token per layer, all heads */
+    double per_ctx_token;       /* decode attention flops per context token per layer, all heads */
+    double per_ctx_prefill;     /* the same in prefill (MLA computes it expanded) */
+    double link_used, latency;  /* the all-reduce's bandwidth per GPU and step latency */
+    uint32_t nodes;             /* nodes one tensor-parallel group spans */
     uint32_t tp;
     double layers, global, windowed; /* on one GPU: a stage's, or llama.cpp's share */
     uint32_t pp;                /* stages a token passes in turn: --pp, or llama.cpp's
@@ -54,12 +58,26 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
     in.active = (double)(m->active_params ? m->active_params : m->params);
     in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);
     /* QK^T and PV, 2 flops a multiply-add, per context token, per layer:
-     * 4 x heads x head_dim; MLA absorbs the projections: 2 x (rank + rope) + 2 x rank */
-    if (m->attention == ATTENTION_MLA)
+     * 4 x heads x head_dim. MLA runs two forms (vLLM
+     * vllm/v1/attention/backends/mla/common.py, the module notes and
+     * MLACommonImpl._forward_decode / _forward_prefill; SGLang
+     * attention_backend_handler.py _handle_attention_backend: MHA_ONE_SHOT or
+     * MHA_CHUNKED_KV for an extend, MLA for decode): decode absorbs W_UK
+     * and W_UV into the query and output, an MQA over the latent: QK^T over
+     * rank + rope, PV over rank; prefill expands the latent to every head, an
+     * MHA: QK^T over qk_nope + qk_rope (192 for DeepSeek-V3), PV over
+     * v_head_dim (128). */
+    if (m->attention == ATTENTION_MLA) {
         in.per_ctx_token = (double)m->attention_heads *
                            (2.0 * (m->kv_lora_rank + m->qk_rope_head_dim) + 2.0 * m->kv_lora_rank);
-    else
+        uint32_t nope = m->qk_nope_head_dim ? m->qk_nope_head_dim : m->head_dim;
+        uint32_t v = m->v_head_dim ? m->v_head_dim : m->head_dim;
+        in.per_ctx_prefill = (double)m->attention_heads *
+                             (2.0 * (nope + m->qk_rope_head_dim) + 2.0 * v);
+    } else {
         in.per_ctx_token = 4.0 * m->attention_heads * m->head_dim;
+        in.per_ctx_prefill = in.per_ctx_token;
+    }
     if (s->engine.kind == ENGINE_LLAMACPP) {
         /* llama.cpp splits layers, not heads: its GPUs take a token in turn,
          * one batch at a time, with no all-reduce (llama.cpp's default
@@ -72,6 +90,15 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
         in.tp = r->tp;
         in.pp = r->pp ? r->pp : 1;
         in.microbatches = in.pp;
+    }
+    /* past one node the ring runs over the network, at its speed */
+    in.nodes = (in.tp + SPEED_GPUS_PER_NODE - 1) / SPEED_GPUS_PER_NODE;
+    in.link_used = in.link;
+    in.latency = SPEED_ALLREDUCE_LATENCY_S;
+    if (in.nodes > 1) {
+        if (in.link_used <= 0 || in.link_used > SPEED_INTERNODE_BYTES_PER_S)
+            in.link_used = SPEED_INTERNODE_BYTES_PER_S;
+        in.latency = SPEED_INTERNODE_LATENCY_S;
     }
     in.shards = (double)in.tp * in.pp;
     in.expert_div = r->experts_spread ? (double)r->gpus : in.shards;
@@ -118,8 +145,8 @@ static double comm_seconds(const struct inputs *in, double tokens)
     if (in->tp <= 1)
         return 0;
     double bytes = tokens * in->hidden * 2.0;
-    double per = in->link > 0 ? 2.0 * (in->tp - 1) / in->tp * bytes / in->link : 0;
-    return in->layers * 2.0 * (per + SPEED_ALLREDUCE_LATENCY_S);
+    double per = in->link_used > 0 ? 2.0 * (in->tp - 1) / in->tp * bytes / in->link_used : 0;
+    return in->layers * 2.0 * (per + in->latency);
 }
 
 /* The users whose cache one GPU reads: the replica's, or under DP attention
@@ -227,15 +254,15 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     }
     uint64_t ng = users_per_gpu(in, m);
     explain_term(row, (long double)ng, XU_COUNT,
-                 in->ranks > 1        ? "users on this rank"
+                 in->ranks > 1          ? (ng == 1 ? "user on this rank" : "users on this rank")
                  : in->microbatches > 1 ? "users a batch in flight"
-                 : ng == 1            ? "user"
-                                      : "users");
+                 : ng == 1              ? "user"
+                                        : "users");
     explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES, "KV each");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ADD);
     explain_row_end(x, row, XU_BYTES, 0,
-                    r->cost.windowed_layers ? "windowed layers read at most their window" : NULL);
+                    in->windowed ? "windowed layers read at most their window" : NULL);
 
     row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
     explain_ref(x, row, "speed_bytes", "");
@@ -278,8 +305,13 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
         explain_op(row, XOP_MUL);
         explain_term(row, st->comm / (in->layers * 2.0), XU_SECONDS, "each");
         explain_op(row, XOP_MUL);
-        snprintf(name, sizeof name, "each: ring over %u GPUs at %.0f GB/s plus %.0f us",
-                 in->tp, in->link / 1e9, SPEED_ALLREDUCE_LATENCY_S * 1e6);
+        if (in->nodes > 1)
+            snprintf(name, sizeof name, "each: ring over %u GPUs across %u nodes at %.0f GB/s "
+                     "(network) plus %.0f us", in->tp, in->nodes, in->link_used / 1e9,
+                     in->latency * 1e6);
+        else
+            snprintf(name, sizeof name, "each: ring over %u GPUs at %.0f GB/s plus %.0f us",
+                     in->tp, in->link_used / 1e9, in->latency * 1e6);
         explain_row_end(x, row, XU_SECONDS, 0, name);
     }
     row = explain_row_begin(x, "speed_step", "Time per token", "per step");
@@ -302,19 +334,21 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     explain_term(row, 1, XU_COUNT, "token");
     explain_ref(x, row, "speed_step", "");
     explain_op(row, XOP_DIV);
-    snprintf(name, sizeof name, "at %llu users decoding at once%s", (unsigned long long)sp->concurrency,
+    snprintf(name, sizeof name, "at %llu user%s decoding at once%s",
+             (unsigned long long)sp->concurrency, sp->concurrency == 1 ? "" : "s",
              r->replicas > 1 ? " (all replicas)" : "");
     explain_row_end(x, row, XU_TOK_PER_S, 0, name);
 
     row = explain_row_begin(x, "speed_total", "Throughput", "all replicas");
-    explain_term(row, (long double)sp->concurrency, XU_COUNT, "users");
+    explain_term(row, (long double)sp->concurrency, XU_COUNT,
+                 sp->concurrency == 1 ? "user" : "users");
     explain_ref(x, row, "decode", "each");
     explain_op(row, XOP_MUL);
     explain_row_end(x, row, XU_TOK_PER_S, 0, NULL);
 }
 
-static void ttft_rows(const struct inputs *in, struct plan_result *r, struct explain *x,
-                      double flops, double weights_s, double comm)
+static void ttft_rows(const struct inputs *in, const struct scenario *s, struct plan_result *r,
+                      struct explain *x, double flops, double weights_s, double comm)
 {
     struct speed_result *sp = &r->speed;
     char name[96];
@@ -339,10 +373,19 @@ static void ttft_rows(const struct inputs *in, struct plan_result *r, struct exp
         explain_term(row, comm, XU_SECONDS, "all-reduces");
         explain_op(row, XOP_ADD);
     }
-    char t[32];
+    char t[32], note[200];
     units_format_int(sp->prompt_tokens, t, sizeof t);
-    snprintf(name, sizeof name, "a %s-token prompt alone: 2 x active params x tokens + attention", t);
-    explain_row_end(x, row, XU_SECONDS, 0, name);
+    const struct model_spec *m = &s->model;
+    if (m->attention == ATTENTION_MLA)
+        snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
+                 "attention, MLA expanded as engines prefill it (QK over %u dims, PV over %u "
+                 "a head)", units_article(t), t,
+                 (m->qk_nope_head_dim ? m->qk_nope_head_dim : m->head_dim) + m->qk_rope_head_dim,
+                 m->v_head_dim ? m->v_head_dim : m->head_dim);
+    else
+        snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
+                 "attention", units_article(t), t);
+    explain_row_end(x, row, XU_SECONDS, 0, note);
 }
 
 void speed_compute(const struct scenario *s, struct plan_result *r, struct explain *x)
@@ -390,7 +433,7 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     /* one stage's share: its layers' attention split by TP, or under DP
      * attention whole on the one rank that holds the request */
     sp->prefill_flops_per_gpu = 2.0 * in.active * p / in.shards +
-                                in.per_ctx_token * att * p / (in.ranks > 1 ? 1.0 : in.tp);
+                                in.per_ctx_prefill * att * p / (in.ranks > 1 ? 1.0 : in.tp);
     /* the prompt passes the stages in turn: each reads its weights once and
      * does its all-reduces */
     double weights_s = (double)r->weights_bytes_per_gpu / (in.bw * in.mbu) * in.pp;
@@ -400,7 +443,7 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
             sp->prefill_flops_per_gpu / (in.peak * in.mfu) * in.pp + weights_s + comm;
         sp->prefill_tokens_per_s = p / sp->ttft_seconds;
     }
-    ttft_rows(&in, r, x, sp->prefill_flops_per_gpu, weights_s, comm);
+    ttft_rows(&in, s, r, x, sp->prefill_flops_per_gpu, weights_s, comm);
 
     /* the users at the service level: the most per replica that keep the speed */
     uint64_t fit = r->users_per_replica, best = fit;
@@ -441,8 +484,15 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
                  "cannot be checked", s->max_ttft_seconds);
     else if (ttft_fails)
         snprintf(note, sizeof note, "the first token takes longer than %g s", s->max_ttft_seconds);
-    else
+    else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
+        snprintf(note, sizeof note, "the most users that keep %g tok/s each, first token "
+                 "within %g s: %s binds", s->min_tokens_per_s, s->max_ttft_seconds,
+                 plan_binding_name(sp->binding));
+    else if (s->min_tokens_per_s > 0)
         snprintf(note, sizeof note, "the most users that keep %g tok/s each: %s binds",
                  s->min_tokens_per_s, plan_binding_name(sp->binding));
+    else
+        snprintf(note, sizeof note, "no speed target; first token within %g s: every user "
+                 "that fits (%s binds)", s->max_ttft_seconds, plan_binding_name(sp->binding));
     explain_row_end(x, row, XU_COUNT, (long double)sp->users_at_service_level, note);
 }

@@ -18,6 +18,14 @@
 /* more routed experts than this is "fine-grained": the speed model is optimistic */
 #define SPEED_MOE_FINE_EXPERTS 16
 #define SPEED_ALLREDUCE_LATENCY_S 8e-6
+/* GPUs one node holds (DGX/HGX H100, H200, B200; MI300X platforms): tensor
+ * parallel wider than this all-reduces over the network between nodes. */
+#define SPEED_GPUS_PER_NODE 8
+/* The network between nodes, per GPU: one 400 Gb/s InfiniBand or RoCE NIC
+ * per GPU (ConnectX-7 in the DGX H100 / HGX reference builds) = 50 GB/s each
+ * way; an all-reduce step over it waits longer than over NVLink. */
+#define SPEED_INTERNODE_BYTES_PER_S 50e9
+#define SPEED_INTERNODE_LATENCY_S 25e-6
 
 /* Fills r->speed (and the decode fields) from the plan in r; writes its rows
  * to x when not NULL. */

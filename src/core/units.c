@@ -277,6 +277,22 @@ char *units_format_tokens_short(uint64_t tokens, char *buf, size_t size)
     return buf;
 }
 
+const char *units_article(const char *number)
+{
+    /* the leading group of digits is what is said first: "eight...",
+     * "eleven thousand", "eighteen k"; but "a hundred and ten" */
+    size_t digits = 0;
+    while (number[digits] >= '0' && number[digits] <= '9')
+        digits++;
+    if (digits == 0)
+        return "a";
+    if (number[0] == '8')
+        return "an";
+    if (digits == 2 && number[0] == '1' && (number[1] == '1' || number[1] == '8'))
+        return "an";
+    return "a";
+}
+
 const char *units_name(enum unit_system units)
 {
     return units == UNITS_GB ? "GB" : "GiB";

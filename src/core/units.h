@@ -62,6 +62,11 @@ char *units_format_tokens(uint64_t tokens, char *buf, size_t size);
 /* Short token label for sliders and axes: "4k", "128k", "1M", "4000". */
 char *units_format_tokens_short(uint64_t tokens, char *buf, size_t size);
 
+/* The article before a number as written here, read aloud: "an" for one
+ * that sounds with a vowel (8, 11, 18, 80, 800, 8,192, 8k, 11,000, 18k),
+ * "a" otherwise (1, 110, 1,800, 180k). */
+const char *units_article(const char *number);
+
 /* Name of the unit: "GiB" or "GB". */
 const char *units_name(enum unit_system units);
 

@@ -31,10 +31,11 @@ static void layout_text(const struct plan_result *r, char *buf, size_t size)
                      : r->experts_spread ? ep
                                           : "";
     if (r->pp > 1 && r->replicas == 1)
-        snprintf(buf, size, "%u stages x %u GPUs: TP %u, PP %u%s", r->pp, r->tp, r->tp, r->pp, dp);
+        snprintf(buf, size, "%u stages x %u GPU%s: TP %u, PP %u%s", r->pp, r->tp,
+                 r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
     else if (r->pp > 1)
-        snprintf(buf, size, "%u replicas, each %u stages x %u GPUs: TP %u, PP %u%s", r->replicas,
-                 r->pp, r->tp, r->tp, r->pp, dp);
+        snprintf(buf, size, "%u replicas, each %u stages x %u GPU%s: TP %u, PP %u%s", r->replicas,
+                 r->pp, r->tp, r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
     else if (r->replicas == 1)
         snprintf(buf, size, "one replica, tensor parallel %u%s", r->tp, dp);
     else
@@ -82,13 +83,82 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
         if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && len > 0 && (size_t)len < size) {
             char slo[32];
             units_format_int(r->speed.users_at_service_level, slo, sizeof slo);
-            if (s->min_tokens_per_s > 0)
+            if (s->max_ttft_seconds > 0 && r->speed.known && r->speed.peak_flops <= 0)
+                snprintf(buf + len, size - (size_t)len,
+                         "; the %g s first-token target cannot be checked (no compute figure "
+                         "for this GPU): 0 users counted", s->max_ttft_seconds);
+            else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
+                snprintf(buf + len, size - (size_t)len,
+                         "; %s keep %g tok/s each and the first token within %g s (%s binds)", slo,
+                         s->min_tokens_per_s, s->max_ttft_seconds,
+                         plan_binding_name(r->speed.binding));
+            else if (s->min_tokens_per_s > 0)
                 snprintf(buf + len, size - (size_t)len, "; %s keep %g tok/s each (%s binds)", slo,
                          s->min_tokens_per_s, plan_binding_name(r->speed.binding));
             else
-                snprintf(buf + len, size - (size_t)len, "; %s within %g s to the first token",
-                         slo, s->max_ttft_seconds);
+                snprintf(buf + len, size - (size_t)len,
+                         "; %s get the first token within %g s (no speed target; %s binds)", slo,
+                         s->max_ttft_seconds, plan_binding_name(r->speed.binding));
         }
+    }
+}
+
+/* The service-level inputs as label and value pairs; returns how many
+ * (none when the GPU has no bandwidth figure: there is no speed to model). */
+enum { SERVICE_INPUTS = 6 };
+static int service_inputs(const struct scenario *s, const struct plan_result *r,
+                          const char *label[SERVICE_INPUTS], char value[SERVICE_INPUTS][320])
+{
+    const struct speed_result *sp = &r->speed;
+    if (!sp->known)
+        return 0;
+    char a[32];
+    int n = 0;
+    units_format_int(sp->concurrency, a, sizeof a);
+    label[n] = "Concurrency";
+    snprintf(value[n++], 320, "%s user%s decoding at once (%s)", a, sp->concurrency == 1 ? "" : "s",
+             s->concurrency ? "--concurrency" : "all that fit");
+    units_format_int(s->prompt_tokens ? s->prompt_tokens : s->context_tokens, a, sizeof a);
+    label[n] = "Prompt";
+    snprintf(value[n++], 320, "%s tokens (%s)", a, s->prompt_tokens ? "--prompt" : "the context");
+    label[n] = "Min tok/s";
+    if (s->min_tokens_per_s > 0)
+        snprintf(value[n++], 320, "%g tok/s per user (--min-tok-s)", s->min_tokens_per_s);
+    else
+        snprintf(value[n++], 320, "none (no speed target)");
+    label[n] = "Max TTFT";
+    if (s->max_ttft_seconds > 0)
+        snprintf(value[n++], 320, "%g s to the first token (--max-ttft)", s->max_ttft_seconds);
+    else
+        snprintf(value[n++], 320, "none (no first-token target)");
+    label[n] = "MBU";
+    if (s->mbu > 0)
+        snprintf(value[n++], 320, "%.2f of peak bandwidth (--mbu)", sp->mbu);
+    else if (s->gpu.achievable_mbu > 0)
+        snprintf(value[n++], 320, "%.2f of peak bandwidth (measured: %s)",
+                 sp->mbu, s->gpu.achievable_mbu_basis);
+    else
+        snprintf(value[n++], 320, "%.2f of peak bandwidth (the default: no measurement for "
+                 "this GPU)", sp->mbu);
+    label[n] = "MFU";
+    snprintf(value[n++], 320, "%.2f of peak compute (%s)", sp->mfu,
+             s->mfu > 0 ? "--mfu" : "the default");
+    return n;
+}
+
+/* The service-level inputs, as lines of the text Scenario or rows of the
+ * Markdown Input table. */
+static void print_service_inputs(FILE *out, const struct scenario *s, const struct plan_result *r,
+                                 bool markdown)
+{
+    const char *label[SERVICE_INPUTS];
+    char value[SERVICE_INPUTS][320];
+    int n = service_inputs(s, r, label, value);
+    for (int i = 0; i < n; i++) {
+        if (markdown)
+            fprintf(out, "| %s | %s |\n", label[i], value[i]);
+        else
+            fprintf(out, "  %-14s %s\n", label[i], value[i]);
     }
 }
 
@@ -122,8 +192,9 @@ static void report_engine(FILE *out, const struct scenario *s, const struct plan
     fprintf(out, "  %-19s %s\n", "Launch", e->launch);
     if (r->generic.present) {
         units_format_int(r->generic.max_users, a, sizeof a);
-        fprintf(out, "  %-19s %s users with %g%% headroom (for comparison only)\n",
-                "Generic rule", a, r->generic.headroom_percent);
+        fprintf(out, "  %-19s %s user%s with %g%% headroom (for comparison only)\n",
+                "Generic rule", a, r->generic.max_users == 1 ? "" : "s",
+                r->generic.headroom_percent);
     }
 }
 
@@ -163,6 +234,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     else
         fprintf(out, "  %-14s %s's own rule (the headroom applies to the generic rule only)\n",
                 "Budget", engine_label(r->profile, r->rule));
+    print_service_inputs(out, s, r, false);
 
     fprintf(out, "\nHow it is computed\n");
     for (int i = 0; i < r->explain.count; i++)
@@ -170,8 +242,8 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
             row_text(out, &r->explain.rows[i]);
     char conc[32];
     units_format_int(r->speed.concurrency, conc, sizeof conc);
-    fprintf(out, "\nSpeed (%s users decoding at once; MBU %.2f, MFU %.2f)\n", conc, r->speed.mbu,
-            r->speed.mfu);
+    fprintf(out, "\nSpeed (%s user%s decoding at once; MBU %.2f, MFU %.2f)\n", conc,
+            r->speed.concurrency == 1 ? "" : "s", r->speed.mbu, r->speed.mfu);
     if (s->mbu <= 0 && s->gpu.achievable_mbu > 0)
         fprintf(out, "  MBU %.2f: %s\n", s->gpu.achievable_mbu, s->gpu.achievable_mbu_basis);
     for (int i = 0; i < r->explain.count; i++)
@@ -202,8 +274,10 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     if (shown) {
         fprintf(out, "\nWarnings\n");
         for (uint32_t bit = 1; bit <= WARN_LAST; bit <<= 1)
-            if (shown & bit)
-                fprintf(out, "  ! %s\n", plan_warning_text((enum plan_warning)bit));
+            if (shown & bit) {
+                plan_warning_format(r, (enum plan_warning)bit, line, sizeof line);
+                fprintf(out, "  ! %s\n", line);
+            }
     }
     (void)total;
 }
@@ -232,9 +306,11 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     fprintf(out, "| Weights | %s |\n| KV cache | %s |\n", plan_weights_label(r),
             dtype_info(r->kv_dtype)->name);
     if (r->profile == ENGINE_GENERIC)
-        fprintf(out, "| Headroom | %g %% |\n\n", s->headroom_percent);
+        fprintf(out, "| Headroom | %g %% |\n", s->headroom_percent);
     else
-        fprintf(out, "| Budget | %s's rule |\n\n", engine_label(r->profile, r->rule));
+        fprintf(out, "| Budget | %s's rule |\n", engine_label(r->profile, r->rule));
+    print_service_inputs(out, s, r, true);
+    fprintf(out, "\n");
 
     fprintf(out, "| Result | How | Value |\n|---|---|---|\n");
     for (int i = 0; i < r->explain.count; i++) {
@@ -246,17 +322,18 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         fprintf(out, "\nLaunch: `%s`\n", r->engine.launch);
         if (r->generic.present) {
             units_format_int(r->generic.max_users, a, sizeof a);
-            fprintf(out, "\nThe generic rule (%g%% headroom) would give %s users; shown for "
+            fprintf(out, "\nThe generic rule (%g%% headroom) would give %s user%s; shown for "
                          "comparison only.\n",
-                    r->generic.headroom_percent, a);
+                    r->generic.headroom_percent, a, r->generic.max_users == 1 ? "" : "s");
         }
     }
     uint32_t shown = plan_shown_warnings(r);
     int n = 0;
     for (uint32_t bit = 1; bit <= WARN_LAST; bit <<= 1)
-        if (shown & bit)
-            fprintf(out, "%s- %s\n", n++ ? "" : "\nWarnings:\n\n",
-                    plan_warning_text((enum plan_warning)bit));
+        if (shown & bit) {
+            plan_warning_format(r, (enum plan_warning)bit, line, sizeof line);
+            fprintf(out, "%s- %s\n", n++ ? "" : "\nWarnings:\n\n", line);
+        }
 }
 
 /* A table cell of scenario i, and the change against the first. */

@@ -274,9 +274,11 @@ static cJSON *result_json(const struct plan_result *r)
     jsonout_uint(&o, "block_tokens", r->block_tokens);
     cJSON *warnings = cJSON_CreateArray();
     for (uint32_t bit = 1; warnings && bit != 0 && bit <= WARN_LAST; bit <<= 1) {
-        if ((r->warnings & bit) &&
-            !cJSON_AddItemToArray(warnings,
-                                  cJSON_CreateString(plan_warning_text((enum plan_warning)bit))))
+        char line[512];
+        if (!(r->warnings & bit))
+            continue;
+        plan_warning_format(r, (enum plan_warning)bit, line, sizeof line);
+        if (!cJSON_AddItemToArray(warnings, cJSON_CreateString(line)))
             o.failed = true;
     }
     jsonout_object(&o, "warnings", warnings);

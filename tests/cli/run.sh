@@ -156,6 +156,63 @@ expect 2 "--prompt: 9000 tokens is more than --context (8192 tokens)" plan --pro
 expect 2 "--concurrency: '2.5' is not a whole number" plan --concurrency 2.5
 expect 0 "16 users " sweep --vary concurrency=1..64 --model llama-3.1-8b --context 4k
 expect 0 "Each user keeping 40 tok/s" solve --users 100 --context 8k --model llama-3.1-8b --min-tok-s 40 --gpu h100-sxm
+# review 1: --concurrency beyond the fit is warned, in the option's own name; sweep marks such rows
+expect 0 "more users decoding at once (--concurrency 500) than fit in memory (56): the speed is for a batch that cannot be held" plan --model llama-3.1-8b --context 8k --concurrency 500
+expect 0 "more users decoding at once (--concurrency 500) than fit" plan --model llama-3.1-8b --context 8k --concurrency 500 --format json
+expect_not "than fit in memory" plan --model llama-3.1-8b --context 8k --concurrency 56
+expect 0 "* more users decoding at once (--concurrency) than fit in memory (USERS)" sweep --vary concurrency=1..256 --model llama-3.1-8b --context 8k
+expect 0 "64 users,h100-sxm,llama-3.1-8b,1,8192,bf16,true,56,56,131072,1073741824,60908206490,464692,64,false," sweep --vary concurrency=32..64 --model llama-3.1-8b --context 8k --format csv
+# review 2: every sweep format carries the speed columns; a target adds the users that keep it
+expect 0 ",concurrency,concurrency_fits,tokens_per_s_per_user,tokens_per_s_total,ttft_seconds" sweep --vary concurrency=1..4 --format csv
+expect 0 "| concurrency | concurrency_fits | tokens_per_s_per_user | tokens_per_s_total | ttft_seconds |" sweep --vary concurrency=1..4 --format markdown
+expect 0 '"tokens_per_s_total":' sweep --vary concurrency=1..4 --format json
+expect 0 ",ttft_seconds,users_at_service_level" sweep --vary concurrency=1..4 --min-tok-s 40 --format csv
+expect 0 "| ttft_seconds | users_at_service_level |" sweep --vary concurrency=1..4 --max-ttft 1 --format markdown
+expect 0 "AT LEVEL: the users that keep 40 tok/s each" sweep --vary concurrency=1..4 --model llama-3.1-8b --context 8k --min-tok-s 40
+expect_not "users_at_service_level" sweep --vary concurrency=1..4 --format json
+# review 3: only the targets given are named
+expect 0 "no speed target; first token within 0.2 s: every user that fits" plan --max-ttft 0.2 --prompt 2k
+expect 0 "get the first token within 0.2 s (no speed target; memory binds)" plan --max-ttft 0.2 --prompt 2k
+expect_not "keep 0 tok/s" plan --max-ttft 0.2 --prompt 2k
+expect 0 "keep 40 tok/s each and the first token within 1 s" plan --min-tok-s 40 --max-ttft 1
+expect 0 "Each user keeping 40 tok/s (no first-token target)." solve --users 10 --model llama-3.1-8b --min-tok-s 40 --gpu h100-sxm
+expect_not "any 0 s" solve --users 10 --model llama-3.1-8b --min-tok-s 40 --gpu h100-sxm
+expect 0 "Each user's first token within 0.5 s (no speed target)." solve --users 10 --model llama-3.1-8b --max-ttft 0.5 --gpu h100-sxm
+# review 4: grammar with one of a thing, and "an" before 8,192
+expect 0 "Speed (1 user decoding at once;" plan --concurrency 1
+expect 0 "1 user x " plan --concurrency 1
+expect 0 "an 8,192-token prompt alone" plan --context 8k
+expect 0 "a 2,048-token prompt alone" plan --prompt 2k
+expect 0 "an 11,000-token prompt alone" plan --context 16k --prompt 11000
+expect 0 "1 user at 8k tokens of" solve --users 1 --model llama-3.1-8b --gpu h100-sxm
+expect 0 "8,192 cells per slot x 1 slot" plan --engine llama.cpp --parallel 1 --gpu rtx-4090 --model llama-3.1-8b
+expect_not "windowed layers read at most their window" plan --model llama-3.1-8b
+expect 0 "2 stages x 1 GPU: TP 1, PP 2" plan --model llama-3.1-70b --gpus 2 --pp 2 --engine vllm
+expect 0 "(8192 batched tokens, 1 sequence)" plan --engine vllm --max-num-seqs 1
+expect 0 "/ 1 GPU (TP))" plan --model qwen3-30b-a3b --gpus 2 --tp 1 --engine vllm
+expect 0 "+ 1 user on this rank x" plan --model deepseek-v3 --gpu h200 --gpus 16 --tp 8 --engine sglang --enable-dp-attention --concurrency 1
+expect 0 "windowed layers read at most their window" plan --model gemma-3-27b --gpus 2
+# review 5: the service-level inputs are listed, with where the MBU came from
+expect 0 "  Min tok/s      40 tok/s per user (--min-tok-s)" plan --min-tok-s 40 --max-ttft 1
+expect 0 "  Max TTFT       1 s to the first token (--max-ttft)" plan --min-tok-s 40 --max-ttft 1
+expect 0 "  MBU            0.55 of peak bandwidth (measured: Hopper family" plan --min-tok-s 40
+expect 0 "  MBU            0.70 of peak bandwidth (the default: no measurement" plan --gpu a100-80gb
+expect 0 "  MBU            0.60 of peak bandwidth (--mbu)" plan --mbu 0.6
+expect 0 "| Concurrency | 56 users decoding at once (all that fit) |" plan --min-tok-s 40 --max-ttft 1 --format markdown
+expect 0 "| Max TTFT | 1 s to the first token (--max-ttft) |" plan --min-tok-s 40 --max-ttft 1 --format markdown
+expect 0 "| MFU | 0.50 of peak compute (the default) |" plan --min-tok-s 40 --format markdown
+# review 7: tensor parallel past one node: network all-reduce, a warning, and solve keeps TP in a node with stages
+expect 0 "ring over 16 GPUs across 2 nodes at 50 GB/s (network) plus 25 us" plan --model llama-3.1-70b --gpus 16
+expect 0 "tensor parallel across nodes (--tp 16 over 8-GPU nodes): engines use pipeline stages (--pp) between nodes" plan --model llama-3.1-70b --gpus 16
+expect_not "tensor parallel across nodes" plan --model llama-3.1-70b --gpus 16 --tp 8
+expect 1 "h100-sxm             -            -        - (needs more GPUs)" solve --users 10 --model llama-3.1-70b --min-tok-s 200 --gpu h100-sxm
+expect 0 "h100-sxm            80       8 x 10" solve --users 10 --model llama-3.1-70b --min-tok-s 90 --gpu h100-sxm --max-pp 4 --max-gpus 96
+expect 0 "(TP 32 spans nodes of 8 GPUs: its all-reduces run over the network; --max-pp" solve --users 10 --model llama-3.1-70b --min-tok-s 90 --gpu h100-sxm --max-gpus 64
+# a GPU with no compute figure cannot check a first-token target: solve never picks it, and says why
+expect 1 "NVIDIA A10G (AWS) has no compute figure: the --max-ttft target cannot be checked, so no context serves 2 users" solve --users 2 --max-context --gpu a10g --max-ttft 0.05 --model llama-3.1-8b
+expect 0 "; the 0.05 s first-token target cannot be checked (no compute figure for this GPU): 0 users counted" plan --gpu a10g --max-ttft 0.05
+expect 0 "a10g                 -            -        - (no compute figure: the --max-ttft target cannot be checked)" solve --users 10 --model llama-3.1-8b --context 8k --max-ttft 0.05
+expect 1 "(no compute figure: the --max-ttft target cannot be checked)" solve --users 10 --model llama-3.1-8b --context 8k --max-ttft 0.05 --gpu a10g
 # a q4_k_m checkpoint (4.90 bits a weight) reads less per step than bf16: faster per user
 q4=$(json_field tokens_per_s_per_user --model llama-3.1-8b --context 8k --concurrency 32 --weight-dtype q4_k_m)
 bf=$(json_field tokens_per_s_per_user --model llama-3.1-8b --context 8k --concurrency 32)

@@ -243,6 +243,104 @@ static void llama_cpp_gpus_take_a_token_in_turn_one_batch_at_a_time(void **state
     assert_true(close_to(r.speed.ttft_seconds, r1.speed.ttft_seconds));
 }
 
+static void mla_prefills_expanded_and_decodes_absorbed(void **state)
+{
+    (void)state;
+    /* vLLM vllm/v1/attention/backends/mla/common.py (module notes;
+     * MLACommonImpl._forward_prefill and _forward_decode): prefill is an MHA
+     * with QK head dim qk_nope + qk_rope and V head dim v_head_dim; decode an
+     * MQA over the latent (QK over rank + rope, PV over rank). A small MLA
+     * model: 16 heads, rank 512, rope 64, nope 128, v 128, 4 layers. */
+    struct gpu_spec g = h100();
+    struct model_spec m = llama3_8b();
+    m.attention = ATTENTION_MLA;
+    m.layers = 4;
+    m.attention_heads = 16;
+    m.kv_heads = 16;
+    m.kv_lora_rank = 512;
+    m.qk_rope_head_dim = 64;
+    m.qk_nope_head_dim = 128;
+    m.v_head_dim = 128;
+    m.head_dim = 192;
+    m.params = 1000000000ull;
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.context_tokens = 4096;
+    s.prompt_tokens = 1000;
+    s.concurrency = 2;
+    struct plan_result r = plan(&s);
+    /* decode, absorbed: 16 x (2 x (512 + 64) + 2 x 512) = 34,816 a context token a layer */
+    double decode = 2.0 * 1e9 * 2 + 16.0 * (2 * 576 + 2 * 512) * 4096.0 * 4 * 2;
+    assert_true(close_to(r.speed.step_flops_per_gpu, decode));
+    /* prefill, expanded: 16 x (2 x (128 + 64) + 2 x 128) = 10,240; causal: 500 on average */
+    double prefill = 2.0 * 1e9 * 1000 + 16.0 * (2 * 192 + 2 * 128) * 4 * 1000.0 * 500;
+    assert_true(close_to(r.speed.prefill_flops_per_gpu, prefill));
+}
+
+static void tensor_parallel_past_a_node_all_reduces_over_the_network(void **state)
+{
+    (void)state;
+    /* TP 16 spans 2 nodes of 8: each all-reduce moves 2 x 15/16 x 8 x 4,096 x 2 B
+     * over 50 GB/s a GPU (a 400 Gb/s NIC each) plus 25 us; 32 layers x 2 */
+    struct gpu_spec g = h100();
+    struct model_spec m = llama3_8b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.gpus = 16;
+    s.context_tokens = 2048;
+    s.concurrency = 8;
+    struct plan_result r = plan(&s);
+    double each = 2.0 * 15 / 16 * 8 * 4096 * 2 / SPEED_INTERNODE_BYTES_PER_S +
+                  SPEED_INTERNODE_LATENCY_S;
+    assert_true(close_to(r.speed.comm_seconds, 64 * each));
+    assert_true(r.warnings & WARN_TP_ACROSS_NODES);
+    bool named = false;
+    for (int i = 0; i < r.explain.count; i++)
+        if (strcmp(r.explain.rows[i].key, "speed_comm") == 0)
+            named = strstr(r.explain.rows[i].formula,
+                           "ring over 16 GPUs across 2 nodes at 50 GB/s") != NULL;
+    assert_true(named);
+    char line[512];
+    plan_warning_format(&r, WARN_TP_ACROSS_NODES, line, sizeof line);
+    assert_non_null(strstr(line, "--pp"));
+    /* TP 8 stays on NVLink, with no warning */
+    s.gpus = 8;
+    r = plan(&s);
+    assert_false(r.warnings & WARN_TP_ACROSS_NODES);
+    assert_true(close_to(r.speed.comm_seconds,
+                         64 * (2.0 * 7 / 8 * 8 * 4096 * 2 / 450e9 + SPEED_ALLREDUCE_LATENCY_S)));
+}
+
+static void concurrency_beyond_the_fit_is_warned_in_the_callers_words(void **state)
+{
+    (void)state;
+    struct gpu_spec g = h100();
+    struct model_spec m = llama3_8b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.context_tokens = 8192;
+    s.concurrency = 500;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.max_users, 56);
+    assert_true(r.warnings & WARN_CONCURRENCY_BEYOND_FIT);
+    char line[512];
+    plan_warning_format(&r, WARN_CONCURRENCY_BEYOND_FIT, line, sizeof line);
+    assert_string_equal(line, "more users decoding at once (--concurrency 500) than fit in "
+                              "memory (56): the speed is for a batch that cannot be held");
+    /* a planner with its own labels sees them */
+    const char *names[SF_COUNT];
+    for (int i = 0; i < SF_COUNT; i++)
+        names[i] = scenario_option_names[i];
+    names[SF_CONCURRENCY] = "Decoding at once";
+    struct diag d = {0};
+    assert_true(plan_compute(&s, PLAN_NUMBERS, names, &r, &d));
+    plan_warning_format(&r, WARN_CONCURRENCY_BEYOND_FIT, line, sizeof line);
+    assert_non_null(strstr(line, "(Decoding at once 500)"));
+    s.concurrency = 56;
+    r = plan(&s);
+    assert_false(r.warnings & WARN_CONCURRENCY_BEYOND_FIT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +352,9 @@ int main(void)
         cmocka_unit_test(the_service_level_keeps_the_users_that_hold_the_speed),
         cmocka_unit_test(pipeline_stages_take_a_token_in_turn_with_a_batch_each),
         cmocka_unit_test(llama_cpp_gpus_take_a_token_in_turn_one_batch_at_a_time),
+        cmocka_unit_test(mla_prefills_expanded_and_decodes_absorbed),
+        cmocka_unit_test(tensor_parallel_past_a_node_all_reduces_over_the_network),
+        cmocka_unit_test(concurrency_beyond_the_fit_is_warned_in_the_callers_words),
     };
     return cmocka_run_group_tests_name("speed", tests, NULL, NULL);
 }

@@ -176,6 +176,17 @@ static void escapes_are_whole_and_stay_in_their_buffer(void **state)
         assert_int_equal(guarded[i], 'Z');
 }
 
+static void articles_follow_the_number_as_read(void **state)
+{
+    (void)state;
+    static const char *an[] = {"8", "8,192", "8k", "11", "11,000", "18", "18k", "80", "800", "86"};
+    static const char *a[] = {"1", "2,048", "110", "1,800", "180k", "16k", "100", "12", ""};
+    for (size_t i = 0; i < sizeof an / sizeof an[0]; i++)
+        assert_string_equal(units_article(an[i]), "an");
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+        assert_string_equal(units_article(a[i]), "a");
+}
+
 static void dtypes_know_their_exact_size(void **state)
 {
     (void)state;
@@ -197,6 +208,7 @@ int main(void)
         cmocka_unit_test(sizes_need_a_unit_and_keep_gb_and_gib_apart),
         cmocka_unit_test(formatting_is_readable_and_exact),
         cmocka_unit_test(dtypes_know_their_exact_size),
+        cmocka_unit_test(articles_follow_the_number_as_read),
         cmocka_unit_test(commas_group_thousands_and_are_never_a_decimal_point),
         cmocka_unit_test(counts_refuse_fractions_instead_of_truncating),
         cmocka_unit_test(negative_zero_is_read_as_zero),
