@@ -94,28 +94,29 @@ static void what_would_it_take(struct planner *p)
         const struct scenario *s = &ch[i].scenario;
         char a[32], b[32], u[32];
         units_format_int(ch[i].users, u, sizeof u);
+        const char *us = ch[i].users == 1 ? "user" : "users";
         switch (ch[i].kind) {
         case CHANGE_CONTEXT:
             units_format_int(s->context_tokens, a, sizeof a);
             units_format_int(p->scenario.context_tokens, b, sizeof b);
-            snprintf(o->text, sizeof o->text, "context %s tokens instead of %s: %s users", a, b, u);
+            snprintf(o->text, sizeof o->text, "context %s tokens instead of %s: %s %s", a, b, u, us);
             break;
         case CHANGE_KV_DTYPE:
-            snprintf(o->text, sizeof o->text, "KV cache in %s instead of %s: %s users",
-                     dtype_info(s->kv_dtype)->name, dtype_info(p->result.kv_dtype)->name, u);
+            snprintf(o->text, sizeof o->text, "KV cache in %s instead of %s: %s %s",
+                     dtype_info(s->kv_dtype)->name, dtype_info(p->result.kv_dtype)->name, u, us);
             break;
         case CHANGE_GPUS:
-            snprintf(o->text, sizeof o->text, "%u GPUs (TP %u x %u) instead of %u: %s users",
+            snprintf(o->text, sizeof o->text, "%u GPUs (TP %u x %u) instead of %u: %s %s",
                      s->gpus, s->tp ? s->tp : s->gpus, s->tp ? s->gpus / s->tp : 1,
-                     p->scenario.gpus, u);
+                     p->scenario.gpus, u, us);
             break;
         case CHANGE_PREFIX:
             units_format_int(s->prefix_tokens, a, sizeof a);
-            snprintf(o->text, sizeof o->text, "a shared prefix of %s tokens: %s users", a, u);
+            snprintf(o->text, sizeof o->text, "a shared prefix of %s tokens: %s %s", a, u, us);
             break;
         case CHANGE_GPU_TYPE:
-            snprintf(o->text, sizeof o->text, "%u x %s ($%.2f/h each) instead: %s users", s->gpus,
-                     s->gpu.name, s->gpu.price_usd_per_hour, u);
+            snprintf(o->text, sizeof o->text, "%u x %s ($%.2f/h each) instead: %s %s", s->gpus,
+                     s->gpu.name, s->gpu.price_usd_per_hour, u, us);
             break;
         }
         o->scenario = *s;

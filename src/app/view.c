@@ -394,7 +394,9 @@ static void draw_status(const struct planner *p, struct rect r)
     if (count > 1)
         snprintf(more, sizeof more, " (+%d more: w lists them)", count - 1);
     int mw = (int)strlen(more);
-    snprintf(line, sizeof line, "! %s", plan_warning_text((enum plan_warning)first));
+    char text[300];
+    plan_warning_format(&p->result, (enum plan_warning)first, text, sizeof text);
+    snprintf(line, sizeof line, "! %s", text);
     /* the count of the others always shows; the first warning gives way */
     if ((int)strlen(line) + mw > r.w && r.w > mw + 4) {
         int keep = r.w - mw - 1;

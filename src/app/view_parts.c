@@ -199,15 +199,17 @@ enum role view_users_role(const struct plan_result *r)
 void view_baseline_text(const struct planner *p, char *buf, size_t size)
 {
     const struct plan_result *ref = planner_reference(p);
-    uint64_t b0 = ref ? ref->max_users : 0, now = p->result.max_users;
+    /* with a service level, the users served at it, as the headline counts them */
+    uint64_t b0 = ref ? ref->speed.users_at_service_level : 0;
+    uint64_t now = p->result.speed.users_at_service_level;
     char a[32], b[32];
     units_format_int(b0, a, sizeof a);
     units_format_int(now, b, sizeof b);
     const char *name = p->reference >= 0 ? p->slots[p->reference].label : "";
     if (b0 == 0)
-        snprintf(buf, size, "%s %s -> %s users", name, a, b);
+        snprintf(buf, size, "%s %s -> %s %s", name, a, b, now == 1 ? "user" : "users");
     else
-        snprintf(buf, size, "%s %s -> %s users (%+.0f%%)", name, a, b,
+        snprintf(buf, size, "%s %s -> %s %s (%+.0f%%)", name, a, b, now == 1 ? "user" : "users",
                  100.0 * ((double)now - (double)b0) / (double)b0);
 }
 

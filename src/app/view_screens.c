@@ -162,16 +162,37 @@ void view_draw_warnings(const struct planner *p)
     int n = 0;
     for (uint32_t bit = 1; bit <= WARN_LAST; bit <<= 1)
         n += (shown & bit) != 0;
-    int w = COLS - 4, h = n + 4 < LINES ? n + 4 : LINES;
-    int x = 2, y = (LINES - h) / 2, row = 0;
-    view_box(y, x, h, w, " Warnings (any key closes) ");
-    for (uint32_t bit = 1; bit <= WARN_LAST && row < h - 3; bit <<= 1) {
+    int w = COLS - 4;
+    /* each warning wraps at a space onto as many rows as it needs */
+    char lines[64][320];
+    int nl = 0;
+    for (uint32_t bit = 1; bit <= WARN_LAST && nl < 64; bit <<= 1) {
         if (!(shown & bit))
             continue;
-        char line[320];
-        snprintf(line, sizeof line, "! %s", plan_warning_text((enum plan_warning)bit));
-        widget_text(y + 2 + row++, x + 2, w - 4, ROLE_WARN, line);
+        char text[300];
+        plan_warning_format(&p->result, (enum plan_warning)bit, text, sizeof text);
+        const char *t = text;
+        bool first = true;
+        while (*t && nl < 64) {
+            int room = w - 4 - 2, len = (int)strlen(t), cut = len;
+            if (len > room) {
+                cut = room;
+                while (cut > room / 2 && t[cut] != ' ')
+                    cut--;
+            }
+            snprintf(lines[nl++], sizeof lines[0], "%s%.*s", first ? "! " : "  ", cut, t);
+            t += cut;
+            while (*t == ' ')
+                t++;
+            first = false;
+        }
     }
+    (void)n;
+    int h = nl + 4 < LINES ? nl + 4 : LINES;
+    int x = 2, y = (LINES - h) / 2;
+    view_box(y, x, h, w, " Warnings (any key closes) ");
+    for (int i = 0; i < nl && i < h - 3; i++)
+        widget_text(y + 2 + i, x + 2, w - 4, ROLE_WARN, lines[i]);
 }
 
 void view_draw_prompt(const struct planner *p)

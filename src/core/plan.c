@@ -487,9 +487,15 @@ void plan_warning_format(const struct plan_result *r, enum plan_warning w, char 
                  "speed is for a batch that cannot be held", names[SF_CONCURRENCY], a, b);
         return;
     case WARN_TP_ACROSS_NODES:
-        snprintf(buf, size, "tensor parallel across nodes (%s %u over %u-GPU nodes): engines use "
-                 "pipeline stages (%s) between nodes", names[SF_TP], r->tp, SPEED_GPUS_PER_NODE,
-                 names[SF_PP]);
+        /* an option names itself; a control's label would only repeat the words */
+        if (strncmp(names[SF_PP], "--", 2) == 0)
+            snprintf(buf, size, "tensor parallel across nodes (%s %u over %u-GPU nodes): engines "
+                     "use pipeline stages (%s) between nodes", names[SF_TP], r->tp,
+                     SPEED_GPUS_PER_NODE, names[SF_PP]);
+        else
+            snprintf(buf, size, "tensor parallel across nodes (%s %u over %u-GPU nodes): engines "
+                     "use pipeline stages between nodes", names[SF_TP], r->tp,
+                     SPEED_GPUS_PER_NODE);
         return;
     default:
         snprintf(buf, size, "%s", plan_warning_text(w));
