@@ -158,7 +158,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* thousandths of a memory fraction, and its default */
-static double fraction_of(const struct scenario *s)
+double control_fraction_of(const struct scenario *s)
 {
     const struct engine_flags *f = &s->engine;
     return s->engine.kind == ENGINE_SGLANG   ? f->mem_fraction_static
@@ -322,8 +322,8 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
     case CTRL_TTFT:
         return (uint64_t)llround(s->max_ttft_seconds * 1000);
     case CTRL_FRACTION:
-        if (fraction_of(s) > 0 || r == NULL)
-            return (uint64_t)llround(fraction_of(s) * 1000);
+        if (control_fraction_of(s) > 0 || r == NULL)
+            return (uint64_t)llround(control_fraction_of(s) * 1000);
         return (uint64_t)llround(r->engine.fraction * 1000); /* the default in use */
     case CTRL_SEQS: {
         uint32_t given = s->engine.kind == ENGINE_LLAMACPP ? s->engine.parallel : s->engine.max_num_seqs;
@@ -337,7 +337,7 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
     return 0;
 }
 
-static void set_fraction(struct scenario *s, double f)
+void control_set_fraction(struct scenario *s, double f)
 {
     if (s->engine.kind == ENGINE_SGLANG)
         s->engine.mem_fraction_static = f;
@@ -347,7 +347,7 @@ static void set_fraction(struct scenario *s, double f)
         s->engine.gpu_memory_utilization = f;
 }
 
-static void set_seqs(struct scenario *s, uint32_t n)
+void control_set_seqs(struct scenario *s, uint32_t n)
 {
     if (s->engine.kind == ENGINE_LLAMACPP)
         s->engine.parallel = n;
@@ -355,7 +355,7 @@ static void set_seqs(struct scenario *s, uint32_t n)
         s->engine.max_num_seqs = n;
 }
 
-static void set_context(struct scenario *s, uint64_t tokens)
+void control_set_context(struct scenario *s, uint64_t tokens)
 {
     s->context_tokens = tokens;
     if (s->prefix_tokens >= tokens)
@@ -364,7 +364,7 @@ static void set_context(struct scenario *s, uint64_t tokens)
         s->avg_context_tokens = 0;
 }
 
-static void set_gpus(struct scenario *s, uint32_t gpus)
+void control_set_gpus(struct scenario *s, uint32_t gpus)
 {
     s->gpus = gpus;
     if (s->tp && gpus % (s->tp * scenario_pp(s)) != 0)
@@ -385,13 +385,13 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
         }
         break;
     case CTRL_GPUS:
-        set_gpus(s, (uint32_t)value);
+        control_set_gpus(s, (uint32_t)value);
         break;
     case CTRL_TP:
         s->tp = value >= s->gpus / scenario_pp(s) ? 0 : (uint32_t)value;
         break;
     case CTRL_CONTEXT:
-        set_context(s, value);
+        control_set_context(s, value);
         break;
     case CTRL_KV_HEADS:
         s->kv_heads = value == s->model.kv_heads ? 0 : (uint32_t)value;
@@ -432,7 +432,7 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
         s->headroom_percent = (double)value;
         break;
     case CTRL_FRACTION:
-        set_fraction(s, (double)value / 1000.0);
+        control_set_fraction(s, (double)value / 1000.0);
         break;
     case CTRL_SPEED:
         s->min_tokens_per_s = (double)value;
@@ -441,7 +441,7 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
         s->max_ttft_seconds = (double)value / 1000.0;
         break;
     case CTRL_SEQS:
-        set_seqs(s, (uint32_t)value);
+        control_set_seqs(s, (uint32_t)value);
         break;
     case CTRL_COUNT:
         break;
@@ -459,7 +459,7 @@ void control_reset(enum control c, struct scenario *s)
         s->tp = 0;
         break;
     case CTRL_CONTEXT:
-        set_context(s, s->model.max_context_tokens < 8192 ? s->model.max_context_tokens : 8192);
+        control_set_context(s, s->model.max_context_tokens < 8192 ? s->model.max_context_tokens : 8192);
         break;
     case CTRL_KV_HEADS:
         s->kv_heads = 0;
@@ -484,10 +484,10 @@ void control_reset(enum control c, struct scenario *s)
         s->headroom_percent = 10;
         break;
     case CTRL_FRACTION:
-        set_fraction(s, 0);
+        control_set_fraction(s, 0);
         break;
     case CTRL_SEQS:
-        set_seqs(s, 0);
+        control_set_seqs(s, 0);
         break;
     case CTRL_SPEED:
         s->min_tokens_per_s = 0;
@@ -496,176 +496,6 @@ void control_reset(enum control c, struct scenario *s)
         s->max_ttft_seconds = 0;
         break;
     default:
-        break;
-    }
-}
-
-bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d)
-{
-    uint64_t n = 0;
-    double x = 0;
-    enum dtype t;
-    struct diag in = {0};
-    bool ok = true;
-    switch (c) {
-    case CTRL_CONTEXT:
-        if ((ok = units_parse_tokens(text, false, &n, &in)))
-            set_context(s, n);
-        break;
-    case CTRL_PREFIX:
-        if ((ok = units_parse_tokens(text, true, &n, &in)))
-            s->prefix_tokens = n;
-        break;
-    case CTRL_AVG:
-        if ((ok = units_parse_tokens(text, false, &n, &in)))
-            s->avg_context_tokens = n >= s->context_tokens ? 0 : n;
-        break;
-    case CTRL_GPUS:
-        if ((ok = units_parse_count(text, 1, GPUS_MAX, &n, &in)))
-            set_gpus(s, (uint32_t)n);
-        break;
-    case CTRL_TP:
-        if ((ok = units_parse_count(text, 1, GPUS_MAX, &n, &in)))
-            s->tp = n == s->gpus ? 0 : (uint32_t)n;
-        break;
-    case CTRL_KV_HEADS:
-        if ((ok = units_parse_count(text, 1, 100000, &n, &in)))
-            s->kv_heads = (uint32_t)n;
-        break;
-    case CTRL_SEQS:
-        if ((ok = units_parse_count(text, 0, 1000000, &n, &in)))
-            set_seqs(s, (uint32_t)n);
-        break;
-    case CTRL_HEADROOM:
-        if ((ok = units_parse_number(text, 0, 99.9, &x, &in)))
-            s->headroom_percent = x;
-        break;
-    case CTRL_FRACTION:
-        if ((ok = units_parse_number(text, 0.01, 1, &x, &in)))
-            set_fraction(s, x);
-        break;
-    case CTRL_SPEED:
-        if ((ok = units_parse_number(text, 0, 1e6, &x, &in)))
-            s->min_tokens_per_s = x;
-        break;
-    case CTRL_TTFT: /* seconds, as --max-ttft takes them */
-        if ((ok = units_parse_number(text, 0, 86400, &x, &in)))
-            s->max_ttft_seconds = x;
-        break;
-    case CTRL_KV_DTYPE:
-    case CTRL_WEIGHT_DTYPE:
-        if (!dtype_parse(text, &t))
-            ok = diag_fail(&in, "'%s' is not a precision (%s)", text, dtype_names());
-        else if (c == CTRL_KV_DTYPE)
-            s->kv_dtype = t;
-        else
-            s->weight_dtype = t;
-        break;
-    case CTRL_ENGINE:
-        ok = engine_parse(text, &s->engine.kind, &s->engine.rule, &in);
-        break;
-    default:
-        ok = diag_fail(&in, "pick it from the list (Enter)");
-        break;
-    }
-    if (!ok)
-        return diag_fail(d, "%s: %s", control_label(c, s), in.message);
-    return true;
-}
-
-void control_format(enum control c, const struct scenario *s, const struct plan_result *r,
-                    char *buf, size_t size)
-{
-    char t[32];
-    switch (c) {
-    case CTRL_GPU:
-        snprintf(buf, size, "%s", s->gpu.name);
-        break;
-    case CTRL_MODEL:
-        snprintf(buf, size, "%s", s->model.name);
-        break;
-    case CTRL_GPUS:
-        snprintf(buf, size, "%u", s->gpus);
-        break;
-    case CTRL_TP:
-        if (scenario_pp(s) > 1)
-            snprintf(buf, size, "%u x PP %u x %u repl", scenario_tp(s), scenario_pp(s),
-                     scenario_replicas(s));
-        else
-            snprintf(buf, size, "%u x %u repl", scenario_tp(s), scenario_replicas(s));
-        break;
-    case CTRL_CONTEXT:
-        snprintf(buf, size, "%s", units_format_tokens_short(s->context_tokens, t, sizeof t));
-        break;
-    case CTRL_KV_HEADS:
-        if (s->model.attention == ATTENTION_MLA) {
-            snprintf(buf, size, "MLA latent");
-        } else {
-            uint32_t h = s->kv_heads ? s->kv_heads : s->model.kv_heads;
-            uint32_t group = s->model.attention_heads / (h ? h : 1);
-            if (h == 1)
-                snprintf(buf, size, "1 (MQA)");
-            else if (group == 1)
-                snprintf(buf, size, "%u (MHA)", h);
-            else
-                snprintf(buf, size, "%u (group %u)", h, group);
-        }
-        break;
-    case CTRL_KV_DTYPE:
-        if (s->kv_dtype == DTYPE_AUTO)
-            snprintf(buf, size, "auto %s", dtype_info(r->kv_dtype)->name);
-        else
-            snprintf(buf, size, "%s", dtype_info(s->kv_dtype)->name);
-        break;
-    case CTRL_WEIGHT_DTYPE:
-        if (s->weight_dtype == DTYPE_AUTO)
-            snprintf(buf, size, "auto %s", plan_weights_label(r));
-        else
-            snprintf(buf, size, "%s", dtype_info(s->weight_dtype)->name);
-        break;
-    case CTRL_PREFIX:
-        snprintf(buf, size, "%s", units_format_tokens_short(s->prefix_tokens, t, sizeof t));
-        break;
-    case CTRL_AVG:
-        if (s->avg_context_tokens == 0)
-            snprintf(buf, size, "= context");
-        else
-            snprintf(buf, size, "%s", units_format_tokens_short(s->avg_context_tokens, t, sizeof t));
-        break;
-    case CTRL_ENGINE:
-        snprintf(buf, size, "%s", engine_label(s->engine.kind, s->engine.rule));
-        break;
-    case CTRL_HEADROOM:
-        snprintf(buf, size, "%g%%", s->headroom_percent);
-        break;
-    case CTRL_SPEED:
-        if (s->min_tokens_per_s > 0)
-            snprintf(buf, size, "%g tok/s", s->min_tokens_per_s);
-        else
-            snprintf(buf, size, "no target");
-        break;
-    case CTRL_TTFT:
-        if (s->max_ttft_seconds > 0)
-            snprintf(buf, size, "within %g s", s->max_ttft_seconds);
-        else
-            snprintf(buf, size, "no target");
-        break;
-    case CTRL_FRACTION:
-        if (fraction_of(s) > 0)
-            snprintf(buf, size, "%.3f", fraction_of(s));
-        else
-            snprintf(buf, size, "auto %.3f", r->engine.fraction);
-        break;
-    case CTRL_SEQS:
-        if (control_current(c, s, NULL, NULL) > 0)
-            snprintf(buf, size, "%llu", (unsigned long long)control_current(c, s, NULL, NULL));
-        else if (s->engine.kind == ENGINE_LLAMACPP)
-            snprintf(buf, size, "auto %u", r->engine.slots);
-        else
-            snprintf(buf, size, "auto %u", r->engine.scheduler_cap);
-        break;
-    case CTRL_COUNT:
-        buf[0] = '\0';
         break;
     }
 }

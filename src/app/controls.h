@@ -85,4 +85,12 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
 /* The control a scenario field belongs to, or -1. */
 int control_of_field(enum scenario_field f);
 
+/* Shared by controls.c and controls_text.c: the engine's memory fraction in
+ * use (0 = its default), and the setters that keep a scenario consistent. */
+double control_fraction_of(const struct scenario *s);
+void control_set_fraction(struct scenario *s, double f);
+void control_set_seqs(struct scenario *s, uint32_t n);
+void control_set_context(struct scenario *s, uint64_t tokens);
+void control_set_gpus(struct scenario *s, uint32_t gpus);
+
 #endif

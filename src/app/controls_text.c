@@ -1,0 +1,179 @@
+/* controls_text: a control's value as text, and text typed into it (Enter),
+ * in the planner's own units and words. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "app/controls.h"
+#include "core/units.h"
+
+bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d)
+{
+    uint64_t n = 0;
+    double x = 0;
+    enum dtype t;
+    struct diag in = {0};
+    bool ok = true;
+    switch (c) {
+    case CTRL_CONTEXT:
+        if ((ok = units_parse_tokens(text, false, &n, &in)))
+            control_set_context(s, n);
+        break;
+    case CTRL_PREFIX:
+        if ((ok = units_parse_tokens(text, true, &n, &in)))
+            s->prefix_tokens = n;
+        break;
+    case CTRL_AVG:
+        if ((ok = units_parse_tokens(text, false, &n, &in)))
+            s->avg_context_tokens = n >= s->context_tokens ? 0 : n;
+        break;
+    case CTRL_GPUS:
+        if ((ok = units_parse_count(text, 1, GPUS_MAX, &n, &in)))
+            control_set_gpus(s, (uint32_t)n);
+        break;
+    case CTRL_TP:
+        if ((ok = units_parse_count(text, 1, GPUS_MAX, &n, &in)))
+            s->tp = n == s->gpus ? 0 : (uint32_t)n;
+        break;
+    case CTRL_KV_HEADS:
+        if ((ok = units_parse_count(text, 1, 100000, &n, &in)))
+            s->kv_heads = (uint32_t)n;
+        break;
+    case CTRL_SEQS:
+        if ((ok = units_parse_count(text, 0, 1000000, &n, &in)))
+            control_set_seqs(s, (uint32_t)n);
+        break;
+    case CTRL_HEADROOM:
+        if ((ok = units_parse_number(text, 0, 99.9, &x, &in)))
+            s->headroom_percent = x;
+        break;
+    case CTRL_FRACTION:
+        if ((ok = units_parse_number(text, 0.01, 1, &x, &in)))
+            control_set_fraction(s, x);
+        break;
+    case CTRL_SPEED:
+        if ((ok = units_parse_number(text, 0, 1e6, &x, &in)))
+            s->min_tokens_per_s = x;
+        break;
+    case CTRL_TTFT: /* seconds, as --max-ttft takes them */
+        if ((ok = units_parse_number(text, 0, 86400, &x, &in)))
+            s->max_ttft_seconds = x;
+        break;
+    case CTRL_KV_DTYPE:
+    case CTRL_WEIGHT_DTYPE:
+        if (!dtype_parse(text, &t))
+            ok = diag_fail(&in, "'%s' is not a precision (%s)", text, dtype_names());
+        else if (c == CTRL_KV_DTYPE)
+            s->kv_dtype = t;
+        else
+            s->weight_dtype = t;
+        break;
+    case CTRL_ENGINE:
+        ok = engine_parse(text, &s->engine.kind, &s->engine.rule, &in);
+        break;
+    default:
+        ok = diag_fail(&in, "pick it from the list (Enter)");
+        break;
+    }
+    if (!ok)
+        return diag_fail(d, "%s: %s", control_label(c, s), in.message);
+    return true;
+}
+
+void control_format(enum control c, const struct scenario *s, const struct plan_result *r,
+                    char *buf, size_t size)
+{
+    char t[32];
+    switch (c) {
+    case CTRL_GPU:
+        snprintf(buf, size, "%s", s->gpu.name);
+        break;
+    case CTRL_MODEL:
+        snprintf(buf, size, "%s", s->model.name);
+        break;
+    case CTRL_GPUS:
+        snprintf(buf, size, "%u", s->gpus);
+        break;
+    case CTRL_TP:
+        if (scenario_pp(s) > 1)
+            snprintf(buf, size, "%u x PP %u x %u repl", scenario_tp(s), scenario_pp(s),
+                     scenario_replicas(s));
+        else
+            snprintf(buf, size, "%u x %u repl", scenario_tp(s), scenario_replicas(s));
+        break;
+    case CTRL_CONTEXT:
+        snprintf(buf, size, "%s", units_format_tokens_short(s->context_tokens, t, sizeof t));
+        break;
+    case CTRL_KV_HEADS:
+        if (s->model.attention == ATTENTION_MLA) {
+            snprintf(buf, size, "MLA latent");
+        } else {
+            uint32_t h = s->kv_heads ? s->kv_heads : s->model.kv_heads;
+            uint32_t group = s->model.attention_heads / (h ? h : 1);
+            if (h == 1)
+                snprintf(buf, size, "1 (MQA)");
+            else if (group == 1)
+                snprintf(buf, size, "%u (MHA)", h);
+            else
+                snprintf(buf, size, "%u (group %u)", h, group);
+        }
+        break;
+    case CTRL_KV_DTYPE:
+        if (s->kv_dtype == DTYPE_AUTO)
+            snprintf(buf, size, "auto %s", dtype_info(r->kv_dtype)->name);
+        else
+            snprintf(buf, size, "%s", dtype_info(s->kv_dtype)->name);
+        break;
+    case CTRL_WEIGHT_DTYPE:
+        if (s->weight_dtype == DTYPE_AUTO)
+            snprintf(buf, size, "auto %s", plan_weights_label(r));
+        else
+            snprintf(buf, size, "%s", dtype_info(s->weight_dtype)->name);
+        break;
+    case CTRL_PREFIX:
+        snprintf(buf, size, "%s", units_format_tokens_short(s->prefix_tokens, t, sizeof t));
+        break;
+    case CTRL_AVG:
+        if (s->avg_context_tokens == 0)
+            snprintf(buf, size, "= context");
+        else
+            snprintf(buf, size, "%s", units_format_tokens_short(s->avg_context_tokens, t, sizeof t));
+        break;
+    case CTRL_ENGINE:
+        snprintf(buf, size, "%s", engine_label(s->engine.kind, s->engine.rule));
+        break;
+    case CTRL_HEADROOM:
+        snprintf(buf, size, "%g%%", s->headroom_percent);
+        break;
+    case CTRL_SPEED:
+        if (s->min_tokens_per_s > 0)
+            snprintf(buf, size, "%g tok/s", s->min_tokens_per_s);
+        else
+            snprintf(buf, size, "no target");
+        break;
+    case CTRL_TTFT:
+        if (s->max_ttft_seconds > 0)
+            snprintf(buf, size, "within %g s", s->max_ttft_seconds);
+        else
+            snprintf(buf, size, "no target");
+        break;
+    case CTRL_FRACTION:
+        if (control_fraction_of(s) > 0)
+            snprintf(buf, size, "%.3f", control_fraction_of(s));
+        else
+            snprintf(buf, size, "auto %.3f", r->engine.fraction);
+        break;
+    case CTRL_SEQS:
+        if (control_current(c, s, NULL, NULL) > 0)
+            snprintf(buf, size, "%llu", (unsigned long long)control_current(c, s, NULL, NULL));
+        else if (s->engine.kind == ENGINE_LLAMACPP)
+            snprintf(buf, size, "auto %u", r->engine.slots);
+        else
+            snprintf(buf, size, "auto %u", r->engine.scheduler_cap);
+        break;
+    case CTRL_COUNT:
+        buf[0] = '\0';
+        break;
+    }
+}

@@ -1,0 +1,226 @@
+/* prompts: the planner's one-line prompts (a value, a file to export to or
+ * open, a label, a note, a target), what Enter does with each, and the text
+ * editing they share with the picker's filter. */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/prompts.h"
+#include "core/solve.h"
+#include "core/version.h"
+#include "io/fileio.h"
+#include "io/report.h"
+#include "io/snapshot.h"
+
+void prompt_open(struct planner *p, enum prompt_kind kind, const char *initial)
+{
+    p->versus_export = false;
+    p->mode = MODE_PROMPT;
+    p->prompt_kind = kind;
+    snprintf(p->prompt, sizeof p->prompt, "%s", initial);
+    p->prompt_fresh = p->prompt[0] != '\0';
+}
+
+/* The session (every scenario) as JSON, or the current scenario or the
+ * versus view as Markdown. */
+void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
+{
+    struct diag d = {0};
+    static struct snapshot_session ss;
+    const struct plan_result *results[PLANNER_SLOTS];
+    planner_session(p, &ss, results);
+    bool ok;
+    if (kind == PROMPT_EXPORT_MD) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        if (f == NULL) {
+            ok = diag_fail(&d, "%s: out of memory", path);
+        } else {
+            int shown[4], n = planner_versus(p, shown);
+            if (p->versus_export && n > 1)
+                report_markdown_versus(f, &ss, results, shown, n);
+            else
+                report_markdown(f, &p->scenario, &p->result);
+            fclose(f);
+            ok = fileio_write_atomic(path, text, len, &d);
+            free(text);
+        }
+    } else {
+        ok = snapshot_export_session(path, &ss, results, KVPLAN_GENERATOR, &d);
+    }
+    if (ok) {
+        p->error[0] = '\0'; /* an older failure is history once a write succeeds */
+        snprintf(p->status, sizeof p->status, "wrote %s (%s)", path,
+                 kind == PROMPT_EXPORT_MD ? "Markdown"
+                 : p->count > 1           ? "every scenario of the session"
+                                          : "JSON snapshot");
+    } else {
+        snprintf(p->error, sizeof p->error, "%s", d.message);
+    }
+}
+
+static void do_open(struct planner *p, const char *path)
+{
+    struct diag d = {0};
+    static struct snapshot_session ss;
+    if (snapshot_load_session(path, &ss, &d)) {
+        const struct catalog *c = p->catalog;
+        planner_init_session(p, c, &ss);
+        snprintf(p->status, sizeof p->status, "opened %s: %d scenario%s", path, ss.count,
+                 ss.count == 1 ? "" : "s");
+    } else {
+        snprintf(p->error, sizeof p->error, "%s", d.message);
+    }
+}
+
+/* The options that reach p->target_users, one keystroke each. */
+static void what_would_it_take(struct planner *p)
+{
+    const struct gpu_spec *gpus[512];
+    size_t ng = 0;
+    for (size_t i = 0; i < p->catalog->gpu_count && ng < 512; i++)
+        gpus[ng++] = &p->catalog->gpus[i].spec;
+    struct solve_change ch[5];
+    int n = solve_changes(&p->scenario, p->target_users, gpus, ng, ch);
+    p->option_count = 0;
+    for (int i = 0; i < n && i < PLANNER_OPTIONS; i++) {
+        struct planner_option *o = &p->options[p->option_count++];
+        const struct scenario *s = &ch[i].scenario;
+        char a[32], b[32], u[32];
+        units_format_int(ch[i].users, u, sizeof u);
+        const char *us = ch[i].users == 1 ? "user" : "users";
+        switch (ch[i].kind) {
+        case CHANGE_CONTEXT:
+            units_format_int(s->context_tokens, a, sizeof a);
+            units_format_int(p->scenario.context_tokens, b, sizeof b);
+            snprintf(o->text, sizeof o->text, "context %s tokens instead of %s: %s %s", a, b, u, us);
+            break;
+        case CHANGE_KV_DTYPE:
+            snprintf(o->text, sizeof o->text, "KV cache in %s instead of %s: %s %s",
+                     dtype_info(s->kv_dtype)->name, dtype_info(p->result.kv_dtype)->name, u, us);
+            break;
+        case CHANGE_GPUS:
+            snprintf(o->text, sizeof o->text, "%u GPUs (TP %u x %u) instead of %u: %s %s",
+                     s->gpus, s->tp ? s->tp : s->gpus, s->tp ? s->gpus / s->tp : 1,
+                     p->scenario.gpus, u, us);
+            break;
+        case CHANGE_PREFIX:
+            units_format_int(s->prefix_tokens, a, sizeof a);
+            snprintf(o->text, sizeof o->text, "a shared prefix of %s tokens: %s %s", a, u, us);
+            break;
+        case CHANGE_GPU_TYPE:
+            snprintf(o->text, sizeof o->text, "%u x %s ($%.2f/h each) instead: %s %s", s->gpus,
+                     s->gpu.name, s->gpu.price_usd_per_hour, u, us);
+            break;
+        }
+        o->scenario = *s;
+        o->users = ch[i].users;
+    }
+    p->mode = MODE_OPTIONS;
+}
+
+void prompt_finish(struct planner *p)
+{
+    p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
+    if (p->prompt[0] == '\0' && p->prompt_kind != PROMPT_NOTE) {
+        if (p->prompt_kind == PROMPT_EXPORT || p->prompt_kind == PROMPT_EXPORT_MD)
+            snprintf(p->status, sizeof p->status, "export cancelled: no file name");
+        return;
+    }
+    struct stat st;
+    switch (p->prompt_kind) {
+    case PROMPT_LABEL:
+        for (int i = 0; i < p->count; i++)
+            if (i != p->current && strcasecmp(p->slots[i].label, p->prompt) == 0) {
+                snprintf(p->error, sizeof p->error, "label: '%s' already names scenario %d",
+                         p->prompt, i + 1);
+                return;
+            }
+        snprintf(p->slots[p->current].label, sizeof p->slots[p->current].label, "%s", p->prompt);
+        return;
+    case PROMPT_NOTE:
+        snprintf(p->slots[p->current].note, sizeof p->slots[p->current].note, "%s", p->prompt);
+        return;
+    case PROMPT_TARGET: {
+        uint64_t n;
+        struct diag d = {0};
+        if (!units_parse_count(p->prompt, 1, 1000000000, &n, &d)) {
+            snprintf(p->error, sizeof p->error, "Target users: %s", d.message);
+            return;
+        }
+        p->target_users = n;
+        /* with a service level, the users served at it, as the suggestions count them */
+        uint64_t served = p->result.speed.users_at_service_level;
+        bool slo = p->scenario.min_tokens_per_s > 0 || p->scenario.max_ttft_seconds > 0;
+        if (served >= n) {
+            snprintf(p->status, sizeof p->status, "%llu users already %s: nothing to change",
+                     (unsigned long long)served, slo ? "keep the service level" : "fit");
+            return;
+        }
+        what_would_it_take(p);
+        return;
+    }
+    case PROMPT_EXPORT_MD:
+        if (stat(p->prompt, &st) == 0 && S_ISDIR(st.st_mode)) {
+            snprintf(p->error, sizeof p->error, "%s is a directory: name a file", p->prompt);
+        } else if (stat(p->prompt, &st) == 0) {
+            snprintf(p->pending_path, sizeof p->pending_path, "%s", p->prompt);
+            p->pending_kind = PROMPT_EXPORT_MD;
+            p->mode = MODE_CONFIRM;
+        } else {
+            prompt_export(p, p->prompt, PROMPT_EXPORT_MD);
+        }
+        return;
+    default:
+        break;
+    }
+    switch (p->prompt_kind) {
+    case PROMPT_VALUE: {
+        struct scenario s = p->scenario;
+        struct diag d = {0};
+        if (!control_parse(p->focus, &s, p->prompt, &d))
+            snprintf(p->error, sizeof p->error, "%s", d.message);
+        else
+            planner_apply(p, &s);
+        break;
+    }
+    case PROMPT_EXPORT:
+        if (stat(p->prompt, &st) == 0 && S_ISDIR(st.st_mode)) {
+            /* said before asking: a directory is never overwritten */
+            snprintf(p->error, sizeof p->error, "%s is a directory: name a file", p->prompt);
+        } else if (access(p->prompt, F_OK) == 0) {
+            snprintf(p->pending_path, sizeof p->pending_path, "%s", p->prompt);
+            p->pending_kind = PROMPT_EXPORT;
+            p->mode = MODE_CONFIRM;
+        } else {
+            prompt_export(p, p->prompt, PROMPT_EXPORT);
+        }
+        break;
+    case PROMPT_OPEN:
+        do_open(p, p->prompt);
+        break;
+    default:
+        break;
+    }
+}
+
+bool prompt_text_key(char *buf, size_t size, int key)
+{
+    size_t n = strlen(buf);
+    if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+        if (n > 0)
+            buf[n - 1] = '\0';
+        return true;
+    }
+    if (key >= 32 && key < 127 && n + 1 < size) {
+        buf[n] = (char)key;
+        buf[n + 1] = '\0';
+        return true;
+    }
+    return false;
+}

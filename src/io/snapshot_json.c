@@ -1,0 +1,367 @@
+/* snapshot_json: a plan, or a session of plans, as the JSON document kvplan
+ * writes (format in doc/FORMATS.md): the scenario, the result and every
+ * explain row with its terms. Reading is in snapshot.c. */
+#include "snapshot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/jsonout.h"
+#include "io/preset.h"
+static const char *units_key(enum unit_system u)
+{
+    return u == UNITS_GB ? "gb" : "gib";
+}
+
+/* Only what differs from the engine's defaults is written (zero = default). */
+static cJSON *engine_flags_json(const struct engine_flags *f)
+{
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "name", engine_label(f->kind, f->rule));
+    if (f->gpu_memory_utilization > 0)
+        jsonout_double(&o, "gpu_memory_utilization", f->gpu_memory_utilization);
+    if (f->max_num_seqs)
+        jsonout_uint(&o, "max_num_seqs", f->max_num_seqs);
+    if (f->max_num_batched_tokens)
+        jsonout_uint(&o, "max_num_batched_tokens", f->max_num_batched_tokens);
+    if (f->mem_fraction_static > 0)
+        jsonout_double(&o, "mem_fraction_static", f->mem_fraction_static);
+    if (f->chunked_prefill_size)
+        jsonout_uint(&o, "chunked_prefill_size", f->chunked_prefill_size);
+    if (f->parallel)
+        jsonout_uint(&o, "parallel", f->parallel);
+    if (f->fit_target_bytes)
+        jsonout_uint(&o, "fit_target_bytes", f->fit_target_bytes);
+    if (f->v_dtype != DTYPE_AUTO)
+        jsonout_string(&o, "v_dtype", dtype_info(f->v_dtype)->name);
+    if (f->free_gpu_memory_fraction > 0)
+        jsonout_double(&o, "free_gpu_memory_fraction", f->free_gpu_memory_fraction);
+    if (f->gpu_total_bytes)
+        jsonout_uint(&o, "gpu_total_bytes", f->gpu_total_bytes);
+    if (f->non_kv_bytes)
+        jsonout_uint(&o, "non_kv_bytes", f->non_kv_bytes);
+    if (f->kv_memory_bytes)
+        jsonout_uint(&o, "kv_memory_bytes", f->kv_memory_bytes);
+    return jsonout_end(&o);
+}
+
+static cJSON *engine_detail_json(const struct engine_detail *e)
+{
+    struct jsonout o = jsonout_begin();
+    jsonout_uint(&o, "gpu_total_bytes", e->gpu_total_bytes);
+    jsonout_double(&o, "fraction", e->fraction);
+    jsonout_uint(&o, "budget_bytes", e->budget_bytes);
+    jsonout_uint(&o, "activation_bytes", e->activation_bytes);
+    jsonout_uint(&o, "non_kv_bytes", e->non_kv_bytes);
+    jsonout_uint(&o, "kv_cache_bytes_per_gpu", e->kv_cache_bytes);
+    jsonout_uint(&o, "unit_tokens", e->unit_tokens);
+    jsonout_uint(&o, "unit_bytes", e->unit_bytes);
+    jsonout_uint(&o, "units", e->units);
+    jsonout_uint(&o, "request_layer_units", e->request_units);
+    jsonout_double(&o, "max_concurrency", e->max_concurrency);
+    jsonout_uint(&o, "scheduler_cap", e->scheduler_cap);
+    jsonout_uint(&o, "max_num_seqs", e->max_num_seqs);
+    jsonout_uint(&o, "max_num_batched_tokens", e->max_num_batched_tokens);
+    if (e->slots)
+        jsonout_uint(&o, "slots", e->slots);
+    cJSON *log = cJSON_CreateArray();
+    for (int i = 0; log && i < e->log_lines; i++)
+        if (!cJSON_AddItemToArray(log, cJSON_CreateString(e->log[i])))
+            o.failed = true;
+    jsonout_object(&o, "log_lines", log);
+    jsonout_string(&o, "launch", e->launch);
+    jsonout_string(&o, "note", e->note);
+    return jsonout_end(&o);
+}
+
+static const char *xunit_name(enum xunit u)
+{
+    static const char *names[] = {"count", "tokens", "bytes", "bytes", "bytes_per_value",
+                                  "percent", "fraction", "usd_per_hour", "usd",
+                                  "bytes_per_s", "tokens_per_s", "ratio", "seconds", "flops"};
+    return (size_t)u < sizeof names / sizeof names[0] ? names[u] : "";
+}
+
+/* A value: an exact integer when it is one, else a number. */
+static void value_json(struct jsonout *o, const char *key, long double v)
+{
+    if (v >= 0 && v < 1.8e19L && v == (long double)(uint64_t)v)
+        jsonout_uint(o, key, (uint64_t)v);
+    else
+        jsonout_double(o, key, (double)v);
+}
+
+static cJSON *explain_json(const struct explain *x)
+{
+    cJSON *rows = cJSON_CreateArray();
+    for (int i = 0; rows && i < x->count; i++) {
+        const struct explain_row *row = &x->rows[i];
+        struct jsonout o = jsonout_begin();
+        jsonout_string(&o, "key", row->key);
+        jsonout_string(&o, "label", row->label);
+        jsonout_string(&o, "scope", row->scope);
+        jsonout_string(&o, "formula", row->formula);
+        jsonout_string(&o, "value_text", row->result.text);
+        if (row->result.unit == XU_USD && row->result.value < 0)
+            jsonout_null(&o, "value"); /* unknown, as result.cost_per_user_hour */
+        else
+            value_json(&o, "value", row->result.value);
+        jsonout_string(&o, "unit", xunit_name(row->result.unit));
+        cJSON *terms = cJSON_CreateArray();
+        for (int t = 0; terms && t < row->nterms; t++) {
+            struct jsonout to = jsonout_begin();
+            jsonout_string(&to, "name", row->terms[t].name);
+            value_json(&to, "value", row->terms[t].value);
+            jsonout_string(&to, "unit", xunit_name(row->terms[t].unit));
+            jsonout_string(&to, "text", row->terms[t].text);
+            if (row->terms[t].ref[0])
+                jsonout_string(&to, "row", row->terms[t].ref);
+            cJSON *item = jsonout_end(&to);
+            if (item == NULL || !cJSON_AddItemToArray(terms, item)) {
+                cJSON_Delete(item);
+                o.failed = true;
+            }
+        }
+        jsonout_object(&o, "terms", terms);
+        cJSON *item = jsonout_end(&o);
+        if (item == NULL || !cJSON_AddItemToArray(rows, item)) {
+            cJSON_Delete(item);
+            cJSON_Delete(rows);
+            return NULL;
+        }
+    }
+    return rows;
+}
+
+static cJSON *scenario_json(const struct scenario *s)
+{
+    struct jsonout o = jsonout_begin();
+    jsonout_object(&o, "gpu", preset_gpu_to_json(&s->gpu, false));
+    jsonout_object(&o, "model", preset_model_to_json(&s->model, false));
+    jsonout_uint(&o, "gpus", s->gpus);
+    jsonout_string(&o, "weight_dtype", dtype_info(s->weight_dtype)->name);
+    jsonout_string(&o, "kv_dtype", dtype_info(s->kv_dtype)->name);
+    if (s->kv_heads)
+        jsonout_uint(&o, "kv_heads", s->kv_heads);
+    else
+        jsonout_null(&o, "kv_heads");
+    jsonout_uint(&o, "context_tokens", s->context_tokens);
+    jsonout_uint(&o, "prefix_tokens", s->prefix_tokens);
+    if (s->avg_context_tokens)
+        jsonout_uint(&o, "avg_context_tokens", s->avg_context_tokens);
+    else
+        jsonout_null(&o, "avg_context_tokens");
+    jsonout_uint(&o, "block_tokens", s->block_tokens ? s->block_tokens : 16);
+    jsonout_double(&o, "headroom_percent", s->headroom_percent);
+    if (s->has_vram)
+        jsonout_uint(&o, "vram_bytes", s->vram_bytes);
+    else
+        jsonout_null(&o, "vram_bytes");
+    if (s->has_weights)
+        jsonout_uint(&o, "weights_bytes", s->weights_bytes);
+    else
+        jsonout_null(&o, "weights_bytes");
+    jsonout_double_or_null(&o, "price_usd_per_gpu_hour", s->price_usd_per_hour, s->has_price);
+    jsonout_bool(&o, "full_attention", s->full_attention);
+    jsonout_string(&o, "units", units_key(s->units));
+    if (s->tp)
+        jsonout_uint(&o, "tp", s->tp);
+    else
+        jsonout_null(&o, "tp");
+    jsonout_object(&o, "engine", engine_flags_json(&s->engine));
+    /* the service level: written only when given */
+    if (s->concurrency)
+        jsonout_uint(&o, "concurrency", s->concurrency);
+    if (s->prompt_tokens)
+        jsonout_uint(&o, "prompt_tokens", s->prompt_tokens);
+    if (s->min_tokens_per_s > 0)
+        jsonout_double(&o, "min_tokens_per_s", s->min_tokens_per_s);
+    if (s->max_ttft_seconds > 0)
+        jsonout_double(&o, "max_ttft_seconds", s->max_ttft_seconds);
+    if (s->mbu > 0)
+        jsonout_double(&o, "mbu", s->mbu);
+    if (s->mfu > 0)
+        jsonout_double(&o, "mfu", s->mfu);
+    if (s->pp > 1)
+        jsonout_uint(&o, "pp", s->pp);
+    if (s->dp_attention)
+        jsonout_bool(&o, "dp_attention", true);
+    if (s->expert_parallel)
+        jsonout_bool(&o, "expert_parallel", true);
+    return jsonout_end(&o);
+}
+
+static cJSON *result_json(const struct plan_result *r)
+{
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "profile", engine_label(r->profile, r->rule));
+    jsonout_bool(&o, "fits", r->fits);
+    jsonout_bool(&o, "weights_fit", r->weights_fit);
+    jsonout_uint(&o, "gpus", r->gpus);
+    jsonout_uint(&o, "tp", r->tp);
+    jsonout_uint(&o, "replicas", r->replicas);
+    if (r->pp > 1)
+        jsonout_uint(&o, "pp", r->pp);
+    if (r->dp_attention)
+        jsonout_bool(&o, "dp_attention", true);
+    jsonout_string(&o, "weight_dtype", dtype_info(r->weight_dtype)->name);
+    jsonout_bool(&o, "weights_as_released", r->weights_as_released);
+    jsonout_string(&o, "kv_dtype", dtype_info(r->kv_dtype)->name);
+    /* the answer, over every replica */
+    jsonout_uint(&o, "max_users", r->max_users);
+    jsonout_uint(&o, "max_users_paged", r->max_users_paged);
+    jsonout_uint(&o, "kv_tokens", r->kv_tokens);
+    jsonout_uint(&o, "kv_pool_bytes", r->kv_pool_bytes);
+    jsonout_double_or_null(&o, "price_usd_per_hour", r->price_usd_per_hour,
+                           r->price_usd_per_hour >= 0);
+    jsonout_double_or_null(&o, "cost_per_user_hour", r->cost_per_user_hour,
+                           r->cost_per_user_hour >= 0);
+    jsonout_double_or_null(&o, "decode_tokens_per_s_per_user", r->decode_tokens_per_s_per_user,
+                           r->decode_tokens_per_s_per_user > 0);
+    /* the service level (speed at `concurrency` users decoding at once) */
+    const struct speed_result *sp = &r->speed;
+    bool fast = sp->step_seconds > 0;
+    jsonout_uint(&o, "concurrency", sp->concurrency);
+    jsonout_double_or_null(&o, "decode_step_seconds", sp->step_seconds, fast);
+    jsonout_double_or_null(&o, "tokens_per_s_per_user", sp->tokens_per_s_per_user, fast);
+    jsonout_double_or_null(&o, "tokens_per_s_total", sp->tokens_per_s_total, fast);
+    jsonout_uint(&o, "prompt_tokens", sp->prompt_tokens);
+    jsonout_double_or_null(&o, "ttft_seconds", sp->ttft_seconds, sp->ttft_seconds > 0);
+    jsonout_double_or_null(&o, "prefill_tokens_per_s", sp->prefill_tokens_per_s,
+                           sp->prefill_tokens_per_s > 0);
+    jsonout_uint(&o, "users_at_service_level", sp->users_at_service_level);
+    jsonout_string(&o, "binding_limit", plan_binding_name(sp->binding));
+    jsonout_double(&o, "mbu", sp->mbu);
+    jsonout_double(&o, "mfu", sp->mfu);
+    jsonout_double_or_null(&o, "step_memory_seconds", sp->memory_seconds, fast);
+    jsonout_double_or_null(&o, "step_compute_seconds", sp->compute_seconds, fast);
+    jsonout_double_or_null(&o, "step_comm_seconds", sp->comm_seconds, fast);
+    /* one replica */
+    jsonout_uint(&o, "users_per_replica", r->users_per_replica);
+    jsonout_uint(&o, "users_fit_per_replica", r->users_fit_per_replica);
+    jsonout_uint(&o, "users_paged_per_replica", r->users_paged_per_replica);
+    jsonout_uint(&o, "kv_tokens_per_replica", r->kv_tokens_per_replica);
+    /* one GPU */
+    jsonout_uint(&o, "memory_bytes_per_gpu", r->memory_bytes_per_gpu);
+    jsonout_uint(&o, "reserved_bytes_per_gpu", r->reserved_bytes_per_gpu);
+    jsonout_uint(&o, "weights_bytes", r->weights_bytes);
+    jsonout_uint(&o, "weights_bytes_per_gpu", r->weights_bytes_per_gpu);
+    jsonout_uint(&o, "runtime_bytes_per_gpu", r->runtime_bytes_per_gpu);
+    jsonout_uint(&o, "kv_pool_bytes_per_gpu", r->kv_pool_bytes_per_gpu);
+    jsonout_uint(&o, "shortfall_bytes_per_gpu", r->shortfall_bytes_per_gpu);
+    jsonout_uint(&o, "kv_heads", r->cost.kv_heads);
+    jsonout_uint(&o, "kv_heads_per_gpu", r->cost.kv_heads_per_gpu);
+    jsonout_uint(&o, "global_layers", r->cost.global_layers);
+    jsonout_uint(&o, "windowed_layers", r->cost.windowed_layers);
+    jsonout_uint(&o, "window_tokens", r->cost.window_tokens);
+    jsonout_uint(&o, "kv_bytes_per_layer_per_gpu", r->cost.bytes_per_layer);
+    jsonout_uint(&o, "kv_bytes_per_token_per_gpu", r->cost.bytes_per_token);
+    jsonout_uint(&o, "kv_bytes_per_token_per_replica", r->cost.bytes_per_token * (uint64_t)r->tp);
+    jsonout_uint(&o, "kv_bytes_per_token_global_per_gpu", r->cost.bytes_per_token_global);
+    jsonout_uint(&o, "user_bytes_per_gpu", r->user_bytes_per_gpu);
+    jsonout_uint(&o, "user_bytes_avg_per_gpu", r->user_bytes_avg_per_gpu);
+    jsonout_uint(&o, "user_bytes_paged_per_gpu", r->user_bytes_paged_per_gpu);
+    jsonout_uint(&o, "prefix_bytes_per_gpu", r->prefix_bytes_per_gpu);
+    jsonout_uint(&o, "prefix_bytes_paged_per_gpu", r->prefix_bytes_paged_per_gpu);
+    jsonout_uint(&o, "kv_used_bytes_per_gpu", r->kv_used_bytes_per_gpu);
+    jsonout_uint(&o, "spare_bytes_per_gpu", r->spare_bytes_per_gpu);
+    jsonout_uint(&o, "reservation_waste_bytes_per_gpu", r->reservation_waste_bytes_per_gpu);
+    jsonout_uint(&o, "decode_step_bytes_per_gpu", r->decode_step_bytes_per_gpu);
+    jsonout_uint(&o, "context_tokens", r->context_tokens);
+    jsonout_uint(&o, "avg_context_tokens", r->avg_context_tokens);
+    jsonout_uint(&o, "block_tokens", r->block_tokens);
+    cJSON *warnings = cJSON_CreateArray();
+    for (uint32_t bit = 1; warnings && bit != 0 && bit <= WARN_LAST; bit <<= 1) {
+        char line[512];
+        if (!(r->warnings & bit))
+            continue;
+        plan_warning_format(r, (enum plan_warning)bit, line, sizeof line);
+        if (!cJSON_AddItemToArray(warnings, cJSON_CreateString(line)))
+            o.failed = true;
+    }
+    jsonout_object(&o, "warnings", warnings);
+    jsonout_object(&o, "explain", explain_json(&r->explain));
+    if (r->profile != ENGINE_GENERIC)
+        jsonout_object(&o, "engine", engine_detail_json(&r->engine));
+    if (r->generic.present) {
+        struct jsonout g = jsonout_begin();
+        jsonout_double(&g, "headroom_percent", r->generic.headroom_percent);
+        jsonout_uint(&g, "max_users", r->generic.max_users);
+        jsonout_uint(&g, "max_users_paged", r->generic.max_users_paged);
+        jsonout_uint(&g, "kv_tokens", r->generic.kv_tokens);
+        jsonout_uint(&g, "kv_pool_bytes", r->generic.kv_pool_bytes);
+        jsonout_object(&o, "generic", jsonout_end(&g));
+    }
+    return jsonout_end(&o);
+}
+
+/* cJSON_Print with a final newline; frees root. */
+static char *print_document(cJSON *root)
+{
+    if (root == NULL)
+        return NULL;
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (text == NULL)
+        return NULL;
+    size_t n = strlen(text);
+    char *with_newline = realloc(text, n + 2);
+    if (with_newline == NULL) {
+        free(text);
+        return NULL;
+    }
+    with_newline[n] = '\n';
+    with_newline[n + 1] = '\0';
+    return with_newline;
+}
+
+static struct jsonout document_begin(const struct scenario *s, const struct plan_result *r,
+                                     const char *generator)
+{
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "format", SNAPSHOT_FORMAT);
+    jsonout_uint(&o, "format_version", SNAPSHOT_FORMAT_VERSION);
+    jsonout_string(&o, "generator", generator);
+    jsonout_object(&o, "scenario", scenario_json(s));
+    jsonout_object(&o, "result", result_json(r));
+    return o;
+}
+
+char *snapshot_to_json(const struct scenario *s, const struct plan_result *r,
+                       const char *generator)
+{
+    struct jsonout o = document_begin(s, r, generator);
+    return print_document(jsonout_end(&o));
+}
+
+char *snapshot_session_to_json(const struct snapshot_session *ss,
+                               const struct plan_result *const *results, const char *generator)
+{
+    int cur = ss->current >= 0 && ss->current < ss->count ? ss->current : 0;
+    struct jsonout o = document_begin(&ss->entry[cur].scenario, results[cur], generator);
+    if (ss->count == 1 && ss->entry[0].note[0] == '\0')
+        return print_document(jsonout_end(&o)); /* one scenario: the plain snapshot */
+    struct jsonout so = jsonout_begin();
+    jsonout_uint(&so, "current", (uint64_t)cur);
+    if (ss->reference >= 0 && ss->reference < ss->count)
+        jsonout_uint(&so, "reference", (uint64_t)ss->reference);
+    else
+        jsonout_null(&so, "reference");
+    cJSON *list = cJSON_CreateArray();
+    for (int i = 0; list && i < ss->count; i++) {
+        struct jsonout eo = jsonout_begin();
+        jsonout_string(&eo, "label", ss->entry[i].label);
+        jsonout_string(&eo, "note", ss->entry[i].note);
+        jsonout_object(&eo, "scenario", scenario_json(&ss->entry[i].scenario));
+        jsonout_object(&eo, "result", result_json(results[i]));
+        cJSON *item = jsonout_end(&eo);
+        if (item == NULL || !cJSON_AddItemToArray(list, item)) {
+            cJSON_Delete(item);
+            so.failed = true;
+        }
+    }
+    jsonout_object(&so, "scenarios", list);
+    jsonout_object(&o, "session", jsonout_end(&so));
+    return print_document(jsonout_end(&o));
+}
