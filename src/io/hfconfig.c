@@ -53,6 +53,9 @@ static const struct {
     {"RefinedWebModel", ARCH_FALCON, true}, {"opt", ARCH_OPT, true},
     {"mpt", ARCH_MPT, true},           {"llama4", ARCH_LLAMA4, false},
     {"llama4_text", ARCH_LLAMA4, false},
+    /* Kimi K2 ships DeepseekV3ForCausalLM under its own model_type so that
+     * engines can tell it apart; the tensors are DeepSeek-V3's */
+    {"kimi_k2", ARCH_DEEPSEEK, false},
 };
 
 static void derive_id(const char *path, const char *name_or_path, char *out, size_t size)
@@ -195,7 +198,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         ok = jsonread_fail(&tr, d,
                            "model_type: '%s' is not a family kvplan can count (llama, mistral, "
                            "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, cohere, "
-                           "deepseek_v2, deepseek_v3, gpt_oss, falcon, opt, mpt, llama4)",
+                           "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, falcon, opt, mpt, llama4)",
                            type);
     static const char *k_layers[] = {"num_hidden_layers", "n_layer", "n_layers", "num_layers", 0};
     static const char *k_hidden[] = {"hidden_size", "d_model", "n_embd", 0};
@@ -305,7 +308,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     if (a->head_dim == 0)
         a->head_dim = a->hidden / a->heads;
     if (a->family == ARCH_DEEPSEEK)
-        a->score_bias = strcmp(type, "deepseek_v3") == 0;
+        a->score_bias = strcmp(type, "deepseek_v3") == 0 || strcmp(type, "kimi_k2") == 0;
     if (a->family == ARCH_LLAMA4) {
         if (a->moe_every == 0)
             a->moe_every = 1;

@@ -311,6 +311,7 @@ printf '{"model_type": "rwkv", "num_hidden_layers": 4}\n' > "$T/cfg2.json"
 expect 2 "cfg2.json:1:2: model_type: 'rwkv' is not a family kvplan can count" import-hf "$T/cfg2.json"
 expect 0 '"windowed_layers":	52' import-hf "$HERE/data/hf/gemma-3-27b.json"
 expect 0 "sliding_window 2047 left out" import-hf "$HERE/data/hf/phi-3-mini-4k.json"
+expect 0 "deepseek family, 1026.408B parameters" import-hf "$HERE/data/hf/kimi-k2.json"
 
 # --- issue 8: make only checks its packages; it never runs apt-get (even as root)
 mkdir -p "$T/fakebin"
