@@ -7,11 +7,12 @@ __extension__ typedef unsigned __int128 wide;
 
 static const char *family_names[] = {"unknown", "llama",   "qwen2",   "qwen3",  "mixtral",
                                      "qwen3_moe", "gemma", "gemma2",  "gemma3", "cohere",
-                                     "deepseek", "gpt_oss", "falcon", "opt",    "mpt", "llama4"};
+                                     "deepseek", "gpt_oss", "falcon", "opt",    "mpt", "llama4",
+                                     "glm4_moe", "minimax_m2"};
 
 const char *params_family_name(enum arch_family f)
 {
-    return f >= 0 && f <= ARCH_LLAMA4 ? family_names[f] : "unknown";
+    return f >= 0 && f <= ARCH_MINIMAX_M2 ? family_names[f] : "unknown";
 }
 
 /* Attention projections (and their extras) of one layer. */
@@ -40,6 +41,16 @@ static wide attention(const struct arch_dims *a)
     case ARCH_GPT_OSS:
         p += q + 2 * kv + h + a->heads; /* biases of q, k, v, o; a sink per head */
         break;
+    case ARCH_GLM4_MOE:
+        if (a->qkv_bias)
+            p += q + 2 * kv;
+        if (a->qk_norm)
+            p += 2 * (wide)a->head_dim; /* RMSNorm(head_dim), shared by the heads */
+        break;
+    case ARCH_MINIMAX_M2:
+        if (a->qk_norm)
+            p += q + kv; /* RMSNorm over all q heads and all kv heads */
+        break;
     default:
         break;
     }
@@ -67,8 +78,11 @@ static wide moe_layer(const struct arch_dims *a, wide experts)
     case ARCH_GPT_OSS: /* gate_up and down projections with biases; router with bias */
         return experts * (h * 2 * mi + 2 * mi + mi * h + h) + h * a->experts + a->experts;
     case ARCH_DEEPSEEK:
+    case ARCH_GLM4_MOE:
         return experts * 3 * h * mi + a->shared_experts * 3 * h * mi + h * a->experts +
                (a->score_bias ? a->experts : 0);
+    case ARCH_MINIMAX_M2: /* router without bias, then its score correction bias */
+        return experts * 3 * h * mi + h * a->experts + a->experts;
     case ARCH_LLAMA4:
         return experts * 3 * h * mi + h * a->experts + 3 * h * a->shared_intermediate;
     default:
@@ -99,12 +113,14 @@ static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
     case ARCH_MIXTRAL:
     case ARCH_QWEN3_MOE:
     case ARCH_GPT_OSS:
+    case ARCH_MINIMAX_M2:
         total = emb + L * (attention(a) + moe_layer(a, k) + norms(a)) + h;
         /* OpenAI's published active counts (3.61B, 5.13B) leave out the final norm */
         if (active_only && a->family == ARCH_GPT_OSS)
             total -= h;
         break;
     case ARCH_DEEPSEEK:
+    case ARCH_GLM4_MOE:
         total = emb + L * (attention(a) + 2 * h) + (wide)a->first_dense * 3 * h * a->intermediate +
                 (L - a->first_dense) * moe_layer(a, k) + h;
         break;
@@ -168,7 +184,8 @@ bool params_in_experts(const struct arch_dims *a, uint64_t *out)
 {
     /* routed experts only, in the layers that have them: DeepSeek's first
      * dense layers and Llama 4's interleaved dense layers hold none */
-    uint64_t moe_layers = a->family == ARCH_DEEPSEEK ? a->layers - a->first_dense
+    uint64_t moe_layers = a->family == ARCH_DEEPSEEK || a->family == ARCH_GLM4_MOE
+                              ? a->layers - a->first_dense
                           : a->family == ARCH_LLAMA4 && a->moe_every > 1 ? a->layers / a->moe_every
                                                                          : a->layers;
     wide h = a->hidden, mi = a->moe_intermediate, n = (wide)moe_layers * a->experts;

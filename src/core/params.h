@@ -23,7 +23,10 @@ enum arch_family {
     ARCH_FALCON,  /* fused QKV, 4h MLP, LayerNorms with bias */
     ARCH_OPT,     /* learned positions, biases, ReLU MLP */
     ARCH_MPT,     /* no biases, 1 weight-only norm per sublayer */
-    ARCH_LLAMA4   /* MoE with a shared expert, interleaved dense layers */
+    ARCH_LLAMA4,  /* MoE with a shared expert, interleaved dense layers */
+    ARCH_GLM4_MOE, /* GQA with q/k/v biases (and q/k norms), DeepSeek-style MoE:
+                      first k dense, shared experts, router score bias */
+    ARCH_MINIMAX_M2 /* GQA with q/k norms over all heads, MoE with router score bias */
 };
 
 struct arch_dims {
@@ -38,6 +41,8 @@ struct arch_dims {
     uint64_t moe_every;           /* llama4: an MoE layer every N (1 = all) */
     uint64_t first_dense;         /* deepseek first_k_dense_replace */
     bool score_bias;              /* deepseek v3 e_score_correction_bias */
+    bool qkv_bias;                /* glm4_moe: attention_bias (q, k, v; not o) */
+    bool qk_norm;                 /* glm4_moe: per-head q/k norms; minimax_m2: over all heads */
     /* MLA */
     uint64_t q_lora_rank, kv_lora_rank, rope_dim, nope_dim, v_head_dim;
     bool new_decoder;             /* falcon 40b: two LayerNorms per layer */

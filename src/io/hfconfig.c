@@ -53,6 +53,10 @@ static const struct {
     {"RefinedWebModel", ARCH_FALCON, true}, {"opt", ARCH_OPT, true},
     {"mpt", ARCH_MPT, true},           {"llama4", ARCH_LLAMA4, false},
     {"llama4_text", ARCH_LLAMA4, false},
+    /* Kimi K2 ships DeepseekV3ForCausalLM under its own model_type so that
+     * engines can tell it apart; the tensors are DeepSeek-V3's */
+    {"kimi_k2", ARCH_DEEPSEEK, false},
+    {"glm4_moe", ARCH_GLM4_MOE, false}, {"minimax_m2", ARCH_MINIMAX_M2, false},
 };
 
 static void derive_id(const char *path, const char *name_or_path, char *out, size_t size)
@@ -195,7 +199,8 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         ok = jsonread_fail(&tr, d,
                            "model_type: '%s' is not a family kvplan can count (llama, mistral, "
                            "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, cohere, "
-                           "deepseek_v2, deepseek_v3, gpt_oss, falcon, opt, mpt, llama4)",
+                           "deepseek_v2, deepseek_v3, kimi_k2, glm4_moe, gpt_oss, falcon, opt, mpt, "
+                           "llama4, minimax_m2)",
                            type);
     static const char *k_layers[] = {"num_hidden_layers", "n_layer", "n_layers", "num_layers", 0};
     static const char *k_hidden[] = {"hidden_size", "d_model", "n_embd", 0};
@@ -293,6 +298,15 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         if (kv == 0)
             kv = multi_query ? 1 : new_arch ? 8 : a->heads;
     }
+    if (ok && (a->family == ARCH_GLM4_MOE || a->family == ARCH_MINIMAX_M2)) {
+        /* Glm4MoeConfig defaults both to false; MiniMaxM2Config normalizes q and k */
+        bool bias = false, qk_norm = a->family == ARCH_MINIMAX_M2;
+        ok = jsonread_bool(&tr, o, "attention_bias", false, &bias, d) &&
+             jsonread_bool(&tr, o, "use_qk_norm", false, &qk_norm, d);
+        a->qkv_bias = bias && a->family == ARCH_GLM4_MOE; /* MiniMax-M2 has none */
+        a->qk_norm = qk_norm;
+        a->score_bias = true; /* both routers carry e_score_correction_bias */
+    }
     if (ok && a->family == ARCH_MPT && a->intermediate == 0)
         a->intermediate = (expansion ? expansion : 4) * a->hidden;
     if (ok && a->family == ARCH_FALCON && a->intermediate == 0)
@@ -305,7 +319,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     if (a->head_dim == 0)
         a->head_dim = a->hidden / a->heads;
     if (a->family == ARCH_DEEPSEEK)
-        a->score_bias = strcmp(type, "deepseek_v3") == 0;
+        a->score_bias = strcmp(type, "deepseek_v3") == 0 || strcmp(type, "kimi_k2") == 0;
     if (a->family == ARCH_LLAMA4) {
         if (a->moe_every == 0)
             a->moe_every = 1;
@@ -316,7 +330,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     }
     if (a->family == ARCH_GPT_OSS && a->moe_intermediate == 0)
         a->moe_intermediate = a->intermediate;
-    if ((a->family == ARCH_MIXTRAL) && a->moe_intermediate == 0)
+    if ((a->family == ARCH_MIXTRAL || a->family == ARCH_MINIMAX_M2) && a->moe_intermediate == 0)
         a->moe_intermediate = a->intermediate;
 
     /* the model spec */

@@ -371,6 +371,21 @@ printf '{"model_type": "rwkv", "num_hidden_layers": 4}\n' > "$T/cfg2.json"
 expect 2 "cfg2.json:1:2: model_type: 'rwkv' is not a family kvplan can count" import-hf "$T/cfg2.json"
 expect 0 '"windowed_layers":	52' import-hf "$HERE/data/hf/gemma-3-27b.json"
 expect 0 "sliding_window 2047 left out" import-hf "$HERE/data/hf/phi-3-mini-4k.json"
+expect 0 "deepseek family, 1026.408B parameters" import-hf "$HERE/data/hf/kimi-k2.json"
+expect 0 "glm4_moe family, 106.852B parameters" import-hf "$HERE/data/hf/glm-4.5-air.json"
+expect 0 "minimax_m2 family, 228.690B parameters" import-hf "$HERE/data/hf/minimax-m2.json"
+# glm4_moe by hand: 2 layers (1 dense), h 8, 2 heads / 1 kv of 4, 4 experts of 4 + 1 shared, vocab 10:
+# attention 192 + q/k/v biases 16 + q/k norms 8; dense MLP 384; MoE 384 + 96 + router 32 + bias 4;
+# norms 16 a layer, embeddings 160, final norm 8 = 1532; without biases and q/k norms 1484
+glm='"model_type": "glm4_moe", "num_hidden_layers": 2, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 16, "vocab_size": 10, "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 4, "n_shared_experts": 1, "first_k_dense_replace": 1, "tie_word_embeddings": false'
+printf '{%s, "attention_bias": true, "use_qk_norm": true}\n' "$glm" > "$T/glm.json"
+expect 0 '"params":	1532,' import-hf "$T/glm.json"
+printf '{%s}\n' "$glm" > "$T/glm2.json"
+expect 0 '"params":	1484,' import-hf "$T/glm2.json"
+# minimax_m2 by hand: 1 layer, h 8, 2 heads / 1 kv of 4, 4 experts of 4 (intermediate_size), vocab 10:
+# attention 192 + q/k norms over all heads 12; experts 384 + router 32 + bias 4; norms 16; 160 + 8 = 808
+printf '{"model_type": "minimax_m2", "num_hidden_layers": 1, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 4, "vocab_size": 10, "num_local_experts": 4, "num_experts_per_tok": 2}\n' > "$T/mm.json"
+expect 0 '"params":	808,' import-hf "$T/mm.json"
 
 # --- issue 8: make only checks its packages; it never runs apt-get (even as root)
 mkdir -p "$T/fakebin"
