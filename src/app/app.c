@@ -95,10 +95,10 @@ static int handle_mouse(struct planner *p)
 }
 
 int app_run(const struct catalog *c, const struct scenario *s, const struct snapshot_session *ss,
-            char *err, size_t errlen)
+            bool mono, bool ascii, char *err, size_t errlen)
 {
     struct term_caps caps;
-    if (!term_open(&caps, err, errlen))
+    if (!term_open(mono, ascii, &caps, err, errlen))
         return 3;
     static struct planner p; /* a session of scenarios: kept off the stack */
     if (ss && ss->count > 1)

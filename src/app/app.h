@@ -12,7 +12,7 @@
  * on the session ss when it holds more than one scenario. Returns the exit
  * status; err gets the reason when the terminal cannot run it (status 3). */
 int app_run(const struct catalog *c, const struct scenario *s, const struct snapshot_session *ss,
-            char *err, size_t errlen);
+            bool mono, bool ascii, char *err, size_t errlen);
 
 /* Renders the planner at cols x rows without a terminal, after feeding
  * `keys` (plain characters, and <Right>, <Left>, <Up>, <Down>, <Tab>,

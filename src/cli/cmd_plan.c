@@ -101,10 +101,16 @@ int cmd_planner(int argc, char **argv)
     /* a session file opens every scenario; the options change the current one */
     static struct snapshot_session ss;
     const struct snapshot_session *session = NULL;
-    if (o.load_path && !o.scenario_label && snapshot_load_session(o.load_path, &ss, &d) &&
-        ss.count > 1) {
-        ss.entry[ss.current].scenario = s;
-        session = &ss;
+    if (o.load_path && !o.scenario_label) {
+        /* a session that does not read whole is refused, never opened in part */
+        if (!snapshot_load_session(o.load_path, &ss, &d)) {
+            catalog_free(&cat);
+            return cli_fail(d.message);
+        }
+        if (ss.count > 1) {
+            ss.entry[ss.current].scenario = s;
+            session = &ss;
+        }
     }
     diag_clear(&d);
     if (o.dump_path) {
@@ -112,7 +118,7 @@ int cmd_planner(int argc, char **argv)
                           o.dump_rows ? o.dump_rows : 24, o.keys, o.mono, o.ascii, o.dump_attrs, err,
                           sizeof err);
     } else {
-        status = app_run(&cat, &s, session, err, sizeof err);
+        status = app_run(&cat, &s, session, o.mono, o.ascii, err, sizeof err);
         if (status == 3) {
             /* No usable terminal: say so, and print the same plan as text. */
             fprintf(stderr, "kvplan: %s; printing the plan instead of opening the planner\n",

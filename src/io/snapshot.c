@@ -278,7 +278,11 @@ bool snapshot_load(const char *path, struct scenario *s, struct diag *d)
     char *text = fileio_read(path, &len, d);
     if (text == NULL)
         return false;
-    bool ok = snapshot_parse(path, text, len, s, d);
+    /* a session is read whole (every scenario checked) even when one is used:
+     * a damaged file is refused, never opened in part */
+    static struct snapshot_session ss;
+    bool ok = snapshot_parse(path, text, len, s, d) &&
+              snapshot_parse_session(path, text, len, &ss, d);
     free(text);
     return ok;
 }

@@ -218,7 +218,7 @@ static void cap_screen_size(void)
     }
 }
 
-bool term_open(struct term_caps *caps, char *err, size_t errlen)
+bool term_open(bool mono, bool ascii, struct term_caps *caps, char *err, size_t errlen)
 {
     memset(caps, 0, sizeof *caps);
     const char *why = term_unusable_reason();
@@ -226,7 +226,7 @@ bool term_open(struct term_caps *caps, char *err, size_t errlen)
         snprintf(err, errlen, "%s", why);
         return false;
     }
-    caps->utf8 = locale_utf8();
+    caps->utf8 = !ascii && locale_utf8();
     /* the restore sequence and the terminal's own mode, then the handlers,
      * and only then the switch to the planner's screen */
     int e = 0;
@@ -258,7 +258,7 @@ bool term_open(struct term_caps *caps, char *err, size_t errlen)
     }
     terminal_switched = 1;
     set_term(screen);
-    common_setup(caps, false);
+    common_setup(caps, mono);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);

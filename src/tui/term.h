@@ -28,7 +28,7 @@ const char *term_unusable_reason(void);
  * process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, SIGPIPE...)
  * restores the terminal and exits with status 128 + the signal; the
  * handlers are in place before the terminal is switched. */
-bool term_open(struct term_caps *caps, char *err, size_t errlen);
+bool term_open(bool mono, bool ascii, struct term_caps *caps, char *err, size_t errlen);
 
 /* Opens an invisible cols x rows screen on /dev/null for screen dumps.
  * `mono` forces monochrome, `ascii` forces ASCII glyphs. */

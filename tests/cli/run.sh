@@ -134,6 +134,11 @@ expect 0 "Speed (64 users decoding at once; MBU 0.55, MFU 0.50)" plan --model ll
 expect 0 "+ 11.49 GiB attention and embedding" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
 expect 0 "64 users fit at 32,768 tokens" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
 expect 2 "--enable-dp-attention: spreads requests over the TP ranks: it needs --tp above 1" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 2 --tp 1 --enable-dp-attention
+# a damaged session is refused whole, by plan and by the planner, never opened in part
+"$K" --dump-screen /dev/null --keys "ne$T/sess.json<Enter>" > /dev/null 2>&1
+sed 's/"current":	1/"current":	7/' "$T/sess.json" > "$T/sess-bad.json"
+expect 2 "session.current: 7 is out of range (0 to 1)" plan --load "$T/sess-bad.json"
+expect 2 "session.current: 7 is out of range (0 to 1)" --load "$T/sess-bad.json" --dump-screen /dev/null
 # a single snapshot holds one scenario, named after its file
 "$K" plan --export "$T/one.json" > /dev/null
 expect 2 "it holds one scenario, named 'one' after the file" plan --load "$T/one.json" --scenario A

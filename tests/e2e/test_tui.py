@@ -68,6 +68,19 @@ def test_opens_on_the_scenario_and_shows_what_plan_computes():
         t.kill()
 
 
+def test_mono_and_ascii_hold_in_the_live_planner():
+    # --mono: no colour at all (SGR 30-37, 90-97, 38;5); --ascii: no box or arrow glyphs
+    t = PtyTerm([KVPLAN, *SCENARIO, "--mono", "--ascii"], cols=100, rows=30, env=ENV)
+    try:
+        t.wait_for(r"How the number is computed")
+        raw = bytes(t.raw)
+        assert not re.search(rb"\x1b\[[0-9;]*(3[0-7]|9[0-7]|38;5)[;m]", raw), raw[-400:]
+        assert "\u25c2".encode() not in raw and "\u2588".encode() not in raw, raw[-400:]
+        assert "< NVIDIA A100 SXM4 80GB >" in t.text(), t.text()
+    finally:
+        t.kill()
+
+
 def test_right_arrow_doubles_the_context_and_users_follow_plan():
     t = start()
     try:
