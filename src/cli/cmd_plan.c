@@ -74,10 +74,19 @@ int cmd_plan(int argc, char **argv)
         report_text(stdout, &s, &r);
         break;
     }
-    if (o.has_require_users && r.max_users < o.require_users) {
-        fprintf(stderr, "kvplan: --require-users: %llu user%s fit%s, %llu required\n",
-                (unsigned long long)r.max_users, r.max_users == 1 ? "" : "s",
-                r.max_users == 1 ? "s" : "", (unsigned long long)o.require_users);
+    /* with a service level, the gate counts the users who keep it */
+    bool slo = s.min_tokens_per_s > 0 || s.max_ttft_seconds > 0;
+    uint64_t have = slo ? r.speed.users_at_service_level : r.max_users;
+    if (o.has_require_users && have < o.require_users) {
+        if (slo)
+            fprintf(stderr, "kvplan: --require-users: %llu user%s keep%s the service level "
+                    "(%llu fit), %llu required\n", (unsigned long long)have,
+                    have == 1 ? "" : "s", have == 1 ? "s" : "", (unsigned long long)r.max_users,
+                    (unsigned long long)o.require_users);
+        else
+            fprintf(stderr, "kvplan: --require-users: %llu user%s fit%s, %llu required\n",
+                    (unsigned long long)have, have == 1 ? "" : "s", have == 1 ? "s" : "",
+                    (unsigned long long)o.require_users);
         status = 1;
     }
     if (fflush(stdout) != 0)

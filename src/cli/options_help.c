@@ -37,6 +37,7 @@ const char *options_help(void)
            "  --scenario LABEL       with --load: the session's scenario of that name\n"
            "  --export FILE          write the snapshot to FILE atomically\n"
            "  --require-users N      exit with status 1 when fewer than N users fit\n"
+           "                         (with --min-tok-s or --max-ttft: keep that level)\n"
            "  --format F             text, json or markdown (default text)\n"
            "Engine profiles (defaults are each engine's own):\n"
            "  --engine E             generic, vllm, sglang, llama.cpp, trtllm (vllm@0 = V0,\n"
