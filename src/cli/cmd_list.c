@@ -219,7 +219,9 @@ int cmd_show(int argc, char **argv)
     } else {
         char shown[1024]; /* a preset's file name as printed: no controls in it */
         text_escape(path, shown, sizeof shown);
-        printf("# from %s\n", shown);
+        /* where it came from goes to standard error: standard output stays JSON */
+        fflush(stdout);
+        fprintf(stderr, "# from %s\n", shown);
         status = print_json(item);
     }
     catalog_free(&c);

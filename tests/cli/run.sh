@@ -235,6 +235,8 @@ expect 0 "h100-sxm" list gpus
 expect 0 "deepseek-v3" list models
 expect 0 '"id":	"mi300x"' list gpus --format json
 expect 0 '"num_kv_heads":	8' show model llama-3-8b
+# standard output is JSON alone (its file on standard error)
+if "$K" show gpu h100-sxm 2>/dev/null | python3 -c 'import json,sys; json.load(sys.stdin)'; then ok; else bad "show gpu: standard output is not JSON"; fi
 expect 0 "kvplan 0." --version
 expect 0 "Usage: kvplan plan" plan --help
 expect 0 "DOES NOT FIT" plan --model llama-3.1-405b
