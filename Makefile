@@ -110,6 +110,7 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 	@sh tests/hostile/run.sh $(BUILD)/kvplan
 	@/usr/bin/python3 tests/cli/check_import.py $(BUILD)/kvplan
 	@/usr/bin/python3 tools/validate.py $(BUILD)/kvplan tests/data/calibration.json --check
+	@/usr/bin/python3 tools/readme_examples.py $(BUILD)/kvplan --check
 	@out=$$(/usr/bin/python3 tools/validate_speed.py $(BUILD)/kvplan tests/data/speed-measurements.json \
 	    --check --min-passed 19 2>&1) || { echo "$$out"; exit 1; }; echo "$$out" | tail -1
 
@@ -199,6 +200,7 @@ test: check-layers unit fuzz-replay cli-test e2e-test
 
 # Regenerates the golden outputs from the current binary: review the diff.
 golden: $(BUILD)/kvplan
+	@/usr/bin/python3 tools/readme_examples.py $(BUILD)/kvplan
 	@for g in tests/golden/*.args; do n=$${g%.args}; \
 	  ./$(BUILD)/kvplan plan --format text $$(cat $$g) > $$n.txt; \
 	  ./$(BUILD)/kvplan plan --format json $$(cat $$g) > $$n.json; \
