@@ -496,21 +496,35 @@ void view_draw_presentation(const struct planner *p)
 
 void view_draw_copied(const struct planner *p)
 {
-    int w = COLS - 4, x = 2;
-    int lines = (int)strlen(p->copied) / (w - 4) + 1;
-    int h = lines + 5 < LINES ? lines + 5 : LINES;
+    int w = COLS - 4, x = 2, room = w - 4 - 2;
+    /* wrapped at spaces, each line but the last ending in " \\": a selection
+     * of every line pastes as one shell command, and no argument is split */
+    char lines[32][PLANNER_TEXT_MAX * 2];
+    int n = 0;
+    const char *s = p->copied;
+    while (*s && n < 32 && room > 8) {
+        int len = (int)strlen(s), cut = len;
+        if (len > room) {
+            cut = room;
+            while (cut > 0 && s[cut] != ' ')
+                cut--;
+            if (cut == 0)
+                cut = room; /* one word longer than the box: cut it */
+        }
+        snprintf(lines[n], sizeof lines[0], "%s%.*s%s", n ? "  " : "", cut, s,
+                 cut < len ? " \\" : "");
+        n++;
+        s += cut;
+        while (*s == ' ')
+            s++;
+    }
+    int h = n + 5 < LINES ? n + 5 : LINES;
     int y = (LINES - h) / 2;
     view_box(y, x, h, w, " Copied to the clipboard (OSC 52) ");
     widget_text(y + 1, x + 2, w - 4, ROLE_DIM,
                 "If your terminal does not pass OSC 52, select the text below:");
-    const char *s = p->copied;
-    for (int row = 0; row < h - 4 && *s; row++) {
-        char piece[PLANNER_TEXT_MAX * 2];
-        int take = w - 4;
-        snprintf(piece, sizeof piece, "%.*s", take, s);
-        widget_text(y + 2 + row, x + 2, w - 4, ROLE_GOOD, piece);
-        s += strlen(piece);
-    }
+    for (int row = 0; row < h - 4 && row < n; row++)
+        widget_text(y + 2 + row, x + 2, w - 4, ROLE_GOOD, lines[row]);
     widget_text(y + h - 2, x + 2, w - 4, ROLE_DIM, "any key closes");
 }
 
