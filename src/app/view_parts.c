@@ -206,10 +206,15 @@ void view_baseline_text(const struct planner *p, char *buf, size_t size)
     units_format_int(b0, a, sizeof a);
     units_format_int(now, b, sizeof b);
     const char *name = p->reference >= 0 ? p->slots[p->reference].label : "";
+    const struct scenario *s = &p->scenario;
+    const char *what = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0
+                           ? "at the service level"
+                       : now == 1 ? "user"
+                                  : "users";
     if (b0 == 0)
-        snprintf(buf, size, "%s %s -> %s %s", name, a, b, now == 1 ? "user" : "users");
+        snprintf(buf, size, "%s %s -> %s %s", name, a, b, what);
     else
-        snprintf(buf, size, "%s %s -> %s %s (%+.0f%%)", name, a, b, now == 1 ? "user" : "users",
+        snprintf(buf, size, "%s %s -> %s %s (%+.0f%%)", name, a, b, what,
                  100.0 * ((double)now - (double)b0) / (double)b0);
 }
 

@@ -118,9 +118,21 @@ void view_draw_help(const struct planner *p)
     (void)p;
     int nkeys;
     const struct planner_key_def *k = planner_keys(&nkeys);
-    static const char *tail[] = {
+    /* the bar's glyphs as this terminal draws them without colour */
+    char legend[160];
+    if (roles_color()) {
+        snprintf(legend, sizeof legend, "colour tells the bar's parts apart (see its legend)");
+    } else {
+        static const char *const names[SEG_COUNT] = {"weights", "runtime", "prefix",
+                                                     "users",   "spare",   "reserved"};
+        size_t n = (size_t)snprintf(legend, sizeof legend, "no colour:");
+        for (int i = 0; i < SEG_COUNT && n < sizeof legend; i++)
+            n += (size_t)snprintf(legend + n, sizeof legend - n, "%s %s %s", i ? "," : "",
+                                  names[i], role_glyph(view_segment_roles[i]));
+    }
+    const char *tail[] = {
         "mouse: click, drag a knob, wheel steps, click a key or a tab",
-        "no colour: weights #, runtime +, prefix %, users =, spare :, reserved .",
+        legend,
         "any key closes this help",
     };
     const char *lines[64];
