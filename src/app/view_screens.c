@@ -271,6 +271,18 @@ struct side {
 
 /* A row: label, baseline, now and the change, which every row has:
  * "=" when equal, +x% for numbers, "old -> new" for words. */
+/* A cell too narrow for its text ends in a mark: "auto 10" must never pass
+ * for "auto 1024". */
+static void compare_cell(int y, int x, int w, enum role role, const char *text)
+{
+    char cut[160];
+    if (w > 1 && (int)strlen(text) > w) {
+        snprintf(cut, sizeof cut, "%.*s%s", w - 1, text, roles_utf8() ? "\u2026" : "~");
+        text = cut;
+    }
+    widget_text(y, x, w, role, text);
+}
+
 static void compare_row(int y, int x, int w, const char *label, const char *before,
                         const char *now, bool number, double b, double n)
 {
@@ -290,9 +302,9 @@ static void compare_row(int y, int x, int w, const char *label, const char *befo
     const char *mark = differ ? (roles_utf8() ? "\u25b6" : ">") : " ";
     widget_text(y, x, 1, ROLE_WARN, mark);
     widget_text(y, x + 2, 20, differ ? ROLE_TITLE : ROLE_TEXT, label);
-    widget_text(y, x + 22, cw - 1, differ ? ROLE_DIM : ROLE_TEXT, before);
-    widget_text(y, x + 22 + cw, cw - 1, differ ? ROLE_TITLE : ROLE_TEXT, now);
-    widget_text(y, x + 22 + 2 * cw, cw, differ ? ROLE_WARN : ROLE_DIM, change);
+    compare_cell(y, x + 22, cw - 1, differ ? ROLE_DIM : ROLE_TEXT, before);
+    compare_cell(y, x + 22 + cw, cw - 1, differ ? ROLE_TITLE : ROLE_TEXT, now);
+    compare_cell(y, x + 22 + 2 * cw, cw, differ ? ROLE_WARN : ROLE_DIM, change);
 }
 
 static void words(int *y, int x, int w, const char *label, const char *a, const char *b)
@@ -347,14 +359,20 @@ void view_draw_compare(const struct planner *p)
                 if (control_visible((enum control)knob, sd[i].s)) {
                     char v[64];
                     control_format((enum control)knob, sd[i].s, sd[i].r, v, sizeof v);
-                    snprintf(a[i], sizeof a[i], "%s %s", control_label((enum control)knob, sd[i].s), v);
+                    snprintf(a[i], sizeof a[i], "%s", v);
                 } else {
                     snprintf(a[i], sizeof a[i], "-");
                 }
             }
+            /* the engine's own word for the knob when both sides share it */
+            const char *l0 = control_label((enum control)knob, sd[0].s);
+            const char *l1 = control_label((enum control)knob, sd[1].s);
+            const char *label = strcmp(l0, l1) == 0 && control_visible((enum control)knob, sd[0].s)
+                                    ? l0
+                                : knob == CTRL_FRACTION ? "Memory fraction"
+                                                        : "Concurrency cap";
             if (y < last)
-                words(&y, x, iw, knob == CTRL_FRACTION ? "Memory fraction" : "Concurrency cap",
-                      a[0], a[1]);
+                words(&y, x, iw, label, a[0], a[1]);
             else
                 cut++;
         }
