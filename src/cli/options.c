@@ -278,6 +278,8 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
             o->load_path = a;
             break;
         case OPT_EXPORT:
+            if (a[0] == '\0')
+                return diag_fail(d, "--export: give a file name");
             o->export_path = a;
             break;
         case OPT_REQUIRE_USERS:

@@ -142,6 +142,7 @@ expect 2 "session.current: 7 is out of range (0 to 1)" --load "$T/sess-bad.json"
 # with a service level the gate counts the users who keep it (108 fit, 84 keep 30 tok/s)
 expect 1 "--require-users: 84 users keep the service level (108 fit), 100 required" plan --kv-dtype fp8 --engine vllm --min-tok-s 30 --require-users 100
 expect 0 "" plan --kv-dtype fp8 --engine vllm --require-users 100
+expect 2 "--export: give a file name" plan --export ''
 # a single snapshot holds one scenario, named after its file
 "$K" plan --export "$T/one.json" > /dev/null
 expect 2 "it holds one scenario, named 'one' after the file" plan --load "$T/one.json" --scenario A
