@@ -64,8 +64,11 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
     }
 }
 
-static void do_open(struct planner *p, const char *path)
+static void do_open(struct planner *p, const char *prompt)
 {
+    /* the path lives in the prompt, which opening the session clears */
+    char path[PLANNER_TEXT_MAX];
+    snprintf(path, sizeof path, "%s", prompt);
     struct diag d = {0};
     static struct snapshot_session ss;
     if (snapshot_load_session(path, &ss, &d)) {
