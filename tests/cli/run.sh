@@ -137,6 +137,7 @@ expect 2 "--enable-dp-attention: spreads requests over the TP ranks: it needs --
 # a damaged session is refused whole, by plan and by the planner, never opened in part
 "$K" --dump-screen /dev/null --keys "ne$T/sess.json<Enter>" > /dev/null 2>&1
 sed 's/"current":	1/"current":	7/' "$T/sess.json" > "$T/sess-bad.json"
+expect 0 "opened $T/sess.json: 2 scenarios" --dump-screen - --size 100x30 --keys "o$T/sess.json<Enter>"
 expect 2 "session.current: 7 is out of range (0 to 1)" plan --load "$T/sess-bad.json"
 expect 2 "session.current: 7 is out of range (0 to 1)" --load "$T/sess-bad.json" --dump-screen /dev/null
 # with a service level the gate counts the users who keep it (108 fit, 84 keep 30 tok/s)
