@@ -206,7 +206,8 @@ static void users_row(struct policy_ctx *c, const struct block_rule *b, const ch
     }
     explain_ref(c->x, row, "units", b->unit_tokens == 1 ? "tokens" : "blocks");
     if (prefix_units) {
-        explain_term(row, (long double)prefix_units, XU_COUNT, "shared prefix units");
+        explain_term(row, (long double)prefix_units, XU_COUNT,
+                     b->unit_tokens == 1 ? "shared prefix tokens" : "shared prefix blocks");
         explain_op(row, XOP_SUB);
     }
     if (per_user_key)
@@ -275,7 +276,8 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
     row = explain_row_begin(c->x, "units_per_user",
                             b->unit_tokens == 1 ? "Tokens per user" : "Blocks per user", "");
     if (b->hybrid) {
-        explain_term(row, b->full_groups, XU_COUNT, "full groups");
+        explain_term(row, b->full_groups, XU_COUNT,
+                     b->full_groups == 1 ? "full group" : "full groups");
     }
     explain_term(row, ctx, XU_TOKENS, "context tokens");
     if (b->unit_tokens > 1) {
