@@ -241,6 +241,13 @@ static void warnings(const struct scenario *s, struct plan_result *r)
     if (!engine_supports(s->engine.kind, r->kv_dtype) ||
         (s->engine.kind == ENGINE_LLAMACPP && v != DTYPE_AUTO && !engine_supports(ENGINE_LLAMACPP, v)))
         r->warnings |= WARN_ENGINE_DTYPE;
+    /* llama.cpp loads GGUF: f32, f16, bf16, q8_0, q4_0 and the K-quants; an fp8
+     * or fp4 checkpoint is converted first, to one of those */
+    enum dtype wd = r->weight_dtype;
+    if (s->engine.kind == ENGINE_LLAMACPP && wd != DTYPE_FP32 && wd != DTYPE_FP16 &&
+        wd != DTYPE_BF16 && wd != DTYPE_Q8_0 && wd != DTYPE_Q4_0 && wd != DTYPE_Q6_K &&
+        wd != DTYPE_Q5_K_M && wd != DTYPE_Q4_K_M)
+        r->warnings |= WARN_ENGINE_WEIGHTS;
     /* doc/SPEED-VALIDATION.md: DeepSeek-R1 (256 experts) decodes 3 to 10 times
      * slower in vLLM, SGLang and TensorRT-LLM than its bytes over bandwidth;
      * Mixtral (8 experts) is within 15%. */
@@ -463,6 +470,9 @@ const char *plan_warning_text(enum plan_warning w)
     case WARN_WINDOWS_UNUSED:
         return "this engine sizes every layer for the whole context: sliding windows save "
                "nothing here";
+    case WARN_ENGINE_WEIGHTS:
+        return "llama.cpp loads GGUF weights (f16, bf16, q8_0, q6_k, q5_k_m, q4_k_m, q4_0): "
+               "choose one with --weight-dtype";
     case WARN_SPEED_MOE:
         return "fine-grained MoE: measured engines decode 3-10x slower than this speed "
                "estimate (doc/SPEED-VALIDATION.md)";
@@ -485,6 +495,10 @@ void plan_warning_format(const struct plan_result *r, enum plan_warning w, char 
         units_format_int(r->max_users, b, sizeof b);
         snprintf(buf, size, "more users decoding at once (%s %s) than fit in memory (%s): the "
                  "speed is for a batch that cannot be held", names[SF_CONCURRENCY], a, b);
+        return;
+    case WARN_ENGINE_WEIGHTS:
+        snprintf(buf, size, "llama.cpp loads GGUF weights (f16, bf16, q8_0, q6_k, q5_k_m, "
+                 "q4_k_m, q4_0): choose one with %s", names[SF_WEIGHT_DTYPE]);
         return;
     case WARN_TP_ACROSS_NODES:
         /* an option names itself; a control's label would only repeat the words */

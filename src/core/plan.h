@@ -36,7 +36,8 @@ enum plan_warning {
     WARN_SPEED_MOE = 1u << 14,        /* fine-grained MoE: the decode speed is optimistic */
     WARN_CONCURRENCY_BEYOND_FIT = 1u << 15, /* --concurrency above the users that fit */
     WARN_TP_ACROSS_NODES = 1u << 16,  /* tensor parallel wider than one node */
-    WARN_LAST = WARN_TP_ACROSS_NODES
+    WARN_ENGINE_WEIGHTS = 1u << 17,   /* llama.cpp has no GGUF type for these weights */
+    WARN_LAST = WARN_ENGINE_WEIGHTS
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu

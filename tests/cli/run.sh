@@ -144,6 +144,9 @@ expect 2 "session.current: 7 is out of range (0 to 1)" --load "$T/sess-bad.json"
 expect 1 "--require-users: 84 users keep the service level (108 fit), 100 required" plan --kv-dtype fp8 --engine vllm --min-tok-s 30 --require-users 100
 expect 0 "" plan --kv-dtype fp8 --engine vllm --require-users 100
 expect 2 "--export: give a file name" plan --export ''
+# llama.cpp loads GGUF: DeepSeek's fp8 checkpoint must be converted first
+expect 0 "llama.cpp loads GGUF weights (f16, bf16, q8_0, q6_k, q5_k_m, q4_k_m, q4_0): choose one with --weight-dtype" plan --engine llama.cpp --model deepseek-v3 --gpu h200 --gpus 8
+expect_not "llama.cpp loads GGUF" plan --engine llama.cpp --model deepseek-v3 --gpu h200 --gpus 8 --weight-dtype q4_k_m
 # a single snapshot holds one scenario, named after its file
 "$K" plan --export "$T/one.json" > /dev/null
 expect 2 "it holds one scenario, named 'one' after the file" plan --load "$T/one.json" --scenario A
