@@ -97,8 +97,8 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
         break;
     case CTRL_TP:
         if (scenario_pp(s) > 1)
-            snprintf(buf, size, "%u x PP %u x %u repl", scenario_tp(s), scenario_pp(s),
-                     scenario_replicas(s));
+            snprintf(buf, size, "%u pp%u x%u repl", scenario_tp(s), scenario_pp(s),
+                     scenario_replicas(s)); /* fits the value column: "4 pp2 x2 repl" */
         else
             snprintf(buf, size, "%u x %u repl", scenario_tp(s), scenario_replicas(s));
         break;

@@ -314,7 +314,9 @@ static void draw_chart(const struct planner *p, struct rect r)
         units_format_int(p->result.max_users, u, sizeof u);
         units_format_int(p->result.speed.users_at_service_level, k, sizeof k);
         if (c->slo && p->result.speed.users_at_service_level != p->result.max_users)
-            snprintf(here, sizeof here, "%s now: %s fit, %s keep the speed", ctxs, u, k);
+            snprintf(here, sizeof here, "%s now: %s fit, %s %s", ctxs, u, k,
+                     p->result.speed.binding == BIND_PREFILL ? "served (first token)"
+                                                             : "keep the speed");
         else
             snprintf(here, sizeof here, "%s now: %s %s", ctxs, u,
                      p->result.max_users == 1 ? "user" : "users");

@@ -283,6 +283,17 @@ static void compare_cell(int y, int x, int w, enum role role, const char *text)
     widget_text(y, x, w, role, text);
 }
 
+/* " x PP 2", ", DP attn": what a layout adds to replicas x TP (one buffer a side) */
+static const char *layout_extra(const struct plan_result *r, int side)
+{
+    static char buf[2][48];
+    char *b = buf[side & 1];
+    int n = r->pp > 1 ? snprintf(b, sizeof buf[0], " x PP %u", r->pp) : (b[0] = '\0', 0);
+    if (r->dp_attention)
+        snprintf(b + n, sizeof buf[0] - (size_t)n, ", DP attn");
+    return b;
+}
+
 static void compare_row(int y, int x, int w, const char *label, const char *before,
                         const char *now, bool number, double b, double n)
 {
@@ -346,7 +357,8 @@ void view_draw_compare(const struct planner *p)
             cut++;                                                                                 \
     } while (0)
     ROW_WORDS("GPU", "%u x %s", sd[i].s->gpus, sd[i].s->gpu.id);
-    ROW_WORDS("Layout", "%u x TP %u", sd[i].r->replicas, sd[i].r->tp);
+    ROW_WORDS("Layout", "%u x TP %u%s", sd[i].r->replicas, sd[i].r->tp,
+              layout_extra(sd[i].r, i));
     ROW_WORDS("Model", "%s", sd[i].s->model.id);
     ROW_WORDS("Engine", "%s", engine_label(sd[i].r->profile, sd[i].r->rule));
     ROW_WORDS("KV cache", "%s", dtype_info(sd[i].r->kv_dtype)->name);
@@ -401,6 +413,8 @@ void view_draw_compare(const struct planner *p)
                 units_format_bytes(rows[k].v[i], u, a[i], sizeof a[i]);
             else
                 units_format_int(rows[k].v[i], a[i], sizeof a[i]);
+            if (k == 1 && sd[i].r->cost.mla) /* MLA caches one latent, no KV heads */
+                snprintf(a[i], sizeof a[i], "MLA latent");
         }
         if (y < last)
             number(&y, x, iw, rows[k].label, a[0], a[1], (double)rows[k].v[0],

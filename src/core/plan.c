@@ -220,6 +220,9 @@ static void warnings(const struct scenario *s, struct plan_result *r)
         r->warnings |= WARN_SCHEDULER_CAP;
     if (k->mla && tp > 1)
         r->warnings |= WARN_MLA_REPLICATED;
+    /* MLA keeps one latent, but its query heads still split by TP */
+    if (k->mla && m->attention_heads % tp != 0)
+        r->warnings |= WARN_HEADS_UNEVEN_SPLIT;
     if (!k->mla) {
         if (tp > k->kv_heads)
             r->warnings |= WARN_KV_HEADS_REPLICATED;

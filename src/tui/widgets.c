@@ -245,7 +245,7 @@ void widget_columns_fill(struct rect r, const double *values, int n, int marker,
             int level = units - (r.h - 1 - row) * 8;
             level = level < 0 ? 0 : level > 8 ? 8 : level;
             if (level > 0)
-                put_glyph(r.y + row, r.x + c, fill && level >= 4 ? fill : set[level], a);
+                put_glyph(r.y + row, r.x + c, fill ? fill : set[level], a);
             else if (c == marker && row == r.h - 1)
                 put_glyph(r.y + row, r.x + c, roles_utf8() ? "\u2502" : "|", a);
         }

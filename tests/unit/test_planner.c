@@ -569,7 +569,7 @@ static void pipeline_and_dp_attention_layouts_stay_editable(void **state)
     assert_string_equal(p->error, "");
     char v[64];
     control_format(CTRL_TP, &p->scenario, &p->result, v, sizeof v);
-    assert_string_equal(v, "4 x PP 2 x 1 repl");
+    assert_string_equal(v, "4 pp2 x1 repl");
     /* DP attention belongs to SGLang: leaving it turns it off, not a refusal */
     struct planner *q = start("h200", "deepseek-v3", 8192);
     q->scenario.gpus = 8;
