@@ -96,7 +96,11 @@ static void apply_axis(const struct axis *ax, size_t i, const struct catalog *ca
             s->prefix_tokens = 0;
         if (s->avg_context_tokens >= v)
             s->avg_context_tokens = 0;
-        units_format_tokens_short(v, label, size);
+        /* a label that is also a CSV field: 4k, or 1625 without a grouping comma */
+        if (v >= 1024 && v % 1024 == 0)
+            units_format_tokens_short(v, label, size);
+        else
+            snprintf(label, size, "%llu", (unsigned long long)v);
         break;
     }
     case AXIS_CONCURRENCY:

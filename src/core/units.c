@@ -273,7 +273,7 @@ char *units_format_tokens_short(uint64_t tokens, char *buf, size_t size)
     else if (tokens >= 1024 && tokens % 1024 == 0)
         snprintf(buf, size, "%lluk", (unsigned long long)(tokens / 1024));
     else
-        snprintf(buf, size, "%llu", (unsigned long long)tokens);
+        units_format_int(tokens, buf, size); /* 5,546: grouped like every other count */
     return buf;
 }
 

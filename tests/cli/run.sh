@@ -149,6 +149,8 @@ expect 0 "llama.cpp loads GGUF weights (f16, bf16, q8_0, q6_k, q5_k_m, q4_k_m, q
 expect_not "llama.cpp loads GGUF" plan --engine llama.cpp --model deepseek-v3 --gpu h200 --gpus 8 --weight-dtype q4_k_m
 # MLA keeps one latent, but its 128 query heads still split by TP: 13 does not divide them
 expect 0 "the tensor-parallel size does not divide the model's heads evenly" plan --model deepseek-v3 --gpu h200 --gpus 26 --tp 13
+# a sweep's labels are CSV fields: no grouping comma in 1625
+expect 0 "1625,h100-sxm," sweep --vary context=1k..4k:4 --format csv
 # a single snapshot holds one scenario, named after its file
 "$K" plan --export "$T/one.json" > /dev/null
 expect 2 "it holds one scenario, named 'one' after the file" plan --load "$T/one.json" --scenario A
