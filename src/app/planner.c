@@ -300,7 +300,14 @@ static void set_value(struct planner *p, enum control c, uint64_t value)
 {
     struct scenario s = p->scenario;
     control_set(c, &s, p->catalog, value);
+    /* a layout that belongs to the engine left behind is dropped: say so */
+    const char *gone = p->scenario.dp_attention && !s.dp_attention       ? "DP attention (SGLang)"
+                       : p->scenario.expert_parallel && !s.expert_parallel ? "expert parallel (vLLM)"
+                       : p->scenario.pp > 1 && s.pp <= 1                   ? "pipeline stages"
+                                                                           : NULL;
     planner_apply(p, &s);
+    if (gone && !p->error[0])
+        snprintf(p->status, sizeof p->status, "%s is off with this engine: z brings it back", gone);
 }
 
 void planner_step(struct planner *p, enum control c, int delta, bool big)

@@ -582,6 +582,7 @@ static void pipeline_and_dp_attention_layouts_stay_editable(void **state)
     assert_int_not_equal(q->scenario.engine.kind, ENGINE_SGLANG);
     assert_false(q->scenario.dp_attention);
     assert_string_equal(q->error, "");
+    assert_non_null(strstr(q->status, "DP attention (SGLang) is off with this engine"));
 }
 
 int main(void)
