@@ -93,28 +93,29 @@ bool planner_apply(struct planner *p, const struct scenario *next)
     return true;
 }
 
+/* Undo and redo: the top of one stack becomes the scenario, which goes on the other. */
+static bool travel(struct planner *p, struct scenario *from, int *nfrom, struct scenario *to,
+                   int *nto)
+{
+    if (*nfrom == 0)
+        return false;
+    struct scenario now = p->scenario;
+    if (!compute(p, &from[--*nfrom]))
+        return false;
+    push(to, nto, &now);
+    return true;
+}
+
 bool planner_undo(struct planner *p)
 {
     struct planner_slot *sl = &p->slots[p->current];
-    if (sl->undo_count == 0)
-        return false;
-    struct scenario now = p->scenario;
-    if (!compute(p, &sl->undo[--sl->undo_count]))
-        return false;
-    push(sl->redo, &sl->redo_count, &now);
-    return true;
+    return travel(p, sl->undo, &sl->undo_count, sl->redo, &sl->redo_count);
 }
 
 bool planner_redo(struct planner *p)
 {
     struct planner_slot *sl = &p->slots[p->current];
-    if (sl->redo_count == 0)
-        return false;
-    struct scenario now = p->scenario;
-    if (!compute(p, &sl->redo[--sl->redo_count]))
-        return false;
-    push(sl->undo, &sl->undo_count, &now);
-    return true;
+    return travel(p, sl->redo, &sl->redo_count, sl->undo, &sl->undo_count);
 }
 
 /* The live scenario back into its slot. */

@@ -81,11 +81,9 @@ static void draw_controls(const struct planner *p, const struct planner_layout *
                 snprintf(shown, sizeof shown, "%s (%s)", value, dim);
             else {
                 /* a long name gives way so both arrows stay on the row */
-                int room = tw + VALUE_W + 1 - 4;
-                if (room > 2 && (int)strlen(value) > room)
-                    snprintf(value + room - 1, sizeof value - (size_t)(room - 1), "%s",
-                             roles_utf8() ? "\u2026" : "~");
-                snprintf(shown, sizeof shown, "%s %s %s", roles_utf8() ? "\u25c2" : "<", value,
+                char cut[128];
+                snprintf(shown, sizeof shown, "%s %s %s", roles_utf8() ? "\u25c2" : "<",
+                         widget_fit(value, tw + VALUE_W + 1 - 4, cut, sizeof cut),
                          roles_utf8() ? "\u25b8" : ">");
             }
             widget_text(y, tx, tw + VALUE_W + 1, vrole, shown);
@@ -363,11 +361,8 @@ static void draw_explain(const struct planner *p, struct rect r)
             widget_text(y, r.x, EXPLAIN_LABEL_W, ROLE_TITLE, "Launch");
             char launch[ENGINE_TEXT_MAX + 8];
             int lw = r.w - EXPLAIN_LABEL_W;
-            snprintf(launch, sizeof launch, "%s", p->result.engine.launch);
-            if ((int)strlen(launch) > lw && lw > 2) /* cut with a mark, never silently */
-                snprintf(launch + lw - 1, sizeof launch - (size_t)(lw - 1), "%s",
-                         roles_utf8() ? "\u2026" : "~");
-            widget_text(y++, r.x + EXPLAIN_LABEL_W, lw, ROLE_GOOD, launch);
+            widget_text(y++, r.x + EXPLAIN_LABEL_W, lw, ROLE_GOOD,
+                        widget_fit(p->result.engine.launch, lw, launch, sizeof launch));
         }
     }
 }
@@ -396,16 +391,12 @@ static void draw_status(const struct planner *p, struct rect r)
     if (count > 1)
         snprintf(more, sizeof more, " (+%d more: w lists them)", count - 1);
     int mw = (int)strlen(more);
-    char text[300];
+    char text[300], bang[304], cut[304];
     plan_warning_format(&p->result, (enum plan_warning)first, text, sizeof text);
-    snprintf(line, sizeof line, "! %s", text);
+    snprintf(bang, sizeof bang, "! %s", text);
     /* the count of the others always shows; the first warning gives way */
-    if ((int)strlen(line) + mw > r.w && r.w > mw + 4) {
-        int keep = r.w - mw - 1;
-        snprintf(line + keep, sizeof line - (size_t)keep, "%s", roles_utf8() ? "\u2026" : "~");
-    }
-    size_t len = strlen(line);
-    snprintf(line + len, sizeof line - len, "%s", more);
+    snprintf(line, sizeof line, "%s%s",
+             r.w > mw + 4 ? widget_fit(bang, r.w - mw, cut, sizeof cut) : bang, more);
     widget_text(r.y, r.x, r.w, ROLE_WARN, line);
 }
 

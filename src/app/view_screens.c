@@ -276,11 +276,7 @@ struct side {
 static void compare_cell(int y, int x, int w, enum role role, const char *text)
 {
     char cut[160];
-    if (w > 1 && (int)strlen(text) > w) {
-        snprintf(cut, sizeof cut, "%.*s%s", w - 1, text, roles_utf8() ? "\u2026" : "~");
-        text = cut;
-    }
-    widget_text(y, x, w, role, text);
+    widget_text(y, x, w, role, widget_fit(text, w, cut, sizeof cut));
 }
 
 /* " x PP 2", ", DP attn": what a layout adds to replicas x TP (one buffer a side) */

@@ -10,6 +10,7 @@
 #include "core/plan.h"
 #include "core/version.h"
 #include "io/jsonout.h"
+#include "io/report.h"
 
 
 enum sweep_axis { AXIS_CONTEXT, AXIS_GPUS, AXIS_KV_DTYPE, AXIS_GPU, AXIS_MODEL, AXIS_CONCURRENCY };
@@ -96,11 +97,7 @@ static void apply_axis(const struct axis *ax, size_t i, const struct catalog *ca
             s->prefix_tokens = 0;
         if (s->avg_context_tokens >= v)
             s->avg_context_tokens = 0;
-        /* a label that is also a CSV field: 4k, or 1625 without a grouping comma */
-        if (v >= 1024 && v % 1024 == 0)
-            units_format_tokens_short(v, label, size);
-        else
-            snprintf(label, size, "%llu", (unsigned long long)v);
+        units_format_tokens_arg(v, label, size); /* also a CSV field: no grouping comma */
         break;
     }
     case AXIS_CONCURRENCY:
@@ -411,14 +408,8 @@ int cmd_sweep(int argc, char **argv)
                "speed is for a batch that cannot be held\n");
     if (format == 0 && target) {
         char what[96];
-        if (base.min_tokens_per_s > 0 && base.max_ttft_seconds > 0)
-            snprintf(what, sizeof what, "%g tok/s each, the first token within %g s",
-                     base.min_tokens_per_s, base.max_ttft_seconds);
-        else if (base.min_tokens_per_s > 0)
-            snprintf(what, sizeof what, "%g tok/s each", base.min_tokens_per_s);
-        else
-            snprintf(what, sizeof what, "the first token within %g s", base.max_ttft_seconds);
-        printf("AT LEVEL: the users that keep %s\n", what);
+        printf("AT LEVEL: the users that keep %s\n",
+               report_speed_target(&base, what, sizeof what));
     }
     if (format == 3 && status == 0)
         fputs(rows_printed ? "\n]\n" : "]\n", stdout);

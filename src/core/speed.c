@@ -7,8 +7,8 @@
 #include "units.h"
 
 struct inputs {
-    double bw, peak, mbu, mfu, link;
-    double weights, experts;    /* bytes of the whole model, and of its routed experts */
+    double bw, peak, mbu, mfu;
+    double experts;             /* bytes of the model's routed experts */
     double active, hidden;      /* parameters per token, hidden width */
     double per_ctx_token;       /* decode attention flops per context token per layer, all heads */
     double per_ctx_prefill;     /* the same in prefill (MLA computes it expanded) */
@@ -52,8 +52,6 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
              : s->gpu.achievable_mbu > 0 ? s->gpu.achievable_mbu
                                          : SPEED_DEFAULT_MBU;
     in.mfu = s->mfu > 0 ? s->mfu : SPEED_DEFAULT_MFU;
-    in.link = (double)s->gpu.link_bytes_per_s;
-    in.weights = (double)r->weights_bytes;
     in.experts = m->experts ? (double)r->expert_bytes : 0;
     in.active = (double)(m->active_params ? m->active_params : m->params);
     in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);
@@ -93,7 +91,7 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
     }
     /* past one node the ring runs over the network, at its speed */
     in.nodes = (in.tp + SPEED_GPUS_PER_NODE - 1) / SPEED_GPUS_PER_NODE;
-    in.link_used = in.link;
+    in.link_used = (double)s->gpu.link_bytes_per_s;
     in.latency = SPEED_ALLREDUCE_LATENCY_S;
     if (in.nodes > 1) {
         if (in.link_used <= 0 || in.link_used > SPEED_INTERNODE_BYTES_PER_S)

@@ -266,15 +266,22 @@ char *units_format_tokens(uint64_t tokens, char *buf, size_t size)
     return buf;
 }
 
-char *units_format_tokens_short(uint64_t tokens, char *buf, size_t size)
+char *units_format_tokens_arg(uint64_t tokens, char *buf, size_t size)
 {
     if (tokens >= 1024 * 1024 && tokens % (1024 * 1024) == 0)
         snprintf(buf, size, "%lluM", (unsigned long long)(tokens / (1024 * 1024)));
     else if (tokens >= 1024 && tokens % 1024 == 0)
         snprintf(buf, size, "%lluk", (unsigned long long)(tokens / 1024));
     else
-        units_format_int(tokens, buf, size); /* 5,546: grouped like every other count */
+        snprintf(buf, size, "%llu", (unsigned long long)tokens);
     return buf;
+}
+
+char *units_format_tokens_short(uint64_t tokens, char *buf, size_t size)
+{
+    if (tokens >= 1024 && tokens % 1024 == 0)
+        return units_format_tokens_arg(tokens, buf, size);
+    return units_format_int(tokens, buf, size); /* 5,546: grouped like every other count */
 }
 
 const char *units_article(const char *number)

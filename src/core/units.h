@@ -59,8 +59,12 @@ char *units_format_bytes_exact(uint64_t bytes, char *buf, size_t size);
 /* "8,192" or "128k (131,072)" style token label: "131,072 (128k)". */
 char *units_format_tokens(uint64_t tokens, char *buf, size_t size);
 
-/* Short token label for sliders and axes: "4k", "128k", "1M", "4000". */
+/* Short token label for sliders and axes: "4k", "128k", "1M", "5,546". */
 char *units_format_tokens_short(uint64_t tokens, char *buf, size_t size);
+
+/* The same short form as an option or CSV field takes it: 1M, 8k, or plain
+ * digits without grouping (1625). */
+char *units_format_tokens_arg(uint64_t tokens, char *buf, size_t size);
 
 /* The article before a number as written here, read aloud: "an" for one
  * that sounds with a vowel (8, 11, 18, 80, 800, 8,192, 8k, 11,000, 18k),

@@ -340,12 +340,12 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
 const char *report_speed_target(const struct scenario *s, char *buf, size_t size)
 {
     if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
-        snprintf(buf, size, "%g tok/s each, first token within %g s", s->min_tokens_per_s,
+        snprintf(buf, size, "%g tok/s each, the first token within %g s", s->min_tokens_per_s,
                  s->max_ttft_seconds);
     else if (s->min_tokens_per_s > 0)
         snprintf(buf, size, "%g tok/s each", s->min_tokens_per_s);
     else if (s->max_ttft_seconds > 0)
-        snprintf(buf, size, "first token within %g s", s->max_ttft_seconds);
+        snprintf(buf, size, "the first token within %g s", s->max_ttft_seconds);
     else
         snprintf(buf, size, "none");
     return buf;
@@ -433,15 +433,6 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
                     ss->entry[shown[i]].note);
 }
 
-static const char *tokens_arg(uint64_t t, char *buf, size_t size)
-{
-    if (t >= 1024 && t % 1024 == 0)
-        snprintf(buf, size, "%lluk", (unsigned long long)(t / 1024));
-    else
-        snprintf(buf, size, "%llu", (unsigned long long)t);
-    return buf;
-}
-
 void report_command_line(const struct scenario *s, char *buf, size_t size)
 {
     const struct engine_flags *e = &s->engine;
@@ -457,7 +448,7 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
         ADD(" --tp %u", s->tp);
     if (s->pp > 1)
         ADD(" --pp %u", s->pp);
-    ADD(" --context %s", tokens_arg(s->context_tokens, t, sizeof t));
+    ADD(" --context %s", units_format_tokens_arg(s->context_tokens, t, sizeof t));
     if (s->kv_dtype != DTYPE_AUTO)
         ADD(" --kv-dtype %s", dtype_info(s->kv_dtype)->name);
     if (s->weight_dtype != DTYPE_AUTO)
@@ -465,9 +456,9 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
     if (s->kv_heads)
         ADD(" --kv-heads %u", s->kv_heads);
     if (s->prefix_tokens)
-        ADD(" --prefix %s", tokens_arg(s->prefix_tokens, t, sizeof t));
+        ADD(" --prefix %s", units_format_tokens_arg(s->prefix_tokens, t, sizeof t));
     if (s->avg_context_tokens)
-        ADD(" --avg-context %s", tokens_arg(s->avg_context_tokens, t, sizeof t));
+        ADD(" --avg-context %s", units_format_tokens_arg(s->avg_context_tokens, t, sizeof t));
     if (s->block_tokens && s->block_tokens != DEFAULT_BLOCK_TOKENS)
         ADD(" --block-size %llu", (unsigned long long)s->block_tokens);
     if (s->engine.kind == ENGINE_GENERIC && s->headroom_percent != 10.0)
@@ -515,7 +506,7 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
     if (s->concurrency)
         ADD(" --concurrency %llu", (unsigned long long)s->concurrency);
     if (s->prompt_tokens)
-        ADD(" --prompt %s", tokens_arg(s->prompt_tokens, t, sizeof t));
+        ADD(" --prompt %s", units_format_tokens_arg(s->prompt_tokens, t, sizeof t));
     if (s->min_tokens_per_s > 0)
         ADD(" --min-tok-s %g", s->min_tokens_per_s);
     if (s->max_ttft_seconds > 0)

@@ -5,6 +5,14 @@
 #include <string.h>
 #include <wchar.h>
 
+const char *widget_fit(const char *text, int w, char *buf, size_t size)
+{
+    if (w < 2 || (int)strlen(text) <= w)
+        return text;
+    snprintf(buf, size, "%.*s%s", w - 1, text, roles_utf8() ? "\u2026" : "~");
+    return buf;
+}
+
 int widget_text(int y, int x, int w, enum role role, const char *text)
 {
     if (w <= 0 || y < 0 || y >= LINES || x < 0 || x >= COLS)

@@ -31,6 +31,10 @@ void widget_bar(int y, int x, int w, const struct bar_segment *seg, int n, bool 
 /* Writes text clipped to w columns (UTF-8 aware). Returns columns used. */
 int widget_text(int y, int x, int w, enum role role, const char *text);
 
+/* text when it fits in w columns, else its first w - 1 bytes and a mark
+ * (an ellipsis, or "~" without UTF-8) in buf: cut where seen, never silently. */
+const char *widget_fit(const char *text, int w, char *buf, size_t size);
+
 /* Large digits (0-9, ',' and '-') from a 3 x 5 font scaled by `scale`:
  * 5 x scale rows high. Returns the width drawn. */
 int widget_big_number(int y, int x, const char *digits, int scale, enum role role);

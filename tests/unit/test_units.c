@@ -89,6 +89,11 @@ static void formatting_is_readable_and_exact(void **state)
     assert_string_equal(units_format_bytes_exact(17179869184ull, buf, sizeof buf), "16 GiB");
     assert_string_equal(units_format_tokens(131072, buf, sizeof buf), "131,072 (128k)");
     assert_string_equal(units_format_tokens_short(1048576, buf, sizeof buf), "1M");
+    assert_string_equal(units_format_tokens_short(5546, buf, sizeof buf), "5,546");
+    /* the argument form: what --context and a CSV field take back */
+    assert_string_equal(units_format_tokens_arg(8192, buf, sizeof buf), "8k");
+    assert_string_equal(units_format_tokens_arg(1048576, buf, sizeof buf), "1M");
+    assert_string_equal(units_format_tokens_arg(5546, buf, sizeof buf), "5546");
 }
 
 /* Issue 9: "79,65GiB" became 7965 GiB and "1,5k" 15,360 tokens; only
