@@ -437,6 +437,18 @@ int planner_picker_matches(const struct planner *p, int *out, int max)
     if (p->picker_by_users && k > 1) {
         sorting = p;
         qsort(out, (size_t)k, sizeof *out, by_users);
+    } else {
+        /* an id typed whole comes first: "deepseek-v3" picks DeepSeek-V3, not V3.2 */
+        for (int j = 1; j < k; j++) {
+            const char *id = gpu ? p->catalog->gpus[out[j]].spec.id
+                                 : p->catalog->models[out[j]].spec.id;
+            if (strcasecmp(id, p->filter) == 0) {
+                int exact = out[j];
+                memmove(out + 1, out, (size_t)j * sizeof *out);
+                out[0] = exact;
+                break;
+            }
+        }
     }
     return k;
 }

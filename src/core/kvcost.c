@@ -33,7 +33,13 @@ bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c)
     if (m->attention == ATTENTION_MLA) {
         c->mla = true;
         c->values_per_layer = (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim;
-        c->bytes_per_layer = dtype_bytes_for(c->kv_dtype, c->values_per_layer);
+        c->index_bytes = kvcost_index_bytes(m);
+        c->latent_fp8_blocks = c->index_bytes && c->kv_dtype == DTYPE_FP8;
+        c->latent_bytes = c->latent_fp8_blocks
+                              ? (uint64_t)m->kv_lora_rank + m->kv_lora_rank / 128 * 4 +
+                                    2ull * m->qk_rope_head_dim
+                              : dtype_bytes_for(c->kv_dtype, c->values_per_layer);
+        c->bytes_per_layer = c->latent_bytes + c->index_bytes;
     } else {
         c->kv_heads = s->kv_heads ? s->kv_heads : m->kv_heads;
         /* ceil: the most loaded GPU decides; max(1, ...): heads replicate. */
@@ -74,6 +80,13 @@ uint64_t kvcost_bytes(const struct kv_cost *c, uint64_t global, uint64_t windowe
     uint64_t g = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->global_layers), global);
     uint64_t w = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->windowed_layers), windowed);
     return kv_sat_add(g, w);
+}
+
+uint64_t kvcost_index_bytes(const struct model_spec *m)
+{
+    if (m->attention != ATTENTION_MLA || m->index_head_dim == 0)
+        return 0;
+    return (uint64_t)m->index_head_dim + m->index_head_dim / 128 * 4;
 }
 
 uint64_t kvcost_model_bytes_per_token(const struct model_spec *m)

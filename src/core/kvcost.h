@@ -16,7 +16,11 @@ struct kv_cost {
     uint32_t kv_heads;           /* used (override or model); 0 for MLA */
     uint32_t kv_heads_per_gpu;   /* max(1, ceil(kv_heads / tp)); 0 for MLA */
     uint64_t values_per_layer;   /* cached values per token per layer on one GPU (K+V or latent) */
-    uint64_t bytes_per_layer;    /* those values in the cache precision, one GPU */
+    uint64_t bytes_per_layer;    /* those values in the cache precision, one GPU (with the
+                                  * indexer key of sparse attention) */
+    uint64_t latent_bytes;       /* sparse attention (MLA): the latent's part of bytes_per_layer */
+    uint64_t index_bytes;        /* sparse attention: the indexer key's part; 0 without */
+    bool latent_fp8_blocks;      /* the FP8 latent in FlashMLA's sparse layout (scales per 128) */
     uint32_t layers, global_layers, windowed_layers;
     uint64_t window_tokens;      /* 0 without windows */
     uint64_t bytes_per_token;    /* one GPU, every layer as if global */
@@ -30,7 +34,16 @@ struct token_split {
 };
 
 /* The cost for scenario s split over tp GPUs; false when a product passes
- * 64 bits. */
+ * 64 bits.
+ *
+ * DeepSeek sparse attention (V3.2) keeps, per token per layer, an indexer key
+ * of index_head_dim FP8 values and one fp32 scale per 128 of them, whatever the
+ * cache precision (vLLM models/deepseek_v2.py Indexer: head_dim + head_dim //
+ * quant_block_size * 4 bytes in DeepseekV32IndexerCache; SGLang
+ * NSATokenToKVPool, the same bytes in index_k_with_scale_buffer). An FP8 latent
+ * is stored in FlashMLA's sparse layout: kv_lora_rank FP8 values, an fp32 scale
+ * per 128 of them and the rope dims in bf16, 656 B for DeepSeek (vLLM
+ * FlashMLASparseBackend.get_kv_cache_shape, "fp8_ds_mla"). */
 bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c);
 
 /* A windowed layer keeps tokens [max(0, len - window), len); the part of the
@@ -40,6 +53,10 @@ struct token_split kvcost_split(const struct kv_cost *c, uint64_t len, uint64_t 
 /* Bytes on one GPU of `global` tokens in each global layer and `windowed`
  * tokens in each windowed layer (saturating at UINT64_MAX). */
 uint64_t kvcost_bytes(const struct kv_cost *c, uint64_t global, uint64_t windowed);
+
+/* The indexer key's bytes of one token in one layer (132 for 128 dims); 0
+ * without sparse attention. */
+uint64_t kvcost_index_bytes(const struct model_spec *m);
 
 /* A model's KV bytes per token on one GPU, all layers at full length, in
  * the cache precision it computes in (what catalogues and pickers show). */

@@ -26,6 +26,12 @@ static wide attention(const struct arch_dims *a)
                          : h * a->heads * qk;
         p += h * (a->kv_lora_rank + a->rope_dim) + a->kv_lora_rank;
         p += (wide)a->kv_lora_rank * a->heads * ((wide)a->nope_dim + a->v_head_dim);
+        /* V3.2's lightning indexer (vLLM models/deepseek_v2.py Indexer): wq_b from
+         * the query latent to its heads, wk, a LayerNorm (weight and bias) on the
+         * key, weights_proj from the hidden state to a weight per head */
+        wide id = a->index_head_dim, in = a->index_n_heads;
+        if (id)
+            p += (wide)a->q_lora_rank * in * id + h * id + 2 * id + h * in;
         return p + (wide)a->heads * a->v_head_dim * h;
     }
     wide p = h * q + 2 * h * kv + q * h;
@@ -165,7 +171,8 @@ bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active)
                        a->kv_lora_rank,    a->q_lora_rank,      a->rope_dim,
                        a->nope_dim,        a->v_head_dim,       a->shared_experts,
                        a->experts_per_token, a->shared_intermediate, a->dense_intermediate,
-                       a->moe_every,       a->first_dense,      a->max_positions};
+                       a->moe_every,       a->first_dense,      a->max_positions,
+                       a->index_head_dim,  a->index_n_heads};
     for (unsigned i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i] > (1u << 24))
             return false;

@@ -45,6 +45,7 @@ struct arch_dims {
     bool qk_norm;                 /* glm4_moe: per-head q/k norms; minimax_m2: over all heads */
     /* MLA */
     uint64_t q_lora_rank, kv_lora_rank, rope_dim, nope_dim, v_head_dim;
+    uint64_t index_head_dim, index_n_heads; /* DeepSeek-V3.2's lightning indexer; 0 = none */
     bool new_decoder;             /* falcon 40b: two LayerNorms per layer */
     /* MXFP4 experts (gpt-oss): 4-bit values and an 8-bit scale per 32 */
     bool mxfp4_experts;

@@ -21,7 +21,18 @@ static void cost_rows(struct policy_ctx *c)
 
     uint32_t atp = k->tp; /* the attention's tensor parallel: 1 under DP attention */
     struct explain_row *row = explain_row_begin(c->x, "kv_per_layer", "KV per layer", "per GPU");
-    if (k->mla) {
+    if (k->latent_fp8_blocks) {
+        /* FlashMLA's sparse layout of an FP8 latent (kvcost.h) */
+        explain_term(row, m->kv_lora_rank, XU_COUNT, "kv_lora_rank");
+        explain_term(row, 1, XU_PER_VALUE, bpv);
+        explain_op(row, XOP_MUL);
+        explain_term(row, m->kv_lora_rank / 128 * 4, XU_BYTES_EXACT, "fp32 scale per 128");
+        explain_op(row, XOP_ADD);
+        explain_term(row, m->qk_rope_head_dim, XU_COUNT, "rope dims");
+        explain_term(row, 2, XU_PER_VALUE, "B (bf16)");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    } else if (k->mla) {
         explain_term(row, m->kv_lora_rank, XU_COUNT, "kv_lora_rank");
         explain_term(row, m->qk_rope_head_dim, XU_COUNT, "rope dims");
         explain_op(row, XOP_ADD);
@@ -31,14 +42,26 @@ static void cost_rows(struct policy_ctx *c)
         explain_term(row, m->head_dim, XU_COUNT, "head_dim");
         explain_op(row, XOP_MUL);
     }
-    explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
-    explain_op(row, XOP_MUL);
-    if (ceil_needed)
-        explain_op(row, XOP_CEIL);
-    if (!k->mla)
+    if (!k->latent_fp8_blocks) {
+        explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
         explain_op(row, XOP_MUL);
-    char note[96] = "";
-    if (k->mla)
+        if (ceil_needed)
+            explain_op(row, XOP_CEIL);
+        if (!k->mla)
+            explain_op(row, XOP_MUL);
+    }
+    if (k->index_bytes) {
+        explain_term(row, (long double)k->index_bytes, XU_BYTES_EXACT, "indexer key");
+        explain_op(row, XOP_ADD);
+    }
+    char note[160] = "";
+    if (k->index_bytes)
+        snprintf(note, sizeof note,
+                 "one latent%s and one sparse-attention indexer key (%u FP8 values + fp32 scale "
+                 "per 128) per layer%s",
+                 k->latent_fp8_blocks ? " (FlashMLA FP8 layout)" : "", m->index_head_dim,
+                 r->dp_attention ? ", each rank its own requests" : atp > 1 ? ", on every GPU" : "");
+    else if (k->mla)
         snprintf(note, sizeof note, "one latent per layer%s",
                  r->dp_attention ? ", each rank its own requests"
                  : atp > 1       ? ", on every GPU"

@@ -24,6 +24,7 @@ static const char *ggml_name(enum dtype d)
 struct lcpp {
     enum dtype tk, tv;
     uint64_t k_row, v_row;       /* bytes of one cell of one layer */
+    uint64_t i_row;              /* DeepSeek-V3.2: the indexer's key cell, K type (0 without) */
     uint64_t global, windowed;   /* layers */
     uint64_t window;
 };
@@ -58,7 +59,7 @@ static uint64_t cache_total(const struct lcpp *l, uint64_t ctx, uint64_t np)
     uint64_t slot = slot_cells(ctx, np);
     uint64_t cells = kv_sat_add(kv_sat_mul(l->global, slot),
                                 kv_sat_mul(l->windowed, swa_slot_cells(l, slot)));
-    return kv_sat_mul(kv_sat_mul(cells, np), l->k_row + l->v_row);
+    return kv_sat_mul(kv_sat_mul(cells, np), l->k_row + l->v_row + l->i_row);
 }
 
 /* The per-token rows, llama.cpp's way: a cell holds K and V of every head in
@@ -73,8 +74,16 @@ static void cost_rows(struct policy_ctx *c, const struct lcpp *l)
     explain_term(row, (long double)l->k_row, XU_BYTES_EXACT, k);
     explain_term(row, (long double)l->v_row, XU_BYTES_EXACT, v);
     explain_op(row, XOP_ADD);
+    if (l->i_row) {
+        snprintf(k, sizeof k, "indexer K (%s)", ggml_name(l->tk));
+        explain_term(row, (long double)l->i_row, XU_BYTES_EXACT, k);
+        explain_op(row, XOP_ADD);
+    }
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
-                    l->v_row ? "one cell of one layer" : "one cell of one layer; V is a view of K");
+                    l->i_row ? "one cell of one layer; V is a view of K; the sparse-attention "
+                               "indexer keeps its own cache of one key head (llama-kv-cache-dsa.cpp)"
+                    : l->v_row ? "one cell of one layer"
+                               : "one cell of one layer; V is a view of K");
     row = explain_row_begin(c->x, "kv_per_token", "KV per token", r->tp > 1 ? "all GPUs" : "");
     explain_term(row, r->cost.layers, XU_COUNT, "layers");
     explain_ref(c->x, row, "kv_per_layer", "");
@@ -105,6 +114,13 @@ static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin
                   "K (%s): %.2f MiB, V (%s): %.2f MiB",
                k_mib + v_mib, (unsigned long long)n_ctx, m->layers, (unsigned long long)np,
                (unsigned long long)np, ggml_name(l->tk), k_mib, ggml_name(l->tv), v_mib);
+    if (l->i_row) {
+        double i_mib = (double)kv_sat_mul(cells, l->i_row) / (double)MIB;
+        policy_log(e, "llama_kv_cache: size = %.2f MiB (%8llu cells, %3u layers, %2llu/%2llu "
+                      "seqs), K (%s): %.2f MiB, V (%s): 0.00 MiB  [indexer]",
+                   i_mib, (unsigned long long)n_ctx, m->layers, (unsigned long long)np,
+                   (unsigned long long)np, ggml_name(l->tk), i_mib, ggml_name(l->tv));
+    }
     char types[96] = "";
     if (l->tk != DTYPE_FP16)
         snprintf(types, sizeof types, " -ctk %s -ctv %s -fa on", ggml_name(l->tk), ggml_name(l->tv));
@@ -143,6 +159,10 @@ void policy_llamacpp(struct policy_ctx *c)
     } else if (m->attention == ATTENTION_MLA) {
         /* the latent as K; V is a view of it */
         l.k_row = dtype_bytes_for(l.tk, (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim);
+        /* V3.2: llama_kv_cache_dsa (src/llama-kv-cache-dsa.cpp) builds a second
+         * llama_kv_cache for the lightning indexer with one KV head of
+         * indexer_head_size, in the same K type and with as many cells */
+        l.i_row = dtype_bytes_for(l.tk, m->index_head_dim);
     } else {
         uint64_t kvh = s->kv_heads ? s->kv_heads : m->kv_heads;
         l.k_row = dtype_bytes_for(l.tk, kvh * m->head_dim);
@@ -154,7 +174,10 @@ void policy_llamacpp(struct policy_ctx *c)
     uint64_t gpus = r->tp;
     /* a cell of one layer is K and V of every head (layers, not heads, are split
      * across GPUs); the plan's per-token cost is llama.cpp's, all GPUs together */
-    r->cost.bytes_per_layer = l.k_row + l.v_row;
+    r->cost.bytes_per_layer = l.k_row + l.v_row + l.i_row;
+    r->cost.index_bytes = l.i_row;
+    r->cost.latent_bytes = l.i_row ? l.k_row : 0;
+    r->cost.latent_fp8_blocks = false;
     r->cost.bytes_per_token = kv_sat_mul(r->cost.bytes_per_layer, r->cost.layers);
     r->cost.bytes_per_token_global = kv_sat_mul(r->cost.bytes_per_layer, r->cost.global_layers);
     cost_rows(c, &l);
@@ -225,7 +248,8 @@ void policy_llamacpp(struct policy_ctx *c)
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
     }
-    explain_term(row, l.k_row + l.v_row, XU_BYTES_EXACT, "per cell (K+V)");
+    explain_term(row, l.k_row + l.v_row + l.i_row, XU_BYTES_EXACT,
+                 l.i_row ? "per cell (K+V, indexer K)" : "per cell (K+V)");
     explain_op(row, XOP_MUL);
     if (gpus > 1) {
         explain_term(row, gpus, XU_COUNT, "GPUs");

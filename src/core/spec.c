@@ -36,7 +36,12 @@ bool spec_model_validate(const struct model_spec *m, struct diag *d)
             return diag_fail(d, "mla.kv_lora_rank: expected a positive integer for an MLA model");
         if (m->qk_rope_head_dim > 1000000)
             return diag_fail(d, "mla.qk_rope_head_dim: %u is impossible", m->qk_rope_head_dim);
+        if ((m->index_head_dim != 0) != (m->index_topk != 0))
+            return diag_fail(d, "mla.%s: sparse attention needs both index_head_dim and index_topk",
+                             m->index_head_dim ? "index_topk" : "index_head_dim");
     } else {
+        if (m->index_head_dim || m->index_topk)
+            return diag_fail(d, "mla.index_head_dim: sparse attention's indexer needs MLA");
         if (m->kv_heads == 0)
             return diag_fail(d, "num_kv_heads: expected a positive integer");
         if (m->kv_heads > m->attention_heads || m->attention_heads % m->kv_heads != 0)

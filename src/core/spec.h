@@ -78,6 +78,11 @@ struct model_spec {
      * uses, and the parameters they hold in all (0 = dense). */
     uint32_t experts, experts_per_token;
     uint64_t expert_params;
+    /* DeepSeek sparse attention (V3.2), MLA only: a lightning indexer keeps one
+     * key of index_head_dim values per token per layer beside the latent, and
+     * attention reads the index_topk tokens it picks (0 = dense attention). */
+    uint32_t index_head_dim, index_n_heads;
+    uint64_t index_topk;
 };
 
 /* "MHA", "GQA", "MQA" or "MLA". */

@@ -23,6 +23,11 @@ struct inputs {
     double expert_div;          /* GPUs the routed experts split over (vLLM spreads them) */
     uint32_t ranks;             /* SGLang DP attention: each TP rank holds its own users */
     uint64_t window;
+    /* DeepSeek sparse attention: attention reads `topk` latents a layer, the
+     * indexer scores every token (index_flops per context token per layer,
+     * replicated on every GPU) and reads every indexer key: a decoding user
+     * reads read_share of its cache. topk 0: dense. */
+    double topk, index_flops, read_share;
 };
 
 static enum dtype compute_dtype(const struct scenario *s, const struct plan_result *r,
@@ -110,6 +115,18 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
         in.windowed /= in.pp;
     }
     in.window = r->cost.window_tokens;
+    in.read_share = 1.0;
+    if (m->attention == ATTENTION_MLA && m->index_topk && r->cost.index_bytes) {
+        /* vLLM models/deepseek_v2.py Indexer (replicated weights, no TP split) and
+         * the sparse MLA backends (FlashMLASparse: index_topk tokens a query) */
+        in.topk = (double)m->index_topk;
+        in.index_flops = 2.0 * m->index_n_heads * m->index_head_dim;
+        double avg = (double)r->avg_context_tokens;
+        if (avg > in.topk && r->cost.bytes_per_layer)
+            in.read_share = ((double)r->cost.index_bytes +
+                             (double)r->cost.latent_bytes * in.topk / avg) /
+                            (double)r->cost.bytes_per_layer;
+    }
     return in;
 }
 
@@ -169,10 +186,12 @@ static uint64_t batch_users(const struct inputs *in, uint64_t n)
  * under PP) split by TP, or under DP attention a rank's own users whole. */
 static double attention_flops(const struct inputs *in, const struct plan_result *r, uint64_t m)
 {
-    double per_user = in->per_ctx_token * attended(in, (double)r->avg_context_tokens);
+    double avg = (double)r->avg_context_tokens;
+    double per_user = in->per_ctx_token * attended(in, in->topk > 0 && avg > in->topk ? in->topk : avg);
+    double index = in->index_flops * in->layers * avg; /* the indexer, whole on every GPU */
     if (in->ranks > 1)
-        return per_user * (double)users_per_gpu(in, m);
-    return per_user * (double)m / in->tp;
+        return (per_user + index) * (double)users_per_gpu(in, m);
+    return per_user * (double)m / in->tp + index * (double)m;
 }
 
 /* A user's token passes every stage: the stage's time for one batch in flight
@@ -186,7 +205,7 @@ static struct step step_of(const struct inputs *in, const struct scenario *s,
     /* the GPU's weights, less the experts this batch leaves untouched */
     st.weights_read = (double)r->weights_bytes_per_gpu - in->experts / in->expert_div * (1.0 - share);
     st.bytes = st.weights_read + (double)r->prefix_bytes_per_gpu +
-               (double)users_per_gpu(in, m) * (double)r->user_bytes_avg_per_gpu;
+               (double)users_per_gpu(in, m) * (double)r->user_bytes_avg_per_gpu * in->read_share;
     st.flops = 2.0 * in->active * (double)m / in->shards + attention_flops(in, r, m);
     st.memory = in->bw > 0 ? st.bytes / (in->bw * in->mbu) : 0;
     st.compute = in->peak > 0 ? st.flops / (in->peak * in->mfu) : 0;
@@ -258,9 +277,18 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
                                         : "users");
     explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES, "KV each");
     explain_op(row, XOP_MUL);
+    if (in->read_share < 1.0) {
+        explain_term(row, in->read_share, XU_RATIO, "share read");
+        explain_op(row, XOP_MUL);
+    }
     explain_op(row, XOP_ADD);
+    if (in->read_share < 1.0)
+        snprintf(name, sizeof name, "sparse attention reads every indexer key and the top "
+                 "%.0f latents a layer", in->topk);
     explain_row_end(x, row, XU_BYTES, 0,
-                    in->windowed ? "windowed layers read at most their window" : NULL);
+                    in->read_share < 1.0 ? name
+                    : in->windowed       ? "windowed layers read at most their window"
+                                         : NULL);
 
     row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
     explain_ref(x, row, "speed_bytes", "");
@@ -427,11 +455,14 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     /* the first token of one prompt, alone on the replica */
     double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
     sp->prompt_tokens = (uint64_t)p;
-    double att = in.global * causal(p, 0) + in.windowed * causal(p, (double)in.window);
+    /* sparse attention caps what a prompt token attends to at top-k, as a
+     * window does; its indexer scores every earlier token, on every GPU */
+    double att = in.global * causal(p, in.topk) + in.windowed * causal(p, (double)in.window);
     /* one stage's share: its layers' attention split by TP, or under DP
      * attention whole on the one rank that holds the request */
     sp->prefill_flops_per_gpu = 2.0 * in.active * p / in.shards +
-                                in.per_ctx_prefill * att * p / (in.ranks > 1 ? 1.0 : in.tp);
+                                in.per_ctx_prefill * att * p / (in.ranks > 1 ? 1.0 : in.tp) +
+                                in.index_flops * in.layers * causal(p, 0) * p;
     /* the prompt passes the stages in turn: each reads its weights once and
      * does its all-reduces */
     double weights_s = (double)r->weights_bytes_per_gpu / (in.bw * in.mbu) * in.pp;

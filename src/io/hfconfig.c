@@ -56,6 +56,8 @@ static const struct {
     /* Kimi K2 ships DeepseekV3ForCausalLM under its own model_type so that
      * engines can tell it apart; the tensors are DeepSeek-V3's */
     {"kimi_k2", ARCH_DEEPSEEK, false},
+    /* DeepSeek-V3.2: V3 with sparse attention's lightning indexer */
+    {"deepseek_v32", ARCH_DEEPSEEK, false},
     {"glm4_moe", ARCH_GLM4_MOE, false}, {"minimax_m2", ARCH_MINIMAX_M2, false},
 };
 
@@ -199,7 +201,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         ok = jsonread_fail(&tr, d,
                            "model_type: '%s' is not a family kvplan can count (llama, mistral, "
                            "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, cohere, "
-                           "deepseek_v2, deepseek_v3, kimi_k2, glm4_moe, gpt_oss, falcon, opt, mpt, "
+                           "deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, glm4_moe, gpt_oss, falcon, opt, mpt, "
                            "llama4, minimax_m2)",
                            type);
     static const char *k_layers[] = {"num_hidden_layers", "n_layer", "n_layers", "num_layers", 0};
@@ -225,7 +227,10 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     static const char *k_mlp[] = {"intermediate_size_mlp", 0};
     static const char *k_step[] = {"interleave_moe_layer_step", 0};
     static const char *k_expansion[] = {"expansion_ratio", 0};
-    uint64_t window = 0, pattern = 0, kv = 0, expansion = 0;
+    static const char *k_index_dim[] = {"index_head_dim", 0};
+    static const char *k_index_heads[] = {"index_n_heads", 0};
+    static const char *k_index_topk[] = {"index_topk", 0};
+    uint64_t window = 0, pattern = 0, kv = 0, expansion = 0, index_topk = 0;
     ok = ok && u64_of(&tr, o, k_layers, true, &a->layers, d) &&
          u64_of(&tr, o, k_hidden, true, &a->hidden, d) &&
          u64_of(&tr, o, k_heads, true, &a->heads, d) && u64_of(&tr, o, k_kv, false, &kv, d) &&
@@ -247,7 +252,10 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
          u64_of(&tr, o, k_pattern, false, &pattern, d) &&
          u64_of(&tr, o, k_mlp, false, &a->dense_intermediate, d) &&
          u64_of(&tr, o, k_step, false, &a->moe_every, d) &&
-         u64_of(&tr, o, k_expansion, false, &expansion, d);
+         u64_of(&tr, o, k_expansion, false, &expansion, d) &&
+         u64_of(&tr, o, k_index_dim, false, &a->index_head_dim, d) &&
+         u64_of(&tr, o, k_index_heads, false, &a->index_n_heads, d) &&
+         u64_of(&tr, o, k_index_topk, false, &index_topk, d);
     /* every dimension that becomes a 32-bit field of the preset is held to
      * the preset loader's range first: qk_rope_head_dim 4294967360 was cut
      * to 64 (issue 9) */
@@ -263,12 +271,18 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         {k_v_head[0], a->v_head_dim, 1000000},     {k_q_lora[0], a->q_lora_rank, 1000000},
         {k_experts[0], a->experts, 1000000},       {k_moe_inter[0], a->moe_intermediate, 100000000},
         {k_mlp[0], a->dense_intermediate, 100000000},
+        {k_index_dim[0], a->index_head_dim, 100000}, {k_index_heads[0], a->index_n_heads, 100000},
+        {k_index_topk[0], index_topk, TOKENS_MAX},
     };
     for (size_t i = 0; ok && i < sizeof limits / sizeof limits[0]; i++)
         if (limits[i].value > limits[i].max)
             ok = jsonread_fail(&tr, d, "%s: %llu is out of range (at most %llu)", limits[i].key,
                                (unsigned long long)limits[i].value,
                                (unsigned long long)limits[i].max);
+    if (ok && (a->index_head_dim || index_topk) && !(a->index_head_dim && index_topk && a->kv_lora_rank))
+        ok = jsonread_fail(&tr, d, "%s: sparse attention needs index_head_dim and index_topk "
+                                   "on an MLA model (kv_lora_rank)",
+                           a->index_head_dim ? "index_topk" : "index_head_dim");
     if (ok && a->first_dense > a->layers)
         ok = jsonread_fail(&tr, d, "first_k_dense_replace: %llu is more than the %llu layers",
                            (unsigned long long)a->first_dense, (unsigned long long)a->layers);
@@ -319,7 +333,8 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     if (a->head_dim == 0)
         a->head_dim = a->hidden / a->heads;
     if (a->family == ARCH_DEEPSEEK)
-        a->score_bias = strcmp(type, "deepseek_v3") == 0 || strcmp(type, "kimi_k2") == 0;
+        a->score_bias = strcmp(type, "deepseek_v3") == 0 || strcmp(type, "deepseek_v32") == 0 ||
+                        strcmp(type, "kimi_k2") == 0;
     if (a->family == ARCH_LLAMA4) {
         if (a->moe_every == 0)
             a->moe_every = 1;
@@ -368,6 +383,13 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         m->qk_nope_head_dim = (uint32_t)a->nope_dim;
         m->v_head_dim = (uint32_t)a->v_head_dim;
         m->q_lora_rank = (uint32_t)a->q_lora_rank;
+        m->index_head_dim = (uint32_t)a->index_head_dim;
+        m->index_n_heads = (uint32_t)a->index_n_heads;
+        m->index_topk = index_topk;
+        if (index_topk)
+            note(h, "sparse attention: an indexer key of %llu values per token per layer beside "
+                    "the latent; attention reads %llu tokens",
+                 (unsigned long long)a->index_head_dim, (unsigned long long)index_topk);
         note(h, "MLA: caching %llu latent values per layer; num_key_value_heads is ignored",
              (unsigned long long)(a->kv_lora_rank + a->rope_dim));
     } else {

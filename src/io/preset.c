@@ -124,8 +124,15 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
             !jsonread_u32(&c, mo, "qk_nope_head_dim", false, 0, 1000000, &m->qk_nope_head_dim,
                           d) ||
             !jsonread_u32(&c, mo, "v_head_dim", false, 0, 1000000, &m->v_head_dim, d) ||
-            !jsonread_u32(&c, mo, "q_lora_rank", false, 0, 1000000, &m->q_lora_rank, d))
+            !jsonread_u32(&c, mo, "q_lora_rank", false, 0, 1000000, &m->q_lora_rank, d) ||
+            !jsonread_u32(&c, mo, "index_head_dim", false, 0, 100000, &m->index_head_dim, d) ||
+            !jsonread_u32(&c, mo, "index_n_heads", false, 0, 100000, &m->index_n_heads, d) ||
+            !jsonread_u64(&c, mo, "index_topk", false, 0, TOKENS_MAX, &m->index_topk, d))
             return false;
+        if ((m->index_head_dim != 0) != (m->index_topk != 0))
+            return jsonread_fail(&c, d, "%s: sparse attention needs both index_head_dim and "
+                                        "index_topk",
+                                 m->index_head_dim ? "index_topk" : "index_head_dim");
     }
     const cJSON *moe = cJSON_GetObjectItemCaseSensitive(o, "moe");
     if (moe != NULL && !cJSON_IsNull(moe)) {
@@ -257,6 +264,11 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
             jsonout_uint(&mo, "v_head_dim", m->v_head_dim);
         if (m->q_lora_rank)
             jsonout_uint(&mo, "q_lora_rank", m->q_lora_rank);
+        if (m->index_head_dim) {
+            jsonout_uint(&mo, "index_head_dim", m->index_head_dim);
+            jsonout_uint(&mo, "index_n_heads", m->index_n_heads);
+            jsonout_uint(&mo, "index_topk", m->index_topk);
+        }
         jsonout_object(&o, "mla", jsonout_end(&mo));
     }
     if (m->windowed_layers > 0) {

@@ -75,6 +75,14 @@ expect_field 262144 kv_bytes_per_token_per_gpu --model llama-2-7b --kv-dtype fp8
 expect_field 70272 kv_bytes_per_token_per_gpu --model deepseek-v3
 expect_field 70272 kv_bytes_per_token_per_gpu --model deepseek-v3 --gpus 8
 expect_field 562176 kv_bytes_per_token_per_replica --model deepseek-v3 --gpus 8
+# DeepSeek-V3.2: 61 x (1,152 latent + 132 indexer key) bf16; fp8 61 x (656 + 132)
+# (vllm models/deepseek_v2.py Indexer, flashmla_sparse.py fp8_ds_mla)
+expect_field 78324 kv_bytes_per_token_per_gpu --model deepseek-v3.2 --gpus 8
+expect_field 48068 kv_bytes_per_token_per_gpu --model deepseek-v3.2 --gpus 8 --kv-dtype fp8
+expect 0 "132 B indexer key" plan --model deepseek-v3.2 --gpu h200 --gpus 8
+expect 0 "sparse attention reads every indexer key and the top 2048 latents" plan --model deepseek-v3.2 --gpu h200 --gpus 8 --context 128k
+expect 0 "256 B indexer K (f16)" plan --model deepseek-v3.2 --gpu h200 --gpus 8 --engine llama.cpp --weight-dtype q4_k_m --context 8k
+expect 0 "index_topk" show model deepseek-v3.2 --format json
 expect_field 40960 kv_bytes_per_token_per_gpu --model llama-3.1-70b --gpus 8
 expect_field 40960 kv_bytes_per_token_per_gpu --model llama-3.1-70b --gpus 16
 expect_field 655360 kv_bytes_per_token_per_replica --model llama-3.1-70b --gpus 16

@@ -1,5 +1,6 @@
 /* The capacity arithmetic against figures computed by hand, the seed
  * article's among them. Each test states its arithmetic. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,6 +65,16 @@ static struct model_spec deepseek_v3(void)
     m.params = 671026419200;
     m.weight_dtype = DTYPE_FP8;
     m.max_context_tokens = 163840;
+    return m;
+}
+
+static struct model_spec deepseek_v32(void)
+{
+    struct model_spec m = deepseek_v3();
+    strcpy(m.id, "deepseek-v3.2");
+    m.index_head_dim = 128;
+    m.index_n_heads = 64;
+    m.index_topk = 2048;
     return m;
 }
 
@@ -238,6 +249,68 @@ static void deepseek_v3_latent_is_replicated_on_every_gpu(void **state)
     assert_int_equal(r.cost.bytes_per_token, 70272);
     assert_int_equal((r.cost.bytes_per_token * r.tp), 562176);
     assert_true(r.warnings & WARN_MLA_REPLICATED);
+}
+
+/* DeepSeek-V3.2's sparse attention keeps a lightning-indexer key beside the
+ * latent of every token in every layer: 128 FP8 values and one fp32 scale per
+ * 128 = 132 B, whatever the cache precision (vLLM models/deepseek_v2.py,
+ * Indexer and DeepseekV32IndexerCache; SGLang mem_cache/memory_pool.py,
+ * NSATokenToKVPool). An FP8 latent takes FlashMLA's sparse layout, 512 FP8 +
+ * 4 x 4 B scales + 64 bf16 rope = 656 B (vLLM
+ * v1/attention/backends/mla/flashmla_sparse.py, "fp8_ds_mla"). */
+static void deepseek_v32_indexer_keys_sit_beside_the_latent(void **state)
+{
+    (void)state;
+    struct gpu_spec g = gpu80();
+    struct model_spec m = deepseek_v32();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.gpus = 8;
+    /* bf16: (512 + 64) x 2 + 132 = 1,284 B a layer; x 61 = 78,324 B */
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.cost.bytes_per_layer, 1284);
+    assert_int_equal(r.cost.index_bytes, 132);
+    assert_int_equal(r.cost.bytes_per_token, 78324);
+    /* fp8: 512 + 16 + 128 + 132 = 788 B a layer; x 61 = 48,068 B (not 61 x 708) */
+    s.kv_dtype = DTYPE_FP8;
+    r = plan(&s);
+    assert_int_equal(r.cost.latent_bytes, 656);
+    assert_int_equal(r.cost.bytes_per_layer, 788);
+    assert_int_equal(r.cost.bytes_per_token, 48068);
+    /* the dense model at fp8 keeps 576 B: no indexer, no block scales */
+    struct model_spec v3 = deepseek_v3();
+    scenario_default(&s, &g, &v3);
+    s.kv_dtype = DTYPE_FP8;
+    assert_int_equal(plan(&s).cost.bytes_per_layer, 576);
+    /* llama.cpp keeps the indexer's keys in a second cache of one head in the
+     * K type (src/llama-kv-cache-dsa.cpp): f16 1,152 + 256 = 1,408 B a layer */
+    scenario_default(&s, &g, &m);
+    s.engine.kind = ENGINE_LLAMACPP;
+    s.weight_dtype = DTYPE_Q4_K_M;
+    s.context_tokens = 4096;
+    r = plan(&s);
+    assert_int_equal(r.cost.bytes_per_layer, 1408);
+    assert_int_equal(r.cost.index_bytes, 256);
+}
+
+/* Decoding reads every indexer key and only the top 2,048 latents: at 131,072
+ * tokens and bf16 a user reads (132 + 1,152 x 2,048 / 131,072) / 1,284 =
+ * 150/1,284 = 0.1168 of its cache. */
+static void deepseek_v32_decode_reads_the_top_k(void **state)
+{
+    (void)state;
+    struct gpu_spec g = gpu80();
+    g.bandwidth_bytes_per_s = 4800000000000ull;
+    struct model_spec m = deepseek_v32();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.gpus = 8;
+    s.context_tokens = 131072;
+    s.concurrency = 1;
+    struct plan_result r = plan(&s);
+    double users_kv = (double)r.user_bytes_avg_per_gpu;
+    double read = (double)r.speed.step_bytes_per_gpu - (double)r.weights_bytes_per_gpu;
+    assert_true(fabs(read / users_kv - 150.0 / 1284.0) < 1e-6);
 }
 
 static void kv_heads_replicate_when_gpus_exceed_them(void **state)
@@ -467,6 +540,8 @@ int main(void)
         cmocka_unit_test(llama3_8b_full_window_is_16_gib),
         cmocka_unit_test(q8_0_cache_carries_its_scales),
         cmocka_unit_test(deepseek_v3_latent_is_replicated_on_every_gpu),
+        cmocka_unit_test(deepseek_v32_indexer_keys_sit_beside_the_latent),
+        cmocka_unit_test(deepseek_v32_decode_reads_the_top_k),
         cmocka_unit_test(kv_heads_replicate_when_gpus_exceed_them),
         cmocka_unit_test(gemma3_windows_hold_only_1024_tokens),
         cmocka_unit_test(prefix_inside_a_window_is_shared_only_while_visible),

@@ -142,6 +142,22 @@ static void the_picker_filters_and_picks(void **state)
     assert_int_equal(p->result.cost.windowed_layers, 52);
 }
 
+/* An id typed whole is picked even when a longer id shares it as a prefix
+ * and comes first in the catalogue (deepseek-v3.2 sorts before deepseek-v3). */
+static void an_id_typed_whole_comes_first(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    p->focus = CTRL_MODEL;
+    planner_key(p, '\n');
+    for (const char *c = "deepseek-v3"; *c; c++)
+        planner_key(p, *c);
+    int idx[8];
+    assert_int_equal(planner_picker_matches(p, idx, 8), 2);
+    planner_key(p, '\n');
+    assert_string_equal(p->scenario.model.id, "deepseek-v3");
+}
+
 static void baseline_then_compare_keeps_both_scenarios(void **state)
 {
     (void)state;
@@ -593,6 +609,7 @@ int main(void)
         cmocka_unit_test(typing_32k_sets_the_context_exactly),
         cmocka_unit_test(kv_heads_step_through_the_divisors_of_the_heads),
         cmocka_unit_test(the_picker_filters_and_picks),
+        cmocka_unit_test(an_id_typed_whole_comes_first),
         cmocka_unit_test(baseline_then_compare_keeps_both_scenarios),
         cmocka_unit_test(export_writes_what_plan_json_prints_and_asks_before_overwriting),
         cmocka_unit_test(the_curve_matches_the_core_at_its_points),
