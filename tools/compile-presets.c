@@ -82,6 +82,8 @@ static void model(FILE *out, const struct model_spec *m)
     u64(out, "experts_per_token", m->experts_per_token);
     u64(out, "expert_params", m->expert_params);
     u64(out, "q_lora_rank", m->q_lora_rank);
+    u64(out, "nextn_layers", m->nextn_layers);
+    u64(out, "mtp_params", m->mtp_params);
 }
 
 int main(int argc, char **argv)

@@ -78,6 +78,12 @@ struct model_spec {
      * uses, and the parameters they hold in all (0 = dense). */
     uint32_t experts, experts_per_token;
     uint64_t expert_params;
+    /* Multi-token prediction (DeepSeek-V3 num_nextn_predict_layers): MTP
+     * layers shipped beside the model, and their parameters (one decoder
+     * layer each with its MoE, plus eh_proj and norms; the embedding and
+     * head are shared with the model); 0 = none. */
+    uint32_t nextn_layers;
+    uint64_t mtp_params;
 };
 
 /* "MHA", "GQA", "MQA" or "MLA". */
