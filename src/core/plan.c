@@ -67,7 +67,7 @@ static void cost_rows(struct policy_ctx *c)
     explain_ref(c->x, row, "kv_per_layer", "");
     explain_op(row, XOP_MUL);
     if (r->spec.method != SPEC_NONE) {
-        explain_ref(c->x, row, "draft_kv_per_token", "draft");
+        explain_ref(c->x, row, "draft_kv_per_token", r->spec.method == SPEC_MTP ? "MTP" : "draft");
         explain_op(row, XOP_ADD);
     }
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
@@ -94,7 +94,8 @@ static void cost_rows(struct policy_ctx *c)
         explain_ref(c->x, row, "kv_per_layer", "");
         explain_op(row, XOP_MUL);
         if (r->spec.method != SPEC_NONE) {
-            explain_ref(c->x, row, "draft_kv_per_token", "draft");
+            explain_ref(c->x, row, "draft_kv_per_token",
+                        r->spec.method == SPEC_MTP ? "MTP" : "draft");
             explain_op(row, XOP_ADD);
         }
         explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);

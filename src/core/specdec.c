@@ -195,9 +195,9 @@ void specdec_tokens_row(struct policy_ctx *c, uint64_t context)
     const struct spec_result *p = &c->r->spec;
     if (p->method == SPEC_NONE || c->s->engine.kind == ENGINE_LLAMACPP)
         return;
-    struct explain_row *row = explain_row_begin(c->x, "spec_tokens", "Tokens per user", "");
+    struct explain_row *row = explain_row_begin(c->x, "spec_tokens", "Tokens + lookahead", "");
     explain_term(row, (long double)context, XU_TOKENS, "context");
-    explain_term(row, p->tokens, XU_TOKENS, "speculative tokens");
+    explain_term(row, p->tokens, XU_TOKENS, p->tokens == 1 ? "speculative token" : "speculative tokens");
     explain_op(row, XOP_ADD);
     explain_row_end(c->x, row, XU_TOKENS, 0,
                     "each step holds the speculative tokens (vLLM num_lookahead_tokens)");
