@@ -20,22 +20,7 @@
 #include "core/plan.h"
 #include "io/catalog.h"
 
-static struct catalog cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    struct diag d = {0};
-    catalog_init(&cat);
-    return catalog_load_embedded(&cat, &d) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    catalog_free(&cat);
-    return 0;
-}
+#include "catalog_fixture.h"
 
 /* A small deterministic generator (xorshift), so a failure reproduces. */
 static uint64_t rng = 0x9e3779b97f4a7c15ull;

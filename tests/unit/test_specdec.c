@@ -12,34 +12,9 @@
 #include "core/plan.h"
 #include "io/catalog.h"
 
-static struct catalog cat;
+#include "catalog_fixture.h"
+
 static struct plan_result r;
-
-static int setup(void **state)
-{
-    (void)state;
-    struct diag d = {0};
-    catalog_init(&cat);
-    return catalog_load_embedded(&cat, &d) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    catalog_free(&cat);
-    return 0;
-}
-
-static struct scenario base(const char *gpu, const char *model)
-{
-    struct scenario s;
-    const struct catalog_gpu *g = catalog_find_gpu(&cat, gpu);
-    const struct catalog_model *m = catalog_find_model(&cat, model);
-    assert_non_null(g);
-    assert_non_null(m);
-    scenario_default(&s, &g->spec, &m->spec);
-    return s;
-}
 
 static void with_draft(struct scenario *s, const char *id)
 {
