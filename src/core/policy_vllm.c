@@ -191,7 +191,12 @@ void policy_vllm(struct policy_ctx *c)
         /* kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size): groups of
          * the fewest layers of one type (of the most, when that is under 1.5x
          * the fewest), the last group of a type padded */
-        uint32_t g = k->global_layers, w = k->windowed_layers;
+        /* a draft's layers are full attention: they join that type, as many
+         * model-sized layers as its KV per token fills (draft_model.py registers
+         * them in the same KV cache spec) */
+        uint32_t g = k->global_layers +
+                     (uint32_t)kv_ceil_div(k->draft_bytes_per_token, k->bytes_per_layer);
+        uint32_t w = k->windowed_layers;
         uint32_t lo = g && g < w ? g : w, hi = g > w ? g : w;
         b.group_layers = 2 * hi < 3 * lo ? hi : lo;
         b.full_groups = (uint32_t)kv_ceil_div(g, b.group_layers);
