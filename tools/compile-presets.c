@@ -85,6 +85,8 @@ static void model(FILE *out, const struct model_spec *m)
     u64(out, "index_head_dim", m->index_head_dim);
     u64(out, "index_n_heads", m->index_n_heads);
     u64(out, "index_topk", m->index_topk);
+    u64(out, "nextn_layers", m->nextn_layers);
+    u64(out, "mtp_params", m->mtp_params);
 }
 
 int main(int argc, char **argv)

@@ -38,6 +38,9 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_PP] = "Pipeline stages",
     [SF_DP_ATTENTION] = "DP attention",
     [SF_EXPERT_PARALLEL] = "Expert parallel",
+    [SF_SPEC_METHOD] = "Draft",
+    [SF_DRAFT_MODEL] = "Draft",
+    [SF_SPEC_TOKENS] = "Spec tokens",
 };
 
 static const struct {
@@ -61,6 +64,8 @@ static const struct {
     [CTRL_SEQS] = {"Max seqs", SF_MAX_NUM_SEQS, CK_SLIDER},
     [CTRL_SPEED] = {"Speed", SF_MIN_TOK_S, CK_SLIDER},
     [CTRL_TTFT] = {"First token", SF_MAX_TTFT, CK_SLIDER},
+    [CTRL_DRAFT] = {"Draft", SF_DRAFT_MODEL, CK_LIST},
+    [CTRL_SPEC_TOKENS] = {"Spec tokens", SF_SPEC_TOKENS, CK_SLIDER},
 };
 
 /* widest first: a step right is a step cheaper (q8_0 carries its scales: 34/32 B) */
@@ -127,6 +132,8 @@ bool control_visible(enum control c, const struct scenario *s)
      * to the engine's knobs (CONTROLS_VISIBLE_MAX rows at most) */
     if (c == CTRL_HEADROOM)
         return e == ENGINE_GENERIC;
+    if (c == CTRL_SPEC_TOKENS)
+        return s->spec_method != SPEC_NONE;
     return c >= 0 && c < CTRL_COUNT;
 }
 
@@ -259,6 +266,24 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         n = add_unique(v, n, (uint64_t)llround(s->max_ttft_seconds * 1000));
         break;
     }
+    case CTRL_DRAFT: /* none, MTP where the model ships it, smaller models of its vocabulary */
+        v[n++] = DRAFT_NONE;
+        if (s->model.nextn_layers)
+            v[n++] = DRAFT_MTP;
+        for (size_t i = 0; i < cat->model_count && n < CONTROL_VALUES_MAX; i++) {
+            const struct model_spec *m = &cat->models[i].spec;
+            if ((m->params < s->model.params && m->vocab_size == s->model.vocab_size) ||
+                (s->spec_method == SPEC_DRAFT && strcmp(m->id, s->draft.id) == 0))
+                v[n++] = DRAFT_MODEL_BASE + i;
+        }
+        return n;
+    case CTRL_SPEC_TOKENS:
+        for (uint64_t k = 0; k <= 16; k++) /* 0: the default */
+            n = add_unique(v, n, k);
+        n = add_unique(v, n, 32);
+        n = add_unique(v, n, SPEC_TOKENS_MAX);
+        n = add_unique(v, n, s->spec_tokens);
+        break;
     case CTRL_SEQS:
         n = add_unique(v, n, 0); /* the engine's default (llama.cpp: as many as fit) */
         for (uint64_t k = 1; k <= 16; k++)
@@ -325,6 +350,12 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
         if (control_fraction_of(s) > 0 || r == NULL)
             return (uint64_t)llround(control_fraction_of(s) * 1000);
         return (uint64_t)llround(r->engine.fraction * 1000); /* the default in use */
+    case CTRL_DRAFT:
+        return s->spec_method == SPEC_MTP     ? DRAFT_MTP
+               : s->spec_method == SPEC_DRAFT ? DRAFT_MODEL_BASE + index_of(s->draft.id, false, cat)
+                                              : DRAFT_NONE;
+    case CTRL_SPEC_TOKENS:
+        return s->spec_tokens;
     case CTRL_SEQS: {
         uint32_t given = s->engine.kind == ENGINE_LLAMACPP ? s->engine.parallel : s->engine.max_num_seqs;
         if (given > 0 || r == NULL)
@@ -382,6 +413,8 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
         if (value < cat->model_count) {
             s->model = cat->models[value].spec;
             s->kv_heads = 0; /* a new model brings its own heads */
+            if (s->spec_method == SPEC_MTP && s->model.nextn_layers == 0)
+                control_set_draft(s, cat, DRAFT_NONE);
         }
         break;
     case CTRL_GPUS:
@@ -443,8 +476,28 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_SEQS:
         control_set_seqs(s, (uint32_t)value);
         break;
+    case CTRL_DRAFT:
+        control_set_draft(s, cat, value);
+        break;
+    case CTRL_SPEC_TOKENS:
+        s->spec_tokens = s->spec_method == SPEC_NONE ? 0 : (uint32_t)value;
+        break;
     case CTRL_COUNT:
         break;
+    }
+}
+
+void control_set_draft(struct scenario *s, const struct catalog *cat, uint64_t value)
+{
+    memset(&s->draft, 0, sizeof s->draft);
+    if (value == DRAFT_MTP && s->model.nextn_layers) {
+        s->spec_method = SPEC_MTP;
+    } else if (value >= DRAFT_MODEL_BASE && value - DRAFT_MODEL_BASE < cat->model_count) {
+        s->spec_method = SPEC_DRAFT;
+        s->draft = cat->models[value - DRAFT_MODEL_BASE].spec;
+    } else {
+        s->spec_method = SPEC_NONE;
+        s->spec_tokens = 0;
     }
 }
 
@@ -494,6 +547,14 @@ void control_reset(enum control c, struct scenario *s)
         break;
     case CTRL_TTFT:
         s->max_ttft_seconds = 0;
+        break;
+    case CTRL_DRAFT:
+        s->spec_method = SPEC_NONE;
+        memset(&s->draft, 0, sizeof s->draft);
+        s->spec_tokens = 0;
+        break;
+    case CTRL_SPEC_TOKENS:
+        s->spec_tokens = 0;
         break;
     default:
         break;

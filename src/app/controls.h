@@ -29,12 +29,17 @@ enum control {
     CTRL_SEQS,     /* vLLM max-num-seqs, SGLang max-running-requests, TRT-LLM batch, llama.cpp -np */
     CTRL_SPEED,    /* the service level: tokens per second each user keeps */
     CTRL_TTFT,     /* the service level: the first token within this time (milliseconds) */
+    CTRL_DRAFT,    /* speculative decoding: none, the model's MTP layers, or a draft model */
+    CTRL_SPEC_TOKENS, /* speculative tokens per step (with a draft only) */
     CTRL_COUNT
 };
 
 /* The most controls shown at once: the headroom (generic rule) and the
  * engine's fraction and sequence knobs never appear together. */
 enum { CONTROLS_VISIBLE_MAX = CTRL_COUNT - 1 };
+
+/* Draft control values: none, MTP, then 2 + a catalogue model's index. */
+enum { DRAFT_NONE = 0, DRAFT_MTP = 1, DRAFT_MODEL_BASE = 2 };
 
 enum control_kind {
     CK_PICKER, /* GPU, Model: a searchable list */
@@ -70,6 +75,9 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
 
 /* s with control c set to value (in control_values' terms). */
 void control_set(enum control c, struct scenario *s, const struct catalog *cat, uint64_t value);
+
+/* Speculative decoding from a Draft value (DRAFT_NONE, DRAFT_MTP, DRAFT_MODEL_BASE + index). */
+void control_set_draft(struct scenario *s, const struct catalog *cat, uint64_t value);
 
 /* s with control c back to its default. */
 void control_reset(enum control c, struct scenario *s);

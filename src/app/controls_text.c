@@ -72,6 +72,10 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
     case CTRL_ENGINE:
         ok = engine_parse(text, &s->engine.kind, &s->engine.rule, &in);
         break;
+    case CTRL_SPEC_TOKENS:
+        if ((ok = units_parse_count(text, 0, SPEC_TOKENS_MAX, &n, &in)))
+            s->spec_tokens = s->spec_method == SPEC_NONE ? 0 : (uint32_t)n;
+        break;
     default:
         ok = diag_fail(&in, "pick it from the list (Enter)");
         break;
@@ -171,6 +175,21 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
             snprintf(buf, size, "auto %u", r->engine.slots);
         else
             snprintf(buf, size, "auto %u", r->engine.scheduler_cap);
+        break;
+    case CTRL_DRAFT:
+        if (s->spec_method == SPEC_MTP)
+            snprintf(buf, size, "MTP (%u layer%s)", s->model.nextn_layers,
+                     s->model.nextn_layers == 1 ? "" : "s");
+        else if (s->spec_method == SPEC_DRAFT)
+            snprintf(buf, size, "%s", s->draft.name);
+        else
+            snprintf(buf, size, "none");
+        break;
+    case CTRL_SPEC_TOKENS:
+        if (s->spec_tokens)
+            snprintf(buf, size, "%u", s->spec_tokens);
+        else
+            snprintf(buf, size, "auto %u", r->spec.tokens);
         break;
     case CTRL_COUNT:
         buf[0] = '\0';

@@ -7,7 +7,7 @@
 
 #include "tui/widgets.h"
 
-enum { LAYOUT_MIN_COLS = 70, LAYOUT_MIN_ROWS = 22 };
+enum { LAYOUT_MIN_COLS = 70, LAYOUT_MIN_ROWS = 24 };
 
 struct planner_layout {
     bool too_small;

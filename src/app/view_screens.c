@@ -123,11 +123,14 @@ void view_draw_help(const struct planner *p)
     if (roles_color()) {
         snprintf(legend, sizeof legend, "colour tells the bar's parts apart (see its legend)");
     } else {
-        static const char *const names[SEG_COUNT] = {"weights", "runtime", "prefix",
-                                                     "users",   "spare",   "reserved"};
+        static const char *const names[SEG_COUNT] = {
+            [SEG_WEIGHTS] = "weights", [SEG_RUNTIME] = "runtime",
+            [SEG_PREFIX] = "prefix",   [SEG_USERS] = "users",     [SEG_SPARE] = "spare",
+            [SEG_RESERVED] = "reserved"};
         size_t n = (size_t)snprintf(legend, sizeof legend, "no colour:");
         for (int i = 0; i < SEG_COUNT && n < sizeof legend; i++)
-            n += (size_t)snprintf(legend + n, sizeof legend - n, "%s %s %s", i ? "," : "",
+            if (names[i]) /* the draft's glyph is in the bar's own legend when there is one */
+                n += (size_t)snprintf(legend + n, sizeof legend - n, "%s %s %s", i ? "," : "",
                                   names[i], role_glyph(view_segment_roles[i]));
     }
     const char *tail[] = {

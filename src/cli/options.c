@@ -118,6 +118,9 @@ static const struct option long_options[] = {
     {"kv-memory", required_argument, 0, OPT_KV_MEMORY},
     {"kv-dtype-v", required_argument, 0, OPT_KV_DTYPE_V},
     {"calibration", required_argument, 0, OPT_CALIBRATION},
+    {"draft-model", required_argument, 0, OPT_DRAFT_MODEL},
+    {"num-speculative-tokens", required_argument, 0, OPT_SPEC_TOKENS},
+    {"speculative-method", required_argument, 0, OPT_SPEC_METHOD},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -419,6 +422,11 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
         case ':':
             return diag_fail(d, "%s: needs a value", argv[optind - 1]);
         default:
+            if (c >= OPT_SPEC_FIRST) {
+                if (!options_spec_parse(c, a, o, d))
+                    return false;
+                break;
+            }
             return diag_fail(d, "%s: unknown option (see --help)", argv[optind - 1]);
         }
     }
@@ -594,5 +602,5 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         e->non_kv_bytes = f->non_kv_bytes;
     if (f->kv_memory_bytes)
         e->kv_memory_bytes = f->kv_memory_bytes;
-    return scenario_validate(s, NULL, NULL, d);
+    return options_spec_apply(o, c, s, d) && scenario_validate(s, NULL, NULL, d);
 }

@@ -49,7 +49,23 @@ struct options {
     double min_tok_s, max_ttft, mbu, mfu;
     uint64_t vram, weights;
     double price;
+    /* speculative decoding (options_spec.c) */
+    const char *draft_model_id; /* "none" turns it off */
+    bool has_spec_method;
+    enum spec_method spec_method;
+    uint32_t spec_tokens;       /* 0 = not given */
 };
+
+/* getopt_long values of the speculative-decoding options (options_spec.c). */
+enum { OPT_SPEC_FIRST = 1000, OPT_DRAFT_MODEL = OPT_SPEC_FIRST, OPT_SPEC_TOKENS, OPT_SPEC_METHOD };
+
+/* Parses one speculative-decoding option's value into o. */
+bool options_spec_parse(int opt, const char *arg, struct options *o, struct diag *d);
+
+/* Applies them to s: the draft from the catalogue (with a suggestion when
+ * unknown), the method, the token count. */
+bool options_spec_apply(const struct options *o, const struct catalog *c, struct scenario *s,
+                        struct diag *d);
 
 #define DEFAULT_GPU_ID "h100-sxm"
 #define DEFAULT_MODEL_ID "llama-3.1-8b"

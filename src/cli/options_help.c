@@ -1,8 +1,19 @@
 /* options_help: the text of the scenario options, shared by `kvplan plan
  * --help` and the planner's --help (kept beside, not inside, the parser). */
+#include <stdio.h>
+
 #include "cli/options.h"
 
-const char *options_help(void)
+/* The speculative-decoding options (a second string: one literal would pass
+ * the 4,095 characters C99 compilers must accept). */
+static const char spec_help[] =
+    "Speculative decoding (the draft's weights and KV, N lookahead slots a user):\n"
+    "  --draft-model ID       a draft model from the catalogue (none: off)\n"
+    "  --speculative-method M draft, mtp (the model's MTP layers) or none\n"
+    "  --num-speculative-tokens N  tokens a step, 1 to 64 (default: the MTP\n"
+    "                         layers; llama.cpp 16; else 1)\n";
+
+static const char *main_help(void)
 {
     return "Scenario options:\n"
            "  --gpu ID               GPU preset (default " DEFAULT_GPU_ID "; kvplan list gpus);\n"
@@ -55,11 +66,23 @@ const char *options_help(void)
            "  --parallel N (-np slots), --fit-target SIZE, --kv-dtype-v D  (llama.cpp)\n"
            "  --free-gpu-memory-fraction F  (TensorRT-LLM)\n"
            "  --gpu-total SIZE, --non-kv SIZE, --kv-memory SIZE   what a log said, per GPU\n"
-           "  --calibration FILE     use a saved calibration (kvplan calibrate --save)\n"
-           "Planner only:\n"
+           "  --calibration FILE     use a saved calibration (kvplan calibrate --save)\n";
+}
+
+static const char *planner_help(void)
+{
+    return "Planner only:\n"
            "  --dump-screen FILE     render the planner to FILE (- = stdout), no terminal\n"
            "  --size WxH             screen size for --dump-screen (default 80x24)\n"
            "  --keys KEYS            keys to press first: text and <Right>, <Enter>, ...\n"
            "  --mono, --ascii        monochrome / ASCII glyphs (also NO_COLOR)\n"
            "  --dump-attrs           add the attribute grid to --dump-screen\n";
+}
+
+const char *options_help(void)
+{
+    static char text[8192];
+    if (text[0] == '\0')
+        snprintf(text, sizeof text, "%s%s%s", main_help(), spec_help, planner_help());
+    return text;
 }

@@ -79,7 +79,9 @@ uint64_t kvcost_bytes(const struct kv_cost *c, uint64_t global, uint64_t windowe
 {
     uint64_t g = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->global_layers), global);
     uint64_t w = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->windowed_layers), windowed);
-    return kv_sat_add(g, w);
+    /* a draft holds every token of the user (its layers are full attention) */
+    uint64_t dr = kv_sat_mul(c->draft_bytes_per_token, global);
+    return kv_sat_add(kv_sat_add(g, w), dr);
 }
 
 uint64_t kvcost_index_bytes(const struct model_spec *m)

@@ -25,6 +25,8 @@ struct kv_cost {
     uint64_t window_tokens;      /* 0 without windows */
     uint64_t bytes_per_token;    /* one GPU, every layer as if global */
     uint64_t bytes_per_token_global; /* one GPU, the global layers only (past the window) */
+    uint64_t draft_bytes_per_token; /* speculative decoding: the draft's (or MTP layers') KV of a
+                                     * token, one GPU, in both figures above; every user token */
 };
 
 /* Tokens a user holds privately, and the shared prefix holds once, in a

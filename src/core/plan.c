@@ -81,6 +81,7 @@ static void cost_rows(struct policy_ctx *c)
         explain_op(row, XOP_CEIL);
         explain_row_end(c->x, row, XU_COUNT, 0, "the fullest stage; each holds its layers' KV");
     }
+    specdec_kv_row(c);
     row = explain_row_begin(c->x, "kv_per_token", "KV per token", "per GPU");
     if (r->pp > 1)
         explain_ref(c->x, row, "stage_layers", "layers");
@@ -88,7 +89,14 @@ static void cost_rows(struct policy_ctx *c)
         explain_term(row, k->layers, XU_COUNT, "layers");
     explain_ref(c->x, row, "kv_per_layer", "");
     explain_op(row, XOP_MUL);
-    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, NULL);
+    if (r->spec.method != SPEC_NONE) {
+        explain_ref(c->x, row, "draft_kv_per_token", r->spec.method == SPEC_MTP ? "MTP" : "draft");
+        explain_op(row, XOP_ADD);
+    }
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
+                    r->spec.method == SPEC_MTP     ? "the model's layers and the MTP layers'"
+                    : r->spec.method != SPEC_NONE ? "the model's layers and the draft's"
+                                                  : NULL);
 
     if (atp > 1) {
         row = explain_row_begin(c->x, "kv_per_token_tp", "KV per token",
@@ -108,16 +116,23 @@ static void cost_rows(struct policy_ctx *c)
         explain_term(row, k->global_layers, XU_COUNT, "global layers");
         explain_ref(c->x, row, "kv_per_layer", "");
         explain_op(row, XOP_MUL);
+        if (r->spec.method != SPEC_NONE) {
+            explain_ref(c->x, row, "draft_kv_per_token",
+                        r->spec.method == SPEC_MTP ? "MTP" : "draft");
+            explain_op(row, XOP_ADD);
+        }
         explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
     }
 }
 
-/* The weights one GPU holds, when the model is split. */
+/* The weights one GPU holds, when the model is split or a draft sits beside it. */
 static void weights_row(struct policy_ctx *c)
 {
     struct plan_result *r = c->r;
     char note[96];
-    struct explain_row *row;
+    struct explain_row *row = NULL;
+    bool draft = r->spec.method != SPEC_NONE;
+    specdec_weights_row(c);
     if (r->experts_spread) {
         row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
         explain_term(row, (long double)(r->weights_bytes - r->expert_bytes), XU_BYTES,
@@ -150,14 +165,31 @@ static void weights_row(struct policy_ctx *c)
         }
         explain_op(row, XOP_ADD);
         explain_row_end(c->x, row, XU_BYTES, 0, "DP attention: every rank holds attention whole");
-    } else if (r->tp * r->pp > 1) {
+    } else if (r->tp * r->pp > 1 || draft) {
         snprintf(note, sizeof note, "weights (%s)", plan_weights_label(r));
         row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
         explain_term(row, (long double)r->weights_bytes, XU_BYTES, note);
-        explain_term(row, r->tp * r->pp, XU_COUNT, r->pp > 1 ? "GPUs (TP x PP)" : "GPUs");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_CEIL);
-        explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+        if (r->tp * r->pp > 1) {
+            explain_term(row, r->tp * r->pp, XU_COUNT, r->pp > 1 ? "GPUs (TP x PP)" : "GPUs");
+            explain_op(row, XOP_DIV);
+            explain_op(row, XOP_CEIL);
+        }
+        if (!draft)
+            explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+    }
+    if (draft) {
+        /* the row above is still open for the plain case; reopen the others */
+        if (row == NULL || r->experts_spread || r->attention_bytes) {
+            if (c->x)
+                explain_rename(c->x, "weights_per_gpu", "weights_model");
+            row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
+            explain_ref(c->x, row, "weights_model", "model");
+        }
+        explain_ref(c->x, row, "draft_weights", r->spec.method == SPEC_MTP ? "MTP" : "draft");
+        explain_op(row, XOP_ADD);
+        explain_row_end(c->x, row, XU_BYTES, 0,
+                        r->spec.method == SPEC_MTP ? "the model and its MTP layers"
+                                                   : "the model and its draft");
     }
 }
 
@@ -290,6 +322,9 @@ static void warnings(const struct scenario *s, struct plan_result *r)
         r->warnings |= WARN_CONCURRENCY_BEYOND_FIT;
     if (r->tp > SPEED_GPUS_PER_NODE)
         r->warnings |= WARN_TP_ACROSS_NODES;
+    if (s->spec_method == SPEC_DRAFT && s->draft.vocab_size && m->vocab_size &&
+        s->draft.vocab_size != m->vocab_size)
+        r->warnings |= WARN_DRAFT_VOCAB;
 }
 
 bool plan_compute(const struct scenario *s, int flags, const char *const names[SF_COUNT],
@@ -367,13 +402,25 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
                          (names ? names : scenario_option_names)[SF_GPUS]);
     }
     r->kv_dtype = r->cost.kv_dtype;
+    specdec_compute(s, attention_tp, r);
     struct explain *x = (flags & PLAN_EXPLAIN) ? &r->explain : NULL;
     if (x)
         x->units = s->units;
-    struct policy_ctx c = {s, r, x};
+    /* speculative decoding: each user holds its speculative tokens too (vLLM
+     * v1/core/sched/scheduler.py, allocate_slots with num_lookahead_tokens);
+     * a llama.cpp slot has its fixed cells */
+    struct scenario run = *s;
+    if (r->spec.method != SPEC_NONE && kind != ENGINE_LLAMACPP) {
+        run.context_tokens += r->spec.tokens;
+        if (run.avg_context_tokens)
+            run.avg_context_tokens += r->spec.tokens;
+        r->avg_context_tokens += r->spec.tokens;
+    }
+    struct policy_ctx c = {&run, r, x};
     if (kind != ENGINE_LLAMACPP)
         cost_rows(&c); /* llama.cpp writes its own: K and V cells of every head */
     weights_row(&c);
+    specdec_tokens_row(&c, s->context_tokens);
     switch (s->engine.kind) {
     case ENGINE_VLLM:
         policy_vllm(&c);
@@ -393,6 +440,8 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     }
     if (s->dp_attention)
         dp_attention_rows(&c);
+    c.s = s;
+    r->avg_context_tokens = scenario_avg_tokens(s);
     r->max_users = kv_sat_mul(r->users_per_replica, r->replicas);
     r->max_users_paged = kv_sat_mul(r->users_paged_per_replica, r->replicas);
     r->kv_tokens = kv_sat_mul(r->kv_tokens_per_replica, r->replicas);
@@ -426,7 +475,8 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
 void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
 {
     memset(bytes, 0, SEG_COUNT * sizeof bytes[0]);
-    bytes[SEG_WEIGHTS] = r->weights_bytes_per_gpu;
+    bytes[SEG_WEIGHTS] = r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu;
+    bytes[SEG_DRAFT] = r->spec.weights_bytes_per_gpu;
     if (!r->weights_fit)
         return;
     bytes[SEG_RUNTIME] = r->runtime_bytes_per_gpu;
@@ -449,6 +499,8 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s)
         return "weights";
     case SEG_RUNTIME:
         return r->profile == ENGINE_LLAMACPP ? "compute buffers" : "activations+rt";
+    case SEG_DRAFT:
+        return r->spec.method == SPEC_MTP ? "MTP head" : "draft model";
     case SEG_PREFIX:
         return "shared prefix";
     case SEG_USERS:
@@ -513,6 +565,9 @@ const char *plan_warning_text(enum plan_warning w)
                "that cannot be held";
     case WARN_TP_ACROSS_NODES:
         return "tensor parallel across nodes: engines use pipeline stages (--pp) between nodes";
+    case WARN_DRAFT_VOCAB:
+        return "the draft model's vocabulary is not the model's: vLLM refuses such a draft "
+               "(draft_model.py), and its tokens would not be the model's";
     }
     return "";
 }

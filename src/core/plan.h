@@ -17,6 +17,7 @@
 #include "explain.h"
 #include "kvcost.h"
 #include "scenario.h"
+#include "specdec.h"
 
 enum plan_warning {
     WARN_WEIGHTS_DO_NOT_FIT = 1u << 0,
@@ -37,7 +38,8 @@ enum plan_warning {
     WARN_CONCURRENCY_BEYOND_FIT = 1u << 15, /* --concurrency above the users that fit */
     WARN_TP_ACROSS_NODES = 1u << 16,  /* tensor parallel wider than one node */
     WARN_ENGINE_WEIGHTS = 1u << 17,   /* llama.cpp has no GGUF type for these weights */
-    WARN_LAST = WARN_ENGINE_WEIGHTS
+    WARN_DRAFT_VOCAB = 1u << 18,      /* the draft's vocabulary is not the model's */
+    WARN_LAST = WARN_DRAFT_VOCAB
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu
@@ -45,6 +47,7 @@ enum plan_warning {
 enum segment {
     SEG_WEIGHTS,
     SEG_RUNTIME,  /* activations, CUDA graphs, buffers (engines) */
+    SEG_DRAFT,    /* speculative decoding: the draft model's or the MTP layers' weights */
     SEG_PREFIX,   /* the shared prefix, stored once */
     SEG_USERS,    /* the users that fit */
     SEG_SPARE,    /* KV memory too small for one more user */
@@ -167,6 +170,7 @@ struct plan_result {
     struct speed_result speed;       /* the service level */
     struct engine_detail engine;     /* engines only */
     struct generic_figures generic;  /* engines only: the headroom rule's answer */
+    struct spec_result spec;         /* speculative decoding (in weights_bytes_per_gpu and cost) */
     const char *const *names;        /* how the caller names the fields, for warnings */
     struct explain explain;          /* the arithmetic, when computed with PLAN_EXPLAIN */
 };

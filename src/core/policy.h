@@ -24,6 +24,18 @@ void policy_sglang(struct policy_ctx *c);
 void policy_llamacpp(struct policy_ctx *c);
 void policy_trtllm(struct policy_ctx *c);
 
+/* ---- speculative decoding (specdec.c) ---- */
+
+/* Fills r->spec and adds the draft's weights per GPU to r->weights_bytes_per_gpu
+ * and its KV per token to r->cost (after kvcost_compute). */
+void specdec_compute(const struct scenario *s, uint32_t attention_tp, struct plan_result *r);
+
+/* Rows "draft_weights", "draft_kv_per_token" (before "kv_per_token", which
+ * adds it) and "spec_tokens" (context + speculative tokens); none without a draft. */
+void specdec_weights_row(struct policy_ctx *c);
+void specdec_kv_row(struct policy_ctx *c);
+void specdec_tokens_row(struct policy_ctx *c, uint64_t context);
+
 /* ---- shared by the policies (policy_common.c) ---- */
 
 /* What CUDA reports as total per GPU: the logged figure, --vram, the

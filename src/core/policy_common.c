@@ -115,7 +115,7 @@ void policy_user_bytes(struct policy_ctx *c)
 void policy_weights_term(struct policy_ctx *c, struct explain_row *row)
 {
     char name[48];
-    if (c->r->tp * c->r->pp > 1 || c->r->experts_spread) {
+    if (c->r->tp * c->r->pp > 1 || c->r->experts_spread || c->r->spec.method != SPEC_NONE) {
         explain_ref(c->x, row, "weights_per_gpu", "weights");
     } else {
         snprintf(name, sizeof name, "weights (%s)", plan_weights_label(c->r));

@@ -27,6 +27,7 @@ struct lcpp {
     uint64_t i_row;              /* DeepSeek-V3.2: the indexer's key cell, K type (0 without) */
     uint64_t global, windowed;   /* layers */
     uint64_t window;
+    uint64_t draft;              /* bytes of one cell of every draft layer (own context per slot) */
 };
 
 /* llama-context.cpp: n_ctx = GGML_PAD(-c, 256); with -np given the cache is
@@ -59,7 +60,9 @@ static uint64_t cache_total(const struct lcpp *l, uint64_t ctx, uint64_t np)
     uint64_t slot = slot_cells(ctx, np);
     uint64_t cells = kv_sat_add(kv_sat_mul(l->global, slot),
                                 kv_sat_mul(l->windowed, swa_slot_cells(l, slot)));
-    return kv_sat_mul(kv_sat_mul(cells, np), l->k_row + l->v_row + l->i_row);
+    /* server.cpp init: each slot's draft context holds the slot's cells */
+    return kv_sat_add(kv_sat_mul(kv_sat_mul(cells, np), l->k_row + l->v_row + l->i_row),
+                      kv_sat_mul(kv_sat_mul(slot, np), l->draft));
 }
 
 /* The per-token rows, llama.cpp's way: a cell holds K and V of every head in
@@ -84,10 +87,15 @@ static void cost_rows(struct policy_ctx *c, const struct lcpp *l)
                                "indexer keeps its own cache of one key head (llama-kv-cache-dsa.cpp)"
                     : l->v_row ? "one cell of one layer"
                                : "one cell of one layer; V is a view of K");
+    specdec_kv_row(c);
     row = explain_row_begin(c->x, "kv_per_token", "KV per token", r->tp > 1 ? "all GPUs" : "");
     explain_term(row, r->cost.layers, XU_COUNT, "layers");
     explain_ref(c->x, row, "kv_per_layer", "");
     explain_op(row, XOP_MUL);
+    if (l->draft) {
+        explain_ref(c->x, row, "draft_kv_per_token", "draft");
+        explain_op(row, XOP_ADD);
+    }
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
                     r->tp > 1 ? "the layers are split across the GPUs" : NULL);
     if (l->windowed) {
@@ -95,6 +103,10 @@ static void cost_rows(struct policy_ctx *c, const struct lcpp *l)
         explain_term(row, r->cost.global_layers, XU_COUNT, "global layers");
         explain_ref(c->x, row, "kv_per_layer", "");
         explain_op(row, XOP_MUL);
+        if (l->draft) {
+            explain_ref(c->x, row, "draft_kv_per_token", "draft");
+            explain_op(row, XOP_ADD);
+        }
         explain_row_end(c->x, row, XU_BYTES_EXACT, 0, NULL);
     }
 }
@@ -129,8 +141,12 @@ static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin
     char reps[64] = "";
     if (c->r->replicas > 1)
         snprintf(reps, sizeof reps, "  # x %u replicas, one server each", c->r->replicas);
-    snprintf(e->launch, sizeof e->launch, "llama-server -m %s.gguf -c %llu -np %llu%s -ngl 999%s",
-             m->id, (unsigned long long)n_ctx, (unsigned long long)np, types, reps);
+    char draft[SPEC_ID_MAX + 48] = "";
+    if (c->r->spec.method == SPEC_DRAFT) /* common/arg.cpp: -md, --draft-max */
+        snprintf(draft, sizeof draft, " -md %s.gguf --draft-max %u -ngld 999", s->draft.id,
+                 c->r->spec.tokens);
+    snprintf(e->launch, sizeof e->launch, "llama-server -m %s.gguf -c %llu -np %llu%s -ngl 999%s%s",
+             m->id, (unsigned long long)n_ctx, (unsigned long long)np, types, draft, reps);
     snprintf(e->note, sizeof e->note,
              "llama.cpp allocates -c x -np cells up front (no paging); --fit keeps %.2f GiB free "
              "per GPU; %s",
@@ -178,8 +194,10 @@ void policy_llamacpp(struct policy_ctx *c)
     r->cost.index_bytes = l.i_row;
     r->cost.latent_bytes = l.i_row ? l.k_row : 0;
     r->cost.latent_fp8_blocks = false;
-    r->cost.bytes_per_token = kv_sat_mul(r->cost.bytes_per_layer, r->cost.layers);
-    r->cost.bytes_per_token_global = kv_sat_mul(r->cost.bytes_per_layer, r->cost.global_layers);
+    l.draft = r->cost.draft_bytes_per_token;
+    r->cost.bytes_per_token = kv_sat_add(kv_sat_mul(r->cost.bytes_per_layer, r->cost.layers), l.draft);
+    r->cost.bytes_per_token_global =
+        kv_sat_add(kv_sat_mul(r->cost.bytes_per_layer, r->cost.global_layers), l.draft);
     cost_rows(c, &l);
 
     e->gpu_total_bytes = policy_cuda_total(s);
@@ -251,6 +269,12 @@ void policy_llamacpp(struct policy_ctx *c)
     explain_term(row, l.k_row + l.v_row + l.i_row, XU_BYTES_EXACT,
                  l.i_row ? "per cell (K+V, indexer K)" : "per cell (K+V)");
     explain_op(row, XOP_MUL);
+    if (l.draft) {
+        explain_term(row, (long double)e->units, XU_TOKENS, "draft cells");
+        explain_ref(c->x, row, "draft_kv_per_token", "per draft cell");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
     if (gpus > 1) {
         explain_term(row, gpus, XU_COUNT, "GPUs");
         explain_op(row, XOP_DIV);

@@ -15,7 +15,7 @@ static void describe(struct policy_ctx *c)
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
     const struct model_spec *m = &s->model;
-    char t[32], extra[200] = "";
+    char t[32], extra[400] = "";
     double half = (double)e->units * (double)e->unit_bytes / 2.0 / (double)GIB;
     if (m->attention == ATTENTION_MLA)
         policy_log(e, "KV Cache is allocated. #tokens: %llu, KV size: %.2f GB",
@@ -25,7 +25,7 @@ static void describe(struct policy_ctx *c)
                    (unsigned long long)e->units, half, half);
     policy_log(e, "max_total_num_tokens=%s, max_running_requests=%u, context_len=%llu",
                units_format_int(e->units, t, sizeof t), e->scheduler_cap,
-               (unsigned long long)s->context_tokens);
+               (unsigned long long)c->r->context_tokens);
     size_t n = 0;
     if (r->kv_dtype == DTYPE_FP8)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --kv-cache-dtype fp8_e4m3");
@@ -40,12 +40,24 @@ static void describe(struct policy_ctx *c)
     if (s->engine.max_num_seqs)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-running-requests %u",
                               s->engine.max_num_seqs);
+    /* server_args.py: a chain of N draft steps, top-1, N + 1 tokens verified */
+    if (r->spec.method == SPEC_DRAFT)
+        n += (size_t)snprintf(extra + n, sizeof extra - n,
+                              " --speculative-algorithm STANDALONE --speculative-draft-model-path %s"
+                              " --speculative-num-steps %u --speculative-eagle-topk 1"
+                              " --speculative-num-draft-tokens %u",
+                              policy_model_ref(&s->draft), r->spec.tokens, r->spec.tokens + 1);
+    else if (r->spec.method == SPEC_MTP)
+        n += (size_t)snprintf(extra + n, sizeof extra - n,
+                              " --speculative-algorithm EAGLE --speculative-num-steps %u"
+                              " --speculative-eagle-topk 1 --speculative-num-draft-tokens %u",
+                              r->spec.tokens, r->spec.tokens + 1);
     if (r->dp_attention && r->replicas > 1)
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
              "python -m sglang.launch_server --model-path %s --context-length %llu "
              "--mem-fraction-static %.3f%s",
-             policy_model_ref(m), (unsigned long long)s->context_tokens, e->fraction, extra);
+             policy_model_ref(m), (unsigned long long)c->r->context_tokens, e->fraction, extra);
     snprintf(e->note, sizeof e->note,
              "SGLang keeps (1 - %.3f) of the CUDA total free for activations and graphs and "
              "gives the rest after weights to a token-granular pool, every layer at full length",
@@ -123,6 +135,12 @@ void policy_sglang(struct policy_ctx *c)
             reserved += graph_bs * (double)r->tp * (graph_bs > 300 ? 4.5 : 3.0);
         if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
             reserved = 10 * 1024.0;
+        /* _handle_gpu_memory_settings: a draft model and its graphs, 6 GiB
+         * (STANDALONE); an EAGLE/NEXTN head, 2 GiB */
+        if (s->spec_method == SPEC_DRAFT)
+            reserved += 6 * 1024.0;
+        else if (s->spec_method == SPEC_MTP)
+            reserved += 2 * 1024.0;
         e->fraction = total_mb > reserved ? (total_mb - reserved) / total_mb : 0.01;
         /* server_args.py rounds it to 3 decimals itself */
         e->fraction = round(e->fraction * 1000.0) / 1000.0;
@@ -142,7 +160,7 @@ void policy_sglang(struct policy_ctx *c)
 
     /* max_running_requests = min(max(tokens / context x 512, 2048), 4096) */
     uint64_t tokens = r->cost.bytes_per_token ? r->kv_pool_bytes_per_gpu / r->cost.bytes_per_token : 0;
-    double running = (double)tokens / (double)s->context_tokens * 512.0;
+    double running = (double)tokens / (double)c->r->context_tokens * 512.0;
     running = running < 2048 ? 2048 : running > 4096 ? 4096 : running;
     e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : (uint32_t)running;
     struct block_rule b = {.unit_tokens = 1,
@@ -154,8 +172,8 @@ void policy_sglang(struct policy_ctx *c)
         b.units_given = true;
     }
     policy_blocks(c, &b);
-    e->request_units = kv_sat_mul(s->context_tokens, r->cost.layers);
-    e->max_concurrency = (double)e->units / (double)s->context_tokens;
+    e->request_units = kv_sat_mul(c->r->context_tokens, r->cost.layers);
+    e->max_concurrency = (double)e->units / (double)c->r->context_tokens;
     if (c->x)
         describe(c);
 }

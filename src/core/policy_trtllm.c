@@ -28,7 +28,7 @@ static void describe(struct policy_ctx *c)
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
              "trtllm-serve %s --max_seq_len %llu --kv_cache_free_gpu_memory_fraction %.2f%s",
-             policy_model_ref(&s->model), (unsigned long long)s->context_tokens, e->fraction,
+             policy_model_ref(&s->model), (unsigned long long)c->r->context_tokens, e->fraction,
              extra);
     snprintf(e->note, sizeof e->note,
              "TensorRT-LLM gives %.0f%% of the memory still free after weights and activations to "
@@ -111,8 +111,8 @@ void policy_trtllm(struct policy_ctx *c)
                            .cap = e->max_num_seqs,
                            .cap_name = "max_batch_size"};
     policy_blocks(c, &b);
-    e->request_units = kv_sat_mul(kv_ceil_div(s->context_tokens, unit), r->cost.layers);
-    e->max_concurrency = (double)e->units / (double)kv_ceil_div(s->context_tokens, unit);
+    e->request_units = kv_sat_mul(kv_ceil_div(c->r->context_tokens, unit), r->cost.layers);
+    e->max_concurrency = (double)e->units / (double)kv_ceil_div(c->r->context_tokens, unit);
     if (c->x)
         describe(c);
 }

@@ -16,7 +16,7 @@ static void describe(struct policy_ctx *c)
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
     const struct model_spec *m = &s->model;
-    char tok[32], a[32], b[32], extra[256] = "";
+    char tok[32], a[32], b[32], extra[400] = "";
     units_format_bytes(r->kv_pool_bytes_per_gpu, UNITS_GIB, a, sizeof a);
     if (s->engine.rule == RULE_VLLM_V0) {
         policy_log(e, "# GPU blocks: %llu, # CPU blocks: 0", (unsigned long long)e->units);
@@ -26,7 +26,7 @@ static void describe(struct policy_ctx *c)
                    units_format_int(r->kv_tokens_per_replica, tok, sizeof tok));
     }
     policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
-               units_format_int(s->context_tokens, b, sizeof b), e->max_concurrency);
+               units_format_int(c->r->context_tokens, b, sizeof b), e->max_concurrency);
     size_t n = 0;
     if (r->kv_dtype == DTYPE_FP8)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --kv-cache-dtype fp8");
@@ -49,11 +49,21 @@ static void describe(struct policy_ctx *c)
                               (unsigned long long)e->unit_tokens);
     if (s->prefix_tokens > 0)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-prefix-caching");
+    /* config/speculative.py: SpeculativeConfig's method, model, num_speculative_tokens */
+    if (r->spec.method == SPEC_DRAFT)
+        n += (size_t)snprintf(extra + n, sizeof extra - n,
+                              " --speculative-config '{\"method\":\"draft_model\",\"model\":\"%s\","
+                              "\"num_speculative_tokens\":%u}'",
+                              policy_model_ref(&s->draft), r->spec.tokens);
+    else if (r->spec.method == SPEC_MTP)
+        n += (size_t)snprintf(extra + n, sizeof extra - n,
+                              " --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":%u}'",
+                              r->spec.tokens);
     if (r->replicas > 1 && v0) /* V0 had no data parallel: one server per replica */
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
              "vllm serve %s --max-model-len %llu --gpu-memory-utilization %.2f%s",
-             policy_model_ref(m), (unsigned long long)s->context_tokens, e->fraction, extra);
+             policy_model_ref(m), (unsigned long long)c->r->context_tokens, e->fraction, extra);
     snprintf(e->note, sizeof e->note,
              "vLLM takes %.0f%% of the CUDA total, then subtracts weights, a profiled activation "
              "peak (%llu batched tokens, %u sequence%s) and runtime memory; KV in %llu-token "
@@ -181,7 +191,12 @@ void policy_vllm(struct policy_ctx *c)
         /* kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size): groups of
          * the fewest layers of one type (of the most, when that is under 1.5x
          * the fewest), the last group of a type padded */
-        uint32_t g = k->global_layers, w = k->windowed_layers;
+        /* a draft's layers are full attention: they join that type, as many
+         * model-sized layers as its KV per token fills (draft_model.py registers
+         * them in the same KV cache spec) */
+        uint32_t g = k->global_layers +
+                     (uint32_t)kv_ceil_div(k->draft_bytes_per_token, k->bytes_per_layer);
+        uint32_t w = k->windowed_layers;
         uint32_t lo = g && g < w ? g : w, hi = g > w ? g : w;
         b.group_layers = 2 * hi < 3 * lo ? hi : lo;
         b.full_groups = (uint32_t)kv_ceil_div(g, b.group_layers);

@@ -37,6 +37,9 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_PP] = "--pp",
     [SF_DP_ATTENTION] = "--enable-dp-attention",
     [SF_EXPERT_PARALLEL] = "--enable-expert-parallel",
+    [SF_SPEC_METHOD] = "--speculative-method",
+    [SF_DRAFT_MODEL] = "--draft-model",
+    [SF_SPEC_TOKENS] = "--num-speculative-tokens",
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -166,6 +169,38 @@ static bool fail(struct diag *d, const char *const *names, enum scenario_field f
 }
 
 typedef unsigned long long ull;
+
+/* Speculative decoding: a draft model, or the model's MTP layers. */
+static bool scenario_validate_spec(const struct scenario *s, const char *const *n,
+                                   enum scenario_field *field, struct diag *d)
+{
+    if ((int)s->spec_method < 0 || s->spec_method > SPEC_MTP)
+        return fail(d, n, SF_SPEC_METHOD, field, "unknown method");
+    if (s->spec_method == SPEC_NONE) {
+        if (s->spec_tokens)
+            return fail(d, n, SF_SPEC_TOKENS, field, "needs %s or %s mtp", n[SF_DRAFT_MODEL],
+                        n[SF_SPEC_METHOD]);
+        return true;
+    }
+    if (s->spec_tokens > SPEC_TOKENS_MAX)
+        return fail(d, n, SF_SPEC_TOKENS, field, "%u is out of range (1 to %d)", s->spec_tokens,
+                    SPEC_TOKENS_MAX);
+    if (s->spec_method == SPEC_MTP) {
+        if (s->model.nextn_layers == 0)
+            return fail(d, n, SF_SPEC_METHOD, field, "mtp: %s ships no MTP layers "
+                        "(num_nextn_predict_layers); give %s", s->model.id, n[SF_DRAFT_MODEL]);
+        if (s->engine.kind == ENGINE_LLAMACPP || s->engine.kind == ENGINE_TRTLLM)
+            return fail(d, n, SF_SPEC_METHOD, field, "mtp: kvplan counts MTP drafting for vLLM, "
+                        "SGLang and the generic rule only");
+        return true;
+    }
+    struct diag inner = {0};
+    if (s->draft.layers == 0)
+        return fail(d, n, SF_DRAFT_MODEL, field, "no draft model given");
+    if (!spec_model_validate(&s->draft, &inner))
+        return fail(d, n, SF_DRAFT_MODEL, field, "%s: %s", s->draft.id, inner.message);
+    return true;
+}
 
 bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
                        enum scenario_field *field, struct diag *d)
@@ -300,6 +335,8 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
     struct diag inner = {0};
     if (!spec_model_validate(m, &inner))
         return fail(d, n, SF_MODEL, field, "%s: %s", m->id, inner.message);
+    if (!scenario_validate_spec(s, n, field, d))
+        return false;
     if (!spec_gpu_validate(&s->gpu, &inner))
         return fail(d, n, SF_GPU, field, "%s: %s", s->gpu.id, inner.message);
     return true;

@@ -18,6 +18,15 @@
 
 enum { GPUS_MAX = 65536, BLOCK_TOKENS_MAX = 1 << 20, DEFAULT_BLOCK_TOKENS = 16 };
 
+/* Speculative decoding: what proposes the tokens the model verifies. */
+enum spec_method {
+    SPEC_NONE = 0,
+    SPEC_DRAFT, /* a separate, smaller draft model */
+    SPEC_MTP    /* the model's own multi-token-prediction layers (DeepSeek-V3 nextn) */
+};
+enum { SPEC_TOKENS_MAX = 64 };
+
+
 /* The knobs. Zero / DTYPE_AUTO / false mean "the default" as documented. */
 struct scenario {
     struct gpu_spec gpu;       /* full spec, so a snapshot is self-contained */
@@ -53,6 +62,10 @@ struct scenario {
                                 * requests with the whole KV (MLA latents not replicated) */
     bool expert_parallel;      /* vLLM --enable-expert-parallel: routed experts spread over
                                 * every GPU of the data-parallel group (TP x replicas) */
+    /* Speculative decoding (appended: older snapshots leave it off). */
+    enum spec_method spec_method; /* none, a draft model, or the model's MTP layers */
+    struct model_spec draft;   /* SPEC_DRAFT: the draft model, from the catalogue */
+    uint32_t spec_tokens;      /* speculative tokens per step; 0 = the default (spec_default_tokens) */
 };
 
 /* The fields validation can name. */
@@ -89,6 +102,9 @@ enum scenario_field {
     SF_PP,
     SF_DP_ATTENTION,
     SF_EXPERT_PARALLEL,
+    SF_SPEC_METHOD,
+    SF_DRAFT_MODEL,
+    SF_SPEC_TOKENS,
     SF_COUNT
 };
 
@@ -131,5 +147,16 @@ uint32_t scenario_replicas(const struct scenario *s);
 
 /* The tokens in use on average (avg_context_tokens, or the context). */
 uint64_t scenario_avg_tokens(const struct scenario *s);
+
+/* "none", "draft", "mtp"; and back (case-insensitive). */
+const char *spec_method_name(enum spec_method m);
+bool spec_method_parse(const char *text, enum spec_method *out);
+
+/* The speculative tokens when none are given: the MTP layers (vLLM
+ * config/speculative.py: num_speculative_tokens defaults to the draft
+ * config's n_predict = num_nextn_predict_layers), else llama.cpp's
+ * --draft-max default of 16 (common/common.h) for llama.cpp, else 1 (vLLM
+ * and SGLang require the count for a draft model; kvplan's documented default). */
+uint32_t spec_default_tokens(const struct scenario *s);
 
 #endif

@@ -83,6 +83,12 @@ struct model_spec {
      * attention reads the index_topk tokens it picks (0 = dense attention). */
     uint32_t index_head_dim, index_n_heads;
     uint64_t index_topk;
+    /* Multi-token prediction (DeepSeek-V3 num_nextn_predict_layers): MTP
+     * layers shipped beside the model, and their parameters (one decoder
+     * layer each with its MoE, plus eh_proj and norms; the embedding and
+     * head are shared with the model); 0 = none. */
+    uint32_t nextn_layers;
+    uint64_t mtp_params;
 };
 
 /* "MHA", "GQA", "MQA" or "MLA". */

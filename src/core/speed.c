@@ -203,7 +203,7 @@ static struct step step_of(const struct inputs *in, const struct scenario *s,
     uint64_t m = batch_users(in, n);
     double share = speed_expert_share(&s->model, m);
     /* the GPU's weights, less the experts this batch leaves untouched */
-    st.weights_read = (double)r->weights_bytes_per_gpu - in->experts / in->expert_div * (1.0 - share);
+    st.weights_read = (double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu) - in->experts / in->expert_div * (1.0 - share);
     st.bytes = st.weights_read + (double)r->prefix_bytes_per_gpu +
                (double)users_per_gpu(in, m) * (double)r->user_bytes_avg_per_gpu * in->read_share;
     st.flops = 2.0 * in->active * (double)m / in->shards + attention_flops(in, r, m);
@@ -244,7 +244,8 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     uint64_t m = batch_users(in, n); /* the users of one batch in flight */
     if (s->model.experts) {
         row = explain_row_begin(x, "speed_weights", "Weights read", "per GPU");
-        explain_term(row, (long double)r->weights_bytes_per_gpu, XU_BYTES, "weights on the GPU");
+        explain_term(row, (long double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu),
+                     XU_BYTES, "weights on the GPU");
         explain_term(row, in->experts, XU_BYTES, "in experts");
         explain_term(row, in->expert_div, XU_COUNT,
                      in->expert_div == 1 ? "GPU" : r->experts_spread ? "GPUs (all)" : "GPUs");
@@ -465,7 +466,7 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
                                 in.index_flops * in.layers * causal(p, 0) * p;
     /* the prompt passes the stages in turn: each reads its weights once and
      * does its all-reduces */
-    double weights_s = (double)r->weights_bytes_per_gpu / (in.bw * in.mbu) * in.pp;
+    double weights_s = (double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu) / (in.bw * in.mbu) * in.pp;
     double comm = comm_seconds(&in, p) * in.pp;
     if (in.peak > 0) {
         sp->ttft_seconds =

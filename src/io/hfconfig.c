@@ -104,6 +104,36 @@ static bool name_valid(const char *name, struct diag *d)
 /* Whatever import-hf writes must load (issue 9: presets kvplan refused, or
  * holding wrapped values): the preset is written and read back by the
  * loader, and must come back as the same text. */
+/* Multi-token-prediction layers (num_nextn_predict_layers), counted apart
+ * from the model: each is one more decoder layer (the count with one layer
+ * more, less the count without), eh_proj 2h x h, and enorm, hnorm and the
+ * shared head's norm; the embedding and head are the model's (vLLM
+ * v1/spec_decode/eagle.py shares them). DeepSeek-V3 and GLM-4.5 only: their
+ * MTP layer is a layer of the model's last kind. */
+static bool mtp_count(const struct jsonread *r, const cJSON *root, const struct arch_dims *a,
+                      uint64_t text_params, struct model_spec *m, struct hf_import *h,
+                      struct diag *d)
+{
+    uint64_t nextn = 0, more = 0, unused = 0;
+    if (!jsonread_u64(r, root, "num_nextn_predict_layers", false, 0, 64, &nextn, d))
+        return false;
+    if (nextn == 0)
+        return true;
+    if (a->family != ARCH_DEEPSEEK && a->family != ARCH_GLM4_MOE) {
+        note(h, "%llu MTP layers not counted for this family", (unsigned long long)nextn);
+        return true;
+    }
+    struct arch_dims one_more = *a;
+    one_more.layers++;
+    if (!params_count(&one_more, &more, &unused) || more <= text_params)
+        return true;
+    m->nextn_layers = (uint32_t)nextn;
+    m->mtp_params = nextn * (more - text_params + 2 * a->hidden * a->hidden + 3 * a->hidden);
+    note(h, "MTP: %llu layer%s of %.2f B parameters, for --speculative-method mtp",
+         (unsigned long long)nextn, nextn == 1 ? "" : "s", (double)m->mtp_params / 1e9);
+    return true;
+}
+
 static bool round_trip(const char *path, const struct model_spec *m, struct diag *d)
 {
     char *first = NULL, *second = NULL;
@@ -489,6 +519,10 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     }
     m->params = total;
     m->active_params = active;
+    if (!mtp_count(&r, root, a, total - vision, m, h, d)) {
+        cJSON_Delete(root);
+        return false;
+    }
     uint64_t in_experts = 0;
     if (a->experts > 0 && params_in_experts(a, &in_experts)) {
         m->expert_params = in_experts; /* what expert parallelism spreads over its GPUs */

@@ -198,6 +198,23 @@ static void report_engine(FILE *out, const struct scenario *s, const struct plan
     }
 }
 
+/* "draft Llama 3.2 1B (llama-3.2-1b), 4 speculative tokens per step" */
+static void spec_text(const struct scenario *s, const struct plan_result *r, char *buf,
+                      size_t size)
+{
+    if (r->spec.method == SPEC_DRAFT)
+        snprintf(buf, size, "draft %s (%s), %u speculative token%s per step", s->draft.name,
+                 s->draft.id, r->spec.tokens, r->spec.tokens == 1 ? "" : "s");
+    else
+        snprintf(buf, size, "MTP, %u layer%s of %s, %u speculative token%s per step",
+                 s->model.nextn_layers, s->model.nextn_layers == 1 ? "" : "s", s->model.name,
+                 r->spec.tokens, r->spec.tokens == 1 ? "" : "s");
+}
+
+/* The speed model times the model's own step: no draft passes, no acceptance. */
+static const char spec_speed_note[] =
+    "speed is the model's step alone: the draft's passes and the accepted tokens are not modelled";
+
 void report_text(FILE *out, const struct scenario *s, const struct plan_result *r)
 {
     char a[64], b[64], c[64], line[512];
@@ -234,6 +251,10 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     else
         fprintf(out, "  %-14s %s's own rule (the headroom applies to the generic rule only)\n",
                 "Budget", engine_label(r->profile, r->rule));
+    if (r->spec.method != SPEC_NONE) {
+        spec_text(s, r, line, sizeof line);
+        fprintf(out, "  %-14s %s\n", "Speculative", line);
+    }
     print_service_inputs(out, s, r, false);
 
     fprintf(out, "\nHow it is computed\n");
@@ -246,6 +267,8 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
             r->speed.concurrency == 1 ? "" : "s", r->speed.mbu, r->speed.mfu);
     if (s->mbu <= 0 && s->gpu.achievable_mbu > 0)
         fprintf(out, "  MBU %.2f: %s\n", s->gpu.achievable_mbu, s->gpu.achievable_mbu_basis);
+    if (r->spec.method != SPEC_NONE)
+        fprintf(out, "  Speculative: %s\n", spec_speed_note);
     for (int i = 0; i < r->explain.count; i++)
         if (report_is_speed_row(&r->explain.rows[i]))
             row_text(out, &r->explain.rows[i]);
@@ -259,7 +282,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
             r->profile != ENGINE_GENERIC ? ", of the CUDA total" : "");
     for (int i = 0; i < SEG_COUNT; i++) {
         total += seg[i];
-        if (i == SEG_RUNTIME && seg[i] == 0)
+        if ((i == SEG_RUNTIME || i == SEG_DRAFT) && seg[i] == 0)
             continue;
         units_format_bytes(seg[i], u, a, sizeof a);
         double pct = r->memory_bytes_per_gpu
@@ -309,6 +332,10 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         fprintf(out, "| Headroom | %g %% |\n", s->headroom_percent);
     else
         fprintf(out, "| Budget | %s's rule |\n", engine_label(r->profile, r->rule));
+    if (r->spec.method != SPEC_NONE) {
+        spec_text(s, r, line, sizeof line);
+        fprintf(out, "| Speculative | %s (%s) |\n", line, spec_speed_note);
+    }
     print_service_inputs(out, s, r, true);
     fprintf(out, "\n");
 
@@ -479,6 +506,12 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
         ADD(" --enable-dp-attention");
     if (s->expert_parallel)
         ADD(" --enable-expert-parallel");
+    if (s->spec_method == SPEC_DRAFT)
+        ADD(" --draft-model %s", s->draft.id);
+    else if (s->spec_method == SPEC_MTP)
+        ADD(" --speculative-method mtp");
+    if (s->spec_method != SPEC_NONE && s->spec_tokens)
+        ADD(" --num-speculative-tokens %u", s->spec_tokens);
     if (e->gpu_memory_utilization > 0)
         ADD(" --gpu-memory-utilization %g", e->gpu_memory_utilization);
     if (e->mem_fraction_static > 0)

@@ -45,6 +45,30 @@ static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
 }
 
 /* One scenario object (the top-level "scenario", or a session entry's). */
+/* "speculative": {"method": "draft" | "mtp", "draft_model": {...}, "num_speculative_tokens": N | null} */
+static bool snapshot_spec_from_json(const struct jsonread *sr, const cJSON *po, struct scenario *s,
+                                    struct diag *d)
+{
+    if (!cJSON_IsObject(po))
+        return jsonread_fail(sr, d, "speculative: expected an object or null");
+    struct jsonread pr = jsonread_child(sr, "speculative", "speculative.");
+    char method[16] = "";
+    if (!jsonread_string(&pr, po, "method", true, method, sizeof method, d))
+        return false;
+    if (!spec_method_parse(method, &s->spec_method))
+        return jsonread_fail(&pr, d, "method: '%s' is not draft, mtp or none", method);
+    const cJSON *dm = cJSON_GetObjectItemCaseSensitive(po, "draft_model");
+    if (s->spec_method == SPEC_DRAFT) {
+        if (!cJSON_IsObject(dm))
+            return jsonread_fail(&pr, d, "draft_model: a draft needs its model object");
+        struct jsonread dr = jsonread_child(&pr, "draft_model", "draft_model.");
+        if (!preset_model_from_json(&dr, dm, &s->draft, d))
+            return false;
+    }
+    return jsonread_u32(&pr, po, "num_speculative_tokens", false, 1, SPEC_TOKENS_MAX,
+                        &s->spec_tokens, d);
+}
+
 static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const char *path,
                                struct scenario *out, struct diag *d)
 {
@@ -114,6 +138,9 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
                          d) &&
          jsonread_double(sr, so, "mbu", false, 0.01, 1.0, &tmp.mbu, d) &&
          jsonread_double(sr, so, "mfu", false, 0.01, 1.0, &tmp.mfu, d);
+    const cJSON *po = cJSON_GetObjectItemCaseSensitive(so, "speculative");
+    if (ok && po != NULL && !cJSON_IsNull(po))
+        ok = snapshot_spec_from_json(sr, po, &tmp, d);
     const cJSON *eo = cJSON_GetObjectItemCaseSensitive(so, "engine");
     if (ok && eo != NULL && !cJSON_IsNull(eo)) {
         struct jsonread er = jsonread_child(sr, "engine", "engine.");

@@ -189,6 +189,17 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_bool(&o, "dp_attention", true);
     if (s->expert_parallel)
         jsonout_bool(&o, "expert_parallel", true);
+    if (s->spec_method != SPEC_NONE) {
+        struct jsonout so = jsonout_begin();
+        jsonout_string(&so, "method", spec_method_name(s->spec_method));
+        if (s->spec_method == SPEC_DRAFT)
+            jsonout_object(&so, "draft_model", preset_model_to_json(&s->draft, false));
+        if (s->spec_tokens)
+            jsonout_uint(&so, "num_speculative_tokens", s->spec_tokens);
+        else
+            jsonout_null(&so, "num_speculative_tokens");
+        jsonout_object(&o, "speculative", jsonout_end(&so));
+    }
     return jsonout_end(&o);
 }
 
@@ -247,6 +258,16 @@ static cJSON *result_json(const struct plan_result *r)
     jsonout_uint(&o, "reserved_bytes_per_gpu", r->reserved_bytes_per_gpu);
     jsonout_uint(&o, "weights_bytes", r->weights_bytes);
     jsonout_uint(&o, "weights_bytes_per_gpu", r->weights_bytes_per_gpu);
+    if (r->spec.method != SPEC_NONE) { /* of weights_bytes_per_gpu and the KV per token */
+        struct jsonout so = jsonout_begin();
+        jsonout_string(&so, "method", spec_method_name(r->spec.method));
+        jsonout_uint(&so, "num_speculative_tokens", r->spec.tokens);
+        jsonout_uint(&so, "draft_weights_bytes", r->spec.weights_bytes);
+        jsonout_uint(&so, "draft_weights_bytes_per_gpu", r->spec.weights_bytes_per_gpu);
+        jsonout_uint(&so, "draft_layers", r->spec.layers);
+        jsonout_uint(&so, "draft_kv_bytes_per_token_per_gpu", r->spec.kv_bytes_per_token);
+        jsonout_object(&o, "speculative", jsonout_end(&so));
+    }
     jsonout_uint(&o, "runtime_bytes_per_gpu", r->runtime_bytes_per_gpu);
     jsonout_uint(&o, "kv_pool_bytes_per_gpu", r->kv_pool_bytes_per_gpu);
     jsonout_uint(&o, "shortfall_bytes_per_gpu", r->shortfall_bytes_per_gpu);

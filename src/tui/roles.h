@@ -24,6 +24,7 @@ enum role {
     ROLE_HEADROOM,
     ROLE_OVER,
     ROLE_TRACK,
+    ROLE_DRAFT, /* a bar segment: the draft model's weights (appended: pair numbers stay) */
     ROLE_COUNT
 };
 

@@ -363,6 +363,31 @@ expect 0 "DP attention over the TP ranks" plan --model deepseek-v3 --gpu h200 --
 expect 0 "experts over all 16 GPUs" plan --model deepseek-v3 --gpu h200 --gpus 16 --tp 8 --engine vllm --enable-expert-parallel --context 32k
 expect 2 "--enable-expert-parallel: llama-3-8b has no MoE experts to spread" plan --model llama-3-8b --engine vllm --enable-expert-parallel
 expect 2 "--enable-expert-parallel: is an option of vLLM's V1 engine" plan --model mixtral-8x7b --engine sglang --enable-expert-parallel
+
+# speculative decoding: a draft model, DeepSeek's MTP layer, and their errors
+expect 0 "Draft KV per token  16 draft layers x 2 (K,V) x 8 KV heads x 64 head_dim x 2 B (bf16)" plan --model llama-3.1-8b --draft-model llama-3.2-1b
+expect 0 "= 32,768 B (32 KiB) per GPU" plan --model llama-3.1-8b --draft-model llama-3.2-1b
+expect 0 "draft model" plan --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b --num-speculative-tokens 4
+expect 0 "Tokens + lookahead  8,192 context + 4 speculative tokens" plan --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b --num-speculative-tokens 4
+expect_field 55 max_users --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b --num-speculative-tokens 4
+expect_field 62 max_users --model llama-3.1-70b --gpus 4
+expect_field 617907200 draft_weights_bytes_per_gpu --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b --num-speculative-tokens 4
+expect_field 8192 draft_kv_bytes_per_token_per_gpu --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b
+expect_field 1451258528 draft_weights_bytes_per_gpu --model deepseek-v3 --gpu h200 --gpus 8 --speculative-method mtp
+expect 0 "MTP head" plan --model deepseek-v3 --gpu h200 --gpus 8 --speculative-method mtp --engine sglang
+expect 0 "--speculative-algorithm EAGLE --speculative-num-steps 1" plan --model deepseek-v3 --gpu h200 --gpus 8 --speculative-method mtp --engine sglang
+expect 0 '"method":"draft_model","model":"meta-llama/Llama-3.2-1B","num_speculative_tokens":3' plan --model llama-3.1-8b --draft-model llama-3.2-1b --num-speculative-tokens 3 --engine vllm
+expect 0 "-md llama-3.2-1b.gguf --draft-max 16" plan --model llama-3.1-8b --draft-model llama-3.2-1b --engine llama.cpp
+expect 0 "| Speculative | draft Llama 3.2 1B (llama-3.2-1b), 3 speculative tokens per step" plan --model llama-3.1-8b --draft-model llama-3.2-1b --num-speculative-tokens 3 --format markdown
+expect 0 "vocabulary is not the model's" plan --model llama-3.1-8b --draft-model qwen2.5-0.5b
+expect_not "Draft" plan --model llama-3.1-8b
+expect 2 "--draft-model: unknown model 'llama-3.2-1' (closest: llama-3.2-1b" plan --draft-model llama-3.2-1
+expect 2 "--num-speculative-tokens: " plan --draft-model llama-3.2-1b --num-speculative-tokens 65
+expect 2 "--num-speculative-tokens: " plan --draft-model llama-3.2-1b --num-speculative-tokens 0
+expect 2 "--num-speculative-tokens: needs --draft-model or --speculative-method mtp" plan --num-speculative-tokens 3
+expect 2 "--speculative-method: mtp: llama-3.1-8b ships no MTP layers" plan --speculative-method mtp
+expect 2 "--speculative-method: 'eagle9' is not draft, mtp or none" plan --speculative-method eagle9
+expect 2 "--speculative-method: draft needs --draft-model ID" plan --speculative-method draft
 expect 0 "h100-sxm            32        8x4x1" solve --users 20 --context 128k --model llama-3.1-405b --gpu h100-sxm --engine vllm --max-gpus 32 --max-pp 4
 
 # --- solve and sweep

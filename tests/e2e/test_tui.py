@@ -148,7 +148,7 @@ def test_resize_redraws_and_too_small_says_so():
         t.resize(160, 48)
         t.wait_for(r"Users against context")
         t.resize(50, 15)
-        t.wait_for(r"Enlarge the terminal to 70x22")
+        t.wait_for(r"Enlarge the terminal to 70x24")
         t.resize(80, 24)
         t.wait_for(r"How the number is computed")
         assert users_on_screen(t) == 29

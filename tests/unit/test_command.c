@@ -14,33 +14,7 @@
 #include "io/catalog.h"
 #include "io/report.h"
 
-static struct catalog cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    struct diag d = {0};
-    catalog_init(&cat);
-    return catalog_load_embedded(&cat, &d) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    catalog_free(&cat);
-    return 0;
-}
-
-static struct scenario base(const char *gpu, const char *model)
-{
-    struct scenario s;
-    const struct catalog_gpu *g = catalog_find_gpu(&cat, gpu);
-    const struct catalog_model *m = catalog_find_model(&cat, model);
-    assert_non_null(g);
-    assert_non_null(m);
-    scenario_default(&s, &g->spec, &m->spec);
-    return s;
-}
+#include "catalog_fixture.h"
 
 /* Runs the command line through options_parse + options_scenario. */
 static void parse_back(const char *line, struct scenario *out)
@@ -98,6 +72,9 @@ static void same(const struct scenario *a, const char *line)
     assert_true(a->mbu == b.mbu);
     assert_true(a->mfu == b.mfu);
     assert_memory_equal(&a->engine, &b.engine, sizeof a->engine);
+    assert_int_equal(a->spec_method, b.spec_method);
+    assert_string_equal(a->draft.id, b.draft.id);
+    assert_int_equal(a->spec_tokens, b.spec_tokens);
 
     /* and so the same answer */
     static struct plan_result ra, rb;
@@ -207,9 +184,36 @@ static void engine_flags_round_trip(void **state)
     check(&s);
 }
 
+/* --draft-model, --speculative-method mtp and --num-speculative-tokens */
+static void speculative_decoding_round_trips(void **state)
+{
+    (void)state;
+    struct scenario s = base("h100-sxm", "llama-3.1-70b");
+    s.gpus = 4;
+    s.spec_method = SPEC_DRAFT;
+    s.draft = catalog_find_model(&cat, "llama-3.2-1b")->spec;
+    check(&s); /* the default token count */
+    s.spec_tokens = 5;
+    s.engine.kind = ENGINE_VLLM;
+    check(&s);
+    s.engine.kind = ENGINE_LLAMACPP;
+    s.gpus = 1;
+    s.model = catalog_find_model(&cat, "llama-3.1-8b")->spec;
+    check(&s);
+
+    s = base("h200", "deepseek-v3");
+    s.gpus = 8;
+    s.engine.kind = ENGINE_SGLANG;
+    s.spec_method = SPEC_MTP;
+    check(&s);
+    s.spec_tokens = 3;
+    check(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(speculative_decoding_round_trips),
         cmocka_unit_test(the_defaults_round_trip),
         cmocka_unit_test(the_service_level_is_part_of_the_command),
         cmocka_unit_test(every_knob_round_trips),

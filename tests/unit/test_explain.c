@@ -20,22 +20,7 @@
 #include "core/plan.h"
 #include "io/catalog.h"
 
-static struct catalog cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    struct diag d = {0};
-    catalog_init(&cat);
-    return catalog_load_embedded(&cat, &d) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    catalog_free(&cat);
-    return 0;
-}
+#include "catalog_fixture.h"
 
 /* A small deterministic generator (xorshift), so a failure reproduces. */
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -212,6 +197,17 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                         s.dp_attention = true;
                     if (engine == ENGINE_VLLM && m->expert_params && next(2) == 0)
                         s.expert_parallel = true;
+                    /* speculative decoding: MTP where the model ships it, else a draft */
+                    if (next(4) == 0) {
+                        bool mtp_engine = engine != ENGINE_LLAMACPP && engine != ENGINE_TRTLLM;
+                        if (m->nextn_layers && mtp_engine && next(2) == 0) {
+                            s.spec_method = SPEC_MTP;
+                        } else {
+                            s.spec_method = SPEC_DRAFT;
+                            s.draft = cat.models[next(cat.model_count)].spec;
+                        }
+                        s.spec_tokens = (uint32_t)next(9); /* 0: the default */
+                    }
                     struct diag d = {0};
                     char what[200];
                     snprintf(what, sizeof what,
@@ -223,6 +219,9 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     if (!plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d))
                         fail_msg("%s: %s", what, d.message);
                     check_rows(&s, &r, what);
+                    if (r.explain.count >= EXPLAIN_ROWS_MAX)
+                        fail_msg("%s: %d explain rows fill the %d slots", what, r.explain.count,
+                                 EXPLAIN_ROWS_MAX);
                     scenarios++;
                     /* users never rise when the context doubles */
                     if (scenarios % 7 == 0) {

@@ -307,6 +307,48 @@ static void snapshots_round_trip_exactly(void **state)
     catalog_free(&c);
 }
 
+/* A draft model (its whole spec), MTP and the token count survive a snapshot. */
+static void speculative_decoding_round_trips_in_a_snapshot(void **state)
+{
+    (void)state;
+    struct catalog c;
+    catalog_init(&c);
+    struct diag d = {0};
+    assert_true(catalog_load_embedded(&c, &d));
+    static struct scenario s, back;
+    static struct plan_result r, r2;
+    scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec,
+                     &catalog_find_model(&c, "llama-3.1-70b")->spec);
+    s.gpus = 4;
+    s.spec_method = SPEC_DRAFT;
+    s.draft = catalog_find_model(&c, "llama-3.2-1b")->spec;
+    s.spec_tokens = 4;
+    for (int pass = 0; pass < 2; pass++) {
+        assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+        char *json = snapshot_to_json(&s, &r, "kvplan test");
+        assert_non_null(json);
+        assert_non_null(strstr(json, "\"speculative\""));
+        if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
+            fail_msg("%s", d.message);
+        assert_int_equal(back.spec_method, s.spec_method);
+        assert_int_equal(back.spec_tokens, s.spec_tokens);
+        assert_string_equal(back.draft.id, s.draft.id);
+        assert_int_equal(back.draft.params, s.draft.params);
+        assert_true(plan_compute(&back, PLAN_EXPLAIN, NULL, &r2, &d));
+        assert_int_equal(r.max_users, r2.max_users);
+        char *again = snapshot_to_json(&back, &r2, "kvplan test");
+        assert_string_equal(json, again);
+        free(json);
+        free(again);
+        /* then DeepSeek-V3's own MTP layer, the default token count */
+        scenario_default(&s, &catalog_find_gpu(&c, "h200")->spec,
+                         &catalog_find_model(&c, "deepseek-v3")->spec);
+        s.gpus = 8;
+        s.spec_method = SPEC_MTP;
+    }
+    catalog_free(&c);
+}
+
 static void a_newer_snapshot_major_version_is_refused(void **state)
 {
     (void)state;
@@ -513,6 +555,7 @@ int main(void)
         cmocka_unit_test(duplicate_ids_in_one_directory_are_an_error),
         cmocka_unit_test(a_directory_overrides_embedded_presets_by_id),
         cmocka_unit_test(snapshots_round_trip_exactly),
+        cmocka_unit_test(speculative_decoding_round_trips_in_a_snapshot),
         cmocka_unit_test(layouts_past_one_node_round_trip_and_stay_out_when_unset),
         cmocka_unit_test(a_newer_snapshot_major_version_is_refused),
         cmocka_unit_test(a_version_1_snapshot_still_loads),

@@ -258,6 +258,44 @@ static void the_engine_control_switches_the_count_to_the_engines(void **state)
     assert_int_equal(p->scenario.engine.kind, ENGINE_GENERIC);
 }
 
+/* Draft: none, then the smaller models of the same vocabulary; a draft
+ * brings the Spec tokens control and the copied command carries both. */
+static void the_draft_control_adds_a_draft_and_its_tokens(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    uint64_t before = p->result.max_users;
+    assert_false(control_visible(CTRL_SPEC_TOKENS, &p->scenario));
+    uint64_t v[CONTROL_VALUES_MAX];
+    int n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    assert_true(n >= 2);
+    assert_int_equal(v[0], DRAFT_NONE);
+    /* Llama 3.1 8B has no MTP layer: the first draft is a smaller Llama */
+    const struct model_spec *first = &cat.models[v[1] - DRAFT_MODEL_BASE].spec;
+    assert_int_equal(first->vocab_size, 128256);
+    p->focus = CTRL_DRAFT;
+    planner_key(p, KEY_RIGHT);
+    assert_int_equal(p->scenario.spec_method, SPEC_DRAFT);
+    assert_string_equal(p->scenario.draft.id, first->id);
+    assert_true(p->result.max_users < before);
+    assert_int_equal(p->result.max_users, users_for(&p->scenario));
+    assert_true(control_visible(CTRL_SPEC_TOKENS, &p->scenario));
+    char text[64];
+    control_format(CTRL_SPEC_TOKENS, &p->scenario, &p->result, text, sizeof text);
+    assert_string_equal(text, "auto 1");
+    planner_key(p, 'r');
+    assert_int_equal(p->scenario.spec_method, SPEC_NONE);
+    assert_int_equal(p->result.max_users, before);
+
+    /* DeepSeek-V3 offers its MTP layer */
+    p = start("h200", "deepseek-v3", 8192);
+    n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    assert_int_equal(v[1], DRAFT_MTP);
+    control_set(CTRL_DRAFT, &p->scenario, &cat, DRAFT_MTP);
+    control_format(CTRL_DRAFT, &p->scenario, &p->result, text, sizeof text);
+    assert_string_equal(text, "MTP (1 layer)");
+}
+
 static void q_quits_and_presentation_toggles(void **state)
 {
     (void)state;
@@ -614,6 +652,7 @@ int main(void)
         cmocka_unit_test(export_writes_what_plan_json_prints_and_asks_before_overwriting),
         cmocka_unit_test(the_curve_matches_the_core_at_its_points),
         cmocka_unit_test(the_engine_control_switches_the_count_to_the_engines),
+        cmocka_unit_test(the_draft_control_adds_a_draft_and_its_tokens),
         cmocka_unit_test(q_quits_and_presentation_toggles),
         cmocka_unit_test(refusals_name_the_control_in_the_planners_words),
         cmocka_unit_test(tp_splits_the_gpus_into_replicas_and_every_figure_follows),

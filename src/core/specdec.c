@@ -1,0 +1,204 @@
+/* Speculative decoding in GPU memory: the draft's (or MTP layers') weights
+ * and KV, folded into the plan before the budgeting rule runs. Sources in
+ * specdec.h. */
+#include "specdec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <strings.h>
+
+#include "policy.h"
+
+const char *spec_method_name(enum spec_method m)
+{
+    switch (m) {
+    case SPEC_DRAFT:
+        return "draft";
+    case SPEC_MTP:
+        return "mtp";
+    default:
+        return "none";
+    }
+}
+
+bool spec_method_parse(const char *text, enum spec_method *out)
+{
+    static const enum spec_method all[] = {SPEC_NONE, SPEC_DRAFT, SPEC_MTP};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (strcasecmp(text, spec_method_name(all[i])) == 0) {
+            *out = all[i];
+            return true;
+        }
+    /* the engines' own names: vLLM "draft_model", "deepseek_mtp"; SGLang "NEXTN" */
+    if (strcasecmp(text, "draft_model") == 0 || strcasecmp(text, "standalone") == 0) {
+        *out = SPEC_DRAFT;
+        return true;
+    }
+    if (strcasecmp(text, "deepseek_mtp") == 0 || strcasecmp(text, "nextn") == 0) {
+        *out = SPEC_MTP;
+        return true;
+    }
+    return false;
+}
+
+uint32_t spec_default_tokens(const struct scenario *s)
+{
+    if (s->spec_method == SPEC_NONE)
+        return 0;
+    if (s->spec_tokens)
+        return s->spec_tokens;
+    if (s->spec_method == SPEC_MTP)
+        return s->model.nextn_layers ? s->model.nextn_layers : 1;
+    /* llama.cpp common/common.h: common_params_speculative n_max = 16 (--draft-max) */
+    return s->engine.kind == ENGINE_LLAMACPP ? 16 : 1;
+}
+
+/* The draft as a scenario of its own: its released weights, the model's cache type. */
+static void draft_scenario(const struct scenario *s, enum dtype kv, struct scenario *ds)
+{
+    scenario_default(ds, &s->gpu, &s->draft);
+    ds->kv_dtype = kv;
+    ds->full_attention = true; /* counted at every token (see kvcost_bytes) */
+}
+
+void specdec_compute(const struct scenario *s, uint32_t attention_tp, struct plan_result *r)
+{
+    struct spec_result *p = &r->spec;
+    p->method = s->spec_method;
+    p->tokens = spec_default_tokens(s);
+    if (s->spec_method == SPEC_NONE)
+        return;
+    /* the draft runs at the model's TP (vLLM draft_model.py, SGLang's draft
+     * worker): its weights split over the replica's TP ranks */
+    uint32_t tp = r->tp ? r->tp : 1;
+    if (s->spec_method == SPEC_DRAFT) {
+        enum dtype kv = s->engine.kind == ENGINE_LLAMACPP && s->kv_dtype == DTYPE_AUTO
+                            ? DTYPE_FP16
+                            : r->cost.kv_dtype;
+        struct scenario ds;
+        draft_scenario(s, kv, &ds);
+        enum dtype used;
+        p->weights_bytes = scenario_weights_bytes(&ds, &used);
+        struct kv_cost dc;
+        kvcost_compute(&ds, attention_tp, &dc);
+        p->layers = dc.layers;
+        p->kv_heads_per_gpu = dc.kv_heads_per_gpu;
+        p->kv_bytes_per_layer = dc.bytes_per_layer;
+        p->kv_bytes_per_token = dc.bytes_per_token;
+    } else {
+        /* the MTP layers at the model's bytes per parameter as counted */
+        const struct model_spec *m = &s->model;
+        long double per = m->params ? (long double)r->weights_bytes / m->params : 0;
+        p->weights_bytes = (uint64_t)ceill((long double)m->mtp_params * per);
+        p->layers = m->nextn_layers;
+        p->kv_bytes_per_layer = r->cost.bytes_per_layer;
+        p->kv_bytes_per_token = kv_sat_mul(r->cost.bytes_per_layer, m->nextn_layers);
+    }
+    p->weights_bytes_per_gpu = kv_ceil_div(p->weights_bytes, tp);
+    r->weights_bytes_per_gpu = kv_sat_add(r->weights_bytes_per_gpu, p->weights_bytes_per_gpu);
+    r->cost.draft_bytes_per_token = p->kv_bytes_per_token;
+    r->cost.bytes_per_token = kv_sat_add(r->cost.bytes_per_token, p->kv_bytes_per_token);
+    r->cost.bytes_per_token_global = kv_sat_add(r->cost.bytes_per_token_global, p->kv_bytes_per_token);
+}
+
+void specdec_weights_row(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    const struct spec_result *p = &c->r->spec;
+    if (p->method == SPEC_NONE)
+        return;
+    char name[EXPLAIN_NAME_MAX];
+    struct explain_row *row;
+    if (p->method == SPEC_DRAFT) {
+        row = explain_row_begin(c->x, "draft_weights", "Draft weights", "per GPU");
+        snprintf(name, sizeof name, "%s (%s)", s->draft.id,
+                 s->draft.weights_bytes ? "checkpoint" : dtype_info(s->draft.weight_dtype)->name);
+        explain_term(row, (long double)p->weights_bytes, XU_BYTES, name);
+    } else {
+        const struct model_spec *m = &s->model;
+        row = explain_row_begin(c->x, "draft_weights", "MTP weights", "per GPU");
+        explain_term(row, (long double)m->mtp_params, XU_COUNT,
+                     m->nextn_layers == 1 ? "MTP layer params" : "MTP layers' params");
+        snprintf(name, sizeof name, "B/param (%s)", plan_weights_label(c->r));
+        explain_term(row, m->params ? (long double)c->r->weights_bytes / m->params : 0,
+                     XU_PER_VALUE, name);
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_CEIL);
+    }
+    if (c->r->tp > 1) {
+        explain_term(row, c->r->tp, XU_COUNT, "GPUs (TP)");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+    }
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    p->method == SPEC_DRAFT ? "the draft runs at the model's TP, its own embedding "
+                                              "and head"
+                                            : "one decoder layer and eh_proj each; embedding and "
+                                              "head shared");
+}
+
+void specdec_kv_row(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    const struct spec_result *p = &c->r->spec;
+    if (p->method == SPEC_NONE)
+        return;
+    struct explain_row *row = explain_row_begin(c->x, "draft_kv_per_token",
+                                                p->method == SPEC_MTP ? "MTP KV per token"
+                                                                      : "Draft KV per token",
+                                                c->s->engine.kind == ENGINE_LLAMACPP && c->r->tp > 1
+                                                    ? "all GPUs"
+                                                    : "per GPU");
+    if (p->method == SPEC_MTP) {
+        explain_term(row, p->layers, XU_COUNT, p->layers == 1 ? "MTP layer" : "MTP layers");
+        explain_ref(c->x, row, "kv_per_layer", "");
+        explain_op(row, XOP_MUL);
+        explain_row_end(c->x, row, XU_BYTES_EXACT, 0, "the MTP layer caches like the model's");
+        return;
+    }
+    const struct model_spec *d = &s->draft;
+    enum dtype kv = s->engine.kind == ENGINE_LLAMACPP && s->kv_dtype == DTYPE_AUTO
+                        ? DTYPE_FP16
+                        : c->r->cost.kv_dtype;
+    const struct dtype_info *info = dtype_info(kv);
+    char bpv[48];
+    snprintf(bpv, sizeof bpv, "B (%s)", info->name);
+    explain_term(row, p->layers, XU_COUNT, "draft layers");
+    uint64_t values;
+    if (d->attention == ATTENTION_MLA) {
+        explain_term(row, d->kv_lora_rank, XU_COUNT, "kv_lora_rank");
+        explain_term(row, d->qk_rope_head_dim, XU_COUNT, "rope dims");
+        explain_op(row, XOP_ADD);
+        values = (uint64_t)d->kv_lora_rank + d->qk_rope_head_dim;
+    } else {
+        explain_term(row, 2, XU_COUNT, "(K,V)");
+        explain_term(row, p->kv_heads_per_gpu, XU_COUNT,
+                     c->r->cost.tp > 1 ? "KV heads/GPU" : "KV heads");
+        explain_term(row, d->head_dim, XU_COUNT, "head_dim");
+        explain_op(row, XOP_MUL);
+        values = (uint64_t)p->kv_heads_per_gpu * d->head_dim;
+    }
+    explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
+    explain_op(row, XOP_MUL);
+    if ((values * info->bytes_num) % info->bytes_den != 0)
+        explain_op(row, XOP_CEIL);
+    if (d->attention != ATTENTION_MLA)
+        explain_op(row, XOP_MUL);
+    explain_op(row, XOP_MUL);
+    char note[96];
+    snprintf(note, sizeof note, "%s keeps its own KV of every token", d->id);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
+}
+
+void specdec_tokens_row(struct policy_ctx *c, uint64_t context)
+{
+    const struct spec_result *p = &c->r->spec;
+    if (p->method == SPEC_NONE || c->s->engine.kind == ENGINE_LLAMACPP)
+        return;
+    struct explain_row *row = explain_row_begin(c->x, "spec_tokens", "Tokens + lookahead", "");
+    explain_term(row, (long double)context, XU_TOKENS, "context");
+    explain_term(row, p->tokens, XU_TOKENS, p->tokens == 1 ? "speculative token" : "speculative tokens");
+    explain_op(row, XOP_ADD);
+    explain_row_end(c->x, row, XU_TOKENS, 0,
+                    "each step holds the speculative tokens (vLLM num_lookahead_tokens)");
+}
