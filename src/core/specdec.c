@@ -165,6 +165,16 @@ void specdec_kv_row(struct policy_ctx *c)
     snprintf(bpv, sizeof bpv, "B (%s)", info->name);
     explain_term(row, p->layers, XU_COUNT, "draft layers");
     uint64_t values;
+    if (kvcost_index_bytes(d)) {
+        /* sparse attention: latent and indexer key as kvcost lays them out */
+        explain_term(row, (long double)p->kv_bytes_per_layer, XU_BYTES_EXACT,
+                     "latent + indexer key a layer");
+        explain_op(row, XOP_MUL);
+        char note[96];
+        snprintf(note, sizeof note, "%s keeps its own KV of every token", d->id);
+        explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
+        return;
+    }
     if (d->attention == ATTENTION_MLA) {
         explain_term(row, d->kv_lora_rank, XU_COUNT, "kv_lora_rank");
         explain_term(row, d->qk_rope_head_dim, XU_COUNT, "rope dims");
