@@ -38,6 +38,8 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_PP] = "Pipeline stages",
     [SF_DP_ATTENTION] = "DP attention",
     [SF_EXPERT_PARALLEL] = "Expert parallel",
+    [SF_HOST_KV] = "Host KV",
+    [SF_PREFIX_HIT_RATE] = "Hit rate (--prefix-hit-rate)",
 };
 
 static const struct {

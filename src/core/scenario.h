@@ -53,6 +53,13 @@ struct scenario {
                                 * requests with the whole KV (MLA latents not replicated) */
     bool expert_parallel;      /* vLLM --enable-expert-parallel: routed experts spread over
                                 * every GPU of the data-parallel group (TP x replicas) */
+    /* A second tier: KV cache in host memory (doc/MODEL.md, "Host memory
+     * tier"). 0 = none. Per GPU, as each rank of an engine keeps its own
+     * host pool (SGLang --hicache-size; vLLM's --kv-offloading-size is this
+     * times TP x PP). */
+    uint64_t host_kv_bytes;
+    bool has_prefix_hit_rate;  /* the share of returning users found in host memory, given */
+    double prefix_hit_rate;    /* 0 to 1 */
 };
 
 /* The fields validation can name. */
@@ -89,6 +96,8 @@ enum scenario_field {
     SF_PP,
     SF_DP_ATTENTION,
     SF_EXPERT_PARALLEL,
+    SF_HOST_KV,
+    SF_PREFIX_HIT_RATE,
     SF_COUNT
 };
 
