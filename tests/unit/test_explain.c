@@ -83,6 +83,14 @@ static bool expected(const struct plan_result *r, const char *key, long double *
         {"speed_step", r->speed.step_seconds},
         {"speed_comm", r->speed.comm_seconds},
         {"speed_total", r->speed.tokens_per_s_total},
+        {"host_pool", r->host.pool_bytes_per_gpu},
+        {"host_user", r->host.user_bytes_per_gpu},
+        {"host_users", r->host.users},
+        {"host_users_replica", r->host.users_per_replica},
+        {"host_beyond", r->host.beyond_gpu},
+        {"host_reload", r->host.reload_seconds},
+        {"host_recompute", r->host.recompute_seconds},
+        {"host_restore", r->host.restore_seconds},
         {"ttft", r->speed.ttft_seconds},
         {"users_slo", r->speed.users_at_service_level},
     };
@@ -114,6 +122,11 @@ static void check_rows(const struct scenario *s, const struct plan_result *r, co
     for (size_t k = 0; k < sizeof always / sizeof always[0]; k++)
         if (explain_find(e, always[k]) == NULL)
             fail_msg("%s: no %s row among %d", what, always[k], e->count);
+    /* no row was lost to a full table (the last slot is reused when full) */
+    if (e->count >= EXPLAIN_ROWS_MAX)
+        fail_msg("%s: %d explain rows fill the table of %d", what, e->count, EXPLAIN_ROWS_MAX);
+    if (s->host_kv_bytes && explain_find(e, "host_users") == NULL)
+        fail_msg("%s: a host tier without its host_users row", what);
     for (int i = 0; i < e->count; i++) {
         const struct explain_row *row = &e->rows[i];
         char text[EXPLAIN_VALUE_MAX];
@@ -212,6 +225,12 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                         s.dp_attention = true;
                     if (engine == ENGINE_VLLM && m->expert_params && next(2) == 0)
                         s.expert_parallel = true;
+                    /* the host tier, with and without a hit rate */
+                    if (next(3) == 0) {
+                        s.host_kv_bytes = (uint64_t)(1 + next(1024)) << 28;
+                        s.has_prefix_hit_rate = next(2) == 0;
+                        s.prefix_hit_rate = (double)next(101) / 100.0;
+                    }
                     struct diag d = {0};
                     char what[200];
                     snprintf(what, sizeof what,
