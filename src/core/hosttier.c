@@ -43,8 +43,13 @@ static void pool_row(struct policy_ctx *c)
     double ranks = (double)r->tp * r->pp;
     switch (s->engine.kind) {
     case ENGINE_VLLM:
-        snprintf(note, sizeof note, "vLLM --kv-offloading-size %g GiB, split over %g ranks (TP x PP)",
-                 (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0), ranks);
+        if (ranks > 1)
+            snprintf(note, sizeof note, "vLLM --kv-offloading-size %g GiB, split over %g ranks "
+                     "(TP x PP)", (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0),
+                     ranks);
+        else
+            snprintf(note, sizeof note, "vLLM --kv-offloading-size %g GiB",
+                     (double)s->host_kv_bytes / (1024.0 * 1024.0 * 1024.0));
         break;
     case ENGINE_SGLANG:
         snprintf(note, sizeof note, "SGLang --hicache-size %g GB on each rank, its device pool's "
