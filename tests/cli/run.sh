@@ -365,7 +365,7 @@ expect 0 "--enable-hierarchical-cache --hicache-size 274" plan --context 32k --e
 expect 0 "| Host KV | 256.00 GiB of host memory per GPU" plan --context 32k --host-kv 256GiB --format markdown
 expect 2 "--host-kv: '-64GiB' is not a size" plan --host-kv -64GiB
 expect 2 "--host-kv: 'lots' is not a size" plan --host-kv lots
-expect 2 "--host-kv: '2PiB' is more than 1 PiB per GPU" plan --host-kv 2PiB
+expect 2 "--host-kv: '2048TiB' is more than 1 PiB per GPU" plan --host-kv 2048TiB
 expect 2 "--prefix-hit-rate: '1.5' is out of range (0 to 1)" plan --host-kv 64GiB --prefix-hit-rate 1.5
 expect 2 "--prefix-hit-rate: '-0.1' is out of range (0 to 1)" plan --host-kv 64GiB --prefix-hit-rate -0.1
 expect 2 "--prefix-hit-rate: 'half' is not a number" plan --host-kv 64GiB --prefix-hit-rate half
