@@ -63,6 +63,7 @@ static const struct {
     [CTRL_SEQS] = {"Max seqs", SF_MAX_NUM_SEQS, CK_SLIDER},
     [CTRL_SPEED] = {"Speed", SF_MIN_TOK_S, CK_SLIDER},
     [CTRL_TTFT] = {"First token", SF_MAX_TTFT, CK_SLIDER},
+    [CTRL_HOST_KV] = {"Host KV", SF_HOST_KV, CK_SLIDER},
 };
 
 /* widest first: a step right is a step cheaper (q8_0 carries its scales: 34/32 B) */
@@ -261,6 +262,13 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         n = add_unique(v, n, (uint64_t)llround(s->max_ttft_seconds * 1000));
         break;
     }
+    case CTRL_HOST_KV:
+        /* host memory per GPU: none, then 16 GiB to 4 TiB in doublings */
+        n = add_unique(v, n, 0);
+        for (uint64_t g = 16; g <= 4096; g *= 2)
+            n = add_unique(v, n, g << 30);
+        n = add_unique(v, n, s->host_kv_bytes);
+        break;
     case CTRL_SEQS:
         n = add_unique(v, n, 0); /* the engine's default (llama.cpp: as many as fit) */
         for (uint64_t k = 1; k <= 16; k++)
@@ -323,6 +331,8 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
         return (uint64_t)s->min_tokens_per_s;
     case CTRL_TTFT:
         return (uint64_t)llround(s->max_ttft_seconds * 1000);
+    case CTRL_HOST_KV:
+        return s->host_kv_bytes;
     case CTRL_FRACTION:
         if (control_fraction_of(s) > 0 || r == NULL)
             return (uint64_t)llround(control_fraction_of(s) * 1000);
@@ -442,6 +452,9 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_TTFT:
         s->max_ttft_seconds = (double)value / 1000.0;
         break;
+    case CTRL_HOST_KV:
+        s->host_kv_bytes = value;
+        break;
     case CTRL_SEQS:
         control_set_seqs(s, (uint32_t)value);
         break;
@@ -496,6 +509,9 @@ void control_reset(enum control c, struct scenario *s)
         break;
     case CTRL_TTFT:
         s->max_ttft_seconds = 0;
+        break;
+    case CTRL_HOST_KV:
+        s->host_kv_bytes = 0;
         break;
     default:
         break;

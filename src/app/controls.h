@@ -29,6 +29,7 @@ enum control {
     CTRL_SEQS,     /* vLLM max-num-seqs, SGLang max-running-requests, TRT-LLM batch, llama.cpp -np */
     CTRL_SPEED,    /* the service level: tokens per second each user keeps */
     CTRL_TTFT,     /* the service level: the first token within this time (milliseconds) */
+    CTRL_HOST_KV,  /* the host memory tier: bytes of host memory per GPU, 0 = none */
     CTRL_COUNT
 };
 

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "app/planner.h"
 #include "core/plan.h"
 #include "io/catalog.h"
 #include "io/report.h"
@@ -211,6 +212,45 @@ static void no_link_figure_no_reload_time_and_llama_cpp_is_named(void **state)
     assert_non_null(strstr(row->formula, "-nkvo"));
 }
 
+static void type(struct planner *p, const char *text)
+{
+    p->focus = CTRL_HOST_KV;
+    planner_key(p, '\n');
+    for (const char *k = text; *k; k++)
+        planner_key(p, *k);
+    planner_key(p, '\n');
+}
+
+static void the_planner_steps_and_types_the_host_kv(void **state)
+{
+    (void)state;
+    static struct planner p;
+    struct scenario s = base("h100-sxm", "llama-3.1-8b");
+    s.context_tokens = 32768;
+    planner_init(&p, &cat, &s);
+    assert_false(p.result.host.present);
+    /* one step right from none: 16 GiB a GPU, floor(16 / 4) = 4 users of 4 GiB */
+    planner_step(&p, CTRL_HOST_KV, 1, false);
+    assert_int_equal(p.scenario.host_kv_bytes, 16ull << 30);
+    assert_int_equal(p.result.host.users, 4);
+    /* typed as --host-kv takes it: 256 GiB hold 64, 50 beyond the GPU's 14 */
+    type(&p, "256GiB");
+    assert_int_equal(p.scenario.host_kv_bytes, 256ull << 30);
+    assert_int_equal(p.result.host.users, 64);
+    assert_int_equal(p.result.host.beyond_gpu, 50);
+    /* the copied command carries it */
+    char line[2048];
+    planner_command_line(&p, line, sizeof line);
+    assert_non_null(strstr(line, "--host-kv 274877906944B"));
+    /* a refusal names the control in the planner's words */
+    type(&p, "lots");
+    assert_non_null(strstr(p.error, "Host KV:"));
+    assert_int_equal(p.scenario.host_kv_bytes, 256ull << 30);
+    type(&p, "off");
+    assert_int_equal(p.scenario.host_kv_bytes, 0);
+    assert_false(p.result.host.present);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +259,7 @@ int main(void)
         cmocka_unit_test(sglang_sizes_each_rank_in_gigabytes_and_dp_attention_parks_per_rank),
         cmocka_unit_test(without_the_option_nothing_changes),
         cmocka_unit_test(no_link_figure_no_reload_time_and_llama_cpp_is_named),
+        cmocka_unit_test(the_planner_steps_and_types_the_host_kv),
     };
     return cmocka_run_group_tests_name("hosttier", tests, setup, teardown);
 }
