@@ -2,9 +2,11 @@
  * --help` and the planner's --help (kept beside, not inside, the parser). */
 #include "cli/options.h"
 
-const char *options_help(void)
-{
-    return "Scenario options:\n"
+#include <stdio.h>
+
+/* in two parts: C99 compilers need only take string literals of 4,095 characters */
+static const char scenario_part[] =
+           "Scenario options:\n"
            "  --gpu ID               GPU preset (default " DEFAULT_GPU_ID "; kvplan list gpus);\n"
            "                         auto: this machine's, from nvidia-smi or rocm-smi\n"
            "  --gpus N               GPUs in all (default 1): one TP group unless --tp or\n"
@@ -30,6 +32,11 @@ const char *options_help(void)
            "  --max-ttft SECONDS     service level: the longest time to the first token\n"
            "  --mbu F, --mfu F       achievable fractions of bandwidth and compute (default:\n"
            "                         the GPU family's measured MBU, else 0.7; MFU 0.5)\n"
+           "  --host-kv SIZE         a second tier: host memory for KV per GPU (each rank's\n"
+           "                         pool); users parked there, reload over the host link\n"
+           "                         and recompute by prefill (0 = none)\n"
+           "  --prefix-hit-rate P    with --host-kv: share of returning users (0 to 1) found\n"
+           "                         in host memory; gives their expected restore time\n"
            "  --full-attention       treat sliding-window layers as global\n"
            "  --units gib|gb         display unit (default gib; JSON is always bytes)\n"
            "  --presets DIR          add or override presets from DIR (repeatable)\n"
@@ -39,6 +46,8 @@ const char *options_help(void)
            "  --require-users N      exit with status 1 when fewer than N users fit\n"
            "                         (with --min-tok-s or --max-ttft: keep that level)\n"
            "  --format F             text, json or markdown (default text)\n"
+           ;
+static const char engine_part[] =
            "Engine profiles (defaults are each engine's own):\n"
            "  --engine E             generic, vllm, sglang, llama.cpp, trtllm (vllm@0 = V0,\n"
            "                         llama.cpp@pre-mla = DeepSeek before MLA support,\n"
@@ -62,4 +71,11 @@ const char *options_help(void)
            "  --keys KEYS            keys to press first: text and <Right>, <Enter>, ...\n"
            "  --mono, --ascii        monochrome / ASCII glyphs (also NO_COLOR)\n"
            "  --dump-attrs           add the attribute grid to --dump-screen\n";
+
+const char *options_help(void)
+{
+    static char text[sizeof scenario_part + sizeof engine_part];
+    if (text[0] == '\0')
+        snprintf(text, sizeof text, "%s%s", scenario_part, engine_part);
+    return text;
 }
