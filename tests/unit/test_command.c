@@ -1,46 +1,10 @@
 /* The command the planner copies (`y`) must rebuild the scenario on screen:
  * report_command_line, parsed back by the CLI's own option parser, gives the
  * same scenario and the same answer, for every knob a scenario has. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-
-#include <cmocka.h>
+#include "catalog_fixture.h"
 
 #include "cli/options.h"
-#include "io/catalog.h"
 #include "io/report.h"
-
-static struct catalog cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    struct diag d = {0};
-    catalog_init(&cat);
-    return catalog_load_embedded(&cat, &d) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    catalog_free(&cat);
-    return 0;
-}
-
-static struct scenario base(const char *gpu, const char *model)
-{
-    struct scenario s;
-    const struct catalog_gpu *g = catalog_find_gpu(&cat, gpu);
-    const struct catalog_model *m = catalog_find_model(&cat, model);
-    assert_non_null(g);
-    assert_non_null(m);
-    scenario_default(&s, &g->spec, &m->spec);
-    return s;
-}
 
 /* Runs the command line through options_parse + options_scenario. */
 static void parse_back(const char *line, struct scenario *out)

@@ -6,47 +6,11 @@
  * python/sglang/srt/mem_cache/memory_pool_host.py, now pool_host/base.py
  * (HostKVCache.__init__: --hicache-size GB of 1e9 bytes on each rank, over
  * that rank's bytes per token). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-
-#include <cmocka.h>
+#include "catalog_fixture.h"
 
 #include "app/planner.h"
 #include "core/plan.h"
-#include "io/catalog.h"
 #include "io/report.h"
-
-static struct catalog cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    struct diag d = {0};
-    catalog_init(&cat);
-    return catalog_load_embedded(&cat, &d) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    catalog_free(&cat);
-    return 0;
-}
-
-static struct scenario base(const char *gpu, const char *model)
-{
-    struct scenario s;
-    const struct catalog_gpu *g = catalog_find_gpu(&cat, gpu);
-    const struct catalog_model *m = catalog_find_model(&cat, model);
-    assert_non_null(g);
-    assert_non_null(m);
-    scenario_default(&s, &g->spec, &m->spec);
-    return s;
-}
 
 static struct plan_result r;
 
