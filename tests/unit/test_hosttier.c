@@ -11,6 +11,9 @@
 #include "app/planner.h"
 #include "core/plan.h"
 #include "io/report.h"
+#include "io/snapshot.h"
+
+#include <stdlib.h>
 
 static struct plan_result r;
 
@@ -176,6 +179,45 @@ static void no_link_figure_no_reload_time_and_llama_cpp_is_named(void **state)
     assert_non_null(strstr(row->formula, "-nkvo"));
 }
 
+static void the_snapshot_keeps_the_tier_and_old_snapshots_have_none(void **state)
+{
+    (void)state;
+    struct scenario s = base("gh200-144gb", "llama-3.1-70b");
+    s.context_tokens = 131072;
+    s.host_kv_bytes = 400ull << 30;
+    s.has_prefix_hit_rate = true;
+    s.prefix_hit_rate = 0;
+    run(&s);
+    char *json = snapshot_to_json(&s, &r, "kvplan test");
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"host_kv_bytes\":\t429496729600"));
+    assert_non_null(strstr(json, "\"prefix_hit_rate\":\t0"));
+    /* GH200's NVLink-C2C: 450 GB/s each way */
+    assert_non_null(strstr(json, "\"link_bytes_per_s\":\t450000000000"));
+    struct scenario back;
+    struct diag d = {0};
+    if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
+        fail_msg("%s", d.message);
+    assert_int_equal(back.host_kv_bytes, 400ull << 30);
+    assert_true(back.has_prefix_hit_rate);
+    assert_true(back.prefix_hit_rate == 0);
+    assert_int_equal(back.gpu.host_link_bytes_per_s, 450000000000ull);
+    free(json);
+    /* without the tier the keys are not written, and a snapshot without
+     * them (every older one) loads with no tier */
+    s.host_kv_bytes = 0;
+    s.has_prefix_hit_rate = false;
+    run(&s);
+    json = snapshot_to_json(&s, &r, "kvplan test");
+    assert_null(strstr(json, "host_kv_bytes"));
+    assert_null(strstr(json, "host_tier"));
+    if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
+        fail_msg("%s", d.message);
+    assert_int_equal(back.host_kv_bytes, 0);
+    assert_false(back.has_prefix_hit_rate);
+    free(json);
+}
+
 static void type(struct planner *p, const char *text)
 {
     p->focus = CTRL_HOST_KV;
@@ -224,6 +266,7 @@ int main(void)
         cmocka_unit_test(without_the_option_nothing_changes),
         cmocka_unit_test(no_link_figure_no_reload_time_and_llama_cpp_is_named),
         cmocka_unit_test(the_planner_steps_and_types_the_host_kv),
+        cmocka_unit_test(the_snapshot_keeps_the_tier_and_old_snapshots_have_none),
     };
     return cmocka_run_group_tests_name("hosttier", tests, setup, teardown);
 }
