@@ -458,6 +458,12 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     ROW("KV pool (per GPU)", true, r->kv_pool_bytes_per_gpu, "%s",
         units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, t, sizeof t));
     ROW("Tokens held", true, r->kv_tokens, "%s", units_format_int(r->kv_tokens, t, sizeof t));
+    bool host = false;
+    for (int i = 0; i < n; i++)
+        host = host || results[shown[i]]->host.present;
+    if (host)
+        ROW("Parked in host memory", true, r->host.beyond_gpu, "%s",
+            units_format_int(r->host.beyond_gpu, t, sizeof t));
     ROW("Cost per user-hour", true, r->cost_per_user_hour > 0 ? r->cost_per_user_hour : 0, "%s",
         r->cost_per_user_hour >= 0 ? (snprintf(t, sizeof t, "$%.4f", r->cost_per_user_hour), t)
                                    : "n/a");
