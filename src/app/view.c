@@ -344,8 +344,7 @@ static const char *const explain_order[] = {
     "cache",        "units",         "units_per_user", "kv_per_user",  "prefix",
     "kv_per_token", "kv_per_token_tp", "kv_per_layer", "kv_past_window", "weights_per_gpu",
     "users_paged",  "users_paged_replica", "kv_per_user_paged", "waste", "kv_tokens",
-    "kv_tokens_replica", "cost", "decode", "speed_step", "ttft", "host_users", "host_user",
-    "host_pool", "host_link"};
+    "kv_tokens_replica", "cost", "decode", "speed_step", "ttft", "host_users", "host_user"};
 
 static void draw_explain(const struct planner *p, struct rect r)
 {

@@ -35,41 +35,37 @@
 
 #include "speed.h"
 
-static void pool_row(struct policy_ctx *c)
+/* How the engine sizes the pool, for the users row's note. */
+static void pool_note(const struct policy_ctx *c, char *note, size_t size)
 {
     const struct scenario *s = c->s;
     const struct plan_result *r = c->r;
-    char note[200];
     double ranks = (double)r->tp * r->pp;
     switch (s->engine.kind) {
     case ENGINE_VLLM:
         if (ranks > 1)
-            snprintf(note, sizeof note, "vLLM --kv-offloading-size %g GiB, split over %g ranks "
-                     "(TP x PP)", (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0),
-                     ranks);
+            snprintf(note, size, "vLLM --kv-offloading-size %g GiB, split over %g ranks (TP x PP)",
+                     (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0), ranks);
         else
-            snprintf(note, sizeof note, "vLLM --kv-offloading-size %g GiB",
+            snprintf(note, size, "vLLM --kv-offloading-size %g GiB",
                      (double)s->host_kv_bytes / (1024.0 * 1024.0 * 1024.0));
         break;
     case ENGINE_SGLANG:
-        snprintf(note, sizeof note, "SGLang --hicache-size %g GB on each rank, its device pool's "
-                 "layout", floor((double)s->host_kv_bytes / 1e9));
+        snprintf(note, size, "SGLang --hicache-size %g GB on each rank, its device pool's layout",
+                 floor((double)s->host_kv_bytes / 1e9));
         break;
     case ENGINE_LLAMACPP:
-        snprintf(note, sizeof note, "llama.cpp has no host tier (-nkvo moves the whole cache to "
-                 "host memory, not modelled): as the generic tier");
+        snprintf(note, size, "llama.cpp has no host tier (-nkvo moves the whole cache to host "
+                 "memory, not modelled): as the generic tier");
         break;
     case ENGINE_TRTLLM:
-        snprintf(note, sizeof note, "TensorRT-LLM's host_cache_size not read at its source: as "
-                 "the generic tier");
+        snprintf(note, size, "TensorRT-LLM's host_cache_size not read at its source: as the "
+                 "generic tier");
         break;
     default:
-        snprintf(note, sizeof note, "each GPU's share of host memory for parked caches");
+        snprintf(note, size, "each GPU's host memory for parked caches, their caches whole");
         break;
     }
-    struct explain_row *row = explain_row_begin(c->x, "host_pool", "Host KV pool", "per GPU");
-    explain_term(row, (long double)s->host_kv_bytes, XU_BYTES, "--host-kv");
-    explain_row_end(c->x, row, XU_BYTES, 0, note);
 }
 
 /* Adds the engine's flags for the tier to its launch line (before any
@@ -100,9 +96,10 @@ static void launch_flags(struct policy_ctx *c)
 
 static void users_rows(struct policy_ctx *c)
 {
+    const struct scenario *s = c->s;
     struct plan_result *r = c->r;
     struct host_tier *h = &r->host;
-    char note[96], t[32];
+    char note[200], t[32];
     struct explain_row *row = explain_row_begin(c->x, "host_user", "KV per parked user", "per GPU");
     units_format_int(r->avg_context_tokens, t, sizeof t);
     snprintf(note, sizeof note, "its %s tokens in use, as %s allocates them", t,
@@ -115,11 +112,13 @@ static void users_rows(struct policy_ctx *c)
 
     /* under DP attention each rank parks its own users whole */
     uint32_t ranks = r->dp_attention ? r->tp : 1;
-    row = explain_row_begin(c->x, "host_users_replica", "Users in host pool", "per replica");
+    row = explain_row_begin(c->x, "host_users", "Users in host pool",
+                            r->replicas > 1 ? "all replicas" : "");
+    pool_note(c, note, sizeof note);
     if (h->user_bytes_per_gpu == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no user's cache to park");
     } else {
-        explain_ref(c->x, row, "host_pool", "host pool");
+        explain_term(row, (long double)s->host_kv_bytes, XU_BYTES, "host pool (--host-kv)");
         explain_ref(c->x, row, "host_user", "per user");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_FLOOR);
@@ -127,16 +126,11 @@ static void users_rows(struct policy_ctx *c)
             explain_term(row, ranks, XU_COUNT, "attention ranks");
             explain_op(row, XOP_MUL);
         }
-        explain_row_end(c->x, row, XU_COUNT, 0, "their caches, whole");
-    }
-    if (r->replicas == 1) {
-        explain_rename(c->x, "host_users_replica", "host_users");
-    } else {
-        row = explain_row_begin(c->x, "host_users", "Users in host pool", "all replicas");
-        explain_ref(c->x, row, "host_users_replica", "per replica");
-        explain_term(row, r->replicas, XU_COUNT, "replicas");
-        explain_op(row, XOP_MUL);
-        explain_row_end(c->x, row, XU_COUNT, 0, NULL);
+        if (r->replicas > 1) {
+            explain_term(row, r->replicas, XU_COUNT, "replicas");
+            explain_op(row, XOP_MUL);
+        }
+        explain_row_end(c->x, row, XU_COUNT, 0, note);
     }
     row = explain_row_begin(c->x, "host_beyond", "Parked beyond GPUs", "all replicas");
     explain_ref(c->x, row, "host_users", "in host memory");
@@ -154,23 +148,20 @@ static void time_rows(struct policy_ctx *c)
     const struct scenario *s = c->s;
     struct plan_result *r = c->r;
     struct host_tier *h = &r->host;
-    struct explain_row *row = explain_row_begin(c->x, "host_link", "Host link", "per GPU");
-    if (h->link_bytes_per_s == 0) {
-        explain_row_end(c->x, row, XU_LINK_BYTES_PER_S, 0, "no host link figure for this GPU");
-    } else {
-        explain_term(row, (long double)h->link_bytes_per_s, XU_LINK_BYTES_PER_S, "each way");
-        explain_row_end(c->x, row, XU_LINK_BYTES_PER_S, 0, s->gpu.host_link_basis);
-    }
-    row = explain_row_begin(c->x, "host_reload", "Reload one user", "");
+    struct explain_row *row = explain_row_begin(c->x, "host_reload", "Reload one user", "");
     if (h->reload_seconds <= 0) {
         explain_row_end(c->x, row, XU_SECONDS, 0,
-                        h->link_bytes_per_s == 0 ? "no host link figure" : "no cache to reload");
+                        h->link_bytes_per_s == 0 ? "no host link figure for this GPU"
+                                                 : "no cache to reload");
     } else {
+        char note[EXPLAIN_TEXT_MAX / 2];
+        snprintf(note, sizeof note, "every GPU over its own link at its peak, a lower bound: %s",
+                 s->gpu.host_link_basis);
         explain_ref(c->x, row, "host_user", "per GPU");
-        explain_ref(c->x, row, "host_link", "");
+        explain_term(row, (long double)h->link_bytes_per_s, XU_LINK_BYTES_PER_S,
+                     "host link each way");
         explain_op(row, XOP_DIV);
-        explain_row_end(c->x, row, XU_SECONDS, 0,
-                        "every GPU over its own link at the peak rate: a lower bound");
+        explain_row_end(c->x, row, XU_SECONDS, 0, note);
     }
     /* the shared prefix stays cached on the GPU: only the user's own tokens */
     uint64_t own = r->avg_context_tokens > r->prefix_tokens
@@ -220,7 +211,6 @@ void host_tier_compute(struct policy_ctx *c)
         h->reload_seconds = (double)h->user_bytes_per_gpu / (double)h->link_bytes_per_s;
     h->has_hit_rate = s->has_prefix_hit_rate;
     h->hit_rate = s->has_prefix_hit_rate ? s->prefix_hit_rate : 0;
-    pool_row(c);
     users_rows(c);
     time_rows(c);
     launch_flags(c);
