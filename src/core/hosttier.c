@@ -114,7 +114,12 @@ static void users_rows(struct policy_ctx *c)
     uint32_t ranks = r->dp_attention ? r->tp : 1;
     row = explain_row_begin(c->x, "host_users", "Users in host pool",
                             r->replicas > 1 ? "all replicas" : "");
-    pool_note(c, note, sizeof note);
+    int n = 0;
+    if (r->replicas > 1) {
+        units_format_int(h->users_per_replica, t, sizeof t);
+        n = snprintf(note, sizeof note, "%s per replica; ", t);
+    }
+    pool_note(c, note + n, sizeof note - (size_t)n);
     if (h->user_bytes_per_gpu == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no user's cache to park");
     } else {
