@@ -15,8 +15,9 @@
  *   offloading_connector.py OffloadingConnectorScheduler._get_reqs_to_store
  *   stores every newly filled block; SGLang hiradix_cache.py HiRadixCache
  *   backs a node up at its first hit under the write_through policy,
- *   write_through_threshold 1), so the host pool also holds copies of the
- *   users on the GPU.
+ *   write_through_threshold 1; write_through is the default of
+ *   hicache_write_policy in server_args.py, where hicache_size is a whole
+ *   number of GB), so the host pool also holds copies of the users on the GPU.
  * - llama.cpp has no second tier: --no-kv-offload (-nkvo, cparams.offload_kqv
  *   false) puts the whole cache in host memory instead (src/llama-kv-cache.cpp,
  *   the llama_kv_cache constructor picks the CPU buffer type for every layer
