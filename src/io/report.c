@@ -559,7 +559,7 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
         ADD(" --mfu %g", s->mfu);
     if (s->host_kv_bytes)
         ADD(" --host-kv %lluB", (unsigned long long)s->host_kv_bytes);
-    if (s->has_prefix_hit_rate)
+    if (s->has_prefix_hit_rate && s->host_kv_bytes) /* the CLI refuses it without a tier */
         ADD(" --prefix-hit-rate %g", s->prefix_hit_rate);
 #undef ADD
 }

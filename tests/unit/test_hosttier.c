@@ -255,6 +255,12 @@ static void the_planner_steps_and_types_the_host_kv(void **state)
     type(&p, "off");
     assert_int_equal(p.scenario.host_kv_bytes, 0);
     assert_false(p.result.host.present);
+    /* a hit rate left from a loaded scenario is not copied without its tier:
+     * the command line refuses --prefix-hit-rate alone */
+    p.scenario.has_prefix_hit_rate = true;
+    p.scenario.prefix_hit_rate = 0.5;
+    planner_command_line(&p, line, sizeof line);
+    assert_null(strstr(line, "--prefix-hit-rate"));
 }
 
 int main(void)
