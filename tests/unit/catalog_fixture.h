@@ -1,6 +1,7 @@
 /* Shared by the tests that plan with the real catalogue (the presets compiled
  * into the binary): its setup and teardown, and a default scenario of a GPU
- * and a model by id. Static so each test file has its own. */
+ * and a model by id. Static inline so each test file has its own and takes
+ * what it uses. */
 #ifndef KVPLAN_TESTS_CATALOG_FIXTURE_H
 #define KVPLAN_TESTS_CATALOG_FIXTURE_H
 
@@ -18,7 +19,7 @@
 
 static struct catalog cat;
 
-static int setup(void **state)
+static inline int setup(void **state)
 {
     (void)state;
     struct diag d = {0};
@@ -26,14 +27,14 @@ static int setup(void **state)
     return catalog_load_embedded(&cat, &d) ? 0 : -1;
 }
 
-static int teardown(void **state)
+static inline int teardown(void **state)
 {
     (void)state;
     catalog_free(&cat);
     return 0;
 }
 
-static struct scenario base(const char *gpu, const char *model)
+static inline struct scenario base(const char *gpu, const char *model)
 {
     struct scenario s;
     const struct catalog_gpu *g = catalog_find_gpu(&cat, gpu);

@@ -7,35 +7,11 @@
  * that row's result), every operand is written in the formula, and users
  * never rise when the context grows. */
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
 
-#include <cmocka.h>
+#include "catalog_fixture.h"
 
 #include "io/report.h"
 #include "core/plan.h"
-#include "io/catalog.h"
-
-static struct catalog cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    struct diag d = {0};
-    catalog_init(&cat);
-    return catalog_load_embedded(&cat, &d) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    catalog_free(&cat);
-    return 0;
-}
 
 /* A small deterministic generator (xorshift), so a failure reproduces. */
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
