@@ -50,6 +50,8 @@ static void gpu(FILE *out, const struct gpu_spec *g)
     u64(out, "link_bytes_per_s", g->link_bytes_per_s);
     fprintf(out, "     .achievable_mbu = %.17g,\n", g->achievable_mbu);
     str(out, "achievable_mbu_basis", g->achievable_mbu_basis);
+    u64(out, "host_link_bytes_per_s", g->host_link_bytes_per_s);
+    str(out, "host_link_basis", g->host_link_basis);
 }
 
 static void model(FILE *out, const struct model_spec *m)

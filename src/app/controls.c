@@ -41,6 +41,8 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_SPEC_METHOD] = "Draft",
     [SF_DRAFT_MODEL] = "Draft",
     [SF_SPEC_TOKENS] = "Spec tokens",
+    [SF_HOST_KV] = "Host KV",
+    [SF_PREFIX_HIT_RATE] = "Hit rate (--prefix-hit-rate)",
 };
 
 static const struct {
@@ -66,6 +68,7 @@ static const struct {
     [CTRL_TTFT] = {"First token", SF_MAX_TTFT, CK_SLIDER},
     [CTRL_DRAFT] = {"Draft", SF_DRAFT_MODEL, CK_LIST},
     [CTRL_SPEC_TOKENS] = {"Spec tokens", SF_SPEC_TOKENS, CK_SLIDER},
+    [CTRL_HOST_KV] = {"Host KV", SF_HOST_KV, CK_SLIDER},
 };
 
 /* widest first: a step right is a step cheaper (q8_0 carries its scales: 34/32 B) */
@@ -284,6 +287,13 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         n = add_unique(v, n, SPEC_TOKENS_MAX);
         n = add_unique(v, n, s->spec_tokens);
         break;
+    case CTRL_HOST_KV:
+        /* host memory per GPU: none, then 16 GiB to 4 TiB in doublings */
+        n = add_unique(v, n, 0);
+        for (uint64_t g = 16; g <= 4096; g *= 2)
+            n = add_unique(v, n, g << 30);
+        n = add_unique(v, n, s->host_kv_bytes);
+        break;
     case CTRL_SEQS:
         n = add_unique(v, n, 0); /* the engine's default (llama.cpp: as many as fit) */
         for (uint64_t k = 1; k <= 16; k++)
@@ -346,6 +356,8 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
         return (uint64_t)s->min_tokens_per_s;
     case CTRL_TTFT:
         return (uint64_t)llround(s->max_ttft_seconds * 1000);
+    case CTRL_HOST_KV:
+        return s->host_kv_bytes;
     case CTRL_FRACTION:
         if (control_fraction_of(s) > 0 || r == NULL)
             return (uint64_t)llround(control_fraction_of(s) * 1000);
@@ -473,6 +485,9 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_TTFT:
         s->max_ttft_seconds = (double)value / 1000.0;
         break;
+    case CTRL_HOST_KV:
+        s->host_kv_bytes = value;
+        break;
     case CTRL_SEQS:
         control_set_seqs(s, (uint32_t)value);
         break;
@@ -555,6 +570,9 @@ void control_reset(enum control c, struct scenario *s)
         break;
     case CTRL_SPEC_TOKENS:
         s->spec_tokens = 0;
+        break;
+    case CTRL_HOST_KV:
+        s->host_kv_bytes = 0;
         break;
     default:
         break;

@@ -31,6 +31,7 @@ enum control {
     CTRL_TTFT,     /* the service level: the first token within this time (milliseconds) */
     CTRL_DRAFT,    /* speculative decoding: none, the model's MTP layers, or a draft model */
     CTRL_SPEC_TOKENS, /* speculative tokens per step (with a draft only) */
+    CTRL_HOST_KV,  /* the host memory tier: bytes of host memory per GPU, 0 = none */
     CTRL_COUNT
 };
 

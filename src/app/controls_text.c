@@ -60,6 +60,14 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
         if ((ok = units_parse_number(text, 0, 86400, &x, &in)))
             s->max_ttft_seconds = x;
         break;
+    case CTRL_HOST_KV: /* a size, as --host-kv takes it; "off" or 0 for none */
+        if (strcasecmp(text, "off") == 0 || strcmp(text, "0") == 0)
+            s->host_kv_bytes = 0;
+        else if ((ok = units_parse_size(text, &n, &in)) && n > ((uint64_t)1 << 50))
+            ok = diag_fail(&in, "'%s' is more than 1 PiB per GPU", text);
+        else if (ok)
+            s->host_kv_bytes = n;
+        break;
     case CTRL_KV_DTYPE:
     case CTRL_WEIGHT_DTYPE:
         if (!dtype_parse(text, &t))
@@ -161,6 +169,17 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
             snprintf(buf, size, "within %g s", s->max_ttft_seconds);
         else
             snprintf(buf, size, "no target");
+        break;
+    case CTRL_HOST_KV:
+        if (s->host_kv_bytes > 0) {
+            /* "256 GiB/GPU": whole sizes without their ".00" */
+            units_format_bytes(s->host_kv_bytes, s->units, t, sizeof t);
+            char *zeros = strstr(t, ".00 ");
+            if (zeros)
+                memmove(zeros, zeros + 3, strlen(zeros + 3) + 1);
+            snprintf(buf, size, "%s/GPU", t);
+        } else
+            snprintf(buf, size, "none");
         break;
     case CTRL_FRACTION:
         if (control_fraction_of(s) > 0)

@@ -13,7 +13,8 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     int room = rows - 2 - top - (roomy ? 1 : 0) - n_controls;
     if (explain_h > room)
         explain_h = room;
-    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || explain_h < 3) {
+    /* at the smallest size with every control, the pane keeps its title and the answer */
+    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || explain_h < 2) {
         l.too_small = true;
         return l;
     }
@@ -21,6 +22,11 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     l.info = (struct rect){1, 1, cols - 2, 1};
     l.keybar = (struct rect){0, rows - 1, cols, 1};
     l.status = (struct rect){1, rows - 2, cols - 2, 1};
+    /* two rows a control when a tall explain pane can spare the one or two
+     * rows that takes */
+    int short_by = 2 * n_controls - (rows - 2 - explain_h - (roomy ? 1 : 0) - top);
+    if (short_by > 0 && short_by <= 2 && explain_h - short_by >= 9)
+        explain_h -= short_by;
     l.explain = (struct rect){1, rows - 2 - explain_h, cols - 2, explain_h};
 
     int bottom = l.explain.y - (roomy ? 1 : 0); /* exclusive */

@@ -118,11 +118,23 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         snprintf(line, sizeof line, "at %s%s%s", ctx, engine ? ", " : "",
                  engine ? engine_label(res->profile, res->rule) : "");
         widget_text(y + 4, r.x + w + 2, r.w - w - 2, ROLE_DIM, line);
+        if (res->host.present) {
+            /* beside the number: the users host memory keeps beyond the GPUs */
+            units_format_int(res->host.beyond_gpu, a, sizeof a);
+            snprintf(line, sizeof line, "+%s parked in host memory", a);
+            snprintf(brief, sizeof brief, "+%s in host", a);
+            widget_text(y + 1, r.x + w + 2, r.w - w - 2, ROLE_GOOD, fit(r.w - w - 2, line, brief));
+        }
         y += 5;
     } else {
-        snprintf(line, sizeof line, "%s user%s at %s%s%s", n, res->max_users == 1 ? "" : "s", ctx,
+        char host[48] = "";
+        if (res->host.present) {
+            units_format_int(res->host.beyond_gpu, a, sizeof a);
+            snprintf(host, sizeof host, " (+%s in host)", a);
+        }
+        snprintf(line, sizeof line, "%s user%s at %s%s%s%s", n, res->max_users == 1 ? "" : "s", ctx,
                  engine ? ", " : "",
-                 engine ? engine_name(res->profile) : "");
+                 engine ? engine_name(res->profile) : "", host);
         widget_text(y++, r.x, r.w, view_users_role(res), line);
     }
     if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && y < end) {
@@ -327,11 +339,12 @@ static void draw_chart(const struct planner *p, struct rect r)
 
 /* The rows the pane shows first: the answer, then how it was reached. */
 static const char *const explain_order[] = {
-    "users",        "users_slo",     "users_replica", "pool",           "budget",       "free",
+    "users",        "users_slo",     "host_beyond",   "host_reload",   "host_recompute",
+    "host_restore",     "users_replica", "pool",           "budget",       "free",
     "cache",        "units",         "units_per_user", "kv_per_user",  "prefix",
     "kv_per_token", "kv_per_token_tp", "kv_per_layer", "kv_past_window", "weights_per_gpu",
     "users_paged",  "users_paged_replica", "kv_per_user_paged", "waste", "kv_tokens",
-    "kv_tokens_replica", "cost", "decode", "speed_step", "ttft"};
+    "kv_tokens_replica", "cost", "decode", "speed_step", "ttft", "host_users", "host_user"};
 
 static void draw_explain(const struct planner *p, struct rect r)
 {

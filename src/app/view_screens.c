@@ -421,6 +421,13 @@ void view_draw_compare(const struct planner *p)
         else
             cut++;
     }
+    if ((sd[0].r->host.present || sd[1].r->host.present) && y < last) {
+        /* the host memory tier, when either side has one */
+        for (int i = 0; i < 2; i++)
+            units_format_int(sd[i].r->host.beyond_gpu, a[i], sizeof a[i]);
+        number(&y, x, iw, "Parked in host", a[0], a[1], (double)sd[0].r->host.beyond_gpu,
+               (double)sd[1].r->host.beyond_gpu);
+    }
     double cost[2], dec[2];
     for (int i = 0; i < 2; i++) {
         cost[i] = sd[i].r->cost_per_user_hour;

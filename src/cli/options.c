@@ -62,6 +62,8 @@ enum {
     OPT_PP,
     OPT_DP_ATTENTION,
     OPT_EXPERT_PARALLEL,
+    OPT_HOST_KV,
+    OPT_HIT_RATE,
 };
 
 static const struct option long_options[] = {
@@ -104,6 +106,8 @@ static const struct option long_options[] = {
     {"pp", required_argument, 0, OPT_PP},
     {"enable-dp-attention", no_argument, 0, OPT_DP_ATTENTION},
     {"enable-expert-parallel", no_argument, 0, OPT_EXPERT_PARALLEL},
+    {"host-kv", required_argument, 0, OPT_HOST_KV},
+    {"prefix-hit-rate", required_argument, 0, OPT_HIT_RATE},
     {"gpu-memory-utilization", required_argument, 0, OPT_UTIL},
     {"max-num-seqs", required_argument, 0, OPT_MAX_SEQS},
     {"max-running-requests", required_argument, 0, OPT_MAX_SEQS},
@@ -349,6 +353,11 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
         case OPT_EXPERT_PARALLEL:
             o->expert_parallel = true;
             break;
+        case OPT_HOST_KV:
+        case OPT_HIT_RATE:
+            if (!options_host_arg(c == OPT_HOST_KV, a, o, d))
+                return false;
+            break;
         case OPT_UTIL:
         case OPT_MEM_FRACTION:
         case OPT_FREE_FRACTION: {
@@ -569,6 +578,8 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->tp = o->tp;
     else if (o->has_gpus && o->load_path)
         s->tp = 0;
+    if (!options_host_apply(o, s, d))
+        return false;
     if (o->calibration_path && !calibration_apply(o->calibration_path, s, d))
         return false;
     if (o->has_engine) {

@@ -54,6 +54,9 @@ struct options {
     bool has_spec_method;
     enum spec_method spec_method;
     uint32_t spec_tokens;       /* 0 = not given */
+    bool has_host_kv, has_hit_rate; /* the host memory tier (options_host.c) */
+    uint64_t host_kv;
+    double hit_rate;
 };
 
 /* getopt_long values of the speculative-decoding options (options_spec.c). */
@@ -91,6 +94,11 @@ bool options_load(const struct options *o, struct catalog *c, struct scenario *s
  * count cannot be a fraction"); shared by every command's count options. */
 bool options_parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max,
                          uint64_t *out, struct diag *d);
+
+/* --host-kv SIZE (host_kv true) or --prefix-hit-rate P into o; and the two
+ * applied to s (the hit rate needs a host tier). */
+bool options_host_arg(bool host_kv, const char *arg, struct options *o, struct diag *d);
+bool options_host_apply(const struct options *o, struct scenario *s, struct diag *d);
 
 /* The option help text (shared by `plan --help` and the planner's --help). */
 const char *options_help(void);

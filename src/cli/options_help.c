@@ -1,21 +1,12 @@
 /* options_help: the text of the scenario options, shared by `kvplan plan
  * --help` and the planner's --help (kept beside, not inside, the parser). */
-#include <stdio.h>
-
 #include "cli/options.h"
 
-/* The speculative-decoding options (a second string: one literal would pass
- * the 4,095 characters C99 compilers must accept). */
-static const char spec_help[] =
-    "Speculative decoding (the draft's weights and KV, N lookahead slots a user):\n"
-    "  --draft-model ID       a draft model from the catalogue (none: off)\n"
-    "  --speculative-method M draft, mtp (the model's MTP layers) or none\n"
-    "  --num-speculative-tokens N  tokens a step, 1 to 64 (default: the MTP\n"
-    "                         layers; llama.cpp 16; else 1)\n";
+#include <stdio.h>
 
-static const char *main_help(void)
-{
-    return "Scenario options:\n"
+/* in two parts: C99 compilers need only take string literals of 4,095 characters */
+static const char scenario_part[] =
+           "Scenario options:\n"
            "  --gpu ID               GPU preset (default " DEFAULT_GPU_ID "; kvplan list gpus);\n"
            "                         auto: this machine's, from nvidia-smi or rocm-smi\n"
            "  --gpus N               GPUs in all (default 1): one TP group unless --tp or\n"
@@ -41,6 +32,11 @@ static const char *main_help(void)
            "  --max-ttft SECONDS     service level: the longest time to the first token\n"
            "  --mbu F, --mfu F       achievable fractions of bandwidth and compute (default:\n"
            "                         the GPU family's measured MBU, else 0.7; MFU 0.5)\n"
+           "  --host-kv SIZE         a second tier: host memory for KV per GPU (each rank's\n"
+           "                         pool); users parked there, reload over the host link\n"
+           "                         and recompute by prefill (0 = none)\n"
+           "  --prefix-hit-rate P    with --host-kv: share of returning users (0 to 1) found\n"
+           "                         in host memory; gives their expected restore time\n"
            "  --full-attention       treat sliding-window layers as global\n"
            "  --units gib|gb         display unit (default gib; JSON is always bytes)\n"
            "  --presets DIR          add or override presets from DIR (repeatable)\n"
@@ -50,6 +46,14 @@ static const char *main_help(void)
            "  --require-users N      exit with status 1 when fewer than N users fit\n"
            "                         (with --min-tok-s or --max-ttft: keep that level)\n"
            "  --format F             text, json or markdown (default text)\n"
+           ;
+static const char spec_part[] =
+           "Speculative decoding (the draft's weights and KV, N lookahead slots a user):\n"
+           "  --draft-model ID       a draft model from the catalogue (none: off)\n"
+           "  --speculative-method M draft, mtp (the model's MTP layers) or none\n"
+           "  --num-speculative-tokens N  tokens a step, 1 to 64 (default: the MTP\n"
+           "                         layers; llama.cpp 16; else 1)\n";
+static const char engine_part[] =
            "Engine profiles (defaults are each engine's own):\n"
            "  --engine E             generic, vllm, sglang, llama.cpp, trtllm (vllm@0 = V0,\n"
            "                         llama.cpp@pre-mla = DeepSeek before MLA support,\n"
@@ -66,23 +70,18 @@ static const char *main_help(void)
            "  --parallel N (-np slots), --fit-target SIZE, --kv-dtype-v D  (llama.cpp)\n"
            "  --free-gpu-memory-fraction F  (TensorRT-LLM)\n"
            "  --gpu-total SIZE, --non-kv SIZE, --kv-memory SIZE   what a log said, per GPU\n"
-           "  --calibration FILE     use a saved calibration (kvplan calibrate --save)\n";
-}
-
-static const char *planner_help(void)
-{
-    return "Planner only:\n"
+           "  --calibration FILE     use a saved calibration (kvplan calibrate --save)\n"
+           "Planner only:\n"
            "  --dump-screen FILE     render the planner to FILE (- = stdout), no terminal\n"
            "  --size WxH             screen size for --dump-screen (default 80x24)\n"
            "  --keys KEYS            keys to press first: text and <Right>, <Enter>, ...\n"
            "  --mono, --ascii        monochrome / ASCII glyphs (also NO_COLOR)\n"
            "  --dump-attrs           add the attribute grid to --dump-screen\n";
-}
 
 const char *options_help(void)
 {
-    static char text[8192];
+    static char text[sizeof scenario_part + sizeof spec_part + sizeof engine_part];
     if (text[0] == '\0')
-        snprintf(text, sizeof text, "%s%s%s", main_help(), spec_help, planner_help());
+        snprintf(text, sizeof text, "%s%s%s", scenario_part, spec_part, engine_part);
     return text;
 }

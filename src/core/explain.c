@@ -186,6 +186,9 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
     case XU_BYTES_PER_S:
         snprintf(buf, size, "%.2Lf TB/s", v / 1e12L);
         return;
+    case XU_LINK_BYTES_PER_S:
+        snprintf(buf, size, "%.1Lf GB/s", v / 1e9L);
+        return;
     case XU_TOK_PER_S: {
         char whole[32];
         uint64_t tenths = v > 0 ? (uint64_t)(v * 10.0L + 0.5L) : 0;

@@ -15,7 +15,7 @@
 #include "units.h"
 
 enum {
-    EXPLAIN_ROWS_MAX = 40,
+    EXPLAIN_ROWS_MAX = 64,
     EXPLAIN_TERMS_MAX = 10,
     EXPLAIN_STEPS_MAX = 24,
     EXPLAIN_KEY_MAX = 24,
@@ -40,7 +40,8 @@ enum xunit {
     XU_TOK_PER_S,   /* 26.7 tok/s */
     XU_RATIO,       /* 30.44: an unrounded quotient */
     XU_SECONDS,     /* 12.3 ms, 1.25 s */
-    XU_FLOPS        /* 1.23 TFLOP */
+    XU_FLOPS,       /* 1.23 TFLOP */
+    XU_LINK_BYTES_PER_S /* 64.0 GB/s: a host link, in bytes per second */
 };
 
 /* The operations of a row's expression, in reverse Polish order. */

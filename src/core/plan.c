@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hosttier.h"
 #include "policy.h"
 #include "speed.h"
 
@@ -453,6 +454,7 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     total_row(&c, "users_paged", "users_paged_replica", "Users, paged", XU_COUNT);
     total_row(&c, "kv_tokens", "kv_tokens_replica", "Tokens held", XU_TOKENS);
     money_and_speed(&c);
+    host_tier_compute(&c);
     warnings(s, r);
     if (s->engine.kind != ENGINE_GENERIC && (flags & PLAN_EXPLAIN)) {
         struct scenario g = *s;

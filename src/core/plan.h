@@ -116,6 +116,24 @@ struct generic_figures {
     uint64_t max_users, max_users_paged, kv_tokens, kv_pool_bytes;
 };
 
+/* The host memory tier (--host-kv): caches parked in host memory, and what
+ * it costs to bring one back over the GPU's host link or to compute it
+ * again. Per-GPU figures hold for every GPU; users per replica and total. */
+struct host_tier {
+    bool present;                 /* --host-kv given */
+    uint64_t pool_bytes_per_gpu;  /* host memory for KV, each GPU's rank */
+    uint64_t user_bytes_per_gpu;  /* one parked user, as the engine allocates it */
+    uint64_t users_per_replica;   /* caches the host pools hold */
+    uint64_t users;               /* every replica */
+    uint64_t beyond_gpu;          /* of those, more than the GPUs hold: users - resident, >= 0 */
+    uint64_t link_bytes_per_s;    /* one direction, per GPU; 0 unknown */
+    double reload_seconds;        /* one user's cache over the link; 0 unknown */
+    double recompute_seconds;     /* its tokens prefilled again; 0 unknown */
+    bool has_hit_rate;
+    double hit_rate;              /* --prefix-hit-rate */
+    double restore_seconds;       /* hit x reload + (1 - hit) x recompute; 0 unknown */
+};
+
 struct plan_result {
     enum engine_kind profile;
     enum engine_rule rule;
@@ -171,6 +189,7 @@ struct plan_result {
     struct engine_detail engine;     /* engines only */
     struct generic_figures generic;  /* engines only: the headroom rule's answer */
     struct spec_result spec;         /* speculative decoding (in weights_bytes_per_gpu and cost) */
+    struct host_tier host;           /* --host-kv: the second tier */
     const char *const *names;        /* how the caller names the fields, for warnings */
     struct explain explain;          /* the arithmetic, when computed with PLAN_EXPLAIN */
 };

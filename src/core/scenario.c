@@ -40,6 +40,8 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_SPEC_METHOD] = "--speculative-method",
     [SF_DRAFT_MODEL] = "--draft-model",
     [SF_SPEC_TOKENS] = "--num-speculative-tokens",
+    [SF_HOST_KV] = "--host-kv",
+    [SF_PREFIX_HIT_RATE] = "--prefix-hit-rate",
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -332,6 +334,11 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
         return fail(d, n, SF_MBU, field, "%g is out of range (0 to 1)", s->mbu);
     if (!(s->mfu >= 0 && s->mfu <= 1))
         return fail(d, n, SF_MFU, field, "%g is out of range (0 to 1)", s->mfu);
+    if (s->host_kv_bytes > ((uint64_t)1 << 50))
+        return fail(d, n, SF_HOST_KV, field, "must be at most 1 PiB per GPU");
+    if (s->has_prefix_hit_rate && !(s->prefix_hit_rate >= 0 && s->prefix_hit_rate <= 1))
+        return fail(d, n, SF_PREFIX_HIT_RATE, field, "%g is out of range (0 to 1)",
+                    s->prefix_hit_rate);
     struct diag inner = {0};
     if (!spec_model_validate(m, &inner))
         return fail(d, n, SF_MODEL, field, "%s: %s", m->id, inner.message);

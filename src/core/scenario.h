@@ -66,6 +66,13 @@ struct scenario {
     enum spec_method spec_method; /* none, a draft model, or the model's MTP layers */
     struct model_spec draft;   /* SPEC_DRAFT: the draft model, from the catalogue */
     uint32_t spec_tokens;      /* speculative tokens per step; 0 = the default (spec_default_tokens) */
+    /* A second tier: KV cache in host memory (doc/MODEL.md, "Host memory
+     * tier"). 0 = none. Per GPU, as each rank of an engine keeps its own
+     * host pool (SGLang --hicache-size; vLLM's --kv-offloading-size is this
+     * times TP x PP). */
+    uint64_t host_kv_bytes;
+    bool has_prefix_hit_rate;  /* the share of returning users found in host memory, given */
+    double prefix_hit_rate;    /* 0 to 1 */
 };
 
 /* The fields validation can name. */
@@ -105,6 +112,8 @@ enum scenario_field {
     SF_SPEC_METHOD,
     SF_DRAFT_MODEL,
     SF_SPEC_TOKENS,
+    SF_HOST_KV,
+    SF_PREFIX_HIT_RATE,
     SF_COUNT
 };
 

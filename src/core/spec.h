@@ -40,6 +40,11 @@ struct gpu_spec {
      * measured (doc/SPEED-VALIDATION.md); 0 = use the global default. */
     double achievable_mbu;
     char achievable_mbu_basis[SPEC_NAME_MAX * 2];
+    /* The GPU's link to host memory, one direction, theoretical peak (PCIe
+     * generation x lanes, or NVLink-C2C on Grace parts); 0 = unknown. What a
+     * user's cache parked in host memory crosses to come back. */
+    uint64_t host_link_bytes_per_s;
+    char host_link_basis[SPEC_NAME_MAX * 2]; /* "PCIe Gen5 x16: 64 GB/s each way" */
 };
 
 struct model_spec {

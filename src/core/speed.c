@@ -374,14 +374,45 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     explain_row_end(x, row, XU_TOK_PER_S, 0, NULL);
 }
 
-static void ttft_rows(const struct inputs *in, const struct scenario *s, struct plan_result *r,
-                      struct explain *x, double flops, double weights_s, double comm)
+/* The prefill of p tokens alone on a replica: its FLOPs on one GPU, the
+ * weights read and the all-reduces (seconds); returns the time, 0 unknown. */
+struct prefill {
+    double flops, weights_s, comm, seconds;
+};
+
+static struct prefill prefill_of(const struct inputs *in, const struct plan_result *r, double p)
+{
+    struct prefill f = {0};
+    /* sparse attention caps what a prompt token attends to at top-k, as a
+     * window does; its indexer scores every earlier token, on every GPU */
+    double att = in->global * causal(p, in->topk) + in->windowed * causal(p, (double)in->window);
+    /* one stage's share: its layers' attention split by TP, or under DP
+     * attention whole on the one rank that holds the request */
+    f.flops = 2.0 * in->active * p / in->shards +
+              in->per_ctx_prefill * att * p / (in->ranks > 1 ? 1.0 : in->tp) +
+              in->index_flops * in->layers * causal(p, 0) * p;
+    /* the prompt passes the stages in turn: each reads its weights once (the
+     * model's, not a draft's) and does its all-reduces */
+    f.weights_s = in->bw > 0 ? (double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu) /
+                                   (in->bw * in->mbu) * in->pp
+                             : 0;
+    f.comm = comm_seconds(in, p) * in->pp;
+    if (in->peak > 0 && in->bw > 0)
+        f.seconds = f.flops / (in->peak * in->mfu) * in->pp + f.weights_s + f.comm;
+    return f;
+}
+
+static void prefill_row(const struct inputs *in, const struct scenario *s, struct plan_result *r,
+                        struct explain *x, const char *key, const char *label, uint64_t tokens,
+                        const struct prefill *f)
 {
     struct speed_result *sp = &r->speed;
     char name[96];
-    struct explain_row *row = explain_row_begin(x, "ttft", "First token", "");
-    if (in->peak <= 0) {
-        explain_row_end(x, row, XU_SECONDS, 0, "no compute figure for this GPU");
+    double flops = f->flops, weights_s = f->weights_s, comm = f->comm;
+    struct explain_row *row = explain_row_begin(x, key, label, "");
+    if (in->peak <= 0 || in->bw <= 0) {
+        explain_row_end(x, row, XU_SECONDS, 0, in->peak <= 0 ? "no compute figure for this GPU"
+                                                             : "no bandwidth figure for this GPU");
         return;
     }
     explain_term(row, flops, XU_FLOPS, "prefill per GPU");
@@ -401,7 +432,7 @@ static void ttft_rows(const struct inputs *in, const struct scenario *s, struct 
         explain_op(row, XOP_ADD);
     }
     char t[32], note[200];
-    units_format_int(sp->prompt_tokens, t, sizeof t);
+    units_format_int(tokens, t, sizeof t);
     const struct model_spec *m = &s->model;
     if (m->attention == ATTENTION_MLA)
         snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
@@ -456,24 +487,13 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     /* the first token of one prompt, alone on the replica */
     double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
     sp->prompt_tokens = (uint64_t)p;
-    /* sparse attention caps what a prompt token attends to at top-k, as a
-     * window does; its indexer scores every earlier token, on every GPU */
-    double att = in.global * causal(p, in.topk) + in.windowed * causal(p, (double)in.window);
-    /* one stage's share: its layers' attention split by TP, or under DP
-     * attention whole on the one rank that holds the request */
-    sp->prefill_flops_per_gpu = 2.0 * in.active * p / in.shards +
-                                in.per_ctx_prefill * att * p / (in.ranks > 1 ? 1.0 : in.tp) +
-                                in.index_flops * in.layers * causal(p, 0) * p;
-    /* the prompt passes the stages in turn: each reads its weights once and
-     * does its all-reduces */
-    double weights_s = (double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu) / (in.bw * in.mbu) * in.pp;
-    double comm = comm_seconds(&in, p) * in.pp;
+    struct prefill f = prefill_of(&in, r, p);
+    sp->prefill_flops_per_gpu = f.flops;
     if (in.peak > 0) {
-        sp->ttft_seconds =
-            sp->prefill_flops_per_gpu / (in.peak * in.mfu) * in.pp + weights_s + comm;
+        sp->ttft_seconds = f.seconds;
         sp->prefill_tokens_per_s = p / sp->ttft_seconds;
     }
-    ttft_rows(&in, s, r, x, sp->prefill_flops_per_gpu, weights_s, comm);
+    prefill_row(&in, s, r, x, "ttft", "First token", sp->prompt_tokens, &f);
 
     /* the users at the service level: the most per replica that keep the speed */
     uint64_t fit = r->users_per_replica, best = fit;
@@ -525,4 +545,13 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
         snprintf(note, sizeof note, "no speed target; first token within %g s: every user "
                  "that fits (%s binds)", s->max_ttft_seconds, plan_binding_name(sp->binding));
     explain_row_end(x, row, XU_COUNT, (long double)sp->users_at_service_level, note);
+}
+
+double speed_recompute_seconds(const struct scenario *s, struct plan_result *r, uint64_t tokens,
+                               struct explain *x, const char *key, const char *label)
+{
+    struct inputs in = inputs_of(s, r);
+    struct prefill f = prefill_of(&in, r, (double)tokens);
+    prefill_row(&in, s, r, x, key, label, tokens, &f);
+    return f.seconds;
 }

@@ -34,6 +34,12 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
 /* One decode step of n users of one replica (seconds), for searches. */
 double speed_step_seconds(const struct scenario *s, const struct plan_result *r, uint64_t n);
 
+/* The time to compute the cache of `tokens` again by prefill, alone on a
+ * replica, as the first token is computed (0 when the GPU has no compute or
+ * bandwidth figure); writes row `key` to x when not NULL. */
+double speed_recompute_seconds(const struct scenario *s, struct plan_result *r, uint64_t tokens,
+                               struct explain *x, const char *key, const char *label);
+
 /* The share of a layer's experts a batch of n tokens touches:
  * 1 - (1 - k/E)^n (all of them for a dense model). */
 double speed_expert_share(const struct model_spec *m, uint64_t n);

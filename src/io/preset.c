@@ -70,7 +70,11 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
         !jsonread_u64(r, o, "interconnect_bytes_per_s", false, 0, big, &g->link_bytes_per_s, d) ||
         !jsonread_double(r, o, "achievable_mbu", false, 0.01, 1.0, &g->achievable_mbu, d) ||
         !jsonread_string(r, o, "achievable_mbu_basis", false, g->achievable_mbu_basis,
-                         sizeof g->achievable_mbu_basis, d))
+                         sizeof g->achievable_mbu_basis, d) ||
+        !jsonread_u64(r, o, "host_link_bytes_per_s", false, 0, big, &g->host_link_bytes_per_s,
+                      d) ||
+        !jsonread_string(r, o, "host_link_basis", false, g->host_link_basis,
+                         sizeof g->host_link_basis, d))
         return false;
     if (g->cuda_visible_bytes > g->memory_bytes)
         return jsonread_fail(r, d, "cuda_visible_bytes: %llu is more than memory_bytes %llu",
@@ -235,6 +239,10 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
     if (g->achievable_mbu > 0) {
         jsonout_double(&o, "achievable_mbu", g->achievable_mbu);
         jsonout_string(&o, "achievable_mbu_basis", g->achievable_mbu_basis);
+    }
+    if (g->host_link_bytes_per_s) {
+        jsonout_uint(&o, "host_link_bytes_per_s", g->host_link_bytes_per_s);
+        jsonout_string(&o, "host_link_basis", g->host_link_basis);
     }
     jsonout_string(&o, "source", g->source);
     return jsonout_end(&o);

@@ -80,6 +80,11 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
             (size_t)len < size)
             len += snprintf(buf + len, size - (size_t)len, "; %s with paging at %s tokens in use",
                             paged, avg);
+        if (r->host.present && len > 0 && (size_t)len < size) {
+            char h[32];
+            units_format_int(r->host.beyond_gpu, h, sizeof h);
+            len += snprintf(buf + len, size - (size_t)len, "; %s more parked in host memory", h);
+        }
         if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && len > 0 && (size_t)len < size) {
             char slo[32];
             units_format_int(r->speed.users_at_service_level, slo, sizeof slo);
@@ -166,6 +171,23 @@ bool report_is_speed_row(const struct explain_row *row)
 {
     return strncmp(row->key, "speed_", 6) == 0 || strcmp(row->key, "decode") == 0 ||
            strcmp(row->key, "ttft") == 0 || strcmp(row->key, "users_slo") == 0;
+}
+
+bool report_is_host_row(const struct explain_row *row)
+{
+    return strncmp(row->key, "host_", 5) == 0;
+}
+
+/* The host tier as an input: "256.00 GiB per GPU (--host-kv); 0.8 of
+ * returning users found there (--prefix-hit-rate)". */
+static void host_input(const struct scenario *s, char *buf, size_t size)
+{
+    char a[32];
+    units_format_bytes(s->host_kv_bytes, s->units, a, sizeof a);
+    int n = snprintf(buf, size, "%s of host memory per GPU (--host-kv)", a);
+    if (s->has_prefix_hit_rate && n > 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "; %g of returning users found there "
+                 "(--prefix-hit-rate)", s->prefix_hit_rate);
 }
 
 static void row_text(FILE *out, const struct explain_row *row)
@@ -256,10 +278,14 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
         fprintf(out, "  %-14s %s\n", "Speculative", line);
     }
     print_service_inputs(out, s, r, false);
+    if (r->host.present) {
+        host_input(s, line, sizeof line);
+        fprintf(out, "  %-14s %s\n", "Host KV", line);
+    }
 
     fprintf(out, "\nHow it is computed\n");
     for (int i = 0; i < r->explain.count; i++)
-        if (!report_is_speed_row(&r->explain.rows[i]))
+        if (!report_is_speed_row(&r->explain.rows[i]) && !report_is_host_row(&r->explain.rows[i]))
             row_text(out, &r->explain.rows[i]);
     char conc[32];
     units_format_int(r->speed.concurrency, conc, sizeof conc);
@@ -272,6 +298,12 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     for (int i = 0; i < r->explain.count; i++)
         if (report_is_speed_row(&r->explain.rows[i]))
             row_text(out, &r->explain.rows[i]);
+    if (r->host.present) {
+        fprintf(out, "\nHost memory tier (caches parked in host memory, and bringing one back)\n");
+        for (int i = 0; i < r->explain.count; i++)
+            if (report_is_host_row(&r->explain.rows[i]))
+                row_text(out, &r->explain.rows[i]);
+    }
 
     if (r->profile != ENGINE_GENERIC)
         report_engine(out, s, r);
@@ -337,6 +369,10 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         fprintf(out, "| Speculative | %s (%s) |\n", line, spec_speed_note);
     }
     print_service_inputs(out, s, r, true);
+    if (r->host.present) {
+        host_input(s, line, sizeof line);
+        fprintf(out, "| Host KV | %s |\n", line);
+    }
     fprintf(out, "\n");
 
     fprintf(out, "| Result | How | Value |\n|---|---|---|\n");
@@ -449,6 +485,12 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     ROW("KV pool (per GPU)", true, r->kv_pool_bytes_per_gpu, "%s",
         units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, t, sizeof t));
     ROW("Tokens held", true, r->kv_tokens, "%s", units_format_int(r->kv_tokens, t, sizeof t));
+    bool host = false;
+    for (int i = 0; i < n; i++)
+        host = host || results[shown[i]]->host.present;
+    if (host)
+        ROW("Parked in host memory", true, r->host.beyond_gpu, "%s",
+            units_format_int(r->host.beyond_gpu, t, sizeof t));
     ROW("Cost per user-hour", true, r->cost_per_user_hour > 0 ? r->cost_per_user_hour : 0, "%s",
         r->cost_per_user_hour >= 0 ? (snprintf(t, sizeof t, "$%.4f", r->cost_per_user_hour), t)
                                    : "n/a");
@@ -548,5 +590,9 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
         ADD(" --mbu %g", s->mbu);
     if (s->mfu > 0)
         ADD(" --mfu %g", s->mfu);
+    if (s->host_kv_bytes)
+        ADD(" --host-kv %lluB", (unsigned long long)s->host_kv_bytes);
+    if (s->has_prefix_hit_rate && s->host_kv_bytes) /* the CLI refuses it without a tier */
+        ADD(" --prefix-hit-rate %g", s->prefix_hit_rate);
 #undef ADD
 }

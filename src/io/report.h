@@ -21,6 +21,9 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
 /* Whether an explain row belongs to the speed (service level) part. */
 bool report_is_speed_row(const struct explain_row *row);
 
+/* Whether an explain row belongs to the host memory tier ("host_*"). */
+bool report_is_host_row(const struct explain_row *row);
+
 /* The one-sentence answer: "45 users fit at 32,768 tokens each ...". */
 /* The `kvplan plan` command that rebuilds scenario s: every knob that differs
  * from the defaults, so running it gives the same answer. Truncated to size. */

@@ -130,7 +130,13 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
     if (ok && jsonread_has(so, "pp"))
         ok = jsonread_u32(sr, so, "pp", true, 1, GPUS_MAX, &tmp.pp, d);
     ok = ok && jsonread_bool(sr, so, "dp_attention", false, &tmp.dp_attention, d) &&
-         jsonread_bool(sr, so, "expert_parallel", false, &tmp.expert_parallel, d);
+         jsonread_bool(sr, so, "expert_parallel", false, &tmp.expert_parallel, d) &&
+         jsonread_u64(sr, so, "host_kv_bytes", false, 0, (uint64_t)1 << 50, &tmp.host_kv_bytes,
+                      d);
+    if (ok && jsonread_has(so, "prefix_hit_rate")) {
+        tmp.has_prefix_hit_rate = true;
+        ok = jsonread_double(sr, so, "prefix_hit_rate", true, 0.0, 1.0, &tmp.prefix_hit_rate, d);
+    }
     ok = ok && jsonread_u64(sr, so, "concurrency", false, 1, 100000000, &tmp.concurrency, d) &&
          jsonread_u64(sr, so, "prompt_tokens", false, 1, TOKENS_MAX, &tmp.prompt_tokens, d) &&
          jsonread_double(sr, so, "min_tokens_per_s", false, 0.001, 1e6, &tmp.min_tokens_per_s, d) &&

@@ -79,7 +79,8 @@ static const char *xunit_name(enum xunit u)
 {
     static const char *names[] = {"count", "tokens", "bytes", "bytes", "bytes_per_value",
                                   "percent", "fraction", "usd_per_hour", "usd",
-                                  "bytes_per_s", "tokens_per_s", "ratio", "seconds", "flops"};
+                                  "bytes_per_s", "tokens_per_s", "ratio", "seconds", "flops",
+                                  "bytes_per_s"};
     return (size_t)u < sizeof names / sizeof names[0] ? names[u] : "";
 }
 
@@ -200,6 +201,35 @@ static cJSON *scenario_json(const struct scenario *s)
             jsonout_null(&so, "num_speculative_tokens");
         jsonout_object(&o, "speculative", jsonout_end(&so));
     }
+    if (s->host_kv_bytes)
+        jsonout_uint(&o, "host_kv_bytes", s->host_kv_bytes);
+    if (s->has_prefix_hit_rate)
+        jsonout_double(&o, "prefix_hit_rate", s->prefix_hit_rate);
+    return jsonout_end(&o);
+}
+
+/* The host memory tier: bytes as plain numbers, seconds as numbers (null
+ * when unknown). */
+static cJSON *host_tier_json(const struct host_tier *h)
+{
+    struct jsonout o = jsonout_begin();
+    jsonout_uint(&o, "pool_bytes_per_gpu", h->pool_bytes_per_gpu);
+    jsonout_uint(&o, "user_bytes_per_gpu", h->user_bytes_per_gpu);
+    jsonout_uint(&o, "users_per_replica", h->users_per_replica);
+    jsonout_uint(&o, "users", h->users);
+    jsonout_uint(&o, "users_beyond_gpus", h->beyond_gpu);
+    if (h->link_bytes_per_s)
+        jsonout_uint(&o, "link_bytes_per_s", h->link_bytes_per_s);
+    else
+        jsonout_null(&o, "link_bytes_per_s");
+    jsonout_double_or_null(&o, "reload_seconds", h->reload_seconds, h->reload_seconds > 0);
+    jsonout_double_or_null(&o, "recompute_seconds", h->recompute_seconds,
+                           h->recompute_seconds > 0);
+    if (h->has_hit_rate) {
+        jsonout_double(&o, "prefix_hit_rate", h->hit_rate);
+        jsonout_double_or_null(&o, "restore_seconds", h->restore_seconds,
+                               h->restore_seconds > 0);
+    }
     return jsonout_end(&o);
 }
 
@@ -314,6 +344,8 @@ static cJSON *result_json(const struct plan_result *r)
         jsonout_uint(&g, "kv_pool_bytes", r->generic.kv_pool_bytes);
         jsonout_object(&o, "generic", jsonout_end(&g));
     }
+    if (r->host.present)
+        jsonout_object(&o, "host_tier", host_tier_json(&r->host));
     return jsonout_end(&o);
 }
 

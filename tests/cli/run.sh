@@ -388,6 +388,21 @@ expect 2 "--num-speculative-tokens: needs --draft-model or --speculative-method 
 expect 2 "--speculative-method: mtp: llama-3.1-8b ships no MTP layers" plan --speculative-method mtp
 expect 2 "--speculative-method: 'eagle9' is not draft, mtp or none" plan --speculative-method eagle9
 expect 2 "--speculative-method: draft needs --draft-model ID" plan --speculative-method draft
+# the host memory tier: users parked in host memory and what one costs to bring back
+expect 0 "14 users fit at 32,768 tokens each; 50 more parked in host memory" plan --context 32k --host-kv 256GiB
+expect 0 "= 67.11 ms" plan --context 32k --host-kv 256GiB
+expect 0 "Returning user" plan --context 32k --host-kv 256GiB --prefix-hit-rate 0.8
+expect 0 '"users_beyond_gpus":	50' plan --context 32k --host-kv 256GiB --format json
+expect 0 "--kv-offloading-backend native --kv-offloading-size 512" plan --context 32k --gpus 2 --tp 2 --engine vllm --host-kv 256GiB
+expect 0 "--enable-hierarchical-cache --hicache-size 274" plan --context 32k --engine sglang --host-kv 256GiB
+expect 0 "| Host KV | 256.00 GiB of host memory per GPU" plan --context 32k --host-kv 256GiB --format markdown
+expect 2 "--host-kv: '-64GiB' is not a size" plan --host-kv -64GiB
+expect 2 "--host-kv: 'lots' is not a size" plan --host-kv lots
+expect 2 "--host-kv: '2048TiB' is more than 1 PiB per GPU" plan --host-kv 2048TiB
+expect 2 "--prefix-hit-rate: '1.5' is out of range (0 to 1)" plan --host-kv 64GiB --prefix-hit-rate 1.5
+expect 2 "--prefix-hit-rate: '-0.1' is out of range (0 to 1)" plan --host-kv 64GiB --prefix-hit-rate -0.1
+expect 2 "--prefix-hit-rate: 'half' is not a number" plan --host-kv 64GiB --prefix-hit-rate half
+expect 2 "--prefix-hit-rate: the share of returning users found in host memory needs a host tier" plan --prefix-hit-rate 0.5
 expect 0 "h100-sxm            32        8x4x1" solve --users 20 --context 128k --model llama-3.1-405b --gpu h100-sxm --engine vllm --max-gpus 32 --max-pp 4
 
 # --- solve and sweep

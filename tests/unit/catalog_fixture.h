@@ -1,5 +1,7 @@
-/* Shared by the tests that read the embedded catalogue: its setup and
- * teardown, and a scenario of a catalogue GPU and model. */
+/* Shared by the tests that plan with the real catalogue (the presets compiled
+ * into the binary): its setup and teardown, and a default scenario of a GPU
+ * and a model by id. Static inline so each test file has its own and takes
+ * what it uses. */
 #ifndef KVPLAN_TESTS_CATALOG_FIXTURE_H
 #define KVPLAN_TESTS_CATALOG_FIXTURE_H
 
@@ -7,14 +9,17 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
+#include "core/scenario.h"
 #include "io/catalog.h"
 
 static struct catalog cat;
 
-static int setup(void **state)
+static inline int setup(void **state)
 {
     (void)state;
     struct diag d = {0};
@@ -22,7 +27,7 @@ static int setup(void **state)
     return catalog_load_embedded(&cat, &d) ? 0 : -1;
 }
 
-static int teardown(void **state)
+static inline int teardown(void **state)
 {
     (void)state;
     catalog_free(&cat);

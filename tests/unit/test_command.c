@@ -1,20 +1,10 @@
 /* The command the planner copies (`y`) must rebuild the scenario on screen:
  * report_command_line, parsed back by the CLI's own option parser, gives the
  * same scenario and the same answer, for every knob a scenario has. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-
-#include <cmocka.h>
+#include "catalog_fixture.h"
 
 #include "cli/options.h"
-#include "io/catalog.h"
 #include "io/report.h"
-
-#include "catalog_fixture.h"
 
 /* Runs the command line through options_parse + options_scenario. */
 static void parse_back(const char *line, struct scenario *out)
@@ -71,6 +61,9 @@ static void same(const struct scenario *a, const char *line)
     assert_true(a->max_ttft_seconds == b.max_ttft_seconds);
     assert_true(a->mbu == b.mbu);
     assert_true(a->mfu == b.mfu);
+    assert_int_equal(a->host_kv_bytes, b.host_kv_bytes);
+    assert_int_equal(a->has_prefix_hit_rate, b.has_prefix_hit_rate);
+    assert_true(a->prefix_hit_rate == b.prefix_hit_rate);
     assert_memory_equal(&a->engine, &b.engine, sizeof a->engine);
     assert_int_equal(a->spec_method, b.spec_method);
     assert_string_equal(a->draft.id, b.draft.id);
@@ -84,6 +77,8 @@ static void same(const struct scenario *a, const char *line)
     assert_int_equal(ra.max_users, rb.max_users);
     assert_int_equal(ra.speed.users_at_service_level, rb.speed.users_at_service_level);
     assert_true(ra.speed.step_seconds == rb.speed.step_seconds);
+    assert_int_equal(ra.host.users, rb.host.users);
+    assert_true(ra.host.restore_seconds == rb.host.restore_seconds);
 }
 
 static void check(const struct scenario *s)
@@ -141,6 +136,29 @@ static void every_knob_round_trips(void **state)
     s.weights_bytes = 50000000000ull;
     s.has_price = true;
     s.price_usd_per_hour = 1.75;
+    check(&s);
+}
+
+static void the_host_tier_round_trips(void **state)
+{
+    (void)state;
+    struct scenario s = base("h100-sxm", "llama-3.1-8b");
+    s.context_tokens = 32768;
+    s.host_kv_bytes = 256ull << 30;
+    s.has_prefix_hit_rate = true;
+    s.prefix_hit_rate = 0.85;
+    char line[2048];
+    report_command_line(&s, line, sizeof line);
+    assert_non_null(strstr(line, " --host-kv 274877906944B"));
+    assert_non_null(strstr(line, " --prefix-hit-rate 0.85"));
+    same(&s, line);
+    /* a hit rate of 0 is given, not absent */
+    s.prefix_hit_rate = 0;
+    check(&s);
+    s.engine.kind = ENGINE_SGLANG;
+    s.gpus = 2;
+    s.tp = 2;
+    s.has_prefix_hit_rate = false;
     check(&s);
 }
 
@@ -218,6 +236,7 @@ int main(void)
         cmocka_unit_test(the_service_level_is_part_of_the_command),
         cmocka_unit_test(every_knob_round_trips),
         cmocka_unit_test(engine_flags_round_trip),
+        cmocka_unit_test(the_host_tier_round_trips),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

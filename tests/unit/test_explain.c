@@ -7,20 +7,11 @@
  * that row's result), every operand is written in the formula, and users
  * never rise when the context grows. */
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
 
-#include <cmocka.h>
+#include "catalog_fixture.h"
 
 #include "io/report.h"
 #include "core/plan.h"
-#include "io/catalog.h"
-
-#include "catalog_fixture.h"
 
 /* A small deterministic generator (xorshift), so a failure reproduces. */
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -68,6 +59,12 @@ static bool expected(const struct plan_result *r, const char *key, long double *
         {"speed_step", r->speed.step_seconds},
         {"speed_comm", r->speed.comm_seconds},
         {"speed_total", r->speed.tokens_per_s_total},
+        {"host_user", r->host.user_bytes_per_gpu},
+        {"host_users", r->host.users},
+        {"host_beyond", r->host.beyond_gpu},
+        {"host_reload", r->host.reload_seconds},
+        {"host_recompute", r->host.recompute_seconds},
+        {"host_restore", r->host.restore_seconds},
         {"ttft", r->speed.ttft_seconds},
         {"users_slo", r->speed.users_at_service_level},
     };
@@ -99,6 +96,11 @@ static void check_rows(const struct scenario *s, const struct plan_result *r, co
     for (size_t k = 0; k < sizeof always / sizeof always[0]; k++)
         if (explain_find(e, always[k]) == NULL)
             fail_msg("%s: no %s row among %d", what, always[k], e->count);
+    /* no row was lost to a full table (the last slot is reused when full) */
+    if (e->count >= EXPLAIN_ROWS_MAX)
+        fail_msg("%s: %d explain rows fill the table of %d", what, e->count, EXPLAIN_ROWS_MAX);
+    if (s->host_kv_bytes && explain_find(e, "host_users") == NULL)
+        fail_msg("%s: a host tier without its host_users row", what);
     for (int i = 0; i < e->count; i++) {
         const struct explain_row *row = &e->rows[i];
         char text[EXPLAIN_VALUE_MAX];
@@ -207,6 +209,12 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                             s.draft = cat.models[next(cat.model_count)].spec;
                         }
                         s.spec_tokens = (uint32_t)next(9); /* 0: the default */
+                    }
+                    /* the host tier, with and without a hit rate */
+                    if (next(3) == 0) {
+                        s.host_kv_bytes = (uint64_t)(1 + next(1024)) << 28;
+                        s.has_prefix_hit_rate = next(2) == 0;
+                        s.prefix_hit_rate = (double)next(101) / 100.0;
                     }
                     struct diag d = {0};
                     char what[200];

@@ -1,0 +1,223 @@
+/* hosttier: the second tier of the KV cache, in host memory (--host-kv).
+ *
+ * How the engines size it, read at their source:
+ * - vLLM (vllm/config/kv_offloading.py, NativeOffloadingParser.
+ *   configure_kv_transfer): --kv-offloading-size is GiB for the whole engine,
+ *   split evenly over its TP x PP worker ranks (kv_bytes_per_rank); each
+ *   rank's CPU blocks are those bytes over one offloaded block's bytes
+ *   (vllm/v1/kv_offload/, CPUOffloadingSpec).
+ * - SGLang (python/sglang/srt/mem_cache/memory_pool_host.py, since moved to
+ *   mem_cache/pool_host/base.py: HostKVCache.__init__): each TP rank's host
+ *   pool mirrors its own device pool layout; --hicache-size GB (1e9 bytes)
+ *   over that rank's bytes per token, or --hicache-ratio x the device pool's
+ *   tokens (default 2).
+ * - Both write caches through to host memory as they are computed (vLLM
+ *   offloading_connector.py OffloadingConnectorScheduler._get_reqs_to_store
+ *   stores every newly filled block; SGLang hiradix_cache.py HiRadixCache
+ *   backs a node up at its first hit under the write_through policy,
+ *   write_through_threshold 1; write_through is the default of
+ *   hicache_write_policy in server_args.py, where hicache_size is a whole
+ *   number of GB), so the host pool also holds copies of the users on the GPU.
+ * - llama.cpp has no second tier: --no-kv-offload (-nkvo, cparams.offload_kqv
+ *   false) puts the whole cache in host memory instead (src/llama-kv-cache.cpp,
+ *   the llama_kv_cache constructor picks the CPU buffer type for every layer
+ *   unless offload), which kvplan does not model.
+ * - TensorRT-LLM's host offloading (KvCacheConfig host_cache_size) was not
+ *   read at its source here: the generic tier's arithmetic is used.
+ *
+ * --host-kv is therefore per GPU (one rank's pool); a parked user costs what
+ * the engine allocates for its tokens in use on one GPU, and comes back over
+ * that GPU's own host link while the other GPUs of the replica bring theirs. */
+#include "hosttier.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "speed.h"
+
+/* How the engine sizes the pool, for the users row's note. */
+static void pool_note(const struct policy_ctx *c, char *note, size_t size)
+{
+    const struct scenario *s = c->s;
+    const struct plan_result *r = c->r;
+    double ranks = (double)r->tp * r->pp;
+    switch (s->engine.kind) {
+    case ENGINE_VLLM:
+        if (ranks > 1)
+            snprintf(note, size, "vLLM --kv-offloading-size %g GiB, split over %g ranks (TP x PP)",
+                     (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0), ranks);
+        else
+            snprintf(note, size, "vLLM --kv-offloading-size %g GiB",
+                     (double)s->host_kv_bytes / (1024.0 * 1024.0 * 1024.0));
+        break;
+    case ENGINE_SGLANG:
+        snprintf(note, size, "SGLang --hicache-size %g GB on each rank, its device pool's layout",
+                 floor((double)s->host_kv_bytes / 1e9));
+        break;
+    case ENGINE_LLAMACPP:
+        snprintf(note, size, "llama.cpp has no host tier (-nkvo moves the whole cache to host "
+                 "memory, not modelled): as the generic tier");
+        break;
+    case ENGINE_TRTLLM:
+        snprintf(note, size, "TensorRT-LLM's host_cache_size not read at its source: as the "
+                 "generic tier");
+        break;
+    default:
+        snprintf(note, size, "each GPU's host memory for parked caches, their caches whole");
+        break;
+    }
+}
+
+/* Adds the engine's flags for the tier to its launch line (before any
+ * trailing "  # ..." remark). */
+static void launch_flags(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct engine_detail *e = &c->r->engine;
+    char flags[160] = "";
+    double ranks = (double)c->r->tp * c->r->pp;
+    if (s->engine.kind == ENGINE_VLLM)
+        snprintf(flags, sizeof flags, " --kv-offloading-backend native --kv-offloading-size %g",
+                 (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0));
+    else if (s->engine.kind == ENGINE_SGLANG)
+        snprintf(flags, sizeof flags, " --enable-hierarchical-cache --hicache-size %.0f",
+                 fmax(1.0, floor((double)s->host_kv_bytes / 1e9)));
+    if (flags[0] == '\0' || e->launch[0] == '\0')
+        return;
+    char tail[ENGINE_TEXT_MAX] = "";
+    char *remark = strstr(e->launch, "  #");
+    if (remark) {
+        snprintf(tail, sizeof tail, "%s", remark);
+        *remark = '\0';
+    }
+    size_t n = strlen(e->launch);
+    snprintf(e->launch + n, sizeof e->launch - n, "%s%s", flags, tail);
+}
+
+static void users_rows(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    struct host_tier *h = &r->host;
+    char note[200], t[32];
+    struct explain_row *row = explain_row_begin(c->x, "host_user", "KV per parked user", "per GPU");
+    units_format_int(r->avg_context_tokens, t, sizeof t);
+    snprintf(note, sizeof note, "its %s tokens in use, as %s allocates them", t,
+             r->profile == ENGINE_GENERIC ? "the pool" : engine_name(r->profile));
+    if (r->profile == ENGINE_GENERIC)
+        explain_ref(c->x, row, "kv_per_user_paged", "paged");
+    else
+        explain_term(row, (long double)h->user_bytes_per_gpu, XU_BYTES, "KV of one user");
+    explain_row_end(c->x, row, XU_BYTES, 0, note);
+
+    /* under DP attention each rank parks its own users whole */
+    uint32_t ranks = r->dp_attention ? r->tp : 1;
+    row = explain_row_begin(c->x, "host_users", "Users in host pool",
+                            r->replicas > 1 ? "all replicas" : "");
+    int n = 0;
+    if (r->replicas > 1) {
+        units_format_int(h->users_per_replica, t, sizeof t);
+        n = snprintf(note, sizeof note, "%s per replica; ", t);
+    }
+    pool_note(c, note + n, sizeof note - (size_t)n);
+    if (h->user_bytes_per_gpu == 0) {
+        explain_row_end(c->x, row, XU_COUNT, 0, "no user's cache to park");
+    } else {
+        explain_term(row, (long double)s->host_kv_bytes, XU_BYTES, "host pool (--host-kv)");
+        explain_ref(c->x, row, "host_user", "per user");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_FLOOR);
+        if (ranks > 1) {
+            explain_term(row, ranks, XU_COUNT, "attention ranks");
+            explain_op(row, XOP_MUL);
+        }
+        if (r->replicas > 1) {
+            explain_term(row, r->replicas, XU_COUNT, "replicas");
+            explain_op(row, XOP_MUL);
+        }
+        explain_row_end(c->x, row, XU_COUNT, 0, note);
+    }
+    row = explain_row_begin(c->x, "host_beyond", "Parked beyond GPUs", "all replicas");
+    explain_ref(c->x, row, "host_users", "in host memory");
+    explain_ref(c->x, row, "users", "on the GPUs");
+    explain_op(row, XOP_SUB);
+    explain_term(row, 0, XU_COUNT, "");
+    explain_op(row, XOP_MAX);
+    explain_row_end(c->x, row, XU_COUNT, 0,
+                    "the engines write caches through, so host memory also holds the "
+                    "resident users'");
+}
+
+static void time_rows(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    struct host_tier *h = &r->host;
+    struct explain_row *row = explain_row_begin(c->x, "host_reload", "Reload one user", "");
+    if (h->reload_seconds <= 0) {
+        explain_row_end(c->x, row, XU_SECONDS, 0,
+                        h->link_bytes_per_s == 0 ? "no host link figure for this GPU"
+                                                 : "no cache to reload");
+    } else {
+        char note[EXPLAIN_TEXT_MAX / 2];
+        snprintf(note, sizeof note, "every GPU over its own link at its peak, a lower bound: %s",
+                 s->gpu.host_link_basis);
+        explain_ref(c->x, row, "host_user", "per GPU");
+        explain_term(row, (long double)h->link_bytes_per_s, XU_LINK_BYTES_PER_S,
+                     "host link each way");
+        explain_op(row, XOP_DIV);
+        explain_row_end(c->x, row, XU_SECONDS, 0, note);
+    }
+    /* the shared prefix stays cached on the GPU: only the user's own tokens */
+    uint64_t own = r->avg_context_tokens > r->prefix_tokens
+                       ? r->avg_context_tokens - r->prefix_tokens
+                       : r->avg_context_tokens;
+    h->recompute_seconds =
+        speed_recompute_seconds(s, r, own, c->x, "host_recompute", "Recompute one user");
+    if (!h->has_hit_rate)
+        return;
+    row = explain_row_begin(c->x, "host_restore", "Returning user", "");
+    if (h->reload_seconds <= 0 || h->recompute_seconds <= 0) {
+        explain_row_end(c->x, row, XU_SECONDS, 0, "needs both the reload and the recompute time");
+        return;
+    }
+    h->restore_seconds =
+        h->hit_rate * h->reload_seconds + (1.0 - h->hit_rate) * h->recompute_seconds;
+    explain_term(row, h->hit_rate, XU_FRACTION, "hit rate");
+    explain_ref(c->x, row, "host_reload", "reload");
+    explain_op(row, XOP_MUL);
+    explain_term(row, 1.0 - h->hit_rate, XU_FRACTION, "misses");
+    explain_ref(c->x, row, "host_recompute", "recompute");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ADD);
+    explain_row_end(c->x, row, XU_SECONDS, 0,
+                    "the expected time to restore a returning user's cache: found in host "
+                    "memory at the hit rate, else computed again");
+}
+
+void host_tier_compute(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    struct host_tier *h = &r->host;
+    memset(h, 0, sizeof *h);
+    if (s->host_kv_bytes == 0)
+        return;
+    h->present = true;
+    h->pool_bytes_per_gpu = s->host_kv_bytes;
+    h->user_bytes_per_gpu = r->user_bytes_paged_per_gpu;
+    uint32_t ranks = r->dp_attention ? r->tp : 1;
+    h->users_per_replica =
+        h->user_bytes_per_gpu ? kv_sat_mul(h->pool_bytes_per_gpu / h->user_bytes_per_gpu, ranks) : 0;
+    h->users = kv_sat_mul(h->users_per_replica, r->replicas);
+    h->beyond_gpu = h->users > r->max_users ? h->users - r->max_users : 0;
+    h->link_bytes_per_s = s->gpu.host_link_bytes_per_s;
+    if (h->link_bytes_per_s && h->user_bytes_per_gpu)
+        h->reload_seconds = (double)h->user_bytes_per_gpu / (double)h->link_bytes_per_s;
+    h->has_hit_rate = s->has_prefix_hit_rate;
+    h->hit_rate = s->has_prefix_hit_rate ? s->prefix_hit_rate : 0;
+    users_rows(c);
+    time_rows(c);
+    launch_flags(c);
+}
