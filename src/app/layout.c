@@ -9,12 +9,12 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     bool roomy = rows >= 30;
     int top = roomy ? 3 : 2;
     int explain_h = rows >= 44 ? 11 : rows >= 36 ? 9 : roomy ? 7 : 5;
-    /* the controls come first: the explain pane gives up rows for them */
+    /* the controls come first: the explain pane gives up rows for them, down
+     * to its title and three rows; past that the controls scroll */
     int room = rows - 2 - top - (roomy ? 1 : 0) - n_controls;
     if (explain_h > room)
-        explain_h = room;
-    /* at the smallest size with every control, the pane keeps its title and the answer */
-    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || explain_h < 2) {
+        explain_h = room > LAYOUT_EXPLAIN_MIN ? room : LAYOUT_EXPLAIN_MIN;
+    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS) {
         l.too_small = true;
         return l;
     }
@@ -33,6 +33,7 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     int body_h = bottom - top;
     int left_w = cols >= 120 ? 62 : cols * 11 / 20;
     l.control_pitch = body_h >= 2 * n_controls ? 2 : 1;
+    l.control_rows = l.control_pitch == 2 ? n_controls : body_h;
     l.controls = (struct rect){1, top, left_w - 2, body_h};
 
     int rx = left_w + 1, rw = cols - rx - 1;
@@ -48,6 +49,16 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     if (bottom - chart_y >= 6)
         l.chart = (struct rect){rx, chart_y, rw, bottom - chart_y};
     return l;
+}
+
+int layout_control_top(int n, int shown, int focus)
+{
+    if (shown <= 0 || n <= shown)
+        return 0;
+    int top = focus - shown / 2;
+    if (top > n - shown)
+        top = n - shown;
+    return top < 0 ? 0 : top;
 }
 
 struct presentation_layout layout_presentation(int cols, int rows)

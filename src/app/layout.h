@@ -7,7 +7,7 @@
 
 #include "tui/widgets.h"
 
-enum { LAYOUT_MIN_COLS = 70, LAYOUT_MIN_ROWS = 24 };
+enum { LAYOUT_MIN_COLS = 70, LAYOUT_MIN_ROWS = 22, LAYOUT_EXPLAIN_MIN = 4 };
 
 struct planner_layout {
     bool too_small;
@@ -15,6 +15,7 @@ struct planner_layout {
     struct rect info;     /* row 1: the model's and GPU's key figures */
     struct rect controls; /* one control every control_pitch rows */
     int control_pitch;    /* 1, or 2 on tall screens */
+    int control_rows;     /* controls shown at once; past it the list scrolls */
     struct rect summary;  /* the user count, its change, key figures */
     bool big_digits;      /* room for the 5-row digits */
     struct rect bar;      /* title, memory bar, legend */
@@ -39,6 +40,11 @@ struct presentation_layout {
 /* Computes the panes for a cols x rows screen with n_controls controls;
  * too_small (and zero rects) below LAYOUT_MIN_COLS x LAYOUT_MIN_ROWS. */
 struct planner_layout layout_compute(int cols, int rows, int n_controls);
+
+/* The first control shown when n controls share `shown` rows and the one at
+ * index `focus` has the focus: the focus kept in the middle where it can be,
+ * the list never scrolled past its ends (0 when every control fits). */
+int layout_control_top(int n, int shown, int focus);
 
 /* The presentation mode's panes (needs at least 40 x 12). */
 struct presentation_layout layout_presentation(int cols, int rows);

@@ -49,6 +49,17 @@ static void control_geometry(struct rect area, int *track_x, int *track_w)
     *track_w = area.w - LABEL_W - VALUE_W - 2;
 }
 
+/* The first control shown: the list scrolls to keep the focus in view. */
+static int controls_top(const struct planner *p, const struct planner_layout *l,
+                        const enum control *v, int n)
+{
+    int focus = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i] == p->focus)
+            focus = i;
+    return layout_control_top(n, l->control_rows, focus);
+}
+
 static void draw_controls(const struct planner *p, const struct planner_layout *l)
 {
     struct rect r = l->controls;
@@ -56,9 +67,16 @@ static void draw_controls(const struct planner *p, const struct planner_layout *
     control_geometry(r, &tx, &tw);
     enum control v[CTRL_COUNT];
     int n = planner_controls(p, v);
-    for (int i = 0; i < n; i++) {
+    int top = controls_top(p, l, v, n), end = top + l->control_rows;
+    /* more controls above or below: a mark in the margin beside the first or last row */
+    if (top > 0)
+        widget_text(r.y, r.x - 1, 1, ROLE_DIM, roles_utf8() ? "\u25b2" : "^");
+    if (end < n)
+        widget_text(r.y + (l->control_rows - 1) * l->control_pitch, r.x - 1, 1, ROLE_DIM,
+                    roles_utf8() ? "\u25bc" : "v");
+    for (int i = top; i < n && i < end; i++) {
         enum control c = v[i];
-        int y = r.y + i * l->control_pitch;
+        int y = r.y + (i - top) * l->control_pitch;
         if (y >= r.y + r.h)
             break;
         bool focus = c == p->focus;
@@ -120,15 +138,22 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         widget_text(y + 4, r.x + w + 2, r.w - w - 2, ROLE_DIM, line);
         if (res->host.present) {
             /* beside the number: the users host memory keeps beyond the GPUs */
-            units_format_int(res->host.beyond_gpu, a, sizeof a);
-            snprintf(line, sizeof line, "+%s parked in host memory", a);
-            snprintf(brief, sizeof brief, "+%s in host", a);
+            if (res->host.beyond_gpu) {
+                units_format_int(res->host.beyond_gpu, a, sizeof a);
+                snprintf(line, sizeof line, "+%s parked in host memory", a);
+                snprintf(brief, sizeof brief, "+%s in host", a);
+            } else {
+                /* the host pool holds no more caches than the GPUs do */
+                units_format_int(res->host.users, a, sizeof a);
+                snprintf(line, sizeof line, "host memory: %s caches, none beyond", a);
+                snprintf(brief, sizeof brief, "host: %s caches", a);
+            }
             widget_text(y + 1, r.x + w + 2, r.w - w - 2, ROLE_GOOD, fit(r.w - w - 2, line, brief));
         }
         y += 5;
     } else {
         char host[48] = "";
-        if (res->host.present) {
+        if (res->host.present && res->host.beyond_gpu) {
             units_format_int(res->host.beyond_gpu, a, sizeof a);
             snprintf(host, sizeof host, " (+%s in host)", a);
         }
@@ -503,8 +528,9 @@ int view_control_at(const struct planner *p, int x, int y, int *track_x, int *tr
         return -1;
     enum control v[CTRL_COUNT];
     int n = planner_controls(p, v);
-    int i = (y - r.y) / l.control_pitch;
-    if (i >= n)
+    int shown = (y - r.y) / l.control_pitch;
+    int i = controls_top(p, &l, v, n) + shown;
+    if (shown >= l.control_rows || i >= n)
         return -1;
     control_geometry(r, track_x, track_w);
     return v[i];

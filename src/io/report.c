@@ -82,8 +82,14 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
                             paged, avg);
         if (r->host.present && len > 0 && (size_t)len < size) {
             char h[32];
-            units_format_int(r->host.beyond_gpu, h, sizeof h);
-            len += snprintf(buf + len, size - (size_t)len, "; %s more parked in host memory", h);
+            if (r->host.beyond_gpu) {
+                units_format_int(r->host.beyond_gpu, h, sizeof h);
+                len += snprintf(buf + len, size - (size_t)len, "; %s more parked in host memory", h);
+            } else {
+                units_format_int(r->host.users, h, sizeof h);
+                len += snprintf(buf + len, size - (size_t)len,
+                                "; host memory holds %s caches, none beyond these", h);
+            }
         }
         if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && len > 0 && (size_t)len < size) {
             char slo[32];

@@ -127,6 +127,26 @@ def test_clicking_a_control_focuses_it_and_the_wheel_steps_it():
         t.kill()
 
 
+def test_the_controls_scroll_when_they_outnumber_the_rows():
+    # vLLM's knobs, the draft and the host tier: more controls than 80x24 has rows
+    t = start("--engine", "vllm", cols=80, rows=24)
+    try:
+        assert "\u25bc" in t.text() and "Host KV" not in t.text()
+        for _ in range(5):
+            t.press(t.cap("kcuu1"))  # up from Context wraps to the last control
+        t.wait_for(r"Host KV")
+        assert "\u25b2" in t.text()
+        # a click on a scrolled row reaches the control drawn there, and the wheel steps it
+        y, _ = control_row(t, "Host KV")
+        t.mouse(0, 3, y)
+        t.mouse(0, 3, y, release=True)
+        t.mouse(64, 3, y)  # wheel up: the next size
+        t.wait_for(r"Host KV .* 16 GiB/GPU")
+        assert plan(*SCENARIO, "--engine", "vllm", "--host-kv", "16GiB")["result"]["host_tier"]
+    finally:
+        t.kill()
+
+
 def test_clicking_a_key_in_the_bottom_bar_runs_it():
     t = start()
     try:
@@ -148,7 +168,7 @@ def test_resize_redraws_and_too_small_says_so():
         t.resize(160, 48)
         t.wait_for(r"Users against context")
         t.resize(50, 15)
-        t.wait_for(r"Enlarge the terminal to 70x24")
+        t.wait_for(r"Enlarge the terminal to 70x22")
         t.resize(80, 24)
         t.wait_for(r"How the number is computed")
         assert users_on_screen(t) == 29

@@ -57,8 +57,8 @@ if wait_for "at 8k tokens" && wait_for "= floor(14.86)"; then ok; else bad "Righ
 T send-keys -t app p
 if wait_for "at 8k tokens each on 1 x a100-80gb"; then ok; else bad "presentation mode"; fi
 T send-keys -t app Escape
-T resize-window -t app -x 70 -y 24 2>/dev/null || T resize-pane -t app -x 70 -y 24
-if wait_for "How the number is computed"; then ok; else bad "no redraw at 70x24"; fi
+T resize-window -t app -x 70 -y 22 2>/dev/null || T resize-pane -t app -x 70 -y 22
+if wait_for "How the number is computed"; then ok; else bad "no redraw at 70x22"; fi
 T send-keys -t app q
 wait_done
 if [ "$(cat "$D/status")" = 0 ]; then ok; else bad "exit status $(cat "$D/status")"; fi

@@ -33,13 +33,38 @@ static void every_size_gives_a_valid_layout_or_too_small(void **state)
                     if (layout_rects_overlap(panes[i], panes[j]))
                         fail_msg("%dx%d: panes %d and %d overlap", cols, rows, i, j);
             }
-            /* every control has its row */
-            assert_true(l.controls.h >= (CONTROLS_VISIBLE_MAX - 1) * l.control_pitch + 1);
+            /* every control has its row, or the list scrolls over at least 12 rows
+             * and the explain pane keeps its title and three rows */
+            if (l.control_rows < CONTROLS_VISIBLE_MAX)
+                assert_true(l.control_rows >= 12 && l.explain.h >= LAYOUT_EXPLAIN_MIN);
+            assert_true(l.controls.h >= (l.control_rows - 1) * l.control_pitch + 1);
             /* the bar has its title, the bar and a legend row at least */
             assert_true(l.bar.h >= 3);
         }
     }
     assert_int_equal(valid, (301 - LAYOUT_MIN_COLS) * (101 - LAYOUT_MIN_ROWS));
+}
+
+/* The list keeps the focus in the middle and never scrolls past its ends. */
+static void the_control_list_scrolls_to_keep_the_focus_in_view(void **state)
+{
+    (void)state;
+    assert_int_equal(layout_control_top(10, 16, 9), 0);  /* all fit */
+    assert_int_equal(layout_control_top(20, 16, 0), 0);
+    assert_int_equal(layout_control_top(20, 16, 8), 0);  /* 8 - 8 */
+    assert_int_equal(layout_control_top(20, 16, 10), 2); /* the focus stays 8 rows down */
+    assert_int_equal(layout_control_top(20, 16, 19), 4); /* the last row is the last control */
+    for (int n = 1; n <= 30; n++)
+        for (int shown = 1; shown <= 20; shown++)
+            for (int f = 0; f < n; f++) {
+                int top = layout_control_top(n, shown, f);
+                assert_true(top >= 0 && f >= top && f < top + shown);
+                assert_true(n <= shown ? top == 0 : top + shown <= n);
+            }
+    /* at 80x24 with more controls than rows, the explain pane keeps four rows */
+    struct planner_layout l = layout_compute(80, 24, 20);
+    assert_int_equal(l.explain.h, LAYOUT_EXPLAIN_MIN);
+    assert_int_equal(l.control_rows, 16);
 }
 
 static void the_minimum_sizes_work_and_one_less_does_not(void **state)
@@ -90,6 +115,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_size_gives_a_valid_layout_or_too_small),
+        cmocka_unit_test(the_control_list_scrolls_to_keep_the_focus_in_view),
         cmocka_unit_test(the_minimum_sizes_work_and_one_less_does_not),
         cmocka_unit_test(presentation_layout_fits_every_size),
     };
