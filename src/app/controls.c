@@ -42,7 +42,7 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_DRAFT_MODEL] = "Draft",
     [SF_SPEC_TOKENS] = "Spec tokens",
     [SF_HOST_KV] = "Host KV",
-    [SF_PREFIX_HIT_RATE] = "Hit rate (--prefix-hit-rate)",
+    [SF_PREFIX_HIT_RATE] = "Hit rate",
 };
 
 static const struct {
@@ -69,6 +69,7 @@ static const struct {
     [CTRL_DRAFT] = {"Draft", SF_DRAFT_MODEL, CK_LIST},
     [CTRL_SPEC_TOKENS] = {"Spec tokens", SF_SPEC_TOKENS, CK_SLIDER},
     [CTRL_HOST_KV] = {"Host KV", SF_HOST_KV, CK_SLIDER},
+    [CTRL_HIT_RATE] = {"Hit rate", SF_PREFIX_HIT_RATE, CK_SLIDER},
 };
 
 /* widest first: a step right is a step cheaper (q8_0 carries its scales: 34/32 B) */
@@ -137,6 +138,8 @@ bool control_visible(enum control c, const struct scenario *s)
         return e == ENGINE_GENERIC;
     if (c == CTRL_SPEC_TOKENS)
         return s->spec_method != SPEC_NONE;
+    if (c == CTRL_HIT_RATE)
+        return s->host_kv_bytes > 0;
     return c >= 0 && c < CTRL_COUNT;
 }
 
@@ -294,6 +297,15 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
             n = add_unique(v, n, g << 30);
         n = add_unique(v, n, s->host_kv_bytes);
         break;
+    case CTRL_HIT_RATE:
+        /* not given, then 0% to 100% of returning users found in host memory */
+        n = add_unique(v, n, HIT_RATE_NONE);
+        for (uint64_t pc = 0; pc <= 100; pc += 10)
+            n = add_unique(v, n, pc + 1);
+        n = add_unique(v, n, 95 + 1);
+        n = add_unique(v, n, control_current(c, s, r, cat));
+        qsort(v, (size_t)n, sizeof *v, cmp_u64);
+        break;
     case CTRL_SEQS:
         n = add_unique(v, n, 0); /* the engine's default (llama.cpp: as many as fit) */
         for (uint64_t k = 1; k <= 16; k++)
@@ -358,6 +370,9 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
         return (uint64_t)llround(s->max_ttft_seconds * 1000);
     case CTRL_HOST_KV:
         return s->host_kv_bytes;
+    case CTRL_HIT_RATE:
+        return s->has_prefix_hit_rate ? (uint64_t)llround(s->prefix_hit_rate * 100) + 1
+                                      : HIT_RATE_NONE;
     case CTRL_FRACTION:
         if (control_fraction_of(s) > 0 || r == NULL)
             return (uint64_t)llround(control_fraction_of(s) * 1000);
@@ -488,6 +503,10 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_HOST_KV:
         s->host_kv_bytes = value;
         break;
+    case CTRL_HIT_RATE:
+        s->has_prefix_hit_rate = value != HIT_RATE_NONE;
+        s->prefix_hit_rate = value != HIT_RATE_NONE ? (double)(value - 1) / 100.0 : 0;
+        break;
     case CTRL_SEQS:
         control_set_seqs(s, (uint32_t)value);
         break;
@@ -573,6 +592,10 @@ void control_reset(enum control c, struct scenario *s)
         break;
     case CTRL_HOST_KV:
         s->host_kv_bytes = 0;
+        break;
+    case CTRL_HIT_RATE:
+        s->has_prefix_hit_rate = false;
+        s->prefix_hit_rate = 0;
         break;
     default:
         break;

@@ -32,12 +32,17 @@ enum control {
     CTRL_DRAFT,    /* speculative decoding: none, the model's MTP layers, or a draft model */
     CTRL_SPEC_TOKENS, /* speculative tokens per step (with a draft only) */
     CTRL_HOST_KV,  /* the host memory tier: bytes of host memory per GPU, 0 = none */
+    CTRL_HIT_RATE, /* with a host tier: the share of returning users found there; values are
+                    * percent + 1, 0 = not given */
     CTRL_COUNT
 };
 
 /* The most controls shown at once: the headroom (generic rule) and the
  * engine's fraction and sequence knobs never appear together. */
 enum { CONTROLS_VISIBLE_MAX = CTRL_COUNT - 1 };
+
+/* The hit rate control's value: 0 = not given, else percent + 1. */
+enum { HIT_RATE_NONE = 0 };
 
 /* Draft control values: none, MTP, then 2 + a catalogue model's index. */
 enum { DRAFT_NONE = 0, DRAFT_MTP = 1, DRAFT_MODEL_BASE = 2 };

@@ -68,6 +68,23 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
         else if (ok)
             s->host_kv_bytes = n;
         break;
+    case CTRL_HIT_RATE: /* 0 to 1 as --prefix-hit-rate takes it, or a percentage */
+        if (strcasecmp(text, "none") == 0 || strcasecmp(text, "off") == 0) {
+            s->has_prefix_hit_rate = false;
+            s->prefix_hit_rate = 0;
+        } else {
+            size_t len = strlen(text);
+            bool pc = len > 0 && text[len - 1] == '%';
+            char num[64];
+            snprintf(num, sizeof num, "%.*s", (int)(pc ? len - 1 : len), text);
+            if ((ok = units_parse_number(num, 0, pc ? 100 : 1, &x, &in))) {
+                s->has_prefix_hit_rate = true;
+                s->prefix_hit_rate = pc ? x / 100.0 : x;
+            } else {
+                ok = diag_fail(&in, "'%s' is not a share from 0 to 1 (or 0%% to 100%%)", text);
+            }
+        }
+        break;
     case CTRL_KV_DTYPE:
     case CTRL_WEIGHT_DTYPE:
         if (!dtype_parse(text, &t))
@@ -180,6 +197,12 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
             snprintf(buf, size, "%s/GPU", t);
         } else
             snprintf(buf, size, "none");
+        break;
+    case CTRL_HIT_RATE:
+        if (s->has_prefix_hit_rate)
+            snprintf(buf, size, "%g%% from host", s->prefix_hit_rate * 100);
+        else
+            snprintf(buf, size, "not given");
         break;
     case CTRL_FRACTION:
         if (control_fraction_of(s) > 0)

@@ -508,6 +508,20 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
                     ss->entry[shown[i]].note);
 }
 
+/* A size as an option takes it, exactly: "64GiB" when whole GiB, "512MiB"
+ * when whole MiB, else bytes ("80000000000B"). */
+static const char *size_arg(uint64_t bytes, char *buf, size_t size)
+{
+    const uint64_t gib = (uint64_t)1 << 30, mib = (uint64_t)1 << 20;
+    if (bytes && bytes % gib == 0)
+        snprintf(buf, size, "%lluGiB", (unsigned long long)(bytes / gib));
+    else if (bytes && bytes % mib == 0)
+        snprintf(buf, size, "%lluMiB", (unsigned long long)(bytes / mib));
+    else
+        snprintf(buf, size, "%lluB", (unsigned long long)bytes);
+    return buf;
+}
+
 void report_command_line(const struct scenario *s, char *buf, size_t size)
 {
     const struct engine_flags *e = &s->engine;
@@ -539,9 +553,9 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
     if (s->engine.kind == ENGINE_GENERIC && s->headroom_percent != 10.0)
         ADD(" --headroom %g", s->headroom_percent);
     if (s->has_vram)
-        ADD(" --vram %lluB", (unsigned long long)s->vram_bytes);
+        ADD(" --vram %s", size_arg(s->vram_bytes, t, sizeof t));
     if (s->has_weights)
-        ADD(" --weights %lluB", (unsigned long long)s->weights_bytes);
+        ADD(" --weights %s", size_arg(s->weights_bytes, t, sizeof t));
     if (s->has_price)
         ADD(" --price %g", s->price_usd_per_hour);
     if (s->full_attention)
@@ -575,15 +589,15 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
     if (e->parallel)
         ADD(" --parallel %u", e->parallel);
     if (e->fit_target_bytes)
-        ADD(" --fit-target %lluB", (unsigned long long)e->fit_target_bytes);
+        ADD(" --fit-target %s", size_arg(e->fit_target_bytes, t, sizeof t));
     if (e->v_dtype != DTYPE_AUTO)
         ADD(" --kv-dtype-v %s", dtype_info(e->v_dtype)->name);
     if (e->gpu_total_bytes)
-        ADD(" --gpu-total %lluB", (unsigned long long)e->gpu_total_bytes);
+        ADD(" --gpu-total %s", size_arg(e->gpu_total_bytes, t, sizeof t));
     if (e->non_kv_bytes)
-        ADD(" --non-kv %lluB", (unsigned long long)e->non_kv_bytes);
+        ADD(" --non-kv %s", size_arg(e->non_kv_bytes, t, sizeof t));
     if (e->kv_memory_bytes)
-        ADD(" --kv-memory %lluB", (unsigned long long)e->kv_memory_bytes);
+        ADD(" --kv-memory %s", size_arg(e->kv_memory_bytes, t, sizeof t));
     if (s->concurrency)
         ADD(" --concurrency %llu", (unsigned long long)s->concurrency);
     if (s->prompt_tokens)
@@ -597,7 +611,7 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
     if (s->mfu > 0)
         ADD(" --mfu %g", s->mfu);
     if (s->host_kv_bytes)
-        ADD(" --host-kv %lluB", (unsigned long long)s->host_kv_bytes);
+        ADD(" --host-kv %s", size_arg(s->host_kv_bytes, t, sizeof t));
     if (s->has_prefix_hit_rate && s->host_kv_bytes) /* the CLI refuses it without a tier */
         ADD(" --prefix-hit-rate %g", s->prefix_hit_rate);
 #undef ADD

@@ -149,7 +149,7 @@ static void the_host_tier_round_trips(void **state)
     s.prefix_hit_rate = 0.85;
     char line[2048];
     report_command_line(&s, line, sizeof line);
-    assert_non_null(strstr(line, " --host-kv 274877906944B"));
+    assert_non_null(strstr(line, " --host-kv 256GiB"));
     assert_non_null(strstr(line, " --prefix-hit-rate 0.85"));
     same(&s, line);
     /* a hit rate of 0 is given, not absent */

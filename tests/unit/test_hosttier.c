@@ -6,6 +6,8 @@
  * python/sglang/srt/mem_cache/memory_pool_host.py, now pool_host/base.py
  * (HostKVCache.__init__: --hicache-size GB of 1e9 bytes on each rank, over
  * that rank's bytes per token). */
+#include <math.h>
+
 #include "catalog_fixture.h"
 
 #include "app/planner.h"
@@ -218,13 +220,53 @@ static void the_snapshot_keeps_the_tier_and_old_snapshots_have_none(void **state
     free(json);
 }
 
-static void type(struct planner *p, const char *text)
+static void type_at(struct planner *p, enum control c, const char *text)
 {
-    p->focus = CTRL_HOST_KV;
+    p->focus = c;
     planner_key(p, '\n');
     for (const char *k = text; *k; k++)
         planner_key(p, *k);
     planner_key(p, '\n');
+}
+
+static void type(struct planner *p, const char *text)
+{
+    type_at(p, CTRL_HOST_KV, text);
+}
+
+/* The hit rate is a control of its own once there is a tier: stepped in
+ * tenths, typed as the option takes it or as a percentage. */
+static void the_planner_sets_the_hit_rate_with_a_tier(void **state)
+{
+    (void)state;
+    static struct planner p;
+    struct scenario s = base("h100-sxm", "llama-3.1-8b");
+    s.context_tokens = 32768;
+    planner_init(&p, &cat, &s);
+    assert_false(control_visible(CTRL_HIT_RATE, &p.scenario));
+    planner_step(&p, CTRL_HOST_KV, 1, false);
+    assert_true(control_visible(CTRL_HIT_RATE, &p.scenario));
+    /* one step from "not given" is 0%, the next 10% */
+    planner_step(&p, CTRL_HIT_RATE, 1, false);
+    planner_step(&p, CTRL_HIT_RATE, 1, false);
+    assert_true(p.scenario.has_prefix_hit_rate);
+    assert_true(fabs(p.scenario.prefix_hit_rate - 0.1) < 1e-12);
+    assert_true(p.result.host.has_hit_rate);
+    type_at(&p, CTRL_HIT_RATE, "80%");
+    assert_true(fabs(p.scenario.prefix_hit_rate - 0.8) < 1e-12);
+    type_at(&p, CTRL_HIT_RATE, "0.25");
+    assert_true(fabs(p.scenario.prefix_hit_rate - 0.25) < 1e-12);
+    /* the returning user's wait: 0.25 x reload + 0.75 x recompute */
+    assert_true(fabs(p.result.host.restore_seconds - (0.25 * p.result.host.reload_seconds +
+                                                      0.75 * p.result.host.recompute_seconds)) <
+                1e-9);
+    type_at(&p, CTRL_HIT_RATE, "150%");
+    assert_non_null(strstr(p.error, "Hit rate:"));
+    char line[2048];
+    planner_command_line(&p, line, sizeof line);
+    assert_non_null(strstr(line, "--prefix-hit-rate 0.25"));
+    type_at(&p, CTRL_HIT_RATE, "none");
+    assert_false(p.scenario.has_prefix_hit_rate);
 }
 
 static void the_planner_steps_and_types_the_host_kv(void **state)
@@ -247,7 +289,7 @@ static void the_planner_steps_and_types_the_host_kv(void **state)
     /* the copied command carries it */
     char line[2048];
     planner_command_line(&p, line, sizeof line);
-    assert_non_null(strstr(line, "--host-kv 274877906944B"));
+    assert_non_null(strstr(line, "--host-kv 256GiB"));
     /* a refusal names the control in the planner's words */
     type(&p, "lots");
     assert_non_null(strstr(p.error, "Host KV:"));
@@ -272,6 +314,7 @@ int main(void)
         cmocka_unit_test(without_the_option_nothing_changes),
         cmocka_unit_test(no_link_figure_no_reload_time_and_llama_cpp_is_named),
         cmocka_unit_test(the_planner_steps_and_types_the_host_kv),
+        cmocka_unit_test(the_planner_sets_the_hit_rate_with_a_tier),
         cmocka_unit_test(the_snapshot_keeps_the_tier_and_old_snapshots_have_none),
     };
     return cmocka_run_group_tests_name("hosttier", tests, setup, teardown);

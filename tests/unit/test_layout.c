@@ -77,9 +77,9 @@ static void the_minimum_sizes_work_and_one_less_does_not(void **state)
     struct planner_layout l = layout_compute(80, 24, CONTROLS_VISIBLE_MAX);
     assert_true(l.big_digits);
     assert_int_equal(l.bar.h, 7);
-    /* 160x48 adds breathing room and the chart (an engine's knobs without a
-     * draft's two rows; with them the controls close up to one a row) */
-    l = layout_compute(160, 48, CONTROLS_VISIBLE_MAX - 2);
+    /* 160x48 adds breathing room and the chart (the generic rule's 16
+     * controls; with every extra shown they close up to one a row) */
+    l = layout_compute(160, 48, 16);
     assert_int_equal(l.control_pitch, 2);
     assert_true(l.chart.h >= 6);
     l = layout_compute(160, 48, CONTROLS_VISIBLE_MAX);
