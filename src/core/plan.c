@@ -134,38 +134,48 @@ static void weights_row(struct policy_ctx *c)
     struct explain_row *row = NULL;
     bool draft = r->spec.method != SPEC_NONE;
     specdec_weights_row(c);
-    if (r->experts_spread) {
+    uint64_t whole = r->attention_bytes ? r->attention_bytes : r->replicated_bytes;
+    if (r->experts_spread || whole) {
+        /* split by TP x PP, routed experts over the DP group, the rest whole on every rank */
+        uint64_t rest = r->weights_bytes - (r->experts_spread ? r->expert_bytes : 0) - whole;
         row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
-        explain_term(row, (long double)(r->weights_bytes - r->expert_bytes), XU_BYTES,
-                     "weights outside the experts");
+        explain_term(row, (long double)rest, XU_BYTES,
+                     r->attention_bytes    ? "weights outside attention"
+                     : !r->experts_spread  ? "weights split by TP"
+                     : r->replicated_bytes ? "the rest"
+                                           : "weights outside the experts");
         explain_term(row, r->tp * r->pp, XU_COUNT,
                      r->tp * r->pp == 1 ? "GPU (TP)" : r->pp > 1 ? "GPUs (TP x PP)" : "GPUs (TP)");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_CEIL);
-        explain_term(row, (long double)r->expert_bytes, XU_BYTES, "routed experts");
-        explain_term(row, r->gpus, XU_COUNT,
-                     r->expert_parallel ? "GPUs (expert parallel)" : "GPUs (TP across DP)");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_CEIL);
-        explain_op(row, XOP_ADD);
-        explain_row_end(c->x, row, XU_BYTES, 0,
-                        r->expert_parallel ? "whole experts on each GPU, the rest per replica"
-                                           : "vLLM's MoE layers span the data-parallel ranks");
-    } else if (r->attention_bytes) {
-        row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
-        explain_term(row, (long double)(r->weights_bytes - r->attention_bytes), XU_BYTES,
-                     "weights outside attention");
-        explain_term(row, r->tp * r->pp, XU_COUNT, r->pp > 1 ? "GPUs (TP x PP)" : "GPUs (TP)");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_CEIL);
-        explain_term(row, (long double)r->attention_bytes, XU_BYTES, "attention and embedding");
-        if (r->pp > 1) {
-            explain_term(row, r->pp, XU_COUNT, "stages");
+        if (r->experts_spread) {
+            explain_term(row, (long double)r->expert_bytes, XU_BYTES, "routed experts");
+            explain_term(row, r->gpus, XU_COUNT,
+                         r->expert_parallel ? "GPUs (expert parallel)" : "GPUs (TP across DP)");
             explain_op(row, XOP_DIV);
             explain_op(row, XOP_CEIL);
+            explain_op(row, XOP_ADD);
         }
-        explain_op(row, XOP_ADD);
-        explain_row_end(c->x, row, XU_BYTES, 0, "DP attention: every rank holds attention whole");
+        if (whole) {
+            explain_term(row, (long double)whole, XU_BYTES,
+                         r->attention_bytes ? "attention and embedding" : "whole on every GPU");
+            if (r->pp > 1) {
+                explain_term(row, r->pp, XU_COUNT, "stages");
+                explain_op(row, XOP_DIV);
+                explain_op(row, XOP_CEIL);
+            }
+            explain_op(row, XOP_ADD);
+        }
+        explain_row_end(c->x, row, XU_BYTES, 0,
+                        r->experts_spread && r->expert_parallel
+                            ? "whole experts on each GPU, the rest per replica"
+                        : r->experts_spread ? "vLLM's MoE layers span the data-parallel ranks"
+                        : r->attention_bytes ? "DP attention: every rank holds attention whole"
+                        : c->s->model.index_head_dim
+                            ? "MLA's latent down-projections and the indexer are replicated, not "
+                              "split (ReplicatedLinear)"
+                            : "MLA's latent down-projections are replicated, not split "
+                              "(ReplicatedLinear)");
     } else if (r->tp * r->pp > 1 || draft) {
         snprintf(note, sizeof note, "weights (%s)", plan_weights_label(r));
         row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
@@ -180,7 +190,7 @@ static void weights_row(struct policy_ctx *c)
     }
     if (draft) {
         /* the row above is still open for the plain case; reopen the others */
-        if (row == NULL || r->experts_spread || r->attention_bytes) {
+        if (row == NULL || r->experts_spread || whole) {
             if (c->x)
                 explain_rename(c->x, "weights_per_gpu", "weights_model");
             row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
@@ -360,17 +370,22 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
      * as whole experts; the other weights split by TP x PP */
     r->experts_spread = r->expert_bytes > 0 && s->engine.kind == ENGINE_VLLM &&
                         s->engine.rule != RULE_VLLM_V0 && (r->replicas > 1 || s->expert_parallel);
-    if (r->experts_spread && r->weights_bytes != UINT64_MAX)
-        r->weights_bytes_per_gpu =
-            kv_ceil_div(r->weights_bytes - r->expert_bytes, (uint64_t)r->tp * r->pp) +
-            kv_ceil_div(r->expert_bytes, r->gpus);
     /* SGLang's DP attention: every GPU holds the attention and the embedding
      * whole, the rest split by TP */
     r->attention_bytes = s->dp_attention ? scenario_attention_bytes(s) : 0;
-    if (r->attention_bytes && r->weights_bytes != UINT64_MAX)
+    /* MLA's latent down-projections (and V3.2's indexer) are ReplicatedLinear
+     * in vLLM and SGLang (models/deepseek_v2.py): every TP rank holds them
+     * whole. llama.cpp splits layers, not tensors. */
+    r->replicated_bytes = !r->attention_bytes && r->tp > 1 && s->engine.kind != ENGINE_LLAMACPP
+                              ? scenario_replicated_bytes(s)
+                              : 0;
+    uint64_t whole = r->attention_bytes ? r->attention_bytes : r->replicated_bytes;
+    if ((whole || r->experts_spread) && r->weights_bytes != UINT64_MAX) {
+        uint64_t spread = r->experts_spread ? r->expert_bytes : 0;
         r->weights_bytes_per_gpu =
-            kv_ceil_div(r->weights_bytes - r->attention_bytes, (uint64_t)r->tp * r->pp) +
-            kv_ceil_div(r->attention_bytes, r->pp);
+            kv_ceil_div(r->weights_bytes - spread - whole, (uint64_t)r->tp * r->pp) +
+            kv_ceil_div(spread, r->gpus) + kv_ceil_div(whole, r->pp);
+    }
     /* SGLang, TensorRT-LLM and vLLM V0 size every layer for the whole context:
      * sliding windows save them nothing. llama.cpp splits layers, not heads. */
     enum engine_kind kind = s->engine.kind;

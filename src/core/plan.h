@@ -146,6 +146,7 @@ struct plan_result {
     bool experts_spread;       /* routed experts split over every GPU of the DP group (vLLM V1) */
     uint64_t expert_bytes;     /* of weights_bytes, in routed experts (0 dense) */
     uint64_t attention_bytes;  /* of weights_bytes, held whole by every GPU under DP attention */
+    uint64_t replicated_bytes; /* of weights_bytes, whole on every TP rank (MLA down-projections) */
     enum dtype weight_dtype, kv_dtype; /* resolved */
     bool weights_as_released;  /* the checkpoint's own size (mixed formats: MXFP4, FP8 blocks) */
     uint32_t warnings;         /* enum plan_warning bits */

@@ -107,6 +107,37 @@ uint64_t scenario_expert_bytes(const struct scenario *s)
     return (uint64_t)((long double)all * m->expert_params / m->params);
 }
 
+/* Parameters of one layer's sparse-attention indexer (V3.2): wq_b, wk, the
+ * key's LayerNorm (weight and bias) and weights_proj. */
+static long double indexer_params(const struct model_spec *m, long double h)
+{
+    long double d = m->index_head_dim, n = m->index_n_heads;
+    return d > 0 ? (long double)m->q_lora_rank * n * d + h * d + 2 * d + h * n : 0;
+}
+
+/* The bytes of `params` parameters at the weights' average bytes a parameter. */
+static uint64_t share_of_weights(const struct scenario *s, long double params)
+{
+    const struct model_spec *m = &s->model;
+    enum dtype used;
+    uint64_t all = scenario_weights_bytes(s, &used);
+    if (all == UINT64_MAX || m->params == 0 || params <= 0 || params >= (long double)m->params)
+        return 0;
+    return (uint64_t)((long double)all * params / (long double)m->params);
+}
+
+uint64_t scenario_replicated_bytes(const struct scenario *s)
+{
+    const struct model_spec *m = &s->model;
+    if (m->attention != ATTENTION_MLA)
+        return 0;
+    long double h = m->hidden_size ? m->hidden_size : (long double)m->attention_heads * m->head_dim;
+    /* the down projections to the query and KV latents, their norms, and the indexer */
+    long double per_layer = h * ((long double)m->q_lora_rank + m->kv_lora_rank + m->qk_rope_head_dim) +
+                            m->q_lora_rank + m->kv_lora_rank + indexer_params(m, h);
+    return share_of_weights(s, per_layer * m->layers);
+}
+
 uint64_t scenario_attention_bytes(const struct scenario *s)
 {
     const struct model_spec *m = &s->model;
@@ -122,7 +153,7 @@ uint64_t scenario_attention_bytes(const struct scenario *s)
                                        : h * heads * qk;
         per_layer = q + h * ((long double)m->kv_lora_rank + m->qk_rope_head_dim) +
                     (long double)m->kv_lora_rank * heads * ((long double)m->qk_nope_head_dim + m->v_head_dim) +
-                    heads * m->v_head_dim * h;
+                    heads * m->v_head_dim * h + indexer_params(m, h);
     } else {
         per_layer = h * (heads + 2.0L * m->kv_heads) * m->head_dim + heads * m->head_dim * h;
     }

@@ -149,6 +149,12 @@ uint64_t scenario_expert_bytes(const struct scenario *s);
  * 1, and VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled())). */
 uint64_t scenario_attention_bytes(const struct scenario *s);
 
+/* Of the weights, the bytes every tensor-parallel rank holds whole: MLA's
+ * down projections to the query and KV latents (q_a_proj, kv_a_proj_with_mqa
+ * and their norms) and DeepSeek-V3.2's indexer, all ReplicatedLinear in vLLM
+ * and SGLang (models/deepseek_v2.py); 0 for other models. */
+uint64_t scenario_replicated_bytes(const struct scenario *s);
+
 /* Tensor parallel size, pipeline stages and replicas (tp x pp x replicas = gpus). */
 uint32_t scenario_tp(const struct scenario *s);
 uint32_t scenario_pp(const struct scenario *s);

@@ -313,6 +313,39 @@ static void deepseek_v32_decode_reads_the_top_k(void **state)
     assert_true(fabs(read / users_kv - 150.0 / 1284.0) < 1e-6);
 }
 
+/* vLLM and SGLang keep MLA's down-projections to the query and KV latents
+ * whole on every TP rank (models/deepseek_v2.py: q_a_proj and
+ * kv_a_proj_with_mqa are ReplicatedLinear): 61 x (7,168 x (1,536 + 512 + 64)
+ * + 1,536 + 512 norm weights) = 61 x 15,140,864 = 923,592,704 parameters, in
+ * fp8 as many bytes. At TP 8 a GPU holds ceil((671,026,419,200 -
+ * 923,592,704) / 8) + 923,592,704 = 83,762,853,312 + 923,592,704 =
+ * 84,686,446,016 B, not 671,026,419,200 / 8 = 83,878,302,400. */
+static void mla_down_projections_are_whole_on_every_rank(void **state)
+{
+    (void)state;
+    struct gpu_spec g = gpu80();
+    struct model_spec m = deepseek_v3();
+    m.hidden_size = 7168;
+    m.q_lora_rank = 1536;
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.gpus = 8;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.replicated_bytes, 923592704ull);
+    assert_int_equal(r.weights_bytes_per_gpu, 84686446016ull);
+    /* one GPU: nothing to replicate */
+    s.gpus = 1;
+    r = plan(&s);
+    assert_int_equal(r.replicated_bytes, 0);
+    assert_int_equal(r.weights_bytes_per_gpu, 671026419200ull);
+    /* llama.cpp splits layers, not tensors */
+    s.gpus = 8;
+    s.engine.kind = ENGINE_LLAMACPP;
+    s.weight_dtype = DTYPE_Q4_K_M;
+    r = plan(&s);
+    assert_int_equal(r.replicated_bytes, 0);
+}
+
 static void kv_heads_replicate_when_gpus_exceed_them(void **state)
 {
     (void)state;
@@ -542,6 +575,7 @@ int main(void)
         cmocka_unit_test(deepseek_v3_latent_is_replicated_on_every_gpu),
         cmocka_unit_test(deepseek_v32_indexer_keys_sit_beside_the_latent),
         cmocka_unit_test(deepseek_v32_decode_reads_the_top_k),
+        cmocka_unit_test(mla_down_projections_are_whole_on_every_rank),
         cmocka_unit_test(kv_heads_replicate_when_gpus_exceed_them),
         cmocka_unit_test(gemma3_windows_hold_only_1024_tokens),
         cmocka_unit_test(prefix_inside_a_window_is_shared_only_while_visible),
