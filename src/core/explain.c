@@ -340,6 +340,11 @@ void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit
     row->result.unit = unit;
     row->result.value = row->nsteps > 0 ? explain_eval(row) : value;
     explain_format(row->result.value, unit, u, row->result.text, sizeof row->result.text);
+    /* a time, rate or price that a sentence explains away is unknown, not 0 */
+    bool measure = unit == XU_SECONDS || unit == XU_TOK_PER_S || unit == XU_USD ||
+                   unit == XU_USD_PER_H || unit == XU_FLOPS || unit == XU_BYTES_PER_S;
+    if (row->nsteps == 0 && measure && row->result.value == 0)
+        snprintf(row->result.text, sizeof row->result.text, "n/a");
     char expr[EXPLAIN_TEXT_MAX] = "";
     if (row->nsteps > 0)
         render(row, expr, sizeof expr);
