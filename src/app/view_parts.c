@@ -6,8 +6,8 @@
 
 #include "app/view.h"
 
-const enum role view_segment_roles[SEG_COUNT] = {ROLE_WEIGHTS, ROLE_RUNTIME, ROLE_PREFIX,
-                                                 ROLE_KV,      ROLE_REMAINDER, ROLE_HEADROOM};
+const enum role view_segment_roles[SEG_COUNT] = {
+    ROLE_WEIGHTS, ROLE_RUNTIME, ROLE_STATE, ROLE_PREFIX, ROLE_KV, ROLE_REMAINDER, ROLE_HEADROOM};
 
 void view_fill_row(int y, int x, int w, enum role role)
 {

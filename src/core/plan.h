@@ -45,6 +45,7 @@ enum plan_warning {
 enum segment {
     SEG_WEIGHTS,
     SEG_RUNTIME,  /* activations, CUDA graphs, buffers (engines) */
+    SEG_STATE,    /* the users' fixed state (state-space and linear-attention layers) */
     SEG_PREFIX,   /* the shared prefix, stored once */
     SEG_USERS,    /* the users that fit */
     SEG_SPARE,    /* KV memory too small for one more user */
@@ -163,6 +164,13 @@ struct plan_result {
     uint64_t decode_step_bytes_per_gpu; /* read per decode step at max users */
     double decode_tokens_per_s_per_user; /* 0 when unknown or no user fits */
     uint64_t reservation_waste_bytes_per_gpu; /* full-context reservation - use at the average */
+
+    /* State layers (kvcost.h): one user's state as the profile allocates it,
+     * the part of kv_used that is state, and the sequences a separate state
+     * pool holds (SGLang, TensorRT-LLM; 0 when the state shares the KV pool). */
+    uint64_t state_bytes_per_user_per_gpu;
+    uint64_t state_used_bytes_per_gpu;
+    uint64_t state_slots_per_replica;
 
     struct speed_result speed;       /* the service level */
     struct engine_detail engine;     /* engines only */

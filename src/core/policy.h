@@ -41,6 +41,11 @@ uint32_t policy_hidden(const struct model_spec *m);
 const char *policy_model_ref(const struct model_spec *m);
 void policy_log(struct engine_detail *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The state rows of a model with state layers: "state_conv", "state_ssm"
+ * and "state_per_user" (one sequence, every state layer, one GPU); `gpus`
+ * is how many GPUs the state layers' heads are split over. */
+void policy_state_rows(struct policy_ctx *c, uint32_t gpus);
+
 /* Bytes of one user at the full context and at the average length, and of
  * the prefix (exact tokens, windows applied): r->user_bytes_per_gpu,
  * user_bytes_avg_per_gpu and prefix_bytes_per_gpu, with rows "kv_per_user"

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 uint64_t policy_cuda_total(const struct scenario *s)
 {
@@ -82,6 +83,90 @@ void policy_bytes_expr(struct policy_ctx *c, struct explain_row *row, uint64_t g
     explain_op(row, XOP_ADD);
 }
 
+/* The names of a state layer's dimensions, by kind (core/spec.h). */
+static void state_names(const struct model_spec *m, const char **heads, const char **dim,
+                        const char **groups, const char **size)
+{
+    bool delta = strstr(m->state_kind, "delta") != NULL;
+    *heads = delta ? "value heads" : "heads";
+    *dim = delta ? "value head_dim" : "head_dim";
+    *groups = delta ? "key heads" : "groups";
+    *size = delta ? "key head_dim" : "d_state";
+}
+
+/* values x bytes per value in precision d, rounded up to whole bytes */
+static void value_bytes(struct explain_row *row, enum dtype d, uint64_t values)
+{
+    const struct dtype_info *info = dtype_info(d);
+    char bpv[48];
+    snprintf(bpv, sizeof bpv, "B (%s)", info->name);
+    explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
+    explain_op(row, XOP_MUL);
+    if ((values * info->bytes_num) % info->bytes_den != 0)
+        explain_op(row, XOP_CEIL);
+}
+
+void policy_state_rows(struct policy_ctx *c, uint32_t gpus)
+{
+    const struct model_spec *m = &c->s->model;
+    const struct kv_cost *k = &c->r->cost;
+    if (k->state_layers == 0 || c->x == NULL)
+        return;
+    const char *heads, *dim, *groups, *size;
+    state_names(m, &heads, &dim, &groups, &size);
+    char hn[48], gn[48], note[128];
+    snprintf(hn, sizeof hn, "%s%s", heads, gpus > 1 ? "/GPU" : "");
+    snprintf(gn, sizeof gn, "%s%s", groups, gpus > 1 ? "/GPU" : "");
+    const char *where = gpus > 1 ? "per GPU" : "";
+    struct explain_row *row = explain_row_begin(c->x, "state_conv", "Conv state per layer", where);
+    explain_term(row, m->state_conv_kernel - 1, XU_COUNT, "(conv_kernel - 1)");
+    explain_term(row, k->state_heads_per_gpu, XU_COUNT, hn);
+    explain_term(row, m->state_head_dim, XU_COUNT, dim);
+    explain_op(row, XOP_MUL);
+    if (k->state_groups_per_gpu) {
+        explain_term(row, 2, XU_COUNT, "(B,C)");
+        explain_term(row, k->state_groups_per_gpu, XU_COUNT, gn);
+        explain_op(row, XOP_MUL);
+        explain_term(row, m->state_size, XU_COUNT, size);
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    explain_op(row, XOP_MUL);
+    value_bytes(row, k->state_conv_dtype, k->state_conv_values);
+    snprintf(note, sizeof note, "%s layer, one sequence%s", m->state_kind,
+             gpus > 1 ? "; heads split over the GPUs" : "");
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
+
+    row = explain_row_begin(c->x, "state_ssm",
+                            strstr(m->state_kind, "delta") ? "Recurrent state per layer"
+                                                           : "SSM state per layer",
+                            where);
+    explain_term(row, k->state_heads_per_gpu, XU_COUNT, hn);
+    explain_term(row, m->state_head_dim, XU_COUNT, dim);
+    explain_op(row, XOP_MUL);
+    explain_term(row, m->state_size, XU_COUNT, size);
+    explain_op(row, XOP_MUL);
+    value_bytes(row, k->state_ssm_dtype, k->state_ssm_values);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, NULL);
+
+    row = explain_row_begin(c->x, "state_per_user", "State per user", where);
+    explain_term(row, k->state_layers, XU_COUNT, "state layers");
+    explain_ref(c->x, row, "state_conv", "conv");
+    explain_ref(c->x, row, "state_ssm", "state");
+    explain_op(row, XOP_ADD);
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, "fixed: it does not grow with the context");
+}
+
+/* + the state of one sequence, when the model has state layers */
+static void add_state(struct policy_ctx *c, struct explain_row *row)
+{
+    if (c->r->cost.state_layers == 0)
+        return;
+    explain_ref(c->x, row, "state_per_user", "state");
+    explain_op(row, XOP_ADD);
+}
+
 void policy_user_bytes(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -91,8 +176,14 @@ void policy_user_bytes(struct policy_ctx *c)
     r->user_bytes_per_gpu = kvcost_bytes(&r->cost, full.user_global, full.user_windowed);
     r->user_bytes_avg_per_gpu = kvcost_bytes(&r->cost, avg.user_global, avg.user_windowed);
     r->prefix_bytes_per_gpu = kvcost_bytes(&r->cost, full.prefix_global, full.prefix_windowed);
+    /* the state is per sequence: never shared with the prefix */
+    uint64_t state = r->cost.state_bytes;
+    r->state_bytes_per_user_per_gpu = state;
+    r->user_bytes_per_gpu = kv_sat_add(r->user_bytes_per_gpu, state);
+    r->user_bytes_avg_per_gpu = kv_sat_add(r->user_bytes_avg_per_gpu, state);
 
-    struct explain_row *row = explain_row_begin(c->x, "kv_per_user", "KV per user", "per GPU");
+    struct explain_row *row = explain_row_begin(
+        c->x, "kv_per_user", state ? "KV and state per user" : "KV per user", "per GPU");
     if (r->cost.windowed_layers == 0 && s->prefix_tokens > 0) {
         explain_term(row, s->context_tokens, XU_TOKENS, "context tokens");
         explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");
@@ -103,6 +194,7 @@ void policy_user_bytes(struct policy_ctx *c)
         policy_bytes_expr(c, row, full.user_global,
                    full.user_windowed, r->cost.windowed_layers ? "tokens" : "context tokens");
     }
+    add_state(c, row);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
     if (s->prefix_tokens == 0)
         return;

@@ -101,7 +101,9 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
     in.shards = (double)in.tp * in.pp;
     in.expert_div = r->experts_spread ? (double)r->gpus : in.shards;
     in.ranks = r->dp_attention ? r->tp : 1;
-    in.layers = r->cost.layers;
+    /* every layer all-reduces, state and plain layers too; attention reads
+     * the KV of the attention layers only */
+    in.layers = r->cost.layers + r->cost.state_layers + s->model.plain_layers;
     in.global = r->cost.global_layers;
     in.windowed = r->cost.windowed_layers;
     if (s->engine.kind == ENGINE_LLAMACPP) { /* its layers are spread over the GPUs */
