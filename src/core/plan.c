@@ -257,6 +257,8 @@ static void warnings(const struct scenario *s, struct plan_result *r)
         wd != DTYPE_BF16 && wd != DTYPE_Q8_0 && wd != DTYPE_Q4_0 && wd != DTYPE_Q6_K &&
         wd != DTYPE_Q5_K_M && wd != DTYPE_Q4_K_M)
         r->warnings |= WARN_ENGINE_WEIGHTS;
+    if (s->engine.kind == ENGINE_TRTLLM && k->state_layers > 0)
+        r->warnings |= WARN_STATE_GENERIC;
     /* doc/SPEED-VALIDATION.md: DeepSeek-R1 (256 experts) decodes 3 to 10 times
      * slower in vLLM, SGLang and TensorRT-LLM than its bytes over bandwidth;
      * Mixtral (8 experts) is within 15%. */
@@ -515,6 +517,10 @@ const char *plan_warning_text(enum plan_warning w)
                "that cannot be held";
     case WARN_TP_ACROSS_NODES:
         return "tensor parallel across nodes: engines use pipeline stages (--pp) between nodes";
+    case WARN_STATE_GENERIC:
+        return "TensorRT-LLM keeps the state layers' states in a pool of its own "
+               "(MambaHybridCacheManager) that kvplan does not size: each user's state is "
+               "counted in KV blocks instead";
     }
     return "";
 }

@@ -37,7 +37,8 @@ enum plan_warning {
     WARN_CONCURRENCY_BEYOND_FIT = 1u << 15, /* --concurrency above the users that fit */
     WARN_TP_ACROSS_NODES = 1u << 16,  /* tensor parallel wider than one node */
     WARN_ENGINE_WEIGHTS = 1u << 17,   /* llama.cpp has no GGUF type for these weights */
-    WARN_LAST = WARN_ENGINE_WEIGHTS
+    WARN_STATE_GENERIC = 1u << 18,    /* the engine's state pool is not modelled: counted per user */
+    WARN_LAST = WARN_STATE_GENERIC
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu

@@ -80,8 +80,13 @@ struct block_rule {
     uint32_t full_groups, window_groups; /* hybrid: groups of global and of windowed layers */
     uint64_t window_units;   /* hybrid: units a windowed group holds at the full context */
     uint64_t window_units_avg;
+    bool state;              /* hybrid: the other groups are state layers (vLLM's MambaSpec), one
+                              * block per sequence each, not windows */
     uint64_t user_cap_units; /* not hybrid: most units one user holds (vLLM V0 windows); 0 = none */
     bool units_given;        /* the caller set engine.units and wrote the "units" row */
+    uint64_t pool_bytes;     /* with pool_key: the pool the units come from */
+    const char *pool_key;    /* its row; NULL = "pool" (r->kv_pool_bytes_per_gpu) */
+    uint64_t state_units;    /* not hybrid: units each user adds for its state */
     uint32_t cap;            /* scheduler cap per replica; 0 = none */
     const char *cap_name;    /* "max-num-seqs" */
 };

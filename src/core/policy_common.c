@@ -278,7 +278,8 @@ static uint64_t user_units(const struct block_rule *b, uint64_t len, uint64_t pr
 {
     uint64_t own = kv_ceil_div(len, b->unit_tokens) - prefix / b->unit_tokens;
     if (!b->hybrid)
-        return b->user_cap_units && own > b->user_cap_units ? b->user_cap_units : own;
+        return kv_sat_add(b->user_cap_units && own > b->user_cap_units ? b->user_cap_units : own,
+                          b->state_units);
     return kv_sat_add(kv_sat_mul(b->full_groups, own), kv_sat_mul(b->window_groups, window_units));
 }
 
@@ -327,18 +328,19 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
         e->unit_bytes = b->hybrid ? kv_sat_mul(kv_sat_mul(b->unit_tokens, k->bytes_per_layer),
                                            b->group_layers)
                               : kv_sat_mul(b->unit_tokens, k->bytes_per_token);
+    uint64_t pool = b->pool_key ? b->pool_bytes : r->kv_pool_bytes_per_gpu;
     if (!b->units_given)
-        e->units = e->unit_bytes ? r->kv_pool_bytes_per_gpu / e->unit_bytes : 0;
+        e->units = e->unit_bytes ? pool / e->unit_bytes : 0;
     e->scheduler_cap = b->cap;
     e->kv_cache_bytes = r->kv_pool_bytes_per_gpu;
 
     struct explain_row *row = b->units_given ? NULL : explain_row_begin(
         c->x, "units", b->unit_tokens == 1 ? "KV tokens" : "KV blocks", "per GPU");
-    if (row && r->kv_pool_bytes_per_gpu == 0) {
+    if (row && pool == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
         row = NULL;
     }
-    explain_ref(c->x, row, "pool", "pool");
+    explain_ref(c->x, row, b->pool_key ? b->pool_key : "pool", "pool");
     if (b->hybrid) {
         explain_term(row, b->unit_tokens, XU_TOKENS, "tokens per block");
         explain_ref(c->x, row, "kv_per_layer", "per layer");
@@ -390,16 +392,23 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
         explain_term(row, b->user_cap_units, XU_COUNT, "blocks of the window");
         explain_op(row, XOP_MIN);
     }
+    if (b->state_units && !b->hybrid) {
+        explain_term(row, b->state_units, XU_COUNT,
+                     b->unit_tokens == 1 ? "tokens' worth of state" : "blocks of state");
+        explain_op(row, XOP_ADD);
+    }
     if (b->hybrid) {
         explain_op(row, XOP_MUL);
-        explain_term(row, b->window_groups, XU_COUNT, "window groups");
-        explain_term(row, b->window_units, XU_COUNT, "blocks in the window");
+        explain_term(row, b->window_groups, XU_COUNT, b->state ? "state groups" : "window groups");
+        explain_term(row, b->window_units, XU_COUNT,
+                     b->state ? "block of state each" : "blocks in the window");
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
     }
     explain_row_end(c->x, row, XU_COUNT, 0,
-                    b->hybrid ? "blocks of a group: windowed groups keep the window and a batch"
-                              : NULL);
+                    b->state    ? "blocks of a group: a state group keeps one block per sequence"
+                    : b->hybrid ? "blocks of a group: windowed groups keep the window and a batch"
+                                : NULL);
 
     r->users_per_replica = users_of(avail, prefix_units, per_user, b->cap, &r->users_fit_per_replica);
     r->users_paged_per_replica = users_of(avail, prefix_units, per_user_avg, b->cap, NULL);

@@ -44,7 +44,8 @@ static void describe(struct policy_ctx *c)
     if (s->engine.max_num_batched_tokens)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-num-batched-tokens %llu",
                               (unsigned long long)e->max_num_batched_tokens);
-    if (e->unit_tokens != 16)
+    /* with state layers vLLM picks the enlarged block itself */
+    if (e->unit_tokens != 16 && (r->cost.state_layers == 0 || s->block_tokens))
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --block-size %llu",
                               (unsigned long long)e->unit_tokens);
     if (s->prefix_tokens > 0)
@@ -177,7 +178,28 @@ void policy_vllm(struct policy_ctx *c)
      * most window / block + 2 blocks of a sequence. */
     if (v0 && m->windowed_layers > 0 && m->windowed_layers == m->layers && !s->full_attention)
         b.user_cap_units = m->window_tokens / b.unit_tokens + 2;
-    if (b.hybrid) {
+    if (!v0 && k->state_layers > 0) {
+        /* State layers (MambaSpec) share the one page pool with attention:
+         * model_executor/models/config.py
+         * (HybridAttentionMambaModelConfig.verify_and_update_config) makes the
+         * attention block 16 x ceil(state page / (16 x one token's attention
+         * page)) tokens when the block given is smaller, so that one
+         * attention page holds a layer's state, and pads the state page to
+         * it; v1/core/kv_cache_utils.py groups the layers by type as below,
+         * and v1/core/single_type_kv_cache_manager.py (MambaManager) gives a
+         * sequence one block in each state group, whatever its length. */
+        uint64_t one = k->bytes_per_layer;
+        uint64_t need = 16 * kv_ceil_div(k->state_bytes_per_layer, 16 * (one ? one : 1));
+        if (b.unit_tokens < need)
+            b.unit_tokens = need;
+        b.hybrid = b.state = true;
+        uint32_t g = k->global_layers, w = k->state_layers;
+        uint32_t lo = g < w ? g : w, hi = g > w ? g : w;
+        b.group_layers = 2 * hi < 3 * lo ? hi : lo;
+        b.full_groups = (uint32_t)kv_ceil_div(g, b.group_layers);
+        b.window_groups = (uint32_t)kv_ceil_div(w, b.group_layers);
+        b.window_units = b.window_units_avg = 1;
+    } else if (b.hybrid) {
         /* kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size): groups of
          * the fewest layers of one type (of the most, when that is under 1.5x
          * the fewest), the last group of a type padded */
@@ -196,12 +218,19 @@ void policy_vllm(struct policy_ctx *c)
     /* What vLLM prints ignores prefix caching: layer-weighted blocks of one request. */
     uint64_t full = kv_ceil_div(ctx, b.unit_tokens);
     e->request_units = b.hybrid ? kv_sat_add(kv_sat_mul(k->global_layers, full),
-                                             kv_sat_mul(k->windowed_layers, b.window_units))
+                                             kv_sat_mul(b.state ? k->state_layers
+                                                                : k->windowed_layers,
+                                                        b.window_units))
                                 : kv_sat_mul(k->layers, full);
     /* blocks over one request's blocks in every group */
     uint64_t request_blocks = b.hybrid ? kv_sat_add(kv_sat_mul(b.full_groups, full),
                                                     kv_sat_mul(b.window_groups, b.window_units))
                                        : full;
+    if (b.state) {
+        r->state_bytes_per_user_per_gpu = kv_sat_mul(b.window_groups, e->unit_bytes);
+        r->state_used_bytes_per_gpu =
+            kv_sat_mul(r->users_per_replica, r->state_bytes_per_user_per_gpu);
+    }
     e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
                              ? (double)e->units / (double)request_blocks
                              : 0;

@@ -20,11 +20,11 @@ enum role {
     ROLE_RUNTIME,
     ROLE_PREFIX,
     ROLE_KV,
-    ROLE_STATE, /* the users' fixed state of state-space layers */
     ROLE_REMAINDER,
     ROLE_HEADROOM,
     ROLE_OVER,
     ROLE_TRACK,
+    ROLE_STATE, /* the users' fixed state of state-space layers */
     ROLE_COUNT
 };
 
