@@ -118,7 +118,7 @@ void policy_state_rows(struct policy_ctx *c, uint32_t gpus)
     snprintf(hn, sizeof hn, "%s%s", heads, gpus > 1 ? "/GPU" : "");
     snprintf(gn, sizeof gn, "%s%s", groups, gpus > 1 ? "/GPU" : "");
     const char *where = gpus > 1 ? "per GPU" : "";
-    struct explain_row *row = explain_row_begin(c->x, "state_conv", "Conv state per layer", where);
+    struct explain_row *row = explain_row_begin(c->x, "state_conv", "Conv state, layer", where);
     explain_term(row, m->state_conv_kernel - 1, XU_COUNT, "(conv_kernel - 1)");
     explain_term(row, k->state_heads_per_gpu, XU_COUNT, hn);
     explain_term(row, m->state_head_dim, XU_COUNT, dim);
@@ -138,8 +138,8 @@ void policy_state_rows(struct policy_ctx *c, uint32_t gpus)
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
 
     row = explain_row_begin(c->x, "state_ssm",
-                            strstr(m->state_kind, "delta") ? "Recurrent state per layer"
-                                                           : "SSM state per layer",
+                            strstr(m->state_kind, "delta") ? "Delta state, layer"
+                                                           : "SSM state, layer",
                             where);
     explain_term(row, k->state_heads_per_gpu, XU_COUNT, hn);
     explain_term(row, m->state_head_dim, XU_COUNT, dim);
@@ -183,7 +183,7 @@ void policy_user_bytes(struct policy_ctx *c)
     r->user_bytes_avg_per_gpu = kv_sat_add(r->user_bytes_avg_per_gpu, state);
 
     struct explain_row *row = explain_row_begin(
-        c->x, "kv_per_user", state ? "KV and state per user" : "KV per user", "per GPU");
+        c->x, "kv_per_user", state ? "KV+state per user" : "KV per user", "per GPU");
     if (r->cost.windowed_layers == 0 && s->prefix_tokens > 0) {
         explain_term(row, s->context_tokens, XU_TOKENS, "context tokens");
         explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");

@@ -92,7 +92,7 @@ void policy_generic(struct policy_ctx *c)
                                                     r->user_bytes_paged_per_gpu)
                                          : 0;
     row = explain_row_begin(c->x, "kv_per_user_paged",
-                            k->state_layers ? "KV and state, paged" : "KV per user, paged",
+                            k->state_layers ? "KV+state, paged" : "KV per user, paged",
                             "per GPU");
     if (k->windowed_layers == 0) {
         explain_term(row, r->avg_context_tokens, XU_TOKENS, "tokens in use");

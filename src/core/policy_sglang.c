@@ -95,7 +95,7 @@ static uint64_t state_pool(struct policy_ctx *c, uint64_t *slots)
         explain_op(row, XOP_FLOOR);
         explain_row_end(c->x, row, XU_COUNT, 0, "max_mamba_cache_size: whole requests' states");
     }
-    row = explain_row_begin(c->x, "kv_pool_after_state", "KV pool after state", "per GPU");
+    row = explain_row_begin(c->x, "kv_pool_after_state", "KV pool left", "per GPU");
     if (pool <= bytes) {
         explain_row_end(c->x, row, XU_BYTES, 0, "no memory is left for the KV cache");
         return 0;
