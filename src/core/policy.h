@@ -92,4 +92,12 @@ struct block_rule {
 };
 void policy_blocks(struct policy_ctx *c, const struct block_rule *b);
 
+/* A separate pool of `slots` whole states (SGLang's MambaPool, vLLM V0's
+ * MambaCacheManager) taken from the pool, after a row "state_slots": writes
+ * "kv_pool_after_state" = pool - slots x state (with `note`), sets
+ * r->state_slots_per_replica and returns the KV pool left. After
+ * policy_blocks, policy_state_pool_used counts the whole state pool as used. */
+uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, const char *note);
+void policy_state_pool_used(struct policy_ctx *c);
+
 #endif

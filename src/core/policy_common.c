@@ -449,3 +449,34 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
     }
     explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
 }
+
+uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, const char *note)
+{
+    struct plan_result *r = c->r;
+    uint64_t pool = r->kv_pool_bytes_per_gpu;
+    uint64_t bytes = kv_sat_mul(slots, r->cost.state_bytes);
+    r->state_slots_per_replica = slots;
+    struct explain_row *row = explain_row_begin(c->x, "kv_pool_after_state", "KV pool left", "per GPU");
+    if (pool <= bytes) {
+        explain_row_end(c->x, row, XU_BYTES, 0, "no memory is left for the KV cache");
+        return 0;
+    }
+    explain_ref(c->x, row, "pool", "pool");
+    explain_ref(c->x, row, "state_slots", "state slots");
+    explain_ref(c->x, row, "state_per_user", "state each");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_SUB);
+    explain_row_end(c->x, row, XU_BYTES, 0, note);
+    return pool - bytes;
+}
+
+void policy_state_pool_used(struct policy_ctx *c)
+{
+    struct plan_result *r = c->r;
+    /* the state pool is allocated whole, used or not */
+    uint64_t bytes = kv_sat_mul(r->state_slots_per_replica, r->cost.state_bytes);
+    r->state_used_bytes_per_gpu = bytes;
+    r->kv_used_bytes_per_gpu = kv_sat_add(r->kv_used_bytes_per_gpu, bytes);
+    r->state_bytes_per_user_per_gpu = r->cost.state_bytes;
+    r->user_bytes_paged_per_gpu = kv_sat_add(r->user_bytes_paged_per_gpu, r->cost.state_bytes);
+}

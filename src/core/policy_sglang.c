@@ -80,7 +80,6 @@ static uint64_t state_pool(struct policy_ctx *c, uint64_t *slots)
     uint64_t pool = r->kv_pool_bytes_per_gpu;
     double share = SGLANG_MAMBA_FULL_MEMORY_RATIO / (1.0 + SGLANG_MAMBA_FULL_MEMORY_RATIO);
     *slots = k->state_bytes ? (uint64_t)((double)pool * share) / k->state_bytes : 0;
-    uint64_t bytes = kv_sat_mul(*slots, k->state_bytes);
     struct explain_row *row = explain_row_begin(c->x, "state_slots", "State slots", "per GPU");
     if (pool == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the state pool");
@@ -95,18 +94,7 @@ static uint64_t state_pool(struct policy_ctx *c, uint64_t *slots)
         explain_op(row, XOP_FLOOR);
         explain_row_end(c->x, row, XU_COUNT, 0, "max_mamba_cache_size: whole requests' states");
     }
-    row = explain_row_begin(c->x, "kv_pool_after_state", "KV pool left", "per GPU");
-    if (pool <= bytes) {
-        explain_row_end(c->x, row, XU_BYTES, 0, "no memory is left for the KV cache");
-        return 0;
-    }
-    explain_ref(c->x, row, "pool", "pool");
-    explain_ref(c->x, row, "state_slots", "state slots");
-    explain_ref(c->x, row, "state_per_user", "state each");
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_SUB);
-    explain_row_end(c->x, row, XU_BYTES, 0, "the attention layers' token pool");
-    return pool > bytes ? pool - bytes : 0;
+    return policy_state_pool(c, *slots, "the attention layers' token pool");
 }
 
 /* Llama 4 (model_runner.py set_num_token_hybrid): the tokens the pool holds
@@ -221,15 +209,8 @@ void policy_sglang(struct policy_ctx *c)
         b.units_given = true;
     }
     policy_blocks(c, &b);
-    if (r->cost.state_layers > 0) {
-        /* the state pool is allocated whole, used or not */
-        uint64_t bytes = kv_sat_mul(slots, r->cost.state_bytes);
-        r->state_slots_per_replica = slots;
-        r->state_used_bytes_per_gpu = bytes;
-        r->kv_used_bytes_per_gpu = kv_sat_add(r->kv_used_bytes_per_gpu, bytes);
-        r->state_bytes_per_user_per_gpu = r->cost.state_bytes;
-        r->user_bytes_paged_per_gpu = kv_sat_add(r->user_bytes_paged_per_gpu, r->cost.state_bytes);
-    }
+    if (r->cost.state_layers > 0)
+        policy_state_pool_used(c);
     e->request_units = kv_sat_mul(s->context_tokens, r->cost.layers);
     e->max_concurrency = (double)e->units / (double)s->context_tokens;
     if (c->x)

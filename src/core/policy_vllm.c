@@ -169,11 +169,38 @@ void policy_vllm(struct policy_ctx *c)
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
     policy_engine_pool(c, e->budget_bytes, "budget", activation, runtime);
 
+    /* V0 with state layers: the model's forward builds a MambaCacheManager
+     * on its first call, the profiling run, of max_num_seqs states (padded
+     * to a CUDA-graph batch size: 1, 2, 4, then multiples of 8), so the
+     * states sit outside the KV blocks (vllm/model_executor/models/
+     * mamba_cache.py, MambaCacheManager; each hybrid model's forward). */
+    uint64_t v0_pool = r->kv_pool_bytes_per_gpu;
+    if (v0 && k->state_layers > 0) {
+        uint64_t n = e->max_num_seqs;
+        uint64_t slots = n <= 2 ? n : n <= 4 ? 4 : kv_ceil_div(n, 8) * 8;
+        row = explain_row_begin(c->x, "state_slots", "State slots", "per GPU");
+        if (slots == n || n > 4)
+            explain_term(row, n, XU_COUNT, "max-num-seqs");
+        if (slots != n && n > 4) {
+            explain_term(row, 8, XU_COUNT, "graph batch step");
+            explain_op(row, XOP_DIV);
+            explain_op(row, XOP_CEIL);
+            explain_term(row, 8, XU_COUNT, "graph batch step");
+            explain_op(row, XOP_MUL);
+        }
+        explain_row_end(c->x, row, XU_COUNT, slots != n && n <= 4 ? (long double)slots : 0,
+                        "MambaCacheManager: a state per sequence of the largest batch");
+        v0_pool = policy_state_pool(c, slots, "the states sit outside the KV blocks");
+    }
     struct block_rule b = {.unit_tokens = s->block_tokens ? s->block_tokens : 16,
                            .unit_name = "block",
                            .hybrid = !v0 && k->windowed_layers > 0,
                            .cap = e->max_num_seqs,
                            .cap_name = "max-num-seqs"};
+    if (v0 && k->state_layers > 0) {
+        b.pool_bytes = v0_pool;
+        b.pool_key = "kv_pool_after_state";
+    }
     /* V0 core/block_manager.py: a model windowed in every layer keeps at
      * most window / block + 2 blocks of a sequence. */
     if (v0 && m->windowed_layers > 0 && m->windowed_layers == m->layers && !s->full_attention)
@@ -226,6 +253,8 @@ void policy_vllm(struct policy_ctx *c)
     uint64_t request_blocks = b.hybrid ? kv_sat_add(kv_sat_mul(b.full_groups, full),
                                                     kv_sat_mul(b.window_groups, b.window_units))
                                        : full;
+    if (v0 && k->state_layers > 0)
+        policy_state_pool_used(c);
     if (b.state) {
         r->state_bytes_per_user_per_gpu = kv_sat_mul(b.window_groups, e->unit_bytes);
         r->state_used_bytes_per_gpu =

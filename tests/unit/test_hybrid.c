@@ -203,6 +203,27 @@ static void vllm_enlarges_the_block_to_hold_a_state_page(void **state)
     assert_int_equal(run(&s).engine.unit_tokens, 512);
 }
 
+static void vllm_v0_keeps_the_states_outside_the_blocks(void **state)
+{
+    (void)state;
+    /* V0: each hybrid model's forward builds a MambaCacheManager
+     * (vllm/model_executor/models/mamba_cache.py) on the profiling run, of
+     * max_num_seqs states padded to a CUDA-graph batch (multiples of 8):
+     * 50 -> 56. Nemotron Nano: 56 x 72,769,536 = 4,075,094,016 B out of a
+     * 10 GiB pool leaves 6,662,324,224 B = 25,414 blocks of 16 x 16,384 B;
+     * 8,192 tokens are 512 blocks: 49 users, under the cap of 50. */
+    struct scenario s = with(ENGINE_VLLM, nemotron(), 1);
+    s.engine.rule = RULE_VLLM_V0;
+    s.engine.kv_memory_bytes = 10ull << 30;
+    s.engine.max_num_seqs = 50;
+    s.context_tokens = 8192;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.state_slots_per_replica, 56);
+    assert_int_equal(r.engine.units, 25414);
+    assert_int_equal(r.users_per_replica, 49);
+    assert_int_equal(r.state_used_bytes_per_gpu, 4075094016ull);
+}
+
 static void sglang_splits_a_state_pool_by_the_mamba_ratio(void **state)
 {
     (void)state;
@@ -293,6 +314,7 @@ int main(void)
         cmocka_unit_test(the_prefix_shares_kv_but_never_state),
         cmocka_unit_test(users_against_context_flatten),
         cmocka_unit_test(vllm_enlarges_the_block_to_hold_a_state_page),
+        cmocka_unit_test(vllm_v0_keeps_the_states_outside_the_blocks),
         cmocka_unit_test(sglang_splits_a_state_pool_by_the_mamba_ratio),
         cmocka_unit_test(llamacpp_keeps_one_f32_cell_a_slot),
         cmocka_unit_test(trtllm_counts_the_state_in_blocks_and_warns),
