@@ -9,11 +9,11 @@ static const char *family_names[] = {"unknown", "llama",   "qwen2",   "qwen3",  
                                      "qwen3_moe", "gemma", "gemma2",  "gemma3", "cohere",
                                      "deepseek", "gpt_oss", "falcon", "opt",    "mpt", "llama4",
                                      "glm4_moe", "minimax_m2", "qwen3_next", "nemotron_h",
-                                     "granitemoehybrid"};
+                                     "granitemoehybrid", "jamba"};
 
 const char *params_family_name(enum arch_family f)
 {
-    return f >= 0 && f <= ARCH_GRANITE_HYBRID ? family_names[f] : "unknown";
+    return f >= 0 && f <= ARCH_JAMBA ? family_names[f] : "unknown";
 }
 
 /* A Mamba-2 mixer (transformers' NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer):
@@ -26,6 +26,17 @@ static wide mamba2(const struct arch_dims *a)
     wide conv = x + 2 * (wide)a->state_groups * a->state_size;
     return h * (2 * x + 2 * (wide)a->state_groups * a->state_size + heads) +
            conv * a->conv_kernel + (a->conv_bias ? conv : 0) + 3 * heads + x + x * h;
+}
+
+/* A Mamba-1 mixer as Jamba stores it (transformers' JambaMambaMixer):
+ * in_proj to x and z (no bias), a depthwise conv over x (with its bias),
+ * x_proj to dt (dt_rank) and B, C (d_state each), dt_proj with bias, A_log,
+ * D, out_proj, and RMSNorms of dt, B and C. */
+static wide mamba1(const struct arch_dims *a)
+{
+    wide h = a->hidden, x = a->state_heads, n = a->state_size, r = a->dt_rank;
+    return h * 2 * x + x * a->conv_kernel + (a->conv_bias ? x : 0) + x * (r + 2 * n) + r * x + x +
+           x * n + x + x * h + r + 2 * n;
 }
 
 /* A gated DeltaNet layer (transformers' Qwen3NextGatedDeltaNet): in_proj_qkvz
@@ -186,6 +197,11 @@ static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
                 plain * (2 * h * a->intermediate + h) + h;
         break;
     }
+    case ARCH_JAMBA: /* a mixer, then MoE in moe_layers of the layers, a gated MLP in the rest */
+        total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * mamba1(a) +
+                (wide)a->moe_layers * moe_layer(a, k) +
+                (L - a->moe_layers) * 3 * h * a->intermediate + L * 2 * h + h;
+        break;
     case ARCH_GRANITE_HYBRID: { /* a mixer, then MoE (if any) and a shared MLP, every layer */
         wide mlp = (a->experts ? moe_layer(a, k) : 0) + 3 * h * a->shared_intermediate;
         total = emb + (wide)a->attention_layers * attention(a) +
@@ -214,12 +230,12 @@ bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active)
                        a->moe_every,       a->first_dense,      a->max_positions,
                        a->attention_layers, a->state_layers,    a->conv_kernel,
                        a->state_heads,     a->state_head_dim,   a->state_groups,
-                       a->state_size};
+                       a->state_size,      a->dt_rank,          a->moe_layers};
     for (unsigned i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i] > (1u << 24))
             return false;
     if (a->layers == 0 || a->hidden == 0 || a->vocab == 0 || a->first_dense > a->layers ||
-        a->attention_layers + a->state_layers > a->layers ||
+        a->attention_layers + a->state_layers > a->layers || a->moe_layers > a->layers ||
         (a->experts > 0 && a->experts_per_token > a->experts))
         return false;
     if (!count(a, false, total))
@@ -237,6 +253,7 @@ bool params_in_experts(const struct arch_dims *a, uint64_t *out)
     uint64_t moe_layers = a->family == ARCH_DEEPSEEK || a->family == ARCH_GLM4_MOE
                               ? a->layers - a->first_dense
                           : a->family == ARCH_LLAMA4 && a->moe_every > 1 ? a->layers / a->moe_every
+                          : a->family == ARCH_JAMBA                      ? a->moe_layers
                                                                          : a->layers;
     wide h = a->hidden, mi = a->moe_intermediate, n = (wide)moe_layers * a->experts;
     wide p = a->family == ARCH_GPT_OSS ? n * (h * 2 * mi + mi * h) /* MXFP4: gate_up and down */

@@ -30,7 +30,8 @@ enum arch_family {
     /* hybrids of attention and state layers (the state dims below) */
     ARCH_QWEN3_NEXT,   /* gated attention + gated DeltaNet, MoE with a gated shared expert */
     ARCH_NEMOTRON_H,   /* Mamba-2, attention and squared-ReLU MLP blocks, one norm each */
-    ARCH_GRANITE_HYBRID /* Mamba-2 or attention, then MoE and a shared MLP, every layer */
+    ARCH_GRANITE_HYBRID, /* Mamba-2 or attention, then MoE and a shared MLP, every layer */
+    ARCH_JAMBA           /* Mamba-1 or attention, then MoE or a dense MLP */
 };
 
 struct arch_dims {
@@ -59,6 +60,8 @@ struct arch_dims {
     uint64_t attention_layers, state_layers;
     uint64_t conv_kernel, state_heads, state_head_dim, state_groups, state_size;
     bool conv_bias;
+    uint64_t dt_rank;    /* Mamba-1: the rank of the dt projection */
+    uint64_t moe_layers; /* jamba: layers with MoE (the rest dense) */
 };
 
 /* Total parameters, and those active per token (MoE); false for an

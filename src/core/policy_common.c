@@ -88,8 +88,9 @@ static void state_names(const struct model_spec *m, const char **heads, const ch
                         const char **groups, const char **size)
 {
     bool delta = strstr(m->state_kind, "delta") != NULL;
-    *heads = delta ? "value heads" : "heads";
-    *dim = delta ? "value head_dim" : "head_dim";
+    bool mamba1 = strcmp(m->state_kind, "mamba") == 0; /* a head a channel */
+    *heads = delta ? "value heads" : mamba1 ? "d_inner" : "heads";
+    *dim = delta ? "value head_dim" : mamba1 ? "a channel" : "head_dim";
     *groups = delta ? "key heads" : "groups";
     *size = delta ? "key head_dim" : "d_state";
 }

@@ -5,7 +5,8 @@
 
 bool hfhybrid_family(enum arch_family f)
 {
-    return f == ARCH_QWEN3_NEXT || f == ARCH_NEMOTRON_H || f == ARCH_GRANITE_HYBRID;
+    return f == ARCH_QWEN3_NEXT || f == ARCH_NEMOTRON_H || f == ARCH_GRANITE_HYBRID ||
+           f == ARCH_JAMBA;
 }
 
 static bool need(const struct jsonread *r, const cJSON *o, const char *key, uint64_t max,
@@ -149,15 +150,68 @@ static bool granite(const struct jsonread *r, const cJSON *o, struct arch_dims *
                         &a->shared_intermediate, d);
 }
 
+/* layers i with i % period == offset (offset < period) */
+static bool every(const struct jsonread *r, const cJSON *o, const char *period_key,
+                  const char *offset_key, uint64_t layers, uint64_t *count, struct diag *d)
+{
+    uint64_t period = 0, offset = 0;
+    if (!need(r, o, period_key, 100000, &period, d) ||
+        !jsonread_u64(r, o, offset_key, true, 0, 100000, &offset, d))
+        return false;
+    if (offset >= period)
+        return jsonread_fail(r, d, "%s: %llu is not less than %s %llu", offset_key,
+                             (unsigned long long)offset, period_key, (unsigned long long)period);
+    *count = layers > offset ? (layers - offset - 1) / period + 1 : 0;
+    return true;
+}
+
+/* Jamba (JambaConfig): attention in the layers i % attn_layer_period ==
+ * attn_layer_offset, Mamba-1 in the rest; MoE in the layers i %
+ * expert_layer_period == expert_layer_offset, a gated MLP in the rest. */
+static bool jamba(const struct jsonread *r, const cJSON *o, struct arch_dims *a, struct diag *d)
+{
+    if (!every(r, o, "attn_layer_period", "attn_layer_offset", a->layers, &a->attention_layers, d))
+        return false;
+    a->state_layers = a->layers - a->attention_layers;
+    if (a->experts > 0) {
+        if (!every(r, o, "expert_layer_period", "expert_layer_offset", a->layers, &a->moe_layers,
+                   d))
+            return false;
+        a->moe_intermediate = a->intermediate;
+    }
+    uint64_t expand = 2;
+    bool bias = true;
+    if (!jsonread_u64(r, o, "mamba_expand", false, 1, 64, &expand, d) ||
+        !jsonread_bool(r, o, "mamba_conv_bias", false, &bias, d) ||
+        !need(r, o, "mamba_d_state", 100000, &a->state_size, d) ||
+        !need(r, o, "mamba_d_conv", 1024, &a->conv_kernel, d))
+        return false;
+    a->conv_bias = bias;
+    /* Mamba-1 as one head a channel: d_inner = expand x hidden channels */
+    a->state_heads = expand * a->hidden;
+    a->state_head_dim = 1;
+    a->state_groups = 0;
+    /* mamba_dt_rank "auto" (transformers' default): ceil(hidden / 16) */
+    const cJSON *rank = cJSON_GetObjectItemCaseSensitive(o, "mamba_dt_rank");
+    if (rank == NULL || cJSON_IsString(rank))
+        a->dt_rank = (a->hidden + 15) / 16;
+    else if (!need(r, o, "mamba_dt_rank", 100000, &a->dt_rank, d))
+        return false;
+    return true;
+}
+
 bool hfhybrid_dims(const struct jsonread *r, const cJSON *o, struct arch_dims *a, struct diag *d)
 {
     bool ok = a->family == ARCH_QWEN3_NEXT   ? qwen3_next(r, o, a, d)
               : a->family == ARCH_NEMOTRON_H ? nemotron_h(r, o, a, d)
+              : a->family == ARCH_JAMBA      ? jamba(r, o, a, d)
                                              : granite(r, o, a, d);
     if (ok && a->attention_layers == 0)
         ok = jsonread_fail(r, d, "%s: no attention layer (kvplan counts hybrids of attention and "
                                  "state layers)",
-                           a->family == ARCH_NEMOTRON_H ? "hybrid_override_pattern" : "layer_types");
+                           a->family == ARCH_NEMOTRON_H ? "hybrid_override_pattern"
+                           : a->family == ARCH_JAMBA    ? "attn_layer_offset"
+                                                        : "layer_types");
     if (ok && a->conv_kernel < 2)
         ok = jsonread_fail(r, d, "%s: %llu is too small (a causal conv keeps kernel - 1 inputs)",
                            a->family == ARCH_QWEN3_NEXT   ? "linear_conv_kernel_dim"
@@ -178,7 +232,9 @@ bool hfhybrid_spec(const struct jsonread *r, const cJSON *o, const struct arch_d
     m->state_groups = (uint32_t)a->state_groups;
     m->state_size = (uint32_t)a->state_size;
     snprintf(m->state_kind, sizeof m->state_kind, "%s",
-             a->family == ARCH_QWEN3_NEXT ? "gated-deltanet" : "mamba2");
+             a->family == ARCH_QWEN3_NEXT ? "gated-deltanet"
+             : a->family == ARCH_JAMBA    ? "mamba"
+                                          : "mamba2");
     /* the recurrent state's precision when the config asks (vLLM reads it) */
     char ssm[32] = "";
     if (!jsonread_string(r, o, "mamba_ssm_cache_dtype", false, ssm, sizeof ssm, d))

@@ -441,6 +441,15 @@ printf '{%s, "layer_types": ["mamba", "attention"], "mamba_ssm_cache_dtype": "fl
 expect 2 "mamba_ssm_cache_dtype: 'float7' is not a precision" import-hf "$T/gr4.json"
 sed 's/"linear_num_value_heads": 2, //' "$T/q3n.json" > "$T/q3n-missing.json"
 expect 2 "linear_num_value_heads: missing" import-hf "$T/q3n-missing.json"
+# jamba by hand: 2 layers (attention at i % 2 == 1, MoE at i % 2 == 1), h 8, d_inner 16, d_state 2,
+# conv 2, dt_rank 1, 2 heads / 1 kv of 4, 2 experts of 4 top-1, vocab 10: Mamba-1 in_proj 256 +
+# conv 32 + bias 16 + x_proj 80 + dt_proj 32 + A_log 32 + D 16 + out 128 + dt/B/C norms 5 = 597;
+# attention 192; MoE 208; dense MLP 96; norms 32; 160 + 597 + 192 + 208 + 96 + 32 + 8 = 1293
+jam='"model_type": "jamba", "num_hidden_layers": 2, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "intermediate_size": 4, "vocab_size": 10, "num_experts": 2, "num_experts_per_tok": 1, "expert_layer_period": 2, "expert_layer_offset": 1, "attn_layer_period": 2, "mamba_d_state": 2, "mamba_d_conv": 2, "mamba_dt_rank": 1'
+printf '{%s, "attn_layer_offset": 1}\n' "$jam" > "$T/jam.json"
+expect 0 '"params":	1293,' import-hf "$T/jam.json"
+printf '{%s, "attn_layer_offset": 2}\n' "$jam" > "$T/jam2.json"
+expect 2 "attn_layer_offset: 2 is not less than attn_layer_period 2" import-hf "$T/jam2.json"
 expect 0 "qwen3_next family, 79.674B parameters" import-hf "$HERE/data/hf/qwen3-next-80b-a3b.json"
 # the plan: 36 state layers x (12,288 + 262,144) B at TP 4; vLLM's block 16 x ceil(274,432 /
 # (16 x 1,024)) = 272 tokens; SGLang's state slots; llama.cpp's F32 cells

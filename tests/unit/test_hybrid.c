@@ -128,6 +128,29 @@ static void one_mamba2_layer(void **state)
     assert_int_equal(c.state_bytes_per_layer, 73728 + 1310720ull * 4);
 }
 
+static void one_mamba1_layer(void **state)
+{
+    (void)state;
+    /* mamba_utils.py (mamba1_state_shape): conv (intermediate / TP, kernel -
+     * 1), temporal (intermediate / TP, d_state); Jamba 1.5 Mini: intermediate
+     * 2 x 4,096 = 8,192, d_state 16, kernel 4, as a head a channel. TP 2:
+     * conv 4,096 x 3 = 12,288 values = 24,576 B; SSM 4,096 x 16 = 65,536
+     * values = 131,072 B; 28 layers x 155,648 = 4,358,144 B. */
+    struct model_spec m = nemotron();
+    m.layers = 32;
+    m.plain_layers = 0;
+    m.state_layers = 28;
+    m.state_heads = 8192;
+    m.state_head_dim = 1;
+    m.state_groups = 0;
+    m.state_size = 16;
+    strcpy(m.state_kind, "mamba");
+    struct kv_cost c = cost_of(m, 2);
+    assert_int_equal(c.state_conv_values, 12288);
+    assert_int_equal(c.state_ssm_values, 65536);
+    assert_int_equal(c.state_bytes, 4358144);
+}
+
 static void the_prefix_shares_kv_but_never_state(void **state)
 {
     (void)state;
@@ -311,6 +334,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_gated_deltanet_layer),
         cmocka_unit_test(one_mamba2_layer),
+        cmocka_unit_test(one_mamba1_layer),
         cmocka_unit_test(the_prefix_shares_kv_but_never_state),
         cmocka_unit_test(users_against_context_flatten),
         cmocka_unit_test(vllm_enlarges_the_block_to_hold_a_state_page),
