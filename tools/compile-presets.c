@@ -91,6 +91,7 @@ static void model(FILE *out, const struct model_spec *m)
     u64(out, "state_size", m->state_size);
     fprintf(out, "     .state_dtype = %d,\n", (int)m->state_dtype);
     str(out, "state_kind", m->state_kind);
+    fprintf(out, "     .state_parallel = %s,\n", m->state_parallel ? "true" : "false");
 }
 
 int main(int argc, char **argv)

@@ -9,11 +9,11 @@ static const char *family_names[] = {"unknown", "llama",   "qwen2",   "qwen3",  
                                      "qwen3_moe", "gemma", "gemma2",  "gemma3", "cohere",
                                      "deepseek", "gpt_oss", "falcon", "opt",    "mpt", "llama4",
                                      "glm4_moe", "minimax_m2", "qwen3_next", "nemotron_h",
-                                     "granitemoehybrid", "jamba"};
+                                     "granitemoehybrid", "jamba", "falcon_h1"};
 
 const char *params_family_name(enum arch_family f)
 {
-    return f >= 0 && f <= ARCH_JAMBA ? family_names[f] : "unknown";
+    return f >= 0 && f <= ARCH_FALCON_H1 ? family_names[f] : "unknown";
 }
 
 /* A Mamba-2 mixer (transformers' NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer):
@@ -25,7 +25,8 @@ static wide mamba2(const struct arch_dims *a)
     wide h = a->hidden, heads = a->state_heads, x = heads * a->state_head_dim;
     wide conv = x + 2 * (wide)a->state_groups * a->state_size;
     return h * (2 * x + 2 * (wide)a->state_groups * a->state_size + heads) +
-           conv * a->conv_kernel + (a->conv_bias ? conv : 0) + 3 * heads + x + x * h;
+           conv * a->conv_kernel + (a->conv_bias ? conv : 0) + 3 * heads +
+           (a->no_state_norm ? 0 : x) + x * h;
 }
 
 /* A Mamba-1 mixer as Jamba stores it (transformers' JambaMambaMixer):
@@ -197,6 +198,10 @@ static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
                 plain * (2 * h * a->intermediate + h) + h;
         break;
     }
+    case ARCH_FALCON_H1: /* attention and a Mamba-2 mixer in every layer, then a gated MLP */
+        total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * mamba2(a) +
+                L * (3 * h * a->intermediate + 2 * h) + h;
+        break;
     case ARCH_JAMBA: /* a mixer, then MoE in moe_layers of the layers, a gated MLP in the rest */
         total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * mamba1(a) +
                 (wide)a->moe_layers * moe_layer(a, k) +
@@ -235,7 +240,9 @@ bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active)
         if (dims[i] > (1u << 24))
             return false;
     if (a->layers == 0 || a->hidden == 0 || a->vocab == 0 || a->first_dense > a->layers ||
-        a->attention_layers + a->state_layers > a->layers || a->moe_layers > a->layers ||
+        (a->family == ARCH_FALCON_H1 ? a->attention_layers > a->layers || a->state_layers > a->layers
+                                     : a->attention_layers + a->state_layers > a->layers) ||
+        a->moe_layers > a->layers ||
         (a->experts > 0 && a->experts_per_token > a->experts))
         return false;
     if (!count(a, false, total))

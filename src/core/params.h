@@ -31,7 +31,8 @@ enum arch_family {
     ARCH_QWEN3_NEXT,   /* gated attention + gated DeltaNet, MoE with a gated shared expert */
     ARCH_NEMOTRON_H,   /* Mamba-2, attention and squared-ReLU MLP blocks, one norm each */
     ARCH_GRANITE_HYBRID, /* Mamba-2 or attention, then MoE and a shared MLP, every layer */
-    ARCH_JAMBA           /* Mamba-1 or attention, then MoE or a dense MLP */
+    ARCH_JAMBA,          /* Mamba-1 or attention, then MoE or a dense MLP */
+    ARCH_FALCON_H1       /* attention and Mamba-2 side by side, then a gated MLP, every layer */
 };
 
 struct arch_dims {
@@ -62,6 +63,7 @@ struct arch_dims {
     bool conv_bias;
     uint64_t dt_rank;    /* Mamba-1: the rank of the dt projection */
     uint64_t moe_layers; /* jamba: layers with MoE (the rest dense) */
+    bool no_state_norm;  /* falcon_h1 without mamba_rms_norm: no gated norm in the mixer */
 };
 
 /* Total parameters, and those active per token (MoE); false for an

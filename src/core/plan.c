@@ -340,7 +340,7 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
             uint32_t kv = (uint32_t)kv_ceil_div(spec_kv_layers(&s->model), r->pp);
             costed.model.state_layers = (uint32_t)kv_ceil_div(s->model.state_layers, r->pp);
             costed.model.plain_layers = 0;
-            costed.model.layers = kv + costed.model.state_layers;
+            costed.model.layers = s->model.state_parallel ? kv : kv + costed.model.state_layers;
         }
     }
     /* DP attention: no rank splits the heads; each holds its own requests */

@@ -26,7 +26,7 @@ bool spec_attention_parse(const char *text, enum attention_kind *out)
 
 uint32_t spec_kv_layers(const struct model_spec *m)
 {
-    uint64_t other = (uint64_t)m->state_layers + m->plain_layers;
+    uint64_t other = (m->state_parallel ? 0 : (uint64_t)m->state_layers) + m->plain_layers;
     return other < m->layers ? m->layers - (uint32_t)other : 0;
 }
 
@@ -34,7 +34,8 @@ static bool state_validate(const struct model_spec *m, struct diag *d)
 {
     if (m->state_layers == 0 && m->plain_layers == 0)
         return true;
-    if ((uint64_t)m->state_layers + m->plain_layers >= m->layers)
+    if (m->state_parallel ? m->plain_layers >= m->layers || m->state_layers > m->layers
+                          : (uint64_t)m->state_layers + m->plain_layers >= m->layers)
         return diag_fail(d, "state.layers: %u state and %u plain layers leave no attention layer "
                             "of num_layers %u (kvplan counts hybrid models only)",
                          m->state_layers, m->plain_layers, m->layers);

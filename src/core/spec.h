@@ -92,9 +92,11 @@ struct model_spec {
     uint32_t state_conv_kernel, state_heads, state_head_dim, state_groups, state_size;
     enum dtype state_dtype;          /* the recurrent state as the config asks; AUTO = the model's */
     char state_kind[SPEC_ID_MAX / 4]; /* "mamba2", "gated-deltanet", "mamba" */
+    bool state_parallel; /* Falcon-H1: the state layers are also attention layers (side by side) */
 };
 
-/* Layers that keep KV: all but the state and plain layers. */
+/* Layers that keep KV: all but the state and plain layers (all but the
+ * plain ones when state and attention sit side by side). */
 uint32_t spec_kv_layers(const struct model_spec *m);
 
 /* "MHA", "GQA", "MQA" or "MLA". */

@@ -103,7 +103,8 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
     in.ranks = r->dp_attention ? r->tp : 1;
     /* every layer all-reduces, state and plain layers too; attention reads
      * the KV of the attention layers only */
-    in.layers = r->cost.layers + r->cost.state_layers + s->model.plain_layers;
+    in.layers = r->cost.layers + (s->model.state_parallel ? 0 : r->cost.state_layers) +
+                s->model.plain_layers;
     in.global = r->cost.global_layers;
     in.windowed = r->cost.windowed_layers;
     if (s->engine.kind == ENGINE_LLAMACPP) { /* its layers are spread over the GPUs */

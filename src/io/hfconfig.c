@@ -61,6 +61,7 @@ static const struct {
     /* hybrids of attention and state layers (io/hfhybrid.c) */
     {"qwen3_next", ARCH_QWEN3_NEXT, false}, {"nemotron_h", ARCH_NEMOTRON_H, false},
     {"granitemoehybrid", ARCH_GRANITE_HYBRID, false}, {"jamba", ARCH_JAMBA, false},
+    {"falcon_h1", ARCH_FALCON_H1, false},
 };
 
 static void derive_id(const char *path, const char *name_or_path, char *out, size_t size)
@@ -204,7 +205,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
                            "model_type: '%s' is not a family kvplan can count (llama, mistral, "
                            "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, cohere, "
                            "deepseek_v2, deepseek_v3, kimi_k2, glm4_moe, gpt_oss, falcon, opt, mpt, "
-                           "llama4, minimax_m2, qwen3_next, nemotron_h, granitemoehybrid, jamba)",
+                           "llama4, minimax_m2, qwen3_next, nemotron_h, granitemoehybrid, jamba, falcon_h1)",
                            type);
     static const char *k_layers[] = {"num_hidden_layers", "n_layer", "n_layers", "num_layers", 0};
     static const char *k_hidden[] = {"hidden_size", "d_model", "n_embd", 0};

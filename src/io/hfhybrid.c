@@ -6,7 +6,7 @@
 bool hfhybrid_family(enum arch_family f)
 {
     return f == ARCH_QWEN3_NEXT || f == ARCH_NEMOTRON_H || f == ARCH_GRANITE_HYBRID ||
-           f == ARCH_JAMBA;
+           f == ARCH_JAMBA || f == ARCH_FALCON_H1;
 }
 
 static bool need(const struct jsonread *r, const cJSON *o, const char *key, uint64_t max,
@@ -200,11 +200,52 @@ static bool jamba(const struct jsonread *r, const cJSON *o, struct arch_dims *a,
     return true;
 }
 
+/* Falcon-H1 (FalconH1Config): attention and a Mamba-2 mixer side by side
+ * in every layer (attn_layer_indices null), their outputs summed; the
+ * mixer's channels are mamba_d_ssm (else mamba_expand x hidden), in heads
+ * of mamba_d_head; a gated norm when mamba_rms_norm. */
+static bool falcon_h1(const struct jsonread *r, const cJSON *o, struct arch_dims *a,
+                      struct diag *d)
+{
+    const cJSON *only = cJSON_GetObjectItemCaseSensitive(o, "attn_layer_indices");
+    if (only != NULL && !cJSON_IsNull(only))
+        return jsonread_fail(r, d, "attn_layer_indices: kvplan counts Falcon-H1 with attention "
+                                   "in every layer (null)");
+    a->attention_layers = a->state_layers = a->layers;
+    uint64_t expand = 2, ssm = 0;
+    bool bias = true, norm = false;
+    if (!jsonread_u64(r, o, "mamba_expand", false, 1, 64, &expand, d) ||
+        !jsonread_bool(r, o, "mamba_conv_bias", false, &bias, d) ||
+        !jsonread_bool(r, o, "mamba_rms_norm", false, &norm, d) ||
+        !need(r, o, "mamba_n_heads", 1000000, &a->state_heads, d))
+        return false;
+    a->conv_bias = bias;
+    a->no_state_norm = !norm;
+    const cJSON *dssm = cJSON_GetObjectItemCaseSensitive(o, "mamba_d_ssm");
+    if (dssm == NULL || cJSON_IsNull(dssm))
+        ssm = expand * a->hidden;
+    else if (!need(r, o, "mamba_d_ssm", 100000000, &ssm, d))
+        return false;
+    const cJSON *hd = cJSON_GetObjectItemCaseSensitive(o, "mamba_d_head");
+    if (hd == NULL || cJSON_IsString(hd))
+        a->state_head_dim = ssm / a->state_heads;
+    else if (!need(r, o, "mamba_d_head", 100000, &a->state_head_dim, d))
+        return false;
+    if (a->state_head_dim * a->state_heads != ssm)
+        return jsonread_fail(r, d, "mamba_d_head: %llu heads of %llu are not mamba_d_ssm %llu",
+                             (unsigned long long)a->state_heads,
+                             (unsigned long long)a->state_head_dim, (unsigned long long)ssm);
+    return need(r, o, "mamba_n_groups", 100000, &a->state_groups, d) &&
+           need(r, o, "mamba_d_state", 100000, &a->state_size, d) &&
+           need(r, o, "mamba_d_conv", 1024, &a->conv_kernel, d);
+}
+
 bool hfhybrid_dims(const struct jsonread *r, const cJSON *o, struct arch_dims *a, struct diag *d)
 {
     bool ok = a->family == ARCH_QWEN3_NEXT   ? qwen3_next(r, o, a, d)
               : a->family == ARCH_NEMOTRON_H ? nemotron_h(r, o, a, d)
               : a->family == ARCH_JAMBA      ? jamba(r, o, a, d)
+              : a->family == ARCH_FALCON_H1  ? falcon_h1(r, o, a, d)
                                              : granite(r, o, a, d);
     if (ok && a->attention_layers == 0)
         ok = jsonread_fail(r, d, "%s: no attention layer (kvplan counts hybrids of attention and "
@@ -225,7 +266,9 @@ bool hfhybrid_spec(const struct jsonread *r, const cJSON *o, const struct arch_d
                    struct model_spec *m, struct diag *d)
 {
     m->state_layers = (uint32_t)a->state_layers;
-    m->plain_layers = (uint32_t)(a->layers - a->attention_layers - a->state_layers);
+    m->state_parallel = a->family == ARCH_FALCON_H1;
+    m->plain_layers = m->state_parallel ? 0
+                                        : (uint32_t)(a->layers - a->attention_layers - a->state_layers);
     m->state_conv_kernel = (uint32_t)a->conv_kernel;
     m->state_heads = (uint32_t)a->state_heads;
     m->state_head_dim = (uint32_t)a->state_head_dim;

@@ -1,5 +1,5 @@
 /* hfhybrid: the state layers of a hybrid config.json for import-hf (qwen3_next,
- * nemotron_h, granitemoehybrid, jamba): which layers are attention, state or plain
+ * nemotron_h, granitemoehybrid, jamba, falcon_h1): which layers are attention, state or plain
  * MLP, and the dimensions of one state layer (core/spec.h). */
 #ifndef KVPLAN_IO_HFHYBRID_H
 #define KVPLAN_IO_HFHYBRID_H

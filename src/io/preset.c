@@ -166,7 +166,8 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
             !jsonread_u32(&c, st, "head_dim", true, 1, 100000, &m->state_head_dim, d) ||
             !jsonread_u32(&c, st, "groups", true, 0, 100000, &m->state_groups, d) ||
             !jsonread_u32(&c, st, "d_state", true, 1, 100000, &m->state_size, d) ||
-            !preset_read_dtype(&c, st, "ssm_dtype", false, &m->state_dtype, d))
+            !preset_read_dtype(&c, st, "ssm_dtype", false, &m->state_dtype, d) ||
+            !jsonread_bool(&c, st, "parallel", false, &m->state_parallel, d))
             return false;
     }
     struct diag v = {0};
@@ -297,6 +298,8 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         jsonout_uint(&so, "d_state", m->state_size);
         if (m->state_dtype != DTYPE_AUTO)
             jsonout_string(&so, "ssm_dtype", dtype_info(m->state_dtype)->name);
+        if (m->state_parallel)
+            jsonout_bool(&so, "parallel", true);
         jsonout_object(&o, "state", jsonout_end(&so));
     }
     jsonout_uint(&o, "params", m->params);

@@ -450,6 +450,18 @@ printf '{%s, "attn_layer_offset": 1}\n' "$jam" > "$T/jam.json"
 expect 0 '"params":	1293,' import-hf "$T/jam.json"
 printf '{%s, "attn_layer_offset": 2}\n' "$jam" > "$T/jam2.json"
 expect 2 "attn_layer_offset: 2 is not less than attn_layer_period 2" import-hf "$T/jam2.json"
+# falcon_h1 by hand: 1 layer with attention and Mamba-2 side by side, h 8, 2 heads / 1 kv of 4,
+# mamba_d_ssm 4 in 2 heads of 2, 1 group, d_state 2, conv 2 with bias, MLP 4, vocab 10: attention
+# 192; mixer in_proj 112 + conv 16 + bias 8 + A/D/dt 6 + out 32 = 174 (+ 4 with mamba_rms_norm);
+# MLP 96; norms 16; 160 + 192 + 174 + 96 + 16 + 8 = 646
+fh='"model_type": "falcon_h1", "num_hidden_layers": 1, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 4, "vocab_size": 10, "mamba_d_ssm": 4, "mamba_n_heads": 2, "mamba_n_groups": 1, "mamba_d_state": 2, "mamba_d_conv": 2'
+printf '{%s, "mamba_d_head": 2}\n' "$fh" > "$T/fh.json"
+expect 0 '"params":	646,' import-hf "$T/fh.json"
+expect 0 '"parallel":	true' import-hf "$T/fh.json"
+printf '{%s, "mamba_d_head": 2, "mamba_rms_norm": true}\n' "$fh" > "$T/fh2.json"
+expect 0 '"params":	650,' import-hf "$T/fh2.json"
+printf '{%s, "mamba_d_head": 3}\n' "$fh" > "$T/fh3.json"
+expect 2 "mamba_d_head: 2 heads of 3 are not mamba_d_ssm 4" import-hf "$T/fh3.json"
 expect 0 "qwen3_next family, 79.674B parameters" import-hf "$HERE/data/hf/qwen3-next-80b-a3b.json"
 # the plan: 36 state layers x (12,288 + 262,144) B at TP 4; vLLM's block 16 x ceil(274,432 /
 # (16 x 1,024)) = 272 tokens; SGLang's state slots; llama.cpp's F32 cells

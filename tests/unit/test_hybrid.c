@@ -151,6 +151,35 @@ static void one_mamba1_layer(void **state)
     assert_int_equal(c.state_bytes, 4358144);
 }
 
+static void side_by_side_layers_keep_both(void **state)
+{
+    (void)state;
+    /* Falcon-H1: attention and Mamba-2 in every layer, so every layer keeps
+     * KV and a state. Falcon-H1-Tiny's shape: 24 layers, 2 KV heads of 64,
+     * Mamba-2 24 heads of 32, 1 group, d_state 64, conv 4. TP 1, bf16: KV
+     * 24 x 2 x 2 x 64 x 2 = 12,288 B a token; conv 3 x (24 x 32 + 2 x 64) =
+     * 2,688 values = 5,376 B, SSM 24 x 32 x 64 = 49,152 values = 98,304 B;
+     * 24 x 103,680 = 2,488,320 B a user. */
+    struct model_spec m = nemotron();
+    m.layers = 24;
+    m.plain_layers = 0;
+    m.state_layers = 24;
+    m.state_parallel = true;
+    m.attention_heads = 8;
+    m.kv_heads = 2;
+    m.head_dim = 64;
+    m.state_heads = 24;
+    m.state_head_dim = 32;
+    m.state_groups = 1;
+    m.state_size = 64;
+    struct diag d = {0};
+    assert_true(spec_model_validate(&m, &d));
+    assert_int_equal(spec_kv_layers(&m), 24);
+    struct kv_cost c = cost_of(m, 1);
+    assert_int_equal(c.bytes_per_token, 12288);
+    assert_int_equal(c.state_bytes, 2488320);
+}
+
 static void the_prefix_shares_kv_but_never_state(void **state)
 {
     (void)state;
@@ -335,6 +364,7 @@ int main(void)
         cmocka_unit_test(one_gated_deltanet_layer),
         cmocka_unit_test(one_mamba2_layer),
         cmocka_unit_test(one_mamba1_layer),
+        cmocka_unit_test(side_by_side_layers_keep_both),
         cmocka_unit_test(the_prefix_shares_kv_but_never_state),
         cmocka_unit_test(users_against_context_flatten),
         cmocka_unit_test(vllm_enlarges_the_block_to_hold_a_state_page),
