@@ -131,6 +131,18 @@ static uint64_t activation_row(struct policy_ctx *c, uint64_t tokens, uint32_t s
     return fwd ? forward : sampler;
 }
 
+/* kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size): groups of the
+ * fewest layers of one type (of the most, when that is under 1.5x the
+ * fewest), the last group of a type padded; `other` are the windowed or the
+ * state layers */
+static void group_by_type(struct block_rule *b, uint32_t full, uint32_t other)
+{
+    uint32_t lo = full && full < other ? full : other, hi = full > other ? full : other;
+    b->group_layers = 2 * hi < 3 * lo ? hi : lo;
+    b->full_groups = (uint32_t)kv_ceil_div(full, b->group_layers);
+    b->window_groups = (uint32_t)kv_ceil_div(other, b->group_layers);
+}
+
 void policy_vllm(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -220,21 +232,10 @@ void policy_vllm(struct policy_ctx *c)
         if (b.unit_tokens < need)
             b.unit_tokens = need;
         b.hybrid = b.state = true;
-        uint32_t g = k->global_layers, w = k->state_layers;
-        uint32_t lo = g < w ? g : w, hi = g > w ? g : w;
-        b.group_layers = 2 * hi < 3 * lo ? hi : lo;
-        b.full_groups = (uint32_t)kv_ceil_div(g, b.group_layers);
-        b.window_groups = (uint32_t)kv_ceil_div(w, b.group_layers);
+        group_by_type(&b, k->global_layers, k->state_layers);
         b.window_units = b.window_units_avg = 1;
     } else if (b.hybrid) {
-        /* kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size): groups of
-         * the fewest layers of one type (of the most, when that is under 1.5x
-         * the fewest), the last group of a type padded */
-        uint32_t g = k->global_layers, w = k->windowed_layers;
-        uint32_t lo = g && g < w ? g : w, hi = g > w ? g : w;
-        b.group_layers = 2 * hi < 3 * lo ? hi : lo;
-        b.full_groups = (uint32_t)kv_ceil_div(g, b.group_layers);
-        b.window_groups = (uint32_t)kv_ceil_div(w, b.group_layers);
+        group_by_type(&b, k->global_layers, k->windowed_layers);
         bool local = strstr(m->window_pattern, "chunked") != NULL;
         b.window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
                                        b.unit_tokens);
