@@ -259,7 +259,8 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
                  : in->microbatches > 1 ? "users a batch in flight"
                  : ng == 1              ? "user"
                                         : "users");
-    explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES, "KV each");
+    explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES,
+                 r->cost.state_layers ? "KV and state each" : "KV each");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ADD);
     explain_row_end(x, row, XU_BYTES, 0,

@@ -19,6 +19,11 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
         snprintf(buf, size, "%s: %s, %u layers, %s, %u KV heads / %u attention heads%s, head_dim %u",
                  m->name, p, m->layers, spec_attention_name(m->attention), r->cost.kv_heads,
                  m->attention_heads, s->kv_heads ? " (overridden)" : "", m->head_dim);
+    if (m->state_layers > 0) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, "; %u %s state layers%s, %u keep KV", m->state_layers,
+                 m->state_kind, m->state_parallel ? " beside attention" : "", spec_kv_layers(m));
+    }
 }
 
 /* "3 replicas of tensor parallel 4", or past one node "2 stages x 8 GPUs:
