@@ -468,7 +468,7 @@ expect 0 "qwen3_next family, 79.674B parameters" import-hf "$HERE/data/hf/qwen3-
 expect_field 9879552 bytes_per_user_per_gpu --model qwen3-next-80b-a3b --gpus 4
 expect_field 272 unit_tokens --model qwen3-next-80b-a3b --gpus 4 --engine vllm
 expect_field 715 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
-expect_field 145539072 bytes_per_user_per_gpu --model nemotron-nano-9b-v2 --gpu rtx-4090 --engine llamacpp
+expect_field 145539072 bytes_per_user_per_gpu --model nemotron-9b-v2 --gpu rtx-4090 --engine llamacpp
 expect 0 "State per user      36 state layers" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "users' state" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "MambaHybridCacheManager" plan --model granite-4.0-h-tiny --engine trtllm

@@ -40,7 +40,7 @@ static struct model_spec qwen3_next(void)
 static struct model_spec nemotron(void)
 {
     struct model_spec m = llama3_8b();
-    strcpy(m.id, "nemotron-nano-9b-v2");
+    strcpy(m.id, "nemotron-9b-v2");
     m.layers = 56;
     m.hidden_size = 4480;
     m.attention_heads = 40;

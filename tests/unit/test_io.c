@@ -326,7 +326,7 @@ static void a_hybrid_model_round_trips_with_its_state_layers(void **state)
     assert_true(catalog_load_embedded(&c, &d));
     struct scenario s, back;
     scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec,
-                     &catalog_find_model(&c, "nemotron-nano-9b-v2")->spec);
+                     &catalog_find_model(&c, "nemotron-9b-v2")->spec);
     s.engine.kind = ENGINE_SGLANG;
     char *json = round_trip(&s, &back);
     assert_non_null(strstr(json, "\"slots_per_replica\""));
