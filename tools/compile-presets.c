@@ -89,6 +89,16 @@ static void model(FILE *out, const struct model_spec *m)
     u64(out, "index_topk", m->index_topk);
     u64(out, "nextn_layers", m->nextn_layers);
     u64(out, "mtp_params", m->mtp_params);
+    u64(out, "state_layers", m->state_layers);
+    u64(out, "plain_layers", m->plain_layers);
+    u64(out, "state_conv_kernel", m->state_conv_kernel);
+    u64(out, "state_heads", m->state_heads);
+    u64(out, "state_head_dim", m->state_head_dim);
+    u64(out, "state_groups", m->state_groups);
+    u64(out, "state_size", m->state_size);
+    fprintf(out, "     .state_dtype = %d,\n", (int)m->state_dtype);
+    str(out, "state_kind", m->state_kind);
+    fprintf(out, "     .state_parallel = %s,\n", m->state_parallel ? "true" : "false");
 }
 
 int main(int argc, char **argv)

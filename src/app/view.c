@@ -24,9 +24,13 @@ static void draw_info(const struct planner *p, struct rect r)
     else
         snprintf(heads, sizeof heads, "%s %u KV / %u heads, head_dim %u",
                  spec_attention_name(m->attention), m->kv_heads, m->attention_heads, m->head_dim);
-    snprintf(line, sizeof line, "%.2fB params, %u layers, %s%s%s, max %s  |  %s: %s, %.2f TB/s%s",
-             (double)m->params / 1e9, m->layers, heads, m->windowed_layers ? ", windows " : "",
-             m->windowed_layers ? m->window_pattern : "", maxc, s->gpu.id, mem,
+    char kinds[SPEC_ID_MAX + 16] = "";
+    if (m->windowed_layers)
+        snprintf(kinds, sizeof kinds, ", windows %s", m->window_pattern);
+    else if (m->state_layers)
+        snprintf(kinds, sizeof kinds, ", %u %s", m->state_layers, m->state_kind);
+    snprintf(line, sizeof line, "%.2fB params, %u layers, %s%s, max %s  |  %s: %s, %.2f TB/s%s",
+             (double)m->params / 1e9, m->layers, heads, kinds, maxc, s->gpu.id, mem,
              (double)s->gpu.bandwidth_bytes_per_s / 1e12, s->gpu.fp8 ? ", fp8" : "");
     if ((int)strlen(line) > r.w) {
         /* narrow screens: the same facts, tersely */
@@ -36,7 +40,8 @@ static void draw_info(const struct planner *p, struct rect r)
             snprintf(heads, sizeof heads, "%s %u/%u, hd %u", spec_attention_name(m->attention),
                      m->kv_heads, m->attention_heads, m->head_dim);
         snprintf(line, sizeof line, "%.2fB, %u layers, %s%s, max %s | %s, %.2f TB/s%s",
-                 (double)m->params / 1e9, m->layers, heads, m->windowed_layers ? ", SWA" : "",
+                 (double)m->params / 1e9, m->layers, heads,
+                 m->windowed_layers ? ", SWA" : m->state_layers ? ", SSM" : "",
                  maxc, mem, (double)s->gpu.bandwidth_bytes_per_s / 1e12,
                  s->gpu.fp8 ? ", fp8" : "");
     }
@@ -366,8 +371,10 @@ static void draw_chart(const struct planner *p, struct rect r)
 static const char *const explain_order[] = {
     "users",        "users_slo",     "host_beyond",   "host_reload",   "host_recompute",
     "host_restore",     "users_replica", "pool",           "budget",       "free",
-    "cache",        "units",         "units_per_user", "kv_per_user",  "prefix",
-    "kv_per_token", "kv_per_token_tp", "kv_per_layer", "kv_past_window", "weights_per_gpu",
+    "cache",        "units",         "units_per_user", "kv_per_user",  "state_per_user",
+    "state_slots",  "kv_pool_after_state", "prefix",
+    "kv_per_token", "kv_per_token_tp", "kv_per_layer", "state_conv", "state_ssm",
+    "kv_past_window", "weights_per_gpu",
     "users_paged",  "users_paged_replica", "kv_per_user_paged", "waste", "kv_tokens",
     "kv_tokens_replica", "cost", "decode", "speed_step", "ttft", "host_users", "host_user"};
 

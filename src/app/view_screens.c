@@ -115,7 +115,6 @@ int view_picker_row_at(const struct planner *p, int x, int y)
 
 void view_draw_help(const struct planner *p)
 {
-    (void)p;
     int nkeys;
     const struct planner_key_def *k = planner_keys(&nkeys);
     /* the bar's glyphs as this terminal draws them without colour */
@@ -124,12 +123,13 @@ void view_draw_help(const struct planner *p)
         snprintf(legend, sizeof legend, "colour tells the bar's parts apart (see its legend)");
     } else {
         static const char *const names[SEG_COUNT] = {
-            [SEG_WEIGHTS] = "weights", [SEG_RUNTIME] = "runtime",
+            [SEG_WEIGHTS] = "weights", [SEG_RUNTIME] = "runtime", [SEG_STATE] = "state",
             [SEG_PREFIX] = "prefix",   [SEG_USERS] = "users",     [SEG_SPARE] = "spare",
             [SEG_RESERVED] = "reserved"};
         size_t n = (size_t)snprintf(legend, sizeof legend, "no colour:");
         for (int i = 0; i < SEG_COUNT && n < sizeof legend; i++)
-            if (names[i]) /* the draft's glyph is in the bar's own legend when there is one */
+            /* the draft's glyph is in the bar's own legend when there is one */
+            if (names[i] && (i != SEG_STATE || p->scenario.model.state_layers > 0))
                 n += (size_t)snprintf(legend + n, sizeof legend - n, "%s %s %s", i ? "," : "",
                                   names[i], role_glyph(view_segment_roles[i]));
     }

@@ -24,6 +24,38 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
+void kvcost_state_dtypes(struct kv_cost *c, enum dtype conv, enum dtype ssm)
+{
+    c->state_conv_dtype = conv;
+    c->state_ssm_dtype = ssm;
+    c->state_bytes_per_layer = kv_sat_add(dtype_bytes_for(conv, c->state_conv_values),
+                                          dtype_bytes_for(ssm, c->state_ssm_values));
+    c->state_bytes = kv_sat_mul(c->state_bytes_per_layer, c->state_layers);
+}
+
+/* The state of one state layer on one GPU, in the model's compute precision
+ * (the conv state) and the recurrent state's (vLLM's "auto" rule). */
+static void state_compute(const struct model_spec *m, struct kv_cost *c)
+{
+    if (m->state_layers == 0)
+        return;
+    uint32_t tp = c->tp;
+    c->state_layers = m->state_layers;
+    uint64_t heads = kv_ceil_div(m->state_heads, tp);
+    c->state_heads_per_gpu = (uint32_t)(heads < 1 ? 1 : heads);
+    c->state_groups_per_gpu = m->state_groups == 0          ? 0
+                              : m->state_groups % tp == 0 ? m->state_groups / tp
+                                                          : 1;
+    uint64_t x = (uint64_t)c->state_heads_per_gpu * m->state_head_dim;
+    uint64_t channels = x + 2ull * c->state_groups_per_gpu * m->state_size;
+    c->state_conv_values = (uint64_t)(m->state_conv_kernel - 1) * channels;
+    c->state_ssm_values = x * m->state_size;
+    enum dtype model = m->weight_dtype == DTYPE_FP16 || m->weight_dtype == DTYPE_FP32
+                           ? m->weight_dtype
+                           : DTYPE_BF16;
+    kvcost_state_dtypes(c, model, m->state_dtype != DTYPE_AUTO ? m->state_dtype : model);
+}
+
 bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c)
 {
     const struct model_spec *m = &s->model;
@@ -50,13 +82,14 @@ bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c)
         c->bytes_per_layer = 2 * dtype_bytes_for(c->kv_dtype, row);
     }
     bool windows = m->windowed_layers > 0 && !s->full_attention;
-    c->layers = m->layers;
+    c->layers = spec_kv_layers(m);
     c->windowed_layers = windows ? m->windowed_layers : 0;
-    c->global_layers = m->layers - c->windowed_layers;
+    c->global_layers = c->layers - c->windowed_layers;
     c->window_tokens = windows ? m->window_tokens : 0;
     c->bytes_per_token = kv_sat_mul(c->bytes_per_layer, c->layers);
     c->bytes_per_token_global = kv_sat_mul(c->bytes_per_layer, c->global_layers);
-    return c->bytes_per_token != UINT64_MAX;
+    state_compute(m, c);
+    return c->bytes_per_token != UINT64_MAX && c->state_bytes != UINT64_MAX;
 }
 
 struct token_split kvcost_split(const struct kv_cost *c, uint64_t len, uint64_t prefix)

@@ -27,6 +27,15 @@ struct kv_cost {
     uint64_t bytes_per_token_global; /* one GPU, the global layers only (past the window) */
     uint64_t draft_bytes_per_token; /* speculative decoding: the draft's (or MTP layers') KV of a
                                      * token, one GPU, in both figures above; every user token */
+    /* State layers (core/spec.h): a fixed state per sequence, no KV. Heads
+     * split over tp (at least one each); groups split when tp divides them,
+     * else one per GPU (vLLM's extra_groups_for_head_shards). */
+    uint32_t state_layers;
+    uint32_t state_heads_per_gpu, state_groups_per_gpu;
+    uint64_t state_conv_values, state_ssm_values; /* one state layer, one GPU */
+    enum dtype state_conv_dtype, state_ssm_dtype;
+    uint64_t state_bytes_per_layer; /* conv + recurrent state, one layer, one GPU */
+    uint64_t state_bytes;           /* one sequence, every state layer, one GPU */
 };
 
 /* Tokens a user holds privately, and the shared prefix holds once, in a
@@ -47,6 +56,9 @@ struct token_split {
  * per 128 of them and the rope dims in bf16, 656 B for DeepSeek (vLLM
  * FlashMLASparseBackend.get_kv_cache_shape, "fp8_ds_mla"). */
 bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c);
+
+/* Sets the state's precisions (an engine's rule) and its bytes. */
+void kvcost_state_dtypes(struct kv_cost *c, enum dtype conv, enum dtype ssm);
 
 /* A windowed layer keeps tokens [max(0, len - window), len); the part of the
  * prefix still inside that range is shared, the rest of the window private. */

@@ -8,11 +8,48 @@ __extension__ typedef unsigned __int128 wide;
 static const char *family_names[] = {"unknown", "llama",   "qwen2",   "qwen3",  "mixtral",
                                      "qwen3_moe", "gemma", "gemma2",  "gemma3", "cohere",
                                      "deepseek", "gpt_oss", "falcon", "opt",    "mpt", "llama4",
-                                     "glm4_moe", "minimax_m2"};
+                                     "glm4_moe", "minimax_m2", "qwen3_next", "nemotron_h",
+                                     "granitemoehybrid", "jamba", "falcon_h1"};
 
 const char *params_family_name(enum arch_family f)
 {
-    return f >= 0 && f <= ARCH_MINIMAX_M2 ? family_names[f] : "unknown";
+    return f >= 0 && f <= ARCH_FALCON_H1 ? family_names[f] : "unknown";
+}
+
+/* A Mamba-2 mixer (transformers' NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer):
+ * in_proj to x, z, B, C and dt (no bias), a depthwise conv over x, B and C
+ * (with its bias when conv_bias), A_log, D and dt_bias per head, a gated
+ * RMSNorm over x and out_proj (no bias). */
+static wide mamba2(const struct arch_dims *a)
+{
+    wide h = a->hidden, heads = a->state_heads, x = heads * a->state_head_dim;
+    wide conv = x + 2 * (wide)a->state_groups * a->state_size;
+    return h * (2 * x + 2 * (wide)a->state_groups * a->state_size + heads) +
+           conv * a->conv_kernel + (a->conv_bias ? conv : 0) + 3 * heads +
+           (a->no_state_norm ? 0 : x) + x * h;
+}
+
+/* A Mamba-1 mixer as Jamba stores it (transformers' JambaMambaMixer):
+ * in_proj to x and z (no bias), a depthwise conv over x (with its bias),
+ * x_proj to dt (dt_rank) and B, C (d_state each), dt_proj with bias, A_log,
+ * D, out_proj, and RMSNorms of dt, B and C. */
+static wide mamba1(const struct arch_dims *a)
+{
+    wide h = a->hidden, x = a->state_heads, n = a->state_size, r = a->dt_rank;
+    return h * 2 * x + x * a->conv_kernel + (a->conv_bias ? x : 0) + x * (r + 2 * n) + r * x + x +
+           x * n + x + x * h + r + 2 * n;
+}
+
+/* A gated DeltaNet layer (transformers' Qwen3NextGatedDeltaNet): in_proj_qkvz
+ * (q, k of the key heads, v, z of the value heads), in_proj_ba (b, a per
+ * value head), a depthwise conv over q, k and v without bias, dt_bias and
+ * A_log per value head, an RMSNorm of the value head dim and out_proj. */
+static wide gated_deltanet(const struct arch_dims *a)
+{
+    wide h = a->hidden, key = (wide)a->state_groups * a->state_size;
+    wide value = (wide)a->state_heads * a->state_head_dim;
+    return h * (2 * key + 2 * value) + h * 2 * a->state_heads + (2 * key + value) * a->conv_kernel +
+           2 * (wide)a->state_heads + a->state_head_dim + value * h;
 }
 
 /* Attention projections (and their extras) of one layer. */
@@ -36,6 +73,9 @@ static wide attention(const struct arch_dims *a)
     }
     wide p = h * q + 2 * h * kv + q * h;
     switch (a->family) {
+    case ARCH_QWEN3_NEXT:
+        p += h * q + 2 * (wide)a->head_dim; /* the output gate's half of q_proj; q/k norms */
+        break;
     case ARCH_QWEN2:
         p += q + 2 * kv; /* q, k, v biases */
         break;
@@ -152,6 +192,33 @@ static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
     case ARCH_MPT:
         total = V * h + L * (4 * h * h + 2 * h * a->intermediate + 2 * h) + h;
         break;
+    case ARCH_QWEN3_NEXT: /* every layer MoE, a shared expert with a one-unit gate */
+        total = emb + (wide)a->attention_layers * attention(a) +
+                (wide)a->state_layers * gated_deltanet(a) +
+                L * (moe_layer(a, k) + 3 * h * a->shared_intermediate + h + 2 * h) + h;
+        break;
+    case ARCH_NEMOTRON_H: { /* one norm a block; the MLP is up and down (squared ReLU) */
+        wide plain = L - a->attention_layers - a->state_layers;
+        total = emb + (wide)a->attention_layers * (attention(a) + h) +
+                (wide)a->state_layers * (mamba2(a) + h) +
+                plain * (2 * h * a->intermediate + h) + h;
+        break;
+    }
+    case ARCH_FALCON_H1: /* attention and a Mamba-2 mixer in every layer, then a gated MLP */
+        total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * mamba2(a) +
+                L * (3 * h * a->intermediate + 2 * h) + h;
+        break;
+    case ARCH_JAMBA: /* a mixer, then MoE in moe_layers of the layers, a gated MLP in the rest */
+        total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * mamba1(a) +
+                (wide)a->moe_layers * moe_layer(a, k) +
+                (L - a->moe_layers) * 3 * h * a->intermediate + L * 2 * h + h;
+        break;
+    case ARCH_GRANITE_HYBRID: { /* a mixer, then MoE (if any) and a shared MLP, every layer */
+        wide mlp = (a->experts ? moe_layer(a, k) : 0) + 3 * h * a->shared_intermediate;
+        total = emb + (wide)a->attention_layers * attention(a) +
+                (wide)a->state_layers * mamba2(a) + L * (mlp + 2 * h) + h;
+        break;
+    }
     default:
         return false;
     }
@@ -172,11 +239,17 @@ bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active)
                        a->nope_dim,        a->v_head_dim,       a->shared_experts,
                        a->experts_per_token, a->shared_intermediate, a->dense_intermediate,
                        a->moe_every,       a->first_dense,      a->max_positions,
-                       a->index_head_dim,  a->index_n_heads};
+                       a->index_head_dim,  a->index_n_heads,
+                       a->attention_layers, a->state_layers,    a->conv_kernel,
+                       a->state_heads,     a->state_head_dim,   a->state_groups,
+                       a->state_size,      a->dt_rank,          a->moe_layers};
     for (unsigned i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i] > (1u << 24))
             return false;
     if (a->layers == 0 || a->hidden == 0 || a->vocab == 0 || a->first_dense > a->layers ||
+        (a->family == ARCH_FALCON_H1 ? a->attention_layers > a->layers || a->state_layers > a->layers
+                                     : a->attention_layers + a->state_layers > a->layers) ||
+        a->moe_layers > a->layers ||
         (a->experts > 0 && a->experts_per_token > a->experts))
         return false;
     if (!count(a, false, total))
@@ -194,6 +267,7 @@ bool params_in_experts(const struct arch_dims *a, uint64_t *out)
     uint64_t moe_layers = a->family == ARCH_DEEPSEEK || a->family == ARCH_GLM4_MOE
                               ? a->layers - a->first_dense
                           : a->family == ARCH_LLAMA4 && a->moe_every > 1 ? a->layers / a->moe_every
+                          : a->family == ARCH_JAMBA                      ? a->moe_layers
                                                                          : a->layers;
     wide h = a->hidden, mi = a->moe_intermediate, n = (wide)moe_layers * a->experts;
     wide p = a->family == ARCH_GPT_OSS ? n * (h * 2 * mi + mi * h) /* MXFP4: gate_up and down */

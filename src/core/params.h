@@ -26,7 +26,13 @@ enum arch_family {
     ARCH_LLAMA4,  /* MoE with a shared expert, interleaved dense layers */
     ARCH_GLM4_MOE, /* GQA with q/k/v biases (and q/k norms), DeepSeek-style MoE:
                       first k dense, shared experts, router score bias */
-    ARCH_MINIMAX_M2 /* GQA with q/k norms over all heads, MoE with router score bias */
+    ARCH_MINIMAX_M2, /* GQA with q/k norms over all heads, MoE with router score bias */
+    /* hybrids of attention and state layers (the state dims below) */
+    ARCH_QWEN3_NEXT,   /* gated attention + gated DeltaNet, MoE with a gated shared expert */
+    ARCH_NEMOTRON_H,   /* Mamba-2, attention and squared-ReLU MLP blocks, one norm each */
+    ARCH_GRANITE_HYBRID, /* Mamba-2 or attention, then MoE and a shared MLP, every layer */
+    ARCH_JAMBA,          /* Mamba-1 or attention, then MoE or a dense MLP */
+    ARCH_FALCON_H1       /* attention and Mamba-2 side by side, then a gated MLP, every layer */
 };
 
 struct arch_dims {
@@ -49,6 +55,16 @@ struct arch_dims {
     bool new_decoder;             /* falcon 40b: two LayerNorms per layer */
     /* MXFP4 experts (gpt-oss): 4-bit values and an 8-bit scale per 32 */
     bool mxfp4_experts;
+    /* Hybrids: attention and state layers of `layers` (the rest MLP-only, for
+     * nemotron_h); a state layer's dimensions as in core/spec.h (Mamba-2:
+     * heads, head_dim, n_groups, d_state; gated DeltaNet: value heads, value
+     * head dim, key heads, key head dim). */
+    uint64_t attention_layers, state_layers;
+    uint64_t conv_kernel, state_heads, state_head_dim, state_groups, state_size;
+    bool conv_bias;
+    uint64_t dt_rank;    /* Mamba-1: the rank of the dt projection */
+    uint64_t moe_layers; /* jamba: layers with MoE (the rest dense) */
+    bool no_state_norm;  /* falcon_h1 without mamba_rms_norm: no gated norm in the mixer */
 };
 
 /* Total parameters, and those active per token (MoE); false for an

@@ -76,7 +76,7 @@ static void cost_rows(struct policy_ctx *c)
 
     if (r->pp > 1) {
         row = explain_row_begin(c->x, "stage_layers", "Layers per stage", "per GPU");
-        explain_term(row, m->layers, XU_COUNT, "layers");
+        explain_term(row, spec_kv_layers(m), XU_COUNT, k->state_layers ? "attention layers" : "layers");
         explain_term(row, r->pp, XU_COUNT, "pipeline stages");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_CEIL);
@@ -87,7 +87,7 @@ static void cost_rows(struct policy_ctx *c)
     if (r->pp > 1)
         explain_ref(c->x, row, "stage_layers", "layers");
     else
-        explain_term(row, k->layers, XU_COUNT, "layers");
+        explain_term(row, k->layers, XU_COUNT, k->state_layers ? "attention layers" : "layers");
     explain_ref(c->x, row, "kv_per_layer", "");
     explain_op(row, XOP_MUL);
     if (r->spec.method != SPEC_NONE) {
@@ -323,6 +323,8 @@ static void warnings(const struct scenario *s, struct plan_result *r)
         wd != DTYPE_BF16 && wd != DTYPE_Q8_0 && wd != DTYPE_Q4_0 && wd != DTYPE_Q6_K &&
         wd != DTYPE_Q5_K_M && wd != DTYPE_Q4_K_M)
         r->warnings |= WARN_ENGINE_WEIGHTS;
+    if (s->engine.kind == ENGINE_TRTLLM && k->state_layers > 0)
+        r->warnings |= WARN_STATE_GENERIC;
     /* doc/SPEED-VALIDATION.md: DeepSeek-R1 (256 experts) decodes 3 to 10 times
      * slower in vLLM, SGLang and TensorRT-LLM than its bytes over bandwidth;
      * Mixtral (8 experts) is within 15%. */
@@ -407,6 +409,13 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
         uint32_t w = (uint32_t)kv_ceil_div(s->model.windowed_layers, r->pp);
         costed.model.layers = stage;
         costed.model.windowed_layers = w < stage ? w : stage;
+        if (s->model.state_layers > 0) {
+            /* the fullest stage of each kind: its attention and its state layers */
+            uint32_t kv = (uint32_t)kv_ceil_div(spec_kv_layers(&s->model), r->pp);
+            costed.model.state_layers = (uint32_t)kv_ceil_div(s->model.state_layers, r->pp);
+            costed.model.plain_layers = 0;
+            costed.model.layers = s->model.state_parallel ? kv : kv + costed.model.state_layers;
+        }
     }
     /* DP attention: no rank splits the heads; each holds its own requests */
     uint32_t attention_tp = kind == ENGINE_LLAMACPP || s->dp_attention ? 1 : r->tp;
@@ -419,6 +428,18 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     }
     r->kv_dtype = r->cost.kv_dtype;
     specdec_compute(s, attention_tp, r);
+    /* the state's precisions, each engine's own (the generic rule and vLLM
+     * keep vLLM's "auto": conv state in the model's precision, the recurrent
+     * state as the config asks):
+     *  - SGLang python/sglang/srt/configs/mamba_utils.py (mamba2_state_dtype):
+     *    conv state bf16, the SSM state SGLANG_MAMBA_SSM_DTYPE, else the
+     *    config's mamba_ssm_dtype, else float32;
+     *  - llama.cpp src/llama-model.cpp (create_memory): the recurrent r and s
+     *    tensors in GGML_TYPE_F32. */
+    if (r->cost.state_layers > 0 && kind == ENGINE_SGLANG)
+        kvcost_state_dtypes(&r->cost, DTYPE_BF16, DTYPE_FP32);
+    else if (r->cost.state_layers > 0 && kind == ENGINE_LLAMACPP)
+        kvcost_state_dtypes(&r->cost, DTYPE_FP32, DTYPE_FP32);
     struct explain *x = (flags & PLAN_EXPLAIN) ? &r->explain : NULL;
     if (x)
         x->units = s->units;
@@ -435,6 +456,7 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     struct policy_ctx c = {&run, r, x};
     if (kind != ENGINE_LLAMACPP)
         cost_rows(&c); /* llama.cpp writes its own: K and V cells of every head */
+    policy_state_rows(&c, attention_tp);
     weights_row(&c);
     specdec_tokens_row(&c, s->context_tokens);
     switch (s->engine.kind) {
@@ -501,7 +523,10 @@ void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
     bytes[SEG_PREFIX] = r->users_per_replica > 0 && used >= r->prefix_bytes_per_gpu
                             ? r->prefix_bytes_per_gpu
                             : 0;
-    bytes[SEG_USERS] = used - bytes[SEG_PREFIX];
+    bytes[SEG_STATE] = r->state_used_bytes_per_gpu <= used - bytes[SEG_PREFIX]
+                           ? r->state_used_bytes_per_gpu
+                           : used - bytes[SEG_PREFIX];
+    bytes[SEG_USERS] = used - bytes[SEG_PREFIX] - bytes[SEG_STATE];
     bytes[SEG_SPARE] = r->spare_bytes_per_gpu;
     if (used == 0)
         bytes[SEG_SPARE] = r->kv_pool_bytes_per_gpu;
@@ -518,6 +543,8 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s)
         return r->profile == ENGINE_LLAMACPP ? "compute buffers" : "activations+rt";
     case SEG_DRAFT:
         return r->spec.method == SPEC_MTP ? "MTP head" : "draft model";
+    case SEG_STATE:
+        return "users' state";
     case SEG_PREFIX:
         return "shared prefix";
     case SEG_USERS:
@@ -585,6 +612,10 @@ const char *plan_warning_text(enum plan_warning w)
     case WARN_DRAFT_VOCAB:
         return "the draft model's vocabulary is not the model's: vLLM refuses such a draft "
                "(draft_model.py), and its tokens would not be the model's";
+    case WARN_STATE_GENERIC:
+        return "TensorRT-LLM keeps the state layers' states in a pool of its own "
+               "(MambaHybridCacheManager) that kvplan does not size: each user's state is "
+               "counted in KV blocks instead";
     }
     return "";
 }

@@ -39,7 +39,8 @@ enum plan_warning {
     WARN_TP_ACROSS_NODES = 1u << 16,  /* tensor parallel wider than one node */
     WARN_ENGINE_WEIGHTS = 1u << 17,   /* llama.cpp has no GGUF type for these weights */
     WARN_DRAFT_VOCAB = 1u << 18,      /* the draft's vocabulary is not the model's */
-    WARN_LAST = WARN_DRAFT_VOCAB
+    WARN_STATE_GENERIC = 1u << 19,    /* the engine's state pool is not modelled: counted per user */
+    WARN_LAST = WARN_STATE_GENERIC
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu
@@ -48,6 +49,7 @@ enum segment {
     SEG_WEIGHTS,
     SEG_RUNTIME,  /* activations, CUDA graphs, buffers (engines) */
     SEG_DRAFT,    /* speculative decoding: the draft model's or the MTP layers' weights */
+    SEG_STATE,    /* the users' fixed state (state-space and linear-attention layers) */
     SEG_PREFIX,   /* the shared prefix, stored once */
     SEG_USERS,    /* the users that fit */
     SEG_SPARE,    /* KV memory too small for one more user */
@@ -185,6 +187,13 @@ struct plan_result {
     uint64_t decode_step_bytes_per_gpu; /* read per decode step at max users */
     double decode_tokens_per_s_per_user; /* 0 when unknown or no user fits */
     uint64_t reservation_waste_bytes_per_gpu; /* full-context reservation - use at the average */
+
+    /* State layers (kvcost.h): one user's state as the profile allocates it,
+     * the part of kv_used that is state, and the sequences a separate state
+     * pool holds (SGLang, TensorRT-LLM; 0 when the state shares the KV pool). */
+    uint64_t state_bytes_per_user_per_gpu;
+    uint64_t state_used_bytes_per_gpu;
+    uint64_t state_slots_per_replica;
 
     struct speed_result speed;       /* the service level */
     struct engine_detail engine;     /* engines only */

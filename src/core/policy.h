@@ -53,6 +53,11 @@ uint32_t policy_hidden(const struct model_spec *m);
 const char *policy_model_ref(const struct model_spec *m);
 void policy_log(struct engine_detail *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The state rows of a model with state layers: "state_conv", "state_ssm"
+ * and "state_per_user" (one sequence, every state layer, one GPU); `gpus`
+ * is how many GPUs the state layers' heads are split over. */
+void policy_state_rows(struct policy_ctx *c, uint32_t gpus);
+
 /* Bytes of one user at the full context and at the average length, and of
  * the prefix (exact tokens, windows applied): r->user_bytes_per_gpu,
  * user_bytes_avg_per_gpu and prefix_bytes_per_gpu, with rows "kv_per_user"
@@ -87,11 +92,24 @@ struct block_rule {
     uint32_t full_groups, window_groups; /* hybrid: groups of global and of windowed layers */
     uint64_t window_units;   /* hybrid: units a windowed group holds at the full context */
     uint64_t window_units_avg;
+    bool state;              /* hybrid: the other groups are state layers (vLLM's MambaSpec), one
+                              * block per sequence each, not windows */
     uint64_t user_cap_units; /* not hybrid: most units one user holds (vLLM V0 windows); 0 = none */
     bool units_given;        /* the caller set engine.units and wrote the "units" row */
+    uint64_t pool_bytes;     /* with pool_key: the pool the units come from */
+    const char *pool_key;    /* its row; NULL = "pool" (r->kv_pool_bytes_per_gpu) */
+    uint64_t state_units;    /* not hybrid: units each user adds for its state */
     uint32_t cap;            /* scheduler cap per replica; 0 = none */
     const char *cap_name;    /* "max-num-seqs" */
 };
 void policy_blocks(struct policy_ctx *c, const struct block_rule *b);
+
+/* A separate pool of `slots` whole states (SGLang's MambaPool, vLLM V0's
+ * MambaCacheManager) taken from the pool, after a row "state_slots": writes
+ * "kv_pool_after_state" = pool - slots x state (with `note`), sets
+ * r->state_slots_per_replica and returns the KV pool left. After
+ * policy_blocks, policy_state_pool_used counts the whole state pool as used. */
+uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, const char *note);
+void policy_state_pool_used(struct policy_ctx *c);
 
 #endif

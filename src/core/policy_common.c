@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 uint64_t policy_cuda_total(const struct scenario *s)
 {
@@ -82,6 +83,91 @@ void policy_bytes_expr(struct policy_ctx *c, struct explain_row *row, uint64_t g
     explain_op(row, XOP_ADD);
 }
 
+/* The names of a state layer's dimensions, by kind (core/spec.h). */
+static void state_names(const struct model_spec *m, const char **heads, const char **dim,
+                        const char **groups, const char **size)
+{
+    bool delta = strstr(m->state_kind, "delta") != NULL;
+    bool mamba1 = strcmp(m->state_kind, "mamba") == 0; /* a head a channel */
+    *heads = delta ? "value heads" : mamba1 ? "d_inner" : "heads";
+    *dim = delta ? "value head_dim" : mamba1 ? "a channel" : "head_dim";
+    *groups = delta ? "key heads" : "groups";
+    *size = delta ? "key head_dim" : "d_state";
+}
+
+/* values x bytes per value in precision d, rounded up to whole bytes */
+static void value_bytes(struct explain_row *row, enum dtype d, uint64_t values)
+{
+    const struct dtype_info *info = dtype_info(d);
+    char bpv[48];
+    snprintf(bpv, sizeof bpv, "B (%s)", info->name);
+    explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
+    explain_op(row, XOP_MUL);
+    if ((values * info->bytes_num) % info->bytes_den != 0)
+        explain_op(row, XOP_CEIL);
+}
+
+void policy_state_rows(struct policy_ctx *c, uint32_t gpus)
+{
+    const struct model_spec *m = &c->s->model;
+    const struct kv_cost *k = &c->r->cost;
+    if (k->state_layers == 0 || c->x == NULL)
+        return;
+    const char *heads, *dim, *groups, *size;
+    state_names(m, &heads, &dim, &groups, &size);
+    char hn[48], gn[48], note[128];
+    snprintf(hn, sizeof hn, "%s%s", heads, gpus > 1 ? "/GPU" : "");
+    snprintf(gn, sizeof gn, "%s%s", groups, gpus > 1 ? "/GPU" : "");
+    const char *where = gpus > 1 ? "per GPU" : "";
+    struct explain_row *row = explain_row_begin(c->x, "state_conv", "Conv state, layer", where);
+    explain_term(row, m->state_conv_kernel - 1, XU_COUNT, "(conv_kernel - 1)");
+    explain_term(row, k->state_heads_per_gpu, XU_COUNT, hn);
+    explain_term(row, m->state_head_dim, XU_COUNT, dim);
+    explain_op(row, XOP_MUL);
+    if (k->state_groups_per_gpu) {
+        explain_term(row, 2, XU_COUNT, "(B,C)");
+        explain_term(row, k->state_groups_per_gpu, XU_COUNT, gn);
+        explain_op(row, XOP_MUL);
+        explain_term(row, m->state_size, XU_COUNT, size);
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    explain_op(row, XOP_MUL);
+    value_bytes(row, k->state_conv_dtype, k->state_conv_values);
+    snprintf(note, sizeof note, "%s layer, one sequence%s", m->state_kind,
+             gpus > 1 ? "; heads split over the GPUs" : "");
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
+
+    row = explain_row_begin(c->x, "state_ssm",
+                            strstr(m->state_kind, "delta") ? "Delta state, layer"
+                                                           : "SSM state, layer",
+                            where);
+    explain_term(row, k->state_heads_per_gpu, XU_COUNT, hn);
+    explain_term(row, m->state_head_dim, XU_COUNT, dim);
+    explain_op(row, XOP_MUL);
+    explain_term(row, m->state_size, XU_COUNT, size);
+    explain_op(row, XOP_MUL);
+    value_bytes(row, k->state_ssm_dtype, k->state_ssm_values);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, NULL);
+
+    row = explain_row_begin(c->x, "state_per_user", "State per user", where);
+    explain_term(row, k->state_layers, XU_COUNT, "state layers");
+    explain_ref(c->x, row, "state_conv", "conv");
+    explain_ref(c->x, row, "state_ssm", "state");
+    explain_op(row, XOP_ADD);
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, "fixed: it does not grow with the context");
+}
+
+/* + the state of one sequence, when the model has state layers */
+static void add_state(struct policy_ctx *c, struct explain_row *row)
+{
+    if (c->r->cost.state_layers == 0)
+        return;
+    explain_ref(c->x, row, "state_per_user", "state");
+    explain_op(row, XOP_ADD);
+}
+
 void policy_user_bytes(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -91,8 +177,14 @@ void policy_user_bytes(struct policy_ctx *c)
     r->user_bytes_per_gpu = kvcost_bytes(&r->cost, full.user_global, full.user_windowed);
     r->user_bytes_avg_per_gpu = kvcost_bytes(&r->cost, avg.user_global, avg.user_windowed);
     r->prefix_bytes_per_gpu = kvcost_bytes(&r->cost, full.prefix_global, full.prefix_windowed);
+    /* the state is per sequence: never shared with the prefix */
+    uint64_t state = r->cost.state_bytes;
+    r->state_bytes_per_user_per_gpu = state;
+    r->user_bytes_per_gpu = kv_sat_add(r->user_bytes_per_gpu, state);
+    r->user_bytes_avg_per_gpu = kv_sat_add(r->user_bytes_avg_per_gpu, state);
 
-    struct explain_row *row = explain_row_begin(c->x, "kv_per_user", "KV per user", "per GPU");
+    struct explain_row *row = explain_row_begin(
+        c->x, "kv_per_user", state ? "KV+state per user" : "KV per user", "per GPU");
     if (r->cost.windowed_layers == 0 && s->prefix_tokens > 0) {
         explain_term(row, s->context_tokens, XU_TOKENS, "context tokens");
         explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");
@@ -103,6 +195,7 @@ void policy_user_bytes(struct policy_ctx *c)
         policy_bytes_expr(c, row, full.user_global,
                    full.user_windowed, r->cost.windowed_layers ? "tokens" : "context tokens");
     }
+    add_state(c, row);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
     if (s->prefix_tokens == 0)
         return;
@@ -186,7 +279,8 @@ static uint64_t user_units(const struct block_rule *b, uint64_t len, uint64_t pr
 {
     uint64_t own = kv_ceil_div(len, b->unit_tokens) - prefix / b->unit_tokens;
     if (!b->hybrid)
-        return b->user_cap_units && own > b->user_cap_units ? b->user_cap_units : own;
+        return kv_sat_add(b->user_cap_units && own > b->user_cap_units ? b->user_cap_units : own,
+                          b->state_units);
     return kv_sat_add(kv_sat_mul(b->full_groups, own), kv_sat_mul(b->window_groups, window_units));
 }
 
@@ -235,18 +329,19 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
         e->unit_bytes = b->hybrid ? kv_sat_mul(kv_sat_mul(b->unit_tokens, k->bytes_per_layer),
                                            b->group_layers)
                               : kv_sat_mul(b->unit_tokens, k->bytes_per_token);
+    uint64_t pool = b->pool_key ? b->pool_bytes : r->kv_pool_bytes_per_gpu;
     if (!b->units_given)
-        e->units = e->unit_bytes ? r->kv_pool_bytes_per_gpu / e->unit_bytes : 0;
+        e->units = e->unit_bytes ? pool / e->unit_bytes : 0;
     e->scheduler_cap = b->cap;
     e->kv_cache_bytes = r->kv_pool_bytes_per_gpu;
 
     struct explain_row *row = b->units_given ? NULL : explain_row_begin(
         c->x, "units", b->unit_tokens == 1 ? "KV tokens" : "KV blocks", "per GPU");
-    if (row && r->kv_pool_bytes_per_gpu == 0) {
+    if (row && pool == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
         row = NULL;
     }
-    explain_ref(c->x, row, "pool", "pool");
+    explain_ref(c->x, row, b->pool_key ? b->pool_key : "pool", "pool");
     if (b->hybrid) {
         explain_term(row, b->unit_tokens, XU_TOKENS, "tokens per block");
         explain_ref(c->x, row, "kv_per_layer", "per layer");
@@ -298,16 +393,23 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
         explain_term(row, b->user_cap_units, XU_COUNT, "blocks of the window");
         explain_op(row, XOP_MIN);
     }
+    if (b->state_units && !b->hybrid) {
+        explain_term(row, b->state_units, XU_COUNT,
+                     b->unit_tokens == 1 ? "tokens' worth of state" : "blocks of state");
+        explain_op(row, XOP_ADD);
+    }
     if (b->hybrid) {
         explain_op(row, XOP_MUL);
-        explain_term(row, b->window_groups, XU_COUNT, "window groups");
-        explain_term(row, b->window_units, XU_COUNT, "blocks in the window");
+        explain_term(row, b->window_groups, XU_COUNT, b->state ? "state groups" : "window groups");
+        explain_term(row, b->window_units, XU_COUNT,
+                     b->state ? "block of state each" : "blocks in the window");
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
     }
     explain_row_end(c->x, row, XU_COUNT, 0,
-                    b->hybrid ? "blocks of a group: windowed groups keep the window and a batch"
-                              : NULL);
+                    b->state    ? "blocks of a group: a state group keeps one block per sequence"
+                    : b->hybrid ? "blocks of a group: windowed groups keep the window and a batch"
+                                : NULL);
 
     r->users_per_replica = users_of(avail, prefix_units, per_user, b->cap, &r->users_fit_per_replica);
     r->users_paged_per_replica = users_of(avail, prefix_units, per_user_avg, b->cap, NULL);
@@ -347,4 +449,35 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
         explain_op(row, XOP_MUL);
     }
     explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
+}
+
+uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, const char *note)
+{
+    struct plan_result *r = c->r;
+    uint64_t pool = r->kv_pool_bytes_per_gpu;
+    uint64_t bytes = kv_sat_mul(slots, r->cost.state_bytes);
+    r->state_slots_per_replica = slots;
+    struct explain_row *row = explain_row_begin(c->x, "kv_pool_after_state", "KV pool left", "per GPU");
+    if (pool <= bytes) {
+        explain_row_end(c->x, row, XU_BYTES, 0, "no memory is left for the KV cache");
+        return 0;
+    }
+    explain_ref(c->x, row, "pool", "pool");
+    explain_ref(c->x, row, "state_slots", "state slots");
+    explain_ref(c->x, row, "state_per_user", "state each");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_SUB);
+    explain_row_end(c->x, row, XU_BYTES, 0, note);
+    return pool - bytes;
+}
+
+void policy_state_pool_used(struct policy_ctx *c)
+{
+    struct plan_result *r = c->r;
+    /* the state pool is allocated whole, used or not */
+    uint64_t bytes = kv_sat_mul(r->state_slots_per_replica, r->cost.state_bytes);
+    r->state_used_bytes_per_gpu = bytes;
+    r->kv_used_bytes_per_gpu = kv_sat_add(r->kv_used_bytes_per_gpu, bytes);
+    r->state_bytes_per_user_per_gpu = r->cost.state_bytes;
+    r->user_bytes_paged_per_gpu = kv_sat_add(r->user_bytes_paged_per_gpu, r->cost.state_bytes);
 }

@@ -76,6 +76,7 @@ void policy_generic(struct policy_ctx *c)
     r->users_per_replica = r->users_fit_per_replica;
     users_row(c, "users_replica", "Users", r->prefix_bytes_per_gpu, "prefix", "kv_per_user", NULL);
     r->kv_used_bytes_per_gpu = r->prefix_bytes_per_gpu + r->users_per_replica * r->user_bytes_per_gpu;
+    r->state_used_bytes_per_gpu = kv_sat_mul(r->users_per_replica, k->state_bytes);
     r->reservation_waste_bytes_per_gpu =
         r->users_per_replica * (r->user_bytes_per_gpu - r->user_bytes_avg_per_gpu);
 
@@ -83,14 +84,16 @@ void policy_generic(struct policy_ctx *c)
     uint64_t b = r->block_tokens;
     struct token_split avg = kvcost_split(k, r->avg_context_tokens, s->prefix_tokens);
     uint64_t ug = round_up(avg.user_global, b), uw = round_up(avg.user_windowed, b);
-    r->user_bytes_paged_per_gpu = kvcost_bytes(k, ug, uw);
+    r->user_bytes_paged_per_gpu = kv_sat_add(kvcost_bytes(k, ug, uw), k->state_bytes);
     r->prefix_bytes_paged_per_gpu =
         kvcost_bytes(k, round_up(avg.prefix_global, b), round_up(avg.prefix_windowed, b));
     r->users_paged_per_replica = r->fits ? users_of(r->kv_pool_bytes_per_gpu,
                                                     r->prefix_bytes_paged_per_gpu,
                                                     r->user_bytes_paged_per_gpu)
                                          : 0;
-    row = explain_row_begin(c->x, "kv_per_user_paged", "KV per user, paged", "per GPU");
+    row = explain_row_begin(c->x, "kv_per_user_paged",
+                            k->state_layers ? "KV+state, paged" : "KV per user, paged",
+                            "per GPU");
     if (k->windowed_layers == 0) {
         explain_term(row, r->avg_context_tokens, XU_TOKENS, "tokens in use");
         if (s->prefix_tokens) {
@@ -106,6 +109,10 @@ void policy_generic(struct policy_ctx *c)
         explain_op(row, XOP_MUL);
     } else {
         policy_bytes_expr(c, row, ug, uw, "tokens in whole blocks");
+    }
+    if (k->state_layers > 0) {
+        explain_ref(c->x, row, "state_per_user", "state");
+        explain_op(row, XOP_ADD);
     }
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
     char note[64], t[32];

@@ -28,6 +28,7 @@ struct lcpp {
     uint64_t global, windowed;   /* layers */
     uint64_t window;
     uint64_t draft;              /* bytes of one cell of every draft layer (own context per slot) */
+    uint64_t state;              /* one slot's recurrent cell, every state layer, all GPUs */
 };
 
 /* llama-context.cpp: n_ctx = GGML_PAD(-c, 256); with -np given the cache is
@@ -60,9 +61,11 @@ static uint64_t cache_total(const struct lcpp *l, uint64_t ctx, uint64_t np)
     uint64_t slot = slot_cells(ctx, np);
     uint64_t cells = kv_sat_add(kv_sat_mul(l->global, slot),
                                 kv_sat_mul(l->windowed, swa_slot_cells(l, slot)));
-    /* server.cpp init: each slot's draft context holds the slot's cells */
-    return kv_sat_add(kv_sat_mul(kv_sat_mul(cells, np), l->k_row + l->v_row + l->i_row),
-                      kv_sat_mul(kv_sat_mul(slot, np), l->draft));
+    /* server.cpp init: each slot's draft context holds the slot's cells; a
+     * recurrent cell a slot holds the state layers' states */
+    return kv_sat_add(kv_sat_add(kv_sat_mul(kv_sat_mul(cells, np), l->k_row + l->v_row + l->i_row),
+                                 kv_sat_mul(kv_sat_mul(slot, np), l->draft)),
+                      kv_sat_mul(np, l->state));
 }
 
 /* The per-token rows, llama.cpp's way: a cell holds K and V of every head in
@@ -124,7 +127,7 @@ static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin
     double v_mib = (double)kv_sat_mul(cells, l->v_row) / (double)MIB;
     policy_log(e, "llama_kv_cache: size = %.2f MiB (%8llu cells, %3u layers, %2llu/%2llu seqs), "
                   "K (%s): %.2f MiB, V (%s): %.2f MiB",
-               k_mib + v_mib, (unsigned long long)n_ctx, m->layers, (unsigned long long)np,
+               k_mib + v_mib, (unsigned long long)n_ctx, r->cost.layers, (unsigned long long)np,
                (unsigned long long)np, ggml_name(l->tk), k_mib, ggml_name(l->tv), v_mib);
     if (l->i_row) {
         double i_mib = (double)kv_sat_mul(cells, l->i_row) / (double)MIB;
@@ -132,6 +135,16 @@ static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin
                       "seqs), K (%s): %.2f MiB, V (%s): 0.00 MiB  [indexer]",
                    i_mib, (unsigned long long)n_ctx, m->layers, (unsigned long long)np,
                    (unsigned long long)np, ggml_name(l->tk), i_mib, ggml_name(l->tv));
+    }
+    if (l->state) {
+        double conv = (double)dtype_bytes_for(DTYPE_FP32, r->cost.state_conv_values) *
+                      r->cost.state_layers * np / (double)MIB;
+        double ssm = (double)dtype_bytes_for(DTYPE_FP32, r->cost.state_ssm_values) *
+                     r->cost.state_layers * np / (double)MIB;
+        policy_log(e, "llama_memory_recurrent: size = %.2f MiB (%6llu cells, %3u layers, %2llu "
+                      "seqs), R (f32): %.2f MiB, S (f32): %.2f MiB",
+                   conv + ssm, (unsigned long long)np, r->cost.state_layers, (unsigned long long)np, conv,
+                   ssm);
     }
     char types[96] = "";
     if (l->tk != DTYPE_FP16)
@@ -187,6 +200,13 @@ void policy_llamacpp(struct policy_ctx *c)
     l.global = r->cost.global_layers;
     l.windowed = r->cost.windowed_layers;
     l.window = r->cost.window_tokens;
+    /* State layers: src/llama-model.cpp (create_memory) builds a hybrid
+     * memory whose recurrent part (src/llama-memory-recurrent.cpp) holds
+     * max(1, n_seq_max) cells, one per slot, of n_embd_r() + n_embd_s()
+     * values per layer (src/llama-hparams.cpp: (d_conv - 1) x (d_inner +
+     * 2 x n_group x d_state) and d_state x d_inner) in F32; the KV part
+     * covers the attention layers only. */
+    l.state = r->cost.state_bytes;
     uint64_t gpus = r->tp;
     /* a cell of one layer is K and V of every head (layers, not heads, are split
      * across GPUs); the plan's per-token cost is llama.cpp's, all GPUs together */
@@ -250,7 +270,10 @@ void policy_llamacpp(struct policy_ctx *c)
     /* every slot holds its whole context: no prefix is shared between slots */
     r->user_bytes_per_gpu = kv_ceil_div(per_gpu, np);
     struct token_split avg = kvcost_split(&r->cost, r->avg_context_tokens, 0);
-    r->user_bytes_avg_per_gpu = kv_ceil_div(kvcost_bytes(&r->cost, avg.user_global, avg.user_windowed), gpus);
+    r->user_bytes_avg_per_gpu = kv_ceil_div(
+        kv_sat_add(kvcost_bytes(&r->cost, avg.user_global, avg.user_windowed), l.state), gpus);
+    r->state_bytes_per_user_per_gpu = kv_ceil_div(l.state, gpus);
+    r->state_used_bytes_per_gpu = fits ? kv_ceil_div(kv_sat_mul(np, l.state), gpus) : 0;
     r->user_bytes_paged_per_gpu = r->user_bytes_per_gpu;
     if (!fits && r->weights_fit && per_gpu > room)
         r->shortfall_bytes_per_gpu = per_gpu - room;
@@ -272,6 +295,12 @@ void policy_llamacpp(struct policy_ctx *c)
     if (l.draft) {
         explain_term(row, (long double)e->units, XU_TOKENS, "draft cells");
         explain_ref(c->x, row, "draft_kv_per_token", "per draft cell");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    if (l.state) {
+        explain_term(row, (long double)np, XU_COUNT, np == 1 ? "recurrent cell" : "recurrent cells");
+        explain_ref(c->x, row, "state_per_user", "state each");
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
     }

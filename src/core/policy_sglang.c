@@ -23,6 +23,14 @@ static void describe(struct policy_ctx *c)
     else
         policy_log(e, "KV Cache is allocated. #tokens: %llu, K size: %.2f GB, V size: %.2f GB",
                    (unsigned long long)e->units, half, half);
+    if (r->cost.state_layers > 0)
+        policy_log(e, "Mamba Cache is allocated. max_mamba_cache_size: %llu, conv_state size: "
+                      "%.2fGB, ssm_state size: %.2fGB",
+                   (unsigned long long)r->state_slots_per_replica,
+                   (double)dtype_bytes_for(r->cost.state_conv_dtype, r->cost.state_conv_values) *
+                       r->cost.state_layers * r->state_slots_per_replica / (double)GIB,
+                   (double)dtype_bytes_for(r->cost.state_ssm_dtype, r->cost.state_ssm_values) *
+                       r->cost.state_layers * r->state_slots_per_replica / (double)GIB);
     policy_log(e, "max_total_num_tokens=%s, max_running_requests=%u, context_len=%llu",
                units_format_int(e->units, t, sizeof t), e->scheduler_cap,
                (unsigned long long)c->r->context_tokens);
@@ -62,6 +70,43 @@ static void describe(struct policy_ctx *c)
              "SGLang keeps (1 - %.3f) of the CUDA total free for activations and graphs and "
              "gives the rest after weights to a token-granular pool, every layer at full length",
              e->fraction);
+}
+
+/* State layers (Qwen3-Next, Nemotron-H, Granite 4.0-H, ...): a separate pool
+ * of per-request states (MambaPool in mem_cache/memory_pool.py).
+ * model_executor/model_runner_kv_cache_mixin.py (handle_max_mamba_cache):
+ * unless --max-mamba-cache-size is given, the state pool takes
+ * ratio / (1 + ratio) of the memory left after weights, ratio being
+ * --mamba-full-memory-ratio (0.9, server_args.py), in whole requests'
+ * states (max_mamba_cache_size); the KV pool of the attention layers gets
+ * the rest. init_memory then caps max_running_requests at
+ * max_mamba_cache_size // 3 (MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO,
+ * with the radix cache on and no extra buffer). Returns the KV pool's bytes. */
+enum { SGLANG_MAMBA_RUNNING_RATIO = 3 };
+#define SGLANG_MAMBA_FULL_MEMORY_RATIO 0.9
+
+static uint64_t state_pool(struct policy_ctx *c, uint64_t *slots)
+{
+    struct plan_result *r = c->r;
+    const struct kv_cost *k = &r->cost;
+    uint64_t pool = r->kv_pool_bytes_per_gpu;
+    double share = SGLANG_MAMBA_FULL_MEMORY_RATIO / (1.0 + SGLANG_MAMBA_FULL_MEMORY_RATIO);
+    *slots = k->state_bytes ? (uint64_t)((double)pool * share) / k->state_bytes : 0;
+    struct explain_row *row = explain_row_begin(c->x, "state_slots", "State slots", "per GPU");
+    if (pool == 0) {
+        explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the state pool");
+    } else {
+        explain_ref(c->x, row, "pool", "pool");
+        explain_term(row, SGLANG_MAMBA_FULL_MEMORY_RATIO, XU_FRACTION, "mamba-full-memory-ratio");
+        explain_op(row, XOP_MUL);
+        explain_term(row, 1.0 + SGLANG_MAMBA_FULL_MEMORY_RATIO, XU_RATIO, "1 + ratio");
+        explain_op(row, XOP_DIV);
+        explain_ref(c->x, row, "state_per_user", "state per request");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_FLOOR);
+        explain_row_end(c->x, row, XU_COUNT, 0, "max_mamba_cache_size: whole requests' states");
+    }
+    return policy_state_pool(c, *slots, "the attention layers' token pool");
 }
 
 /* Llama 4 (model_runner.py set_num_token_hybrid): the tokens the pool holds
@@ -158,20 +203,32 @@ void policy_sglang(struct policy_ctx *c)
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
     policy_engine_pool(c, e->budget_bytes, "budget", 0, runtime);
 
+    uint64_t slots = 0, kv_pool = r->kv_pool_bytes_per_gpu;
+    if (r->cost.state_layers > 0)
+        kv_pool = state_pool(c, &slots);
     /* max_running_requests = min(max(tokens / context x 512, 2048), 4096) */
-    uint64_t tokens = r->cost.bytes_per_token ? r->kv_pool_bytes_per_gpu / r->cost.bytes_per_token : 0;
+    uint64_t tokens = r->cost.bytes_per_token ? kv_pool / r->cost.bytes_per_token : 0;
     double running = (double)tokens / (double)c->r->context_tokens * 512.0;
     running = running < 2048 ? 2048 : running > 4096 ? 4096 : running;
     e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : (uint32_t)running;
+    if (r->cost.state_layers > 0 && e->max_num_seqs > slots / SGLANG_MAMBA_RUNNING_RATIO)
+        e->max_num_seqs = (uint32_t)(slots / SGLANG_MAMBA_RUNNING_RATIO);
     struct block_rule b = {.unit_tokens = 1,
                            .unit_name = "token",
                            .cap = e->max_num_seqs,
-                           .cap_name = "max_running_requests"};
+                           .cap_name = r->cost.state_layers ? "max_running_requests (state slots / 3)"
+                                                            : "max_running_requests"};
+    if (r->cost.state_layers > 0) {
+        b.pool_bytes = kv_pool;
+        b.pool_key = "kv_pool_after_state";
+    }
     if (r->cost.windowed_layers > 0) {
         local_pool(c);
         b.units_given = true;
     }
     policy_blocks(c, &b);
+    if (r->cost.state_layers > 0)
+        policy_state_pool_used(c);
     e->request_units = kv_sat_mul(c->r->context_tokens, r->cost.layers);
     e->max_concurrency = (double)e->units / (double)c->r->context_tokens;
     if (c->x)

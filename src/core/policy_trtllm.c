@@ -110,7 +110,18 @@ void policy_trtllm(struct policy_ctx *c)
                            .unit_name = "block",
                            .cap = e->max_num_seqs,
                            .cap_name = "max_batch_size"};
+    /* State layers: tensorrt_llm/_torch/pyexecutor/mamba_cache_manager.py
+     * (MambaHybridCacheManager) keeps the states in a pool of their own beside
+     * the KV blocks; how _util.py (KvCacheCreator) sizes the two was not
+     * traced, so each user's state counts here in whole KV blocks (the
+     * generic arithmetic) and the plan warns (WARN_STATE_GENERIC). */
+    if (r->cost.state_layers > 0 && r->cost.bytes_per_token > 0) {
+        b.state_units = kv_ceil_div(r->cost.state_bytes, kv_sat_mul(unit, r->cost.bytes_per_token));
+        r->state_bytes_per_user_per_gpu = kv_sat_mul(b.state_units,
+                                                     kv_sat_mul(unit, r->cost.bytes_per_token));
+    }
     policy_blocks(c, &b);
+    r->state_used_bytes_per_gpu = kv_sat_mul(r->users_per_replica, r->state_bytes_per_user_per_gpu);
     e->request_units = kv_sat_mul(kv_ceil_div(c->r->context_tokens, unit), r->cost.layers);
     e->max_concurrency = (double)e->units / (double)kv_ceil_div(c->r->context_tokens, unit);
     if (c->x)

@@ -44,7 +44,8 @@ static void describe(struct policy_ctx *c)
     if (s->engine.max_num_batched_tokens)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-num-batched-tokens %llu",
                               (unsigned long long)e->max_num_batched_tokens);
-    if (e->unit_tokens != 16)
+    /* with state layers vLLM picks the enlarged block itself */
+    if (e->unit_tokens != 16 && (r->cost.state_layers == 0 || s->block_tokens))
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --block-size %llu",
                               (unsigned long long)e->unit_tokens);
     if (s->prefix_tokens > 0)
@@ -140,6 +141,18 @@ static uint64_t activation_row(struct policy_ctx *c, uint64_t tokens, uint32_t s
     return fwd ? forward : sampler;
 }
 
+/* kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size): groups of the
+ * fewest layers of one type (of the most, when that is under 1.5x the
+ * fewest), the last group of a type padded; `other` are the windowed or the
+ * state layers */
+static void group_by_type(struct block_rule *b, uint32_t full, uint32_t other)
+{
+    uint32_t lo = full && full < other ? full : other, hi = full > other ? full : other;
+    b->group_layers = 2 * hi < 3 * lo ? hi : lo;
+    b->full_groups = (uint32_t)kv_ceil_div(full, b->group_layers);
+    b->window_groups = (uint32_t)kv_ceil_div(other, b->group_layers);
+}
+
 void policy_vllm(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -178,29 +191,66 @@ void policy_vllm(struct policy_ctx *c)
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
     policy_engine_pool(c, e->budget_bytes, "budget", activation, runtime);
 
+    /* V0 with state layers: the model's forward builds a MambaCacheManager
+     * on its first call, the profiling run, of max_num_seqs states (padded
+     * to a CUDA-graph batch size: 1, 2, 4, then multiples of 8), so the
+     * states sit outside the KV blocks (vllm/model_executor/models/
+     * mamba_cache.py, MambaCacheManager; each hybrid model's forward). */
+    uint64_t v0_pool = r->kv_pool_bytes_per_gpu;
+    if (v0 && k->state_layers > 0) {
+        uint64_t n = e->max_num_seqs;
+        uint64_t slots = n <= 2 ? n : n <= 4 ? 4 : kv_ceil_div(n, 8) * 8;
+        row = explain_row_begin(c->x, "state_slots", "State slots", "per GPU");
+        if (slots == n || n > 4)
+            explain_term(row, n, XU_COUNT, "max-num-seqs");
+        if (slots != n && n > 4) {
+            explain_term(row, 8, XU_COUNT, "graph batch step");
+            explain_op(row, XOP_DIV);
+            explain_op(row, XOP_CEIL);
+            explain_term(row, 8, XU_COUNT, "graph batch step");
+            explain_op(row, XOP_MUL);
+        }
+        explain_row_end(c->x, row, XU_COUNT, slots != n && n <= 4 ? (long double)slots : 0,
+                        "MambaCacheManager: a state per sequence of the largest batch");
+        v0_pool = policy_state_pool(c, slots, "the states sit outside the KV blocks");
+    }
     struct block_rule b = {.unit_tokens = s->block_tokens ? s->block_tokens : 16,
                            .unit_name = "block",
                            .hybrid = !v0 && k->windowed_layers > 0,
                            .cap = e->max_num_seqs,
                            .cap_name = "max-num-seqs"};
+    if (v0 && k->state_layers > 0) {
+        b.pool_bytes = v0_pool;
+        b.pool_key = "kv_pool_after_state";
+    }
     /* V0 core/block_manager.py: a model windowed in every layer keeps at
      * most window / block + 2 blocks of a sequence. */
     if (v0 && m->windowed_layers > 0 && m->windowed_layers == m->layers && !s->full_attention)
         b.user_cap_units = m->window_tokens / b.unit_tokens + 2;
-    if (b.hybrid) {
-        /* kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size): groups of
-         * the fewest layers of one type (of the most, when that is under 1.5x
-         * the fewest), the last group of a type padded */
-        /* a draft's layers are full attention: they join that type, as many
-         * model-sized layers as its KV per token fills (draft_model.py registers
-         * them in the same KV cache spec) */
-        uint32_t g = k->global_layers +
-                     (uint32_t)kv_ceil_div(k->draft_bytes_per_token, k->bytes_per_layer);
-        uint32_t w = k->windowed_layers;
-        uint32_t lo = g && g < w ? g : w, hi = g > w ? g : w;
-        b.group_layers = 2 * hi < 3 * lo ? hi : lo;
-        b.full_groups = (uint32_t)kv_ceil_div(g, b.group_layers);
-        b.window_groups = (uint32_t)kv_ceil_div(w, b.group_layers);
+    /* a draft's layers are full attention: they join that type, as many
+     * model-sized layers as its KV per token fills (draft_model.py registers
+     * them in the same KV cache spec) */
+    uint32_t draft_layers =
+        k->bytes_per_layer ? (uint32_t)kv_ceil_div(k->draft_bytes_per_token, k->bytes_per_layer) : 0;
+    if (!v0 && k->state_layers > 0) {
+        /* State layers (MambaSpec) share the one page pool with attention:
+         * model_executor/models/config.py
+         * (HybridAttentionMambaModelConfig.verify_and_update_config) makes the
+         * attention block 16 x ceil(state page / (16 x one token's attention
+         * page)) tokens when the block given is smaller, so that one
+         * attention page holds a layer's state, and pads the state page to
+         * it; v1/core/kv_cache_utils.py groups the layers by type as below,
+         * and v1/core/single_type_kv_cache_manager.py (MambaManager) gives a
+         * sequence one block in each state group, whatever its length. */
+        uint64_t one = k->bytes_per_layer;
+        uint64_t need = 16 * kv_ceil_div(k->state_bytes_per_layer, 16 * (one ? one : 1));
+        if (b.unit_tokens < need)
+            b.unit_tokens = need;
+        b.hybrid = b.state = true;
+        group_by_type(&b, k->global_layers + draft_layers, k->state_layers);
+        b.window_units = b.window_units_avg = 1;
+    } else if (b.hybrid) {
+        group_by_type(&b, k->global_layers + draft_layers, k->windowed_layers);
         bool local = strstr(m->window_pattern, "chunked") != NULL;
         b.window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
                                        b.unit_tokens);
@@ -211,12 +261,21 @@ void policy_vllm(struct policy_ctx *c)
     /* What vLLM prints ignores prefix caching: layer-weighted blocks of one request. */
     uint64_t full = kv_ceil_div(ctx, b.unit_tokens);
     e->request_units = b.hybrid ? kv_sat_add(kv_sat_mul(k->global_layers, full),
-                                             kv_sat_mul(k->windowed_layers, b.window_units))
+                                             kv_sat_mul(b.state ? k->state_layers
+                                                                : k->windowed_layers,
+                                                        b.window_units))
                                 : kv_sat_mul(k->layers, full);
     /* blocks over one request's blocks in every group */
     uint64_t request_blocks = b.hybrid ? kv_sat_add(kv_sat_mul(b.full_groups, full),
                                                     kv_sat_mul(b.window_groups, b.window_units))
                                        : full;
+    if (v0 && k->state_layers > 0)
+        policy_state_pool_used(c);
+    if (b.state) {
+        r->state_bytes_per_user_per_gpu = kv_sat_mul(b.window_groups, e->unit_bytes);
+        r->state_used_bytes_per_gpu =
+            kv_sat_mul(r->users_per_replica, r->state_bytes_per_user_per_gpu);
+    }
     e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
                              ? (double)e->units / (double)request_blocks
                              : 0;

@@ -24,6 +24,40 @@ bool spec_attention_parse(const char *text, enum attention_kind *out)
     return false;
 }
 
+uint32_t spec_kv_layers(const struct model_spec *m)
+{
+    uint64_t other = (m->state_parallel ? 0 : (uint64_t)m->state_layers) + m->plain_layers;
+    return other < m->layers ? m->layers - (uint32_t)other : 0;
+}
+
+static bool state_validate(const struct model_spec *m, struct diag *d)
+{
+    if (m->state_layers == 0 && m->plain_layers == 0)
+        return true;
+    if (m->state_parallel ? m->plain_layers >= m->layers || m->state_layers > m->layers
+                          : (uint64_t)m->state_layers + m->plain_layers >= m->layers)
+        return diag_fail(d, "state.layers: %u state and %u plain layers leave no attention layer "
+                            "of num_layers %u (kvplan counts hybrid models only)",
+                         m->state_layers, m->plain_layers, m->layers);
+    if (m->windowed_layers > 0)
+        return diag_fail(d, "sliding_window: kvplan does not count windows in a model with "
+                            "state layers");
+    if (m->state_layers == 0)
+        return true;
+    if (m->state_conv_kernel < 2 || m->state_conv_kernel > 1024)
+        return diag_fail(d, "state.conv_kernel: %u is impossible (expected 2 to 1024)",
+                         m->state_conv_kernel);
+    if (m->state_heads == 0 || m->state_heads > 1000000)
+        return diag_fail(d, "state.heads: expected 1 to 1000000, not %u", m->state_heads);
+    if (m->state_head_dim == 0 || m->state_head_dim > 100000)
+        return diag_fail(d, "state.head_dim: expected 1 to 100000, not %u", m->state_head_dim);
+    if (m->state_size == 0 || m->state_size > 100000)
+        return diag_fail(d, "state.d_state: expected 1 to 100000, not %u", m->state_size);
+    if (m->state_groups > 100000)
+        return diag_fail(d, "state.groups: %u is impossible", m->state_groups);
+    return true;
+}
+
 bool spec_model_validate(const struct model_spec *m, struct diag *d)
 {
     if (m->layers == 0 || m->layers > 100000)
@@ -68,6 +102,8 @@ bool spec_model_validate(const struct model_spec *m, struct diag *d)
                          "(a window that never fills is full attention)",
                          (unsigned long long)m->window_tokens,
                          (unsigned long long)m->max_context_tokens);
+    if (!state_validate(m, d))
+        return false;
     if (m->params == 0 && m->weights_bytes == 0)
         return diag_fail(d, "params: expected a positive parameter count");
     if (m->active_params > m->params)

@@ -94,7 +94,26 @@ struct model_spec {
      * head are shared with the model); 0 = none. */
     uint32_t nextn_layers;
     uint64_t mtp_params;
+    /* State-space and linear-attention layers (Mamba, Mamba-2, gated
+     * DeltaNet): `state_layers` of the layers keep a fixed state per
+     * sequence and no KV; `plain_layers` keep neither (Nemotron-H's MLP
+     * blocks); the rest are attention layers and keep KV. One state layer
+     * holds a convolution state of (state_conv_kernel - 1) x (state_heads x
+     * state_head_dim + 2 x state_groups x state_size) values and a recurrent
+     * state of state_heads x state_head_dim x state_size values:
+     *   Mamba-2: heads, head_dim, n_groups, d_state;
+     *   gated DeltaNet: value heads, value head dim, key heads, key head dim;
+     *   Mamba-1: intermediate channels, 1, 0, d_state. */
+    uint32_t state_layers, plain_layers;
+    uint32_t state_conv_kernel, state_heads, state_head_dim, state_groups, state_size;
+    enum dtype state_dtype;          /* the recurrent state as the config asks; AUTO = the model's */
+    char state_kind[SPEC_ID_MAX / 4]; /* "mamba2", "gated-deltanet", "mamba" */
+    bool state_parallel; /* Falcon-H1: the state layers are also attention layers (side by side) */
 };
+
+/* Layers that keep KV: all but the state and plain layers (all but the
+ * plain ones when state and attention sit side by side). */
+uint32_t spec_kv_layers(const struct model_spec *m);
 
 /* "MHA", "GQA", "MQA" or "MLA". */
 const char *spec_attention_name(enum attention_kind kind);

@@ -106,7 +106,10 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
     in.shards = (double)in.tp * in.pp;
     in.expert_div = r->experts_spread ? (double)r->gpus : in.shards;
     in.ranks = r->dp_attention ? r->tp : 1;
-    in.layers = r->cost.layers;
+    /* every layer all-reduces, state and plain layers too; attention reads
+     * the KV of the attention layers only */
+    in.layers = r->cost.layers + (s->model.state_parallel ? 0 : r->cost.state_layers) +
+                s->model.plain_layers;
     in.global = r->cost.global_layers;
     in.windowed = r->cost.windowed_layers;
     if (s->engine.kind == ENGINE_LLAMACPP) { /* its layers are spread over the GPUs */
@@ -276,7 +279,8 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
                  : in->microbatches > 1 ? "users a batch in flight"
                  : ng == 1              ? "user"
                                         : "users");
-    explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES, "KV each");
+    explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES,
+                 r->cost.state_layers ? "KV and state each" : "KV each");
     explain_op(row, XOP_MUL);
     if (in->read_share < 1.0) {
         explain_term(row, in->read_share, XU_RATIO, "share read");

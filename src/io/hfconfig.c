@@ -10,6 +10,7 @@
 
 #include "core/text.h"
 #include "core/units.h"
+#include "io/hfhybrid.h"
 #include "io/jsonread.h"
 #include "io/preset.h"
 
@@ -59,6 +60,10 @@ static const struct {
     /* DeepSeek-V3.2: V3 with sparse attention's lightning indexer */
     {"deepseek_v32", ARCH_DEEPSEEK, false},
     {"glm4_moe", ARCH_GLM4_MOE, false}, {"minimax_m2", ARCH_MINIMAX_M2, false},
+    /* hybrids of attention and state layers (io/hfhybrid.c) */
+    {"qwen3_next", ARCH_QWEN3_NEXT, false}, {"nemotron_h", ARCH_NEMOTRON_H, false},
+    {"granitemoehybrid", ARCH_GRANITE_HYBRID, false}, {"jamba", ARCH_JAMBA, false},
+    {"falcon_h1", ARCH_FALCON_H1, false},
 };
 
 static void derive_id(const char *path, const char *name_or_path, char *out, size_t size)
@@ -231,8 +236,9 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         ok = jsonread_fail(&tr, d,
                            "model_type: '%s' is not a family kvplan can count (llama, mistral, "
                            "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, cohere, "
-                           "deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, glm4_moe, gpt_oss, falcon, opt, mpt, "
-                           "llama4, minimax_m2)",
+                           "deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, glm4_moe, gpt_oss, falcon, opt, "
+                           "mpt, llama4, minimax_m2, qwen3_next, nemotron_h, granitemoehybrid, jamba, "
+                           "falcon_h1)",
                            type);
     static const char *k_layers[] = {"num_hidden_layers", "n_layer", "n_layers", "num_layers", 0};
     static const char *k_hidden[] = {"hidden_size", "d_model", "n_embd", 0};
@@ -351,6 +357,8 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         a->qk_norm = qk_norm;
         a->score_bias = true; /* both routers carry e_score_correction_bias */
     }
+    if (ok && hfhybrid_family(a->family))
+        ok = hfhybrid_dims(&tr, o, a, d);
     if (ok && a->family == ARCH_MPT && a->intermediate == 0)
         a->intermediate = (expansion ? expansion : 4) * a->hidden;
     if (ok && a->family == ARCH_FALCON && a->intermediate == 0)
@@ -469,6 +477,15 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     if (!use_sw && windowed == 0 && window)
         note(h, "sliding_window %llu is disabled (use_sliding_window false)",
              (unsigned long long)window);
+    if (hfhybrid_family(a->family)) {
+        windowed = 0; /* layer_types name the state layers, not windows */
+        if (!hfhybrid_spec(&tr, o, a, m, d)) {
+            cJSON_Delete(root);
+            return false;
+        }
+        note(h, "%u %s state layers keep a fixed state per sequence; %u attention layers keep KV",
+             m->state_layers, m->state_kind, spec_kv_layers(m));
+    }
     if (windowed && window && use_sw) {
         m->windowed_layers = (uint32_t)windowed;
         m->window_tokens = window;

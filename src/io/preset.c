@@ -168,6 +168,23 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
                              sizeof m->window_pattern, d))
             return false;
     }
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "state");
+    if (st != NULL && !cJSON_IsNull(st)) {
+        if (!cJSON_IsObject(st))
+            return jsonread_fail(r, d, "state: expected an object or null");
+        struct jsonread c = jsonread_child(r, "state", "state.");
+        if (!jsonread_string(&c, st, "kind", true, m->state_kind, sizeof m->state_kind, d) ||
+            !jsonread_u32(&c, st, "layers", true, 1, 100000, &m->state_layers, d) ||
+            !jsonread_u32(&c, st, "plain_layers", false, 0, 100000, &m->plain_layers, d) ||
+            !jsonread_u32(&c, st, "conv_kernel", true, 2, 1024, &m->state_conv_kernel, d) ||
+            !jsonread_u32(&c, st, "heads", true, 1, 1000000, &m->state_heads, d) ||
+            !jsonread_u32(&c, st, "head_dim", true, 1, 100000, &m->state_head_dim, d) ||
+            !jsonread_u32(&c, st, "groups", true, 0, 100000, &m->state_groups, d) ||
+            !jsonread_u32(&c, st, "d_state", true, 1, 100000, &m->state_size, d) ||
+            !preset_read_dtype(&c, st, "ssm_dtype", false, &m->state_dtype, d) ||
+            !jsonread_bool(&c, st, "parallel", false, &m->state_parallel, d))
+            return false;
+    }
     struct diag v = {0};
     if (!spec_model_validate(m, &v))
         return jsonread_fail(r, d, "%s", v.message);
@@ -291,6 +308,23 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         jsonout_object(&o, "sliding_window", jsonout_end(&so));
     } else {
         jsonout_null(&o, "sliding_window");
+    }
+    if (m->state_layers > 0) {
+        struct jsonout so = jsonout_begin();
+        jsonout_string(&so, "kind", m->state_kind);
+        jsonout_uint(&so, "layers", m->state_layers);
+        if (m->plain_layers)
+            jsonout_uint(&so, "plain_layers", m->plain_layers);
+        jsonout_uint(&so, "conv_kernel", m->state_conv_kernel);
+        jsonout_uint(&so, "heads", m->state_heads);
+        jsonout_uint(&so, "head_dim", m->state_head_dim);
+        jsonout_uint(&so, "groups", m->state_groups);
+        jsonout_uint(&so, "d_state", m->state_size);
+        if (m->state_dtype != DTYPE_AUTO)
+            jsonout_string(&so, "ssm_dtype", dtype_info(m->state_dtype)->name);
+        if (m->state_parallel)
+            jsonout_bool(&so, "parallel", true);
+        jsonout_object(&o, "state", jsonout_end(&so));
     }
     jsonout_uint(&o, "params", m->params);
     if (m->active_params)

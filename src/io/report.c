@@ -19,6 +19,11 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
         snprintf(buf, size, "%s: %s, %u layers, %s, %u KV heads / %u attention heads%s, head_dim %u",
                  m->name, p, m->layers, spec_attention_name(m->attention), r->cost.kv_heads,
                  m->attention_heads, s->kv_heads ? " (overridden)" : "", m->head_dim);
+    if (m->state_layers > 0) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, "; %u %s state layers%s, %u keep KV", m->state_layers,
+                 m->state_kind, m->state_parallel ? " beside attention" : "", spec_kv_layers(m));
+    }
 }
 
 /* "3 replicas of tensor parallel 4", or past one node "2 stages x 8 GPUs:
@@ -320,7 +325,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
             r->profile != ENGINE_GENERIC ? ", of the CUDA total" : "");
     for (int i = 0; i < SEG_COUNT; i++) {
         total += seg[i];
-        if ((i == SEG_RUNTIME || i == SEG_DRAFT) && seg[i] == 0)
+        if ((i == SEG_RUNTIME || i == SEG_DRAFT || i == SEG_STATE) && seg[i] == 0)
             continue;
         units_format_bytes(seg[i], u, a, sizeof a);
         double pct = r->memory_bytes_per_gpu

@@ -322,6 +322,20 @@ static cJSON *result_json(const struct plan_result *r)
     jsonout_uint(&o, "context_tokens", r->context_tokens);
     jsonout_uint(&o, "avg_context_tokens", r->avg_context_tokens);
     jsonout_uint(&o, "block_tokens", r->block_tokens);
+    if (r->cost.state_layers > 0) {
+        /* state layers: a fixed state per sequence (doc/FORMATS.md) */
+        struct jsonout so = jsonout_begin();
+        jsonout_uint(&so, "state_layers", r->cost.state_layers);
+        jsonout_uint(&so, "conv_values_per_layer_per_gpu", r->cost.state_conv_values);
+        jsonout_uint(&so, "ssm_values_per_layer_per_gpu", r->cost.state_ssm_values);
+        jsonout_string(&so, "conv_dtype", dtype_info(r->cost.state_conv_dtype)->name);
+        jsonout_string(&so, "ssm_dtype", dtype_info(r->cost.state_ssm_dtype)->name);
+        jsonout_uint(&so, "bytes_per_layer_per_gpu", r->cost.state_bytes_per_layer);
+        jsonout_uint(&so, "bytes_per_user_per_gpu", r->state_bytes_per_user_per_gpu);
+        jsonout_uint(&so, "used_bytes_per_gpu", r->state_used_bytes_per_gpu);
+        jsonout_uint(&so, "slots_per_replica", r->state_slots_per_replica);
+        jsonout_object(&o, "state", jsonout_end(&so));
+    }
     cJSON *warnings = cJSON_CreateArray();
     for (uint32_t bit = 1; warnings && bit != 0 && bit <= WARN_LAST; bit <<= 1) {
         char line[512];

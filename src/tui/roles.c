@@ -25,6 +25,7 @@ static const struct role_def defs[ROLE_COUNT] = {
     [ROLE_RUNTIME] = {COLOR_CYAN, -1, 0, 0, "\u259a", "+"},
     [ROLE_PREFIX] = {COLOR_MAGENTA, -1, 0, 0, "\u2592", "%"},
     [ROLE_KV] = {COLOR_GREEN, -1, 0, 0, "\u2588", "="},
+    [ROLE_STATE] = {COLOR_GREEN, -1, A_BOLD, A_BOLD, "\u2584", "s"},
     [ROLE_REMAINDER] = {COLOR_WHITE, -1, A_DIM, 0, "\u2591", ":"},
     [ROLE_HEADROOM] = {COLOR_YELLOW, -1, 0, 0, "\u00b7", "."},
     [ROLE_OVER] = {COLOR_RED, -1, A_BOLD, A_BOLD, "X", "X"},

@@ -25,6 +25,7 @@ enum role {
     ROLE_OVER,
     ROLE_TRACK,
     ROLE_DRAFT, /* a bar segment: the draft model's weights (appended: pair numbers stay) */
+    ROLE_STATE, /* the users' fixed state of state-space layers */
     ROLE_COUNT
 };
 

@@ -454,6 +454,75 @@ expect 0 '"params":	1484,' import-hf "$T/glm2.json"
 printf '{"model_type": "minimax_m2", "num_hidden_layers": 1, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 4, "vocab_size": 10, "num_local_experts": 4, "num_experts_per_tok": 2}\n' > "$T/mm.json"
 expect 0 '"params":	808,' import-hf "$T/mm.json"
 
+# --- hybrids of attention and state layers (doc/MODEL.md, state-space layers)
+# qwen3_next by hand: 4 layers (interval 4: 1 attention, 3 gated DeltaNet), h 8, 2 heads / 1 kv
+# of 4, key heads 1 x 2, value heads 2 x 2, conv 2, 2 experts of 4 top-1, shared 4, vocab 10:
+# attention 192 + output gate 64 + q/k norms 8 = 264; DeltaNet qkvz 96 + ba 32 + conv 16 +
+# A/dt 4 + norm 2 + out 32 = 182; MoE 192 + router 16 + shared 96 + its gate 8 + norms 16 = 328;
+# 160 + 264 + 3 x 182 + 4 x 328 + 8 = 2290
+printf '{"model_type": "qwen3_next", "num_hidden_layers": 4, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "vocab_size": 10, "num_experts": 2, "num_experts_per_tok": 1, "moe_intermediate_size": 4, "shared_expert_intermediate_size": 4, "full_attention_interval": 4, "linear_conv_kernel_dim": 2, "linear_num_key_heads": 1, "linear_key_head_dim": 2, "linear_num_value_heads": 2, "linear_value_head_dim": 2}\n' > "$T/q3n.json"
+expect 0 '"params":	2290,' import-hf "$T/q3n.json"
+expect 0 '"layers":	3,' import-hf "$T/q3n.json"
+# nemotron_h by hand: "M*-", h 8, 2 heads / 1 kv of 4, Mamba-2 2 heads x 2, 1 group, d_state 2,
+# conv 2 with bias, MLP 4, vocab 10: mamba in_proj 112 + conv 16 + bias 8 + A/D/dt 6 + norm 4 +
+# out 32 = 178; attention 192; MLP 64; a norm per block 24; 160 + 178 + 192 + 64 + 24 + 8 = 626
+nem='"model_type": "nemotron_h", "num_hidden_layers": 3, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 4, "vocab_size": 10, "mamba_num_heads": 2, "mamba_head_dim": 2, "n_groups": 1, "ssm_state_size": 2, "conv_kernel": 2'
+printf '{%s, "hybrid_override_pattern": "M*-"}\n' "$nem" > "$T/nem.json"
+expect 0 '"params":	626,' import-hf "$T/nem.json"
+expect 0 '"plain_layers":	1,' import-hf "$T/nem.json"
+printf '{%s, "hybrid_override_pattern": "M*E"}\n' "$nem" > "$T/nem2.json"
+expect 2 "hybrid_override_pattern: block 3 is 'E'" import-hf "$T/nem2.json"
+printf '{%s, "hybrid_override_pattern": "M*"}\n' "$nem" > "$T/nem3.json"
+expect 2 "hybrid_override_pattern: 2 blocks for num_hidden_layers 3" import-hf "$T/nem3.json"
+printf '{%s, "hybrid_override_pattern": "MM-"}\n' "$nem" > "$T/nem4.json"
+expect 2 "hybrid_override_pattern: no attention layer" import-hf "$T/nem4.json"
+# granitemoehybrid by hand: mamba + attention, the mamba layer as above (178), attention 192,
+# each layer MoE 208 + shared 96 + norms 16 = 320; tied 80 + 178 + 192 + 640 + 8 = 1098
+gr='"model_type": "granitemoehybrid", "num_hidden_layers": 2, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "intermediate_size": 4, "shared_intermediate_size": 4, "num_local_experts": 2, "num_experts_per_tok": 1, "vocab_size": 10, "tie_word_embeddings": true, "mamba_n_heads": 2, "mamba_d_head": 2, "mamba_n_groups": 1, "mamba_d_state": 2, "mamba_d_conv": 2'
+printf '{%s, "layer_types": ["mamba", "attention"]}\n' "$gr" > "$T/gr.json"
+expect 0 '"params":	1098,' import-hf "$T/gr.json"
+printf '{%s, "layer_types": ["mamba", "sliding"]}\n' "$gr" > "$T/gr2.json"
+expect 2 'layer_types: entry 2 is not "mamba" or "attention"' import-hf "$T/gr2.json"
+printf '{%s}\n' "$gr" > "$T/gr3.json"
+expect 2 "layer_types: missing" import-hf "$T/gr3.json"
+printf '{%s, "layer_types": ["mamba", "attention"], "mamba_ssm_cache_dtype": "float7"}\n' "$gr" > "$T/gr4.json"
+expect 2 "mamba_ssm_cache_dtype: 'float7' is not a precision" import-hf "$T/gr4.json"
+sed 's/"linear_num_value_heads": 2, //' "$T/q3n.json" > "$T/q3n-missing.json"
+expect 2 "linear_num_value_heads: missing" import-hf "$T/q3n-missing.json"
+# jamba by hand: 2 layers (attention at i % 2 == 1, MoE at i % 2 == 1), h 8, d_inner 16, d_state 2,
+# conv 2, dt_rank 1, 2 heads / 1 kv of 4, 2 experts of 4 top-1, vocab 10: Mamba-1 in_proj 256 +
+# conv 32 + bias 16 + x_proj 80 + dt_proj 32 + A_log 32 + D 16 + out 128 + dt/B/C norms 5 = 597;
+# attention 192; MoE 208; dense MLP 96; norms 32; 160 + 597 + 192 + 208 + 96 + 32 + 8 = 1293
+jam='"model_type": "jamba", "num_hidden_layers": 2, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "intermediate_size": 4, "vocab_size": 10, "num_experts": 2, "num_experts_per_tok": 1, "expert_layer_period": 2, "expert_layer_offset": 1, "attn_layer_period": 2, "mamba_d_state": 2, "mamba_d_conv": 2, "mamba_dt_rank": 1'
+printf '{%s, "attn_layer_offset": 1}\n' "$jam" > "$T/jam.json"
+expect 0 '"params":	1293,' import-hf "$T/jam.json"
+printf '{%s, "attn_layer_offset": 2}\n' "$jam" > "$T/jam2.json"
+expect 2 "attn_layer_offset: 2 is not less than attn_layer_period 2" import-hf "$T/jam2.json"
+# falcon_h1 by hand: 1 layer with attention and Mamba-2 side by side, h 8, 2 heads / 1 kv of 4,
+# mamba_d_ssm 4 in 2 heads of 2, 1 group, d_state 2, conv 2 with bias, MLP 4, vocab 10: attention
+# 192; mixer in_proj 112 + conv 16 + bias 8 + A/D/dt 6 + out 32 = 174 (+ 4 with mamba_rms_norm);
+# MLP 96; norms 16; 160 + 192 + 174 + 96 + 16 + 8 = 646
+fh='"model_type": "falcon_h1", "num_hidden_layers": 1, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 4, "vocab_size": 10, "mamba_d_ssm": 4, "mamba_n_heads": 2, "mamba_n_groups": 1, "mamba_d_state": 2, "mamba_d_conv": 2'
+printf '{%s, "mamba_d_head": 2}\n' "$fh" > "$T/fh.json"
+expect 0 '"params":	646,' import-hf "$T/fh.json"
+expect 0 '"parallel":	true' import-hf "$T/fh.json"
+printf '{%s, "mamba_d_head": 2, "mamba_rms_norm": true}\n' "$fh" > "$T/fh2.json"
+expect 0 '"params":	650,' import-hf "$T/fh2.json"
+printf '{%s, "mamba_d_head": 3}\n' "$fh" > "$T/fh3.json"
+expect 2 "mamba_d_head: 2 heads of 3 are not mamba_d_ssm 4" import-hf "$T/fh3.json"
+expect 0 "qwen3_next family, 79.674B parameters" import-hf "$HERE/data/hf/qwen3-next-80b-a3b.json"
+# the plan: 36 state layers x (12,288 + 262,144) B at TP 4; vLLM's block 16 x ceil(274,432 /
+# (16 x 1,024)) = 272 tokens; SGLang's state slots; llama.cpp's F32 cells
+expect_field 9879552 bytes_per_user_per_gpu --model qwen3-next-80b-a3b --gpus 4
+expect_field 272 unit_tokens --model qwen3-next-80b-a3b --gpus 4 --engine vllm
+expect_field 715 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
+expect_field 145539072 bytes_per_user_per_gpu --model nemotron-9b-v2 --gpu rtx-4090 --engine llamacpp
+expect 0 "State per user      36 state layers" plan --model qwen3-next-80b-a3b --gpus 4
+expect 0 "users' state" plan --model qwen3-next-80b-a3b --gpus 4
+expect 0 "MambaHybridCacheManager" plan --model granite-4.0-h-tiny --engine trtllm
+expect 0 "Mamba Cache is allocated" plan --model granite-4.0-h-tiny --engine sglang
+expect_not "users' state" plan --model llama-3-8b
+
 # --- issue 8: make only checks its packages; it never runs apt-get (even as root)
 mkdir -p "$T/fakebin"
 printf '#!/bin/sh\ntouch "%s/apt-get-ran"\n' "$T" > "$T/fakebin/apt-get"

@@ -274,6 +274,24 @@ static void a_directory_overrides_embedded_presets_by_id(void **state)
     rmdir(dir);
 }
 
+/* s planned, written, read back into `back` and planned again gives the same
+ * snapshot text, which is returned (the caller frees it) */
+static char *round_trip(const struct scenario *s, struct scenario *back)
+{
+    struct plan_result r, r2;
+    struct diag d = {0};
+    assert_true(plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d));
+    char *json = snapshot_to_json(s, &r, "kvplan test");
+    assert_non_null(json);
+    if (!snapshot_parse("snap.json", json, strlen(json), back, &d))
+        fail_msg("%s", d.message);
+    assert_true(plan_compute(back, PLAN_EXPLAIN, NULL, &r2, &d));
+    char *again = snapshot_to_json(back, &r2, "kvplan test");
+    assert_string_equal(json, again);
+    free(again);
+    return json;
+}
+
 static void snapshots_round_trip_exactly(void **state)
 {
     (void)state;
@@ -282,7 +300,6 @@ static void snapshots_round_trip_exactly(void **state)
     struct diag d = {0};
     assert_true(catalog_load_embedded(&c, &d));
     struct scenario s, back;
-    struct plan_result r, r2;
     scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec,
                               &catalog_find_model(&c, "gemma-3-27b")->spec);
     s.gpus = 2;
@@ -294,16 +311,29 @@ static void snapshots_round_trip_exactly(void **state)
     s.has_price = true;
     s.price_usd_per_hour = 3.25;
     s.units = UNITS_GB;
-    assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
-    char *json = snapshot_to_json(&s, &r, "kvplan test");
-    assert_non_null(json);
-    if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
-        fail_msg("%s", d.message);
-    assert_true(plan_compute(&back, PLAN_EXPLAIN, NULL, &r2, &d));
-    char *again = snapshot_to_json(&back, &r2, "kvplan test");
-    assert_string_equal(json, again);
+    free(round_trip(&s, &back));
+    catalog_free(&c);
+}
+
+static void a_hybrid_model_round_trips_with_its_state_layers(void **state)
+{
+    (void)state;
+    /* the state layers travel in the snapshot's model ("state": {...}) and
+     * the plan's JSON ("state": {...}), and come back the same */
+    struct catalog c;
+    catalog_init(&c);
+    struct diag d = {0};
+    assert_true(catalog_load_embedded(&c, &d));
+    struct scenario s, back;
+    scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec,
+                     &catalog_find_model(&c, "nemotron-9b-v2")->spec);
+    s.engine.kind = ENGINE_SGLANG;
+    char *json = round_trip(&s, &back);
+    assert_non_null(strstr(json, "\"slots_per_replica\""));
+    assert_int_equal(back.model.state_layers, 27);
+    assert_int_equal(back.model.plain_layers, 25);
+    assert_string_equal(back.model.state_kind, "mamba2");
     free(json);
-    free(again);
     catalog_free(&c);
 }
 
@@ -556,6 +586,7 @@ int main(void)
         cmocka_unit_test(a_directory_overrides_embedded_presets_by_id),
         cmocka_unit_test(snapshots_round_trip_exactly),
         cmocka_unit_test(speculative_decoding_round_trips_in_a_snapshot),
+        cmocka_unit_test(a_hybrid_model_round_trips_with_its_state_layers),
         cmocka_unit_test(layouts_past_one_node_round_trip_and_stay_out_when_unset),
         cmocka_unit_test(a_newer_snapshot_major_version_is_refused),
         cmocka_unit_test(a_version_1_snapshot_still_loads),
