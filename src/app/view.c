@@ -141,19 +141,25 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         snprintf(line, sizeof line, "at %s%s%s", ctx, engine ? ", " : "",
                  engine ? engine_label(res->profile, res->rule) : "");
         widget_text(y + 4, r.x + w + 2, r.w - w - 2, ROLE_DIM, line);
-        if (res->host.present) {
+        if (res->host.present && res->host.serving) {
             /* beside the number: the users host memory keeps beyond the GPUs */
-            if (res->host.beyond_gpu) {
+            if (res->profile == ENGINE_LLAMACPP) {
+                snprintf(line, sizeof line, "llama.cpp has no host tier");
+                snprintf(brief, sizeof brief, "no host tier");
+            } else if (res->host.beyond_gpu) {
                 units_format_int(res->host.beyond_gpu, a, sizeof a);
                 snprintf(line, sizeof line, "+%s parked in host memory", a);
                 snprintf(brief, sizeof brief, "+%s in host", a);
             } else {
                 /* the host pool holds no more caches than the GPUs do */
                 units_format_int(res->host.users, a, sizeof a);
-                snprintf(line, sizeof line, "host memory: %s caches, none beyond", a);
-                snprintf(brief, sizeof brief, "host: %s caches", a);
+                snprintf(line, sizeof line, "host memory: %s cache%s, none beyond", a,
+                         res->host.users == 1 ? "" : "s");
+                snprintf(brief, sizeof brief, "host: %s", a);
             }
-            widget_text(y + 1, r.x + w + 2, r.w - w - 2, ROLE_GOOD, fit(r.w - w - 2, line, brief));
+            widget_text(y + 1, r.x + w + 2, r.w - w - 2,
+                        res->profile == ENGINE_LLAMACPP ? ROLE_DIM : ROLE_GOOD,
+                        fit(r.w - w - 2, line, brief));
         }
         y += 5;
     } else {

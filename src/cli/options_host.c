@@ -2,12 +2,16 @@
  * --prefix-hit-rate (doc/MODEL.md, "Host memory tier"). */
 #include "options.h"
 
+#include <string.h>
+
 bool options_host_arg(bool host_kv, const char *arg, struct options *o, struct diag *d)
 {
     struct diag in = {0};
     if (host_kv) {
         /* 0 turns a loaded scenario's tier off */
-        if (!units_parse_size(arg, &o->host_kv, &in))
+        if (strcmp(arg, "0") == 0) /* none, as --help says: a loaded scenario's tier off */
+            o->host_kv = 0;
+        else if (!units_parse_size(arg, &o->host_kv, &in))
             return diag_fail(d, "--host-kv: %s", in.message);
         if (o->host_kv > ((uint64_t)1 << 50))
             return diag_fail(d, "--host-kv: '%s' is more than 1 PiB per GPU", arg);

@@ -52,12 +52,12 @@ static void pool_note(const struct policy_ctx *c, char *note, size_t size)
                      (double)s->host_kv_bytes / (1024.0 * 1024.0 * 1024.0));
         break;
     case ENGINE_SGLANG:
-        snprintf(note, size, "SGLang --hicache-size %g GB on each rank, its device pool's layout",
-                 floor((double)s->host_kv_bytes / 1e9));
+        snprintf(note, size, "SGLang --hicache-size %.0f GB (whole GB) on each rank, its device "
+                 "pool's layout", (double)c->r->host.pool_bytes_per_gpu / 1e9);
         break;
     case ENGINE_LLAMACPP:
         snprintf(note, size, "llama.cpp has no host tier (-nkvo moves the whole cache to host "
-                 "memory, not modelled): as the generic tier");
+                 "memory, not modelled)");
         break;
     case ENGINE_TRTLLM:
         snprintf(note, size, "TensorRT-LLM's host_cache_size not read at its source: as the "
@@ -82,7 +82,16 @@ static void launch_flags(struct policy_ctx *c)
                  (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0));
     else if (s->engine.kind == ENGINE_SGLANG)
         snprintf(flags, sizeof flags, " --enable-hierarchical-cache --hicache-size %.0f",
-                 fmax(1.0, floor((double)s->host_kv_bytes / 1e9)));
+                 (double)c->r->host.pool_bytes_per_gpu / 1e9);
+    if (s->engine.kind == ENGINE_TRTLLM && e->launch[0]) {
+        /* llmapi KvCacheConfig.host_cache_size, in bytes, through the options file */
+        size_t n = strlen(e->launch);
+        snprintf(e->launch + n, sizeof e->launch - n, "%s kv_cache_config: host_cache_size: %llu",
+                 strstr(e->launch, "--extra_llm_api_options:") ? ";"
+                                                               : "  # --extra_llm_api_options:",
+                 (unsigned long long)s->host_kv_bytes);
+        return;
+    }
     if (flags[0] == '\0' || e->launch[0] == '\0')
         return;
     char tail[ENGINE_TEXT_MAX] = "";
@@ -121,10 +130,17 @@ static void users_rows(struct policy_ctx *c)
         n = snprintf(note, sizeof note, "%s per replica; ", t);
     }
     pool_note(c, note + n, sizeof note - (size_t)n);
-    if (h->user_bytes_per_gpu == 0) {
+    if (s->engine.kind == ENGINE_LLAMACPP) {
+        explain_row_end(c->x, row, XU_COUNT, 0, note);
+    } else if (!h->serving) {
+        explain_row_end(c->x, row, XU_COUNT, 0, "no user fits on the GPUs: no server runs to park "
+                                                "caches for");
+    } else if (h->user_bytes_per_gpu == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no user's cache to park");
     } else {
-        explain_term(row, (long double)s->host_kv_bytes, XU_BYTES, "host pool (--host-kv)");
+        explain_term(row, (long double)h->pool_bytes_per_gpu, XU_BYTES,
+                     s->engine.kind == ENGINE_SGLANG ? "host pool (--hicache-size)"
+                                                     : "host pool (--host-kv)");
         explain_ref(c->x, row, "host_user", "per user");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_FLOOR);
@@ -206,10 +222,25 @@ void host_tier_compute(struct policy_ctx *c)
         return;
     h->present = true;
     h->pool_bytes_per_gpu = s->host_kv_bytes;
+    /* SGLang takes --hicache-size in whole GB (1e9 bytes; 0 would mean its
+     * default ratio): the pool is what the launch line asks for */
+    if (s->engine.kind == ENGINE_SGLANG) {
+        double gb = floor((double)s->host_kv_bytes / 1e9);
+        h->pool_bytes_per_gpu = (uint64_t)(gb < 1 ? 1 : gb) * 1000000000ull;
+    }
     h->user_bytes_per_gpu = r->user_bytes_paged_per_gpu;
+    /* parked caches need a server: none when no user fits, and llama.cpp has no tier */
+    h->serving = r->fits && r->max_users > 0;
+    bool tier = h->serving && s->engine.kind != ENGINE_LLAMACPP;
     uint32_t ranks = r->dp_attention ? r->tp : 1;
-    h->users_per_replica =
-        h->user_bytes_per_gpu ? kv_sat_mul(h->pool_bytes_per_gpu / h->user_bytes_per_gpu, ranks) : 0;
+    h->users_per_replica = tier && h->user_bytes_per_gpu
+                               ? kv_sat_mul(h->pool_bytes_per_gpu / h->user_bytes_per_gpu, ranks)
+                               : 0;
+    /* hiradix_cache.py / memory_pool_host.py (HostKVCache.__init__): SGLang
+     * asserts the host pool holds more tokens than the device pool */
+    if (tier && s->engine.kind == ENGINE_SGLANG && r->cost.bytes_per_token &&
+        h->pool_bytes_per_gpu / r->cost.bytes_per_token <= r->engine.units)
+        r->warnings |= WARN_HOST_TOO_SMALL;
     h->users = kv_sat_mul(h->users_per_replica, r->replicas);
     h->beyond_gpu = h->users > r->max_users ? h->users - r->max_users : 0;
     h->link_bytes_per_s = s->gpu.host_link_bytes_per_s;

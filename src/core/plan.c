@@ -616,6 +616,9 @@ const char *plan_warning_text(enum plan_warning w)
         return "TensorRT-LLM keeps the state layers' states in a pool of its own "
                "(MambaHybridCacheManager) that kvplan does not size: each user's state is "
                "counted in KV blocks instead";
+    case WARN_HOST_TOO_SMALL:
+        return "SGLang refuses a host pool that holds no more tokens than the GPU's pool "
+               "(memory_pool_host.py, HostKVCache): give a larger host tier";
     }
     return "";
 }

@@ -40,7 +40,8 @@ enum plan_warning {
     WARN_ENGINE_WEIGHTS = 1u << 17,   /* llama.cpp has no GGUF type for these weights */
     WARN_DRAFT_VOCAB = 1u << 18,      /* the draft's vocabulary is not the model's */
     WARN_STATE_GENERIC = 1u << 19,    /* the engine's state pool is not modelled: counted per user */
-    WARN_LAST = WARN_STATE_GENERIC
+    WARN_HOST_TOO_SMALL = 1u << 20,   /* SGLang refuses a host pool no larger than the device's */
+    WARN_LAST = WARN_HOST_TOO_SMALL
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu
@@ -123,6 +124,7 @@ struct generic_figures {
  * again. Per-GPU figures hold for every GPU; users per replica and total. */
 struct host_tier {
     bool present;                 /* --host-kv given */
+    bool serving;                 /* a user fits on the GPUs: there is a server to park caches for */
     uint64_t pool_bytes_per_gpu;  /* host memory for KV, each GPU's rank */
     uint64_t user_bytes_per_gpu;  /* one parked user, as the engine allocates it */
     uint64_t users_per_replica;   /* caches the host pools hold */

@@ -146,6 +146,72 @@ static void local_pool(struct policy_ctx *c)
     explain_row_end(c->x, row, XU_COUNT, 0, "the chunked layers' pool holds chunk / context of it");
 }
 
+/* The default mem-fraction-static as explain rows: the reserve
+ * server_args.py keeps (in MiB, its "MB"), then the fraction left. The
+ * arithmetic is policy_sglang's below; the rows show each term. */
+static void fraction_rows(struct policy_ctx *c, double total_mb, uint64_t chunked,
+                          uint32_t graph_bs)
+{
+    const struct scenario *s = c->s;
+    const struct plan_result *r = c->r;
+    if (c->x == NULL)
+        return;
+    struct explain_row *row = explain_row_begin(c->x, "sglang_reserve", "SGLang reserve", "per GPU");
+    explain_term(row, 512.0 * MIB, XU_BYTES, "base");
+    explain_term(row, (double)(chunked > 2048 ? chunked : 2048), XU_TOKENS, "chunked prefill");
+    explain_term(row, 1.5 * MIB, XU_BYTES_EXACT, "each");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ADD);
+    explain_term(row, graph_bs, XU_COUNT, "CUDA-graph batch");
+    explain_term(row, 2.0 * MIB, XU_BYTES_EXACT, "each");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ADD);
+    explain_term(row, (double)r->tp * r->pp, XU_COUNT, "TP x PP");
+    explain_term(row, 128.0 * MIB, XU_BYTES, "each");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ADD);
+    const char *key = "sglang_reserve";
+    bool more = s->dp_attention || total_mb > 60 * 1024.0 || s->spec_method != SPEC_NONE;
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    more ? "server_args.py (_handle_gpu_memory_settings)"
+                         : "server_args.py (_handle_gpu_memory_settings), from the driver total");
+    if (more) {
+        row = explain_row_begin(c->x, "sglang_reserve_all", "SGLang reserve, all", "per GPU");
+        explain_ref(c->x, row, "sglang_reserve", "");
+        key = "sglang_reserve_all";
+    }
+    if (s->dp_attention) {
+        explain_term(row, (double)graph_bs * r->tp, XU_COUNT, "graph batch x DP ranks");
+        explain_term(row, (graph_bs > 300 ? 4.5 : 3.0) * MIB, XU_BYTES_EXACT, "each");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    if (total_mb > 60 * 1024.0) {
+        explain_term(row, 10.0 * GIB, XU_BYTES, "at least, above 60 GiB");
+        explain_op(row, XOP_MAX);
+    }
+    if (s->spec_method != SPEC_NONE) {
+        explain_term(row, (s->spec_method == SPEC_DRAFT ? 6.0 : 2.0) * GIB, XU_BYTES,
+                     s->spec_method == SPEC_DRAFT ? "draft model" : "MTP head");
+        explain_op(row, XOP_ADD);
+    }
+    if (more)
+        explain_row_end(c->x, row, XU_BYTES, 0, "with DP attention's padding, the floor above "
+                                                "60 GiB and a draft's share, as they apply");
+    row = explain_row_begin(c->x, "sglang_fraction", "mem-fraction-static", "");
+    explain_term(row, total_mb * MIB, XU_BYTES, "driver total");
+    explain_ref(c->x, row, key, "reserve");
+    explain_op(row, XOP_SUB);
+    explain_term(row, total_mb * MIB, XU_BYTES, "driver total");
+    explain_op(row, XOP_DIV);
+    explain_term(row, 1000, XU_COUNT, "");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ROUND);
+    explain_term(row, 1000, XU_COUNT, "");
+    explain_op(row, XOP_DIV);
+    explain_row_end(c->x, row, XU_FRACTION, 0, "the default, rounded to 3 places as SGLang does");
+}
+
 void policy_sglang(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -173,6 +239,7 @@ void policy_sglang(struct policy_ctx *c)
     if (f->mem_fraction_static > 0) {
         e->fraction = f->mem_fraction_static;
     } else {
+        fraction_rows(c, total_mb, chunked, graph_bs);
         /* server_args.py: a reserve in MB, at least 10 GiB on GPUs over 60 GiB */
         double reserved = 512 + (double)(chunked > 2048 ? chunked : 2048) * 1.5 +
                           graph_bs * 2.0 + r->tp * (double)r->pp / 8.0 * 1024;
@@ -197,7 +264,10 @@ void policy_sglang(struct policy_ctx *c)
     policy_user_bytes(c);
     struct explain_row *row = explain_row_begin(c->x, "budget", "SGLang static", "per GPU");
     explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
-    explain_term(row, e->fraction, XU_FRACTION, "mem-fraction-static");
+    if (f->mem_fraction_static > 0)
+        explain_term(row, e->fraction, XU_FRACTION, "mem-fraction-static");
+    else
+        explain_ref(c->x, row, "sglang_fraction", "mem-fraction-static");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ROUND);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);

@@ -15,7 +15,7 @@ static void describe(struct policy_ctx *c)
     const struct scenario *s = c->s;
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
-    char extra[96] = "";
+    char extra[256] = "";
     policy_log(e, "[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%llu).",
                (double)r->kv_pool_bytes_per_gpu / (double)GIB,
                (unsigned long long)r->kv_tokens_per_replica);
@@ -25,7 +25,15 @@ static void describe(struct policy_ctx *c)
     if (r->pp > 1)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --pp_size %u", r->pp);
     if (r->replicas > 1)
-        snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
+        n += (size_t)snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each",
+                              r->replicas);
+    /* llmapi: a draft goes in the options file's speculative_config
+     * (decoding_type DraftTarget, speculative_model_dir, max_draft_len) */
+    if (r->spec.method == SPEC_DRAFT && n < sizeof extra)
+        snprintf(extra + n, sizeof extra - n,
+                 "%s --extra_llm_api_options: speculative_config: decoding_type DraftTarget, "
+                 "max_draft_len %u, speculative_model_dir %s",
+                 r->replicas > 1 ? ";" : "  #", r->spec.tokens, policy_model_ref(&s->draft));
     snprintf(e->launch, sizeof e->launch,
              "trtllm-serve %s --max_seq_len %llu --kv_cache_free_gpu_memory_fraction %.2f%s",
              policy_model_ref(&s->model), (unsigned long long)c->r->context_tokens, e->fraction,

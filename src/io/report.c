@@ -85,7 +85,9 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
             (size_t)len < size)
             len += snprintf(buf + len, size - (size_t)len, "; %s with paging at %s tokens in use",
                             paged, avg);
-        if (r->host.present && len > 0 && (size_t)len < size) {
+        if (r->host.present && r->profile == ENGINE_LLAMACPP && len > 0 && (size_t)len < size) {
+            len += snprintf(buf + len, size - (size_t)len, "; llama.cpp has no host tier");
+        } else if (r->host.present && len > 0 && (size_t)len < size) {
             char h[32];
             if (r->host.beyond_gpu) {
                 units_format_int(r->host.beyond_gpu, h, sizeof h);
@@ -93,7 +95,8 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
             } else {
                 units_format_int(r->host.users, h, sizeof h);
                 len += snprintf(buf + len, size - (size_t)len,
-                                "; host memory holds %s caches, none beyond these", h);
+                                "; host memory holds %s cache%s, none beyond these", h,
+                                r->host.users == 1 ? "" : "s");
             }
         }
         if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && len > 0 && (size_t)len < size) {

@@ -403,6 +403,21 @@ expect 2 "--prefix-hit-rate: '1.5' is out of range (0 to 1)" plan --host-kv 64Gi
 expect 2 "--prefix-hit-rate: '-0.1' is out of range (0 to 1)" plan --host-kv 64GiB --prefix-hit-rate -0.1
 expect 2 "--prefix-hit-rate: 'half' is not a number" plan --host-kv 64GiB --prefix-hit-rate half
 expect 2 "--prefix-hit-rate: the share of returning users found in host memory needs a host tier" plan --prefix-hit-rate 0.5
+# a tier needs a server: none when no user fits, none under llama.cpp; SGLang's whole GB
+# and its refusal of a host pool no larger than the device's (memory_pool_host.py)
+expect 0 '"users_beyond_gpus":	0' plan --model llama-3.1-70b --gpu l4 --host-kv 100GiB --format json
+expect 0 "no user fits on the GPUs: no server runs to park caches for" plan --model llama-3.1-70b --gpu l4 --host-kv 100GiB
+expect 0 "; llama.cpp has no host tier" plan --engine llama.cpp --host-kv 256GiB --context 32k
+expect 0 "SGLang refuses a host pool that holds no more tokens than the GPU's pool" plan --model llama-3.1-70b --gpus 4 --engine sglang --host-kv 100MB
+expect 0 "1.00 GB host pool (--hicache-size)" plan --model llama-3.1-70b --gpus 4 --engine sglang --host-kv 100MB --units gb
+expect_not "SGLang refuses a host pool" plan --model llama-3.1-70b --gpus 4 --engine sglang --host-kv 1TB
+expect 0 "kv_cache_config: host_cache_size: 68719476736" plan --engine trtllm --host-kv 64GiB
+expect 0 "speculative_config: decoding_type DraftTarget, max_draft_len 4" plan --model llama-3.1-70b --gpus 4 --engine trtllm --draft-model llama-3.2-1b --num-speculative-tokens 4
+expect 0 "= n/a" plan --model llama-3.1-70b --gpu b200 --gpus 4 --context 32k --host-kv 100GB
+expect 0 "56 users fit" plan --host-kv 0
+# SGLang's default mem-fraction-static, term by term (server_args.py): 14 GiB + 6 GiB for a draft
+expect 0 "= 20.00 GiB per GPU" plan --model llama-3.1-70b --gpus 4 --engine sglang --draft-model llama-3.2-1b
+expect 0 "= 0.749" plan --model llama-3.1-70b --gpus 4 --engine sglang --draft-model llama-3.2-1b
 expect 0 "h100-sxm            32        8x4x1" solve --users 20 --context 128k --model llama-3.1-405b --gpu h100-sxm --engine vllm --max-gpus 32 --max-pp 4
 
 # --- solve and sweep

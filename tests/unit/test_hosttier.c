@@ -117,8 +117,19 @@ static void sglang_sizes_each_rank_in_gigabytes_and_dp_attention_parks_per_rank(
     s.engine.kind = ENGINE_SGLANG;
     run(&s);
     assert_non_null(strstr(r.engine.launch, " --enable-hierarchical-cache --hicache-size 274"));
-    /* SGLang's pool is token-granular: the same 4 GiB a user, 64 users */
-    assert_int_equal(r.host.users, 64);
+    /* and that is the pool: 274e9 B over 4 GiB (4,294,967,296 B) a user,
+     * token-granular = floor(63.80) = 63 users, not the 64 of 256 GiB */
+    assert_int_equal(r.host.pool_bytes_per_gpu, 274000000000ull);
+    assert_int_equal(r.host.users, 63);
+    assert_false(r.warnings & WARN_HOST_TOO_SMALL);
+    /* under 1 GB it is still 1 GB (0 would mean SGLang's ratio), and a pool
+     * no larger than the device's is refused at startup (HostKVCache) */
+    s.host_kv_bytes = 100000000ull;
+    run(&s);
+    assert_int_equal(r.host.pool_bytes_per_gpu, 1000000000ull);
+    assert_non_null(strstr(r.engine.launch, " --hicache-size 1"));
+    assert_true(r.warnings & WARN_HOST_TOO_SMALL);
+    s.host_kv_bytes = 256ull << 30;
 
     /* DeepSeek-V3 under DP attention on 8 x H200: each rank holds its own
      * requests' latents whole, (512 + 64) x 61 layers x 2 B = 70,272 B a
@@ -136,6 +147,28 @@ static void sglang_sizes_each_rank_in_gigabytes_and_dp_attention_parks_per_rank(
     assert_int_equal(r.cost.bytes_per_token, 70272);
     assert_int_equal(r.host.user_bytes_per_gpu, 287834112ull);
     assert_int_equal(r.host.users_per_replica, 2776);
+}
+
+/* Parked caches need a server: Llama 3.1 70B in bf16 (141 GB) does not fit
+ * one L4, so nobody is parked however large the host memory. */
+static void no_server_no_parked_users(void **state)
+{
+    (void)state;
+    struct scenario s = base("l4", "llama-3.1-70b");
+    s.host_kv_bytes = 100ull << 30;
+    run(&s);
+    assert_false(r.fits);
+    assert_true(r.host.present);
+    assert_false(r.host.serving);
+    assert_int_equal(r.host.users, 0);
+    assert_int_equal(r.host.beyond_gpu, 0);
+    /* llama.cpp has no host tier: nobody parked either */
+    s = base("h100-sxm", "llama-3.1-8b");
+    s.host_kv_bytes = 256ull << 30;
+    s.engine.kind = ENGINE_LLAMACPP;
+    run(&s);
+    assert_true(r.host.serving);
+    assert_int_equal(r.host.users, 0);
 }
 
 static void without_the_option_nothing_changes(void **state)
@@ -312,6 +345,7 @@ int main(void)
         cmocka_unit_test(each_gpu_parks_its_share_and_replicas_multiply),
         cmocka_unit_test(sglang_sizes_each_rank_in_gigabytes_and_dp_attention_parks_per_rank),
         cmocka_unit_test(without_the_option_nothing_changes),
+        cmocka_unit_test(no_server_no_parked_users),
         cmocka_unit_test(no_link_figure_no_reload_time_and_llama_cpp_is_named),
         cmocka_unit_test(the_planner_steps_and_types_the_host_kv),
         cmocka_unit_test(the_planner_sets_the_hit_rate_with_a_tier),
