@@ -38,6 +38,9 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_PP] = "Pipeline stages",
     [SF_DP_ATTENTION] = "DP attention",
     [SF_EXPERT_PARALLEL] = "Expert parallel",
+    [SF_MAX_LORAS] = "LoRA",
+    [SF_MAX_LORA_RANK] = "LoRA rank",
+    [SF_LORA_TARGETS] = "LoRA modules",
 };
 
 static const struct {

@@ -62,6 +62,9 @@ enum {
     OPT_PP,
     OPT_DP_ATTENTION,
     OPT_EXPERT_PARALLEL,
+    OPT_MAX_LORAS,
+    OPT_MAX_LORA_RANK,
+    OPT_LORA_TARGETS,
 };
 
 static const struct option long_options[] = {
@@ -118,6 +121,10 @@ static const struct option long_options[] = {
     {"kv-memory", required_argument, 0, OPT_KV_MEMORY},
     {"kv-dtype-v", required_argument, 0, OPT_KV_DTYPE_V},
     {"calibration", required_argument, 0, OPT_CALIBRATION},
+    {"max-loras", required_argument, 0, OPT_MAX_LORAS},
+    {"max-loras-per-batch", required_argument, 0, OPT_MAX_LORAS},
+    {"max-lora-rank", required_argument, 0, OPT_MAX_LORA_RANK},
+    {"lora-target-modules", required_argument, 0, OPT_LORA_TARGETS},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -346,6 +353,20 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
         case OPT_EXPERT_PARALLEL:
             o->expert_parallel = true;
             break;
+        case OPT_MAX_LORAS:
+            if (!options_parse_count("--max-loras", a, 0, LORA_SLOTS_MAX, &n, d))
+                return false;
+            o->max_loras = (uint32_t)n, o->has_max_loras = true;
+            break;
+        case OPT_MAX_LORA_RANK:
+            if (!options_parse_count("--max-lora-rank", a, 1, LORA_RANK_MAX, &n, d))
+                return false;
+            o->max_lora_rank = (uint32_t)n;
+            break;
+        case OPT_LORA_TARGETS:
+            if (!wrap("--lora-target-modules", lora_targets_parse(a, &o->lora_targets, &in), &in, d))
+                return false;
+            break;
         case OPT_UTIL:
         case OPT_MEM_FRACTION:
         case OPT_FREE_FRACTION: {
@@ -557,6 +578,15 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->dp_attention = true;
     if (o->expert_parallel)
         s->expert_parallel = true;
+    if (o->has_max_loras)
+        s->max_loras = o->max_loras;
+    if (o->max_lora_rank)
+        s->max_lora_rank = o->max_lora_rank;
+    if (o->lora_targets)
+        s->lora_targets = o->lora_targets;
+    if ((o->max_lora_rank || o->lora_targets) && s->max_loras == 0)
+        return diag_fail(d, "%s: sizes LoRA slots: give --max-loras N too",
+                         o->max_lora_rank ? "--max-lora-rank" : "--lora-target-modules");
     if (o->has_tp)
         s->tp = o->tp;
     else if (o->has_gpus && o->load_path)

@@ -49,6 +49,8 @@ struct options {
     double min_tok_s, max_ttft, mbu, mfu;
     uint64_t vram, weights;
     double price;
+    bool has_max_loras;
+    uint32_t max_loras, max_lora_rank, lora_targets; /* 0 = not given */
 };
 
 #define DEFAULT_GPU_ID "h100-sxm"

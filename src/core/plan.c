@@ -138,6 +138,56 @@ static void weights_row(struct policy_ctx *c)
     }
 }
 
+/* The LoRA slots one GPU holds (core/lora.h): the modules' features, one
+ * slot, every slot. */
+static void lora_rows(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    const struct lora_cost *l = &r->lora;
+    if (l->bytes == 0)
+        return;
+    struct explain_row *row = explain_row_begin(c->x, "lora_features", "LoRA in+out", "per GPU");
+    int n = 0;
+    for (int i = 0; i < LORA_MODULES; i++) {
+        if (!(l->targets & (1u << i)))
+            continue;
+        explain_term(row, (long double)l->features[i], XU_COUNT, lora_module_name((enum lora_module)i));
+        if (n++ > 0)
+            explain_op(row, XOP_ADD);
+    }
+    explain_row_end(c->x, row, XU_COUNT, 0,
+                    r->tp > 1 ? "features of A (in) and B (out) per layer; q, k, v, gate, up split "
+                                "their output over TP, o and down their input"
+                              : "features of A (in) and B (out) per layer");
+    char bpv[48];
+    snprintf(bpv, sizeof bpv, "B (%s)", dtype_info(l->dtype)->name);
+    row = explain_row_begin(c->x, "lora_slot", "LoRA per slot", "per GPU");
+    if (r->pp > 1)
+        explain_ref(c->x, row, "stage_layers", "layers");
+    else
+        explain_term(row, l->layers, XU_COUNT, "layers");
+    explain_term(row, l->rank, XU_COUNT, s->max_lora_rank ? "max rank" : "max rank (default)");
+    explain_op(row, XOP_MUL);
+    explain_ref(c->x, row, "lora_features", "features");
+    explain_op(row, XOP_MUL);
+    const struct dtype_info *info = dtype_info(l->dtype);
+    explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
+                    s->model.experts ? "A and B of every layer; MoE experts carry none here"
+                                     : "A and B of every layer");
+    row = explain_row_begin(c->x, "lora", "LoRA slots", "per GPU");
+    explain_term(row, l->slots, XU_COUNT, s->engine.kind == ENGINE_SGLANG ? "max-loras-per-batch"
+                                                                          : "max-loras");
+    explain_ref(c->x, row, "lora_slot", "per slot");
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    s->engine.kind == ENGINE_SGLANG ? "LoRAMemoryPool, allocated before the KV pool"
+                    : s->engine.kind == ENGINE_VLLM ? "allocated with the model, outside the KV cache"
+                                                    : "held beside the weights");
+}
+
 /* The replica rows become the answer, or are multiplied by the replicas. */
 static void total_row(struct policy_ctx *c, const char *key, const char *replica_key,
                       const char *label, enum xunit unit)
@@ -348,9 +398,13 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     if (x)
         x->units = s->units;
     struct policy_ctx c = {s, r, x};
+    if (s->max_loras)
+        lora_compute(s, attention_tp, r->tp, costed.model.layers, r->cost.kv_heads_per_gpu,
+                     &r->lora);
     if (kind != ENGINE_LLAMACPP)
         cost_rows(&c); /* llama.cpp writes its own: K and V cells of every head */
     weights_row(&c);
+    lora_rows(&c);
     switch (s->engine.kind) {
     case ENGINE_VLLM:
         policy_vllm(&c);
@@ -407,6 +461,7 @@ void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
     if (!r->weights_fit)
         return;
     bytes[SEG_RUNTIME] = r->runtime_bytes_per_gpu;
+    bytes[SEG_LORA] = r->lora.bytes;
     uint64_t used = r->kv_used_bytes_per_gpu;
     bytes[SEG_PREFIX] = r->users_per_replica > 0 && used >= r->prefix_bytes_per_gpu
                             ? r->prefix_bytes_per_gpu
@@ -426,6 +481,8 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s)
         return "weights";
     case SEG_RUNTIME:
         return r->profile == ENGINE_LLAMACPP ? "compute buffers" : "activations+rt";
+    case SEG_LORA:
+        return "LoRA slots";
     case SEG_PREFIX:
         return "shared prefix";
     case SEG_USERS:

@@ -16,6 +16,7 @@
 
 #include "explain.h"
 #include "kvcost.h"
+#include "lora.h"
 #include "scenario.h"
 
 enum plan_warning {
@@ -45,6 +46,7 @@ enum plan_warning {
 enum segment {
     SEG_WEIGHTS,
     SEG_RUNTIME,  /* activations, CUDA graphs, buffers (engines) */
+    SEG_LORA,     /* LoRA adapter slots (core/lora.h) */
     SEG_PREFIX,   /* the shared prefix, stored once */
     SEG_USERS,    /* the users that fit */
     SEG_SPARE,    /* KV memory too small for one more user */
@@ -163,6 +165,7 @@ struct plan_result {
     uint64_t decode_step_bytes_per_gpu; /* read per decode step at max users */
     double decode_tokens_per_s_per_user; /* 0 when unknown or no user fits */
     uint64_t reservation_waste_bytes_per_gpu; /* full-context reservation - use at the average */
+    struct lora_cost lora;           /* LoRA slots on one GPU (lora.bytes 0: none) */
 
     struct speed_result speed;       /* the service level */
     struct engine_detail engine;     /* engines only */

@@ -40,6 +40,16 @@ static void describe(struct policy_ctx *c)
     if (s->engine.max_num_seqs)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-running-requests %u",
                               s->engine.max_num_seqs);
+    if (r->lora.slots) {
+        char mods[128];
+        lora_targets_format(r->lora.targets, mods, sizeof mods);
+        for (char *p = mods; *p; p++)
+            if (*p == ',')
+                *p = ' ';
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-lora --max-loras-per-batch "
+                              "%u --max-lora-rank %u --lora-target-modules %s", r->lora.slots,
+                              r->lora.rank, mods);
+    }
     if (r->dp_attention && r->replicas > 1)
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,

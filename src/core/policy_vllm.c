@@ -49,6 +49,9 @@ static void describe(struct policy_ctx *c)
                               (unsigned long long)e->unit_tokens);
     if (s->prefix_tokens > 0)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-prefix-caching");
+    if (r->lora.slots)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-lora --max-loras %u "
+                              "--max-lora-rank %u", r->lora.slots, r->lora.rank);
     if (r->replicas > 1 && v0) /* V0 had no data parallel: one server per replica */
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,

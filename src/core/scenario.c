@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lora.h"
+
 const char *const scenario_option_names[SF_COUNT] = {
     [SF_GPU] = "--gpu",
     [SF_MODEL] = "--model",
@@ -37,6 +39,9 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_PP] = "--pp",
     [SF_DP_ATTENTION] = "--enable-dp-attention",
     [SF_EXPERT_PARALLEL] = "--enable-expert-parallel",
+    [SF_MAX_LORAS] = "--max-loras",
+    [SF_MAX_LORA_RANK] = "--max-lora-rank",
+    [SF_LORA_TARGETS] = "--lora-target-modules",
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -166,6 +171,42 @@ static bool fail(struct diag *d, const char *const *names, enum scenario_field f
 }
 
 typedef unsigned long long ull;
+
+/* The LoRA slots: in range, and only where they are modelled (core/lora.h). */
+static bool lora_validate(const struct scenario *s, const char *const *n,
+                          enum scenario_field *field, struct diag *d)
+{
+    const struct model_spec *m = &s->model;
+    if (s->max_loras > LORA_SLOTS_MAX)
+        return fail(d, n, SF_MAX_LORAS, field, "%u slots is out of range (1 to %d)", s->max_loras,
+                    LORA_SLOTS_MAX);
+    if (s->max_lora_rank > LORA_RANK_MAX)
+        return fail(d, n, SF_MAX_LORA_RANK, field, "%u is out of range (1 to %d)",
+                    s->max_lora_rank, LORA_RANK_MAX);
+    if (s->lora_targets & ~(uint32_t)LORA_ALL)
+        return fail(d, n, SF_LORA_TARGETS, field, "unknown module");
+    if (s->max_loras == 0)
+        return true;
+    /* llama.cpp (common/common.cpp, common_init_from_params) loads each
+     * --lora FILE whole as given: there are no slots to reserve */
+    if (s->engine.kind == ENGINE_LLAMACPP)
+        return fail(d, n, SF_MAX_LORAS, field, "llama.cpp keeps no adapter slots: it loads each "
+                    "--lora FILE as given (add the files' size to %s)", n[SF_WEIGHTS]);
+    if (s->engine.kind == ENGINE_TRTLLM)
+        return fail(d, n, SF_MAX_LORAS, field, "TensorRT-LLM keeps adapters in its PEFT cache, "
+                    "sized from free memory: not modelled (--engine vllm or sglang)");
+    if (m->attention == ATTENTION_MLA)
+        return fail(d, n, SF_MAX_LORAS, field, "%s has MLA attention: LoRA on its low-rank "
+                    "projections is not modelled", m->name);
+    uint32_t t = s->lora_targets ? s->lora_targets : (uint32_t)LORA_ALL;
+    if (m->experts > 0 && s->lora_targets && (t & LORA_MLP))
+        return fail(d, n, SF_LORA_TARGETS, field, "the MLP of %s is MoE experts: LoRA on experts "
+                    "is not modelled (adapt q_proj,k_proj,v_proj,o_proj)", m->name);
+    if (m->experts == 0 && m->intermediate_size == 0 && (t & LORA_MLP))
+        return fail(d, n, SF_LORA_TARGETS, field, "%s gives no intermediate_size: adapt "
+                    "attention only (q_proj,k_proj,v_proj,o_proj)", m->name);
+    return true;
+}
 
 bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
                        enum scenario_field *field, struct diag *d)
@@ -297,6 +338,8 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
         return fail(d, n, SF_MBU, field, "%g is out of range (0 to 1)", s->mbu);
     if (!(s->mfu >= 0 && s->mfu <= 1))
         return fail(d, n, SF_MFU, field, "%g is out of range (0 to 1)", s->mfu);
+    if (!lora_validate(s, n, field, d))
+        return false;
     struct diag inner = {0};
     if (!spec_model_validate(m, &inner))
         return fail(d, n, SF_MODEL, field, "%s: %s", m->id, inner.message);

@@ -53,6 +53,11 @@ struct scenario {
                                 * requests with the whole KV (MLA latents not replicated) */
     bool expert_parallel;      /* vLLM --enable-expert-parallel: routed experts spread over
                                 * every GPU of the data-parallel group (TP x replicas) */
+    /* LoRA adapter slots held on every GPU (vLLM --max-loras, SGLang
+     * --max-loras-per-batch); 0 = no LoRA. */
+    uint32_t max_loras;
+    uint32_t max_lora_rank;    /* 0 = 16, vLLM's default */
+    uint32_t lora_targets;     /* bits of enum lora_module; 0 = the engine's default */
 };
 
 /* The fields validation can name. */
@@ -89,6 +94,9 @@ enum scenario_field {
     SF_PP,
     SF_DP_ATTENTION,
     SF_EXPERT_PARALLEL,
+    SF_MAX_LORAS,
+    SF_MAX_LORA_RANK,
+    SF_LORA_TARGETS,
     SF_COUNT
 };
 

@@ -162,6 +162,21 @@ static void print_service_inputs(FILE *out, const struct scenario *s, const stru
     }
 }
 
+/* "4 slots x rank 16, bf16, on q_proj,...,down_proj (--max-loras)", or false when no LoRA. */
+static bool lora_text(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
+{
+    if (r->lora.slots == 0)
+        return false;
+    char mods[128];
+    lora_targets_format(r->lora.targets, mods, sizeof mods);
+    snprintf(buf, size, "%u slot%s x rank %u, %s, on %s (%s%s)", r->lora.slots,
+             r->lora.slots == 1 ? "" : "s", r->lora.rank, dtype_info(r->lora.dtype)->name, mods,
+             s->engine.kind == ENGINE_SGLANG ? "--max-loras-per-batch" : "--max-loras",
+             s->lora_targets ? ", --lora-target-modules"
+             : s->model.experts ? "; the MoE experts carry none" : "");
+    return true;
+}
+
 bool report_is_speed_row(const struct explain_row *row)
 {
     return strncmp(row->key, "speed_", 6) == 0 || strcmp(row->key, "decode") == 0 ||
@@ -234,6 +249,8 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     else
         fprintf(out, "  %-14s %s's own rule (the headroom applies to the generic rule only)\n",
                 "Budget", engine_label(r->profile, r->rule));
+    if (lora_text(s, r, line, sizeof line))
+        fprintf(out, "  %-14s %s\n", "LoRA", line);
     print_service_inputs(out, s, r, false);
 
     fprintf(out, "\nHow it is computed\n");
@@ -259,7 +276,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
             r->profile != ENGINE_GENERIC ? ", of the CUDA total" : "");
     for (int i = 0; i < SEG_COUNT; i++) {
         total += seg[i];
-        if (i == SEG_RUNTIME && seg[i] == 0)
+        if ((i == SEG_RUNTIME || i == SEG_LORA) && seg[i] == 0)
             continue;
         units_format_bytes(seg[i], u, a, sizeof a);
         double pct = r->memory_bytes_per_gpu
@@ -309,6 +326,8 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         fprintf(out, "| Headroom | %g %% |\n", s->headroom_percent);
     else
         fprintf(out, "| Budget | %s's rule |\n", engine_label(r->profile, r->rule));
+    if (lora_text(s, r, line, sizeof line))
+        fprintf(out, "| LoRA | %s |\n", line);
     print_service_inputs(out, s, r, true);
     fprintf(out, "\n");
 
@@ -515,5 +534,14 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
         ADD(" --mbu %g", s->mbu);
     if (s->mfu > 0)
         ADD(" --mfu %g", s->mfu);
+    if (s->max_loras)
+        ADD(" --max-loras %u", s->max_loras);
+    if (s->max_lora_rank)
+        ADD(" --max-lora-rank %u", s->max_lora_rank);
+    if (s->lora_targets) {
+        char mods[128];
+        lora_targets_format(s->lora_targets, mods, sizeof mods);
+        ADD(" --lora-target-modules %s", mods);
+    }
 #undef ADD
 }

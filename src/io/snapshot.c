@@ -107,6 +107,16 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
         ok = jsonread_u32(sr, so, "pp", true, 1, GPUS_MAX, &tmp.pp, d);
     ok = ok && jsonread_bool(sr, so, "dp_attention", false, &tmp.dp_attention, d) &&
          jsonread_bool(sr, so, "expert_parallel", false, &tmp.expert_parallel, d);
+    /* LoRA slots (core/lora.h): absent from older snapshots, which keep none */
+    char mods[160] = "";
+    ok = ok && jsonread_u32(sr, so, "max_loras", false, 1, LORA_SLOTS_MAX, &tmp.max_loras, d) &&
+         jsonread_u32(sr, so, "max_lora_rank", false, 1, LORA_RANK_MAX, &tmp.max_lora_rank, d) &&
+         jsonread_string(sr, so, "lora_target_modules", false, mods, sizeof mods, d);
+    if (ok && mods[0]) {
+        struct diag in = {0};
+        if (!lora_targets_parse(mods, &tmp.lora_targets, &in))
+            ok = jsonread_fail(sr, d, "lora_target_modules: %s", in.message);
+    }
     ok = ok && jsonread_u64(sr, so, "concurrency", false, 1, 100000000, &tmp.concurrency, d) &&
          jsonread_u64(sr, so, "prompt_tokens", false, 1, TOKENS_MAX, &tmp.prompt_tokens, d) &&
          jsonread_double(sr, so, "min_tokens_per_s", false, 0.001, 1e6, &tmp.min_tokens_per_s, d) &&

@@ -189,6 +189,15 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_bool(&o, "dp_attention", true);
     if (s->expert_parallel)
         jsonout_bool(&o, "expert_parallel", true);
+    if (s->max_loras)
+        jsonout_uint(&o, "max_loras", s->max_loras);
+    if (s->max_lora_rank)
+        jsonout_uint(&o, "max_lora_rank", s->max_lora_rank);
+    if (s->lora_targets) {
+        char mods[128];
+        lora_targets_format(s->lora_targets, mods, sizeof mods);
+        jsonout_string(&o, "lora_target_modules", mods);
+    }
     return jsonout_end(&o);
 }
 
@@ -271,6 +280,13 @@ static cJSON *result_json(const struct plan_result *r)
     jsonout_uint(&o, "context_tokens", r->context_tokens);
     jsonout_uint(&o, "avg_context_tokens", r->avg_context_tokens);
     jsonout_uint(&o, "block_tokens", r->block_tokens);
+    if (r->lora.slots) {
+        jsonout_uint(&o, "lora_slots", r->lora.slots);
+        jsonout_uint(&o, "lora_rank", r->lora.rank);
+        jsonout_uint(&o, "lora_features_per_layer", r->lora.features_sum);
+        jsonout_uint(&o, "lora_slot_bytes_per_gpu", r->lora.slot_bytes);
+        jsonout_uint(&o, "lora_bytes_per_gpu", r->lora.bytes);
+    }
     cJSON *warnings = cJSON_CreateArray();
     for (uint32_t bit = 1; warnings && bit != 0 && bit <= WARN_LAST; bit <<= 1) {
         char line[512];

@@ -174,7 +174,7 @@ static void check_rows(const struct scenario *s, const struct plan_result *r, co
 static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
 {
     (void)state;
-    int scenarios = 0, monotone = 0;
+    int scenarios = 0, monotone = 0, most_rows = 0;
     static struct plan_result r, longer;
     for (size_t mi = 0; mi < cat.model_count; mi++) {
         const struct model_spec *m = &cat.models[mi].spec;
@@ -212,6 +212,12 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                         s.dp_attention = true;
                     if (engine == ENGINE_VLLM && m->expert_params && next(2) == 0)
                         s.expert_parallel = true;
+                    /* LoRA slots where they are modelled (core/lora.h) */
+                    if ((engine == ENGINE_GENERIC || engine == ENGINE_VLLM ||
+                         engine == ENGINE_SGLANG) && m->attention != ATTENTION_MLA && next(4) == 0) {
+                        s.max_loras = (uint32_t)(1 + next(16));
+                        s.max_lora_rank = 8u << next(5);
+                    }
                     struct diag d = {0};
                     char what[200];
                     snprintf(what, sizeof what,
@@ -223,6 +229,11 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     if (!plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d))
                         fail_msg("%s: %s", what, d.message);
                     check_rows(&s, &r, what);
+                    if (r.explain.count >= EXPLAIN_ROWS_MAX)
+                        fail_msg("%s: %d explain rows fill the %d slots", what, r.explain.count,
+                                 EXPLAIN_ROWS_MAX);
+                    if (r.explain.count > most_rows)
+                        most_rows = r.explain.count;
                     scenarios++;
                     /* users never rise when the context doubles */
                     if (scenarios % 7 == 0) {
@@ -241,8 +252,8 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
             }
         }
     }
-    printf("explain: %d scenarios, %d rows checked, %d context doublings\n", scenarios,
-           checked_rows, monotone);
+    printf("explain: %d scenarios, %d rows checked, %d context doublings, at most %d rows\n",
+           scenarios, checked_rows, monotone, most_rows);
     assert_true(scenarios >= 10000);
 }
 
