@@ -6,8 +6,10 @@
 
 #include "app/view.h"
 
-const enum role view_segment_roles[SEG_COUNT] = {ROLE_WEIGHTS, ROLE_RUNTIME, ROLE_PREFIX,
-                                                 ROLE_KV,      ROLE_REMAINDER, ROLE_HEADROOM};
+const enum role view_segment_roles[SEG_COUNT] = {
+    [SEG_WEIGHTS] = ROLE_WEIGHTS, [SEG_RUNTIME] = ROLE_RUNTIME, [SEG_LORA] = ROLE_LORA,
+    [SEG_PREFIX] = ROLE_PREFIX,   [SEG_USERS] = ROLE_KV,        [SEG_SPARE] = ROLE_REMAINDER,
+    [SEG_RESERVED] = ROLE_HEADROOM};
 
 void view_fill_row(int y, int x, int w, enum role role)
 {

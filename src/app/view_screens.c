@@ -123,8 +123,10 @@ void view_draw_help(const struct planner *p)
     if (roles_color()) {
         snprintf(legend, sizeof legend, "colour tells the bar's parts apart (see its legend)");
     } else {
-        static const char *const names[SEG_COUNT] = {"weights", "runtime", "prefix",
-                                                     "users",   "spare",   "reserved"};
+        static const char *const names[SEG_COUNT] = {
+            [SEG_WEIGHTS] = "weights", [SEG_RUNTIME] = "runtime", [SEG_LORA] = "LoRA",
+            [SEG_PREFIX] = "prefix",   [SEG_USERS] = "users",     [SEG_SPARE] = "spare",
+            [SEG_RESERVED] = "reserved"};
         size_t n = (size_t)snprintf(legend, sizeof legend, "no colour:");
         for (int i = 0; i < SEG_COUNT && n < sizeof legend; i++)
             n += (size_t)snprintf(legend + n, sizeof legend - n, "%s %s %s", i ? "," : "",

@@ -24,6 +24,7 @@ enum role {
     ROLE_HEADROOM,
     ROLE_OVER,
     ROLE_TRACK,
+    ROLE_LORA, /* the bar's LoRA slots */
     ROLE_COUNT
 };
 

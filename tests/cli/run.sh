@@ -134,6 +134,24 @@ expect 0 "Speed (64 users decoding at once; MBU 0.55, MFU 0.50)" plan --model ll
 expect 0 "+ 11.49 GiB attention and embedding" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
 expect 0 "64 users fit at 32,768 tokens" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
 expect 2 "--enable-dp-attention: spreads requests over the TP ranks: it needs --tp above 1" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 2 --tp 1 --enable-dp-attention
+# LoRA slots (core/lora.h): 32 layers x 16 rank x 81,920 features x 2 B = 80 MiB a slot
+expect 0 "= 83,886,080 B (80 MiB) per GPU" plan --model llama-3.1-8b --engine vllm --max-loras 4
+expect 0 "= 320.00 MiB per GPU" plan --model llama-3.1-8b --engine vllm --max-loras 4
+expect 0 "--enable-lora --max-loras 4 --max-lora-rank 16" plan --model llama-3.1-8b --engine vllm --max-loras 4
+expect 0 "LoRA slots           320.00 MiB    0.4 %" plan --model llama-3.1-8b --max-loras 4
+expect 0 '"lora_bytes_per_gpu":	335544320' plan --model llama-3.1-8b --max-loras 4 --format json
+expect 0 '"max_loras":	4' plan --model llama-3.1-8b --max-loras 4 --format json
+expect 0 "| LoRA | 4 slots x rank 16" plan --model llama-3.1-8b --max-loras 4 --format markdown
+expect 0 "--max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj v_proj" plan --engine sglang --max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj,v_proj
+expect 0 "the MoE experts carry none" plan --model mixtral-8x7b --gpus 2 --max-loras 2
+expect 2 "--max-loras: llama.cpp keeps no adapter slots" plan --engine llama.cpp --max-loras 2
+expect 2 "--max-loras: TensorRT-LLM keeps adapters in its PEFT cache" plan --engine trtllm --max-loras 2
+expect 2 "--max-loras: DeepSeek-V3 / R1 has MLA attention" plan --model deepseek-v3 --gpu h200 --gpus 8 --max-loras 2
+expect 2 "--lora-target-modules: the MLP of Mixtral 8x7B is MoE experts" plan --model mixtral-8x7b --gpus 2 --max-loras 2 --lora-target-modules all
+expect 2 "--lora-target-modules: 'lm_head' is not a module" plan --max-loras 2 --lora-target-modules q_proj,lm_head
+expect 2 "--max-lora-rank: sizes LoRA slots: give --max-loras N too" plan --max-lora-rank 32
+expect 2 "--max-loras: " plan --max-loras 5000
+expect 2 "--max-lora-rank: " plan --max-loras 1 --max-lora-rank 0
 # a damaged session is refused whole, by plan and by the planner, never opened in part
 "$K" --dump-screen /dev/null --keys "ne$T/sess.json<Enter>" > /dev/null 2>&1
 sed 's/"current":	1/"current":	7/' "$T/sess.json" > "$T/sess-bad.json"
