@@ -64,6 +64,7 @@ static const struct {
     [CTRL_SEQS] = {"Max seqs", SF_MAX_NUM_SEQS, CK_SLIDER},
     [CTRL_SPEED] = {"Speed", SF_MIN_TOK_S, CK_SLIDER},
     [CTRL_TTFT] = {"First token", SF_MAX_TTFT, CK_SLIDER},
+    [CTRL_LORA] = {"LoRA", SF_MAX_LORAS, CK_SLIDER},
 };
 
 /* widest first: a step right is a step cheaper (q8_0 carries its scales: 34/32 B) */
@@ -130,6 +131,9 @@ bool control_visible(enum control c, const struct scenario *s)
      * to the engine's knobs (CONTROLS_VISIBLE_MAX rows at most) */
     if (c == CTRL_HEADROOM)
         return e == ENGINE_GENERIC;
+    /* LoRA slots where they are modelled (core/lora.h): llama.cpp keeps none */
+    if (c == CTRL_LORA)
+        return e != ENGINE_LLAMACPP && e != ENGINE_TRTLLM && s->model.attention != ATTENTION_MLA;
     return c >= 0 && c < CTRL_COUNT;
 }
 
@@ -262,6 +266,12 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         n = add_unique(v, n, (uint64_t)llround(s->max_ttft_seconds * 1000));
         break;
     }
+    case CTRL_LORA: /* slots: off, then powers of two */
+        n = add_unique(v, n, 0);
+        for (uint64_t k = 1; k <= 128; k *= 2)
+            n = add_unique(v, n, k);
+        n = add_unique(v, n, s->max_loras);
+        break;
     case CTRL_SEQS:
         n = add_unique(v, n, 0); /* the engine's default (llama.cpp: as many as fit) */
         for (uint64_t k = 1; k <= 16; k++)
@@ -324,6 +334,8 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
         return (uint64_t)s->min_tokens_per_s;
     case CTRL_TTFT:
         return (uint64_t)llround(s->max_ttft_seconds * 1000);
+    case CTRL_LORA:
+        return s->max_loras;
     case CTRL_FRACTION:
         if (control_fraction_of(s) > 0 || r == NULL)
             return (uint64_t)llround(control_fraction_of(s) * 1000);
@@ -446,9 +458,25 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_SEQS:
         control_set_seqs(s, (uint32_t)value);
         break;
+    case CTRL_LORA:
+        s->max_loras = (uint32_t)value;
+        break;
     case CTRL_COUNT:
         break;
     }
+    control_fit_lora(s);
+}
+
+void control_fit_lora(struct scenario *s)
+{
+    /* slots go where the engine or the model has none to keep (core/lora.h) */
+    if (s->engine.kind == ENGINE_LLAMACPP || s->engine.kind == ENGINE_TRTLLM ||
+        s->model.attention == ATTENTION_MLA)
+        s->max_loras = 0;
+    if (s->model.experts > 0 && (s->lora_targets & LORA_MLP))
+        s->lora_targets = 0;
+    if (s->max_loras == 0)
+        s->max_lora_rank = 0, s->lora_targets = 0;
 }
 
 void control_reset(enum control c, struct scenario *s)
@@ -497,6 +525,10 @@ void control_reset(enum control c, struct scenario *s)
         break;
     case CTRL_TTFT:
         s->max_ttft_seconds = 0;
+        break;
+    case CTRL_LORA:
+        s->max_loras = 0;
+        control_fit_lora(s);
         break;
     default:
         break;

@@ -29,11 +29,13 @@ enum control {
     CTRL_SEQS,     /* vLLM max-num-seqs, SGLang max-running-requests, TRT-LLM batch, llama.cpp -np */
     CTRL_SPEED,    /* the service level: tokens per second each user keeps */
     CTRL_TTFT,     /* the service level: the first token within this time (milliseconds) */
+    CTRL_LORA,     /* LoRA slots (Left/Right) at a rank (typed: "8x64"); vLLM and SGLang */
     CTRL_COUNT
 };
 
 /* The most controls shown at once: the headroom (generic rule) and the
- * engine's fraction and sequence knobs never appear together. */
+ * engine's fraction and sequence knobs never appear together (LoRA shows
+ * only with an engine that keeps slots, which has no headroom row). */
 enum { CONTROLS_VISIBLE_MAX = CTRL_COUNT - 1 };
 
 enum control_kind {
@@ -77,6 +79,10 @@ void control_reset(enum control c, struct scenario *s);
 /* s with a typed value applied; false (d set, in the planner's words) when
  * the text is not a value of the control. */
 bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d);
+
+/* Drops LoRA settings the engine or model cannot keep (no slots under
+ * llama.cpp, TensorRT-LLM or MLA; no MLP modules on MoE experts). */
+void control_fit_lora(struct scenario *s);
 
 /* The value as shown beside the control. */
 void control_format(enum control c, const struct scenario *s, const struct plan_result *r,

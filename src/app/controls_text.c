@@ -8,6 +8,40 @@
 #include "app/controls.h"
 #include "core/units.h"
 
+static bool lora_parse(struct scenario *s, const char *text, struct diag *d)
+{
+    char slots[32], rank[32] = "";
+    const char *x = strpbrk(text, "xX");
+    if (strcasecmp(text, "off") == 0) {
+        s->max_loras = 0;
+        control_fit_lora(s);
+        return true;
+    }
+    size_t len = x ? (size_t)(x - text) : strlen(text);
+    if (len >= sizeof slots || (x && strlen(x + 1) >= sizeof rank))
+        return diag_fail(d, "'%s' is not slots or slots x rank (8, 8x64, off)", text);
+    snprintf(slots, sizeof slots, "%.*s", (int)len, text);
+    if (x) {
+        const char *r = x + 1;
+        while (*r == ' ')
+            r++;
+        if (*r == 'r' || *r == 'R')
+            r++;
+        snprintf(rank, sizeof rank, "%s", r);
+    }
+    uint64_t n = 0, k = 0;
+    struct diag in = {0};
+    if (!units_parse_count(slots, 0, LORA_SLOTS_MAX, &n, &in))
+        return diag_fail(d, "slots: %s (8, 8x64, off)", in.message);
+    if (x && !units_parse_count(rank, 1, LORA_RANK_MAX, &k, &in))
+        return diag_fail(d, "rank: %s (8x64 is 8 slots at rank 64)", in.message);
+    s->max_loras = (uint32_t)n;
+    if (x)
+        s->max_lora_rank = (uint32_t)k;
+    control_fit_lora(s);
+    return true;
+}
+
 bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d)
 {
     uint64_t n = 0;
@@ -71,6 +105,9 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
         break;
     case CTRL_ENGINE:
         ok = engine_parse(text, &s->engine.kind, &s->engine.rule, &in);
+        break;
+    case CTRL_LORA: /* "off", "8" slots, or "8x64": 8 slots at rank 64 */
+        ok = lora_parse(s, text, &in);
         break;
     default:
         ok = diag_fail(&in, "pick it from the list (Enter)");
@@ -171,6 +208,12 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
             snprintf(buf, size, "auto %u", r->engine.slots);
         else
             snprintf(buf, size, "auto %u", r->engine.scheduler_cap);
+        break;
+    case CTRL_LORA:
+        if (s->max_loras == 0)
+            snprintf(buf, size, "off");
+        else
+            snprintf(buf, size, "%u x r%u", s->max_loras, lora_rank(s));
         break;
     case CTRL_COUNT:
         buf[0] = '\0';

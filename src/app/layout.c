@@ -13,7 +13,13 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     int room = rows - 2 - top - (roomy ? 1 : 0) - n_controls;
     if (explain_h > room)
         explain_h = room;
-    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || explain_h < 3) {
+    /* a tall screen gives the explain pane's last rows (down to 9) to keep
+     * the controls two rows apart */
+    int short_by = 2 * n_controls - (rows - 2 - explain_h - (roomy ? 1 : 0) - top);
+    if (explain_h > 9 && short_by > 0 && short_by <= explain_h - 9)
+        explain_h -= short_by;
+    /* at the smallest size the pane keeps its title and the answer's row */
+    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || explain_h < 2) {
         l.too_small = true;
         return l;
     }

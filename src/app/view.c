@@ -327,7 +327,8 @@ static void draw_chart(const struct planner *p, struct rect r)
 
 /* The rows the pane shows first: the answer, then how it was reached. */
 static const char *const explain_order[] = {
-    "users",        "users_slo",     "users_replica", "pool",           "budget",       "free",
+    "users",        "users_slo",     "users_replica", "pool",           "lora",         "lora_slot",
+    "budget",       "free",
     "cache",        "units",         "units_per_user", "kv_per_user",  "prefix",
     "kv_per_token", "kv_per_token_tp", "kv_per_layer", "kv_past_window", "weights_per_gpu",
     "users_paged",  "users_paged_replica", "kv_per_user_paged", "waste", "kv_tokens",

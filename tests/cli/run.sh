@@ -152,6 +152,17 @@ expect 2 "--lora-target-modules: 'lm_head' is not a module" plan --max-loras 2 -
 expect 2 "--max-lora-rank: sizes LoRA slots: give --max-loras N too" plan --max-lora-rank 32
 expect 2 "--max-loras: " plan --max-loras 5000
 expect 2 "--max-lora-rank: " plan --max-loras 1 --max-lora-rank 0
+# a snapshot keeps the slots; a bad module is named with its file, line and field
+"$K" plan --max-loras 2 --lora-target-modules q_proj --export "$T/lora.json" > /dev/null 2>&1
+sed 's/"lora_target_modules":	"q_proj"/"lora_target_modules":	"q_proj,bogus"/' "$T/lora.json" > "$T/lora-bad.json"
+expect 0 "2 slots x rank 16, bf16, on q_proj" plan --load "$T/lora.json"
+expect 2 "lora_target_modules: 'bogus' is not a module" plan --load "$T/lora-bad.json"
+# the planner's LoRA control: Up five times from Context wraps to it; "4x32" is 4 slots at rank 32
+expect 0 "4 x r32" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>4x32<Enter>"
+expect 0 "= 640.00 MiB per GPU" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>4x32<Enter>"
+expect 0 "LoRA: rank: '9999' is not a whole number from 1 to 1024" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>4x9999<Enter>"
+expect 0 "2 x r16" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>"
+expect 0 "--max-loras 2" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>y"
 # a damaged session is refused whole, by plan and by the planner, never opened in part
 "$K" --dump-screen /dev/null --keys "ne$T/sess.json<Enter>" > /dev/null 2>&1
 sed 's/"current":	1/"current":	7/' "$T/sess.json" > "$T/sess-bad.json"
