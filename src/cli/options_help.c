@@ -2,9 +2,12 @@
  * --help` and the planner's --help (kept beside, not inside, the parser). */
 #include "cli/options.h"
 
-const char *options_help(void)
-{
-    return "Scenario options:\n"
+#include <stdio.h>
+
+/* In two parts: one string literal of it would pass the 4,095 characters
+ * C compilers must support. */
+static const char *const scenario_part =
+           "Scenario options:\n"
            "  --gpu ID               GPU preset (default " DEFAULT_GPU_ID "; kvplan list gpus);\n"
            "                         auto: this machine's, from nvidia-smi or rocm-smi\n"
            "  --gpus N               GPUs in all (default 1): one TP group unless --tp or\n"
@@ -39,6 +42,9 @@ const char *options_help(void)
            "  --require-users N      exit with status 1 when fewer than N users fit\n"
            "                         (with --min-tok-s or --max-ttft: keep that level)\n"
            "  --format F             text, json or markdown (default text)\n"
+           ;
+
+static const char *const engine_part =
            "Engine profiles (defaults are each engine's own):\n"
            "  --engine E             generic, vllm, sglang, llama.cpp, trtllm (vllm@0 = V0,\n"
            "                         llama.cpp@pre-mla = DeepSeek before MLA support,\n"
@@ -50,6 +56,11 @@ const char *options_help(void)
            "  --enable-dp-attention  SGLang: every TP rank holds its own requests' whole KV\n"
            "  --enable-expert-parallel  vLLM: MoE experts spread over every GPU of the\n"
            "                         data-parallel group (TP x replicas)\n"
+           "  --max-loras N          LoRA adapter slots held on every GPU (vLLM --max-loras,\n"
+           "                         SGLang --max-loras-per-batch; not llama.cpp or TRT-LLM)\n"
+           "  --max-lora-rank R      the largest rank the slots hold (default 16)\n"
+           "  --lora-target-modules M  q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj\n"
+           "                         (default all of them; attention only on MoE models)\n"
            "  --gpu-memory-utilization F, --max-num-seqs N, --max-num-batched-tokens N  (vLLM)\n"
            "  --mem-fraction-static F, --chunked-prefill-size N, --max-running-requests N  (SGLang)\n"
            "  --parallel N (-np slots), --fit-target SIZE, --kv-dtype-v D  (llama.cpp)\n"
@@ -62,4 +73,11 @@ const char *options_help(void)
            "  --keys KEYS            keys to press first: text and <Right>, <Enter>, ...\n"
            "  --mono, --ascii        monochrome / ASCII glyphs (also NO_COLOR)\n"
            "  --dump-attrs           add the attribute grid to --dump-screen\n";
+
+const char *options_help(void)
+{
+    static char text[8192];
+    if (text[0] == '\0')
+        snprintf(text, sizeof text, "%s%s", scenario_part, engine_part);
+    return text;
 }
