@@ -82,6 +82,7 @@ static void model(FILE *out, const struct model_spec *m)
     u64(out, "experts_per_token", m->experts_per_token);
     u64(out, "expert_params", m->expert_params);
     u64(out, "q_lora_rank", m->q_lora_rank);
+    u64(out, "image_tokens_per_image", m->image_tokens_per_image);
 }
 
 int main(int argc, char **argv)

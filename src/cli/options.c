@@ -61,6 +61,8 @@ enum {
     OPT_MAX_LORAS,
     OPT_MAX_LORA_RANK,
     OPT_LORA_TARGETS,
+    OPT_IMAGES,
+    OPT_IMAGE_TOKENS,
 };
 
 static const struct option long_options[] = {
@@ -121,6 +123,8 @@ static const struct option long_options[] = {
     {"max-loras-per-batch", required_argument, 0, OPT_MAX_LORAS},
     {"max-lora-rank", required_argument, 0, OPT_MAX_LORA_RANK},
     {"lora-target-modules", required_argument, 0, OPT_LORA_TARGETS},
+    {"images", required_argument, 0, OPT_IMAGES},
+    {"image-tokens", required_argument, 0, OPT_IMAGE_TOKENS},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -358,6 +362,16 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
             if (!options_parse_count("--max-lora-rank", a, 1, LORA_RANK_MAX, &n, d))
                 return false;
             o->max_lora_rank = (uint32_t)n;
+            break;
+        case OPT_IMAGES:
+            if (!options_parse_count("--images", a, 0, 1000, &n, d))
+                return false;
+            o->images = (uint32_t)n, o->has_images = true;
+            break;
+        case OPT_IMAGE_TOKENS:
+            if (!options_parse_count("--image-tokens", a, 1, 1000000, &n, d))
+                return false;
+            o->image_tokens = (uint32_t)n;
             break;
         case OPT_LORA_TARGETS:
             if (!wrap("--lora-target-modules", lora_targets_parse(a, &o->lora_targets, &in), &in, d))

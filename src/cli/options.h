@@ -51,6 +51,8 @@ struct options {
     double price;
     bool has_max_loras;
     uint32_t max_loras, max_lora_rank, lora_targets; /* 0 = not given */
+    bool has_images;
+    uint32_t images, image_tokens; /* image_tokens 0 = not given */
 };
 
 #define DEFAULT_GPU_ID "h100-sxm"

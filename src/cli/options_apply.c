@@ -146,6 +146,10 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->max_lora_rank = o->max_lora_rank;
     if (o->lora_targets)
         s->lora_targets = o->lora_targets;
+    if (o->has_images)
+        s->images = o->images;
+    if (o->image_tokens)
+        s->image_tokens = o->image_tokens;
     if ((o->max_lora_rank || o->lora_targets) && s->max_loras == 0)
         return diag_fail(d, "%s: sizes LoRA slots: give --max-loras N too",
                          o->max_lora_rank ? "--max-lora-rank" : "--lora-target-modules");

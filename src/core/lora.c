@@ -76,16 +76,8 @@ uint32_t lora_rank(const struct scenario *s)
 
 enum dtype lora_dtype(const struct scenario *s)
 {
-    /* vLLM: lora_dtype "auto" is the model's dtype; SGLang: the model's dtype.
-     * A quantized checkpoint computes in bf16. */
-    switch (s->model.weight_dtype) {
-    case DTYPE_FP32:
-    case DTYPE_FP16:
-    case DTYPE_BF16:
-        return s->model.weight_dtype;
-    default:
-        return DTYPE_BF16;
-    }
+    /* vLLM: lora_dtype "auto" is the model's dtype; SGLang: the model's dtype */
+    return scenario_compute_dtype(s);
 }
 
 void lora_compute(const struct scenario *s, uint32_t attention_tp, uint32_t tp, uint32_t layers,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "images.h"
 #include "policy.h"
 #include "speed.h"
 
@@ -327,6 +328,9 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     r->explain.count = 0;
     if (!scenario_validate(s, names, NULL, d))
         return false;
+    struct scenario with_images; /* image tokens join the context (core/images.h) */
+    images_apply(s, &with_images, r);
+    s = &with_images;
     r->profile = s->engine.kind;
     r->rule = s->engine.rule;
     r->names = names ? names : scenario_option_names;
@@ -401,6 +405,7 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     if (s->max_loras)
         lora_compute(s, attention_tp, r->tp, costed.model.layers, r->cost.kv_heads_per_gpu,
                      &r->lora);
+    images_context_row(&c);
     if (kind != ENGINE_LLAMACPP)
         cost_rows(&c); /* llama.cpp writes its own: K and V cells of every head */
     weights_row(&c);
@@ -462,6 +467,7 @@ void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
         return;
     bytes[SEG_RUNTIME] = r->runtime_bytes_per_gpu;
     bytes[SEG_LORA] = r->lora.bytes;
+    bytes[SEG_ENCODER] = r->encoder_cache_bytes_per_gpu;
     uint64_t used = r->kv_used_bytes_per_gpu;
     bytes[SEG_PREFIX] = r->users_per_replica > 0 && used >= r->prefix_bytes_per_gpu
                             ? r->prefix_bytes_per_gpu
@@ -483,6 +489,8 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s)
         return r->profile == ENGINE_LLAMACPP ? "compute buffers" : "activations+rt";
     case SEG_LORA:
         return "LoRA slots";
+    case SEG_ENCODER:
+        return "encoder cache";
     case SEG_PREFIX:
         return "shared prefix";
     case SEG_USERS:

@@ -42,6 +42,8 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_MAX_LORAS] = "--max-loras",
     [SF_MAX_LORA_RANK] = "--max-lora-rank",
     [SF_LORA_TARGETS] = "--lora-target-modules",
+    [SF_IMAGES] = "--images",
+    [SF_IMAGE_TOKENS] = "--image-tokens",
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -59,6 +61,33 @@ void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
     s->block_tokens = DEFAULT_BLOCK_TOKENS;
     s->headroom_percent = 10.0;
     s->units = UNITS_GIB;
+}
+
+uint32_t scenario_images(const struct scenario *s)
+{
+    return s->images ? s->images : s->image_tokens ? 1 : 0;
+}
+
+uint32_t scenario_tokens_per_image(const struct scenario *s)
+{
+    return s->image_tokens ? s->image_tokens : s->model.image_tokens_per_image;
+}
+
+uint64_t scenario_image_tokens(const struct scenario *s)
+{
+    return (uint64_t)scenario_images(s) * scenario_tokens_per_image(s);
+}
+
+enum dtype scenario_compute_dtype(const struct scenario *s)
+{
+    switch (s->model.weight_dtype) {
+    case DTYPE_FP32:
+    case DTYPE_FP16:
+    case DTYPE_BF16:
+        return s->model.weight_dtype;
+    default:
+        return DTYPE_BF16;
+    }
 }
 
 enum dtype scenario_kv_dtype(const struct scenario *s)
@@ -340,6 +369,18 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
         return fail(d, n, SF_MFU, field, "%g is out of range (0 to 1)", s->mfu);
     if (!lora_validate(s, n, field, d))
         return false;
+    if (s->images > 1000)
+        return fail(d, n, SF_IMAGES, field, "%u is out of range (1 to 1,000 a request)", s->images);
+    if (s->image_tokens > 1000000)
+        return fail(d, n, SF_IMAGE_TOKENS, field, "%u is out of range (1 to 1,000,000 an image)",
+                    s->image_tokens);
+    if (s->images && scenario_tokens_per_image(s) == 0)
+        return fail(d, n, SF_IMAGES, field, "%s gives no tokens per image: give %s T", m->name,
+                    n[SF_IMAGE_TOKENS]);
+    if (s->context_tokens + scenario_image_tokens(s) > TOKENS_MAX)
+        return fail(d, n, SF_IMAGES, field, "%llu image tokens and %s %llu pass %llu tokens",
+                    (ull)scenario_image_tokens(s), n[SF_CONTEXT], (ull)s->context_tokens,
+                    (ull)TOKENS_MAX);
     struct diag inner = {0};
     if (!spec_model_validate(m, &inner))
         return fail(d, n, SF_MODEL, field, "%s: %s", m->id, inner.message);

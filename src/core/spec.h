@@ -78,6 +78,9 @@ struct model_spec {
      * uses, and the parameters they hold in all (0 = dense). */
     uint32_t experts, experts_per_token;
     uint64_t expert_params;
+    /* Vision models: the tokens one image takes in the prompt when the config
+     * fixes it (Gemma 3's mm_tokens_per_image); 0 = none or it varies. */
+    uint32_t image_tokens_per_image;
 };
 
 /* "MHA", "GQA", "MQA" or "MLA". */

@@ -109,7 +109,9 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
         !jsonread_u64(r, o, "max_context_tokens", true, 1, TOKENS_MAX, &m->max_context_tokens,
                       d) ||
         !jsonread_u32(r, o, "vocab_size", false, 1, 100000000, &m->vocab_size, d) ||
-        !jsonread_u32(r, o, "intermediate_size", false, 1, 100000000, &m->intermediate_size, d))
+        !jsonread_u32(r, o, "intermediate_size", false, 1, 100000000, &m->intermediate_size, d) ||
+        !jsonread_u32(r, o, "image_tokens_per_image", false, 1, 1000000,
+                      &m->image_tokens_per_image, d))
         return false;
     if (m->weight_dtype == DTYPE_AUTO)
         return jsonread_fail(r, d, "weight_dtype: name the released precision, not auto");
@@ -279,6 +281,8 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         jsonout_uint(&o, "vocab_size", m->vocab_size);
     if (m->intermediate_size)
         jsonout_uint(&o, "intermediate_size", m->intermediate_size);
+    if (m->image_tokens_per_image)
+        jsonout_uint(&o, "image_tokens_per_image", m->image_tokens_per_image);
     if (m->experts) {
         struct jsonout e = jsonout_begin();
         jsonout_uint(&e, "experts", m->experts);

@@ -45,7 +45,7 @@ static void layout_text(const struct plan_result *r, char *buf, size_t size)
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
 {
     char ctx[32], n[32], paged[32], avg[32], left[32], per[32];
-    units_format_int(s->context_tokens, ctx, sizeof ctx);
+    units_format_int(r->context_tokens, ctx, sizeof ctx); /* with any image tokens */
     units_format_int(r->max_users, n, sizeof n);
     units_format_int(r->max_users_paged, paged, sizeof paged);
     units_format_int(r->avg_context_tokens, avg, sizeof avg);
@@ -76,7 +76,7 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
         int len = snprintf(buf, size, "%s user%s fit%s at %s tokens each%s%s%s", n,
                            r->max_users == 1 ? "" : "s", r->max_users == 1 ? "s" : "", ctx,
                            engine ? " under " : "", engine ? profile : "", rep);
-        if (r->avg_context_tokens < s->context_tokens && r->profile != ENGINE_LLAMACPP && len > 0 &&
+        if (r->avg_context_tokens < r->context_tokens && r->profile != ENGINE_LLAMACPP && len > 0 &&
             (size_t)len < size)
             len += snprintf(buf + len, size - (size_t)len, "; %s with paging at %s tokens in use",
                             paged, avg);
@@ -118,7 +118,7 @@ static int service_inputs(const struct scenario *s, const struct plan_result *r,
     label[n] = "Concurrency";
     snprintf(value[n++], 320, "%s user%s decoding at once (%s)", a, sp->concurrency == 1 ? "" : "s",
              s->concurrency ? "--concurrency" : "all that fit");
-    units_format_int(s->prompt_tokens ? s->prompt_tokens : s->context_tokens, a, sizeof a);
+    units_format_int(sp->prompt_tokens, a, sizeof a); /* with any image tokens */
     label[n] = "Prompt";
     snprintf(value[n++], 320, "%s tokens (%s)", a, s->prompt_tokens ? "--prompt" : "the context");
     label[n] = "Min tok/s";
@@ -174,6 +174,20 @@ static bool lora_text(const struct scenario *s, const struct plan_result *r, cha
              s->engine.kind == ENGINE_SGLANG ? "--max-loras-per-batch" : "--max-loras",
              s->lora_targets ? ", --lora-target-modules"
              : s->model.experts ? "; the MoE experts carry none" : "");
+    return true;
+}
+
+/* "4 images x 256 tokens = 1,024 tokens per user, added to the context", or false. */
+static bool images_text(const struct plan_result *r, char *buf, size_t size)
+{
+    if (r->image_tokens == 0)
+        return false;
+    char per[32], all[32], with[32];
+    units_format_int(r->tokens_per_image, per, sizeof per);
+    units_format_int(r->image_tokens, all, sizeof all);
+    units_format_int(r->context_tokens, with, sizeof with);
+    snprintf(buf, size, "%u image%s x %s tokens = %s tokens per user, added to the context "
+             "(%s in all)", r->images, r->images == 1 ? "" : "s", per, all, with);
     return true;
 }
 
@@ -241,6 +255,8 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     units_format_int(r->avg_context_tokens, c, sizeof c);
     fprintf(out, "  %-14s %s tokens per user; shared prefix %s; %s in use on average\n", "Context",
             a, b, c);
+    if (images_text(r, line, sizeof line))
+        fprintf(out, "  %-14s %s\n", "Images", line);
     fprintf(out, "  %-14s weights %s, KV cache %s (%s)\n", "Precision",
             plan_weights_label(r), dtype_info(r->kv_dtype)->name,
             dtype_info(r->kv_dtype)->description);
@@ -276,7 +292,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
             r->profile != ENGINE_GENERIC ? ", of the CUDA total" : "");
     for (int i = 0; i < SEG_COUNT; i++) {
         total += seg[i];
-        if ((i == SEG_RUNTIME || i == SEG_LORA) && seg[i] == 0)
+        if ((i == SEG_RUNTIME || i == SEG_LORA || i == SEG_ENCODER) && seg[i] == 0)
             continue;
         units_format_bytes(seg[i], u, a, sizeof a);
         double pct = r->memory_bytes_per_gpu
@@ -316,6 +332,8 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     fprintf(out, "| Model | %s |\n", s->model.name);
     units_format_int(s->context_tokens, a, sizeof a);
     fprintf(out, "| Context | %s tokens |\n", a);
+    if (images_text(r, line, sizeof line))
+        fprintf(out, "| Images | %s |\n", line);
     units_format_int(s->prefix_tokens, a, sizeof a);
     fprintf(out, "| Shared prefix | %s tokens |\n", a);
     units_format_int(r->avg_context_tokens, a, sizeof a);
@@ -543,5 +561,9 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
         lora_targets_format(s->lora_targets, mods, sizeof mods);
         ADD(" --lora-target-modules %s", mods);
     }
+    if (s->images)
+        ADD(" --images %u", s->images);
+    if (s->image_tokens)
+        ADD(" --image-tokens %u", s->image_tokens);
 #undef ADD
 }

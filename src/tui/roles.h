@@ -25,6 +25,7 @@ enum role {
     ROLE_OVER,
     ROLE_TRACK,
     ROLE_LORA, /* the bar's LoRA slots */
+    ROLE_ENCODER, /* the bar's encoder cache */
     ROLE_COUNT
 };
 
