@@ -152,6 +152,18 @@ expect 2 "--lora-target-modules: 'lm_head' is not a module" plan --max-loras 2 -
 expect 2 "--max-lora-rank: sizes LoRA slots: give --max-loras N too" plan --max-lora-rank 32
 expect 2 "--max-loras: " plan --max-loras 5000
 expect 2 "--max-lora-rank: " plan --max-loras 1 --max-lora-rank 0
+# images (core/images.h): Gemma 3's config gives 256 tokens an image; 2 images add 512 tokens,
+# and vLLM V1 holds max(8,192 batched, 256) x 5,376 hidden x 2 B = 88,080,384 B of encoder cache
+expect 0 "at 8,704 tokens each" plan --model gemma-3-27b --images 2 --engine vllm
+expect 0 "2 images x 256 tokens = 512 tokens per user, added to the context" plan --model gemma-3-27b --images 2
+expect 0 "= 84.00 MiB per GPU" plan --model gemma-3-27b --images 2 --engine vllm
+expect 0 "encoder cache         84.00 MiB" plan --model gemma-3-27b --images 2 --engine vllm
+expect 0 '"encoder_cache_bytes_per_gpu":	88080384' plan --model gemma-3-27b --images 2 --engine vllm --format json
+expect 0 "| Images | 2 images x 256 tokens" plan --model gemma-3-27b --images 2 --format markdown
+expect 0 "--max-model-len 9216" plan --model llama-3.1-8b --engine vllm --image-tokens 1024
+expect 2 "--images: Llama 3.1 8B gives no tokens per image: give --image-tokens T" plan --images 2
+expect 2 "--images: " plan --model gemma-3-27b --images 5000
+expect 2 "--image-tokens: " plan --model gemma-3-27b --image-tokens 0
 # a snapshot keeps the slots; a bad module is named with its file, line and field
 "$K" plan --max-loras 2 --lora-target-modules q_proj --export "$T/lora.json" > /dev/null 2>&1
 sed 's/"lora_target_modules":	"q_proj"/"lora_target_modules":	"q_proj,bogus"/' "$T/lora.json" > "$T/lora-bad.json"

@@ -218,6 +218,12 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                         s.max_loras = (uint32_t)(1 + next(16));
                         s.max_lora_rank = 8u << next(5);
                     }
+                    /* images in every request (core/images.h) */
+                    if (next(5) == 0) {
+                        s.images = (uint32_t)(1 + next(8));
+                        if (m->image_tokens_per_image == 0 || next(2) == 0)
+                            s.image_tokens = (uint32_t)(64 + next(2048));
+                    }
                     struct diag d = {0};
                     char what[200];
                     snprintf(what, sizeof what,

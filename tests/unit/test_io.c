@@ -532,6 +532,18 @@ static void lora_slots_round_trip_and_stay_out_when_unset(void **state)
     assert_int_equal(back.max_lora_rank, 32);
     assert_int_equal(back.lora_targets, LORA_ATTENTION);
     free(json);
+    /* images: the scenario keeps its knobs, the result its tokens and cache */
+    s.images = 2;
+    s.image_tokens = 576;
+    assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+    json = snapshot_to_json(&s, &r, "kvplan test");
+    assert_non_null(strstr(json, "\"image_tokens\":\t576"));
+    assert_non_null(strstr(json, "\"image_tokens\":\t1152"));
+    if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
+        fail_msg("%s", d.message);
+    assert_int_equal(back.images, 2);
+    assert_int_equal(back.image_tokens, 576);
+    free(json);
     catalog_free(&c);
 }
 
