@@ -41,6 +41,8 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_MAX_LORAS] = "LoRA",
     [SF_MAX_LORA_RANK] = "LoRA rank",
     [SF_LORA_TARGETS] = "LoRA modules",
+    [SF_IMAGES] = "Images",
+    [SF_IMAGE_TOKENS] = "Image tokens",
 };
 
 static const struct {
@@ -65,6 +67,7 @@ static const struct {
     [CTRL_SPEED] = {"Speed", SF_MIN_TOK_S, CK_SLIDER},
     [CTRL_TTFT] = {"First token", SF_MAX_TTFT, CK_SLIDER},
     [CTRL_LORA] = {"LoRA", SF_MAX_LORAS, CK_SLIDER},
+    [CTRL_IMAGES] = {"Images", SF_IMAGES, CK_SLIDER},
 };
 
 /* widest first: a step right is a step cheaper (q8_0 carries its scales: 34/32 B) */
@@ -134,6 +137,9 @@ bool control_visible(enum control c, const struct scenario *s)
     /* LoRA slots where they are modelled (core/lora.h): llama.cpp keeps none */
     if (c == CTRL_LORA)
         return e != ENGINE_LLAMACPP && e != ENGINE_TRTLLM && s->model.attention != ATTENTION_MLA;
+    /* images for a model whose config sizes them, or once given */
+    if (c == CTRL_IMAGES)
+        return s->model.image_tokens_per_image > 0 || s->images > 0 || s->image_tokens > 0;
     return c >= 0 && c < CTRL_COUNT;
 }
 
@@ -266,6 +272,13 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         n = add_unique(v, n, (uint64_t)llround(s->max_ttft_seconds * 1000));
         break;
     }
+    case CTRL_IMAGES: { /* images a request */
+        static const uint64_t steps[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+            n = add_unique(v, n, steps[i]);
+        n = add_unique(v, n, scenario_images(s));
+        break;
+    }
     case CTRL_LORA: /* slots: off, then powers of two */
         n = add_unique(v, n, 0);
         for (uint64_t k = 1; k <= 128; k *= 2)
@@ -336,6 +349,8 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
         return (uint64_t)llround(s->max_ttft_seconds * 1000);
     case CTRL_LORA:
         return s->max_loras;
+    case CTRL_IMAGES:
+        return scenario_images(s);
     case CTRL_FRACTION:
         if (control_fraction_of(s) > 0 || r == NULL)
             return (uint64_t)llround(control_fraction_of(s) * 1000);
@@ -461,6 +476,11 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_LORA:
         s->max_loras = (uint32_t)value;
         break;
+    case CTRL_IMAGES:
+        s->images = (uint32_t)value;
+        if (value == 0)
+            s->image_tokens = 0;
+        break;
     case CTRL_COUNT:
         break;
     }
@@ -477,6 +497,8 @@ void control_fit_lora(struct scenario *s)
         s->lora_targets = 0;
     if (s->max_loras == 0)
         s->max_lora_rank = 0, s->lora_targets = 0;
+    if (s->images && scenario_tokens_per_image(s) == 0)
+        s->images = 0; /* a model without a size for them */
 }
 
 void control_reset(enum control c, struct scenario *s)
@@ -529,6 +551,10 @@ void control_reset(enum control c, struct scenario *s)
     case CTRL_LORA:
         s->max_loras = 0;
         control_fit_lora(s);
+        break;
+    case CTRL_IMAGES:
+        s->images = 0;
+        s->image_tokens = 0;
         break;
     default:
         break;

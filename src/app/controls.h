@@ -30,6 +30,7 @@ enum control {
     CTRL_SPEED,    /* the service level: tokens per second each user keeps */
     CTRL_TTFT,     /* the service level: the first token within this time (milliseconds) */
     CTRL_LORA,     /* LoRA slots (Left/Right) at a rank (typed: "8x64"); vLLM and SGLang */
+    CTRL_IMAGES,   /* images a request (Left/Right) of a size (typed: "2x576"); vision models */
     CTRL_COUNT
 };
 
@@ -81,7 +82,8 @@ void control_reset(enum control c, struct scenario *s);
 bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d);
 
 /* Drops LoRA settings the engine or model cannot keep (no slots under
- * llama.cpp, TensorRT-LLM or MLA; no MLP modules on MoE experts). */
+ * llama.cpp, TensorRT-LLM or MLA; no MLP modules on MoE experts), and
+ * images a model gives no size for. */
 void control_fit_lora(struct scenario *s);
 
 /* The value as shown beside the control. */

@@ -13,13 +13,16 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     int room = rows - 2 - top - (roomy ? 1 : 0) - n_controls;
     if (explain_h > room)
         explain_h = room;
-    /* a tall screen gives the explain pane's last rows (down to 9) to keep
+    /* a tall screen gives the explain pane's last rows (down to 7) to keep
      * the controls two rows apart */
     int short_by = 2 * n_controls - (rows - 2 - explain_h - (roomy ? 1 : 0) - top);
-    if (explain_h > 9 && short_by > 0 && short_by <= explain_h - 9)
+    if (explain_h > 7 && short_by > 0 && short_by <= explain_h - 7)
         explain_h -= short_by;
-    /* at the smallest size the pane keeps its title and the answer's row */
-    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || explain_h < 2) {
+    /* at the smallest size the pane keeps its title and the answer's row,
+     * or, with every control shown, gives way to them (the digits say the answer) */
+    if (explain_h < 2)
+        explain_h = 0;
+    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS || room < 0) {
         l.too_small = true;
         return l;
     }

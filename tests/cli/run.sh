@@ -164,6 +164,11 @@ expect 0 "--max-model-len 9216" plan --model llama-3.1-8b --engine vllm --image-
 expect 2 "--images: Llama 3.1 8B gives no tokens per image: give --image-tokens T" plan --images 2
 expect 2 "--images: " plan --model gemma-3-27b --images 5000
 expect 2 "--image-tokens: " plan --model gemma-3-27b --image-tokens 0
+# the planner's Images control (vision models): Up five times from Context wraps to it
+expect 0 "2 x 256 tok" --model gemma-3-27b --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>"
+expect 0 "3 x 576 tok" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>"
+expect 0 "--images 3 --image-tokens 576" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>y"
+expect 0 "Images: '3y' is not a whole number" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3y<Enter>"
 # a snapshot keeps the slots; a bad module is named with its file, line and field
 "$K" plan --max-loras 2 --lora-target-modules q_proj --export "$T/lora.json" > /dev/null 2>&1
 sed 's/"lora_target_modules":	"q_proj"/"lora_target_modules":	"q_proj,bogus"/' "$T/lora.json" > "$T/lora-bad.json"
