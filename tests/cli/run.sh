@@ -167,7 +167,7 @@ expect 2 "--image-tokens: " plan --model gemma-3-27b --image-tokens 0
 # the planner's Images control (vision models): Up five times from Context wraps to it
 expect 0 "2 x 256 tok" --model gemma-3-27b --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>"
 expect 0 "3 x 576 tok" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>"
-expect 0 "--images 3 --image-tokens 576" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>y"
+expect 0 "--images 3 --image-tokens 576" --model gemma-3-27b --dump-screen - --size 200x40 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>y"
 expect 0 "Images: '3y' is not a whole number" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3y<Enter>"
 # a snapshot keeps the slots; a bad module is named with its file, line and field
 "$K" plan --max-loras 2 --lora-target-modules q_proj --export "$T/lora.json" > /dev/null 2>&1
