@@ -8,8 +8,11 @@
  * profile_run (dummy encoder outputs for that budget stay in encoder_cache
  * while the profiling forward pass runs, so the peak it measures, and the
  * KV cache it leaves, count them). One embedding is hidden_size values in
- * the model's compute precision. SGLang, llama.cpp and TensorRT-LLM: the
- * tokens only (no reserved encoder cache found in their budgets). */
+ * the model's compute precision. SGLang keeps encoder outputs in an LRU
+ * MultiModalCache (python/sglang/srt/mem_cache/multimodal_cache.py) filled
+ * as requests come, in the memory it leaves outside --mem-fraction-static, so
+ * its pool does not shrink; llama.cpp (mtmd) and TensorRT-LLM: the tokens
+ * only (no reserved encoder memory found in their budgets). */
 #ifndef KVPLAN_CORE_IMAGES_H
 #define KVPLAN_CORE_IMAGES_H
 
