@@ -484,10 +484,10 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_COUNT:
         break;
     }
-    control_fit_lora(s);
+    control_fit_knobs(s);
 }
 
-void control_fit_lora(struct scenario *s)
+void control_fit_knobs(struct scenario *s)
 {
     /* slots go where the engine or the model has none to keep (core/lora.h) */
     if (s->engine.kind == ENGINE_LLAMACPP || s->engine.kind == ENGINE_TRTLLM ||
@@ -550,7 +550,7 @@ void control_reset(enum control c, struct scenario *s)
         break;
     case CTRL_LORA:
         s->max_loras = 0;
-        control_fit_lora(s);
+        control_fit_knobs(s);
         break;
     case CTRL_IMAGES:
         s->images = 0;

@@ -84,7 +84,7 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
 /* Drops LoRA settings the engine or model cannot keep (no slots under
  * llama.cpp, TensorRT-LLM or MLA; no MLP modules on MoE experts), and
  * images a model gives no size for. */
-void control_fit_lora(struct scenario *s);
+void control_fit_knobs(struct scenario *s);
 
 /* The value as shown beside the control. */
 void control_format(enum control c, const struct scenario *s, const struct plan_result *r,

@@ -62,7 +62,7 @@ static bool lora_parse(struct scenario *s, const char *text, struct diag *d)
     s->max_loras = (uint32_t)n;
     if (has_k)
         s->max_lora_rank = (uint32_t)k;
-    control_fit_lora(s);
+    control_fit_knobs(s);
     return true;
 }
 
