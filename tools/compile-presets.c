@@ -99,6 +99,7 @@ static void model(FILE *out, const struct model_spec *m)
     fprintf(out, "     .state_dtype = %d,\n", (int)m->state_dtype);
     str(out, "state_kind", m->state_kind);
     fprintf(out, "     .state_parallel = %s,\n", m->state_parallel ? "true" : "false");
+    u64(out, "image_tokens_per_image", m->image_tokens_per_image);
 }
 
 int main(int argc, char **argv)

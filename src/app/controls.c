@@ -43,6 +43,11 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_SPEC_TOKENS] = "Spec tokens",
     [SF_HOST_KV] = "Host KV",
     [SF_PREFIX_HIT_RATE] = "Hit rate",
+    [SF_MAX_LORAS] = "LoRA",
+    [SF_MAX_LORA_RANK] = "LoRA rank",
+    [SF_LORA_TARGETS] = "LoRA modules",
+    [SF_IMAGES] = "Images",
+    [SF_IMAGE_TOKENS] = "Image tokens",
 };
 
 static const struct {
@@ -70,6 +75,8 @@ static const struct {
     [CTRL_SPEC_TOKENS] = {"Spec tokens", SF_SPEC_TOKENS, CK_SLIDER},
     [CTRL_HOST_KV] = {"Host KV", SF_HOST_KV, CK_SLIDER},
     [CTRL_HIT_RATE] = {"Hit rate", SF_PREFIX_HIT_RATE, CK_SLIDER},
+    [CTRL_LORA] = {"LoRA", SF_MAX_LORAS, CK_SLIDER},
+    [CTRL_IMAGES] = {"Images", SF_IMAGES, CK_SLIDER},
 };
 
 /* widest first: a step right is a step cheaper (q8_0 carries its scales: 34/32 B) */
@@ -140,6 +147,13 @@ bool control_visible(enum control c, const struct scenario *s)
         return s->spec_method != SPEC_NONE;
     if (c == CTRL_HIT_RATE)
         return s->host_kv_bytes > 0;
+    /* LoRA slots where they are modelled (core/lora.h): llama.cpp keeps none */
+    if (c == CTRL_LORA)
+        return e != ENGINE_LLAMACPP && e != ENGINE_TRTLLM && s->model.attention != ATTENTION_MLA &&
+               s->model.state_layers == 0;
+    /* images for a model whose config sizes them, or once given */
+    if (c == CTRL_IMAGES)
+        return s->model.image_tokens_per_image > 0 || s->images > 0 || s->image_tokens > 0;
     return c >= 0 && c < CTRL_COUNT;
 }
 
@@ -306,6 +320,19 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         n = add_unique(v, n, control_current(c, s, r, cat));
         qsort(v, (size_t)n, sizeof *v, cmp_u64);
         break;
+    case CTRL_IMAGES: { /* images a request */
+        static const uint64_t steps[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+            n = add_unique(v, n, steps[i]);
+        n = add_unique(v, n, scenario_images(s));
+        break;
+    }
+    case CTRL_LORA: /* slots: off, then powers of two */
+        n = add_unique(v, n, 0);
+        for (uint64_t k = 1; k <= 128; k *= 2)
+            n = add_unique(v, n, k);
+        n = add_unique(v, n, s->max_loras);
+        break;
     case CTRL_SEQS:
         n = add_unique(v, n, 0); /* the engine's default (llama.cpp: as many as fit) */
         for (uint64_t k = 1; k <= 16; k++)
@@ -373,6 +400,10 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
     case CTRL_HIT_RATE:
         return s->has_prefix_hit_rate ? (uint64_t)llround(s->prefix_hit_rate * 100) + 1
                                       : HIT_RATE_NONE;
+    case CTRL_LORA:
+        return s->max_loras;
+    case CTRL_IMAGES:
+        return scenario_images(s);
     case CTRL_FRACTION:
         if (control_fraction_of(s) > 0 || r == NULL)
             return (uint64_t)llround(control_fraction_of(s) * 1000);
@@ -516,9 +547,32 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_SPEC_TOKENS:
         s->spec_tokens = s->spec_method == SPEC_NONE ? 0 : (uint32_t)value;
         break;
+    case CTRL_LORA:
+        s->max_loras = (uint32_t)value;
+        break;
+    case CTRL_IMAGES:
+        s->images = (uint32_t)value;
+        if (value == 0)
+            s->image_tokens = 0;
+        break;
     case CTRL_COUNT:
         break;
     }
+    control_fit_knobs(s);
+}
+
+void control_fit_knobs(struct scenario *s)
+{
+    /* slots go where the engine or the model has none to keep (core/lora.h) */
+    if (s->engine.kind == ENGINE_LLAMACPP || s->engine.kind == ENGINE_TRTLLM ||
+        s->model.attention == ATTENTION_MLA)
+        s->max_loras = 0;
+    if (s->model.experts > 0 && (s->lora_targets & LORA_MLP))
+        s->lora_targets = 0;
+    if (s->max_loras == 0)
+        s->max_lora_rank = 0, s->lora_targets = 0;
+    if (s->images && scenario_tokens_per_image(s) == 0)
+        s->images = 0; /* a model without a size for them */
 }
 
 void control_set_draft(struct scenario *s, const struct catalog *cat, uint64_t value)
@@ -596,6 +650,14 @@ void control_reset(enum control c, struct scenario *s)
     case CTRL_HIT_RATE:
         s->has_prefix_hit_rate = false;
         s->prefix_hit_rate = 0;
+        break;
+    case CTRL_LORA:
+        s->max_loras = 0;
+        control_fit_knobs(s);
+        break;
+    case CTRL_IMAGES:
+        s->images = 0;
+        s->image_tokens = 0;
         break;
     default:
         break;

@@ -34,11 +34,14 @@ enum control {
     CTRL_HOST_KV,  /* the host memory tier: bytes of host memory per GPU, 0 = none */
     CTRL_HIT_RATE, /* with a host tier: the share of returning users found there; values are
                     * percent + 1, 0 = not given */
+    CTRL_LORA,     /* LoRA slots (Left/Right) at a rank (typed: "8x64"); vLLM and SGLang */
+    CTRL_IMAGES,   /* images a request (Left/Right) of a size (typed: "2x576"); vision models */
     CTRL_COUNT
 };
 
 /* The most controls shown at once: the headroom (generic rule) and the
- * engine's fraction and sequence knobs never appear together. */
+ * engine's fraction and sequence knobs never appear together (LoRA shows
+ * only with an engine that keeps slots, which has no headroom row). */
 enum { CONTROLS_VISIBLE_MAX = CTRL_COUNT - 1 };
 
 /* The hit rate control's value: 0 = not given, else percent + 1. */
@@ -91,6 +94,11 @@ void control_reset(enum control c, struct scenario *s);
 /* s with a typed value applied; false (d set, in the planner's words) when
  * the text is not a value of the control. */
 bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d);
+
+/* Drops LoRA settings the engine or model cannot keep (no slots under
+ * llama.cpp, TensorRT-LLM or MLA; no MLP modules on MoE experts), and
+ * images a model gives no size for. */
+void control_fit_knobs(struct scenario *s);
 
 /* The value as shown beside the control. */
 void control_format(enum control c, const struct scenario *s, const struct plan_result *r,

@@ -8,6 +8,64 @@
 #include "app/controls.h"
 #include "core/units.h"
 
+/* "N" or "NxM" (also "N x rM"): the count, and the size after the x when given. */
+static bool pair_parse(const char *text, uint64_t max_n, uint64_t max_m, const char *size_word,
+                       uint64_t *n, uint64_t *m, bool *has_m, struct diag *d)
+{
+    char first[32], second[32] = "";
+    const char *x = strpbrk(text, "xX");
+    size_t len = x ? (size_t)(x - text) : strlen(text);
+    if (len >= sizeof first || (x && strlen(x + 1) >= sizeof second))
+        return diag_fail(d, "'%s' is not N or N x %s", text, size_word);
+    snprintf(first, sizeof first, "%.*s", (int)len, text);
+    if (x) {
+        const char *r = x + 1;
+        while (*r == ' ')
+            r++;
+        if (*r == 'r' || *r == 'R')
+            r++;
+        snprintf(second, sizeof second, "%s", r);
+    }
+    struct diag in = {0};
+    if (!units_parse_count(first, 0, max_n, n, &in))
+        return diag_fail(d, "%s", in.message);
+    *has_m = x != NULL;
+    if (x && !units_parse_count(second, 1, max_m, m, &in))
+        return diag_fail(d, "%s: %s", size_word, in.message);
+    return true;
+}
+
+static bool images_parse(struct scenario *s, const char *text, struct diag *d)
+{
+    uint64_t n = 0, m = 0;
+    bool has_m = false;
+    if (strcasecmp(text, "off") == 0)
+        text = "0";
+    if (!pair_parse(text, 1000, 1000000, "tokens", &n, &m, &has_m, d))
+        return diag_fail(d, "%s (2, or 2x576 for 2 images of 576 tokens)", d->message);
+    s->images = (uint32_t)n;
+    if (has_m)
+        s->image_tokens = (uint32_t)m;
+    if (n == 0)
+        s->image_tokens = 0;
+    return true;
+}
+
+static bool lora_parse(struct scenario *s, const char *text, struct diag *d)
+{
+    uint64_t n = 0, k = 0;
+    bool has_k = false;
+    if (strcasecmp(text, "off") == 0)
+        text = "0";
+    if (!pair_parse(text, LORA_SLOTS_MAX, LORA_RANK_MAX, "rank", &n, &k, &has_k, d))
+        return diag_fail(d, "%s (8, or 8x64 for 8 slots at rank 64)", d->message);
+    s->max_loras = (uint32_t)n;
+    if (has_k)
+        s->max_lora_rank = (uint32_t)k;
+    control_fit_knobs(s);
+    return true;
+}
+
 bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d)
 {
     uint64_t n = 0;
@@ -100,6 +158,12 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
     case CTRL_SPEC_TOKENS:
         if ((ok = units_parse_count(text, 0, SPEC_TOKENS_MAX, &n, &in)))
             s->spec_tokens = s->spec_method == SPEC_NONE ? 0 : (uint32_t)n;
+        break;
+    case CTRL_LORA: /* "off", "8" slots, or "8x64": 8 slots at rank 64 */
+        ok = lora_parse(s, text, &in);
+        break;
+    case CTRL_IMAGES: /* "2" images, or "2x576": 2 images of 576 tokens */
+        ok = images_parse(s, text, &in);
         break;
     default:
         ok = diag_fail(&in, "pick it from the list (Enter)");
@@ -232,6 +296,18 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
             snprintf(buf, size, "%u", s->spec_tokens);
         else
             snprintf(buf, size, "auto %u", r->spec.tokens);
+        break;
+    case CTRL_LORA:
+        if (s->max_loras == 0)
+            snprintf(buf, size, "off");
+        else
+            snprintf(buf, size, "%u x r%u", s->max_loras, lora_rank(s));
+        break;
+    case CTRL_IMAGES:
+        if (scenario_images(s) == 0)
+            snprintf(buf, size, "none");
+        else
+            snprintf(buf, size, "%u x %u tok", scenario_images(s), scenario_tokens_per_image(s));
         break;
     case CTRL_COUNT:
         buf[0] = '\0';

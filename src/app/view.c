@@ -376,7 +376,8 @@ static void draw_chart(const struct planner *p, struct rect r)
 /* The rows the pane shows first: the answer, then how it was reached. */
 static const char *const explain_order[] = {
     "users",        "users_slo",     "host_beyond",   "host_reload",   "host_recompute",
-    "host_restore",     "users_replica", "pool",           "budget",       "free",
+    "host_restore",     "users_replica", "pool",           "context",      "encoder_cache",
+    "lora",         "lora_slot",     "budget",       "free",
     "cache",        "units",         "units_per_user", "kv_per_user",  "state_per_user",
     "state_slots",  "kv_pool_after_state", "prefix",
     "kv_per_token", "kv_per_token_tp", "kv_per_layer", "state_conv", "state_ssm",
@@ -489,7 +490,8 @@ void view_draw(const struct planner *p)
         draw_summary(p, &l);
         draw_bar(p, l.bar);
         draw_chart(p, l.chart);
-        draw_explain(p, l.explain);
+        if (l.explain.h > 0)
+            draw_explain(p, l.explain);
         draw_status(p, l.status);
         view_keybar(l.keybar);
     }

@@ -8,8 +8,9 @@
 
 const enum role view_segment_roles[SEG_COUNT] = {
     [SEG_WEIGHTS] = ROLE_WEIGHTS, [SEG_RUNTIME] = ROLE_RUNTIME,     [SEG_DRAFT] = ROLE_DRAFT,
-    [SEG_STATE] = ROLE_STATE,     [SEG_PREFIX] = ROLE_PREFIX,       [SEG_USERS] = ROLE_KV,
-    [SEG_SPARE] = ROLE_REMAINDER, [SEG_RESERVED] = ROLE_HEADROOM};
+    [SEG_STATE] = ROLE_STATE,     [SEG_LORA] = ROLE_LORA,           [SEG_ENCODER] = ROLE_ENCODER,
+    [SEG_PREFIX] = ROLE_PREFIX,   [SEG_USERS] = ROLE_KV,            [SEG_SPARE] = ROLE_REMAINDER,
+    [SEG_RESERVED] = ROLE_HEADROOM};
 
 void view_fill_row(int y, int x, int w, enum role role)
 {

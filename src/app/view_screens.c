@@ -124,6 +124,7 @@ void view_draw_help(const struct planner *p)
     } else {
         static const char *const names[SEG_COUNT] = {
             [SEG_WEIGHTS] = "weights", [SEG_RUNTIME] = "runtime", [SEG_STATE] = "state",
+            [SEG_LORA] = "LoRA",       [SEG_ENCODER] = "encoder",
             [SEG_PREFIX] = "prefix",   [SEG_USERS] = "users",     [SEG_SPARE] = "spare",
             [SEG_RESERVED] = "reserved"};
         size_t n = (size_t)snprintf(legend, sizeof legend, "no colour:");

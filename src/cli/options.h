@@ -57,6 +57,10 @@ struct options {
     bool has_host_kv, has_hit_rate; /* the host memory tier (options_host.c) */
     uint64_t host_kv;
     double hit_rate;
+    bool has_max_loras;
+    uint32_t max_loras, max_lora_rank, lora_targets; /* 0 = not given */
+    bool has_images;
+    uint32_t images, image_tokens; /* image_tokens 0 = not given */
 };
 
 /* getopt_long values of the speculative-decoding options (options_spec.c). */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hosttier.h"
+#include "images.h"
 #include "policy.h"
 #include "speed.h"
 
@@ -204,6 +205,56 @@ static void weights_row(struct policy_ctx *c)
     }
 }
 
+/* The LoRA slots one GPU holds (core/lora.h): the modules' features, one
+ * slot, every slot. */
+static void lora_rows(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    const struct lora_cost *l = &r->lora;
+    if (l->bytes == 0)
+        return;
+    struct explain_row *row = explain_row_begin(c->x, "lora_features", "LoRA in+out", "per GPU");
+    int n = 0;
+    for (int i = 0; i < LORA_MODULES; i++) {
+        if (!(l->targets & (1u << i)))
+            continue;
+        explain_term(row, (long double)l->features[i], XU_COUNT, lora_module_name((enum lora_module)i));
+        if (n++ > 0)
+            explain_op(row, XOP_ADD);
+    }
+    explain_row_end(c->x, row, XU_COUNT, 0,
+                    r->tp > 1 ? "features of A (in) and B (out) per layer; q, k, v, gate, up split "
+                                "their output over TP, o and down their input"
+                              : "features of A (in) and B (out) per layer");
+    char bpv[48];
+    snprintf(bpv, sizeof bpv, "B (%s)", dtype_info(l->dtype)->name);
+    row = explain_row_begin(c->x, "lora_slot", "LoRA per slot", "per GPU");
+    if (r->pp > 1)
+        explain_ref(c->x, row, "stage_layers", "layers");
+    else
+        explain_term(row, l->layers, XU_COUNT, "layers");
+    explain_term(row, l->rank, XU_COUNT, s->max_lora_rank ? "max rank" : "max rank (default)");
+    explain_op(row, XOP_MUL);
+    explain_ref(c->x, row, "lora_features", "features");
+    explain_op(row, XOP_MUL);
+    const struct dtype_info *info = dtype_info(l->dtype);
+    explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
+                    s->model.experts ? "A and B of every layer; MoE experts carry none here"
+                                     : "A and B of every layer");
+    row = explain_row_begin(c->x, "lora", "LoRA slots", "per GPU");
+    explain_term(row, l->slots, XU_COUNT, s->engine.kind == ENGINE_SGLANG ? "max-loras-per-batch"
+                                                                          : "max-loras");
+    explain_ref(c->x, row, "lora_slot", "per slot");
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    s->engine.kind == ENGINE_SGLANG ? "LoRAMemoryPool, allocated before the KV pool"
+                    : s->engine.kind == ENGINE_VLLM ? "allocated with the model, outside the KV cache"
+                                                    : "held beside the weights");
+}
+
 /* The replica rows become the answer, or are multiplied by the replicas. */
 static void total_row(struct policy_ctx *c, const char *key, const char *replica_key,
                       const char *label, enum xunit unit)
@@ -348,6 +399,9 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     r->explain.count = 0;
     if (!scenario_validate(s, names, NULL, d))
         return false;
+    struct scenario with_images; /* image tokens join the context (core/images.h) */
+    images_apply(s, &with_images, r);
+    s = &with_images;
     r->profile = s->engine.kind;
     r->rule = s->engine.rule;
     r->names = names ? names : scenario_option_names;
@@ -454,11 +508,16 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
         r->avg_context_tokens += r->spec.tokens;
     }
     struct policy_ctx c = {&run, r, x};
+    if (s->max_loras)
+        lora_compute(s, attention_tp, r->tp, costed.model.layers, r->cost.kv_heads_per_gpu,
+                     &r->lora);
+    images_context_row(&c);
     if (kind != ENGINE_LLAMACPP)
         cost_rows(&c); /* llama.cpp writes its own: K and V cells of every head */
     policy_state_rows(&c, attention_tp);
     weights_row(&c);
     specdec_tokens_row(&c, s->context_tokens);
+    lora_rows(&c);
     switch (s->engine.kind) {
     case ENGINE_VLLM:
         policy_vllm(&c);
@@ -519,6 +578,8 @@ void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
     if (!r->weights_fit)
         return;
     bytes[SEG_RUNTIME] = r->runtime_bytes_per_gpu;
+    bytes[SEG_LORA] = r->lora.bytes;
+    bytes[SEG_ENCODER] = r->encoder_cache_bytes_per_gpu;
     uint64_t used = r->kv_used_bytes_per_gpu;
     bytes[SEG_PREFIX] = r->users_per_replica > 0 && used >= r->prefix_bytes_per_gpu
                             ? r->prefix_bytes_per_gpu
@@ -545,6 +606,10 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s)
         return r->spec.method == SPEC_MTP ? "MTP head" : "draft model";
     case SEG_STATE:
         return "users' state";
+    case SEG_LORA:
+        return "LoRA slots";
+    case SEG_ENCODER:
+        return "encoder cache";
     case SEG_PREFIX:
         return "shared prefix";
     case SEG_USERS:

@@ -16,6 +16,7 @@
 
 #include "explain.h"
 #include "kvcost.h"
+#include "lora.h"
 #include "scenario.h"
 #include "specdec.h"
 
@@ -51,6 +52,8 @@ enum segment {
     SEG_RUNTIME,  /* activations, CUDA graphs, buffers (engines) */
     SEG_DRAFT,    /* speculative decoding: the draft model's or the MTP layers' weights */
     SEG_STATE,    /* the users' fixed state (state-space and linear-attention layers) */
+    SEG_LORA,     /* LoRA adapter slots (core/lora.h) */
+    SEG_ENCODER,  /* vLLM's encoder cache for image embeddings (core/images.h) */
     SEG_PREFIX,   /* the shared prefix, stored once */
     SEG_USERS,    /* the users that fit */
     SEG_SPARE,    /* KV memory too small for one more user */
@@ -189,6 +192,12 @@ struct plan_result {
     uint64_t decode_step_bytes_per_gpu; /* read per decode step at max users */
     double decode_tokens_per_s_per_user; /* 0 when unknown or no user fits */
     uint64_t reservation_waste_bytes_per_gpu; /* full-context reservation - use at the average */
+    struct lora_cost lora;           /* LoRA slots on one GPU (lora.bytes 0: none) */
+    uint32_t images, tokens_per_image; /* per request (core/images.h) */
+    uint64_t image_tokens;           /* images x tokens per image, in context_tokens */
+    uint64_t text_tokens;            /* the context without them (--context) */
+    uint64_t encoder_cache_tokens;   /* vLLM V1: embeddings its encoder cache holds */
+    uint64_t encoder_cache_bytes_per_gpu;
 
     /* State layers (kvcost.h): one user's state as the profile allocates it,
      * the part of kv_used that is state, and the sequences a separate state

@@ -223,12 +223,13 @@ void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budge
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
     e->activation_bytes = activation;
+    /* LoRA slots (core/lora.h) are allocated before the engine sizes its KV
+     * cache: outside KV, like the weights (a logged non-KV figure has them) */
+    uint64_t held = kv_sat_add(kv_sat_add(r->weights_bytes_per_gpu, r->lora.bytes),
+                               r->encoder_cache_bytes_per_gpu);
     e->non_kv_bytes = f->non_kv_bytes ? f->non_kv_bytes
-                                      : kv_sat_add(kv_sat_add(r->weights_bytes_per_gpu, activation),
-                                                   runtime);
-    r->runtime_bytes_per_gpu = e->non_kv_bytes > r->weights_bytes_per_gpu
-                                   ? e->non_kv_bytes - r->weights_bytes_per_gpu
-                                   : 0;
+                                      : kv_sat_add(kv_sat_add(held, activation), runtime);
+    r->runtime_bytes_per_gpu = e->non_kv_bytes > held ? e->non_kv_bytes - held : 0;
     struct explain_row *row = explain_row_begin(c->x, "pool", "KV pool", "per GPU");
     long double pool;
     if (f->kv_memory_bytes) {
@@ -242,6 +243,14 @@ void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budge
         } else {
             policy_weights_term(c, row);
             explain_op(row, XOP_SUB);
+            if (r->lora.bytes) {
+                explain_ref(c->x, row, "lora", "LoRA slots");
+                explain_op(row, XOP_SUB);
+            }
+            if (r->encoder_cache_bytes_per_gpu) {
+                explain_ref(c->x, row, "encoder_cache", "encoder cache");
+                explain_op(row, XOP_SUB);
+            }
             if (c->x && explain_find(c->x, "activation"))
                 explain_ref(c->x, row, "activation", "activation peak");
             else

@@ -23,7 +23,9 @@ static void users_row(struct policy_ctx *c, const char *key, const char *label, 
     struct plan_result *r = c->r;
     struct explain_row *row = explain_row_begin(c->x, key, label, "per replica");
     if (!r->fits) {
-        explain_row_end(c->x, row, XU_COUNT, 0, "the weights do not fit: no KV pool");
+        explain_row_end(c->x, row, XU_COUNT, 0, r->weights_fit
+                        ? "the weights and LoRA slots leave no KV pool"
+                        : "the weights do not fit: no KV pool");
         return;
     }
     if (r->kv_pool_bytes_per_gpu <= prefix) {
@@ -51,11 +53,14 @@ void policy_generic(struct policy_ctx *c)
     uint64_t budget = mem - headroom;
     r->memory_bytes_per_gpu = mem;
     r->reserved_bytes_per_gpu = headroom;
-    r->weights_fit = r->fits = r->weights_bytes_per_gpu <= budget;
+    /* LoRA slots (core/lora.h) are held beside the weights */
+    uint64_t held = kv_sat_add(r->weights_bytes_per_gpu, r->lora.bytes);
+    r->weights_fit = r->weights_bytes_per_gpu <= budget;
+    r->fits = held <= budget;
     if (r->fits)
-        r->kv_pool_bytes_per_gpu = budget - r->weights_bytes_per_gpu;
+        r->kv_pool_bytes_per_gpu = budget - held;
     else
-        r->shortfall_bytes_per_gpu = r->weights_bytes_per_gpu - budget;
+        r->shortfall_bytes_per_gpu = held - budget;
 
     policy_user_bytes(c);
 
@@ -67,6 +72,10 @@ void policy_generic(struct policy_ctx *c)
     explain_op(row, XOP_SUB);
     policy_weights_term(c, row);
     explain_op(row, XOP_SUB);
+    if (r->lora.bytes) {
+        explain_ref(c->x, row, "lora", "LoRA slots");
+        explain_op(row, XOP_SUB);
+    }
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
 
     /* Every user reserves the full context. */
@@ -134,7 +143,9 @@ void policy_generic(struct policy_ctx *c)
     r->kv_tokens_per_replica = k->bytes_per_token ? r->kv_pool_bytes_per_gpu / k->bytes_per_token : 0;
     row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
     if (!r->fits) {
-        explain_row_end(c->x, row, XU_TOKENS, 0, "the weights do not fit: no KV pool");
+        explain_row_end(c->x, row, XU_TOKENS, 0, r->weights_fit
+                        ? "the weights and LoRA slots leave no KV pool"
+                        : "the weights do not fit: no KV pool");
         return;
     }
     explain_ref(c->x, row, "pool", "pool");

@@ -60,6 +60,16 @@ static void describe(struct policy_ctx *c)
                               " --speculative-algorithm EAGLE --speculative-num-steps %u"
                               " --speculative-eagle-topk 1 --speculative-num-draft-tokens %u",
                               r->spec.tokens, r->spec.tokens + 1);
+    if (r->lora.slots) {
+        char mods[128];
+        lora_targets_format(r->lora.targets, mods, sizeof mods);
+        for (char *p = mods; *p; p++)
+            if (*p == ',')
+                *p = ' ';
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-lora --max-loras-per-batch "
+                              "%u --max-lora-rank %u --lora-target-modules %s", r->lora.slots,
+                              r->lora.rank, mods);
+    }
     if (r->dp_attention && r->replicas > 1)
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
@@ -264,10 +274,8 @@ void policy_sglang(struct policy_ctx *c)
     policy_user_bytes(c);
     struct explain_row *row = explain_row_begin(c->x, "budget", "SGLang static", "per GPU");
     explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
-    if (f->mem_fraction_static > 0)
-        explain_term(row, e->fraction, XU_FRACTION, "mem-fraction-static");
-    else
-        explain_ref(c->x, row, "sglang_fraction", "mem-fraction-static");
+    /* the fraction as a value (the default's row above shows where it comes from) */
+    explain_term(row, e->fraction, XU_FRACTION, "mem-fraction-static");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ROUND);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);

@@ -4,6 +4,7 @@
  * Upstream: vllm/engine/arg_utils.py (defaults), vllm/v1/worker/gpu_worker.py
  * (determine_available_memory), vllm/v1/core/kv_cache_utils.py (blocks,
  * hybrid groups, maximum concurrency). */
+#include "images.h"
 #include "policy.h"
 
 #include <math.h>
@@ -60,6 +61,9 @@ static void describe(struct policy_ctx *c)
         n += (size_t)snprintf(extra + n, sizeof extra - n,
                               " --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":%u}'",
                               r->spec.tokens);
+    if (r->lora.slots)
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-lora --max-loras %u "
+                              "--max-lora-rank %u", r->lora.slots, r->lora.rank);
     if (r->replicas > 1 && v0) /* V0 had no data parallel: one server per replica */
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
@@ -183,6 +187,8 @@ void policy_vllm(struct policy_ctx *c)
 
     policy_user_bytes(c);
     uint64_t activation = activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, v0);
+    if (!v0) /* V1's encoder cache for image embeddings (core/images.h) */
+        images_encoder_cache(c, e->max_num_batched_tokens);
     struct explain_row *row = explain_row_begin(c->x, "budget", "vLLM budget", "per GPU");
     explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
     explain_term(row, e->fraction, XU_FRACTION, "gpu-memory-utilization");

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lora.h"
+
 const char *const scenario_option_names[SF_COUNT] = {
     [SF_GPU] = "--gpu",
     [SF_MODEL] = "--model",
@@ -42,6 +44,11 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_SPEC_TOKENS] = "--num-speculative-tokens",
     [SF_HOST_KV] = "--host-kv",
     [SF_PREFIX_HIT_RATE] = "--prefix-hit-rate",
+    [SF_MAX_LORAS] = "--max-loras",
+    [SF_MAX_LORA_RANK] = "--max-lora-rank",
+    [SF_LORA_TARGETS] = "--lora-target-modules",
+    [SF_IMAGES] = "--images",
+    [SF_IMAGE_TOKENS] = "--image-tokens",
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -59,6 +66,33 @@ void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
     s->block_tokens = DEFAULT_BLOCK_TOKENS;
     s->headroom_percent = 10.0;
     s->units = UNITS_GIB;
+}
+
+uint32_t scenario_images(const struct scenario *s)
+{
+    return s->images ? s->images : s->image_tokens ? 1 : 0;
+}
+
+uint32_t scenario_tokens_per_image(const struct scenario *s)
+{
+    return s->image_tokens ? s->image_tokens : s->model.image_tokens_per_image;
+}
+
+uint64_t scenario_image_tokens(const struct scenario *s)
+{
+    return (uint64_t)scenario_images(s) * scenario_tokens_per_image(s);
+}
+
+enum dtype scenario_compute_dtype(const struct scenario *s)
+{
+    switch (s->model.weight_dtype) {
+    case DTYPE_FP32:
+    case DTYPE_FP16:
+    case DTYPE_BF16:
+        return s->model.weight_dtype;
+    default:
+        return DTYPE_BF16;
+    }
 }
 
 enum dtype scenario_kv_dtype(const struct scenario *s)
@@ -235,6 +269,45 @@ static bool scenario_validate_spec(const struct scenario *s, const char *const *
     return true;
 }
 
+/* The LoRA slots: in range, and only where they are modelled (core/lora.h). */
+static bool lora_validate(const struct scenario *s, const char *const *n,
+                          enum scenario_field *field, struct diag *d)
+{
+    const struct model_spec *m = &s->model;
+    if (s->max_loras > LORA_SLOTS_MAX)
+        return fail(d, n, SF_MAX_LORAS, field, "%u slots is out of range (1 to %d)", s->max_loras,
+                    LORA_SLOTS_MAX);
+    if (s->max_lora_rank > LORA_RANK_MAX)
+        return fail(d, n, SF_MAX_LORA_RANK, field, "%u is out of range (1 to %d)",
+                    s->max_lora_rank, LORA_RANK_MAX);
+    if (s->lora_targets & ~(uint32_t)LORA_ALL)
+        return fail(d, n, SF_LORA_TARGETS, field, "unknown module");
+    if (s->max_loras == 0)
+        return true;
+    /* llama.cpp (common/common.cpp, common_init_from_params) loads each
+     * --lora FILE whole as given: there are no slots to reserve */
+    if (s->engine.kind == ENGINE_LLAMACPP)
+        return fail(d, n, SF_MAX_LORAS, field, "llama.cpp keeps no adapter slots: it loads each "
+                    "--lora FILE as given (add the files' size to %s)", n[SF_WEIGHTS]);
+    if (s->engine.kind == ENGINE_TRTLLM)
+        return fail(d, n, SF_MAX_LORAS, field, "TensorRT-LLM keeps adapters in its PEFT cache, "
+                    "sized from free memory: not modelled (--engine vllm or sglang)");
+    if (m->attention == ATTENTION_MLA)
+        return fail(d, n, SF_MAX_LORAS, field, "%s has MLA attention: LoRA on its low-rank "
+                    "projections is not modelled", m->name);
+    if (m->state_layers > 0)
+        return fail(d, n, SF_MAX_LORAS, field, "%s has state-space layers: LoRA on their "
+                    "projections is not modelled", m->name);
+    uint32_t t = s->lora_targets ? s->lora_targets : (uint32_t)LORA_ALL;
+    if (m->experts > 0 && s->lora_targets && (t & LORA_MLP))
+        return fail(d, n, SF_LORA_TARGETS, field, "the MLP of %s is MoE experts: LoRA on experts "
+                    "is not modelled (adapt q_proj,k_proj,v_proj,o_proj)", m->name);
+    if (m->experts == 0 && m->intermediate_size == 0 && (t & LORA_MLP))
+        return fail(d, n, SF_LORA_TARGETS, field, "%s gives no intermediate_size: adapt "
+                    "attention only (q_proj,k_proj,v_proj,o_proj)", m->name);
+    return true;
+}
+
 bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
                        enum scenario_field *field, struct diag *d)
 {
@@ -370,6 +443,20 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
     if (s->has_prefix_hit_rate && !(s->prefix_hit_rate >= 0 && s->prefix_hit_rate <= 1))
         return fail(d, n, SF_PREFIX_HIT_RATE, field, "%g is out of range (0 to 1)",
                     s->prefix_hit_rate);
+    if (!lora_validate(s, n, field, d))
+        return false;
+    if (s->images > 1000)
+        return fail(d, n, SF_IMAGES, field, "%u is out of range (1 to 1,000 a request)", s->images);
+    if (s->image_tokens > 1000000)
+        return fail(d, n, SF_IMAGE_TOKENS, field, "%u is out of range (1 to 1,000,000 an image)",
+                    s->image_tokens);
+    if (s->images && scenario_tokens_per_image(s) == 0)
+        return fail(d, n, SF_IMAGES, field, "%s gives no tokens per image: give %s T", m->name,
+                    n[SF_IMAGE_TOKENS]);
+    if (s->context_tokens + scenario_image_tokens(s) > TOKENS_MAX)
+        return fail(d, n, SF_IMAGES, field, "%llu image tokens and %s %llu pass %llu tokens",
+                    (ull)scenario_image_tokens(s), n[SF_CONTEXT], (ull)s->context_tokens,
+                    (ull)TOKENS_MAX);
     struct diag inner = {0};
     if (!spec_model_validate(m, &inner))
         return fail(d, n, SF_MODEL, field, "%s: %s", m->id, inner.message);

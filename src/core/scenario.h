@@ -73,6 +73,14 @@ struct scenario {
     uint64_t host_kv_bytes;
     bool has_prefix_hit_rate;  /* the share of returning users found in host memory, given */
     double prefix_hit_rate;    /* 0 to 1 */
+    /* LoRA adapter slots held on every GPU (vLLM --max-loras, SGLang
+     * --max-loras-per-batch); 0 = no LoRA. */
+    uint32_t max_loras;
+    uint32_t max_lora_rank;    /* 0 = 16, vLLM's default */
+    uint32_t lora_targets;     /* bits of enum lora_module; 0 = the engine's default */
+    /* Images in every request: their tokens add to each user's context. */
+    uint32_t images;           /* per request; 0 = none (1 when image_tokens is given) */
+    uint32_t image_tokens;     /* per image; 0 = the model's image_tokens_per_image */
 };
 
 /* The fields validation can name. */
@@ -114,6 +122,11 @@ enum scenario_field {
     SF_SPEC_TOKENS,
     SF_HOST_KV,
     SF_PREFIX_HIT_RATE,
+    SF_MAX_LORAS,
+    SF_MAX_LORA_RANK,
+    SF_LORA_TARGETS,
+    SF_IMAGES,
+    SF_IMAGE_TOKENS,
     SF_COUNT
 };
 
@@ -159,6 +172,16 @@ uint64_t scenario_replicated_bytes(const struct scenario *s);
 uint32_t scenario_tp(const struct scenario *s);
 uint32_t scenario_pp(const struct scenario *s);
 uint32_t scenario_replicas(const struct scenario *s);
+
+/* Images per request (images, or 1 when only image_tokens is given), the
+ * tokens of one (image_tokens, or the model's), and of all of them. */
+uint32_t scenario_images(const struct scenario *s);
+uint32_t scenario_tokens_per_image(const struct scenario *s);
+uint64_t scenario_image_tokens(const struct scenario *s);
+
+/* The model's compute precision: its own when fp32/fp16/bf16, bf16 for a
+ * quantized checkpoint (LoRA buffers, encoder outputs). */
+enum dtype scenario_compute_dtype(const struct scenario *s);
 
 /* The tokens in use on average (avg_context_tokens, or the context). */
 uint64_t scenario_avg_tokens(const struct scenario *s);

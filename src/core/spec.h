@@ -109,6 +109,9 @@ struct model_spec {
     enum dtype state_dtype;          /* the recurrent state as the config asks; AUTO = the model's */
     char state_kind[SPEC_ID_MAX / 4]; /* "mamba2", "gated-deltanet", "mamba" */
     bool state_parallel; /* Falcon-H1: the state layers are also attention layers (side by side) */
+    /* Vision models: the tokens one image takes in the prompt when the config
+     * fixes it (Gemma 3's mm_tokens_per_image); 0 = none or it varies. */
+    uint32_t image_tokens_per_image;
 };
 
 /* Layers that keep KV: all but the state and plain layers (all but the

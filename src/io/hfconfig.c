@@ -411,6 +411,12 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     m->attention_heads = (uint32_t)a->heads;
     m->vocab_size = (uint32_t)a->vocab;
     m->intermediate_size = (uint32_t)a->intermediate;
+    /* Gemma 3's config fixes the tokens of one image (mm_tokens_per_image) */
+    if (!jsonread_u32(&r, root, "mm_tokens_per_image", false, 1, 1000000,
+                      &m->image_tokens_per_image, d)) {
+        cJSON_Delete(root);
+        return false;
+    }
     m->max_context_tokens = a->max_positions ? a->max_positions : 2048;
     if (a->max_positions == 0)
         note(h, "no max_position_embeddings: assumed 2,048 tokens");

@@ -115,7 +115,9 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
         !jsonread_u32(r, o, "vocab_size", false, 1, 100000000, &m->vocab_size, d) ||
         !jsonread_u32(r, o, "intermediate_size", false, 1, 100000000, &m->intermediate_size, d) ||
         !jsonread_u32(r, o, "num_nextn_predict_layers", false, 0, 64, &m->nextn_layers, d) ||
-        !jsonread_u64(r, o, "mtp_params", false, 1, big, &m->mtp_params, d))
+        !jsonread_u64(r, o, "mtp_params", false, 1, big, &m->mtp_params, d) ||
+        !jsonread_u32(r, o, "image_tokens_per_image", false, 1, 1000000,
+                      &m->image_tokens_per_image, d))
         return false;
     if ((m->nextn_layers > 0) != (m->mtp_params > 0))
         return jsonread_fail(r, d, "mtp_params: give it with num_nextn_predict_layers (both or neither)");
@@ -341,6 +343,8 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         jsonout_uint(&o, "num_nextn_predict_layers", m->nextn_layers);
         jsonout_uint(&o, "mtp_params", m->mtp_params);
     }
+    if (m->image_tokens_per_image)
+        jsonout_uint(&o, "image_tokens_per_image", m->image_tokens_per_image);
     if (m->experts) {
         struct jsonout e = jsonout_begin();
         jsonout_uint(&e, "experts", m->experts);

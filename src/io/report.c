@@ -50,7 +50,7 @@ static void layout_text(const struct plan_result *r, char *buf, size_t size)
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
 {
     char ctx[32], n[32], paged[32], avg[32], left[32], per[32];
-    units_format_int(s->context_tokens, ctx, sizeof ctx);
+    units_format_int(r->context_tokens, ctx, sizeof ctx); /* with any image tokens */
     units_format_int(r->max_users, n, sizeof n);
     units_format_int(r->max_users_paged, paged, sizeof paged);
     units_format_int(r->avg_context_tokens, avg, sizeof avg);
@@ -81,7 +81,7 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
         int len = snprintf(buf, size, "%s user%s fit%s at %s tokens each%s%s%s", n,
                            r->max_users == 1 ? "" : "s", r->max_users == 1 ? "s" : "", ctx,
                            engine ? " under " : "", engine ? profile : "", rep);
-        if (r->avg_context_tokens < s->context_tokens && r->profile != ENGINE_LLAMACPP && len > 0 &&
+        if (r->avg_context_tokens < r->context_tokens && r->profile != ENGINE_LLAMACPP && len > 0 &&
             (size_t)len < size)
             len += snprintf(buf + len, size - (size_t)len, "; %s with paging at %s tokens in use",
                             paged, avg);
@@ -137,7 +137,7 @@ static int service_inputs(const struct scenario *s, const struct plan_result *r,
     label[n] = "Concurrency";
     snprintf(value[n++], 320, "%s user%s decoding at once (%s)", a, sp->concurrency == 1 ? "" : "s",
              s->concurrency ? "--concurrency" : "all that fit");
-    units_format_int(s->prompt_tokens ? s->prompt_tokens : s->context_tokens, a, sizeof a);
+    units_format_int(sp->prompt_tokens, a, sizeof a); /* with any image tokens */
     label[n] = "Prompt";
     snprintf(value[n++], 320, "%s tokens (%s)", a, s->prompt_tokens ? "--prompt" : "the context");
     label[n] = "Min tok/s";
@@ -179,6 +179,35 @@ static void print_service_inputs(FILE *out, const struct scenario *s, const stru
         else
             fprintf(out, "  %-14s %s\n", label[i], value[i]);
     }
+}
+
+/* "4 slots x rank 16, bf16, on q_proj,...,down_proj (--max-loras)", or false when no LoRA. */
+static bool lora_text(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
+{
+    if (r->lora.slots == 0)
+        return false;
+    char mods[128];
+    lora_targets_format(r->lora.targets, mods, sizeof mods);
+    snprintf(buf, size, "%u slot%s x rank %u, %s, on %s (%s%s)", r->lora.slots,
+             r->lora.slots == 1 ? "" : "s", r->lora.rank, dtype_info(r->lora.dtype)->name, mods,
+             s->engine.kind == ENGINE_SGLANG ? "--max-loras-per-batch" : "--max-loras",
+             s->lora_targets ? ", --lora-target-modules"
+             : s->model.experts ? "; the MoE experts carry none" : "");
+    return true;
+}
+
+/* "4 images x 256 tokens = 1,024 tokens per user, added to the context", or false. */
+static bool images_text(const struct plan_result *r, char *buf, size_t size)
+{
+    if (r->image_tokens == 0)
+        return false;
+    char per[32], all[32], with[32];
+    units_format_int(r->tokens_per_image, per, sizeof per);
+    units_format_int(r->image_tokens, all, sizeof all);
+    units_format_int(r->context_tokens, with, sizeof with);
+    snprintf(buf, size, "%u image%s x %s tokens = %s tokens per user, added to the context "
+             "(%s in all)", r->images, r->images == 1 ? "" : "s", per, all, with);
+    return true;
 }
 
 bool report_is_speed_row(const struct explain_row *row)
@@ -279,6 +308,8 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     units_format_int(r->avg_context_tokens, c, sizeof c);
     fprintf(out, "  %-14s %s tokens per user; shared prefix %s; %s in use on average\n", "Context",
             a, b, c);
+    if (images_text(r, line, sizeof line))
+        fprintf(out, "  %-14s %s\n", "Images", line);
     fprintf(out, "  %-14s weights %s, KV cache %s (%s)\n", "Precision",
             plan_weights_label(r), dtype_info(r->kv_dtype)->name,
             dtype_info(r->kv_dtype)->description);
@@ -291,6 +322,8 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
         spec_text(s, r, line, sizeof line);
         fprintf(out, "  %-14s %s\n", "Speculative", line);
     }
+    if (lora_text(s, r, line, sizeof line))
+        fprintf(out, "  %-14s %s\n", "LoRA", line);
     print_service_inputs(out, s, r, false);
     if (r->host.present) {
         host_input(s, line, sizeof line);
@@ -328,7 +361,8 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
             r->profile != ENGINE_GENERIC ? ", of the CUDA total" : "");
     for (int i = 0; i < SEG_COUNT; i++) {
         total += seg[i];
-        if ((i == SEG_RUNTIME || i == SEG_DRAFT || i == SEG_STATE) && seg[i] == 0)
+        if ((i == SEG_RUNTIME || i == SEG_DRAFT || i == SEG_STATE || i == SEG_LORA ||
+             i == SEG_ENCODER) && seg[i] == 0)
             continue;
         units_format_bytes(seg[i], u, a, sizeof a);
         double pct = r->memory_bytes_per_gpu
@@ -368,6 +402,8 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     fprintf(out, "| Model | %s |\n", s->model.name);
     units_format_int(s->context_tokens, a, sizeof a);
     fprintf(out, "| Context | %s tokens |\n", a);
+    if (images_text(r, line, sizeof line))
+        fprintf(out, "| Images | %s |\n", line);
     units_format_int(s->prefix_tokens, a, sizeof a);
     fprintf(out, "| Shared prefix | %s tokens |\n", a);
     units_format_int(r->avg_context_tokens, a, sizeof a);
@@ -382,6 +418,8 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         spec_text(s, r, line, sizeof line);
         fprintf(out, "| Speculative | %s (%s) |\n", line, spec_speed_note);
     }
+    if (lora_text(s, r, line, sizeof line))
+        fprintf(out, "| LoRA | %s |\n", line);
     print_service_inputs(out, s, r, true);
     if (r->host.present) {
         host_input(s, line, sizeof line);
@@ -622,5 +660,18 @@ void report_command_line(const struct scenario *s, char *buf, size_t size)
         ADD(" --host-kv %s", size_arg(s->host_kv_bytes, t, sizeof t));
     if (s->has_prefix_hit_rate && s->host_kv_bytes) /* the CLI refuses it without a tier */
         ADD(" --prefix-hit-rate %g", s->prefix_hit_rate);
+    if (s->max_loras)
+        ADD(" --max-loras %u", s->max_loras);
+    if (s->max_lora_rank)
+        ADD(" --max-lora-rank %u", s->max_lora_rank);
+    if (s->lora_targets) {
+        char mods[128];
+        lora_targets_format(s->lora_targets, mods, sizeof mods);
+        ADD(" --lora-target-modules %s", mods);
+    }
+    if (s->images)
+        ADD(" --images %u", s->images);
+    if (s->image_tokens)
+        ADD(" --image-tokens %u", s->image_tokens);
 #undef ADD
 }

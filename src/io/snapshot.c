@@ -137,6 +137,18 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
         tmp.has_prefix_hit_rate = true;
         ok = jsonread_double(sr, so, "prefix_hit_rate", true, 0.0, 1.0, &tmp.prefix_hit_rate, d);
     }
+    /* LoRA slots (core/lora.h): absent from older snapshots, which keep none */
+    char mods[160] = "";
+    ok = ok && jsonread_u32(sr, so, "max_loras", false, 1, LORA_SLOTS_MAX, &tmp.max_loras, d) &&
+         jsonread_u32(sr, so, "max_lora_rank", false, 1, LORA_RANK_MAX, &tmp.max_lora_rank, d) &&
+         jsonread_string(sr, so, "lora_target_modules", false, mods, sizeof mods, d);
+    ok = ok && jsonread_u32(sr, so, "images", false, 1, 1000, &tmp.images, d) &&
+         jsonread_u32(sr, so, "image_tokens", false, 1, 1000000, &tmp.image_tokens, d);
+    if (ok && mods[0]) {
+        struct diag in = {0};
+        if (!lora_targets_parse(mods, &tmp.lora_targets, &in))
+            ok = jsonread_fail(sr, d, "lora_target_modules: %s", in.message);
+    }
     ok = ok && jsonread_u64(sr, so, "concurrency", false, 1, 100000000, &tmp.concurrency, d) &&
          jsonread_u64(sr, so, "prompt_tokens", false, 1, TOKENS_MAX, &tmp.prompt_tokens, d) &&
          jsonread_double(sr, so, "min_tokens_per_s", false, 0.001, 1e6, &tmp.min_tokens_per_s, d) &&

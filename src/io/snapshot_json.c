@@ -205,6 +205,19 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_uint(&o, "host_kv_bytes", s->host_kv_bytes);
     if (s->has_prefix_hit_rate)
         jsonout_double(&o, "prefix_hit_rate", s->prefix_hit_rate);
+    if (s->max_loras)
+        jsonout_uint(&o, "max_loras", s->max_loras);
+    if (s->max_lora_rank)
+        jsonout_uint(&o, "max_lora_rank", s->max_lora_rank);
+    if (s->lora_targets) {
+        char mods[128];
+        lora_targets_format(s->lora_targets, mods, sizeof mods);
+        jsonout_string(&o, "lora_target_modules", mods);
+    }
+    if (s->images)
+        jsonout_uint(&o, "images", s->images);
+    if (s->image_tokens)
+        jsonout_uint(&o, "image_tokens", s->image_tokens);
     return jsonout_end(&o);
 }
 
@@ -335,6 +348,21 @@ static cJSON *result_json(const struct plan_result *r)
         jsonout_uint(&so, "used_bytes_per_gpu", r->state_used_bytes_per_gpu);
         jsonout_uint(&so, "slots_per_replica", r->state_slots_per_replica);
         jsonout_object(&o, "state", jsonout_end(&so));
+    }
+    if (r->lora.slots) {
+        jsonout_uint(&o, "lora_slots", r->lora.slots);
+        jsonout_uint(&o, "lora_rank", r->lora.rank);
+        jsonout_uint(&o, "lora_features_per_layer", r->lora.features_sum);
+        jsonout_uint(&o, "lora_slot_bytes_per_gpu", r->lora.slot_bytes);
+        jsonout_uint(&o, "lora_bytes_per_gpu", r->lora.bytes);
+    }
+    if (r->image_tokens) {
+        jsonout_uint(&o, "images", r->images);
+        jsonout_uint(&o, "tokens_per_image", r->tokens_per_image);
+        jsonout_uint(&o, "image_tokens", r->image_tokens);
+        jsonout_uint(&o, "text_tokens", r->text_tokens);
+        jsonout_uint(&o, "encoder_cache_tokens", r->encoder_cache_tokens);
+        jsonout_uint(&o, "encoder_cache_bytes_per_gpu", r->encoder_cache_bytes_per_gpu);
     }
     cJSON *warnings = cJSON_CreateArray();
     for (uint32_t bit = 1; warnings && bit != 0 && bit <= WARN_LAST; bit <<= 1) {

@@ -31,6 +31,8 @@ static const struct role_def defs[ROLE_COUNT] = {
     [ROLE_OVER] = {COLOR_RED, -1, A_BOLD, A_BOLD, "X", "X"},
     [ROLE_TRACK] = {COLOR_WHITE, -1, A_DIM, A_DIM, "\u2500", "-"},
     [ROLE_DRAFT] = {COLOR_BLUE, -1, A_BOLD, 0, "\u2590", "&"},
+    [ROLE_LORA] = {COLOR_MAGENTA, -1, A_BOLD, 0, "\u259e", "~"},
+    [ROLE_ENCODER] = {COLOR_CYAN, -1, A_BOLD, 0, "\u2580", "@"},
 };
 
 void roles_init(bool color, bool utf8)
@@ -70,7 +72,8 @@ const char *role_glyph(enum role r)
 {
     if (r < 0 || r >= ROLE_COUNT)
         return " ";
-    if (use_color && ((r >= ROLE_WEIGHTS && r <= ROLE_OVER && r != ROLE_HEADROOM) || r == ROLE_DRAFT))
+    if (use_color && ((r >= ROLE_WEIGHTS && r <= ROLE_OVER && r != ROLE_HEADROOM) || r == ROLE_DRAFT ||
+                      r == ROLE_STATE || r == ROLE_LORA || r == ROLE_ENCODER))
         return use_utf8 ? "\u2588" : "#";
     return use_utf8 ? defs[r].glyph_utf8_mono : defs[r].glyph_ascii;
 }

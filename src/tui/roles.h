@@ -26,6 +26,8 @@ enum role {
     ROLE_TRACK,
     ROLE_DRAFT, /* a bar segment: the draft model's weights (appended: pair numbers stay) */
     ROLE_STATE, /* the users' fixed state of state-space layers */
+    ROLE_LORA, /* the bar's LoRA slots */
+    ROLE_ENCODER, /* the bar's encoder cache */
     ROLE_COUNT
 };
 

@@ -142,6 +142,52 @@ expect 0 "Speed (64 users decoding at once; MBU 0.55, MFU 0.50)" plan --model ll
 expect 0 "+ 11.49 GiB attention and embedding" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
 expect 0 "64 users fit at 32,768 tokens" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention --context 32k
 expect 2 "--enable-dp-attention: spreads requests over the TP ranks: it needs --tp above 1" plan --model deepseek-v3 --engine sglang --gpu h200 --gpus 2 --tp 1 --enable-dp-attention
+# LoRA slots (core/lora.h): 32 layers x 16 rank x 81,920 features x 2 B = 80 MiB a slot
+expect 0 "= 83,886,080 B (80 MiB) per GPU" plan --model llama-3.1-8b --engine vllm --max-loras 4
+expect 0 "= 320.00 MiB per GPU" plan --model llama-3.1-8b --engine vllm --max-loras 4
+expect 0 "--enable-lora --max-loras 4 --max-lora-rank 16" plan --model llama-3.1-8b --engine vllm --max-loras 4
+expect 0 "LoRA slots           320.00 MiB    0.4 %" plan --model llama-3.1-8b --max-loras 4
+expect 0 '"lora_bytes_per_gpu":	335544320' plan --model llama-3.1-8b --max-loras 4 --format json
+expect 0 '"max_loras":	4' plan --model llama-3.1-8b --max-loras 4 --format json
+expect 0 "| LoRA | 4 slots x rank 16" plan --model llama-3.1-8b --max-loras 4 --format markdown
+expect 0 "--max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj v_proj" plan --engine sglang --max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj,v_proj
+expect 0 "the MoE experts carry none" plan --model mixtral-8x7b --gpus 2 --max-loras 2
+expect 2 "--max-loras: llama.cpp keeps no adapter slots" plan --engine llama.cpp --max-loras 2
+expect 2 "--max-loras: TensorRT-LLM keeps adapters in its PEFT cache" plan --engine trtllm --max-loras 2
+expect 2 "--max-loras: DeepSeek-V3 / R1 has MLA attention" plan --model deepseek-v3 --gpu h200 --gpus 8 --max-loras 2
+expect 2 "--lora-target-modules: the MLP of Mixtral 8x7B is MoE experts" plan --model mixtral-8x7b --gpus 2 --max-loras 2 --lora-target-modules all
+expect 2 "--lora-target-modules: 'lm_head' is not a module" plan --max-loras 2 --lora-target-modules q_proj,lm_head
+expect 2 "--max-lora-rank: sizes LoRA slots: give --max-loras N too" plan --max-lora-rank 32
+expect 2 "--max-loras: " plan --max-loras 5000
+expect 2 "--max-lora-rank: " plan --max-loras 1 --max-lora-rank 0
+# images (core/images.h): Gemma 3's config gives 256 tokens an image; 2 images add 512 tokens,
+# and vLLM V1 holds max(8,192 batched, 256) x 5,376 hidden x 2 B = 88,080,384 B of encoder cache
+expect 0 "at 8,704 tokens each" plan --model gemma-3-27b --images 2 --engine vllm
+expect 0 "2 images x 256 tokens = 512 tokens per user, added to the context" plan --model gemma-3-27b --images 2
+expect 0 "= 84.00 MiB per GPU" plan --model gemma-3-27b --images 2 --engine vllm
+expect 0 "encoder cache         84.00 MiB" plan --model gemma-3-27b --images 2 --engine vllm
+expect 0 '"encoder_cache_bytes_per_gpu":	88080384' plan --model gemma-3-27b --images 2 --engine vllm --format json
+expect 0 "| Images | 2 images x 256 tokens" plan --model gemma-3-27b --images 2 --format markdown
+expect 0 "--max-model-len 9216" plan --model llama-3.1-8b --engine vllm --image-tokens 1024
+expect 2 "--images: Llama 3.1 8B gives no tokens per image: give --image-tokens T" plan --images 2
+expect 2 "--images: " plan --model gemma-3-27b --images 5000
+expect 2 "--image-tokens: " plan --model gemma-3-27b --image-tokens 0
+# the planner's Images control (vision models): Up five times from Context wraps to it
+expect 0 "2 x 256 tok" --model gemma-3-27b --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>"
+expect 0 "3 x 576 tok" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>"
+expect 0 "--images 3 --image-tokens 576" --model gemma-3-27b --dump-screen - --size 200x40 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>y"
+expect 0 "Images: '3y' is not a whole number" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3y<Enter>"
+# a snapshot keeps the slots; a bad module is named with its file, line and field
+"$K" plan --max-loras 2 --lora-target-modules q_proj --export "$T/lora.json" > /dev/null 2>&1
+sed 's/"lora_target_modules":	"q_proj"/"lora_target_modules":	"q_proj,bogus"/' "$T/lora.json" > "$T/lora-bad.json"
+expect 0 "2 slots x rank 16, bf16, on q_proj" plan --load "$T/lora.json"
+expect 2 "lora_target_modules: 'bogus' is not a module" plan --load "$T/lora-bad.json"
+# the planner's LoRA control: Up five times from Context wraps to it; "4x32" is 4 slots at rank 32
+expect 0 "4 x r32" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>4x32<Enter>"
+expect 0 "= 640.00 MiB per GPU" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>4x32<Enter>"
+expect 0 "LoRA: rank: '9999' is not a whole number from 1 to 1024" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>4x9999<Enter>"
+expect 0 "2 x r16" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>"
+expect 0 "--max-loras 2" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>y"
 # a damaged session is refused whole, by plan and by the planner, never opened in part
 "$K" --dump-screen /dev/null --keys "ne$T/sess.json<Enter>" > /dev/null 2>&1
 sed 's/"current":	1/"current":	7/' "$T/sess.json" > "$T/sess-bad.json"

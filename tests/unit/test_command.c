@@ -55,6 +55,11 @@ static void same(const struct scenario *a, const char *line)
     assert_true(a->price_usd_per_hour == b.price_usd_per_hour);
     assert_int_equal(a->dp_attention, b.dp_attention);
     assert_int_equal(a->expert_parallel, b.expert_parallel);
+    assert_int_equal(a->max_loras, b.max_loras);
+    assert_int_equal(a->max_lora_rank, b.max_lora_rank);
+    assert_int_equal(a->lora_targets, b.lora_targets);
+    assert_int_equal(a->images, b.images);
+    assert_int_equal(a->image_tokens, b.image_tokens);
     assert_int_equal(a->concurrency, b.concurrency);
     assert_int_equal(a->prompt_tokens, b.prompt_tokens);
     assert_true(a->min_tokens_per_s == b.min_tokens_per_s);
@@ -228,6 +233,38 @@ static void speculative_decoding_round_trips(void **state)
     check(&s);
 }
 
+static void lora_slots_round_trip(void **state)
+{
+    (void)state;
+    struct scenario s = base("h100-sxm", "llama-3.1-8b");
+    s.engine.kind = ENGINE_VLLM;
+    s.max_loras = 4;
+    check(&s);
+    s.max_lora_rank = 64;
+    s.lora_targets = LORA_ATTENTION | (1u << LORA_DOWN);
+    check(&s);
+    s.engine.kind = ENGINE_SGLANG;
+    s.gpus = 2;
+    s.tp = 2;
+    check(&s);
+}
+
+static void images_round_trip(void **state)
+{
+    (void)state;
+    struct scenario s = base("h100-sxm", "gemma-3-27b");
+    s.engine.kind = ENGINE_VLLM;
+    s.images = 3;
+    check(&s);
+    s.image_tokens = 300;
+    s.prompt_tokens = 4096;
+    s.avg_context_tokens = 4096;
+    check(&s);
+    s = base("h100-sxm", "llama-3.1-8b");
+    s.image_tokens = 576; /* one image a request */
+    check(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +274,8 @@ int main(void)
         cmocka_unit_test(every_knob_round_trips),
         cmocka_unit_test(engine_flags_round_trip),
         cmocka_unit_test(the_host_tier_round_trips),
+        cmocka_unit_test(lora_slots_round_trip),
+        cmocka_unit_test(images_round_trip),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -161,7 +161,7 @@ static void check_rows(const struct scenario *s, const struct plan_result *r, co
 static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
 {
     (void)state;
-    int scenarios = 0, monotone = 0;
+    int scenarios = 0, monotone = 0, most_rows = 0;
     static struct plan_result r, longer;
     for (size_t mi = 0; mi < cat.model_count; mi++) {
         const struct model_spec *m = &cat.models[mi].spec;
@@ -216,6 +216,19 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                         s.has_prefix_hit_rate = next(2) == 0;
                         s.prefix_hit_rate = (double)next(101) / 100.0;
                     }
+                    /* LoRA slots where they are modelled (core/lora.h) */
+                    if ((engine == ENGINE_GENERIC || engine == ENGINE_VLLM ||
+                         engine == ENGINE_SGLANG) && m->attention != ATTENTION_MLA &&
+                        m->state_layers == 0 && next(4) == 0) {
+                        s.max_loras = (uint32_t)(1 + next(16));
+                        s.max_lora_rank = 8u << next(5);
+                    }
+                    /* images in every request (core/images.h) */
+                    if (next(5) == 0) {
+                        s.images = (uint32_t)(1 + next(8));
+                        if (m->image_tokens_per_image == 0 || next(2) == 0)
+                            s.image_tokens = (uint32_t)(64 + next(2048));
+                    }
                     struct diag d = {0};
                     char what[200];
                     snprintf(what, sizeof what,
@@ -230,6 +243,8 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     if (r.explain.count >= EXPLAIN_ROWS_MAX)
                         fail_msg("%s: %d explain rows fill the %d slots", what, r.explain.count,
                                  EXPLAIN_ROWS_MAX);
+                    if (r.explain.count > most_rows)
+                        most_rows = r.explain.count;
                     scenarios++;
                     /* users never rise when the context doubles */
                     if (scenarios % 7 == 0) {
@@ -248,8 +263,8 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
             }
         }
     }
-    printf("explain: %d scenarios, %d rows checked, %d context doublings\n", scenarios,
-           checked_rows, monotone);
+    printf("explain: %d scenarios, %d rows checked, %d context doublings, at most %d rows\n",
+           scenarios, checked_rows, monotone, most_rows);
     assert_true(scenarios >= 10000);
 }
 

@@ -573,9 +573,56 @@ static void layouts_past_one_node_round_trip_and_stay_out_when_unset(void **stat
     catalog_free(&c);
 }
 
+static void lora_slots_round_trip_and_stay_out_when_unset(void **state)
+{
+    (void)state;
+    struct catalog c;
+    catalog_init(&c);
+    struct diag d = {0};
+    assert_true(catalog_load_embedded(&c, &d));
+    struct scenario s, back;
+    struct plan_result r;
+    scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec,
+                     &catalog_find_model(&c, "llama-3.1-8b")->spec);
+    assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
+    char *json = snapshot_to_json(&s, &r, "kvplan test");
+    assert_null(strstr(json, "lora")); /* unset: older readers see nothing new */
+    free(json);
+    s.engine.kind = ENGINE_VLLM;
+    s.max_loras = 4;
+    s.max_lora_rank = 32;
+    s.lora_targets = LORA_ATTENTION;
+    assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+    json = snapshot_to_json(&s, &r, "kvplan test");
+    assert_non_null(strstr(json, "\"max_loras\":\t4"));
+    assert_non_null(strstr(json, "\"lora_target_modules\":\t\"q_proj,k_proj,v_proj,o_proj\""));
+    /* 32 layers x 32 x (8,192 + 5,120 + 5,120 + 8,192) x 2 B = 54,525,952 B a slot */
+    assert_non_null(strstr(json, "\"lora_slot_bytes_per_gpu\":\t54525952"));
+    if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
+        fail_msg("%s", d.message);
+    assert_int_equal(back.max_loras, 4);
+    assert_int_equal(back.max_lora_rank, 32);
+    assert_int_equal(back.lora_targets, LORA_ATTENTION);
+    free(json);
+    /* images: the scenario keeps its knobs, the result its tokens and cache */
+    s.images = 2;
+    s.image_tokens = 576;
+    assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+    json = snapshot_to_json(&s, &r, "kvplan test");
+    assert_non_null(strstr(json, "\"image_tokens\":\t576"));
+    assert_non_null(strstr(json, "\"image_tokens\":\t1152"));
+    if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
+        fail_msg("%s", d.message);
+    assert_int_equal(back.images, 2);
+    assert_int_equal(back.image_tokens, 576);
+    free(json);
+    catalog_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lora_slots_round_trip_and_stay_out_when_unset),
         cmocka_unit_test(a_valid_model_preset_parses),
         cmocka_unit_test(preset_errors_name_file_line_column_and_field),
         cmocka_unit_test(unknown_fields_are_ignored),

@@ -1,0 +1,196 @@
+/* options_apply: the parsed options made a scenario: the catalogue with any
+ * --presets directories, a snapshot or the defaults, then each option given. */
+#include "options.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "io/calibration.h"
+#include "io/fileio.h"
+#include "io/localgpu.h"
+#include "io/snapshot.h"
+
+bool options_load_catalog(const struct options *o, struct catalog *c, struct diag *d)
+{
+    for (int i = 0; i < o->preset_dir_count; i++)
+        if (!fileio_is_dir(o->preset_dirs[i]))
+            return diag_fail(d, "--presets: '%s' is not a directory", o->preset_dirs[i]);
+    return catalog_load_all(c, o->preset_dirs, (size_t)o->preset_dir_count, d);
+}
+
+bool options_load(const struct options *o, struct catalog *c, struct scenario *s,
+                  struct diag *d)
+{
+    catalog_init(c);
+    if (options_load_catalog(o, c, d) && options_scenario(o, c, s, d))
+        return true;
+    catalog_free(c);
+    return false;
+}
+
+bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
+                      struct diag *d)
+{
+    if (o->scenario_label && !o->load_path)
+        return diag_fail(d, "--scenario: names a scenario of a session given with --load");
+    if (o->load_path && o->scenario_label) {
+        static struct snapshot_session ss;
+        if (!snapshot_load_session(o->load_path, &ss, d))
+            return false;
+        int i = snapshot_session_find(&ss, o->scenario_label);
+        if (i < 0) {
+            char names[256] = "";
+            size_t n = 0;
+            for (int k = 0; k < ss.count && n < sizeof names; k++)
+                n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s'", k ? ", " : "",
+                                      ss.entry[k].label);
+            if (ss.count == 1)
+                return diag_fail(d, "--scenario: '%s' is not in %s: it holds one scenario, "
+                                 "named %s after the file (or load it without --scenario)",
+                                 o->scenario_label, o->load_path, names);
+            return diag_fail(d, "--scenario: '%s' is not in %s (it holds %s)", o->scenario_label,
+                             o->load_path, names);
+        }
+        *s = ss.entry[i].scenario;
+    } else if (o->load_path) {
+        if (!snapshot_load(o->load_path, s, d))
+            return false;
+    } else {
+        scenario_default(s, NULL, NULL);
+    }
+    char near[256];
+    const char *gpu_id = o->gpu_id ? o->gpu_id : (o->load_path ? NULL : DEFAULT_GPU_ID);
+    const char *model_id = o->model_id ? o->model_id : (o->load_path ? NULL : DEFAULT_MODEL_ID);
+    if (gpu_id && strcmp(gpu_id, "auto") == 0) {
+        unsigned n = 0;
+        if (!localgpu_detect(c, &s->gpu, &n, d))
+            return false;
+        if (!o->has_gpus && !o->load_path)
+            s->gpus = n; /* every GPU the driver lists, unless --gpus says otherwise */
+    } else if (gpu_id) {
+        const struct catalog_gpu *g = catalog_find_gpu(c, gpu_id);
+        if (g == NULL) {
+            catalog_suggest(c, PRESET_GPU, gpu_id, near, sizeof near);
+            return diag_fail(d, "--gpu: unknown GPU '%s' (closest: %s; see kvplan list gpus)",
+                             gpu_id, near);
+        }
+        s->gpu = g->spec;
+    }
+    if (model_id) {
+        const struct catalog_model *m = catalog_find_model(c, model_id);
+        if (m == NULL) {
+            catalog_suggest(c, PRESET_MODEL, model_id, near, sizeof near);
+            return diag_fail(d,
+                             "--model: unknown model '%s' (closest: %s; see kvplan list models)",
+                             model_id, near);
+        }
+        s->model = m->spec;
+        if (o->model_id && o->load_path)
+            s->kv_heads = 0; /* a new model brings its own heads */
+    }
+    if (o->has_gpus)
+        s->gpus = o->gpus;
+    if (o->has_context)
+        s->context_tokens = o->context;
+    if (o->has_prefix)
+        s->prefix_tokens = o->prefix;
+    if (o->has_avg)
+        s->avg_context_tokens = o->avg;
+    if (o->has_block)
+        s->block_tokens = o->block;
+    if (o->has_headroom)
+        s->headroom_percent = o->headroom;
+    if (o->has_kv_heads)
+        s->kv_heads = o->kv_heads;
+    if (o->has_kv_dtype)
+        s->kv_dtype = o->kv_dtype;
+    if (o->has_weight_dtype)
+        s->weight_dtype = o->weight_dtype;
+    if (o->has_units)
+        s->units = o->units;
+    if (o->full_attention)
+        s->full_attention = true;
+    if (o->has_vram) {
+        s->has_vram = true;
+        s->vram_bytes = o->vram;
+    }
+    if (o->has_weights) {
+        s->has_weights = true;
+        s->weights_bytes = o->weights;
+    }
+    if (o->concurrency)
+        s->concurrency = o->concurrency;
+    if (o->prompt)
+        s->prompt_tokens = o->prompt;
+    if (o->min_tok_s > 0)
+        s->min_tokens_per_s = o->min_tok_s;
+    if (o->max_ttft > 0)
+        s->max_ttft_seconds = o->max_ttft;
+    if (o->mbu > 0)
+        s->mbu = o->mbu;
+    if (o->mfu > 0)
+        s->mfu = o->mfu;
+    if (o->has_price) {
+        s->has_price = true;
+        s->price_usd_per_hour = o->price;
+    }
+    if (o->has_pp)
+        s->pp = o->pp;
+    if (o->dp_attention)
+        s->dp_attention = true;
+    if (o->expert_parallel)
+        s->expert_parallel = true;
+    if (o->has_max_loras)
+        s->max_loras = o->max_loras;
+    if (o->max_lora_rank)
+        s->max_lora_rank = o->max_lora_rank;
+    if (o->lora_targets)
+        s->lora_targets = o->lora_targets;
+    if (o->has_images)
+        s->images = o->images;
+    if (o->image_tokens)
+        s->image_tokens = o->image_tokens;
+    if ((o->max_lora_rank || o->lora_targets) && s->max_loras == 0)
+        return diag_fail(d, "%s: sizes LoRA slots: give --max-loras N too",
+                         o->max_lora_rank ? "--max-lora-rank" : "--lora-target-modules");
+    if (o->has_tp)
+        s->tp = o->tp;
+    else if (o->has_gpus && o->load_path)
+        s->tp = 0;
+    if (!options_host_apply(o, s, d))
+        return false;
+    if (o->calibration_path && !calibration_apply(o->calibration_path, s, d))
+        return false;
+    if (o->has_engine) {
+        s->engine.kind = o->engine;
+        s->engine.rule = o->engine_rule;
+    }
+    /* engine flags given on the command line win over a snapshot's or a calibration's */
+    const struct engine_flags *f = &o->flags;
+    struct engine_flags *e = &s->engine;
+    if (f->gpu_memory_utilization > 0)
+        e->gpu_memory_utilization = f->gpu_memory_utilization;
+    if (f->max_num_seqs)
+        e->max_num_seqs = f->max_num_seqs;
+    if (f->max_num_batched_tokens)
+        e->max_num_batched_tokens = f->max_num_batched_tokens;
+    if (f->mem_fraction_static > 0)
+        e->mem_fraction_static = f->mem_fraction_static;
+    if (f->chunked_prefill_size)
+        e->chunked_prefill_size = f->chunked_prefill_size;
+    if (f->parallel)
+        e->parallel = f->parallel;
+    if (f->fit_target_bytes)
+        e->fit_target_bytes = f->fit_target_bytes;
+    if (f->v_dtype != DTYPE_AUTO)
+        e->v_dtype = f->v_dtype;
+    if (f->free_gpu_memory_fraction > 0)
+        e->free_gpu_memory_fraction = f->free_gpu_memory_fraction;
+    if (f->gpu_total_bytes)
+        e->gpu_total_bytes = f->gpu_total_bytes;
+    if (f->non_kv_bytes)
+        e->non_kv_bytes = f->non_kv_bytes;
+    if (f->kv_memory_bytes)
+        e->kv_memory_bytes = f->kv_memory_bytes;
+    return options_spec_apply(o, c, s, d) && scenario_validate(s, NULL, NULL, d);
+}
