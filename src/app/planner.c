@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,9 +242,27 @@ void planner_session(const struct planner *p, struct snapshot_session *ss,
     }
 }
 
+/* A planner holds every session scenario with its undo history (megabytes):
+ * zero what is read before it is written, not the histories' contents,
+ * which only their counts make live. */
+static void planner_clear(struct planner *p)
+{
+    memset(p, 0, offsetof(struct planner, slots));
+    size_t tail = offsetof(struct planner, copied);
+    memset((char *)p + tail, 0, sizeof *p - tail);
+    for (int i = 0; i < PLANNER_SLOTS; i++) {
+        struct planner_slot *sl = &p->slots[i];
+        memset(sl, 0, offsetof(struct planner_slot, result));
+        memset(&sl->result, 0, offsetof(struct plan_result, explain));
+        sl->result.explain.count = 0;
+        memset(&sl->curve, 0, sizeof sl->curve);
+        sl->undo_count = sl->redo_count = 0;
+    }
+}
+
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s)
 {
-    memset(p, 0, sizeof *p);
+    planner_clear(p);
     p->catalog = c;
     p->scenario = *s;
     p->focus = CTRL_CONTEXT;
