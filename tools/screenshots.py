@@ -117,7 +117,7 @@ SCENES = [
                            "--context", "32k"], ["T", "40\r"], {}),
     ("service-level", (120, 40), ["--model", "llama-3.1-8b", "--context", "8k", "--min-tok-s",
                                   "40"], [], {}),
-    ("hybrid", (120, 36), ["--gpu", "h100-sxm", "--model", "qwen3-next-80b-a3b", "--gpus", "4",
+    ("hybrid", (160, 48), ["--gpu", "h100-sxm", "--model", "qwen3-next-80b-a3b", "--gpus", "4",
                            "--context", "32k", "--engine", "vllm"], [], {}),
     ("compare", (100, 30), ["--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "2"],
      ["b", "<kcud1>", "<kcud1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "c"], {}),
