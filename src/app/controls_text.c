@@ -97,8 +97,13 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
     case CTRL_ENGINE:
         ok = engine_parse(text, &s->engine.kind, &s->engine.rule, &in);
         break;
-    case CTRL_SPEC_TOKENS:
-        if ((ok = units_parse_count(text, 0, SPEC_TOKENS_MAX, &n, &in)))
+    case CTRL_SPEC_TOKENS: /* 1 to 64 as --num-speculative-tokens takes them; 0 or auto: the default */
+        if (strcasecmp(text, "auto") == 0)
+            n = 0;
+        else if (!units_parse_count(text, 0, SPEC_TOKENS_MAX, &n, &(struct diag){0}))
+            ok = diag_fail(&in, "'%s' is not a number of tokens from 1 to %d (0 or auto: the default)",
+                           text, SPEC_TOKENS_MAX);
+        if (ok)
             s->spec_tokens = s->spec_method == SPEC_NONE ? 0 : (uint32_t)n;
         break;
     default:
