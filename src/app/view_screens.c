@@ -469,6 +469,51 @@ void view_draw_compare(const struct planner *p)
 #undef ROW_WORDS
 }
 
+/* The presentation's one-line legend under its bar: every part that holds
+ * bytes when it fits; else without "each GPU: ", then without the smallest
+ * parts (the bar still shows them) until it does, never past the edge. */
+static void draw_presentation_legend(const struct planner *p, struct rect bar)
+{
+    uint64_t seg[SEG_COUNT];
+    plan_segments(&p->result, seg);
+    char items[SEG_COUNT][64];
+    bool keep[SEG_COUNT];
+    int width = 0;
+    for (int i = 0; i < SEG_COUNT; i++) {
+        /* an empty segment has nothing to say on a shared screen */
+        keep[i] = seg[i] != 0 || i == SEG_WEIGHTS;
+        if (!keep[i])
+            continue;
+        char size[32];
+        units_format_bytes(seg[i], p->scenario.units, size, sizeof size);
+        snprintf(items[i], sizeof items[i], "%s %s ", plan_segment_name(&p->result, (enum segment)i),
+                 size);
+        width += 2 + (int)strlen(items[i]);
+    }
+    const char *head = "each GPU: ";
+    if (width + (int)strlen(head) > bar.w + 1) /* + 1: the last item's trailing space */
+        head = "";
+    while (width > bar.w + 1) {
+        int drop = -1;
+        for (int i = 0; i < SEG_COUNT; i++)
+            if (keep[i] && (drop < 0 || seg[i] < seg[drop]))
+                drop = i;
+        if (drop < 0)
+            break;
+        keep[drop] = false;
+        width -= 2 + (int)strlen(items[drop]);
+    }
+    int lx = bar.x, end = bar.x + bar.w;
+    lx += widget_text(bar.y + 1, lx, bar.w, ROLE_DIM, head);
+    for (int i = 0; i < SEG_COUNT && lx + 2 < end; i++) {
+        if (!keep[i])
+            continue;
+        widget_text(bar.y + 1, lx, 2, view_segment_roles[i], role_glyph(view_segment_roles[i]));
+        lx += 2;
+        lx += widget_text(bar.y + 1, lx, end - lx, ROLE_TEXT, items[i]);
+    }
+}
+
 void view_draw_presentation(const struct planner *p)
 {
     struct presentation_layout l = layout_presentation(COLS, LINES);
@@ -511,20 +556,7 @@ void view_draw_presentation(const struct planner *p)
     struct bar_segment bs[SEG_COUNT];
     bool over = view_bar_segments(p, bs);
     widget_bar(l.bar.y, l.bar.x, l.bar.w, bs, SEG_COUNT, over);
-    uint64_t seg[SEG_COUNT];
-    plan_segments(&p->result, seg);
-    int lx = l.bar.x;
-    lx += widget_text(l.bar.y + 1, lx, l.bar.w, ROLE_DIM, "each GPU: ");
-    for (int i = 0; i < SEG_COUNT; i++) {
-        char size[32], item[64];
-        if (seg[i] == 0 && i != SEG_WEIGHTS)
-            continue; /* an empty segment has nothing to say on a shared screen */
-        units_format_bytes(seg[i], s->units, size, sizeof size);
-        snprintf(item, sizeof item, "%s %s ", plan_segment_name(&p->result, (enum segment)i), size);
-        widget_text(l.bar.y + 1, lx, 2, view_segment_roles[i], role_glyph(view_segment_roles[i]));
-        lx += 2;
-        lx += widget_text(l.bar.y + 1, lx, l.bar.x + l.bar.w - lx, ROLE_TEXT, item);
-    }
+    draw_presentation_legend(p, l.bar);
     /* the focused control, full width */
     char value[128];
     control_format(p->focus, &p->scenario, &p->result, value, sizeof value);

@@ -379,6 +379,29 @@ static void every_spec_tokens_step_changes_the_number(void **state)
     assert_int_equal(p->scenario.spec_tokens, 0);
 }
 
+/* Host KV fits the 13-column value: 300 GB = 3e11 / 2^30 = 279.40 GiB reads
+ * "279 GiB/GPU"; 10 TB = 1e13 / 2^40 = 9.09 TiB reads "9.1 TiB/GPU"; whole
+ * sizes that fit keep their form (5,000 GiB too: 13 columns). */
+static void the_host_kv_value_fits_its_column(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    char text[64];
+    static const struct {
+        uint64_t bytes;
+        const char *shown;
+    } cases[] = {{300000000000ull, "279 GiB/GPU"}, {10000000000000ull, "9.1 TiB/GPU"},
+                 {256ull << 30, "256 GiB/GPU"},    {5000ull << 30, "5,000 GiB/GPU"},
+                 {50000ull << 30, "49 TiB/GPU"},   {20ull << 40, "20 TiB/GPU"},
+                 {(16ull << 30) + (1ull << 29), "16.50 GiB/GPU"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        p->scenario.host_kv_bytes = cases[i].bytes;
+        control_format(CTRL_HOST_KV, &p->scenario, &p->result, text, sizeof text);
+        assert_string_equal(text, cases[i].shown);
+        assert_true(strlen(text) <= 13);
+    }
+}
+
 static void q_quits_and_presentation_toggles(void **state)
 {
     (void)state;
@@ -738,6 +761,7 @@ int main(void)
         cmocka_unit_test(the_draft_control_adds_a_draft_and_its_tokens),
         cmocka_unit_test(the_draft_list_offers_small_models_of_the_same_vocabulary),
         cmocka_unit_test(every_spec_tokens_step_changes_the_number),
+        cmocka_unit_test(the_host_kv_value_fits_its_column),
         cmocka_unit_test(q_quits_and_presentation_toggles),
         cmocka_unit_test(refusals_name_the_control_in_the_planners_words),
         cmocka_unit_test(tp_splits_the_gpus_into_replicas_and_every_figure_follows),
