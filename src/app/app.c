@@ -50,6 +50,14 @@ static int handle_mouse(struct planner *p)
         }
         return 0;
     }
+    int mark = view_scroll_mark_at(p, ev.x, ev.y);
+    if (mark && (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED))) {
+        /* the margin's marks scroll the list: a click by one row towards the
+         * mark, the wheel up or down by one row wherever it points */
+        int delta = ev.bstate & BUTTON4_PRESSED ? -1 : ev.bstate & BUTTON5_PRESSED ? +1 : mark;
+        view_scroll_controls(p, delta);
+        return PLAN_REDRAW;
+    }
     int tx = 0, tw = 0;
     int c = view_control_at(p, ev.x, ev.y, &tx, &tw);
     if (ev.bstate & BUTTON4_PRESSED) {
@@ -68,7 +76,7 @@ static int handle_mouse(struct planner *p)
             return planner_key(p, key);
         if (c < 0)
             return 0;
-        p->focus = c;
+        view_pointer_focus(p, c);
         int side = view_arrow_at(p, c, ev.x);
         if (side != 0) { /* the arrows beside a list step it */
             planner_step(p, (enum control)c, side, false);
@@ -105,6 +113,7 @@ int app_run(const struct catalog *c, const struct scenario *s, const struct snap
         planner_init_session(&p, c, ss);
     else
         planner_init(&p, c, s);
+    view_settle(&p);
     view_draw(&p);
     refresh();
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
@@ -131,6 +140,7 @@ int app_run(const struct catalog *c, const struct scenario *s, const struct snap
         if (flags & PLAN_QUIT)
             break;
         if (flags & PLAN_REDRAW) {
+            view_settle(&p);
             view_draw(&p);
             if (frames) {
                 char f[32];
@@ -186,8 +196,11 @@ int app_dump(const struct catalog *c, const struct scenario *s, const struct sna
         planner_init_session(&p, c, ss);
     else
         planner_init(&p, c, s);
-    for (const char *k = keys ? keys : ""; *k && !p.quit;)
+    view_settle(&p);
+    for (const char *k = keys ? keys : ""; *k && !p.quit;) {
         planner_key(&p, next_key(&k));
+        view_settle(&p); /* as each frame of the live planner does */
+    }
     view_draw(&p);
     size_t text = term_dump_text(NULL, 0), attrs = with_attrs ? term_dump_attrs(NULL, 0) : 0;
     size_t need = text + attrs + 32;

@@ -286,24 +286,38 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         n = add_unique(v, n, (uint64_t)llround(s->max_ttft_seconds * 1000));
         break;
     }
-    case CTRL_DRAFT: /* none, MTP where the model ships it, smaller models of its vocabulary */
+    case CTRL_DRAFT:
+        /* none, MTP where the model ships it, then the models of its
+         * vocabulary with at most a quarter of its parameters (a draft is
+         * small); the current draft stays whatever it is */
         v[n++] = DRAFT_NONE;
         if (s->model.nextn_layers)
             v[n++] = DRAFT_MTP;
         for (size_t i = 0; i < cat->model_count && n < CONTROL_VALUES_MAX; i++) {
             const struct model_spec *m = &cat->models[i].spec;
-            if ((m->params < s->model.params && m->vocab_size == s->model.vocab_size) ||
+            if ((m->params <= s->model.params / 4 && m->vocab_size == s->model.vocab_size) ||
                 (s->spec_method == SPEC_DRAFT && strcmp(m->id, s->draft.id) == 0))
                 v[n++] = DRAFT_MODEL_BASE + i;
         }
         return n;
-    case CTRL_SPEC_TOKENS:
-        for (uint64_t k = 0; k <= 16; k++) /* 0: the default */
-            n = add_unique(v, n, k);
-        n = add_unique(v, n, 32);
-        n = add_unique(v, n, SPEC_TOKENS_MAX);
+    case CTRL_SPEC_TOKENS: {
+        /* 0 ("auto", the default), then 1 to 16, 32 and the most; the
+         * explicit value equal to the default in use is left out, so every
+         * step changes the number (unless it is the current one) */
+        struct scenario d = *s;
+        d.spec_tokens = 0;
+        uint64_t same = spec_default_tokens(&d);
+        n = add_unique(v, n, 0);
+        for (uint64_t k = 1; k <= 16; k++)
+            if (k != same)
+                n = add_unique(v, n, k);
+        if (same != 32)
+            n = add_unique(v, n, 32);
+        if (same != SPEC_TOKENS_MAX)
+            n = add_unique(v, n, SPEC_TOKENS_MAX);
         n = add_unique(v, n, s->spec_tokens);
         break;
+    }
     case CTRL_HOST_KV:
         /* host memory per GPU: none, then 16 GiB to 4 TiB in doublings */
         n = add_unique(v, n, 0);

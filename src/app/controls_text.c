@@ -66,6 +66,29 @@ static bool lora_parse(struct scenario *s, const char *text, struct diag *d)
     return true;
 }
 
+/* The value column of a control row is 13 wide (view_parts.h VALUE_W). */
+enum { HOST_KV_VALUE_W = 13 };
+
+/* A host size that does not fit the value column, in three figures at most
+ * in the largest unit under 1,000: "279 GiB/GPU", "9.1 TiB/GPU". */
+static void host_kv_brief(uint64_t bytes, enum unit_system units, char *buf, size_t size)
+{
+    static const char *const gib[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+    static const char *const gb[] = {"KB", "MB", "GB", "TB", "PB"};
+    double base = units == UNITS_GB ? 1000.0 : 1024.0, v = (double)bytes / base;
+    int i = 0;
+    while (i < 4 && v >= 999.5) {
+        v /= base;
+        i++;
+    }
+    char n[16];
+    snprintf(n, sizeof n, v < 9.95 ? "%.1f" : "%.0f", v);
+    size_t len = strlen(n);
+    if (len > 2 && strcmp(n + len - 2, ".0") == 0)
+        n[len - 2] = '\0';
+    snprintf(buf, size, "%s %s/GPU", n, (units == UNITS_GB ? gb : gib)[i]);
+}
+
 bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d)
 {
     uint64_t n = 0;
@@ -155,8 +178,13 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
     case CTRL_ENGINE:
         ok = engine_parse(text, &s->engine.kind, &s->engine.rule, &in);
         break;
-    case CTRL_SPEC_TOKENS:
-        if ((ok = units_parse_count(text, 0, SPEC_TOKENS_MAX, &n, &in)))
+    case CTRL_SPEC_TOKENS: /* 1 to 64 as --num-speculative-tokens takes them; 0 or auto: the default */
+        if (strcasecmp(text, "auto") == 0)
+            n = 0;
+        else if (!units_parse_count(text, 0, SPEC_TOKENS_MAX, &n, &(struct diag){0}))
+            ok = diag_fail(&in, "'%s' is not a number of tokens from 1 to %d (0 or auto: the default)",
+                           text, SPEC_TOKENS_MAX);
+        if (ok)
             s->spec_tokens = s->spec_method == SPEC_NONE ? 0 : (uint32_t)n;
         break;
     case CTRL_LORA: /* "off", "8" slots, or "8x64": 8 slots at rank 64 */
@@ -259,6 +287,8 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
             if (zeros)
                 memmove(zeros, zeros + 3, strlen(zeros + 3) + 1);
             snprintf(buf, size, "%s/GPU", t);
+            if (strlen(buf) > HOST_KV_VALUE_W)
+                host_kv_brief(s->host_kv_bytes, s->units, buf, size);
         } else
             snprintf(buf, size, "none");
         break;

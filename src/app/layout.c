@@ -51,14 +51,34 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     return l;
 }
 
-int layout_control_top(int n, int shown, int focus)
+/* one row of context beside the focus when the list shows three rows or more */
+static int control_context(int shown)
+{
+    return shown >= 3 ? 1 : 0;
+}
+
+int layout_control_top(int n, int shown, int focus, int top, bool context)
 {
     if (shown <= 0 || n <= shown)
         return 0;
-    int top = focus - shown / 2;
+    int ctx = context ? control_context(shown) : 0;
+    if (top > focus - ctx)
+        top = focus - ctx;
+    if (top < focus + ctx - shown + 1)
+        top = focus + ctx - shown + 1;
     if (top > n - shown)
         top = n - shown;
     return top < 0 ? 0 : top;
+}
+
+int layout_control_focus(int n, int shown, int top, int focus)
+{
+    if (shown <= 0 || n <= shown)
+        return focus;
+    int ctx = control_context(shown);
+    int lo = top > 0 ? top + ctx : 0;
+    int hi = top + shown < n ? top + shown - 1 - ctx : n - 1;
+    return focus < lo ? lo : focus > hi ? hi : focus;
 }
 
 struct presentation_layout layout_presentation(int cols, int rows)

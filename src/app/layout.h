@@ -41,10 +41,18 @@ struct presentation_layout {
  * too_small (and zero rects) below LAYOUT_MIN_COLS x LAYOUT_MIN_ROWS. */
 struct planner_layout layout_compute(int cols, int rows, int n_controls);
 
-/* The first control shown when n controls share `shown` rows and the one at
- * index `focus` has the focus: the focus kept in the middle where it can be,
- * the list never scrolled past its ends (0 when every control fits). */
-int layout_control_top(int n, int shown, int focus);
+/* The first control shown when n controls share `shown` rows, the one at
+ * index `focus` has the focus and `top` was shown first in the last frame:
+ * the list moves only as far as it must to keep the focus in view (with
+ * `context`, a row beside it when three rows or more are shown, for a focus
+ * the keys moved; without, for one the pointer put where it is) and never
+ * scrolls past its ends (0 when every control fits). */
+int layout_control_top(int n, int shown, int focus, int top, bool context);
+
+/* The focus kept in view when the list is scrolled to `top` by hand (the
+ * margin's marks or the wheel over them): the nearest control that
+ * layout_control_top(n, shown, result, top, true) leaves at `top`. */
+int layout_control_focus(int n, int shown, int top, int focus);
 
 /* The presentation mode's panes (needs at least 40 x 12). */
 struct presentation_layout layout_presentation(int cols, int rows);

@@ -109,6 +109,8 @@ struct planner {
     struct users_curve curve;
     struct scenario curve_of; /* the scenario the curve was computed for, context aside */
     bool curve_valid;
+    int control_top;           /* the first control the list showed last (view_settle keeps it) */
+    enum control control_focus; /* the focus it was shown for */
 };
 
 /* Flags returned by input handlers. */

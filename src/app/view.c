@@ -54,15 +54,76 @@ static void control_geometry(struct rect area, int *track_x, int *track_w)
     *track_w = area.w - LABEL_W - VALUE_W - 2;
 }
 
-/* The first control shown: the list scrolls to keep the focus in view. */
-static int controls_top(const struct planner *p, const struct planner_layout *l,
-                        const enum control *v, int n)
+static int focus_index(const struct planner *p, const enum control *v, int n)
 {
     int focus = 0;
     for (int i = 0; i < n; i++)
         if (v[i] == p->focus)
             focus = i;
-    return layout_control_top(n, l->control_rows, focus);
+    return focus;
+}
+
+/* The first control shown: the list stays where it was last settled and
+ * scrolls only as far as the focus needs. */
+static int controls_top(const struct planner *p, const struct planner_layout *l,
+                        const enum control *v, int n)
+{
+    return layout_control_top(n, l->control_rows, focus_index(p, v, n), p->control_top, false);
+}
+
+void view_settle(struct planner *p)
+{
+    struct planner_layout l = view_layout(p);
+    if (l.too_small || p->presentation)
+        return;
+    enum control v[CTRL_COUNT];
+    int n = planner_controls(p, v);
+    /* a focus the keys moved gets a row of context; one the pointer put
+     * (view_pointer_focus) stays under the pointer */
+    p->control_top = layout_control_top(n, l.control_rows, focus_index(p, v, n), p->control_top,
+                                        p->focus != p->control_focus);
+    p->control_focus = p->focus;
+}
+
+void view_pointer_focus(struct planner *p, int c)
+{
+    p->focus = (enum control)c;
+    p->control_focus = p->focus;
+}
+
+int view_scroll_mark_at(const struct planner *p, int x, int y)
+{
+    struct planner_layout l = view_layout(p);
+    if (l.too_small || p->presentation || x != l.controls.x - 1)
+        return 0;
+    enum control v[CTRL_COUNT];
+    int n = planner_controls(p, v);
+    int top = controls_top(p, &l, v, n);
+    if (top > 0 && y == l.controls.y)
+        return -1;
+    if (top + l.control_rows < n && y == l.controls.y + (l.control_rows - 1) * l.control_pitch)
+        return +1;
+    return 0;
+}
+
+bool view_scroll_controls(struct planner *p, int delta)
+{
+    struct planner_layout l = view_layout(p);
+    if (l.too_small || p->presentation)
+        return false;
+    enum control v[CTRL_COUNT];
+    int n = planner_controls(p, v);
+    int old = controls_top(p, &l, v, n);
+    int top = old + delta;
+    if (top > n - l.control_rows)
+        top = n - l.control_rows;
+    if (top < 0)
+        top = 0;
+    if (top == old)
+        return false;
+    p->control_top = top;
+    view_pointer_focus(p, v[layout_control_focus(n, l.control_rows, top, focus_index(p, v, n))]);
+    return true;
 }
 
 static void draw_controls(const struct planner *p, const struct planner_layout *l)

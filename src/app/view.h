@@ -10,6 +10,23 @@
  * sends only what changed). */
 void view_draw(const struct planner *p);
 
+/* Records the first control the list shows for the focus and the current
+ * size (p->control_top), so the list stays put until the focus leaves it:
+ * called before each frame. */
+void view_settle(struct planner *p);
+
+/* Focuses control c where the pointer clicked it: the list does not scroll
+ * under the pointer for it. */
+void view_pointer_focus(struct planner *p, int c);
+
+/* -1 or +1 when (x, y) is the margin's mark of more controls above or
+ * below, else 0. */
+int view_scroll_mark_at(const struct planner *p, int x, int y);
+
+/* Scrolls the control list by delta rows (clamped to its ends), moving the
+ * focus only as far as it must to stay in view; false when it cannot move. */
+bool view_scroll_controls(struct planner *p, int delta);
+
 /* The control under screen cell (x, y), or -1; track_x and track_w give the
  * slider track when there is one. */
 int view_control_at(const struct planner *p, int x, int y, int *track_x, int *track_w);

@@ -1,5 +1,5 @@
 /* The screens drawn over or instead of the main one: picker, help, prompt,
- * warnings, compare and presentation. */
+ * warnings and presentation (compare: view_compare.c). */
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
@@ -266,208 +266,49 @@ void view_draw_prompt(const struct planner *p)
         widget_text(y, at, COLS - at, ROLE_FOCUS, p->prompt);
 }
 
-/* ---- compare ---- */
-
-struct side {
-    const struct scenario *s;
-    const struct plan_result *r;
-};
-
-/* A row: label, baseline, now and the change, which every row has:
- * "=" when equal, +x% for numbers, "old -> new" for words. */
-/* A cell too narrow for its text ends in a mark: "auto 10" must never pass
- * for "auto 1024". */
-static void compare_cell(int y, int x, int w, enum role role, const char *text)
+/* The presentation's one-line legend under its bar: every part that holds
+ * bytes when it fits; else without "each GPU: ", then without the smallest
+ * parts (the bar still shows them) until it does, never past the edge. */
+static void draw_presentation_legend(const struct planner *p, struct rect bar)
 {
-    char cut[160];
-    widget_text(y, x, w, role, widget_fit(text, w, cut, sizeof cut));
-}
-
-/* " x PP 2", ", DP attn": what a layout adds to replicas x TP (one buffer a side) */
-static const char *layout_extra(const struct plan_result *r, int side)
-{
-    static char buf[2][48];
-    char *b = buf[side & 1];
-    int n = r->pp > 1 ? snprintf(b, sizeof buf[0], " x PP %u", r->pp) : (b[0] = '\0', 0);
-    if (r->dp_attention)
-        snprintf(b + n, sizeof buf[0] - (size_t)n, ", DP attn");
-    return b;
-}
-
-static void compare_row(int y, int x, int w, const char *label, const char *before,
-                        const char *now, bool number, double b, double n)
-{
-    if (y < 3)
-        return; /* scrolled above the header */
-    char change[96];
-    bool differ = number ? b != n : strcmp(before, now) != 0;
-    if (!differ)
-        snprintf(change, sizeof change, "=");
-    else if (!number)
-        snprintf(change, sizeof change, "%s -> %s", before, now);
-    else if (b == 0)
-        snprintf(change, sizeof change, "new");
-    else
-        snprintf(change, sizeof change, "%+.1f%%", 100.0 * (n - b) / b);
-    int cw = (w - 22) / 3;
-    const char *mark = differ ? (roles_utf8() ? "\u25b6" : ">") : " ";
-    widget_text(y, x, 1, ROLE_WARN, mark);
-    widget_text(y, x + 2, 20, differ ? ROLE_TITLE : ROLE_TEXT, label);
-    compare_cell(y, x + 22, cw - 1, differ ? ROLE_DIM : ROLE_TEXT, before);
-    compare_cell(y, x + 22 + cw, cw - 1, differ ? ROLE_TITLE : ROLE_TEXT, now);
-    compare_cell(y, x + 22 + 2 * cw, cw, differ ? ROLE_WARN : ROLE_DIM, change);
-}
-
-static void words(int *y, int x, int w, const char *label, const char *a, const char *b)
-{
-    compare_row((*y)++, x, w, label, a, b, false, 0, 0);
-}
-
-static void number(int *y, int x, int w, const char *label, const char *a, const char *b,
-                   double va, double vb)
-{
-    compare_row((*y)++, x, w, label, a, b, true, va, vb);
-}
-
-void view_draw_compare(const struct planner *p)
-{
-    int w = COLS - 2, h = LINES - 2;
-    char title[128];
-    snprintf(title, sizeof title, " Compare: %s (reference) against %s (c or Esc returns, Up/Down scroll) ",
-             p->slots[p->reference].label, p->slots[p->current].label);
-    view_box(0, 1, h, w, title);
-    int x = 3, y = 2, cw = (w - 4 - 22) / 3;
-    widget_text(y, x + 22, cw, ROLE_TITLE, p->slots[p->reference].label);
-    widget_text(y, x + 22 + cw, cw, ROLE_TITLE, p->slots[p->current].label);
-    widget_text(y, x + 22 + 2 * cw, cw, ROLE_TITLE, "CHANGE");
-    y++;
-    y -= p->compare_scroll; /* Up/Down scroll when the rows outnumber the screen */
-    struct side sd[2] = {{&p->slots[p->reference].scenario, &p->slots[p->reference].result},
-                         {&p->scenario, &p->result}};
-    char a[2][96];
-    enum unit_system u = p->scenario.units;
-    int iw = w - 4, last = h - 2, cut = 0;
-#define ROW_WORDS(label, ...)                                                                      \
-    do {                                                                                           \
-        for (int i = 0; i < 2; i++)                                                                \
-            snprintf(a[i], sizeof a[i], __VA_ARGS__);                                              \
-        if (y < last)                                                                              \
-            words(&y, x, iw, label, a[0], a[1]);                                                   \
-        else                                                                                       \
-            cut++;                                                                                 \
-    } while (0)
-    ROW_WORDS("GPU", "%u x %s", sd[i].s->gpus, sd[i].s->gpu.id);
-    ROW_WORDS("Layout", "%u x TP %u%s", sd[i].r->replicas, sd[i].r->tp,
-              layout_extra(sd[i].r, i));
-    ROW_WORDS("Model", "%s", sd[i].s->model.id);
-    ROW_WORDS("Engine", "%s", engine_label(sd[i].r->profile, sd[i].r->rule));
-    ROW_WORDS("KV cache", "%s", dtype_info(sd[i].r->kv_dtype)->name);
-    ROW_WORDS("Weights", "%s", plan_weights_label(sd[i].r));
-    ROW_WORDS("Headroom", "%g%%", sd[i].s->headroom_percent);
-    if (sd[0].r->profile != ENGINE_GENERIC || sd[1].r->profile != ENGINE_GENERIC) {
-        /* the engines' own knobs, in their words; "-" where a side has none */
-        for (int knob = CTRL_FRACTION; knob <= CTRL_SEQS; knob++) {
-            for (int i = 0; i < 2; i++) {
-                if (control_visible((enum control)knob, sd[i].s)) {
-                    char v[64];
-                    control_format((enum control)knob, sd[i].s, sd[i].r, v, sizeof v);
-                    snprintf(a[i], sizeof a[i], "%s", v);
-                } else {
-                    snprintf(a[i], sizeof a[i], "-");
-                }
-            }
-            /* the engine's own word for the knob when both sides share it */
-            const char *l0 = control_label((enum control)knob, sd[0].s);
-            const char *l1 = control_label((enum control)knob, sd[1].s);
-            const char *label = strcmp(l0, l1) == 0 && control_visible((enum control)knob, sd[0].s)
-                                    ? l0
-                                : knob == CTRL_FRACTION ? "Memory fraction"
-                                                        : "Concurrency cap";
-            if (y < last)
-                words(&y, x, iw, label, a[0], a[1]);
-            else
-                cut++;
-        }
+    uint64_t seg[SEG_COUNT];
+    plan_segments(&p->result, seg);
+    char items[SEG_COUNT][64];
+    bool keep[SEG_COUNT];
+    int width = 0;
+    for (int i = 0; i < SEG_COUNT; i++) {
+        /* an empty segment has nothing to say on a shared screen */
+        keep[i] = seg[i] != 0 || i == SEG_WEIGHTS;
+        if (!keep[i])
+            continue;
+        char size[32];
+        units_format_bytes(seg[i], p->scenario.units, size, sizeof size);
+        snprintf(items[i], sizeof items[i], "%s %s ", plan_segment_name(&p->result, (enum segment)i),
+                 size);
+        width += 2 + (int)strlen(items[i]);
     }
-    struct {
-        const char *label;
-        int kind; /* 0 count, 1 bytes, 2 tokens */
-        uint64_t v[2];
-    } rows[] = {
-        {"Context (tokens)", 2, {sd[0].s->context_tokens, sd[1].s->context_tokens}},
-        {"KV heads", 0, {sd[0].r->cost.kv_heads, sd[1].r->cost.kv_heads}},
-        {"Shared prefix", 2, {sd[0].s->prefix_tokens, sd[1].s->prefix_tokens}},
-        {"In use (tokens)", 2, {sd[0].r->avg_context_tokens, sd[1].r->avg_context_tokens}},
-        {"Users", 0, {sd[0].r->max_users, sd[1].r->max_users}},
-        {"Users per replica", 0, {sd[0].r->users_per_replica, sd[1].r->users_per_replica}},
-        {"Users, paged", 0, {sd[0].r->max_users_paged, sd[1].r->max_users_paged}},
-        {"KV/token per GPU", 1, {sd[0].r->cost.bytes_per_token, sd[1].r->cost.bytes_per_token}},
-        {"KV/user per GPU", 1, {sd[0].r->user_bytes_per_gpu, sd[1].r->user_bytes_per_gpu}},
-        {"Weights per GPU", 1, {sd[0].r->weights_bytes_per_gpu, sd[1].r->weights_bytes_per_gpu}},
-        {"KV pool per GPU", 1, {sd[0].r->kv_pool_bytes_per_gpu, sd[1].r->kv_pool_bytes_per_gpu}},
-        {"Tokens held", 2, {sd[0].r->kv_tokens, sd[1].r->kv_tokens}},
-    };
-    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
-        for (int i = 0; i < 2; i++) {
-            if (rows[k].kind == 1)
-                units_format_bytes(rows[k].v[i], u, a[i], sizeof a[i]);
-            else
-                units_format_int(rows[k].v[i], a[i], sizeof a[i]);
-            if (k == 1 && sd[i].r->cost.mla) /* MLA caches one latent, no KV heads */
-                snprintf(a[i], sizeof a[i], "MLA latent");
-        }
-        if (y < last)
-            number(&y, x, iw, rows[k].label, a[0], a[1], (double)rows[k].v[0],
-                   (double)rows[k].v[1]);
-        else
-            cut++;
+    const char *head = "each GPU: ";
+    if (width + (int)strlen(head) > bar.w + 1) /* + 1: the last item's trailing space */
+        head = "";
+    while (width > bar.w + 1) {
+        int drop = -1;
+        for (int i = 0; i < SEG_COUNT; i++)
+            if (keep[i] && (drop < 0 || seg[i] < seg[drop]))
+                drop = i;
+        if (drop < 0)
+            break;
+        keep[drop] = false;
+        width -= 2 + (int)strlen(items[drop]);
     }
-    if ((sd[0].r->host.present || sd[1].r->host.present) && y < last) {
-        /* the host memory tier, when either side has one */
-        for (int i = 0; i < 2; i++)
-            units_format_int(sd[i].r->host.beyond_gpu, a[i], sizeof a[i]);
-        number(&y, x, iw, "Parked in host", a[0], a[1], (double)sd[0].r->host.beyond_gpu,
-               (double)sd[1].r->host.beyond_gpu);
+    int lx = bar.x, end = bar.x + bar.w;
+    lx += widget_text(bar.y + 1, lx, bar.w, ROLE_DIM, head);
+    for (int i = 0; i < SEG_COUNT && lx + 2 < end; i++) {
+        if (!keep[i])
+            continue;
+        widget_text(bar.y + 1, lx, 2, view_segment_roles[i], role_glyph(view_segment_roles[i]));
+        lx += 2;
+        lx += widget_text(bar.y + 1, lx, end - lx, ROLE_TEXT, items[i]);
     }
-    double cost[2], dec[2];
-    for (int i = 0; i < 2; i++) {
-        cost[i] = sd[i].r->cost_per_user_hour;
-        dec[i] = sd[i].r->decode_tokens_per_s_per_user;
-    }
-    for (int i = 0; i < 2; i++)
-        snprintf(a[i], sizeof a[i], cost[i] >= 0 ? "$%.4f" : "n/a", cost[i]);
-    if (y < last)
-        compare_row(y++, x, iw, "Cost per user-hour", a[0], a[1], cost[0] >= 0 && cost[1] >= 0,
-                    cost[0], cost[1]);
-    else
-        cut++;
-    for (int i = 0; i < 2; i++)
-        snprintf(a[i], sizeof a[i], dec[i] > 0 ? "%.1f tok/s" : "n/a", dec[i]);
-    if (y < last)
-        compare_row(y++, x, iw, "Speed per user", a[0], a[1], dec[0] > 0 && dec[1] > 0, dec[0],
-                    dec[1]);
-    else
-        cut++;
-    for (int i = 0; i < 2; i++)
-        report_speed_target(sd[i].s, a[i], sizeof a[i]);
-    if (y < last)
-        compare_row(y++, x, iw, "Service level", a[0], a[1], false, 0, 0);
-    else
-        cut++;
-    for (int i = 0; i < 2; i++)
-        units_format_int(sd[i].r->speed.users_at_service_level, a[i], sizeof a[i]);
-    if (y < last)
-        number(&y, x, iw, "At service level", a[0], a[1],
-               (double)sd[0].r->speed.users_at_service_level,
-               (double)sd[1].r->speed.users_at_service_level);
-    else
-        cut++;
-    if (cut > 0) {
-        char more[64];
-        snprintf(more, sizeof more, "(%d more rows: Down scrolls)", cut);
-        widget_text(h - 2, x, iw, ROLE_DIM, more);
-    }
-#undef ROW_WORDS
 }
 
 void view_draw_presentation(const struct planner *p)
@@ -512,20 +353,7 @@ void view_draw_presentation(const struct planner *p)
     struct bar_segment bs[SEG_COUNT];
     bool over = view_bar_segments(p, bs);
     widget_bar(l.bar.y, l.bar.x, l.bar.w, bs, SEG_COUNT, over);
-    uint64_t seg[SEG_COUNT];
-    plan_segments(&p->result, seg);
-    int lx = l.bar.x;
-    lx += widget_text(l.bar.y + 1, lx, l.bar.w, ROLE_DIM, "each GPU: ");
-    for (int i = 0; i < SEG_COUNT; i++) {
-        char size[32], item[64];
-        if (seg[i] == 0 && i != SEG_WEIGHTS)
-            continue; /* an empty segment has nothing to say on a shared screen */
-        units_format_bytes(seg[i], s->units, size, sizeof size);
-        snprintf(item, sizeof item, "%s %s ", plan_segment_name(&p->result, (enum segment)i), size);
-        widget_text(l.bar.y + 1, lx, 2, view_segment_roles[i], role_glyph(view_segment_roles[i]));
-        lx += 2;
-        lx += widget_text(l.bar.y + 1, lx, l.bar.x + l.bar.w - lx, ROLE_TEXT, item);
-    }
+    draw_presentation_legend(p, l.bar);
     /* the focused control, full width */
     char value[128];
     control_format(p->focus, &p->scenario, &p->result, value, sizeof value);

@@ -17,11 +17,60 @@ static const char *mark(int i)
     return roles_utf8() ? utf8[i & 3] : ascii[i & 3];
 }
 
-static void panel(const struct planner *p, int slot, int first, struct rect r, int scale)
+/* The inputs some versus cards need: speculative decoding and the host tier
+ * get a row on every card when any shown scenario has them, so the cards
+ * line up and a card without one says so. */
+struct versus_rows {
+    bool spec, host;
+};
+
+static const struct scenario *scenario_of(const struct planner *p, int slot)
+{
+    return slot == p->current ? &p->scenario : &p->slots[slot].scenario;
+}
+
+static struct versus_rows versus_rows(const struct planner *p, const int *shown, int n)
+{
+    struct versus_rows v = {false, false};
+    for (int k = 0; k < n; k++) {
+        const struct scenario *s = scenario_of(p, shown[k]);
+        v.spec = v.spec || s->spec_method != SPEC_NONE;
+        v.host = v.host || s->host_kv_bytes > 0 || s->has_prefix_hit_rate;
+    }
+    return v;
+}
+
+/* "draft Llama 3.2 1B, 4 tokens", "host KV 256 GiB/GPU, hit rate 80%" */
+static void versus_extra(const struct scenario *s, const struct plan_result *res, bool spec,
+                         char *buf, size_t size)
+{
+    char v[64], t[64];
+    if (spec) {
+        control_format(CTRL_DRAFT, s, res, v, sizeof v);
+        if (s->spec_method == SPEC_NONE)
+            snprintf(buf, size, "draft none");
+        else
+            snprintf(buf, size, "draft %s, %u token%s%s", v, res->spec.tokens,
+                     res->spec.tokens == 1 ? "" : "s", s->spec_tokens ? "" : " (auto)");
+        return;
+    }
+    control_format(CTRL_HOST_KV, s, res, v, sizeof v);
+    if (s->has_prefix_hit_rate)
+        snprintf(t, sizeof t, "%g%%", s->prefix_hit_rate * 100);
+    else
+        snprintf(t, sizeof t, "not given");
+    if (s->host_kv_bytes > 0)
+        snprintf(buf, size, "host KV %s, hit rate %s", v, t);
+    else
+        snprintf(buf, size, "host KV none");
+}
+
+static void panel(const struct planner *p, int slot, int first, struct rect r, int scale,
+                  struct versus_rows extra)
 {
     const struct plan_result *res = planner_result_of(p, slot);
     const struct plan_result *ref = planner_result_of(p, first);
-    const struct scenario *s = slot == p->current ? &p->scenario : &p->slots[slot].scenario;
+    const struct scenario *s = scenario_of(p, slot);
     int k = slot;
     char line[160], n[32], ctx[32];
     snprintf(line, sizeof line, "%d %s%s", slot + 1, p->slots[slot].label,
@@ -68,6 +117,12 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
     widget_text(y++, r.x, r.w, ROLE_TEXT, line);
     snprintf(line, sizeof line, "%s, %s cache", s->model.id, dtype_info(res->kv_dtype)->name);
     widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    for (int e = 0; e < 2; e++) {
+        if (!(e == 0 ? extra.spec : extra.host) || y >= r.y + r.h)
+            continue;
+        versus_extra(s, res, e == 0, line, sizeof line);
+        widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    }
     if (y < r.y + r.h) {
         struct bar_segment bs[SEG_COUNT];
         uint64_t seg[SEG_COUNT];
@@ -148,12 +203,14 @@ void view_draw_versus(const struct planner *p)
     int bottom = LINES - (keybar ? 1 : 0);
     /* the panels take what they need; the chart the rest (at least 6 rows) */
     int scale = p->presentation && bottom >= 40 ? 2 : 1;
-    int need = 11 + 5 * scale;
+    struct versus_rows extra = versus_rows(p, shown, n);
+    int need = 11 + 5 * scale + (extra.spec ? 1 : 0) + (extra.host ? 1 : 0);
     int panel_h = bottom - 1 - 7 < need ? bottom - 1 - 7 : need;
     int chart_h = bottom - 1 - panel_h - 1;
     int pw = (COLS - 2) / (n > 0 ? n : 1);
     for (int k = 0; k < n; k++)
-        panel(p, shown[k], first, (struct rect){1 + k * pw, 2, pw - 2, panel_h - 1}, scale);
+        panel(p, shown[k], first, (struct rect){1 + k * pw, 2, pw - 2, panel_h - 1}, scale,
+              extra);
     chart(p, shown, n, (struct rect){1, 1 + panel_h, COLS - 2, chart_h});
     if (keybar) {
         view_fill_row(LINES - 1, 0, COLS, ROLE_TEXT);

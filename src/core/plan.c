@@ -675,8 +675,11 @@ const char *plan_warning_text(enum plan_warning w)
     case WARN_TP_ACROSS_NODES:
         return "tensor parallel across nodes: engines use pipeline stages (--pp) between nodes";
     case WARN_DRAFT_VOCAB:
-        return "the draft model's vocabulary is not the model's: vLLM refuses such a draft "
-               "(draft_model.py), and its tokens would not be the model's";
+        /* said of every engine: vLLM's draft_model.py refuses such a draft,
+         * llama.cpp's common_speculative_are_compatible one whose vocabulary
+         * differs by more than a few tokens */
+        return "the draft model's vocabulary is not the model's: its tokens would not be "
+               "the model's, and engines refuse such a draft";
     case WARN_STATE_GENERIC:
         return "TensorRT-LLM keeps the state layers' states in a pool of its own "
                "(MambaHybridCacheManager) that kvplan does not size: each user's state is "

@@ -210,5 +210,7 @@ void specdec_tokens_row(struct policy_ctx *c, uint64_t context)
     explain_term(row, p->tokens, XU_TOKENS, p->tokens == 1 ? "speculative token" : "speculative tokens");
     explain_op(row, XOP_ADD);
     explain_row_end(c->x, row, XU_TOKENS, 0,
-                    "each step holds the speculative tokens (vLLM num_lookahead_tokens)");
+                    c->s->engine.kind == ENGINE_VLLM
+                        ? "each step holds the speculative tokens (vLLM num_lookahead_tokens)"
+                        : "each step holds the speculative tokens");
 }

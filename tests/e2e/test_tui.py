@@ -147,6 +147,51 @@ def test_the_controls_scroll_when_they_outnumber_the_rows():
         t.kill()
 
 
+def control_rows(t):
+    """(y, label, rest of the row) of each control row on screen, in order."""
+    rows = []
+    for y, line in enumerate(t.screen.display[2:], start=2):
+        if line.startswith(" How the number"):
+            break
+        if line[1] != " ":  # the label fills LABEL_W (11) columns after the margin
+            rows.append((y, line[1:12].strip(), re.split(r"\s{3,}", line[13:])[0]))
+    return rows
+
+
+def test_a_click_on_a_scrolled_list_leaves_it_under_the_pointer():
+    # Llama 3.1 8B under vLLM: more controls than rows, and a Draft list with
+    # Llama 3.2 1B in it, so the wheel steps whichever control is last shown
+    for cols, rows in ((80, 24), (70, 22)):
+        t = PtyTerm([KVPLAN, "--gpu", "a100-80gb", "--model", "llama-3.1-8b", "--context", "4k",
+                     "--engine", "vllm"], cols=cols, rows=rows, env=ENV)
+        try:
+            t.wait_for(r"How the number is computed")
+            t.wait_for(r"^\? help  q quit")
+            shown = control_rows(t)
+            y, label, value = shown[-1]
+            assert t.screen.display[y][0] == "\u25bc", t.text()
+            t.press(t.mouse_bytes(0, 3, y))
+            t.send(t.mouse_bytes(0, 3, y, release=True))
+            assert control_rows(t) == shown, (cols, t.text())  # the list stayed put
+            t.press(t.mouse_bytes(64, 3, y))  # wheel up over the clicked row
+            after = control_rows(t)
+            assert after[-1][1] == label and after[-1][2] != value, (cols, label, t.text())
+            assert [r[1] for r in after] == [r[1] for r in shown], (cols, t.text())
+            # the margin's mark scrolls the list by one row; the wheel over it too
+            t.press(t.mouse_bytes(0, 0, y))
+            t.send(t.mouse_bytes(0, 0, y, release=True))
+            moved = control_rows(t)
+            assert [r[1] for r in moved] == [r[1] for r in shown[1:]] + [moved[-1][1]], t.text()
+            assert t.screen.display[shown[0][0]][0] == "\u25b2", t.text()
+            before = [r[2] for r in moved]
+            t.press(t.mouse_bytes(64, 0, shown[0][0]))  # wheel up over the top mark
+            back = control_rows(t)
+            assert [r[1] for r in back] == [r[1] for r in shown], (cols, t.text())
+            assert [r[2] for r in back][1:] == before[:-1], (before, back, t.text())  # no value changed
+        finally:
+            t.kill()
+
+
 def test_clicking_a_key_in_the_bottom_bar_runs_it():
     t = start()
     try:

@@ -45,22 +45,45 @@ static void every_size_gives_a_valid_layout_or_too_small(void **state)
     assert_int_equal(valid, (301 - LAYOUT_MIN_COLS) * (101 - LAYOUT_MIN_ROWS));
 }
 
-/* The list keeps the focus in the middle and never scrolls past its ends. */
+/* The list stays put while the focus is in view (with a row of context when
+ * three rows or more are shown), moves only as far as it must, and never
+ * scrolls past its ends. */
 static void the_control_list_scrolls_to_keep_the_focus_in_view(void **state)
 {
     (void)state;
-    assert_int_equal(layout_control_top(10, 16, 9), 0);  /* all fit */
-    assert_int_equal(layout_control_top(20, 16, 0), 0);
-    assert_int_equal(layout_control_top(20, 16, 8), 0);  /* 8 - 8 */
-    assert_int_equal(layout_control_top(20, 16, 10), 2); /* the focus stays 8 rows down */
-    assert_int_equal(layout_control_top(20, 16, 19), 4); /* the last row is the last control */
+    assert_int_equal(layout_control_top(10, 16, 9, 0, true), 0);  /* all fit */
+    assert_int_equal(layout_control_top(20, 16, 0, 0, true), 0);
+    assert_int_equal(layout_control_top(20, 16, 14, 0, true), 0); /* row 15 below it: context */
+    assert_int_equal(layout_control_top(20, 16, 15, 0, true), 1); /* 15 + 1 - 16 + 1 */
+    assert_int_equal(layout_control_top(20, 16, 19, 0, true), 4); /* the last row is the last control */
+    assert_int_equal(layout_control_top(20, 16, 10, 3, true), 3); /* in view: the list stays */
+    assert_int_equal(layout_control_top(20, 16, 3, 3, true), 2);  /* a row of context above */
+    assert_int_equal(layout_control_top(20, 16, 0, 3, true), 0);
+    assert_int_equal(layout_control_top(20, 16, 5, 99, true), 4); /* a stale top: clamped */
+    assert_int_equal(layout_control_top(20, 2, 7, 0, true), 6);   /* two rows: no context */
+    /* Down to the bottom row scrolls one for context; a click there (no
+     * context) leaves the list under the pointer */
+    assert_int_equal(layout_control_top(20, 16, 15, 0, true), 1);
+    assert_int_equal(layout_control_top(20, 16, 15, 0, false), 0);
+    assert_int_equal(layout_control_top(20, 16, 0, 3, false), 0); /* out of view: it still scrolls */
+    assert_int_equal(layout_control_top(20, 16, 19, 0, false), 4);
     for (int n = 1; n <= 30; n++)
         for (int shown = 1; shown <= 20; shown++)
-            for (int f = 0; f < n; f++) {
-                int top = layout_control_top(n, shown, f);
-                assert_true(top >= 0 && f >= top && f < top + shown);
-                assert_true(n <= shown ? top == 0 : top + shown <= n);
-            }
+            for (int f = 0; f < n; f++)
+                for (int t0 = 0; t0 < n; t0++) {
+                    int t = layout_control_top(n, shown, f, t0, true);
+                    assert_true(t >= 0 && f >= t && f < t + shown);
+                    assert_true(n <= shown ? t == 0 : t + shown <= n);
+                    /* settled: the next frame draws the same list */
+                    assert_int_equal(layout_control_top(n, shown, f, t, true), t);
+                    /* a hand scroll keeps a focus the list then leaves where it is */
+                    if (n > shown && t0 <= n - shown) {
+                        int g = layout_control_focus(n, shown, t0, f);
+                        assert_int_equal(layout_control_top(n, shown, g, t0, true), t0);
+                        if (layout_control_top(n, shown, f, t0, true) == t0)
+                            assert_int_equal(g, f);
+                    }
+                }
     /* at 80x24 with more controls than rows, the explain pane keeps four rows */
     struct planner_layout l = layout_compute(80, 24, 20);
     assert_int_equal(l.explain.h, LAYOUT_EXPLAIN_MIN);

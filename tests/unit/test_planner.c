@@ -296,6 +296,112 @@ static void the_draft_control_adds_a_draft_and_its_tokens(void **state)
     assert_string_equal(text, "MTP (1 layer)");
 }
 
+static void type(struct planner *p, enum control c, const char *text);
+
+static bool offers_draft(const uint64_t *v, int n, const char *id)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] >= DRAFT_MODEL_BASE && strcmp(cat.models[v[i] - DRAFT_MODEL_BASE].spec.id, id) == 0)
+            return true;
+    return false;
+}
+
+/* A draft is small: the same vocabulary and at most a quarter of the
+ * model's parameters; the current draft stays in the list whatever it is. */
+static void the_draft_list_offers_small_models_of_the_same_vocabulary(void **state)
+{
+    (void)state;
+    uint64_t v[CONTROL_VALUES_MAX];
+    /* DeepSeek-V3.2 (671B, vocabulary 129,280): MTP, and not DeepSeek-V3 (671B) */
+    struct planner *p = start("h200", "deepseek-v3.2", 8192);
+    int n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    assert_int_equal(v[1], DRAFT_MTP);
+    assert_false(offers_draft(v, n, "deepseek-v3"));
+    for (int i = 2; i < n; i++) {
+        const struct model_spec *m = &cat.models[v[i] - DRAFT_MODEL_BASE].spec;
+        assert_true(m->params * 4 <= p->scenario.model.params);
+    }
+    /* Llama 3.1 8B (8.03B): a quarter is 2.01B, so Llama 3.2 1B (1.24B) but
+     * not Llama 3.2 3B (3.21B) */
+    p = start("h100-sxm", "llama-3.1-8b", 8192);
+    n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    assert_true(offers_draft(v, n, "llama-3.2-1b"));
+    assert_false(offers_draft(v, n, "llama-3.2-3b"));
+    /* Llama 3.1 70B (70.55B, a quarter 17.6B): 1B, 3B and 8B */
+    p = start("h100-sxm", "llama-3.1-70b", 8192);
+    n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    assert_true(offers_draft(v, n, "llama-3.2-1b") && offers_draft(v, n, "llama-3.2-3b") &&
+                offers_draft(v, n, "llama-3.1-8b"));
+    assert_false(offers_draft(v, n, "llama-3.3-70b"));
+    /* a big draft given on the command line stays where the list can step from it */
+    p = start("h100-sxm", "llama-3.1-8b", 8192);
+    p->scenario.spec_method = SPEC_DRAFT;
+    p->scenario.draft = catalog_find_model(&cat, "llama-3.2-3b")->spec;
+    n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    assert_true(offers_draft(v, n, "llama-3.2-3b"));
+}
+
+/* Spec tokens: "auto" then every other number, so each step changes it;
+ * typed, 1 to 64 as the option takes them, 0 or auto for the default. */
+static void every_spec_tokens_step_changes_the_number(void **state)
+{
+    (void)state;
+    uint64_t v[CONTROL_VALUES_MAX];
+    char text[64];
+    struct planner *p = start("h100-sxm", "llama-3.1-70b", 8192);
+    p->scenario.engine.kind = ENGINE_VLLM;
+    control_set(CTRL_DRAFT, &p->scenario, &cat,
+                DRAFT_MODEL_BASE + (uint64_t)(catalog_find_model(&cat, "llama-3.2-1b") - cat.models));
+    assert_true(planner_apply(p, &p->scenario));
+    /* vLLM's default is 1 token: auto 1, then 2 */
+    int n = control_values(CTRL_SPEC_TOKENS, &p->scenario, &p->result, &cat, v);
+    assert_int_equal(v[0], 0);
+    assert_int_equal(v[1], 2);
+    assert_int_equal(v[n - 1], SPEC_TOKENS_MAX);
+    planner_step(p, CTRL_SPEC_TOKENS, +1, false);
+    assert_int_equal(p->scenario.spec_tokens, 2);
+    planner_step(p, CTRL_SPEC_TOKENS, -1, false);
+    control_format(CTRL_SPEC_TOKENS, &p->scenario, &p->result, text, sizeof text);
+    assert_string_equal(text, "auto 1");
+    /* llama.cpp's default is 16 (--draft-max): 15 and then 32 beside it */
+    p->scenario.engine.kind = ENGINE_LLAMACPP;
+    assert_true(planner_apply(p, &p->scenario));
+    n = control_values(CTRL_SPEC_TOKENS, &p->scenario, &p->result, &cat, v);
+    for (int i = 1; i < n; i++)
+        assert_true(v[i] != 16);
+    /* typed: the range the command line takes, and auto */
+    type(p, CTRL_SPEC_TOKENS, "65");
+    assert_non_null(strstr(p->error, "Spec tokens: '65' is not a number of tokens from 1 to 64 "
+                                     "(0 or auto: the default)"));
+    type(p, CTRL_SPEC_TOKENS, "5");
+    assert_int_equal(p->scenario.spec_tokens, 5);
+    type(p, CTRL_SPEC_TOKENS, "auto");
+    assert_int_equal(p->scenario.spec_tokens, 0);
+}
+
+/* Host KV fits the 13-column value: 300 GB = 3e11 / 2^30 = 279.40 GiB reads
+ * "279 GiB/GPU"; 10 TB = 1e13 / 2^40 = 9.09 TiB reads "9.1 TiB/GPU"; whole
+ * sizes that fit keep their form (5,000 GiB too: 13 columns). */
+static void the_host_kv_value_fits_its_column(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    char text[64];
+    static const struct {
+        uint64_t bytes;
+        const char *shown;
+    } cases[] = {{300000000000ull, "279 GiB/GPU"}, {10000000000000ull, "9.1 TiB/GPU"},
+                 {256ull << 30, "256 GiB/GPU"},    {5000ull << 30, "5,000 GiB/GPU"},
+                 {50000ull << 30, "49 TiB/GPU"},   {20ull << 40, "20 TiB/GPU"},
+                 {(16ull << 30) + (1ull << 29), "16.50 GiB/GPU"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        p->scenario.host_kv_bytes = cases[i].bytes;
+        control_format(CTRL_HOST_KV, &p->scenario, &p->result, text, sizeof text);
+        assert_string_equal(text, cases[i].shown);
+        assert_true(strlen(text) <= 13);
+    }
+}
+
 static void q_quits_and_presentation_toggles(void **state)
 {
     (void)state;
@@ -653,6 +759,9 @@ int main(void)
         cmocka_unit_test(the_curve_matches_the_core_at_its_points),
         cmocka_unit_test(the_engine_control_switches_the_count_to_the_engines),
         cmocka_unit_test(the_draft_control_adds_a_draft_and_its_tokens),
+        cmocka_unit_test(the_draft_list_offers_small_models_of_the_same_vocabulary),
+        cmocka_unit_test(every_spec_tokens_step_changes_the_number),
+        cmocka_unit_test(the_host_kv_value_fits_its_column),
         cmocka_unit_test(q_quits_and_presentation_toggles),
         cmocka_unit_test(refusals_name_the_control_in_the_planners_words),
         cmocka_unit_test(tp_splits_the_gpus_into_replicas_and_every_figure_follows),

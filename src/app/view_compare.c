@@ -1,0 +1,234 @@
+/* The compare screen: the reference scenario against the current one, row
+ * by row, each with its change. */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/view.h"
+#include "app/view_parts.h"
+#include "io/report.h"
+
+struct side {
+    const struct scenario *s;
+    const struct plan_result *r;
+};
+
+/* A row: label, baseline, now and the change, which every row has:
+ * "=" when equal, +x% for numbers, "old -> new" for words. */
+/* A cell too narrow for its text ends in a mark: "auto 10" must never pass
+ * for "auto 1024". */
+static void compare_cell(int y, int x, int w, enum role role, const char *text)
+{
+    char cut[160];
+    widget_text(y, x, w, role, widget_fit(text, w, cut, sizeof cut));
+}
+
+/* " x PP 2", ", DP attn": what a layout adds to replicas x TP (one buffer a side) */
+static const char *layout_extra(const struct plan_result *r, int side)
+{
+    static char buf[2][48];
+    char *b = buf[side & 1];
+    int n = r->pp > 1 ? snprintf(b, sizeof buf[0], " x PP %u", r->pp) : (b[0] = '\0', 0);
+    if (r->dp_attention)
+        snprintf(b + n, sizeof buf[0] - (size_t)n, ", DP attn");
+    return b;
+}
+
+static void compare_row(int y, int x, int w, const char *label, const char *before,
+                        const char *now, bool number, double b, double n)
+{
+    if (y < 3)
+        return; /* scrolled above the header */
+    char change[96];
+    bool differ = number ? b != n : strcmp(before, now) != 0;
+    if (!differ)
+        snprintf(change, sizeof change, "=");
+    else if (!number)
+        snprintf(change, sizeof change, "%s -> %s", before, now);
+    else if (b == 0)
+        snprintf(change, sizeof change, "new");
+    else
+        snprintf(change, sizeof change, "%+.1f%%", 100.0 * (n - b) / b);
+    int cw = (w - 22) / 3;
+    const char *mark = differ ? (roles_utf8() ? "\u25b6" : ">") : " ";
+    widget_text(y, x, 1, ROLE_WARN, mark);
+    widget_text(y, x + 2, 20, differ ? ROLE_TITLE : ROLE_TEXT, label);
+    compare_cell(y, x + 22, cw - 1, differ ? ROLE_DIM : ROLE_TEXT, before);
+    compare_cell(y, x + 22 + cw, cw - 1, differ ? ROLE_TITLE : ROLE_TEXT, now);
+    compare_cell(y, x + 22 + 2 * cw, cw, differ ? ROLE_WARN : ROLE_DIM, change);
+}
+
+static void words(int *y, int x, int w, const char *label, const char *a, const char *b)
+{
+    compare_row((*y)++, x, w, label, a, b, false, 0, 0);
+}
+
+static void number(int *y, int x, int w, const char *label, const char *a, const char *b,
+                   double va, double vb)
+{
+    compare_row((*y)++, x, w, label, a, b, true, va, vb);
+}
+
+void view_draw_compare(const struct planner *p)
+{
+    int w = COLS - 2, h = LINES - 2;
+    char title[128];
+    snprintf(title, sizeof title, " Compare: %s (reference) against %s (c or Esc returns, Up/Down scroll) ",
+             p->slots[p->reference].label, p->slots[p->current].label);
+    view_box(0, 1, h, w, title);
+    int x = 3, y = 2, cw = (w - 4 - 22) / 3;
+    widget_text(y, x + 22, cw, ROLE_TITLE, p->slots[p->reference].label);
+    widget_text(y, x + 22 + cw, cw, ROLE_TITLE, p->slots[p->current].label);
+    widget_text(y, x + 22 + 2 * cw, cw, ROLE_TITLE, "CHANGE");
+    y++;
+    y -= p->compare_scroll; /* Up/Down scroll when the rows outnumber the screen */
+    struct side sd[2] = {{&p->slots[p->reference].scenario, &p->slots[p->reference].result},
+                         {&p->scenario, &p->result}};
+    char a[2][96];
+    enum unit_system u = p->scenario.units;
+    int iw = w - 4, last = h - 2, cut = 0;
+#define ROW_WORDS(label, ...)                                                                      \
+    do {                                                                                           \
+        for (int i = 0; i < 2; i++)                                                                \
+            snprintf(a[i], sizeof a[i], __VA_ARGS__);                                              \
+        if (y < last)                                                                              \
+            words(&y, x, iw, label, a[0], a[1]);                                                   \
+        else                                                                                       \
+            cut++;                                                                                 \
+    } while (0)
+    ROW_WORDS("GPU", "%u x %s", sd[i].s->gpus, sd[i].s->gpu.id);
+    ROW_WORDS("Layout", "%u x TP %u%s", sd[i].r->replicas, sd[i].r->tp,
+              layout_extra(sd[i].r, i));
+    ROW_WORDS("Model", "%s", sd[i].s->model.id);
+    ROW_WORDS("Engine", "%s", engine_label(sd[i].r->profile, sd[i].r->rule));
+    ROW_WORDS("KV cache", "%s", dtype_info(sd[i].r->kv_dtype)->name);
+    ROW_WORDS("Weights", "%s", plan_weights_label(sd[i].r));
+    ROW_WORDS("Headroom", "%g%%", sd[i].s->headroom_percent);
+    /* speculative decoding, the host tier, LoRA slots and images, when either side has them:
+     * each side's control value, "-" where the control has no row */
+    bool spec = sd[0].s->spec_method != SPEC_NONE || sd[1].s->spec_method != SPEC_NONE;
+    bool host = sd[0].s->host_kv_bytes || sd[1].s->host_kv_bytes ||
+                sd[0].s->has_prefix_hit_rate || sd[1].s->has_prefix_hit_rate;
+    bool lora = sd[0].s->max_loras || sd[1].s->max_loras;
+    bool images = scenario_images(sd[0].s) || scenario_images(sd[1].s);
+    static const enum control extra[] = {CTRL_DRAFT,    CTRL_SPEC_TOKENS, CTRL_HOST_KV,
+                                         CTRL_HIT_RATE, CTRL_LORA,        CTRL_IMAGES};
+    for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
+        if (!(k < 2 ? spec : k < 4 ? host : k == 4 ? lora : images))
+            continue;
+        for (int i = 0; i < 2; i++) {
+            if (control_visible(extra[k], sd[i].s))
+                control_format(extra[k], sd[i].s, sd[i].r, a[i], sizeof a[i]);
+            else
+                snprintf(a[i], sizeof a[i], "-");
+        }
+        if (y < last)
+            words(&y, x, iw, control_label(extra[k], sd[1].s), a[0], a[1]);
+        else
+            cut++;
+    }
+    if (sd[0].r->profile != ENGINE_GENERIC || sd[1].r->profile != ENGINE_GENERIC) {
+        /* the engines' own knobs, in their words; "-" where a side has none */
+        for (int knob = CTRL_FRACTION; knob <= CTRL_SEQS; knob++) {
+            for (int i = 0; i < 2; i++) {
+                if (control_visible((enum control)knob, sd[i].s)) {
+                    char v[64];
+                    control_format((enum control)knob, sd[i].s, sd[i].r, v, sizeof v);
+                    snprintf(a[i], sizeof a[i], "%s", v);
+                } else {
+                    snprintf(a[i], sizeof a[i], "-");
+                }
+            }
+            /* the engine's own word for the knob when both sides share it */
+            const char *l0 = control_label((enum control)knob, sd[0].s);
+            const char *l1 = control_label((enum control)knob, sd[1].s);
+            const char *label = strcmp(l0, l1) == 0 && control_visible((enum control)knob, sd[0].s)
+                                    ? l0
+                                : knob == CTRL_FRACTION ? "Memory fraction"
+                                                        : "Concurrency cap";
+            if (y < last)
+                words(&y, x, iw, label, a[0], a[1]);
+            else
+                cut++;
+        }
+    }
+    struct {
+        const char *label;
+        int kind; /* 0 count, 1 bytes, 2 tokens */
+        uint64_t v[2];
+    } rows[] = {
+        {"Context (tokens)", 2, {sd[0].s->context_tokens, sd[1].s->context_tokens}},
+        {"KV heads", 0, {sd[0].r->cost.kv_heads, sd[1].r->cost.kv_heads}},
+        {"Shared prefix", 2, {sd[0].s->prefix_tokens, sd[1].s->prefix_tokens}},
+        {"In use (tokens)", 2, {sd[0].r->avg_context_tokens, sd[1].r->avg_context_tokens}},
+        {"Users", 0, {sd[0].r->max_users, sd[1].r->max_users}},
+        {"Users per replica", 0, {sd[0].r->users_per_replica, sd[1].r->users_per_replica}},
+        {"Users, paged", 0, {sd[0].r->max_users_paged, sd[1].r->max_users_paged}},
+        {"KV/token per GPU", 1, {sd[0].r->cost.bytes_per_token, sd[1].r->cost.bytes_per_token}},
+        {"KV/user per GPU", 1, {sd[0].r->user_bytes_per_gpu, sd[1].r->user_bytes_per_gpu}},
+        {"Weights per GPU", 1, {sd[0].r->weights_bytes_per_gpu, sd[1].r->weights_bytes_per_gpu}},
+        {"KV pool per GPU", 1, {sd[0].r->kv_pool_bytes_per_gpu, sd[1].r->kv_pool_bytes_per_gpu}},
+        {"Tokens held", 2, {sd[0].r->kv_tokens, sd[1].r->kv_tokens}},
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        for (int i = 0; i < 2; i++) {
+            if (rows[k].kind == 1)
+                units_format_bytes(rows[k].v[i], u, a[i], sizeof a[i]);
+            else
+                units_format_int(rows[k].v[i], a[i], sizeof a[i]);
+            if (k == 1 && sd[i].r->cost.mla) /* MLA caches one latent, no KV heads */
+                snprintf(a[i], sizeof a[i], "MLA latent");
+        }
+        if (y < last)
+            number(&y, x, iw, rows[k].label, a[0], a[1], (double)rows[k].v[0],
+                   (double)rows[k].v[1]);
+        else
+            cut++;
+    }
+    if ((sd[0].r->host.present || sd[1].r->host.present) && y < last) {
+        /* the host memory tier, when either side has one */
+        for (int i = 0; i < 2; i++)
+            units_format_int(sd[i].r->host.beyond_gpu, a[i], sizeof a[i]);
+        number(&y, x, iw, "Parked in host", a[0], a[1], (double)sd[0].r->host.beyond_gpu,
+               (double)sd[1].r->host.beyond_gpu);
+    }
+    double cost[2], dec[2];
+    for (int i = 0; i < 2; i++) {
+        cost[i] = sd[i].r->cost_per_user_hour;
+        dec[i] = sd[i].r->decode_tokens_per_s_per_user;
+    }
+    for (int i = 0; i < 2; i++)
+        snprintf(a[i], sizeof a[i], cost[i] >= 0 ? "$%.4f" : "n/a", cost[i]);
+    if (y < last)
+        compare_row(y++, x, iw, "Cost per user-hour", a[0], a[1], cost[0] >= 0 && cost[1] >= 0,
+                    cost[0], cost[1]);
+    else
+        cut++;
+    for (int i = 0; i < 2; i++)
+        snprintf(a[i], sizeof a[i], dec[i] > 0 ? "%.1f tok/s" : "n/a", dec[i]);
+    if (y < last)
+        compare_row(y++, x, iw, "Speed per user", a[0], a[1], dec[0] > 0 && dec[1] > 0, dec[0],
+                    dec[1]);
+    else
+        cut++;
+    for (int i = 0; i < 2; i++)
+        report_speed_target(sd[i].s, a[i], sizeof a[i]);
+    if (y < last)
+        compare_row(y++, x, iw, "Service level", a[0], a[1], false, 0, 0);
+    else
+        cut++;
+    for (int i = 0; i < 2; i++)
+        units_format_int(sd[i].r->speed.users_at_service_level, a[i], sizeof a[i]);
+    if (y < last)
+        number(&y, x, iw, "At service level", a[0], a[1],
+               (double)sd[0].r->speed.users_at_service_level,
+               (double)sd[1].r->speed.users_at_service_level);
+    else
+        cut++;
+    if (cut > 0) {
+        char more[64];
+        snprintf(more, sizeof more, "(%d more rows: Down scrolls)", cut);
+        widget_text(h - 2, x, iw, ROLE_DIM, more);
+    }
+#undef ROW_WORDS
+}
