@@ -482,7 +482,7 @@ static void versus_row(FILE *out, const char *label, const char *const *cells, c
 void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
                             const struct plan_result *const *results, const int *shown, int n)
 {
-    char buf[4][96] = {{0}};
+    char buf[4][200] = {{0}};
     const char *cells[4] = {buf[0], buf[1], buf[2], buf[3]};
     double v[4] = {0};
     if (n > 4)
@@ -530,6 +530,26 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     ROW("Shared prefix", false, 0, "%s tokens", units_format_int(s->prefix_tokens, t, sizeof t));
     ROW("KV cache", false, 0, "%s", dtype_info(r->kv_dtype)->name);
     ROW("Weights", false, 0, "%s", plan_weights_label(r));
+    /* what else sits in GPU memory, when any scenario has it */
+    bool spec = false, lora = false, images = false, tier = false;
+    for (int i = 0; i < n; i++) {
+        const struct plan_result *r = results[shown[i]];
+        spec = spec || r->spec.method != SPEC_NONE;
+        lora = lora || r->lora.slots;
+        images = images || r->image_tokens;
+        tier = tier || r->host.present;
+    }
+    char line[200];
+    if (spec)
+        ROW("Speculative", false, 0, "%s",
+            r->spec.method == SPEC_NONE ? "none" : (spec_text(s, r, line, sizeof line), line));
+    if (lora)
+        ROW("LoRA", false, 0, "%s", lora_text(s, r, line, sizeof line) ? line : "none");
+    if (images)
+        ROW("Images", false, 0, "%s", images_text(r, line, sizeof line) ? line : "none");
+    if (tier)
+        ROW("Host KV", false, 0, "%s", s->host_kv_bytes ? (host_input(s, line, sizeof line), line)
+                                                        : "none");
     ROW("KV per token (per GPU)", true, r->cost.bytes_per_token, "%s",
         units_format_bytes_exact(r->cost.bytes_per_token, t, sizeof t));
     ROW("KV per user (per GPU)", true, r->user_bytes_per_gpu, "%s",
@@ -537,10 +557,7 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     ROW("KV pool (per GPU)", true, r->kv_pool_bytes_per_gpu, "%s",
         units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, t, sizeof t));
     ROW("Tokens held", true, r->kv_tokens, "%s", units_format_int(r->kv_tokens, t, sizeof t));
-    bool host = false;
-    for (int i = 0; i < n; i++)
-        host = host || results[shown[i]]->host.present;
-    if (host)
+    if (tier)
         ROW("Parked in host memory", true, r->host.beyond_gpu, "%s",
             units_format_int(r->host.beyond_gpu, t, sizeof t));
     ROW("Cost per user-hour", true, r->cost_per_user_hour > 0 ? r->cost_per_user_hour : 0, "%s",

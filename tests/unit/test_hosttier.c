@@ -171,6 +171,46 @@ static void no_server_no_parked_users(void **state)
     assert_int_equal(r.host.users, 0);
 }
 
+/* The Markdown of the versus view lists what else sits in GPU memory when
+ * any scenario has it: a draft, LoRA slots, the host tier. */
+static void versus_markdown_names_the_new_inputs(void **state)
+{
+    (void)state;
+    static struct snapshot_session ss;
+    static struct plan_result res[2];
+    memset(&ss, 0, sizeof ss);
+    ss.count = 2;
+    ss.reference = 0;
+    struct scenario a = base("h100-sxm", "llama-3.1-70b");
+    a.gpus = 4;
+    a.engine.kind = ENGINE_VLLM;
+    struct scenario b = a;
+    b.spec_method = SPEC_DRAFT;
+    b.draft = catalog_find_model(&cat, "llama-3.2-1b")->spec;
+    b.max_loras = 4;
+    b.host_kv_bytes = 256ull << 30;
+    ss.entry[0].scenario = a;
+    ss.entry[1].scenario = b;
+    snprintf(ss.entry[0].label, sizeof ss.entry[0].label, "A");
+    snprintf(ss.entry[1].label, sizeof ss.entry[1].label, "B");
+    struct diag d = {0};
+    assert_true(plan_compute(&a, PLAN_EXPLAIN, NULL, &res[0], &d));
+    assert_true(plan_compute(&b, PLAN_EXPLAIN, NULL, &res[1], &d));
+    const struct plan_result *results[2] = {&res[0], &res[1]};
+    int shown[2] = {0, 1};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    report_markdown_versus(f, &ss, results, shown, 2);
+    fclose(f);
+    assert_non_null(strstr(text, "| Speculative | none | draft Llama 3.2 1B"));
+    assert_non_null(strstr(text, "| LoRA | none | 4 slots x rank 16"));
+    assert_non_null(strstr(text, "| Host KV | none | 256.00 GiB of host memory per GPU"));
+    assert_non_null(strstr(text, "| Parked in host memory |"));
+    free(text);
+}
+
 static void without_the_option_nothing_changes(void **state)
 {
     (void)state;
@@ -346,6 +386,7 @@ int main(void)
         cmocka_unit_test(sglang_sizes_each_rank_in_gigabytes_and_dp_attention_parks_per_rank),
         cmocka_unit_test(without_the_option_nothing_changes),
         cmocka_unit_test(no_server_no_parked_users),
+        cmocka_unit_test(versus_markdown_names_the_new_inputs),
         cmocka_unit_test(no_link_figure_no_reload_time_and_llama_cpp_is_named),
         cmocka_unit_test(the_planner_steps_and_types_the_host_kv),
         cmocka_unit_test(the_planner_sets_the_hit_rate_with_a_tier),
