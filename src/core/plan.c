@@ -587,8 +587,15 @@ void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
     bytes[SEG_STATE] = r->state_used_bytes_per_gpu <= used - bytes[SEG_PREFIX]
                            ? r->state_used_bytes_per_gpu
                            : used - bytes[SEG_PREFIX];
-    bytes[SEG_USERS] = used - bytes[SEG_PREFIX] - bytes[SEG_STATE];
-    bytes[SEG_SPARE] = r->spare_bytes_per_gpu;
+    /* a separate state pool's idle slots (and SGLang's draft-token states,
+     * counted in it) are allocated but hold no user: spare */
+    uint64_t idle = r->state_pool_bytes_per_gpu > bytes[SEG_STATE]
+                        ? r->state_pool_bytes_per_gpu - bytes[SEG_STATE]
+                        : 0;
+    if (idle > used - bytes[SEG_PREFIX] - bytes[SEG_STATE])
+        idle = used - bytes[SEG_PREFIX] - bytes[SEG_STATE];
+    bytes[SEG_USERS] = used - bytes[SEG_PREFIX] - bytes[SEG_STATE] - idle;
+    bytes[SEG_SPARE] = r->spare_bytes_per_gpu + idle;
     if (used == 0)
         bytes[SEG_SPARE] = r->kv_pool_bytes_per_gpu;
     bytes[SEG_RESERVED] = r->reserved_bytes_per_gpu;
@@ -687,6 +694,14 @@ const char *plan_warning_text(enum plan_warning w)
     case WARN_HOST_TOO_SMALL:
         return "SGLang refuses a host pool that holds no more tokens than the GPU's pool "
                "(memory_pool_host.py, HostKVCache): give a larger host tier";
+    case WARN_STATE_CAP:
+        return "SGLang caps max_running_requests at its state slots / 3 "
+               "(model_runner_kv_cache_mixin.py, init_memory): the value given is not reached";
+    case WARN_STATE_PREFIX:
+        return "vLLM's prefix caching keeps a hybrid model's states at block boundaries "
+               "(config/cache.py, mamba_cache_mode \"align\": 2 + the speculative blocks a "
+               "sequence in each state group; \"all\": one a block): more than the one a "
+               "sequence counted here";
     }
     return "";
 }
@@ -716,6 +731,13 @@ void plan_warning_format(const struct plan_result *r, enum plan_warning w, char 
             snprintf(buf, size, "tensor parallel across nodes (%s %u over %u-GPU nodes): engines "
                      "use pipeline stages between nodes", names[SF_TP], r->tp,
                      SPEED_GPUS_PER_NODE);
+        return;
+    case WARN_STATE_CAP:
+        units_format_int(r->engine.max_num_seqs, a, sizeof a);
+        units_format_int(r->state_slots_per_replica, b, sizeof b);
+        snprintf(buf, size, "SGLang caps max_running_requests at %s, its %s state slots / 3 "
+                 "(model_runner_kv_cache_mixin.py, init_memory): the value given is not reached",
+                 a, b);
         return;
     default:
         snprintf(buf, size, "%s", plan_warning_text(w));

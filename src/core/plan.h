@@ -42,7 +42,9 @@ enum plan_warning {
     WARN_DRAFT_VOCAB = 1u << 18,      /* the draft's vocabulary is not the model's */
     WARN_STATE_GENERIC = 1u << 19,    /* the engine's state pool is not modelled: counted per user */
     WARN_HOST_TOO_SMALL = 1u << 20,   /* SGLang refuses a host pool no larger than the device's */
-    WARN_LAST = WARN_HOST_TOO_SMALL
+    WARN_STATE_CAP = 1u << 21,        /* SGLang: the state pool caps a larger --max-running-requests */
+    WARN_STATE_PREFIX = 1u << 22,     /* vLLM V1 hybrid + prefix caching: states at block boundaries */
+    WARN_LAST = WARN_STATE_PREFIX
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu
@@ -203,8 +205,10 @@ struct plan_result {
      * the part of kv_used that is state, and the sequences a separate state
      * pool holds (SGLang, TensorRT-LLM; 0 when the state shares the KV pool). */
     uint64_t state_bytes_per_user_per_gpu;
-    uint64_t state_used_bytes_per_gpu;
+    uint64_t state_used_bytes_per_gpu;   /* the users' states (never a pool's idle slots) */
     uint64_t state_slots_per_replica;
+    uint64_t state_pool_bytes_per_gpu;   /* a separate pool, whole: its idle slots are spare */
+    uint64_t state_spec_bytes_per_gpu;   /* SGLang: intermediate states for the draft tokens */
 
     struct speed_result speed;       /* the service level */
     struct engine_detail engine;     /* engines only */

@@ -93,7 +93,8 @@ struct block_rule {
     uint64_t window_units;   /* hybrid: units a windowed group holds at the full context */
     uint64_t window_units_avg;
     bool state;              /* hybrid: the other groups are state layers (vLLM's MambaSpec), one
-                              * block per sequence each, not windows */
+                              * block per sequence each (+ spec_units), not windows */
+    uint64_t spec_units;     /* state: blocks each state group adds per speculative token */
     uint64_t user_cap_units; /* not hybrid: most units one user holds (vLLM V0 windows); 0 = none */
     bool units_given;        /* the caller set engine.units and wrote the "units" row */
     uint64_t pool_bytes;     /* with pool_key: the pool the units come from */
@@ -105,11 +106,13 @@ struct block_rule {
 void policy_blocks(struct policy_ctx *c, const struct block_rule *b);
 
 /* A separate pool of `slots` whole states (SGLang's MambaPool, vLLM V0's
- * MambaCacheManager) taken from the pool, after a row "state_slots": writes
- * "kv_pool_after_state" = pool - slots x state (with `note`), sets
+ * MambaCacheManager) taken from the pool, after a row "state_slots", with
+ * `spec` bytes of SGLang's draft-token states (row "state_spec"): writes
+ * "kv_pool_after_state" = pool - slots x state - spec (with `note`), sets
  * r->state_slots_per_replica and returns the KV pool left. After
- * policy_blocks, policy_state_pool_used counts the whole state pool as used. */
-uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, const char *note);
+ * policy_blocks, policy_state_pool_used counts the whole state pool in kv_used
+ * and the users' states (and the draft-token states) as state_used. */
+uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, uint64_t spec, const char *note);
 void policy_state_pool_used(struct policy_ctx *c);
 
 #endif

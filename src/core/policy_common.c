@@ -410,13 +410,22 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
     if (b->hybrid) {
         explain_op(row, XOP_MUL);
         explain_term(row, b->window_groups, XU_COUNT, b->state ? "state groups" : "window groups");
-        explain_term(row, b->window_units, XU_COUNT,
-                     b->state ? "block of state each" : "blocks in the window");
+        if (b->state && b->spec_units) {
+            explain_term(row, 1, XU_COUNT, "running state");
+            explain_term(row, b->spec_units, XU_COUNT, "speculative tokens' states");
+            explain_op(row, XOP_ADD);
+        } else {
+            explain_term(row, b->window_units, XU_COUNT,
+                         b->state ? "block of state each" : "blocks in the window");
+        }
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
     }
     explain_row_end(c->x, row, XU_COUNT, 0,
-                    b->state    ? "blocks of a group: a state group keeps one block per sequence"
+                    b->state && b->spec_units
+                        ? "blocks of a group: a state group keeps a block per sequence and one "
+                          "per speculative token"
+                    : b->state  ? "blocks of a group: a state group keeps one block per sequence"
                     : b->hybrid ? "blocks of a group: windowed groups keep the window and a batch"
                                 : NULL);
 
@@ -460,11 +469,11 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
     explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
 }
 
-uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, const char *note)
+uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, uint64_t spec, const char *note)
 {
     struct plan_result *r = c->r;
     uint64_t pool = r->kv_pool_bytes_per_gpu;
-    uint64_t bytes = kv_sat_mul(slots, r->cost.state_bytes);
+    uint64_t bytes = kv_sat_add(kv_sat_mul(slots, r->cost.state_bytes), spec);
     r->state_slots_per_replica = slots;
     struct explain_row *row = explain_row_begin(c->x, "kv_pool_after_state", "KV pool left", "per GPU");
     if (pool <= bytes) {
@@ -476,6 +485,10 @@ uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, const char *not
     explain_ref(c->x, row, "state_per_user", "state each");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_SUB);
+    if (spec) {
+        explain_ref(c->x, row, "state_spec", "draft-token states");
+        explain_op(row, XOP_SUB);
+    }
     explain_row_end(c->x, row, XU_BYTES, 0, note);
     return pool - bytes;
 }
@@ -483,9 +496,15 @@ uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, const char *not
 void policy_state_pool_used(struct policy_ctx *c)
 {
     struct plan_result *r = c->r;
-    /* the state pool is allocated whole, used or not */
-    uint64_t bytes = kv_sat_mul(r->state_slots_per_replica, r->cost.state_bytes);
-    r->state_used_bytes_per_gpu = bytes;
+    /* the state pool is allocated whole, used or not: kv_used counts it all,
+     * state_used the users' states, the rest is idle (plan_segments: spare) */
+    uint64_t bytes = kv_sat_add(kv_sat_mul(r->state_slots_per_replica, r->cost.state_bytes),
+                                r->state_spec_bytes_per_gpu);
+    uint64_t users = r->users_per_replica < r->state_slots_per_replica ? r->users_per_replica
+                                                                       : r->state_slots_per_replica;
+    r->state_pool_bytes_per_gpu = bytes;
+    r->state_used_bytes_per_gpu =
+        kv_sat_add(kv_sat_mul(users, r->cost.state_bytes), r->state_spec_bytes_per_gpu);
     r->kv_used_bytes_per_gpu = kv_sat_add(r->kv_used_bytes_per_gpu, bytes);
     r->state_bytes_per_user_per_gpu = r->cost.state_bytes;
     r->user_bytes_paged_per_gpu = kv_sat_add(r->user_bytes_paged_per_gpu, r->cost.state_bytes);

@@ -95,11 +95,43 @@ static void describe(struct policy_ctx *c)
 enum { SGLANG_MAMBA_RUNNING_RATIO = 3 };
 #define SGLANG_MAMBA_FULL_MEMORY_RATIO 0.9
 
+/* handle_max_mamba_cache, with speculative decoding: first it sets aside
+ * one request's state x max_running_requests x speculative_num_draft_tokens
+ * for the intermediate states of the draft tokens (MambaPool keeps them per
+ * draft token, mem_cache/memory_pool.py); server_args.py sets
+ * max_running_requests to 48 for speculative decoding when not given.
+ * Returns those bytes (0 without a draft), with a row "state_spec". */
+enum { SGLANG_SPEC_RUNNING_DEFAULT = 48 };
+
+static uint64_t spec_states(struct policy_ctx *c)
+{
+    struct plan_result *r = c->r;
+    if (r->spec.method == SPEC_NONE || r->spec.tokens == 0)
+        return 0;
+    uint64_t running = c->s->engine.max_num_seqs ? c->s->engine.max_num_seqs
+                                                 : SGLANG_SPEC_RUNNING_DEFAULT;
+    uint64_t draft = (uint64_t)r->spec.tokens + 1; /* speculative_num_draft_tokens */
+    uint64_t bytes = kv_sat_mul(kv_sat_mul(r->cost.state_bytes, running), draft);
+    struct explain_row *row = explain_row_begin(c->x, "state_spec", "Draft-token states", "per GPU");
+    explain_ref(c->x, row, "state_per_user", "state per request");
+    explain_term(row, running, XU_COUNT,
+                 c->s->engine.max_num_seqs ? "max_running_requests"
+                                           : "max_running_requests (48 with a draft)");
+    explain_op(row, XOP_MUL);
+    explain_term(row, draft, XU_COUNT, "draft tokens");
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    "intermediate SSM and conv states of each draft token, set aside first");
+    r->state_spec_bytes_per_gpu = bytes;
+    return bytes;
+}
+
 static uint64_t state_pool(struct policy_ctx *c, uint64_t *slots)
 {
     struct plan_result *r = c->r;
     const struct kv_cost *k = &r->cost;
-    uint64_t pool = r->kv_pool_bytes_per_gpu;
+    uint64_t spec = spec_states(c);
+    uint64_t pool = r->kv_pool_bytes_per_gpu > spec ? r->kv_pool_bytes_per_gpu - spec : 0;
     double share = SGLANG_MAMBA_FULL_MEMORY_RATIO / (1.0 + SGLANG_MAMBA_FULL_MEMORY_RATIO);
     *slots = k->state_bytes ? (uint64_t)((double)pool * share) / k->state_bytes : 0;
     struct explain_row *row = explain_row_begin(c->x, "state_slots", "State slots", "per GPU");
@@ -107,16 +139,20 @@ static uint64_t state_pool(struct policy_ctx *c, uint64_t *slots)
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the state pool");
     } else {
         explain_ref(c->x, row, "pool", "pool");
+        if (spec) {
+            explain_ref(c->x, row, "state_spec", "draft-token states");
+            explain_op(row, XOP_SUB);
+        }
         explain_term(row, SGLANG_MAMBA_FULL_MEMORY_RATIO, XU_FRACTION, "mamba-full-memory-ratio");
         explain_op(row, XOP_MUL);
-        explain_term(row, 1.0 + SGLANG_MAMBA_FULL_MEMORY_RATIO, XU_RATIO, "1 + ratio");
+        explain_term(row, 1.0 + SGLANG_MAMBA_FULL_MEMORY_RATIO, XU_RATIO, "(1 + that ratio)");
         explain_op(row, XOP_DIV);
         explain_ref(c->x, row, "state_per_user", "state per request");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_FLOOR);
         explain_row_end(c->x, row, XU_COUNT, 0, "max_mamba_cache_size: whole requests' states");
     }
-    return policy_state_pool(c, *slots, "the attention layers' token pool");
+    return policy_state_pool(c, *slots, spec, "the attention layers' token pool");
 }
 
 /* Llama 4 (model_runner.py set_num_token_hybrid): the tokens the pool holds
@@ -289,13 +325,20 @@ void policy_sglang(struct policy_ctx *c)
     double running = (double)tokens / (double)c->r->context_tokens * 512.0;
     running = running < 2048 ? 2048 : running > 4096 ? 4096 : running;
     e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : (uint32_t)running;
-    if (r->cost.state_layers > 0 && e->max_num_seqs > slots / SGLANG_MAMBA_RUNNING_RATIO)
+    /* init_memory: min(max_running_requests, given or not, max_mamba_cache_size // 3) */
+    const char *cap_name = r->cost.state_layers ? "max_running_requests (state slots / 3)"
+                                                : "max_running_requests";
+    if (r->cost.state_layers > 0 && e->max_num_seqs > slots / SGLANG_MAMBA_RUNNING_RATIO) {
+        if (f->max_num_seqs) {
+            r->warnings |= WARN_STATE_CAP;
+            cap_name = "max_running_requests (slots / 3, capped)";
+        }
         e->max_num_seqs = (uint32_t)(slots / SGLANG_MAMBA_RUNNING_RATIO);
+    }
     struct block_rule b = {.unit_tokens = 1,
                            .unit_name = "token",
                            .cap = e->max_num_seqs,
-                           .cap_name = r->cost.state_layers ? "max_running_requests (state slots / 3)"
-                                                            : "max_running_requests"};
+                           .cap_name = cap_name};
     if (r->cost.state_layers > 0) {
         b.pool_bytes = kv_pool;
         b.pool_key = "kv_pool_after_state";

@@ -75,6 +75,13 @@ static void describe(struct policy_ctx *c)
              "blocks",
              e->fraction * 100, (unsigned long long)e->max_num_batched_tokens, e->max_num_seqs,
              e->max_num_seqs == 1 ? "" : "s", (unsigned long long)e->unit_tokens);
+    /* V1 hybrid: the block given (16 by default) was enlarged (policy_vllm below) */
+    uint64_t given = s->block_tokens ? s->block_tokens : 16;
+    size_t len = strlen(e->note);
+    if (!v0 && r->cost.state_layers > 0 && e->unit_tokens != given && len < sizeof e->note)
+        snprintf(e->note + len, sizeof e->note - len,
+                 ", enlarged from the block size %llu so that a page holds a layer's state",
+                 (unsigned long long)given);
 }
 
 /* Blocks a windowed layer holds for a request of len tokens (V1 hybrid
@@ -218,7 +225,7 @@ void policy_vllm(struct policy_ctx *c)
         }
         explain_row_end(c->x, row, XU_COUNT, slots != n && n <= 4 ? (long double)slots : 0,
                         "MambaCacheManager: a state per sequence of the largest batch");
-        v0_pool = policy_state_pool(c, slots, "the states sit outside the KV blocks");
+        v0_pool = policy_state_pool(c, slots, 0, "the states sit outside the KV blocks");
     }
     struct block_rule b = {.unit_tokens = s->block_tokens ? s->block_tokens : 16,
                            .unit_name = "block",
@@ -251,10 +258,22 @@ void policy_vllm(struct policy_ctx *c)
         uint64_t one = k->bytes_per_layer;
         uint64_t need = 16 * kv_ceil_div(k->state_bytes_per_layer, 16 * (one ? one : 1));
         if (b.unit_tokens < need)
-            b.unit_tokens = need;
+            b.unit_tokens = need; /* describe() says so */
         b.hybrid = b.state = true;
         group_by_type(&b, k->global_layers + draft_layers, k->state_layers);
-        b.window_units = b.window_units_avg = 1;
+        /* With speculative decoding a state group keeps 1 + num_speculative_blocks
+         * blocks a sequence, one for each draft token's state:
+         * model_executor/layers/mamba/abstract.py (MambaBase.get_kv_cache_spec)
+         * sets num_speculative_blocks to num_speculative_tokens, and
+         * v1/kv_cache_interface.py (MambaSpec.max_memory_usage_bytes, mode
+         * "none") and MambaManager allocate 1 + that many. */
+        b.spec_units = r->spec.method != SPEC_NONE ? r->spec.tokens : 0;
+        b.window_units = b.window_units_avg = 1 + b.spec_units;
+        /* config/cache.py (CacheConfig.mamba_cache_mode): with prefix caching
+         * the states are kept at block boundaries ("align" or "all"), which
+         * kvplan does not count */
+        if (s->prefix_tokens > 0)
+            r->warnings |= WARN_STATE_PREFIX;
     } else if (b.hybrid) {
         group_by_type(&b, k->global_layers + draft_layers, k->windowed_layers);
         bool local = strstr(m->window_pattern, "chunked") != NULL;
@@ -278,7 +297,8 @@ void policy_vllm(struct policy_ctx *c)
     if (v0 && k->state_layers > 0)
         policy_state_pool_used(c);
     if (b.state) {
-        r->state_bytes_per_user_per_gpu = kv_sat_mul(b.window_groups, e->unit_bytes);
+        r->state_bytes_per_user_per_gpu =
+            kv_sat_mul(kv_sat_mul(b.window_groups, b.window_units), e->unit_bytes);
         r->state_used_bytes_per_gpu =
             kv_sat_mul(r->users_per_replica, r->state_bytes_per_user_per_gpu);
     }

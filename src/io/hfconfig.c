@@ -77,9 +77,13 @@ static void derive_id(const char *path, const char *name_or_path, char *out, siz
         *slash = '\0';
         slash = strrchr(buf, '/');
     }
-    const char *base = slash ? slash + 1 : buf;
+    char *base = slash ? slash + 1 : buf;
     if (strcmp(base, "config.json") == 0)
         base = "imported-model";
+    /* a file of another name ("qwen3next.json"): its name without ".json" */
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        base[len - 5] = '\0';
     size_t n = 0;
     for (const char *p = base; *p && n + 1 < size; p++) {
         char c = (char)tolower((unsigned char)*p);
@@ -113,23 +117,33 @@ static bool name_valid(const char *name, struct diag *d)
  * from the model: each is one more decoder layer (the count with one layer
  * more, less the count without), eh_proj 2h x h, and enorm, hnorm and the
  * shared head's norm; the embedding and head are the model's (vLLM
- * v1/spec_decode/eagle.py shares them). DeepSeek-V3 and GLM-4.5 only: their
- * MTP layer is a layer of the model's last kind. */
+ * v1/spec_decode/eagle.py shares them). DeepSeek-V3 and GLM-4.5: their
+ * MTP layer is a layer of the model's last kind; Qwen3-Next: a full-attention
+ * layer. */
 static bool mtp_count(const struct jsonread *r, const cJSON *root, const struct arch_dims *a,
                       uint64_t text_params, struct model_spec *m, struct hf_import *h,
                       struct diag *d)
 {
     uint64_t nextn = 0, more = 0, unused = 0;
-    if (!jsonread_u64(r, root, "num_nextn_predict_layers", false, 0, 64, &nextn, d))
+    /* Qwen3-Next names them mtp_num_hidden_layers (vLLM config/speculative.py
+     * reads it as num_nextn_predict_layers for qwen3_next_mtp) */
+    bool qnext = a->family == ARCH_QWEN3_NEXT;
+    if (!jsonread_u64(r, root, qnext ? "mtp_num_hidden_layers" : "num_nextn_predict_layers", false,
+                      0, 64, &nextn, d))
         return false;
     if (nextn == 0)
         return true;
-    if (a->family != ARCH_DEEPSEEK && a->family != ARCH_GLM4_MOE) {
+    if (a->family != ARCH_DEEPSEEK && a->family != ARCH_GLM4_MOE && !qnext) {
         note(h, "%llu MTP layers not counted for this family", (unsigned long long)nextn);
         return true;
     }
     struct arch_dims one_more = *a;
     one_more.layers++;
+    /* Qwen3-Next's MTP layer is a full-attention decoder layer with its MoE,
+     * fc from 2 x hidden to hidden, pre_fc_norm_hidden, pre_fc_norm_embedding
+     * and norm (vLLM models/qwen3_next_mtp.py, Qwen3NextMultiTokenPredictor) */
+    if (qnext)
+        one_more.attention_layers++;
     if (!params_count(&one_more, &more, &unused) || more <= text_params)
         return true;
     m->nextn_layers = (uint32_t)nextn;

@@ -109,10 +109,16 @@ static bool nemotron_h(const struct jsonread *r, const cJSON *o, struct arch_dim
     if (!jsonread_bool(r, o, "use_conv_bias", false, &bias, d))
         return false;
     a->conv_bias = bias;
-    return need(r, o, "mamba_num_heads", 1000000, &a->state_heads, d) &&
-           need(r, o, "mamba_head_dim", 100000, &a->state_head_dim, d) &&
-           need(r, o, g, 100000, &a->state_groups, d) &&
-           need(r, o, "ssm_state_size", 100000, &a->state_size, d) &&
+    if (!need(r, o, "mamba_num_heads", 1000000, &a->state_heads, d) ||
+        !need(r, o, "mamba_head_dim", 100000, &a->state_head_dim, d) ||
+        !need(r, o, g, 100000, &a->state_groups, d))
+        return false;
+    /* the heads share the groups evenly (a group's B and C serve heads / groups heads) */
+    if (a->state_heads % a->state_groups != 0)
+        return jsonread_fail(r, d, "%s: %llu groups do not divide mamba_num_heads %llu", g,
+                             (unsigned long long)a->state_groups,
+                             (unsigned long long)a->state_heads);
+    return need(r, o, "ssm_state_size", 100000, &a->state_size, d) &&
            need(r, o, "conv_kernel", 1024, &a->conv_kernel, d);
 }
 
@@ -141,6 +147,14 @@ static bool granite(const struct jsonread *r, const cJSON *o, struct arch_dims *
         return false;
     if (a->state_head_dim == 0)
         return jsonread_fail(r, d, "mamba_d_head: expected a positive integer");
+    /* transformers' GraniteMoeHybridConfig refuses heads x head dim other
+     * than mamba_expand x hidden_size, the mixer's channels */
+    if (a->state_head_dim * a->state_heads != expand * a->hidden)
+        return jsonread_fail(r, d, "mamba_d_head: %llu heads of %llu are not mamba_expand %llu x "
+                                   "hidden_size %llu",
+                             (unsigned long long)a->state_heads,
+                             (unsigned long long)a->state_head_dim, (unsigned long long)expand,
+                             (unsigned long long)a->hidden);
     if (a->experts > 0)
         a->moe_intermediate = a->intermediate;
     return need(r, o, "mamba_n_groups", 100000, &a->state_groups, d) &&

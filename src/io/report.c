@@ -67,6 +67,16 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
                  ctx, r->engine.slots, r->engine.slots == 1 ? "" : "s", left);
     } else if (!r->fits) {
         snprintf(buf, size, "DOES NOT FIT under %s: its budget leaves nothing for the KV cache", profile);
+    } else if (r->max_users == 0 && r->state_pool_bytes_per_gpu >= r->kv_pool_bytes_per_gpu &&
+               r->state_slots_per_replica > 0) {
+        /* a separate state pool (vLLM V0: max-num-seqs states) takes it all */
+        char slots[32];
+        units_format_int(r->state_slots_per_replica, slots, sizeof slots);
+        units_format_bytes(r->state_pool_bytes_per_gpu, s->units, per, sizeof per);
+        units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, left, sizeof left);
+        snprintf(buf, size, "NO USER FITS at %s tokens%s%s: its %s state slots take %s per GPU, "
+                 "the pool holds %s", ctx, engine ? " under " : "", engine ? profile : "", slots,
+                 per, left);
     } else if (r->max_users == 0) {
         units_format_bytes(r->user_bytes_per_gpu, s->units, per, sizeof per);
         units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, left, sizeof left);

@@ -347,6 +347,10 @@ static cJSON *result_json(const struct plan_result *r)
         jsonout_uint(&so, "bytes_per_user_per_gpu", r->state_bytes_per_user_per_gpu);
         jsonout_uint(&so, "used_bytes_per_gpu", r->state_used_bytes_per_gpu);
         jsonout_uint(&so, "slots_per_replica", r->state_slots_per_replica);
+        if (r->state_slots_per_replica) /* a separate pool, whole, and its idle part */
+            jsonout_uint(&so, "pool_bytes_per_gpu", r->state_pool_bytes_per_gpu);
+        if (r->state_spec_bytes_per_gpu)
+            jsonout_uint(&so, "spec_bytes_per_gpu", r->state_spec_bytes_per_gpu);
         jsonout_object(&o, "state", jsonout_end(&so));
     }
     if (r->lora.slots) {

@@ -531,17 +531,27 @@ nem='"model_type": "nemotron_h", "num_hidden_layers": 3, "hidden_size": 8, "num_
 printf '{%s, "hybrid_override_pattern": "M*-"}\n' "$nem" > "$T/nem.json"
 expect 0 '"params":	626,' import-hf "$T/nem.json"
 expect 0 '"plain_layers":	1,' import-hf "$T/nem.json"
+# review: the groups must divide the heads (3 groups for 2 heads)
+sed 's/"n_groups": 1/"n_groups": 3/' "$T/nem.json" > "$T/nem-groups.json"
+expect 2 "n_groups: 3 groups do not divide mamba_num_heads 2" import-hf "$T/nem-groups.json"
+# review: the default id is the file's name without ".json"
+cp "$T/nem.json" "$T/nemotronh.json"
+expect 0 '"id":	"nemotronh",' import-hf "$T/nemotronh.json"
 printf '{%s, "hybrid_override_pattern": "M*E"}\n' "$nem" > "$T/nem2.json"
 expect 2 "hybrid_override_pattern: block 3 is 'E'" import-hf "$T/nem2.json"
 printf '{%s, "hybrid_override_pattern": "M*"}\n' "$nem" > "$T/nem3.json"
 expect 2 "hybrid_override_pattern: 2 blocks for num_hidden_layers 3" import-hf "$T/nem3.json"
 printf '{%s, "hybrid_override_pattern": "MM-"}\n' "$nem" > "$T/nem4.json"
 expect 2 "hybrid_override_pattern: no attention layer" import-hf "$T/nem4.json"
-# granitemoehybrid by hand: mamba + attention, the mamba layer as above (178), attention 192,
-# each layer MoE 208 + shared 96 + norms 16 = 320; tied 80 + 178 + 192 + 640 + 8 = 1098
-gr='"model_type": "granitemoehybrid", "num_hidden_layers": 2, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "intermediate_size": 4, "shared_intermediate_size": 4, "num_local_experts": 2, "num_experts_per_tok": 1, "vocab_size": 10, "tie_word_embeddings": true, "mamba_n_heads": 2, "mamba_d_head": 2, "mamba_n_groups": 1, "mamba_d_state": 2, "mamba_d_conv": 2'
+# granitemoehybrid by hand: mamba + attention, 2 heads of 4 = mamba_expand 1 x hidden 8 channels:
+# in_proj 8 x (16 + 4 + 2) = 176 + conv 24 + bias 12 + A/D/dt 6 + norm 8 + out 64 = 290,
+# attention 192, each layer MoE 208 + shared 96 + norms 16 = 320; tied 80 + 290 + 192 + 640 + 8 = 1210
+gr='"model_type": "granitemoehybrid", "num_hidden_layers": 2, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "intermediate_size": 4, "shared_intermediate_size": 4, "num_local_experts": 2, "num_experts_per_tok": 1, "vocab_size": 10, "tie_word_embeddings": true, "mamba_n_heads": 2, "mamba_d_head": 4, "mamba_expand": 1, "mamba_n_groups": 1, "mamba_d_state": 2, "mamba_d_conv": 2'
 printf '{%s, "layer_types": ["mamba", "attention"]}\n' "$gr" > "$T/gr.json"
-expect 0 '"params":	1098,' import-hf "$T/gr.json"
+expect 0 '"params":	1210,' import-hf "$T/gr.json"
+# review: heads x head dim must be mamba_expand x hidden (2 x 4 is not 2 x 8)
+sed 's/"mamba_expand": 1, //' "$T/gr.json" > "$T/gr-dims.json"
+expect 2 "mamba_d_head: 2 heads of 4 are not mamba_expand 2 x hidden_size 8" import-hf "$T/gr-dims.json"
 printf '{%s, "layer_types": ["mamba", "sliding"]}\n' "$gr" > "$T/gr2.json"
 expect 2 'layer_types: entry 2 is not "mamba" or "attention"' import-hf "$T/gr2.json"
 printf '{%s}\n' "$gr" > "$T/gr3.json"
@@ -581,6 +591,23 @@ expect_field 145539072 bytes_per_user_per_gpu --model nemotron-9b-v2 --gpu rtx-4
 expect 0 "State per user      36 state layers" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "users' state" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "MambaHybridCacheManager" plan --model granite-4.0-h-tiny --engine trtllm
+# review fixes (doc/MODEL.md 2b). vLLM V1 with 4 draft tokens: a state group keeps 1 + 4 blocks a
+# sequence (MambaSpec num_speculative_blocks); Qwen3-Next's MTP layer (1,650,471,424 params);
+# SGLang caps a larger --max-running-requests at slots / 3 (173 / 3 = 57) and says so; the
+# users' states are 57 x 143,548,416 B = 8,182,259,712 B, the 116 idle slots spare
+expect 0 "(1 running state + 4 speculative tokens' states)" plan --model qwen3-next-80b-a3b --gpus 4 --engine vllm --draft-model qwen3-8b --num-speculative-tokens 4
+expect 0 "\"mtp_params\":	1650471424," show model qwen3-next-80b-a3b --format json
+expect 0 "MTP, 1 layer of Qwen3-Next 80B-A3B" plan --model qwen3-next-80b-a3b --gpus 4 --engine vllm --speculative-method mtp
+expect 0 "SGLang caps max_running_requests at 57, its 173 state slots / 3" plan --model nemotron-9b-v2 --engine sglang --max-running-requests 300
+expect_field 8182259712 used_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
+expect_field 24833875968 pool_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
+expect 0 "its 1,024 state slots take 69.40 GiB per GPU, the pool holds 50.89 GiB" plan --model nemotron-9b-v2 --engine vllm@0 --max-num-seqs 1024
+expect 0 "(1 + that ratio)" plan --model nemotron-9b-v2 --engine sglang
+expect 0 "KV in 672-token blocks, enlarged from the block size 16" plan --model nemotron-9b-v2 --engine vllm --block-size 16
+expect_not "enlarged from the block size" plan --model nemotron-9b-v2 --engine vllm@0
+expect 0 "prefix caching keeps a hybrid model's states at block boundaries" plan --model nemotron-9b-v2 --engine vllm --prefix 1024
+# SGLang with a draft: 48 x 5 draft tokens x 19,316,736 B = 4,636,016,640 B set aside first
+expect_field 4636016640 spec_bytes_per_gpu --model qwen3-next-80b-a3b --gpus 4 --engine sglang --draft-model qwen3-8b --num-speculative-tokens 4
 expect 0 "Mamba Cache is allocated" plan --model granite-4.0-h-tiny --engine sglang
 expect_not "users' state" plan --model llama-3-8b
 

@@ -273,7 +273,10 @@ static void vllm_v0_keeps_the_states_outside_the_blocks(void **state)
     assert_int_equal(r.state_slots_per_replica, 56);
     assert_int_equal(r.engine.units, 25414);
     assert_int_equal(r.users_per_replica, 49);
-    assert_int_equal(r.state_used_bytes_per_gpu, 4075094016ull);
+    /* the pool is allocated whole; the users' states are 49 x 72,769,536 =
+     * 3,565,707,264 B, the 7 idle slots' 509,386,752 B spare */
+    assert_int_equal(r.state_pool_bytes_per_gpu, 4075094016ull);
+    assert_int_equal(r.state_used_bytes_per_gpu, 3565707264ull);
 }
 
 static void sglang_splits_a_state_pool_by_the_mamba_ratio(void **state)
@@ -299,6 +302,91 @@ static void sglang_splits_a_state_pool_by_the_mamba_ratio(void **state)
     s.context_tokens = 1024;
     r = run(&s);
     assert_int_equal(r.users_per_replica, 87);
+}
+
+static void vllm_keeps_a_state_block_per_speculative_token(void **state)
+{
+    (void)state;
+    /* vllm/model_executor/layers/mamba/abstract.py (MambaBase.get_kv_cache_spec):
+     * num_speculative_blocks = num_speculative_tokens; v1/kv_cache_interface.py
+     * (MambaSpec.max_memory_usage_bytes, mode "none"): 1 + that many pages a
+     * sequence, which MambaManager allocates. Qwen3-Next with its MTP layer
+     * and 2 speculative tokens at TP 4: the MTP layer's KV is one attention
+     * layer's (1,024 B a token), so 13 full-attention layers and 36 state
+     * layers group by 13: 1 full group, ceil(36 / 13) = 3 state groups; a
+     * block 272 x 1,024 B x 13 = 3,620,864 B; 10 GiB / 3,620,864 = 2,965
+     * blocks. A user: ceil((32,768 + 2) / 272) = 121 blocks + 3 groups x
+     * (1 + 2) = 130; 2,965 / 130 = 22 users (without the 2 extra blocks a
+     * group: 124, 23 users). */
+    struct scenario s = with(ENGINE_VLLM, qwen3_next(), 4);
+    s.model.nextn_layers = 1;
+    s.model.mtp_params = 1650471424;
+    s.spec_method = SPEC_MTP;
+    s.spec_tokens = 2;
+    s.engine.kv_memory_bytes = 10ull << 30;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.unit_tokens, 272);
+    assert_int_equal(r.engine.unit_bytes, 3620864);
+    assert_int_equal(r.engine.units, 2965);
+    assert_int_equal(r.users_per_replica, 22);
+    assert_int_equal(r.state_used_bytes_per_gpu, 22ull * 3 * 3 * 3620864);
+    /* config/cache.py (mamba_cache_mode): prefix caching keeps more states */
+    assert_false(r.warnings & WARN_STATE_PREFIX);
+    s.prefix_tokens = 2048;
+    assert_true(run(&s).warnings & WARN_STATE_PREFIX);
+}
+
+static void sglang_caps_a_larger_max_running_requests(void **state)
+{
+    (void)state;
+    /* model_runner_kv_cache_mixin.py (init_memory): max_running_requests =
+     * min(given, max_mamba_cache_size // 3). Nemotron Nano on SGLang: a state
+     * 27 x (36,864 x 2 + 1,310,720 x 4) = 143,548,416 B; 10 GiB x 0.9 / 1.9 =
+     * 5,086,145,482 B: 35 slots, 35 // 3 = 11 requests, not the 300 given.
+     * KV pool 10,737,418,240 - 35 x 143,548,416 = 5,713,223,680 B = 348,707
+     * tokens: 42 users of 8,192, capped at 11. The bar: 11 users' states
+     * (1,579,032,576 B) are the users' state, the 24 idle slots
+     * (3,445,161,984 B) spare. */
+    struct scenario s = with(ENGINE_SGLANG, nemotron(), 1);
+    s.engine.kv_memory_bytes = 10ull << 30;
+    s.engine.max_num_seqs = 300;
+    s.context_tokens = 8192;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.state_slots_per_replica, 35);
+    assert_int_equal(r.engine.scheduler_cap, 11);
+    assert_int_equal(r.users_per_replica, 11);
+    assert_true(r.warnings & WARN_STATE_CAP);
+    assert_int_equal(r.state_pool_bytes_per_gpu, 5024194560ull);
+    assert_int_equal(r.state_used_bytes_per_gpu, 1579032576ull);
+    uint64_t seg[SEG_COUNT];
+    plan_segments(&r, seg);
+    assert_int_equal(seg[SEG_STATE], 1579032576ull);
+    assert_true(seg[SEG_SPARE] >= 3445161984ull);
+    /* a value under the slots' cap is kept, silently */
+    s.engine.max_num_seqs = 5;
+    r = run(&s);
+    assert_int_equal(r.users_per_replica, 5);
+    assert_false(r.warnings & WARN_STATE_CAP);
+}
+
+static void sglang_sets_aside_the_draft_tokens_states(void **state)
+{
+    (void)state;
+    /* model_runner_kv_cache_mixin.py (handle_max_mamba_cache): with
+     * speculative decoding, a state x max_running_requests (48 unless given:
+     * server_args.py) x speculative_num_draft_tokens (2 + 1) first:
+     * 19,316,736 x 48 x 3 = 2,781,609,984 B; then (10,737,418,240 -
+     * 2,781,609,984) x 0.9 / 1.9 = 3,768,540,752 B: 195 slots. */
+    struct scenario s = with(ENGINE_SGLANG, qwen3_next(), 4);
+    s.model.nextn_layers = 1;
+    s.model.mtp_params = 1650471424;
+    s.spec_method = SPEC_MTP;
+    s.spec_tokens = 2;
+    s.engine.kv_memory_bytes = 10ull << 30;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.state_spec_bytes_per_gpu, 2781609984ull);
+    assert_int_equal(r.state_slots_per_replica, 195);
+    assert_int_equal(r.state_pool_bytes_per_gpu, 195ull * 19316736 + 2781609984ull);
 }
 
 static void llamacpp_keeps_one_f32_cell_a_slot(void **state)
@@ -370,6 +458,9 @@ int main(void)
         cmocka_unit_test(vllm_enlarges_the_block_to_hold_a_state_page),
         cmocka_unit_test(vllm_v0_keeps_the_states_outside_the_blocks),
         cmocka_unit_test(sglang_splits_a_state_pool_by_the_mamba_ratio),
+        cmocka_unit_test(vllm_keeps_a_state_block_per_speculative_token),
+        cmocka_unit_test(sglang_caps_a_larger_max_running_requests),
+        cmocka_unit_test(sglang_sets_aside_the_draft_tokens_states),
         cmocka_unit_test(llamacpp_keeps_one_f32_cell_a_slot),
         cmocka_unit_test(trtllm_counts_the_state_in_blocks_and_warns),
         cmocka_unit_test(decode_reads_the_state_once_a_step),
