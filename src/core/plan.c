@@ -621,8 +621,9 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s)
         return "shared prefix";
     case SEG_USERS:
         return "users' KV";
-    case SEG_SPARE:
-        return "spare KV";
+    case SEG_SPARE: /* with a separate state pool's idle slots (plan_segments) */
+        return r->state_pool_bytes_per_gpu > r->state_used_bytes_per_gpu ? "spare KV+state"
+                                                                          : "spare KV";
     case SEG_RESERVED:
         return !engine ? "headroom" : r->profile == ENGINE_TRTLLM ? "kept free" : "outside budget";
     case SEG_COUNT:

@@ -601,6 +601,7 @@ expect 0 "MTP, 1 layer of Qwen3-Next 80B-A3B" plan --model qwen3-next-80b-a3b --
 expect 0 "SGLang caps max_running_requests at 57, its 173 state slots / 3" plan --model nemotron-9b-v2 --engine sglang --max-running-requests 300
 expect_field 8182259712 used_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
 expect_field 24833875968 pool_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
+expect 0 "spare KV+state        34.35 GiB" plan --model nemotron-9b-v2 --engine sglang
 expect 0 "its 1,024 state slots take 69.40 GiB per GPU, the pool holds 50.89 GiB" plan --model nemotron-9b-v2 --engine vllm@0 --max-num-seqs 1024
 expect 0 "(1 + that ratio)" plan --model nemotron-9b-v2 --engine sglang
 expect 0 "KV in 672-token blocks, enlarged from the block size 16" plan --model nemotron-9b-v2 --engine vllm --block-size 16
