@@ -422,7 +422,7 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
                 o->flags.max_num_batched_tokens = n;
             break;
         case OPT_PARALLEL:
-            if (!options_parse_count("--parallel", a, 1, 65536, &n, d))
+            if (!options_parse_count("--parallel", a, 1, ENGINE_LLAMACPP_MAX_SEQ, &n, d))
                 return false;
             o->flags.parallel = (uint32_t)n;
             break;

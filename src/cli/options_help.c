@@ -75,7 +75,7 @@ static const char engine_part[] =
            "  --image-tokens T       tokens of one image (default: the model's, Gemma 3: 256)\n"
            "  --gpu-memory-utilization F, --max-num-seqs N, --max-num-batched-tokens N  (vLLM)\n"
            "  --mem-fraction-static F, --chunked-prefill-size N, --max-running-requests N  (SGLang)\n"
-           "  --parallel N (-np slots), --fit-target SIZE, --kv-dtype-v D  (llama.cpp)\n"
+           "  --parallel N (-np slots, at most 256), --fit-target SIZE, --kv-dtype-v D  (llama.cpp)\n"
            "  --free-gpu-memory-fraction F  (TensorRT-LLM)\n"
            "  --gpu-total SIZE, --non-kv SIZE, --kv-memory SIZE   what a log said, per GPU\n"
            "  --calibration FILE     use a saved calibration (kvplan calibrate --save)\n"
