@@ -260,6 +260,15 @@ expect 0 "an 8,192-token prompt alone" plan --context 8k
 expect 0 "a 2,048-token prompt alone" plan --prompt 2k
 expect 0 "an 11,000-token prompt alone" plan --context 16k --prompt 11000
 expect 0 "1 user at 8k tokens of" solve --users 1 --model llama-3.1-8b --gpu h100-sxm
+# solve --format json writes JSON (doc/FORMATS.md); options are not abbreviated
+expect 0 '"gpu":	"h100-sxm",
+			"solved":	true,
+			"gpus":	1,' solve --users 10 --model llama-3.1-8b --gpu h100-sxm --format json
+expect 0 '"mode":	"max_context"' solve --users 10 --model llama-3.1-8b --max-context --gpu h100-sxm --format=json
+expect 0 '"gpu_memory_utilization":' solve --users 10 --model llama-3.1-8b --utilization --engine vllm --gpu h100-sxm --format json
+expect 2 "solve: '--for' is not an option (options are not abbreviated: --format?)" solve --users 10 --for context
+expect 2 "solve: '--zzz' is not an option" solve --users 10 --zzz 3
+expect 2 "--format: solve writes text or json, not markdown" solve --users 10 --format markdown
 expect 0 "8,192 cells per slot x 1 slot" plan --engine llama.cpp --parallel 1 --gpu rtx-4090 --model llama-3.1-8b
 expect_not "windowed layers read at most their window" plan --model llama-3.1-8b
 expect 0 "2 stages x 1 GPU: TP 1, PP 2" plan --model llama-3.1-70b --gpus 2 --pp 2 --engine vllm
