@@ -260,6 +260,11 @@ expect 0 "an 8,192-token prompt alone" plan --context 8k
 expect 0 "a 2,048-token prompt alone" plan --prompt 2k
 expect 0 "an 11,000-token prompt alone" plan --context 16k --prompt 11000
 expect 0 "1 user at 8k tokens of" solve --users 1 --model llama-3.1-8b --gpu h100-sxm
+# an explicit --images 0 means no images; --image-tokens on a model with no tokens per image is noted
+expect_not "Images" plan --model llama-3.1-8b --images 0 --image-tokens 100
+expect 0 "1 image x 100 tokens = 100 tokens per user" plan --model llama-3.1-8b --image-tokens 100
+expect 0 "Llama 3.1 8B's config gives no tokens per image: kvplan counts --image-tokens as given" plan --model llama-3.1-8b --images 2 --image-tokens 100
+expect_not "config gives no tokens per image" plan --model gemma-3-27b --images 2
 # solve --format json writes JSON (doc/FORMATS.md); options are not abbreviated
 expect 0 '"gpu":	"h100-sxm",
 			"solved":	true,
