@@ -265,6 +265,9 @@ expect_not "Images" plan --model llama-3.1-8b --images 0 --image-tokens 100
 expect 0 "1 image x 100 tokens = 100 tokens per user" plan --model llama-3.1-8b --image-tokens 100
 expect 0 "Llama 3.1 8B's config gives no tokens per image: kvplan counts --image-tokens as given" plan --model llama-3.1-8b --images 2 --image-tokens 100
 expect_not "config gives no tokens per image" plan --model gemma-3-27b --images 2
+# the sweep header says what is per GPU: under llama.cpp KV/TOKEN is all GPUs' (layer split)
+expect 0 "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER and POOL are per GPU" sweep --vary gpus=1..4 --engine llama.cpp
+expect 0 "vllm; KV/TOKEN, KV/USER and POOL are per GPU" sweep --vary gpus=1..2 --engine vllm
 # solve --format json writes JSON (doc/FORMATS.md); options are not abbreviated
 expect 0 '"gpu":	"h100-sxm",
 			"solved":	true,
