@@ -150,7 +150,13 @@ expect 0 "LoRA slots           320.00 MiB    0.4 %" plan --model llama-3.1-8b --
 expect 0 '"lora_bytes_per_gpu":	335544320' plan --model llama-3.1-8b --max-loras 4 --format json
 expect 0 '"max_loras":	4' plan --model llama-3.1-8b --max-loras 4 --format json
 expect 0 "| LoRA | 4 slots x rank 16" plan --model llama-3.1-8b --max-loras 4 --format markdown
-expect 0 "--max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj v_proj" plan --engine sglang --max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj,v_proj
+# SGLang stacks q, k, v into qkv_proj (lora/utils.py get_normalized_target_modules): q and v take k too
+expect 0 "--max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj k_proj v_proj" plan --engine sglang --max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj,v_proj
+expect 0 "packed qkv_proj and gate_up_proj are allocated whole" plan --engine vllm --max-loras 2 --lora-target-modules q_proj
+expect 0 "--max-lora-rank 16 --lora-target-modules q_proj k_proj v_proj o_proj" plan --engine vllm --model mixtral-8x7b --gpus 2 --max-loras 2
+# Falcon, OPT, MPT: two MLP matrices (preset "mlp": "ungated")
+expect 0 "2 max-loras x 74,579,968 B (72,832 KiB) per slot" plan --engine vllm --model falcon-7b --max-loras 2
+expect 0 "on q_proj,k_proj,v_proj,o_proj,up_proj,down_proj" plan --engine vllm --model opt-13b --max-loras 2
 expect 0 "the MoE experts carry none" plan --model mixtral-8x7b --gpus 2 --max-loras 2
 expect 2 "--max-loras: llama.cpp keeps no adapter slots" plan --engine llama.cpp --max-loras 2
 expect 2 "--max-loras: TensorRT-LLM keeps adapters in its PEFT cache" plan --engine trtllm --max-loras 2
