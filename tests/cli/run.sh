@@ -274,6 +274,11 @@ expect_not "config gives no tokens per image" plan --model gemma-3-27b --images 
 # the sweep header says what is per GPU: under llama.cpp KV/TOKEN is all GPUs' (layer split)
 expect 0 "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER and POOL are per GPU" sweep --vary gpus=1..4 --engine llama.cpp
 expect 0 "vllm; KV/TOKEN, KV/USER and POOL are per GPU" sweep --vary gpus=1..2 --engine vllm
+# the Copied box closes on the next key, which also acts; help still swallows its key
+expect 0 "Context     ━━━━━━━━━━●──────────────── 16k" --dump-screen - --size 100x30 --keys "y<Right>"
+expect 0 "Export to: kvplan-llama-3.1-8b" --dump-screen - --size 100x30 --keys "ye"
+expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "?<Right>"
+expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "y<Esc>"
 # solve --format json writes JSON (doc/FORMATS.md); options are not abbreviated
 expect 0 '"gpu":	"h100-sxm",
 			"solved":	true,
