@@ -581,7 +581,7 @@ void control_fit_knobs(struct scenario *s)
 {
     /* slots go where the engine or the model has none to keep (core/lora.h) */
     if (s->engine.kind == ENGINE_LLAMACPP || s->engine.kind == ENGINE_TRTLLM ||
-        s->model.attention == ATTENTION_MLA)
+        s->model.attention == ATTENTION_MLA || s->model.state_layers > 0)
         s->max_loras = 0;
     if (s->model.experts > 0 && (s->lora_targets & LORA_MLP))
         s->lora_targets = 0;

@@ -56,7 +56,7 @@ static int picker_key(struct planner *p, int key)
             struct scenario s = p->scenario;
             control_set(p->picker_for, &s, p->catalog,
                         (uint64_t)idx[p->picker_sel < n ? p->picker_sel : 0]);
-            planner_apply(p, &s);
+            planner_apply_control(p, p->picker_for, &s);
         }
         p->mode = MODE_MAIN;
         return PLAN_REDRAW;

@@ -279,6 +279,12 @@ expect 0 "Context     ━━━━━━━━━━●────────�
 expect 0 "Export to: kvplan-llama-3.1-8b" --dump-screen - --size 100x30 --keys "ye"
 expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "?<Right>"
 expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "y<Esc>"
+# the planner says when an engine or model drops LoRA slots or images, and z brings them back
+expect 0 "LoRA (8 slots x rank 64) is off with this engine: z brings it back" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right>"
+expect 0 "8 x r64" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right>z"
+expect 0 "LoRA (8 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 8 --dump-screen - --size 100x30 --keys "<Up><Enter>deepseek-v3<Enter>"
+expect 0 "LoRA (4 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 4 --dump-screen - --size 100x30 --keys "<Up><Enter>jamba<Enter>"
+expect 0 "image input (2 x 256 tokens) is off with this model: z brings it back" --model gemma-3-27b --images 2 --dump-screen - --size 100x30 --keys "<Up><Enter>llama-3.1-8b<Enter>"
 # solve --format json writes JSON (doc/FORMATS.md); options are not abbreviated
 expect 0 '"gpu":	"h100-sxm",
 			"solved":	true,
