@@ -100,6 +100,7 @@ static void model(FILE *out, const struct model_spec *m)
     str(out, "state_kind", m->state_kind);
     fprintf(out, "     .state_parallel = %s,\n", m->state_parallel ? "true" : "false");
     u64(out, "image_tokens_per_image", m->image_tokens_per_image);
+    fprintf(out, "     .mlp_ungated = %s,\n", m->mlp_ungated ? "true" : "false");
 }
 
 int main(int argc, char **argv)

@@ -351,7 +351,9 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         n = add_unique(v, n, 0); /* the engine's default (llama.cpp: as many as fit) */
         for (uint64_t k = 1; k <= 16; k++)
             n = add_unique(v, n, k);
-        for (uint64_t k = 32; k <= 4096; k *= 2)
+        /* llama.cpp: at most LLAMA_MAX_SEQ slots */
+        for (uint64_t k = 32; k <= (s->engine.kind == ENGINE_LLAMACPP ? ENGINE_LLAMACPP_MAX_SEQ : 4096);
+             k *= 2)
             n = add_unique(v, n, k);
         n = add_unique(v, n, control_current(c, s, r, cat));
         break;
@@ -579,7 +581,7 @@ void control_fit_knobs(struct scenario *s)
 {
     /* slots go where the engine or the model has none to keep (core/lora.h) */
     if (s->engine.kind == ENGINE_LLAMACPP || s->engine.kind == ENGINE_TRTLLM ||
-        s->model.attention == ATTENTION_MLA)
+        s->model.attention == ATTENTION_MLA || s->model.state_layers > 0)
         s->max_loras = 0;
     if (s->model.experts > 0 && (s->lora_targets & LORA_MLP))
         s->lora_targets = 0;

@@ -122,7 +122,9 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
             s->kv_heads = (uint32_t)n;
         break;
     case CTRL_SEQS:
-        if ((ok = units_parse_count(text, 0, 1000000, &n, &in)))
+        if ((ok = units_parse_count(text, 0,
+                                    s->engine.kind == ENGINE_LLAMACPP ? ENGINE_LLAMACPP_MAX_SEQ : 1000000,
+                                    &n, &in)))
             control_set_seqs(s, (uint32_t)n);
         break;
     case CTRL_HEADROOM:

@@ -56,7 +56,7 @@ static int picker_key(struct planner *p, int key)
             struct scenario s = p->scenario;
             control_set(p->picker_for, &s, p->catalog,
                         (uint64_t)idx[p->picker_sel < n ? p->picker_sel : 0]);
-            planner_apply(p, &s);
+            planner_apply_control(p, p->picker_for, &s);
         }
         p->mode = MODE_MAIN;
         return PLAN_REDRAW;
@@ -357,9 +357,15 @@ int planner_key(struct planner *p, int key)
     switch (p->mode) {
     case MODE_HELP:
     case MODE_WARNINGS:
-    case MODE_COPIED:
         p->mode = MODE_MAIN;
         return key == 'q' || key == 'Q' ? k_quit(p) : PLAN_REDRAW;
+    case MODE_COPIED: { /* the box only shows what went: the key closes it and acts */
+        p->mode = MODE_MAIN;
+        if (key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER)
+            return PLAN_REDRAW;
+        int acted = planner_key(p, key);
+        return acted ? acted : PLAN_REDRAW;
+    }
     case MODE_OPTIONS:
         p->mode = MODE_MAIN;
         if (key >= '1' && key < '1' + p->option_count) {

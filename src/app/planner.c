@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/lora.h"
 #include "io/report.h"
 
 /* Users against context for scenario s, 1k to 1M tokens, its profile and
@@ -316,18 +317,44 @@ static int current_index(const uint64_t *v, int n, uint64_t cur)
     return best;
 }
 
+void planner_apply_control(struct planner *p, enum control c, const struct scenario *next)
+{
+    const struct scenario *was = &p->scenario;
+    /* a layout that belongs to the engine left behind is dropped: say so */
+    const char *gone = was->dp_attention && !next->dp_attention       ? "DP attention (SGLang)"
+                       : was->expert_parallel && !next->expert_parallel ? "expert parallel (vLLM)"
+                       : was->pp > 1 && next->pp <= 1                   ? "pipeline stages"
+                       /* slots and images the engine or model has no room for (control_fit_knobs) */
+                       : c != CTRL_LORA && was->max_loras && !next->max_loras ? "LoRA"
+                       : c != CTRL_LORA && was->lora_targets && !next->lora_targets
+                           ? "LoRA on the MLP"
+                       : c != CTRL_IMAGES && scenario_images(was) && !scenario_images(next)
+                           ? "Images"
+                           : NULL;
+    char what[96];
+    if (gone) {
+        unsigned loras = was->max_loras, rank = lora_rank(was);
+        if (strcmp(gone, "LoRA") == 0)
+            snprintf(what, sizeof what, "LoRA (%u slot%s x rank %u)", loras, loras == 1 ? "" : "s",
+                     rank);
+        else if (strcmp(gone, "Images") == 0)
+            snprintf(what, sizeof what, "image input (%u x %u tokens)", scenario_images(was),
+                     scenario_tokens_per_image(was));
+        else
+            snprintf(what, sizeof what, "%s", gone);
+    }
+    struct scenario s = *next;
+    planner_apply(p, &s);
+    if (gone && !p->error[0])
+        snprintf(p->status, sizeof p->status, "%s is off with this %s: z brings it back", what,
+                 c == CTRL_ENGINE ? "engine" : c == CTRL_MODEL ? "model" : "setting");
+}
+
 static void set_value(struct planner *p, enum control c, uint64_t value)
 {
     struct scenario s = p->scenario;
     control_set(c, &s, p->catalog, value);
-    /* a layout that belongs to the engine left behind is dropped: say so */
-    const char *gone = p->scenario.dp_attention && !s.dp_attention       ? "DP attention (SGLang)"
-                       : p->scenario.expert_parallel && !s.expert_parallel ? "expert parallel (vLLM)"
-                       : p->scenario.pp > 1 && s.pp <= 1                   ? "pipeline stages"
-                                                                           : NULL;
-    planner_apply(p, &s);
-    if (gone && !p->error[0])
-        snprintf(p->status, sizeof p->status, "%s is off with this engine: z brings it back", gone);
+    planner_apply_control(p, c, &s);
 }
 
 void planner_step(struct planner *p, enum control c, int delta, bool big)

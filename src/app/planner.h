@@ -154,6 +154,11 @@ void planner_command_line(const struct planner *p, char *buf, size_t size);
  * (the reason, in the planner's words, goes to p->error). */
 bool planner_apply(struct planner *p, const struct scenario *next);
 
+/* planner_apply for a change made with control c, saying in the status line
+ * what the new engine or model dropped (DP attention, expert parallel, stages,
+ * LoRA slots, images) and that z brings it back. */
+void planner_apply_control(struct planner *p, enum control c, const struct scenario *next);
+
 /* The visible controls in screen order; returns the count. */
 int planner_controls(const struct planner *p, enum control *out);
 

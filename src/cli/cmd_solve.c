@@ -10,6 +10,7 @@
 #include "core/solve.h"
 #include "core/speed.h"
 #include "core/version.h"
+#include "io/jsonout.h"
 
 
 struct solve_row {
@@ -28,6 +29,55 @@ static int by_cost(const void *a, const void *b)
     if (x->cost_per_hour != y->cost_per_hour)
         return x->cost_per_hour < y->cost_per_hour ? -1 : 1;
     return x->gpus < y->gpus ? -1 : x->gpus > y->gpus;
+}
+
+/* --format json: the fields of doc/FORMATS.md, "Solve (kvplan solve --format json)". */
+static struct jsonout json_head(const char *mode, uint64_t need, const struct scenario *s)
+{
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "format", "kvplan-solve");
+    jsonout_uint(&o, "format_version", 1);
+    jsonout_string(&o, "generator", KVPLAN_GENERATOR);
+    jsonout_string(&o, "mode", mode);
+    jsonout_uint(&o, "users", need);
+    jsonout_string(&o, "model", s->model.id);
+    jsonout_string(&o, "engine", engine_label(s->engine.kind, s->engine.rule));
+    jsonout_uint(&o, "context_tokens", s->context_tokens);
+    return o;
+}
+
+static int json_print(struct jsonout *o, int status)
+{
+    cJSON *doc = jsonout_end(o);
+    char *text = doc ? cJSON_Print(doc) : NULL;
+    cJSON_Delete(doc);
+    if (text == NULL)
+        return cli_fail("cannot build the JSON answer (out of memory)");
+    puts(text);
+    free(text);
+    return status;
+}
+
+static cJSON *json_row(const struct solve_row *row)
+{
+    const struct solve_split *sp = &row->split;
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "gpu", row->gpu->id);
+    jsonout_bool(&o, "solved", sp->solved);
+    if (sp->solved) {
+        jsonout_uint(&o, "gpus", sp->gpus);
+        jsonout_uint(&o, "tp", sp->tp);
+        jsonout_uint(&o, "pp", sp->pp ? sp->pp : 1);
+        jsonout_uint(&o, "replicas", sp->gpus / (sp->tp * (sp->pp ? sp->pp : 1)));
+        jsonout_uint(&o, "users", sp->users);
+        jsonout_double_or_null(&o, "usd_per_hour", sp->cost_per_hour, sp->cost_per_hour >= 0);
+        jsonout_null(&o, "why");
+    } else {
+        jsonout_string(&o, "why", sp->why == UNSOLVED_NO_COMPUTE     ? "no compute figure"
+                                  : sp->why == UNSOLVED_NO_BANDWIDTH ? "no bandwidth figure"
+                                                                     : "needs more GPUs");
+    }
+    return jsonout_end(&o);
 }
 
 int cmd_solve(int argc, char **argv)
@@ -85,7 +135,8 @@ int cmd_solve(int argc, char **argv)
     rest[nrest] = NULL;
     struct options o;
     bool help = false;
-    bool ok = options_parse(nrest, rest, &o, &help, &d);
+    bool ok = options_exact_names("solve", nrest, rest, &d) &&
+              options_parse(nrest, rest, &o, &help, &d);
     free(rest);
     if (!ok)
         return cli_fail(d.message);
@@ -98,11 +149,16 @@ int cmd_solve(int argc, char **argv)
                "--gpu-memory-utilization, that still serves N users.\n"
                "  --max-gpus N   GPUs to consider per type (default 256)\n"
                "  --max-pp N     also consider N pipeline stages or fewer (layouts past one\n"
-               "                 node; the fewest stages that serve N users are chosen)\n");
+               "                 node; the fewest stages that serve N users are chosen)\n"
+               "  --format text|json  the answer as text (default) or JSON (doc/FORMATS.md)\n"
+               "Options are spelled out in full: an abbreviation is refused.\n");
         return 0;
     }
     if (need == 0)
         return cli_fail("solve: --users N is required");
+    if (o.format == FORMAT_MARKDOWN)
+        return cli_fail("--format: solve writes text or json, not markdown");
+    bool json = o.format == FORMAT_JSON;
     struct catalog cat;
     struct scenario base;
     if (!options_load(&o, &cat, &base, &d))
@@ -113,6 +169,15 @@ int cmd_solve(int argc, char **argv)
         enum solve_unsolved why;
         if (solve_unchecked(&s, &why)) {
             bool compute = why == UNSOLVED_NO_COMPUTE;
+            if (json) {
+                struct jsonout jo = json_head(max_context ? "max_context" : "utilization", need, &s);
+                jsonout_string(&jo, "gpu", s.gpu.id);
+                jsonout_uint(&jo, "gpus", s.gpus);
+                jsonout_bool(&jo, "solved", false);
+                jsonout_string(&jo, "why", compute ? "no compute figure" : "no bandwidth figure");
+                catalog_free(&cat);
+                return json_print(&jo, 1);
+            }
             printf("%s has no %s figure: the %s target cannot be checked, so no %s serves "
                    "%llu user%s\n", s.gpu.name, compute ? "compute" : "bandwidth",
                    compute ? "--max-ttft" : "speed",
@@ -123,6 +188,15 @@ int cmd_solve(int argc, char **argv)
         }
         if (max_context) {
             uint64_t best = solve_max_context(&s, need);
+            if (json) {
+                struct jsonout jo = json_head("max_context", need, &s);
+                jsonout_string(&jo, "gpu", s.gpu.id);
+                jsonout_uint(&jo, "gpus", s.gpus);
+                jsonout_bool(&jo, "solved", best > 0);
+                jsonout_uint(&jo, "max_context_tokens", best);
+                catalog_free(&cat);
+                return json_print(&jo, best > 0 ? 0 : 1);
+            }
             if (best == 0) {
                 printf("no context serves %llu user%s on %u x %s\n", (unsigned long long)need,
                        need == 1 ? "" : "s", s.gpus, s.gpu.name);
@@ -140,6 +214,15 @@ int cmd_solve(int argc, char **argv)
                 return cli_fail("solve --utilization: needs --engine vllm");
             }
             double found = solve_min_utilization(&s, need);
+            if (json) {
+                struct jsonout jo = json_head("utilization", need, &s);
+                jsonout_string(&jo, "gpu", s.gpu.id);
+                jsonout_uint(&jo, "gpus", s.gpus);
+                jsonout_bool(&jo, "solved", found > 0);
+                jsonout_double_or_null(&jo, "gpu_memory_utilization", found, found > 0);
+                catalog_free(&cat);
+                return json_print(&jo, found > 0 ? 0 : 1);
+            }
             if (found == 0) {
                 printf("no --gpu-memory-utilization serves %llu user%s at %llu tokens\n",
                        (unsigned long long)need, need == 1 ? "" : "s", (unsigned long long)s.context_tokens);
@@ -182,6 +265,29 @@ int cmd_solve(int argc, char **argv)
         nrows++;
     }
     qsort(rows, (size_t)nrows, sizeof rows[0], by_cost);
+    if (json) {
+        struct jsonout jo = json_head("gpus", need, &base);
+        jsonout_double_or_null(&jo, "min_tok_s", base.min_tokens_per_s, base.min_tokens_per_s > 0);
+        jsonout_double_or_null(&jo, "max_ttft_s", base.max_ttft_seconds, base.max_ttft_seconds > 0);
+        jsonout_uint(&jo, "max_gpus", max_gpus);
+        jsonout_uint(&jo, "gpu_types_left_out", (uint64_t)skipped);
+        cJSON *list = cJSON_CreateArray();
+        bool any = false;
+        for (int i = 0; i < nrows && list; i++) {
+            any = any || rows[i].split.solved;
+            cJSON *item = json_row(&rows[i]);
+            if (item == NULL || !cJSON_AddItemToArray(list, item)) {
+                cJSON_Delete(item);
+                cJSON_Delete(list);
+                list = NULL;
+            }
+        }
+        jsonout_object(&jo, "rows", list);
+        jsonout_bool(&jo, "solved", any);
+        free(rows);
+        catalog_free(&cat);
+        return json_print(&jo, any ? 0 : 1);
+    }
     char ctx[32];
     if (base.min_tokens_per_s > 0 && base.max_ttft_seconds > 0)
         printf("Each user keeping %g tok/s, the first token within %g s.\n",

@@ -318,8 +318,14 @@ int cmd_sweep(int argc, char **argv)
     } else if (format == 0) {
         /* the table reads as a person would: the varied value, the layout, sizes
          * with units, per GPU where they are per GPU (CSV and JSON keep bytes) */
-        printf("%s on %s, %s; KV/TOKEN, KV/USER and POOL are per GPU\n", base.model.id,
-               base.gpu.id, engine_label(base.engine.kind, base.engine.rule));
+        /* llama.cpp splits layers, never heads: a token's KV is the whole model's
+         * (r->cost.bytes_per_token at TP 1), spread over the GPUs by layer */
+        printf("%s on %s, %s; %s\n", base.model.id, base.gpu.id,
+               engine_label(base.engine.kind, base.engine.rule),
+               base.engine.kind == ENGINE_LLAMACPP
+                   ? "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER "
+                     "and POOL are per GPU"
+                   : "KV/TOKEN, KV/USER and POOL are per GPU");
         printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s", "VALUE", "GPUS",
                "CONTEXT", "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL", "TOKENS",
                "TOK/S/USER", "TOK/S TOTAL", "TTFT");

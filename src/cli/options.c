@@ -151,6 +151,36 @@ bool options_parse_count(const char *opt, const char *arg, uint64_t min, uint64_
     return wrap(opt, units_parse_count(arg, min, max, out, &inner), &inner, d);
 }
 
+bool options_exact_names(const char *cmd, int argc, char **argv, struct diag *d)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+            continue;
+        const char *eq = strchr(a, '=');
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        const struct option *hit = NULL, *near = NULL;
+        int nears = 0;
+        for (const struct option *p = long_options; p->name; p++) {
+            if (strlen(p->name) == len && strncmp(p->name, a + 2, len) == 0)
+                hit = p;
+            else if (strncmp(p->name, a + 2, len) == 0)
+                near = p, nears++;
+        }
+        if (hit == NULL) {
+            if (nears >= 1)
+                return diag_fail(d, "%s: '%.*s' is not an option (options are not abbreviated: "
+                                 "--%s%s?)", cmd, (int)(len + 2 < 60 ? len + 2 : 60), a,
+                                 near->name, nears > 1 ? " or another" : "");
+            return diag_fail(d, "%s: '%.*s' is not an option", cmd,
+                             (int)(len + 2 < 60 ? len + 2 : 60), a);
+        }
+        if (hit->has_arg == required_argument && eq == NULL)
+            i++; /* its value */
+    }
+    return true;
+}
+
 bool options_parse(int argc, char **argv, struct options *o, bool *help, struct diag *d)
 {
     memset(o, 0, sizeof *o);
@@ -422,7 +452,7 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
                 o->flags.max_num_batched_tokens = n;
             break;
         case OPT_PARALLEL:
-            if (!options_parse_count("--parallel", a, 1, 65536, &n, d))
+            if (!options_parse_count("--parallel", a, 1, ENGINE_LLAMACPP_MAX_SEQ, &n, d))
                 return false;
             o->flags.parallel = (uint32_t)n;
             break;

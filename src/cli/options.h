@@ -81,6 +81,11 @@ bool options_spec_apply(const struct options *o, const struct catalog *c, struct
  * and bad values fill d naming the option and value. `help` is set by -h. */
 bool options_parse(int argc, char **argv, struct options *o, bool *help, struct diag *d);
 
+/* Every "--name" of argv is exactly one of the scenario options (getopt_long
+ * would take "--for" for "--format"); false with d naming the first that is
+ * not, and its nearest, as "cmd: '--for' is not an option ...". */
+bool options_exact_names(const char *cmd, int argc, char **argv, struct diag *d);
+
 /* Loads the catalogue (embedded, user dir, --presets). */
 bool options_load_catalog(const struct options *o, struct catalog *c, struct diag *d);
 

@@ -150,6 +150,8 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->images = o->images;
     if (o->image_tokens)
         s->image_tokens = o->image_tokens;
+    if (o->has_images && o->images == 0)
+        s->image_tokens = 0; /* an explicit --images 0: no images, whatever their size */
     if ((o->max_lora_rank || o->lora_targets) && s->max_loras == 0)
         return diag_fail(d, "%s: sizes LoRA slots: give --max-loras N too",
                          o->max_lora_rank ? "--max-lora-rank" : "--lora-target-modules");

@@ -30,6 +30,11 @@ enum engine_rule {
     RULE_TRTLLM_ENGINE     /* trtllm@trt: the TensorRT engine path, 64 tokens per block */
 };
 
+/* llama.cpp's most sequences (slots) in one context: src/llama-cparams.h
+ * LLAMA_MAX_SEQ, and the llama_context constructor (src/llama-context.cpp)
+ * throws "n_seq_max must be <= 256" above it. */
+enum { ENGINE_LLAMACPP_MAX_SEQ = 256 };
+
 /* The profile and its launch flags; zero means "the engine's default". */
 struct engine_flags {
     enum engine_kind kind;
@@ -39,7 +44,8 @@ struct engine_flags {
     uint64_t max_num_batched_tokens; /* vLLM (TRT-LLM max_num_tokens) */
     double mem_fraction_static;      /* SGLang, default from its reserve rule */
     uint64_t chunked_prefill_size;   /* SGLang */
-    uint32_t parallel;               /* llama.cpp -np slots; 0 = as many as fit */
+    uint32_t parallel;               /* llama.cpp -np slots; 0 = as many as fit (at most
+                                      * ENGINE_LLAMACPP_MAX_SEQ) */
     uint64_t fit_target_bytes;       /* llama.cpp --fit margin, default 1 GiB */
     enum dtype v_dtype;              /* llama.cpp -ctv; AUTO = the cache dtype */
     double free_gpu_memory_fraction; /* TensorRT-LLM, default 0.9 */

@@ -69,6 +69,21 @@ uint32_t lora_targets(const struct scenario *s)
     return s->model.experts > 0 ? LORA_ATTENTION : LORA_ALL;
 }
 
+uint32_t lora_allocated(const struct scenario *s)
+{
+    uint32_t t = lora_targets(s);
+    const uint32_t qkv = (1u << LORA_Q) | (1u << LORA_K) | (1u << LORA_V);
+    const uint32_t gate_up = (1u << LORA_GATE) | (1u << LORA_UP);
+    bool packed = s->engine.kind == ENGINE_VLLM || s->engine.kind == ENGINE_SGLANG;
+    if (packed && (t & qkv))
+        t |= qkv;
+    if (packed && (t & gate_up))
+        t |= gate_up;
+    if (s->model.mlp_ungated) /* fc1/fc2: gate_proj names nothing; up_proj is the first matrix */
+        t &= ~(1u << LORA_GATE);
+    return t;
+}
+
 uint32_t lora_rank(const struct scenario *s)
 {
     return s->max_lora_rank ? s->max_lora_rank : LORA_DEFAULT_RANK;
@@ -88,7 +103,7 @@ void lora_compute(const struct scenario *s, uint32_t attention_tp, uint32_t tp, 
     c->slots = s->max_loras;
     c->rank = lora_rank(s);
     c->layers = layers;
-    c->targets = lora_targets(s);
+    c->targets = lora_allocated(s);
     c->dtype = lora_dtype(s);
     uint32_t atp = attention_tp ? attention_tp : 1, mtp = tp ? tp : 1;
     uint64_t h = m->hidden_size;

@@ -59,6 +59,18 @@ void lora_targets_format(uint32_t mask, char *buf, size_t size);
  * the MLP (attention only for a MoE model: its MLP is experts). */
 uint32_t lora_targets(const struct scenario *s);
 
+/* The modules whose buffers the engines allocate for the targets: the packed
+ * projections whole, so any of q, k, v takes all three (qkv_proj) and gate or
+ * up takes both (gate_up_proj); without a gate (model.mlp_ungated) the MLP is
+ * up and down only. Sources: vLLM vllm/lora/utils.py is_in_target_modules (a
+ * packed module is adapted when any of its parts is targeted) and
+ * layers/column_parallel_linear.py MergedQKVParallelLinearWithLoRA /
+ * MergedColumnParallelLinearWithLoRA.create_lora_weights (A and B for every
+ * slice); SGLang python/sglang/srt/lora/utils.py get_normalized_target_modules
+ * (q/k/v -> qkv_proj, gate/up -> gate_up_proj) and get_stacked_multiply (3, 2),
+ * sizing mem_pool.py's buffers. The generic rule counts the targets as given. */
+uint32_t lora_allocated(const struct scenario *s);
+
 /* The rank the slots are sized for (given, or 16). */
 uint32_t lora_rank(const struct scenario *s);
 

@@ -223,10 +223,16 @@ static void lora_rows(struct policy_ctx *c)
         if (n++ > 0)
             explain_op(row, XOP_ADD);
     }
-    explain_row_end(c->x, row, XU_COUNT, 0,
-                    r->tp > 1 ? "features of A (in) and B (out) per layer; q, k, v, gate, up split "
-                                "their output over TP, o and down their input"
-                              : "features of A (in) and B (out) per layer");
+    /* the engines allocate packed projections whole (core/lora.h lora_allocated) */
+    uint32_t asked = lora_targets(s) & (s->model.mlp_ungated ? ~(1u << LORA_GATE) : ~0u);
+    char note[200];
+    snprintf(note, sizeof note, "%s%s%s",
+             r->tp > 1 ? "features of A (in) and B (out) per layer; q, k, v, gate, up split "
+                         "their output over TP, o and down their input"
+                       : "features of A (in) and B (out) per layer",
+             l->targets != asked ? "; packed qkv_proj and gate_up_proj are allocated whole" : "",
+             s->model.mlp_ungated ? "; an MLP of two matrices (no gate)" : "");
+    explain_row_end(c->x, row, XU_COUNT, 0, note);
     char bpv[48];
     snprintf(bpv, sizeof bpv, "B (%s)", dtype_info(l->dtype)->name);
     row = explain_row_begin(c->x, "lora_slot", "LoRA per slot", "per GPU");

@@ -167,7 +167,9 @@ static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin
              s->engine.rule == RULE_LLAMACPP_PRE_MLA && m->attention == ATTENTION_MLA
                  ? "before MLA support, DeepSeek K and V were stored per head"
              : s->engine.parallel ? "-np as given"
-                                  : "-np is the most slots whose cache fits");
+             : c->r->users_fit_per_replica > c->r->users_per_replica
+                 ? "-np is 256, llama.cpp's most (LLAMA_MAX_SEQ); more slots' cache fits"
+                 : "-np is the most slots whose cache fits");
 }
 
 void policy_llamacpp(struct policy_ctx *c)
@@ -237,19 +239,23 @@ void policy_llamacpp(struct policy_ctx *c)
     policy_engine_pool(c, e->budget_bytes, "budget", 0, buffers);
     uint64_t room = r->kv_pool_bytes_per_gpu;
 
-    /* The slots: as given, or the most whose cache fits (at least one). */
-    uint64_t np = f->parallel;
+    /* The slots: as given, or the most whose cache fits (at least one), at
+     * most LLAMA_MAX_SEQ (src/llama-cparams.h; llama_context refuses more). */
+    uint64_t np = f->parallel, most = np;
     if (np == 0) {
-        np = 1;
+        most = 1;
         if (l.windowed == 0) {
             uint64_t slot = cache_total(&l, s->context_tokens, 1);
-            uint64_t most = slot ? kv_sat_mul(room, gpus) / slot : 0;
-            np = most > 1 ? (most > 65536 ? 65536 : most) : 1;
+            uint64_t n = slot ? kv_sat_mul(room, gpus) / slot : 0;
+            most = n > 1 ? (n > 65536 ? 65536 : n) : 1;
         } else {
-            while (np < 65536 && kv_ceil_div(cache_total(&l, s->context_tokens, np + 1), gpus) <= room)
-                np++;
+            while (most < 65536 &&
+                   kv_ceil_div(cache_total(&l, s->context_tokens, most + 1), gpus) <= room)
+                most++;
         }
+        np = most > ENGINE_LLAMACPP_MAX_SEQ ? ENGINE_LLAMACPP_MAX_SEQ : most;
     }
+    bool capped = most > np;
     e->slots = (uint32_t)np;
     uint64_t total = cache_total(&l, s->context_tokens, np);
     uint64_t per_gpu = kv_ceil_div(total, gpus);
@@ -261,8 +267,9 @@ void policy_llamacpp(struct policy_ctx *c)
     e->kv_cache_bytes = per_gpu;
     e->request_units = s->context_tokens;
     e->max_concurrency = (double)np;
-    r->users_fit_per_replica = fits ? np : 0;
-    r->users_per_replica = r->users_fit_per_replica;
+    /* by memory alone: more than the slots when LLAMA_MAX_SEQ binds */
+    r->users_fit_per_replica = fits ? most : 0;
+    r->users_per_replica = fits ? np : 0;
     r->users_paged_per_replica = r->users_per_replica; /* no paging */
     r->kv_tokens_per_replica = fits ? e->units : 0;
     r->kv_used_bytes_per_gpu = fits ? per_gpu : 0;
@@ -334,14 +341,21 @@ void policy_llamacpp(struct policy_ctx *c)
         explain_term(row, cache_total(&l, s->context_tokens, 1), XU_BYTES, "per slot");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_FLOOR);
-        if (np == 65536) {
+        if (most == 65536) {
             explain_term(row, 65536, XU_COUNT, "slots at most");
             explain_op(row, XOP_MIN);
         }
-        explain_row_end(c->x, row, XU_COUNT, 0, "slots whose cache fits; the -np launched");
+        if (capped) {
+            explain_term(row, ENGINE_LLAMACPP_MAX_SEQ, XU_COUNT, "LLAMA_MAX_SEQ");
+            explain_op(row, XOP_MIN);
+        }
+        explain_row_end(c->x, row, XU_COUNT, 0,
+                        capped ? "llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory"
+                               : "slots whose cache fits; the -np launched");
     } else {
         explain_row_end(c->x, row, XU_COUNT, (long double)np,
                         f->parallel ? "the -np slots given, each of the full context"
+                        : capped    ? "llama.cpp's slot cap (LLAMA_MAX_SEQ): more slots' cache fits"
                                     : "the most -np slots whose cache fits");
     }
     row = explain_row_begin(c->x, "users_paged_replica", "Users, paged", "per replica");

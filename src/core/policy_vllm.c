@@ -64,6 +64,18 @@ static void describe(struct policy_ctx *c)
     if (r->lora.slots)
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-lora --max-loras %u "
                               "--max-lora-rank %u", r->lora.slots, r->lora.rank);
+    /* Without --lora-target-modules vLLM adapts every supported module, MoE experts
+     * included (vllm/lora/model_manager.py LoRAModelManager._create_lora_modules:
+     * is_supported_lora_module when lora_config.target_modules is None, else
+     * _match_target_modules): name the modules counted whenever they are not all. */
+    if (r->lora.slots && (s->lora_targets || m->experts)) {
+        char mods[128];
+        lora_targets_format(r->lora.targets, mods, sizeof mods);
+        for (char *p = mods; *p; p++)
+            if (*p == ',')
+                *p = ' ';
+        n += (size_t)snprintf(extra + n, sizeof extra - n, " --lora-target-modules %s", mods);
+    }
     if (r->replicas > 1 && v0) /* V0 had no data parallel: one server per replica */
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,

@@ -371,8 +371,9 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
     if (e->free_gpu_memory_fraction < 0 || e->free_gpu_memory_fraction > 1)
         return fail(d, n, SF_FREE_GPU_MEMORY_FRACTION, field, "%g is out of range (0 to 1)",
                     e->free_gpu_memory_fraction);
-    if (e->parallel > 65536)
-        return fail(d, n, SF_PARALLEL, field, "%u is out of range (1 to 65536)", e->parallel);
+    if (e->parallel > ENGINE_LLAMACPP_MAX_SEQ) /* llama.cpp src/llama-cparams.h LLAMA_MAX_SEQ */
+        return fail(d, n, SF_PARALLEL, field, "%u is more than llama.cpp's %d sequences (LLAMA_MAX_SEQ)",
+                    e->parallel, ENGINE_LLAMACPP_MAX_SEQ);
     if (e->max_num_seqs > 1000000)
         return fail(d, n, SF_MAX_NUM_SEQS, field, "%u is out of range (1 to 1,000,000)",
                     e->max_num_seqs);

@@ -112,6 +112,11 @@ struct model_spec {
     /* Vision models: the tokens one image takes in the prompt when the config
      * fixes it (Gemma 3's mm_tokens_per_image); 0 = none or it varies. */
     uint32_t image_tokens_per_image;
+    /* Two MLP matrices (up, then down: Falcon dense_h_to_4h/dense_4h_to_h, OPT
+     * fc1/fc2, MPT up_proj/down_proj) rather than gate, up and down; preset
+     * "mlp": "ungated". Only LoRA reads it (the parameter count comes from
+     * params.c's families). */
+    bool mlp_ungated;
 };
 
 /* Layers that keep KV: all but the state and plain layers (all but the

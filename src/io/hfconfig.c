@@ -425,6 +425,9 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     m->attention_heads = (uint32_t)a->heads;
     m->vocab_size = (uint32_t)a->vocab;
     m->intermediate_size = (uint32_t)a->intermediate;
+    /* Falcon (dense_h_to_4h, dense_4h_to_h), OPT (fc1, fc2) and MPT (up_proj,
+     * down_proj): two MLP matrices, no gate */
+    m->mlp_ungated = a->family == ARCH_FALCON || a->family == ARCH_OPT || a->family == ARCH_MPT;
     /* Gemma 3's config fixes the tokens of one image (mm_tokens_per_image) */
     if (!jsonread_u32(&r, root, "mm_tokens_per_image", false, 1, 1000000,
                       &m->image_tokens_per_image, d)) {

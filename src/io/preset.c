@@ -119,6 +119,12 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
         !jsonread_u32(r, o, "image_tokens_per_image", false, 1, 1000000,
                       &m->image_tokens_per_image, d))
         return false;
+    char mlp[16] = "";
+    if (!jsonread_string(r, o, "mlp", false, mlp, sizeof mlp, d))
+        return false;
+    if (mlp[0] && strcmp(mlp, "gated") != 0 && strcmp(mlp, "ungated") != 0)
+        return jsonread_fail(r, d, "mlp: '%s' is not gated or ungated", mlp);
+    m->mlp_ungated = strcmp(mlp, "ungated") == 0;
     if ((m->nextn_layers > 0) != (m->mtp_params > 0))
         return jsonread_fail(r, d, "mtp_params: give it with num_nextn_predict_layers (both or neither)");
     if (m->weight_dtype == DTYPE_AUTO)
@@ -345,6 +351,8 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
     }
     if (m->image_tokens_per_image)
         jsonout_uint(&o, "image_tokens_per_image", m->image_tokens_per_image);
+    if (m->mlp_ungated)
+        jsonout_string(&o, "mlp", "ungated");
     if (m->experts) {
         struct jsonout e = jsonout_begin();
         jsonout_uint(&e, "experts", m->experts);

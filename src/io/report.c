@@ -220,6 +220,21 @@ static bool images_text(const struct plan_result *r, char *buf, size_t size)
     return true;
 }
 
+/* The Images input line; with --image-tokens on a model whose config gives no
+ * tokens per image, a note that kvplan cannot tell whether it reads images. */
+static bool images_input(const struct scenario *s, const struct plan_result *r, char *buf,
+                         size_t size)
+{
+    if (!images_text(r, buf, size))
+        return false;
+    size_t n = strlen(buf);
+    if (s->model.image_tokens_per_image == 0 && n < size)
+        snprintf(buf + n, size - n, "; %s's config gives no tokens per image: kvplan counts "
+                 "--image-tokens as given and cannot tell whether the model reads images",
+                 s->model.name);
+    return true;
+}
+
 bool report_is_speed_row(const struct explain_row *row)
 {
     return strncmp(row->key, "speed_", 6) == 0 || strcmp(row->key, "decode") == 0 ||
@@ -318,7 +333,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     units_format_int(r->avg_context_tokens, c, sizeof c);
     fprintf(out, "  %-14s %s tokens per user; shared prefix %s; %s in use on average\n", "Context",
             a, b, c);
-    if (images_text(r, line, sizeof line))
+    if (images_input(s, r, line, sizeof line))
         fprintf(out, "  %-14s %s\n", "Images", line);
     fprintf(out, "  %-14s weights %s, KV cache %s (%s)\n", "Precision",
             plan_weights_label(r), dtype_info(r->kv_dtype)->name,
@@ -412,7 +427,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     fprintf(out, "| Model | %s |\n", s->model.name);
     units_format_int(s->context_tokens, a, sizeof a);
     fprintf(out, "| Context | %s tokens |\n", a);
-    if (images_text(r, line, sizeof line))
+    if (images_input(s, r, line, sizeof line))
         fprintf(out, "| Images | %s |\n", line);
     units_format_int(s->prefix_tokens, a, sizeof a);
     fprintf(out, "| Shared prefix | %s tokens |\n", a);

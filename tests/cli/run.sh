@@ -150,7 +150,13 @@ expect 0 "LoRA slots           320.00 MiB    0.4 %" plan --model llama-3.1-8b --
 expect 0 '"lora_bytes_per_gpu":	335544320' plan --model llama-3.1-8b --max-loras 4 --format json
 expect 0 '"max_loras":	4' plan --model llama-3.1-8b --max-loras 4 --format json
 expect 0 "| LoRA | 4 slots x rank 16" plan --model llama-3.1-8b --max-loras 4 --format markdown
-expect 0 "--max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj v_proj" plan --engine sglang --max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj,v_proj
+# SGLang stacks q, k, v into qkv_proj (lora/utils.py get_normalized_target_modules): q and v take k too
+expect 0 "--max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj k_proj v_proj" plan --engine sglang --max-loras-per-batch 2 --max-lora-rank 64 --lora-target-modules q_proj,v_proj
+expect 0 "packed qkv_proj and gate_up_proj are allocated whole" plan --engine vllm --max-loras 2 --lora-target-modules q_proj
+expect 0 "--max-lora-rank 16 --lora-target-modules q_proj k_proj v_proj o_proj" plan --engine vllm --model mixtral-8x7b --gpus 2 --max-loras 2
+# Falcon, OPT, MPT: two MLP matrices (preset "mlp": "ungated")
+expect 0 "2 max-loras x 74,579,968 B (72,832 KiB) per slot" plan --engine vllm --model falcon-7b --max-loras 2
+expect 0 "on q_proj,k_proj,v_proj,o_proj,up_proj,down_proj" plan --engine vllm --model opt-13b --max-loras 2
 expect 0 "the MoE experts carry none" plan --model mixtral-8x7b --gpus 2 --max-loras 2
 expect 2 "--max-loras: llama.cpp keeps no adapter slots" plan --engine llama.cpp --max-loras 2
 expect 2 "--max-loras: TensorRT-LLM keeps adapters in its PEFT cache" plan --engine trtllm --max-loras 2
@@ -214,6 +220,10 @@ expect 2 "--gpu-memory-utilization: is a vLLM option (--engine vllm)" plan --eng
 expect 2 "--parallel: is a llama.cpp option (--engine llama.cpp)" plan --engine vllm --parallel 4
 expect 2 "--free-gpu-memory-fraction: is a TensorRT-LLM option" plan --engine llama.cpp --free-gpu-memory-fraction 0.8
 expect 2 "--max-num-seqs: llama.cpp counts slots: use --parallel" plan --engine llama.cpp --max-num-seqs 4
+# llama.cpp src/llama-cparams.h LLAMA_MAX_SEQ: at most 256 slots, given or picked
+expect 2 "--parallel: '257' is not a whole number from 1 to 256" plan --engine llama.cpp --parallel 257
+expect 0 "-np 256 -ngl" plan --model granite-4.0-h-tiny --engine llama.cpp --context 1k
+expect 0 "256 LLAMA_MAX_SEQ) = min(422, 256); llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory" plan --model jamba-1.5-mini --gpus 2 --engine llama.cpp
 # the family's measured fraction (presets/gpus/*.json achievable_mbu), the default where none was measured
 expect 0 "MBU 0.55: Hopper family: fitted to 8 dense decode" plan --model llama-3.1-8b --concurrency 8
 expect 0 "Speed (8 users decoding at once; MBU 0.70, MFU 0.50)" plan --gpu a100-80gb --model llama-3.1-8b --concurrency 8
@@ -256,6 +266,34 @@ expect 0 "an 8,192-token prompt alone" plan --context 8k
 expect 0 "a 2,048-token prompt alone" plan --prompt 2k
 expect 0 "an 11,000-token prompt alone" plan --context 16k --prompt 11000
 expect 0 "1 user at 8k tokens of" solve --users 1 --model llama-3.1-8b --gpu h100-sxm
+# an explicit --images 0 means no images; --image-tokens on a model with no tokens per image is noted
+expect_not "Images" plan --model llama-3.1-8b --images 0 --image-tokens 100
+expect 0 "1 image x 100 tokens = 100 tokens per user" plan --model llama-3.1-8b --image-tokens 100
+expect 0 "Llama 3.1 8B's config gives no tokens per image: kvplan counts --image-tokens as given" plan --model llama-3.1-8b --images 2 --image-tokens 100
+expect_not "config gives no tokens per image" plan --model gemma-3-27b --images 2
+# the sweep header says what is per GPU: under llama.cpp KV/TOKEN is all GPUs' (layer split)
+expect 0 "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER and POOL are per GPU" sweep --vary gpus=1..4 --engine llama.cpp
+expect 0 "vllm; KV/TOKEN, KV/USER and POOL are per GPU" sweep --vary gpus=1..2 --engine vllm
+# the Copied box closes on the next key, which also acts; help still swallows its key
+expect 0 "Context     ━━━━━━━━━━●──────────────── 16k" --dump-screen - --size 100x30 --keys "y<Right>"
+expect 0 "Export to: kvplan-llama-3.1-8b" --dump-screen - --size 100x30 --keys "ye"
+expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "?<Right>"
+expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "y<Esc>"
+# the planner says when an engine or model drops LoRA slots or images, and z brings them back
+expect 0 "LoRA (8 slots x rank 64) is off with this engine: z brings it back" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right>"
+expect 0 "8 x r64" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right>z"
+expect 0 "LoRA (8 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 8 --dump-screen - --size 100x30 --keys "<Up><Enter>deepseek-v3<Enter>"
+expect 0 "LoRA (4 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 4 --dump-screen - --size 100x30 --keys "<Up><Enter>jamba<Enter>"
+expect 0 "image input (2 x 256 tokens) is off with this model: z brings it back" --model gemma-3-27b --images 2 --dump-screen - --size 100x30 --keys "<Up><Enter>llama-3.1-8b<Enter>"
+# solve --format json writes JSON (doc/FORMATS.md); options are not abbreviated
+expect 0 '"gpu":	"h100-sxm",
+			"solved":	true,
+			"gpus":	1,' solve --users 10 --model llama-3.1-8b --gpu h100-sxm --format json
+expect 0 '"mode":	"max_context"' solve --users 10 --model llama-3.1-8b --max-context --gpu h100-sxm --format=json
+expect 0 '"gpu_memory_utilization":' solve --users 10 --model llama-3.1-8b --utilization --engine vllm --gpu h100-sxm --format json
+expect 2 "solve: '--for' is not an option (options are not abbreviated: --format?)" solve --users 10 --for context
+expect 2 "solve: '--zzz' is not an option" solve --users 10 --zzz 3
+expect 2 "--format: solve writes text or json, not markdown" solve --users 10 --format markdown
 expect 0 "8,192 cells per slot x 1 slot" plan --engine llama.cpp --parallel 1 --gpu rtx-4090 --model llama-3.1-8b
 expect_not "windowed layers read at most their window" plan --model llama-3.1-8b
 expect 0 "2 stages x 1 GPU: TP 1, PP 2" plan --model llama-3.1-70b --gpus 2 --pp 2 --engine vllm

@@ -112,6 +112,24 @@ static void llamacpp_allocates_every_cell_of_every_slot(void **state)
     assert_int_equal(r.engine.scheduler_cap, 4);
 }
 
+static void llamacpp_slots_stop_at_llama_max_seq(void **state)
+{
+    (void)state;
+    /* llama.cpp src/llama-cparams.h LLAMA_MAX_SEQ = 256; llama_context (src/llama-context.cpp)
+     * throws "n_seq_max must be <= 256" above it. Llama 3 8B at 256 tokens: a slot is
+     * 32 layers x 256 cells x 4,096 B (K+V f16 of 8 heads x 128) = 33,554,432 B (32 MiB);
+     * an A100 40 GB leaves about 40 - 1 (--fit) - 15 (weights) - 0.5 (buffers) = 23.5 GiB,
+     * room for about 750 slots, but -np stops at 256: 256 x 32 MiB = 8,589,934,592 B. */
+    struct scenario s = base(ENGINE_LLAMACPP);
+    s.context_tokens = 256;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.slots, 256);
+    assert_int_equal(r.users_per_replica, 256);
+    assert_true(r.users_fit_per_replica > 700 && r.users_fit_per_replica < 800);
+    assert_int_equal(r.engine.kv_cache_bytes, 8589934592ull);
+    assert_true(r.warnings & WARN_SCHEDULER_CAP);
+}
+
 static void llamacpp_before_mla_expanded_deepseek_per_head(void **state)
 {
     (void)state;
@@ -462,6 +480,7 @@ int main(void)
         cmocka_unit_test(sglang_big_gpus_chunk_16k_and_graph_512),
         cmocka_unit_test(sglang_graph_batch_follows_tp),
         cmocka_unit_test(llamacpp_pads_context_to_256),
+        cmocka_unit_test(llamacpp_slots_stop_at_llama_max_seq),
         cmocka_unit_test(llamacpp_window_cache_is_per_slot_when_slots_are_given),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);

@@ -138,6 +138,65 @@ static void where_slots_are_not_modelled_the_option_is_refused(void **state)
     assert_false(scenario_validate(&s, NULL, &f, &d));
 }
 
+static void falcon_has_two_mlp_matrices(void **state)
+{
+    (void)state;
+    /* Falcon 7B: hidden 4,544, 71 heads x 64 = 4,544, 1 KV head x 64, MLP 18,176
+     * (dense_h_to_4h, dense_4h_to_h: no gate), 32 layers, bf16, rank 16. In + out:
+     *   q 4,544 + 4,544 = 9,088   k, v 4,544 + 64 = 4,608 each   o 9,088
+     *   up 4,544 + 18,176 = 22,720   down 22,720
+     *   sum = 9,088 x 2 + 4,608 x 2 + 22,720 x 2 = 72,832
+     * per slot = 32 x 16 x 2 B x 72,832 = 74,579,968 B (a gate would add 22,720
+     * features: 97,845,248 B). */
+    struct scenario s = on(ENGINE_VLLM, "h100", 81559);
+    s.model.hidden_size = 4544;
+    s.model.attention_heads = 71;
+    s.model.kv_heads = 1;
+    s.model.head_dim = 64;
+    s.model.intermediate_size = 18176;
+    s.model.mlp_ungated = true;
+    s.max_loras = 2;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.lora.targets, LORA_ALL & ~(1u << LORA_GATE));
+    assert_int_equal(r.lora.features_sum, 72832);
+    assert_int_equal(r.lora.slot_bytes, 74579968ull);
+    s.model.mlp_ungated = false;
+    r = run(&s);
+    assert_int_equal(r.lora.slot_bytes, 97845248ull);
+}
+
+static void packed_projections_are_allocated_whole(void **state)
+{
+    (void)state;
+    /* SGLang utils.py get_normalized_target_modules: q_proj -> qkv_proj, whose
+     * buffers (mem_pool.py, get_stacked_multiply 3) hold q, k and v; vLLM
+     * utils.py is_in_target_modules wraps the packed qkv_proj for any part, and
+     * MergedQKVParallelLinearWithLoRA.create_lora_weights allocates every slice.
+     * Llama 3.1 8B, rank 16, q_proj alone: (8,192 + 5,120 + 5,120) = 18,432
+     * features; 32 x 16 x 2 B x 18,432 = 18,874,368 B a slot, not q's 8,388,608. */
+    struct scenario s = on(ENGINE_SGLANG, "h100", 81559);
+    s.max_loras = 1;
+    s.lora_targets = 1u << LORA_Q;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.lora.targets, (1u << LORA_Q) | (1u << LORA_K) | (1u << LORA_V));
+    assert_int_equal(r.lora.slot_bytes, 18874368ull);
+    s.engine.kind = ENGINE_VLLM;
+    r = run(&s);
+    assert_int_equal(r.lora.slot_bytes, 18874368ull);
+    assert_non_null(strstr(r.engine.launch, "--lora-target-modules q_proj k_proj v_proj"));
+    /* up_proj takes gate_up_proj: gate and up, 18,432 features each:
+     * 32 x 16 x 2 B x 36,864 = 37,748,736 B */
+    s.lora_targets = 1u << LORA_UP;
+    r = run(&s);
+    assert_int_equal(r.lora.targets, (1u << LORA_GATE) | (1u << LORA_UP));
+    assert_int_equal(r.lora.slot_bytes, 37748736ull);
+    /* the generic rule counts the modules as given: q alone, 32 x 16 x 2 x 8,192 */
+    s.engine.kind = ENGINE_GENERIC;
+    s.lora_targets = 1u << LORA_Q;
+    r = run(&s);
+    assert_int_equal(r.lora.slot_bytes, 8388608ull);
+}
+
 static void target_modules_parse_and_print(void **state)
 {
     (void)state;
@@ -165,6 +224,8 @@ int main(void)
         cmocka_unit_test(the_generic_rule_takes_the_slots_before_the_pool),
         cmocka_unit_test(where_slots_are_not_modelled_the_option_is_refused),
         cmocka_unit_test(target_modules_parse_and_print),
+        cmocka_unit_test(falcon_has_two_mlp_matrices),
+        cmocka_unit_test(packed_projections_are_allocated_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
