@@ -115,4 +115,8 @@ void control_set_seqs(struct scenario *s, uint32_t n);
 void control_set_context(struct scenario *s, uint64_t tokens);
 void control_set_gpus(struct scenario *s, uint32_t gpus);
 
+/* The precision at a step of the KV cache or weights control (its values
+ * are indexes into the list the control steps through). */
+enum dtype control_dtype_at(enum control c, uint64_t index);
+
 #endif

@@ -240,3 +240,77 @@ int view_tabs(const struct planner *p, int y, int x, int w, int *hit_x)
     }
     return hit_x ? -1 : cx - x;
 }
+
+void view_draw_chart(const struct planner *p, struct rect r)
+{
+    if (r.h < 6 || r.w < 20)
+        return;
+    const struct users_curve *c = &p->curve;
+    char title[96], top[32];
+    units_format_int(c->max_users, top, sizeof top);
+    /* two series: told apart by colour, or without it by their glyphs */
+    const char *fit_fill = roles_utf8() ? "\u2592" : "~";
+    if (c->slo && p->scenario.min_tokens_per_s > 0 && roles_color())
+        snprintf(title, sizeof title, "Users by context: fit (yellow), keep %g tok/s (green)",
+                 p->scenario.min_tokens_per_s);
+    else if (c->slo && p->scenario.min_tokens_per_s > 0)
+        snprintf(title, sizeof title, "Users by context: fit (%s), keep %g tok/s (%s)", fit_fill,
+                 p->scenario.min_tokens_per_s, roles_utf8() ? "\u2588" : "#");
+    else
+        snprintf(title, sizeof title, "Users against context (log scale), peak %s", top);
+    widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
+    struct rect plot = {r.x, r.y + 1, r.w, r.h - 3};
+    double values[512];
+    int n = plot.w < 512 ? plot.w : 512;
+    int marker = -1;
+    for (int col = 0; col < n; col++) {
+        int i = n > 1 ? col * (CHART_POINTS - 1) / (n - 1) : 0;
+        values[col] = c->max_users ? (double)c->users[i] / (double)c->max_users : 0;
+    }
+    uint64_t ctx = p->scenario.context_tokens;
+    if (ctx >= 1024 && ctx <= 1024 * 1024)
+        for (int col = 0; col < n; col++) {
+            int i = n > 1 ? col * (CHART_POINTS - 1) / (n - 1) : 0;
+            if (c->context_tokens[i] <= ctx)
+                marker = col;
+        }
+    /* the marker in plain yellow: no bold to switch off between columns */
+    if (c->slo && c->max_users) {
+        /* what fits in memory in yellow, what also keeps the speed in green over it */
+        widget_columns_fill(plot, values, n, -1, ROLE_WARN, ROLE_WARN,
+                            roles_color() ? NULL : fit_fill);
+        double slo[512];
+        for (int col = 0; col < n; col++) {
+            int i = n > 1 ? col * (CHART_POINTS - 1) / (n - 1) : 0;
+            slo[col] = (double)c->users_slo[i] / (double)c->max_users;
+        }
+        widget_columns(plot, slo, n, marker, ROLE_KV, ROLE_TITLE);
+    } else {
+        widget_columns(plot, values, n, marker, ROLE_KV, ROLE_WARN);
+    }
+    int ay = plot.y + plot.h;
+    view_fill_row(ay, plot.x, plot.w, ROLE_TEXT);
+    static const char *ticks[] = {"1k", "4k", "16k", "64k", "256k", "1M"};
+    for (int t = 0; t < 6; t++) {
+        int col = t * 2 * (n - 1) / 10; /* every two octaves of the ten */
+        int len = (int)strlen(ticks[t]);
+        widget_text(ay, plot.x + col - (t == 5 ? len - 1 : 0), len, ROLE_DIM, ticks[t]);
+    }
+    if (marker >= 0) {
+        char here[96], ctxs[32], u[32], k[32];
+        units_format_tokens_short(ctx, ctxs, sizeof ctxs);
+        units_format_int(p->result.max_users, u, sizeof u);
+        units_format_int(p->result.speed.users_at_service_level, k, sizeof k);
+        if (c->slo && p->result.speed.users_at_service_level != p->result.max_users)
+            snprintf(here, sizeof here, "%s now: %s fit, %s %s", ctxs, u, k,
+                     p->result.speed.binding == BIND_PREFILL ? "served (first token)"
+                                                             : "keep the speed");
+        else
+            snprintf(here, sizeof here, "%s now: %s %s", ctxs, u,
+                     p->result.max_users == 1 ? "user" : "users");
+        int len = (int)strlen(here);
+        int x = plot.x + marker - len / 2;
+        x = x < plot.x ? plot.x : x + len > plot.x + plot.w ? plot.x + plot.w - len : x;
+        widget_text(ay + 1, x, len, ROLE_TITLE, here);
+    }
+}

@@ -49,4 +49,8 @@ void view_draw_versus(const struct planner *p);
 void view_draw_copied(const struct planner *p);
 void view_draw_options(const struct planner *p);
 
+/* Users against context: the curve, its axis and the current point (and
+ * the speed limit's series when a target is set). */
+void view_draw_chart(const struct planner *p, struct rect r);
+
 #endif

@@ -1,0 +1,191 @@
+/* plan_text: how a plan is told, apart from how it is computed (plan.c):
+ * where one GPU's memory goes, the names of its parts, and the sentence of
+ * each warning with the plan's figures. */
+#include "plan.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "speed.h"
+
+void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
+{
+    memset(bytes, 0, SEG_COUNT * sizeof bytes[0]);
+    bytes[SEG_WEIGHTS] = r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu;
+    bytes[SEG_DRAFT] = r->spec.weights_bytes_per_gpu;
+    if (!r->weights_fit)
+        return;
+    bytes[SEG_RUNTIME] = r->runtime_bytes_per_gpu;
+    bytes[SEG_LORA] = r->lora.bytes;
+    bytes[SEG_ENCODER] = r->encoder_cache_bytes_per_gpu;
+    uint64_t used = r->kv_used_bytes_per_gpu;
+    bytes[SEG_PREFIX] = r->users_per_replica > 0 && used >= r->prefix_bytes_per_gpu
+                            ? r->prefix_bytes_per_gpu
+                            : 0;
+    bytes[SEG_STATE] = r->state_used_bytes_per_gpu <= used - bytes[SEG_PREFIX]
+                           ? r->state_used_bytes_per_gpu
+                           : used - bytes[SEG_PREFIX];
+    /* a separate state pool's idle slots (and SGLang's draft-token states,
+     * counted in it) are allocated but hold no user: spare */
+    uint64_t idle = r->state_pool_bytes_per_gpu > bytes[SEG_STATE]
+                        ? r->state_pool_bytes_per_gpu - bytes[SEG_STATE]
+                        : 0;
+    if (idle > used - bytes[SEG_PREFIX] - bytes[SEG_STATE])
+        idle = used - bytes[SEG_PREFIX] - bytes[SEG_STATE];
+    bytes[SEG_USERS] = used - bytes[SEG_PREFIX] - bytes[SEG_STATE] - idle;
+    bytes[SEG_SPARE] = r->spare_bytes_per_gpu + idle;
+    if (used == 0)
+        bytes[SEG_SPARE] = r->kv_pool_bytes_per_gpu;
+    bytes[SEG_RESERVED] = r->reserved_bytes_per_gpu;
+}
+
+const char *plan_segment_name(const struct plan_result *r, enum segment s)
+{
+    bool engine = r->profile != ENGINE_GENERIC;
+    switch (s) {
+    case SEG_WEIGHTS:
+        return "weights";
+    case SEG_RUNTIME:
+        return r->profile == ENGINE_LLAMACPP ? "compute buffers" : "activations+rt";
+    case SEG_DRAFT:
+        return r->spec.method == SPEC_MTP ? "MTP head" : "draft model";
+    case SEG_STATE:
+        return "users' state";
+    case SEG_LORA:
+        return "LoRA slots";
+    case SEG_ENCODER:
+        return "encoder cache";
+    case SEG_PREFIX:
+        return "shared prefix";
+    case SEG_USERS:
+        return "users' KV";
+    case SEG_SPARE: /* with a separate state pool's idle slots (plan_segments) */
+        return r->state_pool_bytes_per_gpu > r->state_used_bytes_per_gpu ? "spare KV+state"
+                                                                          : "spare KV";
+    case SEG_RESERVED:
+        return !engine ? "headroom" : r->profile == ENGINE_TRTLLM ? "kept free" : "outside budget";
+    case SEG_COUNT:
+        break;
+    }
+    return "";
+}
+
+const char *plan_weights_label(const struct plan_result *r)
+{
+    return r->weights_as_released ? "checkpoint" : dtype_info(r->weight_dtype)->name;
+}
+
+const char *plan_warning_text(enum plan_warning w)
+{
+    switch (w) {
+    case WARN_WEIGHTS_DO_NOT_FIT:
+        return "the weights alone do not fit in the memory budget";
+    case WARN_NO_USER_FITS:
+        return "not one user fits at this context length";
+    case WARN_CONTEXT_BEYOND_MODEL:
+        return "the context is longer than the model's maximum position";
+    case WARN_HEADS_UNEVEN_SPLIT:
+        return "the tensor-parallel size does not divide the model's heads evenly (engines "
+               "refuse or pad this split)";
+    case WARN_KV_HEADS_REPLICATED:
+        return "more GPUs per replica than KV heads: each GPU keeps a replicated KV head";
+    case WARN_FP8_UNSUPPORTED:
+        return "FP8 cache on a GPU without native FP8 (emulated or refused by engines)";
+    case WARN_PREFIX_DOES_NOT_FIT:
+        return "the shared prefix alone does not fit in the KV pool";
+    case WARN_PRICE_UNKNOWN:
+        return "no price for this GPU: use --price";
+    case WARN_BANDWIDTH_UNKNOWN:
+        return "no memory bandwidth for this GPU: no decode bound";
+    case WARN_MLA_REPLICATED:
+        return "MLA latent is replicated on every GPU (tensor parallel does not shrink it)";
+    case WARN_ENGINE_DTYPE:
+        return "the engine has no such cache type (vLLM and SGLang: fp8 or the model's; "
+               "llama.cpp: f16, q8_0, q4_0; TensorRT-LLM: fp8, int8)";
+    case WARN_SCHEDULER_CAP:
+        return "the engine's concurrency cap binds before memory does";
+    case WARN_KV_DOES_NOT_FIT:
+        return "the KV cache does not fit in what the engine's budget leaves";
+    case WARN_WINDOWS_UNUSED:
+        return "this engine sizes every layer for the whole context: sliding windows save "
+               "nothing here";
+    case WARN_ENGINE_WEIGHTS:
+        return "llama.cpp loads GGUF weights (f16, bf16, q8_0, q6_k, q5_k_m, q4_k_m, q4_0): "
+               "choose one with --weight-dtype";
+    case WARN_SPEED_MOE:
+        return "fine-grained MoE: measured engines decode 3-10x slower than this speed "
+               "estimate (doc/SPEED-VALIDATION.md)";
+    case WARN_CONCURRENCY_BEYOND_FIT:
+        return "more users decoding at once than fit in memory: the speed is for a batch "
+               "that cannot be held";
+    case WARN_TP_ACROSS_NODES:
+        return "tensor parallel across nodes: engines use pipeline stages (--pp) between nodes";
+    case WARN_DRAFT_VOCAB:
+        /* said of every engine: vLLM's draft_model.py refuses such a draft,
+         * llama.cpp's common_speculative_are_compatible one whose vocabulary
+         * differs by more than a few tokens */
+        return "the draft model's vocabulary is not the model's: its tokens would not be "
+               "the model's, and engines refuse such a draft";
+    case WARN_STATE_GENERIC:
+        return "TensorRT-LLM keeps the state layers' states in a pool of its own "
+               "(MambaHybridCacheManager) that kvplan does not size: each user's state is "
+               "counted in KV blocks instead";
+    case WARN_HOST_TOO_SMALL:
+        return "SGLang refuses a host pool that holds no more tokens than the GPU's pool "
+               "(memory_pool_host.py, HostKVCache): give a larger host tier";
+    case WARN_STATE_CAP:
+        return "SGLang caps max_running_requests at its state slots / 3 "
+               "(model_runner_kv_cache_mixin.py, init_memory): the value given is not reached";
+    case WARN_STATE_PREFIX:
+        return "vLLM's prefix caching keeps a hybrid model's states at block boundaries "
+               "(config/cache.py, mamba_cache_mode \"align\": 2 + the speculative blocks a "
+               "sequence in each state group; \"all\": one a block): more than the one a "
+               "sequence counted here";
+    }
+    return "";
+}
+
+void plan_warning_format(const struct plan_result *r, enum plan_warning w, char *buf, size_t size)
+{
+    const char *const *names = r->names ? r->names : scenario_option_names;
+    char a[32], b[32];
+    switch (w) {
+    case WARN_CONCURRENCY_BEYOND_FIT:
+        units_format_int(r->speed.concurrency, a, sizeof a);
+        units_format_int(r->max_users, b, sizeof b);
+        snprintf(buf, size, "more users decoding at once (%s %s) than fit in memory (%s): the "
+                 "speed is for a batch that cannot be held", names[SF_CONCURRENCY], a, b);
+        return;
+    case WARN_ENGINE_WEIGHTS:
+        snprintf(buf, size, "llama.cpp loads GGUF weights (f16, bf16, q8_0, q6_k, q5_k_m, "
+                 "q4_k_m, q4_0): choose one with %s", names[SF_WEIGHT_DTYPE]);
+        return;
+    case WARN_TP_ACROSS_NODES:
+        /* an option names itself; a control's label would only repeat the words */
+        if (strncmp(names[SF_PP], "--", 2) == 0)
+            snprintf(buf, size, "tensor parallel across nodes (%s %u over %u-GPU nodes): engines "
+                     "use pipeline stages (%s) between nodes", names[SF_TP], r->tp,
+                     SPEED_GPUS_PER_NODE, names[SF_PP]);
+        else
+            snprintf(buf, size, "tensor parallel across nodes (%s %u over %u-GPU nodes): engines "
+                     "use pipeline stages between nodes", names[SF_TP], r->tp,
+                     SPEED_GPUS_PER_NODE);
+        return;
+    case WARN_STATE_CAP:
+        units_format_int(r->engine.max_num_seqs, a, sizeof a);
+        units_format_int(r->state_slots_per_replica, b, sizeof b);
+        snprintf(buf, size, "SGLang caps max_running_requests at %s, its %s state slots / 3 "
+                 "(model_runner_kv_cache_mixin.py, init_memory): the value given is not reached",
+                 a, b);
+        return;
+    default:
+        snprintf(buf, size, "%s", plan_warning_text(w));
+        return;
+    }
+}
+
+uint32_t plan_shown_warnings(const struct plan_result *r)
+{
+    return r->warnings & ~(uint32_t)(WARN_PRICE_UNKNOWN | WARN_BANDWIDTH_UNKNOWN);
+}
