@@ -237,9 +237,10 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
             if (s->model.attention_heads % h == 0)
                 n = add_unique(v, n, h);
         break;
-    case CTRL_KV_DTYPE:
+    case CTRL_KV_DTYPE: /* the cache types the engine has (core/engine.c) */
         for (int i = 0; i < N_KV; i++)
-            v[n++] = (uint64_t)i;
+            if (kv_dtypes[i] == DTYPE_AUTO || engine_supports(s->engine.kind, kv_dtypes[i]))
+                v[n++] = (uint64_t)i;
         return n;
     case CTRL_WEIGHT_DTYPE:
         for (int i = 0; i < N_W; i++)

@@ -155,6 +155,11 @@ void control_fit_knobs(struct scenario *s)
         s->max_lora_rank = 0, s->lora_targets = 0;
     if (s->images && scenario_tokens_per_image(s) == 0)
         s->images = 0; /* a model without a size for them */
+    /* a cache type the engine has no kernels for goes back to the model's */
+    if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype))
+        s->kv_dtype = DTYPE_AUTO;
+    if (s->engine.kind != ENGINE_LLAMACPP)
+        s->engine.v_dtype = DTYPE_AUTO;
 }
 
 void control_set_draft(struct scenario *s, const struct catalog *cat, uint64_t value)

@@ -330,6 +330,9 @@ void planner_apply_control(struct planner *p, enum control c, const struct scena
                            ? "LoRA on the MLP"
                        : c != CTRL_IMAGES && scenario_images(was) && !scenario_images(next)
                            ? "Images"
+                       : c != CTRL_KV_DTYPE && was->kv_dtype != next->kv_dtype &&
+                               next->kv_dtype == DTYPE_AUTO
+                           ? "KV cache"
                            : NULL;
     char what[96];
     if (gone) {
@@ -337,6 +340,8 @@ void planner_apply_control(struct planner *p, enum control c, const struct scena
         if (strcmp(gone, "LoRA") == 0)
             snprintf(what, sizeof what, "LoRA (%u slot%s x rank %u)", loras, loras == 1 ? "" : "s",
                      rank);
+        else if (strcmp(gone, "KV cache") == 0)
+            snprintf(what, sizeof what, "the %s cache", dtype_info(was->kv_dtype)->name);
         else if (strcmp(gone, "Images") == 0)
             snprintf(what, sizeof what, "image input (%u x %u tokens)", scenario_images(was),
                      scenario_tokens_per_image(was));

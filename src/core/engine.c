@@ -93,6 +93,21 @@ bool engine_supports(enum engine_kind k, enum dtype d)
     }
 }
 
+const char *engine_cache_types(enum engine_kind k)
+{
+    switch (k) {
+    case ENGINE_VLLM:
+    case ENGINE_SGLANG:
+        return "auto, fp16, bf16, fp32 or fp8";
+    case ENGINE_LLAMACPP:
+        return "auto, fp16, bf16, fp32, q8_0 or q4_0";
+    case ENGINE_TRTLLM:
+        return "auto, fp16, bf16, fp32, fp8 or int8";
+    default:
+        return "any";
+    }
+}
+
 bool engine_runs_on(enum engine_kind k, const char *vendor)
 {
     bool nvidia = strncasecmp(vendor, "nvidia", 6) == 0, amd = strncasecmp(vendor, "amd", 3) == 0;

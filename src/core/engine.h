@@ -73,4 +73,7 @@ bool engine_runs_on(enum engine_kind k, const char *vendor);
 /* Whether the engine can cache in this precision at all. */
 bool engine_supports(enum engine_kind k, enum dtype d);
 
+/* The cache types engine_supports accepts, as a list for messages. */
+const char *engine_cache_types(enum engine_kind k);
+
 #endif

@@ -104,6 +104,14 @@ static void launch_flags(struct policy_ctx *c)
     snprintf(e->launch + n, sizeof e->launch - n, "%s%s", flags, tail);
 }
 
+/* The parked caches are sized at the tokens in use (the pool's allocation
+ * of them): users on the GPUs are counted the same way when fewer tokens
+ * than the context are in use. */
+static bool host_paged_basis(const struct plan_result *r)
+{
+    return r->avg_context_tokens < r->context_tokens && r->max_users_paged > 0;
+}
+
 static void users_rows(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -156,7 +164,8 @@ static void users_rows(struct policy_ctx *c)
     }
     row = explain_row_begin(c->x, "host_beyond", "Parked beyond GPUs", "all replicas");
     explain_ref(c->x, row, "host_users", "in host memory");
-    explain_ref(c->x, row, "users", "on the GPUs");
+    /* on the same basis as the parked caches: the tokens in use */
+    explain_ref(c->x, row, host_paged_basis(r) ? "users_paged" : "users", "on the GPUs");
     explain_op(row, XOP_SUB);
     explain_term(row, 0, XU_COUNT, "");
     explain_op(row, XOP_MAX);
@@ -242,7 +251,8 @@ void host_tier_compute(struct policy_ctx *c)
         h->pool_bytes_per_gpu / r->cost.bytes_per_token <= r->engine.units)
         r->warnings |= WARN_HOST_TOO_SMALL;
     h->users = kv_sat_mul(h->users_per_replica, r->replicas);
-    h->beyond_gpu = h->users > r->max_users ? h->users - r->max_users : 0;
+    uint64_t resident = host_paged_basis(r) ? r->max_users_paged : r->max_users;
+    h->beyond_gpu = h->users > resident ? h->users - resident : 0;
     h->link_bytes_per_s = s->gpu.host_link_bytes_per_s;
     if (h->link_bytes_per_s && h->user_bytes_per_gpu)
         h->reload_seconds = (double)h->user_bytes_per_gpu / (double)h->link_bytes_per_s;

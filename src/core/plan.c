@@ -395,6 +395,12 @@ static void warnings(const struct scenario *s, struct plan_result *r)
     if (s->spec_method == SPEC_DRAFT && s->draft.vocab_size && m->vocab_size &&
         s->draft.vocab_size != m->vocab_size)
         r->warnings |= WARN_DRAFT_VOCAB;
+    /* a draft pays when it is much cheaper than the model: the planner offers
+     * drafts of at most a quarter of its parameters */
+    if (s->spec_method == SPEC_DRAFT && m->params && s->draft.params > m->params / 4)
+        r->warnings |= WARN_DRAFT_SIZE;
+    if (!engine_runs_on(s->engine.kind, s->gpu.vendor))
+        r->warnings |= WARN_ENGINE_HARDWARE;
 }
 
 bool plan_compute(const struct scenario *s, int flags, const char *const names[SF_COUNT],

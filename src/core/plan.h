@@ -44,7 +44,9 @@ enum plan_warning {
     WARN_HOST_TOO_SMALL = 1u << 20,   /* SGLang refuses a host pool no larger than the device's */
     WARN_STATE_CAP = 1u << 21,        /* SGLang: the state pool caps a larger --max-running-requests */
     WARN_STATE_PREFIX = 1u << 22,     /* vLLM V1 hybrid + prefix caching: states at block boundaries */
-    WARN_LAST = WARN_STATE_PREFIX
+    WARN_DRAFT_SIZE = 1u << 23,       /* the draft is no smaller than a quarter of the model */
+    WARN_ENGINE_HARDWARE = 1u << 24,  /* the engine does not run on this GPU's vendor */
+    WARN_LAST = WARN_ENGINE_HARDWARE
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu

@@ -127,6 +127,12 @@ const char *plan_warning_text(enum plan_warning w)
          * differs by more than a few tokens */
         return "the draft model's vocabulary is not the model's: its tokens would not be "
                "the model's, and engines refuse such a draft";
+    case WARN_DRAFT_SIZE:
+        return "the draft is more than a quarter of the model's size: each step runs it N "
+               "times, so speculative decoding gains little or loses";
+    case WARN_ENGINE_HARDWARE:
+        return "kvplan models this engine on NVIDIA and AMD GPUs only (TensorRT-LLM: NVIDIA): "
+               "the plan shows what its rule would give on this one";
     case WARN_STATE_GENERIC:
         return "TensorRT-LLM keeps the state layers' states in a pool of its own "
                "(MambaHybridCacheManager) that kvplan does not size: each user's state is "

@@ -324,10 +324,19 @@ void policy_sglang(struct policy_ctx *c)
     uint64_t tokens = r->cost.bytes_per_token ? kv_pool / r->cost.bytes_per_token : 0;
     double running = (double)tokens / (double)c->r->context_tokens * 512.0;
     running = running < 2048 ? 2048 : running > 4096 ? 4096 : running;
+    /* server_args.py (_handle_speculative_decoding): EAGLE, EAGLE3 and
+     * STANDALONE drafting reset an unset max_running_requests to 48 */
+    if (r->spec.method != SPEC_NONE)
+        running = SGLANG_SPEC_RUNNING_DEFAULT;
     e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : (uint32_t)running;
     /* init_memory: min(max_running_requests, given or not, max_mamba_cache_size // 3) */
-    const char *cap_name = r->cost.state_layers ? "max_running_requests (state slots / 3)"
-                                                : "max_running_requests";
+    bool spec48 = r->spec.method != SPEC_NONE && !f->max_num_seqs;
+    const char *cap_name = r->cost.state_layers && spec48
+                               ? "max_running_requests (48 with a draft; state slots / 3 at most)"
+                           : r->cost.state_layers ? "max_running_requests (state slots / 3)"
+                           : spec48
+                               ? "max_running_requests (48 with a draft)"
+                               : "max_running_requests";
     if (r->cost.state_layers > 0 && e->max_num_seqs > slots / SGLANG_MAMBA_RUNNING_RATIO) {
         if (f->max_num_seqs) {
             r->warnings |= WARN_STATE_CAP;

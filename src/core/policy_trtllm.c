@@ -27,13 +27,23 @@ static void describe(struct policy_ctx *c)
     if (r->replicas > 1)
         n += (size_t)snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each",
                               r->replicas);
-    /* llmapi: a draft goes in the options file's speculative_config
-     * (decoding_type DraftTarget, speculative_model_dir, max_draft_len) */
+    /* llmapi: a quantized cache (KvCacheConfig.dtype) and a draft
+     * (speculative_config: decoding_type DraftTarget, speculative_model_dir,
+     * max_draft_len) go in the options file */
+    bool opts = false;
+    if ((r->kv_dtype == DTYPE_FP8 || r->kv_dtype == DTYPE_INT8) && n < sizeof extra) {
+        n += (size_t)snprintf(extra + n, sizeof extra - n,
+                              "%s --extra_llm_api_options: kv_cache_config: dtype: %s",
+                              r->replicas > 1 ? ";" : "  #", dtype_info(r->kv_dtype)->name);
+        opts = true;
+    }
     if (r->spec.method == SPEC_DRAFT && n < sizeof extra)
         snprintf(extra + n, sizeof extra - n,
-                 "%s --extra_llm_api_options: speculative_config: decoding_type DraftTarget, "
-                 "max_draft_len %u, speculative_model_dir %s",
-                 r->replicas > 1 ? ";" : "  #", r->spec.tokens, policy_model_ref(&s->draft));
+                 "%s speculative_config: decoding_type DraftTarget, max_draft_len %u, "
+                 "speculative_model_dir %s",
+                 opts ? ";" : r->replicas > 1 ? "; --extra_llm_api_options:"
+                                              : "  # --extra_llm_api_options:",
+                 r->spec.tokens, policy_model_ref(&s->draft));
     snprintf(e->launch, sizeof e->launch,
              "trtllm-serve %s --max_seq_len %llu --kv_cache_free_gpu_memory_fraction %.2f%s",
              policy_model_ref(&s->model), (unsigned long long)c->r->context_tokens, e->fraction,

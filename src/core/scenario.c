@@ -415,6 +415,15 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
         return fail(d, n, SF_KV_DTYPE, field, "unknown precision");
     if ((int)s->weight_dtype < 0 || s->weight_dtype >= DTYPE_COUNT)
         return fail(d, n, SF_WEIGHT_DTYPE, field, "unknown precision");
+    /* a cache type the engine has no kernels for: its launch would not start, or
+     * would start in another precision (engine.c engine_supports) */
+    if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype))
+        return fail(d, n, SF_KV_DTYPE, field, "%s has no %s cache (%s)",
+                    engine_name(s->engine.kind), dtype_info(s->kv_dtype)->name,
+                    engine_cache_types(s->engine.kind));
+    if (s->kv_dtype == DTYPE_Q6_K || s->kv_dtype == DTYPE_Q5_K_M || s->kv_dtype == DTYPE_Q4_K_M)
+        return fail(d, n, SF_KV_DTYPE, field, "%s is a weight format (llama.cpp's K-quant mixes): "
+                    "no engine caches in it", dtype_info(s->kv_dtype)->name);
     if (s->kv_heads != 0) {
         if (m->attention == ATTENTION_MLA)
             return fail(d, n, SF_KV_HEADS, field,

@@ -390,7 +390,17 @@ expect 0 "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --kv_cache_fre
 expect_field 2 replicas --gpus 4 --tp 2 --model llama-3.1-70b
 expect 2 "--engine: 'vllx' is not an engine" plan --engine vllx
 expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vllm" plan --engine vllm --gpus 65536 --context 1099511627776 --model llama-3.1-405b
-expect 0 "the engine has no such cache type" plan --engine vllm --kv-dtype q8_0
+expect 2 "--kv-dtype: vllm has no q8_0 cache (auto, fp16, bf16, fp32 or fp8)" plan --engine vllm --kv-dtype q8_0
+expect 2 "--kv-dtype: q4_k_m is a weight format" plan --kv-dtype q4_k_m
+expect 2 "--kv-dtype: trtllm has no q4_0 cache" plan --engine trtllm --kv-dtype q4_0
+expect 0 "kvplan models this engine on NVIDIA and AMD GPUs only" plan --engine trtllm --gpu mi300x --model llama-3.1-70b --gpus 8 --tp 4
+expect 0 "the draft is more than a quarter of the model's size" plan --model llama-3.1-8b --draft-model llama-3.1-70b
+expect_not "more than a quarter" plan --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b
+expect 0 "kv_cache_config: dtype: fp8" plan --engine trtllm --kv-dtype fp8
+# SGLang sets max_running_requests to 48 for EAGLE/STANDALONE drafting (server_args.py _handle_speculative_decoding)
+expect 0 "48 max_running_requests (48 with a draft)" plan --engine sglang --model deepseek-v3 --gpu h200 --gpus 8 --speculative-method mtp
+# the host tier counts users on the GPUs at the tokens in use, as it sizes parked caches
+expect 0 "; 8 more parked in host memory" plan --context 32k --avg-context 8k --host-kv 64GiB
 expect 2 "--engine: 'vllm@7': unknown version of vllm" plan --engine vllm@7
 expect 2 "--tp: 3 does not divide --gpus 4" plan --gpus 4 --tp 3
 expect 2 "--gpu-memory-utilization: '1.5' is not a fraction" plan --engine vllm --gpu-memory-utilization 1.5

@@ -184,6 +184,8 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                         s.avg_context_tokens = s.prefix_tokens + 1 +
                                                next(s.context_tokens - s.prefix_tokens);
                     s.kv_dtype = kv_choices[next(sizeof kv_choices / sizeof kv_choices[0])];
+                    if (!engine_supports(engine, s.kv_dtype)) /* refused: not the engine's */
+                        s.kv_dtype = DTYPE_AUTO;
                     s.weight_dtype =
                         weight_choices[next(sizeof weight_choices / sizeof weight_choices[0])];
                     s.headroom_percent = (double)next(30);
