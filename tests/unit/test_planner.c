@@ -234,6 +234,29 @@ static void the_curve_matches_the_core_at_its_points(void **state)
     assert_int_equal(p->curve.context_tokens[CHART_POINTS - 1], 1048576);
 }
 
+/* An engine takes only its own cache types: switching to vLLM with a q4_0
+ * cache goes back to the model's and says so; vLLM's KV cache control then
+ * steps through auto, fp32, fp16, bf16 and fp8 only. */
+static void an_engine_drops_a_cache_type_it_lacks_and_says_so(void **state)
+{
+    (void)state;
+    struct planner *p = start("a100-40gb", "llama-3-8b", 8192);
+    p->scenario.kv_dtype = DTYPE_Q4_0;
+    assert_true(planner_apply(p, &p->scenario));
+    p->focus = CTRL_ENGINE;
+    planner_key(p, KEY_RIGHT); /* generic -> vllm */
+    assert_int_equal(p->scenario.engine.kind, ENGINE_VLLM);
+    assert_int_equal(p->scenario.kv_dtype, DTYPE_AUTO);
+    assert_non_null(strstr(p->status, "the q4_0 cache is off with this engine"));
+    uint64_t v[CONTROL_VALUES_MAX];
+    int n = control_values(CTRL_KV_DTYPE, &p->scenario, &p->result, p->catalog, v);
+    assert_int_equal(n, 5);
+    for (int i = 0; i < n; i++) {
+        enum dtype t = control_dtype_at(CTRL_KV_DTYPE, v[i]);
+        assert_true(t == DTYPE_AUTO || engine_supports(ENGINE_VLLM, t));
+    }
+}
+
 static void the_engine_control_switches_the_count_to_the_engines(void **state)
 {
     (void)state;
@@ -758,6 +781,7 @@ int main(void)
         cmocka_unit_test(export_writes_what_plan_json_prints_and_asks_before_overwriting),
         cmocka_unit_test(the_curve_matches_the_core_at_its_points),
         cmocka_unit_test(the_engine_control_switches_the_count_to_the_engines),
+        cmocka_unit_test(an_engine_drops_a_cache_type_it_lacks_and_says_so),
         cmocka_unit_test(the_draft_control_adds_a_draft_and_its_tokens),
         cmocka_unit_test(the_draft_list_offers_small_models_of_the_same_vocabulary),
         cmocka_unit_test(every_spec_tokens_step_changes_the_number),
