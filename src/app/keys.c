@@ -84,6 +84,11 @@ static int move_focus(struct planner *p, int delta)
 
 static int k_quit(struct planner *p)
 {
+    if (planner_unsaved(p)) { /* named scenarios or notes not yet exported: ask first */
+        p->pending_kind = PROMPT_QUIT;
+        p->mode = MODE_CONFIRM;
+        return PLAN_REDRAW;
+    }
     p->quit = true;
     return PLAN_QUIT;
 }
@@ -404,6 +409,15 @@ int planner_key(struct planner *p, int key)
     case MODE_PICKER:
         return picker_key(p, key);
     case MODE_CONFIRM:
+        if (p->pending_kind == PROMPT_QUIT) {
+            p->mode = MODE_MAIN;
+            if (key == 'y' || key == 'Y') {
+                p->quit = true;
+                return PLAN_QUIT;
+            }
+            snprintf(p->status, sizeof p->status, "not quitting: e exports the session");
+            return PLAN_REDRAW;
+        }
         if (p->pending_kind == PROMPT_REMOVE) {
             char gone[SNAPSHOT_LABEL_MAX];
             snprintf(gone, sizeof gone, "%s", p->slots[p->current].label);

@@ -597,6 +597,34 @@ def test_a_meeting_keeps_scenarios_side_by_side_and_shares_them():
         t.kill()
 
 
+def test_q_asks_before_losing_an_unexported_session():
+    """bn<Right> makes a session of three scenarios: q asks (any key but y
+    stays), e exports it, and then q quits at once; y then q from the
+    Copied box asks too. A single unchanged scenario quits at once (above)."""
+    session = os.path.join(TMP, "asked.json")
+    t = start()
+    try:
+        t.press("b")
+        t.press("n")
+        t.press(t.cap("kcuf1"))
+        t.press("y")
+        t.wait_for(r"Copied to the clipboard")
+        t.press("q")  # closes the box and acts: asks
+        t.wait_for(r"Quit\? The session's 3 scenarios are not exported")
+        t.press("n")
+        t.wait_for(r"not quitting: e exports the session")
+        assert os.waitpid(t.pid, os.WNOHANG)[0] == 0  # still running
+        t.press("e")
+        for _ in range(60):
+            t.send("\x7f")
+        t.press(session + "\r")
+        t.wait_for(r"every scenario of the session")
+        t.send("q")
+        assert t.wait_exit() == 0
+    finally:
+        t.kill()
+
+
 def main():
     tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_")]
     passed = failed = 0

@@ -13,6 +13,7 @@
 #include <curses.h>
 
 #include "app/planner.h"
+#include "app/prompts.h"
 #include "core/version.h"
 #include "io/catalog.h"
 #include "io/fileio.h"
@@ -670,6 +671,51 @@ static void removing_a_scenario_asks_first(void **state)
     assert_non_null(strstr(p->status, "removed scenario"));
 }
 
+static void quitting_an_unexported_session_asks_first(void **state)
+{
+    (void)state;
+    /* one unchanged scenario, or one changed scenario without a note: q quits */
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    planner_key(p, KEY_RIGHT);
+    assert_int_equal(planner_key(p, 'q') & PLAN_QUIT, PLAN_QUIT);
+    /* b n Right: three scenarios never exported; q asks, anything but y stays */
+    p = start("h100-sxm", "llama-3.1-8b", 8192);
+    planner_key(p, 'b');
+    planner_key(p, 'n');
+    planner_key(p, KEY_RIGHT);
+    assert_int_equal(planner_key(p, 'q') & PLAN_QUIT, 0);
+    assert_int_equal(p->mode, MODE_CONFIRM);
+    assert_int_equal(p->pending_kind, PROMPT_QUIT);
+    assert_int_equal(planner_key(p, 'n') & PLAN_QUIT, 0);
+    assert_false(p->quit);
+    assert_int_equal(p->mode, MODE_MAIN);
+    /* from the versus view, Q too */
+    planner_key(p, 'v');
+    assert_int_equal(planner_key(p, 'q') & PLAN_QUIT, 0);
+    assert_int_equal(p->mode, MODE_CONFIRM);
+    assert_int_equal(planner_key(p, 'y') & PLAN_QUIT, PLAN_QUIT);
+    assert_true(p->quit);
+    /* exported: unchanged since, q quits; a change after it asks again */
+    p = start("h100-sxm", "llama-3.1-8b", 8192);
+    planner_key(p, 'n');
+    char path[] = "/tmp/kvplan-quit-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    prompt_export(p, path, PROMPT_EXPORT);
+    unlink(path);
+    assert_false(planner_unsaved(p));
+    planner_key(p, KEY_RIGHT);
+    assert_true(planner_unsaved(p));
+    planner_key(p, KEY_LEFT); /* back where it was exported */
+    assert_false(planner_unsaved(p));
+    /* a note on a single scenario is work too */
+    p = start("h100-sxm", "llama-3.1-8b", 8192);
+    snprintf(p->slots[0].note, sizeof p->slots[0].note, "ask finance");
+    assert_true(planner_unsaved(p));
+}
+
 static void the_service_level_counts_in_target_copy_and_picker(void **state)
 {
     (void)state;
@@ -772,6 +818,7 @@ int main(void)
         cmocka_unit_test(copy_sends_the_command_line_that_reproduces_the_plan),
         cmocka_unit_test(a_prefilled_prompt_is_replaced_by_typing_and_cleared_by_ctrl_u),
         cmocka_unit_test(removing_a_scenario_asks_first),
+        cmocka_unit_test(quitting_an_unexported_session_asks_first),
         cmocka_unit_test(the_service_level_counts_in_target_copy_and_picker),
         cmocka_unit_test(pipeline_and_dp_attention_layouts_stay_editable),
     };
