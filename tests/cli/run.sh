@@ -729,6 +729,8 @@ if [ "$(id -u)" != 0 ]; then
     expect 2 "cannot create a file" plan --export "$T/ro/keep.json"
 fi
 expect 2 "cannot create a file in its directory" plan --export "$T/no/such/dir/x.json"
+# the message names the option, not only the file
+expect 2 "kvplan: --export: $T/no/such/dir/x.json: cannot create" plan --export "$T/no/such/dir/x.json"
 if [ "$(cat "$T/keep.json")" = precious ] && [ "$(cat "$T/ro/keep.json")" = precious ]; then ok; else bad "a failed export changed a file"; fi
 chmod 755 "$T/ro"
 # faults that must lose nothing: a full disk, a device that is full, a
@@ -813,6 +815,10 @@ printf '{"format": "kvplan-scenario",\n "format_version": 4}\n' > "$T/v4.json"
 expect 2 "v4.json:2:2: format_version: 4 is not supported" plan --load "$T/v4.json"
 expect 2 "is a directory, not a file" plan --load "$T"
 expect 2 "cannot open: No such file" plan --load "$T/missing.json"
+expect 2 "kvplan: --load: $T/missing.md: cannot open" plan --load "$T/missing.md"
+expect 2 "kvplan: --load: $T/missing.md: cannot open" --load "$T/missing.md" --dump-screen -
+expect 2 "kvplan: --calibration: $T/missing.md: cannot open" plan --calibration "$T/missing.md"
+expect 2 "kvplan: --load: $T/v4.json:2:2: format_version" plan --load "$T/v4.json" --scenario x
 sed 's/"context_tokens":	32768/"context_tokens":	"lots"/' "$T/snap.json" > "$T/badctx.json"
 expect 2 "context_tokens: expected a positive integer" plan --load "$T/badctx.json"
 
