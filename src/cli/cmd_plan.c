@@ -107,7 +107,7 @@ int cmd_planner(int argc, char **argv)
     struct scenario s;
     if (!options_load(&o, &cat, &s, &d))
         return cli_fail(d.message);
-    char err[256] = "";
+    char err[512] = "";
     int status;
     /* a session file opens every scenario; the options change the current one */
     static struct snapshot_session ss;

@@ -179,6 +179,14 @@ expect 2 "--images: Llama 3.1 8B gives no tokens per image: give --image-tokens 
 expect 2 "--images: " plan --model gemma-3-27b --images 5000
 expect 2 "--image-tokens: " plan --model gemma-3-27b --image-tokens 0
 # the planner's Images control (vision models): Up five times from Context wraps to it
+# --keys: an unknown <NAME> is refused with the names it knows, never typed in
+expect 2 "--keys: '<Bogus>' is not a key name (known: <Right> <Left>" --dump-screen - --keys "<Bogus>"
+expect 2 "--keys: '<C-u>' is not a key name" --dump-screen - --keys "ab<C-u>"
+expect 0 "Name of scenario 1: <b" --dump-screen - --keys "a<b"
+# the dump's shaping options alone would do nothing: refused naming the option
+expect 2 "--size: only with --dump-screen" --size 80x24
+expect 2 "--keys: only with --dump-screen" --keys q
+expect 2 "--dump-attrs: only with --dump-screen" plan --dump-attrs
 expect 0 "2 x 256 tok" --model gemma-3-27b --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>"
 expect 0 "3 x 576 tok" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>"
 expect 0 "--images 3 --image-tokens 576" --model gemma-3-27b --dump-screen - --size 200x40 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>y"
