@@ -264,13 +264,18 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         char pp[24] = "";
         if (res->pp > 1)
             snprintf(pp, sizeof pp, " x PP %u", res->pp);
+        /* llama.cpp splits whole layers over its GPUs, not tensors */
+        bool layers = res->profile == ENGINE_LLAMACPP && res->tp > 1 && res->pp == 1;
+        char tp[40];
+        snprintf(tp, sizeof tp, layers ? "layers split over %u GPUs" : "TP %u", res->tp);
         if (res->replicas > 1)
-            snprintf(line, sizeof line, "%u replicas x TP %u%s: %s user%s each", res->replicas,
-                     res->tp, pp, a, res->users_per_replica == 1 ? "" : "s");
+            snprintf(line, sizeof line, "%u replicas x %s%s: %s user%s each", res->replicas,
+                     tp, pp, a, res->users_per_replica == 1 ? "" : "s");
         else
-            snprintf(line, sizeof line, "one replica, TP %u%s%s", res->tp, pp,
+            snprintf(line, sizeof line, "one replica, %s%s%s", tp, pp,
                      res->dp_attention ? ", DP attention" : "");
-        snprintf(brief, sizeof brief, "%u x TP %u%s: %s each", res->replicas, res->tp, pp, a);
+        snprintf(brief, sizeof brief, layers ? "%u x %u GPUs%s: %s each" : "%u x TP %u%s: %s each",
+                 res->replicas, res->tp, pp, a);
         widget_text(y++, r.x, r.w, ROLE_TEXT, fit(r.w, line, brief));
     }
     if (res->generic.present && y < end) {

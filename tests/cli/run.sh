@@ -179,6 +179,11 @@ expect 2 "--images: Llama 3.1 8B gives no tokens per image: give --image-tokens 
 expect 2 "--images: " plan --model gemma-3-27b --images 5000
 expect 2 "--image-tokens: " plan --model gemma-3-27b --image-tokens 0
 # the planner's Images control (vision models): Up five times from Context wraps to it
+# llama.cpp splits layers over its GPUs (split mode layer, its default), not tensors
+expect 0 "Layout         one replica, layers split over 2 GPUs" plan --engine llama.cpp --gpus 2
+expect 0 "| Layout | 2 replicas, each with layers split over 2 GPUs |" plan --engine llama.cpp --gpus 4 --tp 2 --format markdown
+expect 0 "Layout         one replica, tensor parallel 2" plan --engine vllm --gpus 2
+expect 0 "one replica, layers split over 2 GPUs" --engine llama.cpp --gpus 2 --dump-screen - --size 100x30
 # --keys: an unknown <NAME> is refused with the names it knows, never typed in
 expect 2 "--keys: '<Bogus>' is not a key name (known: <Right> <Left>" --dump-screen - --keys "<Bogus>"
 expect 2 "--keys: '<C-u>' is not a key name" --dump-screen - --keys "ab<C-u>"

@@ -671,6 +671,32 @@ static void removing_a_scenario_asks_first(void **state)
     assert_non_null(strstr(p->status, "removed scenario"));
 }
 
+static void llama_cpp_splits_layers_not_tensors(void **state)
+{
+    (void)state;
+    /* llama.cpp's default split mode is by layer (src/llama-model.cpp
+     * llama_model_default_params: LLAMA_SPLIT_MODE_LAYER): 4 GPUs in groups
+     * of 2 are 4 / 2 = 2 replicas, each with its layers over 2 GPUs */
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    char text[64];
+    p->scenario.engine.kind = ENGINE_LLAMACPP;
+    p->scenario.gpus = 4;
+    p->scenario.tp = 2;
+    assert_true(planner_apply(p, &p->scenario));
+    control_format(CTRL_TP, &p->scenario, &p->result, text, sizeof text);
+    assert_string_equal(text, "layers/2 x2");
+    p->scenario.gpus = 2;
+    p->scenario.tp = 0;
+    assert_true(planner_apply(p, &p->scenario));
+    control_format(CTRL_TP, &p->scenario, &p->result, text, sizeof text);
+    assert_string_equal(text, "layers/2");
+    /* other engines keep tensor parallel */
+    p->scenario.engine.kind = ENGINE_VLLM;
+    assert_true(planner_apply(p, &p->scenario));
+    control_format(CTRL_TP, &p->scenario, &p->result, text, sizeof text);
+    assert_string_equal(text, "2 x 1 repl");
+}
+
 static void quitting_an_unexported_session_asks_first(void **state)
 {
     (void)state;
@@ -819,6 +845,7 @@ int main(void)
         cmocka_unit_test(a_prefilled_prompt_is_replaced_by_typing_and_cleared_by_ctrl_u),
         cmocka_unit_test(removing_a_scenario_asks_first),
         cmocka_unit_test(quitting_an_unexported_session_asks_first),
+        cmocka_unit_test(llama_cpp_splits_layers_not_tensors),
         cmocka_unit_test(the_service_level_counts_in_target_copy_and_picker),
         cmocka_unit_test(pipeline_and_dp_attention_layouts_stay_editable),
     };
