@@ -184,6 +184,21 @@ expect 0 "Layout         one replica, layers split over 2 GPUs" plan --engine ll
 expect 0 "| Layout | 2 replicas, each with layers split over 2 GPUs |" plan --engine llama.cpp --gpus 4 --tp 2 --format markdown
 expect 0 "Layout         one replica, tensor parallel 2" plan --engine vllm --gpus 2
 expect 0 "one replica, layers split over 2 GPUs" --engine llama.cpp --gpus 2 --dump-screen - --size 100x30
+# the info line drops whole facts when narrow, never cuts a number (70x22: not "3.3")
+for m in llama-3.1-8b gemma-3-27b qwen3-next-80b-a3b deepseek-v3; do
+    for w in 70 76 84 100; do
+        line=$("$K" --model $m --dump-screen - --size ${w}x22 | sed -n 2p | sed 's/ *$//')
+        case "$line" in
+        *" | "*GiB | *" | "*TB/s | *" | "*fp8) ok ;;
+        *) bad "info line of $m at ${w}x22 cut: '$line'" ;;
+        esac
+    done
+done
+# narrow versus and compare titles: a shorter hint whole, never one cut mid-word
+expect 0 "versus: 3 scenarios against A  (Esc back)" --dump-screen - --size 70x22 --keys bnv
+expect_not "Esc bac" --dump-screen - --size 70x22 --keys bnv
+expect 0 "Compare: A (reference) against B (Esc returns, Up/Down) " --dump-screen - --size 70x22 --keys "b<Right>c"
+expect_not "Up/Down scr" --dump-screen - --size 70x22 --keys "b<Right>c"
 # --keys: an unknown <NAME> is refused with the names it knows, never typed in
 expect 2 "--keys: '<Bogus>' is not a key name (known: <Right> <Left>" --dump-screen - --keys "<Bogus>"
 expect 2 "--keys: '<C-u>' is not a key name" --dump-screen - --keys "ab<C-u>"
