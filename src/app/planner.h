@@ -113,6 +113,8 @@ struct planner {
     int control_top;           /* the first control the list showed last (view_settle keeps it) */
     enum control control_focus; /* the focus it was shown for */
     uint64_t saved_print;       /* planner_session_print when last opened or exported */
+    int help_scroll;            /* the help's first row of keys shown */
+    int help_page, help_max;    /* its rows of keys and last scroll (view_settle sets them) */
 };
 
 /* Flags returned by input handlers. */

@@ -91,6 +91,7 @@ static int controls_top(const struct planner *p, const struct planner_layout *l,
 
 void view_settle(struct planner *p)
 {
+    view_help_settle(p);
     struct planner_layout l = view_layout(p);
     if (l.too_small || p->presentation)
         return;

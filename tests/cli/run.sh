@@ -199,6 +199,15 @@ expect 0 "versus: 3 scenarios against A  (Esc back)" --dump-screen - --size 70x2
 expect_not "v or Esc" --dump-screen - --size 70x22 --keys bnv
 expect 0 "Compare: A (reference) against B (Esc returns, Up/Down) " --dump-screen - --size 70x22 --keys "b<Right>c"
 expect_not "Up/Down scr" --dump-screen - --size 70x22 --keys "b<Right>c"
+# the help at 70x22 scrolls (it says so) rather than dropping keys; at 80x24 its
+# two columns keep two blanks between them
+expect 0 "more: PgDn; any other key closes" --dump-screen - --size 70x22 --keys "?"
+expect 0 "Ctrl-L  repaint" --dump-screen - --size 70x22 --keys "?<PgDn>"
+expect 0 "the end (PgUp back)" --dump-screen - --size 70x22 --keys "?<PgDn><PgDn>"
+expect 0 "q       quit" --dump-screen - --size 70x22 --keys "?<PgDn><PgUp><PgUp>"
+expect 0 "GPUs        " --dump-screen - --size 70x22 --keys "?x"
+expect 0 "edit copy  w       every warning" --dump-screen - --size 80x24 --keys "?"
+expect 0 "any key closes this help" --dump-screen - --size 80x24 --keys "?"
 # --keys: an unknown <NAME> is refused with the names it knows, never typed in
 expect 2 "--keys: '<Bogus>' is not a key name (known: <Right> <Left>" --dump-screen - --keys "<Bogus>"
 expect 2 "--keys: '<C-u>' is not a key name" --dump-screen - --keys "ab<C-u>"
