@@ -288,8 +288,8 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         char tp[40];
         snprintf(tp, sizeof tp, layers ? "layers split over %u GPUs" : "TP %u", res->tp);
         if (res->replicas > 1)
-            snprintf(line, sizeof line, "%u replicas x %s%s: %s user%s each", res->replicas,
-                     tp, pp, a, res->users_per_replica == 1 ? "" : "s");
+            snprintf(line, sizeof line, "%u replicas%s%s%s: %s user%s each", res->replicas,
+                     layers ? ", " : " x ", tp, pp, a, res->users_per_replica == 1 ? "" : "s");
         else
             snprintf(line, sizeof line, "one replica, %s%s%s", tp, pp,
                      res->dp_attention ? ", DP attention" : "");

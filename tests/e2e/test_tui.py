@@ -526,7 +526,11 @@ def test_three_replicas_under_each_engine_show_one_answer_everywhere():
             text = t.text()
             n = "{:,}".format(want["max_users"])
             assert "(3 x TP 4)" in text, text
-            assert "3 replicas x TP 4: %s users each" % "{:,}".format(want["users_per_replica"]) in text, text
+            # llama.cpp splits each replica's layers over its GPUs, not tensors
+            split = "layers split over 4 GPUs" if engine == "llama.cpp" else "TP 4"
+            sep = ", " if engine == "llama.cpp" else " x "
+            each = "{:,}".format(want["users_per_replica"])
+            assert "3 replicas%s%s: %s users each" % (sep, split, each) in text, text
             assert re.search(r"= %s all replicas" % re.escape(n), text), text
             assert "32k now: %s users" % n in text, text
             if engine == "generic":
