@@ -431,6 +431,8 @@ int planner_key(struct planner *p, int key)
                 p->quit = true;
                 return PLAN_QUIT;
             }
+            if (key == 'e') /* export first, as the question offers */
+                return k_export(p);
             snprintf(p->status, sizeof p->status, "not quitting: e exports the session");
             return PLAN_REDRAW;
         }

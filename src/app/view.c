@@ -493,6 +493,8 @@ void view_draw(const struct planner *p)
                 snprintf(msg, sizeof msg, "Enlarge");
             int len = (int)strlen(msg);
             widget_text(LINES / 2, COLS > len ? (COLS - len) / 2 : 0, COLS, ROLE_WARN, msg);
+            if (p->mode == MODE_CONFIRM && LINES > 1)
+                view_draw_prompt(p); /* a question (quit? remove?) is never asked unseen */
             return;
         }
         view_title(p, l.title);

@@ -267,9 +267,8 @@ void view_draw_prompt(const struct planner *p)
     view_fill_row(y, 0, COLS, ROLE_TEXT);
     if (p->mode == MODE_CONFIRM) {
         if (p->pending_kind == PROMPT_QUIT)
-            snprintf(line, sizeof line, "Quit? The session's %d scenario%s %s not exported "
-                     "(e exports). (y/N) ", p->count, p->count == 1 ? "" : "s",
-                     p->count == 1 ? "is" : "are");
+            snprintf(line, sizeof line, "Quit? %d scenario%s not exported (e exports). (y/N) ",
+                     p->count, p->count == 1 ? "" : "s");
         else if (p->pending_kind == PROMPT_REMOVE)
             snprintf(line, sizeof line, "Remove scenario %d %s%s? It cannot be undone. (y/N) ",
                      p->current + 1, p->slots[p->current].label,

@@ -34,9 +34,6 @@ static void layout_text(const struct plan_result *r, char *buf, size_t size)
 {
     char ep[64];
     snprintf(ep, sizeof ep, ", experts over all %u GPUs", r->gpus);
-    char n[32] = "one replica";
-    if (r->replicas > 1)
-        snprintf(n, sizeof n, "%u replicas", r->replicas);
     const char *dp = r->dp_attention ? ", DP attention over the TP ranks"
                      : r->experts_spread ? ep
                                           : "";
@@ -46,9 +43,11 @@ static void layout_text(const struct plan_result *r, char *buf, size_t size)
     else if (r->pp > 1)
         snprintf(buf, size, "%u replicas, each %u stages x %u GPU%s: TP %u, PP %u%s", r->replicas,
                  r->pp, r->tp, r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
-    else if (r->profile == ENGINE_LLAMACPP && r->tp > 1) /* split mode layer: llama.cpp's default */
-        snprintf(buf, size, "%s, %slayers split over %u GPUs%s", n,
-                 r->replicas > 1 ? "each with " : "", r->tp, dp);
+    else if (r->profile == ENGINE_LLAMACPP && r->tp > 1 && r->replicas == 1)
+        snprintf(buf, size, "one replica, layers split over %u GPUs%s", r->tp, dp);
+    else if (r->profile == ENGINE_LLAMACPP && r->tp > 1)
+        snprintf(buf, size, "%u replicas, each with layers split over %u GPUs%s", r->replicas,
+                 r->tp, dp);
     else if (r->replicas == 1)
         snprintf(buf, size, "one replica, tensor parallel %u%s", r->tp, dp);
     else

@@ -715,6 +715,12 @@ static void quitting_an_unexported_session_asks_first(void **state)
     assert_int_equal(planner_key(p, 'n') & PLAN_QUIT, 0);
     assert_false(p->quit);
     assert_int_equal(p->mode, MODE_MAIN);
+    /* e answers by opening the export prompt */
+    planner_key(p, 'q');
+    planner_key(p, 'e');
+    assert_int_equal(p->mode, MODE_PROMPT);
+    assert_int_equal(p->prompt_kind, PROMPT_EXPORT);
+    planner_key(p, 27);
     /* from the versus view, Q too */
     planner_key(p, 'v');
     assert_int_equal(planner_key(p, 'q') & PLAN_QUIT, 0);
