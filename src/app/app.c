@@ -161,26 +161,51 @@ int app_run(const struct catalog *c, const struct scenario *s, const struct snap
     return 0;
 }
 
-static int next_key(const char **k)
-{
-    static const struct {
-        const char *name;
-        int key;
-    } names[] = {{"<Right>", KEY_RIGHT}, {"<Left>", KEY_LEFT},   {"<Up>", KEY_UP},
+static const struct {
+    const char *name;
+    int key;
+} key_names[] = {{"<Right>", KEY_RIGHT}, {"<Left>", KEY_LEFT},   {"<Up>", KEY_UP},
                  {"<Down>", KEY_DOWN},   {"<Tab>", '\t'},        {"<S-Tab>", KEY_BTAB},
                  {"<Enter>", '\n'},      {"<Esc>", 27},          {"<PgUp>", KEY_PPAGE},
                  {"<PgDn>", KEY_NPAGE},  {"<Home>", KEY_HOME},   {"<End>", KEY_END},
                  {"<S-Left>", KEY_SLEFT}, {"<S-Right>", KEY_SRIGHT}, {"<BS>", KEY_BACKSPACE}};
+
+/* The next key of a --keys string: a <NAME> from the table, or one
+ * character as it is; -1 for a <NAME> the table does not know (a '<' not
+ * followed by letters, digits or dashes and a '>' is typed as it is). */
+static int next_key(const char **k)
+{
     if (**k == '<') {
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-            size_t n = strlen(names[i].name);
-            if (strncmp(*k, names[i].name, n) == 0) {
+        for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++) {
+            size_t n = strlen(key_names[i].name);
+            if (strncmp(*k, key_names[i].name, n) == 0) {
                 *k += n;
-                return names[i].key;
+                return key_names[i].key;
             }
         }
+        size_t n = strspn(*k + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-");
+        if (n > 0 && (*k)[1 + n] == '>')
+            return -1;
     }
     return (unsigned char)*(*k)++;
+}
+
+/* Refuses a --keys string with a <NAME> the table does not know, listing those it does. */
+static bool keys_check(const char *keys, char *err, size_t errlen)
+{
+    for (const char *k = keys ? keys : ""; *k;) {
+        const char *at = k;
+        if (next_key(&k) >= 0)
+            continue;
+        int n = (int)(strchr(at, '>') - at) + 1;
+        size_t len = (size_t)snprintf(err, errlen, "--keys: '%.*s' is not a key name (known:", n, at);
+        for (size_t i = 0; i < sizeof key_names / sizeof key_names[0] && len < errlen; i++)
+            len += (size_t)snprintf(err + len, errlen - len, " %s", key_names[i].name);
+        if (len < errlen)
+            snprintf(err + len, errlen - len, "; other characters are typed as they are)");
+        return false;
+    }
+    return true;
 }
 
 int app_dump(const struct catalog *c, const struct scenario *s, const struct snapshot_session *ss,
@@ -189,6 +214,8 @@ int app_dump(const struct catalog *c, const struct scenario *s, const struct sna
              size_t errlen)
 {
     struct term_caps caps;
+    if (!keys_check(keys, err, errlen))
+        return 2;
     if (!term_open_headless(cols, rows, mono, ascii, &caps, err, errlen))
         return 2;
     static struct planner p; /* a session of scenarios: kept off the stack */

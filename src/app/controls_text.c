@@ -222,6 +222,9 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
         if (scenario_pp(s) > 1)
             snprintf(buf, size, "%u pp%u x%u repl", scenario_tp(s), scenario_pp(s),
                      scenario_replicas(s)); /* fits the value column: "4 pp2 x2 repl" */
+        else if (s->engine.kind == ENGINE_LLAMACPP && scenario_tp(s) > 1) /* layers, not TP */
+            snprintf(buf, size, scenario_replicas(s) > 1 ? "layers/%u x%u" : "layers/%u",
+                     scenario_tp(s), scenario_replicas(s));
         else
             snprintf(buf, size, "%u x %u repl", scenario_tp(s), scenario_replicas(s));
         break;

@@ -84,6 +84,11 @@ static int move_focus(struct planner *p, int delta)
 
 static int k_quit(struct planner *p)
 {
+    if (planner_unsaved(p)) { /* named scenarios or notes not yet exported: ask first */
+        p->pending_kind = PROMPT_QUIT;
+        p->mode = MODE_CONFIRM;
+        return PLAN_REDRAW;
+    }
     p->quit = true;
     return PLAN_QUIT;
 }
@@ -261,7 +266,12 @@ static int k_target(struct planner *p)
 }
 
 static int k_open(struct planner *p) { prompt_open(p, PROMPT_OPEN, ""); return PLAN_REDRAW; }
-static int k_help(struct planner *p) { p->mode = MODE_HELP; return PLAN_REDRAW; }
+static int k_help(struct planner *p)
+{
+    p->mode = MODE_HELP;
+    p->help_scroll = 0;
+    return PLAN_REDRAW;
+}
 
 static int k_compare(struct planner *p)
 {
@@ -355,7 +365,18 @@ const struct planner_key_def *planner_keys(int *count)
 int planner_key(struct planner *p, int key)
 {
     switch (p->mode) {
-    case MODE_HELP:
+    case MODE_HELP: /* a help taller than the screen scrolls; any other key closes it */
+        if (p->help_max > 0 && (key == KEY_NPAGE || key == KEY_DOWN || key == ' ')) {
+            int step = key == KEY_DOWN ? 1 : p->help_page > 1 ? p->help_page - 1 : 1;
+            p->help_scroll = p->help_scroll + step < p->help_max ? p->help_scroll + step : p->help_max;
+            return PLAN_REDRAW;
+        }
+        if (p->help_max > 0 && (key == KEY_PPAGE || key == KEY_UP)) {
+            int step = key == KEY_UP ? 1 : p->help_page > 1 ? p->help_page - 1 : 1;
+            p->help_scroll = p->help_scroll > step ? p->help_scroll - step : 0;
+            return PLAN_REDRAW;
+        }
+        /* fall through */
     case MODE_WARNINGS:
         p->mode = MODE_MAIN;
         return key == 'q' || key == 'Q' ? k_quit(p) : PLAN_REDRAW;
@@ -404,6 +425,17 @@ int planner_key(struct planner *p, int key)
     case MODE_PICKER:
         return picker_key(p, key);
     case MODE_CONFIRM:
+        if (p->pending_kind == PROMPT_QUIT) {
+            p->mode = MODE_MAIN;
+            if (key == 'y' || key == 'Y') {
+                p->quit = true;
+                return PLAN_QUIT;
+            }
+            if (key == 'e') /* export first, as the question offers */
+                return k_export(p);
+            snprintf(p->status, sizeof p->status, "not quitting: e exports the session");
+            return PLAN_REDRAW;
+        }
         if (p->pending_kind == PROMPT_REMOVE) {
             char gone[SNAPSHOT_LABEL_MAX];
             snprintf(gone, sizeof gone, "%s", p->slots[p->current].label);

@@ -272,6 +272,7 @@ void planner_init(struct planner *p, const struct catalog *c, const struct scena
     snprintf(p->slots[0].label, sizeof p->slots[0].label, "A");
     compute(p, s);
     store(p);
+    p->saved_print = planner_session_print(p);
 }
 
 void planner_init_session(struct planner *p, const struct catalog *c,
@@ -292,6 +293,37 @@ void planner_init_session(struct planner *p, const struct catalog *c,
     p->current = ss->current;
     p->curve_valid = false;
     compute(p, &p->slots[p->current].scenario);
+    p->saved_print = planner_session_print(p);
+}
+
+static uint64_t fnv(uint64_t h, const char *text)
+{
+    for (const char *c = text; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    return (h ^ 0xff) * 1099511628211ull; /* ends each text: "ab","c" differs from "a","bc" */
+}
+
+uint64_t planner_session_print(const struct planner *p)
+{
+    /* the command line carries every scenario field (test_command checks it) */
+    uint64_t h = 14695981039346656037ull;
+    char line[2048];
+    for (int i = 0; i < p->count; i++) {
+        h = fnv(h, p->slots[i].label);
+        h = fnv(h, p->slots[i].note);
+        report_command_line(i == p->current ? &p->scenario : &p->slots[i].scenario, line,
+                            sizeof line);
+        h = fnv(h, line);
+    }
+    return h;
+}
+
+bool planner_unsaved(const struct planner *p)
+{
+    bool notes = false;
+    for (int i = 0; i < p->count; i++)
+        notes = notes || p->slots[i].note[0] != '\0';
+    return (p->count > 1 || notes) && planner_session_print(p) != p->saved_print;
 }
 
 void planner_command_line(const struct planner *p, char *buf, size_t size)

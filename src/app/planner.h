@@ -34,7 +34,8 @@ enum prompt_kind {
     PROMPT_LABEL,
     PROMPT_NOTE,
     PROMPT_TARGET,
-    PROMPT_REMOVE /* MODE_CONFIRM only: remove the current scenario */
+    PROMPT_REMOVE, /* MODE_CONFIRM only: remove the current scenario */
+    PROMPT_QUIT    /* MODE_CONFIRM only: quit without exporting the session */
 };
 
 enum {
@@ -111,6 +112,9 @@ struct planner {
     bool curve_valid;
     int control_top;           /* the first control the list showed last (view_settle keeps it) */
     enum control control_focus; /* the focus it was shown for */
+    uint64_t saved_print;       /* planner_session_print when last opened or exported */
+    int help_scroll;            /* the help's first row of keys shown */
+    int help_page, help_max;    /* its rows of keys and last scroll (view_settle sets them) */
 };
 
 /* Flags returned by input handlers. */
@@ -146,6 +150,12 @@ bool planner_redo(struct planner *p);
 
 /* The scenarios a versus view shows (the reference first, up to four). */
 int planner_versus(const struct planner *p, int *out);
+
+/* A fingerprint of the session (labels, notes, every scenario); the
+ * session is unsaved when it holds more than one scenario or a note and its
+ * fingerprint differs from the one taken when it was opened or exported. */
+uint64_t planner_session_print(const struct planner *p);
+bool planner_unsaved(const struct planner *p);
 
 /* The equivalent command line of the current scenario. */
 void planner_command_line(const struct planner *p, char *buf, size_t size);

@@ -55,6 +55,8 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
     }
     if (ok) {
         p->error[0] = '\0'; /* an older failure is history once a write succeeds */
+        if (kind == PROMPT_EXPORT)
+            p->saved_print = planner_session_print(p); /* the session is safe: q quits */
         snprintf(p->status, sizeof p->status, "wrote %s (%s)", path,
                  kind == PROMPT_EXPORT_MD ? "Markdown"
                  : p->count > 1           ? "every scenario of the session"

@@ -33,17 +33,35 @@ static void draw_info(const struct planner *p, struct rect r)
              (double)m->params / 1e9, m->layers, heads, kinds, maxc, s->gpu.id, mem,
              (double)s->gpu.bandwidth_bytes_per_s / 1e12, s->gpu.fp8 ? ", fp8" : "");
     if ((int)strlen(line) > r.w) {
-        /* narrow screens: the same facts, tersely */
+        /* narrow screens: the same facts, tersely, then whole facts dropped
+         * (the least needed first) rather than a number cut short */
         if (m->attention == ATTENTION_MLA)
             snprintf(heads, sizeof heads, "MLA %u+%u", m->kv_lora_rank, m->qk_rope_head_dim);
         else
             snprintf(heads, sizeof heads, "%s %u/%u, hd %u", spec_attention_name(m->attention),
                      m->kv_heads, m->attention_heads, m->head_dim);
-        snprintf(line, sizeof line, "%.2fB, %u layers, %s%s, max %s | %s, %.2f TB/s%s",
-                 (double)m->params / 1e9, m->layers, heads,
-                 m->windowed_layers ? ", SWA" : m->state_layers ? ", SSM" : "",
-                 maxc, mem, (double)s->gpu.bandwidth_bytes_per_s / 1e12,
-                 s->gpu.fp8 ? ", fp8" : "");
+        char item[7][64];
+        snprintf(item[0], sizeof item[0], "%.2fB", (double)m->params / 1e9);
+        snprintf(item[1], sizeof item[1], "%u layers", m->layers);
+        snprintf(item[2], sizeof item[2], "%s%s", heads,
+                 m->windowed_layers ? ", SWA" : m->state_layers ? ", SSM" : "");
+        snprintf(item[3], sizeof item[3], "max %s", maxc);
+        snprintf(item[4], sizeof item[4], "%s", mem);
+        snprintf(item[5], sizeof item[5], "%.2f TB/s", (double)s->gpu.bandwidth_bytes_per_s / 1e12);
+        snprintf(item[6], sizeof item[6], "%s", s->gpu.fp8 ? "fp8" : "");
+        static const int drop[] = {6, 5, 3, 1, 2}; /* the order facts go in */
+        bool gone[7] = {false};
+        for (size_t k = 0;; k++) {
+            size_t n = 0;
+            line[0] = '\0';
+            for (int i = 0; i < 7; i++)
+                if (!gone[i] && item[i][0])
+                    n += (size_t)snprintf(line + n, sizeof line - n, "%s%s",
+                                          n == 0 ? "" : i == 4 ? " | " : ", ", item[i]);
+            if ((int)n <= r.w || k == sizeof drop / sizeof drop[0])
+                break;
+            gone[drop[k]] = true;
+        }
     }
     widget_text(r.y, r.x, r.w, ROLE_DIM, line);
 }
@@ -73,6 +91,7 @@ static int controls_top(const struct planner *p, const struct planner_layout *l,
 
 void view_settle(struct planner *p)
 {
+    view_help_settle(p);
     struct planner_layout l = view_layout(p);
     if (l.too_small || p->presentation)
         return;
@@ -264,13 +283,18 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         char pp[24] = "";
         if (res->pp > 1)
             snprintf(pp, sizeof pp, " x PP %u", res->pp);
+        /* llama.cpp splits whole layers over its GPUs, not tensors */
+        bool layers = res->profile == ENGINE_LLAMACPP && res->tp > 1 && res->pp == 1;
+        char tp[40];
+        snprintf(tp, sizeof tp, layers ? "layers split over %u GPUs" : "TP %u", res->tp);
         if (res->replicas > 1)
-            snprintf(line, sizeof line, "%u replicas x TP %u%s: %s user%s each", res->replicas,
-                     res->tp, pp, a, res->users_per_replica == 1 ? "" : "s");
+            snprintf(line, sizeof line, "%u replicas%s%s%s: %s user%s each", res->replicas,
+                     layers ? ", " : " x ", tp, pp, a, res->users_per_replica == 1 ? "" : "s");
         else
-            snprintf(line, sizeof line, "one replica, TP %u%s%s", res->tp, pp,
+            snprintf(line, sizeof line, "one replica, %s%s%s", tp, pp,
                      res->dp_attention ? ", DP attention" : "");
-        snprintf(brief, sizeof brief, "%u x TP %u%s: %s each", res->replicas, res->tp, pp, a);
+        snprintf(brief, sizeof brief, layers ? "%u x %u GPUs%s: %s each" : "%u x TP %u%s: %s each",
+                 res->replicas, res->tp, pp, a);
         widget_text(y++, r.x, r.w, ROLE_TEXT, fit(r.w, line, brief));
     }
     if (res->generic.present && y < end) {
@@ -469,6 +493,8 @@ void view_draw(const struct planner *p)
                 snprintf(msg, sizeof msg, "Enlarge");
             int len = (int)strlen(msg);
             widget_text(LINES / 2, COLS > len ? (COLS - len) / 2 : 0, COLS, ROLE_WARN, msg);
+            if (p->mode == MODE_CONFIRM && LINES > 1)
+                view_draw_prompt(p); /* a question (quit? remove?) is never asked unseen */
             return;
         }
         view_title(p, l.title);

@@ -73,8 +73,15 @@ void view_draw_compare(const struct planner *p)
 {
     int w = COLS - 2, h = LINES - 2;
     char title[128];
-    snprintf(title, sizeof title, " Compare: %s (reference) against %s (c or Esc returns, Up/Down scroll) ",
-             p->slots[p->reference].label, p->slots[p->current].label);
+    /* the longest title that fits whole (view_box cuts the last with a mark) */
+    static const char *const hints[] = {" (c or Esc returns, Up/Down scroll)",
+                                        " (Esc returns, Up/Down)", " (Esc returns)", ""};
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        snprintf(title, sizeof title, " Compare: %s%s against %s%s ", p->slots[p->reference].label,
+                 i < 2 ? " (reference)" : "", p->slots[p->current].label, hints[i]);
+        if ((int)strlen(title) <= w - 4)
+            break;
+    }
     view_box(0, 1, h, w, title);
     int x = 3, y = 2, cw = (w - 4 - 22) / 3;
     widget_text(y, x + 22, cw, ROLE_TITLE, p->slots[p->reference].label);

@@ -41,7 +41,8 @@ void view_box(int y, int x, int h, int w, const char *title)
     widget_text(y, x + w - 1, 1, ROLE_TITLE, corner[1]);
     widget_text(y + h - 1, x, 1, ROLE_TITLE, corner[2]);
     widget_text(y + h - 1, x + w - 1, 1, ROLE_TITLE, corner[3]);
-    widget_text(y, x + 2, w - 4, ROLE_TITLE, title);
+    char cut[256];
+    widget_text(y, x + 2, w - 4, ROLE_TITLE, widget_fit(title, w - 4, cut, sizeof cut));
 }
 
 void view_keybar(struct rect r)

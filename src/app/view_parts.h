@@ -41,6 +41,9 @@ int view_title_tail(const struct planner *p, int w);
 /* Screens drawn over or instead of the main one. */
 void view_draw_picker(const struct planner *p);
 void view_draw_help(const struct planner *p);
+
+/* Sets the help's page and last scroll for this screen and keeps its scroll in range. */
+void view_help_settle(struct planner *p);
 void view_draw_prompt(const struct planner *p);
 void view_draw_warnings(const struct planner *p);
 void view_draw_compare(const struct planner *p);

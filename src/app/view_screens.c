@@ -113,10 +113,71 @@ int view_picker_row_at(const struct planner *p, int x, int y)
     return top + i;
 }
 
+/* The help's lines of keys and its closing notes, and where they go. */
+struct help_layout {
+    int n, tails, columns, per, rows; /* key lines; closing notes; columns; rows of keys; shown */
+    int x, y, w, h, cw;
+};
+
+static void help_layout(int n, const char *const *lines, const char *const *tail, int tails,
+                        struct help_layout *g)
+{
+    int longest = 0;
+    for (int i = 0; i < n; i++)
+        if ((int)strlen(lines[i]) > longest)
+            longest = (int)strlen(lines[i]);
+    g->n = n;
+    g->tails = tails;
+    /* two columns of keys when one does not fit the height and two fit the
+     * width with two blanks between them; else one that scrolls */
+    g->columns = n + tails + 2 > LINES && 2 * longest + 2 <= COLS - 6 ? 2 : 1;
+    g->per = (n + g->columns - 1) / g->columns;
+    /* wide enough for the longest line, the closing notes included */
+    int want = g->columns == 2 ? 96 : 60;
+    for (int t = 0; t < tails; t++)
+        if ((int)strlen(tail[t]) + 4 > want)
+            want = (int)strlen(tail[t]) + 4;
+    g->w = COLS - 2 < want ? COLS - 2 : want;
+    g->h = g->per + tails + 3 < LINES ? g->per + tails + 3 : LINES;
+    g->x = (COLS - g->w) / 2;
+    g->y = (LINES - g->h) / 2;
+    g->cw = (g->w - 4) / g->columns;
+    if (g->columns == 2 && g->cw < longest + 2)
+        g->cw = longest + 2; /* the first column's longest line and two blanks */
+    g->rows = g->h - 3 - tails > 0 ? g->h - 3 - tails : 0;
+}
+
+static int help_lines(const char *lines[64], char text[64][96])
+{
+    int nkeys, n = 0;
+    const struct planner_key_def *k = planner_keys(&nkeys);
+    for (int i = 0; i < nkeys && n < 64; i++) {
+        if (k[i].help == NULL)
+            continue;
+        snprintf(text[n], sizeof text[n], "%-7s %s", k[i].name, k[i].help);
+        lines[n] = text[n];
+        n++;
+    }
+    return n;
+}
+
+enum { HELP_TAILS = 3 };
+
+void view_help_settle(struct planner *p)
+{
+    /* the rows depend on the closing notes' count, not on their text */
+    const char *lines[64], *tail[HELP_TAILS] = {"", "", ""};
+    static char text[64][96];
+    struct help_layout g;
+    help_layout(help_lines(lines, text), lines, tail, HELP_TAILS, &g);
+    p->help_page = g.rows;
+    p->help_max = g.per > g.rows ? g.per - g.rows : 0;
+    if (p->help_scroll > p->help_max)
+        p->help_scroll = p->help_max;
+}
+
 void view_draw_help(const struct planner *p)
 {
-    int nkeys;
-    const struct planner_key_def *k = planner_keys(&nkeys);
     /* the bar's glyphs as this terminal draws them without colour */
     char legend[160];
     if (roles_color()) {
@@ -134,42 +195,30 @@ void view_draw_help(const struct planner *p)
                 n += (size_t)snprintf(legend + n, sizeof legend - n, "%s %s %s", i ? "," : "",
                                   names[i], role_glyph(view_segment_roles[i]));
     }
-    const char *tail[] = {
+    /* taller than the screen: it scrolls, and says so where it closes */
+    bool more = p->help_scroll < p->help_max, back = p->help_scroll > 0;
+    const char *close = more && back ? "more: PgDn (PgUp back); any other key closes"
+                        : more       ? "more: PgDn; any other key closes"
+                        : back       ? "the end (PgUp back); any other key closes"
+                                     : "any key closes this help";
+    const char *tail[HELP_TAILS] = {
         "mouse: click, drag a knob, wheel steps, click a key or a tab",
         legend,
-        "any key closes this help",
+        close,
     };
     const char *lines[64];
-    char text[64][96];
-    int n = 0;
-    for (int i = 0; i < nkeys && n < 64; i++) {
-        if (k[i].help == NULL)
-            continue;
-        snprintf(text[n], sizeof text[n], "%-7s %s", k[i].name, k[i].help);
-        lines[n] = text[n];
-        n++;
+    static char text[64][96];
+    struct help_layout g;
+    help_layout(help_lines(lines, text), lines, tail, HELP_TAILS, &g);
+    view_box(g.y, g.x, g.h, g.w, " Keys ");
+    for (int i = 0; i < g.n; i++) {
+        int row = i % g.per - p->help_scroll, col = i / g.per;
+        if (row >= 0 && row < g.rows)
+            widget_text(g.y + 1 + row, g.x + 2 + col * g.cw, g.cw - 2, ROLE_TEXT, lines[i]);
     }
-    int tails = (int)(sizeof tail / sizeof tail[0]);
-    /* two columns of keys when one does not fit the height */
-    int columns = n + tails + 2 > LINES && COLS >= 80 ? 2 : 1;
-    int per = (n + columns - 1) / columns;
-    /* wide enough for the longest line, the closing notes included */
-    int want = columns == 2 ? 96 : 60;
-    for (int t = 0; t < tails; t++)
-        if ((int)strlen(tail[t]) + 4 > want)
-            want = (int)strlen(tail[t]) + 4;
-    int w = COLS - 2 < want ? COLS - 2 : want;
-    int h = per + tails + 3 < LINES ? per + tails + 3 : LINES;
-    int x = (COLS - w) / 2, y = (LINES - h) / 2, cw = (w - 4) / columns;
-    view_box(y, x, h, w, " Keys ");
-    for (int i = 0; i < n; i++) {
-        int row = i % per, col = i / per;
-        if (row < h - 3 - tails)
-            widget_text(y + 1 + row, x + 2 + col * cw, cw - 1, ROLE_TEXT, lines[i]);
-    }
-    for (int t = 0; t < tails; t++)
-        widget_text(y + h - 1 - tails + t, x + 2, w - 4, t == tails - 1 ? ROLE_DIM : ROLE_TEXT,
-                    tail[t]);
+    for (int t = 0; t < g.tails; t++)
+        widget_text(g.y + g.h - 1 - g.tails + t, g.x + 2, g.w - 4,
+                    t == g.tails - 1 ? (more ? ROLE_TITLE : ROLE_DIM) : ROLE_TEXT, tail[t]);
 }
 
 void view_draw_warnings(const struct planner *p)
@@ -217,7 +266,10 @@ void view_draw_prompt(const struct planner *p)
     int y = LINES - 1;
     view_fill_row(y, 0, COLS, ROLE_TEXT);
     if (p->mode == MODE_CONFIRM) {
-        if (p->pending_kind == PROMPT_REMOVE)
+        if (p->pending_kind == PROMPT_QUIT)
+            snprintf(line, sizeof line, "Quit? %d scenario%s not exported (e exports). (y/N) ",
+                     p->count, p->count == 1 ? "" : "s");
+        else if (p->pending_kind == PROMPT_REMOVE)
             snprintf(line, sizeof line, "Remove scenario %d %s%s? It cannot be undone. (y/N) ",
                      p->current + 1, p->slots[p->current].label,
                      p->slots[p->current].note[0] ? " and its note" : "");

@@ -194,11 +194,19 @@ void view_draw_versus(const struct planner *p)
     int shown[4], n = planner_versus(p, shown);
     int first = shown[0];
     view_fill_row(0, 0, COLS, ROLE_KEY);
-    char title[160];
-    snprintf(title, sizeof title, " kvplan  versus: %d scenarios against %s%s%s", n,
-             p->slots[first].label, p->reference == first ? "" : " (the first; b sets a reference)",
-             p->presentation ? "" : "   (1-6 edit one, m Markdown, v or Esc back)");
-    widget_text(0, 0, COLS, ROLE_KEY, title);
+    char title[160], cut[160];
+    /* the longest hint that fits whole; never one cut mid-word */
+    static const char *const hints[] = {"   (1-6 edit one, m Markdown, v or Esc back)",
+                                         "  (1-6 edit, m Markdown, Esc back)", "  (Esc back)", ""};
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        snprintf(title, sizeof title, " kvplan  versus: %d scenarios against %s%s%s", n,
+                 p->slots[first].label,
+                 p->reference == first || i > 0 ? "" : " (the first; b sets a reference)",
+                 p->presentation ? "" : hints[i]);
+        if ((int)strlen(title) <= COLS)
+            break;
+    }
+    widget_text(0, 0, COLS, ROLE_KEY, widget_fit(title, COLS, cut, sizeof cut));
     bool keybar = !p->presentation;
     int bottom = LINES - (keybar ? 1 : 0);
     /* the panels take what they need; the chart the rest (at least 6 rows) */

@@ -85,8 +85,10 @@ int cmd_import_hf(int argc, char **argv)
         memcpy(withnl, out, n);
         withnl[n] = '\n';
         withnl[n + 1] = '\0';
-        if (!fileio_write_atomic(output, withnl, n + 1, &d))
+        if (!fileio_write_atomic(output, withnl, n + 1, &d)) {
+            diag_prefix(&d, "--output");
             status = cli_fail(d.message);
+        }
         free(withnl);
     } else {
         puts(out);

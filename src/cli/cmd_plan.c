@@ -56,8 +56,10 @@ int cmd_plan(int argc, char **argv)
     catalog_free(&cat);
     if (!plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d))
         return cli_fail(d.message);
-    if (o.export_path && !snapshot_export(o.export_path, &s, &r, KVPLAN_GENERATOR, &d))
+    if (o.export_path && !snapshot_export(o.export_path, &s, &r, KVPLAN_GENERATOR, &d)) {
+        diag_prefix(&d, "--export");
         return cli_fail(d.message);
+    }
     switch (o.format) {
     case FORMAT_JSON: {
         char *text = snapshot_to_json(&s, &r, KVPLAN_GENERATOR);
@@ -105,7 +107,7 @@ int cmd_planner(int argc, char **argv)
     struct scenario s;
     if (!options_load(&o, &cat, &s, &d))
         return cli_fail(d.message);
-    char err[256] = "";
+    char err[512] = "";
     int status;
     /* a session file opens every scenario; the options change the current one */
     static struct snapshot_session ss;
@@ -113,6 +115,7 @@ int cmd_planner(int argc, char **argv)
     if (o.load_path && !o.scenario_label) {
         /* a session that does not read whole is refused, never opened in part */
         if (!snapshot_load_session(o.load_path, &ss, &d)) {
+            diag_prefix(&d, "--load");
             catalog_free(&cat);
             return cli_fail(d.message);
         }

@@ -502,5 +502,13 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
     }
     if (optind < argc)
         return diag_fail(d, "'%s': unexpected argument (see --help)", argv[optind]);
+    /* these only shape a dump: alone they would be ignored without a word */
+    const char *dump_only = o->dump_cols ? "--size"
+                            : o->keys    ? "--keys"
+                            : o->dump_attrs ? "--dump-attrs"
+                                            : NULL;
+    if (dump_only && !o->dump_path)
+        return diag_fail(d, "%s: only with --dump-screen FILE (it shapes the dumped screen)",
+                         dump_only);
     return true;
 }

@@ -35,8 +35,10 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         return diag_fail(d, "--scenario: names a scenario of a session given with --load");
     if (o->load_path && o->scenario_label) {
         static struct snapshot_session ss;
-        if (!snapshot_load_session(o->load_path, &ss, d))
+        if (!snapshot_load_session(o->load_path, &ss, d)) {
+            diag_prefix(d, "--load");
             return false;
+        }
         int i = snapshot_session_find(&ss, o->scenario_label);
         if (i < 0) {
             char names[256] = "";
@@ -53,8 +55,10 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         }
         *s = ss.entry[i].scenario;
     } else if (o->load_path) {
-        if (!snapshot_load(o->load_path, s, d))
+        if (!snapshot_load(o->load_path, s, d)) {
+            diag_prefix(d, "--load");
             return false;
+        }
     } else {
         scenario_default(s, NULL, NULL);
     }
@@ -161,8 +165,10 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->tp = 0;
     if (!options_host_apply(o, s, d))
         return false;
-    if (o->calibration_path && !calibration_apply(o->calibration_path, s, d))
+    if (o->calibration_path && !calibration_apply(o->calibration_path, s, d)) {
+        diag_prefix(d, "--calibration");
         return false;
+    }
     if (o->has_engine) {
         s->engine.kind = o->engine;
         s->engine.rule = o->engine_rule;

@@ -27,7 +27,9 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
 }
 
 /* "3 replicas of tensor parallel 4", or past one node "2 stages x 8 GPUs:
- * TP 8, PP 2" (a stage's GPUs share a node; the stages talk over the network) */
+ * TP 8, PP 2" (a stage's GPUs share a node; the stages talk over the network).
+ * llama.cpp splits whole layers over its GPUs (split_mode LLAMA_SPLIT_MODE_LAYER
+ * in src/llama-model.cpp llama_model_default_params), not tensors. */
 static void layout_text(const struct plan_result *r, char *buf, size_t size)
 {
     char ep[64];
@@ -41,6 +43,11 @@ static void layout_text(const struct plan_result *r, char *buf, size_t size)
     else if (r->pp > 1)
         snprintf(buf, size, "%u replicas, each %u stages x %u GPU%s: TP %u, PP %u%s", r->replicas,
                  r->pp, r->tp, r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
+    else if (r->profile == ENGINE_LLAMACPP && r->tp > 1 && r->replicas == 1)
+        snprintf(buf, size, "one replica, layers split over %u GPUs%s", r->tp, dp);
+    else if (r->profile == ENGINE_LLAMACPP && r->tp > 1)
+        snprintf(buf, size, "%u replicas, each with layers split over %u GPUs%s", r->replicas,
+                 r->tp, dp);
     else if (r->replicas == 1)
         snprintf(buf, size, "one replica, tensor parallel %u%s", r->tp, dp);
     else

@@ -179,6 +179,47 @@ expect 2 "--images: Llama 3.1 8B gives no tokens per image: give --image-tokens 
 expect 2 "--images: " plan --model gemma-3-27b --images 5000
 expect 2 "--image-tokens: " plan --model gemma-3-27b --image-tokens 0
 # the planner's Images control (vision models): Up five times from Context wraps to it
+# llama.cpp splits layers over its GPUs (split mode layer, its default), not tensors
+expect 0 "Layout         one replica, layers split over 2 GPUs" plan --engine llama.cpp --gpus 2
+expect 0 "| Layout | 2 replicas, each with layers split over 2 GPUs |" plan --engine llama.cpp --gpus 4 --tp 2 --format markdown
+expect 0 "Layout         one replica, tensor parallel 2" plan --engine vllm --gpus 2
+expect 0 "one replica, layers split over 2 GPUs" --engine llama.cpp --gpus 2 --dump-screen - --size 100x30
+# the info line drops whole facts when narrow, never cuts a number (70x22: not "3.3")
+for m in llama-3.1-8b gemma-3-27b qwen3-next-80b-a3b deepseek-v3; do
+    for w in 70 76 84 100; do
+        line=$("$K" --model $m --dump-screen - --size ${w}x22 | sed -n 2p | sed 's/ *$//')
+        case "$line" in
+        *" | "*GiB | *" | "*TB/s | *" | "*fp8) ok ;;
+        *) bad "info line of $m at ${w}x22 cut: '$line'" ;;
+        esac
+    done
+done
+# narrow versus and compare titles: a shorter hint whole, never one cut mid-word
+expect 0 "versus: 3 scenarios against A  (Esc back)" --dump-screen - --size 70x22 --keys bnv
+expect_not "v or Esc" --dump-screen - --size 70x22 --keys bnv
+expect 0 "Compare: A (reference) against B (Esc returns, Up/Down) " --dump-screen - --size 70x22 --keys "b<Right>c"
+expect_not "Up/Down scr" --dump-screen - --size 70x22 --keys "b<Right>c"
+# the help at 70x22 scrolls (it says so) rather than dropping keys; at 80x24 its
+# two columns keep two blanks between them
+expect 0 "more: PgDn; any other key closes" --dump-screen - --size 70x22 --keys "?"
+expect 0 "Ctrl-L  repaint" --dump-screen - --size 70x22 --keys "?<PgDn>"
+expect 0 "the end (PgUp back)" --dump-screen - --size 70x22 --keys "?<PgDn><PgDn>"
+expect 0 "q       quit" --dump-screen - --size 70x22 --keys "?<PgDn><PgUp><PgUp>"
+expect 0 "GPUs        " --dump-screen - --size 70x22 --keys "?x"
+expect 0 "edit copy  w       every warning" --dump-screen - --size 80x24 --keys "?"
+expect 0 "any key closes this help" --dump-screen - --size 80x24 --keys "?"
+# q with unexported scenarios asks, on a too small screen too (never unseen)
+expect 0 "Quit? 3 scenarios not exported (e exports). (y/N)" --dump-screen - --size 100x30 --keys bnq
+expect 0 "Quit? 3 scenarios not exported (e exports). (y/N)" --dump-screen - --size 60x20 --keys bnq
+expect 0 "not quitting: e exports the session" --dump-screen - --size 100x30 --keys bnqn
+# --keys: an unknown <NAME> is refused with the names it knows, never typed in
+expect 2 "--keys: '<Bogus>' is not a key name (known: <Right> <Left>" --dump-screen - --keys "<Bogus>"
+expect 2 "--keys: '<C-u>' is not a key name" --dump-screen - --keys "ab<C-u>"
+expect 0 "Name of scenario 1: <b" --dump-screen - --keys "a<b"
+# the dump's shaping options alone would do nothing: refused naming the option
+expect 2 "--size: only with --dump-screen" --size 80x24
+expect 2 "--keys: only with --dump-screen" --keys q
+expect 2 "--dump-attrs: only with --dump-screen" plan --dump-attrs
 expect 0 "2 x 256 tok" --model gemma-3-27b --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>"
 expect 0 "3 x 576 tok" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>"
 expect 0 "--images 3 --image-tokens 576" --model gemma-3-27b --dump-screen - --size 200x40 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>y"
@@ -739,6 +780,8 @@ if [ "$(id -u)" != 0 ]; then
     expect 2 "cannot create a file" plan --export "$T/ro/keep.json"
 fi
 expect 2 "cannot create a file in its directory" plan --export "$T/no/such/dir/x.json"
+# the message names the option, not only the file
+expect 2 "kvplan: --export: $T/no/such/dir/x.json: cannot create" plan --export "$T/no/such/dir/x.json"
 if [ "$(cat "$T/keep.json")" = precious ] && [ "$(cat "$T/ro/keep.json")" = precious ]; then ok; else bad "a failed export changed a file"; fi
 chmod 755 "$T/ro"
 # faults that must lose nothing: a full disk, a device that is full, a
@@ -823,6 +866,10 @@ printf '{"format": "kvplan-scenario",\n "format_version": 4}\n' > "$T/v4.json"
 expect 2 "v4.json:2:2: format_version: 4 is not supported" plan --load "$T/v4.json"
 expect 2 "is a directory, not a file" plan --load "$T"
 expect 2 "cannot open: No such file" plan --load "$T/missing.json"
+expect 2 "kvplan: --load: $T/missing.md: cannot open" plan --load "$T/missing.md"
+expect 2 "kvplan: --load: $T/missing.md: cannot open" --load "$T/missing.md" --dump-screen -
+expect 2 "kvplan: --calibration: $T/missing.md: cannot open" plan --calibration "$T/missing.md"
+expect 2 "kvplan: --load: $T/v4.json:2:2: format_version" plan --load "$T/v4.json" --scenario x
 sed 's/"context_tokens":	32768/"context_tokens":	"lots"/' "$T/snap.json" > "$T/badctx.json"
 expect 2 "context_tokens: expected a positive integer" plan --load "$T/badctx.json"
 

@@ -526,7 +526,11 @@ def test_three_replicas_under_each_engine_show_one_answer_everywhere():
             text = t.text()
             n = "{:,}".format(want["max_users"])
             assert "(3 x TP 4)" in text, text
-            assert "3 replicas x TP 4: %s users each" % "{:,}".format(want["users_per_replica"]) in text, text
+            # llama.cpp splits each replica's layers over its GPUs, not tensors
+            split = "layers split over 4 GPUs" if engine == "llama.cpp" else "TP 4"
+            sep = ", " if engine == "llama.cpp" else " x "
+            each = "{:,}".format(want["users_per_replica"])
+            assert "3 replicas%s%s: %s users each" % (sep, split, each) in text, text
             assert re.search(r"= %s all replicas" % re.escape(n), text), text
             assert "32k now: %s users" % n in text, text
             if engine == "generic":
@@ -593,6 +597,34 @@ def test_a_meeting_keeps_scenarios_side_by_side_and_shares_them():
         line = base64.b64decode(m.group(1)).decode()
         assert line.startswith("kvplan plan --gpu h100-sxm --model llama-3.1-70b --gpus 2"), line
         assert "--kv-dtype fp8" in line, line
+    finally:
+        t.kill()
+
+
+def test_q_asks_before_losing_an_unexported_session():
+    """bn<Right> makes a session of three scenarios: q asks (any key but y
+    stays), e exports it, and then q quits at once; y then q from the
+    Copied box asks too. A single unchanged scenario quits at once (above)."""
+    session = os.path.join(TMP, "asked.json")
+    t = start()
+    try:
+        t.press("b")
+        t.press("n")
+        t.press(t.cap("kcuf1"))
+        t.press("y")
+        t.wait_for(r"Copied to the clipboard")
+        t.press("q")  # closes the box and acts: asks
+        t.wait_for(r"Quit\? 3 scenarios not exported \(e exports\)\. \(y/N\)")
+        t.press("n")
+        t.wait_for(r"not quitting: e exports the session")
+        assert os.waitpid(t.pid, os.WNOHANG)[0] == 0  # still running
+        t.press("e")
+        for _ in range(60):
+            t.send("\x7f")
+        t.press(session + "\r")
+        t.wait_for(r"every scenario of the session")
+        t.send("q")
+        assert t.wait_exit() == 0
     finally:
         t.kill()
 

@@ -13,6 +13,7 @@
 #include <curses.h>
 
 #include "app/planner.h"
+#include "app/prompts.h"
 #include "core/version.h"
 #include "io/catalog.h"
 #include "io/fileio.h"
@@ -693,6 +694,83 @@ static void removing_a_scenario_asks_first(void **state)
     assert_non_null(strstr(p->status, "removed scenario"));
 }
 
+static void llama_cpp_splits_layers_not_tensors(void **state)
+{
+    (void)state;
+    /* llama.cpp's default split mode is by layer (src/llama-model.cpp
+     * llama_model_default_params: LLAMA_SPLIT_MODE_LAYER): 4 GPUs in groups
+     * of 2 are 4 / 2 = 2 replicas, each with its layers over 2 GPUs */
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    char text[64];
+    p->scenario.engine.kind = ENGINE_LLAMACPP;
+    p->scenario.gpus = 4;
+    p->scenario.tp = 2;
+    assert_true(planner_apply(p, &p->scenario));
+    control_format(CTRL_TP, &p->scenario, &p->result, text, sizeof text);
+    assert_string_equal(text, "layers/2 x2");
+    p->scenario.gpus = 2;
+    p->scenario.tp = 0;
+    assert_true(planner_apply(p, &p->scenario));
+    control_format(CTRL_TP, &p->scenario, &p->result, text, sizeof text);
+    assert_string_equal(text, "layers/2");
+    /* other engines keep tensor parallel */
+    p->scenario.engine.kind = ENGINE_VLLM;
+    assert_true(planner_apply(p, &p->scenario));
+    control_format(CTRL_TP, &p->scenario, &p->result, text, sizeof text);
+    assert_string_equal(text, "2 x 1 repl");
+}
+
+static void quitting_an_unexported_session_asks_first(void **state)
+{
+    (void)state;
+    /* one unchanged scenario, or one changed scenario without a note: q quits */
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    planner_key(p, KEY_RIGHT);
+    assert_int_equal(planner_key(p, 'q') & PLAN_QUIT, PLAN_QUIT);
+    /* b n Right: three scenarios never exported; q asks, anything but y stays */
+    p = start("h100-sxm", "llama-3.1-8b", 8192);
+    planner_key(p, 'b');
+    planner_key(p, 'n');
+    planner_key(p, KEY_RIGHT);
+    assert_int_equal(planner_key(p, 'q') & PLAN_QUIT, 0);
+    assert_int_equal(p->mode, MODE_CONFIRM);
+    assert_int_equal(p->pending_kind, PROMPT_QUIT);
+    assert_int_equal(planner_key(p, 'n') & PLAN_QUIT, 0);
+    assert_false(p->quit);
+    assert_int_equal(p->mode, MODE_MAIN);
+    /* e answers by opening the export prompt */
+    planner_key(p, 'q');
+    planner_key(p, 'e');
+    assert_int_equal(p->mode, MODE_PROMPT);
+    assert_int_equal(p->prompt_kind, PROMPT_EXPORT);
+    planner_key(p, 27);
+    /* from the versus view, Q too */
+    planner_key(p, 'v');
+    assert_int_equal(planner_key(p, 'q') & PLAN_QUIT, 0);
+    assert_int_equal(p->mode, MODE_CONFIRM);
+    assert_int_equal(planner_key(p, 'y') & PLAN_QUIT, PLAN_QUIT);
+    assert_true(p->quit);
+    /* exported: unchanged since, q quits; a change after it asks again */
+    p = start("h100-sxm", "llama-3.1-8b", 8192);
+    planner_key(p, 'n');
+    char path[] = "/tmp/kvplan-quit-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    prompt_export(p, path, PROMPT_EXPORT);
+    unlink(path);
+    assert_false(planner_unsaved(p));
+    planner_key(p, KEY_RIGHT);
+    assert_true(planner_unsaved(p));
+    planner_key(p, KEY_LEFT); /* back where it was exported */
+    assert_false(planner_unsaved(p));
+    /* a note on a single scenario is work too */
+    p = start("h100-sxm", "llama-3.1-8b", 8192);
+    snprintf(p->slots[0].note, sizeof p->slots[0].note, "ask finance");
+    assert_true(planner_unsaved(p));
+}
+
 static void the_service_level_counts_in_target_copy_and_picker(void **state)
 {
     (void)state;
@@ -796,6 +874,8 @@ int main(void)
         cmocka_unit_test(copy_sends_the_command_line_that_reproduces_the_plan),
         cmocka_unit_test(a_prefilled_prompt_is_replaced_by_typing_and_cleared_by_ctrl_u),
         cmocka_unit_test(removing_a_scenario_asks_first),
+        cmocka_unit_test(quitting_an_unexported_session_asks_first),
+        cmocka_unit_test(llama_cpp_splits_layers_not_tensors),
         cmocka_unit_test(the_service_level_counts_in_target_copy_and_picker),
         cmocka_unit_test(pipeline_and_dp_attention_layouts_stay_editable),
     };
