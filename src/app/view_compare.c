@@ -104,7 +104,8 @@ void view_draw_compare(const struct planner *p)
             cut++;                                                                                 \
     } while (0)
     ROW_WORDS("GPU", "%u x %s", sd[i].s->gpus, sd[i].s->gpu.id);
-    ROW_WORDS("Layout", "%u x TP %u%s", sd[i].r->replicas, sd[i].r->tp,
+    ROW_WORDS("Layout", sd[i].r->profile == ENGINE_LLAMACPP ? "%u x %u GPUs%s" : "%u x TP %u%s",
+              sd[i].r->replicas, sd[i].r->tp,
               layout_extra(sd[i].r, i));
     ROW_WORDS("Model", "%s", sd[i].s->model.id);
     ROW_WORDS("Engine", "%s", engine_label(sd[i].r->profile, sd[i].r->rule));

@@ -90,7 +90,9 @@ void view_title(const struct planner *p, struct rect r)
     if (res->pp > 1)
         snprintf(layout, sizeof layout, " (%u x TP %u x PP %u)", res->replicas, res->tp, res->pp);
     else if (res->replicas > 1)
-        snprintf(layout, sizeof layout, " (%u x TP %u)", res->replicas, res->tp);
+        snprintf(layout, sizeof layout,
+                 res->profile == ENGINE_LLAMACPP ? " (%u x %u GPUs)" : " (%u x TP %u)",
+                 res->replicas, res->tp);
     const char *eng = res->profile != ENGINE_GENERIC ? engine_label(res->profile, res->rule) : "";
     const char *sep = eng[0] ? ", " : "";
     snprintf(line, sizeof line, " kvplan  %s on %u x %s%s at %s tokens%s%s", s->model.name,

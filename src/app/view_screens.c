@@ -382,7 +382,9 @@ void view_draw_presentation(const struct planner *p)
     const struct plan_result *res = &p->result;
     char where[160], extra[160] = "";
     if (res->replicas > 1)
-        snprintf(where, sizeof where, "%u x %s (%u x TP %u)", s->gpus, s->gpu.id, res->replicas,
+        snprintf(where, sizeof where,
+                 res->profile == ENGINE_LLAMACPP ? "%u x %s (%u x %u GPUs)" : "%u x %s (%u x TP %u)",
+                 s->gpus, s->gpu.id, res->replicas,
                  res->tp);
     else
         snprintf(where, sizeof where, "%u x %s", s->gpus, s->gpu.id);

@@ -113,7 +113,9 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
         widget_text(y, r.x, r.w, users >= ref_users ? ROLE_GOOD : ROLE_BAD, line);
     }
     y++;
-    snprintf(line, sizeof line, "%u x %s, TP %u", s->gpus, s->gpu.id, res->tp);
+    snprintf(line, sizeof line,
+             res->profile == ENGINE_LLAMACPP ? "%u x %s, layers/%u" : "%u x %s, TP %u", s->gpus,
+             s->gpu.id, res->tp);
     widget_text(y++, r.x, r.w, ROLE_TEXT, line);
     snprintf(line, sizeof line, "%s, %s cache", s->model.id, dtype_info(res->kv_dtype)->name);
     widget_text(y++, r.x, r.w, ROLE_TEXT, line);

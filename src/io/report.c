@@ -321,7 +321,9 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     if (r->pp > 1)
         snprintf(split, sizeof split, " (%u x TP %u x PP %u)", r->replicas, r->tp, r->pp);
     else if (r->replicas > 1)
-        snprintf(split, sizeof split, " (%u x TP %u)", r->replicas, r->tp);
+        snprintf(split, sizeof split, r->profile == ENGINE_LLAMACPP ? " (%u x %u GPUs, layers split)"
+                                                                     : " (%u x TP %u)",
+                 r->replicas, r->tp);
     fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
             s->gpu.name, split, r->profile != ENGINE_GENERIC ? ", " : "",
             r->profile != ENGINE_GENERIC ? engine_label(r->profile, r->rule) : "");
@@ -555,7 +557,9 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     }
     ROW("Speed per user", true, r->speed.tokens_per_s_per_user, "%.1f tok/s at %llu at once",
         r->speed.tokens_per_s_per_user, (unsigned long long)r->speed.concurrency);
-    ROW("GPUs", false, 0, "%u x %s (%u x TP %u)", s->gpus, s->gpu.name, r->replicas, r->tp);
+    ROW("GPUs", false, 0, r->profile == ENGINE_LLAMACPP ? "%u x %s (%u x %u, layers split)"
+                                                        : "%u x %s (%u x TP %u)",
+        s->gpus, s->gpu.name, r->replicas, r->tp);
     ROW("Model", false, 0, "%s", s->model.name);
     ROW("Engine", false, 0, "%s", engine_label(r->profile, r->rule));
     ROW("Context", true, s->context_tokens, "%s tokens", units_format_int(s->context_tokens, t, sizeof t));
