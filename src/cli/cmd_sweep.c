@@ -290,14 +290,36 @@ int cmd_sweep(int argc, char **argv)
     }
     struct catalog cat;
     struct scenario base;
-    if (!options_load(&o, &cat, &base, &d))
+    catalog_init(&cat);
+    if (!options_load_catalog(&o, &cat, &d)) {
+        catalog_free(&cat);
         return cli_fail(d.message);
+    }
     struct axis axes[3];
-    for (int i = 0; i < nvary; i++)
+    bool models = false, each_gpu = false;
+    for (int i = 0; i < nvary; i++) {
         if (!parse_axis(varies[i], &cat, &axes[i], &d)) {
             catalog_free(&cat);
             return cli_fail(d.message);
         }
+        models = models || axes[i].kind == AXIS_MODEL;
+        each_gpu = each_gpu || axes[i].kind == AXIS_GPU;
+    }
+    if (!options_scenario(&o, &cat, &base, &d)) {
+        /* options some models lack (MTP, images): the base is the first model
+         * they fit, and the rows of the others say why they are left out */
+        bool found = false;
+        for (size_t i = 0; models && !o.model_id && !found && i < cat.model_count; i++) {
+            struct options om = o;
+            struct diag ignore = {0};
+            om.model_id = cat.models[i].spec.id;
+            found = options_scenario(&om, &cat, &base, &ignore);
+        }
+        if (!found) {
+            catalog_free(&cat);
+            return cli_fail(d.message);
+        }
+    }
     bool target = base.min_tokens_per_s > 0 || base.max_ttft_seconds > 0;
     if (format == 1 || format == 2) {
         /* the header: the columns of a row of the base scenario */
@@ -320,7 +342,8 @@ int cmd_sweep(int argc, char **argv)
          * with units, per GPU where they are per GPU (CSV and JSON keep bytes) */
         /* llama.cpp splits layers, never heads: a token's KV is the whole model's
          * (r->cost.bytes_per_token at TP 1), spread over the GPUs by layer */
-        printf("%s on %s, %s; %s\n", base.model.id, base.gpu.id,
+        printf("%s on %s, %s; %s\n", models ? "each model" : base.model.id,
+               each_gpu ? "each GPU" : base.gpu.id,
                engine_label(base.engine.kind, base.engine.rule),
                base.engine.kind == ENGINE_LLAMACPP
                    ? "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER "

@@ -438,6 +438,10 @@ expect 0 "kvplan models this engine on NVIDIA and AMD GPUs only" plan --engine t
 expect 0 "the draft is more than a quarter of the model's size" plan --model llama-3.1-8b --draft-model llama-3.1-70b
 expect_not "more than a quarter" plan --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b
 expect 0 "kv_cache_config: dtype: fp8" plan --engine trtllm --kv-dtype fp8
+# a sweep over models with an option some lack: those rows say why, the others plan
+expect 0 "deepseek-v3.2 " sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
+expect 0 "(--speculative-method: mtp: falcon-7b ships no MTP layers" sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
+expect 0 "each model on h200" sweep --vary model=all --gpu h200 --gpus 8
 # SGLang sets max_running_requests to 48 for EAGLE/STANDALONE drafting (server_args.py _handle_speculative_decoding)
 expect 0 "48 max_running_requests (48 with a draft)" plan --engine sglang --model deepseek-v3 --gpu h200 --gpus 8 --speculative-method mtp
 # the host tier counts users on the GPUs at the tokens in use, as it sizes parked caches
