@@ -312,7 +312,7 @@ void policy_llamacpp(struct policy_ctx *c)
         explain_op(row, XOP_ADD);
     }
     if (gpus > 1) {
-        explain_term(row, gpus, XU_COUNT, "GPUs");
+        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_CEIL);
     }
@@ -336,7 +336,7 @@ void policy_llamacpp(struct policy_ctx *c)
         explain_row_end(c->x, row, XU_COUNT, 0, note);
     } else if (f->parallel == 0 && l.windowed == 0) {
         explain_ref(c->x, row, "pool", "pool");
-        explain_term(row, gpus, XU_COUNT, "GPUs");
+        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
         explain_op(row, XOP_MUL);
         explain_term(row, cache_total(&l, s->context_tokens, 1), XU_BYTES, "per slot");
         explain_op(row, XOP_DIV);
