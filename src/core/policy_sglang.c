@@ -344,9 +344,16 @@ void policy_sglang(struct policy_ctx *c)
         }
         e->max_num_seqs = (uint32_t)(slots / SGLANG_MAMBA_RUNNING_RATIO);
     }
+    /* tp_worker.py / model_runner.py: under DP attention each rank's
+     * scheduler takes max_running_requests // dp_size (here the TP ranks) */
+    uint32_t cap = e->max_num_seqs;
+    if (r->dp_attention && r->tp > 1) {
+        cap = e->max_num_seqs / r->tp ? e->max_num_seqs / r->tp : 1;
+        cap_name = "max_running_requests / DP ranks";
+    }
     struct block_rule b = {.unit_tokens = 1,
                            .unit_name = "token",
-                           .cap = e->max_num_seqs,
+                           .cap = cap,
                            .cap_name = cap_name};
     if (r->cost.state_layers > 0) {
         b.pool_bytes = kv_pool;

@@ -438,6 +438,9 @@ expect 0 "kvplan models this engine on NVIDIA and AMD GPUs only" plan --engine t
 expect 0 "the draft is more than a quarter of the model's size" plan --model llama-3.1-8b --draft-model llama-3.1-70b
 expect_not "more than a quarter" plan --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b
 expect 0 "kv_cache_config: dtype: fp8" plan --engine trtllm --kv-dtype fp8
+# SGLang under DP attention: each rank takes max_running_requests // dp_size (tp_worker.py)
+expect 0 "40 users fit at 1,024 tokens each under sglang" plan --engine sglang --enable-dp-attention --gpus 4 --model qwen3-30b-a3b --context 1k --max-running-requests 40
+expect 0 "48 users fit at 4,096 tokens each under sglang" plan --engine sglang --enable-dp-attention --gpus 8 --gpu h200 --model deepseek-v3 --speculative-method mtp --context 4k
 # a sweep over models with an option some lack: those rows say why, the others plan
 expect 0 "deepseek-v3.2 " sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
 expect 0 "(--speculative-method: mtp: falcon-7b ships no MTP layers" sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
