@@ -235,6 +235,12 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
 /* Where one GPU's memory goes (enum segment order). */
 void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT]);
 
+/* A token's KV on one GPU and on a replica's GPUs together. llama.cpp's
+ * cost.bytes_per_token is its whole model's (it splits layers, not heads):
+ * a GPU holds its share of the layers. */
+uint64_t plan_kv_token_bytes_per_gpu(const struct plan_result *r);
+uint64_t plan_kv_token_bytes_per_replica(const struct plan_result *r);
+
 /* "weights", "runtime", "shared prefix", "users' KV", "spare KV", "headroom"
  * (or "outside budget" for an engine). */
 const char *plan_segment_name(const struct plan_result *r, enum segment s);

@@ -9,6 +9,20 @@
 
 #include "speed.h"
 
+uint64_t plan_kv_token_bytes_per_gpu(const struct plan_result *r)
+{
+    if (r->profile == ENGINE_LLAMACPP && r->tp > 1)
+        return kv_ceil_div(r->cost.bytes_per_token, r->tp);
+    return r->cost.bytes_per_token;
+}
+
+uint64_t plan_kv_token_bytes_per_replica(const struct plan_result *r)
+{
+    if (r->profile == ENGINE_LLAMACPP)
+        return r->cost.bytes_per_token;
+    return kv_sat_mul(r->cost.bytes_per_token, r->tp);
+}
+
 void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
 {
     memset(bytes, 0, SEG_COUNT * sizeof bytes[0]);

@@ -320,8 +320,8 @@ static cJSON *result_json(const struct plan_result *r)
     jsonout_uint(&o, "windowed_layers", r->cost.windowed_layers);
     jsonout_uint(&o, "window_tokens", r->cost.window_tokens);
     jsonout_uint(&o, "kv_bytes_per_layer_per_gpu", r->cost.bytes_per_layer);
-    jsonout_uint(&o, "kv_bytes_per_token_per_gpu", r->cost.bytes_per_token);
-    jsonout_uint(&o, "kv_bytes_per_token_per_replica", r->cost.bytes_per_token * (uint64_t)r->tp);
+    jsonout_uint(&o, "kv_bytes_per_token_per_gpu", plan_kv_token_bytes_per_gpu(r));
+    jsonout_uint(&o, "kv_bytes_per_token_per_replica", plan_kv_token_bytes_per_replica(r));
     jsonout_uint(&o, "kv_bytes_per_token_global_per_gpu", r->cost.bytes_per_token_global);
     jsonout_uint(&o, "user_bytes_per_gpu", r->user_bytes_per_gpu);
     jsonout_uint(&o, "user_bytes_avg_per_gpu", r->user_bytes_avg_per_gpu);
