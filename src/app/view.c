@@ -284,9 +284,11 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         if (res->pp > 1)
             snprintf(pp, sizeof pp, " x PP %u", res->pp);
         /* llama.cpp splits whole layers over its GPUs, not tensors */
-        bool layers = res->profile == ENGINE_LLAMACPP && res->tp > 1 && res->pp == 1;
+        bool layers = res->profile == ENGINE_LLAMACPP && res->pp == 1;
         char tp[40];
-        snprintf(tp, sizeof tp, layers ? "layers split over %u GPUs" : "TP %u", res->tp);
+        snprintf(tp, sizeof tp,
+                 !layers ? "TP %u" : res->tp > 1 ? "layers split over %u GPUs" : "one GPU each",
+                 res->tp);
         if (res->replicas > 1)
             snprintf(line, sizeof line, "%u replicas%s%s%s: %s user%s each", res->replicas,
                      layers ? ", " : " x ", tp, pp, a, res->users_per_replica == 1 ? "" : "s");

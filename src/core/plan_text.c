@@ -28,8 +28,12 @@ void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
     memset(bytes, 0, SEG_COUNT * sizeof bytes[0]);
     bytes[SEG_WEIGHTS] = r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu;
     bytes[SEG_DRAFT] = r->spec.weights_bytes_per_gpu;
-    if (!r->weights_fit)
+    bytes[SEG_RESERVED] = r->reserved_bytes_per_gpu;
+    if (!r->weights_fit) {
+        /* what the weights leave no room beside: the parts sum past the memory */
+        bytes[SEG_RUNTIME] = r->runtime_bytes_per_gpu;
         return;
+    }
     bytes[SEG_RUNTIME] = r->runtime_bytes_per_gpu;
     bytes[SEG_LORA] = r->lora.bytes;
     bytes[SEG_ENCODER] = r->encoder_cache_bytes_per_gpu;

@@ -48,6 +48,8 @@ static void layout_text(const struct plan_result *r, char *buf, size_t size)
     else if (r->profile == ENGINE_LLAMACPP && r->tp > 1)
         snprintf(buf, size, "%u replicas, each with layers split over %u GPUs%s", r->replicas,
                  r->tp, dp);
+    else if (r->profile == ENGINE_LLAMACPP && r->replicas > 1)
+        snprintf(buf, size, "%u replicas, one GPU each (one llama-server per GPU)", r->replicas);
     else if (r->replicas == 1)
         snprintf(buf, size, "one replica, tensor parallel %u%s", r->tp, dp);
     else
@@ -406,6 +408,10 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     }
     units_format_bytes(r->memory_bytes_per_gpu, u, a, sizeof a);
     fprintf(out, "  %-16s %14s\n", "total", a);
+    if (total > r->memory_bytes_per_gpu) { /* the weights do not fit: the parts pass it */
+        units_format_bytes(total - r->memory_bytes_per_gpu, u, a, sizeof a);
+        fprintf(out, "  %-16s %14s\n", "over by", a);
+    }
 
     uint32_t shown = plan_shown_warnings(r);
     if (shown) {
