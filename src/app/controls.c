@@ -81,7 +81,7 @@ static const struct {
 
 /* widest first: a step right is a step cheaper (q8_0 carries its scales: 34/32 B) */
 static const enum dtype kv_dtypes[] = {DTYPE_AUTO, DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_Q8_0,
-                                       DTYPE_FP8,  DTYPE_INT8, DTYPE_Q4_0, DTYPE_INT4};
+                                       DTYPE_FP8,  DTYPE_INT8, DTYPE_Q4_0, DTYPE_INT4, DTYPE_FP4};
 /* widest first, the GGUF mixes llama.cpp users run among them */
 static const enum dtype weight_dtypes[] = {DTYPE_AUTO, DTYPE_FP32,   DTYPE_FP16,   DTYPE_BF16,
                                            DTYPE_Q8_0, DTYPE_FP8,    DTYPE_INT8,   DTYPE_Q6_K,

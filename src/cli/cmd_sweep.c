@@ -20,7 +20,19 @@ struct axis {
     uint64_t lo, hi;
     uint32_t points; /* context: log-spaced points (0 = powers of two) */
     size_t count;    /* values along the axis */
+    enum dtype kv[DTYPE_COUNT]; /* kv-dtype: the cache types of the sweep's engine */
 };
+
+/* The kv-dtype axis: the cache types the engine has (the K-quant mixes are
+ * weight formats, never caches); set once the scenario's engine is known. */
+static void kv_axis(struct axis *ax, enum engine_kind engine)
+{
+    ax->count = 0;
+    for (int t = DTYPE_AUTO + 1; t < DTYPE_COUNT; t++)
+        if (engine_supports(engine, (enum dtype)t) && t != DTYPE_Q6_K && t != DTYPE_Q5_K_M &&
+            t != DTYPE_Q4_K_M)
+            ax->kv[ax->count++] = (enum dtype)t;
+}
 
 static bool parse_axis(const char *vary, const struct catalog *cat, struct axis *ax,
                        struct diag *d)
@@ -119,7 +131,7 @@ static void apply_axis(const struct axis *ax, size_t i, const struct catalog *ca
         snprintf(label, size, "%s", s->model.id);
         break;
     case AXIS_KV_DTYPE:
-        s->kv_dtype = (enum dtype)(i + 1);
+        s->kv_dtype = ax->kv[i];
         snprintf(label, size, "%s", dtype_info(s->kv_dtype)->name);
         break;
     }
@@ -305,7 +317,8 @@ int cmd_sweep(int argc, char **argv)
         models = models || axes[i].kind == AXIS_MODEL;
         each_gpu = each_gpu || axes[i].kind == AXIS_GPU;
     }
-    if (!options_scenario(&o, &cat, &base, &d)) {
+    bool loaded = options_scenario(&o, &cat, &base, &d);
+    if (!loaded) {
         /* options some models lack (MTP, images): the base is the first model
          * they fit, and the rows of the others say why they are left out */
         bool found = false;
@@ -320,6 +333,9 @@ int cmd_sweep(int argc, char **argv)
             return cli_fail(d.message);
         }
     }
+    for (int i = 0; i < nvary; i++)
+        if (axes[i].kind == AXIS_KV_DTYPE)
+            kv_axis(&axes[i], base.engine.kind);
     bool target = base.min_tokens_per_s > 0 || base.max_ttft_seconds > 0;
     if (format == 1 || format == 2) {
         /* the header: the columns of a row of the base scenario */

@@ -15,7 +15,17 @@ bool options_load_catalog(const struct options *o, struct catalog *c, struct dia
     for (int i = 0; i < o->preset_dir_count; i++)
         if (!fileio_is_dir(o->preset_dirs[i]))
             return diag_fail(d, "--presets: '%s' is not a directory", o->preset_dirs[i]);
-    return catalog_load_all(c, o->preset_dirs, (size_t)o->preset_dir_count, d);
+    if (catalog_load_all(c, o->preset_dirs, (size_t)o->preset_dir_count, d))
+        return true;
+    /* a file of a directory given with --presets: name the option */
+    for (int i = 0; i < o->preset_dir_count; i++)
+        if (strncmp(d->message, o->preset_dirs[i], strlen(o->preset_dirs[i])) == 0) {
+            char msg[sizeof d->message];
+            snprintf(msg, sizeof msg, "%s", d->message);
+            d->failed = false; /* diag_fail keeps a first message: this one replaces it */
+            return diag_fail(d, "--presets: %s", msg);
+        }
+    return false;
 }
 
 bool options_load(const struct options *o, struct catalog *c, struct scenario *s,

@@ -120,8 +120,16 @@ static void users_rows(struct policy_ctx *c)
     char note[200], t[32];
     struct explain_row *row = explain_row_begin(c->x, "host_user", "KV per parked user", "per GPU");
     units_format_int(r->avg_context_tokens, t, sizeof t);
-    snprintf(note, sizeof note, "its %s tokens in use, as %s allocates them", t,
-             r->profile == ENGINE_GENERIC ? "the pool" : engine_name(r->profile));
+    if (r->prefix_tokens > 0 && r->prefix_tokens < r->avg_context_tokens) {
+        char pre[32];
+        units_format_int(r->prefix_tokens, pre, sizeof pre);
+        snprintf(note, sizeof note, "its %s tokens in use less the %s-token shared prefix "
+                 "(kept once on the GPU), as %s allocates them", t, pre,
+                 r->profile == ENGINE_GENERIC ? "the pool" : engine_name(r->profile));
+    } else {
+        snprintf(note, sizeof note, "its %s tokens in use, as %s allocates them", t,
+                 r->profile == ENGINE_GENERIC ? "the pool" : engine_name(r->profile));
+    }
     if (r->profile == ENGINE_GENERIC)
         explain_ref(c->x, row, "kv_per_user_paged", "paged");
     else

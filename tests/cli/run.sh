@@ -438,6 +438,15 @@ expect 0 "kvplan models this engine on NVIDIA and AMD GPUs only" plan --engine t
 expect 0 "the draft is more than a quarter of the model's size" plan --model llama-3.1-8b --draft-model llama-3.1-70b
 expect_not "more than a quarter" plan --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b
 expect 0 "kv_cache_config: dtype: fp8" plan --engine trtllm --kv-dtype fp8
+# sweep's kv-dtype axis is the engine's own cache types, in every format
+expect_not "int4" sweep --vary kv-dtype=all --engine vllm --format csv
+expect 0 "fp8," sweep --vary kv-dtype=all --engine vllm --format csv
+expect_not "q4_k_m" sweep --vary kv-dtype=all
+# a bad file in a --presets directory names the option
+mkdir -p "$T/badpresets" && printf "{" > "$T/badpresets/bad.json"
+expect 2 "--presets: $T/badpresets/bad.json:1:2" plan --presets "$T/badpresets"
+# the host tier's parked user leaves out the shared prefix, and says so
+expect 0 "less the 2,048-token shared prefix" plan --engine vllm --host-kv 100GB --avg-context 4k --prefix 2k
 # SGLang under DP attention: each rank takes max_running_requests // dp_size (tp_worker.py)
 expect 0 "40 users fit at 1,024 tokens each under sglang" plan --engine sglang --enable-dp-attention --gpus 4 --model qwen3-30b-a3b --context 1k --max-running-requests 40
 expect 0 "48 users fit at 4,096 tokens each under sglang" plan --engine sglang --enable-dp-attention --gpus 8 --gpu h200 --model deepseek-v3 --speculative-method mtp --context 4k
