@@ -317,9 +317,15 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         widget_text(y++, r.x, r.w, ROLE_TEXT, fit(r.w, line, brief));
     }
     if (y < end) {
-        units_format_bytes(res->user_bytes_per_gpu, s->units, a, sizeof a);
+        /* an engine's allocation when it holds more than the tokens need (vLLM's
+         * windowed groups keep the window and a batch in whole blocks) */
+        bool alloc = res->profile != ENGINE_GENERIC &&
+                     res->user_bytes_paged_per_gpu > res->user_bytes_per_gpu;
+        units_format_bytes(alloc ? res->user_bytes_paged_per_gpu : res->user_bytes_per_gpu,
+                           s->units, a, sizeof a);
         units_format_bytes_exact(res->cost.bytes_per_token, b, sizeof b);
-        snprintf(line, sizeof line, "per GPU: %s/user, %s/token", a, b);
+        snprintf(line, sizeof line, "per GPU: %s/user%s, %s/token", a, alloc ? " allocated" : "",
+                 b);
         snprintf(brief, sizeof brief, "%s/user/GPU", a);
         widget_text(y++, r.x, r.w, ROLE_TEXT, fit(r.w, line, brief));
     }
