@@ -60,7 +60,9 @@ int cmd_plan(int argc, char **argv)
         diag_prefix(&d, "--export");
         return cli_fail(d.message);
     }
-    switch (o.format) {
+    /* `--export -` puts the snapshot on standard output: it is the output, one document */
+    bool exported_to_stdout = o.export_path && strcmp(o.export_path, "-") == 0;
+    switch (exported_to_stdout ? (enum output_format)-1 : o.format) {
     case FORMAT_JSON: {
         char *text = snapshot_to_json(&s, &r, KVPLAN_GENERATOR);
         if (text == NULL)
@@ -80,7 +82,11 @@ int cmd_plan(int argc, char **argv)
     bool slo = s.min_tokens_per_s > 0 || s.max_ttft_seconds > 0;
     uint64_t have = slo ? r.speed.users_at_service_level : r.max_users;
     if (o.has_require_users && have < o.require_users) {
-        if (slo)
+        if (slo && r.speed.level_unknown)
+            fprintf(stderr, "kvplan: --require-users: the service level cannot be checked "
+                    "(no %s figure for %s), so no user is counted as keeping it\n",
+                    r.speed.known ? "compute" : "bandwidth", s.gpu.id);
+        else if (slo)
             fprintf(stderr, "kvplan: --require-users: %llu user%s keep%s the service level "
                     "(%llu fit), %llu required\n", (unsigned long long)have,
                     have == 1 ? "" : "s", have == 1 ? "s" : "", (unsigned long long)r.max_users,
@@ -103,6 +109,9 @@ int cmd_planner(int argc, char **argv)
     bool help = false;
     if (!options_parse(argc, argv, &o, &help, &d))
         return cli_fail(d.message);
+    if (o.export_path) /* the planner exports with e; --export is plan's */
+        return cli_fail("--export: writes the snapshot of `kvplan plan`; in the planner, e exports "
+                        "the session");
     struct catalog cat;
     struct scenario s;
     if (!options_load(&o, &cat, &s, &d))

@@ -180,6 +180,17 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         return false;
     }
     if (o->has_engine) {
+        /* another engine than a loaded snapshot's: its flags and layouts go with it
+         * (as in the planner); the ones given here apply below */
+        if (o->load_path && s->engine.kind != o->engine) {
+            memset(&s->engine, 0, sizeof s->engine);
+            if (o->engine != ENGINE_SGLANG)
+                s->dp_attention = false;
+            if (o->engine != ENGINE_VLLM)
+                s->expert_parallel = false;
+            if (!o->has_kv_dtype && !engine_supports(o->engine, s->kv_dtype))
+                s->kv_dtype = DTYPE_AUTO; /* a cache type the new engine lacks */
+        }
         s->engine.kind = o->engine;
         s->engine.rule = o->engine_rule;
     }

@@ -565,9 +565,13 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     host_tier_compute(&c);
     warnings(s, r);
     if (s->engine.kind != ENGINE_GENERIC && (flags & PLAN_EXPLAIN)) {
+        /* the headroom rule on the same GPUs, model and context: the engine's
+         * own flags and layouts are not its (they would be refused) */
         struct scenario g = *s;
+        memset(&g.engine, 0, sizeof g.engine);
         g.engine.kind = ENGINE_GENERIC;
         g.engine.rule = RULE_CURRENT;
+        g.dp_attention = g.expert_parallel = false;
         struct plan_result gr;
         struct diag ignore = {0};
         if (plan_compute(&g, PLAN_NUMBERS, names, &gr, &ignore)) {

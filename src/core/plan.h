@@ -113,6 +113,8 @@ struct speed_result {
     uint64_t prompt_tokens;
     double prefill_flops_per_gpu, ttft_seconds, prefill_tokens_per_s;
     uint64_t users_at_service_level;
+    bool level_unknown;          /* a target kvplan cannot check (no bandwidth or compute figure):
+                                  * users_at_service_level is then 0 */
     enum binding_limit binding;
 };
 

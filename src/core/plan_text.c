@@ -20,7 +20,11 @@ uint64_t plan_kv_token_bytes_per_replica(const struct plan_result *r)
 {
     if (r->profile == ENGINE_LLAMACPP)
         return r->cost.bytes_per_token;
-    return kv_sat_mul(r->cost.bytes_per_token, r->tp);
+    /* under DP attention a token lives on the one rank that serves its request */
+    if (r->dp_attention)
+        return kv_sat_mul(r->cost.bytes_per_token, r->pp ? r->pp : 1);
+    /* a GPU holds its stage's layers: the replica is TP x stages of them */
+    return kv_sat_mul(kv_sat_mul(r->cost.bytes_per_token, r->tp), r->pp ? r->pp : 1);
 }
 
 void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])

@@ -467,6 +467,7 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
     /* without a target every user that fits counts; with one and no speed figure, none */
     sp->users_at_service_level = target && !sp->known ? 0 : r->max_users;
+    sp->level_unknown = target && !sp->known;
     if (!sp->known || n == 0) {
         struct explain_row *row = explain_row_begin(x, "decode", "Speed per user", "");
         explain_row_end(x, row, XU_TOK_PER_S, 0,
@@ -521,6 +522,7 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
                       (s->max_ttft_seconds > 0 && sp->ttft_seconds > s->max_ttft_seconds);
     if (ttft_fails)
         best = 0;
+    sp->level_unknown = ttft_unknown;
     sp->users_at_service_level = best * reps;
     if (ttft_fails)
         sp->binding = BIND_PREFILL;

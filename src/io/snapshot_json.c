@@ -284,7 +284,11 @@ static cJSON *result_json(const struct plan_result *r)
     jsonout_double_or_null(&o, "ttft_seconds", sp->ttft_seconds, sp->ttft_seconds > 0);
     jsonout_double_or_null(&o, "prefill_tokens_per_s", sp->prefill_tokens_per_s,
                            sp->prefill_tokens_per_s > 0);
-    jsonout_uint(&o, "users_at_service_level", sp->users_at_service_level);
+    /* null when the target cannot be checked (no bandwidth or compute figure) */
+    if (sp->level_unknown)
+        jsonout_null(&o, "users_at_service_level");
+    else
+        jsonout_uint(&o, "users_at_service_level", sp->users_at_service_level);
     jsonout_string(&o, "binding_limit", plan_binding_name(sp->binding));
     jsonout_double(&o, "mbu", sp->mbu);
     jsonout_double(&o, "mfu", sp->mfu);
@@ -308,7 +312,11 @@ static cJSON *result_json(const struct plan_result *r)
         jsonout_uint(&so, "draft_weights_bytes", r->spec.weights_bytes);
         jsonout_uint(&so, "draft_weights_bytes_per_gpu", r->spec.weights_bytes_per_gpu);
         jsonout_uint(&so, "draft_layers", r->spec.layers);
-        jsonout_uint(&so, "draft_kv_bytes_per_token_per_gpu", r->spec.kv_bytes_per_token);
+        /* llama.cpp's draft layers are split over the GPUs like the model's */
+        jsonout_uint(&so, "draft_kv_bytes_per_token_per_gpu",
+                     r->profile == ENGINE_LLAMACPP && r->tp > 1
+                         ? kv_ceil_div(r->spec.kv_bytes_per_token, r->tp)
+                         : r->spec.kv_bytes_per_token);
         jsonout_object(&o, "speculative", jsonout_end(&so));
     }
     jsonout_uint(&o, "runtime_bytes_per_gpu", r->runtime_bytes_per_gpu);

@@ -438,6 +438,21 @@ expect 0 "kvplan models this engine on NVIDIA and AMD GPUs only" plan --engine t
 expect 0 "the draft is more than a quarter of the model's size" plan --model llama-3.1-8b --draft-model llama-3.1-70b
 expect_not "more than a quarter" plan --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b
 expect 0 "kv_cache_config: dtype: fp8" plan --engine trtllm --kv-dtype fp8
+# --export - is the output itself, one JSON document; the planner exports with e
+expect 0 '"format":	"kvplan-scenario"' plan --export - --format json
+expect 2 "--export: writes the snapshot of \`kvplan plan\`" --export "$T/x.json" --dump-screen -
+# a target kvplan cannot check is null in JSON, and the gate says why
+expect 0 '"users_at_service_level":	null' plan --gpu a10g --max-ttft 1 --format json
+expect 1 "--require-users: the service level cannot be checked (no compute figure for a10g)" plan --gpu a10g --max-ttft 1 --require-users 1
+# per replica: a GPU holds its stage's layers; under DP attention a token lives on one rank
+expect_field 516096 kv_bytes_per_token_per_replica --model llama-3.1-405b --gpu h200 --gpus 16 --tp 8 --pp 2
+expect_field 70272 kv_bytes_per_token_per_replica --model deepseek-v3 --engine sglang --gpu h200 --gpus 8 --enable-dp-attention
+# the generic comparison stays when engine flags are given
+expect 0 '"generic":' plan --engine vllm --max-num-seqs 4 --format json
+# another engine than a loaded snapshot's drops that engine's flags
+"$K" plan --engine vllm --gpu-memory-utilization 0.8 --kv-dtype fp8 --export "$T/g.json" >/dev/null 2>&1
+expect 0 "under sglang" plan --load "$T/g.json" --engine sglang
+expect 0 "under llama.cpp" plan --load "$T/g.json" --engine llama.cpp
 # sweep's kv-dtype axis is the engine's own cache types, in every format
 expect_not "int4" sweep --vary kv-dtype=all --engine vllm --format csv
 expect 0 "fp8," sweep --vary kv-dtype=all --engine vllm --format csv
