@@ -49,13 +49,6 @@ static const enum log_field *expected_fields(enum log_engine e, int *n)
     }
 }
 
-static bool is_size(enum log_field f)
-{
-    return f == LF_TOTAL_GPU_MEMORY || f == LF_WEIGHTS || f == LF_NON_TORCH ||
-           f == LF_ACTIVATION || f == LF_KV_MEMORY || f == LF_K_SIZE || f == LF_V_SIZE ||
-           f == LF_KV_NEEDED;
-}
-
 /* The KV bytes per token (per GPU, all layers) the log implies, and the
  * uncertainty from the rounding of the printed figure. */
 static bool implied_per_token(const struct engine_log *log, double *bytes, double *tolerance)
@@ -167,7 +160,8 @@ int cmd_calibrate(int argc, char **argv)
                    "Reads a startup log of vLLM (V0, V1), SGLang, llama.cpp, Ollama or TGI and\n"
                    "reports every figure it prints, the KV bytes per token it implies against\n"
                    "the model's, the memory outside weights and KV, and what kvplan predicts\n"
-                   "without the log. --save writes a calibration for plan --calibration.\n");
+                   "without the log. --save (with --model) writes a calibration for\n"
+                   "plan --calibration.\n");
             return 0;
         default:
             return cli_option_error(c, argv);
@@ -175,6 +169,9 @@ int cmd_calibrate(int argc, char **argv)
     }
     if (optind + 1 != argc)
         return cli_fail("calibrate: give one log file (see --help)");
+    if (save && model_id == NULL) /* a calibration applies to the model the log is of */
+        return cli_fail("calibrate: --save needs --model ID (the model the log is of): a "
+                        "calibration holds for that model only");
     const char *path = argv[optind];
     char shown[1024], shown_save[1024]; /* file names as printed: no controls in them */
     text_escape(path, shown, sizeof shown);
@@ -217,7 +214,7 @@ int cmd_calibrate(int argc, char **argv)
         if (!log.f[f].found)
             continue;
         char v[48];
-        if (is_size((enum log_field)f))
+        if (enginelog_field_is_bytes((enum log_field)f))
             snprintf(v, sizeof v, "%.2f GiB", log.f[f].value / 1073741824.0);
         else if (log.f[f].value == floor(log.f[f].value) && log.f[f].value >= 0 &&
                  log.f[f].value < 1e15)

@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "core/solve.h"
 #include "core/speed.h"
+#include "core/text.h"
 #include "core/version.h"
 #include "io/jsonout.h"
 
@@ -129,6 +130,18 @@ int cmd_solve(int argc, char **argv)
                    !utilization && ngpu < 64) {
             gpu_list[ngpu++] = argv[++i];
         } else {
+            /* solve has no Markdown: name what it writes before the general parser
+             * lists the formats of plan */
+            const char *f = strcmp(argv[i], "--format") == 0 && i + 1 < argc ? argv[i + 1]
+                            : strncmp(argv[i], "--format=", 9) == 0     ? argv[i] + 9
+                                                                        : NULL;
+            if (f && strcmp(f, "text") != 0 && strcmp(f, "json") != 0) {
+                char shown[64];
+                text_escape(f, shown, sizeof shown);
+                diag_fail(&d, "--format: solve writes text or json, not %s", shown);
+                free(rest);
+                return cli_fail(d.message);
+            }
             rest[nrest++] = argv[i];
         }
     }

@@ -62,9 +62,13 @@ static bool parse_axis(const char *vary, const struct catalog *cat, struct axis 
             return diag_fail(d, "--vary: '%s' needs a range FROM..TO (context may add :POINTS)",
                              vary);
         struct diag in = {0};
-        if (!units_parse_tokens(a, false, &ax->lo, &in) ||
-            !units_parse_tokens(b, false, &ax->hi, &in) || ax->lo > ax->hi)
+        bool counted = ax->kind != AXIS_CONTEXT; /* GPUs or users: their own words for 0 */
+        if (!units_parse_tokens(a, counted, &ax->lo, &in) ||
+            !units_parse_tokens(b, counted, &ax->hi, &in) || ax->lo > ax->hi)
             return diag_fail(d, "--vary: '%s': %s", vary, in.failed ? in.message : "FROM is above TO");
+        if (counted && ax->lo == 0)
+            return diag_fail(d, "--vary: '%s': the %s must be at least 1", vary,
+                             ax->kind == AXIS_GPUS ? "GPU count" : "number of users");
         if (ax->kind == AXIS_GPUS && ax->hi > GPUS_MAX)
             return diag_fail(d, "--vary: at most %d GPUs", GPUS_MAX);
         if (pts[0]) {
@@ -314,6 +318,13 @@ int cmd_sweep(int argc, char **argv)
             catalog_free(&cat);
             return cli_fail(d.message);
         }
+        for (int j = 0; j < i; j++)
+            if (axes[j].kind == axes[i].kind) {
+                diag_fail(&d, "--vary: '%s' and '%s' vary the same axis: give each axis once",
+                          varies[j], varies[i]);
+                catalog_free(&cat);
+                return cli_fail(d.message);
+            }
         models = models || axes[i].kind == AXIS_MODEL;
         each_gpu = each_gpu || axes[i].kind == AXIS_GPU;
     }

@@ -46,6 +46,13 @@ const char *enginelog_field_name(enum log_field f)
     return f >= 0 && f < LF_COUNT ? field_names[f] : "?";
 }
 
+bool enginelog_field_is_bytes(enum log_field f)
+{
+    return f == LF_TOTAL_GPU_MEMORY || f == LF_WEIGHTS || f == LF_NON_TORCH ||
+           f == LF_ACTIVATION || f == LF_KV_MEMORY || f == LF_K_SIZE || f == LF_V_SIZE ||
+           f == LF_KV_NEEDED;
+}
+
 /* A number right after `key` in line (skipping blanks, '(', '=', ':'),
  * thousands separators allowed; a unit after it scales it to bytes. */
 static bool number_after(const char *line, const char *key, double *out)
@@ -292,6 +299,20 @@ bool calibration_save(const char *path, const struct engine_log *log, const char
                       const char *model_id, uint64_t non_kv_bytes, uint64_t gpu_total_bytes,
                       struct diag *d)
 {
+    /* what calibration_apply reads: the GPU's total with the memory outside the
+     * KV cache, or the cache's size (K and V apart, or its tokens) */
+    const struct log_figure *f = log->f;
+    bool usable = (gpu_total_bytes && non_kv_bytes) || (f[LF_KV_MEMORY].found && f[LF_KV_MEMORY].value > 0) ||
+                  (f[LF_K_SIZE].found && f[LF_K_SIZE].value > 0 && f[LF_V_SIZE].found &&
+                   f[LF_V_SIZE].value > 0) ||
+                  (f[LF_KV_TOKENS].found && f[LF_KV_TOKENS].value > 0);
+    if (model_id == NULL || model_id[0] == '\0')
+        return diag_fail(d, "%s: --save needs --model: a calibration holds for the model the log "
+                            "is of", path);
+    if (!usable)
+        return diag_fail(d, "%s: not saved: the log gives neither the GPU's total and the memory "
+                            "outside the KV cache nor the KV cache's size: nothing to calibrate",
+                         path);
     enum engine_rule rule;
     enum engine_kind kind = enginelog_profile(log, &rule);
     struct jsonout o = jsonout_begin();
@@ -300,14 +321,17 @@ bool calibration_save(const char *path, const struct engine_log *log, const char
     jsonout_string(&o, "engine", engine_label(kind, rule));
     jsonout_string(&o, "log_engine", enginelog_engine_name(log->engine));
     jsonout_string(&o, "log", log_path);
-    jsonout_string(&o, "model", model_id ? model_id : "");
+    jsonout_string(&o, "model", model_id);
     if (gpu_total_bytes)
         jsonout_uint(&o, "gpu_total_bytes", gpu_total_bytes);
     if (non_kv_bytes)
         jsonout_uint(&o, "non_kv_bytes", non_kv_bytes);
     struct jsonout figs = jsonout_begin();
     for (int f = 0; f < LF_COUNT; f++)
-        if (log->f[f].found)
+        if (log->f[f].found && enginelog_field_is_bytes((enum log_field)f) &&
+            log->f[f].value < 9e15) /* whole bytes: the log's GiB with 2 decimals are not */
+            jsonout_uint(&figs, field_names[f], (uint64_t)llround(log->f[f].value));
+        else if (log->f[f].found)
             jsonout_double(&figs, field_names[f], log->f[f].value);
     jsonout_object(&o, "figures", jsonout_end(&figs));
     cJSON *root = jsonout_end(&o);

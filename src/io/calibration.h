@@ -60,6 +60,9 @@ const char *enginelog_engine_name(enum log_engine e);
 /* The name of a field, for reports ("KV cache memory"). */
 const char *enginelog_field_name(enum log_field f);
 
+/* Whether a field is a size in bytes (saved as a whole number of bytes). */
+bool enginelog_field_is_bytes(enum log_field f);
+
 /* Reads a log's text (any bytes; at most len). */
 void enginelog_parse(const char *text, size_t len, struct engine_log *log);
 
@@ -70,7 +73,8 @@ enum engine_kind enginelog_profile(const struct engine_log *log, enum engine_rul
  * and non-KV memory per GPU. */
 bool calibration_apply(const char *path, struct scenario *s, struct diag *d);
 
-/* Writes a calibration file from a parsed log (atomically). */
+/* Writes a calibration file from a parsed log (atomically): refused without a
+ * model id, or when the log has nothing calibration_apply could use. */
 bool calibration_save(const char *path, const struct engine_log *log, const char *log_path,
                       const char *model_id, uint64_t non_kv_bytes, uint64_t gpu_total_bytes,
                       struct diag *d);

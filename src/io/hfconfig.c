@@ -332,7 +332,16 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     if (ok && (a->index_head_dim || index_topk) && !(a->index_head_dim && index_topk && a->kv_lora_rank))
         ok = jsonread_fail(&tr, d, "%s: sparse attention needs index_head_dim and index_topk "
                                    "on an MLA model (kv_lora_rank)",
-                           a->index_head_dim ? "index_topk" : "index_head_dim");
+                           !a->index_head_dim ? "index_head_dim"
+                           : !index_topk      ? "index_topk"
+                                              : "kv_lora_rank");
+    /* given as 0 is not left out: only an absent field takes the default */
+    if (ok && a->head_dim == 0 && jsonread_has(o, k_head_dim[0]))
+        ok = jsonread_fail(&tr, d, "head_dim: must be positive (leave it out for hidden_size / "
+                                   "num_attention_heads)");
+    for (int i = 0; ok && a->max_positions == 0 && k_pos[i]; i++)
+        if (jsonread_has(o, k_pos[i]))
+            ok = jsonread_fail(&tr, d, "%s: must be positive", k_pos[i]);
     if (ok && a->first_dense > a->layers)
         ok = jsonread_fail(&tr, d, "first_k_dense_replace: %llu is more than the %llu layers",
                            (unsigned long long)a->first_dense, (unsigned long long)a->layers);
@@ -515,11 +524,20 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     }
 
     /* precision: torch_dtype, then quantization_config */
+    const char *dtype_key = "torch_dtype";
     jsonread_string(&tr, o, "torch_dtype", false, dtype, sizeof dtype, d);
     if (dtype[0] == '\0')
         jsonread_string(&r, root, "torch_dtype", false, dtype, sizeof dtype, d);
-    if (dtype[0] == '\0')
+    if (dtype[0] == '\0' && (dtype_key = "dtype"))
         jsonread_string(&r, root, "dtype", false, dtype, sizeof dtype, d);
+    if (dtype[0] && !dtype_parse(dtype, &m->weight_dtype)) {
+        char shown[64];
+        text_escape(dtype, shown, sizeof shown);
+        diag_fail(d, "%s: %s: '%s' is not a precision kvplan knows (%s)", path, dtype_key,
+                  shown, dtype_names());
+        cJSON_Delete(root);
+        return false;
+    }
     if (!dtype_parse(dtype, &m->weight_dtype) || m->weight_dtype == DTYPE_AUTO) {
         m->weight_dtype = DTYPE_BF16;
         note(h, "torch_dtype '%s' not understood: assumed bf16", dtype);

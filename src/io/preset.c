@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "core/units.h"
 #include "io/jsonout.h"
 
@@ -192,6 +193,14 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
             !preset_read_dtype(&c, st, "ssm_dtype", false, &m->state_dtype, d) ||
             !jsonread_bool(&c, st, "parallel", false, &m->state_parallel, d))
             return false;
+        /* the state layers kvplan can size (policy_common.c reads the kind) */
+        if (strcmp(m->state_kind, "mamba") != 0 && strcmp(m->state_kind, "mamba2") != 0 &&
+            strcmp(m->state_kind, "gated-deltanet") != 0) {
+            char shown[64];
+            text_escape(m->state_kind, shown, sizeof shown);
+            return jsonread_fail(r, d, "state.kind: '%s' is not mamba, mamba2 or gated-deltanet",
+                                 shown);
+        }
     }
     struct diag v = {0};
     if (!spec_model_validate(m, &v))

@@ -335,6 +335,8 @@ expect 0 '"gpu_memory_utilization":' solve --users 10 --model llama-3.1-8b --uti
 expect 2 "solve: '--for' is not an option (options are not abbreviated: --format?)" solve --users 10 --for context
 expect 2 "solve: '--zzz' is not an option" solve --users 10 --zzz 3
 expect 2 "--format: solve writes text or json, not markdown" solve --users 10 --format markdown
+expect 2 "--format: solve writes text or json, not xml" solve --users 10 --format xml
+expect 2 "--format: solve writes text or json, not xml" solve --users 10 --format=xml
 expect 0 "8,192 cells per slot x 1 slot" plan --engine llama.cpp --parallel 1 --gpu rtx-4090 --model llama-3.1-8b
 expect_not "windowed layers read at most their window" plan --model llama-3.1-8b
 expect 0 "2 stages x 1 GPU: TP 1, PP 2" plan --model llama-3.1-70b --gpus 2 --pp 2 --engine vllm
@@ -509,6 +511,15 @@ printf '{"format": "kvplan-calibration", "format_version": 1, "engine": "vllm", 
 expect 2 "nothing to calibrate" plan --calibration "$T/emptycal.json"
 printf '{"format": "kvplan-calibration", "format_version": 1, "engine": "vllx"}\n' > "$T/badcal.json"
 expect 2 "badcal.json:1:55: engine: 'vllx' is not an engine" plan --calibration "$T/badcal.json"
+# --save holds for one model (it wrote "model": "" and applied to any), whole bytes, and
+# refuses a log plan --calibration would refuse
+expect 2 "calibrate: --save needs --model ID" calibrate "$L/vllm-03.log" --save "$T/nomodel.json"
+if [ -e "$T/nomodel.json" ]; then bad "calibrate --save without --model wrote a file"; else ok; fi
+"$K" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb --save "$T/whole.json" > /dev/null
+if grep -qF '"weights":	16063177687,' "$T/whole.json" && grep -qF '"model":	"llama-3-8b",' "$T/whole.json"; then ok
+else bad "calibrate --save: sizes not whole bytes or no model in $T/whole.json"; fi
+expect 2 "cut.json: not saved: the log gives neither the GPU's total and the memory outside the KV cache nor the KV cache's size: nothing to calibrate" calibrate "$L/truncated.log" --model llama-3.1-8b --save "$T/cut.json"
+if [ -e "$T/cut.json" ]; then bad "calibrate --save wrote a log with nothing to calibrate"; else ok; fi
 
 # issue 9: file names are printed escaped, never as controls
 esc=$(printf '\033')
@@ -600,6 +611,9 @@ expect 0 '"value":	"deepseek-v3"' sweep --vary model=all --format json
 expect 0 "mi300x" sweep --vary gpu=all
 expect 2 "--vary: 'colour' is not context, gpus, concurrency, kv-dtype, gpu or model" sweep --vary colour=all
 expect 2 "--vary: 'context=8k..1k'" sweep --vary context=8k..1k
+expect 2 "--vary: 'gpus=1..8' and 'gpus=1..4' vary the same axis: give each axis once" sweep --vary gpus=1..8 --vary gpus=1..4
+expect 2 "--vary: 'gpus=0..8': the GPU count must be at least 1" sweep --vary gpus=0..8
+expect 2 "--vary: 'concurrency=0..8': the number of users must be at least 1" sweep --vary concurrency=0..8
 
 # issue 9: sweep --format json streams its rows (640k rows took 1.2 GB held in
 # one array): 100k rows stay in a few MiB, and the whole output is one array
@@ -663,6 +677,23 @@ printf '{%s, "hybrid_override_pattern": "M*"}\n' "$nem" > "$T/nem3.json"
 expect 2 "hybrid_override_pattern: 2 blocks for num_hidden_layers 3" import-hf "$T/nem3.json"
 printf '{%s, "hybrid_override_pattern": "MM-"}\n' "$nem" > "$T/nem4.json"
 expect 2 "hybrid_override_pattern: no attention layer" import-hf "$T/nem4.json"
+# a field given as 0 or an unknown precision is refused, not defaulted with a note
+hf0='"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 8, "num_attention_heads": 2, "vocab_size": 10, "intermediate_size": 4'
+printf '{%s, "head_dim": 0}\n' "$hf0" > "$T/hd0.json"
+expect 2 "hd0.json:1:135: head_dim: must be positive (leave it out for hidden_size / num_attention_heads)" import-hf "$T/hd0.json"
+printf '{%s, "max_position_embeddings": 0}\n' "$hf0" > "$T/mpe0.json"
+expect 2 "mpe0.json:1:135: max_position_embeddings: must be positive" import-hf "$T/mpe0.json"
+printf '{%s, "torch_dtype": "float77"}\n' "$hf0" > "$T/f77.json"
+expect 2 "f77.json: torch_dtype: 'float77' is not a precision kvplan knows" import-hf "$T/f77.json"
+printf '{%s}\n' "$hf0" > "$T/hfabsent.json"
+expect 0 "note: torch_dtype '' not understood: assumed bf16" import-hf "$T/hfabsent.json"
+expect 0 "note: no max_position_embeddings: assumed 2,048 tokens" import-hf "$T/hfabsent.json"
+printf '{%s, "index_head_dim": 4, "index_n_heads": 2, "index_topk": 16, "kv_lora_rank": 0}\n' "$(printf '%s' "$hf0" | sed 's/"llama"/"deepseek_v32"/')" > "$T/dsa0.json"
+expect 2 "kv_lora_rank: sparse attention needs index_head_dim and index_topk on an MLA model" import-hf "$T/dsa0.json"
+# a snapshot's model with a state kind kvplan cannot size is refused, naming the field
+"$K" plan --model granite-4.0-h-tiny --export "$T/gran.json" > /dev/null
+sed 's/"kind":	"mamba2"/"kind":	"lstm"/' "$T/gran.json" > "$T/gran-lstm.json"
+expect 2 "gran-lstm.json:39:5: state.kind: 'lstm' is not mamba, mamba2 or gated-deltanet" plan --load "$T/gran-lstm.json"
 # granitemoehybrid by hand: mamba + attention, 2 heads of 4 = mamba_expand 1 x hidden 8 channels:
 # in_proj 8 x (16 + 4 + 2) = 176 + conv 24 + bias 12 + A/D/dt 6 + norm 8 + out 64 = 290,
 # attention 192, each layer MoE 208 + shared 96 + norms 16 = 320; tied 80 + 290 + 192 + 640 + 8 = 1210
