@@ -327,12 +327,12 @@ bool calibration_save(const char *path, const struct engine_log *log, const char
     if (non_kv_bytes)
         jsonout_uint(&o, "non_kv_bytes", non_kv_bytes);
     struct jsonout figs = jsonout_begin();
-    for (int f = 0; f < LF_COUNT; f++)
-        if (log->f[f].found && enginelog_field_is_bytes((enum log_field)f) &&
-            log->f[f].value < 9e15) /* whole bytes: the log's GiB with 2 decimals are not */
-            jsonout_uint(&figs, field_names[f], (uint64_t)llround(log->f[f].value));
-        else if (log->f[f].found)
-            jsonout_double(&figs, field_names[f], log->f[f].value);
+    for (int k = 0; k < LF_COUNT; k++)
+        if (log->f[k].found && enginelog_field_is_bytes((enum log_field)k) &&
+            log->f[k].value < 9e15) /* whole bytes: the log's GiB with 2 decimals are not */
+            jsonout_uint(&figs, field_names[k], (uint64_t)llround(log->f[k].value));
+        else if (log->f[k].found)
+            jsonout_double(&figs, field_names[k], log->f[k].value);
     jsonout_object(&o, "figures", jsonout_end(&figs));
     cJSON *root = jsonout_end(&o);
     char *text = root ? cJSON_Print(root) : NULL;

@@ -530,11 +530,16 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         jsonread_string(&r, root, "torch_dtype", false, dtype, sizeof dtype, d);
     if (dtype[0] == '\0' && (dtype_key = "dtype"))
         jsonread_string(&r, root, "dtype", false, dtype, sizeof dtype, d);
+    /* torch's own spellings: "torch.bfloat16", "float8_e4m3fn" */
+    if (strncmp(dtype, "torch.", 6) == 0)
+        memmove(dtype, dtype + 6, strlen(dtype + 6) + 1);
+    if (strncmp(dtype, "float8", 6) == 0)
+        snprintf(dtype, sizeof dtype, "fp8");
     if (dtype[0] && !dtype_parse(dtype, &m->weight_dtype)) {
-        char shown[64];
-        text_escape(dtype, shown, sizeof shown);
-        diag_fail(d, "%s: %s: '%s' is not a precision kvplan knows (%s)", path, dtype_key,
-                  shown, dtype_names());
+        char bad[64];
+        text_escape(dtype, bad, sizeof bad);
+        diag_fail(d, "%s: %s: '%s' is not a precision kvplan knows (%s)", path, dtype_key, bad,
+                  dtype_names());
         cJSON_Delete(root);
         return false;
     }

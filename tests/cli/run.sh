@@ -440,6 +440,9 @@ expect 0 "kvplan models this engine on NVIDIA and AMD GPUs only" plan --engine t
 expect 0 "the draft is more than a quarter of the model's size" plan --model llama-3.1-8b --draft-model llama-3.1-70b
 expect_not "more than a quarter" plan --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b
 expect 0 "kv_cache_config: dtype: fp8" plan --engine trtllm --kv-dtype fp8
+# import-hf reads torch's own spellings of a precision
+printf '{"model_type":"llama","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":128,"vocab_size":100,"max_position_embeddings":512,"torch_dtype":"float8_e4m3fn"}' > "$T/f8.json"
+expect 0 '"weight_dtype":	"fp8"' import-hf "$T/f8.json"
 # --export - is the output itself, one JSON document; the planner exports with e
 expect 0 '"format":	"kvplan-scenario"' plan --export - --format json
 expect 2 "--export: writes the snapshot of \`kvplan plan\`" --export "$T/x.json" --dump-screen -
