@@ -347,7 +347,10 @@ void policy_sglang(struct policy_ctx *c)
     /* tp_worker.py / model_runner.py: under DP attention each rank's
      * scheduler takes max_running_requests // dp_size (here the TP ranks) */
     uint32_t cap = e->max_num_seqs;
-    if (r->dp_attention && r->tp > 1) {
+    /* model_runner.py (_resolve_max_num_reqs): a value server_args holds (given,
+     * or 48 with a draft) is divided among the DP workers; the estimate used when
+     * it is unset is already a worker's */
+    if (r->dp_attention && r->tp > 1 && (f->max_num_seqs || spec48)) {
         cap = e->max_num_seqs / r->tp ? e->max_num_seqs / r->tp : 1;
         cap_name = "max_running_requests / DP ranks";
     }
