@@ -102,23 +102,32 @@ static int handle_mouse(struct planner *p)
     return 0;
 }
 
+/* The planner on a session of scenarios or on one (kept off the stack: a
+ * session holds every scenario with its undo history). */
+static struct planner *open_planner(const struct catalog *c, const struct scenario *s,
+                                    const struct snapshot_session *ss)
+{
+    static struct planner p;
+    if (ss && ss->count > 1)
+        planner_init_session(&p, c, ss);
+    else
+        planner_init(&p, c, s);
+    return &p;
+}
+
 int app_run(const struct catalog *c, const struct scenario *s, const struct snapshot_session *ss,
             bool mono, bool ascii, char *err, size_t errlen)
 {
     struct term_caps caps;
     if (!term_open(mono, ascii, &caps, err, errlen))
         return 3;
-    static struct planner p; /* a session of scenarios: kept off the stack */
-    if (ss && ss->count > 1)
-        planner_init_session(&p, c, ss);
-    else
-        planner_init(&p, c, s);
-    view_settle(&p);
-    view_draw(&p);
+    struct planner *p = open_planner(c, s, ss);
+    view_settle(p);
+    view_draw(p);
     refresh();
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
     unsigned long frame = 0;
-    while (!p.quit) {
+    while (!p->quit) {
         term_take_resize(); /* a SIGWINCH during the last key queues KEY_RESIZE now */
         int key = getch();
         if (key == ERR) {
@@ -134,14 +143,14 @@ int app_run(const struct catalog *c, const struct scenario *s, const struct snap
             flags = PLAN_REDRAW;
         }
         else if (key == KEY_MOUSE)
-            flags = handle_mouse(&p);
+            flags = handle_mouse(p);
         else
-            flags = planner_key(&p, key);
+            flags = planner_key(p, key);
         if (flags & PLAN_QUIT)
             break;
         if (flags & PLAN_REDRAW) {
-            view_settle(&p);
-            view_draw(&p);
+            view_settle(p);
+            view_draw(p);
             if (frames) {
                 char f[32];
                 snprintf(f, sizeof f, "#%lu", ++frame);
@@ -151,9 +160,9 @@ int app_run(const struct catalog *c, const struct scenario *s, const struct snap
                 clrtoeol();
             }
             refresh();
-            if (p.copy_pending) {
-                term_clipboard(p.copied);
-                p.copy_pending = false;
+            if (p->copy_pending) {
+                term_clipboard(p->copied);
+                p->copy_pending = false;
             }
         }
     }
@@ -218,17 +227,13 @@ int app_dump(const struct catalog *c, const struct scenario *s, const struct sna
         return 2;
     if (!term_open_headless(cols, rows, mono, ascii, &caps, err, errlen))
         return 2;
-    static struct planner p; /* a session of scenarios: kept off the stack */
-    if (ss && ss->count > 1)
-        planner_init_session(&p, c, ss);
-    else
-        planner_init(&p, c, s);
-    view_settle(&p);
-    for (const char *k = keys ? keys : ""; *k && !p.quit;) {
-        planner_key(&p, next_key(&k));
-        view_settle(&p); /* as each frame of the live planner does */
+    struct planner *p = open_planner(c, s, ss);
+    view_settle(p);
+    for (const char *k = keys ? keys : ""; *k && !p->quit;) {
+        planner_key(p, next_key(&k));
+        view_settle(p); /* as each frame of the live planner does */
     }
-    view_draw(&p);
+    view_draw(p);
     size_t text = term_dump_text(NULL, 0), attrs = with_attrs ? term_dump_attrs(NULL, 0) : 0;
     size_t need = text + attrs + 32;
     char *buf = malloc(need);

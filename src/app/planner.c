@@ -349,37 +349,37 @@ static int current_index(const uint64_t *v, int n, uint64_t cur)
     return best;
 }
 
+/* What a change of c dropped that belongs to the engine or model left behind
+ * (a layout, slots, images, a cache type: control_fit_knobs), said in `what`;
+ * false when nothing was. */
+static bool dropped(const struct scenario *was, const struct scenario *next, enum control c,
+                    char *what, size_t size)
+{
+    if (was->dp_attention && !next->dp_attention)
+        snprintf(what, size, "DP attention (SGLang)");
+    else if (was->expert_parallel && !next->expert_parallel)
+        snprintf(what, size, "expert parallel (vLLM)");
+    else if (was->pp > 1 && next->pp <= 1)
+        snprintf(what, size, "pipeline stages");
+    else if (c != CTRL_LORA && was->max_loras && !next->max_loras)
+        snprintf(what, size, "LoRA (%u slot%s x rank %u)", was->max_loras,
+                 was->max_loras == 1 ? "" : "s", lora_rank(was));
+    else if (c != CTRL_LORA && was->lora_targets && !next->lora_targets)
+        snprintf(what, size, "LoRA on the MLP");
+    else if (c != CTRL_IMAGES && scenario_images(was) && !scenario_images(next))
+        snprintf(what, size, "image input (%u x %u tokens)", scenario_images(was),
+                 scenario_tokens_per_image(was));
+    else if (c != CTRL_KV_DTYPE && was->kv_dtype != next->kv_dtype && next->kv_dtype == DTYPE_AUTO)
+        snprintf(what, size, "the %s cache", dtype_info(was->kv_dtype)->name);
+    else
+        return false;
+    return true;
+}
+
 void planner_apply_control(struct planner *p, enum control c, const struct scenario *next)
 {
-    const struct scenario *was = &p->scenario;
-    /* a layout that belongs to the engine left behind is dropped: say so */
-    const char *gone = was->dp_attention && !next->dp_attention       ? "DP attention (SGLang)"
-                       : was->expert_parallel && !next->expert_parallel ? "expert parallel (vLLM)"
-                       : was->pp > 1 && next->pp <= 1                   ? "pipeline stages"
-                       /* slots and images the engine or model has no room for (control_fit_knobs) */
-                       : c != CTRL_LORA && was->max_loras && !next->max_loras ? "LoRA"
-                       : c != CTRL_LORA && was->lora_targets && !next->lora_targets
-                           ? "LoRA on the MLP"
-                       : c != CTRL_IMAGES && scenario_images(was) && !scenario_images(next)
-                           ? "Images"
-                       : c != CTRL_KV_DTYPE && was->kv_dtype != next->kv_dtype &&
-                               next->kv_dtype == DTYPE_AUTO
-                           ? "KV cache"
-                           : NULL;
     char what[96];
-    if (gone) {
-        unsigned loras = was->max_loras, rank = lora_rank(was);
-        if (strcmp(gone, "LoRA") == 0)
-            snprintf(what, sizeof what, "LoRA (%u slot%s x rank %u)", loras, loras == 1 ? "" : "s",
-                     rank);
-        else if (strcmp(gone, "KV cache") == 0)
-            snprintf(what, sizeof what, "the %s cache", dtype_info(was->kv_dtype)->name);
-        else if (strcmp(gone, "Images") == 0)
-            snprintf(what, sizeof what, "image input (%u x %u tokens)", scenario_images(was),
-                     scenario_tokens_per_image(was));
-        else
-            snprintf(what, sizeof what, "%s", gone);
-    }
+    bool gone = dropped(&p->scenario, next, c, what, sizeof what);
     struct scenario s = *next;
     planner_apply(p, &s);
     if (gone && !p->error[0])

@@ -69,39 +69,25 @@ static void pool_note(const struct policy_ctx *c, char *note, size_t size)
     }
 }
 
-/* Adds the engine's flags for the tier to its launch line (before any
- * trailing "  # ..." remark). */
-static void launch_flags(struct policy_ctx *c)
+uint64_t host_tier_pool_bytes(const struct scenario *s)
 {
-    const struct scenario *s = c->s;
-    struct engine_detail *e = &c->r->engine;
-    char flags[160] = "";
-    double ranks = (double)c->r->tp * c->r->pp;
-    if (s->engine.kind == ENGINE_VLLM)
-        snprintf(flags, sizeof flags, " --kv-offloading-backend native --kv-offloading-size %g",
+    if (s->engine.kind != ENGINE_SGLANG)
+        return s->host_kv_bytes;
+    double gb = floor((double)s->host_kv_bytes / 1e9);
+    return (uint64_t)(gb < 1 ? 1 : gb) * 1000000000ull;
+}
+
+void host_tier_flags(const struct scenario *s, uint32_t ranks, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (s->host_kv_bytes == 0)
+        return;
+    if (s->engine.kind == ENGINE_VLLM) /* GiB for all ranks (kv_offloading.py) */
+        snprintf(buf, size, " --kv-offloading-backend native --kv-offloading-size %g",
                  (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0));
-    else if (s->engine.kind == ENGINE_SGLANG)
-        snprintf(flags, sizeof flags, " --enable-hierarchical-cache --hicache-size %.0f",
-                 (double)c->r->host.pool_bytes_per_gpu / 1e9);
-    if (s->engine.kind == ENGINE_TRTLLM && e->launch[0]) {
-        /* llmapi KvCacheConfig.host_cache_size, in bytes, through the options file */
-        size_t n = strlen(e->launch);
-        snprintf(e->launch + n, sizeof e->launch - n, "%s kv_cache_config: host_cache_size: %llu",
-                 strstr(e->launch, "--extra_llm_api_options:") ? ";"
-                                                               : "  # --extra_llm_api_options:",
-                 (unsigned long long)s->host_kv_bytes);
-        return;
-    }
-    if (flags[0] == '\0' || e->launch[0] == '\0')
-        return;
-    char tail[ENGINE_TEXT_MAX] = "";
-    char *remark = strstr(e->launch, "  #");
-    if (remark) {
-        snprintf(tail, sizeof tail, "%s", remark);
-        *remark = '\0';
-    }
-    size_t n = strlen(e->launch);
-    snprintf(e->launch + n, sizeof e->launch - n, "%s%s", flags, tail);
+    else if (s->engine.kind == ENGINE_SGLANG) /* whole GB on each rank */
+        snprintf(buf, size, " --enable-hierarchical-cache --hicache-size %.0f",
+                 (double)host_tier_pool_bytes(s) / 1e9);
 }
 
 /* The parked caches are sized at the tokens in use (the pool's allocation
@@ -238,13 +224,8 @@ void host_tier_compute(struct policy_ctx *c)
     if (s->host_kv_bytes == 0)
         return;
     h->present = true;
-    h->pool_bytes_per_gpu = s->host_kv_bytes;
-    /* SGLang takes --hicache-size in whole GB (1e9 bytes; 0 would mean its
-     * default ratio): the pool is what the launch line asks for */
-    if (s->engine.kind == ENGINE_SGLANG) {
-        double gb = floor((double)s->host_kv_bytes / 1e9);
-        h->pool_bytes_per_gpu = (uint64_t)(gb < 1 ? 1 : gb) * 1000000000ull;
-    }
+    /* the pool the launch line asks for (SGLang: whole GB) */
+    h->pool_bytes_per_gpu = host_tier_pool_bytes(s);
     h->user_bytes_per_gpu = r->user_bytes_paged_per_gpu;
     /* parked caches need a server: none when no user fits, and llama.cpp has no tier */
     h->serving = r->fits && r->max_users > 0;
@@ -268,5 +249,4 @@ void host_tier_compute(struct policy_ctx *c)
     h->hit_rate = s->has_prefix_hit_rate ? s->prefix_hit_rate : 0;
     users_rows(c);
     time_rows(c);
-    launch_flags(c);
 }

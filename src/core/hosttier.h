@@ -10,4 +10,12 @@
 /* Fills c->r->host and its "host_*" rows; nothing without --host-kv. */
 void host_tier_compute(struct policy_ctx *c);
 
+/* The host pool of each GPU as the engine sizes it: --host-kv, or under
+ * SGLang the whole GB its --hicache-size takes (at least 1: 0 means its ratio). */
+uint64_t host_tier_pool_bytes(const struct scenario *s);
+
+/* The vLLM or SGLang flags that ask for the tier (" --kv-offloading-backend
+ * ..."), for `ranks` = TP x PP ranks; "" without a tier or for other engines. */
+void host_tier_flags(const struct scenario *s, uint32_t ranks, char *buf, size_t size);
+
 #endif

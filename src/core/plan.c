@@ -15,47 +15,9 @@ static void cost_rows(struct policy_ctx *c)
     const struct model_spec *m = &s->model;
     struct plan_result *r = c->r;
     const struct kv_cost *k = &r->cost;
-    const struct dtype_info *info = dtype_info(k->kv_dtype);
-    char bpv[48];
-    snprintf(bpv, sizeof bpv, "B (%s)", info->name);
-    uint64_t row_values = k->mla ? k->values_per_layer : k->values_per_layer / 2;
-    bool ceil_needed = (row_values * info->bytes_num) % info->bytes_den != 0;
-
     uint32_t atp = k->tp; /* the attention's tensor parallel: 1 under DP attention */
     struct explain_row *row = explain_row_begin(c->x, "kv_per_layer", "KV per layer", "per GPU");
-    if (k->latent_fp8_blocks) {
-        /* FlashMLA's sparse layout of an FP8 latent (kvcost.h) */
-        explain_term(row, m->kv_lora_rank, XU_COUNT, "kv_lora_rank");
-        explain_term(row, 1, XU_PER_VALUE, bpv);
-        explain_op(row, XOP_MUL);
-        explain_term(row, m->kv_lora_rank / 128 * 4, XU_BYTES_EXACT, "fp32 scale per 128");
-        explain_op(row, XOP_ADD);
-        explain_term(row, m->qk_rope_head_dim, XU_COUNT, "rope dims");
-        explain_term(row, 2, XU_PER_VALUE, "B (bf16)");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    } else if (k->mla) {
-        explain_term(row, m->kv_lora_rank, XU_COUNT, "kv_lora_rank");
-        explain_term(row, m->qk_rope_head_dim, XU_COUNT, "rope dims");
-        explain_op(row, XOP_ADD);
-    } else {
-        explain_term(row, 2, XU_COUNT, "(K,V)");
-        explain_term(row, k->kv_heads_per_gpu, XU_COUNT, atp > 1 ? "KV heads/GPU" : "KV heads");
-        explain_term(row, m->head_dim, XU_COUNT, "head_dim");
-        explain_op(row, XOP_MUL);
-    }
-    if (!k->latent_fp8_blocks) {
-        explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
-        explain_op(row, XOP_MUL);
-        if (ceil_needed)
-            explain_op(row, XOP_CEIL);
-        if (!k->mla)
-            explain_op(row, XOP_MUL);
-    }
-    if (k->index_bytes) {
-        explain_term(row, (long double)k->index_bytes, XU_BYTES_EXACT, "indexer key");
-        explain_op(row, XOP_ADD);
-    }
+    policy_kv_layer_expr(row, m, k);
     char note[160] = "";
     if (k->index_bytes)
         snprintf(note, sizeof note,

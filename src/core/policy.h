@@ -69,6 +69,13 @@ void policy_user_bytes(struct policy_ctx *c);
 void policy_bytes_expr(struct policy_ctx *c, struct explain_row *row, uint64_t global,
                        uint64_t windowed, const char *what);
 
+/* Pushes the KV one token keeps in one layer on one GPU, as kvcost computes
+ * k->bytes_per_layer for model m: K and V of the heads a GPU holds, or the MLA
+ * latent (in FlashMLA's FP8 layout for sparse attention), plus a sparse
+ * attention's indexer key. Shared by the model's and a draft's rows. */
+void policy_kv_layer_expr(struct explain_row *row, const struct model_spec *m,
+                          const struct kv_cost *k);
+
 /* Pushes the weights one GPU holds (the weights_per_gpu row when split). */
 void policy_weights_term(struct policy_ctx *c, struct explain_row *row);
 

@@ -509,3 +509,47 @@ void policy_state_pool_used(struct policy_ctx *c)
     r->state_bytes_per_user_per_gpu = r->cost.state_bytes;
     r->user_bytes_paged_per_gpu = kv_sat_add(r->user_bytes_paged_per_gpu, r->cost.state_bytes);
 }
+
+void policy_kv_layer_expr(struct explain_row *row, const struct model_spec *m,
+                          const struct kv_cost *k)
+{
+    const struct dtype_info *info = dtype_info(k->kv_dtype);
+    char bpv[48];
+    snprintf(bpv, sizeof bpv, "B (%s)", info->name);
+    if (k->latent_fp8_blocks) {
+        /* FlashMLA's sparse layout of an FP8 latent (kvcost.h) */
+        explain_term(row, m->kv_lora_rank, XU_COUNT, "kv_lora_rank");
+        explain_term(row, 1, XU_PER_VALUE, bpv);
+        explain_op(row, XOP_MUL);
+        explain_term(row, m->kv_lora_rank / 128 * 4, XU_BYTES_EXACT, "fp32 scale per 128");
+        explain_op(row, XOP_ADD);
+        explain_term(row, m->qk_rope_head_dim, XU_COUNT, "rope dims");
+        explain_term(row, 2, XU_PER_VALUE, "B (bf16)");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    } else {
+        if (k->mla) {
+            explain_term(row, m->kv_lora_rank, XU_COUNT, "kv_lora_rank");
+            explain_term(row, m->qk_rope_head_dim, XU_COUNT, "rope dims");
+            explain_op(row, XOP_ADD);
+        } else {
+            explain_term(row, 2, XU_COUNT, "(K,V)");
+            explain_term(row, k->kv_heads_per_gpu, XU_COUNT,
+                         k->tp > 1 ? "KV heads/GPU" : "KV heads");
+            explain_term(row, m->head_dim, XU_COUNT, "head_dim");
+            explain_op(row, XOP_MUL);
+        }
+        /* bytes(values) rounds a row up to a whole byte (q8_0, q4_0, int4) */
+        uint64_t values = k->mla ? k->values_per_layer : k->values_per_layer / 2;
+        explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
+        explain_op(row, XOP_MUL);
+        if ((values * info->bytes_num) % info->bytes_den != 0)
+            explain_op(row, XOP_CEIL);
+        if (!k->mla)
+            explain_op(row, XOP_MUL);
+    }
+    if (k->index_bytes) {
+        explain_term(row, (long double)k->index_bytes, XU_BYTES_EXACT, "indexer key");
+        explain_op(row, XOP_ADD);
+    }
+}

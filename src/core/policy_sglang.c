@@ -5,9 +5,11 @@
  * python/sglang/srt/model_executor/model_runner.py (profile_max_num_token),
  * scheduler max_running_requests. */
 #include "policy.h"
+#include "hosttier.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static void describe(struct policy_ctx *c)
 {
@@ -70,7 +72,10 @@ static void describe(struct policy_ctx *c)
                               "%u --max-lora-rank %u --lora-target-modules %s", r->lora.slots,
                               r->lora.rank, mods);
     }
-    if (r->dp_attention && r->replicas > 1)
+    if (n < sizeof extra)
+        host_tier_flags(s, r->tp * r->pp, extra + n, sizeof extra - n);
+    n += strlen(extra + n);
+    if (r->dp_attention && r->replicas > 1 && n < sizeof extra)
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
              "python -m sglang.launch_server --model-path %s --context-length %llu "

@@ -27,23 +27,26 @@ static void describe(struct policy_ctx *c)
     if (r->replicas > 1)
         n += (size_t)snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each",
                               r->replicas);
-    /* llmapi: a quantized cache (KvCacheConfig.dtype) and a draft
+    /* llmapi: a quantized cache (KvCacheConfig.dtype), a draft
      * (speculative_config: decoding_type DraftTarget, speculative_model_dir,
-     * max_draft_len) go in the options file */
-    bool opts = false;
-    if ((r->kv_dtype == DTYPE_FP8 || r->kv_dtype == DTYPE_INT8) && n < sizeof extra) {
-        n += (size_t)snprintf(extra + n, sizeof extra - n,
-                              "%s --extra_llm_api_options: kv_cache_config: dtype: %s",
-                              r->replicas > 1 ? ";" : "  #", dtype_info(r->kv_dtype)->name);
-        opts = true;
-    }
-    if (r->spec.method == SPEC_DRAFT && n < sizeof extra)
-        snprintf(extra + n, sizeof extra - n,
-                 "%s speculative_config: decoding_type DraftTarget, max_draft_len %u, "
-                 "speculative_model_dir %s",
-                 opts ? ";" : r->replicas > 1 ? "; --extra_llm_api_options:"
-                                              : "  # --extra_llm_api_options:",
-                 r->spec.tokens, policy_model_ref(&s->draft));
+     * max_draft_len) and a host tier (KvCacheConfig.host_cache_size, bytes) go
+     * in the options file: named in one remark */
+    char opts[320] = "";
+    size_t k = 0;
+    if (r->kv_dtype == DTYPE_FP8 || r->kv_dtype == DTYPE_INT8)
+        k += (size_t)snprintf(opts + k, sizeof opts - k, "; kv_cache_config: dtype: %s",
+                              dtype_info(r->kv_dtype)->name);
+    if (r->spec.method == SPEC_DRAFT && k < sizeof opts)
+        k += (size_t)snprintf(opts + k, sizeof opts - k,
+                              "; speculative_config: decoding_type DraftTarget, max_draft_len %u, "
+                              "speculative_model_dir %s",
+                              r->spec.tokens, policy_model_ref(&s->draft));
+    if (s->host_kv_bytes && k < sizeof opts)
+        snprintf(opts + k, sizeof opts - k, "; kv_cache_config: host_cache_size: %llu",
+                 (unsigned long long)s->host_kv_bytes);
+    if (opts[0] && n < sizeof extra) /* the first item follows the remark's opening */
+        snprintf(extra + n, sizeof extra - n, "%s --extra_llm_api_options:%s",
+                 r->replicas > 1 ? ";" : "  #", opts + 1);
     snprintf(e->launch, sizeof e->launch,
              "trtllm-serve %s --max_seq_len %llu --kv_cache_free_gpu_memory_fraction %.2f%s",
              policy_model_ref(&s->model), (unsigned long long)c->r->context_tokens, e->fraction,

@@ -6,6 +6,7 @@
  * hybrid groups, maximum concurrency). */
 #include "images.h"
 #include "policy.h"
+#include "hosttier.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -76,7 +77,10 @@ static void describe(struct policy_ctx *c)
                 *p = ' ';
         n += (size_t)snprintf(extra + n, sizeof extra - n, " --lora-target-modules %s", mods);
     }
-    if (r->replicas > 1 && v0) /* V0 had no data parallel: one server per replica */
+    if (n < sizeof extra)
+        host_tier_flags(s, r->tp * r->pp, extra + n, sizeof extra - n);
+    n += strlen(extra + n);
+    if (r->replicas > 1 && v0 && n < sizeof extra) /* V0 had no data parallel: one server per replica */
         snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
     snprintf(e->launch, sizeof e->launch,
              "vllm serve %s --max-model-len %llu --gpu-memory-utilization %.2f%s",

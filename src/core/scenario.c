@@ -97,16 +97,7 @@ enum dtype scenario_compute_dtype(const struct scenario *s)
 
 enum dtype scenario_kv_dtype(const struct scenario *s)
 {
-    if (s->kv_dtype != DTYPE_AUTO)
-        return s->kv_dtype;
-    switch (s->model.weight_dtype) {
-    case DTYPE_FP32:
-    case DTYPE_FP16:
-    case DTYPE_BF16:
-        return s->model.weight_dtype;
-    default:
-        return DTYPE_BF16;
-    }
+    return s->kv_dtype != DTYPE_AUTO ? s->kv_dtype : scenario_compute_dtype(s);
 }
 
 uint64_t scenario_weights_bytes(const struct scenario *s, enum dtype *used)

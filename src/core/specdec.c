@@ -53,12 +53,17 @@ uint32_t spec_default_tokens(const struct scenario *s)
     return s->engine.kind == ENGINE_LLAMACPP ? 16 : 1;
 }
 
-/* The draft as a scenario of its own: its released weights, the model's cache type. */
-static void draft_scenario(const struct scenario *s, enum dtype kv, struct scenario *ds)
+/* The draft as a scenario of its own (its released weights, the model's cache
+ * type; llama.cpp's f16 when the type is the default) and its KV per token at
+ * the model's attention TP. */
+static void draft_cost(const struct scenario *s, enum dtype model_kv, uint32_t attention_tp,
+                       struct scenario *ds, struct kv_cost *dc)
 {
     scenario_default(ds, &s->gpu, &s->draft);
-    ds->kv_dtype = kv;
+    ds->kv_dtype = s->engine.kind == ENGINE_LLAMACPP && s->kv_dtype == DTYPE_AUTO ? DTYPE_FP16
+                                                                                   : model_kv;
     ds->full_attention = true; /* counted at every token (see kvcost_bytes) */
+    kvcost_compute(ds, attention_tp, dc);
 }
 
 void specdec_compute(const struct scenario *s, uint32_t attention_tp, struct plan_result *r)
@@ -72,18 +77,12 @@ void specdec_compute(const struct scenario *s, uint32_t attention_tp, struct pla
      * worker): its weights split over the replica's TP ranks */
     uint32_t tp = r->tp ? r->tp : 1;
     if (s->spec_method == SPEC_DRAFT) {
-        enum dtype kv = s->engine.kind == ENGINE_LLAMACPP && s->kv_dtype == DTYPE_AUTO
-                            ? DTYPE_FP16
-                            : r->cost.kv_dtype;
         struct scenario ds;
-        draft_scenario(s, kv, &ds);
+        struct kv_cost dc;
+        draft_cost(s, r->cost.kv_dtype, attention_tp, &ds, &dc);
         enum dtype used;
         p->weights_bytes = scenario_weights_bytes(&ds, &used);
-        struct kv_cost dc;
-        kvcost_compute(&ds, attention_tp, &dc);
         p->layers = dc.layers;
-        p->kv_heads_per_gpu = dc.kv_heads_per_gpu;
-        p->kv_bytes_per_layer = dc.bytes_per_layer;
         p->kv_bytes_per_token = dc.bytes_per_token;
     } else {
         /* the MTP layers at the model's bytes per parameter as counted */
@@ -91,7 +90,6 @@ void specdec_compute(const struct scenario *s, uint32_t attention_tp, struct pla
         long double per = m->params ? (long double)r->weights_bytes / m->params : 0;
         p->weights_bytes = (uint64_t)ceill((long double)m->mtp_params * per);
         p->layers = m->nextn_layers;
-        p->kv_bytes_per_layer = r->cost.bytes_per_layer;
         p->kv_bytes_per_token = kv_sat_mul(r->cost.bytes_per_layer, m->nextn_layers);
     }
     p->weights_bytes_per_gpu = kv_ceil_div(p->weights_bytes, tp);
@@ -157,43 +155,11 @@ void specdec_kv_row(struct policy_ctx *c)
         return;
     }
     const struct model_spec *d = &s->draft;
-    enum dtype kv = s->engine.kind == ENGINE_LLAMACPP && s->kv_dtype == DTYPE_AUTO
-                        ? DTYPE_FP16
-                        : c->r->cost.kv_dtype;
-    const struct dtype_info *info = dtype_info(kv);
-    char bpv[48];
-    snprintf(bpv, sizeof bpv, "B (%s)", info->name);
+    struct scenario ds;
+    struct kv_cost dc;
+    draft_cost(s, c->r->cost.kv_dtype, c->r->cost.tp, &ds, &dc);
     explain_term(row, p->layers, XU_COUNT, "draft layers");
-    uint64_t values;
-    if (kvcost_index_bytes(d)) {
-        /* sparse attention: latent and indexer key as kvcost lays them out */
-        explain_term(row, (long double)p->kv_bytes_per_layer, XU_BYTES_EXACT,
-                     "latent + indexer key a layer");
-        explain_op(row, XOP_MUL);
-        char note[96];
-        snprintf(note, sizeof note, "%s keeps its own KV of every token", d->id);
-        explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
-        return;
-    }
-    if (d->attention == ATTENTION_MLA) {
-        explain_term(row, d->kv_lora_rank, XU_COUNT, "kv_lora_rank");
-        explain_term(row, d->qk_rope_head_dim, XU_COUNT, "rope dims");
-        explain_op(row, XOP_ADD);
-        values = (uint64_t)d->kv_lora_rank + d->qk_rope_head_dim;
-    } else {
-        explain_term(row, 2, XU_COUNT, "(K,V)");
-        explain_term(row, p->kv_heads_per_gpu, XU_COUNT,
-                     c->r->cost.tp > 1 ? "KV heads/GPU" : "KV heads");
-        explain_term(row, d->head_dim, XU_COUNT, "head_dim");
-        explain_op(row, XOP_MUL);
-        values = (uint64_t)p->kv_heads_per_gpu * d->head_dim;
-    }
-    explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
-    explain_op(row, XOP_MUL);
-    if ((values * info->bytes_num) % info->bytes_den != 0)
-        explain_op(row, XOP_CEIL);
-    if (d->attention != ATTENTION_MLA)
-        explain_op(row, XOP_MUL);
+    policy_kv_layer_expr(row, d, &dc); /* the model's own per-layer terms */
     explain_op(row, XOP_MUL);
     char note[96];
     snprintf(note, sizeof note, "%s keeps its own KV of every token", d->id);

@@ -37,9 +37,7 @@ struct spec_result {
     uint64_t weights_bytes;        /* the draft (or MTP layers), whole */
     uint64_t weights_bytes_per_gpu;
     uint64_t kv_bytes_per_token;   /* the draft's (or MTP layers') KV per token, one GPU */
-    uint64_t kv_bytes_per_layer;   /* one draft layer, one GPU */
     uint32_t layers;               /* draft layers, or MTP layers */
-    uint32_t kv_heads_per_gpu;     /* draft's; 0 for MLA */
 };
 
 #endif
