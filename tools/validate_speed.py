@@ -15,12 +15,16 @@ Writes doc/SPEED-VALIDATION.md. With --check it writes nothing and prints one
 line, `speed: N passed, N failed (...)`: a complete case passes when its decode
 error (predicted vs measured time per output token) is within --tolerance
 (default 0.20). With --min-passed N the exit status is 1 when fewer than N
-cases pass (the regression guard `make test` uses). Otherwise it is 0 whatever
+cases pass. With --gate GATE.json (the regression guard `make test` uses)
+every case the gate names must be complete and within the gate's tolerance
+for it, the line `speed gate: N passed, N failed` closes the output, and the
+exit status is 1 when one is not. Otherwise it is 0 whatever
 the errors unless --strict, which
 fails on any failed case and on any complete case kvplan gives no prediction
 for. Cases the binary cannot predict yet (no speed options or fields) are "n/a".
 
 Usage: validate_speed.py KVPLAN DATA.json [--check] [--strict] [--tolerance F] [--min-passed N]
+                         [--gate tests/data/speed-gate.json]
                          [--out doc/SPEED-VALIDATION.md] [--gpu-reference gpus.json]
                          [--model-reference models.json]
 """
@@ -198,6 +202,53 @@ def summary(values):
     return statistics.median(v), (min(v), max(v)), len(v)
 
 
+def read_gate(path):
+    """The cases `make test` holds, each with its tolerance: {} when no gate
+    is given, None (after a message) when the file is not a gate."""
+    if path is None:
+        return {}
+    try:
+        doc = json.load(open(path))
+    except (OSError, ValueError) as e:
+        print("%s: %s" % (path, e), file=sys.stderr)
+        return None
+    if doc.get("format") != "kvplan-speed-gate" or doc.get("format_version") != 1:
+        print("%s: not a kvplan-speed-gate file, version 1" % path, file=sys.stderr)
+        return None
+    gate = {}
+    for i, g in enumerate(doc.get("cases", [])):
+        tol = g.get("tolerance")
+        if not isinstance(g.get("id"), str) or not isinstance(tol, (int, float)) or not 0 < tol < 10:
+            print("%s: cases[%d]: needs an id and a tolerance between 0 and 10" % (path, i), file=sys.stderr)
+            return None
+        gate[g["id"]] = float(tol)
+    return gate
+
+
+def check_gate(gate, rows):
+    """Each gated case within its own tolerance; prints every miss and the
+    closing line, and says whether all held."""
+    by_id = {r["c"]["id"]: r for r in rows}
+    held = missed = 0
+    for i, tol in gate.items():
+        r = by_id.get(i)
+        if r is None:
+            why = "no such case in the measurements"
+        elif not r["c"]["complete"] or r["dec_ms"] is None:
+            why = "not a complete case"
+        elif r["err_dec"] is None:
+            why = "kvplan gives no prediction"
+        elif abs(r["err_dec"]) > 100.0 * tol:
+            why = "decode %+.1f%%, tolerance %.0f%%" % (r["err_dec"], 100 * tol)
+        else:
+            held += 1
+            continue
+        missed += 1
+        print("GATE: %s: %s" % (i, why))
+    print("speed gate: %d passed, %d failed" % (held, missed))
+    return missed == 0
+
+
 def main():
     argv = sys.argv[1:]
     if len(argv) < 2 or argv[0].startswith("-"):
@@ -209,6 +260,9 @@ def main():
         return argv[argv.index(name) + 1] if name in argv else default
     check, strict = "--check" in argv, "--strict" in argv
     min_passed = int(opt("--min-passed", "0"))
+    gate = read_gate(opt("--gate", None))
+    if gate is None:
+        return 2
     tol = float(opt("--tolerance", "0.20"))
     out_path = opt("--out", os.path.join(REPO, "doc", "SPEED-VALIDATION.md"))
     ref = gpu_reference(opt("--gpu-reference", DEFAULT_GPU_REFERENCE))
@@ -272,6 +326,8 @@ def main():
             print("FAIL: %s: decode %.2f ms predicted vs %.2f ms measured (%+.1f%%, tolerance %.0f%%)" %
                   (i, r["pred_dec"], r["dec_ms"], r["err_dec"], 100 * tol))
         print(line)
+        if gate and not check_gate(gate, rows):
+            return 1
         if len(passed) < min_passed:
             print("validate_speed: %d cases pass, fewer than --min-passed %d" % (len(passed), min_passed),
                   file=sys.stderr)

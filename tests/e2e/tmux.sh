@@ -75,7 +75,7 @@ wait_done
 if [ "$(T display -p -t app '#{alternate_on}')" = 0 ]; then ok; else bad "SIGTERM left the alternate screen on"; fi
 if [ "$(cat "$D/status")" = 143 ]; then ok; else bad "exit status after SIGTERM: $(cat "$D/status")"; fi
 
-# Ctrl-\ (SIGQUIT) from the keyboard: issue 9 left the terminal raw
+# Ctrl-\ (SIGQUIT) from the keyboard leaves the terminal cooked
 phase sigquit 100 30 "env LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$D $K" "stty -a | grep -o ' -*icanon' > $D/stty"
 if wait_for "How the number is computed"; then ok; else bad "the planner did not open for Ctrl-\\"; fi
 T send-keys -t app 'C-\'
@@ -84,7 +84,7 @@ if [ "$(T display -p -t app '#{alternate_on}')" = 0 ]; then ok; else bad "Ctrl-\
 if [ "$(cat "$D/status")" = 131 ] && [ "$(cat "$D/stty" 2>/dev/null)" = " icanon" ]; then ok
 else bad "Ctrl-\\: status $(cat "$D/status"), terminal: $(cat "$D/stty" 2>/dev/null)"; fi
 
-# One answer with an engine and replicas (issue 8): the big number, the replica
+# One answer with an engine and replicas: the big number, the replica
 # line and the explain rows agree with `kvplan plan --format json`, and stay
 # in step as a key changes the GPUs
 args="--gpu h100-sxm --model llama-3.1-70b --gpus 12 --tp 4 --context 32k --engine vllm"
@@ -94,11 +94,18 @@ phase replicas 160 48 "env TERM=screen LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$D $K $arg
 if [ -n "$want" ] && wait_for "= $want all replicas" && wait_for "3 replicas x TP 4: $per users each" \
     && wait_for "32k now: $want users"; then ok; else bad "replicas under vLLM: want $want ($per each)"; fi
 # Shift-Right under TERM=screen (tmux's own terminal) is a big step up the
-# GPUs, in whole TP groups; the answer on screen is plan's for that count (issue 11)
+# GPUs, in whole TP groups; the answer on screen is plan's for that count
 T send-keys -t app Up Up Up # Context -> Model -> TP -> GPUs
 T send-keys -t app S-Right
-sleep 0.3
-g=$(T capture-pane -p -t app | sed -n 's/.* on \([0-9]*\) x NVIDIA.*/\1/p' | head -1)
+# the title's GPU count once it has moved from 12 (at most 10 s)
+g=
+i=0
+while [ $i -lt 200 ]; do
+    g=$(T capture-pane -p -t app | sed -n 's/.* on \([0-9]*\) x NVIDIA.*/\1/p' | head -1)
+    [ -n "$g" ] && [ "$g" != 12 ] && break
+    sleep 0.05
+    i=$((i + 1))
+done
 want2=$($K plan $(echo "$args" | sed "s/--gpus 12/--gpus $g/") --format json 2>/dev/null \
     | sed -n 's/^\t\t"max_users":\t\([0-9]*\),$/\1/p' | head -1)
 if [ -n "$g" ] && [ "$g" -gt 12 ] && [ $((g % 4)) = 0 ] && wait_for "$((g / 4)) replicas x TP 4" \

@@ -14,24 +14,7 @@
 #include <cmocka.h>
 
 #include "core/plan.h"
-
-static inline struct model_spec llama3_8b(void)
-{
-    struct model_spec m = {0};
-    strcpy(m.id, "llama-3-8b");
-    strcpy(m.hf_id, "meta-llama/Meta-Llama-3-8B");
-    m.attention = ATTENTION_GQA;
-    m.layers = 32;
-    m.hidden_size = 4096;
-    m.attention_heads = 32;
-    m.kv_heads = 8;
-    m.head_dim = 128;
-    m.params = 8030261248;
-    m.weight_dtype = DTYPE_BF16;
-    m.max_context_tokens = 8192;
-    m.vocab_size = 128256;
-    return m;
-}
+#include "model_fixture.h"
 
 static inline struct gpu_spec a100_40(void)
 {

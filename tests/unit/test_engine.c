@@ -118,14 +118,18 @@ static void llamacpp_slots_stop_at_llama_max_seq(void **state)
     /* llama.cpp src/llama-cparams.h LLAMA_MAX_SEQ = 256; llama_context (src/llama-context.cpp)
      * throws "n_seq_max must be <= 256" above it. Llama 3 8B at 256 tokens: a slot is
      * 32 layers x 256 cells x 4,096 B (K+V f16 of 8 heads x 128) = 33,554,432 B (32 MiB);
-     * an A100 40 GB leaves about 40 - 1 (--fit) - 15 (weights) - 0.5 (buffers) = 23.5 GiB,
-     * room for about 750 slots, but -np stops at 256: 256 x 32 MiB = 8,589,934,592 B. */
+     * an A100 40 GB's 42,412,802,048 B less 1 GiB (--fit), 16,060,522,496 B of bf16
+     * weights and 538.5 MiB of runtime leaves 24,713,879,552 B, room for
+     * floor(24,713,879,552 / 33,554,432) = floor(736.5) = 736 slots, but -np stops
+     * at 256: 256 x 32 MiB = 8,589,934,592 B. */
     struct scenario s = base(ENGINE_LLAMACPP);
     s.context_tokens = 256;
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.slots, 256);
     assert_int_equal(r.users_per_replica, 256);
-    assert_true(r.users_fit_per_replica > 700 && r.users_fit_per_replica < 800);
+    assert_int_equal(42412802048ull - (1ull << 30) - 16060522496ull - 564658176ull, 24713879552ull);
+    assert_int_equal(r.users_fit_per_replica, 24713879552ull / 33554432ull);
+    assert_int_equal(r.users_fit_per_replica, 736);
     assert_int_equal(r.engine.kv_cache_bytes, 8589934592ull);
     assert_true(r.warnings & WARN_SCHEDULER_CAP);
 }
@@ -250,8 +254,11 @@ static void vllm_forward_term_scales_with_tokens_hidden_and_mlp_over_tp(void **s
     assert_int_equal(r.engine.activation_bytes, 8192ull * 139264);
     s.gpus = 2;
     r = run(&s);
-    assert_true(8192ull * 2 * (20480 + 3072 + 21504) < 256ull * 128256 * 30);
     assert_int_equal(r.engine.activation_bytes, 256ull * 128256 * 30);
+    /* the forward pass it was weighed against: 738,197,504 B = 704.00 MiB */
+    const struct explain_row *row = explain_find(&r.explain, "activation");
+    assert_non_null(row);
+    assert_non_null(strstr(row->formula, "(forward 704.00 MiB)"));
 }
 
 static void vllm_v0_turns_on_chunked_prefill_past_32k(void **state)

@@ -7,59 +7,6 @@
 #include "core/kvcost.h"
 #include "core/spec.h"
 
-/* Qwen3-Next 80B-A3B (config.json): 48 layers, 12 attention (2 KV heads of
- * 256), 36 gated DeltaNet: 32 value heads of 128, 16 key heads of 128,
- * conv kernel 4. */
-static struct model_spec qwen3_next(void)
-{
-    struct model_spec m = llama3_8b();
-    strcpy(m.id, "qwen3-next-80b-a3b");
-    strcpy(m.hf_id, "Qwen/Qwen3-Next-80B-A3B-Instruct");
-    m.layers = 48;
-    m.hidden_size = 2048;
-    m.attention_heads = 16;
-    m.kv_heads = 2;
-    m.head_dim = 256;
-    m.params = 79674391296;
-    m.active_params = 3874929408;
-    m.max_context_tokens = 262144;
-    m.vocab_size = 151936;
-    m.state_layers = 36;
-    m.state_conv_kernel = 4;
-    m.state_heads = 32;
-    m.state_head_dim = 128;
-    m.state_groups = 16;
-    m.state_size = 128;
-    strcpy(m.state_kind, "gated-deltanet");
-    return m;
-}
-
-/* NVIDIA Nemotron Nano 9B v2 (config.json): 56 blocks, 4 attention (8 KV
- * heads of 128), 27 Mamba-2 (128 heads of 80, 8 groups, d_state 128, conv
- * kernel 4), 25 MLP. */
-static struct model_spec nemotron(void)
-{
-    struct model_spec m = llama3_8b();
-    strcpy(m.id, "nemotron-9b-v2");
-    m.layers = 56;
-    m.hidden_size = 4480;
-    m.attention_heads = 40;
-    m.kv_heads = 8;
-    m.head_dim = 128;
-    m.params = 8888227328;
-    m.max_context_tokens = 131072;
-    m.vocab_size = 131072;
-    m.state_layers = 27;
-    m.plain_layers = 25;
-    m.state_conv_kernel = 4;
-    m.state_heads = 128;
-    m.state_head_dim = 80;
-    m.state_groups = 8;
-    m.state_size = 128;
-    strcpy(m.state_kind, "mamba2");
-    return m;
-}
-
 static struct scenario with(enum engine_kind kind, struct model_spec m, uint32_t gpus)
 {
     struct scenario s = base(kind);
@@ -109,7 +56,7 @@ static void one_mamba2_layer(void **state)
      * TP 1: conv 3 x (128 x 80 + 2 x 8 x 128) = 3 x 12,288 = 36,864 values
      * = 73,728 B; SSM 128 x 80 x 128 = 1,310,720 values = 2,621,440 B; a
      * layer 2,695,168 B; 27 layers 72,769,536 B. */
-    struct kv_cost c = cost_of(nemotron(), 1);
+    struct kv_cost c = cost_of(nemotron_9b_v2(), 1);
     assert_int_equal(c.layers, 4);
     assert_int_equal(c.state_conv_values, 36864);
     assert_int_equal(c.state_ssm_values, 1310720);
@@ -117,12 +64,12 @@ static void one_mamba2_layer(void **state)
     /* TP 16: 8 groups do not divide 16, so extra_groups_for_head_shards
      * replicates them to one a GPU; 8 heads a GPU: conv 3 x (8 x 80 + 2 x 1 x
      * 128) = 2,688 values */
-    c = cost_of(nemotron(), 16);
+    c = cost_of(nemotron_9b_v2(), 16);
     assert_int_equal(c.state_groups_per_gpu, 1);
     assert_int_equal(c.state_conv_values, 2688);
     assert_int_equal(c.state_ssm_values, 8ull * 80 * 128);
     /* an fp32 recurrent state (mamba_ssm_cache_dtype float32): 4 B a value */
-    struct model_spec m = nemotron();
+    struct model_spec m = nemotron_9b_v2();
     m.state_dtype = DTYPE_FP32;
     c = cost_of(m, 1);
     assert_int_equal(c.state_bytes_per_layer, 73728 + 1310720ull * 4);
@@ -136,7 +83,7 @@ static void one_mamba1_layer(void **state)
      * 2 x 4,096 = 8,192, d_state 16, kernel 4, as a head a channel. TP 2:
      * conv 4,096 x 3 = 12,288 values = 24,576 B; SSM 4,096 x 16 = 65,536
      * values = 131,072 B; 28 layers x 155,648 = 4,358,144 B. */
-    struct model_spec m = nemotron();
+    struct model_spec m = nemotron_9b_v2();
     m.layers = 32;
     m.plain_layers = 0;
     m.state_layers = 28;
@@ -160,7 +107,7 @@ static void side_by_side_layers_keep_both(void **state)
      * 24 x 2 x 2 x 64 x 2 = 12,288 B a token; conv 3 x (24 x 32 + 2 x 64) =
      * 2,688 values = 5,376 B, SSM 24 x 32 x 64 = 49,152 values = 98,304 B;
      * 24 x 103,680 = 2,488,320 B a user. */
-    struct model_spec m = nemotron();
+    struct model_spec m = nemotron_9b_v2();
     m.layers = 24;
     m.plain_layers = 0;
     m.state_layers = 24;
@@ -264,7 +211,7 @@ static void vllm_v0_keeps_the_states_outside_the_blocks(void **state)
      * 50 -> 56. Nemotron Nano: 56 x 72,769,536 = 4,075,094,016 B out of a
      * 10 GiB pool leaves 6,662,324,224 B = 25,414 blocks of 16 x 16,384 B;
      * 8,192 tokens are 512 blocks: 49 users, under the cap of 50. */
-    struct scenario s = with(ENGINE_VLLM, nemotron(), 1);
+    struct scenario s = with(ENGINE_VLLM, nemotron_9b_v2(), 1);
     s.engine.rule = RULE_VLLM_V0;
     s.engine.kv_memory_bytes = 10ull << 30;
     s.engine.max_num_seqs = 50;
@@ -347,7 +294,7 @@ static void sglang_caps_a_larger_max_running_requests(void **state)
      * tokens: 42 users of 8,192, capped at 11. The bar: 11 users' states
      * (1,579,032,576 B) are the users' state, the 24 idle slots
      * (3,445,161,984 B) spare. */
-    struct scenario s = with(ENGINE_SGLANG, nemotron(), 1);
+    struct scenario s = with(ENGINE_SGLANG, nemotron_9b_v2(), 1);
     s.engine.kv_memory_bytes = 10ull << 30;
     s.engine.max_num_seqs = 300;
     s.context_tokens = 8192;
@@ -398,7 +345,7 @@ static void llamacpp_keeps_one_f32_cell_a_slot(void **state)
      * = 5,242,880 B; a slot 27 x 5,390,336 = 145,539,072 B. KV: 4 layers x
      * 16,384 cells x (2,048 + 2,048) B = 268,435,456 B; the cache
      * 268,435,456 + 2 x 145,539,072 = 559,513,600 B. */
-    struct scenario s = with(ENGINE_LLAMACPP, nemotron(), 1);
+    struct scenario s = with(ENGINE_LLAMACPP, nemotron_9b_v2(), 1);
     s.context_tokens = 8192;
     s.engine.parallel = 2;
     struct plan_result r = run(&s);
@@ -433,12 +380,12 @@ static void decode_reads_the_state_once_a_step(void **state)
 static void impossible_state_layers_name_the_field(void **state)
 {
     (void)state;
-    struct model_spec m = nemotron();
+    struct model_spec m = nemotron_9b_v2();
     struct diag d = {0};
     m.plain_layers = 29; /* 27 + 29 = 56: no attention layer left */
     assert_false(spec_model_validate(&m, &d));
     assert_non_null(strstr(d.message, "state.layers"));
-    m = nemotron();
+    m = nemotron_9b_v2();
     m.state_conv_kernel = 1;
     struct diag d2 = {0};
     assert_false(spec_model_validate(&m, &d2));

@@ -12,89 +12,7 @@
 #include "core/params.h"
 #include "core/plan.h"
 #include "core/explain.h"
-
-static struct model_spec llama2_7b(void)
-{
-    struct model_spec m = {0};
-    strcpy(m.id, "llama-2-7b");
-    strcpy(m.name, "Llama 2 7B");
-    m.attention = ATTENTION_MHA;
-    m.layers = 32;
-    m.attention_heads = 32;
-    m.kv_heads = 32;
-    m.head_dim = 128;
-    m.params = 6738415616;
-    m.weight_dtype = DTYPE_FP16;
-    m.max_context_tokens = 4096;
-    return m;
-}
-
-static struct model_spec llama3_8b(void)
-{
-    struct model_spec m = llama2_7b();
-    strcpy(m.id, "llama-3-8b");
-    m.attention = ATTENTION_GQA;
-    m.kv_heads = 8;
-    m.params = 8030261248;
-    m.weight_dtype = DTYPE_BF16;
-    m.max_context_tokens = 8192;
-    return m;
-}
-
-static struct model_spec llama31_70b(void)
-{
-    struct model_spec m = llama3_8b();
-    strcpy(m.id, "llama-3.1-70b");
-    m.layers = 80;
-    m.attention_heads = 64;
-    m.params = 70553706496;
-    m.max_context_tokens = 131072;
-    return m;
-}
-
-static struct model_spec deepseek_v3(void)
-{
-    struct model_spec m = {0};
-    strcpy(m.id, "deepseek-v3");
-    m.attention = ATTENTION_MLA;
-    m.layers = 61;
-    m.attention_heads = 128;
-    m.kv_heads = 128; /* meaningless for MLA, as in the config */
-    m.kv_lora_rank = 512;
-    m.qk_rope_head_dim = 64;
-    m.params = 671026419200;
-    m.weight_dtype = DTYPE_FP8;
-    m.max_context_tokens = 163840;
-    return m;
-}
-
-static struct model_spec deepseek_v32(void)
-{
-    struct model_spec m = deepseek_v3();
-    strcpy(m.id, "deepseek-v3.2");
-    m.index_head_dim = 128;
-    m.index_n_heads = 64;
-    m.index_topk = 2048;
-    return m;
-}
-
-static struct model_spec gemma3_27b(void)
-{
-    struct model_spec m = {0};
-    strcpy(m.id, "gemma-3-27b");
-    m.attention = ATTENTION_GQA;
-    m.layers = 62;
-    m.attention_heads = 32;
-    m.kv_heads = 16;
-    m.head_dim = 128;
-    m.windowed_layers = 52;
-    m.window_tokens = 1024;
-    strcpy(m.window_pattern, "5 local : 1 global");
-    m.params = 27009346304;
-    m.weight_dtype = DTYPE_BF16;
-    m.max_context_tokens = 131072;
-    return m;
-}
+#include "model_fixture.h"
 
 static struct gpu_spec gpu80(void)
 {
@@ -302,6 +220,11 @@ static void deepseek_v32_decode_reads_the_top_k(void **state)
     struct gpu_spec g = gpu80();
     g.bandwidth_bytes_per_s = 4800000000000ull;
     struct model_spec m = deepseek_v32();
+    /* read as a dense model, so that a step reads every weight and the rest
+     * of what it reads is cache */
+    m.active_params = 0;
+    m.experts = m.experts_per_token = 0;
+    m.expert_params = 0;
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.gpus = 8;

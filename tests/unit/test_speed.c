@@ -12,37 +12,7 @@
 
 #include "core/plan.h"
 #include "core/speed.h"
-
-static struct gpu_spec h100(void)
-{
-    struct gpu_spec g = {0};
-    strcpy(g.id, "h100-sxm");
-    strcpy(g.name, "H100");
-    g.memory_bytes = 85520809984ull;
-    g.bandwidth_bytes_per_s = 3350000000000ull;
-    g.tflops_bf16 = 989.4;
-    g.tflops_fp8 = 1978.9;
-    g.link_bytes_per_s = 450000000000ull;
-    g.price_usd_per_hour = 2.69;
-    return g;
-}
-
-static struct model_spec llama3_8b(void)
-{
-    struct model_spec m = {0};
-    strcpy(m.id, "llama-3.1-8b");
-    strcpy(m.name, "Llama 3.1 8B");
-    m.attention = ATTENTION_GQA;
-    m.layers = 32;
-    m.hidden_size = 4096;
-    m.attention_heads = 32;
-    m.kv_heads = 8;
-    m.head_dim = 128;
-    m.params = 8030261248ull;
-    m.weight_dtype = DTYPE_BF16;
-    m.max_context_tokens = 131072;
-    return m;
-}
+#include "model_fixture.h"
 
 static struct plan_result plan(const struct scenario *s)
 {
@@ -64,8 +34,9 @@ static void a_decode_step_reads_the_weights_and_every_cache_once(void **state)
     /* Llama 3.1 8B bf16 on one H100, 64 users at 2,048 tokens:
      * weights 16,060,522,496 B + 64 x 2,048 x 131,072 B = 33,240,391,680 B;
      * over 3.35 TB/s x 0.7: 33,240,391,680 / 2.345e12 = 14.1750 ms */
-    struct gpu_spec g = h100();
-    struct model_spec m = llama3_8b();
+    struct gpu_spec g = h100_sxm();
+    g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
+    struct model_spec m = llama31_8b();
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.context_tokens = 2048;
@@ -89,7 +60,7 @@ static void a_batch_touches_a_share_of_the_experts(void **state)
     (void)state;
     /* Mixtral: 8 experts, 2 a token: one token touches 2/8; two tokens
      * 1 - (6/8)^2 = 0.4375 of them; a large batch all of them */
-    struct model_spec m = llama3_8b();
+    struct model_spec m = llama31_8b();
     m.experts = 8;
     m.experts_per_token = 2;
     assert_true(close_to(speed_expert_share(&m, 1), 0.25));
@@ -104,8 +75,9 @@ static void moe_decode_reads_only_the_experts_in_use(void **state)
     (void)state;
     /* half the parameters in experts, 8 of them, 2 a token, one user: the step
      * reads the other half and a quarter of the experts: 5/8 of the weights */
-    struct gpu_spec g = h100();
-    struct model_spec m = llama3_8b();
+    struct gpu_spec g = h100_sxm();
+    g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
+    struct model_spec m = llama31_8b();
     m.experts = 8;
     m.experts_per_token = 2;
     m.expert_params = m.params / 2;
@@ -124,8 +96,9 @@ static void tensor_parallel_adds_two_all_reduces_a_layer(void **state)
     (void)state;
     /* TP 2, 8 users: each all-reduce moves 2 x (2 - 1)/2 x 8 x 4,096 x 2 B = 65,536 B
      * over 450 GB/s (145.6 ns) plus 8 us; 32 layers x 2 of them */
-    struct gpu_spec g = h100();
-    struct model_spec m = llama3_8b();
+    struct gpu_spec g = h100_sxm();
+    g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
+    struct model_spec m = llama31_8b();
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.gpus = 2;
@@ -142,8 +115,9 @@ static void the_first_token_computes_the_prompt(void **state)
     /* a 1,000-token prompt: 2 x 8,030,261,248 x 1,000 + 4 x 32 x 128 x 32 layers x
      * 1,000 x 500 (causal: half the prompt on average) flop, at 0.5 x 989.4 TFLOP/s,
      * plus reading the weights once */
-    struct gpu_spec g = h100();
-    struct model_spec m = llama3_8b();
+    struct gpu_spec g = h100_sxm();
+    g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
+    struct model_spec m = llama31_8b();
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.context_tokens = 8192;
@@ -158,8 +132,9 @@ static void the_first_token_computes_the_prompt(void **state)
 static void the_service_level_keeps_the_users_that_hold_the_speed(void **state)
 {
     (void)state;
-    struct gpu_spec g = h100();
-    struct model_spec m = llama3_8b();
+    struct gpu_spec g = h100_sxm();
+    g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
+    struct model_spec m = llama31_8b();
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.context_tokens = 8192;
@@ -192,8 +167,9 @@ static void pipeline_stages_take_a_token_in_turn_with_a_batch_each(void **state)
      * stage reads its 16 layers for 32 users: 8,030,261,248 B of weights +
      * 32 x 2,048 x 65,536 B = 12,325,228,544 B, 7.5569 ms at 3.35 TB/s x 0.7;
      * a user's token passes both stages: 15.114 ms */
-    struct gpu_spec g = h100();
-    struct model_spec m = llama3_8b();
+    struct gpu_spec g = h100_sxm();
+    g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
+    struct model_spec m = llama31_8b();
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.engine.kind = ENGINE_VLLM;
@@ -223,8 +199,9 @@ static void llama_cpp_gpus_take_a_token_in_turn_one_batch_at_a_time(void **state
      * 64 users visits GPU 0's 16 layers, then GPU 1's, the whole batch each
      * time, with no all-reduce: 2 x (8,030,261,248 + 64 x 2,048 x 65,536) B
      * over 3.35 TB/s x 0.7 */
-    struct gpu_spec g = h100();
-    struct model_spec m = llama3_8b();
+    struct gpu_spec g = h100_sxm();
+    g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
+    struct model_spec m = llama31_8b();
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.engine.kind = ENGINE_LLAMACPP;
@@ -251,8 +228,9 @@ static void mla_prefills_expanded_and_decodes_absorbed(void **state)
      * with QK head dim qk_nope + qk_rope and V head dim v_head_dim; decode an
      * MQA over the latent (QK over rank + rope, PV over rank). A small MLA
      * model: 16 heads, rank 512, rope 64, nope 128, v 128, 4 layers. */
-    struct gpu_spec g = h100();
-    struct model_spec m = llama3_8b();
+    struct gpu_spec g = h100_sxm();
+    g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
+    struct model_spec m = llama31_8b();
     m.attention = ATTENTION_MLA;
     m.layers = 4;
     m.attention_heads = 16;
@@ -282,8 +260,9 @@ static void tensor_parallel_past_a_node_all_reduces_over_the_network(void **stat
     (void)state;
     /* TP 16 spans 2 nodes of 8: each all-reduce moves 2 x 15/16 x 8 x 4,096 x 2 B
      * over 50 GB/s a GPU (a 400 Gb/s NIC each) plus 25 us; 32 layers x 2 */
-    struct gpu_spec g = h100();
-    struct model_spec m = llama3_8b();
+    struct gpu_spec g = h100_sxm();
+    g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
+    struct model_spec m = llama31_8b();
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.gpus = 16;
@@ -314,8 +293,9 @@ static void tensor_parallel_past_a_node_all_reduces_over_the_network(void **stat
 static void concurrency_beyond_the_fit_is_warned_in_the_callers_words(void **state)
 {
     (void)state;
-    struct gpu_spec g = h100();
-    struct model_spec m = llama3_8b();
+    struct gpu_spec g = h100_sxm();
+    g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
+    struct model_spec m = llama31_8b();
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.context_tokens = 8192;
