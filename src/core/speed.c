@@ -347,8 +347,10 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     }
     row = explain_row_begin(x, "speed_step", "Time per token", "per step");
     explain_ref(x, row, "speed_memory", "memory");
-    explain_ref(x, row, "speed_compute", "compute");
-    explain_op(row, XOP_MAX);
+    if (in->peak > 0) { /* without a compute figure the step is the memory's alone */
+        explain_ref(x, row, "speed_compute", "compute");
+        explain_op(row, XOP_MAX);
+    }
     if (in->tp > 1) {
         explain_ref(x, row, "speed_comm", "all-reduce");
         explain_op(row, XOP_ADD);
@@ -359,7 +361,10 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
                                                        : "stages in turn");
         explain_op(row, XOP_MUL);
     }
-    explain_row_end(x, row, XU_SECONDS, 0, st->memory >= st->compute ? "memory binds" : "compute binds");
+    explain_row_end(x, row, XU_SECONDS, 0,
+                    in->peak <= 0              ? "memory alone: no compute figure for this GPU"
+                    : st->memory >= st->compute ? "memory binds"
+                                                : "compute binds");
 
     row = explain_row_begin(x, "decode", "Speed per user", "");
     explain_term(row, 1, XU_COUNT, "token");
