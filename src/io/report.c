@@ -153,7 +153,8 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
  * (none when the GPU has no bandwidth figure: there is no speed to model). */
 enum { SERVICE_INPUTS = 6 };
 static int service_inputs(const struct scenario *s, const struct plan_result *r, bool md,
-                          const char *label[SERVICE_INPUTS], char value[SERVICE_INPUTS][REPORT_LINE_MD])
+                          const char *label[SERVICE_INPUTS],
+                          char value[SERVICE_INPUTS][REPORT_LINE_MD])
 {
     const struct speed_result *sp = &r->speed;
     if (!sp->known)
@@ -162,19 +163,23 @@ static int service_inputs(const struct scenario *s, const struct plan_result *r,
     int n = 0;
     units_format_int(sp->concurrency, a, sizeof a);
     label[n] = "Concurrency";
-    snprintf(value[n++], REPORT_LINE_MD, "%s user%s decoding at once (%s)", a, sp->concurrency == 1 ? "" : "s",
+    snprintf(value[n++], REPORT_LINE_MD, "%s user%s decoding at once (%s)", a,
+             sp->concurrency == 1 ? "" : "s",
              s->concurrency ? "--concurrency" : "all that fit");
     units_format_int(sp->prompt_tokens, a, sizeof a); /* with any image tokens */
     label[n] = "Prompt";
-    snprintf(value[n++], REPORT_LINE_MD, "%s tokens (%s)", a, s->prompt_tokens ? "--prompt" : "the context");
+    snprintf(value[n++], REPORT_LINE_MD, "%s tokens (%s)", a,
+             s->prompt_tokens ? "--prompt" : "the context");
     label[n] = "Min tok/s";
     if (s->min_tokens_per_s > 0)
-        snprintf(value[n++], REPORT_LINE_MD, "%g tok/s per user (--min-tok-s)", s->min_tokens_per_s);
+        snprintf(value[n++], REPORT_LINE_MD, "%g tok/s per user (--min-tok-s)",
+                 s->min_tokens_per_s);
     else
         snprintf(value[n++], REPORT_LINE_MD, "none (no speed target)");
     label[n] = "Max TTFT";
     if (s->max_ttft_seconds > 0)
-        snprintf(value[n++], REPORT_LINE_MD, "%g s to the first token (--max-ttft)", s->max_ttft_seconds);
+        snprintf(value[n++], REPORT_LINE_MD, "%g s to the first token (--max-ttft)",
+                 s->max_ttft_seconds);
     else
         snprintf(value[n++], REPORT_LINE_MD, "none (no first-token target)");
     label[n] = "MBU";
@@ -184,8 +189,8 @@ static int service_inputs(const struct scenario *s, const struct plan_result *r,
         snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak bandwidth (measured: %s)", sp->mbu,
                  input_text(s->gpu.achievable_mbu_basis, md, basis, sizeof basis));
     else
-        snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak bandwidth (the default: no measurement for "
-                 "this GPU)", sp->mbu);
+        snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak bandwidth (the default: no "
+                 "measurement for this GPU)", sp->mbu);
     label[n] = "MFU";
     snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak compute (%s)", sp->mfu,
              s->mfu > 0 ? "--mfu" : "the default");
@@ -310,7 +315,8 @@ void report_spec_text(const struct scenario *s, const struct plan_result *r, boo
     if (r->spec.method == SPEC_DRAFT)
         snprintf(buf, size, "draft %s (%s), %u speculative token%s per step",
                  input_text(s->draft.name, md, name, sizeof name),
-                 input_text(s->draft.id, md, id, sizeof id), r->spec.tokens, r->spec.tokens == 1 ? "" : "s");
+                 input_text(s->draft.id, md, id, sizeof id), r->spec.tokens,
+                 r->spec.tokens == 1 ? "" : "s");
     else
         snprintf(buf, size, "MTP, %u layer%s of %s, %u speculative token%s per step",
                  s->model.nextn_layers, s->model.nextn_layers == 1 ? "" : "s",

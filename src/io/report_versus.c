@@ -86,14 +86,15 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     char line[REPORT_LINE_MD];
     if (spec)
         ROW("Speculative", false, 0, "%s",
-            r->spec.method == SPEC_NONE ? "none" : (report_spec_text(s, r, true, line, sizeof line), line));
+            r->spec.method == SPEC_NONE ? "none"
+                                        : (report_spec_text(s, r, true, line, sizeof line), line));
     if (lora)
         ROW("LoRA", false, 0, "%s", report_lora_text(s, r, line, sizeof line) ? line : "none");
     if (images)
         ROW("Images", false, 0, "%s", report_images_text(r, line, sizeof line) ? line : "none");
     if (tier)
-        ROW("Host KV", false, 0, "%s", s->host_kv_bytes ? (report_host_input(s, line, sizeof line), line)
-                                                        : "none");
+        ROW("Host KV", false, 0, "%s",
+            s->host_kv_bytes ? (report_host_input(s, line, sizeof line), line) : "none");
     ROW("KV per token (per GPU)", true, r->cost.bytes_per_token, "%s",
         units_format_bytes_exact(r->cost.bytes_per_token, t, sizeof t));
     ROW("KV per user (per GPU)", true, r->user_bytes_per_gpu, "%s",
@@ -113,7 +114,7 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
         const struct snapshot_entry *e = &ss->entry[shown[i]];
         char note[MD_TEXT_SIZE(sizeof e->note)];
         if (e->note[0])
-            fprintf(out, "%s- %s: %s\n", notes++ ? "" : "\n", md_text(e->label, label, sizeof label),
-                    md_text(e->note, note, sizeof note));
+            fprintf(out, "%s- %s: %s\n", notes++ ? "" : "\n",
+                    md_text(e->label, label, sizeof label), md_text(e->note, note, sizeof note));
     }
 }
