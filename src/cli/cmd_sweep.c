@@ -10,6 +10,7 @@
 #include "core/plan.h"
 #include "core/version.h"
 #include "io/jsonout.h"
+#include "io/markdown.h"
 #include "io/report.h"
 
 
@@ -170,7 +171,7 @@ struct cell {
     double num;
     bool present; /* CELL_NUM: false = no figure (null, empty) */
 };
-enum { CELLS_MAX = 20 };
+enum { CELLS_MAX = 20, SWEEP_VALUE_MAX = 128 }; /* a row's value: "fp8/32k/4" */
 
 /* The columns; users_at_service_level only when a target is given. */
 static int row_cells(const struct scenario *s, const struct plan_result *r, const char *value,
@@ -217,9 +218,11 @@ static void print_cells(const struct cell *c, int n, int format)
         if (i)
             fputs(sep, stdout);
         switch (c[i].kind) {
-        case CELL_STR:
-            fputs(c[i].str, stdout);
+        case CELL_STR: {
+            char md[MD_TEXT_SIZE(SWEEP_VALUE_MAX)]; /* an id or a value from the command line */
+            fputs(format == 2 ? md_text(c[i].str, md, sizeof md) : c[i].str, stdout);
             break;
+        }
         case CELL_UINT:
             printf("%llu", (unsigned long long)c[i].uint);
             break;
@@ -395,7 +398,7 @@ int cmd_sweep(int argc, char **argv)
             done = true;
     while (!done) {
         struct scenario s = base;
-        char value[128] = "", part[64];
+        char value[SWEEP_VALUE_MAX] = "", part[64];
         for (int i = 0; i < nvary; i++) {
             apply_axis(&axes[i], idx[i], &cat, &s, part, sizeof part);
             size_t n = strlen(value);

@@ -1,10 +1,18 @@
 #include "report.h"
+#include "report_parts.h"
 
 #include <string.h>
 
 #include "core/version.h"
+#include "io/markdown.h"
 
 typedef unsigned long long ull;
+
+/* Text from input as a report writes it: escaped for Markdown, else as it is. */
+static const char *input_text(const char *text, bool md, char *buf, size_t size)
+{
+    return md ? md_text(text, buf, size) : text;
+}
 
 static void model_line(const struct scenario *s, const struct plan_result *r, char *buf,
                        size_t size)
@@ -144,42 +152,47 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
 /* The service-level inputs as label and value pairs; returns how many
  * (none when the GPU has no bandwidth figure: there is no speed to model). */
 enum { SERVICE_INPUTS = 6 };
-static int service_inputs(const struct scenario *s, const struct plan_result *r,
-                          const char *label[SERVICE_INPUTS], char value[SERVICE_INPUTS][320])
+static int service_inputs(const struct scenario *s, const struct plan_result *r, bool md,
+                          const char *label[SERVICE_INPUTS],
+                          char value[SERVICE_INPUTS][REPORT_LINE_MD])
 {
     const struct speed_result *sp = &r->speed;
     if (!sp->known)
         return 0;
-    char a[32];
+    char a[32], basis[MD_TEXT_SIZE(sizeof s->gpu.achievable_mbu_basis)];
     int n = 0;
     units_format_int(sp->concurrency, a, sizeof a);
     label[n] = "Concurrency";
-    snprintf(value[n++], 320, "%s user%s decoding at once (%s)", a, sp->concurrency == 1 ? "" : "s",
+    snprintf(value[n++], REPORT_LINE_MD, "%s user%s decoding at once (%s)", a,
+             sp->concurrency == 1 ? "" : "s",
              s->concurrency ? "--concurrency" : "all that fit");
     units_format_int(sp->prompt_tokens, a, sizeof a); /* with any image tokens */
     label[n] = "Prompt";
-    snprintf(value[n++], 320, "%s tokens (%s)", a, s->prompt_tokens ? "--prompt" : "the context");
+    snprintf(value[n++], REPORT_LINE_MD, "%s tokens (%s)", a,
+             s->prompt_tokens ? "--prompt" : "the context");
     label[n] = "Min tok/s";
     if (s->min_tokens_per_s > 0)
-        snprintf(value[n++], 320, "%g tok/s per user (--min-tok-s)", s->min_tokens_per_s);
+        snprintf(value[n++], REPORT_LINE_MD, "%g tok/s per user (--min-tok-s)",
+                 s->min_tokens_per_s);
     else
-        snprintf(value[n++], 320, "none (no speed target)");
+        snprintf(value[n++], REPORT_LINE_MD, "none (no speed target)");
     label[n] = "Max TTFT";
     if (s->max_ttft_seconds > 0)
-        snprintf(value[n++], 320, "%g s to the first token (--max-ttft)", s->max_ttft_seconds);
+        snprintf(value[n++], REPORT_LINE_MD, "%g s to the first token (--max-ttft)",
+                 s->max_ttft_seconds);
     else
-        snprintf(value[n++], 320, "none (no first-token target)");
+        snprintf(value[n++], REPORT_LINE_MD, "none (no first-token target)");
     label[n] = "MBU";
     if (s->mbu > 0)
-        snprintf(value[n++], 320, "%.2f of peak bandwidth (--mbu)", sp->mbu);
+        snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak bandwidth (--mbu)", sp->mbu);
     else if (s->gpu.achievable_mbu > 0)
-        snprintf(value[n++], 320, "%.2f of peak bandwidth (measured: %s)",
-                 sp->mbu, s->gpu.achievable_mbu_basis);
+        snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak bandwidth (measured: %s)", sp->mbu,
+                 input_text(s->gpu.achievable_mbu_basis, md, basis, sizeof basis));
     else
-        snprintf(value[n++], 320, "%.2f of peak bandwidth (the default: no measurement for "
-                 "this GPU)", sp->mbu);
+        snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak bandwidth (the default: no "
+                 "measurement for this GPU)", sp->mbu);
     label[n] = "MFU";
-    snprintf(value[n++], 320, "%.2f of peak compute (%s)", sp->mfu,
+    snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak compute (%s)", sp->mfu,
              s->mfu > 0 ? "--mfu" : "the default");
     return n;
 }
@@ -190,8 +203,8 @@ static void print_service_inputs(FILE *out, const struct scenario *s, const stru
                                  bool markdown)
 {
     const char *label[SERVICE_INPUTS];
-    char value[SERVICE_INPUTS][320];
-    int n = service_inputs(s, r, label, value);
+    char value[SERVICE_INPUTS][REPORT_LINE_MD];
+    int n = service_inputs(s, r, markdown, label, value);
     for (int i = 0; i < n; i++) {
         if (markdown)
             fprintf(out, "| %s | %s |\n", label[i], value[i]);
@@ -200,8 +213,8 @@ static void print_service_inputs(FILE *out, const struct scenario *s, const stru
     }
 }
 
-/* "4 slots x rank 16, bf16, on q_proj,...,down_proj (--max-loras)", or false when no LoRA. */
-static bool lora_text(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
+bool report_lora_text(const struct scenario *s, const struct plan_result *r, char *buf,
+                      size_t size)
 {
     if (r->lora.slots == 0)
         return false;
@@ -215,8 +228,7 @@ static bool lora_text(const struct scenario *s, const struct plan_result *r, cha
     return true;
 }
 
-/* "4 images x 256 tokens = 1,024 tokens per user, added to the context", or false. */
-static bool images_text(const struct plan_result *r, char *buf, size_t size)
+bool report_images_text(const struct plan_result *r, char *buf, size_t size)
 {
     if (r->image_tokens == 0)
         return false;
@@ -231,16 +243,17 @@ static bool images_text(const struct plan_result *r, char *buf, size_t size)
 
 /* The Images input line; with --image-tokens on a model whose config gives no
  * tokens per image, a note that kvplan cannot tell whether it reads images. */
-static bool images_input(const struct scenario *s, const struct plan_result *r, char *buf,
-                         size_t size)
+static bool images_input(const struct scenario *s, const struct plan_result *r, bool md,
+                         char *buf, size_t size)
 {
-    if (!images_text(r, buf, size))
+    if (!report_images_text(r, buf, size))
         return false;
     size_t n = strlen(buf);
+    char name[MD_TEXT_SIZE(sizeof s->model.name)];
     if (s->model.image_tokens_per_image == 0 && n < size)
         snprintf(buf + n, size - n, "; %s's config gives no tokens per image: kvplan counts "
                  "--image-tokens as given and cannot tell whether the model reads images",
-                 s->model.name);
+                 input_text(s->model.name, md, name, sizeof name));
     return true;
 }
 
@@ -255,9 +268,7 @@ bool report_is_host_row(const struct explain_row *row)
     return strncmp(row->key, "host_", 5) == 0;
 }
 
-/* The host tier as an input: "256.00 GiB per GPU (--host-kv); 0.8 of
- * returning users found there (--prefix-hit-rate)". */
-static void host_input(const struct scenario *s, char *buf, size_t size)
+void report_host_input(const struct scenario *s, char *buf, size_t size)
 {
     char a[32];
     units_format_bytes(s->host_kv_bytes, s->units, a, sizeof a);
@@ -297,17 +308,20 @@ static void report_engine(FILE *out, const struct scenario *s, const struct plan
     }
 }
 
-/* "draft Llama 3.2 1B (llama-3.2-1b), 4 speculative tokens per step" */
-static void spec_text(const struct scenario *s, const struct plan_result *r, char *buf,
+void report_spec_text(const struct scenario *s, const struct plan_result *r, bool md, char *buf,
                       size_t size)
 {
+    char name[MD_TEXT_SIZE(sizeof s->draft.name)], id[MD_TEXT_SIZE(sizeof s->draft.id)];
     if (r->spec.method == SPEC_DRAFT)
-        snprintf(buf, size, "draft %s (%s), %u speculative token%s per step", s->draft.name,
-                 s->draft.id, r->spec.tokens, r->spec.tokens == 1 ? "" : "s");
+        snprintf(buf, size, "draft %s (%s), %u speculative token%s per step",
+                 input_text(s->draft.name, md, name, sizeof name),
+                 input_text(s->draft.id, md, id, sizeof id), r->spec.tokens,
+                 r->spec.tokens == 1 ? "" : "s");
     else
         snprintf(buf, size, "MTP, %u layer%s of %s, %u speculative token%s per step",
-                 s->model.nextn_layers, s->model.nextn_layers == 1 ? "" : "s", s->model.name,
-                 r->spec.tokens, r->spec.tokens == 1 ? "" : "s");
+                 s->model.nextn_layers, s->model.nextn_layers == 1 ? "" : "s",
+                 input_text(s->model.name, md, name, sizeof name), r->spec.tokens,
+                 r->spec.tokens == 1 ? "" : "s");
 }
 
 /* The speed model times the model's own step: no draft passes, no acceptance. */
@@ -344,7 +358,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     units_format_int(r->avg_context_tokens, c, sizeof c);
     fprintf(out, "  %-14s %s tokens per user; shared prefix %s; %s in use on average\n", "Context",
             a, b, c);
-    if (images_input(s, r, line, sizeof line))
+    if (images_input(s, r, false, line, sizeof line))
         fprintf(out, "  %-14s %s\n", "Images", line);
     fprintf(out, "  %-14s weights %s, KV cache %s (%s)\n", "Precision",
             plan_weights_label(r), dtype_info(r->kv_dtype)->name,
@@ -355,14 +369,14 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
         fprintf(out, "  %-14s %s's own rule (the headroom applies to the generic rule only)\n",
                 "Budget", engine_label(r->profile, r->rule));
     if (r->spec.method != SPEC_NONE) {
-        spec_text(s, r, line, sizeof line);
+        report_spec_text(s, r, false, line, sizeof line);
         fprintf(out, "  %-14s %s\n", "Speculative", line);
     }
-    if (lora_text(s, r, line, sizeof line))
+    if (report_lora_text(s, r, line, sizeof line))
         fprintf(out, "  %-14s %s\n", "LoRA", line);
     print_service_inputs(out, s, r, false);
     if (r->host.present) {
-        host_input(s, line, sizeof line);
+        report_host_input(s, line, sizeof line);
         fprintf(out, "  %-14s %s\n", "Host KV", line);
     }
 
@@ -427,22 +441,25 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
 
 void report_markdown(FILE *out, const struct scenario *s, const struct plan_result *r)
 {
-    char a[64], line[512];
+    char a[64], line[REPORT_LINE_MD], model[MD_TEXT_SIZE(sizeof s->model.name)],
+        gpu[MD_TEXT_SIZE(sizeof s->gpu.name)];
     enum unit_system u = s->units;
-    fprintf(out, "### %s on %u x %s%s%s\n\n", s->model.name, s->gpus, s->gpu.name,
+    md_text(s->model.name, model, sizeof model);
+    md_text(s->gpu.name, gpu, sizeof gpu);
+    fprintf(out, "### %s on %u x %s%s%s\n\n", model, s->gpus, gpu,
             r->profile != ENGINE_GENERIC ? ", " : "",
             r->profile != ENGINE_GENERIC ? engine_label(r->profile, r->rule) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "**%s**\n\n", line);
     fprintf(out, "| Input | Value |\n|---|---|\n");
     units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, u, a, sizeof a);
-    fprintf(out, "| GPU | %u x %s (%s each) |\n", s->gpus, s->gpu.name, a);
+    fprintf(out, "| GPU | %u x %s (%s each) |\n", s->gpus, gpu, a);
     layout_text(r, a, sizeof a);
     fprintf(out, "| Layout | %s |\n", a);
-    fprintf(out, "| Model | %s |\n", s->model.name);
+    fprintf(out, "| Model | %s |\n", model);
     units_format_int(s->context_tokens, a, sizeof a);
     fprintf(out, "| Context | %s tokens |\n", a);
-    if (images_input(s, r, line, sizeof line))
+    if (images_input(s, r, true, line, sizeof line))
         fprintf(out, "| Images | %s |\n", line);
     units_format_int(s->prefix_tokens, a, sizeof a);
     fprintf(out, "| Shared prefix | %s tokens |\n", a);
@@ -455,26 +472,30 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     else
         fprintf(out, "| Budget | %s's rule |\n", engine_label(r->profile, r->rule));
     if (r->spec.method != SPEC_NONE) {
-        spec_text(s, r, line, sizeof line);
+        report_spec_text(s, r, true, line, sizeof line);
         fprintf(out, "| Speculative | %s (%s) |\n", line, spec_speed_note);
     }
-    if (lora_text(s, r, line, sizeof line))
+    if (report_lora_text(s, r, line, sizeof line))
         fprintf(out, "| LoRA | %s |\n", line);
     print_service_inputs(out, s, r, true);
     if (r->host.present) {
-        host_input(s, line, sizeof line);
+        report_host_input(s, line, sizeof line);
         fprintf(out, "| Host KV | %s |\n", line);
     }
     fprintf(out, "\n");
 
     fprintf(out, "| Result | How | Value |\n|---|---|---|\n");
     for (int i = 0; i < r->explain.count; i++) {
+        /* a formula's notes quote the presets (a GPU's host link source) */
         const struct explain_row *row = &r->explain.rows[i];
+        char how[MD_TEXT_SIZE(sizeof row->formula)];
         fprintf(out, "| %s%s%s%s | %s | **%s** |\n", row->label, row->scope[0] ? " (" : "",
-                row->scope, row->scope[0] ? ")" : "", row->formula, row->result.text);
+                row->scope, row->scope[0] ? ")" : "", md_text(row->formula, how, sizeof how),
+                row->result.text);
     }
     if (r->profile != ENGINE_GENERIC) {
-        fprintf(out, "\nLaunch: `%s`\n", r->engine.launch);
+        char launch[MD_CODE_SIZE(sizeof r->engine.launch)];
+        fprintf(out, "\nLaunch: %s\n", md_code(r->engine.launch, launch, sizeof launch));
         if (r->generic.present) {
             units_format_int(r->generic.max_users, a, sizeof a);
             fprintf(out, "\nThe generic rule (%g%% headroom) would give %s user%s; shown for "
@@ -491,7 +512,6 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         }
 }
 
-/* A table cell of scenario i, and the change against the first. */
 const char *report_speed_target(const struct scenario *s, char *buf, size_t size)
 {
     if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
@@ -504,111 +524,4 @@ const char *report_speed_target(const struct scenario *s, char *buf, size_t size
     else
         snprintf(buf, size, "none");
     return buf;
-}
-
-static void versus_row(FILE *out, const char *label, const char *const *cells, const double *v,
-                       int n, bool number)
-{
-    fprintf(out, "| %s |", label);
-    for (int i = 0; i < n; i++) {
-        char change[48] = "";
-        if (i > 0 && number && v[0] > 0 && v[i] != v[0])
-            snprintf(change, sizeof change, " (%+.0f%%)", 100.0 * (v[i] - v[0]) / v[0]);
-        fprintf(out, " %s%s |", cells[i], change);
-    }
-    fprintf(out, "\n");
-}
-
-void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
-                            const struct plan_result *const *results, const int *shown, int n)
-{
-    char buf[4][200] = {{0}};
-    const char *cells[4] = {buf[0], buf[1], buf[2], buf[3]};
-    double v[4] = {0};
-    if (n > 4)
-        n = 4;
-    fprintf(out, "| |");
-    for (int i = 0; i < n; i++)
-        fprintf(out, " %s%s |", ss->entry[shown[i]].label,
-                i == 0 && ss->reference == shown[0] ? " (reference)" : "");
-    fprintf(out, "\n|---|");
-    for (int i = 0; i < n; i++)
-        fprintf(out, "---|");
-    fprintf(out, "\n");
-#define ROW(label, number, value, ...)                                                             \
-    do {                                                                                           \
-        for (int i = 0; i < n; i++) {                                                              \
-            const struct scenario *s = &ss->entry[shown[i]].scenario;                              \
-            const struct plan_result *r = results[shown[i]];                                       \
-            (void)s;                                                                               \
-            (void)r;                                                                               \
-            v[i] = (double)(value);                                                                \
-            snprintf(buf[i], sizeof buf[i], __VA_ARGS__);                                          \
-        }                                                                                          \
-        versus_row(out, label, cells, v, n, number);                                               \
-    } while (0)
-    char t[32];
-    ROW("**Users**", true, r->max_users, "**%s**", units_format_int(r->max_users, t, sizeof t));
-    bool slo = false;
-    for (int i = 0; i < n; i++) {
-        const struct scenario *s = &ss->entry[shown[i]].scenario;
-        slo = slo || s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
-    }
-    if (slo) {
-        /* the service level each scenario was asked for, and the users who keep it */
-        ROW("Service level", false, 0, "%s", report_speed_target(s, t, sizeof t));
-        ROW("**Users at service level**", true, r->speed.users_at_service_level, "**%s** (%s binds)",
-            units_format_int(r->speed.users_at_service_level, t, sizeof t),
-            plan_binding_name(r->speed.binding));
-    }
-    ROW("Speed per user", true, r->speed.tokens_per_s_per_user, "%.1f tok/s at %llu at once",
-        r->speed.tokens_per_s_per_user, (unsigned long long)r->speed.concurrency);
-    ROW("GPUs", false, 0, r->profile == ENGINE_LLAMACPP ? "%u x %s (%u x %u, layers split)"
-                                                        : "%u x %s (%u x TP %u)",
-        s->gpus, s->gpu.name, r->replicas, r->tp);
-    ROW("Model", false, 0, "%s", s->model.name);
-    ROW("Engine", false, 0, "%s", engine_label(r->profile, r->rule));
-    ROW("Context", true, s->context_tokens, "%s tokens", units_format_int(s->context_tokens, t, sizeof t));
-    ROW("Shared prefix", false, 0, "%s tokens", units_format_int(s->prefix_tokens, t, sizeof t));
-    ROW("KV cache", false, 0, "%s", dtype_info(r->kv_dtype)->name);
-    ROW("Weights", false, 0, "%s", plan_weights_label(r));
-    /* what else sits in GPU memory, when any scenario has it */
-    bool spec = false, lora = false, images = false, tier = false;
-    for (int i = 0; i < n; i++) {
-        const struct plan_result *r = results[shown[i]];
-        spec = spec || r->spec.method != SPEC_NONE;
-        lora = lora || r->lora.slots;
-        images = images || r->image_tokens;
-        tier = tier || r->host.present;
-    }
-    char line[200];
-    if (spec)
-        ROW("Speculative", false, 0, "%s",
-            r->spec.method == SPEC_NONE ? "none" : (spec_text(s, r, line, sizeof line), line));
-    if (lora)
-        ROW("LoRA", false, 0, "%s", lora_text(s, r, line, sizeof line) ? line : "none");
-    if (images)
-        ROW("Images", false, 0, "%s", images_text(r, line, sizeof line) ? line : "none");
-    if (tier)
-        ROW("Host KV", false, 0, "%s", s->host_kv_bytes ? (host_input(s, line, sizeof line), line)
-                                                        : "none");
-    ROW("KV per token (per GPU)", true, r->cost.bytes_per_token, "%s",
-        units_format_bytes_exact(r->cost.bytes_per_token, t, sizeof t));
-    ROW("KV per user (per GPU)", true, r->user_bytes_per_gpu, "%s",
-        units_format_bytes(r->user_bytes_per_gpu, s->units, t, sizeof t));
-    ROW("KV pool (per GPU)", true, r->kv_pool_bytes_per_gpu, "%s",
-        units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, t, sizeof t));
-    ROW("Tokens held", true, r->kv_tokens, "%s", units_format_int(r->kv_tokens, t, sizeof t));
-    if (tier)
-        ROW("Parked in host memory", true, r->host.beyond_gpu, "%s",
-            units_format_int(r->host.beyond_gpu, t, sizeof t));
-    ROW("Cost per user-hour", true, r->cost_per_user_hour > 0 ? r->cost_per_user_hour : 0, "%s",
-        r->cost_per_user_hour >= 0 ? (snprintf(t, sizeof t, "$%.4f", r->cost_per_user_hour), t)
-                                   : "n/a");
-#undef ROW
-    int notes = 0;
-    for (int i = 0; i < n; i++)
-        if (ss->entry[shown[i]].note[0])
-            fprintf(out, "%s- %s: %s\n", notes++ ? "" : "\n", ss->entry[shown[i]].label,
-                    ss->entry[shown[i]].note);
 }

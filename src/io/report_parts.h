@@ -1,0 +1,30 @@
+/* report_parts: the pieces of a report that the scenario's reports
+ * (report.c) and the versus table (report_versus.c) both write. */
+#ifndef KVPLAN_IO_REPORT_PARTS_H
+#define KVPLAN_IO_REPORT_PARTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/plan.h"
+
+/* Room for a line that holds a name or two from input, escaped for Markdown. */
+enum { REPORT_LINE_MD = 1024 };
+
+/* "draft Llama 3.2 1B (llama-3.2-1b), 4 speculative tokens per step"; md:
+ * the names escaped for Markdown. */
+void report_spec_text(const struct scenario *s, const struct plan_result *r, bool md, char *buf,
+                      size_t size);
+
+/* "4 slots x rank 16, bf16, on q_proj,...,down_proj (--max-loras)", or false when no LoRA. */
+bool report_lora_text(const struct scenario *s, const struct plan_result *r, char *buf,
+                      size_t size);
+
+/* "4 images x 256 tokens = 1,024 tokens per user, added to the context", or false. */
+bool report_images_text(const struct plan_result *r, char *buf, size_t size);
+
+/* The host tier as an input: "256.00 GiB per GPU (--host-kv); 0.8 of
+ * returning users found there (--prefix-hit-rate)". */
+void report_host_input(const struct scenario *s, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,120 @@
+/* report_versus: scenarios side by side as a Markdown table (report.h). */
+#include "report.h"
+#include "report_parts.h"
+
+#include <string.h>
+
+#include "io/markdown.h"
+
+/* A table cell of scenario i, and the change against the first. */
+static void versus_row(FILE *out, const char *label, const char *const *cells, const double *v,
+                       int n, bool number)
+{
+    fprintf(out, "| %s |", label);
+    for (int i = 0; i < n; i++) {
+        char change[48] = "";
+        if (i > 0 && number && v[0] > 0 && v[i] != v[0])
+            snprintf(change, sizeof change, " (%+.0f%%)", 100.0 * (v[i] - v[0]) / v[0]);
+        fprintf(out, " %s%s |", cells[i], change);
+    }
+    fprintf(out, "\n");
+}
+
+void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
+                            const struct plan_result *const *results, const int *shown, int n)
+{
+    char buf[4][REPORT_LINE_MD] = {{0}};
+    const char *cells[4] = {buf[0], buf[1], buf[2], buf[3]};
+    double v[4] = {0};
+    char label[MD_TEXT_SIZE(sizeof ss->entry[0].label)], name[MD_TEXT_SIZE(SPEC_NAME_MAX)];
+    if (n > 4)
+        n = 4;
+    fprintf(out, "| |");
+    for (int i = 0; i < n; i++)
+        fprintf(out, " %s%s |", md_text(ss->entry[shown[i]].label, label, sizeof label),
+                i == 0 && ss->reference == shown[0] ? " (reference)" : "");
+    fprintf(out, "\n|---|");
+    for (int i = 0; i < n; i++)
+        fprintf(out, "---|");
+    fprintf(out, "\n");
+#define ROW(label, number, value, ...)                                                             \
+    do {                                                                                           \
+        for (int i = 0; i < n; i++) {                                                              \
+            const struct scenario *s = &ss->entry[shown[i]].scenario;                              \
+            const struct plan_result *r = results[shown[i]];                                       \
+            (void)s;                                                                               \
+            (void)r;                                                                               \
+            v[i] = (double)(value);                                                                \
+            snprintf(buf[i], sizeof buf[i], __VA_ARGS__);                                          \
+        }                                                                                          \
+        versus_row(out, label, cells, v, n, number);                                               \
+    } while (0)
+    char t[32];
+    ROW("**Users**", true, r->max_users, "**%s**", units_format_int(r->max_users, t, sizeof t));
+    bool slo = false;
+    for (int i = 0; i < n; i++) {
+        const struct scenario *s = &ss->entry[shown[i]].scenario;
+        slo = slo || s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+    }
+    if (slo) {
+        /* the service level each scenario was asked for, and the users who keep it */
+        ROW("Service level", false, 0, "%s", report_speed_target(s, t, sizeof t));
+        ROW("**Users at service level**", true, r->speed.users_at_service_level, "**%s** (%s binds)",
+            units_format_int(r->speed.users_at_service_level, t, sizeof t),
+            plan_binding_name(r->speed.binding));
+    }
+    ROW("Speed per user", true, r->speed.tokens_per_s_per_user, "%.1f tok/s at %llu at once",
+        r->speed.tokens_per_s_per_user, (unsigned long long)r->speed.concurrency);
+    ROW("GPUs", false, 0, r->profile == ENGINE_LLAMACPP ? "%u x %s (%u x %u, layers split)"
+                                                        : "%u x %s (%u x TP %u)",
+        s->gpus, md_text(s->gpu.name, name, sizeof name), r->replicas, r->tp);
+    ROW("Model", false, 0, "%s", md_text(s->model.name, name, sizeof name));
+    ROW("Engine", false, 0, "%s", engine_label(r->profile, r->rule));
+    ROW("Context", true, s->context_tokens, "%s tokens", units_format_int(s->context_tokens, t, sizeof t));
+    ROW("Shared prefix", false, 0, "%s tokens", units_format_int(s->prefix_tokens, t, sizeof t));
+    ROW("KV cache", false, 0, "%s", dtype_info(r->kv_dtype)->name);
+    ROW("Weights", false, 0, "%s", plan_weights_label(r));
+    /* what else sits in GPU memory, when any scenario has it */
+    bool spec = false, lora = false, images = false, tier = false;
+    for (int i = 0; i < n; i++) {
+        const struct plan_result *r = results[shown[i]];
+        spec = spec || r->spec.method != SPEC_NONE;
+        lora = lora || r->lora.slots;
+        images = images || r->image_tokens;
+        tier = tier || r->host.present;
+    }
+    char line[REPORT_LINE_MD];
+    if (spec)
+        ROW("Speculative", false, 0, "%s",
+            r->spec.method == SPEC_NONE ? "none"
+                                        : (report_spec_text(s, r, true, line, sizeof line), line));
+    if (lora)
+        ROW("LoRA", false, 0, "%s", report_lora_text(s, r, line, sizeof line) ? line : "none");
+    if (images)
+        ROW("Images", false, 0, "%s", report_images_text(r, line, sizeof line) ? line : "none");
+    if (tier)
+        ROW("Host KV", false, 0, "%s",
+            s->host_kv_bytes ? (report_host_input(s, line, sizeof line), line) : "none");
+    ROW("KV per token (per GPU)", true, r->cost.bytes_per_token, "%s",
+        units_format_bytes_exact(r->cost.bytes_per_token, t, sizeof t));
+    ROW("KV per user (per GPU)", true, r->user_bytes_per_gpu, "%s",
+        units_format_bytes(r->user_bytes_per_gpu, s->units, t, sizeof t));
+    ROW("KV pool (per GPU)", true, r->kv_pool_bytes_per_gpu, "%s",
+        units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, t, sizeof t));
+    ROW("Tokens held", true, r->kv_tokens, "%s", units_format_int(r->kv_tokens, t, sizeof t));
+    if (tier)
+        ROW("Parked in host memory", true, r->host.beyond_gpu, "%s",
+            units_format_int(r->host.beyond_gpu, t, sizeof t));
+    ROW("Cost per user-hour", true, r->cost_per_user_hour > 0 ? r->cost_per_user_hour : 0, "%s",
+        r->cost_per_user_hour >= 0 ? (snprintf(t, sizeof t, "$%.4f", r->cost_per_user_hour), t)
+                                   : "n/a");
+#undef ROW
+    int notes = 0;
+    for (int i = 0; i < n; i++) {
+        const struct snapshot_entry *e = &ss->entry[shown[i]];
+        char note[MD_TEXT_SIZE(sizeof e->note)];
+        if (e->note[0])
+            fprintf(out, "%s- %s: %s\n", notes++ ? "" : "\n",
+                    md_text(e->label, label, sizeof label), md_text(e->note, note, sizeof note));
+    }
+}
