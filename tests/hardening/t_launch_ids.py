@@ -6,10 +6,11 @@ its draft's) is not one, each with exit 2 and a message naming the file and
 the field. Usage: t_launch_ids.py path/to/kvplan; ends "N passed, N failed"."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+
+from launchlib import check, main
 
 KVPLAN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kvplan")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,20 +31,11 @@ HOSTILE = [
     "org/name.git",
     "org/'quoted'",
 ]
-passed = failed = 0
 
 
 def run(*args, env=ENV):
     return subprocess.run([KVPLAN, *args], capture_output=True, text=True, env=env, timeout=30)
 
-
-def check(what, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s\n%s" % (what, detail))
 
 
 def refused(what, out, path, field):
@@ -128,13 +120,4 @@ def snapshots():
           out.stderr)
 
 
-try:
-    for test in (import_hf, user_presets, snapshots):
-        try:
-            test()
-        except Exception as e:  # a test that breaks is a failure, the others still run
-            check(test.__name__, False, repr(e))
-finally:
-    shutil.rmtree(TMP, True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+main((import_hf, user_presets, snapshots), TMP)
