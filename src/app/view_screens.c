@@ -431,7 +431,7 @@ void view_draw_presentation(const struct planner *p)
 
 void view_draw_copied(const struct planner *p)
 {
-    int w = COLS - 4, x = 2, room = w - 4;
+    int w = COLS - 4, x = 2, room = w - 4 < 480 ? w - 4 : 480; /* widget_text draws 512 cells */
     /* wrapped so that a selection of every line pastes as the one command
      * (core/shell.h: " \\" between words, a word too long for a line
      * continued on the next) */
