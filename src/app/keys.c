@@ -233,6 +233,11 @@ static int k_markdown(struct planner *p)
 
 static int copy(struct planner *p, const char *text, const char *what)
 {
+    if (text[0] == '\0' || strlen(text) >= sizeof p->copied) { /* never a cut command */
+        snprintf(p->status, sizeof p->status, "the %s is longer than kvplan can copy: not copied",
+                 what);
+        return PLAN_REDRAW;
+    }
     snprintf(p->copied, sizeof p->copied, "%s", text);
     p->copy_pending = true;
     snprintf(p->status, sizeof p->status, "copied the %s to the clipboard (OSC 52)", what);
@@ -242,7 +247,7 @@ static int copy(struct planner *p, const char *text, const char *what)
 
 static int k_copy_command(struct planner *p)
 {
-    char line[PLANNER_TEXT_MAX * 2];
+    char line[PLANNER_COPY_MAX];
     planner_command_line(p, line, sizeof line);
     return copy(p, line, "command line");
 }

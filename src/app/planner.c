@@ -307,7 +307,7 @@ uint64_t planner_session_print(const struct planner *p)
 {
     /* the command line carries every scenario field (test_command checks it) */
     uint64_t h = 14695981039346656037ull;
-    char line[2048];
+    char line[REPORT_COMMAND_MAX];
     for (int i = 0; i < p->count; i++) {
         h = fnv(h, p->slots[i].label);
         h = fnv(h, p->slots[i].note);
@@ -326,9 +326,9 @@ bool planner_unsaved(const struct planner *p)
     return (p->count > 1 || notes) && planner_session_print(p) != p->saved_print;
 }
 
-void planner_command_line(const struct planner *p, char *buf, size_t size)
+size_t planner_command_line(const struct planner *p, char *buf, size_t size)
 {
-    report_command_line(&p->scenario, buf, size);
+    return report_command_line(&p->scenario, buf, size);
 }
 
 int planner_controls(const struct planner *p, enum control *out)

@@ -11,6 +11,7 @@
 #include "app/controls.h"
 #include "core/plan.h"
 #include "io/catalog.h"
+#include "io/report.h"
 #include "io/snapshot.h"
 
 enum planner_mode {
@@ -43,7 +44,10 @@ enum {
     CHART_POINTS = 61,
     PLANNER_SLOTS = SNAPSHOT_SESSION_MAX, /* named scenarios in one session */
     PLANNER_UNDO = 24,                     /* changes each scenario can undo */
-    PLANNER_OPTIONS = 6
+    PLANNER_OPTIONS = 6,
+    /* what y or Y copies, whole: the longest command or launch line */
+    PLANNER_COPY_MAX = (int)ENGINE_LAUNCH_MAX > (int)REPORT_COMMAND_MAX ? (int)ENGINE_LAUNCH_MAX
+                                                                   : (int)REPORT_COMMAND_MAX
 };
 
 /* Users against context, 1k to 1M tokens on a log scale, everything else as
@@ -84,7 +88,7 @@ struct planner {
     char status[PLANNER_TEXT_MAX]; /* one-line message (export done, ...) */
     int count, current, reference; /* the session's scenarios; reference -1: none */
     struct planner_slot slots[PLANNER_SLOTS];
-    char copied[PLANNER_TEXT_MAX * 2]; /* what the last copy sent (OSC 52) */
+    char copied[PLANNER_COPY_MAX];     /* what the last copy sent (OSC 52) */
     bool copy_pending;                 /* the app sends it with the next frame */
     uint64_t target_users;
     int option_count;
@@ -157,8 +161,9 @@ int planner_versus(const struct planner *p, int *out);
 uint64_t planner_session_print(const struct planner *p);
 bool planner_unsaved(const struct planner *p);
 
-/* The equivalent command line of the current scenario. */
-void planner_command_line(const struct planner *p, char *buf, size_t size);
+/* The equivalent command line of the current scenario, as
+ * report_command_line writes it (whole, or "" when size is too small). */
+size_t planner_command_line(const struct planner *p, char *buf, size_t size);
 
 /* Recomputes the result; keeps the old scenario if the new one is invalid
  * (the reason, in the planner's words, goes to p->error). */

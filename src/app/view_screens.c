@@ -2,10 +2,12 @@
  * warnings and presentation (compare: view_compare.c). */
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app/view.h"
 #include "app/view_parts.h"
+#include "core/shell.h"
 #include "io/report.h"
 
 /* text cut to w columns with an ellipsis, never mid-word when a space is near */
@@ -429,35 +431,39 @@ void view_draw_presentation(const struct planner *p)
 
 void view_draw_copied(const struct planner *p)
 {
-    int w = COLS - 4, x = 2, room = w - 4 - 2;
-    /* wrapped at spaces, each line but the last ending in " \\": a selection
-     * of every line pastes as one shell command, and no argument is split */
-    char lines[32][PLANNER_TEXT_MAX * 2];
+    int w = COLS - 4, x = 2, room = w - 4 < 480 ? w - 4 : 480; /* widget_text draws 512 cells */
+    /* wrapped so that a selection of every line pastes as the one command
+     * (core/shell.h: " \\" between words, a word too long for a line
+     * continued on the next) */
+    size_t need = shell_wrap(p->copied, room > 0 ? (size_t)room : 0, NULL, 0);
+    char *text = malloc(need + 1);
+    if (text)
+        shell_wrap(p->copied, room > 0 ? (size_t)room : 0, text, need + 1);
     int n = 0;
-    const char *s = p->copied;
-    while (*s && n < 32 && room > 8) {
-        int len = (int)strlen(s), cut = len;
-        if (len > room) {
-            cut = room;
-            while (cut > 0 && s[cut] != ' ')
-                cut--;
-            if (cut == 0)
-                cut = room; /* one word longer than the box: cut it */
-        }
-        snprintf(lines[n], sizeof lines[0], "%s%.*s%s", n ? "  " : "", cut, s,
-                 cut < len ? " \\" : "");
-        n++;
-        s += cut;
-        while (*s == ' ')
-            s++;
-    }
+    for (const char *c = text ? text : ""; *c; c++)
+        n += *c == '\n';
     int h = n + 5 < LINES ? n + 5 : LINES;
-    int y = (LINES - h) / 2;
+    int y = (LINES - h) / 2, rows = h - 4;
     view_box(y, x, h, w, " Copied to the clipboard (OSC 52) ");
     widget_text(y + 1, x + 2, w - 4, ROLE_DIM,
                 "If your terminal does not pass OSC 52, select the text below:");
-    for (int row = 0; row < h - 4 && row < n; row++)
-        widget_text(y + 2 + row, x + 2, w - 4, ROLE_GOOD, lines[row]);
+    char *line = text;
+    for (int row = 0; line && *line && row < rows; row++) {
+        char *eol = strchr(line, '\n');
+        *eol = '\0';
+        if (row == rows - 1 && row < n - 1) { /* never a part that looks whole */
+            char more[96];
+            snprintf(more, sizeof more, "(%d more lines: a taller terminal shows them all)",
+                     n - row);
+            widget_text(y + 2 + row, x + 2, w - 4, ROLE_WARN, more);
+        } else {
+            widget_text(y + 2 + row, x + 2, w - 4, ROLE_GOOD, line);
+        }
+        line = eol + 1;
+    }
+    if (text == NULL)
+        widget_text(y + 2, x + 2, w - 4, ROLE_WARN, "(out of memory: not shown)");
+    free(text);
     widget_text(y + h - 2, x + 2, w - 4, ROLE_DIM, "any key closes");
 }
 

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "core/plan.h"
+#include "core/shell.h"
 #include "core/text.h"
 #include "core/version.h"
 #include "io/calibration.h"
@@ -106,6 +107,31 @@ static bool log_bytes(const char *path, int line, const char *what, double v, ui
                          path, line, what, v / 1073741824.0);
     *out = (uint64_t)llround(v);
     return true;
+}
+
+/* "(use: kvplan plan --model ID --calibration FILE)": the command that
+ * plans with the saved file, each word quoted for the shell (core/shell.h),
+ * whole, and printable. */
+static void print_use(const char *model, const char *save)
+{
+    char none[1];
+    char *line = NULL, *shown = NULL;
+    for (size_t size = sizeof none, need = 0;; size = need + 1) {
+        struct shell_line l;
+        shell_line_init(&l, line ? line : none, size);
+        shell_words(&l, "kvplan plan --model");
+        shell_word(&l, model);
+        shell_word(&l, "--calibration");
+        shell_word(&l, save);
+        if (shell_line_done(&l, &need) || line || (line = malloc(need + 1)) == NULL)
+            break;
+    }
+    size_t en = line ? text_escape(line, NULL, 0) : 0;
+    if (line && (shown = malloc(en + 1)) != NULL)
+        text_escape(line, shown, en + 1);
+    printf("(use: %s)\n", shown ? shown : "kvplan plan --calibration FILE");
+    free(shown);
+    free(line);
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -369,7 +395,8 @@ int cmd_calibrate(int argc, char **argv)
     if (save) {
         if (!calibration_save(save, &log, path, model_id, non_kv, total, &d))
             return cli_fail(d.message);
-        printf("\nsaved %s (use: kvplan plan --calibration %s)\n", shown_save, shown_save);
+        printf("\nsaved %s ", shown_save);
+        print_use(model_id, save);
     }
     return status;
 }

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "shell.h"
 #include "speed.h"
 
 /* How the engine sizes the pool, for the users row's note. */
@@ -77,17 +78,18 @@ uint64_t host_tier_pool_bytes(const struct scenario *s)
     return (uint64_t)(gb < 1 ? 1 : gb) * 1000000000ull;
 }
 
-void host_tier_flags(const struct scenario *s, uint32_t ranks, char *buf, size_t size)
+void host_tier_flags(const struct scenario *s, uint32_t ranks, struct shell_line *l)
 {
-    buf[0] = '\0';
     if (s->host_kv_bytes == 0)
         return;
-    if (s->engine.kind == ENGINE_VLLM) /* GiB for all ranks (kv_offloading.py) */
-        snprintf(buf, size, " --kv-offloading-backend native --kv-offloading-size %g",
-                 (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0));
-    else if (s->engine.kind == ENGINE_SGLANG) /* whole GB on each rank */
-        snprintf(buf, size, " --enable-hierarchical-cache --hicache-size %.0f",
-                 (double)host_tier_pool_bytes(s) / 1e9);
+    if (s->engine.kind == ENGINE_VLLM) { /* GiB for all ranks (kv_offloading.py) */
+        shell_words(l, "--kv-offloading-backend native");
+        shell_option(l, "--kv-offloading-size", "%g",
+                     (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0));
+    } else if (s->engine.kind == ENGINE_SGLANG) { /* whole GB on each rank */
+        shell_words(l, "--enable-hierarchical-cache");
+        shell_option(l, "--hicache-size", "%.0f", (double)host_tier_pool_bytes(s) / 1e9);
+    }
 }
 
 /* The parked caches are sized at the tokens in use (the pool's allocation

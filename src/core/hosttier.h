@@ -14,8 +14,10 @@ void host_tier_compute(struct policy_ctx *c);
  * SGLang the whole GB its --hicache-size takes (at least 1: 0 means its ratio). */
 uint64_t host_tier_pool_bytes(const struct scenario *s);
 
-/* The vLLM or SGLang flags that ask for the tier (" --kv-offloading-backend
- * ..."), for `ranks` = TP x PP ranks; "" without a tier or for other engines. */
-void host_tier_flags(const struct scenario *s, uint32_t ranks, char *buf, size_t size);
+/* Appends the vLLM or SGLang flags that ask for the tier (--kv-offloading-backend
+ * ...) to a launch line, for `ranks` = TP x PP ranks; none without a tier or
+ * for other engines. */
+struct shell_line;
+void host_tier_flags(const struct scenario *s, uint32_t ranks, struct shell_line *l);
 
 #endif

@@ -65,7 +65,10 @@ enum segment {
     SEG_COUNT
 };
 
-enum { ENGINE_LOG_LINES = 4, ENGINE_TEXT_MAX = 512 };
+/* The launch line quotes every word for the shell (core/shell.h); its room
+ * holds the longest one (every id at its longest, every byte of it to be
+ * escaped: tests/unit/test_launch.c builds it), so no line is ever cut. */
+enum { ENGINE_LOG_LINES = 4, ENGINE_TEXT_MAX = 512, ENGINE_LAUNCH_MAX = 4096 };
 
 /* What an engine profile adds to the answer: its flags as used, its units
  * of allocation, and what it would print. */
@@ -87,7 +90,7 @@ struct engine_detail {
     uint32_t slots;            /* llama.cpp: -np, given or the most that fit */
     int log_lines;
     char log[ENGINE_LOG_LINES][ENGINE_TEXT_MAX / 2];
-    char launch[ENGINE_TEXT_MAX];
+    char launch[ENGINE_LAUNCH_MAX];
     char note[ENGINE_TEXT_MAX / 2]; /* how the engine budgets, in a sentence */
 };
 

@@ -51,6 +51,29 @@ uint64_t policy_gib(double gib);
 uint32_t policy_vocab(const struct model_spec *m);
 uint32_t policy_hidden(const struct model_spec *m);
 const char *policy_model_ref(const struct model_spec *m);
+
+/* How an engine's launch line begins: the command and the model, the
+ * context and the memory fraction, then, when they apply, the cache's fp8
+ * flag and the tensor and pipeline parallel sizes. */
+struct launch_head {
+    const char *command;  /* "vllm serve" */
+    const char *context;  /* "--max-model-len" */
+    const char *fraction; /* "--gpu-memory-utilization" */
+    int fraction_digits;  /* 2: 0.90 */
+    const char *kv_fp8;   /* "--kv-cache-dtype fp8"; NULL: the options file's */
+    const char *tp, *pp;  /* "-tp", "-pp" */
+};
+
+/* The launch line (core/shell.h) in r->engine.launch: begin starts it;
+ * lora_targets adds "--lora-target-modules" and each module as its own
+ * word; done ends it with "  # x N replicas, one server each" when the
+ * replicas are separate servers, and says so, rather than keep a cut line,
+ * when the line does not fit. */
+struct shell_line;
+void policy_launch_begin(const struct policy_ctx *c, const struct launch_head *h,
+                         struct shell_line *l);
+void policy_launch_lora_targets(struct shell_line *l, uint32_t targets);
+void policy_launch_done(const struct policy_ctx *c, struct shell_line *l, bool separate_servers);
 void policy_log(struct engine_detail *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The state rows of a model with state layers: "state_conv", "state_ssm"

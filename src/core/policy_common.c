@@ -1,6 +1,7 @@
 /* What the policies share: CUDA totals, estimates, per-user bytes, the
  * engine pool and allocation in fixed units of tokens. */
 #include "policy.h"
+#include "shell.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -49,6 +50,45 @@ uint64_t policy_gib(double gib)
 const char *policy_model_ref(const struct model_spec *m)
 {
     return m->hf_id[0] ? m->hf_id : m->id;
+}
+
+void policy_launch_begin(const struct policy_ctx *c, const struct launch_head *h,
+                         struct shell_line *l)
+{
+    const struct plan_result *r = c->r;
+    shell_line_init(l, c->r->engine.launch, sizeof c->r->engine.launch);
+    shell_words(l, h->command);
+    shell_word(l, policy_model_ref(&c->s->model));
+    shell_option(l, h->context, "%llu", (unsigned long long)r->context_tokens);
+    shell_option(l, h->fraction, "%.*f", h->fraction_digits, r->engine.fraction);
+    if (h->kv_fp8 && r->kv_dtype == DTYPE_FP8)
+        shell_words(l, h->kv_fp8);
+    if (r->tp > 1)
+        shell_option(l, h->tp, "%u", r->tp);
+    if (r->pp > 1)
+        shell_option(l, h->pp, "%u", r->pp);
+}
+
+void policy_launch_lora_targets(struct shell_line *l, uint32_t targets)
+{
+    char mods[128];
+    lora_targets_format(targets, mods, sizeof mods);
+    for (char *p = mods; *p; p++)
+        if (*p == ',')
+            *p = ' ';
+    shell_word(l, "--lora-target-modules");
+    shell_words(l, mods);
+}
+
+void policy_launch_done(const struct policy_ctx *c, struct shell_line *l, bool separate_servers)
+{
+    struct engine_detail *e = &c->r->engine;
+    if (separate_servers && c->r->replicas > 1)
+        shell_comment(l, "  # x %u replicas, one server each", c->r->replicas);
+    if (!shell_line_done(l, NULL))
+        snprintf(e->launch, sizeof e->launch,
+                 "(the launch line is longer than the %zu bytes kvplan holds: not shown)",
+                 sizeof e->launch);
 }
 
 void policy_log(struct engine_detail *e, const char *fmt, ...)

@@ -5,6 +5,7 @@
  * Upstream: src/llama-context.cpp (n_ctx, n_seq), src/llama-kv-cache.cpp and
  * src/llama-kv-cache-iswa.cpp (cells, the SWA cache size), common/arg.cpp. */
 #include "policy.h"
+#include "shell.h"
 
 #include <stdio.h>
 
@@ -146,20 +147,28 @@ static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin
                    conv + ssm, (unsigned long long)np, r->cost.state_layers, (unsigned long long)np, conv,
                    ssm);
     }
-    char types[96] = "";
-    if (l->tk != DTYPE_FP16)
-        snprintf(types, sizeof types, " -ctk %s -ctv %s -fa on", ggml_name(l->tk), ggml_name(l->tv));
-    else if (l->tv != l->tk)
-        snprintf(types, sizeof types, " -ctv %s -fa on", ggml_name(l->tv));
-    char reps[64] = "";
-    if (c->r->replicas > 1)
-        snprintf(reps, sizeof reps, "  # x %u replicas, one server each", c->r->replicas);
-    char draft[SPEC_ID_MAX + 48] = "";
-    if (c->r->spec.method == SPEC_DRAFT) /* common/arg.cpp: -md, --draft-max */
-        snprintf(draft, sizeof draft, " -md %s.gguf --draft-max %u -ngld 999", s->draft.id,
-                 c->r->spec.tokens);
-    snprintf(e->launch, sizeof e->launch, "llama-server -m %s.gguf -c %llu -np %llu%s -ngl 999%s%s",
-             m->id, (unsigned long long)n_ctx, (unsigned long long)np, types, draft, reps);
+    struct shell_line sl;
+    shell_line_init(&sl, e->launch, sizeof e->launch);
+    shell_words(&sl, "llama-server -m");
+    shell_wordf(&sl, "%s.gguf", m->id);
+    shell_option(&sl, "-c", "%llu", (unsigned long long)n_ctx);
+    shell_option(&sl, "-np", "%llu", (unsigned long long)np);
+    if (l->tk != DTYPE_FP16) {
+        shell_option(&sl, "-ctk", "%s", ggml_name(l->tk));
+        shell_option(&sl, "-ctv", "%s", ggml_name(l->tv));
+        shell_words(&sl, "-fa on");
+    } else if (l->tv != l->tk) {
+        shell_option(&sl, "-ctv", "%s", ggml_name(l->tv));
+        shell_words(&sl, "-fa on");
+    }
+    shell_words(&sl, "-ngl 999");
+    if (c->r->spec.method == SPEC_DRAFT) { /* common/arg.cpp: -md, --draft-max */
+        shell_word(&sl, "-md");
+        shell_wordf(&sl, "%s.gguf", s->draft.id);
+        shell_option(&sl, "--draft-max", "%u", c->r->spec.tokens);
+        shell_words(&sl, "-ngld 999");
+    }
+    policy_launch_done(c, &sl, true);
     snprintf(e->note, sizeof e->note,
              "llama.cpp allocates -c x -np cells up front (no paging); --fit keeps %.2f GiB free "
              "per GPU; %s",

@@ -6,10 +6,52 @@
  * scheduler max_running_requests. */
 #include "policy.h"
 #include "hosttier.h"
+#include "shell.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* python -m sglang.launch_server --model-path MODEL and the flags that make
+ * it plan what kvplan planned. */
+static void launch(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    static const struct launch_head head = {"python -m sglang.launch_server --model-path",
+                                            "--context-length", "--mem-fraction-static", 3,
+                                            "--kv-cache-dtype fp8_e4m3", "--tp", "--pp-size"};
+    struct shell_line l;
+    policy_launch_begin(c, &head, &l);
+    if (r->dp_attention) {
+        shell_words(&l, "--enable-dp-attention");
+        shell_option(&l, "--dp", "%u", r->tp);
+    } else if (r->replicas > 1) {
+        shell_option(&l, "--dp", "%u", r->replicas);
+    }
+    if (s->engine.max_num_seqs)
+        shell_option(&l, "--max-running-requests", "%u", s->engine.max_num_seqs);
+    /* server_args.py: a chain of N draft steps, top-1, N + 1 tokens verified */
+    if (r->spec.method == SPEC_DRAFT) {
+        shell_words(&l, "--speculative-algorithm STANDALONE --speculative-draft-model-path");
+        shell_word(&l, policy_model_ref(&s->draft));
+    } else if (r->spec.method == SPEC_MTP) {
+        shell_words(&l, "--speculative-algorithm EAGLE");
+    }
+    if (r->spec.method == SPEC_DRAFT || r->spec.method == SPEC_MTP) {
+        shell_option(&l, "--speculative-num-steps", "%u", r->spec.tokens);
+        shell_words(&l, "--speculative-eagle-topk 1");
+        shell_option(&l, "--speculative-num-draft-tokens", "%u", r->spec.tokens + 1);
+    }
+    if (r->lora.slots) {
+        shell_words(&l, "--enable-lora");
+        shell_option(&l, "--max-loras-per-batch", "%u", r->lora.slots);
+        shell_option(&l, "--max-lora-rank", "%u", r->lora.rank);
+        policy_launch_lora_targets(&l, r->lora.targets);
+    }
+    host_tier_flags(s, r->tp * r->pp, &l);
+    policy_launch_done(c, &l, r->dp_attention);
+}
 
 static void describe(struct policy_ctx *c)
 {
@@ -17,7 +59,7 @@ static void describe(struct policy_ctx *c)
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
     const struct model_spec *m = &s->model;
-    char t[32], extra[400] = "";
+    char t[32];
     double half = (double)e->units * (double)e->unit_bytes / 2.0 / (double)GIB;
     if (m->attention == ATTENTION_MLA)
         policy_log(e, "KV Cache is allocated. #tokens: %llu, KV size: %.2f GB",
@@ -36,51 +78,7 @@ static void describe(struct policy_ctx *c)
     policy_log(e, "max_total_num_tokens=%s, max_running_requests=%u, context_len=%llu",
                units_format_int(e->units, t, sizeof t), e->scheduler_cap,
                (unsigned long long)c->r->context_tokens);
-    size_t n = 0;
-    if (r->kv_dtype == DTYPE_FP8)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --kv-cache-dtype fp8_e4m3");
-    if (r->tp > 1)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --tp %u", r->tp);
-    if (r->pp > 1)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --pp-size %u", r->pp);
-    if (r->dp_attention)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-dp-attention --dp %u", r->tp);
-    else if (r->replicas > 1)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --dp %u", r->replicas);
-    if (s->engine.max_num_seqs)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-running-requests %u",
-                              s->engine.max_num_seqs);
-    /* server_args.py: a chain of N draft steps, top-1, N + 1 tokens verified */
-    if (r->spec.method == SPEC_DRAFT)
-        n += (size_t)snprintf(extra + n, sizeof extra - n,
-                              " --speculative-algorithm STANDALONE --speculative-draft-model-path %s"
-                              " --speculative-num-steps %u --speculative-eagle-topk 1"
-                              " --speculative-num-draft-tokens %u",
-                              policy_model_ref(&s->draft), r->spec.tokens, r->spec.tokens + 1);
-    else if (r->spec.method == SPEC_MTP)
-        n += (size_t)snprintf(extra + n, sizeof extra - n,
-                              " --speculative-algorithm EAGLE --speculative-num-steps %u"
-                              " --speculative-eagle-topk 1 --speculative-num-draft-tokens %u",
-                              r->spec.tokens, r->spec.tokens + 1);
-    if (r->lora.slots) {
-        char mods[128];
-        lora_targets_format(r->lora.targets, mods, sizeof mods);
-        for (char *p = mods; *p; p++)
-            if (*p == ',')
-                *p = ' ';
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-lora --max-loras-per-batch "
-                              "%u --max-lora-rank %u --lora-target-modules %s", r->lora.slots,
-                              r->lora.rank, mods);
-    }
-    if (n < sizeof extra)
-        host_tier_flags(s, r->tp * r->pp, extra + n, sizeof extra - n);
-    n += strlen(extra + n);
-    if (r->dp_attention && r->replicas > 1 && n < sizeof extra)
-        snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
-    snprintf(e->launch, sizeof e->launch,
-             "python -m sglang.launch_server --model-path %s --context-length %llu "
-             "--mem-fraction-static %.3f%s",
-             policy_model_ref(m), (unsigned long long)c->r->context_tokens, e->fraction, extra);
+    launch(c);
     snprintf(e->note, sizeof e->note,
              "SGLang keeps (1 - %.3f) of the CUDA total free for activations and graphs and "
              "gives the rest after weights to a token-granular pool, every layer at full length",

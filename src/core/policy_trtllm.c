@@ -7,50 +7,54 @@
  * Upstream: tensorrt_llm/_torch/pyexecutor/resource_manager.py and
  * _util.py (KvCacheCreator), KvCacheConfig.free_gpu_memory_fraction. */
 #include "policy.h"
+#include "shell.h"
 
 #include <stdio.h>
 
-static void describe(struct policy_ctx *c)
+/* trtllm-serve MODEL and its flags; what only the options file takes is
+ * named in a remark. */
+static void launch(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     struct plan_result *r = c->r;
-    struct engine_detail *e = &r->engine;
-    char extra[256] = "";
-    policy_log(e, "[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%llu).",
-               (double)r->kv_pool_bytes_per_gpu / (double)GIB,
-               (unsigned long long)r->kv_tokens_per_replica);
-    size_t n = 0;
-    if (r->tp > 1)
-        n += (size_t)snprintf(extra, sizeof extra, " --tp_size %u", r->tp);
-    if (r->pp > 1)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --pp_size %u", r->pp);
+    static const struct launch_head head = {"trtllm-serve", "--max_seq_len",
+                                            "--kv_cache_free_gpu_memory_fraction", 2, NULL,
+                                            "--tp_size", "--pp_size"};
+    struct shell_line l;
+    policy_launch_begin(c, &head, &l);
     if (r->replicas > 1)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each",
-                              r->replicas);
+        shell_comment(&l, "  # x %u replicas, one server each", r->replicas);
     /* llmapi: a quantized cache (KvCacheConfig.dtype), a draft
      * (speculative_config: decoding_type DraftTarget, speculative_model_dir,
      * max_draft_len) and a host tier (KvCacheConfig.host_cache_size, bytes) go
      * in the options file: named in one remark */
-    char opts[320] = "";
+    char opts[SPEC_HF_ID_MAX + 256] = "";
     size_t k = 0;
     if (r->kv_dtype == DTYPE_FP8 || r->kv_dtype == DTYPE_INT8)
         k += (size_t)snprintf(opts + k, sizeof opts - k, "; kv_cache_config: dtype: %s",
                               dtype_info(r->kv_dtype)->name);
-    if (r->spec.method == SPEC_DRAFT && k < sizeof opts)
+    if (r->spec.method == SPEC_DRAFT)
         k += (size_t)snprintf(opts + k, sizeof opts - k,
                               "; speculative_config: decoding_type DraftTarget, max_draft_len %u, "
                               "speculative_model_dir %s",
                               r->spec.tokens, policy_model_ref(&s->draft));
-    if (s->host_kv_bytes && k < sizeof opts)
+    if (s->host_kv_bytes)
         snprintf(opts + k, sizeof opts - k, "; kv_cache_config: host_cache_size: %llu",
                  (unsigned long long)s->host_kv_bytes);
-    if (opts[0] && n < sizeof extra) /* the first item follows the remark's opening */
-        snprintf(extra + n, sizeof extra - n, "%s --extra_llm_api_options:%s",
-                 r->replicas > 1 ? ";" : "  #", opts + 1);
-    snprintf(e->launch, sizeof e->launch,
-             "trtllm-serve %s --max_seq_len %llu --kv_cache_free_gpu_memory_fraction %.2f%s",
-             policy_model_ref(&s->model), (unsigned long long)c->r->context_tokens, e->fraction,
-             extra);
+    if (opts[0]) /* the first item follows the remark's opening */
+        shell_comment(&l, "%s --extra_llm_api_options:%s", r->replicas > 1 ? ";" : "  #",
+                      opts + 1);
+    policy_launch_done(c, &l, false); /* the replicas' remark is above */
+}
+
+static void describe(struct policy_ctx *c)
+{
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    policy_log(e, "[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%llu).",
+               (double)r->kv_pool_bytes_per_gpu / (double)GIB,
+               (unsigned long long)r->kv_tokens_per_replica);
+    launch(c);
     snprintf(e->note, sizeof e->note,
              "TensorRT-LLM gives %.0f%% of the memory still free after weights and activations to "
              "the KV cache (a fraction of free, not of total), in %llu-token blocks",

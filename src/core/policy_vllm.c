@@ -7,18 +7,84 @@
 #include "images.h"
 #include "policy.h"
 #include "hosttier.h"
+#include "shell.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The draft's JSON config: {"method":"draft_model","model":"...",...}, the
+ * name escaped as a JSON string (at most 6 bytes a byte: name holds any). */
+static void draft_config(const struct plan_result *r, const char *model, char *out, size_t size)
+{
+    char name[6 * SPEC_HF_ID_MAX];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)model; *p && n + 7 < sizeof name; p++)
+        n += (size_t)(*p < 0x20   ? snprintf(name + n, sizeof name - n, "\\u%04x", *p)
+                      : *p == '"' || *p == '\\' ? snprintf(name + n, sizeof name - n, "\\%c", *p)
+                                                 : snprintf(name + n, sizeof name - n, "%c", *p));
+    snprintf(out, size, "{\"method\":\"draft_model\",\"model\":\"%s\",\"num_speculative_tokens\":%u}",
+             name, r->spec.tokens);
+}
+
+/* vllm serve MODEL and the flags that make it plan what kvplan planned. */
+static void launch(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    static const struct launch_head head = {"vllm serve", "--max-model-len",
+                                            "--gpu-memory-utilization", 2,
+                                            "--kv-cache-dtype fp8", "-tp", "-pp"};
+    struct shell_line l;
+    policy_launch_begin(c, &head, &l);
+    if (r->expert_parallel)
+        shell_words(&l, "--enable-expert-parallel");
+    bool v0 = s->engine.rule == RULE_VLLM_V0;
+    if (r->replicas > 1 && !v0)
+        shell_option(&l, "--data-parallel-size", "%u", r->replicas);
+    if (s->engine.max_num_seqs)
+        shell_option(&l, "--max-num-seqs", "%u", e->max_num_seqs);
+    if (s->engine.max_num_batched_tokens)
+        shell_option(&l, "--max-num-batched-tokens", "%llu",
+                     (unsigned long long)e->max_num_batched_tokens);
+    /* with state layers vLLM picks the enlarged block itself */
+    if (e->unit_tokens != 16 && (r->cost.state_layers == 0 || s->block_tokens))
+        shell_option(&l, "--block-size", "%llu", (unsigned long long)e->unit_tokens);
+    if (s->prefix_tokens > 0)
+        shell_words(&l, "--enable-prefix-caching");
+    /* config/speculative.py: SpeculativeConfig's method, model, num_speculative_tokens */
+    char spec[8 * SPEC_HF_ID_MAX];
+    if (r->spec.method == SPEC_DRAFT)
+        draft_config(r, policy_model_ref(&s->draft), spec, sizeof spec);
+    else if (r->spec.method == SPEC_MTP)
+        snprintf(spec, sizeof spec, "{\"method\":\"mtp\",\"num_speculative_tokens\":%u}",
+                 r->spec.tokens);
+    if (r->spec.method == SPEC_DRAFT || r->spec.method == SPEC_MTP) {
+        shell_word(&l, "--speculative-config");
+        shell_word(&l, spec);
+    }
+    if (r->lora.slots) {
+        shell_words(&l, "--enable-lora");
+        shell_option(&l, "--max-loras", "%u", r->lora.slots);
+        shell_option(&l, "--max-lora-rank", "%u", r->lora.rank);
+    }
+    /* Without --lora-target-modules vLLM adapts every supported module, MoE experts
+     * included (vllm/lora/model_manager.py LoRAModelManager._create_lora_modules:
+     * is_supported_lora_module when lora_config.target_modules is None, else
+     * _match_target_modules): name the modules counted whenever they are not all. */
+    if (r->lora.slots && (s->lora_targets || s->model.experts))
+        policy_launch_lora_targets(&l, r->lora.targets);
+    host_tier_flags(s, r->tp * r->pp, &l);
+    policy_launch_done(c, &l, v0); /* V0 had no data parallel: one server per replica */
+}
 
 static void describe(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
-    const struct model_spec *m = &s->model;
-    char tok[32], a[32], b[32], extra[400] = "";
+    char tok[32], a[32], b[32];
     units_format_bytes(r->kv_pool_bytes_per_gpu, UNITS_GIB, a, sizeof a);
     if (s->engine.rule == RULE_VLLM_V0) {
         policy_log(e, "# GPU blocks: %llu, # CPU blocks: 0", (unsigned long long)e->units);
@@ -29,62 +95,7 @@ static void describe(struct policy_ctx *c)
     }
     policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
                units_format_int(c->r->context_tokens, b, sizeof b), e->max_concurrency);
-    size_t n = 0;
-    if (r->kv_dtype == DTYPE_FP8)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --kv-cache-dtype fp8");
-    if (r->tp > 1)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " -tp %u", r->tp);
-    if (r->pp > 1)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " -pp %u", r->pp);
-    if (r->expert_parallel)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-expert-parallel");
-    bool v0 = s->engine.rule == RULE_VLLM_V0;
-    if (r->replicas > 1 && !v0)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --data-parallel-size %u", r->replicas);
-    if (s->engine.max_num_seqs)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-num-seqs %u", e->max_num_seqs);
-    if (s->engine.max_num_batched_tokens)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --max-num-batched-tokens %llu",
-                              (unsigned long long)e->max_num_batched_tokens);
-    /* with state layers vLLM picks the enlarged block itself */
-    if (e->unit_tokens != 16 && (r->cost.state_layers == 0 || s->block_tokens))
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --block-size %llu",
-                              (unsigned long long)e->unit_tokens);
-    if (s->prefix_tokens > 0)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-prefix-caching");
-    /* config/speculative.py: SpeculativeConfig's method, model, num_speculative_tokens */
-    if (r->spec.method == SPEC_DRAFT)
-        n += (size_t)snprintf(extra + n, sizeof extra - n,
-                              " --speculative-config '{\"method\":\"draft_model\",\"model\":\"%s\","
-                              "\"num_speculative_tokens\":%u}'",
-                              policy_model_ref(&s->draft), r->spec.tokens);
-    else if (r->spec.method == SPEC_MTP)
-        n += (size_t)snprintf(extra + n, sizeof extra - n,
-                              " --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":%u}'",
-                              r->spec.tokens);
-    if (r->lora.slots)
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --enable-lora --max-loras %u "
-                              "--max-lora-rank %u", r->lora.slots, r->lora.rank);
-    /* Without --lora-target-modules vLLM adapts every supported module, MoE experts
-     * included (vllm/lora/model_manager.py LoRAModelManager._create_lora_modules:
-     * is_supported_lora_module when lora_config.target_modules is None, else
-     * _match_target_modules): name the modules counted whenever they are not all. */
-    if (r->lora.slots && (s->lora_targets || m->experts)) {
-        char mods[128];
-        lora_targets_format(r->lora.targets, mods, sizeof mods);
-        for (char *p = mods; *p; p++)
-            if (*p == ',')
-                *p = ' ';
-        n += (size_t)snprintf(extra + n, sizeof extra - n, " --lora-target-modules %s", mods);
-    }
-    if (n < sizeof extra)
-        host_tier_flags(s, r->tp * r->pp, extra + n, sizeof extra - n);
-    n += strlen(extra + n);
-    if (r->replicas > 1 && v0 && n < sizeof extra) /* V0 had no data parallel: one server per replica */
-        snprintf(extra + n, sizeof extra - n, "  # x %u replicas, one server each", r->replicas);
-    snprintf(e->launch, sizeof e->launch,
-             "vllm serve %s --max-model-len %llu --gpu-memory-utilization %.2f%s",
-             policy_model_ref(m), (unsigned long long)c->r->context_tokens, e->fraction, extra);
+    launch(c);
     snprintf(e->note, sizeof e->note,
              "vLLM takes %.0f%% of the CUDA total, then subtracts weights, a profiled activation "
              "peak (%llu batched tokens, %u sequence%s) and runtime memory; KV in %llu-token "
@@ -94,7 +105,7 @@ static void describe(struct policy_ctx *c)
     /* V1 hybrid: the block given (16 by default) was enlarged (policy_vllm below) */
     uint64_t given = s->block_tokens ? s->block_tokens : 16;
     size_t len = strlen(e->note);
-    if (!v0 && r->cost.state_layers > 0 && e->unit_tokens != given && len < sizeof e->note)
+    if (s->engine.rule != RULE_VLLM_V0 && r->cost.state_layers > 0 && e->unit_tokens != given && len < sizeof e->note)
         snprintf(e->note + len, sizeof e->note - len,
                  ", enlarged from the block size %llu so that a page holds a layer's state",
                  (unsigned long long)given);

@@ -1,5 +1,6 @@
 #include "spec.h"
 
+#include <string.h>
 #include <strings.h>
 
 #include "diag.h"
@@ -58,8 +59,41 @@ static bool state_validate(const struct model_spec *m, struct diag *d)
     return true;
 }
 
+/* One part of an id: 1 to 96 of [A-Za-z0-9_.-], a letter, digit or '_'
+ * at each end (huggingface_hub validate_repo_id: the word boundaries of
+ * REPO_ID_REGEX). */
+static bool hf_part_valid(const char *p, size_t len)
+{
+    if (len == 0 || len > 96)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = p[i];
+        bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_';
+        if (!word && ((c != '-' && c != '.') || i == 0 || i + 1 == len))
+            return false;
+    }
+    return true;
+}
+
+bool spec_hf_id_valid(const char *id)
+{
+    const char *slash = strchr(id, '/');
+    size_t len = strlen(id);
+    if (len >= SPEC_HF_ID_MAX || strstr(id, "--") || strstr(id, "..") ||
+        (len >= 4 && strcmp(id + len - 4, ".git") == 0))
+        return false;
+    if (slash == NULL)
+        return hf_part_valid(id, len);
+    return strchr(slash + 1, '/') == NULL && hf_part_valid(id, (size_t)(slash - id)) &&
+           hf_part_valid(slash + 1, len - (size_t)(slash - id) - 1);
+}
+
 bool spec_model_validate(const struct model_spec *m, struct diag *d)
 {
+    if (m->hf_id[0] && !spec_hf_id_valid(m->hf_id))
+        return diag_fail(d, "hf_id: '%s' is not a Hugging Face id (%s)", m->hf_id,
+                         SPEC_HF_ID_RULE);
     if (m->layers == 0 || m->layers > 100000)
         return diag_fail(d, "num_layers: %u is impossible (expected 1 to 100000)", m->layers);
     if (m->attention_heads == 0 || m->attention_heads > 100000)

@@ -11,7 +11,9 @@
 #include "diag.h"
 #include "dtype.h"
 
-enum { SPEC_ID_MAX = 64, SPEC_NAME_MAX = 96, SPEC_TEXT_MAX = 512 };
+/* A Hugging Face id: a name of up to 96 characters, after an owner of as many
+ * and a '/' (spec_hf_id_valid). */
+enum { SPEC_ID_MAX = 64, SPEC_NAME_MAX = 96, SPEC_TEXT_MAX = 512, SPEC_HF_ID_MAX = 96 + 1 + 96 + 1 };
 
 enum attention_kind {
     ATTENTION_MHA = 0, /* every query head has its own K/V head */
@@ -50,7 +52,7 @@ struct gpu_spec {
 struct model_spec {
     char id[SPEC_ID_MAX];
     char name[SPEC_NAME_MAX];
-    char hf_id[SPEC_NAME_MAX];
+    char hf_id[SPEC_HF_ID_MAX]; /* "" or a valid Hugging Face id (spec_hf_id_valid) */
     char source[SPEC_TEXT_MAX];
     enum attention_kind attention;
     uint32_t layers;
@@ -130,9 +132,16 @@ const char *spec_attention_name(enum attention_kind kind);
 bool spec_attention_parse(const char *text, enum attention_kind *out);
 
 /* Checks a model's numbers are possible (layers > 0, kv_heads divides heads,
- * windowed layers <= layers, MLA ranks present...). On failure, names the
+ * windowed layers <= layers, MLA ranks present...) and its hf_id is one. On failure, names the
  * field in d ("num_kv_heads: 7 does not divide num_attention_heads 32"). */
 bool spec_model_validate(const struct model_spec *m, struct diag *d);
+
+/* True for an id Hugging Face accepts (huggingface_hub validate_repo_id):
+ * NAME or OWNER/NAME, each part 1 to 96 letters, digits, '-', '_' or '.',
+ * starting and ending with a letter, digit or '_'; no "--" or "..", no
+ * ".git" at the end. Such an id is one plain word for a shell. */
+bool spec_hf_id_valid(const char *id);
+#define SPEC_HF_ID_RULE "OWNER/NAME of letters, digits, '-', '_' and '.'"
 
 /* Checks a GPU's numbers are possible (memory > 0). */
 bool spec_gpu_validate(const struct gpu_spec *g, struct diag *d);

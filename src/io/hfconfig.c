@@ -231,10 +231,14 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
         tr = jsonread_child(&r, "text_config", "text_config.");
     }
     bool ok = true;
-    char type[64] = "", outer_type[64] = "", name_or_path[128] = "", dtype[32] = "";
+    char type[64] = "", outer_type[64] = "", name_or_path[SPEC_HF_ID_MAX] = "", dtype[32] = "";
     ok = jsonread_string(&tr, o, "model_type", false, type, sizeof type, d) &&
          jsonread_string(&r, root, "model_type", false, outer_type, sizeof outer_type, d) &&
          jsonread_string(&r, root, "_name_or_path", false, name_or_path, sizeof name_or_path, d);
+    /* it becomes the model of every launch line: a Hugging Face id or nothing */
+    if (ok && name_or_path[0] && !spec_hf_id_valid(name_or_path))
+        ok = jsonread_fail(&r, d, "_name_or_path: '%s' is not a Hugging Face id (%s): correct it "
+                                  "or remove the field", name_or_path, SPEC_HF_ID_RULE);
     if (ok && type[0] == '\0')
         snprintf(type, sizeof type, "%s", outer_type);
     snprintf(h->model_type, sizeof h->model_type, "%s", type);

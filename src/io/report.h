@@ -26,8 +26,13 @@ bool report_is_host_row(const struct explain_row *row);
 
 /* The one-sentence answer: "45 users fit at 32,768 tokens each ...". */
 /* The `kvplan plan` command that rebuilds scenario s: every knob that differs
- * from the defaults, so running it gives the same answer. Truncated to size. */
-void report_command_line(const struct scenario *s, char *buf, size_t size);
+ * from the defaults, so running it gives the same answer, each word quoted
+ * for the shell. Returns the length the whole line needs; buf holds it
+ * only when that is less than size, and is "" otherwise (never a cut
+ * line). REPORT_COMMAND_MAX always holds it: every id at its longest with
+ * every byte quoted and every option given (tests/unit/test_launch.c). */
+enum { REPORT_COMMAND_MAX = 4096 };
+size_t report_command_line(const struct scenario *s, char *buf, size_t size);
 
 /* The service level asked for: "30 tok/s each, first token within 2 s", or "none". */
 const char *report_speed_target(const struct scenario *s, char *buf, size_t size);

@@ -1,10 +1,13 @@
 /* report_command: the command line that reproduces a scenario (the planner's
  * copy, the versus table's notes), every field as the CLI's own parser reads
- * it back (tests/unit/test_command.c round-trips each one). */
+ * it back (tests/unit/test_command.c round-trips each one), every word
+ * quoted for the shell (core/shell.h). */
 #include "report.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "core/shell.h"
 
 /* A size as an option takes it, exactly: "64GiB" when whole GiB, "512MiB"
  * when whole MiB, else bytes ("80000000000B"). */
@@ -20,110 +23,111 @@ static const char *size_arg(uint64_t bytes, char *buf, size_t size)
     return buf;
 }
 
-void report_command_line(const struct scenario *s, char *buf, size_t size)
+size_t report_command_line(const struct scenario *s, char *buf, size_t size)
 {
     const struct engine_flags *e = &s->engine;
     char t[32];
-    size_t n = (size_t)snprintf(buf, size, "kvplan plan --gpu %s --model %s --gpus %u", s->gpu.id,
-                                s->model.id, s->gpus);
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        if (n < size)                                                                              \
-            n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                                 \
-    } while (0)
+    struct shell_line l;
+    shell_line_init(&l, buf, size);
+    shell_words(&l, "kvplan plan");
+    shell_option(&l, "--gpu", "%s", s->gpu.id);
+    shell_option(&l, "--model", "%s", s->model.id);
+    shell_option(&l, "--gpus", "%u", s->gpus);
     if (s->tp)
-        ADD(" --tp %u", s->tp);
+        shell_option(&l, "--tp", "%u", s->tp);
     if (s->pp > 1)
-        ADD(" --pp %u", s->pp);
-    ADD(" --context %s", units_format_tokens_arg(s->context_tokens, t, sizeof t));
+        shell_option(&l, "--pp", "%u", s->pp);
+    shell_option(&l, "--context", "%s", units_format_tokens_arg(s->context_tokens, t, sizeof t));
     if (s->kv_dtype != DTYPE_AUTO)
-        ADD(" --kv-dtype %s", dtype_info(s->kv_dtype)->name);
+        shell_option(&l, "--kv-dtype", "%s", dtype_info(s->kv_dtype)->name);
     if (s->weight_dtype != DTYPE_AUTO)
-        ADD(" --weight-dtype %s", dtype_info(s->weight_dtype)->name);
+        shell_option(&l, "--weight-dtype", "%s", dtype_info(s->weight_dtype)->name);
     if (s->kv_heads)
-        ADD(" --kv-heads %u", s->kv_heads);
+        shell_option(&l, "--kv-heads", "%u", s->kv_heads);
     if (s->prefix_tokens)
-        ADD(" --prefix %s", units_format_tokens_arg(s->prefix_tokens, t, sizeof t));
+        shell_option(&l, "--prefix", "%s", units_format_tokens_arg(s->prefix_tokens, t, sizeof t));
     if (s->avg_context_tokens)
-        ADD(" --avg-context %s", units_format_tokens_arg(s->avg_context_tokens, t, sizeof t));
+        shell_option(&l, "--avg-context", "%s", units_format_tokens_arg(s->avg_context_tokens, t, sizeof t));
     if (s->block_tokens && s->block_tokens != DEFAULT_BLOCK_TOKENS)
-        ADD(" --block-size %llu", (unsigned long long)s->block_tokens);
+        shell_option(&l, "--block-size", "%llu", (unsigned long long)s->block_tokens);
     if (s->engine.kind == ENGINE_GENERIC && s->headroom_percent != 10.0)
-        ADD(" --headroom %g", s->headroom_percent);
+        shell_option(&l, "--headroom", "%g", s->headroom_percent);
     if (s->has_vram)
-        ADD(" --vram %s", size_arg(s->vram_bytes, t, sizeof t));
+        shell_option(&l, "--vram", "%s", size_arg(s->vram_bytes, t, sizeof t));
     if (s->has_weights)
-        ADD(" --weights %s", size_arg(s->weights_bytes, t, sizeof t));
+        shell_option(&l, "--weights", "%s", size_arg(s->weights_bytes, t, sizeof t));
     if (s->has_price)
-        ADD(" --price %g", s->price_usd_per_hour);
+        shell_option(&l, "--price", "%g", s->price_usd_per_hour);
     if (s->full_attention)
-        ADD(" --full-attention");
+        shell_word(&l, "--full-attention");
     if (s->units == UNITS_GB)
-        ADD(" --units gb");
+        shell_words(&l, "--units gb");
     if (e->kind != ENGINE_GENERIC)
-        ADD(" --engine %s", engine_label(e->kind, e->rule));
+        shell_option(&l, "--engine", "%s", engine_label(e->kind, e->rule));
     if (s->dp_attention)
-        ADD(" --enable-dp-attention");
+        shell_word(&l, "--enable-dp-attention");
     if (s->expert_parallel)
-        ADD(" --enable-expert-parallel");
+        shell_word(&l, "--enable-expert-parallel");
     if (s->spec_method == SPEC_DRAFT)
-        ADD(" --draft-model %s", s->draft.id);
+        shell_option(&l, "--draft-model", "%s", s->draft.id);
     else if (s->spec_method == SPEC_MTP)
-        ADD(" --speculative-method mtp");
+        shell_words(&l, "--speculative-method mtp");
     if (s->spec_method != SPEC_NONE && s->spec_tokens)
-        ADD(" --num-speculative-tokens %u", s->spec_tokens);
+        shell_option(&l, "--num-speculative-tokens", "%u", s->spec_tokens);
     if (e->gpu_memory_utilization > 0)
-        ADD(" --gpu-memory-utilization %g", e->gpu_memory_utilization);
+        shell_option(&l, "--gpu-memory-utilization", "%g", e->gpu_memory_utilization);
     if (e->mem_fraction_static > 0)
-        ADD(" --mem-fraction-static %g", e->mem_fraction_static);
+        shell_option(&l, "--mem-fraction-static", "%g", e->mem_fraction_static);
     if (e->free_gpu_memory_fraction > 0)
-        ADD(" --free-gpu-memory-fraction %g", e->free_gpu_memory_fraction);
+        shell_option(&l, "--free-gpu-memory-fraction", "%g", e->free_gpu_memory_fraction);
     if (e->max_num_seqs)
-        ADD(" --max-num-seqs %u", e->max_num_seqs);
+        shell_option(&l, "--max-num-seqs", "%u", e->max_num_seqs);
     if (e->max_num_batched_tokens)
-        ADD(" --max-num-batched-tokens %llu", (unsigned long long)e->max_num_batched_tokens);
+        shell_option(&l, "--max-num-batched-tokens", "%llu", (unsigned long long)e->max_num_batched_tokens);
     if (e->chunked_prefill_size)
-        ADD(" --chunked-prefill-size %llu", (unsigned long long)e->chunked_prefill_size);
+        shell_option(&l, "--chunked-prefill-size", "%llu", (unsigned long long)e->chunked_prefill_size);
     if (e->parallel)
-        ADD(" --parallel %u", e->parallel);
+        shell_option(&l, "--parallel", "%u", e->parallel);
     if (e->fit_target_bytes)
-        ADD(" --fit-target %s", size_arg(e->fit_target_bytes, t, sizeof t));
+        shell_option(&l, "--fit-target", "%s", size_arg(e->fit_target_bytes, t, sizeof t));
     if (e->v_dtype != DTYPE_AUTO)
-        ADD(" --kv-dtype-v %s", dtype_info(e->v_dtype)->name);
+        shell_option(&l, "--kv-dtype-v", "%s", dtype_info(e->v_dtype)->name);
     if (e->gpu_total_bytes)
-        ADD(" --gpu-total %s", size_arg(e->gpu_total_bytes, t, sizeof t));
+        shell_option(&l, "--gpu-total", "%s", size_arg(e->gpu_total_bytes, t, sizeof t));
     if (e->non_kv_bytes)
-        ADD(" --non-kv %s", size_arg(e->non_kv_bytes, t, sizeof t));
+        shell_option(&l, "--non-kv", "%s", size_arg(e->non_kv_bytes, t, sizeof t));
     if (e->kv_memory_bytes)
-        ADD(" --kv-memory %s", size_arg(e->kv_memory_bytes, t, sizeof t));
+        shell_option(&l, "--kv-memory", "%s", size_arg(e->kv_memory_bytes, t, sizeof t));
     if (s->concurrency)
-        ADD(" --concurrency %llu", (unsigned long long)s->concurrency);
+        shell_option(&l, "--concurrency", "%llu", (unsigned long long)s->concurrency);
     if (s->prompt_tokens)
-        ADD(" --prompt %s", units_format_tokens_arg(s->prompt_tokens, t, sizeof t));
+        shell_option(&l, "--prompt", "%s", units_format_tokens_arg(s->prompt_tokens, t, sizeof t));
     if (s->min_tokens_per_s > 0)
-        ADD(" --min-tok-s %g", s->min_tokens_per_s);
+        shell_option(&l, "--min-tok-s", "%g", s->min_tokens_per_s);
     if (s->max_ttft_seconds > 0)
-        ADD(" --max-ttft %g", s->max_ttft_seconds);
+        shell_option(&l, "--max-ttft", "%g", s->max_ttft_seconds);
     if (s->mbu > 0)
-        ADD(" --mbu %g", s->mbu);
+        shell_option(&l, "--mbu", "%g", s->mbu);
     if (s->mfu > 0)
-        ADD(" --mfu %g", s->mfu);
+        shell_option(&l, "--mfu", "%g", s->mfu);
     if (s->host_kv_bytes)
-        ADD(" --host-kv %s", size_arg(s->host_kv_bytes, t, sizeof t));
+        shell_option(&l, "--host-kv", "%s", size_arg(s->host_kv_bytes, t, sizeof t));
     if (s->has_prefix_hit_rate && s->host_kv_bytes) /* the CLI refuses it without a tier */
-        ADD(" --prefix-hit-rate %g", s->prefix_hit_rate);
+        shell_option(&l, "--prefix-hit-rate", "%g", s->prefix_hit_rate);
     if (s->max_loras)
-        ADD(" --max-loras %u", s->max_loras);
+        shell_option(&l, "--max-loras", "%u", s->max_loras);
     if (s->max_lora_rank)
-        ADD(" --max-lora-rank %u", s->max_lora_rank);
+        shell_option(&l, "--max-lora-rank", "%u", s->max_lora_rank);
     if (s->lora_targets) {
         char mods[128];
         lora_targets_format(s->lora_targets, mods, sizeof mods);
-        ADD(" --lora-target-modules %s", mods);
+        shell_option(&l, "--lora-target-modules", "%s", mods);
     }
     if (s->images)
-        ADD(" --images %u", s->images);
+        shell_option(&l, "--images", "%u", s->images);
     if (s->image_tokens)
-        ADD(" --image-tokens %u", s->image_tokens);
-#undef ADD
+        shell_option(&l, "--image-tokens", "%u", s->image_tokens);
+    size_t need = 0;
+    shell_line_done(&l, &need);
+    return need;
 }
