@@ -11,21 +11,16 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from boundscheck import Checks  # noqa: E402
+
 K = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
 TMP = tempfile.mkdtemp(prefix="kvplan-presets-")
 ENV = dict(os.environ, XDG_CONFIG_HOME=os.path.join(TMP, "config"))
 CAP = 20000  # CATALOG_MAX_ENTRIES in src/io/catalog.h
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
+CHECKS = Checks()
+check = CHECKS.check
 
 
 def presets(name, n):
@@ -78,5 +73,4 @@ try:
 finally:
     shutil.rmtree(TMP, True)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+CHECKS.finish()
