@@ -3,12 +3,7 @@
 # bounded (time, lines, bytes) and what it prints is cleaned before the terminal.
 # Usage: t_bounds_localgpu.sh KVPLAN. Ends with "N passed, N failed".
 K=${1:?usage: t_bounds_localgpu.sh KVPLAN}
-T=$(mktemp -d /tmp/kvplan-localgpu.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export XDG_CONFIG_HOME="$T/config"
-pass=0 failed=0
-ok() { pass=$((pass + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/bounds_lib.sh"
 
 # fake NAME BODY: a directory holding an nvidia-smi script, put first in PATH
 fake() {
@@ -62,5 +57,4 @@ pid=$(cat "$T/hang.pid" 2>/dev/null)
 state=$(ps -o stat= -p "${pid:-0}" 2>/dev/null)
 case $state in '' | Z*) ok ;; *) bad "the hanging tool's child $pid still runs ($state)"; kill "$pid" ;; esac
 
-echo "$pass passed, $failed failed"
-[ "$failed" = 0 ]
+finish
