@@ -14,6 +14,10 @@
 #include "io/jsonout.h"
 
 
+/* The layouts one solve may plan unless --max-plans says more: a few seconds
+ * of work; --max-gpus 4096 --max-pp 64 over every GPU type is 2.1M. */
+enum { SOLVE_MAX_PLANS = 1000000 };
+
 struct solve_row {
     const struct gpu_spec *gpu;
     struct solve_split split;
@@ -88,6 +92,7 @@ int cmd_solve(int argc, char **argv)
     bool max_context = false, utilization = false;
     uint32_t max_gpus = 256;
     uint32_t max_pp = 1;
+    uint64_t max_plans = SOLVE_MAX_PLANS;
     const char *gpu_list[64];
     int ngpu = 0;
     char **rest = cli_rest_args(argc, argv);
@@ -126,6 +131,11 @@ int cmd_solve(int argc, char **argv)
                 return cli_fail(d.message);
             }
             max_pp = (uint32_t)n;
+        } else if (strcmp(argv[i], "--max-plans") == 0 && i + 1 < argc) {
+            if (!options_parse_count("--max-plans", argv[++i], 1, UINT64_MAX, &max_plans, &d)) {
+                free(rest);
+                return cli_fail(d.message);
+            }
         } else if (strcmp(argv[i], "--gpu") == 0 && i + 1 < argc && !max_context &&
                    !utilization && ngpu < 64) {
             gpu_list[ngpu++] = argv[++i];
@@ -163,6 +173,8 @@ int cmd_solve(int argc, char **argv)
                "  --max-gpus N   GPUs to consider per type (default 256)\n"
                "  --max-pp N     also consider N pipeline stages or fewer (layouts past one\n"
                "                 node; the fewest stages that serve N users are chosen)\n"
+               "  --max-plans N  layouts to try in all before giving up (default 1000000,\n"
+               "                 a few seconds)\n"
                "  --format text|json  the answer as text (default) or JSON (doc/FORMATS.md)\n"
                "Options are spelled out in full: an abbreviation is refused.\n");
         return 0;
@@ -256,6 +268,7 @@ int cmd_solve(int argc, char **argv)
         return cli_fail("out of memory");
     }
     int nrows = 0, skipped = 0;
+    uint64_t plans_left = max_plans;
     for (size_t i = 0; i < count; i++) {
         const struct catalog_gpu *g = ngpu ? catalog_find_gpu(&cat, gpu_list[i]) : &cat.gpus[i];
         if (g == NULL) {
@@ -274,7 +287,18 @@ int cmd_solve(int argc, char **argv)
         s.gpu = g->spec;
         rows[nrows].gpu = &g->spec;
         s.pp = 0; /* solve picks the stages */
-        rows[nrows].split = solve_gpus(&s, need, max_gpus, max_pp > base.pp ? max_pp : base.pp);
+        rows[nrows].split =
+            solve_gpus(&s, need, max_gpus, max_pp > base.pp ? max_pp : base.pp, &plans_left);
+        if (rows[nrows].split.why == UNSOLVED_OVER_BUDGET) {
+            diag_fail(&d, "solve: more than %llu layouts to plan (up to %u GPUs%s of each type) "
+                          "before %llu users are served; lower --max-gpus or --max-pp, name GPU "
+                          "types with --gpu, or allow more with --max-plans N",
+                      (unsigned long long)max_plans, max_gpus,
+                      max_pp > 1 ? " in pipeline stages" : "", (unsigned long long)need);
+            free(rows);
+            catalog_free(&cat);
+            return cli_fail(d.message);
+        }
         nrows++;
     }
     qsort(rows, (size_t)nrows, sizeof rows[0], by_cost);

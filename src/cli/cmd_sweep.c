@@ -14,6 +14,11 @@
 #include "io/report.h"
 
 
+/* The rows a sweep may plan unless --max-rows says more: about half a
+ * second of work and a table nobody reads to the end; every GPU count to
+ * 65,536 of every GPU and model is some 145 million. */
+enum { SWEEP_MAX_ROWS = 100000 };
+
 enum sweep_axis { AXIS_CONTEXT, AXIS_GPUS, AXIS_KV_DTYPE, AXIS_GPU, AXIS_MODEL, AXIS_CONCURRENCY };
 
 struct axis {
@@ -94,6 +99,24 @@ static bool parse_axis(const char *vary, const struct catalog *cat, struct axis 
                                              : (size_t)(DTYPE_COUNT - 1);
     }
     return true;
+}
+
+/* Refuses, before any row is planned, a sweep of more than max rows (the
+ * product of the axes, saturating). */
+static bool rows_allowed(const struct axis *axes, int n, uint64_t max, struct diag *d)
+{
+    uint64_t rows = 1;
+    for (int i = 0; i < n; i++)
+        rows = axes[i].count && rows > UINT64_MAX / axes[i].count ? UINT64_MAX
+                                                                  : rows * axes[i].count;
+    if (rows <= max)
+        return true;
+    char shown[32], cap[32];
+    units_format_int(rows, shown, sizeof shown);
+    units_format_int(max, cap, sizeof cap);
+    return diag_fail(d, "sweep: %s rows, over the cap of %s; vary fewer values, or allow them "
+                        "with --max-rows %llu",
+                     shown, cap, (unsigned long long)rows);
 }
 
 /* Sets axis value i in s; writes its label. */
@@ -266,6 +289,8 @@ int cmd_sweep(int argc, char **argv)
 {
     const char *varies[3], *fmt = "table";
     int nvary = 0;
+    uint64_t max_rows = SWEEP_MAX_ROWS;
+    struct diag d = {0};
     char **rest = cli_rest_args(argc, argv);
     if (rest == NULL)
         return cli_fail("out of memory");
@@ -279,13 +304,17 @@ int cmd_sweep(int argc, char **argv)
             varies[nvary++] = argv[++i];
         } else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
             fmt = argv[++i];
+        } else if (strcmp(argv[i], "--max-rows") == 0 && i + 1 < argc) {
+            if (!options_parse_count("--max-rows", argv[++i], 1, UINT64_MAX, &max_rows, &d)) {
+                free(rest);
+                return cli_fail(d.message);
+            }
         } else {
             rest[nrest++] = argv[i];
         }
     }
     rest[nrest] = NULL;
     struct options o;
-    struct diag d = {0};
     bool help = false;
     bool ok = options_parse(nrest, rest, &o, &help, &d);
     free(rest);
@@ -298,7 +327,8 @@ int cmd_sweep(int argc, char **argv)
                 "  AXIS: context=1k..1M (powers of two) or context=1k..1M:64 (64 points on a\n"
                 "        log scale), concurrency=1..256 (users decoding at once, powers of two),\n"
                 "        gpus=1..8, kv-dtype=all, gpu=all, model=all; up to three\n"
-                "        axes, nested in the order given\n");
+                "        axes, nested in the order given\n"
+                "  --max-rows N  rows to allow (default 100000; more is refused)\n");
         return help ? 0 : 2;
     }
     int format = strcmp(fmt, "table") == 0 ? 0 : strcmp(fmt, "csv") == 0 ? 1
@@ -350,6 +380,10 @@ int cmd_sweep(int argc, char **argv)
     for (int i = 0; i < nvary; i++)
         if (axes[i].kind == AXIS_KV_DTYPE)
             kv_axis(&axes[i], base.engine.kind);
+    if (!rows_allowed(axes, nvary, max_rows, &d)) {
+        catalog_free(&cat);
+        return cli_fail(d.message);
+    }
     bool target = base.min_tokens_per_s > 0 || base.max_ttft_seconds > 0;
     if (format == 1 || format == 2) {
         /* the header: the columns of a row of the base scenario */

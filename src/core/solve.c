@@ -36,7 +36,7 @@ bool solve_unchecked(const struct scenario *base, enum solve_unsolved *why)
 }
 
 struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus,
-                              uint32_t max_pp)
+                              uint32_t max_pp, uint64_t *plans_left)
 {
     struct solve_split out = {false, 0, 0, 0, -1.0, 0, UNSOLVED_NEEDS_MORE};
     struct scenario s = *base;
@@ -47,9 +47,18 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
     uint32_t tp_max = max_pp > 1 && base->tp <= SPEED_GPUS_PER_NODE ? SPEED_GPUS_PER_NODE : 64;
     for (uint32_t n = 1; n <= max_gpus; n++) {
         for (uint32_t pp = 1; pp <= (max_pp ? max_pp : 1) && pp <= n; pp++) {
-        for (uint32_t tp = n / pp; tp >= 1; tp--) {
-            if (n % (tp * pp) != 0 || tp > tp_max)
+        if (n % pp != 0)
+            continue;
+        /* only the divisors of n / pp, from the largest allowed: a count of
+         * thousands of GPUs is otherwise thousands of tries per stage count */
+        for (uint32_t tp = n / pp < tp_max ? n / pp : tp_max; tp >= 1; tp--) {
+            if ((n / pp) % tp != 0)
                 continue;
+            if (plans_left && (*plans_left)-- == 0) {
+                *plans_left = 0;
+                out.why = UNSOLVED_OVER_BUDGET;
+                return out;
+            }
             s.gpus = n;
             s.tp = tp;
             s.pp = pp > 1 ? pp : 0;
@@ -153,7 +162,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
     }
 
     /* more GPUs of the same type */
-    struct solve_split split = solve_gpus(base, need, 256, base->pp);
+    struct solve_split split = solve_gpus(base, need, 256, base->pp, NULL);
     if (split.solved && split.gpus != base->gpus) {
         s = *base;
         s.gpus = split.gpus;

@@ -19,7 +19,8 @@ struct solve_split {
     enum solve_unsolved {
         UNSOLVED_NEEDS_MORE,   /* more GPUs than max_gpus (or no split works) */
         UNSOLVED_NO_BANDWIDTH, /* a speed target, and no bandwidth figure for the GPU */
-        UNSOLVED_NO_COMPUTE    /* a first-token target, and no compute figure for the GPU */
+        UNSOLVED_NO_COMPUTE,   /* a first-token target, and no compute figure for the GPU */
+        UNSOLVED_OVER_BUDGET   /* the search would plan more layouts than it may */
     } why;                /* when not solved */
 };
 
@@ -29,9 +30,10 @@ struct solve_split {
  * heads evenly (fewer weight copies). With pipeline stages allowed, tensor
  * parallel stays within a node (SPEED_GPUS_PER_NODE) as engines deploy it,
  * unless base->tp asks for more. A GPU whose figures cannot check the
- * targets is not solved, and `why` says so. */
+ * targets is not solved, and `why` says so. Each layout tried costs one of
+ * *plans_left (NULL: no limit); at 0 the search stops, UNSOLVED_OVER_BUDGET. */
 struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus,
-                              uint32_t max_pp);
+                              uint32_t max_pp, uint64_t *plans_left);
 
 /* True when base's GPU has no figure to check base's targets with (no
  * bandwidth for any target, no compute for a first-token one); *why says

@@ -1,5 +1,6 @@
 #include "catalog.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
@@ -12,13 +13,115 @@
 #include "io/embedded.h"
 #include "io/fileio.h"
 
+/* A hash set of item numbers, each found by its hash and confirmed by the
+ * caller's test: the duplicate checks of a load stay linear in its files. */
+struct index {
+    struct index_slot {
+        uint64_t hash;
+        size_t item; /* the item + 1; 0 is an empty slot */
+    } *slots;
+    size_t cap, count; /* cap a power of two, at most half full */
+};
+
+typedef bool (*index_same)(const void *key, size_t item);
+
+static void index_free(struct index *x)
+{
+    free(x->slots);
+    memset(x, 0, sizeof *x);
+}
+
+/* The slot of hash h holding an item same() accepts, or the empty slot
+ * where such an item goes. */
+static struct index_slot *index_slot(const struct index *x, uint64_t h, index_same same,
+                                     const void *key)
+{
+    for (size_t i = (size_t)h & (x->cap - 1);; i = (i + 1) & (x->cap - 1)) {
+        struct index_slot *s = &x->slots[i];
+        if (s->item == 0 || (s->hash == h && same(key, s->item - 1)))
+            return s;
+    }
+}
+
+/* Room for n more items, doubling (and rehashing) past half full. */
+static bool index_reserve(struct index *x, size_t n, struct diag *d)
+{
+    if ((x->count + n) * 2 <= x->cap)
+        return true;
+    size_t cap = x->cap ? x->cap * 2 : 64;
+    while (cap < (x->count + n) * 2)
+        cap *= 2;
+    struct index_slot *slots = calloc(cap, sizeof *slots);
+    if (slots == NULL)
+        return diag_fail(d, "out of memory");
+    for (size_t i = 0; i < x->cap; i++) {
+        const struct index_slot *s = &x->slots[i];
+        if (s->item == 0)
+            continue;
+        size_t j = (size_t)s->hash & (cap - 1);
+        while (slots[j].item != 0)
+            j = (j + 1) & (cap - 1);
+        slots[j] = *s;
+    }
+    free(x->slots);
+    x->slots = slots;
+    x->cap = cap;
+    return true;
+}
+
+/* Fills the empty slot s (from index_slot) with item. */
+static void index_put(struct index *x, struct index_slot *s, uint64_t h, size_t item)
+{
+    s->hash = h;
+    s->item = item + 1;
+    x->count++;
+}
+
+/* FNV-1a of the id folded to lowercase (ids ignore case), and the kind. */
+static uint64_t id_hash(enum preset_kind kind, const char *id)
+{
+    uint64_t h = 14695981039346656037u ^ (uint64_t)kind;
+    for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+        h = (h ^ (uint64_t)tolower(*p)) * 1099511628211u;
+    return h;
+}
+
+static const char *preset_id(const struct preset *p)
+{
+    return p->kind == PRESET_GPU ? p->gpu.id : p->model.id;
+}
+
 /* One source's presets, collected before merging so duplicates within the
  * source are caught and a failing source changes nothing. */
 struct batch {
     struct preset *items;
     char (*paths)[CATALOG_PATH_MAX];
     size_t count, cap;
+    struct index ids;
 };
+
+/* An id looked up in a batch (item: a preset of it) or a catalogue (item: a
+ * GPU or a model, by kind). */
+struct id_key {
+    const struct batch *b;
+    const struct catalog *c;
+    enum preset_kind kind;
+    const char *id;
+};
+
+static bool same_batch_id(const void *key, size_t item)
+{
+    const struct id_key *k = key;
+    const struct preset *p = &k->b->items[item];
+    return p->kind == k->kind && strcasecmp(preset_id(p), k->id) == 0;
+}
+
+static bool same_catalog_id(const void *key, size_t item)
+{
+    const struct id_key *k = key;
+    const char *id = k->kind == PRESET_GPU ? k->c->gpus[item].spec.id : k->c->models[item].spec.id;
+    return strcasecmp(id, k->id) == 0;
+}
 
 void catalog_init(struct catalog *c)
 {
@@ -36,20 +139,21 @@ static void batch_free(struct batch *b)
 {
     free(b->items);
     free(b->paths);
+    index_free(&b->ids);
     memset(b, 0, sizeof *b);
 }
 
 static bool batch_add(struct batch *b, const struct preset *p, const char *path, struct diag *d)
 {
-    for (size_t i = 0; i < b->count; i++) {
-        if (b->items[i].kind != p->kind)
-            continue;
-        const char *a = p->kind == PRESET_GPU ? b->items[i].gpu.id : b->items[i].model.id;
-        const char *n = p->kind == PRESET_GPU ? p->gpu.id : p->model.id;
-        if (strcasecmp(a, n) == 0)
-            return diag_fail(d, "%s: id: duplicate %s id '%s' (also in %s)", path,
-                             p->kind == PRESET_GPU ? "GPU" : "model", n, b->paths[i]);
-    }
+    if (!index_reserve(&b->ids, 1, d))
+        return false;
+    struct id_key key = {.b = b, .kind = p->kind, .id = preset_id(p)};
+    uint64_t h = id_hash(p->kind, key.id);
+    struct index_slot *slot = index_slot(&b->ids, h, same_batch_id, &key);
+    if (slot->item != 0)
+        return diag_fail(d, "%s: id: duplicate %s id '%s' (also in %s)", path,
+                         p->kind == PRESET_GPU ? "GPU" : "model", key.id,
+                         b->paths[slot->item - 1]);
     if (b->count == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
         struct preset *items = realloc(b->items, cap * sizeof *items);
@@ -62,42 +166,85 @@ static bool batch_add(struct batch *b, const struct preset *p, const char *path,
         b->paths = paths;
         b->cap = cap;
     }
+    index_put(&b->ids, slot, h, b->count);
     b->items[b->count] = *p;
     snprintf(b->paths[b->count], CATALOG_PATH_MAX, "%s", path);
     b->count++;
     return true;
 }
 
-static bool merge(struct catalog *c, const struct batch *b, struct diag *d)
+/* Indexes the catalogue's ids of one kind. */
+static bool index_catalog(struct index *x, const struct catalog *c, enum preset_kind kind,
+                          struct diag *d)
 {
-    for (size_t i = 0; i < b->count; i++) {
-        const struct preset *p = &b->items[i];
-        if (p->kind == PRESET_GPU) {
-            struct catalog_gpu *slot = (struct catalog_gpu *)catalog_find_gpu(c, p->gpu.id);
-            if (slot == NULL) {
-                struct catalog_gpu *g = realloc(c->gpus, (c->gpu_count + 1) * sizeof *g);
-                if (g == NULL)
-                    return diag_fail(d, "out of memory");
-                c->gpus = g;
-                slot = &c->gpus[c->gpu_count++];
-            }
-            slot->spec = p->gpu;
-            snprintf(slot->path, sizeof slot->path, "%s", b->paths[i]);
-        } else {
-            struct catalog_model *slot =
-                (struct catalog_model *)catalog_find_model(c, p->model.id);
-            if (slot == NULL) {
-                struct catalog_model *m = realloc(c->models, (c->model_count + 1) * sizeof *m);
-                if (m == NULL)
-                    return diag_fail(d, "out of memory");
-                c->models = m;
-                slot = &c->models[c->model_count++];
-            }
-            slot->spec = p->model;
-            snprintf(slot->path, sizeof slot->path, "%s", b->paths[i]);
-        }
+    size_t n = kind == PRESET_GPU ? c->gpu_count : c->model_count;
+    if (!index_reserve(x, n + 1, d)) /* + 1: never empty, so lookups need no case */
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        struct id_key key = {.c = c, .kind = kind};
+        key.id = kind == PRESET_GPU ? c->gpus[i].spec.id : c->models[i].spec.id;
+        uint64_t h = id_hash(kind, key.id);
+        index_put(x, index_slot(x, h, same_catalog_id, &key), h, i);
     }
     return true;
+}
+
+/* The catalogue's slot of p's id, or NULL (with *slot where it goes). */
+static struct index_slot *find_slot(const struct index *x, const struct catalog *c,
+                                    const struct preset *p)
+{
+    struct id_key key = {.c = c, .kind = p->kind, .id = preset_id(p)};
+    return index_slot(x, id_hash(p->kind, key.id), same_catalog_id, &key);
+}
+
+/* Room for b's new GPUs and models (arrays and indexes) before anything
+ * changes, so a merge moves each array once and cannot fail halfway. */
+static bool make_room(struct catalog *c, const struct batch *b, struct index x[2], struct diag *d)
+{
+    size_t add[2] = {0, 0};
+    for (size_t i = 0; i < b->count; i++) {
+        const struct preset *p = &b->items[i];
+        int k = p->kind == PRESET_GPU ? 0 : 1;
+        add[k] += find_slot(&x[k], c, p)->item == 0;
+    }
+    if (add[0]) {
+        struct catalog_gpu *g = realloc(c->gpus, (c->gpu_count + add[0]) * sizeof *g);
+        if (g == NULL)
+            return diag_fail(d, "out of memory");
+        c->gpus = g;
+    }
+    if (add[1]) {
+        struct catalog_model *m = realloc(c->models, (c->model_count + add[1]) * sizeof *m);
+        if (m == NULL)
+            return diag_fail(d, "out of memory");
+        c->models = m;
+    }
+    return index_reserve(&x[0], add[0], d) && index_reserve(&x[1], add[1], d);
+}
+
+static bool merge(struct catalog *c, const struct batch *b, struct diag *d)
+{
+    struct index x[2] = {{0}, {0}}; /* GPUs, models */
+    bool ok = index_catalog(&x[0], c, PRESET_GPU, d) && index_catalog(&x[1], c, PRESET_MODEL, d) &&
+              make_room(c, b, x, d);
+    for (size_t i = 0; ok && i < b->count; i++) {
+        const struct preset *p = &b->items[i];
+        int k = p->kind == PRESET_GPU ? 0 : 1;
+        struct index_slot *s = find_slot(&x[k], c, p);
+        size_t at = s->item ? s->item - 1 : k == 0 ? c->gpu_count++ : c->model_count++;
+        if (s->item == 0)
+            index_put(&x[k], s, id_hash(p->kind, preset_id(p)), at);
+        if (k == 0) {
+            c->gpus[at].spec = p->gpu;
+            snprintf(c->gpus[at].path, sizeof c->gpus[at].path, "%s", b->paths[i]);
+        } else {
+            c->models[at].spec = p->model;
+            snprintf(c->models[at].path, sizeof c->models[at].path, "%s", b->paths[i]);
+        }
+    }
+    index_free(&x[0]);
+    index_free(&x[1]);
+    return ok;
 }
 
 bool catalog_load_embedded(struct catalog *c, struct diag *d)
@@ -132,33 +279,108 @@ static bool has_suffix(const char *s, const char *suffix)
 
 /* The directories and files a scan has read, by device and inode: a
  * symlink back to a parent (`ln -s . p/l`) is visited once, not to the
- * ninth power, and never reports a duplicate id of itself (issue 9). */
+ * ninth power, and never reports a duplicate id of itself. entries counts
+ * the names the scan has read, against CATALOG_MAX_ENTRIES. */
 struct visited {
-    struct {
+    struct seen {
         dev_t dev;
         ino_t ino;
     } *seen;
-    size_t count;
+    size_t count, cap, entries;
+    struct index index;
 };
+
+struct seen_key {
+    const struct visited *v;
+    const struct stat *st;
+};
+
+static bool same_file(const void *key, size_t item)
+{
+    const struct seen_key *k = key;
+    return k->v->seen[item].dev == k->st->st_dev && k->v->seen[item].ino == k->st->st_ino;
+}
+
+static void visited_free(struct visited *v)
+{
+    free(v->seen);
+    index_free(&v->index);
+}
 
 /* True when st was already visited; else records it. False on out of
  * memory too, with d set. */
 static bool visit(struct visited *v, const struct stat *st, bool *again, struct diag *d)
 {
-    *again = false;
-    for (size_t i = 0; i < v->count; i++)
-        if (v->seen[i].dev == st->st_dev && v->seen[i].ino == st->st_ino) {
-            *again = true;
-            return true;
-        }
-    void *bigger = realloc(v->seen, (v->count + 1) * sizeof *v->seen);
-    if (bigger == NULL)
-        return diag_fail(d, "out of memory");
-    v->seen = bigger;
-    v->seen[v->count].dev = st->st_dev;
-    v->seen[v->count].ino = st->st_ino;
-    v->count++;
+    if (!index_reserve(&v->index, 1, d))
+        return false;
+    struct seen_key key = {v, st};
+    uint64_t h = ((uint64_t)st->st_dev * 1099511628211u ^ (uint64_t)st->st_ino) *
+                 0x9E3779B97F4A7C15u; /* odd multiplier: spreads consecutive inodes */
+    struct index_slot *slot = index_slot(&v->index, h, same_file, &key);
+    *again = slot->item != 0;
+    if (*again)
+        return true;
+    if (v->count == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 64;
+        struct seen *bigger = realloc(v->seen, cap * sizeof *bigger);
+        if (bigger == NULL)
+            return diag_fail(d, "out of memory");
+        v->seen = bigger;
+        v->cap = cap;
+    }
+    v->seen[v->count] = (struct seen){st->st_dev, st->st_ino};
+    index_put(&v->index, slot, h, v->count++);
     return true;
+}
+
+static void free_names(char **names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* The names in dir but the hidden ones, sorted, into *names; refuses a scan
+ * that reads more than CATALOG_MAX_ENTRIES names before holding them all. */
+static bool read_names(struct visited *v, const char *dir, char ***names, size_t *count,
+                       struct diag *d)
+{
+    DIR *dp = opendir(dir);
+    if (dp == NULL)
+        return diag_fail(d, "%s: cannot open directory: %s", dir, strerror(errno));
+    size_t cap = 0;
+    struct dirent *e;
+    bool ok = true;
+    *names = NULL;
+    *count = 0;
+    while (ok && (e = readdir(dp)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (++v->entries > CATALOG_MAX_ENTRIES) {
+            ok = diag_fail(d, "%s: more than %d files and directories; kvplan reads at most %d "
+                              "in one preset directory, counting those below it",
+                           dir, CATALOG_MAX_ENTRIES, CATALOG_MAX_ENTRIES);
+            break;
+        }
+        if (*count == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **bigger = realloc(*names, cap * sizeof **names);
+            if (bigger == NULL) {
+                ok = diag_fail(d, "out of memory");
+                break;
+            }
+            *names = bigger;
+        }
+        (*names)[*count] = strdup(e->d_name);
+        if ((*names)[*count] == NULL)
+            ok = diag_fail(d, "out of memory");
+        else
+            (*count)++;
+    }
+    closedir(dp);
+    if (ok && *count > 1)
+        qsort(*names, *count, sizeof **names, compare_names);
+    return ok;
 }
 
 static bool scan(struct batch *b, struct visited *v, const char *dir, int depth, struct diag *d)
@@ -173,32 +395,9 @@ static bool scan(struct batch *b, struct visited *v, const char *dir, int depth,
         return false;
     if (again)
         return true;
-    DIR *dp = opendir(dir);
-    if (dp == NULL)
-        return diag_fail(d, "%s: cannot open directory: %s", dir, strerror(errno));
     char **names = NULL;
     size_t count = 0;
-    struct dirent *e;
-    bool ok = true;
-    while ((e = readdir(dp)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char **bigger = realloc(names, (count + 1) * sizeof *names);
-        if (bigger == NULL) {
-            ok = diag_fail(d, "out of memory");
-            break;
-        }
-        names = bigger;
-        names[count] = strdup(e->d_name);
-        if (names[count] == NULL) {
-            ok = diag_fail(d, "out of memory");
-            break;
-        }
-        count++;
-    }
-    closedir(dp);
-    if (count > 1)
-        qsort(names, count, sizeof *names, compare_names);
+    bool ok = read_names(v, dir, &names, &count, d);
     for (size_t i = 0; ok && i < count; i++) {
         char path[CATALOG_PATH_MAX];
         int n = snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -222,9 +421,7 @@ static bool scan(struct batch *b, struct visited *v, const char *dir, int depth,
             free(text);
         }
     }
-    for (size_t i = 0; i < count; i++)
-        free(names[i]);
-    free(names);
+    free_names(names, count);
     return ok;
 }
 
@@ -239,7 +436,7 @@ bool catalog_load_dir(struct catalog *c, const char *dir, bool required, struct 
     struct batch b = {0};
     struct visited v = {0};
     bool ok = scan(&b, &v, dir, 0, d) && merge(c, &b, d);
-    free(v.seen);
+    visited_free(&v);
     batch_free(&b);
     return ok;
 }

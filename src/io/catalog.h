@@ -12,7 +12,9 @@
 #include "core/spec.h"
 #include "io/preset.h"
 
-enum { CATALOG_PATH_MAX = 512 };
+/* CATALOG_MAX_ENTRIES: the names one preset directory may hold, counting
+ * its subdirectories' (a source past it is refused, never half read). */
+enum { CATALOG_PATH_MAX = 512, CATALOG_MAX_ENTRIES = 20000 };
 
 struct catalog_gpu {
     struct gpu_spec spec;
@@ -39,7 +41,7 @@ bool catalog_load_embedded(struct catalog *c, struct diag *d);
 
 /* Adds every *.json below dir (recursively, in name order); the kind of
  * each file comes from its "format". A missing dir is an error only when
- * `required`. */
+ * `required`; so is one holding more than CATALOG_MAX_ENTRIES names. */
 bool catalog_load_dir(struct catalog *c, const char *dir, bool required, struct diag *d);
 
 /* Embedded, then the user's directory, then each of dirs[0..n). */

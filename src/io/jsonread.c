@@ -142,6 +142,49 @@ static bool refuse_duplicate_keys(const char *path, const char *text, size_t len
     return ok;
 }
 
+/* Refuses, before cJSON builds a tree, a shape no kvplan file has: nesting
+ * deeper than JSONREAD_MAX_DEPTH, or more than JSONREAD_MAX_VALUES values
+ * (counted as commas and openings, within a factor two of the values), so a
+ * small file cannot cost a tree many times its size. Leaves the depth and
+ * string state at the end of the text, for the truncation message. */
+static bool refuse_shape(const char *path, const char *text, size_t len, int *depth,
+                         bool *in_string, struct diag *d)
+{
+    size_t values = 1;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (*in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                *in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            *in_string = true;
+            continue;
+        }
+        if (c == '}' || c == ']') {
+            (*depth)--;
+            continue;
+        }
+        bool opens = c == '{' || c == '[';
+        if (!opens && c != ',')
+            continue;
+        bool deep = opens && ++*depth > JSONREAD_MAX_DEPTH;
+        if (++values <= JSONREAD_MAX_VALUES && !deep)
+            continue;
+        int line, col;
+        line_col(text, len, i, &line, &col);
+        if (deep)
+            return diag_fail(d, "%s:%d:%d: nested more than %d levels deep", path, line, col,
+                             JSONREAD_MAX_DEPTH);
+        return diag_fail(d, "%s:%d:%d: more than %d values; no file kvplan reads holds that many",
+                         path, line, col, JSONREAD_MAX_VALUES);
+    }
+    return true;
+}
+
 cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct diag *d)
 {
     if (len == 0) {
@@ -152,30 +195,10 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
         diag_fail(d, "%s: contains NUL bytes: not a JSON text file", path);
         return NULL;
     }
-    /* Deep nesting is refused before cJSON sees it, with a clear reason. */
     int depth = 0;
     bool in_string = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = text[i];
-        if (in_string) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '{' || c == '[') {
-            if (++depth > JSONREAD_MAX_DEPTH) {
-                int line, col;
-                line_col(text, len, i, &line, &col);
-                diag_fail(d, "%s:%d:%d: nested more than %d levels deep", path, line, col,
-                          JSONREAD_MAX_DEPTH);
-                return NULL;
-            }
-        } else if (c == '}' || c == ']') {
-            depth--;
-        }
-    }
+    if (!refuse_shape(path, text, len, &depth, &in_string, d))
+        return NULL;
     const char *end = NULL;
     /* len + 1: cJSON wants the terminating NUL inside the length to prove
      * nothing follows the value. */

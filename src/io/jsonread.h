@@ -15,7 +15,10 @@
 
 #include "core/diag.h"
 
-enum { JSONREAD_MAX_DEPTH = 64 };
+/* The shape a JSON file kvplan reads may have: the largest real ones (a
+ * session of six scenarios, a Hugging Face config with a label map) hold a
+ * few thousand values; past these limits a file is refused before parsing. */
+enum { JSONREAD_MAX_DEPTH = 64, JSONREAD_MAX_VALUES = 100000 };
 
 struct jsonread {
     const char *path; /* for messages */
@@ -25,8 +28,9 @@ struct jsonread {
     const char *prefix; /* dotted field prefix for messages: "mla." or "" */
 };
 
-/* Parses text; on a syntax error fills d with "path:line:col: ..." and
- * returns NULL. The caller owns the tree (cJSON_Delete). */
+/* Parses text; on a syntax error, a shape past the limits above or a key
+ * given twice fills d with "path:line:col: ..." and returns NULL. The
+ * caller owns the tree (cJSON_Delete). */
 cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct diag *d);
 
 /* A reader for a nested object `key` of the current one. */
