@@ -235,10 +235,14 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     ok = jsonread_string(&tr, o, "model_type", false, type, sizeof type, d) &&
          jsonread_string(&r, root, "model_type", false, outer_type, sizeof outer_type, d) &&
          jsonread_string(&r, root, "_name_or_path", false, name_or_path, sizeof name_or_path, d);
-    /* it becomes the model of every launch line: a Hugging Face id or nothing */
-    if (ok && name_or_path[0] && !spec_hf_id_valid(name_or_path))
-        ok = jsonread_fail(&r, d, "_name_or_path: '%s' is not a Hugging Face id (%s): correct it "
-                                  "or remove the field", name_or_path, SPEC_HF_ID_RULE);
+    /* It becomes the model of every launch line: a Hugging Face id or nothing.
+     * A local checkout's path (what transformers saves) or anything else is
+     * left out, and said: the preset id then names the model. */
+    bool hf_id_ok = name_or_path[0] == '\0' || spec_hf_id_valid(name_or_path);
+    if (ok && !hf_id_ok)
+        note(h, "_name_or_path '%.48s%s' is not a Hugging Face id: left out, so launch lines "
+                "name the preset id",
+             name_or_path, strlen(name_or_path) > 48 ? "..." : "");
     if (ok && type[0] == '\0')
         snprintf(type, sizeof type, "%s", outer_type);
     snprintf(h->model_type, sizeof h->model_type, "%s", type);
@@ -427,9 +431,10 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     if (id)
         snprintf(m->id, sizeof m->id, "%s", id);
     else
-        derive_id(path, name_or_path, m->id, sizeof m->id);
+        derive_id(path, hf_id_ok || strchr("/.~", name_or_path[0]) ? name_or_path : NULL, m->id,
+                  sizeof m->id);
     snprintf(m->name, sizeof m->name, "%s", name ? name : m->id);
-    snprintf(m->hf_id, sizeof m->hf_id, "%s", name_or_path);
+    snprintf(m->hf_id, sizeof m->hf_id, "%s", hf_id_ok ? name_or_path : "");
     char shown[SPEC_TEXT_MAX - 64];
     text_escape(path, shown, sizeof shown); /* the source is printed: no controls in it */
     snprintf(m->source, sizeof m->source, "imported from %s by kvplan import-hf", shown);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """A model's hf_id is the model of every launch line, so only a Hugging Face
-id gets in: import-hf refuses a config whose _name_or_path is anything else,
-and loading refuses a user preset, a snapshot or a session whose hf_id (or
+id gets in: import-hf leaves out a _name_or_path that is anything else (a
+local checkout's path is common), says so by name, and the launch line then
+names the preset id; loading refuses a user preset, a snapshot or a session whose hf_id (or
 its draft's) is not one, each with exit 2 and a message naming the file and
 the field. Usage: t_launch_ids.py path/to/kvplan; ends "N passed, N failed"."""
 import json
@@ -57,8 +58,21 @@ def import_hf():
     for i, bad in enumerate(HOSTILE):
         path = write_json(os.path.join(TMP, "config-%d.json" % i), dict(config, _name_or_path=bad))
         out = run("import-hf", path)
-        refused("import-hf _name_or_path %r" % bad, out, path, "_name_or_path")
-        check("import-hf %r writes no preset" % bad, out.stdout == "", out.stdout[:200])
+        said = out.returncode == 0 and "_name_or_path" in out.stderr and "left out" in out.stderr
+        check("import-hf says it leaves out _name_or_path %r" % bad, said, out.stderr)
+        preset = json.loads(out.stdout) if out.returncode == 0 else {}
+        check("import-hf %r keeps no hf_id" % bad, preset.get("hf_id", "") == "", out.stdout[:200])
+        # the preset it wrote loads, and its launch line is the preset id, nothing run
+        mine = os.path.join(TMP, "imported-%d" % i)
+        os.makedirs(mine, exist_ok=True)
+        write_json(os.path.join(mine, "m.json"), preset)
+        plan = run("plan", "--presets", mine, "--model", preset.get("id", "?"), "--engine", "vllm",
+                   "--format", "json")
+        launch = json.loads(plan.stdout).get("result", {}).get("engine", {}).get("launch", "") \
+            if plan.returncode == 0 else ""
+        check("import-hf %r: the launch line serves the preset id" % bad,
+              launch.startswith("vllm serve %s " % preset.get("id")) and not os.path.exists(MARK),
+              "%s %s" % (launch, plan.stderr))
     # an odd but legal id passes as it is; no _name_or_path leaves hf_id empty
     path = write_json(os.path.join(TMP, "odd.json"), dict(config, _name_or_path="Org_1/My.Model-v2_x"))
     out = run("import-hf", path)
