@@ -25,12 +25,12 @@ KVPLAN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kvplan")
 SCENARIO = ["--gpu", "a100-80gb", "--model", "llama-2-7b", "--context", "4k"]
 ENV = dict(os.environ, XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="kvplan-sig-"))
 ENV.pop("NO_COLOR", None)
-# Under ASan the sanitizer's own report would answer a fault (exit 1): the
+# Under a sanitizer its own report would answer a fault (exit 1): the
 # planner's handler hands the signal on to whatever was there, so let that
 # be the default action.
-ENV["ASAN_OPTIONS"] = ":".join(
-    o for o in [os.environ.get("ASAN_OPTIONS", ""), "handle_segv=0:handle_sigbus=0"
-                ":handle_sigfpe=0:handle_sigill=0:handle_abort=0"] if o)
+for tool in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+    ENV[tool] = ":".join(o for o in [os.environ.get(tool, ""), "handle_segv=0:handle_sigbus=0"
+                                     ":handle_sigfpe=0:handle_sigill=0:handle_abort=0"] if o)
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files from the faults
 
 ALT_LEAVE, ALT_ENTER = b"\x1b[?1049l", b"\x1b[?1049h"
