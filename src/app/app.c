@@ -1,7 +1,6 @@
 #include "app.h"
 
 #include <curses.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,14 +127,9 @@ int app_run(const struct catalog *c, const struct scenario *s, const struct snap
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
     unsigned long frame = 0;
     while (!p->quit) {
-        term_take_resize(); /* a SIGWINCH during the last key queues KEY_RESIZE now */
-        int key = getch();
-        if (key == ERR) {
-            if (errno == EINTR)
-                continue;
+        int key = term_read_key();
+        if (key == ERR)
             break; /* end of input: treat as quit, never spin */
-        }
-        term_after_input();
         int flags = 0;
         if (key == KEY_RESIZE) {
             /* terminals reflow or clear differently on a resize: repaint it all */

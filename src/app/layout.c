@@ -85,7 +85,7 @@ struct presentation_layout layout_presentation(int cols, int rows)
 {
     struct presentation_layout p;
     memset(&p, 0, sizeof p);
-    if (cols < 40 || rows < 12) {
+    if (cols < LAYOUT_PRESENT_MIN_COLS || rows < LAYOUT_PRESENT_MIN_ROWS) {
         p.too_small = true;
         return p;
     }

@@ -8,6 +8,7 @@
 #include "tui/widgets.h"
 
 enum { LAYOUT_MIN_COLS = 70, LAYOUT_MIN_ROWS = 22, LAYOUT_EXPLAIN_MIN = 4 };
+enum { LAYOUT_PRESENT_MIN_COLS = 40, LAYOUT_PRESENT_MIN_ROWS = 12 };
 
 struct planner_layout {
     bool too_small;
@@ -54,7 +55,8 @@ int layout_control_top(int n, int shown, int focus, int top, bool context);
  * layout_control_top(n, shown, result, top, true) leaves at `top`. */
 int layout_control_focus(int n, int shown, int top, int focus);
 
-/* The presentation mode's panes (needs at least 40 x 12). */
+/* The presentation mode's panes; too_small below LAYOUT_PRESENT_MIN_COLS x
+ * LAYOUT_PRESENT_MIN_ROWS. */
 struct presentation_layout layout_presentation(int cols, int rows);
 
 /* True when r lies within cols x rows (a zero-size rect counts as inside). */

@@ -488,21 +488,16 @@ void view_draw(const struct planner *p)
         return;
     }
     if (p->presentation) {
+        /* nor does any box go over it: each is sized for a screen this large */
+        if (layout_presentation(COLS, LINES).too_small) {
+            view_draw_too_small(p, LAYOUT_PRESENT_MIN_COLS, LAYOUT_PRESENT_MIN_ROWS);
+            return;
+        }
         view_draw_presentation(p);
     } else {
         struct planner_layout l = view_layout(p);
         if (l.too_small) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "Enlarge the terminal to %dx%d (it is %dx%d)",
-                     LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS, COLS, LINES);
-            if ((int)strlen(msg) > COLS)
-                snprintf(msg, sizeof msg, "Enlarge: %dx%d", LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
-            if ((int)strlen(msg) > COLS)
-                snprintf(msg, sizeof msg, "Enlarge");
-            int len = (int)strlen(msg);
-            widget_text(LINES / 2, COLS > len ? (COLS - len) / 2 : 0, COLS, ROLE_WARN, msg);
-            if (p->mode == MODE_CONFIRM && LINES > 1)
-                view_draw_prompt(p); /* a question (quit? remove?) is never asked unseen */
+            view_draw_too_small(p, LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
             return;
         }
         view_title(p, l.title);

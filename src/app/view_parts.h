@@ -38,6 +38,10 @@ int view_tabs(const struct planner *p, int y, int x, int w, int *hit_x);
 /* The width the title keeps for the tabs and "? help" at its right. */
 int view_title_tail(const struct planner *p, int w);
 
+/* The screen is below min_cols x min_rows: says so, in what fits, and
+ * shows a question being asked (quit? remove?), and nothing else. */
+void view_draw_too_small(const struct planner *p, int min_cols, int min_rows);
+
 /* Screens drawn over or instead of the main one. */
 void view_draw_picker(const struct planner *p);
 void view_draw_help(const struct planner *p);

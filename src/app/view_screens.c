@@ -229,8 +229,9 @@ void view_draw_warnings(const struct planner *p)
     int n = 0;
     for (uint32_t bit = 1; bit <= WARN_LAST; bit <<= 1)
         n += (shown & bit) != 0;
-    int w = COLS - 4;
-    /* each warning wraps at a space onto as many rows as it needs */
+    int w = COLS - 4, room = w - 4 - 2;
+    /* each warning wraps at a space onto as many rows as it needs (in a box
+     * too narrow to wrap in, none: the caller draws boxes on screens that fit) */
     char lines[64][320];
     int nl = 0;
     for (uint32_t bit = 1; bit <= WARN_LAST && nl < 64; bit <<= 1) {
@@ -240,8 +241,8 @@ void view_draw_warnings(const struct planner *p)
         plan_warning_format(&p->result, (enum plan_warning)bit, text, sizeof text);
         const char *t = text;
         bool first = true;
-        while (*t && nl < 64) {
-            int room = w - 4 - 2, len = (int)strlen(t), cut = len;
+        while (*t && nl < 64 && room > 8) {
+            int len = (int)strlen(t), cut = len;
             if (len > room) {
                 cut = room;
                 while (cut > room / 2 && t[cut] != ' ')
@@ -368,10 +369,8 @@ static void draw_presentation_legend(const struct planner *p, struct rect bar)
 void view_draw_presentation(const struct planner *p)
 {
     struct presentation_layout l = layout_presentation(COLS, LINES);
-    if (l.too_small) {
-        widget_text(LINES / 2, 0, COLS, ROLE_WARN, "Enlarge the terminal to 40x12");
-        return;
-    }
+    if (l.too_small)
+        return; /* view_draw says so */
     const struct scenario *s = &p->scenario;
     char n[32], line[256], ctx[32];
     view_title(p, l.title);

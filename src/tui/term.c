@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +22,6 @@
 static SCREEN *screen;
 static FILE *null_out, *null_in;
 static bool mode_1002;
-static volatile sig_atomic_t resumed;
 
 /* Every signal whose default action ends the process. Each one restores the
  * terminal and exits with 128 + the signal (130 for Ctrl-C): issue 9 found
@@ -54,13 +55,19 @@ static void add_restore(const char *seq)
     }
 }
 
-static void on_ending_signal(int sig)
+static void restore_terminal_now(void)
 {
     if (terminal_switched) {
+        terminal_switched = 0;
         ssize_t ignored = write(STDOUT_FILENO, restore_bytes, restore_len);
         (void)ignored;
         tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
     }
+}
+
+static void on_ending_signal(int sig)
+{
+    restore_terminal_now();
     _exit(128 + sig);
 }
 
@@ -90,19 +97,112 @@ static void remove_ending_handlers(void)
     ending_installed = false;
 }
 
-/* Resizes are ours rather than ncurses' (whose handler resizes to whatever
- * the terminal says): the planner never allocates past TERM_MAX_COLS x
- * TERM_MAX_ROWS, however large the window grows. */
-static volatile sig_atomic_t resize_pending;
-static struct sigaction winch_saved;
+/* A fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) or an abort restores the
+ * terminal too, then dies by the same signal: the handler found before
+ * (the default, or a sanitizer's report) is put back and the signal raised
+ * again, or, for a fault the kernel raised, met again on return. */
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+enum { FATAL_SIGNALS = sizeof fatal_signals / sizeof fatal_signals[0] };
+static struct sigaction fatal_saved[FATAL_SIGNALS];
 
-static void on_resize(int sig)
+static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 {
-    (void)sig;
-    resize_pending = 1;
+    (void)context;
+    restore_terminal_now();
+    for (int i = 0; i < FATAL_SIGNALS; i++)
+        if (fatal_signals[i] == sig)
+            sigaction(sig, &fatal_saved[i], NULL);
+    if (info == NULL || info->si_code <= 0) /* sent (kill, raise, abort), not a fault */
+        raise(sig);
 }
 
-bool term_take_resize(void)
+static void install_fatal_handlers(bool on)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fatal_signal;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < FATAL_SIGNALS; i++) {
+        if (on)
+            sigaction(fatal_signals[i], &sa, &fatal_saved[i]);
+        else
+            sigaction(fatal_signals[i], &fatal_saved[i], NULL);
+    }
+}
+
+/* Resizes, Ctrl-Z and resuming are ours rather than ncurses': its SIGTSTP
+ * handler repainted from inside whatever curses call the signal landed in
+ * (a resize's, corrupting the heap), and its resize handler resizes to
+ * whatever the terminal says, while the planner never allocates past
+ * TERM_MAX_COLS x TERM_MAX_ROWS. Each handler sets a flag and writes a byte
+ * to a pipe that term_read_key waits on beside the terminal, so a signal
+ * just before the wait still wakes it; the work is done there, between
+ * keys. */
+static volatile sig_atomic_t resize_pending, stop_pending, continued;
+static int wake_pipe[2] = {-1, -1};
+static struct sigaction winch_saved, tstp_saved, cont_saved;
+
+static void on_wake_signal(int sig)
+{
+    int saved_errno = errno;
+    if (sig == SIGWINCH)
+        resize_pending = 1;
+    else if (sig == SIGTSTP)
+        stop_pending = 1;
+    else
+        continued = 1;
+    if (wake_pipe[1] >= 0) {
+        ssize_t ignored = write(wake_pipe[1], "", 1); /* non-blocking: a full pipe wakes already */
+        (void)ignored;
+    }
+    errno = saved_errno;
+}
+
+static bool open_wake_pipe(void)
+{
+    if (pipe(wake_pipe) != 0)
+        return false;
+    for (int i = 0; i < 2; i++) {
+        fcntl(wake_pipe[i], F_SETFL, fcntl(wake_pipe[i], F_GETFL) | O_NONBLOCK);
+        fcntl(wake_pipe[i], F_SETFD, FD_CLOEXEC);
+    }
+    return true;
+}
+
+static void close_wake_pipe(void)
+{
+    for (int i = 0; i < 2; i++) {
+        if (wake_pipe[i] >= 0)
+            close(wake_pipe[i]);
+        wake_pipe[i] = -1;
+    }
+}
+
+/* Installs (or, with `on` false, removes) the resize, stop and resume
+ * handlers. Without SA_RESTART: a read they interrupt returns. A stop the
+ * caller chose to ignore stays ignored, and ncurses, which takes SIGTSTP
+ * only while it is SIG_DFL, leaves it to us. */
+static void install_wake_handlers(bool on)
+{
+    if (!on) {
+        sigaction(SIGWINCH, &winch_saved, NULL);
+        sigaction(SIGTSTP, &tstp_saved, NULL);
+        sigaction(SIGCONT, &cont_saved, NULL);
+        return;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_wake_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGWINCH, &sa, &winch_saved);
+    sigaction(SIGCONT, &sa, &cont_saved);
+    sigaction(SIGTSTP, NULL, &tstp_saved);
+    if (tstp_saved.sa_handler != SIG_IGN)
+        sigaction(SIGTSTP, &sa, NULL);
+}
+
+static bool take_resize(void)
 {
     if (!resize_pending || screen == NULL)
         return false;
@@ -118,20 +218,81 @@ bool term_take_resize(void)
     return true;
 }
 
-static void on_continue(int sig)
+/* Mouse motion reporting (xterm mode 1002), which ncurses does not know:
+ * on after ncurses' own press/release mode (1000), off before it. */
+static void motion_reporting(bool on)
 {
-    (void)sig;
-    resumed = 1;
+    fputs(on ? "\033[?1002h" : "\033[?1002l", stdout);
+    fflush(stdout);
+    mode_1002 = on;
 }
 
-void term_after_input(void)
+/* Ctrl-Z, between keys: the terminal as it was, a stop by the default
+ * action, and on resuming the planner's screen again, repainted (the shell
+ * drew over it). */
+static void suspend(void)
 {
-    /* ncurses' own SIGTSTP handling restores its mouse mode (1000) on
-     * resume, not ours: assert motion reporting again. */
-    if (resumed && mode_1002) {
-        resumed = 0;
-        fputs("\033[?1002h", stdout);
-        fflush(stdout);
+    stop_pending = 0;
+    motion_reporting(false);
+    endwin(); /* the normal screen, mouse reporting off, the shell's modes */
+    terminal_switched = 0;
+    struct sigaction dfl, ours;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGTSTP, &dfl, &ours);
+    sigset_t tstp;
+    sigemptyset(&tstp);
+    sigaddset(&tstp, SIGTSTP);
+    sigprocmask(SIG_UNBLOCK, &tstp, NULL);
+    raise(SIGTSTP); /* stops here, unless an orphaned process group discards it */
+    stop_pending = 0; /* a Ctrl-Z typed while stopping asked for this stop */
+    sigaction(SIGTSTP, &ours, NULL);
+    terminal_switched = 1;
+    continued = 0;
+    resize_pending = 1; /* the terminal may have changed size meanwhile */
+    clearok(curscr, TRUE);
+    refresh(); /* back to the planner's screen and modes, mouse reporting on */
+    motion_reporting(true);
+}
+
+int term_read_key(void)
+{
+    int unread = 0; /* waits that found input which curses then did not read */
+    for (;;) {
+        if (stop_pending || continued) {
+            /* after our stop, or one we did not make (SIGSTOP): repaint
+             * over whatever the shell drew meanwhile */
+            if (stop_pending)
+                suspend();
+            continued = 0;
+            take_resize();
+            return KEY_RESIZE;
+        }
+        take_resize();
+        errno = 0;
+        int key = getch();
+        if (key != ERR)
+            return key;
+        if (errno == EINTR)
+            continue;
+        if (unread >= 3) /* the terminal says input, curses reads none: its end */
+            return ERR;
+        struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                                {.fd = wake_pipe[0], .events = POLLIN}};
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return ERR;
+        }
+        char drain[64];
+        if (fds[1].revents)
+            while (read(wake_pipe[0], drain, sizeof drain) > 0)
+                ;
+        if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+            return ERR;
+        bool woken = resize_pending || stop_pending || continued;
+        unread = fds[0].revents != 0 && !woken ? unread + 1 : 0;
     }
 }
 
@@ -243,28 +404,26 @@ bool term_open(bool mono, bool ascii, struct term_caps *caps, char *err, size_t 
     add_restore(tigetstr("rmcup"));
     del_curterm(cur_term);
     cap_screen_size();
+    if (!open_wake_pipe()) {
+        snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+        return false;
+    }
     install_ending_handlers();
-    struct sigaction wa;
-    memset(&wa, 0, sizeof wa);
-    wa.sa_handler = on_resize; /* no SA_RESTART: the blocking read returns */
-    sigemptyset(&wa.sa_mask);
-    sigaction(SIGWINCH, &wa, &winch_saved);
+    install_fatal_handlers(true);
+    install_wake_handlers(true);
     screen = newterm(NULL, stdout, stdin);
     if (screen == NULL) {
         remove_ending_handlers();
-        sigaction(SIGWINCH, &winch_saved, NULL);
+        install_fatal_handlers(false);
+        install_wake_handlers(false);
+        close_wake_pipe();
         snprintf(err, errlen, "cannot initialise the terminal");
         return false;
     }
     terminal_switched = 1;
     set_term(screen);
     common_setup(caps, mono);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on_continue;
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGCONT, &sa, NULL);
+    nodelay(stdscr, TRUE); /* term_read_key waits, on the terminal and the signals' pipe */
     mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON4_PRESSED |
                   BUTTON5_PRESSED | REPORT_MOUSE_POSITION,
               NULL);
@@ -273,9 +432,7 @@ bool term_open(bool mono, bool ascii, struct term_caps *caps, char *err, size_t 
     /* ncurses enables press/release reporting (1000) on its first refresh;
      * 1002 must come after it to also report motion while a button is held. */
     refresh();
-    fputs("\033[?1002h", stdout);
-    fflush(stdout);
-    mode_1002 = true;
+    motion_reporting(true);
     return true;
 }
 
@@ -306,11 +463,8 @@ void term_close(void)
 {
     if (screen == NULL)
         return;
-    if (mode_1002) {
-        fputs("\033[?1002l", stdout);
-        fflush(stdout);
-        mode_1002 = false;
-    }
+    if (mode_1002)
+        motion_reporting(false);
     /* a terminal without an alternate screen (vt100) keeps what was drawn:
      * clear it, so the shell's prompt does not land among the planner */
     const char *rmcup = tigetstr("rmcup");
@@ -321,9 +475,12 @@ void term_close(void)
     endwin();
     terminal_switched = 0;
     delscreen(screen);
-    if (!null_out)
-        sigaction(SIGWINCH, &winch_saved, NULL);
     screen = NULL;
+    if (!null_out) {
+        install_wake_handlers(false);
+        install_fatal_handlers(false);
+        close_wake_pipe();
+    }
     remove_ending_handlers();
     if (null_out)
         fclose(null_out);

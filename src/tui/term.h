@@ -26,8 +26,9 @@ const char *term_unusable_reason(void);
 /* Opens the real terminal: raw keys, no echo, keypad, mouse with motion
  * while a button is held (xterm mode 1002). Every signal that would end the
  * process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, SIGPIPE...)
- * restores the terminal and exits with status 128 + the signal; the
- * handlers are in place before the terminal is switched. */
+ * restores the terminal and exits with status 128 + the signal; a fault or
+ * an abort (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) restores it and dies by
+ * that signal. The handlers are in place before the terminal is switched. */
 bool term_open(bool mono, bool ascii, struct term_caps *caps, char *err, size_t errlen);
 
 /* Opens an invisible cols x rows screen on /dev/null for screen dumps.
@@ -35,17 +36,16 @@ bool term_open(bool mono, bool ascii, struct term_caps *caps, char *err, size_t 
 bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_caps *caps,
                         char *err, size_t errlen);
 
-/* Call when a read was interrupted: after a SIGWINCH, resizes the screen to
- * the terminal's size capped at TERM_MAX_COLS x TERM_MAX_ROWS, which queues
- * KEY_RESIZE when the size changed. True when it resized. */
-bool term_take_resize(void);
+/* The next key (getch's codes), waiting for it; ERR at the end of input.
+ * Signals are answered here, between keys: after a SIGWINCH the screen
+ * takes the terminal's size capped at TERM_MAX_COLS x TERM_MAX_ROWS
+ * (KEY_RESIZE when it changed); Ctrl-Z (SIGTSTP) restores the terminal,
+ * stops, and on resuming returns KEY_RESIZE for a full repaint, as after
+ * SIGCONT. */
+int term_read_key(void);
 
 /* Restores the terminal (idempotent, async-signal tolerant path). */
 void term_close(void);
-
-/* Call after each input event: re-enables mouse motion reporting after the
- * program was suspended and resumed. */
-void term_after_input(void);
 
 /* Writes the current screen's text (UTF-8, one line per row, trailing
  * blanks trimmed) to buf; returns the bytes needed. */
