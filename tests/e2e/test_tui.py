@@ -280,7 +280,12 @@ def test_a_failed_export_keeps_the_planner_up():
             t.send("\x7f")
         t.press("/nonexistent/dir/x.json\r")
         t.wait_for(r"cannot create a file in its directory")
+        # the backspaces' frames may still be arriving: let them all land, so the
+        # next frame is the one that answers Right
+        t.settle()
+        t.wait_blocked()
         t.press(t.cap("kcuf1"))
+        t.wait_for(r"at 8k tokens")
         assert users_on_screen(t) == 14
     finally:
         t.kill()
