@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
+
 /* Lowercase words of letters and digits: "NVIDIA H100 80GB HBM3" -> nvidia h100 80gb hbm3 */
 static int words(const char *s, char out[][32], int max)
 {
@@ -106,7 +108,11 @@ bool localgpu_detect(const struct catalog *c, struct gpu_spec *out, unsigned *co
                             "gpus, or add one with --presets)", tool, name);
     *out = c->gpus[best].spec;
     out->memory_bytes = (uint64_t)mib << 20;
-    snprintf(out->memory_basis, sizeof out->memory_basis, "this machine (%s: %llu MiB, %s)", tool,
-             mib, name);
+    /* the driver's name is another program's bytes: kept as text (no control
+     * byte, UTF-8 only), cut at a whole character so the closing ')' stays */
+    char head[64], shown[SPEC_NAME_MAX];
+    int n = snprintf(head, sizeof head, "this machine (%s: %llu MiB, ", tool, mib);
+    text_sanitize(name, shown, sizeof out->memory_basis - (size_t)n - 1);
+    snprintf(out->memory_basis, sizeof out->memory_basis, "%s%s)", head, shown);
     return true;
 }
