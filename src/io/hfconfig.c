@@ -422,7 +422,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     else
         derive_id(path, name_or_path, m->id, sizeof m->id);
     snprintf(m->name, sizeof m->name, "%s", name ? name : m->id);
-    snprintf(m->hf_id, sizeof m->hf_id, "%s", name_or_path);
+    text_sanitize(name_or_path, m->hf_id, sizeof m->hf_id); /* a long one cut at a character */
     char shown[SPEC_TEXT_MAX - 64];
     text_escape(path, shown, sizeof shown); /* the source is printed: no controls in it */
     snprintf(m->source, sizeof m->source, "imported from %s by kvplan import-hf", shown);

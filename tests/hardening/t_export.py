@@ -141,6 +141,24 @@ for what, name in names.items():
               basis.startswith("this machine (nvidia-smi: 81559 MiB, NVIDIA H100") and
               basis.endswith(")") and len(basis.encode()) <= 95, repr(basis))
 
+# --- import-hf: a long multibyte _name_or_path is cut at a whole character
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "hf",
+                       "falcon-7b.json"), encoding="utf-8") as h:
+    config = json.load(h)
+config["_name_or_path"] = "xx" + "\u00e9" * 60  # 95 bytes would end inside an é
+hf = path("hf-config.json")
+with open(hf, "w", encoding="utf-8") as h:
+    json.dump(config, h, ensure_ascii=False)
+presets = path("presets")
+os.mkdir(presets)
+rc, out, err = run(["import-hf", hf, "--id", "long-name", "-o", os.path.join(presets, "m.json")])
+check("import-hf, a long _name_or_path: imported", rc == 0, err.strip())
+rc, out, err = run(["plan", "--presets", presets, "--model", "long-name", "--export", path("m.json")])
+if rc == 0 and loads_back("import-hf, a long _name_or_path", path("m.json")):
+    with open(path("m.json"), encoding="utf-8") as h:
+        hf_id = json.load(h)["scenario"]["model"]["hf_id"]
+    check("import-hf: the id cut at a whole character", hf_id == "xx" + "\u00e9" * 46, hf_id)
+
 # --- the loader: what no label or note may hold, and the limits, in bytes
 with open(base, encoding="utf-8") as h:
     good = json.load(h)
