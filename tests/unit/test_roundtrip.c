@@ -133,8 +133,9 @@ static bool random_session(void)
         clean = random_text(e->label, sizeof e->label, random_length(SNAPSHOT_LABEL_BYTES),
                             hostile) && clean;
         if (i > 0 && pick(4) == 0) { /* a near duplicate: another case, a space, é for É */
-            snprintf(e->label, sizeof e->label, "%s%s", ss.entry[i - 1].label,
-                     pick(2) ? " " : "\xc3\xa9");
+            char before[SNAPSHOT_LABEL_MAX];
+            memcpy(before, ss.entry[i - 1].label, sizeof before);
+            snprintf(e->label, sizeof e->label, "%s%s", before, pick(2) ? " " : "\xc3\xa9");
             char *c = e->label;
             if (pick(2) && ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')))
                 *c = (char)(*c ^ 0x20);
