@@ -118,7 +118,7 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 # Fuzzing: a libFuzzer target per parser (tests/fuzz/fuzz_*.c). `make fuzz`
 # runs each for FUZZ_SECONDS under ASan/UBSan (clang); `make test` replays
 # the seed corpus and every past finding through the same targets.
-FUZZ_TARGETS := preset snapshot hfconfig hfimport enginelog units
+FUZZ_TARGETS := preset snapshot session hfconfig hfimport enginelog units
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all

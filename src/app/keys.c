@@ -61,7 +61,7 @@ static int picker_key(struct planner *p, int key)
         p->mode = MODE_MAIN;
         return PLAN_REDRAW;
     default:
-        if (prompt_text_key(p->filter, sizeof p->filter, key)) {
+        if (prompt_text_key(p->filter, sizeof p->filter - 1, key) != TEXT_KEY_OTHER) {
             p->picker_sel = 0;
             return PLAN_REDRAW;
         }
@@ -466,9 +466,7 @@ int planner_key(struct planner *p, int key)
             prompt_finish(p);
         else if (key == 21) /* Ctrl-U: clear the line */
             p->prompt[0] = '\0';
-        else if (p->prompt_fresh && key >= 32 && key < 127)
-            snprintf(p->prompt, sizeof p->prompt, "%c", key); /* replaces the initial value */
-        else if (!prompt_text_key(p->prompt, sizeof p->prompt, key))
+        else if (!prompt_type(p, key))
             return 0;
         p->prompt_fresh = false;
         return PLAN_REDRAW;

@@ -145,7 +145,7 @@ static void default_label(const struct planner *p, char *buf, size_t size)
         char l[2] = {c, 0};
         bool used = false;
         for (int i = 0; i < p->count; i++)
-            used |= strcasecmp(p->slots[i].label, l) == 0;
+            used |= snapshot_label_same(p->slots[i].label, l);
         if (!used) {
             snprintf(buf, size, "%s", l);
             return;

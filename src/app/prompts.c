@@ -11,6 +11,7 @@
 
 #include "app/prompts.h"
 #include "core/solve.h"
+#include "core/text.h"
 #include "core/version.h"
 #include "io/fileio.h"
 #include "io/report.h"
@@ -129,6 +130,29 @@ static void what_would_it_take(struct planner *p)
     p->mode = MODE_OPTIONS;
 }
 
+/* The label typed, without its outer spaces, when the loader would take it
+ * and it names no other scenario (compared as the loader compares). */
+static void name_scenario(struct planner *p)
+{
+    size_t n;
+    const char *t = text_trim(p->prompt, &n);
+    char label[PLANNER_TEXT_MAX];
+    snprintf(label, sizeof label, "%.*s", (int)n, t);
+    struct diag d = {0};
+    if (!snapshot_label_check(label, &d)) {
+        snprintf(p->error, sizeof p->error, "%s", d.message);
+        return;
+    }
+    for (int i = 0; i < p->count; i++)
+        if (i != p->current && snapshot_label_same(p->slots[i].label, label)) {
+            snprintf(p->error, sizeof p->error, "label: '%s' already names scenario %d", label,
+                     i + 1);
+            return;
+        }
+    snprintf(p->slots[p->current].label, sizeof p->slots[p->current].label, "%s", label);
+    snprintf(p->status, sizeof p->status, "scenario %d is %s", p->current + 1, label);
+}
+
 void prompt_finish(struct planner *p)
 {
     p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
@@ -140,17 +164,17 @@ void prompt_finish(struct planner *p)
     struct stat st;
     switch (p->prompt_kind) {
     case PROMPT_LABEL:
-        for (int i = 0; i < p->count; i++)
-            if (i != p->current && strcasecmp(p->slots[i].label, p->prompt) == 0) {
-                snprintf(p->error, sizeof p->error, "label: '%s' already names scenario %d",
-                         p->prompt, i + 1);
-                return;
-            }
-        snprintf(p->slots[p->current].label, sizeof p->slots[p->current].label, "%s", p->prompt);
+        name_scenario(p);
         return;
-    case PROMPT_NOTE:
-        snprintf(p->slots[p->current].note, sizeof p->slots[p->current].note, "%s", p->prompt);
+    case PROMPT_NOTE: {
+        /* the checks the loader makes: what is kept, a session file can hold */
+        struct diag d = {0};
+        if (snapshot_note_check(p->prompt, &d))
+            snprintf(p->slots[p->current].note, sizeof p->slots[p->current].note, "%s", p->prompt);
+        else
+            snprintf(p->error, sizeof p->error, "%s", d.message);
         return;
+    }
     case PROMPT_TARGET: {
         uint64_t n;
         struct diag d = {0};
@@ -214,18 +238,73 @@ void prompt_finish(struct planner *p)
     }
 }
 
-bool prompt_text_key(char *buf, size_t size, int key)
+/* The bytes the UTF-8 sequence led by c takes; 0 for a byte that leads none. */
+static size_t sequence_bytes(int c)
 {
-    size_t n = strlen(buf);
+    return c < 0x80 ? 1 : c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
+}
+
+/* Bytes still missing from a character begun at the end of buf (0: none). */
+static size_t unfinished(const char *buf, size_t n, size_t *start)
+{
+    *start = text_last_char(buf, n);
+    size_t need = n > 0 ? sequence_bytes((unsigned char)buf[*start]) : 0;
+    return need > n - *start ? need - (n - *start) : 0;
+}
+
+enum text_key prompt_text_key(char *buf, size_t max, int key)
+{
+    size_t n = strlen(buf), start;
     if (key == KEY_BACKSPACE || key == 127 || key == 8) {
-        if (n > 0)
-            buf[n - 1] = '\0';
-        return true;
+        buf[text_last_char(buf, n)] = '\0';
+        return TEXT_KEY_EDITED;
     }
-    if (key >= 32 && key < 127 && n + 1 < size) {
+    if (key < 32 || key > 0xFF)
+        return TEXT_KEY_OTHER;
+    size_t missing = unfinished(buf, n, &start);
+    if (key >= 0x80 && key < 0xC0) { /* a continuation byte: only of a character begun */
+        if (missing == 0)
+            return TEXT_KEY_OTHER;
         buf[n] = (char)key;
         buf[n + 1] = '\0';
-        return true;
+        unsigned cp = 0;
+        if (missing == 1 &&
+            (text_utf8_decode((unsigned char *)buf + start, &cp) == 0 || text_unsafe_char(cp)))
+            buf[start] = '\0'; /* not text, or a character that would steer the line */
+        return TEXT_KEY_EDITED;
     }
-    return false;
+    size_t len = sequence_bytes(key);
+    if (len == 0)
+        return TEXT_KEY_OTHER;
+    if (missing > 0)
+        n = start; /* a character left unfinished is dropped */
+    if (n + len > max) {
+        buf[n] = '\0';
+        return TEXT_KEY_FULL;
+    }
+    buf[n] = (char)key;
+    buf[n + 1] = '\0';
+    return TEXT_KEY_EDITED;
+}
+
+size_t prompt_max(const struct planner *p)
+{
+    return p->prompt_kind == PROMPT_LABEL  ? SNAPSHOT_LABEL_BYTES
+           : p->prompt_kind == PROMPT_NOTE ? SNAPSHOT_NOTE_BYTES
+                                           : sizeof p->prompt - 1;
+}
+
+bool prompt_type(struct planner *p, int key)
+{
+    /* the first character typed replaces a prefilled value; Backspace edits it */
+    if (p->prompt_fresh && key >= 32 && key < 0xF5 && key != 127 && sequence_bytes(key) > 0)
+        p->prompt[0] = '\0';
+    enum text_key t = prompt_text_key(p->prompt, prompt_max(p), key);
+    if (t == TEXT_KEY_FULL)
+        snprintf(p->status, sizeof p->status, "%s: at most %zu bytes (UTF-8); no more is kept",
+                 p->prompt_kind == PROMPT_LABEL  ? "the name"
+                 : p->prompt_kind == PROMPT_NOTE ? "the note"
+                                                 : "the line",
+                 prompt_max(p));
+    return t != TEXT_KEY_OTHER;
 }

@@ -17,7 +17,20 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind);
 /* Enter in a prompt: applies the value, writes, opens, names or asks. */
 void prompt_finish(struct planner *p);
 
-/* Backspace and printable keys edit buf; false for any other key. */
-bool prompt_text_key(char *buf, size_t size, int key);
+/* What a key did to a line of text. */
+enum text_key { TEXT_KEY_OTHER, TEXT_KEY_EDITED, TEXT_KEY_FULL };
+
+/* Backspace (a whole character) and typed text (UTF-8, one byte a key) edit
+ * buf, which holds at most max bytes: TEXT_KEY_FULL when the character
+ * would pass max (nothing is added), TEXT_KEY_OTHER for any other key. */
+enum text_key prompt_text_key(char *buf, size_t max, int key);
+
+/* The bytes the open prompt holds at most: a label's or a note's limit
+ * (io/snapshot.h), else its buffer's. */
+size_t prompt_max(const struct planner *p);
+
+/* A key typed into the open prompt: the first replaces a prefilled value;
+ * at the limit, the status line says it. False for a key that is not text. */
+bool prompt_type(struct planner *p, int key);
 
 #endif

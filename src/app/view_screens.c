@@ -281,7 +281,7 @@ void view_draw_prompt(const struct planner *p)
         widget_text(y, 0, COLS, ROLE_TITLE, line);
         return;
     }
-    char prefix[96];
+    char prefix[96], limit[64];
     const char *hint = "Enter applies, Esc cancels";
     switch (p->prompt_kind) {
     case PROMPT_EXPORT:
@@ -298,11 +298,13 @@ void view_draw_prompt(const struct planner *p)
         break;
     case PROMPT_LABEL:
         snprintf(prefix, sizeof prefix, "Name of scenario %d: ", p->current + 1);
-        hint = "Enter names it";
+        snprintf(limit, sizeof limit, "Enter names it; at most %d bytes", SNAPSHOT_LABEL_BYTES);
+        hint = limit;
         break;
     case PROMPT_NOTE:
         snprintf(prefix, sizeof prefix, "Note: ");
-        hint = "Enter keeps it";
+        snprintf(limit, sizeof limit, "Enter keeps it; at most %d bytes", SNAPSHOT_NOTE_BYTES);
+        hint = limit;
         break;
     case PROMPT_TARGET:
         snprintf(prefix, sizeof prefix, "Users to serve: ");

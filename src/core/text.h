@@ -1,9 +1,14 @@
-/* text: what may be printed of text that came from input.
+/* text: what may be printed or stored of text that came from input.
  *
- * C0 and C1 controls (raw or UTF-8 encoded), DEL, bytes that are not UTF-8
- * and the bidirectional overrides (U+202A-202E, U+2066-2069) would steer
- * the user's terminal or hide what a line says; they are escaped on the way
- * out (\x1b, \u009b, \u202e) or refused on the way in. */
+ * C0 and C1 controls (raw or UTF-8 encoded), DEL, bytes that are not UTF-8,
+ * the bidirectional overrides and isolates (U+202A-202E, U+2066-2069) and
+ * marks (U+200E, U+200F, U+061C), and the line and paragraph separators
+ * (U+2028, U+2029) would steer the user's terminal, break a line or hide
+ * what it says; they are escaped on the way out (\x1b, \u009b, \u202e),
+ * refused on the way in, or dropped where a name comes from another program.
+ *
+ * Every stored text field has a limit in bytes of UTF-8 (its buffer less
+ * the NUL); text is cut, when it must be, only between whole characters. */
 #ifndef KVPLAN_CORE_TEXT_H
 #define KVPLAN_CORE_TEXT_H
 
@@ -21,5 +26,28 @@ bool text_unsafe_char(unsigned cp);
  * unsafe character or malformed byte escaped; returns the length the whole
  * escaped text needs. */
 size_t text_escape(const char *text, char *out, size_t size);
+
+/* Why a stored text would be refused. */
+enum text_fault { TEXT_OK, TEXT_TOO_LONG, TEXT_NOT_UTF8, TEXT_UNSAFE };
+
+/* Checks text against what every stored field holds: at most max bytes,
+ * well-formed UTF-8, no unsafe character (its code point in *cp). */
+enum text_fault text_check(const char *text, size_t max, unsigned *cp);
+
+/* The fault as the end of a message after a field name: "longer than 24
+ * bytes", "is not valid UTF-8 text", "contains a control character (U+001B)". */
+void text_fault_describe(enum text_fault f, unsigned cp, size_t max, char *buf, size_t size);
+
+/* Copies text to out (size bytes, NUL included) as a stored field may hold
+ * it: unsafe characters dropped, each byte that is not UTF-8 replaced by
+ * U+FFFD, cut at a whole character. True when anything was changed. */
+bool text_sanitize(const char *text, char *out, size_t size);
+
+/* The text without its leading and trailing spaces, as pointer and length. */
+const char *text_trim(const char *text, size_t *len);
+
+/* Offset of the last character of text[0..n) (n when n is 0): where a
+ * Backspace cuts. An unfinished sequence at the end counts as one character. */
+size_t text_last_char(const char *text, size_t n);
 
 #endif

@@ -97,16 +97,13 @@ static void derive_id(const char *path, const char *name_or_path, char *out, siz
 /* A --name is printed in lists and reports: UTF-8 text without controls. */
 static bool name_valid(const char *name, struct diag *d)
 {
-    if (strlen(name) >= SPEC_NAME_MAX)
-        return diag_fail(d, "--name: longer than %d characters", SPEC_NAME_MAX - 1);
-    for (const unsigned char *p = (const unsigned char *)name; *p;) {
-        unsigned cp = 0;
-        size_t n = text_utf8_decode(p, &cp);
-        if (n == 0 || text_unsafe_char(cp))
-            return diag_fail(d, "--name: '%s' holds a control character or is not UTF-8 text",
-                             name);
-        p += n;
-    }
+    unsigned cp = 0;
+    enum text_fault f = text_check(name, SPEC_NAME_MAX - 1, &cp);
+    if (f == TEXT_TOO_LONG)
+        return diag_fail(d, "--name: longer than %d bytes", SPEC_NAME_MAX - 1);
+    if (f != TEXT_OK)
+        return diag_fail(d, "--name: '%s' holds a control character or is not UTF-8 text",
+                         name);
     return true;
 }
 

@@ -185,6 +185,43 @@ static bool refuse_shape(const char *path, const char *text, size_t len, int *de
     return true;
 }
 
+/* Refuses "\u0000" in a string: cJSON keeps the text up to it and drops the
+ * rest without a word (a note would lose its end). The text is valid JSON
+ * here; the message names the key when the string is a key's value. */
+static bool refuse_escaped_nul(const char *path, const char *text, size_t len, struct diag *d)
+{
+    size_t key = 0, key_len = 0, last = 0, last_len = 0;
+    bool after_colon = false;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == ':') {
+            key = last;
+            key_len = last_len;
+            after_colon = true;
+        } else if (text[i] == ',' || text[i] == '[' || text[i] == '{') {
+            after_colon = false;
+        } else if (text[i] == '"') {
+            size_t start = ++i;
+            for (; i < len && text[i] != '"'; i++) {
+                if (text[i] != '\\')
+                    continue;
+                if (i + 5 < len && strncmp(text + i + 1, "u0000", 5) == 0) {
+                    int line, col, n = (int)(key_len > 60 ? 60 : key_len);
+                    line_col(text, len, i, &line, &col);
+                    return diag_fail(d, "%s:%d:%d: %.*s%s\\u0000 in a string: a NUL character "
+                                        "is not text (it would cut the string short)",
+                                     path, line, col, after_colon ? n : 0, text + key,
+                                     after_colon ? ": " : "");
+                }
+                i++;
+            }
+            last = start;
+            last_len = i - start;
+            after_colon = false;
+        }
+    }
+    return true;
+}
+
 cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct diag *d)
 {
     if (len == 0) {
@@ -230,7 +267,7 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
         cJSON_Delete(root);
         return NULL;
     }
-    if (!refuse_duplicate_keys(path, text, len, d)) {
+    if (!refuse_duplicate_keys(path, text, len, d) || !refuse_escaped_nul(path, text, len, d)) {
         cJSON_Delete(root);
         return NULL;
     }
@@ -242,6 +279,38 @@ struct jsonread jsonread_child(const struct jsonread *r, const char *key, const 
     struct jsonread c = *r;
     c.base = find_key(r->text, r->len, r->base, key);
     c.prefix = prefix;
+    return c;
+}
+
+struct jsonread jsonread_element(const struct jsonread *r, const char *key, int index,
+                                 const char *prefix)
+{
+    struct jsonread c = jsonread_child(r, key, prefix);
+    const char *t = r->text;
+    size_t i = c.base + strlen(key) + 2, n = r->len;
+    while (i < n && (isspace((unsigned char)t[i]) || t[i] == ':'))
+        i++;
+    if (i >= n || t[i] != '[')
+        return c;
+    int depth = 0, at = 0;
+    for (i++; i < n && depth >= 0; i++) {
+        if (isspace((unsigned char)t[i]))
+            continue;
+        if (depth == 0 && at == index && t[i] != ',') {
+            c.base = i; /* the element's first byte */
+            return c;
+        }
+        if (t[i] == '"') {
+            for (i++; i < n && t[i] != '"'; i++)
+                i += t[i] == '\\';
+        } else if (t[i] == '{' || t[i] == '[') {
+            depth++;
+        } else if (t[i] == '}' || t[i] == ']') {
+            depth--;
+        } else if (t[i] == ',' && depth == 0) {
+            at++;
+        }
+    }
     return c;
 }
 
@@ -293,20 +362,14 @@ bool jsonread_string(const struct jsonread *r, const cJSON *obj, const char *key
     if (!cJSON_IsString(item))
         return failf(r, key, d, "expected a string");
     const char *s = item->valuestring;
-    if (strlen(s) >= size)
-        return failf(r, key, d, "longer than %zu characters", size - 1);
     /* names and ids are printed in lists, reports and the planner: nothing
-     * in them may steer a terminal or reorder a line (issue 9) */
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        unsigned cp = 0;
-        size_t n = text_utf8_decode(p, &cp);
-        if (n == 0)
-            return failf(r, key, d, "is not valid UTF-8 text");
-        if (text_unsafe_char(cp))
-            return failf(r, key, d, cp >= 0x202A ? "contains a bidirectional override (U+%04X)"
-                                                 : "contains a control character (U+%04X)",
-                         cp);
-        p += n;
+     * in them may steer a terminal or reorder a line (core/text.h) */
+    unsigned cp = 0;
+    enum text_fault f = text_check(s, size - 1, &cp);
+    if (f != TEXT_OK) {
+        char why[96];
+        text_fault_describe(f, cp, size - 1, why, sizeof why);
+        return failf(r, key, d, "%s", why);
     }
     snprintf(out, size, "%s", s);
     return true;

@@ -36,6 +36,12 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
 /* A reader for a nested object `key` of the current one. */
 struct jsonread jsonread_child(const struct jsonread *r, const char *key, const char *prefix);
 
+/* A reader for element `index` (from 0) of the array `key` of the current
+ * object, so its fields are located in that element; at the key when the
+ * array has no such element. */
+struct jsonread jsonread_element(const struct jsonread *r, const char *key, int index,
+                                 const char *prefix);
+
 /* Each getter returns false with d set when the field is missing (and
  * required), of the wrong type or out of range; a missing optional field
  * leaves *out untouched and returns true. JSON null counts as missing. */

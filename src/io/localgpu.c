@@ -291,7 +291,11 @@ bool localgpu_detect(const struct catalog *c, struct gpu_spec *out, unsigned *co
     *count = r.count;
     *out = c->gpus[best].spec;
     out->memory_bytes = (uint64_t)r.mib << 20;
-    snprintf(out->memory_basis, sizeof out->memory_basis, "this machine (%s: %llu MiB, %s)", tool,
-             r.mib, r.name);
+    /* the driver's name is another program's bytes: kept as text (no control
+     * byte, UTF-8 only), cut at a whole character so the closing ')' stays */
+    char head[64], shown[SPEC_NAME_MAX];
+    int n = snprintf(head, sizeof head, "this machine (%s: %llu MiB, ", tool, r.mib);
+    text_sanitize(r.name, shown, sizeof out->memory_basis - (size_t)n - 1);
+    snprintf(out->memory_basis, sizeof out->memory_basis, "%s%s)", head, shown);
     return true;
 }

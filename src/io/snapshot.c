@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/text.h"
 #include "io/fileio.h"
 #include "io/jsonout.h"
 #include "io/jsonread.h"
@@ -217,15 +218,75 @@ bool snapshot_parse(const char *path, const char *text, size_t len, struct scena
     return ok;
 }
 
-/* A label from a file name: "meeting.json" -> "meeting". */
+/* A label from a file name: "meeting.json" -> "meeting", as a label may be:
+ * text only, cut at a whole character, never empty. */
 static void label_from_path(const char *path, char *out, size_t size)
 {
     const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    snprintf(out, size, "%s", base);
-    char *dot = strrchr(out, '.');
-    if (dot && dot != out)
+    char name[256];
+    snprintf(name, sizeof name, "%s", base ? base + 1 : path);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name)
         *dot = '\0';
+    text_sanitize(name, out, size);
+    size_t n;
+    text_trim(out, &n);
+    if (n == 0)
+        snprintf(out, size, "A");
+}
+
+bool snapshot_label_same(const char *a, const char *b)
+{
+    size_t na, nb;
+    a = text_trim(a, &na);
+    b = text_trim(b, &nb);
+    return na == nb && strncasecmp(a, b, na) == 0;
+}
+
+static bool text_field_check(const char *field, const char *text, size_t max, struct diag *d)
+{
+    unsigned cp = 0;
+    enum text_fault f = text_check(text, max, &cp);
+    if (f == TEXT_OK)
+        return true;
+    char why[96];
+    text_fault_describe(f, cp, max, why, sizeof why);
+    return diag_fail(d, "%s: %s", field, why);
+}
+
+bool snapshot_label_check(const char *label, struct diag *d)
+{
+    size_t n;
+    if (!text_field_check("label", label, SNAPSHOT_LABEL_BYTES, d))
+        return false;
+    text_trim(label, &n);
+    return n > 0 || diag_fail(d, "label: empty; each scenario needs a name");
+}
+
+bool snapshot_note_check(const char *note, struct diag *d)
+{
+    return text_field_check("note", note, SNAPSHOT_NOTE_BYTES, d);
+}
+
+bool snapshot_session_check(const struct snapshot_session *ss, struct diag *d)
+{
+    if (ss->count < 1 || ss->count > SNAPSHOT_SESSION_MAX)
+        return diag_fail(d, "session: %d scenarios (1 to %d)", ss->count, SNAPSHOT_SESSION_MAX);
+    if (ss->current < 0 || ss->current >= ss->count || ss->reference < -1 ||
+        ss->reference >= ss->count)
+        return diag_fail(d, "session: scenario %d current, %d reference, of %d", ss->current + 1,
+                         ss->reference + 1, ss->count);
+    for (int i = 0; i < ss->count; i++) {
+        const struct snapshot_entry *e = &ss->entry[i];
+        struct diag in = {0};
+        if (!snapshot_label_check(e->label, &in) || !snapshot_note_check(e->note, &in))
+            return diag_fail(d, "scenario %d: %s", i + 1, in.message);
+        for (int j = 0; j < i; j++)
+            if (snapshot_label_same(ss->entry[j].label, e->label))
+                return diag_fail(d, "scenario %d: label: '%s' already names scenario %d", i + 1,
+                                 e->label, j + 1);
+    }
+    return true;
 }
 
 bool snapshot_parse_session(const char *path, const char *text, size_t len,
@@ -257,24 +318,28 @@ bool snapshot_parse_session(const char *path, const char *text, size_t len,
         uint32_t cur = 0, ref = UINT32_MAX;
         ok = ok && jsonread_u32(&sr, so, "current", false, 0, (uint32_t)n - 1, &cur, d) &&
              jsonread_u32(&sr, so, "reference", false, 0, (uint32_t)n - 1, &ref, d);
-        struct jsonread lr = jsonread_child(&sr, "scenarios", "session.scenarios.");
         for (int i = 0; ok && i < n; i++) {
+            struct jsonread lr = jsonread_element(&sr, "scenarios", i, "session.scenarios.");
             const cJSON *e = cJSON_GetArrayItem(list, i);
             struct snapshot_entry *en = &tmp.entry[i];
             if (!cJSON_IsObject(e)) {
                 ok = jsonread_fail(&lr, d, "entry %d: expected an object", i + 1);
                 break;
             }
+            struct diag in = {0};
             ok = jsonread_string(&lr, e, "label", true, en->label, sizeof en->label, d) &&
                  jsonread_string(&lr, e, "note", false, en->note, sizeof en->note, d);
+            if (ok && !snapshot_label_check(en->label, &in))
+                ok = jsonread_fail(&lr, d, "%s (scenario %d)", in.message, i + 1);
             const cJSON *es = cJSON_GetObjectItemCaseSensitive(e, "scenario");
             if (ok && !cJSON_IsObject(es))
                 ok = jsonread_fail(&lr, d, "entry %d: scenario: missing (expected an object)", i + 1);
             struct jsonread er = jsonread_child(&lr, "scenario", "session.scenarios.scenario.");
             ok = ok && scenario_from_json(&er, es, path, &en->scenario, d);
             for (int j = 0; ok && j < i; j++)
-                if (strcasecmp(tmp.entry[j].label, en->label) == 0)
-                    ok = jsonread_fail(&lr, d, "label: '%s' names two scenarios", en->label);
+                if (snapshot_label_same(tmp.entry[j].label, en->label))
+                    ok = jsonread_fail(&lr, d, "label: '%s' names two scenarios (%d and %d)",
+                                       en->label, j + 1, i + 1);
         }
         tmp.count = n;
         tmp.current = (int)cur;
@@ -297,13 +362,37 @@ bool snapshot_load_session(const char *path, struct snapshot_session *ss, struct
     return ok;
 }
 
+char *snapshot_session_export_text(const char *path, const struct snapshot_session *ss,
+                                   const struct plan_result *const *results,
+                                   const char *generator, struct diag *d)
+{
+    struct diag in = {0};
+    if (!snapshot_session_check(ss, &in)) {
+        diag_fail(d, "%s: not written: %s", path, in.message);
+        return NULL;
+    }
+    char *text = snapshot_session_to_json(ss, results, generator);
+    if (text == NULL) {
+        diag_fail(d, "%s: cannot build the snapshot (out of memory)", path);
+        return NULL;
+    }
+    /* what kvplan writes, kvplan reads: the loader's own verdict, before a byte is written */
+    static struct snapshot_session back;
+    if (!snapshot_parse_session(path, text, strlen(text), &back, &in)) {
+        diag_fail(d, "%s: not written: it would not load back (%s)", path, in.message);
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 bool snapshot_export_session(const char *path, const struct snapshot_session *ss,
                              const struct plan_result *const *results, const char *generator,
                              struct diag *d)
 {
-    char *text = snapshot_session_to_json(ss, results, generator);
+    char *text = snapshot_session_export_text(path, ss, results, generator, d);
     if (text == NULL)
-        return diag_fail(d, "%s: cannot build the snapshot (out of memory)", path);
+        return false;
     bool ok = fileio_write_atomic(path, text, strlen(text), d);
     free(text);
     return ok;
@@ -312,7 +401,7 @@ bool snapshot_export_session(const char *path, const struct snapshot_session *ss
 int snapshot_session_find(const struct snapshot_session *ss, const char *label)
 {
     for (int i = 0; i < ss->count; i++)
-        if (strcasecmp(ss->entry[i].label, label) == 0)
+        if (snapshot_label_same(ss->entry[i].label, label))
             return i;
     return -1;
 }
@@ -338,7 +427,11 @@ bool snapshot_export(const char *path, const struct scenario *s, const struct pl
     char *text = snapshot_to_json(s, r, generator);
     if (text == NULL)
         return diag_fail(d, "%s: cannot build the snapshot (out of memory)", path);
-    bool ok = fileio_write_atomic(path, text, strlen(text), d);
+    struct scenario back;
+    struct diag in = {0};
+    bool ok = snapshot_parse(path, text, strlen(text), &back, &in) ||
+              diag_fail(d, "%s: not written: it would not load back (%s)", path, in.message);
+    ok = ok && fileio_write_atomic(path, text, strlen(text), d);
     free(text);
     return ok;
 }

@@ -25,7 +25,15 @@ bool snapshot_parse(const char *path, const char *text, size_t len, struct scena
 /* A session: several named scenarios of one meeting. The snapshot's
  * top-level "scenario" and "result" are the current entry's, so a reader of
  * one scenario finds it; "session" lists them all (format_version 3). */
-enum { SNAPSHOT_SESSION_MAX = 6, SNAPSHOT_LABEL_MAX = 24, SNAPSHOT_NOTE_MAX = 160 };
+enum {
+    SNAPSHOT_SESSION_MAX = 6,
+    /* the limits of the session's own text, in bytes of UTF-8 (doc/FORMATS.md);
+     * the planner's prompts stop at them, the loader and the exporter refuse more */
+    SNAPSHOT_LABEL_BYTES = 24,
+    SNAPSHOT_NOTE_BYTES = 160,
+    SNAPSHOT_LABEL_MAX = SNAPSHOT_LABEL_BYTES + 1, /* the buffers, NUL included */
+    SNAPSHOT_NOTE_MAX = SNAPSHOT_NOTE_BYTES + 1
+};
 
 struct snapshot_entry {
     char label[SNAPSHOT_LABEL_MAX]; /* short name: "fp8 at 128k" */
@@ -51,18 +59,37 @@ bool snapshot_parse_session(const char *path, const char *text, size_t len,
                             struct snapshot_session *ss, struct diag *d);
 bool snapshot_load_session(const char *path, struct snapshot_session *ss, struct diag *d);
 
-/* Computes nothing: writes ss with its results, atomically. */
+/* Computes nothing: writes ss with its results, atomically, when it loads
+ * back (snapshot_session_export_text); else writes nothing. */
 bool snapshot_export_session(const char *path, const struct snapshot_session *ss,
                              const struct plan_result *const *results, const char *generator,
                              struct diag *d);
 
-/* The entry with this label (case-insensitive), or -1. */
+/* The entry with this label, or -1: labels are compared without their
+ * leading and trailing spaces and ASCII case ("Fp8 " names "fp8"). */
 int snapshot_session_find(const struct snapshot_session *ss, const char *label);
+bool snapshot_label_same(const char *a, const char *b);
+
+/* Why a label (field "label") or note (field "note") would not load: d gets
+ * "FIELD: ..." (too long, not UTF-8, a control character; an empty label). */
+bool snapshot_label_check(const char *label, struct diag *d);
+bool snapshot_note_check(const char *note, struct diag *d);
+
+/* What the loader refuses of a session's own parts: the count, current and
+ * reference, each label and note, and a label that names two scenarios; d
+ * names the scenario ("scenario 2: label: ..."). */
+bool snapshot_session_check(const struct snapshot_session *ss, struct diag *d);
+
+/* The session as the JSON an export writes, checked first and read back by
+ * the loader: NULL with d saying why when it would not load. Caller frees. */
+char *snapshot_session_export_text(const char *path, const struct snapshot_session *ss,
+                                   const struct plan_result *const *results,
+                                   const char *generator, struct diag *d);
 
 /* Reads and parses a file. */
 bool snapshot_load(const char *path, struct scenario *s, struct diag *d);
 
-/* Computes, serialises and writes atomically. */
+/* Serialises and writes atomically, when the snapshot loads back. */
 bool snapshot_export(const char *path, const struct scenario *s, const struct plan_result *r,
                      const char *generator, struct diag *d);
 
