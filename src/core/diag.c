@@ -7,7 +7,7 @@
 #include "text.h"
 
 /* Messages quote what the user gave them: escape anything that would
- * reach the terminal as a control (issue 9: ESC]2; in a snapshot retitled
+ * reach the terminal as a control (ESC]2; in a snapshot once retitled
  * the window). */
 static void make_safe(struct diag *d)
 {

@@ -2,7 +2,7 @@
 
 /* Counts are summed in 128 bits and checked against 64 at the end: with
  * hostile dimensions a product of five of them passes 2^64 long before any
- * one is absurd (issue 9: 18446743685127091456 parameters). */
+ * one is absurd (a config once gave 18446743685127091456 parameters). */
 __extension__ typedef unsigned __int128 wide;
 
 static const char *family_names[] = {"unknown", "llama",   "qwen2",   "qwen3",  "mixtral",

@@ -132,7 +132,7 @@ static bool write_stdout(const char *path, const char *data, size_t len, struct 
 }
 
 /* While a temporary file exists, a SIGINT, SIGTERM, SIGHUP or SIGQUIT that
- * would end the process removes it first (issue 9: a killed export left
+ * would end the process removes it first (a killed export once left
  * FILE.XXXXXX behind with the whole snapshot), then ends the process as it
  * would have: by the program's own handler (the planner's restores the
  * terminal), else by the default action. An ignored signal changes nothing. */

@@ -107,7 +107,7 @@ static bool name_valid(const char *name, struct diag *d)
     return true;
 }
 
-/* Whatever import-hf writes must load (issue 9: presets kvplan refused, or
+/* Whatever import-hf writes must load (it once wrote presets kvplan refused, or
  * holding wrapped values): the preset is written and read back by the
  * loader, and must come back as the same text. */
 /* Multi-token-prediction layers (num_nextn_predict_layers), counted apart
@@ -313,7 +313,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
          u64_of(&tr, o, k_index_topk, false, &index_topk, d);
     /* every dimension that becomes a 32-bit field of the preset is held to
      * the preset loader's range first: qk_rope_head_dim 4294967360 was cut
-     * to 64 (issue 9) */
+     * to 64 */
     const struct {
         const char *key;
         uint64_t value, max;

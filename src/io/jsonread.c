@@ -69,7 +69,7 @@ static int compare_keys_in_text(const void *a, const void *b)
 }
 
 /* Refuses a key given twice in one object (cJSON would keep the first
- * silently, issue 9), naming the line of the second. The text is valid JSON
+ * silently once), naming the line of the second. The text is valid JSON
  * here: a string right after '{' or ',' inside an object is a key. Keys are
  * compared as written; sorting keeps this n log n on hostile files. */
 static bool refuse_duplicate_keys(const char *path, const char *text, size_t len, struct diag *d)

@@ -24,7 +24,7 @@ static FILE *null_out, *null_in;
 static bool mode_1002;
 
 /* Every signal whose default action ends the process. Each one restores the
- * terminal and exits with 128 + the signal (130 for Ctrl-C): issue 9 found
+ * terminal and exits with 128 + the signal (130 for Ctrl-C): a hardening pass found
  * Ctrl-\, SIGUSR1 and SIGALRM leaving it raw, on the alternate screen, with
  * mouse reporting on. The handlers are installed before the terminal is
  * switched, so a signal at any moment finds them. */
@@ -345,7 +345,7 @@ static void common_setup(struct term_caps *caps, bool mono)
 
 /* ncurses sizes its screens from LINES and COLUMNS in the environment, else
  * from the terminal, when it starts: COLUMNS=30000 LINES=30000 grew to 24 GB
- * and COLUMNS=99999999 aborted inside ncurses (issue 9). A larger size is
+ * and COLUMNS=99999999 aborted inside ncurses. A larger size is
  * read as the cap, by capping what ncurses will read. */
 static void cap_screen_size(void)
 {

@@ -364,7 +364,7 @@ def test_quit_restores_the_terminal():
 
 
 def test_every_ending_signal_restores_the_terminal():
-    # issue 9: Ctrl-\ (SIGQUIT), SIGUSR1 and SIGALRM left the terminal raw, on the
+    # Ctrl-\ (SIGQUIT), SIGUSR1 and SIGALRM left the terminal raw, on the
     # alternate screen, with mouse reporting on; the status is 128 + the signal.
     # (SIGPIPE is handled too, but python starts its children with it ignored.)
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1,
@@ -382,7 +382,7 @@ def test_every_ending_signal_restores_the_terminal():
 
 
 def test_a_signal_with_the_first_byte_of_output_restores_the_terminal():
-    # issue 9: SIGHUP just after the first byte broke the terminal 14 times in 20,
+    # SIGHUP just after the first byte broke the terminal 14 times in 20,
     # because the handler was installed after the terminal was switched
     for _ in range(5):
         t = PtyTerm([KVPLAN, *SCENARIO], cols=100, rows=30, env=ENV)
@@ -398,7 +398,7 @@ def test_a_signal_with_the_first_byte_of_output_restores_the_terminal():
 
 
 def test_a_huge_columns_or_lines_is_capped():
-    # issue 9: COLUMNS=30000 LINES=30000 grew to 24 GB; COLUMNS=99999999 aborted
+    # COLUMNS=30000 LINES=30000 grew to 24 GB; COLUMNS=99999999 aborted
     for env in ({"COLUMNS": "30000", "LINES": "30000"}, {"COLUMNS": "99999999"}):
         t = PtyTerm([KVPLAN, *SCENARIO], cols=100, rows=30, env=dict(ENV, **env))
         try:
@@ -411,7 +411,7 @@ def test_a_huge_columns_or_lines_is_capped():
 
 
 def test_a_window_grown_past_the_cap_is_drawn_at_the_cap():
-    # issue 9: the planner allocated whatever size the terminal reported; a
+    # the planner allocated whatever size the terminal reported; a
     # window grown past 1000x500 is drawn as 1000x500
     t = start()
     try:
@@ -428,7 +428,7 @@ def test_a_window_grown_past_the_cap_is_drawn_at_the_cap():
 
 
 def test_a_signal_mid_export_leaves_no_file_and_restores_the_terminal():
-    # issue 9: a SIGTERM during the planner's export (here from inside fsync,
+    # a SIGTERM during the planner's export (here from inside fsync,
     # through tests/fault) removes the temporary file, then restores the terminal
     lib = os.path.join(TMP, "signal_in_fsync.so")
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fault",
@@ -457,7 +457,7 @@ def test_a_signal_mid_export_leaves_no_file_and_restores_the_terminal():
 
 
 def test_open_refuses_a_fifo_without_freezing():
-    # issue 9: a FIFO at the open prompt froze the planner (q ignored)
+    # a FIFO at the open prompt froze the planner (q ignored)
     fifo = os.path.join(TMP, "fifo.json")
     os.mkfifo(fifo)
     t = start()

@@ -1,6 +1,6 @@
 /* libFuzzer target: import-hf's round trip. Whatever hfconfig_parse accepts
  * is what `kvplan import-hf` writes, and it must load through the preset
- * loader and read back as the same preset (issue 9: import-hf wrote presets
+ * loader and read back as the same preset (import-hf once wrote presets
  * kvplan refused, or that held wrapped values). */
 #include <stdint.h>
 #include <stdlib.h>

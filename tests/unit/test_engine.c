@@ -1,5 +1,5 @@
 /* Engine profiles, one rule per test, each citing the upstream code it
- * mirrors (paths as in ../shared/reference/ENGINES.md). */
+ * mirrors (paths in the engine's own repository, as doc/MODEL.md section 10 cites them). */
 #include "engine_fixture.h"
 
 static void vllm_v0_blocks_are_the_kv_memory_over_the_page_size(void **state)

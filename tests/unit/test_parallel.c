@@ -1,4 +1,4 @@
-/* Layouts past one node (issue 10): pipeline stages, SGLang's DP attention and
+/* Layouts past one node: pipeline stages, SGLang's DP attention and
  * vLLM's data parallel for MoE experts, each citing the upstream code it mirrors. */
 #include "engine_fixture.h"
 
