@@ -85,6 +85,8 @@ static void derive_id(const char *path, const char *name_or_path, char *out, siz
     if (len > 5 && strcmp(base + len - 5, ".json") == 0)
         base[len - 5] = '\0';
     size_t n = 0;
+    while (*base && !isalnum((unsigned char)*base)) /* an id starts with a letter or digit */
+        base++;
     for (const char *p = base; *p && n + 1 < size; p++) {
         char c = (char)tolower((unsigned char)*p);
         out[n++] = isalnum((unsigned char)c) || c == '.' || c == '_' ? c : '-';
@@ -418,7 +420,7 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     if (id && !preset_id_valid(id)) {
         cJSON_Delete(root);
         return diag_fail(d, "--id: '%s' must be 1 to %d lowercase letters, digits, '-', '.' or "
-                            "'_'",
+                            "'_', starting with a letter or digit",
                          id, SPEC_ID_MAX - 1);
     }
     if (name && !name_valid(name, d)) {

@@ -9,9 +9,13 @@
 #include "core/units.h"
 #include "io/jsonout.h"
 
+/* A letter or digit first: an id can be the model word of a launch line,
+ * where a leading '-' would read as an option ("vllm serve --trust-remote-code")
+ * and a leading '.' as a path. */
 bool preset_id_valid(const char *id)
 {
-    bool ok = id[0] != '\0' && strlen(id) < SPEC_ID_MAX;
+    bool ok = ((id[0] >= 'a' && id[0] <= 'z') || (id[0] >= '0' && id[0] <= '9')) &&
+              strlen(id) < SPEC_ID_MAX;
     for (const char *p = id; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
               *p == '_'))
@@ -22,7 +26,8 @@ bool preset_id_valid(const char *id)
 static bool check_id(const struct jsonread *r, const char *id, struct diag *d)
 {
     if (!preset_id_valid(id))
-        return jsonread_fail(r, d, "id: '%s' must be lowercase letters, digits, '-', '.' or '_'",
+        return jsonread_fail(r, d, "id: '%s' must be lowercase letters, digits, '-', '.' or '_', "
+                                   "starting with a letter or digit",
                              id);
     return true;
 }

@@ -31,7 +31,7 @@ GPU = "G|<img src=x onerror=alert(1)> _u_ ~~s~~ # &amp; *e*"
 MBU_BASIS = "fit | <b>8</b> runs [x](javascript:alert(1))"
 LINK_BASIS = "PCIe | <script>x</script> `y`"
 DRAFT = "D|<b>draft</b> *d*"
-DRAFT_ID = "_evil_draft_"
+DRAFT_ID = "e_evil_draft_"  # an id starts with a letter or digit
 LABELS = ["A|<b>B</b>", "1. `t`|*u* _v_"]
 NOTES = ["<script>alert(1)</script> | [x](javascript:alert(1))",
          "<img src=x onerror=alert(1)> ~~s~~ `` ` `` # end\\"]
