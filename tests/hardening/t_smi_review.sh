@@ -61,13 +61,18 @@ tool same nvidia-smi "echo '$H100'; echo '$H100'; echo '$H100'"
 auto same
 check "three of one kind" 0 "3 x NVIDIA H100 SXM5 80GB"
 
-# --- memory figures no GPU has: refused with the value (cleaned) and its line
+# --- memory figures no GPU has: refused with the value (cleaned) and its line,
+# alone (-5 wrapped to 18446744073704308736 and the preset was blamed) and
+# after a good line (only the first line's memory was read)
 for v in -5 999999999999999999999 18446744073709551616 0 12abc '[N/A]' 16777217 '0x100' '' \
     '81559 MiB'; do
-    tool "size$v" nvidia-smi "echo '$H100'; echo 'NVIDIA H100 80GB HBM3, $v'"
-    auto "size$v"
-    check "memory '$v'" 2 "nvidia-smi reported an impossible size '$v' MiB on line 2"
+    tool "size1$v" nvidia-smi "echo 'NVIDIA H100 80GB HBM3, $v'"
+    auto "size1$v"
+    check "memory '$v' alone" 2 "nvidia-smi reported an impossible size '$v' MiB on line 1"
     if has "more than any GPU has"; then bad "memory '$v' blamed on the preset: $out"; else ok; fi
+    tool "size2$v" nvidia-smi "echo '$H100'; echo 'NVIDIA H100 80GB HBM3, $v'"
+    auto "size2$v"
+    check "memory '$v' on line 2" 2 "nvidia-smi reported an impossible size '$v' MiB on line 2"
 done
 # the ends of the range (1 MiB, 16 TiB) are sizes, whatever they fit
 for v in 1 16777216; do
