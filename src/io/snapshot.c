@@ -230,23 +230,20 @@ static void label_from_path(const char *path, char *out, size_t size)
         *dot = '\0';
     text_sanitize(name, out, size);
     size_t n;
+    unsigned cp = 0;
     text_trim(out, &n);
-    if (n == 0)
-        snprintf(out, size, "A");
+    if (n == 0 || text_check_name(out, size - 1, &cp) != TEXT_OK)
+        snprintf(out, size, "A"); /* a name a label may not be */
 }
 
 bool snapshot_label_same(const char *a, const char *b)
 {
-    size_t na, nb;
-    a = text_trim(a, &na);
-    b = text_trim(b, &nb);
-    return na == nb && strncasecmp(a, b, na) == 0;
+    return text_same_name(a, b);
 }
 
-static bool text_field_check(const char *field, const char *text, size_t max, struct diag *d)
+static bool text_field_fault(const char *field, enum text_fault f, unsigned cp, size_t max,
+                             struct diag *d)
 {
-    unsigned cp = 0;
-    enum text_fault f = text_check(text, max, &cp);
     if (f == TEXT_OK)
         return true;
     char why[96];
@@ -257,7 +254,9 @@ static bool text_field_check(const char *field, const char *text, size_t max, st
 bool snapshot_label_check(const char *label, struct diag *d)
 {
     size_t n;
-    if (!text_field_check("label", label, SNAPSHOT_LABEL_BYTES, d))
+    unsigned cp = 0;
+    enum text_fault f = text_check_name(label, SNAPSHOT_LABEL_BYTES, &cp);
+    if (!text_field_fault("label", f, cp, SNAPSHOT_LABEL_BYTES, d))
         return false;
     text_trim(label, &n);
     return n > 0 || diag_fail(d, "label: empty; each scenario needs a name");
@@ -265,7 +264,9 @@ bool snapshot_label_check(const char *label, struct diag *d)
 
 bool snapshot_note_check(const char *note, struct diag *d)
 {
-    return text_field_check("note", note, SNAPSHOT_NOTE_BYTES, d);
+    unsigned cp = 0;
+    enum text_fault f = text_check(note, SNAPSHOT_NOTE_BYTES, &cp);
+    return text_field_fault("note", f, cp, SNAPSHOT_NOTE_BYTES, d);
 }
 
 bool snapshot_session_check(const struct snapshot_session *ss, struct diag *d)
