@@ -202,6 +202,26 @@ static bool top_scenario(const struct jsonread *r, const cJSON *root, struct sce
     return scenario_from_json(&sr, so, r->path, s, d);
 }
 
+/* A session's top-level scenario is a copy of its current one, there for
+ * readers of single snapshots: one that differs is refused, naming the
+ * first field that does (what --load and the planner would each take). */
+static bool top_is_current(const struct jsonread *r, const cJSON *root,
+                           const struct snapshot_session *ss, struct diag *d)
+{
+    static struct scenario top;
+    static struct snapshot_difference diff;
+    if (!top_scenario(r, root, &top, d))
+        return false;
+    const struct snapshot_entry *cur = &ss->entry[ss->current];
+    if (!snapshot_scenario_difference(&top, &cur->scenario, &diff))
+        return true;
+    return jsonread_fail(r, d,
+                         "scenario.%s: %s, but %s in the current scenario (session.scenarios[%d], "
+                         "'%s'): the top-level scenario is a copy of the current one and must "
+                         "equal it",
+                         diff.field, diff.a, diff.b, ss->current, cur->label);
+}
+
 bool snapshot_parse(const char *path, const char *text, size_t len, struct scenario *s,
                     struct diag *d)
 {
@@ -345,6 +365,7 @@ bool snapshot_parse_session(const char *path, const char *text, size_t len,
         tmp.count = n;
         tmp.current = (int)cur;
         tmp.reference = ref == UINT32_MAX ? -1 : (int)ref;
+        ok = ok && top_is_current(&r, root, &tmp, d);
     }
     cJSON_Delete(root);
     if (ok)

@@ -88,6 +88,17 @@ char *snapshot_session_export_text(const char *path, const struct snapshot_sessi
                                    const struct plan_result *const *results,
                                    const char *generator, struct diag *d);
 
+/* Where two scenarios differ as a snapshot writes them: the first field
+ * ("context_tokens", "model.num_layers") and each one's value as JSON
+ * ("16384"; "absent" when it has none). */
+struct snapshot_difference {
+    char field[128];
+    char a[96], b[96];
+};
+/* True when a and b would not be written the same (out says where). */
+bool snapshot_scenario_difference(const struct scenario *a, const struct scenario *b,
+                                  struct snapshot_difference *out);
+
 /* Reads and parses a file. */
 bool snapshot_load(const char *path, struct scenario *s, struct diag *d);
 
