@@ -108,8 +108,10 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
     }
     if (ok) {
         p->error[0] = '\0'; /* an older failure is history once a write succeeds */
-        if (kind == PROMPT_EXPORT)
+        if (kind == PROMPT_EXPORT) {
             p->saved_print = planner_session_print(p); /* the session is safe: q quits */
+            planner_set_file(p, path); /* y copies a --load of it */
+        }
         snprintf(p->status, sizeof p->status, "wrote %s (%s)", path,
                  kind == PROMPT_EXPORT_MD ? "Markdown"
                  : p->count > 1           ? "every scenario of the session"
@@ -128,7 +130,12 @@ static void do_open(struct planner *p, const char *prompt)
     static struct snapshot_session ss;
     if (snapshot_load_session(path, &ss, &d)) {
         const struct catalog *c = p->catalog;
+        const char *const *dirs = p->preset_dirs; /* the catalogue's, as it was */
+        int ndirs = p->preset_dir_count;
         planner_init_session(p, c, &ss);
+        p->preset_dirs = dirs;
+        p->preset_dir_count = ndirs;
+        planner_set_file(p, path);
         snprintf(p->status, sizeof p->status, "opened %s: %d scenario%s", path, ss.count,
                  ss.count == 1 ? "" : "s");
     } else {
