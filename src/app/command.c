@@ -116,11 +116,11 @@ static bool command_how(const struct planner *p, const char *line, struct how *h
     bool known = !k.gpu ? catalog_find_gpu(p->catalog, id) != NULL
                         : catalog_find_model(p->catalog, id) != NULL;
     if (known)
-        snprintf(note, size, "Note: it plans the catalogue's %s, not this scenario's %s (e "
-                 "exports it, for --load)", id, what);
+        snprintf(note, size, "Note: the command plans the catalogue's %s, not this scenario's %s "
+                 "(e exports the scenario; y then copies its --load)", id, what);
     else
-        snprintf(note, size, "Note: no preset is %s, this scenario's %s: it fails (e exports "
-                 "the scenario, for --load)", id, what);
+        snprintf(note, size, "Note: no preset is %s, this scenario's %s, so the command fails "
+                 "(e exports the scenario; y then copies its --load)", id, what);
     return false;
 }
 

@@ -6,14 +6,19 @@ no longer holds the scenario. Each copied line is split with shlex and run
 as `kvplan plan --format json`, as a user pastes it.
 
 Usage: t_review_copy.py KVPLAN. Ends with "N passed, N failed"."""
+import base64
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
 import tempfile
 
 from launchlib import check, main
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+from ptyterm import PtyTerm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 K = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kvplan")
@@ -107,6 +112,7 @@ def loaded_snapshots():
                  users(["--load", f, "--context", "16k"]))
     pasted_plans("a snapshot's own layers, then n", ["--load", f], want, keys="ny")
     pasted_plans("a snapshot's own layers, opened with o", [], want, keys="o%s<Enter>y" % f)
+    clipboard(os.path.join(T, f), want)
     # a GPU of the snapshot's own, the model the catalogue's
     gpu = json.loads(json.dumps(doc))
     for key in ("memory_bytes", "cuda_visible_bytes"):
@@ -114,6 +120,25 @@ def loaded_snapshots():
     f = write("half gpu.json", gpu)
     pasted_plans("a snapshot's own GPU", ["--load", f], users(["--load", f]))
     return deeper
+
+
+def clipboard(path, want):
+    """On a real terminal, what y sends the clipboard (OSC 52) plans the same."""
+    t = PtyTerm([K, "--load", path], cols=100, rows=30, env=ENV)
+    try:
+        t.wait_for(r"q quit")
+        before = len(t.raw)
+        t.press("y")
+        t.wait_for(r"Copied to the clipboard")
+        m = re.search(rb"\x1b\]52;c;([A-Za-z0-9+/=]+)\x07", bytes(t.raw[before:]))
+        line = base64.b64decode(m.group(1)).decode() if m else ""
+        words = shlex.split(line)
+        check("the clipboard's command plans the same",
+              words[:2] == ["kvplan", "plan"] and users(words[2:]) == want, line)
+    except AssertionError as e:
+        check("the clipboard's command", False, str(e)[-400:])
+    finally:
+        t.kill()
 
 
 def sessions(deeper):
