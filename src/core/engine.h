@@ -2,12 +2,14 @@
  * the budgeting rules of vLLM, SGLang, llama.cpp and TensorRT-LLM), their
  * names, versions and launch flags.
  *
- * The rules themselves live in one policy file per profile (policy_*.c);
- * ../shared/reference/ENGINES.md has the upstream file of each rule. */
+ * Each profile is one descriptor (core/engine_desc.h), defined with its rule
+ * in its own policy file (policy_*.c); ../shared/reference/ENGINES.md has the
+ * upstream file of each rule. */
 #ifndef KVPLAN_CORE_ENGINE_H
 #define KVPLAN_CORE_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "diag.h"
@@ -45,7 +47,7 @@ struct engine_flags {
     double mem_fraction_static;      /* SGLang, default from its reserve rule */
     uint64_t chunked_prefill_size;   /* SGLang */
     uint32_t parallel;               /* llama.cpp -np slots; 0 = as many as fit (at most
-                                      * ENGINE_LLAMACPP_MAX_SEQ) */
+                                      * LLAMA_MAX_SEQ, its knob's bound) */
     uint64_t fit_target_bytes;       /* llama.cpp --fit margin, default 1 GiB */
     enum dtype v_dtype;              /* llama.cpp -ctv; AUTO = the cache dtype */
     double free_gpu_memory_fraction; /* TensorRT-LLM, default 0.9 */
@@ -73,7 +75,11 @@ bool engine_runs_on(enum engine_kind k, const char *vendor);
 /* Whether the engine can cache in this precision at all. */
 bool engine_supports(enum engine_kind k, enum dtype d);
 
-/* The cache types engine_supports accepts, as a list for messages. */
-const char *engine_cache_types(enum engine_kind k);
+/* The cache types engine_supports accepts, as a list for messages
+ * ("auto, fp16, bf16, fp32 or fp8"; "any"). */
+void engine_cache_types(enum engine_kind k, char *buf, size_t size);
+
+/* Whether the engine loads weights in this precision (llama.cpp: GGUF types). */
+bool engine_loads(enum engine_kind k, enum dtype d);
 
 #endif

@@ -455,6 +455,9 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
                          (names ? names : scenario_option_names)[SF_GPUS]);
     }
     r->kv_dtype = r->cost.kv_dtype;
+    const struct engine_desc *e = engine_desc(kind);
+    if (e->cell_cost) /* the engine stores a layer its own way (llama.cpp: cells of every head) */
+        e->cell_cost(s, &r->cost);
     specdec_compute(s, attention_tp, r);
     /* the state's precisions, each engine's own (the generic rule and vLLM
      * keep vLLM's "auto": conv state in the model's precision, the recurrent
@@ -492,23 +495,11 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     weights_row(&c);
     specdec_tokens_row(&c, s->context_tokens);
     lora_rows(&c);
-    switch (s->engine.kind) {
-    case ENGINE_VLLM:
-        policy_vllm(&c);
-        break;
-    case ENGINE_SGLANG:
-        policy_sglang(&c);
-        break;
-    case ENGINE_LLAMACPP:
-        policy_llamacpp(&c);
-        break;
-    case ENGINE_TRTLLM:
-        policy_trtllm(&c);
-        break;
-    default:
-        policy_generic(&c);
-        break;
-    }
+    e->budget(&c);
+    if (x && e->launch)
+        e->launch(&c);
+    if (x && e->log)
+        e->log(&c);
     if (s->dp_attention)
         dp_attention_rows(&c);
     c.s = s;

@@ -1,6 +1,7 @@
 /* The generic rule (the seed article's): memory x (1 - headroom) - weights
  * is the KV pool; users are the pool over one user's full context, paged
  * users the pool over the tokens in use rounded up to whole blocks. */
+#include "engine_desc.h"
 #include "policy.h"
 
 #include <math.h>
@@ -43,7 +44,7 @@ static void users_row(struct policy_ctx *c, const char *key, const char *label, 
     explain_row_end(c->x, row, XU_COUNT, 0, note);
 }
 
-void policy_generic(struct policy_ctx *c)
+static void budget(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     struct plan_result *r = c->r;
@@ -156,3 +157,21 @@ void policy_generic(struct policy_ctx *c)
                     k->windowed_layers ? "every layer counted at full length: windows hold more"
                                        : NULL);
 }
+
+
+/* The headroom rule: no launch line, no log; windows held as windows, the
+ * state in vLLM's precisions, LoRA slots beside the weights. */
+const struct engine_desc engine_generic = {
+    .kind = ENGINE_GENERIC,
+    .name = "generic",
+    .title = "the generic rule",
+    .title_a = "a generic",
+    .mtp = true,
+    .spec_tokens = 1,
+    .spec_lookahead = true,
+    .lora_flag = "--max-loras",
+    .runtime_words = "activations+rt",
+    .reserved_words = "headroom",
+    .host = {.words = "each GPU's host memory for parked caches, their caches whole"},
+    .budget = budget,
+};
