@@ -272,16 +272,7 @@ const struct engine_knob *engine_knob_role(const struct engine_desc *d, enum kno
     return NULL;
 }
 
-const struct engine_knob *engine_knob_any(size_t offset)
-{
-    for (int k = 0; k < ENGINE_COUNT; k++)
-        if (engine_knob(table[k], offset))
-            return engine_knob(table[k], offset);
-    return NULL;
-}
-
-/* The first engine with a knob of that option. */
-static const struct engine_desc *owner(size_t offset)
+const struct engine_desc *engine_owner(size_t offset)
 {
     for (int k = 0; k < ENGINE_COUNT; k++)
         if (engine_knob(table[k], offset))
@@ -289,10 +280,16 @@ static const struct engine_desc *owner(size_t offset)
     return NULL;
 }
 
+const struct engine_knob *engine_knob_any(size_t offset)
+{
+    const struct engine_desc *d = engine_owner(offset);
+    return d ? engine_knob(d, offset) : NULL;
+}
+
 void engine_refusal(const struct engine_desc *d, const struct engine_option *o, char *buf,
                     size_t size)
 {
-    const struct engine_desc *own = owner(o->offset);
+    const struct engine_desc *own = engine_owner(o->offset);
     const struct engine_knob *theirs = own ? engine_knob(own, o->offset) : NULL;
     /* an engine with a knob of its own in that row names it: "counts slots" */
     const struct engine_knob *mine = theirs ? engine_knob_role(d, theirs->role) : NULL;

@@ -167,7 +167,9 @@ void engine_option_set(struct engine_flags *f, const struct engine_option *o, do
 const struct engine_knob *engine_knob(const struct engine_desc *d, size_t offset);
 const struct engine_knob *engine_knob_role(const struct engine_desc *d, enum knob_role role);
 
-/* The first engine's knob of that option (the bounds engines sharing it share), or NULL. */
+/* The first engine with a knob of that option, and that knob (the bounds of
+ * an option engines share), or NULL. */
+const struct engine_desc *engine_owner(size_t offset);
 const struct engine_knob *engine_knob_any(size_t offset);
 
 /* What validation tells an engine given an option it has no knob for:

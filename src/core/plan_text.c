@@ -2,6 +2,7 @@
  * where one GPU's memory goes, the names of its parts, and the sentence of
  * each warning with the plan's figures. */
 #include "plan.h"
+#include "engine_desc.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -11,14 +12,14 @@
 
 uint64_t plan_kv_token_bytes_per_gpu(const struct plan_result *r)
 {
-    if (r->profile == ENGINE_LLAMACPP && r->tp > 1)
+    if (engine_desc(r->profile)->splits_layers && r->tp > 1)
         return kv_ceil_div(r->cost.bytes_per_token, r->tp);
     return r->cost.bytes_per_token;
 }
 
 uint64_t plan_kv_token_bytes_per_replica(const struct plan_result *r)
 {
-    if (r->profile == ENGINE_LLAMACPP)
+    if (engine_desc(r->profile)->splits_layers)
         return r->cost.bytes_per_token;
     /* under DP attention a token lives on the one rank that serves its request */
     if (r->dp_attention)
@@ -64,12 +65,12 @@ void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
 
 const char *plan_segment_name(const struct plan_result *r, enum segment s)
 {
-    bool engine = r->profile != ENGINE_GENERIC;
+    const struct engine_desc *e = engine_desc(r->profile);
     switch (s) {
     case SEG_WEIGHTS:
         return "weights";
     case SEG_RUNTIME:
-        return r->profile == ENGINE_LLAMACPP ? "compute buffers" : "activations+rt";
+        return e->runtime_words;
     case SEG_DRAFT:
         return r->spec.method == SPEC_MTP ? "MTP head" : "draft model";
     case SEG_STATE:
@@ -86,7 +87,7 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s)
         return r->state_pool_bytes_per_gpu > r->state_used_bytes_per_gpu ? "spare KV+state"
                                                                           : "spare KV";
     case SEG_RESERVED:
-        return !engine ? "headroom" : r->profile == ENGINE_TRTLLM ? "kept free" : "outside budget";
+        return e->reserved_words;
     case SEG_COUNT:
         break;
     }
