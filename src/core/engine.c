@@ -202,21 +202,28 @@ const struct engine_option *engine_option_of(enum scenario_field field)
     return NULL;
 }
 
-double engine_option_value(const struct engine_flags *f, const struct engine_option *o)
+uint64_t engine_option_uint(const struct engine_flags *f, const struct engine_option *o)
 {
     const char *p = (const char *)f + o->offset;
     switch (o->type) {
     case EOPT_FRACTION:
-        return *(const double *)(const void *)p;
+        return 0;
     case EOPT_COUNT:
         return *(const uint32_t *)(const void *)p;
     case EOPT_TOKENS:
     case EOPT_BYTES:
-        return (double)*(const uint64_t *)(const void *)p;
+        return *(const uint64_t *)(const void *)p;
     case EOPT_DTYPE:
-        return *(const enum dtype *)(const void *)p;
+        return (uint64_t)*(const enum dtype *)(const void *)p;
     }
     return 0;
+}
+
+double engine_option_value(const struct engine_flags *f, const struct engine_option *o)
+{
+    if (o->type == EOPT_FRACTION)
+        return *(const double *)(const void *)((const char *)f + o->offset);
+    return (double)engine_option_uint(f, o);
 }
 
 bool engine_option_given(const struct engine_flags *f, const struct engine_option *o)

@@ -156,9 +156,11 @@ const struct engine_option *engine_option_at(size_t offset);
 /* The option validation names field, or NULL. */
 const struct engine_option *engine_option_of(enum scenario_field field);
 
-/* Whether the option holds a value (not zero, not DTYPE_AUTO), and the value as a double. */
+/* Whether the option holds a value (not zero, not DTYPE_AUTO); the value as
+ * a double, and exactly as an integer (a fraction's is 0). */
 bool engine_option_given(const struct engine_flags *f, const struct engine_option *o);
 double engine_option_value(const struct engine_flags *f, const struct engine_option *o);
+uint64_t engine_option_uint(const struct engine_flags *f, const struct engine_option *o);
 
 /* Sets the option to v (rounded for counts and sizes). */
 void engine_option_set(struct engine_flags *f, const struct engine_option *o, double v);

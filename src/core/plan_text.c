@@ -94,6 +94,56 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s)
     return "";
 }
 
+/* An engine that splits whole layers over its GPUs (llama.cpp's split_mode
+ * LLAMA_SPLIT_MODE_LAYER, src/llama-model.cpp llama_model_default_params)
+ * splits no tensor: its replicas are told in its own words. */
+static bool layers_split(const struct plan_result *r)
+{
+    return engine_desc(r->profile)->splits_layers && r->pp <= 1;
+}
+
+void plan_layout_words(const struct plan_result *r, char *buf, size_t size)
+{
+    if (!layers_split(r))
+        snprintf(buf, size, "TP %u", r->tp);
+    else if (r->tp > 1)
+        snprintf(buf, size, "layers split over %u GPUs", r->tp);
+    else
+        snprintf(buf, size, "one GPU each");
+}
+
+void plan_layout_group(const struct plan_result *r, char *buf, size_t size)
+{
+    snprintf(buf, size, layers_split(r) ? "%u x %u GPUs" : "%u x TP %u", r->replicas, r->tp);
+}
+
+void plan_layout_text(const struct plan_result *r, char *buf, size_t size)
+{
+    char ep[64], words[64];
+    snprintf(ep, sizeof ep, ", experts over all %u GPUs", r->gpus);
+    plan_layout_words(r, words, sizeof words);
+    const char *dp = r->dp_attention ? ", DP attention over the TP ranks"
+                     : r->experts_spread ? ep
+                                          : "";
+    if (r->pp > 1 && r->replicas == 1)
+        snprintf(buf, size, "%u stages x %u GPU%s: TP %u, PP %u%s", r->pp, r->tp,
+                 r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
+    else if (r->pp > 1)
+        snprintf(buf, size, "%u replicas, each %u stages x %u GPU%s: TP %u, PP %u%s", r->replicas,
+                 r->pp, r->tp, r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
+    else if (layers_split(r) && r->tp > 1 && r->replicas == 1)
+        snprintf(buf, size, "one replica, %s%s", words, dp);
+    else if (layers_split(r) && r->tp > 1)
+        snprintf(buf, size, "%u replicas, each with %s%s", r->replicas, words, dp);
+    else if (layers_split(r) && r->replicas > 1)
+        snprintf(buf, size, "%u replicas, %s (one %s per GPU)", r->replicas, words,
+                 engine_desc(r->profile)->server_command);
+    else if (r->replicas == 1)
+        snprintf(buf, size, "one replica, tensor parallel %u%s", r->tp, dp);
+    else
+        snprintf(buf, size, "%u replicas of tensor parallel %u%s", r->replicas, r->tp, dp);
+}
+
 const char *plan_weights_label(const struct plan_result *r)
 {
     return r->weights_as_released ? "checkpoint" : dtype_info(r->weight_dtype)->name;
