@@ -293,6 +293,12 @@ const struct engine_knob *engine_knob_any(size_t offset)
     return d ? engine_knob(d, offset) : NULL;
 }
 
+uint64_t engine_option_max(size_t offset)
+{
+    const struct engine_knob *k = engine_knob_any(offset);
+    return k ? (uint64_t)k->max : 0;
+}
+
 void engine_refusal(const struct engine_desc *d, const struct engine_option *o, char *buf,
                     size_t size)
 {

@@ -32,11 +32,6 @@ enum engine_rule {
     RULE_TRTLLM_ENGINE     /* trtllm@trt: the TensorRT engine path, 64 tokens per block */
 };
 
-/* llama.cpp's most sequences (slots) in one context: src/llama-cparams.h
- * LLAMA_MAX_SEQ, and the llama_context constructor (src/llama-context.cpp)
- * throws "n_seq_max must be <= 256" above it. */
-enum { ENGINE_LLAMACPP_MAX_SEQ = 256 };
-
 /* The profile and its launch flags; zero means "the engine's default". */
 struct engine_flags {
     enum engine_kind kind;

@@ -174,6 +174,9 @@ const struct engine_knob *engine_knob_role(const struct engine_desc *d, enum kno
 const struct engine_desc *engine_owner(size_t offset);
 const struct engine_knob *engine_knob_any(size_t offset);
 
+/* The most an option takes: its engine's knob's bound (0 without a knob). */
+uint64_t engine_option_max(size_t offset);
+
 /* What validation tells an engine given an option it has no knob for:
  * "is a vLLM option (--engine vllm)". */
 void engine_refusal(const struct engine_desc *d, const struct engine_option *o, char *buf,

@@ -25,7 +25,6 @@ static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
     if (!engine_parse(name, &f->kind, &f->rule, &local))
         return jsonread_fail(r, d, "name: %s", local.message);
     const uint64_t big = (uint64_t)1 << 44;
-    const struct engine_knob *slots = engine_knob_any(offsetof(struct engine_flags, parallel));
     if (!jsonread_double(r, o, "gpu_memory_utilization", false, 0.01, 1.0,
                          &f->gpu_memory_utilization, d) ||
         !jsonread_u32(r, o, "max_num_seqs", false, 1, 1000000, &f->max_num_seqs, d) ||
@@ -35,8 +34,9 @@ static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
                          d) ||
         !jsonread_u64(r, o, "chunked_prefill_size", false, 1, TOKENS_MAX,
                       &f->chunked_prefill_size, d) ||
-        !jsonread_u32(r, o, "parallel", false, 1, slots ? (uint32_t)slots->max : 1, &f->parallel,
-                      d) ||
+        !jsonread_u32(r, o, "parallel", false, 1,
+                      (uint32_t)engine_option_max(offsetof(struct engine_flags, parallel)),
+                      &f->parallel, d) ||
         !jsonread_u64(r, o, "fit_target_bytes", false, 1, big, &f->fit_target_bytes, d) ||
         !preset_read_dtype(r, o, "v_dtype", false, &f->v_dtype, d) ||
         !jsonread_double(r, o, "free_gpu_memory_fraction", false, 0.01, 1.0,
