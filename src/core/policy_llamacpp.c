@@ -266,6 +266,125 @@ static void launch(struct policy_ctx *c)
     policy_launch_done(c, &sl, true);
 }
 
+/* The most slots whose cache fits in `room` on each of `gpus` GPUs (at
+ * least one, at most 65,536): whole slots of one size, or, with windows (a
+ * slot's cells depend on the count), one more at a time. */
+static uint64_t most_slots(const struct scenario *s, const struct lcpp *l, uint64_t room,
+                           uint64_t gpus)
+{
+    if (l->windowed == 0) {
+        uint64_t slot = cache_total(l, s->context_tokens, 1);
+        uint64_t n = slot ? kv_sat_mul(room, gpus) / slot : 0;
+        return n > 1 ? (n > 65536 ? 65536 : n) : 1;
+    }
+    uint64_t most = 1;
+    while (most < 65536 && kv_ceil_div(cache_total(l, s->context_tokens, most + 1), gpus) <= room)
+        most++;
+    return most;
+}
+
+/* The row "cache": every slot's cells of every layer (windows, draft and
+ * recurrent cells included), over the GPUs. */
+static void cache_row(struct policy_ctx *c, const struct lcpp *l, uint64_t np, uint64_t slot)
+{
+    const struct engine_detail *e = &c->r->engine;
+    uint64_t gpus = c->r->tp;
+    struct explain_row *row = explain_row_begin(c->x, "cache", "KV cache", "per GPU");
+    explain_term(row, l->global, XU_COUNT, "layers");
+    explain_term(row, (long double)e->units, XU_TOKENS, "cells");
+    explain_op(row, XOP_MUL);
+    if (l->windowed) {
+        explain_term(row, l->windowed, XU_COUNT, "windowed layers");
+        explain_term(row, (long double)swa_slot_cells(l, slot) * np, XU_TOKENS, "window cells");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    explain_term(row, l->k_row + l->v_row + l->i_row, XU_BYTES_EXACT,
+                 l->i_row ? "per cell (K+V, indexer K)" : "per cell (K+V)");
+    explain_op(row, XOP_MUL);
+    if (l->draft) {
+        explain_term(row, (long double)e->units, XU_TOKENS, "draft cells");
+        explain_ref(c->x, row, "draft_kv_per_token", "per draft cell");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    if (l->state) {
+        explain_term(row, (long double)np, XU_COUNT, np == 1 ? "recurrent cell" : "recurrent cells");
+        explain_ref(c->x, row, "state_per_user", "state each");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    if (gpus > 1) {
+        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+    }
+    char note[96], t[32];
+    units_format_int(np, t, sizeof t);
+    snprintf(note, sizeof note, "-np %s slot%s of the full context, cells padded to 256", t,
+             np == 1 ? "" : "s");
+    explain_row_end(c->x, row, XU_BYTES, 0, note);
+}
+
+/* The rows of a slot's user, the users (slots) and the tokens they hold. */
+static void users_rows(struct policy_ctx *c, const struct lcpp *l, uint64_t np, uint64_t most,
+                       uint64_t slot)
+{
+    const struct scenario *s = c->s;
+    const struct engine_flags *f = &s->engine;
+    const struct plan_result *r = c->r;
+    uint64_t gpus = r->tp;
+    bool fits = r->fits, capped = most > np;
+    char note[96], t[32];
+    units_format_int(np, t, sizeof t);
+    struct explain_row *row = explain_row_begin(c->x, "kv_per_user", "KV per user", "per GPU");
+    explain_ref(c->x, row, "cache", "cache");
+    explain_term(row, (long double)np, XU_COUNT, np == 1 ? "slot" : "slots");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_CEIL);
+    explain_row_end(c->x, row, XU_BYTES, 0, "every slot holds its full context; no prefix is shared");
+
+    row = explain_row_begin(c->x, "users_replica", "Users", "per replica");
+    if (!fits) {
+        snprintf(note, sizeof note, "the cache of -np %s does not fit in the %s left", t,
+                 "memory");
+        explain_row_end(c->x, row, XU_COUNT, 0, note);
+    } else if (f->parallel == 0 && l->windowed == 0) {
+        explain_ref(c->x, row, "pool", "pool");
+        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
+        explain_op(row, XOP_MUL);
+        explain_term(row, cache_total(l, s->context_tokens, 1), XU_BYTES, "per slot");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_FLOOR);
+        if (most == 65536) {
+            explain_term(row, 65536, XU_COUNT, "slots at most");
+            explain_op(row, XOP_MIN);
+        }
+        if (capped) {
+            explain_term(row, LLAMA_MAX_SEQ, XU_COUNT, "LLAMA_MAX_SEQ");
+            explain_op(row, XOP_MIN);
+        }
+        explain_row_end(c->x, row, XU_COUNT, 0,
+                        capped ? "llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory"
+                               : "slots whose cache fits; the -np launched");
+    } else {
+        explain_row_end(c->x, row, XU_COUNT, (long double)np,
+                        f->parallel ? "the -np slots given, each of the full context"
+                        : capped    ? "llama.cpp's slot cap (LLAMA_MAX_SEQ): more slots' cache fits"
+                                    : "the most -np slots whose cache fits");
+    }
+    row = explain_row_begin(c->x, "users_paged_replica", "Users, paged", "per replica");
+    explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
+    explain_row_end(c->x, row, XU_COUNT, 0, "no paging: every slot holds its full context");
+    row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
+    if (fits) {
+        explain_term(row, slot, XU_TOKENS, "cells per slot");
+        explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
+        explain_op(row, XOP_MUL);
+    }
+    explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
+}
+
 static void budget(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -299,19 +418,9 @@ static void budget(struct policy_ctx *c)
      * most LLAMA_MAX_SEQ (src/llama-cparams.h; llama_context refuses more). */
     uint64_t np = f->parallel, most = np;
     if (np == 0) {
-        most = 1;
-        if (l.windowed == 0) {
-            uint64_t slot = cache_total(&l, s->context_tokens, 1);
-            uint64_t n = slot ? kv_sat_mul(room, gpus) / slot : 0;
-            most = n > 1 ? (n > 65536 ? 65536 : n) : 1;
-        } else {
-            while (most < 65536 &&
-                   kv_ceil_div(cache_total(&l, s->context_tokens, most + 1), gpus) <= room)
-                most++;
-        }
+        most = most_slots(s, &l, room, gpus);
         np = most > LLAMA_MAX_SEQ ? LLAMA_MAX_SEQ : most;
     }
-    bool capped = most > np;
     e->slots = (uint32_t)np;
     uint64_t total = cache_total(&l, s->context_tokens, np);
     uint64_t per_gpu = kv_ceil_div(total, gpus);
@@ -342,90 +451,9 @@ static void budget(struct policy_ctx *c)
         r->shortfall_bytes_per_gpu = per_gpu - room;
     r->fits = fits;
 
-    row = explain_row_begin(c->x, "cache", "KV cache", "per GPU");
-    explain_term(row, l.global, XU_COUNT, "layers");
-    explain_term(row, (long double)e->units, XU_TOKENS, "cells");
-    explain_op(row, XOP_MUL);
-    if (l.windowed) {
-        explain_term(row, l.windowed, XU_COUNT, "windowed layers");
-        explain_term(row, (long double)swa_slot_cells(&l, slot) * np, XU_TOKENS, "window cells");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
-    explain_term(row, l.k_row + l.v_row + l.i_row, XU_BYTES_EXACT,
-                 l.i_row ? "per cell (K+V, indexer K)" : "per cell (K+V)");
-    explain_op(row, XOP_MUL);
-    if (l.draft) {
-        explain_term(row, (long double)e->units, XU_TOKENS, "draft cells");
-        explain_ref(c->x, row, "draft_kv_per_token", "per draft cell");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
-    if (l.state) {
-        explain_term(row, (long double)np, XU_COUNT, np == 1 ? "recurrent cell" : "recurrent cells");
-        explain_ref(c->x, row, "state_per_user", "state each");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
-    if (gpus > 1) {
-        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_CEIL);
-    }
-    char note[96], t[32];
-    units_format_int(np, t, sizeof t);
-    snprintf(note, sizeof note, "-np %s slot%s of the full context, cells padded to 256", t,
-             np == 1 ? "" : "s");
-    explain_row_end(c->x, row, XU_BYTES, 0, note);
-
-    row = explain_row_begin(c->x, "kv_per_user", "KV per user", "per GPU");
-    explain_ref(c->x, row, "cache", "cache");
-    explain_term(row, (long double)np, XU_COUNT, np == 1 ? "slot" : "slots");
-    explain_op(row, XOP_DIV);
-    explain_op(row, XOP_CEIL);
-    explain_row_end(c->x, row, XU_BYTES, 0, "every slot holds its full context; no prefix is shared");
-
-    row = explain_row_begin(c->x, "users_replica", "Users", "per replica");
-    if (!fits) {
-        snprintf(note, sizeof note, "the cache of -np %s does not fit in the %s left", t,
-                 "memory");
-        explain_row_end(c->x, row, XU_COUNT, 0, note);
-    } else if (f->parallel == 0 && l.windowed == 0) {
-        explain_ref(c->x, row, "pool", "pool");
-        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
-        explain_op(row, XOP_MUL);
-        explain_term(row, cache_total(&l, s->context_tokens, 1), XU_BYTES, "per slot");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_FLOOR);
-        if (most == 65536) {
-            explain_term(row, 65536, XU_COUNT, "slots at most");
-            explain_op(row, XOP_MIN);
-        }
-        if (capped) {
-            explain_term(row, LLAMA_MAX_SEQ, XU_COUNT, "LLAMA_MAX_SEQ");
-            explain_op(row, XOP_MIN);
-        }
-        explain_row_end(c->x, row, XU_COUNT, 0,
-                        capped ? "llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory"
-                               : "slots whose cache fits; the -np launched");
-    } else {
-        explain_row_end(c->x, row, XU_COUNT, (long double)np,
-                        f->parallel ? "the -np slots given, each of the full context"
-                        : capped    ? "llama.cpp's slot cap (LLAMA_MAX_SEQ): more slots' cache fits"
-                                    : "the most -np slots whose cache fits");
-    }
-    row = explain_row_begin(c->x, "users_paged_replica", "Users, paged", "per replica");
-    explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
-    explain_row_end(c->x, row, XU_COUNT, 0, "no paging: every slot holds its full context");
-    row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
-    if (fits) {
-        explain_term(row, slot, XU_TOKENS, "cells per slot");
-        explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
-        explain_op(row, XOP_MUL);
-    }
-    explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
+    cache_row(c, &l, np, slot);
+    users_rows(c, &l, np, most, slot);
 }
-
 
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 

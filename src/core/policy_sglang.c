@@ -214,7 +214,7 @@ static void local_pool(struct policy_ctx *c)
 
 /* The default mem-fraction-static as explain rows: the reserve
  * server_args.py keeps (in MiB, its "MB"), then the fraction left. The
- * arithmetic is budget's below; the rows show each term. */
+ * arithmetic is default_fraction's below; the rows show each term. */
 static void fraction_rows(struct policy_ctx *c, double total_mb, uint64_t chunked,
                           uint32_t graph_bs)
 {
@@ -278,6 +278,30 @@ static void fraction_rows(struct policy_ctx *c, double total_mb, uint64_t chunke
     explain_row_end(c->x, row, XU_FRACTION, 0, "the default, rounded to 3 places as SGLang does");
 }
 
+/* The default mem-fraction-static: what server_args.py's reserve (in MiB,
+ * its "MB") leaves of the driver total, to 3 decimals as it rounds it. */
+static double default_fraction(const struct policy_ctx *c, double total_mb, uint64_t chunked,
+                               uint32_t graph_bs)
+{
+    const struct scenario *s = c->s;
+    const struct plan_result *r = c->r;
+    /* server_args.py: a reserve in MB, at least 10 GiB on GPUs over 60 GiB */
+    double reserved = 512 + (double)(chunked > 2048 ? chunked : 2048) * 1.5 + graph_bs * 2.0 +
+                      r->tp * (double)r->pp / 8.0 * 1024;
+    if (s->dp_attention) /* padding for DP attention, more past a graph batch of 300 */
+        reserved += graph_bs * (double)r->tp * (graph_bs > 300 ? 4.5 : 3.0);
+    if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
+        reserved = 10 * 1024.0;
+    /* _handle_gpu_memory_settings: a draft model and its graphs, 6 GiB
+     * (STANDALONE); an EAGLE/NEXTN head, 2 GiB */
+    if (s->spec_method == SPEC_DRAFT)
+        reserved += 6 * 1024.0;
+    else if (s->spec_method == SPEC_MTP)
+        reserved += 2 * 1024.0;
+    double fraction = total_mb > reserved ? (total_mb - reserved) / total_mb : 0.01;
+    return round(fraction * 1000.0) / 1000.0;
+}
+
 static void budget(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -306,22 +330,7 @@ static void budget(struct policy_ctx *c)
         e->fraction = f->mem_fraction_static;
     } else {
         fraction_rows(c, total_mb, chunked, graph_bs);
-        /* server_args.py: a reserve in MB, at least 10 GiB on GPUs over 60 GiB */
-        double reserved = 512 + (double)(chunked > 2048 ? chunked : 2048) * 1.5 +
-                          graph_bs * 2.0 + r->tp * (double)r->pp / 8.0 * 1024;
-        if (s->dp_attention) /* padding for DP attention, more past a graph batch of 300 */
-            reserved += graph_bs * (double)r->tp * (graph_bs > 300 ? 4.5 : 3.0);
-        if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
-            reserved = 10 * 1024.0;
-        /* _handle_gpu_memory_settings: a draft model and its graphs, 6 GiB
-         * (STANDALONE); an EAGLE/NEXTN head, 2 GiB */
-        if (s->spec_method == SPEC_DRAFT)
-            reserved += 6 * 1024.0;
-        else if (s->spec_method == SPEC_MTP)
-            reserved += 2 * 1024.0;
-        e->fraction = total_mb > reserved ? (total_mb - reserved) / total_mb : 0.01;
-        /* server_args.py rounds it to 3 decimals itself */
-        e->fraction = round(e->fraction * 1000.0) / 1000.0;
+        e->fraction = default_fraction(c, total_mb, chunked, graph_bs);
     }
     e->budget_bytes = (uint64_t)llroundl((long double)e->gpu_total_bytes * e->fraction);
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;

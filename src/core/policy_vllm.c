@@ -211,6 +211,81 @@ static void group_by_type(struct block_rule *b, uint32_t full, uint32_t other)
     b->window_groups = (uint32_t)kv_ceil_div(other, b->group_layers);
 }
 
+/* V0 with state layers: the model's forward builds a MambaCacheManager
+ * on its first call, the profiling run, of max_num_seqs states (padded
+ * to a CUDA-graph batch size: 1, 2, 4, then multiples of 8), so the
+ * states sit outside the KV blocks (vllm/model_executor/models/
+ * mamba_cache.py, MambaCacheManager; each hybrid model's forward). Returns the
+ * KV pool left. */
+static uint64_t v0_state_pool(struct policy_ctx *c)
+{
+    uint64_t n = c->r->engine.max_num_seqs;
+    uint64_t slots = n <= 2 ? n : n <= 4 ? 4 : kv_ceil_div(n, 8) * 8;
+    struct explain_row *row = explain_row_begin(c->x, "state_slots", "State slots", "per GPU");
+    if (slots == n || n > 4)
+        explain_term(row, n, XU_COUNT, "max-num-seqs");
+    if (slots != n && n > 4) {
+        explain_term(row, 8, XU_COUNT, "graph batch step");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        explain_term(row, 8, XU_COUNT, "graph batch step");
+        explain_op(row, XOP_MUL);
+    }
+    explain_row_end(c->x, row, XU_COUNT, slots != n && n <= 4 ? (long double)slots : 0,
+                    "MambaCacheManager: a state per sequence of the largest batch");
+    return policy_state_pool(c, slots, 0, "the states sit outside the KV blocks");
+}
+
+/* V1's groups of layers by type (v1/core/kv_cache_utils.py): state layers
+ * (MambaSpec) or windowed layers beside the full ones, each group drawing
+ * blocks from the one pool; the draft's layers join the full ones. */
+static void group_layers(struct policy_ctx *c, struct block_rule *b, uint32_t draft_layers)
+{
+    const struct scenario *s = c->s;
+    const struct model_spec *m = &s->model;
+    struct plan_result *r = c->r;
+    const struct engine_detail *e = &r->engine;
+    const struct kv_cost *k = &r->cost;
+    uint64_t ctx = s->context_tokens;
+    if (k->state_layers > 0) {
+        /* State layers (MambaSpec) share the one page pool with attention:
+         * model_executor/models/config.py
+         * (HybridAttentionMambaModelConfig.verify_and_update_config) makes the
+         * attention block 16 x ceil(state page / (16 x one token's attention
+         * page)) tokens when the block given is smaller, so that one
+         * attention page holds a layer's state, and pads the state page to
+         * it; v1/core/kv_cache_utils.py groups the layers by type as below,
+         * and v1/core/single_type_kv_cache_manager.py (MambaManager) gives a
+         * sequence one block in each state group, whatever its length. */
+        uint64_t one = k->bytes_per_layer;
+        uint64_t need = 16 * kv_ceil_div(k->state_bytes_per_layer, 16 * (one ? one : 1));
+        if (b->unit_tokens < need)
+            b->unit_tokens = need; /* log_lines() says so */
+        b->hybrid = b->state = true;
+        group_by_type(b, k->global_layers + draft_layers, k->state_layers);
+        /* With speculative decoding a state group keeps 1 + num_speculative_blocks
+         * blocks a sequence, one for each draft token's state:
+         * model_executor/layers/mamba/abstract.py (MambaBase.get_kv_cache_spec)
+         * sets num_speculative_blocks to num_speculative_tokens, and
+         * v1/kv_cache_interface.py (MambaSpec.max_memory_usage_bytes, mode
+         * "none") and MambaManager allocate 1 + that many. */
+        b->spec_units = r->spec.method != SPEC_NONE ? r->spec.tokens : 0;
+        b->window_units = b->window_units_avg = 1 + b->spec_units;
+        /* config/cache.py (CacheConfig.mamba_cache_mode): with prefix caching
+         * the states are kept at block boundaries ("align" or "all"), which
+         * kvplan does not count */
+        if (s->prefix_tokens > 0)
+            r->warnings |= WARN_STATE_PREFIX;
+    } else if (b->hybrid) {
+        group_by_type(b, k->global_layers + draft_layers, k->windowed_layers);
+        bool local = strstr(m->window_pattern, "chunked") != NULL;
+        b->window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
+                                        b->unit_tokens);
+        b->window_units_avg = window_blocks(k->window_tokens, local, e->max_num_batched_tokens,
+                                            r->avg_context_tokens, b->unit_tokens);
+    }
+}
+
 static void budget(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -252,29 +327,7 @@ static void budget(struct policy_ctx *c)
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
     policy_engine_pool(c, e->budget_bytes, "budget", activation, runtime);
 
-    /* V0 with state layers: the model's forward builds a MambaCacheManager
-     * on its first call, the profiling run, of max_num_seqs states (padded
-     * to a CUDA-graph batch size: 1, 2, 4, then multiples of 8), so the
-     * states sit outside the KV blocks (vllm/model_executor/models/
-     * mamba_cache.py, MambaCacheManager; each hybrid model's forward). */
-    uint64_t v0_pool = r->kv_pool_bytes_per_gpu;
-    if (v0 && k->state_layers > 0) {
-        uint64_t n = e->max_num_seqs;
-        uint64_t slots = n <= 2 ? n : n <= 4 ? 4 : kv_ceil_div(n, 8) * 8;
-        row = explain_row_begin(c->x, "state_slots", "State slots", "per GPU");
-        if (slots == n || n > 4)
-            explain_term(row, n, XU_COUNT, "max-num-seqs");
-        if (slots != n && n > 4) {
-            explain_term(row, 8, XU_COUNT, "graph batch step");
-            explain_op(row, XOP_DIV);
-            explain_op(row, XOP_CEIL);
-            explain_term(row, 8, XU_COUNT, "graph batch step");
-            explain_op(row, XOP_MUL);
-        }
-        explain_row_end(c->x, row, XU_COUNT, slots != n && n <= 4 ? (long double)slots : 0,
-                        "MambaCacheManager: a state per sequence of the largest batch");
-        v0_pool = policy_state_pool(c, slots, 0, "the states sit outside the KV blocks");
-    }
+    uint64_t v0_pool = v0 && k->state_layers > 0 ? v0_state_pool(c) : r->kv_pool_bytes_per_gpu;
     struct block_rule b = {.unit_tokens = s->block_tokens ? s->block_tokens : 16,
                            .unit_name = "block",
                            .hybrid = !v0 && k->windowed_layers > 0,
@@ -293,43 +346,8 @@ static void budget(struct policy_ctx *c)
      * them in the same KV cache spec) */
     uint32_t draft_layers =
         k->bytes_per_layer ? (uint32_t)kv_ceil_div(k->draft_bytes_per_token, k->bytes_per_layer) : 0;
-    if (!v0 && k->state_layers > 0) {
-        /* State layers (MambaSpec) share the one page pool with attention:
-         * model_executor/models/config.py
-         * (HybridAttentionMambaModelConfig.verify_and_update_config) makes the
-         * attention block 16 x ceil(state page / (16 x one token's attention
-         * page)) tokens when the block given is smaller, so that one
-         * attention page holds a layer's state, and pads the state page to
-         * it; v1/core/kv_cache_utils.py groups the layers by type as below,
-         * and v1/core/single_type_kv_cache_manager.py (MambaManager) gives a
-         * sequence one block in each state group, whatever its length. */
-        uint64_t one = k->bytes_per_layer;
-        uint64_t need = 16 * kv_ceil_div(k->state_bytes_per_layer, 16 * (one ? one : 1));
-        if (b.unit_tokens < need)
-            b.unit_tokens = need; /* log_lines() says so */
-        b.hybrid = b.state = true;
-        group_by_type(&b, k->global_layers + draft_layers, k->state_layers);
-        /* With speculative decoding a state group keeps 1 + num_speculative_blocks
-         * blocks a sequence, one for each draft token's state:
-         * model_executor/layers/mamba/abstract.py (MambaBase.get_kv_cache_spec)
-         * sets num_speculative_blocks to num_speculative_tokens, and
-         * v1/kv_cache_interface.py (MambaSpec.max_memory_usage_bytes, mode
-         * "none") and MambaManager allocate 1 + that many. */
-        b.spec_units = r->spec.method != SPEC_NONE ? r->spec.tokens : 0;
-        b.window_units = b.window_units_avg = 1 + b.spec_units;
-        /* config/cache.py (CacheConfig.mamba_cache_mode): with prefix caching
-         * the states are kept at block boundaries ("align" or "all"), which
-         * kvplan does not count */
-        if (s->prefix_tokens > 0)
-            r->warnings |= WARN_STATE_PREFIX;
-    } else if (b.hybrid) {
-        group_by_type(&b, k->global_layers + draft_layers, k->windowed_layers);
-        bool local = strstr(m->window_pattern, "chunked") != NULL;
-        b.window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
-                                       b.unit_tokens);
-        b.window_units_avg = window_blocks(k->window_tokens, local, e->max_num_batched_tokens,
-                                           r->avg_context_tokens, b.unit_tokens);
-    }
+    if (!v0)
+        group_layers(c, &b, draft_layers);
     policy_blocks(c, &b);
     /* What vLLM prints ignores prefix caching: layer-weighted blocks of one request. */
     uint64_t full = kv_ceil_div(ctx, b.unit_tokens);
