@@ -5,50 +5,51 @@
 #include <string.h>
 
 #include "lora.h"
+#include "optname.h"
 
 const char *const scenario_option_names[SF_COUNT] = {
-    [SF_GPU] = "--gpu",
-    [SF_MODEL] = "--model",
-    [SF_GPUS] = "--gpus",
-    [SF_TP] = "--tp",
-    [SF_ENGINE] = "--engine",
-    [SF_CONTEXT] = "--context",
-    [SF_PREFIX] = "--prefix",
-    [SF_AVG] = "--avg-context",
-    [SF_BLOCK] = "--block-size",
-    [SF_HEADROOM] = "--headroom",
-    [SF_KV_HEADS] = "--kv-heads",
-    [SF_KV_DTYPE] = "--kv-dtype",
-    [SF_WEIGHT_DTYPE] = "--weight-dtype",
-    [SF_VRAM] = "--vram",
-    [SF_WEIGHTS] = "--weights",
-    [SF_PRICE] = "--price",
-    [SF_GPU_MEMORY_UTILIZATION] = "--gpu-memory-utilization",
-    [SF_MEM_FRACTION_STATIC] = "--mem-fraction-static",
-    [SF_FREE_GPU_MEMORY_FRACTION] = "--free-gpu-memory-fraction",
-    [SF_PARALLEL] = "--parallel",
-    [SF_MAX_NUM_SEQS] = "--max-num-seqs",
-    [SF_MAX_NUM_BATCHED_TOKENS] = "--max-num-batched-tokens",
-    [SF_LOGGED] = "--gpu-total, --non-kv and --kv-memory",
-    [SF_CONCURRENCY] = "--concurrency",
-    [SF_PROMPT] = "--prompt",
-    [SF_MIN_TOK_S] = "--min-tok-s",
-    [SF_MAX_TTFT] = "--max-ttft",
-    [SF_MBU] = "--mbu",
-    [SF_MFU] = "--mfu",
-    [SF_PP] = "--pp",
-    [SF_DP_ATTENTION] = "--enable-dp-attention",
-    [SF_EXPERT_PARALLEL] = "--enable-expert-parallel",
-    [SF_SPEC_METHOD] = "--speculative-method",
-    [SF_DRAFT_MODEL] = "--draft-model",
-    [SF_SPEC_TOKENS] = "--num-speculative-tokens",
-    [SF_HOST_KV] = "--host-kv",
-    [SF_PREFIX_HIT_RATE] = "--prefix-hit-rate",
-    [SF_MAX_LORAS] = "--max-loras",
-    [SF_MAX_LORA_RANK] = "--max-lora-rank",
-    [SF_LORA_TARGETS] = "--lora-target-modules",
-    [SF_IMAGES] = "--images",
-    [SF_IMAGE_TOKENS] = "--image-tokens",
+    [SF_GPU] = OPTNAME_GPU,
+    [SF_MODEL] = OPTNAME_MODEL,
+    [SF_GPUS] = OPTNAME_GPUS,
+    [SF_TP] = OPTNAME_TP,
+    [SF_ENGINE] = OPTNAME_ENGINE,
+    [SF_CONTEXT] = OPTNAME_CONTEXT,
+    [SF_PREFIX] = OPTNAME_PREFIX,
+    [SF_AVG] = OPTNAME_AVG_CONTEXT,
+    [SF_BLOCK] = OPTNAME_BLOCK_SIZE,
+    [SF_HEADROOM] = OPTNAME_HEADROOM,
+    [SF_KV_HEADS] = OPTNAME_KV_HEADS,
+    [SF_KV_DTYPE] = OPTNAME_KV_DTYPE,
+    [SF_WEIGHT_DTYPE] = OPTNAME_WEIGHT_DTYPE,
+    [SF_VRAM] = OPTNAME_VRAM,
+    [SF_WEIGHTS] = OPTNAME_WEIGHTS,
+    [SF_PRICE] = OPTNAME_PRICE,
+    [SF_GPU_MEMORY_UTILIZATION] = OPTNAME_GPU_MEMORY_UTILIZATION,
+    [SF_MEM_FRACTION_STATIC] = OPTNAME_MEM_FRACTION_STATIC,
+    [SF_FREE_GPU_MEMORY_FRACTION] = OPTNAME_FREE_GPU_MEMORY_FRACTION,
+    [SF_PARALLEL] = OPTNAME_PARALLEL,
+    [SF_MAX_NUM_SEQS] = OPTNAME_MAX_NUM_SEQS,
+    [SF_MAX_NUM_BATCHED_TOKENS] = OPTNAME_MAX_NUM_BATCHED_TOKENS,
+    [SF_LOGGED] = OPTNAME_GPU_TOTAL ", " OPTNAME_NON_KV " and " OPTNAME_KV_MEMORY,
+    [SF_CONCURRENCY] = OPTNAME_CONCURRENCY,
+    [SF_PROMPT] = OPTNAME_PROMPT,
+    [SF_MIN_TOK_S] = OPTNAME_MIN_TOK_S,
+    [SF_MAX_TTFT] = OPTNAME_MAX_TTFT,
+    [SF_MBU] = OPTNAME_MBU,
+    [SF_MFU] = OPTNAME_MFU,
+    [SF_PP] = OPTNAME_PP,
+    [SF_DP_ATTENTION] = OPTNAME_DP_ATTENTION,
+    [SF_EXPERT_PARALLEL] = OPTNAME_EXPERT_PARALLEL,
+    [SF_SPEC_METHOD] = OPTNAME_SPECULATIVE_METHOD,
+    [SF_DRAFT_MODEL] = OPTNAME_DRAFT_MODEL,
+    [SF_SPEC_TOKENS] = OPTNAME_NUM_SPECULATIVE_TOKENS,
+    [SF_HOST_KV] = OPTNAME_HOST_KV,
+    [SF_PREFIX_HIT_RATE] = OPTNAME_PREFIX_HIT_RATE,
+    [SF_MAX_LORAS] = OPTNAME_MAX_LORAS,
+    [SF_MAX_LORA_RANK] = OPTNAME_MAX_LORA_RANK,
+    [SF_LORA_TARGETS] = OPTNAME_LORA_TARGET_MODULES,
+    [SF_IMAGES] = OPTNAME_IMAGES,
+    [SF_IMAGE_TOKENS] = OPTNAME_IMAGE_TOKENS,
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -281,8 +282,9 @@ static bool lora_validate(const struct scenario *s, const char *const *n,
         return fail(d, n, SF_MAX_LORAS, field, "llama.cpp keeps no adapter slots: it loads each "
                     "--lora FILE as given (add the files' size to %s)", n[SF_WEIGHTS]);
     if (s->engine.kind == ENGINE_TRTLLM)
-        return fail(d, n, SF_MAX_LORAS, field, "TensorRT-LLM keeps adapters in its PEFT cache, "
-                    "sized from free memory: not modelled (--engine vllm or sglang)");
+        return fail(d, n, SF_MAX_LORAS, field,
+                    "TensorRT-LLM keeps adapters in its PEFT cache, "
+                    "sized from free memory: not modelled (" OPTNAME_ENGINE " vllm or sglang)");
     if (m->attention == ATTENTION_MLA)
         return fail(d, n, SF_MAX_LORAS, field, "%s has MLA attention: LoRA on its low-rank "
                     "projections is not modelled", m->name);
@@ -323,13 +325,15 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
         return fail(d, n, SF_PP, field, "llama.cpp already splits layers across its GPUs; give "
                     "them with %s instead", n[SF_TP]);
     if (s->dp_attention && s->engine.kind != ENGINE_SGLANG)
-        return fail(d, n, SF_DP_ATTENTION, field, "is an SGLang option (--engine sglang)");
+        return fail(d, n, SF_DP_ATTENTION, field,
+                    "is an SGLang option (" OPTNAME_ENGINE " sglang)");
     if (s->dp_attention && scenario_tp(s) < 2)
         return fail(d, n, SF_DP_ATTENTION, field, "spreads requests over the TP ranks: it needs "
                     "%s above 1", n[SF_TP]);
     if (s->expert_parallel && (s->engine.kind != ENGINE_VLLM || s->engine.rule == RULE_VLLM_V0))
-        return fail(d, n, SF_EXPERT_PARALLEL, field, "is an option of vLLM's V1 engine "
-                    "(--engine vllm)");
+        return fail(d, n, SF_EXPERT_PARALLEL, field,
+                    "is an option of vLLM's V1 engine "
+                    "(" OPTNAME_ENGINE " vllm)");
     if (s->expert_parallel && s->model.expert_params == 0)
         return fail(d, n, SF_EXPERT_PARALLEL, field, "%s has no MoE experts to spread",
                     s->model.id);
@@ -337,22 +341,26 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
         return fail(d, n, SF_ENGINE, field, "unknown engine");
     /* an engine's knob given to another engine would be ignored without a word */
     if (e->gpu_memory_utilization > 0 && e->kind != ENGINE_VLLM)
-        return fail(d, n, SF_GPU_MEMORY_UTILIZATION, field, "is a vLLM option (--engine vllm)");
+        return fail(d, n, SF_GPU_MEMORY_UTILIZATION, field,
+                    "is a vLLM option (" OPTNAME_ENGINE " vllm)");
     if (e->mem_fraction_static > 0 && e->kind != ENGINE_SGLANG)
-        return fail(d, n, SF_MEM_FRACTION_STATIC, field, "is an SGLang option (--engine sglang)");
+        return fail(d, n, SF_MEM_FRACTION_STATIC, field,
+                    "is an SGLang option (" OPTNAME_ENGINE " sglang)");
     if (e->free_gpu_memory_fraction > 0 && e->kind != ENGINE_TRTLLM)
         return fail(d, n, SF_FREE_GPU_MEMORY_FRACTION, field,
-                    "is a TensorRT-LLM option (--engine trtllm)");
+                    "is a TensorRT-LLM option (" OPTNAME_ENGINE " trtllm)");
     if (e->parallel > 0 && e->kind != ENGINE_LLAMACPP)
-        return fail(d, n, SF_PARALLEL, field, "is a llama.cpp option (--engine llama.cpp)");
+        return fail(d, n, SF_PARALLEL, field,
+                    "is a llama.cpp option (" OPTNAME_ENGINE " llama.cpp)");
     if (e->max_num_seqs > 0 && (e->kind == ENGINE_GENERIC || e->kind == ENGINE_LLAMACPP))
         return fail(d, n, SF_MAX_NUM_SEQS, field, "%s",
-                    e->kind == ENGINE_LLAMACPP ? "llama.cpp counts slots: use --parallel"
-                                               : "is an engine's option (--engine vllm, sglang "
-                                                 "or trtllm)");
+                    e->kind == ENGINE_LLAMACPP ? "llama.cpp counts slots: use " OPTNAME_PARALLEL
+                                               : "is an engine's option (" OPTNAME_ENGINE
+                                                 " vllm, sglang or trtllm)");
     if (e->max_num_batched_tokens > 0 && e->kind != ENGINE_VLLM && e->kind != ENGINE_TRTLLM)
         return fail(d, n, SF_MAX_NUM_BATCHED_TOKENS, field,
-                    "is an option of vLLM and TensorRT-LLM (SGLang: --chunked-prefill-size)");
+                    "is an option of vLLM and TensorRT-LLM (SGLang: " OPTNAME_CHUNKED_PREFILL_SIZE
+                    ")");
     if (e->gpu_memory_utilization < 0 || e->gpu_memory_utilization > 1)
         return fail(d, n, SF_GPU_MEMORY_UTILIZATION, field, "%g is out of range (0 to 1)",
                     e->gpu_memory_utilization);
