@@ -13,6 +13,7 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_import_hf(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 
 /* `kvplan __complete ids gpu|model|engine|dtype|kv-dtype [--presets DIR]...`:
  * the words a completion script offers, one a line; `__complete commands`

@@ -20,6 +20,7 @@ enum cli_command {
     CMD_SOLVE,
     CMD_SWEEP,
     CMD_IMPORT_HF,
+    CMD_COMPLETION,
     CMD_COUNT
 };
 #define CMD_BIT(c) (1u << (c))

@@ -382,6 +382,15 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
                  "dimensions, KV heads, head_dim, MLA ranks, sliding windows, MoE experts,\n"
                  "tied embeddings and precision; the parameter count comes from the\n"
                  "dimensions. Put the file in ~/.config/kvplan/presets to use it.\n"},
+    [CMD_COMPLETION] =
+        {"completion", .synopsis = "completion bash|zsh|fish", .about = "a shell completion script",
+         .run = cmd_completion, .takes_words = true, .args = {"bash zsh fish"},
+         .head = "Usage: kvplan completion bash|zsh|fish\n\n"
+                 "Prints a script that completes kvplan's commands, their options and the\n"
+                 "catalogue's ids (GPUs, models, engines, precisions) in that shell:\n"
+                 "  source <(kvplan completion bash)     in ~/.bashrc\n"
+                 "  source <(kvplan completion zsh)      in ~/.zshrc\n"
+                 "  kvplan completion fish | source      in ~/.config/fish/config.fish\n"},
 };
 
 enum cli_command cli_command_find(const char *name)
