@@ -1,6 +1,6 @@
-/* keys: what each key does in the planner, as one table that also makes
- * the key bar and the help; the modes (picker, prompt, confirm, compare,
- * help, warnings) take their keys first. */
+/* keys: what each key of the main screen does, as one table that also
+ * makes the key bar and the help; the other screens' keys are in their own
+ * files (screens.h), and planner_key finds the screen of the mode. */
 #include <ctype.h>
 #include <curses.h>
 #include <stdio.h>
@@ -12,62 +12,13 @@
 
 #include "app/planner.h"
 #include "app/prompts.h"
+#include "app/screens.h"
 #include "core/solve.h"
 #include "core/version.h"
 #include "io/fileio.h"
 #include "io/report.h"
 #include "io/snapshot.h"
 
-
-static int picker_key(struct planner *p, int key)
-{
-    int idx[512];
-    int n = planner_picker_matches(p, idx, (int)(sizeof idx / sizeof idx[0]));
-    switch (key) {
-    case 27:
-        p->mode = MODE_MAIN;
-        return PLAN_REDRAW;
-    case KEY_UP:
-        p->picker_sel = p->picker_sel > 0 ? p->picker_sel - 1 : 0;
-        return PLAN_REDRAW;
-    case KEY_DOWN:
-        p->picker_sel = p->picker_sel + 1 < n ? p->picker_sel + 1 : p->picker_sel;
-        return PLAN_REDRAW;
-    case KEY_PPAGE:
-        p->picker_sel = p->picker_sel > 10 ? p->picker_sel - 10 : 0;
-        return PLAN_REDRAW;
-    case KEY_NPAGE:
-        p->picker_sel = p->picker_sel + 10 < n ? p->picker_sel + 10 : (n > 0 ? n - 1 : 0);
-        return PLAN_REDRAW;
-    case KEY_HOME:
-        p->picker_sel = 0;
-        return PLAN_REDRAW;
-    case KEY_END:
-        p->picker_sel = n > 0 ? n - 1 : 0;
-        return PLAN_REDRAW;
-    case '\t': /* sort by the users each entry gives, or back to the catalogue's order */
-        p->picker_by_users = !p->picker_by_users;
-        p->picker_sel = 0;
-        return PLAN_REDRAW;
-    case '\n':
-    case '\r':
-    case KEY_ENTER:
-        if (n > 0) {
-            struct scenario s = p->scenario;
-            control_set(p->picker_for, &s, p->catalog,
-                        (uint64_t)idx[p->picker_sel < n ? p->picker_sel : 0]);
-            planner_apply_control(p, p->picker_for, &s);
-        }
-        p->mode = MODE_MAIN;
-        return PLAN_REDRAW;
-    default:
-        if (prompt_text_key(p->filter, sizeof p->filter - 1, key) != TEXT_KEY_OTHER) {
-            p->picker_sel = 0;
-            return PLAN_REDRAW;
-        }
-        return 0;
-    }
-}
 
 /* ---- the keys of the main screen ---- */
 
@@ -82,7 +33,7 @@ static int move_focus(struct planner *p, int delta)
     return PLAN_REDRAW;
 }
 
-static int k_quit(struct planner *p)
+int keys_quit(struct planner *p)
 {
     if (planner_unsaved(p)) { /* named scenarios or notes not yet exported: ask first */
         p->pending_kind = PROMPT_QUIT;
@@ -210,7 +161,7 @@ static int k_versus(struct planner *p)
     return PLAN_REDRAW;
 }
 
-static int k_export(struct planner *p)
+int keys_export(struct planner *p)
 {
     char name[PLANNER_TEXT_MAX];
     planner_export_name(p, name, sizeof name);
@@ -218,7 +169,7 @@ static int k_export(struct planner *p)
     return PLAN_REDRAW;
 }
 
-static int k_markdown(struct planner *p)
+int keys_markdown(struct planner *p)
 {
     char name[PLANNER_TEXT_MAX];
     planner_export_name(p, name, sizeof name);
@@ -297,7 +248,7 @@ static int k_compare(struct planner *p)
     return PLAN_REDRAW;
 }
 
-static int k_present(struct planner *p) { p->presentation = !p->presentation; return PLAN_REDRAW; }
+int keys_present(struct planner *p) { p->presentation = !p->presentation; return PLAN_REDRAW; }
 
 static int k_warnings(struct planner *p)
 {
@@ -326,16 +277,16 @@ static int k_repaint(struct planner *p)
 
 static const struct planner_key_def keys[] = {
     {'?', "?", "help", NULL, k_help},
-    {'q', "q", "quit", "quit", k_quit},
+    {'q', "q", "quit", "quit", keys_quit},
     {'\n', "Enter", "edit", "type a value (GPU: a list)", k_edit},
     {'b', "b", "reference", "keep as reference, edit copy", k_baseline},
     {'n', "n", "new", "new scenario; 1-6 switch", k_new},
     {'v', "v", "versus", "scenarios side by side", k_versus},
     {'c', "c", "compare", "compare with the reference", k_compare},
     {'T', "T", "target", "what would it take: N users", k_target},
-    {'p', "p", "present", "present (Esc leaves)", k_present},
-    {'e', "e", "export", "export the session as JSON", k_export},
-    {'m', "m", "markdown", "export Markdown", k_markdown},
+    {'p', "p", "present", "present (Esc leaves)", keys_present},
+    {'e', "e", "export", "export the session as JSON", keys_export},
+    {'m', "m", "markdown", "export Markdown", keys_markdown},
     {'y', "y", "copy", "copy command (Y: launch)", k_copy_command},
     {'Y', "Y", NULL, NULL, k_copy_launch},
     {'o', "o", "open", "open a snapshot or session", k_open},
@@ -376,113 +327,14 @@ const struct planner_key_def *planner_keys(int *count)
 
 int planner_key(struct planner *p, int key)
 {
-    switch (p->mode) {
-    case MODE_HELP: /* a help taller than the screen scrolls; any other key closes it */
-        if (p->help_max > 0 && (key == KEY_NPAGE || key == KEY_DOWN || key == ' ')) {
-            int step = key == KEY_DOWN ? 1 : p->help_page > 1 ? p->help_page - 1 : 1;
-            p->help_scroll = p->help_scroll + step < p->help_max ? p->help_scroll + step : p->help_max;
-            return PLAN_REDRAW;
-        }
-        if (p->help_max > 0 && (key == KEY_PPAGE || key == KEY_UP)) {
-            int step = key == KEY_UP ? 1 : p->help_page > 1 ? p->help_page - 1 : 1;
-            p->help_scroll = p->help_scroll > step ? p->help_scroll - step : 0;
-            return PLAN_REDRAW;
-        }
-        /* fall through */
-    case MODE_WARNINGS:
-        p->mode = MODE_MAIN;
-        return key == 'q' || key == 'Q' ? k_quit(p) : PLAN_REDRAW;
-    case MODE_COPIED: { /* the box only shows what went: the key closes it and acts */
-        p->mode = MODE_MAIN;
-        if (key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER)
-            return PLAN_REDRAW;
-        int acted = planner_key(p, key);
-        return acted ? acted : PLAN_REDRAW;
-    }
-    case MODE_OPTIONS:
-        p->mode = MODE_MAIN;
-        if (key >= '1' && key < '1' + p->option_count) {
-            const struct planner_option *o = &p->options[key - '1'];
-            char text[PLANNER_TEXT_MAX];
-            snprintf(text, sizeof text, "%s", o->text);
-            if (planner_apply(p, &o->scenario))
-                snprintf(p->status, sizeof p->status, "applied: %s (z undoes)", text);
-        }
-        return key == 'q' || key == 'Q' ? k_quit(p) : PLAN_REDRAW;
-    case MODE_COMPARE:
-        if (key == 'q' || key == 'Q')
-            return k_quit(p);
-        if (key == KEY_DOWN || key == 'j')
-            p->compare_scroll++;
-        else if ((key == KEY_UP || key == 'k') && p->compare_scroll > 0)
-            p->compare_scroll--;
-        else if (key == 'c' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER)
-            p->mode = MODE_MAIN;
-        return PLAN_REDRAW;
-    case MODE_VERSUS:
-        if (key == 'q' || key == 'Q')
-            return k_quit(p);
-        if (key == 'p')
-            return k_present(p);
-        if (key == 'm')
-            return k_markdown(p);
-        if (key >= '1' && key <= '0' + p->count) {
-            planner_switch(p, key - '1');
-            p->mode = MODE_MAIN;
-        } else if (key == 'v' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {
-            p->mode = MODE_MAIN;
-            p->presentation = false;
-        }
-        return PLAN_REDRAW;
-    case MODE_PICKER:
-        return picker_key(p, key);
-    case MODE_CONFIRM:
-        if (p->pending_kind == PROMPT_QUIT) {
-            p->mode = MODE_MAIN;
-            if (key == 'y' || key == 'Y') {
-                p->quit = true;
-                return PLAN_QUIT;
-            }
-            if (key == 'e') /* export first, as the question offers */
-                return k_export(p);
-            snprintf(p->status, sizeof p->status, "not quitting: e exports the session");
-            return PLAN_REDRAW;
-        }
-        if (p->pending_kind == PROMPT_REMOVE) {
-            char gone[SNAPSHOT_LABEL_MAX];
-            snprintf(gone, sizeof gone, "%s", p->slots[p->current].label);
-            p->mode = MODE_MAIN;
-            if (key == 'y' || key == 'Y') {
-                planner_remove(p);
-                snprintf(p->status, sizeof p->status, "removed scenario %s", gone);
-            } else {
-                snprintf(p->status, sizeof p->status, "kept scenario %s", gone);
-            }
-            return PLAN_REDRAW;
-        }
-        p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
-        if (key == 'y' || key == 'Y')
-            prompt_export(p, p->pending_path, p->pending_kind);
-        else
-            snprintf(p->status, sizeof p->status, "export cancelled: %s kept", p->pending_path);
-        return PLAN_REDRAW;
-    case MODE_PROMPT:
-        if (key == 27)
-            p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
-        else if (key == '\n' || key == '\r' || key == KEY_ENTER)
-            prompt_finish(p);
-        else if (key == 21) /* Ctrl-U: clear the line */
-            p->prompt[0] = '\0';
-        else if (!prompt_type(p, key))
-            return 0;
-        p->prompt_fresh = false;
-        return PLAN_REDRAW;
-    case MODE_MAIN:
-        break;
-    }
+    return screen_of(p->mode)->key(p, key);
+}
+
+int keys_main(struct planner *p, int key)
+{
     p->status[0] = '\0';
     if (key == 'Q')
-        return k_quit(p);
+        return keys_quit(p);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (keys[i].key == key)
             return keys[i].run(p);

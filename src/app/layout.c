@@ -124,3 +124,73 @@ bool layout_rects_overlap(struct rect a, struct rect b)
         return false;
     return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
+
+struct rect layout_box(int cols, int rows, int want_w, int want_h, int margin)
+{
+    int w = cols - 2 * margin < want_w ? cols - 2 * margin : want_w;
+    int h = want_h < rows ? want_h : rows;
+    return (struct rect){(cols - w) / 2, (rows - h) / 2, w, h};
+}
+
+struct rect layout_picker(int cols, int rows)
+{
+    if (cols < LAYOUT_PICKER_MIN_COLS || rows < LAYOUT_PICKER_MIN_ROWS)
+        return (struct rect){0, 0, 0, 0};
+    return (struct rect){1, 1, cols - 2, rows - 2};
+}
+
+int layout_picker_rows(struct rect box)
+{
+    return box.h > 3 ? box.h - 3 : 0;
+}
+
+int layout_picker_top(struct rect box, int sel)
+{
+    int rows = layout_picker_rows(box);
+    return sel >= rows ? sel - rows + 1 : 0;
+}
+
+int layout_picker_row_at(struct rect box, int x, int y)
+{
+    int i = y - (box.y + 2);
+    if (x < box.x + 1 || x >= box.x + box.w - 1 || i < 0 || i >= layout_picker_rows(box))
+        return -1;
+    return i;
+}
+
+struct rect layout_warnings(int cols, int rows, int lines)
+{
+    return layout_box(cols, rows, cols, lines + 4, 2);
+}
+
+struct rect layout_copied(int cols, int rows, int height)
+{
+    return layout_box(cols, rows, cols, height, 2);
+}
+
+struct rect layout_options(int cols, int rows, int options)
+{
+    return layout_box(cols, rows, 100, options + 5, 2);
+}
+
+struct rect layout_help(int cols, int rows, int want_w, int key_rows, int tails)
+{
+    return layout_box(cols, rows, want_w, key_rows + tails + 3, 1);
+}
+
+struct rect layout_compare(int cols, int rows)
+{
+    if (cols < LAYOUT_COMPARE_MIN_COLS || rows < LAYOUT_COMPARE_MIN_ROWS)
+        return (struct rect){0, 0, 0, 0};
+    return (struct rect){1, 0, cols - 2, rows - 2};
+}
+
+struct rect layout_prompt(int cols, int rows)
+{
+    return (struct rect){0, rows - 1, cols, 1};
+}
+
+bool layout_versus_fits(int cols, int rows)
+{
+    return cols >= LAYOUT_VERSUS_MIN_COLS && rows >= LAYOUT_VERSUS_MIN_ROWS;
+}

@@ -65,4 +65,39 @@ bool layout_rect_inside(struct rect r, int cols, int rows);
 /* True when a and b share a cell. */
 bool layout_rects_overlap(struct rect a, struct rect b);
 
+/* The boxes drawn over the main screen, each as a pure function of the
+ * screen size, used to draw them and to find what a click hit. */
+enum { LAYOUT_PICKER_MIN_COLS = 40, LAYOUT_PICKER_MIN_ROWS = 8 };
+enum { LAYOUT_COMPARE_MIN_COLS = 50, LAYOUT_COMPARE_MIN_ROWS = 12 };
+enum { LAYOUT_VERSUS_MIN_COLS = 60, LAYOUT_VERSUS_MIN_ROWS = 16 };
+
+/* A box want_w x want_h (at most the width between margins of `margin`
+ * columns and the screen's height), centred. */
+struct rect layout_box(int cols, int rows, int want_w, int want_h, int margin);
+
+/* The picker's box (a zero rect below LAYOUT_PICKER_MIN_*), the rows of
+ * entries it shows, the first entry shown with entry sel selected, and the
+ * entry row under (x, y) (-1 none). */
+struct rect layout_picker(int cols, int rows);
+int layout_picker_rows(struct rect box);
+int layout_picker_top(struct rect box, int sel);
+int layout_picker_row_at(struct rect box, int x, int y);
+
+/* The warnings' box for `lines` rows of text, the copied text's box
+ * `height` rows tall, and the what-would-it-take box for `options` changes. */
+struct rect layout_warnings(int cols, int rows, int lines);
+struct rect layout_copied(int cols, int rows, int height);
+struct rect layout_options(int cols, int rows, int options);
+
+/* The help: the width it wants, its rows of keys and its closing notes. */
+struct rect layout_help(int cols, int rows, int want_w, int key_rows, int tails);
+
+/* The compare box (a zero rect below LAYOUT_COMPARE_MIN_*) and the
+ * one-line prompt (the last row). */
+struct rect layout_compare(int cols, int rows);
+struct rect layout_prompt(int cols, int rows);
+
+/* True when the versus view fits cols x rows. */
+bool layout_versus_fits(int cols, int rows);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/screens.h"
 #include "app/view_parts.h"
 
 struct planner_layout view_layout(const struct planner *p)
@@ -472,58 +473,39 @@ static void draw_status(const struct planner *p, struct rect r)
     widget_text(r.y, r.x, r.w, ROLE_WARN, line);
 }
 
-void view_draw(const struct planner *p)
+bool view_draw_base(const struct planner *p)
 {
-    erase();
-    if (p->mode == MODE_COMPARE && LINES >= 12 && COLS >= 50) {
-        view_draw_compare(p);
-        view_keybar((struct rect){0, LINES - 1, COLS, 1});
-        return;
-    }
-    bool versus = p->mode == MODE_VERSUS ||
-                  (p->versus_export && (p->mode == MODE_PROMPT || p->mode == MODE_CONFIRM));
-    if (versus && LINES >= 16 && COLS >= 60) {
-        view_draw_versus(p);
-        if (p->mode != MODE_VERSUS)
-            view_draw_prompt(p);
-        return;
-    }
     if (p->presentation) {
         /* nor does any box go over it: each is sized for a screen this large */
         if (layout_presentation(COLS, LINES).too_small) {
-            view_draw_too_small(p, LAYOUT_PRESENT_MIN_COLS, LAYOUT_PRESENT_MIN_ROWS);
-            return;
+            view_draw_too_small(LAYOUT_PRESENT_MIN_COLS, LAYOUT_PRESENT_MIN_ROWS);
+            return false;
         }
         view_draw_presentation(p);
-    } else {
-        struct planner_layout l = view_layout(p);
-        if (l.too_small) {
-            view_draw_too_small(p, LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
-            return;
-        }
-        view_title(p, l.title);
-        draw_info(p, l.info);
-        draw_controls(p, &l);
-        draw_summary(p, &l);
-        draw_bar(p, l.bar);
-        view_draw_chart(p, l.chart);
-        if (l.explain.h > 0)
-            draw_explain(p, l.explain);
-        draw_status(p, l.status);
-        view_keybar(l.keybar);
+        return true;
     }
-    if (p->mode == MODE_PICKER && LINES >= 8 && COLS >= 40)
-        view_draw_picker(p);
-    else if (p->mode == MODE_HELP)
-        view_draw_help(p);
-    else if (p->mode == MODE_WARNINGS)
-        view_draw_warnings(p);
-    else if (p->mode == MODE_COPIED)
-        view_draw_copied(p);
-    else if (p->mode == MODE_OPTIONS)
-        view_draw_options(p);
-    else if (p->mode == MODE_PROMPT || p->mode == MODE_CONFIRM)
-        view_draw_prompt(p);
+    struct planner_layout l = view_layout(p);
+    if (l.too_small) {
+        view_draw_too_small(LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+        return false;
+    }
+    view_title(p, l.title);
+    draw_info(p, l.info);
+    draw_controls(p, &l);
+    draw_summary(p, &l);
+    draw_bar(p, l.bar);
+    view_draw_chart(p, l.chart);
+    if (l.explain.h > 0)
+        draw_explain(p, l.explain);
+    draw_status(p, l.status);
+    view_keybar(l.keybar);
+    return true;
+}
+
+void view_draw(const struct planner *p)
+{
+    erase();
+    screen_of(p->mode)->draw(p, COLS, LINES);
 }
 
 bool view_track(const struct planner *p, int *track_x, int *track_w)

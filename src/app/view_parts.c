@@ -45,7 +45,7 @@ void view_box(int y, int x, int h, int w, const char *title)
     widget_text(y, x + 2, w - 4, ROLE_TITLE, widget_fit(title, w - 4, cut, sizeof cut));
 }
 
-void view_draw_too_small(const struct planner *p, int min_cols, int min_rows)
+void view_draw_too_small(int min_cols, int min_rows)
 {
     char msg[96];
     snprintf(msg, sizeof msg, "Enlarge the terminal to %dx%d (it is %dx%d)", min_cols, min_rows,
@@ -56,8 +56,6 @@ void view_draw_too_small(const struct planner *p, int min_cols, int min_rows)
         snprintf(msg, sizeof msg, "Enlarge");
     int len = (int)strlen(msg);
     widget_text(LINES / 2, COLS > len ? (COLS - len) / 2 : 0, COLS, ROLE_WARN, msg);
-    if (p->mode == MODE_CONFIRM && LINES > 1)
-        view_draw_prompt(p); /* a question (quit? remove?) is never asked unseen */
 }
 
 void view_keybar(struct rect r)

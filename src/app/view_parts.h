@@ -39,22 +39,15 @@ int view_tabs(const struct planner *p, int y, int x, int w, int *hit_x);
 int view_title_tail(const struct planner *p, int w);
 
 /* The screen is below min_cols x min_rows: says so, in what fits, and
- * shows a question being asked (quit? remove?), and nothing else. */
-void view_draw_too_small(const struct planner *p, int min_cols, int min_rows);
+ * nothing else. */
+void view_draw_too_small(int min_cols, int min_rows);
 
-/* Screens drawn over or instead of the main one. */
-void view_draw_picker(const struct planner *p);
-void view_draw_help(const struct planner *p);
+/* Screens drawn instead of the main one, or behind a prompt. */
+void view_draw_presentation(const struct planner *p);
+void view_draw_versus(const struct planner *p, int cols, int rows);
 
 /* Sets the help's page and last scroll for this screen and keeps its scroll in range. */
 void view_help_settle(struct planner *p);
-void view_draw_prompt(const struct planner *p);
-void view_draw_warnings(const struct planner *p);
-void view_draw_compare(const struct planner *p);
-void view_draw_presentation(const struct planner *p);
-void view_draw_versus(const struct planner *p);
-void view_draw_copied(const struct planner *p);
-void view_draw_options(const struct planner *p);
 
 /* Users against context: the curve, its axis and the current point (and
  * the speed limit's series when a target is set). */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/screens.h"
 #include "app/view.h"
 #include "app/view_parts.h"
 #include "io/report.h"
@@ -69,9 +70,9 @@ static void number(int *y, int x, int w, const char *label, const char *a, const
     compare_row((*y)++, x, w, label, a, b, true, va, vb);
 }
 
-void view_draw_compare(const struct planner *p)
+static void compare_box(const struct planner *p, struct rect box)
 {
-    int w = COLS - 2, h = LINES - 2;
+    int w = box.w, h = box.h;
     char title[128];
     /* the longest title that fits whole (view_box cuts the last with a mark) */
     static const char *const hints[] = {" (c or Esc returns, Up/Down scroll)",
@@ -82,7 +83,7 @@ void view_draw_compare(const struct planner *p)
         if ((int)strlen(title) <= w - 4)
             break;
     }
-    view_box(0, 1, h, w, title);
+    view_box(box.y, box.x, h, w, title);
     int x = 3, y = 2, cw = (w - 4 - 22) / 3;
     widget_text(y, x + 22, cw, ROLE_TITLE, p->slots[p->reference].label);
     widget_text(y, x + 22 + cw, cw, ROLE_TITLE, p->slots[p->current].label);
@@ -242,3 +243,29 @@ void view_draw_compare(const struct planner *p)
     }
 #undef ROW_WORDS
 }
+
+static void compare_draw(const struct planner *p, int cols, int rows)
+{
+    struct rect box = layout_compare(cols, rows);
+    if (box.w == 0) { /* too small for it: the main screen, no box */
+        view_draw_base(p);
+        return;
+    }
+    compare_box(p, box);
+    view_keybar(layout_prompt(cols, rows));
+}
+
+static int compare_key(struct planner *p, int key)
+{
+    if (key == 'q' || key == 'Q')
+        return keys_quit(p);
+    if (key == KEY_DOWN || key == 'j')
+        p->compare_scroll++;
+    else if ((key == KEY_UP || key == 'k') && p->compare_scroll > 0)
+        p->compare_scroll--;
+    else if (key == 'c' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER)
+        p->mode = MODE_MAIN;
+    return PLAN_REDRAW;
+}
+
+const struct screen screen_compare = {compare_draw, compare_key};

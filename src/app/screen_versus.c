@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/screens.h"
 #include "app/view_parts.h"
 
 static const enum role mark_roles[4] = {ROLE_KV, ROLE_WARN, ROLE_PREFIX, ROLE_RUNTIME};
@@ -191,11 +192,11 @@ static void chart(const struct planner *p, const int *shown, int n, struct rect 
     widget_text(ay + 1, lx, r.x + r.w - lx, ROLE_DIM, "(users on a log scale)");
 }
 
-void view_draw_versus(const struct planner *p)
+void view_draw_versus(const struct planner *p, int cols, int rows)
 {
     int shown[4], n = planner_versus(p, shown);
     int first = shown[0];
-    view_fill_row(0, 0, COLS, ROLE_KEY);
+    view_fill_row(0, 0, cols, ROLE_KEY);
     char title[160], cut[160];
     /* the longest hint that fits whole; never one cut mid-word */
     static const char *const hints[] = {"   (1-6 edit one, m Markdown, v or Esc back)",
@@ -205,31 +206,59 @@ void view_draw_versus(const struct planner *p)
                  p->slots[first].label,
                  p->reference == first || i > 0 ? "" : " (the first; b sets a reference)",
                  p->presentation ? "" : hints[i]);
-        if ((int)strlen(title) <= COLS)
+        if ((int)strlen(title) <= cols)
             break;
     }
-    widget_text(0, 0, COLS, ROLE_KEY, widget_fit(title, COLS, cut, sizeof cut));
+    widget_text(0, 0, cols, ROLE_KEY, widget_fit(title, cols, cut, sizeof cut));
     bool keybar = !p->presentation;
-    int bottom = LINES - (keybar ? 1 : 0);
+    int bottom = rows - (keybar ? 1 : 0);
     /* the panels take what they need; the chart the rest (at least 6 rows) */
     int scale = p->presentation && bottom >= 40 ? 2 : 1;
     struct versus_rows extra = versus_rows(p, shown, n);
     int need = 11 + 5 * scale + (extra.spec ? 1 : 0) + (extra.host ? 1 : 0);
     int panel_h = bottom - 1 - 7 < need ? bottom - 1 - 7 : need;
     int chart_h = bottom - 1 - panel_h - 1;
-    int pw = (COLS - 2) / (n > 0 ? n : 1);
+    int pw = (cols - 2) / (n > 0 ? n : 1);
     for (int k = 0; k < n; k++)
         panel(p, shown[k], first, (struct rect){1 + k * pw, 2, pw - 2, panel_h - 1}, scale,
               extra);
-    chart(p, shown, n, (struct rect){1, 1 + panel_h, COLS - 2, chart_h});
+    chart(p, shown, n, (struct rect){1, 1 + panel_h, cols - 2, chart_h});
     if (keybar) {
-        view_fill_row(LINES - 1, 0, COLS, ROLE_TEXT);
+        view_fill_row(rows - 1, 0, cols, ROLE_TEXT);
         if (p->error[0])
-            widget_text(LINES - 1, 0, COLS, ROLE_BAD, p->error);
+            widget_text(rows - 1, 0, cols, ROLE_BAD, p->error);
         else if (p->status[0])
-            widget_text(LINES - 1, 0, COLS, ROLE_GOOD, p->status);
+            widget_text(rows - 1, 0, cols, ROLE_GOOD, p->status);
         else
-            widget_text(LINES - 1, 0, COLS, ROLE_TEXT,
+            widget_text(rows - 1, 0, cols, ROLE_TEXT,
                         "1-6 edit one   m Markdown   p present   v/Esc back   q quit");
     }
 }
+
+static void versus_draw(const struct planner *p, int cols, int rows)
+{
+    if (layout_versus_fits(cols, rows))
+        view_draw_versus(p, cols, rows);
+    else
+        view_draw_base(p); /* too small for it: the main screen */
+}
+
+static int versus_key(struct planner *p, int key)
+{
+    if (key == 'q' || key == 'Q')
+        return keys_quit(p);
+    if (key == 'p')
+        return keys_present(p);
+    if (key == 'm')
+        return keys_markdown(p);
+    if (key >= '1' && key <= '0' + p->count) {
+        planner_switch(p, key - '1');
+        p->mode = MODE_MAIN;
+    } else if (key == 'v' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {
+        p->mode = MODE_MAIN;
+        p->presentation = false;
+    }
+    return PLAN_REDRAW;
+}
+
+const struct screen screen_versus = {versus_draw, versus_key};

@@ -1,0 +1,33 @@
+/* screens: the table of the planner's screens, indexed by its mode. */
+#include "app/screens.h"
+
+#include "app/view_parts.h"
+
+static void main_draw(const struct planner *p, int cols, int rows)
+{
+    (void)cols;
+    (void)rows;
+    view_draw_base(p);
+}
+
+const struct screen screen_main = {main_draw, keys_main};
+
+static const struct screen *const screens[] = {
+    [MODE_MAIN] = &screen_main,         [MODE_HELP] = &screen_help,
+    [MODE_PICKER] = &screen_picker,     [MODE_PROMPT] = &screen_prompt,
+    [MODE_CONFIRM] = &screen_confirm,   [MODE_COMPARE] = &screen_compare,
+    [MODE_WARNINGS] = &screen_warnings, [MODE_VERSUS] = &screen_versus,
+    [MODE_COPIED] = &screen_copied,     [MODE_OPTIONS] = &screen_options,
+};
+
+const struct screen *screen_of(enum planner_mode mode)
+{
+    return (unsigned)mode < sizeof screens / sizeof screens[0] && screens[mode] ? screens[mode]
+                                                                                : &screen_main;
+}
+
+int screen_close(struct planner *p, int key)
+{
+    p->mode = MODE_MAIN;
+    return key == 'q' || key == 'Q' ? keys_quit(p) : PLAN_REDRAW;
+}
