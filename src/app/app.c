@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/planner.h"
+#include "app/screens.h"
 #include "app/view.h"
 #include "app/view_parts.h"
 #include "io/fileio.h"
@@ -17,88 +18,8 @@ static int handle_mouse(struct planner *p)
     MEVENT ev;
     if (getmouse(&ev) != OK)
         return 0;
-    if (p->mode == MODE_HELP && (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))) {
-        p->mode = MODE_MAIN; /* like any key, a click closes the help */
-        return PLAN_REDRAW;
-    }
-    if (p->mode == MODE_PICKER) {
-        if (ev.bstate & BUTTON4_PRESSED)
-            return planner_key(p, KEY_UP);
-        if (ev.bstate & BUTTON5_PRESSED)
-            return planner_key(p, KEY_DOWN);
-        if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) {
-            int row = view_picker_row_at(p, ev.x, ev.y);
-            if (row >= 0) {
-                p->picker_sel = row;
-                return planner_key(p, '\n');
-            }
-        }
-        return 0;
-    }
-    if (p->mode != MODE_MAIN)
-        return 0;
-    if ((ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) && ev.y == 0) {
-        /* the title: a scenario's tab, or "? help" at its end */
-        if (ev.x >= COLS - 7)
-            return planner_key(p, '?');
-        int tail = view_title_tail(p, COLS), hit = ev.x;
-        int tab = p->count > 1 ? view_tabs(p, 0, COLS - tail, tail - 8, &hit) : -1;
-        if (tab >= 0) {
-            planner_switch(p, tab);
-            return PLAN_REDRAW;
-        }
-        return 0;
-    }
-    int mark = view_scroll_mark_at(p, ev.x, ev.y);
-    if (mark && (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED))) {
-        /* the margin's marks scroll the list: a click by one row towards the
-         * mark, the wheel up or down by one row wherever it points */
-        int delta = ev.bstate & BUTTON4_PRESSED ? -1 : ev.bstate & BUTTON5_PRESSED ? +1 : mark;
-        view_scroll_controls(p, delta);
-        return PLAN_REDRAW;
-    }
-    int tx = 0, tw = 0;
-    int c = view_control_at(p, ev.x, ev.y, &tx, &tw);
-    if (ev.bstate & BUTTON4_PRESSED) {
-        if (c >= 0)
-            planner_step(p, (enum control)c, +1, false);
-        return PLAN_REDRAW;
-    }
-    if (ev.bstate & BUTTON5_PRESSED) {
-        if (c >= 0)
-            planner_step(p, (enum control)c, -1, false);
-        return PLAN_REDRAW;
-    }
-    if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) {
-        int key = view_keybar_key_at(ev.x, ev.y);
-        if (key)
-            return planner_key(p, key);
-        if (c < 0)
-            return 0;
-        view_pointer_focus(p, c);
-        int side = view_arrow_at(p, c, ev.x);
-        if (side != 0) { /* the arrows beside a list step it */
-            planner_step(p, (enum control)c, side, false);
-            return PLAN_REDRAW;
-        }
-        if (ev.x >= tx && ev.x < tx + tw && planner_control_fraction(p, (enum control)c) >= 0) {
-            planner_set_fraction(p, (enum control)c, widget_slider_fraction_at(tx, tw, ev.x));
-            p->dragging = (ev.bstate & BUTTON1_PRESSED) != 0;
-        }
-        return PLAN_REDRAW;
-    }
-    if (((ev.bstate & REPORT_MOUSE_POSITION) || (ev.bstate & BUTTON1_RELEASED)) && p->dragging) {
-        /* Motion carries no button bit: the drag is ours to remember. */
-        int x0, w;
-        if (view_track(p, &x0, &w))
-            planner_set_fraction(p, (enum control)p->focus, widget_slider_fraction_at(x0, w, ev.x));
-        if (ev.bstate & BUTTON1_RELEASED)
-            p->dragging = false;
-        return PLAN_REDRAW;
-    }
-    if (ev.bstate & BUTTON1_RELEASED)
-        return 0;
-    return 0;
+    const struct screen *sc = screen_of(p->mode);
+    return sc->mouse ? sc->mouse(p, &ev) : 0;
 }
 
 /* The planner on a session of scenarios or on one (kept off the stack: a

@@ -268,4 +268,4 @@ static int compare_key(struct planner *p, int key)
     return PLAN_REDRAW;
 }
 
-const struct screen screen_compare = {compare_draw, compare_key};
+const struct screen screen_compare = {.draw = compare_draw, .key = compare_key};

@@ -90,4 +90,4 @@ static int copied_key(struct planner *p, int key)
     return acted ? acted : PLAN_REDRAW;
 }
 
-const struct screen screen_copied = {copied_draw, copied_key};
+const struct screen screen_copied = {.draw = copied_draw, .key = copied_key};

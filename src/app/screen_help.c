@@ -134,4 +134,13 @@ static int help_key(struct planner *p, int key)
     return screen_close(p, key);
 }
 
-const struct screen screen_help = {help_draw, help_key};
+/* like any key, a click closes the help */
+static int help_mouse(struct planner *p, const MEVENT *ev)
+{
+    if (!(ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)))
+        return 0;
+    p->mode = MODE_MAIN;
+    return PLAN_REDRAW;
+}
+
+const struct screen screen_help = {.draw = help_draw, .key = help_key, .mouse = help_mouse};

@@ -43,4 +43,4 @@ static int options_key(struct planner *p, int key)
     return screen_close(p, key);
 }
 
-const struct screen screen_options = {options_draw, options_key};
+const struct screen screen_options = {.draw = options_draw, .key = options_key};

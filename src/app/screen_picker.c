@@ -109,7 +109,8 @@ static void picker_draw(const struct planner *p, int cols, int lines)
                                                       "punctuation and case ignored");
 }
 
-int view_picker_row_at(const struct planner *p, int x, int y)
+/* The entry under (x, y) (an index into the matches), or -1. */
+static int picker_row_at(const struct planner *p, int x, int y)
 {
     struct rect box = layout_picker(COLS, LINES);
     int i = layout_picker_row_at(box, x, y), top = layout_picker_top(box, p->picker_sel);
@@ -169,4 +170,21 @@ static int picker_key(struct planner *p, int key)
     }
 }
 
-const struct screen screen_picker = {picker_draw, picker_key};
+/* The wheel moves the selection; a click on an entry picks it. */
+static int picker_mouse(struct planner *p, const MEVENT *ev)
+{
+    if (ev->bstate & BUTTON4_PRESSED)
+        return picker_key(p, KEY_UP);
+    if (ev->bstate & BUTTON5_PRESSED)
+        return picker_key(p, KEY_DOWN);
+    if (ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) {
+        int row = picker_row_at(p, ev->x, ev->y);
+        if (row >= 0) {
+            p->picker_sel = row;
+            return picker_key(p, '\n');
+        }
+    }
+    return 0;
+}
+
+const struct screen screen_picker = {.draw = picker_draw, .key = picker_key, .mouse = picker_mouse};

@@ -87,7 +87,7 @@ static int prompt_key(struct planner *p, int key)
     return PLAN_REDRAW;
 }
 
-const struct screen screen_prompt = {prompt_draw, prompt_key};
+const struct screen screen_prompt = {.draw = prompt_draw, .key = prompt_key};
 
 void screen_confirm_line(const struct planner *p, struct rect r)
 {
@@ -160,4 +160,4 @@ static int confirm_key(struct planner *p, int key)
     return overwrite_answer(p, key);
 }
 
-const struct screen screen_confirm = {confirm_draw, confirm_key};
+const struct screen screen_confirm = {.draw = confirm_draw, .key = confirm_key};

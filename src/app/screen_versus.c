@@ -261,4 +261,4 @@ static int versus_key(struct planner *p, int key)
     return PLAN_REDRAW;
 }
 
-const struct screen screen_versus = {versus_draw, versus_key};
+const struct screen screen_versus = {.draw = versus_draw, .key = versus_key};

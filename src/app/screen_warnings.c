@@ -51,4 +51,4 @@ static int warnings_key(struct planner *p, int key)
     return screen_close(p, key);
 }
 
-const struct screen screen_warnings = {warnings_draw, warnings_key};
+const struct screen screen_warnings = {.draw = warnings_draw, .key = warnings_key};

@@ -1,17 +1,6 @@
 /* screens: the table of the planner's screens, indexed by its mode. */
 #include "app/screens.h"
 
-#include "app/view_parts.h"
-
-static void main_draw(const struct planner *p, int cols, int rows)
-{
-    (void)cols;
-    (void)rows;
-    view_draw_base(p);
-}
-
-const struct screen screen_main = {main_draw, keys_main};
-
 static const struct screen *const screens[] = {
     [MODE_MAIN] = &screen_main,         [MODE_HELP] = &screen_help,
     [MODE_PICKER] = &screen_picker,     [MODE_PROMPT] = &screen_prompt,

@@ -2,10 +2,12 @@
  * draw and key functions, found through one table indexed by the mode.
  * A screen's draw paints over an erased screen cols x rows (its boxes'
  * geometry comes from layout.c); its key function changes the state and
- * returns PLAN_* flags, and never draws. Internal to app/. */
+ * returns PLAN_* flags, and never draws; so does its mouse function. Internal
+ * to app/. */
 #ifndef KVPLAN_APP_SCREENS_H
 #define KVPLAN_APP_SCREENS_H
 
+#include <curses.h>
 #include <stdbool.h>
 
 #include "app/layout.h"
@@ -14,6 +16,7 @@
 struct screen {
     void (*draw)(const struct planner *p, int cols, int rows);
     int (*key)(struct planner *p, int key);
+    int (*mouse)(struct planner *p, const MEVENT *ev); /* NULL: the pointer does nothing */
 };
 
 /* The screen of a mode. */

@@ -38,9 +38,6 @@ bool view_track(const struct planner *p, int *track_x, int *track_w);
 /* -1 or +1 when column x is the left or right arrow of list control c, else 0. */
 int view_arrow_at(const struct planner *p, int c, int x);
 
-/* The picker entry under (x, y) (an index into its matches), or -1. */
-int view_picker_row_at(const struct planner *p, int x, int y);
-
 /* The key of the key bar under (x, y), or 0. */
 int view_keybar_key_at(int x, int y);
 
