@@ -36,7 +36,7 @@ static int move_focus(struct planner *p, int delta)
 int keys_quit(struct planner *p)
 {
     if (planner_unsaved(p)) { /* named scenarios or notes not yet exported: ask first */
-        p->pending_kind = PROMPT_QUIT;
+        p->pending.kind = PROMPT_QUIT;
         p->mode = MODE_CONFIRM;
         return PLAN_REDRAW;
     }
@@ -56,10 +56,10 @@ static int k_edit(struct planner *p)
 {
     if (control_kind(p->focus) == CK_PICKER) {
         p->mode = MODE_PICKER;
-        p->picker_for = p->focus;
-        p->filter[0] = '\0';
-        p->picker_by_users = false;
-        p->picker_sel = (int)control_current(p->focus, &p->scenario, &p->result, p->catalog);
+        p->picker.of = p->focus;
+        p->picker.filter[0] = '\0';
+        p->picker.by_users = false;
+        p->picker.sel = (int)control_current(p->focus, &p->scenario, &p->result, p->catalog);
     } else {
         prompt_open(p, PROMPT_VALUE, "");
     }
@@ -119,7 +119,7 @@ static int k_remove(struct planner *p)
         return PLAN_REDRAW;
     }
     /* a scenario and its note are a meeting's work: ask first */
-    p->pending_kind = PROMPT_REMOVE;
+    p->pending.kind = PROMPT_REMOVE;
     p->mode = MODE_CONFIRM;
     return PLAN_REDRAW;
 }
@@ -178,7 +178,7 @@ int keys_markdown(struct planner *p)
         snprintf(name + n - 5, sizeof name - (n - 5), ".md");
     enum planner_mode back = p->mode;
     prompt_open(p, PROMPT_EXPORT_MD, name);
-    p->versus_export = back == MODE_VERSUS;
+    p->prompt.from_versus = back == MODE_VERSUS;
     return PLAN_REDRAW;
 }
 
@@ -232,7 +232,7 @@ static int k_open(struct planner *p) { prompt_open(p, PROMPT_OPEN, ""); return P
 static int k_help(struct planner *p)
 {
     p->mode = MODE_HELP;
-    p->help_scroll = 0;
+    p->help.scroll = 0;
     return PLAN_REDRAW;
 }
 

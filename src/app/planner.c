@@ -473,7 +473,7 @@ static bool fuzzy_match(const char *id, const char *name, const char *filter)
 uint64_t planner_picker_users(const struct planner *p, int index, bool *fits)
 {
     struct scenario s = p->scenario;
-    if (p->picker_for == CTRL_GPU) {
+    if (p->picker.of == CTRL_GPU) {
         s.gpu = p->catalog->gpus[index].spec;
         s.has_vram = false;
     } else {
@@ -504,16 +504,16 @@ static int by_users(const void *a, const void *b)
 
 int planner_picker_matches(const struct planner *p, int *out, int max)
 {
-    bool gpu = p->picker_for == CTRL_GPU;
+    bool gpu = p->picker.of == CTRL_GPU;
     size_t n = gpu ? p->catalog->gpu_count : p->catalog->model_count;
     int k = 0;
     for (size_t i = 0; i < n && k < max; i++) {
         const char *id = gpu ? p->catalog->gpus[i].spec.id : p->catalog->models[i].spec.id;
         const char *name = gpu ? p->catalog->gpus[i].spec.name : p->catalog->models[i].spec.name;
-        if (fuzzy_match(id, name, p->filter))
+        if (fuzzy_match(id, name, p->picker.filter))
             out[k++] = (int)i;
     }
-    if (p->picker_by_users && k > 1) {
+    if (p->picker.by_users && k > 1) {
         sorting = p;
         qsort(out, (size_t)k, sizeof *out, by_users);
     } else {
@@ -521,7 +521,7 @@ int planner_picker_matches(const struct planner *p, int *out, int max)
         for (int j = 1; j < k; j++) {
             const char *id = gpu ? p->catalog->gpus[out[j]].spec.id
                                  : p->catalog->models[out[j]].spec.id;
-            if (strcasecmp(id, p->filter) == 0) {
+            if (strcasecmp(id, p->picker.filter) == 0) {
                 int exact = out[j];
                 memmove(out + 1, out, (size_t)j * sizeof *out);
                 out[0] = exact;

@@ -109,18 +109,23 @@ struct planner {
     int compare_scroll;
     enum control focus;
     enum planner_mode mode;
-    /* picker */
-    enum control picker_for;
-    char filter[64];
-    int picker_sel;
-    bool picker_by_users; /* sorted by the users each entry gives, most first */
+    struct {
+        enum control of; /* the control it picks for: the GPU or the model */
+        char filter[64];
+        int sel;
+        bool by_users; /* sorted by the users each entry gives, most first */
+    } picker;
     /* prompt and confirmation */
-    enum prompt_kind prompt_kind;
-    char prompt[PLANNER_TEXT_MAX];
-    bool prompt_fresh; /* the prompt still holds its initial value: typing replaces it */
-    char pending_path[PLANNER_TEXT_MAX];
-    enum prompt_kind pending_kind;
-    bool versus_export; /* the Markdown prompt came from the versus view */
+    struct {
+        enum prompt_kind kind;
+        char text[PLANNER_TEXT_MAX];
+        bool fresh;       /* it still holds its initial value: typing replaces it */
+        bool from_versus; /* the Markdown prompt came from the versus view */
+    } prompt;
+    struct {
+        enum prompt_kind kind; /* what the question is about */
+        char path[PLANNER_TEXT_MAX]; /* the file an export would overwrite */
+    } pending;
     bool dragging;
     bool presentation;
     bool quit;
@@ -130,8 +135,10 @@ struct planner {
     int control_top;           /* the first control the list showed last (view_settle keeps it) */
     enum control control_focus; /* the focus it was shown for */
     uint64_t saved_print;       /* planner_session_print when last opened or exported */
-    int help_scroll;            /* the help's first row of keys shown */
-    int help_page, help_max;    /* its rows of keys and last scroll (view_settle sets them) */
+    struct {
+        int scroll;    /* the first row of keys shown */
+        int page, max; /* its rows of keys and last scroll (view_settle sets them) */
+    } help;
 };
 
 /* Flags returned by input handlers. */

@@ -19,11 +19,11 @@
 
 void prompt_open(struct planner *p, enum prompt_kind kind, const char *initial)
 {
-    p->versus_export = false;
+    p->prompt.from_versus = false;
     p->mode = MODE_PROMPT;
-    p->prompt_kind = kind;
-    snprintf(p->prompt, sizeof p->prompt, "%s", initial);
-    p->prompt_fresh = p->prompt[0] != '\0';
+    p->prompt.kind = kind;
+    snprintf(p->prompt.text, sizeof p->prompt.text, "%s", initial);
+    p->prompt.fresh = p->prompt.text[0] != '\0';
 }
 
 /* Whether the planner may write an export to path, said in p->error when
@@ -64,14 +64,14 @@ static bool export_target(struct planner *p, const char *path, bool *exists)
 static void export_or_ask(struct planner *p, enum prompt_kind kind)
 {
     bool exists = false;
-    if (!export_target(p, p->prompt, &exists))
+    if (!export_target(p, p->prompt.text, &exists))
         return;
     if (exists) {
-        snprintf(p->pending_path, sizeof p->pending_path, "%s", p->prompt);
-        p->pending_kind = kind;
+        snprintf(p->pending.path, sizeof p->pending.path, "%s", p->prompt.text);
+        p->pending.kind = kind;
         p->mode = MODE_CONFIRM;
     } else {
-        prompt_export(p, p->prompt, kind);
+        prompt_export(p, p->prompt.text, kind);
     }
 }
 
@@ -95,7 +95,7 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
             ok = diag_fail(&d, "%s: out of memory", path);
         } else {
             int shown[4], n = planner_versus(p, shown);
-            if (p->versus_export && n > 1)
+            if (p->prompt.from_versus && n > 1)
                 report_markdown_versus(f, &ss, results, shown, n);
             else
                 report_markdown(f, &p->scenario, &p->result);
@@ -194,7 +194,7 @@ static void what_would_it_take(struct planner *p)
 static void name_scenario(struct planner *p)
 {
     size_t n;
-    const char *t = text_trim(p->prompt, &n);
+    const char *t = text_trim(p->prompt.text, &n);
     char label[PLANNER_TEXT_MAX];
     snprintf(label, sizeof label, "%.*s", (int)n, t);
     struct diag d = {0};
@@ -214,21 +214,21 @@ static void name_scenario(struct planner *p)
 
 void prompt_finish(struct planner *p)
 {
-    p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
-    if (p->prompt[0] == '\0' && p->prompt_kind != PROMPT_NOTE) {
-        if (p->prompt_kind == PROMPT_EXPORT || p->prompt_kind == PROMPT_EXPORT_MD)
+    p->mode = p->prompt.from_versus ? MODE_VERSUS : MODE_MAIN;
+    if (p->prompt.text[0] == '\0' && p->prompt.kind != PROMPT_NOTE) {
+        if (p->prompt.kind == PROMPT_EXPORT || p->prompt.kind == PROMPT_EXPORT_MD)
             snprintf(p->status, sizeof p->status, "export cancelled: no file name");
         return;
     }
-    switch (p->prompt_kind) {
+    switch (p->prompt.kind) {
     case PROMPT_LABEL:
         name_scenario(p);
         return;
     case PROMPT_NOTE: {
         /* the checks the loader makes: what is kept, a session file can hold */
         struct diag d = {0};
-        if (snapshot_note_check(p->prompt, &d))
-            snprintf(p->slots[p->current].note, sizeof p->slots[p->current].note, "%s", p->prompt);
+        if (snapshot_note_check(p->prompt.text, &d))
+            snprintf(p->slots[p->current].note, sizeof p->slots[p->current].note, "%s", p->prompt.text);
         else
             snprintf(p->error, sizeof p->error, "%s", d.message);
         return;
@@ -236,7 +236,7 @@ void prompt_finish(struct planner *p)
     case PROMPT_TARGET: {
         uint64_t n;
         struct diag d = {0};
-        if (!units_parse_count(p->prompt, 1, 1000000000, &n, &d)) {
+        if (!units_parse_count(p->prompt.text, 1, 1000000000, &n, &d)) {
             snprintf(p->error, sizeof p->error, "Target users: %s", d.message);
             return;
         }
@@ -254,19 +254,19 @@ void prompt_finish(struct planner *p)
     }
     case PROMPT_EXPORT:
     case PROMPT_EXPORT_MD:
-        export_or_ask(p, p->prompt_kind);
+        export_or_ask(p, p->prompt.kind);
         return;
     case PROMPT_VALUE: {
         struct scenario s = p->scenario;
         struct diag d = {0};
-        if (!control_parse(p->focus, &s, p->prompt, &d))
+        if (!control_parse(p->focus, &s, p->prompt.text, &d))
             snprintf(p->error, sizeof p->error, "%s", d.message);
         else
             planner_apply(p, &s);
         break;
     }
     case PROMPT_OPEN:
-        do_open(p, p->prompt);
+        do_open(p, p->prompt.text);
         break;
     default:
         break;
@@ -324,21 +324,21 @@ enum text_key prompt_text_key(char *buf, size_t max, int key)
 
 size_t prompt_max(const struct planner *p)
 {
-    return p->prompt_kind == PROMPT_LABEL  ? SNAPSHOT_LABEL_BYTES
-           : p->prompt_kind == PROMPT_NOTE ? SNAPSHOT_NOTE_BYTES
-                                           : sizeof p->prompt - 1;
+    return p->prompt.kind == PROMPT_LABEL  ? SNAPSHOT_LABEL_BYTES
+           : p->prompt.kind == PROMPT_NOTE ? SNAPSHOT_NOTE_BYTES
+                                           : sizeof p->prompt.text - 1;
 }
 
 bool prompt_type(struct planner *p, int key)
 {
     /* the first character typed replaces a prefilled value; Backspace edits it */
-    if (p->prompt_fresh && key >= 32 && key < 0xF5 && key != 127 && sequence_bytes(key) > 0)
-        p->prompt[0] = '\0';
-    enum text_key t = prompt_text_key(p->prompt, prompt_max(p), key);
+    if (p->prompt.fresh && key >= 32 && key < 0xF5 && key != 127 && sequence_bytes(key) > 0)
+        p->prompt.text[0] = '\0';
+    enum text_key t = prompt_text_key(p->prompt.text, prompt_max(p), key);
     if (t == TEXT_KEY_FULL)
         snprintf(p->status, sizeof p->status, "%s: at most %zu bytes (UTF-8); no more is kept",
-                 p->prompt_kind == PROMPT_LABEL  ? "the name"
-                 : p->prompt_kind == PROMPT_NOTE ? "the note"
+                 p->prompt.kind == PROMPT_LABEL  ? "the name"
+                 : p->prompt.kind == PROMPT_NOTE ? "the note"
                                                  : "the line",
                  prompt_max(p));
     return t != TEXT_KEY_OTHER;

@@ -66,10 +66,10 @@ void view_help_settle(struct planner *p)
     static char text[64][96];
     struct help_layout g;
     help_layout(COLS, LINES, lines, help_lines(lines, text), tail, &g);
-    p->help_page = g.rows;
-    p->help_max = g.per > g.rows ? g.per - g.rows : 0;
-    if (p->help_scroll > p->help_max)
-        p->help_scroll = p->help_max;
+    p->help.page = g.rows;
+    p->help.max = g.per > g.rows ? g.per - g.rows : 0;
+    if (p->help.scroll > p->help.max)
+        p->help.scroll = p->help.max;
 }
 
 static void help_draw(const struct planner *p, int cols, int rows)
@@ -94,7 +94,7 @@ static void help_draw(const struct planner *p, int cols, int rows)
                                   names[i], role_glyph(view_segment_roles[i]));
     }
     /* taller than the screen: it scrolls, and says so where it closes */
-    bool more = p->help_scroll < p->help_max, back = p->help_scroll > 0;
+    bool more = p->help.scroll < p->help.max, back = p->help.scroll > 0;
     const char *close = more && back ? "more: PgDn (PgUp back); any other key closes"
                         : more       ? "more: PgDn; any other key closes"
                         : back       ? "the end (PgUp back); any other key closes"
@@ -110,7 +110,7 @@ static void help_draw(const struct planner *p, int cols, int rows)
     help_layout(cols, rows, lines, help_lines(lines, text), tail, &g);
     view_box(g.y, g.x, g.h, g.w, " Keys ");
     for (int i = 0; i < g.n; i++) {
-        int row = i % g.per - p->help_scroll, col = i / g.per;
+        int row = i % g.per - p->help.scroll, col = i / g.per;
         if (row >= 0 && row < g.rows)
             widget_text(g.y + 1 + row, g.x + 2 + col * g.cw, g.cw - 2, ROLE_TEXT, lines[i]);
     }
@@ -121,14 +121,14 @@ static void help_draw(const struct planner *p, int cols, int rows)
 
 static int help_key(struct planner *p, int key)
 {
-    if (p->help_max > 0 && (key == KEY_NPAGE || key == KEY_DOWN || key == ' ')) {
-        int step = key == KEY_DOWN ? 1 : p->help_page > 1 ? p->help_page - 1 : 1;
-        p->help_scroll = p->help_scroll + step < p->help_max ? p->help_scroll + step : p->help_max;
+    if (p->help.max > 0 && (key == KEY_NPAGE || key == KEY_DOWN || key == ' ')) {
+        int step = key == KEY_DOWN ? 1 : p->help.page > 1 ? p->help.page - 1 : 1;
+        p->help.scroll = p->help.scroll + step < p->help.max ? p->help.scroll + step : p->help.max;
         return PLAN_REDRAW;
     }
-    if (p->help_max > 0 && (key == KEY_PPAGE || key == KEY_UP)) {
-        int step = key == KEY_UP ? 1 : p->help_page > 1 ? p->help_page - 1 : 1;
-        p->help_scroll = p->help_scroll > step ? p->help_scroll - step : 0;
+    if (p->help.max > 0 && (key == KEY_PPAGE || key == KEY_UP)) {
+        int step = key == KEY_UP ? 1 : p->help.page > 1 ? p->help.page - 1 : 1;
+        p->help.scroll = p->help.scroll > step ? p->help.scroll - step : 0;
         return PLAN_REDRAW;
     }
     return screen_close(p, key);

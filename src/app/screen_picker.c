@@ -34,7 +34,7 @@ static void picker_draw(const struct planner *p, int cols, int lines)
     if (box.w == 0)
         return;
     int w = box.w, h = box.h, x = box.x, y = box.y;
-    bool gpu = p->picker_for == CTRL_GPU;
+    bool gpu = p->picker.of == CTRL_GPU;
     int idx[512];
     int n = planner_picker_matches(p, idx, 512);
     int total = gpu ? (int)p->catalog->gpu_count : (int)p->catalog->model_count;
@@ -45,8 +45,8 @@ static void picker_draw(const struct planner *p, int cols, int lines)
     else if (p->scenario.max_ttft_seconds > 0)
         snprintf(slo, sizeof slo, "; users within %g s", p->scenario.max_ttft_seconds);
     snprintf(title, sizeof title, " %s: type to filter [%s%s] %d of %d; Tab sorts by users%s%s ",
-             gpu ? "GPU" : "Model", p->filter, roles_utf8() ? "\u2581" : "_", n, total,
-             p->picker_by_users ? " (on)" : "", slo);
+             gpu ? "GPU" : "Model", p->picker.filter, roles_utf8() ? "\u2581" : "_", n, total,
+             p->picker.by_users ? " (on)" : "", slo);
     view_box(y, x, h, w, title);
     int rows = layout_picker_rows(box);
     int name_w = w - 4 - (gpu ? 61 : 71);
@@ -60,7 +60,7 @@ static void picker_draw(const struct planner *p, int cols, int lines)
         snprintf(head, sizeof head, "%-18s %7s  %-*s %7s %6s %-10s %9s %5s", "ID", "USERS", name_w,
                  "NAME", "PARAMS", "LAYERS", "ATTENTION", "KV/TOKEN", "MAX");
     widget_text(y + 1, x + 2, w - 4, ROLE_DIM, head);
-    int top = layout_picker_top(box, p->picker_sel);
+    int top = layout_picker_top(box, p->picker.sel);
     for (int i = 0; i < rows && top + i < n; i++) {
         char line[320], a[32], b[32], name[128], users[32];
         int k = idx[top + i];
@@ -94,7 +94,7 @@ static void picker_draw(const struct planner *p, int cols, int lines)
             snprintf(line, sizeof line, "%-18s %7s  %-*s %6.1fB %6u %-10s %9s %5s", m->id, users,
                      name_w, name, (double)m->params / 1e9, m->layers, heads, a, b);
         }
-        bool sel = top + i == p->picker_sel;
+        bool sel = top + i == p->picker.sel;
         if (sel)
             view_fill_row(y + 2 + i, x + 1, w - 2, ROLE_FOCUS);
         widget_text(y + 2 + i, x + 2, w - 4, sel ? ROLE_FOCUS : ROLE_TEXT, line);
@@ -113,7 +113,7 @@ static void picker_draw(const struct planner *p, int cols, int lines)
 static int picker_row_at(const struct planner *p, int x, int y)
 {
     struct rect box = layout_picker(COLS, LINES);
-    int i = layout_picker_row_at(box, x, y), top = layout_picker_top(box, p->picker_sel);
+    int i = layout_picker_row_at(box, x, y), top = layout_picker_top(box, p->picker.sel);
     int idx[512], n = planner_picker_matches(p, idx, 512);
     if (i < 0 || top + i >= n)
         return -1;
@@ -129,41 +129,41 @@ static int picker_key(struct planner *p, int key)
         p->mode = MODE_MAIN;
         return PLAN_REDRAW;
     case KEY_UP:
-        p->picker_sel = p->picker_sel > 0 ? p->picker_sel - 1 : 0;
+        p->picker.sel = p->picker.sel > 0 ? p->picker.sel - 1 : 0;
         return PLAN_REDRAW;
     case KEY_DOWN:
-        p->picker_sel = p->picker_sel + 1 < n ? p->picker_sel + 1 : p->picker_sel;
+        p->picker.sel = p->picker.sel + 1 < n ? p->picker.sel + 1 : p->picker.sel;
         return PLAN_REDRAW;
     case KEY_PPAGE:
-        p->picker_sel = p->picker_sel > 10 ? p->picker_sel - 10 : 0;
+        p->picker.sel = p->picker.sel > 10 ? p->picker.sel - 10 : 0;
         return PLAN_REDRAW;
     case KEY_NPAGE:
-        p->picker_sel = p->picker_sel + 10 < n ? p->picker_sel + 10 : (n > 0 ? n - 1 : 0);
+        p->picker.sel = p->picker.sel + 10 < n ? p->picker.sel + 10 : (n > 0 ? n - 1 : 0);
         return PLAN_REDRAW;
     case KEY_HOME:
-        p->picker_sel = 0;
+        p->picker.sel = 0;
         return PLAN_REDRAW;
     case KEY_END:
-        p->picker_sel = n > 0 ? n - 1 : 0;
+        p->picker.sel = n > 0 ? n - 1 : 0;
         return PLAN_REDRAW;
     case '\t': /* sort by the users each entry gives, or back to the catalogue's order */
-        p->picker_by_users = !p->picker_by_users;
-        p->picker_sel = 0;
+        p->picker.by_users = !p->picker.by_users;
+        p->picker.sel = 0;
         return PLAN_REDRAW;
     case '\n':
     case '\r':
     case KEY_ENTER:
         if (n > 0) {
             struct scenario s = p->scenario;
-            control_set(p->picker_for, &s, p->catalog,
-                        (uint64_t)idx[p->picker_sel < n ? p->picker_sel : 0]);
-            planner_apply_control(p, p->picker_for, &s);
+            control_set(p->picker.of, &s, p->catalog,
+                        (uint64_t)idx[p->picker.sel < n ? p->picker.sel : 0]);
+            planner_apply_control(p, p->picker.of, &s);
         }
         p->mode = MODE_MAIN;
         return PLAN_REDRAW;
     default:
-        if (prompt_text_key(p->filter, sizeof p->filter - 1, key) != TEXT_KEY_OTHER) {
-            p->picker_sel = 0;
+        if (prompt_text_key(p->picker.filter, sizeof p->picker.filter - 1, key) != TEXT_KEY_OTHER) {
+            p->picker.sel = 0;
             return PLAN_REDRAW;
         }
         return 0;
@@ -180,7 +180,7 @@ static int picker_mouse(struct planner *p, const MEVENT *ev)
     if (ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) {
         int row = picker_row_at(p, ev->x, ev->y);
         if (row >= 0) {
-            p->picker_sel = row;
+            p->picker.sel = row;
             return picker_key(p, '\n');
         }
     }

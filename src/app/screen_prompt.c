@@ -15,7 +15,7 @@ static void prompt_line(const struct planner *p, struct rect r)
     view_fill_row(y, r.x, r.w, ROLE_TEXT);
     char prefix[96], limit[64];
     const char *hint = "Enter applies, Esc cancels";
-    switch (p->prompt_kind) {
+    switch (p->prompt.kind) {
     case PROMPT_EXPORT:
         snprintf(prefix, sizeof prefix, "Export to: ");
         hint = "Enter writes, Esc cancels";
@@ -47,12 +47,12 @@ static void prompt_line(const struct planner *p, struct rect r)
         break;
     }
     /* a prefilled value is shown selected: the first key typed replaces it */
-    snprintf(line, sizeof line, "%s%s_   (%s%s)", prefix, p->prompt, hint,
-             p->prompt_fresh ? "; typing replaces, Ctrl-U clears" : "");
+    snprintf(line, sizeof line, "%s%s_   (%s%s)", prefix, p->prompt.text, hint,
+             p->prompt.fresh ? "; typing replaces, Ctrl-U clears" : "");
     widget_text(y, r.x, r.w, ROLE_TITLE, line);
     int at = (int)strlen(prefix);
-    if (p->prompt_fresh && at < r.w)
-        widget_text(y, r.x + at, r.w - at, ROLE_FOCUS, p->prompt);
+    if (p->prompt.fresh && at < r.w)
+        widget_text(y, r.x + at, r.w - at, ROLE_FOCUS, p->prompt.text);
 }
 
 /* The prompt, and the question after it, go over the versus view when
@@ -60,7 +60,7 @@ static void prompt_line(const struct planner *p, struct rect r)
  * what is behind (a screen too small for it). */
 static bool prompt_backdrop(const struct planner *p, int cols, int rows)
 {
-    if (p->versus_export && layout_versus_fits(cols, rows)) {
+    if (p->prompt.from_versus && layout_versus_fits(cols, rows)) {
         view_draw_versus(p, cols, rows);
         return true;
     }
@@ -76,14 +76,14 @@ static void prompt_draw(const struct planner *p, int cols, int rows)
 static int prompt_key(struct planner *p, int key)
 {
     if (key == 27)
-        p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
+        p->mode = p->prompt.from_versus ? MODE_VERSUS : MODE_MAIN;
     else if (key == '\n' || key == '\r' || key == KEY_ENTER)
         prompt_finish(p);
     else if (key == 21) /* Ctrl-U: clear the line */
-        p->prompt[0] = '\0';
+        p->prompt.text[0] = '\0';
     else if (!prompt_type(p, key))
         return 0;
-    p->prompt_fresh = false;
+    p->prompt.fresh = false;
     return PLAN_REDRAW;
 }
 
@@ -93,15 +93,15 @@ void screen_confirm_line(const struct planner *p, struct rect r)
 {
     char line[PLANNER_TEXT_MAX + 96];
     view_fill_row(r.y, r.x, r.w, ROLE_TEXT);
-    if (p->pending_kind == PROMPT_QUIT)
+    if (p->pending.kind == PROMPT_QUIT)
         snprintf(line, sizeof line, "Quit? %d scenario%s not exported (e exports). (y/N) ",
                  p->count, p->count == 1 ? "" : "s");
-    else if (p->pending_kind == PROMPT_REMOVE)
+    else if (p->pending.kind == PROMPT_REMOVE)
         snprintf(line, sizeof line, "Remove scenario %d %s%s? It cannot be undone. (y/N) ",
                  p->current + 1, p->slots[p->current].label,
                  p->slots[p->current].note[0] ? " and its note" : "");
     else
-        snprintf(line, sizeof line, "%s exists. Overwrite it? (y/N) ", p->pending_path);
+        snprintf(line, sizeof line, "%s exists. Overwrite it? (y/N) ", p->pending.path);
     widget_text(r.y, r.x, r.w, ROLE_TITLE, line);
 }
 
@@ -143,19 +143,19 @@ static int remove_answer(struct planner *p, int key)
 
 static int overwrite_answer(struct planner *p, int key)
 {
-    p->mode = p->versus_export ? MODE_VERSUS : MODE_MAIN;
+    p->mode = p->prompt.from_versus ? MODE_VERSUS : MODE_MAIN;
     if (key == 'y' || key == 'Y')
-        prompt_export(p, p->pending_path, p->pending_kind);
+        prompt_export(p, p->pending.path, p->pending.kind);
     else
-        snprintf(p->status, sizeof p->status, "export cancelled: %s kept", p->pending_path);
+        snprintf(p->status, sizeof p->status, "export cancelled: %s kept", p->pending.path);
     return PLAN_REDRAW;
 }
 
 static int confirm_key(struct planner *p, int key)
 {
-    if (p->pending_kind == PROMPT_QUIT)
+    if (p->pending.kind == PROMPT_QUIT)
         return quit_answer(p, key);
-    if (p->pending_kind == PROMPT_REMOVE)
+    if (p->pending.kind == PROMPT_REMOVE)
         return remove_answer(p, key);
     return overwrite_answer(p, key);
 }

@@ -194,7 +194,7 @@ static void export_writes_what_plan_json_prints_and_asks_before_overwriting(void
     assert_string_equal(name, "kvplan-deepseek-v3-h200-64k.json");
     planner_key(p, 'e');
     assert_int_equal(p->mode, MODE_PROMPT);
-    p->prompt[0] = '\0';
+    p->prompt.text[0] = '\0';
     for (const char *c = path; *c; c++)
         planner_key(p, *c);
     planner_key(p, '\n');
@@ -208,7 +208,7 @@ static void export_writes_what_plan_json_prints_and_asks_before_overwriting(void
     /* again: the file exists, so it asks; anything but y keeps it */
     planner_key(p, KEY_RIGHT);
     planner_key(p, 'e');
-    p->prompt[0] = '\0';
+    p->prompt.text[0] = '\0';
     for (const char *c = path; *c; c++)
         planner_key(p, *c);
     planner_key(p, '\n');
@@ -553,7 +553,7 @@ static void named_scenarios_switch_undo_and_travel_in_one_file(void **state)
     assert_true(fp8 > bf16);
     /* a label and a note, then a third scenario at 128k */
     planner_key(p, 'a');
-    p->prompt[0] = '\0';
+    p->prompt.text[0] = '\0';
     for (const char *c = "fp8"; *c; c++)
         planner_key(p, *c);
     planner_key(p, '\n');
@@ -610,7 +610,7 @@ static void what_would_it_take_offers_single_changes_that_reach_the_target(void 
     planner_apply(p, &p->scenario);
     assert_true(p->result.max_users < 40);
     planner_key(p, 'T');
-    p->prompt[0] = '\0';
+    p->prompt.text[0] = '\0';
     planner_key(p, '4');
     planner_key(p, '0');
     planner_key(p, '\n');
@@ -660,20 +660,20 @@ static void a_prefilled_prompt_is_replaced_by_typing_and_cleared_by_ctrl_u(void 
     /* T again: 60 is offered; typing 40 replaces it, it does not make 6040 */
     p->mode = MODE_MAIN;
     planner_key(p, 'T');
-    assert_string_equal(p->prompt, "60");
-    assert_true(p->prompt_fresh);
+    assert_string_equal(p->prompt.text, "60");
+    assert_true(p->prompt.fresh);
     planner_key(p, '4');
     planner_key(p, '0');
-    assert_string_equal(p->prompt, "40");
+    assert_string_equal(p->prompt.text, "40");
     /* Ctrl-U clears; Backspace edits a prefilled value instead of replacing it */
     planner_key(p, 21);
-    assert_string_equal(p->prompt, "");
+    assert_string_equal(p->prompt.text, "");
     planner_key(p, 27);
     p->mode = MODE_MAIN;
     planner_key(p, 'T');
     planner_key(p, KEY_BACKSPACE);
     planner_key(p, '5');
-    assert_string_equal(p->prompt, "65"); /* 60, Backspace, 5 */
+    assert_string_equal(p->prompt.text, "65"); /* 60, Backspace, 5 */
 }
 
 static void removing_a_scenario_asks_first(void **state)
@@ -734,7 +734,7 @@ static void quitting_an_unexported_session_asks_first(void **state)
     planner_key(p, KEY_RIGHT);
     assert_int_equal(planner_key(p, 'q') & PLAN_QUIT, 0);
     assert_int_equal(p->mode, MODE_CONFIRM);
-    assert_int_equal(p->pending_kind, PROMPT_QUIT);
+    assert_int_equal(p->pending.kind, PROMPT_QUIT);
     assert_int_equal(planner_key(p, 'n') & PLAN_QUIT, 0);
     assert_false(p->quit);
     assert_int_equal(p->mode, MODE_MAIN);
@@ -742,7 +742,7 @@ static void quitting_an_unexported_session_asks_first(void **state)
     planner_key(p, 'q');
     planner_key(p, 'e');
     assert_int_equal(p->mode, MODE_PROMPT);
-    assert_int_equal(p->prompt_kind, PROMPT_EXPORT);
+    assert_int_equal(p->prompt.kind, PROMPT_EXPORT);
     planner_key(p, 27);
     /* from the versus view, Q too */
     planner_key(p, 'v');
@@ -802,7 +802,7 @@ static void the_service_level_counts_in_target_copy_and_picker(void **state)
     planner_key(p, ' ');
     /* the picker's users column counts the users served, as the headline does */
     bool fits = false;
-    p->picker_for = CTRL_GPU;
+    p->picker.of = CTRL_GPU;
     int h100 = -1;
     for (size_t i = 0; i < cat.gpu_count; i++)
         if (strcmp(cat.gpus[i].spec.id, "h100-sxm") == 0)
