@@ -212,65 +212,118 @@ static void name_scenario(struct planner *p)
     snprintf(p->status, sizeof p->status, "scenario %d is %s", p->current + 1, label);
 }
 
+static void note_finish(struct planner *p)
+{
+    /* the checks the loader makes: what is kept, a session file can hold */
+    struct diag d = {0};
+    if (snapshot_note_check(p->prompt.text, &d))
+        snprintf(p->slots[p->current].note, sizeof p->slots[p->current].note, "%s",
+                 p->prompt.text);
+    else
+        snprintf(p->error, sizeof p->error, "%s", d.message);
+}
+
+static void target_finish(struct planner *p)
+{
+    uint64_t n;
+    struct diag d = {0};
+    if (!units_parse_count(p->prompt.text, 1, 1000000000, &n, &d)) {
+        snprintf(p->error, sizeof p->error, "Target users: %s", d.message);
+        return;
+    }
+    p->target_users = n;
+    /* with a service level, the users served at it, as the suggestions count them */
+    uint64_t served = p->result.speed.users_at_service_level;
+    bool slo = p->scenario.min_tokens_per_s > 0 || p->scenario.max_ttft_seconds > 0;
+    if (served >= n) {
+        snprintf(p->status, sizeof p->status, "%llu users already %s: nothing to change",
+                 (unsigned long long)served, slo ? "keep the service level" : "fit");
+        return;
+    }
+    what_would_it_take(p);
+}
+
+static void export_finish(struct planner *p)
+{
+    export_or_ask(p, p->prompt.kind);
+}
+
+static void value_finish(struct planner *p)
+{
+    struct scenario s = p->scenario;
+    struct diag d = {0};
+    if (!control_parse(p->focus, &s, p->prompt.text, &d))
+        snprintf(p->error, sizeof p->error, "%s", d.message);
+    else
+        planner_apply(p, &s);
+}
+
+static void open_finish(struct planner *p)
+{
+    do_open(p, p->prompt.text);
+}
+
+/* What each kind of prompt says, holds and does on Enter. */
+static const struct prompt_def {
+    const char *prefix; /* before the text; NULL: the focused control's label and " = " */
+    bool numbered;      /* the prefix, the scenario's number and ": " */
+    const char *hint;   /* in brackets after the text */
+    size_t max;         /* at most these bytes (the hint says so); 0: the buffer's */
+    const char *what;   /* what it holds, when it is full */
+    bool empty_ok;      /* Enter on an empty line is an answer (a note taken away) */
+    const char *empty;  /* else what the status line says then, if anything */
+    void (*finish)(struct planner *p);
+} prompt_defs[] = {
+    [PROMPT_VALUE] = {.hint = "Enter applies, Esc cancels", .finish = value_finish},
+    [PROMPT_EXPORT] = {.prefix = "Export to: ", .hint = "Enter writes, Esc cancels",
+                       .empty = "export cancelled: no file name", .finish = export_finish},
+    [PROMPT_EXPORT_MD] = {.prefix = "Markdown to: ", .hint = "Enter writes, Esc cancels",
+                          .empty = "export cancelled: no file name", .finish = export_finish},
+    [PROMPT_OPEN] = {.prefix = "Open snapshot: ", .hint = "Enter opens, Esc cancels",
+                     .finish = open_finish},
+    [PROMPT_LABEL] = {.prefix = "Name of scenario ", .numbered = true, .hint = "Enter names it",
+                      .max = SNAPSHOT_LABEL_BYTES, .what = "the name", .finish = name_scenario},
+    [PROMPT_NOTE] = {.prefix = "Note: ", .hint = "Enter keeps it", .max = SNAPSHOT_NOTE_BYTES,
+                     .what = "the note", .empty_ok = true, .finish = note_finish},
+    [PROMPT_TARGET] = {.prefix = "Users to serve: ", .hint = "Enter asks what it would take",
+                       .finish = target_finish},
+    [PROMPT_REMOVE] = {.hint = "Enter applies, Esc cancels"}, /* questions, never prompts */
+    [PROMPT_QUIT] = {.hint = "Enter applies, Esc cancels"},
+};
+
+static const struct prompt_def *prompt_def(enum prompt_kind kind)
+{
+    return &prompt_defs[(unsigned)kind < sizeof prompt_defs / sizeof prompt_defs[0] ? kind
+                                                                                  : PROMPT_VALUE];
+}
+
+void prompt_describe(const struct planner *p, char *prefix, size_t psize, char *hint,
+                     size_t hsize)
+{
+    const struct prompt_def *d = prompt_def(p->prompt.kind);
+    if (d->prefix == NULL)
+        snprintf(prefix, psize, "%s = ", control_label(p->focus, &p->scenario));
+    else if (d->numbered)
+        snprintf(prefix, psize, "%s%d: ", d->prefix, p->current + 1);
+    else
+        snprintf(prefix, psize, "%s", d->prefix);
+    if (d->max)
+        snprintf(hint, hsize, "%s; at most %zu bytes", d->hint, d->max);
+    else
+        snprintf(hint, hsize, "%s", d->hint);
+}
+
 void prompt_finish(struct planner *p)
 {
+    const struct prompt_def *d = prompt_def(p->prompt.kind);
     p->mode = p->prompt.from_versus ? MODE_VERSUS : MODE_MAIN;
-    if (p->prompt.text[0] == '\0' && p->prompt.kind != PROMPT_NOTE) {
-        if (p->prompt.kind == PROMPT_EXPORT || p->prompt.kind == PROMPT_EXPORT_MD)
-            snprintf(p->status, sizeof p->status, "export cancelled: no file name");
+    if (p->prompt.text[0] == '\0' && !d->empty_ok) {
+        if (d->empty)
+            snprintf(p->status, sizeof p->status, "%s", d->empty);
         return;
     }
-    switch (p->prompt.kind) {
-    case PROMPT_LABEL:
-        name_scenario(p);
-        return;
-    case PROMPT_NOTE: {
-        /* the checks the loader makes: what is kept, a session file can hold */
-        struct diag d = {0};
-        if (snapshot_note_check(p->prompt.text, &d))
-            snprintf(p->slots[p->current].note, sizeof p->slots[p->current].note, "%s", p->prompt.text);
-        else
-            snprintf(p->error, sizeof p->error, "%s", d.message);
-        return;
-    }
-    case PROMPT_TARGET: {
-        uint64_t n;
-        struct diag d = {0};
-        if (!units_parse_count(p->prompt.text, 1, 1000000000, &n, &d)) {
-            snprintf(p->error, sizeof p->error, "Target users: %s", d.message);
-            return;
-        }
-        p->target_users = n;
-        /* with a service level, the users served at it, as the suggestions count them */
-        uint64_t served = p->result.speed.users_at_service_level;
-        bool slo = p->scenario.min_tokens_per_s > 0 || p->scenario.max_ttft_seconds > 0;
-        if (served >= n) {
-            snprintf(p->status, sizeof p->status, "%llu users already %s: nothing to change",
-                     (unsigned long long)served, slo ? "keep the service level" : "fit");
-            return;
-        }
-        what_would_it_take(p);
-        return;
-    }
-    case PROMPT_EXPORT:
-    case PROMPT_EXPORT_MD:
-        export_or_ask(p, p->prompt.kind);
-        return;
-    case PROMPT_VALUE: {
-        struct scenario s = p->scenario;
-        struct diag d = {0};
-        if (!control_parse(p->focus, &s, p->prompt.text, &d))
-            snprintf(p->error, sizeof p->error, "%s", d.message);
-        else
-            planner_apply(p, &s);
-        break;
-    }
-    case PROMPT_OPEN:
-        do_open(p, p->prompt.text);
-        break;
-    default:
-        break;
-    }
+    if (d->finish)
+        d->finish(p);
 }
 
 /* The bytes the UTF-8 sequence led by c takes; 0 for a byte that leads none. */
@@ -324,9 +377,8 @@ enum text_key prompt_text_key(char *buf, size_t max, int key)
 
 size_t prompt_max(const struct planner *p)
 {
-    return p->prompt.kind == PROMPT_LABEL  ? SNAPSHOT_LABEL_BYTES
-           : p->prompt.kind == PROMPT_NOTE ? SNAPSHOT_NOTE_BYTES
-                                           : sizeof p->prompt.text - 1;
+    size_t max = prompt_def(p->prompt.kind)->max;
+    return max ? max : sizeof p->prompt.text - 1;
 }
 
 bool prompt_type(struct planner *p, int key)
@@ -337,9 +389,7 @@ bool prompt_type(struct planner *p, int key)
     enum text_key t = prompt_text_key(p->prompt.text, prompt_max(p), key);
     if (t == TEXT_KEY_FULL)
         snprintf(p->status, sizeof p->status, "%s: at most %zu bytes (UTF-8); no more is kept",
-                 p->prompt.kind == PROMPT_LABEL  ? "the name"
-                 : p->prompt.kind == PROMPT_NOTE ? "the note"
-                                                 : "the line",
+                 prompt_def(p->prompt.kind)->what ? prompt_def(p->prompt.kind)->what : "the line",
                  prompt_max(p));
     return t != TEXT_KEY_OTHER;
 }

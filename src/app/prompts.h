@@ -14,6 +14,10 @@ void prompt_open(struct planner *p, enum prompt_kind kind, const char *initial);
  * path (atomically; a failure leaves any file there as it was). */
 void prompt_export(struct planner *p, const char *path, enum prompt_kind kind);
 
+/* What the open prompt says before its text and, in brackets, after it. */
+void prompt_describe(const struct planner *p, char *prefix, size_t psize, char *hint,
+                     size_t hsize);
+
 /* Enter in a prompt: applies the value, writes, opens, names or asks. */
 void prompt_finish(struct planner *p);
 

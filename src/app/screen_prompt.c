@@ -13,39 +13,8 @@ static void prompt_line(const struct planner *p, struct rect r)
     char line[PLANNER_TEXT_MAX + 96];
     int y = r.y;
     view_fill_row(y, r.x, r.w, ROLE_TEXT);
-    char prefix[96], limit[64];
-    const char *hint = "Enter applies, Esc cancels";
-    switch (p->prompt.kind) {
-    case PROMPT_EXPORT:
-        snprintf(prefix, sizeof prefix, "Export to: ");
-        hint = "Enter writes, Esc cancels";
-        break;
-    case PROMPT_OPEN:
-        snprintf(prefix, sizeof prefix, "Open snapshot: ");
-        hint = "Enter opens, Esc cancels";
-        break;
-    case PROMPT_EXPORT_MD:
-        snprintf(prefix, sizeof prefix, "Markdown to: ");
-        hint = "Enter writes, Esc cancels";
-        break;
-    case PROMPT_LABEL:
-        snprintf(prefix, sizeof prefix, "Name of scenario %d: ", p->current + 1);
-        snprintf(limit, sizeof limit, "Enter names it; at most %d bytes", SNAPSHOT_LABEL_BYTES);
-        hint = limit;
-        break;
-    case PROMPT_NOTE:
-        snprintf(prefix, sizeof prefix, "Note: ");
-        snprintf(limit, sizeof limit, "Enter keeps it; at most %d bytes", SNAPSHOT_NOTE_BYTES);
-        hint = limit;
-        break;
-    case PROMPT_TARGET:
-        snprintf(prefix, sizeof prefix, "Users to serve: ");
-        hint = "Enter asks what it would take";
-        break;
-    default:
-        snprintf(prefix, sizeof prefix, "%s = ", control_label(p->focus, &p->scenario));
-        break;
-    }
+    char prefix[96], hint[96];
+    prompt_describe(p, prefix, sizeof prefix, hint, sizeof hint);
     /* a prefilled value is shown selected: the first key typed replaces it */
     snprintf(line, sizeof line, "%s%s_   (%s%s)", prefix, p->prompt.text, hint,
              p->prompt.fresh ? "; typing replaces, Ctrl-U clears" : "");
