@@ -59,20 +59,24 @@ static void compare_row(int y, int x, int w, const char *label, const char *befo
     compare_cell(y, x + 22 + 2 * cw, cw, differ ? ROLE_WARN : ROLE_DIM, change);
 }
 
-static void words(int *y, int x, int w, const char *label, const char *a, const char *b)
+/* Where the next row goes, and how many found no room. */
+struct cursor {
+    int y, x, w, last, cut;
+};
+
+static void put_row(struct cursor *c, const char *label, const char *a, const char *b,
+                    bool number, double va, double vb)
 {
-    compare_row((*y)++, x, w, label, a, b, false, 0, 0);
+    if (c->y < c->last)
+        compare_row(c->y++, c->x, c->w, label, a, b, number, va, vb);
+    else
+        c->cut++;
 }
 
-static void number(int *y, int x, int w, const char *label, const char *a, const char *b,
-                   double va, double vb)
+/* The title that fits whole, the box and the heading row; returns the row under it. */
+static int compare_frame(const struct planner *p, struct rect box)
 {
-    compare_row((*y)++, x, w, label, a, b, true, va, vb);
-}
-
-static void compare_box(const struct planner *p, struct rect box)
-{
-    int w = box.w, h = box.h;
+    int w = box.w;
     char title[128];
     /* the longest title that fits whole (view_box cuts the last with a mark) */
     static const char *const hints[] = {" (c or Esc returns, Up/Down scroll)",
@@ -83,27 +87,25 @@ static void compare_box(const struct planner *p, struct rect box)
         if ((int)strlen(title) <= w - 4)
             break;
     }
-    view_box(box.y, box.x, h, w, title);
+    view_box(box.y, box.x, box.h, w, title);
     int x = 3, y = 2, cw = (w - 4 - 22) / 3;
     widget_text(y, x + 22, cw, ROLE_TITLE, p->slots[p->reference].label);
     widget_text(y, x + 22 + cw, cw, ROLE_TITLE, p->slots[p->current].label);
     widget_text(y, x + 22 + 2 * cw, cw, ROLE_TITLE, "CHANGE");
-    y++;
-    y -= p->compare_scroll; /* Up/Down scroll when the rows outnumber the screen */
-    struct side sd[2] = {{&p->slots[p->reference].scenario, &p->slots[p->reference].result},
-                         {&p->scenario, &p->result}};
-    char a[2][96];
-    enum unit_system u = p->scenario.units;
-    int iw = w - 4, last = h - 2, cut = 0;
+    return y + 1;
+}
+
 #define ROW_WORDS(label, ...)                                                                      \
     do {                                                                                           \
         for (int i = 0; i < 2; i++)                                                                \
             snprintf(a[i], sizeof a[i], __VA_ARGS__);                                              \
-        if (y < last)                                                                              \
-            words(&y, x, iw, label, a[0], a[1]);                                                   \
-        else                                                                                       \
-            cut++;                                                                                 \
+        put_row(c, label, a[0], a[1], false, 0, 0);                                                \
     } while (0)
+
+/* What each side runs: GPU, layout, model, engine, KV cache, weights, headroom. */
+static void setup_rows(const struct side sd[2], struct cursor *c)
+{
+    char a[2][96];
     ROW_WORDS("GPU", "%u x %s", sd[i].s->gpus, sd[i].s->gpu.id);
     char group[2][48];
     for (int i = 0; i < 2; i++)
@@ -114,8 +116,15 @@ static void compare_box(const struct planner *p, struct rect box)
     ROW_WORDS("KV cache", "%s", dtype_info(sd[i].r->kv_dtype)->name);
     ROW_WORDS("Weights", "%s", plan_weights_label(sd[i].r));
     ROW_WORDS("Headroom", "%g%%", sd[i].s->headroom_percent);
-    /* speculative decoding, the host tier, LoRA slots and images, when either side has them:
-     * each side's control value, "-" where the control has no row */
+}
+
+#undef ROW_WORDS
+
+/* Speculative decoding, the host tier, LoRA slots and images, when either
+ * side has them: each side's control value, "-" where the control has no row. */
+static void extra_rows(const struct side sd[2], struct cursor *c)
+{
+    char a[2][96];
     bool spec = sd[0].s->spec_method != SPEC_NONE || sd[1].s->spec_method != SPEC_NONE;
     bool host = sd[0].s->host_kv_bytes || sd[1].s->host_kv_bytes ||
                 sd[0].s->has_prefix_hit_rate || sd[1].s->has_prefix_hit_rate;
@@ -132,36 +141,41 @@ static void compare_box(const struct planner *p, struct rect box)
             else
                 snprintf(a[i], sizeof a[i], "-");
         }
-        if (y < last)
-            words(&y, x, iw, control_label(extra[k], sd[1].s), a[0], a[1]);
-        else
-            cut++;
+        put_row(c, control_label(extra[k], sd[1].s), a[0], a[1], false, 0, 0);
     }
-    if (engine_desc(sd[0].r->profile)->server || engine_desc(sd[1].r->profile)->server) {
-        /* the engines' own knobs, in their words; "-" where a side has none */
-        for (int knob = CTRL_FRACTION; knob <= CTRL_SEQS; knob++) {
-            for (int i = 0; i < 2; i++) {
-                if (control_visible((enum control)knob, sd[i].s)) {
-                    char v[64];
-                    control_format((enum control)knob, sd[i].s, sd[i].r, v, sizeof v);
-                    snprintf(a[i], sizeof a[i], "%s", v);
-                } else {
-                    snprintf(a[i], sizeof a[i], "-");
-                }
+}
+
+/* The engines' own knobs, in their words; "-" where a side has none. */
+static void knob_rows(const struct side sd[2], struct cursor *c)
+{
+    if (!engine_desc(sd[0].r->profile)->server && !engine_desc(sd[1].r->profile)->server)
+        return;
+    char a[2][96];
+    for (int knob = CTRL_FRACTION; knob <= CTRL_SEQS; knob++) {
+        for (int i = 0; i < 2; i++) {
+            if (control_visible((enum control)knob, sd[i].s)) {
+                char v[64];
+                control_format((enum control)knob, sd[i].s, sd[i].r, v, sizeof v);
+                snprintf(a[i], sizeof a[i], "%s", v);
+            } else {
+                snprintf(a[i], sizeof a[i], "-");
             }
-            /* the engine's own word for the knob when both sides share it */
-            const char *l0 = control_label((enum control)knob, sd[0].s);
-            const char *l1 = control_label((enum control)knob, sd[1].s);
-            const char *label = strcmp(l0, l1) == 0 && control_visible((enum control)knob, sd[0].s)
-                                    ? l0
-                                : knob == CTRL_FRACTION ? "Memory fraction"
-                                                        : "Concurrency cap";
-            if (y < last)
-                words(&y, x, iw, label, a[0], a[1]);
-            else
-                cut++;
         }
+        /* the engine's own word for the knob when both sides share it */
+        const char *l0 = control_label((enum control)knob, sd[0].s);
+        const char *l1 = control_label((enum control)knob, sd[1].s);
+        const char *label = strcmp(l0, l1) == 0 && control_visible((enum control)knob, sd[0].s)
+                                ? l0
+                            : knob == CTRL_FRACTION ? "Memory fraction"
+                                                    : "Concurrency cap";
+        put_row(c, label, a[0], a[1], false, 0, 0);
     }
+}
+
+/* The counts, sizes and token figures of both plans, and the host tier's. */
+static void number_rows(const struct side sd[2], enum unit_system u, struct cursor *c)
+{
+    char a[2][96];
     struct {
         const char *label;
         int kind; /* 0 count, 1 bytes, 2 tokens */
@@ -190,19 +204,21 @@ static void compare_box(const struct planner *p, struct rect box)
             if (k == 1 && sd[i].r->cost.mla) /* MLA caches one latent, no KV heads */
                 snprintf(a[i], sizeof a[i], "MLA latent");
         }
-        if (y < last)
-            number(&y, x, iw, rows[k].label, a[0], a[1], (double)rows[k].v[0],
-                   (double)rows[k].v[1]);
-        else
-            cut++;
+        put_row(c, rows[k].label, a[0], a[1], true, (double)rows[k].v[0], (double)rows[k].v[1]);
     }
-    if ((sd[0].r->host.present || sd[1].r->host.present) && y < last) {
+    if ((sd[0].r->host.present || sd[1].r->host.present) && c->y < c->last) {
         /* the host memory tier, when either side has one */
         for (int i = 0; i < 2; i++)
             units_format_int(sd[i].r->host.beyond_gpu, a[i], sizeof a[i]);
-        number(&y, x, iw, "Parked in host", a[0], a[1], (double)sd[0].r->host.beyond_gpu,
-               (double)sd[1].r->host.beyond_gpu);
+        put_row(c, "Parked in host", a[0], a[1], true, (double)sd[0].r->host.beyond_gpu,
+                (double)sd[1].r->host.beyond_gpu);
     }
+}
+
+/* Cost, speed and the service level of both plans. */
+static void speed_rows(const struct side sd[2], struct cursor *c)
+{
+    char a[2][96];
     double cost[2], dec[2];
     for (int i = 0; i < 2; i++) {
         cost[i] = sd[i].r->cost_per_user_hour;
@@ -210,38 +226,36 @@ static void compare_box(const struct planner *p, struct rect box)
     }
     for (int i = 0; i < 2; i++)
         snprintf(a[i], sizeof a[i], cost[i] >= 0 ? "$%.4f" : "n/a", cost[i]);
-    if (y < last)
-        compare_row(y++, x, iw, "Cost per user-hour", a[0], a[1], cost[0] >= 0 && cost[1] >= 0,
-                    cost[0], cost[1]);
-    else
-        cut++;
+    put_row(c, "Cost per user-hour", a[0], a[1], cost[0] >= 0 && cost[1] >= 0, cost[0], cost[1]);
     for (int i = 0; i < 2; i++)
         snprintf(a[i], sizeof a[i], dec[i] > 0 ? "%.1f tok/s" : "n/a", dec[i]);
-    if (y < last)
-        compare_row(y++, x, iw, "Speed per user", a[0], a[1], dec[0] > 0 && dec[1] > 0, dec[0],
-                    dec[1]);
-    else
-        cut++;
+    put_row(c, "Speed per user", a[0], a[1], dec[0] > 0 && dec[1] > 0, dec[0], dec[1]);
     for (int i = 0; i < 2; i++)
         report_speed_target(sd[i].s, a[i], sizeof a[i]);
-    if (y < last)
-        compare_row(y++, x, iw, "Service level", a[0], a[1], false, 0, 0);
-    else
-        cut++;
+    put_row(c, "Service level", a[0], a[1], false, 0, 0);
     for (int i = 0; i < 2; i++)
         units_format_int(sd[i].r->speed.users_at_service_level, a[i], sizeof a[i]);
-    if (y < last)
-        number(&y, x, iw, "At service level", a[0], a[1],
-               (double)sd[0].r->speed.users_at_service_level,
-               (double)sd[1].r->speed.users_at_service_level);
-    else
-        cut++;
-    if (cut > 0) {
+    put_row(c, "At service level", a[0], a[1], true,
+            (double)sd[0].r->speed.users_at_service_level,
+            (double)sd[1].r->speed.users_at_service_level);
+}
+
+static void compare_box(const struct planner *p, struct rect box)
+{
+    struct cursor c = {compare_frame(p, box), 3, box.w - 4, box.h - 2, 0};
+    c.y -= p->compare_scroll; /* Up/Down scroll when the rows outnumber the screen */
+    struct side sd[2] = {{&p->slots[p->reference].scenario, &p->slots[p->reference].result},
+                         {&p->scenario, &p->result}};
+    setup_rows(sd, &c);
+    extra_rows(sd, &c);
+    knob_rows(sd, &c);
+    number_rows(sd, p->scenario.units, &c);
+    speed_rows(sd, &c);
+    if (c.cut > 0) {
         char more[64];
-        snprintf(more, sizeof more, "(%d more rows: Down scrolls)", cut);
-        widget_text(h - 2, x, iw, ROLE_DIM, more);
+        snprintf(more, sizeof more, "(%d more rows: Down scrolls)", c.cut);
+        widget_text(box.h - 2, c.x, c.w, ROLE_DIM, more);
     }
-#undef ROW_WORDS
 }
 
 static void compare_draw(const struct planner *p, int cols, int rows)
