@@ -46,13 +46,20 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
             if (p->versus_export && n > 1)
                 report_markdown_versus(f, &ss, results, shown, n);
             else
-                report_markdown(f, &p->scenario, &p->result);
+                report_markdown(f, &p->scenario, &p->result, &p->explain);
             fclose(f);
             ok = fileio_write_atomic(path, text, len, &d);
             free(text);
         }
     } else {
-        ok = snapshot_export_session(path, &ss, results, KVPLAN_GENERATOR, &d);
+        /* every scenario's rows: the live one's, and the others' computed again */
+        struct explain *scratch = calloc(PLANNER_SLOTS, sizeof *scratch);
+        const struct explain *explains[PLANNER_SLOTS];
+        if (scratch)
+            planner_explains(p, explains, scratch);
+        ok = scratch ? snapshot_export_session(path, &ss, results, explains, KVPLAN_GENERATOR, &d)
+                     : diag_fail(&d, "%s: out of memory", path);
+        free(scratch);
     }
     if (ok) {
         p->error[0] = '\0'; /* an older failure is history once a write succeeds */

@@ -327,7 +327,8 @@ int cmd_calibrate(int argc, char **argv)
         if (log.f[LF_TOTAL_GPU_MEMORY].found && gpu_id == NULL)
             s.engine.gpu_total_bytes = total;
         struct plan_result r;
-        if (!plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d)) {
+        struct explain x; /* the log lines and launch command come with the rows */
+        if (!plan_compute(&s, &x, NULL, &r, &d)) {
             catalog_free(&cat);
             return cli_fail(d.message);
         }

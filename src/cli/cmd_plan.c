@@ -50,13 +50,14 @@ int cmd_plan(int argc, char **argv)
     struct catalog cat;
     struct scenario s;
     struct plan_result r;
+    struct explain x; /* the rows every format prints */
     int status = 0;
     if (!options_load(&o, &cat, &s, &d))
         return cli_fail(d.message);
     catalog_free(&cat);
-    if (!plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d))
+    if (!plan_compute(&s, &x, NULL, &r, &d))
         return cli_fail(d.message);
-    if (o.export_path && !snapshot_export(o.export_path, &s, &r, KVPLAN_GENERATOR, &d)) {
+    if (o.export_path && !snapshot_export(o.export_path, &s, &r, &x, KVPLAN_GENERATOR, &d)) {
         diag_prefix(&d, "--export");
         return cli_fail(d.message);
     }
@@ -64,7 +65,7 @@ int cmd_plan(int argc, char **argv)
     bool exported_to_stdout = o.export_path && strcmp(o.export_path, "-") == 0;
     switch (exported_to_stdout ? (enum output_format)-1 : o.format) {
     case FORMAT_JSON: {
-        char *text = snapshot_to_json(&s, &r, KVPLAN_GENERATOR);
+        char *text = snapshot_to_json(&s, &r, &x, KVPLAN_GENERATOR);
         if (text == NULL)
             return cli_fail("cannot build the JSON snapshot (out of memory)");
         fputs(text, stdout);
@@ -72,10 +73,10 @@ int cmd_plan(int argc, char **argv)
         break;
     }
     case FORMAT_MARKDOWN:
-        report_markdown(stdout, &s, &r);
+        report_markdown(stdout, &s, &r, &x);
         break;
     case FORMAT_TEXT:
-        report_text(stdout, &s, &r);
+        report_text(stdout, &s, &r, &x);
         break;
     }
     /* with a service level, the gate counts the users who keep it */
@@ -145,8 +146,9 @@ int cmd_planner(int argc, char **argv)
             fprintf(stderr, "kvplan: %s; printing the plan instead of opening the planner\n",
                     err);
             struct plan_result r;
-            status = plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d) ? (report_text(stdout, &s, &r), 0)
-                                                  : cli_fail(d.message);
+            struct explain x;
+            status = plan_compute(&s, &x, NULL, &r, &d) ? (report_text(stdout, &s, &r, &x), 0)
+                                                        : cli_fail(d.message);
             err[0] = '\0';
         }
     }

@@ -387,7 +387,7 @@ int cmd_sweep(int argc, char **argv)
     bool target = base.min_tokens_per_s > 0 || base.max_ttft_seconds > 0;
     if (format == 1 || format == 2) {
         /* the header: the columns of a row of the base scenario */
-        static struct plan_result r0; /* zero: only the names are read */
+        const struct plan_result r0 = {0}; /* zero: only the names are read */
         struct cell c[CELLS_MAX];
         int ncols = row_cells(&base, &r0, "", c);
         if (format == 2)

@@ -365,12 +365,10 @@ static void warnings(const struct scenario *s, struct plan_result *r)
         r->warnings |= WARN_ENGINE_HARDWARE;
 }
 
-bool plan_compute(const struct scenario *s, int flags, const char *const names[SF_COUNT],
+bool plan_compute(const struct scenario *s, struct explain *x, const char *const names[SF_COUNT],
                   struct plan_result *r, struct diag *d)
 {
-    /* the explain rows are not cleared: each row is written whole when it is used */
-    memset(r, 0, offsetof(struct plan_result, explain));
-    r->explain.count = 0;
+    memset(r, 0, sizeof *r);
     if (!scenario_validate(s, names, NULL, d))
         return false;
     struct scenario with_images; /* image tokens join the context (core/images.h) */
@@ -468,9 +466,12 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
         kvcost_state_dtypes(&r->cost, DTYPE_BF16, DTYPE_FP32);
     else if (r->cost.state_layers > 0 && kind == ENGINE_LLAMACPP)
         kvcost_state_dtypes(&r->cost, DTYPE_FP32, DTYPE_FP32);
-    struct explain *x = (flags & PLAN_EXPLAIN) ? &r->explain : NULL;
-    if (x)
+    /* x is first written here, past every refusal; its rows are not
+     * cleared: each row is written whole when it is used */
+    if (x) {
+        x->count = 0;
         x->units = s->units;
+    }
     /* speculative decoding: each user holds its speculative tokens too (vLLM
      * v1/core/sched/scheduler.py, allocate_slots with num_lookahead_tokens);
      * a llama.cpp slot has its fixed cells */
@@ -526,7 +527,7 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     money_and_speed(&c);
     host_tier_compute(&c);
     warnings(s, r);
-    if (s->engine.kind != ENGINE_GENERIC && (flags & PLAN_EXPLAIN)) {
+    if (s->engine.kind != ENGINE_GENERIC && x) {
         /* the headroom rule on the same GPUs, model and context: the engine's
          * own flags and layouts are not its (they would be refused) */
         struct scenario g = *s;

@@ -1,9 +1,9 @@
 /* plan: the one answer to a scenario. The chosen profile (the generic
  * headroom rule, or an engine's budgeting rule) turns one GPU's memory into
  * a KV pool and users per replica; the plan multiplies by the replicas and
- * derives tokens held, cost and the decode bound from that same answer, and
- * writes every step as explain rows. Every view renders this struct; none
- * computes.
+ * derives tokens held, cost and the decode bound from that same answer;
+ * asked for them, it writes every step as explain rows into the caller's
+ * buffer. Every view renders this struct (and those rows); none computes.
  *
  * Per-GPU figures hold for every GPU (all GPUs of a layout are alike);
  * "per replica" is one tensor-parallel group; totals cover every replica. */
@@ -223,18 +223,18 @@ struct plan_result {
     struct spec_result spec;         /* speculative decoding (in weights_bytes_per_gpu and cost) */
     struct host_tier host;           /* --host-kv: the second tier */
     const char *const *names;        /* how the caller names the fields, for warnings */
-    struct explain explain;          /* the arithmetic, when computed with PLAN_EXPLAIN */
 };
 
-enum plan_flags {
-    PLAN_NUMBERS = 0,      /* numbers only: for curves, sweeps and solves */
-    PLAN_EXPLAIN = 1 << 0, /* explain rows, log lines, launch command, the generic comparison */
-};
+/* No explain rows: numbers only, for curves, sweeps and solves. */
+#define PLAN_NUMBERS ((struct explain *)NULL)
 
-/* Computes the plan. Returns false (with d naming the field in `names`, or
- * the command line's names when NULL) when the scenario is invalid or its
- * byte counts pass 64 bits; r is then zeroed. */
-bool plan_compute(const struct scenario *s, int flags, const char *const names[SF_COUNT],
+/* Computes the plan. With x (the caller's), also the arithmetic as explain
+ * rows, the engine's log lines and launch command, and the generic
+ * comparison; with PLAN_NUMBERS, none of them. Returns false (with d naming
+ * the field in `names`, or the command line's names when NULL) when the
+ * scenario is invalid or its byte counts pass 64 bits; r is then zeroed and
+ * x left as it was. */
+bool plan_compute(const struct scenario *s, struct explain *x, const char *const names[SF_COUNT],
                   struct plan_result *r, struct diag *d);
 
 /* Where one GPU's memory goes (enum segment order). */
