@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "policy.h"
 #include "shell.h"
 #include "speed.h"
 

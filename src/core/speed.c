@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "kvcost.h"
+#include "plan.h"
 #include "units.h"
 
 struct inputs {
