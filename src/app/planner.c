@@ -272,6 +272,7 @@ static void planner_clear(struct planner *p)
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s)
 {
     planner_clear(p);
+    p->explain.deferred = true; /* the pane shows a few rows: only theirs are written */
     p->catalog = c;
     p->scenario = *s;
     p->focus = CTRL_CONTEXT;

@@ -85,7 +85,8 @@ struct planner {
     const struct catalog *catalog;
     struct scenario scenario;
     struct plan_result result;     /* the one answer */
-    struct explain explain;        /* its explain rows (the other scenarios keep none) */
+    struct explain explain;        /* its explain rows (the other scenarios keep none); their
+                                    * text is written as the pane shows them, or explain_text */
     char error[DIAG_MESSAGE_MAX];  /* why the last change was refused */
     char status[PLANNER_TEXT_MAX]; /* one-line message (export done, ...) */
     int count, current, reference; /* the session's scenarios; reference -1: none */

@@ -34,6 +34,7 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
     static struct snapshot_session ss;
     const struct plan_result *results[PLANNER_SLOTS];
     planner_session(p, &ss, results);
+    explain_text(&p->explain); /* every row is written out */
     bool ok;
     if (kind == PROMPT_EXPORT_MD) {
         char *text = NULL;
