@@ -103,24 +103,29 @@ static int handle_mouse(struct planner *p)
 
 /* The planner on a session of scenarios or on one (kept off the stack: a
  * session holds every scenario with its undo history). */
-static struct planner *open_planner(const struct catalog *c, const struct scenario *s,
-                                    const struct snapshot_session *ss)
+static struct planner *open_planner(const struct app_input *in)
 {
     static struct planner p;
+    const struct snapshot_session *ss = in->session;
     if (ss && ss->count > 1)
-        planner_init_session(&p, c, ss);
+        planner_init_session(&p, in->catalog, ss);
     else
-        planner_init(&p, c, s);
+        planner_init(&p, in->catalog, in->scenario);
+    p.preset_dirs = in->preset_dirs;
+    p.preset_dir_count = in->preset_dir_count;
+    if (in->load_path && in->scenario_label)
+        planner_set_origin(&p, 0, in->load_path, in->scenario_label);
+    else if (in->load_path)
+        planner_set_file(&p, in->load_path);
     return &p;
 }
 
-int app_run(const struct catalog *c, const struct scenario *s, const struct snapshot_session *ss,
-            bool mono, bool ascii, char *err, size_t errlen)
+int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t errlen)
 {
     struct term_caps caps;
     if (!term_open(mono, ascii, &caps, err, errlen))
         return 3;
-    struct planner *p = open_planner(c, s, ss);
+    struct planner *p = open_planner(in);
     view_settle(p);
     view_draw(p);
     refresh();
@@ -211,17 +216,15 @@ static bool keys_check(const char *keys, char *err, size_t errlen)
     return true;
 }
 
-int app_dump(const struct catalog *c, const struct scenario *s, const struct snapshot_session *ss,
-             const char *path, int cols,
-             int rows, const char *keys, bool mono, bool ascii, bool with_attrs, char *err,
-             size_t errlen)
+int app_dump(const struct app_input *in, const char *path, int cols, int rows, const char *keys,
+             bool mono, bool ascii, bool with_attrs, char *err, size_t errlen)
 {
     struct term_caps caps;
     if (!keys_check(keys, err, errlen))
         return 2;
     if (!term_open_headless(cols, rows, mono, ascii, &caps, err, errlen))
         return 2;
-    struct planner *p = open_planner(c, s, ss);
+    struct planner *p = open_planner(in);
     view_settle(p);
     for (const char *k = keys ? keys : ""; *k && !p->quit;) {
         planner_key(p, next_key(&k));

@@ -8,20 +8,28 @@
 #include "io/catalog.h"
 #include "io/snapshot.h"
 
-/* Runs the planner on the terminal until the user quits, on scenario s, or
- * on the session ss when it holds more than one scenario. Returns the exit
+/* What the planner opens: scenario s, or the session ss when it holds more
+ * than one scenario, and where they came from, for the command y copies. */
+struct app_input {
+    const struct catalog *catalog;
+    const struct scenario *scenario;
+    const struct snapshot_session *session;  /* NULL: s alone */
+    const char *load_path;                   /* --load FILE, or NULL */
+    const char *scenario_label;              /* --scenario NAME, or NULL */
+    const char *const *preset_dirs;          /* the --presets directories */
+    int preset_dir_count;
+};
+
+/* Runs the planner on the terminal until the user quits. Returns the exit
  * status; err gets the reason when the terminal cannot run it (status 3). */
-int app_run(const struct catalog *c, const struct scenario *s, const struct snapshot_session *ss,
-            bool mono, bool ascii, char *err, size_t errlen);
+int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t errlen);
 
 /* Renders the planner at cols x rows without a terminal, after feeding
  * `keys` (plain characters, and <Right>, <Left>, <Up>, <Down>, <Tab>,
  * <S-Tab>, <Enter>, <Esc>, <PgUp>, <PgDn>, <Home>, <End>, <S-Left>,
  * <S-Right>, <BS>), and writes the screen's text to path ("-" = stdout),
  * followed by its attribute grid when with_attrs (see term_dump_attrs). */
-int app_dump(const struct catalog *c, const struct scenario *s, const struct snapshot_session *ss,
-             const char *path, int cols,
-             int rows, const char *keys, bool mono, bool ascii, bool with_attrs, char *err,
-             size_t errlen);
+int app_dump(const struct app_input *in, const char *path, int cols, int rows, const char *keys,
+             bool mono, bool ascii, bool with_attrs, char *err, size_t errlen);
 
 #endif

@@ -239,6 +239,7 @@ static int copy(struct planner *p, const char *text, const char *what)
         return PLAN_REDRAW;
     }
     snprintf(p->copied, sizeof p->copied, "%s", text);
+    p->copied_note[0] = '\0';
     p->copy_pending = true;
     snprintf(p->status, sizeof p->status, "copied the %s to the clipboard (OSC 52)", what);
     p->mode = MODE_COPIED;
@@ -249,7 +250,13 @@ static int k_copy_command(struct planner *p)
 {
     char line[PLANNER_COPY_MAX];
     planner_command_line(p, line, sizeof line);
-    return copy(p, line, "command line");
+    int flags = copy(p, line, "command line");
+    if (p->mode == MODE_COPIED) { /* copied: say what it does not plan */
+        planner_command_note(p, p->copied_note, sizeof p->copied_note);
+        if (p->copied_note[0])
+            snprintf(p->status, sizeof p->status, "%s", p->copied_note);
+    }
+    return flags;
 }
 
 static int k_copy_launch(struct planner *p)

@@ -158,6 +158,7 @@ bool planner_duplicate(struct planner *p)
     struct planner_slot *sl = &p->slots[p->count];
     sl->undo_count = sl->redo_count = 0;
     sl->note[0] = '\0';
+    sl->origin = p->slots[p->current].origin; /* a copy is planned from the same file */
     default_label(p, sl->label, sizeof sl->label);
     sl->scenario = p->scenario;
     sl->result = p->result;
@@ -335,11 +336,6 @@ bool planner_unsaved(const struct planner *p)
     for (int i = 0; i < p->count; i++)
         notes = notes || p->slots[i].note[0] != '\0';
     return (p->count > 1 || notes) && planner_session_print(p) != p->saved_print;
-}
-
-size_t planner_command_line(const struct planner *p, char *buf, size_t size)
-{
-    return report_command_line(&p->scenario, buf, size);
 }
 
 int planner_controls(const struct planner *p, enum control *out)

@@ -46,9 +46,11 @@ enum {
     PLANNER_SLOTS = SNAPSHOT_SESSION_MAX, /* named scenarios in one session */
     PLANNER_UNDO = 24,                     /* changes each scenario can undo */
     PLANNER_OPTIONS = 6,
+    PLANNER_PATH_MAX = 1024, /* a file a scenario came from: a longer path is not kept */
     /* what y or Y copies, whole: the longest command or launch line */
-    PLANNER_COPY_MAX = (int)ENGINE_LAUNCH_MAX > (int)REPORT_COMMAND_MAX ? (int)ENGINE_LAUNCH_MAX
-                                                                   : (int)REPORT_COMMAND_MAX
+    PLANNER_COPY_MAX = ((int)ENGINE_LAUNCH_MAX > (int)REPORT_COMMAND_MAX ? (int)ENGINE_LAUNCH_MAX
+                                                                    : (int)REPORT_COMMAND_MAX) +
+                       2 * PLANNER_PATH_MAX /* a --load FILE, --presets DIR */
 };
 
 /* Users against context, 1k to 1M tokens on a log scale, everything else as
@@ -61,11 +63,19 @@ struct users_curve {
     uint64_t max_users;
 };
 
+/* The file a scenario was read from or last exported to, for the command y
+ * copies (--load PATH, and --scenario LABEL in a file of several). */
+struct planner_origin {
+    char path[PLANNER_PATH_MAX];    /* "": none */
+    char label[SNAPSHOT_LABEL_MAX]; /* its label in that file; "": the file's current one */
+};
+
 /* One named scenario of the session. The current one is edited live in
  * planner.scenario/result; the others keep their plan here. */
 struct planner_slot {
     char label[SNAPSHOT_LABEL_MAX];
     char note[SNAPSHOT_NOTE_MAX];
+    struct planner_origin origin;
     struct scenario scenario;
     struct plan_result result;
     struct users_curve curve;
@@ -83,6 +93,8 @@ struct planner_option {
 
 struct planner {
     const struct catalog *catalog;
+    const char *const *preset_dirs; /* the --presets directories the catalogue read, the caller's */
+    int preset_dir_count;
     struct scenario scenario;
     struct plan_result result;     /* the one answer */
     struct explain explain;        /* its explain rows (the other scenarios keep none); their
@@ -92,6 +104,7 @@ struct planner {
     int count, current, reference; /* the session's scenarios; reference -1: none */
     struct planner_slot slots[PLANNER_SLOTS];
     char copied[PLANNER_COPY_MAX];     /* what the last copy sent (OSC 52) */
+    char copied_note[PLANNER_TEXT_MAX]; /* why it does not plan this scenario; "" when it does */
     bool copy_pending;                 /* the app sends it with the next frame */
     uint64_t target_users;
     int option_count;
@@ -168,9 +181,23 @@ int planner_versus(const struct planner *p, int *out);
 uint64_t planner_session_print(const struct planner *p);
 bool planner_unsaved(const struct planner *p);
 
-/* The equivalent command line of the current scenario, as
- * report_command_line writes it (whole, or "" when size is too small). */
+/* Scenario i came from the file at path (label: its label there, "" for
+ * the file's current scenario); a path too long to keep leaves none. */
+void planner_set_origin(struct planner *p, int i, const char *path, const char *label);
+
+/* Every scenario of the session is now the one of that name in the file at
+ * path (the file was just opened or exported). */
+void planner_set_file(struct planner *p, const char *path);
+
+/* The command line that plans the current scenario again: report_command_line's,
+ * with --load FILE (and --scenario LABEL) in place of a --gpu or --model whose
+ * spec is not the catalogue's but is still that of the file it came from,
+ * and each --presets DIR; whole, or "" when size is too small. */
 size_t planner_command_line(const struct planner *p, char *buf, size_t size);
+
+/* Why that command does not plan the current scenario's GPU or model, in
+ * one line ("" when it does). */
+void planner_command_note(const struct planner *p, char *buf, size_t size);
 
 /* Recomputes the result; keeps the old scenario if the new one is invalid
  * (the reason, in the planner's words, goes to p->error). */

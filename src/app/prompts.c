@@ -26,11 +26,63 @@ void prompt_open(struct planner *p, enum prompt_kind kind, const char *initial)
     p->prompt_fresh = p->prompt[0] != '\0';
 }
 
+/* Whether the planner may write an export to path, said in p->error when
+ * not: a name of only spaces, standard output and the terminal the planner
+ * draws on are refused, and so is anything there but a regular file (a
+ * directory, a device, a FIFO), before any question. *exists: a file is
+ * there, to be replaced. */
+static bool export_target(struct planner *p, const char *path, bool *exists)
+{
+    static const char *const screen[] = {"-", "/dev/stdout", "/dev/stderr", "/dev/tty"};
+    size_t n;
+    text_trim(path, &n);
+    if (n == 0) {
+        snprintf(p->error, sizeof p->error, "'%s' is only spaces: name a file", path);
+        return false;
+    }
+    for (size_t i = 0; i < sizeof screen / sizeof screen[0]; i++)
+        if (strcmp(path, screen[i]) == 0) {
+            snprintf(p->error, sizeof p->error, "%s is the planner's own screen: name a file",
+                     path);
+            return false;
+        }
+    struct stat st;
+    *exists = stat(path, &st) == 0;
+    if (*exists && S_ISDIR(st.st_mode))
+        snprintf(p->error, sizeof p->error, "%s is a directory: name a file", path);
+    else if (*exists && S_ISCHR(st.st_mode))
+        snprintf(p->error, sizeof p->error, "%s is a terminal or device, not a file: name a file",
+                 path);
+    else if (*exists && !S_ISREG(st.st_mode))
+        snprintf(p->error, sizeof p->error, "%s is not a regular file (a FIFO or socket): name a "
+                 "file", path);
+    return !*exists || S_ISREG(st.st_mode);
+}
+
+/* The export typed: refused, asked about (a file there is replaced only on
+ * y), or written. */
+static void export_or_ask(struct planner *p, enum prompt_kind kind)
+{
+    bool exists = false;
+    if (!export_target(p, p->prompt, &exists))
+        return;
+    if (exists) {
+        snprintf(p->pending_path, sizeof p->pending_path, "%s", p->prompt);
+        p->pending_kind = kind;
+        p->mode = MODE_CONFIRM;
+    } else {
+        prompt_export(p, p->prompt, kind);
+    }
+}
+
 /* The session (every scenario) as JSON, or the current scenario or the
  * versus view as Markdown. */
 void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
 {
     struct diag d = {0};
+    bool exists;
+    if (!export_target(p, path, &exists)) /* checked again: y may come much later */
+        return;
     static struct snapshot_session ss;
     const struct plan_result *results[PLANNER_SLOTS];
     planner_session(p, &ss, results);
@@ -64,8 +116,10 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
     }
     if (ok) {
         p->error[0] = '\0'; /* an older failure is history once a write succeeds */
-        if (kind == PROMPT_EXPORT)
+        if (kind == PROMPT_EXPORT) {
             p->saved_print = planner_session_print(p); /* the session is safe: q quits */
+            planner_set_file(p, path); /* y copies a --load of it */
+        }
         snprintf(p->status, sizeof p->status, "wrote %s (%s)", path,
                  kind == PROMPT_EXPORT_MD ? "Markdown"
                  : p->count > 1           ? "every scenario of the session"
@@ -84,7 +138,12 @@ static void do_open(struct planner *p, const char *prompt)
     static struct snapshot_session ss;
     if (snapshot_load_session(path, &ss, &d)) {
         const struct catalog *c = p->catalog;
+        const char *const *dirs = p->preset_dirs; /* the catalogue's, as it was */
+        int ndirs = p->preset_dir_count;
         planner_init_session(p, c, &ss);
+        p->preset_dirs = dirs;
+        p->preset_dir_count = ndirs;
+        planner_set_file(p, path);
         snprintf(p->status, sizeof p->status, "opened %s: %d scenario%s", path, ss.count,
                  ss.count == 1 ? "" : "s");
     } else {
@@ -169,7 +228,6 @@ void prompt_finish(struct planner *p)
             snprintf(p->status, sizeof p->status, "export cancelled: no file name");
         return;
     }
-    struct stat st;
     switch (p->prompt_kind) {
     case PROMPT_LABEL:
         name_scenario(p);
@@ -202,21 +260,10 @@ void prompt_finish(struct planner *p)
         what_would_it_take(p);
         return;
     }
+    case PROMPT_EXPORT:
     case PROMPT_EXPORT_MD:
-        if (stat(p->prompt, &st) == 0 && S_ISDIR(st.st_mode)) {
-            snprintf(p->error, sizeof p->error, "%s is a directory: name a file", p->prompt);
-        } else if (stat(p->prompt, &st) == 0) {
-            snprintf(p->pending_path, sizeof p->pending_path, "%s", p->prompt);
-            p->pending_kind = PROMPT_EXPORT_MD;
-            p->mode = MODE_CONFIRM;
-        } else {
-            prompt_export(p, p->prompt, PROMPT_EXPORT_MD);
-        }
+        export_or_ask(p, p->prompt_kind);
         return;
-    default:
-        break;
-    }
-    switch (p->prompt_kind) {
     case PROMPT_VALUE: {
         struct scenario s = p->scenario;
         struct diag d = {0};
@@ -226,18 +273,6 @@ void prompt_finish(struct planner *p)
             planner_apply(p, &s);
         break;
     }
-    case PROMPT_EXPORT:
-        if (stat(p->prompt, &st) == 0 && S_ISDIR(st.st_mode)) {
-            /* said before asking: a directory is never overwritten */
-            snprintf(p->error, sizeof p->error, "%s is a directory: name a file", p->prompt);
-        } else if (access(p->prompt, F_OK) == 0) {
-            snprintf(p->pending_path, sizeof p->pending_path, "%s", p->prompt);
-            p->pending_kind = PROMPT_EXPORT;
-            p->mode = MODE_CONFIRM;
-        } else {
-            prompt_export(p, p->prompt, PROMPT_EXPORT);
-        }
-        break;
     case PROMPT_OPEN:
         do_open(p, p->prompt);
         break;

@@ -430,6 +430,31 @@ void view_draw_presentation(const struct planner *p)
         view_keybar(l.keybar);
 }
 
+/* The note's lines at width w (broken at spaces), drawn from row y when
+ * draw; returns how many. */
+static int copied_note(const char *note, int y, int x, int w, bool draw)
+{
+    int rows = 0;
+    for (const char *t = note; *t && w > 0; rows++) {
+        int n = (int)strlen(t);
+        if (n > w) { /* the last space that leaves the line within w */
+            n = w;
+            while (n > 0 && t[n] != ' ')
+                n--;
+            n = n > 0 ? n : w;
+        }
+        if (draw) {
+            char line[PLANNER_TEXT_MAX];
+            snprintf(line, sizeof line, "%.*s", n, t);
+            widget_text(y + rows, x, w, ROLE_WARN, line);
+        }
+        t += n;
+        while (*t == ' ')
+            t++;
+    }
+    return rows;
+}
+
 void view_draw_copied(const struct planner *p)
 {
     int w = COLS - 4, x = 2, room = w - 4 < 480 ? w - 4 : 480; /* widget_text draws 512 cells */
@@ -443,8 +468,12 @@ void view_draw_copied(const struct planner *p)
     int n = 0;
     for (const char *c = text ? text : ""; *c; c++)
         n += *c == '\n';
-    int h = n + 5 < LINES ? n + 5 : LINES;
-    int y = (LINES - h) / 2, rows = h - 4;
+    /* what the command does not plan, below it: a blank row, then the note */
+    int note = copied_note(p->copied_note, 0, 0, w - 4, false);
+    if (note && n + 6 + note > LINES)
+        note = 0; /* the command first; the status line says the note too */
+    int h = n + 5 + (note ? note + 1 : 0) < LINES ? n + 5 + (note ? note + 1 : 0) : LINES;
+    int y = (LINES - h) / 2, rows = h - 4 - (note ? note + 1 : 0);
     view_box(y, x, h, w, " Copied to the clipboard (OSC 52) ");
     widget_text(y + 1, x + 2, w - 4, ROLE_DIM,
                 "If your terminal does not pass OSC 52, select the text below:");
@@ -465,6 +494,8 @@ void view_draw_copied(const struct planner *p)
     if (text == NULL)
         widget_text(y + 2, x + 2, w - 4, ROLE_WARN, "(out of memory: not shown)");
     free(text);
+    if (note)
+        copied_note(p->copied_note, y + 2 + rows, x + 2, w - 4, true);
     widget_text(y + h - 2, x + 2, w - 4, ROLE_DIM, "any key closes");
 }
 

@@ -135,12 +135,14 @@ int cmd_planner(int argc, char **argv)
         }
     }
     diag_clear(&d);
+    struct app_input in = {&cat, &s, session, o.load_path, o.scenario_label, o.preset_dirs,
+                           o.preset_dir_count};
     if (o.dump_path) {
-        status = app_dump(&cat, &s, session, o.dump_path, o.dump_cols ? o.dump_cols : 80,
+        status = app_dump(&in, o.dump_path, o.dump_cols ? o.dump_cols : 80,
                           o.dump_rows ? o.dump_rows : 24, o.keys, o.mono, o.ascii, o.dump_attrs, err,
                           sizeof err);
     } else {
-        status = app_run(&cat, &s, session, o.mono, o.ascii, err, sizeof err);
+        status = app_run(&in, o.mono, o.ascii, err, sizeof err);
         if (status == 3) {
             /* No usable terminal: say so, and print the same plan as text. */
             fprintf(stderr, "kvplan: %s; printing the plan instead of opening the planner\n",

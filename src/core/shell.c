@@ -82,6 +82,13 @@ void shell_word(struct shell_line *l, const char *word)
     l->need = n < SIZE_MAX / 2 - end ? end + n : SIZE_MAX / 2;
 }
 
+void shell_raw(struct shell_line *l, const char *text, size_t len)
+{
+    if (l->need)
+        put(l, " ", 1);
+    put(l, text, len);
+}
+
 /* Formats into tmp (SHELL_FORMAT_MAX bytes); false, the line failed, when
  * the text is longer. */
 __attribute__((format(printf, 3, 0))) static bool format(struct shell_line *l, char *tmp,
@@ -252,6 +259,11 @@ static void long_word(struct wrap *w, const char *p, size_t len, bool remark, si
         len -= k;
     }
     wput(w, p, len);
+}
+
+const char *shell_word_end(const char *p)
+{
+    return word_end(p, false);
 }
 
 size_t shell_wrap(const char *line, size_t width, char *out, size_t size)

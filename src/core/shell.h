@@ -38,6 +38,14 @@ void shell_words(struct shell_line *l, const char *text);
 void shell_option(struct shell_line *l, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Appends len bytes of words already written as this builder writes them
+ * (a part of another line), after a space unless the line is empty. */
+void shell_raw(struct shell_line *l, const char *text, size_t len);
+
+/* Where the word starting at p ends in a line this builder wrote: at the
+ * first space outside quotes, or at the end. */
+const char *shell_word_end(const char *p);
+
 /* Appends a remark after the arguments ("  # x 2 replicas"), as given but
  * with any control character shown as '?': nothing in it ends the line. */
 void shell_comment(struct shell_line *l, const char *fmt, ...)

@@ -103,6 +103,10 @@ void text_fault_describe(enum text_fault f, unsigned cp, size_t max, char *buf, 
         snprintf(buf, size, "is not valid UTF-8 text");
     else if (f == TEXT_UNSAFE)
         snprintf(buf, size, "contains %s (U+%04X)", what, cp);
+    else if (f == TEXT_INVISIBLE)
+        snprintf(buf, size, "contains an invisible character (U+%04X)", cp);
+    else if (f == TEXT_MARK_FIRST)
+        snprintf(buf, size, "starts with a combining mark (U+%04X)", cp);
     else
         snprintf(buf, size, "is text");
 }
@@ -139,15 +143,98 @@ bool text_sanitize(const char *text, char *out, size_t size)
     return changed;
 }
 
+bool text_space_char(unsigned cp)
+{
+    return cp == ' ' || cp == 0x00A0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) ||
+           cp == 0x202F || cp == 0x205F || cp == 0x3000;
+}
+
+/* The bytes of the character at p (a stray byte counts as one), its code
+ * point in *cp (0x110000 up for a stray byte: no character's). */
+static size_t char_at(const char *p, unsigned *cp)
+{
+    size_t n = text_utf8_decode((const unsigned char *)p, cp);
+    if (n == 0)
+        *cp = 0x110000u + (unsigned char)*p;
+    return n ? n : 1;
+}
+
 const char *text_trim(const char *text, size_t *len)
 {
-    while (*text == ' ')
-        text++;
-    size_t n = strlen(text);
-    while (n > 0 && text[n - 1] == ' ')
-        n--;
-    *len = n;
+    unsigned cp = 0;
+    for (size_t n; *text; text += n) {
+        n = char_at(text, &cp);
+        if (!text_space_char(cp))
+            break;
+    }
+    size_t end = 0;
+    for (size_t i = 0, n; text[i]; i += n) {
+        n = char_at(text + i, &cp);
+        if (!text_space_char(cp))
+            end = i + n;
+    }
+    *len = end;
     return text;
+}
+
+/* Invisible format characters: a name holding one looks like another. */
+static bool invisible(unsigned cp)
+{
+    return cp == 0x00AD || (cp >= 0x200B && cp <= 0x200D) || (cp >= 0x2060 && cp <= 0x2064) ||
+           cp == 0xFEFF || cp == 0x180E;
+}
+
+static bool combining(unsigned cp)
+{
+    return (cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x1AB0 && cp <= 0x1AFF) ||
+           (cp >= 0x1DC0 && cp <= 0x1DFF) || (cp >= 0x20D0 && cp <= 0x20FF) ||
+           (cp >= 0xFE20 && cp <= 0xFE2F);
+}
+
+enum text_fault text_check_name(const char *text, size_t max, unsigned *cp)
+{
+    enum text_fault f = text_check(text, max, cp);
+    if (f != TEXT_OK && f != TEXT_TOO_LONG)
+        return f;
+    for (const char *p = text; *p;) {
+        p += char_at(p, cp);
+        if (invisible(*cp))
+            return TEXT_INVISIBLE;
+    }
+    size_t n;
+    const char *first = text_trim(text, &n);
+    if (n > 0) {
+        char_at(first, cp);
+        if (combining(*cp))
+            return TEXT_MARK_FIRST;
+    }
+    return f;
+}
+
+/* The next character of a name as names compare it, from *p on. */
+static unsigned name_char(const char **p)
+{
+    unsigned cp = 0;
+    *p += char_at(*p, &cp);
+    if (cp >= 0xFF01 && cp <= 0xFF5E) /* full-width ASCII */
+        cp -= 0xFEE0;
+    if (text_space_char(cp))
+        cp = ' ';
+    if (cp >= 'A' && cp <= 'Z')
+        cp += 'a' - 'A';
+    return cp;
+}
+
+bool text_same_name(const char *a, const char *b)
+{
+    size_t na, nb;
+    a = text_trim(a, &na);
+    b = text_trim(b, &nb);
+    const char *end_a = a + na, *end_b = b + nb;
+    while (a < end_a && b < end_b)
+        if (name_char(&a) != name_char(&b))
+            return false;
+    return a >= end_a && b >= end_b;
 }
 
 size_t text_last_char(const char *text, size_t n)

@@ -27,15 +27,32 @@ bool text_unsafe_char(unsigned cp);
  * escaped text needs. */
 size_t text_escape(const char *text, char *out, size_t size);
 
-/* Why a stored text would be refused. */
-enum text_fault { TEXT_OK, TEXT_TOO_LONG, TEXT_NOT_UTF8, TEXT_UNSAFE };
+/* Why a stored text would be refused (the last two: a name only). */
+enum text_fault { TEXT_OK, TEXT_TOO_LONG, TEXT_NOT_UTF8, TEXT_UNSAFE, TEXT_INVISIBLE, TEXT_MARK_FIRST };
 
 /* Checks text against what every stored field holds: at most max bytes,
  * well-formed UTF-8, no unsafe character (its code point in *cp). */
 enum text_fault text_check(const char *text, size_t max, unsigned *cp);
 
+/* What a name (a scenario's label) must be on top of text_check, so that
+ * two names that look alike are one name (text_same_name): no invisible
+ * format character (U+00AD, U+200B-200D, U+2060-2064, U+FEFF, U+180E), and
+ * no combining mark (U+0300-036F, U+1AB0-1AFF, U+1DC0-1DFF, U+20D0-20FF,
+ * U+FE20-FE2F) first, spaces aside; the code point in *cp. */
+enum text_fault text_check_name(const char *text, size_t max, unsigned *cp);
+
+/* True for a space as names trim and compare it: U+0020, U+00A0, U+1680,
+ * U+2000-200A, U+202F, U+205F and U+3000. */
+bool text_space_char(unsigned cp);
+
+/* True when two names are one: compared without leading and trailing
+ * spaces, every space as U+0020, full-width ASCII (U+FF01-FF5E) as ASCII
+ * and ASCII letters without case ("fp8", " FP8\u00a0" and full-width "fp8"). */
+bool text_same_name(const char *a, const char *b);
+
 /* The fault as the end of a message after a field name: "longer than 24
- * bytes", "is not valid UTF-8 text", "contains a control character (U+001B)". */
+ * bytes", "is not valid UTF-8 text", "contains a control character (U+001B)",
+ * "contains an invisible character (U+200B)", "starts with a combining mark (U+0301)". */
 void text_fault_describe(enum text_fault f, unsigned cp, size_t max, char *buf, size_t size);
 
 /* Copies text to out (size bytes, NUL included) as a stored field may hold
@@ -43,7 +60,8 @@ void text_fault_describe(enum text_fault f, unsigned cp, size_t max, char *buf, 
  * U+FFFD, cut at a whole character. True when anything was changed. */
 bool text_sanitize(const char *text, char *out, size_t size);
 
-/* The text without its leading and trailing spaces, as pointer and length. */
+/* The text without its leading and trailing spaces (text_space_char), as
+ * pointer and length. */
 const char *text_trim(const char *text, size_t *len);
 
 /* Offset of the last character of text[0..n) (n when n is 0): where a

@@ -377,3 +377,22 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
     jsonout_string(&o, "source", m->source);
     return jsonout_end(&o);
 }
+
+/* Takes a and b (either may be NULL: out of memory). */
+static bool same_json(cJSON *a, cJSON *b)
+{
+    bool same = a && b && cJSON_Compare(a, b, true);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    return same;
+}
+
+bool preset_gpu_same(const struct gpu_spec *a, const struct gpu_spec *b)
+{
+    return same_json(preset_gpu_to_json(a, false), preset_gpu_to_json(b, false));
+}
+
+bool preset_model_same(const struct model_spec *a, const struct model_spec *b)
+{
+    return same_json(preset_model_to_json(a, false), preset_model_to_json(b, false));
+}

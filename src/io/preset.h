@@ -48,4 +48,10 @@ bool preset_read_dtype(const struct jsonread *r, const cJSON *obj, const char *k
 cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format);
 cJSON *preset_model_to_json(const struct model_spec *m, bool with_format);
 
+/* True when two specs are the same as a preset or a snapshot holds them
+ * (every field written, whatever the bytes past a string's end); false on
+ * out of memory. */
+bool preset_gpu_same(const struct gpu_spec *a, const struct gpu_spec *b);
+bool preset_model_same(const struct model_spec *a, const struct model_spec *b);
+
 #endif

@@ -202,6 +202,26 @@ static bool top_scenario(const struct jsonread *r, const cJSON *root, struct sce
     return scenario_from_json(&sr, so, r->path, s, d);
 }
 
+/* A session's top-level scenario is a copy of its current one, there for
+ * readers of single snapshots: one that differs is refused, naming the
+ * first field that does (what --load and the planner would each take). */
+static bool top_is_current(const struct jsonread *r, const cJSON *root,
+                           const struct snapshot_session *ss, struct diag *d)
+{
+    static struct scenario top;
+    static struct snapshot_difference diff;
+    if (!top_scenario(r, root, &top, d))
+        return false;
+    const struct snapshot_entry *cur = &ss->entry[ss->current];
+    if (!snapshot_scenario_difference(&top, &cur->scenario, &diff))
+        return true;
+    return jsonread_fail(r, d,
+                         "scenario.%s: %s, but %s in the current scenario (session.scenarios[%d], "
+                         "'%s'): the top-level scenario is a copy of the current one and must "
+                         "equal it",
+                         diff.field, diff.a, diff.b, ss->current, cur->label);
+}
+
 bool snapshot_parse(const char *path, const char *text, size_t len, struct scenario *s,
                     struct diag *d)
 {
@@ -230,23 +250,20 @@ static void label_from_path(const char *path, char *out, size_t size)
         *dot = '\0';
     text_sanitize(name, out, size);
     size_t n;
+    unsigned cp = 0;
     text_trim(out, &n);
-    if (n == 0)
-        snprintf(out, size, "A");
+    if (n == 0 || text_check_name(out, size - 1, &cp) != TEXT_OK)
+        snprintf(out, size, "A"); /* a name a label may not be */
 }
 
 bool snapshot_label_same(const char *a, const char *b)
 {
-    size_t na, nb;
-    a = text_trim(a, &na);
-    b = text_trim(b, &nb);
-    return na == nb && strncasecmp(a, b, na) == 0;
+    return text_same_name(a, b);
 }
 
-static bool text_field_check(const char *field, const char *text, size_t max, struct diag *d)
+static bool text_field_fault(const char *field, enum text_fault f, unsigned cp, size_t max,
+                             struct diag *d)
 {
-    unsigned cp = 0;
-    enum text_fault f = text_check(text, max, &cp);
     if (f == TEXT_OK)
         return true;
     char why[96];
@@ -257,7 +274,9 @@ static bool text_field_check(const char *field, const char *text, size_t max, st
 bool snapshot_label_check(const char *label, struct diag *d)
 {
     size_t n;
-    if (!text_field_check("label", label, SNAPSHOT_LABEL_BYTES, d))
+    unsigned cp = 0;
+    enum text_fault f = text_check_name(label, SNAPSHOT_LABEL_BYTES, &cp);
+    if (!text_field_fault("label", f, cp, SNAPSHOT_LABEL_BYTES, d))
         return false;
     text_trim(label, &n);
     return n > 0 || diag_fail(d, "label: empty; each scenario needs a name");
@@ -265,7 +284,9 @@ bool snapshot_label_check(const char *label, struct diag *d)
 
 bool snapshot_note_check(const char *note, struct diag *d)
 {
-    return text_field_check("note", note, SNAPSHOT_NOTE_BYTES, d);
+    unsigned cp = 0;
+    enum text_fault f = text_check(note, SNAPSHOT_NOTE_BYTES, &cp);
+    return text_field_fault("note", f, cp, SNAPSHOT_NOTE_BYTES, d);
 }
 
 bool snapshot_session_check(const struct snapshot_session *ss, struct diag *d)
@@ -344,6 +365,7 @@ bool snapshot_parse_session(const char *path, const char *text, size_t len,
         tmp.count = n;
         tmp.current = (int)cur;
         tmp.reference = ref == UINT32_MAX ? -1 : (int)ref;
+        ok = ok && top_is_current(&r, root, &tmp, d);
     }
     cJSON_Delete(root);
     if (ok)

@@ -69,13 +69,15 @@ bool snapshot_export_session(const char *path, const struct snapshot_session *ss
                              const struct explain *const *explains, const char *generator,
                              struct diag *d);
 
-/* The entry with this label, or -1: labels are compared without their
- * leading and trailing spaces and ASCII case ("Fp8 " names "fp8"). */
+/* The entry with this label, or -1: labels are compared as text_same_name
+ * compares names (spaces around, ASCII case, full-width forms aside:
+ * "Fp8 " names "fp8"). */
 int snapshot_session_find(const struct snapshot_session *ss, const char *label);
 bool snapshot_label_same(const char *a, const char *b);
 
 /* Why a label (field "label") or note (field "note") would not load: d gets
- * "FIELD: ..." (too long, not UTF-8, a control character; an empty label). */
+ * "FIELD: ..." (too long, not UTF-8, a control character; an empty label,
+ * or one text_check_name refuses). */
 bool snapshot_label_check(const char *label, struct diag *d);
 bool snapshot_note_check(const char *note, struct diag *d);
 
@@ -90,6 +92,17 @@ char *snapshot_session_export_text(const char *path, const struct snapshot_sessi
                                    const struct plan_result *const *results,
                                    const struct explain *const *explains, const char *generator,
                                    struct diag *d);
+
+/* Where two scenarios differ as a snapshot writes them: the first field
+ * ("context_tokens", "model.num_layers") and each one's value as JSON
+ * ("16384"; "absent" when it has none). */
+struct snapshot_difference {
+    char field[128];
+    char a[96], b[96];
+};
+/* True when a and b would not be written the same (out says where). */
+bool snapshot_scenario_difference(const struct scenario *a, const struct scenario *b,
+                                  struct snapshot_difference *out);
 
 /* Reads and parses a file. */
 bool snapshot_load(const char *path, struct scenario *s, struct diag *d);

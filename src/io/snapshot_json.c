@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "io/jsonout.h"
 #include "io/preset.h"
 static const char *units_key(enum unit_system u)
@@ -472,4 +473,60 @@ char *snapshot_session_to_json(const struct snapshot_session *ss,
     jsonout_object(&so, "scenarios", list);
     jsonout_object(&o, "session", jsonout_end(&so));
     return print_document(jsonout_end(&o));
+}
+
+/* v as JSON into out ("absent" for NULL), cut at a whole character with
+ * "..." when longer. */
+static void value_text(const cJSON *v, char *out, size_t size)
+{
+    char *t = v ? cJSON_PrintUnformatted(v) : NULL;
+    if (t == NULL)
+        snprintf(out, size, "%s", v ? "(out of memory)" : "absent");
+    else if (strlen(t) < size)
+        snprintf(out, size, "%s", t);
+    else if (size > 4) {
+        text_sanitize(t, out, size - 3);
+        snprintf(out + strlen(out), 4, "...");
+    }
+    free(t);
+}
+
+/* The first key of objects a and b whose values differ, appended to
+ * out->field ("model" then ".num_layers"), with both values; false when
+ * none does. */
+static bool first_difference(const cJSON *a, const cJSON *b, struct snapshot_difference *out)
+{
+    const cJSON *x = NULL, *y = NULL;
+    for (const cJSON *i = a->child; i && x == NULL; i = i->next) {
+        const cJSON *j = cJSON_GetObjectItemCaseSensitive(b, i->string);
+        if (j == NULL || !cJSON_Compare(i, j, true)) {
+            x = i;
+            y = j;
+        }
+    }
+    for (const cJSON *j = b->child; j && x == NULL && y == NULL; j = j->next)
+        if (cJSON_GetObjectItemCaseSensitive(a, j->string) == NULL)
+            y = j;
+    if (x == NULL && y == NULL)
+        return false;
+    size_t n = strlen(out->field);
+    snprintf(out->field + n, sizeof out->field - n, "%s%s", n ? "." : "", x ? x->string : y->string);
+    if (cJSON_IsObject(x) && cJSON_IsObject(y) && first_difference(x, y, out))
+        return true;
+    value_text(x, out->a, sizeof out->a);
+    value_text(y, out->b, sizeof out->b);
+    return true;
+}
+
+bool snapshot_scenario_difference(const struct scenario *a, const struct scenario *b,
+                                  struct snapshot_difference *out)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *ja = scenario_json(a), *jb = scenario_json(b);
+    bool differ = ja == NULL || jb == NULL || first_difference(ja, jb, out);
+    if (ja == NULL || jb == NULL)
+        snprintf(out->a, sizeof out->a, "(out of memory)");
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    return differ;
 }

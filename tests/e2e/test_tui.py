@@ -271,10 +271,8 @@ def test_a_failed_export_keeps_the_planner_up():
         t.press("e")
         for _ in range(60):
             t.send("\x7f")
-        t.press("/dev/full\r")
-        t.wait_for(r"exists. Overwrite it")
-        t.press("y")
-        t.wait_for(r"/dev/full: is a character device, not a regular file")
+        t.press("/dev/full\r")  # refused before any question: it is no file to replace
+        t.wait_for(r"/dev/full is a terminal or device, not a file")
         t.press("e")
         for _ in range(60):
             t.send("\x7f")
