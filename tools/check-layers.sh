@@ -1,7 +1,9 @@
 #!/bin/sh
 # check-layers.sh: the arrows point down. core includes nothing of ours but
 # core, and neither cJSON nor curses nor stdio file calls; io knows no
-# curses, tui knows no GPUs, and nothing below cli includes cli.
+# curses, tui knows no GPUs, and nothing below cli includes cli. And no
+# file outside the engine table and an engine's own file tests which engine
+# it is.
 fail=0
 bad() { echo "layering: $1" >&2; fail=1; }
 for f in src/core/*.[ch]; do
@@ -11,7 +13,7 @@ done
 # Inside core, headers in layer order: each includes only headers before it
 # in this list, so no include goes back up and none goes round in a circle.
 # A new header takes its place here.
-core_order="version diag text dtype units shell params engine spec scenario
+core_order="version diag text dtype units shell params engine spec scenario engine_desc
 kvcost lora specdec explain engine_detail speed hosttier plan policy images solve"
 for f in src/core/*.h; do
     h=$(basename "$f" .h)
@@ -35,6 +37,31 @@ for f in $(ls src/tui/*.[ch] 2>/dev/null); do
 done
 for f in $(ls src/app/*.[ch] 2>/dev/null); do
     grep -nE '#include *[<"]cli/' "$f" && bad "$f includes cli"
+done
+# An engine is one descriptor (src/core/engine_desc.h): only the table
+# (src/core/engine.[ch], engine_desc.h) and an engine's own policy file
+# (src/core/policy_<engine>.c, its own kind and rules only) name an engine
+# or a version's rule; elsewhere code asks the descriptor. ENGINE_GENERIC may
+# be assigned ("no engine") and ENGINE_COUNT iterated, never compared.
+engine_names='ENGINE_(GENERIC|VLLM|SGLANG|LLAMACPP|TRTLLM)'
+engine_uses="\bENGINE_(VLLM|SGLANG|LLAMACPP|TRTLLM)[A-Z0-9_]*|\bRULE_(VLLM|SGLANG|LLAMACPP|TRTLLM)_[A-Z0-9_]+"
+engine_uses="$engine_uses|[!=]=[[:space:]]*$engine_names\b|\b$engine_names[[:space:]]*[!=]=|\bcase[[:space:]]+$engine_names\b"
+for f in $(find src -name '*.[ch]' | sort); do
+    case "$f" in
+    src/core/engine.c | src/core/engine.h | src/core/engine_desc.h) continue ;;
+    src/core/policy_generic.c) own=GENERIC ;;
+    src/core/policy_vllm.c) own=VLLM ;;
+    src/core/policy_sglang.c) own=SGLANG ;;
+    src/core/policy_llamacpp.c) own=LLAMACPP ;;
+    src/core/policy_trtllm.c) own=TRTLLM ;;
+    *) own=NONE ;;
+    esac
+    found=$(grep -noE "$engine_uses" "$f" |
+        grep -vE ":([!=]=[[:space:]]*|case[[:space:]]+)?(ENGINE|RULE)_$own[A-Z0-9_]*([[:space:]]*[!=]=)?\$")
+    if [ -n "$found" ]; then
+        echo "$found" | sed "s|^|$f:|" >&2
+        bad "$f tests which engine it is: ask its descriptor (core/engine_desc.h)"
+    fi
 done
 [ $fail = 0 ] && echo "layers: ok"
 exit $fail

@@ -98,30 +98,30 @@ enum control_kind control_kind(enum control c)
     return c >= 0 && c < CTRL_COUNT ? table[c].kind : CK_LIST;
 }
 
-static enum scenario_field field_of(enum control c, const struct scenario *s)
+/* The engine's knob in the fraction or the sequence row, or NULL. */
+static const struct engine_knob *knob_of(enum control c, const struct scenario *s)
 {
-    enum engine_kind e = s->engine.kind;
-    if (c == CTRL_FRACTION)
-        return e == ENGINE_SGLANG ? SF_MEM_FRACTION_STATIC
-               : e == ENGINE_TRTLLM ? SF_FREE_GPU_MEMORY_FRACTION
-                                    : SF_GPU_MEMORY_UTILIZATION;
-    if (c == CTRL_SEQS)
-        return e == ENGINE_LLAMACPP ? SF_PARALLEL : SF_MAX_NUM_SEQS;
-    return table[c].field;
+    return engine_knob_role(engine_desc(s->engine.kind),
+                            c == CTRL_FRACTION ? KNOB_FRACTION
+                            : c == CTRL_SEQS   ? KNOB_SEQS
+                                               : KNOB_OTHER);
+}
+
+const struct engine_option *control_option(enum control c, const struct scenario *s)
+{
+    const struct engine_knob *k = knob_of(c, s);
+    const struct engine_option *o = k ? engine_option_at(k->offset) : NULL;
+    return o ? o : engine_option_of(table[c].field);
 }
 
 const char *control_label(enum control c, const struct scenario *s)
 {
     if (c < 0 || c >= CTRL_COUNT)
         return "";
-    enum engine_kind e = s->engine.kind;
-    if (c == CTRL_SEQS)
-        return e == ENGINE_LLAMACPP ? "Slots -np"
-               : e == ENGINE_SGLANG ? "Max running"
-               : e == ENGINE_TRTLLM ? "Max batch"
-                                    : "Max seqs";
-    if (c == CTRL_FRACTION)
-        return control_field_names[field_of(c, s)];
+    if (c == CTRL_SEQS || c == CTRL_FRACTION) {
+        const struct engine_knob *k = knob_of(c, s);
+        return k ? k->label : control_field_names[table[c].field];
+    }
     return table[c].label;
 }
 
@@ -130,31 +130,28 @@ int control_of_field(enum scenario_field f)
     for (int c = 0; c < CTRL_COUNT; c++)
         if (table[c].field == f)
             return c;
-    if (f == SF_MEM_FRACTION_STATIC || f == SF_FREE_GPU_MEMORY_FRACTION)
-        return CTRL_FRACTION;
-    if (f == SF_PARALLEL)
-        return CTRL_SEQS;
-    return -1;
+    /* another engine's knob in the same row (SGLang's static fraction, llama.cpp's slots) */
+    const struct engine_option *o = engine_option_of(f);
+    const struct engine_knob *k = o ? engine_knob_any(o->offset) : NULL;
+    return k && k->role == KNOB_FRACTION ? CTRL_FRACTION : k && k->role == KNOB_SEQS ? CTRL_SEQS : -1;
 }
 
 bool control_visible(enum control c, const struct scenario *s)
 {
-    enum engine_kind e = s->engine.kind;
-    if (c == CTRL_FRACTION)
-        return e == ENGINE_VLLM || e == ENGINE_SGLANG || e == ENGINE_TRTLLM;
-    if (c == CTRL_SEQS)
-        return e != ENGINE_GENERIC;
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (c == CTRL_FRACTION || c == CTRL_SEQS)
+        return knob_of(c, s) != NULL;
     /* an engine budgets by its own rule: the headroom slider gives its row
      * to the engine's knobs (CONTROLS_VISIBLE_MAX rows at most) */
     if (c == CTRL_HEADROOM)
-        return e == ENGINE_GENERIC;
+        return !e->server;
     if (c == CTRL_SPEC_TOKENS)
         return s->spec_method != SPEC_NONE;
     if (c == CTRL_HIT_RATE)
         return s->host_kv_bytes > 0;
     /* LoRA slots where they are modelled (core/lora.h): llama.cpp keeps none */
     if (c == CTRL_LORA)
-        return e != ENGINE_LLAMACPP && e != ENGINE_TRTLLM && s->model.attention != ATTENTION_MLA &&
+        return e->lora_none == NULL && s->model.attention != ATTENTION_MLA &&
                s->model.state_layers == 0;
     /* images for a model whose config sizes them, or once given */
     if (c == CTRL_IMAGES)
@@ -164,7 +161,7 @@ bool control_visible(enum control c, const struct scenario *s)
 
 const char *control_dim_reason(enum control c, const struct scenario *s)
 {
-    if (c == CTRL_HEADROOM && s->engine.kind != ENGINE_GENERIC)
+    if (c == CTRL_HEADROOM && engine_desc(s->engine.kind)->server)
         return "engine budgets";
     if (c == CTRL_KV_HEADS && s->model.attention == ATTENTION_MLA)
         return "MLA: one latent";
@@ -192,10 +189,7 @@ static int cmp_u64(const void *a, const void *b)
 /* thousandths of a memory fraction, and its default */
 double control_fraction_of(const struct scenario *s)
 {
-    const struct engine_flags *f = &s->engine;
-    return s->engine.kind == ENGINE_SGLANG   ? f->mem_fraction_static
-           : s->engine.kind == ENGINE_TRTLLM ? f->free_gpu_memory_fraction
-                                             : f->gpu_memory_utilization;
+    return engine_option_value(&s->engine, control_option(CTRL_FRACTION, s));
 }
 
 int control_values(enum control c, const struct scenario *s, const struct plan_result *r,
@@ -353,16 +347,18 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
             n = add_unique(v, n, k);
         n = add_unique(v, n, s->max_loras);
         break;
-    case CTRL_SEQS:
+    case CTRL_SEQS: {
         n = add_unique(v, n, 0); /* the engine's default (llama.cpp: as many as fit) */
         for (uint64_t k = 1; k <= 16; k++)
             n = add_unique(v, n, k);
-        /* llama.cpp: at most LLAMA_MAX_SEQ slots */
-        for (uint64_t k = 32; k <= (s->engine.kind == ENGINE_LLAMACPP ? ENGINE_LLAMACPP_MAX_SEQ : 4096);
-             k *= 2)
+        /* up to 4096, or the engine's bound (llama.cpp: LLAMA_MAX_SEQ slots) */
+        const struct engine_knob *knob = knob_of(c, s);
+        uint64_t top = knob && knob->max < 4096 ? (uint64_t)knob->max : 4096;
+        for (uint64_t k = 32; k <= top; k *= 2)
             n = add_unique(v, n, k);
         n = add_unique(v, n, control_current(c, s, r, cat));
         break;
+    }
     case CTRL_COUNT:
         return 0;
     }
@@ -437,10 +433,10 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
     case CTRL_SPEC_TOKENS:
         return s->spec_tokens;
     case CTRL_SEQS: {
-        uint32_t given = s->engine.kind == ENGINE_LLAMACPP ? s->engine.parallel : s->engine.max_num_seqs;
+        uint64_t given = engine_option_uint(&s->engine, control_option(c, s));
         if (given > 0 || r == NULL)
             return given;
-        return s->engine.kind == ENGINE_LLAMACPP ? r->engine.slots : r->engine.scheduler_cap;
+        return engine_desc(s->engine.kind)->fixed_slots ? r->engine.slots : r->engine.scheduler_cap;
     }
     case CTRL_COUNT:
         break;

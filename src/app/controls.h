@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/engine_desc.h"
 #include "core/plan.h"
 #include "io/catalog.h"
 
@@ -106,6 +107,11 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
 
 /* The control a scenario field belongs to, or -1. */
 int control_of_field(enum scenario_field f);
+
+/* The engine option the fraction or sequence row sets: the engine's knob of
+ * that row (core/engine_desc.h), else --gpu-memory-utilization or
+ * --max-num-seqs (an engine without the knob shows no such row). */
+const struct engine_option *control_option(enum control c, const struct scenario *s);
 
 /* Shared by controls.c and controls_text.c: the engine's memory fraction in
  * use (0 = its default), and the setters that keep a scenario consistent. */

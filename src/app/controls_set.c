@@ -10,20 +10,12 @@
 
 void control_set_fraction(struct scenario *s, double f)
 {
-    if (s->engine.kind == ENGINE_SGLANG)
-        s->engine.mem_fraction_static = f;
-    else if (s->engine.kind == ENGINE_TRTLLM)
-        s->engine.free_gpu_memory_fraction = f;
-    else
-        s->engine.gpu_memory_utilization = f;
+    engine_option_set(&s->engine, control_option(CTRL_FRACTION, s), f);
 }
 
 void control_set_seqs(struct scenario *s, uint32_t n)
 {
-    if (s->engine.kind == ENGINE_LLAMACPP)
-        s->engine.parallel = n;
-    else
-        s->engine.max_num_seqs = n;
+    engine_option_set(&s->engine, control_option(CTRL_SEQS, s), n);
 }
 
 void control_set_context(struct scenario *s, uint64_t tokens)
@@ -83,9 +75,10 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_AVG:
         s->avg_context_tokens = value >= s->context_tokens ? 0 : value;
         break;
-    case CTRL_ENGINE:
+    case CTRL_ENGINE: {
         s->engine.kind = (enum engine_kind)(value % ENGINE_COUNT);
         s->engine.rule = RULE_CURRENT;
+        const struct engine_desc *e = engine_desc(s->engine.kind);
         /* knobs and layouts that belong to one engine go with it */
         s->engine.gpu_memory_utilization = 0;
         s->engine.mem_fraction_static = 0;
@@ -94,13 +87,14 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
         s->engine.max_num_seqs = 0;
         s->engine.max_num_batched_tokens = 0;
         s->engine.chunked_prefill_size = 0;
-        if (s->engine.kind != ENGINE_SGLANG)
+        if (!e->dp_attention)
             s->dp_attention = false;
-        if (s->engine.kind != ENGINE_VLLM)
+        if (!(e->experts_over_dp && e->experts_over_dp(s->engine.rule)))
             s->expert_parallel = false;
-        if (s->engine.kind == ENGINE_LLAMACPP)
+        if (e->splits_layers)
             s->pp = 0;
         break;
+    }
     case CTRL_HEADROOM:
         s->headroom_percent = (double)value;
         break;
@@ -146,8 +140,8 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
 void control_fit_knobs(struct scenario *s)
 {
     /* slots go where the engine or the model has none to keep (core/lora.h) */
-    if (s->engine.kind == ENGINE_LLAMACPP || s->engine.kind == ENGINE_TRTLLM ||
-        s->model.attention == ATTENTION_MLA || s->model.state_layers > 0)
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (e->lora_none || s->model.attention == ATTENTION_MLA || s->model.state_layers > 0)
         s->max_loras = 0;
     if (s->model.experts > 0 && (s->lora_targets & LORA_MLP))
         s->lora_targets = 0;
@@ -158,7 +152,7 @@ void control_fit_knobs(struct scenario *s)
     /* a cache type the engine has no kernels for goes back to the model's */
     if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype))
         s->kv_dtype = DTYPE_AUTO;
-    if (s->engine.kind != ENGINE_LLAMACPP)
+    if (!e->v_dtype) /* a V type of its own only where the engine has one */
         s->engine.v_dtype = DTYPE_AUTO;
 }
 

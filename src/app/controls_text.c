@@ -89,6 +89,13 @@ static void host_kv_brief(uint64_t bytes, enum unit_system units, char *buf, siz
     snprintf(buf, size, "%s %s/GPU", n, (units == UNITS_GB ? gb : gib)[i]);
 }
 
+/* The most the sequence row takes: the engine's bound (llama.cpp: LLAMA_MAX_SEQ). */
+static uint64_t seqs_max(const struct scenario *s)
+{
+    const struct engine_knob *k = engine_knob_role(engine_desc(s->engine.kind), KNOB_SEQS);
+    return k ? (uint64_t)k->max : 1000000;
+}
+
 bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d)
 {
     uint64_t n = 0;
@@ -122,9 +129,7 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
             s->kv_heads = (uint32_t)n;
         break;
     case CTRL_SEQS:
-        if ((ok = units_parse_count(text, 0,
-                                    s->engine.kind == ENGINE_LLAMACPP ? ENGINE_LLAMACPP_MAX_SEQ : 1000000,
-                                    &n, &in)))
+        if ((ok = units_parse_count(text, 0, seqs_max(s), &n, &in)))
             control_set_seqs(s, (uint32_t)n);
         break;
     case CTRL_HEADROOM:
@@ -222,7 +227,7 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
         if (scenario_pp(s) > 1)
             snprintf(buf, size, "%u pp%u x%u repl", scenario_tp(s), scenario_pp(s),
                      scenario_replicas(s)); /* fits the value column: "4 pp2 x2 repl" */
-        else if (s->engine.kind == ENGINE_LLAMACPP && scenario_tp(s) > 1) /* layers, not TP */
+        else if (engine_desc(s->engine.kind)->splits_layers && scenario_tp(s) > 1)
             snprintf(buf, size, scenario_replicas(s) > 1 ? "layers/%u x%u" : "layers/%u",
                      scenario_tp(s), scenario_replicas(s));
         else
@@ -312,7 +317,7 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
     case CTRL_SEQS:
         if (control_current(c, s, NULL, NULL) > 0)
             snprintf(buf, size, "%llu", (unsigned long long)control_current(c, s, NULL, NULL));
-        else if (s->engine.kind == ENGINE_LLAMACPP)
+        else if (engine_desc(s->engine.kind)->fixed_slots)
             snprintf(buf, size, "auto %u", r->engine.slots);
         else
             snprintf(buf, size, "auto %u", r->engine.scheduler_cap);

@@ -261,7 +261,7 @@ static int k_copy_command(struct planner *p)
 
 static int k_copy_launch(struct planner *p)
 {
-    if (p->result.profile == ENGINE_GENERIC) {
+    if (!engine_desc(p->result.profile)->server) {
         snprintf(p->status, sizeof p->status, "the generic rule has no launch line: pick an engine");
         return PLAN_REDRAW;
     }

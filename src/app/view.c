@@ -210,7 +210,8 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
     const struct plan_result *res = &p->result;
     const struct scenario *s = &p->scenario;
     char n[32], line[256], a[32], b[32], ctx[32];
-    bool engine = res->profile != ENGINE_GENERIC;
+    const struct engine_desc *e = engine_desc(res->profile);
+    bool engine = e->server;
     units_format_int(res->max_users, n, sizeof n);
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
     int y = r.y, end = r.y + r.h;
@@ -223,8 +224,8 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         widget_text(y + 4, r.x + w + 2, r.w - w - 2, ROLE_DIM, line);
         if (res->host.present && res->host.serving) {
             /* beside the number: the users host memory keeps beyond the GPUs */
-            if (res->profile == ENGINE_LLAMACPP) {
-                snprintf(line, sizeof line, "llama.cpp has no host tier");
+            if (e->host.none) {
+                snprintf(line, sizeof line, "%s has no host tier", e->title);
                 snprintf(brief, sizeof brief, "no host tier");
             } else if (res->host.beyond_gpu) {
                 units_format_int(res->host.beyond_gpu, a, sizeof a);
@@ -238,7 +239,7 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
                 snprintf(brief, sizeof brief, "host: %s", a);
             }
             widget_text(y + 1, r.x + w + 2, r.w - w - 2,
-                        res->profile == ENGINE_LLAMACPP ? ROLE_DIM : ROLE_GOOD,
+                        e->host.none ? ROLE_DIM : ROLE_GOOD,
                         fit(r.w - w - 2, line, brief));
         }
         y += 5;
@@ -283,20 +284,18 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         char pp[24] = "";
         if (res->pp > 1)
             snprintf(pp, sizeof pp, " x PP %u", res->pp);
-        /* llama.cpp splits whole layers over its GPUs, not tensors */
-        bool layers = res->profile == ENGINE_LLAMACPP && res->pp == 1;
-        char tp[40];
-        snprintf(tp, sizeof tp,
-                 !layers ? "TP %u" : res->tp > 1 ? "layers split over %u GPUs" : "one GPU each",
-                 res->tp);
+        /* an engine that splits whole layers over its GPUs, not tensors */
+        bool layers = e->splits_layers && res->pp == 1;
+        char tp[40], group[48];
+        plan_layout_words(res, tp, sizeof tp);
+        plan_layout_group(res, group, sizeof group);
         if (res->replicas > 1)
             snprintf(line, sizeof line, "%u replicas%s%s%s: %s user%s each", res->replicas,
                      layers ? ", " : " x ", tp, pp, a, res->users_per_replica == 1 ? "" : "s");
         else
             snprintf(line, sizeof line, "one replica, %s%s%s", tp, pp,
                      res->dp_attention ? ", DP attention" : "");
-        snprintf(brief, sizeof brief, layers ? "%u x %u GPUs%s: %s each" : "%u x TP %u%s: %s each",
-                 res->replicas, res->tp, pp, a);
+        snprintf(brief, sizeof brief, "%s%s: %s each", group, pp, a);
         widget_text(y++, r.x, r.w, ROLE_TEXT, fit(r.w, line, brief));
     }
     if (res->generic.present && y < end) {
@@ -308,8 +307,10 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
     if (y < end) {
         units_format_int(res->max_users_paged, a, sizeof a);
         units_format_tokens_short(res->avg_context_tokens, b, sizeof b);
-        if (res->profile == ENGINE_LLAMACPP)
-            snprintf(line, sizeof line, "-np %u slots, no paging", res->engine.slots);
+        const struct engine_knob *slots = engine_knob_role(e, KNOB_SEQS);
+        if (e->fixed_slots && slots)
+            snprintf(line, sizeof line, "%s %u slots, no paging", slots->engine_flag,
+                     res->engine.slots);
         else
             snprintf(line, sizeof line, "paged: %s user%s at %s in use", a,
                      res->max_users_paged == 1 ? "" : "s", b);
@@ -319,7 +320,7 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
     if (y < end) {
         /* an engine's allocation when it holds more than the tokens need (vLLM's
          * windowed groups keep the window and a batch in whole blocks) */
-        bool alloc = res->profile != ENGINE_GENERIC &&
+        bool alloc = e->server &&
                      res->user_bytes_paged_per_gpu > res->user_bytes_per_gpu;
         units_format_bytes(alloc ? res->user_bytes_paged_per_gpu : res->user_bytes_per_gpu,
                            s->units, a, sizeof a);
@@ -360,7 +361,7 @@ static void draw_bar(const struct planner *p, struct rect r)
     if (s->gpus > 1)
         snprintf(count, sizeof count, ", %u GPUs alike", s->gpus);
     snprintf(title, sizeof title, "Memory of each GPU: %s%s%s", total,
-             res->profile != ENGINE_GENERIC ? " CUDA" : "", count);
+             engine_desc(res->profile)->server ? " CUDA" : "", count);
     if ((int)strlen(title) > r.w)
         snprintf(title, sizeof title, "Each GPU%s: %s", s->gpus > 1 && r.w > 32 ? " (all alike)" : "",
                  total);
@@ -428,7 +429,7 @@ static void draw_explain(const struct planner *p, struct rect r)
         int spare = end - y - (n - i - 1);
         int max_rows = i == 0 ? end - y : spare >= 2 ? 2 : 1;
         y += view_explain_row(rows[i], y, r.x, r.w, max_rows, i == 0 ? ROLE_TEXT : ROLE_DIM);
-        if (i == 0 && p->result.profile != ENGINE_GENERIC && y < end) {
+        if (i == 0 && engine_desc(p->result.profile)->server && y < end) {
             widget_text(y, r.x, EXPLAIN_LABEL_W, ROLE_TITLE, "Launch");
             char launch[ENGINE_TEXT_MAX + 8];
             int lw = r.w - EXPLAIN_LABEL_W;

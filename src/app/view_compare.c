@@ -104,9 +104,10 @@ void view_draw_compare(const struct planner *p)
             cut++;                                                                                 \
     } while (0)
     ROW_WORDS("GPU", "%u x %s", sd[i].s->gpus, sd[i].s->gpu.id);
-    ROW_WORDS("Layout", sd[i].r->profile == ENGINE_LLAMACPP ? "%u x %u GPUs%s" : "%u x TP %u%s",
-              sd[i].r->replicas, sd[i].r->tp,
-              layout_extra(sd[i].r, i));
+    char group[2][48];
+    for (int i = 0; i < 2; i++)
+        plan_layout_group(sd[i].r, group[i], sizeof group[i]);
+    ROW_WORDS("Layout", "%s%s", group[i], layout_extra(sd[i].r, i));
     ROW_WORDS("Model", "%s", sd[i].s->model.id);
     ROW_WORDS("Engine", "%s", engine_label(sd[i].r->profile, sd[i].r->rule));
     ROW_WORDS("KV cache", "%s", dtype_info(sd[i].r->kv_dtype)->name);
@@ -135,7 +136,7 @@ void view_draw_compare(const struct planner *p)
         else
             cut++;
     }
-    if (sd[0].r->profile != ENGINE_GENERIC || sd[1].r->profile != ENGINE_GENERIC) {
+    if (engine_desc(sd[0].r->profile)->server || engine_desc(sd[1].r->profile)->server) {
         /* the engines' own knobs, in their words; "-" where a side has none */
         for (int knob = CTRL_FRACTION; knob <= CTRL_SEQS; knob++) {
             for (int i = 0; i < 2; i++) {

@@ -99,16 +99,17 @@ void view_title(const struct planner *p, struct rect r)
 {
     const struct scenario *s = &p->scenario;
     const struct plan_result *res = &p->result;
-    char line[256], ctx[32], layout[48] = "";
+    char line[256], ctx[32], layout[48] = "", group[40];
     view_fill_row(r.y, r.x, r.w, ROLE_KEY);
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    if (res->pp > 1)
+    if (res->pp > 1) {
         snprintf(layout, sizeof layout, " (%u x TP %u x PP %u)", res->replicas, res->tp, res->pp);
-    else if (res->replicas > 1)
-        snprintf(layout, sizeof layout,
-                 res->profile == ENGINE_LLAMACPP ? " (%u x %u GPUs)" : " (%u x TP %u)",
-                 res->replicas, res->tp);
-    const char *eng = res->profile != ENGINE_GENERIC ? engine_label(res->profile, res->rule) : "";
+    } else if (res->replicas > 1) {
+        plan_layout_group(res, group, sizeof group);
+        snprintf(layout, sizeof layout, " (%s)", group);
+    }
+    const char *eng =
+        engine_desc(res->profile)->server ? engine_label(res->profile, res->rule) : "";
     const char *sep = eng[0] ? ", " : "";
     snprintf(line, sizeof line, " kvplan  %s on %u x %s%s at %s tokens%s%s", s->model.name,
              s->gpus, s->gpu.name, layout, ctx, sep, eng);

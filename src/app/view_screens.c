@@ -383,12 +383,10 @@ void view_draw_presentation(const struct planner *p)
     widget_text(l.number.y + l.number.h - 1, x + w + 2, 10, ROLE_TITLE, "users");
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
     const struct plan_result *res = &p->result;
-    char where[160], extra[160] = "";
+    char where[160], extra[160] = "", group[48];
+    plan_layout_group(res, group, sizeof group);
     if (res->replicas > 1)
-        snprintf(where, sizeof where,
-                 res->profile == ENGINE_LLAMACPP ? "%u x %s (%u x %u GPUs)" : "%u x %s (%u x TP %u)",
-                 s->gpus, s->gpu.id, res->replicas,
-                 res->tp);
+        snprintf(where, sizeof where, "%u x %s (%s)", s->gpus, s->gpu.id, group);
     else
         snprintf(where, sizeof where, "%u x %s", s->gpus, s->gpu.id);
     if (!res->fits)
@@ -400,8 +398,8 @@ void view_draw_presentation(const struct planner *p)
     else if (planner_reference(p))
         view_baseline_text(p, extra + snprintf(extra, sizeof extra, "   |   "), sizeof extra - 7);
     snprintf(line, sizeof line, "at %s tokens each on %s%s%s%s", ctx, where,
-             res->profile != ENGINE_GENERIC ? ", " : "",
-             res->profile != ENGINE_GENERIC ? engine_label(res->profile, res->rule) : "", extra);
+             engine_desc(res->profile)->server ? ", " : "",
+             engine_desc(res->profile)->server ? engine_label(res->profile, res->rule) : "", extra);
     if ((int)strlen(line) > l.caption.w) /* narrow: the essentials */
         snprintf(line, sizeof line, "at %s on %s%s", ctx, where, extra);
     int lw = (int)strlen(line);

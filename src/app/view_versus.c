@@ -100,8 +100,8 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
     else if (slo)
         snprintf(level, sizeof level, " within %g s (%s fit)", s->max_ttft_seconds, fit);
     snprintf(line, sizeof line, "users%s at %s%s%s", level, ctx,
-             res->profile != ENGINE_GENERIC ? ", " : "",
-             res->profile != ENGINE_GENERIC ? engine_label(res->profile, res->rule) : "");
+             engine_desc(res->profile)->server ? ", " : "",
+             engine_desc(res->profile)->server ? engine_label(res->profile, res->rule) : "");
     widget_text(y++, r.x, r.w, ROLE_TEXT, line);
     if (slot != first) {
         if (ref_users > 0)
@@ -114,7 +114,7 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
     }
     y++;
     snprintf(line, sizeof line,
-             res->profile == ENGINE_LLAMACPP ? "%u x %s, layers/%u" : "%u x %s, TP %u", s->gpus,
+             engine_desc(res->profile)->splits_layers ? "%u x %s, layers/%u" : "%u x %s, TP %u", s->gpus,
              s->gpu.id, res->tp);
     widget_text(y++, r.x, r.w, ROLE_TEXT, line);
     snprintf(line, sizeof line, "%s, %s cache", s->model.id, dtype_info(res->kv_dtype)->name);

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/engine_desc.h"
 #include "core/plan.h"
 #include "core/shell.h"
 #include "core/text.h"
@@ -333,8 +334,8 @@ int cmd_calibrate(int argc, char **argv)
             return cli_fail(d.message);
         }
         /* llama.cpp logs its whole cache (all GPUs of a layer split); the others one GPU's */
-        uint64_t model_bytes = s.engine.kind == ENGINE_LLAMACPP ? r.engine.unit_bytes
-                                                                : r.cost.bytes_per_token;
+        uint64_t model_bytes = engine_desc(s.engine.kind)->splits_layers ? r.engine.unit_bytes
+                                                                         : r.cost.bytes_per_token;
         printf("\n%s (%s cache%s): %llu B per token per GPU\n", m->spec.name,
                dtype_info(r.kv_dtype)->name, tp > 1 ? ", tensor parallel" : "",
                (unsigned long long)model_bytes);

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/engine_desc.h"
 #include "core/solve.h"
 #include "core/speed.h"
 #include "core/text.h"
@@ -234,7 +235,8 @@ int cmd_solve(int argc, char **argv)
                        units_format_tokens(best, t, sizeof t));
             }
         } else {
-            if (s.engine.kind != ENGINE_VLLM) {
+            if (!engine_knob(engine_desc(s.engine.kind),
+                             offsetof(struct engine_flags, gpu_memory_utilization))) {
                 catalog_free(&cat);
                 return cli_fail("solve --utilization: needs --engine vllm");
             }
@@ -374,10 +376,11 @@ int cmd_solve(int argc, char **argv)
         printf("(TP %u spans nodes of %d GPUs: its all-reduces run over the network; --max-pp N "
                "lets solve put pipeline stages between nodes instead, as engines do)\n",
                wide, SPEED_GPUS_PER_NODE);
+    char vendors[64];
+    engine_vendors_text(base.engine.kind, vendors, sizeof vendors);
     if (skipped)
         printf("(%d GPU types of other vendors left out: %s is modelled on %s)\n", skipped,
-               engine_label(base.engine.kind, base.engine.rule),
-               base.engine.kind == ENGINE_TRTLLM ? "NVIDIA" : "NVIDIA and AMD");
+               engine_label(base.engine.kind, base.engine.rule), vendors);
     if (solved == 0) {
         printf("(no GPU type serves it within %u GPUs; raise --max-gpus)\n", max_gpus);
         status = 1;

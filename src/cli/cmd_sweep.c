@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/engine_desc.h"
 #include "core/plan.h"
 #include "core/version.h"
 #include "io/jsonout.h"
@@ -409,7 +410,7 @@ int cmd_sweep(int argc, char **argv)
         printf("%s on %s, %s; %s\n", models ? "each model" : base.model.id,
                each_gpu ? "each GPU" : base.gpu.id,
                engine_label(base.engine.kind, base.engine.rule),
-               base.engine.kind == ENGINE_LLAMACPP
+               engine_desc(base.engine.kind)->splits_layers
                    ? "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER "
                      "and POOL are per GPU"
                    : "KV/TOKEN, KV/USER and POOL are per GPU");

@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "core/engine_desc.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -452,7 +454,9 @@ bool options_parse(int argc, char **argv, struct options *o, bool *help, struct 
                 o->flags.max_num_batched_tokens = n;
             break;
         case OPT_PARALLEL:
-            if (!options_parse_count("--parallel", a, 1, ENGINE_LLAMACPP_MAX_SEQ, &n, d))
+            if (!options_parse_count("--parallel", a, 1,
+                                     engine_option_max(offsetof(struct engine_flags, parallel)),
+                                     &n, d))
                 return false;
             o->flags.parallel = (uint32_t)n;
             break;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/engine_desc.h"
 #include "io/calibration.h"
 #include "io/fileio.h"
 #include "io/localgpu.h"
@@ -184,9 +185,9 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
          * (as in the planner); the ones given here apply below */
         if (o->load_path && s->engine.kind != o->engine) {
             memset(&s->engine, 0, sizeof s->engine);
-            if (o->engine != ENGINE_SGLANG)
+            if (!engine_desc(o->engine)->dp_attention)
                 s->dp_attention = false;
-            if (o->engine != ENGINE_VLLM)
+            if (!engine_desc(o->engine)->experts_over_dp)
                 s->expert_parallel = false;
             if (!o->has_kv_dtype && !engine_supports(o->engine, s->kv_dtype))
                 s->kv_dtype = DTYPE_AUTO; /* a cache type the new engine lacks */

@@ -1,31 +1,102 @@
+/* engine: the table of profiles (one row per engine, each defined in its
+ * own policy file) and kvplan's engine options, and the questions asked of
+ * them: names, versions, cache types, vendors, knobs. */
 #include "engine.h"
+#include "engine_desc.h"
+#include "policy.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-static const char *names[ENGINE_COUNT] = {"generic", "vllm", "sglang", "llama.cpp", "trtllm"};
+static const struct engine_desc *const table[ENGINE_COUNT] = {
+    [ENGINE_GENERIC] = &engine_generic, [ENGINE_VLLM] = &engine_vllm,
+    [ENGINE_SGLANG] = &engine_sglang,   [ENGINE_LLAMACPP] = &engine_llamacpp,
+    [ENGINE_TRTLLM] = &engine_trtllm,
+};
+
+#define FLAG_AT(field) offsetof(struct engine_flags, field)
+
+/* In the order a command line gives them (io/report_command.c). An option
+ * several engines share says what the others are told. */
+static const struct engine_option options[] = {
+    {"--gpu-memory-utilization", FLAG_AT(gpu_memory_utilization), EOPT_FRACTION,
+     SF_GPU_MEMORY_UTILIZATION, true, NULL},
+    {"--mem-fraction-static", FLAG_AT(mem_fraction_static), EOPT_FRACTION, SF_MEM_FRACTION_STATIC,
+     true, NULL},
+    {"--free-gpu-memory-fraction", FLAG_AT(free_gpu_memory_fraction), EOPT_FRACTION,
+     SF_FREE_GPU_MEMORY_FRACTION, true, NULL},
+    {"--max-num-seqs", FLAG_AT(max_num_seqs), EOPT_COUNT, SF_MAX_NUM_SEQS, true,
+     "is an engine's option (--engine vllm, sglang or trtllm)"},
+    {"--max-num-batched-tokens", FLAG_AT(max_num_batched_tokens), EOPT_TOKENS,
+     SF_MAX_NUM_BATCHED_TOKENS, true,
+     "is an option of vLLM and TensorRT-LLM (SGLang: --chunked-prefill-size)"},
+    {"--chunked-prefill-size", FLAG_AT(chunked_prefill_size), EOPT_TOKENS, SF_COUNT, false, NULL},
+    {"--parallel", FLAG_AT(parallel), EOPT_COUNT, SF_PARALLEL, true, NULL},
+    {"--fit-target", FLAG_AT(fit_target_bytes), EOPT_BYTES, SF_COUNT, false, NULL},
+    {"--kv-dtype-v", FLAG_AT(v_dtype), EOPT_DTYPE, SF_COUNT, false, NULL},
+    /* what a log said: any engine takes them */
+    {"--gpu-total", FLAG_AT(gpu_total_bytes), EOPT_BYTES, SF_LOGGED, false, NULL},
+    {"--non-kv", FLAG_AT(non_kv_bytes), EOPT_BYTES, SF_LOGGED, false, NULL},
+    {"--kv-memory", FLAG_AT(kv_memory_bytes), EOPT_BYTES, SF_LOGGED, false, NULL},
+};
+enum { OPTION_COUNT = sizeof options / sizeof options[0] };
+
+const struct engine_desc *engine_desc(enum engine_kind k)
+{
+    return table[k >= 0 && k < ENGINE_COUNT ? k : ENGINE_GENERIC];
+}
 
 const char *engine_name(enum engine_kind k)
 {
-    return k >= 0 && k < ENGINE_COUNT ? names[k] : "?";
+    return k >= 0 && k < ENGINE_COUNT ? table[k]->name : "?";
 }
 
 const char *engine_label(enum engine_kind k, enum engine_rule r)
 {
-    if (k == ENGINE_VLLM && r == RULE_VLLM_V0)
-        return "vllm@0";
-    if (k == ENGINE_LLAMACPP && r == RULE_LLAMACPP_PRE_MLA)
-        return "llama.cpp@pre-mla";
-    if (k == ENGINE_TRTLLM && r == RULE_TRTLLM_ENGINE)
-        return "trtllm@trt";
-    return engine_name(k);
+    if (k < 0 || k >= ENGINE_COUNT)
+        return "?";
+    const struct engine_desc *d = table[k];
+    for (int i = 0; i < ENGINE_VERSIONS_MAX && d->versions[i].label; i++)
+        if (r != RULE_CURRENT && d->versions[i].rule == r)
+            return d->versions[i].label;
+    return d->name;
+}
+
+/* The engine called `name` (its name or an alias), or NULL. */
+static const struct engine_desc *named(const char *name)
+{
+    for (int k = 0; k < ENGINE_COUNT; k++) {
+        const struct engine_desc *d = table[k];
+        if (strcasecmp(name, d->name) == 0)
+            return d;
+        for (int a = 0; a < ENGINE_ALIASES_MAX && d->aliases[a]; a++)
+            if (strcasecmp(name, d->aliases[a]) == 0)
+                return d;
+    }
+    return NULL;
+}
+
+/* The engines' names, or every version pin, joined for a message. */
+static void list_all(bool versions, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < ENGINE_COUNT; k++) {
+        const struct engine_desc *d = table[k];
+        for (int i = 0; i < (versions ? ENGINE_VERSIONS_MAX : 1); i++) {
+            const char *word = versions ? d->versions[i].label : d->name;
+            if (word == NULL || n >= size)
+                break;
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", word);
+        }
+    }
 }
 
 bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *rule,
                   struct diag *d)
 {
-    char name[64];
+    char name[64], all[256];
     snprintf(name, sizeof name, "%s", text ? text : "");
     char *at = strchr(name, '@');
     const char *version = NULL;
@@ -33,91 +104,242 @@ bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *ru
         *at = '\0';
         version = at + 1;
     }
-    static const struct {
-        const char *alias;
-        enum engine_kind k;
-    } aliases[] = {{"generic", ENGINE_GENERIC}, {"vllm", ENGINE_VLLM},
-                   {"sglang", ENGINE_SGLANG},   {"llama.cpp", ENGINE_LLAMACPP},
-                   {"llamacpp", ENGINE_LLAMACPP}, {"llama-cpp", ENGINE_LLAMACPP},
-                   {"ollama", ENGINE_LLAMACPP}, {"trtllm", ENGINE_TRTLLM},
-                   {"tensorrt-llm", ENGINE_TRTLLM}, {"trt-llm", ENGINE_TRTLLM}};
-    bool found = false;
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
-        if (strcasecmp(name, aliases[i].alias) == 0) {
-            *kind = aliases[i].k;
-            found = true;
-        }
+    const struct engine_desc *e = named(name);
+    if (e == NULL) {
+        list_all(false, all, sizeof all);
+        return diag_fail(d, "'%s' is not an engine (%s)", text ? text : "", all);
     }
-    if (!found)
-        return diag_fail(d, "'%s' is not an engine (generic, vllm, sglang, llama.cpp, trtllm)",
-                         text ? text : "");
+    *kind = e->kind;
     *rule = RULE_CURRENT;
     if (version == NULL || version[0] == '\0' || strcasecmp(version, "latest") == 0)
         return true;
-    if (*kind == ENGINE_VLLM && (strcmp(version, "0") == 0 || strcasecmp(version, "v0") == 0)) {
-        *rule = RULE_VLLM_V0;
-        return true;
-    }
-    if (*kind == ENGINE_VLLM && (strcmp(version, "1") == 0 || strcasecmp(version, "v1") == 0))
-        return true;
-    if (*kind == ENGINE_LLAMACPP && strcasecmp(version, "pre-mla") == 0) {
-        *rule = RULE_LLAMACPP_PRE_MLA;
-        return true;
-    }
-    if (*kind == ENGINE_TRTLLM && strcasecmp(version, "trt") == 0) {
-        *rule = RULE_TRTLLM_ENGINE;
-        return true;
-    }
-    if (*kind == ENGINE_TRTLLM && strcasecmp(version, "pytorch") == 0)
-        return true;
-    return diag_fail(d, "'%s': unknown version of %s (known: vllm@0, vllm@1, "
-                        "llama.cpp@pre-mla, trtllm@pytorch, trtllm@trt)",
-                     text, engine_name(*kind));
+    for (int i = 0; i < ENGINE_VERSIONS_MAX && e->versions[i].label; i++)
+        for (int j = 0; j < 3 && e->versions[i].spellings[j]; j++)
+            if (strcasecmp(version, e->versions[i].spellings[j]) == 0) {
+                *rule = e->versions[i].rule;
+                return true;
+            }
+    list_all(true, all, sizeof all);
+    return diag_fail(d, "'%s': unknown version of %s (known: %s)", text, e->name, all);
 }
 
-/* Whether the engine can cache in this precision at all. */
+/* Whether d is in the list (an empty list holds every precision). */
+static bool listed(const enum dtype *list, enum dtype d)
+{
+    if (list[0] == DTYPE_AUTO)
+        return true;
+    for (int i = 0; i < ENGINE_DTYPES_MAX && list[i] != DTYPE_AUTO; i++)
+        if (list[i] == d)
+            return true;
+    return false;
+}
+
 bool engine_supports(enum engine_kind k, enum dtype d)
 {
-    switch (k) {
-    case ENGINE_VLLM:
-    case ENGINE_SGLANG:
-        return d == DTYPE_FP16 || d == DTYPE_BF16 || d == DTYPE_FP32 || d == DTYPE_FP8;
-    case ENGINE_LLAMACPP:
-        return d == DTYPE_FP16 || d == DTYPE_BF16 || d == DTYPE_FP32 || d == DTYPE_Q8_0 ||
-               d == DTYPE_Q4_0;
-    case ENGINE_TRTLLM:
-        return d == DTYPE_FP16 || d == DTYPE_BF16 || d == DTYPE_FP32 || d == DTYPE_FP8 ||
-               d == DTYPE_INT8;
-    default:
-        return true;
-    }
+    return listed(engine_desc(k)->cache_dtypes, d);
 }
 
-const char *engine_cache_types(enum engine_kind k)
+bool engine_loads(enum engine_kind k, enum dtype d)
 {
-    switch (k) {
-    case ENGINE_VLLM:
-    case ENGINE_SGLANG:
-        return "auto, fp16, bf16, fp32 or fp8";
-    case ENGINE_LLAMACPP:
-        return "auto, fp16, bf16, fp32, q8_0 or q4_0";
-    case ENGINE_TRTLLM:
-        return "auto, fp16, bf16, fp32, fp8 or int8";
-    default:
-        return "any";
+    return listed(engine_desc(k)->weight_dtypes, d);
+}
+
+void engine_cache_types(enum engine_kind k, char *buf, size_t size)
+{
+    const enum dtype *list = engine_desc(k)->cache_dtypes;
+    int n = 0;
+    while (n < ENGINE_DTYPES_MAX && list[n] != DTYPE_AUTO)
+        n++;
+    if (n == 0) {
+        snprintf(buf, size, "any");
+        return;
     }
+    size_t len = (size_t)snprintf(buf, size, "auto");
+    for (int i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i == n - 1 ? " or " : ", ",
+                                dtype_info(list[i])->name);
 }
 
 bool engine_runs_on(enum engine_kind k, const char *vendor)
 {
-    bool nvidia = strncasecmp(vendor, "nvidia", 6) == 0, amd = strncasecmp(vendor, "amd", 3) == 0;
-    switch (k) {
-    case ENGINE_VLLM:
-    case ENGINE_SGLANG:
-        return nvidia || amd;
-    case ENGINE_TRTLLM:
-        return nvidia;
-    default:
+    const struct engine_desc *d = engine_desc(k);
+    if (d->vendors[0] == NULL)
         return true;
+    for (int i = 0; i < ENGINE_VENDORS_MAX && d->vendors[i]; i++)
+        if (strncasecmp(vendor, d->vendors[i], strlen(d->vendors[i])) == 0)
+            return true;
+    return false;
+}
+
+void engine_vendors_text(enum engine_kind k, char *buf, size_t size)
+{
+    const struct engine_desc *d = engine_desc(k);
+    size_t n = 0;
+    snprintf(buf, size, "any");
+    for (int i = 0; i < ENGINE_VENDORS_MAX && d->vendors[i] && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", i == 0 ? "" : " and ", d->vendors[i]);
+}
+
+const struct engine_option *engine_options(size_t *count)
+{
+    *count = OPTION_COUNT;
+    return options;
+}
+
+const struct engine_option *engine_option_at(size_t offset)
+{
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (options[i].offset == offset)
+            return &options[i];
+    return NULL;
+}
+
+const struct engine_option *engine_option_of(enum scenario_field field)
+{
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (options[i].field == field && field != SF_LOGGED)
+            return &options[i];
+    return NULL;
+}
+
+uint64_t engine_option_uint(const struct engine_flags *f, const struct engine_option *o)
+{
+    const char *p = (const char *)f + o->offset;
+    switch (o->type) {
+    case EOPT_FRACTION:
+        return 0;
+    case EOPT_COUNT:
+        return *(const uint32_t *)(const void *)p;
+    case EOPT_TOKENS:
+    case EOPT_BYTES:
+        return *(const uint64_t *)(const void *)p;
+    case EOPT_DTYPE:
+        return (uint64_t)*(const enum dtype *)(const void *)p;
     }
+    return 0;
+}
+
+double engine_option_value(const struct engine_flags *f, const struct engine_option *o)
+{
+    if (o->type == EOPT_FRACTION)
+        return *(const double *)(const void *)((const char *)f + o->offset);
+    return (double)engine_option_uint(f, o);
+}
+
+bool engine_option_given(const struct engine_flags *f, const struct engine_option *o)
+{
+    const char *p = (const char *)f + o->offset;
+    switch (o->type) {
+    case EOPT_FRACTION:
+        return *(const double *)(const void *)p > 0;
+    case EOPT_COUNT:
+        return *(const uint32_t *)(const void *)p != 0;
+    case EOPT_TOKENS:
+    case EOPT_BYTES:
+        return *(const uint64_t *)(const void *)p != 0;
+    case EOPT_DTYPE:
+        return *(const enum dtype *)(const void *)p != DTYPE_AUTO;
+    }
+    return false;
+}
+
+void engine_option_set(struct engine_flags *f, const struct engine_option *o, double v)
+{
+    char *p = (char *)f + o->offset;
+    switch (o->type) {
+    case EOPT_FRACTION:
+        *(double *)(void *)p = v;
+        break;
+    case EOPT_COUNT:
+        *(uint32_t *)(void *)p = (uint32_t)v;
+        break;
+    case EOPT_TOKENS:
+    case EOPT_BYTES:
+        *(uint64_t *)(void *)p = (uint64_t)v;
+        break;
+    case EOPT_DTYPE:
+        *(enum dtype *)(void *)p = (enum dtype)(int)v;
+        break;
+    }
+}
+
+const struct engine_knob *engine_knob(const struct engine_desc *d, size_t offset)
+{
+    for (int i = 0; i < ENGINE_KNOBS_MAX && d->knobs[i].label; i++)
+        if (d->knobs[i].offset == offset)
+            return &d->knobs[i];
+    return NULL;
+}
+
+const struct engine_knob *engine_knob_role(const struct engine_desc *d, enum knob_role role)
+{
+    for (int i = 0; i < ENGINE_KNOBS_MAX && d->knobs[i].label; i++)
+        if (d->knobs[i].role == role && role != KNOB_OTHER)
+            return &d->knobs[i];
+    return NULL;
+}
+
+const struct engine_desc *engine_owner(size_t offset)
+{
+    for (int k = 0; k < ENGINE_COUNT; k++)
+        if (engine_knob(table[k], offset))
+            return table[k];
+    return NULL;
+}
+
+const struct engine_knob *engine_knob_any(size_t offset)
+{
+    const struct engine_desc *d = engine_owner(offset);
+    return d ? engine_knob(d, offset) : NULL;
+}
+
+uint64_t engine_option_max(size_t offset)
+{
+    const struct engine_knob *k = engine_knob_any(offset);
+    return k ? (uint64_t)k->max : 0;
+}
+
+void engine_refusal(const struct engine_desc *d, const struct engine_option *o, char *buf,
+                    size_t size)
+{
+    const struct engine_desc *own = engine_owner(o->offset);
+    const struct engine_knob *theirs = own ? engine_knob(own, o->offset) : NULL;
+    /* an engine with a knob of its own in that row names it: "counts slots" */
+    const struct engine_knob *mine = theirs ? engine_knob_role(d, theirs->role) : NULL;
+    if (mine && mine->counts) {
+        const struct engine_option *m = engine_option_at(mine->offset);
+        snprintf(buf, size, "%s counts %s: use %s", d->title, mine->counts, m ? m->flag : "");
+    } else if (o->refusal) {
+        snprintf(buf, size, "%s", o->refusal);
+    } else if (own) {
+        snprintf(buf, size, "is %s option (--engine %s)", own->title_a, own->name);
+    } else {
+        snprintf(buf, size, "is no engine's option");
+    }
+}
+
+void engine_list(bool (*has)(const struct engine_desc *), struct engine_list how, char *buf,
+                 size_t size)
+{
+    const struct engine_desc *in[ENGINE_COUNT];
+    int n = 0;
+    for (int k = 0; k < ENGINE_COUNT; k++)
+        if (table[k]->server && has(table[k]))
+            in[n++] = table[k];
+    if (how.generic && has(table[ENGINE_GENERIC]))
+        in[n++] = table[ENGINE_GENERIC];
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s",
+                                i == 0 ? "" : i == n - 1 ? how.last : ", ",
+                                how.titles ? in[i]->title : in[i]->name);
+}
+
+const struct engine_desc *engine_find(bool (*has)(const struct engine_desc *))
+{
+    for (int k = 0; k < ENGINE_COUNT; k++)
+        if (has(table[k]))
+            return table[k];
+    return NULL;
 }

@@ -2,12 +2,14 @@
  * the budgeting rules of vLLM, SGLang, llama.cpp and TensorRT-LLM), their
  * names, versions and launch flags.
  *
- * The rules themselves live in one policy file per profile (policy_*.c);
- * ../shared/reference/ENGINES.md has the upstream file of each rule. */
+ * Each profile is one descriptor (core/engine_desc.h), defined with its rule
+ * in its own policy file (policy_*.c); ../shared/reference/ENGINES.md has the
+ * upstream file of each rule. */
 #ifndef KVPLAN_CORE_ENGINE_H
 #define KVPLAN_CORE_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "diag.h"
@@ -30,11 +32,6 @@ enum engine_rule {
     RULE_TRTLLM_ENGINE     /* trtllm@trt: the TensorRT engine path, 64 tokens per block */
 };
 
-/* llama.cpp's most sequences (slots) in one context: src/llama-cparams.h
- * LLAMA_MAX_SEQ, and the llama_context constructor (src/llama-context.cpp)
- * throws "n_seq_max must be <= 256" above it. */
-enum { ENGINE_LLAMACPP_MAX_SEQ = 256 };
-
 /* The profile and its launch flags; zero means "the engine's default". */
 struct engine_flags {
     enum engine_kind kind;
@@ -45,7 +42,7 @@ struct engine_flags {
     double mem_fraction_static;      /* SGLang, default from its reserve rule */
     uint64_t chunked_prefill_size;   /* SGLang */
     uint32_t parallel;               /* llama.cpp -np slots; 0 = as many as fit (at most
-                                      * ENGINE_LLAMACPP_MAX_SEQ) */
+                                      * LLAMA_MAX_SEQ, its knob's bound) */
     uint64_t fit_target_bytes;       /* llama.cpp --fit margin, default 1 GiB */
     enum dtype v_dtype;              /* llama.cpp -ctv; AUTO = the cache dtype */
     double free_gpu_memory_fraction; /* TensorRT-LLM, default 0.9 */
@@ -73,7 +70,11 @@ bool engine_runs_on(enum engine_kind k, const char *vendor);
 /* Whether the engine can cache in this precision at all. */
 bool engine_supports(enum engine_kind k, enum dtype d);
 
-/* The cache types engine_supports accepts, as a list for messages. */
-const char *engine_cache_types(enum engine_kind k);
+/* The cache types engine_supports accepts, as a list for messages
+ * ("auto, fp16, bf16, fp32 or fp8"; "any"). */
+void engine_cache_types(enum engine_kind k, char *buf, size_t size);
+
+/* Whether the engine loads weights in this precision (llama.cpp: GGUF types). */
+bool engine_loads(enum engine_kind k, enum dtype d);
 
 #endif

@@ -34,63 +34,24 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine_desc.h"
 #include "policy.h"
-#include "shell.h"
 #include "speed.h"
 
 /* How the engine sizes the pool, for the users row's note. */
 static void pool_note(const struct policy_ctx *c, char *note, size_t size)
 {
-    const struct scenario *s = c->s;
-    const struct plan_result *r = c->r;
-    double ranks = (double)r->tp * r->pp;
-    switch (s->engine.kind) {
-    case ENGINE_VLLM:
-        if (ranks > 1)
-            snprintf(note, size, "vLLM --kv-offloading-size %g GiB, split over %g ranks (TP x PP)",
-                     (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0), ranks);
-        else
-            snprintf(note, size, "vLLM --kv-offloading-size %g GiB",
-                     (double)s->host_kv_bytes / (1024.0 * 1024.0 * 1024.0));
-        break;
-    case ENGINE_SGLANG:
-        snprintf(note, size, "SGLang --hicache-size %.0f GB (whole GB) on each rank, its device "
-                 "pool's layout", (double)c->r->host.pool_bytes_per_gpu / 1e9);
-        break;
-    case ENGINE_LLAMACPP:
-        snprintf(note, size, "llama.cpp has no host tier (-nkvo moves the whole cache to host "
-                 "memory, not modelled)");
-        break;
-    case ENGINE_TRTLLM:
-        snprintf(note, size, "TensorRT-LLM's host_cache_size not read at its source: as the "
-                 "generic tier");
-        break;
-    default:
-        snprintf(note, size, "each GPU's host memory for parked caches, their caches whole");
-        break;
-    }
+    const struct engine_host *h = &engine_desc(c->s->engine.kind)->host;
+    if (h->note)
+        h->note(c, note, size);
+    else
+        snprintf(note, size, "%s", h->words ? h->words : "");
 }
 
 uint64_t host_tier_pool_bytes(const struct scenario *s)
 {
-    if (s->engine.kind != ENGINE_SGLANG)
-        return s->host_kv_bytes;
-    double gb = floor((double)s->host_kv_bytes / 1e9);
-    return (uint64_t)(gb < 1 ? 1 : gb) * 1000000000ull;
-}
-
-void host_tier_flags(const struct scenario *s, uint32_t ranks, struct shell_line *l)
-{
-    if (s->host_kv_bytes == 0)
-        return;
-    if (s->engine.kind == ENGINE_VLLM) { /* GiB for all ranks (kv_offloading.py) */
-        shell_words(l, "--kv-offloading-backend native");
-        shell_option(l, "--kv-offloading-size", "%g",
-                     (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0));
-    } else if (s->engine.kind == ENGINE_SGLANG) { /* whole GB on each rank */
-        shell_words(l, "--enable-hierarchical-cache");
-        shell_option(l, "--hicache-size", "%.0f", (double)host_tier_pool_bytes(s) / 1e9);
-    }
+    const struct engine_host *h = &engine_desc(s->engine.kind)->host;
+    return h->pool_bytes ? h->pool_bytes(s) : s->host_kv_bytes;
 }
 
 /* The parked caches are sized at the tokens in use (the pool's allocation
@@ -106,6 +67,8 @@ static void users_rows(struct policy_ctx *c)
     const struct scenario *s = c->s;
     struct plan_result *r = c->r;
     struct host_tier *h = &r->host;
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    const char *holder = e->server ? e->name : "the pool";
     char note[200], t[32];
     struct explain_row *row = explain_row_begin(c->x, "host_user", "KV per parked user", "per GPU");
     units_format_int(r->avg_context_tokens, t, sizeof t);
@@ -113,13 +76,11 @@ static void users_rows(struct policy_ctx *c)
         char pre[32];
         units_format_int(r->prefix_tokens, pre, sizeof pre);
         snprintf(note, sizeof note, "its %s tokens in use less the %s-token shared prefix "
-                 "(kept once on the GPU), as %s allocates them", t, pre,
-                 r->profile == ENGINE_GENERIC ? "the pool" : engine_name(r->profile));
+                 "(kept once on the GPU), as %s allocates them", t, pre, holder);
     } else {
-        snprintf(note, sizeof note, "its %s tokens in use, as %s allocates them", t,
-                 r->profile == ENGINE_GENERIC ? "the pool" : engine_name(r->profile));
+        snprintf(note, sizeof note, "its %s tokens in use, as %s allocates them", t, holder);
     }
-    if (r->profile == ENGINE_GENERIC)
+    if (!e->server)
         explain_ref(c->x, row, "kv_per_user_paged", "paged");
     else
         explain_term(row, (long double)h->user_bytes_per_gpu, XU_BYTES, "KV of one user");
@@ -135,7 +96,7 @@ static void users_rows(struct policy_ctx *c)
         n = snprintf(note, sizeof note, "%s per replica; ", t);
     }
     pool_note(c, note + n, sizeof note - (size_t)n);
-    if (s->engine.kind == ENGINE_LLAMACPP) {
+    if (e->host.none) {
         explain_row_end(c->x, row, XU_COUNT, 0, note);
     } else if (!h->serving) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no user fits on the GPUs: no server runs to park "
@@ -144,8 +105,7 @@ static void users_rows(struct policy_ctx *c)
         explain_row_end(c->x, row, XU_COUNT, 0, "no user's cache to park");
     } else {
         explain_term(row, (long double)h->pool_bytes_per_gpu, XU_BYTES,
-                     s->engine.kind == ENGINE_SGLANG ? "host pool (--hicache-size)"
-                                                     : "host pool (--host-kv)");
+                     e->host.pool_term ? e->host.pool_term : "host pool (--host-kv)");
         explain_ref(c->x, row, "host_user", "per user");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_FLOOR);
@@ -230,16 +190,16 @@ void host_tier_compute(struct policy_ctx *c)
     /* the pool the launch line asks for (SGLang: whole GB) */
     h->pool_bytes_per_gpu = host_tier_pool_bytes(s);
     h->user_bytes_per_gpu = r->user_bytes_paged_per_gpu;
-    /* parked caches need a server: none when no user fits, and llama.cpp has no tier */
+    /* parked caches need a server: none when no user fits, or an engine without a tier */
+    const struct engine_host *eh = &engine_desc(s->engine.kind)->host;
     h->serving = r->fits && r->max_users > 0;
-    bool tier = h->serving && s->engine.kind != ENGINE_LLAMACPP;
+    bool tier = h->serving && !eh->none;
     uint32_t ranks = r->dp_attention ? r->tp : 1;
     h->users_per_replica = tier && h->user_bytes_per_gpu
                                ? kv_sat_mul(h->pool_bytes_per_gpu / h->user_bytes_per_gpu, ranks)
                                : 0;
-    /* hiradix_cache.py / memory_pool_host.py (HostKVCache.__init__): SGLang
-     * asserts the host pool holds more tokens than the device pool */
-    if (tier && s->engine.kind == ENGINE_SGLANG && r->cost.bytes_per_token &&
+    /* an engine that asks for more host tokens than device tokens (SGLang) */
+    if (tier && eh->beyond_device && r->cost.bytes_per_token &&
         h->pool_bytes_per_gpu / r->cost.bytes_per_token <= r->engine.units)
         r->warnings |= WARN_HOST_TOO_SMALL;
     h->users = kv_sat_mul(h->users_per_replica, r->replicas);

@@ -33,14 +33,9 @@ struct scenario;
 /* Fills c->r->host and its "host_*" rows; nothing without --host-kv. */
 void host_tier_compute(struct policy_ctx *c);
 
-/* The host pool of each GPU as the engine sizes it: --host-kv, or under
- * SGLang the whole GB its --hicache-size takes (at least 1: 0 means its ratio). */
+/* The host pool of each GPU as the engine sizes it (its descriptor's
+ * host.pool_bytes: SGLang's whole GB), else --host-kv. Each engine's launch
+ * line asks for the tier with its own flags. */
 uint64_t host_tier_pool_bytes(const struct scenario *s);
-
-/* Appends the vLLM or SGLang flags that ask for the tier (--kv-offloading-backend
- * ...) to a launch line, for `ranks` = TP x PP ranks; none without a tier or
- * for other engines. */
-struct shell_line;
-void host_tier_flags(const struct scenario *s, uint32_t ranks, struct shell_line *l);
 
 #endif

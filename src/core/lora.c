@@ -1,4 +1,5 @@
 #include "lora.h"
+#include "engine_desc.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -74,7 +75,7 @@ uint32_t lora_allocated(const struct scenario *s)
     uint32_t t = lora_targets(s);
     const uint32_t qkv = (1u << LORA_Q) | (1u << LORA_K) | (1u << LORA_V);
     const uint32_t gate_up = (1u << LORA_GATE) | (1u << LORA_UP);
-    bool packed = s->engine.kind == ENGINE_VLLM || s->engine.kind == ENGINE_SGLANG;
+    bool packed = engine_desc(s->engine.kind)->packs_lora;
     if (packed && (t & qkv))
         t |= qkv;
     if (packed && (t & gate_up))

@@ -213,14 +213,12 @@ static void lora_rows(struct policy_ctx *c)
                     s->model.experts ? "A and B of every layer; MoE experts carry none here"
                                      : "A and B of every layer");
     row = explain_row_begin(c->x, "lora", "LoRA slots", "per GPU");
-    explain_term(row, l->slots, XU_COUNT, s->engine.kind == ENGINE_SGLANG ? "max-loras-per-batch"
-                                                                          : "max-loras");
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    explain_term(row, l->slots, XU_COUNT, e->lora_flag + 2); /* "max-loras" */
     explain_ref(c->x, row, "lora_slot", "per slot");
     explain_op(row, XOP_MUL);
     explain_row_end(c->x, row, XU_BYTES, 0,
-                    s->engine.kind == ENGINE_SGLANG ? "LoRAMemoryPool, allocated before the KV pool"
-                    : s->engine.kind == ENGINE_VLLM ? "allocated with the model, outside the KV cache"
-                                                    : "held beside the weights");
+                    e->lora_where ? e->lora_where : "held beside the weights");
 }
 
 /* The replica rows become the answer, or are multiplied by the replicas. */
@@ -300,7 +298,8 @@ static void warnings(const struct scenario *s, struct plan_result *r)
 {
     const struct model_spec *m = &s->model;
     const struct kv_cost *k = &r->cost;
-    uint32_t tp = k->tp; /* 1 under llama.cpp: it splits layers, never heads */
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    uint32_t tp = k->tp; /* 1 when the engine splits layers, never heads */
     if (!r->weights_fit)
         r->warnings |= WARN_WEIGHTS_DO_NOT_FIT;
     else if (!r->fits)
@@ -333,16 +332,13 @@ static void warnings(const struct scenario *s, struct plan_result *r)
         r->warnings |= WARN_FP8_UNSUPPORTED;
     enum dtype v = s->engine.v_dtype;
     if (!engine_supports(s->engine.kind, r->kv_dtype) ||
-        (s->engine.kind == ENGINE_LLAMACPP && v != DTYPE_AUTO && !engine_supports(ENGINE_LLAMACPP, v)))
+        (e->v_dtype && v != DTYPE_AUTO && !engine_supports(s->engine.kind, v)))
         r->warnings |= WARN_ENGINE_DTYPE;
-    /* llama.cpp loads GGUF: f32, f16, bf16, q8_0, q4_0 and the K-quants; an fp8
-     * or fp4 checkpoint is converted first, to one of those */
-    enum dtype wd = r->weight_dtype;
-    if (s->engine.kind == ENGINE_LLAMACPP && wd != DTYPE_FP32 && wd != DTYPE_FP16 &&
-        wd != DTYPE_BF16 && wd != DTYPE_Q8_0 && wd != DTYPE_Q4_0 && wd != DTYPE_Q6_K &&
-        wd != DTYPE_Q5_K_M && wd != DTYPE_Q4_K_M)
+    /* an engine that loads only its own formats (llama.cpp: GGUF) converts an
+     * fp8 or fp4 checkpoint first */
+    if (!engine_loads(s->engine.kind, r->weight_dtype))
         r->warnings |= WARN_ENGINE_WEIGHTS;
-    if (s->engine.kind == ENGINE_TRTLLM && k->state_layers > 0)
+    if (e->state_per_user && k->state_layers > 0)
         r->warnings |= WARN_STATE_GENERIC;
     /* doc/SPEED-VALIDATION.md: DeepSeek-R1 (256 experts) decodes 3 to 10 times
      * slower in vLLM, SGLang and TensorRT-LLM than its bytes over bandwidth;
@@ -374,6 +370,7 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
     struct scenario with_images; /* image tokens join the context (core/images.h) */
     images_apply(s, &with_images, r);
     s = &with_images;
+    const struct engine_desc *e = engine_desc(s->engine.kind);
     r->profile = s->engine.kind;
     r->rule = s->engine.rule;
     r->names = names ? names : scenario_option_names;
@@ -396,15 +393,15 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
      * flattens TP across the DP ranks, so routed experts are split over every
      * GPU of the DP group, as tensor slices or, with --enable-expert-parallel,
      * as whole experts; the other weights split by TP x PP */
-    r->experts_spread = r->expert_bytes > 0 && s->engine.kind == ENGINE_VLLM &&
-                        s->engine.rule != RULE_VLLM_V0 && (r->replicas > 1 || s->expert_parallel);
+    r->experts_spread = r->expert_bytes > 0 && e->experts_over_dp &&
+                        e->experts_over_dp(s->engine.rule) && (r->replicas > 1 || s->expert_parallel);
     /* SGLang's DP attention: every GPU holds the attention and the embedding
      * whole, the rest split by TP */
     r->attention_bytes = s->dp_attention ? scenario_attention_bytes(s) : 0;
     /* MLA's latent down-projections (and V3.2's indexer) are ReplicatedLinear
      * in vLLM and SGLang (models/deepseek_v2.py): every TP rank holds them
-     * whole. llama.cpp splits layers, not tensors. */
-    r->replicated_bytes = !r->attention_bytes && r->tp > 1 && s->engine.kind != ENGINE_LLAMACPP
+     * whole. An engine that splits layers splits no tensor. */
+    r->replicated_bytes = !r->attention_bytes && r->tp > 1 && !e->splits_layers
                               ? scenario_replicated_bytes(s)
                               : 0;
     uint64_t whole = r->attention_bytes ? r->attention_bytes : r->replicated_bytes;
@@ -414,16 +411,10 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
             kv_ceil_div(r->weights_bytes - spread - whole, (uint64_t)r->tp * r->pp) +
             kv_ceil_div(spread, r->gpus) + kv_ceil_div(whole, r->pp);
     }
-    /* SGLang, TensorRT-LLM and vLLM V0 size every layer for the whole context:
-     * sliding windows save them nothing. llama.cpp splits layers, not heads. */
-    enum engine_kind kind = s->engine.kind;
+    /* an engine that sizes every layer for the whole context (SGLang,
+     * TensorRT-LLM, vLLM V0) saves nothing by sliding windows */
     struct scenario costed = *s;
-    /* ... except SGLang's separate pool for Llama 4's chunked layers
-     * (model_runner.py set_num_token_hybrid); it keeps no window pool for
-     * gpt-oss or Gemma (server_args.py disable_hybrid_swa_memory) */
-    bool sglang_local = kind == ENGINE_SGLANG && strstr(s->model.window_pattern, "chunked");
-    bool full_layers = (kind == ENGINE_SGLANG && !sglang_local) || kind == ENGINE_TRTLLM ||
-                       (kind == ENGINE_VLLM && s->engine.rule == RULE_VLLM_V0);
+    bool full_layers = e->windows_full && e->windows_full(s);
     if (full_layers && s->model.windowed_layers > 0 && !s->full_attention) {
         costed.full_attention = true;
         r->warnings |= WARN_WINDOWS_UNUSED;
@@ -443,8 +434,9 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
             costed.model.layers = s->model.state_parallel ? kv : kv + costed.model.state_layers;
         }
     }
-    /* DP attention: no rank splits the heads; each holds its own requests */
-    uint32_t attention_tp = kind == ENGINE_LLAMACPP || s->dp_attention ? 1 : r->tp;
+    /* DP attention: no rank splits the heads; each holds its own requests (and
+     * an engine that splits layers splits no heads) */
+    uint32_t attention_tp = e->splits_layers || s->dp_attention ? 1 : r->tp;
     if (r->weights_bytes == UINT64_MAX || !kvcost_compute(&costed, attention_tp, &r->cost) ||
         kvcost_bytes(&r->cost, s->context_tokens, s->context_tokens) == UINT64_MAX) {
         memset(r, 0, sizeof *r);
@@ -453,19 +445,14 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
                          (names ? names : scenario_option_names)[SF_GPUS]);
     }
     r->kv_dtype = r->cost.kv_dtype;
+    if (e->cell_cost) /* the engine stores a layer its own way (llama.cpp: cells of every head) */
+        e->cell_cost(s, &r->cost);
     specdec_compute(s, attention_tp, r);
     /* the state's precisions, each engine's own (the generic rule and vLLM
      * keep vLLM's "auto": conv state in the model's precision, the recurrent
-     * state as the config asks):
-     *  - SGLang python/sglang/srt/configs/mamba_utils.py (mamba2_state_dtype):
-     *    conv state bf16, the SSM state SGLANG_MAMBA_SSM_DTYPE, else the
-     *    config's mamba_ssm_dtype, else float32;
-     *  - llama.cpp src/llama-model.cpp (create_memory): the recurrent r and s
-     *    tensors in GGML_TYPE_F32. */
-    if (r->cost.state_layers > 0 && kind == ENGINE_SGLANG)
-        kvcost_state_dtypes(&r->cost, DTYPE_BF16, DTYPE_FP32);
-    else if (r->cost.state_layers > 0 && kind == ENGINE_LLAMACPP)
-        kvcost_state_dtypes(&r->cost, DTYPE_FP32, DTYPE_FP32);
+     * state as the config asks) */
+    if (r->cost.state_layers > 0 && e->state_conv != DTYPE_AUTO)
+        kvcost_state_dtypes(&r->cost, e->state_conv, e->state_ssm);
     /* x is first written here, past every refusal; its rows are not
      * cleared: each row is written whole when it is used */
     if (x) {
@@ -473,10 +460,10 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
         x->units = s->units;
     }
     /* speculative decoding: each user holds its speculative tokens too (vLLM
-     * v1/core/sched/scheduler.py, allocate_slots with num_lookahead_tokens);
-     * a llama.cpp slot has its fixed cells */
+     * v1/core/sched/scheduler.py, allocate_slots with num_lookahead_tokens),
+     * unless the engine's slots have fixed cells (llama.cpp) */
     struct scenario run = *s;
-    if (r->spec.method != SPEC_NONE && kind != ENGINE_LLAMACPP) {
+    if (r->spec.method != SPEC_NONE && e->spec_lookahead) {
         run.context_tokens += r->spec.tokens;
         if (run.avg_context_tokens)
             run.avg_context_tokens += r->spec.tokens;
@@ -487,29 +474,17 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
         lora_compute(s, attention_tp, r->tp, costed.model.layers, r->cost.kv_heads_per_gpu,
                      &r->lora);
     images_context_row(&c);
-    if (kind != ENGINE_LLAMACPP)
-        cost_rows(&c); /* llama.cpp writes its own: K and V cells of every head */
+    if (!e->own_cost_rows)
+        cost_rows(&c); /* else the budget writes its own (llama.cpp: cells of every head) */
     policy_state_rows(&c, attention_tp);
     weights_row(&c);
     specdec_tokens_row(&c, s->context_tokens);
     lora_rows(&c);
-    switch (s->engine.kind) {
-    case ENGINE_VLLM:
-        policy_vllm(&c);
-        break;
-    case ENGINE_SGLANG:
-        policy_sglang(&c);
-        break;
-    case ENGINE_LLAMACPP:
-        policy_llamacpp(&c);
-        break;
-    case ENGINE_TRTLLM:
-        policy_trtllm(&c);
-        break;
-    default:
-        policy_generic(&c);
-        break;
-    }
+    e->budget(&c);
+    if (x && e->launch)
+        e->launch(&c);
+    if (x && e->log)
+        e->log(&c);
     if (s->dp_attention)
         dp_attention_rows(&c);
     c.s = s;
@@ -527,7 +502,7 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
     money_and_speed(&c);
     host_tier_compute(&c);
     warnings(s, r);
-    if (s->engine.kind != ENGINE_GENERIC && x) {
+    if (e->server && x) {
         /* the headroom rule on the same GPUs, model and context: the engine's
          * own flags and layouts are not its (they would be refused) */
         struct scenario g = *s;

@@ -175,6 +175,15 @@ uint64_t plan_kv_token_bytes_per_replica(const struct plan_result *r);
  * (or "outside budget" for an engine). */
 const char *plan_segment_name(const struct plan_result *r, enum segment s);
 
+/* The layout, written once for every view: how one replica holds the model
+ * ("TP 4", or for an engine that splits layers "layers split over 4 GPUs",
+ * "one GPU each"), the replicas in short ("3 x TP 4", "3 x 4 GPUs"), and the
+ * whole sentence ("3 replicas of tensor parallel 4", "2 stages x 8 GPUs: TP
+ * 8, PP 2", "one replica, layers split over 2 GPUs"). */
+void plan_layout_words(const struct plan_result *r, char *buf, size_t size);
+void plan_layout_group(const struct plan_result *r, char *buf, size_t size);
+void plan_layout_text(const struct plan_result *r, char *buf, size_t size);
+
 /* How the weights are stored: "bf16", or "checkpoint" for a mixed-format
  * checkpoint counted at its released size (gpt-oss MXFP4 experts). */
 const char *plan_weights_label(const struct plan_result *r);

@@ -2,6 +2,7 @@
  * where one GPU's memory goes, the names of its parts, and the sentence of
  * each warning with the plan's figures. */
 #include "plan.h"
+#include "engine_desc.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -11,14 +12,14 @@
 
 uint64_t plan_kv_token_bytes_per_gpu(const struct plan_result *r)
 {
-    if (r->profile == ENGINE_LLAMACPP && r->tp > 1)
+    if (engine_desc(r->profile)->splits_layers && r->tp > 1)
         return kv_ceil_div(r->cost.bytes_per_token, r->tp);
     return r->cost.bytes_per_token;
 }
 
 uint64_t plan_kv_token_bytes_per_replica(const struct plan_result *r)
 {
-    if (r->profile == ENGINE_LLAMACPP)
+    if (engine_desc(r->profile)->splits_layers)
         return r->cost.bytes_per_token;
     /* under DP attention a token lives on the one rank that serves its request */
     if (r->dp_attention)
@@ -64,12 +65,12 @@ void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
 
 const char *plan_segment_name(const struct plan_result *r, enum segment s)
 {
-    bool engine = r->profile != ENGINE_GENERIC;
+    const struct engine_desc *e = engine_desc(r->profile);
     switch (s) {
     case SEG_WEIGHTS:
         return "weights";
     case SEG_RUNTIME:
-        return r->profile == ENGINE_LLAMACPP ? "compute buffers" : "activations+rt";
+        return e->runtime_words;
     case SEG_DRAFT:
         return r->spec.method == SPEC_MTP ? "MTP head" : "draft model";
     case SEG_STATE:
@@ -86,11 +87,61 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s)
         return r->state_pool_bytes_per_gpu > r->state_used_bytes_per_gpu ? "spare KV+state"
                                                                           : "spare KV";
     case SEG_RESERVED:
-        return !engine ? "headroom" : r->profile == ENGINE_TRTLLM ? "kept free" : "outside budget";
+        return e->reserved_words;
     case SEG_COUNT:
         break;
     }
     return "";
+}
+
+/* An engine that splits whole layers over its GPUs (llama.cpp's split_mode
+ * LLAMA_SPLIT_MODE_LAYER, src/llama-model.cpp llama_model_default_params)
+ * splits no tensor: its replicas are told in its own words. */
+static bool layers_split(const struct plan_result *r)
+{
+    return engine_desc(r->profile)->splits_layers && r->pp <= 1;
+}
+
+void plan_layout_words(const struct plan_result *r, char *buf, size_t size)
+{
+    if (!layers_split(r))
+        snprintf(buf, size, "TP %u", r->tp);
+    else if (r->tp > 1)
+        snprintf(buf, size, "layers split over %u GPUs", r->tp);
+    else
+        snprintf(buf, size, "one GPU each");
+}
+
+void plan_layout_group(const struct plan_result *r, char *buf, size_t size)
+{
+    snprintf(buf, size, layers_split(r) ? "%u x %u GPUs" : "%u x TP %u", r->replicas, r->tp);
+}
+
+void plan_layout_text(const struct plan_result *r, char *buf, size_t size)
+{
+    char ep[64], words[64];
+    snprintf(ep, sizeof ep, ", experts over all %u GPUs", r->gpus);
+    plan_layout_words(r, words, sizeof words);
+    const char *dp = r->dp_attention ? ", DP attention over the TP ranks"
+                     : r->experts_spread ? ep
+                                          : "";
+    if (r->pp > 1 && r->replicas == 1)
+        snprintf(buf, size, "%u stages x %u GPU%s: TP %u, PP %u%s", r->pp, r->tp,
+                 r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
+    else if (r->pp > 1)
+        snprintf(buf, size, "%u replicas, each %u stages x %u GPU%s: TP %u, PP %u%s", r->replicas,
+                 r->pp, r->tp, r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
+    else if (layers_split(r) && r->tp > 1 && r->replicas == 1)
+        snprintf(buf, size, "one replica, %s%s", words, dp);
+    else if (layers_split(r) && r->tp > 1)
+        snprintf(buf, size, "%u replicas, each with %s%s", r->replicas, words, dp);
+    else if (layers_split(r) && r->replicas > 1)
+        snprintf(buf, size, "%u replicas, %s (one %s per GPU)", r->replicas, words,
+                 engine_desc(r->profile)->server_command);
+    else if (r->replicas == 1)
+        snprintf(buf, size, "one replica, tensor parallel %u%s", r->tp, dp);
+    else
+        snprintf(buf, size, "%u replicas of tensor parallel %u%s", r->replicas, r->tp, dp);
 }
 
 const char *plan_weights_label(const struct plan_result *r)

@@ -1,13 +1,14 @@
 /* policy: the budgeting rule of each profile, internal to core (plan.c
- * calls exactly one). A policy turns one GPU's memory into a KV pool and
- * users per replica, fills the plan's per-GPU and per-replica fields, and
- * writes the explain rows of its own steps. */
+ * calls exactly one, the descriptor's budget). A policy turns one GPU's
+ * memory into a KV pool and users per replica, fills the plan's per-GPU and
+ * per-replica fields, and writes the explain rows of its own steps. */
 #ifndef KVPLAN_CORE_POLICY_H
 #define KVPLAN_CORE_POLICY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine_desc.h"
 #include "plan.h"
 
 struct policy_ctx {
@@ -16,13 +17,11 @@ struct policy_ctx {
     struct explain *x; /* NULL: numbers only */
 };
 
-/* Each fills r->memory_bytes_per_gpu ... r->kv_tokens_per_replica, r->fits
- * and, for engines, r->engine. The per-token cost and weights are set. */
-void policy_generic(struct policy_ctx *c);
-void policy_vllm(struct policy_ctx *c);
-void policy_sglang(struct policy_ctx *c);
-void policy_llamacpp(struct policy_ctx *c);
-void policy_trtllm(struct policy_ctx *c);
+/* The rows of the table in engine.c, one in each policy file. Each budget
+ * fills r->memory_bytes_per_gpu ... r->kv_tokens_per_replica, r->fits and,
+ * for engines, r->engine; the per-token cost and weights are set. */
+extern const struct engine_desc engine_generic, engine_vllm, engine_sglang, engine_llamacpp,
+    engine_trtllm;
 
 /* ---- speculative decoding (specdec.c) ---- */
 

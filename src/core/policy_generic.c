@@ -1,6 +1,7 @@
 /* The generic rule (the seed article's): memory x (1 - headroom) - weights
  * is the KV pool; users are the pool over one user's full context, paged
  * users the pool over the tokens in use rounded up to whole blocks. */
+#include "engine_desc.h"
 #include "policy.h"
 
 #include <math.h>
@@ -43,7 +44,41 @@ static void users_row(struct policy_ctx *c, const char *key, const char *label, 
     explain_row_end(c->x, row, XU_COUNT, 0, note);
 }
 
-void policy_generic(struct policy_ctx *c)
+/* The row "kv_per_user_paged": the user's tokens in use in whole blocks
+ * (`global` and `windowed` of them, with windows), and its state. */
+static void paged_user_row(struct policy_ctx *c, uint64_t global, uint64_t windowed)
+{
+    const struct scenario *s = c->s;
+    const struct plan_result *r = c->r;
+    const struct kv_cost *k = &r->cost;
+    uint64_t b = r->block_tokens;
+    struct explain_row *row = explain_row_begin(
+        c->x, "kv_per_user_paged", k->state_layers ? "KV+state, paged" : "KV per user, paged",
+        "per GPU");
+    if (k->windowed_layers == 0) {
+        explain_term(row, r->avg_context_tokens, XU_TOKENS, "tokens in use");
+        if (s->prefix_tokens) {
+            explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");
+            explain_op(row, XOP_SUB);
+        }
+        explain_term(row, b, XU_TOKENS, "per block");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        explain_term(row, b, XU_TOKENS, "per block");
+        explain_op(row, XOP_MUL);
+        explain_ref(c->x, row, "kv_per_token", "per token");
+        explain_op(row, XOP_MUL);
+    } else {
+        policy_bytes_expr(c, row, global, windowed, "tokens in whole blocks");
+    }
+    if (k->state_layers > 0) {
+        explain_ref(c->x, row, "state_per_user", "state");
+        explain_op(row, XOP_ADD);
+    }
+    explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+}
+
+static void budget(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     struct plan_result *r = c->r;
@@ -100,30 +135,7 @@ void policy_generic(struct policy_ctx *c)
                                                     r->prefix_bytes_paged_per_gpu,
                                                     r->user_bytes_paged_per_gpu)
                                          : 0;
-    row = explain_row_begin(c->x, "kv_per_user_paged",
-                            k->state_layers ? "KV+state, paged" : "KV per user, paged",
-                            "per GPU");
-    if (k->windowed_layers == 0) {
-        explain_term(row, r->avg_context_tokens, XU_TOKENS, "tokens in use");
-        if (s->prefix_tokens) {
-            explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");
-            explain_op(row, XOP_SUB);
-        }
-        explain_term(row, b, XU_TOKENS, "per block");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_CEIL);
-        explain_term(row, b, XU_TOKENS, "per block");
-        explain_op(row, XOP_MUL);
-        explain_ref(c->x, row, "kv_per_token", "per token");
-        explain_op(row, XOP_MUL);
-    } else {
-        policy_bytes_expr(c, row, ug, uw, "tokens in whole blocks");
-    }
-    if (k->state_layers > 0) {
-        explain_ref(c->x, row, "state_per_user", "state");
-        explain_op(row, XOP_ADD);
-    }
-    explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+    paged_user_row(c, ug, uw);
     char note[64], t[32];
     units_format_int(r->avg_context_tokens, t, sizeof t);
     snprintf(note, sizeof note, "at %s tokens in use", t);
@@ -156,3 +168,20 @@ void policy_generic(struct policy_ctx *c)
                     k->windowed_layers ? "every layer counted at full length: windows hold more"
                                        : NULL);
 }
+
+/* The headroom rule: no launch line, no log; windows held as windows, the
+ * state in vLLM's precisions, LoRA slots beside the weights. */
+const struct engine_desc engine_generic = {
+    .kind = ENGINE_GENERIC,
+    .name = "generic",
+    .title = "the generic rule",
+    .title_a = "a generic",
+    .mtp = true,
+    .spec_tokens = 1,
+    .spec_lookahead = true,
+    .lora_flag = "--max-loras",
+    .runtime_words = "activations+rt",
+    .reserved_words = "headroom",
+    .host = {.words = "each GPU's host memory for parked caches, their caches whole"},
+    .budget = budget,
+};

@@ -4,10 +4,17 @@
  * launch line, the log and the answer all use that count.
  * Upstream: src/llama-context.cpp (n_ctx, n_seq), src/llama-kv-cache.cpp and
  * src/llama-kv-cache-iswa.cpp (cells, the SWA cache size), common/arg.cpp. */
+#include "engine_desc.h"
 #include "policy.h"
 #include "shell.h"
 
 #include <stdio.h>
+#include <string.h>
+
+/* llama.cpp's most sequences (slots) in one context: src/llama-cparams.h
+ * LLAMA_MAX_SEQ, and the llama_context constructor (src/llama-context.cpp)
+ * throws "n_seq_max must be <= 256" above it. */
+enum { LLAMA_MAX_SEQ = 256 };
 
 /* ggml's names for the cache types (-ctk/-ctv and the log) */
 static const char *ggml_name(enum dtype d)
@@ -31,6 +38,61 @@ struct lcpp {
     uint64_t draft;              /* bytes of one cell of every draft layer (own context per slot) */
     uint64_t state;              /* one slot's recurrent cell, every state layer, all GPUs */
 };
+
+/* A cell of one layer in llama.cpp's types (-ctk, -ctv; f16 unless told):
+ * K and V of every head, as layers, not heads, are split across the GPUs;
+ * the layer counts, window, state and draft as the plan's cost holds them. */
+static void layer_cells(const struct scenario *s, const struct kv_cost *k, struct lcpp *l)
+{
+    const struct engine_flags *f = &s->engine;
+    const struct model_spec *m = &s->model;
+    memset(l, 0, sizeof *l);
+    l->tk = s->kv_dtype != DTYPE_AUTO ? s->kv_dtype : engine_llamacpp.cache_default;
+    l->tv = f->v_dtype != DTYPE_AUTO ? f->v_dtype : l->tk;
+    if (m->attention == ATTENTION_MLA && f->rule == RULE_LLAMACPP_PRE_MLA) {
+        /* before MLA support: K and V expanded per head */
+        l->k_row = dtype_bytes_for(l->tk, (uint64_t)m->attention_heads *
+                                              (m->qk_nope_head_dim + m->qk_rope_head_dim));
+        l->v_row = dtype_bytes_for(l->tv, (uint64_t)m->attention_heads * m->v_head_dim);
+    } else if (m->attention == ATTENTION_MLA) {
+        /* the latent as K; V is a view of it */
+        l->k_row = dtype_bytes_for(l->tk, (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim);
+        /* V3.2: llama_kv_cache_dsa (src/llama-kv-cache-dsa.cpp) builds a second
+         * llama_kv_cache for the lightning indexer with one KV head of
+         * indexer_head_size, in the same K type and with as many cells */
+        l->i_row = dtype_bytes_for(l->tk, m->index_head_dim);
+    } else {
+        uint64_t kvh = s->kv_heads ? s->kv_heads : m->kv_heads;
+        l->k_row = dtype_bytes_for(l->tk, kvh * m->head_dim);
+        l->v_row = dtype_bytes_for(l->tv, kvh * m->head_dim);
+    }
+    l->global = k->global_layers;
+    l->windowed = k->windowed_layers;
+    l->window = k->window_tokens;
+    /* State layers: src/llama-model.cpp (create_memory) builds a hybrid
+     * memory whose recurrent part (src/llama-memory-recurrent.cpp) holds
+     * max(1, n_seq_max) cells, one per slot, of n_embd_r() + n_embd_s()
+     * values per layer (src/llama-hparams.cpp: (d_conv - 1) x (d_inner +
+     * 2 x n_group x d_state) and d_state x d_inner) in F32; the KV part
+     * covers the attention layers only. */
+    l->state = k->state_bytes;
+    l->draft = k->draft_bytes_per_token;
+}
+
+/* The plan's per-token cost is llama.cpp's, all GPUs together: a cell of
+ * every head in the cache's types (the plan runs this once kvcost_compute
+ * has run at attention TP 1, before the draft's KV is added). */
+static void cell_cost(const struct scenario *s, struct kv_cost *k)
+{
+    struct lcpp l;
+    layer_cells(s, k, &l);
+    k->bytes_per_layer = l.k_row + l.v_row + l.i_row;
+    k->index_bytes = l.i_row;
+    k->latent_bytes = l.i_row ? l.k_row : 0;
+    k->latent_fp8_blocks = false;
+    k->bytes_per_token = kv_sat_mul(k->bytes_per_layer, k->layers);
+    k->bytes_per_token_global = kv_sat_mul(k->bytes_per_layer, k->global_layers);
+}
 
 /* llama-context.cpp: n_ctx = GGML_PAD(-c, 256); with -np given the cache is
  * not unified and each slot (stream) gets GGML_PAD(n_ctx / n_seq, 256) cells.
@@ -115,12 +177,23 @@ static void cost_rows(struct policy_ctx *c, const struct lcpp *l)
     }
 }
 
-static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin)
+/* --fit keeps a margin free on every GPU, 1 GiB unless told */
+static uint64_t fit_margin(const struct scenario *s)
+{
+    return s->engine.fit_target_bytes ? s->engine.fit_target_bytes
+                                      : (uint64_t)engine_llamacpp.knobs[1].def;
+}
+
+/* What llama.cpp prints at startup, and how it budgets in a sentence. */
+static void log_lines(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct model_spec *m = &s->model;
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
+    struct lcpp cell;
+    const struct lcpp *l = &cell;
+    layer_cells(s, &r->cost, &cell);
     uint64_t np = e->slots, slot = slot_cells(s->context_tokens, np), n_ctx = slot * np;
     uint64_t cells = kv_sat_mul(np, kv_sat_add(kv_sat_mul(l->global, slot),
                                                kv_sat_mul(l->windowed, swa_slot_cells(l, slot))));
@@ -147,6 +220,28 @@ static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin
                    conv + ssm, (unsigned long long)np, r->cost.state_layers, (unsigned long long)np, conv,
                    ssm);
     }
+    snprintf(e->note, sizeof e->note,
+             "llama.cpp allocates -c x -np cells up front (no paging); --fit keeps %.2f GiB free "
+             "per GPU; %s",
+             (double)fit_margin(s) / (double)GIB,
+             s->engine.rule == RULE_LLAMACPP_PRE_MLA && m->attention == ATTENTION_MLA
+                 ? "before MLA support, DeepSeek K and V were stored per head"
+             : s->engine.parallel ? "-np as given"
+             : c->r->users_fit_per_replica > c->r->users_per_replica
+                 ? "-np is 256, llama.cpp's most (LLAMA_MAX_SEQ); more slots' cache fits"
+                 : "-np is the most slots whose cache fits");
+}
+
+/* llama-server -m MODEL.gguf and the flags that make it plan what kvplan planned. */
+static void launch(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    const struct model_spec *m = &s->model;
+    struct engine_detail *e = &c->r->engine;
+    struct lcpp cell;
+    const struct lcpp *l = &cell;
+    layer_cells(s, &c->r->cost, &cell);
+    uint64_t np = e->slots, n_ctx = slot_cells(s->context_tokens, np) * np;
     struct shell_line sl;
     shell_line_init(&sl, e->launch, sizeof e->launch);
     shell_words(&sl, "llama-server -m");
@@ -169,71 +264,142 @@ static void describe(struct policy_ctx *c, const struct lcpp *l, uint64_t margin
         shell_words(&sl, "-ngld 999");
     }
     policy_launch_done(c, &sl, true);
-    snprintf(e->note, sizeof e->note,
-             "llama.cpp allocates -c x -np cells up front (no paging); --fit keeps %.2f GiB free "
-             "per GPU; %s",
-             (double)margin / (double)GIB,
-             s->engine.rule == RULE_LLAMACPP_PRE_MLA && m->attention == ATTENTION_MLA
-                 ? "before MLA support, DeepSeek K and V were stored per head"
-             : s->engine.parallel ? "-np as given"
-             : c->r->users_fit_per_replica > c->r->users_per_replica
-                 ? "-np is 256, llama.cpp's most (LLAMA_MAX_SEQ); more slots' cache fits"
-                 : "-np is the most slots whose cache fits");
 }
 
-void policy_llamacpp(struct policy_ctx *c)
+/* The most slots whose cache fits in `room` on each of `gpus` GPUs (at
+ * least one, at most 65,536): whole slots of one size, or, with windows (a
+ * slot's cells depend on the count), one more at a time. */
+static uint64_t most_slots(const struct scenario *s, const struct lcpp *l, uint64_t room,
+                           uint64_t gpus)
+{
+    if (l->windowed == 0) {
+        uint64_t slot = cache_total(l, s->context_tokens, 1);
+        uint64_t n = slot ? kv_sat_mul(room, gpus) / slot : 0;
+        return n > 1 ? (n > 65536 ? 65536 : n) : 1;
+    }
+    uint64_t most = 1;
+    while (most < 65536 && kv_ceil_div(cache_total(l, s->context_tokens, most + 1), gpus) <= room)
+        most++;
+    return most;
+}
+
+/* The row "cache": every slot's cells of every layer (windows, draft and
+ * recurrent cells included), over the GPUs. */
+static void cache_row(struct policy_ctx *c, const struct lcpp *l, uint64_t np, uint64_t slot)
+{
+    const struct engine_detail *e = &c->r->engine;
+    uint64_t gpus = c->r->tp;
+    struct explain_row *row = explain_row_begin(c->x, "cache", "KV cache", "per GPU");
+    explain_term(row, l->global, XU_COUNT, "layers");
+    explain_term(row, (long double)e->units, XU_TOKENS, "cells");
+    explain_op(row, XOP_MUL);
+    if (l->windowed) {
+        explain_term(row, l->windowed, XU_COUNT, "windowed layers");
+        explain_term(row, (long double)swa_slot_cells(l, slot) * np, XU_TOKENS, "window cells");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    explain_term(row, l->k_row + l->v_row + l->i_row, XU_BYTES_EXACT,
+                 l->i_row ? "per cell (K+V, indexer K)" : "per cell (K+V)");
+    explain_op(row, XOP_MUL);
+    if (l->draft) {
+        explain_term(row, (long double)e->units, XU_TOKENS, "draft cells");
+        explain_ref(c->x, row, "draft_kv_per_token", "per draft cell");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    if (l->state) {
+        explain_term(row, (long double)np, XU_COUNT, np == 1 ? "recurrent cell" : "recurrent cells");
+        explain_ref(c->x, row, "state_per_user", "state each");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    if (gpus > 1) {
+        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+    }
+    char note[96], t[32];
+    units_format_int(np, t, sizeof t);
+    snprintf(note, sizeof note, "-np %s slot%s of the full context, cells padded to 256", t,
+             np == 1 ? "" : "s");
+    explain_row_end(c->x, row, XU_BYTES, 0, note);
+}
+
+/* The rows of a slot's user, the users (slots) and the tokens they hold. */
+static void users_rows(struct policy_ctx *c, const struct lcpp *l, uint64_t np, uint64_t most,
+                       uint64_t slot)
+{
+    const struct scenario *s = c->s;
+    const struct engine_flags *f = &s->engine;
+    const struct plan_result *r = c->r;
+    uint64_t gpus = r->tp;
+    bool fits = r->fits, capped = most > np;
+    char note[96], t[32];
+    units_format_int(np, t, sizeof t);
+    struct explain_row *row = explain_row_begin(c->x, "kv_per_user", "KV per user", "per GPU");
+    explain_ref(c->x, row, "cache", "cache");
+    explain_term(row, (long double)np, XU_COUNT, np == 1 ? "slot" : "slots");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_CEIL);
+    explain_row_end(c->x, row, XU_BYTES, 0, "every slot holds its full context; no prefix is shared");
+
+    row = explain_row_begin(c->x, "users_replica", "Users", "per replica");
+    if (!fits) {
+        snprintf(note, sizeof note, "the cache of -np %s does not fit in the %s left", t,
+                 "memory");
+        explain_row_end(c->x, row, XU_COUNT, 0, note);
+    } else if (f->parallel == 0 && l->windowed == 0) {
+        explain_ref(c->x, row, "pool", "pool");
+        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
+        explain_op(row, XOP_MUL);
+        explain_term(row, cache_total(l, s->context_tokens, 1), XU_BYTES, "per slot");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_FLOOR);
+        if (most == 65536) {
+            explain_term(row, 65536, XU_COUNT, "slots at most");
+            explain_op(row, XOP_MIN);
+        }
+        if (capped) {
+            explain_term(row, LLAMA_MAX_SEQ, XU_COUNT, "LLAMA_MAX_SEQ");
+            explain_op(row, XOP_MIN);
+        }
+        explain_row_end(c->x, row, XU_COUNT, 0,
+                        capped ? "llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory"
+                               : "slots whose cache fits; the -np launched");
+    } else {
+        explain_row_end(c->x, row, XU_COUNT, (long double)np,
+                        f->parallel ? "the -np slots given, each of the full context"
+                        : capped    ? "llama.cpp's slot cap (LLAMA_MAX_SEQ): more slots' cache fits"
+                                    : "the most -np slots whose cache fits");
+    }
+    row = explain_row_begin(c->x, "users_paged_replica", "Users, paged", "per replica");
+    explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
+    explain_row_end(c->x, row, XU_COUNT, 0, "no paging: every slot holds its full context");
+    row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
+    if (fits) {
+        explain_term(row, slot, XU_TOKENS, "cells per slot");
+        explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
+        explain_op(row, XOP_MUL);
+    }
+    explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
+}
+
+static void budget(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
     const struct model_spec *m = &s->model;
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
-    struct lcpp l = {0};
-    l.tk = s->kv_dtype != DTYPE_AUTO ? s->kv_dtype : DTYPE_FP16;
-    l.tv = f->v_dtype != DTYPE_AUTO ? f->v_dtype : l.tk;
-    if (m->attention == ATTENTION_MLA && f->rule == RULE_LLAMACPP_PRE_MLA) {
-        /* before MLA support: K and V expanded per head */
-        l.k_row = dtype_bytes_for(l.tk, (uint64_t)m->attention_heads *
-                                            (m->qk_nope_head_dim + m->qk_rope_head_dim));
-        l.v_row = dtype_bytes_for(l.tv, (uint64_t)m->attention_heads * m->v_head_dim);
-    } else if (m->attention == ATTENTION_MLA) {
-        /* the latent as K; V is a view of it */
-        l.k_row = dtype_bytes_for(l.tk, (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim);
-        /* V3.2: llama_kv_cache_dsa (src/llama-kv-cache-dsa.cpp) builds a second
-         * llama_kv_cache for the lightning indexer with one KV head of
-         * indexer_head_size, in the same K type and with as many cells */
-        l.i_row = dtype_bytes_for(l.tk, m->index_head_dim);
-    } else {
-        uint64_t kvh = s->kv_heads ? s->kv_heads : m->kv_heads;
-        l.k_row = dtype_bytes_for(l.tk, kvh * m->head_dim);
-        l.v_row = dtype_bytes_for(l.tv, kvh * m->head_dim);
-    }
-    l.global = r->cost.global_layers;
-    l.windowed = r->cost.windowed_layers;
-    l.window = r->cost.window_tokens;
-    /* State layers: src/llama-model.cpp (create_memory) builds a hybrid
-     * memory whose recurrent part (src/llama-memory-recurrent.cpp) holds
-     * max(1, n_seq_max) cells, one per slot, of n_embd_r() + n_embd_s()
-     * values per layer (src/llama-hparams.cpp: (d_conv - 1) x (d_inner +
-     * 2 x n_group x d_state) and d_state x d_inner) in F32; the KV part
-     * covers the attention layers only. */
-    l.state = r->cost.state_bytes;
+    struct lcpp l;
+    layer_cells(s, &r->cost, &l);
     uint64_t gpus = r->tp;
-    /* a cell of one layer is K and V of every head (layers, not heads, are split
-     * across GPUs); the plan's per-token cost is llama.cpp's, all GPUs together */
-    r->cost.bytes_per_layer = l.k_row + l.v_row + l.i_row;
-    r->cost.index_bytes = l.i_row;
-    r->cost.latent_bytes = l.i_row ? l.k_row : 0;
-    r->cost.latent_fp8_blocks = false;
-    l.draft = r->cost.draft_bytes_per_token;
-    r->cost.bytes_per_token = kv_sat_add(kv_sat_mul(r->cost.bytes_per_layer, r->cost.layers), l.draft);
-    r->cost.bytes_per_token_global =
-        kv_sat_add(kv_sat_mul(r->cost.bytes_per_layer, r->cost.global_layers), l.draft);
     cost_rows(c, &l);
 
     e->gpu_total_bytes = policy_cuda_total(s);
     r->memory_bytes_per_gpu = e->gpu_total_bytes;
-    uint64_t margin = f->fit_target_bytes ? f->fit_target_bytes : GIB;
+    uint64_t margin = fit_margin(s);
     e->budget_bytes = e->gpu_total_bytes > margin ? e->gpu_total_bytes - margin : 0;
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
     /* compute buffers: a 512-token micro-batch of logits and hidden states */
@@ -252,19 +418,9 @@ void policy_llamacpp(struct policy_ctx *c)
      * most LLAMA_MAX_SEQ (src/llama-cparams.h; llama_context refuses more). */
     uint64_t np = f->parallel, most = np;
     if (np == 0) {
-        most = 1;
-        if (l.windowed == 0) {
-            uint64_t slot = cache_total(&l, s->context_tokens, 1);
-            uint64_t n = slot ? kv_sat_mul(room, gpus) / slot : 0;
-            most = n > 1 ? (n > 65536 ? 65536 : n) : 1;
-        } else {
-            while (most < 65536 &&
-                   kv_ceil_div(cache_total(&l, s->context_tokens, most + 1), gpus) <= room)
-                most++;
-        }
-        np = most > ENGINE_LLAMACPP_MAX_SEQ ? ENGINE_LLAMACPP_MAX_SEQ : most;
+        most = most_slots(s, &l, room, gpus);
+        np = most > LLAMA_MAX_SEQ ? LLAMA_MAX_SEQ : most;
     }
-    bool capped = most > np;
     e->slots = (uint32_t)np;
     uint64_t total = cache_total(&l, s->context_tokens, np);
     uint64_t per_gpu = kv_ceil_div(total, gpus);
@@ -295,88 +451,68 @@ void policy_llamacpp(struct policy_ctx *c)
         r->shortfall_bytes_per_gpu = per_gpu - room;
     r->fits = fits;
 
-    row = explain_row_begin(c->x, "cache", "KV cache", "per GPU");
-    explain_term(row, l.global, XU_COUNT, "layers");
-    explain_term(row, (long double)e->units, XU_TOKENS, "cells");
-    explain_op(row, XOP_MUL);
-    if (l.windowed) {
-        explain_term(row, l.windowed, XU_COUNT, "windowed layers");
-        explain_term(row, (long double)swa_slot_cells(&l, slot) * np, XU_TOKENS, "window cells");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
-    explain_term(row, l.k_row + l.v_row + l.i_row, XU_BYTES_EXACT,
-                 l.i_row ? "per cell (K+V, indexer K)" : "per cell (K+V)");
-    explain_op(row, XOP_MUL);
-    if (l.draft) {
-        explain_term(row, (long double)e->units, XU_TOKENS, "draft cells");
-        explain_ref(c->x, row, "draft_kv_per_token", "per draft cell");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
-    if (l.state) {
-        explain_term(row, (long double)np, XU_COUNT, np == 1 ? "recurrent cell" : "recurrent cells");
-        explain_ref(c->x, row, "state_per_user", "state each");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
-    if (gpus > 1) {
-        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_CEIL);
-    }
-    char note[96], t[32];
-    units_format_int(np, t, sizeof t);
-    snprintf(note, sizeof note, "-np %s slot%s of the full context, cells padded to 256", t,
-             np == 1 ? "" : "s");
-    explain_row_end(c->x, row, XU_BYTES, 0, note);
-
-    row = explain_row_begin(c->x, "kv_per_user", "KV per user", "per GPU");
-    explain_ref(c->x, row, "cache", "cache");
-    explain_term(row, (long double)np, XU_COUNT, np == 1 ? "slot" : "slots");
-    explain_op(row, XOP_DIV);
-    explain_op(row, XOP_CEIL);
-    explain_row_end(c->x, row, XU_BYTES, 0, "every slot holds its full context; no prefix is shared");
-
-    row = explain_row_begin(c->x, "users_replica", "Users", "per replica");
-    if (!fits) {
-        snprintf(note, sizeof note, "the cache of -np %s does not fit in the %s left", t,
-                 "memory");
-        explain_row_end(c->x, row, XU_COUNT, 0, note);
-    } else if (f->parallel == 0 && l.windowed == 0) {
-        explain_ref(c->x, row, "pool", "pool");
-        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
-        explain_op(row, XOP_MUL);
-        explain_term(row, cache_total(&l, s->context_tokens, 1), XU_BYTES, "per slot");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_FLOOR);
-        if (most == 65536) {
-            explain_term(row, 65536, XU_COUNT, "slots at most");
-            explain_op(row, XOP_MIN);
-        }
-        if (capped) {
-            explain_term(row, ENGINE_LLAMACPP_MAX_SEQ, XU_COUNT, "LLAMA_MAX_SEQ");
-            explain_op(row, XOP_MIN);
-        }
-        explain_row_end(c->x, row, XU_COUNT, 0,
-                        capped ? "llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory"
-                               : "slots whose cache fits; the -np launched");
-    } else {
-        explain_row_end(c->x, row, XU_COUNT, (long double)np,
-                        f->parallel ? "the -np slots given, each of the full context"
-                        : capped    ? "llama.cpp's slot cap (LLAMA_MAX_SEQ): more slots' cache fits"
-                                    : "the most -np slots whose cache fits");
-    }
-    row = explain_row_begin(c->x, "users_paged_replica", "Users, paged", "per replica");
-    explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
-    explain_row_end(c->x, row, XU_COUNT, 0, "no paging: every slot holds its full context");
-    row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
-    if (fits) {
-        explain_term(row, slot, XU_TOKENS, "cells per slot");
-        explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
-        explain_op(row, XOP_MUL);
-    }
-    explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
-    if (c->x)
-        describe(c, &l, margin);
+    cache_row(c, &l, np, slot);
+    users_rows(c, &l, np, most, slot);
 }
+
+#define FLAG_AT(field) offsetof(struct engine_flags, field)
+
+const struct engine_desc engine_llamacpp = {
+    .kind = ENGINE_LLAMACPP,
+    .name = "llama.cpp",
+    .title = "llama.cpp",
+    .title_a = "a llama.cpp",
+    .aliases = {"llamacpp", "llama-cpp", "ollama"},
+    .versions = {{RULE_LLAMACPP_PRE_MLA, "llama.cpp@pre-mla", {"pre-mla"},
+                  "before MLA support: DeepSeek K and V stored per head"}},
+    .server = true,
+    .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_Q8_0, DTYPE_Q4_0},
+    .cache_default = DTYPE_FP16,
+    .v_dtype = true,
+    /* GGUF: f32, f16, bf16, q8_0, q4_0 and the K-quants; an fp8 or fp4
+     * checkpoint is converted to one of those first */
+    .weight_dtypes = {DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_Q8_0, DTYPE_Q4_0, DTYPE_Q6_K,
+                      DTYPE_Q5_K_M, DTYPE_Q4_K_M},
+    .knobs = {{.offset = FLAG_AT(parallel),
+               .role = KNOB_SEQS,
+               .label = "Slots -np",
+               .engine_flag = "-np",
+               .min = 1,
+               .max = LLAMA_MAX_SEQ,
+               .max_name = "LLAMA_MAX_SEQ",
+               .counts = "slots",
+               .help = "slots of the full context each (default: as many as fit)"},
+              {.offset = FLAG_AT(fit_target_bytes),
+               .label = "Fit margin",
+               .engine_flag = "--fit-target",
+               .def = (double)GIB,
+               .help = "memory --fit keeps free on every GPU"},
+              {.offset = FLAG_AT(v_dtype),
+               .label = "V cache",
+               .engine_flag = "-ctv",
+               .help = "the V cache's type (default: the K cache's)"}},
+    .splits_layers = true,
+    .fixed_slots = true,
+    /* src/llama-model.cpp (create_memory): the recurrent r and s tensors in
+     * GGML_TYPE_F32 */
+    .state_conv = DTYPE_FP32,
+    .state_ssm = DTYPE_FP32,
+    /* common/common.h: common_params_speculative n_max = 16 (--draft-max);
+     * a slot's cells are fixed: no lookahead joins them */
+    .spec_tokens = 16,
+    /* common/common.cpp (common_init_from_params) loads each --lora FILE whole */
+    .lora_none = "keeps no adapter slots: it loads each --lora FILE as given",
+    .lora_in_weights = true,
+    .lora_flag = "--lora",
+    .runtime_words = "compute buffers",
+    .reserved_words = "outside budget",
+    .server_command = "llama-server",
+    .host = {.none = true,
+             .words = "llama.cpp has no host tier (-nkvo moves the whole cache to host memory, "
+                      "not modelled)"},
+    .cell_cost = cell_cost,
+    .own_cost_rows = true,
+    .budget = budget,
+    .launch = launch,
+    .log = log_lines,
+};

@@ -4,13 +4,27 @@
  * Upstream: python/sglang/srt/server_args.py (the reserve and defaults),
  * python/sglang/srt/model_executor/model_runner.py (profile_max_num_token),
  * scheduler max_running_requests. */
+#include "engine_desc.h"
 #include "policy.h"
-#include "hosttier.h"
 #include "shell.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The host pool as --hicache-size asks for it: whole GB on each rank (at
+ * least 1: 0 means its ratio), server_args.py. */
+static uint64_t host_pool_bytes(const struct scenario *s)
+{
+    double gb = floor((double)s->host_kv_bytes / 1e9);
+    return (uint64_t)(gb < 1 ? 1 : gb) * 1000000000ull;
+}
+
+static void host_note(const struct policy_ctx *c, char *note, size_t size)
+{
+    snprintf(note, size, "SGLang --hicache-size %.0f GB (whole GB) on each rank, its device "
+             "pool's layout", (double)c->r->host.pool_bytes_per_gpu / 1e9);
+}
 
 /* python -m sglang.launch_server --model-path MODEL and the flags that make
  * it plan what kvplan planned. */
@@ -49,11 +63,15 @@ static void launch(struct policy_ctx *c)
         shell_option(&l, "--max-lora-rank", "%u", r->lora.rank);
         policy_launch_lora_targets(&l, r->lora.targets);
     }
-    host_tier_flags(s, r->tp * r->pp, &l);
+    if (s->host_kv_bytes) {
+        shell_words(&l, "--enable-hierarchical-cache");
+        shell_option(&l, "--hicache-size", "%.0f", (double)host_pool_bytes(s) / 1e9);
+    }
     policy_launch_done(c, &l, r->dp_attention);
 }
 
-static void describe(struct policy_ctx *c)
+/* What SGLang prints at startup, and how it budgets in a sentence. */
+static void log_lines(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     struct plan_result *r = c->r;
@@ -78,7 +96,6 @@ static void describe(struct policy_ctx *c)
     policy_log(e, "max_total_num_tokens=%s, max_running_requests=%u, context_len=%llu",
                units_format_int(e->units, t, sizeof t), e->scheduler_cap,
                (unsigned long long)c->r->context_tokens);
-    launch(c);
     snprintf(e->note, sizeof e->note,
              "SGLang keeps (1 - %.3f) of the CUDA total free for activations and graphs and "
              "gives the rest after weights to a token-granular pool, every layer at full length",
@@ -197,7 +214,7 @@ static void local_pool(struct policy_ctx *c)
 
 /* The default mem-fraction-static as explain rows: the reserve
  * server_args.py keeps (in MiB, its "MB"), then the fraction left. The
- * arithmetic is policy_sglang's below; the rows show each term. */
+ * arithmetic is default_fraction's below; the rows show each term. */
 static void fraction_rows(struct policy_ctx *c, double total_mb, uint64_t chunked,
                           uint32_t graph_bs)
 {
@@ -261,7 +278,31 @@ static void fraction_rows(struct policy_ctx *c, double total_mb, uint64_t chunke
     explain_row_end(c->x, row, XU_FRACTION, 0, "the default, rounded to 3 places as SGLang does");
 }
 
-void policy_sglang(struct policy_ctx *c)
+/* The default mem-fraction-static: what server_args.py's reserve (in MiB,
+ * its "MB") leaves of the driver total, to 3 decimals as it rounds it. */
+static double default_fraction(const struct policy_ctx *c, double total_mb, uint64_t chunked,
+                               uint32_t graph_bs)
+{
+    const struct scenario *s = c->s;
+    const struct plan_result *r = c->r;
+    /* server_args.py: a reserve in MB, at least 10 GiB on GPUs over 60 GiB */
+    double reserved = 512 + (double)(chunked > 2048 ? chunked : 2048) * 1.5 + graph_bs * 2.0 +
+                      r->tp * (double)r->pp / 8.0 * 1024;
+    if (s->dp_attention) /* padding for DP attention, more past a graph batch of 300 */
+        reserved += graph_bs * (double)r->tp * (graph_bs > 300 ? 4.5 : 3.0);
+    if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
+        reserved = 10 * 1024.0;
+    /* _handle_gpu_memory_settings: a draft model and its graphs, 6 GiB
+     * (STANDALONE); an EAGLE/NEXTN head, 2 GiB */
+    if (s->spec_method == SPEC_DRAFT)
+        reserved += 6 * 1024.0;
+    else if (s->spec_method == SPEC_MTP)
+        reserved += 2 * 1024.0;
+    double fraction = total_mb > reserved ? (total_mb - reserved) / total_mb : 0.01;
+    return round(fraction * 1000.0) / 1000.0;
+}
+
+static void budget(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
@@ -289,22 +330,7 @@ void policy_sglang(struct policy_ctx *c)
         e->fraction = f->mem_fraction_static;
     } else {
         fraction_rows(c, total_mb, chunked, graph_bs);
-        /* server_args.py: a reserve in MB, at least 10 GiB on GPUs over 60 GiB */
-        double reserved = 512 + (double)(chunked > 2048 ? chunked : 2048) * 1.5 +
-                          graph_bs * 2.0 + r->tp * (double)r->pp / 8.0 * 1024;
-        if (s->dp_attention) /* padding for DP attention, more past a graph batch of 300 */
-            reserved += graph_bs * (double)r->tp * (graph_bs > 300 ? 4.5 : 3.0);
-        if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
-            reserved = 10 * 1024.0;
-        /* _handle_gpu_memory_settings: a draft model and its graphs, 6 GiB
-         * (STANDALONE); an EAGLE/NEXTN head, 2 GiB */
-        if (s->spec_method == SPEC_DRAFT)
-            reserved += 6 * 1024.0;
-        else if (s->spec_method == SPEC_MTP)
-            reserved += 2 * 1024.0;
-        e->fraction = total_mb > reserved ? (total_mb - reserved) / total_mb : 0.01;
-        /* server_args.py rounds it to 3 decimals itself */
-        e->fraction = round(e->fraction * 1000.0) / 1000.0;
+        e->fraction = default_fraction(c, total_mb, chunked, graph_bs);
     }
     e->budget_bytes = (uint64_t)llroundl((long double)e->gpu_total_bytes * e->fraction);
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
@@ -374,6 +400,69 @@ void policy_sglang(struct policy_ctx *c)
         policy_state_pool_used(c);
     e->request_units = kv_sat_mul(c->r->context_tokens, r->cost.layers);
     e->max_concurrency = (double)e->units / (double)c->r->context_tokens;
-    if (c->x)
-        describe(c);
 }
+
+/* Every layer at full length, except Llama 4's chunked layers, which get a
+ * pool of their own (model_runner.py set_num_token_hybrid); no window pool
+ * for gpt-oss or Gemma (server_args.py disable_hybrid_swa_memory). */
+static bool windows_full(const struct scenario *s)
+{
+    return strstr(s->model.window_pattern, "chunked") == NULL;
+}
+
+#define FLAG_AT(field) offsetof(struct engine_flags, field)
+
+const struct engine_desc engine_sglang = {
+    .kind = ENGINE_SGLANG,
+    .name = "sglang",
+    .title = "SGLang",
+    .title_a = "an SGLang",
+    .server = true,
+    .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
+    .vendors = {"NVIDIA", "AMD"},
+    .knobs = {{.offset = FLAG_AT(mem_fraction_static),
+               .role = KNOB_FRACTION,
+               .label = "Mem static",
+               .engine_flag = "--mem-fraction-static",
+               .max = 1,
+               .help = "the share of the CUDA total for weights and the KV pool (default: the "
+                       "total less server_args.py's reserve)"},
+              {.offset = FLAG_AT(max_num_seqs),
+               .role = KNOB_SEQS,
+               .label = "Max running",
+               .engine_flag = "--max-running-requests",
+               .min = 1,
+               .max = 1000000,
+               .help = "requests a replica runs at once (default from the pool's tokens)"},
+              {.offset = FLAG_AT(chunked_prefill_size),
+               .label = "Chunked prefill",
+               .engine_flag = "--chunked-prefill-size",
+               .min = 1,
+               .max = (double)TOKENS_MAX,
+               .help = "tokens a prefill chunk holds (default from the GPU's memory)"}},
+    .dp_attention = true,
+    .windows_full = windows_full,
+    /* python/sglang/srt/configs/mamba_utils.py (mamba2_state_dtype): conv
+     * state bf16, the SSM state SGLANG_MAMBA_SSM_DTYPE, else the config's
+     * mamba_ssm_dtype, else float32 */
+    .state_conv = DTYPE_BF16,
+    .state_ssm = DTYPE_FP32,
+    .mtp = true,
+    .spec_tokens = 1,
+    .spec_lookahead = true,
+    .packs_lora = true,
+    .lora_flag = "--max-loras-per-batch",
+    .lora_where = "LoRAMemoryPool, allocated before the KV pool",
+    .runtime_words = "activations+rt",
+    .reserved_words = "outside budget",
+    .server_command = "python -m sglang.launch_server",
+    /* hiradix_cache.py / memory_pool_host.py (HostKVCache.__init__): SGLang
+     * asserts the host pool holds more tokens than the device pool */
+    .host = {.beyond_device = true,
+             .pool_term = "host pool (--hicache-size)",
+             .pool_bytes = host_pool_bytes,
+             .note = host_note},
+    .budget = budget,
+    .launch = launch,
+    .log = log_lines,
+};

@@ -6,6 +6,7 @@
  * max_batch_size caps a replica.
  * Upstream: tensorrt_llm/_torch/pyexecutor/resource_manager.py and
  * _util.py (KvCacheCreator), KvCacheConfig.free_gpu_memory_fraction. */
+#include "engine_desc.h"
 #include "policy.h"
 #include "shell.h"
 
@@ -47,21 +48,21 @@ static void launch(struct policy_ctx *c)
     policy_launch_done(c, &l, false); /* the replicas' remark is above */
 }
 
-static void describe(struct policy_ctx *c)
+/* What TensorRT-LLM prints at startup, and how it budgets in a sentence. */
+static void log_lines(struct policy_ctx *c)
 {
     struct plan_result *r = c->r;
     struct engine_detail *e = &r->engine;
     policy_log(e, "[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%llu).",
                (double)r->kv_pool_bytes_per_gpu / (double)GIB,
                (unsigned long long)r->kv_tokens_per_replica);
-    launch(c);
     snprintf(e->note, sizeof e->note,
              "TensorRT-LLM gives %.0f%% of the memory still free after weights and activations to "
              "the KV cache (a fraction of free, not of total), in %llu-token blocks",
              e->fraction * 100, (unsigned long long)e->unit_tokens);
 }
 
-void policy_trtllm(struct policy_ctx *c)
+static void budget(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
@@ -69,9 +70,11 @@ void policy_trtllm(struct policy_ctx *c)
     struct engine_detail *e = &r->engine;
     e->gpu_total_bytes = policy_cuda_total(s);
     r->memory_bytes_per_gpu = e->gpu_total_bytes;
-    e->fraction = f->free_gpu_memory_fraction > 0 ? f->free_gpu_memory_fraction : 0.9;
-    e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : 2048;
-    e->max_num_batched_tokens = f->max_num_batched_tokens ? f->max_num_batched_tokens : 8192;
+    const struct engine_knob *k = engine_trtllm.knobs;
+    e->fraction = f->free_gpu_memory_fraction > 0 ? f->free_gpu_memory_fraction : k[0].def;
+    e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : (uint32_t)k[1].def;
+    e->max_num_batched_tokens =
+        f->max_num_batched_tokens ? f->max_num_batched_tokens : (uint64_t)k[2].def;
     uint64_t activation =
         policy_activation_estimate(&s->model, e->max_num_batched_tokens, e->max_num_seqs);
     uint64_t runtime = policy_gib(0.5) + (r->tp > 1 ? policy_gib(1.0) : 0);
@@ -149,6 +152,64 @@ void policy_trtllm(struct policy_ctx *c)
     r->state_used_bytes_per_gpu = kv_sat_mul(r->users_per_replica, r->state_bytes_per_user_per_gpu);
     e->request_units = kv_sat_mul(kv_ceil_div(c->r->context_tokens, unit), r->cost.layers);
     e->max_concurrency = (double)e->units / (double)kv_ceil_div(c->r->context_tokens, unit);
-    if (c->x)
-        describe(c);
 }
+
+/* Both backends size every layer for the whole context. */
+static bool windows_full(const struct scenario *s)
+{
+    (void)s;
+    return true;
+}
+
+
+#define FLAG_AT(field) offsetof(struct engine_flags, field)
+
+const struct engine_desc engine_trtllm = {
+    .kind = ENGINE_TRTLLM,
+    .name = "trtllm",
+    .title = "TensorRT-LLM",
+    .title_a = "a TensorRT-LLM",
+    .aliases = {"tensorrt-llm", "trt-llm"},
+    .versions = {{RULE_CURRENT, "trtllm@pytorch", {"pytorch"}, "the PyTorch backend, the latest"},
+                 {RULE_TRTLLM_ENGINE, "trtllm@trt", {"trt"},
+                  "the TensorRT engine path: 64 tokens per block"}},
+    .server = true,
+    .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8, DTYPE_INT8},
+    .vendors = {"NVIDIA"},
+    .knobs = {{.offset = FLAG_AT(free_gpu_memory_fraction),
+               .role = KNOB_FRACTION,
+               .label = "Free frac",
+               .engine_flag = "--kv_cache_free_gpu_memory_fraction",
+               .max = 1,
+               .def = 0.9,
+               .help = "the share of the memory free after loading that the KV cache takes"},
+              {.offset = FLAG_AT(max_num_seqs),
+               .role = KNOB_SEQS,
+               .label = "Max batch",
+               .engine_flag = "--max_batch_size",
+               .min = 1,
+               .max = 1000000,
+               .def = 2048,
+               .help = "requests a replica batches at once"},
+              {.offset = FLAG_AT(max_num_batched_tokens),
+               .label = "Batched tokens",
+               .engine_flag = "--max_num_tokens",
+               .min = 1,
+               .max = (double)TOKENS_MAX,
+               .def = 8192,
+               .help = "tokens a step batches"}},
+    .windows_full = windows_full,
+    .state_per_user = true,
+    .spec_tokens = 1,
+    .spec_lookahead = true,
+    .lora_none = "keeps adapters in its PEFT cache, sized from free memory: not modelled",
+    .lora_flag = "--max-loras",
+    .runtime_words = "activations+rt",
+    .reserved_words = "kept free",
+    .server_command = "trtllm-serve",
+    .host = {.words = "TensorRT-LLM's host_cache_size not read at its source: as the generic "
+                      "tier"},
+    .budget = budget,
+    .launch = launch,
+    .log = log_lines,
+};

@@ -4,9 +4,9 @@
  * Upstream: vllm/engine/arg_utils.py (defaults), vllm/v1/worker/gpu_worker.py
  * (determine_available_memory), vllm/v1/core/kv_cache_utils.py (blocks,
  * hybrid groups, maximum concurrency). */
+#include "engine_desc.h"
 #include "images.h"
 #include "policy.h"
-#include "hosttier.h"
 #include "shell.h"
 
 #include <math.h>
@@ -25,6 +25,23 @@ static void draft_config(const struct plan_result *r, const char *model, char *o
                                                  : snprintf(name + n, sizeof name - n, "%c", *p));
     snprintf(out, size, "{\"method\":\"draft_model\",\"model\":\"%s\",\"num_speculative_tokens\":%u}",
              name, r->spec.tokens);
+}
+
+/* vllm/config/kv_offloading.py: --kv-offloading-size is GiB for the whole
+ * engine, split over its TP x PP ranks (kvplan's --host-kv is one rank's). */
+static double offload_gib(const struct scenario *s, double ranks)
+{
+    return (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0);
+}
+
+static void host_note(const struct policy_ctx *c, char *note, size_t size)
+{
+    double ranks = (double)c->r->tp * c->r->pp;
+    if (ranks > 1)
+        snprintf(note, size, "vLLM --kv-offloading-size %g GiB, split over %g ranks (TP x PP)",
+                 offload_gib(c->s, ranks), ranks);
+    else
+        snprintf(note, size, "vLLM --kv-offloading-size %g GiB", offload_gib(c->s, 1));
 }
 
 /* vllm serve MODEL and the flags that make it plan what kvplan planned. */
@@ -75,11 +92,15 @@ static void launch(struct policy_ctx *c)
      * _match_target_modules): name the modules counted whenever they are not all. */
     if (r->lora.slots && (s->lora_targets || s->model.experts))
         policy_launch_lora_targets(&l, r->lora.targets);
-    host_tier_flags(s, r->tp * r->pp, &l);
+    if (s->host_kv_bytes) {
+        shell_words(&l, "--kv-offloading-backend native");
+        shell_option(&l, "--kv-offloading-size", "%g", offload_gib(s, (double)(r->tp * r->pp)));
+    }
     policy_launch_done(c, &l, v0); /* V0 had no data parallel: one server per replica */
 }
 
-static void describe(struct policy_ctx *c)
+/* What vLLM prints at startup, and how it budgets in a sentence. */
+static void log_lines(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     struct plan_result *r = c->r;
@@ -95,14 +116,13 @@ static void describe(struct policy_ctx *c)
     }
     policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
                units_format_int(c->r->context_tokens, b, sizeof b), e->max_concurrency);
-    launch(c);
     snprintf(e->note, sizeof e->note,
              "vLLM takes %.0f%% of the CUDA total, then subtracts weights, a profiled activation "
              "peak (%llu batched tokens, %u sequence%s) and runtime memory; KV in %llu-token "
              "blocks",
              e->fraction * 100, (unsigned long long)e->max_num_batched_tokens, e->max_num_seqs,
              e->max_num_seqs == 1 ? "" : "s", (unsigned long long)e->unit_tokens);
-    /* V1 hybrid: the block given (16 by default) was enlarged (policy_vllm below) */
+    /* V1 hybrid: the block given (16 by default) was enlarged (budget below) */
     uint64_t given = s->block_tokens ? s->block_tokens : 16;
     size_t len = strlen(e->note);
     if (s->engine.rule != RULE_VLLM_V0 && r->cost.state_layers > 0 && e->unit_tokens != given && len < sizeof e->note)
@@ -191,7 +211,82 @@ static void group_by_type(struct block_rule *b, uint32_t full, uint32_t other)
     b->window_groups = (uint32_t)kv_ceil_div(other, b->group_layers);
 }
 
-void policy_vllm(struct policy_ctx *c)
+/* V0 with state layers: the model's forward builds a MambaCacheManager
+ * on its first call, the profiling run, of max_num_seqs states (padded
+ * to a CUDA-graph batch size: 1, 2, 4, then multiples of 8), so the
+ * states sit outside the KV blocks (vllm/model_executor/models/
+ * mamba_cache.py, MambaCacheManager; each hybrid model's forward). Returns the
+ * KV pool left. */
+static uint64_t v0_state_pool(struct policy_ctx *c)
+{
+    uint64_t n = c->r->engine.max_num_seqs;
+    uint64_t slots = n <= 2 ? n : n <= 4 ? 4 : kv_ceil_div(n, 8) * 8;
+    struct explain_row *row = explain_row_begin(c->x, "state_slots", "State slots", "per GPU");
+    if (slots == n || n > 4)
+        explain_term(row, n, XU_COUNT, "max-num-seqs");
+    if (slots != n && n > 4) {
+        explain_term(row, 8, XU_COUNT, "graph batch step");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        explain_term(row, 8, XU_COUNT, "graph batch step");
+        explain_op(row, XOP_MUL);
+    }
+    explain_row_end(c->x, row, XU_COUNT, slots != n && n <= 4 ? (long double)slots : 0,
+                    "MambaCacheManager: a state per sequence of the largest batch");
+    return policy_state_pool(c, slots, 0, "the states sit outside the KV blocks");
+}
+
+/* V1's groups of layers by type (v1/core/kv_cache_utils.py): state layers
+ * (MambaSpec) or windowed layers beside the full ones, each group drawing
+ * blocks from the one pool; the draft's layers join the full ones. */
+static void group_layers(struct policy_ctx *c, struct block_rule *b, uint32_t draft_layers)
+{
+    const struct scenario *s = c->s;
+    const struct model_spec *m = &s->model;
+    struct plan_result *r = c->r;
+    const struct engine_detail *e = &r->engine;
+    const struct kv_cost *k = &r->cost;
+    uint64_t ctx = s->context_tokens;
+    if (k->state_layers > 0) {
+        /* State layers (MambaSpec) share the one page pool with attention:
+         * model_executor/models/config.py
+         * (HybridAttentionMambaModelConfig.verify_and_update_config) makes the
+         * attention block 16 x ceil(state page / (16 x one token's attention
+         * page)) tokens when the block given is smaller, so that one
+         * attention page holds a layer's state, and pads the state page to
+         * it; v1/core/kv_cache_utils.py groups the layers by type as below,
+         * and v1/core/single_type_kv_cache_manager.py (MambaManager) gives a
+         * sequence one block in each state group, whatever its length. */
+        uint64_t one = k->bytes_per_layer;
+        uint64_t need = 16 * kv_ceil_div(k->state_bytes_per_layer, 16 * (one ? one : 1));
+        if (b->unit_tokens < need)
+            b->unit_tokens = need; /* log_lines() says so */
+        b->hybrid = b->state = true;
+        group_by_type(b, k->global_layers + draft_layers, k->state_layers);
+        /* With speculative decoding a state group keeps 1 + num_speculative_blocks
+         * blocks a sequence, one for each draft token's state:
+         * model_executor/layers/mamba/abstract.py (MambaBase.get_kv_cache_spec)
+         * sets num_speculative_blocks to num_speculative_tokens, and
+         * v1/kv_cache_interface.py (MambaSpec.max_memory_usage_bytes, mode
+         * "none") and MambaManager allocate 1 + that many. */
+        b->spec_units = r->spec.method != SPEC_NONE ? r->spec.tokens : 0;
+        b->window_units = b->window_units_avg = 1 + b->spec_units;
+        /* config/cache.py (CacheConfig.mamba_cache_mode): with prefix caching
+         * the states are kept at block boundaries ("align" or "all"), which
+         * kvplan does not count */
+        if (s->prefix_tokens > 0)
+            r->warnings |= WARN_STATE_PREFIX;
+    } else if (b->hybrid) {
+        group_by_type(b, k->global_layers + draft_layers, k->windowed_layers);
+        bool local = strstr(m->window_pattern, "chunked") != NULL;
+        b->window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
+                                        b->unit_tokens);
+        b->window_units_avg = window_blocks(k->window_tokens, local, e->max_num_batched_tokens,
+                                            r->avg_context_tokens, b->unit_tokens);
+    }
+}
+
+static void budget(struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
@@ -202,7 +297,8 @@ void policy_vllm(struct policy_ctx *c)
     bool v0 = f->rule == RULE_VLLM_V0;
     e->gpu_total_bytes = policy_cuda_total(s);
     r->memory_bytes_per_gpu = e->gpu_total_bytes;
-    e->fraction = f->gpu_memory_utilization > 0 ? f->gpu_memory_utilization : 0.9;
+    e->fraction = f->gpu_memory_utilization > 0 ? f->gpu_memory_utilization
+                                                : engine_vllm.knobs[0].def;
     /* arg_utils.py: larger defaults on GPUs of 70 GiB or more, not A100 */
     bool big = !v0 && e->gpu_total_bytes >= 70 * GIB && strncmp(s->gpu.id, "a100", 4) != 0;
     e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : big ? 1024 : 256;
@@ -231,29 +327,7 @@ void policy_vllm(struct policy_ctx *c)
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
     policy_engine_pool(c, e->budget_bytes, "budget", activation, runtime);
 
-    /* V0 with state layers: the model's forward builds a MambaCacheManager
-     * on its first call, the profiling run, of max_num_seqs states (padded
-     * to a CUDA-graph batch size: 1, 2, 4, then multiples of 8), so the
-     * states sit outside the KV blocks (vllm/model_executor/models/
-     * mamba_cache.py, MambaCacheManager; each hybrid model's forward). */
-    uint64_t v0_pool = r->kv_pool_bytes_per_gpu;
-    if (v0 && k->state_layers > 0) {
-        uint64_t n = e->max_num_seqs;
-        uint64_t slots = n <= 2 ? n : n <= 4 ? 4 : kv_ceil_div(n, 8) * 8;
-        row = explain_row_begin(c->x, "state_slots", "State slots", "per GPU");
-        if (slots == n || n > 4)
-            explain_term(row, n, XU_COUNT, "max-num-seqs");
-        if (slots != n && n > 4) {
-            explain_term(row, 8, XU_COUNT, "graph batch step");
-            explain_op(row, XOP_DIV);
-            explain_op(row, XOP_CEIL);
-            explain_term(row, 8, XU_COUNT, "graph batch step");
-            explain_op(row, XOP_MUL);
-        }
-        explain_row_end(c->x, row, XU_COUNT, slots != n && n <= 4 ? (long double)slots : 0,
-                        "MambaCacheManager: a state per sequence of the largest batch");
-        v0_pool = policy_state_pool(c, slots, 0, "the states sit outside the KV blocks");
-    }
+    uint64_t v0_pool = v0 && k->state_layers > 0 ? v0_state_pool(c) : r->kv_pool_bytes_per_gpu;
     struct block_rule b = {.unit_tokens = s->block_tokens ? s->block_tokens : 16,
                            .unit_name = "block",
                            .hybrid = !v0 && k->windowed_layers > 0,
@@ -272,43 +346,8 @@ void policy_vllm(struct policy_ctx *c)
      * them in the same KV cache spec) */
     uint32_t draft_layers =
         k->bytes_per_layer ? (uint32_t)kv_ceil_div(k->draft_bytes_per_token, k->bytes_per_layer) : 0;
-    if (!v0 && k->state_layers > 0) {
-        /* State layers (MambaSpec) share the one page pool with attention:
-         * model_executor/models/config.py
-         * (HybridAttentionMambaModelConfig.verify_and_update_config) makes the
-         * attention block 16 x ceil(state page / (16 x one token's attention
-         * page)) tokens when the block given is smaller, so that one
-         * attention page holds a layer's state, and pads the state page to
-         * it; v1/core/kv_cache_utils.py groups the layers by type as below,
-         * and v1/core/single_type_kv_cache_manager.py (MambaManager) gives a
-         * sequence one block in each state group, whatever its length. */
-        uint64_t one = k->bytes_per_layer;
-        uint64_t need = 16 * kv_ceil_div(k->state_bytes_per_layer, 16 * (one ? one : 1));
-        if (b.unit_tokens < need)
-            b.unit_tokens = need; /* describe() says so */
-        b.hybrid = b.state = true;
-        group_by_type(&b, k->global_layers + draft_layers, k->state_layers);
-        /* With speculative decoding a state group keeps 1 + num_speculative_blocks
-         * blocks a sequence, one for each draft token's state:
-         * model_executor/layers/mamba/abstract.py (MambaBase.get_kv_cache_spec)
-         * sets num_speculative_blocks to num_speculative_tokens, and
-         * v1/kv_cache_interface.py (MambaSpec.max_memory_usage_bytes, mode
-         * "none") and MambaManager allocate 1 + that many. */
-        b.spec_units = r->spec.method != SPEC_NONE ? r->spec.tokens : 0;
-        b.window_units = b.window_units_avg = 1 + b.spec_units;
-        /* config/cache.py (CacheConfig.mamba_cache_mode): with prefix caching
-         * the states are kept at block boundaries ("align" or "all"), which
-         * kvplan does not count */
-        if (s->prefix_tokens > 0)
-            r->warnings |= WARN_STATE_PREFIX;
-    } else if (b.hybrid) {
-        group_by_type(&b, k->global_layers + draft_layers, k->windowed_layers);
-        bool local = strstr(m->window_pattern, "chunked") != NULL;
-        b.window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
-                                       b.unit_tokens);
-        b.window_units_avg = window_blocks(k->window_tokens, local, e->max_num_batched_tokens,
-                                           r->avg_context_tokens, b.unit_tokens);
-    }
+    if (!v0)
+        group_layers(c, &b, draft_layers);
     policy_blocks(c, &b);
     /* What vLLM prints ignores prefix caching: layer-weighted blocks of one request. */
     uint64_t full = kv_ceil_div(ctx, b.unit_tokens);
@@ -332,6 +371,68 @@ void policy_vllm(struct policy_ctx *c)
     e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
                              ? (double)e->units / (double)request_blocks
                              : 0;
-    if (c->x)
-        describe(c);
 }
+
+static bool v1_experts(enum engine_rule rule)
+{
+    return rule != RULE_VLLM_V0;
+}
+
+/* V0 sizes every layer for the whole context; V1 groups windowed layers */
+static bool v0_windows(const struct scenario *s)
+{
+    return s->engine.rule == RULE_VLLM_V0;
+}
+
+#define FLAG_AT(field) offsetof(struct engine_flags, field)
+
+const struct engine_desc engine_vllm = {
+    .kind = ENGINE_VLLM,
+    .name = "vllm",
+    .title = "vLLM",
+    .title_a = "a vLLM",
+    .versions = {{RULE_VLLM_V0, "vllm@0", {"0", "v0"},
+                  "the V0 engine: logits profiled for every batched token, windows sized "
+                  "for the whole context, one server per replica"},
+                 {RULE_CURRENT, "vllm@1", {"1", "v1"}, "the V1 engine, the latest"}},
+    .server = true,
+    .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
+    .vendors = {"NVIDIA", "AMD"},
+    .knobs = {{.offset = FLAG_AT(gpu_memory_utilization),
+               .role = KNOB_FRACTION,
+               .label = "GPU util",
+               .engine_flag = "--gpu-memory-utilization",
+               .max = 1,
+               .def = 0.9,
+               .help = "the share of the CUDA total vLLM budgets"},
+              {.offset = FLAG_AT(max_num_seqs),
+               .role = KNOB_SEQS,
+               .label = "Max seqs",
+               .engine_flag = "--max-num-seqs",
+               .min = 1,
+               .max = 1000000,
+               .help = "sequences a replica schedules at once (256, or 1024 on GPUs of 70 GiB)"},
+              {.offset = FLAG_AT(max_num_batched_tokens),
+               .label = "Batched tokens",
+               .engine_flag = "--max-num-batched-tokens",
+               .min = 1,
+               .max = (double)TOKENS_MAX,
+               .help = "tokens a step batches, and the profiling run's size"}},
+    .experts_over_dp = v1_experts,
+    .experts_owner = "vLLM's V1 engine",
+    .windows_full = v0_windows,
+    .mtp = true,
+    .spec_tokens = 1,
+    .spec_lookahead = true,
+    .lookahead_source = "vLLM num_lookahead_tokens",
+    .packs_lora = true,
+    .lora_flag = "--max-loras",
+    .lora_where = "allocated with the model, outside the KV cache",
+    .runtime_words = "activations+rt",
+    .reserved_words = "outside budget",
+    .server_command = "vllm serve",
+    .host = {.note = host_note},
+    .budget = budget,
+    .launch = launch,
+    .log = log_lines,
+};

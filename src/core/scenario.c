@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine_desc.h"
 #include "lora.h"
 
 const char *const scenario_option_names[SF_COUNT] = {
@@ -228,6 +229,27 @@ static bool fail(struct diag *d, const char *const *names, enum scenario_field f
 
 typedef unsigned long long ull;
 
+/* Traits the messages list engines by. */
+static bool has_dp_attention(const struct engine_desc *e)
+{
+    return e->dp_attention;
+}
+
+static bool has_experts_over_dp(const struct engine_desc *e)
+{
+    return e->experts_over_dp && e->experts_over_dp(RULE_CURRENT);
+}
+
+static bool has_mtp(const struct engine_desc *e)
+{
+    return e->mtp;
+}
+
+static bool keeps_lora_slots(const struct engine_desc *e)
+{
+    return e->lora_none == NULL;
+}
+
 /* Speculative decoding: a draft model, or the model's MTP layers. */
 static bool scenario_validate_spec(const struct scenario *s, const char *const *n,
                                    enum scenario_field *field, struct diag *d)
@@ -247,9 +269,12 @@ static bool scenario_validate_spec(const struct scenario *s, const char *const *
         if (s->model.nextn_layers == 0)
             return fail(d, n, SF_SPEC_METHOD, field, "mtp: %s ships no MTP layers "
                         "(num_nextn_predict_layers); give %s", s->model.id, n[SF_DRAFT_MODEL]);
-        if (s->engine.kind == ENGINE_LLAMACPP || s->engine.kind == ENGINE_TRTLLM)
-            return fail(d, n, SF_SPEC_METHOD, field, "mtp: kvplan counts MTP drafting for vLLM, "
-                        "SGLang and the generic rule only");
+        if (!engine_desc(s->engine.kind)->mtp) {
+            char who[96];
+            engine_list(has_mtp, (struct engine_list){true, " and ", true}, who, sizeof who);
+            return fail(d, n, SF_SPEC_METHOD, field, "mtp: kvplan counts MTP drafting for %s only",
+                        who);
+        }
         return true;
     }
     struct diag inner = {0};
@@ -275,14 +300,17 @@ static bool lora_validate(const struct scenario *s, const char *const *n,
         return fail(d, n, SF_LORA_TARGETS, field, "unknown module");
     if (s->max_loras == 0)
         return true;
-    /* llama.cpp (common/common.cpp, common_init_from_params) loads each
-     * --lora FILE whole as given: there are no slots to reserve */
-    if (s->engine.kind == ENGINE_LLAMACPP)
-        return fail(d, n, SF_MAX_LORAS, field, "llama.cpp keeps no adapter slots: it loads each "
-                    "--lora FILE as given (add the files' size to %s)", n[SF_WEIGHTS]);
-    if (s->engine.kind == ENGINE_TRTLLM)
-        return fail(d, n, SF_MAX_LORAS, field, "TensorRT-LLM keeps adapters in its PEFT cache, "
-                    "sized from free memory: not modelled (--engine vllm or sglang)");
+    /* an engine without slots: its adapters are files loaded whole (llama.cpp),
+     * or kept in a cache kvplan does not model (TensorRT-LLM) */
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (e->lora_none && e->lora_in_weights)
+        return fail(d, n, SF_MAX_LORAS, field, "%s %s (add the files' size to %s)", e->title,
+                    e->lora_none, n[SF_WEIGHTS]);
+    if (e->lora_none) {
+        char who[96];
+        engine_list(keeps_lora_slots, (struct engine_list){false, " or ", false}, who, sizeof who);
+        return fail(d, n, SF_MAX_LORAS, field, "%s %s (--engine %s)", e->title, e->lora_none, who);
+    }
     if (m->attention == ATTENTION_MLA)
         return fail(d, n, SF_MAX_LORAS, field, "%s has MLA attention: LoRA on its low-rank "
                     "projections is not modelled", m->name);
@@ -296,6 +324,72 @@ static bool lora_validate(const struct scenario *s, const char *const *n,
     if (m->experts == 0 && m->intermediate_size == 0 && (t & LORA_MLP))
         return fail(d, n, SF_LORA_TARGETS, field, "%s gives no intermediate_size: adapt "
                     "attention only (q_proj,k_proj,v_proj,o_proj)", m->name);
+    return true;
+}
+
+/* The layouts an engine may not take: pipeline stages where it splits
+ * layers already, DP attention and expert parallel where it has no such
+ * option. */
+static bool layout_validate(const struct scenario *s, const char *const *n,
+                            enum scenario_field *field, struct diag *d)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (s->pp > 1 && e->splits_layers)
+        return fail(d, n, SF_PP, field, "%s already splits layers across its GPUs; give "
+                    "them with %s instead", e->title, n[SF_TP]);
+    const struct engine_desc *owner = engine_find(has_dp_attention);
+    if (s->dp_attention && !e->dp_attention)
+        return fail(d, n, SF_DP_ATTENTION, field, "is %s option (--engine %s)",
+                    owner ? owner->title_a : "an engine's", owner ? owner->name : "?");
+    if (s->dp_attention && scenario_tp(s) < 2)
+        return fail(d, n, SF_DP_ATTENTION, field, "spreads requests over the TP ranks: it needs "
+                    "%s above 1", n[SF_TP]);
+    owner = engine_find(has_experts_over_dp);
+    if (s->expert_parallel && !(e->experts_over_dp && e->experts_over_dp(s->engine.rule)))
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "is an option of %s (--engine %s)",
+                    owner ? owner->experts_owner : "an engine", owner ? owner->name : "?");
+    if (s->expert_parallel && s->model.expert_params == 0)
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "%s has no MoE experts to spread",
+                    s->model.id);
+    return true;
+}
+
+/* An engine's option given to another would be ignored without a word: an
+ * option of one engine is named before one several engines share; then the
+ * bounds of the knobs (core/engine_desc.h). */
+static bool knobs_validate(const struct scenario *s, const char *const *n,
+                           enum scenario_field *field, struct diag *d)
+{
+    const struct engine_flags *f = &s->engine;
+    if ((int)f->kind < 0 || f->kind >= ENGINE_COUNT)
+        return fail(d, n, SF_ENGINE, field, "unknown engine");
+    const struct engine_desc *e = engine_desc(f->kind);
+    size_t count;
+    const struct engine_option *opt = engine_options(&count);
+    for (int shared = 0; shared < 2; shared++)
+        for (size_t i = 0; i < count; i++) {
+            const struct engine_option *o = &opt[i];
+            if (!o->refused || (o->refusal != NULL) != shared || !engine_option_given(f, o) ||
+                engine_knob(e, o->offset))
+                continue;
+            char why[160];
+            engine_refusal(e, o, why, sizeof why);
+            return fail(d, n, o->field, field, "%s", why);
+        }
+    for (size_t i = 0; i < count; i++) {
+        double v = engine_option_value(f, &opt[i]);
+        if (opt[i].type == EOPT_FRACTION && (v < 0 || v > 1))
+            return fail(d, n, opt[i].field, field, "%g is out of range (0 to 1)", v);
+    }
+    const struct engine_knob *slots = engine_knob_any(offsetof(struct engine_flags, parallel));
+    if (slots && f->parallel > slots->max)
+        return fail(d, n, SF_PARALLEL, field, "%u is more than %s's %.0f sequences (%s)",
+                    f->parallel, engine_owner(offsetof(struct engine_flags, parallel))->title,
+                    slots->max, slots->max_name);
+    const struct engine_knob *seqs = engine_knob_any(offsetof(struct engine_flags, max_num_seqs));
+    if (seqs && f->max_num_seqs > seqs->max)
+        return fail(d, n, SF_MAX_NUM_SEQS, field, "%u is out of range (1 to 1,000,000)",
+                    f->max_num_seqs);
     return true;
 }
 
@@ -319,55 +413,8 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
     if (s->pp > 1 && s->pp > s->model.layers)
         return fail(d, n, SF_PP, field, "%u stages is more than the model's %u layers", s->pp,
                     s->model.layers);
-    if (s->pp > 1 && s->engine.kind == ENGINE_LLAMACPP)
-        return fail(d, n, SF_PP, field, "llama.cpp already splits layers across its GPUs; give "
-                    "them with %s instead", n[SF_TP]);
-    if (s->dp_attention && s->engine.kind != ENGINE_SGLANG)
-        return fail(d, n, SF_DP_ATTENTION, field, "is an SGLang option (--engine sglang)");
-    if (s->dp_attention && scenario_tp(s) < 2)
-        return fail(d, n, SF_DP_ATTENTION, field, "spreads requests over the TP ranks: it needs "
-                    "%s above 1", n[SF_TP]);
-    if (s->expert_parallel && (s->engine.kind != ENGINE_VLLM || s->engine.rule == RULE_VLLM_V0))
-        return fail(d, n, SF_EXPERT_PARALLEL, field, "is an option of vLLM's V1 engine "
-                    "(--engine vllm)");
-    if (s->expert_parallel && s->model.expert_params == 0)
-        return fail(d, n, SF_EXPERT_PARALLEL, field, "%s has no MoE experts to spread",
-                    s->model.id);
-    if ((int)e->kind < 0 || e->kind >= ENGINE_COUNT)
-        return fail(d, n, SF_ENGINE, field, "unknown engine");
-    /* an engine's knob given to another engine would be ignored without a word */
-    if (e->gpu_memory_utilization > 0 && e->kind != ENGINE_VLLM)
-        return fail(d, n, SF_GPU_MEMORY_UTILIZATION, field, "is a vLLM option (--engine vllm)");
-    if (e->mem_fraction_static > 0 && e->kind != ENGINE_SGLANG)
-        return fail(d, n, SF_MEM_FRACTION_STATIC, field, "is an SGLang option (--engine sglang)");
-    if (e->free_gpu_memory_fraction > 0 && e->kind != ENGINE_TRTLLM)
-        return fail(d, n, SF_FREE_GPU_MEMORY_FRACTION, field,
-                    "is a TensorRT-LLM option (--engine trtllm)");
-    if (e->parallel > 0 && e->kind != ENGINE_LLAMACPP)
-        return fail(d, n, SF_PARALLEL, field, "is a llama.cpp option (--engine llama.cpp)");
-    if (e->max_num_seqs > 0 && (e->kind == ENGINE_GENERIC || e->kind == ENGINE_LLAMACPP))
-        return fail(d, n, SF_MAX_NUM_SEQS, field, "%s",
-                    e->kind == ENGINE_LLAMACPP ? "llama.cpp counts slots: use --parallel"
-                                               : "is an engine's option (--engine vllm, sglang "
-                                                 "or trtllm)");
-    if (e->max_num_batched_tokens > 0 && e->kind != ENGINE_VLLM && e->kind != ENGINE_TRTLLM)
-        return fail(d, n, SF_MAX_NUM_BATCHED_TOKENS, field,
-                    "is an option of vLLM and TensorRT-LLM (SGLang: --chunked-prefill-size)");
-    if (e->gpu_memory_utilization < 0 || e->gpu_memory_utilization > 1)
-        return fail(d, n, SF_GPU_MEMORY_UTILIZATION, field, "%g is out of range (0 to 1)",
-                    e->gpu_memory_utilization);
-    if (e->mem_fraction_static < 0 || e->mem_fraction_static > 1)
-        return fail(d, n, SF_MEM_FRACTION_STATIC, field, "%g is out of range (0 to 1)",
-                    e->mem_fraction_static);
-    if (e->free_gpu_memory_fraction < 0 || e->free_gpu_memory_fraction > 1)
-        return fail(d, n, SF_FREE_GPU_MEMORY_FRACTION, field, "%g is out of range (0 to 1)",
-                    e->free_gpu_memory_fraction);
-    if (e->parallel > ENGINE_LLAMACPP_MAX_SEQ) /* llama.cpp src/llama-cparams.h LLAMA_MAX_SEQ */
-        return fail(d, n, SF_PARALLEL, field, "%u is more than llama.cpp's %d sequences (LLAMA_MAX_SEQ)",
-                    e->parallel, ENGINE_LLAMACPP_MAX_SEQ);
-    if (e->max_num_seqs > 1000000)
-        return fail(d, n, SF_MAX_NUM_SEQS, field, "%u is out of range (1 to 1,000,000)",
-                    e->max_num_seqs);
+    if (!layout_validate(s, n, field, d) || !knobs_validate(s, n, field, d))
+        return false;
     if (e->parallel > 1 && s->context_tokens > TOKENS_MAX / e->parallel)
         return fail(d, n, SF_PARALLEL, field, "%u slots of %llu tokens is more than %llu cells",
                     e->parallel, (ull)s->context_tokens, (ull)TOKENS_MAX);
@@ -408,10 +455,11 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
         return fail(d, n, SF_WEIGHT_DTYPE, field, "unknown precision");
     /* a cache type the engine has no kernels for: its launch would not start, or
      * would start in another precision (engine.c engine_supports) */
+    char types[96];
+    engine_cache_types(s->engine.kind, types, sizeof types);
     if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype))
         return fail(d, n, SF_KV_DTYPE, field, "%s has no %s cache (%s)",
-                    engine_name(s->engine.kind), dtype_info(s->kv_dtype)->name,
-                    engine_cache_types(s->engine.kind));
+                    engine_name(s->engine.kind), dtype_info(s->kv_dtype)->name, types);
     if (s->kv_dtype == DTYPE_Q6_K || s->kv_dtype == DTYPE_Q5_K_M || s->kv_dtype == DTYPE_Q4_K_M)
         return fail(d, n, SF_KV_DTYPE, field, "%s is a weight format (llama.cpp's K-quant mixes): "
                     "no engine caches in it", dtype_info(s->kv_dtype)->name);

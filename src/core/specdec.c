@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include "engine_desc.h"
 #include "policy.h"
 
 const char *spec_method_name(enum spec_method m)
@@ -49,19 +50,19 @@ uint32_t spec_default_tokens(const struct scenario *s)
         return s->spec_tokens;
     if (s->spec_method == SPEC_MTP)
         return s->model.nextn_layers ? s->model.nextn_layers : 1;
-    /* llama.cpp common/common.h: common_params_speculative n_max = 16 (--draft-max) */
-    return s->engine.kind == ENGINE_LLAMACPP ? 16 : 1;
+    /* the engine's default (llama.cpp common/common.h: --draft-max 16) */
+    return engine_desc(s->engine.kind)->spec_tokens;
 }
 
 /* The draft as a scenario of its own (its released weights, the model's cache
- * type; llama.cpp's f16 when the type is the default) and its KV per token at
- * the model's attention TP. */
+ * type, or the engine's default type under auto: llama.cpp's f16) and its KV
+ * per token at the model's attention TP. */
 static void draft_cost(const struct scenario *s, enum dtype model_kv, uint32_t attention_tp,
                        struct scenario *ds, struct kv_cost *dc)
 {
     scenario_default(ds, &s->gpu, &s->draft);
-    ds->kv_dtype = s->engine.kind == ENGINE_LLAMACPP && s->kv_dtype == DTYPE_AUTO ? DTYPE_FP16
-                                                                                   : model_kv;
+    enum dtype given = engine_desc(s->engine.kind)->cache_default;
+    ds->kv_dtype = s->kv_dtype == DTYPE_AUTO && given != DTYPE_AUTO ? given : model_kv;
     ds->full_attention = true; /* counted at every token (see kvcost_bytes) */
     kvcost_compute(ds, attention_tp, dc);
 }
@@ -144,7 +145,8 @@ void specdec_kv_row(struct policy_ctx *c)
     struct explain_row *row = explain_row_begin(c->x, "draft_kv_per_token",
                                                 p->method == SPEC_MTP ? "MTP KV per token"
                                                                       : "Draft KV per token",
-                                                c->s->engine.kind == ENGINE_LLAMACPP && c->r->tp > 1
+                                                engine_desc(c->s->engine.kind)->splits_layers &&
+                                                        c->r->tp > 1
                                                     ? "all GPUs"
                                                     : "per GPU");
     if (p->method == SPEC_MTP) {
@@ -169,14 +171,16 @@ void specdec_kv_row(struct policy_ctx *c)
 void specdec_tokens_row(struct policy_ctx *c, uint64_t context)
 {
     const struct spec_result *p = &c->r->spec;
-    if (p->method == SPEC_NONE || c->s->engine.kind == ENGINE_LLAMACPP)
+    const struct engine_desc *e = engine_desc(c->s->engine.kind);
+    if (p->method == SPEC_NONE || !e->spec_lookahead)
         return;
     struct explain_row *row = explain_row_begin(c->x, "spec_tokens", "Tokens + lookahead", "");
     explain_term(row, (long double)context, XU_TOKENS, "context");
     explain_term(row, p->tokens, XU_TOKENS, p->tokens == 1 ? "speculative token" : "speculative tokens");
     explain_op(row, XOP_ADD);
-    explain_row_end(c->x, row, XU_TOKENS, 0,
-                    c->s->engine.kind == ENGINE_VLLM
-                        ? "each step holds the speculative tokens (vLLM num_lookahead_tokens)"
-                        : "each step holds the speculative tokens");
+    char note[96];
+    snprintf(note, sizeof note, "each step holds the speculative tokens%s%s%s",
+             e->lookahead_source ? " (" : "", e->lookahead_source ? e->lookahead_source : "",
+             e->lookahead_source ? ")" : "");
+    explain_row_end(c->x, row, XU_TOKENS, 0, note);
 }

@@ -1,4 +1,5 @@
 #include "speed.h"
+#include "engine_desc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -82,7 +83,8 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
         in.per_ctx_token = 4.0 * m->attention_heads * m->head_dim;
         in.per_ctx_prefill = in.per_ctx_token;
     }
-    if (s->engine.kind == ENGINE_LLAMACPP) {
+    bool layers = engine_desc(s->engine.kind)->splits_layers;
+    if (layers) {
         /* llama.cpp splits layers, not heads: its GPUs take a token in turn,
          * one batch at a time, with no all-reduce (llama.cpp's default
          * --split-mode layer) */
@@ -113,7 +115,7 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
                 s->model.plain_layers;
     in.global = r->cost.global_layers;
     in.windowed = r->cost.windowed_layers;
-    if (s->engine.kind == ENGINE_LLAMACPP) { /* its layers are spread over the GPUs */
+    if (layers) { /* its layers are spread over the GPUs */
         in.layers /= in.pp;
         in.global /= in.pp;
         in.windowed /= in.pp;
@@ -358,8 +360,8 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     }
     if (in->pp > 1) {
         explain_term(row, in->pp, XU_COUNT,
-                     s->engine.kind == ENGINE_LLAMACPP ? "GPUs in turn (layer split)"
-                                                       : "stages in turn");
+                     engine_desc(s->engine.kind)->splits_layers ? "GPUs in turn (layer split)"
+                                                                : "stages in turn");
         explain_op(row, XOP_MUL);
     }
     explain_row_end(x, row, XU_SECONDS, 0,

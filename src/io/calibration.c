@@ -14,6 +14,10 @@
 
 static const char *engine_names[] = {"unknown", "vLLM V0", "vLLM V1", "SGLang",
                                      "llama.cpp", "Ollama (llama.cpp)", "TGI"};
+/* The profile (as --engine names it) that plans what each log's engine ran;
+ * an engine kvplan has no profile for is planned by the generic rule. */
+static const char *const engine_profiles[] = {"generic", "vllm@0", "vllm", "sglang",
+                                              "llama.cpp", "ollama", "generic"};
 
 static const char *field_names[LF_COUNT] = {
     [LF_TOTAL_GPU_MEMORY] = "CUDA-visible GPU memory",
@@ -278,21 +282,13 @@ void enginelog_parse(const char *text, size_t len, struct engine_log *log)
 
 enum engine_kind enginelog_profile(const struct engine_log *log, enum engine_rule *rule)
 {
+    enum engine_kind kind;
+    struct diag ignore = {0};
+    if (log->engine >= LOG_UNKNOWN && log->engine <= LOG_TGI &&
+        engine_parse(engine_profiles[log->engine], &kind, rule, &ignore))
+        return kind;
     *rule = RULE_CURRENT;
-    switch (log->engine) {
-    case LOG_VLLM_V0:
-        *rule = RULE_VLLM_V0;
-        return ENGINE_VLLM;
-    case LOG_VLLM_V1:
-        return ENGINE_VLLM;
-    case LOG_SGLANG:
-        return ENGINE_SGLANG;
-    case LOG_LLAMACPP:
-    case LOG_OLLAMA:
-        return ENGINE_LLAMACPP;
-    default:
-        return ENGINE_GENERIC;
-    }
+    return ENGINE_GENERIC;
 }
 
 bool calibration_save(const char *path, const struct engine_log *log, const char *log_path,

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "core/engine_desc.h"
 #include "core/version.h"
 #include "io/markdown.h"
 
@@ -34,36 +35,6 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
     }
 }
 
-/* "3 replicas of tensor parallel 4", or past one node "2 stages x 8 GPUs:
- * TP 8, PP 2" (a stage's GPUs share a node; the stages talk over the network).
- * llama.cpp splits whole layers over its GPUs (split_mode LLAMA_SPLIT_MODE_LAYER
- * in src/llama-model.cpp llama_model_default_params), not tensors. */
-static void layout_text(const struct plan_result *r, char *buf, size_t size)
-{
-    char ep[64];
-    snprintf(ep, sizeof ep, ", experts over all %u GPUs", r->gpus);
-    const char *dp = r->dp_attention ? ", DP attention over the TP ranks"
-                     : r->experts_spread ? ep
-                                          : "";
-    if (r->pp > 1 && r->replicas == 1)
-        snprintf(buf, size, "%u stages x %u GPU%s: TP %u, PP %u%s", r->pp, r->tp,
-                 r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
-    else if (r->pp > 1)
-        snprintf(buf, size, "%u replicas, each %u stages x %u GPU%s: TP %u, PP %u%s", r->replicas,
-                 r->pp, r->tp, r->tp == 1 ? "" : "s", r->tp, r->pp, dp);
-    else if (r->profile == ENGINE_LLAMACPP && r->tp > 1 && r->replicas == 1)
-        snprintf(buf, size, "one replica, layers split over %u GPUs%s", r->tp, dp);
-    else if (r->profile == ENGINE_LLAMACPP && r->tp > 1)
-        snprintf(buf, size, "%u replicas, each with layers split over %u GPUs%s", r->replicas,
-                 r->tp, dp);
-    else if (r->profile == ENGINE_LLAMACPP && r->replicas > 1)
-        snprintf(buf, size, "%u replicas, one GPU each (one llama-server per GPU)", r->replicas);
-    else if (r->replicas == 1)
-        snprintf(buf, size, "one replica, tensor parallel %u%s", r->tp, dp);
-    else
-        snprintf(buf, size, "%u replicas of tensor parallel %u%s", r->replicas, r->tp, dp);
-}
-
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
 {
     char ctx[32], n[32], paged[32], avg[32], left[32], per[32];
@@ -72,16 +43,17 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
     units_format_int(r->max_users_paged, paged, sizeof paged);
     units_format_int(r->avg_context_tokens, avg, sizeof avg);
     const char *profile = engine_label(r->profile, r->rule);
-    bool engine = r->profile != ENGINE_GENERIC;
+    const struct engine_desc *e = engine_desc(r->profile);
+    bool engine = e->server;
     if (!r->weights_fit) {
         units_format_bytes(r->shortfall_bytes_per_gpu, s->units, left, sizeof left);
         snprintf(buf, size, "DOES NOT FIT%s%s: the weights exceed each GPU's budget by %s",
                  engine ? " under " : "", engine ? profile : "", left);
-    } else if (!r->fits && r->profile == ENGINE_LLAMACPP) {
+    } else if (!r->fits && e->fixed_slots) {
         units_format_bytes(r->shortfall_bytes_per_gpu, s->units, left, sizeof left);
-        snprintf(buf, size, "DOES NOT FIT under llama.cpp: the cache of %s tokens x %u slot%s "
+        snprintf(buf, size, "DOES NOT FIT under %s: the cache of %s tokens x %u slot%s "
                             "needs %s more per GPU than is left",
-                 ctx, r->engine.slots, r->engine.slots == 1 ? "" : "s", left);
+                 e->name, ctx, r->engine.slots, r->engine.slots == 1 ? "" : "s", left);
     } else if (!r->fits) {
         snprintf(buf, size, "DOES NOT FIT under %s: its budget leaves nothing for the KV cache", profile);
     } else if (r->max_users == 0 && r->state_pool_bytes_per_gpu >= r->kv_pool_bytes_per_gpu &&
@@ -108,12 +80,12 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
         int len = snprintf(buf, size, "%s user%s fit%s at %s tokens each%s%s%s", n,
                            r->max_users == 1 ? "" : "s", r->max_users == 1 ? "s" : "", ctx,
                            engine ? " under " : "", engine ? profile : "", rep);
-        if (r->avg_context_tokens < r->context_tokens && r->profile != ENGINE_LLAMACPP && len > 0 &&
+        if (r->avg_context_tokens < r->context_tokens && !e->fixed_slots && len > 0 &&
             (size_t)len < size)
             len += snprintf(buf + len, size - (size_t)len, "; %s with paging at %s tokens in use",
                             paged, avg);
-        if (r->host.present && r->profile == ENGINE_LLAMACPP && len > 0 && (size_t)len < size) {
-            len += snprintf(buf + len, size - (size_t)len, "; llama.cpp has no host tier");
+        if (r->host.present && e->host.none && len > 0 && (size_t)len < size) {
+            len += snprintf(buf + len, size - (size_t)len, "; %s has no host tier", e->title);
         } else if (r->host.present && len > 0 && (size_t)len < size) {
             char h[32];
             if (r->host.beyond_gpu) {
@@ -222,7 +194,7 @@ bool report_lora_text(const struct scenario *s, const struct plan_result *r, cha
     lora_targets_format(r->lora.targets, mods, sizeof mods);
     snprintf(buf, size, "%u slot%s x rank %u, %s, on %s (%s%s)", r->lora.slots,
              r->lora.slots == 1 ? "" : "s", r->lora.rank, dtype_info(r->lora.dtype)->name, mods,
-             s->engine.kind == ENGINE_SGLANG ? "--max-loras-per-batch" : "--max-loras",
+             engine_desc(s->engine.kind)->lora_flag,
              s->lora_targets ? ", --lora-target-modules"
              : s->model.experts ? "; the MoE experts carry none" : "");
     return true;
@@ -333,17 +305,18 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
 {
     char a[64], b[64], c[64], line[512];
     enum unit_system u = s->units;
-    layout_text(r, b, sizeof b);
+    const struct engine_desc *e = engine_desc(r->profile);
+    plan_layout_text(r, b, sizeof b);
     char split[48] = "";
-    if (r->pp > 1)
+    if (r->pp > 1) {
         snprintf(split, sizeof split, " (%u x TP %u x PP %u)", r->replicas, r->tp, r->pp);
-    else if (r->replicas > 1)
-        snprintf(split, sizeof split, r->profile == ENGINE_LLAMACPP ? " (%u x %u GPUs, layers split)"
-                                                                     : " (%u x TP %u)",
-                 r->replicas, r->tp);
+    } else if (r->replicas > 1) {
+        plan_layout_group(r, a, sizeof a);
+        snprintf(split, sizeof split, " (%s%s)", a, e->splits_layers ? ", layers split" : "");
+    }
     fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
-            s->gpu.name, split, r->profile != ENGINE_GENERIC ? ", " : "",
-            r->profile != ENGINE_GENERIC ? engine_label(r->profile, r->rule) : "");
+            s->gpu.name, split, e->server ? ", " : "",
+            e->server ? engine_label(r->profile, r->rule) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "  %s\n\n", line);
 
@@ -364,7 +337,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     fprintf(out, "  %-14s weights %s, KV cache %s (%s)\n", "Precision",
             plan_weights_label(r), dtype_info(r->kv_dtype)->name,
             dtype_info(r->kv_dtype)->description);
-    if (r->profile == ENGINE_GENERIC)
+    if (!e->server)
         fprintf(out, "  %-14s %g %% of memory kept free\n", "Headroom", s->headroom_percent);
     else
         fprintf(out, "  %-14s %s's own rule (the headroom applies to the generic rule only)\n",
@@ -404,13 +377,13 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
                 row_text(out, &x->rows[i]);
     }
 
-    if (r->profile != ENGINE_GENERIC)
+    if (e->server)
         report_engine(out, s, r);
 
     uint64_t seg[SEG_COUNT], total = 0;
     plan_segments(r, seg);
     fprintf(out, "\nMemory of each GPU (%s%s)\n", units_name(u),
-            r->profile != ENGINE_GENERIC ? ", of the CUDA total" : "");
+            e->server ? ", of the CUDA total" : "");
     for (int i = 0; i < SEG_COUNT; i++) {
         total += seg[i];
         if ((i == SEG_RUNTIME || i == SEG_DRAFT || i == SEG_STATE || i == SEG_LORA ||
@@ -449,15 +422,15 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     enum unit_system u = s->units;
     md_text(s->model.name, model, sizeof model);
     md_text(s->gpu.name, gpu, sizeof gpu);
-    fprintf(out, "### %s on %u x %s%s%s\n\n", model, s->gpus, gpu,
-            r->profile != ENGINE_GENERIC ? ", " : "",
-            r->profile != ENGINE_GENERIC ? engine_label(r->profile, r->rule) : "");
+    const struct engine_desc *e = engine_desc(r->profile);
+    fprintf(out, "### %s on %u x %s%s%s\n\n", model, s->gpus, gpu, e->server ? ", " : "",
+            e->server ? engine_label(r->profile, r->rule) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "**%s**\n\n", line);
     fprintf(out, "| Input | Value |\n|---|---|\n");
     units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, u, a, sizeof a);
     fprintf(out, "| GPU | %u x %s (%s each) |\n", s->gpus, gpu, a);
-    layout_text(r, a, sizeof a);
+    plan_layout_text(r, a, sizeof a);
     fprintf(out, "| Layout | %s |\n", a);
     fprintf(out, "| Model | %s |\n", model);
     units_format_int(s->context_tokens, a, sizeof a);
@@ -470,7 +443,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     fprintf(out, "| Average in use | %s tokens |\n", a);
     fprintf(out, "| Weights | %s |\n| KV cache | %s |\n", plan_weights_label(r),
             dtype_info(r->kv_dtype)->name);
-    if (r->profile == ENGINE_GENERIC)
+    if (!e->server)
         fprintf(out, "| Headroom | %g %% |\n", s->headroom_percent);
     else
         fprintf(out, "| Budget | %s's rule |\n", engine_label(r->profile, r->rule));
@@ -496,7 +469,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
                 row->scope, row->scope[0] ? ")" : "", md_text(row->formula, how, sizeof how),
                 row->result.text);
     }
-    if (r->profile != ENGINE_GENERIC) {
+    if (e->server) {
         char launch[MD_CODE_SIZE(sizeof r->engine.launch)];
         fprintf(out, "\nLaunch: %s\n", md_code(r->engine.launch, launch, sizeof launch));
         if (r->generic.present) {

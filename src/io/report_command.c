@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/engine_desc.h"
 #include "core/shell.h"
 
 /* A size as an option takes it, exactly: "64GiB" when whole GiB, "512MiB"
@@ -21,6 +22,35 @@ static const char *size_arg(uint64_t bytes, char *buf, size_t size)
     else
         snprintf(buf, size, "%lluB", (unsigned long long)bytes);
     return buf;
+}
+
+/* The engine options given, as kvplan's table spells and orders them. */
+static void engine_options_words(const struct engine_flags *e, struct shell_line *l)
+{
+    size_t count;
+    const struct engine_option *opt = engine_options(&count);
+    char t[32];
+    for (size_t i = 0; i < count; i++) {
+        const struct engine_option *o = &opt[i];
+        if (!engine_option_given(e, o))
+            continue;
+        uint64_t n = engine_option_uint(e, o);
+        switch (o->type) {
+        case EOPT_FRACTION:
+            shell_option(l, o->flag, "%g", engine_option_value(e, o));
+            break;
+        case EOPT_COUNT:
+        case EOPT_TOKENS:
+            shell_option(l, o->flag, "%llu", (unsigned long long)n);
+            break;
+        case EOPT_BYTES:
+            shell_option(l, o->flag, "%s", size_arg(n, t, sizeof t));
+            break;
+        case EOPT_DTYPE:
+            shell_option(l, o->flag, "%s", dtype_info((enum dtype)n)->name);
+            break;
+        }
+    }
 }
 
 size_t report_command_line(const struct scenario *s, char *buf, size_t size)
@@ -50,7 +80,8 @@ size_t report_command_line(const struct scenario *s, char *buf, size_t size)
         shell_option(&l, "--avg-context", "%s", units_format_tokens_arg(s->avg_context_tokens, t, sizeof t));
     if (s->block_tokens && s->block_tokens != DEFAULT_BLOCK_TOKENS)
         shell_option(&l, "--block-size", "%llu", (unsigned long long)s->block_tokens);
-    if (s->engine.kind == ENGINE_GENERIC && s->headroom_percent != 10.0)
+    bool server = engine_desc(e->kind)->server;
+    if (!server && s->headroom_percent != 10.0)
         shell_option(&l, "--headroom", "%g", s->headroom_percent);
     if (s->has_vram)
         shell_option(&l, "--vram", "%s", size_arg(s->vram_bytes, t, sizeof t));
@@ -62,7 +93,7 @@ size_t report_command_line(const struct scenario *s, char *buf, size_t size)
         shell_word(&l, "--full-attention");
     if (s->units == UNITS_GB)
         shell_words(&l, "--units gb");
-    if (e->kind != ENGINE_GENERIC)
+    if (server)
         shell_option(&l, "--engine", "%s", engine_label(e->kind, e->rule));
     if (s->dp_attention)
         shell_word(&l, "--enable-dp-attention");
@@ -74,30 +105,7 @@ size_t report_command_line(const struct scenario *s, char *buf, size_t size)
         shell_words(&l, "--speculative-method mtp");
     if (s->spec_method != SPEC_NONE && s->spec_tokens)
         shell_option(&l, "--num-speculative-tokens", "%u", s->spec_tokens);
-    if (e->gpu_memory_utilization > 0)
-        shell_option(&l, "--gpu-memory-utilization", "%g", e->gpu_memory_utilization);
-    if (e->mem_fraction_static > 0)
-        shell_option(&l, "--mem-fraction-static", "%g", e->mem_fraction_static);
-    if (e->free_gpu_memory_fraction > 0)
-        shell_option(&l, "--free-gpu-memory-fraction", "%g", e->free_gpu_memory_fraction);
-    if (e->max_num_seqs)
-        shell_option(&l, "--max-num-seqs", "%u", e->max_num_seqs);
-    if (e->max_num_batched_tokens)
-        shell_option(&l, "--max-num-batched-tokens", "%llu", (unsigned long long)e->max_num_batched_tokens);
-    if (e->chunked_prefill_size)
-        shell_option(&l, "--chunked-prefill-size", "%llu", (unsigned long long)e->chunked_prefill_size);
-    if (e->parallel)
-        shell_option(&l, "--parallel", "%u", e->parallel);
-    if (e->fit_target_bytes)
-        shell_option(&l, "--fit-target", "%s", size_arg(e->fit_target_bytes, t, sizeof t));
-    if (e->v_dtype != DTYPE_AUTO)
-        shell_option(&l, "--kv-dtype-v", "%s", dtype_info(e->v_dtype)->name);
-    if (e->gpu_total_bytes)
-        shell_option(&l, "--gpu-total", "%s", size_arg(e->gpu_total_bytes, t, sizeof t));
-    if (e->non_kv_bytes)
-        shell_option(&l, "--non-kv", "%s", size_arg(e->non_kv_bytes, t, sizeof t));
-    if (e->kv_memory_bytes)
-        shell_option(&l, "--kv-memory", "%s", size_arg(e->kv_memory_bytes, t, sizeof t));
+    engine_options_words(e, &l);
     if (s->concurrency)
         shell_option(&l, "--concurrency", "%llu", (unsigned long long)s->concurrency);
     if (s->prompt_tokens)

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "core/engine_desc.h"
 #include "io/markdown.h"
 
 /* A table cell of scenario i, and the change against the first. */
@@ -65,8 +66,8 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     }
     ROW("Speed per user", true, r->speed.tokens_per_s_per_user, "%.1f tok/s at %llu at once",
         r->speed.tokens_per_s_per_user, (unsigned long long)r->speed.concurrency);
-    ROW("GPUs", false, 0, r->profile == ENGINE_LLAMACPP ? "%u x %s (%u x %u, layers split)"
-                                                        : "%u x %s (%u x TP %u)",
+    ROW("GPUs", false, 0, engine_desc(r->profile)->splits_layers ? "%u x %s (%u x %u, layers split)"
+                                                                 : "%u x %s (%u x TP %u)",
         s->gpus, md_text(s->gpu.name, name, sizeof name), r->replicas, r->tp);
     ROW("Model", false, 0, "%s", md_text(s->model.name, name, sizeof name));
     ROW("Engine", false, 0, "%s", engine_label(r->profile, r->rule));

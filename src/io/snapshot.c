@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/engine_desc.h"
 #include "core/text.h"
 #include "io/fileio.h"
 #include "io/jsonout.h"
@@ -33,7 +34,9 @@ static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
                          d) ||
         !jsonread_u64(r, o, "chunked_prefill_size", false, 1, TOKENS_MAX,
                       &f->chunked_prefill_size, d) ||
-        !jsonread_u32(r, o, "parallel", false, 1, ENGINE_LLAMACPP_MAX_SEQ, &f->parallel, d) ||
+        !jsonread_u32(r, o, "parallel", false, 1,
+                      (uint32_t)engine_option_max(offsetof(struct engine_flags, parallel)),
+                      &f->parallel, d) ||
         !jsonread_u64(r, o, "fit_target_bytes", false, 1, big, &f->fit_target_bytes, d) ||
         !preset_read_dtype(r, o, "v_dtype", false, &f->v_dtype, d) ||
         !jsonread_double(r, o, "free_gpu_memory_fraction", false, 0.01, 1.0,

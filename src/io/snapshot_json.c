@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/engine_desc.h"
 #include "core/text.h"
 #include "io/jsonout.h"
 #include "io/preset.h"
@@ -313,9 +314,9 @@ static cJSON *result_json(const struct plan_result *r, const struct explain *x)
         jsonout_uint(&so, "draft_weights_bytes", r->spec.weights_bytes);
         jsonout_uint(&so, "draft_weights_bytes_per_gpu", r->spec.weights_bytes_per_gpu);
         jsonout_uint(&so, "draft_layers", r->spec.layers);
-        /* llama.cpp's draft layers are split over the GPUs like the model's */
+        /* an engine that splits layers splits the draft's like the model's */
         jsonout_uint(&so, "draft_kv_bytes_per_token_per_gpu",
-                     r->profile == ENGINE_LLAMACPP && r->tp > 1
+                     engine_desc(r->profile)->splits_layers && r->tp > 1
                          ? kv_ceil_div(r->spec.kv_bytes_per_token, r->tp)
                          : r->spec.kv_bytes_per_token);
         jsonout_object(&o, "speculative", jsonout_end(&so));
@@ -388,7 +389,7 @@ static cJSON *result_json(const struct plan_result *r, const struct explain *x)
     }
     jsonout_object(&o, "warnings", warnings);
     jsonout_object(&o, "explain", explain_json(x));
-    if (r->profile != ENGINE_GENERIC)
+    if (engine_desc(r->profile)->server)
         jsonout_object(&o, "engine", engine_detail_json(&r->engine));
     if (r->generic.present) {
         struct jsonout g = jsonout_begin();

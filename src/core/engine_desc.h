@@ -1,0 +1,202 @@
+/* engine_desc: one descriptor per serving profile, the generic headroom rule
+ * included. Everything that differs between the profiles is a field of it:
+ * names and version pins, the cache types and vendors, the knobs, the layout
+ * traits, the words the views use, and the functions of its rule (budget and
+ * allocation, launch line, log lines). Each row is defined in its own policy
+ * file (policy_vllm.c defines engine_vllm) and listed once in engine.c; code
+ * elsewhere asks the descriptor a question ("does this engine split
+ * layers?"), never "is this llama.cpp?". doc/ARCHITECTURE.md adds an engine. */
+#ifndef KVPLAN_CORE_ENGINE_DESC_H
+#define KVPLAN_CORE_ENGINE_DESC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scenario.h"
+
+struct policy_ctx;
+struct kv_cost;
+
+/* How one of kvplan's engine options holds its value. */
+enum engine_option_type {
+    EOPT_FRACTION, /* double, 0 to 1 */
+    EOPT_COUNT,    /* uint32_t */
+    EOPT_TOKENS,   /* uint64_t */
+    EOPT_BYTES,    /* uint64_t, a size */
+    EOPT_DTYPE     /* enum dtype, DTYPE_AUTO = not given */
+};
+
+/* One of kvplan's engine options: a field of struct engine_flags, as the
+ * command line spells it. Zero means "not given" (the engine's default). */
+struct engine_option {
+    const char *flag;          /* kvplan's spelling: "--max-num-seqs" */
+    size_t offset;             /* of the field in struct engine_flags */
+    enum engine_option_type type;
+    enum scenario_field field; /* what validation names; SF_COUNT: none */
+    bool refused;              /* an engine without the knob refuses it (else ignores it) */
+    const char *refusal;       /* a knob several engines share: what the others are told;
+                                * NULL: "is <its engine's> option (--engine NAME)" */
+};
+
+/* The planner rows an engine knob can take (app/controls.h CTRL_FRACTION, CTRL_SEQS). */
+enum knob_role { KNOB_OTHER = 0, KNOB_FRACTION, KNOB_SEQS };
+
+/* One knob of an engine: one of kvplan's engine options, as that engine
+ * names and bounds it. */
+struct engine_knob {
+    size_t offset;            /* the option's (struct engine_option) */
+    enum knob_role role;
+    const char *label;        /* the planner's word: "Max running" */
+    const char *engine_flag;  /* the engine's own spelling: "--max-running-requests" */
+    double min, max;          /* the values it takes (given: at least 1 for counts) */
+    double def;               /* the default; 0: the rule computes one */
+    const char *max_name;     /* the bound's name upstream: "LLAMA_MAX_SEQ" */
+    const char *counts;       /* what the engine counts in its row instead of a shared
+                               * option ("slots"): names this knob when given that one */
+    const char *help;         /* one line: what it sets */
+};
+
+/* NAME@VERSION: the engine's arithmetic at an older version. */
+struct engine_version {
+    enum engine_rule rule;      /* RULE_CURRENT: the latest, under another name */
+    const char *label;          /* "vllm@0": listed, and shown for the rule */
+    const char *spellings[3];   /* the VERSIONs taken, case-insensitive: "0", "v0" */
+    const char *changed;        /* what the pin changes */
+};
+
+/* The host memory tier (--host-kv) as the engine keeps it (core/hosttier.h). */
+struct engine_host {
+    bool none;               /* no second tier at all */
+    bool beyond_device;      /* it refuses a host pool no larger than the device pool */
+    const char *pool_term;   /* the pool in the users row; NULL: "host pool (--host-kv)" */
+    uint64_t (*pool_bytes)(const struct scenario *s); /* as it sizes it; NULL: --host-kv */
+    void (*note)(const struct policy_ctx *c, char *note, size_t size); /* how it sizes the
+                              * pool, in a sentence with the plan's figures; NULL: words */
+    const char *words;       /* ... or a sentence without figures */
+};
+
+enum { ENGINE_DTYPES_MAX = 10, ENGINE_VENDORS_MAX = 3, ENGINE_ALIASES_MAX = 4,
+       ENGINE_VERSIONS_MAX = 3, ENGINE_KNOBS_MAX = 4 };
+
+struct engine_desc {
+    enum engine_kind kind;
+    const char *name;            /* "llama.cpp": --engine, snapshots, messages */
+    const char *title;           /* in prose: "vLLM", "the generic rule" */
+    const char *title_a;         /* with its article: "a vLLM", "an SGLang" */
+    const char *aliases[ENGINE_ALIASES_MAX];        /* other names --engine takes */
+    struct engine_version versions[ENGINE_VERSIONS_MAX];
+    bool server;                 /* a serving engine: its own budget, launch line and log;
+                                  * false for the generic headroom rule */
+
+    /* What it runs on and caches in; an empty list means anything. */
+    enum dtype cache_dtypes[ENGINE_DTYPES_MAX];  /* listed in this order in messages */
+    enum dtype cache_default;    /* the cache under --kv-dtype auto; AUTO: the model's */
+    bool v_dtype;                /* V has a type of its own (-ctv), from cache_dtypes too */
+    enum dtype weight_dtypes[ENGINE_DTYPES_MAX]; /* the weights it loads */
+    const char *vendors[ENGINE_VENDORS_MAX];     /* "NVIDIA": a GPU vendor's name begins so */
+
+    struct engine_knob knobs[ENGINE_KNOBS_MAX];
+
+    /* Layout. */
+    bool splits_layers;          /* a replica's GPUs hold whole layers in turn, never split
+                                  * heads: attention TP 1, no --pp, a token's KV counted for
+                                  * all GPUs together, one step crosses them in turn */
+    bool fixed_slots;            /* each sequence holds its whole context up front (no paging) */
+    bool dp_attention;           /* takes --enable-dp-attention */
+    bool (*experts_over_dp)(enum engine_rule rule); /* routed experts split over the whole
+                                  * DP group, and --enable-expert-parallel taken */
+    const char *experts_owner;   /* then, who has the option: "vLLM's V1 engine" */
+    bool (*windows_full)(const struct scenario *s); /* windowed layers sized for the whole
+                                  * context (NULL: never) */
+    enum dtype state_conv, state_ssm; /* the state's precisions; AUTO: vLLM's "auto" */
+    bool state_per_user;         /* its state pool is not modelled: each user's state is
+                                  * counted in its KV blocks (WARN_STATE_GENERIC) */
+
+    /* Speculative decoding and LoRA. */
+    bool mtp;                    /* drafts with the model's MTP layers */
+    uint32_t spec_tokens;        /* speculative tokens when none are given */
+    bool spec_lookahead;         /* a user's cache holds its speculative tokens too */
+    const char *lookahead_source; /* where, upstream: "vLLM num_lookahead_tokens" */
+    const char *lora_none;       /* why it keeps no adapter slots; NULL: it keeps them */
+    bool lora_in_weights;        /* ... its adapters are files loaded whole, as weights */
+    bool packs_lora;             /* q, k, v and gate, up adapted as one packed projection */
+    const char *lora_flag;       /* "--max-loras-per-batch" */
+    const char *lora_where;      /* where the slots sit, for the LoRA row; NULL: beside the
+                                  * weights */
+
+    /* Words the views use. */
+    const char *runtime_words;   /* SEG_RUNTIME: "activations+rt", "compute buffers" */
+    const char *reserved_words;  /* SEG_RESERVED: "headroom", "outside budget", "kept free" */
+    const char *server_command;  /* one server process: "llama-server" */
+
+    struct engine_host host;
+
+    /* The rule. cell_cost (NULL: kvcost's heads split over the attention TP)
+     * stores a layer's KV the engine's way once kvcost_compute has run;
+     * own_cost_rows: the budget writes the per-token rows itself. budget
+     * fills the plan (policy.h); launch and log (NULL for the generic rule)
+     * write r->engine's launch line, log lines and note, when explaining. */
+    void (*cell_cost)(const struct scenario *s, struct kv_cost *k);
+    bool own_cost_rows;
+    void (*budget)(struct policy_ctx *c);
+    void (*launch)(struct policy_ctx *c);
+    void (*log)(struct policy_ctx *c);
+};
+
+/* The descriptor of kind k (the generic rule's for a kind out of range). */
+const struct engine_desc *engine_desc(enum engine_kind k);
+
+/* kvplan's engine options, in the order a command line gives them. */
+const struct engine_option *engine_options(size_t *count);
+
+/* The option at offset in struct engine_flags, or NULL. */
+const struct engine_option *engine_option_at(size_t offset);
+
+/* The option validation names field, or NULL. */
+const struct engine_option *engine_option_of(enum scenario_field field);
+
+/* Whether the option holds a value (not zero, not DTYPE_AUTO); the value as
+ * a double, and exactly as an integer (a fraction's is 0). */
+bool engine_option_given(const struct engine_flags *f, const struct engine_option *o);
+double engine_option_value(const struct engine_flags *f, const struct engine_option *o);
+uint64_t engine_option_uint(const struct engine_flags *f, const struct engine_option *o);
+
+/* Sets the option to v (rounded for counts and sizes). */
+void engine_option_set(struct engine_flags *f, const struct engine_option *o, double v);
+
+/* The engine's knob of that option, or of that planner role; NULL when it has none. */
+const struct engine_knob *engine_knob(const struct engine_desc *d, size_t offset);
+const struct engine_knob *engine_knob_role(const struct engine_desc *d, enum knob_role role);
+
+/* The first engine with a knob of that option, and that knob (the bounds of
+ * an option engines share), or NULL. */
+const struct engine_desc *engine_owner(size_t offset);
+const struct engine_knob *engine_knob_any(size_t offset);
+
+/* The most an option takes: its engine's knob's bound (0 without a knob). */
+uint64_t engine_option_max(size_t offset);
+
+/* What validation tells an engine given an option it has no knob for:
+ * "is a vLLM option (--engine vllm)". */
+void engine_refusal(const struct engine_desc *d, const struct engine_option *o, char *buf,
+                    size_t size);
+
+/* The serving engines with trait `has`, joined for a sentence: their names or
+ * their titles, ", " between them and `last` before the last; the generic
+ * rule last when `generic` and it has the trait. */
+struct engine_list {
+    bool titles;
+    const char *last;
+    bool generic;
+};
+void engine_list(bool (*has)(const struct engine_desc *), struct engine_list how, char *buf,
+                 size_t size);
+
+/* The first engine with trait `has`, or NULL. */
+const struct engine_desc *engine_find(bool (*has)(const struct engine_desc *));
+
+/* The vendors an engine runs on, for a sentence: "NVIDIA and AMD" ("any" for all). */
+void engine_vendors_text(enum engine_kind k, char *buf, size_t size);
+
+#endif
