@@ -329,6 +329,7 @@ int cmd_calibrate(int argc, char **argv)
             s.engine.gpu_total_bytes = total;
         struct plan_result r;
         struct explain x; /* the log lines and launch command come with the rows */
+        x.deferred = false;
         if (!plan_compute(&s, &x, NULL, &r, &d)) {
             catalog_free(&cat);
             return cli_fail(d.message);

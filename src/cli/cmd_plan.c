@@ -50,7 +50,8 @@ int cmd_plan(int argc, char **argv)
     struct catalog cat;
     struct scenario s;
     struct plan_result r;
-    struct explain x; /* the rows every format prints */
+    struct explain x; /* the rows every format prints, written with the plan */
+    x.deferred = false;
     int status = 0;
     if (!options_load(&o, &cat, &s, &d))
         return cli_fail(d.message);
@@ -149,6 +150,7 @@ int cmd_planner(int argc, char **argv)
                     err);
             struct plan_result r;
             struct explain x;
+            x.deferred = false;
             status = plan_compute(&s, &x, NULL, &r, &d) ? (report_text(stdout, &s, &r, &x), 0)
                                                         : cli_fail(d.message);
             err[0] = '\0';

@@ -76,7 +76,8 @@ struct explain_row {
 struct explain {
     int count;
     enum unit_system units;
-    bool deferred; /* rows are ended without their text: explain_text writes it */
+    bool deferred; /* the caller's choice (false: texts written as rows end); true: rows
+                    * end without their text, and explain_text writes it */
     struct explain_row rows[EXPLAIN_ROWS_MAX];
 };
 

@@ -155,7 +155,8 @@ struct plan_result {
 
 /* Computes the plan. With x (the caller's), also the arithmetic as explain
  * rows, the engine's log lines and launch command, and the generic
- * comparison; with PLAN_NUMBERS, none of them. Returns false (with d naming
+ * comparison; with PLAN_NUMBERS, none of them. x->deferred is the caller's
+ * (core/explain.h) and is left as it is. Returns false (with d naming
  * the field in `names`, or the command line's names when NULL) when the
  * scenario is invalid or its byte counts pass 64 bits; r is then zeroed and
  * x left as it was. */
