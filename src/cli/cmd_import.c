@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/options_table.h"
 #include "core/text.h"
 #include "io/fileio.h"
 #include "io/hfconfig.h"
@@ -12,38 +14,12 @@
 
 int cmd_import_hf(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"id", required_argument, 0, 'i'},
-                                             {"name", required_argument, 0, 'n'},
-                                             {"output", required_argument, 0, 'o'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
-    const char *id = NULL, *name = NULL, *output = NULL;
+    struct options o;
     struct diag d = {0};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'i':
-            id = optarg;
-            break;
-        case 'n':
-            name = optarg;
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        case 'h':
-            printf("Usage: kvplan import-hf config.json [--id ID] [--name NAME] [-o FILE]\n\n"
-                   "Writes a model preset (JSON) computed from a local Hugging Face config:\n"
-                   "dimensions, KV heads, head_dim, MLA ranks, sliding windows, MoE experts,\n"
-                   "tied embeddings and precision; the parameter count comes from the\n"
-                   "dimensions. Put the file in ~/.config/kvplan/presets to use it.\n");
-            return 0;
-        default:
-            return cli_option_error(c, argv);
-        }
-    }
+    int parsed = cli_parse(CMD_IMPORT_HF, argc, argv, &o);
+    if (parsed != CLI_PARSED)
+        return parsed;
+    const char *id = o.hf_id, *name = o.hf_name, *output = o.output_path;
     if (optind + 1 != argc)
         return cli_fail("import-hf: give one config.json (see --help)");
     const char *path = argv[optind];
@@ -86,7 +62,7 @@ int cmd_import_hf(int argc, char **argv)
         withnl[n] = '\n';
         withnl[n + 1] = '\0';
         if (!fileio_write_atomic(output, withnl, n + 1, &d)) {
-            diag_prefix(&d, "--output");
+            diag_prefix(&d, "%s", OPTION_FLAG(OPT_OUTPUT));
             status = cli_fail(d.message);
         }
         free(withnl);

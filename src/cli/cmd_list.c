@@ -1,61 +1,17 @@
+/* list and show: the preset catalogue, whole or one preset. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/options_table.h"
 #include "core/kvcost.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "io/catalog.h"
-#include "io/fileio.h"
 #include "io/preset.h"
-
-/* Options shared by list and show: --format and --presets. */
-struct catalog_options {
-    bool json;
-    const char *dirs[16];
-    int ndirs;
-};
-
-static bool parse_catalog_options(int argc, char **argv, struct catalog_options *o, bool *help,
-                                  struct diag *d)
-{
-    static const struct option longopts[] = {{"format", required_argument, 0, 'f'},
-                                              {"presets", required_argument, 0, 'p'},
-                                              {"help", no_argument, 0, 'h'},
-                                              {0, 0, 0, 0}};
-    memset(o, 0, sizeof *o);
-    *help = false;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            if (strcmp(optarg, "json") == 0)
-                o->json = true;
-            else if (strcmp(optarg, "text") != 0)
-                return diag_fail(d, "--format: '%s' is not text or json", optarg);
-            break;
-        case 'p':
-            if (o->ndirs >= 16)
-                return diag_fail(d, "--presets: at most 16 directories");
-            if (!fileio_is_dir(optarg))
-                return diag_fail(d, "--presets: '%s' is not a directory", optarg);
-            o->dirs[o->ndirs++] = optarg;
-            break;
-        case 'h':
-            *help = true;
-            break;
-        case ':':
-            return diag_fail(d, "%s: needs a value", argv[optind - 1]);
-        default: /* the same words as every command's */
-            return diag_fail(d, "%s: unknown option (see --help)", argv[optind - 1]);
-        }
-    }
-    return true;
-}
 
 static int print_json(cJSON *item)
 {
@@ -103,15 +59,14 @@ static void list_models_text(const struct catalog *c)
 
 int cmd_list(int argc, char **argv)
 {
-    struct catalog_options o;
+    struct options o;
     struct diag d = {0};
-    bool help;
-    if (!parse_catalog_options(argc, argv, &o, &help, &d))
-        return cli_fail(d.message);
-    if (help || optind >= argc) {
-        fprintf(help ? stdout : stderr,
-                "Usage: kvplan list gpus|models [--format text|json] [--presets DIR]\n");
-        return help ? 0 : 2;
+    int parsed = cli_parse(CMD_LIST, argc, argv, &o);
+    if (parsed != CLI_PARSED)
+        return parsed;
+    if (optind >= argc) {
+        options_print_help(CMD_LIST, stderr);
+        return 2;
     }
     const char *what = argv[optind];
     bool gpus = strcmp(what, "gpus") == 0, models = strcmp(what, "models") == 0;
@@ -125,7 +80,7 @@ int cmd_list(int argc, char **argv)
     }
     struct catalog c;
     catalog_init(&c);
-    if (!catalog_load_all(&c, o.dirs, (size_t)o.ndirs, &d)) {
+    if (!options_load_catalog(&o, &c, &d)) {
         catalog_free(&c);
         return cli_fail(d.message);
     }
@@ -154,17 +109,17 @@ int cmd_list(int argc, char **argv)
 
 int cmd_show(int argc, char **argv)
 {
-    struct catalog_options o;
+    struct options o;
     struct diag d = {0};
-    bool help;
-    if (!parse_catalog_options(argc, argv, &o, &help, &d))
-        return cli_fail(d.message);
-    if (!help && optind + 1 == argc) {
+    int parsed = cli_parse(CMD_SHOW, argc, argv, &o);
+    if (parsed != CLI_PARSED)
+        return parsed;
+    if (optind + 1 == argc) {
         /* "show llama-3.1-8b": say which it is */
         struct catalog c;
         catalog_init(&c);
         const char *id = argv[optind];
-        if (catalog_load_all(&c, o.dirs, (size_t)o.ndirs, &d)) {
+        if (options_load_catalog(&o, &c, &d)) {
             const char *kind = catalog_find_model(&c, id) ? "model" : catalog_find_gpu(&c, id) ? "gpu" : NULL;
             if (kind) {
                 diag_fail(&d, "show: say what '%s' is: kvplan show %s %s", id, kind, id);
@@ -174,10 +129,9 @@ int cmd_show(int argc, char **argv)
         }
         catalog_free(&c);
     }
-    if (help || optind + 2 != argc) {
-        fprintf(help ? stdout : stderr,
-                "Usage: kvplan show gpu|model ID [--format text|json] [--presets DIR]\n");
-        return help ? 0 : 2;
+    if (optind + 2 != argc) {
+        options_print_help(CMD_SHOW, stderr);
+        return 2;
     }
     const char *what = argv[optind], *id = argv[optind + 1];
     bool gpu = strcmp(what, "gpu") == 0;
@@ -187,7 +141,7 @@ int cmd_show(int argc, char **argv)
     }
     struct catalog c;
     catalog_init(&c);
-    if (!catalog_load_all(&c, o.dirs, (size_t)o.ndirs, &d)) {
+    if (!options_load_catalog(&o, &c, &d)) {
         catalog_free(&c);
         return cli_fail(d.message);
     }

@@ -1,13 +1,14 @@
-#include <getopt.h>
+/* plan and the planner: one scenario, printed or opened. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "io/report.h"
+#include "cli/options_table.h"
 #include "core/version.h"
-#include "app/app.h"
+#include "io/report.h"
 #include "io/snapshot.h"
 
 int cli_fail(const char *message)
@@ -16,57 +17,29 @@ int cli_fail(const char *message)
     return 2;
 }
 
-int cli_option_error(int c, char **argv)
+int cli_parse(enum cli_command cmd, int argc, char **argv, struct options *o)
 {
-    struct diag d = {0};
-    if (c == ':')
-        diag_fail(&d, "%s: needs a value", argv[optind - 1]);
-    else
-        diag_fail(&d, "%s: unknown option (see --help)", argv[optind - 1]);
-    return cli_fail(d.message);
-}
-
-char **cli_rest_args(int argc, char **argv)
-{
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (rest != NULL)
-        rest[0] = argv[0];
-    return rest;
-}
-
-int cmd_plan(int argc, char **argv)
-{
-    struct options o;
     struct diag d = {0};
     bool help = false;
-    if (!options_parse(argc, argv, &o, &help, &d))
+    if (!options_parse_command(cmd, argc, argv, o, &help, &d))
         return cli_fail(d.message);
     if (help) {
-        printf("Usage: kvplan plan [options]\n\n"
-               "How many concurrent users fit, and why, for one GPU setup and model.\n\n%s",
-               options_help());
+        options_print_help(cmd, stdout);
         return 0;
     }
-    struct catalog cat;
-    struct scenario s;
-    struct plan_result r;
-    struct explain x; /* the rows every format prints, written with the plan */
-    x.deferred = false;
-    int status = 0;
-    if (!options_load(&o, &cat, &s, &d))
-        return cli_fail(d.message);
-    catalog_free(&cat);
-    if (!plan_compute(&s, &x, NULL, &r, &d))
-        return cli_fail(d.message);
-    if (o.export_path && !snapshot_export(o.export_path, &s, &r, &x, KVPLAN_GENERATOR, &d)) {
-        diag_prefix(&d, "--export");
-        return cli_fail(d.message);
-    }
-    /* `--export -` puts the snapshot on standard output: it is the output, one document */
-    bool exported_to_stdout = o.export_path && strcmp(o.export_path, "-") == 0;
-    switch (exported_to_stdout ? (enum output_format)-1 : o.format) {
+    return CLI_PARSED;
+}
+
+/* The plan in the format asked for, or nothing when the snapshot went to
+ * standard output (`--export -`: it is the output, one document). */
+static int plan_print(const struct options *o, const struct scenario *s,
+                      const struct plan_result *r, const struct explain *x)
+{
+    if (o->export_path && strcmp(o->export_path, "-") == 0)
+        return 0;
+    switch (o->format) {
     case FORMAT_JSON: {
-        char *text = snapshot_to_json(&s, &r, &x, KVPLAN_GENERATOR);
+        char *text = snapshot_to_json(s, r, x, KVPLAN_GENERATOR);
         if (text == NULL)
             return cli_fail("cannot build the JSON snapshot (out of memory)");
         fputs(text, stdout);
@@ -74,90 +47,150 @@ int cmd_plan(int argc, char **argv)
         break;
     }
     case FORMAT_MARKDOWN:
-        report_markdown(stdout, &s, &r, &x);
+        report_markdown(stdout, s, r, x);
         break;
     case FORMAT_TEXT:
-        report_text(stdout, &s, &r, &x);
+        report_text(stdout, s, r, x);
         break;
     }
-    /* with a service level, the gate counts the users who keep it */
-    bool slo = s.min_tokens_per_s > 0 || s.max_ttft_seconds > 0;
-    uint64_t have = slo ? r.speed.users_at_service_level : r.max_users;
-    if (o.has_require_users && have < o.require_users) {
-        if (slo && r.speed.level_unknown)
-            fprintf(stderr, "kvplan: --require-users: the service level cannot be checked "
-                    "(no %s figure for %s), so no user is counted as keeping it\n",
-                    r.speed.known ? "compute" : "bandwidth", s.gpu.id);
-        else if (slo)
-            fprintf(stderr, "kvplan: --require-users: %llu user%s keep%s the service level "
-                    "(%llu fit), %llu required\n", (unsigned long long)have,
-                    have == 1 ? "" : "s", have == 1 ? "s" : "", (unsigned long long)r.max_users,
-                    (unsigned long long)o.require_users);
-        else
-            fprintf(stderr, "kvplan: --require-users: %llu user%s fit%s, %llu required\n",
-                    (unsigned long long)have, have == 1 ? "" : "s", have == 1 ? "s" : "",
-                    (unsigned long long)o.require_users);
-        status = 1;
+    return 0;
+}
+
+/* --require-users: 1, with the reason on standard error, when fewer users
+ * fit than it asks (with a service level, fewer keep it). */
+static int plan_gate(const struct options *o, const struct scenario *s, const struct plan_result *r)
+{
+    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+    uint64_t have = slo ? r->speed.users_at_service_level : r->max_users;
+    if (!o->given[OPT_REQUIRE_USERS] || have >= o->require_users)
+        return 0;
+    const char *flag = OPTION_FLAG(OPT_REQUIRE_USERS);
+    unsigned long long need = o->require_users;
+    if (slo && r->speed.level_unknown)
+        fprintf(stderr,
+                "kvplan: %s: the service level cannot be checked (no %s figure for %s), "
+                "so no user is counted as keeping it\n",
+                flag, r->speed.known ? "compute" : "bandwidth", s->gpu.id);
+    else if (slo)
+        fprintf(stderr,
+                "kvplan: %s: %llu user%s keep%s the service level (%llu fit), %llu "
+                "required\n",
+                flag, (unsigned long long)have, have == 1 ? "" : "s", have == 1 ? "s" : "",
+                (unsigned long long)r->max_users, need);
+    else
+        fprintf(stderr, "kvplan: %s: %llu user%s fit%s, %llu required\n", flag,
+                (unsigned long long)have, have == 1 ? "" : "s", have == 1 ? "s" : "", need);
+    return 1;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    struct options o;
+    struct diag d = {0};
+    int parsed = cli_parse(CMD_PLAN, argc, argv, &o);
+    if (parsed != CLI_PARSED)
+        return parsed;
+    struct catalog cat;
+    struct scenario s;
+    struct plan_result r;
+    struct explain x; /* the rows every format prints, written with the plan */
+    x.deferred = false;
+    if (!options_load(&o, &cat, &s, &d))
+        return cli_fail(d.message);
+    catalog_free(&cat);
+    if (!plan_compute(&s, &x, NULL, &r, &d))
+        return cli_fail(d.message);
+    if (o.export_path && !snapshot_export(o.export_path, &s, &r, &x, KVPLAN_GENERATOR, &d)) {
+        diag_prefix(&d, "%s", OPTION_FLAG(OPT_EXPORT));
+        return cli_fail(d.message);
     }
+    int status = plan_print(&o, &s, &r, &x);
+    if (status == 0)
+        status = plan_gate(&o, &s, &r);
     if (fflush(stdout) != 0)
         return cli_fail("cannot write to standard output");
     return status;
+}
+
+/* The session of a --load file without --scenario, when it holds more than
+ * one scenario (NULL otherwise); s is its current one. A session that does
+ * not read whole is refused, never opened in part. */
+static bool planner_session(const struct options *o, const struct scenario *s,
+                            const struct snapshot_session **session, struct diag *d)
+{
+    static struct snapshot_session ss;
+    *session = NULL;
+    if (!o->load_path || o->scenario_label)
+        return true;
+    if (!snapshot_load_session(o->load_path, &ss, d)) {
+        diag_prefix(d, "%s", OPTION_FLAG(OPT_LOAD));
+        return false;
+    }
+    if (ss.count > 1) {
+        ss.entry[ss.current].scenario = *s;
+        *session = &ss;
+    }
+    return true;
+}
+
+/* The planner on the terminal, or dumped to a file; without a usable
+ * terminal, the same plan as text. */
+static int planner_open(const struct options *o, const struct catalog *cat,
+                        const struct scenario *s, const struct snapshot_session *session)
+{
+    char err[512] = "";
+    bool mono = o->given[OPT_MONO], ascii = o->given[OPT_ASCII];
+    struct app_input in = {cat, s, session, o->load_path, o->scenario_label, o->preset_dirs,
+                           o->preset_dir_count};
+    int status;
+    if (o->dump_path) {
+        status = app_dump(&in, o->dump_path, o->dump_cols ? o->dump_cols : 80,
+                          o->dump_rows ? o->dump_rows : 24, o->keys, mono, ascii,
+                          o->given[OPT_DUMP_ATTRS], err, sizeof err);
+    } else {
+        status = app_run(&in, mono, ascii, err, sizeof err);
+        if (status == 3) {
+            fprintf(stderr, "kvplan: %s; printing the plan instead of opening the planner\n", err);
+            struct plan_result r;
+            struct explain x;
+            x.deferred = false;
+            struct diag d = {0};
+            status = plan_compute(s, &x, NULL, &r, &d) ? (report_text(stdout, s, &r, &x), 0)
+                                                       : cli_fail(d.message);
+            err[0] = '\0';
+        }
+    }
+    return err[0] ? cli_fail(err) : status;
 }
 
 int cmd_planner(int argc, char **argv)
 {
     struct options o;
     struct diag d = {0};
-    bool help = false;
-    if (!options_parse(argc, argv, &o, &help, &d))
+    int parsed = cli_parse(CMD_PLANNER, argc, argv, &o);
+    if (parsed != CLI_PARSED)
+        return parsed;
+    if (o.given[OPT_VERSION]) {
+        printf("kvplan %s\n", KVPLAN_VERSION);
+        return 0;
+    }
+    if (o.export_path) { /* the planner exports with e; --export is plan's */
+        diag_fail(&d,
+                  "%s: writes the snapshot of `kvplan plan`; in the planner, e exports the "
+                  "session",
+                  OPTION_FLAG(OPT_EXPORT));
         return cli_fail(d.message);
-    if (o.export_path) /* the planner exports with e; --export is plan's */
-        return cli_fail("--export: writes the snapshot of `kvplan plan`; in the planner, e exports "
-                        "the session");
+    }
     struct catalog cat;
     struct scenario s;
+    const struct snapshot_session *session;
     if (!options_load(&o, &cat, &s, &d))
         return cli_fail(d.message);
-    char err[512] = "";
-    int status;
-    /* a session file opens every scenario; the options change the current one */
-    static struct snapshot_session ss;
-    const struct snapshot_session *session = NULL;
-    if (o.load_path && !o.scenario_label) {
-        /* a session that does not read whole is refused, never opened in part */
-        if (!snapshot_load_session(o.load_path, &ss, &d)) {
-            diag_prefix(&d, "--load");
-            catalog_free(&cat);
-            return cli_fail(d.message);
-        }
-        if (ss.count > 1) {
-            ss.entry[ss.current].scenario = s;
-            session = &ss;
-        }
+    if (!planner_session(&o, &s, &session, &d)) {
+        catalog_free(&cat);
+        return cli_fail(d.message);
     }
-    diag_clear(&d);
-    struct app_input in = {&cat, &s, session, o.load_path, o.scenario_label, o.preset_dirs,
-                           o.preset_dir_count};
-    if (o.dump_path) {
-        status = app_dump(&in, o.dump_path, o.dump_cols ? o.dump_cols : 80,
-                          o.dump_rows ? o.dump_rows : 24, o.keys, o.mono, o.ascii, o.dump_attrs, err,
-                          sizeof err);
-    } else {
-        status = app_run(&in, o.mono, o.ascii, err, sizeof err);
-        if (status == 3) {
-            /* No usable terminal: say so, and print the same plan as text. */
-            fprintf(stderr, "kvplan: %s; printing the plan instead of opening the planner\n",
-                    err);
-            struct plan_result r;
-            struct explain x;
-            x.deferred = false;
-            status = plan_compute(&s, &x, NULL, &r, &d) ? (report_text(stdout, &s, &r, &x), 0)
-                                                        : cli_fail(d.message);
-            err[0] = '\0';
-        }
-    }
+    int status = planner_open(&o, &cat, &s, session);
     catalog_free(&cat);
-    if (err[0])
-        return cli_fail(err);
     return status;
 }

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/options_table.h"
 #include "core/engine_desc.h"
 #include "core/plan.h"
 #include "core/version.h"
@@ -44,10 +45,11 @@ static void kv_axis(struct axis *ax, enum engine_kind engine)
 static bool parse_axis(const char *vary, const struct catalog *cat, struct axis *ax,
                        struct diag *d)
 {
+    const char *vary_flag = OPTION_FLAG(OPT_VARY);
     char name[32], range[64] = "";
     memset(ax, 0, sizeof *ax);
     if (sscanf(vary, "%31[^=]=%63s", name, range) < 1)
-        return diag_fail(d, "--vary: expected AXIS=RANGE, such as context=1k..1M");
+        return diag_fail(d, "%s: expected AXIS=RANGE, such as context=1k..1M", vary_flag);
     if (strcmp(name, "context") == 0)
         ax->kind = AXIS_CONTEXT;
     else if (strcmp(name, "gpus") == 0)
@@ -61,28 +63,31 @@ static bool parse_axis(const char *vary, const struct catalog *cat, struct axis 
     else if (strcmp(name, "concurrency") == 0)
         ax->kind = AXIS_CONCURRENCY;
     else
-        return diag_fail(d, "--vary: '%s' is not context, gpus, concurrency, kv-dtype, gpu or model",
-                         name);
+        return diag_fail(d, "%s: '%s' is not context, gpus, concurrency, kv-dtype, gpu or model",
+                         vary_flag, name);
     if (ax->kind == AXIS_CONTEXT || ax->kind == AXIS_GPUS || ax->kind == AXIS_CONCURRENCY) {
         char a[32], b[32], pts[16] = "";
         if (sscanf(range, "%31[^.]..%31[^:]:%15s", a, b, pts) < 2)
-            return diag_fail(d, "--vary: '%s' needs a range FROM..TO (context may add :POINTS)",
-                             vary);
+            return diag_fail(d, "%s: '%s' needs a range FROM..TO (context may add :POINTS)",
+                             vary_flag, vary);
         struct diag in = {0};
         bool counted = ax->kind != AXIS_CONTEXT; /* GPUs or users: their own words for 0 */
         if (!units_parse_tokens(a, counted, &ax->lo, &in) ||
             !units_parse_tokens(b, counted, &ax->hi, &in) || ax->lo > ax->hi)
-            return diag_fail(d, "--vary: '%s': %s", vary, in.failed ? in.message : "FROM is above TO");
+            return diag_fail(d, "%s: '%s': %s", vary_flag, vary,
+                             in.failed ? in.message : "FROM is above TO");
         if (counted && ax->lo == 0)
-            return diag_fail(d, "--vary: '%s': the %s must be at least 1", vary,
+            return diag_fail(d, "%s: '%s': the %s must be at least 1", vary_flag, vary,
                              ax->kind == AXIS_GPUS ? "GPU count" : "number of users");
         if (ax->kind == AXIS_GPUS && ax->hi > GPUS_MAX)
-            return diag_fail(d, "--vary: at most %d GPUs", GPUS_MAX);
+            return diag_fail(d, "%s: at most %d GPUs", vary_flag, GPUS_MAX);
         if (pts[0]) {
             uint64_t p;
             if (ax->kind != AXIS_CONTEXT || !units_parse_count(pts, 2, 100000, &p, &in))
-                return diag_fail(d, "--vary: '%s': POINTS is a whole number from 2 to 100000 "
-                                    "(context only)", vary);
+                return diag_fail(d,
+                                 "%s: '%s': POINTS is a whole number from 2 to 100000 "
+                                 "(context only)",
+                                 vary_flag, vary);
             ax->points = (uint32_t)p;
             ax->count = ax->points;
         } else if (ax->kind == AXIS_CONTEXT || ax->kind == AXIS_CONCURRENCY) {
@@ -94,7 +99,7 @@ static bool parse_axis(const char *vary, const struct catalog *cat, struct axis 
         }
     } else {
         if (strcmp(range, "all") != 0 && range[0] != '\0')
-            return diag_fail(d, "--vary: '%s': only 'all' is supported for %s", vary, name);
+            return diag_fail(d, "%s: '%s': only 'all' is supported for %s", vary_flag, vary, name);
         ax->count = ax->kind == AXIS_GPU     ? cat->gpu_count
                     : ax->kind == AXIS_MODEL ? cat->model_count
                                              : (size_t)(DTYPE_COUNT - 1);
@@ -233,10 +238,10 @@ static int row_cells(const struct scenario *s, const struct plan_result *r, cons
     return n;
 }
 
-static void print_cells(const struct cell *c, int n, int format)
+static void print_cells(const struct cell *c, int n, enum sweep_format format)
 {
-    const char *sep = format == 1 ? "," : " | ";
-    if (format == 2)
+    const char *sep = format == SWEEP_CSV ? "," : " | ";
+    if (format == SWEEP_MARKDOWN)
         fputs("| ", stdout);
     for (int i = 0; i < n; i++) {
         if (i)
@@ -244,7 +249,7 @@ static void print_cells(const struct cell *c, int n, int format)
         switch (c[i].kind) {
         case CELL_STR: {
             char md[MD_TEXT_SIZE(SWEEP_VALUE_MAX)]; /* an id or a value from the command line */
-            fputs(format == 2 ? md_text(c[i].str, md, sizeof md) : c[i].str, stdout);
+            fputs(format == SWEEP_MARKDOWN ? md_text(c[i].str, md, sizeof md) : c[i].str, stdout);
             break;
         }
         case CELL_UINT:
@@ -256,12 +261,12 @@ static void print_cells(const struct cell *c, int n, int format)
         case CELL_NUM:
             if (c[i].present)
                 printf("%.6g", c[i].num);
-            else if (format == 2)
+            else if (format == SWEEP_MARKDOWN)
                 fputs("n/a", stdout);
             break;
         }
     }
-    fputs(format == 2 ? " |\n" : "\n", stdout);
+    fputs(format == SWEEP_MARKDOWN ? " |\n" : "\n", stdout);
 }
 
 static cJSON *json_cells(const struct cell *c, int n)
@@ -286,228 +291,219 @@ static cJSON *json_cells(const struct cell *c, int n)
     return jsonout_end(&jo);
 }
 
-int cmd_sweep(int argc, char **argv)
-{
-    const char *varies[3], *fmt = "table";
-    int nvary = 0;
-    uint64_t max_rows = SWEEP_MAX_ROWS;
-    struct diag d = {0};
-    char **rest = cli_rest_args(argc, argv);
-    if (rest == NULL)
-        return cli_fail("out of memory");
-    int nrest = 1;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--vary") == 0 && i + 1 < argc) {
-            if (nvary == 3) {
-                free(rest);
-                return cli_fail("--vary: at most three axes");
-            }
-            varies[nvary++] = argv[++i];
-        } else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
-            fmt = argv[++i];
-        } else if (strcmp(argv[i], "--max-rows") == 0 && i + 1 < argc) {
-            if (!options_parse_count("--max-rows", argv[++i], 1, UINT64_MAX, &max_rows, &d)) {
-                free(rest);
-                return cli_fail(d.message);
-            }
-        } else {
-            rest[nrest++] = argv[i];
-        }
-    }
-    rest[nrest] = NULL;
-    struct options o;
-    bool help = false;
-    bool ok = options_parse(nrest, rest, &o, &help, &d);
-    free(rest);
-    if (!ok)
-        return cli_fail(d.message);
-    if (help || nvary == 0) {
-        fprintf(help ? stdout : stderr,
-                "Usage: kvplan sweep --vary AXIS [--vary AXIS ...] [scenario options]\n"
-                "                    [--format table|csv|markdown|json]\n"
-                "  AXIS: context=1k..1M (powers of two) or context=1k..1M:64 (64 points on a\n"
-                "        log scale), concurrency=1..256 (users decoding at once, powers of two),\n"
-                "        gpus=1..8, kv-dtype=all, gpu=all, model=all; up to three\n"
-                "        axes, nested in the order given\n"
-                "  --max-rows N  rows to allow (default 100000; more is refused)\n");
-        return help ? 0 : 2;
-    }
-    int format = strcmp(fmt, "table") == 0 ? 0 : strcmp(fmt, "csv") == 0 ? 1
-                 : strcmp(fmt, "markdown") == 0 ? 2 : strcmp(fmt, "json") == 0 ? 3 : -1;
-    if (format < 0) {
-        diag_fail(&d, "--format: '%s' is not table, csv, markdown or json", fmt);
-        return cli_fail(d.message);
-    }
+/* A sweep made ready: the base scenario, its axes, what the rows print as. */
+struct sweep {
     struct catalog cat;
     struct scenario base;
-    catalog_init(&cat);
-    if (!options_load_catalog(&o, &cat, &d)) {
-        catalog_free(&cat);
-        return cli_fail(d.message);
-    }
-    struct axis axes[3];
-    bool models = false, each_gpu = false;
-    for (int i = 0; i < nvary; i++) {
-        if (!parse_axis(varies[i], &cat, &axes[i], &d)) {
-            catalog_free(&cat);
-            return cli_fail(d.message);
-        }
+    struct axis axes[OPTIONS_VARY_MAX];
+    int nvary;
+    enum sweep_format format;
+    bool models, each_gpu, target;
+};
+
+/* The axes of --vary, each once. */
+static bool sweep_axes(const struct options *o, struct sweep *w, struct diag *d)
+{
+    w->nvary = o->vary_count;
+    for (int i = 0; i < w->nvary; i++) {
+        if (!parse_axis(o->varies[i], &w->cat, &w->axes[i], d))
+            return false;
         for (int j = 0; j < i; j++)
-            if (axes[j].kind == axes[i].kind) {
-                diag_fail(&d, "--vary: '%s' and '%s' vary the same axis: give each axis once",
-                          varies[j], varies[i]);
-                catalog_free(&cat);
-                return cli_fail(d.message);
-            }
-        models = models || axes[i].kind == AXIS_MODEL;
-        each_gpu = each_gpu || axes[i].kind == AXIS_GPU;
+            if (w->axes[j].kind == w->axes[i].kind)
+                return diag_fail(d, "%s: '%s' and '%s' vary the same axis: give each axis once",
+                                 OPTION_FLAG(OPT_VARY), o->varies[j], o->varies[i]);
+        w->models = w->models || w->axes[i].kind == AXIS_MODEL;
+        w->each_gpu = w->each_gpu || w->axes[i].kind == AXIS_GPU;
     }
-    bool loaded = options_scenario(&o, &cat, &base, &d);
-    if (!loaded) {
+    return true;
+}
+
+/* The catalogue, the axes and the base scenario; the caller frees w->cat. */
+static bool sweep_setup(const struct options *o, struct sweep *w, struct diag *d)
+{
+    catalog_init(&w->cat);
+    w->format = o->sweep_format;
+    if (!options_load_catalog(o, &w->cat, d) || !sweep_axes(o, w, d))
+        return false;
+    if (!options_scenario(o, &w->cat, &w->base, d)) {
         /* options some models lack (MTP, images): the base is the first model
          * they fit, and the rows of the others say why they are left out */
         bool found = false;
-        for (size_t i = 0; models && !o.model_id && !found && i < cat.model_count; i++) {
-            struct options om = o;
+        for (size_t i = 0; w->models && !o->model_id && !found && i < w->cat.model_count; i++) {
+            struct options om = *o;
             struct diag ignore = {0};
-            om.model_id = cat.models[i].spec.id;
-            found = options_scenario(&om, &cat, &base, &ignore);
+            om.model_id = w->cat.models[i].spec.id;
+            found = options_scenario(&om, &w->cat, &w->base, &ignore);
         }
-        if (!found) {
-            catalog_free(&cat);
-            return cli_fail(d.message);
-        }
+        if (!found)
+            return false;
     }
-    for (int i = 0; i < nvary; i++)
-        if (axes[i].kind == AXIS_KV_DTYPE)
-            kv_axis(&axes[i], base.engine.kind);
-    if (!rows_allowed(axes, nvary, max_rows, &d)) {
-        catalog_free(&cat);
-        return cli_fail(d.message);
-    }
-    bool target = base.min_tokens_per_s > 0 || base.max_ttft_seconds > 0;
-    if (format == 1 || format == 2) {
-        /* the header: the columns of a row of the base scenario */
+    for (int i = 0; i < w->nvary; i++)
+        if (w->axes[i].kind == AXIS_KV_DTYPE)
+            kv_axis(&w->axes[i], w->base.engine.kind);
+    w->target = w->base.min_tokens_per_s > 0 || w->base.max_ttft_seconds > 0;
+    uint64_t max_rows = o->given[OPT_MAX_ROWS] ? o->max_rows : SWEEP_MAX_ROWS;
+    return rows_allowed(w->axes, w->nvary, max_rows, d);
+}
+
+/* The CSV or Markdown header (the columns of a row of the base scenario),
+ * or the table's title and column heads. */
+static void print_head(const struct sweep *w)
+{
+    const struct scenario *base = &w->base;
+    if (w->format == SWEEP_CSV || w->format == SWEEP_MARKDOWN) {
         const struct plan_result r0 = {0}; /* zero: only the names are read */
         struct cell c[CELLS_MAX];
-        int ncols = row_cells(&base, &r0, "", c);
-        if (format == 2)
+        bool csv = w->format == SWEEP_CSV;
+        int ncols = row_cells(base, &r0, "", c);
+        if (!csv)
             fputs("|", stdout);
         for (int i = 0; i < ncols; i++)
-            printf(format == 1 ? "%s%s" : " %s |%s", c[i].name,
-                   format == 1 ? (i + 1 < ncols ? "," : "\n") : "");
-        if (format == 2) {
+            printf(csv ? "%s%s" : " %s |%s", c[i].name, csv ? (i + 1 < ncols ? "," : "\n") : "");
+        if (!csv) {
             printf("\n");
             for (int i = 0; i < ncols; i++)
                 printf("|---");
             printf("|\n");
         }
-    } else if (format == 0) {
-        /* the table reads as a person would: the varied value, the layout, sizes
-         * with units, per GPU where they are per GPU (CSV and JSON keep bytes) */
-        /* llama.cpp splits layers, never heads: a token's KV is the whole model's
-         * (r->cost.bytes_per_token at TP 1), spread over the GPUs by layer */
-        printf("%s on %s, %s; %s\n", models ? "each model" : base.model.id,
-               each_gpu ? "each GPU" : base.gpu.id,
-               engine_label(base.engine.kind, base.engine.rule),
-               engine_desc(base.engine.kind)->splits_layers
-                   ? "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER "
-                     "and POOL are per GPU"
-                   : "KV/TOKEN, KV/USER and POOL are per GPU");
-        printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s", "VALUE", "GPUS",
-               "CONTEXT", "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL", "TOKENS",
-               "TOK/S/USER", "TOK/S TOTAL", "TTFT");
-        printf(target ? " %9s\n" : "\n", "AT LEVEL");
+        return;
     }
-    bool beyond_fit = false; /* a row decodes more users at once than fit */
-    /* JSON rows are printed as they are made, never held: 640k rows in one
-     * array took 1.2 GB (issue 9). The whole output is still one array. */
-    size_t rows_printed = 0;
+    if (w->format != SWEEP_TABLE)
+        return;
+    /* the table reads as a person would: the varied value, the layout, sizes
+     * with units, per GPU where they are per GPU (CSV and JSON keep bytes) */
+    /* llama.cpp splits layers, never heads: a token's KV is the whole model's
+     * (r->cost.bytes_per_token at TP 1), spread over the GPUs by layer */
+    printf("%s on %s, %s; %s\n", w->models ? "each model" : base->model.id,
+           w->each_gpu ? "each GPU" : base->gpu.id,
+           engine_label(base->engine.kind, base->engine.rule),
+           engine_desc(base->engine.kind)->splits_layers
+               ? "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER "
+                 "and POOL are per GPU"
+               : "KV/TOKEN, KV/USER and POOL are per GPU");
+    printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s", "VALUE", "GPUS",
+           "CONTEXT", "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL", "TOKENS", "TOK/S/USER",
+           "TOK/S TOTAL", "TTFT");
+    printf(w->target ? " %9s\n" : "\n", "AT LEVEL");
+}
+
+/* One row of the table, with units; true when it decodes more users at once
+ * than fit (its speeds are starred). */
+static bool print_table_row(const struct sweep *w, const struct scenario *s,
+                            const struct plan_result *r, const char *value)
+{
+    char gpus[24], ctx[16], u[24], pg[24], tok[24], per[24], pool[24], held[24];
+    snprintf(gpus, sizeof gpus, r->replicas > 1 ? "%u=%ux%u" : "%u", s->gpus, r->tp, r->replicas);
+    units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
+    if (!r->fits)
+        snprintf(u, sizeof u, "no fit");
+    else
+        units_format_int(r->max_users, u, sizeof u);
+    units_format_int(r->max_users_paged, pg, sizeof pg);
+    units_format_bytes_exact(r->cost.bytes_per_token, tok, sizeof tok);
+    units_format_bytes(r->user_bytes_per_gpu, s->units, per, sizeof per);
+    units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, pool, sizeof pool);
+    units_format_int(r->kv_tokens, held, sizeof held);
+    char speed[24] = "n/a", total[24] = "n/a", ttft[24] = "n/a", slo[24];
+    bool over = (r->warnings & WARN_CONCURRENCY_BEYOND_FIT) != 0;
+    if (r->speed.step_seconds > 0) {
+        snprintf(speed, sizeof speed, "%.1f%s", r->speed.tokens_per_s_per_user, over ? "*" : "");
+        snprintf(total, sizeof total, "%.0f%s", r->speed.tokens_per_s_total, over ? "*" : "");
+    }
+    if (r->speed.ttft_seconds > 0)
+        snprintf(ttft, sizeof ttft, "%.3f s", r->speed.ttft_seconds);
+    units_format_int(r->speed.users_at_service_level, slo, sizeof slo);
+    printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s", value, gpus, ctx,
+           dtype_info(r->kv_dtype)->name, u, pg, tok, per, pool, held, speed, total, ttft);
+    printf(w->target ? " %9s\n" : "\n", slo);
+    return over;
+}
+
+/* The scenario of the combination idx, and its label ("fp8/32k/4"); moves
+ * idx to the next combination (the last axis fastest), false after the last. */
+static bool next_row(const struct sweep *w, size_t idx[], struct scenario *s, char *value,
+                     size_t size)
+{
+    char part[64];
+    *s = w->base;
+    value[0] = '\0';
+    for (int i = 0; i < w->nvary; i++) {
+        apply_axis(&w->axes[i], idx[i], &w->cat, s, part, sizeof part);
+        size_t n = strlen(value);
+        snprintf(value + n, size - n, "%s%s", i ? "/" : "", part);
+    }
+    for (int i = w->nvary - 1; i >= 0; i--) {
+        if (++idx[i] < w->axes[i].count)
+            return true;
+        idx[i] = 0;
+    }
+    return false;
+}
+
+/* Every row, in the sweep's format. JSON rows are printed as they are made,
+ * never held (640k rows in one array took 1.2 GB); the output is still one
+ * array. */
+static int sweep_print(const struct sweep *w)
+{
+    bool beyond_fit = false, more = true;
+    size_t rows_printed = 0, idx[OPTIONS_VARY_MAX] = {0};
     int status = 0;
-    if (format == 3)
+    print_head(w);
+    if (w->format == SWEEP_JSON)
         fputs("[", stdout);
-    size_t idx[3] = {0, 0, 0};
-    bool done = false;
-    for (int i = 0; i < nvary; i++)
-        if (axes[i].count == 0)
-            done = true;
-    while (!done) {
-        struct scenario s = base;
-        char value[SWEEP_VALUE_MAX] = "", part[64];
-        for (int i = 0; i < nvary; i++) {
-            apply_axis(&axes[i], idx[i], &cat, &s, part, sizeof part);
-            size_t n = strlen(value);
-            snprintf(value + n, sizeof value - n, "%s%s", i ? "/" : "", part);
-        }
-        /* the next combination: the last axis varies fastest */
-        for (int i = nvary - 1; i >= 0; i--) {
-            if (++idx[i] < axes[i].count)
-                break;
-            idx[i] = 0;
-            if (i == 0)
-                done = true;
-        }
+    for (int i = 0; i < w->nvary; i++)
+        if (w->axes[i].count == 0)
+            more = false;
+    while (more) {
+        struct scenario s;
+        char value[SWEEP_VALUE_MAX];
+        more = next_row(w, idx, &s, value, sizeof value);
         struct plan_result r;
         struct diag in = {0};
         if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &in)) {
-            if (format == 0)
+            if (w->format == SWEEP_TABLE)
                 printf("%-28s (%s)\n", value, in.message);
             continue;
         }
         struct cell c[CELLS_MAX];
         int ncells = row_cells(&s, &r, value, c);
-        if (format == 3) {
-            if (!print_json_row(json_cells(c, ncells), rows_printed++)) {
-                status = cli_fail("cannot build JSON (out of memory)");
-                break;
-            }
-            continue;
+        if (w->format == SWEEP_JSON && !print_json_row(json_cells(c, ncells), rows_printed++)) {
+            status = cli_fail("cannot build JSON (out of memory)");
+            break;
         }
-        if (format == 0) {
-            char gpus[24], ctx[16], u[24], pg[24], tok[24], per[24], pool[24], held[24];
-            snprintf(gpus, sizeof gpus, r.replicas > 1 ? "%u=%ux%u" : "%u", s.gpus, r.tp,
-                     r.replicas);
-            units_format_tokens_short(s.context_tokens, ctx, sizeof ctx);
-            if (!r.fits)
-                snprintf(u, sizeof u, "no fit");
-            else
-                units_format_int(r.max_users, u, sizeof u);
-            units_format_int(r.max_users_paged, pg, sizeof pg);
-            units_format_bytes_exact(r.cost.bytes_per_token, tok, sizeof tok);
-            units_format_bytes(r.user_bytes_per_gpu, s.units, per, sizeof per);
-            units_format_bytes(r.kv_pool_bytes_per_gpu, s.units, pool, sizeof pool);
-            units_format_int(r.kv_tokens, held, sizeof held);
-            char speed[24] = "n/a", total[24] = "n/a", ttft[24] = "n/a", slo[24];
-            bool over = (r.warnings & WARN_CONCURRENCY_BEYOND_FIT) != 0;
-            beyond_fit = beyond_fit || over;
-            if (r.speed.step_seconds > 0) {
-                snprintf(speed, sizeof speed, "%.1f%s", r.speed.tokens_per_s_per_user,
-                         over ? "*" : "");
-                snprintf(total, sizeof total, "%.0f%s", r.speed.tokens_per_s_total,
-                         over ? "*" : "");
-            }
-            if (r.speed.ttft_seconds > 0)
-                snprintf(ttft, sizeof ttft, "%.3f s", r.speed.ttft_seconds);
-            units_format_int(r.speed.users_at_service_level, slo, sizeof slo);
-            printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s", value, gpus,
-                   ctx, dtype_info(r.kv_dtype)->name, u, pg, tok, per, pool, held, speed, total,
-                   ttft);
-            printf(target ? " %9s\n" : "\n", slo);
-        } else {
-            print_cells(c, ncells, format);
-        }
+        if (w->format == SWEEP_TABLE)
+            beyond_fit = print_table_row(w, &s, &r, value) || beyond_fit;
+        else if (w->format != SWEEP_JSON)
+            print_cells(c, ncells, w->format);
     }
-    if (format == 0 && beyond_fit)
+    if (w->format == SWEEP_TABLE && beyond_fit)
         printf("* more users decoding at once (--concurrency) than fit in memory (USERS): the "
                "speed is for a batch that cannot be held\n");
-    if (format == 0 && target) {
+    if (w->format == SWEEP_TABLE && w->target) {
         char what[96];
         printf("AT LEVEL: the users that keep %s\n",
-               report_speed_target(&base, what, sizeof what));
+               report_speed_target(&w->base, what, sizeof what));
     }
-    if (format == 3 && status == 0)
+    if (w->format == SWEEP_JSON && status == 0)
         fputs(rows_printed ? "\n]\n" : "]\n", stdout);
-    catalog_free(&cat);
+    return status;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    struct options o;
+    struct diag d = {0};
+    int parsed = cli_parse(CMD_SWEEP, argc, argv, &o);
+    if (parsed != CLI_PARSED)
+        return parsed;
+    if (o.vary_count == 0) {
+        options_print_help(CMD_SWEEP, stderr);
+        return 2;
+    }
+    struct sweep w = {0};
+    bool ok = sweep_setup(&o, &w, &d);
+    int status = ok ? sweep_print(&w) : cli_fail(d.message);
+    catalog_free(&w.cat);
     if (status == 0 && fflush(stdout) != 0)
         status = cli_fail("cannot write to standard output");
     return status;

@@ -3,6 +3,8 @@
 #ifndef KVPLAN_CLI_COMMANDS_H
 #define KVPLAN_CLI_COMMANDS_H
 
+#include "cli/options.h"
+
 int cmd_plan(int argc, char **argv);
 int cmd_planner(int argc, char **argv); /* the interactive planner */
 int cmd_list(int argc, char **argv);
@@ -11,16 +13,21 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_import_hf(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
+
+/* `kvplan __complete ids gpu|model|engine|dtype|kv-dtype [--presets DIR]...`:
+ * the words a completion script offers, one a line; `__complete commands`
+ * and `__complete options COMMAND` (planner for kvplan's own): the commands,
+ * and a command's options as "--name<TAB>METAVAR<TAB>short letter" ("-" for
+ * none), for the scripts' tests. Not listed in --help: the scripts' helper. */
+int cmd_complete(int argc, char **argv);
 
 /* Prints "kvplan: message" to stderr and returns 2. */
 int cli_fail(const char *message);
 
-/* The message for getopt_long's ':' (missing value) or '?' (unknown option)
- * about argv[optind - 1], printed like cli_fail; returns 2. */
-int cli_option_error(int c, char **argv);
-
-/* Splits argv for commands with flags of their own: the rest (argv[0]
- * first) goes to options_parse. Returns a malloc'ed array (NULL-terminated). */
-char **cli_rest_args(int argc, char **argv);
+/* Parses cmd's options into o (options_parse_command): CLI_PARSED to go
+ * on; else the exit status, the message or the --help printed. */
+enum { CLI_PARSED = -1 };
+int cli_parse(enum cli_command cmd, int argc, char **argv, struct options *o);
 
 #endif

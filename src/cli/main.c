@@ -5,27 +5,9 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/options.h"
+#include "cli/options_table.h"
 #include "core/diag.h"
 #include "core/version.h"
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "Usage: kvplan [options]              open the planner\n"
-            "       kvplan plan [options]         print the plan (text, json or markdown)\n"
-            "       kvplan list gpus|models       the preset catalogue\n"
-            "       kvplan show gpu|model ID      one preset as JSON\n"
-            "       kvplan calibrate LOGFILE      read an engine's startup log\n"
-            "       kvplan solve --users N ...    the GPUs, context or utilisation for N users\n"
-            "       kvplan sweep --vary AXIS ...  a table over context, GPU count, dtype, GPU or model\n"
-            "       kvplan import-hf config.json  a model preset from a Hugging Face config\n"
-            "       kvplan --version\n\n"
-            "How many concurrent users fit on a GPU, and why: the KV cache of every token\n"
-            "of every open conversation, in every layer, against the memory left after the\n"
-            "weights. `kvplan COMMAND --help` describes each command.\n\n%s",
-            options_help());
-}
 
 int main(int argc, char **argv)
 {
@@ -38,27 +20,23 @@ int main(int argc, char **argv)
             return 0;
         }
         if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-            usage(stdout);
+            options_print_help(CMD_PLANNER, stdout);
             return 0;
         }
-        if (strcmp(cmd, "plan") == 0)
-            return cmd_plan(argc - 1, argv + 1);
-        if (strcmp(cmd, "list") == 0)
-            return cmd_list(argc - 1, argv + 1);
-        if (strcmp(cmd, "show") == 0)
-            return cmd_show(argc - 1, argv + 1);
-        if (strcmp(cmd, "calibrate") == 0)
-            return cmd_calibrate(argc - 1, argv + 1);
-        if (strcmp(cmd, "solve") == 0)
-            return cmd_solve(argc - 1, argv + 1);
-        if (strcmp(cmd, "sweep") == 0)
-            return cmd_sweep(argc - 1, argv + 1);
-        if (strcmp(cmd, "import-hf") == 0)
-            return cmd_import_hf(argc - 1, argv + 1);
+        if (strcmp(cmd, "__complete") == 0)
+            return cmd_complete(argc - 1, argv + 1);
+        enum cli_command c = cli_command_find(cmd);
+        if (c != CMD_COUNT)
+            return cli_commands[c].run(argc - 1, argv + 1);
         if (cmd[0] != '-') {
+            char names[256] = "";
+            size_t n = 0;
+            for (int i = 0; i < CMD_COUNT && n < sizeof names; i++)
+                if (cli_commands[i].name)
+                    n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "",
+                                          cli_commands[i].name);
             struct diag d = {0}; /* the diag escapes what the word holds */
-            diag_fail(&d, "'%s' is not a command (plan, list, show, calibrate, solve, sweep, "
-                          "import-hf; see --help)", cmd);
+            diag_fail(&d, "'%s' is not a command (%s; see --help)", cmd, names);
             return cli_fail(d.message);
         }
     }

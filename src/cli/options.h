@@ -1,6 +1,6 @@
-/* options: the scenario options shared by `kvplan plan` and the planner
- * (`kvplan [options]`), parsed with getopt_long into plain values, then
- * applied to a scenario built from the catalogue or a snapshot. */
+/* options: every command's options, parsed with getopt_long from the one
+ * option table (options_table.h) into plain values, then, for the commands
+ * that plan, applied to a scenario built from the catalogue or a snapshot. */
 #ifndef KVPLAN_CLI_OPTIONS_H
 #define KVPLAN_CLI_OPTIONS_H
 
@@ -10,81 +10,179 @@
 #include "core/plan.h"
 #include "io/catalog.h"
 
-enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_MARKDOWN };
+/* The commands, each a bit in an option's row of the table. */
+enum cli_command {
+    CMD_PLANNER, /* kvplan [options] */
+    CMD_PLAN,
+    CMD_LIST,
+    CMD_SHOW,
+    CMD_CALIBRATE,
+    CMD_SOLVE,
+    CMD_SWEEP,
+    CMD_IMPORT_HF,
+    CMD_COMPLETION,
+    CMD_COUNT
+};
+#define CMD_BIT(c) (1u << (c))
 
-enum { OPTIONS_PRESET_DIRS_MAX = 16 };
+/* Every row of the option table, in the order --help lists them. Options of
+ * one spelling that mean different things to different commands (--format,
+ * solve's repeatable --gpu) are rows of their own. */
+enum option_id {
+    OPT_GPU,
+    OPT_GPUS,
+    OPT_MODEL,
+    OPT_CONTEXT,
+    OPT_KV_DTYPE,
+    OPT_WEIGHT_DTYPE,
+    OPT_KV_HEADS,
+    OPT_PREFIX,
+    OPT_HEADROOM,
+    OPT_AVG,
+    OPT_BLOCK,
+    OPT_VRAM,
+    OPT_WEIGHTS,
+    OPT_PRICE,
+    OPT_CONCURRENCY,
+    OPT_PROMPT,
+    OPT_MIN_TOK_S,
+    OPT_MAX_TTFT,
+    OPT_MBU,
+    OPT_MFU,
+    OPT_HOST_KV,
+    OPT_HIT_RATE,
+    OPT_FULL_ATTENTION,
+    OPT_UNITS,
+    OPT_PRESETS,
+    OPT_LOAD,
+    OPT_SCENARIO,
+    OPT_EXPORT,
+    OPT_REQUIRE_USERS,
+    OPT_FORMAT,
+    OPT_DRAFT_MODEL,
+    OPT_SPEC_METHOD,
+    OPT_SPEC_TOKENS,
+    OPT_ENGINE,
+    OPT_TP,
+    OPT_PP,
+    OPT_DP_ATTENTION,
+    OPT_EXPERT_PARALLEL,
+    OPT_MAX_LORAS,
+    OPT_MAX_LORAS_PER_BATCH,
+    OPT_MAX_LORA_RANK,
+    OPT_LORA_TARGETS,
+    OPT_IMAGES,
+    OPT_IMAGE_TOKENS,
+    OPT_UTIL,
+    OPT_MAX_SEQS,
+    OPT_MAX_BATCHED,
+    OPT_MEM_FRACTION,
+    OPT_CHUNKED,
+    OPT_MAX_RUNNING,
+    OPT_PARALLEL,
+    OPT_FIT_TARGET,
+    OPT_KV_DTYPE_V,
+    OPT_FREE_FRACTION,
+    OPT_GPU_TOTAL,
+    OPT_NON_KV,
+    OPT_KV_MEMORY,
+    OPT_CALIBRATION,
+    OPT_DUMP,
+    OPT_SIZE,
+    OPT_KEYS,
+    OPT_MONO,
+    OPT_ASCII,
+    OPT_DUMP_ATTRS,
+    OPT_VERSION,
+    OPT_USERS,
+    OPT_MAX_CONTEXT,
+    OPT_UTILIZATION,
+    OPT_SOLVE_GPU,
+    OPT_MAX_GPUS,
+    OPT_MAX_PP,
+    OPT_MAX_PLANS,
+    OPT_SOLVE_FORMAT,
+    OPT_VARY,
+    OPT_SWEEP_FORMAT,
+    OPT_MAX_ROWS,
+    OPT_LOG_GPU,
+    OPT_SAVE,
+    OPT_ID,
+    OPT_NAME,
+    OPT_OUTPUT,
+    OPT_CATALOG_FORMAT,
+    OPT_HELP,
+    OPT_COUNT
+};
+
+enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_MARKDOWN };
+enum sweep_format { SWEEP_TABLE, SWEEP_CSV, SWEEP_MARKDOWN, SWEEP_JSON };
+
+enum { OPTIONS_PRESET_DIRS_MAX = 16, OPTIONS_SOLVE_GPUS_MAX = 64, OPTIONS_VARY_MAX = 3 };
 
 struct options {
-    const char *gpu_id;   /* NULL = default or the snapshot's */
+    bool given[OPT_COUNT]; /* each option on the command line; a flag is only this */
+    const char *gpu_id;    /* NULL = default or the snapshot's */
     const char *model_id;
     const char *load_path;
     const char *scenario_label; /* --scenario: one scenario of a --load session */
     const char *export_path;
+    const char *calibration_path;
     const char *preset_dirs[OPTIONS_PRESET_DIRS_MAX];
     int preset_dir_count;
     enum output_format format;
-    bool has_require_users;
     uint64_t require_users;
     /* Each knob is applied only when given, so --load plus one option changes one thing. */
-    bool has_gpus, has_context, has_prefix, has_avg, has_block, has_headroom, has_kv_heads;
-    bool has_kv_dtype, has_weight_dtype, has_units, full_attention;
-    uint32_t gpus, kv_heads;
+    uint32_t gpus, kv_heads, tp, pp;
     uint64_t context, prefix, avg, block;
     double headroom;
     enum dtype kv_dtype, weight_dtype;
     enum unit_system units;
-    const char *dump_path; /* planner: render to a file instead of the terminal */
-    const char *keys;      /* planner dump: keys to feed first */
-    int dump_cols, dump_rows;
-    bool mono, ascii, dump_attrs;
-    bool has_engine, has_tp, has_pp, dp_attention, expert_parallel;
-    uint32_t pp;
     enum engine_kind engine;
     enum engine_rule engine_rule;
-    uint32_t tp;
     struct engine_flags flags; /* only the fields given are non-zero */
-    const char *calibration_path;
-    bool has_vram, has_weights, has_price;
-    uint64_t concurrency, prompt;   /* 0 = not given */
+    uint64_t concurrency, prompt;
     double min_tok_s, max_ttft, mbu, mfu;
     uint64_t vram, weights;
     double price;
-    /* speculative decoding (options_spec.c) */
-    const char *draft_model_id; /* "none" turns it off */
-    bool has_spec_method;
+    const char *draft_model_id; /* speculative decoding (options_spec.c); "none" turns it off */
     enum spec_method spec_method;
-    uint32_t spec_tokens;       /* 0 = not given */
-    bool has_host_kv, has_hit_rate; /* the host memory tier (options_host.c) */
-    uint64_t host_kv;
+    uint32_t spec_tokens;
+    uint64_t host_kv; /* the host memory tier (options_host.c) */
     double hit_rate;
-    bool has_max_loras;
-    uint32_t max_loras, max_lora_rank, lora_targets; /* 0 = not given */
-    bool has_images;
-    uint32_t images, image_tokens; /* image_tokens 0 = not given */
+    uint32_t max_loras, max_lora_rank, lora_targets;
+    uint32_t images, image_tokens;
+    const char *dump_path; /* planner: render to a file instead of the terminal */
+    const char *keys;      /* planner dump: keys to feed first */
+    int dump_cols, dump_rows;
+    /* solve */
+    uint64_t users, max_plans;
+    uint32_t max_gpus, max_pp;
+    const char *solve_gpus[OPTIONS_SOLVE_GPUS_MAX]; /* each --gpu, in order */
+    int solve_gpu_count;
+    /* sweep */
+    const char *varies[OPTIONS_VARY_MAX];
+    int vary_count;
+    enum sweep_format sweep_format;
+    uint64_t max_rows;
+    /* calibrate, import-hf, list and show */
+    const char *save_path, *hf_id, *hf_name, *output_path;
+    bool json;
 };
-
-/* getopt_long values of the speculative-decoding options (options_spec.c). */
-enum { OPT_SPEC_FIRST = 1000, OPT_DRAFT_MODEL = OPT_SPEC_FIRST, OPT_SPEC_TOKENS, OPT_SPEC_METHOD };
-
-/* Parses one speculative-decoding option's value into o. */
-bool options_spec_parse(int opt, const char *arg, struct options *o, struct diag *d);
-
-/* Applies them to s: the draft from the catalogue (with a suggestion when
- * unknown), the method, the token count. */
-bool options_spec_apply(const struct options *o, const struct catalog *c, struct scenario *s,
-                        struct diag *d);
 
 #define DEFAULT_GPU_ID "h100-sxm"
 #define DEFAULT_MODEL_ID "llama-3.1-8b"
 
-/* Parses argv from optind on (getopt_long state is reset). Unknown options
- * and bad values fill d naming the option and value. `help` is set by -h. */
-bool options_parse(int argc, char **argv, struct options *o, bool *help, struct diag *d);
+/* Parses argv from optind on for the command cmd: the options of its rows
+ * of the table, as --name value or --name=value (getopt_long state is
+ * reset). Unknown options and bad values fill d naming the option and value.
+ * `help` is set by -h. Commands without words of their own refuse a word
+ * that is not an option; the others find theirs from optind on. */
+bool options_parse_command(enum cli_command cmd, int argc, char **argv, struct options *o,
+                           bool *help, struct diag *d);
 
-/* Every "--name" of argv is exactly one of the scenario options (getopt_long
- * would take "--for" for "--format"); false with d naming the first that is
- * not, and its nearest, as "cmd: '--for' is not an option ...". */
-bool options_exact_names(const char *cmd, int argc, char **argv, struct diag *d);
+/* options_parse_command for kvplan plan. */
+bool options_parse(int argc, char **argv, struct options *o, bool *help, struct diag *d);
 
 /* Loads the catalogue (embedded, user dir, --presets). */
 bool options_load_catalog(const struct options *o, struct catalog *c, struct diag *d);
@@ -96,20 +194,18 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
 
 /* options_load_catalog then options_scenario, the catalogue freed again on
  * failure; the caller frees it (catalog_free) on success. */
-bool options_load(const struct options *o, struct catalog *c, struct scenario *s,
-                  struct diag *d);
+bool options_load(const struct options *o, struct catalog *c, struct scenario *s, struct diag *d);
 
 /* A whole count for option opt ("--gpus: '2.5' is not a whole number: a
  * count cannot be a fraction"); shared by every command's count options. */
 bool options_parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max,
                          uint64_t *out, struct diag *d);
 
-/* --host-kv SIZE (host_kv true) or --prefix-hit-rate P into o; and the two
- * applied to s (the hit rate needs a host tier). */
-bool options_host_arg(bool host_kv, const char *arg, struct options *o, struct diag *d);
+/* The host memory tier and speculative decoding applied to s (the hit rate
+ * needs a host tier; a draft comes from the catalogue, with a suggestion
+ * when unknown). */
 bool options_host_apply(const struct options *o, struct scenario *s, struct diag *d);
-
-/* The option help text (shared by `plan --help` and the planner's --help). */
-const char *options_help(void);
+bool options_spec_apply(const struct options *o, const struct catalog *c, struct scenario *s,
+                        struct diag *d);
 
 #endif

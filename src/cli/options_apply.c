@@ -1,10 +1,11 @@
 /* options_apply: the parsed options made a scenario: the catalogue with any
  * --presets directories, a snapshot or the defaults, then each option given. */
-#include "options.h"
+#include "cli/options.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/options_table.h"
 #include "core/engine_desc.h"
 #include "io/calibration.h"
 #include "io/fileio.h"
@@ -13,9 +14,10 @@
 
 bool options_load_catalog(const struct options *o, struct catalog *c, struct diag *d)
 {
+    const char *presets = OPTION_FLAG(OPT_PRESETS);
     for (int i = 0; i < o->preset_dir_count; i++)
         if (!fileio_is_dir(o->preset_dirs[i]))
-            return diag_fail(d, "--presets: '%s' is not a directory", o->preset_dirs[i]);
+            return diag_fail(d, "%s: '%s' is not a directory", presets, o->preset_dirs[i]);
     if (catalog_load_all(c, o->preset_dirs, (size_t)o->preset_dir_count, d))
         return true;
     /* a file of a directory given with --presets: name the option */
@@ -24,13 +26,12 @@ bool options_load_catalog(const struct options *o, struct catalog *c, struct dia
             char msg[sizeof d->message];
             snprintf(msg, sizeof msg, "%s", d->message);
             d->failed = false; /* diag_fail keeps a first message: this one replaces it */
-            return diag_fail(d, "--presets: %s", msg);
+            return diag_fail(d, "%s: %s", presets, msg);
         }
     return false;
 }
 
-bool options_load(const struct options *o, struct catalog *c, struct scenario *s,
-                  struct diag *d)
+bool options_load(const struct options *o, struct catalog *c, struct scenario *s, struct diag *d)
 {
     catalog_init(c);
     if (options_load_catalog(o, c, d) && options_scenario(o, c, s, d))
@@ -39,40 +40,57 @@ bool options_load(const struct options *o, struct catalog *c, struct scenario *s
     return false;
 }
 
-bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
-                      struct diag *d)
+/* The scenario of that label in the --load session. */
+static bool load_labelled(const struct options *o, struct scenario *s, struct diag *d)
+{
+    const char *flag = OPTION_FLAG(OPT_SCENARIO);
+    static struct snapshot_session ss;
+    if (!snapshot_load_session(o->load_path, &ss, d)) {
+        diag_prefix(d, "%s", OPTION_FLAG(OPT_LOAD));
+        return false;
+    }
+    int i = snapshot_session_find(&ss, o->scenario_label);
+    if (i >= 0) {
+        *s = ss.entry[i].scenario;
+        return true;
+    }
+    char names[256] = "";
+    size_t n = 0;
+    for (int k = 0; k < ss.count && n < sizeof names; k++)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s'", k ? ", " : "",
+                              ss.entry[k].label);
+    if (ss.count == 1)
+        return diag_fail(d,
+                         "%s: '%s' is not in %s: it holds one scenario, named %s after the "
+                         "file (or load it without %s)",
+                         flag, o->scenario_label, o->load_path, names, flag);
+    return diag_fail(d, "%s: '%s' is not in %s (it holds %s)", flag, o->scenario_label,
+                     o->load_path, names);
+}
+
+/* Where the scenario starts: a snapshot, one scenario of a session, or the defaults. */
+static bool start(const struct options *o, struct scenario *s, struct diag *d)
 {
     if (o->scenario_label && !o->load_path)
-        return diag_fail(d, "--scenario: names a scenario of a session given with --load");
-    if (o->load_path && o->scenario_label) {
-        static struct snapshot_session ss;
-        if (!snapshot_load_session(o->load_path, &ss, d)) {
-            diag_prefix(d, "--load");
-            return false;
-        }
-        int i = snapshot_session_find(&ss, o->scenario_label);
-        if (i < 0) {
-            char names[256] = "";
-            size_t n = 0;
-            for (int k = 0; k < ss.count && n < sizeof names; k++)
-                n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s'", k ? ", " : "",
-                                      ss.entry[k].label);
-            if (ss.count == 1)
-                return diag_fail(d, "--scenario: '%s' is not in %s: it holds one scenario, "
-                                 "named %s after the file (or load it without --scenario)",
-                                 o->scenario_label, o->load_path, names);
-            return diag_fail(d, "--scenario: '%s' is not in %s (it holds %s)", o->scenario_label,
-                             o->load_path, names);
-        }
-        *s = ss.entry[i].scenario;
-    } else if (o->load_path) {
+        return diag_fail(d, "%s: names a scenario of a session given with %s",
+                         OPTION_FLAG(OPT_SCENARIO), OPTION_FLAG(OPT_LOAD));
+    if (o->load_path && o->scenario_label)
+        return load_labelled(o, s, d);
+    if (o->load_path) {
         if (!snapshot_load(o->load_path, s, d)) {
-            diag_prefix(d, "--load");
+            diag_prefix(d, "%s", OPTION_FLAG(OPT_LOAD));
             return false;
         }
-    } else {
-        scenario_default(s, NULL, NULL);
+        return true;
     }
+    scenario_default(s, NULL, NULL);
+    return true;
+}
+
+/* --gpu (a preset, or auto) and --model from the catalogue. */
+static bool presets(const struct options *o, const struct catalog *c, struct scenario *s,
+                    struct diag *d)
+{
     char near[256];
     const char *gpu_id = o->gpu_id ? o->gpu_id : (o->load_path ? NULL : DEFAULT_GPU_ID);
     const char *model_id = o->model_id ? o->model_id : (o->load_path ? NULL : DEFAULT_MODEL_ID);
@@ -80,14 +98,14 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         unsigned n = 0;
         if (!localgpu_detect(c, &s->gpu, &n, d))
             return false;
-        if (!o->has_gpus && !o->load_path)
+        if (!o->given[OPT_GPUS] && !o->load_path)
             s->gpus = n; /* every GPU the driver lists, unless --gpus says otherwise */
     } else if (gpu_id) {
         const struct catalog_gpu *g = catalog_find_gpu(c, gpu_id);
         if (g == NULL) {
             catalog_suggest(c, PRESET_GPU, gpu_id, near, sizeof near);
-            return diag_fail(d, "--gpu: unknown GPU '%s' (closest: %s; see kvplan list gpus)",
-                             gpu_id, near);
+            return diag_fail(d, "%s: unknown GPU '%s' (closest: %s; see kvplan list gpus)",
+                             OPTION_FLAG(OPT_GPU), gpu_id, near);
         }
         s->gpu = g->spec;
     }
@@ -95,44 +113,60 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         const struct catalog_model *m = catalog_find_model(c, model_id);
         if (m == NULL) {
             catalog_suggest(c, PRESET_MODEL, model_id, near, sizeof near);
-            return diag_fail(d,
-                             "--model: unknown model '%s' (closest: %s; see kvplan list models)",
-                             model_id, near);
+            return diag_fail(d, "%s: unknown model '%s' (closest: %s; see kvplan list models)",
+                             OPTION_FLAG(OPT_MODEL), model_id, near);
         }
         s->model = m->spec;
         if (o->model_id && o->load_path)
             s->kv_heads = 0; /* a new model brings its own heads */
     }
-    if (o->has_gpus)
+    return true;
+}
+
+/* The knobs of the scenario itself, each only when given. */
+static void knobs(const struct options *o, struct scenario *s)
+{
+    const bool *g = o->given;
+    if (g[OPT_GPUS])
         s->gpus = o->gpus;
-    if (o->has_context)
+    if (g[OPT_CONTEXT])
         s->context_tokens = o->context;
-    if (o->has_prefix)
+    if (g[OPT_PREFIX])
         s->prefix_tokens = o->prefix;
-    if (o->has_avg)
+    if (g[OPT_AVG])
         s->avg_context_tokens = o->avg;
-    if (o->has_block)
+    if (g[OPT_BLOCK])
         s->block_tokens = o->block;
-    if (o->has_headroom)
+    if (g[OPT_HEADROOM])
         s->headroom_percent = o->headroom;
-    if (o->has_kv_heads)
+    if (g[OPT_KV_HEADS])
         s->kv_heads = o->kv_heads;
-    if (o->has_kv_dtype)
+    if (g[OPT_KV_DTYPE])
         s->kv_dtype = o->kv_dtype;
-    if (o->has_weight_dtype)
+    if (g[OPT_WEIGHT_DTYPE])
         s->weight_dtype = o->weight_dtype;
-    if (o->has_units)
+    if (g[OPT_UNITS])
         s->units = o->units;
-    if (o->full_attention)
+    if (g[OPT_FULL_ATTENTION])
         s->full_attention = true;
-    if (o->has_vram) {
+    if (g[OPT_VRAM]) {
         s->has_vram = true;
         s->vram_bytes = o->vram;
     }
-    if (o->has_weights) {
+    if (g[OPT_WEIGHTS]) {
         s->has_weights = true;
         s->weights_bytes = o->weights;
     }
+    if (g[OPT_PRICE]) {
+        s->has_price = true;
+        s->price_usd_per_hour = o->price;
+    }
+}
+
+/* How the scenario is served: speed, parallelism, LoRA slots, images. */
+static bool serving(const struct options *o, struct scenario *s, struct diag *d)
+{
+    const bool *g = o->given;
     if (o->concurrency)
         s->concurrency = o->concurrency;
     if (o->prompt)
@@ -145,42 +179,40 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->mbu = o->mbu;
     if (o->mfu > 0)
         s->mfu = o->mfu;
-    if (o->has_price) {
-        s->has_price = true;
-        s->price_usd_per_hour = o->price;
-    }
-    if (o->has_pp)
+    if (g[OPT_PP])
         s->pp = o->pp;
-    if (o->dp_attention)
+    if (g[OPT_DP_ATTENTION])
         s->dp_attention = true;
-    if (o->expert_parallel)
+    if (g[OPT_EXPERT_PARALLEL])
         s->expert_parallel = true;
-    if (o->has_max_loras)
+    if (g[OPT_MAX_LORAS] || g[OPT_MAX_LORAS_PER_BATCH])
         s->max_loras = o->max_loras;
     if (o->max_lora_rank)
         s->max_lora_rank = o->max_lora_rank;
     if (o->lora_targets)
         s->lora_targets = o->lora_targets;
-    if (o->has_images)
+    if (g[OPT_IMAGES])
         s->images = o->images;
     if (o->image_tokens)
         s->image_tokens = o->image_tokens;
-    if (o->has_images && o->images == 0)
+    if (g[OPT_IMAGES] && o->images == 0)
         s->image_tokens = 0; /* an explicit --images 0: no images, whatever their size */
     if ((o->max_lora_rank || o->lora_targets) && s->max_loras == 0)
-        return diag_fail(d, "%s: sizes LoRA slots: give --max-loras N too",
-                         o->max_lora_rank ? "--max-lora-rank" : "--lora-target-modules");
-    if (o->has_tp)
+        return diag_fail(d, "%s: sizes LoRA slots: give %s N too",
+                         OPTION_FLAG(o->max_lora_rank ? OPT_MAX_LORA_RANK : OPT_LORA_TARGETS),
+                         OPTION_FLAG(OPT_MAX_LORAS));
+    if (g[OPT_TP])
         s->tp = o->tp;
-    else if (o->has_gpus && o->load_path)
+    else if (g[OPT_GPUS] && o->load_path)
         s->tp = 0;
-    if (!options_host_apply(o, s, d))
-        return false;
-    if (o->calibration_path && !calibration_apply(o->calibration_path, s, d)) {
-        diag_prefix(d, "--calibration");
-        return false;
-    }
-    if (o->has_engine) {
+    return true;
+}
+
+/* --engine, then the engine flags given, which win over a snapshot's or a
+ * calibration's. */
+static void engine(const struct options *o, struct scenario *s)
+{
+    if (o->given[OPT_ENGINE]) {
         /* another engine than a loaded snapshot's: its flags and layouts go with it
          * (as in the planner); the ones given here apply below */
         if (o->load_path && s->engine.kind != o->engine) {
@@ -189,13 +221,12 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
                 s->dp_attention = false;
             if (!engine_desc(o->engine)->experts_over_dp)
                 s->expert_parallel = false;
-            if (!o->has_kv_dtype && !engine_supports(o->engine, s->kv_dtype))
+            if (!o->given[OPT_KV_DTYPE] && !engine_supports(o->engine, s->kv_dtype))
                 s->kv_dtype = DTYPE_AUTO; /* a cache type the new engine lacks */
         }
         s->engine.kind = o->engine;
         s->engine.rule = o->engine_rule;
     }
-    /* engine flags given on the command line win over a snapshot's or a calibration's */
     const struct engine_flags *f = &o->flags;
     struct engine_flags *e = &s->engine;
     if (f->gpu_memory_utilization > 0)
@@ -222,5 +253,20 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         e->non_kv_bytes = f->non_kv_bytes;
     if (f->kv_memory_bytes)
         e->kv_memory_bytes = f->kv_memory_bytes;
+}
+
+bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
+                      struct diag *d)
+{
+    if (!start(o, s, d) || !presets(o, c, s, d))
+        return false;
+    knobs(o, s);
+    if (!serving(o, s, d) || !options_host_apply(o, s, d))
+        return false;
+    if (o->calibration_path && !calibration_apply(o->calibration_path, s, d)) {
+        diag_prefix(d, "%s", OPTION_FLAG(OPT_CALIBRATION));
+        return false;
+    }
+    engine(o, s);
     return options_spec_apply(o, c, s, d) && scenario_validate(s, NULL, NULL, d);
 }

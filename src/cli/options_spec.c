@@ -1,36 +1,31 @@
 /* The speculative-decoding options: --draft-model, --speculative-method and
- * --num-speculative-tokens. */
+ * --num-speculative-tokens (a count, parsed as counts are). */
 #include <string.h>
 
 #include "cli/options.h"
+#include "cli/options_table.h"
 
-bool options_spec_parse(int opt, const char *arg, struct options *o, struct diag *d)
+bool opt_draft_model(const struct option_row *row, const char *arg, struct options *o,
+                     struct diag *d)
 {
-    uint64_t n = 0;
-    switch (opt) {
-    case OPT_DRAFT_MODEL:
-        if (arg[0] == '\0')
-            return diag_fail(d, "--draft-model: give a model id (see kvplan list models) or none");
-        o->draft_model_id = arg;
-        return true;
-    case OPT_SPEC_TOKENS:
-        if (!options_parse_count("--num-speculative-tokens", arg, 1, SPEC_TOKENS_MAX, &n, d))
-            return false;
-        o->spec_tokens = (uint32_t)n;
-        return true;
-    case OPT_SPEC_METHOD:
-        if (!spec_method_parse(arg, &o->spec_method))
-            return diag_fail(d, "--speculative-method: '%s' is not draft, mtp or none", arg);
-        o->has_spec_method = true;
-        return true;
-    default:
-        return diag_fail(d, "unknown option (see --help)");
-    }
+    if (arg[0] == '\0')
+        return diag_fail(d, "%s: give a model id (see kvplan list models) or none", row->flag);
+    o->draft_model_id = arg;
+    return true;
+}
+
+bool opt_spec_method(const struct option_row *row, const char *arg, struct options *o,
+                     struct diag *d)
+{
+    if (!spec_method_parse(arg, &o->spec_method))
+        return diag_fail(d, "%s: '%s' is not draft, mtp or none", row->flag, arg);
+    return true;
 }
 
 bool options_spec_apply(const struct options *o, const struct catalog *c, struct scenario *s,
                         struct diag *d)
 {
+    const char *draft = OPTION_FLAG(OPT_DRAFT_MODEL), *method = OPTION_FLAG(OPT_SPEC_METHOD);
     if (o->draft_model_id && strcmp(o->draft_model_id, "none") == 0) {
         s->spec_method = SPEC_NONE;
         memset(&s->draft, 0, sizeof s->draft);
@@ -40,20 +35,19 @@ bool options_spec_apply(const struct options *o, const struct catalog *c, struct
         if (m == NULL) {
             char near[256];
             catalog_suggest(c, PRESET_MODEL, o->draft_model_id, near, sizeof near);
-            return diag_fail(d, "--draft-model: unknown model '%s' (closest: %s; see kvplan "
-                             "list models)", o->draft_model_id, near);
+            return diag_fail(d, "%s: unknown model '%s' (closest: %s; see kvplan list models)",
+                             draft, o->draft_model_id, near);
         }
         s->draft = m->spec;
         s->spec_method = SPEC_DRAFT;
     }
-    if (o->has_spec_method) {
-        if (o->spec_method == SPEC_DRAFT && s->draft.layers == 0)
-            return diag_fail(d, "--speculative-method: draft needs --draft-model ID");
-        if (o->spec_method == SPEC_DRAFT && o->draft_model_id == NULL && s->spec_method != SPEC_DRAFT)
-            return diag_fail(d, "--speculative-method: draft needs --draft-model ID");
+    if (o->given[OPT_SPEC_METHOD]) {
+        if (o->spec_method == SPEC_DRAFT &&
+            (s->draft.layers == 0 || (o->draft_model_id == NULL && s->spec_method != SPEC_DRAFT)))
+            return diag_fail(d, "%s: draft needs %s ID", method, draft);
         if (o->spec_method == SPEC_MTP && o->draft_model_id && strcmp(o->draft_model_id, "none"))
-            return diag_fail(d, "--speculative-method: mtp drafts with the model's own layers; "
-                             "leave out --draft-model");
+            return diag_fail(d, "%s: mtp drafts with the model's own layers; leave out %s", method,
+                             draft);
         s->spec_method = o->spec_method;
         if (o->spec_method != SPEC_DRAFT)
             memset(&s->draft, 0, sizeof s->draft);

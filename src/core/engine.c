@@ -3,6 +3,7 @@
  * them: names, versions, cache types, vendors, knobs. */
 #include "engine.h"
 #include "engine_desc.h"
+#include "optname.h"
 #include "policy.h"
 
 #include <stdio.h>
@@ -20,25 +21,25 @@ static const struct engine_desc *const table[ENGINE_COUNT] = {
 /* In the order a command line gives them (io/report_command.c). An option
  * several engines share says what the others are told. */
 static const struct engine_option options[] = {
-    {"--gpu-memory-utilization", FLAG_AT(gpu_memory_utilization), EOPT_FRACTION,
+    {OPTNAME_GPU_MEMORY_UTILIZATION, FLAG_AT(gpu_memory_utilization), EOPT_FRACTION,
      SF_GPU_MEMORY_UTILIZATION, true, NULL},
-    {"--mem-fraction-static", FLAG_AT(mem_fraction_static), EOPT_FRACTION, SF_MEM_FRACTION_STATIC,
+    {OPTNAME_MEM_FRACTION_STATIC, FLAG_AT(mem_fraction_static), EOPT_FRACTION, SF_MEM_FRACTION_STATIC,
      true, NULL},
-    {"--free-gpu-memory-fraction", FLAG_AT(free_gpu_memory_fraction), EOPT_FRACTION,
+    {OPTNAME_FREE_GPU_MEMORY_FRACTION, FLAG_AT(free_gpu_memory_fraction), EOPT_FRACTION,
      SF_FREE_GPU_MEMORY_FRACTION, true, NULL},
-    {"--max-num-seqs", FLAG_AT(max_num_seqs), EOPT_COUNT, SF_MAX_NUM_SEQS, true,
-     "is an engine's option (--engine vllm, sglang or trtllm)"},
-    {"--max-num-batched-tokens", FLAG_AT(max_num_batched_tokens), EOPT_TOKENS,
+    {OPTNAME_MAX_NUM_SEQS, FLAG_AT(max_num_seqs), EOPT_COUNT, SF_MAX_NUM_SEQS, true,
+     "is an engine's option (" OPTNAME_ENGINE " vllm, sglang or trtllm)"},
+    {OPTNAME_MAX_NUM_BATCHED_TOKENS, FLAG_AT(max_num_batched_tokens), EOPT_TOKENS,
      SF_MAX_NUM_BATCHED_TOKENS, true,
-     "is an option of vLLM and TensorRT-LLM (SGLang: --chunked-prefill-size)"},
-    {"--chunked-prefill-size", FLAG_AT(chunked_prefill_size), EOPT_TOKENS, SF_COUNT, false, NULL},
-    {"--parallel", FLAG_AT(parallel), EOPT_COUNT, SF_PARALLEL, true, NULL},
-    {"--fit-target", FLAG_AT(fit_target_bytes), EOPT_BYTES, SF_COUNT, false, NULL},
-    {"--kv-dtype-v", FLAG_AT(v_dtype), EOPT_DTYPE, SF_COUNT, false, NULL},
+     "is an option of vLLM and TensorRT-LLM (SGLang: " OPTNAME_CHUNKED_PREFILL_SIZE ")"},
+    {OPTNAME_CHUNKED_PREFILL_SIZE, FLAG_AT(chunked_prefill_size), EOPT_TOKENS, SF_COUNT, false, NULL},
+    {OPTNAME_PARALLEL, FLAG_AT(parallel), EOPT_COUNT, SF_PARALLEL, true, NULL},
+    {OPTNAME_FIT_TARGET, FLAG_AT(fit_target_bytes), EOPT_BYTES, SF_COUNT, false, NULL},
+    {OPTNAME_KV_DTYPE_V, FLAG_AT(v_dtype), EOPT_DTYPE, SF_COUNT, false, NULL},
     /* what a log said: any engine takes them */
-    {"--gpu-total", FLAG_AT(gpu_total_bytes), EOPT_BYTES, SF_LOGGED, false, NULL},
-    {"--non-kv", FLAG_AT(non_kv_bytes), EOPT_BYTES, SF_LOGGED, false, NULL},
-    {"--kv-memory", FLAG_AT(kv_memory_bytes), EOPT_BYTES, SF_LOGGED, false, NULL},
+    {OPTNAME_GPU_TOTAL, FLAG_AT(gpu_total_bytes), EOPT_BYTES, SF_LOGGED, false, NULL},
+    {OPTNAME_NON_KV, FLAG_AT(non_kv_bytes), EOPT_BYTES, SF_LOGGED, false, NULL},
+    {OPTNAME_KV_MEMORY, FLAG_AT(kv_memory_bytes), EOPT_BYTES, SF_LOGGED, false, NULL},
 };
 enum { OPTION_COUNT = sizeof options / sizeof options[0] };
 

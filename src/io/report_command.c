@@ -1,13 +1,15 @@
 /* report_command: the command line that reproduces a scenario (the planner's
  * copy, the versus table's notes), every field as the CLI's own parser reads
- * it back (tests/unit/test_command.c round-trips each one), every word
- * quoted for the shell (core/shell.h). */
+ * it back (tests/unit/test_command.c round-trips each one), each option
+ * spelled as core/optname.h spells it for the CLI's table, every word quoted
+ * for the shell (core/shell.h). */
 #include "report.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "core/engine_desc.h"
+#include "core/optname.h"
 #include "core/shell.h"
 
 /* A size as an option takes it, exactly: "64GiB" when whole GiB, "512MiB"
@@ -53,88 +55,109 @@ static void engine_options_words(const struct engine_flags *e, struct shell_line
     }
 }
 
-size_t report_command_line(const struct scenario *s, char *buf, size_t size)
+/* The scenario itself: the hardware, the model, the context and the knobs. */
+static void command_scenario(struct shell_line *l, const struct scenario *s)
+{
+    char t[32];
+    shell_option(l, OPTNAME_GPU, "%s", s->gpu.id);
+    shell_option(l, OPTNAME_MODEL, "%s", s->model.id);
+    shell_option(l, OPTNAME_GPUS, "%u", s->gpus);
+    if (s->tp)
+        shell_option(l, OPTNAME_TP, "%u", s->tp);
+    if (s->pp > 1)
+        shell_option(l, OPTNAME_PP, "%u", s->pp);
+    shell_option(l, OPTNAME_CONTEXT, "%s", units_format_tokens_arg(s->context_tokens, t, sizeof t));
+    if (s->kv_dtype != DTYPE_AUTO)
+        shell_option(l, OPTNAME_KV_DTYPE, "%s", dtype_info(s->kv_dtype)->name);
+    if (s->weight_dtype != DTYPE_AUTO)
+        shell_option(l, OPTNAME_WEIGHT_DTYPE, "%s", dtype_info(s->weight_dtype)->name);
+    if (s->kv_heads)
+        shell_option(l, OPTNAME_KV_HEADS, "%u", s->kv_heads);
+    if (s->prefix_tokens)
+        shell_option(l, OPTNAME_PREFIX, "%s",
+                     units_format_tokens_arg(s->prefix_tokens, t, sizeof t));
+    if (s->avg_context_tokens)
+        shell_option(l, OPTNAME_AVG_CONTEXT, "%s",
+                     units_format_tokens_arg(s->avg_context_tokens, t, sizeof t));
+    if (s->block_tokens && s->block_tokens != DEFAULT_BLOCK_TOKENS)
+        shell_option(l, OPTNAME_BLOCK_SIZE, "%llu", (unsigned long long)s->block_tokens);
+    if (!engine_desc(s->engine.kind)->server && s->headroom_percent != 10.0)
+        shell_option(l, OPTNAME_HEADROOM, "%g", s->headroom_percent);
+    if (s->has_vram)
+        shell_option(l, OPTNAME_VRAM, "%s", size_arg(s->vram_bytes, t, sizeof t));
+    if (s->has_weights)
+        shell_option(l, OPTNAME_WEIGHTS, "%s", size_arg(s->weights_bytes, t, sizeof t));
+    if (s->has_price)
+        shell_option(l, OPTNAME_PRICE, "%g", s->price_usd_per_hour);
+    if (s->full_attention)
+        shell_word(l, OPTNAME_FULL_ATTENTION);
+    if (s->units == UNITS_GB)
+        shell_option(l, OPTNAME_UNITS, "%s", "gb");
+}
+
+/* The engine and its flags, speculative decoding. */
+static void command_engine(struct shell_line *l, const struct scenario *s)
 {
     const struct engine_flags *e = &s->engine;
-    char t[32];
-    struct shell_line l;
-    shell_line_init(&l, buf, size);
-    shell_words(&l, "kvplan plan");
-    shell_option(&l, "--gpu", "%s", s->gpu.id);
-    shell_option(&l, "--model", "%s", s->model.id);
-    shell_option(&l, "--gpus", "%u", s->gpus);
-    if (s->tp)
-        shell_option(&l, "--tp", "%u", s->tp);
-    if (s->pp > 1)
-        shell_option(&l, "--pp", "%u", s->pp);
-    shell_option(&l, "--context", "%s", units_format_tokens_arg(s->context_tokens, t, sizeof t));
-    if (s->kv_dtype != DTYPE_AUTO)
-        shell_option(&l, "--kv-dtype", "%s", dtype_info(s->kv_dtype)->name);
-    if (s->weight_dtype != DTYPE_AUTO)
-        shell_option(&l, "--weight-dtype", "%s", dtype_info(s->weight_dtype)->name);
-    if (s->kv_heads)
-        shell_option(&l, "--kv-heads", "%u", s->kv_heads);
-    if (s->prefix_tokens)
-        shell_option(&l, "--prefix", "%s", units_format_tokens_arg(s->prefix_tokens, t, sizeof t));
-    if (s->avg_context_tokens)
-        shell_option(&l, "--avg-context", "%s", units_format_tokens_arg(s->avg_context_tokens, t, sizeof t));
-    if (s->block_tokens && s->block_tokens != DEFAULT_BLOCK_TOKENS)
-        shell_option(&l, "--block-size", "%llu", (unsigned long long)s->block_tokens);
-    bool server = engine_desc(e->kind)->server;
-    if (!server && s->headroom_percent != 10.0)
-        shell_option(&l, "--headroom", "%g", s->headroom_percent);
-    if (s->has_vram)
-        shell_option(&l, "--vram", "%s", size_arg(s->vram_bytes, t, sizeof t));
-    if (s->has_weights)
-        shell_option(&l, "--weights", "%s", size_arg(s->weights_bytes, t, sizeof t));
-    if (s->has_price)
-        shell_option(&l, "--price", "%g", s->price_usd_per_hour);
-    if (s->full_attention)
-        shell_word(&l, "--full-attention");
-    if (s->units == UNITS_GB)
-        shell_words(&l, "--units gb");
-    if (server)
-        shell_option(&l, "--engine", "%s", engine_label(e->kind, e->rule));
+    if (engine_desc(e->kind)->server)
+        shell_option(l, OPTNAME_ENGINE, "%s", engine_label(e->kind, e->rule));
     if (s->dp_attention)
-        shell_word(&l, "--enable-dp-attention");
+        shell_word(l, OPTNAME_DP_ATTENTION);
     if (s->expert_parallel)
-        shell_word(&l, "--enable-expert-parallel");
+        shell_word(l, OPTNAME_EXPERT_PARALLEL);
     if (s->spec_method == SPEC_DRAFT)
-        shell_option(&l, "--draft-model", "%s", s->draft.id);
+        shell_option(l, OPTNAME_DRAFT_MODEL, "%s", s->draft.id);
     else if (s->spec_method == SPEC_MTP)
-        shell_words(&l, "--speculative-method mtp");
+        shell_option(l, OPTNAME_SPECULATIVE_METHOD, "%s", "mtp");
     if (s->spec_method != SPEC_NONE && s->spec_tokens)
-        shell_option(&l, "--num-speculative-tokens", "%u", s->spec_tokens);
-    engine_options_words(e, &l);
+        shell_option(l, OPTNAME_NUM_SPECULATIVE_TOKENS, "%u", s->spec_tokens);
+    engine_options_words(e, l);
+}
+
+/* How it is served: the speed figures, the host tier, LoRA slots, images. */
+static void command_serving(struct shell_line *l, const struct scenario *s)
+{
+    char t[32];
     if (s->concurrency)
-        shell_option(&l, "--concurrency", "%llu", (unsigned long long)s->concurrency);
+        shell_option(l, OPTNAME_CONCURRENCY, "%llu", (unsigned long long)s->concurrency);
     if (s->prompt_tokens)
-        shell_option(&l, "--prompt", "%s", units_format_tokens_arg(s->prompt_tokens, t, sizeof t));
+        shell_option(l, OPTNAME_PROMPT, "%s",
+                     units_format_tokens_arg(s->prompt_tokens, t, sizeof t));
     if (s->min_tokens_per_s > 0)
-        shell_option(&l, "--min-tok-s", "%g", s->min_tokens_per_s);
+        shell_option(l, OPTNAME_MIN_TOK_S, "%g", s->min_tokens_per_s);
     if (s->max_ttft_seconds > 0)
-        shell_option(&l, "--max-ttft", "%g", s->max_ttft_seconds);
+        shell_option(l, OPTNAME_MAX_TTFT, "%g", s->max_ttft_seconds);
     if (s->mbu > 0)
-        shell_option(&l, "--mbu", "%g", s->mbu);
+        shell_option(l, OPTNAME_MBU, "%g", s->mbu);
     if (s->mfu > 0)
-        shell_option(&l, "--mfu", "%g", s->mfu);
+        shell_option(l, OPTNAME_MFU, "%g", s->mfu);
     if (s->host_kv_bytes)
-        shell_option(&l, "--host-kv", "%s", size_arg(s->host_kv_bytes, t, sizeof t));
+        shell_option(l, OPTNAME_HOST_KV, "%s", size_arg(s->host_kv_bytes, t, sizeof t));
     if (s->has_prefix_hit_rate && s->host_kv_bytes) /* the CLI refuses it without a tier */
-        shell_option(&l, "--prefix-hit-rate", "%g", s->prefix_hit_rate);
+        shell_option(l, OPTNAME_PREFIX_HIT_RATE, "%g", s->prefix_hit_rate);
     if (s->max_loras)
-        shell_option(&l, "--max-loras", "%u", s->max_loras);
+        shell_option(l, OPTNAME_MAX_LORAS, "%u", s->max_loras);
     if (s->max_lora_rank)
-        shell_option(&l, "--max-lora-rank", "%u", s->max_lora_rank);
+        shell_option(l, OPTNAME_MAX_LORA_RANK, "%u", s->max_lora_rank);
     if (s->lora_targets) {
         char mods[128];
         lora_targets_format(s->lora_targets, mods, sizeof mods);
-        shell_option(&l, "--lora-target-modules", "%s", mods);
+        shell_option(l, OPTNAME_LORA_TARGET_MODULES, "%s", mods);
     }
     if (s->images)
-        shell_option(&l, "--images", "%u", s->images);
+        shell_option(l, OPTNAME_IMAGES, "%u", s->images);
     if (s->image_tokens)
-        shell_option(&l, "--image-tokens", "%u", s->image_tokens);
+        shell_option(l, OPTNAME_IMAGE_TOKENS, "%u", s->image_tokens);
+}
+
+size_t report_command_line(const struct scenario *s, char *buf, size_t size)
+{
+    struct shell_line l;
+    shell_line_init(&l, buf, size);
+    shell_words(&l, "kvplan plan");
+    command_scenario(&l, s);
+    command_engine(&l, s);
+    command_serving(&l, s);
     size_t need = 0;
     shell_line_done(&l, &need);
     return need;
