@@ -6,7 +6,9 @@
  * instead. */
 #include "app/planner.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/shell.h"
@@ -83,6 +85,13 @@ static bool options_cover(const char *line, const char *file_line)
     return true;
 }
 
+/* A path as it reads from any directory, so the command pastes anywhere:
+ * the file's absolute path, or the path as given when it cannot be found. */
+static const char *absolute(const char *path, char *buf)
+{
+    return path[0] != '/' && realpath(path, buf) ? buf : path;
+}
+
 /* How the command is made: with --load of the current scenario's file, and
  * without --gpu or --model when that spec comes from the file. */
 struct how {
@@ -144,8 +153,9 @@ size_t planner_command_line(const struct planner *p, char *buf, size_t size)
         w = next_word(e);
     }
     if (h.load) {
+        char abs[PATH_MAX];
         shell_word(&l, "--load");
-        shell_word(&l, o->path);
+        shell_word(&l, absolute(o->path, abs));
         if (o->label[0]) {
             shell_word(&l, "--scenario");
             shell_word(&l, o->label);
@@ -160,8 +170,9 @@ size_t planner_command_line(const struct planner *p, char *buf, size_t size)
         w = next_word(e);
     }
     for (int i = 0; i < p->preset_dir_count; i++) {
+        char abs[PATH_MAX];
         shell_word(&l, "--presets");
-        shell_word(&l, p->preset_dirs[i]);
+        shell_word(&l, absolute(p->preset_dirs[i], abs));
     }
     shell_line_done(&l, &need);
     return need;

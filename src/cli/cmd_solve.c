@@ -388,6 +388,8 @@ int cmd_solve(int argc, char **argv)
     int status = solve_parse(argc, argv, &o, &job);
     if (status != CLI_PARSED)
         return status;
+    if (o.given[OPT_MAX_CONTEXT] && o.given[OPT_UTILIZATION])
+        return cli_fail("solve: --max-context and --utilization ask two questions: give one of them");
     struct catalog cat;
     struct scenario base;
     struct diag d = {0};

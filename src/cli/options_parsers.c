@@ -26,10 +26,14 @@ bool opt_string(const struct option_row *row, const char *arg, struct options *o
     return true;
 }
 
+/* A file to write: not empty and not spaces alone (a file named "   " is
+ * never what was meant). */
 bool opt_nonempty(const struct option_row *row, const char *arg, struct options *o, struct diag *d)
 {
     if (arg[0] == '\0')
         return diag_fail(d, "%s: give a file name", row->flag);
+    if (arg[strspn(arg, " \t")] == '\0')
+        return diag_fail(d, "%s: '%s' is only spaces: give a file name", row->flag, arg);
     return opt_string(row, arg, o, d);
 }
 

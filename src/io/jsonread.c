@@ -244,7 +244,17 @@ cJSON *jsonread_parse(const char *path, const char *text, size_t len, struct dia
         size_t off = end && end >= text ? (size_t)(end - text) : 0;
         int line, col;
         line_col(text, len, off, &line, &col);
-        if (off >= len || depth > 0 || in_string)
+        size_t first = 0; /* the first byte that is not white space (or a BOM) */
+        while (first < len && strchr(" \t\r\n", text[first]) != NULL)
+            first++;
+        if (len - first >= 3 && memcmp(text + first, "\xef\xbb\xbf", 3) == 0)
+            first += 3;
+        if (first < len && text[first] != '{' && text[first] != '[')
+            /* not JSON at all (a password file behind a link, say): its lines
+             * are none of our business and never quoted */
+            diag_fail(d, "%s:%d:%d: not valid JSON (it does not begin with '{')", path, line,
+                      col);
+        else if (off >= len || depth > 0 || in_string)
             diag_fail(d, "%s:%d:%d: JSON ends too early (truncated?)", path, line, col);
         else {
             /* Quote the line the parser stopped on, trimmed: cJSON's offset
