@@ -142,7 +142,7 @@ def main():
     r["redraw_bytes_160x48"] = bytes_per_key(redraws(10), 160, 48)
     r["plan_json_wall_ms"] = round(wall_median(["plan", "--format", "json", *SCENARIO]) * 1000, 2)
     grid = ["sweep", "--vary", "gpu=all", "--vary", "model=all", "--vary", "context=1k..1M:64",
-            "--format", "csv"]
+            "--format", "csv", "--max-rows", "1000000"]
     rows = subprocess.run([KVPLAN, *grid], capture_output=True, text=True, env=ENV).stdout.count("\n") - 1
     t = wall_median(grid, runs=5)
     r["sweep_scenarios"] = rows

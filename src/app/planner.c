@@ -24,7 +24,7 @@ static void curve_for(const struct scenario *base, struct users_curve *c)
         uint64_t ctx = (uint64_t)(pow(2.0, exp2) + 0.5);
         s.context_tokens = ctx;
         s.avg_context_tokens = base->avg_context_tokens < ctx ? base->avg_context_tokens : 0;
-        static struct plan_result r; /* numbers only: its explain rows are never touched */
+        struct plan_result r;
         struct diag d = {0};
         c->context_tokens[i] = ctx;
         /* a context no longer than the shared prefix is not a scenario: no column */
@@ -50,21 +50,17 @@ static void compute_curve(struct planner *p)
     curve_for(&p->scenario, &p->curve);
 }
 
-/* Computes the plan of next into p (validated first, so the plan is computed
- * in place, with no copy of its rows). */
+/* Computes the plan of next into p; a refused one leaves p's plan and its
+ * rows as they were (plan_compute writes no row before it accepts). */
 static bool compute(struct planner *p, const struct scenario *next)
 {
     struct diag d = {0};
-    if (!scenario_validate(next, control_field_names, NULL, &d)) {
+    struct plan_result r;
+    if (!plan_compute(next, &p->explain, control_field_names, &r, &d)) {
         snprintf(p->error, sizeof p->error, "%s", d.message);
         return false;
     }
-    if (!plan_compute(next, PLAN_EXPLAIN, control_field_names, &p->result, &d)) {
-        snprintf(p->error, sizeof p->error, "%s", d.message);
-        struct diag again = {0};
-        plan_compute(&p->scenario, PLAN_EXPLAIN, control_field_names, &p->result, &again);
-        return false;
-    }
+    p->result = r;
     p->scenario = *next;
     p->error[0] = '\0';
     if (!control_visible(p->focus, &p->scenario))
@@ -193,6 +189,19 @@ const struct plan_result *planner_result_of(const struct planner *p, int i)
     return i == p->current ? &p->result : &p->slots[i].result;
 }
 
+void planner_explains(const struct planner *p, const struct explain **explains,
+                      struct explain *scratch)
+{
+    for (int i = 0; i < p->count; i++) {
+        struct plan_result r;
+        struct diag d = {0};
+        if (i != p->current &&
+            !plan_compute(&p->slots[i].scenario, &scratch[i], control_field_names, &r, &d))
+            scratch[i].count = 0;
+        explains[i] = i == p->current ? &p->explain : &scratch[i];
+    }
+}
+
 const struct users_curve *planner_curve_of(const struct planner *p, int i)
 {
     return i == p->current ? &p->curve : &p->slots[i].curve;
@@ -255,8 +264,7 @@ static void planner_clear(struct planner *p)
     for (int i = 0; i < PLANNER_SLOTS; i++) {
         struct planner_slot *sl = &p->slots[i];
         memset(sl, 0, offsetof(struct planner_slot, result));
-        memset(&sl->result, 0, offsetof(struct plan_result, explain));
-        sl->result.explain.count = 0;
+        memset(&sl->result, 0, sizeof sl->result);
         memset(&sl->curve, 0, sizeof sl->curve);
         sl->undo_count = sl->redo_count = 0;
     }
@@ -265,6 +273,7 @@ static void planner_clear(struct planner *p)
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s)
 {
     planner_clear(p);
+    p->explain.deferred = true; /* the pane shows a few rows: only theirs are written */
     p->catalog = c;
     p->scenario = *s;
     p->focus = CTRL_CONTEXT;
@@ -287,7 +296,9 @@ void planner_init_session(struct planner *p, const struct catalog *c,
         snprintf(sl->note, sizeof sl->note, "%s", ss->entry[i].note);
         sl->scenario = ss->entry[i].scenario;
         struct diag d = {0};
-        plan_compute(&sl->scenario, PLAN_EXPLAIN, control_field_names, &sl->result, &d);
+        /* with rows (the launch line, the generic comparison); the live
+         * scenario's, computed last, take their place */
+        plan_compute(&sl->scenario, &p->explain, control_field_names, &sl->result, &d);
         curve_for(&sl->scenario, &sl->curve);
     }
     p->reference = ss->reference;
@@ -480,7 +491,7 @@ uint64_t planner_picker_users(const struct planner *p, int index, bool *fits)
         s.model = p->catalog->models[index].spec;
         s.kv_heads = 0;
     }
-    static struct plan_result r;
+    struct plan_result r;
     struct diag d = {0};
     if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d)) {
         *fits = false;

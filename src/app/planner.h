@@ -1,7 +1,8 @@
 /* planner: the interactive planner's state and what changes it.
  *
  * Every change recomputes the plan once through core (plan_compute); the
- * result, with its explain rows, is what every view paints. Key handlers
+ * result, with the explain rows of the live scenario, is what every view
+ * paints. Key handlers
  * change the state and return flags; they never draw. */
 #ifndef KVPLAN_APP_PLANNER_H
 #define KVPLAN_APP_PLANNER_H
@@ -95,7 +96,9 @@ struct planner {
     const char *const *preset_dirs; /* the --presets directories the catalogue read, the caller's */
     int preset_dir_count;
     struct scenario scenario;
-    struct plan_result result;     /* the one answer, with its explain rows */
+    struct plan_result result;     /* the one answer */
+    struct explain explain;        /* its explain rows (the other scenarios keep none); their
+                                    * text is written as the pane shows them, or explain_text */
     char error[DIAG_MESSAGE_MAX];  /* why the last change was refused */
     char status[PLANNER_TEXT_MAX]; /* one-line message (export done, ...) */
     int count, current, reference; /* the session's scenarios; reference -1: none */
@@ -157,6 +160,10 @@ void planner_session(const struct planner *p, struct snapshot_session *ss,
 
 /* Scenario i's plan and curve (the live one for the current). */
 const struct plan_result *planner_result_of(const struct planner *p, int i);
+/* The explain rows of every scenario: explains[i] is the live plan's, or
+ * scenario i's computed again into scratch[i] (p->count of them). */
+void planner_explains(const struct planner *p, const struct explain **explains,
+                      struct explain *scratch);
 const struct users_curve *planner_curve_of(const struct planner *p, int i);
 
 /* The reference scenario's plan when it is not the current one, else NULL. */

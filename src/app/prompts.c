@@ -86,6 +86,7 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
     static struct snapshot_session ss;
     const struct plan_result *results[PLANNER_SLOTS];
     planner_session(p, &ss, results);
+    explain_text(&p->explain); /* every row is written out */
     bool ok;
     if (kind == PROMPT_EXPORT_MD) {
         char *text = NULL;
@@ -98,13 +99,20 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
             if (p->prompt.from_versus && n > 1)
                 report_markdown_versus(f, &ss, results, shown, n);
             else
-                report_markdown(f, &p->scenario, &p->result);
+                report_markdown(f, &p->scenario, &p->result, &p->explain);
             fclose(f);
             ok = fileio_write_atomic(path, text, len, &d);
             free(text);
         }
     } else {
-        ok = snapshot_export_session(path, &ss, results, KVPLAN_GENERATOR, &d);
+        /* every scenario's rows: the live one's, and the others' computed again */
+        struct explain *scratch = calloc(PLANNER_SLOTS, sizeof *scratch);
+        const struct explain *explains[PLANNER_SLOTS];
+        if (scratch)
+            planner_explains(p, explains, scratch);
+        ok = scratch ? snapshot_export_session(path, &ss, results, explains, KVPLAN_GENERATOR, &d)
+                     : diag_fail(&d, "%s: out of memory", path);
+        free(scratch);
     }
     if (ok) {
         p->error[0] = '\0'; /* an older failure is history once a write succeeds */

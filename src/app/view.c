@@ -408,7 +408,7 @@ static const char *const explain_order[] = {
 
 static void draw_explain(const struct planner *p, struct rect r)
 {
-    const struct explain *e = &p->result.explain;
+    const struct explain *e = &p->explain;
     widget_text(r.y, r.x, r.w, ROLE_TITLE, "How the number is computed");
     const struct explain_row *rows[EXPLAIN_ROWS_MAX];
     int n = 0;

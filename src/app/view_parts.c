@@ -171,11 +171,12 @@ bool view_bar_segments(const struct planner *p, struct bar_segment bs[SEG_COUNT]
 int view_explain_row(const struct explain_row *row, int y, int x, int w, int max_rows,
                      enum role role)
 {
+    char formula[EXPLAIN_TEXT_MAX], result[EXPLAIN_VALUE_MAX];
+    explain_row_strings(row, formula, sizeof formula, result, sizeof result);
     char value[EXPLAIN_VALUE_MAX + EXPLAIN_KEY_MAX + 8];
-    snprintf(value, sizeof value, " = %s%s%s", row->result.text, row->scope[0] ? " " : "",
-             row->scope);
+    snprintf(value, sizeof value, " = %s%s%s", result, row->scope[0] ? " " : "", row->scope);
     char text[EXPLAIN_TEXT_MAX + sizeof value];
-    snprintf(text, sizeof text, "%s%s", row->formula, value);
+    snprintf(text, sizeof text, "%s%s", formula, value);
     widget_text(y, x, EXPLAIN_LABEL_W, ROLE_TITLE, row->label);
     int tw = w - EXPLAIN_LABEL_W;
     if (tw <= 0)
@@ -184,7 +185,7 @@ int view_explain_row(const struct explain_row *row, int y, int x, int w, int max
         /* One row only: shorten the formula, never the value. */
         int keep = tw - (int)strlen(value) - 1;
         char piece[EXPLAIN_TEXT_MAX + sizeof value];
-        snprintf(piece, sizeof piece, "%.*s%s%s", keep > 0 ? keep : 0, row->formula,
+        snprintf(piece, sizeof piece, "%.*s%s%s", keep > 0 ? keep : 0, formula,
                  roles_utf8() ? "\u2026" : "~", value);
         widget_text(y, x + EXPLAIN_LABEL_W, tw, role, piece);
         return 1;

@@ -105,7 +105,7 @@ void view_draw_presentation(const struct planner *p)
     widget_text(l.slider.y, f >= 0 ? tx + tw + 1 : tx, VALUE_W + (f >= 0 ? 0 : tw), ROLE_TITLE,
                 value);
     if (l.explain.h > 0) {
-        const struct explain_row *u = explain_find(&p->result.explain, "users");
+        const struct explain_row *u = explain_find(&p->explain, "users");
         if (u)
             view_explain_row(u, l.explain.y, l.explain.x, l.explain.w, l.explain.h, ROLE_DIM);
     }

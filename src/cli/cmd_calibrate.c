@@ -336,7 +336,9 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
     }
     struct scenario s;
     struct plan_result r;
-    if (!calib_scenario(k, g, m, &s, d) || !plan_compute(&s, PLAN_EXPLAIN, NULL, &r, d))
+    struct explain x; /* the log lines and launch command come with the rows */
+    x.deferred = false;
+    if (!calib_scenario(k, g, m, &s, d) || !plan_compute(&s, &x, NULL, &r, d))
         return false;
     calib_print_match(k, &m->spec, &s, &r);
     if (!calib_non_kv(k, &r, d))

@@ -33,13 +33,13 @@ int cli_parse(enum cli_command cmd, int argc, char **argv, struct options *o)
 /* The plan in the format asked for, or nothing when the snapshot went to
  * standard output (`--export -`: it is the output, one document). */
 static int plan_print(const struct options *o, const struct scenario *s,
-                      const struct plan_result *r)
+                      const struct plan_result *r, const struct explain *x)
 {
     if (o->export_path && strcmp(o->export_path, "-") == 0)
         return 0;
     switch (o->format) {
     case FORMAT_JSON: {
-        char *text = snapshot_to_json(s, r, KVPLAN_GENERATOR);
+        char *text = snapshot_to_json(s, r, x, KVPLAN_GENERATOR);
         if (text == NULL)
             return cli_fail("cannot build the JSON snapshot (out of memory)");
         fputs(text, stdout);
@@ -47,10 +47,10 @@ static int plan_print(const struct options *o, const struct scenario *s,
         break;
     }
     case FORMAT_MARKDOWN:
-        report_markdown(stdout, s, r);
+        report_markdown(stdout, s, r, x);
         break;
     case FORMAT_TEXT:
-        report_text(stdout, s, r);
+        report_text(stdout, s, r, x);
         break;
     }
     return 0;
@@ -93,16 +93,18 @@ int cmd_plan(int argc, char **argv)
     struct catalog cat;
     struct scenario s;
     struct plan_result r;
+    struct explain x; /* the rows every format prints, written with the plan */
+    x.deferred = false;
     if (!options_load(&o, &cat, &s, &d))
         return cli_fail(d.message);
     catalog_free(&cat);
-    if (!plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d))
+    if (!plan_compute(&s, &x, NULL, &r, &d))
         return cli_fail(d.message);
-    if (o.export_path && !snapshot_export(o.export_path, &s, &r, KVPLAN_GENERATOR, &d)) {
+    if (o.export_path && !snapshot_export(o.export_path, &s, &r, &x, KVPLAN_GENERATOR, &d)) {
         diag_prefix(&d, "%s", OPTION_FLAG(OPT_EXPORT));
         return cli_fail(d.message);
     }
-    int status = plan_print(&o, &s, &r);
+    int status = plan_print(&o, &s, &r, &x);
     if (status == 0)
         status = plan_gate(&o, &s, &r);
     if (fflush(stdout) != 0)
@@ -150,9 +152,11 @@ static int planner_open(const struct options *o, const struct catalog *cat,
         if (status == 3) {
             fprintf(stderr, "kvplan: %s; printing the plan instead of opening the planner\n", err);
             struct plan_result r;
+            struct explain x;
+            x.deferred = false;
             struct diag d = {0};
-            status = plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d) ? (report_text(stdout, s, &r), 0)
-                                                                 : cli_fail(d.message);
+            status = plan_compute(s, &x, NULL, &r, &d) ? (report_text(stdout, s, &r, &x), 0)
+                                                       : cli_fail(d.message);
             err[0] = '\0';
         }
     }

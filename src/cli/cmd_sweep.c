@@ -352,7 +352,7 @@ static void print_head(const struct sweep *w)
 {
     const struct scenario *base = &w->base;
     if (w->format == SWEEP_CSV || w->format == SWEEP_MARKDOWN) {
-        static struct plan_result r0; /* zero: only the names are read */
+        const struct plan_result r0 = {0}; /* zero: only the names are read */
         struct cell c[CELLS_MAX];
         bool csv = w->format == SWEEP_CSV;
         int ncols = row_cells(base, &r0, "", c);

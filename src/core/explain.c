@@ -21,11 +21,6 @@ struct explain_row *explain_row_begin(struct explain *e, const char *key, const 
     return row;
 }
 
-static enum unit_system row_units(const struct explain *e)
-{
-    return e->units;
-}
-
 int explain_term(struct explain_row *row, long double value, enum xunit unit, const char *name)
 {
     if (row == NULL || row->nterms >= EXPLAIN_TERMS_MAX || row->nsteps >= EXPLAIN_STEPS_MAX)
@@ -261,13 +256,16 @@ static int prec_of(const struct node *n)
     }
 }
 
-static void emit(const struct explain_row *row, const struct node *nodes, int i, struct out *o)
+typedef char term_text[EXPLAIN_VALUE_MAX];
+
+static void emit(const struct explain_row *row, const term_text *texts, const struct node *nodes,
+                 int i, struct out *o)
 {
     const struct node *n = &nodes[i];
     enum xop op = (enum xop)n->op;
     if (op == XOP_TERM) {
         const struct xterm *t = &row->terms[n->term];
-        puts_(o, t->text);
+        puts_(o, texts[n->term]);
         if (t->name[0]) {
             put(o, " ", 1);
             puts_(o, t->name);
@@ -280,10 +278,10 @@ static void emit(const struct explain_row *row, const struct node *nodes, int i,
                  : op == XOP_ROUND ? "round("
                  : op == XOP_MIN   ? "min("
                                    : "max(");
-        emit(row, nodes, n->a, o);
+        emit(row, texts, nodes, n->a, o);
         if (op == XOP_MIN || op == XOP_MAX) {
             put(o, ", ", 2);
-            emit(row, nodes, n->b, o);
+            emit(row, texts, nodes, n->b, o);
         }
         put(o, ")", 1);
         return;
@@ -293,18 +291,18 @@ static void emit(const struct explain_row *row, const struct node *nodes, int i,
     bool wb = op == XOP_SUB ? pb <= 1 : op == XOP_MUL ? pb < 2 : op == XOP_DIV ? pb <= 2 : false;
     if (wa)
         put(o, "(", 1);
-    emit(row, nodes, n->a, o);
+    emit(row, texts, nodes, n->a, o);
     if (wa)
         put(o, ")", 1);
     puts_(o, op == XOP_ADD ? " + " : op == XOP_SUB ? " - " : op == XOP_MUL ? " x " : " / ");
     if (wb)
         put(o, "(", 1);
-    emit(row, nodes, n->b, o);
+    emit(row, texts, nodes, n->b, o);
     if (wb)
         put(o, ")", 1);
 }
 
-static void render(const struct explain_row *row, char *buf, size_t size)
+static void render(const struct explain_row *row, const term_text *texts, char *buf, size_t size)
 {
     struct node nodes[EXPLAIN_STEPS_MAX];
     int stack[EXPLAIN_STEPS_MAX], sp = 0;
@@ -325,29 +323,33 @@ static void render(const struct explain_row *row, char *buf, size_t size)
     if (sp == 0)
         return;
     struct out o = {buf, size, 0};
-    emit(row, nodes, stack[sp - 1], &o);
+    emit(row, texts, nodes, stack[sp - 1], &o);
 }
 
-void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit, long double value,
-                     const char *note)
+/* The text of a row: its operands', its result's, and the formula with the
+ * note appended. */
+struct row_text {
+    term_text terms[EXPLAIN_TERMS_MAX];
+    char result[EXPLAIN_VALUE_MAX];
+    char formula[EXPLAIN_TEXT_MAX];
+};
+
+static void write_text(const struct explain_row *row, const char *note, struct row_text *out)
 {
-    if (e == NULL || row == NULL)
-        return;
-    enum unit_system u = row_units(e);
+    enum unit_system u = row->units;
+    enum xunit unit = row->result.unit;
     for (int i = 0; i < row->nterms; i++)
-        explain_format(row->terms[i].value, row->terms[i].unit, u, row->terms[i].text,
-                       sizeof row->terms[i].text);
-    row->result.unit = unit;
-    row->result.value = row->nsteps > 0 ? explain_eval(row) : value;
-    explain_format(row->result.value, unit, u, row->result.text, sizeof row->result.text);
+        explain_format(row->terms[i].value, row->terms[i].unit, u, out->terms[i],
+                       sizeof out->terms[i]);
+    explain_format(row->result.value, unit, u, out->result, sizeof out->result);
     /* a time, rate or price that a sentence explains away is unknown, not 0 */
     bool measure = unit == XU_SECONDS || unit == XU_TOK_PER_S || unit == XU_USD ||
                    unit == XU_USD_PER_H || unit == XU_FLOPS || unit == XU_BYTES_PER_S;
     if (row->nsteps == 0 && measure && row->result.value == 0)
-        snprintf(row->result.text, sizeof row->result.text, "n/a");
+        snprintf(out->result, sizeof out->result, "n/a");
     char expr[EXPLAIN_TEXT_MAX] = "";
     if (row->nsteps > 0)
-        render(row, expr, sizeof expr);
+        render(row, (const term_text *)out->terms, expr, sizeof expr);
     /* A floor, ceiling or minimum last: show what it was applied to. */
     char inner[96] = "";
     enum xop last = row->nsteps > 0 ? (enum xop)row->steps[row->nsteps - 1].op : XOP_TERM;
@@ -368,8 +370,56 @@ void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit
                      st[sp - 1]);
         }
     }
-    snprintf(row->formula, sizeof row->formula, "%s%s%s%s", expr, inner,
+    snprintf(out->formula, sizeof out->formula, "%s%s%s%s", expr, inner,
              note && note[0] && expr[0] ? "; " : "", note ? note : "");
+}
+
+/* Writes the text of a row whose text waited (its note kept in formula). */
+static void write_row(struct explain_row *row)
+{
+    struct row_text text;
+    write_text(row, row->formula, &text);
+    for (int i = 0; i < row->nterms; i++)
+        memcpy(row->terms[i].text, text.terms[i], sizeof row->terms[i].text);
+    memcpy(row->result.text, text.result, sizeof row->result.text);
+    memcpy(row->formula, text.formula, sizeof row->formula);
+    row->written = true;
+}
+
+void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit, long double value,
+                     const char *note)
+{
+    if (e == NULL || row == NULL)
+        return;
+    row->units = e->units;
+    row->result.unit = unit;
+    row->result.value = row->nsteps > 0 ? explain_eval(row) : value;
+    /* the note waits where the formula goes, until the text is written */
+    snprintf(row->formula, sizeof row->formula, "%s", note ? note : "");
+    row->written = false;
+    if (!e->deferred)
+        write_row(row);
+}
+
+void explain_text(struct explain *e)
+{
+    for (int i = 0; e && i < e->count; i++)
+        if (!e->rows[i].written)
+            write_row(&e->rows[i]);
+}
+
+void explain_row_strings(const struct explain_row *row, char *formula, size_t formula_size,
+                         char *value, size_t value_size)
+{
+    if (row->written) {
+        snprintf(formula, formula_size, "%s", row->formula);
+        snprintf(value, value_size, "%s", row->result.text);
+        return;
+    }
+    struct row_text text;
+    write_text(row, row->formula, &text);
+    snprintf(formula, formula_size, "%s", text.formula);
+    snprintf(value, value_size, "%s", text.result);
 }
 
 const struct explain_row *explain_find(const struct explain *e, const char *key)

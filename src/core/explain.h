@@ -69,11 +69,15 @@ struct explain_row {
     struct xstep steps[EXPLAIN_STEPS_MAX];
     struct xterm result;
     char formula[EXPLAIN_TEXT_MAX]; /* the expression as written, then any note */
+    bool written;                   /* the texts are written; until then formula holds the note */
+    enum unit_system units;         /* the texts' */
 };
 
 struct explain {
     int count;
     enum unit_system units;
+    bool deferred; /* the caller's choice (false: texts written as rows end); true: rows
+                    * end without their text, and explain_text writes it */
     struct explain_row rows[EXPLAIN_ROWS_MAX];
 };
 
@@ -94,9 +98,18 @@ void explain_op(struct explain_row *row, enum xop op);
 
 /* Ends the row: evaluates its expression into result (unit `unit`), writes
  * the formula, and appends `note` to it (may be NULL). For a statement
- * (no operations), `value` is the result. */
+ * (no operations), `value` is the result. With e->deferred, the texts (the
+ * operands', the result's and the formula) wait for explain_text. */
 void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit, long double value,
                      const char *note);
+
+/* Writes the texts of every row ended without them (e->deferred). */
+void explain_text(struct explain *e);
+
+/* A row's formula and its result as text, whether or not they are written
+ * in the row (a deferred row is written into the buffers, not the row). */
+void explain_row_strings(const struct explain_row *row, char *formula, size_t formula_size,
+                         char *value, size_t value_size);
 
 /* The value of a row's expression (what its operands give). */
 long double explain_eval(const struct explain_row *row);

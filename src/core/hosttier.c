@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "engine_desc.h"
+#include "policy.h"
 #include "speed.h"
 
 /* How the engine sizes the pool, for the users row's note. */

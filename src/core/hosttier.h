@@ -5,7 +5,30 @@
 #ifndef KVPLAN_CORE_HOSTTIER_H
 #define KVPLAN_CORE_HOSTTIER_H
 
-#include "policy.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The host memory tier (--host-kv): caches parked in host memory, and what
+ * it costs to bring one back over the GPU's host link or to compute it
+ * again. Per-GPU figures hold for every GPU; users per replica and total. */
+struct host_tier {
+    bool present;                 /* --host-kv given */
+    bool serving;                 /* a user fits on the GPUs: there is a server to park caches for */
+    uint64_t pool_bytes_per_gpu;  /* host memory for KV, each GPU's rank */
+    uint64_t user_bytes_per_gpu;  /* one parked user, as the engine allocates it */
+    uint64_t users_per_replica;   /* caches the host pools hold */
+    uint64_t users;               /* every replica */
+    uint64_t beyond_gpu;          /* of those, more than the GPUs hold: users - resident, >= 0 */
+    uint64_t link_bytes_per_s;    /* one direction, per GPU; 0 unknown */
+    double reload_seconds;        /* one user's cache over the link; 0 unknown */
+    double recompute_seconds;     /* its tokens prefilled again; 0 unknown */
+    bool has_hit_rate;
+    double hit_rate;              /* --prefix-hit-rate */
+    double restore_seconds;       /* hit x reload + (1 - hit) x recompute; 0 unknown */
+};
+
+struct policy_ctx;
+struct scenario;
 
 /* Fills c->r->host and its "host_*" rows; nothing without --host-kv. */
 void host_tier_compute(struct policy_ctx *c);

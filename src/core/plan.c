@@ -361,12 +361,10 @@ static void warnings(const struct scenario *s, struct plan_result *r)
         r->warnings |= WARN_ENGINE_HARDWARE;
 }
 
-bool plan_compute(const struct scenario *s, int flags, const char *const names[SF_COUNT],
+bool plan_compute(const struct scenario *s, struct explain *x, const char *const names[SF_COUNT],
                   struct plan_result *r, struct diag *d)
 {
-    /* the explain rows are not cleared: each row is written whole when it is used */
-    memset(r, 0, offsetof(struct plan_result, explain));
-    r->explain.count = 0;
+    memset(r, 0, sizeof *r);
     if (!scenario_validate(s, names, NULL, d))
         return false;
     struct scenario with_images; /* image tokens join the context (core/images.h) */
@@ -455,9 +453,12 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
      * state as the config asks) */
     if (r->cost.state_layers > 0 && e->state_conv != DTYPE_AUTO)
         kvcost_state_dtypes(&r->cost, e->state_conv, e->state_ssm);
-    struct explain *x = (flags & PLAN_EXPLAIN) ? &r->explain : NULL;
-    if (x)
+    /* x is first written here, past every refusal; its rows are not
+     * cleared: each row is written whole when it is used */
+    if (x) {
+        x->count = 0;
         x->units = s->units;
+    }
     /* speculative decoding: each user holds its speculative tokens too (vLLM
      * v1/core/sched/scheduler.py, allocate_slots with num_lookahead_tokens),
      * unless the engine's slots have fixed cells (llama.cpp) */
@@ -501,7 +502,7 @@ bool plan_compute(const struct scenario *s, int flags, const char *const names[S
     money_and_speed(&c);
     host_tier_compute(&c);
     warnings(s, r);
-    if (e->server && (flags & PLAN_EXPLAIN)) {
+    if (e->server && x) {
         /* the headroom rule on the same GPUs, model and context: the engine's
          * own flags and layouts are not its (they would be refused) */
         struct scenario g = *s;

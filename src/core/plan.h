@@ -1,9 +1,9 @@
 /* plan: the one answer to a scenario. The chosen profile (the generic
  * headroom rule, or an engine's budgeting rule) turns one GPU's memory into
  * a KV pool and users per replica; the plan multiplies by the replicas and
- * derives tokens held, cost and the decode bound from that same answer, and
- * writes every step as explain rows. Every view renders this struct; none
- * computes.
+ * derives tokens held, cost and the decode bound from that same answer;
+ * asked for them, it writes every step as explain rows into the caller's
+ * buffer. Every view renders this struct (and those rows); none computes.
  *
  * Per-GPU figures hold for every GPU (all GPUs of a layout are alike);
  * "per replica" is one tensor-parallel group; totals cover every replica. */
@@ -14,11 +14,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine_detail.h"
 #include "explain.h"
+#include "hosttier.h"
 #include "kvcost.h"
 #include "lora.h"
 #include "scenario.h"
 #include "specdec.h"
+#include "speed.h"
 
 enum plan_warning {
     WARN_WEIGHTS_DO_NOT_FIT = 1u << 0,
@@ -65,89 +68,11 @@ enum segment {
     SEG_COUNT
 };
 
-/* The launch line quotes every word for the shell (core/shell.h); its room
- * holds the longest one (every id at its longest, every byte of it to be
- * escaped: tests/unit/test_launch.c builds it), so no line is ever cut. */
-enum { ENGINE_LOG_LINES = 4, ENGINE_TEXT_MAX = 512, ENGINE_LAUNCH_MAX = 4096 };
-
-/* What an engine profile adds to the answer: its flags as used, its units
- * of allocation, and what it would print. */
-struct engine_detail {
-    uint64_t gpu_total_bytes;  /* the budget's basis: CUDA-visible total per GPU */
-    double fraction;           /* utilisation / mem fraction used; 0 = none */
-    uint64_t budget_bytes;     /* per GPU: total x fraction, or total - margin */
-    uint64_t activation_bytes; /* estimated peak of the profiling run */
-    uint64_t non_kv_bytes;     /* weights + activation + runtime (or given) */
-    uint64_t kv_cache_bytes;   /* per GPU: what the engine allocates for KV (fits or not) */
-    uint64_t unit_tokens;      /* block / page / cell size in tokens */
-    uint64_t unit_bytes;       /* one unit across all layers, one GPU */
-    uint64_t units;            /* blocks, tokens or cells per GPU */
-    uint64_t request_units;    /* layer-weighted units of one full-context request */
-    double max_concurrency;    /* as the engine prints it */
-    uint32_t scheduler_cap;    /* max_num_seqs / max_running_requests / slots, per replica */
-    uint32_t max_num_seqs;
-    uint64_t max_num_batched_tokens;
-    uint32_t slots;            /* llama.cpp: -np, given or the most that fit */
-    int log_lines;
-    char log[ENGINE_LOG_LINES][ENGINE_TEXT_MAX / 2];
-    char launch[ENGINE_LAUNCH_MAX];
-    char note[ENGINE_TEXT_MAX / 2]; /* how the engine budgets, in a sentence */
-};
-
-/* What limits the users at a service level. */
-enum binding_limit { BIND_MEMORY, BIND_DECODE, BIND_PREFILL, BIND_SCHEDULER };
-
-/* Speed at the service level (core/speed.c): one decode step of `concurrency`
- * users, the time to the first token of one prompt, and the users that keep
- * a target speed. Rates are per second; all estimates from bandwidth and
- * compute at achievable fractions (mbu, mfu). */
-struct speed_result {
-    bool known;                  /* the GPU's bandwidth is known */
-    double mbu, mfu;             /* the fractions used */
-    double peak_flops;           /* dense peak per GPU in the compute precision; 0 unknown */
-    enum dtype compute_dtype;
-    uint64_t concurrency;        /* users decoding at once, every replica */
-    uint64_t concurrency_per_replica;
-    uint64_t step_bytes_per_gpu; /* read per decode step */
-    double step_flops_per_gpu;
-    double memory_seconds, compute_seconds, comm_seconds;
-    double step_seconds;         /* time per output token */
-    double tokens_per_s_per_user, tokens_per_s_total;
-    uint64_t prompt_tokens;
-    double prefill_flops_per_gpu, ttft_seconds, prefill_tokens_per_s;
-    uint64_t users_at_service_level;
-    bool level_unknown;          /* a target kvplan cannot check (no bandwidth or compute figure):
-                                  * users_at_service_level is then 0 */
-    enum binding_limit binding;
-};
-
-/* "memory", "decode", "prefill", "scheduler" */
-const char *plan_binding_name(enum binding_limit b);
-
 /* The headroom rule's answer, kept beside an engine's for comparison only. */
 struct generic_figures {
     bool present;
     double headroom_percent;
     uint64_t max_users, max_users_paged, kv_tokens, kv_pool_bytes;
-};
-
-/* The host memory tier (--host-kv): caches parked in host memory, and what
- * it costs to bring one back over the GPU's host link or to compute it
- * again. Per-GPU figures hold for every GPU; users per replica and total. */
-struct host_tier {
-    bool present;                 /* --host-kv given */
-    bool serving;                 /* a user fits on the GPUs: there is a server to park caches for */
-    uint64_t pool_bytes_per_gpu;  /* host memory for KV, each GPU's rank */
-    uint64_t user_bytes_per_gpu;  /* one parked user, as the engine allocates it */
-    uint64_t users_per_replica;   /* caches the host pools hold */
-    uint64_t users;               /* every replica */
-    uint64_t beyond_gpu;          /* of those, more than the GPUs hold: users - resident, >= 0 */
-    uint64_t link_bytes_per_s;    /* one direction, per GPU; 0 unknown */
-    double reload_seconds;        /* one user's cache over the link; 0 unknown */
-    double recompute_seconds;     /* its tokens prefilled again; 0 unknown */
-    bool has_hit_rate;
-    double hit_rate;              /* --prefix-hit-rate */
-    double restore_seconds;       /* hit x reload + (1 - hit) x recompute; 0 unknown */
 };
 
 struct plan_result {
@@ -223,18 +148,19 @@ struct plan_result {
     struct spec_result spec;         /* speculative decoding (in weights_bytes_per_gpu and cost) */
     struct host_tier host;           /* --host-kv: the second tier */
     const char *const *names;        /* how the caller names the fields, for warnings */
-    struct explain explain;          /* the arithmetic, when computed with PLAN_EXPLAIN */
 };
 
-enum plan_flags {
-    PLAN_NUMBERS = 0,      /* numbers only: for curves, sweeps and solves */
-    PLAN_EXPLAIN = 1 << 0, /* explain rows, log lines, launch command, the generic comparison */
-};
+/* No explain rows: numbers only, for curves, sweeps and solves. */
+#define PLAN_NUMBERS ((struct explain *)NULL)
 
-/* Computes the plan. Returns false (with d naming the field in `names`, or
- * the command line's names when NULL) when the scenario is invalid or its
- * byte counts pass 64 bits; r is then zeroed. */
-bool plan_compute(const struct scenario *s, int flags, const char *const names[SF_COUNT],
+/* Computes the plan. With x (the caller's), also the arithmetic as explain
+ * rows, the engine's log lines and launch command, and the generic
+ * comparison; with PLAN_NUMBERS, none of them. x->deferred is the caller's
+ * (core/explain.h) and is left as it is. Returns false (with d naming
+ * the field in `names`, or the command line's names when NULL) when the
+ * scenario is invalid or its byte counts pass 64 bits; r is then zeroed and
+ * x left as it was. */
+bool plan_compute(const struct scenario *s, struct explain *x, const char *const names[SF_COUNT],
                   struct plan_result *r, struct diag *d);
 
 /* Where one GPU's memory goes (enum segment order). */

@@ -7,7 +7,7 @@
 uint64_t solve_users(const struct scenario *s)
 {
     /* the users that fit, or with a service level, those that keep it */
-    static struct plan_result r;
+    struct plan_result r;
     struct diag d = {0};
     return plan_compute(s, PLAN_NUMBERS, NULL, &r, &d) ? r.speed.users_at_service_level : 0;
 }
@@ -26,7 +26,7 @@ bool solve_unchecked(const struct scenario *base, enum solve_unsolved *why)
     s.gpus = 1;
     s.tp = 1;
     s.pp = 0;
-    static struct plan_result one;
+    struct plan_result one;
     struct diag ignore = {0};
     if (plan_compute(&s, PLAN_NUMBERS, NULL, &one, &ignore) && one.speed.peak_flops <= 0) {
         *why = UNSOLVED_NO_COMPUTE;

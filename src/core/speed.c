@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "kvcost.h"
+#include "plan.h"
 #include "units.h"
 
 struct inputs {

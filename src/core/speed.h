@@ -4,11 +4,19 @@
  * over each user's context; the slower of the two binds, and tensor
  * parallelism adds its all-reduces. The time to the first token computes a
  * prompt's prefill. Users at a service level are the most that keep a target
- * speed. Internal to core: plan.c calls speed_compute once per plan. */
+ * speed. Internal to core: plan.c calls speed_compute once per plan; the
+ * plan carries its result (struct speed_result). */
 #ifndef KVPLAN_CORE_SPEED_H
 #define KVPLAN_CORE_SPEED_H
 
-#include "plan.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dtype.h"
+#include "scenario.h"
+
+struct explain;
+struct plan_result;
 
 /* Defaults of the achievable fractions of peak bandwidth and compute, and
  * the latency of one all-reduce, until a measurement says otherwise
@@ -26,6 +34,36 @@
  * way; an all-reduce step over it waits longer than over NVLink. */
 #define SPEED_INTERNODE_BYTES_PER_S 50e9
 #define SPEED_INTERNODE_LATENCY_S 25e-6
+
+/* What limits the users at a service level. */
+enum binding_limit { BIND_MEMORY, BIND_DECODE, BIND_PREFILL, BIND_SCHEDULER };
+
+/* Speed at the service level (core/speed.c): one decode step of `concurrency`
+ * users, the time to the first token of one prompt, and the users that keep
+ * a target speed. Rates are per second; all estimates from bandwidth and
+ * compute at achievable fractions (mbu, mfu). */
+struct speed_result {
+    bool known;                  /* the GPU's bandwidth is known */
+    double mbu, mfu;             /* the fractions used */
+    double peak_flops;           /* dense peak per GPU in the compute precision; 0 unknown */
+    enum dtype compute_dtype;
+    uint64_t concurrency;        /* users decoding at once, every replica */
+    uint64_t concurrency_per_replica;
+    uint64_t step_bytes_per_gpu; /* read per decode step */
+    double step_flops_per_gpu;
+    double memory_seconds, compute_seconds, comm_seconds;
+    double step_seconds;         /* time per output token */
+    double tokens_per_s_per_user, tokens_per_s_total;
+    uint64_t prompt_tokens;
+    double prefill_flops_per_gpu, ttft_seconds, prefill_tokens_per_s;
+    uint64_t users_at_service_level;
+    bool level_unknown;          /* a target kvplan cannot check (no bandwidth or compute figure):
+                                  * users_at_service_level is then 0 */
+    enum binding_limit binding;
+};
+
+/* "memory", "decode", "prefill", "scheduler" */
+const char *plan_binding_name(enum binding_limit b);
 
 /* Fills r->speed (and the decode fields) from the plan in r; writes its rows
  * to x when not NULL. */

@@ -300,7 +300,8 @@ void report_spec_text(const struct scenario *s, const struct plan_result *r, boo
 static const char spec_speed_note[] =
     "speed is the model's step alone: the draft's passes and the accepted tokens are not modelled";
 
-void report_text(FILE *out, const struct scenario *s, const struct plan_result *r)
+void report_text(FILE *out, const struct scenario *s, const struct plan_result *r,
+                 const struct explain *x)
 {
     char a[64], b[64], c[64], line[512];
     enum unit_system u = s->units;
@@ -353,10 +354,11 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
         fprintf(out, "  %-14s %s\n", "Host KV", line);
     }
 
+    int rows = x ? x->count : 0; /* NULL: no rows */
     fprintf(out, "\nHow it is computed\n");
-    for (int i = 0; i < r->explain.count; i++)
-        if (!report_is_speed_row(&r->explain.rows[i]) && !report_is_host_row(&r->explain.rows[i]))
-            row_text(out, &r->explain.rows[i]);
+    for (int i = 0; i < rows; i++)
+        if (!report_is_speed_row(&x->rows[i]) && !report_is_host_row(&x->rows[i]))
+            row_text(out, &x->rows[i]);
     char conc[32];
     units_format_int(r->speed.concurrency, conc, sizeof conc);
     fprintf(out, "\nSpeed (%s user%s decoding at once; MBU %.2f, MFU %.2f)\n", conc,
@@ -365,14 +367,14 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
         fprintf(out, "  MBU %.2f: %s\n", s->gpu.achievable_mbu, s->gpu.achievable_mbu_basis);
     if (r->spec.method != SPEC_NONE)
         fprintf(out, "  Speculative: %s\n", spec_speed_note);
-    for (int i = 0; i < r->explain.count; i++)
-        if (report_is_speed_row(&r->explain.rows[i]))
-            row_text(out, &r->explain.rows[i]);
+    for (int i = 0; i < rows; i++)
+        if (report_is_speed_row(&x->rows[i]))
+            row_text(out, &x->rows[i]);
     if (r->host.present) {
         fprintf(out, "\nHost memory tier (caches parked in host memory, and bringing one back)\n");
-        for (int i = 0; i < r->explain.count; i++)
-            if (report_is_host_row(&r->explain.rows[i]))
-                row_text(out, &r->explain.rows[i]);
+        for (int i = 0; i < rows; i++)
+            if (report_is_host_row(&x->rows[i]))
+                row_text(out, &x->rows[i]);
     }
 
     if (e->server)
@@ -412,7 +414,8 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
     (void)total;
 }
 
-void report_markdown(FILE *out, const struct scenario *s, const struct plan_result *r)
+void report_markdown(FILE *out, const struct scenario *s, const struct plan_result *r,
+                     const struct explain *x)
 {
     char a[64], line[REPORT_LINE_MD], model[MD_TEXT_SIZE(sizeof s->model.name)],
         gpu[MD_TEXT_SIZE(sizeof s->gpu.name)];
@@ -458,9 +461,9 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     fprintf(out, "\n");
 
     fprintf(out, "| Result | How | Value |\n|---|---|---|\n");
-    for (int i = 0; i < r->explain.count; i++) {
+    for (int i = 0; x && i < x->count; i++) {
         /* a formula's notes quote the presets (a GPU's host link source) */
-        const struct explain_row *row = &r->explain.rows[i];
+        const struct explain_row *row = &x->rows[i];
         char how[MD_TEXT_SIZE(sizeof row->formula)];
         fprintf(out, "| %s%s%s%s | %s | **%s** |\n", row->label, row->scope[0] ? " (" : "",
                 row->scope, row->scope[0] ? ")" : "", md_text(row->formula, how, sizeof how),

@@ -1,5 +1,5 @@
 /* report: a plan as readable text or a Markdown table: the answer, then
- * every explain row the plan carries (core/explain), the engine's log lines
+ * every explain row of the plan (core/explain), the engine's log lines
  * and launch command, the memory of each GPU and the warnings. */
 #ifndef KVPLAN_IO_REPORT_H
 #define KVPLAN_IO_REPORT_H
@@ -10,8 +10,11 @@
 #include "core/plan.h"
 #include "io/snapshot.h"
 
-void report_text(FILE *out, const struct scenario *s, const struct plan_result *r);
-void report_markdown(FILE *out, const struct scenario *s, const struct plan_result *r);
+/* Plan r with its explain rows x (NULL: none). */
+void report_text(FILE *out, const struct scenario *s, const struct plan_result *r,
+                 const struct explain *x);
+void report_markdown(FILE *out, const struct scenario *s, const struct plan_result *r,
+                     const struct explain *x);
 
 /* Scenarios side by side, as a Markdown table ready for a design document:
  * shown[0..n) index ss (the first is the one the others are compared with). */

@@ -389,14 +389,15 @@ bool snapshot_load_session(const char *path, struct snapshot_session *ss, struct
 
 char *snapshot_session_export_text(const char *path, const struct snapshot_session *ss,
                                    const struct plan_result *const *results,
-                                   const char *generator, struct diag *d)
+                                   const struct explain *const *explains, const char *generator,
+                                   struct diag *d)
 {
     struct diag in = {0};
     if (!snapshot_session_check(ss, &in)) {
         diag_fail(d, "%s: not written: %s", path, in.message);
         return NULL;
     }
-    char *text = snapshot_session_to_json(ss, results, generator);
+    char *text = snapshot_session_to_json(ss, results, explains, generator);
     if (text == NULL) {
         diag_fail(d, "%s: cannot build the snapshot (out of memory)", path);
         return NULL;
@@ -412,10 +413,11 @@ char *snapshot_session_export_text(const char *path, const struct snapshot_sessi
 }
 
 bool snapshot_export_session(const char *path, const struct snapshot_session *ss,
-                             const struct plan_result *const *results, const char *generator,
+                             const struct plan_result *const *results,
+                             const struct explain *const *explains, const char *generator,
                              struct diag *d)
 {
-    char *text = snapshot_session_export_text(path, ss, results, generator, d);
+    char *text = snapshot_session_export_text(path, ss, results, explains, generator, d);
     if (text == NULL)
         return false;
     bool ok = fileio_write_atomic(path, text, strlen(text), d);
@@ -447,9 +449,9 @@ bool snapshot_load(const char *path, struct scenario *s, struct diag *d)
 }
 
 bool snapshot_export(const char *path, const struct scenario *s, const struct plan_result *r,
-                     const char *generator, struct diag *d)
+                     const struct explain *x, const char *generator, struct diag *d)
 {
-    char *text = snapshot_to_json(s, r, generator);
+    char *text = snapshot_to_json(s, r, x, generator);
     if (text == NULL)
         return diag_fail(d, "%s: cannot build the snapshot (out of memory)", path);
     struct scenario back;

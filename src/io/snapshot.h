@@ -12,10 +12,11 @@
 #define SNAPSHOT_FORMAT "kvplan-scenario"
 #define SNAPSHOT_FORMAT_VERSION 3
 
-/* The snapshot text (pretty-printed, ending in a newline); caller frees.
- * NULL on out of memory or a non-finite number. */
+/* The snapshot text (pretty-printed, ending in a newline) of plan r with
+ * its explain rows x (NULL: none); caller frees. NULL on out of memory or a non-finite
+ * number. */
 char *snapshot_to_json(const struct scenario *s, const struct plan_result *r,
-                       const char *generator);
+                       const struct explain *x, const char *generator);
 
 /* Parses a snapshot's scenario (its "result" is ignored). Versions 1 and 2
  * share the scenario; a newer format_version is refused; errors name path, line, column and field. */
@@ -48,10 +49,12 @@ struct snapshot_session {
     struct snapshot_entry entry[SNAPSHOT_SESSION_MAX];
 };
 
-/* The session as JSON; results[i] is entry i's plan. Caller frees. A
- * session of one scenario without a note is the plain snapshot. */
+/* The session as JSON; results[i] is entry i's plan, explains[i] its
+ * explain rows. Caller frees. A session of one scenario without a note is
+ * the plain snapshot. */
 char *snapshot_session_to_json(const struct snapshot_session *ss,
-                               const struct plan_result *const *results, const char *generator);
+                               const struct plan_result *const *results,
+                               const struct explain *const *explains, const char *generator);
 
 /* Reads a session. A file of one scenario (any version) is a session of one
  * entry labelled from its file; errors name path, line, column and field. */
@@ -62,7 +65,8 @@ bool snapshot_load_session(const char *path, struct snapshot_session *ss, struct
 /* Computes nothing: writes ss with its results, atomically, when it loads
  * back (snapshot_session_export_text); else writes nothing. */
 bool snapshot_export_session(const char *path, const struct snapshot_session *ss,
-                             const struct plan_result *const *results, const char *generator,
+                             const struct plan_result *const *results,
+                             const struct explain *const *explains, const char *generator,
                              struct diag *d);
 
 /* The entry with this label, or -1: labels are compared as text_same_name
@@ -86,7 +90,8 @@ bool snapshot_session_check(const struct snapshot_session *ss, struct diag *d);
  * the loader: NULL with d saying why when it would not load. Caller frees. */
 char *snapshot_session_export_text(const char *path, const struct snapshot_session *ss,
                                    const struct plan_result *const *results,
-                                   const char *generator, struct diag *d);
+                                   const struct explain *const *explains, const char *generator,
+                                   struct diag *d);
 
 /* Where two scenarios differ as a snapshot writes them: the first field
  * ("context_tokens", "model.num_layers") and each one's value as JSON
@@ -104,6 +109,6 @@ bool snapshot_load(const char *path, struct scenario *s, struct diag *d);
 
 /* Serialises and writes atomically, when the snapshot loads back. */
 bool snapshot_export(const char *path, const struct scenario *s, const struct plan_result *r,
-                     const char *generator, struct diag *d);
+                     const struct explain *x, const char *generator, struct diag *d);
 
 #endif

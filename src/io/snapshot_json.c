@@ -98,7 +98,7 @@ static void value_json(struct jsonout *o, const char *key, long double v)
 static cJSON *explain_json(const struct explain *x)
 {
     cJSON *rows = cJSON_CreateArray();
-    for (int i = 0; rows && i < x->count; i++) {
+    for (int i = 0; rows && x && i < x->count; i++) { /* x NULL: no rows */
         const struct explain_row *row = &x->rows[i];
         struct jsonout o = jsonout_begin();
         jsonout_string(&o, "key", row->key);
@@ -248,7 +248,7 @@ static cJSON *host_tier_json(const struct host_tier *h)
     return jsonout_end(&o);
 }
 
-static cJSON *result_json(const struct plan_result *r)
+static cJSON *result_json(const struct plan_result *r, const struct explain *x)
 {
     struct jsonout o = jsonout_begin();
     jsonout_string(&o, "profile", engine_label(r->profile, r->rule));
@@ -388,7 +388,7 @@ static cJSON *result_json(const struct plan_result *r)
             o.failed = true;
     }
     jsonout_object(&o, "warnings", warnings);
-    jsonout_object(&o, "explain", explain_json(&r->explain));
+    jsonout_object(&o, "explain", explain_json(x));
     if (engine_desc(r->profile)->server)
         jsonout_object(&o, "engine", engine_detail_json(&r->engine));
     if (r->generic.present) {
@@ -426,29 +426,30 @@ static char *print_document(cJSON *root)
 }
 
 static struct jsonout document_begin(const struct scenario *s, const struct plan_result *r,
-                                     const char *generator)
+                                     const struct explain *x, const char *generator)
 {
     struct jsonout o = jsonout_begin();
     jsonout_string(&o, "format", SNAPSHOT_FORMAT);
     jsonout_uint(&o, "format_version", SNAPSHOT_FORMAT_VERSION);
     jsonout_string(&o, "generator", generator);
     jsonout_object(&o, "scenario", scenario_json(s));
-    jsonout_object(&o, "result", result_json(r));
+    jsonout_object(&o, "result", result_json(r, x));
     return o;
 }
 
 char *snapshot_to_json(const struct scenario *s, const struct plan_result *r,
-                       const char *generator)
+                       const struct explain *x, const char *generator)
 {
-    struct jsonout o = document_begin(s, r, generator);
+    struct jsonout o = document_begin(s, r, x, generator);
     return print_document(jsonout_end(&o));
 }
 
 char *snapshot_session_to_json(const struct snapshot_session *ss,
-                               const struct plan_result *const *results, const char *generator)
+                               const struct plan_result *const *results,
+                               const struct explain *const *explains, const char *generator)
 {
     int cur = ss->current >= 0 && ss->current < ss->count ? ss->current : 0;
-    struct jsonout o = document_begin(&ss->entry[cur].scenario, results[cur], generator);
+    struct jsonout o = document_begin(&ss->entry[cur].scenario, results[cur], explains[cur], generator);
     if (ss->count == 1 && ss->entry[0].note[0] == '\0')
         return print_document(jsonout_end(&o)); /* one scenario: the plain snapshot */
     struct jsonout so = jsonout_begin();
@@ -463,7 +464,7 @@ char *snapshot_session_to_json(const struct snapshot_session *ss,
         jsonout_string(&eo, "label", ss->entry[i].label);
         jsonout_string(&eo, "note", ss->entry[i].note);
         jsonout_object(&eo, "scenario", scenario_json(&ss->entry[i].scenario));
-        jsonout_object(&eo, "result", result_json(results[i]));
+        jsonout_object(&eo, "result", result_json(results[i], explains[i]));
         cJSON *item = jsonout_end(&eo);
         if (item == NULL || !cJSON_AddItemToArray(list, item)) {
             cJSON_Delete(item);

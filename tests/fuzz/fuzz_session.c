@@ -36,15 +36,16 @@ static void assert_text(const char *text, size_t len, bool tabs)
 
 /* What a report writes, checked as text. */
 static void check_report(void (*report)(FILE *, const struct scenario *,
-                                        const struct plan_result *),
-                         const struct scenario *s, const struct plan_result *r)
+                                        const struct plan_result *, const struct explain *),
+                         const struct scenario *s, const struct plan_result *r,
+                         const struct explain *x)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (f == NULL)
         return;
-    report(f, s, r);
+    report(f, s, r, x);
     fclose(f);
     assert_text(buf, len, false);
     free(buf);
@@ -90,10 +91,11 @@ static void check_lines(const struct scenario *s, const struct plan_result *r)
 
 /* The session exported (as the planner's e does) loads back, and writes
  * the same text again; so does each scenario as a plain snapshot. */
-static void check_exports(const struct snapshot_session *ss, const struct plan_result *const *r)
+static void check_exports(const struct snapshot_session *ss, const struct plan_result *const *r,
+                          const struct explain *const *x)
 {
     struct diag d = {0};
-    char *text = snapshot_session_export_text("again.json", ss, r, "fuzz", &d);
+    char *text = snapshot_session_export_text("again.json", ss, r, x, "fuzz", &d);
     if (text == NULL) {
         fprintf(stderr, "fuzz_session: a loaded session does not export: %s\n", d.message);
         abort();
@@ -102,13 +104,13 @@ static void check_exports(const struct snapshot_session *ss, const struct plan_r
     static struct snapshot_session back;
     if (!snapshot_parse_session("again.json", text, strlen(text), &back, &d))
         abort();
-    char *twice = snapshot_session_to_json(&back, r, "fuzz");
+    char *twice = snapshot_session_to_json(&back, r, x, "fuzz");
     if (twice == NULL || strcmp(twice, text) != 0)
         abort(); /* the scenarios read back are the ones written: the same plans */
     free(twice);
     free(text);
     for (int i = 0; i < ss->count; i++) {
-        char *one = snapshot_to_json(&ss->entry[i].scenario, r[i], "fuzz");
+        char *one = snapshot_to_json(&ss->entry[i].scenario, r[i], x[i], "fuzz");
         struct scenario s;
         if (one && !snapshot_parse("one.json", one, strlen(one), &s, &d))
             abort();
@@ -123,25 +125,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     static struct snapshot_session ss;
     static struct plan_result results[SNAPSHOT_SESSION_MAX];
+    static struct explain rows[SNAPSHOT_SESSION_MAX];
     const struct plan_result *r[SNAPSHOT_SESSION_MAX];
+    const struct explain *x[SNAPSHOT_SESSION_MAX];
     struct diag d = {0};
     if (snapshot_parse_session("fuzz.json", text, size, &ss, &d)) {
         bool planned = true;
         for (int i = 0; i < ss.count && planned; i++) {
             struct diag d2 = {0};
-            planned = plan_compute(&ss.entry[i].scenario, PLAN_EXPLAIN, NULL, &results[i], &d2);
+            planned = plan_compute(&ss.entry[i].scenario, &rows[i], NULL, &results[i], &d2);
             r[i] = &results[i];
+            x[i] = &rows[i];
         }
         for (int i = 0; i < ss.count && planned; i++) {
             assert_text(ss.entry[i].label, strlen(ss.entry[i].label), false);
             assert_text(ss.entry[i].note, strlen(ss.entry[i].note), false);
-            check_report(report_text, &ss.entry[i].scenario, r[i]);
-            check_report(report_markdown, &ss.entry[i].scenario, r[i]);
+            check_report(report_text, &ss.entry[i].scenario, r[i], x[i]);
+            check_report(report_markdown, &ss.entry[i].scenario, r[i], x[i]);
             check_lines(&ss.entry[i].scenario, r[i]);
         }
         if (planned) {
             check_versus(&ss, r);
-            check_exports(&ss, r);
+            check_exports(&ss, r, x);
         }
     } else if (d.message[0] == '\0') {
         abort();

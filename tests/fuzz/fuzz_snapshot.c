@@ -18,9 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct diag d = {0};
     if (snapshot_parse("fuzz.json", text, size, &s, &d)) {
         struct plan_result r;
+        static struct explain x;
         struct diag d2 = {0};
-        if (plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d2)) {
-            char *json = snapshot_to_json(&s, &r, "fuzz");
+        if (plan_compute(&s, &x, NULL, &r, &d2)) {
+            char *json = snapshot_to_json(&s, &r, &x, "fuzz");
             struct scenario back;
             struct diag d3 = {0};
             if (json && !snapshot_parse("again.json", json, strlen(json), &back, &d3))

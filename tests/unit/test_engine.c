@@ -256,7 +256,7 @@ static void vllm_forward_term_scales_with_tokens_hidden_and_mlp_over_tp(void **s
     r = run(&s);
     assert_int_equal(r.engine.activation_bytes, 256ull * 128256 * 30);
     /* the forward pass it was weighed against: 738,197,504 B = 704.00 MiB */
-    const struct explain_row *row = explain_find(&r.explain, "activation");
+    const struct explain_row *row = explain_find(&rows, "activation");
     assert_non_null(row);
     assert_non_null(strstr(row->formula, "(forward 704.00 MiB)"));
 }
@@ -296,7 +296,7 @@ static void vllm_v0_caps_a_windowed_sequence_at_the_window(void **state)
     s.model.window_tokens = 4096;
     s.context_tokens = 32768;
     struct plan_result r = run(&s);
-    const struct explain_row *row = explain_find(&r.explain, "units_per_user");
+    const struct explain_row *row = explain_find(&rows, "units_per_user");
     assert_non_null(row);
     assert_true(explain_eval(row) == 258);
     assert_int_equal(r.users_fit_per_replica, r.engine.units / 258);
@@ -406,7 +406,7 @@ static void vllm_hybrid_groups_pad_to_the_smallest_layer_type(void **state)
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.unit_bytes, 16ull * 4096 * 10);
     assert_int_equal(r.engine.units, 16384);
-    assert_true(explain_eval(explain_find(&r.explain, "units_per_user")) == 2048 + 6 * 193);
+    assert_true(explain_eval(explain_find(&rows, "units_per_user")) == 2048 + 6 * 193);
     assert_int_equal(r.max_users, 5);
     assert_int_equal(r.kv_tokens, 16384 / 7 * 16);
     assert_true(r.engine.max_concurrency > 5.11 && r.engine.max_concurrency < 5.12);
@@ -429,12 +429,12 @@ static void vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra
      * sliding window of 8,192 would take ceil(10,239 / 16) + 1 = 641. */
     struct scenario s = hybrid_on_10_gib(48, 36, 8192, 131072);
     snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "3 chunked : 1 global");
-    struct plan_result r = run(&s);
+    run(&s);
     /* groups of 12: 1 full + 3 chunked */
-    assert_true(explain_eval(explain_find(&r.explain, "units_per_user")) == 8192 + 3 * 640);
+    assert_true(explain_eval(explain_find(&rows, "units_per_user")) == 8192 + 3 * 640);
     snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "3 local : 1 global");
-    r = run(&s);
-    assert_true(explain_eval(explain_find(&r.explain, "units_per_user")) == 8192 + 3 * 641);
+    run(&s);
+    assert_true(explain_eval(explain_find(&rows, "units_per_user")) == 8192 + 3 * 641);
 }
 
 static void sglang_splits_llama4_tokens_into_full_and_chunk_pools(void **state)

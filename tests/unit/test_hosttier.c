@@ -17,18 +17,20 @@
 
 #include <stdlib.h>
 
+static struct explain rows; /* the explain rows of the last plan computed with them */
+
 static struct plan_result r;
 
 static void run(const struct scenario *s)
 {
     struct diag d = {0};
-    if (!plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d))
+    if (!plan_compute(s, &rows, NULL, &r, &d))
         fail_msg("%s", d.message);
 }
 
 static const char *text_of(const char *key)
 {
-    const struct explain_row *row = explain_find(&r.explain, key);
+    const struct explain_row *row = explain_find(&rows, key);
     if (row == NULL)
         fail_msg("no %s row", key);
     return row->result.text;
@@ -62,13 +64,13 @@ static void llama_8b_at_32k_parks_64_users_in_256_gib(void **state)
     assert_string_equal(text_of("host_users"), "64");
     assert_string_equal(text_of("host_beyond"), "50");
     assert_string_equal(text_of("host_reload"), "67.11 ms");
-    assert_non_null(strstr(explain_find(&r.explain, "host_reload")->formula, "64.0 GB/s"));
+    assert_non_null(strstr(explain_find(&rows, "host_reload")->formula, "64.0 GB/s"));
     /* recomputing the user's 32,768 tokens is the same prefill as the first
      * token of a 32,768-token prompt */
     assert_true(r.host.recompute_seconds > 0);
     assert_true(r.host.recompute_seconds == r.speed.ttft_seconds);
     assert_false(r.host.has_hit_rate);
-    assert_null(explain_find(&r.explain, "host_restore"));
+    assert_null(explain_find(&rows, "host_restore"));
 
     /* --prefix-hit-rate 0.8: 0.8 x 0.067108864 s + 0.2 x the recompute */
     s.has_prefix_hit_rate = true;
@@ -76,7 +78,7 @@ static void llama_8b_at_32k_parks_64_users_in_256_gib(void **state)
     run(&s);
     double want = 0.8 * (4294967296.0 / 64e9) + 0.2 * r.speed.ttft_seconds;
     assert_true(r.host.restore_seconds > want - 1e-12 && r.host.restore_seconds < want + 1e-12);
-    assert_non_null(explain_find(&r.explain, "host_restore"));
+    assert_non_null(explain_find(&rows, "host_restore"));
 }
 
 static void each_gpu_parks_its_share_and_replicas_multiply(void **state)
@@ -194,8 +196,8 @@ static void versus_markdown_names_the_new_inputs(void **state)
     snprintf(ss.entry[0].label, sizeof ss.entry[0].label, "A");
     snprintf(ss.entry[1].label, sizeof ss.entry[1].label, "B");
     struct diag d = {0};
-    assert_true(plan_compute(&a, PLAN_EXPLAIN, NULL, &res[0], &d));
-    assert_true(plan_compute(&b, PLAN_EXPLAIN, NULL, &res[1], &d));
+    assert_true(plan_compute(&a, &rows, NULL, &res[0], &d));
+    assert_true(plan_compute(&b, &rows, NULL, &res[1], &d));
     const struct plan_result *results[2] = {&res[0], &res[1]};
     int shown[2] = {0, 1};
     char *text = NULL;
@@ -218,7 +220,7 @@ static void without_the_option_nothing_changes(void **state)
     s.engine.kind = ENGINE_VLLM;
     run(&s);
     assert_false(r.host.present);
-    assert_null(explain_find(&r.explain, "host_users"));
+    assert_null(explain_find(&rows, "host_users"));
     assert_null(strstr(r.engine.launch, "offloading"));
     char line[512];
     report_headline(&s, &r, line, sizeof line);
@@ -238,7 +240,7 @@ static void no_link_figure_no_reload_time_and_llama_cpp_is_named(void **state)
     assert_int_equal(r.host.link_bytes_per_s, 0);
     assert_true(r.host.reload_seconds == 0);
     assert_true(r.host.restore_seconds == 0);
-    const struct explain_row *row = explain_find(&r.explain, "host_reload");
+    const struct explain_row *row = explain_find(&rows, "host_reload");
     assert_non_null(row);
     assert_non_null(strstr(row->formula, "no host link figure"));
 
@@ -249,7 +251,7 @@ static void no_link_figure_no_reload_time_and_llama_cpp_is_named(void **state)
     s.engine.kind = ENGINE_LLAMACPP;
     s.host_kv_bytes = 32ull << 30;
     run(&s);
-    row = explain_find(&r.explain, "host_users");
+    row = explain_find(&rows, "host_users");
     assert_non_null(row);
     assert_non_null(strstr(row->formula, "-nkvo"));
 }
@@ -263,7 +265,7 @@ static void the_snapshot_keeps_the_tier_and_old_snapshots_have_none(void **state
     s.has_prefix_hit_rate = true;
     s.prefix_hit_rate = 0;
     run(&s);
-    char *json = snapshot_to_json(&s, &r, "kvplan test");
+    char *json = snapshot_to_json(&s, &r, &rows, "kvplan test");
     assert_non_null(json);
     assert_non_null(strstr(json, "\"host_kv_bytes\":\t429496729600"));
     assert_non_null(strstr(json, "\"prefix_hit_rate\":\t0"));
@@ -283,7 +285,7 @@ static void the_snapshot_keeps_the_tier_and_old_snapshots_have_none(void **state
     s.host_kv_bytes = 0;
     s.has_prefix_hit_rate = false;
     run(&s);
-    json = snapshot_to_json(&s, &r, "kvplan test");
+    json = snapshot_to_json(&s, &r, &rows, "kvplan test");
     assert_null(strstr(json, "host_kv_bytes"));
     assert_null(strstr(json, "host_tier"));
     if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))

@@ -27,8 +27,8 @@ static void image_tokens_join_the_context_and_vllm_caches_their_embeddings(void 
     assert_int_equal(r.user_bytes_per_gpu, 1375731712ull);
     assert_int_equal(r.encoder_cache_tokens, 8192);
     assert_int_equal(r.encoder_cache_bytes_per_gpu, 67108864ull);
-    const struct explain_row *ctx = explain_find(&r.explain, "context");
-    const struct explain_row *enc = explain_find(&r.explain, "encoder_cache");
+    const struct explain_row *ctx = explain_find(&rows, "context");
+    const struct explain_row *enc = explain_find(&rows, "encoder_cache");
     assert_non_null(ctx);
     assert_non_null(enc);
     assert_true(explain_eval(ctx) == 10496.0L);
@@ -96,9 +96,9 @@ static void images_need_a_size(void **state)
     assert_false(scenario_validate(&s, NULL, &f, &d));
     /* without images nothing changes: no rows, no cache */
     s = on(ENGINE_VLLM, "h100", 81559);
-    struct plan_result r = run(&s);
-    assert_null(explain_find(&r.explain, "context"));
-    assert_null(explain_find(&r.explain, "encoder_cache"));
+    run(&s);
+    assert_null(explain_find(&rows, "context"));
+    assert_null(explain_find(&rows, "encoder_cache"));
 }
 
 int main(void)

@@ -17,6 +17,8 @@
 #include "io/preset.h"
 #include "io/snapshot.h"
 
+static struct explain rows; /* the explain rows of the last plan computed with them */
+
 static const char *model_text =
     "{\n"
     "  \"format\": \"kvplan-model\",\n"
@@ -164,7 +166,7 @@ static void catalog_presets_give_the_reference_kv_bytes(void **state)
         struct plan_result r;
         scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec, &m->spec);
         s.context_tokens = 1024;
-        assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+        assert_true(plan_compute(&s, &rows, NULL, &r, &d));
         if ((r.cost.bytes_per_token * r.tp) != want[i].bytes)
             fail_msg("%s: %llu != %llu", want[i].id, (unsigned long long)(r.cost.bytes_per_token * r.tp),
                      (unsigned long long)want[i].bytes);
@@ -280,13 +282,13 @@ static char *round_trip(const struct scenario *s, struct scenario *back)
 {
     struct plan_result r, r2;
     struct diag d = {0};
-    assert_true(plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d));
-    char *json = snapshot_to_json(s, &r, "kvplan test");
+    assert_true(plan_compute(s, &rows, NULL, &r, &d));
+    char *json = snapshot_to_json(s, &r, &rows, "kvplan test");
     assert_non_null(json);
     if (!snapshot_parse("snap.json", json, strlen(json), back, &d))
         fail_msg("%s", d.message);
-    assert_true(plan_compute(back, PLAN_EXPLAIN, NULL, &r2, &d));
-    char *again = snapshot_to_json(back, &r2, "kvplan test");
+    assert_true(plan_compute(back, &rows, NULL, &r2, &d));
+    char *again = snapshot_to_json(back, &r2, &rows, "kvplan test");
     assert_string_equal(json, again);
     free(again);
     return json;
@@ -354,8 +356,8 @@ static void speculative_decoding_round_trips_in_a_snapshot(void **state)
     s.draft = catalog_find_model(&c, "llama-3.2-1b")->spec;
     s.spec_tokens = 4;
     for (int pass = 0; pass < 2; pass++) {
-        assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
-        char *json = snapshot_to_json(&s, &r, "kvplan test");
+        assert_true(plan_compute(&s, &rows, NULL, &r, &d));
+        char *json = snapshot_to_json(&s, &r, &rows, "kvplan test");
         assert_non_null(json);
         assert_non_null(strstr(json, "\"speculative\""));
         if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))
@@ -364,9 +366,9 @@ static void speculative_decoding_round_trips_in_a_snapshot(void **state)
         assert_int_equal(back.spec_tokens, s.spec_tokens);
         assert_string_equal(back.draft.id, s.draft.id);
         assert_int_equal(back.draft.params, s.draft.params);
-        assert_true(plan_compute(&back, PLAN_EXPLAIN, NULL, &r2, &d));
+        assert_true(plan_compute(&back, &rows, NULL, &r2, &d));
         assert_int_equal(r.max_users, r2.max_users);
-        char *again = snapshot_to_json(&back, &r2, "kvplan test");
+        char *again = snapshot_to_json(&back, &r2, &rows, "kvplan test");
         assert_string_equal(json, again);
         free(json);
         free(again);
@@ -401,7 +403,7 @@ static void a_version_1_snapshot_still_loads(void **state)
     assert_string_equal(s.model.id, "llama-2-7b");
     assert_int_equal(s.context_tokens, 4000);
     struct plan_result r;
-    assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+    assert_true(plan_compute(&s, &rows, NULL, &r, &d));
     assert_int_equal(r.max_users, 31);
 }
 
@@ -541,14 +543,14 @@ static void layouts_past_one_node_round_trip_and_stay_out_when_unset(void **stat
     s.engine.kind = ENGINE_SGLANG;
     s.dp_attention = true;
     assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
-    char *json = snapshot_to_json(&s, &r, "kvplan test");
+    char *json = snapshot_to_json(&s, &r, NULL, "kvplan test");
     struct scenario ep = s;
     ep.engine.kind = ENGINE_VLLM;
     ep.dp_attention = false;
     ep.expert_parallel = true;
     struct plan_result epr;
     assert_true(plan_compute(&ep, PLAN_NUMBERS, NULL, &epr, &d));
-    char *ejson = snapshot_to_json(&ep, &epr, "kvplan test");
+    char *ejson = snapshot_to_json(&ep, &epr, NULL, "kvplan test");
     assert_non_null(strstr(ejson, "\"expert_parallel\":\ttrue"));
     if (!snapshot_parse("snap.json", ejson, strlen(ejson), &back, &d))
         fail_msg("%s", d.message);
@@ -566,7 +568,7 @@ static void layouts_past_one_node_round_trip_and_stay_out_when_unset(void **stat
     s.dp_attention = false;
     s.tp = 0;
     assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
-    json = snapshot_to_json(&s, &r, "kvplan test");
+    json = snapshot_to_json(&s, &r, NULL, "kvplan test");
     assert_null(strstr(json, "\"pp\""));
     assert_null(strstr(json, "dp_attention"));
     free(json);
@@ -585,15 +587,15 @@ static void lora_slots_round_trip_and_stay_out_when_unset(void **state)
     scenario_default(&s, &catalog_find_gpu(&c, "h100-sxm")->spec,
                      &catalog_find_model(&c, "llama-3.1-8b")->spec);
     assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
-    char *json = snapshot_to_json(&s, &r, "kvplan test");
+    char *json = snapshot_to_json(&s, &r, NULL, "kvplan test");
     assert_null(strstr(json, "lora")); /* unset: older readers see nothing new */
     free(json);
     s.engine.kind = ENGINE_VLLM;
     s.max_loras = 4;
     s.max_lora_rank = 32;
     s.lora_targets = LORA_ATTENTION;
-    assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
-    json = snapshot_to_json(&s, &r, "kvplan test");
+    assert_true(plan_compute(&s, &rows, NULL, &r, &d));
+    json = snapshot_to_json(&s, &r, &rows, "kvplan test");
     assert_non_null(strstr(json, "\"max_loras\":\t4"));
     assert_non_null(strstr(json, "\"lora_target_modules\":\t\"q_proj,k_proj,v_proj,o_proj\""));
     /* 32 layers x 32 x (8,192 + 5,120 + 5,120 + 8,192) x 2 B = 54,525,952 B a slot */
@@ -607,8 +609,8 @@ static void lora_slots_round_trip_and_stay_out_when_unset(void **state)
     /* images: the scenario keeps its knobs, the result its tokens and cache */
     s.images = 2;
     s.image_tokens = 576;
-    assert_true(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
-    json = snapshot_to_json(&s, &r, "kvplan test");
+    assert_true(plan_compute(&s, &rows, NULL, &r, &d));
+    json = snapshot_to_json(&s, &r, &rows, "kvplan test");
     assert_non_null(strstr(json, "\"image_tokens\":\t576"));
     assert_non_null(strstr(json, "\"image_tokens\":\t1152"));
     if (!snapshot_parse("snap.json", json, strlen(json), &back, &d))

@@ -6,12 +6,14 @@
 
 #include "core/plan.h"
 
+static struct explain rows; /* the explain rows of the last plan computed with them */
+
 static struct plan_result r;
 
 static void plan(const struct scenario *s)
 {
     struct diag d = {0};
-    if (!plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d))
+    if (!plan_compute(s, &rows, NULL, &r, &d))
         fail_msg("%s", d.message);
 }
 

@@ -34,8 +34,8 @@ static void llama_3_1_8b_rank_16_all_projections(void **state)
     plan_segments(&r, seg);
     assert_int_equal(seg[SEG_LORA], 335544320ull);
     /* the rows say the same: per slot, slots, and the pool pays for them */
-    const struct explain_row *slot = explain_find(&r.explain, "lora_slot");
-    const struct explain_row *all = explain_find(&r.explain, "lora");
+    const struct explain_row *slot = explain_find(&rows, "lora_slot");
+    const struct explain_row *all = explain_find(&rows, "lora");
     assert_non_null(slot);
     assert_non_null(all);
     assert_true(explain_eval(slot) == 83886080.0L);
@@ -47,7 +47,7 @@ static void llama_3_1_8b_rank_16_all_projections(void **state)
     struct plan_result r0 = run(&none);
     assert_int_equal(r0.kv_pool_bytes_per_gpu - r.kv_pool_bytes_per_gpu, 335544320ull);
     assert_int_equal(r0.lora.bytes, 0);
-    assert_null(explain_find(&r0.explain, "lora"));
+    assert_null(explain_find(&rows, "lora"));
 }
 
 static void tensor_parallel_splits_b_of_column_and_a_of_row_layers(void **state)

@@ -59,9 +59,9 @@ static void sglang_dp_attention_keeps_one_latent_per_request_not_per_rank(void *
     struct plan_result dp = run(&s);
     assert_int_equal(dp.cost.bytes_per_token, 31104);
     assert_int_equal(dp.users_per_replica % 2, 0);
-    const struct explain_row *rank = explain_find(&dp.explain, "users_rank");
+    const struct explain_row *rank = explain_find(&rows, "users_rank");
     assert_non_null(rank);
-    assert_true(explain_eval(explain_find(&dp.explain, "users")) == 2 * rank->result.value);
+    assert_true(explain_eval(explain_find(&rows, "users")) == 2 * rank->result.value);
     /* the extra reserve (graph batch 32 x 2 ranks x 3 MB) leaves a smaller pool,
      * yet the replica holds about twice the users */
     assert_true(dp.engine.fraction < plain.engine.fraction);

@@ -14,6 +14,8 @@
 #include "core/explain.h"
 #include "model_fixture.h"
 
+static struct explain rows; /* the explain rows of the last plan computed with them */
+
 static struct gpu_spec gpu80(void)
 {
     struct gpu_spec g = {0};
@@ -29,7 +31,7 @@ static struct plan_result plan(const struct scenario *s)
 {
     struct plan_result r;
     struct diag d = {0};
-    bool ok = plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d);
+    bool ok = plan_compute(s, &rows, NULL, &r, &d);
     if (!ok)
         fail_msg("plan_compute failed: %s", d.message);
     return r;
@@ -397,25 +399,25 @@ static void invalid_scenarios_name_the_option(void **state)
     struct diag d = {0};
     struct scenario s = seed_scenario();
     s.prefix_tokens = 4000;
-    assert_false(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+    assert_false(plan_compute(&s, &rows, NULL, &r, &d));
     assert_non_null(strstr(d.message, "--prefix"));
 
     diag_clear(&d);
     s = seed_scenario();
     s.kv_heads = 7;
-    assert_false(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+    assert_false(plan_compute(&s, &rows, NULL, &r, &d));
     assert_non_null(strstr(d.message, "--kv-heads: 7 does not divide"));
 
     diag_clear(&d);
     s = seed_scenario();
     s.headroom_percent = 100;
-    assert_false(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+    assert_false(plan_compute(&s, &rows, NULL, &r, &d));
     assert_non_null(strstr(d.message, "--headroom"));
 
     diag_clear(&d);
     s = seed_scenario();
     s.gpus = 0;
-    assert_false(plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d));
+    assert_false(plan_compute(&s, &rows, NULL, &r, &d));
     assert_non_null(strstr(d.message, "--gpus"));
 }
 
@@ -431,7 +433,7 @@ static void huge_scenarios_never_overflow(void **state)
     s.has_weights = false;
     struct plan_result r;
     struct diag d = {0};
-    bool ok = plan_compute(&s, PLAN_EXPLAIN, NULL, &r, &d);
+    bool ok = plan_compute(&s, &rows, NULL, &r, &d);
     if (ok)
         assert_int_equal(r.user_bytes_per_gpu, 16384ull << 40);
     else
@@ -443,16 +445,16 @@ static void explain_shows_every_term_with_its_value(void **state)
     (void)state;
     struct scenario s = seed_scenario();
     s.units = UNITS_GB;
-    struct plan_result r = plan(&s);
-    const struct explain_row *l = explain_find(&r.explain, "kv_per_layer");
+    plan(&s);
+    const struct explain_row *l = explain_find(&rows, "kv_per_layer");
     assert_non_null(l);
     assert_string_equal(l->formula, "2 (K,V) x 32 KV heads x 128 head_dim x 2 B (fp16)");
     assert_string_equal(l->result.text, "16,384 B (16 KiB)");
-    l = explain_find(&r.explain, "kv_per_token");
+    l = explain_find(&rows, "kv_per_token");
     assert_non_null(l);
     assert_string_equal(l->formula, "32 layers x 16,384 B (16 KiB)");
     assert_string_equal(l->result.text, "524,288 B (512 KiB)");
-    l = explain_find(&r.explain, "users");
+    l = explain_find(&rows, "users");
     assert_non_null(l);
     /* (80 GB - 14 GB) / (4,000 x 524,288 B = 2.097 GB) = 31.47 */
     assert_string_equal(l->formula, "floor(66.00 GB pool / 2.10 GB per user) = floor(31.47)");

@@ -52,7 +52,7 @@ static uint64_t users_for(const struct scenario *s)
 {
     struct plan_result r;
     struct diag d = {0};
-    assert_true(plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d));
+    assert_true(plan_compute(s, PLAN_NUMBERS, NULL, &r, &d));
     return r.max_users;
 }
 
@@ -202,7 +202,7 @@ static void export_writes_what_plan_json_prints_and_asks_before_overwriting(void
     size_t len;
     char *file = fileio_read(path, &len, &d);
     assert_non_null(file);
-    char *json = snapshot_to_json(&p->scenario, &p->result, KVPLAN_GENERATOR);
+    char *json = snapshot_to_json(&p->scenario, &p->result, &p->explain, KVPLAN_GENERATOR);
     assert_string_equal(file, json);
     free(file);
     /* again: the file exists, so it asks; anything but y keeps it */
@@ -267,12 +267,12 @@ static void the_engine_control_switches_the_count_to_the_engines(void **state)
     assert_int_equal(p->scenario.engine.kind, ENGINE_VLLM);
     struct plan_result r;
     struct diag d = {0};
-    assert_true(plan_compute(&p->scenario, PLAN_EXPLAIN, NULL, &r, &d));
+    assert_true(plan_compute(&p->scenario, PLAN_NUMBERS, NULL, &r, &d));
     /* one answer: the count, the curve's point and the explain row are the engine's */
     assert_int_equal(p->result.max_users, r.max_users);
     assert_true(p->result.generic.present);
     assert_true(p->result.generic.max_users != p->result.max_users); /* the engine's rule differs */
-    const struct explain_row *users = explain_find(&p->result.explain, "users");
+    const struct explain_row *users = explain_find(&p->explain, "users");
     assert_non_null(users);
     assert_true(users->result.value == (long double)p->result.max_users);
     char v[64];
@@ -473,11 +473,11 @@ static void tp_splits_the_gpus_into_replicas_and_every_figure_follows(void **sta
     assert_int_equal(p->result.tp, 4);
     assert_int_equal(p->result.replicas, 3);
     assert_int_equal(p->result.max_users, 3 * p->result.users_per_replica);
-    const struct explain_row *u = explain_find(&p->result.explain, "users");
+    const struct explain_row *u = explain_find(&p->explain, "users");
     assert_non_null(u);
     assert_string_equal(u->scope, "all replicas");
     assert_true(u->result.value == (long double)p->result.max_users);
-    assert_non_null(explain_find(&p->result.explain, "users_replica"));
+    assert_non_null(explain_find(&p->explain, "users_replica"));
     /* GPUs that TP no longer divides: one replica of every GPU */
     type(p, CTRL_GPUS, "10");
     assert_int_equal(p->result.tp, 10);
@@ -583,7 +583,10 @@ static void named_scenarios_switch_undo_and_travel_in_one_file(void **state)
     static struct snapshot_session ss, back;
     const struct plan_result *results[PLANNER_SLOTS];
     planner_session(p, &ss, results);
-    char *json = snapshot_session_to_json(&ss, results, "test");
+    static struct explain scratch[PLANNER_SLOTS];
+    const struct explain *explains[PLANNER_SLOTS];
+    planner_explains(p, explains, scratch);
+    char *json = snapshot_session_to_json(&ss, results, explains, "test");
     assert_non_null(json);
     struct diag d = {0};
     if (!snapshot_parse_session("s.json", json, strlen(json), &back, &d))

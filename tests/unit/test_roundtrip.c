@@ -71,7 +71,7 @@ static size_t random_length(size_t limit)
 
 /* A scenario from the catalogue with a few knobs turned; false when the
  * core refuses it (it could not be planned, so never exported). */
-static bool random_scenario(struct scenario *s, struct plan_result *r)
+static bool random_scenario(struct scenario *s, struct plan_result *r, struct explain *x)
 {
     static const uint64_t contexts[] = {1024, 4096, 8192, 32768, 131072};
     static const uint32_t gpus[] = {1, 2, 4, 8};
@@ -108,11 +108,14 @@ static bool random_scenario(struct scenario *s, struct plan_result *r)
         break;
     }
     struct diag d = {0};
-    return plan_compute(s, PLAN_EXPLAIN, NULL, r, &d);
+    return plan_compute(s, x, NULL, r, &d);
 }
 
 static struct snapshot_session ss, back;
 static struct plan_result results[SNAPSHOT_SESSION_MAX], again[SNAPSHOT_SESSION_MAX];
+static struct explain rows[SNAPSHOT_SESSION_MAX], again_rows[SNAPSHOT_SESSION_MAX];
+static const struct explain *explains[SNAPSHOT_SESSION_MAX] = {
+    &rows[0], &rows[1], &rows[2], &rows[3], &rows[4], &rows[5]};
 
 /* A session of 1 to 6 scenarios; true when all its text is text a session
  * holds (safe pieces, labels not empty and none the same as another). */
@@ -126,7 +129,7 @@ static bool random_session(void)
     bool hostile = pick(3) == 0;
     for (int i = 0; i < ss.count; i++) {
         struct snapshot_entry *e = &ss.entry[i];
-        while (!random_scenario(&e->scenario, &results[i]))
+        while (!random_scenario(&e->scenario, &results[i], &rows[i]))
             ;
         clean = clean && text_check(e->scenario.gpu.memory_basis, SPEC_NAME_MAX - 1, &(unsigned){0})
                              == TEXT_OK;
@@ -164,14 +167,16 @@ static void assert_loads_back(const char *text)
     assert_int_equal(back.current, plain ? 0 : ss.current);
     assert_int_equal(back.reference, plain ? -1 : ss.reference);
     const struct plan_result *r[SNAPSHOT_SESSION_MAX];
+    const struct explain *x[SNAPSHOT_SESSION_MAX];
     for (int i = 0; i < back.count; i++) {
         /* a single scenario without a note is the plain snapshot: named by its file */
         assert_string_equal(back.entry[i].label, plain ? "rt" : ss.entry[i].label);
         assert_string_equal(back.entry[i].note, ss.entry[i].note);
-        assert_true(plan_compute(&back.entry[i].scenario, PLAN_EXPLAIN, NULL, &again[i], &d));
+        assert_true(plan_compute(&back.entry[i].scenario, &again_rows[i], NULL, &again[i], &d));
         r[i] = &again[i];
+        x[i] = &again_rows[i];
     }
-    char *twice = snapshot_session_to_json(&back, r, "roundtrip");
+    char *twice = snapshot_session_to_json(&back, r, x, "roundtrip");
     assert_non_null(twice);
     assert_string_equal(twice, text);
     free(twice);
@@ -187,7 +192,7 @@ static void every_export_loads_back_as_it_was_or_is_refused(void **state)
         for (int i = 0; i < ss.count; i++)
             r[i] = &results[i];
         struct diag d = {0};
-        char *text = snapshot_session_export_text("rt.json", &ss, r, "roundtrip", &d);
+        char *text = snapshot_session_export_text("rt.json", &ss, r, explains, "roundtrip", &d);
         if (text == NULL) {
             /* text a session may hold is never refused */
             if (clean)
@@ -219,12 +224,12 @@ static void a_refused_export_keeps_the_file_and_an_accepted_one_loads(void **sta
     ss.count = 2;
     ss.reference = -1;
     for (int i = 0; i < 2; i++)
-        while (!random_scenario(&ss.entry[i].scenario, &results[i]))
+        while (!random_scenario(&ss.entry[i].scenario, &results[i], &rows[i]))
             ;
     const struct plan_result *r[2] = {&results[0], &results[1]};
     snprintf(ss.entry[0].label, sizeof ss.entry[0].label, "fp8");
     snprintf(ss.entry[1].label, sizeof ss.entry[1].label, " FP8 ");
-    assert_false(snapshot_export_session(path, &ss, r, "roundtrip", &d));
+    assert_false(snapshot_export_session(path, &ss, r, explains, "roundtrip", &d));
     assert_non_null(strstr(d.message, "scenario 2: label: ' FP8 ' already names scenario 1"));
     size_t len = 0;
     char *kept = fileio_read(path, &len, &d);
@@ -235,12 +240,12 @@ static void a_refused_export_keeps_the_file_and_an_accepted_one_loads(void **sta
     snprintf(ss.entry[1].label, sizeof ss.entry[1].label, "bf16");
     snprintf(ss.entry[1].scenario.gpu.memory_basis, SPEC_NAME_MAX, "a\x1b[2Jb");
     diag_clear(&d);
-    assert_false(snapshot_export_session(path, &ss, r, "roundtrip", &d));
+    assert_false(snapshot_export_session(path, &ss, r, explains, "roundtrip", &d));
     assert_non_null(strstr(d.message, "would not load back"));
     assert_non_null(strstr(d.message, "memory_basis: contains a control character (U+001B)"));
     snprintf(ss.entry[1].scenario.gpu.memory_basis, SPEC_NAME_MAX, "ok");
     diag_clear(&d);
-    assert_true(snapshot_export_session(path, &ss, r, "roundtrip", &d));
+    assert_true(snapshot_export_session(path, &ss, r, explains, "roundtrip", &d));
     assert_true(snapshot_load_session(path, &back, &d));
     assert_string_equal(back.entry[1].label, "bf16");
     unlink(path);
@@ -256,7 +261,7 @@ static void what_the_prompts_keep_always_exports(void **state)
     static struct planner p;
     struct scenario s;
     struct plan_result r;
-    while (!random_scenario(&s, &r))
+    while (!random_scenario(&s, &r, &rows[0]))
         ;
     snprintf(s.gpu.memory_basis, sizeof s.gpu.memory_basis, "test");
     planner_init(&p, &cat, &s);
@@ -273,9 +278,11 @@ static void what_the_prompts_keep_always_exports(void **state)
         prompt_finish(&p);
         p.error[0] = '\0';
         const struct plan_result *rs[PLANNER_SLOTS];
+        const struct explain *xs[PLANNER_SLOTS];
         planner_session(&p, &ss, rs);
+        planner_explains(&p, xs, rows);
         struct diag d = {0};
-        char *text = snapshot_session_export_text("rt.json", &ss, rs, "roundtrip", &d);
+        char *text = snapshot_session_export_text("rt.json", &ss, rs, xs, "roundtrip", &d);
         if (text == NULL)
             fail_msg("the planner kept text it cannot export: %s", d.message);
         free(text);
@@ -292,7 +299,7 @@ static void a_new_scenario_takes_a_name_no_other_has(void **state)
     ss.count = 2;
     ss.reference = -1;
     for (int i = 0; i < 2; i++)
-        while (!random_scenario(&ss.entry[i].scenario, &results[i]))
+        while (!random_scenario(&ss.entry[i].scenario, &results[i], &rows[i]))
             ;
     snprintf(ss.entry[0].label, sizeof ss.entry[0].label, "a ");
     snprintf(ss.entry[1].label, sizeof ss.entry[1].label, "B");
@@ -300,9 +307,11 @@ static void a_new_scenario_takes_a_name_no_other_has(void **state)
     assert_true(planner_duplicate(&p));
     assert_string_equal(p.slots[2].label, "C");
     const struct plan_result *rs[PLANNER_SLOTS];
+    const struct explain *xs[PLANNER_SLOTS];
     planner_session(&p, &ss, rs);
+    planner_explains(&p, xs, rows);
     struct diag d = {0};
-    char *text = snapshot_session_export_text("rt.json", &ss, rs, "roundtrip", &d);
+    char *text = snapshot_session_export_text("rt.json", &ss, rs, xs, "roundtrip", &d);
     assert_non_null(text);
     free(text);
 }

@@ -14,6 +14,8 @@
 
 #include "catalog_fixture.h"
 
+static struct explain rows; /* the explain rows of the last plan computed with them */
+
 static struct plan_result r;
 
 static void with_draft(struct scenario *s, const char *id)
@@ -27,7 +29,7 @@ static void with_draft(struct scenario *s, const char *id)
 static void plan(const struct scenario *s)
 {
     struct diag d = {0};
-    if (!plan_compute(s, PLAN_EXPLAIN, NULL, &r, &d))
+    if (!plan_compute(s, &rows, NULL, &r, &d))
         fail_msg("%s", d.message);
 }
 
@@ -85,13 +87,13 @@ static void a_draft_takes_its_weights_and_kv_from_the_users(void **state)
     assert_int_equal(seg[SEG_DRAFT], 617907200ull);
     assert_string_equal(plan_segment_name(&r, SEG_DRAFT), "draft model");
     /* the rows the reports print */
-    const struct explain_row *row = explain_find(&r.explain, "draft_weights");
+    const struct explain_row *row = explain_find(&rows, "draft_weights");
     assert_non_null(row);
     assert_true(row->result.value == 617907200.0L);
-    row = explain_find(&r.explain, "draft_kv_per_token");
+    row = explain_find(&rows, "draft_kv_per_token");
     assert_non_null(row);
     assert_true(row->result.value == 8192.0L);
-    row = explain_find(&r.explain, "spec_tokens");
+    row = explain_find(&rows, "spec_tokens");
     assert_non_null(row);
     assert_true(row->result.value == 8196.0L);
     /* the speed model reads the model's weights only: fewer users, less KV read
@@ -199,8 +201,8 @@ static void no_draft_no_rows(void **state)
     (void)state;
     struct scenario s = base("h100-sxm", "llama-3.1-8b");
     plan(&s);
-    assert_null(explain_find(&r.explain, "draft_weights"));
-    assert_null(explain_find(&r.explain, "spec_tokens"));
+    assert_null(explain_find(&rows, "draft_weights"));
+    assert_null(explain_find(&rows, "spec_tokens"));
     uint64_t seg[SEG_COUNT];
     plan_segments(&r, seg);
     assert_int_equal(seg[SEG_DRAFT], 0);

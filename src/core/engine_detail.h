@@ -1,0 +1,38 @@
+/* engine_detail: what an engine profile adds to a plan (core/plan.h): the
+ * budget's figures, the units it allocates, the log lines it would print and
+ * its launch line. The policies (core/policy.h) fill it. */
+#ifndef KVPLAN_CORE_ENGINE_DETAIL_H
+#define KVPLAN_CORE_ENGINE_DETAIL_H
+
+#include <stdint.h>
+
+/* The launch line quotes every word for the shell (core/shell.h); its room
+ * holds the longest one (every id at its longest, every byte of it to be
+ * escaped: tests/unit/test_launch.c builds it), so no line is ever cut. */
+enum { ENGINE_LOG_LINES = 4, ENGINE_TEXT_MAX = 512, ENGINE_LAUNCH_MAX = 4096 };
+
+/* What an engine profile adds to the answer: its flags as used, its units
+ * of allocation, and what it would print. */
+struct engine_detail {
+    uint64_t gpu_total_bytes;  /* the budget's basis: CUDA-visible total per GPU */
+    double fraction;           /* utilisation / mem fraction used; 0 = none */
+    uint64_t budget_bytes;     /* per GPU: total x fraction, or total - margin */
+    uint64_t activation_bytes; /* estimated peak of the profiling run */
+    uint64_t non_kv_bytes;     /* weights + activation + runtime (or given) */
+    uint64_t kv_cache_bytes;   /* per GPU: what the engine allocates for KV (fits or not) */
+    uint64_t unit_tokens;      /* block / page / cell size in tokens */
+    uint64_t unit_bytes;       /* one unit across all layers, one GPU */
+    uint64_t units;            /* blocks, tokens or cells per GPU */
+    uint64_t request_units;    /* layer-weighted units of one full-context request */
+    double max_concurrency;    /* as the engine prints it */
+    uint32_t scheduler_cap;    /* max_num_seqs / max_running_requests / slots, per replica */
+    uint32_t max_num_seqs;
+    uint64_t max_num_batched_tokens;
+    uint32_t slots;            /* llama.cpp: -np, given or the most that fit */
+    int log_lines;
+    char log[ENGINE_LOG_LINES][ENGINE_TEXT_MAX / 2];
+    char launch[ENGINE_LAUNCH_MAX];
+    char note[ENGINE_TEXT_MAX / 2]; /* how the engine budgets, in a sentence */
+};
+
+#endif
