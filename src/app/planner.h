@@ -15,6 +15,8 @@
 #include "io/report.h"
 #include "io/snapshot.h"
 
+/* What the planner shows and where keys go: each mode is a screen of
+ * screens.c, in its own file. */
 enum planner_mode {
     MODE_MAIN,
     MODE_HELP,

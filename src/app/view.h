@@ -6,8 +6,9 @@
 #include "app/layout.h"
 #include "app/planner.h"
 
-/* Draws the whole screen for the current size (erase, not clear: ncurses
- * sends only what changed). */
+/* Draws the whole screen for the current size: the mode's screen
+ * (screens.h) over an erased one (erase, not clear: ncurses sends only
+ * what changed). */
 void view_draw(const struct planner *p);
 
 /* Records the first control the list shows for the focus and the current
