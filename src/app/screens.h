@@ -40,7 +40,9 @@ int keys_export(struct planner *p);
 int keys_markdown(struct planner *p);
 int keys_present(struct planner *p);
 
-/* The question on the prompt row r (quit? remove? overwrite?). */
-void screen_confirm_line(const struct planner *p, struct rect r);
+/* What the prompt and the question go over: the versus view when the
+ * Markdown export came from there, else the main screen; false when
+ * nothing may go over it (a screen too small for it). */
+bool screen_prompt_backdrop(const struct planner *p, int cols, int rows);
 
 #endif

@@ -204,18 +204,41 @@ static const char *fit(int w, const char *line, const char *brief)
     return (int)strlen(line) <= w ? line : brief;
 }
 
-static void draw_summary(const struct planner *p, const struct planner_layout *l)
+/* Beside the big number: the users host memory keeps beyond the GPUs. */
+static void summary_host(const struct plan_result *res, int y, int x, int w)
 {
-    char brief[128];
+    const struct engine_desc *e = engine_desc(res->profile);
+    char line[256], brief[128], a[32];
+    if (e->host.none) {
+        snprintf(line, sizeof line, "%s has no host tier", e->title);
+        snprintf(brief, sizeof brief, "no host tier");
+    } else if (res->host.beyond_gpu) {
+        units_format_int(res->host.beyond_gpu, a, sizeof a);
+        snprintf(line, sizeof line, "+%s parked in host memory", a);
+        snprintf(brief, sizeof brief, "+%s in host", a);
+    } else {
+        /* the host pool holds no more caches than the GPUs do */
+        units_format_int(res->host.users, a, sizeof a);
+        snprintf(line, sizeof line, "host memory: %s cache%s, none beyond", a,
+                 res->host.users == 1 ? "" : "s");
+        snprintf(brief, sizeof brief, "host: %s", a);
+    }
+    widget_text(y, x, w, e->host.none ? ROLE_DIM : ROLE_GOOD, fit(w, line, brief));
+}
+
+/* The count: in big digits with its context and engine beside when there
+ * is room, else in one line; returns the row under it. */
+static int summary_count(const struct planner *p, const struct planner_layout *l)
+{
     struct rect r = l->summary;
     const struct plan_result *res = &p->result;
     const struct scenario *s = &p->scenario;
-    char n[32], line[256], a[32], b[32], ctx[32];
+    char n[32], line[256], a[32], ctx[32];
     const struct engine_desc *e = engine_desc(res->profile);
     bool engine = e->server;
     units_format_int(res->max_users, n, sizeof n);
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    int y = r.y, end = r.y + r.h;
+    int y = r.y;
     if (l->big_digits && widget_big_number_width(n, 1) + 7 <= r.w) {
         int w = widget_big_number(y, r.x, n, 1, view_users_role(res));
         widget_text(y + 3, r.x + w + 2, r.w - w - 2, ROLE_TEXT,
@@ -223,26 +246,8 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         snprintf(line, sizeof line, "at %s%s%s", ctx, engine ? ", " : "",
                  engine ? engine_label(res->profile, res->rule) : "");
         widget_text(y + 4, r.x + w + 2, r.w - w - 2, ROLE_DIM, line);
-        if (res->host.present && res->host.serving) {
-            /* beside the number: the users host memory keeps beyond the GPUs */
-            if (e->host.none) {
-                snprintf(line, sizeof line, "%s has no host tier", e->title);
-                snprintf(brief, sizeof brief, "no host tier");
-            } else if (res->host.beyond_gpu) {
-                units_format_int(res->host.beyond_gpu, a, sizeof a);
-                snprintf(line, sizeof line, "+%s parked in host memory", a);
-                snprintf(brief, sizeof brief, "+%s in host", a);
-            } else {
-                /* the host pool holds no more caches than the GPUs do */
-                units_format_int(res->host.users, a, sizeof a);
-                snprintf(line, sizeof line, "host memory: %s cache%s, none beyond", a,
-                         res->host.users == 1 ? "" : "s");
-                snprintf(brief, sizeof brief, "host: %s", a);
-            }
-            widget_text(y + 1, r.x + w + 2, r.w - w - 2,
-                        e->host.none ? ROLE_DIM : ROLE_GOOD,
-                        fit(r.w - w - 2, line, brief));
-        }
+        if (res->host.present && res->host.serving)
+            summary_host(res, y + 1, r.x + w + 2, r.w - w - 2);
         y += 5;
     } else {
         char host[48] = "";
@@ -255,6 +260,17 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
                  engine ? engine_name(res->profile) : "", host);
         widget_text(y++, r.x, r.w, view_users_role(res), line);
     }
+    return y;
+}
+
+/* The service level, the reference's count and what does not fit, from row y;
+ * returns the row under them. */
+static int summary_checks(const struct planner *p, struct rect r, int y)
+{
+    const struct plan_result *res = &p->result;
+    const struct scenario *s = &p->scenario;
+    char line[256], a[32];
+    int end = r.y + r.h;
     if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && y < end) {
         char slo[32];
         units_format_int(res->speed.users_at_service_level, slo, sizeof slo);
@@ -280,6 +296,18 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
                  res->weights_fit ? "the KV cache does not fit" : "weights do not fit", a);
         widget_text(y++, r.x, r.w, ROLE_BAD, line);
     }
+    return y;
+}
+
+/* The replicas, the generic rule, paging, the per-GPU figures, the tokens
+ * held and the cost, from row y while they fit. */
+static void summary_figures(const struct planner *p, struct rect r, int y)
+{
+    const struct plan_result *res = &p->result;
+    const struct scenario *s = &p->scenario;
+    const struct engine_desc *e = engine_desc(res->profile);
+    char line[256], brief[128], a[32], b[32];
+    int end = r.y + r.h;
     if (y < end) {
         units_format_int(res->users_per_replica, a, sizeof a);
         char pp[24] = "";
@@ -345,6 +373,13 @@ static void draw_summary(const struct planner *p, const struct planner_layout *l
         snprintf(line, sizeof line, "%s%s", cost, dec);
         widget_text(y++, r.x, r.w, ROLE_DIM, line);
     }
+}
+
+static void draw_summary(const struct planner *p, const struct planner_layout *l)
+{
+    int y = summary_count(p, l);
+    y = summary_checks(p, l->summary, y);
+    summary_figures(p, l->summary, y);
 }
 
 static void draw_bar(const struct planner *p, struct rect r)

@@ -1,0 +1,80 @@
+/* The questions asked on the last row before an action that loses work:
+ * quit with the session not exported, remove a scenario, overwrite a file. */
+#include <stdio.h>
+
+#include "app/prompts.h"
+#include "app/screens.h"
+#include "app/view_parts.h"
+
+static void confirm_line(const struct planner *p, struct rect r)
+{
+    char line[PLANNER_TEXT_MAX + 96];
+    view_fill_row(r.y, r.x, r.w, ROLE_TEXT);
+    if (p->pending.kind == PROMPT_QUIT)
+        snprintf(line, sizeof line, "Quit? %d scenario%s not exported (e exports). (y/N) ",
+                 p->count, p->count == 1 ? "" : "s");
+    else if (p->pending.kind == PROMPT_REMOVE)
+        snprintf(line, sizeof line, "Remove scenario %d %s%s? It cannot be undone. (y/N) ",
+                 p->current + 1, p->slots[p->current].label,
+                 p->slots[p->current].note[0] ? " and its note" : "");
+    else
+        snprintf(line, sizeof line, "%s exists. Overwrite it? (y/N) ", p->pending.path);
+    widget_text(r.y, r.x, r.w, ROLE_TITLE, line);
+}
+
+/* A question is never asked unseen: on a screen too small for what is
+ * behind it, it goes under the message that says so. */
+static void confirm_draw(const struct planner *p, int cols, int rows)
+{
+    if (screen_prompt_backdrop(p, cols, rows) || rows > 1)
+        confirm_line(p, layout_prompt(cols, rows));
+}
+
+/* Quit without exporting? y quits, e exports first, anything else stays. */
+static int quit_answer(struct planner *p, int key)
+{
+    p->mode = MODE_MAIN;
+    if (key == 'y' || key == 'Y') {
+        p->quit = true;
+        return PLAN_QUIT;
+    }
+    if (key == 'e') /* export first, as the question offers */
+        return keys_export(p);
+    snprintf(p->status, sizeof p->status, "not quitting: e exports the session");
+    return PLAN_REDRAW;
+}
+
+static int remove_answer(struct planner *p, int key)
+{
+    char gone[SNAPSHOT_LABEL_MAX];
+    snprintf(gone, sizeof gone, "%s", p->slots[p->current].label);
+    p->mode = MODE_MAIN;
+    if (key == 'y' || key == 'Y') {
+        planner_remove(p);
+        snprintf(p->status, sizeof p->status, "removed scenario %s", gone);
+    } else {
+        snprintf(p->status, sizeof p->status, "kept scenario %s", gone);
+    }
+    return PLAN_REDRAW;
+}
+
+static int overwrite_answer(struct planner *p, int key)
+{
+    p->mode = p->prompt.from_versus ? MODE_VERSUS : MODE_MAIN;
+    if (key == 'y' || key == 'Y')
+        prompt_export(p, p->pending.path, p->pending.kind);
+    else
+        snprintf(p->status, sizeof p->status, "export cancelled: %s kept", p->pending.path);
+    return PLAN_REDRAW;
+}
+
+static int confirm_key(struct planner *p, int key)
+{
+    if (p->pending.kind == PROMPT_QUIT)
+        return quit_answer(p, key);
+    if (p->pending.kind == PROMPT_REMOVE)
+        return remove_answer(p, key);
+    return overwrite_answer(p, key);
+}
+
+const struct screen screen_confirm = {.draw = confirm_draw, .key = confirm_key};
