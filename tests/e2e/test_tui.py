@@ -593,6 +593,9 @@ def test_a_meeting_keeps_scenarios_side_by_side_and_shares_them():
         before = len(t.raw)
         t.press("y")
         t.wait_for(r"Copied to the clipboard")
+        # the clipboard's bytes follow the frame that shows the box: wait for them whole
+        t.wait_raw(b"\x1b]52;c;", before)
+        t.wait_raw(b"\x07", bytes(t.raw).index(b"\x1b]52;c;", before))
         raw = bytes(t.raw[before:])
         m = re.search(rb"\x1b\]52;c;([A-Za-z0-9+/=]+)\x07", raw)
         assert m, raw[:200]

@@ -165,6 +165,10 @@ def copied_command():
         before = len(t.raw)
         t.press("y")
         t.wait_for(r"Copied to the clipboard")
+        # the clipboard's bytes follow the frame that shows the box: wait for them whole
+        t.wait_raw(b"\x1b]52;c;", before)
+        osc = bytes(t.raw).index(b"\x1b]52;c;", before)
+        t.wait_raw(b"\x07", osc)
         raw = bytes(t.raw[before:])
         m = re.search(rb"\x1b\]52;c;([A-Za-z0-9+/=]+)\x07", raw)
         check("y sends OSC 52", m is not None, raw[:200])

@@ -130,6 +130,10 @@ def clipboard(path, want):
         before = len(t.raw)
         t.press("y")
         t.wait_for(r"Copied to the clipboard")
+        # the clipboard's bytes follow the frame that shows the box: wait for them whole
+        t.wait_raw(b"\x1b]52;c;", before)
+        osc = bytes(t.raw).index(b"\x1b]52;c;", before)
+        t.wait_raw(b"\x07", osc)
         m = re.search(rb"\x1b\]52;c;([A-Za-z0-9+/=]+)\x07", bytes(t.raw[before:]))
         line = base64.b64decode(m.group(1)).decode() if m else ""
         words = shlex.split(line)
