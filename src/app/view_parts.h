@@ -49,6 +49,9 @@ void view_draw_versus(const struct planner *p, int cols, int rows);
 /* Sets the help's page and last scroll for this screen and keeps its scroll in range. */
 void view_help_settle(struct planner *p);
 
+/* The main screen's summary pane: the count and the figures behind it. */
+void view_draw_summary(const struct planner *p, const struct planner_layout *l);
+
 /* Users against context: the curve, its axis and the current point (and
  * the speed limit's series when a target is set). */
 void view_draw_chart(const struct planner *p, struct rect r);
