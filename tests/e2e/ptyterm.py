@@ -4,6 +4,7 @@ Waits are on the program's output (select on the pty master), never sleeps:
 each wait re-reads the emulated screen after every chunk of output.
 Needs Debian's python3-pyte, run with /usr/bin/python3.
 """
+import base64
 import fcntl
 import os
 import pty
@@ -97,6 +98,18 @@ class PtyTerm:
             left = end - time.monotonic()
             if left <= 0 or (not self.pump(left) and self.eof):
                 raise AssertionError("%r never written" % needle)
+
+    def osc52(self, start=0, timeout=10.0):
+        """The text of the first OSC 52 clipboard sequence written after
+        offset `start`, once it has arrived whole (it follows the frame that
+        says it was sent)."""
+        self.wait_raw(b"\x1b]52;c;", start, timeout)
+        begin = bytes(self.raw).index(b"\x1b]52;c;", start)
+        self.wait_raw(b"\x07", begin, timeout)
+        m = re.match(rb"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07", bytes(self.raw[begin:]))
+        if not m:
+            raise AssertionError("not an OSC 52 sequence: %r" % bytes(self.raw[begin:begin + 80]))
+        return base64.b64decode(m.group(1)).decode()
 
     def settle(self, quiet=0.3, timeout=20.0):
         """Until the program has written nothing for `quiet` seconds."""

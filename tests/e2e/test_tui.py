@@ -593,14 +593,7 @@ def test_a_meeting_keeps_scenarios_side_by_side_and_shares_them():
         before = len(t.raw)
         t.press("y")
         t.wait_for(r"Copied to the clipboard")
-        # the clipboard's bytes follow the frame that shows the box: wait for them whole
-        t.wait_raw(b"\x1b]52;c;", before)
-        t.wait_raw(b"\x07", bytes(t.raw).index(b"\x1b]52;c;", before))
-        raw = bytes(t.raw[before:])
-        m = re.search(rb"\x1b\]52;c;([A-Za-z0-9+/=]+)\x07", raw)
-        assert m, raw[:200]
-        import base64
-        line = base64.b64decode(m.group(1)).decode()
+        line = t.osc52(before)
         assert line.startswith("kvplan plan --gpu h100-sxm --model llama-3.1-70b --gpus 2"), line
         assert "--kv-dtype fp8" in line, line
     finally:

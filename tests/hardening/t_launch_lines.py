@@ -7,7 +7,6 @@ through a real /bin/sh (set -- LINE; printf each word) and through
 shlex.split, which must agree; a copied `kvplan plan` line, pasted back,
 plans the same scenario. Usage: t_launch_lines.py path/to/kvplan; ends with
 "N passed, N failed"."""
-import base64
 import json
 import os
 import re
@@ -165,14 +164,8 @@ def copied_command():
         before = len(t.raw)
         t.press("y")
         t.wait_for(r"Copied to the clipboard")
-        # the clipboard's bytes follow the frame that shows the box: wait for them whole
-        t.wait_raw(b"\x1b]52;c;", before)
-        osc = bytes(t.raw).index(b"\x1b]52;c;", before)
-        t.wait_raw(b"\x07", osc)
-        raw = bytes(t.raw[before:])
-        m = re.search(rb"\x1b\]52;c;([A-Za-z0-9+/=]+)\x07", raw)
-        check("y sends OSC 52", m is not None, raw[:200])
-        line = base64.b64decode(m.group(1)).decode()
+        line = t.osc52(before)
+        check("y sends OSC 52", line != "", line)
         words = one_command("the clipboard's command", line, ["kvplan", "plan"])
         got = plan_json(words[2:])
         check("the clipboard's command plans the same",

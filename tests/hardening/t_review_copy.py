@@ -6,10 +6,8 @@ no longer holds the scenario. Each copied line is split with shlex and run
 as `kvplan plan --format json`, as a user pastes it.
 
 Usage: t_review_copy.py KVPLAN. Ends with "N passed, N failed"."""
-import base64
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
@@ -130,12 +128,7 @@ def clipboard(path, want):
         before = len(t.raw)
         t.press("y")
         t.wait_for(r"Copied to the clipboard")
-        # the clipboard's bytes follow the frame that shows the box: wait for them whole
-        t.wait_raw(b"\x1b]52;c;", before)
-        osc = bytes(t.raw).index(b"\x1b]52;c;", before)
-        t.wait_raw(b"\x07", osc)
-        m = re.search(rb"\x1b\]52;c;([A-Za-z0-9+/=]+)\x07", bytes(t.raw[before:]))
-        line = base64.b64decode(m.group(1)).decode() if m else ""
+        line = t.osc52(before)
         words = shlex.split(line)
         check("the clipboard's command plans the same",
               words[:2] == ["kvplan", "plan"] and users(words[2:]) == want, line)
