@@ -192,8 +192,10 @@ double control_fraction_of(const struct scenario *s)
     return engine_option_value(&s->engine, control_option(CTRL_FRACTION, s));
 }
 
-int control_values(enum control c, const struct scenario *s, const struct plan_result *r,
-                   const struct catalog *cat, uint64_t *v)
+/* the catalog's GPUs and models, the cache and weight types and the engines,
+ * in their table order (not sorted) */
+static int listed_values(enum control c, const struct scenario *s, const struct catalog *cat,
+                         uint64_t *v)
 {
     int n = 0;
     switch (c) {
@@ -205,6 +207,29 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         for (size_t i = 0; i < cat->model_count && n < CONTROL_VALUES_MAX; i++)
             v[n++] = i;
         return n;
+    case CTRL_KV_DTYPE: /* the cache types the engine has (core/engine.c) */
+        for (int i = 0; i < N_KV; i++)
+            if (kv_dtypes[i] == DTYPE_AUTO || engine_supports(s->engine.kind, kv_dtypes[i]))
+                v[n++] = (uint64_t)i;
+        return n;
+    case CTRL_WEIGHT_DTYPE:
+        for (int i = 0; i < N_W; i++)
+            v[n++] = (uint64_t)i;
+        return n;
+    case CTRL_ENGINE:
+        for (uint64_t e = 0; e < ENGINE_COUNT; e++)
+            v[n++] = e;
+        return n;
+    default:
+        return n;
+    }
+}
+
+/* the GPUs, their split, and the context, head and prefix sizes (unsorted) */
+static int shape_values(enum control c, const struct scenario *s, uint64_t *v)
+{
+    int n = 0;
+    switch (c) {
     case CTRL_GPUS: { /* whole replicas when TP is set, else whole pipelines */
         uint64_t unit = (uint64_t)(s->tp ? s->tp : 1) * scenario_pp(s);
         uint64_t top = 8 * unit > 64 ? 8 * unit : 64;
@@ -231,34 +256,39 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
             if (s->model.attention_heads % h == 0)
                 n = add_unique(v, n, h);
         break;
-    case CTRL_KV_DTYPE: /* the cache types the engine has (core/engine.c) */
-        for (int i = 0; i < N_KV; i++)
-            if (kv_dtypes[i] == DTYPE_AUTO || engine_supports(s->engine.kind, kv_dtypes[i]))
-                v[n++] = (uint64_t)i;
-        return n;
-    case CTRL_WEIGHT_DTYPE:
-        for (int i = 0; i < N_W; i++)
-            v[n++] = (uint64_t)i;
-        return n;
-    case CTRL_PREFIX:
+    default:
+        break;
+    }
+    return n;
+}
+
+/* the prefix and average context a request, under the context (unsorted) */
+static int request_tokens_values(enum control c, const struct scenario *s, uint64_t *v)
+{
+    int n = 0;
+    if (c == CTRL_PREFIX) {
         n = add_unique(v, n, 0);
         for (uint64_t t = 128; t < s->context_tokens; t *= 2)
             n = add_unique(v, n, t);
         if (s->prefix_tokens < s->context_tokens)
             n = add_unique(v, n, s->prefix_tokens);
-        break;
-    case CTRL_AVG:
+    } else { /* CTRL_AVG */
         for (uint64_t t = 256; t < s->context_tokens; t *= 2)
             if (t > s->prefix_tokens)
                 n = add_unique(v, n, t);
         if (s->avg_context_tokens && s->avg_context_tokens < s->context_tokens)
             n = add_unique(v, n, s->avg_context_tokens);
         n = add_unique(v, n, s->context_tokens); /* stored as 0: "= context" */
-        break;
-    case CTRL_ENGINE:
-        for (uint64_t e = 0; e < ENGINE_COUNT; e++)
-            v[n++] = e;
-        return n;
+    }
+    return n;
+}
+
+/* the memory headroom and fraction, and the speed and first-token targets (unsorted) */
+static int target_values(enum control c, const struct scenario *s, const struct plan_result *r,
+                         const struct catalog *cat, uint64_t *v)
+{
+    int n = 0;
+    switch (c) {
     case CTRL_HEADROOM:
         for (uint64_t h = 0; h <= 50; h++)
             v[n++] = h;
@@ -286,46 +316,63 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         n = add_unique(v, n, (uint64_t)llround(s->max_ttft_seconds * 1000));
         break;
     }
-    case CTRL_DRAFT:
-        /* none, MTP where the model ships it, then the models of its
-         * vocabulary with at most a quarter of its parameters (a draft is
-         * small); the current draft stays whatever it is */
-        v[n++] = DRAFT_NONE;
-        if (s->model.nextn_layers)
-            v[n++] = DRAFT_MTP;
-        for (size_t i = 0; i < cat->model_count && n < CONTROL_VALUES_MAX; i++) {
-            const struct model_spec *m = &cat->models[i].spec;
-            if ((m->params <= s->model.params / 4 && m->vocab_size == s->model.vocab_size) ||
-                (s->spec_method == SPEC_DRAFT && strcmp(m->id, s->draft.id) == 0))
-                v[n++] = DRAFT_MODEL_BASE + i;
-        }
-        return n;
-    case CTRL_SPEC_TOKENS: {
-        /* 0 ("auto", the default), then 1 to 16, 32 and the most; the
-         * explicit value equal to the default in use is left out, so every
-         * step changes the number (unless it is the current one) */
-        struct scenario d = *s;
-        d.spec_tokens = 0;
-        uint64_t same = spec_default_tokens(&d);
-        n = add_unique(v, n, 0);
-        for (uint64_t k = 1; k <= 16; k++)
-            if (k != same)
-                n = add_unique(v, n, k);
-        if (same != 32)
-            n = add_unique(v, n, 32);
-        if (same != SPEC_TOKENS_MAX)
-            n = add_unique(v, n, SPEC_TOKENS_MAX);
-        n = add_unique(v, n, s->spec_tokens);
+    default:
         break;
     }
-    case CTRL_HOST_KV:
+    return n;
+}
+
+static int draft_values(const struct scenario *s, const struct catalog *cat, uint64_t *v)
+{
+    int n = 0;
+    /* none, MTP where the model ships it, then the models of its
+     * vocabulary with at most a quarter of its parameters (a draft is
+     * small); the current draft stays whatever it is */
+    v[n++] = DRAFT_NONE;
+    if (s->model.nextn_layers)
+        v[n++] = DRAFT_MTP;
+    for (size_t i = 0; i < cat->model_count && n < CONTROL_VALUES_MAX; i++) {
+        const struct model_spec *m = &cat->models[i].spec;
+        if ((m->params <= s->model.params / 4 && m->vocab_size == s->model.vocab_size) ||
+            (s->spec_method == SPEC_DRAFT && strcmp(m->id, s->draft.id) == 0))
+            v[n++] = DRAFT_MODEL_BASE + i;
+    }
+    return n;
+}
+
+static int spec_tokens_values(const struct scenario *s, uint64_t *v)
+{
+    int n = 0;
+    /* 0 ("auto", the default), then 1 to 16, 32 and the most; the
+     * explicit value equal to the default in use is left out, so every
+     * step changes the number (unless it is the current one) */
+    struct scenario d = *s;
+    d.spec_tokens = 0;
+    uint64_t same = spec_default_tokens(&d);
+    n = add_unique(v, n, 0);
+    for (uint64_t k = 1; k <= 16; k++)
+        if (k != same)
+            n = add_unique(v, n, k);
+    if (same != 32)
+        n = add_unique(v, n, 32);
+    if (same != SPEC_TOKENS_MAX)
+        n = add_unique(v, n, SPEC_TOKENS_MAX);
+    n = add_unique(v, n, s->spec_tokens);
+    return n;
+}
+
+/* host memory for the cache, and the share of returning users found there (unsorted) */
+static int host_values(enum control c, const struct scenario *s, const struct plan_result *r,
+                       const struct catalog *cat, uint64_t *v)
+{
+    int n = 0;
+    if (c == CTRL_HOST_KV) {
         /* host memory per GPU: none, then 16 GiB to 4 TiB in doublings */
         n = add_unique(v, n, 0);
         for (uint64_t g = 16; g <= 4096; g *= 2)
             n = add_unique(v, n, g << 30);
         n = add_unique(v, n, s->host_kv_bytes);
-        break;
-    case CTRL_HIT_RATE:
+    } else { /* CTRL_HIT_RATE */
         /* not given, then 0% to 100% of returning users found in host memory */
         n = add_unique(v, n, HIT_RATE_NONE);
         for (uint64_t pc = 0; pc <= 100; pc += 10)
@@ -333,7 +380,16 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         n = add_unique(v, n, 95 + 1);
         n = add_unique(v, n, control_current(c, s, r, cat));
         qsort(v, (size_t)n, sizeof *v, cmp_u64);
-        break;
+    }
+    return n;
+}
+
+/* images a request, LoRA slots and sequences (unsorted) */
+static int slot_values(enum control c, const struct scenario *s, const struct plan_result *r,
+                       const struct catalog *cat, uint64_t *v)
+{
+    int n = 0;
+    switch (c) {
     case CTRL_IMAGES: { /* images a request */
         static const uint64_t steps[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
         for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
@@ -359,6 +415,53 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
         n = add_unique(v, n, control_current(c, s, r, cat));
         break;
     }
+    default:
+        break;
+    }
+    return n;
+}
+
+int control_values(enum control c, const struct scenario *s, const struct plan_result *r,
+                   const struct catalog *cat, uint64_t *v)
+{
+    int n = 0;
+    switch (c) {
+    case CTRL_GPU:
+    case CTRL_MODEL:
+    case CTRL_KV_DTYPE:
+    case CTRL_WEIGHT_DTYPE:
+    case CTRL_ENGINE:
+        return listed_values(c, s, cat, v);
+    case CTRL_DRAFT:
+        return draft_values(s, cat, v);
+    case CTRL_GPUS:
+    case CTRL_TP:
+    case CTRL_CONTEXT:
+    case CTRL_KV_HEADS:
+        n = shape_values(c, s, v);
+        break;
+    case CTRL_PREFIX:
+    case CTRL_AVG:
+        n = request_tokens_values(c, s, v);
+        break;
+    case CTRL_HEADROOM:
+    case CTRL_FRACTION:
+    case CTRL_SPEED:
+    case CTRL_TTFT:
+        n = target_values(c, s, r, cat, v);
+        break;
+    case CTRL_SPEC_TOKENS:
+        n = spec_tokens_values(s, v);
+        break;
+    case CTRL_HOST_KV:
+    case CTRL_HIT_RATE:
+        n = host_values(c, s, r, cat, v);
+        break;
+    case CTRL_IMAGES:
+    case CTRL_LORA:
+    case CTRL_SEQS:
+        n = slot_values(c, s, r, cat, v);
+        break;
     case CTRL_COUNT:
         return 0;
     }

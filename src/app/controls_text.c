@@ -96,103 +96,175 @@ static uint64_t seqs_max(const struct scenario *s)
     return k ? (uint64_t)k->max : 1000000;
 }
 
-bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d)
+/* the token sizes and the GPU, head and sequence counts */
+static bool count_parse(enum control c, struct scenario *s, const char *text, struct diag *in)
 {
     uint64_t n = 0;
+    bool ok = true;
+    switch (c) {
+    case CTRL_CONTEXT:
+        if ((ok = units_parse_tokens(text, false, &n, in)))
+            control_set_context(s, n);
+        break;
+    case CTRL_PREFIX:
+        if ((ok = units_parse_tokens(text, true, &n, in)))
+            s->prefix_tokens = n;
+        break;
+    case CTRL_AVG:
+        if ((ok = units_parse_tokens(text, false, &n, in)))
+            s->avg_context_tokens = n >= s->context_tokens ? 0 : n;
+        break;
+    case CTRL_GPUS:
+        if ((ok = units_parse_count(text, 1, GPUS_MAX, &n, in)))
+            control_set_gpus(s, (uint32_t)n);
+        break;
+    case CTRL_TP:
+        if ((ok = units_parse_count(text, 1, GPUS_MAX, &n, in)))
+            s->tp = n == s->gpus ? 0 : (uint32_t)n;
+        break;
+    case CTRL_KV_HEADS:
+        if ((ok = units_parse_count(text, 1, 100000, &n, in)))
+            s->kv_heads = (uint32_t)n;
+        break;
+    case CTRL_SEQS:
+        if ((ok = units_parse_count(text, 0, seqs_max(s), &n, in)))
+            control_set_seqs(s, (uint32_t)n);
+        break;
+    default:
+        break;
+    }
+    return ok;
+}
+
+/* the headroom, the memory fraction, and the speed and first-token targets */
+static bool number_parse(enum control c, struct scenario *s, const char *text, struct diag *in)
+{
     double x = 0;
+    bool ok = true;
+    switch (c) {
+    case CTRL_HEADROOM:
+        if ((ok = units_parse_number(text, 0, 99.9, &x, in)))
+            s->headroom_percent = x;
+        break;
+    case CTRL_FRACTION:
+        if ((ok = units_parse_number(text, 0.01, 1, &x, in)))
+            control_set_fraction(s, x);
+        break;
+    case CTRL_SPEED:
+        if ((ok = units_parse_number(text, 0, 1e6, &x, in)))
+            s->min_tokens_per_s = x;
+        break;
+    case CTRL_TTFT: /* seconds, as --max-ttft takes them */
+        if ((ok = units_parse_number(text, 0, 86400, &x, in)))
+            s->max_ttft_seconds = x;
+        break;
+    default:
+        break;
+    }
+    return ok;
+}
+
+/* a size, as --host-kv takes it; "off" or 0 for none */
+static bool host_kv_parse(struct scenario *s, const char *text, struct diag *in)
+{
+    uint64_t n = 0;
+    bool ok = true;
+    if (strcasecmp(text, "off") == 0 || strcmp(text, "0") == 0)
+        s->host_kv_bytes = 0;
+    else if ((ok = units_parse_size(text, &n, in)) && n > ((uint64_t)1 << 50))
+        ok = diag_fail(in, "'%s' is more than 1 PiB per GPU", text);
+    else if (ok)
+        s->host_kv_bytes = n;
+    return ok;
+}
+
+/* 0 to 1 as --prefix-hit-rate takes it, or a percentage */
+static bool hit_rate_parse(struct scenario *s, const char *text, struct diag *in)
+{
+    double x = 0;
+    bool ok = true;
+    if (strcasecmp(text, "none") == 0 || strcasecmp(text, "off") == 0) {
+        s->has_prefix_hit_rate = false;
+        s->prefix_hit_rate = 0;
+    } else {
+        size_t len = strlen(text);
+        bool pc = len > 0 && text[len - 1] == '%';
+        char num[64];
+        snprintf(num, sizeof num, "%.*s", (int)(pc ? len - 1 : len), text);
+        if ((ok = units_parse_number(num, 0, pc ? 100 : 1, &x, in))) {
+            s->has_prefix_hit_rate = true;
+            s->prefix_hit_rate = pc ? x / 100.0 : x;
+        } else {
+            ok = diag_fail(in, "'%s' is not a share from 0 to 1 (or 0%% to 100%%)", text);
+        }
+    }
+    return ok;
+}
+
+/* 1 to 64 as --num-speculative-tokens takes them; 0 or auto: the default */
+static bool spec_tokens_parse(struct scenario *s, const char *text, struct diag *in)
+{
+    uint64_t n = 0;
+    bool ok = true;
+    if (strcasecmp(text, "auto") == 0)
+        n = 0;
+    else if (!units_parse_count(text, 0, SPEC_TOKENS_MAX, &n, &(struct diag){0}))
+        ok = diag_fail(in, "'%s' is not a number of tokens from 1 to %d (0 or auto: the default)",
+                       text, SPEC_TOKENS_MAX);
+    if (ok)
+        s->spec_tokens = s->spec_method == SPEC_NONE ? 0 : (uint32_t)n;
+    return ok;
+}
+
+static bool dtype_control_parse(enum control c, struct scenario *s, const char *text,
+                                struct diag *in)
+{
     enum dtype t;
+    bool ok = true;
+    if (!dtype_parse(text, &t))
+        ok = diag_fail(in, "'%s' is not a precision (%s)", text, dtype_names());
+    else if (c == CTRL_KV_DTYPE)
+        s->kv_dtype = t;
+    else
+        s->weight_dtype = t;
+    return ok;
+}
+
+bool control_parse(enum control c, struct scenario *s, const char *text, struct diag *d)
+{
     struct diag in = {0};
     bool ok = true;
     switch (c) {
     case CTRL_CONTEXT:
-        if ((ok = units_parse_tokens(text, false, &n, &in)))
-            control_set_context(s, n);
-        break;
     case CTRL_PREFIX:
-        if ((ok = units_parse_tokens(text, true, &n, &in)))
-            s->prefix_tokens = n;
-        break;
     case CTRL_AVG:
-        if ((ok = units_parse_tokens(text, false, &n, &in)))
-            s->avg_context_tokens = n >= s->context_tokens ? 0 : n;
-        break;
     case CTRL_GPUS:
-        if ((ok = units_parse_count(text, 1, GPUS_MAX, &n, &in)))
-            control_set_gpus(s, (uint32_t)n);
-        break;
     case CTRL_TP:
-        if ((ok = units_parse_count(text, 1, GPUS_MAX, &n, &in)))
-            s->tp = n == s->gpus ? 0 : (uint32_t)n;
-        break;
     case CTRL_KV_HEADS:
-        if ((ok = units_parse_count(text, 1, 100000, &n, &in)))
-            s->kv_heads = (uint32_t)n;
-        break;
     case CTRL_SEQS:
-        if ((ok = units_parse_count(text, 0, seqs_max(s), &n, &in)))
-            control_set_seqs(s, (uint32_t)n);
+        ok = count_parse(c, s, text, &in);
         break;
     case CTRL_HEADROOM:
-        if ((ok = units_parse_number(text, 0, 99.9, &x, &in)))
-            s->headroom_percent = x;
-        break;
     case CTRL_FRACTION:
-        if ((ok = units_parse_number(text, 0.01, 1, &x, &in)))
-            control_set_fraction(s, x);
-        break;
     case CTRL_SPEED:
-        if ((ok = units_parse_number(text, 0, 1e6, &x, &in)))
-            s->min_tokens_per_s = x;
+    case CTRL_TTFT:
+        ok = number_parse(c, s, text, &in);
         break;
-    case CTRL_TTFT: /* seconds, as --max-ttft takes them */
-        if ((ok = units_parse_number(text, 0, 86400, &x, &in)))
-            s->max_ttft_seconds = x;
+    case CTRL_HOST_KV:
+        ok = host_kv_parse(s, text, &in);
         break;
-    case CTRL_HOST_KV: /* a size, as --host-kv takes it; "off" or 0 for none */
-        if (strcasecmp(text, "off") == 0 || strcmp(text, "0") == 0)
-            s->host_kv_bytes = 0;
-        else if ((ok = units_parse_size(text, &n, &in)) && n > ((uint64_t)1 << 50))
-            ok = diag_fail(&in, "'%s' is more than 1 PiB per GPU", text);
-        else if (ok)
-            s->host_kv_bytes = n;
-        break;
-    case CTRL_HIT_RATE: /* 0 to 1 as --prefix-hit-rate takes it, or a percentage */
-        if (strcasecmp(text, "none") == 0 || strcasecmp(text, "off") == 0) {
-            s->has_prefix_hit_rate = false;
-            s->prefix_hit_rate = 0;
-        } else {
-            size_t len = strlen(text);
-            bool pc = len > 0 && text[len - 1] == '%';
-            char num[64];
-            snprintf(num, sizeof num, "%.*s", (int)(pc ? len - 1 : len), text);
-            if ((ok = units_parse_number(num, 0, pc ? 100 : 1, &x, &in))) {
-                s->has_prefix_hit_rate = true;
-                s->prefix_hit_rate = pc ? x / 100.0 : x;
-            } else {
-                ok = diag_fail(&in, "'%s' is not a share from 0 to 1 (or 0%% to 100%%)", text);
-            }
-        }
+    case CTRL_HIT_RATE:
+        ok = hit_rate_parse(s, text, &in);
         break;
     case CTRL_KV_DTYPE:
     case CTRL_WEIGHT_DTYPE:
-        if (!dtype_parse(text, &t))
-            ok = diag_fail(&in, "'%s' is not a precision (%s)", text, dtype_names());
-        else if (c == CTRL_KV_DTYPE)
-            s->kv_dtype = t;
-        else
-            s->weight_dtype = t;
+        ok = dtype_control_parse(c, s, text, &in);
         break;
     case CTRL_ENGINE:
         ok = engine_parse(text, &s->engine.kind, &s->engine.rule, &in);
         break;
-    case CTRL_SPEC_TOKENS: /* 1 to 64 as --num-speculative-tokens takes them; 0 or auto: the default */
-        if (strcasecmp(text, "auto") == 0)
-            n = 0;
-        else if (!units_parse_count(text, 0, SPEC_TOKENS_MAX, &n, &(struct diag){0}))
-            ok = diag_fail(&in, "'%s' is not a number of tokens from 1 to %d (0 or auto: the default)",
-                           text, SPEC_TOKENS_MAX);
-        if (ok)
-            s->spec_tokens = s->spec_method == SPEC_NONE ? 0 : (uint32_t)n;
+    case CTRL_SPEC_TOKENS:
+        ok = spec_tokens_parse(s, text, &in);
         break;
     case CTRL_LORA: /* "off", "8" slots, or "8x64": 8 slots at rank 64 */
         ok = lora_parse(s, text, &in);
@@ -209,8 +281,8 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
     return true;
 }
 
-void control_format(enum control c, const struct scenario *s, const struct plan_result *r,
-                    char *buf, size_t size)
+/* the GPU, the model, the GPUs and their split, and the token sizes */
+static void shape_format(enum control c, const struct scenario *s, char *buf, size_t size)
 {
     char t[32];
     switch (c) {
@@ -236,6 +308,25 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
     case CTRL_CONTEXT:
         snprintf(buf, size, "%s", units_format_tokens_short(s->context_tokens, t, sizeof t));
         break;
+    case CTRL_PREFIX:
+        snprintf(buf, size, "%s", units_format_tokens_short(s->prefix_tokens, t, sizeof t));
+        break;
+    case CTRL_AVG:
+        if (s->avg_context_tokens == 0)
+            snprintf(buf, size, "= context");
+        else
+            snprintf(buf, size, "%s", units_format_tokens_short(s->avg_context_tokens, t, sizeof t));
+        break;
+    default:
+        break;
+    }
+}
+
+/* the KV heads, and the cache and weight precisions */
+static void precision_format(enum control c, const struct scenario *s,
+                             const struct plan_result *r, char *buf, size_t size)
+{
+    switch (c) {
     case CTRL_KV_HEADS:
         if (s->model.attention == ATTENTION_MLA) {
             snprintf(buf, size, "MLA latent");
@@ -262,15 +353,16 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
         else
             snprintf(buf, size, "%s", dtype_info(s->weight_dtype)->name);
         break;
-    case CTRL_PREFIX:
-        snprintf(buf, size, "%s", units_format_tokens_short(s->prefix_tokens, t, sizeof t));
+    default:
         break;
-    case CTRL_AVG:
-        if (s->avg_context_tokens == 0)
-            snprintf(buf, size, "= context");
-        else
-            snprintf(buf, size, "%s", units_format_tokens_short(s->avg_context_tokens, t, sizeof t));
-        break;
+    }
+}
+
+/* the engine, headroom, memory fraction and sequences, and the speed and first-token targets */
+static void engine_format(enum control c, const struct scenario *s, const struct plan_result *r,
+                          char *buf, size_t size)
+{
+    switch (c) {
     case CTRL_ENGINE:
         snprintf(buf, size, "%s", engine_label(s->engine.kind, s->engine.rule));
         break;
@@ -289,25 +381,6 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
         else
             snprintf(buf, size, "no target");
         break;
-    case CTRL_HOST_KV:
-        if (s->host_kv_bytes > 0) {
-            /* "256 GiB/GPU": whole sizes without their ".00" */
-            units_format_bytes(s->host_kv_bytes, s->units, t, sizeof t);
-            char *zeros = strstr(t, ".00 ");
-            if (zeros)
-                memmove(zeros, zeros + 3, strlen(zeros + 3) + 1);
-            snprintf(buf, size, "%s/GPU", t);
-            if (strlen(buf) > HOST_KV_VALUE_W)
-                host_kv_brief(s->host_kv_bytes, s->units, buf, size);
-        } else
-            snprintf(buf, size, "none");
-        break;
-    case CTRL_HIT_RATE:
-        if (s->has_prefix_hit_rate)
-            snprintf(buf, size, "%g%% from host", s->prefix_hit_rate * 100);
-        else
-            snprintf(buf, size, "not given");
-        break;
     case CTRL_FRACTION:
         if (control_fraction_of(s) > 0)
             snprintf(buf, size, "%.3f", control_fraction_of(s));
@@ -322,6 +395,40 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
         else
             snprintf(buf, size, "auto %u", r->engine.scheduler_cap);
         break;
+    default:
+        break;
+    }
+}
+
+/* host memory for the cache, and the share of returning users found there */
+static void host_format(enum control c, const struct scenario *s, char *buf, size_t size)
+{
+    char t[32];
+    if (c == CTRL_HOST_KV) {
+        if (s->host_kv_bytes > 0) {
+            /* "256 GiB/GPU": whole sizes without their ".00" */
+            units_format_bytes(s->host_kv_bytes, s->units, t, sizeof t);
+            char *zeros = strstr(t, ".00 ");
+            if (zeros)
+                memmove(zeros, zeros + 3, strlen(zeros + 3) + 1);
+            snprintf(buf, size, "%s/GPU", t);
+            if (strlen(buf) > HOST_KV_VALUE_W)
+                host_kv_brief(s->host_kv_bytes, s->units, buf, size);
+        } else
+            snprintf(buf, size, "none");
+    } else { /* CTRL_HIT_RATE */
+        if (s->has_prefix_hit_rate)
+            snprintf(buf, size, "%g%% from host", s->prefix_hit_rate * 100);
+        else
+            snprintf(buf, size, "not given");
+    }
+}
+
+/* the draft and its tokens, LoRA slots and images a request */
+static void extras_format(enum control c, const struct scenario *s, const struct plan_result *r,
+                          char *buf, size_t size)
+{
+    switch (c) {
     case CTRL_DRAFT:
         if (s->spec_method == SPEC_MTP)
             snprintf(buf, size, "MTP (%u layer%s)", s->model.nextn_layers,
@@ -348,6 +455,47 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
             snprintf(buf, size, "none");
         else
             snprintf(buf, size, "%u x %u tok", scenario_images(s), scenario_tokens_per_image(s));
+        break;
+    default:
+        break;
+    }
+}
+
+void control_format(enum control c, const struct scenario *s, const struct plan_result *r,
+                    char *buf, size_t size)
+{
+    switch (c) {
+    case CTRL_GPU:
+    case CTRL_MODEL:
+    case CTRL_GPUS:
+    case CTRL_TP:
+    case CTRL_CONTEXT:
+    case CTRL_PREFIX:
+    case CTRL_AVG:
+        shape_format(c, s, buf, size);
+        break;
+    case CTRL_KV_HEADS:
+    case CTRL_KV_DTYPE:
+    case CTRL_WEIGHT_DTYPE:
+        precision_format(c, s, r, buf, size);
+        break;
+    case CTRL_ENGINE:
+    case CTRL_HEADROOM:
+    case CTRL_SPEED:
+    case CTRL_TTFT:
+    case CTRL_FRACTION:
+    case CTRL_SEQS:
+        engine_format(c, s, r, buf, size);
+        break;
+    case CTRL_HOST_KV:
+    case CTRL_HIT_RATE:
+        host_format(c, s, buf, size);
+        break;
+    case CTRL_DRAFT:
+    case CTRL_SPEC_TOKENS:
+    case CTRL_LORA:
+    case CTRL_IMAGES:
+        extras_format(c, s, r, buf, size);
         break;
     case CTRL_COUNT:
         buf[0] = '\0';
