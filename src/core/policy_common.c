@@ -366,24 +366,8 @@ static void users_row(struct policy_ctx *c, const struct block_rule *b, const ch
     explain_row_end(c->x, row, XU_COUNT, 0, note);
 }
 
-void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
+static void units_row(struct policy_ctx *c, const struct block_rule *b, uint64_t pool)
 {
-    const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
-    struct engine_detail *e = &r->engine;
-    const struct kv_cost *k = &r->cost;
-    e->unit_tokens = b->unit_tokens;
-    /* a block of one group under the hybrid grouping, else of every layer */
-    if (!b->units_given)
-        e->unit_bytes = b->hybrid ? kv_sat_mul(kv_sat_mul(b->unit_tokens, k->bytes_per_layer),
-                                           b->group_layers)
-                              : kv_sat_mul(b->unit_tokens, k->bytes_per_token);
-    uint64_t pool = b->pool_key ? b->pool_bytes : r->kv_pool_bytes_per_gpu;
-    if (!b->units_given)
-        e->units = e->unit_bytes ? pool / e->unit_bytes : 0;
-    e->scheduler_cap = b->cap;
-    e->kv_cache_bytes = r->kv_pool_bytes_per_gpu;
-
     struct explain_row *row = b->units_given ? NULL : explain_row_begin(
         c->x, "units", b->unit_tokens == 1 ? "KV tokens" : "KV blocks", "per GPU");
     if (row && pool == 0) {
@@ -407,22 +391,16 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
     explain_op(row, XOP_DIV);
     explain_op(row, XOP_FLOOR);
     explain_row_end(c->x, row, XU_COUNT, 0, NULL);
+}
 
-    /* Units of one user: its own blocks (whole prefix blocks are shared). */
-    uint64_t ctx = s->context_tokens, prefix = s->prefix_tokens, avg = r->avg_context_tokens;
-    uint64_t per_user = user_units(b, ctx, prefix, b->window_units);
-    uint64_t per_user_avg = user_units(b, avg, prefix, b->window_units_avg);
-    uint64_t prefix_units = prefix / b->unit_tokens;
+static void per_user_row(struct policy_ctx *c, const struct block_rule *b, uint64_t ctx,
+                         uint64_t prefix)
+{
+    struct explain_row *row = explain_row_begin(
+        c->x, "units_per_user", b->unit_tokens == 1 ? "Tokens per user" : "Blocks per user", "");
     if (b->hybrid)
-        prefix_units = kv_sat_mul(prefix_units, b->full_groups);
-    uint64_t avail = e->units;
-
-    row = explain_row_begin(c->x, "units_per_user",
-                            b->unit_tokens == 1 ? "Tokens per user" : "Blocks per user", "");
-    if (b->hybrid) {
         explain_term(row, b->full_groups, XU_COUNT,
                      b->full_groups == 1 ? "full group" : "full groups");
-    }
     explain_term(row, ctx, XU_TOKENS, "context tokens");
     if (b->unit_tokens > 1) {
         explain_term(row, b->unit_tokens, XU_TOKENS, "per block");
@@ -468,7 +446,53 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
                     : b->state  ? "blocks of a group: a state group keeps one block per sequence"
                     : b->hybrid ? "blocks of a group: windowed groups keep the window and a batch"
                                 : NULL);
+}
 
+static void tokens_held_row(struct policy_ctx *c, const struct block_rule *b, uint32_t groups)
+{
+    struct explain_row *row =
+        explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
+    explain_ref(c->x, row, "units", b->unit_tokens == 1 ? "tokens" : "blocks");
+    if (groups > 1) {
+        explain_term(row, groups, XU_COUNT, "groups");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_FLOOR);
+    }
+    if (b->unit_tokens > 1) {
+        explain_term(row, b->unit_tokens, XU_TOKENS, "per block");
+        explain_op(row, XOP_MUL);
+    }
+    explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
+}
+
+void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    struct engine_detail *e = &r->engine;
+    const struct kv_cost *k = &r->cost;
+    e->unit_tokens = b->unit_tokens;
+    /* a block of one group under the hybrid grouping, else of every layer */
+    if (!b->units_given)
+        e->unit_bytes = b->hybrid ? kv_sat_mul(kv_sat_mul(b->unit_tokens, k->bytes_per_layer),
+                                           b->group_layers)
+                              : kv_sat_mul(b->unit_tokens, k->bytes_per_token);
+    uint64_t pool = b->pool_key ? b->pool_bytes : r->kv_pool_bytes_per_gpu;
+    if (!b->units_given)
+        e->units = e->unit_bytes ? pool / e->unit_bytes : 0;
+    e->scheduler_cap = b->cap;
+    e->kv_cache_bytes = r->kv_pool_bytes_per_gpu;
+
+    units_row(c, b, pool);
+    /* Units of one user: its own blocks (whole prefix blocks are shared). */
+    uint64_t ctx = s->context_tokens, prefix = s->prefix_tokens, avg = r->avg_context_tokens;
+    uint64_t per_user = user_units(b, ctx, prefix, b->window_units);
+    uint64_t per_user_avg = user_units(b, avg, prefix, b->window_units_avg);
+    uint64_t prefix_units = prefix / b->unit_tokens;
+    if (b->hybrid)
+        prefix_units = kv_sat_mul(prefix_units, b->full_groups);
+    uint64_t avail = e->units;
+    per_user_row(c, b, ctx, prefix);
     r->users_per_replica = users_of(avail, prefix_units, per_user, b->cap, &r->users_fit_per_replica);
     r->users_paged_per_replica = users_of(avail, prefix_units, per_user_avg, b->cap, NULL);
     /* hybrid: vLLM logs the blocks over the groups as its token count */
@@ -482,31 +506,20 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
     r->user_bytes_paged_per_gpu = kv_sat_mul(per_user_avg, unit_layer_bytes);
 
     if (!r->fits || e->units == 0) {
-        row = explain_row_begin(c->x, "users_replica", "Users", "per replica");
+        struct explain_row *row =
+            explain_row_begin(c->x, "users_replica", "Users", "per replica");
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
     } else {
         users_row(c, b, "users_replica", "Users", per_user, "units_per_user", prefix_units, avail,
                   NULL);
     }
-    char note[96];
-    char t[32];
+    char note[96], t[32];
     units_format_int(avg, t, sizeof t);
     snprintf(note, sizeof note, "at %s tokens in use", t);
     users_row(c, b, "users_paged_replica", "Users, paged", per_user_avg, NULL, prefix_units, avail,
               note);
 
-    row = explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
-    explain_ref(c->x, row, "units", b->unit_tokens == 1 ? "tokens" : "blocks");
-    if (groups > 1) {
-        explain_term(row, groups, XU_COUNT, "groups");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_FLOOR);
-    }
-    if (b->unit_tokens > 1) {
-        explain_term(row, b->unit_tokens, XU_TOKENS, "per block");
-        explain_op(row, XOP_MUL);
-    }
-    explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
+    tokens_held_row(c, b, groups);
 }
 
 uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, uint64_t spec, const char *note)

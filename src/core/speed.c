@@ -240,34 +240,34 @@ const char *plan_binding_name(enum binding_limit b)
     }
 }
 
-static void rows(const struct inputs *in, const struct scenario *s, struct plan_result *r,
-                 struct explain *x, uint64_t n, const struct step *st)
+/* MoE: the weights a batch reads, less the experts it leaves untouched. */
+static void weights_row(const struct inputs *in, const struct scenario *s,
+                        const struct plan_result *r, struct explain *x, uint64_t m)
 {
-    const struct speed_result *sp = &r->speed;
     char name[96];
-    struct explain_row *row;
-    const char *wkey = NULL;
-    uint64_t m = batch_users(in, n); /* the users of one batch in flight */
-    if (s->model.experts) {
-        row = explain_row_begin(x, "speed_weights", "Weights read", "per GPU");
-        explain_term(row, (long double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu),
-                     XU_BYTES, "weights on the GPU");
-        explain_term(row, in->experts, XU_BYTES, "in experts");
-        explain_term(row, in->expert_div, XU_COUNT,
-                     in->expert_div == 1 ? "GPU" : r->experts_spread ? "GPUs (all)" : "GPUs");
-        explain_op(row, XOP_DIV);
-        explain_term(row, 1, XU_COUNT, "");
-        snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)m);
-        explain_term(row, speed_expert_share(&s->model, m), XU_RATIO, name);
-        explain_op(row, XOP_SUB);
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_SUB);
-        snprintf(name, sizeof name, "share = 1 - (1 - %u/%u)^%llu experts a layer",
-                 s->model.experts_per_token, s->model.experts, (unsigned long long)m);
-        explain_row_end(x, row, XU_BYTES, 0, name);
-        wkey = "speed_weights";
-    }
-    row = explain_row_begin(x, "speed_bytes", "Read per step", "per GPU");
+    struct explain_row *row = explain_row_begin(x, "speed_weights", "Weights read", "per GPU");
+    explain_term(row, (long double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu),
+                 XU_BYTES, "weights on the GPU");
+    explain_term(row, in->experts, XU_BYTES, "in experts");
+    explain_term(row, in->expert_div, XU_COUNT,
+                 in->expert_div == 1 ? "GPU" : r->experts_spread ? "GPUs (all)" : "GPUs");
+    explain_op(row, XOP_DIV);
+    explain_term(row, 1, XU_COUNT, "");
+    snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)m);
+    explain_term(row, speed_expert_share(&s->model, m), XU_RATIO, name);
+    explain_op(row, XOP_SUB);
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_SUB);
+    snprintf(name, sizeof name, "share = 1 - (1 - %u/%u)^%llu experts a layer",
+             s->model.experts_per_token, s->model.experts, (unsigned long long)m);
+    explain_row_end(x, row, XU_BYTES, 0, name);
+}
+
+static void bytes_row(const struct inputs *in, const struct plan_result *r, struct explain *x,
+                      uint64_t m, const struct step *st, const char *wkey)
+{
+    char name[96];
+    struct explain_row *row = explain_row_begin(x, "speed_bytes", "Read per step", "per GPU");
     if (wkey)
         explain_ref(x, row, wkey, "weights");
     else
@@ -297,8 +297,14 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
                     in->read_share < 1.0 ? name
                     : in->windowed       ? "windowed layers read at most their window"
                                          : NULL);
+}
 
-    row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
+static void memory_compute_rows(const struct inputs *in, const struct plan_result *r,
+                                struct explain *x, uint64_t m)
+{
+    const struct speed_result *sp = &r->speed;
+    char name[96];
+    struct explain_row *row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
     explain_ref(x, row, "speed_bytes", "");
     explain_term(row, in->bw, XU_BYTES_PER_S, "bandwidth");
     explain_term(row, in->mbu, XU_FRACTION, "MBU");
@@ -332,23 +338,33 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     } else {
         explain_row_end(x, row, XU_SECONDS, 0, "no compute figure for this GPU: memory alone");
     }
-    if (in->tp > 1) {
-        row = explain_row_begin(x, "speed_comm", "All-reduce", "per step");
-        explain_term(row, in->layers, XU_COUNT, "layers");
-        explain_term(row, 2, XU_COUNT, "all-reduces");
-        explain_op(row, XOP_MUL);
-        explain_term(row, st->comm / (in->layers * 2.0), XU_SECONDS, "each");
-        explain_op(row, XOP_MUL);
-        if (in->nodes > 1)
-            snprintf(name, sizeof name, "each: ring over %u GPUs across %u nodes at %.0f GB/s "
-                     "(network) plus %.0f us", in->tp, in->nodes, in->link_used / 1e9,
-                     in->latency * 1e6);
-        else
-            snprintf(name, sizeof name, "each: ring over %u GPUs at %.0f GB/s plus %.0f us",
-                     in->tp, in->link_used / 1e9, in->latency * 1e6);
-        explain_row_end(x, row, XU_SECONDS, 0, name);
-    }
-    row = explain_row_begin(x, "speed_step", "Time per token", "per step");
+}
+
+static void comm_row(const struct inputs *in, struct explain *x, const struct step *st)
+{
+    char name[96];
+    struct explain_row *row = explain_row_begin(x, "speed_comm", "All-reduce", "per step");
+    explain_term(row, in->layers, XU_COUNT, "layers");
+    explain_term(row, 2, XU_COUNT, "all-reduces");
+    explain_op(row, XOP_MUL);
+    explain_term(row, st->comm / (in->layers * 2.0), XU_SECONDS, "each");
+    explain_op(row, XOP_MUL);
+    if (in->nodes > 1)
+        snprintf(name, sizeof name, "each: ring over %u GPUs across %u nodes at %.0f GB/s "
+                 "(network) plus %.0f us", in->tp, in->nodes, in->link_used / 1e9,
+                 in->latency * 1e6);
+    else
+        snprintf(name, sizeof name, "each: ring over %u GPUs at %.0f GB/s plus %.0f us",
+                 in->tp, in->link_used / 1e9, in->latency * 1e6);
+    explain_row_end(x, row, XU_SECONDS, 0, name);
+}
+
+static void step_rows(const struct inputs *in, const struct scenario *s,
+                      const struct plan_result *r, struct explain *x, const struct step *st)
+{
+    const struct speed_result *sp = &r->speed;
+    char name[96];
+    struct explain_row *row = explain_row_begin(x, "speed_step", "Time per token", "per step");
     explain_ref(x, row, "speed_memory", "memory");
     if (in->peak > 0) { /* without a compute figure the step is the memory's alone */
         explain_ref(x, row, "speed_compute", "compute");
@@ -384,6 +400,23 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     explain_ref(x, row, "decode", "each");
     explain_op(row, XOP_MUL);
     explain_row_end(x, row, XU_TOK_PER_S, 0, NULL);
+}
+
+static void rows(const struct inputs *in, const struct scenario *s, struct plan_result *r,
+                 struct explain *x, uint64_t n, const struct step *st)
+{
+    const char *wkey = NULL;
+    uint64_t m = batch_users(in, n); /* the users of one batch in flight */
+    if (s->model.experts) {
+        weights_row(in, s, r, x, m);
+        wkey = "speed_weights";
+    }
+    bytes_row(in, r, x, m, st, wkey);
+
+    memory_compute_rows(in, r, x, m);
+    if (in->tp > 1)
+        comm_row(in, x, st);
+    step_rows(in, s, r, x, st);
 }
 
 /* The prefill of p tokens alone on a replica: its FLOPs on one GPU, the
