@@ -129,10 +129,10 @@ static void mark(struct engine_log *log, enum log_engine e)
     log->seen |= 1u << (e == LOG_VLLM_V1 ? LOG_VLLM_V0 : e == LOG_OLLAMA ? LOG_LLAMACPP : e);
 }
 
-static void parse_line(struct engine_log *log, const char *line, int n)
+/* recognise the engine */
+static void detect_engine(struct engine_log *log, const char *line)
 {
     enum log_engine before = log->engine;
-    /* recognise the engine */
     if (strstr(line, "total_gpu_memory") && strstr(line, "gpu_memory_utilization") &&
         log->engine == LOG_UNKNOWN)
         log->engine = LOG_VLLM_V0;
@@ -158,7 +158,10 @@ static void parse_line(struct engine_log *log, const char *line, int n)
         log->engine = LOG_TGI;
     if (log->engine != before || (log->engine != LOG_UNKNOWN && log->seen == 0))
         mark(log, log->engine);
+}
 
+static void grab_vllm(struct engine_log *log, const char *line, int n)
+{
     /* vLLM V0 worker.py */
     grab(log, line, n, "total_gpu_memory", LF_TOTAL_GPU_MEMORY);
     grab(log, line, n, "gpu_memory_utilization", LF_UTILIZATION);
@@ -188,6 +191,10 @@ static void parse_line(struct engine_log *log, const char *line, int n)
     }
     grab(log, line, n, "max_model_len=", LF_CONTEXT);
     grab(log, line, n, "tensor_parallel_size=", LF_TP);
+}
+
+static void grab_sglang(struct engine_log *log, const char *line, int n)
+{
     /* SGLang */
     if (strstr(line, "KV Cache is allocated")) {
         grab(log, line, n, "#tokens:", LF_KV_TOKENS);
@@ -200,6 +207,10 @@ static void parse_line(struct engine_log *log, const char *line, int n)
     grab(log, line, n, "mem_fraction_static=", LF_MEM_FRACTION);
     if (strstr(line, "Load weight end"))
         grab(log, line, n, "mem usage=", LF_WEIGHTS);
+}
+
+static void grab_llamacpp(struct engine_log *log, const char *line, int n)
+{
     /* llama.cpp, old and new */
     if (strstr(line, "llama_kv_cache_init")) {
         grab(log, line, n, "kv_size =", LF_CELLS);
@@ -237,6 +248,10 @@ static void parse_line(struct engine_log *log, const char *line, int n)
     grab(log, line, n, "n_seq_max     =", LF_SEQS);
     if (strstr(line, "llama_context: n_ctx ") || strstr(line, "llama_new_context_with_model: n_ctx "))
         grab(log, line, n, "n_ctx      =", LF_CELLS);
+}
+
+static void grab_ollama_tgi(struct engine_log *log, const char *line, int n)
+{
     /* Ollama's command line */
     if (strstr(line, "--ctx-size"))
         grab(log, line, n, "--ctx-size", LF_CELLS);
@@ -246,6 +261,15 @@ static void parse_line(struct engine_log *log, const char *line, int n)
         grab(log, line, n, "ctx_size =", LF_CELLS);
     /* TGI */
     grab(log, line, n, "Setting max batch total tokens to", LF_KV_TOKENS);
+}
+
+static void parse_line(struct engine_log *log, const char *line, int n)
+{
+    detect_engine(log, line);
+    grab_vllm(log, line, n);
+    grab_sglang(log, line, n);
+    grab_llamacpp(log, line, n);
+    grab_ollama_tgi(log, line, n);
 }
 
 void enginelog_parse(const char *text, size_t len, struct engine_log *log)

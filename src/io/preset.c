@@ -92,10 +92,9 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
     return true;
 }
 
-bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct model_spec *m,
-                            struct diag *d)
+static bool read_model_fields(const struct jsonread *r, const cJSON *o, struct model_spec *m,
+                              struct diag *d)
 {
-    memset(m, 0, sizeof *m);
     const uint64_t big = (uint64_t)1 << 53;
     char attention[16] = "";
     if (!jsonread_string(r, o, "id", true, m->id, sizeof m->id, d) || !check_id(r, m->id, d) ||
@@ -135,8 +134,14 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
         return jsonread_fail(r, d, "mtp_params: give it with num_nextn_predict_layers (both or neither)");
     if (m->weight_dtype == DTYPE_AUTO)
         return jsonread_fail(r, d, "weight_dtype: name the released precision, not auto");
+    return true;
+}
+
+static bool read_model_mla(const struct jsonread *r, const cJSON *o, struct model_spec *m,
+                           struct diag *d)
+{
     const cJSON *mo = cJSON_GetObjectItemCaseSensitive(o, "mla");
-    if (mla) {
+    if (m->attention == ATTENTION_MLA) {
         if (!cJSON_IsObject(mo))
             return jsonread_fail(r, d, "mla: an MLA model needs an object with kv_lora_rank and "
                                     "qk_rope_head_dim");
@@ -156,6 +161,13 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
                                         "index_topk",
                                  m->index_head_dim ? "index_topk" : "index_head_dim");
     }
+    return true;
+}
+
+static bool read_model_moe(const struct jsonread *r, const cJSON *o, struct model_spec *m,
+                           struct diag *d)
+{
+    const uint64_t big = (uint64_t)1 << 53;
     const cJSON *moe = cJSON_GetObjectItemCaseSensitive(o, "moe");
     if (moe != NULL && !cJSON_IsNull(moe)) {
         if (!cJSON_IsObject(moe))
@@ -171,6 +183,12 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
         if (m->expert_params > m->params)
             return jsonread_fail(&c, d, "expert_params: more than params");
     }
+    return true;
+}
+
+static bool read_model_sliding_window(const struct jsonread *r, const cJSON *o,
+                                      struct model_spec *m, struct diag *d)
+{
     const cJSON *sw = cJSON_GetObjectItemCaseSensitive(o, "sliding_window");
     if (sw != NULL && !cJSON_IsNull(sw)) {
         if (!cJSON_IsObject(sw))
@@ -182,6 +200,12 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
                              sizeof m->window_pattern, d))
             return false;
     }
+    return true;
+}
+
+static bool read_model_state(const struct jsonread *r, const cJSON *o, struct model_spec *m,
+                             struct diag *d)
+{
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "state");
     if (st != NULL && !cJSON_IsNull(st)) {
         if (!cJSON_IsObject(st))
@@ -207,6 +231,17 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
                                  shown);
         }
     }
+    return true;
+}
+
+bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct model_spec *m,
+                            struct diag *d)
+{
+    memset(m, 0, sizeof *m);
+    if (!read_model_fields(r, o, m, d) || !read_model_mla(r, o, m, d) ||
+        !read_model_moe(r, o, m, d) || !read_model_sliding_window(r, o, m, d) ||
+        !read_model_state(r, o, m, d))
+        return false;
     struct diag v = {0};
     if (!spec_model_validate(m, &v))
         return jsonread_fail(r, d, "%s", v.message);
