@@ -300,13 +300,11 @@ void report_spec_text(const struct scenario *s, const struct plan_result *r, boo
 static const char spec_speed_note[] =
     "speed is the model's step alone: the draft's passes and the accepted tokens are not modelled";
 
-void report_text(FILE *out, const struct scenario *s, const struct plan_result *r,
-                 const struct explain *x)
+/* The title line and the headline. */
+static void report_text_title(FILE *out, const struct scenario *s, const struct plan_result *r,
+                              const struct engine_desc *e)
 {
-    char a[64], b[64], c[64], line[512];
-    enum unit_system u = s->units;
-    const struct engine_desc *e = engine_desc(r->profile);
-    plan_layout_text(r, b, sizeof b);
+    char a[64], line[512];
     char split[48] = "";
     if (r->pp > 1) {
         snprintf(split, sizeof split, " (%u x TP %u x PP %u)", r->replicas, r->tp, r->pp);
@@ -319,12 +317,18 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
             e->server ? engine_label(r->profile, r->rule) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "  %s\n\n", line);
+}
 
+static void report_text_scenario(FILE *out, const struct scenario *s, const struct plan_result *r,
+                                 const struct engine_desc *e, const char *layout)
+{
+    char a[64], b[64], c[64], line[512];
+    enum unit_system u = s->units;
     fprintf(out, "Scenario\n");
     units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, u, a, sizeof a);
     fprintf(out, "  %-14s %u x %s, %s each (%s)\n", "GPU", s->gpus, s->gpu.name, a,
             s->has_vram ? "--vram" : s->gpu.memory_basis);
-    fprintf(out, "  %-14s %s\n", "Layout", b);
+    fprintf(out, "  %-14s %s\n", "Layout", layout);
     model_line(s, r, line, sizeof line);
     fprintf(out, "  %-14s %s\n", "Model", line);
     units_format_int(s->context_tokens, a, sizeof a);
@@ -353,7 +357,11 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
         report_host_input(s, line, sizeof line);
         fprintf(out, "  %-14s %s\n", "Host KV", line);
     }
+}
 
+static void report_text_computed(FILE *out, const struct scenario *s, const struct plan_result *r,
+                             const struct explain *x)
+{
     int rows = x ? x->count : 0; /* NULL: no rows */
     fprintf(out, "\nHow it is computed\n");
     for (int i = 0; i < rows; i++)
@@ -376,10 +384,13 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
             if (report_is_host_row(&x->rows[i]))
                 row_text(out, &x->rows[i]);
     }
+}
 
-    if (e->server)
-        report_engine(out, s, r);
-
+static void report_text_memory(FILE *out, const struct scenario *s, const struct plan_result *r,
+                               const struct engine_desc *e)
+{
+    char a[64];
+    enum unit_system u = s->units;
     uint64_t seg[SEG_COUNT], total = 0;
     plan_segments(r, seg);
     fprintf(out, "\nMemory of each GPU (%s%s)\n", units_name(u),
@@ -401,7 +412,12 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
         units_format_bytes(total - r->memory_bytes_per_gpu, u, a, sizeof a);
         fprintf(out, "  %-16s %14s\n", "over by", a);
     }
+    (void)total;
+}
 
+static void report_text_warnings(FILE *out, const struct plan_result *r)
+{
+    char line[512];
     uint32_t shown = plan_shown_warnings(r);
     if (shown) {
         fprintf(out, "\nWarnings\n");
@@ -411,7 +427,24 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
                 fprintf(out, "  ! %s\n", line);
             }
     }
-    (void)total;
+}
+
+void report_text(FILE *out, const struct scenario *s, const struct plan_result *r,
+                 const struct explain *x)
+{
+    char layout[64];
+    const struct engine_desc *e = engine_desc(r->profile);
+    plan_layout_text(r, layout, sizeof layout);
+    report_text_title(out, s, r, e);
+    report_text_scenario(out, s, r, e, layout);
+    report_text_computed(out, s, r, x);
+
+    if (e->server)
+        report_engine(out, s, r);
+
+    report_text_memory(out, s, r, e);
+
+    report_text_warnings(out, r);
 }
 
 void report_markdown(FILE *out, const struct scenario *s, const struct plan_result *r,

@@ -248,136 +248,170 @@ static cJSON *host_tier_json(const struct host_tier *h)
     return jsonout_end(&o);
 }
 
-static cJSON *result_json(const struct plan_result *r, const struct explain *x)
+/* The layout and the precisions. */
+static void result_layout_json(struct jsonout *o, const struct plan_result *r)
 {
-    struct jsonout o = jsonout_begin();
-    jsonout_string(&o, "profile", engine_label(r->profile, r->rule));
-    jsonout_bool(&o, "fits", r->fits);
-    jsonout_bool(&o, "weights_fit", r->weights_fit);
-    jsonout_uint(&o, "gpus", r->gpus);
-    jsonout_uint(&o, "tp", r->tp);
-    jsonout_uint(&o, "replicas", r->replicas);
+    jsonout_string(o, "profile", engine_label(r->profile, r->rule));
+    jsonout_bool(o, "fits", r->fits);
+    jsonout_bool(o, "weights_fit", r->weights_fit);
+    jsonout_uint(o, "gpus", r->gpus);
+    jsonout_uint(o, "tp", r->tp);
+    jsonout_uint(o, "replicas", r->replicas);
     if (r->pp > 1)
-        jsonout_uint(&o, "pp", r->pp);
+        jsonout_uint(o, "pp", r->pp);
     if (r->dp_attention)
-        jsonout_bool(&o, "dp_attention", true);
-    jsonout_string(&o, "weight_dtype", dtype_info(r->weight_dtype)->name);
-    jsonout_bool(&o, "weights_as_released", r->weights_as_released);
-    jsonout_string(&o, "kv_dtype", dtype_info(r->kv_dtype)->name);
+        jsonout_bool(o, "dp_attention", true);
+    jsonout_string(o, "weight_dtype", dtype_info(r->weight_dtype)->name);
+    jsonout_bool(o, "weights_as_released", r->weights_as_released);
+    jsonout_string(o, "kv_dtype", dtype_info(r->kv_dtype)->name);
+}
+
+static void result_answer_json(struct jsonout *o, const struct plan_result *r)
+{
     /* the answer, over every replica */
-    jsonout_uint(&o, "max_users", r->max_users);
-    jsonout_uint(&o, "max_users_paged", r->max_users_paged);
-    jsonout_uint(&o, "kv_tokens", r->kv_tokens);
-    jsonout_uint(&o, "kv_pool_bytes", r->kv_pool_bytes);
-    jsonout_double_or_null(&o, "price_usd_per_hour", r->price_usd_per_hour,
+    jsonout_uint(o, "max_users", r->max_users);
+    jsonout_uint(o, "max_users_paged", r->max_users_paged);
+    jsonout_uint(o, "kv_tokens", r->kv_tokens);
+    jsonout_uint(o, "kv_pool_bytes", r->kv_pool_bytes);
+    jsonout_double_or_null(o, "price_usd_per_hour", r->price_usd_per_hour,
                            r->price_usd_per_hour >= 0);
-    jsonout_double_or_null(&o, "cost_per_user_hour", r->cost_per_user_hour,
+    jsonout_double_or_null(o, "cost_per_user_hour", r->cost_per_user_hour,
                            r->cost_per_user_hour >= 0);
-    jsonout_double_or_null(&o, "decode_tokens_per_s_per_user", r->decode_tokens_per_s_per_user,
+    jsonout_double_or_null(o, "decode_tokens_per_s_per_user", r->decode_tokens_per_s_per_user,
                            r->decode_tokens_per_s_per_user > 0);
+}
+
+static void result_service_json(struct jsonout *o, const struct plan_result *r)
+{
     /* the service level (speed at `concurrency` users decoding at once) */
     const struct speed_result *sp = &r->speed;
     bool fast = sp->step_seconds > 0;
-    jsonout_uint(&o, "concurrency", sp->concurrency);
-    jsonout_double_or_null(&o, "decode_step_seconds", sp->step_seconds, fast);
-    jsonout_double_or_null(&o, "tokens_per_s_per_user", sp->tokens_per_s_per_user, fast);
-    jsonout_double_or_null(&o, "tokens_per_s_total", sp->tokens_per_s_total, fast);
-    jsonout_uint(&o, "prompt_tokens", sp->prompt_tokens);
-    jsonout_double_or_null(&o, "ttft_seconds", sp->ttft_seconds, sp->ttft_seconds > 0);
-    jsonout_double_or_null(&o, "prefill_tokens_per_s", sp->prefill_tokens_per_s,
+    jsonout_uint(o, "concurrency", sp->concurrency);
+    jsonout_double_or_null(o, "decode_step_seconds", sp->step_seconds, fast);
+    jsonout_double_or_null(o, "tokens_per_s_per_user", sp->tokens_per_s_per_user, fast);
+    jsonout_double_or_null(o, "tokens_per_s_total", sp->tokens_per_s_total, fast);
+    jsonout_uint(o, "prompt_tokens", sp->prompt_tokens);
+    jsonout_double_or_null(o, "ttft_seconds", sp->ttft_seconds, sp->ttft_seconds > 0);
+    jsonout_double_or_null(o, "prefill_tokens_per_s", sp->prefill_tokens_per_s,
                            sp->prefill_tokens_per_s > 0);
     /* null when the target cannot be checked (no bandwidth or compute figure) */
     if (sp->level_unknown)
-        jsonout_null(&o, "users_at_service_level");
+        jsonout_null(o, "users_at_service_level");
     else
-        jsonout_uint(&o, "users_at_service_level", sp->users_at_service_level);
-    jsonout_string(&o, "binding_limit", plan_binding_name(sp->binding));
-    jsonout_double(&o, "mbu", sp->mbu);
-    jsonout_double(&o, "mfu", sp->mfu);
-    jsonout_double_or_null(&o, "step_memory_seconds", sp->memory_seconds, fast);
-    jsonout_double_or_null(&o, "step_compute_seconds", sp->compute_seconds, fast);
-    jsonout_double_or_null(&o, "step_comm_seconds", sp->comm_seconds, fast);
+        jsonout_uint(o, "users_at_service_level", sp->users_at_service_level);
+    jsonout_string(o, "binding_limit", plan_binding_name(sp->binding));
+    jsonout_double(o, "mbu", sp->mbu);
+    jsonout_double(o, "mfu", sp->mfu);
+    jsonout_double_or_null(o, "step_memory_seconds", sp->memory_seconds, fast);
+    jsonout_double_or_null(o, "step_compute_seconds", sp->compute_seconds, fast);
+    jsonout_double_or_null(o, "step_comm_seconds", sp->comm_seconds, fast);
+}
+
+static void result_replica_json(struct jsonout *o, const struct plan_result *r)
+{
     /* one replica */
-    jsonout_uint(&o, "users_per_replica", r->users_per_replica);
-    jsonout_uint(&o, "users_fit_per_replica", r->users_fit_per_replica);
-    jsonout_uint(&o, "users_paged_per_replica", r->users_paged_per_replica);
-    jsonout_uint(&o, "kv_tokens_per_replica", r->kv_tokens_per_replica);
+    jsonout_uint(o, "users_per_replica", r->users_per_replica);
+    jsonout_uint(o, "users_fit_per_replica", r->users_fit_per_replica);
+    jsonout_uint(o, "users_paged_per_replica", r->users_paged_per_replica);
+    jsonout_uint(o, "kv_tokens_per_replica", r->kv_tokens_per_replica);
+}
+
+/* Speculative decoding: the draft's part (of weights_bytes_per_gpu and the KV
+ * per token). */
+static cJSON *result_spec_json(const struct plan_result *r)
+{
+    struct jsonout so = jsonout_begin();
+    jsonout_string(&so, "method", spec_method_name(r->spec.method));
+    jsonout_uint(&so, "num_speculative_tokens", r->spec.tokens);
+    jsonout_uint(&so, "draft_weights_bytes", r->spec.weights_bytes);
+    jsonout_uint(&so, "draft_weights_bytes_per_gpu", r->spec.weights_bytes_per_gpu);
+    jsonout_uint(&so, "draft_layers", r->spec.layers);
+    /* an engine that splits layers splits the draft's like the model's */
+    jsonout_uint(&so, "draft_kv_bytes_per_token_per_gpu",
+                 engine_desc(r->profile)->splits_layers && r->tp > 1
+                     ? kv_ceil_div(r->spec.kv_bytes_per_token, r->tp)
+                     : r->spec.kv_bytes_per_token);
+    return jsonout_end(&so);
+}
+
+/* state layers: a fixed state per sequence (doc/FORMATS.md) */
+static cJSON *result_state_json(const struct plan_result *r)
+{
+    struct jsonout so = jsonout_begin();
+    jsonout_uint(&so, "state_layers", r->cost.state_layers);
+    jsonout_uint(&so, "conv_values_per_layer_per_gpu", r->cost.state_conv_values);
+    jsonout_uint(&so, "ssm_values_per_layer_per_gpu", r->cost.state_ssm_values);
+    jsonout_string(&so, "conv_dtype", dtype_info(r->cost.state_conv_dtype)->name);
+    jsonout_string(&so, "ssm_dtype", dtype_info(r->cost.state_ssm_dtype)->name);
+    jsonout_uint(&so, "bytes_per_layer_per_gpu", r->cost.state_bytes_per_layer);
+    jsonout_uint(&so, "bytes_per_user_per_gpu", r->state_bytes_per_user_per_gpu);
+    jsonout_uint(&so, "used_bytes_per_gpu", r->state_used_bytes_per_gpu);
+    jsonout_uint(&so, "slots_per_replica", r->state_slots_per_replica);
+    if (r->state_slots_per_replica) /* a separate pool, whole, and its idle part */
+        jsonout_uint(&so, "pool_bytes_per_gpu", r->state_pool_bytes_per_gpu);
+    if (r->state_spec_bytes_per_gpu)
+        jsonout_uint(&so, "spec_bytes_per_gpu", r->state_spec_bytes_per_gpu);
+    return jsonout_end(&so);
+}
+
+static void result_gpu_json(struct jsonout *o, const struct plan_result *r)
+{
     /* one GPU */
-    jsonout_uint(&o, "memory_bytes_per_gpu", r->memory_bytes_per_gpu);
-    jsonout_uint(&o, "reserved_bytes_per_gpu", r->reserved_bytes_per_gpu);
-    jsonout_uint(&o, "weights_bytes", r->weights_bytes);
-    jsonout_uint(&o, "weights_bytes_per_gpu", r->weights_bytes_per_gpu);
-    if (r->spec.method != SPEC_NONE) { /* of weights_bytes_per_gpu and the KV per token */
-        struct jsonout so = jsonout_begin();
-        jsonout_string(&so, "method", spec_method_name(r->spec.method));
-        jsonout_uint(&so, "num_speculative_tokens", r->spec.tokens);
-        jsonout_uint(&so, "draft_weights_bytes", r->spec.weights_bytes);
-        jsonout_uint(&so, "draft_weights_bytes_per_gpu", r->spec.weights_bytes_per_gpu);
-        jsonout_uint(&so, "draft_layers", r->spec.layers);
-        /* an engine that splits layers splits the draft's like the model's */
-        jsonout_uint(&so, "draft_kv_bytes_per_token_per_gpu",
-                     engine_desc(r->profile)->splits_layers && r->tp > 1
-                         ? kv_ceil_div(r->spec.kv_bytes_per_token, r->tp)
-                         : r->spec.kv_bytes_per_token);
-        jsonout_object(&o, "speculative", jsonout_end(&so));
-    }
-    jsonout_uint(&o, "runtime_bytes_per_gpu", r->runtime_bytes_per_gpu);
-    jsonout_uint(&o, "kv_pool_bytes_per_gpu", r->kv_pool_bytes_per_gpu);
-    jsonout_uint(&o, "shortfall_bytes_per_gpu", r->shortfall_bytes_per_gpu);
-    jsonout_uint(&o, "kv_heads", r->cost.kv_heads);
-    jsonout_uint(&o, "kv_heads_per_gpu", r->cost.kv_heads_per_gpu);
-    jsonout_uint(&o, "global_layers", r->cost.global_layers);
-    jsonout_uint(&o, "windowed_layers", r->cost.windowed_layers);
-    jsonout_uint(&o, "window_tokens", r->cost.window_tokens);
-    jsonout_uint(&o, "kv_bytes_per_layer_per_gpu", r->cost.bytes_per_layer);
-    jsonout_uint(&o, "kv_bytes_per_token_per_gpu", plan_kv_token_bytes_per_gpu(r));
-    jsonout_uint(&o, "kv_bytes_per_token_per_replica", plan_kv_token_bytes_per_replica(r));
-    jsonout_uint(&o, "kv_bytes_per_token_global_per_gpu", r->cost.bytes_per_token_global);
-    jsonout_uint(&o, "user_bytes_per_gpu", r->user_bytes_per_gpu);
-    jsonout_uint(&o, "user_bytes_avg_per_gpu", r->user_bytes_avg_per_gpu);
-    jsonout_uint(&o, "user_bytes_paged_per_gpu", r->user_bytes_paged_per_gpu);
-    jsonout_uint(&o, "prefix_bytes_per_gpu", r->prefix_bytes_per_gpu);
-    jsonout_uint(&o, "prefix_bytes_paged_per_gpu", r->prefix_bytes_paged_per_gpu);
-    jsonout_uint(&o, "kv_used_bytes_per_gpu", r->kv_used_bytes_per_gpu);
-    jsonout_uint(&o, "spare_bytes_per_gpu", r->spare_bytes_per_gpu);
-    jsonout_uint(&o, "reservation_waste_bytes_per_gpu", r->reservation_waste_bytes_per_gpu);
-    jsonout_uint(&o, "decode_step_bytes_per_gpu", r->decode_step_bytes_per_gpu);
-    jsonout_uint(&o, "context_tokens", r->context_tokens);
-    jsonout_uint(&o, "avg_context_tokens", r->avg_context_tokens);
-    jsonout_uint(&o, "block_tokens", r->block_tokens);
-    if (r->cost.state_layers > 0) {
-        /* state layers: a fixed state per sequence (doc/FORMATS.md) */
-        struct jsonout so = jsonout_begin();
-        jsonout_uint(&so, "state_layers", r->cost.state_layers);
-        jsonout_uint(&so, "conv_values_per_layer_per_gpu", r->cost.state_conv_values);
-        jsonout_uint(&so, "ssm_values_per_layer_per_gpu", r->cost.state_ssm_values);
-        jsonout_string(&so, "conv_dtype", dtype_info(r->cost.state_conv_dtype)->name);
-        jsonout_string(&so, "ssm_dtype", dtype_info(r->cost.state_ssm_dtype)->name);
-        jsonout_uint(&so, "bytes_per_layer_per_gpu", r->cost.state_bytes_per_layer);
-        jsonout_uint(&so, "bytes_per_user_per_gpu", r->state_bytes_per_user_per_gpu);
-        jsonout_uint(&so, "used_bytes_per_gpu", r->state_used_bytes_per_gpu);
-        jsonout_uint(&so, "slots_per_replica", r->state_slots_per_replica);
-        if (r->state_slots_per_replica) /* a separate pool, whole, and its idle part */
-            jsonout_uint(&so, "pool_bytes_per_gpu", r->state_pool_bytes_per_gpu);
-        if (r->state_spec_bytes_per_gpu)
-            jsonout_uint(&so, "spec_bytes_per_gpu", r->state_spec_bytes_per_gpu);
-        jsonout_object(&o, "state", jsonout_end(&so));
-    }
+    jsonout_uint(o, "memory_bytes_per_gpu", r->memory_bytes_per_gpu);
+    jsonout_uint(o, "reserved_bytes_per_gpu", r->reserved_bytes_per_gpu);
+    jsonout_uint(o, "weights_bytes", r->weights_bytes);
+    jsonout_uint(o, "weights_bytes_per_gpu", r->weights_bytes_per_gpu);
+    if (r->spec.method != SPEC_NONE) /* of weights_bytes_per_gpu and the KV per token */
+        jsonout_object(o, "speculative", result_spec_json(r));
+    jsonout_uint(o, "runtime_bytes_per_gpu", r->runtime_bytes_per_gpu);
+    jsonout_uint(o, "kv_pool_bytes_per_gpu", r->kv_pool_bytes_per_gpu);
+    jsonout_uint(o, "shortfall_bytes_per_gpu", r->shortfall_bytes_per_gpu);
+    jsonout_uint(o, "kv_heads", r->cost.kv_heads);
+    jsonout_uint(o, "kv_heads_per_gpu", r->cost.kv_heads_per_gpu);
+    jsonout_uint(o, "global_layers", r->cost.global_layers);
+    jsonout_uint(o, "windowed_layers", r->cost.windowed_layers);
+    jsonout_uint(o, "window_tokens", r->cost.window_tokens);
+    jsonout_uint(o, "kv_bytes_per_layer_per_gpu", r->cost.bytes_per_layer);
+    jsonout_uint(o, "kv_bytes_per_token_per_gpu", plan_kv_token_bytes_per_gpu(r));
+    jsonout_uint(o, "kv_bytes_per_token_per_replica", plan_kv_token_bytes_per_replica(r));
+    jsonout_uint(o, "kv_bytes_per_token_global_per_gpu", r->cost.bytes_per_token_global);
+    jsonout_uint(o, "user_bytes_per_gpu", r->user_bytes_per_gpu);
+    jsonout_uint(o, "user_bytes_avg_per_gpu", r->user_bytes_avg_per_gpu);
+    jsonout_uint(o, "user_bytes_paged_per_gpu", r->user_bytes_paged_per_gpu);
+    jsonout_uint(o, "prefix_bytes_per_gpu", r->prefix_bytes_per_gpu);
+    jsonout_uint(o, "prefix_bytes_paged_per_gpu", r->prefix_bytes_paged_per_gpu);
+    jsonout_uint(o, "kv_used_bytes_per_gpu", r->kv_used_bytes_per_gpu);
+    jsonout_uint(o, "spare_bytes_per_gpu", r->spare_bytes_per_gpu);
+    jsonout_uint(o, "reservation_waste_bytes_per_gpu", r->reservation_waste_bytes_per_gpu);
+    jsonout_uint(o, "decode_step_bytes_per_gpu", r->decode_step_bytes_per_gpu);
+    jsonout_uint(o, "context_tokens", r->context_tokens);
+    jsonout_uint(o, "avg_context_tokens", r->avg_context_tokens);
+    jsonout_uint(o, "block_tokens", r->block_tokens);
+    if (r->cost.state_layers > 0)
+        jsonout_object(o, "state", result_state_json(r));
+}
+
+static void result_lora_images_json(struct jsonout *o, const struct plan_result *r)
+{
     if (r->lora.slots) {
-        jsonout_uint(&o, "lora_slots", r->lora.slots);
-        jsonout_uint(&o, "lora_rank", r->lora.rank);
-        jsonout_uint(&o, "lora_features_per_layer", r->lora.features_sum);
-        jsonout_uint(&o, "lora_slot_bytes_per_gpu", r->lora.slot_bytes);
-        jsonout_uint(&o, "lora_bytes_per_gpu", r->lora.bytes);
+        jsonout_uint(o, "lora_slots", r->lora.slots);
+        jsonout_uint(o, "lora_rank", r->lora.rank);
+        jsonout_uint(o, "lora_features_per_layer", r->lora.features_sum);
+        jsonout_uint(o, "lora_slot_bytes_per_gpu", r->lora.slot_bytes);
+        jsonout_uint(o, "lora_bytes_per_gpu", r->lora.bytes);
     }
     if (r->image_tokens) {
-        jsonout_uint(&o, "images", r->images);
-        jsonout_uint(&o, "tokens_per_image", r->tokens_per_image);
-        jsonout_uint(&o, "image_tokens", r->image_tokens);
-        jsonout_uint(&o, "text_tokens", r->text_tokens);
-        jsonout_uint(&o, "encoder_cache_tokens", r->encoder_cache_tokens);
-        jsonout_uint(&o, "encoder_cache_bytes_per_gpu", r->encoder_cache_bytes_per_gpu);
+        jsonout_uint(o, "images", r->images);
+        jsonout_uint(o, "tokens_per_image", r->tokens_per_image);
+        jsonout_uint(o, "image_tokens", r->image_tokens);
+        jsonout_uint(o, "text_tokens", r->text_tokens);
+        jsonout_uint(o, "encoder_cache_tokens", r->encoder_cache_tokens);
+        jsonout_uint(o, "encoder_cache_bytes_per_gpu", r->encoder_cache_bytes_per_gpu);
     }
+}
+
+static void result_warnings_json(struct jsonout *o, const struct plan_result *r)
+{
     cJSON *warnings = cJSON_CreateArray();
     for (uint32_t bit = 1; warnings && bit != 0 && bit <= WARN_LAST; bit <<= 1) {
         char line[512];
@@ -385,21 +419,37 @@ static cJSON *result_json(const struct plan_result *r, const struct explain *x)
             continue;
         plan_warning_format(r, (enum plan_warning)bit, line, sizeof line);
         if (!cJSON_AddItemToArray(warnings, cJSON_CreateString(line)))
-            o.failed = true;
+            o->failed = true;
     }
-    jsonout_object(&o, "warnings", warnings);
+    jsonout_object(o, "warnings", warnings);
+}
+
+static cJSON *result_generic_json(const struct plan_result *r)
+{
+    struct jsonout g = jsonout_begin();
+    jsonout_double(&g, "headroom_percent", r->generic.headroom_percent);
+    jsonout_uint(&g, "max_users", r->generic.max_users);
+    jsonout_uint(&g, "max_users_paged", r->generic.max_users_paged);
+    jsonout_uint(&g, "kv_tokens", r->generic.kv_tokens);
+    jsonout_uint(&g, "kv_pool_bytes", r->generic.kv_pool_bytes);
+    return jsonout_end(&g);
+}
+
+static cJSON *result_json(const struct plan_result *r, const struct explain *x)
+{
+    struct jsonout o = jsonout_begin();
+    result_layout_json(&o, r);
+    result_answer_json(&o, r);
+    result_service_json(&o, r);
+    result_replica_json(&o, r);
+    result_gpu_json(&o, r);
+    result_lora_images_json(&o, r);
+    result_warnings_json(&o, r);
     jsonout_object(&o, "explain", explain_json(x));
     if (engine_desc(r->profile)->server)
         jsonout_object(&o, "engine", engine_detail_json(&r->engine));
-    if (r->generic.present) {
-        struct jsonout g = jsonout_begin();
-        jsonout_double(&g, "headroom_percent", r->generic.headroom_percent);
-        jsonout_uint(&g, "max_users", r->generic.max_users);
-        jsonout_uint(&g, "max_users_paged", r->generic.max_users_paged);
-        jsonout_uint(&g, "kv_tokens", r->generic.kv_tokens);
-        jsonout_uint(&g, "kv_pool_bytes", r->generic.kv_pool_bytes);
-        jsonout_object(&o, "generic", jsonout_end(&g));
-    }
+    if (r->generic.present)
+        jsonout_object(&o, "generic", result_generic_json(r));
     if (r->host.present)
         jsonout_object(&o, "host_tier", host_tier_json(&r->host));
     return jsonout_end(&o);
