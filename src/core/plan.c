@@ -361,16 +361,10 @@ static void warnings(const struct scenario *s, struct plan_result *r)
         r->warnings |= WARN_ENGINE_HARDWARE;
 }
 
-bool plan_compute(const struct scenario *s, struct explain *x, const char *const names[SF_COUNT],
-                  struct plan_result *r, struct diag *d)
+/* the layout, and the weights each GPU holds */
+static void plan_layout(const struct scenario *s, const struct engine_desc *e,
+                        const char *const names[SF_COUNT], struct plan_result *r)
 {
-    memset(r, 0, sizeof *r);
-    if (!scenario_validate(s, names, NULL, d))
-        return false;
-    struct scenario with_images; /* image tokens join the context (core/images.h) */
-    images_apply(s, &with_images, r);
-    s = &with_images;
-    const struct engine_desc *e = engine_desc(s->engine.kind);
     r->profile = s->engine.kind;
     r->rule = s->engine.rule;
     r->names = names ? names : scenario_option_names;
@@ -411,12 +405,18 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
             kv_ceil_div(r->weights_bytes - spread - whole, (uint64_t)r->tp * r->pp) +
             kv_ceil_div(spread, r->gpus) + kv_ceil_div(whole, r->pp);
     }
+}
+
+/* the scenario the cache is costed on: the layers a GPU holds */
+static void plan_costed(const struct scenario *s, const struct engine_desc *e,
+                        struct plan_result *r, struct scenario *costed)
+{
     /* an engine that sizes every layer for the whole context (SGLang,
      * TensorRT-LLM, vLLM V0) saves nothing by sliding windows */
-    struct scenario costed = *s;
+    *costed = *s;
     bool full_layers = e->windows_full && e->windows_full(s);
     if (full_layers && s->model.windowed_layers > 0 && !s->full_attention) {
-        costed.full_attention = true;
+        costed->full_attention = true;
         r->warnings |= WARN_WINDOWS_UNUSED;
     }
     /* pipeline stages: a GPU holds the fullest stage's layers, windowed ones
@@ -424,16 +424,129 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
     if (r->pp > 1) {
         uint32_t stage = (uint32_t)kv_ceil_div(s->model.layers, r->pp);
         uint32_t w = (uint32_t)kv_ceil_div(s->model.windowed_layers, r->pp);
-        costed.model.layers = stage;
-        costed.model.windowed_layers = w < stage ? w : stage;
+        costed->model.layers = stage;
+        costed->model.windowed_layers = w < stage ? w : stage;
         if (s->model.state_layers > 0) {
             /* the fullest stage of each kind: its attention and its state layers */
             uint32_t kv = (uint32_t)kv_ceil_div(spec_kv_layers(&s->model), r->pp);
-            costed.model.state_layers = (uint32_t)kv_ceil_div(s->model.state_layers, r->pp);
-            costed.model.plain_layers = 0;
-            costed.model.layers = s->model.state_parallel ? kv : kv + costed.model.state_layers;
+            costed->model.state_layers = (uint32_t)kv_ceil_div(s->model.state_layers, r->pp);
+            costed->model.plain_layers = 0;
+            costed->model.layers = s->model.state_parallel ? kv : kv + costed->model.state_layers;
         }
     }
+}
+
+/* the engine's own cells and state precisions, and the speculative tokens */
+static void plan_cell_cost(const struct scenario *s, const struct engine_desc *e,
+                           uint32_t attention_tp, struct plan_result *r)
+{
+    r->kv_dtype = r->cost.kv_dtype;
+    if (e->cell_cost) /* the engine stores a layer its own way (llama.cpp: cells of every head) */
+        e->cell_cost(s, &r->cost);
+    specdec_compute(s, attention_tp, r);
+    /* the state's precisions, each engine's own (the generic rule and vLLM
+     * keep vLLM's "auto": conv state in the model's precision, the recurrent
+     * state as the config asks) */
+    if (r->cost.state_layers > 0 && e->state_conv != DTYPE_AUTO)
+        kvcost_state_dtypes(&r->cost, e->state_conv, e->state_ssm);
+}
+
+/* the scenario the rows are run on */
+static void plan_lookahead(const struct scenario *s, const struct engine_desc *e,
+                           struct plan_result *r, struct scenario *run)
+{
+    /* speculative decoding: each user holds its speculative tokens too (vLLM
+     * v1/core/sched/scheduler.py, allocate_slots with num_lookahead_tokens),
+     * unless the engine's slots have fixed cells (llama.cpp) */
+    *run = *s;
+    if (r->spec.method != SPEC_NONE && e->spec_lookahead) {
+        run->context_tokens += r->spec.tokens;
+        if (run->avg_context_tokens)
+            run->avg_context_tokens += r->spec.tokens;
+        r->avg_context_tokens += r->spec.tokens;
+    }
+}
+
+/* the explanation's rows and the engine's budget; s is the scenario, c->s the run */
+static void plan_rows(struct policy_ctx *c, const struct scenario *s,
+                      const struct engine_desc *e, uint32_t attention_tp, uint32_t lora_layers)
+{
+    struct plan_result *r = c->r;
+    if (s->max_loras)
+        lora_compute(s, attention_tp, r->tp, lora_layers, r->cost.kv_heads_per_gpu,
+                     &r->lora);
+    images_context_row(c);
+    if (!e->own_cost_rows)
+        cost_rows(c); /* else the budget writes its own (llama.cpp: cells of every head) */
+    policy_state_rows(c, attention_tp);
+    weights_row(c);
+    specdec_tokens_row(c, s->context_tokens);
+    lora_rows(c);
+    e->budget(c);
+    if (c->x && e->launch)
+        e->launch(c);
+    if (c->x && e->log)
+        e->log(c);
+    if (s->dp_attention)
+        dp_attention_rows(c);
+}
+
+/* the replicas' totals, the money and speed, and the host tier */
+static void plan_totals(struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct plan_result *r = c->r;
+    r->avg_context_tokens = scenario_avg_tokens(s);
+    r->max_users = kv_sat_mul(r->users_per_replica, r->replicas);
+    r->max_users_paged = kv_sat_mul(r->users_paged_per_replica, r->replicas);
+    r->kv_tokens = kv_sat_mul(r->kv_tokens_per_replica, r->replicas);
+    r->kv_pool_bytes = kv_sat_mul(r->kv_pool_bytes_per_gpu, r->gpus);
+    r->spare_bytes_per_gpu = r->kv_pool_bytes_per_gpu > r->kv_used_bytes_per_gpu
+                                 ? r->kv_pool_bytes_per_gpu - r->kv_used_bytes_per_gpu
+                                 : 0;
+    total_row(c, "users", "users_replica", "Users", XU_COUNT);
+    total_row(c, "users_paged", "users_paged_replica", "Users, paged", XU_COUNT);
+    total_row(c, "kv_tokens", "kv_tokens_replica", "Tokens held", XU_TOKENS);
+    money_and_speed(c);
+    host_tier_compute(c);
+}
+
+/* the generic rule's figures beside an engine's */
+static void plan_generic(const struct scenario *s, const char *const names[SF_COUNT],
+                         struct plan_result *r)
+{
+    /* the headroom rule on the same GPUs, model and context: the engine's
+     * own flags and layouts are not its (they would be refused) */
+    struct scenario g = *s;
+    memset(&g.engine, 0, sizeof g.engine);
+    g.engine.kind = ENGINE_GENERIC;
+    g.engine.rule = RULE_CURRENT;
+    g.dp_attention = g.expert_parallel = false;
+    struct plan_result gr;
+    struct diag ignore = {0};
+    if (plan_compute(&g, PLAN_NUMBERS, names, &gr, &ignore)) {
+        r->generic.present = true;
+        r->generic.headroom_percent = s->headroom_percent;
+        r->generic.max_users = gr.max_users;
+        r->generic.max_users_paged = gr.max_users_paged;
+        r->generic.kv_tokens = gr.kv_tokens;
+        r->generic.kv_pool_bytes = gr.kv_pool_bytes;
+    }
+}
+
+bool plan_compute(const struct scenario *s, struct explain *x, const char *const names[SF_COUNT],
+                  struct plan_result *r, struct diag *d)
+{
+    memset(r, 0, sizeof *r);
+    if (!scenario_validate(s, names, NULL, d))
+        return false;
+    struct scenario with_images; /* image tokens join the context (core/images.h) */
+    images_apply(s, &with_images, r);
+    s = &with_images;
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    plan_layout(s, e, names, r);
+    struct scenario costed;
+    plan_costed(s, e, r, &costed);
     /* DP attention: no rank splits the heads; each holds its own requests (and
      * an engine that splits layers splits no heads) */
     uint32_t attention_tp = e->splits_layers || s->dp_attention ? 1 : r->tp;
@@ -444,82 +557,21 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
                          (names ? names : scenario_option_names)[SF_CONTEXT],
                          (names ? names : scenario_option_names)[SF_GPUS]);
     }
-    r->kv_dtype = r->cost.kv_dtype;
-    if (e->cell_cost) /* the engine stores a layer its own way (llama.cpp: cells of every head) */
-        e->cell_cost(s, &r->cost);
-    specdec_compute(s, attention_tp, r);
-    /* the state's precisions, each engine's own (the generic rule and vLLM
-     * keep vLLM's "auto": conv state in the model's precision, the recurrent
-     * state as the config asks) */
-    if (r->cost.state_layers > 0 && e->state_conv != DTYPE_AUTO)
-        kvcost_state_dtypes(&r->cost, e->state_conv, e->state_ssm);
+    plan_cell_cost(s, e, attention_tp, r);
     /* x is first written here, past every refusal; its rows are not
      * cleared: each row is written whole when it is used */
     if (x) {
         x->count = 0;
         x->units = s->units;
     }
-    /* speculative decoding: each user holds its speculative tokens too (vLLM
-     * v1/core/sched/scheduler.py, allocate_slots with num_lookahead_tokens),
-     * unless the engine's slots have fixed cells (llama.cpp) */
-    struct scenario run = *s;
-    if (r->spec.method != SPEC_NONE && e->spec_lookahead) {
-        run.context_tokens += r->spec.tokens;
-        if (run.avg_context_tokens)
-            run.avg_context_tokens += r->spec.tokens;
-        r->avg_context_tokens += r->spec.tokens;
-    }
+    struct scenario run;
+    plan_lookahead(s, e, r, &run);
     struct policy_ctx c = {&run, r, x};
-    if (s->max_loras)
-        lora_compute(s, attention_tp, r->tp, costed.model.layers, r->cost.kv_heads_per_gpu,
-                     &r->lora);
-    images_context_row(&c);
-    if (!e->own_cost_rows)
-        cost_rows(&c); /* else the budget writes its own (llama.cpp: cells of every head) */
-    policy_state_rows(&c, attention_tp);
-    weights_row(&c);
-    specdec_tokens_row(&c, s->context_tokens);
-    lora_rows(&c);
-    e->budget(&c);
-    if (x && e->launch)
-        e->launch(&c);
-    if (x && e->log)
-        e->log(&c);
-    if (s->dp_attention)
-        dp_attention_rows(&c);
+    plan_rows(&c, s, e, attention_tp, costed.model.layers);
     c.s = s;
-    r->avg_context_tokens = scenario_avg_tokens(s);
-    r->max_users = kv_sat_mul(r->users_per_replica, r->replicas);
-    r->max_users_paged = kv_sat_mul(r->users_paged_per_replica, r->replicas);
-    r->kv_tokens = kv_sat_mul(r->kv_tokens_per_replica, r->replicas);
-    r->kv_pool_bytes = kv_sat_mul(r->kv_pool_bytes_per_gpu, r->gpus);
-    r->spare_bytes_per_gpu = r->kv_pool_bytes_per_gpu > r->kv_used_bytes_per_gpu
-                                 ? r->kv_pool_bytes_per_gpu - r->kv_used_bytes_per_gpu
-                                 : 0;
-    total_row(&c, "users", "users_replica", "Users", XU_COUNT);
-    total_row(&c, "users_paged", "users_paged_replica", "Users, paged", XU_COUNT);
-    total_row(&c, "kv_tokens", "kv_tokens_replica", "Tokens held", XU_TOKENS);
-    money_and_speed(&c);
-    host_tier_compute(&c);
+    plan_totals(&c);
     warnings(s, r);
-    if (e->server && x) {
-        /* the headroom rule on the same GPUs, model and context: the engine's
-         * own flags and layouts are not its (they would be refused) */
-        struct scenario g = *s;
-        memset(&g.engine, 0, sizeof g.engine);
-        g.engine.kind = ENGINE_GENERIC;
-        g.engine.rule = RULE_CURRENT;
-        g.dp_attention = g.expert_parallel = false;
-        struct plan_result gr;
-        struct diag ignore = {0};
-        if (plan_compute(&g, PLAN_NUMBERS, names, &gr, &ignore)) {
-            r->generic.present = true;
-            r->generic.headroom_percent = s->headroom_percent;
-            r->generic.max_users = gr.max_users;
-            r->generic.max_users_paged = gr.max_users_paged;
-            r->generic.kv_tokens = gr.kv_tokens;
-            r->generic.kv_pool_bytes = gr.kv_pool_bytes;
-        }
-    }
+    if (e->server && x)
+        plan_generic(s, names, r);
     return true;
 }

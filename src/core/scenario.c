@@ -394,12 +394,10 @@ static bool knobs_validate(const struct scenario *s, const char *const *n,
     return true;
 }
 
-bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
-                       enum scenario_field *field, struct diag *d)
+/* the GPUs, the stages and the tensor split */
+static bool parallel_validate(const struct scenario *s, const char *const *n,
+                              enum scenario_field *field, struct diag *d)
 {
-    const char *const *n = names ? names : scenario_option_names;
-    const struct model_spec *m = &s->model;
-    const struct engine_flags *e = &s->engine;
     if (s->gpus < 1 || s->gpus > GPUS_MAX)
         return fail(d, n, SF_GPUS, field, "%u is out of range (1 to %d)", s->gpus, GPUS_MAX);
     if (s->pp > s->gpus || (s->pp && s->gpus % s->pp != 0))
@@ -414,8 +412,14 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
     if (s->pp > 1 && s->pp > s->model.layers)
         return fail(d, n, SF_PP, field, "%u stages is more than the model's %u layers", s->pp,
                     s->model.layers);
-    if (!layout_validate(s, n, field, d) || !knobs_validate(s, n, field, d))
-        return false;
+    return true;
+}
+
+/* the context, its prefix and average, the blocks and the logged sizes */
+static bool tokens_validate(const struct scenario *s, const char *const *n,
+                            enum scenario_field *field, struct diag *d)
+{
+    const struct engine_flags *e = &s->engine;
     if (e->parallel > 1 && s->context_tokens > TOKENS_MAX / e->parallel)
         return fail(d, n, SF_PARALLEL, field, "%u slots of %llu tokens is more than %llu cells",
                     e->parallel, (ull)s->context_tokens, (ull)TOKENS_MAX);
@@ -440,6 +444,13 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
     if (s->block_tokens > BLOCK_TOKENS_MAX)
         return fail(d, n, SF_BLOCK, field, "%llu tokens is out of range (1 to %d)",
                     (ull)s->block_tokens, BLOCK_TOKENS_MAX);
+    return true;
+}
+
+/* the headroom, the memory, the weights and the price */
+static bool budget_validate(const struct scenario *s, const char *const *n,
+                            enum scenario_field *field, struct diag *d)
+{
     if (!(s->headroom_percent >= 0.0 && s->headroom_percent < 100.0))
         return fail(d, n, SF_HEADROOM, field, "%g%% is out of range (0 to less than 100)",
                     s->headroom_percent);
@@ -450,6 +461,14 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
     if (s->has_price && !(s->price_usd_per_hour >= 0.0 && s->price_usd_per_hour < 1e6))
         return fail(d, n, SF_PRICE, field,
                     "%g is out of range (0 to 1,000,000 USD per GPU-hour)", s->price_usd_per_hour);
+    return true;
+}
+
+/* the precisions and the K/V heads */
+static bool dtypes_validate(const struct scenario *s, const char *const *n,
+                            enum scenario_field *field, struct diag *d)
+{
+    const struct model_spec *m = &s->model;
     if ((int)s->kv_dtype < 0 || s->kv_dtype >= DTYPE_COUNT)
         return fail(d, n, SF_KV_DTYPE, field, "unknown precision");
     if ((int)s->weight_dtype < 0 || s->weight_dtype >= DTYPE_COUNT)
@@ -472,6 +491,13 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
             return fail(d, n, SF_KV_HEADS, field, "%u does not divide the %u attention heads of %s",
                         s->kv_heads, m->attention_heads, m->name);
     }
+    return true;
+}
+
+/* the workload: users, prompt, targets, the host tier, the LoRAs */
+static bool workload_validate(const struct scenario *s, const char *const *n,
+                              enum scenario_field *field, struct diag *d)
+{
     if (s->concurrency > 100000000)
         return fail(d, n, SF_CONCURRENCY, field, "%llu users is out of range (1 to 100,000,000)",
                     (ull)s->concurrency);
@@ -495,6 +521,14 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
                     s->prefix_hit_rate);
     if (!lora_validate(s, n, field, d))
         return false;
+    return true;
+}
+
+/* the images and their tokens */
+static bool images_validate(const struct scenario *s, const char *const *n,
+                            enum scenario_field *field, struct diag *d)
+{
+    const struct model_spec *m = &s->model;
     if (s->images > 1000)
         return fail(d, n, SF_IMAGES, field, "%u is out of range (1 to 1,000 a request)", s->images);
     if (s->image_tokens > 1000000)
@@ -507,6 +541,22 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
         return fail(d, n, SF_IMAGES, field, "%llu image tokens and %s %llu pass %llu tokens",
                     (ull)scenario_image_tokens(s), n[SF_CONTEXT], (ull)s->context_tokens,
                     (ull)TOKENS_MAX);
+    return true;
+}
+
+bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
+                       enum scenario_field *field, struct diag *d)
+{
+    const char *const *n = names ? names : scenario_option_names;
+    const struct model_spec *m = &s->model;
+    if (!parallel_validate(s, n, field, d))
+        return false;
+    if (!layout_validate(s, n, field, d) || !knobs_validate(s, n, field, d))
+        return false;
+    if (!tokens_validate(s, n, field, d) || !budget_validate(s, n, field, d) ||
+        !dtypes_validate(s, n, field, d) || !workload_validate(s, n, field, d) ||
+        !images_validate(s, n, field, d))
+        return false;
     struct diag inner = {0};
     if (!spec_model_validate(m, &inner))
         return fail(d, n, SF_MODEL, field, "%s: %s", m->id, inner.message);
