@@ -480,7 +480,12 @@ def test_suspend_and_resume_redraw():
         left = bytes(t.raw).index(b"\x1b[?1049l", mark)
         os.kill(t.pid, signal.SIGCONT)
         t.wait_raw(b"\x1b[?1049h", left)  # and came back to it
+        # the repaint on resume may still be arriving: let it land, so the
+        # next frame is the one that answers Right
+        t.settle()
+        t.wait_blocked()
         t.press(t.cap("kcuf1"))
+        t.wait_for(r"at 8k tokens")
         assert users_on_screen(t) == 14
         assert b"\x1b[?1002h" in bytes(t.raw[left:])  # motion reporting is back
     finally:
