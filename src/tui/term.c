@@ -88,6 +88,22 @@ static void install_ending_handlers(void)
     ending_installed = true;
 }
 
+/* The terminal has gone (its reader met a hangup or the end of input): the
+ * hangup's SIGHUP, which may land after the planner has begun to close, is
+ * that same event, not a reason to die by a signal. It is ignored from here
+ * on, also after the handlers are removed; the planner ends by its own exit. */
+static void ignore_late_hangup(void)
+{
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    for (int i = 0; i < ENDING_SIGNALS; i++)
+        if (ending_signals[i] == SIGHUP && ending_installed)
+            ending_saved[i] = ign;
+    sigaction(SIGHUP, &ign, NULL);
+}
+
 static void remove_ending_handlers(void)
 {
     if (!ending_installed)
@@ -276,8 +292,10 @@ int term_read_key(void)
             return key;
         if (errno == EINTR)
             continue;
-        if (unread >= 3) /* the terminal says input, curses reads none: its end */
+        if (unread >= 3) { /* the terminal says input, curses reads none: its end */
+            ignore_late_hangup();
             return ERR;
+        }
         struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
                                 {.fd = wake_pipe[0], .events = POLLIN}};
         if (poll(fds, 2, -1) < 0) {
@@ -289,8 +307,10 @@ int term_read_key(void)
         if (fds[1].revents)
             while (read(wake_pipe[0], drain, sizeof drain) > 0)
                 ;
-        if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+        if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+            ignore_late_hangup();
             return ERR;
+        }
         bool woken = resize_pending || stop_pending || continued;
         unread = fds[0].revents != 0 && !woken ? unread + 1 : 0;
     }
