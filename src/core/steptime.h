@@ -48,6 +48,10 @@ struct step_model {
     uint64_t window;
     double kv_read_share;       /* of a sequence's cache a decode step reads (sparse attention
                                  * reads its top-k); 1 = all */
+    /* A prefix every sequence shares, stored once: the first shared_tokens of
+     * each context; the step reads its shared_bytes once, not per sequence */
+    uint64_t shared_tokens;
+    double shared_bytes;
     double state_bytes;         /* recurrent and convolution state a sequence keeps here */
     /* attention flops per (query token x context token), this GPU's share,
      * over the global and over the windowed layers; prefill runs MLA expanded */
@@ -57,6 +61,9 @@ struct step_model {
                                  * token, whole on every GPU */
     double attn_topk;           /* sparse attention attends at most this many; 0 = dense */
     double hidden;              /* the width of the vectors all-reduced, 16-bit */
+    double token_scale;         /* tokens the GEMMs, experts and all-reduces see per token of
+                                 * these sequences: the ranks under data-parallel attention,
+                                 * whose batches gather for the MLP; 0 or 1 = the same */
     uint32_t tp;                /* GPUs of one all-reduce ring; 1 = none */
     double allreduces;          /* all-reduces a token pass issues on this GPU */
     uint32_t stages;            /* stages a token passes in turn (pipeline, layer split) */
@@ -77,6 +84,7 @@ struct step_time {
     double experts_touched;     /* routed experts a MoE layer reads (mean) */
     double tokens_per_expert;   /* tokens each touched expert computes (mean) */
     double weights_bytes, kv_bytes, state_bytes, bytes;
+    double expert_read_bytes;   /* of weights_bytes, the routed experts' */
     double gemm_flops, attention_flops, flops;
     double weights_s, kv_s, state_s, memory_s;
     double gemm_s, attention_s, compute_s;
