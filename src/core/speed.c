@@ -548,6 +548,28 @@ static void prefill_row(const struct inputs *in, const struct scenario *s, struc
     explain_row_end(x, row, XU_SECONDS, 0, note);
 }
 
+/* The most users per replica that keep --min-tok-s each (all that fit
+ * without it): a binary search over the step time. */
+static uint64_t users_keeping_speed(const struct inputs *in, const struct scenario *s,
+                                    const struct plan_result *r)
+{
+    uint64_t fit = r->users_per_replica, best = fit;
+    if (s->min_tokens_per_s > 0 && fit > 0) {
+        uint64_t lo = 1, hi = fit;
+        best = 0;
+        while (lo <= hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (1.0 / decode_step(in, s, r, mid, NULL) >= s->min_tokens_per_s) {
+                best = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+    }
+    return best;
+}
+
 void speed_compute(const struct scenario *s, struct plan_result *r, struct explain *x)
 {
     struct speed_result *sp = &r->speed;
@@ -557,12 +579,35 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     sp->mfu = in.mfu;
     sp->known = in.bw > 0;
     uint64_t reps = r->replicas ? r->replicas : 1;
-    uint64_t total = s->concurrency ? s->concurrency : r->max_users;
+    bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+
+    /* the first token of one prompt, alone on the replica */
+    double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
+    sp->prompt_tokens = (uint64_t)p;
+    struct step_time f = {0};
+    double ttft = sp->known ? prefill(&in, s, r, p, &f) : 0;
+    sp->prefill_flops_per_gpu = f.flops;
+    if (in.peak > 0 && ttft > 0) {
+        sp->ttft_seconds = ttft;
+        sp->prefill_tokens_per_s = p / sp->ttft_seconds;
+    }
+    /* the users at the service level, before the speed: with a target and
+     * no --concurrency, the speed, throughput and cost shown are theirs.
+     * No compute figure: the first token's time is unknown, so a target on
+     * it cannot be met as far as kvplan can tell. */
+    uint64_t best = sp->known ? users_keeping_speed(&in, s, r) : 0;
+    bool ttft_unknown = s->max_ttft_seconds > 0 && in.peak <= 0;
+    bool ttft_fails = ttft_unknown ||
+                      (s->max_ttft_seconds > 0 && sp->ttft_seconds > s->max_ttft_seconds);
+    if (ttft_fails)
+        best = 0;
+    uint64_t total = s->concurrency      ? s->concurrency
+                     : target && best > 0 ? best * reps
+                                          : r->max_users;
     sp->concurrency = total;
     sp->concurrency_per_replica = (total + reps - 1) / reps;
     uint64_t n = sp->concurrency_per_replica;
     sp->binding = BIND_MEMORY;
-    bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
     /* without a target every user that fits counts; with one and no speed figure, none */
     sp->users_at_service_level = target && !sp->known ? 0 : r->max_users;
     sp->level_unknown = target && !sp->known;
@@ -594,40 +639,9 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     r->decode_tokens_per_s_per_user = sp->tokens_per_s_per_user;
     rows(&in, s, r, x, n, &st);
 
-    /* the first token of one prompt, alone on the replica */
-    double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
-    sp->prompt_tokens = (uint64_t)p;
-    struct step_time f;
-    double ttft = prefill(&in, s, r, p, &f);
-    sp->prefill_flops_per_gpu = f.flops;
-    if (in.peak > 0 && ttft > 0) {
-        sp->ttft_seconds = ttft;
-        sp->prefill_tokens_per_s = p / sp->ttft_seconds;
-    }
     prefill_row(&in, s, r, x, "ttft", "First token", sp->prompt_tokens, &f);
 
-    /* the users at the service level: the most per replica that keep the speed */
-    uint64_t fit = r->users_per_replica, best = fit;
-    if (s->min_tokens_per_s > 0 && fit > 0) {
-        uint64_t lo = 1, hi = fit;
-        best = 0;
-        while (lo <= hi) {
-            uint64_t mid = lo + (hi - lo) / 2;
-            if (1.0 / decode_step(&in, s, r, mid, NULL) >= s->min_tokens_per_s) {
-                best = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-    }
-    /* no compute figure: the first token's time is unknown, so a target on it
-     * cannot be met as far as kvplan can tell */
-    bool ttft_unknown = s->max_ttft_seconds > 0 && in.peak <= 0;
-    bool ttft_fails = ttft_unknown ||
-                      (s->max_ttft_seconds > 0 && sp->ttft_seconds > s->max_ttft_seconds);
-    if (ttft_fails)
-        best = 0;
+    uint64_t fit = r->users_per_replica;
     sp->level_unknown = ttft_unknown;
     sp->users_at_service_level = best * reps;
     if (ttft_fails)

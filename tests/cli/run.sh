@@ -353,7 +353,7 @@ expect 0 "  Max TTFT       1 s to the first token (--max-ttft)" plan --min-tok-s
 expect 0 "  MBU            0.55 of peak bandwidth (measured: Hopper family" plan --min-tok-s 40
 expect 0 "  MBU            0.70 of peak bandwidth (the default: no measurement" plan --gpu a100-80gb
 expect 0 "  MBU            0.60 of peak bandwidth (--mbu)" plan --mbu 0.6
-expect 0 "| Concurrency | 56 users decoding at once (all that fit) |" plan --min-tok-s 40 --max-ttft 1 --format markdown
+expect 0 "| Concurrency | 26 users decoding at once (those that keep the service level) |" plan --min-tok-s 40 --max-ttft 1 --format markdown
 expect 0 "| Max TTFT | 1 s to the first token (--max-ttft) |" plan --min-tok-s 40 --max-ttft 1 --format markdown
 expect 0 "| MFU | 0.50 of peak compute (the default) |" plan --min-tok-s 40 --format markdown
 # review 7: tensor parallel past one node: network all-reduce, a warning, and solve keeps TP in a node with stages
