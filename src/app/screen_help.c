@@ -89,7 +89,7 @@ static void help_draw(const struct planner *p, int cols, int rows)
         size_t n = (size_t)snprintf(legend, sizeof legend, "no colour:");
         for (int i = 0; i < SEG_COUNT && n < sizeof legend; i++)
             /* the draft's glyph is in the bar's own legend when there is one */
-            if (names[i] && (i != SEG_STATE || p->scenario.model.state_layers > 0))
+            if (names[i] && (i != SEG_STATE || planner_scenario(p)->model.state_layers > 0))
                 n += (size_t)snprintf(legend + n, sizeof legend - n, "%s %s %s", i ? "," : "",
                                   names[i], role_glyph(view_segment_roles[i]));
     }

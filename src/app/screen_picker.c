@@ -40,10 +40,10 @@ static void picker_draw(const struct planner *p, int cols, int lines)
     int total = gpu ? (int)p->catalog->gpu_count : (int)p->catalog->model_count;
     char title[200], slo[48] = "";
     /* with a service level the USERS column counts the users that keep it */
-    if (p->scenario.min_tokens_per_s > 0)
-        snprintf(slo, sizeof slo, "; users keep %g tok/s", p->scenario.min_tokens_per_s);
-    else if (p->scenario.max_ttft_seconds > 0)
-        snprintf(slo, sizeof slo, "; users within %g s", p->scenario.max_ttft_seconds);
+    if (planner_scenario(p)->min_tokens_per_s > 0)
+        snprintf(slo, sizeof slo, "; users keep %g tok/s", planner_scenario(p)->min_tokens_per_s);
+    else if (planner_scenario(p)->max_ttft_seconds > 0)
+        snprintf(slo, sizeof slo, "; users within %g s", planner_scenario(p)->max_ttft_seconds);
     snprintf(title, sizeof title, " %s: type to filter [%s%s] %d of %d; Tab sorts by users%s%s ",
              gpu ? "GPU" : "Model", p->picker.filter, roles_utf8() ? "\u2581" : "_", n, total,
              p->picker.by_users ? " (on)" : "", slo);
@@ -75,7 +75,7 @@ static void picker_draw(const struct planner *p, int cols, int lines)
             char price[16] = "-";
             if (g->price_usd_per_hour >= 0)
                 snprintf(price, sizeof price, "%.2f", g->price_usd_per_hour);
-            units_format_bytes(g->memory_bytes, p->scenario.units, a, sizeof a);
+            units_format_bytes(g->memory_bytes, planner_scenario(p)->units, a, sizeof a);
             ellipsize(g->name, name_w, name, sizeof name);
             snprintf(line, sizeof line, "%-15s %7s  %-*s %10s %5.2f TB/s %4s %7s", g->id, users,
                      name_w, name, a, (double)g->bandwidth_bytes_per_s / 1e12,
@@ -154,7 +154,7 @@ static int picker_key(struct planner *p, int key)
     case '\r':
     case KEY_ENTER:
         if (n > 0) {
-            struct scenario s = p->scenario;
+            struct scenario s = *planner_scenario(p);
             control_set(p->picker.of, &s, p->catalog,
                         (uint64_t)idx[p->picker.sel < n ? p->picker.sel : 0]);
             planner_apply_control(p, p->picker.of, &s);

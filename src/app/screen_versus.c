@@ -27,7 +27,7 @@ struct versus_rows {
 
 static const struct scenario *scenario_of(const struct planner *p, int slot)
 {
-    return slot == p->current ? &p->scenario : &p->slots[slot].scenario;
+    return &p->slots[slot].scenario;
 }
 
 static struct versus_rows versus_rows(const struct planner *p, const int *shown, int n)

@@ -15,7 +15,7 @@ struct planner_layout view_layout(const struct planner *p)
 
 static void draw_info(const struct planner *p, struct rect r)
 {
-    const struct scenario *s = &p->scenario;
+    const struct scenario *s = planner_scenario(p);
     const struct model_spec *m = &s->model;
     char line[600], mem[32], maxc[32], heads[64];
     units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, s->units, mem, sizeof mem);
@@ -166,10 +166,10 @@ static void draw_controls(const struct planner *p, const struct planner_layout *
         if (y >= r.y + r.h)
             break;
         bool focus = c == p->focus;
-        const char *dim = control_dim_reason(c, &p->scenario);
-        const char *label = control_label(c, &p->scenario);
+        const char *dim = control_dim_reason(c, planner_scenario(p));
+        const char *label = control_label(c, planner_scenario(p));
         char value[128];
-        control_format(c, &p->scenario, &p->result, value, sizeof value);
+        control_format(c, planner_scenario(p), planner_result(p), value, sizeof value);
         widget_text(y, r.x, LABEL_W, focus ? ROLE_FOCUS : dim ? ROLE_TRACK : ROLE_TEXT, label);
         if (focus)
             widget_text(y, r.x + (int)strlen(label), 1, ROLE_FOCUS, " ");
@@ -202,8 +202,8 @@ static void draw_bar(const struct planner *p, struct rect r)
 {
     if (r.h < 2)
         return;
-    const struct scenario *s = &p->scenario;
-    const struct plan_result *res = &p->result;
+    const struct scenario *s = planner_scenario(p);
+    const struct plan_result *res = planner_result(p);
     struct bar_segment bs[SEG_COUNT];
     bool over = view_bar_segments(p, bs);
     uint64_t seg[SEG_COUNT];
@@ -264,8 +264,9 @@ static void draw_explain(const struct planner *p, struct rect r)
     const struct explain_row *rows[EXPLAIN_ROWS_MAX];
     int n = 0;
     /* with every user at the full context, the paged rows repeat the others */
-    bool paged = p->scenario.avg_context_tokens != 0;
-    bool slo = p->scenario.min_tokens_per_s > 0 || p->scenario.max_ttft_seconds > 0;
+    const struct scenario *s = planner_scenario(p);
+    bool paged = s->avg_context_tokens != 0;
+    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
     for (size_t i = 0; i < sizeof explain_order / sizeof explain_order[0]; i++) {
         if (!paged && strstr(explain_order[i], "paged") != NULL)
             continue;
@@ -281,12 +282,12 @@ static void draw_explain(const struct planner *p, struct rect r)
         int spare = end - y - (n - i - 1);
         int max_rows = i == 0 ? end - y : spare >= 2 ? 2 : 1;
         y += view_explain_row(rows[i], y, r.x, r.w, max_rows, i == 0 ? ROLE_TEXT : ROLE_DIM);
-        if (i == 0 && engine_desc(p->result.profile)->server && y < end) {
+        if (i == 0 && engine_desc(planner_result(p)->profile)->server && y < end) {
             widget_text(y, r.x, EXPLAIN_LABEL_W, ROLE_TITLE, "Launch");
             char launch[ENGINE_TEXT_MAX + 8];
             int lw = r.w - EXPLAIN_LABEL_W;
             widget_text(y++, r.x + EXPLAIN_LABEL_W, lw, ROLE_GOOD,
-                        widget_fit(p->result.engine.launch, lw, launch, sizeof launch));
+                        widget_fit(planner_result(p)->engine.launch, lw, launch, sizeof launch));
         }
     }
 }
@@ -301,7 +302,7 @@ static void draw_status(const struct planner *p, struct rect r)
         widget_text(r.y, r.x, r.w, ROLE_GOOD, p->status);
         return;
     }
-    uint32_t w = plan_shown_warnings(&p->result);
+    uint32_t w = plan_shown_warnings(planner_result(p));
     int count = 0;
     uint32_t first = 0;
     for (uint32_t bit = 1; bit <= WARN_LAST; bit <<= 1)
@@ -316,7 +317,7 @@ static void draw_status(const struct planner *p, struct rect r)
         snprintf(more, sizeof more, " (+%d more: w lists them)", count - 1);
     int mw = (int)strlen(more);
     char text[300], bang[304], cut[304];
-    plan_warning_format(&p->result, (enum plan_warning)first, text, sizeof text);
+    plan_warning_format(planner_result(p), (enum plan_warning)first, text, sizeof text);
     snprintf(bang, sizeof bang, "! %s", text);
     /* the count of the others always shows; the first warning gives way */
     snprintf(line, sizeof line, "%s%s",
@@ -409,7 +410,7 @@ int view_arrow_at(const struct planner *p, int c, int x)
     int tx, tw;
     control_geometry(l.controls, &tx, &tw);
     char value[128];
-    control_format((enum control)c, &p->scenario, &p->result, value, sizeof value);
+    control_format((enum control)c, planner_scenario(p), planner_result(p), value, sizeof value);
     int right = tx + 2 + (int)strlen(value) + 1; /* "< value >" */
     if (x == tx)
         return -1;
