@@ -47,7 +47,7 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
     if (!term_open(mono, ascii, &caps, err, errlen))
         return 3;
     struct planner *p = open_planner(in);
-    view_settle(p);
+    view_settle(p, COLS, LINES); /* the terminal's size, read once a frame */
     view_draw(p);
     refresh();
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
@@ -69,14 +69,14 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
         if (flags & PLAN_QUIT)
             break;
         if (flags & PLAN_REDRAW) {
-            view_settle(p);
+            view_settle(p, COLS, LINES);
             view_draw(p);
             if (frames) {
                 char f[32];
                 snprintf(f, sizeof f, "#%lu", ++frame);
                 /* last row: ncurses sends rows in order, so once a test sees
                  * the counter, the whole frame has arrived */
-                mvaddstr(LINES - 1, COLS - (int)strlen(f) - 1, f);
+                mvaddstr(p->frame.rows - 1, p->frame.cols - (int)strlen(f) - 1, f);
                 clrtoeol();
             }
             refresh();
@@ -146,10 +146,10 @@ int app_dump(const struct app_input *in, const struct app_dump_options *o, char 
     if (!term_open_headless(o->cols, o->rows, o->mono, o->ascii, &caps, err, errlen))
         return 2;
     struct planner *p = open_planner(in);
-    view_settle(p);
+    view_settle(p, COLS, LINES);
     for (const char *k = o->keys ? o->keys : ""; *k && !p->quit;) {
         planner_key(p, next_key(&k));
-        view_settle(p); /* as each frame of the live planner does */
+        view_settle(p, COLS, LINES); /* as each frame of the live planner does */
     }
     view_draw(p);
     size_t text = term_dump_text(NULL, 0), attrs = o->with_attrs ? term_dump_attrs(NULL, 0) : 0;

@@ -250,7 +250,13 @@ static int k_compare(struct planner *p)
     return PLAN_REDRAW;
 }
 
-int keys_present(struct planner *p) { p->presentation = !p->presentation; return PLAN_REDRAW; }
+int keys_present(struct planner *p)
+{
+    p->base = p->base == MODE_PRESENT ? MODE_MAIN : MODE_PRESENT;
+    if (p->mode != MODE_VERSUS) /* the versus view stays, presented or not */
+        p->mode = p->base;
+    return PLAN_REDRAW;
+}
 
 static int k_warnings(struct planner *p)
 {
@@ -259,14 +265,6 @@ static int k_warnings(struct planner *p)
         return PLAN_REDRAW;
     }
     p->mode = MODE_WARNINGS;
-    return PLAN_REDRAW;
-}
-
-static int k_escape(struct planner *p)
-{
-    if (!p->presentation)
-        return 0;
-    p->presentation = false;
     return PLAN_REDRAW;
 }
 
@@ -317,7 +315,6 @@ static const struct planner_key_def keys[] = {
     {KEY_END, "End", NULL, NULL, k_end},
     {'\r', "Enter", NULL, NULL, k_edit},
     {KEY_ENTER, "Enter", NULL, NULL, k_edit},
-    {27, "Esc", NULL, NULL, k_escape},
     {12, "Ctrl-L", NULL, "repaint", k_repaint},
 };
 

@@ -10,15 +10,19 @@
 #include <stdbool.h>
 
 #include "app/controls.h"
+#include "app/layout.h"
 #include "core/plan.h"
 #include "io/catalog.h"
 #include "io/report.h"
 #include "io/snapshot.h"
 
 /* What the planner shows and where keys go: each mode is a screen of
- * screens.c, in its own file. */
+ * screens.c, in its own file. The main screen and the presentation are
+ * bases: the boxes go over the one in use (planner.base), and closing them
+ * goes back to it. */
 enum planner_mode {
     MODE_MAIN,
+    MODE_PRESENT,  /* the count in large digits for a shared screen */
     MODE_HELP,
     MODE_PICKER,
     MODE_PROMPT,
@@ -114,6 +118,7 @@ struct planner {
     int compare_scroll;
     enum control focus;
     enum planner_mode mode;
+    enum planner_mode base; /* MODE_MAIN or MODE_PRESENT: what the boxes and versus go over */
     struct {
         enum control of; /* the control it picks for: the GPU or the model */
         char filter[64];
@@ -132,8 +137,8 @@ struct planner {
         char path[PLANNER_TEXT_MAX]; /* the file an export would overwrite */
     } pending;
     bool dragging;
-    bool presentation;
     bool quit;
+    struct frame_layout frame; /* where the last frame put everything (view_settle) */
     int control_top;           /* the first control the list showed last (view_settle keeps it) */
     enum control control_focus; /* the focus it was shown for */
     uint64_t saved_print;       /* planner_session_print when last opened or exported */

@@ -327,7 +327,7 @@ void prompt_describe(const struct planner *p, char *prefix, size_t psize, char *
 void prompt_finish(struct planner *p)
 {
     const struct prompt_def *d = prompt_def(p->prompt.kind);
-    p->mode = p->prompt.from_versus ? MODE_VERSUS : MODE_MAIN;
+    p->mode = p->prompt.from_versus ? MODE_VERSUS : p->base;
     if (p->prompt.text[0] == '\0' && !d->empty_ok) {
         if (d->empty)
             snprintf(p->status, sizeof p->status, "%s", d->empty);

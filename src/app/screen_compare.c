@@ -278,7 +278,7 @@ static int compare_key(struct planner *p, int key)
     else if ((key == KEY_UP || key == 'k') && p->compare_scroll > 0)
         p->compare_scroll--;
     else if (key == 'c' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER)
-        p->mode = MODE_MAIN;
+        p->mode = p->base;
     return PLAN_REDRAW;
 }
 

@@ -26,11 +26,18 @@ static void ellipsize(const char *text, int w, char *out, size_t size)
     snprintf(out, size, "%.*s%s", cut, text, roles_utf8() ? "\u2026" : "~");
 }
 
+static void picker_layout(struct planner *p)
+{
+    p->frame.box = layout_picker(p->frame.cols, p->frame.rows);
+}
+
 static void picker_draw(const struct planner *p, int cols, int lines)
 {
+    (void)cols;
+    (void)lines;
     if (!view_draw_base(p))
         return;
-    struct rect box = layout_picker(cols, lines);
+    struct rect box = p->frame.box;
     if (box.w == 0)
         return;
     int w = box.w, h = box.h, x = box.x, y = box.y;
@@ -112,7 +119,7 @@ static void picker_draw(const struct planner *p, int cols, int lines)
 /* The entry under (x, y) (an index into the matches), or -1. */
 static int picker_row_at(const struct planner *p, int x, int y)
 {
-    struct rect box = layout_picker(COLS, LINES);
+    struct rect box = p->frame.box; /* as the last frame drew it */
     int i = layout_picker_row_at(box, x, y), top = layout_picker_top(box, p->picker.sel);
     int idx[512], n = planner_picker_matches(p, idx, 512);
     if (i < 0 || top + i >= n)
@@ -126,7 +133,7 @@ static int picker_key(struct planner *p, int key)
     int n = planner_picker_matches(p, idx, (int)(sizeof idx / sizeof idx[0]));
     switch (key) {
     case 27:
-        p->mode = MODE_MAIN;
+        p->mode = p->base;
         return PLAN_REDRAW;
     case KEY_UP:
         p->picker.sel = p->picker.sel > 0 ? p->picker.sel - 1 : 0;
@@ -159,7 +166,7 @@ static int picker_key(struct planner *p, int key)
                         (uint64_t)idx[p->picker.sel < n ? p->picker.sel : 0]);
             planner_apply_control(p, p->picker.of, &s);
         }
-        p->mode = MODE_MAIN;
+        p->mode = p->base;
         return PLAN_REDRAW;
     default:
         if (prompt_text_key(p->picker.filter, sizeof p->picker.filter - 1, key) != TEXT_KEY_OTHER) {
@@ -187,4 +194,5 @@ static int picker_mouse(struct planner *p, const MEVENT *ev)
     return 0;
 }
 
-const struct screen screen_picker = {.draw = picker_draw, .key = picker_key, .mouse = picker_mouse};
+const struct screen screen_picker = {
+    .layout = picker_layout, .draw = picker_draw, .key = picker_key, .mouse = picker_mouse};

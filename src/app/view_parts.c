@@ -45,17 +45,17 @@ void view_box(int y, int x, int h, int w, const char *title)
     widget_text(y, x + 2, w - 4, ROLE_TITLE, widget_fit(title, w - 4, cut, sizeof cut));
 }
 
-void view_draw_too_small(int min_cols, int min_rows)
+void view_draw_too_small(int cols, int rows, int min_cols, int min_rows)
 {
     char msg[96];
     snprintf(msg, sizeof msg, "Enlarge the terminal to %dx%d (it is %dx%d)", min_cols, min_rows,
-             COLS, LINES);
-    if ((int)strlen(msg) > COLS)
+             cols, rows);
+    if ((int)strlen(msg) > cols)
         snprintf(msg, sizeof msg, "Enlarge: %dx%d", min_cols, min_rows);
-    if ((int)strlen(msg) > COLS)
+    if ((int)strlen(msg) > cols)
         snprintf(msg, sizeof msg, "Enlarge");
     int len = (int)strlen(msg);
-    widget_text(LINES / 2, COLS > len ? (COLS - len) / 2 : 0, COLS, ROLE_WARN, msg);
+    widget_text(rows / 2, cols > len ? (cols - len) / 2 : 0, cols, ROLE_WARN, msg);
 }
 
 void view_keybar(struct rect r)
@@ -76,11 +76,11 @@ void view_keybar(struct rect r)
     }
 }
 
-int view_keybar_key_at(int x, int y)
+int view_keybar_key_at(struct rect bar, int x, int y)
 {
-    if (y != LINES - 1)
+    if (bar.h == 0 || y != bar.y)
         return 0;
-    int n, cx = 0;
+    int n, cx = bar.x;
     const struct planner_key_def *k = planner_keys(&n);
     for (int i = 0; i < n; i++) {
         if (k[i].bar == NULL)

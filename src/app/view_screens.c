@@ -1,5 +1,5 @@
-/* The presentation: the count in large digits, the memory bar and the
- * focused control, for a shared screen. */
+/* The presentation's drawing (its screen is screen_present.c): the count in
+ * large digits, the memory bar and the focused control, for a shared screen. */
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +26,8 @@ static void draw_presentation_legend(const struct planner *p, struct rect bar)
             continue;
         char size[32];
         units_format_bytes(seg[i], planner_scenario(p)->units, size, sizeof size);
-        snprintf(items[i], sizeof items[i], "%s %s ", plan_segment_name(res, (enum segment)i), size);
+        snprintf(items[i], sizeof items[i], "%s %s ", plan_segment_name(res, (enum segment)i),
+                 size);
         width += 2 + (int)strlen(items[i]);
     }
     const char *head = "each GPU: ";
@@ -53,11 +54,15 @@ static void draw_presentation_legend(const struct planner *p, struct rect bar)
     }
 }
 
-void view_draw_presentation(const struct planner *p)
+bool view_draw_presentation(const struct planner *p)
 {
-    struct presentation_layout l = layout_presentation(COLS, LINES);
-    if (l.too_small)
-        return; /* view_draw says so */
+    const struct presentation_layout l = p->frame.present;
+    if (l.too_small) {
+        /* nor does any box go over it: each is sized for a screen this large */
+        view_draw_too_small(p->frame.cols, p->frame.rows, LAYOUT_PRESENT_MIN_COLS,
+                            LAYOUT_PRESENT_MIN_ROWS);
+        return false;
+    }
     const struct scenario *s = planner_scenario(p);
     char n[32], line[256], ctx[32];
     view_title(p, l.title);
@@ -99,7 +104,7 @@ void view_draw_presentation(const struct planner *p)
     control_format(p->focus, s, res, value, sizeof value);
     widget_text(l.slider.y, l.slider.x, LABEL_W, ROLE_FOCUS, control_label(p->focus, s));
     double f = planner_control_fraction(p, p->focus);
-    int tx = l.slider.x + LABEL_W + 1, tw = l.slider.w - LABEL_W - VALUE_W - 2;
+    int tx = l.track.x, tw = l.track.w;
     if (f >= 0)
         widget_slider(l.slider.y, tx, tw, f, true);
     widget_text(l.slider.y, f >= 0 ? tx + tw + 1 : tx, VALUE_W + (f >= 0 ? 0 : tw), ROLE_TITLE,
@@ -111,4 +116,5 @@ void view_draw_presentation(const struct planner *p)
     }
     if (l.keybar.h > 0)
         view_keybar(l.keybar);
+    return true;
 }

@@ -433,14 +433,35 @@ static void the_host_kv_value_fits_its_column(void **state)
     }
 }
 
+/* The presentation is a base, as the main screen is: a box opened on it
+ * goes back to it, the versus view is presented from it, Esc or p leaves. */
 static void q_quits_and_presentation_toggles(void **state)
 {
     (void)state;
     struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
     planner_key(p, 'p');
-    assert_true(p->presentation);
+    assert_int_equal(p->mode, MODE_PRESENT);
+    planner_key(p, '?');
+    assert_int_equal(p->mode, MODE_HELP);
+    planner_key(p, 'x'); /* closes the help: back to the presentation */
+    assert_int_equal(p->mode, MODE_PRESENT);
+    planner_key(p, KEY_RIGHT); /* the main screen's keys work on it */
+    assert_int_equal(planner_scenario(p)->context_tokens, 16384);
     planner_key(p, 27);
-    assert_false(p->presentation);
+    assert_int_equal(p->mode, MODE_MAIN);
+    assert_int_equal(p->base, MODE_MAIN);
+    planner_key(p, 'n');
+    planner_key(p, 'v');
+    planner_key(p, 'p'); /* the versus view, presented */
+    assert_int_equal(p->mode, MODE_VERSUS);
+    assert_int_equal(p->base, MODE_PRESENT);
+    planner_key(p, '1'); /* edits scenario 1 on the presentation */
+    assert_int_equal(p->mode, MODE_PRESENT);
+    assert_int_equal(p->current, 0);
+    planner_key(p, 'p');
+    assert_int_equal(p->mode, MODE_MAIN);
+    planner_key(p, 'D');
+    planner_key(p, 'y');
     assert_int_equal(planner_key(p, 'q') & PLAN_QUIT, PLAN_QUIT);
 }
 
