@@ -125,6 +125,12 @@ struct engine_desc {
     const char *lora_where;      /* where the slots sit, for the LoRA row; NULL: beside the
                                   * weights */
 
+    /* Speed, fitted on public measurements (tools/fit_speed.py, doc/SPEED-FIT.md):
+     * the fixed overhead of a step and the least a fine-grained MoE layer takes
+     * (routing, top-k and a grouped GEMM of tens of small expert slices). */
+    double step_overhead_s;
+    double moe_layer_floor_s;
+
     /* Words the views use. */
     const char *runtime_words;   /* SEG_RUNTIME: "activations+rt", "compute buffers" */
     const char *reserved_words;  /* SEG_RESERVED: "headroom", "outside budget", "kept free" */

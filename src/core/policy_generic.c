@@ -172,6 +172,8 @@ static void budget(struct policy_ctx *c)
 /* The headroom rule: no launch line, no log; windows held as windows, the
  * state in vLLM's precisions, LoRA slots beside the weights. */
 const struct engine_desc engine_generic = {
+    .step_overhead_s = 0.0005,
+    .moe_layer_floor_s = 0.0006, /* no fine-grained MoE measured: vLLM's */
     .kind = ENGINE_GENERIC,
     .name = "generic",
     .title = "the generic rule",

@@ -458,6 +458,8 @@ static void budget(struct policy_ctx *c)
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
 const struct engine_desc engine_llamacpp = {
+    .step_overhead_s = 0.0005,
+    .moe_layer_floor_s = 0.0006, /* no fine-grained MoE measured: vLLM's */
     .kind = ENGINE_LLAMACPP,
     .name = "llama.cpp",
     .title = "llama.cpp",

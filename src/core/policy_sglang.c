@@ -413,6 +413,8 @@ static bool windows_full(const struct scenario *s)
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
 const struct engine_desc engine_sglang = {
+    .step_overhead_s = 0.0005,
+    .moe_layer_floor_s = 0.0007,
     .kind = ENGINE_SGLANG,
     .name = "sglang",
     .title = "SGLang",

@@ -165,6 +165,8 @@ static bool windows_full(const struct scenario *s)
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
 const struct engine_desc engine_trtllm = {
+    .step_overhead_s = 0.0005,
+    .moe_layer_floor_s = 0.0009,
     .kind = ENGINE_TRTLLM,
     .name = "trtllm",
     .title = "TensorRT-LLM",

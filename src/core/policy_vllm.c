@@ -387,6 +387,8 @@ static bool v0_windows(const struct scenario *s)
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
 const struct engine_desc engine_vllm = {
+    .step_overhead_s = 0.0005,
+    .moe_layer_floor_s = 0.0006,
     .kind = ENGINE_VLLM,
     .name = "vllm",
     .title = "vLLM",

@@ -52,6 +52,10 @@ struct speed_result {
     uint64_t step_bytes_per_gpu; /* read per decode step */
     double step_flops_per_gpu;
     double memory_seconds, compute_seconds, comm_seconds;
+    double floor_seconds;        /* the layers' kernel floors, one stage */
+    double overhead_seconds;     /* each step's own */
+    double expert_seconds;       /* of memory_seconds, reading routed experts at mbu */
+    uint32_t step_layers, step_moe_layers, stages; /* layers one GPU runs, in turn over stages */
     double step_seconds;         /* time per output token */
     double tokens_per_s_per_user, tokens_per_s_total;
     uint64_t prompt_tokens;

@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""fit_speed: fits the step-time function's overheads on public measurements.
+
+kvplan's step time (src/core/steptime.c) is, per stage,
+    max(memory + experts x (1/moe_mbu - 1), compute, layers x L + moe_layers x M) + all-reduces
+times the stages a token passes, plus S each step: memory and compute are
+the bytes and flops over the GPU's achievable rates (its preset's MBU, MFU
+0.5), L the least a layer takes (its kernels' floors), M the more a MoE
+layer takes (routing, top-k, the grouped GEMM), S the step's own overhead
+(scheduler, sampling, graph launch), moe_mbu the share of MBU a grouped
+expert GEMM reaches reading a few tokens an expert.
+
+This reads each complete decode case of tests/data/speed-measurements.json,
+asks the binary (built with the parameters at zero) for the parts of its
+step (`plan --format json`: step_memory_seconds, step_expert_seconds,
+step_compute_seconds, step_comm_seconds, step_layers, step_moe_layers,
+stages), and searches the four parameters that minimise the squared log
+error over the cases it fits on. One case in three (by a hash of its id) is
+held out and only checked. Prints the parameters, each case's error and the
+spread, and with --out writes them as Markdown (doc/SPEED-FIT.md).
+
+Usage: fit_speed.py KVPLAN DATA.json [--out doc/SPEED-FIT.md]
+"""
+import hashlib
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import validate_speed as vs  # noqa: E402
+
+GRID = {
+    "layer_floor_us": [0, 5, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100],
+    "moe_layer_floor_us": [0, 25, 50, 75, 100, 150, 200, 250, 300, 350, 400, 450, 500, 600],
+    "step_overhead_ms": [0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0],
+    "moe_mbu": [0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+}
+
+
+def held_out(case_id):
+    return int(hashlib.sha1(case_id.encode()).hexdigest(), 16) % 3 == 0
+
+
+def parts(kvplan, c):
+    r, err = vs.plan(kvplan, vs.base_args(c) + vs.speed_args(c))
+    if r is None or r.get("step_memory_seconds") is None:
+        return None
+    return {k: r.get(k) or 0 for k in ("step_memory_seconds", "step_expert_seconds",
+                                        "step_compute_seconds", "step_comm_seconds",
+                                        "step_layers", "step_moe_layers", "stages")}
+
+
+def predict(p, q):
+    """The step time, seconds, of parts p under parameters q (as src/core/steptime.c)."""
+    memory = p["step_memory_seconds"] + p["step_expert_seconds"] * (1.0 / q["moe_mbu"] - 1.0)
+    floor = p["step_layers"] * q["layer_floor_us"] * 1e-6 + \
+        p["step_moe_layers"] * q["moe_layer_floor_us"] * 1e-6
+    stage = max(memory, p["step_compute_seconds"], floor) + p["step_comm_seconds"]
+    return stage * max(p["stages"], 1) + q["step_overhead_ms"] * 1e-3
+
+
+def loss(cases, q):
+    return sum(math.log(predict(p, q) / (m / 1000.0)) ** 2 for _, p, m in cases)
+
+
+def search(cases):
+    """Coordinate descent over the grid, from every parameter at its first value, until stable."""
+    q = {k: v[0] for k, v in GRID.items()}
+    q["moe_mbu"] = 1.0
+    best = loss(cases, q)
+    for _ in range(20):
+        moved = False
+        for k, values in GRID.items():
+            for v in values:
+                t = dict(q, **{k: v})
+                f = loss(cases, t)
+                if f < best - 1e-12:
+                    best, q, moved = f, t, True
+        if not moved:
+            break
+    return q, best
+
+
+def main():
+    args = sys.argv[1:]
+    out = None
+    if "--out" in args:
+        i = args.index("--out")
+        out = args[i + 1]
+        del args[i:i + 2]
+    kvplan, data = args[0], args[1]
+    cases = json.load(open(data))["measurements"]
+    fit, check, skipped = [], [], []
+    for c in cases:
+        if not c.get("complete"):
+            continue
+        m, _ = vs.measured_decode_ms(c)
+        p = parts(kvplan, c)
+        if m is None or p is None:
+            skipped.append(c["id"])
+            continue
+        (check if held_out(c["id"]) else fit).append((c, p, m))
+    q, _ = search(fit)
+    lines = ["parameters: " + ", ".join("%s %g" % kv for kv in q.items())]
+    rows = []
+    for group, name in ((fit, "fit"), (check, "held out")):
+        errs = []
+        for c, p, m in group:
+            e = 100.0 * (predict(p, q) * 1000.0 - m) / m
+            errs.append(e)
+            rows.append((name, c["id"], m, predict(p, q) * 1000.0, e))
+        within = sum(1 for e in errs if abs(e) <= 20)
+        lines.append("%s: %d cases, %d within 20%%, median |error| %.1f%%" % (
+            name, len(errs), within, sorted(abs(e) for e in errs)[len(errs) // 2] if errs else 0))
+    print("\n".join(lines))
+    for r in rows:
+        print("%-9s %-55s measured %8.2f ms  kvplan %8.2f ms  %+6.1f%%" % r)
+    if out:
+        write(out, q, lines, rows, skipped)
+    return 0
+
+
+def write(path, q, lines, rows, skipped):
+    L = ["# The step-time fit", "",
+         "Generated by `tools/fit_speed.py` from `tests/data/speed-measurements.json`. The "
+         "parameters of kvplan's step time (src/core/steptime.c, defaults in src/core/speed.h) "
+         "that minimise the squared log error of the decode time over the complete cases fitted "
+         "on; one case in three (by a hash of its id) is held out and only checked.", "",
+         "| parameter | value |", "|---|---|"]
+    L += ["| %s | %g |" % kv for kv in q.items()]
+    L += ["", *["- " + x for x in lines], "",
+          "| set | case | measured ms/token | kvplan ms | error |", "|---|---|---|---|---|"]
+    L += ["| %s | %s | %.2f | %.2f | %+.1f%% |" % r for r in rows]
+    if skipped:
+        L += ["", "No prediction for: " + ", ".join(skipped) + "."]
+    with open(path, "w") as f:
+        f.write("\n".join(L) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
