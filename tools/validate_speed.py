@@ -486,11 +486,13 @@ def render(rows, tol, predictions, line, data_name):
     for gid, g in sorted({r["c"]["gpu"]: r["gpu"] for r in rows}.items()):
         L.append("| %s | %s | %s |" % (gid, "%.2f" % g["achievable_mbu"] if g.get("achievable_mbu") else
                                        "default %.2f" % DEFAULT_MBU, g.get("achievable_mbu_basis", "")))
-    L += ["", "Fine-grained MoE (more than 16 routed experts) is the case the model does not capture: every "
-          "DeepSeek-R1 case at 1 to 16 users is 1.2 to 9 times slower than predicted, whatever the engine and GPU family "
-          "(Hopper, Blackwell, CDNA 3 and 4); at 64 users the errors scatter both ways. kvplan warns on such "
-          "plans (\"fine-grained MoE: measured engines decode 3-10x slower than this speed estimate\") instead of "
-          "fitting a factor to one model. Mixtral (8 experts) is within the tolerance.", ""]
+    L += ["", "Fine-grained MoE (more than 16 routed experts): a step adds a fixed time for each such layer "
+          "(routing, top-k, the grouped GEMM over small expert slices) and every step a fixed overhead, both "
+          "fitted by tools/fit_speed.py (doc/SPEED-FIT.md, each case's error, fitted and held out). The "
+          "DeepSeek-R1 cases of early-2025 engine builds (vLLM 0.7, SGLang 0.4, TensorRT-LLM 0.17) stay far "
+          "off: 2026 builds of the same engines decode it 2 to 6 times faster, and the fit leaves them out. "
+          "kvplan warns on such plans (\"fine-grained MoE: its speed rests on a fit ...\"). Mixtral (8 experts) "
+          "takes no MoE term.", ""]
     L += ["", "## Where the model is expected to be weak", "",
           "- **Small batches on large GPUs.** At one to a few users a step reads the weights once and does almost no "
           "arithmetic, so the time is bytes over bandwidth, but real engines reach only part of the peak at batch 1: "

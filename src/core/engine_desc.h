@@ -125,11 +125,9 @@ struct engine_desc {
     const char *lora_where;      /* where the slots sit, for the LoRA row; NULL: beside the
                                   * weights */
 
-    /* Speed, fitted on public measurements (tools/fit_speed.py, doc/SPEED-FIT.md):
-     * the fixed overhead of a step and the least a fine-grained MoE layer takes
-     * (routing, top-k and a grouped GEMM of tens of small expert slices). */
+    /* Speed: each step's own overhead (scheduler, sampling, graph launch),
+     * seconds; fitted by tools/fit_speed.py (doc/SPEED-FIT.md). */
     double step_overhead_s;
-    double moe_layer_floor_s;
 
     /* Words the views use. */
     const char *runtime_words;   /* SEG_RUNTIME: "activations+rt", "compute buffers" */

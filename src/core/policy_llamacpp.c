@@ -458,8 +458,7 @@ static void budget(struct policy_ctx *c)
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
 const struct engine_desc engine_llamacpp = {
-    .step_overhead_s = 0.0005,
-    .moe_layer_floor_s = 0.0006, /* no fine-grained MoE measured: vLLM's */
+    .step_overhead_s = 0, /* llama-bench's decode loop: no server scheduler between steps */
     .kind = ENGINE_LLAMACPP,
     .name = "llama.cpp",
     .title = "llama.cpp",

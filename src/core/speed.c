@@ -21,7 +21,7 @@ struct inputs {
     double layers, global, windowed; /* on one GPU: a stage's, or llama.cpp's share */
     double allreduces_per_layer; /* 2 (attention, MLP), or 1 where a layer is one block */
     double moe_mbu;             /* a grouped expert GEMM's share of mbu */
-    double step_overhead, layer_overhead, moe_layer_overhead; /* seconds */
+    double step_overhead, moe_layer_overhead; /* seconds */
     uint32_t pp;                /* stages a token passes in turn: --pp, or llama.cpp's
                                  * layer split over a replica's GPUs */
     uint32_t microbatches;      /* batches in flight: PP keeps its stages busy, llama.cpp not */
@@ -129,12 +129,10 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
      * whose layers are single blocks (Nemotron-H: a Mamba-2, attention or
      * MLP block a layer, one row-parallel output each) once a block. */
     in.allreduces_per_layer = m->plain_layers ? 1.0 : 2.0;
-    /* fitted per engine (doc/SPEED-FIT.md); a dense layer's floor fits at 0 */
-    const struct engine_desc *e = engine_desc(s->engine.kind);
+    /* fitted on the measurements (doc/SPEED-FIT.md) */
     in.moe_mbu = 1.0;
-    in.step_overhead = e->step_overhead_s;
-    in.layer_overhead = 0;
-    in.moe_layer_overhead = m->experts > SPEED_MOE_FINE_EXPERTS ? e->moe_layer_floor_s : 0;
+    in.step_overhead = engine_desc(s->engine.kind)->step_overhead_s;
+    in.moe_layer_overhead = m->experts > SPEED_MOE_FINE_EXPERTS ? SPEED_MOE_LAYER_OVERHEAD_S : 0;
     in.read_share = 1.0;
     if (m->attention == ATTENTION_MLA && m->index_topk && r->cost.index_bytes) {
         /* vLLM models/deepseek_v2.py Indexer (replicated weights, no TP split) and
@@ -211,7 +209,6 @@ static struct step_machine machine_of(const struct inputs *in)
     hw.link_bytes_per_s = in->link_used;
     hw.link_latency_s = in->latency;
     hw.step_overhead_s = in->step_overhead;
-    hw.layer_overhead_s = in->layer_overhead;
     hw.moe_layer_overhead_s = in->moe_layer_overhead;
     return hw;
 }
@@ -402,28 +399,17 @@ static void comm_row(const struct inputs *in, struct explain *x, const struct st
     explain_row_end(x, row, XU_SECONDS, 0, name);
 }
 
-/* The least a stage's layers take: each layer's kernel floor, more for a
- * MoE layer's routing and grouped GEMM. */
-static void floor_row(const struct inputs *in, struct explain *x, const struct step_model *m,
-                      const char *key)
+/* What a stage's fine-grained MoE layers add: routing, top-k, the grouped
+ * GEMM's launch and gather. */
+static void moe_row(const struct inputs *in, struct explain *x, const struct step_model *m)
 {
-    struct explain_row *row = explain_row_begin(x, key, "Layer floors", "per step");
-    explain_term(row, m->layers, XU_COUNT, "layers");
-    explain_term(row, in->layer_overhead, XU_SECONDS, "each");
+    struct explain_row *row = explain_row_begin(x, "speed_moe", "MoE kernels", "per step");
+    explain_term(row, m->moe_layers, XU_COUNT, "MoE layers");
+    explain_term(row, in->moe_layer_overhead, XU_SECONDS, "each");
     explain_op(row, XOP_MUL);
-    if (m->moe_layers && in->moe_layer_overhead > 0) {
-        explain_term(row, m->moe_layers, XU_COUNT, "MoE layers");
-        explain_term(row, in->moe_layer_overhead, XU_SECONDS, "more each");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
     explain_row_end(x, row, XU_SECONDS, 0,
-                    "the least the layers' kernels take, launched one after another");
-}
-
-static bool has_floor(const struct inputs *in)
-{
-    return in->layer_overhead > 0 || in->moe_layer_overhead > 0;
+                    "routing, top-k and the grouped GEMM over small expert slices, fitted on "
+                    "DeepSeek-R1 (doc/SPEED-FIT.md)");
 }
 
 static void step_rows(const struct inputs *in, const struct scenario *s,
@@ -437,9 +423,9 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
         explain_ref(x, row, "speed_compute", "compute");
         explain_op(row, XOP_MAX);
     }
-    if (has_floor(in)) {
-        explain_ref(x, row, "speed_floor", "floors");
-        explain_op(row, XOP_MAX);
+    if (st->moe_s > 0) {
+        explain_ref(x, row, "speed_moe", "MoE kernels");
+        explain_op(row, XOP_ADD);
     }
     if (in->tp > 1 && st->comm_s > 0) {
         explain_ref(x, row, "speed_comm", "all-reduce");
@@ -455,10 +441,8 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
         explain_term(row, in->step_overhead, XU_SECONDS, "each step's own");
         explain_op(row, XOP_ADD);
     }
-    double busy = st->memory_s > st->compute_s ? st->memory_s : st->compute_s;
     explain_row_end(x, row, XU_SECONDS, 0,
                     in->peak <= 0                 ? "memory alone: no compute figure for this GPU"
-                    : st->floor_s > busy            ? "the layers' floors bind"
                     : st->memory_s >= st->compute_s ? "memory binds"
                                                     : "compute binds");
 
@@ -493,8 +477,8 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     struct step_model sm = step_model_of(in, s, r, true);
     if (in->tp > 1 && st->comm_s > 0)
         comm_row(in, x, st, sm.allreduces);
-    if (has_floor(in))
-        floor_row(in, x, &sm, "speed_floor");
+    if (sm.moe_layers && in->moe_layer_overhead > 0)
+        moe_row(in, x, &sm);
     step_rows(in, s, r, x, st);
 }
 
@@ -533,9 +517,9 @@ static void prefill_row(const struct inputs *in, const struct scenario *s, struc
     explain_op(row, XOP_DIV);
     explain_term(row, f->memory_s, XU_SECONDS, "reading the weights, writing the KV");
     explain_op(row, XOP_MAX);
-    if (f->floor_s > 0) {
-        explain_term(row, f->floor_s, XU_SECONDS, "layer floors");
-        explain_op(row, XOP_MAX);
+    if (f->moe_s > 0) {
+        explain_term(row, f->moe_s, XU_SECONDS, "MoE kernels");
+        explain_op(row, XOP_ADD);
     }
     if (f->comm_s > 0) {
         explain_term(row, f->comm_s, XU_SECONDS, "all-reduces");
@@ -597,9 +581,8 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     sp->memory_seconds = st.memory_s;
     sp->compute_seconds = st.compute_s;
     sp->comm_seconds = st.comm_s;
-    sp->floor_seconds = st.floor_s;
+    sp->moe_seconds = st.moe_s;
     sp->overhead_seconds = st.overhead_s;
-    sp->expert_seconds = st.expert_read_bytes / (in.bw * in.mbu);
     struct step_model sm = step_model_of(&in, s, r, true);
     sp->step_layers = sm.layers;
     sp->step_moe_layers = sm.moe_layers;
