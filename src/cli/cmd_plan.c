@@ -144,9 +144,11 @@ static int planner_open(const struct options *o, const struct catalog *cat,
                            o->preset_dir_count};
     int status;
     if (o->dump_path) {
-        status = app_dump(&in, o->dump_path, o->dump_cols ? o->dump_cols : 80,
-                          o->dump_rows ? o->dump_rows : 24, o->keys, mono, ascii,
-                          o->given[OPT_DUMP_ATTRS], err, sizeof err);
+        struct app_dump_options dump = {
+            .path = o->dump_path, .cols = o->dump_cols ? o->dump_cols : 80,
+            .rows = o->dump_rows ? o->dump_rows : 24, .keys = o->keys, .mono = mono,
+            .ascii = ascii, .with_attrs = o->given[OPT_DUMP_ATTRS]};
+        status = app_dump(&in, &dump, err, sizeof err);
     } else {
         status = app_run(&in, mono, ascii, err, sizeof err);
         if (status == 3) {
