@@ -38,14 +38,10 @@ static int plan_print(const struct options *o, const struct scenario *s,
     if (o->export_path && strcmp(o->export_path, "-") == 0)
         return 0;
     switch (o->format) {
-    case FORMAT_JSON: {
-        char *text = snapshot_to_json(s, r, x, KVPLAN_GENERATOR);
-        if (text == NULL)
+    case FORMAT_JSON:
+        if (!snapshot_write_json(stdout, s, r, x, KVPLAN_GENERATOR))
             return cli_fail("cannot build the JSON snapshot (out of memory)");
-        fputs(text, stdout);
-        free(text);
         break;
-    }
     case FORMAT_MARKDOWN:
         report_markdown(stdout, s, r, x);
         break;
