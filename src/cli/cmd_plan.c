@@ -1,4 +1,5 @@
 /* plan and the planner: one scenario, printed or opened. */
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,11 @@ static int planner_open(const struct options *o, const struct catalog *cat,
 
 int cmd_planner(int argc, char **argv)
 {
+    /* The terminal's character set, for curses; LC_CTYPE only, so strtod
+     * and printf keep the decimal point. Only the planner draws with it:
+     * the other commands write UTF-8 bytes whatever the locale, and skip
+     * loading it (60 thousand instructions, its alias file read). */
+    setlocale(LC_CTYPE, "");
     struct options o;
     struct diag d = {0};
     int parsed = cli_parse(CMD_PLANNER, argc, argv, &o);
