@@ -76,17 +76,24 @@ char *outbuf_put_uint(char *p, uint64_t v)
     while (n < 20 && v >= tens[n - 1])
         n++;
     char *end = p + n, *q = end;
-    while (v >= 100) {
+    while (v > UINT32_MAX) {
         unsigned d = (unsigned)(v % 100) * 2;
         v /= 100;
         *--q = pairs[d + 1];
         *--q = pairs[d];
     }
-    if (v >= 10) {
-        *--q = pairs[v * 2 + 1];
-        *--q = pairs[v * 2];
+    uint32_t w = (uint32_t)v; /* most figures: 32-bit divisions are cheaper */
+    while (w >= 100) {
+        unsigned d = w % 100 * 2;
+        w /= 100;
+        *--q = pairs[d + 1];
+        *--q = pairs[d];
+    }
+    if (w >= 10) {
+        *--q = pairs[w * 2 + 1];
+        *--q = pairs[w * 2];
     } else {
-        *--q = (char)('0' + v);
+        *--q = (char)('0' + w);
     }
     return end;
 }
