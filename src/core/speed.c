@@ -21,7 +21,7 @@ struct inputs {
     double layers, global, windowed; /* on one GPU: a stage's, or llama.cpp's share */
     double allreduces_per_layer; /* 2 (attention, MLP), or 1 where a layer is one block */
     double moe_mbu;             /* a grouped expert GEMM's share of mbu */
-    double step_overhead, layer_overhead, moe_layer_overhead; /* seconds */
+    double step_overhead, moe_layer_overhead; /* seconds */
     uint32_t pp;                /* stages a token passes in turn: --pp, or llama.cpp's
                                  * layer split over a replica's GPUs */
     uint32_t microbatches;      /* batches in flight: PP keeps its stages busy, llama.cpp not */
@@ -129,10 +129,10 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
      * whose layers are single blocks (Nemotron-H: a Mamba-2, attention or
      * MLP block a layer, one row-parallel output each) once a block. */
     in.allreduces_per_layer = m->plain_layers ? 1.0 : 2.0;
-    in.moe_mbu = SPEED_DEFAULT_MOE_MBU;
-    in.step_overhead = SPEED_DEFAULT_STEP_OVERHEAD_S;
-    in.layer_overhead = SPEED_DEFAULT_LAYER_OVERHEAD_S;
-    in.moe_layer_overhead = m->experts ? SPEED_DEFAULT_MOE_LAYER_OVERHEAD_S : 0;
+    /* fitted on the measurements (doc/SPEED-FIT.md) */
+    in.moe_mbu = 1.0;
+    in.step_overhead = engine_desc(s->engine.kind)->step_overhead_s;
+    in.moe_layer_overhead = m->experts > SPEED_MOE_FINE_EXPERTS ? SPEED_MOE_LAYER_OVERHEAD_S : 0;
     in.read_share = 1.0;
     if (m->attention == ATTENTION_MLA && m->index_topk && r->cost.index_bytes) {
         /* vLLM models/deepseek_v2.py Indexer (replicated weights, no TP split) and
@@ -166,7 +166,7 @@ static struct step_model step_model_of(const struct inputs *in, const struct sce
     m.experts = md->experts;
     m.experts_per_token = md->experts_per_token;
     m.layers = (uint32_t)(in->layers + 0.5); /* a stage's, or this GPU's of llama.cpp's split */
-    m.moe_layers = md->experts ? m.layers : 0;
+    m.moe_layers = md->experts > SPEED_MOE_FINE_EXPERTS ? m.layers : 0; /* fine-grained */
     m.flops_per_token = 2.0 * in->active / in->shards;
     /* the KV a GPU holds of a token: the plan's per-user figure at the
      * average context (which knows a stage's or llama.cpp's share of the
@@ -209,7 +209,6 @@ static struct step_machine machine_of(const struct inputs *in)
     hw.link_bytes_per_s = in->link_used;
     hw.link_latency_s = in->latency;
     hw.step_overhead_s = in->step_overhead;
-    hw.layer_overhead_s = in->layer_overhead;
     hw.moe_layer_overhead_s = in->moe_layer_overhead;
     return hw;
 }
@@ -400,33 +399,17 @@ static void comm_row(const struct inputs *in, struct explain *x, const struct st
     explain_row_end(x, row, XU_SECONDS, 0, name);
 }
 
-/* The fixed costs of a step: each layer's floor, in turn over the stages,
- * and the step's own. */
-static void overhead_row(const struct inputs *in, struct explain *x, const struct step_model *m,
-                         const char *key)
+/* What a stage's fine-grained MoE layers add: routing, top-k, the grouped
+ * GEMM's launch and gather. */
+static void moe_row(const struct inputs *in, struct explain *x, const struct step_model *m)
 {
-    struct explain_row *row = explain_row_begin(x, key, "Fixed costs", "per step");
-    explain_term(row, m->layers, XU_COUNT, "layers");
-    explain_term(row, in->layer_overhead, XU_SECONDS, "each");
+    struct explain_row *row = explain_row_begin(x, "speed_moe", "MoE kernels", "per step");
+    explain_term(row, m->moe_layers, XU_COUNT, "MoE layers");
+    explain_term(row, in->moe_layer_overhead, XU_SECONDS, "each");
     explain_op(row, XOP_MUL);
-    if (m->moe_layers && in->moe_layer_overhead > 0) {
-        explain_term(row, m->moe_layers, XU_COUNT, "MoE layers");
-        explain_term(row, in->moe_layer_overhead, XU_SECONDS, "more each");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
-    if (in->pp > 1) {
-        explain_term(row, in->pp, XU_COUNT, "stages in turn");
-        explain_op(row, XOP_MUL);
-    }
-    explain_term(row, in->step_overhead, XU_SECONDS, "each step");
-    explain_op(row, XOP_ADD);
-    explain_row_end(x, row, XU_SECONDS, 0, "what graphs, launches and the scheduler leave");
-}
-
-static bool has_overhead(const struct inputs *in)
-{
-    return in->step_overhead > 0 || in->layer_overhead > 0 || in->moe_layer_overhead > 0;
+    explain_row_end(x, row, XU_SECONDS, 0,
+                    "routing, top-k and the grouped GEMM over small expert slices, fitted on "
+                    "DeepSeek-R1 (doc/SPEED-FIT.md)");
 }
 
 static void step_rows(const struct inputs *in, const struct scenario *s,
@@ -440,6 +423,10 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
         explain_ref(x, row, "speed_compute", "compute");
         explain_op(row, XOP_MAX);
     }
+    if (st->moe_s > 0) {
+        explain_ref(x, row, "speed_moe", "MoE kernels");
+        explain_op(row, XOP_ADD);
+    }
     if (in->tp > 1 && st->comm_s > 0) {
         explain_ref(x, row, "speed_comm", "all-reduce");
         explain_op(row, XOP_ADD);
@@ -450,8 +437,8 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
                                                                 : "stages in turn");
         explain_op(row, XOP_MUL);
     }
-    if (has_overhead(in)) {
-        explain_ref(x, row, "speed_overhead", "fixed costs");
+    if (in->step_overhead > 0) {
+        explain_term(row, in->step_overhead, XU_SECONDS, "each step's own");
         explain_op(row, XOP_ADD);
     }
     explain_row_end(x, row, XU_SECONDS, 0,
@@ -492,8 +479,8 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     struct step_model sm = step_model_of(in, s, r, true);
     if (in->tp > 1 && st->comm_s > 0)
         comm_row(in, x, st, sm.allreduces);
-    if (has_overhead(in))
-        overhead_row(in, x, &sm, "speed_overhead");
+    if (sm.moe_layers && in->moe_layer_overhead > 0)
+        moe_row(in, x, &sm);
     step_rows(in, s, r, x, st);
 }
 
@@ -534,12 +521,12 @@ static void prefill_row(const struct inputs *in, const struct scenario *s, struc
     explain_op(row, XOP_DIV);
     explain_term(row, f->memory_s, XU_SECONDS, "reading the weights, writing the KV");
     explain_op(row, XOP_MAX);
-    if (f->comm_s > 0) {
-        explain_term(row, f->comm_s, XU_SECONDS, "all-reduces");
+    if (f->moe_s > 0) {
+        explain_term(row, f->moe_s, XU_SECONDS, "MoE kernels");
         explain_op(row, XOP_ADD);
     }
-    if (f->overhead_s > 0) {
-        explain_term(row, (f->overhead_s - in->step_overhead) / in->pp, XU_SECONDS, "layer floors");
+    if (f->comm_s > 0) {
+        explain_term(row, f->comm_s, XU_SECONDS, "all-reduces");
         explain_op(row, XOP_ADD);
     }
     if (in->pp > 1) {
@@ -598,7 +585,12 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     sp->memory_seconds = st.memory_s;
     sp->compute_seconds = st.compute_s;
     sp->comm_seconds = st.comm_s;
+    sp->moe_seconds = st.moe_s;
     sp->overhead_seconds = st.overhead_s;
+    struct step_model sm = step_model_of(&in, s, r, true);
+    sp->step_layers = sm.layers;
+    sp->step_moe_layers = sm.moe_layers;
+    sp->stages = in.pp;
     sp->step_seconds = st.total_s;
     sp->tokens_per_s_per_user = st.total_s > 0 ? 1.0 / st.total_s : 0;
     sp->tokens_per_s_total = (double)total * sp->tokens_per_s_per_user;

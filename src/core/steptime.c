@@ -111,10 +111,13 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
         st.compute_s = st.gemm_s + st.attention_s;
     }
     st.comm_s = ring_seconds(m, hw, seen);
-    double layer_floor = m->layers * hw->layer_overhead_s + m->moe_layers * hw->moe_layer_overhead_s;
+    /* a fine-grained MoE layer adds kernels that do not overlap the reads:
+     * routing, top-k, the grouped GEMM's launch and gather */
+    st.moe_s = m->moe_layers * hw->moe_layer_overhead_s;
     double stages = m->stages ? m->stages : 1;
-    st.stage_s = (st.memory_s > st.compute_s ? st.memory_s : st.compute_s) + st.comm_s + layer_floor;
-    st.overhead_s = layer_floor * stages + hw->step_overhead_s;
+    double busy = st.memory_s > st.compute_s ? st.memory_s : st.compute_s;
+    st.stage_s = busy + st.moe_s + st.comm_s;
+    st.overhead_s = hw->step_overhead_s;
     st.total_s = st.stage_s * stages + hw->step_overhead_s;
     if (out)
         *out = st;

@@ -4,9 +4,10 @@
  * (the state read and written back), computes the GEMMs (2 flops a
  * parameter a token) and the attention over each sequence's context, and
  * while the GPUs of a tensor-parallel group exchange their partial sums
- * (all-reduces, as each architecture issues them); a fixed overhead per
- * step and per layer is what CUDA graphs and the scheduler leave. Memory and
- * compute overlap (the slower binds); communication and overheads add.
+ * (all-reduces, as each architecture issues them). Memory and compute
+ * overlap (the slower binds); a fine-grained MoE layer's routing and
+ * grouped-GEMM kernels and the all-reduces add; the stages pass in turn,
+ * and a fixed overhead each step (scheduler, sampling, graph launch) adds.
  *
  * Decode and prefill are the same function: a decoding sequence computes 1
  * token over its context, a prefill chunk computes `tokens` over the prompt
@@ -29,8 +30,8 @@ struct step_machine {
     double link_bytes_per_s;    /* all-reduce bandwidth per GPU, each way */
     double link_latency_s;      /* the fixed cost of one all-reduce */
     double step_overhead_s;     /* each step: scheduling, sampling, graph launch */
-    double layer_overhead_s;    /* each layer a token passes: kernel floors left by graphs */
-    double moe_layer_overhead_s; /* more each MoE layer: routing, top-k, the grouped GEMM */
+    double moe_layer_overhead_s; /* each fine-grained MoE layer: routing, top-k, the grouped
+                                  * GEMM's launch and gather over small expert slices */
 };
 
 /* One GPU's share of one model replica (a stage's, under pipeline stages). */
@@ -39,7 +40,7 @@ struct step_model {
     double expert_bytes;        /* routed experts held on this GPU */
     uint32_t experts;           /* routed experts a MoE layer holds; 0 = dense */
     uint32_t experts_per_token;
-    uint32_t moe_layers;        /* layers with routed experts (this stage's) */
+    uint32_t moe_layers;        /* layers with fine-grained routed experts (this stage's) */
     uint32_t layers;            /* layers a token passes on this GPU (this stage's) */
     double flops_per_token;     /* GEMMs: 2 x active parameters / the GPUs they split over */
     /* KV bytes one context token costs on this GPU, over the global layers and
@@ -77,8 +78,8 @@ struct step_seq {
     uint64_t tokens;
 };
 
-/* The time of a step and its parts, seconds (the part of one stage, and the
- * total of all stages in turn); bytes and flops on one GPU. */
+/* The time of a step and its parts, seconds (one stage's, and the total of
+ * the stages in turn plus the step's overhead); bytes and flops on one GPU. */
 struct step_time {
     double tokens;              /* tokens the step computes */
     double experts_touched;     /* routed experts a MoE layer reads (mean) */
@@ -88,8 +89,10 @@ struct step_time {
     double gemm_flops, attention_flops, flops;
     double weights_s, kv_s, state_s, memory_s;
     double gemm_s, attention_s, compute_s;
-    double comm_s, overhead_s;
-    double stage_s;             /* one stage: max(memory, compute) + comm + overhead */
+    double comm_s;
+    double moe_s;               /* the MoE layers' own kernels, one stage */
+    double overhead_s;          /* the step's own */
+    double stage_s;             /* one stage: max(memory, compute) + moe + comm */
     double total_s;             /* stage_s x stages */
 };
 
