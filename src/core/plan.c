@@ -11,6 +11,8 @@
 
 static void cost_rows(struct policy_ctx *c)
 {
+    if (c->x == NULL) /* rows only: without them, nothing to do */
+        return;
     const struct scenario *s = c->s;
     const struct model_spec *m = &s->model;
     struct plan_result *r = c->r;

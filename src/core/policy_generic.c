@@ -102,8 +102,9 @@ static void budget(struct policy_ctx *c)
 
     struct explain_row *row = explain_row_begin(c->x, "pool", "KV pool", "per GPU");
     explain_term(row, mem, XU_BYTES, s->has_vram ? "memory (--vram)" : "memory");
-    char name[48];
-    snprintf(name, sizeof name, "headroom (%g%%)", s->headroom_percent);
+    char name[48] = "";
+    if (row) /* the texts only when the rows are kept */
+        snprintf(name, sizeof name, "headroom (%g%%)", s->headroom_percent);
     explain_term(row, headroom, XU_BYTES, name);
     explain_op(row, XOP_SUB);
     policy_weights_term(c, row);
@@ -137,9 +138,11 @@ static void budget(struct policy_ctx *c)
                                                     r->user_bytes_paged_per_gpu)
                                          : 0;
     paged_user_row(c, ug, uw);
-    char note[64], t[32];
-    units_format_int(r->avg_context_tokens, t, sizeof t);
-    snprintf(note, sizeof note, "at %s tokens in use", t);
+    char note[64] = "", t[32];
+    if (c->x) {
+        units_format_int(r->avg_context_tokens, t, sizeof t);
+        snprintf(note, sizeof note, "at %s tokens in use", t);
+    }
     users_row(c, "users_paged_replica", "Users, paged", r->prefix_bytes_paged_per_gpu,
               "prefix in whole blocks", "kv_per_user_paged", note);
 
