@@ -49,7 +49,7 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
     struct planner *p = open_planner(in);
     view_settle(p);
     view_draw(p);
-    refresh();
+    term_refresh();
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
     unsigned long frame = 0;
     while (!p->quit) {
@@ -76,10 +76,11 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
                 snprintf(f, sizeof f, "#%lu", ++frame);
                 /* last row: ncurses sends rows in order, so once a test sees
                  * the counter, the whole frame has arrived */
-                mvaddstr(LINES - 1, COLS - (int)strlen(f) - 1, f);
-                clrtoeol();
+                int fx = COLS - (int)strlen(f) - 1;
+                widget_text(LINES - 1, fx, COLS - fx, ROLE_TEXT, f);
+                widget_fill(LINES - 1, fx + (int)strlen(f), COLS - fx - (int)strlen(f), ROLE_TEXT);
             }
-            refresh();
+            term_refresh();
             if (p->copy_pending) {
                 term_clipboard(p->copied);
                 p->copy_pending = false;

@@ -6,6 +6,7 @@
 
 #include "app/screens.h"
 #include "app/view_parts.h"
+#include "tui/canvas.h"
 
 struct planner_layout view_layout(const struct planner *p)
 {
@@ -355,7 +356,7 @@ bool view_draw_base(const struct planner *p)
 
 void view_draw(const struct planner *p)
 {
-    erase();
+    canvas_erase();
     screen_of(p->mode)->draw(p, COLS, LINES);
 }
 

@@ -6,9 +6,9 @@
 #include "app/layout.h"
 #include "app/planner.h"
 
-/* Draws the whole screen for the current size: the mode's screen
- * (screens.h) over an erased one (erase, not clear: ncurses sends only
- * what changed). */
+/* Draws the whole screen for the current size into a new frame: the mode's
+ * screen (screens.h) over an erased one. term_refresh shows it (curses is
+ * handed only the cells that changed, and sends their difference). */
 void view_draw(const struct planner *p);
 
 /* Records the first control the list shows for the focus and the current

@@ -14,10 +14,7 @@ const enum role view_segment_roles[SEG_COUNT] = {
 
 void view_fill_row(int y, int x, int w, enum role role)
 {
-    attr_t a = role_attr(role);
-    attron(a);
-    mvhline(y, x, ' ', w);
-    attroff(a);
+    widget_fill(y, x, w, role);
 }
 
 void view_box(int y, int x, int h, int w, const char *title)
@@ -28,7 +25,7 @@ void view_box(int y, int x, int h, int w, const char *title)
     const char *corner[4] = {u ? "\u250c" : "+", u ? "\u2510" : "+", u ? "\u2514" : "+",
                              u ? "\u2518" : "+"};
     for (int i = 0; i < h; i++)
-        mvhline(y + i, x, ' ', w);
+        widget_fill(y + i, x, w, ROLE_TEXT);
     for (int i = 1; i < w - 1; i++) {
         widget_text(y, x + i, 1, ROLE_TITLE, hz);
         widget_text(y + h - 1, x + i, 1, ROLE_TITLE, hz);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "canvas.h"
 #include "roles.h"
 
 static SCREEN *screen;
@@ -479,6 +480,12 @@ bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_c
     return true;
 }
 
+void term_refresh(void)
+{
+    canvas_present();
+    refresh();
+}
+
 void term_close(void)
 {
     if (screen == NULL)
@@ -494,6 +501,7 @@ void term_close(void)
     }
     endwin();
     terminal_switched = 0;
+    canvas_close();
     delscreen(screen);
     screen = NULL;
     if (!null_out) {
@@ -511,6 +519,7 @@ void term_close(void)
 
 size_t term_dump_text(char *buf, size_t size)
 {
+    canvas_present();
     size_t used = 0;
     int rows = LINES, cols = COLS;
     for (int y = 0; y < rows; y++) {
@@ -552,6 +561,7 @@ size_t term_dump_text(char *buf, size_t size)
 
 size_t term_dump_attrs(char *buf, size_t size)
 {
+    canvas_present();
     size_t used = 0;
     for (int y = 0; y < LINES; y++) {
         for (int x = 0; x <= COLS; x++) {
