@@ -4,6 +4,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* snprintf(dst, size, "%s", src) without printf's machinery: a plan writes
+ * a few hundred names and keys into its rows, each planner step. */
+static void copy(char *dst, size_t size, const char *src)
+{
+    if (size == 0)
+        return;
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 struct explain_row *explain_row_begin(struct explain *e, const char *key, const char *label,
                                       const char *scope)
 {
@@ -15,9 +28,9 @@ struct explain_row *explain_row_begin(struct explain *e, const char *key, const 
     row->nterms = row->nsteps = 0;
     row->formula[0] = '\0';
     row->result.name[0] = row->result.ref[0] = '\0';
-    snprintf(row->key, sizeof row->key, "%s", key);
-    snprintf(row->label, sizeof row->label, "%s", label);
-    snprintf(row->scope, sizeof row->scope, "%s", scope ? scope : "");
+    copy(row->key, sizeof row->key, key);
+    copy(row->label, sizeof row->label, label);
+    copy(row->scope, sizeof row->scope, scope ? scope : "");
     return row;
 }
 
@@ -31,7 +44,7 @@ int explain_term(struct explain_row *row, long double value, enum xunit unit, co
     t->unit = unit;
     t->ref[0] = '\0';
     t->text[0] = '\0'; /* written in explain_row_end, when the unit system is known */
-    snprintf(t->name, sizeof t->name, "%s", name ? name : "");
+    copy(t->name, sizeof t->name, name ? name : "");
     row->steps[row->nsteps++] = (struct xstep){XOP_TERM, (uint8_t)i};
     return i;
 }
@@ -45,7 +58,7 @@ int explain_ref(struct explain *e, struct explain_row *row, const char *ref, con
     enum xunit u = from ? from->result.unit : XU_COUNT;
     int i = explain_term(row, v, u, name);
     if (i >= 0)
-        snprintf(row->terms[i].ref, sizeof row->terms[i].ref, "%s", ref);
+        copy(row->terms[i].ref, sizeof row->terms[i].ref, ref);
     return i;
 }
 
@@ -395,7 +408,7 @@ void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit
     row->result.unit = unit;
     row->result.value = row->nsteps > 0 ? explain_eval(row) : value;
     /* the note waits where the formula goes, until the text is written */
-    snprintf(row->formula, sizeof row->formula, "%s", note ? note : "");
+    copy(row->formula, sizeof row->formula, note ? note : "");
     row->written = false;
     if (!e->deferred)
         write_row(row);
@@ -412,20 +425,20 @@ void explain_row_strings(const struct explain_row *row, char *formula, size_t fo
                          char *value, size_t value_size)
 {
     if (row->written) {
-        snprintf(formula, formula_size, "%s", row->formula);
-        snprintf(value, value_size, "%s", row->result.text);
+        copy(formula, formula_size, row->formula);
+        copy(value, value_size, row->result.text);
         return;
     }
     struct row_text text;
     write_text(row, row->formula, &text);
-    snprintf(formula, formula_size, "%s", text.formula);
-    snprintf(value, value_size, "%s", text.result);
+    copy(formula, formula_size, text.formula);
+    copy(value, value_size, text.result);
 }
 
 const struct explain_row *explain_find(const struct explain *e, const char *key)
 {
-    for (int i = 0; i < e->count; i++)
-        if (strcmp(e->rows[i].key, key) == 0)
+    for (int i = 0; i < e->count; i++) /* the first byte first: most keys differ there */
+        if (e->rows[i].key[0] == key[0] && strcmp(e->rows[i].key, key) == 0)
             return &e->rows[i];
     return NULL;
 }
@@ -435,11 +448,11 @@ void explain_rename(struct explain *x, const char *from, const char *to)
     for (int i = 0; x && i < x->count; i++) {
         struct explain_row *row = &x->rows[i];
         if (strcmp(row->key, from) == 0) {
-            snprintf(row->key, sizeof row->key, "%s", to);
+            copy(row->key, sizeof row->key, to);
             row->scope[0] = '\0';
         }
         for (int t = 0; t < row->nterms; t++)
             if (strcmp(row->terms[t].ref, from) == 0)
-                snprintf(row->terms[t].ref, sizeof row->terms[t].ref, "%s", to);
+                copy(row->terms[t].ref, sizeof row->terms[t].ref, to);
     }
 }
