@@ -93,7 +93,8 @@ static int controls_top(const struct planner *p, const struct planner_layout *l,
 
 void view_settle(struct planner *p)
 {
-    view_help_settle(p);
+    if (p->mode == MODE_HELP) /* its page and scroll matter to it alone */
+        view_help_settle(p);
     struct planner_layout l = view_layout(p);
     if (l.too_small || p->presentation)
         return;
