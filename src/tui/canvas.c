@@ -1,5 +1,6 @@
 #include "canvas.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,7 @@ wchar_t canvas_decode(const char *p, size_t left, bool utf8, mbstate_t *st, size
 
 int canvas_text(int y, int x, int w, attr_t a, const char *text, bool utf8)
 {
-    if (frame == NULL || w <= 0 || y < 0 || y >= rows || x < 0 || x >= cols)
+    if (frame == NULL || w <= 0 || y < 0 || y >= rows || x < 0 || x >= cols || *text == '\0')
         return 0;
     if (x + w > cols)
         w = cols - x;
@@ -117,24 +118,31 @@ int canvas_text(int y, int x, int w, attr_t a, const char *text, bool utf8)
     uint32_t at = rendered(a);
     mbstate_t st;
     memset(&st, 0, sizeof st);
-    size_t left = strlen(text);
+    cut_left(row, x);
     int used = 0;
-    while (left > 0) {
-        size_t n;
-        wchar_t wc = canvas_decode(text, left, utf8, &st, &n);
-        int cw = wc < 0x80 || (wc >= 0x2500 && wc < 0x2600) ? 1 : wcwidth(wc);
+    for (;;) {
+        unsigned char c = (unsigned char)*text;
+        if (c == 0)
+            break;
+        if (c < 0x80) { /* most text: one byte, one column */
+            if (used == w)
+                break;
+            row[x + used++] = (struct cell){c, at};
+            text++;
+            continue;
+        }
+        size_t n; /* the text ends in a NUL, which ends any character cut short */
+        wchar_t wc = canvas_decode(text, MB_LEN_MAX, utf8, &st, &n);
+        int cw = wc >= 0x2500 && wc < 0x2600 ? 1 : wcwidth(wc);
         if (cw < 0) { /* not printable: a mark in its place */
             wc = L'?';
             cw = 1;
         }
         text += n;
-        left -= n;
         if (cw == 0)
             continue; /* a combining mark: curses draws the next character over it */
         if (used + cw > w)
             break;
-        if (used == 0)
-            cut_left(row, x);
         row[x + used] = (struct cell){(uint32_t)wc, at};
         if (cw == 2)
             row[x + used + 1] = (struct cell){CONT, at};
@@ -165,9 +173,9 @@ void canvas_fill(int y, int x, int n, wchar_t ch, attr_t a)
         row[x + i] = c;
 }
 
-static bool same(struct cell a, struct cell b)
+static bool same(const struct cell *a, const struct cell *b)
 {
-    return a.ch == b.ch && a.attr == b.attr;
+    return memcmp(a, b, sizeof *a) == 0;
 }
 
 /* Cells [x0, x1] of row y to stdscr, each two-column character once, in
@@ -202,28 +210,45 @@ static void put_span(int y, int x0, int x1, const struct cell *row)
         mvwadd_wchnstr(stdscr, y, at, cells, n);
 }
 
+/* Unchanged cells between two changes of a row that still go to curses
+ * with them, rather than in a call of their own. */
+enum { GAP = 8 };
+
+/* The changed cells of row y, in spans, to stdscr; `was` becomes `now`. */
+static void present_row(int y, const struct cell *now, struct cell *was)
+{
+    for (int x = 0; x < cols;) {
+        if (same(now + x, was + x)) {
+            x++;
+            continue;
+        }
+        int start = x, end = x;
+        for (int k = x + 1; k < cols && k - end <= GAP; k++)
+            if (!same(now + k, was + k))
+                end = k;
+        /* whole two-column characters, on either frame */
+        while (start > 0 && (now[start].ch == CONT || was[start].ch == CONT))
+            start--;
+        while (end + 1 < cols && (now[end + 1].ch == CONT || was[end + 1].ch == CONT))
+            end++;
+        put_span(y, start, end, now);
+        memcpy(was + start, now + start, (size_t)(end - start + 1) * sizeof *now);
+        x = end + 1;
+    }
+}
+
 void canvas_present(void)
 {
     if (frame == NULL || cols != COLS || rows != LINES)
         return;
     for (int y = 0; y < rows; y++) {
         struct cell *now = frame + (size_t)y * cols, *was = shown + (size_t)y * cols;
-        int x0 = 0, x1 = cols - 1;
-        if (shown_valid) {
-            if (memcmp(now, was, (size_t)cols * sizeof *now) == 0)
-                continue;
-            while (same(now[x0], was[x0]))
-                x0++;
-            while (same(now[x1], was[x1]))
-                x1--;
-            /* whole two-column characters, on either frame */
-            while (x0 > 0 && (now[x0].ch == CONT || was[x0].ch == CONT))
-                x0--;
-            while (x1 + 1 < cols && (now[x1 + 1].ch == CONT || was[x1 + 1].ch == CONT))
-                x1++;
+        if (!shown_valid) {
+            put_span(y, 0, cols - 1, now);
+            memcpy(was, now, (size_t)cols * sizeof *now);
+        } else if (memcmp(now, was, (size_t)cols * sizeof *now) != 0) {
+            present_row(y, now, was);
         }
-        put_span(y, x0, x1, now);
-        memcpy(was + x0, now + x0, (size_t)(x1 - x0 + 1) * sizeof *now);
     }
     shown_valid = true;
 }
