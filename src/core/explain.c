@@ -17,6 +17,16 @@ static void copy(char *dst, size_t size, const char *src)
     dst[n] = '\0';
 }
 
+/* Appends src to the text of buf (len bytes so far), cut as snprintf cuts
+ * a text too long for size. */
+static void append(char *buf, size_t size, size_t *len, const char *src)
+{
+    for (; *src && *len + 1 < size; src++)
+        buf[(*len)++] = *src;
+    if (size > 0)
+        buf[*len < size ? *len : size - 1] = '\0';
+}
+
 struct explain_row *explain_row_begin(struct explain *e, const char *key, const char *label,
                                       const char *scope)
 {
@@ -154,11 +164,14 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
         uint64_t b = v > 0 ? (uint64_t)llroundl(v) : 0;
         char n[32];
         units_format_int(b, n, sizeof n);
-        if (b < KIB) {
-            snprintf(buf, size, "%s B", n);
-        } else {
+        size_t len = 0;
+        append(buf, size, &len, n);
+        append(buf, size, &len, " B");
+        if (b >= KIB) {
             units_format_bytes_exact(b, tmp, sizeof tmp);
-            snprintf(buf, size, "%s B (%s)", n, tmp);
+            append(buf, size, &len, " (");
+            append(buf, size, &len, tmp);
+            append(buf, size, &len, ")");
         }
         return;
     }
@@ -383,8 +396,12 @@ static void write_text(const struct explain_row *row, const char *note, struct r
                      st[sp - 1]);
         }
     }
-    snprintf(out->formula, sizeof out->formula, "%s%s%s%s", expr, inner,
-             note && note[0] && expr[0] ? "; " : "", note ? note : "");
+    size_t len = 0;
+    out->formula[0] = '\0';
+    append(out->formula, sizeof out->formula, &len, expr);
+    append(out->formula, sizeof out->formula, &len, inner);
+    append(out->formula, sizeof out->formula, &len, note && note[0] && expr[0] ? "; " : "");
+    append(out->formula, sizeof out->formula, &len, note ? note : "");
 }
 
 /* Writes the text of a row whose text waited (its note kept in formula). */
