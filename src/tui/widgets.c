@@ -190,17 +190,22 @@ void widget_columns_fill(struct rect r, const double *values, int n, int marker,
                                      "\u2585", "\u2586", "\u2587", "\u2588"};
     static const char *ascii[9] = {" ", ".", ".", "_", "_", "o", "o", "#", "#"};
     const char **set = roles_utf8() ? eighths : ascii;
+    wchar_t glyphs[9]; /* each level's character, decoded once for every cell */
+    for (int i = 0; i < 9; i++)
+        glyphs[i] = glyph_char(fill ? fill : set[i]);
+    wchar_t rule = glyph_char(roles_utf8() ? "\u2502" : "|");
+    attr_t plain = role_attr(role), marked = role_attr(marker_role);
     for (int c = 0; c < n && c < r.w; c++) {
         double v = values[c] < 0 ? 0 : values[c] > 1 ? 1 : values[c];
         int units = (int)(v * r.h * 8 + 0.5);
-        attr_t a = role_attr(c == marker ? marker_role : role);
+        attr_t a = c == marker ? marked : plain;
         for (int row = 0; row < r.h; row++) {
             int level = units - (r.h - 1 - row) * 8;
             level = level < 0 ? 0 : level > 8 ? 8 : level;
             if (level > 0)
-                put_glyph(r.y + row, r.x + c, fill ? fill : set[level], a);
+                canvas_fill(r.y + row, r.x + c, 1, glyphs[level], a);
             else if (c == marker && row == r.h - 1)
-                put_glyph(r.y + row, r.x + c, roles_utf8() ? "\u2502" : "|", a);
+                canvas_fill(r.y + row, r.x + c, 1, rule, a);
         }
     }
 }
