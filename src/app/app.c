@@ -49,7 +49,7 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
     struct planner *p = open_planner(in);
     view_settle(p, COLS, LINES); /* the terminal's size, read once a frame */
     view_draw(p);
-    refresh();
+    term_refresh();
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
     unsigned long frame = 0;
     while (!p->quit) {
@@ -76,10 +76,12 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
                 snprintf(f, sizeof f, "#%lu", ++frame);
                 /* last row: ncurses sends rows in order, so once a test sees
                  * the counter, the whole frame has arrived */
-                mvaddstr(p->frame.rows - 1, p->frame.cols - (int)strlen(f) - 1, f);
-                clrtoeol();
+                int fx = p->frame.cols - (int)strlen(f) - 1;
+                widget_text(p->frame.rows - 1, fx, p->frame.cols - fx, ROLE_TEXT, f);
+                widget_fill(p->frame.rows - 1, fx + (int)strlen(f), p->frame.cols - fx - (int)strlen(f),
+                            ROLE_TEXT);
             }
-            refresh();
+            term_refresh();
             if (p->copy_pending) {
                 term_clipboard(p->copied);
                 p->copy_pending = false;

@@ -6,6 +6,7 @@
 
 #include "app/screens.h"
 #include "app/view_parts.h"
+#include "tui/canvas.h"
 
 static void draw_info(const struct planner *p, struct rect r)
 {
@@ -348,7 +349,7 @@ bool view_draw_base(const struct planner *p)
 
 void view_draw(const struct planner *p)
 {
-    erase();
+    canvas_erase();
     screen_of(p->mode)->draw(p, p->frame.cols, p->frame.rows);
 }
 

@@ -6,9 +6,10 @@
 #include "app/layout.h"
 #include "app/planner.h"
 
-/* Draws the whole screen as view_settle laid it out: the mode's screen
- * (screens.h) over an erased one (erase, not clear: ncurses sends only
- * what changed). */
+/* Draws the whole screen as view_settle laid it out into a new frame: the
+ * mode's screen (screens.h) over an erased one. term_refresh shows it
+ * (curses is handed only the cells that changed, and sends their
+ * difference). */
 void view_draw(const struct planner *p);
 
 /* Lays out the frame for a cols x rows screen (p->frame): the base screen's

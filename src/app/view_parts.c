@@ -14,10 +14,7 @@ const enum role view_segment_roles[SEG_COUNT] = {
 
 void view_fill_row(int y, int x, int w, enum role role)
 {
-    attr_t a = role_attr(role);
-    attron(a);
-    mvhline(y, x, ' ', w);
-    attroff(a);
+    widget_fill(y, x, w, role);
 }
 
 void view_box(int y, int x, int h, int w, const char *title)
@@ -28,7 +25,7 @@ void view_box(int y, int x, int h, int w, const char *title)
     const char *corner[4] = {u ? "\u250c" : "+", u ? "\u2510" : "+", u ? "\u2514" : "+",
                              u ? "\u2518" : "+"};
     for (int i = 0; i < h; i++)
-        mvhline(y + i, x, ' ', w);
+        widget_fill(y + i, x, w, ROLE_TEXT);
     for (int i = 1; i < w - 1; i++) {
         widget_text(y, x + i, 1, ROLE_TITLE, hz);
         widget_text(y + h - 1, x + i, 1, ROLE_TITLE, hz);
@@ -168,41 +165,58 @@ bool view_bar_segments(const struct planner *p, struct bar_segment bs[SEG_COUNT]
     return over;
 }
 
+/* n bytes of src at the end of the text in buf (which has the room). */
+static size_t put(char *buf, size_t at, const char *src, size_t n)
+{
+    memcpy(buf + at, src, n);
+    buf[at + n] = '\0';
+    return at + n;
+}
+
 int view_explain_row(const struct explain_row *row, int y, int x, int w, int max_rows,
                      enum role role)
 {
     char formula[EXPLAIN_TEXT_MAX], result[EXPLAIN_VALUE_MAX];
     explain_row_strings(row, formula, sizeof formula, result, sizeof result);
-    char value[EXPLAIN_VALUE_MAX + EXPLAIN_KEY_MAX + 8];
-    snprintf(value, sizeof value, " = %s%s%s", result, row->scope[0] ? " " : "", row->scope);
-    char text[EXPLAIN_TEXT_MAX + sizeof value];
-    snprintf(text, sizeof text, "%s%s", formula, value);
+    /* the formula, then " = value scope"; every part fits (no printf: each
+     * frame writes the rows shown) */
+    char text[EXPLAIN_TEXT_MAX + EXPLAIN_VALUE_MAX + EXPLAIN_KEY_MAX + 8];
+    size_t flen = strlen(formula), len = put(text, 0, formula, flen);
+    len = put(text, len, " = ", 3);
+    len = put(text, len, result, strlen(result));
+    if (row->scope[0]) {
+        len = put(text, len, " ", 1);
+        len = put(text, len, row->scope, strlen(row->scope));
+    }
+    const char *value = text + flen;
     widget_text(y, x, EXPLAIN_LABEL_W, ROLE_TITLE, row->label);
     int tw = w - EXPLAIN_LABEL_W;
     if (tw <= 0)
         return 1;
-    if (max_rows == 1 && (int)strlen(text) > tw) {
+    char piece[sizeof text + 4];
+    if (max_rows == 1 && (int)len > tw) {
         /* One row only: shorten the formula, never the value. */
-        int keep = tw - (int)strlen(value) - 1;
-        char piece[EXPLAIN_TEXT_MAX + sizeof value];
-        snprintf(piece, sizeof piece, "%.*s%s%s", keep > 0 ? keep : 0, formula,
-                 roles_utf8() ? "\u2026" : "~", value);
+        int keep = tw - (int)(len - flen) - 1;
+        size_t k = keep > 0 ? (size_t)keep < flen ? (size_t)keep : flen : 0;
+        const char *mark = roles_utf8() ? "\u2026" : "~";
+        size_t n = put(piece, 0, formula, k);
+        n = put(piece, n, mark, strlen(mark));
+        put(piece, n, value, len - flen);
         widget_text(y, x + EXPLAIN_LABEL_W, tw, role, piece);
         return 1;
     }
     int rows = 0;
     const char *s = text;
     while (*s && rows < max_rows) {
-        int len = (int)strlen(s), cut = len;
-        if (len > tw) {
+        int left = (int)strlen(s), cut = left;
+        if (left > tw) {
             cut = tw;
             while (cut > 0 && s[cut] != ' ')
                 cut--;
             if (cut == 0)
                 cut = tw;
         }
-        char piece[EXPLAIN_TEXT_MAX + sizeof value];
-        snprintf(piece, sizeof piece, "%.*s", cut, s);
+        put(piece, 0, s, (size_t)cut);
         widget_text(y + rows, x + EXPLAIN_LABEL_W, tw, role, piece);
         s += cut;
         while (*s == ' ')

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "canvas.h"
 #include "roles.h"
 #include "term_signals.h"
 
@@ -254,6 +255,12 @@ bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_c
     return true;
 }
 
+void term_refresh(void)
+{
+    canvas_present();
+    refresh();
+}
+
 void term_close(void)
 {
     if (screen == NULL)
@@ -269,6 +276,7 @@ void term_close(void)
     }
     endwin();
     term_signals_switched(false);
+    canvas_close();
     delscreen(screen);
     screen = NULL;
     term_signals_close(!null_out);
@@ -281,6 +289,7 @@ void term_close(void)
 
 size_t term_dump_text(char *buf, size_t size)
 {
+    canvas_present();
     size_t used = 0;
     int rows = LINES, cols = COLS;
     for (int y = 0; y < rows; y++) {
@@ -322,6 +331,7 @@ size_t term_dump_text(char *buf, size_t size)
 
 size_t term_dump_attrs(char *buf, size_t size)
 {
+    canvas_present();
     size_t used = 0;
     for (int y = 0; y < LINES; y++) {
         for (int x = 0; x <= COLS; x++) {

@@ -45,6 +45,10 @@ bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_c
  * SIGCONT. */
 int term_read_key(void);
 
+/* Shows the frame drawn (canvas.h): stdscr takes the cells that changed and
+ * curses sends the terminal their difference. */
+void term_refresh(void);
+
 /* Restores the terminal (idempotent, async-signal tolerant path). */
 void term_close(void);
 
