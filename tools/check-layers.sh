@@ -13,8 +13,9 @@ done
 # Inside core, headers in layer order: each includes only headers before it
 # in this list, so no include goes back up and none goes round in a circle.
 # A new header takes its place here.
-core_order="version optname diag text dtype units steptime shell params engine spec scenario engine_desc
-kvcost lora specdec explain engine_detail speed hosttier plan policy images solve"
+core_order="version optname diag text dtype units steptime shell params engine spec scenario
+kvcost lora specdec images placement explain engine_detail budget engine_desc totals speed price
+hosttier plan policy solve"
 for f in src/core/*.h; do
     h=$(basename "$f" .h)
     case " $(echo $core_order) " in

@@ -55,18 +55,18 @@ const char *policy_model_ref(const struct model_spec *m)
 void policy_launch_begin(const struct policy_ctx *c, const struct launch_head *h,
                          struct shell_line *l)
 {
-    const struct plan_result *r = c->r;
-    shell_line_init(l, c->r->engine.launch, sizeof c->r->engine.launch);
+    const struct plan_budget *r = c->b;
+    shell_line_init(l, c->b->engine.launch, sizeof c->b->engine.launch);
     shell_words(l, h->command);
     shell_word(l, policy_model_ref(&c->s->model));
-    shell_option(l, h->context, "%llu", (unsigned long long)r->context_tokens);
+    shell_option(l, h->context, "%llu", (unsigned long long)c->l->context_tokens);
     shell_option(l, h->fraction, "%.*f", h->fraction_digits, r->engine.fraction);
-    if (h->kv_fp8 && r->kv_dtype == DTYPE_FP8)
+    if (h->kv_fp8 && c->l->kv_dtype == DTYPE_FP8)
         shell_words(l, h->kv_fp8);
-    if (r->tp > 1)
-        shell_option(l, h->tp, "%u", r->tp);
-    if (r->pp > 1)
-        shell_option(l, h->pp, "%u", r->pp);
+    if (c->l->tp > 1)
+        shell_option(l, h->tp, "%u", c->l->tp);
+    if (c->l->pp > 1)
+        shell_option(l, h->pp, "%u", c->l->pp);
 }
 
 void policy_launch_lora_targets(struct shell_line *l, uint32_t targets)
@@ -82,9 +82,9 @@ void policy_launch_lora_targets(struct shell_line *l, uint32_t targets)
 
 void policy_launch_done(const struct policy_ctx *c, struct shell_line *l, bool separate_servers)
 {
-    struct engine_detail *e = &c->r->engine;
-    if (separate_servers && c->r->replicas > 1)
-        shell_comment(l, "  # x %u replicas, one server each", c->r->replicas);
+    struct engine_detail *e = &c->b->engine;
+    if (separate_servers && c->l->replicas > 1)
+        shell_comment(l, "  # x %u replicas, one server each", c->l->replicas);
     if (!shell_line_done(l, NULL))
         snprintf(e->launch, sizeof e->launch,
                  "(the launch line is longer than the %zu bytes kvplan holds: not shown)",
@@ -102,10 +102,10 @@ void policy_log(struct engine_detail *e, const char *fmt, ...)
 }
 
 /* tokens x per-token bytes, or the global and windowed parts of it */
-void policy_bytes_expr(struct policy_ctx *c, struct explain_row *row, uint64_t global,
+void policy_bytes_expr(const struct policy_ctx *c, struct explain_row *row, uint64_t global,
                        uint64_t windowed, const char *what)
 {
-    const struct kv_cost *k = &c->r->cost;
+    const struct kv_cost *k = c->k;
     if (k->windowed_layers == 0) {
         explain_term(row, global, XU_TOKENS, what);
         explain_ref(c->x, row, "kv_per_token", "per token");
@@ -147,10 +147,10 @@ static void value_bytes(struct explain_row *row, enum dtype d, uint64_t values)
         explain_op(row, XOP_CEIL);
 }
 
-void policy_state_rows(struct policy_ctx *c, uint32_t gpus)
+void policy_state_rows(const struct policy_ctx *c, uint32_t gpus)
 {
     const struct model_spec *m = &c->s->model;
-    const struct kv_cost *k = &c->r->cost;
+    const struct kv_cost *k = c->k;
     if (k->state_layers == 0 || c->x == NULL)
         return;
     const char *heads, *dim, *groups, *size;
@@ -200,32 +200,32 @@ void policy_state_rows(struct policy_ctx *c, uint32_t gpus)
 }
 
 /* + the state of one sequence, when the model has state layers */
-static void add_state(struct policy_ctx *c, struct explain_row *row)
+static void add_state(const struct policy_ctx *c, struct explain_row *row)
 {
-    if (c->r->cost.state_layers == 0)
+    if (c->k->state_layers == 0)
         return;
     explain_ref(c->x, row, "state_per_user", "state");
     explain_op(row, XOP_ADD);
 }
 
-void policy_user_bytes(struct policy_ctx *c)
+void policy_user_bytes(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
-    struct token_split full = kvcost_split(&r->cost, s->context_tokens, s->prefix_tokens);
-    struct token_split avg = kvcost_split(&r->cost, r->avg_context_tokens, s->prefix_tokens);
-    r->user_bytes_per_gpu = kvcost_bytes(&r->cost, full.user_global, full.user_windowed);
-    r->user_bytes_avg_per_gpu = kvcost_bytes(&r->cost, avg.user_global, avg.user_windowed);
-    r->prefix_bytes_per_gpu = kvcost_bytes(&r->cost, full.prefix_global, full.prefix_windowed);
+    struct plan_budget *r = c->b;
+    struct token_split full = kvcost_split(c->k, s->context_tokens, s->prefix_tokens);
+    struct token_split avg = kvcost_split(c->k, scenario_avg_tokens(s), s->prefix_tokens);
+    r->user_bytes_per_gpu = kvcost_bytes(c->k, full.user_global, full.user_windowed);
+    r->user_bytes_avg_per_gpu = kvcost_bytes(c->k, avg.user_global, avg.user_windowed);
+    r->prefix_bytes_per_gpu = kvcost_bytes(c->k, full.prefix_global, full.prefix_windowed);
     /* the state is per sequence: never shared with the prefix */
-    uint64_t state = r->cost.state_bytes;
+    uint64_t state = c->k->state_bytes;
     r->state_bytes_per_user_per_gpu = state;
     r->user_bytes_per_gpu = kv_sat_add(r->user_bytes_per_gpu, state);
     r->user_bytes_avg_per_gpu = kv_sat_add(r->user_bytes_avg_per_gpu, state);
 
     struct explain_row *row = explain_row_begin(
         c->x, "kv_per_user", state ? "KV+state per user" : "KV per user", "per GPU");
-    if (r->cost.windowed_layers == 0 && s->prefix_tokens > 0) {
+    if (c->k->windowed_layers == 0 && s->prefix_tokens > 0) {
         explain_term(row, s->context_tokens, XU_TOKENS, "context tokens");
         explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");
         explain_op(row, XOP_SUB);
@@ -233,7 +233,7 @@ void policy_user_bytes(struct policy_ctx *c)
         explain_op(row, XOP_MUL);
     } else {
         policy_bytes_expr(c, row, full.user_global,
-                   full.user_windowed, r->cost.windowed_layers ? "tokens" : "context tokens");
+                   full.user_windowed, c->k->windowed_layers ? "tokens" : "context tokens");
     }
     add_state(c, row);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
@@ -245,27 +245,27 @@ void policy_user_bytes(struct policy_ctx *c)
 }
 
 /* The weights operand: the per-GPU row when the model is split. */
-void policy_weights_term(struct policy_ctx *c, struct explain_row *row)
+void policy_weights_term(const struct policy_ctx *c, struct explain_row *row)
 {
     char name[48];
-    if (c->r->tp * c->r->pp > 1 || c->r->experts_spread || c->r->spec.method != SPEC_NONE) {
+    if (c->l->tp * c->l->pp > 1 || c->l->experts_spread || c->spec->method != SPEC_NONE) {
         explain_ref(c->x, row, "weights_per_gpu", "weights");
     } else {
-        snprintf(name, sizeof name, "weights (%s)", plan_weights_label(c->r));
-        explain_term(row, (long double)c->r->weights_bytes_per_gpu, XU_BYTES, name);
+        snprintf(name, sizeof name, "weights (%s)", placement_weights_label(c->l));
+        explain_term(row, (long double)c->l->weights_bytes_per_gpu, XU_BYTES, name);
     }
 }
 
-void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budget_key,
+void policy_engine_pool(const struct policy_ctx *c, uint64_t budget, const char *budget_key,
                         uint64_t activation, uint64_t runtime)
 {
     const struct engine_flags *f = &c->s->engine;
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     e->activation_bytes = activation;
     /* LoRA slots (core/lora.h) are allocated before the engine sizes its KV
      * cache: outside KV, like the weights (a logged non-KV figure has them) */
-    uint64_t held = kv_sat_add(kv_sat_add(r->weights_bytes_per_gpu, r->lora.bytes),
+    uint64_t held = kv_sat_add(kv_sat_add(c->l->weights_bytes_per_gpu, c->lora->bytes),
                                r->encoder_cache_bytes_per_gpu);
     e->non_kv_bytes = f->non_kv_bytes ? f->non_kv_bytes
                                       : kv_sat_add(kv_sat_add(held, activation), runtime);
@@ -283,7 +283,7 @@ void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budge
         } else {
             policy_weights_term(c, row);
             explain_op(row, XOP_SUB);
-            if (r->lora.bytes) {
+            if (c->lora->bytes) {
                 explain_ref(c->x, row, "lora", "LoRA slots");
                 explain_op(row, XOP_SUB);
             }
@@ -309,7 +309,7 @@ void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budge
         r->kv_pool_bytes_per_gpu = 0;
         r->shortfall_bytes_per_gpu = (uint64_t)(-pool);
     }
-    r->weights_fit = r->weights_bytes_per_gpu <= budget;
+    r->weights_fit = c->l->weights_bytes_per_gpu <= budget;
     r->fits = r->weights_fit && r->kv_pool_bytes_per_gpu > 0;
 }
 
@@ -333,12 +333,27 @@ static uint64_t user_units(const struct block_rule *b, uint64_t len, uint64_t pr
     return kv_sat_add(kv_sat_mul(b->full_groups, own), kv_sat_mul(b->window_groups, window_units));
 }
 
-/* min(floor((units - prefix units) / per user), cap) as a row */
-static void users_row(struct policy_ctx *c, const struct block_rule *b, const char *key,
-                      const char *label, uint64_t per_user, const char *per_user_key,
-                      uint64_t prefix_units, uint64_t avail, const char *note)
+struct explain_row *policy_users_row_begin(const struct policy_ctx *c, bool paged, char *note,
+                                           size_t size)
 {
-    struct explain_row *row = explain_row_begin(c->x, key, label, "per replica");
+    char t[32];
+    note[0] = '\0';
+    if (paged) {
+        units_format_int(scenario_avg_tokens(c->s), t, sizeof t);
+        snprintf(note, size, "at %s tokens in use", t);
+    }
+    return explain_row_begin(c->x, paged ? "users_paged_replica" : "users_replica",
+                             paged ? "Users, paged" : "Users", "per replica");
+}
+
+/* min(floor((units - prefix units) / per user), cap) as a row: the users at
+ * the full context (per user the row "units_per_user"), or paged */
+static void users_row(const struct policy_ctx *c, const struct block_rule *b, bool paged,
+                      uint64_t per_user, uint64_t prefix_units)
+{
+    uint64_t avail = c->b->engine.units;
+    char note[96];
+    struct explain_row *row = policy_users_row_begin(c, paged, note, sizeof note);
     if (avail == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
         return;
@@ -353,8 +368,8 @@ static void users_row(struct policy_ctx *c, const struct block_rule *b, const ch
                      b->unit_tokens == 1 ? "shared prefix tokens" : "shared prefix blocks");
         explain_op(row, XOP_SUB);
     }
-    if (per_user_key)
-        explain_ref(c->x, row, per_user_key, "per user");
+    if (!paged)
+        explain_ref(c->x, row, "units_per_user", "per user");
     else
         explain_term(row, (long double)per_user, XU_COUNT, "per user");
     explain_op(row, XOP_DIV);
@@ -363,10 +378,10 @@ static void users_row(struct policy_ctx *c, const struct block_rule *b, const ch
         explain_term(row, b->cap, XU_COUNT, b->cap_name);
         explain_op(row, XOP_MIN);
     }
-    explain_row_end(c->x, row, XU_COUNT, 0, note);
+    explain_row_end(c->x, row, XU_COUNT, 0, paged ? note : NULL);
 }
 
-static void units_row(struct policy_ctx *c, const struct block_rule *b, uint64_t pool)
+static void units_row(const struct policy_ctx *c, const struct block_rule *b, uint64_t pool)
 {
     struct explain_row *row = b->units_given ? NULL : explain_row_begin(
         c->x, "units", b->unit_tokens == 1 ? "KV tokens" : "KV blocks", "per GPU");
@@ -393,7 +408,7 @@ static void units_row(struct policy_ctx *c, const struct block_rule *b, uint64_t
     explain_row_end(c->x, row, XU_COUNT, 0, NULL);
 }
 
-static void per_user_row(struct policy_ctx *c, const struct block_rule *b, uint64_t ctx,
+static void per_user_row(const struct policy_ctx *c, const struct block_rule *b, uint64_t ctx,
                          uint64_t prefix)
 {
     struct explain_row *row = explain_row_begin(
@@ -448,7 +463,8 @@ static void per_user_row(struct policy_ctx *c, const struct block_rule *b, uint6
                                 : NULL);
 }
 
-static void tokens_held_row(struct policy_ctx *c, const struct block_rule *b, uint32_t groups)
+static void tokens_held_row(const struct policy_ctx *c, const struct block_rule *b,
+                            uint32_t groups)
 {
     struct explain_row *row =
         explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
@@ -465,12 +481,12 @@ static void tokens_held_row(struct policy_ctx *c, const struct block_rule *b, ui
     explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
 }
 
-void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
+void policy_blocks(const struct policy_ctx *c, const struct block_rule *b)
 {
     const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
-    const struct kv_cost *k = &r->cost;
+    const struct kv_cost *k = c->k;
     e->unit_tokens = b->unit_tokens;
     /* a block of one group under the hybrid grouping, else of every layer */
     if (!b->units_given)
@@ -485,7 +501,7 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
 
     units_row(c, b, pool);
     /* Units of one user: its own blocks (whole prefix blocks are shared). */
-    uint64_t ctx = s->context_tokens, prefix = s->prefix_tokens, avg = r->avg_context_tokens;
+    uint64_t ctx = s->context_tokens, prefix = s->prefix_tokens, avg = scenario_avg_tokens(s);
     uint64_t per_user = user_units(b, ctx, prefix, b->window_units);
     uint64_t per_user_avg = user_units(b, avg, prefix, b->window_units_avg);
     uint64_t prefix_units = prefix / b->unit_tokens;
@@ -510,23 +526,19 @@ void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
             explain_row_begin(c->x, "users_replica", "Users", "per replica");
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
     } else {
-        users_row(c, b, "users_replica", "Users", per_user, "units_per_user", prefix_units, avail,
-                  NULL);
+        users_row(c, b, false, per_user, prefix_units);
     }
-    char note[96], t[32];
-    units_format_int(avg, t, sizeof t);
-    snprintf(note, sizeof note, "at %s tokens in use", t);
-    users_row(c, b, "users_paged_replica", "Users, paged", per_user_avg, NULL, prefix_units, avail,
-              note);
+    users_row(c, b, true, per_user_avg, prefix_units);
 
     tokens_held_row(c, b, groups);
 }
 
-uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, uint64_t spec, const char *note)
+uint64_t policy_state_pool(const struct policy_ctx *c, uint64_t slots, uint64_t spec,
+                           const char *note)
 {
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     uint64_t pool = r->kv_pool_bytes_per_gpu;
-    uint64_t bytes = kv_sat_add(kv_sat_mul(slots, r->cost.state_bytes), spec);
+    uint64_t bytes = kv_sat_add(kv_sat_mul(slots, c->k->state_bytes), spec);
     r->state_slots_per_replica = slots;
     struct explain_row *row = explain_row_begin(c->x, "kv_pool_after_state", "KV pool left", "per GPU");
     if (pool <= bytes) {
@@ -546,21 +558,21 @@ uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, uint64_t spec, 
     return pool - bytes;
 }
 
-void policy_state_pool_used(struct policy_ctx *c)
+void policy_state_pool_used(const struct policy_ctx *c)
 {
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     /* the state pool is allocated whole, used or not: kv_used counts it all,
      * state_used the users' states, the rest is idle (plan_segments: spare) */
-    uint64_t bytes = kv_sat_add(kv_sat_mul(r->state_slots_per_replica, r->cost.state_bytes),
+    uint64_t bytes = kv_sat_add(kv_sat_mul(r->state_slots_per_replica, c->k->state_bytes),
                                 r->state_spec_bytes_per_gpu);
     uint64_t users = r->users_per_replica < r->state_slots_per_replica ? r->users_per_replica
                                                                        : r->state_slots_per_replica;
     r->state_pool_bytes_per_gpu = bytes;
     r->state_used_bytes_per_gpu =
-        kv_sat_add(kv_sat_mul(users, r->cost.state_bytes), r->state_spec_bytes_per_gpu);
+        kv_sat_add(kv_sat_mul(users, c->k->state_bytes), r->state_spec_bytes_per_gpu);
     r->kv_used_bytes_per_gpu = kv_sat_add(r->kv_used_bytes_per_gpu, bytes);
-    r->state_bytes_per_user_per_gpu = r->cost.state_bytes;
-    r->user_bytes_paged_per_gpu = kv_sat_add(r->user_bytes_paged_per_gpu, r->cost.state_bytes);
+    r->state_bytes_per_user_per_gpu = c->k->state_bytes;
+    r->user_bytes_paged_per_gpu = kv_sat_add(r->user_bytes_paged_per_gpu, c->k->state_bytes);
 }
 
 void policy_kv_layer_expr(struct explain_row *row, const struct model_spec *m,

@@ -3,13 +3,14 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "kvcost.h"
-#include "plan.h"
 #include "units.h"
 
 struct inputs {
     double bw, peak, mbu, mfu;
+    enum dtype dtype;           /* the compute precision (peak's) */
     double experts;             /* bytes of the model's routed experts */
     double active, hidden;      /* parameters per token, hidden width */
     double per_ctx_token;       /* decode attention flops per context token per layer, all heads */
@@ -32,16 +33,17 @@ struct inputs {
     double topk, index_flops, read_share;
 };
 
-static enum dtype compute_dtype(const struct scenario *s, const struct plan_result *r,
+static enum dtype compute_dtype(const struct scenario *s, const struct speed_basis *r,
                                 double *peak)
 {
     const struct gpu_spec *g = &s->gpu;
     /* weight-only quantisation (int4, q4_0, q8_0) still computes in 16 bits */
-    if (r->weight_dtype == DTYPE_FP8 && g->tflops_fp8 > 0 && !r->weights_as_released) {
+    if (r->layout->weight_dtype == DTYPE_FP8 && g->tflops_fp8 > 0 &&
+        !r->layout->weights_as_released) {
         *peak = g->tflops_fp8 * 1e12;
         return DTYPE_FP8;
     }
-    if (r->weight_dtype == DTYPE_INT8 && g->tops_int8 > 0) {
+    if (r->layout->weight_dtype == DTYPE_INT8 && g->tops_int8 > 0) {
         *peak = g->tops_int8 * 1e12;
         return DTYPE_INT8;
     }
@@ -49,17 +51,17 @@ static enum dtype compute_dtype(const struct scenario *s, const struct plan_resu
     return DTYPE_BF16;
 }
 
-static struct inputs inputs_of(const struct scenario *s, const struct plan_result *r)
+static struct inputs inputs_of(const struct scenario *s, const struct speed_basis *r)
 {
     const struct model_spec *m = &s->model;
     struct inputs in = {0};
     in.bw = (double)s->gpu.bandwidth_bytes_per_s;
-    compute_dtype(s, r, &in.peak);
+    in.dtype = compute_dtype(s, r, &in.peak);
     in.mbu = s->mbu > 0                  ? s->mbu
              : s->gpu.achievable_mbu > 0 ? s->gpu.achievable_mbu
                                          : SPEED_DEFAULT_MBU;
     in.mfu = s->mfu > 0 ? s->mfu : SPEED_DEFAULT_MFU;
-    in.experts = m->experts ? (double)r->expert_bytes : 0;
+    in.experts = m->experts ? (double)r->layout->expert_bytes : 0;
     in.active = (double)(m->active_params ? m->active_params : m->params);
     in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);
     /* QK^T and PV, 2 flops a multiply-add, per context token, per layer:
@@ -89,12 +91,12 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
          * one batch at a time, with no all-reduce (llama.cpp's default
          * --split-mode layer) */
         in.tp = 1;
-        in.pp = r->tp ? r->tp : 1;
+        in.pp = r->layout->tp ? r->layout->tp : 1;
         in.microbatches = 1;
     } else {
         /* vLLM and SGLang keep as many batches in flight as there are stages */
-        in.tp = r->tp;
-        in.pp = r->pp ? r->pp : 1;
+        in.tp = r->layout->tp;
+        in.pp = r->layout->pp ? r->layout->pp : 1;
         in.microbatches = in.pp;
     }
     /* past one node the ring runs over the network, at its speed */
@@ -107,31 +109,31 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
         in.latency = SPEED_INTERNODE_LATENCY_S;
     }
     in.shards = (double)in.tp * in.pp;
-    in.expert_div = r->experts_spread ? (double)r->gpus : in.shards;
-    in.ranks = r->dp_attention ? r->tp : 1;
+    in.expert_div = r->layout->experts_spread ? (double)r->layout->gpus : in.shards;
+    in.ranks = r->layout->dp_attention ? r->layout->tp : 1;
     /* every layer all-reduces, state and plain layers too; attention reads
      * the KV of the attention layers only */
-    in.layers = r->cost.layers + (s->model.state_parallel ? 0 : r->cost.state_layers) +
+    in.layers = r->cost->layers + (s->model.state_parallel ? 0 : r->cost->state_layers) +
                 s->model.plain_layers;
-    in.global = r->cost.global_layers;
-    in.windowed = r->cost.windowed_layers;
+    in.global = r->cost->global_layers;
+    in.windowed = r->cost->windowed_layers;
     if (layers) { /* its layers are spread over the GPUs */
         in.layers /= in.pp;
         in.global /= in.pp;
         in.windowed /= in.pp;
     }
-    in.window = r->cost.window_tokens;
+    in.window = r->cost->window_tokens;
     in.read_share = 1.0;
-    if (m->attention == ATTENTION_MLA && m->index_topk && r->cost.index_bytes) {
+    if (m->attention == ATTENTION_MLA && m->index_topk && r->cost->index_bytes) {
         /* vLLM models/deepseek_v2.py Indexer (replicated weights, no TP split) and
          * the sparse MLA backends (FlashMLASparse: index_topk tokens a query) */
         in.topk = (double)m->index_topk;
         in.index_flops = 2.0 * m->index_n_heads * m->index_head_dim;
-        double avg = (double)r->avg_context_tokens;
-        if (avg > in.topk && r->cost.bytes_per_layer)
-            in.read_share = ((double)r->cost.index_bytes +
-                             (double)r->cost.latent_bytes * in.topk / avg) /
-                            (double)r->cost.bytes_per_layer;
+        double avg = (double)r->layout->avg_context_tokens;
+        if (avg > in.topk && r->cost->bytes_per_layer)
+            in.read_share = ((double)r->cost->index_bytes +
+                             (double)r->cost->latent_bytes * in.topk / avg) /
+                            (double)r->cost->bytes_per_layer;
     }
     return in;
 }
@@ -190,9 +192,9 @@ static uint64_t batch_users(const struct inputs *in, uint64_t n)
 
 /* Attention FLOPs one GPU does for m users of a stage: its layers (a stage's
  * under PP) split by TP, or under DP attention a rank's own users whole. */
-static double attention_flops(const struct inputs *in, const struct plan_result *r, uint64_t m)
+static double attention_flops(const struct inputs *in, const struct speed_basis *r, uint64_t m)
 {
-    double avg = (double)r->avg_context_tokens;
+    double avg = (double)r->layout->avg_context_tokens;
     double per_user = in->per_ctx_token * attended(in, in->topk > 0 && avg > in->topk ? in->topk : avg);
     double index = in->index_flops * in->layers * avg; /* the indexer, whole on every GPU */
     if (in->ranks > 1)
@@ -203,15 +205,16 @@ static double attention_flops(const struct inputs *in, const struct plan_result 
 /* A user's token passes every stage: the stage's time for one batch in flight
  * (memory or compute, whichever binds, then its all-reduces), once per stage. */
 static struct step step_of(const struct inputs *in, const struct scenario *s,
-                           const struct plan_result *r, uint64_t n)
+                           const struct speed_basis *r, uint64_t n)
 {
     struct step st = {0};
     uint64_t m = batch_users(in, n);
     double share = speed_expert_share(&s->model, m);
     /* the GPU's weights, less the experts this batch leaves untouched */
-    st.weights_read = (double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu) - in->experts / in->expert_div * (1.0 - share);
-    st.bytes = st.weights_read + (double)r->prefix_bytes_per_gpu +
-               (double)users_per_gpu(in, m) * (double)r->user_bytes_avg_per_gpu * in->read_share;
+    st.weights_read = (double)(r->layout->weights_bytes_per_gpu - r->spec->weights_bytes_per_gpu) - in->experts / in->expert_div * (1.0 - share);
+    st.bytes = st.weights_read + (double)r->budget->prefix_bytes_per_gpu +
+               (double)users_per_gpu(in, m) * (double)r->budget->user_bytes_avg_per_gpu *
+                   in->read_share;
     st.flops = 2.0 * in->active * (double)m / in->shards + attention_flops(in, r, m);
     st.memory = in->bw > 0 ? st.bytes / (in->bw * in->mbu) : 0;
     st.compute = in->peak > 0 ? st.flops / (in->peak * in->mfu) : 0;
@@ -220,7 +223,7 @@ static struct step step_of(const struct inputs *in, const struct scenario *s,
     return st;
 }
 
-double speed_step_seconds(const struct scenario *s, const struct plan_result *r, uint64_t n)
+double speed_step_seconds(const struct scenario *s, const struct speed_basis *r, uint64_t n)
 {
     struct inputs in = inputs_of(s, r);
     return step_of(&in, s, r, n).total;
@@ -242,15 +245,16 @@ const char *plan_binding_name(enum binding_limit b)
 
 /* MoE: the weights a batch reads, less the experts it leaves untouched. */
 static void weights_row(const struct inputs *in, const struct scenario *s,
-                        const struct plan_result *r, struct explain *x, uint64_t m)
+                        const struct speed_basis *r, struct explain *x, uint64_t m)
 {
     char name[96];
     struct explain_row *row = explain_row_begin(x, "speed_weights", "Weights read", "per GPU");
-    explain_term(row, (long double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu),
+    explain_term(row,
+                 (long double)(r->layout->weights_bytes_per_gpu - r->spec->weights_bytes_per_gpu),
                  XU_BYTES, "weights on the GPU");
     explain_term(row, in->experts, XU_BYTES, "in experts");
     explain_term(row, in->expert_div, XU_COUNT,
-                 in->expert_div == 1 ? "GPU" : r->experts_spread ? "GPUs (all)" : "GPUs");
+                 in->expert_div == 1 ? "GPU" : r->layout->experts_spread ? "GPUs (all)" : "GPUs");
     explain_op(row, XOP_DIV);
     explain_term(row, 1, XU_COUNT, "");
     snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)m);
@@ -263,7 +267,7 @@ static void weights_row(const struct inputs *in, const struct scenario *s,
     explain_row_end(x, row, XU_BYTES, 0, name);
 }
 
-static void bytes_row(const struct inputs *in, const struct plan_result *r, struct explain *x,
+static void bytes_row(const struct inputs *in, const struct speed_basis *r, struct explain *x,
                       uint64_t m, const struct step *st, const char *wkey)
 {
     char name[96];
@@ -272,8 +276,8 @@ static void bytes_row(const struct inputs *in, const struct plan_result *r, stru
         explain_ref(x, row, wkey, "weights");
     else
         explain_term(row, st->weights_read, XU_BYTES, "weights");
-    if (r->prefix_bytes_per_gpu) {
-        explain_term(row, (long double)r->prefix_bytes_per_gpu, XU_BYTES, "prefix");
+    if (r->budget->prefix_bytes_per_gpu) {
+        explain_term(row, (long double)r->budget->prefix_bytes_per_gpu, XU_BYTES, "prefix");
         explain_op(row, XOP_ADD);
     }
     uint64_t ng = users_per_gpu(in, m);
@@ -282,8 +286,8 @@ static void bytes_row(const struct inputs *in, const struct plan_result *r, stru
                  : in->microbatches > 1 ? "users a batch in flight"
                  : ng == 1              ? "user"
                                         : "users");
-    explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES,
-                 r->cost.state_layers ? "KV and state each" : "KV each");
+    explain_term(row, (long double)r->budget->user_bytes_avg_per_gpu, XU_BYTES,
+                 r->cost->state_layers ? "KV and state each" : "KV each");
     explain_op(row, XOP_MUL);
     if (in->read_share < 1.0) {
         explain_term(row, in->read_share, XU_RATIO, "share read");
@@ -299,10 +303,9 @@ static void bytes_row(const struct inputs *in, const struct plan_result *r, stru
                                          : NULL);
 }
 
-static void memory_compute_rows(const struct inputs *in, const struct plan_result *r,
+static void memory_compute_rows(const struct inputs *in, const struct speed_basis *r,
                                 struct explain *x, uint64_t m)
 {
-    const struct speed_result *sp = &r->speed;
     char name[96];
     struct explain_row *row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
     explain_ref(x, row, "speed_bytes", "");
@@ -329,7 +332,7 @@ static void memory_compute_rows(const struct inputs *in, const struct plan_resul
     row = explain_row_begin(x, "speed_compute", "Compute time", "per step");
     if (in->peak > 0) {
         explain_ref(x, row, "speed_flops", "");
-        snprintf(name, sizeof name, "per s (%s peak)", dtype_info(sp->compute_dtype)->name);
+        snprintf(name, sizeof name, "per s (%s peak)", dtype_info(in->dtype)->name);
         explain_term(row, in->peak, XU_FLOPS, name);
         explain_term(row, in->mfu, XU_FRACTION, "MFU");
         explain_op(row, XOP_MUL);
@@ -360,9 +363,9 @@ static void comm_row(const struct inputs *in, struct explain *x, const struct st
 }
 
 static void step_rows(const struct inputs *in, const struct scenario *s,
-                      const struct plan_result *r, struct explain *x, const struct step *st)
+                      const struct speed_basis *r, struct explain *x, const struct step *st,
+                      const struct speed_result *sp)
 {
-    const struct speed_result *sp = &r->speed;
     char name[96];
     struct explain_row *row = explain_row_begin(x, "speed_step", "Time per token", "per step");
     explain_ref(x, row, "speed_memory", "memory");
@@ -391,7 +394,7 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
     explain_op(row, XOP_DIV);
     snprintf(name, sizeof name, "at %llu user%s decoding at once%s",
              (unsigned long long)sp->concurrency, sp->concurrency == 1 ? "" : "s",
-             r->replicas > 1 ? " (all replicas)" : "");
+             r->layout->replicas > 1 ? " (all replicas)" : "");
     explain_row_end(x, row, XU_TOK_PER_S, 0, name);
 
     row = explain_row_begin(x, "speed_total", "Throughput", "all replicas");
@@ -402,11 +405,11 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
     explain_row_end(x, row, XU_TOK_PER_S, 0, NULL);
 }
 
-static void rows(const struct inputs *in, const struct scenario *s, struct plan_result *r,
-                 struct explain *x, uint64_t n, const struct step *st)
+static void rows(const struct inputs *in, const struct scenario *s, const struct speed_basis *r,
+                 struct explain *x, const struct speed_result *sp, const struct step *st)
 {
     const char *wkey = NULL;
-    uint64_t m = batch_users(in, n); /* the users of one batch in flight */
+    uint64_t m = batch_users(in, sp->concurrency_per_replica); /* one batch in flight */
     if (s->model.experts) {
         weights_row(in, s, r, x, m);
         wkey = "speed_weights";
@@ -416,7 +419,7 @@ static void rows(const struct inputs *in, const struct scenario *s, struct plan_
     memory_compute_rows(in, r, x, m);
     if (in->tp > 1)
         comm_row(in, x, st);
-    step_rows(in, s, r, x, st);
+    step_rows(in, s, r, x, st, sp);
 }
 
 /* The prefill of p tokens alone on a replica: its FLOPs on one GPU, the
@@ -425,7 +428,7 @@ struct prefill {
     double flops, weights_s, comm, seconds;
 };
 
-static struct prefill prefill_of(const struct inputs *in, const struct plan_result *r, double p)
+static struct prefill prefill_of(const struct inputs *in, const struct speed_basis *r, double p)
 {
     struct prefill f = {0};
     /* sparse attention caps what a prompt token attends to at top-k, as a
@@ -438,20 +441,18 @@ static struct prefill prefill_of(const struct inputs *in, const struct plan_resu
               in->index_flops * in->layers * causal(p, 0) * p;
     /* the prompt passes the stages in turn: each reads its weights once (the
      * model's, not a draft's) and does its all-reduces */
-    f.weights_s = in->bw > 0 ? (double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu) /
-                                   (in->bw * in->mbu) * in->pp
-                             : 0;
+    double model = (double)(r->layout->weights_bytes_per_gpu - r->spec->weights_bytes_per_gpu);
+    f.weights_s = in->bw > 0 ? model / (in->bw * in->mbu) * in->pp : 0;
     f.comm = comm_seconds(in, p) * in->pp;
     if (in->peak > 0 && in->bw > 0)
         f.seconds = f.flops / (in->peak * in->mfu) * in->pp + f.weights_s + f.comm;
     return f;
 }
 
-static void prefill_row(const struct inputs *in, const struct scenario *s, struct plan_result *r,
-                        struct explain *x, const char *key, const char *label, uint64_t tokens,
+static void prefill_row(const struct inputs *in, const struct scenario *s, struct explain *x,
+                        const char *key, const char *label, uint64_t tokens,
                         const struct prefill *f)
 {
-    struct speed_result *sp = &r->speed;
     char name[96];
     double flops = f->flops, weights_s = f->weights_s, comm = f->comm;
     struct explain_row *row = explain_row_begin(x, key, label, "");
@@ -461,7 +462,7 @@ static void prefill_row(const struct inputs *in, const struct scenario *s, struc
         return;
     }
     explain_term(row, flops, XU_FLOPS, "prefill per GPU");
-    snprintf(name, sizeof name, "per s (%s peak)", dtype_info(sp->compute_dtype)->name);
+    snprintf(name, sizeof name, "per s (%s peak)", dtype_info(in->dtype)->name);
     explain_term(row, in->peak, XU_FLOPS, name);
     explain_term(row, in->mfu, XU_FRACTION, "MFU");
     explain_op(row, XOP_MUL);
@@ -491,30 +492,30 @@ static void prefill_row(const struct inputs *in, const struct scenario *s, struc
     explain_row_end(x, row, XU_SECONDS, 0, note);
 }
 
-void speed_compute(const struct scenario *s, struct plan_result *r, struct explain *x)
+void speed_compute(const struct scenario *s, const struct speed_basis *r, struct speed_result *out,
+                   struct explain *x)
 {
-    struct speed_result *sp = &r->speed;
+    struct speed_result *sp = out;
+    memset(sp, 0, sizeof *sp);
     struct inputs in = inputs_of(s, r);
     sp->compute_dtype = compute_dtype(s, r, &sp->peak_flops);
     sp->mbu = in.mbu;
     sp->mfu = in.mfu;
     sp->known = in.bw > 0;
-    uint64_t reps = r->replicas ? r->replicas : 1;
-    uint64_t total = s->concurrency ? s->concurrency : r->max_users;
+    uint64_t reps = r->layout->replicas ? r->layout->replicas : 1;
+    uint64_t total = s->concurrency ? s->concurrency : r->totals->max_users;
     sp->concurrency = total;
     sp->concurrency_per_replica = (total + reps - 1) / reps;
     uint64_t n = sp->concurrency_per_replica;
     sp->binding = BIND_MEMORY;
     bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
     /* without a target every user that fits counts; with one and no speed figure, none */
-    sp->users_at_service_level = target && !sp->known ? 0 : r->max_users;
+    sp->users_at_service_level = target && !sp->known ? 0 : r->totals->max_users;
     sp->level_unknown = target && !sp->known;
     if (!sp->known || n == 0) {
         struct explain_row *row = explain_row_begin(x, "decode", "Speed per user", "");
         explain_row_end(x, row, XU_TOK_PER_S, 0,
                         !sp->known ? "no bandwidth figure for this GPU" : "no user fits");
-        r->decode_step_bytes_per_gpu = 0;
-        r->decode_tokens_per_s_per_user = 0;
         return;
     }
     struct step st = step_of(&in, s, r, n);
@@ -526,9 +527,7 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     sp->step_seconds = st.total;
     sp->tokens_per_s_per_user = st.total > 0 ? 1.0 / st.total : 0;
     sp->tokens_per_s_total = (double)total * sp->tokens_per_s_per_user;
-    r->decode_step_bytes_per_gpu = sp->step_bytes_per_gpu;
-    r->decode_tokens_per_s_per_user = sp->tokens_per_s_per_user;
-    rows(&in, s, r, x, n, &st);
+    rows(&in, s, r, x, sp, &st);
 
     /* the first token of one prompt, alone on the replica */
     double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
@@ -539,10 +538,10 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
         sp->ttft_seconds = f.seconds;
         sp->prefill_tokens_per_s = p / sp->ttft_seconds;
     }
-    prefill_row(&in, s, r, x, "ttft", "First token", sp->prompt_tokens, &f);
+    prefill_row(&in, s, x, "ttft", "First token", sp->prompt_tokens, &f);
 
     /* the users at the service level: the most per replica that keep the speed */
-    uint64_t fit = r->users_per_replica, best = fit;
+    uint64_t fit = r->budget->users_per_replica, best = fit;
     if (s->min_tokens_per_s > 0 && fit > 0) {
         uint64_t lo = 1, hi = fit;
         best = 0;
@@ -569,7 +568,7 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
         sp->binding = BIND_PREFILL;
     else if (best < fit)
         sp->binding = BIND_DECODE;
-    else if (r->users_fit_per_replica > r->users_per_replica)
+    else if (r->budget->users_fit_per_replica > r->budget->users_per_replica)
         sp->binding = BIND_SCHEDULER;
     struct explain_row *row = explain_row_begin(x, "users_slo", "At service level", "all replicas");
     char note[200], a[32];
@@ -594,11 +593,12 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     explain_row_end(x, row, XU_COUNT, (long double)sp->users_at_service_level, note);
 }
 
-double speed_recompute_seconds(const struct scenario *s, struct plan_result *r, uint64_t tokens,
-                               struct explain *x, const char *key, const char *label)
+double speed_recompute_seconds(const struct scenario *s, const struct speed_basis *r,
+                               uint64_t tokens, struct explain *x, const char *key,
+                               const char *label)
 {
     struct inputs in = inputs_of(s, r);
     struct prefill f = prefill_of(&in, r, (double)tokens);
-    prefill_row(&in, s, r, x, key, label, tokens, &f);
+    prefill_row(&in, s, x, key, label, tokens, &f);
     return f.seconds;
 }
