@@ -41,7 +41,7 @@ void images_context_row(const struct policy_ctx *c);
  * c->b->encoder_cache_tokens and _bytes_per_gpu and writes the row (images.c). */
 void images_encoder_cache(const struct policy_ctx *c, uint64_t batched);
 
-/* ---- shared by the policies (policy_common.c) ---- */
+/* ---- shared by the policies (policy_common.c; the allocation, policy_blocks.c) ---- */
 
 /* What CUDA reports as total per GPU: the logged figure, --vram, the
  * preset's observed figure, or the driver total less 460 MiB. */
