@@ -3,6 +3,7 @@
  * users the pool over the tokens in use rounded up to whole blocks. */
 #include "engine_desc.h"
 #include "policy.h"
+#include "speed.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -170,6 +171,7 @@ static void budget(const struct policy_ctx *c)
 /* The headroom rule: no launch line, no log; windows held as windows, the
  * state in vLLM's precisions, LoRA slots beside the weights. */
 const struct engine_desc engine_generic = {
+    .step_overhead_s = SPEED_STEP_OVERHEAD_S,
     .kind = ENGINE_GENERIC,
     .name = "generic",
     .title = "the generic rule",

@@ -38,9 +38,13 @@ static void add_sequence(const struct step_model *m, const struct step_seq *q,
     double ctx = (double)q->context, t = (double)q->tokens;
     double w = (double)m->window;
     /* the cache before the step is read once (sparse attention reads its
-     * share), the step's own tokens written */
-    out->kv_bytes += m->kv_bytes_global * ctx * m->kv_read_share +
-                     m->kv_bytes_windowed * step_attended(ctx, w) +
+     * share), less the shared prefix, read once for all; a windowed layer
+     * holds the last w tokens, the prefix's part of them shared */
+    double shared = (double)m->shared_tokens < ctx ? (double)m->shared_tokens : ctx;
+    double held = step_attended(ctx, w), start = ctx - held;
+    double shared_held = shared > start ? shared - start : 0;
+    out->kv_bytes += m->kv_bytes_global * (ctx - shared) * m->kv_read_share +
+                     m->kv_bytes_windowed * (held - shared_held) +
                      (m->kv_bytes_global + m->kv_bytes_windowed) * t;
     /* a recurrent layer reads its state and writes it back, each step */
     out->state_bytes += 2.0 * m->state_bytes;
@@ -77,17 +81,21 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
     }
     for (size_t i = 0; i < n; i++)
         add_sequence(m, &seqs[i], &st);
-    double share = step_expert_share(m->experts, m->experts_per_token, st.tokens);
+    st.kv_bytes += m->shared_bytes;
+    double scale = m->token_scale > 1 ? m->token_scale : 1;
+    double seen = st.tokens * scale; /* what the GEMMs and all-reduces carry */
+    double share = step_expert_share(m->experts, m->experts_per_token, seen);
     if (m->experts) {
         st.experts_touched = share * m->experts;
         st.tokens_per_expert = st.experts_touched > 0
-                                   ? st.tokens * m->experts_per_token / st.experts_touched
+                                   ? seen * m->experts_per_token / st.experts_touched
                                    : 0;
     }
     double expert_read = m->expert_bytes * (m->experts ? share : 0);
+    st.expert_read_bytes = expert_read;
     st.weights_bytes = m->dense_bytes + expert_read;
     st.bytes = st.weights_bytes + st.kv_bytes + st.state_bytes;
-    st.gemm_flops = m->flops_per_token * st.tokens;
+    st.gemm_flops = m->flops_per_token * seen;
     st.flops = st.gemm_flops + st.attention_flops;
 
     double bw = hw->bytes_per_s * hw->mbu;
@@ -102,11 +110,14 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
         st.attention_s = st.attention_flops / fl;
         st.compute_s = st.gemm_s + st.attention_s;
     }
-    st.comm_s = ring_seconds(m, hw, st.tokens);
-    double layer_floor = m->layers * hw->layer_overhead_s + m->moe_layers * hw->moe_layer_overhead_s;
+    st.comm_s = ring_seconds(m, hw, seen);
+    /* a fine-grained MoE layer adds kernels that do not overlap the reads:
+     * routing, top-k, the grouped GEMM's launch and gather */
+    st.moe_s = m->moe_layers * hw->moe_layer_overhead_s;
     double stages = m->stages ? m->stages : 1;
-    st.stage_s = (st.memory_s > st.compute_s ? st.memory_s : st.compute_s) + st.comm_s + layer_floor;
-    st.overhead_s = layer_floor * stages + hw->step_overhead_s;
+    double busy = st.memory_s > st.compute_s ? st.memory_s : st.compute_s;
+    st.stage_s = busy + st.moe_s + st.comm_s;
+    st.overhead_s = hw->step_overhead_s;
     st.total_s = st.stage_s * stages + hw->step_overhead_s;
     if (out)
         *out = st;

@@ -305,6 +305,11 @@ static void result_service_json(struct jsonout *o, const struct plan_result *r)
     jsonout_double_or_null(o, "step_memory_seconds", sp->memory_seconds, fast);
     jsonout_double_or_null(o, "step_compute_seconds", sp->compute_seconds, fast);
     jsonout_double_or_null(o, "step_comm_seconds", sp->comm_seconds, fast);
+    jsonout_double_or_null(o, "step_moe_seconds", sp->moe_seconds, fast);
+    jsonout_double_or_null(o, "step_overhead_seconds", sp->overhead_seconds, fast);
+    jsonout_uint(o, "step_layers", sp->step_layers);
+    jsonout_uint(o, "step_moe_layers", sp->step_moe_layers);
+    jsonout_uint(o, "stages", sp->stages);
 }
 
 static void result_replica_json(struct jsonout *o, const struct plan_result *r)
