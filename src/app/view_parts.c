@@ -14,10 +14,7 @@ const enum role view_segment_roles[SEG_COUNT] = {
 
 void view_fill_row(int y, int x, int w, enum role role)
 {
-    attr_t a = role_attr(role);
-    attron(a);
-    mvhline(y, x, ' ', w);
-    attroff(a);
+    widget_fill(y, x, w, role);
 }
 
 void view_box(int y, int x, int h, int w, const char *title)
@@ -28,7 +25,7 @@ void view_box(int y, int x, int h, int w, const char *title)
     const char *corner[4] = {u ? "\u250c" : "+", u ? "\u2510" : "+", u ? "\u2514" : "+",
                              u ? "\u2518" : "+"};
     for (int i = 0; i < h; i++)
-        mvhline(y + i, x, ' ', w);
+        widget_fill(y + i, x, w, ROLE_TEXT);
     for (int i = 1; i < w - 1; i++) {
         widget_text(y, x + i, 1, ROLE_TITLE, hz);
         widget_text(y + h - 1, x + i, 1, ROLE_TITLE, hz);
@@ -45,17 +42,17 @@ void view_box(int y, int x, int h, int w, const char *title)
     widget_text(y, x + 2, w - 4, ROLE_TITLE, widget_fit(title, w - 4, cut, sizeof cut));
 }
 
-void view_draw_too_small(int min_cols, int min_rows)
+void view_draw_too_small(int cols, int rows, int min_cols, int min_rows)
 {
     char msg[96];
     snprintf(msg, sizeof msg, "Enlarge the terminal to %dx%d (it is %dx%d)", min_cols, min_rows,
-             COLS, LINES);
-    if ((int)strlen(msg) > COLS)
+             cols, rows);
+    if ((int)strlen(msg) > cols)
         snprintf(msg, sizeof msg, "Enlarge: %dx%d", min_cols, min_rows);
-    if ((int)strlen(msg) > COLS)
+    if ((int)strlen(msg) > cols)
         snprintf(msg, sizeof msg, "Enlarge");
     int len = (int)strlen(msg);
-    widget_text(LINES / 2, COLS > len ? (COLS - len) / 2 : 0, COLS, ROLE_WARN, msg);
+    widget_text(rows / 2, cols > len ? (cols - len) / 2 : 0, cols, ROLE_WARN, msg);
 }
 
 void view_keybar(struct rect r)
@@ -76,11 +73,11 @@ void view_keybar(struct rect r)
     }
 }
 
-int view_keybar_key_at(int x, int y)
+int view_keybar_key_at(struct rect bar, int x, int y)
 {
-    if (y != LINES - 1)
+    if (bar.h == 0 || y != bar.y)
         return 0;
-    int n, cx = 0;
+    int n, cx = bar.x;
     const struct planner_key_def *k = planner_keys(&n);
     for (int i = 0; i < n; i++) {
         if (k[i].bar == NULL)
@@ -95,8 +92,8 @@ int view_keybar_key_at(int x, int y)
 
 void view_title(const struct planner *p, struct rect r)
 {
-    const struct scenario *s = &p->scenario;
-    const struct plan_result *res = &p->result;
+    const struct scenario *s = planner_scenario(p);
+    const struct plan_result *res = planner_result(p);
     char line[256], ctx[32], layout[48] = "", group[40];
     view_fill_row(r.y, r.x, r.w, ROLE_KEY);
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
@@ -139,7 +136,7 @@ int view_title_tail(const struct planner *p, int w)
 
 bool view_bar_segments(const struct planner *p, struct bar_segment bs[SEG_COUNT])
 {
-    const struct plan_result *r = &p->result;
+    const struct plan_result *r = planner_result(p);
     uint64_t seg[SEG_COUNT];
     plan_segments(r, seg);
     uint64_t total = r->memory_bytes_per_gpu;
@@ -168,41 +165,58 @@ bool view_bar_segments(const struct planner *p, struct bar_segment bs[SEG_COUNT]
     return over;
 }
 
+/* n bytes of src at the end of the text in buf (which has the room). */
+static size_t put(char *buf, size_t at, const char *src, size_t n)
+{
+    memcpy(buf + at, src, n);
+    buf[at + n] = '\0';
+    return at + n;
+}
+
 int view_explain_row(const struct explain_row *row, int y, int x, int w, int max_rows,
                      enum role role)
 {
     char formula[EXPLAIN_TEXT_MAX], result[EXPLAIN_VALUE_MAX];
     explain_row_strings(row, formula, sizeof formula, result, sizeof result);
-    char value[EXPLAIN_VALUE_MAX + EXPLAIN_KEY_MAX + 8];
-    snprintf(value, sizeof value, " = %s%s%s", result, row->scope[0] ? " " : "", row->scope);
-    char text[EXPLAIN_TEXT_MAX + sizeof value];
-    snprintf(text, sizeof text, "%s%s", formula, value);
+    /* the formula, then " = value scope"; every part fits (no printf: each
+     * frame writes the rows shown) */
+    char text[EXPLAIN_TEXT_MAX + EXPLAIN_VALUE_MAX + EXPLAIN_KEY_MAX + 8];
+    size_t flen = strlen(formula), len = put(text, 0, formula, flen);
+    len = put(text, len, " = ", 3);
+    len = put(text, len, result, strlen(result));
+    if (row->scope[0]) {
+        len = put(text, len, " ", 1);
+        len = put(text, len, row->scope, strlen(row->scope));
+    }
+    const char *value = text + flen;
     widget_text(y, x, EXPLAIN_LABEL_W, ROLE_TITLE, row->label);
     int tw = w - EXPLAIN_LABEL_W;
     if (tw <= 0)
         return 1;
-    if (max_rows == 1 && (int)strlen(text) > tw) {
+    char piece[sizeof text + 4];
+    if (max_rows == 1 && (int)len > tw) {
         /* One row only: shorten the formula, never the value. */
-        int keep = tw - (int)strlen(value) - 1;
-        char piece[EXPLAIN_TEXT_MAX + sizeof value];
-        snprintf(piece, sizeof piece, "%.*s%s%s", keep > 0 ? keep : 0, formula,
-                 roles_utf8() ? "\u2026" : "~", value);
+        int keep = tw - (int)(len - flen) - 1;
+        size_t k = keep > 0 ? (size_t)keep < flen ? (size_t)keep : flen : 0;
+        const char *mark = roles_utf8() ? "\u2026" : "~";
+        size_t n = put(piece, 0, formula, k);
+        n = put(piece, n, mark, strlen(mark));
+        put(piece, n, value, len - flen);
         widget_text(y, x + EXPLAIN_LABEL_W, tw, role, piece);
         return 1;
     }
     int rows = 0;
     const char *s = text;
     while (*s && rows < max_rows) {
-        int len = (int)strlen(s), cut = len;
-        if (len > tw) {
+        int left = (int)strlen(s), cut = left;
+        if (left > tw) {
             cut = tw;
             while (cut > 0 && s[cut] != ' ')
                 cut--;
             if (cut == 0)
                 cut = tw;
         }
-        char piece[EXPLAIN_TEXT_MAX + sizeof value];
-        snprintf(piece, sizeof piece, "%.*s", cut, s);
+        put(piece, 0, s, (size_t)cut);
         widget_text(y + rows, x + EXPLAIN_LABEL_W, tw, role, piece);
         s += cut;
         while (*s == ' ')
@@ -222,12 +236,12 @@ void view_baseline_text(const struct planner *p, char *buf, size_t size)
     const struct plan_result *ref = planner_reference(p);
     /* with a service level, the users served at it, as the headline counts them */
     uint64_t b0 = ref ? ref->speed.users_at_service_level : 0;
-    uint64_t now = p->result.speed.users_at_service_level;
+    uint64_t now = planner_result(p)->speed.users_at_service_level;
     char a[32], b[32];
     units_format_int(b0, a, sizeof a);
     units_format_int(now, b, sizeof b);
     const char *name = p->reference >= 0 ? p->slots[p->reference].label : "";
-    const struct scenario *s = &p->scenario;
+    const struct scenario *s = planner_scenario(p);
     const char *what = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0
                            ? "at the service level"
                        : now == 1 ? "user"
@@ -263,17 +277,17 @@ void view_draw_chart(const struct planner *p, struct rect r)
 {
     if (r.h < 6 || r.w < 20)
         return;
-    const struct users_curve *c = &p->curve;
+    const struct users_curve *c = planner_curve(p);
     char title[96], top[32];
     units_format_int(c->max_users, top, sizeof top);
     /* two series: told apart by colour, or without it by their glyphs */
     const char *fit_fill = roles_utf8() ? "\u2592" : "~";
-    if (c->slo && p->scenario.min_tokens_per_s > 0 && roles_color())
+    if (c->slo && planner_scenario(p)->min_tokens_per_s > 0 && roles_color())
         snprintf(title, sizeof title, "Users by context: fit (yellow), keep %g tok/s (green)",
-                 p->scenario.min_tokens_per_s);
-    else if (c->slo && p->scenario.min_tokens_per_s > 0)
+                 planner_scenario(p)->min_tokens_per_s);
+    else if (c->slo && planner_scenario(p)->min_tokens_per_s > 0)
         snprintf(title, sizeof title, "Users by context: fit (%s), keep %g tok/s (%s)", fit_fill,
-                 p->scenario.min_tokens_per_s, roles_utf8() ? "\u2588" : "#");
+                 planner_scenario(p)->min_tokens_per_s, roles_utf8() ? "\u2588" : "#");
     else
         snprintf(title, sizeof title, "Users against context (log scale), peak %s", top);
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
@@ -285,7 +299,7 @@ void view_draw_chart(const struct planner *p, struct rect r)
         int i = n > 1 ? col * (CHART_POINTS - 1) / (n - 1) : 0;
         values[col] = c->max_users ? (double)c->users[i] / (double)c->max_users : 0;
     }
-    uint64_t ctx = p->scenario.context_tokens;
+    uint64_t ctx = planner_scenario(p)->context_tokens;
     if (ctx >= 1024 && ctx <= 1024 * 1024)
         for (int col = 0; col < n; col++) {
             int i = n > 1 ? col * (CHART_POINTS - 1) / (n - 1) : 0;
@@ -315,17 +329,18 @@ void view_draw_chart(const struct planner *p, struct rect r)
         widget_text(ay, plot.x + col - (t == 5 ? len - 1 : 0), len, ROLE_DIM, ticks[t]);
     }
     if (marker >= 0) {
+        const struct plan_result *res = planner_result(p);
         char here[96], ctxs[32], u[32], k[32];
         units_format_tokens_short(ctx, ctxs, sizeof ctxs);
-        units_format_int(p->result.max_users, u, sizeof u);
-        units_format_int(p->result.speed.users_at_service_level, k, sizeof k);
-        if (c->slo && p->result.speed.users_at_service_level != p->result.max_users)
+        units_format_int(res->max_users, u, sizeof u);
+        units_format_int(res->speed.users_at_service_level, k, sizeof k);
+        if (c->slo && res->speed.users_at_service_level != res->max_users)
             snprintf(here, sizeof here, "%s now: %s fit, %s %s", ctxs, u, k,
-                     p->result.speed.binding == BIND_PREFILL ? "served (first token)"
-                                                             : "keep the speed");
+                     res->speed.binding == BIND_PREFILL ? "served (first token)"
+                                                        : "keep the speed");
         else
             snprintf(here, sizeof here, "%s now: %s %s", ctxs, u,
-                     p->result.max_users == 1 ? "user" : "users");
+                     res->max_users == 1 ? "user" : "users");
         int len = (int)strlen(here);
         int x = plot.x + marker - len / 2;
         x = x < plot.x ? plot.x : x + len > plot.x + plot.w ? plot.x + plot.w - len : x;

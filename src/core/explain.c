@@ -4,6 +4,29 @@
 #include <stdio.h>
 #include <string.h>
 
+/* snprintf(dst, size, "%s", src) without printf's machinery: a plan writes
+ * a few hundred names and keys into its rows, each planner step. */
+static void copy(char *dst, size_t size, const char *src)
+{
+    if (size == 0)
+        return;
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Appends src to the text of buf (len bytes so far), cut as snprintf cuts
+ * a text too long for size. */
+static void append(char *buf, size_t size, size_t *len, const char *src)
+{
+    for (; *src && *len + 1 < size; src++)
+        buf[(*len)++] = *src;
+    if (size > 0)
+        buf[*len < size ? *len : size - 1] = '\0';
+}
+
 struct explain_row *explain_row_begin(struct explain *e, const char *key, const char *label,
                                       const char *scope)
 {
@@ -15,9 +38,9 @@ struct explain_row *explain_row_begin(struct explain *e, const char *key, const 
     row->nterms = row->nsteps = 0;
     row->formula[0] = '\0';
     row->result.name[0] = row->result.ref[0] = '\0';
-    snprintf(row->key, sizeof row->key, "%s", key);
-    snprintf(row->label, sizeof row->label, "%s", label);
-    snprintf(row->scope, sizeof row->scope, "%s", scope ? scope : "");
+    copy(row->key, sizeof row->key, key);
+    copy(row->label, sizeof row->label, label);
+    copy(row->scope, sizeof row->scope, scope ? scope : "");
     return row;
 }
 
@@ -31,7 +54,7 @@ int explain_term(struct explain_row *row, long double value, enum xunit unit, co
     t->unit = unit;
     t->ref[0] = '\0';
     t->text[0] = '\0'; /* written in explain_row_end, when the unit system is known */
-    snprintf(t->name, sizeof t->name, "%s", name ? name : "");
+    copy(t->name, sizeof t->name, name ? name : "");
     row->steps[row->nsteps++] = (struct xstep){XOP_TERM, (uint8_t)i};
     return i;
 }
@@ -45,7 +68,7 @@ int explain_ref(struct explain *e, struct explain_row *row, const char *ref, con
     enum xunit u = from ? from->result.unit : XU_COUNT;
     int i = explain_term(row, v, u, name);
     if (i >= 0)
-        snprintf(row->terms[i].ref, sizeof row->terms[i].ref, "%s", ref);
+        copy(row->terms[i].ref, sizeof row->terms[i].ref, ref);
     return i;
 }
 
@@ -141,11 +164,14 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
         uint64_t b = v > 0 ? (uint64_t)llroundl(v) : 0;
         char n[32];
         units_format_int(b, n, sizeof n);
-        if (b < KIB) {
-            snprintf(buf, size, "%s B", n);
-        } else {
+        size_t len = 0;
+        append(buf, size, &len, n);
+        append(buf, size, &len, " B");
+        if (b >= KIB) {
             units_format_bytes_exact(b, tmp, sizeof tmp);
-            snprintf(buf, size, "%s B (%s)", n, tmp);
+            append(buf, size, &len, " (");
+            append(buf, size, &len, tmp);
+            append(buf, size, &len, ")");
         }
         return;
     }
@@ -370,8 +396,12 @@ static void write_text(const struct explain_row *row, const char *note, struct r
                      st[sp - 1]);
         }
     }
-    snprintf(out->formula, sizeof out->formula, "%s%s%s%s", expr, inner,
-             note && note[0] && expr[0] ? "; " : "", note ? note : "");
+    size_t len = 0;
+    out->formula[0] = '\0';
+    append(out->formula, sizeof out->formula, &len, expr);
+    append(out->formula, sizeof out->formula, &len, inner);
+    append(out->formula, sizeof out->formula, &len, note && note[0] && expr[0] ? "; " : "");
+    append(out->formula, sizeof out->formula, &len, note ? note : "");
 }
 
 /* Writes the text of a row whose text waited (its note kept in formula). */
@@ -395,7 +425,7 @@ void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit
     row->result.unit = unit;
     row->result.value = row->nsteps > 0 ? explain_eval(row) : value;
     /* the note waits where the formula goes, until the text is written */
-    snprintf(row->formula, sizeof row->formula, "%s", note ? note : "");
+    copy(row->formula, sizeof row->formula, note ? note : "");
     row->written = false;
     if (!e->deferred)
         write_row(row);
@@ -412,20 +442,20 @@ void explain_row_strings(const struct explain_row *row, char *formula, size_t fo
                          char *value, size_t value_size)
 {
     if (row->written) {
-        snprintf(formula, formula_size, "%s", row->formula);
-        snprintf(value, value_size, "%s", row->result.text);
+        copy(formula, formula_size, row->formula);
+        copy(value, value_size, row->result.text);
         return;
     }
     struct row_text text;
     write_text(row, row->formula, &text);
-    snprintf(formula, formula_size, "%s", text.formula);
-    snprintf(value, value_size, "%s", text.result);
+    copy(formula, formula_size, text.formula);
+    copy(value, value_size, text.result);
 }
 
 const struct explain_row *explain_find(const struct explain *e, const char *key)
 {
-    for (int i = 0; i < e->count; i++)
-        if (strcmp(e->rows[i].key, key) == 0)
+    for (int i = 0; i < e->count; i++) /* the first byte first: most keys differ there */
+        if (e->rows[i].key[0] == key[0] && strcmp(e->rows[i].key, key) == 0)
             return &e->rows[i];
     return NULL;
 }
@@ -435,11 +465,11 @@ void explain_rename(struct explain *x, const char *from, const char *to)
     for (int i = 0; x && i < x->count; i++) {
         struct explain_row *row = &x->rows[i];
         if (strcmp(row->key, from) == 0) {
-            snprintf(row->key, sizeof row->key, "%s", to);
+            copy(row->key, sizeof row->key, to);
             row->scope[0] = '\0';
         }
         for (int t = 0; t < row->nterms; t++)
             if (strcmp(row->terms[t].ref, from) == 0)
-                snprintf(row->terms[t].ref, sizeof row->terms[t].ref, "%s", to);
+                copy(row->terms[t].ref, sizeof row->terms[t].ref, to);
     }
 }

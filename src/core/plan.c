@@ -11,6 +11,8 @@
 
 static void cost_rows(const struct policy_ctx *c)
 {
+    if (c->x == NULL) /* rows only: without them, nothing to do */
+        return;
     const struct scenario *s = c->s;
     const struct model_spec *m = &s->model;
     const struct placement *l = c->l;

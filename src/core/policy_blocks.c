@@ -31,7 +31,7 @@ struct explain_row *policy_users_row_begin(const struct policy_ctx *c, bool page
 {
     char t[32];
     note[0] = '\0';
-    if (paged) {
+    if (paged && c->x) { /* the text only when the rows are kept */
         units_format_int(scenario_avg_tokens(c->s), t, sizeof t);
         snprintf(note, size, "at %s tokens in use", t);
     }

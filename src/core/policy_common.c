@@ -249,6 +249,8 @@ void policy_user_bytes(const struct policy_ctx *c)
 void policy_weights_term(const struct policy_ctx *c, struct explain_row *row)
 {
     char name[48];
+    if (row == NULL) /* no rows kept: the name is not written */
+        return;
     if (c->l->tp * c->l->pp > 1 || c->l->experts_spread || c->spec->method != SPEC_NONE) {
         explain_ref(c->x, row, "weights_per_gpu", "weights");
     } else {
@@ -317,6 +319,8 @@ void policy_engine_pool(const struct policy_ctx *c, uint64_t budget, const char 
 void policy_kv_layer_expr(struct explain_row *row, const struct model_spec *m,
                           const struct kv_cost *k)
 {
+    if (row == NULL)
+        return;
     const struct dtype_info *info = dtype_info(k->kv_dtype);
     char bpv[48];
     snprintf(bpv, sizeof bpv, "B (%s)", info->name);

@@ -104,8 +104,9 @@ static void budget(const struct policy_ctx *c)
 
     struct explain_row *row = explain_row_begin(c->x, "pool", "KV pool", "per GPU");
     explain_term(row, mem, XU_BYTES, s->has_vram ? "memory (--vram)" : "memory");
-    char name[48];
-    snprintf(name, sizeof name, "headroom (%g%%)", s->headroom_percent);
+    char name[48] = "";
+    if (row) /* the texts only when the rows are kept */
+        snprintf(name, sizeof name, "headroom (%g%%)", s->headroom_percent);
     explain_term(row, headroom, XU_BYTES, name);
     explain_op(row, XOP_SUB);
     policy_weights_term(c, row);

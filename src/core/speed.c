@@ -470,6 +470,8 @@ static void rows(const struct inputs *in, const struct scenario *s, const struct
                  struct explain *x, const struct speed_result *sp, const struct step_time *st)
 {
     const char *wkey = NULL;
+    if (x == NULL) /* rows only */
+        return;
     uint64_t m = batch_users(in, sp->concurrency_per_replica); /* one batch in flight */
     if (s->model.experts) {
         weights_row(in, s, r, x, m);
@@ -505,6 +507,8 @@ static void prefill_row(const struct inputs *in, const struct scenario *s, struc
                         const struct step_time *f)
 {
     char name[96];
+    if (x == NULL) /* a row only */
+        return;
     struct explain_row *row = explain_row_begin(x, key, label, "");
     if (in->peak <= 0 || in->bw <= 0) {
         explain_row_end(x, row, XU_SECONDS, 0, in->peak <= 0 ? "no compute figure for this GPU"
@@ -650,6 +654,8 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
         sp->binding = BIND_DECODE;
     else if (r->budget->users_fit_per_replica > r->budget->users_per_replica)
         sp->binding = BIND_SCHEDULER;
+    if (x == NULL) /* the row's note below is all that is left */
+        return;
     struct explain_row *row = explain_row_begin(x, "users_slo", "At service level", "all replicas");
     char note[200], a[32];
     units_format_int(sp->users_at_service_level, a, sizeof a);

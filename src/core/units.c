@@ -187,19 +187,43 @@ bool units_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *o
     return true;
 }
 
+/* Text written into a caller's buffer as snprintf would: cut to size - 1
+ * bytes and always ended (nothing when size is 0). The formatters below are
+ * called for every number the planner shows, each frame: printf's
+ * machinery cost more than the rest of the frame's text. */
+struct text_out {
+    char *buf;
+    size_t size, len;
+};
+
+static void out_text(struct text_out *o, const char *s)
+{
+    for (; *s && o->len + 1 < o->size; s++)
+        o->buf[o->len++] = *s;
+    if (o->size > 0)
+        o->buf[o->len] = '\0';
+}
+
+/* value in decimal, its digits grouped in thousands with commas or not */
+static void out_uint(struct text_out *o, uint64_t value, bool grouped)
+{
+    char tmp[32]; /* 20 digits and 6 separators */
+    int i = (int)sizeof tmp - 1, digits = 0;
+    tmp[i] = '\0';
+    do {
+        if (grouped && digits > 0 && digits % 3 == 0)
+            tmp[--i] = ',';
+        tmp[--i] = (char)('0' + value % 10);
+        value /= 10;
+        digits++;
+    } while (value != 0);
+    out_text(o, tmp + i);
+}
+
 char *units_format_int(uint64_t value, char *buf, size_t size)
 {
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)value);
-    char tmp[48];
-    int o = 0;
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            tmp[o++] = ',';
-        tmp[o++] = digits[i];
-    }
-    tmp[o] = '\0';
-    snprintf(buf, size, "%s", tmp);
+    struct text_out o = {buf, size, 0};
+    out_uint(&o, value, true);
     return buf;
 }
 
@@ -209,8 +233,10 @@ char *units_format_bytes(uint64_t bytes, enum unit_system units, char *buf, size
     const char *names_gib[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     const char *names_gb[] = {"B", "KB", "MB", "GB", "TB", "PB"};
     const char **names = units == UNITS_GB ? names_gb : names_gib;
+    struct text_out o = {buf, size, 0};
     if (bytes < (uint64_t)base) {
-        snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+        out_uint(&o, bytes, false);
+        out_text(&o, " B");
         return buf;
     }
     double v = (double)bytes;
@@ -226,9 +252,10 @@ char *units_format_bytes(uint64_t bytes, enum unit_system units, char *buf, size
     }
     /* the whole part grouped in thousands: 3,671.44 GiB */
     uint64_t cents = (uint64_t)(v * 100.0 + 0.5);
-    char whole[32];
-    units_format_int(cents / 100, whole, sizeof whole);
-    snprintf(buf, size, "%s.%02u %s", whole, (unsigned)(cents % 100), names[i]);
+    char frac[5] = {'.', (char)('0' + cents % 100 / 10), (char)('0' + cents % 10), ' ', '\0'};
+    out_uint(&o, cents / 100, true);
+    out_text(&o, frac);
+    out_text(&o, names[i]);
     return buf;
 }
 
@@ -237,17 +264,18 @@ char *units_format_bytes_exact(uint64_t bytes, char *buf, size_t size)
     static const struct {
         uint64_t unit;
         const char *name;
-    } steps[] = {{TIB, "TiB"}, {GIB, "GiB"}, {MIB, "MiB"}, {KIB, "KiB"}};
+    } steps[] = {{TIB, " TiB"}, {GIB, " GiB"}, {MIB, " MiB"}, {KIB, " KiB"}};
+    struct text_out o = {buf, size, 0};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         if (bytes >= steps[i].unit && bytes % steps[i].unit == 0) {
-            char n[32];
-            snprintf(buf, size, "%s %s", units_format_int(bytes / steps[i].unit, n, sizeof n),
-                     steps[i].name);
+            out_uint(&o, bytes / steps[i].unit, true);
+            out_text(&o, steps[i].name);
             return buf;
         }
     }
     if (bytes < KIB) {
-        snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+        out_uint(&o, bytes, false);
+        out_text(&o, " B");
         return buf;
     }
     return units_format_bytes(bytes, UNITS_GIB, buf, size);
@@ -255,25 +283,29 @@ char *units_format_bytes_exact(uint64_t bytes, char *buf, size_t size)
 
 char *units_format_tokens(uint64_t tokens, char *buf, size_t size)
 {
-    char n[32];
-    units_format_int(tokens, n, sizeof n);
-    if (tokens >= 1024 && tokens % (1024 * 1024) == 0)
-        snprintf(buf, size, "%s (%lluM)", n, (unsigned long long)(tokens / (1024 * 1024)));
-    else if (tokens >= 1024 && tokens % 1024 == 0)
-        snprintf(buf, size, "%s (%lluk)", n, (unsigned long long)(tokens / 1024));
-    else
-        snprintf(buf, size, "%s", n);
+    struct text_out o = {buf, size, 0};
+    out_uint(&o, tokens, true);
+    if (tokens >= 1024 && tokens % 1024 == 0) {
+        bool mega = tokens % (1024 * 1024) == 0;
+        out_text(&o, " (");
+        out_uint(&o, mega ? tokens / (1024 * 1024) : tokens / 1024, false);
+        out_text(&o, mega ? "M)" : "k)");
+    }
     return buf;
 }
 
 char *units_format_tokens_arg(uint64_t tokens, char *buf, size_t size)
 {
-    if (tokens >= 1024 * 1024 && tokens % (1024 * 1024) == 0)
-        snprintf(buf, size, "%lluM", (unsigned long long)(tokens / (1024 * 1024)));
-    else if (tokens >= 1024 && tokens % 1024 == 0)
-        snprintf(buf, size, "%lluk", (unsigned long long)(tokens / 1024));
-    else
-        snprintf(buf, size, "%llu", (unsigned long long)tokens);
+    struct text_out o = {buf, size, 0};
+    if (tokens >= 1024 * 1024 && tokens % (1024 * 1024) == 0) {
+        out_uint(&o, tokens / (1024 * 1024), false);
+        out_text(&o, "M");
+    } else if (tokens >= 1024 && tokens % 1024 == 0) {
+        out_uint(&o, tokens / 1024, false);
+        out_text(&o, "k");
+    } else {
+        out_uint(&o, tokens, false);
+    }
     return buf;
 }
 

@@ -1,7 +1,8 @@
 /* term: the one module that owns the terminal (initscr/newterm, endwin).
  *
  * Every exit path goes through term_close(), and every ending signal through
- * a handler that restores the terminal, so it is always left as it was. Colour roles live in roles.h. */
+ * a handler that restores the terminal, so it is always left as it was
+ * (the handlers are in term_signals.c). Colour roles live in roles.h. */
 #ifndef KVPLAN_TUI_TERM_H
 #define KVPLAN_TUI_TERM_H
 
@@ -43,6 +44,10 @@ bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_c
  * stops, and on resuming returns KEY_RESIZE for a full repaint, as after
  * SIGCONT. */
 int term_read_key(void);
+
+/* Shows the frame drawn (canvas.h): stdscr takes the cells that changed and
+ * curses sends the terminal their difference. */
+void term_refresh(void);
 
 /* Restores the terminal (idempotent, async-signal tolerant path). */
 void term_close(void);

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "canvas.h"
+
 const char *widget_fit(const char *text, int w, char *buf, size_t size)
 {
     if (w < 2 || (int)strlen(text) <= w)
@@ -15,82 +17,27 @@ const char *widget_fit(const char *text, int w, char *buf, size_t size)
 
 int widget_text(int y, int x, int w, enum role role, const char *text)
 {
-    if (w <= 0 || y < 0 || y >= LINES || x < 0 || x >= COLS)
-        return 0;
-    if (x + w > COLS)
-        w = COLS - x;
-    attr_t a = role_attr(role);
-    short pair = (short)PAIR_NUMBER(a);
-    a &= ~A_COLOR;
-    /* Cells are built here and copied in one call (add_wchnstr): no per-character
-     * cursor movement or wrapping inside curses, the costliest part of a redraw. */
-    bool utf8_locale = roles_utf8();
-    cchar_t cells[512], blank;
-    wchar_t space[2] = {L' ', 0};
-    setcchar(&blank, space, a, pair, NULL); /* the attributes once; each cell takes its character */
-    int cols = 0, n = 0;
-    mbstate_t st;
-    memset(&st, 0, sizeof st);
-    const char *p = text;
-    size_t left = strlen(text);
-    while (left > 0 && n < (int)(sizeof cells / sizeof cells[0])) {
-        wchar_t wc[2] = {0, 0};
-        size_t used;
-        unsigned char c0 = (unsigned char)*p;
-        if (c0 < 0x80) {
-            wc[0] = (wchar_t)c0;
-            used = 1;
-        } else if (c0 >= 0xe0 && c0 < 0xf0 && left >= 3 && ((unsigned char)p[1] & 0xc0) == 0x80 &&
-                   ((unsigned char)p[2] & 0xc0) == 0x80 && utf8_locale) {
-            /* the box, block and arrow glyphs: three bytes, decoded here (mbrtowc
-             * costs more than the rest of the cell) */
-            wc[0] = (wchar_t)(((c0 & 0x0f) << 12) | (((unsigned char)p[1] & 0x3f) << 6) |
-                              ((unsigned char)p[2] & 0x3f));
-            used = 3;
-        } else {
-            used = mbrtowc(&wc[0], p, left, &st);
-            if (used == (size_t)-1 || used == (size_t)-2 || used == 0) {
-                memset(&st, 0, sizeof st);
-                wc[0] = L'?';
-                used = 1;
-            }
-        }
-        int cw = wc[0] < 0x80 || (wc[0] >= 0x2500 && wc[0] < 0x2600) ? 1 : wcwidth(wc[0]);
-        if (cw < 0)
-            cw = 1;
-        if (cols + cw > w)
-            break;
-        cells[n] = blank;
-        cells[n++].chars[0] = wc[0];
-        cols += cw;
-        p += used;
-        left -= used;
-    }
-    if (n > 0)
-        mvadd_wchnstr(y, x, cells, n);
-    return cols;
+    return canvas_text(y, x, w, role_attr(role), text, roles_utf8());
 }
 
-/* One glyph as a cchar_t, converted once per call site rather than per cell. */
-static void glyph_char(const char *glyph, attr_t a, cchar_t *cc)
+void widget_fill(int y, int x, int w, enum role role)
 {
-    wchar_t w[2] = {L' ', 0};
-    mbstate_t st;
-    memset(&st, 0, sizeof st);
-    if (mbrtowc(&w[0], glyph, strlen(glyph), &st) > (size_t)-3)
-        w[0] = (wchar_t)(unsigned char)glyph[0];
-    short pair = (short)PAIR_NUMBER(a);
-    setcchar(cc, w, a & ~A_COLOR, pair, NULL);
+    canvas_fill(y, x, w, L' ', role_attr(role));
 }
 
-/* A run of n copies of a glyph at (y, x), in one call. */
+/* A glyph's character. */
+static wchar_t glyph_char(const char *glyph)
+{
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    size_t used;
+    return canvas_decode(glyph, strlen(glyph), roles_utf8(), &st, &used);
+}
+
+/* A run of n copies of a glyph at (y, x). */
 static void put_run(int y, int x, int n, const char *glyph, attr_t a)
 {
-    if (n <= 0)
-        return;
-    cchar_t cc;
-    glyph_char(glyph, a, &cc);
-    mvhline_set(y, x, &cc, n);
+    canvas_fill(y, x, n, glyph_char(glyph), a);
 }
 
 static void put_glyph(int y, int x, const char *glyph, attr_t a)
@@ -211,10 +158,8 @@ int widget_big_number(int y, int x, const char *digits, int scale, enum role rol
     int w = widget_big_number_width(digits, scale);
     /* the gaps take the digits' attribute too: each row is then one run of
      * one attribute, and a changed count costs no attribute resets */
-    attron(a & ~(attr_t)A_UNDERLINE);
     for (int r = 0; r < 5 * scale; r++)
-        mvhline(y + r, x, ' ', w);
-    attroff(a & ~(attr_t)A_UNDERLINE);
+        canvas_fill(y + r, x, w, L' ', a & ~(attr_t)A_UNDERLINE);
     int cx = x;
     for (size_t i = 0; digits[i]; i++) {
         int g = glyph_index(digits[i]);
@@ -245,17 +190,22 @@ void widget_columns_fill(struct rect r, const double *values, int n, int marker,
                                      "\u2585", "\u2586", "\u2587", "\u2588"};
     static const char *ascii[9] = {" ", ".", ".", "_", "_", "o", "o", "#", "#"};
     const char **set = roles_utf8() ? eighths : ascii;
+    wchar_t glyphs[9]; /* each level's character, decoded once for every cell */
+    for (int i = 0; i < 9; i++)
+        glyphs[i] = glyph_char(fill ? fill : set[i]);
+    wchar_t rule = glyph_char(roles_utf8() ? "\u2502" : "|");
+    attr_t plain = role_attr(role), marked = role_attr(marker_role);
     for (int c = 0; c < n && c < r.w; c++) {
         double v = values[c] < 0 ? 0 : values[c] > 1 ? 1 : values[c];
         int units = (int)(v * r.h * 8 + 0.5);
-        attr_t a = role_attr(c == marker ? marker_role : role);
+        attr_t a = c == marker ? marked : plain;
         for (int row = 0; row < r.h; row++) {
             int level = units - (r.h - 1 - row) * 8;
             level = level < 0 ? 0 : level > 8 ? 8 : level;
             if (level > 0)
-                put_glyph(r.y + row, r.x + c, fill ? fill : set[level], a);
+                canvas_fill(r.y + row, r.x + c, 1, glyphs[level], a);
             else if (c == marker && row == r.h - 1)
-                put_glyph(r.y + row, r.x + c, roles_utf8() ? "\u2502" : "|", a);
+                canvas_fill(r.y + row, r.x + c, 1, rule, a);
         }
     }
 }

@@ -1,6 +1,6 @@
 /* widgets: slider, stacked bar with legend, key bar and large digits, drawn
- * on stdscr into given rectangles. They know nothing of GPUs: values come in
- * as fractions and labels. */
+ * into given rectangles of the frame (canvas.h), which term_refresh shows.
+ * They know nothing of GPUs: values come in as fractions and labels. */
 #ifndef KVPLAN_TUI_WIDGETS_H
 #define KVPLAN_TUI_WIDGETS_H
 
@@ -30,6 +30,9 @@ void widget_bar(int y, int x, int w, const struct bar_segment *seg, int n, bool 
 
 /* Writes text clipped to w columns (UTF-8 aware). Returns columns used. */
 int widget_text(int y, int x, int w, enum role role, const char *text);
+
+/* w blank cells from (y, x) in the role's attributes. */
+void widget_fill(int y, int x, int w, enum role role);
 
 /* text when it fits in w columns, else its first w - 1 bytes and a mark
  * (an ellipsis, or "~" without UTF-8) in buf: cut where seen, never silently. */
