@@ -415,25 +415,31 @@ static bool parallel_validate(const struct scenario *s, const char *const *n,
     return true;
 }
 
+/* Which checks run: those the context takes part in (the context, its
+ * prefix and average, and what is measured against them), the others, or
+ * both; each check is in one part, in scenario_validate's order. */
+enum { CHECK_FIXED = 1, CHECK_CONTEXT = 2, CHECK_ALL = CHECK_FIXED | CHECK_CONTEXT };
+
 /* the context, its prefix and average, the blocks and the logged sizes */
 static bool tokens_validate(const struct scenario *s, const char *const *n,
-                            enum scenario_field *field, struct diag *d)
+                            enum scenario_field *field, struct diag *d, unsigned parts)
 {
     const struct engine_flags *e = &s->engine;
-    if (e->parallel > 1 && s->context_tokens > TOKENS_MAX / e->parallel)
+    bool fixed = parts & CHECK_FIXED, context = parts & CHECK_CONTEXT;
+    if (context && e->parallel > 1 && s->context_tokens > TOKENS_MAX / e->parallel)
         return fail(d, n, SF_PARALLEL, field, "%u slots of %llu tokens is more than %llu cells",
                     e->parallel, (ull)s->context_tokens, (ull)TOKENS_MAX);
-    if (e->max_num_batched_tokens > TOKENS_MAX)
+    if (fixed && e->max_num_batched_tokens > TOKENS_MAX)
         return fail(d, n, SF_MAX_NUM_BATCHED_TOKENS, field, "too many tokens");
-    if ((e->gpu_total_bytes | e->non_kv_bytes | e->kv_memory_bytes) > ((uint64_t)1 << 44))
+    if (fixed && (e->gpu_total_bytes | e->non_kv_bytes | e->kv_memory_bytes) > ((uint64_t)1 << 44))
         return fail(d, n, SF_LOGGED, field, "must be at most 16 TiB");
-    if (s->context_tokens < 1 || s->context_tokens > TOKENS_MAX)
+    if (context && (s->context_tokens < 1 || s->context_tokens > TOKENS_MAX))
         return fail(d, n, SF_CONTEXT, field, "%llu tokens is out of range (1 to %llu)",
                     (ull)s->context_tokens, (ull)TOKENS_MAX);
-    if (s->prefix_tokens >= s->context_tokens)
+    if (context && s->prefix_tokens >= s->context_tokens)
         return fail(d, n, SF_PREFIX, field, "%llu tokens must be less than %s (%llu tokens)",
                     (ull)s->prefix_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
-    if (s->avg_context_tokens != 0) {
+    if (context && s->avg_context_tokens != 0) {
         if (s->avg_context_tokens > s->context_tokens)
             return fail(d, n, SF_AVG, field, "%llu tokens is more than %s (%llu tokens)",
                         (ull)s->avg_context_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
@@ -441,7 +447,7 @@ static bool tokens_validate(const struct scenario *s, const char *const *n,
             return fail(d, n, SF_AVG, field, "%llu tokens must be more than %s (%llu tokens)",
                         (ull)s->avg_context_tokens, n[SF_PREFIX], (ull)s->prefix_tokens);
     }
-    if (s->block_tokens > BLOCK_TOKENS_MAX)
+    if (fixed && s->block_tokens > BLOCK_TOKENS_MAX)
         return fail(d, n, SF_BLOCK, field, "%llu tokens is out of range (1 to %d)",
                     (ull)s->block_tokens, BLOCK_TOKENS_MAX);
     return true;
@@ -497,14 +503,16 @@ static bool dtypes_validate(const struct scenario *s, const char *const *n,
 
 /* the workload: users, prompt, targets, the host tier, the LoRAs */
 static bool workload_validate(const struct scenario *s, const char *const *n,
-                              enum scenario_field *field, struct diag *d)
+                              enum scenario_field *field, struct diag *d, unsigned parts)
 {
-    if (s->concurrency > 100000000)
+    if ((parts & CHECK_FIXED) && s->concurrency > 100000000)
         return fail(d, n, SF_CONCURRENCY, field, "%llu users is out of range (1 to 100,000,000)",
                     (ull)s->concurrency);
-    if (s->prompt_tokens > s->context_tokens)
+    if ((parts & CHECK_CONTEXT) && s->prompt_tokens > s->context_tokens)
         return fail(d, n, SF_PROMPT, field, "%llu tokens is more than %s (%llu tokens)",
                     (ull)s->prompt_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
+    if (!(parts & CHECK_FIXED))
+        return true;
     if (!(s->min_tokens_per_s >= 0 && s->min_tokens_per_s <= 1e6))
         return fail(d, n, SF_MIN_TOK_S, field, "%g is out of range (0 to 1,000,000)",
                     s->min_tokens_per_s);
@@ -527,37 +535,44 @@ static bool workload_validate(const struct scenario *s, const char *const *n,
 
 /* the images and their tokens */
 static bool images_validate(const struct scenario *s, const char *const *n,
-                            enum scenario_field *field, struct diag *d)
+                            enum scenario_field *field, struct diag *d, unsigned parts)
 {
     const struct model_spec *m = &s->model;
-    if (s->images > 1000)
-        return fail(d, n, SF_IMAGES, field, "%u is out of range (1 to 1,000 a request)", s->images);
-    if (s->image_tokens > 1000000)
-        return fail(d, n, SF_IMAGE_TOKENS, field, "%u is out of range (1 to 1,000,000 an image)",
-                    s->image_tokens);
-    if (s->images && scenario_tokens_per_image(s) == 0)
-        return fail(d, n, SF_IMAGES, field, "%s gives no tokens per image: give %s T", m->name,
-                    n[SF_IMAGE_TOKENS]);
-    if (s->context_tokens + scenario_image_tokens(s) > TOKENS_MAX)
+    if (parts & CHECK_FIXED) {
+        if (s->images > 1000)
+            return fail(d, n, SF_IMAGES, field, "%u is out of range (1 to 1,000 a request)",
+                        s->images);
+        if (s->image_tokens > 1000000)
+            return fail(d, n, SF_IMAGE_TOKENS, field,
+                        "%u is out of range (1 to 1,000,000 an image)", s->image_tokens);
+        if (s->images && scenario_tokens_per_image(s) == 0)
+            return fail(d, n, SF_IMAGES, field, "%s gives no tokens per image: give %s T",
+                        m->name, n[SF_IMAGE_TOKENS]);
+    }
+    if ((parts & CHECK_CONTEXT) && s->context_tokens + scenario_image_tokens(s) > TOKENS_MAX)
         return fail(d, n, SF_IMAGES, field, "%llu image tokens and %s %llu pass %llu tokens",
                     (ull)scenario_image_tokens(s), n[SF_CONTEXT], (ull)s->context_tokens,
                     (ull)TOKENS_MAX);
     return true;
 }
 
-bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
-                       enum scenario_field *field, struct diag *d)
+/* The checks of `parts`, in their order. */
+static bool validate(const struct scenario *s, const char *const names[SF_COUNT],
+                     enum scenario_field *field, struct diag *d, unsigned parts)
 {
     const char *const *n = names ? names : scenario_option_names;
     const struct model_spec *m = &s->model;
-    if (!parallel_validate(s, n, field, d))
+    bool fixed = parts & CHECK_FIXED;
+    if (fixed && !parallel_validate(s, n, field, d))
         return false;
-    if (!layout_validate(s, n, field, d) || !knobs_validate(s, n, field, d))
+    if (fixed && (!layout_validate(s, n, field, d) || !knobs_validate(s, n, field, d)))
         return false;
-    if (!tokens_validate(s, n, field, d) || !budget_validate(s, n, field, d) ||
-        !dtypes_validate(s, n, field, d) || !workload_validate(s, n, field, d) ||
-        !images_validate(s, n, field, d))
+    if (!tokens_validate(s, n, field, d, parts) || (fixed && !budget_validate(s, n, field, d)) ||
+        (fixed && !dtypes_validate(s, n, field, d)) || !workload_validate(s, n, field, d, parts) ||
+        !images_validate(s, n, field, d, parts))
         return false;
+    if (!fixed)
+        return true;
     struct diag inner = {0};
     if (!spec_model_validate(m, &inner))
         return fail(d, n, SF_MODEL, field, "%s: %s", m->id, inner.message);
@@ -566,4 +581,22 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
     if (!spec_gpu_validate(&s->gpu, &inner))
         return fail(d, n, SF_GPU, field, "%s: %s", s->gpu.id, inner.message);
     return true;
+}
+
+bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
+                       enum scenario_field *field, struct diag *d)
+{
+    return validate(s, names, field, d, CHECK_ALL);
+}
+
+bool scenario_validate_fixed(const struct scenario *s, const char *const names[SF_COUNT],
+                             enum scenario_field *field, struct diag *d)
+{
+    return validate(s, names, field, d, CHECK_FIXED);
+}
+
+bool scenario_validate_context(const struct scenario *s, const char *const names[SF_COUNT],
+                               enum scenario_field *field, struct diag *d)
+{
+    return validate(s, names, field, d, CHECK_CONTEXT);
 }

@@ -144,6 +144,17 @@ void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
 bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
                        enum scenario_field *field, struct diag *d);
 
+/* scenario_validate's checks in two parts: _context those the context, its
+ * prefix and average take part in (their ranges, and the prompt, the image
+ * tokens and llama.cpp's slots measured against the context), _fixed every
+ * other. A scenario passes scenario_validate when it passes both; one that
+ * passes _fixed fails scenario_validate as it fails _context, with the same
+ * message and field. A sweep along the context checks the fixed part once. */
+bool scenario_validate_fixed(const struct scenario *s, const char *const names[SF_COUNT],
+                             enum scenario_field *field, struct diag *d);
+bool scenario_validate_context(const struct scenario *s, const char *const names[SF_COUNT],
+                               enum scenario_field *field, struct diag *d);
+
 /* The cache precision: the model's when it is fp32/fp16/bf16, bf16 otherwise
  * (FP8 or 4-bit checkpoints compute in bf16). */
 enum dtype scenario_kv_dtype(const struct scenario *s);
