@@ -5,6 +5,14 @@
 
 #include "policy.h"
 
+void images_context(const struct scenario *s, struct scenario *eff, struct image_counts *out)
+{
+    out->text_tokens = s->context_tokens;
+    eff->context_tokens = s->context_tokens + out->image_tokens;
+    eff->prefix_tokens = s->prefix_tokens;
+    eff->avg_context_tokens = s->avg_context_tokens ? s->avg_context_tokens + out->image_tokens : 0;
+}
+
 void images_apply(const struct scenario *s, struct scenario *eff, struct image_counts *out)
 {
     *eff = *s;
@@ -12,12 +20,9 @@ void images_apply(const struct scenario *s, struct scenario *eff, struct image_c
     out->images = scenario_images(s);
     out->tokens_per_image = out->images ? scenario_tokens_per_image(s) : 0;
     out->image_tokens = scenario_image_tokens(s);
-    out->text_tokens = s->context_tokens;
+    images_context(s, eff, out);
     if (out->image_tokens == 0)
         return;
-    eff->context_tokens += out->image_tokens;
-    if (eff->avg_context_tokens)
-        eff->avg_context_tokens += out->image_tokens;
     if (eff->prompt_tokens)
         eff->prompt_tokens += out->image_tokens;
     eff->images = 0;

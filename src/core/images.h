@@ -37,4 +37,9 @@ struct image_counts {
  * Their rows and vLLM's encoder cache are the policies' (core/policy.h). */
 void images_apply(const struct scenario *s, struct scenario *eff, struct image_counts *out);
 
+/* Of those, what s's context, prefix and average make: eff's context,
+ * prefix and average (the image tokens added) and out->text_tokens; the
+ * counts out holds already. */
+void images_context(const struct scenario *s, struct scenario *eff, struct image_counts *out);
+
 #endif

@@ -7,6 +7,13 @@
 #include "engine_desc.h"
 #include "policy.h"
 
+void placement_context(const struct scenario *s, struct placement *l)
+{
+    l->context_tokens = s->context_tokens;
+    l->prefix_tokens = s->prefix_tokens;
+    l->avg_context_tokens = scenario_avg_tokens(s);
+}
+
 void placement_compute(const struct scenario *s, const struct spec_result *spec,
                        struct placement *out)
 {
@@ -20,9 +27,7 @@ void placement_compute(const struct scenario *s, const struct spec_result *spec,
     l->dp_attention = s->dp_attention;
     l->expert_parallel = s->expert_parallel;
     l->replicas = scenario_replicas(s);
-    l->context_tokens = s->context_tokens;
-    l->prefix_tokens = s->prefix_tokens;
-    l->avg_context_tokens = scenario_avg_tokens(s);
+    placement_context(s, l);
     l->block_tokens = s->block_tokens ? s->block_tokens : DEFAULT_BLOCK_TOKENS;
     l->kv_dtype = scenario_kv_dtype(s);
     l->weights_bytes = scenario_weights_bytes(s, &l->weight_dtype);

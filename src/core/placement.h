@@ -42,6 +42,10 @@ struct placement {
 void placement_compute(const struct scenario *s, const struct spec_result *spec,
                        struct placement *out);
 
+/* Of those, the context a user holds (context_tokens, prefix_tokens,
+ * avg_context_tokens): the only figures of the placement a context changes. */
+void placement_context(const struct scenario *s, struct placement *l);
+
 /* How the weights are stored: "bf16", or "checkpoint" for a mixed-format
  * checkpoint counted at its released size (gpt-oss MXFP4 experts). */
 const char *placement_weights_label(const struct placement *l);

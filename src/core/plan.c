@@ -1,6 +1,6 @@
-/* plan: the stages in their order (plan_compute), and the rows of the
- * stages that have none of their own: the per-token cost, LoRA, the totals
- * over the replicas and the price. */
+/* plan: the stages in their order (plan_compute; along the context,
+ * plan_prepare and plan_at_context), and the rows of the totals over the
+ * replicas and of the price (the per-token cost's and LoRA's: plan_rows.c). */
 #include "plan.h"
 
 #include <stddef.h>
@@ -8,145 +8,6 @@
 #include <string.h>
 
 #include "policy.h"
-
-static void cost_rows(const struct policy_ctx *c)
-{
-    if (c->x == NULL) /* rows only: without them, nothing to do */
-        return;
-    const struct scenario *s = c->s;
-    const struct model_spec *m = &s->model;
-    const struct placement *l = c->l;
-    const struct kv_cost *k = c->k;
-    uint32_t atp = k->tp; /* the attention's tensor parallel: 1 under DP attention */
-    struct explain_row *row = explain_row_begin(c->x, "kv_per_layer", "KV per layer", "per GPU");
-    policy_kv_layer_expr(row, m, k);
-    char note[160] = "";
-    if (k->index_bytes)
-        snprintf(note, sizeof note,
-                 "one latent%s and one sparse-attention indexer key (%u FP8 values + fp32 scale "
-                 "per 128) per layer%s",
-                 k->latent_fp8_blocks ? " (FlashMLA FP8 layout)" : "", m->index_head_dim,
-                 l->dp_attention ? ", each rank its own requests"
-                 : atp > 1       ? ", on every GPU"
-                                 : "");
-    else if (k->mla)
-        snprintf(note, sizeof note, "one latent per layer%s",
-                 l->dp_attention ? ", each rank its own requests"
-                 : atp > 1       ? ", on every GPU"
-                                 : "");
-    else if (atp > 1)
-        snprintf(note, sizeof note, "%u KV heads over %u GPUs%s", k->kv_heads, atp,
-                 k->kv_heads < atp ? ", replicated" : "");
-    else if (l->dp_attention)
-        snprintf(note, sizeof note, "DP attention: each rank holds all heads of its own requests");
-    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
-
-    if (l->pp > 1) {
-        row = explain_row_begin(c->x, "stage_layers", "Layers per stage", "per GPU");
-        explain_term(row, spec_kv_layers(m), XU_COUNT,
-                     k->state_layers ? "attention layers" : "layers");
-        explain_term(row, l->pp, XU_COUNT, "pipeline stages");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_CEIL);
-        explain_row_end(c->x, row, XU_COUNT, 0, "the fullest stage; each holds its layers' KV");
-    }
-    specdec_kv_row(c);
-    row = explain_row_begin(c->x, "kv_per_token", "KV per token", "per GPU");
-    if (l->pp > 1)
-        explain_ref(c->x, row, "stage_layers", "layers");
-    else
-        explain_term(row, k->layers, XU_COUNT, k->state_layers ? "attention layers" : "layers");
-    explain_ref(c->x, row, "kv_per_layer", "");
-    explain_op(row, XOP_MUL);
-    if (c->spec->method != SPEC_NONE) {
-        explain_ref(c->x, row, "draft_kv_per_token", c->spec->method == SPEC_MTP ? "MTP" : "draft");
-        explain_op(row, XOP_ADD);
-    }
-    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
-                    c->spec->method == SPEC_MTP    ? "the model's layers and the MTP layers'"
-                    : c->spec->method != SPEC_NONE ? "the model's layers and the draft's"
-                                                   : NULL);
-
-    if (atp > 1) {
-        row = explain_row_begin(c->x, "kv_per_token_tp", "KV per token",
-                                l->pp > 1 ? "all GPUs of a stage" : "all GPUs of a replica");
-        explain_ref(c->x, row, "kv_per_token", "per GPU");
-        explain_term(row, l->tp, XU_COUNT, "GPUs");
-        explain_op(row, XOP_MUL);
-        explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
-                        k->mla || k->kv_heads < atp ? "replicated copies included" : NULL);
-    }
-    if (k->windowed_layers > 0) {
-        char w[32];
-        units_format_int(k->window_tokens, w, sizeof w);
-        snprintf(note, sizeof note, "%u windowed layers (%s) hold at most %s tokens",
-                 k->windowed_layers, m->window_pattern, w);
-        row = explain_row_begin(c->x, "kv_past_window", "Past the window", "per GPU");
-        explain_term(row, k->global_layers, XU_COUNT, "global layers");
-        explain_ref(c->x, row, "kv_per_layer", "");
-        explain_op(row, XOP_MUL);
-        if (c->spec->method != SPEC_NONE) {
-            explain_ref(c->x, row, "draft_kv_per_token",
-                        c->spec->method == SPEC_MTP ? "MTP" : "draft");
-            explain_op(row, XOP_ADD);
-        }
-        explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
-    }
-}
-
-/* The LoRA slots one GPU holds (core/lora.h): the modules' features, one
- * slot, every slot. */
-static void lora_rows(const struct policy_ctx *c)
-{
-    const struct scenario *s = c->s;
-    const struct lora_cost *l = c->lora;
-    if (l->bytes == 0)
-        return;
-    struct explain_row *row = explain_row_begin(c->x, "lora_features", "LoRA in+out", "per GPU");
-    int n = 0;
-    for (int i = 0; i < LORA_MODULES; i++) {
-        if (!(l->targets & (1u << i)))
-            continue;
-        explain_term(row, (long double)l->features[i], XU_COUNT,
-                     lora_module_name((enum lora_module)i));
-        if (n++ > 0)
-            explain_op(row, XOP_ADD);
-    }
-    /* the engines allocate packed projections whole (core/lora.h lora_allocated) */
-    uint32_t asked = lora_targets(s) & (s->model.mlp_ungated ? ~(1u << LORA_GATE) : ~0u);
-    char note[200];
-    snprintf(note, sizeof note, "%s%s%s",
-             c->l->tp > 1 ? "features of A (in) and B (out) per layer; q, k, v, gate, up split "
-                            "their output over TP, o and down their input"
-                          : "features of A (in) and B (out) per layer",
-             l->targets != asked ? "; packed qkv_proj and gate_up_proj are allocated whole" : "",
-             s->model.mlp_ungated ? "; an MLP of two matrices (no gate)" : "");
-    explain_row_end(c->x, row, XU_COUNT, 0, note);
-    char bpv[48];
-    snprintf(bpv, sizeof bpv, "B (%s)", dtype_info(l->dtype)->name);
-    row = explain_row_begin(c->x, "lora_slot", "LoRA per slot", "per GPU");
-    if (c->l->pp > 1)
-        explain_ref(c->x, row, "stage_layers", "layers");
-    else
-        explain_term(row, l->layers, XU_COUNT, "layers");
-    explain_term(row, l->rank, XU_COUNT, s->max_lora_rank ? "max rank" : "max rank (default)");
-    explain_op(row, XOP_MUL);
-    explain_ref(c->x, row, "lora_features", "features");
-    explain_op(row, XOP_MUL);
-    const struct dtype_info *info = dtype_info(l->dtype);
-    explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
-    explain_op(row, XOP_MUL);
-    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
-                    s->model.experts ? "A and B of every layer; MoE experts carry none here"
-                                     : "A and B of every layer");
-    row = explain_row_begin(c->x, "lora", "LoRA slots", "per GPU");
-    const struct engine_desc *e = engine_desc(s->engine.kind);
-    explain_term(row, l->slots, XU_COUNT, e->lora_flag + 2); /* "max-loras" */
-    explain_ref(c->x, row, "lora_slot", "per slot");
-    explain_op(row, XOP_MUL);
-    explain_row_end(c->x, row, XU_BYTES, 0,
-                    e->lora_where ? e->lora_where : "held beside the weights");
-}
 
 /* The replica rows become the answer, or are multiplied by the replicas. */
 static void total_row(const struct placement *l, struct explain *x, const char *key,
@@ -343,15 +204,15 @@ static void plan_costed(const struct scenario *s, const struct engine_desc *e,
 
 /* The per-token cost of the model on one GPU: kvcost on the layers a GPU
  * holds, at the attention's TP (1 under DP attention, and for an engine that
- * splits layers), then the engine's own cells and state precisions. False
- * when a product, or a user's bytes at the context, pass 64 bits. */
+ * splits layers), kept in *plain, then the engine's own cells and state
+ * precisions. False when a product passes 64 bits. */
 static bool plan_cost(const struct scenario *s, const struct engine_desc *e,
-                      const struct scenario *costed, struct kv_cost *k)
+                      const struct scenario *costed, struct kv_cost *k, struct kv_cost *plain)
 {
     uint32_t attention_tp = e->splits_layers || s->dp_attention ? 1 : scenario_tp(s);
-    if (!kvcost_compute(costed, attention_tp, k) ||
-        kvcost_bytes(k, s->context_tokens, s->context_tokens) == UINT64_MAX)
+    if (!kvcost_compute(costed, attention_tp, k))
         return false;
+    *plain = *k;
     if (e->cell_cost) /* the engine stores a layer its own way (llama.cpp: cells of every head) */
         e->cell_cost(s, k);
     /* the state's precisions, each engine's own (the generic rule and vLLM
@@ -362,19 +223,48 @@ static bool plan_cost(const struct scenario *s, const struct engine_desc *e,
     return true;
 }
 
-/* the scenario the budget runs on: speculative decoding's tokens in each
- * user's context (vLLM v1/core/sched/scheduler.py, allocate_slots with
- * num_lookahead_tokens), unless the engine's slots have fixed cells
- * (llama.cpp) */
-static void plan_lookahead(const struct scenario *s, const struct engine_desc *e,
-                           const struct spec_result *spec, struct scenario *run)
+/* A user's bytes at the context, by kvcost's own cost of a token (plain),
+ * pass 64 bits. */
+static bool context_overflows(const struct kv_cost *plain, const struct scenario *s)
 {
-    *run = *s;
-    if (spec->method != SPEC_NONE && e->spec_lookahead) {
-        run->context_tokens += spec->tokens;
-        if (run->avg_context_tokens)
-            run->avg_context_tokens += spec->tokens;
-    }
+    return kvcost_bytes(plain, s->context_tokens, s->context_tokens) == UINT64_MAX;
+}
+
+/* The stages a context leaves as they are, on s (its images' tokens in its
+ * context): the cost of a token, the draft's weights and KV, the placement
+ * (the context it holds aside: placement_context), LoRA's slots. False when
+ * a figure passes 64 bits. */
+static bool plan_fixed(const struct scenario *s, const struct engine_desc *e, struct plan_result *r,
+                       struct kv_cost *plain)
+{
+    /* the per-token cost, then the draft's weights and KV, then the cost with them */
+    struct scenario costed;
+    plan_costed(s, e, &costed);
+    if (!plan_cost(s, e, &costed, &r->cost, plain))
+        return false;
+    specdec_compute(s, &r->cost, &r->spec);
+    kvcost_add_draft(&r->cost, r->spec.kv_bytes_per_token);
+    /* the layout and the weights each GPU holds, the draft's included */
+    placement_compute(s, &r->spec, &r->placement);
+    if (r->weights_bytes == UINT64_MAX)
+        return false;
+    /* LoRA's slots */
+    if (s->max_loras)
+        lora_compute(s, r->cost.tp, r->tp, costed.model.layers, r->cost.kv_heads_per_gpu, &r->lora);
+    return true;
+}
+
+/* The context of the run, the scenario the budget runs on (otherwise s):
+ * speculative decoding's tokens in each user's context (vLLM
+ * v1/core/sched/scheduler.py, allocate_slots with num_lookahead_tokens),
+ * unless the engine's slots have fixed cells (llama.cpp) */
+static void lookahead_context(const struct scenario *s, const struct engine_desc *e,
+                              const struct spec_result *spec, struct scenario *run)
+{
+    uint64_t ahead = spec->method != SPEC_NONE && e->spec_lookahead ? spec->tokens : 0;
+    run->context_tokens = s->context_tokens + ahead;
+    run->prefix_tokens = s->prefix_tokens;
+    run->avg_context_tokens = s->avg_context_tokens ? s->avg_context_tokens + ahead : 0;
 }
 
 /* The rows of the stages before the budget, in the order they are read:
@@ -384,11 +274,11 @@ static void earlier_rows(const struct policy_ctx *c, const struct engine_desc *e
 {
     images_context_row(c);
     if (!e->own_cost_rows)
-        cost_rows(c); /* else the budget writes its own (llama.cpp: cells of every head) */
+        plan_cost_rows(c); /* else the budget writes its own (llama.cpp: cells of every head) */
     policy_state_rows(c, c->k->tp);
     placement_weights_row(c);
     specdec_tokens_row(c, context);
-    lora_rows(c);
+    plan_lora_rows(c);
 }
 
 /* The budget stage: the engine's rule, then, when explaining, its launch
@@ -432,12 +322,39 @@ struct speed_basis plan_speed_basis(const struct plan_result *r)
     return (struct speed_basis){&r->placement, &r->cost, &r->spec, &r->budget, &r->totals};
 }
 
-static bool refuse_64_bits(const char *const names[SF_COUNT], struct plan_result *r, struct diag *d)
+static bool refuse(const char *const names[SF_COUNT], struct diag *d)
 {
     const char *const *n = names ? names : scenario_option_names;
-    memset(r, 0, sizeof *r);
     return diag_fail(d, "the scenario's byte counts exceed 64 bits; reduce %s or %s", n[SF_CONTEXT],
                      n[SF_GPUS]);
+}
+
+/* The stages the context changes, on s (its images' tokens in its context)
+ * and the run (its lookahead too), past every refusal: the earlier stages'
+ * rows, the budget, every replica, the speed at the service level, its
+ * price, the host tier, the warnings. */
+static void plan_varied(const struct scenario *s, const struct scenario *run,
+                        const struct engine_desc *e, struct plan_result *r, struct explain *x)
+{
+    struct policy_ctx c = {.s = run,
+                           .l = &r->placement,
+                           .k = &r->cost,
+                           .spec = &r->spec,
+                           .lora = &r->lora,
+                           .img = &r->image_counts,
+                           .b = &r->budget,
+                           .x = x};
+    if (x)
+        earlier_rows(&c, e, s->context_tokens);
+    plan_budget(&c, e);
+    totals_compute(&r->placement, &r->budget, &r->totals, x);
+    struct speed_basis basis = plan_speed_basis(r);
+    speed_compute(s, &basis, &r->speed, x);
+    r->decode_step_bytes_per_gpu = r->speed.step_bytes_per_gpu;
+    r->decode_tokens_per_s_per_user = r->speed.tokens_per_s_per_user;
+    price_compute(s, &r->placement, &r->totals, &r->speed, &r->price, x);
+    host_tier_compute(s, &basis, &r->host, x);
+    r->warnings = plan_warnings(s, r);
 }
 
 /* The stages in order: each reads the scenario and the results of the
@@ -454,51 +371,69 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
     images_apply(s, &with_images, &r->image_counts);
     s = &with_images;
     const struct engine_desc *e = engine_desc(s->engine.kind);
-    /* the per-token cost, then the draft's weights and KV, then the cost with them */
-    struct scenario costed;
-    plan_costed(s, e, &costed);
-    if (!plan_cost(s, e, &costed, &r->cost))
-        return refuse_64_bits(names, r, d);
-    specdec_compute(s, &r->cost, &r->spec);
-    kvcost_add_draft(&r->cost, r->spec.kv_bytes_per_token);
-    /* the layout and the weights each GPU holds, the draft's included */
-    placement_compute(s, &r->spec, &r->placement);
-    if (r->weights_bytes == UINT64_MAX)
-        return refuse_64_bits(names, r, d);
-    /* LoRA's slots */
-    if (s->max_loras)
-        lora_compute(s, r->cost.tp, r->tp, costed.model.layers, r->cost.kv_heads_per_gpu, &r->lora);
+    struct kv_cost plain;
+    if (!plan_fixed(s, e, r, &plain) || context_overflows(&plain, s)) {
+        memset(r, 0, sizeof *r);
+        return refuse(names, d);
+    }
     /* x is first written here, past every refusal; its rows are not
      * cleared: each row is written whole when it is used */
     if (x) {
         x->count = 0;
         x->units = s->units;
     }
-    /* the rows of the stages above, then the budget, on the run: each user's
-     * context holds its speculative tokens */
-    struct scenario run;
-    plan_lookahead(s, e, &r->spec, &run);
-    struct policy_ctx c = {.s = &run,
-                           .l = &r->placement,
-                           .k = &r->cost,
-                           .spec = &r->spec,
-                           .lora = &r->lora,
-                           .img = &r->image_counts,
-                           .b = &r->budget,
-                           .x = x};
-    earlier_rows(&c, e, s->context_tokens);
-    plan_budget(&c, e);
-    /* every replica, the speed at the service level, its price, the host tier */
-    totals_compute(&r->placement, &r->budget, &r->totals, x);
-    struct speed_basis basis = plan_speed_basis(r);
-    speed_compute(s, &basis, &r->speed, x);
-    r->decode_step_bytes_per_gpu = r->speed.step_bytes_per_gpu;
-    r->decode_tokens_per_s_per_user = r->speed.tokens_per_s_per_user;
-    price_compute(s, &r->placement, &r->totals, &r->speed, &r->price, x);
-    host_tier_compute(s, &basis, &r->host, x);
-    /* what the stages found worth a warning, and the headroom rule beside an engine */
-    r->warnings = plan_warnings(s, r);
+    /* the budget runs on the run: each user's context holds its speculative tokens */
+    struct scenario run = *s;
+    lookahead_context(s, e, &r->spec, &run);
+    plan_varied(s, &run, e, r, x);
+    /* the headroom rule beside an engine */
     if (e->server && x)
         plan_generic(s, names, &r->generic);
     return true;
+}
+
+void plan_prepare(const struct scenario *s, const char *const names[SF_COUNT], struct plan_base *b)
+{
+    struct plan_result *r = &b->r;
+    memset(r, 0, sizeof *r);
+    b->s = *s;
+    b->names = names;
+    struct diag ignore = {0};
+    b->ready = scenario_validate_fixed(s, names, NULL, &ignore);
+    if (!b->ready)
+        return;
+    r->names = names ? names : scenario_option_names;
+    images_apply(s, &b->eff, &r->image_counts);
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    b->ready = plan_fixed(&b->eff, e, r, &b->plain);
+    b->run = b->eff;
+}
+
+/* The budget's figures, every one a rule may leave unwritten (zero, as
+ * plan_compute leaves them): all but the engine's texts, written only when
+ * explaining (its launch and log). */
+#define BUDGET_FIGURES (offsetof(struct plan_budget, engine) + offsetof(struct engine_detail, log_lines))
+
+const struct plan_result *plan_at_context(struct plan_base *b, uint64_t context, uint64_t prefix,
+                                          uint64_t avg, struct diag *d)
+{
+    struct plan_result *r = &b->r;
+    b->s.context_tokens = context;
+    b->s.prefix_tokens = prefix;
+    b->s.avg_context_tokens = avg;
+    if (!b->ready)
+        return plan_compute(&b->s, PLAN_NUMBERS, b->names, r, d) ? r : NULL;
+    if (!scenario_validate_context(&b->s, b->names, NULL, d))
+        return NULL;
+    const struct engine_desc *e = engine_desc(b->s.engine.kind);
+    images_context(&b->s, &b->eff, &r->image_counts);
+    if (context_overflows(&b->plain, &b->eff)) {
+        refuse(b->names, d);
+        return NULL;
+    }
+    placement_context(&b->eff, &r->placement);
+    lookahead_context(&b->eff, e, &r->spec, &b->run);
+    memset(&r->budget, 0, BUDGET_FIGURES);
+    plan_varied(&b->eff, &b->run, e, r, PLAN_NUMBERS);
+    return r;
 }

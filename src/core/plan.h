@@ -133,6 +133,30 @@ struct plan_result {
 bool plan_compute(const struct scenario *s, struct explain *x, const char *const names[SF_COUNT],
                   struct plan_result *r, struct diag *d);
 
+/* A sweep along the context: plan_prepare runs once what a scenario fixes
+ * whatever its context (the checks of everything else, the images' counts,
+ * the cost of a token, the draft, the placement, LoRA), plan_at_context the
+ * rest at each context (its checks, the budget, the totals, the speed, the
+ * price, the host tier, the warnings), numbers only. */
+struct plan_base {
+    bool ready;                  /* false: plan_at_context runs plan_compute whole */
+    const char *const *names;    /* as given to plan_prepare */
+    struct scenario s;           /* the scenario, at the last context */
+    struct scenario eff, run;    /* with the images' tokens; and the lookahead (plan.c) */
+    struct kv_cost plain;        /* kvcost's own cost of a token: the context's 64-bit check */
+    struct plan_result r;        /* the plan at the last context */
+};
+
+/* Prepares b for scenario s (its context, prefix and average are ignored);
+ * `names` as plan_compute's. */
+void plan_prepare(const struct scenario *s, const char *const names[SF_COUNT], struct plan_base *b);
+
+/* The plan of b's scenario at the given context, prefix and average
+ * (PLAN_NUMBERS), in b: byte for byte plan_compute's of that scenario, or
+ * NULL with plan_compute's message in d. */
+const struct plan_result *plan_at_context(struct plan_base *b, uint64_t context, uint64_t prefix,
+                                          uint64_t avg, struct diag *d);
+
 /* Where one GPU's memory goes (enum segment order). */
 void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT]);
 

@@ -34,6 +34,12 @@ void specdec_tokens_row(const struct policy_ctx *c, uint64_t context);
  * draft sits beside it (placement.c). */
 void placement_weights_row(const struct policy_ctx *c);
 
+/* The rows of the cost of a token ("kv_per_layer" ... "kv_past_window"),
+ * nothing without c->x, and of LoRA's slots ("lora_features", "lora_slot",
+ * "lora") (plan_rows.c). */
+void plan_cost_rows(const struct policy_ctx *c);
+void plan_lora_rows(const struct policy_ctx *c);
+
 /* The "context" row: text tokens + images x tokens per image (images.c). */
 void images_context_row(const struct policy_ctx *c);
 
