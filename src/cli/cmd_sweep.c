@@ -312,6 +312,7 @@ static size_t append(char *s, size_t n, size_t size, const char *text, size_t le
 struct row_cursor {
     size_t idx[OPTIONS_VARY_MAX], set[OPTIONS_VARY_MAX];
     const char *part[OPTIONS_VARY_MAX];
+    bool outer; /* the first row, or an axis before the last set again for it */
     struct scenario s;
 };
 
@@ -332,10 +333,12 @@ static bool next_row(const struct sweep *w, struct row_cursor *at, char *value, 
 {
     size_t n = 0;
     value[0] = '\0';
+    at->outer = at->set[0] == SIZE_MAX; /* the first row */
     for (int i = 0; i < w->nvary; i++) {
         if (at->set[i] != at->idx[i]) {
             at->part[i] = sweep_axis_apply(&w->axes[i], at->idx[i], &w->cat, &w->base, &at->s);
             at->set[i] = at->idx[i];
+            at->outer = at->outer || i + 1 < w->nvary;
         }
         if (i)
             n = append(value, n, size, "/", 1);
@@ -364,6 +367,21 @@ static void sweep_end(const struct sweep *w, struct outbuf *ob, bool beyond_fit,
         outbuf_str(ob, rows ? "\n]\n" : "]\n");
 }
 
+/* The plan of the row in at: along a context axis varied last, the fixed
+ * stages once for each value of the other axes (core/plan.h plan_prepare),
+ * then only those the context changes; otherwise the whole plan. */
+static const struct plan_result *plan_row(const struct sweep *w, const struct row_cursor *at,
+                                          struct plan_base *base, struct plan_result *r,
+                                          struct diag *d)
+{
+    const struct scenario *s = &at->s;
+    if (w->axes[w->nvary - 1].kind != AXIS_CONTEXT)
+        return plan_compute(s, PLAN_NUMBERS, NULL, r, d) ? r : NULL;
+    if (at->outer)
+        plan_prepare(s, NULL, base);
+    return plan_at_context(base, s->context_tokens, s->prefix_tokens, s->avg_context_tokens, d);
+}
+
 /* Every row, in the sweep's format. JSON rows are printed as they are made,
  * never held (640k rows in one array took 1.2 GB); the output is still one
  * array. CSV, Markdown and JSON rows go through ob; the table through
@@ -381,24 +399,25 @@ static int sweep_print(const struct sweep *w, struct outbuf *ob)
         if (w->axes[i].count == 0)
             more = false;
     struct diag in = {0}; /* cleared once used only: 513 bytes a row otherwise */
+    static struct plan_base base; /* 20 KB */
     while (more) {
         char value[SWEEP_VALUE_MAX];
         more = next_row(w, &at, value, sizeof value);
         const struct scenario *s = &at.s;
-        struct plan_result r;
-        bool planned = plan_compute(s, PLAN_NUMBERS, NULL, &r, &in);
-        if (!planned && w->format == SWEEP_TABLE)
+        struct plan_result own;
+        const struct plan_result *r = plan_row(w, &at, &base, &own, &in);
+        if (r == NULL && w->format == SWEEP_TABLE)
             printf("%-28s (%s)\n", value, in.message);
         if (in.failed)
             in = (struct diag){0};
-        if (!planned)
+        if (r == NULL)
             continue;
         struct cell c[CELLS_MAX];
-        int ncells = row_cells(s, &r, value, c);
+        int ncells = row_cells(s, r, value, c);
         if (w->format == SWEEP_JSON && !print_json_row(ob, json_cells(c, ncells), rows_printed++))
             return cli_fail("cannot build JSON (out of memory)");
         if (w->format == SWEEP_TABLE)
-            beyond_fit = print_table_row(w, s, &r, value) || beyond_fit;
+            beyond_fit = print_table_row(w, s, r, value) || beyond_fit;
         else if (w->format != SWEEP_JSON)
             print_cells(ob, c, ncells, w->format);
     }
