@@ -27,8 +27,8 @@ static void append(char *buf, size_t size, size_t *len, const char *src)
         buf[*len < size ? *len : size - 1] = '\0';
 }
 
-struct explain_row *explain_row_begin(struct explain *e, const char *key, const char *label,
-                                      const char *scope)
+struct explain_row *explain_row_begin_kept(struct explain *e, const char *key, const char *label,
+                                           const char *scope)
 {
     if (e == NULL)
         return NULL;
@@ -44,7 +44,8 @@ struct explain_row *explain_row_begin(struct explain *e, const char *key, const 
     return row;
 }
 
-int explain_term(struct explain_row *row, long double value, enum xunit unit, const char *name)
+int explain_term_kept(struct explain_row *row, long double value, enum xunit unit,
+                      const char *name)
 {
     if (row == NULL || row->nterms >= EXPLAIN_TERMS_MAX || row->nsteps >= EXPLAIN_STEPS_MAX)
         return -1;
@@ -59,20 +60,20 @@ int explain_term(struct explain_row *row, long double value, enum xunit unit, co
     return i;
 }
 
-int explain_ref(struct explain *e, struct explain_row *row, const char *ref, const char *name)
+int explain_ref_kept(struct explain *e, struct explain_row *row, const char *ref, const char *name)
 {
     if (e == NULL || row == NULL)
         return -1;
     const struct explain_row *from = explain_find(e, ref);
     long double v = from ? from->result.value : 0;
     enum xunit u = from ? from->result.unit : XU_COUNT;
-    int i = explain_term(row, v, u, name);
+    int i = explain_term_kept(row, v, u, name);
     if (i >= 0)
         copy(row->terms[i].ref, sizeof row->terms[i].ref, ref);
     return i;
 }
 
-void explain_op(struct explain_row *row, enum xop op)
+void explain_op_kept(struct explain_row *row, enum xop op)
 {
     if (row != NULL && row->nsteps < EXPLAIN_STEPS_MAX)
         row->steps[row->nsteps++] = (struct xstep){(uint8_t)op, 0};
@@ -416,8 +417,8 @@ static void write_row(struct explain_row *row)
     row->written = true;
 }
 
-void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit, long double value,
-                     const char *note)
+void explain_row_end_kept(struct explain *e, struct explain_row *row, enum xunit unit,
+                          long double value, const char *note)
 {
     if (e == NULL || row == NULL)
         return;
@@ -460,7 +461,7 @@ const struct explain_row *explain_find(const struct explain *e, const char *key)
     return NULL;
 }
 
-void explain_rename(struct explain *x, const char *from, const char *to)
+void explain_rename_kept(struct explain *x, const char *from, const char *to)
 {
     for (int i = 0; x && i < x->count; i++) {
         struct explain_row *row = &x->rows[i];

@@ -81,27 +81,67 @@ struct explain {
     struct explain_row rows[EXPLAIN_ROWS_MAX];
 };
 
-/* Starts a row (at the end of e; the last slot is reused when e is full).
- * Every builder function accepts a NULL explain or row and does nothing, so
- * a plan computed without explanation runs the same code. */
-struct explain_row *explain_row_begin(struct explain *e, const char *key, const char *label,
-                                      const char *scope);
+/* The builders: each accepts a NULL explain or row and does nothing, so a
+ * plan computed without explanation runs the same code; that test is
+ * inline, and what a builder's arguments cost is spent only on rows kept
+ * (the _kept functions, which take them as they are). */
+struct explain_row *explain_row_begin_kept(struct explain *e, const char *key, const char *label,
+                                           const char *scope);
+int explain_term_kept(struct explain_row *row, long double value, enum xunit unit,
+                      const char *name);
+int explain_ref_kept(struct explain *e, struct explain_row *row, const char *ref,
+                     const char *name);
+void explain_op_kept(struct explain_row *row, enum xop op);
+void explain_row_end_kept(struct explain *e, struct explain_row *row, enum xunit unit,
+                          long double value, const char *note);
+void explain_rename_kept(struct explain *x, const char *from, const char *to);
 
-/* Pushes an operand; returns its index. `name` follows the value ("layers"). */
-int explain_term(struct explain_row *row, long double value, enum xunit unit, const char *name);
+/* Starts a row (at the end of e; the last slot is reused when e is full). */
+static inline struct explain_row *explain_row_begin(struct explain *e, const char *key,
+                                                    const char *label, const char *scope)
+{
+    return e ? explain_row_begin_kept(e, key, label, scope) : NULL;
+}
+
+/* Pushes an operand; returns its index (-1 for none). `name` follows the
+ * value ("layers"). */
+static inline int explain_term(struct explain_row *row, long double value, enum xunit unit,
+                               const char *name)
+{
+    return row ? explain_term_kept(row, value, unit, name) : -1;
+}
 
 /* As explain_term, the operand being the result of row `ref` of e. */
-int explain_ref(struct explain *e, struct explain_row *row, const char *ref, const char *name);
+static inline int explain_ref(struct explain *e, struct explain_row *row, const char *ref,
+                              const char *name)
+{
+    return e && row ? explain_ref_kept(e, row, ref, name) : -1;
+}
 
 /* Pushes an operation over the values pushed before it. */
-void explain_op(struct explain_row *row, enum xop op);
+static inline void explain_op(struct explain_row *row, enum xop op)
+{
+    if (row)
+        explain_op_kept(row, op);
+}
 
 /* Ends the row: evaluates its expression into result (unit `unit`), writes
  * the formula, and appends `note` to it (may be NULL). For a statement
  * (no operations), `value` is the result. With e->deferred, the texts (the
  * operands', the result's and the formula) wait for explain_text. */
-void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit, long double value,
-                     const char *note);
+static inline void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit,
+                                   long double value, const char *note)
+{
+    if (e && row)
+        explain_row_end_kept(e, row, unit, value, note);
+}
+
+/* Renames a row key and every reference to it (the row loses its scope). */
+static inline void explain_rename(struct explain *x, const char *from, const char *to)
+{
+    if (x)
+        explain_rename_kept(x, from, to);
+}
 
 /* Writes the texts of every row ended without them (e->deferred). */
 void explain_text(struct explain *e);
@@ -117,9 +157,6 @@ long double explain_eval(const struct explain_row *row);
 /* Writes a value in a unit: "79.65 GiB", "32,768", "$0.0463". */
 void explain_format(long double value, enum xunit unit, enum unit_system units, char *buf,
                     size_t size);
-
-/* Renames a row key and every reference to it (the row loses its scope). */
-void explain_rename(struct explain *x, const char *from, const char *to);
 
 /* The row with the given key, or NULL. */
 const struct explain_row *explain_find(const struct explain *e, const char *key);
