@@ -2,23 +2,6 @@
 
 #include <string.h>
 
-uint64_t kv_ceil_div(uint64_t a, uint64_t b)
-{
-    return b ? a / b + (a % b != 0) : 0;
-}
-
-uint64_t kv_sat_mul(uint64_t a, uint64_t b)
-{
-    uint64_t out;
-    return __builtin_mul_overflow(a, b, &out) ? UINT64_MAX : out;
-}
-
-uint64_t kv_sat_add(uint64_t a, uint64_t b)
-{
-    uint64_t out;
-    return __builtin_add_overflow(a, b, &out) ? UINT64_MAX : out;
-}
-
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;

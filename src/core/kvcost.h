@@ -80,11 +80,24 @@ uint64_t kvcost_index_bytes(const struct model_spec *m);
  * the cache precision it computes in (what catalogues and pickers show). */
 uint64_t kvcost_model_bytes_per_token(const struct model_spec *m);
 
-/* ceil(a / b); 0 when b is 0. */
-uint64_t kv_ceil_div(uint64_t a, uint64_t b);
+/* ceil(a / b); 0 when b is 0. Inline, as the next two: every plan calls
+ * them dozens of times. */
+static inline uint64_t kv_ceil_div(uint64_t a, uint64_t b)
+{
+    return b ? a / b + (a % b != 0) : 0;
+}
 
 /* a x b and a + b, saturating at UINT64_MAX instead of wrapping. */
-uint64_t kv_sat_mul(uint64_t a, uint64_t b);
-uint64_t kv_sat_add(uint64_t a, uint64_t b);
+static inline uint64_t kv_sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t out;
+    return __builtin_mul_overflow(a, b, &out) ? UINT64_MAX : out;
+}
+
+static inline uint64_t kv_sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t out;
+    return __builtin_add_overflow(a, b, &out) ? UINT64_MAX : out;
+}
 
 #endif
