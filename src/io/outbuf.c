@@ -72,9 +72,9 @@ char *outbuf_put_uint(char *p, uint64_t v)
                                     100000000000000ull, 1000000000000000ull,
                                     10000000000000000ull, 100000000000000000ull,
                                     1000000000000000000ull, 10000000000000000000ull};
-    size_t n = 1;
-    while (n < 20 && v >= tens[n - 1])
-        n++;
+    /* the digits: m = floor(bits x log10 2) or one more, m >= 1 past 9 */
+    unsigned m = (unsigned)((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+    size_t n = m ? m + (v >= tens[m - 1]) : 1;
     char *end = p + n, *q = end;
     while (v > UINT32_MAX) {
         unsigned d = (unsigned)(v % 100) * 2;
@@ -136,7 +136,11 @@ static bool scale10(double a, int k, double *out)
  * 1e-9 from a half rounds the same way as the exact value would. */
 static bool six_digits(double a, uint32_t *d, int *x)
 {
-    int e = (int)floor(log10(a));
+    /* the decimal exponent from the binary one (a = m x 2^b, m in [0.5, 1)):
+     * floor(log10(a)) or one below it, which the loop below corrects */
+    int b;
+    frexp(a, &b);
+    int e = (int)floor((b - 1) * 0.30102999566398120);
     double scaled = 0;
     for (int tries = 0; tries < 3; tries++) {
         if (!scale10(a, 5 - e, &scaled))
@@ -150,7 +154,7 @@ static bool six_digits(double a, uint32_t *d, int *x)
     }
     if (scaled < 100000.0 || scaled >= 1000000.0)
         return false;
-    double whole = floor(scaled), frac = scaled - whole;
+    double whole = (double)(uint32_t)scaled, frac = scaled - whole; /* floor: scaled > 0 */
     if (fabs(frac - 0.5) < 1e-9)
         return false;
     uint32_t r = (uint32_t)whole + (frac > 0.5);

@@ -118,12 +118,40 @@ static void buffered_text_and_integers_reach_the_stream_whole(void **state)
     fclose(f);
 }
 
+static void same_uint_as_printf(uint64_t v)
+{
+    char want[32], got[32];
+    snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+    *outbuf_put_uint(got, v) = '\0';
+    if (strcmp(want, got) != 0)
+        fail_msg("printf %s, outbuf %s", want, got);
+}
+
+/* The lengths change at powers of ten and are guessed from powers of two:
+ * each, and its neighbours, as printf writes them. */
+static void integers_at_every_edge_of_length_print_as_printf_prints_them(void **state)
+{
+    (void)state;
+    uint64_t ten = 1;
+    for (int k = 0; k < 20; k++, ten *= 10)
+        for (uint64_t d = 0; d < 3; d++) {
+            same_uint_as_printf(ten - 1 + d);
+            if (k < 19)
+                same_uint_as_printf(ten * 9 + d);
+        }
+    for (int k = 0; k < 64; k++)
+        for (uint64_t d = 0; d < 3; d++)
+            same_uint_as_printf(((uint64_t)1 << k) - 1 + d);
+    same_uint_as_printf(UINT64_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(halves_and_edges_print_as_printf_prints_them),
         cmocka_unit_test(random_doubles_print_as_printf_prints_them),
         cmocka_unit_test(buffered_text_and_integers_reach_the_stream_whole),
+        cmocka_unit_test(integers_at_every_edge_of_length_print_as_printf_prints_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
