@@ -59,6 +59,8 @@ static void totals_compute(const struct placement *l, const struct plan_budget *
     out->spare_bytes_per_gpu = b->kv_pool_bytes_per_gpu > b->kv_used_bytes_per_gpu
                                    ? b->kv_pool_bytes_per_gpu - b->kv_used_bytes_per_gpu
                                    : 0;
+    if (x == NULL) /* the rows below only */
+        return;
     total_row(l, x, "users", "users_replica", "Users", XU_COUNT);
     total_row(l, x, "users_paged", "users_paged_replica", "Users, paged", XU_COUNT);
     total_row(l, x, "kv_tokens", "kv_tokens_replica", "Tokens held", XU_TOKENS);
@@ -104,21 +106,16 @@ static bool windows_sized_whole(const struct scenario *s, const struct engine_de
            !s->full_attention;
 }
 
-static uint32_t plan_warnings(const struct scenario *s, const struct plan_result *r)
+/* The warnings of the stages a context leaves as they are (plan_fixed):
+ * the split of the heads, the precisions, the engine's support, the speed
+ * model's limits, the draft. */
+static uint32_t fixed_warnings(const struct scenario *s, const struct plan_result *r)
 {
-    uint32_t w = r->rule_warnings;
+    uint32_t w = 0;
     const struct model_spec *m = &s->model;
     const struct kv_cost *k = &r->cost;
     const struct engine_desc *e = engine_desc(s->engine.kind);
     uint32_t tp = k->tp; /* 1 when the engine splits layers, never heads */
-    if (!r->weights_fit)
-        w |= WARN_WEIGHTS_DO_NOT_FIT;
-    else if (!r->fits)
-        w |= WARN_KV_DOES_NOT_FIT;
-    else if (r->max_users == 0)
-        w |= WARN_NO_USER_FITS;
-    if (r->users_fit_per_replica > r->users_per_replica)
-        w |= WARN_SCHEDULER_CAP;
     if (k->mla && tp > 1)
         w |= WARN_MLA_REPLICATED;
     /* MLA keeps one latent, but its query heads still split by TP */
@@ -131,14 +128,8 @@ static uint32_t plan_warnings(const struct scenario *s, const struct plan_result
             (tp > k->kv_heads && tp % k->kv_heads != 0) || m->attention_heads % tp != 0)
             w |= WARN_HEADS_UNEVEN_SPLIT;
     }
-    if (r->fits && r->kv_pool_bytes_per_gpu < r->prefix_bytes_per_gpu)
-        w |= WARN_PREFIX_DOES_NOT_FIT;
-    if (r->price_usd_per_hour < 0)
-        w |= WARN_PRICE_UNKNOWN;
     if (s->gpu.bandwidth_bytes_per_s == 0)
         w |= WARN_BANDWIDTH_UNKNOWN;
-    if (s->context_tokens > m->max_context_tokens)
-        w |= WARN_CONTEXT_BEYOND_MODEL;
     if (r->kv_dtype == DTYPE_FP8 && !s->gpu.fp8)
         w |= WARN_FP8_UNSUPPORTED;
     enum dtype v = s->engine.v_dtype;
@@ -156,9 +147,6 @@ static uint32_t plan_warnings(const struct scenario *s, const struct plan_result
      * experts) needs none. */
     if (m->experts > SPEED_MOE_FINE_EXPERTS && s->gpu.bandwidth_bytes_per_s > 0)
         w |= WARN_SPEED_MOE;
-    /* the speed is then of a batch that memory cannot hold */
-    if (s->concurrency > r->max_users && r->fits)
-        w |= WARN_CONCURRENCY_BEYOND_FIT;
     if (r->tp > SPEED_GPUS_PER_NODE)
         w |= WARN_TP_ACROSS_NODES;
     if (s->spec_method == SPEC_DRAFT && s->draft.vocab_size && m->vocab_size &&
@@ -172,6 +160,30 @@ static uint32_t plan_warnings(const struct scenario *s, const struct plan_result
         w |= WARN_ENGINE_HARDWARE;
     if (windows_sized_whole(s, e))
         w |= WARN_WINDOWS_UNUSED;
+    return w;
+}
+
+/* The warnings of the stages the context changes, the rule's among them. */
+static uint32_t varied_warnings(const struct scenario *s, const struct plan_result *r)
+{
+    uint32_t w = r->rule_warnings;
+    if (!r->weights_fit)
+        w |= WARN_WEIGHTS_DO_NOT_FIT;
+    else if (!r->fits)
+        w |= WARN_KV_DOES_NOT_FIT;
+    else if (r->max_users == 0)
+        w |= WARN_NO_USER_FITS;
+    if (r->users_fit_per_replica > r->users_per_replica)
+        w |= WARN_SCHEDULER_CAP;
+    if (r->fits && r->kv_pool_bytes_per_gpu < r->prefix_bytes_per_gpu)
+        w |= WARN_PREFIX_DOES_NOT_FIT;
+    if (r->price_usd_per_hour < 0)
+        w |= WARN_PRICE_UNKNOWN;
+    if (s->context_tokens > s->model.max_context_tokens)
+        w |= WARN_CONTEXT_BEYOND_MODEL;
+    /* the speed is then of a batch that memory cannot hold */
+    if (s->concurrency > r->max_users && r->fits)
+        w |= WARN_CONCURRENCY_BEYOND_FIT;
     if (r->host.below_device)
         w |= WARN_HOST_TOO_SMALL;
     return w;
@@ -332,9 +344,10 @@ static bool refuse(const char *const names[SF_COUNT], struct diag *d)
 /* The stages the context changes, on s (its images' tokens in its context)
  * and the run (its lookahead too), past every refusal: the earlier stages'
  * rows, the budget, every replica, the speed at the service level, its
- * price, the host tier, the warnings. */
+ * price, the host tier, the warnings (those of the fixed stages given). */
 static void plan_varied(const struct scenario *s, const struct scenario *run,
-                        const struct engine_desc *e, struct plan_result *r, struct explain *x)
+                        const struct engine_desc *e, struct plan_result *r, struct explain *x,
+                        uint32_t fixed)
 {
     struct policy_ctx c = {.s = run,
                            .l = &r->placement,
@@ -354,7 +367,7 @@ static void plan_varied(const struct scenario *s, const struct scenario *run,
     r->decode_tokens_per_s_per_user = r->speed.tokens_per_s_per_user;
     price_compute(s, &r->placement, &r->totals, &r->speed, &r->price, x);
     host_tier_compute(s, &basis, &r->host, x);
-    r->warnings = plan_warnings(s, r);
+    r->warnings = fixed | varied_warnings(s, r);
 }
 
 /* The stages in order: each reads the scenario and the results of the
@@ -385,7 +398,7 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
     /* the budget runs on the run: each user's context holds its speculative tokens */
     struct scenario run = *s;
     lookahead_context(s, e, &r->spec, &run);
-    plan_varied(s, &run, e, r, x);
+    plan_varied(s, &run, e, r, x, fixed_warnings(s, r));
     /* the headroom rule beside an engine */
     if (e->server && x)
         plan_generic(s, names, &r->generic);
@@ -406,6 +419,7 @@ void plan_prepare(const struct scenario *s, const char *const names[SF_COUNT], s
     images_apply(s, &b->eff, &r->image_counts);
     const struct engine_desc *e = engine_desc(s->engine.kind);
     b->ready = plan_fixed(&b->eff, e, r, &b->plain);
+    b->warnings = fixed_warnings(&b->eff, r);
     b->run = b->eff;
 }
 
@@ -434,6 +448,6 @@ const struct plan_result *plan_at_context(struct plan_base *b, uint64_t context,
     placement_context(&b->eff, &r->placement);
     lookahead_context(&b->eff, e, &r->spec, &b->run);
     memset(&r->budget, 0, BUDGET_FIGURES);
-    plan_varied(&b->eff, &b->run, e, r, PLAN_NUMBERS);
+    plan_varied(&b->eff, &b->run, e, r, PLAN_NUMBERS, b->warnings);
     return r;
 }

@@ -144,6 +144,7 @@ struct plan_base {
     struct scenario s;           /* the scenario, at the last context */
     struct scenario eff, run;    /* with the images' tokens; and the lookahead (plan.c) */
     struct kv_cost plain;        /* kvcost's own cost of a token: the context's 64-bit check */
+    uint32_t warnings;           /* those the fixed stages raise */
     struct plan_result r;        /* the plan at the last context */
 };
 
