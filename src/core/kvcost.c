@@ -101,6 +101,8 @@ struct token_split kvcost_split(const struct kv_cost *c, uint64_t len, uint64_t 
 uint64_t kvcost_bytes(const struct kv_cost *c, uint64_t global, uint64_t windowed)
 {
     uint64_t g = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->global_layers), global);
+    if (c->windowed_layers == 0 && c->draft_bytes_per_token == 0) /* most models: no more terms */
+        return g;
     uint64_t w = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->windowed_layers), windowed);
     /* a draft holds every token of the user (its layers are full attention) */
     uint64_t dr = kv_sat_mul(c->draft_bytes_per_token, global);

@@ -223,7 +223,8 @@ void policy_user_bytes(const struct policy_ctx *c)
     r->state_bytes_per_user_per_gpu = state;
     r->user_bytes_per_gpu = kv_sat_add(r->user_bytes_per_gpu, state);
     r->user_bytes_avg_per_gpu = kv_sat_add(r->user_bytes_avg_per_gpu, state);
-
+    if (c->x == NULL) /* the rows below only */
+        return;
     struct explain_row *row = explain_row_begin(
         c->x, "kv_per_user", state ? "KV+state per user" : "KV per user", "per GPU");
     if (c->k->windowed_layers == 0 && s->prefix_tokens > 0) {

@@ -23,6 +23,8 @@ static uint64_t users_of(uint64_t pool, uint64_t prefix, uint64_t per_user)
 static void users_row(const struct policy_ctx *c, bool paged)
 {
     const struct plan_budget *r = c->b;
+    if (c->x == NULL) /* a row only */
+        return;
     uint64_t prefix = paged ? r->prefix_bytes_paged_per_gpu : r->prefix_bytes_per_gpu;
     char note[64];
     struct explain_row *row = policy_users_row_begin(c, paged, note, sizeof note);
@@ -55,6 +57,8 @@ static void paged_user_row(const struct policy_ctx *c, uint64_t global, uint64_t
     const struct scenario *s = c->s;
     const struct kv_cost *k = c->k;
     uint64_t b = c->l->block_tokens;
+    if (c->x == NULL) /* a row only */
+        return;
     struct explain_row *row = explain_row_begin(
         c->x, "kv_per_user_paged", k->state_layers ? "KV+state, paged" : "KV per user, paged",
         "per GPU");
