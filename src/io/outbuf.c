@@ -59,13 +59,14 @@ static char *digits(uint64_t v, char *end)
     return p;
 }
 
+/* "00" "01" ... "99": two digits a division */
+static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                            "25262728293031323334353637383940414243444546474849"
+                            "50515253545556575859606162636465666768697071727374"
+                            "75767778798081828384858687888990919293949596979899";
+
 char *outbuf_put_uint(char *p, uint64_t v)
 {
-    /* "00" "01" ... "99": two digits a division */
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-                                "25262728293031323334353637383940414243444546474849"
-                                "50515253545556575859606162636465666768697071727374"
-                                "75767778798081828384858687888990919293949596979899";
     static const uint64_t tens[] = {10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
                                     10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
                                     100000000000ull, 1000000000000ull, 10000000000000ull,
@@ -136,11 +137,16 @@ static bool scale10(double a, int k, double *out)
  * 1e-9 from a half rounds the same way as the exact value would. */
 static bool six_digits(double a, uint32_t *d, int *x)
 {
-    /* the decimal exponent from the binary one (a = m x 2^b, m in [0.5, 1)):
-     * floor(log10(a)) or one below it, which the loop below corrects */
-    int b;
-    frexp(a, &b);
-    int e = (int)floor((b - 1) * 0.30102999566398120);
+    /* the decimal exponent from the binary one b (a = m x 2^b, m in [1, 2),
+     * a normal double): floor(b x log10 2), with 78913 / 2^18 for log10 2, is
+     * floor(log10(a)) or one or two below it, which the loop below corrects */
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    int b = (int)(bits >> 52 & 0x7ff) - 1023;
+    if (b == -1023) /* subnormal: printf's */
+        return false;
+    int t = b * 78913;
+    int e = t >= 0 ? t >> 18 : -((-t + (1 << 18) - 1) >> 18);
     double scaled = 0;
     for (int tries = 0; tries < 3; tries++) {
         if (!scale10(a, 5 - e, &scaled))
@@ -172,8 +178,9 @@ static bool six_digits(double a, uint32_t *d, int *x)
 static size_t g6_text(bool negative, uint32_t d, int x, char *out)
 {
     char six[6];
-    for (int i = 5; i >= 0; i--, d /= 10)
-        six[i] = (char)('0' + d % 10);
+    memcpy(six, pairs + d / 10000 * 2, 2);
+    memcpy(six + 2, pairs + d / 100 % 100 * 2, 2);
+    memcpy(six + 4, pairs + d % 100 * 2, 2);
     int last = 5; /* the last significant digit to keep */
     while (last > 0 && six[last] == '0')
         last--;
