@@ -116,22 +116,24 @@ static char *put_text(char *p, const char *text, size_t max)
 /* n bytes of a literal */
 #define PUT_LITERAL(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
-/* A CSV or Markdown row, written straight into ob's buffer. */
+/* A CSV or Markdown row, written straight into ob's buffer (n at most
+ * CELLS_MAX). */
 static void print_cells(struct outbuf *ob, const struct cell *c, int n, enum sweep_format format)
 {
     bool md = format == SWEEP_MARKDOWN;
     char *p = outbuf_room(ob, CELLS_MAX * (CELL_TEXT_MAX + 3) + 4);
     if (md)
         p = PUT_LITERAL(p, "| ");
-    for (int i = 0; i < n && i < CELLS_MAX; i++) {
-        if (i)
-            p = md ? PUT_LITERAL(p, " | ") : PUT_LITERAL(p, ",");
+    for (int i = 0; i < n; i++) {
         switch (c[i].kind) {
-        case CELL_STR: {
-            char text[CELL_TEXT_MAX + 1]; /* an id or a value from the command line */
-            p = put_text(p, md ? md_text(c[i].str, text, sizeof text) : c[i].str, CELL_TEXT_MAX);
+        case CELL_STR:
+            if (md) {
+                char text[CELL_TEXT_MAX + 1]; /* an id or a value from the command line */
+                p = put_text(p, md_text(c[i].str, text, sizeof text), CELL_TEXT_MAX);
+            } else {
+                p = put_text(p, c[i].str, CELL_TEXT_MAX);
+            }
             break;
-        }
         case CELL_UINT:
             p = outbuf_put_uint(p, c[i].uint);
             break;
@@ -145,6 +147,10 @@ static void print_cells(struct outbuf *ob, const struct cell *c, int n, enum swe
                 p = PUT_LITERAL(p, "n/a");
             break;
         }
+        if (md && i + 1 < n)
+            p = PUT_LITERAL(p, " | ");
+        else if (i + 1 < n)
+            *p++ = ',';
     }
     p = md ? PUT_LITERAL(p, " |\n") : PUT_LITERAL(p, "\n");
     outbuf_commit(ob, p);
@@ -308,11 +314,13 @@ static size_t append(char *s, size_t n, size_t size, const char *text, size_t le
 }
 
 /* Where the rows are: the next combination, and the scenario of the last
- * one with each axis's value and label as last set. */
+ * one with each axis's value and label as last set, and its label. */
 struct row_cursor {
     size_t idx[OPTIONS_VARY_MAX], set[OPTIONS_VARY_MAX];
     const char *part[OPTIONS_VARY_MAX];
-    bool outer; /* the first row, or an axis before the last set again for it */
+    bool outer;  /* the first row, or an axis before the last set again for it */
+    size_t head; /* the label's length before the last axis's part */
+    char value[SWEEP_VALUE_MAX];
     struct scenario s;
 };
 
@@ -325,26 +333,33 @@ static void cursor_start(const struct sweep *w, struct row_cursor *at)
     }
 }
 
-/* The scenario of the combination at->idx in at->s, and its label
- * ("fp8/32k/4"): only the axes whose value changed since the last row are
- * set again (each sets fields of its own). Moves to the next combination
- * (the last axis fastest); false after the last. */
-static bool next_row(const struct sweep *w, struct row_cursor *at, char *value, size_t size)
+/* The scenario of the combination at->idx in at->s, and its label in
+ * at->value ("fp8/32k/4"): only the axes whose value changed since the last
+ * row are set again (each sets fields of its own), and the label's head
+ * (the parts before the last) is written again only when one of them did.
+ * Moves to the next combination (the last axis fastest); false after the
+ * last. */
+static bool next_row(const struct sweep *w, struct row_cursor *at)
 {
-    size_t n = 0;
-    value[0] = '\0';
+    int last = w->nvary - 1;
     at->outer = at->set[0] == SIZE_MAX; /* the first row */
-    for (int i = 0; i < w->nvary; i++) {
+    for (int i = 0; i <= last; i++)
         if (at->set[i] != at->idx[i]) {
             at->part[i] = sweep_axis_apply(&w->axes[i], at->idx[i], &w->cat, &w->base, &at->s);
             at->set[i] = at->idx[i];
-            at->outer = at->outer || i + 1 < w->nvary;
+            at->outer = at->outer || i < last;
         }
-        if (i)
-            n = append(value, n, size, "/", 1);
-        n = append(value, n, size, at->part[i], strnlen(at->part[i], AXIS_LABEL_MAX - 1));
+    size_t size = sizeof at->value;
+    if (at->outer) {
+        size_t n = 0;
+        for (int i = 0; i < last; i++) {
+            n = append(at->value, n, size, at->part[i], strnlen(at->part[i], AXIS_LABEL_MAX - 1));
+            n = append(at->value, n, size, "/", 1);
+        }
+        at->head = n;
     }
-    for (int i = w->nvary - 1; i >= 0; i--) {
+    append(at->value, at->head, size, at->part[last], strnlen(at->part[last], AXIS_LABEL_MAX - 1));
+    for (int i = last; i >= 0; i--) {
         if (++at->idx[i] < w->axes[i].count)
             return true;
         at->idx[i] = 0;
@@ -401,8 +416,8 @@ static int sweep_print(const struct sweep *w, struct outbuf *ob)
     struct diag in = {0}; /* cleared once used only: 513 bytes a row otherwise */
     static struct plan_base base; /* 20 KB */
     while (more) {
-        char value[SWEEP_VALUE_MAX];
-        more = next_row(w, &at, value, sizeof value);
+        more = next_row(w, &at);
+        const char *value = at.value;
         const struct scenario *s = &at.s;
         struct plan_result own;
         const struct plan_result *r = plan_row(w, &at, &base, &own, &in);
