@@ -174,10 +174,12 @@ static bool six_digits(double a, uint32_t *d, int *x)
 }
 
 /* "%.6g" of d x 10^(x - 5): fixed from 10^-4 up to 10^6, else with an
- * exponent; trailing zeros of the fraction and a bare point dropped. */
+ * exponent; trailing zeros of the fraction and a bare point dropped. The
+ * digits go in blocks of 8 bytes, what follows the text overwritten later
+ * or never read: out has OUTBUF_G6_MAX bytes, the text and a block fit. */
 static size_t g6_text(bool negative, uint32_t d, int x, char *out)
 {
-    char six[6];
+    char six[16] = ""; /* the digits, and room for a block read past them */
     memcpy(six, pairs + d / 10000 * 2, 2);
     memcpy(six + 2, pairs + d / 100 % 100 * 2, 2);
     memcpy(six + 4, pairs + d % 100 * 2, 2);
@@ -187,31 +189,22 @@ static size_t g6_text(bool negative, uint32_t d, int x, char *out)
     size_t n = 0;
     if (negative)
         out[n++] = '-';
-    if (x >= -4 && x < 6) {
-        if (x < 0) {
-            out[n++] = '0';
-            out[n++] = '.';
-            for (int i = -1; i > x; i--)
-                out[n++] = '0';
-            for (int i = 0; i <= last; i++)
-                out[n++] = six[i];
-            return n;
-        }
-        for (int i = 0; i <= x; i++)
-            out[n++] = six[i];
-        if (last > x) {
-            out[n++] = '.';
-            for (int i = x + 1; i <= last; i++)
-                out[n++] = six[i];
-        }
+    if (x >= -4 && x < 0) { /* 0.0001 .. 0.999999 */
+        memcpy(out + n, "0.000000", 8);
+        n += (size_t)(1 - x);
+        memcpy(out + n, six, 8);
+        return n + (size_t)last + 1;
+    }
+    int whole = x >= 0 && x < 6 ? x : 0; /* the digits before the point */
+    memcpy(out + n, six, 8);
+    n += (size_t)whole + 1;
+    if (last > whole) {
+        out[n] = '.';
+        memcpy(out + n + 1, six + whole + 1, 8);
+        n += (size_t)(last - whole) + 1;
+    }
+    if (x >= 0 && x < 6)
         return n;
-    }
-    out[n++] = six[0];
-    if (last > 0) {
-        out[n++] = '.';
-        for (int i = 1; i <= last; i++)
-            out[n++] = six[i];
-    }
     out[n++] = 'e';
     out[n++] = x < 0 ? '-' : '+';
     unsigned ax = (unsigned)(x < 0 ? -x : x);
