@@ -155,6 +155,18 @@ double speed_expert_share(const struct model_spec *m, uint64_t n)
     return step_expert_share(m->experts, m->experts_per_token, (double)n);
 }
 
+/* The layers one GPU runs a step: a stage's, or its share of llama.cpp's
+ * split; and of those, the fine-grained MoE layers. */
+static uint32_t step_layers(const struct inputs *in)
+{
+    return (uint32_t)(in->layers + 0.5);
+}
+
+static uint32_t step_moe_layers(const struct inputs *in, const struct model_spec *m)
+{
+    return m->experts > SPEED_MOE_FINE_EXPERTS ? step_layers(in) : 0;
+}
+
 /* One GPU's share of the replica as the step function sees it, for a decode
  * batch (gathered under DP attention) or for one prompt's prefill. */
 static struct step_model step_model_of(const struct inputs *in, const struct scenario *s,
@@ -167,8 +179,8 @@ static struct step_model step_model_of(const struct inputs *in, const struct sce
                     m.expert_bytes;
     m.experts = md->experts;
     m.experts_per_token = md->experts_per_token;
-    m.layers = (uint32_t)(in->layers + 0.5); /* a stage's, or this GPU's of llama.cpp's split */
-    m.moe_layers = md->experts > SPEED_MOE_FINE_EXPERTS ? m.layers : 0; /* fine-grained */
+    m.layers = step_layers(in);
+    m.moe_layers = step_moe_layers(in, md);
     m.flops_per_token = 2.0 * in->active / in->shards;
     /* the KV a GPU holds of a token: the plan's per-user figure at the
      * average context (which knows a stage's or llama.cpp's share of the
@@ -634,9 +646,8 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     sp->comm_seconds = st.comm_s;
     sp->moe_seconds = st.moe_s;
     sp->overhead_seconds = st.overhead_s;
-    struct step_model sm = step_model_of(&in, s, r, true);
-    sp->step_layers = sm.layers;
-    sp->step_moe_layers = sm.moe_layers;
+    sp->step_layers = step_layers(&in);
+    sp->step_moe_layers = step_moe_layers(&in, &s->model);
     sp->stages = in.pp;
     sp->step_seconds = st.total_s;
     sp->tokens_per_s_per_user = st.total_s > 0 ? 1.0 / st.total_s : 0;
