@@ -2,11 +2,6 @@
 
 #include <string.h>
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
-}
-
 void kvcost_state_dtypes(struct kv_cost *c, enum dtype conv, enum dtype ssm)
 {
     c->state_conv_dtype = conv;
@@ -80,33 +75,6 @@ bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c)
     c->bytes_per_token_global = kv_sat_mul(c->bytes_per_layer, c->global_layers);
     state_compute(m, c);
     return c->bytes_per_token != UINT64_MAX && c->state_bytes != UINT64_MAX;
-}
-
-struct token_split kvcost_split(const struct kv_cost *c, uint64_t len, uint64_t prefix)
-{
-    struct token_split t = {0};
-    if (prefix > len)
-        prefix = len;
-    t.user_global = len - prefix;
-    t.prefix_global = prefix;
-    if (c->windowed_layers > 0) {
-        uint64_t start = len > c->window_tokens ? len - c->window_tokens : 0;
-        uint64_t shared = prefix > start ? prefix - start : 0;
-        t.user_windowed = min_u64(len, c->window_tokens) - shared;
-        t.prefix_windowed = min_u64(prefix, c->window_tokens);
-    }
-    return t;
-}
-
-uint64_t kvcost_bytes(const struct kv_cost *c, uint64_t global, uint64_t windowed)
-{
-    uint64_t g = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->global_layers), global);
-    if (c->windowed_layers == 0 && c->draft_bytes_per_token == 0) /* most models: no more terms */
-        return g;
-    uint64_t w = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->windowed_layers), windowed);
-    /* a draft holds every token of the user (its layers are full attention) */
-    uint64_t dr = kv_sat_mul(c->draft_bytes_per_token, global);
-    return kv_sat_add(kv_sat_add(g, w), dr);
 }
 
 uint64_t kvcost_index_bytes(const struct model_spec *m)

@@ -64,13 +64,6 @@ void kvcost_state_dtypes(struct kv_cost *c, enum dtype conv, enum dtype ssm);
  * (core/specdec.h) to both per-token figures. */
 void kvcost_add_draft(struct kv_cost *c, uint64_t draft_bytes_per_token);
 
-/* A windowed layer keeps tokens [max(0, len - window), len); the part of the
- * prefix still inside that range is shared, the rest of the window private. */
-struct token_split kvcost_split(const struct kv_cost *c, uint64_t len, uint64_t prefix);
-
-/* Bytes on one GPU of `global` tokens in each global layer and `windowed`
- * tokens in each windowed layer (saturating at UINT64_MAX). */
-uint64_t kvcost_bytes(const struct kv_cost *c, uint64_t global, uint64_t windowed);
 
 /* The indexer key's bytes of one token in one layer (132 for 128 dims); 0
  * without sparse attention. */
@@ -98,6 +91,40 @@ static inline uint64_t kv_sat_add(uint64_t a, uint64_t b)
 {
     uint64_t out;
     return __builtin_add_overflow(a, b, &out) ? UINT64_MAX : out;
+}
+
+/* A windowed layer keeps tokens [max(0, len - window), len); the part of the
+ * prefix still inside that range is shared, the rest of the window private.
+ * Inline, as kvcost_bytes: a plan calls each several times. */
+static inline struct token_split kvcost_split(const struct kv_cost *c, uint64_t len,
+                                              uint64_t prefix)
+{
+    struct token_split t = {0};
+    if (prefix > len)
+        prefix = len;
+    t.user_global = len - prefix;
+    t.prefix_global = prefix;
+    if (c->windowed_layers > 0) {
+        uint64_t w = c->window_tokens;
+        uint64_t start = len > w ? len - w : 0;
+        uint64_t shared = prefix > start ? prefix - start : 0;
+        t.user_windowed = (len < w ? len : w) - shared;
+        t.prefix_windowed = prefix < w ? prefix : w;
+    }
+    return t;
+}
+
+/* Bytes on one GPU of `global` tokens in each global layer and `windowed`
+ * tokens in each windowed layer (saturating at UINT64_MAX). */
+static inline uint64_t kvcost_bytes(const struct kv_cost *c, uint64_t global, uint64_t windowed)
+{
+    uint64_t g = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->global_layers), global);
+    if (c->windowed_layers == 0 && c->draft_bytes_per_token == 0) /* most models: no more terms */
+        return g;
+    uint64_t w = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->windowed_layers), windowed);
+    /* a draft holds every token of the user (its layers are full attention) */
+    uint64_t dr = kv_sat_mul(c->draft_bytes_per_token, global);
+    return kv_sat_add(kv_sat_add(g, w), dr);
 }
 
 #endif
