@@ -6,6 +6,7 @@
 
 #include "hosttier.h"
 #include "images.h"
+#include "money.h"
 #include "policy.h"
 #include "speed.h"
 
@@ -266,34 +267,9 @@ static void dp_attention_rows(struct policy_ctx *c)
 
 static void money_and_speed(struct policy_ctx *c)
 {
-    const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
-    speed_compute(s, r, c->x); /* the service level, from the users above */
-
-    /* with a service level, a user-hour is one of the users who keep it */
-    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
-    uint64_t users = slo ? r->speed.users_at_service_level : r->max_users;
-    double price = s->has_price ? s->price_usd_per_hour : s->gpu.price_usd_per_hour;
-    r->price_usd_per_hour = price >= 0 ? price * (double)r->gpus : -1.0;
-    r->cost_per_user_hour = price >= 0 && users > 0 ? r->price_usd_per_hour / (double)users : -1.0;
-    struct explain_row *row = explain_row_begin(c->x, "cost", "Cost per user-hour", "");
-    if (price < 0) {
-        explain_row_end(c->x, row, XU_USD, -1, "no price for this GPU (use --price)");
-    } else if (users == 0) {
-        explain_row_end(c->x, row, XU_USD, -1,
-                        slo ? "no user keeps the service level" : "no user fits");
-    } else {
-        explain_term(row, price, XU_USD_PER_H, "per GPU");
-        explain_term(row, r->gpus, XU_COUNT, r->gpus == 1 ? "GPU" : "GPUs");
-        explain_op(row, XOP_MUL);
-        if (slo)
-            explain_ref(c->x, row, "users_slo", users == 1 ? "user at the service level"
-                                                           : "users at the service level");
-        else
-            explain_ref(c->x, row, "users", users == 1 ? "user" : "users");
-        explain_op(row, XOP_DIV);
-        explain_row_end(c->x, row, XU_USD, 0, NULL);
-    }
+    speed_compute(c->s, c->r, c->x);   /* the service level, from the users above */
+    speedband_apply(c->s, &c->r->speed); /* and the spread the measurements saw */
+    money_compute(c->s, c->r, c->x);
 }
 
 static void warnings(const struct scenario *s, struct plan_result *r)

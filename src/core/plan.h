@@ -123,6 +123,10 @@ struct plan_result {
     uint64_t kv_pool_bytes;          /* per GPU x gpus */
     double price_usd_per_hour;       /* all GPUs; < 0 unknown */
     double cost_per_user_hour;       /* < 0 when unknown or no user fits */
+    /* the price per hour over the output tokens an hour at the throughput
+     * shown, and over the prompt tokens an hour at the prefill rate (every
+     * replica); < 0 when unknown (core/money.h) */
+    double cost_per_million_output_tokens, cost_per_million_input_tokens;
     uint64_t decode_step_bytes_per_gpu; /* read per decode step at max users */
     double decode_tokens_per_s_per_user; /* 0 when unknown or no user fits */
     uint64_t reservation_waste_bytes_per_gpu; /* full-context reservation - use at the average */

@@ -14,6 +14,7 @@
 
 #include "dtype.h"
 #include "scenario.h"
+#include "speedband.h"
 
 struct explain;
 struct plan_result;
@@ -70,6 +71,13 @@ struct speed_result {
     bool level_unknown;          /* a target kvplan cannot check (no bandwidth or compute figure):
                                   * users_at_service_level is then 0 */
     enum binding_limit binding;
+    /* The spread the public measurements saw (core/speedband.h): each figure
+     * times the least and the most measured/predicted ratio of its GPU
+     * family's (and engine's) cases; 0 when the figure or its band is missing. */
+    struct speed_band decode_band, ttft_band;
+    double tokens_per_s_per_user_low, tokens_per_s_per_user_high;
+    double tokens_per_s_total_low, tokens_per_s_total_high;
+    double ttft_seconds_low, ttft_seconds_high;
 };
 
 /* "memory", "decode", "prefill", "scheduler" */
