@@ -5,14 +5,13 @@
 #include <string.h>
 
 #include "engine_desc.h"
-#include "plan.h"
 
-const char *speed_basis_name(enum speed_basis b)
+const char *speedband_basis_name(enum speedband_basis b)
 {
     switch (b) {
-    case SPEED_BASIS_FITTED:
+    case SPEEDBAND_FITTED:
         return "fitted";
-    case SPEED_BASIS_CALIBRATED:
+    case SPEEDBAND_CALIBRATED:
         return "calibrated";
     default:
         return "default";
@@ -40,7 +39,7 @@ struct speed_band speedband_find(const struct speedband_entry *table, size_t n, 
                                  const char *engine, const char *engine_title,
                                  enum speedband_figure figure)
 {
-    struct speed_band b = {.basis = SPEED_BASIS_DEFAULT, .low = 1, .high = 1};
+    struct speed_band b = {.basis = SPEEDBAND_DEFAULT, .low = 1, .high = 1};
     if (family == NULL || family[0] == '\0')
         return b;
     const struct speedband_entry *e = NULL;
@@ -53,7 +52,7 @@ struct speed_band speedband_find(const struct speedband_entry *table, size_t n, 
     if (e == NULL)
         return b;
     const struct speedband_spread *sp = spread_of(e, figure);
-    b.basis = SPEED_BASIS_FITTED;
+    b.basis = SPEEDBAND_FITTED;
     b.low = sp->low;
     b.high = sp->high;
     b.cases = sp->cases;
@@ -80,35 +79,36 @@ void speedband_group(const struct speed_band *b, char *buf, size_t size)
 
 void speedband_text(const struct speed_band *b, char *buf, size_t size)
 {
-    if (b->basis == SPEED_BASIS_DEFAULT || b->cases == 0) {
+    if (b->basis == SPEEDBAND_DEFAULT || b->cases == 0) {
         snprintf(buf, size, "%s",
-                 b->basis == SPEED_BASIS_CALIBRATED ? "calibrated"
-                                                    : "default: no measurement behind it");
+                 b->basis == SPEEDBAND_CALIBRATED ? "calibrated"
+                                                  : "default: no measurement behind it");
         return;
     }
     char group[SPEEDBAND_GROUP_MAX];
     speedband_group(b, group, sizeof group);
     snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s%s%s%s", percent(b->low), percent(b->high),
              (unsigned long)b->cases, group, group[0] ? " " : "",
-             b->basis == SPEED_BASIS_CALIBRATED ? "calibration " : "",
+             b->basis == SPEEDBAND_CALIBRATED ? "calibration " : "",
              b->cases == 1 ? "measurement" : "measurements");
 }
 
-void speedband_apply(const struct scenario *s, struct speed_result *sp)
+void speedband_compute(const struct scenario *s, const struct speed_result *sp,
+                       struct speed_bands *out)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
-    sp->decode_band = speedband_find(speedband_table, speedband_table_count, s->gpu.family, e->name,
-                                     e->title, SPEEDBAND_DECODE);
-    sp->ttft_band = speedband_find(speedband_table, speedband_table_count, s->gpu.family, e->name,
-                                   e->title, SPEEDBAND_TTFT);
-    bool decode = sp->decode_band.basis != SPEED_BASIS_DEFAULT && sp->tokens_per_s_per_user > 0;
-    bool ttft = sp->ttft_band.basis != SPEED_BASIS_DEFAULT && sp->ttft_seconds > 0;
+    out->decode = speedband_find(speedband_table, speedband_table_count, s->gpu.family, e->name,
+                                 e->title, SPEEDBAND_DECODE);
+    out->ttft = speedband_find(speedband_table, speedband_table_count, s->gpu.family, e->name,
+                               e->title, SPEEDBAND_TTFT);
+    bool decode = out->decode.basis != SPEEDBAND_DEFAULT && sp->tokens_per_s_per_user > 0;
+    bool ttft = out->ttft.basis != SPEEDBAND_DEFAULT && sp->ttft_seconds > 0;
     /* no band: 0, as a figure kvplan cannot give */
-    double dl = decode ? sp->decode_band.low : 0, dh = decode ? sp->decode_band.high : 0;
-    sp->tokens_per_s_per_user_low = sp->tokens_per_s_per_user * dl;
-    sp->tokens_per_s_per_user_high = sp->tokens_per_s_per_user * dh;
-    sp->tokens_per_s_total_low = sp->tokens_per_s_total * dl;
-    sp->tokens_per_s_total_high = sp->tokens_per_s_total * dh;
-    sp->ttft_seconds_low = ttft ? sp->ttft_seconds * sp->ttft_band.low : 0;
-    sp->ttft_seconds_high = ttft ? sp->ttft_seconds * sp->ttft_band.high : 0;
+    double dl = decode ? out->decode.low : 0, dh = decode ? out->decode.high : 0;
+    out->tokens_per_s_per_user_low = sp->tokens_per_s_per_user * dl;
+    out->tokens_per_s_per_user_high = sp->tokens_per_s_per_user * dh;
+    out->tokens_per_s_total_low = sp->tokens_per_s_total * dl;
+    out->tokens_per_s_total_high = sp->tokens_per_s_total * dh;
+    out->ttft_seconds_low = ttft ? sp->ttft_seconds * out->ttft.low : 0;
+    out->ttft_seconds_high = ttft ? sp->ttft_seconds * out->ttft.high : 0;
 }

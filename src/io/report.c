@@ -263,9 +263,9 @@ static const char *band_suffix(const struct plan_result *r, const struct explain
     const struct speed_band *b = NULL;
     if ((strcmp(row->key, "decode") == 0 || strcmp(row->key, "speed_total") == 0) &&
         sp->tokens_per_s_per_user > 0)
-        b = &sp->decode_band;
+        b = &r->bands.decode;
     else if (strcmp(row->key, "ttft") == 0 && sp->ttft_seconds > 0)
-        b = &sp->ttft_band;
+        b = &r->bands.ttft;
     buf[0] = '\0';
     if (b == NULL)
         return buf;

@@ -38,7 +38,7 @@ static const char *speed_spread(const struct plan_result *r, char *buf, size_t s
 {
     if (r->speed.tokens_per_s_per_user <= 0)
         return snprintf(buf, size, "n/a"), buf;
-    return report_band_text(&r->speed.decode_band, true, buf, size);
+    return report_band_text(&r->bands.decode, true, buf, size);
 }
 
 void report_markdown_versus(FILE *out, const struct snapshot_session *ss,

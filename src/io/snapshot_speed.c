@@ -10,8 +10,8 @@
 static cJSON *band_json(const struct speed_band *b)
 {
     struct jsonout o = jsonout_begin();
-    bool band = b->basis != SPEED_BASIS_DEFAULT && b->cases > 0;
-    jsonout_string(&o, "basis", speed_basis_name(b->basis));
+    bool band = b->basis != SPEEDBAND_DEFAULT && b->cases > 0;
+    jsonout_string(&o, "basis", speedband_basis_name(b->basis));
     char group[SPEEDBAND_GROUP_MAX];
     speedband_group(b, group, sizeof group);
     if (group[0])
@@ -26,7 +26,7 @@ static cJSON *band_json(const struct speed_band *b)
 }
 
 /* Each speed figure's low and high (null without a band or a figure). */
-static void result_band_json(struct jsonout *o, const struct speed_result *sp)
+static void result_band_json(struct jsonout *o, const struct speed_bands *sp)
 {
     bool dec = sp->tokens_per_s_per_user_low > 0, ttft = sp->ttft_seconds_low > 0;
     jsonout_double_or_null(o, "tokens_per_s_per_user_low", sp->tokens_per_s_per_user_low, dec);
@@ -35,10 +35,10 @@ static void result_band_json(struct jsonout *o, const struct speed_result *sp)
     jsonout_double_or_null(o, "tokens_per_s_total_high", sp->tokens_per_s_total_high, dec);
     jsonout_double_or_null(o, "ttft_seconds_low", sp->ttft_seconds_low, ttft);
     jsonout_double_or_null(o, "ttft_seconds_high", sp->ttft_seconds_high, ttft);
-    jsonout_string(o, "speed_basis", speed_basis_name(sp->decode_band.basis));
-    jsonout_string(o, "ttft_basis", speed_basis_name(sp->ttft_band.basis));
-    jsonout_object(o, "speed_band", band_json(&sp->decode_band));
-    jsonout_object(o, "ttft_band", band_json(&sp->ttft_band));
+    jsonout_string(o, "speed_basis", speedband_basis_name(sp->decode.basis));
+    jsonout_string(o, "ttft_basis", speedband_basis_name(sp->ttft.basis));
+    jsonout_object(o, "speed_band", band_json(&sp->decode));
+    jsonout_object(o, "ttft_band", band_json(&sp->ttft));
 }
 
 void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
@@ -54,7 +54,7 @@ void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
     jsonout_double_or_null(o, "ttft_seconds", sp->ttft_seconds, sp->ttft_seconds > 0);
     jsonout_double_or_null(o, "prefill_tokens_per_s", sp->prefill_tokens_per_s,
                            sp->prefill_tokens_per_s > 0);
-    result_band_json(o, sp);
+    result_band_json(o, &r->bands);
     /* null when the target cannot be checked (no bandwidth or compute figure) */
     if (sp->level_unknown)
         jsonout_null(o, "users_at_service_level");

@@ -36,7 +36,7 @@ static void the_engine_and_family_band_comes_first(void **state)
     (void)state;
     struct speed_band b =
         speedband_find(table, table_count, "Hopper", "vllm", "vLLM", SPEEDBAND_DECODE);
-    assert_int_equal(b.basis, SPEED_BASIS_FITTED);
+    assert_int_equal(b.basis, SPEEDBAND_FITTED);
     assert_true(b.low == 0.85 && b.high == 1.20);
     assert_int_equal(b.cases, 3);
     assert_int_equal(b.held_out, 1);
@@ -55,7 +55,7 @@ static void too_few_cases_fall_back_to_the_family(void **state)
     /* vLLM's one first-token case is too few: the family's two (both engines) */
     struct speed_band b =
         speedband_find(table, table_count, "Hopper", "vllm", "vLLM", SPEEDBAND_TTFT);
-    assert_int_equal(b.basis, SPEED_BASIS_FITTED);
+    assert_int_equal(b.basis, SPEEDBAND_FITTED);
     assert_true(b.low == 1.0059 && b.high == 1.1676);
     assert_int_equal(b.cases, 2);
     assert_null(b.engine_title);
@@ -77,16 +77,16 @@ static void one_case_or_none_gives_no_band(void **state)
     for (size_t i = 0; i < 3; i++) {
         struct speed_band b = speedband_find(table, table_count, families[i], "llama.cpp",
                                              "llama.cpp", SPEEDBAND_DECODE);
-        assert_int_equal(b.basis, SPEED_BASIS_DEFAULT);
+        assert_int_equal(b.basis, SPEEDBAND_DEFAULT);
         assert_true(b.low == 1 && b.high == 1 && b.cases == 0);
         speedband_text(&b, text, sizeof text);
         assert_string_equal(text, "default: no measurement behind it");
         speedband_group(&b, text, sizeof text);
         assert_string_equal(text, "");
     }
-    assert_string_equal(speed_basis_name(SPEED_BASIS_DEFAULT), "default");
-    assert_string_equal(speed_basis_name(SPEED_BASIS_FITTED), "fitted");
-    assert_string_equal(speed_basis_name(SPEED_BASIS_CALIBRATED), "calibrated");
+    assert_string_equal(speedband_basis_name(SPEEDBAND_DEFAULT), "default");
+    assert_string_equal(speedband_basis_name(SPEEDBAND_FITTED), "fitted");
+    assert_string_equal(speedband_basis_name(SPEEDBAND_CALIBRATED), "calibrated");
 }
 
 /* The generated table: every group holds what its cases can give. */
@@ -144,25 +144,26 @@ static void a_plan_carries_the_band_of_its_gpu_and_engine(void **state)
     s.context_tokens = 4096;
     struct plan_result r = plan(&s);
     const struct speed_result *sp = &r.speed;
+    const struct speed_bands *b = &r.bands;
     const struct speedband_entry *e = table_entry("Hopper", "vllm");
     assert_non_null(e);
     assert_true(e->decode.cases >= SPEEDBAND_MIN_CASES);
-    assert_int_equal(sp->decode_band.basis, SPEED_BASIS_FITTED);
-    assert_int_equal(sp->decode_band.cases, e->decode.cases);
-    assert_string_equal(sp->decode_band.engine_title, "vLLM");
+    assert_int_equal(b->decode.basis, SPEEDBAND_FITTED);
+    assert_int_equal(b->decode.cases, e->decode.cases);
+    assert_string_equal(b->decode.engine_title, "vLLM");
     /* low = the speed x the least ratio, high = x the most; the throughput alike */
-    assert_true(close_to(sp->tokens_per_s_per_user_low, sp->tokens_per_s_per_user * e->decode.low));
+    assert_true(close_to(b->tokens_per_s_per_user_low, sp->tokens_per_s_per_user * e->decode.low));
     assert_true(
-        close_to(sp->tokens_per_s_per_user_high, sp->tokens_per_s_per_user * e->decode.high));
-    assert_true(close_to(sp->tokens_per_s_total_low, sp->tokens_per_s_total * e->decode.low));
-    assert_true(close_to(sp->tokens_per_s_total_high, sp->tokens_per_s_total * e->decode.high));
+        close_to(b->tokens_per_s_per_user_high, sp->tokens_per_s_per_user * e->decode.high));
+    assert_true(close_to(b->tokens_per_s_total_low, sp->tokens_per_s_total * e->decode.low));
+    assert_true(close_to(b->tokens_per_s_total_high, sp->tokens_per_s_total * e->decode.high));
     /* vLLM on Hopper has no first-token group of its own: the family's */
     const struct speedband_entry *f = table_entry("Hopper", "");
     assert_non_null(f);
     if (e->ttft.cases < SPEEDBAND_MIN_CASES && f->ttft.cases >= SPEEDBAND_MIN_CASES) {
-        assert_null(sp->ttft_band.engine_title);
-        assert_true(close_to(sp->ttft_seconds_low, sp->ttft_seconds * f->ttft.low));
-        assert_true(close_to(sp->ttft_seconds_high, sp->ttft_seconds * f->ttft.high));
+        assert_null(b->ttft.engine_title);
+        assert_true(close_to(b->ttft_seconds_low, sp->ttft_seconds * f->ttft.low));
+        assert_true(close_to(b->ttft_seconds_high, sp->ttft_seconds * f->ttft.high));
     }
 
     /* a GPU of no family has no band: 0 for every low and high */
@@ -170,11 +171,11 @@ static void a_plan_carries_the_band_of_its_gpu_and_engine(void **state)
     scenario_default(&s, &g, &m);
     s.engine.kind = ENGINE_VLLM;
     r = plan(&s);
-    assert_int_equal(r.speed.decode_band.basis, SPEED_BASIS_DEFAULT);
-    assert_int_equal(r.speed.ttft_band.basis, SPEED_BASIS_DEFAULT);
+    assert_int_equal(r.bands.decode.basis, SPEEDBAND_DEFAULT);
+    assert_int_equal(r.bands.ttft.basis, SPEEDBAND_DEFAULT);
     assert_true(r.speed.tokens_per_s_per_user > 0);
-    assert_true(r.speed.tokens_per_s_per_user_low == 0 && r.speed.tokens_per_s_per_user_high == 0);
-    assert_true(r.speed.ttft_seconds_low == 0 && r.speed.ttft_seconds_high == 0);
+    assert_true(r.bands.tokens_per_s_per_user_low == 0 && r.bands.tokens_per_s_per_user_high == 0);
+    assert_true(r.bands.ttft_seconds_low == 0 && r.bands.ttft_seconds_high == 0);
 }
 
 int main(void)

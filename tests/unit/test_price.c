@@ -1,4 +1,4 @@
-/* What the GPUs cost per million tokens (core/money.h), with the numbers
+/* What the GPUs cost per million tokens (core/price.h), with the numbers
  * worked by hand: output tokens at the throughput shown (with a speed
  * target, the users who keep it), prompt tokens at every replica's prefill
  * rate, and n/a with the reason when a figure is missing; the versus table
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "core/money.h"
+#include "core/price.h"
 #include "core/plan.h"
 #include "core/speed.h"
 #include "io/report.h"
@@ -187,8 +187,8 @@ static void versus_shows_the_costs_and_the_spread(void **state)
     snprintf(want, sizeof want, "| Cost per million input tokens | $%.4f |",
              res[0].cost_per_million_input_tokens);
     assert_non_null(strstr(text, want));
-    speedband_text(&res[0].speed.decode_band, band, sizeof band);
-    assert_int_equal(res[0].speed.decode_band.basis, SPEED_BASIS_FITTED);
+    speedband_text(&res[0].bands.decode, band, sizeof band);
+    assert_int_equal(res[0].bands.decode.basis, SPEEDBAND_FITTED);
     snprintf(want, sizeof want, "| Measured spread | %s | default: no measurement behind it |",
              band);
     assert_non_null(strstr(text, want));
@@ -204,5 +204,5 @@ int main(void)
         cmocka_unit_test(a_missing_price_or_figure_says_why),
         cmocka_unit_test(versus_shows_the_costs_and_the_spread),
     };
-    return cmocka_run_group_tests_name("money", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("price", tests, NULL, NULL);
 }
