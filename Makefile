@@ -23,7 +23,14 @@ BASE  := $(STD) $(WARN) -Isrc -I$(BUILD)/gen
 CJSON_CFLAGS  = $(shell $(PKG_CONFIG) --cflags libcjson)
 CJSON_LIBS    = $(shell $(PKG_CONFIG) --libs libcjson)
 CURSES_CFLAGS = $(shell $(PKG_CONFIG) --cflags ncursesw)
-CURSES_LIBS   = $(shell $(PKG_CONFIG) --libs ncursesw)
+# ncursesw and its tinfo are linked from their archives when they are
+# installed (Debian's and Ubuntu's libncurses-dev ship them): two shared
+# libraries fewer for the dynamic loader to map and relocate at every start,
+# about 440 thousand instructions of the 2.9 million `kvplan plan` took.
+# STATIC_CURSES=no, or an archive missing, links the shared libraries.
+STATIC_CURSES ?= yes
+CURSES_A      = $(if $(filter yes,$(STATIC_CURSES)),$(foreach l,ncursesw tinfo,$(filter /%,$(shell $(CC) -print-file-name=lib$(l).a))))
+CURSES_LIBS   = $(if $(word 2,$(CURSES_A)),$(CURSES_A) $(filter-out -L% -lncursesw -ltinfo,$(shell $(PKG_CONFIG) --static --libs ncursesw)),$(shell $(PKG_CONFIG) --libs ncursesw))
 CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
 

@@ -13,7 +13,7 @@ done
 # Inside core, headers in layer order: each includes only headers before it
 # in this list, so no include goes back up and none goes round in a circle.
 # A new header takes its place here.
-core_order="version optname diag text dtype units shell params engine spec scenario engine_desc
+core_order="version optname diag text dtype units steptime shell params engine spec scenario engine_desc
 kvcost lora specdec explain engine_detail speed hosttier plan policy images solve"
 for f in src/core/*.h; do
     h=$(basename "$f" .h)

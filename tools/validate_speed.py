@@ -66,17 +66,19 @@ def base_args(c):
     engine = ENGINES.get(c["engine"])
     if engine:
         a += ["--engine", engine]
-        if engine == "llama.cpp":
+        if engine == "llama.cpp" and c["concurrency"]:
             a += ["--parallel", str(c["concurrency"])]
     a += ["--context", str(c["input_tokens"] + c["output_tokens"])]
     return a
 
 
 def speed_args(c):
+    """The prompt and the users decoding at once; a null concurrency (the engine chose it,
+    an offline maximum-throughput run) leaves kvplan's own default: all the users that fit."""
     a = []
     if c["input_tokens"] > 0:
         a += ["--prompt", str(c["input_tokens"])]
-    return a + ["--concurrency", str(c["concurrency"])]
+    return a + (["--concurrency", str(c["concurrency"])] if c["concurrency"] else [])
 
 
 def plan(kvplan, args):
@@ -272,7 +274,7 @@ def main():
         print("%s: not a kvplan-speed-measurements file, version 1" % data, file=sys.stderr)
         return 2
 
-    rows, passed, failed, na, lacking = [], [], [], [], None
+    rows, passed, failed, na, no_pred = [], [], [], [], {}
     gpus, models = {}, {}
     for c in doc["measurements"]:
         gpus.setdefault(c["gpu"], show(kvplan, "gpu", c["gpu"]))
@@ -284,10 +286,10 @@ def main():
             raise RuntimeError("%s: kvplan plan %s: %s" % (c["id"], " ".join(args), err))
         res, err = plan(kvplan, args + speed_args(c))
         if res is None:
-            lacking = err
+            no_pred[c["id"]] = err
             res = {}
         elif not all(k in res for k in SPEED_FIELDS):
-            lacking = "the JSON result has no %s" % ", ".join(k for k in SPEED_FIELDS if k not in res)
+            no_pred[c["id"]] = "the JSON result has no %s" % ", ".join(k for k in SPEED_FIELDS if k not in res)
         dec_ms, dec_src = measured_decode_ms(c)
         pred_dec = res.get("decode_step_seconds")
         pred_dec = pred_dec * 1000.0 if pred_dec is not None else None
@@ -295,7 +297,8 @@ def main():
         pred_ttft = res.get("ttft_seconds")
         pred_ttft = pred_ttft * 1000.0 if pred_ttft is not None else None
         moe_model = (model.get("active_params") or model["params"]) < model["params"]
-        row = dict(gpu=gpu, c=c, fam=family(ref, gpu["name"], c["gpu"]) + (", MoE" if moe_model else ""), args=args + speed_args(c),
+        arch = family(ref, gpu["name"], c["gpu"])
+        row = dict(gpu=gpu, c=c, arch=arch, moe=moe_model, fam=arch + (", MoE" if moe_model else ""), args=args + speed_args(c),
                    dec_ms=dec_ms, dec_src=dec_src, pred_dec=pred_dec, err_dec=pct(pred_dec, dec_ms),
                    per_user=per_user, pred_user=res.get("tokens_per_s_per_user"),
                    total=c.get("tokens_per_s_total"), pred_total=res.get("tokens_per_s_total"),
@@ -316,6 +319,10 @@ def main():
             else:
                 failed.append(c["id"])
 
+    # the binary lacks a speed model only when no case got a prediction; one case kvplan
+    # refuses (its own options) is that case's matter, listed in the report
+    reasons = set(no_pred.values())
+    lacking = reasons.pop() if rows and len(no_pred) == len(rows) and len(reasons) == 1 else None
     note = ""
     if na:
         note = " (%d n/a: %s)" % (len(na), "kvplan gives no speed prediction yet" if lacking else "no prediction")
@@ -334,7 +341,7 @@ def main():
             return 1
         return 1 if strict and (failed or na) else 0
 
-    text = render(rows, tol, lacking, line, os.path.relpath(data, REPO) if data.startswith(REPO) else data)
+    text = render(rows, tol, (lacking, no_pred), line, os.path.relpath(data, REPO) if data.startswith(REPO) else data)
     with open(out_path + ".tmp", "w") as f:
         f.write(text)
     os.replace(out_path + ".tmp", out_path)
@@ -342,7 +349,42 @@ def main():
     return 1 if strict and (failed or na) else 0
 
 
-def render(rows, tol, lacking, line, data_name):
+def spread_cells(errors):
+    """Median, median of the absolute error, min to max and the middle half of a list of % errors."""
+    e = sorted(errors)
+    half = statistics.quantiles(e, n=4, method="inclusive") if len(e) > 1 else [e[0], e[0], e[0]]
+    return ["%+.1f%%" % statistics.median(e), "%.1f%%" % statistics.median(abs(x) for x in e),
+            "%+.1f%% to %+.1f%%" % (e[0], e[-1]), "%+.1f%% to %+.1f%%" % (half[0], half[2])]
+
+
+def error_summary(rows, tol):
+    """The decode errors of the complete, predicted cases by GPU family and by engine."""
+    done = [r for r in rows if r["c"]["complete"] and r["err_dec"] is not None]
+    L = ["", "## Decode error by GPU family and by engine", "",
+         "Complete cases with a prediction; error = (kvplan - measured) / measured of the time per output token. "
+         "`within` counts the cases within the %.0f%% tolerance; spread is the smallest to the largest error, the middle "
+         "half the 25th to the 75th percentile. Families are the GPU architectures of `../shared/reference/gpus.json` "
+         "(the preset id where it has none). `MoE` counts the mixture-of-experts cases among them and `dense median` is "
+         "the median error of the others: most of the large errors are MoE (see the warning below)." % (100 * tol), ""]
+    for title, key in (("GPU family", "arch"), ("engine", None)):
+        L += ["| %s | cases | MoE | within %.0f%% | median error | median abs error | spread | middle half | dense median |"
+              % (title, 100 * tol), "|---|---|---|---|---|---|---|---|---|"]
+        groups = {}
+        for r in done:
+            groups.setdefault(r[key] if key else r["c"]["engine"], []).append(r)
+        for name in sorted(groups):
+            rs = groups[name]
+            dense = [r["err_dec"] for r in rs if not r["moe"]]
+            L.append("| %s | %d | %d | %d | %s | %s |" % (
+                name, len(rs), sum(r["moe"] for r in rs), sum(abs(r["err_dec"]) <= 100.0 * tol for r in rs),
+                " | ".join(spread_cells([r["err_dec"] for r in rs])),
+                "%+.1f%%" % statistics.median(dense) if dense else "n/a"))
+        L.append("")
+    return L[:-1]
+
+
+def render(rows, tol, predictions, line, data_name):
+    lacking, no_pred = predictions
     L = ["# Speed validation against public measurements", "",
          "Generated by `tools/validate_speed.py` from `%s` (each case with its public source, "
          "format in doc/FORMATS.md). For every case: what the source measured, what kvplan predicts for "
@@ -353,6 +395,9 @@ def render(rows, tol, lacking, line, data_name):
     if lacking:
         L += ["The binary used gives no speed prediction yet (%s), so every prediction reads n/a; "
               "the measured side and the implied fractions below do not depend on it." % lacking.replace("\n", " "), ""]
+    elif no_pred:
+        L += ["kvplan gave no prediction for %d case%s: %s." % (len(no_pred), "" if len(no_pred) == 1 else "s", "; ".join(
+            "`%s` (%s)" % (i, why.replace("\n", " ")) for i, why in no_pred.items())), ""]
     L += ["## Decode: time per output token", "",
           "Measured decode is the source's TPOT or ITL where it gives one; otherwise 1 / per-user tokens/s "
           "(llama-bench tg), or end-to-end latency / output tokens (an upper bound, vLLM's latency test), or "
@@ -362,8 +407,9 @@ def render(rows, tol, lacking, line, data_name):
           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         c = r["c"]
-        L.append("| %s | %s | %d x %s (TP %d) | %s | %s/%s | %d/%d | %d | %s | %s | %s | %s | %s |" % (
-            c["id"], "yes" if c["complete"] else "no", c["gpus"], c["gpu"], c["tp"], c["model"], c["weight_dtype"],
+        L.append("| %s | %s | %d x %s (TP %d%s) | %s | %s/%s | %d/%d | %d | %s | %s | %s | %s | %s |" % (
+            c["id"], "yes" if c["complete"] else "no", c["gpus"], c["gpu"], c["tp"],
+            ", EP %d" % c["ep"] if c.get("ep", 1) > 1 else "", c["model"], c["weight_dtype"],
             c.get("kv_dtype") or ("%s?" % r["kv_dtype"]), c["input_tokens"], c["output_tokens"], c["concurrency"] or 0,
             fmt(r["dec_ms"]), r["dec_src"] or "", fmt(r["pred_dec"]), fpct(r["err_dec"]), r["binding"] or "n/a"))
     L += ["", "`KV?` = the source does not state the cache precision; kvplan's default (shown) was used.", "",
@@ -402,8 +448,9 @@ def render(rows, tol, lacking, line, data_name):
             fmt(r["prefill_mfu"] and 100 * r["prefill_mfu"], "%.0f%%"), fmt(r["peak_tflops"], "%.0f")))
     L += ["", "## Per GPU family", "",
           "Complete cases only (and, for MBU, only measurements that are a real decode time: not derived from total "
-          "throughput). Spread is min to max; the count of cases is in brackets. The vLLM H200 latency cases give an "
-          "upper bound on the time per token (it includes prefill), so their MBU is a lower bound.", "",
+          "throughput). Spread is min to max; the count of cases is in brackets. The vLLM latency cases (H200 from vLLM's CI, "
+          "MI300X from AMD's results page) give an upper bound on the time per token (it includes prefill), so their MBU "
+          "is a lower bound.", "",
           "| family | cases | engines | decode error median | error spread | MBU median | MBU spread | MBU at 1 user | MBU above 1 user | decode MFU median | prefill MFU median |",
           "|---|---|---|---|---|---|---|---|---|---|---|"]
     fams = sorted({r["fam"] for r in rows})
@@ -427,21 +474,25 @@ def render(rows, tol, lacking, line, data_name):
             "n/a" if many == "n/a" else "%.0f%% (%d)" % (100 * many, n2),
             "n/a" if f_med == "n/a" else "%.1f%%" % (100 * f_med),
             "n/a" if p_med == "n/a" else "%.0f%%" % (100 * p_med)))
+    L += error_summary(rows, tol)
     L += ["", "## The fractions kvplan uses", "",
           "kvplan's decode model has one achievable bandwidth fraction (MBU) per GPU family, kept in the GPU "
           "preset as `achievable_mbu` with its basis, and %.2f for families without measurements (`--mbu` overrides "
           "both). Each family's value is the one that puts the most of its complete dense cases within the tolerance "
           "(a scan of candidate values), not a median: the medians above mix batch-1 runs with saturated ones and MoE. "
-          "Compute (MFU, prefill) stays at %.2f: the prefill medians (27-77%%) are too few and too spread to "
+          "Compute (MFU, prefill) stays at %.2f: the prefill medians above are too few and too spread to "
           "split by family." % (DEFAULT_MBU, DEFAULT_MFU), "",
           "| GPU preset | achievable_mbu | basis |", "|---|---|---|"]
     for gid, g in sorted({r["c"]["gpu"]: r["gpu"] for r in rows}.items()):
         L.append("| %s | %s | %s |" % (gid, "%.2f" % g["achievable_mbu"] if g.get("achievable_mbu") else
                                        "default %.2f" % DEFAULT_MBU, g.get("achievable_mbu_basis", "")))
-    L += ["", "Fine-grained MoE (more than 16 routed experts) is the case the model does not capture: every "
-          "DeepSeek-R1 case is 3 to 10 times slower than predicted, whatever the engine, so kvplan warns on such "
-          "plans (\"fine-grained MoE: measured engines decode 3-10x slower than this speed estimate\") instead of "
-          "fitting a factor to one model. Mixtral (8 experts) is within the tolerance.", ""]
+    L += ["", "Fine-grained MoE (more than 16 routed experts): a step adds a fixed time for each such layer "
+          "(routing, top-k, the grouped GEMM over small expert slices) and every step a fixed overhead, both "
+          "fitted by tools/fit_speed.py (doc/SPEED-FIT.md, each case's error, fitted and held out). The "
+          "DeepSeek-R1 cases of early-2025 engine builds (vLLM 0.7, SGLang 0.4, TensorRT-LLM 0.17) stay far "
+          "off: 2026 builds of the same engines decode it 2 to 6 times faster, and the fit leaves them out. "
+          "kvplan warns on such plans (\"fine-grained MoE: its speed rests on a fit ...\"). Mixtral (8 experts) "
+          "takes no MoE term.", ""]
     L += ["", "## Where the model is expected to be weak", "",
           "- **Small batches on large GPUs.** At one to a few users a step reads the weights once and does almost no "
           "arithmetic, so the time is bytes over bandwidth, but real engines reach only part of the peak at batch 1: "

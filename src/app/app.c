@@ -47,7 +47,7 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
     if (!term_open(mono, ascii, &caps, err, errlen))
         return 3;
     struct planner *p = open_planner(in);
-    view_settle(p);
+    view_settle(p, COLS, LINES); /* the terminal's size, read once a frame */
     view_draw(p);
     term_refresh();
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
@@ -69,16 +69,16 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
         if (flags & PLAN_QUIT)
             break;
         if (flags & PLAN_REDRAW) {
-            view_settle(p);
+            view_settle(p, COLS, LINES);
             view_draw(p);
             if (frames) {
                 char f[32];
                 snprintf(f, sizeof f, "#%lu", ++frame);
                 /* last row: ncurses sends rows in order, so once a test sees
                  * the counter, the whole frame has arrived */
-                int fx = COLS - (int)strlen(f) - 1;
-                widget_text(LINES - 1, fx, COLS - fx, ROLE_TEXT, f);
-                widget_fill(LINES - 1, fx + (int)strlen(f), COLS - fx - (int)strlen(f), ROLE_TEXT);
+                int fx = p->frame.cols - (int)strlen(f) - 1, fy = p->frame.rows - 1;
+                widget_text(fy, fx, p->frame.cols - fx, ROLE_TEXT, f);
+                widget_fill(fy, fx + (int)strlen(f), p->frame.cols - fx - (int)strlen(f), ROLE_TEXT);
             }
             term_refresh();
             if (p->copy_pending) {
@@ -138,22 +138,22 @@ static bool keys_check(const char *keys, char *err, size_t errlen)
     return true;
 }
 
-int app_dump(const struct app_input *in, const char *path, int cols, int rows, const char *keys,
-             bool mono, bool ascii, bool with_attrs, char *err, size_t errlen)
+int app_dump(const struct app_input *in, const struct app_dump_options *o, char *err,
+             size_t errlen)
 {
     struct term_caps caps;
-    if (!keys_check(keys, err, errlen))
+    if (!keys_check(o->keys, err, errlen))
         return 2;
-    if (!term_open_headless(cols, rows, mono, ascii, &caps, err, errlen))
+    if (!term_open_headless(o->cols, o->rows, o->mono, o->ascii, &caps, err, errlen))
         return 2;
     struct planner *p = open_planner(in);
-    view_settle(p);
-    for (const char *k = keys ? keys : ""; *k && !p->quit;) {
+    view_settle(p, COLS, LINES);
+    for (const char *k = o->keys ? o->keys : ""; *k && !p->quit;) {
         planner_key(p, next_key(&k));
-        view_settle(p); /* as each frame of the live planner does */
+        view_settle(p, COLS, LINES); /* as each frame of the live planner does */
     }
     view_draw(p);
-    size_t text = term_dump_text(NULL, 0), attrs = with_attrs ? term_dump_attrs(NULL, 0) : 0;
+    size_t text = term_dump_text(NULL, 0), attrs = o->with_attrs ? term_dump_attrs(NULL, 0) : 0;
     size_t need = text + attrs + 32;
     char *buf = malloc(need);
     if (buf == NULL) {
@@ -162,18 +162,18 @@ int app_dump(const struct app_input *in, const char *path, int cols, int rows, c
         return 2;
     }
     term_dump_text(buf, need);
-    if (with_attrs) {
+    if (o->with_attrs) {
         size_t n = strlen(buf);
         n += (size_t)snprintf(buf + n, need - n, "--- attributes\n");
         term_dump_attrs(buf + n, need - n);
     }
     term_close();
     int status = 0;
-    if (strcmp(path, "-") == 0) {
+    if (strcmp(o->path, "-") == 0) {
         fputs(buf, stdout);
     } else {
         struct diag d = {0};
-        if (!fileio_write_atomic(path, buf, strlen(buf), &d)) {
+        if (!fileio_write_atomic(o->path, buf, strlen(buf), &d)) {
             snprintf(err, errlen, "--dump-screen: %s", d.message);
             status = 2;
         }

@@ -24,12 +24,24 @@ struct app_input {
  * status; err gets the reason when the terminal cannot run it (status 3). */
 int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t errlen);
 
-/* Renders the planner at cols x rows without a terminal, after feeding
- * `keys` (plain characters, and <Right>, <Left>, <Up>, <Down>, <Tab>,
- * <S-Tab>, <Enter>, <Esc>, <PgUp>, <PgDn>, <Home>, <End>, <S-Left>,
- * <S-Right>, <BS>), and writes the screen's text to path ("-" = stdout),
- * followed by its attribute grid when with_attrs (see term_dump_attrs). */
-int app_dump(const struct app_input *in, const char *path, int cols, int rows, const char *keys,
-             bool mono, bool ascii, bool with_attrs, char *err, size_t errlen);
+/* How app_dump renders the planner: at cols x rows, without a terminal,
+ * after feeding `keys` (plain characters, and <Right>, <Left>, <Up>,
+ * <Down>, <Tab>, <S-Tab>, <Enter>, <Esc>, <PgUp>, <PgDn>, <Home>, <End>,
+ * <S-Left>, <S-Right>, <BS>); the screen's text goes to path ("-" =
+ * stdout), followed by its attribute grid when with_attrs (see
+ * term_dump_attrs). */
+struct app_dump_options {
+    const char *path;
+    int cols, rows;
+    const char *keys; /* NULL: none */
+    bool mono, ascii; /* monochrome; ASCII glyphs */
+    bool with_attrs;
+};
+
+/* Renders the planner as o says. Returns the exit status; err gets the
+ * reason for a status of 2 (a key name it does not know, a file it cannot
+ * write). */
+int app_dump(const struct app_input *in, const struct app_dump_options *o, char *err,
+             size_t errlen);
 
 #endif

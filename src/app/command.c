@@ -103,7 +103,7 @@ struct how {
 static bool command_how(const struct planner *p, const char *line, struct how *h, char *note,
                         size_t size)
 {
-    const struct scenario *s = &p->scenario;
+    const struct scenario *s = planner_scenario(p);
     struct catalogued k = catalogued(p->catalog, s);
     memset(h, 0, sizeof *h);
     if (k.gpu && k.model && k.draft)
@@ -137,7 +137,7 @@ size_t planner_command_line(const struct planner *p, char *buf, size_t size)
 {
     char line[REPORT_COMMAND_MAX], note[PLANNER_TEXT_MAX];
     struct how h;
-    size_t need = report_command_line(&p->scenario, line, sizeof line);
+    size_t need = report_command_line(planner_scenario(p), line, sizeof line);
     if (line[0] == '\0') { /* the options alone do not fit: no line at all */
         buf[0] = '\0';
         return need;
@@ -183,7 +183,7 @@ void planner_command_note(const struct planner *p, char *buf, size_t size)
     char line[REPORT_COMMAND_MAX];
     struct how h;
     buf[0] = '\0';
-    report_command_line(&p->scenario, line, sizeof line);
+    report_command_line(planner_scenario(p), line, sizeof line);
     command_how(p, line, &h, buf, size);
 }
 

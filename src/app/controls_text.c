@@ -66,7 +66,7 @@ static bool lora_parse(struct scenario *s, const char *text, struct diag *d)
     return true;
 }
 
-/* The value column of a control row is 13 wide (view_parts.h VALUE_W). */
+/* The value column of a control row is 13 wide (layout.h LAYOUT_VALUE_W). */
 enum { HOST_KV_VALUE_W = 13 };
 
 /* A host size that does not fit the value column, in three figures at most

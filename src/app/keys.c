@@ -59,7 +59,8 @@ static int k_edit(struct planner *p)
         p->picker.of = p->focus;
         p->picker.filter[0] = '\0';
         p->picker.by_users = false;
-        p->picker.sel = (int)control_current(p->focus, &p->scenario, &p->result, p->catalog);
+        p->picker.sel =
+            (int)control_current(p->focus, planner_scenario(p), planner_result(p), p->catalog);
     } else {
         prompt_open(p, PROMPT_VALUE, "");
     }
@@ -70,7 +71,7 @@ static int k_reset(struct planner *p) { planner_reset(p, p->focus); return PLAN_
 
 static int k_reset_all(struct planner *p)
 {
-    struct scenario s = p->scenario;
+    struct scenario s = *planner_scenario(p);
     for (int c = 0; c < CTRL_COUNT; c++)
         control_reset((enum control)c, &s);
     planner_apply(p, &s);
@@ -79,7 +80,7 @@ static int k_reset_all(struct planner *p)
 
 static int k_units(struct planner *p)
 {
-    struct scenario s = p->scenario;
+    struct scenario s = *planner_scenario(p);
     s.units = s.units == UNITS_GIB ? UNITS_GB : UNITS_GIB;
     planner_apply(p, &s);
     return PLAN_REDRAW;
@@ -95,7 +96,8 @@ static int k_baseline(struct planner *p)
     snprintf(label, sizeof label, "%s", ref);
     if (planner_duplicate(p))
         snprintf(p->status, sizeof p->status, "%s is the reference (%llu users); now editing %s",
-                 label, (unsigned long long)p->result.max_users, p->slots[p->current].label);
+                 label, (unsigned long long)planner_result(p)->max_users,
+                 p->slots[p->current].label);
     else
         snprintf(p->status, sizeof p->status, "%s is the reference (the session is full)", label);
     return PLAN_REDRAW;
@@ -212,11 +214,11 @@ static int k_copy_command(struct planner *p)
 
 static int k_copy_launch(struct planner *p)
 {
-    if (!engine_desc(p->result.profile)->server) {
+    if (!engine_desc(planner_result(p)->profile)->server) {
         snprintf(p->status, sizeof p->status, "the generic rule has no launch line: pick an engine");
         return PLAN_REDRAW;
     }
-    return copy(p, p->result.engine.launch, "launch line");
+    return copy(p, planner_result(p)->engine.launch, "launch line");
 }
 
 static int k_target(struct planner *p)
@@ -248,23 +250,21 @@ static int k_compare(struct planner *p)
     return PLAN_REDRAW;
 }
 
-int keys_present(struct planner *p) { p->presentation = !p->presentation; return PLAN_REDRAW; }
+int keys_present(struct planner *p)
+{
+    p->base = p->base == MODE_PRESENT ? MODE_MAIN : MODE_PRESENT;
+    if (p->mode != MODE_VERSUS) /* the versus view stays, presented or not */
+        p->mode = p->base;
+    return PLAN_REDRAW;
+}
 
 static int k_warnings(struct planner *p)
 {
-    if (plan_shown_warnings(&p->result) == 0) {
+    if (plan_shown_warnings(planner_result(p)) == 0) {
         snprintf(p->status, sizeof p->status, "no warnings for this scenario");
         return PLAN_REDRAW;
     }
     p->mode = MODE_WARNINGS;
-    return PLAN_REDRAW;
-}
-
-static int k_escape(struct planner *p)
-{
-    if (!p->presentation)
-        return 0;
-    p->presentation = false;
     return PLAN_REDRAW;
 }
 
@@ -315,7 +315,6 @@ static const struct planner_key_def keys[] = {
     {KEY_END, "End", NULL, NULL, k_end},
     {'\r', "Enter", NULL, NULL, k_edit},
     {KEY_ENTER, "Enter", NULL, NULL, k_edit},
-    {27, "Esc", NULL, NULL, k_escape},
     {12, "Ctrl-L", NULL, "repaint", k_repaint},
 };
 

@@ -35,6 +35,8 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     l.control_pitch = body_h >= 2 * n_controls ? 2 : 1;
     l.control_rows = l.control_pitch == 2 ? n_controls : body_h;
     l.controls = (struct rect){1, top, left_w - 2, body_h};
+    l.track_x = l.controls.x + LAYOUT_LABEL_W + 1;
+    l.track_w = l.controls.w - LAYOUT_LABEL_W - LAYOUT_VALUE_W - 2;
 
     int rx = left_w + 1, rw = cols - rx - 1;
     l.big_digits = body_h >= 14;
@@ -105,6 +107,8 @@ struct presentation_layout layout_presentation(int cols, int rows)
     p.bar = (struct rect){1, y, cols - 2, 2};
     y += 2 + gap;
     p.slider = (struct rect){2, y, cols - 4, 1};
+    p.track = (struct rect){p.slider.x + LAYOUT_LABEL_W + 1, y,
+                            p.slider.w - LAYOUT_LABEL_W - LAYOUT_VALUE_W - 2, 1};
     y += 1 + (gap ? 1 : 0);
     if (y < rows)
         p.explain = (struct rect){2, y, cols - 4, rows - y};

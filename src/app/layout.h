@@ -9,6 +9,8 @@
 
 enum { LAYOUT_MIN_COLS = 70, LAYOUT_MIN_ROWS = 22, LAYOUT_EXPLAIN_MIN = 4 };
 enum { LAYOUT_PRESENT_MIN_COLS = 40, LAYOUT_PRESENT_MIN_ROWS = 12 };
+/* A control's row: its label, a blank, the slider's track, a blank, its value. */
+enum { LAYOUT_LABEL_W = 11, LAYOUT_VALUE_W = 13 };
 
 struct planner_layout {
     bool too_small;
@@ -17,6 +19,7 @@ struct planner_layout {
     struct rect controls; /* one control every control_pitch rows */
     int control_pitch;    /* 1, or 2 on tall screens */
     int control_rows;     /* controls shown at once; past it the list scrolls */
+    int track_x, track_w; /* a slider's track on each control row */
     struct rect summary;  /* the user count, its change, key figures */
     bool big_digits;      /* room for the 5-row digits */
     struct rect bar;      /* title, memory bar, legend */
@@ -34,8 +37,21 @@ struct presentation_layout {
     struct rect caption; /* "users at 32k tokens on ..." */
     struct rect bar;     /* full-width bar and a one-line legend */
     struct rect slider;  /* the focused control, full width */
+    struct rect track;   /* its slider's track on that row */
     struct rect explain; /* the users formula */
     struct rect keybar;
+};
+
+/* One frame's geometry: the screen's size and where the screen's panes and
+ * its box go, computed once a frame before it is drawn (view_settle); the
+ * draw and the pointer both read it, so a click finds what was drawn. */
+struct frame_layout {
+    int cols, rows;
+    /* the base's panes: the main screen's or the presentation's; the other
+     * is too_small, with nothing to draw or to click */
+    struct planner_layout main;
+    struct presentation_layout present;
+    struct rect box; /* the open box's (the picker's); zero when none */
 };
 
 /* Computes the panes for a cols x rows screen with n_controls controls;

@@ -36,22 +36,29 @@ static void curve_for(const struct scenario *base, struct users_curve *c)
     }
 }
 
-static void compute_curve(struct planner *p)
+/* The curve spans every context: a change of context (or of units) alone
+ * only moves its marker, so it is computed again only when something else
+ * changed. */
+static bool same_curve(const struct scenario *a, const struct scenario *b)
 {
-    /* The curve spans every context: a change of context alone only moves
-     * its marker, so it is computed again only when something else changed. */
-    struct scenario key = p->scenario;
-    key.context_tokens = 0;
-    key.units = UNITS_GIB;
-    if (p->curve_valid && memcmp(&key, &p->curve_of, sizeof key) == 0)
-        return;
-    p->curve_of = key;
-    p->curve_valid = true;
-    curve_for(&p->scenario, &p->curve);
+    struct scenario ka = *a, kb = *b;
+    ka.context_tokens = kb.context_tokens = 0;
+    ka.units = kb.units = UNITS_GIB;
+    return memcmp(&ka, &kb, sizeof ka) == 0;
 }
 
-/* Computes the plan of next into p; a refused one leaves p's plan and its
- * rows as they were (plan_compute writes no row before it accepts). */
+/* What follows a new current scenario: no refusal to show, and a focus
+ * on a control it has. */
+static void settle_current(struct planner *p)
+{
+    p->error[0] = '\0';
+    if (!control_visible(p->focus, planner_scenario(p)))
+        p->focus = CTRL_ENGINE;
+}
+
+/* Plans next into the current slot, with its rows and, when it changed,
+ * its curve; a refused one leaves the slot and the rows as they were
+ * (plan_compute writes no row before it accepts). */
 static bool compute(struct planner *p, const struct scenario *next)
 {
     struct diag d = {0};
@@ -60,13 +67,25 @@ static bool compute(struct planner *p, const struct scenario *next)
         snprintf(p->error, sizeof p->error, "%s", d.message);
         return false;
     }
-    p->result = r;
-    p->scenario = *next;
-    p->error[0] = '\0';
-    if (!control_visible(p->focus, &p->scenario))
-        p->focus = CTRL_ENGINE;
-    compute_curve(p);
+    struct planner_slot *sl = &p->slots[p->current];
+    bool curve = !same_curve(&sl->scenario, next);
+    sl->result = r;
+    if (next != &sl->scenario)
+        sl->scenario = *next;
+    if (curve)
+        curve_for(&sl->scenario, &sl->curve);
+    settle_current(p);
     return true;
+}
+
+/* The current slot keeps its plan and curve; only its explain rows, which
+ * no other slot keeps, are computed again (into a plan thrown away). */
+static void enter_current(struct planner *p)
+{
+    struct diag d = {0};
+    struct plan_result r;
+    if (plan_compute(planner_scenario(p), &p->explain, control_field_names, &r, &d))
+        settle_current(p);
 }
 
 static void push(struct scenario *stack, int *count, const struct scenario *s)
@@ -80,10 +99,10 @@ static void push(struct scenario *stack, int *count, const struct scenario *s)
 
 bool planner_apply(struct planner *p, const struct scenario *next)
 {
-    struct scenario before = p->scenario;
+    struct scenario before = *planner_scenario(p);
     if (!compute(p, next))
         return false;
-    if (memcmp(&before, &p->scenario, sizeof before) != 0) {
+    if (memcmp(&before, planner_scenario(p), sizeof before) != 0) {
         struct planner_slot *sl = &p->slots[p->current];
         push(sl->undo, &sl->undo_count, &before);
         sl->redo_count = 0;
@@ -97,7 +116,7 @@ static bool travel(struct planner *p, struct scenario *from, int *nfrom, struct 
 {
     if (*nfrom == 0)
         return false;
-    struct scenario now = p->scenario;
+    struct scenario now = *planner_scenario(p);
     if (!compute(p, &from[--*nfrom]))
         return false;
     push(to, nto, &now);
@@ -116,23 +135,12 @@ bool planner_redo(struct planner *p)
     return travel(p, sl->redo, &sl->redo_count, sl->undo, &sl->undo_count);
 }
 
-/* The live scenario back into its slot. */
-static void store(struct planner *p)
-{
-    struct planner_slot *sl = &p->slots[p->current];
-    sl->scenario = p->scenario;
-    sl->result = p->result;
-    sl->curve = p->curve;
-}
-
 void planner_switch(struct planner *p, int i)
 {
     if (i < 0 || i >= p->count || i == p->current)
         return;
-    store(p);
     p->current = i;
-    p->curve_valid = false;
-    compute(p, &p->slots[i].scenario);
+    enter_current(p);
 }
 
 static void default_label(const struct planner *p, char *buf, size_t size)
@@ -154,16 +162,16 @@ bool planner_duplicate(struct planner *p)
 {
     if (p->count >= PLANNER_SLOTS)
         return false;
-    store(p);
     struct planner_slot *sl = &p->slots[p->count];
+    const struct planner_slot *from = &p->slots[p->current];
     sl->undo_count = sl->redo_count = 0;
     sl->note[0] = '\0';
-    sl->origin = p->slots[p->current].origin; /* a copy is planned from the same file */
+    sl->origin = from->origin; /* a copy is planned from the same file */
     default_label(p, sl->label, sizeof sl->label);
-    sl->scenario = p->scenario;
-    sl->result = p->result;
-    sl->curve = p->curve;
-    p->current = p->count++;
+    sl->scenario = from->scenario;
+    sl->result = from->result;
+    sl->curve = from->curve;
+    p->current = p->count++; /* the same scenario: its rows stay */
     return true;
 }
 
@@ -180,13 +188,12 @@ void planner_remove(struct planner *p)
     else if (p->reference > gone)
         p->reference--;
     p->current = gone < p->count ? gone : p->count - 1;
-    p->curve_valid = false;
-    compute(p, &p->slots[p->current].scenario);
+    enter_current(p);
 }
 
 const struct plan_result *planner_result_of(const struct planner *p, int i)
 {
-    return i == p->current ? &p->result : &p->slots[i].result;
+    return &p->slots[i].result;
 }
 
 void planner_explains(const struct planner *p, const struct explain **explains,
@@ -204,7 +211,7 @@ void planner_explains(const struct planner *p, const struct explain **explains,
 
 const struct users_curve *planner_curve_of(const struct planner *p, int i)
 {
-    return i == p->current ? &p->curve : &p->slots[i].curve;
+    return &p->slots[i].curve;
 }
 
 const struct plan_result *planner_reference(const struct planner *p)
@@ -248,7 +255,7 @@ void planner_session(const struct planner *p, struct snapshot_session *ss,
     for (int i = 0; i < p->count; i++) {
         snprintf(ss->entry[i].label, sizeof ss->entry[i].label, "%s", p->slots[i].label);
         snprintf(ss->entry[i].note, sizeof ss->entry[i].note, "%s", p->slots[i].note);
-        ss->entry[i].scenario = i == p->current ? p->scenario : p->slots[i].scenario;
+        ss->entry[i].scenario = p->slots[i].scenario;
         results[i] = planner_result_of(p, i);
     }
 }
@@ -275,13 +282,13 @@ void planner_init(struct planner *p, const struct catalog *c, const struct scena
     planner_clear(p);
     p->explain.deferred = true; /* the pane shows a few rows: only theirs are written */
     p->catalog = c;
-    p->scenario = *s;
     p->focus = CTRL_CONTEXT;
     p->count = 1;
     p->reference = -1;
     snprintf(p->slots[0].label, sizeof p->slots[0].label, "A");
+    p->slots[0].scenario = *s;
+    curve_for(s, &p->slots[0].curve);
     compute(p, s);
-    store(p);
     p->saved_print = planner_session_print(p);
 }
 
@@ -303,8 +310,7 @@ void planner_init_session(struct planner *p, const struct catalog *c,
     }
     p->reference = ss->reference;
     p->current = ss->current;
-    p->curve_valid = false;
-    compute(p, &p->slots[p->current].scenario);
+    enter_current(p);
     p->saved_print = planner_session_print(p);
 }
 
@@ -323,8 +329,7 @@ uint64_t planner_session_print(const struct planner *p)
     for (int i = 0; i < p->count; i++) {
         h = fnv(h, p->slots[i].label);
         h = fnv(h, p->slots[i].note);
-        report_command_line(i == p->current ? &p->scenario : &p->slots[i].scenario, line,
-                            sizeof line);
+        report_command_line(&p->slots[i].scenario, line, sizeof line);
         h = fnv(h, line);
     }
     return h;
@@ -342,7 +347,7 @@ int planner_controls(const struct planner *p, enum control *out)
 {
     int n = 0;
     for (int c = 0; c < CTRL_COUNT; c++)
-        if (control_visible((enum control)c, &p->scenario))
+        if (control_visible((enum control)c, planner_scenario(p)))
             out[n++] = (enum control)c;
     return n;
 }
@@ -386,7 +391,7 @@ static bool dropped(const struct scenario *was, const struct scenario *next, enu
 void planner_apply_control(struct planner *p, enum control c, const struct scenario *next)
 {
     char what[96];
-    bool gone = dropped(&p->scenario, next, c, what, sizeof what);
+    bool gone = dropped(planner_scenario(p), next, c, what, sizeof what);
     struct scenario s = *next;
     planner_apply(p, &s);
     if (gone && !p->error[0])
@@ -396,18 +401,28 @@ void planner_apply_control(struct planner *p, enum control c, const struct scena
 
 static void set_value(struct planner *p, enum control c, uint64_t value)
 {
-    struct scenario s = p->scenario;
+    struct scenario s = *planner_scenario(p);
     control_set(c, &s, p->catalog, value);
     planner_apply_control(p, c, &s);
+}
+
+/* The values control c steps through for the current scenario, and the
+ * index of its current value. */
+static int values_of(const struct planner *p, enum control c, uint64_t *v, int *at)
+{
+    const struct scenario *s = planner_scenario(p);
+    const struct plan_result *r = planner_result(p);
+    int n = control_values(c, s, r, p->catalog, v);
+    *at = n > 0 ? current_index(v, n, control_current(c, s, r, p->catalog)) : 0;
+    return n;
 }
 
 void planner_step(struct planner *p, enum control c, int delta, bool big)
 {
     uint64_t v[CONTROL_VALUES_MAX];
-    int n = control_values(c, &p->scenario, &p->result, p->catalog, v);
+    int i, n = values_of(p, c, v, &i);
     if (n == 0)
         return;
-    int i = current_index(v, n, control_current(c, &p->scenario, &p->result, p->catalog));
     int stride = big ? (n / 8 > 2 ? n / 8 : 2) : 1;
     /* every control stops at its ends, lists as sliders do */
     i += delta * stride;
@@ -418,7 +433,7 @@ void planner_step(struct planner *p, enum control c, int delta, bool big)
 void planner_to_end(struct planner *p, enum control c, bool last)
 {
     uint64_t v[CONTROL_VALUES_MAX];
-    int n = control_values(c, &p->scenario, &p->result, p->catalog, v);
+    int n = control_values(c, planner_scenario(p), planner_result(p), p->catalog, v);
     if (n > 0)
         set_value(p, c, v[last ? n - 1 : 0]);
 }
@@ -426,12 +441,12 @@ void planner_to_end(struct planner *p, enum control c, bool last)
 void planner_set_fraction(struct planner *p, enum control c, double f)
 {
     uint64_t v[CONTROL_VALUES_MAX];
-    int n = control_values(c, &p->scenario, &p->result, p->catalog, v);
+    int n = control_values(c, planner_scenario(p), planner_result(p), p->catalog, v);
     if (n == 0)
         return;
     int i = (int)(f * (n - 1) + 0.5);
     i = i < 0 ? 0 : i >= n ? n - 1 : i;
-    if (v[i] != control_current(c, &p->scenario, &p->result, p->catalog))
+    if (v[i] != control_current(c, planner_scenario(p), planner_result(p), p->catalog))
         set_value(p, c, v[i]);
 }
 
@@ -440,15 +455,15 @@ double planner_control_fraction(const struct planner *p, enum control c)
     if (control_kind(c) != CK_SLIDER)
         return -1;
     uint64_t v[CONTROL_VALUES_MAX];
-    int n = control_values(c, &p->scenario, &p->result, p->catalog, v);
+    int i, n = values_of(p, c, v, &i);
     if (n < 2)
         return -1;
-    return (double)current_index(v, n, control_current(c, &p->scenario, &p->result, p->catalog)) / (n - 1);
+    return (double)i / (n - 1);
 }
 
 void planner_reset(struct planner *p, enum control c)
 {
-    struct scenario s = p->scenario;
+    struct scenario s = *planner_scenario(p);
     control_reset(c, &s);
     planner_apply(p, &s);
 }
@@ -483,7 +498,7 @@ static bool fuzzy_match(const char *id, const char *name, const char *filter)
 
 uint64_t planner_picker_users(const struct planner *p, int index, bool *fits)
 {
-    struct scenario s = p->scenario;
+    struct scenario s = *planner_scenario(p);
     if (p->picker.of == CTRL_GPU) {
         s.gpu = p->catalog->gpus[index].spec;
         s.has_vram = false;
@@ -546,6 +561,7 @@ int planner_picker_matches(const struct planner *p, int *out, int max)
 void planner_export_name(const struct planner *p, char *buf, size_t size)
 {
     char t[32];
-    snprintf(buf, size, "kvplan-%s-%s-%s.json", p->scenario.model.id, p->scenario.gpu.id,
-             units_format_tokens_short(p->scenario.context_tokens, t, sizeof t));
+    const struct scenario *s = planner_scenario(p);
+    snprintf(buf, size, "kvplan-%s-%s-%s.json", s->model.id, s->gpu.id,
+             units_format_tokens_short(s->context_tokens, t, sizeof t));
 }

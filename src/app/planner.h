@@ -10,15 +10,19 @@
 #include <stdbool.h>
 
 #include "app/controls.h"
+#include "app/layout.h"
 #include "core/plan.h"
 #include "io/catalog.h"
 #include "io/report.h"
 #include "io/snapshot.h"
 
 /* What the planner shows and where keys go: each mode is a screen of
- * screens.c, in its own file. */
+ * screens.c, in its own file. The main screen and the presentation are
+ * bases: the boxes go over the one in use (planner.base), and closing them
+ * goes back to it. */
 enum planner_mode {
     MODE_MAIN,
+    MODE_PRESENT,  /* the count in large digits for a shared screen */
     MODE_HELP,
     MODE_PICKER,
     MODE_PROMPT,
@@ -72,8 +76,9 @@ struct planner_origin {
     char label[SNAPSHOT_LABEL_MAX]; /* its label in that file; "": the file's current one */
 };
 
-/* One named scenario of the session. The current one is edited live in
- * planner.scenario/result; the others keep their plan here. */
+/* One named scenario of the session, with its plan and its curve: the
+ * current one (planner.current) is the one being edited, and this is its
+ * only home (planner_scenario, planner_result). */
 struct planner_slot {
     char label[SNAPSHOT_LABEL_MAX];
     char note[SNAPSHOT_NOTE_MAX];
@@ -97,10 +102,9 @@ struct planner {
     const struct catalog *catalog;
     const char *const *preset_dirs; /* the --presets directories the catalogue read, the caller's */
     int preset_dir_count;
-    struct scenario scenario;
-    struct plan_result result;     /* the one answer */
-    struct explain explain;        /* its explain rows (the other scenarios keep none); their
-                                    * text is written as the pane shows them, or explain_text */
+    struct explain explain;        /* the current scenario's explain rows (the others keep
+                                    * none); their text is written as the pane shows them, or
+                                    * explain_text */
     char error[DIAG_MESSAGE_MAX];  /* why the last change was refused */
     char status[PLANNER_TEXT_MAX]; /* one-line message (export done, ...) */
     int count, current, reference; /* the session's scenarios; reference -1: none */
@@ -114,6 +118,7 @@ struct planner {
     int compare_scroll;
     enum control focus;
     enum planner_mode mode;
+    enum planner_mode base; /* MODE_MAIN or MODE_PRESENT: what the boxes and versus go over */
     struct {
         enum control of; /* the control it picks for: the GPU or the model */
         char filter[64];
@@ -132,11 +137,8 @@ struct planner {
         char path[PLANNER_TEXT_MAX]; /* the file an export would overwrite */
     } pending;
     bool dragging;
-    bool presentation;
     bool quit;
-    struct users_curve curve;
-    struct scenario curve_of; /* the scenario the curve was computed for, context aside */
-    bool curve_valid;
+    struct frame_layout frame; /* where the last frame put everything (view_settle) */
     int control_top;           /* the first control the list showed last (view_settle keeps it) */
     enum control control_focus; /* the focus it was shown for */
     uint64_t saved_print;       /* planner_session_print when last opened or exported */
@@ -156,13 +158,28 @@ void planner_init(struct planner *p, const struct catalog *c, const struct scena
 void planner_init_session(struct planner *p, const struct catalog *c,
                           const struct snapshot_session *ss);
 
-/* The session as it stands (the live scenario included), for export. */
+/* The session as it stands, for export. */
 void planner_session(const struct planner *p, struct snapshot_session *ss,
                      const struct plan_result **results);
 
-/* Scenario i's plan and curve (the live one for the current). */
+/* The scenario being edited, its plan (the one answer every view paints)
+ * and its curve: the current slot's. */
+static inline const struct scenario *planner_scenario(const struct planner *p)
+{
+    return &p->slots[p->current].scenario;
+}
+static inline const struct plan_result *planner_result(const struct planner *p)
+{
+    return &p->slots[p->current].result;
+}
+static inline const struct users_curve *planner_curve(const struct planner *p)
+{
+    return &p->slots[p->current].curve;
+}
+
+/* Scenario i's plan and curve. */
 const struct plan_result *planner_result_of(const struct planner *p, int i);
-/* The explain rows of every scenario: explains[i] is the live plan's, or
+/* The explain rows of every scenario: explains[i] is the current one's, or
  * scenario i's computed again into scratch[i] (p->count of them). */
 void planner_explains(const struct planner *p, const struct explain **explains,
                       struct explain *scratch);
@@ -208,7 +225,8 @@ size_t planner_command_line(const struct planner *p, char *buf, size_t size);
  * one line ("" when it does). */
 void planner_command_note(const struct planner *p, char *buf, size_t size);
 
-/* Recomputes the result; keeps the old scenario if the new one is invalid
+/* Plans next and makes it the current scenario, with an undo entry; a
+ * refused one leaves the scenario and its plan as they were, untouched
  * (the reason, in the planner's words, goes to p->error). */
 bool planner_apply(struct planner *p, const struct scenario *next);
 

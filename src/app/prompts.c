@@ -99,7 +99,7 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
             if (p->prompt.from_versus && n > 1)
                 report_markdown_versus(f, &ss, results, shown, n);
             else
-                report_markdown(f, &p->scenario, &p->result, &p->explain);
+                report_markdown(f, planner_scenario(p), planner_result(p), &p->explain);
             fclose(f);
             ok = fileio_write_atomic(path, text, len, &d);
             free(text);
@@ -159,7 +159,8 @@ static void what_would_it_take(struct planner *p)
     for (size_t i = 0; i < p->catalog->gpu_count && ng < 512; i++)
         gpus[ng++] = &p->catalog->gpus[i].spec;
     struct solve_change ch[5];
-    int n = solve_changes(&p->scenario, p->target_users, gpus, ng, ch);
+    const struct scenario *now = planner_scenario(p);
+    int n = solve_changes(now, p->target_users, gpus, ng, ch);
     p->option_count = 0;
     for (int i = 0; i < n && i < PLANNER_OPTIONS; i++) {
         struct planner_option *o = &p->options[p->option_count++];
@@ -170,17 +171,18 @@ static void what_would_it_take(struct planner *p)
         switch (ch[i].kind) {
         case CHANGE_CONTEXT:
             units_format_int(s->context_tokens, a, sizeof a);
-            units_format_int(p->scenario.context_tokens, b, sizeof b);
+            units_format_int(now->context_tokens, b, sizeof b);
             snprintf(o->text, sizeof o->text, "context %s tokens instead of %s: %s %s", a, b, u, us);
             break;
         case CHANGE_KV_DTYPE:
             snprintf(o->text, sizeof o->text, "KV cache in %s instead of %s: %s %s",
-                     dtype_info(s->kv_dtype)->name, dtype_info(p->result.kv_dtype)->name, u, us);
+                     dtype_info(s->kv_dtype)->name, dtype_info(planner_result(p)->kv_dtype)->name,
+                     u, us);
             break;
         case CHANGE_GPUS:
             snprintf(o->text, sizeof o->text, "%u GPUs (TP %u x %u) instead of %u: %s %s",
                      s->gpus, s->tp ? s->tp : s->gpus, s->tp ? s->gpus / s->tp : 1,
-                     p->scenario.gpus, u, us);
+                     now->gpus, u, us);
             break;
         case CHANGE_PREFIX:
             units_format_int(s->prefix_tokens, a, sizeof a);
@@ -241,8 +243,9 @@ static void target_finish(struct planner *p)
     }
     p->target_users = n;
     /* with a service level, the users served at it, as the suggestions count them */
-    uint64_t served = p->result.speed.users_at_service_level;
-    bool slo = p->scenario.min_tokens_per_s > 0 || p->scenario.max_ttft_seconds > 0;
+    uint64_t served = planner_result(p)->speed.users_at_service_level;
+    const struct scenario *now = planner_scenario(p);
+    bool slo = now->min_tokens_per_s > 0 || now->max_ttft_seconds > 0;
     if (served >= n) {
         snprintf(p->status, sizeof p->status, "%llu users already %s: nothing to change",
                  (unsigned long long)served, slo ? "keep the service level" : "fit");
@@ -258,7 +261,7 @@ static void export_finish(struct planner *p)
 
 static void value_finish(struct planner *p)
 {
-    struct scenario s = p->scenario;
+    struct scenario s = *planner_scenario(p);
     struct diag d = {0};
     if (!control_parse(p->focus, &s, p->prompt.text, &d))
         snprintf(p->error, sizeof p->error, "%s", d.message);
@@ -310,7 +313,7 @@ void prompt_describe(const struct planner *p, char *prefix, size_t psize, char *
 {
     const struct prompt_def *d = prompt_def(p->prompt.kind);
     if (d->prefix == NULL)
-        snprintf(prefix, psize, "%s = ", control_label(p->focus, &p->scenario));
+        snprintf(prefix, psize, "%s = ", control_label(p->focus, planner_scenario(p)));
     else if (d->numbered)
         snprintf(prefix, psize, "%s%d: ", d->prefix, p->current + 1);
     else
@@ -324,7 +327,7 @@ void prompt_describe(const struct planner *p, char *prefix, size_t psize, char *
 void prompt_finish(struct planner *p)
 {
     const struct prompt_def *d = prompt_def(p->prompt.kind);
-    p->mode = p->prompt.from_versus ? MODE_VERSUS : MODE_MAIN;
+    p->mode = p->prompt.from_versus ? MODE_VERSUS : p->base;
     if (p->prompt.text[0] == '\0' && !d->empty_ok) {
         if (d->empty)
             snprintf(p->status, sizeof p->status, "%s", d->empty);

@@ -245,11 +245,11 @@ static void compare_box(const struct planner *p, struct rect box)
     struct cursor c = {compare_frame(p, box), 3, box.w - 4, box.h - 2, 0};
     c.y -= p->compare_scroll; /* Up/Down scroll when the rows outnumber the screen */
     struct side sd[2] = {{&p->slots[p->reference].scenario, &p->slots[p->reference].result},
-                         {&p->scenario, &p->result}};
+                         {planner_scenario(p), planner_result(p)}};
     setup_rows(sd, &c);
     extra_rows(sd, &c);
     knob_rows(sd, &c);
-    number_rows(sd, p->scenario.units, &c);
+    number_rows(sd, planner_scenario(p)->units, &c);
     speed_rows(sd, &c);
     if (c.cut > 0) {
         char more[64];
@@ -278,7 +278,7 @@ static int compare_key(struct planner *p, int key)
     else if ((key == KEY_UP || key == 'k') && p->compare_scroll > 0)
         p->compare_scroll--;
     else if (key == 'c' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER)
-        p->mode = MODE_MAIN;
+        p->mode = p->base;
     return PLAN_REDRAW;
 }
 

@@ -33,7 +33,7 @@ static void confirm_draw(const struct planner *p, int cols, int rows)
 /* Quit without exporting? y quits, e exports first, anything else stays. */
 static int quit_answer(struct planner *p, int key)
 {
-    p->mode = MODE_MAIN;
+    p->mode = p->base;
     if (key == 'y' || key == 'Y') {
         p->quit = true;
         return PLAN_QUIT;
@@ -48,7 +48,7 @@ static int remove_answer(struct planner *p, int key)
 {
     char gone[SNAPSHOT_LABEL_MAX];
     snprintf(gone, sizeof gone, "%s", p->slots[p->current].label);
-    p->mode = MODE_MAIN;
+    p->mode = p->base;
     if (key == 'y' || key == 'Y') {
         planner_remove(p);
         snprintf(p->status, sizeof p->status, "removed scenario %s", gone);
@@ -60,7 +60,7 @@ static int remove_answer(struct planner *p, int key)
 
 static int overwrite_answer(struct planner *p, int key)
 {
-    p->mode = p->prompt.from_versus ? MODE_VERSUS : MODE_MAIN;
+    p->mode = p->prompt.from_versus ? MODE_VERSUS : p->base;
     if (key == 'y' || key == 'Y')
         prompt_export(p, p->pending.path, p->pending.kind);
     else

@@ -83,7 +83,7 @@ static void copied_draw(const struct planner *p, int cols, int lines)
 
 static int copied_key(struct planner *p, int key)
 {
-    p->mode = MODE_MAIN;
+    p->mode = p->base;
     if (key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER)
         return PLAN_REDRAW;
     int acted = keys_main(p, key);

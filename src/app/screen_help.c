@@ -59,13 +59,14 @@ static int help_lines(const char *lines[64], char text[64][96])
     return n;
 }
 
-void view_help_settle(struct planner *p)
+/* The help's page and last scroll for this frame, its scroll kept in range. */
+static void help_settle(struct planner *p)
 {
     /* the rows depend on the closing notes' count, not on their text */
     const char *lines[64], *tail[HELP_TAILS] = {"", "", ""};
     static char text[64][96];
     struct help_layout g;
-    help_layout(COLS, LINES, lines, help_lines(lines, text), tail, &g);
+    help_layout(p->frame.cols, p->frame.rows, lines, help_lines(lines, text), tail, &g);
     p->help.page = g.rows;
     p->help.max = g.per > g.rows ? g.per - g.rows : 0;
     if (p->help.scroll > p->help.max)
@@ -89,7 +90,7 @@ static void help_draw(const struct planner *p, int cols, int rows)
         size_t n = (size_t)snprintf(legend, sizeof legend, "no colour:");
         for (int i = 0; i < SEG_COUNT && n < sizeof legend; i++)
             /* the draft's glyph is in the bar's own legend when there is one */
-            if (names[i] && (i != SEG_STATE || p->scenario.model.state_layers > 0))
+            if (names[i] && (i != SEG_STATE || planner_scenario(p)->model.state_layers > 0))
                 n += (size_t)snprintf(legend + n, sizeof legend - n, "%s %s %s", i ? "," : "",
                                   names[i], role_glyph(view_segment_roles[i]));
     }
@@ -139,8 +140,9 @@ static int help_mouse(struct planner *p, const MEVENT *ev)
 {
     if (!(ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)))
         return 0;
-    p->mode = MODE_MAIN;
+    p->mode = p->base;
     return PLAN_REDRAW;
 }
 
-const struct screen screen_help = {.draw = help_draw, .key = help_key, .mouse = help_mouse};
+const struct screen screen_help = {
+    .layout = help_settle, .draw = help_draw, .key = help_key, .mouse = help_mouse};

@@ -15,13 +15,13 @@ static void main_draw(const struct planner *p, int cols, int rows)
     view_draw_base(p);
 }
 
-/* The title: a scenario's tab, or "? help" at its end. */
-static int title_click(struct planner *p, const MEVENT *ev)
+int screen_title_click(struct planner *p, const MEVENT *ev)
 {
-    if (ev->x >= COLS - 7)
+    int cols = p->frame.cols; /* the title spans the screen, as view_title draws it */
+    if (ev->x >= cols - 7)
         return planner_key(p, '?');
-    int tail = view_title_tail(p, COLS), hit = ev->x;
-    int tab = p->count > 1 ? view_tabs(p, 0, COLS - tail, tail - 8, &hit) : -1;
+    int tail = view_title_tail(p, cols), hit = ev->x;
+    int tab = p->count > 1 ? view_tabs(p, 0, cols - tail, tail - 8, &hit) : -1;
     if (tab >= 0) {
         planner_switch(p, tab);
         return PLAN_REDRAW;
@@ -53,7 +53,7 @@ static int controls_mouse(struct planner *p, const MEVENT *ev)
         return PLAN_REDRAW;
     }
     /* a click */
-    int key = view_keybar_key_at(ev->x, ev->y);
+    int key = view_keybar_key_at(p->frame.main.keybar, ev->x, ev->y);
     if (key)
         return planner_key(p, key);
     if (c < 0)
@@ -74,7 +74,7 @@ static int controls_mouse(struct planner *p, const MEVENT *ev)
 static int main_mouse(struct planner *p, const MEVENT *ev)
 {
     if ((ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) && ev->y == 0)
-        return title_click(p, ev);
+        return screen_title_click(p, ev);
     if (ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED))
         return controls_mouse(p, ev);
     if (((ev->bstate & REPORT_MOUSE_POSITION) || (ev->bstate & BUTTON1_RELEASED)) && p->dragging) {
@@ -89,4 +89,5 @@ static int main_mouse(struct planner *p, const MEVENT *ev)
     return 0;
 }
 
-const struct screen screen_main = {.draw = main_draw, .key = keys_main, .mouse = main_mouse};
+const struct screen screen_main = {
+    .layout = view_settle_main, .draw = main_draw, .key = keys_main, .mouse = main_mouse};

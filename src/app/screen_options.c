@@ -32,7 +32,7 @@ static void options_draw(const struct planner *p, int cols, int rows)
 
 static int options_key(struct planner *p, int key)
 {
-    p->mode = MODE_MAIN;
+    p->mode = p->base;
     if (key >= '1' && key < '1' + p->option_count) {
         const struct planner_option *o = &p->options[key - '1'];
         char text[PLANNER_TEXT_MAX];

@@ -26,11 +26,18 @@ static void ellipsize(const char *text, int w, char *out, size_t size)
     snprintf(out, size, "%.*s%s", cut, text, roles_utf8() ? "\u2026" : "~");
 }
 
+static void picker_layout(struct planner *p)
+{
+    p->frame.box = layout_picker(p->frame.cols, p->frame.rows);
+}
+
 static void picker_draw(const struct planner *p, int cols, int lines)
 {
+    (void)cols;
+    (void)lines;
     if (!view_draw_base(p))
         return;
-    struct rect box = layout_picker(cols, lines);
+    struct rect box = p->frame.box;
     if (box.w == 0)
         return;
     int w = box.w, h = box.h, x = box.x, y = box.y;
@@ -40,10 +47,10 @@ static void picker_draw(const struct planner *p, int cols, int lines)
     int total = gpu ? (int)p->catalog->gpu_count : (int)p->catalog->model_count;
     char title[200], slo[48] = "";
     /* with a service level the USERS column counts the users that keep it */
-    if (p->scenario.min_tokens_per_s > 0)
-        snprintf(slo, sizeof slo, "; users keep %g tok/s", p->scenario.min_tokens_per_s);
-    else if (p->scenario.max_ttft_seconds > 0)
-        snprintf(slo, sizeof slo, "; users within %g s", p->scenario.max_ttft_seconds);
+    if (planner_scenario(p)->min_tokens_per_s > 0)
+        snprintf(slo, sizeof slo, "; users keep %g tok/s", planner_scenario(p)->min_tokens_per_s);
+    else if (planner_scenario(p)->max_ttft_seconds > 0)
+        snprintf(slo, sizeof slo, "; users within %g s", planner_scenario(p)->max_ttft_seconds);
     snprintf(title, sizeof title, " %s: type to filter [%s%s] %d of %d; Tab sorts by users%s%s ",
              gpu ? "GPU" : "Model", p->picker.filter, roles_utf8() ? "\u2581" : "_", n, total,
              p->picker.by_users ? " (on)" : "", slo);
@@ -75,7 +82,7 @@ static void picker_draw(const struct planner *p, int cols, int lines)
             char price[16] = "-";
             if (g->price_usd_per_hour >= 0)
                 snprintf(price, sizeof price, "%.2f", g->price_usd_per_hour);
-            units_format_bytes(g->memory_bytes, p->scenario.units, a, sizeof a);
+            units_format_bytes(g->memory_bytes, planner_scenario(p)->units, a, sizeof a);
             ellipsize(g->name, name_w, name, sizeof name);
             snprintf(line, sizeof line, "%-15s %7s  %-*s %10s %5.2f TB/s %4s %7s", g->id, users,
                      name_w, name, a, (double)g->bandwidth_bytes_per_s / 1e12,
@@ -112,7 +119,7 @@ static void picker_draw(const struct planner *p, int cols, int lines)
 /* The entry under (x, y) (an index into the matches), or -1. */
 static int picker_row_at(const struct planner *p, int x, int y)
 {
-    struct rect box = layout_picker(COLS, LINES);
+    struct rect box = p->frame.box; /* as the last frame drew it */
     int i = layout_picker_row_at(box, x, y), top = layout_picker_top(box, p->picker.sel);
     int idx[512], n = planner_picker_matches(p, idx, 512);
     if (i < 0 || top + i >= n)
@@ -126,7 +133,7 @@ static int picker_key(struct planner *p, int key)
     int n = planner_picker_matches(p, idx, (int)(sizeof idx / sizeof idx[0]));
     switch (key) {
     case 27:
-        p->mode = MODE_MAIN;
+        p->mode = p->base;
         return PLAN_REDRAW;
     case KEY_UP:
         p->picker.sel = p->picker.sel > 0 ? p->picker.sel - 1 : 0;
@@ -154,12 +161,12 @@ static int picker_key(struct planner *p, int key)
     case '\r':
     case KEY_ENTER:
         if (n > 0) {
-            struct scenario s = p->scenario;
+            struct scenario s = *planner_scenario(p);
             control_set(p->picker.of, &s, p->catalog,
                         (uint64_t)idx[p->picker.sel < n ? p->picker.sel : 0]);
             planner_apply_control(p, p->picker.of, &s);
         }
-        p->mode = MODE_MAIN;
+        p->mode = p->base;
         return PLAN_REDRAW;
     default:
         if (prompt_text_key(p->picker.filter, sizeof p->picker.filter - 1, key) != TEXT_KEY_OTHER) {
@@ -187,4 +194,5 @@ static int picker_mouse(struct planner *p, const MEVENT *ev)
     return 0;
 }
 
-const struct screen screen_picker = {.draw = picker_draw, .key = picker_key, .mouse = picker_mouse};
+const struct screen screen_picker = {
+    .layout = picker_layout, .draw = picker_draw, .key = picker_key, .mouse = picker_mouse};

@@ -42,7 +42,7 @@ static void prompt_draw(const struct planner *p, int cols, int rows)
 static int prompt_key(struct planner *p, int key)
 {
     if (key == 27)
-        p->mode = p->prompt.from_versus ? MODE_VERSUS : MODE_MAIN;
+        p->mode = p->prompt.from_versus ? MODE_VERSUS : p->base;
     else if (key == '\n' || key == '\r' || key == KEY_ENTER)
         prompt_finish(p);
     else if (key == 21) /* Ctrl-U: clear the line */

@@ -27,7 +27,7 @@ struct versus_rows {
 
 static const struct scenario *scenario_of(const struct planner *p, int slot)
 {
-    return slot == p->current ? &p->scenario : &p->slots[slot].scenario;
+    return &p->slots[slot].scenario;
 }
 
 static struct versus_rows versus_rows(const struct planner *p, const int *shown, int n)
@@ -196,6 +196,7 @@ void view_draw_versus(const struct planner *p, int cols, int rows)
 {
     int shown[4], n = planner_versus(p, shown);
     int first = shown[0];
+    bool presented = p->base == MODE_PRESENT; /* for a shared screen: no hints, no key bar */
     view_fill_row(0, 0, cols, ROLE_KEY);
     char title[160], cut[160];
     /* the longest hint that fits whole; never one cut mid-word */
@@ -205,15 +206,15 @@ void view_draw_versus(const struct planner *p, int cols, int rows)
         snprintf(title, sizeof title, " kvplan  versus: %d scenarios against %s%s%s", n,
                  p->slots[first].label,
                  p->reference == first || i > 0 ? "" : " (the first; b sets a reference)",
-                 p->presentation ? "" : hints[i]);
+                 presented ? "" : hints[i]);
         if ((int)strlen(title) <= cols)
             break;
     }
     widget_text(0, 0, cols, ROLE_KEY, widget_fit(title, cols, cut, sizeof cut));
-    bool keybar = !p->presentation;
+    bool keybar = !presented;
     int bottom = rows - (keybar ? 1 : 0);
     /* the panels take what they need; the chart the rest (at least 6 rows) */
-    int scale = p->presentation && bottom >= 40 ? 2 : 1;
+    int scale = presented && bottom >= 40 ? 2 : 1;
     struct versus_rows extra = versus_rows(p, shown, n);
     int need = 11 + 5 * scale + (extra.spec ? 1 : 0) + (extra.host ? 1 : 0);
     int panel_h = bottom - 1 - 7 < need ? bottom - 1 - 7 : need;
@@ -253,10 +254,9 @@ static int versus_key(struct planner *p, int key)
         return keys_markdown(p);
     if (key >= '1' && key <= '0' + p->count) {
         planner_switch(p, key - '1');
-        p->mode = MODE_MAIN;
+        p->mode = p->base;
     } else if (key == 'v' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {
-        p->mode = MODE_MAIN;
-        p->presentation = false;
+        p->base = p->mode = MODE_MAIN;
     }
     return PLAN_REDRAW;
 }

@@ -12,7 +12,7 @@ static void warnings_draw(const struct planner *p, int cols, int rows)
 {
     if (!view_draw_base(p))
         return;
-    uint32_t shown = plan_shown_warnings(&p->result);
+    uint32_t shown = plan_shown_warnings(planner_result(p));
     int w = layout_warnings(cols, rows, 0).w, room = w - 4 - 2;
     /* each warning wraps at a space onto as many rows as it needs (in a box
      * too narrow to wrap in, none: the caller draws boxes on screens that fit) */
@@ -22,7 +22,7 @@ static void warnings_draw(const struct planner *p, int cols, int rows)
         if (!(shown & bit))
             continue;
         char text[300];
-        plan_warning_format(&p->result, (enum plan_warning)bit, text, sizeof text);
+        plan_warning_format(planner_result(p), (enum plan_warning)bit, text, sizeof text);
         const char *t = text;
         bool first = true;
         while (*t && nl < 64 && room > 8) {

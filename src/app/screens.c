@@ -2,11 +2,12 @@
 #include "app/screens.h"
 
 static const struct screen *const screens[] = {
-    [MODE_MAIN] = &screen_main,         [MODE_HELP] = &screen_help,
-    [MODE_PICKER] = &screen_picker,     [MODE_PROMPT] = &screen_prompt,
-    [MODE_CONFIRM] = &screen_confirm,   [MODE_COMPARE] = &screen_compare,
-    [MODE_WARNINGS] = &screen_warnings, [MODE_VERSUS] = &screen_versus,
-    [MODE_COPIED] = &screen_copied,     [MODE_OPTIONS] = &screen_options,
+    [MODE_MAIN] = &screen_main,         [MODE_PRESENT] = &screen_present,
+    [MODE_HELP] = &screen_help,         [MODE_PICKER] = &screen_picker,
+    [MODE_PROMPT] = &screen_prompt,     [MODE_CONFIRM] = &screen_confirm,
+    [MODE_COMPARE] = &screen_compare,   [MODE_WARNINGS] = &screen_warnings,
+    [MODE_VERSUS] = &screen_versus,     [MODE_COPIED] = &screen_copied,
+    [MODE_OPTIONS] = &screen_options,
 };
 
 const struct screen *screen_of(enum planner_mode mode)
@@ -17,6 +18,6 @@ const struct screen *screen_of(enum planner_mode mode)
 
 int screen_close(struct planner *p, int key)
 {
-    p->mode = MODE_MAIN;
+    p->mode = p->base;
     return key == 'q' || key == 'Q' ? keys_quit(p) : PLAN_REDRAW;
 }

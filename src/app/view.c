@@ -8,15 +8,9 @@
 #include "app/view_parts.h"
 #include "tui/canvas.h"
 
-struct planner_layout view_layout(const struct planner *p)
-{
-    enum control v[CTRL_COUNT];
-    return layout_compute(COLS, LINES, planner_controls(p, v));
-}
-
 static void draw_info(const struct planner *p, struct rect r)
 {
-    const struct scenario *s = &p->scenario;
+    const struct scenario *s = planner_scenario(p);
     const struct model_spec *m = &s->model;
     char line[600], mem[32], maxc[32], heads[64];
     units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, s->units, mem, sizeof mem);
@@ -68,12 +62,6 @@ static void draw_info(const struct planner *p, struct rect r)
     widget_text(r.y, r.x, r.w, ROLE_DIM, line);
 }
 
-static void control_geometry(struct rect area, int *track_x, int *track_w)
-{
-    *track_x = area.x + LABEL_W + 1;
-    *track_w = area.w - LABEL_W - VALUE_W - 2;
-}
-
 static int focus_index(const struct planner *p, const enum control *v, int n)
 {
     int focus = 0;
@@ -91,18 +79,28 @@ static int controls_top(const struct planner *p, const struct planner_layout *l,
     return layout_control_top(n, l->control_rows, focus_index(p, v, n), p->control_top, false);
 }
 
-void view_settle(struct planner *p)
+void view_settle(struct planner *p, int cols, int rows)
 {
-    if (p->mode == MODE_HELP) /* its page and scroll matter to it alone */
-        view_help_settle(p);
-    struct planner_layout l = view_layout(p);
-    if (l.too_small || p->presentation)
-        return;
+    /* what the base does not lay out has nothing to draw or to click */
+    p->frame = (struct frame_layout){
+        .cols = cols, .rows = rows, .main.too_small = true, .present.too_small = true};
+    const struct screen *base = screen_of(p->base), *mode = screen_of(p->mode);
+    base->layout(p);
+    if (mode != base && mode->layout)
+        mode->layout(p);
+}
+
+void view_settle_main(struct planner *p)
+{
     enum control v[CTRL_COUNT];
     int n = planner_controls(p, v);
+    p->frame.main = layout_compute(p->frame.cols, p->frame.rows, n);
+    const struct planner_layout *l = &p->frame.main;
+    if (l->too_small)
+        return;
     /* a focus the keys moved gets a row of context; one the pointer put
      * (view_pointer_focus) stays under the pointer */
-    p->control_top = layout_control_top(n, l.control_rows, focus_index(p, v, n), p->control_top,
+    p->control_top = layout_control_top(n, l->control_rows, focus_index(p, v, n), p->control_top,
                                         p->focus != p->control_focus);
     p->control_focus = p->focus;
 }
@@ -115,44 +113,43 @@ void view_pointer_focus(struct planner *p, int c)
 
 int view_scroll_mark_at(const struct planner *p, int x, int y)
 {
-    struct planner_layout l = view_layout(p);
-    if (l.too_small || p->presentation || x != l.controls.x - 1)
+    const struct planner_layout *l = &p->frame.main;
+    if (l->too_small || x != l->controls.x - 1)
         return 0;
     enum control v[CTRL_COUNT];
     int n = planner_controls(p, v);
-    int top = controls_top(p, &l, v, n);
-    if (top > 0 && y == l.controls.y)
+    int top = controls_top(p, l, v, n);
+    if (top > 0 && y == l->controls.y)
         return -1;
-    if (top + l.control_rows < n && y == l.controls.y + (l.control_rows - 1) * l.control_pitch)
+    if (top + l->control_rows < n && y == l->controls.y + (l->control_rows - 1) * l->control_pitch)
         return +1;
     return 0;
 }
 
 bool view_scroll_controls(struct planner *p, int delta)
 {
-    struct planner_layout l = view_layout(p);
-    if (l.too_small || p->presentation)
+    const struct planner_layout *l = &p->frame.main;
+    if (l->too_small)
         return false;
     enum control v[CTRL_COUNT];
     int n = planner_controls(p, v);
-    int old = controls_top(p, &l, v, n);
+    int old = controls_top(p, l, v, n);
     int top = old + delta;
-    if (top > n - l.control_rows)
-        top = n - l.control_rows;
+    if (top > n - l->control_rows)
+        top = n - l->control_rows;
     if (top < 0)
         top = 0;
     if (top == old)
         return false;
     p->control_top = top;
-    view_pointer_focus(p, v[layout_control_focus(n, l.control_rows, top, focus_index(p, v, n))]);
+    view_pointer_focus(p, v[layout_control_focus(n, l->control_rows, top, focus_index(p, v, n))]);
     return true;
 }
 
 static void draw_controls(const struct planner *p, const struct planner_layout *l)
 {
     struct rect r = l->controls;
-    int tx, tw;
-    control_geometry(r, &tx, &tw);
+    int tx = l->track_x, tw = l->track_w;
     enum control v[CTRL_COUNT];
     int n = planner_controls(p, v);
     int top = controls_top(p, l, v, n), end = top + l->control_rows;
@@ -168,10 +165,10 @@ static void draw_controls(const struct planner *p, const struct planner_layout *
         if (y >= r.y + r.h)
             break;
         bool focus = c == p->focus;
-        const char *dim = control_dim_reason(c, &p->scenario);
-        const char *label = control_label(c, &p->scenario);
+        const char *dim = control_dim_reason(c, planner_scenario(p));
+        const char *label = control_label(c, planner_scenario(p));
         char value[128];
-        control_format(c, &p->scenario, &p->result, value, sizeof value);
+        control_format(c, planner_scenario(p), planner_result(p), value, sizeof value);
         widget_text(y, r.x, LABEL_W, focus ? ROLE_FOCUS : dim ? ROLE_TRACK : ROLE_TEXT, label);
         if (focus)
             widget_text(y, r.x + (int)strlen(label), 1, ROLE_FOCUS, " ");
@@ -204,8 +201,8 @@ static void draw_bar(const struct planner *p, struct rect r)
 {
     if (r.h < 2)
         return;
-    const struct scenario *s = &p->scenario;
-    const struct plan_result *res = &p->result;
+    const struct scenario *s = planner_scenario(p);
+    const struct plan_result *res = planner_result(p);
     struct bar_segment bs[SEG_COUNT];
     bool over = view_bar_segments(p, bs);
     uint64_t seg[SEG_COUNT];
@@ -266,8 +263,9 @@ static void draw_explain(const struct planner *p, struct rect r)
     const struct explain_row *rows[EXPLAIN_ROWS_MAX];
     int n = 0;
     /* with every user at the full context, the paged rows repeat the others */
-    bool paged = p->scenario.avg_context_tokens != 0;
-    bool slo = p->scenario.min_tokens_per_s > 0 || p->scenario.max_ttft_seconds > 0;
+    const struct scenario *s = planner_scenario(p);
+    bool paged = s->avg_context_tokens != 0;
+    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
     for (size_t i = 0; i < sizeof explain_order / sizeof explain_order[0]; i++) {
         if (!paged && strstr(explain_order[i], "paged") != NULL)
             continue;
@@ -283,12 +281,12 @@ static void draw_explain(const struct planner *p, struct rect r)
         int spare = end - y - (n - i - 1);
         int max_rows = i == 0 ? end - y : spare >= 2 ? 2 : 1;
         y += view_explain_row(rows[i], y, r.x, r.w, max_rows, i == 0 ? ROLE_TEXT : ROLE_DIM);
-        if (i == 0 && engine_desc(p->result.profile)->server && y < end) {
+        if (i == 0 && engine_desc(planner_result(p)->profile)->server && y < end) {
             widget_text(y, r.x, EXPLAIN_LABEL_W, ROLE_TITLE, "Launch");
             char launch[ENGINE_TEXT_MAX + 8];
             int lw = r.w - EXPLAIN_LABEL_W;
             widget_text(y++, r.x + EXPLAIN_LABEL_W, lw, ROLE_GOOD,
-                        widget_fit(p->result.engine.launch, lw, launch, sizeof launch));
+                        widget_fit(planner_result(p)->engine.launch, lw, launch, sizeof launch));
         }
     }
 }
@@ -303,7 +301,7 @@ static void draw_status(const struct planner *p, struct rect r)
         widget_text(r.y, r.x, r.w, ROLE_GOOD, p->status);
         return;
     }
-    uint32_t w = plan_shown_warnings(&p->result);
+    uint32_t w = plan_shown_warnings(planner_result(p));
     int count = 0;
     uint32_t first = 0;
     for (uint32_t bit = 1; bit <= WARN_LAST; bit <<= 1)
@@ -318,7 +316,7 @@ static void draw_status(const struct planner *p, struct rect r)
         snprintf(more, sizeof more, " (+%d more: w lists them)", count - 1);
     int mw = (int)strlen(more);
     char text[300], bang[304], cut[304];
-    plan_warning_format(&p->result, (enum plan_warning)first, text, sizeof text);
+    plan_warning_format(planner_result(p), (enum plan_warning)first, text, sizeof text);
     snprintf(bang, sizeof bang, "! %s", text);
     /* the count of the others always shows; the first warning gives way */
     snprintf(line, sizeof line, "%s%s",
@@ -328,18 +326,12 @@ static void draw_status(const struct planner *p, struct rect r)
 
 bool view_draw_base(const struct planner *p)
 {
-    if (p->presentation) {
-        /* nor does any box go over it: each is sized for a screen this large */
-        if (layout_presentation(COLS, LINES).too_small) {
-            view_draw_too_small(LAYOUT_PRESENT_MIN_COLS, LAYOUT_PRESENT_MIN_ROWS);
-            return false;
-        }
-        view_draw_presentation(p);
-        return true;
-    }
-    struct planner_layout l = view_layout(p);
+    if (p->base == MODE_PRESENT)
+        return view_draw_presentation(p);
+    const struct planner_layout l = p->frame.main;
     if (l.too_small) {
-        view_draw_too_small(LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+        /* nor does any box go over it: each is sized for a screen this large */
+        view_draw_too_small(p->frame.cols, p->frame.rows, LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
         return false;
     }
     view_title(p, l.title);
@@ -358,60 +350,45 @@ bool view_draw_base(const struct planner *p)
 void view_draw(const struct planner *p)
 {
     canvas_erase();
-    screen_of(p->mode)->draw(p, COLS, LINES);
+    screen_of(p->mode)->draw(p, p->frame.cols, p->frame.rows);
 }
 
 bool view_track(const struct planner *p, int *track_x, int *track_w)
 {
-    if (p->presentation) {
-        struct presentation_layout pl = layout_presentation(COLS, LINES);
-        if (pl.too_small)
-            return false;
-        *track_x = pl.slider.x + LABEL_W + 1;
-        *track_w = pl.slider.w - LABEL_W - VALUE_W - 2;
-        return true;
-    }
-    struct planner_layout l = view_layout(p);
-    if (l.too_small)
+    const struct planner_layout *l = &p->frame.main;
+    if (l->too_small)
         return false;
-    control_geometry(l.controls, track_x, track_w);
+    *track_x = l->track_x;
+    *track_w = l->track_w;
     return true;
 }
 
 int view_control_at(const struct planner *p, int x, int y, int *track_x, int *track_w)
 {
-    if (p->presentation) {
-        struct presentation_layout pl = layout_presentation(COLS, LINES);
-        if (pl.too_small || y != pl.slider.y)
-            return -1;
-        view_track(p, track_x, track_w);
-        return p->focus;
-    }
-    struct planner_layout l = view_layout(p);
-    if (l.too_small)
+    const struct planner_layout *l = &p->frame.main;
+    if (l->too_small)
         return -1;
-    struct rect r = l.controls;
-    if (y < r.y || x < r.x || x >= r.x + r.w || (y - r.y) % l.control_pitch != 0)
+    struct rect r = l->controls;
+    if (y < r.y || x < r.x || x >= r.x + r.w || (y - r.y) % l->control_pitch != 0)
         return -1;
     enum control v[CTRL_COUNT];
     int n = planner_controls(p, v);
-    int shown = (y - r.y) / l.control_pitch;
-    int i = controls_top(p, &l, v, n) + shown;
-    if (shown >= l.control_rows || i >= n)
+    int shown = (y - r.y) / l->control_pitch;
+    int i = controls_top(p, l, v, n) + shown;
+    if (shown >= l->control_rows || i >= n)
         return -1;
-    control_geometry(r, track_x, track_w);
+    view_track(p, track_x, track_w);
     return v[i];
 }
 
 int view_arrow_at(const struct planner *p, int c, int x)
 {
-    struct planner_layout l = view_layout(p);
-    if (l.too_small || p->presentation || control_kind((enum control)c) == CK_SLIDER)
+    const struct planner_layout *l = &p->frame.main;
+    if (l->too_small || control_kind((enum control)c) == CK_SLIDER)
         return 0;
-    int tx, tw;
-    control_geometry(l.controls, &tx, &tw);
+    int tx = l->track_x;
     char value[128];
-    control_format((enum control)c, &p->scenario, &p->result, value, sizeof value);
+    control_format((enum control)c, planner_scenario(p), planner_result(p), value, sizeof value);
     int right = tx + 2 + (int)strlen(value) + 1; /* "< value >" */
     if (x == tx)
         return -1;

@@ -6,15 +6,22 @@
 #include "app/layout.h"
 #include "app/planner.h"
 
-/* Draws the whole screen for the current size into a new frame: the mode's
- * screen (screens.h) over an erased one. term_refresh shows it (curses is
- * handed only the cells that changed, and sends their difference). */
+/* Draws the whole screen as view_settle laid it out, into a new frame: the
+ * mode's screen (screens.h) over an erased one. term_refresh shows it
+ * (curses is handed only the cells that changed, and sends their
+ * difference). */
 void view_draw(const struct planner *p);
 
-/* Records the first control the list shows for the focus and the current
- * size (p->control_top), so the list stays put until the focus leaves it:
- * called before each frame. */
-void view_settle(struct planner *p);
+/* Lays out the frame for a cols x rows screen (p->frame): the base screen's
+ * geometry (the main screen or the presentation), then the mode's own
+ * (screens.h); called once before each frame is drawn, and the pointer's
+ * functions below read what it found. */
+void view_settle(struct planner *p, int cols, int rows);
+
+/* The main screen's layout for the frame: its panes, and the first control
+ * its list shows for the focus (p->control_top), so the list stays put
+ * until the focus leaves it. */
+void view_settle_main(struct planner *p);
 
 /* Focuses control c where the pointer clicked it: the list does not scroll
  * under the pointer for it. */
@@ -39,10 +46,7 @@ bool view_track(const struct planner *p, int *track_x, int *track_w);
 /* -1 or +1 when column x is the left or right arrow of list control c, else 0. */
 int view_arrow_at(const struct planner *p, int c, int x);
 
-/* The key of the key bar under (x, y), or 0. */
-int view_keybar_key_at(int x, int y);
-
-/* The layout of the main screen for the current terminal and scenario. */
-struct planner_layout view_layout(const struct planner *p);
+/* The key of the key bar `bar` under (x, y), or 0 (always 0 without a bar). */
+int view_keybar_key_at(struct rect bar, int x, int y);
 
 #endif

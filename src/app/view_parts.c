@@ -42,17 +42,17 @@ void view_box(int y, int x, int h, int w, const char *title)
     widget_text(y, x + 2, w - 4, ROLE_TITLE, widget_fit(title, w - 4, cut, sizeof cut));
 }
 
-void view_draw_too_small(int min_cols, int min_rows)
+void view_draw_too_small(int cols, int rows, int min_cols, int min_rows)
 {
     char msg[96];
     snprintf(msg, sizeof msg, "Enlarge the terminal to %dx%d (it is %dx%d)", min_cols, min_rows,
-             COLS, LINES);
-    if ((int)strlen(msg) > COLS)
+             cols, rows);
+    if ((int)strlen(msg) > cols)
         snprintf(msg, sizeof msg, "Enlarge: %dx%d", min_cols, min_rows);
-    if ((int)strlen(msg) > COLS)
+    if ((int)strlen(msg) > cols)
         snprintf(msg, sizeof msg, "Enlarge");
     int len = (int)strlen(msg);
-    widget_text(LINES / 2, COLS > len ? (COLS - len) / 2 : 0, COLS, ROLE_WARN, msg);
+    widget_text(rows / 2, cols > len ? (cols - len) / 2 : 0, cols, ROLE_WARN, msg);
 }
 
 void view_keybar(struct rect r)
@@ -73,11 +73,11 @@ void view_keybar(struct rect r)
     }
 }
 
-int view_keybar_key_at(int x, int y)
+int view_keybar_key_at(struct rect bar, int x, int y)
 {
-    if (y != LINES - 1)
+    if (bar.h == 0 || y != bar.y)
         return 0;
-    int n, cx = 0;
+    int n, cx = bar.x;
     const struct planner_key_def *k = planner_keys(&n);
     for (int i = 0; i < n; i++) {
         if (k[i].bar == NULL)
@@ -92,8 +92,8 @@ int view_keybar_key_at(int x, int y)
 
 void view_title(const struct planner *p, struct rect r)
 {
-    const struct scenario *s = &p->scenario;
-    const struct plan_result *res = &p->result;
+    const struct scenario *s = planner_scenario(p);
+    const struct plan_result *res = planner_result(p);
     char line[256], ctx[32], layout[48] = "", group[40];
     view_fill_row(r.y, r.x, r.w, ROLE_KEY);
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
@@ -136,7 +136,7 @@ int view_title_tail(const struct planner *p, int w)
 
 bool view_bar_segments(const struct planner *p, struct bar_segment bs[SEG_COUNT])
 {
-    const struct plan_result *r = &p->result;
+    const struct plan_result *r = planner_result(p);
     uint64_t seg[SEG_COUNT];
     plan_segments(r, seg);
     uint64_t total = r->memory_bytes_per_gpu;
@@ -236,12 +236,12 @@ void view_baseline_text(const struct planner *p, char *buf, size_t size)
     const struct plan_result *ref = planner_reference(p);
     /* with a service level, the users served at it, as the headline counts them */
     uint64_t b0 = ref ? ref->speed.users_at_service_level : 0;
-    uint64_t now = p->result.speed.users_at_service_level;
+    uint64_t now = planner_result(p)->speed.users_at_service_level;
     char a[32], b[32];
     units_format_int(b0, a, sizeof a);
     units_format_int(now, b, sizeof b);
     const char *name = p->reference >= 0 ? p->slots[p->reference].label : "";
-    const struct scenario *s = &p->scenario;
+    const struct scenario *s = planner_scenario(p);
     const char *what = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0
                            ? "at the service level"
                        : now == 1 ? "user"
@@ -277,17 +277,17 @@ void view_draw_chart(const struct planner *p, struct rect r)
 {
     if (r.h < 6 || r.w < 20)
         return;
-    const struct users_curve *c = &p->curve;
+    const struct users_curve *c = planner_curve(p);
     char title[96], top[32];
     units_format_int(c->max_users, top, sizeof top);
     /* two series: told apart by colour, or without it by their glyphs */
     const char *fit_fill = roles_utf8() ? "\u2592" : "~";
-    if (c->slo && p->scenario.min_tokens_per_s > 0 && roles_color())
+    if (c->slo && planner_scenario(p)->min_tokens_per_s > 0 && roles_color())
         snprintf(title, sizeof title, "Users by context: fit (yellow), keep %g tok/s (green)",
-                 p->scenario.min_tokens_per_s);
-    else if (c->slo && p->scenario.min_tokens_per_s > 0)
+                 planner_scenario(p)->min_tokens_per_s);
+    else if (c->slo && planner_scenario(p)->min_tokens_per_s > 0)
         snprintf(title, sizeof title, "Users by context: fit (%s), keep %g tok/s (%s)", fit_fill,
-                 p->scenario.min_tokens_per_s, roles_utf8() ? "\u2588" : "#");
+                 planner_scenario(p)->min_tokens_per_s, roles_utf8() ? "\u2588" : "#");
     else
         snprintf(title, sizeof title, "Users against context (log scale), peak %s", top);
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
@@ -299,7 +299,7 @@ void view_draw_chart(const struct planner *p, struct rect r)
         int i = n > 1 ? col * (CHART_POINTS - 1) / (n - 1) : 0;
         values[col] = c->max_users ? (double)c->users[i] / (double)c->max_users : 0;
     }
-    uint64_t ctx = p->scenario.context_tokens;
+    uint64_t ctx = planner_scenario(p)->context_tokens;
     if (ctx >= 1024 && ctx <= 1024 * 1024)
         for (int col = 0; col < n; col++) {
             int i = n > 1 ? col * (CHART_POINTS - 1) / (n - 1) : 0;
@@ -329,17 +329,18 @@ void view_draw_chart(const struct planner *p, struct rect r)
         widget_text(ay, plot.x + col - (t == 5 ? len - 1 : 0), len, ROLE_DIM, ticks[t]);
     }
     if (marker >= 0) {
+        const struct plan_result *res = planner_result(p);
         char here[96], ctxs[32], u[32], k[32];
         units_format_tokens_short(ctx, ctxs, sizeof ctxs);
-        units_format_int(p->result.max_users, u, sizeof u);
-        units_format_int(p->result.speed.users_at_service_level, k, sizeof k);
-        if (c->slo && p->result.speed.users_at_service_level != p->result.max_users)
+        units_format_int(res->max_users, u, sizeof u);
+        units_format_int(res->speed.users_at_service_level, k, sizeof k);
+        if (c->slo && res->speed.users_at_service_level != res->max_users)
             snprintf(here, sizeof here, "%s now: %s fit, %s %s", ctxs, u, k,
-                     p->result.speed.binding == BIND_PREFILL ? "served (first token)"
-                                                             : "keep the speed");
+                     res->speed.binding == BIND_PREFILL ? "served (first token)"
+                                                        : "keep the speed");
         else
             snprintf(here, sizeof here, "%s now: %s %s", ctxs, u,
-                     p->result.max_users == 1 ? "user" : "users");
+                     res->max_users == 1 ? "user" : "users");
         int len = (int)strlen(here);
         int x = plot.x + marker - len / 2;
         x = x < plot.x ? plot.x : x + len > plot.x + plot.w ? plot.x + plot.w - len : x;

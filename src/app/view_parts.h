@@ -8,7 +8,7 @@
 #include "tui/roles.h"
 #include "tui/widgets.h"
 
-enum { LABEL_W = 11, VALUE_W = 13, EXPLAIN_LABEL_W = 19 };
+enum { LABEL_W = LAYOUT_LABEL_W, VALUE_W = LAYOUT_VALUE_W, EXPLAIN_LABEL_W = 19 };
 
 void view_fill_row(int y, int x, int w, enum role role);
 void view_box(int y, int x, int h, int w, const char *title);
@@ -38,16 +38,15 @@ int view_tabs(const struct planner *p, int y, int x, int w, int *hit_x);
 /* The width the title keeps for the tabs and "? help" at its right. */
 int view_title_tail(const struct planner *p, int w);
 
-/* The screen is below min_cols x min_rows: says so, in what fits, and
- * nothing else. */
-void view_draw_too_small(int min_cols, int min_rows);
+/* The cols x rows screen is below min_cols x min_rows: says so, in what
+ * fits, and nothing else. */
+void view_draw_too_small(int cols, int rows, int min_cols, int min_rows);
 
-/* Screens drawn instead of the main one, or behind a prompt. */
-void view_draw_presentation(const struct planner *p);
+/* Screens drawn instead of the main one, or behind a prompt: the
+ * presentation (false when the screen is too small for it: it says so)
+ * and the versus view. */
+bool view_draw_presentation(const struct planner *p);
 void view_draw_versus(const struct planner *p, int cols, int rows);
-
-/* Sets the help's page and last scroll for this screen and keeps its scroll in range. */
-void view_help_settle(struct planner *p);
 
 /* The main screen's summary pane: the count and the figures behind it. */
 void view_draw_summary(const struct planner *p, const struct planner_layout *l);

@@ -1,5 +1,5 @@
-/* The presentation: the count in large digits, the memory bar and the
- * focused control, for a shared screen. */
+/* The presentation's drawing (its screen is screen_present.c): the count in
+ * large digits, the memory bar and the focused control, for a shared screen. */
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,8 +13,9 @@
  * parts (the bar still shows them) until it does, never past the edge. */
 static void draw_presentation_legend(const struct planner *p, struct rect bar)
 {
+    const struct plan_result *res = planner_result(p);
     uint64_t seg[SEG_COUNT];
-    plan_segments(&p->result, seg);
+    plan_segments(res, seg);
     char items[SEG_COUNT][64];
     bool keep[SEG_COUNT];
     int width = 0;
@@ -24,8 +25,8 @@ static void draw_presentation_legend(const struct planner *p, struct rect bar)
         if (!keep[i])
             continue;
         char size[32];
-        units_format_bytes(seg[i], p->scenario.units, size, sizeof size);
-        snprintf(items[i], sizeof items[i], "%s %s ", plan_segment_name(&p->result, (enum segment)i),
+        units_format_bytes(seg[i], planner_scenario(p)->units, size, sizeof size);
+        snprintf(items[i], sizeof items[i], "%s %s ", plan_segment_name(res, (enum segment)i),
                  size);
         width += 2 + (int)strlen(items[i]);
     }
@@ -53,21 +54,25 @@ static void draw_presentation_legend(const struct planner *p, struct rect bar)
     }
 }
 
-void view_draw_presentation(const struct planner *p)
+bool view_draw_presentation(const struct planner *p)
 {
-    struct presentation_layout l = layout_presentation(COLS, LINES);
-    if (l.too_small)
-        return; /* view_draw says so */
-    const struct scenario *s = &p->scenario;
+    const struct presentation_layout l = p->frame.present;
+    if (l.too_small) {
+        /* nor does any box go over it: each is sized for a screen this large */
+        view_draw_too_small(p->frame.cols, p->frame.rows, LAYOUT_PRESENT_MIN_COLS,
+                            LAYOUT_PRESENT_MIN_ROWS);
+        return false;
+    }
+    const struct scenario *s = planner_scenario(p);
     char n[32], line[256], ctx[32];
     view_title(p, l.title);
-    units_format_int(p->result.max_users, n, sizeof n);
+    units_format_int(planner_result(p)->max_users, n, sizeof n);
     int w = widget_big_number_width(n, l.scale);
     int x = l.number.x + (l.number.w - w - 12) / 2;
-    widget_big_number(l.number.y, x, n, l.scale, view_users_role(&p->result));
+    widget_big_number(l.number.y, x, n, l.scale, view_users_role(planner_result(p)));
     widget_text(l.number.y + l.number.h - 1, x + w + 2, 10, ROLE_TITLE, "users");
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    const struct plan_result *res = &p->result;
+    const struct plan_result *res = planner_result(p);
     char where[160], extra[160] = "", group[48];
     plan_layout_group(res, group, sizeof group);
     if (res->replicas > 1)
@@ -96,10 +101,10 @@ void view_draw_presentation(const struct planner *p)
     draw_presentation_legend(p, l.bar);
     /* the focused control, full width */
     char value[128];
-    control_format(p->focus, &p->scenario, &p->result, value, sizeof value);
-    widget_text(l.slider.y, l.slider.x, LABEL_W, ROLE_FOCUS, control_label(p->focus, &p->scenario));
+    control_format(p->focus, s, res, value, sizeof value);
+    widget_text(l.slider.y, l.slider.x, LABEL_W, ROLE_FOCUS, control_label(p->focus, s));
     double f = planner_control_fraction(p, p->focus);
-    int tx = l.slider.x + LABEL_W + 1, tw = l.slider.w - LABEL_W - VALUE_W - 2;
+    int tx = l.track.x, tw = l.track.w;
     if (f >= 0)
         widget_slider(l.slider.y, tx, tw, f, true);
     widget_text(l.slider.y, f >= 0 ? tx + tw + 1 : tx, VALUE_W + (f >= 0 ? 0 : tw), ROLE_TITLE,
@@ -111,4 +116,5 @@ void view_draw_presentation(const struct planner *p)
     }
     if (l.keybar.h > 0)
         view_keybar(l.keybar);
+    return true;
 }

@@ -38,8 +38,8 @@ static void summary_host(const struct plan_result *res, int y, int x, int w)
 static int summary_count(const struct planner *p, const struct planner_layout *l)
 {
     struct rect r = l->summary;
-    const struct plan_result *res = &p->result;
-    const struct scenario *s = &p->scenario;
+    const struct plan_result *res = planner_result(p);
+    const struct scenario *s = planner_scenario(p);
     char n[32], line[256], a[32], ctx[32];
     const struct engine_desc *e = engine_desc(res->profile);
     bool engine = e->server;
@@ -74,8 +74,8 @@ static int summary_count(const struct planner *p, const struct planner_layout *l
  * returns the row under them. */
 static int summary_checks(const struct planner *p, struct rect r, int y)
 {
-    const struct plan_result *res = &p->result;
-    const struct scenario *s = &p->scenario;
+    const struct plan_result *res = planner_result(p);
+    const struct scenario *s = planner_scenario(p);
     char line[256], a[32];
     int end = r.y + r.h;
     if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && y < end) {
@@ -110,8 +110,8 @@ static int summary_checks(const struct planner *p, struct rect r, int y)
  * held and the cost, from row y while they fit. */
 static void summary_figures(const struct planner *p, struct rect r, int y)
 {
-    const struct plan_result *res = &p->result;
-    const struct scenario *s = &p->scenario;
+    const struct plan_result *res = planner_result(p);
+    const struct scenario *s = planner_scenario(p);
     const struct engine_desc *e = engine_desc(res->profile);
     char line[256], brief[128], a[32], b[32];
     int end = r.y + r.h;

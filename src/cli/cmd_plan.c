@@ -1,4 +1,5 @@
 /* plan and the planner: one scenario, printed or opened. */
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +39,10 @@ static int plan_print(const struct options *o, const struct scenario *s,
     if (o->export_path && strcmp(o->export_path, "-") == 0)
         return 0;
     switch (o->format) {
-    case FORMAT_JSON: {
-        char *text = snapshot_to_json(s, r, x, KVPLAN_GENERATOR);
-        if (text == NULL)
+    case FORMAT_JSON:
+        if (!snapshot_write_json(stdout, s, r, x, KVPLAN_GENERATOR))
             return cli_fail("cannot build the JSON snapshot (out of memory)");
-        fputs(text, stdout);
-        free(text);
         break;
-    }
     case FORMAT_MARKDOWN:
         report_markdown(stdout, s, r, x);
         break;
@@ -144,9 +141,11 @@ static int planner_open(const struct options *o, const struct catalog *cat,
                            o->preset_dir_count};
     int status;
     if (o->dump_path) {
-        status = app_dump(&in, o->dump_path, o->dump_cols ? o->dump_cols : 80,
-                          o->dump_rows ? o->dump_rows : 24, o->keys, mono, ascii,
-                          o->given[OPT_DUMP_ATTRS], err, sizeof err);
+        struct app_dump_options dump = {
+            .path = o->dump_path, .cols = o->dump_cols ? o->dump_cols : 80,
+            .rows = o->dump_rows ? o->dump_rows : 24, .keys = o->keys, .mono = mono,
+            .ascii = ascii, .with_attrs = o->given[OPT_DUMP_ATTRS]};
+        status = app_dump(&in, &dump, err, sizeof err);
     } else {
         status = app_run(&in, mono, ascii, err, sizeof err);
         if (status == 3) {
@@ -165,6 +164,11 @@ static int planner_open(const struct options *o, const struct catalog *cat,
 
 int cmd_planner(int argc, char **argv)
 {
+    /* The terminal's character set, for curses; LC_CTYPE only, so strtod
+     * and printf keep the decimal point. Only the planner draws with it:
+     * the other commands write UTF-8 bytes whatever the locale, and skip
+     * loading it (60 thousand instructions, its alias file read). */
+    setlocale(LC_CTYPE, "");
     struct options o;
     struct diag d = {0};
     int parsed = cli_parse(CMD_PLANNER, argc, argv, &o);

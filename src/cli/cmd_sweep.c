@@ -8,11 +8,13 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/options_table.h"
+#include "cli/sweep_axis.h"
 #include "core/engine_desc.h"
 #include "core/plan.h"
 #include "core/version.h"
 #include "io/jsonout.h"
 #include "io/markdown.h"
+#include "io/outbuf.h"
 #include "io/report.h"
 
 
@@ -21,169 +23,32 @@
  * 65,536 of every GPU and model is some 145 million. */
 enum { SWEEP_MAX_ROWS = 100000 };
 
-enum sweep_axis { AXIS_CONTEXT, AXIS_GPUS, AXIS_KV_DTYPE, AXIS_GPU, AXIS_MODEL, AXIS_CONCURRENCY };
-
-struct axis {
-    enum sweep_axis kind;
-    uint64_t lo, hi;
-    uint32_t points; /* context: log-spaced points (0 = powers of two) */
-    size_t count;    /* values along the axis */
-    enum dtype kv[DTYPE_COUNT]; /* kv-dtype: the cache types of the sweep's engine */
+/* A sweep made ready: the base scenario, its axes, what the rows print as. */
+struct sweep {
+    struct catalog cat;
+    struct scenario base;
+    struct axis axes[OPTIONS_VARY_MAX];
+    int nvary;
+    enum sweep_format format;
+    bool models, each_gpu, target;
 };
-
-/* The kv-dtype axis: the cache types the engine has (the K-quant mixes are
- * weight formats, never caches); set once the scenario's engine is known. */
-static void kv_axis(struct axis *ax, enum engine_kind engine)
-{
-    ax->count = 0;
-    for (int t = DTYPE_AUTO + 1; t < DTYPE_COUNT; t++)
-        if (engine_supports(engine, (enum dtype)t) && t != DTYPE_Q6_K && t != DTYPE_Q5_K_M &&
-            t != DTYPE_Q4_K_M)
-            ax->kv[ax->count++] = (enum dtype)t;
-}
-
-static bool parse_axis(const char *vary, const struct catalog *cat, struct axis *ax,
-                       struct diag *d)
-{
-    const char *vary_flag = OPTION_FLAG(OPT_VARY);
-    char name[32], range[64] = "";
-    memset(ax, 0, sizeof *ax);
-    if (sscanf(vary, "%31[^=]=%63s", name, range) < 1)
-        return diag_fail(d, "%s: expected AXIS=RANGE, such as context=1k..1M", vary_flag);
-    if (strcmp(name, "context") == 0)
-        ax->kind = AXIS_CONTEXT;
-    else if (strcmp(name, "gpus") == 0)
-        ax->kind = AXIS_GPUS;
-    else if (strcmp(name, "kv-dtype") == 0)
-        ax->kind = AXIS_KV_DTYPE;
-    else if (strcmp(name, "gpu") == 0)
-        ax->kind = AXIS_GPU;
-    else if (strcmp(name, "model") == 0)
-        ax->kind = AXIS_MODEL;
-    else if (strcmp(name, "concurrency") == 0)
-        ax->kind = AXIS_CONCURRENCY;
-    else
-        return diag_fail(d, "%s: '%s' is not context, gpus, concurrency, kv-dtype, gpu or model",
-                         vary_flag, name);
-    if (ax->kind == AXIS_CONTEXT || ax->kind == AXIS_GPUS || ax->kind == AXIS_CONCURRENCY) {
-        char a[32], b[32], pts[16] = "";
-        if (sscanf(range, "%31[^.]..%31[^:]:%15s", a, b, pts) < 2)
-            return diag_fail(d, "%s: '%s' needs a range FROM..TO (context may add :POINTS)",
-                             vary_flag, vary);
-        struct diag in = {0};
-        bool counted = ax->kind != AXIS_CONTEXT; /* GPUs or users: their own words for 0 */
-        if (!units_parse_tokens(a, counted, &ax->lo, &in) ||
-            !units_parse_tokens(b, counted, &ax->hi, &in) || ax->lo > ax->hi)
-            return diag_fail(d, "%s: '%s': %s", vary_flag, vary,
-                             in.failed ? in.message : "FROM is above TO");
-        if (counted && ax->lo == 0)
-            return diag_fail(d, "%s: '%s': the %s must be at least 1", vary_flag, vary,
-                             ax->kind == AXIS_GPUS ? "GPU count" : "number of users");
-        if (ax->kind == AXIS_GPUS && ax->hi > GPUS_MAX)
-            return diag_fail(d, "%s: at most %d GPUs", vary_flag, GPUS_MAX);
-        if (pts[0]) {
-            uint64_t p;
-            if (ax->kind != AXIS_CONTEXT || !units_parse_count(pts, 2, 100000, &p, &in))
-                return diag_fail(d,
-                                 "%s: '%s': POINTS is a whole number from 2 to 100000 "
-                                 "(context only)",
-                                 vary_flag, vary);
-            ax->points = (uint32_t)p;
-            ax->count = ax->points;
-        } else if (ax->kind == AXIS_CONTEXT || ax->kind == AXIS_CONCURRENCY) {
-            /* powers of two from FROM: 1, 2, 4 ... users, or 1k, 2k ... tokens */
-            for (uint64_t v = ax->lo; v <= ax->hi && v > 0; v *= 2)
-                ax->count++;
-        } else {
-            ax->count = ax->hi - ax->lo + 1;
-        }
-    } else {
-        if (strcmp(range, "all") != 0 && range[0] != '\0')
-            return diag_fail(d, "%s: '%s': only 'all' is supported for %s", vary_flag, vary, name);
-        ax->count = ax->kind == AXIS_GPU     ? cat->gpu_count
-                    : ax->kind == AXIS_MODEL ? cat->model_count
-                                             : (size_t)(DTYPE_COUNT - 1);
-    }
-    return true;
-}
-
-/* Refuses, before any row is planned, a sweep of more than max rows (the
- * product of the axes, saturating). */
-static bool rows_allowed(const struct axis *axes, int n, uint64_t max, struct diag *d)
-{
-    uint64_t rows = 1;
-    for (int i = 0; i < n; i++)
-        rows = axes[i].count && rows > UINT64_MAX / axes[i].count ? UINT64_MAX
-                                                                  : rows * axes[i].count;
-    if (rows <= max)
-        return true;
-    char shown[32], cap[32];
-    units_format_int(rows, shown, sizeof shown);
-    units_format_int(max, cap, sizeof cap);
-    return diag_fail(d, "sweep: %s rows, over the cap of %s; vary fewer values, or allow them "
-                        "with --max-rows %llu",
-                     shown, cap, (unsigned long long)rows);
-}
-
-/* Sets axis value i in s; writes its label. */
-static void apply_axis(const struct axis *ax, size_t i, const struct catalog *cat,
-                       struct scenario *s, char *label, size_t size)
-{
-    switch (ax->kind) {
-    case AXIS_CONTEXT: {
-        uint64_t v;
-        if (ax->points)
-            v = (uint64_t)llround(exp(log((double)ax->lo) +
-                                      (log((double)ax->hi) - log((double)ax->lo)) * (double)i /
-                                          (double)(ax->points - 1)));
-        else
-            v = ax->lo << i;
-        s->context_tokens = v;
-        if (s->prefix_tokens >= v)
-            s->prefix_tokens = 0;
-        if (s->avg_context_tokens >= v)
-            s->avg_context_tokens = 0;
-        units_format_tokens_arg(v, label, size); /* also a CSV field: no grouping comma */
-        break;
-    }
-    case AXIS_CONCURRENCY:
-        s->concurrency = ax->lo << i;
-        snprintf(label, size, "%llu user%s", (unsigned long long)s->concurrency,
-                 s->concurrency == 1 ? "" : "s");
-        break;
-    case AXIS_GPUS:
-        s->gpus = (uint32_t)(ax->lo + i); /* --tp stays: counts it does not divide are refused */
-        snprintf(label, size, "%u", s->gpus);
-        break;
-    case AXIS_GPU:
-        s->gpu = cat->gpus[i].spec;
-        snprintf(label, size, "%s", s->gpu.id);
-        break;
-    case AXIS_MODEL:
-        s->model = cat->models[i].spec;
-        s->kv_heads = 0;
-        snprintf(label, size, "%s", s->model.id);
-        break;
-    case AXIS_KV_DTYPE:
-        s->kv_dtype = ax->kv[i];
-        snprintf(label, size, "%s", dtype_info(s->kv_dtype)->name);
-        break;
-    }
-}
 
 /* Prints one row of the JSON array (freed here), indented as an element,
  * after a comma unless it is the first; false on out of memory. */
-static bool print_json_row(cJSON *item, size_t index)
+static bool print_json_row(struct outbuf *ob, cJSON *item, size_t index)
 {
     char *text = item ? cJSON_Print(item) : NULL;
     cJSON_Delete(item);
     if (text == NULL)
         return false;
-    fputs(index ? ",\n\t" : "\n\t", stdout);
-    for (const char *p = text; *p; p++) {
-        putchar(*p);
-        if (*p == '\n')
-            putchar('\t');
+    outbuf_str(ob, index ? ",\n\t" : "\n\t");
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        outbuf_mem(ob, p, n);
+        if (nl)
+            outbuf_mem(ob, "\t", 1);
+        p += n;
     }
     free(text);
     return true;
@@ -238,35 +103,51 @@ static int row_cells(const struct scenario *s, const struct plan_result *r, cons
     return n;
 }
 
-static void print_cells(const struct cell *c, int n, enum sweep_format format)
+/* The longest text of a cell: a row's value escaped for Markdown. */
+enum { CELL_TEXT_MAX = MD_TEXT_SIZE(SWEEP_VALUE_MAX) - 1 };
+
+static char *put_text(char *p, const char *text, size_t max)
 {
-    const char *sep = format == SWEEP_CSV ? "," : " | ";
-    if (format == SWEEP_MARKDOWN)
-        fputs("| ", stdout);
-    for (int i = 0; i < n; i++) {
+    size_t n = strnlen(text, max);
+    memcpy(p, text, n);
+    return p + n;
+}
+
+/* n bytes of a literal */
+#define PUT_LITERAL(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
+
+/* A CSV or Markdown row, written straight into ob's buffer. */
+static void print_cells(struct outbuf *ob, const struct cell *c, int n, enum sweep_format format)
+{
+    bool md = format == SWEEP_MARKDOWN;
+    char *p = outbuf_room(ob, CELLS_MAX * (CELL_TEXT_MAX + 3) + 4);
+    if (md)
+        p = PUT_LITERAL(p, "| ");
+    for (int i = 0; i < n && i < CELLS_MAX; i++) {
         if (i)
-            fputs(sep, stdout);
+            p = md ? PUT_LITERAL(p, " | ") : PUT_LITERAL(p, ",");
         switch (c[i].kind) {
         case CELL_STR: {
-            char md[MD_TEXT_SIZE(SWEEP_VALUE_MAX)]; /* an id or a value from the command line */
-            fputs(format == SWEEP_MARKDOWN ? md_text(c[i].str, md, sizeof md) : c[i].str, stdout);
+            char text[CELL_TEXT_MAX + 1]; /* an id or a value from the command line */
+            p = put_text(p, md ? md_text(c[i].str, text, sizeof text) : c[i].str, CELL_TEXT_MAX);
             break;
         }
         case CELL_UINT:
-            printf("%llu", (unsigned long long)c[i].uint);
+            p = outbuf_put_uint(p, c[i].uint);
             break;
         case CELL_BOOL:
-            fputs(c[i].present ? "true" : "false", stdout);
+            p = c[i].present ? PUT_LITERAL(p, "true") : PUT_LITERAL(p, "false");
             break;
         case CELL_NUM:
             if (c[i].present)
-                printf("%.6g", c[i].num);
-            else if (format == SWEEP_MARKDOWN)
-                fputs("n/a", stdout);
+                p = outbuf_put_g6(p, c[i].num);
+            else if (md)
+                p = PUT_LITERAL(p, "n/a");
             break;
         }
     }
-    fputs(format == SWEEP_MARKDOWN ? " |\n" : "\n", stdout);
+    p = md ? PUT_LITERAL(p, " |\n") : PUT_LITERAL(p, "\n");
+    outbuf_commit(ob, p);
 }
 
 static cJSON *json_cells(const struct cell *c, int n)
@@ -291,22 +172,13 @@ static cJSON *json_cells(const struct cell *c, int n)
     return jsonout_end(&jo);
 }
 
-/* A sweep made ready: the base scenario, its axes, what the rows print as. */
-struct sweep {
-    struct catalog cat;
-    struct scenario base;
-    struct axis axes[OPTIONS_VARY_MAX];
-    int nvary;
-    enum sweep_format format;
-    bool models, each_gpu, target;
-};
 
 /* The axes of --vary, each once. */
 static bool sweep_axes(const struct options *o, struct sweep *w, struct diag *d)
 {
     w->nvary = o->vary_count;
     for (int i = 0; i < w->nvary; i++) {
-        if (!parse_axis(o->varies[i], &w->cat, &w->axes[i], d))
+        if (!sweep_axis_parse(o->varies[i], &w->cat, &w->axes[i], d))
             return false;
         for (int j = 0; j < i; j++)
             if (w->axes[j].kind == w->axes[i].kind)
@@ -340,10 +212,15 @@ static bool sweep_setup(const struct options *o, struct sweep *w, struct diag *d
     }
     for (int i = 0; i < w->nvary; i++)
         if (w->axes[i].kind == AXIS_KV_DTYPE)
-            kv_axis(&w->axes[i], w->base.engine.kind);
+            sweep_axis_kv(&w->axes[i], w->base.engine.kind);
     w->target = w->base.min_tokens_per_s > 0 || w->base.max_ttft_seconds > 0;
     uint64_t max_rows = o->given[OPT_MAX_ROWS] ? o->max_rows : SWEEP_MAX_ROWS;
-    return rows_allowed(w->axes, w->nvary, max_rows, d);
+    if (!sweep_rows_allowed(w->axes, w->nvary, max_rows, d))
+        return false;
+    for (int i = 0; i < w->nvary; i++)
+        if (!sweep_axis_tables(&w->axes[i]))
+            return diag_fail(d, "out of memory");
+    return true;
 }
 
 /* The CSV or Markdown header (the columns of a row of the base scenario),
@@ -419,63 +296,62 @@ static bool print_table_row(const struct sweep *w, const struct scenario *s,
     return over;
 }
 
-/* The scenario of the combination idx, and its label ("fp8/32k/4"); moves
- * idx to the next combination (the last axis fastest), false after the last. */
-static bool next_row(const struct sweep *w, size_t idx[], struct scenario *s, char *value,
-                     size_t size)
+/* s (at n) followed by text, cut as snprintf would cut it in size bytes;
+ * returns the new length. */
+static size_t append(char *s, size_t n, size_t size, const char *text, size_t len)
 {
-    char part[64];
-    *s = w->base;
+    size_t room = size - 1 - n;
+    len = len < room ? len : room;
+    memcpy(s + n, text, len);
+    s[n + len] = '\0';
+    return n + len;
+}
+
+/* Where the rows are: the next combination, and the scenario of the last
+ * one with each axis's value and label as last set. */
+struct row_cursor {
+    size_t idx[OPTIONS_VARY_MAX], set[OPTIONS_VARY_MAX];
+    const char *part[OPTIONS_VARY_MAX];
+    struct scenario s;
+};
+
+static void cursor_start(const struct sweep *w, struct row_cursor *at)
+{
+    at->s = w->base;
+    for (int i = 0; i < OPTIONS_VARY_MAX; i++) {
+        at->idx[i] = 0;
+        at->set[i] = SIZE_MAX; /* none set yet */
+    }
+}
+
+/* The scenario of the combination at->idx in at->s, and its label
+ * ("fp8/32k/4"): only the axes whose value changed since the last row are
+ * set again (each sets fields of its own). Moves to the next combination
+ * (the last axis fastest); false after the last. */
+static bool next_row(const struct sweep *w, struct row_cursor *at, char *value, size_t size)
+{
+    size_t n = 0;
     value[0] = '\0';
     for (int i = 0; i < w->nvary; i++) {
-        apply_axis(&w->axes[i], idx[i], &w->cat, s, part, sizeof part);
-        size_t n = strlen(value);
-        snprintf(value + n, size - n, "%s%s", i ? "/" : "", part);
+        if (at->set[i] != at->idx[i]) {
+            at->part[i] = sweep_axis_apply(&w->axes[i], at->idx[i], &w->cat, &w->base, &at->s);
+            at->set[i] = at->idx[i];
+        }
+        if (i)
+            n = append(value, n, size, "/", 1);
+        n = append(value, n, size, at->part[i], strnlen(at->part[i], AXIS_LABEL_MAX - 1));
     }
     for (int i = w->nvary - 1; i >= 0; i--) {
-        if (++idx[i] < w->axes[i].count)
+        if (++at->idx[i] < w->axes[i].count)
             return true;
-        idx[i] = 0;
+        at->idx[i] = 0;
     }
     return false;
 }
 
-/* Every row, in the sweep's format. JSON rows are printed as they are made,
- * never held (640k rows in one array took 1.2 GB); the output is still one
- * array. */
-static int sweep_print(const struct sweep *w)
+/* After the rows: the table's notes, the end of the JSON array. */
+static void sweep_end(const struct sweep *w, struct outbuf *ob, bool beyond_fit, size_t rows)
 {
-    bool beyond_fit = false, more = true;
-    size_t rows_printed = 0, idx[OPTIONS_VARY_MAX] = {0};
-    int status = 0;
-    print_head(w);
-    if (w->format == SWEEP_JSON)
-        fputs("[", stdout);
-    for (int i = 0; i < w->nvary; i++)
-        if (w->axes[i].count == 0)
-            more = false;
-    while (more) {
-        struct scenario s;
-        char value[SWEEP_VALUE_MAX];
-        more = next_row(w, idx, &s, value, sizeof value);
-        struct plan_result r;
-        struct diag in = {0};
-        if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &in)) {
-            if (w->format == SWEEP_TABLE)
-                printf("%-28s (%s)\n", value, in.message);
-            continue;
-        }
-        struct cell c[CELLS_MAX];
-        int ncells = row_cells(&s, &r, value, c);
-        if (w->format == SWEEP_JSON && !print_json_row(json_cells(c, ncells), rows_printed++)) {
-            status = cli_fail("cannot build JSON (out of memory)");
-            break;
-        }
-        if (w->format == SWEEP_TABLE)
-            beyond_fit = print_table_row(w, &s, &r, value) || beyond_fit;
-        else if (w->format != SWEEP_JSON)
-            print_cells(c, ncells, w->format);
-    }
     if (w->format == SWEEP_TABLE && beyond_fit)
         printf("* more users decoding at once (--concurrency) than fit in memory (USERS): the "
                "speed is for a batch that cannot be held\n");
@@ -484,9 +360,50 @@ static int sweep_print(const struct sweep *w)
         printf("AT LEVEL: the users that keep %s\n",
                report_speed_target(&w->base, what, sizeof what));
     }
-    if (w->format == SWEEP_JSON && status == 0)
-        fputs(rows_printed ? "\n]\n" : "]\n", stdout);
-    return status;
+    if (w->format == SWEEP_JSON)
+        outbuf_str(ob, rows ? "\n]\n" : "]\n");
+}
+
+/* Every row, in the sweep's format. JSON rows are printed as they are made,
+ * never held (640k rows in one array took 1.2 GB); the output is still one
+ * array. CSV, Markdown and JSON rows go through ob; the table through
+ * stdio. */
+static int sweep_print(const struct sweep *w, struct outbuf *ob)
+{
+    bool beyond_fit = false, more = true;
+    size_t rows_printed = 0;
+    struct row_cursor at;
+    cursor_start(w, &at);
+    print_head(w);
+    if (w->format == SWEEP_JSON)
+        outbuf_mem(ob, "[", 1);
+    for (int i = 0; i < w->nvary; i++)
+        if (w->axes[i].count == 0)
+            more = false;
+    struct diag in = {0}; /* cleared once used only: 513 bytes a row otherwise */
+    while (more) {
+        char value[SWEEP_VALUE_MAX];
+        more = next_row(w, &at, value, sizeof value);
+        const struct scenario *s = &at.s;
+        struct plan_result r;
+        bool planned = plan_compute(s, PLAN_NUMBERS, NULL, &r, &in);
+        if (!planned && w->format == SWEEP_TABLE)
+            printf("%-28s (%s)\n", value, in.message);
+        if (in.failed)
+            in = (struct diag){0};
+        if (!planned)
+            continue;
+        struct cell c[CELLS_MAX];
+        int ncells = row_cells(s, &r, value, c);
+        if (w->format == SWEEP_JSON && !print_json_row(ob, json_cells(c, ncells), rows_printed++))
+            return cli_fail("cannot build JSON (out of memory)");
+        if (w->format == SWEEP_TABLE)
+            beyond_fit = print_table_row(w, s, &r, value) || beyond_fit;
+        else if (w->format != SWEEP_JSON)
+            print_cells(ob, c, ncells, w->format);
+    }
+    sweep_end(w, ob, beyond_fit, rows_printed);
+    return 0;
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -501,10 +418,15 @@ int cmd_sweep(int argc, char **argv)
         return 2;
     }
     struct sweep w = {0};
+    static struct outbuf ob;
+    outbuf_init(&ob, stdout);
     bool ok = sweep_setup(&o, &w, &d);
-    int status = ok ? sweep_print(&w) : cli_fail(d.message);
+    int status = ok ? sweep_print(&w, &ob) : cli_fail(d.message);
+    bool written = outbuf_flush(&ob);
+    for (int i = 0; i < w.nvary; i++)
+        sweep_axis_free(&w.axes[i]);
     catalog_free(&w.cat);
-    if (status == 0 && fflush(stdout) != 0)
+    if (status == 0 && (!written || fflush(stdout) != 0))
         status = cli_fail("cannot write to standard output");
     return status;
 }

@@ -1,6 +1,5 @@
 /* kvplan: capacity planner for serving large language models.
  * main dispatches to a subcommand; everything else lives below it. */
-#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,8 +10,6 @@
 
 int main(int argc, char **argv)
 {
-    /* LC_CTYPE only: strtod and printf keep the decimal point. */
-    setlocale(LC_CTYPE, "");
     if (argc >= 2) {
         const char *cmd = argv[1];
         if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {

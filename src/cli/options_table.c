@@ -77,7 +77,7 @@ const struct option_row options_table[OPT_COUNT] = {
                    .help = "price per GPU-hour instead of the preset's"},
     [OPT_CONCURRENCY] = {OPTNAME_CONCURRENCY, .commands = SCENARIO, COUNT64(1, 100000000),
                          .offset = AT(concurrency), .field = FIELD(SF_CONCURRENCY), .metavar = "N",
-                         .help = "users decoding at once for the speed (default: all that fit)"},
+                         .help = "users decoding at once for the speed (default: all that fit, or with a target those that keep it)"},
     [OPT_PROMPT] = {OPTNAME_PROMPT, .commands = SCENARIO, .parse = opt_tokens, .min = 1,
                     .offset = AT(prompt), .field = FIELD(SF_PROMPT), .metavar = "TOKENS",
                     .help = "the prompt whose time to first token is reported (default:\n"

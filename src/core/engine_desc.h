@@ -125,6 +125,10 @@ struct engine_desc {
     const char *lora_where;      /* where the slots sit, for the LoRA row; NULL: beside the
                                   * weights */
 
+    /* Speed: each step's own overhead (scheduler, sampling, graph launch),
+     * seconds; fitted by tools/fit_speed.py (doc/SPEED-FIT.md). */
+    double step_overhead_s;
+
     /* Words the views use. */
     const char *runtime_words;   /* SEG_RUNTIME: "activations+rt", "compute buffers" */
     const char *reserved_words;  /* SEG_RESERVED: "headroom", "outside budget", "kept free" */

@@ -187,8 +187,9 @@ const char *plan_warning_text(enum plan_warning w)
         return "llama.cpp loads GGUF weights (f16, bf16, q8_0, q6_k, q5_k_m, q4_k_m, q4_0): "
                "choose one with --weight-dtype";
     case WARN_SPEED_MOE:
-        return "fine-grained MoE: measured engines decode 3-10x slower than this speed "
-               "estimate (doc/SPEED-VALIDATION.md)";
+        return "fine-grained MoE: its speed rests on a fit to DeepSeek-R1 in 2026 SGLang and "
+               "TensorRT-LLM builds, off by up to 45% case by case; early-2025 builds were 2-6x "
+               "slower (doc/SPEED-FIT.md)";
     case WARN_CONCURRENCY_BEYOND_FIT:
         return "more users decoding at once than fit in memory: the speed is for a batch "
                "that cannot be held";

@@ -248,6 +248,8 @@ void policy_user_bytes(struct policy_ctx *c)
 void policy_weights_term(struct policy_ctx *c, struct explain_row *row)
 {
     char name[48];
+    if (row == NULL) /* no rows kept: the name is not written */
+        return;
     if (c->r->tp * c->r->pp > 1 || c->r->experts_spread || c->r->spec.method != SPEC_NONE) {
         explain_ref(c->x, row, "weights_per_gpu", "weights");
     } else {
@@ -566,6 +568,8 @@ void policy_state_pool_used(struct policy_ctx *c)
 void policy_kv_layer_expr(struct explain_row *row, const struct model_spec *m,
                           const struct kv_cost *k)
 {
+    if (row == NULL)
+        return;
     const struct dtype_info *info = dtype_info(k->kv_dtype);
     char bpv[48];
     snprintf(bpv, sizeof bpv, "B (%s)", info->name);

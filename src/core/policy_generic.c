@@ -3,6 +3,7 @@
  * users the pool over the tokens in use rounded up to whole blocks. */
 #include "engine_desc.h"
 #include "policy.h"
+#include "speed.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -101,8 +102,9 @@ static void budget(struct policy_ctx *c)
 
     struct explain_row *row = explain_row_begin(c->x, "pool", "KV pool", "per GPU");
     explain_term(row, mem, XU_BYTES, s->has_vram ? "memory (--vram)" : "memory");
-    char name[48];
-    snprintf(name, sizeof name, "headroom (%g%%)", s->headroom_percent);
+    char name[48] = "";
+    if (row) /* the texts only when the rows are kept */
+        snprintf(name, sizeof name, "headroom (%g%%)", s->headroom_percent);
     explain_term(row, headroom, XU_BYTES, name);
     explain_op(row, XOP_SUB);
     policy_weights_term(c, row);
@@ -136,9 +138,11 @@ static void budget(struct policy_ctx *c)
                                                     r->user_bytes_paged_per_gpu)
                                          : 0;
     paged_user_row(c, ug, uw);
-    char note[64], t[32];
-    units_format_int(r->avg_context_tokens, t, sizeof t);
-    snprintf(note, sizeof note, "at %s tokens in use", t);
+    char note[64] = "", t[32];
+    if (c->x) {
+        units_format_int(r->avg_context_tokens, t, sizeof t);
+        snprintf(note, sizeof note, "at %s tokens in use", t);
+    }
     users_row(c, "users_paged_replica", "Users, paged", r->prefix_bytes_paged_per_gpu,
               "prefix in whole blocks", "kv_per_user_paged", note);
 
@@ -172,6 +176,7 @@ static void budget(struct policy_ctx *c)
 /* The headroom rule: no launch line, no log; windows held as windows, the
  * state in vLLM's precisions, LoRA slots beside the weights. */
 const struct engine_desc engine_generic = {
+    .step_overhead_s = SPEED_STEP_OVERHEAD_S,
     .kind = ENGINE_GENERIC,
     .name = "generic",
     .title = "the generic rule",

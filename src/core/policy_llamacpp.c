@@ -458,6 +458,7 @@ static void budget(struct policy_ctx *c)
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
 const struct engine_desc engine_llamacpp = {
+    .step_overhead_s = 0, /* llama-bench's decode loop: no server scheduler between steps */
     .kind = ENGINE_LLAMACPP,
     .name = "llama.cpp",
     .title = "llama.cpp",

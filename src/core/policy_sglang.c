@@ -6,6 +6,7 @@
  * scheduler max_running_requests. */
 #include "engine_desc.h"
 #include "policy.h"
+#include "speed.h"
 #include "shell.h"
 
 #include <math.h>
@@ -413,6 +414,7 @@ static bool windows_full(const struct scenario *s)
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
 const struct engine_desc engine_sglang = {
+    .step_overhead_s = SPEED_STEP_OVERHEAD_S,
     .kind = ENGINE_SGLANG,
     .name = "sglang",
     .title = "SGLang",

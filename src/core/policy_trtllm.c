@@ -8,6 +8,7 @@
  * _util.py (KvCacheCreator), KvCacheConfig.free_gpu_memory_fraction. */
 #include "engine_desc.h"
 #include "policy.h"
+#include "speed.h"
 #include "shell.h"
 
 #include <stdio.h>
@@ -165,6 +166,7 @@ static bool windows_full(const struct scenario *s)
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
 const struct engine_desc engine_trtllm = {
+    .step_overhead_s = SPEED_STEP_OVERHEAD_S,
     .kind = ENGINE_TRTLLM,
     .name = "trtllm",
     .title = "TensorRT-LLM",

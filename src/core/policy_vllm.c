@@ -7,6 +7,7 @@
 #include "engine_desc.h"
 #include "images.h"
 #include "policy.h"
+#include "speed.h"
 #include "shell.h"
 
 #include <math.h>
@@ -387,6 +388,7 @@ static bool v0_windows(const struct scenario *s)
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
 const struct engine_desc engine_vllm = {
+    .step_overhead_s = SPEED_STEP_OVERHEAD_S,
     .kind = ENGINE_VLLM,
     .name = "vllm",
     .title = "vLLM",

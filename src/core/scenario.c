@@ -475,11 +475,12 @@ static bool dtypes_validate(const struct scenario *s, const char *const *n,
         return fail(d, n, SF_WEIGHT_DTYPE, field, "unknown precision");
     /* a cache type the engine has no kernels for: its launch would not start, or
      * would start in another precision (engine.c engine_supports) */
-    char types[96];
-    engine_cache_types(s->engine.kind, types, sizeof types);
-    if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype))
+    if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype)) {
+        char types[96];
+        engine_cache_types(s->engine.kind, types, sizeof types);
         return fail(d, n, SF_KV_DTYPE, field, "%s has no %s cache (%s)",
                     engine_name(s->engine.kind), dtype_info(s->kv_dtype)->name, types);
+    }
     if (s->kv_dtype == DTYPE_Q6_K || s->kv_dtype == DTYPE_Q5_K_M || s->kv_dtype == DTYPE_Q4_K_M)
         return fail(d, n, SF_KV_DTYPE, field, "%s is a weight format (llama.cpp's K-quant mixes): "
                     "no engine caches in it", dtype_info(s->kv_dtype)->name);

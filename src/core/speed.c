@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "kvcost.h"
+#include "steptime.h"
 #include "plan.h"
 #include "units.h"
 
@@ -18,6 +19,9 @@ struct inputs {
     uint32_t nodes;             /* nodes one tensor-parallel group spans */
     uint32_t tp;
     double layers, global, windowed; /* on one GPU: a stage's, or llama.cpp's share */
+    double allreduces_per_layer; /* 2 (attention, MLP), or 1 where a layer is one block */
+    double moe_mbu;             /* a grouped expert GEMM's share of mbu */
+    double step_overhead, moe_layer_overhead; /* seconds */
     uint32_t pp;                /* stages a token passes in turn: --pp, or llama.cpp's
                                  * layer split over a replica's GPUs */
     uint32_t microbatches;      /* batches in flight: PP keeps its stages busy, llama.cpp not */
@@ -121,6 +125,14 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
         in.windowed /= in.pp;
     }
     in.window = r->cost.window_tokens;
+    /* A decoder layer of attention and MLP all-reduces after each; a hybrid
+     * whose layers are single blocks (Nemotron-H: a Mamba-2, attention or
+     * MLP block a layer, one row-parallel output each) once a block. */
+    in.allreduces_per_layer = m->plain_layers ? 1.0 : 2.0;
+    /* fitted on the measurements (doc/SPEED-FIT.md) */
+    in.moe_mbu = 1.0;
+    in.step_overhead = engine_desc(s->engine.kind)->step_overhead_s;
+    in.moe_layer_overhead = m->experts > SPEED_MOE_FINE_EXPERTS ? SPEED_MOE_LAYER_OVERHEAD_S : 0;
     in.read_share = 1.0;
     if (m->attention == ATTENTION_MLA && m->index_topk && r->cost.index_bytes) {
         /* vLLM models/deepseek_v2.py Indexer (replicated weights, no TP split) and
@@ -138,36 +150,74 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
 
 double speed_expert_share(const struct model_spec *m, uint64_t n)
 {
-    if (m->experts == 0)
-        return 1.0;
-    double k = (double)m->experts_per_token / (double)m->experts;
-    return 1.0 - pow(1.0 - k, (double)n);
+    return step_expert_share(m->experts, m->experts_per_token, (double)n);
 }
 
-/* Context tokens one decoding user attends to, summed over layers. */
-static double attended(const struct inputs *in, double ctx)
+/* One GPU's share of the replica as the step function sees it, for a decode
+ * batch (gathered under DP attention) or for one prompt's prefill. */
+static struct step_model step_model_of(const struct inputs *in, const struct scenario *s,
+                                       const struct plan_result *r, bool decode)
 {
-    double w = in->windowed ? (ctx < (double)in->window ? ctx : (double)in->window) : 0;
-    return in->global * ctx + in->windowed * w;
+    const struct model_spec *md = &s->model;
+    struct step_model m = {0};
+    m.expert_bytes = in->experts / in->expert_div;
+    m.dense_bytes = (double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu) -
+                    m.expert_bytes;
+    m.experts = md->experts;
+    m.experts_per_token = md->experts_per_token;
+    m.layers = (uint32_t)(in->layers + 0.5); /* a stage's, or this GPU's of llama.cpp's split */
+    m.moe_layers = md->experts > SPEED_MOE_FINE_EXPERTS ? m.layers : 0; /* fine-grained */
+    m.flops_per_token = 2.0 * in->active / in->shards;
+    /* the KV a GPU holds of a token: the plan's per-user figure at the
+     * average context (which knows a stage's or llama.cpp's share of the
+     * layers) over the per-token cost of every layer */
+    struct token_split avg = kvcost_split(&r->cost, r->avg_context_tokens, s->prefix_tokens);
+    double all = (double)kvcost_bytes(&r->cost, avg.user_global, avg.user_windowed);
+    double held = (double)r->user_bytes_avg_per_gpu - (double)r->state_bytes_per_user_per_gpu;
+    if (held < 0)
+        held = 0;
+    double share = all > 0 ? held / all : 1.0;
+    m.kv_bytes_global = (double)r->cost.bytes_per_token_global * share;
+    m.kv_bytes_windowed = (double)(r->cost.bytes_per_token - r->cost.bytes_per_token_global) * share;
+    m.window = in->window;
+    m.kv_read_share = in->read_share;
+    m.shared_tokens = s->prefix_tokens;
+    m.shared_bytes = decode ? (double)r->prefix_bytes_per_gpu : 0;
+    m.state_bytes = (double)r->state_bytes_per_user_per_gpu;
+    double split = in->ranks > 1 ? 1.0 : (double)in->tp; /* DP attention: a rank's users whole */
+    double per = decode ? in->per_ctx_token : in->per_ctx_prefill;
+    m.attn_decode_global = m.attn_prefill_global = per * in->global / split;
+    m.attn_decode_windowed = m.attn_prefill_windowed = per * in->windowed / split;
+    m.index_flops = in->index_flops * in->layers;
+    m.attn_topk = in->topk;
+    m.hidden = in->hidden;
+    m.token_scale = decode && in->ranks > 1 ? (double)in->ranks : 1;
+    m.tp = in->tp;
+    m.allreduces = (double)m.layers * in->allreduces_per_layer;
+    m.stages = in->pp;
+    return m;
 }
 
-/* Average tokens a prompt token attends to in a causal prefill of p tokens. */
-static double causal(double p, double window)
+static struct step_machine machine_of(const struct inputs *in)
 {
-    if (window <= 0 || p <= window)
-        return p / 2.0;
-    return window - window * window / (2.0 * p);
+    struct step_machine hw = {0};
+    hw.bytes_per_s = in->bw;
+    hw.flops_per_s = in->peak;
+    hw.mbu = in->mbu;
+    hw.mfu = in->mfu;
+    hw.moe_mbu = in->moe_mbu;
+    hw.link_bytes_per_s = in->link_used;
+    hw.link_latency_s = in->latency;
+    hw.step_overhead_s = in->step_overhead;
+    hw.moe_layer_overhead_s = in->moe_layer_overhead;
+    return hw;
 }
 
-/* One ring all-reduce per attention and per MLP of every layer, of `tokens`
- * hidden vectors in 16 bits. */
-static double comm_seconds(const struct inputs *in, double tokens)
+/* The users of one batch in flight: all of the replica's, or with pipeline
+ * stages one batch per stage. */
+static uint64_t batch_users(const struct inputs *in, uint64_t n)
 {
-    if (in->tp <= 1)
-        return 0;
-    double bytes = tokens * in->hidden * 2.0;
-    double per = in->link_used > 0 ? 2.0 * (in->tp - 1) / in->tp * bytes / in->link_used : 0;
-    return in->layers * 2.0 * (per + in->latency);
+    return (n + in->microbatches - 1) / in->microbatches;
 }
 
 /* The users whose cache one GPU reads: the replica's, or under DP attention
@@ -177,53 +227,30 @@ static uint64_t users_per_gpu(const struct inputs *in, uint64_t n)
     return (n + in->ranks - 1) / in->ranks;
 }
 
-struct step {
-    double weights_read, bytes, flops, memory, compute, comm, total;
-};
-
-/* The users of one batch in flight: all of the replica's, or with pipeline
- * stages one batch per stage. */
-static uint64_t batch_users(const struct inputs *in, uint64_t n)
+/* The decode step of a replica's n users, each at the average context: a
+ * user's token passes every stage, one batch in flight a stage. */
+static double decode_step(const struct inputs *in, const struct scenario *s,
+                          const struct plan_result *r, uint64_t n, struct step_time *st)
 {
-    return (n + in->microbatches - 1) / in->microbatches;
-}
-
-/* Attention FLOPs one GPU does for m users of a stage: its layers (a stage's
- * under PP) split by TP, or under DP attention a rank's own users whole. */
-static double attention_flops(const struct inputs *in, const struct plan_result *r, uint64_t m)
-{
-    double avg = (double)r->avg_context_tokens;
-    double per_user = in->per_ctx_token * attended(in, in->topk > 0 && avg > in->topk ? in->topk : avg);
-    double index = in->index_flops * in->layers * avg; /* the indexer, whole on every GPU */
-    if (in->ranks > 1)
-        return (per_user + index) * (double)users_per_gpu(in, m);
-    return per_user * (double)m / in->tp + index * (double)m;
-}
-
-/* A user's token passes every stage: the stage's time for one batch in flight
- * (memory or compute, whichever binds, then its all-reduces), once per stage. */
-static struct step step_of(const struct inputs *in, const struct scenario *s,
-                           const struct plan_result *r, uint64_t n)
-{
-    struct step st = {0};
-    uint64_t m = batch_users(in, n);
-    double share = speed_expert_share(&s->model, m);
-    /* the GPU's weights, less the experts this batch leaves untouched */
-    st.weights_read = (double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu) - in->experts / in->expert_div * (1.0 - share);
-    st.bytes = st.weights_read + (double)r->prefix_bytes_per_gpu +
-               (double)users_per_gpu(in, m) * (double)r->user_bytes_avg_per_gpu * in->read_share;
-    st.flops = 2.0 * in->active * (double)m / in->shards + attention_flops(in, r, m);
-    st.memory = in->bw > 0 ? st.bytes / (in->bw * in->mbu) : 0;
-    st.compute = in->peak > 0 ? st.flops / (in->peak * in->mfu) : 0;
-    st.comm = comm_seconds(in, (double)m);
-    st.total = ((st.memory > st.compute ? st.memory : st.compute) + st.comm) * in->pp;
-    return st;
+    struct step_model m = step_model_of(in, s, r, true);
+    struct step_machine hw = machine_of(in);
+    struct step_seq one = {.context = r->avg_context_tokens, .tokens = 1};
+    /* the batch is n copies of one user: a single sequence, scaled */
+    uint64_t batch = batch_users(in, n), g = users_per_gpu(in, batch);
+    m.token_scale = (double)batch; /* gathered for the GEMMs under DP attention */
+    m.kv_bytes_global *= (double)g;
+    m.kv_bytes_windowed *= (double)g;
+    m.state_bytes *= (double)g;
+    m.attn_decode_global *= (double)g;
+    m.attn_decode_windowed *= (double)g;
+    m.index_flops *= (double)g;
+    return step_time(&m, &hw, &one, 1, st);
 }
 
 double speed_step_seconds(const struct scenario *s, const struct plan_result *r, uint64_t n)
 {
     struct inputs in = inputs_of(s, r);
-    return step_of(&in, s, r, n).total;
+    return decode_step(&in, s, r, n, NULL);
 }
 
 const char *plan_binding_name(enum binding_limit b)
@@ -263,15 +290,18 @@ static void weights_row(const struct inputs *in, const struct scenario *s,
     explain_row_end(x, row, XU_BYTES, 0, name);
 }
 
+/* What one decode step reads: the weights, the shared prefix once, and each
+ * user's KV (and writes its new token's) and recurrent state, read and
+ * written back. */
 static void bytes_row(const struct inputs *in, const struct plan_result *r, struct explain *x,
-                      uint64_t m, const struct step *st, const char *wkey)
+                      uint64_t m, const struct step_time *st, const char *wkey)
 {
     char name[96];
     struct explain_row *row = explain_row_begin(x, "speed_bytes", "Read per step", "per GPU");
     if (wkey)
         explain_ref(x, row, wkey, "weights");
     else
-        explain_term(row, st->weights_read, XU_BYTES, "weights");
+        explain_term(row, st->weights_bytes, XU_BYTES, "weights");
     if (r->prefix_bytes_per_gpu) {
         explain_term(row, (long double)r->prefix_bytes_per_gpu, XU_BYTES, "prefix");
         explain_op(row, XOP_ADD);
@@ -282,13 +312,16 @@ static void bytes_row(const struct inputs *in, const struct plan_result *r, stru
                  : in->microbatches > 1 ? "users a batch in flight"
                  : ng == 1              ? "user"
                                         : "users");
-    explain_term(row, (long double)r->user_bytes_avg_per_gpu, XU_BYTES,
-                 r->cost.state_layers ? "KV and state each" : "KV each");
-    explain_op(row, XOP_MUL);
-    if (in->read_share < 1.0) {
-        explain_term(row, in->read_share, XU_RATIO, "share read");
+    double kv = (st->kv_bytes - (double)r->prefix_bytes_per_gpu) / (double)ng;
+    double state = st->state_bytes / (double)ng;
+    explain_term(row, kv, XU_BYTES, in->read_share < 1.0 ? "KV each, the share read" : "KV each, its new token written");
+    if (state > 0) {
+        explain_term(row, 2, XU_COUNT, "");
+        explain_term(row, state / 2, XU_BYTES, "state each, read and written back");
         explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
     }
+    explain_op(row, XOP_MUL);
     explain_op(row, XOP_ADD);
     if (in->read_share < 1.0)
         snprintf(name, sizeof name, "sparse attention reads every indexer key and the top "
@@ -300,12 +333,18 @@ static void bytes_row(const struct inputs *in, const struct plan_result *r, stru
 }
 
 static void memory_compute_rows(const struct inputs *in, const struct plan_result *r,
-                                struct explain *x, uint64_t m)
+                                struct explain *x, uint64_t m, const struct step_time *st)
 {
     const struct speed_result *sp = &r->speed;
     char name[96];
     struct explain_row *row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
     explain_ref(x, row, "speed_bytes", "");
+    double touched = st->expert_read_bytes;
+    if (in->moe_mbu < 1.0 && in->experts > 0) {
+        snprintf(name, sizeof name, "more for experts read at %.0f%% of MBU", in->moe_mbu * 100);
+        explain_term(row, touched * (1.0 / in->moe_mbu - 1.0), XU_BYTES, name);
+        explain_op(row, XOP_ADD);
+    }
     explain_term(row, in->bw, XU_BYTES_PER_S, "bandwidth");
     explain_term(row, in->mbu, XU_FRACTION, "MBU");
     explain_op(row, XOP_MUL);
@@ -320,7 +359,7 @@ static void memory_compute_rows(const struct inputs *in, const struct plan_resul
     explain_op(row, XOP_MUL);
     explain_term(row, in->shards, XU_COUNT, in->shards == 1 ? "GPU" : "GPUs");
     explain_op(row, XOP_DIV);
-    explain_term(row, attention_flops(in, r, m), XU_FLOPS,
+    explain_term(row, st->attention_flops, XU_FLOPS,
                  in->ranks > 1 ? "attention over this rank's contexts"
                                : "attention over their contexts, this GPU's share");
     explain_op(row, XOP_ADD);
@@ -340,14 +379,15 @@ static void memory_compute_rows(const struct inputs *in, const struct plan_resul
     }
 }
 
-static void comm_row(const struct inputs *in, struct explain *x, const struct step *st)
+static void comm_row(const struct inputs *in, struct explain *x, const struct step_time *st,
+                     double allreduces)
 {
-    char name[96];
+    char name[160];
     struct explain_row *row = explain_row_begin(x, "speed_comm", "All-reduce", "per step");
-    explain_term(row, in->layers, XU_COUNT, "layers");
-    explain_term(row, 2, XU_COUNT, "all-reduces");
-    explain_op(row, XOP_MUL);
-    explain_term(row, st->comm / (in->layers * 2.0), XU_SECONDS, "each");
+    explain_term(row, allreduces, XU_COUNT, in->allreduces_per_layer == 1
+                                                ? "all-reduces (one a block)"
+                                                : "all-reduces (two a layer)");
+    explain_term(row, st->comm_s / allreduces, XU_SECONDS, "each");
     explain_op(row, XOP_MUL);
     if (in->nodes > 1)
         snprintf(name, sizeof name, "each: ring over %u GPUs across %u nodes at %.0f GB/s "
@@ -359,8 +399,21 @@ static void comm_row(const struct inputs *in, struct explain *x, const struct st
     explain_row_end(x, row, XU_SECONDS, 0, name);
 }
 
+/* What a stage's fine-grained MoE layers add: routing, top-k, the grouped
+ * GEMM's launch and gather. */
+static void moe_row(const struct inputs *in, struct explain *x, const struct step_model *m)
+{
+    struct explain_row *row = explain_row_begin(x, "speed_moe", "MoE kernels", "per step");
+    explain_term(row, m->moe_layers, XU_COUNT, "MoE layers");
+    explain_term(row, in->moe_layer_overhead, XU_SECONDS, "each");
+    explain_op(row, XOP_MUL);
+    explain_row_end(x, row, XU_SECONDS, 0,
+                    "routing, top-k and the grouped GEMM over small expert slices, fitted on "
+                    "DeepSeek-R1 (doc/SPEED-FIT.md)");
+}
+
 static void step_rows(const struct inputs *in, const struct scenario *s,
-                      const struct plan_result *r, struct explain *x, const struct step *st)
+                      const struct plan_result *r, struct explain *x, const struct step_time *st)
 {
     const struct speed_result *sp = &r->speed;
     char name[96];
@@ -370,7 +423,11 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
         explain_ref(x, row, "speed_compute", "compute");
         explain_op(row, XOP_MAX);
     }
-    if (in->tp > 1) {
+    if (st->moe_s > 0) {
+        explain_ref(x, row, "speed_moe", "MoE kernels");
+        explain_op(row, XOP_ADD);
+    }
+    if (in->tp > 1 && st->comm_s > 0) {
         explain_ref(x, row, "speed_comm", "all-reduce");
         explain_op(row, XOP_ADD);
     }
@@ -380,10 +437,14 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
                                                                 : "stages in turn");
         explain_op(row, XOP_MUL);
     }
+    if (in->step_overhead > 0) {
+        explain_term(row, in->step_overhead, XU_SECONDS, "each step's own");
+        explain_op(row, XOP_ADD);
+    }
     explain_row_end(x, row, XU_SECONDS, 0,
-                    in->peak <= 0              ? "memory alone: no compute figure for this GPU"
-                    : st->memory >= st->compute ? "memory binds"
-                                                : "compute binds");
+                    in->peak <= 0                 ? "memory alone: no compute figure for this GPU"
+                    : st->memory_s >= st->compute_s ? "memory binds"
+                                                    : "compute binds");
 
     row = explain_row_begin(x, "decode", "Speed per user", "");
     explain_term(row, 1, XU_COUNT, "token");
@@ -403,77 +464,77 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
 }
 
 static void rows(const struct inputs *in, const struct scenario *s, struct plan_result *r,
-                 struct explain *x, uint64_t n, const struct step *st)
+                 struct explain *x, uint64_t n, const struct step_time *st)
 {
     const char *wkey = NULL;
+    if (x == NULL) /* rows only */
+        return;
     uint64_t m = batch_users(in, n); /* the users of one batch in flight */
     if (s->model.experts) {
         weights_row(in, s, r, x, m);
         wkey = "speed_weights";
     }
     bytes_row(in, r, x, m, st, wkey);
-
-    memory_compute_rows(in, r, x, m);
-    if (in->tp > 1)
-        comm_row(in, x, st);
+    memory_compute_rows(in, r, x, m, st);
+    struct step_model sm = step_model_of(in, s, r, true);
+    if (in->tp > 1 && st->comm_s > 0)
+        comm_row(in, x, st, sm.allreduces);
+    if (sm.moe_layers && in->moe_layer_overhead > 0)
+        moe_row(in, x, &sm);
     step_rows(in, s, r, x, st);
 }
 
-/* The prefill of p tokens alone on a replica: its FLOPs on one GPU, the
- * weights read and the all-reduces (seconds); returns the time, 0 unknown. */
-struct prefill {
-    double flops, weights_s, comm, seconds;
-};
-
-static struct prefill prefill_of(const struct inputs *in, const struct plan_result *r, double p)
+/* The prefill of p tokens alone on a replica, one step: the prompt passes
+ * the stages in turn; its compute and its weights read overlap. */
+static double prefill(const struct inputs *in, const struct scenario *s,
+                      const struct plan_result *r, double p, struct step_time *st)
 {
-    struct prefill f = {0};
-    /* sparse attention caps what a prompt token attends to at top-k, as a
-     * window does; its indexer scores every earlier token, on every GPU */
-    double att = in->global * causal(p, in->topk) + in->windowed * causal(p, (double)in->window);
-    /* one stage's share: its layers' attention split by TP, or under DP
-     * attention whole on the one rank that holds the request */
-    f.flops = 2.0 * in->active * p / in->shards +
-              in->per_ctx_prefill * att * p / (in->ranks > 1 ? 1.0 : in->tp) +
-              in->index_flops * in->layers * causal(p, 0) * p;
-    /* the prompt passes the stages in turn: each reads its weights once (the
-     * model's, not a draft's) and does its all-reduces */
-    f.weights_s = in->bw > 0 ? (double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu) /
-                                   (in->bw * in->mbu) * in->pp
-                             : 0;
-    f.comm = comm_seconds(in, p) * in->pp;
-    if (in->peak > 0 && in->bw > 0)
-        f.seconds = f.flops / (in->peak * in->mfu) * in->pp + f.weights_s + f.comm;
-    return f;
+    struct step_model m = step_model_of(in, s, r, false);
+    struct step_machine hw = machine_of(in);
+    struct step_seq q = {.context = 0, .tokens = (uint64_t)p};
+    if (in->peak <= 0) { /* no compute figure: no time to give */
+        *st = (struct step_time){0};
+        return 0;
+    }
+    return step_time(&m, &hw, &q, 1, st);
 }
 
 static void prefill_row(const struct inputs *in, const struct scenario *s, struct plan_result *r,
                         struct explain *x, const char *key, const char *label, uint64_t tokens,
-                        const struct prefill *f)
+                        const struct step_time *f)
 {
     struct speed_result *sp = &r->speed;
     char name[96];
-    double flops = f->flops, weights_s = f->weights_s, comm = f->comm;
+    if (x == NULL) /* a row only */
+        return;
     struct explain_row *row = explain_row_begin(x, key, label, "");
     if (in->peak <= 0 || in->bw <= 0) {
         explain_row_end(x, row, XU_SECONDS, 0, in->peak <= 0 ? "no compute figure for this GPU"
                                                              : "no bandwidth figure for this GPU");
         return;
     }
-    explain_term(row, flops, XU_FLOPS, "prefill per GPU");
+    explain_term(row, f->flops, XU_FLOPS, "prefill per GPU");
     snprintf(name, sizeof name, "per s (%s peak)", dtype_info(sp->compute_dtype)->name);
     explain_term(row, in->peak, XU_FLOPS, name);
     explain_term(row, in->mfu, XU_FRACTION, "MFU");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_DIV);
+    explain_term(row, f->memory_s, XU_SECONDS, "reading the weights, writing the KV");
+    explain_op(row, XOP_MAX);
+    if (f->moe_s > 0) {
+        explain_term(row, f->moe_s, XU_SECONDS, "MoE kernels");
+        explain_op(row, XOP_ADD);
+    }
+    if (f->comm_s > 0) {
+        explain_term(row, f->comm_s, XU_SECONDS, "all-reduces");
+        explain_op(row, XOP_ADD);
+    }
     if (in->pp > 1) {
         explain_term(row, in->pp, XU_COUNT, "stages in turn");
         explain_op(row, XOP_MUL);
     }
-    explain_term(row, weights_s, XU_SECONDS, "reading the weights");
-    explain_op(row, XOP_ADD);
-    if (comm > 0) {
-        explain_term(row, comm, XU_SECONDS, "all-reduces");
+    if (in->step_overhead > 0) {
+        explain_term(row, in->step_overhead, XU_SECONDS, "the step's own");
         explain_op(row, XOP_ADD);
     }
     char t[32], note[200];
@@ -482,13 +543,35 @@ static void prefill_row(const struct inputs *in, const struct scenario *s, struc
     if (m->attention == ATTENTION_MLA)
         snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
                  "attention, MLA expanded as engines prefill it (QK over %u dims, PV over %u "
-                 "a head)", units_article(t), t,
+                 "a head); compute and weights overlap", units_article(t), t,
                  (m->qk_nope_head_dim ? m->qk_nope_head_dim : m->head_dim) + m->qk_rope_head_dim,
                  m->v_head_dim ? m->v_head_dim : m->head_dim);
     else
         snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
-                 "attention", units_article(t), t);
+                 "attention; compute and weights overlap", units_article(t), t);
     explain_row_end(x, row, XU_SECONDS, 0, note);
+}
+
+/* The most users per replica that keep --min-tok-s each (all that fit
+ * without it): a binary search over the step time. */
+static uint64_t users_keeping_speed(const struct inputs *in, const struct scenario *s,
+                                    const struct plan_result *r)
+{
+    uint64_t fit = r->users_per_replica, best = fit;
+    if (s->min_tokens_per_s > 0 && fit > 0) {
+        uint64_t lo = 1, hi = fit;
+        best = 0;
+        while (lo <= hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (1.0 / decode_step(in, s, r, mid, NULL) >= s->min_tokens_per_s) {
+                best = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+    }
+    return best;
 }
 
 void speed_compute(const struct scenario *s, struct plan_result *r, struct explain *x)
@@ -500,12 +583,35 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     sp->mfu = in.mfu;
     sp->known = in.bw > 0;
     uint64_t reps = r->replicas ? r->replicas : 1;
-    uint64_t total = s->concurrency ? s->concurrency : r->max_users;
+    bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+
+    /* the first token of one prompt, alone on the replica */
+    double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
+    sp->prompt_tokens = (uint64_t)p;
+    struct step_time f = {0};
+    double ttft = sp->known ? prefill(&in, s, r, p, &f) : 0;
+    sp->prefill_flops_per_gpu = f.flops;
+    if (in.peak > 0 && ttft > 0) {
+        sp->ttft_seconds = ttft;
+        sp->prefill_tokens_per_s = p / sp->ttft_seconds;
+    }
+    /* the users at the service level, before the speed: with a target and
+     * no --concurrency, the speed, throughput and cost shown are theirs.
+     * No compute figure: the first token's time is unknown, so a target on
+     * it cannot be met as far as kvplan can tell. */
+    uint64_t best = sp->known ? users_keeping_speed(&in, s, r) : 0;
+    bool ttft_unknown = s->max_ttft_seconds > 0 && in.peak <= 0;
+    bool ttft_fails = ttft_unknown ||
+                      (s->max_ttft_seconds > 0 && sp->ttft_seconds > s->max_ttft_seconds);
+    if (ttft_fails)
+        best = 0;
+    uint64_t total = s->concurrency      ? s->concurrency
+                     : target && best > 0 ? best * reps
+                                          : r->max_users;
     sp->concurrency = total;
     sp->concurrency_per_replica = (total + reps - 1) / reps;
     uint64_t n = sp->concurrency_per_replica;
     sp->binding = BIND_MEMORY;
-    bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
     /* without a target every user that fits counts; with one and no speed figure, none */
     sp->users_at_service_level = target && !sp->known ? 0 : r->max_users;
     sp->level_unknown = target && !sp->known;
@@ -517,52 +623,29 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
         r->decode_tokens_per_s_per_user = 0;
         return;
     }
-    struct step st = step_of(&in, s, r, n);
+    struct step_time st;
+    decode_step(&in, s, r, n, &st);
     sp->step_bytes_per_gpu = (uint64_t)st.bytes;
     sp->step_flops_per_gpu = st.flops;
-    sp->memory_seconds = st.memory;
-    sp->compute_seconds = st.compute;
-    sp->comm_seconds = st.comm;
-    sp->step_seconds = st.total;
-    sp->tokens_per_s_per_user = st.total > 0 ? 1.0 / st.total : 0;
+    sp->memory_seconds = st.memory_s;
+    sp->compute_seconds = st.compute_s;
+    sp->comm_seconds = st.comm_s;
+    sp->moe_seconds = st.moe_s;
+    sp->overhead_seconds = st.overhead_s;
+    struct step_model sm = step_model_of(&in, s, r, true);
+    sp->step_layers = sm.layers;
+    sp->step_moe_layers = sm.moe_layers;
+    sp->stages = in.pp;
+    sp->step_seconds = st.total_s;
+    sp->tokens_per_s_per_user = st.total_s > 0 ? 1.0 / st.total_s : 0;
     sp->tokens_per_s_total = (double)total * sp->tokens_per_s_per_user;
     r->decode_step_bytes_per_gpu = sp->step_bytes_per_gpu;
     r->decode_tokens_per_s_per_user = sp->tokens_per_s_per_user;
     rows(&in, s, r, x, n, &st);
 
-    /* the first token of one prompt, alone on the replica */
-    double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
-    sp->prompt_tokens = (uint64_t)p;
-    struct prefill f = prefill_of(&in, r, p);
-    sp->prefill_flops_per_gpu = f.flops;
-    if (in.peak > 0) {
-        sp->ttft_seconds = f.seconds;
-        sp->prefill_tokens_per_s = p / sp->ttft_seconds;
-    }
     prefill_row(&in, s, r, x, "ttft", "First token", sp->prompt_tokens, &f);
 
-    /* the users at the service level: the most per replica that keep the speed */
-    uint64_t fit = r->users_per_replica, best = fit;
-    if (s->min_tokens_per_s > 0 && fit > 0) {
-        uint64_t lo = 1, hi = fit;
-        best = 0;
-        while (lo <= hi) {
-            uint64_t mid = lo + (hi - lo) / 2;
-            if (1.0 / step_of(&in, s, r, mid).total >= s->min_tokens_per_s) {
-                best = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-    }
-    /* no compute figure: the first token's time is unknown, so a target on it
-     * cannot be met as far as kvplan can tell */
-    bool ttft_unknown = s->max_ttft_seconds > 0 && in.peak <= 0;
-    bool ttft_fails = ttft_unknown ||
-                      (s->max_ttft_seconds > 0 && sp->ttft_seconds > s->max_ttft_seconds);
-    if (ttft_fails)
-        best = 0;
+    uint64_t fit = r->users_per_replica;
     sp->level_unknown = ttft_unknown;
     sp->users_at_service_level = best * reps;
     if (ttft_fails)
@@ -571,6 +654,8 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
         sp->binding = BIND_DECODE;
     else if (r->users_fit_per_replica > r->users_per_replica)
         sp->binding = BIND_SCHEDULER;
+    if (x == NULL) /* the row's note below is all that is left */
+        return;
     struct explain_row *row = explain_row_begin(x, "users_slo", "At service level", "all replicas");
     char note[200], a[32];
     units_format_int(sp->users_at_service_level, a, sizeof a);
@@ -598,7 +683,8 @@ double speed_recompute_seconds(const struct scenario *s, struct plan_result *r, 
                                struct explain *x, const char *key, const char *label)
 {
     struct inputs in = inputs_of(s, r);
-    struct prefill f = prefill_of(&in, r, (double)tokens);
+    struct step_time f;
+    double seconds = prefill(&in, s, r, (double)tokens, &f);
     prefill_row(&in, s, r, x, key, label, tokens, &f);
-    return f.seconds;
+    return seconds;
 }

@@ -23,6 +23,13 @@ struct plan_result;
  * (doc/MODEL.md says where they come from). */
 #define SPEED_DEFAULT_MBU 0.7
 #define SPEED_DEFAULT_MFU 0.5
+/* Fitted by tools/fit_speed.py on the public measurements (doc/SPEED-FIT.md):
+ * a serving engine's step overhead (scheduler, sampling, graph launch; the
+ * engine descriptors take it, llama.cpp's bench loop none) and what each
+ * fine-grained MoE layer adds (routing, top-k, the grouped GEMM's launch and
+ * gather over tens of small expert slices). */
+#define SPEED_STEP_OVERHEAD_S 0.9e-3
+#define SPEED_MOE_LAYER_OVERHEAD_S 75e-6
 /* more routed experts than this is "fine-grained": the speed model is optimistic */
 #define SPEED_MOE_FINE_EXPERTS 16
 #define SPEED_ALLREDUCE_LATENCY_S 8e-6
@@ -52,6 +59,9 @@ struct speed_result {
     uint64_t step_bytes_per_gpu; /* read per decode step */
     double step_flops_per_gpu;
     double memory_seconds, compute_seconds, comm_seconds;
+    double moe_seconds;          /* a stage's fine-grained MoE kernels */
+    double overhead_seconds;     /* each step's own */
+    uint32_t step_layers, step_moe_layers, stages; /* layers one GPU runs, in turn over stages */
     double step_seconds;         /* time per output token */
     double tokens_per_s_per_user, tokens_per_s_total;
     uint64_t prompt_tokens;

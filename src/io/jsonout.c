@@ -2,6 +2,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 struct jsonout jsonout_begin(void)
 {
@@ -11,16 +13,27 @@ struct jsonout jsonout_begin(void)
     return o;
 }
 
-static void check(struct jsonout *o, const cJSON *added)
+/* item under key; takes item (NULL marks the builder failed). The key
+ * outlives the object (jsonout.h), so cJSON keeps the pointer instead of
+ * a copy to allocate and free. */
+static void add(struct jsonout *o, const char *key, cJSON *item)
 {
-    if (added == NULL)
+    if (item == NULL || o->failed || !cJSON_AddItemToObjectCS(o->obj, key, item)) {
+        cJSON_Delete(item);
         o->failed = true;
+    }
 }
 
 void jsonout_string(struct jsonout *o, const char *key, const char *value)
 {
     if (!o->failed)
-        check(o, cJSON_AddStringToObject(o->obj, key, value ? value : ""));
+        add(o, key, cJSON_CreateString(value ? value : ""));
+}
+
+void jsonout_string_ref(struct jsonout *o, const char *key, const char *value)
+{
+    if (!o->failed)
+        add(o, key, cJSON_CreateStringReference(value ? value : ""));
 }
 
 /* cJSON prints a number with 15 significant digits and keeps them when
@@ -29,17 +42,28 @@ void jsonout_string(struct jsonout *o, const char *key, const char *value)
  * 9). From 10^15 on, integers are written as their exact digits. */
 #define EXACT_FROM 1e15
 
+/* An integer's digits as cJSON prints it (below 10^15, "%1.15g" of an
+ * integral double is its digits, "-0" for negative zero), and exactly from
+ * 10^15 on: added as raw text, so the printer neither formats it with
+ * printf nor reads it back with sscanf, which was most of what printing a
+ * plan cost. */
+static void add_digits(struct jsonout *o, const char *key, bool negative, uint64_t value)
+{
+    char digits[24], *p = digits + sizeof digits;
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    if (negative)
+        *--p = '-';
+    add(o, key, cJSON_CreateRaw(p));
+}
+
 void jsonout_uint(struct jsonout *o, const char *key, uint64_t value)
 {
-    if (o->failed)
-        return;
-    if ((double)value >= EXACT_FROM) {
-        char digits[24];
-        snprintf(digits, sizeof digits, "%llu", (unsigned long long)value);
-        check(o, cJSON_AddRawToObject(o->obj, key, digits));
-        return;
-    }
-    check(o, cJSON_AddNumberToObject(o->obj, key, (double)value));
+    if (!o->failed)
+        add_digits(o, key, false, value);
 }
 
 void jsonout_double(struct jsonout *o, const char *key, double value)
@@ -48,13 +72,15 @@ void jsonout_double(struct jsonout *o, const char *key, double value)
         o->failed = true;
     if (o->failed)
         return;
-    if (fabs(value) >= EXACT_FROM && value == floor(value)) {
+    if (value != floor(value)) {
+        add(o, key, cJSON_CreateNumber(value));
+    } else if (fabs(value) < EXACT_FROM) {
+        add_digits(o, key, signbit(value), (uint64_t)fabs(value));
+    } else {
         char digits[400];
         snprintf(digits, sizeof digits, "%.0f", value);
-        check(o, cJSON_AddRawToObject(o->obj, key, digits));
-        return;
+        add(o, key, cJSON_CreateRaw(digits));
     }
-    check(o, cJSON_AddNumberToObject(o->obj, key, value));
 }
 
 void jsonout_double_or_null(struct jsonout *o, const char *key, double value, bool present)
@@ -68,26 +94,18 @@ void jsonout_double_or_null(struct jsonout *o, const char *key, double value, bo
 void jsonout_bool(struct jsonout *o, const char *key, bool value)
 {
     if (!o->failed)
-        check(o, cJSON_AddBoolToObject(o->obj, key, value));
+        add(o, key, cJSON_CreateBool(value));
 }
 
 void jsonout_null(struct jsonout *o, const char *key)
 {
     if (!o->failed)
-        check(o, cJSON_AddNullToObject(o->obj, key));
+        add(o, key, cJSON_CreateNull());
 }
 
 void jsonout_object(struct jsonout *o, const char *key, cJSON *child)
 {
-    if (child == NULL || o->failed) {
-        cJSON_Delete(child);
-        o->failed = true;
-        return;
-    }
-    if (!cJSON_AddItemToObject(o->obj, key, child)) {
-        cJSON_Delete(child);
-        o->failed = true;
-    }
+    add(o, key, child);
 }
 
 cJSON *jsonout_end(struct jsonout *o)
@@ -97,4 +115,20 @@ cJSON *jsonout_end(struct jsonout *o)
         o->obj = NULL;
     }
     return o->obj;
+}
+
+char *jsonout_print(const cJSON *root)
+{
+    char *text = cJSON_Print(root);
+    if (text == NULL)
+        return NULL;
+    size_t n = strlen(text);
+    char *with_newline = realloc(text, n + 2);
+    if (with_newline == NULL) {
+        free(text);
+        return NULL;
+    }
+    with_newline[n] = '\n';
+    with_newline[n + 1] = '\0';
+    return with_newline;
 }

@@ -137,7 +137,9 @@ static int service_inputs(const struct scenario *s, const struct plan_result *r,
     label[n] = "Concurrency";
     snprintf(value[n++], REPORT_LINE_MD, "%s user%s decoding at once (%s)", a,
              sp->concurrency == 1 ? "" : "s",
-             s->concurrency ? "--concurrency" : "all that fit");
+             s->concurrency                    ? "--concurrency"
+             : sp->concurrency < r->max_users ? "those that keep the service level"
+                                              : "all that fit");
     units_format_int(sp->prompt_tokens, a, sizeof a); /* with any image tokens */
     label[n] = "Prompt";
     snprintf(value[n++], REPORT_LINE_MD, "%s tokens (%s)", a,

@@ -7,6 +7,8 @@
 #ifndef KVPLAN_IO_SNAPSHOT_H
 #define KVPLAN_IO_SNAPSHOT_H
 
+#include <stdio.h>
+
 #include "core/plan.h"
 
 #define SNAPSHOT_FORMAT "kvplan-scenario"
@@ -17,6 +19,11 @@
  * number. */
 char *snapshot_to_json(const struct scenario *s, const struct plan_result *r,
                        const struct explain *x, const char *generator);
+
+/* The same text written to out (`plan --format json`); false when it
+ * cannot be built. A write error stays in out, for the caller's fflush. */
+bool snapshot_write_json(FILE *out, const struct scenario *s, const struct plan_result *r,
+                         const struct explain *x, const char *generator);
 
 /* Parses a snapshot's scenario (its "result" is ignored). Versions 1 and 2
  * share the scenario; a newer format_version is refused; errors name path, line, column and field. */

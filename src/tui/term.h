@@ -1,7 +1,8 @@
 /* term: the one module that owns the terminal (initscr/newterm, endwin).
  *
  * Every exit path goes through term_close(), and every ending signal through
- * a handler that restores the terminal, so it is always left as it was. Colour roles live in roles.h. */
+ * a handler that restores the terminal, so it is always left as it was
+ * (the handlers are in term_signals.c). Colour roles live in roles.h. */
 #ifndef KVPLAN_TUI_TERM_H
 #define KVPLAN_TUI_TERM_H
 

@@ -207,6 +207,32 @@ def test_clicking_a_key_in_the_bottom_bar_runs_it():
         t.kill()
 
 
+def test_a_click_on_the_last_row_runs_a_key_only_where_the_key_bar_is_drawn():
+    """The presentation has no key bar, nor has a screen too small for the
+    main one: a click on their last row where "q quit" is on the main screen
+    runs no key (it quit the planner)."""
+    t = start()
+    try:
+        row = t.rows - 1
+        x = t.screen.display[row].index("q quit") + 2
+        t.press("p")
+        t.wait_for(r"at 4k tokens each on 1 x a100-80gb")
+        t.send(t.mouse_bytes(0, x, row))
+        t.send(t.mouse_bytes(0, x, row, release=True))
+        t.press("p")  # the next frame: the main screen, the planner still up
+        t.wait_for(r"^\? help  q quit")
+        t.resize(50, 15)
+        t.wait_for(r"Enlarge the terminal to 70x22")
+        t.send(t.mouse_bytes(0, x, 14))
+        t.send(t.mouse_bytes(0, x, 14, release=True))
+        t.press("\x0c")  # Ctrl-L: a frame after the click
+        t.resize(100, 30)
+        t.wait_for(r"How the number is computed")
+        assert os.waitpid(t.pid, os.WNOHANG)[0] == 0  # still running
+    finally:
+        t.kill()
+
+
 def test_resize_redraws_and_too_small_says_so():
     t = start()
     try:

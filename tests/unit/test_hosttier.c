@@ -318,22 +318,22 @@ static void the_planner_sets_the_hit_rate_with_a_tier(void **state)
     struct scenario s = base("h100-sxm", "llama-3.1-8b");
     s.context_tokens = 32768;
     planner_init(&p, &cat, &s);
-    assert_false(control_visible(CTRL_HIT_RATE, &p.scenario));
+    assert_false(control_visible(CTRL_HIT_RATE, planner_scenario(&p)));
     planner_step(&p, CTRL_HOST_KV, 1, false);
-    assert_true(control_visible(CTRL_HIT_RATE, &p.scenario));
+    assert_true(control_visible(CTRL_HIT_RATE, planner_scenario(&p)));
     /* one step from "not given" is 0%, the next 10% */
     planner_step(&p, CTRL_HIT_RATE, 1, false);
     planner_step(&p, CTRL_HIT_RATE, 1, false);
-    assert_true(p.scenario.has_prefix_hit_rate);
-    assert_true(fabs(p.scenario.prefix_hit_rate - 0.1) < 1e-12);
-    assert_true(p.result.host.has_hit_rate);
+    assert_true(planner_scenario(&p)->has_prefix_hit_rate);
+    assert_true(fabs(planner_scenario(&p)->prefix_hit_rate - 0.1) < 1e-12);
+    assert_true(planner_result(&p)->host.has_hit_rate);
     type_at(&p, CTRL_HIT_RATE, "80%");
-    assert_true(fabs(p.scenario.prefix_hit_rate - 0.8) < 1e-12);
+    assert_true(fabs(planner_scenario(&p)->prefix_hit_rate - 0.8) < 1e-12);
     type_at(&p, CTRL_HIT_RATE, "0.25");
-    assert_true(fabs(p.scenario.prefix_hit_rate - 0.25) < 1e-12);
+    assert_true(fabs(planner_scenario(&p)->prefix_hit_rate - 0.25) < 1e-12);
     /* the returning user's wait: 0.25 x reload + 0.75 x recompute */
-    assert_true(fabs(p.result.host.restore_seconds - (0.25 * p.result.host.reload_seconds +
-                                                      0.75 * p.result.host.recompute_seconds)) <
+    assert_true(fabs(planner_result(&p)->host.restore_seconds - (0.25 * planner_result(&p)->host.reload_seconds +
+                                                      0.75 * planner_result(&p)->host.recompute_seconds)) <
                 1e-9);
     type_at(&p, CTRL_HIT_RATE, "150%");
     assert_non_null(strstr(p.error, "Hit rate:"));
@@ -341,7 +341,7 @@ static void the_planner_sets_the_hit_rate_with_a_tier(void **state)
     planner_command_line(&p, line, sizeof line);
     assert_non_null(strstr(line, "--prefix-hit-rate 0.25"));
     type_at(&p, CTRL_HIT_RATE, "none");
-    assert_false(p.scenario.has_prefix_hit_rate);
+    assert_false(planner_scenario(&p)->has_prefix_hit_rate);
 }
 
 static void the_planner_steps_and_types_the_host_kv(void **state)
@@ -351,16 +351,16 @@ static void the_planner_steps_and_types_the_host_kv(void **state)
     struct scenario s = base("h100-sxm", "llama-3.1-8b");
     s.context_tokens = 32768;
     planner_init(&p, &cat, &s);
-    assert_false(p.result.host.present);
+    assert_false(planner_result(&p)->host.present);
     /* one step right from none: 16 GiB a GPU, floor(16 / 4) = 4 users of 4 GiB */
     planner_step(&p, CTRL_HOST_KV, 1, false);
-    assert_int_equal(p.scenario.host_kv_bytes, 16ull << 30);
-    assert_int_equal(p.result.host.users, 4);
+    assert_int_equal(planner_scenario(&p)->host_kv_bytes, 16ull << 30);
+    assert_int_equal(planner_result(&p)->host.users, 4);
     /* typed as --host-kv takes it: 256 GiB hold 64, 50 beyond the GPU's 14 */
     type(&p, "256GiB");
-    assert_int_equal(p.scenario.host_kv_bytes, 256ull << 30);
-    assert_int_equal(p.result.host.users, 64);
-    assert_int_equal(p.result.host.beyond_gpu, 50);
+    assert_int_equal(planner_scenario(&p)->host_kv_bytes, 256ull << 30);
+    assert_int_equal(planner_result(&p)->host.users, 64);
+    assert_int_equal(planner_result(&p)->host.beyond_gpu, 50);
     /* the copied command carries it */
     char line[2048];
     planner_command_line(&p, line, sizeof line);
@@ -368,14 +368,14 @@ static void the_planner_steps_and_types_the_host_kv(void **state)
     /* a refusal names the control in the planner's words */
     type(&p, "lots");
     assert_non_null(strstr(p.error, "Host KV:"));
-    assert_int_equal(p.scenario.host_kv_bytes, 256ull << 30);
+    assert_int_equal(planner_scenario(&p)->host_kv_bytes, 256ull << 30);
     type(&p, "off");
-    assert_int_equal(p.scenario.host_kv_bytes, 0);
-    assert_false(p.result.host.present);
+    assert_int_equal(planner_scenario(&p)->host_kv_bytes, 0);
+    assert_false(planner_result(&p)->host.present);
     /* a hit rate left from a loaded scenario is not copied without its tier:
      * the command line refuses --prefix-hit-rate alone */
-    p.scenario.has_prefix_hit_rate = true;
-    p.scenario.prefix_hit_rate = 0.5;
+    p.slots[p.current].scenario.has_prefix_hit_rate = true;
+    p.slots[p.current].scenario.prefix_hit_rate = 0.5;
     planner_command_line(&p, line, sizeof line);
     assert_null(strstr(line, "--prefix-hit-rate"));
 }

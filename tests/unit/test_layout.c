@@ -40,6 +40,10 @@ static void every_size_gives_a_valid_layout_or_too_small(void **state)
             assert_true(l.controls.h >= (l.control_rows - 1) * l.control_pitch + 1);
             /* the bar has its title, the bar and a legend row at least */
             assert_true(l.bar.h >= 3);
+            /* a slider's track: after the label and a blank, a blank and the value after it */
+            assert_int_equal(l.track_x, l.controls.x + LAYOUT_LABEL_W + 1);
+            assert_true(l.track_w > 0);
+            assert_int_equal(l.track_x + l.track_w + 1 + LAYOUT_VALUE_W, l.controls.x + l.controls.w);
         }
     }
     assert_int_equal(valid, (301 - LAYOUT_MIN_COLS) * (101 - LAYOUT_MIN_ROWS));
@@ -130,6 +134,11 @@ static void presentation_layout_fits_every_size(void **state)
                         fail_msg("%dx%d: presentation panes %d and %d overlap", cols, rows, i, j);
             }
             assert_int_equal(p.number.h, 5 * p.scale);
+            /* the focused control's track, on its row between its label and value */
+            assert_int_equal(p.track.y, p.slider.y);
+            assert_int_equal(p.track.x, p.slider.x + LAYOUT_LABEL_W + 1);
+            assert_true(p.track.w > 0 && p.track.h == 1);
+            assert_int_equal(p.track.x + p.track.w + 1 + LAYOUT_VALUE_W, p.slider.x + p.slider.w);
         }
     }
 }

@@ -61,13 +61,13 @@ static void right_on_context_doubles_it_and_the_users_follow_the_core(void **sta
     (void)state;
     struct planner *p = start("a100-80gb", "llama-2-7b", 4096);
     assert_int_equal(p->focus, CTRL_CONTEXT);
-    uint64_t before = p->result.max_users;
+    uint64_t before = planner_result(p)->max_users;
     planner_key(p, KEY_RIGHT);
-    assert_int_equal(p->scenario.context_tokens, 8192);
-    assert_int_equal(p->result.max_users, users_for(&p->scenario));
+    assert_int_equal(planner_scenario(p)->context_tokens, 8192);
+    assert_int_equal(planner_result(p)->max_users, users_for(planner_scenario(p)));
     /* 59.45 GiB pool: 29 users at 4k, 14 at 8k */
     assert_int_equal(before, 29);
-    assert_int_equal(p->result.max_users, 14);
+    assert_int_equal(planner_result(p)->max_users, 14);
 }
 
 static void context_slider_snaps_to_powers_of_two_and_the_model_maximum(void **state)
@@ -75,16 +75,16 @@ static void context_slider_snaps_to_powers_of_two_and_the_model_maximum(void **s
     (void)state;
     struct planner *p = start("h100-sxm", "qwen3-32b", 4000);
     planner_key(p, KEY_RIGHT); /* 4000 -> 4096 */
-    assert_int_equal(p->scenario.context_tokens, 4096);
+    assert_int_equal(planner_scenario(p)->context_tokens, 4096);
     planner_key(p, KEY_END);
-    assert_int_equal(p->scenario.context_tokens, 1048576);
+    assert_int_equal(planner_scenario(p)->context_tokens, 1048576);
     planner_key(p, KEY_HOME);
-    assert_int_equal(p->scenario.context_tokens, 1024);
+    assert_int_equal(planner_scenario(p)->context_tokens, 1024);
     /* Qwen3's 40,960 maximum is one of the stops */
     bool seen = false;
-    for (int i = 0; i < 20 && p->scenario.context_tokens < 1048576; i++) {
+    for (int i = 0; i < 20 && planner_scenario(p)->context_tokens < 1048576; i++) {
         planner_key(p, KEY_RIGHT);
-        if (p->scenario.context_tokens == 40960)
+        if (planner_scenario(p)->context_tokens == 40960)
             seen = true;
     }
     assert_true(seen);
@@ -101,12 +101,12 @@ static void typing_32k_sets_the_context_exactly(void **state)
     planner_key(p, 'k');
     planner_key(p, '\n');
     assert_int_equal(p->mode, MODE_MAIN);
-    assert_int_equal(p->scenario.context_tokens, 32768);
+    assert_int_equal(planner_scenario(p)->context_tokens, 32768);
     /* a bad value is refused with a message naming the control; nothing changes */
     planner_key(p, '\n');
     planner_key(p, 'x');
     planner_key(p, '\n');
-    assert_int_equal(p->scenario.context_tokens, 32768);
+    assert_int_equal(planner_scenario(p)->context_tokens, 32768);
     assert_non_null(strstr(p->error, "Context"));
 }
 
@@ -116,14 +116,14 @@ static void kv_heads_step_through_the_divisors_of_the_heads(void **state)
     struct planner *p = start("h100-sxm", "llama-2-7b", 4096);
     p->focus = CTRL_KV_HEADS;
     planner_key(p, KEY_LEFT); /* 32 -> 16 */
-    assert_int_equal(p->result.cost.kv_heads, 16);
+    assert_int_equal(planner_result(p)->cost.kv_heads, 16);
     planner_key(p, KEY_HOME); /* MQA */
-    assert_int_equal(p->result.cost.kv_heads, 1);
+    assert_int_equal(planner_result(p)->cost.kv_heads, 1);
     char v[64];
-    control_format(CTRL_KV_HEADS, &p->scenario, &p->result, v, sizeof v);
+    control_format(CTRL_KV_HEADS, planner_scenario(p), planner_result(p), v, sizeof v);
     assert_string_equal(v, "1 (MQA)");
     planner_key(p, 'r');
-    assert_int_equal(p->result.cost.kv_heads, 32);
+    assert_int_equal(planner_result(p)->cost.kv_heads, 32);
 }
 
 static void the_picker_filters_and_picks(void **state)
@@ -139,8 +139,8 @@ static void the_picker_filters_and_picks(void **state)
     int idx[8];
     assert_int_equal(planner_picker_matches(p, idx, 8), 1);
     planner_key(p, '\n');
-    assert_string_equal(p->scenario.model.id, "gemma-3-27b");
-    assert_int_equal(p->result.cost.windowed_layers, 52);
+    assert_string_equal(planner_scenario(p)->model.id, "gemma-3-27b");
+    assert_int_equal(planner_result(p)->cost.windowed_layers, 52);
 }
 
 /* An id typed whole is picked even when a longer id shares it as a prefix
@@ -156,7 +156,7 @@ static void an_id_typed_whole_comes_first(void **state)
     int idx[8];
     assert_int_equal(planner_picker_matches(p, idx, 8), 2);
     planner_key(p, '\n');
-    assert_string_equal(p->scenario.model.id, "deepseek-v3");
+    assert_string_equal(planner_scenario(p)->model.id, "deepseek-v3");
 }
 
 static void baseline_then_compare_keeps_both_scenarios(void **state)
@@ -174,7 +174,7 @@ static void baseline_then_compare_keeps_both_scenarios(void **state)
     assert_int_equal(p->count, 2);
     assert_int_equal(p->reference, 0);
     assert_int_equal(p->slots[0].scenario.context_tokens, 4096);
-    assert_int_equal(p->scenario.context_tokens, 16384);
+    assert_int_equal(planner_scenario(p)->context_tokens, 16384);
     planner_key(p, 27);
     assert_int_equal(p->mode, MODE_MAIN);
 }
@@ -187,8 +187,9 @@ static void export_writes_what_plan_json_prints_and_asks_before_overwriting(void
     char path[128];
     snprintf(path, sizeof path, "%s/s.json", dir);
     struct planner *p = start("h200", "deepseek-v3", 65536);
-    p->scenario.gpus = 8;
-    planner_apply(p, &p->scenario);
+    struct scenario s = *planner_scenario(p);
+    s.gpus = 8;
+    planner_apply(p, &s);
     char name[256];
     planner_export_name(p, name, sizeof name);
     assert_string_equal(name, "kvplan-deepseek-v3-h200-64k.json");
@@ -202,7 +203,7 @@ static void export_writes_what_plan_json_prints_and_asks_before_overwriting(void
     size_t len;
     char *file = fileio_read(path, &len, &d);
     assert_non_null(file);
-    char *json = snapshot_to_json(&p->scenario, &p->result, &p->explain, KVPLAN_GENERATOR);
+    char *json = snapshot_to_json(planner_scenario(p), planner_result(p), &p->explain, KVPLAN_GENERATOR);
     assert_string_equal(file, json);
     free(file);
     /* again: the file exists, so it asks; anything but y keeps it */
@@ -227,12 +228,12 @@ static void the_curve_matches_the_core_at_its_points(void **state)
     (void)state;
     struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
     for (int i = 0; i < CHART_POINTS; i += 10) {
-        struct scenario s = p->scenario;
-        s.context_tokens = p->curve.context_tokens[i];
-        assert_int_equal(p->curve.users[i], users_for(&s));
+        struct scenario s = *planner_scenario(p);
+        s.context_tokens = planner_curve(p)->context_tokens[i];
+        assert_int_equal(planner_curve(p)->users[i], users_for(&s));
     }
-    assert_int_equal(p->curve.context_tokens[0], 1024);
-    assert_int_equal(p->curve.context_tokens[CHART_POINTS - 1], 1048576);
+    assert_int_equal(planner_curve(p)->context_tokens[0], 1024);
+    assert_int_equal(planner_curve(p)->context_tokens[CHART_POINTS - 1], 1048576);
 }
 
 /* An engine takes only its own cache types: switching to vLLM with a q4_0
@@ -242,15 +243,16 @@ static void an_engine_drops_a_cache_type_it_lacks_and_says_so(void **state)
 {
     (void)state;
     struct planner *p = start("a100-40gb", "llama-3-8b", 8192);
-    p->scenario.kv_dtype = DTYPE_Q4_0;
-    assert_true(planner_apply(p, &p->scenario));
+    struct scenario s = *planner_scenario(p);
+    s.kv_dtype = DTYPE_Q4_0;
+    assert_true(planner_apply(p, &s));
     p->focus = CTRL_ENGINE;
     planner_key(p, KEY_RIGHT); /* generic -> vllm */
-    assert_int_equal(p->scenario.engine.kind, ENGINE_VLLM);
-    assert_int_equal(p->scenario.kv_dtype, DTYPE_AUTO);
+    assert_int_equal(planner_scenario(p)->engine.kind, ENGINE_VLLM);
+    assert_int_equal(planner_scenario(p)->kv_dtype, DTYPE_AUTO);
     assert_non_null(strstr(p->status, "the q4_0 cache is off with this engine"));
     uint64_t v[CONTROL_VALUES_MAX];
-    int n = control_values(CTRL_KV_DTYPE, &p->scenario, &p->result, p->catalog, v);
+    int n = control_values(CTRL_KV_DTYPE, planner_scenario(p), planner_result(p), p->catalog, v);
     assert_int_equal(n, 5);
     for (int i = 0; i < n; i++) {
         enum dtype t = control_dtype_at(CTRL_KV_DTYPE, v[i]);
@@ -264,22 +266,22 @@ static void the_engine_control_switches_the_count_to_the_engines(void **state)
     struct planner *p = start("a100-40gb", "llama-3-8b", 8192);
     p->focus = CTRL_ENGINE;
     planner_key(p, KEY_RIGHT); /* generic -> vllm */
-    assert_int_equal(p->scenario.engine.kind, ENGINE_VLLM);
+    assert_int_equal(planner_scenario(p)->engine.kind, ENGINE_VLLM);
     struct plan_result r;
     struct diag d = {0};
-    assert_true(plan_compute(&p->scenario, PLAN_NUMBERS, NULL, &r, &d));
+    assert_true(plan_compute(planner_scenario(p), PLAN_NUMBERS, NULL, &r, &d));
     /* one answer: the count, the curve's point and the explain row are the engine's */
-    assert_int_equal(p->result.max_users, r.max_users);
-    assert_true(p->result.generic.present);
-    assert_true(p->result.generic.max_users != p->result.max_users); /* the engine's rule differs */
+    assert_int_equal(planner_result(p)->max_users, r.max_users);
+    assert_true(planner_result(p)->generic.present);
+    assert_true(planner_result(p)->generic.max_users != planner_result(p)->max_users); /* the engine's rule differs */
     const struct explain_row *users = explain_find(&p->explain, "users");
     assert_non_null(users);
-    assert_true(users->result.value == (long double)p->result.max_users);
+    assert_true(users->result.value == (long double)planner_result(p)->max_users);
     char v[64];
-    control_format(CTRL_ENGINE, &p->scenario, &p->result, v, sizeof v);
+    control_format(CTRL_ENGINE, planner_scenario(p), planner_result(p), v, sizeof v);
     assert_string_equal(v, "vllm");
     planner_key(p, 'r');
-    assert_int_equal(p->scenario.engine.kind, ENGINE_GENERIC);
+    assert_int_equal(planner_scenario(p)->engine.kind, ENGINE_GENERIC);
 }
 
 /* Draft: none, then the smaller models of the same vocabulary; a draft
@@ -288,10 +290,10 @@ static void the_draft_control_adds_a_draft_and_its_tokens(void **state)
 {
     (void)state;
     struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
-    uint64_t before = p->result.max_users;
-    assert_false(control_visible(CTRL_SPEC_TOKENS, &p->scenario));
+    uint64_t before = planner_result(p)->max_users;
+    assert_false(control_visible(CTRL_SPEC_TOKENS, planner_scenario(p)));
     uint64_t v[CONTROL_VALUES_MAX];
-    int n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    int n = control_values(CTRL_DRAFT, planner_scenario(p), planner_result(p), &cat, v);
     assert_true(n >= 2);
     assert_int_equal(v[0], DRAFT_NONE);
     /* Llama 3.1 8B has no MTP layer: the first draft is a smaller Llama */
@@ -299,24 +301,25 @@ static void the_draft_control_adds_a_draft_and_its_tokens(void **state)
     assert_int_equal(first->vocab_size, 128256);
     p->focus = CTRL_DRAFT;
     planner_key(p, KEY_RIGHT);
-    assert_int_equal(p->scenario.spec_method, SPEC_DRAFT);
-    assert_string_equal(p->scenario.draft.id, first->id);
-    assert_true(p->result.max_users < before);
-    assert_int_equal(p->result.max_users, users_for(&p->scenario));
-    assert_true(control_visible(CTRL_SPEC_TOKENS, &p->scenario));
+    assert_int_equal(planner_scenario(p)->spec_method, SPEC_DRAFT);
+    assert_string_equal(planner_scenario(p)->draft.id, first->id);
+    assert_true(planner_result(p)->max_users < before);
+    assert_int_equal(planner_result(p)->max_users, users_for(planner_scenario(p)));
+    assert_true(control_visible(CTRL_SPEC_TOKENS, planner_scenario(p)));
     char text[64];
-    control_format(CTRL_SPEC_TOKENS, &p->scenario, &p->result, text, sizeof text);
+    control_format(CTRL_SPEC_TOKENS, planner_scenario(p), planner_result(p), text, sizeof text);
     assert_string_equal(text, "auto 1");
     planner_key(p, 'r');
-    assert_int_equal(p->scenario.spec_method, SPEC_NONE);
-    assert_int_equal(p->result.max_users, before);
+    assert_int_equal(planner_scenario(p)->spec_method, SPEC_NONE);
+    assert_int_equal(planner_result(p)->max_users, before);
 
     /* DeepSeek-V3 offers its MTP layer */
     p = start("h200", "deepseek-v3", 8192);
-    n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    n = control_values(CTRL_DRAFT, planner_scenario(p), planner_result(p), &cat, v);
     assert_int_equal(v[1], DRAFT_MTP);
-    control_set(CTRL_DRAFT, &p->scenario, &cat, DRAFT_MTP);
-    control_format(CTRL_DRAFT, &p->scenario, &p->result, text, sizeof text);
+    struct scenario s = *planner_scenario(p);
+    control_set(CTRL_DRAFT, &s, &cat, DRAFT_MTP);
+    control_format(CTRL_DRAFT, &s, planner_result(p), text, sizeof text);
     assert_string_equal(text, "MTP (1 layer)");
 }
 
@@ -338,30 +341,31 @@ static void the_draft_list_offers_small_models_of_the_same_vocabulary(void **sta
     uint64_t v[CONTROL_VALUES_MAX];
     /* DeepSeek-V3.2 (671B, vocabulary 129,280): MTP, and not DeepSeek-V3 (671B) */
     struct planner *p = start("h200", "deepseek-v3.2", 8192);
-    int n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    int n = control_values(CTRL_DRAFT, planner_scenario(p), planner_result(p), &cat, v);
     assert_int_equal(v[1], DRAFT_MTP);
     assert_false(offers_draft(v, n, "deepseek-v3"));
     for (int i = 2; i < n; i++) {
         const struct model_spec *m = &cat.models[v[i] - DRAFT_MODEL_BASE].spec;
-        assert_true(m->params * 4 <= p->scenario.model.params);
+        assert_true(m->params * 4 <= planner_scenario(p)->model.params);
     }
     /* Llama 3.1 8B (8.03B): a quarter is 2.01B, so Llama 3.2 1B (1.24B) but
      * not Llama 3.2 3B (3.21B) */
     p = start("h100-sxm", "llama-3.1-8b", 8192);
-    n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    n = control_values(CTRL_DRAFT, planner_scenario(p), planner_result(p), &cat, v);
     assert_true(offers_draft(v, n, "llama-3.2-1b"));
     assert_false(offers_draft(v, n, "llama-3.2-3b"));
     /* Llama 3.1 70B (70.55B, a quarter 17.6B): 1B, 3B and 8B */
     p = start("h100-sxm", "llama-3.1-70b", 8192);
-    n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    n = control_values(CTRL_DRAFT, planner_scenario(p), planner_result(p), &cat, v);
     assert_true(offers_draft(v, n, "llama-3.2-1b") && offers_draft(v, n, "llama-3.2-3b") &&
                 offers_draft(v, n, "llama-3.1-8b"));
     assert_false(offers_draft(v, n, "llama-3.3-70b"));
     /* a big draft given on the command line stays where the list can step from it */
     p = start("h100-sxm", "llama-3.1-8b", 8192);
-    p->scenario.spec_method = SPEC_DRAFT;
-    p->scenario.draft = catalog_find_model(&cat, "llama-3.2-3b")->spec;
-    n = control_values(CTRL_DRAFT, &p->scenario, &p->result, &cat, v);
+    struct scenario s = *planner_scenario(p);
+    s.spec_method = SPEC_DRAFT;
+    s.draft = catalog_find_model(&cat, "llama-3.2-3b")->spec;
+    n = control_values(CTRL_DRAFT, &s, planner_result(p), &cat, v);
     assert_true(offers_draft(v, n, "llama-3.2-3b"));
 }
 
@@ -373,24 +377,26 @@ static void every_spec_tokens_step_changes_the_number(void **state)
     uint64_t v[CONTROL_VALUES_MAX];
     char text[64];
     struct planner *p = start("h100-sxm", "llama-3.1-70b", 8192);
-    p->scenario.engine.kind = ENGINE_VLLM;
-    control_set(CTRL_DRAFT, &p->scenario, &cat,
+    struct scenario s = *planner_scenario(p);
+    s.engine.kind = ENGINE_VLLM;
+    control_set(CTRL_DRAFT, &s, &cat,
                 DRAFT_MODEL_BASE + (uint64_t)(catalog_find_model(&cat, "llama-3.2-1b") - cat.models));
-    assert_true(planner_apply(p, &p->scenario));
+    assert_true(planner_apply(p, &s));
     /* vLLM's default is 1 token: auto 1, then 2 */
-    int n = control_values(CTRL_SPEC_TOKENS, &p->scenario, &p->result, &cat, v);
+    int n = control_values(CTRL_SPEC_TOKENS, planner_scenario(p), planner_result(p), &cat, v);
     assert_int_equal(v[0], 0);
     assert_int_equal(v[1], 2);
     assert_int_equal(v[n - 1], SPEC_TOKENS_MAX);
     planner_step(p, CTRL_SPEC_TOKENS, +1, false);
-    assert_int_equal(p->scenario.spec_tokens, 2);
+    assert_int_equal(planner_scenario(p)->spec_tokens, 2);
     planner_step(p, CTRL_SPEC_TOKENS, -1, false);
-    control_format(CTRL_SPEC_TOKENS, &p->scenario, &p->result, text, sizeof text);
+    control_format(CTRL_SPEC_TOKENS, planner_scenario(p), planner_result(p), text, sizeof text);
     assert_string_equal(text, "auto 1");
     /* llama.cpp's default is 16 (--draft-max): 15 and then 32 beside it */
-    p->scenario.engine.kind = ENGINE_LLAMACPP;
-    assert_true(planner_apply(p, &p->scenario));
-    n = control_values(CTRL_SPEC_TOKENS, &p->scenario, &p->result, &cat, v);
+    s = *planner_scenario(p);
+    s.engine.kind = ENGINE_LLAMACPP;
+    assert_true(planner_apply(p, &s));
+    n = control_values(CTRL_SPEC_TOKENS, planner_scenario(p), planner_result(p), &cat, v);
     for (int i = 1; i < n; i++)
         assert_true(v[i] != 16);
     /* typed: the range the command line takes, and auto */
@@ -398,9 +404,9 @@ static void every_spec_tokens_step_changes_the_number(void **state)
     assert_non_null(strstr(p->error, "Spec tokens: '65' is not a number of tokens from 1 to 64 "
                                      "(0 or auto: the default)"));
     type(p, CTRL_SPEC_TOKENS, "5");
-    assert_int_equal(p->scenario.spec_tokens, 5);
+    assert_int_equal(planner_scenario(p)->spec_tokens, 5);
     type(p, CTRL_SPEC_TOKENS, "auto");
-    assert_int_equal(p->scenario.spec_tokens, 0);
+    assert_int_equal(planner_scenario(p)->spec_tokens, 0);
 }
 
 /* Host KV fits the 13-column value: 300 GB = 3e11 / 2^30 = 279.40 GiB reads
@@ -419,21 +425,43 @@ static void the_host_kv_value_fits_its_column(void **state)
                  {50000ull << 30, "49 TiB/GPU"},   {20ull << 40, "20 TiB/GPU"},
                  {(16ull << 30) + (1ull << 29), "16.50 GiB/GPU"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        p->scenario.host_kv_bytes = cases[i].bytes;
-        control_format(CTRL_HOST_KV, &p->scenario, &p->result, text, sizeof text);
+        struct scenario s = *planner_scenario(p);
+        s.host_kv_bytes = cases[i].bytes;
+        control_format(CTRL_HOST_KV, &s, planner_result(p), text, sizeof text);
         assert_string_equal(text, cases[i].shown);
         assert_true(strlen(text) <= 13);
     }
 }
 
+/* The presentation is a base, as the main screen is: a box opened on it
+ * goes back to it, the versus view is presented from it, Esc or p leaves. */
 static void q_quits_and_presentation_toggles(void **state)
 {
     (void)state;
     struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
     planner_key(p, 'p');
-    assert_true(p->presentation);
+    assert_int_equal(p->mode, MODE_PRESENT);
+    planner_key(p, '?');
+    assert_int_equal(p->mode, MODE_HELP);
+    planner_key(p, 'x'); /* closes the help: back to the presentation */
+    assert_int_equal(p->mode, MODE_PRESENT);
+    planner_key(p, KEY_RIGHT); /* the main screen's keys work on it */
+    assert_int_equal(planner_scenario(p)->context_tokens, 16384);
     planner_key(p, 27);
-    assert_false(p->presentation);
+    assert_int_equal(p->mode, MODE_MAIN);
+    assert_int_equal(p->base, MODE_MAIN);
+    planner_key(p, 'n');
+    planner_key(p, 'v');
+    planner_key(p, 'p'); /* the versus view, presented */
+    assert_int_equal(p->mode, MODE_VERSUS);
+    assert_int_equal(p->base, MODE_PRESENT);
+    planner_key(p, '1'); /* edits scenario 1 on the presentation */
+    assert_int_equal(p->mode, MODE_PRESENT);
+    assert_int_equal(p->current, 0);
+    planner_key(p, 'p');
+    assert_int_equal(p->mode, MODE_MAIN);
+    planner_key(p, 'D');
+    planner_key(p, 'y');
     assert_int_equal(planner_key(p, 'q') & PLAN_QUIT, PLAN_QUIT);
 }
 
@@ -454,13 +482,50 @@ static void refusals_name_the_control_in_the_planners_words(void **state)
     type(p, CTRL_PREFIX, "9000");
     assert_non_null(strstr(p->error, "Prefix: 9000 tokens must be less than Context"));
     assert_null(strstr(p->error, "--"));
-    assert_int_equal(p->scenario.prefix_tokens, 0);
+    assert_int_equal(planner_scenario(p)->prefix_tokens, 0);
     /* a fraction of a GPU is refused, not rounded down to 2 */
     type(p, CTRL_GPUS, "2.5");
     assert_non_null(strstr(p->error, "GPUs: '2.5' is not a whole number"));
-    assert_int_equal(p->scenario.gpus, 1);
+    assert_int_equal(planner_scenario(p)->gpus, 1);
     type(p, CTRL_KV_HEADS, "7.5");
     assert_non_null(strstr(p->error, "KV heads: '7.5' is not a whole number"));
+}
+
+/* The scenario being edited lives in its slot alone: back on it after
+ * another, its plan, its curve and its rows are its own; a refused change
+ * leaves them as they were, byte for byte, with no undo entry. */
+static void each_scenario_keeps_its_plan_curve_and_rows_in_its_slot(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-70b", 32768);
+    planner_key(p, 'n'); /* B, a copy of A, edited at 128k on two GPUs */
+    type(p, CTRL_CONTEXT, "128k");
+    type(p, CTRL_GPUS, "2");
+    for (int i = 0; i < 2; i++) {
+        planner_key(p, '1' + i);
+        assert_int_equal(p->current, i);
+        const struct scenario *s = planner_scenario(p);
+        assert_int_equal(s->context_tokens, i ? 131072 : 32768);
+        assert_int_equal(planner_result(p)->max_users, users_for(s));
+        const struct explain_row *u = explain_find(&p->explain, "users");
+        assert_non_null(u);
+        assert_true(u->result.value == (long double)planner_result(p)->max_users);
+        for (int k = 0; k < CHART_POINTS; k += 12) {
+            struct scenario at = *s;
+            at.context_tokens = planner_curve(p)->context_tokens[k];
+            assert_int_equal(planner_curve(p)->users[k], users_for(&at));
+        }
+    }
+    static struct planner_slot was;
+    memcpy(&was, &p->slots[1], sizeof was);
+    long double users = explain_find(&p->explain, "users")->result.value;
+    type(p, CTRL_PREFIX, "200000"); /* longer than the context: refused */
+    assert_non_null(strstr(p->error, "Prefix"));
+    assert_memory_equal(&p->slots[1].scenario, &was.scenario, sizeof was.scenario);
+    assert_memory_equal(&p->slots[1].result, &was.result, sizeof was.result);
+    assert_memory_equal(&p->slots[1].curve, &was.curve, sizeof was.curve);
+    assert_int_equal(p->slots[1].undo_count, was.undo_count);
+    assert_true(explain_find(&p->explain, "users")->result.value == users);
 }
 
 static void tp_splits_the_gpus_into_replicas_and_every_figure_follows(void **state)
@@ -470,18 +535,18 @@ static void tp_splits_the_gpus_into_replicas_and_every_figure_follows(void **sta
     struct planner *p = start("h100-sxm", "llama-3.1-70b", 32768);
     type(p, CTRL_GPUS, "12");
     type(p, CTRL_TP, "4");
-    assert_int_equal(p->result.tp, 4);
-    assert_int_equal(p->result.replicas, 3);
-    assert_int_equal(p->result.max_users, 3 * p->result.users_per_replica);
+    assert_int_equal(planner_result(p)->tp, 4);
+    assert_int_equal(planner_result(p)->replicas, 3);
+    assert_int_equal(planner_result(p)->max_users, 3 * planner_result(p)->users_per_replica);
     const struct explain_row *u = explain_find(&p->explain, "users");
     assert_non_null(u);
     assert_string_equal(u->scope, "all replicas");
-    assert_true(u->result.value == (long double)p->result.max_users);
+    assert_true(u->result.value == (long double)planner_result(p)->max_users);
     assert_non_null(explain_find(&p->explain, "users_replica"));
     /* GPUs that TP no longer divides: one replica of every GPU */
     type(p, CTRL_GPUS, "10");
-    assert_int_equal(p->result.tp, 10);
-    assert_int_equal(p->result.replicas, 1);
+    assert_int_equal(planner_result(p)->tp, 10);
+    assert_int_equal(planner_result(p)->replicas, 1);
 }
 
 static void an_engine_brings_its_knobs_in_place_of_the_headroom(void **state)
@@ -492,7 +557,7 @@ static void an_engine_brings_its_knobs_in_place_of_the_headroom(void **state)
     int n = planner_controls(p, v);
     for (int i = 0; i < n; i++)
         assert_true(v[i] != CTRL_FRACTION && v[i] != CTRL_SEQS);
-    assert_null(control_dim_reason(CTRL_HEADROOM, &p->scenario));
+    assert_null(control_dim_reason(CTRL_HEADROOM, planner_scenario(p)));
     p->focus = CTRL_ENGINE;
     planner_key(p, KEY_RIGHT); /* generic -> vllm */
     /* its two knobs come in, the headroom (which moves nothing under it) goes */
@@ -500,27 +565,27 @@ static void an_engine_brings_its_knobs_in_place_of_the_headroom(void **state)
     assert_true(n + 1 <= CONTROLS_VISIBLE_MAX);
     for (int i = 0; i < n + 1; i++)
         assert_true(v[i] != CTRL_HEADROOM);
-    assert_non_null(control_dim_reason(CTRL_HEADROOM, &p->scenario));
-    assert_string_equal(control_label(CTRL_FRACTION, &p->scenario), "GPU util");
+    assert_non_null(control_dim_reason(CTRL_HEADROOM, planner_scenario(p)));
+    assert_string_equal(control_label(CTRL_FRACTION, planner_scenario(p)), "GPU util");
     /* the headroom moves nothing under vLLM: the answer is its rule's */
-    uint64_t users = p->result.max_users;
+    uint64_t users = planner_result(p)->max_users;
     p->focus = CTRL_HEADROOM;
     planner_key(p, KEY_RIGHT);
-    assert_int_equal(p->result.max_users, users);
+    assert_int_equal(planner_result(p)->max_users, users);
     /* 0.80 of the CUDA total instead of 0.90: fewer users, as the core says */
     type(p, CTRL_FRACTION, "0.8");
-    assert_true(p->scenario.engine.gpu_memory_utilization == 0.8);
-    assert_true(p->result.max_users < users);
-    assert_int_equal(p->result.max_users, users_for(&p->scenario));
+    assert_true(planner_scenario(p)->engine.gpu_memory_utilization == 0.8);
+    assert_true(planner_result(p)->max_users < users);
+    assert_int_equal(planner_result(p)->max_users, users_for(planner_scenario(p)));
     /* llama.cpp: the slots are the knob, and the launch line uses the count */
     p->focus = CTRL_ENGINE;
     planner_key(p, KEY_RIGHT); /* sglang */
-    assert_string_equal(control_label(CTRL_SEQS, &p->scenario), "Max running");
+    assert_string_equal(control_label(CTRL_SEQS, planner_scenario(p)), "Max running");
     planner_key(p, KEY_RIGHT); /* llama.cpp */
-    assert_string_equal(control_label(CTRL_SEQS, &p->scenario), "Slots -np");
+    assert_string_equal(control_label(CTRL_SEQS, planner_scenario(p)), "Slots -np");
     char np[32];
-    snprintf(np, sizeof np, "-np %llu ", (unsigned long long)p->result.max_users);
-    assert_non_null(strstr(p->result.engine.launch, np));
+    snprintf(np, sizeof np, "-np %llu ", (unsigned long long)planner_result(p)->max_users);
+    assert_non_null(strstr(planner_result(p)->engine.launch, np));
 }
 
 static void w_lists_every_warning(void **state)
@@ -528,10 +593,11 @@ static void w_lists_every_warning(void **state)
     (void)state;
     /* Llama 2 7B at 16k: past its 4k maximum, on an A100 without FP8 with an fp8 cache */
     struct planner *p = start("a100-80gb", "llama-2-7b", 16384);
-    p->scenario.kv_dtype = DTYPE_FP8;
-    planner_apply(p, &p->scenario);
-    assert_true(plan_shown_warnings(&p->result) & WARN_CONTEXT_BEYOND_MODEL);
-    assert_true(plan_shown_warnings(&p->result) & WARN_FP8_UNSUPPORTED);
+    struct scenario s = *planner_scenario(p);
+    s.kv_dtype = DTYPE_FP8;
+    planner_apply(p, &s);
+    assert_true(plan_shown_warnings(planner_result(p)) & WARN_CONTEXT_BEYOND_MODEL);
+    assert_true(plan_shown_warnings(planner_result(p)) & WARN_FP8_UNSUPPORTED);
     planner_key(p, 'w');
     assert_int_equal(p->mode, MODE_WARNINGS);
     planner_key(p, ' ');
@@ -542,14 +608,15 @@ static void named_scenarios_switch_undo_and_travel_in_one_file(void **state)
 {
     (void)state;
     struct planner *p = start("h100-sxm", "llama-3.1-70b", 32768);
-    p->scenario.gpus = 2;
-    planner_apply(p, &p->scenario);
-    uint64_t bf16 = p->result.max_users;
+    struct scenario s = *planner_scenario(p);
+    s.gpus = 2;
+    planner_apply(p, &s);
+    uint64_t bf16 = planner_result(p)->max_users;
     planner_key(p, 'b'); /* A is the reference; B, a copy, is edited */
     assert_int_equal(p->count, 2);
     assert_int_equal(p->current, 1);
     type(p, CTRL_KV_DTYPE, "fp8");
-    uint64_t fp8 = p->result.max_users;
+    uint64_t fp8 = planner_result(p)->max_users;
     assert_true(fp8 > bf16);
     /* a label and a note, then a third scenario at 128k */
     planner_key(p, 'a');
@@ -563,15 +630,15 @@ static void named_scenarios_switch_undo_and_travel_in_one_file(void **state)
     type(p, CTRL_CONTEXT, "128k");
     /* undo and redo the context, in this scenario only */
     planner_key(p, 'z');
-    assert_int_equal(p->scenario.context_tokens, 32768);
+    assert_int_equal(planner_scenario(p)->context_tokens, 32768);
     planner_key(p, 'Z');
-    assert_int_equal(p->scenario.context_tokens, 131072);
+    assert_int_equal(planner_scenario(p)->context_tokens, 131072);
     /* switching keeps each scenario's own plan */
     planner_key(p, '1');
     assert_int_equal(p->current, 0);
-    assert_int_equal(p->result.max_users, bf16);
+    assert_int_equal(planner_result(p)->max_users, bf16);
     planner_key(p, '2');
-    assert_int_equal(p->result.max_users, fp8);
+    assert_int_equal(planner_result(p)->max_users, fp8);
     /* the versus view puts the reference first */
     int shown[4];
     assert_int_equal(planner_versus(p, shown), 3);
@@ -600,7 +667,7 @@ static void named_scenarios_switch_undo_and_travel_in_one_file(void **state)
     assert_int_equal(snapshot_session_find(&back, "FP8"), 1); /* labels ignore case */
     static struct planner q;
     planner_init_session(&q, &cat, &back);
-    assert_int_equal(q.result.max_users, fp8);
+    assert_int_equal(planner_result(&q)->max_users, fp8);
     assert_int_equal(planner_result_of(&q, 2)->context_tokens, 131072);
 }
 
@@ -609,9 +676,10 @@ static void what_would_it_take_offers_single_changes_that_reach_the_target(void 
     (void)state;
     /* Llama 3.1 70B on 2 x H100 at 32k serves a few users; ask for 40 */
     struct planner *p = start("h100-sxm", "llama-3.1-70b", 32768);
-    p->scenario.gpus = 2;
-    planner_apply(p, &p->scenario);
-    assert_true(p->result.max_users < 40);
+    struct scenario s = *planner_scenario(p);
+    s.gpus = 2;
+    planner_apply(p, &s);
+    assert_true(planner_result(p)->max_users < 40);
     planner_key(p, 'T');
     p->prompt.text[0] = '\0';
     planner_key(p, '4');
@@ -622,11 +690,11 @@ static void what_would_it_take_offers_single_changes_that_reach_the_target(void 
     for (int i = 0; i < p->option_count; i++)
         assert_true(p->options[i].users >= 40 && users_for(&p->options[i].scenario) >= 40);
     /* one keystroke applies it, and z takes it back */
-    uint64_t before = p->result.max_users;
+    uint64_t before = planner_result(p)->max_users;
     planner_key(p, '1');
-    assert_true(p->result.max_users >= 40);
+    assert_true(planner_result(p)->max_users >= 40);
     planner_key(p, 'z');
-    assert_int_equal(p->result.max_users, before);
+    assert_int_equal(planner_result(p)->max_users, before);
 }
 
 static void copy_sends_the_command_line_that_reproduces_the_plan(void **state)
@@ -652,8 +720,9 @@ static void a_prefilled_prompt_is_replaced_by_typing_and_cleared_by_ctrl_u(void 
 {
     (void)state;
     struct planner *p = start("h100-sxm", "llama-3.1-70b", 32768);
-    p->scenario.gpus = 2;
-    planner_apply(p, &p->scenario);
+    struct scenario s = *planner_scenario(p);
+    s.gpus = 2;
+    planner_apply(p, &s);
     planner_key(p, 'T');
     planner_key(p, '6');
     planner_key(p, '0');
@@ -705,21 +774,24 @@ static void llama_cpp_splits_layers_not_tensors(void **state)
      * of 2 are 4 / 2 = 2 replicas, each with its layers over 2 GPUs */
     struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
     char text[64];
-    p->scenario.engine.kind = ENGINE_LLAMACPP;
-    p->scenario.gpus = 4;
-    p->scenario.tp = 2;
-    assert_true(planner_apply(p, &p->scenario));
-    control_format(CTRL_TP, &p->scenario, &p->result, text, sizeof text);
+    struct scenario s = *planner_scenario(p);
+    s.engine.kind = ENGINE_LLAMACPP;
+    s.gpus = 4;
+    s.tp = 2;
+    assert_true(planner_apply(p, &s));
+    control_format(CTRL_TP, planner_scenario(p), planner_result(p), text, sizeof text);
     assert_string_equal(text, "layers/2 x2");
-    p->scenario.gpus = 2;
-    p->scenario.tp = 0;
-    assert_true(planner_apply(p, &p->scenario));
-    control_format(CTRL_TP, &p->scenario, &p->result, text, sizeof text);
+    s = *planner_scenario(p);
+    s.gpus = 2;
+    s.tp = 0;
+    assert_true(planner_apply(p, &s));
+    control_format(CTRL_TP, planner_scenario(p), planner_result(p), text, sizeof text);
     assert_string_equal(text, "layers/2");
     /* other engines keep tensor parallel */
-    p->scenario.engine.kind = ENGINE_VLLM;
-    assert_true(planner_apply(p, &p->scenario));
-    control_format(CTRL_TP, &p->scenario, &p->result, text, sizeof text);
+    s = *planner_scenario(p);
+    s.engine.kind = ENGINE_VLLM;
+    assert_true(planner_apply(p, &s));
+    control_format(CTRL_TP, planner_scenario(p), planner_result(p), text, sizeof text);
     assert_string_equal(text, "2 x 1 repl");
 }
 
@@ -779,12 +851,13 @@ static void the_service_level_counts_in_target_copy_and_picker(void **state)
     (void)state;
     /* 8 x H100, 70B, fp8, 30 tok/s: more users fit than keep the speed */
     struct planner *p = start("h100-sxm", "llama-3.1-70b", 8192);
-    p->scenario.gpus = 8;
-    p->scenario.kv_dtype = DTYPE_FP8;
-    p->scenario.weight_dtype = DTYPE_FP8;
-    p->scenario.min_tokens_per_s = 30;
-    planner_apply(p, &p->scenario);
-    uint64_t fit = p->result.max_users, served = p->result.speed.users_at_service_level;
+    struct scenario s = *planner_scenario(p);
+    s.gpus = 8;
+    s.kv_dtype = DTYPE_FP8;
+    s.weight_dtype = DTYPE_FP8;
+    s.min_tokens_per_s = 30;
+    planner_apply(p, &s);
+    uint64_t fit = planner_result(p)->max_users, served = planner_result(p)->speed.users_at_service_level;
     assert_true(served < fit);
     /* a target between the two is not "already" met */
     char want[32];
@@ -820,31 +893,33 @@ static void pipeline_and_dp_attention_layouts_stay_editable(void **state)
     /* 16 GPUs as TP 4 x PP 2: the GPUs step in whole replicas (8), the title
      * and the TP control name the stages */
     struct planner *p = start("h100-sxm", "llama-3.1-70b", 8192);
-    p->scenario.gpus = 16;
-    p->scenario.tp = 4;
-    p->scenario.pp = 2;
-    p->scenario.engine.kind = ENGINE_VLLM;
-    planner_apply(p, &p->scenario);
-    assert_int_equal(p->result.pp, 2);
+    struct scenario s = *planner_scenario(p);
+    s.gpus = 16;
+    s.tp = 4;
+    s.pp = 2;
+    s.engine.kind = ENGINE_VLLM;
+    planner_apply(p, &s);
+    assert_int_equal(planner_result(p)->pp, 2);
     p->focus = CTRL_GPUS;
     planner_key(p, KEY_LEFT);
-    assert_int_equal(p->scenario.gpus, 8);
-    assert_int_equal(p->scenario.tp, 4);
+    assert_int_equal(planner_scenario(p)->gpus, 8);
+    assert_int_equal(planner_scenario(p)->tp, 4);
     assert_string_equal(p->error, "");
     char v[64];
-    control_format(CTRL_TP, &p->scenario, &p->result, v, sizeof v);
+    control_format(CTRL_TP, planner_scenario(p), planner_result(p), v, sizeof v);
     assert_string_equal(v, "4 pp2 x1 repl");
     /* DP attention belongs to SGLang: leaving it turns it off, not a refusal */
     struct planner *q = start("h200", "deepseek-v3", 8192);
-    q->scenario.gpus = 8;
-    q->scenario.engine.kind = ENGINE_SGLANG;
-    q->scenario.dp_attention = true;
-    planner_apply(q, &q->scenario);
-    assert_true(q->result.dp_attention);
+    s = *planner_scenario(q);
+    s.gpus = 8;
+    s.engine.kind = ENGINE_SGLANG;
+    s.dp_attention = true;
+    planner_apply(q, &s);
+    assert_true(planner_result(q)->dp_attention);
     q->focus = CTRL_ENGINE;
     planner_key(q, KEY_RIGHT);
-    assert_int_not_equal(q->scenario.engine.kind, ENGINE_SGLANG);
-    assert_false(q->scenario.dp_attention);
+    assert_int_not_equal(planner_scenario(q)->engine.kind, ENGINE_SGLANG);
+    assert_false(planner_scenario(q)->dp_attention);
     assert_string_equal(q->error, "");
     assert_non_null(strstr(q->status, "DP attention (SGLang) is off with this engine"));
 }
@@ -869,6 +944,7 @@ int main(void)
         cmocka_unit_test(the_host_kv_value_fits_its_column),
         cmocka_unit_test(q_quits_and_presentation_toggles),
         cmocka_unit_test(refusals_name_the_control_in_the_planners_words),
+        cmocka_unit_test(each_scenario_keeps_its_plan_curve_and_rows_in_its_slot),
         cmocka_unit_test(tp_splits_the_gpus_into_replicas_and_every_figure_follows),
         cmocka_unit_test(an_engine_brings_its_knobs_in_place_of_the_headroom),
         cmocka_unit_test(w_lists_every_warning),

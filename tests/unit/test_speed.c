@@ -33,9 +33,10 @@ static bool close_to(double a, double b)
 static void a_decode_step_reads_the_weights_and_every_cache_once(void **state)
 {
     (void)state;
-    /* Llama 3.1 8B bf16 on one H100, 64 users at 2,048 tokens:
-     * weights 16,060,522,496 B + 64 x 2,048 x 131,072 B = 33,240,391,680 B;
-     * over 3.35 TB/s x 0.7: 33,240,391,680 / 2.345e12 = 14.1750 ms */
+    /* Llama 3.1 8B bf16 on one H100, 64 users at 2,048 tokens, each reading
+     * its cache and writing its new token's KV:
+     * weights 16,060,522,496 B + 64 x 2,049 x 131,072 B = 33,248,780,288 B;
+     * over 3.35 TB/s x 0.7: 33,248,780,288 / 2.345e12 = 14.1786 ms */
     struct gpu_spec g = h100_sxm();
     g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
     struct model_spec m = llama31_8b();
@@ -44,14 +45,16 @@ static void a_decode_step_reads_the_weights_and_every_cache_once(void **state)
     s.context_tokens = 2048;
     s.concurrency = 64;
     struct plan_result r = plan(&s);
-    assert_int_equal(r.speed.step_bytes_per_gpu, 16060522496ull + 64ull * 2048 * 131072);
-    assert_true(close_to(r.speed.memory_seconds, 33240391680.0 / (3.35e12 * 0.7)));
-    /* compute: 2 x 8,030,261,248 x 64 + 4 x 32 heads x 128 x 2,048 x 32 layers x 64 = 1.0965e12
-     * flop, over 989.4e12 x 0.5: 2.216 ms, so memory binds */
-    double flops = 2.0 * 8030261248.0 * 64 + 4.0 * 32 * 128 * 2048.0 * 32 * 64;
+    assert_int_equal(r.speed.step_bytes_per_gpu, 16060522496ull + 64ull * 2049 * 131072);
+    assert_true(close_to(r.speed.memory_seconds, 33248780288.0 / (3.35e12 * 0.7)));
+    /* compute: 2 x 8,030,261,248 x 64 + 4 x 32 heads x 128 x 2,049 (the context and
+     * the new token) x 32 layers x 64 = 1.0965e12 flop, over 989.4e12 x 0.5:
+     * 2.216 ms, so memory binds */
+    double flops = 2.0 * 8030261248.0 * 64 + 4.0 * 32 * 128 * 2049.0 * 32 * 64;
     assert_true(close_to(r.speed.step_flops_per_gpu, flops));
     assert_true(close_to(r.speed.compute_seconds, flops / (989.4e12 * 0.5)));
-    assert_true(close_to(r.speed.step_seconds, r.speed.memory_seconds));
+    /* and each step's own overhead */
+    assert_true(close_to(r.speed.step_seconds, r.speed.memory_seconds + SPEED_STEP_OVERHEAD_S));
     assert_true(close_to(r.speed.tokens_per_s_per_user, 1.0 / r.speed.step_seconds));
     assert_true(close_to(r.speed.tokens_per_s_total, 64.0 / r.speed.step_seconds));
     assert_true(close_to(r.decode_tokens_per_s_per_user, r.speed.tokens_per_s_per_user));
@@ -89,7 +92,7 @@ static void moe_decode_reads_only_the_experts_in_use(void **state)
     s.concurrency = 1;
     struct plan_result r = plan(&s);
     double weights = 16060522496.0;
-    double expect = weights / 2 + weights / 2 * 0.25 + 2048.0 * 131072;
+    double expect = weights / 2 + weights / 2 * 0.25 + 2049.0 * 131072;
     assert_true(fabs((double)r.speed.step_bytes_per_gpu - expect) <= 1.0);
 }
 
@@ -115,8 +118,8 @@ static void the_first_token_computes_the_prompt(void **state)
 {
     (void)state;
     /* a 1,000-token prompt: 2 x 8,030,261,248 x 1,000 + 4 x 32 x 128 x 32 layers x
-     * 1,000 x 500 (causal: half the prompt on average) flop, at 0.5 x 989.4 TFLOP/s,
-     * plus reading the weights once */
+     * 500,500 (causal: token j attends to j) flop, at 0.5 x 989.4 TFLOP/s; the
+     * weights read once and the prompt's KV written overlap it (the slower binds) */
     struct gpu_spec g = h100_sxm();
     g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
     struct model_spec m = llama31_8b();
@@ -125,8 +128,11 @@ static void the_first_token_computes_the_prompt(void **state)
     s.context_tokens = 8192;
     s.prompt_tokens = 1000;
     struct plan_result r = plan(&s);
-    double flops = 2.0 * 8030261248.0 * 1000 + 4.0 * 32 * 128 * 32 * 1000.0 * 500;
-    double t = flops / (989.4e12 * 0.5) + 16060522496.0 / (3.35e12 * 0.7);
+    double flops = 2.0 * 8030261248.0 * 1000 + 4.0 * 32 * 128 * 32 * 500500.0;
+    double compute = flops / (989.4e12 * 0.5);
+    double memory = (16060522496.0 + 1000.0 * 131072) / (3.35e12 * 0.7);
+    double t = (compute > memory ? compute : memory) + SPEED_STEP_OVERHEAD_S;
+    assert_true(compute > memory);
     assert_true(close_to(r.speed.ttft_seconds, t));
     assert_true(close_to(r.speed.prefill_tokens_per_s, 1000.0 / t));
 }
@@ -167,7 +173,8 @@ static void pipeline_stages_take_a_token_in_turn_with_a_batch_each(void **state)
      * max_concurrent_batches, the pipeline-parallel size, "required by
      * pipeline parallelism to eliminate pipeline bubbles"), so each
      * stage reads its 16 layers for 32 users: 8,030,261,248 B of weights +
-     * 32 x 2,048 x 65,536 B = 12,325,228,544 B, 7.5569 ms at 3.35 TB/s x 0.7;
+     * 32 x 2,049 x 65,536 B (the cache, and the new tokens written) =
+     * 12,327,325,696 B, 7.5582 ms at 3.35 TB/s x 0.7;
      * a user's token passes both stages: 15.114 ms */
     struct gpu_spec g = h100_sxm();
     g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
@@ -181,9 +188,9 @@ static void pipeline_stages_take_a_token_in_turn_with_a_batch_each(void **state)
     s.pp = 2;
     s.concurrency = 64;
     struct plan_result r = plan(&s);
-    assert_int_equal(r.speed.step_bytes_per_gpu, 8030261248ull + 32ull * 2048 * 65536);
-    assert_true(close_to(r.speed.memory_seconds, 12325228544.0 / (3.35e12 * 0.7)));
-    assert_true(close_to(r.speed.step_seconds, 2 * r.speed.memory_seconds));
+    assert_int_equal(r.speed.step_bytes_per_gpu, 8030261248ull + 32ull * 2049 * 65536);
+    assert_true(close_to(r.speed.memory_seconds, 12327325696.0 / (3.35e12 * 0.7)));
+    assert_true(close_to(r.speed.step_seconds, 2 * r.speed.memory_seconds + SPEED_STEP_OVERHEAD_S));
     assert_true(close_to(r.speed.tokens_per_s_total, 64.0 / r.speed.step_seconds));
     /* the prompt alone passes both stages: as long as on one GPU, less the TP
      * it does not have (no all-reduce either way at TP 1) */
@@ -199,7 +206,7 @@ static void llama_cpp_gpus_take_a_token_in_turn_one_batch_at_a_time(void **state
     (void)state;
     /* llama.cpp splits layers over its GPUs (--split-mode layer): a step of
      * 64 users visits GPU 0's 16 layers, then GPU 1's, the whole batch each
-     * time, with no all-reduce: 2 x (8,030,261,248 + 64 x 2,048 x 65,536) B
+     * time, with no all-reduce: 2 x (8,030,261,248 + 64 x 2,049 x 65,536) B
      * over 3.35 TB/s x 0.7 */
     struct gpu_spec g = h100_sxm();
     g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
@@ -211,10 +218,10 @@ static void llama_cpp_gpus_take_a_token_in_turn_one_batch_at_a_time(void **state
     s.gpus = 2;
     s.concurrency = 64;
     struct plan_result r = plan(&s);
-    assert_int_equal(r.speed.step_bytes_per_gpu, 8030261248ull + 64ull * 2048 * 65536);
+    assert_int_equal(r.speed.step_bytes_per_gpu, 8030261248ull + 64ull * 2049 * 65536);
     assert_true(close_to(r.speed.comm_seconds, 0));
     assert_true(close_to(r.speed.step_seconds,
-                         2 * (8030261248.0 + 64.0 * 2048 * 65536) / (3.35e12 * 0.7)));
+                         2 * (8030261248.0 + 64.0 * 2049 * 65536) / (3.35e12 * 0.7)));
     /* the same prompt takes as long as on one GPU: half the layers, twice */
     struct scenario one = s;
     one.gpus = 1;
@@ -249,11 +256,12 @@ static void mla_prefills_expanded_and_decodes_absorbed(void **state)
     s.prompt_tokens = 1000;
     s.concurrency = 2;
     struct plan_result r = plan(&s);
-    /* decode, absorbed: 16 x (2 x (512 + 64) + 2 x 512) = 34,816 a context token a layer */
-    double decode = 2.0 * 1e9 * 2 + 16.0 * (2 * 576 + 2 * 512) * 4096.0 * 4 * 2;
+    /* decode, absorbed: 16 x (2 x (512 + 64) + 2 x 512) = 34,816 a context token a
+     * layer, over the context and the new token */
+    double decode = 2.0 * 1e9 * 2 + 16.0 * (2 * 576 + 2 * 512) * 4097.0 * 4 * 2;
     assert_true(close_to(r.speed.step_flops_per_gpu, decode));
-    /* prefill, expanded: 16 x (2 x (128 + 64) + 2 x 128) = 10,240; causal: 500 on average */
-    double prefill = 2.0 * 1e9 * 1000 + 16.0 * (2 * 192 + 2 * 128) * 4 * 1000.0 * 500;
+    /* prefill, expanded: 16 x (2 x (128 + 64) + 2 x 128) = 10,240; causal: 500,500 pairs */
+    double prefill = 2.0 * 1e9 * 1000 + 16.0 * (2 * 192 + 2 * 128) * 4 * 500500.0;
     assert_true(close_to(r.speed.prefill_flops_per_gpu, prefill));
 }
 

@@ -1,0 +1,125 @@
+#include "steptime.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+double step_expert_share(uint32_t experts, uint32_t experts_per_token, double tokens)
+{
+    if (experts == 0 || tokens <= 0)
+        return experts == 0 ? 1.0 : 0.0;
+    double k = (double)experts_per_token / (double)experts;
+    if (k >= 1.0)
+        return 1.0;
+    return 1.0 - pow(1.0 - k, tokens);
+}
+
+double step_attended(double ctx, double w)
+{
+    return w > 0 && ctx > w ? w : ctx;
+}
+
+/* Sum over the t query tokens of a chunk that starts after ctx tokens of
+ * min(position, w): token j (1..t) attends to ctx + j tokens, at most w
+ * (w 0: no limit). */
+static double attended_sum(double ctx, double t, double w)
+{
+    if (w <= 0 || ctx + t <= w)
+        return t * ctx + t * (t + 1.0) / 2.0;
+    if (ctx >= w)
+        return t * w;
+    double under = w - ctx; /* tokens before the window is full */
+    return under * ctx + under * (under + 1.0) / 2.0 + (t - under) * w;
+}
+
+/* The bytes and flops of one sequence's share of the step, added to out. */
+static void add_sequence(const struct step_model *m, const struct step_seq *q,
+                         struct step_time *out)
+{
+    double ctx = (double)q->context, t = (double)q->tokens;
+    double w = (double)m->window;
+    /* the cache before the step is read once (sparse attention reads its
+     * share), less the shared prefix, read once for all; a windowed layer
+     * holds the last w tokens, the prefix's part of them shared */
+    double shared = (double)m->shared_tokens < ctx ? (double)m->shared_tokens : ctx;
+    double held = step_attended(ctx, w), start = ctx - held;
+    double shared_held = shared > start ? shared - start : 0;
+    out->kv_bytes += m->kv_bytes_global * (ctx - shared) * m->kv_read_share +
+                     m->kv_bytes_windowed * (held - shared_held) +
+                     (m->kv_bytes_global + m->kv_bytes_windowed) * t;
+    /* a recurrent layer reads its state and writes it back, each step */
+    out->state_bytes += 2.0 * m->state_bytes;
+    bool decode = q->tokens == 1;
+    double global = attended_sum(ctx, t, m->attn_topk);
+    double windowed = attended_sum(ctx, t, w);
+    out->attention_flops +=
+        (decode ? m->attn_decode_global : m->attn_prefill_global) * global +
+        (decode ? m->attn_decode_windowed : m->attn_prefill_windowed) * windowed +
+        m->index_flops * attended_sum(ctx, t, 0);
+    out->tokens += t;
+}
+
+static double ring_seconds(const struct step_model *m, const struct step_machine *hw,
+                           double tokens)
+{
+    if (m->tp <= 1 || m->allreduces <= 0)
+        return 0;
+    double bytes = tokens * m->hidden * 2.0;
+    double per = hw->link_bytes_per_s > 0
+                     ? 2.0 * (m->tp - 1) / m->tp * bytes / hw->link_bytes_per_s
+                     : 0;
+    return m->allreduces * (per + hw->link_latency_s);
+}
+
+double step_time(const struct step_model *m, const struct step_machine *hw,
+                 const struct step_seq *seqs, size_t n, struct step_time *out)
+{
+    struct step_time st = {0};
+    if (hw->bytes_per_s <= 0 || n == 0) {
+        if (out)
+            *out = st;
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        add_sequence(m, &seqs[i], &st);
+    st.kv_bytes += m->shared_bytes;
+    double scale = m->token_scale > 1 ? m->token_scale : 1;
+    double seen = st.tokens * scale; /* what the GEMMs and all-reduces carry */
+    double share = step_expert_share(m->experts, m->experts_per_token, seen);
+    if (m->experts) {
+        st.experts_touched = share * m->experts;
+        st.tokens_per_expert = st.experts_touched > 0
+                                   ? seen * m->experts_per_token / st.experts_touched
+                                   : 0;
+    }
+    double expert_read = m->expert_bytes * (m->experts ? share : 0);
+    st.expert_read_bytes = expert_read;
+    st.weights_bytes = m->dense_bytes + expert_read;
+    st.bytes = st.weights_bytes + st.kv_bytes + st.state_bytes;
+    st.gemm_flops = m->flops_per_token * seen;
+    st.flops = st.gemm_flops + st.attention_flops;
+
+    double bw = hw->bytes_per_s * hw->mbu;
+    double moe = hw->moe_mbu > 0 ? hw->moe_mbu : 1.0;
+    st.weights_s = m->dense_bytes / bw + expert_read / (bw * moe);
+    st.kv_s = st.kv_bytes / bw;
+    st.state_s = st.state_bytes / bw;
+    st.memory_s = st.weights_s + st.kv_s + st.state_s;
+    if (hw->flops_per_s > 0) {
+        double fl = hw->flops_per_s * hw->mfu;
+        st.gemm_s = st.gemm_flops / fl;
+        st.attention_s = st.attention_flops / fl;
+        st.compute_s = st.gemm_s + st.attention_s;
+    }
+    st.comm_s = ring_seconds(m, hw, seen);
+    /* a fine-grained MoE layer adds kernels that do not overlap the reads:
+     * routing, top-k, the grouped GEMM's launch and gather */
+    st.moe_s = m->moe_layers * hw->moe_layer_overhead_s;
+    double stages = m->stages ? m->stages : 1;
+    double busy = st.memory_s > st.compute_s ? st.memory_s : st.compute_s;
+    st.stage_s = busy + st.moe_s + st.comm_s;
+    st.overhead_s = hw->step_overhead_s;
+    st.total_s = st.stage_s * stages + hw->step_overhead_s;
+    if (out)
+        *out = st;
+    return st.total_s;
+}

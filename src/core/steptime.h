@@ -1,0 +1,112 @@
+/* steptime: the time of one engine iteration (a step), a pure function of
+ * the batch it runs. A step reads the weights the batch needs (for MoE,
+ * the experts its tokens touch), every sequence's KV and recurrent state
+ * (the state read and written back), computes the GEMMs (2 flops a
+ * parameter a token) and the attention over each sequence's context, and
+ * while the GPUs of a tensor-parallel group exchange their partial sums
+ * (all-reduces, as each architecture issues them). Memory and compute
+ * overlap (the slower binds); a fine-grained MoE layer's routing and
+ * grouped-GEMM kernels and the all-reduces add; the stages pass in turn,
+ * and a fixed overhead each step (scheduler, sampling, graph launch) adds.
+ *
+ * Decode and prefill are the same function: a decoding sequence computes 1
+ * token over its context, a prefill chunk computes `tokens` over the prompt
+ * before it plus itself (causally). A mixed batch (chunked prefill) is the
+ * sum of both kinds. The serving simulator calls this for every step: it
+ * allocates nothing and loops once over the batch. */
+#ifndef KVPLAN_CORE_STEPTIME_H
+#define KVPLAN_CORE_STEPTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One GPU and what an engine reaches on it. Rates per second. */
+struct step_machine {
+    double bytes_per_s;         /* memory bandwidth per GPU; 0 = unknown (no answer) */
+    double flops_per_s;         /* dense peak in the compute precision; 0 = unknown */
+    double mbu, mfu;            /* achievable fractions of the two */
+    double moe_mbu;             /* the share of mbu a grouped expert GEMM reaches reading
+                                 * experts at a few tokens an expert (1 = as dense) */
+    double link_bytes_per_s;    /* all-reduce bandwidth per GPU, each way */
+    double link_latency_s;      /* the fixed cost of one all-reduce */
+    double step_overhead_s;     /* each step: scheduling, sampling, graph launch */
+    double moe_layer_overhead_s; /* each fine-grained MoE layer: routing, top-k, the grouped
+                                  * GEMM's launch and gather over small expert slices */
+};
+
+/* One GPU's share of one model replica (a stage's, under pipeline stages). */
+struct step_model {
+    double dense_bytes;         /* weights every step reads: all but the routed experts */
+    double expert_bytes;        /* routed experts held on this GPU */
+    uint32_t experts;           /* routed experts a MoE layer holds; 0 = dense */
+    uint32_t experts_per_token;
+    uint32_t moe_layers;        /* layers with fine-grained routed experts (this stage's) */
+    uint32_t layers;            /* layers a token passes on this GPU (this stage's) */
+    double flops_per_token;     /* GEMMs: 2 x active parameters / the GPUs they split over */
+    /* KV bytes one context token costs on this GPU, over the global layers and
+     * over the windowed ones (which read at most `window` tokens) */
+    double kv_bytes_global, kv_bytes_windowed;
+    uint64_t window;
+    double kv_read_share;       /* of a sequence's cache a decode step reads (sparse attention
+                                 * reads its top-k); 1 = all */
+    /* A prefix every sequence shares, stored once: the first shared_tokens of
+     * each context; the step reads its shared_bytes once, not per sequence */
+    uint64_t shared_tokens;
+    double shared_bytes;
+    double state_bytes;         /* recurrent and convolution state a sequence keeps here */
+    /* attention flops per (query token x context token), this GPU's share,
+     * over the global and over the windowed layers; prefill runs MLA expanded */
+    double attn_decode_global, attn_decode_windowed;
+    double attn_prefill_global, attn_prefill_windowed;
+    double index_flops;         /* a sparse-attention indexer's flops per (query x context)
+                                 * token, whole on every GPU */
+    double attn_topk;           /* sparse attention attends at most this many; 0 = dense */
+    double hidden;              /* the width of the vectors all-reduced, 16-bit */
+    double token_scale;         /* tokens the GEMMs, experts and all-reduces see per token of
+                                 * these sequences: the ranks under data-parallel attention,
+                                 * whose batches gather for the MLP; 0 or 1 = the same */
+    uint32_t tp;                /* GPUs of one all-reduce ring; 1 = none */
+    double allreduces;          /* all-reduces a token pass issues on this GPU */
+    uint32_t stages;            /* stages a token passes in turn (pipeline, layer split) */
+};
+
+/* One sequence of the batch: its context before the step and the tokens the
+ * step computes for it (1 when it decodes, a chunk of its prompt when it
+ * prefills). */
+struct step_seq {
+    uint64_t context;
+    uint64_t tokens;
+};
+
+/* The time of a step and its parts, seconds (one stage's, and the total of
+ * the stages in turn plus the step's overhead); bytes and flops on one GPU. */
+struct step_time {
+    double tokens;              /* tokens the step computes */
+    double experts_touched;     /* routed experts a MoE layer reads (mean) */
+    double tokens_per_expert;   /* tokens each touched expert computes (mean) */
+    double weights_bytes, kv_bytes, state_bytes, bytes;
+    double expert_read_bytes;   /* of weights_bytes, the routed experts' */
+    double gemm_flops, attention_flops, flops;
+    double weights_s, kv_s, state_s, memory_s;
+    double gemm_s, attention_s, compute_s;
+    double comm_s;
+    double moe_s;               /* the MoE layers' own kernels, one stage */
+    double overhead_s;          /* the step's own */
+    double stage_s;             /* one stage: max(memory, compute) + moe + comm */
+    double total_s;             /* stage_s x stages */
+};
+
+/* The time of one step over `n` sequences (seconds; 0 when the GPU has no
+ * bandwidth figure or the batch is empty); fills `out` when not NULL. */
+double step_time(const struct step_model *m, const struct step_machine *hw,
+                 const struct step_seq *seqs, size_t n, struct step_time *out);
+
+/* The mean share of a MoE layer's routed experts a step of `tokens` tokens
+ * touches, each token choosing k of E: 1 - (1 - k/E)^tokens (1 for dense). */
+double step_expert_share(uint32_t experts, uint32_t experts_per_token, double tokens);
+
+/* Tokens one query attends to over a window of w (0 = none) when its
+ * context before the step is `ctx` and it is token i of a chunk (causal). */
+double step_attended(double ctx, double w);
+
+#endif
