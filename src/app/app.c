@@ -76,9 +76,10 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
                 snprintf(f, sizeof f, "#%lu", ++frame);
                 /* last row: ncurses sends rows in order, so once a test sees
                  * the counter, the whole frame has arrived */
-                int fx = p->frame.cols - (int)strlen(f) - 1, fy = p->frame.rows - 1;
-                widget_text(fy, fx, p->frame.cols - fx, ROLE_TEXT, f);
-                widget_fill(fy, fx + (int)strlen(f), p->frame.cols - fx - (int)strlen(f), ROLE_TEXT);
+                int fx = p->frame.cols - (int)strlen(f) - 1;
+                widget_text(p->frame.rows - 1, fx, p->frame.cols - fx, ROLE_TEXT, f);
+                widget_fill(p->frame.rows - 1, fx + (int)strlen(f), p->frame.cols - fx - (int)strlen(f),
+                            ROLE_TEXT);
             }
             term_refresh();
             if (p->copy_pending) {

@@ -6,7 +6,7 @@
 #include "app/layout.h"
 #include "app/planner.h"
 
-/* Draws the whole screen as view_settle laid it out, into a new frame: the
+/* Draws the whole screen as view_settle laid it out into a new frame: the
  * mode's screen (screens.h) over an erased one. term_refresh shows it
  * (curses is handed only the cells that changed, and sends their
  * difference). */
