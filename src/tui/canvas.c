@@ -67,20 +67,18 @@ void canvas_erase(void)
 }
 
 /* Writing from column x on cuts a two-column character whose right half is
- * there: its left half becomes a plain blank, as curses leaves it. */
-static const struct cell plain = {L' ', A_NORMAL};
-
+ * there: its left half becomes a blank, as curses leaves it. */
 static void cut_left(struct cell *row, int x)
 {
     if (x > 0 && row[x].ch == CONT)
-        row[x - 1] = plain;
+        row[x - 1] = (struct cell){L' ', rendered(A_NORMAL)};
 }
 
 /* ... and writing up to column end cuts one whose left half was before it. */
 static void cut_right(struct cell *row, int end)
 {
     for (int i = end; i < cols && row[i].ch == CONT; i++)
-        row[i] = plain;
+        row[i] = (struct cell){L' ', rendered(A_NORMAL)};
 }
 
 wchar_t canvas_decode(const char *p, size_t left, bool utf8, mbstate_t *st, size_t *used)
