@@ -216,11 +216,13 @@ enum { GAP = 2 };
 /* The changed cells of row y, in spans, to stdscr; `was` becomes `now`. */
 static void present_row(int y, const struct cell *now, struct cell *was)
 {
-    for (int x = 0; x < cols;) {
-        if (same(now + x, was + x)) {
+    for (int x = 0;;) {
+        while (x + 4 <= cols && memcmp(now + x, was + x, 4 * sizeof *now) == 0)
+            x += 4; /* unchanged stretches four cells at a time */
+        while (x < cols && same(now + x, was + x))
             x++;
-            continue;
-        }
+        if (x == cols)
+            break;
         int start = x, end = x;
         for (int k = x + 1; k < cols && k - end <= GAP; k++)
             if (!same(now + k, was + k))
