@@ -191,7 +191,11 @@ $(BUILD)/tools/maxrss: tools/maxrss.c | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(STD) -O1 -o $@ $<
 
-bench: $(BUILD)/kvplan $(BUILD)/tools/maxrss | $(BUILD)/.test-deps
+$(BUILD)/tools/bench_steptime: tools/bench_steptime.c $(BUILD)/src/core/steptime.o | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(STD) -O2 -Isrc -o $@ $< $(BUILD)/src/core/steptime.o -lm
+
+bench: $(BUILD)/kvplan $(BUILD)/tools/maxrss $(BUILD)/tools/bench_steptime | $(BUILD)/.test-deps
 	@sh tools/deps.sh cmd:valgrind=valgrind
 	/usr/bin/python3 tools/bench.py $(BUILD)/kvplan --out bench/results.json --compare bench/baseline.json
 
