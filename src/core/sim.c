@@ -253,7 +253,7 @@ static void itl_add(struct sim *m, double seconds, uint64_t count)
         m->status = SIM_NO_MEMORY;
         return;
     }
-    m->itl[m->nitl++] = (struct sim_itl){(float)seconds, (uint32_t)count};
+    m->itl[m->nitl++] = (struct sim_itl){seconds, count};
 }
 
 /* The end of replica ri's step: each request's new tokens computed, a token

@@ -62,7 +62,7 @@
 /* The most kvplan simulates: requests, engine steps (all replicas), seconds
  * of simulated time, and replicas. */
 #define SIM_MAX_REQUESTS 1000000
-#define SIM_MAX_STEPS 20000000
+#define SIM_MAX_STEPS 10000000
 #define SIM_MAX_SECONDS (7 * 86400.0)
 #define SIM_MAX_REPLICAS 256
 

@@ -48,8 +48,8 @@ struct sim_replica {
 
 /* An inter-token latency and how many tokens had it. */
 struct sim_itl {
-    float seconds;
-    uint32_t count;
+    double seconds;
+    uint64_t count;
 };
 
 struct sim {

@@ -56,7 +56,7 @@ static struct sim_stats summarise(double *v, size_t n)
 
 static int cmp_itl(const void *a, const void *b)
 {
-    float x = ((const struct sim_itl *)a)->seconds, y = ((const struct sim_itl *)b)->seconds;
+    double x = ((const struct sim_itl *)a)->seconds, y = ((const struct sim_itl *)b)->seconds;
     return (x > y) - (x < y);
 }
 
@@ -90,13 +90,13 @@ static struct sim_stats itl_stats(struct sim_itl *v, size_t n)
     double sum = 0, sq = 0;
     for (size_t i = 0; i < n; i++) {
         total += v[i].count;
-        sum += (double)v[i].seconds * v[i].count;
+        sum += v[i].seconds * (double)v[i].count;
     }
     if (total == 0)
         return st;
     st.mean = sum / (double)total;
     for (size_t i = 0; i < n; i++)
-        sq += ((double)v[i].seconds - st.mean) * ((double)v[i].seconds - st.mean) * v[i].count;
+        sq += (v[i].seconds - st.mean) * (v[i].seconds - st.mean) * (double)v[i].count;
     st.std = sqrt(sq / (double)total);
     qsort(v, n, sizeof *v, cmp_itl);
     st.median = itl_percentile(v, n, total, 50);
