@@ -32,7 +32,8 @@ static bool goodput_words(int argc, char **argv, struct options *o, struct diag 
     return true;
 }
 
-/* Without --engine (and no snapshot to take it from), vLLM V1. */
+/* Without --engine (and no snapshot to take it from), vLLM V1: the engine
+ * options given then read as its own. */
 static void default_engine(struct options *o)
 {
     const struct engine_desc *e = engine_find(simulates);
@@ -149,6 +150,12 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     if (!options_load(o, &cat, &sr->s, d))
         return false;
     catalog_free(&cat);
+    /* a snapshot planned with the generic rule runs on vLLM V1 too */
+    const struct engine_desc *v1 = engine_find(simulates);
+    if (!o->given[OPT_ENGINE] && !engine_desc(sr->s.engine.kind)->server && v1) {
+        sr->s.engine.kind = v1->kind;
+        sr->s.engine.rule = RULE_CURRENT;
+    }
     sr->x.deferred = false;
     if (!plan_compute(&sr->s, &sr->x, NULL, &sr->r, d))
         return false;

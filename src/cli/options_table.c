@@ -333,7 +333,7 @@ const struct option_row options_table[OPT_COUNT] = {
                                .parse = opt_tokens, .min = 1, .offset = AT(output_len),
                                .metavar = "TOKENS",
                                .help = "tokens a request generates (default 128), all of\n"
-                                       "them (as with --ignore-eos)"},
+                                       "them (vLLM's ignore_eos)"},
     [OPT_RANDOM_RANGE_RATIO] = {OPTNAME_RANDOM_RANGE_RATIO, .commands = SIMULATE,
                                 .parse = opt_range_ratio, .offset = AT(range_ratio),
                                 .metavar = "F",
