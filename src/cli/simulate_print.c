@@ -50,8 +50,8 @@ static void head(FILE *out, const struct simulate_run *sr)
         fprintf(out, ", at most %llu in flight", (unsigned long long)sr->c.max_concurrency);
     fputc('\n', out);
     units_format_int(sr->c.blocks, a, sizeof a);
-    fprintf(out, "Engine      %u replica%s of TP %u; %s KV blocks of %llu tokens each; "
-            "max-num-seqs %u, max-num-batched-tokens %llu\n\n",
+    fprintf(out, "Engine      %u replica%s of TP %u: %s KV blocks of %llu tokens each,\n"
+            "            max-num-seqs %u, max-num-batched-tokens %llu\n\n",
             sr->c.replicas, sr->c.replicas == 1 ? "" : "s", sr->r.placement.tp, a,
             (unsigned long long)sr->c.block_tokens, sr->c.max_num_seqs,
             (unsigned long long)sr->c.max_num_batched_tokens);
