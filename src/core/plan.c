@@ -212,8 +212,8 @@ static bool context_overflows(const struct kv_cost *plain, const struct scenario
 
 /* The stages a context leaves as they are, on s (its images' tokens in its
  * context): the cost of a token, the draft's weights and KV, the placement
- * (the context it holds aside: placement_context), LoRA's slots. False when
- * a figure passes 64 bits. */
+ * (the context it holds aside: placement_context), LoRA's slots, the speed
+ * bands of the GPU and engine. False when a figure passes 64 bits. */
 static bool plan_fixed(const struct scenario *s, const struct engine_desc *e, struct plan_result *r,
                        struct kv_cost *plain)
 {
@@ -231,6 +231,8 @@ static bool plan_fixed(const struct scenario *s, const struct engine_desc *e, st
     /* LoRA's slots */
     if (s->max_loras)
         lora_compute(s, r->cost.tp, r->tp, costed.model.layers, r->cost.kv_heads_per_gpu, &r->lora);
+    /* the measured spread of the speed's figures: the bands of the GPU and engine */
+    speedband_lookup(s, &r->bands);
     return true;
 }
 
@@ -334,7 +336,7 @@ static void plan_varied(const struct scenario *s, const struct scenario *run,
     speed_compute(s, &basis, &r->speed, x);
     r->decode_step_bytes_per_gpu = r->speed.step_bytes_per_gpu;
     r->decode_tokens_per_s_per_user = r->speed.tokens_per_s_per_user;
-    speedband_compute(s, &r->speed, &r->bands); /* the spread the measurements saw */
+    speedband_figures(&r->speed, &r->bands); /* the spread the measurements saw */
     price_compute(s, &r->placement, &r->totals, &r->speed, &r->price, x);
     host_tier_compute(s, &basis, &r->host, x);
     r->warnings = fixed | varied_warnings(s, r);

@@ -39,7 +39,10 @@ struct speed_band speedband_find(const struct speedband_entry *table, size_t n, 
                                  const char *engine, const char *engine_title,
                                  enum speedband_figure figure)
 {
-    struct speed_band b = {.basis = SPEEDBAND_DEFAULT, .low = 1, .high = 1};
+    struct speed_band b;
+    memset(&b, 0, sizeof b); /* its padding too: a plan is compared byte for byte */
+    b.basis = SPEEDBAND_DEFAULT;
+    b.low = b.high = 1;
     if (family == NULL || family[0] == '\0')
         return b;
     const struct speedband_entry *e = NULL;
@@ -93,14 +96,17 @@ void speedband_text(const struct speed_band *b, char *buf, size_t size)
              b->cases == 1 ? "measurement" : "measurements");
 }
 
-void speedband_compute(const struct scenario *s, const struct speed_result *sp,
-                       struct speed_bands *out)
+void speedband_lookup(const struct scenario *s, struct speed_bands *out)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
     out->decode = speedband_find(speedband_table, speedband_table_count, s->gpu.family, e->name,
                                  e->title, SPEEDBAND_DECODE);
     out->ttft = speedband_find(speedband_table, speedband_table_count, s->gpu.family, e->name,
                                e->title, SPEEDBAND_TTFT);
+}
+
+void speedband_figures(const struct speed_result *sp, struct speed_bands *out)
+{
     bool decode = out->decode.basis != SPEEDBAND_DEFAULT && sp->tokens_per_s_per_user > 0;
     bool ttft = out->ttft.basis != SPEEDBAND_DEFAULT && sp->ttft_seconds > 0;
     /* no band: 0, as a figure kvplan cannot give */

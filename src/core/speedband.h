@@ -86,9 +86,11 @@ struct speed_bands {
     double ttft_seconds_low, ttft_seconds_high;
 };
 
-/* Looks up the decode and first-token bands of the scenario's GPU family and
- * engine in speedband_table and fills *out from the speed in sp. */
-void speedband_compute(const struct scenario *s, const struct speed_result *sp,
-                       struct speed_bands *out);
+/* The stage in two parts, as the plan runs it: the decode and first-token
+ * bands of the scenario's GPU family and engine, looked up in
+ * speedband_table (out->decode, out->ttft: what no context changes, once a
+ * sweep's base), then the rest of *out from the speed in sp. */
+void speedband_lookup(const struct scenario *s, struct speed_bands *out);
+void speedband_figures(const struct speed_result *sp, struct speed_bands *out);
 
 #endif

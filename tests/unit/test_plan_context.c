@@ -115,10 +115,16 @@ static void same_at(struct plan_base *b, uint64_t ctx, uint64_t prefix, uint64_t
         t->refused++;
         return;
     }
-    if (memcmp(&want, got, sizeof want) != 0)
-        fail_msg("%s on %s, %s, context %llu, prefix %llu, average %llu: the plans differ",
+    if (memcmp(&want, got, sizeof want) != 0) {
+        size_t at = 0;
+        while (((const unsigned char *)&want)[at] == ((const unsigned char *)got)[at])
+            at++;
+        fail_msg("%s on %s, %s, context %llu, prefix %llu, average %llu: the plans differ "
+                 "from byte %zu of %zu",
                  s.model.id, s.gpu.id, engine_label(s.engine.kind, s.engine.rule),
-                 (unsigned long long)ctx, (unsigned long long)prefix, (unsigned long long)avg);
+                 (unsigned long long)ctx, (unsigned long long)prefix, (unsigned long long)avg, at,
+                 sizeof want);
+    }
     t->planned++;
 }
 
