@@ -73,29 +73,31 @@ char *outbuf_put_uint(char *p, uint64_t v)
                                     100000000000000ull, 1000000000000000ull,
                                     10000000000000000ull, 100000000000000000ull,
                                     1000000000000000000ull, 10000000000000000000ull};
+    if (v < 10) {
+        *p = (char)('0' + v);
+        return p + 1;
+    }
     /* the digits: m = floor(bits x log10 2) or one more, m >= 1 past 9 */
-    unsigned m = (unsigned)((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
-    size_t n = m ? m + (v >= tens[m - 1]) : 1;
-    char *end = p + n, *q = end;
-    while (v > UINT32_MAX) {
-        unsigned d = (unsigned)(v % 100) * 2;
-        v /= 100;
-        *--q = pairs[d + 1];
-        *--q = pairs[d];
+    unsigned m = (unsigned)((64 - __builtin_clzll(v)) * 1233) >> 12;
+    char *end = p + m + (v >= tens[m - 1]), *q = end;
+    /* eight digits a division by 10^8, their two halves apart (two chains,
+     * not one), then two a division */
+    while (v >= 100000000) {
+        uint32_t low = (uint32_t)(v % 100000000), a = low / 10000, b = low % 10000;
+        v /= 100000000;
+        memcpy(q - 8, pairs + a / 100 * 2, 2);
+        memcpy(q - 6, pairs + a % 100 * 2, 2);
+        memcpy(q - 4, pairs + b / 100 * 2, 2);
+        memcpy(q - 2, pairs + b % 100 * 2, 2);
+        q -= 8;
     }
-    uint32_t w = (uint32_t)v; /* most figures: 32-bit divisions are cheaper */
-    while (w >= 100) {
-        unsigned d = w % 100 * 2;
-        w /= 100;
-        *--q = pairs[d + 1];
-        *--q = pairs[d];
-    }
-    if (w >= 10) {
-        *--q = pairs[w * 2 + 1];
-        *--q = pairs[w * 2];
-    } else {
-        *--q = (char)('0' + w);
-    }
+    uint32_t w = (uint32_t)v;
+    for (; w >= 100; w /= 100, q -= 2)
+        memcpy(q - 2, pairs + w % 100 * 2, 2);
+    if (w >= 10)
+        memcpy(q - 2, pairs + w * 2, 2);
+    else
+        q[-1] = (char)('0' + w);
     return end;
 }
 
