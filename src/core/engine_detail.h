@@ -30,6 +30,9 @@ struct engine_detail {
     uint32_t max_num_seqs;
     uint64_t max_num_batched_tokens;
     uint32_t slots;            /* llama.cpp: -np, given or the most that fit */
+    /* The texts, last: written by the launch and log functions only, which
+     * run only when explaining (a sweep along the context zeroes the figures
+     * above them at each context, not these: core/plan.c plan_at_context). */
     int log_lines;
     char log[ENGINE_LOG_LINES][ENGINE_TEXT_MAX / 2];
     char launch[ENGINE_LAUNCH_MAX];
