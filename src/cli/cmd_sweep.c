@@ -147,11 +147,13 @@ static void print_cells(struct outbuf *ob, const struct cell *c, int n, enum swe
                 p = PUT_LITERAL(p, "n/a");
             break;
         }
-        if (md && i + 1 < n)
+        if (md)
             p = PUT_LITERAL(p, " | ");
-        else if (i + 1 < n)
+        else
             *p++ = ',';
     }
+    if (n > 0) /* the last cell's separator becomes the row's end */
+        p -= md ? 3 : 1;
     p = md ? PUT_LITERAL(p, " |\n") : PUT_LITERAL(p, "\n");
     outbuf_commit(ob, p);
 }
