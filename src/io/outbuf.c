@@ -175,34 +175,53 @@ static bool six_digits(double a, uint32_t *d, int *x)
     return true;
 }
 
+/* The six digits of d (100000 to 999999) and "00" as a word whose bytes,
+ * as memory holds them, are the text, shifted by k bytes towards the first:
+ * made in a register and stored whole, as a read of narrow stores as one
+ * word waits for them. */
+static uint64_t six_digits_word(uint32_t d, int k)
+{
+    const union {
+        uint16_t word;
+        unsigned char first;
+    } probe = {1};
+    bool little = probe.first == 1; /* a constant to the compiler */
+    uint16_t hi, mid, lo, zz;
+    memcpy(&hi, pairs + d / 10000 * 2, 2);
+    memcpy(&mid, pairs + d / 100 % 100 * 2, 2);
+    memcpy(&lo, pairs + d % 100 * 2, 2);
+    memcpy(&zz, pairs, 2);
+    uint64_t w = little ? hi | (uint64_t)mid << 16 | (uint64_t)lo << 32 | (uint64_t)zz << 48
+                        : (uint64_t)hi << 48 | (uint64_t)mid << 32 | (uint64_t)lo << 16 | zz;
+    return little ? w >> 8 * k : w << 8 * k;
+}
+
 /* "%.6g" of d x 10^(x - 5): fixed from 10^-4 up to 10^6, else with an
  * exponent; trailing zeros of the fraction and a bare point dropped. The
- * digits go in blocks of 8 bytes, what follows the text overwritten later
- * or never read: out has OUTBUF_G6_MAX bytes, the text and a block fit. */
+ * digits go in words of 8 bytes, what follows the text overwritten later
+ * or never read: out has OUTBUF_G6_MAX bytes, the text and a word fit. */
 static size_t g6_text(bool negative, uint32_t d, int x, char *out)
 {
-    char six[16] = ""; /* the digits, and room for a block read past them */
-    memcpy(six, pairs + d / 10000 * 2, 2);
-    memcpy(six + 2, pairs + d / 100 % 100 * 2, 2);
-    memcpy(six + 4, pairs + d % 100 * 2, 2);
     int last = 5; /* the last significant digit to keep */
-    while (last > 0 && six[last] == '0')
+    for (uint32_t t = d; last > 0 && t % 10 == 0; t /= 10)
         last--;
     size_t n = 0;
     if (negative)
         out[n++] = '-';
+    uint64_t w = six_digits_word(d, 0);
     if (x >= -4 && x < 0) { /* 0.0001 .. 0.999999 */
         memcpy(out + n, "0.000000", 8);
         n += (size_t)(1 - x);
-        memcpy(out + n, six, 8);
+        memcpy(out + n, &w, 8);
         return n + (size_t)last + 1;
     }
     int whole = x >= 0 && x < 6 ? x : 0; /* the digits before the point */
-    memcpy(out + n, six, 8);
+    memcpy(out + n, &w, 8);
     n += (size_t)whole + 1;
     if (last > whole) {
         out[n] = '.';
-        memcpy(out + n + 1, six + whole + 1, 8);
+        w = six_digits_word(d, whole + 1);
+        memcpy(out + n + 1, &w, 8);
         n += (size_t)(last - whole) + 1;
     }
     if (x >= 0 && x < 6)
