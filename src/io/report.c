@@ -35,6 +35,34 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
     }
 }
 
+/* A first-token target on a GPU without a compute figure: no users counted. */
+static bool level_unchecked(const struct scenario *s, const struct plan_result *r)
+{
+    return s->max_ttft_seconds > 0 && r->speed.known && r->speed.peak_flops <= 0;
+}
+
+/* "19 users keep 50 tok/s each (decode binds)": the users at a service level
+ * that could be checked, as the headline leads with them; 0 without one. */
+static int headline_level(const struct scenario *s, const struct plan_result *r, char *buf,
+                          size_t size)
+{
+    if ((s->min_tokens_per_s <= 0 && s->max_ttft_seconds <= 0) || level_unchecked(s, r))
+        return 0;
+    char slo[32];
+    uint64_t k = r->speed.users_at_service_level;
+    units_format_int(k, slo, sizeof slo);
+    const char *users = k == 1 ? "user" : "users", *bind = plan_binding_name(r->speed.binding);
+    if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
+        return snprintf(buf, size, "%s %s keep%s %g tok/s each and the first token within %g s "
+                        "(%s binds)", slo, users, k == 1 ? "s" : "", s->min_tokens_per_s,
+                        s->max_ttft_seconds, bind);
+    if (s->min_tokens_per_s > 0)
+        return snprintf(buf, size, "%s %s keep%s %g tok/s each (%s binds)", slo, users,
+                        k == 1 ? "s" : "", s->min_tokens_per_s, bind);
+    return snprintf(buf, size, "%s %s get%s the first token within %g s (no speed target; %s "
+                    "binds)", slo, users, k == 1 ? "s" : "", s->max_ttft_seconds, bind);
+}
+
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
 {
     char ctx[32], n[32], paged[32], avg[32], left[32], per[32];
@@ -77,7 +105,13 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
             units_format_int(r->users_per_replica, per, sizeof per);
             snprintf(rep, sizeof rep, " (%u replicas x %s)", r->replicas, per);
         }
-        int len = snprintf(buf, size, "%s user%s fit%s at %s tokens each%s%s%s", n,
+        /* with a service level checked, its users lead and the memory's count follows */
+        int len = headline_level(s, r, buf, size);
+        if (len > 0 && (size_t)len < size)
+            len += snprintf(buf + len, size - (size_t)len, "; %s fit in memory at %s tokens each%s%s%s",
+                            n, ctx, engine ? " under " : "", engine ? profile : "", rep);
+        else if (len == 0)
+            len = snprintf(buf, size, "%s user%s fit%s at %s tokens each%s%s%s", n,
                            r->max_users == 1 ? "" : "s", r->max_users == 1 ? "s" : "", ctx,
                            engine ? " under " : "", engine ? profile : "", rep);
         if (r->avg_context_tokens < r->context_tokens && !e->fixed_slots && len > 0 &&
@@ -98,26 +132,10 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
                                 r->host.users == 1 ? "" : "s");
             }
         }
-        if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && len > 0 && (size_t)len < size) {
-            char slo[32];
-            units_format_int(r->speed.users_at_service_level, slo, sizeof slo);
-            if (s->max_ttft_seconds > 0 && r->speed.known && r->speed.peak_flops <= 0)
-                snprintf(buf + len, size - (size_t)len,
-                         "; the %g s first-token target cannot be checked (no compute figure "
-                         "for this GPU): 0 users counted", s->max_ttft_seconds);
-            else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
-                snprintf(buf + len, size - (size_t)len,
-                         "; %s keep %g tok/s each and the first token within %g s (%s binds)", slo,
-                         s->min_tokens_per_s, s->max_ttft_seconds,
-                         plan_binding_name(r->speed.binding));
-            else if (s->min_tokens_per_s > 0)
-                snprintf(buf + len, size - (size_t)len, "; %s keep %g tok/s each (%s binds)", slo,
-                         s->min_tokens_per_s, plan_binding_name(r->speed.binding));
-            else
-                snprintf(buf + len, size - (size_t)len,
-                         "; %s get the first token within %g s (no speed target; %s binds)", slo,
-                         s->max_ttft_seconds, plan_binding_name(r->speed.binding));
-        }
+        if (level_unchecked(s, r) && len > 0 && (size_t)len < size)
+            snprintf(buf + len, size - (size_t)len,
+                     "; the %g s first-token target cannot be checked (no compute figure "
+                     "for this GPU): 0 users counted", s->max_ttft_seconds);
     }
 }
 
