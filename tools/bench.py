@@ -147,6 +147,13 @@ def main():
     t = wall_median(grid, runs=5)
     r["sweep_scenarios"] = rows
     r["sweep_scenarios_per_s"] = int(rows / t)
+    # the step-time function on a 64-request batch: (2N calls - N calls) / N
+    steptime = os.path.join(os.path.dirname(KVPLAN), "tools", "bench_steptime")
+    r["steptime_instructions_per_call"] = round(
+        (callgrind([steptime, "20000"]) - callgrind([steptime, "10000"])) / 10000)
+    r["steptime_ns_per_call"] = min(
+        float(subprocess.run([steptime, "200000"], capture_output=True, text=True).stdout.split()[2])
+        for _ in range(5))
     r["peak_rss_plan_kib"] = peak_rss_kib(["plan", "--format", "json", *SCENARIO])
     r["peak_rss_tui_kib"] = peak_rss_kib(SCENARIO, tui=True)
 
@@ -164,6 +171,8 @@ def main():
         ("redraw_bytes_160x48", "bytes per full redraw, 160x48"),
         ("plan_json_wall_ms", "plan --format json, whole process, median ms"),
         ("sweep_scenarios_per_s", "sweep throughput, scenarios/s (all GPUs x models x 64 contexts)"),
+        ("steptime_instructions_per_call", "instructions per step-time call, 64 requests"),
+        ("steptime_ns_per_call", "step-time call, 64 requests, ns (fastest of 5, reported)"),
         ("peak_rss_plan_kib", "peak resident memory of plan, KiB"),
         ("peak_rss_tui_kib", "peak resident memory of the planner at 160x48, KiB"),
     ]
