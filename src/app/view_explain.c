@@ -30,13 +30,15 @@ static bool pane_shows(const struct scenario *s, const struct explain_row *row)
     return view_has_target(s) || strcmp(row->key, "users_slo") != 0;
 }
 
-static int add_row(const struct explain *e, const char *key, const bool *taken, int *items,
-                   int n)
+/* Appends the row of that key when it is there and not taken, and takes it. */
+static int add_row(const struct explain *e, const char *key, bool *taken, int *items, int n)
 {
     const struct explain_row *row = explain_find(e, key);
     int i = row ? (int)(row - e->rows) : -1;
-    if (i >= 0 && !taken[i])
+    if (i >= 0 && i < EXPLAIN_ROWS_MAX && !taken[i]) {
         items[n++] = i;
+        taken[i] = true;
+    }
     return n;
 }
 
@@ -54,17 +56,11 @@ int view_explain_items(const struct planner *p, int *items)
         first[0] = "users_slo", first[1] = "users";
     for (int k = 0; k < 2; k++) {
         n = add_row(e, first[k], taken, items, n);
-        if (n)
-            taken[items[n - 1]] = true;
         if (k == 0 && n == 1 && engine_desc(planner_result(p)->profile)->server)
             items[n++] = VIEW_EXPLAIN_LAUNCH;
     }
-    for (size_t k = 0; k < sizeof explain_order / sizeof explain_order[0]; k++) {
-        int was = n;
+    for (size_t k = 0; k < sizeof explain_order / sizeof explain_order[0]; k++)
         n = add_row(e, explain_order[k], taken, items, n);
-        if (n > was)
-            taken[items[n - 1]] = true;
-    }
     for (int i = 0; i < e->count && i < EXPLAIN_ROWS_MAX; i++)
         if (!taken[i])
             items[n++] = i;
