@@ -129,6 +129,9 @@ struct engine_desc {
     /* Speed: each step's own overhead (scheduler, sampling, graph launch),
      * seconds; fitted by tools/fit_speed.py (doc/SPEED-FIT.md). */
     double step_overhead_s;
+    /* `kvplan simulate` models its scheduler at this rule (core/sim.h);
+     * NULL: not simulated */
+    bool (*simulated)(enum engine_rule rule);
 
     /* Words the views use. */
     const char *runtime_words;   /* SEG_RUNTIME: "activations+rt", "compute buffers" */

@@ -382,6 +382,12 @@ static bool v1_experts(enum engine_rule rule)
     return rule != RULE_VLLM_V0;
 }
 
+/* the simulator's scheduler is V1's (core/sim.h) */
+static bool v1_scheduler(enum engine_rule rule)
+{
+    return rule != RULE_VLLM_V0;
+}
+
 /* V0 sizes every layer for the whole context; V1 groups windowed layers */
 static bool v0_windows(const struct scenario *s)
 {
@@ -392,6 +398,7 @@ static bool v0_windows(const struct scenario *s)
 
 const struct engine_desc engine_vllm = {
     .step_overhead_s = SPEED_STEP_OVERHEAD_S,
+    .simulated = v1_scheduler,
     .kind = ENGINE_VLLM,
     .name = "vllm",
     .title = "vLLM",

@@ -216,6 +216,17 @@ static struct step_machine machine_of(const struct inputs *in)
     return hw;
 }
 
+void speed_step_inputs(const struct scenario *s, const struct speed_basis *r,
+                       struct step_model *m, struct step_machine *hw)
+{
+    struct inputs in = inputs_of(s, r);
+    struct step_model prefill = step_model_of(&in, s, r, false);
+    *m = step_model_of(&in, s, r, true);
+    m->attn_prefill_global = prefill.attn_prefill_global;
+    m->attn_prefill_windowed = prefill.attn_prefill_windowed;
+    *hw = machine_of(&in);
+}
+
 /* The users of one batch in flight: all of the replica's, or with pipeline
  * stages one batch per stage. */
 static uint64_t batch_users(const struct inputs *in, uint64_t n)

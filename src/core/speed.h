@@ -19,6 +19,7 @@
 #include "placement.h"
 #include "scenario.h"
 #include "specdec.h"
+#include "steptime.h"
 #include "totals.h"
 
 /* Defaults of the achievable fractions of peak bandwidth and compute, and
@@ -101,6 +102,13 @@ double speed_step_seconds(const struct scenario *s, const struct speed_basis *b,
 double speed_recompute_seconds(const struct scenario *s, const struct speed_basis *b,
                                uint64_t tokens, struct explain *x, const char *key,
                                const char *label);
+
+/* What the step function reads for the plan in b, as the serving simulator
+ * (core/sim.h) steps it: one GPU's share of a replica, with decode's
+ * attention for a sequence of one token and prefill's for a chunk (MLA runs
+ * each its own form), and the GPU as the speed model reaches it. */
+void speed_step_inputs(const struct scenario *s, const struct speed_basis *b,
+                       struct step_model *m, struct step_machine *hw);
 
 /* The share of a layer's experts a batch of n tokens touches:
  * 1 - (1 - k/E)^n (all of them for a dense model). */
