@@ -150,6 +150,7 @@ struct planner {
     struct {
         int scroll;    /* the first of its rows the main screen's explain pane shows */
         int page, max; /* the rows it shows at once and its last scroll (view_settle) */
+        int count, items[EXPLAIN_ROWS_MAX + 1]; /* its rows in order, for the frame */
     } pane;
     struct {
         int scroll;    /* the first line the full-screen explain view shows */

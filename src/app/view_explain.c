@@ -2,6 +2,7 @@
  * first, scrolled with [ and ] or the wheel, with the rows it shows out of
  * how many in its title and marks in its margin where more are hidden. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app/view.h"
@@ -30,40 +31,63 @@ static bool pane_shows(const struct scenario *s, const struct explain_row *row)
     return view_has_target(s) || strcmp(row->key, "users_slo") != 0;
 }
 
-/* Appends the row of that key when it is there and not taken, and takes it. */
-static int add_row(const struct explain *e, const char *key, bool *taken, int *items, int n)
+enum { ORDER_COUNT = sizeof explain_order / sizeof explain_order[0] };
+
+/* explain_order's keys sorted, each with its place, so a row finds its
+ * place in a few comparisons (a frame orders every row) */
+static struct order {
+    const char *key;
+    int place;
+} sorted[ORDER_COUNT];
+
+static int by_key(const void *a, const void *b)
 {
-    const struct explain_row *row = explain_find(e, key);
-    int i = row ? (int)(row - e->rows) : -1;
-    if (i >= 0 && i < EXPLAIN_ROWS_MAX && !taken[i]) {
-        items[n++] = i;
-        taken[i] = true;
+    return strcmp(((const struct order *)a)->key, ((const struct order *)b)->key);
+}
+
+/* Where row i goes: the count's rows first (-2, -1), then explain_order's
+ * places, then every other row in the plan's order. */
+static int place_of(const struct explain_row *row, int i, const char *first, const char *second)
+{
+    if (strcmp(row->key, first) == 0)
+        return -2;
+    if (strcmp(row->key, second) == 0)
+        return -1;
+    if (sorted[0].key == NULL) {
+        for (int k = 0; k < ORDER_COUNT; k++)
+            sorted[k] = (struct order){explain_order[k], k};
+        qsort(sorted, ORDER_COUNT, sizeof sorted[0], by_key);
     }
-    return n;
+    struct order want = {row->key, 0};
+    const struct order *o = bsearch(&want, sorted, ORDER_COUNT, sizeof sorted[0], by_key);
+    return o ? o->place : ORDER_COUNT + i;
 }
 
 int view_explain_items(const struct planner *p, int *items)
 {
     const struct explain *e = &p->explain;
     const struct scenario *s = planner_scenario(p);
-    bool taken[EXPLAIN_ROWS_MAX] = {false};
-    for (int i = 0; i < e->count && i < EXPLAIN_ROWS_MAX; i++)
-        taken[i] = !pane_shows(s, &e->rows[i]);
-    int n = 0;
     /* the count the big number shows first: with a service level, its users */
-    const char *first[2] = {"users", "users_slo"};
-    if (view_has_target(s))
-        first[0] = "users_slo", first[1] = "users";
-    for (int k = 0; k < 2; k++) {
-        n = add_row(e, first[k], taken, items, n);
-        if (k == 0 && n == 1 && engine_desc(planner_result(p)->profile)->server)
-            items[n++] = VIEW_EXPLAIN_LAUNCH;
+    bool target = view_has_target(s);
+    const char *first = target ? "users_slo" : "users", *second = target ? "users" : "users_slo";
+    int place[EXPLAIN_ROWS_MAX], n = 0;
+    for (int i = 0; i < e->count && i < EXPLAIN_ROWS_MAX; i++) {
+        if (!pane_shows(s, &e->rows[i]))
+            continue;
+        int at = place_of(&e->rows[i], i, first, second), k = n++;
+        for (; k > 0 && place[k - 1] > at; k--) { /* in order of place, as they come */
+            place[k] = place[k - 1];
+            items[k] = items[k - 1];
+        }
+        place[k] = at;
+        items[k] = i;
     }
-    for (size_t k = 0; k < sizeof explain_order / sizeof explain_order[0]; k++)
-        n = add_row(e, explain_order[k], taken, items, n);
-    for (int i = 0; i < e->count && i < EXPLAIN_ROWS_MAX; i++)
-        if (!taken[i])
-            items[n++] = i;
+    /* an engine's launch line follows the count's own row */
+    if (n > 0 && place[0] == -2 && engine_desc(planner_result(p)->profile)->server) {
+        memmove(items + 2, items + 1, (size_t)(n - 1) * sizeof items[0]);
+        items[1] = VIEW_EXPLAIN_LAUNCH;
+        n++;
+    }
     return n;
 }
 
@@ -106,8 +130,8 @@ static void draw_title(struct rect r, int first, int last, int n, bool scrolls)
 
 void view_draw_explain_pane(const struct planner *p, struct rect r)
 {
-    int items[EXPLAIN_ROWS_MAX + 1];
-    int n = view_explain_items(p, items), lines = r.h - 1;
+    const int *items = p->pane.items; /* put in order by view_settle_explain_pane */
+    int n = p->pane.count, lines = r.h - 1;
     int top = layout_scroll_clamp(p->pane.scroll, n, lines);
     int y = r.y + 1, end = r.y + r.h, last = top - 1;
     for (int i = top; i < n && y < end; i++) {
@@ -130,8 +154,8 @@ void view_draw_explain_pane(const struct planner *p, struct rect r)
 void view_settle_explain_pane(struct planner *p)
 {
     const struct planner_layout *l = &p->frame.main;
-    int items[EXPLAIN_ROWS_MAX + 1];
-    int n = l->too_small || l->explain.h < 2 ? 0 : view_explain_items(p, items);
+    int n = l->too_small || l->explain.h < 2 ? 0 : view_explain_items(p, p->pane.items);
+    p->pane.count = n;
     p->pane.page = l->explain.h > 1 ? l->explain.h - 1 : 0;
     p->pane.max = layout_scroll_max(n, p->pane.page);
     p->pane.scroll = layout_scroll_clamp(p->pane.scroll, n, p->pane.page);

@@ -36,7 +36,8 @@ enum { VIEW_EXPLAIN_LAUNCH = -1 };
 int view_explain_items(const struct planner *p, int *items);
 
 /* The explain pane in r: its title with the rows shown of how many, and
- * from p->pane.scroll the rows that fit. */
+ * from p->pane.scroll the rows that fit (p->pane.items, in the order
+ * view_settle_explain_pane put them for the frame). */
 void view_draw_explain_pane(const struct planner *p, struct rect r);
 
 /* The role of the big count: bad when it does not fit, a warning at 0. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/view_parts.h"
+#include "core/text.h"
 
 int view_cols(const char *text)
 {
@@ -57,43 +58,56 @@ void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_
     v->cost_mtok[0] = '\0';
 }
 
+/* item = a + b + c, without printf (each frame writes them) */
+static void put3(char item[48], const char *a, const char *b, const char *c)
+{
+    size_t len = 0;
+    item[0] = '\0';
+    text_append(item, 48, &len, a);
+    text_append(item, 48, &len, b);
+    text_append(item, 48, &len, c);
+}
+
 void view_speed_items(const struct view_speed *v, char items[VIEW_SPEED_ITEMS][48])
 {
-    snprintf(items[0], 48, "%s each", v->per_user);
-    snprintf(items[1], 48, "%s in all", v->total);
-    snprintf(items[2], 48, "first token %s", v->ttft);
+    put3(items[0], v->per_user, " each", "");
+    put3(items[1], v->total, " in all", "");
+    put3(items[2], "first token ", v->ttft, "");
     if (strcmp(v->cost, "n/a") == 0) /* no price, or no user to share it */
-        snprintf(items[3], 48, "cost n/a");
+        put3(items[3], "cost n/a", "", "");
     else
-        snprintf(items[3], 48, "%s/user-h", v->cost);
-    if (v->cost_mtok[0])
-        snprintf(items[4], 48, "%s/M tokens", v->cost_mtok);
-    else
-        items[4][0] = '\0';
+        put3(items[3], v->cost, "/user-h", "");
+    put3(items[4], v->cost_mtok, v->cost_mtok[0] ? "/M tokens" : "", "");
 }
 
 int view_speed_lines(const struct view_speed *v, int w, bool one_each,
                      char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE])
 {
+    size_t len = 0;
+    lines[0][0] = '\0';
     if (!v->known) {
-        snprintf(lines[0], VIEW_SPEED_LINE, "%s", v->why);
+        text_append(lines[0], VIEW_SPEED_LINE, &len, v->why);
         return 1;
     }
     char items[VIEW_SPEED_ITEMS][48];
     view_speed_items(v, items);
     /* whole figures, the most wanted first, as many a line as fit */
-    int n = 0;
-    lines[0][0] = '\0';
+    int n = 0, cols = 0, sep = view_cols(view_sep());
     for (int i = 0; i < VIEW_SPEED_ITEMS; i++) {
         if (!items[i][0])
             continue;
-        const char *sep = lines[n][0] ? view_sep() : "";
-        if (lines[n][0] && (one_each || view_cols(lines[n]) + view_cols(sep) + view_cols(items[i]) > w)) {
+        int iw = view_cols(items[i]);
+        if (len && (one_each || cols + sep + iw > w)) {
             lines[++n][0] = '\0';
-            sep = "";
+            len = 0;
+            cols = 0;
         }
-        size_t len = strlen(lines[n]);
-        snprintf(lines[n] + len, VIEW_SPEED_LINE - len, "%s%s", sep, items[i]);
+        if (len) {
+            text_append(lines[n], VIEW_SPEED_LINE, &len, view_sep());
+            cols += sep;
+        }
+        text_append(lines[n], VIEW_SPEED_LINE, &len, items[i]);
+        cols += iw;
     }
     return n + 1;
 }

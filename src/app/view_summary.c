@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/view_parts.h"
+#include "core/text.h"
 
 /* line, or its short form when line does not fit in w columns */
 static const char *fit(int w, const char *line, const char *brief)
@@ -46,8 +47,10 @@ static void summary_add(struct summary_lines *sl, enum role role, const char *he
 {
     if (sl->n == SUMMARY_LINES)
         return;
-    snprintf(sl->head[sl->n], sizeof sl->head[0], "%s", head);
-    snprintf(sl->tail[sl->n], sizeof sl->tail[0], "%s", tail ? tail : "");
+    size_t a = 0, b = 0; /* no printf: each frame writes them */
+    sl->head[sl->n][0] = sl->tail[sl->n][0] = '\0';
+    text_append(sl->head[sl->n], sizeof sl->head[0], &a, head);
+    text_append(sl->tail[sl->n], sizeof sl->tail[0], &b, tail ? tail : "");
     sl->role[sl->n++] = role;
 }
 

@@ -118,9 +118,10 @@ def the_pane_scrolls_with_the_keys_the_wheel_and_its_marks():
         t.send(t.mouse_bytes(0, 0, bottom, release=True))
         assert pane_rows(t)[1][0] == 2, t.text()
         # to the end: the last row shown is the last there is, and no mark below
-        for _ in range(n):
+        for _ in range(n + 1):
             t.send("]")
-        t.press("]")
+        t.wait_for(r"rows \d+-%d of %d" % (n, n))  # the frames of every key have come
+        t.settle(0.1)
         _, (first, last, n3), _ = pane_rows(t)
         assert last == n3 == n, (first, last, n3)
         assert all(line[0] != "\u25bc" for line in t.screen.display[top:t.rows - 2]), t.text()
