@@ -3,9 +3,10 @@
  * divides them; every profile; prefixes, tokens in use, cache and weight
  * precisions varied), each row's operands give the value it prints, that
  * value is the number the rest of kvplan uses (the count, the pool, the
- * tokens, the cost), the rows chain (an operand taken from another row is
- * that row's result), every operand is written in the formula, and users
- * never rise when the context grows. */
+ * tokens, the costs per user-hour and per million tokens, with a speed target
+ * or none), the rows chain (an operand taken from another row is that row's
+ * result), every operand is written in the formula, and users never rise
+ * when the context grows. */
 #include <math.h>
 
 #include "catalog_fixture.h"
@@ -54,6 +55,8 @@ static bool expected(const struct plan_result *r, const char *key, long double *
         {"activation", r->engine.activation_bytes},
         {"cache", r->engine.kv_cache_bytes},
         {"cost", r->cost_per_user_hour},
+        {"cost_output", r->cost_per_million_output_tokens},
+        {"cost_input", r->cost_per_million_input_tokens},
         {"decode", r->decode_tokens_per_s_per_user},
         {"speed_bytes", r->speed.step_bytes_per_gpu},
         {"speed_memory", r->speed.memory_seconds},
@@ -94,7 +97,8 @@ static int checked_rows;
 static void check_rows(const struct scenario *s, const struct plan_result *r, const char *what)
 {
     const struct explain *e = &rows; /* r's, computed last */
-    static const char *always[] = {"users", "kv_per_token", "pool", "kv_tokens", "cost", "decode"};
+    static const char *always[] = {"users", "kv_per_token", "pool",       "kv_tokens",
+                                   "cost",  "cost_output",  "cost_input", "decode"};
     for (size_t k = 0; k < sizeof always / sizeof always[0]; k++)
         if (explain_find(e, always[k]) == NULL)
             fail_msg("%s: no %s row among %d", what, always[k], e->count);
@@ -151,12 +155,19 @@ static void check_rows(const struct scenario *s, const struct plan_result *r, co
         }
         checked_rows++;
     }
-    /* the headline says the same count */
-    char line[512], n[32];
+    /* the headline says the same count; with a service level it can check,
+     * it leads with the users who keep it, and those that fit follow */
+    char line[512], n[32], lead[32], fit[48];
     report_headline(s, r, line, sizeof line);
     units_format_int(r->max_users, n, sizeof n);
-    if (r->fits && r->max_users > 0 && strstr(line, n) != line)
-        fail_msg("%s: the headline '%s' does not lead with %s users", what, line, n);
+    bool level = (s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) &&
+                 !(s->max_ttft_seconds > 0 && r->speed.known && r->speed.peak_flops <= 0);
+    units_format_int(level ? r->speed.users_at_service_level : r->max_users, lead, sizeof lead);
+    snprintf(fit, sizeof fit, "; %s fit in memory at ", n);
+    if (r->fits && r->max_users > 0 && strstr(line, lead) != line)
+        fail_msg("%s: the headline '%s' does not lead with %s users", what, line, lead);
+    if (r->fits && r->max_users > 0 && level && strstr(line, fit) == NULL)
+        fail_msg("%s: the headline '%s' does not say %s fit", what, line, n);
     assert_int_equal(r->max_users, r->users_per_replica * r->replicas);
 }
 
@@ -233,6 +244,9 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                         if (m->image_tokens_per_image == 0 || next(2) == 0)
                             s.image_tokens = (uint32_t)(64 + next(2048));
                     }
+                    /* a speed target: the costs are then the users' who keep it */
+                    if (next(6) == 0)
+                        s.min_tokens_per_s = (double)(1 + next(80));
                     struct diag d = {0};
                     char what[200];
                     snprintf(what, sizeof what,
