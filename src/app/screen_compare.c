@@ -212,8 +212,24 @@ static void input_rows(const struct side sd[2], enum unit_system u, struct curso
     put_row(c, "Service level", a[0], a[1], false, 0, 0);
 }
 
+/* A cost of both sides: of a million output tokens (kind 0), a million
+ * input tokens (1) or a user-hour (2); "n/a" where unknown. */
+static void cost_row(const struct side sd[2], struct cursor *c, const char *label, int kind)
+{
+    char a[2][96];
+    double v[2];
+    for (int i = 0; i < 2; i++) {
+        const struct plan_result *r = sd[i].r;
+        v[i] = kind == 0 ? r->cost_per_million_output_tokens
+               : kind == 1 ? r->cost_per_million_input_tokens
+                           : r->cost_per_user_hour;
+        snprintf(a[i], sizeof a[i], v[i] >= 0 ? "$%.4f" : "n/a", v[i]);
+    }
+    put_row(c, label, a[0], a[1], v[0] >= 0 && v[1] >= 0, v[0], v[1]);
+}
+
 /* The answers: the users, those at the service level, their speed, the
- * first token and the cost. */
+ * first token and the costs. */
 static void answer_rows(const struct side sd[2], struct cursor *c)
 {
     char a[2][96];
@@ -244,16 +260,10 @@ static void answer_rows(const struct side sd[2], struct cursor *c)
     SPEED_ROW("Throughput", total, sd[i].r->speed.tokens_per_s_total);
     SPEED_ROW("First token", ttft, sd[i].r->speed.ttft_seconds);
 #undef SPEED_ROW
-    for (int i = 0; i < 2; i++) {
-        v[i] = sd[i].r->cost_per_user_hour;
-        snprintf(a[i], sizeof a[i], v[i] >= 0 ? "$%.4f" : "n/a", v[i]);
-    }
-    put_row(c, "Cost per user-hour", a[0], a[1], v[0] >= 0 && v[1] >= 0, v[0], v[1]);
-    /* COST PER MILLION OUTPUT TOKENS: its row goes here, as the cost per
-     * user-hour's, once the plan carries it (view_speed's cost_mtok). */
-    if (vs[0].cost_mtok[0] || vs[1].cost_mtok[0])
-        put_row(c, "Cost per M tokens", vs[0].cost_mtok[0] ? vs[0].cost_mtok : "n/a",
-                vs[1].cost_mtok[0] ? vs[1].cost_mtok : "n/a", false, 0, 0);
+    cost_row(sd, c, "Cost per user-hour", 2);
+    /* a million output tokens at the throughput, input tokens at the prefill rate */
+    cost_row(sd, c, "Cost per M output", 0);
+    cost_row(sd, c, "Cost per M input", 1);
 }
 
 /* How the users came about: per replica, paged, the sizes, the tokens held,

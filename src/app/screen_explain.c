@@ -87,24 +87,29 @@ static void put_heading(struct sink *k, const char *text)
     k->line++;
 }
 
-static void put_row(struct sink *k, const struct explain_row *row)
+/* A row: its formula, then "= value scope", and beside a speed figure the
+ * spread the measurements saw (as the text report writes it). */
+static void put_row(struct sink *k, const struct plan_result *r, const struct explain_row *row)
 {
-    char formula[EXPLAIN_TEXT_MAX], value[EXPLAIN_VALUE_MAX], result[EXPLAIN_VALUE_MAX + 32];
+    char formula[EXPLAIN_TEXT_MAX], value[EXPLAIN_VALUE_MAX], band[1024];
+    char result[EXPLAIN_VALUE_MAX + EXPLAIN_KEY_MAX + sizeof band];
     explain_row_strings(row, formula, sizeof formula, value, sizeof value);
     put_wrapped(k, row->label, EXPLAIN_LABEL_W, ROLE_TEXT, formula[0] ? formula : "-");
-    snprintf(result, sizeof result, "= %s%s%s", value, row->scope[0] ? " " : "", row->scope);
+    snprintf(result, sizeof result, "= %s%s%s%s", value, row->scope[0] ? " " : "", row->scope,
+             report_band_suffix(r, row, false, band, sizeof band));
     put_wrapped(k, NULL, EXPLAIN_LABEL_W, ROLE_GOOD, result);
 }
 
 /* The rows of one section: kind 0 how the count is computed, 1 the speed,
  * 2 the host memory tier (as the text report sorts them). */
-static void put_rows(struct sink *k, const struct explain *e, int kind)
+static void put_rows(struct sink *k, const struct plan_result *r, const struct explain *e,
+                     int kind)
 {
     for (int i = 0; i < e->count; i++) {
         const struct explain_row *row = &e->rows[i];
         int of = report_is_speed_row(row) ? 1 : report_is_host_row(row) ? 2 : 0;
         if (of == kind)
-            put_row(k, row);
+            put_row(k, r, row);
     }
 }
 
@@ -114,7 +119,7 @@ static void put_speed(struct sink *k, const struct plan_result *r, enum unit_sys
     struct view_speed v;
     char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE];
     view_speed_of(r, u, &v);
-    int n = view_speed_lines(&v, k->w, false, lines);
+    int n = view_speed_lines(&v, k->w, 0, lines);
     for (int i = 0; i < n; i++)
         put_wrapped(k, NULL, 0, v.known ? ROLE_TEXT : ROLE_DIM, lines[i]);
 }
@@ -131,7 +136,7 @@ static int walk(const struct planner *p, struct sink *k)
     put_wrapped(k, NULL, 0, view_headline_role(s, r), line);
     put_speed(k, r, s->units);
     put_heading(k, "How the number is computed");
-    put_rows(k, &p->explain, 0);
+    put_rows(k, r, &p->explain, 0);
     char conc[32];
     units_format_int(r->speed.concurrency, conc, sizeof conc);
     snprintf(line, sizeof line, "Speed (%s user%s decoding at once; MBU %.2f, MFU %.2f)", conc,
@@ -142,10 +147,10 @@ static int walk(const struct planner *p, struct sink *k)
                  s->gpu.achievable_mbu_basis);
         put_wrapped(k, NULL, 0, ROLE_DIM, line);
     }
-    put_rows(k, &p->explain, 1);
+    put_rows(k, r, &p->explain, 1);
     if (r->host.present) {
         put_heading(k, "Host memory tier");
-        put_rows(k, &p->explain, 2);
+        put_rows(k, r, &p->explain, 2);
     }
     if (e->server) {
         snprintf(line, sizeof line, "Engine: %s", engine_label(r->profile, r->rule));

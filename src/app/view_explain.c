@@ -18,6 +18,7 @@ static const char *const explain_order[] = {
     "kv_per_token", "kv_per_token_tp", "kv_per_layer", "state_conv",     "state_ssm",
     "kv_past_window", "weights_per_gpu", "users_paged", "users_paged_replica",
     "kv_per_user_paged", "waste",    "kv_tokens",      "kv_tokens_replica", "cost",
+    "cost_output",  "cost_input",
     "decode",       "speed_total",   "ttft",           "speed_step",     "speed_bytes",
     "speed_weights", "speed_memory", "speed_flops",    "speed_compute",  "speed_comm",
     "speed_moe",    "host_users",    "host_user"};

@@ -81,27 +81,29 @@ enum role view_headline_role(const struct scenario *s, const struct plan_result 
 
 /* The speed and cost of a plan as the explain rows write them: "24.8 tok/s"
  * per user and "965.8 tok/s" in all, "3.34 s" to the first token, "$0.8277"
- * a user-hour ("n/a" when unknown); known false when nothing decodes, why
+ * a user-hour ("n/a" when unknown) and a million output tokens; known false when nothing decodes, why
  * then saying why in a few words. */
 enum { VIEW_SPEED_ITEMS = 5 };
 struct view_speed {
     bool known;
     const char *why;
     char per_user[32], total[32], ttft[32], cost[32];
-    char cost_mtok[32]; /* a million output tokens; "" until the plan gives it */
+    char cost_mtok[32]; /* a million output tokens; "" when unknown */
 };
 void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_speed *v);
 
 /* Its figures as short phrases, most wanted first: "24.8 tok/s each",
- * "965.8 tok/s in all", "first token 3.34 s", "$0.8277/user-h" and the cost
- * of a million tokens ("" when there is none). */
+ * "965.8 tok/s in all", "first token 3.34 s", "$0.8277/user-h" and
+ * "$0.2878/M output" (a million output tokens; "" when unknown). */
 void view_speed_items(const struct view_speed *v, char items[VIEW_SPEED_ITEMS][48]);
 
-/* Those phrases as lines of at most w columns, as many a line as fit whole
- * (one a line with one_each; a phrase wider than w alone on its line), or
- * why there is no speed; returns the lines. */
+/* Those phrases as lines of at most w columns (a phrase wider than w alone
+ * on its line), or why there is no speed; returns the lines. Within `rows`
+ * lines: one a line when they fit, else the speeds, the first token and the
+ * costs a line each when those fit, else as many a line as fit whole (so
+ * too with rows 0). */
 enum { VIEW_SPEED_LINE = 160 };
-int view_speed_lines(const struct view_speed *v, int w, bool one_each,
+int view_speed_lines(const struct view_speed *v, int w, int rows,
                      char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE]);
 
 /* The first of those lines: as many phrases as fit whole in w columns (or

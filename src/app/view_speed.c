@@ -52,10 +52,10 @@ void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_
     else
         snprintf(v->ttft, sizeof v->ttft, "n/a");
     explain_format(r->cost_per_user_hour, XU_USD, u, v->cost, sizeof v->cost); /* n/a below 0 */
-    /* COST PER MILLION OUTPUT TOKENS: the plan does not carry it yet; once
-     * core gives it, it goes here ("$0.0931") and every screen that shows
-     * the cost per user-hour shows it after it. Empty: left out. */
-    v->cost_mtok[0] = '\0';
+    /* a million output tokens at the throughput shown (core/price.c) */
+    if (r->cost_per_million_output_tokens >= 0)
+        explain_format(r->cost_per_million_output_tokens, XU_USD, u, v->cost_mtok,
+                       sizeof v->cost_mtok);
 }
 
 /* item = a + b + c, without printf (each frame writes them) */
@@ -77,27 +77,22 @@ void view_speed_items(const struct view_speed *v, char items[VIEW_SPEED_ITEMS][4
         put3(items[3], "cost n/a", "", "");
     else
         put3(items[3], v->cost, "/user-h", "");
-    put3(items[4], v->cost_mtok, v->cost_mtok[0] ? "/M tokens" : "", "");
+    put3(items[4], v->cost_mtok, v->cost_mtok[0] ? "/M output" : "", "");
 }
 
-int view_speed_lines(const struct view_speed *v, int w, bool one_each,
-                     char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE])
+/* Lines of the phrases, a new one wherever `breaks` says (bit i: before
+ * phrase i) or the next phrase would pass w; returns how many. */
+static int pack(char items[VIEW_SPEED_ITEMS][48], int w, unsigned breaks,
+                char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE])
 {
     size_t len = 0;
-    lines[0][0] = '\0';
-    if (!v->known) {
-        text_append(lines[0], VIEW_SPEED_LINE, &len, v->why);
-        return 1;
-    }
-    char items[VIEW_SPEED_ITEMS][48];
-    view_speed_items(v, items);
-    /* whole figures, the most wanted first, as many a line as fit */
     int n = 0, cols = 0, sep = view_cols(view_sep());
+    lines[0][0] = '\0';
     for (int i = 0; i < VIEW_SPEED_ITEMS; i++) {
         if (!items[i][0])
             continue;
         int iw = view_cols(items[i]);
-        if (len && (one_each || cols + sep + iw > w)) {
+        if (len && ((breaks >> i & 1) || cols + sep + iw > w)) {
             lines[++n][0] = '\0';
             len = 0;
             cols = 0;
@@ -112,10 +107,32 @@ int view_speed_lines(const struct view_speed *v, int w, bool one_each,
     return n + 1;
 }
 
+int view_speed_lines(const struct view_speed *v, int w, int rows,
+                     char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE])
+{
+    if (!v->known) {
+        size_t len = 0;
+        lines[0][0] = '\0';
+        text_append(lines[0], VIEW_SPEED_LINE, &len, v->why);
+        return 1;
+    }
+    char items[VIEW_SPEED_ITEMS][48];
+    view_speed_items(v, items);
+    /* one a line when they fit the rows; else the speeds, the first token
+     * and the costs a line each; else as many a line as fit */
+    int n = pack(items, w, ~0u, lines);
+    if (rows > 0 && n <= rows)
+        return n;
+    n = pack(items, w, 1u << 2 | 1u << 3, lines);
+    if (rows > 0 && n <= rows)
+        return n;
+    return pack(items, w, 0, lines);
+}
+
 const char *view_speed_line(const struct view_speed *v, int w, char *buf, size_t size)
 {
     char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE];
-    view_speed_lines(v, w, false, lines);
+    view_speed_lines(v, w, 0, lines);
     /* the first line, or nothing when even its one figure is wider */
     snprintf(buf, size, "%s", view_cols(lines[0]) <= w ? lines[0] : "");
     return buf;

@@ -95,9 +95,7 @@ static void summary_speed(const struct planner *p, int w, int rows, struct summa
     struct view_speed v;
     char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE];
     view_speed_of(planner_result(p), planner_scenario(p)->units, &v);
-    int n = view_speed_lines(&v, w, true, lines);
-    if (n > rows)
-        n = view_speed_lines(&v, w, false, lines);
+    int n = view_speed_lines(&v, w, rows, lines);
     /* the speed first, the time and the price dimmer when they are a line each */
     for (int i = 0; i < n; i++)
         summary_add(sl, !v.known || (n > 2 && i >= 2) ? ROLE_DIM : ROLE_TEXT, lines[i], NULL);

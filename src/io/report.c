@@ -270,11 +270,8 @@ void report_host_input(const struct scenario *s, char *buf, size_t size)
                  "(--prefix-hit-rate)", s->prefix_hit_rate);
 }
 
-/* The spread the measurements saw beside a speed figure's row (the speed
- * per user, the throughput, the first token): " (-15% to +20% over 8
- * Hopper/vLLM measurements)"; "" for another row or a figure kvplan cannot
- * give. md: escaped for Markdown (the family comes from a preset). */
-static const char *band_suffix(const struct plan_result *r, const struct explain_row *row,
+/* md: the family comes from a preset */
+const char *report_band_suffix(const struct plan_result *r, const struct explain_row *row,
                                bool md, char *buf, size_t size)
 {
     const struct speed_result *sp = &r->speed;
@@ -307,7 +304,7 @@ static void row_text(FILE *out, const struct plan_result *r, const struct explai
     char band[REPORT_LINE_MD];
     fprintf(out, "  %-19s %s\n", row->label, row->formula);
     fprintf(out, "  %-19s = %s%s%s%s\n", "", row->result.text, row->scope[0] ? " " : "",
-            row->scope, band_suffix(r, row, false, band, sizeof band));
+            row->scope, report_band_suffix(r, row, false, band, sizeof band));
 }
 
 /* What the engine would print and run, and the generic rule beside it. */
@@ -554,7 +551,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         char how[MD_TEXT_SIZE(sizeof row->formula)], band[REPORT_LINE_MD];
         fprintf(out, "| %s%s%s%s | %s | **%s**%s |\n", row->label, row->scope[0] ? " (" : "",
                 row->scope, row->scope[0] ? ")" : "", md_text(row->formula, how, sizeof how),
-                row->result.text, band_suffix(r, row, true, band, sizeof band));
+                row->result.text, report_band_suffix(r, row, true, band, sizeof band));
     }
     if (e->server) {
         char launch[MD_CODE_SIZE(sizeof r->engine.launch)];

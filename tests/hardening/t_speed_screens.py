@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""The planner shows speed, throughput, the first token and the cost for
-every engine and size, its explain pane scrolls (keys, wheel, the marks in
+"""The planner shows speed, throughput, the first token and the costs (a
+user-hour, a million output tokens) for every engine and size, its explain pane scrolls (keys, wheel, the marks in
 its margin) and says which rows it shows, x opens every row full screen,
 and with a service level the count is the users who keep it, on the main
 screen, in the presentation and in the Markdown it exports. The real binary
@@ -76,7 +76,8 @@ def speed_for_every_engine_and_size():
                 for want in (tok_s(r["tokens_per_s_per_user"]) + " each",
                              tok_s(r["tokens_per_s_total"]) + " in all",
                              "first token " + seconds(r["ttft_seconds"]),
-                             "$%.4f/user-h" % r["cost_per_user_hour"]):
+                             "$%.4f/user-h" % r["cost_per_user_hour"],
+                             "$%.4f/M output" % r["cost_per_million_output_tokens"]):
                     assert want in text, (engine, cols, rows, want, text)
             finally:
                 t.kill()
@@ -147,6 +148,9 @@ def x_shows_every_row_with_its_formula_and_scrolls():
         t.wait_for(r"lines %d-%d of %d" % (total - 27, total, total))
         text = t.text()
         assert "Engine: vllm" in text and "Launch" in text, text
+        # beside the speed figures, the spread the measurements saw (core/speedband)
+        band = r["speed_band"]
+        assert "over %d %s measurements)" % (band["measurements"], band["group"]) in text, text
         assert "= " + "{:,}".format(r["max_users"]) + " all replicas" in text or \
             "First token" in text, text
         t.press(t.cap("khome"))
@@ -218,16 +222,21 @@ def versus_and_compare_show_each_scenarios_speed_and_cost():
             assert tok_s(r["tokens_per_s_total"]) + " in all" in text, text
             assert "first token " + seconds(r["ttft_seconds"]) in text, text
             assert "$%.4f/user-h" % r["cost_per_user_hour"] in text, text
+            assert "$%.4f/M output" % r["cost_per_million_output_tokens"] in text, text
         t.press("\x1b")
         t.wait_for(r"^\? help  q quit")
         t.press("c")
         t.wait_for(r"Compare: A")
         text = t.text()
-        for label in ("Speed per user", "Throughput", "First token", "Cost per user-hour"):
+        for label in ("Speed per user", "Throughput", "First token", "Cost per user-hour",
+                      "Cost per M output"):
             assert re.search(r"^ \u2502 . %s" % re.escape(label), text, re.M), (label, text)
         row = re.search(r"Throughput\s+(\S+ tok/s)\s+(\S+ tok/s)", text)
         assert row and row.groups() == (tok_s(a["tokens_per_s_total"]),
                                         tok_s(b["tokens_per_s_total"])), text
+        row = re.search(r"Cost per M output\s+(\S+)\s+(\S+)", text)
+        assert row and row.groups() == ("$%.4f" % a["cost_per_million_output_tokens"],
+                                        "$%.4f" % b["cost_per_million_output_tokens"]), text
     finally:
         t.kill()
 

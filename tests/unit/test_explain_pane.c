@@ -164,6 +164,8 @@ static void the_speed_beside_the_count_is_what_its_explain_rows_give(void **stat
         assert_string_equal(v.ttft, want);
         row_value(p, "cost", want, sizeof want);
         assert_string_equal(v.cost, want);
+        row_value(p, "cost_output", want, sizeof want); /* a million output tokens */
+        assert_string_equal(v.cost_mtok, want);
         /* with 30 tok/s asked for, those kept are at least that fast */
         if (target)
             assert_true(planner_result(p)->speed.tokens_per_s_per_user >= 30);
@@ -191,11 +193,12 @@ static void the_speed_line_keeps_whole_figures_within_its_width(void **state)
             gone = gone || !in;
         }
     }
-    view_speed_line(&v, 120, line, sizeof line);
+    view_speed_line(&v, 160, line, sizeof line);
     assert_non_null(strstr(line, "tok/s each"));
     assert_non_null(strstr(line, "tok/s in all"));
     assert_non_null(strstr(line, "first token"));
     assert_non_null(strstr(line, "/user-h"));
+    assert_non_null(strstr(line, "/M output"));
 }
 
 int main(void)
