@@ -370,14 +370,16 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
         snprintf(note, sizeof note, "the first token takes longer than %g s", s->max_ttft_seconds);
     else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
         snprintf(note, sizeof note, "the most users that keep %g tok/s each, first token "
-                 "within %g s: %s binds", s->min_tokens_per_s, s->max_ttft_seconds,
+                 "within %g s for one prompt alone (under a request rate: kvplan simulate): %s "
+                 "binds", s->min_tokens_per_s, s->max_ttft_seconds,
                  plan_binding_name(sp->binding));
     else if (s->min_tokens_per_s > 0)
         snprintf(note, sizeof note, "the most users that keep %g tok/s each: %s binds",
                  s->min_tokens_per_s, plan_binding_name(sp->binding));
     else
-        snprintf(note, sizeof note, "no speed target; first token within %g s: every user "
-                 "that fits (%s binds)", s->max_ttft_seconds, plan_binding_name(sp->binding));
+        snprintf(note, sizeof note, "no speed target; first token within %g s for one prompt "
+                 "alone (under a request rate: kvplan simulate): every user that fits (%s binds)",
+                 s->max_ttft_seconds, plan_binding_name(sp->binding));
     explain_row_end(x, row, XU_COUNT, (long double)sp->users_at_service_level, note);
 }
 
