@@ -14,7 +14,7 @@ done
 # in this list, so no include goes back up and none goes round in a circle.
 # A new header takes its place here.
 core_order="version optname diag text dtype units steptime shell params engine spec scenario engine_desc
-kvcost lora specdec explain engine_detail speed hosttier plan policy images solve"
+kvcost lora specdec explain engine_detail speed hosttier plan policy images solve speedfit"
 for f in src/core/*.h; do
     h=$(basename "$f" .h)
     case " $(echo $core_order) " in

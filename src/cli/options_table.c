@@ -13,7 +13,7 @@
 
 /* The commands that plan a scenario, and those that also show it. */
 #define PLANS (CMD_BIT(CMD_PLANNER) | CMD_BIT(CMD_PLAN))
-#define SCENARIO (PLANS | CMD_BIT(CMD_SOLVE) | CMD_BIT(CMD_SWEEP))
+#define SCENARIO (PLANS | CMD_BIT(CMD_SOLVE) | CMD_BIT(CMD_SWEEP) | CMD_BIT(CMD_CALIBRATE))
 #define CATALOG (SCENARIO | CMD_BIT(CMD_LIST) | CMD_BIT(CMD_SHOW) | CMD_BIT(CMD_CALIBRATE))
 
 #define COUNT(lo_, hi_) .parse = opt_count32, .min = (lo_), .max = (hi_)
@@ -94,6 +94,11 @@ const struct option_row options_table[OPT_COUNT] = {
                          "the GPU family's measured MBU, else 0.7; MFU 0.5)"},
     [OPT_MFU] = {OPTNAME_MFU, .commands = SCENARIO, NUMBER(0.01, 1.0), .offset = AT(mfu),
                  .field = FIELD(SF_MFU), .metavar = "F", .help = ""},
+    [OPT_STEP_OVERHEAD] = {OPTNAME_STEP_OVERHEAD, .commands = SCENARIO, NUMBER(0.0, STEP_OVERHEAD_MAX_S),
+                           .offset = AT(step_overhead), .field = FIELD(SF_STEP_OVERHEAD),
+                           .metavar = "SECONDS",
+                           .help = "the fixed cost of each step: scheduler, sampling, graph\n"
+                                   "launch (default: the engine's fitted 0.0009; llama.cpp 0)"},
     [OPT_HOST_KV] = {OPTNAME_HOST_KV, .commands = SCENARIO, .parse = opt_host_kv,
                      .offset = AT(host_kv), .field = FIELD(SF_HOST_KV), .metavar = "SIZE",
                      .help = "a second tier: host memory for KV per GPU (each rank's\n"
@@ -297,6 +302,10 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_SAVE] = {OPTNAME_SAVE, .commands = CMD_BIT(CMD_CALIBRATE), .parse = opt_nonempty,
                   .offset = AT(save_path), .metavar = "FILE", .complete = COMPLETE_FILE,
                   .unlisted = true, .help = "write a calibration for plan --calibration"},
+    [OPT_ENGINE_VERSION] = {OPTNAME_ENGINE_VERSION, .commands = CMD_BIT(CMD_CALIBRATE),
+                            .parse = opt_nonempty, .offset = AT(engine_version), .metavar = "V",
+                            .unlisted = true,
+                            .help = "the engine's version the benchmark ran (saved with it)"},
     [OPT_ID] = {OPTNAME_ID, .commands = CMD_BIT(CMD_IMPORT_HF), .parse = opt_string,
                 .offset = AT(hf_id), .metavar = "ID", .unlisted = true,
                 .help = "the preset's id (default: from the config)"},

@@ -131,7 +131,8 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
     in.allreduces_per_layer = m->plain_layers ? 1.0 : 2.0;
     /* fitted on the measurements (doc/SPEED-FIT.md) */
     in.moe_mbu = 1.0;
-    in.step_overhead = engine_desc(s->engine.kind)->step_overhead_s;
+    in.step_overhead = s->has_step_overhead ? s->step_overhead_s
+                                            : engine_desc(s->engine.kind)->step_overhead_s;
     in.moe_layer_overhead = m->experts > SPEED_MOE_FINE_EXPERTS ? SPEED_MOE_LAYER_OVERHEAD_S : 0;
     in.read_share = 1.0;
     if (m->attention == ATTENTION_MLA && m->index_topk && r->cost.index_bytes) {
@@ -251,6 +252,13 @@ double speed_step_seconds(const struct scenario *s, const struct plan_result *r,
 {
     struct inputs in = inputs_of(s, r);
     return decode_step(&in, s, r, n, NULL);
+}
+
+double speed_decode_parts(const struct scenario *s, const struct plan_result *r, uint64_t n,
+                          struct step_time *st)
+{
+    struct inputs in = inputs_of(s, r);
+    return decode_step(&in, s, r, n, st);
 }
 
 const char *plan_binding_name(enum binding_limit b)
@@ -412,6 +420,15 @@ static void moe_row(const struct inputs *in, struct explain *x, const struct ste
                     "DeepSeek-R1 (doc/SPEED-FIT.md)");
 }
 
+/* The step overhead's words: the engine's fitted figure, given, or calibrated. */
+static const char *overhead_words(const struct scenario *s, const char *own)
+{
+    if (!s->has_step_overhead)
+        return own;
+    return s->speed_calibrated & SPEED_CAL_OVERHEAD ? "step overhead (calibrated)"
+                                                    : "step overhead (--step-overhead)";
+}
+
 static void step_rows(const struct inputs *in, const struct scenario *s,
                       const struct plan_result *r, struct explain *x, const struct step_time *st)
 {
@@ -438,7 +455,7 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
         explain_op(row, XOP_MUL);
     }
     if (in->step_overhead > 0) {
-        explain_term(row, in->step_overhead, XU_SECONDS, "each step's own");
+        explain_term(row, in->step_overhead, XU_SECONDS, overhead_words(s, "each step's own"));
         explain_op(row, XOP_ADD);
     }
     explain_row_end(x, row, XU_SECONDS, 0,
@@ -499,6 +516,13 @@ static double prefill(const struct inputs *in, const struct scenario *s,
     return step_time(&m, &hw, &q, 1, st);
 }
 
+double speed_prefill_parts(const struct scenario *s, const struct plan_result *r, uint64_t tokens,
+                           struct step_time *st)
+{
+    struct inputs in = inputs_of(s, r);
+    return prefill(&in, s, r, (double)tokens, st);
+}
+
 static void prefill_row(const struct inputs *in, const struct scenario *s, struct plan_result *r,
                         struct explain *x, const char *key, const char *label, uint64_t tokens,
                         const struct step_time *f)
@@ -534,7 +558,7 @@ static void prefill_row(const struct inputs *in, const struct scenario *s, struc
         explain_op(row, XOP_MUL);
     }
     if (in->step_overhead > 0) {
-        explain_term(row, in->step_overhead, XU_SECONDS, "the step's own");
+        explain_term(row, in->step_overhead, XU_SECONDS, overhead_words(s, "the step's own"));
         explain_op(row, XOP_ADD);
     }
     char t[32], note[200];
@@ -581,6 +605,7 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     sp->compute_dtype = compute_dtype(s, r, &sp->peak_flops);
     sp->mbu = in.mbu;
     sp->mfu = in.mfu;
+    sp->calibrated = s->speed_calibrated != 0;
     sp->known = in.bw > 0;
     uint64_t reps = r->replicas ? r->replicas : 1;
     bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;

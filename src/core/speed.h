@@ -14,6 +14,7 @@
 
 #include "dtype.h"
 #include "scenario.h"
+#include "steptime.h"
 
 struct explain;
 struct plan_result;
@@ -52,6 +53,7 @@ enum binding_limit { BIND_MEMORY, BIND_DECODE, BIND_PREFILL, BIND_SCHEDULER };
 struct speed_result {
     bool known;                  /* the GPU's bandwidth is known */
     double mbu, mfu;             /* the fractions used */
+    bool calibrated;             /* some of them, or the step overhead, are a calibration's */
     double peak_flops;           /* dense peak per GPU in the compute precision; 0 unknown */
     enum dtype compute_dtype;
     uint64_t concurrency;        /* users decoding at once, every replica */
@@ -81,6 +83,15 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
 
 /* One decode step of n users of one replica (seconds), for searches. */
 double speed_step_seconds(const struct scenario *s, const struct plan_result *r, uint64_t n);
+
+/* The same step with its parts (memory, compute, all-reduce, MoE kernels,
+ * overhead; st not NULL), and the prefill of `tokens` alone on a replica as
+ * the first token computes it (0, st zeroed, without a compute figure): what
+ * a calibration compares with a benchmark's TPOT and TTFT. */
+double speed_decode_parts(const struct scenario *s, const struct plan_result *r, uint64_t n,
+                          struct step_time *st);
+double speed_prefill_parts(const struct scenario *s, const struct plan_result *r, uint64_t tokens,
+                           struct step_time *st);
 
 /* The time to compute the cache of `tokens` again by prefill, alone on a
  * replica, as the first token is computed (0 when the GPU has no compute or

@@ -221,6 +221,16 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_uint(&o, "images", s->images);
     if (s->image_tokens)
         jsonout_uint(&o, "image_tokens", s->image_tokens);
+    if (s->has_step_overhead)
+        jsonout_double(&o, "step_overhead_seconds", s->step_overhead_s);
+    if (s->speed_basis[0]) {
+        struct jsonout co = jsonout_begin();
+        jsonout_string(&co, "basis", s->speed_basis);
+        jsonout_bool(&co, "mbu", (s->speed_calibrated & SPEED_CAL_MBU) != 0);
+        jsonout_bool(&co, "mfu", (s->speed_calibrated & SPEED_CAL_MFU) != 0);
+        jsonout_bool(&co, "step_overhead", (s->speed_calibrated & SPEED_CAL_OVERHEAD) != 0);
+        jsonout_object(&o, "speed_calibration", jsonout_end(&co));
+    }
     return jsonout_end(&o);
 }
 
@@ -303,6 +313,8 @@ static void result_service_json(struct jsonout *o, const struct plan_result *r)
     jsonout_string(o, "binding_limit", plan_binding_name(sp->binding));
     jsonout_double(o, "mbu", sp->mbu);
     jsonout_double(o, "mfu", sp->mfu);
+    if (sp->calibrated) /* absent: kvplan's defaults, a GPU's measured MBU, or the options' */
+        jsonout_string(o, "speed_basis", "calibrated");
     jsonout_double_or_null(o, "step_memory_seconds", sp->memory_seconds, fast);
     jsonout_double_or_null(o, "step_compute_seconds", sp->compute_seconds, fast);
     jsonout_double_or_null(o, "step_comm_seconds", sp->comm_seconds, fast);
