@@ -347,16 +347,24 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
                   .head = "Usage: kvplan show gpu|model ID [--format text|json] "
                           "[--presets DIR]\n"},
     [CMD_CALIBRATE] =
-        {"calibrate", .synopsis = "calibrate LOGFILE", .about = "read an engine's startup log",
+        {"calibrate", .synopsis = "calibrate FILE", .about = "a startup log's memory, a benchmark's speed",
          .run = cmd_calibrate, .takes_words = true, .args = {"@file"},
          .head = "Usage: kvplan calibrate LOGFILE [--model ID] [--gpu ID] [--tp N] "
                  "[--kv-dtype D] [--save FILE]\n"
-                 "                        [--presets DIR]\n\n"
+                 "                        [--presets DIR]\n"
+                 "       kvplan calibrate BENCHMARK --model ID [--gpu ID] [--engine-version V]\n"
+                 "                        [--save FILE] [scenario options]\n\n"
                  "Reads a startup log of vLLM (V0, V1), SGLang, llama.cpp, Ollama or TGI and\n"
                  "reports every figure it prints, the KV bytes per token it implies against\n"
                  "the model's, the memory outside weights and KV, and what kvplan predicts\n"
                  "without the log. --save (with --model) writes a calibration for\n"
-                 "plan --calibration.\n"},
+                 "plan --calibration.\n\n"
+                 "Or reads a benchmark's output (vllm bench serve, sglang.bench_serving,\n"
+                 "llama-bench, genai-perf; the format from its content) and fits the MBU, MFU\n"
+                 "and step overhead that make kvplan's step meet its TPOT and TTFT for the\n"
+                 "scenario given as for plan; --mbu, --mfu, --step-overhead hold a figure as\n"
+                 "given, --engine-version names the engine's release, --save writes them.\n",
+         .tail = SCENARIO_TAIL},
     [CMD_SOLVE] =
         {"solve", .synopsis = "solve --users N ...",
          .about = "the GPUs, context or utilisation for N users", .run = cmd_solve,

@@ -95,8 +95,9 @@ static bool header(const struct jsonread *r, const cJSON *root, struct calibrati
                                    "versions 1 and 2)", version);
     if (ok && !engine_parse(engine, &c->engine, &c->rule, &local))
         return jsonread_fail(r, d, "engine: %s", local.message);
-    if (ok && !text_sanitize(c->gpu_name, c->gpu_name, sizeof c->gpu_name))
-        c->gpu_name[0] = '\0';
+    char name[sizeof c->gpu_name];
+    if (ok && text_sanitize(c->gpu_name, name, sizeof name)) /* a file's words: no controls */
+        memcpy(c->gpu_name, name, sizeof name);
     if (ok && c->gpu_name[0] == '\0')
         snprintf(c->gpu_name, sizeof c->gpu_name, "%s", c->gpu_id);
     return ok;

@@ -73,7 +73,8 @@ static bool scenario_speed_from_json(const struct jsonread *sr, const cJSON *so,
         !jsonread_bool(&cr, co, "mfu", false, &mfu, d) ||
         !jsonread_bool(&cr, co, "step_overhead", false, &overhead, d))
         return false;
-    if (!text_sanitize(basis, s->speed_basis, sizeof s->speed_basis) || !s->speed_basis[0])
+    text_sanitize(basis, s->speed_basis, sizeof s->speed_basis);
+    if (!s->speed_basis[0])
         return jsonread_fail(&cr, d, "basis: empty or not text");
     s->speed_calibrated = (mbu ? SPEED_CAL_MBU : 0) | (mfu ? SPEED_CAL_MFU : 0) |
                           (overhead ? SPEED_CAL_OVERHEAD : 0);
