@@ -121,6 +121,7 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 	@/usr/bin/python3 tools/readme_examples.py $(BUILD)/kvplan --check
 	@out=$$(/usr/bin/python3 tools/validate_speed.py $(BUILD)/kvplan tests/data/speed-measurements.json \
 	    --check --gate tests/data/speed-gate.json 2>&1) || { echo "$$out"; exit 1; }; echo "$$out" | tail -2
+	@/usr/bin/python3 tools/check_load_data.py $(BUILD)/kvplan tests/data/load-measurements.json
 
 # Fuzzing: a libFuzzer target per parser (tests/fuzz/fuzz_*.c). `make fuzz`
 # runs each for FUZZ_SECONDS under ASan/UBSan (clang); `make test` replays
@@ -191,7 +192,11 @@ $(BUILD)/tools/maxrss: tools/maxrss.c | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(STD) -O1 -o $@ $<
 
-bench: $(BUILD)/kvplan $(BUILD)/tools/maxrss | $(BUILD)/.test-deps
+$(BUILD)/tools/bench_steptime: tools/bench_steptime.c $(BUILD)/src/core/steptime.o | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(STD) -O2 -Isrc -o $@ $< $(BUILD)/src/core/steptime.o -lm
+
+bench: $(BUILD)/kvplan $(BUILD)/tools/maxrss $(BUILD)/tools/bench_steptime | $(BUILD)/.test-deps
 	@sh tools/deps.sh cmd:valgrind=valgrind
 	/usr/bin/python3 tools/bench.py $(BUILD)/kvplan --out bench/results.json --compare bench/baseline.json
 

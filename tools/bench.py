@@ -147,6 +147,25 @@ def main():
     t = wall_median(grid, runs=5)
     r["sweep_scenarios"] = rows
     r["sweep_scenarios_per_s"] = int(rows / t)
+    # the step-time function on a 64-request batch: (2N calls - N calls) / N
+    steptime = os.path.join(os.path.dirname(KVPLAN), "tools", "bench_steptime")
+    r["steptime_instructions_per_call"] = round(
+        (callgrind([steptime, "20000"]) - callgrind([steptime, "10000"])) / 10000)
+    r["steptime_ns_per_call"] = min(
+        float(subprocess.run([steptime, "200000"], capture_output=True, text=True).stdout.split()[2])
+        for _ in range(5))
+    # the serving simulator: 10,000 requests of 1,024 + 128 tokens at 16 a second
+    # (Llama 3.1 8B on an H100 under vLLM); an event is a step, a request sent or a token
+    sim = ["simulate", "--num-prompts", "10000", "--request-rate", "16", "--format", "json"]
+    r["simulate_instructions"] = callgrind([KVPLAN, *sim])
+    done = json.loads(subprocess.run([KVPLAN, *sim], capture_output=True, text=True, env=ENV,
+                                     check=True).stdout)["result"]["simulation"]
+    events = done["steps"] + done["completed"] + done["total_output_tokens"]
+    t = wall_median(sim, runs=10)
+    r["simulate_events"] = events
+    r["simulate_wall_ms"] = round(t * 1000, 2)
+    r["simulate_events_per_s"] = int(events / t)
+    r["peak_rss_simulate_kib"] = peak_rss_kib(sim)
     r["peak_rss_plan_kib"] = peak_rss_kib(["plan", "--format", "json", *SCENARIO])
     r["peak_rss_tui_kib"] = peak_rss_kib(SCENARIO, tui=True)
 
@@ -164,6 +183,12 @@ def main():
         ("redraw_bytes_160x48", "bytes per full redraw, 160x48"),
         ("plan_json_wall_ms", "plan --format json, whole process, median ms"),
         ("sweep_scenarios_per_s", "sweep throughput, scenarios/s (all GPUs x models x 64 contexts)"),
+        ("steptime_instructions_per_call", "instructions per step-time call, 64 requests"),
+        ("steptime_ns_per_call", "step-time call, 64 requests, ns (fastest of 5, reported)"),
+        ("simulate_instructions", "instructions of simulate, 10,000 requests (whole process)"),
+        ("simulate_wall_ms", "simulate, 10,000 requests, whole process, median ms"),
+        ("simulate_events_per_s", "simulate events (steps, requests, tokens) a second"),
+        ("peak_rss_simulate_kib", "peak resident memory of simulate, 10,000 requests, KiB"),
         ("peak_rss_plan_kib", "peak resident memory of plan, KiB"),
         ("peak_rss_tui_kib", "peak resident memory of the planner at 160x48, KiB"),
     ]

@@ -11,10 +11,13 @@ for f in src/core/*.[ch]; do
     grep -nE '\b(fopen|fprintf|printf|puts|fputs|getenv|open|read|write)\s*\(' "$f" | grep -v snprintf && bad "$f does I/O"
 done
 # Inside core, headers in layer order: each includes only headers before it
-# in this list, so no include goes back up and none goes round in a circle.
+# in this list, so no include goes back up and none goes round in a circle,
+# and declares ahead (struct NAME;) only what a header before it defines: a
+# stage's header names the results it reads and writes, never the plan's.
 # A new header takes its place here.
-core_order="version optname diag text dtype units steptime shell params engine spec scenario engine_desc
-kvcost lora specdec explain engine_detail speed hosttier plan policy images solve speedfit"
+core_order="version optname diag text dtype units steptime shell params engine spec scenario
+kvcost lora specdec images placement explain engine_detail budget engine_desc totals speed price
+hosttier plan policy solve workload sim sim_internal speedfit"
 for f in src/core/*.h; do
     h=$(basename "$f" .h)
     case " $(echo $core_order) " in
@@ -26,6 +29,13 @@ for f in src/core/*.h; do
         case " $below " in
         *" $inc "*) ;;
         *) bad "$f includes $inc.h, which is not below it in core's order" ;;
+        esac
+    done
+    for ahead in $(sed -n 's/^struct \([a-z_]*\);.*/\1/p' "$f"); do
+        home=$(grep -l "^struct $ahead {" src/core/*.h | head -n 1)
+        case " $below " in
+        *" $(basename "$home" .h) "*) ;;
+        *) bad "$f declares struct $ahead ahead, which no header below it defines" ;;
         esac
     done
 done

@@ -6,6 +6,7 @@
 
 #include "app/screens.h"
 #include "app/view_parts.h"
+#include "core/text.h"
 #include "tui/canvas.h"
 
 static void draw_info(const struct planner *p, struct rect r)
@@ -174,20 +175,21 @@ static void draw_controls(const struct planner *p, const struct planner_layout *
             widget_text(y, r.x + (int)strlen(label), 1, ROLE_FOCUS, " ");
         double f = planner_control_fraction(p, c);
         enum role vrole = focus ? ROLE_TITLE : dim ? ROLE_TRACK : ROLE_TEXT;
-        if (dim && f >= 0) {
-            char shown[160];
-            snprintf(shown, sizeof shown, "%s (%s)", value, dim);
-            widget_text(y, tx, tw + VALUE_W + 1, vrole, shown);
-        } else if (f < 0) {
-            char shown[160];
-            if (dim)
-                snprintf(shown, sizeof shown, "%s (%s)", value, dim);
-            else {
-                /* a long name gives way so both arrows stay on the row */
-                char cut[128];
-                snprintf(shown, sizeof shown, "%s %s %s", roles_utf8() ? "\u25c2" : "<",
-                         widget_fit(value, tw + VALUE_W + 1 - 4, cut, sizeof cut),
-                         roles_utf8() ? "\u25b8" : ">");
+        if (dim || f < 0) {
+            /* "value (why it is dim)", or "< value >" (a long name gives way
+             * so both arrows stay on the row) */
+            char shown[160], cut[128];
+            size_t len = 0;
+            if (dim) {
+                text_append(shown, sizeof shown, &len, value);
+                text_append(shown, sizeof shown, &len, " (");
+                text_append(shown, sizeof shown, &len, dim);
+                text_append(shown, sizeof shown, &len, ")");
+            } else {
+                text_append(shown, sizeof shown, &len, roles_utf8() ? "\u25c2 " : "< ");
+                text_append(shown, sizeof shown, &len,
+                            widget_fit(value, tw + VALUE_W + 1 - 4, cut, sizeof cut));
+                text_append(shown, sizeof shown, &len, roles_utf8() ? " \u25b8" : " >");
             }
             widget_text(y, tx, tw + VALUE_W + 1, vrole, shown);
         } else {

@@ -173,11 +173,42 @@ static size_t put(char *buf, size_t at, const char *src, size_t n)
     return at + n;
 }
 
+/* The texts of the explain rows drawn lately, by the rows' whole content: a
+ * step changes a few of the rows the pane shows, and writing a row's text
+ * (its numbers formatted, its formula put together) costs more than
+ * drawing it. Equal bytes, equal text; anything else is written again. */
+enum { ROW_TEXTS = 16 };
+static struct row_text {
+    struct explain_row row;
+    char formula[EXPLAIN_TEXT_MAX], result[EXPLAIN_VALUE_MAX];
+    unsigned long used; /* when last asked for; 0: empty */
+} row_texts[ROW_TEXTS];
+static unsigned long row_clock;
+
+static const struct row_text *row_text(const struct explain_row *row)
+{
+    struct row_text *oldest = &row_texts[0];
+    for (int i = 0; i < ROW_TEXTS; i++) {
+        struct row_text *t = &row_texts[i];
+        if (t->used && memcmp(&t->row, row, sizeof *row) == 0) {
+            t->used = ++row_clock;
+            return t;
+        }
+        if (t->used < oldest->used)
+            oldest = t;
+    }
+    explain_row_strings(row, oldest->formula, sizeof oldest->formula, oldest->result,
+                        sizeof oldest->result);
+    oldest->row = *row;
+    oldest->used = ++row_clock;
+    return oldest;
+}
+
 int view_explain_row(const struct explain_row *row, int y, int x, int w, int max_rows,
                      enum role role)
 {
-    char formula[EXPLAIN_TEXT_MAX], result[EXPLAIN_VALUE_MAX];
-    explain_row_strings(row, formula, sizeof formula, result, sizeof result);
+    const struct row_text *t = row_text(row);
+    const char *formula = t->formula, *result = t->result;
     /* the formula, then " = value scope"; every part fits (no printf: each
      * frame writes the rows shown) */
     char text[EXPLAIN_TEXT_MAX + EXPLAIN_VALUE_MAX + EXPLAIN_KEY_MAX + 8];

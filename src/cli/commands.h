@@ -12,6 +12,7 @@ int cmd_show(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 int cmd_import_hf(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 

@@ -21,6 +21,7 @@ enum cli_command {
     CMD_SWEEP,
     CMD_IMPORT_HF,
     CMD_COMPLETION,
+    CMD_SIMULATE,
     CMD_COUNT
 };
 #define CMD_BIT(c) (1u << (c))
@@ -113,6 +114,16 @@ enum option_id {
     OPT_NAME,
     OPT_OUTPUT,
     OPT_CATALOG_FORMAT,
+    OPT_NUM_PROMPTS,
+    OPT_REQUEST_RATE,
+    OPT_BURSTINESS,
+    OPT_RANDOM_INPUT_LEN,
+    OPT_RANDOM_OUTPUT_LEN,
+    OPT_RANDOM_RANGE_RATIO,
+    OPT_SEED,
+    OPT_MAX_CONCURRENCY,
+    OPT_GOODPUT,
+    OPT_SIM_FORMAT,
     OPT_HELP,
     OPT_COUNT
 };
@@ -168,6 +179,11 @@ struct options {
     int vary_count;
     enum sweep_format sweep_format;
     uint64_t max_rows;
+    /* simulate (options_sim.c): vllm bench serve's workload */
+    uint64_t num_prompts, input_len, output_len, seed, max_concurrency;
+    double request_rate, burstiness, range_ratio;
+    double goodput_ms[3]; /* ttft, tpot, e2el */
+    bool goodput_set[3];
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;
     const char *engine_version; /* calibrate: the engine's version the benchmark ran */

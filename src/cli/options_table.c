@@ -7,13 +7,16 @@
 
 #include "cli/commands.h"
 #include "core/optname.h"
+#include "core/sim.h"
 
 #define AT(member) offsetof(struct options, member)
 #define FIELD(f) ((f) + 1) /* 0: no scenario field */
 
 /* The commands that plan a scenario, and those that also show it. */
 #define PLANS (CMD_BIT(CMD_PLANNER) | CMD_BIT(CMD_PLAN))
-#define SCENARIO (PLANS | CMD_BIT(CMD_SOLVE) | CMD_BIT(CMD_SWEEP) | CMD_BIT(CMD_CALIBRATE))
+#define SCENARIO \
+    (PLANS | CMD_BIT(CMD_SOLVE) | CMD_BIT(CMD_SWEEP) | CMD_BIT(CMD_SIMULATE) | CMD_BIT(CMD_CALIBRATE))
+#define SIMULATE CMD_BIT(CMD_SIMULATE)
 #define CATALOG (SCENARIO | CMD_BIT(CMD_LIST) | CMD_BIT(CMD_SHOW) | CMD_BIT(CMD_CALIBRATE))
 
 #define COUNT(lo_, hi_) .parse = opt_count32, .min = (lo_), .max = (hi_)
@@ -320,6 +323,48 @@ const struct option_row options_table[OPT_COUNT] = {
                             .parse = opt_catalog_format, .metavar = "F", .complete = COMPLETE_WORDS,
                             .words = "text json", .unlisted = true,
                             .help = "text (default) or json"},
+    /* simulate: vllm bench serve's options, as it names and means them */
+    [OPT_NUM_PROMPTS] = {OPTNAME_NUM_PROMPTS, .commands = SIMULATE, COUNT64(1, SIM_MAX_REQUESTS),
+                         .offset = AT(num_prompts), .metavar = "N",
+                         .section = "The workload (vllm bench serve's random dataset):\n",
+                         .help = "requests to send (default 1000, at most 1000000)"},
+    [OPT_REQUEST_RATE] = {OPTNAME_REQUEST_RATE, .commands = SIMULATE, .parse = opt_rate,
+                          .offset = AT(request_rate), .metavar = "R",
+                          .help = "requests a second (default inf: all at once); the gaps\n"
+                                  "are gamma-distributed, scaled to end at N / R"},
+    [OPT_BURSTINESS] = {OPTNAME_BURSTINESS, .commands = SIMULATE, .parse = opt_rate,
+                        .offset = AT(burstiness), .metavar = "B",
+                        .help = "the gamma's shape (default 1: Poisson; below 1 burstier,\n"
+                                "above more even, inf evenly spaced)"},
+    [OPT_RANDOM_INPUT_LEN] = {OPTNAME_RANDOM_INPUT_LEN, .commands = SIMULATE, .parse = opt_tokens,
+                              .min = 1, .offset = AT(input_len), .metavar = "TOKENS",
+                              .help = "prompt tokens a request (default 1024), after --prefix"},
+    [OPT_RANDOM_OUTPUT_LEN] = {OPTNAME_RANDOM_OUTPUT_LEN, .commands = SIMULATE,
+                               .parse = opt_tokens, .min = 1, .offset = AT(output_len),
+                               .metavar = "TOKENS",
+                               .help = "tokens a request generates (default 128), all of\n"
+                                       "them (vLLM's ignore_eos)"},
+    [OPT_RANDOM_RANGE_RATIO] = {OPTNAME_RANDOM_RANGE_RATIO, .commands = SIMULATE,
+                                .parse = opt_range_ratio, .offset = AT(range_ratio),
+                                .metavar = "F",
+                                .help = "lengths uniform in [len x (1 - F), len x (1 + F)],\n"
+                                        "0 <= F < 1 (default 0)"},
+    [OPT_SEED] = {OPTNAME_SEED, .commands = SIMULATE, COUNT64(0, UINT64_MAX), .offset = AT(seed),
+                  .metavar = "N", .help = "the generator's seed (default 0): same seed, same run"},
+    [OPT_MAX_CONCURRENCY] = {OPTNAME_MAX_CONCURRENCY, .commands = SIMULATE,
+                             COUNT64(1, SIM_MAX_REQUESTS), .offset = AT(max_concurrency),
+                             .metavar = "N",
+                             .help = "the client sends a request only while fewer than N are\n"
+                                     "in flight (default: no cap)"},
+    [OPT_GOODPUT] = {OPTNAME_GOODPUT, .commands = SIMULATE, .parse = opt_goodput,
+                     .metavar = "KEY:MS",
+                     .help = "service level objectives: ttft:MS tpot:MS e2el:MS (one or\n"
+                             "more, after one --goodput or each after its own); reports\n"
+                             "the requests a second that keep them all"},
+    [OPT_SIM_FORMAT] = {OPTNAME_FORMAT, .commands = SIMULATE, .parse = opt_sim_format,
+                        .metavar = "text|json", .complete = COMPLETE_WORDS, .words = "text json",
+                        .help = "a table (default) or JSON: the plan's snapshot with\n"
+                                "result.simulation (vllm bench serve's keys)"},
     [OPT_HELP] = {OPTNAME_HELP, 'h', .commands = ~0u, .unlisted = true, .help = "this help"},
 };
 
@@ -408,6 +453,18 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
                  "  source <(kvplan completion bash)     in ~/.bashrc\n"
                  "  source <(kvplan completion zsh)      in ~/.zshrc\n"
                  "  kvplan completion fish | source      in ~/.config/fish/config.fish\n"},
+    [CMD_SIMULATE] =
+        {"simulate", .synopsis = "simulate [options]",
+         .about = "serve a stream of requests, step by step", .run = cmd_simulate,
+         .help_width = 24, .takes_words = true,
+         .head = "Usage: kvplan simulate [scenario options] [workload options]\n"
+                 "                       [--goodput KEY:MS ...] [--format text|json]\n\n"
+                 "Serves a stream of requests, as `vllm bench serve` sends them, on the plan's\n"
+                 "deployment: vLLM V1's scheduler, step by step, on the plan's KV blocks, each\n"
+                 "step as long as kvplan's step time says. Reports what vllm bench serve does\n"
+                 "(TTFT, TPOT, ITL, E2EL, throughput, goodput) and the queue: running and\n"
+                 "waiting requests, the KV cache's peak, preemptions.\n\n",
+         .tail = SCENARIO_TAIL},
 };
 
 enum cli_command cli_command_find(const char *name)

@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
+#include "kvcost.h"
+#include "placement.h"
 #include "scenario.h"
-
-struct policy_ctx;
-struct kv_cost;
 
 /* How one of kvplan's engine options holds its value. */
 enum engine_option_type {
@@ -71,8 +71,9 @@ struct engine_host {
     bool beyond_device;      /* it refuses a host pool no larger than the device pool */
     const char *pool_term;   /* the pool in the users row; NULL: "host pool (--host-kv)" */
     uint64_t (*pool_bytes)(const struct scenario *s); /* as it sizes it; NULL: --host-kv */
-    void (*note)(const struct policy_ctx *c, char *note, size_t size); /* how it sizes the
-                              * pool, in a sentence with the plan's figures; NULL: words */
+    void (*note)(const struct scenario *s, const struct placement *l, char *note,
+                 size_t size); /* how it sizes the pool, in a sentence with the plan's
+                                * figures; NULL: words */
     const char *words;       /* ... or a sentence without figures */
 };
 
@@ -128,6 +129,9 @@ struct engine_desc {
     /* Speed: each step's own overhead (scheduler, sampling, graph launch),
      * seconds; fitted by tools/fit_speed.py (doc/SPEED-FIT.md). */
     double step_overhead_s;
+    /* `kvplan simulate` models its scheduler at this rule (core/sim.h);
+     * NULL: not simulated */
+    bool (*simulated)(enum engine_rule rule);
 
     /* Words the views use. */
     const char *runtime_words;   /* SEG_RUNTIME: "activations+rt", "compute buffers" */
@@ -139,13 +143,14 @@ struct engine_desc {
     /* The rule. cell_cost (NULL: kvcost's heads split over the attention TP)
      * stores a layer's KV the engine's way once kvcost_compute has run;
      * own_cost_rows: the budget writes the per-token rows itself. budget
-     * fills the plan (policy.h); launch and log (NULL for the generic rule)
-     * write r->engine's launch line, log lines and note, when explaining. */
+     * writes c->b from the earlier stages in c (core/budget.h); launch and
+     * log (NULL for the generic rule) then write c->b->engine's launch line,
+     * log lines and note, when explaining. */
     void (*cell_cost)(const struct scenario *s, struct kv_cost *k);
     bool own_cost_rows;
-    void (*budget)(struct policy_ctx *c);
-    void (*launch)(struct policy_ctx *c);
-    void (*log)(struct policy_ctx *c);
+    void (*budget)(const struct policy_ctx *c);
+    void (*launch)(const struct policy_ctx *c);
+    void (*log)(const struct policy_ctx *c);
 };
 
 /* The descriptor of kind k (the generic rule's for a kind out of range). */

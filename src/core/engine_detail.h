@@ -1,6 +1,7 @@
-/* engine_detail: what an engine profile adds to a plan (core/plan.h): the
- * budget's figures, the units it allocates, the log lines it would print and
- * its launch line. The policies (core/policy.h) fill it. */
+/* engine_detail: what an engine profile adds to the budget's result
+ * (core/budget.h): the budget's figures, the units it allocates, the log
+ * lines it would print and its launch line. The policies (core/policy.h)
+ * fill it. */
 #ifndef KVPLAN_CORE_ENGINE_DETAIL_H
 #define KVPLAN_CORE_ENGINE_DETAIL_H
 

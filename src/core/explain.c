@@ -4,28 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* snprintf(dst, size, "%s", src) without printf's machinery: a plan writes
- * a few hundred names and keys into its rows, each planner step. */
-static void copy(char *dst, size_t size, const char *src)
-{
-    if (size == 0)
-        return;
-    size_t n = strlen(src);
-    if (n >= size)
-        n = size - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-}
-
-/* Appends src to the text of buf (len bytes so far), cut as snprintf cuts
- * a text too long for size. */
-static void append(char *buf, size_t size, size_t *len, const char *src)
-{
-    for (; *src && *len + 1 < size; src++)
-        buf[(*len)++] = *src;
-    if (size > 0)
-        buf[*len < size ? *len : size - 1] = '\0';
-}
+#include "text.h"
 
 struct explain_row *explain_row_begin(struct explain *e, const char *key, const char *label,
                                       const char *scope)
@@ -38,9 +17,9 @@ struct explain_row *explain_row_begin(struct explain *e, const char *key, const 
     row->nterms = row->nsteps = 0;
     row->formula[0] = '\0';
     row->result.name[0] = row->result.ref[0] = '\0';
-    copy(row->key, sizeof row->key, key);
-    copy(row->label, sizeof row->label, label);
-    copy(row->scope, sizeof row->scope, scope ? scope : "");
+    text_copy(row->key, sizeof row->key, key);
+    text_copy(row->label, sizeof row->label, label);
+    text_copy(row->scope, sizeof row->scope, scope ? scope : "");
     return row;
 }
 
@@ -54,7 +33,7 @@ int explain_term(struct explain_row *row, long double value, enum xunit unit, co
     t->unit = unit;
     t->ref[0] = '\0';
     t->text[0] = '\0'; /* written in explain_row_end, when the unit system is known */
-    copy(t->name, sizeof t->name, name ? name : "");
+    text_copy(t->name, sizeof t->name, name ? name : "");
     row->steps[row->nsteps++] = (struct xstep){XOP_TERM, (uint8_t)i};
     return i;
 }
@@ -68,7 +47,7 @@ int explain_ref(struct explain *e, struct explain_row *row, const char *ref, con
     enum xunit u = from ? from->result.unit : XU_COUNT;
     int i = explain_term(row, v, u, name);
     if (i >= 0)
-        copy(row->terms[i].ref, sizeof row->terms[i].ref, ref);
+        text_copy(row->terms[i].ref, sizeof row->terms[i].ref, ref);
     return i;
 }
 
@@ -165,13 +144,13 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
         char n[32];
         units_format_int(b, n, sizeof n);
         size_t len = 0;
-        append(buf, size, &len, n);
-        append(buf, size, &len, " B");
+        text_append(buf, size, &len, n);
+        text_append(buf, size, &len, " B");
         if (b >= KIB) {
             units_format_bytes_exact(b, tmp, sizeof tmp);
-            append(buf, size, &len, " (");
-            append(buf, size, &len, tmp);
-            append(buf, size, &len, ")");
+            text_append(buf, size, &len, " (");
+            text_append(buf, size, &len, tmp);
+            text_append(buf, size, &len, ")");
         }
         return;
     }
@@ -397,11 +376,10 @@ static void write_text(const struct explain_row *row, const char *note, struct r
         }
     }
     size_t len = 0;
-    out->formula[0] = '\0';
-    append(out->formula, sizeof out->formula, &len, expr);
-    append(out->formula, sizeof out->formula, &len, inner);
-    append(out->formula, sizeof out->formula, &len, note && note[0] && expr[0] ? "; " : "");
-    append(out->formula, sizeof out->formula, &len, note ? note : "");
+    text_append(out->formula, sizeof out->formula, &len, expr);
+    text_append(out->formula, sizeof out->formula, &len, inner);
+    text_append(out->formula, sizeof out->formula, &len, note && note[0] && expr[0] ? "; " : "");
+    text_append(out->formula, sizeof out->formula, &len, note ? note : "");
 }
 
 /* Writes the text of a row whose text waited (its note kept in formula). */
@@ -425,7 +403,7 @@ void explain_row_end(struct explain *e, struct explain_row *row, enum xunit unit
     row->result.unit = unit;
     row->result.value = row->nsteps > 0 ? explain_eval(row) : value;
     /* the note waits where the formula goes, until the text is written */
-    copy(row->formula, sizeof row->formula, note ? note : "");
+    text_copy(row->formula, sizeof row->formula, note ? note : "");
     row->written = false;
     if (!e->deferred)
         write_row(row);
@@ -442,14 +420,14 @@ void explain_row_strings(const struct explain_row *row, char *formula, size_t fo
                          char *value, size_t value_size)
 {
     if (row->written) {
-        copy(formula, formula_size, row->formula);
-        copy(value, value_size, row->result.text);
+        text_copy(formula, formula_size, row->formula);
+        text_copy(value, value_size, row->result.text);
         return;
     }
     struct row_text text;
     write_text(row, row->formula, &text);
-    copy(formula, formula_size, text.formula);
-    copy(value, value_size, text.result);
+    text_copy(formula, formula_size, text.formula);
+    text_copy(value, value_size, text.result);
 }
 
 const struct explain_row *explain_find(const struct explain *e, const char *key)
@@ -465,11 +443,11 @@ void explain_rename(struct explain *x, const char *from, const char *to)
     for (int i = 0; x && i < x->count; i++) {
         struct explain_row *row = &x->rows[i];
         if (strcmp(row->key, from) == 0) {
-            copy(row->key, sizeof row->key, to);
+            text_copy(row->key, sizeof row->key, to);
             row->scope[0] = '\0';
         }
         for (int t = 0; t < row->nterms; t++)
             if (strcmp(row->terms[t].ref, from) == 0)
-                copy(row->terms[t].ref, sizeof row->terms[t].ref, to);
+                text_copy(row->terms[t].ref, sizeof row->terms[t].ref, to);
     }
 }

@@ -1,12 +1,17 @@
 /* hosttier: the host memory tier of a plan (--host-kv): users whose caches
  * host memory holds, what one costs to reload over the host link and to
  * compute again, and with --prefix-hit-rate the expected wait of a returning
- * user. Internal to core: plan.c calls it once the speed model has run. */
+ * user. Internal to core: plan.c calls it once the speed model has run,
+ * with what the speed model reads: it computes a parked cache again. */
 #ifndef KVPLAN_CORE_HOSTTIER_H
 #define KVPLAN_CORE_HOSTTIER_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "explain.h"
+#include "scenario.h"
+#include "speed.h"
 
 /* The host memory tier (--host-kv): caches parked in host memory, and what
  * it costs to bring one back over the GPU's host link or to compute it
@@ -25,13 +30,13 @@ struct host_tier {
     bool has_hit_rate;
     double hit_rate;              /* --prefix-hit-rate */
     double restore_seconds;       /* hit x reload + (1 - hit) x recompute; 0 unknown */
+    bool below_device;            /* the engine refuses a pool no larger than the GPU's */
 };
 
-struct policy_ctx;
-struct scenario;
-
-/* Fills c->r->host and its "host_*" rows; nothing without --host-kv. */
-void host_tier_compute(struct policy_ctx *c);
+/* The tier of the plan in b: fills *out and writes its "host_*" rows to x
+ * when not NULL; nothing but zeros without --host-kv. */
+void host_tier_compute(const struct scenario *s, const struct speed_basis *b,
+                       struct host_tier *out, struct explain *x);
 
 /* The host pool of each GPU as the engine sizes it (its descriptor's
  * host.pool_bytes: SGLang's whole GB), else --host-kv. Each engine's launch

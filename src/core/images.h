@@ -16,17 +16,25 @@
 #ifndef KVPLAN_CORE_IMAGES_H
 #define KVPLAN_CORE_IMAGES_H
 
-#include "policy.h"
+#include <stdint.h>
+
+#include "scenario.h"
+
+/* The images of a request: the plan's first stage (core/plan.c). A list of
+ * fields, so that the plan holds the result whole and each field by its own
+ * name too (core/plan.h). */
+#define IMAGE_COUNTS_FIELDS                                                                        \
+    uint32_t images, tokens_per_image; /* per request */                                           \
+    uint64_t image_tokens;             /* images x tokens per image, in the context */             \
+    uint64_t text_tokens;              /* the context without them (--context) */
+
+struct image_counts {
+    IMAGE_COUNTS_FIELDS
+};
 
 /* eff = s with the image tokens added to the context (and to the average
- * and prompt when given), its image knobs cleared; r records the images. */
-void images_apply(const struct scenario *s, struct scenario *eff, struct plan_result *r);
-
-/* The "context" row: text tokens + images x tokens per image. */
-void images_context_row(struct policy_ctx *c);
-
-/* vLLM V1's encoder cache on one GPU for `batched` tokens a step: sets
- * r->encoder_cache_tokens and _bytes_per_gpu and writes the row. */
-void images_encoder_cache(struct policy_ctx *c, uint64_t batched);
+ * and prompt when given), its image knobs cleared; out counts the images.
+ * Their rows and vLLM's encoder cache are the policies' (core/policy.h). */
+void images_apply(const struct scenario *s, struct scenario *eff, struct image_counts *out);
 
 #endif

@@ -33,6 +33,13 @@ void kvcost_state_dtypes(struct kv_cost *c, enum dtype conv, enum dtype ssm)
     c->state_bytes = kv_sat_mul(c->state_bytes_per_layer, c->state_layers);
 }
 
+void kvcost_add_draft(struct kv_cost *c, uint64_t draft_bytes_per_token)
+{
+    c->draft_bytes_per_token = draft_bytes_per_token;
+    c->bytes_per_token = kv_sat_add(c->bytes_per_token, draft_bytes_per_token);
+    c->bytes_per_token_global = kv_sat_add(c->bytes_per_token_global, draft_bytes_per_token);
+}
+
 /* The state of one state layer on one GPU, in the model's compute precision
  * (the conv state) and the recurrent state's (vLLM's "auto" rule). */
 static void state_compute(const struct model_spec *m, struct kv_cost *c)

@@ -60,6 +60,10 @@ bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c);
 /* Sets the state's precisions (an engine's rule) and its bytes. */
 void kvcost_state_dtypes(struct kv_cost *c, enum dtype conv, enum dtype ssm);
 
+/* Adds a draft's (or the MTP layers') KV of a token on one GPU
+ * (core/specdec.h) to both per-token figures. */
+void kvcost_add_draft(struct kv_cost *c, uint64_t draft_bytes_per_token);
+
 /* A windowed layer keeps tokens [max(0, len - window), len); the part of the
  * prefix still inside that range is shared, the rest of the window private. */
 struct token_split kvcost_split(const struct kv_cost *c, uint64_t len, uint64_t prefix);

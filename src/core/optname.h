@@ -97,6 +97,16 @@
 #define OPTNAME_ID "--id"
 #define OPTNAME_NAME "--name"
 #define OPTNAME_OUTPUT "--output"
+/* simulate: vllm bench serve's names */
+#define OPTNAME_NUM_PROMPTS "--num-prompts"
+#define OPTNAME_REQUEST_RATE "--request-rate"
+#define OPTNAME_BURSTINESS "--burstiness"
+#define OPTNAME_RANDOM_INPUT_LEN "--random-input-len"
+#define OPTNAME_RANDOM_OUTPUT_LEN "--random-output-len"
+#define OPTNAME_RANDOM_RANGE_RATIO "--random-range-ratio"
+#define OPTNAME_SEED "--seed"
+#define OPTNAME_MAX_CONCURRENCY "--max-concurrency"
+#define OPTNAME_GOODPUT "--goodput"
 #define OPTNAME_HELP "--help"
 
 #endif

@@ -1,9 +1,12 @@
-/* plan: the one answer to a scenario. The chosen profile (the generic
- * headroom rule, or an engine's budgeting rule) turns one GPU's memory into
- * a KV pool and users per replica; the plan multiplies by the replicas and
- * derives tokens held, cost and the decode bound from that same answer;
- * asked for them, it writes every step as explain rows into the caller's
- * buffer. Every view renders this struct (and those rows); none computes.
+/* plan: the one answer to a scenario, computed in stages (plan.c), each a
+ * function of the scenario and the earlier stages' results that writes its
+ * own result: the images, the per-token cost, speculative decoding, the
+ * placement, LoRA, the profile's budget (the generic headroom rule, or an
+ * engine's rule: one GPU's memory into a KV pool and users per replica), the
+ * totals over the replicas, the speed, the price and the host tier, then the
+ * warnings. Asked for them, the stages write every step as explain rows into
+ * the caller's buffer. Every view renders this struct (and those rows); none
+ * computes.
  *
  * Per-GPU figures hold for every GPU (all GPUs of a layout are alike);
  * "per replica" is one tensor-parallel group; totals cover every replica. */
@@ -14,14 +17,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine_detail.h"
+#include "budget.h"
 #include "explain.h"
 #include "hosttier.h"
+#include "images.h"
 #include "kvcost.h"
 #include "lora.h"
+#include "placement.h"
+#include "price.h"
 #include "scenario.h"
 #include "specdec.h"
 #include "speed.h"
+#include "totals.h"
 
 enum plan_warning {
     WARN_WEIGHTS_DO_NOT_FIT = 1u << 0,
@@ -75,78 +82,41 @@ struct generic_figures {
     uint64_t max_users, max_users_paged, kv_tokens, kv_pool_bytes;
 };
 
+/* The stages' results, and nothing else. A stage's result is a member
+ * under its own name (r->placement, r->budget: what plan.c hands the next
+ * stage); those declared as a list of fields (core/placement.h,
+ * budget.h, ...) are also the plan's own fields, each by its own name
+ * (r->tp, r->users_per_replica: what the views read). */
 struct plan_result {
-    enum engine_kind profile;
-    enum engine_rule rule;
-    bool weights_fit;          /* the weights fit within the profile's budget */
-    bool fits;                 /* ... and the profile gives the cache memory */
-    uint32_t gpus, tp, replicas;
-    uint32_t pp;               /* pipeline stages per replica: each GPU holds its stage's layers */
-    bool dp_attention;         /* SGLang: every TP rank serves its own requests with the whole KV */
-    bool expert_parallel;      /* vLLM --enable-expert-parallel: whole experts per GPU */
-    bool experts_spread;       /* routed experts split over every GPU of the DP group (vLLM V1) */
-    uint64_t expert_bytes;     /* of weights_bytes, in routed experts (0 dense) */
-    uint64_t attention_bytes;  /* of weights_bytes, held whole by every GPU under DP attention */
-    uint64_t replicated_bytes; /* of weights_bytes, whole on every TP rank (MLA down-projections) */
-    enum dtype weight_dtype, kv_dtype; /* resolved */
-    bool weights_as_released;  /* the checkpoint's own size (mixed formats: MXFP4, FP8 blocks) */
-    uint32_t warnings;         /* enum plan_warning bits */
-    struct kv_cost cost;       /* per token, per GPU */
-
-    /* One GPU (every GPU holds the same). */
-    uint64_t memory_bytes_per_gpu;   /* the basis: driver total (generic), CUDA total (engines) */
-    uint64_t reserved_bytes_per_gpu; /* headroom, or outside the engine's budget */
-    uint64_t weights_bytes;          /* the whole model */
-    uint64_t weights_bytes_per_gpu;  /* ceil(weights / tp) */
-    uint64_t runtime_bytes_per_gpu;  /* activations and runtime (engines) */
-    uint64_t kv_pool_bytes_per_gpu;  /* memory for the KV cache */
-    uint64_t shortfall_bytes_per_gpu; /* what is missing when it does not fit */
-    uint64_t user_bytes_per_gpu;     /* one user at the full context, as allocated */
-    uint64_t user_bytes_avg_per_gpu; /* one user at the average length, exact */
-    uint64_t user_bytes_paged_per_gpu; /* at the average length, rounded to the allocation unit */
-    uint64_t prefix_bytes_per_gpu;
-    uint64_t prefix_bytes_paged_per_gpu;
-    uint64_t kv_used_bytes_per_gpu;  /* prefix + users x per user */
-    uint64_t spare_bytes_per_gpu;    /* pool left over */
-
-    /* One replica. */
-    uint64_t users_fit_per_replica;  /* by memory alone */
-    uint64_t users_per_replica;      /* min(fit, scheduler cap) */
-    uint64_t users_paged_per_replica;
-    uint64_t kv_tokens_per_replica;
-
-    /* Every replica: the answer. */
-    uint64_t context_tokens, prefix_tokens, avg_context_tokens, block_tokens;
-    uint64_t max_users;
-    uint64_t max_users_paged;
-    uint64_t kv_tokens;
-    uint64_t kv_pool_bytes;          /* per GPU x gpus */
-    double price_usd_per_hour;       /* all GPUs; < 0 unknown */
-    double cost_per_user_hour;       /* < 0 when unknown or no user fits */
-    uint64_t decode_step_bytes_per_gpu; /* read per decode step at max users */
-    double decode_tokens_per_s_per_user; /* 0 when unknown or no user fits */
-    uint64_t reservation_waste_bytes_per_gpu; /* full-context reservation - use at the average */
+    union { /* the images of a request (core/images.h) */
+        struct image_counts image_counts;
+        struct { IMAGE_COUNTS_FIELDS };
+    };
+    struct kv_cost cost;             /* per token, per GPU (the draft's included) */
+    struct spec_result spec;         /* speculative decoding (in the weights and the cost) */
+    union { /* the layout and the weights each GPU holds (core/placement.h) */
+        struct placement placement;
+        struct { PLACEMENT_FIELDS };
+    };
     struct lora_cost lora;           /* LoRA slots on one GPU (lora.bytes 0: none) */
-    uint32_t images, tokens_per_image; /* per request (core/images.h) */
-    uint64_t image_tokens;           /* images x tokens per image, in context_tokens */
-    uint64_t text_tokens;            /* the context without them (--context) */
-    uint64_t encoder_cache_tokens;   /* vLLM V1: embeddings its encoder cache holds */
-    uint64_t encoder_cache_bytes_per_gpu;
-
-    /* State layers (kvcost.h): one user's state as the profile allocates it,
-     * the part of kv_used that is state, and the sequences a separate state
-     * pool holds (SGLang, TensorRT-LLM; 0 when the state shares the KV pool). */
-    uint64_t state_bytes_per_user_per_gpu;
-    uint64_t state_used_bytes_per_gpu;   /* the users' states (never a pool's idle slots) */
-    uint64_t state_slots_per_replica;
-    uint64_t state_pool_bytes_per_gpu;   /* a separate pool, whole: its idle slots are spare */
-    uint64_t state_spec_bytes_per_gpu;   /* SGLang: intermediate states for the draft tokens */
-
+    union { /* one GPU and one replica, by the profile's rule (core/budget.h) */
+        struct plan_budget budget;
+        struct { PLAN_BUDGET_FIELDS };
+    };
+    union { /* every replica: the answer (core/totals.h) */
+        struct plan_totals totals;
+        struct { PLAN_TOTALS_FIELDS };
+    };
     struct speed_result speed;       /* the service level */
-    struct engine_detail engine;     /* engines only */
-    struct generic_figures generic;  /* engines only: the headroom rule's answer */
-    struct spec_result spec;         /* speculative decoding (in weights_bytes_per_gpu and cost) */
+    uint64_t decode_step_bytes_per_gpu;  /* speed.step_bytes_per_gpu, as the views read it */
+    double decode_tokens_per_s_per_user; /* speed.tokens_per_s_per_user; 0 unknown or no user */
+    union { /* what an hour and a user-hour cost (core/price.h) */
+        struct plan_price price;
+        struct { PLAN_PRICE_FIELDS };
+    };
     struct host_tier host;           /* --host-kv: the second tier */
+    uint32_t warnings;               /* enum plan_warning bits */
+    struct generic_figures generic;  /* engines only: the headroom rule's answer */
     const char *const *names;        /* how the caller names the fields, for warnings */
 };
 
@@ -185,9 +155,11 @@ void plan_layout_words(const struct plan_result *r, char *buf, size_t size);
 void plan_layout_group(const struct plan_result *r, char *buf, size_t size);
 void plan_layout_text(const struct plan_result *r, char *buf, size_t size);
 
-/* How the weights are stored: "bf16", or "checkpoint" for a mixed-format
- * checkpoint counted at its released size (gpt-oss MXFP4 experts). */
+/* How the weights are stored (placement_weights_label). */
 const char *plan_weights_label(const struct plan_result *r);
+
+/* What the speed model reads of r (core/speed.h). */
+struct speed_basis plan_speed_basis(const struct plan_result *r);
 
 /* One sentence per warning bit, without the plan's figures. */
 const char *plan_warning_text(enum plan_warning w);

@@ -146,7 +146,7 @@ void plan_layout_text(const struct plan_result *r, char *buf, size_t size)
 
 const char *plan_weights_label(const struct plan_result *r)
 {
-    return r->weights_as_released ? "checkpoint" : dtype_info(r->weight_dtype)->name;
+    return placement_weights_label(&r->placement);
 }
 
 const char *plan_warning_text(enum plan_warning w)

@@ -1,41 +1,47 @@
 /* policy: the budgeting rule of each profile, internal to core (plan.c
  * calls exactly one, the descriptor's budget). A policy turns one GPU's
- * memory into a KV pool and users per replica, fills the plan's per-GPU and
- * per-replica fields, and writes the explain rows of its own steps. */
+ * memory into a KV pool and users per replica: from the earlier stages'
+ * results in its context (core/budget.h) it writes the budget's result,
+ * c->b, and the explain rows of its own steps. Here too the rows of the
+ * earlier stages, which read the same context and write only rows. */
 #ifndef KVPLAN_CORE_POLICY_H
 #define KVPLAN_CORE_POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "engine_desc.h"
 #include "plan.h"
 
-struct policy_ctx {
-    const struct scenario *s;
-    struct plan_result *r;
-    struct explain *x; /* NULL: numbers only */
-};
-
 /* The rows of the table in engine.c, one in each policy file. Each budget
- * fills r->memory_bytes_per_gpu ... r->kv_tokens_per_replica, r->fits and,
- * for engines, r->engine; the per-token cost and weights are set. */
+ * writes c->b: memory_bytes_per_gpu ... kv_tokens_per_replica, fits and,
+ * for engines, engine; the cost, the placement and the rest are its inputs. */
 extern const struct engine_desc engine_generic, engine_vllm, engine_sglang, engine_llamacpp,
     engine_trtllm;
 
-/* ---- speculative decoding (specdec.c) ---- */
-
-/* Fills r->spec and adds the draft's weights per GPU to r->weights_bytes_per_gpu
- * and its KV per token to r->cost (after kvcost_compute). */
-void specdec_compute(const struct scenario *s, uint32_t attention_tp, struct plan_result *r);
+/* ---- the earlier stages' rows ---- */
 
 /* Rows "draft_weights", "draft_kv_per_token" (before "kv_per_token", which
- * adds it) and "spec_tokens" (context + speculative tokens); none without a draft. */
-void specdec_weights_row(struct policy_ctx *c);
-void specdec_kv_row(struct policy_ctx *c);
-void specdec_tokens_row(struct policy_ctx *c, uint64_t context);
+ * adds it) and "spec_tokens" (context + speculative tokens); none without a
+ * draft (specdec.c). */
+void specdec_weights_row(const struct policy_ctx *c);
+void specdec_kv_row(const struct policy_ctx *c);
+void specdec_tokens_row(const struct policy_ctx *c, uint64_t context);
 
-/* ---- shared by the policies (policy_common.c) ---- */
+/* The row "weights_per_gpu" (and the draft's), when the model is split or a
+ * draft sits beside it (placement.c). */
+void placement_weights_row(const struct policy_ctx *c);
+
+/* The "context" row: text tokens + images x tokens per image (images.c). */
+void images_context_row(const struct policy_ctx *c);
+
+/* vLLM V1's encoder cache on one GPU for `batched` tokens a step: sets
+ * c->b->encoder_cache_tokens and _bytes_per_gpu and writes the row (images.c). */
+void images_encoder_cache(const struct policy_ctx *c, uint64_t batched);
+
+/* ---- shared by the policies (policy_common.c; the allocation, policy_blocks.c) ---- */
 
 /* What CUDA reports as total per GPU: the logged figure, --vram, the
  * preset's observed figure, or the driver total less 460 MiB. */
@@ -63,7 +69,7 @@ struct launch_head {
     const char *tp, *pp;  /* "-tp", "-pp" */
 };
 
-/* The launch line (core/shell.h) in r->engine.launch: begin starts it;
+/* The launch line (core/shell.h) in c->b->engine.launch: begin starts it;
  * lora_targets adds "--lora-target-modules" and each module as its own
  * word; done ends it with "  # x N replicas, one server each" when the
  * replicas are separate servers, and says so, rather than keep a cut line,
@@ -78,17 +84,17 @@ void policy_log(struct engine_detail *e, const char *fmt, ...) __attribute__((fo
 /* The state rows of a model with state layers: "state_conv", "state_ssm"
  * and "state_per_user" (one sequence, every state layer, one GPU); `gpus`
  * is how many GPUs the state layers' heads are split over. */
-void policy_state_rows(struct policy_ctx *c, uint32_t gpus);
+void policy_state_rows(const struct policy_ctx *c, uint32_t gpus);
 
 /* Bytes of one user at the full context and at the average length, and of
- * the prefix (exact tokens, windows applied): r->user_bytes_per_gpu,
+ * the prefix (exact tokens, windows applied): c->b->user_bytes_per_gpu,
  * user_bytes_avg_per_gpu and prefix_bytes_per_gpu, with rows "kv_per_user"
- * and "prefix". */
-void policy_user_bytes(struct policy_ctx *c);
+ * and "prefix". The average is the run's (with the speculative tokens). */
+void policy_user_bytes(const struct policy_ctx *c);
 
 /* Pushes `global` tokens x per-token bytes (and, with windows, `windowed`
  * tokens x windowed layers x per-layer bytes) onto row. */
-void policy_bytes_expr(struct policy_ctx *c, struct explain_row *row, uint64_t global,
+void policy_bytes_expr(const struct policy_ctx *c, struct explain_row *row, uint64_t global,
                        uint64_t windowed, const char *what);
 
 /* Pushes the KV one token keeps in one layer on one GPU, as kvcost computes
@@ -99,12 +105,12 @@ void policy_kv_layer_expr(struct explain_row *row, const struct model_spec *m,
                           const struct kv_cost *k);
 
 /* Pushes the weights one GPU holds (the weights_per_gpu row when split). */
-void policy_weights_term(struct policy_ctx *c, struct explain_row *row);
+void policy_weights_term(const struct policy_ctx *c, struct explain_row *row);
 
 /* The pool row of an engine: budget - weights - activation - runtime, or
- * what a log gave; sets r->kv_pool_bytes_per_gpu or the shortfall. `budget`
+ * what a log gave; sets c->b->kv_pool_bytes_per_gpu or the shortfall. `budget`
  * is the row key of the budget the pool is taken from. */
-void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budget_key,
+void policy_engine_pool(const struct policy_ctx *c, uint64_t budget, const char *budget_key,
                         uint64_t activation, uint64_t runtime);
 
 /* Allocation in fixed units of tokens (vLLM blocks, SGLang tokens,
@@ -127,21 +133,28 @@ struct block_rule {
     uint64_t user_cap_units; /* not hybrid: most units one user holds (vLLM V0 windows); 0 = none */
     bool units_given;        /* the caller set engine.units and wrote the "units" row */
     uint64_t pool_bytes;     /* with pool_key: the pool the units come from */
-    const char *pool_key;    /* its row; NULL = "pool" (r->kv_pool_bytes_per_gpu) */
+    const char *pool_key;    /* its row; NULL = "pool" (c->b->kv_pool_bytes_per_gpu) */
     uint64_t state_units;    /* not hybrid: units each user adds for its state */
     uint32_t cap;            /* scheduler cap per replica; 0 = none */
     const char *cap_name;    /* "max-num-seqs" */
 };
-void policy_blocks(struct policy_ctx *c, const struct block_rule *b);
+void policy_blocks(const struct policy_ctx *c, const struct block_rule *b);
+
+/* Begins the users row of a replica: "users_replica" (Users) at the full
+ * context, or paged "users_paged_replica" (Users, paged) with `note` "at N
+ * tokens in use" (else ""). */
+struct explain_row *policy_users_row_begin(const struct policy_ctx *c, bool paged, char *note,
+                                           size_t size);
 
 /* A separate pool of `slots` whole states (SGLang's MambaPool, vLLM V0's
  * MambaCacheManager) taken from the pool, after a row "state_slots", with
  * `spec` bytes of SGLang's draft-token states (row "state_spec"): writes
  * "kv_pool_after_state" = pool - slots x state - spec (with `note`), sets
- * r->state_slots_per_replica and returns the KV pool left. After
+ * c->b->state_slots_per_replica and returns the KV pool left. After
  * policy_blocks, policy_state_pool_used counts the whole state pool in kv_used
  * and the users' states (and the draft-token states) as state_used. */
-uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, uint64_t spec, const char *note);
-void policy_state_pool_used(struct policy_ctx *c);
+uint64_t policy_state_pool(const struct policy_ctx *c, uint64_t slots, uint64_t spec,
+                           const char *note);
+void policy_state_pool_used(const struct policy_ctx *c);
 
 #endif

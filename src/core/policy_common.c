@@ -1,5 +1,6 @@
-/* What the policies share: CUDA totals, estimates, per-user bytes, the
- * engine pool and allocation in fixed units of tokens. */
+/* What the policies share: CUDA totals, estimates, the launch line and the
+ * log, per-user bytes, the state's rows and the engine pool (allocation in
+ * fixed units of tokens: policy_blocks.c). */
 #include "policy.h"
 #include "shell.h"
 
@@ -55,18 +56,18 @@ const char *policy_model_ref(const struct model_spec *m)
 void policy_launch_begin(const struct policy_ctx *c, const struct launch_head *h,
                          struct shell_line *l)
 {
-    const struct plan_result *r = c->r;
-    shell_line_init(l, c->r->engine.launch, sizeof c->r->engine.launch);
+    const struct plan_budget *r = c->b;
+    shell_line_init(l, c->b->engine.launch, sizeof c->b->engine.launch);
     shell_words(l, h->command);
     shell_word(l, policy_model_ref(&c->s->model));
-    shell_option(l, h->context, "%llu", (unsigned long long)r->context_tokens);
+    shell_option(l, h->context, "%llu", (unsigned long long)c->l->context_tokens);
     shell_option(l, h->fraction, "%.*f", h->fraction_digits, r->engine.fraction);
-    if (h->kv_fp8 && r->kv_dtype == DTYPE_FP8)
+    if (h->kv_fp8 && c->l->kv_dtype == DTYPE_FP8)
         shell_words(l, h->kv_fp8);
-    if (r->tp > 1)
-        shell_option(l, h->tp, "%u", r->tp);
-    if (r->pp > 1)
-        shell_option(l, h->pp, "%u", r->pp);
+    if (c->l->tp > 1)
+        shell_option(l, h->tp, "%u", c->l->tp);
+    if (c->l->pp > 1)
+        shell_option(l, h->pp, "%u", c->l->pp);
 }
 
 void policy_launch_lora_targets(struct shell_line *l, uint32_t targets)
@@ -82,9 +83,9 @@ void policy_launch_lora_targets(struct shell_line *l, uint32_t targets)
 
 void policy_launch_done(const struct policy_ctx *c, struct shell_line *l, bool separate_servers)
 {
-    struct engine_detail *e = &c->r->engine;
-    if (separate_servers && c->r->replicas > 1)
-        shell_comment(l, "  # x %u replicas, one server each", c->r->replicas);
+    struct engine_detail *e = &c->b->engine;
+    if (separate_servers && c->l->replicas > 1)
+        shell_comment(l, "  # x %u replicas, one server each", c->l->replicas);
     if (!shell_line_done(l, NULL))
         snprintf(e->launch, sizeof e->launch,
                  "(the launch line is longer than the %zu bytes kvplan holds: not shown)",
@@ -102,10 +103,10 @@ void policy_log(struct engine_detail *e, const char *fmt, ...)
 }
 
 /* tokens x per-token bytes, or the global and windowed parts of it */
-void policy_bytes_expr(struct policy_ctx *c, struct explain_row *row, uint64_t global,
+void policy_bytes_expr(const struct policy_ctx *c, struct explain_row *row, uint64_t global,
                        uint64_t windowed, const char *what)
 {
-    const struct kv_cost *k = &c->r->cost;
+    const struct kv_cost *k = c->k;
     if (k->windowed_layers == 0) {
         explain_term(row, global, XU_TOKENS, what);
         explain_ref(c->x, row, "kv_per_token", "per token");
@@ -147,10 +148,10 @@ static void value_bytes(struct explain_row *row, enum dtype d, uint64_t values)
         explain_op(row, XOP_CEIL);
 }
 
-void policy_state_rows(struct policy_ctx *c, uint32_t gpus)
+void policy_state_rows(const struct policy_ctx *c, uint32_t gpus)
 {
     const struct model_spec *m = &c->s->model;
-    const struct kv_cost *k = &c->r->cost;
+    const struct kv_cost *k = c->k;
     if (k->state_layers == 0 || c->x == NULL)
         return;
     const char *heads, *dim, *groups, *size;
@@ -200,32 +201,32 @@ void policy_state_rows(struct policy_ctx *c, uint32_t gpus)
 }
 
 /* + the state of one sequence, when the model has state layers */
-static void add_state(struct policy_ctx *c, struct explain_row *row)
+static void add_state(const struct policy_ctx *c, struct explain_row *row)
 {
-    if (c->r->cost.state_layers == 0)
+    if (c->k->state_layers == 0)
         return;
     explain_ref(c->x, row, "state_per_user", "state");
     explain_op(row, XOP_ADD);
 }
 
-void policy_user_bytes(struct policy_ctx *c)
+void policy_user_bytes(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
-    struct token_split full = kvcost_split(&r->cost, s->context_tokens, s->prefix_tokens);
-    struct token_split avg = kvcost_split(&r->cost, r->avg_context_tokens, s->prefix_tokens);
-    r->user_bytes_per_gpu = kvcost_bytes(&r->cost, full.user_global, full.user_windowed);
-    r->user_bytes_avg_per_gpu = kvcost_bytes(&r->cost, avg.user_global, avg.user_windowed);
-    r->prefix_bytes_per_gpu = kvcost_bytes(&r->cost, full.prefix_global, full.prefix_windowed);
+    struct plan_budget *r = c->b;
+    struct token_split full = kvcost_split(c->k, s->context_tokens, s->prefix_tokens);
+    struct token_split avg = kvcost_split(c->k, scenario_avg_tokens(s), s->prefix_tokens);
+    r->user_bytes_per_gpu = kvcost_bytes(c->k, full.user_global, full.user_windowed);
+    r->user_bytes_avg_per_gpu = kvcost_bytes(c->k, avg.user_global, avg.user_windowed);
+    r->prefix_bytes_per_gpu = kvcost_bytes(c->k, full.prefix_global, full.prefix_windowed);
     /* the state is per sequence: never shared with the prefix */
-    uint64_t state = r->cost.state_bytes;
+    uint64_t state = c->k->state_bytes;
     r->state_bytes_per_user_per_gpu = state;
     r->user_bytes_per_gpu = kv_sat_add(r->user_bytes_per_gpu, state);
     r->user_bytes_avg_per_gpu = kv_sat_add(r->user_bytes_avg_per_gpu, state);
 
     struct explain_row *row = explain_row_begin(
         c->x, "kv_per_user", state ? "KV+state per user" : "KV per user", "per GPU");
-    if (r->cost.windowed_layers == 0 && s->prefix_tokens > 0) {
+    if (c->k->windowed_layers == 0 && s->prefix_tokens > 0) {
         explain_term(row, s->context_tokens, XU_TOKENS, "context tokens");
         explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");
         explain_op(row, XOP_SUB);
@@ -233,7 +234,7 @@ void policy_user_bytes(struct policy_ctx *c)
         explain_op(row, XOP_MUL);
     } else {
         policy_bytes_expr(c, row, full.user_global,
-                   full.user_windowed, r->cost.windowed_layers ? "tokens" : "context tokens");
+                   full.user_windowed, c->k->windowed_layers ? "tokens" : "context tokens");
     }
     add_state(c, row);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
@@ -245,29 +246,29 @@ void policy_user_bytes(struct policy_ctx *c)
 }
 
 /* The weights operand: the per-GPU row when the model is split. */
-void policy_weights_term(struct policy_ctx *c, struct explain_row *row)
+void policy_weights_term(const struct policy_ctx *c, struct explain_row *row)
 {
     char name[48];
     if (row == NULL) /* no rows kept: the name is not written */
         return;
-    if (c->r->tp * c->r->pp > 1 || c->r->experts_spread || c->r->spec.method != SPEC_NONE) {
+    if (c->l->tp * c->l->pp > 1 || c->l->experts_spread || c->spec->method != SPEC_NONE) {
         explain_ref(c->x, row, "weights_per_gpu", "weights");
     } else {
-        snprintf(name, sizeof name, "weights (%s)", plan_weights_label(c->r));
-        explain_term(row, (long double)c->r->weights_bytes_per_gpu, XU_BYTES, name);
+        snprintf(name, sizeof name, "weights (%s)", placement_weights_label(c->l));
+        explain_term(row, (long double)c->l->weights_bytes_per_gpu, XU_BYTES, name);
     }
 }
 
-void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budget_key,
+void policy_engine_pool(const struct policy_ctx *c, uint64_t budget, const char *budget_key,
                         uint64_t activation, uint64_t runtime)
 {
     const struct engine_flags *f = &c->s->engine;
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     e->activation_bytes = activation;
     /* LoRA slots (core/lora.h) are allocated before the engine sizes its KV
      * cache: outside KV, like the weights (a logged non-KV figure has them) */
-    uint64_t held = kv_sat_add(kv_sat_add(r->weights_bytes_per_gpu, r->lora.bytes),
+    uint64_t held = kv_sat_add(kv_sat_add(c->l->weights_bytes_per_gpu, c->lora->bytes),
                                r->encoder_cache_bytes_per_gpu);
     e->non_kv_bytes = f->non_kv_bytes ? f->non_kv_bytes
                                       : kv_sat_add(kv_sat_add(held, activation), runtime);
@@ -285,7 +286,7 @@ void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budge
         } else {
             policy_weights_term(c, row);
             explain_op(row, XOP_SUB);
-            if (r->lora.bytes) {
+            if (c->lora->bytes) {
                 explain_ref(c->x, row, "lora", "LoRA slots");
                 explain_op(row, XOP_SUB);
             }
@@ -311,258 +312,8 @@ void policy_engine_pool(struct policy_ctx *c, uint64_t budget, const char *budge
         r->kv_pool_bytes_per_gpu = 0;
         r->shortfall_bytes_per_gpu = (uint64_t)(-pool);
     }
-    r->weights_fit = r->weights_bytes_per_gpu <= budget;
+    r->weights_fit = c->l->weights_bytes_per_gpu <= budget;
     r->fits = r->weights_fit && r->kv_pool_bytes_per_gpu > 0;
-}
-
-static uint64_t users_of(uint64_t units, uint64_t prefix_units, uint64_t per_user, uint32_t cap,
-                         uint64_t *fit)
-{
-    uint64_t n = per_user && units > prefix_units ? (units - prefix_units) / per_user : 0;
-    if (fit)
-        *fit = n;
-    return cap && n > cap ? cap : n;
-}
-
-/* Units one user holds privately at length len (prefix blocks shared whole). */
-static uint64_t user_units(const struct block_rule *b, uint64_t len, uint64_t prefix,
-                           uint64_t window_units)
-{
-    uint64_t own = kv_ceil_div(len, b->unit_tokens) - prefix / b->unit_tokens;
-    if (!b->hybrid)
-        return kv_sat_add(b->user_cap_units && own > b->user_cap_units ? b->user_cap_units : own,
-                          b->state_units);
-    return kv_sat_add(kv_sat_mul(b->full_groups, own), kv_sat_mul(b->window_groups, window_units));
-}
-
-/* min(floor((units - prefix units) / per user), cap) as a row */
-static void users_row(struct policy_ctx *c, const struct block_rule *b, const char *key,
-                      const char *label, uint64_t per_user, const char *per_user_key,
-                      uint64_t prefix_units, uint64_t avail, const char *note)
-{
-    struct explain_row *row = explain_row_begin(c->x, key, label, "per replica");
-    if (avail == 0) {
-        explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
-        return;
-    }
-    if (avail <= prefix_units) {
-        explain_row_end(c->x, row, XU_COUNT, 0, "the shared prefix fills the KV pool");
-        return;
-    }
-    explain_ref(c->x, row, "units", b->unit_tokens == 1 ? "tokens" : "blocks");
-    if (prefix_units) {
-        explain_term(row, (long double)prefix_units, XU_COUNT,
-                     b->unit_tokens == 1 ? "shared prefix tokens" : "shared prefix blocks");
-        explain_op(row, XOP_SUB);
-    }
-    if (per_user_key)
-        explain_ref(c->x, row, per_user_key, "per user");
-    else
-        explain_term(row, (long double)per_user, XU_COUNT, "per user");
-    explain_op(row, XOP_DIV);
-    explain_op(row, XOP_FLOOR);
-    if (b->cap) {
-        explain_term(row, b->cap, XU_COUNT, b->cap_name);
-        explain_op(row, XOP_MIN);
-    }
-    explain_row_end(c->x, row, XU_COUNT, 0, note);
-}
-
-static void units_row(struct policy_ctx *c, const struct block_rule *b, uint64_t pool)
-{
-    struct explain_row *row = b->units_given ? NULL : explain_row_begin(
-        c->x, "units", b->unit_tokens == 1 ? "KV tokens" : "KV blocks", "per GPU");
-    if (row && pool == 0) {
-        explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
-        row = NULL;
-    }
-    explain_ref(c->x, row, b->pool_key ? b->pool_key : "pool", "pool");
-    if (b->hybrid) {
-        explain_term(row, b->unit_tokens, XU_TOKENS, "tokens per block");
-        explain_ref(c->x, row, "kv_per_layer", "per layer");
-        explain_op(row, XOP_MUL);
-        explain_term(row, b->group_layers, XU_COUNT, "layers per group");
-        explain_op(row, XOP_MUL);
-    } else if (b->unit_tokens > 1) {
-        explain_term(row, b->unit_tokens, XU_TOKENS, "tokens per block");
-        explain_ref(c->x, row, "kv_per_token", "per token");
-        explain_op(row, XOP_MUL);
-    } else {
-        explain_ref(c->x, row, "kv_per_token", "per token");
-    }
-    explain_op(row, XOP_DIV);
-    explain_op(row, XOP_FLOOR);
-    explain_row_end(c->x, row, XU_COUNT, 0, NULL);
-}
-
-static void per_user_row(struct policy_ctx *c, const struct block_rule *b, uint64_t ctx,
-                         uint64_t prefix)
-{
-    struct explain_row *row = explain_row_begin(
-        c->x, "units_per_user", b->unit_tokens == 1 ? "Tokens per user" : "Blocks per user", "");
-    if (b->hybrid)
-        explain_term(row, b->full_groups, XU_COUNT,
-                     b->full_groups == 1 ? "full group" : "full groups");
-    explain_term(row, ctx, XU_TOKENS, "context tokens");
-    if (b->unit_tokens > 1) {
-        explain_term(row, b->unit_tokens, XU_TOKENS, "per block");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_CEIL);
-    }
-    if (prefix >= b->unit_tokens) {
-        explain_term(row, prefix, XU_TOKENS, "prefix tokens");
-        if (b->unit_tokens > 1) {
-            explain_term(row, b->unit_tokens, XU_TOKENS, "per block");
-            explain_op(row, XOP_DIV);
-            explain_op(row, XOP_FLOOR);
-        }
-        explain_op(row, XOP_SUB);
-    }
-    if (b->user_cap_units && !b->hybrid) {
-        explain_term(row, b->user_cap_units, XU_COUNT, "blocks of the window");
-        explain_op(row, XOP_MIN);
-    }
-    if (b->state_units && !b->hybrid) {
-        explain_term(row, b->state_units, XU_COUNT,
-                     b->unit_tokens == 1 ? "tokens' worth of state" : "blocks of state");
-        explain_op(row, XOP_ADD);
-    }
-    if (b->hybrid) {
-        explain_op(row, XOP_MUL);
-        explain_term(row, b->window_groups, XU_COUNT, b->state ? "state groups" : "window groups");
-        if (b->state && b->spec_units) {
-            explain_term(row, 1, XU_COUNT, "running state");
-            explain_term(row, b->spec_units, XU_COUNT, "speculative tokens' states");
-            explain_op(row, XOP_ADD);
-        } else {
-            explain_term(row, b->window_units, XU_COUNT,
-                         b->state ? "block of state each" : "blocks in the window");
-        }
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
-    explain_row_end(c->x, row, XU_COUNT, 0,
-                    b->state && b->spec_units
-                        ? "blocks of a group: a state group keeps a block per sequence and one "
-                          "per speculative token"
-                    : b->state  ? "blocks of a group: a state group keeps one block per sequence"
-                    : b->hybrid ? "blocks of a group: windowed groups keep the window and a batch"
-                                : NULL);
-}
-
-static void tokens_held_row(struct policy_ctx *c, const struct block_rule *b, uint32_t groups)
-{
-    struct explain_row *row =
-        explain_row_begin(c->x, "kv_tokens_replica", "Tokens held", "per replica");
-    explain_ref(c->x, row, "units", b->unit_tokens == 1 ? "tokens" : "blocks");
-    if (groups > 1) {
-        explain_term(row, groups, XU_COUNT, "groups");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_FLOOR);
-    }
-    if (b->unit_tokens > 1) {
-        explain_term(row, b->unit_tokens, XU_TOKENS, "per block");
-        explain_op(row, XOP_MUL);
-    }
-    explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
-}
-
-void policy_blocks(struct policy_ctx *c, const struct block_rule *b)
-{
-    const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
-    struct engine_detail *e = &r->engine;
-    const struct kv_cost *k = &r->cost;
-    e->unit_tokens = b->unit_tokens;
-    /* a block of one group under the hybrid grouping, else of every layer */
-    if (!b->units_given)
-        e->unit_bytes = b->hybrid ? kv_sat_mul(kv_sat_mul(b->unit_tokens, k->bytes_per_layer),
-                                           b->group_layers)
-                              : kv_sat_mul(b->unit_tokens, k->bytes_per_token);
-    uint64_t pool = b->pool_key ? b->pool_bytes : r->kv_pool_bytes_per_gpu;
-    if (!b->units_given)
-        e->units = e->unit_bytes ? pool / e->unit_bytes : 0;
-    e->scheduler_cap = b->cap;
-    e->kv_cache_bytes = r->kv_pool_bytes_per_gpu;
-
-    units_row(c, b, pool);
-    /* Units of one user: its own blocks (whole prefix blocks are shared). */
-    uint64_t ctx = s->context_tokens, prefix = s->prefix_tokens, avg = r->avg_context_tokens;
-    uint64_t per_user = user_units(b, ctx, prefix, b->window_units);
-    uint64_t per_user_avg = user_units(b, avg, prefix, b->window_units_avg);
-    uint64_t prefix_units = prefix / b->unit_tokens;
-    if (b->hybrid)
-        prefix_units = kv_sat_mul(prefix_units, b->full_groups);
-    uint64_t avail = e->units;
-    per_user_row(c, b, ctx, prefix);
-    r->users_per_replica = users_of(avail, prefix_units, per_user, b->cap, &r->users_fit_per_replica);
-    r->users_paged_per_replica = users_of(avail, prefix_units, per_user_avg, b->cap, NULL);
-    /* hybrid: vLLM logs the blocks over the groups as its token count */
-    uint32_t groups = b->hybrid ? b->full_groups + b->window_groups : 1;
-    r->kv_tokens_per_replica = kv_sat_mul(e->units / groups, b->unit_tokens);
-    uint64_t unit_layer_bytes = e->unit_bytes;
-    r->kv_used_bytes_per_gpu = kv_sat_mul(
-        kv_sat_add(prefix_units, kv_sat_mul(r->users_per_replica, per_user)), unit_layer_bytes);
-    r->prefix_bytes_paged_per_gpu = kv_sat_mul(prefix_units, unit_layer_bytes);
-    r->prefix_bytes_per_gpu = r->prefix_bytes_paged_per_gpu;
-    r->user_bytes_paged_per_gpu = kv_sat_mul(per_user_avg, unit_layer_bytes);
-
-    if (!r->fits || e->units == 0) {
-        struct explain_row *row =
-            explain_row_begin(c->x, "users_replica", "Users", "per replica");
-        explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
-    } else {
-        users_row(c, b, "users_replica", "Users", per_user, "units_per_user", prefix_units, avail,
-                  NULL);
-    }
-    char note[96], t[32];
-    units_format_int(avg, t, sizeof t);
-    snprintf(note, sizeof note, "at %s tokens in use", t);
-    users_row(c, b, "users_paged_replica", "Users, paged", per_user_avg, NULL, prefix_units, avail,
-              note);
-
-    tokens_held_row(c, b, groups);
-}
-
-uint64_t policy_state_pool(struct policy_ctx *c, uint64_t slots, uint64_t spec, const char *note)
-{
-    struct plan_result *r = c->r;
-    uint64_t pool = r->kv_pool_bytes_per_gpu;
-    uint64_t bytes = kv_sat_add(kv_sat_mul(slots, r->cost.state_bytes), spec);
-    r->state_slots_per_replica = slots;
-    struct explain_row *row = explain_row_begin(c->x, "kv_pool_after_state", "KV pool left", "per GPU");
-    if (pool <= bytes) {
-        explain_row_end(c->x, row, XU_BYTES, 0, "no memory is left for the KV cache");
-        return 0;
-    }
-    explain_ref(c->x, row, "pool", "pool");
-    explain_ref(c->x, row, "state_slots", "state slots");
-    explain_ref(c->x, row, "state_per_user", "state each");
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_SUB);
-    if (spec) {
-        explain_ref(c->x, row, "state_spec", "draft-token states");
-        explain_op(row, XOP_SUB);
-    }
-    explain_row_end(c->x, row, XU_BYTES, 0, note);
-    return pool - bytes;
-}
-
-void policy_state_pool_used(struct policy_ctx *c)
-{
-    struct plan_result *r = c->r;
-    /* the state pool is allocated whole, used or not: kv_used counts it all,
-     * state_used the users' states, the rest is idle (plan_segments: spare) */
-    uint64_t bytes = kv_sat_add(kv_sat_mul(r->state_slots_per_replica, r->cost.state_bytes),
-                                r->state_spec_bytes_per_gpu);
-    uint64_t users = r->users_per_replica < r->state_slots_per_replica ? r->users_per_replica
-                                                                       : r->state_slots_per_replica;
-    r->state_pool_bytes_per_gpu = bytes;
-    r->state_used_bytes_per_gpu =
-        kv_sat_add(kv_sat_mul(users, r->cost.state_bytes), r->state_spec_bytes_per_gpu);
-    r->kv_used_bytes_per_gpu = kv_sat_add(r->kv_used_bytes_per_gpu, bytes);
-    r->state_bytes_per_user_per_gpu = r->cost.state_bytes;
-    r->user_bytes_paged_per_gpu = kv_sat_add(r->user_bytes_paged_per_gpu, r->cost.state_bytes);
 }
 
 void policy_kv_layer_expr(struct explain_row *row, const struct model_spec *m,

@@ -18,12 +18,14 @@ static uint64_t users_of(uint64_t pool, uint64_t prefix, uint64_t per_user)
     return per_user && pool > prefix ? (pool - prefix) / per_user : 0;
 }
 
-/* floor((pool - prefix) / per user), or why no user fits */
-static void users_row(struct policy_ctx *c, const char *key, const char *label, uint64_t prefix,
-                      const char *prefix_name, const char *per_user_key, const char *note)
+/* floor((pool - prefix) / per user), or why no user fits: the users at the
+ * full context, or paged (the prefix and each user in whole blocks) */
+static void users_row(const struct policy_ctx *c, bool paged)
 {
-    struct plan_result *r = c->r;
-    struct explain_row *row = explain_row_begin(c->x, key, label, "per replica");
+    const struct plan_budget *r = c->b;
+    uint64_t prefix = paged ? r->prefix_bytes_paged_per_gpu : r->prefix_bytes_per_gpu;
+    char note[64];
+    struct explain_row *row = policy_users_row_begin(c, paged, note, sizeof note);
     if (!r->fits) {
         explain_row_end(c->x, row, XU_COUNT, 0, r->weights_fit
                         ? "the weights and LoRA slots leave no KV pool"
@@ -36,28 +38,28 @@ static void users_row(struct policy_ctx *c, const char *key, const char *label, 
     }
     explain_ref(c->x, row, "pool", "pool");
     if (prefix) {
-        explain_term(row, (long double)prefix, XU_BYTES, prefix_name);
+        explain_term(row, (long double)prefix, XU_BYTES,
+                     paged ? "prefix in whole blocks" : "prefix");
         explain_op(row, XOP_SUB);
     }
-    explain_ref(c->x, row, per_user_key, "per user");
+    explain_ref(c->x, row, paged ? "kv_per_user_paged" : "kv_per_user", "per user");
     explain_op(row, XOP_DIV);
     explain_op(row, XOP_FLOOR);
-    explain_row_end(c->x, row, XU_COUNT, 0, note);
+    explain_row_end(c->x, row, XU_COUNT, 0, paged ? note : NULL);
 }
 
 /* The row "kv_per_user_paged": the user's tokens in use in whole blocks
  * (`global` and `windowed` of them, with windows), and its state. */
-static void paged_user_row(struct policy_ctx *c, uint64_t global, uint64_t windowed)
+static void paged_user_row(const struct policy_ctx *c, uint64_t global, uint64_t windowed)
 {
     const struct scenario *s = c->s;
-    const struct plan_result *r = c->r;
-    const struct kv_cost *k = &r->cost;
-    uint64_t b = r->block_tokens;
+    const struct kv_cost *k = c->k;
+    uint64_t b = c->l->block_tokens;
     struct explain_row *row = explain_row_begin(
         c->x, "kv_per_user_paged", k->state_layers ? "KV+state, paged" : "KV per user, paged",
         "per GPU");
     if (k->windowed_layers == 0) {
-        explain_term(row, r->avg_context_tokens, XU_TOKENS, "tokens in use");
+        explain_term(row, scenario_avg_tokens(s), XU_TOKENS, "tokens in use");
         if (s->prefix_tokens) {
             explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");
             explain_op(row, XOP_SUB);
@@ -79,19 +81,19 @@ static void paged_user_row(struct policy_ctx *c, uint64_t global, uint64_t windo
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
 }
 
-static void budget(struct policy_ctx *c)
+static void budget(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
-    const struct kv_cost *k = &r->cost;
+    struct plan_budget *r = c->b;
+    const struct kv_cost *k = c->k;
     uint64_t mem = s->has_vram ? s->vram_bytes : s->gpu.memory_bytes;
     uint64_t headroom = (uint64_t)llroundl((long double)mem * s->headroom_percent / 100.0L);
     uint64_t budget = mem - headroom;
     r->memory_bytes_per_gpu = mem;
     r->reserved_bytes_per_gpu = headroom;
     /* LoRA slots (core/lora.h) are held beside the weights */
-    uint64_t held = kv_sat_add(r->weights_bytes_per_gpu, r->lora.bytes);
-    r->weights_fit = r->weights_bytes_per_gpu <= budget;
+    uint64_t held = kv_sat_add(c->l->weights_bytes_per_gpu, c->lora->bytes);
+    r->weights_fit = c->l->weights_bytes_per_gpu <= budget;
     r->fits = held <= budget;
     if (r->fits)
         r->kv_pool_bytes_per_gpu = budget - held;
@@ -109,7 +111,7 @@ static void budget(struct policy_ctx *c)
     explain_op(row, XOP_SUB);
     policy_weights_term(c, row);
     explain_op(row, XOP_SUB);
-    if (r->lora.bytes) {
+    if (c->lora->bytes) {
         explain_ref(c->x, row, "lora", "LoRA slots");
         explain_op(row, XOP_SUB);
     }
@@ -120,15 +122,15 @@ static void budget(struct policy_ctx *c)
                                                   r->user_bytes_per_gpu)
                                        : 0;
     r->users_per_replica = r->users_fit_per_replica;
-    users_row(c, "users_replica", "Users", r->prefix_bytes_per_gpu, "prefix", "kv_per_user", NULL);
+    users_row(c, false);
     r->kv_used_bytes_per_gpu = r->prefix_bytes_per_gpu + r->users_per_replica * r->user_bytes_per_gpu;
     r->state_used_bytes_per_gpu = kv_sat_mul(r->users_per_replica, k->state_bytes);
     r->reservation_waste_bytes_per_gpu =
         r->users_per_replica * (r->user_bytes_per_gpu - r->user_bytes_avg_per_gpu);
 
     /* Paged: the tokens in use, each sequence rounded up to whole blocks. */
-    uint64_t b = r->block_tokens;
-    struct token_split avg = kvcost_split(k, r->avg_context_tokens, s->prefix_tokens);
+    uint64_t b = c->l->block_tokens;
+    struct token_split avg = kvcost_split(k, scenario_avg_tokens(s), s->prefix_tokens);
     uint64_t ug = round_up(avg.user_global, b), uw = round_up(avg.user_windowed, b);
     r->user_bytes_paged_per_gpu = kv_sat_add(kvcost_bytes(k, ug, uw), k->state_bytes);
     r->prefix_bytes_paged_per_gpu =
@@ -138,13 +140,7 @@ static void budget(struct policy_ctx *c)
                                                     r->user_bytes_paged_per_gpu)
                                          : 0;
     paged_user_row(c, ug, uw);
-    char note[64] = "", t[32];
-    if (c->x) {
-        units_format_int(r->avg_context_tokens, t, sizeof t);
-        snprintf(note, sizeof note, "at %s tokens in use", t);
-    }
-    users_row(c, "users_paged_replica", "Users, paged", r->prefix_bytes_paged_per_gpu,
-              "prefix in whole blocks", "kv_per_user_paged", note);
+    users_row(c, true);
 
     if (r->reservation_waste_bytes_per_gpu > 0) {
         row = explain_row_begin(c->x, "waste", "Reservation waste", "per GPU");

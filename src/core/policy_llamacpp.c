@@ -133,9 +133,8 @@ static uint64_t cache_total(const struct lcpp *l, uint64_t ctx, uint64_t np)
 
 /* The per-token rows, llama.cpp's way: a cell holds K and V of every head in
  * each type given; the layers are split across the GPUs. */
-static void cost_rows(struct policy_ctx *c, const struct lcpp *l)
+static void cost_rows(const struct policy_ctx *c, const struct lcpp *l)
 {
-    struct plan_result *r = c->r;
     char k[48], v[48];
     snprintf(k, sizeof k, "K (%s)", ggml_name(l->tk));
     snprintf(v, sizeof v, "V (%s)", ggml_name(l->tv));
@@ -154,8 +153,9 @@ static void cost_rows(struct policy_ctx *c, const struct lcpp *l)
                     : l->v_row ? "one cell of one layer"
                                : "one cell of one layer; V is a view of K");
     specdec_kv_row(c);
-    row = explain_row_begin(c->x, "kv_per_token", "KV per token", r->tp > 1 ? "all GPUs" : "");
-    explain_term(row, r->cost.layers, XU_COUNT, "layers");
+    const char *scope = c->l->tp > 1 ? "all GPUs" : "";
+    row = explain_row_begin(c->x, "kv_per_token", "KV per token", scope);
+    explain_term(row, c->k->layers, XU_COUNT, "layers");
     explain_ref(c->x, row, "kv_per_layer", "");
     explain_op(row, XOP_MUL);
     if (l->draft) {
@@ -163,10 +163,10 @@ static void cost_rows(struct policy_ctx *c, const struct lcpp *l)
         explain_op(row, XOP_ADD);
     }
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
-                    r->tp > 1 ? "the layers are split across the GPUs" : NULL);
+                    c->l->tp > 1 ? "the layers are split across the GPUs" : NULL);
     if (l->windowed) {
-        row = explain_row_begin(c->x, "kv_past_window", "Past the window", r->tp > 1 ? "all GPUs" : "");
-        explain_term(row, r->cost.global_layers, XU_COUNT, "global layers");
+        row = explain_row_begin(c->x, "kv_past_window", "Past the window", scope);
+        explain_term(row, c->k->global_layers, XU_COUNT, "global layers");
         explain_ref(c->x, row, "kv_per_layer", "");
         explain_op(row, XOP_MUL);
         if (l->draft) {
@@ -185,15 +185,15 @@ static uint64_t fit_margin(const struct scenario *s)
 }
 
 /* What llama.cpp prints at startup, and how it budgets in a sentence. */
-static void log_lines(struct policy_ctx *c)
+static void log_lines(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct model_spec *m = &s->model;
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     struct lcpp cell;
     const struct lcpp *l = &cell;
-    layer_cells(s, &r->cost, &cell);
+    layer_cells(s, c->k, &cell);
     uint64_t np = e->slots, slot = slot_cells(s->context_tokens, np), n_ctx = slot * np;
     uint64_t cells = kv_sat_mul(np, kv_sat_add(kv_sat_mul(l->global, slot),
                                                kv_sat_mul(l->windowed, swa_slot_cells(l, slot))));
@@ -201,7 +201,7 @@ static void log_lines(struct policy_ctx *c)
     double v_mib = (double)kv_sat_mul(cells, l->v_row) / (double)MIB;
     policy_log(e, "llama_kv_cache: size = %.2f MiB (%8llu cells, %3u layers, %2llu/%2llu seqs), "
                   "K (%s): %.2f MiB, V (%s): %.2f MiB",
-               k_mib + v_mib, (unsigned long long)n_ctx, r->cost.layers, (unsigned long long)np,
+               k_mib + v_mib, (unsigned long long)n_ctx, c->k->layers, (unsigned long long)np,
                (unsigned long long)np, ggml_name(l->tk), k_mib, ggml_name(l->tv), v_mib);
     if (l->i_row) {
         double i_mib = (double)kv_sat_mul(cells, l->i_row) / (double)MIB;
@@ -211,13 +211,13 @@ static void log_lines(struct policy_ctx *c)
                    (unsigned long long)np, ggml_name(l->tk), i_mib, ggml_name(l->tv));
     }
     if (l->state) {
-        double conv = (double)dtype_bytes_for(DTYPE_FP32, r->cost.state_conv_values) *
-                      r->cost.state_layers * np / (double)MIB;
-        double ssm = (double)dtype_bytes_for(DTYPE_FP32, r->cost.state_ssm_values) *
-                     r->cost.state_layers * np / (double)MIB;
+        double conv = (double)dtype_bytes_for(DTYPE_FP32, c->k->state_conv_values) *
+                      c->k->state_layers * np / (double)MIB;
+        double ssm = (double)dtype_bytes_for(DTYPE_FP32, c->k->state_ssm_values) *
+                     c->k->state_layers * np / (double)MIB;
         policy_log(e, "llama_memory_recurrent: size = %.2f MiB (%6llu cells, %3u layers, %2llu "
                       "seqs), R (f32): %.2f MiB, S (f32): %.2f MiB",
-                   conv + ssm, (unsigned long long)np, r->cost.state_layers, (unsigned long long)np, conv,
+                   conv + ssm, (unsigned long long)np, c->k->state_layers, (unsigned long long)np, conv,
                    ssm);
     }
     snprintf(e->note, sizeof e->note,
@@ -227,20 +227,20 @@ static void log_lines(struct policy_ctx *c)
              s->engine.rule == RULE_LLAMACPP_PRE_MLA && m->attention == ATTENTION_MLA
                  ? "before MLA support, DeepSeek K and V were stored per head"
              : s->engine.parallel ? "-np as given"
-             : c->r->users_fit_per_replica > c->r->users_per_replica
+             : c->b->users_fit_per_replica > c->b->users_per_replica
                  ? "-np is 256, llama.cpp's most (LLAMA_MAX_SEQ); more slots' cache fits"
                  : "-np is the most slots whose cache fits");
 }
 
 /* llama-server -m MODEL.gguf and the flags that make it plan what kvplan planned. */
-static void launch(struct policy_ctx *c)
+static void launch(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct model_spec *m = &s->model;
-    struct engine_detail *e = &c->r->engine;
+    struct engine_detail *e = &c->b->engine;
     struct lcpp cell;
     const struct lcpp *l = &cell;
-    layer_cells(s, &c->r->cost, &cell);
+    layer_cells(s, c->k, &cell);
     uint64_t np = e->slots, n_ctx = slot_cells(s->context_tokens, np) * np;
     struct shell_line sl;
     shell_line_init(&sl, e->launch, sizeof e->launch);
@@ -257,10 +257,10 @@ static void launch(struct policy_ctx *c)
         shell_words(&sl, "-fa on");
     }
     shell_words(&sl, "-ngl 999");
-    if (c->r->spec.method == SPEC_DRAFT) { /* common/arg.cpp: -md, --draft-max */
+    if (c->spec->method == SPEC_DRAFT) { /* common/arg.cpp: -md, --draft-max */
         shell_word(&sl, "-md");
         shell_wordf(&sl, "%s.gguf", s->draft.id);
-        shell_option(&sl, "--draft-max", "%u", c->r->spec.tokens);
+        shell_option(&sl, "--draft-max", "%u", c->spec->tokens);
         shell_words(&sl, "-ngld 999");
     }
     policy_launch_done(c, &sl, true);
@@ -285,10 +285,11 @@ static uint64_t most_slots(const struct scenario *s, const struct lcpp *l, uint6
 
 /* The row "cache": every slot's cells of every layer (windows, draft and
  * recurrent cells included), over the GPUs. */
-static void cache_row(struct policy_ctx *c, const struct lcpp *l, uint64_t np, uint64_t slot)
+static void cache_row(const struct policy_ctx *c, const struct lcpp *l, uint64_t np,
+                      uint64_t slot)
 {
-    const struct engine_detail *e = &c->r->engine;
-    uint64_t gpus = c->r->tp;
+    const struct engine_detail *e = &c->b->engine;
+    uint64_t gpus = c->l->tp;
     struct explain_row *row = explain_row_begin(c->x, "cache", "KV cache", "per GPU");
     explain_term(row, l->global, XU_COUNT, "layers");
     explain_term(row, (long double)e->units, XU_TOKENS, "cells");
@@ -327,13 +328,13 @@ static void cache_row(struct policy_ctx *c, const struct lcpp *l, uint64_t np, u
 }
 
 /* The rows of a slot's user, the users (slots) and the tokens they hold. */
-static void users_rows(struct policy_ctx *c, const struct lcpp *l, uint64_t np, uint64_t most,
-                       uint64_t slot)
+static void users_rows(const struct policy_ctx *c, const struct lcpp *l, uint64_t np,
+                       uint64_t most, uint64_t slot)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
-    const struct plan_result *r = c->r;
-    uint64_t gpus = r->tp;
+    const struct plan_budget *r = c->b;
+    uint64_t gpus = c->l->tp;
     bool fits = r->fits, capped = most > np;
     char note[96], t[32];
     units_format_int(np, t, sizeof t);
@@ -385,16 +386,16 @@ static void users_rows(struct policy_ctx *c, const struct lcpp *l, uint64_t np, 
     explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
 }
 
-static void budget(struct policy_ctx *c)
+static void budget(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
     const struct model_spec *m = &s->model;
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     struct lcpp l;
-    layer_cells(s, &r->cost, &l);
-    uint64_t gpus = r->tp;
+    layer_cells(s, c->k, &l);
+    uint64_t gpus = c->l->tp;
     cost_rows(c, &l);
 
     e->gpu_total_bytes = policy_cuda_total(s);
@@ -441,9 +442,9 @@ static void budget(struct policy_ctx *c)
     r->prefix_bytes_per_gpu = r->prefix_bytes_paged_per_gpu = 0; /* every slot holds its own */
     /* every slot holds its whole context: no prefix is shared between slots */
     r->user_bytes_per_gpu = kv_ceil_div(per_gpu, np);
-    struct token_split avg = kvcost_split(&r->cost, r->avg_context_tokens, 0);
+    struct token_split avg = kvcost_split(c->k, scenario_avg_tokens(s), 0);
     r->user_bytes_avg_per_gpu = kv_ceil_div(
-        kv_sat_add(kvcost_bytes(&r->cost, avg.user_global, avg.user_windowed), l.state), gpus);
+        kv_sat_add(kvcost_bytes(c->k, avg.user_global, avg.user_windowed), l.state), gpus);
     r->state_bytes_per_user_per_gpu = kv_ceil_div(l.state, gpus);
     r->state_used_bytes_per_gpu = fits ? kv_ceil_div(kv_sat_mul(np, l.state), gpus) : 0;
     r->user_bytes_paged_per_gpu = r->user_bytes_per_gpu;

@@ -21,61 +21,62 @@ static uint64_t host_pool_bytes(const struct scenario *s)
     return (uint64_t)(gb < 1 ? 1 : gb) * 1000000000ull;
 }
 
-static void host_note(const struct policy_ctx *c, char *note, size_t size)
+static void host_note(const struct scenario *s, const struct placement *l, char *note,
+                      size_t size)
 {
+    (void)l;
     snprintf(note, size, "SGLang --hicache-size %.0f GB (whole GB) on each rank, its device "
-             "pool's layout", (double)c->r->host.pool_bytes_per_gpu / 1e9);
+             "pool's layout", (double)host_pool_bytes(s) / 1e9);
 }
 
 /* python -m sglang.launch_server --model-path MODEL and the flags that make
  * it plan what kvplan planned. */
-static void launch(struct policy_ctx *c)
+static void launch(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
     static const struct launch_head head = {"python -m sglang.launch_server --model-path",
                                             "--context-length", "--mem-fraction-static", 3,
                                             "--kv-cache-dtype fp8_e4m3", "--tp", "--pp-size"};
     struct shell_line l;
     policy_launch_begin(c, &head, &l);
-    if (r->dp_attention) {
+    if (c->l->dp_attention) {
         shell_words(&l, "--enable-dp-attention");
-        shell_option(&l, "--dp", "%u", r->tp);
-    } else if (r->replicas > 1) {
-        shell_option(&l, "--dp", "%u", r->replicas);
+        shell_option(&l, "--dp", "%u", c->l->tp);
+    } else if (c->l->replicas > 1) {
+        shell_option(&l, "--dp", "%u", c->l->replicas);
     }
     if (s->engine.max_num_seqs)
         shell_option(&l, "--max-running-requests", "%u", s->engine.max_num_seqs);
     /* server_args.py: a chain of N draft steps, top-1, N + 1 tokens verified */
-    if (r->spec.method == SPEC_DRAFT) {
+    if (c->spec->method == SPEC_DRAFT) {
         shell_words(&l, "--speculative-algorithm STANDALONE --speculative-draft-model-path");
         shell_word(&l, policy_model_ref(&s->draft));
-    } else if (r->spec.method == SPEC_MTP) {
+    } else if (c->spec->method == SPEC_MTP) {
         shell_words(&l, "--speculative-algorithm EAGLE");
     }
-    if (r->spec.method == SPEC_DRAFT || r->spec.method == SPEC_MTP) {
-        shell_option(&l, "--speculative-num-steps", "%u", r->spec.tokens);
+    if (c->spec->method == SPEC_DRAFT || c->spec->method == SPEC_MTP) {
+        shell_option(&l, "--speculative-num-steps", "%u", c->spec->tokens);
         shell_words(&l, "--speculative-eagle-topk 1");
-        shell_option(&l, "--speculative-num-draft-tokens", "%u", r->spec.tokens + 1);
+        shell_option(&l, "--speculative-num-draft-tokens", "%u", c->spec->tokens + 1);
     }
-    if (r->lora.slots) {
+    if (c->lora->slots) {
         shell_words(&l, "--enable-lora");
-        shell_option(&l, "--max-loras-per-batch", "%u", r->lora.slots);
-        shell_option(&l, "--max-lora-rank", "%u", r->lora.rank);
-        policy_launch_lora_targets(&l, r->lora.targets);
+        shell_option(&l, "--max-loras-per-batch", "%u", c->lora->slots);
+        shell_option(&l, "--max-lora-rank", "%u", c->lora->rank);
+        policy_launch_lora_targets(&l, c->lora->targets);
     }
     if (s->host_kv_bytes) {
         shell_words(&l, "--enable-hierarchical-cache");
         shell_option(&l, "--hicache-size", "%.0f", (double)host_pool_bytes(s) / 1e9);
     }
-    policy_launch_done(c, &l, r->dp_attention);
+    policy_launch_done(c, &l, c->l->dp_attention);
 }
 
 /* What SGLang prints at startup, and how it budgets in a sentence. */
-static void log_lines(struct policy_ctx *c)
+static void log_lines(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     const struct model_spec *m = &s->model;
     char t[32];
@@ -86,17 +87,17 @@ static void log_lines(struct policy_ctx *c)
     else
         policy_log(e, "KV Cache is allocated. #tokens: %llu, K size: %.2f GB, V size: %.2f GB",
                    (unsigned long long)e->units, half, half);
-    if (r->cost.state_layers > 0)
+    if (c->k->state_layers > 0)
         policy_log(e, "Mamba Cache is allocated. max_mamba_cache_size: %llu, conv_state size: "
                       "%.2fGB, ssm_state size: %.2fGB",
                    (unsigned long long)r->state_slots_per_replica,
-                   (double)dtype_bytes_for(r->cost.state_conv_dtype, r->cost.state_conv_values) *
-                       r->cost.state_layers * r->state_slots_per_replica / (double)GIB,
-                   (double)dtype_bytes_for(r->cost.state_ssm_dtype, r->cost.state_ssm_values) *
-                       r->cost.state_layers * r->state_slots_per_replica / (double)GIB);
+                   (double)dtype_bytes_for(c->k->state_conv_dtype, c->k->state_conv_values) *
+                       c->k->state_layers * r->state_slots_per_replica / (double)GIB,
+                   (double)dtype_bytes_for(c->k->state_ssm_dtype, c->k->state_ssm_values) *
+                       c->k->state_layers * r->state_slots_per_replica / (double)GIB);
     policy_log(e, "max_total_num_tokens=%s, max_running_requests=%u, context_len=%llu",
                units_format_int(e->units, t, sizeof t), e->scheduler_cap,
-               (unsigned long long)c->r->context_tokens);
+               (unsigned long long)c->l->context_tokens);
     snprintf(e->note, sizeof e->note,
              "SGLang keeps (1 - %.3f) of the CUDA total free for activations and graphs and "
              "gives the rest after weights to a token-granular pool, every layer at full length",
@@ -124,15 +125,15 @@ enum { SGLANG_MAMBA_RUNNING_RATIO = 3 };
  * Returns those bytes (0 without a draft), with a row "state_spec". */
 enum { SGLANG_SPEC_RUNNING_DEFAULT = 48 };
 
-static uint64_t spec_states(struct policy_ctx *c)
+static uint64_t spec_states(const struct policy_ctx *c)
 {
-    struct plan_result *r = c->r;
-    if (r->spec.method == SPEC_NONE || r->spec.tokens == 0)
+    struct plan_budget *r = c->b;
+    if (c->spec->method == SPEC_NONE || c->spec->tokens == 0)
         return 0;
     uint64_t running = c->s->engine.max_num_seqs ? c->s->engine.max_num_seqs
                                                  : SGLANG_SPEC_RUNNING_DEFAULT;
-    uint64_t draft = (uint64_t)r->spec.tokens + 1; /* speculative_num_draft_tokens */
-    uint64_t bytes = kv_sat_mul(kv_sat_mul(r->cost.state_bytes, running), draft);
+    uint64_t draft = (uint64_t)c->spec->tokens + 1; /* speculative_num_draft_tokens */
+    uint64_t bytes = kv_sat_mul(kv_sat_mul(c->k->state_bytes, running), draft);
     struct explain_row *row = explain_row_begin(c->x, "state_spec", "Draft-token states", "per GPU");
     explain_ref(c->x, row, "state_per_user", "state per request");
     explain_term(row, running, XU_COUNT,
@@ -147,10 +148,10 @@ static uint64_t spec_states(struct policy_ctx *c)
     return bytes;
 }
 
-static uint64_t state_pool(struct policy_ctx *c, uint64_t *slots)
+static uint64_t state_pool(const struct policy_ctx *c, uint64_t *slots)
 {
-    struct plan_result *r = c->r;
-    const struct kv_cost *k = &r->cost;
+    struct plan_budget *r = c->b;
+    const struct kv_cost *k = c->k;
     uint64_t spec = spec_states(c);
     uint64_t pool = r->kv_pool_bytes_per_gpu > spec ? r->kv_pool_bytes_per_gpu - spec : 0;
     double share = SGLANG_MAMBA_FULL_MEMORY_RATIO / (1.0 + SGLANG_MAMBA_FULL_MEMORY_RATIO);
@@ -182,19 +183,19 @@ static uint64_t state_pool(struct policy_ctx *c, uint64_t *slots)
  * that global x full + local x r x full fills the same memory:
  * full = tokens x layers / (global + local x r). A user needs its context in
  * the full pool and one chunk in the other. */
-static void local_pool(struct policy_ctx *c)
+static void local_pool(const struct policy_ctx *c)
 {
-    const struct kv_cost *k = &c->r->cost;
-    struct engine_detail *e = &c->r->engine;
+    const struct kv_cost *k = c->k;
+    struct engine_detail *e = &c->b->engine;
     uint64_t ctx = c->s->context_tokens;
     uint64_t chunk = k->window_tokens < ctx ? k->window_tokens : ctx;
-    uint64_t tokens = k->bytes_per_token ? c->r->kv_pool_bytes_per_gpu / k->bytes_per_token : 0;
+    uint64_t tokens = k->bytes_per_token ? c->b->kv_pool_bytes_per_gpu / k->bytes_per_token : 0;
     long double den = (long double)k->global_layers * ctx + (long double)k->windowed_layers * chunk;
     e->units = (uint64_t)ceill((long double)tokens * k->layers * ctx / den);
     /* what one token of the full pool costs with its share of the window pool */
     e->unit_bytes = (uint64_t)ceill((long double)k->bytes_per_layer * den / ctx);
     struct explain_row *row = explain_row_begin(c->x, "units", "KV tokens, full pool", "per GPU");
-    if (c->r->kv_pool_bytes_per_gpu == 0) {
+    if (c->b->kv_pool_bytes_per_gpu == 0) {
         e->units = 0;
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
         return;
@@ -216,11 +217,10 @@ static void local_pool(struct policy_ctx *c)
 /* The default mem-fraction-static as explain rows: the reserve
  * server_args.py keeps (in MiB, its "MB"), then the fraction left. The
  * arithmetic is default_fraction's below; the rows show each term. */
-static void fraction_rows(struct policy_ctx *c, double total_mb, uint64_t chunked,
+static void fraction_rows(const struct policy_ctx *c, double total_mb, uint64_t chunked,
                           uint32_t graph_bs)
 {
     const struct scenario *s = c->s;
-    const struct plan_result *r = c->r;
     if (c->x == NULL)
         return;
     struct explain_row *row = explain_row_begin(c->x, "sglang_reserve", "SGLang reserve", "per GPU");
@@ -233,7 +233,7 @@ static void fraction_rows(struct policy_ctx *c, double total_mb, uint64_t chunke
     explain_term(row, 2.0 * MIB, XU_BYTES_EXACT, "each");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ADD);
-    explain_term(row, (double)r->tp * r->pp, XU_COUNT, "TP x PP");
+    explain_term(row, (double)c->l->tp * c->l->pp, XU_COUNT, "TP x PP");
     explain_term(row, 128.0 * MIB, XU_BYTES, "each");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ADD);
@@ -248,7 +248,7 @@ static void fraction_rows(struct policy_ctx *c, double total_mb, uint64_t chunke
         key = "sglang_reserve_all";
     }
     if (s->dp_attention) {
-        explain_term(row, (double)graph_bs * r->tp, XU_COUNT, "graph batch x DP ranks");
+        explain_term(row, (double)graph_bs * c->l->tp, XU_COUNT, "graph batch x DP ranks");
         explain_term(row, (graph_bs > 300 ? 4.5 : 3.0) * MIB, XU_BYTES_EXACT, "each");
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
@@ -285,12 +285,11 @@ static double default_fraction(const struct policy_ctx *c, double total_mb, uint
                                uint32_t graph_bs)
 {
     const struct scenario *s = c->s;
-    const struct plan_result *r = c->r;
     /* server_args.py: a reserve in MB, at least 10 GiB on GPUs over 60 GiB */
     double reserved = 512 + (double)(chunked > 2048 ? chunked : 2048) * 1.5 + graph_bs * 2.0 +
-                      r->tp * (double)r->pp / 8.0 * 1024;
+                      c->l->tp * (double)c->l->pp / 8.0 * 1024;
     if (s->dp_attention) /* padding for DP attention, more past a graph batch of 300 */
-        reserved += graph_bs * (double)r->tp * (graph_bs > 300 ? 4.5 : 3.0);
+        reserved += graph_bs * (double)c->l->tp * (graph_bs > 300 ? 4.5 : 3.0);
     if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
         reserved = 10 * 1024.0;
     /* _handle_gpu_memory_settings: a draft model and its graphs, 6 GiB
@@ -303,11 +302,11 @@ static double default_fraction(const struct policy_ctx *c, double total_mb, uint
     return round(fraction * 1000.0) / 1000.0;
 }
 
-static void budget(struct policy_ctx *c)
+static void budget(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     e->gpu_total_bytes = policy_cuda_total(s);
     r->memory_bytes_per_gpu = e->gpu_total_bytes;
@@ -315,7 +314,7 @@ static void budget(struct policy_ctx *c)
      * driver total, in MiB), not from the CUDA total the budget multiplies. */
     uint64_t driver = s->has_vram ? s->vram_bytes : s->gpu.memory_bytes;
     double total_mb = (double)(driver ? driver : e->gpu_total_bytes) / (double)MIB;
-    bool wide = r->tp >= 4;
+    bool wide = c->l->tp >= 4;
     uint64_t chunked_default = total_mb < 35 * 1024.0    ? 2048
                                : total_mb < 60 * 1024.0  ? 4096
                                : total_mb < 160 * 1024.0 ? 8192
@@ -335,7 +334,7 @@ static void budget(struct policy_ctx *c)
     }
     e->budget_bytes = (uint64_t)llroundl((long double)e->gpu_total_bytes * e->fraction);
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
-    uint64_t runtime = policy_gib(0.5) + (r->tp > 1 ? policy_gib(0.5) : 0);
+    uint64_t runtime = policy_gib(0.5) + (c->l->tp > 1 ? policy_gib(0.5) : 0);
 
     policy_user_bytes(c);
     struct explain_row *row = explain_row_begin(c->x, "budget", "SGLang static", "per GPU");
@@ -348,28 +347,28 @@ static void budget(struct policy_ctx *c)
     policy_engine_pool(c, e->budget_bytes, "budget", 0, runtime);
 
     uint64_t slots = 0, kv_pool = r->kv_pool_bytes_per_gpu;
-    if (r->cost.state_layers > 0)
+    if (c->k->state_layers > 0)
         kv_pool = state_pool(c, &slots);
     /* max_running_requests = min(max(tokens / context x 512, 2048), 4096) */
-    uint64_t tokens = r->cost.bytes_per_token ? kv_pool / r->cost.bytes_per_token : 0;
-    double running = (double)tokens / (double)c->r->context_tokens * 512.0;
+    uint64_t tokens = c->k->bytes_per_token ? kv_pool / c->k->bytes_per_token : 0;
+    double running = (double)tokens / (double)c->l->context_tokens * 512.0;
     running = running < 2048 ? 2048 : running > 4096 ? 4096 : running;
     /* server_args.py (_handle_speculative_decoding): EAGLE, EAGLE3 and
      * STANDALONE drafting reset an unset max_running_requests to 48 */
-    if (r->spec.method != SPEC_NONE)
+    if (c->spec->method != SPEC_NONE)
         running = SGLANG_SPEC_RUNNING_DEFAULT;
     e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : (uint32_t)running;
     /* init_memory: min(max_running_requests, given or not, max_mamba_cache_size // 3) */
-    bool spec48 = r->spec.method != SPEC_NONE && !f->max_num_seqs;
-    const char *cap_name = r->cost.state_layers && spec48
+    bool spec48 = c->spec->method != SPEC_NONE && !f->max_num_seqs;
+    const char *cap_name = c->k->state_layers && spec48
                                ? "max_running_requests (48 with a draft; state slots / 3 at most)"
-                           : r->cost.state_layers ? "max_running_requests (state slots / 3)"
+                           : c->k->state_layers ? "max_running_requests (state slots / 3)"
                            : spec48
                                ? "max_running_requests (48 with a draft)"
                                : "max_running_requests";
-    if (r->cost.state_layers > 0 && e->max_num_seqs > slots / SGLANG_MAMBA_RUNNING_RATIO) {
+    if (c->k->state_layers > 0 && e->max_num_seqs > slots / SGLANG_MAMBA_RUNNING_RATIO) {
         if (f->max_num_seqs) {
-            r->warnings |= WARN_STATE_CAP;
+            r->rule_warnings |= WARN_STATE_CAP;
             cap_name = "max_running_requests (slots / 3, capped)";
         }
         e->max_num_seqs = (uint32_t)(slots / SGLANG_MAMBA_RUNNING_RATIO);
@@ -380,27 +379,27 @@ static void budget(struct policy_ctx *c)
     /* model_runner.py (_resolve_max_num_reqs): a value server_args holds (given,
      * or 48 with a draft) is divided among the DP workers; the estimate used when
      * it is unset is already a worker's */
-    if (r->dp_attention && r->tp > 1 && (f->max_num_seqs || spec48)) {
-        cap = e->max_num_seqs / r->tp ? e->max_num_seqs / r->tp : 1;
+    if (c->l->dp_attention && c->l->tp > 1 && (f->max_num_seqs || spec48)) {
+        cap = e->max_num_seqs / c->l->tp ? e->max_num_seqs / c->l->tp : 1;
         cap_name = "max_running_requests / DP ranks";
     }
     struct block_rule b = {.unit_tokens = 1,
                            .unit_name = "token",
                            .cap = cap,
                            .cap_name = cap_name};
-    if (r->cost.state_layers > 0) {
+    if (c->k->state_layers > 0) {
         b.pool_bytes = kv_pool;
         b.pool_key = "kv_pool_after_state";
     }
-    if (r->cost.windowed_layers > 0) {
+    if (c->k->windowed_layers > 0) {
         local_pool(c);
         b.units_given = true;
     }
     policy_blocks(c, &b);
-    if (r->cost.state_layers > 0)
+    if (c->k->state_layers > 0)
         policy_state_pool_used(c);
-    e->request_units = kv_sat_mul(c->r->context_tokens, r->cost.layers);
-    e->max_concurrency = (double)e->units / (double)c->r->context_tokens;
+    e->request_units = kv_sat_mul(c->l->context_tokens, c->k->layers);
+    e->max_concurrency = (double)e->units / (double)c->l->context_tokens;
 }
 
 /* Every layer at full length, except Llama 4's chunked layers, which get a

@@ -15,44 +15,43 @@
 
 /* trtllm-serve MODEL and its flags; what only the options file takes is
  * named in a remark. */
-static void launch(struct policy_ctx *c)
+static void launch(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
     static const struct launch_head head = {"trtllm-serve", "--max_seq_len",
                                             "--kv_cache_free_gpu_memory_fraction", 2, NULL,
                                             "--tp_size", "--pp_size"};
     struct shell_line l;
     policy_launch_begin(c, &head, &l);
-    if (r->replicas > 1)
-        shell_comment(&l, "  # x %u replicas, one server each", r->replicas);
+    if (c->l->replicas > 1)
+        shell_comment(&l, "  # x %u replicas, one server each", c->l->replicas);
     /* llmapi: a quantized cache (KvCacheConfig.dtype), a draft
      * (speculative_config: decoding_type DraftTarget, speculative_model_dir,
      * max_draft_len) and a host tier (KvCacheConfig.host_cache_size, bytes) go
      * in the options file: named in one remark */
     char opts[SPEC_HF_ID_MAX + 256] = "";
     size_t k = 0;
-    if (r->kv_dtype == DTYPE_FP8 || r->kv_dtype == DTYPE_INT8)
+    if (c->l->kv_dtype == DTYPE_FP8 || c->l->kv_dtype == DTYPE_INT8)
         k += (size_t)snprintf(opts + k, sizeof opts - k, "; kv_cache_config: dtype: %s",
-                              dtype_info(r->kv_dtype)->name);
-    if (r->spec.method == SPEC_DRAFT)
+                              dtype_info(c->l->kv_dtype)->name);
+    if (c->spec->method == SPEC_DRAFT)
         k += (size_t)snprintf(opts + k, sizeof opts - k,
                               "; speculative_config: decoding_type DraftTarget, max_draft_len %u, "
                               "speculative_model_dir %s",
-                              r->spec.tokens, policy_model_ref(&s->draft));
+                              c->spec->tokens, policy_model_ref(&s->draft));
     if (s->host_kv_bytes)
         snprintf(opts + k, sizeof opts - k, "; kv_cache_config: host_cache_size: %llu",
                  (unsigned long long)s->host_kv_bytes);
     if (opts[0]) /* the first item follows the remark's opening */
-        shell_comment(&l, "%s --extra_llm_api_options:%s", r->replicas > 1 ? ";" : "  #",
+        shell_comment(&l, "%s --extra_llm_api_options:%s", c->l->replicas > 1 ? ";" : "  #",
                       opts + 1);
     policy_launch_done(c, &l, false); /* the replicas' remark is above */
 }
 
 /* What TensorRT-LLM prints at startup, and how it budgets in a sentence. */
-static void log_lines(struct policy_ctx *c)
+static void log_lines(const struct policy_ctx *c)
 {
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     policy_log(e, "[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%llu).",
                (double)r->kv_pool_bytes_per_gpu / (double)GIB,
@@ -63,11 +62,11 @@ static void log_lines(struct policy_ctx *c)
              e->fraction * 100, (unsigned long long)e->unit_tokens);
 }
 
-static void budget(struct policy_ctx *c)
+static void budget(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     e->gpu_total_bytes = policy_cuda_total(s);
     r->memory_bytes_per_gpu = e->gpu_total_bytes;
@@ -78,13 +77,12 @@ static void budget(struct policy_ctx *c)
         f->max_num_batched_tokens ? f->max_num_batched_tokens : (uint64_t)k[2].def;
     uint64_t activation =
         policy_activation_estimate(&s->model, e->max_num_batched_tokens, e->max_num_seqs);
-    uint64_t runtime = policy_gib(0.5) + (r->tp > 1 ? policy_gib(1.0) : 0);
+    uint64_t runtime = policy_gib(0.5) + (c->l->tp > 1 ? policy_gib(1.0) : 0);
+    uint64_t weights = c->l->weights_bytes_per_gpu;
     e->activation_bytes = activation;
     e->non_kv_bytes = f->non_kv_bytes ? f->non_kv_bytes
-                                      : kv_sat_add(kv_sat_add(r->weights_bytes_per_gpu, activation),
-                                                   runtime);
-    r->runtime_bytes_per_gpu =
-        e->non_kv_bytes > r->weights_bytes_per_gpu ? e->non_kv_bytes - r->weights_bytes_per_gpu : 0;
+                                      : kv_sat_add(kv_sat_add(weights, activation), runtime);
+    r->runtime_bytes_per_gpu = e->non_kv_bytes > weights ? e->non_kv_bytes - weights : 0;
     e->budget_bytes = e->gpu_total_bytes;
     uint64_t free_bytes =
         e->gpu_total_bytes > e->non_kv_bytes ? e->gpu_total_bytes - e->non_kv_bytes : 0;
@@ -144,15 +142,15 @@ static void budget(struct policy_ctx *c)
      * the KV blocks; how _util.py (KvCacheCreator) sizes the two was not
      * traced, so each user's state counts here in whole KV blocks (the
      * generic arithmetic) and the plan warns (WARN_STATE_GENERIC). */
-    if (r->cost.state_layers > 0 && r->cost.bytes_per_token > 0) {
-        b.state_units = kv_ceil_div(r->cost.state_bytes, kv_sat_mul(unit, r->cost.bytes_per_token));
+    if (c->k->state_layers > 0 && c->k->bytes_per_token > 0) {
+        b.state_units = kv_ceil_div(c->k->state_bytes, kv_sat_mul(unit, c->k->bytes_per_token));
         r->state_bytes_per_user_per_gpu = kv_sat_mul(b.state_units,
-                                                     kv_sat_mul(unit, r->cost.bytes_per_token));
+                                                     kv_sat_mul(unit, c->k->bytes_per_token));
     }
     policy_blocks(c, &b);
     r->state_used_bytes_per_gpu = kv_sat_mul(r->users_per_replica, r->state_bytes_per_user_per_gpu);
-    e->request_units = kv_sat_mul(kv_ceil_div(c->r->context_tokens, unit), r->cost.layers);
-    e->max_concurrency = (double)e->units / (double)kv_ceil_div(c->r->context_tokens, unit);
+    e->request_units = kv_sat_mul(kv_ceil_div(c->l->context_tokens, unit), c->k->layers);
+    e->max_concurrency = (double)e->units / (double)kv_ceil_div(c->l->context_tokens, unit);
 }
 
 /* Both backends size every layer for the whole context. */

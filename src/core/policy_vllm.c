@@ -16,7 +16,7 @@
 
 /* The draft's JSON config: {"method":"draft_model","model":"...",...}, the
  * name escaped as a JSON string (at most 6 bytes a byte: name holds any). */
-static void draft_config(const struct plan_result *r, const char *model, char *out, size_t size)
+static void draft_config(uint32_t tokens, const char *model, char *out, size_t size)
 {
     char name[6 * SPEC_HF_ID_MAX];
     size_t n = 0;
@@ -25,7 +25,7 @@ static void draft_config(const struct plan_result *r, const char *model, char *o
                       : *p == '"' || *p == '\\' ? snprintf(name + n, sizeof name - n, "\\%c", *p)
                                                  : snprintf(name + n, sizeof name - n, "%c", *p));
     snprintf(out, size, "{\"method\":\"draft_model\",\"model\":\"%s\",\"num_speculative_tokens\":%u}",
-             name, r->spec.tokens);
+             name, tokens);
 }
 
 /* vllm/config/kv_offloading.py: --kv-offloading-size is GiB for the whole
@@ -35,76 +35,77 @@ static double offload_gib(const struct scenario *s, double ranks)
     return (double)s->host_kv_bytes * ranks / (1024.0 * 1024.0 * 1024.0);
 }
 
-static void host_note(const struct policy_ctx *c, char *note, size_t size)
+static void host_note(const struct scenario *s, const struct placement *l, char *note,
+                      size_t size)
 {
-    double ranks = (double)c->r->tp * c->r->pp;
+    double ranks = (double)l->tp * l->pp;
     if (ranks > 1)
         snprintf(note, size, "vLLM --kv-offloading-size %g GiB, split over %g ranks (TP x PP)",
-                 offload_gib(c->s, ranks), ranks);
+                 offload_gib(s, ranks), ranks);
     else
-        snprintf(note, size, "vLLM --kv-offloading-size %g GiB", offload_gib(c->s, 1));
+        snprintf(note, size, "vLLM --kv-offloading-size %g GiB", offload_gib(s, 1));
 }
 
 /* vllm serve MODEL and the flags that make it plan what kvplan planned. */
-static void launch(struct policy_ctx *c)
+static void launch(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
-    struct engine_detail *e = &r->engine;
+    const struct engine_detail *e = &c->b->engine;
     static const struct launch_head head = {"vllm serve", "--max-model-len",
                                             "--gpu-memory-utilization", 2,
                                             "--kv-cache-dtype fp8", "-tp", "-pp"};
     struct shell_line l;
     policy_launch_begin(c, &head, &l);
-    if (r->expert_parallel)
+    if (c->l->expert_parallel)
         shell_words(&l, "--enable-expert-parallel");
     bool v0 = s->engine.rule == RULE_VLLM_V0;
-    if (r->replicas > 1 && !v0)
-        shell_option(&l, "--data-parallel-size", "%u", r->replicas);
+    if (c->l->replicas > 1 && !v0)
+        shell_option(&l, "--data-parallel-size", "%u", c->l->replicas);
     if (s->engine.max_num_seqs)
         shell_option(&l, "--max-num-seqs", "%u", e->max_num_seqs);
     if (s->engine.max_num_batched_tokens)
         shell_option(&l, "--max-num-batched-tokens", "%llu",
                      (unsigned long long)e->max_num_batched_tokens);
     /* with state layers vLLM picks the enlarged block itself */
-    if (e->unit_tokens != 16 && (r->cost.state_layers == 0 || s->block_tokens))
+    if (e->unit_tokens != 16 && (c->k->state_layers == 0 || s->block_tokens))
         shell_option(&l, "--block-size", "%llu", (unsigned long long)e->unit_tokens);
     if (s->prefix_tokens > 0)
         shell_words(&l, "--enable-prefix-caching");
     /* config/speculative.py: SpeculativeConfig's method, model, num_speculative_tokens */
     char spec[8 * SPEC_HF_ID_MAX];
-    if (r->spec.method == SPEC_DRAFT)
-        draft_config(r, policy_model_ref(&s->draft), spec, sizeof spec);
-    else if (r->spec.method == SPEC_MTP)
+    if (c->spec->method == SPEC_DRAFT)
+        draft_config(c->spec->tokens, policy_model_ref(&s->draft), spec, sizeof spec);
+    else if (c->spec->method == SPEC_MTP)
         snprintf(spec, sizeof spec, "{\"method\":\"mtp\",\"num_speculative_tokens\":%u}",
-                 r->spec.tokens);
-    if (r->spec.method == SPEC_DRAFT || r->spec.method == SPEC_MTP) {
+                 c->spec->tokens);
+    if (c->spec->method == SPEC_DRAFT || c->spec->method == SPEC_MTP) {
         shell_word(&l, "--speculative-config");
         shell_word(&l, spec);
     }
-    if (r->lora.slots) {
+    if (c->lora->slots) {
         shell_words(&l, "--enable-lora");
-        shell_option(&l, "--max-loras", "%u", r->lora.slots);
-        shell_option(&l, "--max-lora-rank", "%u", r->lora.rank);
+        shell_option(&l, "--max-loras", "%u", c->lora->slots);
+        shell_option(&l, "--max-lora-rank", "%u", c->lora->rank);
     }
     /* Without --lora-target-modules vLLM adapts every supported module, MoE experts
      * included (vllm/lora/model_manager.py LoRAModelManager._create_lora_modules:
      * is_supported_lora_module when lora_config.target_modules is None, else
      * _match_target_modules): name the modules counted whenever they are not all. */
-    if (r->lora.slots && (s->lora_targets || s->model.experts))
-        policy_launch_lora_targets(&l, r->lora.targets);
+    if (c->lora->slots && (s->lora_targets || s->model.experts))
+        policy_launch_lora_targets(&l, c->lora->targets);
     if (s->host_kv_bytes) {
         shell_words(&l, "--kv-offloading-backend native");
-        shell_option(&l, "--kv-offloading-size", "%g", offload_gib(s, (double)(r->tp * r->pp)));
+        shell_option(&l, "--kv-offloading-size", "%g",
+                     offload_gib(s, (double)(c->l->tp * c->l->pp)));
     }
     policy_launch_done(c, &l, v0); /* V0 had no data parallel: one server per replica */
 }
 
 /* What vLLM prints at startup, and how it budgets in a sentence. */
-static void log_lines(struct policy_ctx *c)
+static void log_lines(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     char tok[32], a[32], b[32];
     units_format_bytes(r->kv_pool_bytes_per_gpu, UNITS_GIB, a, sizeof a);
@@ -116,7 +117,7 @@ static void log_lines(struct policy_ctx *c)
                    units_format_int(r->kv_tokens_per_replica, tok, sizeof tok));
     }
     policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
-               units_format_int(c->r->context_tokens, b, sizeof b), e->max_concurrency);
+               units_format_int(c->l->context_tokens, b, sizeof b), e->max_concurrency);
     snprintf(e->note, sizeof e->note,
              "vLLM takes %.0f%% of the CUDA total, then subtracts weights, a profiled activation "
              "peak (%llu batched tokens, %u sequence%s) and runtime memory; KV in %llu-token "
@@ -126,7 +127,8 @@ static void log_lines(struct policy_ctx *c)
     /* V1 hybrid: the block given (16 by default) was enlarged (budget below) */
     uint64_t given = s->block_tokens ? s->block_tokens : 16;
     size_t len = strlen(e->note);
-    if (s->engine.rule != RULE_VLLM_V0 && r->cost.state_layers > 0 && e->unit_tokens != given && len < sizeof e->note)
+    if (s->engine.rule != RULE_VLLM_V0 && c->k->state_layers > 0 && e->unit_tokens != given &&
+        len < sizeof e->note)
         snprintf(e->note + len, sizeof e->note - len,
                  ", enlarged from the block size %llu so that a page holds a layer's state",
                  (unsigned long long)given);
@@ -172,10 +174,11 @@ static uint64_t forward_bytes_per_token(const struct model_spec *m, uint32_t tp)
     return 2 * (5ull * policy_hidden(m) + qkv + 3 * kv_ceil_div(inter, tp));
 }
 
-static uint64_t activation_row(struct policy_ctx *c, uint64_t tokens, uint32_t seqs, bool v0)
+static uint64_t activation_row(const struct policy_ctx *c, uint64_t tokens, uint32_t seqs,
+                               bool v0)
 {
     const struct model_spec *m = &c->s->model;
-    uint64_t per_token = forward_bytes_per_token(m, c->r->tp);
+    uint64_t per_token = forward_bytes_per_token(m, c->l->tp);
     uint64_t rows = seqs < tokens ? seqs : tokens;
     uint64_t per_row = (v0 ? VLLM_V0_SAMPLER_BYTES : VLLM_SAMPLER_BYTES);
     uint64_t forward = kv_sat_mul(tokens, per_token);
@@ -218,9 +221,9 @@ static void group_by_type(struct block_rule *b, uint32_t full, uint32_t other)
  * states sit outside the KV blocks (vllm/model_executor/models/
  * mamba_cache.py, MambaCacheManager; each hybrid model's forward). Returns the
  * KV pool left. */
-static uint64_t v0_state_pool(struct policy_ctx *c)
+static uint64_t v0_state_pool(const struct policy_ctx *c)
 {
-    uint64_t n = c->r->engine.max_num_seqs;
+    uint64_t n = c->b->engine.max_num_seqs;
     uint64_t slots = n <= 2 ? n : n <= 4 ? 4 : kv_ceil_div(n, 8) * 8;
     struct explain_row *row = explain_row_begin(c->x, "state_slots", "State slots", "per GPU");
     if (slots == n || n > 4)
@@ -240,13 +243,13 @@ static uint64_t v0_state_pool(struct policy_ctx *c)
 /* V1's groups of layers by type (v1/core/kv_cache_utils.py): state layers
  * (MambaSpec) or windowed layers beside the full ones, each group drawing
  * blocks from the one pool; the draft's layers join the full ones. */
-static void group_layers(struct policy_ctx *c, struct block_rule *b, uint32_t draft_layers)
+static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint32_t draft_layers)
 {
     const struct scenario *s = c->s;
     const struct model_spec *m = &s->model;
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     const struct engine_detail *e = &r->engine;
-    const struct kv_cost *k = &r->cost;
+    const struct kv_cost *k = c->k;
     uint64_t ctx = s->context_tokens;
     if (k->state_layers > 0) {
         /* State layers (MambaSpec) share the one page pool with attention:
@@ -270,31 +273,31 @@ static void group_layers(struct policy_ctx *c, struct block_rule *b, uint32_t dr
          * sets num_speculative_blocks to num_speculative_tokens, and
          * v1/kv_cache_interface.py (MambaSpec.max_memory_usage_bytes, mode
          * "none") and MambaManager allocate 1 + that many. */
-        b->spec_units = r->spec.method != SPEC_NONE ? r->spec.tokens : 0;
+        b->spec_units = c->spec->method != SPEC_NONE ? c->spec->tokens : 0;
         b->window_units = b->window_units_avg = 1 + b->spec_units;
         /* config/cache.py (CacheConfig.mamba_cache_mode): with prefix caching
          * the states are kept at block boundaries ("align" or "all"), which
          * kvplan does not count */
         if (s->prefix_tokens > 0)
-            r->warnings |= WARN_STATE_PREFIX;
+            r->rule_warnings |= WARN_STATE_PREFIX;
     } else if (b->hybrid) {
         group_by_type(b, k->global_layers + draft_layers, k->windowed_layers);
         bool local = strstr(m->window_pattern, "chunked") != NULL;
         b->window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
                                         b->unit_tokens);
         b->window_units_avg = window_blocks(k->window_tokens, local, e->max_num_batched_tokens,
-                                            r->avg_context_tokens, b->unit_tokens);
+                                            scenario_avg_tokens(s), b->unit_tokens);
     }
 }
 
-static void budget(struct policy_ctx *c)
+static void budget(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
     const struct model_spec *m = &s->model;
-    struct plan_result *r = c->r;
+    struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
-    const struct kv_cost *k = &r->cost;
+    const struct kv_cost *k = c->k;
     bool v0 = f->rule == RULE_VLLM_V0;
     e->gpu_total_bytes = policy_cuda_total(s);
     r->memory_bytes_per_gpu = e->gpu_total_bytes;
@@ -314,7 +317,7 @@ static void budget(struct policy_ctx *c)
                                                           : 2048;
     e->budget_bytes = (uint64_t)llroundl((long double)e->gpu_total_bytes * e->fraction);
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
-    uint64_t runtime = policy_gib(v0 ? 0.1 : 0.25) + (r->tp > 1 ? policy_gib(1.5) : 0);
+    uint64_t runtime = policy_gib(v0 ? 0.1 : 0.25) + (c->l->tp > 1 ? policy_gib(1.5) : 0);
 
     policy_user_bytes(c);
     uint64_t activation = activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, v0);
@@ -379,6 +382,12 @@ static bool v1_experts(enum engine_rule rule)
     return rule != RULE_VLLM_V0;
 }
 
+/* the simulator's scheduler is V1's (core/sim.h) */
+static bool v1_scheduler(enum engine_rule rule)
+{
+    return rule != RULE_VLLM_V0;
+}
+
 /* V0 sizes every layer for the whole context; V1 groups windowed layers */
 static bool v0_windows(const struct scenario *s)
 {
@@ -389,6 +398,7 @@ static bool v0_windows(const struct scenario *s)
 
 const struct engine_desc engine_vllm = {
     .step_overhead_s = SPEED_STEP_OVERHEAD_S,
+    .simulated = v1_scheduler,
     .kind = ENGINE_VLLM,
     .name = "vllm",
     .title = "vLLM",

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 #include "engine_desc.h"
@@ -67,20 +68,21 @@ static void draft_cost(const struct scenario *s, enum dtype model_kv, uint32_t a
     kvcost_compute(ds, attention_tp, dc);
 }
 
-void specdec_compute(const struct scenario *s, uint32_t attention_tp, struct plan_result *r)
+void specdec_compute(const struct scenario *s, const struct kv_cost *k, struct spec_result *out)
 {
-    struct spec_result *p = &r->spec;
+    struct spec_result *p = out;
+    memset(p, 0, sizeof *p);
     p->method = s->spec_method;
     p->tokens = spec_default_tokens(s);
     if (s->spec_method == SPEC_NONE)
         return;
     /* the draft runs at the model's TP (vLLM draft_model.py, SGLang's draft
      * worker): its weights split over the replica's TP ranks */
-    uint32_t tp = r->tp ? r->tp : 1;
+    uint32_t tp = scenario_tp(s);
     if (s->spec_method == SPEC_DRAFT) {
         struct scenario ds;
         struct kv_cost dc;
-        draft_cost(s, r->cost.kv_dtype, attention_tp, &ds, &dc);
+        draft_cost(s, k->kv_dtype, k->tp, &ds, &dc);
         enum dtype used;
         p->weights_bytes = scenario_weights_bytes(&ds, &used);
         p->layers = dc.layers;
@@ -88,22 +90,19 @@ void specdec_compute(const struct scenario *s, uint32_t attention_tp, struct pla
     } else {
         /* the MTP layers at the model's bytes per parameter as counted */
         const struct model_spec *m = &s->model;
-        long double per = m->params ? (long double)r->weights_bytes / m->params : 0;
+        enum dtype used;
+        long double per = m->params ? (long double)scenario_weights_bytes(s, &used) / m->params : 0;
         p->weights_bytes = (uint64_t)ceill((long double)m->mtp_params * per);
         p->layers = m->nextn_layers;
-        p->kv_bytes_per_token = kv_sat_mul(r->cost.bytes_per_layer, m->nextn_layers);
+        p->kv_bytes_per_token = kv_sat_mul(k->bytes_per_layer, m->nextn_layers);
     }
-    p->weights_bytes_per_gpu = kv_ceil_div(p->weights_bytes, tp);
-    r->weights_bytes_per_gpu = kv_sat_add(r->weights_bytes_per_gpu, p->weights_bytes_per_gpu);
-    r->cost.draft_bytes_per_token = p->kv_bytes_per_token;
-    r->cost.bytes_per_token = kv_sat_add(r->cost.bytes_per_token, p->kv_bytes_per_token);
-    r->cost.bytes_per_token_global = kv_sat_add(r->cost.bytes_per_token_global, p->kv_bytes_per_token);
+    p->weights_bytes_per_gpu = kv_ceil_div(p->weights_bytes, tp ? tp : 1);
 }
 
-void specdec_weights_row(struct policy_ctx *c)
+void specdec_weights_row(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    const struct spec_result *p = &c->r->spec;
+    const struct spec_result *p = c->spec;
     if (p->method == SPEC_NONE)
         return;
     char name[EXPLAIN_NAME_MAX];
@@ -118,14 +117,14 @@ void specdec_weights_row(struct policy_ctx *c)
         row = explain_row_begin(c->x, "draft_weights", "MTP weights", "per GPU");
         explain_term(row, (long double)m->mtp_params, XU_COUNT,
                      m->nextn_layers == 1 ? "MTP layer params" : "MTP layers' params");
-        snprintf(name, sizeof name, "B/param (%s)", plan_weights_label(c->r));
-        explain_term(row, m->params ? (long double)c->r->weights_bytes / m->params : 0,
+        snprintf(name, sizeof name, "B/param (%s)", placement_weights_label(c->l));
+        explain_term(row, m->params ? (long double)c->l->weights_bytes / m->params : 0,
                      XU_PER_VALUE, name);
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_CEIL);
     }
-    if (c->r->tp > 1) {
-        explain_term(row, c->r->tp, XU_COUNT, "GPUs (TP)");
+    if (c->l->tp > 1) {
+        explain_term(row, c->l->tp, XU_COUNT, "GPUs (TP)");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_CEIL);
     }
@@ -136,17 +135,17 @@ void specdec_weights_row(struct policy_ctx *c)
                                               "head shared");
 }
 
-void specdec_kv_row(struct policy_ctx *c)
+void specdec_kv_row(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    const struct spec_result *p = &c->r->spec;
+    const struct spec_result *p = c->spec;
     if (p->method == SPEC_NONE)
         return;
     struct explain_row *row = explain_row_begin(c->x, "draft_kv_per_token",
                                                 p->method == SPEC_MTP ? "MTP KV per token"
                                                                       : "Draft KV per token",
                                                 engine_desc(c->s->engine.kind)->splits_layers &&
-                                                        c->r->tp > 1
+                                                        c->l->tp > 1
                                                     ? "all GPUs"
                                                     : "per GPU");
     if (p->method == SPEC_MTP) {
@@ -159,7 +158,7 @@ void specdec_kv_row(struct policy_ctx *c)
     const struct model_spec *d = &s->draft;
     struct scenario ds;
     struct kv_cost dc;
-    draft_cost(s, c->r->cost.kv_dtype, c->r->cost.tp, &ds, &dc);
+    draft_cost(s, c->k->kv_dtype, c->k->tp, &ds, &dc);
     explain_term(row, p->layers, XU_COUNT, "draft layers");
     policy_kv_layer_expr(row, d, &dc); /* the model's own per-layer terms */
     explain_op(row, XOP_MUL);
@@ -168,9 +167,9 @@ void specdec_kv_row(struct policy_ctx *c)
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
 }
 
-void specdec_tokens_row(struct policy_ctx *c, uint64_t context)
+void specdec_tokens_row(const struct policy_ctx *c, uint64_t context)
 {
-    const struct spec_result *p = &c->r->spec;
+    const struct spec_result *p = c->spec;
     const struct engine_desc *e = engine_desc(c->s->engine.kind);
     if (p->method == SPEC_NONE || !e->spec_lookahead)
         return;

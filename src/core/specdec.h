@@ -29,6 +29,7 @@
 
 #include <stdint.h>
 
+#include "kvcost.h"
 #include "scenario.h"
 
 struct spec_result {
@@ -39,5 +40,12 @@ struct spec_result {
     uint64_t kv_bytes_per_token;   /* the draft's (or MTP layers') KV per token, one GPU */
     uint32_t layers;               /* draft layers, or MTP layers */
 };
+
+/* The draft's (or the MTP layers') weights on each of the replica's TP
+ * ranks and its KV per token at the attention TP of k, the model's cost
+ * (its cache type and, for MTP, its bytes per layer). The plan adds them to
+ * the weights per GPU (core/placement.h) and to the cost (kvcost_add_draft);
+ * its rows are the policies' (core/policy.h). */
+void specdec_compute(const struct scenario *s, const struct kv_cost *k, struct spec_result *out);
 
 #endif

@@ -3,14 +3,15 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "kvcost.h"
 #include "steptime.h"
-#include "plan.h"
 #include "units.h"
 
 struct inputs {
     double bw, peak, mbu, mfu;
+    enum dtype dtype;           /* the compute precision (peak's) */
     double experts;             /* bytes of the model's routed experts */
     double active, hidden;      /* parameters per token, hidden width */
     double per_ctx_token;       /* decode attention flops per context token per layer, all heads */
@@ -36,16 +37,17 @@ struct inputs {
     double topk, index_flops, read_share;
 };
 
-static enum dtype compute_dtype(const struct scenario *s, const struct plan_result *r,
+static enum dtype compute_dtype(const struct scenario *s, const struct speed_basis *r,
                                 double *peak)
 {
     const struct gpu_spec *g = &s->gpu;
     /* weight-only quantisation (int4, q4_0, q8_0) still computes in 16 bits */
-    if (r->weight_dtype == DTYPE_FP8 && g->tflops_fp8 > 0 && !r->weights_as_released) {
+    if (r->layout->weight_dtype == DTYPE_FP8 && g->tflops_fp8 > 0 &&
+        !r->layout->weights_as_released) {
         *peak = g->tflops_fp8 * 1e12;
         return DTYPE_FP8;
     }
-    if (r->weight_dtype == DTYPE_INT8 && g->tops_int8 > 0) {
+    if (r->layout->weight_dtype == DTYPE_INT8 && g->tops_int8 > 0) {
         *peak = g->tops_int8 * 1e12;
         return DTYPE_INT8;
     }
@@ -53,17 +55,17 @@ static enum dtype compute_dtype(const struct scenario *s, const struct plan_resu
     return DTYPE_BF16;
 }
 
-static struct inputs inputs_of(const struct scenario *s, const struct plan_result *r)
+static struct inputs inputs_of(const struct scenario *s, const struct speed_basis *r)
 {
     const struct model_spec *m = &s->model;
     struct inputs in = {0};
     in.bw = (double)s->gpu.bandwidth_bytes_per_s;
-    compute_dtype(s, r, &in.peak);
+    in.dtype = compute_dtype(s, r, &in.peak);
     in.mbu = s->mbu > 0                  ? s->mbu
              : s->gpu.achievable_mbu > 0 ? s->gpu.achievable_mbu
                                          : SPEED_DEFAULT_MBU;
     in.mfu = s->mfu > 0 ? s->mfu : SPEED_DEFAULT_MFU;
-    in.experts = m->experts ? (double)r->expert_bytes : 0;
+    in.experts = m->experts ? (double)r->layout->expert_bytes : 0;
     in.active = (double)(m->active_params ? m->active_params : m->params);
     in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);
     /* QK^T and PV, 2 flops a multiply-add, per context token, per layer:
@@ -93,12 +95,12 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
          * one batch at a time, with no all-reduce (llama.cpp's default
          * --split-mode layer) */
         in.tp = 1;
-        in.pp = r->tp ? r->tp : 1;
+        in.pp = r->layout->tp ? r->layout->tp : 1;
         in.microbatches = 1;
     } else {
         /* vLLM and SGLang keep as many batches in flight as there are stages */
-        in.tp = r->tp;
-        in.pp = r->pp ? r->pp : 1;
+        in.tp = r->layout->tp;
+        in.pp = r->layout->pp ? r->layout->pp : 1;
         in.microbatches = in.pp;
     }
     /* past one node the ring runs over the network, at its speed */
@@ -111,20 +113,20 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
         in.latency = SPEED_INTERNODE_LATENCY_S;
     }
     in.shards = (double)in.tp * in.pp;
-    in.expert_div = r->experts_spread ? (double)r->gpus : in.shards;
-    in.ranks = r->dp_attention ? r->tp : 1;
+    in.expert_div = r->layout->experts_spread ? (double)r->layout->gpus : in.shards;
+    in.ranks = r->layout->dp_attention ? r->layout->tp : 1;
     /* every layer all-reduces, state and plain layers too; attention reads
      * the KV of the attention layers only */
-    in.layers = r->cost.layers + (s->model.state_parallel ? 0 : r->cost.state_layers) +
+    in.layers = r->cost->layers + (s->model.state_parallel ? 0 : r->cost->state_layers) +
                 s->model.plain_layers;
-    in.global = r->cost.global_layers;
-    in.windowed = r->cost.windowed_layers;
+    in.global = r->cost->global_layers;
+    in.windowed = r->cost->windowed_layers;
     if (layers) { /* its layers are spread over the GPUs */
         in.layers /= in.pp;
         in.global /= in.pp;
         in.windowed /= in.pp;
     }
-    in.window = r->cost.window_tokens;
+    in.window = r->cost->window_tokens;
     /* A decoder layer of attention and MLP all-reduces after each; a hybrid
      * whose layers are single blocks (Nemotron-H: a Mamba-2, attention or
      * MLP block a layer, one row-parallel output each) once a block. */
@@ -135,16 +137,16 @@ static struct inputs inputs_of(const struct scenario *s, const struct plan_resul
                                             : engine_desc(s->engine.kind)->step_overhead_s;
     in.moe_layer_overhead = m->experts > SPEED_MOE_FINE_EXPERTS ? SPEED_MOE_LAYER_OVERHEAD_S : 0;
     in.read_share = 1.0;
-    if (m->attention == ATTENTION_MLA && m->index_topk && r->cost.index_bytes) {
+    if (m->attention == ATTENTION_MLA && m->index_topk && r->cost->index_bytes) {
         /* vLLM models/deepseek_v2.py Indexer (replicated weights, no TP split) and
          * the sparse MLA backends (FlashMLASparse: index_topk tokens a query) */
         in.topk = (double)m->index_topk;
         in.index_flops = 2.0 * m->index_n_heads * m->index_head_dim;
-        double avg = (double)r->avg_context_tokens;
-        if (avg > in.topk && r->cost.bytes_per_layer)
-            in.read_share = ((double)r->cost.index_bytes +
-                             (double)r->cost.latent_bytes * in.topk / avg) /
-                            (double)r->cost.bytes_per_layer;
+        double avg = (double)r->layout->avg_context_tokens;
+        if (avg > in.topk && r->cost->bytes_per_layer)
+            in.read_share = ((double)r->cost->index_bytes +
+                             (double)r->cost->latent_bytes * in.topk / avg) /
+                            (double)r->cost->bytes_per_layer;
     }
     return in;
 }
@@ -157,12 +159,12 @@ double speed_expert_share(const struct model_spec *m, uint64_t n)
 /* One GPU's share of the replica as the step function sees it, for a decode
  * batch (gathered under DP attention) or for one prompt's prefill. */
 static struct step_model step_model_of(const struct inputs *in, const struct scenario *s,
-                                       const struct plan_result *r, bool decode)
+                                       const struct speed_basis *r, bool decode)
 {
     const struct model_spec *md = &s->model;
     struct step_model m = {0};
     m.expert_bytes = in->experts / in->expert_div;
-    m.dense_bytes = (double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu) -
+    m.dense_bytes = (double)(r->layout->weights_bytes_per_gpu - r->spec->weights_bytes_per_gpu) -
                     m.expert_bytes;
     m.experts = md->experts;
     m.experts_per_token = md->experts_per_token;
@@ -172,19 +174,20 @@ static struct step_model step_model_of(const struct inputs *in, const struct sce
     /* the KV a GPU holds of a token: the plan's per-user figure at the
      * average context (which knows a stage's or llama.cpp's share of the
      * layers) over the per-token cost of every layer */
-    struct token_split avg = kvcost_split(&r->cost, r->avg_context_tokens, s->prefix_tokens);
-    double all = (double)kvcost_bytes(&r->cost, avg.user_global, avg.user_windowed);
-    double held = (double)r->user_bytes_avg_per_gpu - (double)r->state_bytes_per_user_per_gpu;
+    struct token_split avg = kvcost_split(r->cost, r->layout->avg_context_tokens, s->prefix_tokens);
+    double all = (double)kvcost_bytes(r->cost, avg.user_global, avg.user_windowed);
+    double held = (double)r->budget->user_bytes_avg_per_gpu -
+                  (double)r->budget->state_bytes_per_user_per_gpu;
     if (held < 0)
         held = 0;
     double share = all > 0 ? held / all : 1.0;
-    m.kv_bytes_global = (double)r->cost.bytes_per_token_global * share;
-    m.kv_bytes_windowed = (double)(r->cost.bytes_per_token - r->cost.bytes_per_token_global) * share;
+    m.kv_bytes_global = (double)r->cost->bytes_per_token_global * share;
+    m.kv_bytes_windowed = (double)(r->cost->bytes_per_token - r->cost->bytes_per_token_global) * share;
     m.window = in->window;
     m.kv_read_share = in->read_share;
     m.shared_tokens = s->prefix_tokens;
-    m.shared_bytes = decode ? (double)r->prefix_bytes_per_gpu : 0;
-    m.state_bytes = (double)r->state_bytes_per_user_per_gpu;
+    m.shared_bytes = decode ? (double)r->budget->prefix_bytes_per_gpu : 0;
+    m.state_bytes = (double)r->budget->state_bytes_per_user_per_gpu;
     double split = in->ranks > 1 ? 1.0 : (double)in->tp; /* DP attention: a rank's users whole */
     double per = decode ? in->per_ctx_token : in->per_ctx_prefill;
     m.attn_decode_global = m.attn_prefill_global = per * in->global / split;
@@ -214,6 +217,17 @@ static struct step_machine machine_of(const struct inputs *in)
     return hw;
 }
 
+void speed_step_inputs(const struct scenario *s, const struct speed_basis *r,
+                       struct step_model *m, struct step_machine *hw)
+{
+    struct inputs in = inputs_of(s, r);
+    struct step_model prefill = step_model_of(&in, s, r, false);
+    *m = step_model_of(&in, s, r, true);
+    m->attn_prefill_global = prefill.attn_prefill_global;
+    m->attn_prefill_windowed = prefill.attn_prefill_windowed;
+    *hw = machine_of(&in);
+}
+
 /* The users of one batch in flight: all of the replica's, or with pipeline
  * stages one batch per stage. */
 static uint64_t batch_users(const struct inputs *in, uint64_t n)
@@ -231,11 +245,11 @@ static uint64_t users_per_gpu(const struct inputs *in, uint64_t n)
 /* The decode step of a replica's n users, each at the average context: a
  * user's token passes every stage, one batch in flight a stage. */
 static double decode_step(const struct inputs *in, const struct scenario *s,
-                          const struct plan_result *r, uint64_t n, struct step_time *st)
+                          const struct speed_basis *r, uint64_t n, struct step_time *st)
 {
     struct step_model m = step_model_of(in, s, r, true);
     struct step_machine hw = machine_of(in);
-    struct step_seq one = {.context = r->avg_context_tokens, .tokens = 1};
+    struct step_seq one = {.context = r->layout->avg_context_tokens, .tokens = 1};
     /* the batch is n copies of one user: a single sequence, scaled */
     uint64_t batch = batch_users(in, n), g = users_per_gpu(in, batch);
     m.token_scale = (double)batch; /* gathered for the GEMMs under DP attention */
@@ -248,13 +262,13 @@ static double decode_step(const struct inputs *in, const struct scenario *s,
     return step_time(&m, &hw, &one, 1, st);
 }
 
-double speed_step_seconds(const struct scenario *s, const struct plan_result *r, uint64_t n)
+double speed_step_seconds(const struct scenario *s, const struct speed_basis *r, uint64_t n)
 {
     struct inputs in = inputs_of(s, r);
     return decode_step(&in, s, r, n, NULL);
 }
 
-double speed_decode_parts(const struct scenario *s, const struct plan_result *r, uint64_t n,
+double speed_decode_parts(const struct scenario *s, const struct speed_basis *r, uint64_t n,
                           struct step_time *st)
 {
     struct inputs in = inputs_of(s, r);
@@ -277,15 +291,16 @@ const char *plan_binding_name(enum binding_limit b)
 
 /* MoE: the weights a batch reads, less the experts it leaves untouched. */
 static void weights_row(const struct inputs *in, const struct scenario *s,
-                        const struct plan_result *r, struct explain *x, uint64_t m)
+                        const struct speed_basis *r, struct explain *x, uint64_t m)
 {
     char name[96];
     struct explain_row *row = explain_row_begin(x, "speed_weights", "Weights read", "per GPU");
-    explain_term(row, (long double)(r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu),
+    explain_term(row,
+                 (long double)(r->layout->weights_bytes_per_gpu - r->spec->weights_bytes_per_gpu),
                  XU_BYTES, "weights on the GPU");
     explain_term(row, in->experts, XU_BYTES, "in experts");
     explain_term(row, in->expert_div, XU_COUNT,
-                 in->expert_div == 1 ? "GPU" : r->experts_spread ? "GPUs (all)" : "GPUs");
+                 in->expert_div == 1 ? "GPU" : r->layout->experts_spread ? "GPUs (all)" : "GPUs");
     explain_op(row, XOP_DIV);
     explain_term(row, 1, XU_COUNT, "");
     snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)m);
@@ -301,7 +316,7 @@ static void weights_row(const struct inputs *in, const struct scenario *s,
 /* What one decode step reads: the weights, the shared prefix once, and each
  * user's KV (and writes its new token's) and recurrent state, read and
  * written back. */
-static void bytes_row(const struct inputs *in, const struct plan_result *r, struct explain *x,
+static void bytes_row(const struct inputs *in, const struct speed_basis *r, struct explain *x,
                       uint64_t m, const struct step_time *st, const char *wkey)
 {
     char name[96];
@@ -310,8 +325,8 @@ static void bytes_row(const struct inputs *in, const struct plan_result *r, stru
         explain_ref(x, row, wkey, "weights");
     else
         explain_term(row, st->weights_bytes, XU_BYTES, "weights");
-    if (r->prefix_bytes_per_gpu) {
-        explain_term(row, (long double)r->prefix_bytes_per_gpu, XU_BYTES, "prefix");
+    if (r->budget->prefix_bytes_per_gpu) {
+        explain_term(row, (long double)r->budget->prefix_bytes_per_gpu, XU_BYTES, "prefix");
         explain_op(row, XOP_ADD);
     }
     uint64_t ng = users_per_gpu(in, m);
@@ -320,7 +335,7 @@ static void bytes_row(const struct inputs *in, const struct plan_result *r, stru
                  : in->microbatches > 1 ? "users a batch in flight"
                  : ng == 1              ? "user"
                                         : "users");
-    double kv = (st->kv_bytes - (double)r->prefix_bytes_per_gpu) / (double)ng;
+    double kv = (st->kv_bytes - (double)r->budget->prefix_bytes_per_gpu) / (double)ng;
     double state = st->state_bytes / (double)ng;
     explain_term(row, kv, XU_BYTES, in->read_share < 1.0 ? "KV each, the share read" : "KV each, its new token written");
     if (state > 0) {
@@ -340,10 +355,9 @@ static void bytes_row(const struct inputs *in, const struct plan_result *r, stru
                                          : NULL);
 }
 
-static void memory_compute_rows(const struct inputs *in, const struct plan_result *r,
-                                struct explain *x, uint64_t m, const struct step_time *st)
+static void memory_compute_rows(const struct inputs *in, struct explain *x, uint64_t m,
+                                const struct step_time *st)
 {
-    const struct speed_result *sp = &r->speed;
     char name[96];
     struct explain_row *row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
     explain_ref(x, row, "speed_bytes", "");
@@ -376,7 +390,7 @@ static void memory_compute_rows(const struct inputs *in, const struct plan_resul
     row = explain_row_begin(x, "speed_compute", "Compute time", "per step");
     if (in->peak > 0) {
         explain_ref(x, row, "speed_flops", "");
-        snprintf(name, sizeof name, "per s (%s peak)", dtype_info(sp->compute_dtype)->name);
+        snprintf(name, sizeof name, "per s (%s peak)", dtype_info(in->dtype)->name);
         explain_term(row, in->peak, XU_FLOPS, name);
         explain_term(row, in->mfu, XU_FRACTION, "MFU");
         explain_op(row, XOP_MUL);
@@ -430,9 +444,9 @@ static const char *overhead_words(const struct scenario *s, const char *own)
 }
 
 static void step_rows(const struct inputs *in, const struct scenario *s,
-                      const struct plan_result *r, struct explain *x, const struct step_time *st)
+                      const struct speed_basis *r, struct explain *x, const struct step_time *st,
+                      const struct speed_result *sp)
 {
-    const struct speed_result *sp = &r->speed;
     char name[96];
     struct explain_row *row = explain_row_begin(x, "speed_step", "Time per token", "per step");
     explain_ref(x, row, "speed_memory", "memory");
@@ -469,7 +483,7 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
     explain_op(row, XOP_DIV);
     snprintf(name, sizeof name, "at %llu user%s decoding at once%s",
              (unsigned long long)sp->concurrency, sp->concurrency == 1 ? "" : "s",
-             r->replicas > 1 ? " (all replicas)" : "");
+             r->layout->replicas > 1 ? " (all replicas)" : "");
     explain_row_end(x, row, XU_TOK_PER_S, 0, name);
 
     row = explain_row_begin(x, "speed_total", "Throughput", "all replicas");
@@ -480,31 +494,31 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
     explain_row_end(x, row, XU_TOK_PER_S, 0, NULL);
 }
 
-static void rows(const struct inputs *in, const struct scenario *s, struct plan_result *r,
-                 struct explain *x, uint64_t n, const struct step_time *st)
+static void rows(const struct inputs *in, const struct scenario *s, const struct speed_basis *r,
+                 struct explain *x, const struct speed_result *sp, const struct step_time *st)
 {
     const char *wkey = NULL;
     if (x == NULL) /* rows only */
         return;
-    uint64_t m = batch_users(in, n); /* the users of one batch in flight */
+    uint64_t m = batch_users(in, sp->concurrency_per_replica); /* one batch in flight */
     if (s->model.experts) {
         weights_row(in, s, r, x, m);
         wkey = "speed_weights";
     }
     bytes_row(in, r, x, m, st, wkey);
-    memory_compute_rows(in, r, x, m, st);
+    memory_compute_rows(in, x, m, st);
     struct step_model sm = step_model_of(in, s, r, true);
     if (in->tp > 1 && st->comm_s > 0)
         comm_row(in, x, st, sm.allreduces);
     if (sm.moe_layers && in->moe_layer_overhead > 0)
         moe_row(in, x, &sm);
-    step_rows(in, s, r, x, st);
+    step_rows(in, s, r, x, st, sp);
 }
 
 /* The prefill of p tokens alone on a replica, one step: the prompt passes
  * the stages in turn; its compute and its weights read overlap. */
 static double prefill(const struct inputs *in, const struct scenario *s,
-                      const struct plan_result *r, double p, struct step_time *st)
+                      const struct speed_basis *r, double p, struct step_time *st)
 {
     struct step_model m = step_model_of(in, s, r, false);
     struct step_machine hw = machine_of(in);
@@ -516,18 +530,17 @@ static double prefill(const struct inputs *in, const struct scenario *s,
     return step_time(&m, &hw, &q, 1, st);
 }
 
-double speed_prefill_parts(const struct scenario *s, const struct plan_result *r, uint64_t tokens,
+double speed_prefill_parts(const struct scenario *s, const struct speed_basis *r, uint64_t tokens,
                            struct step_time *st)
 {
     struct inputs in = inputs_of(s, r);
     return prefill(&in, s, r, (double)tokens, st);
 }
 
-static void prefill_row(const struct inputs *in, const struct scenario *s, struct plan_result *r,
-                        struct explain *x, const char *key, const char *label, uint64_t tokens,
+static void prefill_row(const struct inputs *in, const struct scenario *s, struct explain *x,
+                        const char *key, const char *label, uint64_t tokens,
                         const struct step_time *f)
 {
-    struct speed_result *sp = &r->speed;
     char name[96];
     if (x == NULL) /* a row only */
         return;
@@ -538,7 +551,7 @@ static void prefill_row(const struct inputs *in, const struct scenario *s, struc
         return;
     }
     explain_term(row, f->flops, XU_FLOPS, "prefill per GPU");
-    snprintf(name, sizeof name, "per s (%s peak)", dtype_info(sp->compute_dtype)->name);
+    snprintf(name, sizeof name, "per s (%s peak)", dtype_info(in->dtype)->name);
     explain_term(row, in->peak, XU_FLOPS, name);
     explain_term(row, in->mfu, XU_FRACTION, "MFU");
     explain_op(row, XOP_MUL);
@@ -579,9 +592,9 @@ static void prefill_row(const struct inputs *in, const struct scenario *s, struc
 /* The most users per replica that keep --min-tok-s each (all that fit
  * without it): a binary search over the step time. */
 static uint64_t users_keeping_speed(const struct inputs *in, const struct scenario *s,
-                                    const struct plan_result *r)
+                                    const struct speed_basis *r)
 {
-    uint64_t fit = r->users_per_replica, best = fit;
+    uint64_t fit = r->budget->users_per_replica, best = fit;
     if (s->min_tokens_per_s > 0 && fit > 0) {
         uint64_t lo = 1, hi = fit;
         best = 0;
@@ -598,16 +611,18 @@ static uint64_t users_keeping_speed(const struct inputs *in, const struct scenar
     return best;
 }
 
-void speed_compute(const struct scenario *s, struct plan_result *r, struct explain *x)
+void speed_compute(const struct scenario *s, const struct speed_basis *r, struct speed_result *out,
+                   struct explain *x)
 {
-    struct speed_result *sp = &r->speed;
+    struct speed_result *sp = out;
+    memset(sp, 0, sizeof *sp);
     struct inputs in = inputs_of(s, r);
     sp->compute_dtype = compute_dtype(s, r, &sp->peak_flops);
     sp->mbu = in.mbu;
     sp->mfu = in.mfu;
     sp->calibrated = s->speed_calibrated != 0;
     sp->known = in.bw > 0;
-    uint64_t reps = r->replicas ? r->replicas : 1;
+    uint64_t reps = r->layout->replicas ? r->layout->replicas : 1;
     bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
 
     /* the first token of one prompt, alone on the replica */
@@ -632,20 +647,18 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
         best = 0;
     uint64_t total = s->concurrency      ? s->concurrency
                      : target && best > 0 ? best * reps
-                                          : r->max_users;
+                                          : r->totals->max_users;
     sp->concurrency = total;
     sp->concurrency_per_replica = (total + reps - 1) / reps;
     uint64_t n = sp->concurrency_per_replica;
     sp->binding = BIND_MEMORY;
     /* without a target every user that fits counts; with one and no speed figure, none */
-    sp->users_at_service_level = target && !sp->known ? 0 : r->max_users;
+    sp->users_at_service_level = target && !sp->known ? 0 : r->totals->max_users;
     sp->level_unknown = target && !sp->known;
     if (!sp->known || n == 0) {
         struct explain_row *row = explain_row_begin(x, "decode", "Speed per user", "");
         explain_row_end(x, row, XU_TOK_PER_S, 0,
                         !sp->known ? "no bandwidth figure for this GPU" : "no user fits");
-        r->decode_step_bytes_per_gpu = 0;
-        r->decode_tokens_per_s_per_user = 0;
         return;
     }
     struct step_time st;
@@ -664,20 +677,18 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     sp->step_seconds = st.total_s;
     sp->tokens_per_s_per_user = st.total_s > 0 ? 1.0 / st.total_s : 0;
     sp->tokens_per_s_total = (double)total * sp->tokens_per_s_per_user;
-    r->decode_step_bytes_per_gpu = sp->step_bytes_per_gpu;
-    r->decode_tokens_per_s_per_user = sp->tokens_per_s_per_user;
-    rows(&in, s, r, x, n, &st);
+    rows(&in, s, r, x, sp, &st);
 
-    prefill_row(&in, s, r, x, "ttft", "First token", sp->prompt_tokens, &f);
+    prefill_row(&in, s, x, "ttft", "First token", sp->prompt_tokens, &f);
 
-    uint64_t fit = r->users_per_replica;
+    uint64_t fit = r->budget->users_per_replica;
     sp->level_unknown = ttft_unknown;
     sp->users_at_service_level = best * reps;
     if (ttft_fails)
         sp->binding = BIND_PREFILL;
     else if (best < fit)
         sp->binding = BIND_DECODE;
-    else if (r->users_fit_per_replica > r->users_per_replica)
+    else if (r->budget->users_fit_per_replica > r->budget->users_per_replica)
         sp->binding = BIND_SCHEDULER;
     if (x == NULL) /* the row's note below is all that is left */
         return;
@@ -704,12 +715,13 @@ void speed_compute(const struct scenario *s, struct plan_result *r, struct expla
     explain_row_end(x, row, XU_COUNT, (long double)sp->users_at_service_level, note);
 }
 
-double speed_recompute_seconds(const struct scenario *s, struct plan_result *r, uint64_t tokens,
-                               struct explain *x, const char *key, const char *label)
+double speed_recompute_seconds(const struct scenario *s, const struct speed_basis *r,
+                               uint64_t tokens, struct explain *x, const char *key,
+                               const char *label)
 {
     struct inputs in = inputs_of(s, r);
     struct step_time f;
     double seconds = prefill(&in, s, r, (double)tokens, &f);
-    prefill_row(&in, s, r, x, key, label, tokens, &f);
+    prefill_row(&in, s, x, key, label, tokens, &f);
     return seconds;
 }

@@ -4,20 +4,23 @@
  * over each user's context; the slower of the two binds, and tensor
  * parallelism adds its all-reduces. The time to the first token computes a
  * prompt's prefill. Users at a service level are the most that keep a target
- * speed. Internal to core: plan.c calls speed_compute once per plan; the
- * plan carries its result (struct speed_result). */
+ * speed. Internal to core: plan.c calls speed_compute once per plan, after
+ * the totals, and the plan holds its result (struct speed_result). */
 #ifndef KVPLAN_CORE_SPEED_H
 #define KVPLAN_CORE_SPEED_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "dtype.h"
+#include "explain.h"
+#include "kvcost.h"
+#include "placement.h"
 #include "scenario.h"
+#include "specdec.h"
 #include "steptime.h"
-
-struct explain;
-struct plan_result;
+#include "totals.h"
 
 /* Defaults of the achievable fractions of peak bandwidth and compute, and
  * the latency of one all-reduce, until a measurement says otherwise
@@ -77,27 +80,45 @@ struct speed_result {
 /* "memory", "decode", "prefill", "scheduler" */
 const char *plan_binding_name(enum binding_limit b);
 
-/* Fills r->speed (and the decode fields) from the plan in r; writes its rows
- * to x when not NULL. */
-void speed_compute(const struct scenario *s, struct plan_result *r, struct explain *x);
+/* What the speed model reads: the results of the stages before it. */
+struct speed_basis {
+    const struct placement *layout;
+    const struct kv_cost *cost;
+    const struct spec_result *spec;
+    const struct plan_budget *budget;
+    const struct plan_totals *totals;
+};
+
+/* The service level of the plan in b: fills *out and writes its rows to x
+ * when not NULL. */
+void speed_compute(const struct scenario *s, const struct speed_basis *b, struct speed_result *out,
+                   struct explain *x);
 
 /* One decode step of n users of one replica (seconds), for searches. */
-double speed_step_seconds(const struct scenario *s, const struct plan_result *r, uint64_t n);
+double speed_step_seconds(const struct scenario *s, const struct speed_basis *b, uint64_t n);
 
 /* The same step with its parts (memory, compute, all-reduce, MoE kernels,
  * overhead; st not NULL), and the prefill of `tokens` alone on a replica as
  * the first token computes it (0, st zeroed, without a compute figure): what
  * a calibration compares with a benchmark's TPOT and TTFT. */
-double speed_decode_parts(const struct scenario *s, const struct plan_result *r, uint64_t n,
+double speed_decode_parts(const struct scenario *s, const struct speed_basis *b, uint64_t n,
                           struct step_time *st);
-double speed_prefill_parts(const struct scenario *s, const struct plan_result *r, uint64_t tokens,
+double speed_prefill_parts(const struct scenario *s, const struct speed_basis *b, uint64_t tokens,
                            struct step_time *st);
 
 /* The time to compute the cache of `tokens` again by prefill, alone on a
  * replica, as the first token is computed (0 when the GPU has no compute or
  * bandwidth figure); writes row `key` to x when not NULL. */
-double speed_recompute_seconds(const struct scenario *s, struct plan_result *r, uint64_t tokens,
-                               struct explain *x, const char *key, const char *label);
+double speed_recompute_seconds(const struct scenario *s, const struct speed_basis *b,
+                               uint64_t tokens, struct explain *x, const char *key,
+                               const char *label);
+
+/* What the step function reads for the plan in b, as the serving simulator
+ * (core/sim.h) steps it: one GPU's share of a replica, with decode's
+ * attention for a sequence of one token and prefill's for a chunk (MLA runs
+ * each its own form), and the GPU as the speed model reaches it. */
+void speed_step_inputs(const struct scenario *s, const struct speed_basis *b,
+                       struct step_model *m, struct step_machine *hw);
 
 /* The share of a layer's experts a batch of n tokens touches:
  * 1 - (1 - k/E)^n (all of them for a dense model). */

@@ -44,9 +44,10 @@ static bool point_parts(const struct scenario *base, struct fit_point *p, int i,
     if (!r.speed.known)
         return diag_fail(d, "%s has no bandwidth figure: no step time to fit", s.gpu.name);
     struct step_time st;
+    struct speed_basis basis = plan_speed_basis(&r);
     double total = p->kind == FIT_DECODE
-                       ? speed_decode_parts(&s, &r, r.speed.concurrency_per_replica, &st)
-                       : speed_prefill_parts(&s, &r, s.prompt_tokens, &st);
+                       ? speed_decode_parts(&s, &basis, r.speed.concurrency_per_replica, &st)
+                       : speed_prefill_parts(&s, &basis, s.prompt_tokens, &st);
     if (total <= 0 || st.stage_s <= 0)
         return diag_fail(d, "point %d: %s has no %s figure: kvplan has no step to compare", i + 1,
                          s.gpu.name, p->kind == FIT_DECODE ? "bandwidth" : "compute");

@@ -49,12 +49,14 @@ static void add_sequence(const struct step_model *m, const struct step_seq *q,
     /* a recurrent layer reads its state and writes it back, each step */
     out->state_bytes += 2.0 * m->state_bytes;
     bool decode = q->tokens == 1;
-    double global = attended_sum(ctx, t, m->attn_topk);
-    double windowed = attended_sum(ctx, t, w);
-    out->attention_flops +=
-        (decode ? m->attn_decode_global : m->attn_prefill_global) * global +
-        (decode ? m->attn_decode_windowed : m->attn_prefill_windowed) * windowed +
-        m->index_flops * attended_sum(ctx, t, 0);
+    /* each sum only where its layers are: most models have one kind */
+    double full = decode ? ctx + 1.0 : attended_sum(ctx, t, 0);
+    double global = m->attn_topk > 0 ? attended_sum(ctx, t, m->attn_topk) : full;
+    double cg = decode ? m->attn_decode_global : m->attn_prefill_global;
+    double cw = decode ? m->attn_decode_windowed : m->attn_prefill_windowed;
+    out->attention_flops += cg * global + m->index_flops * full;
+    if (cw != 0)
+        out->attention_flops += cw * attended_sum(ctx, t, w);
     out->tokens += t;
 }
 

@@ -251,3 +251,24 @@ size_t text_last_char(const char *text, size_t n)
     }
     return n > 0 ? n - 1 : 0; /* stray continuation bytes: one at a time */
 }
+
+char *text_append(char *buf, size_t size, size_t *len, const char *src)
+{
+    if (size == 0)
+        return buf;
+    if (*len > size - 1)
+        *len = size - 1;
+    size_t n = strlen(src), room = size - 1 - *len;
+    if (n > room)
+        n = room;
+    memcpy(buf + *len, src, n);
+    *len += n;
+    buf[*len] = '\0';
+    return buf;
+}
+
+char *text_copy(char *buf, size_t size, const char *src)
+{
+    size_t len = 0;
+    return text_append(buf, size, &len, src);
+}

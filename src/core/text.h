@@ -64,6 +64,16 @@ bool text_sanitize(const char *text, char *out, size_t size);
  * pointer and length. */
 const char *text_trim(const char *text, size_t *len);
 
+/* Appends src to the text of buf (size bytes, *len of them used), cut as
+ * snprintf cuts a text too long for its buffer (at a byte; always ended,
+ * nothing written when size is 0); returns buf. What snprintf(buf, size,
+ * "%s%s", buf, src) gives, without printf's machinery: the planner puts
+ * its texts together each frame. */
+char *text_append(char *buf, size_t size, size_t *len, const char *src);
+
+/* The same from an empty text: snprintf(buf, size, "%s", src). */
+char *text_copy(char *buf, size_t size, const char *src);
+
 /* Offset of the last character of text[0..n) (n when n is 0): where a
  * Backspace cuts. An unfinished sequence at the end counts as one character. */
 size_t text_last_char(const char *text, size_t n);

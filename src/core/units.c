@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "text.h"
+
 /* Copies text without its digit-group separators or surrounding blanks.
  * A comma or underscore is accepted only where it cannot be misread: between
  * groups of exactly three digits after a first group of one to three, in the
@@ -198,10 +200,7 @@ struct text_out {
 
 static void out_text(struct text_out *o, const char *s)
 {
-    for (; *s && o->len + 1 < o->size; s++)
-        o->buf[o->len++] = *s;
-    if (o->size > 0)
-        o->buf[o->len] = '\0';
+    text_append(o->buf, o->size, &o->len, s);
 }
 
 /* value in decimal, its digits grouped in thousands with commas or not */

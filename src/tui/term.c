@@ -143,7 +143,10 @@ static void common_setup(struct term_caps *caps, bool mono)
     curs_set(0);
     set_escdelay(25);
     leaveok(stdscr, TRUE); /* the cursor is hidden: never spend output restoring it */
-    idcok(stdscr, FALSE);
+    /* a number that grows or shrinks by a digit shifts the rest of its row:
+     * the terminal inserts or deletes characters (where it can) rather than
+     * receive the row again */
+    idcok(stdscr, TRUE);
     const char *no_color = getenv("NO_COLOR"); /* no-color.org: set and not empty */
     caps->color = !mono && has_colors() && (no_color == NULL || no_color[0] == '\0');
     roles_init(caps->color, caps->utf8);

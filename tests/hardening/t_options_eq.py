@@ -31,6 +31,7 @@ BASE = {
     "calibrate": [LOG],
     "import-hf": [HF],
     "completion": ["bash"],
+    "simulate": ["--num-prompts", "20", "--random-input-len", "256", "--random-output-len", "8"],
 }
 VLLM, SGLANG, LLAMACPP = ["--engine", "vllm"], ["--engine", "sglang"], ["--engine", "llama.cpp"]
 # A valid value of each option, and the other options it needs to mean something.
@@ -75,9 +76,26 @@ VALUES = {
     ("calibrate", "--engine-version"): ("0.10.1", []),
     ("import-hf", "--id"): ("my-gemma", []), ("import-hf", "--name"): ("My Gemma", []),
     ("import-hf", "--output"): (os.path.join(TMP, "preset.json"), []),
+    "--num-prompts": ("30", []), "--request-rate": ("5", []), "--burstiness": ("0.5", ["--request-rate", "5"]),
+    "--random-input-len": ("512", []), "--random-output-len": ("16", []),
+    "--random-range-ratio": ("0.5", []), "--seed": ("7", []), "--max-concurrency": ("4", []),
+    "--goodput": ("ttft:500", []),
 }
 # What a command answers on purpose when given the option; anything else must succeed.
 REFUSED = {("planner", "--export"): "--export: writes the snapshot of `kvplan plan`"}
+# simulate models vLLM V1 alone, and not yet what these options ask for
+NOT_SIMULATED = "not simulated yet"
+REFUSED.update({("simulate", flag): NOT_SIMULATED for flag in (
+    "--max-loras-per-batch", "--mem-fraction-static", "--chunked-prefill-size",
+    "--max-running-requests", "--parallel", "--fit-target", "--kv-dtype-v",
+    "--free-gpu-memory-fraction")})
+REFUSED.update({("simulate", "--draft-model"): "does not model speculative decoding",
+                ("simulate", "--num-speculative-tokens"): "does not model speculative decoding",
+                ("simulate", "--pp"): "does not model pipeline stages",
+                ("simulate", "--host-kv"): "does not model a host tier",
+                ("simulate", "--prefix-hit-rate"): "does not model a host tier",
+                ("simulate", "--images"): "does not model images",
+                ("simulate", "--image-tokens"): "does not model images"})
 
 
 def setup():

@@ -205,6 +205,62 @@ static void dtypes_know_their_exact_size(void **state)
     assert_false(dtype_parse("fp7", &d));
 }
 
+/* text_append and text_copy write what snprintf writes, texts cut to the
+ * buffer included: the formatters and the planner's every-frame texts rely
+ * on it. */
+static void text_append_cuts_as_snprintf(void **state)
+{
+    (void)state;
+    const char *parts[] = {"", "kv", "_per_token", "\u2026 GiB", "x"};
+    for (size_t size = 0; size < 24; size++) {
+        char got[32], want[32];
+        memset(got, '#', sizeof got);
+        memset(want, '#', sizeof want);
+        size_t len = 0;
+        char whole[64] = "";
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+            text_append(got, size, &len, parts[i]);
+            strcat(whole, parts[i]);
+        }
+        snprintf(want, size, "%s", whole);
+        assert_memory_equal(got, want, sizeof got);
+        memset(got, '#', sizeof got);
+        text_copy(got, size, whole);
+        assert_memory_equal(got, want, sizeof got);
+    }
+}
+
+/* The formatters cut their text to a short buffer as snprintf would. */
+static void formatted_numbers_are_cut_as_snprintf_cuts(void **state)
+{
+    (void)state;
+    const uint64_t values[] = {0, 7, 999, 1024, 123456789, 85520809984ull, 3ull << 40,
+                               UINT64_MAX};
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
+        char full[5][64];
+        units_format_int(values[v], full[0], sizeof full[0]);
+        units_format_bytes(values[v], UNITS_GIB, full[1], sizeof full[1]);
+        units_format_bytes_exact(values[v], full[2], sizeof full[2]);
+        units_format_tokens(values[v], full[3], sizeof full[3]);
+        units_format_tokens_arg(values[v], full[4], sizeof full[4]);
+        for (size_t size = 1; size < 12; size++) {
+            char got[5][16], want[16];
+            units_format_int(values[v], got[0], size);
+            units_format_bytes(values[v], UNITS_GIB, got[1], size);
+            units_format_bytes_exact(values[v], got[2], size);
+            units_format_tokens(values[v], got[3], size);
+            units_format_tokens_arg(values[v], got[4], size);
+            for (int f = 0; f < 5; f++) {
+                snprintf(want, size, "%s", full[f]);
+                assert_string_equal(got[f], want);
+            }
+        }
+    }
+    char buf[32];
+    assert_string_equal(units_format_tokens(3u << 20, buf, sizeof buf), "3,145,728 (3M)");
+    assert_string_equal(units_format_bytes(1536, UNITS_GB, buf, sizeof buf), "1.54 KB");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +268,8 @@ int main(void)
         cmocka_unit_test(bad_token_counts_are_refused),
         cmocka_unit_test(sizes_need_a_unit_and_keep_gb_and_gib_apart),
         cmocka_unit_test(formatting_is_readable_and_exact),
+        cmocka_unit_test(text_append_cuts_as_snprintf),
+        cmocka_unit_test(formatted_numbers_are_cut_as_snprintf_cuts),
         cmocka_unit_test(dtypes_know_their_exact_size),
         cmocka_unit_test(articles_follow_the_number_as_read),
         cmocka_unit_test(commas_group_thousands_and_are_never_a_decimal_point),

@@ -1,0 +1,206 @@
+/* simulate: a stream of requests served by the plan's deployment, step by
+ * step (core/sim.h), reported as vllm bench serve reports a run: parse,
+ * check, simulate, print (simulate_print.c). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/options_table.h"
+#include "cli/simulate.h"
+#include "core/engine_desc.h"
+
+static bool simulates(const struct engine_desc *e)
+{
+    return e->simulated != NULL;
+}
+
+/* Words after the options: further --goodput pairs (vLLM takes them after
+ * one --goodput), nothing else. */
+static bool goodput_words(int argc, char **argv, struct options *o, struct diag *d)
+{
+    const struct option_row *row = &options_table[OPT_GOODPUT];
+    for (int i = optind; i < argc; i++) {
+        if (!o->given[OPT_GOODPUT])
+            return diag_fail(d, "'%s': unexpected argument (see --help)", argv[i]);
+        if (!opt_goodput(row, argv[i], o, d))
+            return false;
+    }
+    return true;
+}
+
+/* Without --engine (and no snapshot to take it from), vLLM V1: the engine
+ * options given then read as its own. */
+static void default_engine(struct options *o)
+{
+    const struct engine_desc *e = engine_find(simulates);
+    if (o->given[OPT_ENGINE] || o->load_path || e == NULL)
+        return;
+    o->given[OPT_ENGINE] = true;
+    o->engine = e->kind;
+    o->engine_rule = RULE_CURRENT;
+}
+
+/* What the simulator does not model yet, refused by name. */
+static bool simulated(const struct scenario *s, const struct plan_result *r, struct diag *d)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (!e->server)
+        return diag_fail(d, "%s: the generic rule has no scheduler: simulate models vLLM V1's "
+                         "(--engine vllm)", OPTION_FLAG(OPT_ENGINE));
+    if (!e->simulated || !e->simulated(s->engine.rule))
+        return diag_fail(d, "simulate models vLLM V1's scheduler; %s %s%s is not simulated yet",
+                         OPTION_FLAG(OPT_ENGINE), e->name,
+                         e->simulated ? "@0" : "");
+    if (s->spec_method != SPEC_NONE)
+        return diag_fail(d, "%s: simulate does not model speculative decoding yet",
+                         OPTION_FLAG(OPT_SPEC_METHOD));
+    if (r->placement.pp > 1)
+        return diag_fail(d, "%s %u: simulate does not model pipeline stages yet (their batches "
+                         "in flight)", OPTION_FLAG(OPT_PP), r->placement.pp);
+    if (s->host_kv_bytes)
+        return diag_fail(d, "%s: simulate does not model a host tier yet",
+                         OPTION_FLAG(OPT_HOST_KV));
+    if (r->image_counts.images)
+        return diag_fail(d, "%s: simulate does not model images yet", OPTION_FLAG(OPT_IMAGES));
+    if (r->placement.replicas > SIM_MAX_REPLICAS)
+        return diag_fail(d, "%s %u: %u replicas; simulate takes at most %u (give --tp)",
+                         OPTION_FLAG(OPT_GPUS), s->gpus, r->placement.replicas,
+                         SIM_MAX_REPLICAS);
+    if (s->gpu.bandwidth_bytes_per_s == 0 || r->speed.peak_flops <= 0)
+        return diag_fail(d, "%s %s: no %s figure, so no step time to simulate with",
+                         OPTION_FLAG(OPT_GPU), s->gpu.id,
+                         s->gpu.bandwidth_bytes_per_s ? "compute" : "bandwidth");
+    return true;
+}
+
+/* The workload from the options, vLLM's defaults where none is given. */
+static struct workload_params workload_of(const struct options *o, const struct scenario *s)
+{
+    const bool *g = o->given;
+    return (struct workload_params){
+        .num_prompts = g[OPT_NUM_PROMPTS] ? o->num_prompts : WORKLOAD_DEFAULT_PROMPTS,
+        .request_rate = g[OPT_REQUEST_RATE] ? o->request_rate : INFINITY,
+        .burstiness = g[OPT_BURSTINESS] ? o->burstiness : 1.0,
+        .input_len = g[OPT_RANDOM_INPUT_LEN] ? o->input_len : WORKLOAD_DEFAULT_INPUT_LEN,
+        .output_len = g[OPT_RANDOM_OUTPUT_LEN] ? o->output_len : WORKLOAD_DEFAULT_OUTPUT_LEN,
+        .range_ratio = o->range_ratio,
+        .prefix_len = s->prefix_tokens,
+        .seed = o->seed};
+}
+
+/* The longest request must fit the context and the pool; the shortest
+ * holds a token. */
+static bool workload_fits(const struct workload_params *p, const struct sim_config *c,
+                          struct diag *d)
+{
+    struct workload_bounds b = workload_bounds(p);
+    const char *in = OPTION_FLAG(OPT_RANDOM_INPUT_LEN), *out = OPTION_FLAG(OPT_RANDOM_OUTPUT_LEN);
+    if (p->prefix_len + b.in_lo < 1)
+        return diag_fail(d, "%s %llu: with %s %g the shortest prompt has no token", in,
+                         (unsigned long long)p->input_len, OPTION_FLAG(OPT_RANDOM_RANGE_RATIO),
+                         p->range_ratio);
+    uint64_t longest = p->prefix_len + b.in_hi + b.out_hi;
+    if (longest > c->max_model_len)
+        return diag_fail(d, "%s %llu and %s %llu: a request of up to %llu tokens (prefix, "
+                         "prompt and output) is longer than the context (%s %llu)", in,
+                         (unsigned long long)p->input_len, out, (unsigned long long)p->output_len,
+                         (unsigned long long)longest, OPTION_FLAG(OPT_CONTEXT),
+                         (unsigned long long)c->max_model_len);
+    uint64_t need = sim_request_blocks(c, longest - 1), prefix = c->prefix_tokens / c->block_tokens;
+    if (need + prefix > c->blocks)
+        return diag_fail(d, "%s %llu and %s %llu: a request of up to %llu tokens needs %llu KV "
+                         "blocks; the pool holds %llu", in, (unsigned long long)p->input_len, out,
+                         (unsigned long long)p->output_len, (unsigned long long)longest,
+                         (unsigned long long)(need + prefix), (unsigned long long)c->blocks);
+    return true;
+}
+
+static bool run_failed(enum sim_status st, struct diag *d)
+{
+    switch (st) {
+    case SIM_OK:
+        return false;
+    case SIM_STEPS:
+        diag_fail(d, "the run passes %d engine steps: give fewer %s", SIM_MAX_STEPS,
+                  OPTION_FLAG(OPT_NUM_PROMPTS));
+        break;
+    case SIM_SECONDS:
+        diag_fail(d, "the run passes %.0f days of simulated time: give fewer %s or a higher %s",
+                  SIM_MAX_SECONDS / 86400, OPTION_FLAG(OPT_NUM_PROMPTS),
+                  OPTION_FLAG(OPT_REQUEST_RATE));
+        break;
+    case SIM_NO_MEMORY:
+        diag_fail(d, "out of memory for the simulation");
+        break;
+    case SIM_STALLED:
+        diag_fail(d, "the step time is 0: nothing to simulate with");
+        break;
+    }
+    return true;
+}
+
+/* Plans, checks and simulates; the plan and the run into *sr. */
+static bool simulate(const struct options *o, struct simulate_run *sr, struct diag *d)
+{
+    struct catalog cat;
+    if (!options_load(o, &cat, &sr->s, d))
+        return false;
+    catalog_free(&cat);
+    /* a snapshot planned with the generic rule runs on vLLM V1 too */
+    const struct engine_desc *v1 = engine_find(simulates);
+    if (!o->given[OPT_ENGINE] && !engine_desc(sr->s.engine.kind)->server && v1) {
+        sr->s.engine.kind = v1->kind;
+        sr->s.engine.rule = RULE_CURRENT;
+    }
+    sr->x.deferred = false;
+    if (!plan_compute(&sr->s, &sr->x, NULL, &sr->r, d))
+        return false;
+    if (!simulated(&sr->s, &sr->r, d))
+        return false;
+    sim_config_of_plan(&sr->s, &sr->r, &sr->c);
+    if (sr->c.blocks == 0 || !sr->r.fits)
+        return diag_fail(d, "no KV cache: the weights leave vLLM no memory for it (see kvplan "
+                         "plan)");
+    sr->c.max_concurrency = o->given[OPT_MAX_CONCURRENCY] ? o->max_concurrency : 0;
+    double *slo[3] = {&sr->c.slo_ttft, &sr->c.slo_tpot, &sr->c.slo_e2el};
+    for (int i = 0; i < 3; i++)
+        *slo[i] = o->goodput_set[i] ? o->goodput_ms[i] / 1000.0 : -1;
+    sr->w = workload_of(o, &sr->s);
+    if (!workload_fits(&sr->w, &sr->c, d))
+        return false;
+    struct workload_request *q = malloc((size_t)sr->w.num_prompts * sizeof *q);
+    if (q == NULL)
+        return diag_fail(d, "out of memory for %llu requests",
+                         (unsigned long long)sr->w.num_prompts);
+    workload_generate(&sr->w, q);
+    enum sim_status st = sim_run(&sr->c, q, (size_t)sr->w.num_prompts, &sr->out);
+    free(q);
+    return !run_failed(st, d);
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+    struct options o;
+    struct diag d = {0};
+    int parsed = cli_parse(CMD_SIMULATE, argc, argv, &o);
+    if (parsed != CLI_PARSED)
+        return parsed;
+    if (!goodput_words(argc, argv, &o, &d))
+        return cli_fail(d.message);
+    default_engine(&o);
+    static struct simulate_run sr; /* the plan's explain rows are large */
+    memset(&sr, 0, sizeof sr);
+    if (!simulate(&o, &sr, &d))
+        return cli_fail(d.message);
+    bool ok = o.format == FORMAT_JSON ? simulate_print_json(stdout, &sr)
+                                      : simulate_print_text(stdout, &sr);
+    if (!ok)
+        return cli_fail("cannot build the JSON (out of memory)");
+    if (fflush(stdout) != 0)
+        return cli_fail("cannot write to standard output");
+    return 0;
+}

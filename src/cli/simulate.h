@@ -1,0 +1,27 @@
+/* simulate: a run of `kvplan simulate` (cmd_simulate.c) and its two
+ * formats (simulate_print.c). */
+#ifndef KVPLAN_CLI_SIMULATE_H
+#define KVPLAN_CLI_SIMULATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/plan.h"
+#include "core/sim.h"
+#include "core/workload.h"
+
+struct simulate_run {
+    struct scenario s;
+    struct plan_result r;
+    struct explain x;
+    struct sim_config c;
+    struct workload_params w;
+    struct sim_result out;
+};
+
+/* The run as a table; as the plan's JSON snapshot with result.simulation.
+ * False when the JSON cannot be built. */
+bool simulate_print_text(FILE *out, const struct simulate_run *sr);
+bool simulate_print_json(FILE *out, const struct simulate_run *sr);
+
+#endif

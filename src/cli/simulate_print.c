@@ -1,0 +1,219 @@
+/* simulate's two formats: a table a serving engineer reads at a glance, and
+ * the plan's JSON snapshot with result.simulation, whose keys are those of
+ * vllm bench serve's result file (vllm/benchmarks/serve.py benchmark():
+ * duration, completed, ..., mean_ttft_ms, p99_itl_ms) and the queue's. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "cli/simulate.h"
+#include "core/engine_desc.h"
+#include "core/units.h"
+#include "core/version.h"
+#include "io/jsonout.h"
+#include "io/snapshot.h"
+
+static const char *arrivals_words(const struct workload_params *w, char *buf, size_t size)
+{
+    if (isinf(w->request_rate))
+        return "all at once";
+    if (w->burstiness == 1.0)
+        snprintf(buf, size, "%g req/s (Poisson)", w->request_rate);
+    else if (isinf(w->burstiness))
+        snprintf(buf, size, "%g req/s (evenly spaced)", w->request_rate);
+    else
+        snprintf(buf, size, "%g req/s (gamma, burstiness %g)", w->request_rate, w->burstiness);
+    return buf;
+}
+
+static void head(FILE *out, const struct simulate_run *sr)
+{
+    const struct scenario *s = &sr->s;
+    const struct workload_params *w = &sr->w;
+    char a[32], b[32], c[32], rate[96], ctx[32];
+    units_format_int(w->num_prompts, a, sizeof a);
+    units_format_int(w->input_len, b, sizeof b);
+    units_format_int(w->output_len, c, sizeof c);
+    fprintf(out, "Simulated %s V1 on %u x %s, %s, context %s\n",
+            engine_desc(s->engine.kind)->title, s->gpus, s->gpu.name, s->model.name,
+            units_format_tokens_short(s->context_tokens, ctx, sizeof ctx));
+    fprintf(out, "Workload    %s requests of %s + %s tokens", a, b, c);
+    if (w->range_ratio > 0)
+        fprintf(out, ", lengths +-%g%%", w->range_ratio * 100);
+    if (w->prefix_len)
+        fprintf(out, " after a %llu-token prefix", (unsigned long long)w->prefix_len);
+    fprintf(out, ", %s, seed %llu", arrivals_words(w, rate, sizeof rate),
+            (unsigned long long)w->seed);
+    if (sr->c.max_concurrency)
+        fprintf(out, ", at most %llu in flight", (unsigned long long)sr->c.max_concurrency);
+    fputc('\n', out);
+    units_format_int(sr->c.blocks, a, sizeof a);
+    fprintf(out, "Engine      %u replica%s of TP %u: %s KV blocks of %llu tokens each,\n"
+            "            max-num-seqs %u, max-num-batched-tokens %llu\n\n",
+            sr->c.replicas, sr->c.replicas == 1 ? "" : "s", sr->r.placement.tp, a,
+            (unsigned long long)sr->c.block_tokens, sr->c.max_num_seqs,
+            (unsigned long long)sr->c.max_num_batched_tokens);
+}
+
+static void latency_row(FILE *out, const char *name, const struct sim_stats *st)
+{
+    fprintf(out, "%-11s %10.2f %10.2f %10.2f %10.2f %10.2f\n", name, st->mean * 1e3,
+            st->median * 1e3, st->p90 * 1e3, st->p95 * 1e3, st->p99 * 1e3);
+}
+
+static void goodput_line(FILE *out, const struct simulate_run *sr)
+{
+    const struct sim_result *r = &sr->out;
+    const struct sim_config *c = &sr->c;
+    char a[32], b[32], slo[128] = "";
+    size_t n = 0;
+    const char *names[3] = {"ttft", "tpot", "e2el"};
+    const double v[3] = {c->slo_ttft, c->slo_tpot, c->slo_e2el};
+    for (int i = 0; i < 3; i++)
+        if (v[i] >= 0)
+            n += (size_t)snprintf(slo + n, sizeof slo - n, "%s%s %g ms", n ? ", " : "",
+                                  names[i], v[i] * 1e3);
+    fprintf(out, "Goodput     %.2f req/s: %s of %s requests (%.1f%%) within %s\n",
+            r->request_goodput, units_format_int(r->good, a, sizeof a),
+            units_format_int(r->completed, b, sizeof b),
+            r->completed ? 100.0 * (double)r->good / (double)r->completed : 0, slo);
+}
+
+bool simulate_print_text(FILE *out, const struct simulate_run *sr)
+{
+    const struct sim_result *r = &sr->out;
+    char a[32], b[32];
+    head(out, sr);
+    fprintf(out, "Completed   %s requests in %.2f s\n",
+            units_format_int(r->completed, a, sizeof a), r->duration);
+    fprintf(out, "Throughput  %.2f req/s, %.1f output tok/s, %.1f total tok/s\n",
+            r->request_throughput, r->output_throughput, r->total_token_throughput);
+    if (r->over_capacity) {
+        fprintf(out, "\nThe queue grows by %.1f requests/s: over capacity (it serves %.2f req/s "
+                "of the %g asked); latencies never settle, so none are given\n",
+                r->queue_growth_per_s, r->request_throughput, sr->w.request_rate);
+    } else {
+        fprintf(out, "\n%-11s %10s %10s %10s %10s %10s\n", "(ms)", "mean", "median", "p90", "p95",
+                "p99");
+        latency_row(out, "TTFT", &r->ttft);
+        latency_row(out, "TPOT", &r->tpot);
+        latency_row(out, "ITL", &r->itl);
+        latency_row(out, "E2EL", &r->e2el);
+    }
+    fprintf(out, "\nRunning     mean %.1f, max %llu\n", r->mean_running,
+            (unsigned long long)r->max_running);
+    fprintf(out, "Waiting     mean %.1f, max %llu\n", r->mean_waiting,
+            (unsigned long long)r->max_waiting);
+    fprintf(out, "KV cache    peak %.1f%% of the pool, %s preemption%s, %s steps\n",
+            r->peak_kv_usage * 100, units_format_int(r->preemptions, a, sizeof a),
+            r->preemptions == 1 ? "" : "s", units_format_int(r->steps, b, sizeof b));
+    if (r->goodput)
+        goodput_line(out, sr);
+    return true;
+}
+
+/* A number, or "inf" as vllm bench serve writes an infinite rate. */
+static void number_or_inf(struct jsonout *o, const char *key, double v)
+{
+    if (isinf(v))
+        jsonout_string(o, key, "inf");
+    else
+        jsonout_double(o, key, v);
+}
+
+static cJSON *workload_json(const struct simulate_run *sr)
+{
+    const struct workload_params *w = &sr->w;
+    struct jsonout o = jsonout_begin();
+    jsonout_uint(&o, "num_prompts", w->num_prompts);
+    number_or_inf(&o, "request_rate", w->request_rate);
+    number_or_inf(&o, "burstiness", w->burstiness);
+    jsonout_uint(&o, "random_input_len", w->input_len);
+    jsonout_uint(&o, "random_output_len", w->output_len);
+    jsonout_double(&o, "random_range_ratio", w->range_ratio);
+    jsonout_uint(&o, "random_prefix_len", w->prefix_len);
+    jsonout_uint(&o, "seed", w->seed);
+    if (sr->c.max_concurrency)
+        jsonout_uint(&o, "max_concurrency", sr->c.max_concurrency);
+    else
+        jsonout_null(&o, "max_concurrency");
+    jsonout_uint(&o, "replicas", sr->c.replicas);
+    jsonout_uint(&o, "kv_blocks_per_replica", sr->c.blocks);
+    jsonout_uint(&o, "block_tokens", sr->c.block_tokens);
+    jsonout_uint(&o, "max_num_seqs", sr->c.max_num_seqs);
+    jsonout_uint(&o, "max_num_batched_tokens", sr->c.max_num_batched_tokens);
+    jsonout_uint(&o, "max_model_len", sr->c.max_model_len);
+    return jsonout_end(&o);
+}
+
+/* mean_NAME_ms, median_, std_, p90_, p95_, p99_: null over capacity. */
+static void stats_json(struct jsonout *o, const char *name, const struct sim_stats *st, bool shown)
+{
+    static char keys[4][6][24]; /* cJSON keeps the key's pointer: static names */
+    static const char *const what[6] = {"mean", "median", "std", "p90", "p95", "p99"};
+    static const char *const names[4] = {"ttft", "tpot", "itl", "e2el"};
+    int k = 0;
+    while (k < 3 && strcmp(names[k], name) != 0)
+        k++;
+    const double v[6] = {st->mean, st->median, st->std, st->p90, st->p95, st->p99};
+    for (int i = 0; i < 6; i++) {
+        snprintf(keys[k][i], sizeof keys[k][i], "%s_%s_ms", what[i], name);
+        jsonout_double_or_null(o, keys[k][i], v[i] * 1e3, shown);
+    }
+}
+
+static cJSON *simulation_json(const struct simulate_run *sr)
+{
+    const struct sim_result *r = &sr->out;
+    bool shown = !r->over_capacity;
+    struct jsonout o = jsonout_begin();
+    jsonout_object(&o, "workload", workload_json(sr));
+    jsonout_double(&o, "duration", r->duration);
+    jsonout_uint(&o, "completed", r->completed);
+    jsonout_uint(&o, "failed", 0);
+    jsonout_uint(&o, "total_input_tokens", r->total_input);
+    jsonout_uint(&o, "total_output_tokens", r->total_output);
+    jsonout_double(&o, "request_throughput", r->request_throughput);
+    jsonout_double_or_null(&o, "request_goodput", r->request_goodput, r->goodput);
+    jsonout_double(&o, "output_throughput", r->output_throughput);
+    jsonout_double(&o, "total_token_throughput", r->total_token_throughput);
+    stats_json(&o, "ttft", &r->ttft, shown);
+    stats_json(&o, "tpot", &r->tpot, shown);
+    stats_json(&o, "itl", &r->itl, shown);
+    stats_json(&o, "e2el", &r->e2el, shown);
+    jsonout_double_or_null(&o, "goodput_share",
+                           r->completed ? (double)r->good / (double)r->completed : 0, r->goodput);
+    jsonout_double(&o, "mean_running", r->mean_running);
+    jsonout_uint(&o, "max_running", r->max_running);
+    jsonout_double(&o, "mean_waiting", r->mean_waiting);
+    jsonout_uint(&o, "max_waiting", r->max_waiting);
+    jsonout_double(&o, "peak_kv_usage", r->peak_kv_usage);
+    jsonout_uint(&o, "preemptions", r->preemptions);
+    jsonout_uint(&o, "steps", r->steps);
+    jsonout_bool(&o, "over_capacity", r->over_capacity);
+    jsonout_double(&o, "queue_growth_per_s", r->queue_growth_per_s);
+    return jsonout_end(&o);
+}
+
+bool simulate_print_json(FILE *out, const struct simulate_run *sr)
+{
+    char *text = snapshot_to_json(&sr->s, &sr->r, &sr->x, KVPLAN_GENERATOR);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    cJSON *result = root ? cJSON_GetObjectItemCaseSensitive(root, "result") : NULL;
+    cJSON *sim = result ? simulation_json(sr) : NULL;
+    if (sim == NULL || !cJSON_AddItemToObject(result, "simulation", sim)) {
+        cJSON_Delete(sim);
+        cJSON_Delete(root);
+        return false;
+    }
+    char *printed = jsonout_print(root);
+    cJSON_Delete(root);
+    if (printed == NULL)
+        return false;
+    fputs(printed, out);
+    free(printed);
+    return true;
+}

@@ -1,0 +1,142 @@
+/* placement: how the replicas hold the model (core/placement.h), and the
+ * explain rows of the weights each GPU holds. */
+#include "placement.h"
+
+#include <stdio.h>
+
+#include "engine_desc.h"
+#include "policy.h"
+
+void placement_compute(const struct scenario *s, const struct spec_result *spec,
+                       struct placement *out)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    struct placement *l = out;
+    l->profile = s->engine.kind;
+    l->rule = s->engine.rule;
+    l->gpus = s->gpus;
+    l->tp = scenario_tp(s);
+    l->pp = scenario_pp(s);
+    l->dp_attention = s->dp_attention;
+    l->expert_parallel = s->expert_parallel;
+    l->replicas = scenario_replicas(s);
+    l->context_tokens = s->context_tokens;
+    l->prefix_tokens = s->prefix_tokens;
+    l->avg_context_tokens = scenario_avg_tokens(s);
+    l->block_tokens = s->block_tokens ? s->block_tokens : DEFAULT_BLOCK_TOKENS;
+    l->kv_dtype = scenario_kv_dtype(s);
+    l->weights_bytes = scenario_weights_bytes(s, &l->weight_dtype);
+    l->weights_as_released =
+        !s->has_weights && s->weight_dtype == DTYPE_AUTO && s->model.weights_bytes > 0;
+    l->expert_bytes = scenario_expert_bytes(s);
+    l->weights_bytes_per_gpu = kv_ceil_div(l->weights_bytes, (uint64_t)l->tp * l->pp);
+    /* vLLM V1 (fused_moe/config.py, FusedMoEParallelConfig.make): a MoE layer
+     * flattens TP across the DP ranks, so routed experts are split over every
+     * GPU of the DP group, as tensor slices or, with --enable-expert-parallel,
+     * as whole experts; the other weights split by TP x PP */
+    l->experts_spread = l->expert_bytes > 0 && e->experts_over_dp &&
+                        e->experts_over_dp(s->engine.rule) &&
+                        (l->replicas > 1 || s->expert_parallel);
+    /* SGLang's DP attention: every GPU holds the attention and the embedding
+     * whole, the rest split by TP */
+    l->attention_bytes = s->dp_attention ? scenario_attention_bytes(s) : 0;
+    /* MLA's latent down-projections (and V3.2's indexer) are ReplicatedLinear
+     * in vLLM and SGLang (models/deepseek_v2.py): every TP rank holds them
+     * whole. An engine that splits layers splits no tensor. */
+    l->replicated_bytes =
+        !l->attention_bytes && l->tp > 1 && !e->splits_layers ? scenario_replicated_bytes(s) : 0;
+    uint64_t whole = l->attention_bytes ? l->attention_bytes : l->replicated_bytes;
+    if ((whole || l->experts_spread) && l->weights_bytes != UINT64_MAX) {
+        uint64_t spread = l->experts_spread ? l->expert_bytes : 0;
+        l->weights_bytes_per_gpu =
+            kv_ceil_div(l->weights_bytes - spread - whole, (uint64_t)l->tp * l->pp) +
+            kv_ceil_div(spread, l->gpus) + kv_ceil_div(whole, l->pp);
+    }
+    /* the draft sits beside the model on every GPU of the replica */
+    l->weights_bytes_per_gpu = kv_sat_add(l->weights_bytes_per_gpu, spec->weights_bytes_per_gpu);
+}
+
+const char *placement_weights_label(const struct placement *l)
+{
+    return l->weights_as_released ? "checkpoint" : dtype_info(l->weight_dtype)->name;
+}
+
+/* The weights one GPU holds, when the model is split or a draft sits beside it. */
+void placement_weights_row(const struct policy_ctx *c)
+{
+    const struct placement *l = c->l;
+    char note[96];
+    struct explain_row *row = NULL;
+    bool draft = c->spec->method != SPEC_NONE;
+    specdec_weights_row(c);
+    uint64_t whole = l->attention_bytes ? l->attention_bytes : l->replicated_bytes;
+    if (l->experts_spread || whole) {
+        /* split by TP x PP, routed experts over the DP group, the rest whole on every rank */
+        uint64_t rest = l->weights_bytes - (l->experts_spread ? l->expert_bytes : 0) - whole;
+        row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
+        explain_term(row, (long double)rest, XU_BYTES,
+                     l->attention_bytes    ? "weights outside attention"
+                     : !l->experts_spread  ? "weights split by TP"
+                     : l->replicated_bytes ? "the rest"
+                                           : "weights outside the experts");
+        explain_term(row, l->tp * l->pp, XU_COUNT,
+                     l->tp * l->pp == 1 ? "GPU (TP)"
+                     : l->pp > 1        ? "GPUs (TP x PP)"
+                                        : "GPUs (TP)");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+        if (l->experts_spread) {
+            explain_term(row, (long double)l->expert_bytes, XU_BYTES, "routed experts");
+            explain_term(row, l->gpus, XU_COUNT,
+                         l->expert_parallel ? "GPUs (expert parallel)" : "GPUs (TP across DP)");
+            explain_op(row, XOP_DIV);
+            explain_op(row, XOP_CEIL);
+            explain_op(row, XOP_ADD);
+        }
+        if (whole) {
+            explain_term(row, (long double)whole, XU_BYTES,
+                         l->attention_bytes ? "attention and embedding" : "whole on every GPU");
+            if (l->pp > 1) {
+                explain_term(row, l->pp, XU_COUNT, "stages");
+                explain_op(row, XOP_DIV);
+                explain_op(row, XOP_CEIL);
+            }
+            explain_op(row, XOP_ADD);
+        }
+        explain_row_end(c->x, row, XU_BYTES, 0,
+                        l->experts_spread && l->expert_parallel
+                            ? "whole experts on each GPU, the rest per replica"
+                        : l->experts_spread  ? "vLLM's MoE layers span the data-parallel ranks"
+                        : l->attention_bytes ? "DP attention: every rank holds attention whole"
+                        : c->s->model.index_head_dim
+                            ? "MLA's latent down-projections and the indexer are replicated, not "
+                              "split (ReplicatedLinear)"
+                            : "MLA's latent down-projections are replicated, not split "
+                              "(ReplicatedLinear)");
+    } else if (l->tp * l->pp > 1 || draft) {
+        snprintf(note, sizeof note, "weights (%s)", placement_weights_label(l));
+        row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
+        explain_term(row, (long double)l->weights_bytes, XU_BYTES, note);
+        if (l->tp * l->pp > 1) {
+            explain_term(row, l->tp * l->pp, XU_COUNT, l->pp > 1 ? "GPUs (TP x PP)" : "GPUs");
+            explain_op(row, XOP_DIV);
+            explain_op(row, XOP_CEIL);
+        }
+        if (!draft)
+            explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+    }
+    if (draft) {
+        /* the row above is still open for the plain case; reopen the others */
+        if (row == NULL || l->experts_spread || whole) {
+            if (c->x)
+                explain_rename(c->x, "weights_per_gpu", "weights_model");
+            row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
+            explain_ref(c->x, row, "weights_model", "model");
+        }
+        explain_ref(c->x, row, "draft_weights", c->spec->method == SPEC_MTP ? "MTP" : "draft");
+        explain_op(row, XOP_ADD);
+        explain_row_end(c->x, row, XU_BYTES, 0,
+                        c->spec->method == SPEC_MTP ? "the model and its MTP layers"
+                                                    : "the model and its draft");
+    }
+}

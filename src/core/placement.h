@@ -1,0 +1,49 @@
+/* placement: how the replicas hold the model. The GPUs and their split
+ * (tensor parallel, pipeline stages, replicas, DP attention, the routed
+ * experts' spread), the weights each GPU holds, a draft's included, the
+ * precisions, and the context a user holds. The plan's stage after the
+ * per-token cost and the draft (core/plan.c). */
+#ifndef KVPLAN_CORE_PLACEMENT_H
+#define KVPLAN_CORE_PLACEMENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scenario.h"
+#include "specdec.h"
+
+/* A list of fields, so that the plan holds the result whole and each field
+ * by its own name too (core/plan.h). Per-GPU figures hold for every GPU. */
+#define PLACEMENT_FIELDS                                                                           \
+    enum engine_kind profile;                                                                      \
+    enum engine_rule rule;                                                                         \
+    uint32_t gpus, tp, replicas;                                                                   \
+    uint32_t pp;                       /* pipeline stages: each GPU holds its stage's layers */    \
+    bool dp_attention;                 /* SGLang: each TP rank serves its own requests */          \
+    bool expert_parallel;              /* vLLM --enable-expert-parallel: whole experts */          \
+    bool experts_spread;               /* routed experts over the whole DP group (vLLM V1) */      \
+    uint64_t expert_bytes;             /* of weights_bytes, in routed experts (0 dense) */         \
+    uint64_t attention_bytes;          /* of weights_bytes, whole on every GPU (DP attention) */   \
+    uint64_t replicated_bytes;         /* of weights_bytes, whole on every TP rank (MLA) */        \
+    enum dtype weight_dtype, kv_dtype; /* resolved */                                              \
+    bool weights_as_released;          /* the checkpoint's own size (MXFP4, FP8 blocks) */         \
+    uint64_t weights_bytes;            /* the whole model */                                       \
+    uint64_t weights_bytes_per_gpu;    /* the model's share, and the draft's */                    \
+    uint64_t context_tokens, prefix_tokens; /* a user's, images included */                        \
+    uint64_t avg_context_tokens, block_tokens;
+
+struct placement {
+    PLACEMENT_FIELDS
+};
+
+/* The placement of scenario s (its image tokens in the context), with the
+ * draft's weights per GPU (spec; SPEC_NONE adds none). weights_bytes is
+ * UINT64_MAX when the model's bytes pass 64 bits. */
+void placement_compute(const struct scenario *s, const struct spec_result *spec,
+                       struct placement *out);
+
+/* How the weights are stored: "bf16", or "checkpoint" for a mixed-format
+ * checkpoint counted at its released size (gpt-oss MXFP4 experts). */
+const char *placement_weights_label(const struct placement *l);
+
+#endif

@@ -1,0 +1,148 @@
+/* sim: a discrete-event simulation of one deployment serving a stream of
+ * requests (core/workload.h), step by step, as vLLM V1's scheduler runs
+ * them, on the plan's own KV pool, each step as long as the step function
+ * (core/steptime.h) says for the sequences it runs.
+ *
+ * The scheduler is vLLM's Scheduler.schedule() (vllm/v1/core/sched/
+ * scheduler.py) and KVCacheManager.allocate_slots() (vllm/v1/core/
+ * kv_cache_manager.py), read at vllm-project/vllm commits 00024d31 and
+ * 003df296, with its default FCFS policy, chunked prefill on, no
+ * speculative tokens, synchronous steps. Each step has a budget of
+ * max_num_batched_tokens tokens:
+ *  1. the running requests first, in the order they joined: each takes the
+ *     tokens it has not computed (1 when it decodes, the rest of its prompt
+ *     when it prefills), at most what the budget has left; its new tokens
+ *     need KV blocks (ceil(tokens / block) in all, less those it holds);
+ *     when the pool has too few free, the newest running request is
+ *     preempted (its blocks freed, its computed tokens forgotten, back to the
+ *     front of the waiting queue) until they fit, or the request itself was
+ *     the newest;
+ *  2. then, unless a request was preempted this step, the waiting requests
+ *     in order while fewer than max_num_seqs run: each takes its prompt (or,
+ *     resumed, its prompt and the tokens it had generated) less what the
+ *     prefix cache holds, at most the budget left, if the pool has the
+ *     blocks for it; the first that does not fit ends the step's admissions.
+ * A step's time is step_time() over its sequences: a decode of 1 token over
+ * its context, a prefill chunk over the prompt before it. When a request's
+ * computed tokens reach its prompt and outputs, the step's end gives it its
+ * next token; the last token frees its blocks.
+ *
+ * What kvplan leaves out: the watermark of newer vLLM (0 here), a
+ * preempted request's own freed blocks found again in the prefix cache (it
+ * computes everything again), the shared prefix's blocks ever being
+ * evicted (held for the whole run), hybrid models' smaller windowed groups
+ * (every layer's blocks counted as full attention's: the plan's
+ * kv_tokens_per_replica), the network and the detokenizer (a token reaches
+ * the client at the end of its step), and EOS (every request generates its
+ * whole output, as `vllm bench serve --ignore-eos`).
+ *
+ * Several replicas (data parallel) each run their own scheduler on their
+ * own pool; an arriving request goes to the one of least 4 x waiting +
+ * running (vLLM vllm/v1/engine/core_client.py DPLBAsyncMPClient, whose
+ * counts kvplan reads at once, not 100 ms late), ties to the first.
+ *
+ * The client is `vllm bench serve`'s: each request is sent when it
+ * arrives, or with --max-concurrency when fewer than that many are in
+ * flight (first come, first sent); its times count from when it is sent.
+ *
+ * Memory is linear in the requests, plus one record a step for the
+ * inter-token latencies. sim_run allocates and frees it; nothing else in
+ * core allocates. */
+#ifndef KVPLAN_CORE_SIM_H
+#define KVPLAN_CORE_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "steptime.h"
+#include "workload.h"
+
+/* The most kvplan simulates: requests, engine steps (all replicas), seconds
+ * of simulated time, and replicas. */
+#define SIM_MAX_REQUESTS 1000000
+#define SIM_MAX_STEPS 10000000
+#define SIM_MAX_SECONDS (7 * 86400.0)
+#define SIM_MAX_REPLICAS 256
+
+struct sim_config {
+    struct step_model model;       /* one GPU's share of a replica (speed_step_inputs) */
+    struct step_machine machine;
+    uint32_t replicas;
+    uint64_t blocks;               /* one replica's KV pool */
+    uint64_t block_tokens;
+    uint64_t prefix_tokens;        /* every prompt's first tokens: their whole blocks are held
+                                    * once, for the whole run, and found by every prompt */
+    uint32_t max_num_seqs;
+    uint64_t max_num_batched_tokens;
+    uint64_t max_model_len;
+    uint64_t max_concurrency;      /* the client's cap on requests in flight; 0: none */
+    uint64_t max_steps;            /* SIM_MAX_STEPS, or fewer */
+    double max_seconds;            /* SIM_MAX_SECONDS, or fewer */
+    /* goodput's objectives, seconds: a request is good when it keeps every one
+     * given (vLLM's --goodput); < 0: not given */
+    double slo_ttft, slo_tpot, slo_e2el;
+    /* When not NULL, called on every step and every token (the tests' view). */
+    void (*on_step)(void *ctx, uint32_t replica, double start, double seconds,
+                    const struct step_seq *seqs, size_t n);
+    void (*on_token)(void *ctx, size_t request, uint64_t index, double t);
+    void *ctx;
+};
+
+enum sim_status {
+    SIM_OK,
+    SIM_STEPS,     /* past max_steps */
+    SIM_SECONDS,   /* past max_seconds */
+    SIM_NO_MEMORY, /* an allocation failed */
+    SIM_STALLED    /* the step function gave no time (no bandwidth figure) */
+};
+
+/* Mean, median, standard deviation (of the population) and percentiles,
+ * seconds: numpy's defaults, as vLLM's benchmark computes them (percentiles
+ * by linear interpolation between the closest ranks); all 0 for none. */
+struct sim_stats {
+    double mean, median, std, p90, p95, p99;
+};
+
+struct sim_result {
+    enum sim_status status;
+    uint64_t completed, total_input, total_output;
+    uint64_t steps, preemptions;
+    double duration;               /* from 0 to the last token */
+    double request_throughput, output_throughput, total_token_throughput;
+    struct sim_stats ttft, tpot, itl, e2el;
+    /* time averages over the run (all replicas), and their peaks */
+    double mean_running, mean_waiting;
+    uint64_t max_running, max_waiting;
+    double peak_kv_usage;          /* the fullest a replica's pool got, 0 to 1 */
+    bool goodput;                  /* an objective was given */
+    uint64_t good;                 /* requests that kept every objective */
+    double request_goodput;        /* good / duration */
+    /* Requests in the system (sent or waiting to be) grow through the second
+     * half of the arrivals by more than a tenth of those arrivals, and by 10
+     * or more: the rate is past what the deployment serves. */
+    bool over_capacity;
+    double queue_growth_per_s;
+};
+
+/* Simulates the n requests (in arrival order) on c; fills *out. */
+enum sim_status sim_run(const struct sim_config *c, const struct workload_request *reqs, size_t n,
+                        struct sim_result *out);
+
+/* The private KV blocks a request holds with `tokens` in the cache, its
+ * prefix's shared whole blocks not counted. */
+uint64_t sim_request_blocks(const struct sim_config *c, uint64_t tokens);
+
+/* The config for the plan r of scenario s (a vLLM V1 plan): its step
+ * function, its replicas, its pool in the engine's blocks, its scheduler's
+ * limits, the context as max_model_len; no client cap, no objective, the
+ * caps at their most. */
+void sim_config_of_plan(const struct scenario *s, const struct plan_result *r,
+                        struct sim_config *c);
+
+/* The p-th percentile (0 to 100) of n sorted values as numpy computes it
+ * (linear, its lerp); 0 for none. */
+double sim_percentile(const double *sorted, size_t n, double p);
+
+#endif

@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""kvplan simulate on the real binary: every workload option changes the run
+as vllm bench serve's does, the JSON carries vLLM's result keys under
+result.simulation, the same seed gives the same bytes, --goodput takes
+vLLM's spelling, a rate past capacity is said without percentiles, and bad
+input names the option with exit status 2 and nothing on standard output.
+Usage: t_simulate.py path/to/kvplan. Ends with "N passed, N failed"."""
+import json
+
+from optionslib import check, main, run
+
+SMALL = ["--num-prompts", "40", "--random-input-len", "256", "--random-output-len", "16"]
+
+
+def sim(*args):
+    """simulate SMALL ARGS --format json: (status, result.simulation or None, stderr)."""
+    status, out, err = run(["simulate", *SMALL, *args, "--format", "json"])
+    if status != 0:
+        return status, None, err
+    return status, json.loads(out)["result"]["simulation"], err
+
+
+VLLM_KEYS = ["duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
+             "request_throughput", "request_goodput", "output_throughput",
+             "total_token_throughput"] + [
+    "%s_%s_ms" % (stat, metric) for metric in ("ttft", "tpot", "itl", "e2el")
+    for stat in ("mean", "median", "std", "p90", "p95", "p99")]
+OWN_KEYS = ["mean_running", "max_running", "mean_waiting", "max_waiting", "peak_kv_usage",
+            "preemptions", "steps", "over_capacity", "queue_growth_per_s", "goodput_share"]
+
+
+def test_json_carries_vllms_keys():
+    status, out, err = run(["simulate", *SMALL, "--format", "json"])
+    check("simulate --format json exits 0", status == 0 and not err, err)
+    doc = json.loads(out)
+    check("the JSON is the plan's snapshot", "scenario" in doc and "max_users" in doc["result"])
+    s = doc["result"]["simulation"]
+    missing = [k for k in VLLM_KEYS + OWN_KEYS if k not in s]
+    check("result.simulation has vLLM's keys and the queue's", not missing, missing)
+    check("every request completes", s["completed"] == 40 and s["failed"] == 0)
+    check("the tokens add up", s["total_input_tokens"] == 40 * 256
+          and s["total_output_tokens"] == 40 * 16)
+    check("no --goodput: request_goodput is null", s["request_goodput"] is None)
+    check("percentiles in order", s["median_ttft_ms"] <= s["p90_ttft_ms"] <= s["p95_ttft_ms"]
+          <= s["p99_ttft_ms"])
+    check("the workload is echoed with vLLM's defaults",
+          s["workload"]["request_rate"] == "inf" and s["workload"]["burstiness"] == 1
+          and s["workload"]["seed"] == 0 and s["workload"]["max_concurrency"] is None)
+    check("the engine defaults to vLLM", doc["result"]["profile"].startswith("vllm"),
+          doc["result"]["profile"])
+
+
+def test_text_table():
+    status, out, err = run(["simulate", *SMALL, "--request-rate", "4"])
+    check("simulate prints a table", status == 0 and "TTFT" in out and "E2EL" in out
+          and "p99" in out and "Running" in out and "preemption" in out, out + err)
+    check("the table says the workload", "40 requests of 256 + 16 tokens" in out
+          and "4 req/s (Poisson)" in out, out)
+
+
+def test_same_seed_same_bytes():
+    a = run(["simulate", *SMALL, "--request-rate", "8", "--random-range-ratio", "0.5"])
+    b = run(["simulate", *SMALL, "--request-rate", "8", "--random-range-ratio", "0.5"])
+    c = run(["simulate", *SMALL, "--request-rate", "8", "--random-range-ratio", "0.5",
+             "--seed", "1"])
+    check("the same seed gives the same bytes", a == b and a[0] == 0)
+    check("another seed another run", a[1] != c[1])
+
+
+def test_each_option_moves_the_run():
+    _, base, _ = sim("--request-rate", "4")
+    _, more, _ = sim("--request-rate", "4", "--num-prompts", "60")
+    check("--num-prompts sends that many", more["completed"] == 60)
+    _, slow, _ = sim("--request-rate", "1")
+    check("--request-rate spreads the arrivals", slow["duration"] > base["duration"] * 2,
+          (slow["duration"], base["duration"]))
+    _, even, _ = sim("--request-rate", "4", "--burstiness", "inf")
+    _, bursty, _ = sim("--request-rate", "4", "--burstiness", "0.1")
+    check("--burstiness changes the arrivals", even["mean_ttft_ms"] != bursty["mean_ttft_ms"])
+    check("--burstiness reaches the workload", bursty["workload"]["burstiness"] == 0.1
+          and even["workload"]["burstiness"] == "inf")
+    _, longer, _ = sim("--request-rate", "4", "--random-input-len", "1024")
+    check("--random-input-len sets the prompts", longer["total_input_tokens"] == 40 * 1024)
+    _, out32, _ = sim("--request-rate", "4", "--random-output-len", "32")
+    check("--random-output-len sets the outputs", out32["total_output_tokens"] == 40 * 32)
+    _, ranged, _ = sim("--request-rate", "4", "--random-range-ratio", "0.5")
+    check("--random-range-ratio varies the lengths",
+          ranged["total_input_tokens"] != 40 * 256 and ranged["std_e2el_ms"] > base["std_e2el_ms"])
+    _, capped, _ = sim("--max-concurrency", "2")
+    check("--max-concurrency caps the requests running", capped["max_running"] <= 2
+          and capped["workload"]["max_concurrency"] == 2, capped["max_running"])
+    _, burst, _ = sim()
+    check("without a cap all 40 run at once", burst["max_running"] == 40)
+
+
+def test_goodput():
+    _, one, _ = sim("--goodput", "ttft:100000", "tpot:100000")
+    check("--goodput KEY:MS KEY:MS after one flag, as vLLM takes them",
+          one["request_goodput"] == one["request_throughput"] and one["goodput_share"] == 1)
+    _, two, _ = sim("--goodput", "ttft:100000", "--goodput", "tpot:100000")
+    check("--goodput repeated reads the same", two["request_goodput"] == one["request_goodput"])
+    _, none, _ = sim("--goodput", "e2el:0")
+    check("an objective none keeps: goodput 0", none["request_goodput"] == 0
+          and none["goodput_share"] == 0)
+    status, out, _ = run(["simulate", *SMALL, "--goodput", "ttft:1e6"])
+    check("the table says the goodput", status == 0 and "Goodput" in out and "ttft 1e+06 ms"
+          in out, out)
+
+
+def test_over_capacity_is_said():
+    status, out, err = run(["simulate", "--num-prompts", "2000", "--request-rate", "500"])
+    check("a rate past capacity says so", status == 0 and "The queue grows by" in out
+          and "over capacity" in out and "TTFT" not in out, out + err)
+    _, s, _ = sim("--num-prompts", "2000", "--request-rate", "500")
+    check("... and its JSON has no percentiles", s["over_capacity"] is True
+          and s["p99_ttft_ms"] is None and s["queue_growth_per_s"] > 10)
+
+
+def refused(args, words):
+    status, out, err = run(["simulate", *args])
+    check("simulate %s is refused (%s)" % (" ".join(args), words),
+          status == 2 and out == "" and words in err, (status, out[:200], err))
+
+
+def test_bad_input_names_the_option():
+    refused(["--request-rate", "0"], "--request-rate: '0' is not above 0")
+    refused(["--request-rate", "-3"], "--request-rate")
+    refused(["--request-rate", "fast"], "--request-rate: 'fast' is not a number")
+    refused(["--burstiness", "0"], "--burstiness")
+    refused(["--max-concurrency", "0"], "--max-concurrency")
+    refused(["--num-prompts", "0"], "--num-prompts")
+    refused(["--num-prompts", "1000001"], "--num-prompts")
+    refused(["--random-range-ratio", "1"], "--random-range-ratio: '1' is not in [0, 1)")
+    refused(["--random-input-len", "8k", "--context", "4k"], "longer than the context (--context")
+    refused(["--random-output-len", "9000"], "--random-output-len")
+    refused(["--goodput", "ttfb:3"], "--goodput: 'ttfb:3' is not KEY:MS")
+    refused(["--goodput", "ttft:-1"], "--goodput")
+    refused(["--goodput", "ttft:3", "ttft:4"], "ttft is given twice")
+    refused(["tpot:3"], "unexpected argument")
+    refused(["--format", "csv"], "--format: simulate writes text or json")
+    refused(["--random-input-len", "1", "--random-range-ratio", "0.5"], "no token")
+
+
+def test_other_engines_are_refused():
+    refused(["--engine", "sglang"], "simulate models vLLM V1's scheduler; --engine sglang is "
+            "not simulated yet")
+    refused(["--engine", "llama.cpp"], "--engine llama.cpp is not simulated yet")
+    refused(["--engine", "trtllm"], "--engine trtllm is not simulated yet")
+    refused(["--engine", "vllm@0"], "--engine vllm@0 is not simulated yet")
+    refused(["--engine", "generic"], "the generic rule has no scheduler")
+    refused(["--gpus", "2", "--pp", "2"], "--pp 2: simulate does not model pipeline stages")
+    refused(["--draft-model", "llama-3.2-1b"], "speculative decoding")
+    refused(["--model", "llama-3.1-405b"], "no KV cache")
+
+
+def test_replicas_share_the_requests():
+    _, one, _ = sim("--request-rate", "20")
+    _, four, _ = sim("--request-rate", "20", "--gpus", "4", "--tp", "1")
+    check("four replicas of TP 1", four["workload"]["replicas"] == 4)
+    check("... run fewer requests each, sooner", four["mean_e2el_ms"] < one["mean_e2el_ms"],
+          (four["mean_e2el_ms"], one["mean_e2el_ms"]))
+
+
+if __name__ == "__main__":
+    main([test_json_carries_vllms_keys, test_text_table, test_same_seed_same_bytes,
+          test_each_option_moves_the_run, test_goodput, test_over_capacity_is_said,
+          test_bad_input_names_the_option, test_other_engines_are_refused,
+          test_replicas_share_the_requests])
