@@ -171,7 +171,8 @@ static int calib_read(struct calib *k)
     if (log->engine == LOG_UNKNOWN) {
         fprintf(stderr,
                 "kvplan: %s: no engine recognised in %d lines (looked for vLLM, SGLang, "
-                "llama.cpp, Ollama and TGI startup lines)%s\n",
+                "llama.cpp, Ollama and TGI startup lines, and the outputs of vllm bench serve, "
+                "sglang.bench_serving, llama-bench and genai-perf)%s\n",
                 k->shown, log->lines, found ? "; figures found anyway are listed below" : "");
         for (int f = 0; f < LF_COUNT; f++)
             if (log->f[f].found)
