@@ -53,7 +53,7 @@ LIB_OBJ  := $(CORE_OBJ) $(IO_OBJ) $(TUI_OBJ) $(APP_OBJ) $(filter-out $(BUILD)/sr
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all test unit cli-test e2e-test screenshots validate asan ubsan fuzz fuzz-replay fuzz-deps valgrind bench install uninstall clean deps test-deps check-layers run golden
+.PHONY: all test unit cli-test e2e-test screenshots validate bands check-bands asan ubsan fuzz fuzz-replay fuzz-deps valgrind bench install uninstall clean deps test-deps check-layers run golden
 .SECONDARY:
 
 all: $(BUILD)/kvplan
@@ -186,6 +186,17 @@ validate: $(BUILD)/kvplan
 	/usr/bin/python3 tools/validate.py $(BUILD)/kvplan $(CALIBRATION) --out doc/VALIDATION.md
 	/usr/bin/python3 tools/validate_speed.py $(BUILD)/kvplan tests/data/speed-measurements.json
 
+# The spread the speed figures showed on the public measurements, by GPU
+# family and engine: src/core/speedband_table.c (compiled in) and
+# doc/SPEED-BANDS.md, generated from the data and the binary's predictions.
+# check-bands fails when either is not what they give now; `make bands`
+# writes them (then build again: the table is in the binary).
+bands: $(BUILD)/kvplan
+	/usr/bin/python3 tools/gen_speed_bands.py $(BUILD)/kvplan tests/data/speed-measurements.json
+
+check-bands: $(BUILD)/kvplan
+	@/usr/bin/python3 tools/gen_speed_bands.py $(BUILD)/kvplan tests/data/speed-measurements.json --check
+
 # Speed and memory, measured on the real binary (instructions with callgrind,
 # bytes on a pseudo-terminal): bench/results.json, compared with bench/baseline.json.
 $(BUILD)/tools/maxrss: tools/maxrss.c | $(BUILD)/.deps
@@ -208,7 +219,7 @@ valgrind: $(BUILD)/kvplan $(UNIT_TESTS)
 check-layers:
 	@sh tools/check-layers.sh
 
-test: check-layers unit fuzz-replay cli-test e2e-test
+test: check-layers unit fuzz-replay cli-test check-bands e2e-test
 	@echo "all tests passed"
 
 # Regenerates the golden outputs from the current binary: review the diff.

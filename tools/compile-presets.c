@@ -34,6 +34,7 @@ static void gpu(FILE *out, const struct gpu_spec *g)
     str(out, "id", g->id);
     str(out, "name", g->name);
     str(out, "vendor", g->vendor);
+    str(out, "family", g->family);
     str(out, "memory_label", g->memory_label);
     str(out, "memory_basis", g->memory_basis);
     str(out, "source", g->source);

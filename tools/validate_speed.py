@@ -150,9 +150,10 @@ def moe_weight_fraction(model, moe, n):
     return (shared + touched * e) / params
 
 
-def family(ref, gpu_name, gpu_id):
-    arch = (ref.get(gpu_name) or {}).get("arch") or ""
-    return arch.split(" (")[0] if arch else gpu_id
+def family(gpu, gpu_id):
+    """The GPU preset's family (doc/FORMATS.md), as kvplan keeps its speed bands; the preset id
+    where it has none."""
+    return gpu.get("family") or gpu_id
 
 
 def implied_fractions(c, facts, gpu, model, ref, decode_ms, moe=None):
@@ -297,7 +298,7 @@ def main():
         pred_ttft = res.get("ttft_seconds")
         pred_ttft = pred_ttft * 1000.0 if pred_ttft is not None else None
         moe_model = (model.get("active_params") or model["params"]) < model["params"]
-        arch = family(ref, gpu["name"], c["gpu"])
+        arch = family(gpu, c["gpu"])
         row = dict(gpu=gpu, c=c, arch=arch, moe=moe_model, fam=arch + (", MoE" if moe_model else ""), args=args + speed_args(c),
                    dec_ms=dec_ms, dec_src=dec_src, pred_dec=pred_dec, err_dec=pct(pred_dec, dec_ms),
                    per_user=per_user, pred_user=res.get("tokens_per_s_per_user"),
@@ -363,8 +364,8 @@ def error_summary(rows, tol):
     L = ["", "## Decode error by GPU family and by engine", "",
          "Complete cases with a prediction; error = (kvplan - measured) / measured of the time per output token. "
          "`within` counts the cases within the %.0f%% tolerance; spread is the smallest to the largest error, the middle "
-         "half the 25th to the 75th percentile. Families are the GPU architectures of `../shared/reference/gpus.json` "
-         "(the preset id where it has none). `MoE` counts the mixture-of-experts cases among them and `dense median` is "
+         "half the 25th to the 75th percentile. Families are the GPU presets' `family` (doc/FORMATS.md), "
+         "as kvplan keeps its speed bands (doc/SPEED-BANDS.md). `MoE` counts the mixture-of-experts cases among them and `dense median` is "
          "the median error of the others: most of the large errors are MoE (see the warning below)." % (100 * tol), ""]
     for title, key in (("GPU family", "arch"), ("engine", None)):
         L += ["| %s | cases | MoE | within %.0f%% | median error | median abs error | spread | middle half | dense median |"

@@ -25,7 +25,7 @@
 #define FRACTION .parse = opt_fraction, .lo = 0.01, .hi = 1.0, .metavar = "F"
 
 const struct option_row options_table[OPT_COUNT] = {
-    [OPT_GPU] = {OPTNAME_GPU, .commands = PLANS | CMD_BIT(CMD_SWEEP), .parse = opt_string,
+    [OPT_GPU] = {OPTNAME_GPU, .commands = PLANS | CMD_BIT(CMD_SWEEP) | SIMULATE, .parse = opt_string,
                  .offset = AT(gpu_id), .field = FIELD(SF_GPU), .metavar = "ID",
                  .section = "Scenario options:\n",
                  .help = "GPU preset (default " DEFAULT_GPU_ID "; kvplan list gpus);\n"

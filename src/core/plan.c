@@ -1,6 +1,6 @@
 /* plan: the stages in their order (plan_compute), and the rows of the
- * stages that have none of their own: the per-token cost, LoRA, the totals
- * over the replicas and the price. */
+ * stages that have none of their own: the per-token cost, LoRA and the
+ * totals over the replicas. */
 #include "plan.h"
 
 #include <stddef.h>
@@ -201,38 +201,6 @@ static void totals_compute(const struct placement *l, const struct plan_budget *
     total_row(l, x, "users", "users_replica", "Users", XU_COUNT);
     total_row(l, x, "users_paged", "users_paged_replica", "Users, paged", XU_COUNT);
     total_row(l, x, "kv_tokens", "kv_tokens_replica", "Tokens held", XU_TOKENS);
-}
-
-/* the GPUs' price, and a user-hour's: with a service level, of one of the
- * users who keep it */
-static void price_compute(const struct scenario *s, const struct placement *l,
-                          const struct plan_totals *t, const struct speed_result *sp,
-                          struct plan_price *out, struct explain *x)
-{
-    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
-    uint64_t users = slo ? sp->users_at_service_level : t->max_users;
-    double price = s->has_price ? s->price_usd_per_hour : s->gpu.price_usd_per_hour;
-    out->price_usd_per_hour = price >= 0 ? price * (double)l->gpus : -1.0;
-    out->cost_per_user_hour =
-        price >= 0 && users > 0 ? out->price_usd_per_hour / (double)users : -1.0;
-    struct explain_row *row = explain_row_begin(x, "cost", "Cost per user-hour", "");
-    if (price < 0) {
-        explain_row_end(x, row, XU_USD, -1, "no price for this GPU (use --price)");
-    } else if (users == 0) {
-        explain_row_end(x, row, XU_USD, -1,
-                        slo ? "no user keeps the service level" : "no user fits");
-    } else {
-        explain_term(row, price, XU_USD_PER_H, "per GPU");
-        explain_term(row, l->gpus, XU_COUNT, l->gpus == 1 ? "GPU" : "GPUs");
-        explain_op(row, XOP_MUL);
-        if (slo)
-            explain_ref(x, row, "users_slo",
-                        users == 1 ? "user at the service level" : "users at the service level");
-        else
-            explain_ref(x, row, "users", users == 1 ? "user" : "users");
-        explain_op(row, XOP_DIV);
-        explain_row_end(x, row, XU_USD, 0, NULL);
-    }
 }
 
 /* an engine that sizes every layer for the whole context (SGLang,
@@ -488,12 +456,14 @@ bool plan_compute(const struct scenario *s, struct explain *x, const char *const
                            .x = x};
     earlier_rows(&c, e, s->context_tokens);
     plan_budget(&c, e);
-    /* every replica, the speed at the service level, its price, the host tier */
+    /* every replica, the speed at the service level and its measured spread,
+     * its price, the host tier */
     totals_compute(&r->placement, &r->budget, &r->totals, x);
     struct speed_basis basis = plan_speed_basis(r);
     speed_compute(s, &basis, &r->speed, x);
     r->decode_step_bytes_per_gpu = r->speed.step_bytes_per_gpu;
     r->decode_tokens_per_s_per_user = r->speed.tokens_per_s_per_user;
+    speedband_compute(s, &r->speed, &r->bands); /* the spread the measurements saw */
     price_compute(s, &r->placement, &r->totals, &r->speed, &r->price, x);
     host_tier_compute(s, &basis, &r->host, x);
     /* what the stages found worth a warning, and the headroom rule beside an engine */

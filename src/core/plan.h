@@ -3,8 +3,8 @@
  * own result: the images, the per-token cost, speculative decoding, the
  * placement, LoRA, the profile's budget (the generic headroom rule, or an
  * engine's rule: one GPU's memory into a KV pool and users per replica), the
- * totals over the replicas, the speed, the price and the host tier, then the
- * warnings. Asked for them, the stages write every step as explain rows into
+ * totals over the replicas, the speed and its measured spread, the price and
+ * the host tier, then the warnings. Asked for them, the stages write every step as explain rows into
  * the caller's buffer. Every view renders this struct (and those rows); none
  * computes.
  *
@@ -28,6 +28,7 @@
 #include "scenario.h"
 #include "specdec.h"
 #include "speed.h"
+#include "speedband.h"
 #include "totals.h"
 
 enum plan_warning {
@@ -108,6 +109,7 @@ struct plan_result {
         struct { PLAN_TOTALS_FIELDS };
     };
     struct speed_result speed;       /* the service level */
+    struct speed_bands bands;        /* each speed figure's measured spread (core/speedband.h) */
     uint64_t decode_step_bytes_per_gpu;  /* speed.step_bytes_per_gpu, as the views read it */
     double decode_tokens_per_s_per_user; /* speed.tokens_per_s_per_user; 0 unknown or no user */
     union { /* what an hour and a user-hour cost (core/price.h) */

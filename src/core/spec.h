@@ -26,6 +26,9 @@ struct gpu_spec {
     char id[SPEC_ID_MAX];
     char name[SPEC_NAME_MAX];
     char vendor[SPEC_ID_MAX];
+    /* The GPU family the speed model's measured spread is kept by
+     * (core/speedband.h): its architecture, "Hopper", "CDNA 3"; "" = none. */
+    char family[SPEC_ID_MAX];
     char memory_label[SPEC_ID_MAX]; /* as marketed: "80 GB" */
     char memory_basis[SPEC_NAME_MAX]; /* where memory_bytes comes from */
     char source[SPEC_TEXT_MAX];

@@ -620,7 +620,6 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     sp->compute_dtype = compute_dtype(s, r, &sp->peak_flops);
     sp->mbu = in.mbu;
     sp->mfu = in.mfu;
-    sp->calibrated = s->speed_calibrated != 0;
     sp->known = in.bw > 0;
     uint64_t reps = r->layout->replicas ? r->layout->replicas : 1;
     bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;

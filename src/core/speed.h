@@ -56,7 +56,6 @@ enum binding_limit { BIND_MEMORY, BIND_DECODE, BIND_PREFILL, BIND_SCHEDULER };
 struct speed_result {
     bool known;                  /* the GPU's bandwidth is known */
     double mbu, mfu;             /* the fractions used */
-    bool calibrated;             /* some of them, or the step overhead, are a calibration's */
     double peak_flops;           /* dense peak per GPU in the compute precision; 0 unknown */
     enum dtype compute_dtype;
     uint64_t concurrency;        /* users decoding at once, every replica */

@@ -55,6 +55,7 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
     if (!jsonread_string(r, o, "id", true, g->id, sizeof g->id, d) || !check_id(r, g->id, d) ||
         !jsonread_string(r, o, "name", true, g->name, sizeof g->name, d) ||
         !jsonread_string(r, o, "vendor", false, g->vendor, sizeof g->vendor, d) ||
+        !jsonread_string(r, o, "family", false, g->family, sizeof g->family, d) ||
         !jsonread_string(r, o, "source", true, g->source, sizeof g->source, d) ||
         !jsonread_u64(r, o, "memory_bytes", true, 1, (uint64_t)1 << 44, &g->memory_bytes, d) ||
         !jsonread_string(r, o, "memory_label", false, g->memory_label, sizeof g->memory_label,
@@ -290,6 +291,8 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
     jsonout_string(&o, "id", g->id);
     jsonout_string(&o, "name", g->name);
     jsonout_string(&o, "vendor", g->vendor);
+    if (g->family[0])
+        jsonout_string(&o, "family", g->family);
     jsonout_uint(&o, "memory_bytes", g->memory_bytes);
     jsonout_string(&o, "memory_label", g->memory_label);
     jsonout_string(&o, "memory_basis", g->memory_basis);

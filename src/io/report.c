@@ -267,10 +267,44 @@ void report_host_input(const struct scenario *s, char *buf, size_t size)
                  "(--prefix-hit-rate)", s->prefix_hit_rate);
 }
 
-static void row_text(FILE *out, const struct explain_row *row)
+/* The spread the measurements saw beside a speed figure's row (the speed
+ * per user, the throughput, the first token): " (-15% to +20% over 8
+ * Hopper/vLLM measurements)"; "" for another row or a figure kvplan cannot
+ * give. md: escaped for Markdown (the family comes from a preset). */
+static const char *band_suffix(const struct plan_result *r, const struct explain_row *row,
+                               bool md, char *buf, size_t size)
 {
+    const struct speed_result *sp = &r->speed;
+    const struct speed_band *b = NULL;
+    if ((strcmp(row->key, "decode") == 0 || strcmp(row->key, "speed_total") == 0) &&
+        sp->tokens_per_s_per_user > 0)
+        b = &r->bands.decode;
+    else if (strcmp(row->key, "ttft") == 0 && sp->ttft_seconds > 0)
+        b = &r->bands.ttft;
+    buf[0] = '\0';
+    if (b == NULL)
+        return buf;
+    char text[REPORT_LINE_MD];
+    snprintf(buf, size, " (%s)", report_band_text(b, md, text, sizeof text));
+    return buf;
+}
+
+const char *report_band_text(const struct speed_band *b, bool md, char *buf, size_t size)
+{
+    struct speed_band e = *b;
+    char family[MD_TEXT_SIZE(SPEC_ID_MAX)];
+    if (md && e.family) /* the family comes from a preset; the rest is kvplan's own */
+        e.family = md_text(e.family, family, sizeof family);
+    speedband_text(&e, buf, size);
+    return buf;
+}
+
+static void row_text(FILE *out, const struct plan_result *r, const struct explain_row *row)
+{
+    char band[REPORT_LINE_MD];
     fprintf(out, "  %-19s %s\n", row->label, row->formula);
-    fprintf(out, "  %-19s = %s%s%s\n", "", row->result.text, row->scope[0] ? " " : "", row->scope);
+    fprintf(out, "  %-19s = %s%s%s%s\n", "", row->result.text, row->scope[0] ? " " : "",
+            row->scope, band_suffix(r, row, false, band, sizeof band));
 }
 
 /* What the engine would print and run, and the generic rule beside it. */
@@ -383,7 +417,7 @@ static void report_text_computed(FILE *out, const struct scenario *s, const stru
     fprintf(out, "\nHow it is computed\n");
     for (int i = 0; i < rows; i++)
         if (!report_is_speed_row(&x->rows[i]) && !report_is_host_row(&x->rows[i]))
-            row_text(out, &x->rows[i]);
+            row_text(out, r, &x->rows[i]);
     char conc[32];
     units_format_int(r->speed.concurrency, conc, sizeof conc);
     fprintf(out, "\nSpeed (%s user%s decoding at once; MBU %.2f, MFU %.2f)\n", conc,
@@ -396,12 +430,12 @@ static void report_text_computed(FILE *out, const struct scenario *s, const stru
         fprintf(out, "  Speculative: %s\n", spec_speed_note);
     for (int i = 0; i < rows; i++)
         if (report_is_speed_row(&x->rows[i]))
-            row_text(out, &x->rows[i]);
+            row_text(out, r, &x->rows[i]);
     if (r->host.present) {
         fprintf(out, "\nHost memory tier (caches parked in host memory, and bringing one back)\n");
         for (int i = 0; i < rows; i++)
             if (report_is_host_row(&x->rows[i]))
-                row_text(out, &x->rows[i]);
+                row_text(out, r, &x->rows[i]);
     }
 }
 
@@ -516,10 +550,10 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     for (int i = 0; x && i < x->count; i++) {
         /* a formula's notes quote the presets (a GPU's host link source) */
         const struct explain_row *row = &x->rows[i];
-        char how[MD_TEXT_SIZE(sizeof row->formula)];
-        fprintf(out, "| %s%s%s%s | %s | **%s** |\n", row->label, row->scope[0] ? " (" : "",
+        char how[MD_TEXT_SIZE(sizeof row->formula)], band[REPORT_LINE_MD];
+        fprintf(out, "| %s%s%s%s | %s | **%s**%s |\n", row->label, row->scope[0] ? " (" : "",
                 row->scope, row->scope[0] ? ")" : "", md_text(row->formula, how, sizeof how),
-                row->result.text);
+                row->result.text, band_suffix(r, row, true, band, sizeof band));
     }
     if (e->server) {
         char launch[MD_CODE_SIZE(sizeof r->engine.launch)];

@@ -27,4 +27,9 @@ bool report_images_text(const struct plan_result *r, char *buf, size_t size);
  * returning users found there (--prefix-hit-rate)". */
 void report_host_input(const struct scenario *s, char *buf, size_t size);
 
+/* A speed figure's measured spread, "-15% to +20% over 8 Hopper/vLLM
+ * measurements" or "default: no measurement behind it"; md: the family
+ * escaped for Markdown. */
+const char *report_band_text(const struct speed_band *b, bool md, char *buf, size_t size);
+
 #endif

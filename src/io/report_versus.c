@@ -2,6 +2,7 @@
 #include "report.h"
 #include "report_parts.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "core/engine_desc.h"
@@ -19,6 +20,25 @@ static void versus_row(FILE *out, const char *label, const char *const *cells, c
         fprintf(out, " %s%s |", cells[i], change);
     }
     fprintf(out, "\n");
+}
+
+/* "$0.0463", or "n/a" when unknown (< 0). */
+static const char *dollars(double v, char *buf, size_t size)
+{
+    if (v < 0)
+        snprintf(buf, size, "n/a");
+    else
+        snprintf(buf, size, "$%.4f", v);
+    return buf;
+}
+
+/* The speed's band, escaped for Markdown (the family comes from a preset):
+ * "-15% to +20% over 8 Hopper/vLLM measurements"; "n/a" without a speed. */
+static const char *speed_spread(const struct plan_result *r, char *buf, size_t size)
+{
+    if (r->speed.tokens_per_s_per_user <= 0)
+        return snprintf(buf, size, "n/a"), buf;
+    return report_band_text(&r->bands.decode, true, buf, size);
 }
 
 void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
@@ -50,7 +70,7 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
         }                                                                                          \
         versus_row(out, label, cells, v, n, number);                                               \
     } while (0)
-    char t[32];
+    char t[32], line[REPORT_LINE_MD];
     ROW("**Users**", true, r->max_users, "**%s**", units_format_int(r->max_users, t, sizeof t));
     bool slo = false;
     for (int i = 0; i < n; i++) {
@@ -66,6 +86,7 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     }
     ROW("Speed per user", true, r->speed.tokens_per_s_per_user, "%.1f tok/s at %llu at once",
         r->speed.tokens_per_s_per_user, (unsigned long long)r->speed.concurrency);
+    ROW("Measured spread", false, 0, "%s", speed_spread(r, line, sizeof line));
     ROW("GPUs", false, 0, engine_desc(r->profile)->splits_layers ? "%u x %s (%u x %u, layers split)"
                                                                  : "%u x %s (%u x TP %u)",
         s->gpus, md_text(s->gpu.name, name, sizeof name), r->replicas, r->tp);
@@ -84,7 +105,6 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
         images = images || r->image_tokens;
         tier = tier || r->host.present;
     }
-    char line[REPORT_LINE_MD];
     if (spec)
         ROW("Speculative", false, 0, "%s",
             r->spec.method == SPEC_NONE ? "none"
@@ -107,8 +127,11 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
         ROW("Parked in host memory", true, r->host.beyond_gpu, "%s",
             units_format_int(r->host.beyond_gpu, t, sizeof t));
     ROW("Cost per user-hour", true, r->cost_per_user_hour > 0 ? r->cost_per_user_hour : 0, "%s",
-        r->cost_per_user_hour >= 0 ? (snprintf(t, sizeof t, "$%.4f", r->cost_per_user_hour), t)
-                                   : "n/a");
+        dollars(r->cost_per_user_hour, t, sizeof t));
+    ROW("Cost per million output tokens", true, fmax(r->cost_per_million_output_tokens, 0), "%s",
+        dollars(r->cost_per_million_output_tokens, t, sizeof t));
+    ROW("Cost per million input tokens", true, fmax(r->cost_per_million_input_tokens, 0), "%s",
+        dollars(r->cost_per_million_input_tokens, t, sizeof t));
 #undef ROW
     int notes = 0;
     for (int i = 0; i < n; i++) {

@@ -11,6 +11,7 @@
 #include "core/text.h"
 #include "io/jsonout.h"
 #include "io/preset.h"
+#include "io/snapshot_parts.h"
 static const char *units_key(enum unit_system u)
 {
     return u == UNITS_GB ? "gb" : "gib";
@@ -288,41 +289,12 @@ static void result_answer_json(struct jsonout *o, const struct plan_result *r)
                            r->price_usd_per_hour >= 0);
     jsonout_double_or_null(o, "cost_per_user_hour", r->cost_per_user_hour,
                            r->cost_per_user_hour >= 0);
+    jsonout_double_or_null(o, "cost_per_million_output_tokens", r->cost_per_million_output_tokens,
+                           r->cost_per_million_output_tokens >= 0);
+    jsonout_double_or_null(o, "cost_per_million_input_tokens", r->cost_per_million_input_tokens,
+                           r->cost_per_million_input_tokens >= 0);
     jsonout_double_or_null(o, "decode_tokens_per_s_per_user", r->decode_tokens_per_s_per_user,
                            r->decode_tokens_per_s_per_user > 0);
-}
-
-static void result_service_json(struct jsonout *o, const struct plan_result *r)
-{
-    /* the service level (speed at `concurrency` users decoding at once) */
-    const struct speed_result *sp = &r->speed;
-    bool fast = sp->step_seconds > 0;
-    jsonout_uint(o, "concurrency", sp->concurrency);
-    jsonout_double_or_null(o, "decode_step_seconds", sp->step_seconds, fast);
-    jsonout_double_or_null(o, "tokens_per_s_per_user", sp->tokens_per_s_per_user, fast);
-    jsonout_double_or_null(o, "tokens_per_s_total", sp->tokens_per_s_total, fast);
-    jsonout_uint(o, "prompt_tokens", sp->prompt_tokens);
-    jsonout_double_or_null(o, "ttft_seconds", sp->ttft_seconds, sp->ttft_seconds > 0);
-    jsonout_double_or_null(o, "prefill_tokens_per_s", sp->prefill_tokens_per_s,
-                           sp->prefill_tokens_per_s > 0);
-    /* null when the target cannot be checked (no bandwidth or compute figure) */
-    if (sp->level_unknown)
-        jsonout_null(o, "users_at_service_level");
-    else
-        jsonout_uint(o, "users_at_service_level", sp->users_at_service_level);
-    jsonout_string(o, "binding_limit", plan_binding_name(sp->binding));
-    jsonout_double(o, "mbu", sp->mbu);
-    jsonout_double(o, "mfu", sp->mfu);
-    if (sp->calibrated) /* absent: kvplan's defaults, a GPU's measured MBU, or the options' */
-        jsonout_string(o, "speed_basis", "calibrated");
-    jsonout_double_or_null(o, "step_memory_seconds", sp->memory_seconds, fast);
-    jsonout_double_or_null(o, "step_compute_seconds", sp->compute_seconds, fast);
-    jsonout_double_or_null(o, "step_comm_seconds", sp->comm_seconds, fast);
-    jsonout_double_or_null(o, "step_moe_seconds", sp->moe_seconds, fast);
-    jsonout_double_or_null(o, "step_overhead_seconds", sp->overhead_seconds, fast);
-    jsonout_uint(o, "step_layers", sp->step_layers);
-    jsonout_uint(o, "step_moe_layers", sp->step_moe_layers);
-    jsonout_uint(o, "stages", sp->stages);
 }
 
 static void result_replica_json(struct jsonout *o, const struct plan_result *r)
@@ -458,7 +430,7 @@ static cJSON *result_json(const struct plan_result *r, const struct explain *x)
     struct jsonout o = jsonout_begin();
     result_layout_json(&o, r);
     result_answer_json(&o, r);
-    result_service_json(&o, r);
+    snapshot_speed_json(&o, r);
     result_replica_json(&o, r);
     result_gpu_json(&o, r);
     result_lora_images_json(&o, r);

@@ -133,11 +133,13 @@ def test_plan_says_calibrated():
     check("markdown: the inputs say calibrated", status == 0 and "| MBU |" in out
           and "(calibrated) |" in out and "| Calibration |" in out, out[:1500] + err)
     st, j, err = plan_json(["--model", "llama-3.1-8b", "--calibration", cal])
-    check("json: speed_basis is calibrated",
+    check("json: speed_basis and ttft_basis are calibrated, with no public band",
           j is not None and j["result"]["speed_basis"] == "calibrated"
+          and j["result"]["ttft_basis"] == "calibrated" and j["result"]["tokens_per_s_per_user_low"] is None
           and j["scenario"]["speed_calibration"]["mbu"] is True, err)
     st, j, err = plan_json(["--model", "llama-3.1-8b"])
-    check("json without a calibration: no speed_basis", j is not None and "speed_basis" not in j["result"], err)
+    check("json without a calibration: the speed is not calibrated",
+          j is not None and j["result"]["speed_basis"] == "fitted", err)
     snap = os.path.join(TMP, "calibrated-snapshot.json")
     run(["plan", "--model", "llama-3.1-8b", "--calibration", cal, "--export", snap])
     st, a, _ = plan_json(["--model", "llama-3.1-8b", "--calibration", cal])
@@ -161,7 +163,8 @@ def test_options_on_top_win():
           and j["result"]["step_overhead_seconds"] == 0.004, err)
     st, j, err = plan_json(base + ["--mbu", "0.5", "--mfu", "0.3", "--step-overhead", "0.004"])
     check("every figure given on top: nothing calibrated is left",
-          j is not None and "speed_basis" not in j["result"] and "speed_calibration" not in j["scenario"], err)
+          j is not None and j["result"]["speed_basis"] != "calibrated"
+          and j["result"]["ttft_basis"] != "calibrated" and "speed_calibration" not in j["scenario"], err)
     status, out, err = run(["calibrate", os.path.join(BENCH, "sglang-bench-serving.jsonl"), *SAMPLES[3][1],
                             "--mbu", "0.6"])
     check("calibrate --mbu holds MBU and fits the rest", status == 0 and "0.600 (was 0.600): held as given (--mbu)" in out,

@@ -161,8 +161,17 @@ def test_replicas_share_the_requests():
           (four["mean_e2el_ms"], one["mean_e2el_ms"]))
 
 
+def test_every_plan_scenario_option_is_taken():
+    """Each scenario option plan takes, simulate takes too (a review found --gpu refused)."""
+    for args in (["--gpu", "h200"], ["--gpu", "a100-80gb", "--gpus", "2"],
+                 ["--model", "qwen3-8b"], ["--context", "4k"], ["--kv-dtype", "fp8"],
+                 ["--gpu-memory-utilization", "0.8"], ["--max-num-seqs", "64"]):
+        status, s, err = sim(*args)
+        check("simulate %s" % " ".join(args), status == 0 and s is not None, err)
+
+
 if __name__ == "__main__":
-    main([test_json_carries_vllms_keys, test_text_table, test_same_seed_same_bytes,
+    main([test_every_plan_scenario_option_is_taken, test_json_carries_vllms_keys, test_text_table, test_same_seed_same_bytes,
           test_each_option_moves_the_run, test_goodput, test_over_capacity_is_said,
           test_bad_input_names_the_option, test_other_engines_are_refused,
           test_replicas_share_the_requests])

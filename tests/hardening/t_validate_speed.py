@@ -97,7 +97,7 @@ summary = text.split("## Decode error by GPU family and by engine", 1)
 check(len(summary) == 2, "the report has the error summary section")
 body = summary[1].split("\n## ", 1)[0] if len(summary) == 2 else ""
 check("| llama.cpp | 1 |" in body, "the engine table counts the llama.cpp case")
-check("| rtx-4090 | 1 |" in body, "the family table counts the case under its family (the GPU id without a reference)")
+check("| Ada Lovelace | 1 |" in body, "the family table counts the case under its preset's family (no reference needed)")
 check("trtllm" not in body, "an incomplete case is not summarised")
 
 # 3. --check agrees

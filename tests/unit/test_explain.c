@@ -3,9 +3,10 @@
  * divides them; every profile; prefixes, tokens in use, cache and weight
  * precisions varied), each row's operands give the value it prints, that
  * value is the number the rest of kvplan uses (the count, the pool, the
- * tokens, the cost), the rows chain (an operand taken from another row is
- * that row's result), every operand is written in the formula, and users
- * never rise when the context grows. */
+ * tokens, the costs per user-hour and per million tokens, with a speed target
+ * or none), the rows chain (an operand taken from another row is that row's
+ * result), every operand is written in the formula, and users never rise
+ * when the context grows. */
 #include <math.h>
 
 #include "catalog_fixture.h"
@@ -54,6 +55,8 @@ static bool expected(const struct plan_result *r, const char *key, long double *
         {"activation", r->engine.activation_bytes},
         {"cache", r->engine.kv_cache_bytes},
         {"cost", r->cost_per_user_hour},
+        {"cost_output", r->cost_per_million_output_tokens},
+        {"cost_input", r->cost_per_million_input_tokens},
         {"decode", r->decode_tokens_per_s_per_user},
         {"speed_bytes", r->speed.step_bytes_per_gpu},
         {"speed_memory", r->speed.memory_seconds},
@@ -94,7 +97,8 @@ static int checked_rows;
 static void check_rows(const struct scenario *s, const struct plan_result *r, const char *what)
 {
     const struct explain *e = &rows; /* r's, computed last */
-    static const char *always[] = {"users", "kv_per_token", "pool", "kv_tokens", "cost", "decode"};
+    static const char *always[] = {"users", "kv_per_token", "pool",       "kv_tokens",
+                                   "cost",  "cost_output",  "cost_input", "decode"};
     for (size_t k = 0; k < sizeof always / sizeof always[0]; k++)
         if (explain_find(e, always[k]) == NULL)
             fail_msg("%s: no %s row among %d", what, always[k], e->count);
@@ -233,6 +237,9 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                         if (m->image_tokens_per_image == 0 || next(2) == 0)
                             s.image_tokens = (uint32_t)(64 + next(2048));
                     }
+                    /* a speed target: the costs are then the users' who keep it */
+                    if (next(6) == 0)
+                        s.min_tokens_per_s = (double)(1 + next(80));
                     struct diag d = {0};
                     char what[200];
                     snprintf(what, sizeof what,

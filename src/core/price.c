@@ -1,0 +1,121 @@
+#include "price.h"
+
+/* One GPU's price an hour: --price, else the preset's; < 0 unknown. */
+static double gpu_price(const struct scenario *s)
+{
+    return s->has_price ? s->price_usd_per_hour : s->gpu.price_usd_per_hour;
+}
+
+/* Why a cost cannot be given, or NULL when it can. */
+static const char *why_unknown(double price, bool slo, uint64_t users)
+{
+    if (price < 0)
+        return "no price for this GPU (use --price)";
+    if (users == 0)
+        return slo ? "no user keeps the service level" : "no user fits";
+    return NULL;
+}
+
+/* The GPUs' price per hour, the first terms of a row. */
+static void price_terms(struct explain_row *row, const struct placement *l, double price)
+{
+    explain_term(row, price, XU_USD_PER_H, "per GPU");
+    explain_term(row, l->gpus, XU_COUNT, l->gpus == 1 ? "GPU" : "GPUs");
+    explain_op(row, XOP_MUL);
+}
+
+/* ... / (rate x 3,600 s an hour) x 1,000,000 tokens, the rate pushed before. */
+static void per_million_steps(struct explain_row *row)
+{
+    explain_term(row, PRICE_SECONDS_PER_HOUR, XU_COUNT, "s an hour");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_DIV);
+    explain_term(row, PRICE_TOKENS_PER_MILLION, XU_COUNT, "tokens");
+    explain_op(row, XOP_MUL);
+}
+
+/* A user-hour: with a service level, of one of the users who keep it. */
+static void user_hour_row(const struct placement *l, struct plan_price *out, struct explain *x,
+                          double price, bool slo, uint64_t users)
+{
+    const char *why = why_unknown(price, slo, users);
+    out->cost_per_user_hour = why ? -1.0 : out->price_usd_per_hour / (double)users;
+    struct explain_row *row = explain_row_begin(x, "cost", "Cost per user-hour", "");
+    if (why) {
+        explain_row_end(x, row, XU_USD, -1, why);
+        return;
+    }
+    price_terms(row, l, price);
+    if (slo)
+        explain_ref(x, row, "users_slo",
+                    users == 1 ? "user at the service level" : "users at the service level");
+    else
+        explain_ref(x, row, "users", users == 1 ? "user" : "users");
+    explain_op(row, XOP_DIV);
+    explain_row_end(x, row, XU_USD, 0, NULL);
+}
+
+/* A million output tokens at the throughput shown. */
+static void output_row(const struct scenario *s, const struct placement *l,
+                       const struct speed_result *sp, struct plan_price *out, struct explain *x,
+                       const char *why)
+{
+    if (why == NULL && sp->tokens_per_s_total <= 0)
+        why = !sp->known ? "no bandwidth figure for this GPU" : "no user fits";
+    out->cost_per_million_output_tokens =
+        why ? -1.0
+            : out->price_usd_per_hour / (sp->tokens_per_s_total * PRICE_SECONDS_PER_HOUR) *
+                  PRICE_TOKENS_PER_MILLION;
+    struct explain_row *row = explain_row_begin(x, "cost_output", "Cost per 1M output", "");
+    if (why) {
+        explain_row_end(x, row, XU_USD, -1, why);
+        return;
+    }
+    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+    price_terms(row, l, gpu_price(s));
+    explain_ref(x, row, "speed_total", "throughput");
+    per_million_steps(row);
+    explain_row_end(x, row, XU_USD, 0,
+                    slo && !s->concurrency ? "at the users who keep the service level" : NULL);
+}
+
+/* A million prompt tokens at every replica's prefill rate: one prompt
+ * alone, over the time to its first token. */
+static void input_row(const struct placement *l, const struct speed_result *sp,
+                      struct plan_price *out, struct explain *x, double price, const char *why)
+{
+    if (why == NULL && sp->prefill_tokens_per_s <= 0)
+        why = !sp->known ? "no bandwidth figure for this GPU" : "no compute figure for this GPU";
+    double rate = sp->prefill_tokens_per_s * (double)l->replicas;
+    out->cost_per_million_input_tokens =
+        why ? -1.0
+            : out->price_usd_per_hour / (rate * PRICE_SECONDS_PER_HOUR) * PRICE_TOKENS_PER_MILLION;
+    struct explain_row *row = explain_row_begin(x, "cost_input", "Cost per 1M input", "");
+    if (why) {
+        explain_row_end(x, row, XU_USD, -1, why);
+        return;
+    }
+    price_terms(row, l, price);
+    explain_term(row, (long double)sp->prompt_tokens, XU_TOKENS, "prompt tokens");
+    explain_ref(x, row, "ttft", "to the first token");
+    explain_op(row, XOP_DIV);
+    if (l->replicas > 1) {
+        explain_term(row, l->replicas, XU_COUNT, "replicas");
+        explain_op(row, XOP_MUL);
+    }
+    per_million_steps(row);
+    explain_row_end(x, row, XU_USD, 0, "at the prefill rate of one prompt alone");
+}
+
+void price_compute(const struct scenario *s, const struct placement *l, const struct plan_totals *t,
+                   const struct speed_result *sp, struct plan_price *out, struct explain *x)
+{
+    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+    uint64_t users = slo ? sp->users_at_service_level : t->max_users;
+    double price = gpu_price(s);
+    out->price_usd_per_hour = price >= 0 ? price * (double)l->gpus : -1.0;
+    user_hour_row(l, out, x, price, slo, users);
+    const char *why = why_unknown(price, slo, users);
+    output_row(s, l, sp, out, x, why);
+    input_row(l, sp, out, x, price, why);
+}

@@ -1,0 +1,13 @@
+/* snapshot_parts: the pieces of a snapshot's JSON result written outside
+ * snapshot_json.c. */
+#ifndef KVPLAN_IO_SNAPSHOT_PARTS_H
+#define KVPLAN_IO_SNAPSHOT_PARTS_H
+
+#include "core/plan.h"
+#include "io/jsonout.h"
+
+/* The service level (speed at `concurrency` users decoding at once), each
+ * figure's measured spread and the decode step's parts, as fields of o. */
+void snapshot_speed_json(struct jsonout *o, const struct plan_result *r);
+
+#endif

@@ -1,0 +1,74 @@
+/* snapshot_speed: the service level of a plan's JSON result: the speed, its
+ * measured spread and the step's parts (snapshot_parts.h). */
+#include "snapshot_parts.h"
+
+#include "core/plan.h"
+
+/* A figure's band (core/speedband.h): what it rests on, the group of cases,
+ * how many (and held out of the fit), and the ratios; null group and ratios
+ * without a band. */
+static cJSON *band_json(const struct speed_band *b)
+{
+    struct jsonout o = jsonout_begin();
+    bool band = b->basis != SPEEDBAND_DEFAULT && b->cases > 0;
+    jsonout_string(&o, "basis", speedband_basis_name(b->basis));
+    char group[SPEEDBAND_GROUP_MAX];
+    speedband_group(b, group, sizeof group);
+    if (group[0])
+        jsonout_string(&o, "group", group);
+    else
+        jsonout_null(&o, "group");
+    jsonout_uint(&o, "measurements", b->cases);
+    jsonout_uint(&o, "held_out", b->held_out);
+    jsonout_double_or_null(&o, "low_ratio", b->low, band);
+    jsonout_double_or_null(&o, "high_ratio", b->high, band);
+    return jsonout_end(&o);
+}
+
+/* Each speed figure's low and high (null without a band or a figure). */
+static void result_band_json(struct jsonout *o, const struct speed_bands *sp)
+{
+    bool dec = sp->tokens_per_s_per_user_low > 0, ttft = sp->ttft_seconds_low > 0;
+    jsonout_double_or_null(o, "tokens_per_s_per_user_low", sp->tokens_per_s_per_user_low, dec);
+    jsonout_double_or_null(o, "tokens_per_s_per_user_high", sp->tokens_per_s_per_user_high, dec);
+    jsonout_double_or_null(o, "tokens_per_s_total_low", sp->tokens_per_s_total_low, dec);
+    jsonout_double_or_null(o, "tokens_per_s_total_high", sp->tokens_per_s_total_high, dec);
+    jsonout_double_or_null(o, "ttft_seconds_low", sp->ttft_seconds_low, ttft);
+    jsonout_double_or_null(o, "ttft_seconds_high", sp->ttft_seconds_high, ttft);
+    jsonout_string(o, "speed_basis", speedband_basis_name(sp->decode.basis));
+    jsonout_string(o, "ttft_basis", speedband_basis_name(sp->ttft.basis));
+    jsonout_object(o, "speed_band", band_json(&sp->decode));
+    jsonout_object(o, "ttft_band", band_json(&sp->ttft));
+}
+
+void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
+{
+    /* the service level (speed at `concurrency` users decoding at once) */
+    const struct speed_result *sp = &r->speed;
+    bool fast = sp->step_seconds > 0;
+    jsonout_uint(o, "concurrency", sp->concurrency);
+    jsonout_double_or_null(o, "decode_step_seconds", sp->step_seconds, fast);
+    jsonout_double_or_null(o, "tokens_per_s_per_user", sp->tokens_per_s_per_user, fast);
+    jsonout_double_or_null(o, "tokens_per_s_total", sp->tokens_per_s_total, fast);
+    jsonout_uint(o, "prompt_tokens", sp->prompt_tokens);
+    jsonout_double_or_null(o, "ttft_seconds", sp->ttft_seconds, sp->ttft_seconds > 0);
+    jsonout_double_or_null(o, "prefill_tokens_per_s", sp->prefill_tokens_per_s,
+                           sp->prefill_tokens_per_s > 0);
+    result_band_json(o, &r->bands);
+    /* null when the target cannot be checked (no bandwidth or compute figure) */
+    if (sp->level_unknown)
+        jsonout_null(o, "users_at_service_level");
+    else
+        jsonout_uint(o, "users_at_service_level", sp->users_at_service_level);
+    jsonout_string(o, "binding_limit", plan_binding_name(sp->binding));
+    jsonout_double(o, "mbu", sp->mbu);
+    jsonout_double(o, "mfu", sp->mfu);
+    jsonout_double_or_null(o, "step_memory_seconds", sp->memory_seconds, fast);
+    jsonout_double_or_null(o, "step_compute_seconds", sp->compute_seconds, fast);
+    jsonout_double_or_null(o, "step_comm_seconds", sp->comm_seconds, fast);
+    jsonout_double_or_null(o, "step_moe_seconds", sp->moe_seconds, fast);
+    jsonout_double_or_null(o, "step_overhead_seconds", sp->overhead_seconds, fast);
+    jsonout_uint(o, "step_layers", sp->step_layers);
+    jsonout_uint(o, "step_moe_layers", sp->step_moe_layers);
+    jsonout_uint(o, "stages", sp->stages);
+}
