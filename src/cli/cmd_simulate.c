@@ -57,7 +57,8 @@ static bool simulated(const struct scenario *s, const struct plan_result *r, str
                          e->simulated ? "@0" : "");
     if (s->spec_method != SPEC_NONE)
         return diag_fail(d, "%s: simulate does not model speculative decoding yet",
-                         OPTION_FLAG(OPT_SPEC_METHOD));
+                         s->spec_method == SPEC_DRAFT ? OPTION_FLAG(OPT_DRAFT_MODEL)
+                                                      : OPTION_FLAG(OPT_SPEC_METHOD));
     if (r->placement.pp > 1)
         return diag_fail(d, "%s %u: simulate does not model pipeline stages yet (their batches "
                          "in flight)", OPTION_FLAG(OPT_PP), r->placement.pp);
@@ -106,9 +107,10 @@ static bool workload_fits(const struct workload_params *p, const struct sim_conf
     uint64_t longest = p->prefix_len + b.in_hi + b.out_hi;
     if (longest > c->max_model_len)
         return diag_fail(d, "%s %llu and %s %llu: a request of up to %llu tokens (prefix, "
-                         "prompt and output) is longer than the context (%s %llu)", in,
+                         "prompt and output, %s %g) is longer than the context (%s %llu)", in,
                          (unsigned long long)p->input_len, out, (unsigned long long)p->output_len,
-                         (unsigned long long)longest, OPTION_FLAG(OPT_CONTEXT),
+                         (unsigned long long)longest, OPTION_FLAG(OPT_RANDOM_RANGE_RATIO),
+                         p->range_ratio, OPTION_FLAG(OPT_CONTEXT),
                          (unsigned long long)c->max_model_len);
     uint64_t need = sim_request_blocks(c, longest - 1), prefix = c->prefix_tokens / c->block_tokens;
     if (need + prefix > c->blocks)
@@ -165,6 +167,13 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     if (sr->c.blocks == 0 || !sr->r.fits)
         return diag_fail(d, "no KV cache: the weights leave vLLM no memory for it (see kvplan "
                          "plan)");
+    /* vLLM refuses it at startup: vllm/config/scheduler.py, SchedulerConfig's
+     * checks ("max_num_batched_tokens ... must be greater than or equal to
+     * max_num_seqs") */
+    if (sr->c.max_num_batched_tokens < sr->c.max_num_seqs)
+        return diag_fail(d, "--max-num-batched-tokens %llu is below --max-num-seqs %llu: vLLM "
+                         "refuses to start so", (unsigned long long)sr->c.max_num_batched_tokens,
+                         (unsigned long long)sr->c.max_num_seqs);
     sr->c.max_concurrency = o->given[OPT_MAX_CONCURRENCY] ? o->max_concurrency : 0;
     double *slo[3] = {&sr->c.slo_ttft, &sr->c.slo_tpot, &sr->c.slo_e2el};
     for (int i = 0; i < 3; i++)

@@ -91,9 +91,9 @@ bool simulate_print_text(FILE *out, const struct simulate_run *sr)
     fprintf(out, "Throughput  %.2f req/s, %.1f output tok/s, %.1f total tok/s\n",
             r->request_throughput, r->output_throughput, r->total_token_throughput);
     if (r->over_capacity) {
-        fprintf(out, "\nThe queue grows by %.1f requests/s: over capacity (it serves %.2f req/s "
-                "of the %g asked); latencies never settle, so none are given\n",
-                r->queue_growth_per_s, r->request_throughput, sr->w.request_rate);
+        fprintf(out, "\nThe waiting queue grows by %.1f requests/s: over capacity (it finishes "
+                "%.2f req/s of the %g sent); latencies never settle, so none are given\n",
+                r->queue_growth_per_s, r->served_per_s, sr->w.request_rate);
     } else {
         fprintf(out, "\n%-11s %10s %10s %10s %10s %10s\n", "(ms)", "mean", "median", "p90", "p95",
                 "p99");
@@ -170,6 +170,15 @@ static cJSON *simulation_json(const struct simulate_run *sr)
     bool shown = !r->over_capacity;
     struct jsonout o = jsonout_begin();
     jsonout_object(&o, "workload", workload_json(sr));
+    /* as vllm bench serve's result file has them, beside the workload */
+    const struct workload_params *w = &sr->w;
+    jsonout_uint(&o, "num_prompts", w->num_prompts);
+    number_or_inf(&o, "request_rate", w->request_rate);
+    number_or_inf(&o, "burstiness", w->burstiness);
+    if (sr->c.max_concurrency)
+        jsonout_uint(&o, "max_concurrency", sr->c.max_concurrency);
+    else
+        jsonout_null(&o, "max_concurrency");
     jsonout_double(&o, "duration", r->duration);
     jsonout_uint(&o, "completed", r->completed);
     jsonout_uint(&o, "failed", 0);
@@ -194,6 +203,7 @@ static cJSON *simulation_json(const struct simulate_run *sr)
     jsonout_uint(&o, "steps", r->steps);
     jsonout_bool(&o, "over_capacity", r->over_capacity);
     jsonout_double(&o, "queue_growth_per_s", r->queue_growth_per_s);
+    jsonout_double(&o, "served_per_s", r->served_per_s);
     return jsonout_end(&o);
 }
 

@@ -123,7 +123,8 @@ struct sim_result {
      * half of the arrivals by more than a tenth of those arrivals, and by 10
      * or more: the rate is past what the deployment serves. */
     bool over_capacity;
-    double queue_growth_per_s;
+    double queue_growth_per_s;   /* the server's waiting queue, second half of the sending */
+    double served_per_s;         /* requests finished a second over that half */
 };
 
 /* Simulates the n requests (in arrival order) on c; fills *out. */

@@ -6,36 +6,10 @@
 #include <string.h>
 
 #include "kvcost.h"
+#include "speed_inputs.h"
 #include "steptime.h"
 #include "units.h"
 
-struct inputs {
-    double bw, peak, mbu, mfu;
-    enum dtype dtype;           /* the compute precision (peak's) */
-    double experts;             /* bytes of the model's routed experts */
-    double active, hidden;      /* parameters per token, hidden width */
-    double per_ctx_token;       /* decode attention flops per context token per layer, all heads */
-    double per_ctx_prefill;     /* the same in prefill (MLA computes it expanded) */
-    double link_used, latency;  /* the all-reduce's bandwidth per GPU and step latency */
-    uint32_t nodes;             /* nodes one tensor-parallel group spans */
-    uint32_t tp;
-    double layers, global, windowed; /* on one GPU: a stage's, or llama.cpp's share */
-    double allreduces_per_layer; /* 2 (attention, MLP), or 1 where a layer is one block */
-    double moe_mbu;             /* a grouped expert GEMM's share of mbu */
-    double step_overhead, moe_layer_overhead; /* seconds */
-    uint32_t pp;                /* stages a token passes in turn: --pp, or llama.cpp's
-                                 * layer split over a replica's GPUs */
-    uint32_t microbatches;      /* batches in flight: PP keeps its stages busy, llama.cpp not */
-    double shards;              /* GPUs one replica's weights split over: TP x stages */
-    double expert_div;          /* GPUs the routed experts split over (vLLM spreads them) */
-    uint32_t ranks;             /* SGLang DP attention: each TP rank holds its own users */
-    uint64_t window;
-    /* DeepSeek sparse attention: attention reads `topk` latents a layer, the
-     * indexer scores every token (index_flops per context token per layer,
-     * replicated on every GPU) and reads every indexer key: a decoding user
-     * reads read_share of its cache. topk 0: dense. */
-    double topk, index_flops, read_share;
-};
 
 static enum dtype compute_dtype(const struct scenario *s, const struct speed_basis *r,
                                 double *peak)
@@ -158,7 +132,7 @@ double speed_expert_share(const struct model_spec *m, uint64_t n)
 
 /* One GPU's share of the replica as the step function sees it, for a decode
  * batch (gathered under DP attention) or for one prompt's prefill. */
-static struct step_model step_model_of(const struct inputs *in, const struct scenario *s,
+struct step_model step_model_of(const struct inputs *in, const struct scenario *s,
                                        const struct speed_basis *r, bool decode)
 {
     const struct model_spec *md = &s->model;
@@ -228,20 +202,6 @@ void speed_step_inputs(const struct scenario *s, const struct speed_basis *r,
     *hw = machine_of(&in);
 }
 
-/* The users of one batch in flight: all of the replica's, or with pipeline
- * stages one batch per stage. */
-static uint64_t batch_users(const struct inputs *in, uint64_t n)
-{
-    return (n + in->microbatches - 1) / in->microbatches;
-}
-
-/* The users whose cache one GPU reads: the replica's, or under DP attention
- * its rank's share. */
-static uint64_t users_per_gpu(const struct inputs *in, uint64_t n)
-{
-    return (n + in->ranks - 1) / in->ranks;
-}
-
 /* The decode step of a replica's n users, each at the average context: a
  * user's token passes every stage, one batch in flight a stage. */
 static double decode_step(const struct inputs *in, const struct scenario *s,
@@ -289,232 +249,6 @@ const char *plan_binding_name(enum binding_limit b)
     }
 }
 
-/* MoE: the weights a batch reads, less the experts it leaves untouched. */
-static void weights_row(const struct inputs *in, const struct scenario *s,
-                        const struct speed_basis *r, struct explain *x, uint64_t m)
-{
-    char name[96];
-    struct explain_row *row = explain_row_begin(x, "speed_weights", "Weights read", "per GPU");
-    explain_term(row,
-                 (long double)(r->layout->weights_bytes_per_gpu - r->spec->weights_bytes_per_gpu),
-                 XU_BYTES, "weights on the GPU");
-    explain_term(row, in->experts, XU_BYTES, "in experts");
-    explain_term(row, in->expert_div, XU_COUNT,
-                 in->expert_div == 1 ? "GPU" : r->layout->experts_spread ? "GPUs (all)" : "GPUs");
-    explain_op(row, XOP_DIV);
-    explain_term(row, 1, XU_COUNT, "");
-    snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)m);
-    explain_term(row, speed_expert_share(&s->model, m), XU_RATIO, name);
-    explain_op(row, XOP_SUB);
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_SUB);
-    snprintf(name, sizeof name, "share = 1 - (1 - %u/%u)^%llu experts a layer",
-             s->model.experts_per_token, s->model.experts, (unsigned long long)m);
-    explain_row_end(x, row, XU_BYTES, 0, name);
-}
-
-/* What one decode step reads: the weights, the shared prefix once, and each
- * user's KV (and writes its new token's) and recurrent state, read and
- * written back. */
-static void bytes_row(const struct inputs *in, const struct speed_basis *r, struct explain *x,
-                      uint64_t m, const struct step_time *st, const char *wkey)
-{
-    char name[96];
-    struct explain_row *row = explain_row_begin(x, "speed_bytes", "Read per step", "per GPU");
-    if (wkey)
-        explain_ref(x, row, wkey, "weights");
-    else
-        explain_term(row, st->weights_bytes, XU_BYTES, "weights");
-    if (r->budget->prefix_bytes_per_gpu) {
-        explain_term(row, (long double)r->budget->prefix_bytes_per_gpu, XU_BYTES, "prefix");
-        explain_op(row, XOP_ADD);
-    }
-    uint64_t ng = users_per_gpu(in, m);
-    explain_term(row, (long double)ng, XU_COUNT,
-                 in->ranks > 1          ? (ng == 1 ? "user on this rank" : "users on this rank")
-                 : in->microbatches > 1 ? "users a batch in flight"
-                 : ng == 1              ? "user"
-                                        : "users");
-    double kv = (st->kv_bytes - (double)r->budget->prefix_bytes_per_gpu) / (double)ng;
-    double state = st->state_bytes / (double)ng;
-    explain_term(row, kv, XU_BYTES, in->read_share < 1.0 ? "KV each, the share read" : "KV each, its new token written");
-    if (state > 0) {
-        explain_term(row, 2, XU_COUNT, "");
-        explain_term(row, state / 2, XU_BYTES, "state each, read and written back");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_ADD);
-    if (in->read_share < 1.0)
-        snprintf(name, sizeof name, "sparse attention reads every indexer key and the top "
-                 "%.0f latents a layer", in->topk);
-    explain_row_end(x, row, XU_BYTES, 0,
-                    in->read_share < 1.0 ? name
-                    : in->windowed       ? "windowed layers read at most their window"
-                                         : NULL);
-}
-
-static void memory_compute_rows(const struct inputs *in, struct explain *x, uint64_t m,
-                                const struct step_time *st)
-{
-    char name[96];
-    struct explain_row *row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
-    explain_ref(x, row, "speed_bytes", "");
-    double touched = st->expert_read_bytes;
-    if (in->moe_mbu < 1.0 && in->experts > 0) {
-        snprintf(name, sizeof name, "more for experts read at %.0f%% of MBU", in->moe_mbu * 100);
-        explain_term(row, touched * (1.0 / in->moe_mbu - 1.0), XU_BYTES, name);
-        explain_op(row, XOP_ADD);
-    }
-    explain_term(row, in->bw, XU_BYTES_PER_S, "bandwidth");
-    explain_term(row, in->mbu, XU_FRACTION, "MBU");
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_DIV);
-    explain_row_end(x, row, XU_SECONDS, 0, NULL);
-
-    row = explain_row_begin(x, "speed_flops", "Compute per step", "per GPU");
-    explain_term(row, 2, XU_COUNT, "");
-    explain_term(row, in->active, XU_COUNT, "active params");
-    explain_op(row, XOP_MUL);
-    explain_term(row, (long double)m, XU_COUNT, m == 1 ? "user" : "users");
-    explain_op(row, XOP_MUL);
-    explain_term(row, in->shards, XU_COUNT, in->shards == 1 ? "GPU" : "GPUs");
-    explain_op(row, XOP_DIV);
-    explain_term(row, st->attention_flops, XU_FLOPS,
-                 in->ranks > 1 ? "attention over this rank's contexts"
-                               : "attention over their contexts, this GPU's share");
-    explain_op(row, XOP_ADD);
-    explain_row_end(x, row, XU_FLOPS, 0, NULL);
-
-    row = explain_row_begin(x, "speed_compute", "Compute time", "per step");
-    if (in->peak > 0) {
-        explain_ref(x, row, "speed_flops", "");
-        snprintf(name, sizeof name, "per s (%s peak)", dtype_info(in->dtype)->name);
-        explain_term(row, in->peak, XU_FLOPS, name);
-        explain_term(row, in->mfu, XU_FRACTION, "MFU");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_DIV);
-        explain_row_end(x, row, XU_SECONDS, 0, NULL);
-    } else {
-        explain_row_end(x, row, XU_SECONDS, 0, "no compute figure for this GPU: memory alone");
-    }
-}
-
-static void comm_row(const struct inputs *in, struct explain *x, const struct step_time *st,
-                     double allreduces)
-{
-    char name[160];
-    struct explain_row *row = explain_row_begin(x, "speed_comm", "All-reduce", "per step");
-    explain_term(row, allreduces, XU_COUNT, in->allreduces_per_layer == 1
-                                                ? "all-reduces (one a block)"
-                                                : "all-reduces (two a layer)");
-    explain_term(row, st->comm_s / allreduces, XU_SECONDS, "each");
-    explain_op(row, XOP_MUL);
-    if (in->nodes > 1)
-        snprintf(name, sizeof name, "each: ring over %u GPUs across %u nodes at %.0f GB/s "
-                 "(network) plus %.0f us", in->tp, in->nodes, in->link_used / 1e9,
-                 in->latency * 1e6);
-    else
-        snprintf(name, sizeof name, "each: ring over %u GPUs at %.0f GB/s plus %.0f us",
-                 in->tp, in->link_used / 1e9, in->latency * 1e6);
-    explain_row_end(x, row, XU_SECONDS, 0, name);
-}
-
-/* What a stage's fine-grained MoE layers add: routing, top-k, the grouped
- * GEMM's launch and gather. */
-static void moe_row(const struct inputs *in, struct explain *x, const struct step_model *m)
-{
-    struct explain_row *row = explain_row_begin(x, "speed_moe", "MoE kernels", "per step");
-    explain_term(row, m->moe_layers, XU_COUNT, "MoE layers");
-    explain_term(row, in->moe_layer_overhead, XU_SECONDS, "each");
-    explain_op(row, XOP_MUL);
-    explain_row_end(x, row, XU_SECONDS, 0,
-                    "routing, top-k and the grouped GEMM over small expert slices, fitted on "
-                    "DeepSeek-R1 (doc/SPEED-FIT.md)");
-}
-
-/* The step overhead's words: the engine's fitted figure, given, or calibrated. */
-static const char *overhead_words(const struct scenario *s, const char *own)
-{
-    if (!s->has_step_overhead)
-        return own;
-    return s->speed_calibrated & SPEED_CAL_OVERHEAD ? "step overhead (calibrated)"
-                                                    : "step overhead (--step-overhead)";
-}
-
-static void step_rows(const struct inputs *in, const struct scenario *s,
-                      const struct speed_basis *r, struct explain *x, const struct step_time *st,
-                      const struct speed_result *sp)
-{
-    char name[96];
-    struct explain_row *row = explain_row_begin(x, "speed_step", "Time per token", "per step");
-    explain_ref(x, row, "speed_memory", "memory");
-    if (in->peak > 0) { /* without a compute figure the step is the memory's alone */
-        explain_ref(x, row, "speed_compute", "compute");
-        explain_op(row, XOP_MAX);
-    }
-    if (st->moe_s > 0) {
-        explain_ref(x, row, "speed_moe", "MoE kernels");
-        explain_op(row, XOP_ADD);
-    }
-    if (in->tp > 1 && st->comm_s > 0) {
-        explain_ref(x, row, "speed_comm", "all-reduce");
-        explain_op(row, XOP_ADD);
-    }
-    if (in->pp > 1) {
-        explain_term(row, in->pp, XU_COUNT,
-                     engine_desc(s->engine.kind)->splits_layers ? "GPUs in turn (layer split)"
-                                                                : "stages in turn");
-        explain_op(row, XOP_MUL);
-    }
-    if (in->step_overhead > 0) {
-        explain_term(row, in->step_overhead, XU_SECONDS, overhead_words(s, "each step's own"));
-        explain_op(row, XOP_ADD);
-    }
-    explain_row_end(x, row, XU_SECONDS, 0,
-                    in->peak <= 0                 ? "memory alone: no compute figure for this GPU"
-                    : st->memory_s >= st->compute_s ? "memory binds"
-                                                    : "compute binds");
-
-    row = explain_row_begin(x, "decode", "Speed per user", "");
-    explain_term(row, 1, XU_COUNT, "token");
-    explain_ref(x, row, "speed_step", "");
-    explain_op(row, XOP_DIV);
-    snprintf(name, sizeof name, "at %llu user%s decoding at once%s",
-             (unsigned long long)sp->concurrency, sp->concurrency == 1 ? "" : "s",
-             r->layout->replicas > 1 ? " (all replicas)" : "");
-    explain_row_end(x, row, XU_TOK_PER_S, 0, name);
-
-    row = explain_row_begin(x, "speed_total", "Throughput", "all replicas");
-    explain_term(row, (long double)sp->concurrency, XU_COUNT,
-                 sp->concurrency == 1 ? "user" : "users");
-    explain_ref(x, row, "decode", "each");
-    explain_op(row, XOP_MUL);
-    explain_row_end(x, row, XU_TOK_PER_S, 0, NULL);
-}
-
-static void rows(const struct inputs *in, const struct scenario *s, const struct speed_basis *r,
-                 struct explain *x, const struct speed_result *sp, const struct step_time *st)
-{
-    const char *wkey = NULL;
-    if (x == NULL) /* rows only */
-        return;
-    uint64_t m = batch_users(in, sp->concurrency_per_replica); /* one batch in flight */
-    if (s->model.experts) {
-        weights_row(in, s, r, x, m);
-        wkey = "speed_weights";
-    }
-    bytes_row(in, r, x, m, st, wkey);
-    memory_compute_rows(in, x, m, st);
-    struct step_model sm = step_model_of(in, s, r, true);
-    if (in->tp > 1 && st->comm_s > 0)
-        comm_row(in, x, st, sm.allreduces);
-    if (sm.moe_layers && in->moe_layer_overhead > 0)
-        moe_row(in, x, &sm);
-    step_rows(in, s, r, x, st, sp);
-}
-
 /* The prefill of p tokens alone on a replica, one step: the prompt passes
  * the stages in turn; its compute and its weights read overlap. */
 static double prefill(const struct inputs *in, const struct scenario *s,
@@ -535,58 +269,6 @@ double speed_prefill_parts(const struct scenario *s, const struct speed_basis *r
 {
     struct inputs in = inputs_of(s, r);
     return prefill(&in, s, r, (double)tokens, st);
-}
-
-static void prefill_row(const struct inputs *in, const struct scenario *s, struct explain *x,
-                        const char *key, const char *label, uint64_t tokens,
-                        const struct step_time *f)
-{
-    char name[96];
-    if (x == NULL) /* a row only */
-        return;
-    struct explain_row *row = explain_row_begin(x, key, label, "");
-    if (in->peak <= 0 || in->bw <= 0) {
-        explain_row_end(x, row, XU_SECONDS, 0, in->peak <= 0 ? "no compute figure for this GPU"
-                                                             : "no bandwidth figure for this GPU");
-        return;
-    }
-    explain_term(row, f->flops, XU_FLOPS, "prefill per GPU");
-    snprintf(name, sizeof name, "per s (%s peak)", dtype_info(in->dtype)->name);
-    explain_term(row, in->peak, XU_FLOPS, name);
-    explain_term(row, in->mfu, XU_FRACTION, "MFU");
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_DIV);
-    explain_term(row, f->memory_s, XU_SECONDS, "reading the weights, writing the KV");
-    explain_op(row, XOP_MAX);
-    if (f->moe_s > 0) {
-        explain_term(row, f->moe_s, XU_SECONDS, "MoE kernels");
-        explain_op(row, XOP_ADD);
-    }
-    if (f->comm_s > 0) {
-        explain_term(row, f->comm_s, XU_SECONDS, "all-reduces");
-        explain_op(row, XOP_ADD);
-    }
-    if (in->pp > 1) {
-        explain_term(row, in->pp, XU_COUNT, "stages in turn");
-        explain_op(row, XOP_MUL);
-    }
-    if (in->step_overhead > 0) {
-        explain_term(row, in->step_overhead, XU_SECONDS, overhead_words(s, "the step's own"));
-        explain_op(row, XOP_ADD);
-    }
-    char t[32], note[200];
-    units_format_int(tokens, t, sizeof t);
-    const struct model_spec *m = &s->model;
-    if (m->attention == ATTENTION_MLA)
-        snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
-                 "attention, MLA expanded as engines prefill it (QK over %u dims, PV over %u "
-                 "a head); compute and weights overlap", units_article(t), t,
-                 (m->qk_nope_head_dim ? m->qk_nope_head_dim : m->head_dim) + m->qk_rope_head_dim,
-                 m->v_head_dim ? m->v_head_dim : m->head_dim);
-    else
-        snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
-                 "attention; compute and weights overlap", units_article(t), t);
-    explain_row_end(x, row, XU_SECONDS, 0, note);
 }
 
 /* The most users per replica that keep --min-tok-s each (all that fit
@@ -676,9 +358,9 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     sp->step_seconds = st.total_s;
     sp->tokens_per_s_per_user = st.total_s > 0 ? 1.0 / st.total_s : 0;
     sp->tokens_per_s_total = (double)total * sp->tokens_per_s_per_user;
-    rows(&in, s, r, x, sp, &st);
+    speed_rows(&in, s, r, x, sp, &st);
 
-    prefill_row(&in, s, x, "ttft", "First token", sp->prompt_tokens, &f);
+    speed_prefill_row(&in, s, x, "ttft", "First token", sp->prompt_tokens, &f);
 
     uint64_t fit = r->budget->users_per_replica;
     sp->level_unknown = ttft_unknown;
@@ -703,14 +385,16 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
         snprintf(note, sizeof note, "the first token takes longer than %g s", s->max_ttft_seconds);
     else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
         snprintf(note, sizeof note, "the most users that keep %g tok/s each, first token "
-                 "within %g s: %s binds", s->min_tokens_per_s, s->max_ttft_seconds,
+                 "within %g s for one prompt alone (under a request rate: kvplan simulate): %s "
+                 "binds", s->min_tokens_per_s, s->max_ttft_seconds,
                  plan_binding_name(sp->binding));
     else if (s->min_tokens_per_s > 0)
         snprintf(note, sizeof note, "the most users that keep %g tok/s each: %s binds",
                  s->min_tokens_per_s, plan_binding_name(sp->binding));
     else
-        snprintf(note, sizeof note, "no speed target; first token within %g s: every user "
-                 "that fits (%s binds)", s->max_ttft_seconds, plan_binding_name(sp->binding));
+        snprintf(note, sizeof note, "no speed target; first token within %g s for one prompt "
+                 "alone (under a request rate: kvplan simulate): every user that fits (%s binds)",
+                 s->max_ttft_seconds, plan_binding_name(sp->binding));
     explain_row_end(x, row, XU_COUNT, (long double)sp->users_at_service_level, note);
 }
 
@@ -721,6 +405,6 @@ double speed_recompute_seconds(const struct scenario *s, const struct speed_basi
     struct inputs in = inputs_of(s, r);
     struct step_time f;
     double seconds = prefill(&in, s, r, (double)tokens, &f);
-    prefill_row(&in, s, x, key, label, tokens, &f);
+    speed_prefill_row(&in, s, x, key, label, tokens, &f);
     return seconds;
 }

@@ -109,7 +109,7 @@ def test_goodput():
 
 def test_over_capacity_is_said():
     status, out, err = run(["simulate", "--num-prompts", "2000", "--request-rate", "500"])
-    check("a rate past capacity says so", status == 0 and "The queue grows by" in out
+    check("a rate past capacity says so", status == 0 and "The waiting queue grows by" in out
           and "over capacity" in out and "TTFT" not in out, out + err)
     _, s, _ = sim("--num-prompts", "2000", "--request-rate", "500")
     check("... and its JSON has no percentiles", s["over_capacity"] is True
@@ -161,6 +161,30 @@ def test_replicas_share_the_requests():
           (four["mean_e2el_ms"], one["mean_e2el_ms"]))
 
 
+def test_a_warm_up_or_a_client_cap_is_not_over_capacity():
+    """A review found both called over capacity: the running batch filling at
+    40 req/s on 5 GPUs (waiting max 7, every request within the SLO), and a
+    --max-concurrency 1 client holding requests back."""
+    _, s, err = sim("--gpus", "5", "--tp", "1", "--num-prompts", "1000", "--request-rate", "40",
+                    "--random-input-len", "2048", "--random-output-len", "300")
+    check("5 replicas keep up with 40 req/s", s is not None and s["over_capacity"] is False
+          and s["p95_ttft_ms"] is not None, err if s is None else s["queue_growth_per_s"])
+    _, s, err = sim("--max-concurrency", "1", "--request-rate", "40")
+    check("one request at a time has latencies, from its send", s is not None
+          and s["over_capacity"] is False and s["mean_ttft_ms"] is not None, err)
+    check("vLLM's top-level workload keys", s is not None and s["num_prompts"] == 40
+          and s["request_rate"] == 40 and s["max_concurrency"] == 1 and s["burstiness"] == 1)
+
+
+def test_review_messages():
+    refused(["--max-num-batched-tokens", "100"], "--max-num-batched-tokens 100 is below "
+            "--max-num-seqs 1024: vLLM refuses to start so")
+    refused(["--draft-model", "llama-3.2-1b"], "--draft-model: simulate does not model "
+            "speculative decoding yet")
+    refused(["--context", "4k", "--random-input-len", "3000", "--random-range-ratio", "0.5"],
+            "--random-range-ratio 0.5")
+
+
 def test_every_plan_scenario_option_is_taken():
     """Each scenario option plan takes, simulate takes too (a review found --gpu refused)."""
     for args in (["--gpu", "h200"], ["--gpu", "a100-80gb", "--gpus", "2"],
@@ -171,7 +195,8 @@ def test_every_plan_scenario_option_is_taken():
 
 
 if __name__ == "__main__":
-    main([test_every_plan_scenario_option_is_taken, test_json_carries_vllms_keys, test_text_table, test_same_seed_same_bytes,
+    main([test_every_plan_scenario_option_is_taken, test_a_warm_up_or_a_client_cap_is_not_over_capacity,
+          test_review_messages, test_json_carries_vllms_keys, test_text_table, test_same_seed_same_bytes,
           test_each_option_moves_the_run, test_goodput, test_over_capacity_is_said,
           test_bad_input_names_the_option, test_other_engines_are_refused,
           test_replicas_share_the_requests])

@@ -1,0 +1,70 @@
+/* speed_inputs: what speed.c derives from a plan once (rates, layout,
+ * per-token work), shared with its explain rows (speed_rows.c). Internal to
+ * core's speed stage. */
+#ifndef KVPLAN_CORE_SPEED_INPUTS_H
+#define KVPLAN_CORE_SPEED_INPUTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "speed.h"
+#include "steptime.h"
+
+struct inputs {
+    double bw, peak, mbu, mfu;
+    enum dtype dtype;           /* the compute precision (peak's) */
+    double experts;             /* bytes of the model's routed experts */
+    double active, hidden;      /* parameters per token, hidden width */
+    double per_ctx_token;       /* decode attention flops per context token per layer, all heads */
+    double per_ctx_prefill;     /* the same in prefill (MLA computes it expanded) */
+    double link_used, latency;  /* the all-reduce's bandwidth per GPU and step latency */
+    uint32_t nodes;             /* nodes one tensor-parallel group spans */
+    uint32_t tp;
+    double layers, global, windowed; /* on one GPU: a stage's, or llama.cpp's share */
+    double allreduces_per_layer; /* 2 (attention, MLP), or 1 where a layer is one block */
+    double moe_mbu;             /* a grouped expert GEMM's share of mbu */
+    double step_overhead, moe_layer_overhead; /* seconds */
+    uint32_t pp;                /* stages a token passes in turn: --pp, or llama.cpp's
+                                 * layer split over a replica's GPUs */
+    uint32_t microbatches;      /* batches in flight: PP keeps its stages busy, llama.cpp not */
+    double shards;              /* GPUs one replica's weights split over: TP x stages */
+    double expert_div;          /* GPUs the routed experts split over (vLLM spreads them) */
+    uint32_t ranks;             /* SGLang DP attention: each TP rank holds its own users */
+    uint64_t window;
+    /* DeepSeek sparse attention: attention reads `topk` latents a layer, the
+     * indexer scores every token (index_flops per context token per layer,
+     * replicated on every GPU) and reads every indexer key: a decoding user
+     * reads read_share of its cache. topk 0: dense. */
+    double topk, index_flops, read_share;
+};
+
+/* The users of one batch in flight: all of the replica's, or with pipeline
+ * stages one batch per stage. */
+static inline uint64_t batch_users(const struct inputs *in, uint64_t n)
+{
+    return (n + in->microbatches - 1) / in->microbatches;
+}
+
+/* The users whose cache one GPU reads: the replica's, or under DP attention
+ * its rank's share. */
+static inline uint64_t users_per_gpu(const struct inputs *in, uint64_t n)
+{
+    return (n + in->ranks - 1) / in->ranks;
+}
+
+/* One GPU's share of the replica as the step function sees it, for a decode
+ * batch (gathered under DP attention) or for one prompt's prefill. */
+struct step_model step_model_of(const struct inputs *in, const struct scenario *s,
+                                const struct speed_basis *r, bool decode);
+
+/* The decode step's rows (weights, bytes, memory, compute, all-reduce, MoE
+ * kernels, time, speed, throughput) for n users of a replica. */
+void speed_rows(const struct inputs *in, const struct scenario *s, const struct speed_basis *r,
+                 struct explain *x, const struct speed_result *sp, const struct step_time *st);
+
+/* The first token's row (or a recompute's, under key and label). */
+void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct explain *x,
+                        const char *key, const char *label, uint64_t tokens,
+                        const struct step_time *f);
+
+#endif
