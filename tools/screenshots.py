@@ -119,6 +119,8 @@ SCENES = [
                                   "40"], [], {}),
     ("hybrid", (160, 48), ["--gpu", "h100-sxm", "--model", "qwen3-next-80b-a3b", "--gpus", "4",
                            "--context", "32k", "--engine", "vllm"], [], {}),
+    ("explain", (120, 40), ["--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "12",
+                            "--tp", "4", "--context", "32k", "--engine", "vllm"], ["x"], {}),
     ("compare", (100, 30), ["--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "2"],
      ["b", "<kcud1>", "<kcud1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "c"], {}),
 ]

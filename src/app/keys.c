@@ -13,6 +13,7 @@
 #include "app/planner.h"
 #include "app/prompts.h"
 #include "app/screens.h"
+#include "app/view.h"
 #include "core/solve.h"
 #include "core/version.h"
 #include "io/fileio.h"
@@ -268,6 +269,24 @@ static int k_warnings(struct planner *p)
     return PLAN_REDRAW;
 }
 
+/* The explain pane by one row, or every row full screen. */
+static int k_explain_up(struct planner *p)
+{
+    view_scroll_explain(p, -1);
+    return PLAN_REDRAW;
+}
+static int k_explain_down(struct planner *p)
+{
+    view_scroll_explain(p, +1);
+    return PLAN_REDRAW;
+}
+static int k_explain(struct planner *p)
+{
+    p->mode = MODE_EXPLAIN;
+    p->xview.scroll = 0;
+    return PLAN_REDRAW;
+}
+
 static int k_repaint(struct planner *p)
 {
     (void)p;
@@ -296,6 +315,9 @@ static const struct planner_key_def keys[] = {
     {'Z', "Z", NULL, NULL, k_redo},
     {'D', "D", NULL, "remove this scenario", k_remove},
     {'w', "w", "warnings", "every warning", k_warnings},
+    {'x', "x", "explain", "explain rows, full screen", k_explain},
+    {'[', "[", NULL, "scroll explain rows (])", k_explain_up},
+    {']', "]", NULL, NULL, k_explain_down},
     {'u', "u", "GiB/GB", "show GiB or GB", k_units},
     {'r', "r", "reset", "reset this control", k_reset},
     {'R', "R", NULL, "reset every control", k_reset_all},

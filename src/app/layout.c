@@ -83,6 +83,59 @@ int layout_control_focus(int n, int shown, int top, int focus)
     return focus < lo ? lo : focus > hi ? hi : focus;
 }
 
+int layout_scroll_max(int total, int shown)
+{
+    return shown > 0 && total > shown ? total - shown : 0;
+}
+
+int layout_scroll_clamp(int top, int total, int shown)
+{
+    int max = layout_scroll_max(total, shown);
+    return top < 0 ? 0 : top > max ? max : top;
+}
+
+struct layout_thumb layout_scroll_thumb(int h, int total, int shown, int top)
+{
+    int max = layout_scroll_max(total, shown);
+    if (h <= 0 || max == 0)
+        return (struct layout_thumb){0, h > 0 ? h : 0};
+    /* its length the share shown, rounded; its travel the bar's rest */
+    int len = (int)(((long long)h * shown + total / 2) / total);
+    len = len < 1 ? 1 : len > h - 1 ? (h > 1 ? h - 1 : 1) : len;
+    top = layout_scroll_clamp(top, total, shown);
+    int y = (int)(((long long)(h - len) * top + max / 2) / max);
+    /* a list scrolled at all never shows its thumb at an end it has left */
+    if (top > 0 && y == 0 && h - len > 0)
+        y = 1;
+    if (top < max && y == h - len && y > 0)
+        y--;
+    return (struct layout_thumb){y, len};
+}
+
+int layout_scroll_at(int h, int total, int shown, int y)
+{
+    int max = layout_scroll_max(total, shown);
+    if (h <= 1 || max == 0)
+        return 0;
+    y = y < 0 ? 0 : y > h - 1 ? h - 1 : y;
+    return (int)(((long long)y * max + (h - 1) / 2) / (h - 1));
+}
+
+struct explain_view_layout layout_explain_view(int cols, int rows)
+{
+    struct explain_view_layout v;
+    memset(&v, 0, sizeof v);
+    if (cols < LAYOUT_EXPLAIN_VIEW_MIN_COLS || rows < LAYOUT_EXPLAIN_VIEW_MIN_ROWS) {
+        v.too_small = true;
+        return v;
+    }
+    v.title = (struct rect){0, 0, cols, 1};
+    v.body = (struct rect){1, 1, cols - 3, rows - 2};
+    v.scrollbar = (struct rect){cols - 1, 1, 1, rows - 2};
+    v.keybar = (struct rect){0, rows - 1, cols, 1};
+    return v;
+}
+
 struct presentation_layout layout_presentation(int cols, int rows)
 {
     struct presentation_layout p;
@@ -97,13 +150,14 @@ struct presentation_layout layout_presentation(int cols, int rows)
     p.scale = rows >= 52 && cols >= 160 ? 4 : rows >= 40 && cols >= 120 ? 3
               : rows >= 26 && cols >= 80 ? 2 : 1;
     int number_h = 5 * p.scale;
-    int free_rows = rows - 1 - number_h - 6; /* caption, bar x2, slider, explain, gaps */
+    int free_rows = rows - 1 - number_h - 7; /* caption, speed, bar x2, slider, explain, gaps */
     int gap = free_rows >= 6 ? 2 : free_rows >= 3 ? 1 : 0;
     int y = 1 + gap;
     p.number = (struct rect){2, y, cols - 4, number_h};
     y += number_h + 1;
     p.caption = (struct rect){2, y, cols - 4, 1};
-    y += 1 + gap;
+    p.speed = (struct rect){2, y + 1, cols - 4, 1};
+    y += 2 + gap;
     p.bar = (struct rect){1, y, cols - 2, 2};
     y += 2 + gap;
     p.slider = (struct rect){2, y, cols - 4, 1};

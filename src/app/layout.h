@@ -35,11 +35,20 @@ struct presentation_layout {
     struct rect number;  /* large digits, centred */
     int scale;           /* digit scale: 1 (5 rows) or 2 (10 rows) */
     struct rect caption; /* "users at 32k tokens on ..." */
+    struct rect speed;   /* speed per user, throughput, first token, cost */
     struct rect bar;     /* full-width bar and a one-line legend */
     struct rect slider;  /* the focused control, full width */
     struct rect track;   /* its slider's track on that row */
     struct rect explain; /* the users formula */
     struct rect keybar;
+};
+
+/* The full-screen explain view: the title row, the lines of rows, the
+ * scroll bar beside them (the last column) and the key row. */
+enum { LAYOUT_EXPLAIN_VIEW_MIN_COLS = 40, LAYOUT_EXPLAIN_VIEW_MIN_ROWS = 8 };
+struct explain_view_layout {
+    bool too_small;
+    struct rect title, body, scrollbar, keybar;
 };
 
 /* One frame's geometry: the screen's size and where the screen's panes and
@@ -51,6 +60,7 @@ struct frame_layout {
      * is too_small, with nothing to draw or to click */
     struct planner_layout main;
     struct presentation_layout present;
+    struct explain_view_layout xview; /* the full-screen explain view's, when it is open */
     struct rect box; /* the open box's (the picker's); zero when none */
 };
 
@@ -70,6 +80,25 @@ int layout_control_top(int n, int shown, int focus, int top, bool context);
  * margin's marks or the wheel over them): the nearest control that
  * layout_control_top(n, shown, result, top, true) leaves at `top`. */
 int layout_control_focus(int n, int shown, int top, int focus);
+
+/* A list of `total` rows that shows `shown` at once: its last first row
+ * (0 when every row fits), and `top` kept between 0 and that. */
+int layout_scroll_max(int total, int shown);
+int layout_scroll_clamp(int top, int total, int shown);
+
+/* The thumb of a scroll bar `h` rows tall beside that list, from row `top`:
+ * its first row in the bar and its length (at least one row; the whole bar
+ * when every row fits); and the first row a click on row y of the bar
+ * scrolls to (the thumb's ends reach the bar's ends). */
+struct layout_thumb {
+    int y, h;
+};
+struct layout_thumb layout_scroll_thumb(int h, int total, int shown, int top);
+int layout_scroll_at(int h, int total, int shown, int y);
+
+/* The full-screen explain view's panes; too_small below
+ * LAYOUT_EXPLAIN_VIEW_MIN_COLS x LAYOUT_EXPLAIN_VIEW_MIN_ROWS. */
+struct explain_view_layout layout_explain_view(int cols, int rows);
 
 /* The presentation mode's panes; too_small below LAYOUT_PRESENT_MIN_COLS x
  * LAYOUT_PRESENT_MIN_ROWS. */

@@ -31,7 +31,8 @@ enum planner_mode {
     MODE_WARNINGS,
     MODE_VERSUS,   /* two to four scenarios side by side */
     MODE_COPIED,   /* what was copied to the clipboard, to select by hand */
-    MODE_OPTIONS   /* what would it take: single changes that reach a target */
+    MODE_OPTIONS,  /* what would it take: single changes that reach a target */
+    MODE_EXPLAIN   /* every explain row with its formula, full screen */
 };
 
 enum prompt_kind {
@@ -146,6 +147,15 @@ struct planner {
         int scroll;    /* the first row of keys shown */
         int page, max; /* its rows of keys and last scroll (view_settle sets them) */
     } help;
+    struct {
+        int scroll;    /* the first of its rows the main screen's explain pane shows */
+        int page, max; /* the rows it shows at once and its last scroll (view_settle) */
+        int count, items[EXPLAIN_ROWS_MAX + 1]; /* its rows in order, for the frame */
+    } pane;
+    struct {
+        int scroll;    /* the first line the full-screen explain view shows */
+        int page, max; /* its lines on screen and its last scroll (view_settle) */
+    } xview;
 };
 
 /* Flags returned by input handlers. */

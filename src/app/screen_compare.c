@@ -172,20 +172,105 @@ static void knob_rows(const struct side sd[2], struct cursor *c)
     }
 }
 
-/* The counts, sizes and token figures of both plans, and the host tier's. */
-static void number_rows(const struct side sd[2], enum unit_system u, struct cursor *c)
+/* One row of counts, sizes or tokens of both sides (kind 0 count, 1 bytes, 2 tokens). */
+struct number_row {
+    const char *label;
+    int kind;
+    uint64_t v[2];
+};
+
+static void put_numbers(const struct side sd[2], enum unit_system u, struct cursor *c,
+                        const struct number_row *rows, size_t n)
 {
     char a[2][96];
-    struct {
-        const char *label;
-        int kind; /* 0 count, 1 bytes, 2 tokens */
-        uint64_t v[2];
-    } rows[] = {
+    for (size_t k = 0; k < n; k++) {
+        for (int i = 0; i < 2; i++) {
+            if (rows[k].kind == 1)
+                units_format_bytes(rows[k].v[i], u, a[i], sizeof a[i]);
+            else
+                units_format_int(rows[k].v[i], a[i], sizeof a[i]);
+            if (strcmp(rows[k].label, "KV heads") == 0 && sd[i].r->cost.mla)
+                snprintf(a[i], sizeof a[i], "MLA latent"); /* MLA caches one latent, no KV heads */
+        }
+        put_row(c, rows[k].label, a[0], a[1], true, (double)rows[k].v[0], (double)rows[k].v[1]);
+    }
+}
+
+/* What each side plans for: the context, its heads, prefix and use, the service level. */
+static void input_rows(const struct side sd[2], enum unit_system u, struct cursor *c)
+{
+    const struct number_row rows[] = {
         {"Context (tokens)", 2, {sd[0].s->context_tokens, sd[1].s->context_tokens}},
         {"KV heads", 0, {sd[0].r->cost.kv_heads, sd[1].r->cost.kv_heads}},
         {"Shared prefix", 2, {sd[0].s->prefix_tokens, sd[1].s->prefix_tokens}},
         {"In use (tokens)", 2, {sd[0].r->avg_context_tokens, sd[1].r->avg_context_tokens}},
-        {"Users", 0, {sd[0].r->max_users, sd[1].r->max_users}},
+    };
+    put_numbers(sd, u, c, rows, sizeof rows / sizeof rows[0]);
+    char a[2][96];
+    for (int i = 0; i < 2; i++)
+        report_speed_target(sd[i].s, a[i], sizeof a[i]);
+    put_row(c, "Service level", a[0], a[1], false, 0, 0);
+}
+
+/* A cost of both sides: of a million output tokens (kind 0), a million
+ * input tokens (1) or a user-hour (2); "n/a" where unknown. */
+static void cost_row(const struct side sd[2], struct cursor *c, const char *label, int kind)
+{
+    char a[2][96];
+    double v[2];
+    for (int i = 0; i < 2; i++) {
+        const struct plan_result *r = sd[i].r;
+        v[i] = kind == 0 ? r->cost_per_million_output_tokens
+               : kind == 1 ? r->cost_per_million_input_tokens
+                           : r->cost_per_user_hour;
+        snprintf(a[i], sizeof a[i], v[i] >= 0 ? "$%.4f" : "n/a", v[i]);
+    }
+    put_row(c, label, a[0], a[1], v[0] >= 0 && v[1] >= 0, v[0], v[1]);
+}
+
+/* The answers: the users, those at the service level, their speed, the
+ * first token and the costs. */
+static void answer_rows(const struct side sd[2], struct cursor *c)
+{
+    char a[2][96];
+    double v[2];
+    for (int i = 0; i < 2; i++)
+        units_format_int(sd[i].r->max_users, a[i], sizeof a[i]);
+    put_row(c, "Users", a[0], a[1], true, (double)sd[0].r->max_users, (double)sd[1].r->max_users);
+    if (view_has_target(sd[0].s) || view_has_target(sd[1].s)) {
+        for (int i = 0; i < 2; i++)
+            units_format_int(sd[i].r->speed.users_at_service_level, a[i], sizeof a[i]);
+        put_row(c, "At service level", a[0], a[1], true,
+                (double)sd[0].r->speed.users_at_service_level,
+                (double)sd[1].r->speed.users_at_service_level);
+    }
+    struct view_speed vs[2];
+    for (int i = 0; i < 2; i++)
+        view_speed_of(sd[i].r, sd[i].s->units, &vs[i]);
+    bool known = vs[0].known && vs[1].known;
+#define SPEED_ROW(label, field, value)                                                             \
+    do {                                                                                           \
+        for (int i = 0; i < 2; i++) {                                                              \
+            v[i] = (value);                                                                        \
+            snprintf(a[i], sizeof a[i], "%s", vs[i].known ? vs[i].field : "n/a");                  \
+        }                                                                                          \
+        put_row(c, label, a[0], a[1], known && v[0] > 0 && v[1] > 0, v[0], v[1]);                  \
+    } while (0)
+    SPEED_ROW("Speed per user", per_user, sd[i].r->speed.tokens_per_s_per_user);
+    SPEED_ROW("Throughput", total, sd[i].r->speed.tokens_per_s_total);
+    SPEED_ROW("First token", ttft, sd[i].r->speed.ttft_seconds);
+#undef SPEED_ROW
+    cost_row(sd, c, "Cost per user-hour", 2);
+    /* a million output tokens at the throughput, input tokens at the prefill rate */
+    cost_row(sd, c, "Cost per M output", 0);
+    cost_row(sd, c, "Cost per M input", 1);
+}
+
+/* How the users came about: per replica, paged, the sizes, the tokens held,
+ * and the host tier's. */
+static void detail_rows(const struct side sd[2], enum unit_system u, struct cursor *c)
+{
+    const struct number_row rows[] = {
         {"Users per replica", 0, {sd[0].r->users_per_replica, sd[1].r->users_per_replica}},
         {"Users, paged", 0, {sd[0].r->max_users_paged, sd[1].r->max_users_paged}},
         {"KV/token per GPU", 1, {plan_kv_token_bytes_per_gpu(sd[0].r),
@@ -195,49 +280,13 @@ static void number_rows(const struct side sd[2], enum unit_system u, struct curs
         {"KV pool per GPU", 1, {sd[0].r->kv_pool_bytes_per_gpu, sd[1].r->kv_pool_bytes_per_gpu}},
         {"Tokens held", 2, {sd[0].r->kv_tokens, sd[1].r->kv_tokens}},
     };
-    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
-        for (int i = 0; i < 2; i++) {
-            if (rows[k].kind == 1)
-                units_format_bytes(rows[k].v[i], u, a[i], sizeof a[i]);
-            else
-                units_format_int(rows[k].v[i], a[i], sizeof a[i]);
-            if (k == 1 && sd[i].r->cost.mla) /* MLA caches one latent, no KV heads */
-                snprintf(a[i], sizeof a[i], "MLA latent");
-        }
-        put_row(c, rows[k].label, a[0], a[1], true, (double)rows[k].v[0], (double)rows[k].v[1]);
-    }
-    if ((sd[0].r->host.present || sd[1].r->host.present) && c->y < c->last) {
+    put_numbers(sd, u, c, rows, sizeof rows / sizeof rows[0]);
+    if (sd[0].r->host.present || sd[1].r->host.present) {
         /* the host memory tier, when either side has one */
-        for (int i = 0; i < 2; i++)
-            units_format_int(sd[i].r->host.beyond_gpu, a[i], sizeof a[i]);
-        put_row(c, "Parked in host", a[0], a[1], true, (double)sd[0].r->host.beyond_gpu,
-                (double)sd[1].r->host.beyond_gpu);
+        const struct number_row host = {
+            "Parked in host", 0, {sd[0].r->host.beyond_gpu, sd[1].r->host.beyond_gpu}};
+        put_numbers(sd, u, c, &host, 1);
     }
-}
-
-/* Cost, speed and the service level of both plans. */
-static void speed_rows(const struct side sd[2], struct cursor *c)
-{
-    char a[2][96];
-    double cost[2], dec[2];
-    for (int i = 0; i < 2; i++) {
-        cost[i] = sd[i].r->cost_per_user_hour;
-        dec[i] = sd[i].r->decode_tokens_per_s_per_user;
-    }
-    for (int i = 0; i < 2; i++)
-        snprintf(a[i], sizeof a[i], cost[i] >= 0 ? "$%.4f" : "n/a", cost[i]);
-    put_row(c, "Cost per user-hour", a[0], a[1], cost[0] >= 0 && cost[1] >= 0, cost[0], cost[1]);
-    for (int i = 0; i < 2; i++)
-        snprintf(a[i], sizeof a[i], dec[i] > 0 ? "%.1f tok/s" : "n/a", dec[i]);
-    put_row(c, "Speed per user", a[0], a[1], dec[0] > 0 && dec[1] > 0, dec[0], dec[1]);
-    for (int i = 0; i < 2; i++)
-        report_speed_target(sd[i].s, a[i], sizeof a[i]);
-    put_row(c, "Service level", a[0], a[1], false, 0, 0);
-    for (int i = 0; i < 2; i++)
-        units_format_int(sd[i].r->speed.users_at_service_level, a[i], sizeof a[i]);
-    put_row(c, "At service level", a[0], a[1], true,
-            (double)sd[0].r->speed.users_at_service_level,
-            (double)sd[1].r->speed.users_at_service_level);
 }
 
 static void compare_box(const struct planner *p, struct rect box)
@@ -249,8 +298,9 @@ static void compare_box(const struct planner *p, struct rect box)
     setup_rows(sd, &c);
     extra_rows(sd, &c);
     knob_rows(sd, &c);
-    number_rows(sd, planner_scenario(p)->units, &c);
-    speed_rows(sd, &c);
+    input_rows(sd, planner_scenario(p)->units, &c);
+    answer_rows(sd, &c);
+    detail_rows(sd, planner_scenario(p)->units, &c);
     if (c.cut > 0) {
         char more[64];
         snprintf(more, sizeof more, "(%d more rows: Down scrolls)", c.cut);

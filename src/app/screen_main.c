@@ -1,6 +1,6 @@
 /* The main screen: its panes (view.c), its keys (keys.c) and what the
  * pointer does on it: a tab or the help in the title, the margin's marks,
- * a control, a slider's knob dragged, a key of the key bar. */
+ * the explain pane, a control, a slider's knob dragged, a key of the key bar. */
 #include <curses.h>
 
 #include "app/screens.h"
@@ -71,12 +71,31 @@ static int controls_mouse(struct planner *p, const MEVENT *ev)
     return PLAN_REDRAW;
 }
 
+/* The wheel over the explain pane scrolls it, and so does a click on the
+ * marks in its margin; a click on its title opens every row full screen. */
+static int explain_mouse(struct planner *p, const MEVENT *ev, int hit)
+{
+    if (ev->bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+        view_scroll_explain(p, ev->bstate & BUTTON4_PRESSED ? -1 : +1);
+        return PLAN_REDRAW;
+    }
+    if (hit == EXPLAIN_HIT_TITLE)
+        return planner_key(p, 'x');
+    if (hit == EXPLAIN_HIT_UP || hit == EXPLAIN_HIT_DOWN) {
+        view_scroll_explain(p, hit == EXPLAIN_HIT_UP ? -1 : +1);
+        return PLAN_REDRAW;
+    }
+    return 0;
+}
+
 static int main_mouse(struct planner *p, const MEVENT *ev)
 {
     if ((ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) && ev->y == 0)
         return screen_title_click(p, ev);
-    if (ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED))
-        return controls_mouse(p, ev);
+    if (ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+        int hit = view_explain_hit(p, ev->x, ev->y);
+        return hit ? explain_mouse(p, ev, hit) : controls_mouse(p, ev);
+    }
     if (((ev->bstate & REPORT_MOUSE_POSITION) || (ev->bstate & BUTTON1_RELEASED)) && p->dragging) {
         /* Motion carries no button bit: the drag is ours to remember. */
         int x0, w;

@@ -9,6 +9,8 @@
 #include "app/screens.h"
 #include "app/view_parts.h"
 
+enum { VERSUS_SPEED_ROWS = 3 };
+
 static const enum role mark_roles[4] = {ROLE_KV, ROLE_WARN, ROLE_PREFIX, ROLE_RUNTIME};
 
 static const char *mark(int i)
@@ -66,43 +68,68 @@ static void versus_extra(const struct scenario *s, const struct plan_result *res
         snprintf(buf, size, "host KV none");
 }
 
-static void panel(const struct planner *p, int slot, int first, struct rect r, int scale,
-                  struct versus_rows extra)
+/* Three rows on every card, so the cards line up: the speed per user and
+ * in all, the first token, the cost; returns the row under them. */
+static int panel_speed(const struct plan_result *res, enum unit_system u, struct rect r, int y)
+{
+    struct view_speed v;
+    char items[VIEW_SPEED_ITEMS][48], line[160];
+    view_speed_of(res, u, &v);
+    view_speed_items(&v, items);
+    if (!v.known) {
+        widget_text(y, r.x, r.w, ROLE_DIM, v.why);
+        return y + VERSUS_SPEED_ROWS;
+    }
+    const char *sep = view_sep();
+    snprintf(line, sizeof line, "%s%s%s", items[0], sep, items[1]);
+    if (view_cols(line) > r.w) /* narrow: the units once */
+        snprintf(line, sizeof line, "%s%s%s in all", items[0], sep, v.total);
+    if (view_cols(line) > r.w)
+        snprintf(line, sizeof line, "%s each", v.per_user);
+    widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    if (view_cols(items[2]) > r.w)
+        snprintf(items[2], sizeof items[2], "TTFT %s", v.ttft);
+    widget_text(y++, r.x, r.w, ROLE_TEXT, items[2]);
+    snprintf(line, sizeof line, "%s%s%s", items[3], items[4][0] ? sep : "", items[4]);
+    if (view_cols(line) > r.w)
+        snprintf(line, sizeof line, "%s", items[3]);
+    widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    return y;
+}
+
+/* The card's count, what it counts and its change against the first card;
+ * in big digits when the card has rows for them and everything under them
+ * (`under`), else in one row. Returns the row under them. */
+static int panel_count(const struct planner *p, int slot, int first, struct rect r, int y,
+                       int scale, int under)
 {
     const struct plan_result *res = planner_result_of(p, slot);
     const struct plan_result *ref = planner_result_of(p, first);
     const struct scenario *s = scenario_of(p, slot);
-    int k = slot;
     char line[160], n[32], ctx[32];
-    snprintf(line, sizeof line, "%d %s%s", slot + 1, p->slots[slot].label,
-             slot == p->reference ? " (reference)" : "");
-    int y = r.y;
-    widget_text(y, r.x, 2, mark_roles[k & 3], mark(k));
-    widget_text(y++, r.x + 2, r.w - 2, slot == p->current ? ROLE_FOCUS : ROLE_TITLE, line);
-    if (p->slots[slot].note[0])
-        widget_text(y, r.x, r.w, ROLE_DIM, p->slots[slot].note);
-    y++;
     /* with a service level, the users who keep it lead; the fit count follows */
-    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
-    uint64_t users = res->speed.users_at_service_level, ref_users = ref->speed.users_at_service_level;
+    uint64_t users = view_headline_users(s, res);
+    uint64_t ref_users = view_headline_users(scenario_of(p, first), ref);
     units_format_int(users, n, sizeof n);
-    if (widget_big_number_width(n, scale) + 1 <= r.w && y + 5 * scale < r.y + r.h) {
-        widget_big_number(y, r.x, n, scale, view_users_role(res));
+    if (widget_big_number_width(n, scale) + 1 <= r.w && y + 5 * scale + under <= r.y + r.h) {
+        widget_big_number(y, r.x, n, scale, view_headline_role(s, res));
         y += 5 * scale;
     } else {
         snprintf(line, sizeof line, "%s users", n);
-        widget_text(y++, r.x, r.w, view_users_role(res), line);
+        widget_text(y++, r.x, r.w, view_headline_role(s, res), line);
     }
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    char level[64] = "", fit[32];
-    units_format_int(res->max_users, fit, sizeof fit);
-    if (s->min_tokens_per_s > 0)
-        snprintf(level, sizeof level, " keep %g tok/s (%s fit)", s->min_tokens_per_s, fit);
-    else if (slo)
-        snprintf(level, sizeof level, " within %g s (%s fit)", s->max_ttft_seconds, fit);
+    char level[96] = "", fit[32], words[64];
+    if (view_has_target(s)) {
+        units_format_int(res->max_users, fit, sizeof fit);
+        view_target_words(s, words, sizeof words);
+        snprintf(level, sizeof level, " %s%s%s fit", words, view_sep(), fit);
+    }
     snprintf(line, sizeof line, "users%s at %s%s%s", level, ctx,
              engine_desc(res->profile)->server ? ", " : "",
              engine_desc(res->profile)->server ? engine_label(res->profile, res->rule) : "");
+    if (view_cols(line) > r.w && level[0])
+        snprintf(line, sizeof line, "users%s", level);
     widget_text(y++, r.x, r.w, ROLE_TEXT, line);
     if (slot != first) {
         if (ref_users > 0)
@@ -113,15 +140,39 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
             snprintf(line, sizeof line, "against %s: 0 before", p->slots[first].label);
         widget_text(y, r.x, r.w, users >= ref_users ? ROLE_GOOD : ROLE_BAD, line);
     }
+    return y + 1;
+}
+
+static void panel(const struct planner *p, int slot, int first, struct rect r, int scale,
+                  struct versus_rows extra)
+{
+    const struct plan_result *res = planner_result_of(p, slot);
+    const struct scenario *s = scenario_of(p, slot);
+    int k = slot, end = r.y + r.h;
+    char line[160];
+    snprintf(line, sizeof line, "%d %s%s", slot + 1, p->slots[slot].label,
+             slot == p->reference ? " (reference)" : "");
+    int y = r.y;
+    widget_text(y, r.x, 2, mark_roles[k & 3], mark(k));
+    widget_text(y++, r.x + 2, r.w - 2, slot == p->current ? ROLE_FOCUS : ROLE_TITLE, line);
+    if (p->slots[slot].note[0])
+        widget_text(y, r.x, r.w, ROLE_DIM, p->slots[slot].note);
     y++;
+    /* under the count: speed, GPUs, model, the extras, the bar and its size */
+    int under = 2 + VERSUS_SPEED_ROWS + 2 + extra.spec + extra.host + 2;
+    y = panel_count(p, slot, first, r, y, scale, under);
+    if (y + VERSUS_SPEED_ROWS <= end)
+        y = panel_speed(res, s->units, r, y);
     snprintf(line, sizeof line,
              engine_desc(res->profile)->splits_layers ? "%u x %s, layers/%u" : "%u x %s, TP %u", s->gpus,
              s->gpu.id, res->tp);
-    widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    if (y < end)
+        widget_text(y++, r.x, r.w, ROLE_TEXT, line);
     snprintf(line, sizeof line, "%s, %s cache", s->model.id, dtype_info(res->kv_dtype)->name);
-    widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    if (y < end)
+        widget_text(y++, r.x, r.w, ROLE_TEXT, line);
     for (int e = 0; e < 2; e++) {
-        if (!(e == 0 ? extra.spec : extra.host) || y >= r.y + r.h)
+        if (!(e == 0 ? extra.spec : extra.host) || y >= end)
             continue;
         versus_extra(s, res, e == 0, line, sizeof line);
         widget_text(y++, r.x, r.w, ROLE_TEXT, line);
@@ -216,7 +267,7 @@ void view_draw_versus(const struct planner *p, int cols, int rows)
     /* the panels take what they need; the chart the rest (at least 6 rows) */
     int scale = presented && bottom >= 40 ? 2 : 1;
     struct versus_rows extra = versus_rows(p, shown, n);
-    int need = 11 + 5 * scale + (extra.spec ? 1 : 0) + (extra.host ? 1 : 0);
+    int need = 11 + VERSUS_SPEED_ROWS + 5 * scale + (extra.spec ? 1 : 0) + (extra.host ? 1 : 0);
     int panel_h = bottom - 1 - 7 < need ? bottom - 1 - 7 : need;
     int chart_h = bottom - 1 - panel_h - 1;
     int pw = (cols - 2) / (n > 0 ? n : 1);

@@ -7,7 +7,7 @@ static const struct screen *const screens[] = {
     [MODE_PROMPT] = &screen_prompt,     [MODE_CONFIRM] = &screen_confirm,
     [MODE_COMPARE] = &screen_compare,   [MODE_WARNINGS] = &screen_warnings,
     [MODE_VERSUS] = &screen_versus,     [MODE_COPIED] = &screen_copied,
-    [MODE_OPTIONS] = &screen_options,
+    [MODE_OPTIONS] = &screen_options,   [MODE_EXPLAIN] = &screen_explain,
 };
 
 const struct screen *screen_of(enum planner_mode mode)

@@ -104,6 +104,7 @@ void view_settle_main(struct planner *p)
     p->control_top = layout_control_top(n, l->control_rows, focus_index(p, v, n), p->control_top,
                                         p->focus != p->control_focus);
     p->control_focus = p->focus;
+    view_settle_explain_pane(p);
 }
 
 void view_pointer_focus(struct planner *p, int c)
@@ -246,53 +247,6 @@ static void draw_bar(const struct planner *p, struct rect r)
     }
 }
 
-/* The rows the pane shows first: the answer, then how it was reached. */
-static const char *const explain_order[] = {
-    "users",        "users_slo",     "host_beyond",   "host_reload",   "host_recompute",
-    "host_restore",     "users_replica", "pool",           "context",      "encoder_cache",
-    "lora",         "lora_slot",     "budget",       "free",
-    "cache",        "units",         "units_per_user", "kv_per_user",  "state_per_user",
-    "state_slots",  "kv_pool_after_state", "prefix",
-    "kv_per_token", "kv_per_token_tp", "kv_per_layer", "state_conv", "state_ssm",
-    "kv_past_window", "weights_per_gpu",
-    "users_paged",  "users_paged_replica", "kv_per_user_paged", "waste", "kv_tokens",
-    "kv_tokens_replica", "cost", "decode", "speed_step", "ttft", "host_users", "host_user"};
-
-static void draw_explain(const struct planner *p, struct rect r)
-{
-    const struct explain *e = &p->explain;
-    widget_text(r.y, r.x, r.w, ROLE_TITLE, "How the number is computed");
-    const struct explain_row *rows[EXPLAIN_ROWS_MAX];
-    int n = 0;
-    /* with every user at the full context, the paged rows repeat the others */
-    const struct scenario *s = planner_scenario(p);
-    bool paged = s->avg_context_tokens != 0;
-    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
-    for (size_t i = 0; i < sizeof explain_order / sizeof explain_order[0]; i++) {
-        if (!paged && strstr(explain_order[i], "paged") != NULL)
-            continue;
-        if (!slo && strcmp(explain_order[i], "users_slo") == 0)
-            continue;
-        if ((rows[n] = explain_find(e, explain_order[i])) != NULL)
-            n++;
-    }
-    int y = r.y + 1, end = r.y + r.h;
-    for (int i = 0; i < n && y < end; i++) {
-        /* The first row may take every row it needs; the others wrap to a
-         * second row while that leaves one row for each row still to come. */
-        int spare = end - y - (n - i - 1);
-        int max_rows = i == 0 ? end - y : spare >= 2 ? 2 : 1;
-        y += view_explain_row(rows[i], y, r.x, r.w, max_rows, i == 0 ? ROLE_TEXT : ROLE_DIM);
-        if (i == 0 && engine_desc(planner_result(p)->profile)->server && y < end) {
-            widget_text(y, r.x, EXPLAIN_LABEL_W, ROLE_TITLE, "Launch");
-            char launch[ENGINE_TEXT_MAX + 8];
-            int lw = r.w - EXPLAIN_LABEL_W;
-            widget_text(y++, r.x + EXPLAIN_LABEL_W, lw, ROLE_GOOD,
-                        widget_fit(planner_result(p)->engine.launch, lw, launch, sizeof launch));
-        }
-    }
-}
-
 static void draw_status(const struct planner *p, struct rect r)
 {
     if (p->error[0]) {
@@ -343,7 +297,7 @@ bool view_draw_base(const struct planner *p)
     draw_bar(p, l.bar);
     view_draw_chart(p, l.chart);
     if (l.explain.h > 0)
-        draw_explain(p, l.explain);
+        view_draw_explain_pane(p, l.explain);
     draw_status(p, l.status);
     view_keybar(l.keybar);
     return true;

@@ -35,6 +35,17 @@ int view_scroll_mark_at(const struct planner *p, int x, int y);
  * focus only as far as it must to stay in view; false when it cannot move. */
 bool view_scroll_controls(struct planner *p, int delta);
 
+/* The explain pane's page and last scroll for this frame, its scroll kept
+ * in range (view_settle_main calls it); scrolls it by delta rows (clamped
+ * to its ends), false when it cannot move. */
+void view_settle_explain_pane(struct planner *p);
+bool view_scroll_explain(struct planner *p, int delta);
+
+/* What (x, y) is on the explain pane: its title row, the mark of more rows
+ * above or below in its margin, another of its cells, or none of it. */
+enum { EXPLAIN_HIT_NONE, EXPLAIN_HIT_TITLE, EXPLAIN_HIT_UP, EXPLAIN_HIT_DOWN, EXPLAIN_HIT_BODY };
+int view_explain_hit(const struct planner *p, int x, int y);
+
 /* The control under screen cell (x, y), or -1; track_x and track_w give the
  * slider track when there is one. */
 int view_control_at(const struct planner *p, int x, int y, int *track_x, int *track_w);

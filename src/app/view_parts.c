@@ -61,16 +61,19 @@ void view_keybar(struct rect r)
     const struct planner_key_def *k = planner_keys(&n);
     view_fill_row(r.y, r.x, r.w, ROLE_TEXT);
     int x = r.x;
-    for (int i = 0; i < n; i++) {
-        if (k[i].bar == NULL)
-            continue;
-        int kw = (int)strlen(k[i].name), lw = (int)strlen(k[i].bar);
-        if (x + kw + 1 + lw > r.x + r.w)
-            break;
-        widget_text(r.y, x, kw, ROLE_KEY, k[i].name);
-        widget_text(r.y, x + kw + 1, lw, ROLE_TEXT, k[i].bar);
-        x += kw + 1 + lw + 2;
-    }
+    for (int i = 0; i < n && x >= 0; i++)
+        if (k[i].bar != NULL)
+            x = view_key_item(r.y, x, r.x + r.w, k[i].name, k[i].bar);
+}
+
+int view_key_item(int y, int x, int end, const char *name, const char *what)
+{
+    int kw = (int)strlen(name), lw = (int)strlen(what);
+    if (x + kw + 1 + lw > end)
+        return -1;
+    widget_text(y, x, kw, ROLE_KEY, name);
+    widget_text(y, x + kw + 1, lw, ROLE_TEXT, what);
+    return x + kw + 1 + lw + 2;
 }
 
 int view_keybar_key_at(struct rect bar, int x, int y)

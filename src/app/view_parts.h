@@ -13,6 +13,9 @@ enum { LABEL_W = LAYOUT_LABEL_W, VALUE_W = LAYOUT_VALUE_W, EXPLAIN_LABEL_W = 19 
 void view_fill_row(int y, int x, int w, enum role role);
 void view_box(int y, int x, int h, int w, const char *title);
 void view_keybar(struct rect r);
+/* One key of a key bar from column x: its name, then what it does; returns
+ * where the next one goes, or -1 (nothing drawn) when it would pass end. */
+int view_key_item(int y, int x, int end, const char *name, const char *what);
 void view_title(const struct planner *p, struct rect r);
 
 /* The memory of one GPU as bar segments; true when the weights overflow it. */
@@ -24,6 +27,18 @@ extern const enum role view_segment_roles[SEG_COUNT];
  * never the value). Returns the rows used. */
 int view_explain_row(const struct explain_row *row, int y, int x, int w, int max_rows,
                      enum role role);
+
+/* The items of the explain pane in the order it shows them (indexes into
+ * p->explain.rows, and VIEW_EXPLAIN_LAUNCH for the engine's launch line
+ * after the first): the count the big number shows, then how it was
+ * reached, then the speed; returns how many (at most EXPLAIN_ROWS_MAX + 1). */
+enum { VIEW_EXPLAIN_LAUNCH = -1 };
+int view_explain_items(const struct planner *p, int *items);
+
+/* The explain pane in r: its title with the rows shown of how many, and
+ * from p->pane.scroll the rows that fit (p->pane.items, in the order
+ * view_settle_explain_pane put them for the frame). */
+void view_draw_explain_pane(const struct planner *p, struct rect r);
 
 /* The role of the big count: bad when it does not fit, a warning at 0. */
 enum role view_users_role(const struct plan_result *r);
@@ -50,6 +65,57 @@ void view_draw_versus(const struct planner *p, int cols, int rows);
 
 /* The main screen's summary pane: the count and the figures behind it. */
 void view_draw_summary(const struct planner *p, const struct planner_layout *l);
+
+/* ---- speed and cost (view_speed.c) ---- */
+
+/* The columns a UTF-8 text takes (every glyph kvplan draws is one column),
+ * and the separator between figures on one line (" . " without UTF-8: " | "). */
+int view_cols(const char *text);
+const char *view_sep(void);
+
+/* A service level is set (--min-tok-s or --max-ttft); the count a screen
+ * leads with (the users who keep it then, else all that fit) and its role. */
+bool view_has_target(const struct scenario *s);
+uint64_t view_headline_users(const struct scenario *s, const struct plan_result *r);
+enum role view_headline_role(const struct scenario *s, const struct plan_result *r);
+
+/* The speed and cost of a plan as the explain rows write them: "24.8 tok/s"
+ * per user and "965.8 tok/s" in all, "3.34 s" to the first token, "$0.8277"
+ * a user-hour ("n/a" when unknown) and a million output tokens; known false when nothing decodes, why
+ * then saying why in a few words. */
+enum { VIEW_SPEED_ITEMS = 5 };
+struct view_speed {
+    bool known;
+    const char *why;
+    char per_user[32], total[32], ttft[32], cost[32];
+    char cost_mtok[32]; /* a million output tokens; "" when unknown */
+};
+void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_speed *v);
+
+/* Its figures as short phrases, most wanted first: "24.8 tok/s each",
+ * "965.8 tok/s in all", "first token 3.34 s", "$0.8277/user-h" and
+ * "$0.2878/M output" (a million output tokens; "" when unknown). */
+void view_speed_items(const struct view_speed *v, char items[VIEW_SPEED_ITEMS][48]);
+
+/* Those phrases as lines of at most w columns (a phrase wider than w alone
+ * on its line), or why there is no speed; returns the lines. Within `rows`
+ * lines: one a line when they fit, else the speeds, the first token and the
+ * costs a line each when those fit, else as many a line as fit whole (so
+ * too with rows 0). */
+enum { VIEW_SPEED_LINE = 160 };
+int view_speed_lines(const struct view_speed *v, int w, int rows,
+                     char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE]);
+
+/* The first of those lines: as many phrases as fit whole in w columns (or
+ * why there is no speed); returns buf. */
+const char *view_speed_line(const struct view_speed *v, int w, char *buf, size_t size);
+
+/* The service level in words: "at 50 tok/s", "with a first token in 2 s",
+ * "at 50 tok/s, first token in 2 s" ("" without one); and what limits the
+ * users at it: "decode binds", "first token over 2 s". */
+void view_target_words(const struct scenario *s, char *buf, size_t size);
+void view_binding_words(const struct scenario *s, const struct plan_result *r, char *buf,
+                        size_t size);
 
 /* Users against context: the curve, its axis and the current point (and
  * the speed limit's series when a target is set). */

@@ -54,6 +54,46 @@ static void draw_presentation_legend(const struct planner *p, struct rect bar)
     }
 }
 
+/* The line under the count, in w columns: with a service level, what the
+ * count keeps, what fits in memory and what binds first; then where. */
+static void presentation_caption(const struct planner *p, int w, char *line, size_t size)
+{
+    const struct scenario *s = planner_scenario(p);
+    const struct plan_result *res = planner_result(p);
+    char ctx[32];
+    units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
+    char where[160], extra[200] = "", group[48];
+    plan_layout_group(res, group, sizeof group);
+    if (res->replicas > 1)
+        snprintf(where, sizeof where, "%u x %s (%s)", s->gpus, s->gpu.id, group);
+    else
+        snprintf(where, sizeof where, "%u x %s", s->gpus, s->gpu.id);
+    const char *sep = view_sep();
+    char lead[200] = "", brief[2][160] = {"", ""};
+    if (!res->fits) {
+        snprintf(extra, sizeof extra, "   |   %s does not fit",
+                 res->weights_fit ? "the KV cache" : "the model");
+    } else if (view_has_target(s)) {
+        /* the service level leads: what the count keeps, what fits, what binds */
+        char words[64], fit[32], bind[64];
+        view_target_words(s, words, sizeof words);
+        units_format_int(res->max_users, fit, sizeof fit);
+        view_binding_words(s, res, bind, sizeof bind);
+        snprintf(brief[1], sizeof brief[1], "%s%s%s fit in memory", words, sep, fit);
+        snprintf(brief[0], sizeof brief[0], "%s%s%s", brief[1], sep, bind);
+        snprintf(lead, sizeof lead, "%s%s", brief[0], sep);
+    } else if (planner_reference(p)) {
+        view_baseline_text(p, extra + snprintf(extra, sizeof extra, "   |   "), sizeof extra - 7);
+    }
+    snprintf(line, size, "%sat %s tokens each on %s%s%s%s", lead, ctx, where,
+             engine_desc(res->profile)->server ? ", " : "",
+             engine_desc(res->profile)->server ? engine_label(res->profile, res->rule) : "", extra);
+    if (view_cols(line) > w) /* narrow: the essentials */
+        snprintf(line, size, "%sat %s on %s%s", lead, ctx, where, extra);
+    for (int i = 0; i < 2 && brief[i][0] && view_cols(line) > w; i++)
+        snprintf(line, size, "%s", brief[i]); /* narrower: the service level alone */
+}
+
 bool view_draw_presentation(const struct planner *p)
 {
     const struct presentation_layout l = p->frame.present;
@@ -64,37 +104,28 @@ bool view_draw_presentation(const struct planner *p)
         return false;
     }
     const struct scenario *s = planner_scenario(p);
-    char n[32], line[256], ctx[32];
+    const struct plan_result *res = planner_result(p);
+    char n[32], line[256];
     view_title(p, l.title);
-    units_format_int(planner_result(p)->max_users, n, sizeof n);
+    /* with a service level, the users who keep it; the memory's count follows */
+    uint64_t users = view_headline_users(s, res);
+    units_format_int(users, n, sizeof n);
     int w = widget_big_number_width(n, l.scale);
     int x = l.number.x + (l.number.w - w - 12) / 2;
-    widget_big_number(l.number.y, x, n, l.scale, view_users_role(planner_result(p)));
-    widget_text(l.number.y + l.number.h - 1, x + w + 2, 10, ROLE_TITLE, "users");
-    units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    const struct plan_result *res = planner_result(p);
-    char where[160], extra[160] = "", group[48];
-    plan_layout_group(res, group, sizeof group);
-    if (res->replicas > 1)
-        snprintf(where, sizeof where, "%u x %s (%s)", s->gpus, s->gpu.id, group);
-    else
-        snprintf(where, sizeof where, "%u x %s", s->gpus, s->gpu.id);
-    if (!res->fits)
-        snprintf(extra, sizeof extra, "   |   %s does not fit",
-                 res->weights_fit ? "the KV cache" : "the model");
-    else if (s->min_tokens_per_s > 0)
-        snprintf(extra, sizeof extra, "   |   %llu keep %g tok/s",
-                 (unsigned long long)res->speed.users_at_service_level, s->min_tokens_per_s);
-    else if (planner_reference(p))
-        view_baseline_text(p, extra + snprintf(extra, sizeof extra, "   |   "), sizeof extra - 7);
-    snprintf(line, sizeof line, "at %s tokens each on %s%s%s%s", ctx, where,
-             engine_desc(res->profile)->server ? ", " : "",
-             engine_desc(res->profile)->server ? engine_label(res->profile, res->rule) : "", extra);
-    if ((int)strlen(line) > l.caption.w) /* narrow: the essentials */
-        snprintf(line, sizeof line, "at %s on %s%s", ctx, where, extra);
-    int lw = (int)strlen(line);
+    widget_big_number(l.number.y, x, n, l.scale, view_headline_role(s, res));
+    widget_text(l.number.y + l.number.h - 1, x + w + 2, 10, ROLE_TITLE,
+                users == 1 ? "user" : "users");
+    presentation_caption(p, l.caption.w, line, sizeof line);
+    int lw = view_cols(line);
     widget_text(l.caption.y, l.caption.x + (l.caption.w > lw ? (l.caption.w - lw) / 2 : 0),
                 l.caption.w, ROLE_TEXT, line);
+    /* the speed and cost of those users, centred under it */
+    struct view_speed v;
+    view_speed_of(res, s->units, &v);
+    view_speed_line(&v, l.speed.w, line, sizeof line);
+    lw = view_cols(line);
+    widget_text(l.speed.y, l.speed.x + (l.speed.w > lw ? (l.speed.w - lw) / 2 : 0), l.speed.w,
+                v.known ? ROLE_TEXT : ROLE_DIM, line);
     struct bar_segment bs[SEG_COUNT];
     bool over = view_bar_segments(p, bs);
     widget_bar(l.bar.y, l.bar.x, l.bar.w, bs, SEG_COUNT, over);
@@ -110,7 +141,9 @@ bool view_draw_presentation(const struct planner *p)
     widget_text(l.slider.y, f >= 0 ? tx + tw + 1 : tx, VALUE_W + (f >= 0 ? 0 : tw), ROLE_TITLE,
                 value);
     if (l.explain.h > 0) {
-        const struct explain_row *u = explain_find(&p->explain, "users");
+        /* the formula of the count shown: with a service level, its users' */
+        const struct explain_row *u =
+            explain_find(&p->explain, view_has_target(s) ? "users_slo" : "users");
         if (u)
             view_explain_row(u, l.explain.y, l.explain.x, l.explain.w, l.explain.h, ROLE_DIM);
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/view_parts.h"
+#include "core/text.h"
 
 /* line, or its short form when line does not fit in w columns */
 static const char *fit(int w, const char *line, const char *brief)
@@ -33,44 +34,131 @@ static void summary_host(const struct plan_result *res, int y, int x, int w)
     widget_text(y, x, w, e->host.none ? ROLE_DIM : ROLE_GOOD, fit(w, line, brief));
 }
 
-/* The count: in big digits with its context and engine beside when there
- * is room, else in one line; returns the row under it. */
+/* The lines beside (and under) the count, each a head and a dimmer tail. */
+enum { SUMMARY_LINES = 10 };
+struct summary_lines {
+    int n;
+    char head[SUMMARY_LINES][160], tail[SUMMARY_LINES][96];
+    enum role role[SUMMARY_LINES];
+};
+
+static void summary_add(struct summary_lines *sl, enum role role, const char *head,
+                        const char *tail)
+{
+    if (sl->n == SUMMARY_LINES)
+        return;
+    size_t a = 0, b = 0; /* no printf: each frame writes them */
+    sl->head[sl->n][0] = sl->tail[sl->n][0] = '\0';
+    text_append(sl->head[sl->n], sizeof sl->head[0], &a, head);
+    text_append(sl->tail[sl->n], sizeof sl->tail[0], &b, tail ? tail : "");
+    sl->role[sl->n++] = role;
+}
+
+/* What the count counts, in w columns: "users at 8k, vllm", or with a
+ * service level "users at 50 tok/s" and then "56 fit in memory . decode binds". */
+static void summary_caption(const struct planner *p, int w, struct summary_lines *sl)
+{
+    const struct plan_result *res = planner_result(p);
+    const struct scenario *s = planner_scenario(p);
+    const struct engine_desc *e = engine_desc(res->profile);
+    char tail[96], ctx[32], fit[32], bind[64], line[160];
+    const char *what = view_headline_users(s, res) == 1 ? "user" : "users";
+    if (!view_has_target(s)) {
+        units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
+        snprintf(tail, sizeof tail, " at %s%s%s", ctx, e->server ? ", " : "",
+                 e->server ? engine_label(res->profile, res->rule) : "");
+        if (view_cols(what) + view_cols(tail) > w)
+            snprintf(tail, sizeof tail, " at %s", ctx);
+        summary_add(sl, ROLE_TEXT, what, tail);
+        return;
+    }
+    char words[64];
+    view_target_words(s, words, sizeof words);
+    snprintf(tail, sizeof tail, " %s", words);
+    if (view_cols(what) + view_cols(tail) > w)
+        snprintf(tail, sizeof tail, " at the service level");
+    summary_add(sl, ROLE_TEXT, what, tail);
+    units_format_int(res->max_users, fit, sizeof fit);
+    view_binding_words(s, res, bind, sizeof bind);
+    snprintf(line, sizeof line, "%s fit in memory%s%s", fit, view_sep(), bind);
+    if (view_cols(line) > w)
+        snprintf(line, sizeof line, "%s fit%s%s", fit, view_sep(), bind);
+    if (view_cols(line) > w)
+        snprintf(line, sizeof line, "%s fit in memory", fit);
+    summary_add(sl, res->speed.binding == BIND_MEMORY ? ROLE_GOOD : ROLE_WARN, line, NULL);
+}
+
+/* The speed figures, one a line when `rows` lines hold them, else as many
+ * a line as fit in w columns. */
+static void summary_speed(const struct planner *p, int w, int rows, struct summary_lines *sl)
+{
+    struct view_speed v;
+    char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE];
+    view_speed_of(planner_result(p), planner_scenario(p)->units, &v);
+    int n = view_speed_lines(&v, w, rows, lines);
+    /* the speed first, the time and the price dimmer when they are a line each */
+    for (int i = 0; i < n; i++)
+        summary_add(sl, !v.known || (n > 2 && i >= 2) ? ROLE_DIM : ROLE_TEXT, lines[i], NULL);
+}
+
+static void summary_line(const struct summary_lines *sl, int i, int y, int x, int w)
+{
+    int used = widget_text(y, x, w, sl->role[i], sl->head[i]);
+    if (sl->tail[i][0] && used < w)
+        widget_text(y, x + used, w - used, ROLE_DIM, sl->tail[i]);
+}
+
+/* The count: in big digits with what it counts, its speed and its cost
+ * beside when there is room, else in one line and its speed in another;
+ * returns the row under them. */
 static int summary_count(const struct planner *p, const struct planner_layout *l)
 {
     struct rect r = l->summary;
     const struct plan_result *res = planner_result(p);
     const struct scenario *s = planner_scenario(p);
-    char n[32], line[256], a[32], ctx[32];
-    const struct engine_desc *e = engine_desc(res->profile);
-    bool engine = e->server;
-    units_format_int(res->max_users, n, sizeof n);
-    units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    int y = r.y;
+    char n[32], a[32];
+    uint64_t users = view_headline_users(s, res);
+    units_format_int(users, n, sizeof n);
+    struct summary_lines sl = {0};
+    int y = r.y, end = r.y + r.h;
     if (l->big_digits && widget_big_number_width(n, 1) + 7 <= r.w) {
-        int w = widget_big_number(y, r.x, n, 1, view_users_role(res));
-        widget_text(y + 3, r.x + w + 2, r.w - w - 2, ROLE_TEXT,
-                    res->max_users == 1 ? "user" : "users");
-        snprintf(line, sizeof line, "at %s%s%s", ctx, engine ? ", " : "",
-                 engine ? engine_label(res->profile, res->rule) : "");
-        widget_text(y + 4, r.x + w + 2, r.w - w - 2, ROLE_DIM, line);
-        if (res->host.present && res->host.serving)
-            summary_host(res, y + 1, r.x + w + 2, r.w - w - 2);
-        y += 5;
-    } else {
-        char host[48] = "";
-        if (res->host.present && res->host.beyond_gpu) {
-            units_format_int(res->host.beyond_gpu, a, sizeof a);
-            snprintf(host, sizeof host, " (+%s in host)", a);
+        int w = widget_big_number(y, r.x, n, 1, view_headline_role(s, res));
+        int bx = r.x + w + 2, bw = r.w - w - 2;
+        summary_caption(p, bw, &sl);
+        int host_row = -1;
+        if (res->host.present && res->host.serving) {
+            host_row = sl.n; /* summary_host writes it */
+            summary_add(&sl, ROLE_TEXT, "", NULL);
         }
-        snprintf(line, sizeof line, "%s user%s at %s%s%s%s", n, res->max_users == 1 ? "" : "s", ctx,
-                 engine ? ", " : "",
-                 engine ? engine_name(res->profile) : "", host);
-        widget_text(y++, r.x, r.w, view_users_role(res), line);
+        summary_speed(p, bw, 5 - sl.n, &sl);
+        /* what the five rows beside the digits cannot hold goes under them */
+        for (int i = 0; i < sl.n && y + i < end; i++) {
+            if (i == host_row)
+                summary_host(res, y + i, bx, bw);
+            else
+                summary_line(&sl, i, y + i, i < 5 ? bx : r.x, i < 5 ? bw : r.w);
+        }
+        return y + (sl.n > 5 ? sl.n : 5);
     }
+    char line[256], host[48] = "";
+    if (res->host.present && res->host.beyond_gpu) {
+        units_format_int(res->host.beyond_gpu, a, sizeof a);
+        snprintf(host, sizeof host, " (+%s in host)", a);
+    }
+    summary_caption(p, r.w - view_cols(n) - 1, &sl);
+    snprintf(line, sizeof line, "%s %s%s%s", n, sl.head[0], sl.tail[0], host);
+    widget_text(y++, r.x, r.w, view_headline_role(s, res), line);
+    for (int i = 1; i < sl.n && y < end; i++) /* the memory count and what binds */
+        summary_line(&sl, i, y++, r.x, r.w);
+    struct view_speed v;
+    view_speed_of(res, s->units, &v);
+    if (y < end)
+        widget_text(y++, r.x, r.w, v.known ? ROLE_TEXT : ROLE_DIM,
+                    view_speed_line(&v, r.w, line, sizeof line));
     return y;
 }
 
-/* The service level, the reference's count and what does not fit, from row y;
+/* The reference's count and what does not fit, from row y;
  * returns the row under them. */
 static int summary_checks(const struct planner *p, struct rect r, int y)
 {
@@ -78,21 +166,6 @@ static int summary_checks(const struct planner *p, struct rect r, int y)
     const struct scenario *s = planner_scenario(p);
     char line[256], a[32];
     int end = r.y + r.h;
-    if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && y < end) {
-        char slo[32];
-        units_format_int(res->speed.users_at_service_level, slo, sizeof slo);
-        /* name the limit that binds, in the words of the target it breaks */
-        if (res->speed.binding == BIND_PREFILL)
-            snprintf(line, sizeof line, "%s served: first token over %g s", slo,
-                     s->max_ttft_seconds);
-        else if (s->min_tokens_per_s > 0)
-            snprintf(line, sizeof line, "%s keep %g tok/s: %s binds", slo, s->min_tokens_per_s,
-                     plan_binding_name(res->speed.binding));
-        else
-            snprintf(line, sizeof line, "%s get a first token within %g s", slo,
-                     s->max_ttft_seconds);
-        widget_text(y++, r.x, r.w, res->speed.binding == BIND_MEMORY ? ROLE_GOOD : ROLE_WARN, line);
-    }
     if (planner_reference(p) && y < end) {
         view_baseline_text(p, line, sizeof line);
         widget_text(y++, r.x, r.w, strstr(line, "(-") ? ROLE_BAD : ROLE_GOOD, line);
@@ -106,8 +179,8 @@ static int summary_checks(const struct planner *p, struct rect r, int y)
     return y;
 }
 
-/* The replicas, the generic rule, paging, the per-GPU figures, the tokens
- * held and the cost, from row y while they fit. */
+/* The replicas, the generic rule, paging, the per-GPU figures and the
+ * tokens held, from row y while they fit. */
 static void summary_figures(const struct planner *p, struct rect r, int y)
 {
     const struct plan_result *res = planner_result(p);
@@ -170,15 +243,6 @@ static void summary_figures(const struct planner *p, struct rect r, int y)
         units_format_int(res->kv_tokens, a, sizeof a);
         snprintf(line, sizeof line, "%s tokens held", a);
         widget_text(y++, r.x, r.w, ROLE_TEXT, line);
-    }
-    if (y < end) {
-        char cost[32] = "price n/a", dec[40] = "";
-        if (res->cost_per_user_hour >= 0)
-            snprintf(cost, sizeof cost, "$%.3f/user-h", res->cost_per_user_hour);
-        if (res->decode_tokens_per_s_per_user > 0)
-            snprintf(dec, sizeof dec, ", %.0f tok/s/user", res->decode_tokens_per_s_per_user);
-        snprintf(line, sizeof line, "%s%s", cost, dec);
-        widget_text(y++, r.x, r.w, ROLE_DIM, line);
     }
 }
 

@@ -35,6 +35,34 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
     }
 }
 
+/* A first-token target on a GPU without a compute figure: no users counted. */
+static bool level_unchecked(const struct scenario *s, const struct plan_result *r)
+{
+    return s->max_ttft_seconds > 0 && r->speed.known && r->speed.peak_flops <= 0;
+}
+
+/* "19 users keep 50 tok/s each (decode binds)": the users at a service level
+ * that could be checked, as the headline leads with them; 0 without one. */
+static int headline_level(const struct scenario *s, const struct plan_result *r, char *buf,
+                          size_t size)
+{
+    if ((s->min_tokens_per_s <= 0 && s->max_ttft_seconds <= 0) || level_unchecked(s, r))
+        return 0;
+    char slo[32];
+    uint64_t k = r->speed.users_at_service_level;
+    units_format_int(k, slo, sizeof slo);
+    const char *users = k == 1 ? "user" : "users", *bind = plan_binding_name(r->speed.binding);
+    if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
+        return snprintf(buf, size, "%s %s keep%s %g tok/s each and the first token within %g s "
+                        "(%s binds)", slo, users, k == 1 ? "s" : "", s->min_tokens_per_s,
+                        s->max_ttft_seconds, bind);
+    if (s->min_tokens_per_s > 0)
+        return snprintf(buf, size, "%s %s keep%s %g tok/s each (%s binds)", slo, users,
+                        k == 1 ? "s" : "", s->min_tokens_per_s, bind);
+    return snprintf(buf, size, "%s %s get%s the first token within %g s (no speed target; %s "
+                    "binds)", slo, users, k == 1 ? "s" : "", s->max_ttft_seconds, bind);
+}
+
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
 {
     char ctx[32], n[32], paged[32], avg[32], left[32], per[32];
@@ -77,7 +105,13 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
             units_format_int(r->users_per_replica, per, sizeof per);
             snprintf(rep, sizeof rep, " (%u replicas x %s)", r->replicas, per);
         }
-        int len = snprintf(buf, size, "%s user%s fit%s at %s tokens each%s%s%s", n,
+        /* with a service level checked, its users lead and the memory's count follows */
+        int len = headline_level(s, r, buf, size);
+        if (len > 0 && (size_t)len < size)
+            len += snprintf(buf + len, size - (size_t)len, "; %s fit in memory at %s tokens each%s%s%s",
+                            n, ctx, engine ? " under " : "", engine ? profile : "", rep);
+        else if (len == 0)
+            len = snprintf(buf, size, "%s user%s fit%s at %s tokens each%s%s%s", n,
                            r->max_users == 1 ? "" : "s", r->max_users == 1 ? "s" : "", ctx,
                            engine ? " under " : "", engine ? profile : "", rep);
         if (r->avg_context_tokens < r->context_tokens && !e->fixed_slots && len > 0 &&
@@ -98,26 +132,10 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
                                 r->host.users == 1 ? "" : "s");
             }
         }
-        if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && len > 0 && (size_t)len < size) {
-            char slo[32];
-            units_format_int(r->speed.users_at_service_level, slo, sizeof slo);
-            if (s->max_ttft_seconds > 0 && r->speed.known && r->speed.peak_flops <= 0)
-                snprintf(buf + len, size - (size_t)len,
-                         "; the %g s first-token target cannot be checked (no compute figure "
-                         "for this GPU): 0 users counted", s->max_ttft_seconds);
-            else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
-                snprintf(buf + len, size - (size_t)len,
-                         "; %s keep %g tok/s each and the first token within %g s (%s binds)", slo,
-                         s->min_tokens_per_s, s->max_ttft_seconds,
-                         plan_binding_name(r->speed.binding));
-            else if (s->min_tokens_per_s > 0)
-                snprintf(buf + len, size - (size_t)len, "; %s keep %g tok/s each (%s binds)", slo,
-                         s->min_tokens_per_s, plan_binding_name(r->speed.binding));
-            else
-                snprintf(buf + len, size - (size_t)len,
-                         "; %s get the first token within %g s (no speed target; %s binds)", slo,
-                         s->max_ttft_seconds, plan_binding_name(r->speed.binding));
-        }
+        if (level_unchecked(s, r) && len > 0 && (size_t)len < size)
+            snprintf(buf + len, size - (size_t)len,
+                     "; the %g s first-token target cannot be checked (no compute figure "
+                     "for this GPU): 0 users counted", s->max_ttft_seconds);
     }
 }
 
@@ -267,11 +285,8 @@ void report_host_input(const struct scenario *s, char *buf, size_t size)
                  "(--prefix-hit-rate)", s->prefix_hit_rate);
 }
 
-/* The spread the measurements saw beside a speed figure's row (the speed
- * per user, the throughput, the first token): " (-15% to +20% over 8
- * Hopper/vLLM measurements)"; "" for another row or a figure kvplan cannot
- * give. md: escaped for Markdown (the family comes from a preset). */
-static const char *band_suffix(const struct plan_result *r, const struct explain_row *row,
+/* md: the family comes from a preset */
+const char *report_band_suffix(const struct plan_result *r, const struct explain_row *row,
                                bool md, char *buf, size_t size)
 {
     const struct speed_result *sp = &r->speed;
@@ -304,7 +319,7 @@ static void row_text(FILE *out, const struct plan_result *r, const struct explai
     char band[REPORT_LINE_MD];
     fprintf(out, "  %-19s %s\n", row->label, row->formula);
     fprintf(out, "  %-19s = %s%s%s%s\n", "", row->result.text, row->scope[0] ? " " : "",
-            row->scope, band_suffix(r, row, false, band, sizeof band));
+            row->scope, report_band_suffix(r, row, false, band, sizeof band));
 }
 
 /* What the engine would print and run, and the generic rule beside it. */
@@ -553,7 +568,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         char how[MD_TEXT_SIZE(sizeof row->formula)], band[REPORT_LINE_MD];
         fprintf(out, "| %s%s%s%s | %s | **%s**%s |\n", row->label, row->scope[0] ? " (" : "",
                 row->scope, row->scope[0] ? ")" : "", md_text(row->formula, how, sizeof how),
-                row->result.text, band_suffix(r, row, true, band, sizeof band));
+                row->result.text, report_band_suffix(r, row, true, band, sizeof band));
     }
     if (e->server) {
         char launch[MD_CODE_SIZE(sizeof r->engine.launch)];

@@ -24,6 +24,13 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
 /* Whether an explain row belongs to the speed (service level) part. */
 bool report_is_speed_row(const struct explain_row *row);
 
+/* The spread the measurements saw beside a speed figure's row (the speed
+ * per user, the throughput, the first token): " (-15% to +20% over 8
+ * Hopper/vLLM measurements)"; "" for another row or a figure kvplan cannot
+ * give. md: escaped for Markdown. Returns buf. */
+const char *report_band_suffix(const struct plan_result *r, const struct explain_row *row,
+                               bool md, char *buf, size_t size);
+
 /* Whether an explain row belongs to the host memory tier ("host_*"). */
 bool report_is_host_row(const struct explain_row *row);
 

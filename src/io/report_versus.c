@@ -71,18 +71,21 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
         versus_row(out, label, cells, v, n, number);                                               \
     } while (0)
     char t[32], line[REPORT_LINE_MD];
-    ROW("**Users**", true, r->max_users, "**%s**", units_format_int(r->max_users, t, sizeof t));
     bool slo = false;
     for (int i = 0; i < n; i++) {
         const struct scenario *s = &ss->entry[shown[i]].scenario;
         slo = slo || s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
     }
     if (slo) {
-        /* the service level each scenario was asked for, and the users who keep it */
+        /* the level asked for and the users who keep it lead, as in the planner */
         ROW("Service level", false, 0, "%s", report_speed_target(s, t, sizeof t));
         ROW("**Users at service level**", true, r->speed.users_at_service_level, "**%s** (%s binds)",
             units_format_int(r->speed.users_at_service_level, t, sizeof t),
             plan_binding_name(r->speed.binding));
+        ROW("Users fit in memory", true, r->max_users, "%s",
+            units_format_int(r->max_users, t, sizeof t));
+    } else {
+        ROW("**Users**", true, r->max_users, "**%s**", units_format_int(r->max_users, t, sizeof t));
     }
     ROW("Speed per user", true, r->speed.tokens_per_s_per_user, "%.1f tok/s at %llu at once",
         r->speed.tokens_per_s_per_user, (unsigned long long)r->speed.concurrency);

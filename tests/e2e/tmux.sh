@@ -114,5 +114,22 @@ else bad "Shift-Right on GPUs under TERM=screen: $g GPUs, want $want2 users"; fi
 T send-keys -t app q
 wait_done
 
+# Speed, throughput, first token and cost beside the count under vLLM at
+# 200x60 (its speed rows were below the explain pane's last row), and the
+# pane's scroll and the full-screen explain view through a real terminal
+phase speed 200 60 "env LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$D $K $args"
+tps=$($K plan $args --format json | sed -n 's/^\t\t"tokens_per_s_per_user":\t\([0-9.]*\),$/\1/p' | head -1)
+tps=$(printf '%.1f' "$tps")
+if wait_for "$tps tok/s each" && wait_for " in all" && wait_for "first token " && wait_for "/user-h"
+then ok; else bad "no speed, throughput, first token and cost at 200x60 (want $tps tok/s each)"; fi
+T send-keys -t app ']'
+if wait_for "rows 2-"; then ok; else bad "] did not scroll the explain pane"; fi
+T send-keys -t app x
+if wait_for "every explain row:" && wait_for "KV per layer"; then ok; else bad "x did not open every row"; fi
+T send-keys -t app Escape
+if wait_for "x full view"; then ok; else bad "Esc did not go back from the explain view"; fi
+T send-keys -t app q
+wait_done
+
 echo "tmux: $pass passed, $failed failed"
 [ "$failed" = 0 ]

@@ -155,12 +155,19 @@ static void check_rows(const struct scenario *s, const struct plan_result *r, co
         }
         checked_rows++;
     }
-    /* the headline says the same count */
-    char line[512], n[32];
+    /* the headline says the same count; with a service level it can check,
+     * it leads with the users who keep it, and those that fit follow */
+    char line[512], n[32], lead[32], fit[48];
     report_headline(s, r, line, sizeof line);
     units_format_int(r->max_users, n, sizeof n);
-    if (r->fits && r->max_users > 0 && strstr(line, n) != line)
-        fail_msg("%s: the headline '%s' does not lead with %s users", what, line, n);
+    bool level = (s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) &&
+                 !(s->max_ttft_seconds > 0 && r->speed.known && r->speed.peak_flops <= 0);
+    units_format_int(level ? r->speed.users_at_service_level : r->max_users, lead, sizeof lead);
+    snprintf(fit, sizeof fit, "; %s fit in memory at ", n);
+    if (r->fits && r->max_users > 0 && strstr(line, lead) != line)
+        fail_msg("%s: the headline '%s' does not lead with %s users", what, line, lead);
+    if (r->fits && r->max_users > 0 && level && strstr(line, fit) == NULL)
+        fail_msg("%s: the headline '%s' does not say %s fit", what, line, n);
     assert_int_equal(r->max_users, r->users_per_replica * r->replicas);
 }
 

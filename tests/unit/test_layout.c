@@ -123,8 +123,8 @@ static void presentation_layout_fits_every_size(void **state)
                 assert_true(cols < 40 || rows < 12);
                 continue;
             }
-            struct rect panes[] = {p.title,  p.number, p.caption, p.bar,
-                                   p.slider, p.explain, p.keybar};
+            struct rect panes[] = {p.title,  p.number,  p.caption, p.speed,
+                                   p.bar,    p.slider,  p.explain, p.keybar};
             int n = (int)(sizeof panes / sizeof panes[0]);
             for (int i = 0; i < n; i++) {
                 if (!layout_rect_inside(panes[i], cols, rows))
@@ -134,6 +134,10 @@ static void presentation_layout_fits_every_size(void **state)
                         fail_msg("%dx%d: presentation panes %d and %d overlap", cols, rows, i, j);
             }
             assert_int_equal(p.number.h, 5 * p.scale);
+            /* the speed line right under the caption, as wide */
+            assert_int_equal(p.speed.y, p.caption.y + 1);
+            assert_int_equal(p.speed.h, 1);
+            assert_int_equal(p.speed.w, p.caption.w);
             /* the focused control's track, on its row between its label and value */
             assert_int_equal(p.track.y, p.slider.y);
             assert_int_equal(p.track.x, p.slider.x + LAYOUT_LABEL_W + 1);
@@ -143,6 +147,102 @@ static void presentation_layout_fits_every_size(void **state)
     }
 }
 
+
+static void a_scrolled_list_stays_between_its_ends(void **state)
+{
+    (void)state;
+    /* 27 rows, 8 shown: the last first row is 19; every row fits: 0 */
+    assert_int_equal(layout_scroll_max(27, 8), 19);
+    assert_int_equal(layout_scroll_max(8, 8), 0);
+    assert_int_equal(layout_scroll_max(5, 0), 0);
+    assert_int_equal(layout_scroll_clamp(25, 27, 8), 19);
+    assert_int_equal(layout_scroll_clamp(-3, 27, 8), 0);
+    for (int total = 0; total <= 60; total++)
+        for (int shown = 0; shown <= 30; shown++)
+            for (int top = -5; top <= 70; top++) {
+                int max = layout_scroll_max(total, shown), t = layout_scroll_clamp(top, total, shown);
+                assert_true(max >= 0 && t >= 0 && t <= max);
+                if (shown > 0 && total > shown)
+                    assert_int_equal(max, total - shown);
+                if (top >= 0 && top <= max)
+                    assert_int_equal(t, top);
+            }
+}
+
+static void a_scroll_thumb_shows_where_the_list_is(void **state)
+{
+    (void)state;
+    /* a bar of 10 rows over 100 lines, 10 shown: a thumb of 10 x 10 / 100 = 1
+     * row; from line 45 of 90 it sits (10 - 1) x 45 / 90 = 4.5, rounded: 5 */
+    struct layout_thumb t = layout_scroll_thumb(10, 100, 10, 45);
+    assert_int_equal(t.h, 1);
+    assert_int_equal(t.y, 5);
+    /* 40 lines, 20 shown on 20 rows: half the bar, at the top, then at the bottom */
+    t = layout_scroll_thumb(20, 40, 20, 0);
+    assert_int_equal(t.y, 0);
+    assert_int_equal(t.h, 10);
+    t = layout_scroll_thumb(20, 40, 20, 20);
+    assert_int_equal(t.y, 10);
+    /* every row fits: the whole bar */
+    t = layout_scroll_thumb(12, 5, 12, 0);
+    assert_int_equal(t.y, 0);
+    assert_int_equal(t.h, 12);
+    for (int h = 1; h <= 40; h++)
+        for (int total = 0; total <= 120; total += 3)
+            for (int shown = 1; shown <= h; shown++) {
+                int max = layout_scroll_max(total, shown), last_y = 0;
+                for (int top = 0; top <= max; top++) {
+                    t = layout_scroll_thumb(h, total, shown, top);
+                    if (t.h < 1 || t.y < 0 || t.y + t.h > h)
+                        fail_msg("bar %d, %d of %d from %d: thumb %d+%d", h, shown, total, top,
+                                 t.y, t.h);
+                    assert_true(t.y >= last_y); /* it moves down as the list does */
+                    last_y = t.y;
+                    if (max == 0)
+                        continue;
+                    /* at the ends, at the ends; between them, off them when it can be */
+                    if (top == 0)
+                        assert_int_equal(t.y, 0);
+                    if (top == max)
+                        assert_int_equal(t.y + t.h, h);
+                    if (top > 0 && top < max && h - t.h >= 2)
+                        assert_true(t.y > 0 && t.y + t.h < h);
+                }
+                /* a click on the bar's first row goes to the top, on its last to the end */
+                if (h > 1) {
+                    assert_int_equal(layout_scroll_at(h, total, shown, 0), 0);
+                    assert_int_equal(layout_scroll_at(h, total, shown, h - 1), max);
+                    assert_int_equal(layout_scroll_at(h, total, shown, h + 5), max);
+                }
+            }
+}
+
+static void the_explain_view_fits_every_size(void **state)
+{
+    (void)state;
+    for (int cols = 1; cols <= 300; cols++)
+        for (int rows = 1; rows <= 100; rows++) {
+            struct explain_view_layout v = layout_explain_view(cols, rows);
+            bool small = cols < LAYOUT_EXPLAIN_VIEW_MIN_COLS || rows < LAYOUT_EXPLAIN_VIEW_MIN_ROWS;
+            assert_int_equal(v.too_small, small);
+            if (small)
+                continue;
+            struct rect panes[] = {v.title, v.body, v.scrollbar, v.keybar};
+            for (int i = 0; i < 4; i++) {
+                if (!layout_rect_inside(panes[i], cols, rows) || panes[i].w <= 0 || panes[i].h <= 0)
+                    fail_msg("%dx%d: explain view pane %d outside or empty", cols, rows, i);
+                for (int j = i + 1; j < 4; j++)
+                    if (layout_rects_overlap(panes[i], panes[j]))
+                        fail_msg("%dx%d: explain view panes %d and %d overlap", cols, rows, i, j);
+            }
+            /* every row between the title and the keys holds lines, the bar beside them */
+            assert_int_equal(v.body.h, rows - 2);
+            assert_int_equal(v.scrollbar.h, v.body.h);
+            assert_int_equal(v.scrollbar.x, cols - 1);
+            assert_true(v.body.x + v.body.w < v.scrollbar.x);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +250,9 @@ int main(void)
         cmocka_unit_test(the_control_list_scrolls_to_keep_the_focus_in_view),
         cmocka_unit_test(the_minimum_sizes_work_and_one_less_does_not),
         cmocka_unit_test(presentation_layout_fits_every_size),
+        cmocka_unit_test(a_scrolled_list_stays_between_its_ends),
+        cmocka_unit_test(a_scroll_thumb_shows_where_the_list_is),
+        cmocka_unit_test(the_explain_view_fits_every_size),
     };
     return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
 }
