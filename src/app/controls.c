@@ -48,6 +48,7 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_LORA_TARGETS] = "LoRA modules",
     [SF_IMAGES] = "Images",
     [SF_IMAGE_TOKENS] = "Image tokens",
+    [SF_STEP_OVERHEAD] = "Step overhead (--step-overhead)",
 };
 
 static const struct {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/calibrate.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/options_table.h"
@@ -91,6 +92,8 @@ struct calib {
     double implied, tol; /* KV bytes per token the log implies, and their rounding */
     bool has_implied;
     uint64_t non_kv, total; /* per GPU, for --save */
+    struct gpu_spec gpu;    /* --gpu's, saved with the calibration when given */
+    bool gpu_given;
 };
 
 /* A figure of the log as a whole number within [min, max], else an error
@@ -128,7 +131,7 @@ static bool log_bytes(const char *path, int line, const char *what, double v, ui
 /* "(use: kvplan plan --model ID --calibration FILE)": the command that
  * plans with the saved file, each word quoted for the shell (core/shell.h),
  * whole, and printable. */
-static void print_use(const char *model, const char *save)
+void calibrate_print_use(const char *model, const char *save)
 {
     char none[1];
     char *line = NULL, *shown = NULL;
@@ -168,7 +171,8 @@ static int calib_read(struct calib *k)
     if (log->engine == LOG_UNKNOWN) {
         fprintf(stderr,
                 "kvplan: %s: no engine recognised in %d lines (looked for vLLM, SGLang, "
-                "llama.cpp, Ollama and TGI startup lines)%s\n",
+                "llama.cpp, Ollama and TGI startup lines, and the outputs of vllm bench serve, "
+                "sglang.bench_serving, llama-bench and genai-perf)%s\n",
                 k->shown, log->lines, found ? "; figures found anyway are listed below" : "");
         for (int f = 0; f < LF_COUNT; f++)
             if (log->f[f].found)
@@ -334,6 +338,8 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
         return diag_fail(d, "calibrate: unknown %s '%s' (closest: %s)", m ? "GPU" : "model",
                          m ? gpu_id : model_id, near);
     }
+    k->gpu = g->spec;
+    k->gpu_given = gpu_id != NULL;
     struct scenario s;
     struct plan_result r;
     struct explain x; /* the log lines and launch command come with the rows */
@@ -356,6 +362,40 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
     return true;
 }
 
+/* The options a startup log's calibration reads; the others describe a
+ * benchmark's scenario. */
+static bool log_option(int id)
+{
+    return id == OPT_MODEL || id == OPT_LOG_GPU || id == OPT_TP || id == OPT_KV_DTYPE ||
+           id == OPT_SAVE || id == OPT_PRESETS || id == OPT_HELP;
+}
+
+/* A benchmark's output is calibrated on (its status returned); a startup log
+ * goes on (CLI_PARSED), refusing the options only a benchmark takes. */
+static int calib_bench_or_log(struct calib *k)
+{
+    struct diag d = {0};
+    size_t len = 0;
+    char *text = fileio_read(k->path, &len, &d);
+    if (text == NULL)
+        return cli_fail(d.message);
+    static struct bench_log b;
+    bool ok = bench_parse(k->shown, text, len, k->o->concurrency, &b, &d);
+    free(text);
+    if (!ok)
+        return cli_fail(d.message);
+    if (b.format != BENCH_UNKNOWN)
+        return calibrate_bench(k->o, &b, k->path, k->shown);
+    for (int id = 0; id < OPT_COUNT; id++)
+        if (k->o->given[id] && !log_option(id)) {
+            diag_fail(&d, "calibrate: %s describes a benchmark's scenario; %s is read as a "
+                          "startup log, which gives its own (see kvplan calibrate --help)",
+                      OPTION_FLAG(id), k->shown);
+            return cli_fail(d.message);
+        }
+    return CLI_PARSED;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     struct options o;
@@ -374,7 +414,10 @@ int cmd_calibrate(int argc, char **argv)
     }
     struct calib k = {.o = &o, .path = argv[optind], .tp = o.tp};
     text_escape(k.path, k.shown, sizeof k.shown);
-    int status = calib_read(&k);
+    int status = calib_bench_or_log(&k);
+    if (status != CLI_PARSED)
+        return status;
+    status = calib_read(&k);
     if (status)
         return status;
     calib_print_found(&k);
@@ -390,12 +433,14 @@ int cmd_calibrate(int argc, char **argv)
                "kvplan's prediction)\n");
     }
     if (o.save_path) {
-        if (!calibration_save(o.save_path, &k.log, k.path, o.model_id, k.non_kv, k.total, &d))
+        struct memory_calibration m = {&k.log, k.path, o.model_id, k.gpu_given ? &k.gpu : NULL,
+                                       k.non_kv, k.total};
+        if (!calibration_save(o.save_path, &m, &d))
             return cli_fail(d.message);
         char shown_save[1024]; /* the file name as printed: no controls in it */
         text_escape(o.save_path, shown_save, sizeof shown_save);
         printf("\nsaved %s ", shown_save);
-        print_use(o.model_id, o.save_path);
+        calibrate_print_use(o.model_id, o.save_path);
     }
     return 0;
 }

@@ -50,6 +50,7 @@ enum option_id {
     OPT_MAX_TTFT,
     OPT_MBU,
     OPT_MFU,
+    OPT_STEP_OVERHEAD,
     OPT_HOST_KV,
     OPT_HIT_RATE,
     OPT_FULL_ATTENTION,
@@ -108,6 +109,7 @@ enum option_id {
     OPT_MAX_ROWS,
     OPT_LOG_GPU,
     OPT_SAVE,
+    OPT_ENGINE_VERSION,
     OPT_ID,
     OPT_NAME,
     OPT_OUTPUT,
@@ -154,6 +156,7 @@ struct options {
     struct engine_flags flags; /* only the fields given are non-zero */
     uint64_t concurrency, prompt;
     double min_tok_s, max_ttft, mbu, mfu;
+    double step_overhead; /* seconds; given[OPT_STEP_OVERHEAD] says whether given (0 counts) */
     uint64_t vram, weights;
     double price;
     const char *draft_model_id; /* speculative decoding (options_spec.c); "none" turns it off */
@@ -183,6 +186,7 @@ struct options {
     bool goodput_set[3];
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;
+    const char *engine_version; /* calibrate: the engine's version the benchmark ran */
     bool json;
 };
 
@@ -223,5 +227,13 @@ bool options_parse_count(const char *opt, const char *arg, uint64_t min, uint64_
 bool options_host_apply(const struct options *o, struct scenario *s, struct diag *d);
 bool options_spec_apply(const struct options *o, const struct catalog *c, struct scenario *s,
                         struct diag *d);
+
+/* After the options given on top of a calibration (options_calibration.c):
+ * warns on standard error where the plan's GPU, model or engine is not the
+ * calibration's, and moves a logged KV cache size to the memory fraction
+ * given. */
+struct calibration_source;
+bool options_calibration_on_top(const struct options *o, const struct calibration_source *c,
+                                struct scenario *s, struct diag *d);
 
 #endif

@@ -163,6 +163,27 @@ static void knobs(const struct options *o, struct scenario *s)
     }
 }
 
+/* --mbu, --mfu and --step-overhead: given, they win over a snapshot's or a
+ * calibration's figure, which then no longer counts as calibrated. */
+static void speed_flags(const struct options *o, struct scenario *s)
+{
+    if (o->mbu > 0) {
+        s->mbu = o->mbu;
+        s->speed_calibrated &= ~SPEED_CAL_MBU;
+    }
+    if (o->mfu > 0) {
+        s->mfu = o->mfu;
+        s->speed_calibrated &= ~SPEED_CAL_MFU;
+    }
+    if (o->given[OPT_STEP_OVERHEAD]) {
+        s->has_step_overhead = true;
+        s->step_overhead_s = o->step_overhead;
+        s->speed_calibrated &= ~SPEED_CAL_OVERHEAD;
+    }
+    if (s->speed_calibrated == 0)
+        s->speed_basis[0] = '\0'; /* every figure given on top: nothing calibrated is left */
+}
+
 /* How the scenario is served: speed, parallelism, LoRA slots, images. */
 static bool serving(const struct options *o, struct scenario *s, struct diag *d)
 {
@@ -175,10 +196,7 @@ static bool serving(const struct options *o, struct scenario *s, struct diag *d)
         s->min_tokens_per_s = o->min_tok_s;
     if (o->max_ttft > 0)
         s->max_ttft_seconds = o->max_ttft;
-    if (o->mbu > 0)
-        s->mbu = o->mbu;
-    if (o->mfu > 0)
-        s->mfu = o->mfu;
+    speed_flags(o, s);
     if (g[OPT_PP])
         s->pp = o->pp;
     if (g[OPT_DP_ATTENTION])
@@ -263,10 +281,14 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
     knobs(o, s);
     if (!serving(o, s, d) || !options_host_apply(o, s, d))
         return false;
-    if (o->calibration_path && !calibration_apply(o->calibration_path, s, d)) {
+    struct calibration_source cal;
+    if (o->calibration_path && !calibration_apply(o->calibration_path, s, &cal, d)) {
         diag_prefix(d, "%s", OPTION_FLAG(OPT_CALIBRATION));
         return false;
     }
+    speed_flags(o, s); /* on top of the calibration's */
     engine(o, s);
-    return options_spec_apply(o, c, s, d) && scenario_validate(s, NULL, NULL, d);
+    if (!options_spec_apply(o, c, s, d) || !scenario_validate(s, NULL, NULL, d))
+        return false;
+    return o->calibration_path == NULL || options_calibration_on_top(o, &cal, s, d);
 }

@@ -14,7 +14,8 @@
 
 /* The commands that plan a scenario, and those that also show it. */
 #define PLANS (CMD_BIT(CMD_PLANNER) | CMD_BIT(CMD_PLAN))
-#define SCENARIO (PLANS | CMD_BIT(CMD_SOLVE) | CMD_BIT(CMD_SWEEP) | CMD_BIT(CMD_SIMULATE))
+#define SCENARIO \
+    (PLANS | CMD_BIT(CMD_SOLVE) | CMD_BIT(CMD_SWEEP) | CMD_BIT(CMD_SIMULATE) | CMD_BIT(CMD_CALIBRATE))
 #define SIMULATE CMD_BIT(CMD_SIMULATE)
 #define CATALOG (SCENARIO | CMD_BIT(CMD_LIST) | CMD_BIT(CMD_SHOW) | CMD_BIT(CMD_CALIBRATE))
 
@@ -96,6 +97,11 @@ const struct option_row options_table[OPT_COUNT] = {
                          "the GPU family's measured MBU, else 0.7; MFU 0.5)"},
     [OPT_MFU] = {OPTNAME_MFU, .commands = SCENARIO, NUMBER(0.01, 1.0), .offset = AT(mfu),
                  .field = FIELD(SF_MFU), .metavar = "F", .help = ""},
+    [OPT_STEP_OVERHEAD] = {OPTNAME_STEP_OVERHEAD, .commands = SCENARIO, NUMBER(0.0, STEP_OVERHEAD_MAX_S),
+                           .offset = AT(step_overhead), .field = FIELD(SF_STEP_OVERHEAD),
+                           .metavar = "SECONDS",
+                           .help = "the fixed cost of each step: scheduler, sampling, graph\n"
+                                   "launch (default: the engine's fitted 0.0009; llama.cpp 0)"},
     [OPT_HOST_KV] = {OPTNAME_HOST_KV, .commands = SCENARIO, .parse = opt_host_kv,
                      .offset = AT(host_kv), .field = FIELD(SF_HOST_KV), .metavar = "SIZE",
                      .help = "a second tier: host memory for KV per GPU (each rank's\n"
@@ -299,6 +305,10 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_SAVE] = {OPTNAME_SAVE, .commands = CMD_BIT(CMD_CALIBRATE), .parse = opt_nonempty,
                   .offset = AT(save_path), .metavar = "FILE", .complete = COMPLETE_FILE,
                   .unlisted = true, .help = "write a calibration for plan --calibration"},
+    [OPT_ENGINE_VERSION] = {OPTNAME_ENGINE_VERSION, .commands = CMD_BIT(CMD_CALIBRATE),
+                            .parse = opt_nonempty, .offset = AT(engine_version), .metavar = "V",
+                            .unlisted = true,
+                            .help = "the engine's version the benchmark ran (saved with it)"},
     [OPT_ID] = {OPTNAME_ID, .commands = CMD_BIT(CMD_IMPORT_HF), .parse = opt_string,
                 .offset = AT(hf_id), .metavar = "ID", .unlisted = true,
                 .help = "the preset's id (default: from the config)"},
@@ -382,16 +392,24 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
                   .head = "Usage: kvplan show gpu|model ID [--format text|json] "
                           "[--presets DIR]\n"},
     [CMD_CALIBRATE] =
-        {"calibrate", .synopsis = "calibrate LOGFILE", .about = "read an engine's startup log",
+        {"calibrate", .synopsis = "calibrate FILE", .about = "a startup log's memory, a benchmark's speed",
          .run = cmd_calibrate, .takes_words = true, .args = {"@file"},
          .head = "Usage: kvplan calibrate LOGFILE [--model ID] [--gpu ID] [--tp N] "
                  "[--kv-dtype D] [--save FILE]\n"
-                 "                        [--presets DIR]\n\n"
+                 "                        [--presets DIR]\n"
+                 "       kvplan calibrate BENCHMARK --model ID [--gpu ID] [--engine-version V]\n"
+                 "                        [--save FILE] [scenario options]\n\n"
                  "Reads a startup log of vLLM (V0, V1), SGLang, llama.cpp, Ollama or TGI and\n"
                  "reports every figure it prints, the KV bytes per token it implies against\n"
                  "the model's, the memory outside weights and KV, and what kvplan predicts\n"
                  "without the log. --save (with --model) writes a calibration for\n"
-                 "plan --calibration.\n"},
+                 "plan --calibration.\n\n"
+                 "Or reads a benchmark's output (vllm bench serve, sglang.bench_serving,\n"
+                 "llama-bench, genai-perf; the format from its content) and fits the MBU, MFU\n"
+                 "and step overhead that make kvplan's step meet its TPOT and TTFT for the\n"
+                 "scenario given as for plan; --mbu, --mfu, --step-overhead hold a figure as\n"
+                 "given, --engine-version names the engine's release, --save writes them.\n",
+         .tail = SCENARIO_TAIL},
     [CMD_SOLVE] =
         {"solve", .synopsis = "solve --users N ...",
          .about = "the GPUs, context or utilisation for N users", .run = cmd_solve,

@@ -30,6 +30,8 @@
 #define OPTNAME_MAX_TTFT "--max-ttft"
 #define OPTNAME_MBU "--mbu"
 #define OPTNAME_MFU "--mfu"
+#define OPTNAME_STEP_OVERHEAD "--step-overhead"
+#define OPTNAME_ENGINE_VERSION "--engine-version"
 #define OPTNAME_HOST_KV "--host-kv"
 #define OPTNAME_PREFIX_HIT_RATE "--prefix-hit-rate"
 #define OPTNAME_FULL_ATTENTION "--full-attention"

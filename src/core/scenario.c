@@ -51,6 +51,7 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_LORA_TARGETS] = OPTNAME_LORA_TARGET_MODULES,
     [SF_IMAGES] = OPTNAME_IMAGES,
     [SF_IMAGE_TOKENS] = OPTNAME_IMAGE_TOKENS,
+    [SF_STEP_OVERHEAD] = OPTNAME_STEP_OVERHEAD,
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -523,6 +524,11 @@ static bool workload_validate(const struct scenario *s, const char *const *n,
         return fail(d, n, SF_MBU, field, "%g is out of range (0 to 1)", s->mbu);
     if (!(s->mfu >= 0 && s->mfu <= 1))
         return fail(d, n, SF_MFU, field, "%g is out of range (0 to 1)", s->mfu);
+    if (s->has_step_overhead && !(s->step_overhead_s >= 0 && s->step_overhead_s <= STEP_OVERHEAD_MAX_S))
+        return fail(d, n, SF_STEP_OVERHEAD, field, "%g s is out of range (0 to %g)",
+                    s->step_overhead_s, STEP_OVERHEAD_MAX_S);
+    if (s->speed_calibrated > SPEED_CAL_ALL || (s->speed_calibrated && !s->speed_basis[0]))
+        return fail(d, n, SF_MBU, field, "a speed calibration without its basis");
     if (s->host_kv_bytes > ((uint64_t)1 << 50))
         return fail(d, n, SF_HOST_KV, field, "must be at most 1 PiB per GPU");
     if (s->has_prefix_hit_rate && !(s->prefix_hit_rate >= 0 && s->prefix_hit_rate <= 1))

@@ -81,7 +81,22 @@ struct scenario {
     /* Images in every request: their tokens add to each user's context. */
     uint32_t images;           /* per request; 0 = none (1 when image_tokens is given) */
     uint32_t image_tokens;     /* per image; 0 = the model's image_tokens_per_image */
+    /* The speed model's fixed cost of each step (scheduler, sampling, graph
+     * launch), seconds, given (--step-overhead) or calibrated; without it the
+     * engine's fitted figure (appended: older snapshots leave it off). */
+    bool has_step_overhead;
+    double step_overhead_s;
+    /* A speed calibration in use (kvplan calibrate on a benchmark): what it
+     * measured, in words ("" = none), and which of mbu, mfu and the step
+     * overhead are its figures (SPEED_CAL_ bits: an option given on top of
+     * the calibration clears its bit). */
+    char speed_basis[SPEC_NAME_MAX * 2];
+    unsigned speed_calibrated;
 };
+
+enum { SPEED_CAL_MBU = 1u, SPEED_CAL_MFU = 2u, SPEED_CAL_OVERHEAD = 4u, SPEED_CAL_ALL = 7u };
+/* The longest step overhead a scenario takes, seconds. */
+#define STEP_OVERHEAD_MAX_S 1.0
 
 /* The fields validation can name. */
 enum scenario_field {
@@ -127,6 +142,7 @@ enum scenario_field {
     SF_LORA_TARGETS,
     SF_IMAGES,
     SF_IMAGE_TOKENS,
+    SF_STEP_OVERHEAD,
     SF_COUNT
 };
 

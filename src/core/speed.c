@@ -107,7 +107,8 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
     in.allreduces_per_layer = m->plain_layers ? 1.0 : 2.0;
     /* fitted on the measurements (doc/SPEED-FIT.md) */
     in.moe_mbu = 1.0;
-    in.step_overhead = engine_desc(s->engine.kind)->step_overhead_s;
+    in.step_overhead = s->has_step_overhead ? s->step_overhead_s
+                                            : engine_desc(s->engine.kind)->step_overhead_s;
     in.moe_layer_overhead = m->experts > SPEED_MOE_FINE_EXPERTS ? SPEED_MOE_LAYER_OVERHEAD_S : 0;
     in.read_share = 1.0;
     in.topk = in.index_flops = 0;
@@ -240,6 +241,13 @@ double speed_step_seconds(const struct scenario *s, const struct speed_basis *r,
     return decode_step(&in, s, r, n, NULL);
 }
 
+double speed_decode_parts(const struct scenario *s, const struct speed_basis *r, uint64_t n,
+                          struct step_time *st)
+{
+    struct inputs in = inputs_of(s, r);
+    return decode_step(&in, s, r, n, st);
+}
+
 const char *plan_binding_name(enum binding_limit b)
 {
     switch (b) {
@@ -267,6 +275,13 @@ static double prefill(const struct inputs *in, const struct scenario *s,
         return 0;
     }
     return step_time(&m, &hw, &q, 1, st);
+}
+
+double speed_prefill_parts(const struct scenario *s, const struct speed_basis *r, uint64_t tokens,
+                           struct step_time *st)
+{
+    struct inputs in = inputs_of(s, r);
+    return prefill(&in, s, r, (double)tokens, st);
 }
 
 /* The most users per replica that keep --min-tok-s each (all that fit

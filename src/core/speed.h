@@ -96,6 +96,15 @@ void speed_compute(const struct scenario *s, const struct speed_basis *b, struct
 /* One decode step of n users of one replica (seconds), for searches. */
 double speed_step_seconds(const struct scenario *s, const struct speed_basis *b, uint64_t n);
 
+/* The same step with its parts (memory, compute, all-reduce, MoE kernels,
+ * overhead; st not NULL), and the prefill of `tokens` alone on a replica as
+ * the first token computes it (0, st zeroed, without a compute figure): what
+ * a calibration compares with a benchmark's TPOT and TTFT. */
+double speed_decode_parts(const struct scenario *s, const struct speed_basis *b, uint64_t n,
+                          struct step_time *st);
+double speed_prefill_parts(const struct scenario *s, const struct speed_basis *b, uint64_t tokens,
+                           struct step_time *st);
+
 /* The time to compute the cache of `tokens` again by prefill, alone on a
  * replica, as the first token is computed (0 when the GPU has no compute or
  * bandwidth figure); writes row `key` to x when not NULL. */

@@ -152,6 +152,15 @@ static void moe_row(const struct inputs *in, struct explain *x, const struct ste
                     "DeepSeek-R1 (doc/SPEED-FIT.md)");
 }
 
+/* The step overhead's words: the engine's fitted figure, given, or calibrated. */
+static const char *overhead_words(const struct scenario *s, const char *own)
+{
+    if (!s->has_step_overhead)
+        return own;
+    return s->speed_calibrated & SPEED_CAL_OVERHEAD ? "step overhead (calibrated)"
+                                                    : "step overhead (--step-overhead)";
+}
+
 static void step_rows(const struct inputs *in, const struct scenario *s,
                       const struct speed_basis *r, struct explain *x, const struct step_time *st,
                       const struct speed_result *sp)
@@ -178,7 +187,7 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
         explain_op(row, XOP_MUL);
     }
     if (in->step_overhead > 0) {
-        explain_term(row, in->step_overhead, XU_SECONDS, "each step's own");
+        explain_term(row, in->step_overhead, XU_SECONDS, overhead_words(s, "each step's own"));
         explain_op(row, XOP_ADD);
     }
     explain_row_end(x, row, XU_SECONDS, 0,
@@ -258,7 +267,7 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
         explain_op(row, XOP_MUL);
     }
     if (in->step_overhead > 0) {
-        explain_term(row, in->step_overhead, XU_SECONDS, "the step's own");
+        explain_term(row, in->step_overhead, XU_SECONDS, overhead_words(s, "the step's own"));
         explain_op(row, XOP_ADD);
     }
     char t[32], note[200];

@@ -103,12 +103,23 @@ void speedband_lookup(const struct scenario *s, struct speed_bands *out)
                                  e->title, SPEEDBAND_DECODE);
     out->ttft = speedband_find(speedband_table, speedband_table_count, s->gpu.family, e->name,
                                e->title, SPEEDBAND_TTFT);
+    /* a calibration's figures rest on the user's own benchmark, not on the
+     * public cases: no band of theirs (the fit's residuals are in its file) */
+    struct speed_band own;
+    memset(&own, 0, sizeof own); /* its padding too: a plan is compared byte for byte */
+    own.basis = SPEEDBAND_CALIBRATED;
+    own.low = own.high = 1;
+    if (s->speed_calibrated & (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD))
+        out->decode = own;
+    if (s->speed_calibrated & SPEED_CAL_MFU)
+        out->ttft = own;
 }
 
 void speedband_figures(const struct speed_result *sp, struct speed_bands *out)
 {
-    bool decode = out->decode.basis != SPEEDBAND_DEFAULT && sp->tokens_per_s_per_user > 0;
-    bool ttft = out->ttft.basis != SPEEDBAND_DEFAULT && sp->ttft_seconds > 0;
+    bool decode = out->decode.basis != SPEEDBAND_DEFAULT && out->decode.cases > 0 &&
+                  sp->tokens_per_s_per_user > 0;
+    bool ttft = out->ttft.basis != SPEEDBAND_DEFAULT && out->ttft.cases > 0 && sp->ttft_seconds > 0;
     /* no band: 0, as a figure kvplan cannot give */
     double dl = decode ? out->decode.low : 0, dh = decode ? out->decode.high : 0;
     out->tokens_per_s_per_user_low = sp->tokens_per_s_per_user * dl;

@@ -3,9 +3,11 @@
  *
  * enginelog_parse() reads pasted logs of vLLM (V0 and V1), SGLang,
  * llama.cpp, Ollama and TGI; it never fails on odd input, it reports what
- * it found and what it did not. A calibration file ("kvplan-calibration",
- * format_version 1) keeps the engine, the CUDA-visible total and the memory
- * outside weights and KV, per GPU. */
+ * it found and what it did not. A calibration file ("kvplan-calibration")
+ * keeps the engine, the model and GPU it is of, and the memory (the
+ * CUDA-visible total and the memory outside weights and KV, per GPU) a log
+ * gave, or the speed (MBU, MFU, step overhead) a benchmark gave, or both;
+ * benchlog.h reads the benchmarks. */
 #ifndef KVPLAN_IO_CALIBRATION_H
 #define KVPLAN_IO_CALIBRATION_H
 
@@ -13,7 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cJSON.h>
+
 #include "core/plan.h"
+#include "core/speedfit.h"
 
 enum log_engine { LOG_UNKNOWN, LOG_VLLM_V0, LOG_VLLM_V1, LOG_SGLANG, LOG_LLAMACPP, LOG_OLLAMA, LOG_TGI };
 
@@ -69,14 +74,82 @@ void enginelog_parse(const char *text, size_t len, struct engine_log *log);
 /* The engine profile that matches a recognised log. */
 enum engine_kind enginelog_profile(const struct engine_log *log, enum engine_rule *rule);
 
-/* Applies a saved calibration file to a scenario: engine, CUDA-visible total
- * and non-KV memory per GPU. */
-bool calibration_apply(const char *path, struct scenario *s, struct diag *d);
+/* A calibration file ("kvplan-calibration"): format_version 1 holds memory
+ * from a startup log, 2 may hold speed from a benchmark too (doc/FORMATS.md).
+ * What one came from, for the checks made once the options given on top of
+ * it are applied. */
+struct calibration_source {
+    bool memory, speed;     /* the parts it holds */
+    char gpu_id[SPEC_ID_MAX], gpu_name[SPEC_NAME_MAX]; /* "" when it does not say */
+    char model[SPEC_ID_MAX];
+    enum engine_kind engine;
+    enum engine_rule rule;
+    uint64_t kv_memory_bytes; /* the KV cache size it set, 0 = none */
+    double utilization, mem_fraction; /* the fractions its log ran at; 0 = not logged */
+};
+
+/* Applies a calibration file to a scenario: the engine, the memory (the
+ * CUDA-visible total and non-KV memory per GPU, or the KV cache's size) and
+ * the speed (MBU, MFU and step overhead, with their basis). A memory
+ * calibration of another model is refused; `src` says what the file is of. */
+bool calibration_apply(const char *path, struct scenario *s, struct calibration_source *src,
+                       struct diag *d);
+
+/* Where the scenario, options applied, is not what the calibration measured:
+ * a sentence for each of the GPU, model and engine ("calibration from NVIDIA
+ * H100 SXM5 80GB used on NVIDIA H200 SXM 141GB: ..."), joined by "; ".
+ * Returns how many (0: none, buf ""). */
+int calibration_mismatch(const struct calibration_source *c, const struct scenario *s, char *buf,
+                         size_t size);
+
+/* A KV cache size measured at one memory fraction (--gpu-memory-utilization,
+ * --mem-fraction-static, --free-gpu-memory-fraction), planned at another: it
+ * moves by what that fraction changes in kvplan's own budget for the engine.
+ * note says so ("" when nothing moved). */
+bool calibration_fraction_on_top(const struct calibration_source *c, struct scenario *s,
+                                 char *note, size_t size, struct diag *d);
+
+/* A memory calibration to save: the parsed log, the model it is of, the GPU
+ * (NULL: not given), and the figures calibrate worked out per GPU. */
+struct memory_calibration {
+    const struct engine_log *log;
+    const char *log_path, *model_id;
+    const struct gpu_spec *gpu;
+    uint64_t non_kv_bytes, gpu_total_bytes;
+};
 
 /* Writes a calibration file from a parsed log (atomically): refused without a
  * model id, or when the log has nothing calibration_apply could use. */
-bool calibration_save(const char *path, const struct engine_log *log, const char *log_path,
-                      const char *model_id, uint64_t non_kv_bytes, uint64_t gpu_total_bytes,
-                      struct diag *d);
+bool calibration_save(const char *path, const struct memory_calibration *m, struct diag *d);
+
+/* A speed calibration to save: what was measured, where, and what the fit
+ * came to (core/speedfit.h). from[] says which figure each fitted value
+ * (MBU, MFU, step overhead) comes from; labels[] names each point's figure. */
+struct speed_calibration {
+    const char *benchmark, *output, *benchmark_path; /* "vllm bench serve", "--save-result JSON" */
+    const char *model_id;
+    const struct gpu_spec *gpu;
+    enum engine_kind engine;
+    enum engine_rule rule;
+    const char *engine_version, *date, *benchmark_date; /* NULL: not known */
+    uint32_t tp, pp;
+    unsigned fixed; /* SPEED_CAL_ bits of the figures held as given */
+    const struct fit_result *fit;
+    const struct fit_point *points;
+    const char *const *labels;
+    int npoints;
+    const char *from[3];
+};
+
+/* Writes a speed calibration (format_version 2), atomically. */
+bool calibration_save_speed(const char *path, const struct speed_calibration *c, struct diag *d);
+
+/* Writes root (taken, freed) to path atomically, a newline after it. */
+bool calibration_write(const char *path, cJSON *root, struct diag *d);
+
+/* Reads the "speed" object of a calibration into s (calibration_file.c). */
+struct jsonread;
+bool calibration_speed_read(const struct jsonread *r, const cJSON *speed, const char *gpu_name,
+                            struct scenario *s, struct diag *d);
 
 #endif

@@ -141,7 +141,7 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
 
 /* The service-level inputs as label and value pairs; returns how many
  * (none when the GPU has no bandwidth figure: there is no speed to model). */
-enum { SERVICE_INPUTS = 6 };
+enum { SERVICE_INPUTS = 8 };
 static int service_inputs(const struct scenario *s, const struct plan_result *r, bool md,
                           const char *label[SERVICE_INPUTS],
                           char value[SERVICE_INPUTS][REPORT_LINE_MD])
@@ -175,7 +175,9 @@ static int service_inputs(const struct scenario *s, const struct plan_result *r,
     else
         snprintf(value[n++], REPORT_LINE_MD, "none (no first-token target)");
     label[n] = "MBU";
-    if (s->mbu > 0)
+    if (s->speed_calibrated & SPEED_CAL_MBU)
+        snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak bandwidth (calibrated)", sp->mbu);
+    else if (s->mbu > 0)
         snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak bandwidth (--mbu)", sp->mbu);
     else if (s->gpu.achievable_mbu > 0)
         snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak bandwidth (measured: %s)", sp->mbu,
@@ -185,7 +187,20 @@ static int service_inputs(const struct scenario *s, const struct plan_result *r,
                  "measurement for this GPU)", sp->mbu);
     label[n] = "MFU";
     snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak compute (%s)", sp->mfu,
-             s->mfu > 0 ? "--mfu" : "the default");
+             s->speed_calibrated & SPEED_CAL_MFU ? "calibrated"
+             : s->mfu > 0                        ? "--mfu"
+                                                 : "the default");
+    if (s->has_step_overhead) {
+        label[n] = "Step overhead";
+        snprintf(value[n++], REPORT_LINE_MD, "%.3f ms each step (%s)", s->step_overhead_s * 1e3,
+                 s->speed_calibrated & SPEED_CAL_OVERHEAD ? "calibrated" : "--step-overhead");
+    }
+    if (s->speed_basis[0]) {
+        char cal[MD_TEXT_SIZE(sizeof s->speed_basis)];
+        label[n] = "Calibration";
+        snprintf(value[n++], REPORT_LINE_MD, "speed from %s (kvplan calibrate)",
+                 input_text(s->speed_basis, md, cal, sizeof cal));
+    }
     return n;
 }
 
@@ -424,6 +439,8 @@ static void report_text_computed(FILE *out, const struct scenario *s, const stru
             r->speed.concurrency == 1 ? "" : "s", r->speed.mbu, r->speed.mfu);
     if (s->mbu <= 0 && s->gpu.achievable_mbu > 0)
         fprintf(out, "  MBU %.2f: %s\n", s->gpu.achievable_mbu, s->gpu.achievable_mbu_basis);
+    if (s->speed_basis[0])
+        fprintf(out, "  Calibrated: %s\n", s->speed_basis);
     if (r->spec.method != SPEC_NONE)
         fprintf(out, "  Speculative: %s\n", spec_speed_note);
     for (int i = 0; i < rows; i++)

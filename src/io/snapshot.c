@@ -48,6 +48,39 @@ static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
     return true;
 }
 
+/* The step overhead given or calibrated, and a speed calibration's basis:
+ * "step_overhead_seconds": S, "speed_calibration": {"basis": "...", "mbu":
+ * true, "mfu": true, "step_overhead": true} (absent from older snapshots). */
+static bool scenario_speed_from_json(const struct jsonread *sr, const cJSON *so,
+                                     struct scenario *s, struct diag *d)
+{
+    if (jsonread_has(so, "step_overhead_seconds")) {
+        s->has_step_overhead = true;
+        if (!jsonread_double(sr, so, "step_overhead_seconds", true, 0, STEP_OVERHEAD_MAX_S,
+                             &s->step_overhead_s, d))
+            return false;
+    }
+    const cJSON *co = cJSON_GetObjectItemCaseSensitive(so, "speed_calibration");
+    if (co == NULL || cJSON_IsNull(co))
+        return true;
+    if (!cJSON_IsObject(co))
+        return jsonread_fail(sr, d, "speed_calibration: expected an object or null");
+    struct jsonread cr = jsonread_child(sr, "speed_calibration", "speed_calibration.");
+    char basis[sizeof s->speed_basis] = "";
+    bool mbu = false, mfu = false, overhead = false;
+    if (!jsonread_string(&cr, co, "basis", true, basis, sizeof basis, d) ||
+        !jsonread_bool(&cr, co, "mbu", false, &mbu, d) ||
+        !jsonread_bool(&cr, co, "mfu", false, &mfu, d) ||
+        !jsonread_bool(&cr, co, "step_overhead", false, &overhead, d))
+        return false;
+    text_sanitize(basis, s->speed_basis, sizeof s->speed_basis);
+    if (!s->speed_basis[0])
+        return jsonread_fail(&cr, d, "basis: empty or not text");
+    s->speed_calibrated = (mbu ? SPEED_CAL_MBU : 0) | (mfu ? SPEED_CAL_MFU : 0) |
+                          (overhead ? SPEED_CAL_OVERHEAD : 0);
+    return true;
+}
+
 /* One scenario object (the top-level "scenario", or a session entry's). */
 /* "speculative": {"method": "draft" | "mtp", "draft_model": {...}, "num_speculative_tokens": N | null} */
 static bool snapshot_spec_from_json(const struct jsonread *sr, const cJSON *po, struct scenario *s,
@@ -160,6 +193,7 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
                          d) &&
          jsonread_double(sr, so, "mbu", false, 0.01, 1.0, &tmp.mbu, d) &&
          jsonread_double(sr, so, "mfu", false, 0.01, 1.0, &tmp.mfu, d);
+    ok = ok && scenario_speed_from_json(sr, so, &tmp, d);
     const cJSON *po = cJSON_GetObjectItemCaseSensitive(so, "speculative");
     if (ok && po != NULL && !cJSON_IsNull(po))
         ok = snapshot_spec_from_json(sr, po, &tmp, d);

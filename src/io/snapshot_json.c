@@ -222,6 +222,16 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_uint(&o, "images", s->images);
     if (s->image_tokens)
         jsonout_uint(&o, "image_tokens", s->image_tokens);
+    if (s->has_step_overhead)
+        jsonout_double(&o, "step_overhead_seconds", s->step_overhead_s);
+    if (s->speed_basis[0]) {
+        struct jsonout co = jsonout_begin();
+        jsonout_string(&co, "basis", s->speed_basis);
+        jsonout_bool(&co, "mbu", (s->speed_calibrated & SPEED_CAL_MBU) != 0);
+        jsonout_bool(&co, "mfu", (s->speed_calibrated & SPEED_CAL_MFU) != 0);
+        jsonout_bool(&co, "step_overhead", (s->speed_calibrated & SPEED_CAL_OVERHEAD) != 0);
+        jsonout_object(&o, "speed_calibration", jsonout_end(&co));
+    }
     return jsonout_end(&o);
 }
 

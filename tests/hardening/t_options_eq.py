@@ -13,6 +13,9 @@ from optionslib import (ROOT, TMP, argv, check, commands, main, options, run,
                         write_gpu_preset)
 
 LOG = os.path.join(ROOT, "tests", "data", "logs", "vllm-03.log")
+BENCH = os.path.join(ROOT, "tests", "data", "bench", "vllm-serve.json")
+# calibrate reads these of a startup log; its other options describe a benchmark's scenario
+LOG_OPTIONS = {"--model", "--gpu", "--tp", "--kv-dtype", "--save", "--presets"}
 HF = os.path.join(ROOT, "tests", "data", "hf", "gemma-3-27b.json")
 PRESETS = os.path.join(TMP, "presets")
 SNAPSHOT = os.path.join(TMP, "snap.json")
@@ -39,7 +42,7 @@ VALUES = {
     "--avg-context": ("2k", []), "--block-size": ("32", []), "--vram": ("40GiB", []),
     "--weights": ("16GB", []), "--price": ("3.5", []), "--concurrency": ("4", []),
     "--prompt": ("2k", []), "--min-tok-s": ("20", []), "--max-ttft": ("2", []),
-    "--mbu": ("0.6", []), "--mfu": ("0.4", []), "--host-kv": ("64GiB", []),
+    "--mbu": ("0.6", []), "--mfu": ("0.4", []), "--step-overhead": ("0.002", []), "--host-kv": ("64GiB", []),
     "--prefix-hit-rate": ("0.5", ["--host-kv", "64GiB"]), "--units": ("gb", []),
     "--presets": (PRESETS, []), "--load": (SNAPSHOT, []),
     "--scenario": ("snap", ["--load", SNAPSHOT]), "--export": (os.path.join(TMP, "out.json"), []),
@@ -70,6 +73,7 @@ VALUES = {
     ("calibrate", "--tp"): ("1", ["--model", "llama-3-8b"]),
     ("calibrate", "--kv-dtype"): ("fp16", ["--model", "llama-3-8b"]),
     ("calibrate", "--save"): (os.path.join(TMP, "saved.json"), ["--model", "llama-3-8b"]),
+    ("calibrate", "--engine-version"): ("0.10.1", []),
     ("import-hf", "--id"): ("my-gemma", []), ("import-hf", "--name"): ("My Gemma", []),
     ("import-hf", "--output"): (os.path.join(TMP, "preset.json"), []),
     "--num-prompts": ("30", []), "--request-rate": ("5", []), "--burstiness": ("0.5", ["--request-rate", "5"]),
@@ -123,6 +127,8 @@ def test_every_option_both_forms():
                 continue
             value, extra = got
             base = argv(cmd, *BASE.get(cmd, []), *extra)
+            if cmd == "calibrate" and flag not in LOG_OPTIONS:
+                base = argv(cmd, BENCH, "--model", "llama-3.1-8b", *extra)
             spaced = run(base + [flag, value])
             joined = run(base + ["%s=%s" % (flag, value)])
             out = spaced[1] + spaced[2]

@@ -1,0 +1,273 @@
+/* calibrate on a benchmark: its TPOT (or ITL) and TTFT against kvplan's
+ * step for the scenario given as for plan, the MBU, MFU and step overhead
+ * that make them meet (core/speedfit.h), and a calibration for
+ * plan --calibration. */
+#include "cli/calibrate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cli/commands.h"
+#include "cli/options_table.h"
+#include "core/engine_desc.h"
+#include "core/text.h"
+#include "io/calibration.h"
+
+/* What calibrating on a benchmark works with. */
+struct bench_calib {
+    const struct options *o;
+    const struct bench_log *b;
+    const char *path, *shown;
+    struct scenario s;
+    unsigned fixed;                 /* SPEED_CAL_ bits held as given */
+    struct fit_point pts[FIT_POINTS_MAX];
+    const char *labels[FIT_POINTS_MAX];
+    struct fit_result fit;
+    char from[3][200];
+};
+
+/* The scenario as plan builds it; with no --gpu, the catalogue GPU the
+ * benchmark names (llama-bench's gpu_info), when one is named so. */
+static bool bench_scenario(struct bench_calib *k, struct diag *d)
+{
+    const struct options *o = k->o;
+    if (o->model_id == NULL && o->load_path == NULL)
+        return diag_fail(d, "calibrate: a benchmark needs %s ID (the model it ran), or %s",
+                         OPTION_FLAG(OPT_MODEL), OPTION_FLAG(OPT_LOAD));
+    struct catalog cat;
+    catalog_init(&cat);
+    static struct options with;
+    with = *o;
+    bool ok = options_load_catalog(o, &cat, d);
+    for (size_t i = 0; ok && !o->gpu_id && !o->load_path && k->b->gpu[0] && i < cat.gpu_count;
+         i++)
+        if (strcasecmp(cat.gpus[i].spec.name, k->b->gpu) == 0)
+            with.gpu_id = cat.gpus[i].spec.id;
+    ok = ok && options_scenario(&with, &cat, &k->s, d);
+    catalog_free(&cat);
+    return ok;
+}
+
+static void print_points(const struct bench_calib *k)
+{
+    const struct bench_log *b = k->b;
+    printf("%s: %s, %s: %d run%s, %d figure%s\n", k->shown, bench_tool_name(b->format),
+           bench_output_name(b->format), b->runs, b->runs == 1 ? "" : "s", b->npoints,
+           b->npoints == 1 ? "" : "s");
+    char said[512] = "";
+    const char *parts[][2] = {{"model", b->model},        {"GPU", b->gpu},
+                              {"engine", b->engine_version}, {"date", b->date},
+                              {"backend", b->backend}};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (parts[i][1][0] && strlen(said) + strlen(parts[i][1]) + 16 < sizeof said)
+            snprintf(said + strlen(said), sizeof said - strlen(said), "%s%s %s",
+                     said[0] ? ", " : "", parts[i][0], parts[i][1]);
+    if (said[0]) {
+        char shown[sizeof said];
+        text_escape(said, shown, sizeof shown);
+        printf("  it says: %s\n", shown);
+    }
+    printf("\nMeasured, and kvplan's step for it at full bandwidth and compute (MBU = MFU = 1, "
+           "no overhead)\n");
+    for (int i = 0; i < b->npoints; i++) {
+        const struct bench_point *q = &b->points[i];
+        const struct fit_point *p = &k->pts[i];
+        char depth[48] = "";
+        if (p->depth)
+            snprintf(depth, sizeof depth, ", after %llu tokens", (unsigned long long)p->depth);
+        printf("  line %-4d %-30s %9.3f ms  %s %llu user%s%s, %llu in / %llu out%s\n", q->line,
+               q->figure, p->measured_s * 1e3, p->kind == FIT_DECODE ? "decode," : "first token,",
+               (unsigned long long)p->concurrency, p->concurrency == 1 ? "" : "s",
+               q->concurrency_estimated ? " (estimated)" : "",
+               (unsigned long long)p->input_tokens, (unsigned long long)p->output_tokens, depth);
+        printf("            memory %.3f ms, compute %.3f ms, all-reduce + MoE %.3f ms, %g "
+               "stage%s\n",
+               p->memory_s * 1e3, p->compute_s * 1e3, p->fixed_s * 1e3, p->stages,
+               p->stages == 1 ? "" : "s");
+    }
+}
+
+/* Which figures a fitted value comes from: "mean_tpot_ms at 1, 8 and 32
+ * users, where memory binds" (first tokens that waited among others left out). */
+static void figures_of(const struct bench_calib *k, bool compute, char *buf, size_t size)
+{
+    int n = 0, total = 0;
+    uint64_t last = 0;
+    const char *figure = NULL;
+    for (int i = 0; i < k->b->npoints; i++)
+        total += k->pts[i].compute_binds == compute && !(compute && k->pts[i].waited);
+    buf[0] = '\0';
+    for (int i = 0; i < k->b->npoints; i++) {
+        const struct fit_point *p = &k->pts[i];
+        size_t at = strlen(buf);
+        if (p->compute_binds != compute || (compute && p->waited) || at + 64 >= size)
+            continue;
+        bool same = figure && strcmp(figure, k->b->points[i].figure) == 0;
+        figure = k->b->points[i].figure;
+        snprintf(buf + at, size - at, "%s%s%s%llu", n == 0 ? "" : n + 1 == total ? " and " : ", ",
+                 same ? "" : figure, same ? "" : " at ", (unsigned long long)p->concurrency);
+        last = p->concurrency;
+        n++;
+    }
+    size_t at = strlen(buf);
+    snprintf(buf + at, size - at, " user%s, where %s binds", last == 1 ? "" : "s",
+             compute ? "compute" : "memory");
+}
+
+/* A fraction's source: held as given, fitted on figures, or not fitted. */
+static void fraction_source(char *out, size_t size, bool held, enum option_id opt, bool fitted,
+                            bool clamped, const char *figures, const char *none)
+{
+    if (held)
+        snprintf(out, size, "held as given (%s)", OPTION_FLAG(opt));
+    else if (fitted)
+        snprintf(out, size, "from %s%s", figures,
+                 clamped ? " (the fit passed the range 0.01 to 1: clamped)" : "");
+    else
+        snprintf(out, size, "not fitted: %s", none);
+}
+
+/* What each fitted value comes from, in words (saved with it). */
+static void sources(struct bench_calib *k)
+{
+    const struct fit_result *f = &k->fit;
+    char mem[160], comp[160];
+    figures_of(k, false, mem, sizeof mem);
+    figures_of(k, true, comp, sizeof comp);
+    fraction_source(k->from[0], sizeof k->from[0], k->fixed & SPEED_CAL_MBU, OPT_MBU,
+                    f->mbu_fitted, f->mbu_clamped, mem,
+                    "no figure where memory binds; kvplan's starting value");
+    fraction_source(k->from[1], sizeof k->from[1], k->fixed & SPEED_CAL_MFU, OPT_MFU,
+                    f->mfu_fitted, f->mfu_clamped, comp,
+                    "no figure where compute binds (a longer prompt's TTFT tells it); kvplan's "
+                    "default stays");
+    if (k->fixed & SPEED_CAL_OVERHEAD)
+        snprintf(k->from[2], sizeof k->from[2], "held as given (%s)",
+                 OPTION_FLAG(OPT_STEP_OVERHEAD));
+    else if (f->overhead_fitted)
+        snprintf(k->from[2], sizeof k->from[2], "from %s (%s)", mem,
+                 k->fixed & SPEED_CAL_MBU ? "what they leave at the MBU held"
+                                          : "the line through them: its time at no memory");
+    else
+        snprintf(k->from[2], sizeof k->from[2], "kept%s: %s", f->overhead_refused
+                 ? " (the line through the figures gave an overhead below 0 or past 1 s)" : "",
+                 "one concurrency cannot part it from MBU; the engine's fitted figure");
+}
+
+static void print_fit(const struct bench_calib *k)
+{
+    const struct fit_result *f = &k->fit;
+    printf("\nFitted for %s, %s, %s\n", k->s.gpu.name, k->s.model.name,
+           engine_label(k->s.engine.kind, k->s.engine.rule));
+    printf("  %-14s %.3f (was %.3f): %s\n", "MBU", f->mbu, f->mbu0, k->from[0]);
+    printf("  %-14s %.3f (was %.3f): %s\n", "MFU", f->mfu, f->mfu0, k->from[1]);
+    printf("  %-14s %.3f ms (was %.3f ms): %s\n", "Step overhead", f->overhead_s * 1e3,
+           f->overhead0_s * 1e3, k->from[2]);
+    printf("\nkvplan against the benchmark, before and after\n");
+    for (int i = 0; i < k->b->npoints; i++) {
+        const struct fit_point *p = &k->pts[i];
+        printf("  %-30s at %5llu  measured %9.3f ms  before %9.3f ms (%+6.1f%%)  after %9.3f ms "
+               "(%+6.1f%%)  %s\n",
+               k->b->points[i].figure, (unsigned long long)p->concurrency, p->measured_s * 1e3,
+               p->before_s * 1e3, 100 * (p->before_s - p->measured_s) / p->measured_s,
+               p->predicted_s * 1e3, 100 * (p->predicted_s - p->measured_s) / p->measured_s,
+               p->waited ? "waited; not fitted" : p->compute_binds ? "compute binds" : "memory binds");
+    }
+    printf("  residual (rms, the figures fitted): %.1f%% before, %.1f%% after\n", 100 * f->rms0, 100 * f->rms);
+}
+
+static void print_notes(const struct bench_calib *k)
+{
+    const struct bench_log *b = k->b;
+    bool estimated = false, loaded_ttft = false;
+    for (int i = 0; i < b->npoints; i++) {
+        estimated |= b->points[i].concurrency_estimated;
+        loaded_ttft |= k->pts[i].kind == FIT_PREFILL && k->pts[i].concurrency > 1 &&
+                       k->pts[i].compute_binds && !k->pts[i].waited;
+    }
+    if (estimated)
+        printf("\nnote: the benchmark gives no concurrency limit: the users decoding at once are "
+               "estimated (requests a second x seconds a request, queued ones too); run it with "
+               "--max-concurrency N, or give %s N\n", OPTION_FLAG(OPT_CONCURRENCY));
+    if (loaded_ttft)
+        printf("\nnote: a TTFT measured among other requests waits for the running step: the MFU "
+               "it gives is a lower bound (a run at --max-concurrency 1 measures prefill alone)\n");
+    if (b->speculative)
+        printf("\nnote: the benchmark reports speculative decoding; kvplan times the model's own "
+               "step, so MBU absorbs the accepted tokens\n");
+}
+
+/* The calibration's date: today (UTC), or SOURCE_DATE_EPOCH's for a build that
+ * must not depend on the day. */
+static void today(char *buf, size_t size)
+{
+    const char *epoch = getenv("SOURCE_DATE_EPOCH");
+    time_t t = epoch && *epoch ? (time_t)strtoll(epoch, NULL, 10) : time(NULL);
+    struct tm tm;
+    if (gmtime_r(&t, &tm) == NULL || strftime(buf, size, "%Y-%m-%d", &tm) == 0)
+        snprintf(buf, size, "unknown");
+}
+
+static bool bench_save(const struct bench_calib *k, struct diag *d)
+{
+    const struct options *o = k->o;
+    char date[32];
+    today(date, sizeof date);
+    const char *version = o->engine_version ? o->engine_version
+                          : k->b->engine_version[0] ? k->b->engine_version
+                                                    : NULL;
+    struct speed_calibration c = {
+        .benchmark = bench_tool_name(k->b->format), .output = bench_output_name(k->b->format),
+        .benchmark_path = k->path, .model_id = k->s.model.id, .gpu = &k->s.gpu,
+        .engine = k->s.engine.kind, .rule = k->s.engine.rule, .engine_version = version,
+        .date = date, .benchmark_date = k->b->date[0] ? k->b->date : NULL,
+        .tp = scenario_tp(&k->s), .pp = scenario_pp(&k->s), .fixed = k->fixed, .fit = &k->fit,
+        .points = k->pts, .labels = k->labels, .npoints = k->b->npoints,
+        .from = {k->from[0], k->from[1], k->from[2]}};
+    return calibration_save_speed(o->save_path, &c, d);
+}
+
+int calibrate_bench(const struct options *o, const struct bench_log *b, const char *path,
+                    const char *shown)
+{
+    static struct bench_calib k;
+    memset(&k, 0, sizeof k);
+    k.o = o;
+    k.b = b;
+    k.path = path;
+    k.shown = shown;
+    struct diag d = {0};
+    if (b->npoints == 0) {
+        diag_fail(&d, "%s: %s output with no TPOT, ITL or TTFT figure: nothing to fit", shown,
+                  bench_tool_name(b->format));
+        return cli_fail(d.message);
+    }
+    if (!bench_scenario(&k, &d))
+        return cli_fail(d.message);
+    k.fixed = (o->mbu > 0 ? SPEED_CAL_MBU : 0) | (o->mfu > 0 ? SPEED_CAL_MFU : 0) |
+              (o->given[OPT_STEP_OVERHEAD] ? SPEED_CAL_OVERHEAD : 0);
+    for (int i = 0; i < b->npoints; i++) {
+        k.pts[i] = b->points[i].fit;
+        k.labels[i] = b->points[i].figure;
+    }
+    if (!speedfit_run(&k.s, k.fixed, k.pts, b->npoints, &k.fit, &d)) {
+        diag_prefix(&d, "%s", shown);
+        return cli_fail(d.message);
+    }
+    print_points(&k);
+    sources(&k);
+    print_fit(&k);
+    print_notes(&k);
+    if (o->save_path) {
+        if (!bench_save(&k, &d))
+            return cli_fail(d.message);
+        char shown_save[1024];
+        text_escape(o->save_path, shown_save, sizeof shown_save);
+        printf("\nsaved %s ", shown_save);
+        calibrate_print_use(k.s.model.id, o->save_path);
+    }
+    return 0;
+}

@@ -1,0 +1,246 @@
+/* benchlog_json: the JSON outputs of the benchmarks: vllm bench serve
+ * --save-result (and --append-result, a document a line), sglang.bench_serving's
+ * JSONL, llama-bench -o json / jsonl and genai-perf's JSON export. */
+#include "benchlog_parts.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "io/jsonread.h"
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : -1;
+}
+
+static void str(const cJSON *o, const char *key, char *out, size_t size)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (cJSON_IsString(v) && !out[0])
+        snprintf(out, size, "%s", v->valuestring);
+}
+
+/* genai-perf: a metric's mean ({"unit": "ms", "avg": ...}). */
+static double avg(const cJSON *o, const char *metric)
+{
+    return num(cJSON_GetObjectItemCaseSensitive(o, metric), "avg");
+}
+
+/* genai-perf's concurrency: input_config.concurrency, or deeper in newer
+ * releases (perf_analyzer.stimulus.concurrency). */
+static double find_concurrency(const cJSON *o, int depth)
+{
+    if (!cJSON_IsObject(o) || depth > 3)
+        return -1;
+    double c = num(o, "concurrency");
+    for (const cJSON *i = o->child; c < 0 && i; i = i->next)
+        c = find_concurrency(i, depth + 1);
+    return c;
+}
+
+static enum bench_format kind_of(const cJSON *o)
+{
+    if (cJSON_IsArray(o))
+        return cJSON_IsObject(o->child) && cJSON_HasObjectItem(o->child, "avg_ts")
+                   ? BENCH_LLAMA_JSON
+                   : BENCH_UNKNOWN;
+    if (!cJSON_IsObject(o))
+        return BENCH_UNKNOWN;
+    if (cJSON_HasObjectItem(o, "avg_ts") && cJSON_HasObjectItem(o, "n_prompt"))
+        return BENCH_LLAMA_JSON;
+    if (cJSON_HasObjectItem(o, "time_to_first_token") &&
+        cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "time_to_first_token")))
+        return BENCH_GENAI_JSON;
+    if (!cJSON_HasObjectItem(o, "mean_ttft_ms"))
+        return BENCH_UNKNOWN;
+    /* sglang.bench_serving writes mean_e2e_latency_ms and dataset_name; vLLM mean_e2el_ms */
+    return cJSON_HasObjectItem(o, "mean_e2e_latency_ms") || cJSON_HasObjectItem(o, "dataset_name")
+               ? BENCH_SGLANG_JSONL
+               : BENCH_VLLM_JSON;
+}
+
+static bool serving_run(const char *path, const cJSON *o, int line, uint64_t concurrency,
+                        struct bench_log *b, struct diag *d)
+{
+    struct bench_run r;
+    bench_run_init(&r);
+    r.line_ttft = r.line_tpot = r.line_conc = line;
+    r.ttft_ms = num(o, "mean_ttft_ms");
+    r.tpot_ms = num(o, "mean_tpot_ms");
+    r.itl_ms = num(o, "mean_itl_ms");
+    r.ttft_name = "mean_ttft_ms";
+    r.tpot_name = "mean_tpot_ms";
+    r.max_concurrency = num(o, "max_concurrency");
+    r.mean_concurrency = num(o, "concurrency");
+    r.completed = num(o, "completed");
+    r.input_tokens = num(o, "total_input_tokens");
+    r.output_tokens = num(o, "total_output_tokens");
+    r.request_rate = num(o, "request_throughput");
+    r.e2el_ms = num(o, "mean_e2el_ms") > 0 ? num(o, "mean_e2el_ms") : num(o, "mean_e2e_latency_ms");
+    str(o, "model_id", b->model, sizeof b->model);
+    str(o, "date", b->date, sizeof b->date);
+    str(o, "backend", b->backend, sizeof b->backend);
+    if (num(o, "spec_decode_acceptance_rate") >= 0 || num(o, "accept_length") > 0)
+        b->speculative = true;
+    return bench_add_run(path, &r, concurrency, b, d);
+}
+
+static bool llama_row(const char *path, const cJSON *o, int line, struct bench_log *b,
+                      struct diag *d)
+{
+    str(o, "model_type", b->model, sizeof b->model);
+    str(o, "gpu_info", b->gpu, sizeof b->gpu);
+    str(o, "test_time", b->date, sizeof b->date);
+    double build = num(o, "build_number");
+    const cJSON *commit = cJSON_GetObjectItemCaseSensitive(o, "build_commit");
+    if (build > 0 && !b->engine_version[0])
+        snprintf(b->engine_version, sizeof b->engine_version, "b%.0f%s%s%s", build,
+                 cJSON_IsString(commit) ? " (" : "",
+                 cJSON_IsString(commit) ? commit->valuestring : "", cJSON_IsString(commit) ? ")" : "");
+    double depth = num(o, "n_depth");
+    return bench_add_llama(path, line, num(o, "n_prompt"), num(o, "n_gen"), depth > 0 ? depth : 0,
+                           num(o, "avg_ts"), b, d);
+}
+
+static bool genai_run(const char *path, const cJSON *o, uint64_t concurrency, struct bench_log *b,
+                      struct diag *d)
+{
+    struct bench_run r;
+    bench_run_init(&r);
+    r.completed = 1; /* the means are given */
+    r.ttft_ms = avg(o, "time_to_first_token");
+    r.tpot_ms = avg(o, "inter_token_latency"); /* per request: (latency - TTFT) / (tokens - 1) */
+    r.ttft_name = "time_to_first_token avg";
+    r.tpot_name = "inter_token_latency avg";
+    r.mean_input = avg(o, "input_sequence_length");
+    r.mean_output = avg(o, "output_sequence_length");
+    const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(o, "input_config");
+    r.max_concurrency = find_concurrency(cfg, 0);
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(cfg, "model");
+    if (cJSON_IsArray(model) && cJSON_IsString(model->child))
+        snprintf(b->model, sizeof b->model, "%s", model->child->valuestring);
+    return bench_add_run(path, &r, concurrency, b, d);
+}
+
+/* One document: a run (or llama-bench's rows) of the format it is. */
+static bool document(const char *path, const cJSON *o, int line, uint64_t concurrency,
+                     struct bench_log *b, struct diag *d)
+{
+    enum bench_format f = kind_of(o);
+    if (f == BENCH_UNKNOWN || (b->format != BENCH_UNKNOWN && f != b->format))
+        return diag_fail(d, "%s:%d: %s", path, line,
+                         f == BENCH_UNKNOWN ? "a JSON document of no benchmark kvplan reads"
+                                            : "documents of two benchmarks in one file");
+    b->format = f;
+    if (f == BENCH_LLAMA_JSON && cJSON_IsArray(o)) {
+        for (const cJSON *row = o->child; row; row = row->next)
+            if (!cJSON_IsObject(row) || !llama_row(path, row, line, b, d))
+                return cJSON_IsObject(row) ? false
+                                           : diag_fail(d, "%s: a llama-bench row is not an object",
+                                                       path);
+        return true;
+    }
+    if (f == BENCH_LLAMA_JSON)
+        return llama_row(path, o, line, b, d);
+    if (f == BENCH_GENAI_JSON)
+        return genai_run(path, o, concurrency, b, d);
+    return serving_run(path, o, line, concurrency, b, d);
+}
+
+/* The first character that is not a blank. */
+static char first_char(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
+            return text[i];
+    return '\0';
+}
+
+/* Python's json writes inf and nan as Infinity and NaN (sglang.bench_serving's
+ * "request_rate": Infinity): not JSON. Outside strings they become null, in
+ * place, so lines and columns stay where they were. */
+static void python_numbers(char *t, size_t len)
+{
+    bool quoted = false;
+    for (size_t i = 0; i < len; i++) {
+        if (t[i] == '"' && (i == 0 || t[i - 1] != '\\'))
+            quoted = !quoted;
+        if (quoted)
+            continue;
+        if (len - i >= 8 && memcmp(t + i, "Infinity", 8) == 0) {
+            memcpy(t + i, "null    ", 8);
+            if (i > 0 && t[i - 1] == '-')
+                t[i - 1] = ' ';
+        } else if (len - i >= 3 && memcmp(t + i, "NaN", 3) == 0) {
+            memcpy(t + i, "0  ", 3); /* 0: not a figure the runs take */
+        }
+    }
+}
+
+static bool parse_documents(const char *path, char *text, size_t len, uint64_t concurrency,
+                            struct bench_log *b, struct diag *d);
+
+bool bench_parse_json(const char *path, const char *text, size_t len, uint64_t concurrency,
+                      struct bench_log *b, struct diag *d)
+{
+    char c = first_char(text, len);
+    if (c != '{' && c != '[')
+        return true;
+    char *copy = malloc(len + 1);
+    if (copy == NULL)
+        return diag_fail(d, "%s: out of memory", path);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    python_numbers(copy, len);
+    bool ok = parse_documents(path, copy, len, concurrency, b, d);
+    free(copy);
+    return ok;
+}
+
+static bool parse_documents(const char *path, char *text, size_t len, uint64_t concurrency,
+                            struct bench_log *b, struct diag *d)
+{
+    struct diag ignore = {0};
+    /* llama-bench -o json is an array, which jsonread_parse does not take */
+    cJSON *whole = first_char(text, len) == '['
+                       ? cJSON_ParseWithLengthOpts(text, len + 1, NULL, true)
+                       : jsonread_parse(path, text, len, &ignore);
+    if (whole) {
+        bool known = kind_of(whole) != BENCH_UNKNOWN;
+        bool ok = !known || document(path, whole, 1, concurrency, b, d);
+        cJSON_Delete(whole);
+        return ok;
+    }
+    /* a document a line: --append-result, sglang's JSONL, llama-bench -o jsonl */
+    size_t at = 0;
+    int line = 0;
+    while (at < len) {
+        size_t end = at;
+        while (end < len && text[end] != '\n')
+            end++;
+        line++;
+        if (first_char(text + at, end - at) != '\0') {
+            struct diag bad = {0};
+            char keep = text[end];
+            text[end] = '\0'; /* the parser wants the line to end in a NUL */
+            cJSON *o = jsonread_parse(path, text + at, end - at, &bad);
+            text[end] = keep;
+            if (o == NULL) {
+                if (b->format == BENCH_UNKNOWN && line == 1)
+                    return true; /* not JSON after all: a text format may read it */
+                return diag_fail(d, "%s:%d: not one JSON document a line", path, line);
+            }
+            bool ok = document(path, o, line, concurrency, b, d);
+            cJSON_Delete(o);
+            if (!ok)
+                return false;
+        }
+        at = end + 1;
+    }
+    return true;
+}

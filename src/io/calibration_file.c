@@ -1,0 +1,252 @@
+/* calibration_file: the calibration file of a startup log's memory, read
+ * back onto a scenario with its speed part (calibration_speed.c), and the
+ * checks once the options given on top of it are applied. */
+#include "calibration.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/engine_desc.h"
+#include "core/kvcost.h"
+#include "core/text.h"
+#include "io/fileio.h"
+#include "io/jsonout.h"
+#include "io/jsonread.h"
+
+bool calibration_save(const char *path, const struct memory_calibration *m, struct diag *d)
+{
+    /* what calibration_apply reads: the GPU's total with the memory outside the
+     * KV cache, or the cache's size (K and V apart, or its tokens) */
+    const struct engine_log *log = m->log;
+    const struct log_figure *f = log->f;
+    bool usable = (m->gpu_total_bytes && m->non_kv_bytes) ||
+                  (f[LF_KV_MEMORY].found && f[LF_KV_MEMORY].value > 0) ||
+                  (f[LF_K_SIZE].found && f[LF_K_SIZE].value > 0 && f[LF_V_SIZE].found &&
+                   f[LF_V_SIZE].value > 0) ||
+                  (f[LF_KV_TOKENS].found && f[LF_KV_TOKENS].value > 0);
+    if (m->model_id == NULL || m->model_id[0] == '\0')
+        return diag_fail(d, "%s: --save needs --model: a calibration holds for the model the log "
+                            "is of", path);
+    if (!usable)
+        return diag_fail(d, "%s: not saved: the log gives neither the GPU's total and the memory "
+                            "outside the KV cache nor the KV cache's size: nothing to calibrate",
+                         path);
+    enum engine_rule rule;
+    enum engine_kind kind = enginelog_profile(log, &rule);
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "format", "kvplan-calibration");
+    jsonout_uint(&o, "format_version", 1);
+    jsonout_string(&o, "engine", engine_label(kind, rule));
+    jsonout_string(&o, "log_engine", enginelog_engine_name(log->engine));
+    jsonout_string(&o, "log", m->log_path);
+    jsonout_string(&o, "model", m->model_id);
+    if (m->gpu) {
+        jsonout_string(&o, "gpu", m->gpu->id);
+        jsonout_string(&o, "gpu_name", m->gpu->name);
+    }
+    if (m->gpu_total_bytes)
+        jsonout_uint(&o, "gpu_total_bytes", m->gpu_total_bytes);
+    if (m->non_kv_bytes)
+        jsonout_uint(&o, "non_kv_bytes", m->non_kv_bytes);
+    struct jsonout figs = jsonout_begin();
+    for (int k = 0; k < LF_COUNT; k++) {
+        const char *name = enginelog_field_name((enum log_field)k);
+        if (log->f[k].found && enginelog_field_is_bytes((enum log_field)k) &&
+            log->f[k].value < 9e15) /* whole bytes: the log's GiB with 2 decimals are not */
+            jsonout_uint(&figs, name, (uint64_t)llround(log->f[k].value));
+        else if (log->f[k].found)
+            jsonout_double(&figs, name, log->f[k].value);
+    }
+    jsonout_object(&o, "figures", jsonout_end(&figs));
+    return calibration_write(path, jsonout_end(&o), d);
+}
+
+bool calibration_write(const char *path, cJSON *root, struct diag *d)
+{
+    char *text = root ? jsonout_print(root) : NULL;
+    cJSON_Delete(root);
+    if (text == NULL)
+        return diag_fail(d, "%s: cannot build the calibration (out of memory)", path);
+    bool ok = fileio_write_atomic(path, text, strlen(text), d);
+    free(text);
+    return ok;
+}
+
+/* The header and what the file is of: format, version, engine, model, GPU. */
+static bool header(const struct jsonread *r, const cJSON *root, struct calibration_source *c,
+                   struct diag *d)
+{
+    char format[64] = "", engine[64] = "";
+    uint32_t version = 0;
+    struct diag local = {0};
+    bool ok = jsonread_string(r, root, "format", true, format, sizeof format, d) &&
+              jsonread_u32(r, root, "format_version", true, 1, 1000, &version, d) &&
+              jsonread_string(r, root, "engine", true, engine, sizeof engine, d) &&
+              jsonread_string(r, root, "model", false, c->model, sizeof c->model, d) &&
+              jsonread_string(r, root, "gpu", false, c->gpu_id, sizeof c->gpu_id, d) &&
+              jsonread_string(r, root, "gpu_name", false, c->gpu_name, sizeof c->gpu_name, d);
+    if (ok && strcmp(format, "kvplan-calibration") != 0)
+        return jsonread_fail(r, d, "format: '%s' is not a kvplan calibration", format);
+    if (ok && version != 1 && version != 2)
+        return jsonread_fail(r, d, "format_version: %u is not supported (this kvplan reads "
+                                   "versions 1 and 2)", version);
+    if (ok && !engine_parse(engine, &c->engine, &c->rule, &local))
+        return jsonread_fail(r, d, "engine: %s", local.message);
+    char name[sizeof c->gpu_name];
+    if (ok && text_sanitize(c->gpu_name, name, sizeof name)) /* a file's words: no controls */
+        memcpy(c->gpu_name, name, sizeof name);
+    if (ok && c->gpu_name[0] == '\0')
+        snprintf(c->gpu_name, sizeof c->gpu_name, "%s", c->gpu_id);
+    return ok;
+}
+
+/* The memory part: the total and non-KV memory, or the KV cache's size. */
+static bool memory(const struct jsonread *r, const cJSON *root, struct calibration_source *c,
+                   struct scenario *s, struct diag *d)
+{
+    uint64_t total = 0, non_kv = 0;
+    double kv = 0, k = 0, v = 0, tokens = 0;
+    bool ok = jsonread_u64(r, root, "gpu_total_bytes", false, 1, (uint64_t)1 << 44, &total, d) &&
+              jsonread_u64(r, root, "non_kv_bytes", false, 1, (uint64_t)1 << 44, &non_kv, d);
+    const cJSON *figs = cJSON_GetObjectItemCaseSensitive(root, "figures");
+    if (ok && cJSON_IsObject(figs)) {
+        struct jsonread fr = jsonread_child(r, "figures", "figures.");
+        ok = jsonread_double(&fr, figs, enginelog_field_name(LF_KV_MEMORY), false, 0, 1e15, &kv, d) &&
+             jsonread_double(&fr, figs, enginelog_field_name(LF_K_SIZE), false, 0, 1e15, &k, d) &&
+             jsonread_double(&fr, figs, enginelog_field_name(LF_V_SIZE), false, 0, 1e15, &v, d) &&
+             jsonread_double(&fr, figs, enginelog_field_name(LF_KV_TOKENS), false, 0, 1e15,
+                             &tokens, d) &&
+             jsonread_double(&fr, figs, enginelog_field_name(LF_UTILIZATION), false, 0, 1,
+                             &c->utilization, d) &&
+             jsonread_double(&fr, figs, enginelog_field_name(LF_MEM_FRACTION), false, 0, 1,
+                             &c->mem_fraction, d);
+    }
+    if (!ok)
+        return false;
+    /* what a log measured holds for its own model: another's weights differ */
+    if (c->model[0] && strcasecmp(c->model, s->model.id) != 0)
+        return jsonread_fail(r, d, "model: the log is of %s, this plan of %s (give --model %s, or "
+                             "calibrate a log of %s)", c->model, s->model.id, c->model,
+                             s->model.id);
+    if (kv <= 0 && k > 0 && v > 0)
+        kv = k + v; /* SGLang logs K and V sizes per rank */
+    struct kv_cost cost;
+    if (kv <= 0 && tokens > 0 && kvcost_compute(s, scenario_tp(s), &cost))
+        kv = tokens * (double)cost.bytes_per_token; /* vLLM V1 logs the tokens its cache holds */
+    if (!(total && non_kv) && kv <= 0)
+        return jsonread_fail(r, d, "figures: the log gives neither the GPU's total and the memory "
+                             "outside the KV cache nor the KV cache's size: nothing to calibrate");
+    if (total && non_kv) {
+        s->engine.gpu_total_bytes = total;
+        s->engine.non_kv_bytes = non_kv;
+    } else {
+        s->engine.kv_memory_bytes = (uint64_t)kv; /* the logged cache, as --kv-memory */
+        c->kv_memory_bytes = s->engine.kv_memory_bytes;
+    }
+    c->memory = true;
+    return true;
+}
+
+bool calibration_apply(const char *path, struct scenario *s, struct calibration_source *src,
+                       struct diag *d)
+{
+    memset(src, 0, sizeof *src);
+    size_t len = 0;
+    char *text = fileio_read(path, &len, d);
+    if (text == NULL)
+        return false;
+    cJSON *root = jsonread_parse(path, text, len, d);
+    struct jsonread r = {path, text, len, 0, ""};
+    bool ok = root != NULL && header(&r, root, src, d);
+    const cJSON *speed = ok ? cJSON_GetObjectItemCaseSensitive(root, "speed") : NULL;
+    src->speed = speed != NULL && !cJSON_IsNull(speed);
+    /* a file of a benchmark alone holds no memory part */
+    bool has_memory = jsonread_has(root, "figures") || jsonread_has(root, "gpu_total_bytes") ||
+                      jsonread_has(root, "non_kv_bytes") || !src->speed;
+    if (ok) {
+        s->engine.kind = src->engine;
+        s->engine.rule = src->rule;
+    }
+    ok = ok && (!has_memory || memory(&r, root, src, s, d));
+    if (ok && src->speed) {
+        struct jsonread sr = jsonread_child(&r, "speed", "speed.");
+        ok = calibration_speed_read(&sr, speed, src->gpu_name, s, d);
+    }
+    cJSON_Delete(root);
+    free(text);
+    return ok;
+}
+
+/* "calibration from A used on B: what", after "; " when buf has a sentence */
+static void sentence(char *buf, size_t size, int *n, const char *a, const char *b,
+                     const char *what)
+{
+    size_t at = strlen(buf);
+    if (at + 3 < size)
+        snprintf(buf + at, size - at, "%scalibration %s used on %s: %s", (*n)++ ? "; " : "", a,
+                 b, what);
+}
+
+int calibration_mismatch(const struct calibration_source *c, const struct scenario *s, char *buf,
+                         size_t size)
+{
+    int n = 0;
+    char a[SPEC_NAME_MAX + 16];
+    buf[0] = '\0';
+    const char *what = c->memory && c->speed ? "its memory and speed were measured there"
+                       : c->speed            ? "its MBU, MFU and step overhead were measured there"
+                                             : "its memory figures were measured there";
+    if (c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0) {
+        snprintf(a, sizeof a, "from %s", c->gpu_name);
+        sentence(buf, size, &n, a, s->gpu.name, what);
+    }
+    if (c->model[0] && strcasecmp(c->model, s->model.id) != 0) {
+        snprintf(a, sizeof a, "of %s", c->model);
+        sentence(buf, size, &n, a, s->model.id, what);
+    }
+    if (c->engine != s->engine.kind) {
+        snprintf(a, sizeof a, "with %s", engine_desc(c->engine)->title);
+        sentence(buf, size, &n, a, engine_desc(s->engine.kind)->title, what);
+    }
+    return n;
+}
+
+bool calibration_fraction_on_top(const struct calibration_source *c, struct scenario *s,
+                                 char *note, size_t size, struct diag *d)
+{
+    note[0] = '\0';
+    struct engine_flags *f = &s->engine;
+    if (!c->kv_memory_bytes || f->kv_memory_bytes != c->kv_memory_bytes)
+        return true; /* no logged cache size, or --kv-memory given on top of it */
+    /* the fractions the log ran at (0: the engine's default) */
+    struct engine_flags at = *f;
+    at.gpu_memory_utilization = c->utilization;
+    at.mem_fraction_static = c->mem_fraction;
+    at.free_gpu_memory_fraction = 0;
+    if (at.gpu_memory_utilization == f->gpu_memory_utilization &&
+        at.mem_fraction_static == f->mem_fraction_static &&
+        at.free_gpu_memory_fraction == f->free_gpu_memory_fraction)
+        return true;
+    static struct scenario base, now;
+    static struct plan_result r0, r1;
+    base = *s;
+    base.engine = at;
+    base.engine.kv_memory_bytes = 0;
+    now = *s;
+    now.engine.kv_memory_bytes = 0;
+    if (!plan_compute(&base, PLAN_NUMBERS, NULL, &r0, d) ||
+        !plan_compute(&now, PLAN_NUMBERS, NULL, &r1, d))
+        return false;
+    double p0 = (double)r0.kv_pool_bytes_per_gpu - (double)r0.shortfall_bytes_per_gpu;
+    double p1 = (double)r1.kv_pool_bytes_per_gpu - (double)r1.shortfall_bytes_per_gpu;
+    double kv = (double)c->kv_memory_bytes + p1 - p0;
+    f->kv_memory_bytes = kv >= 1 ? (uint64_t)kv : 1; /* none left: nothing fits */
+    snprintf(note, size, "the calibration's KV cache of %.2f GiB (at the log's memory fraction) "
+             "becomes %.2f GiB at the fraction given, moved by %+.2f GiB as %s's budget moves",
+             (double)c->kv_memory_bytes / 1073741824.0, (double)f->kv_memory_bytes / 1073741824.0,
+             (p1 - p0) / 1073741824.0, engine_desc(s->engine.kind)->title);
+    return true;
+}
