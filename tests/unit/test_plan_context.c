@@ -2,14 +2,15 @@
  * gives plan_compute's plan byte for byte: every model of the catalogue on
  * every engine and version, with windows, MLA, hybrids, a shared prefix, an
  * average, a draft, MTP, images, LoRA, pipeline stages, DP attention, a host
- * tier and a service level, each at contexts up and down in turn (those
- * refused among them, refused with plan_compute's message). */
+ * tier, a service level and a speed calibration, each at contexts up and
+ * down in turn (those refused among them, refused with plan_compute's
+ * message). */
 #include "catalog_fixture.h"
 
 #include "core/engine_desc.h"
 #include "core/plan.h"
 
-enum { VARIANTS = 12 };
+enum { VARIANTS = 13 };
 
 /* The smallest model of the catalogue: the draft. */
 static const struct model_spec *smallest_model(void)
@@ -83,6 +84,13 @@ static struct scenario variant_of(size_t m, size_t g, enum engine_kind k, size_t
         s.gpus = 8;
         s.tp = 2;
         s.expert_parallel = true;
+        break;
+    case 12: /* a speed calibration's figures, and no public band for them */
+        s.mbu = 0.6;
+        s.has_step_overhead = true;
+        s.step_overhead_s = 2e-3;
+        s.speed_calibrated = SPEED_CAL_MBU | SPEED_CAL_OVERHEAD | SPEED_CAL_MFU;
+        snprintf(s.speed_basis, sizeof s.speed_basis, "a benchmark");
         break;
     default:
         break;
