@@ -1,0 +1,407 @@
+/* scenario_validate: whether a scenario is one an engine can run, each
+ * refusal naming its field (the option's or the file's name). The
+ * scenario's derived quantities are in scenario.c. */
+#include "scenario.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_desc.h"
+#include "lora.h"
+#include "optname.h"
+
+/* "NAME: message", the field recorded. */
+static bool fail(struct diag *d, const char *const *names, enum scenario_field f,
+                 enum scenario_field *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static bool fail(struct diag *d, const char *const *names, enum scenario_field f,
+                 enum scenario_field *field, const char *fmt, ...)
+{
+    char body[DIAG_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    if (field)
+        *field = f;
+    return diag_fail(d, "%s: %s", names[f], body);
+}
+
+typedef unsigned long long ull;
+
+/* Traits the messages list engines by. */
+static bool has_dp_attention(const struct engine_desc *e)
+{
+    return e->dp_attention;
+}
+
+static bool has_experts_over_dp(const struct engine_desc *e)
+{
+    return e->experts_over_dp && e->experts_over_dp(RULE_CURRENT);
+}
+
+static bool has_mtp(const struct engine_desc *e)
+{
+    return e->mtp;
+}
+
+static bool keeps_lora_slots(const struct engine_desc *e)
+{
+    return e->lora_none == NULL;
+}
+
+/* Speculative decoding: a draft model, or the model's MTP layers. */
+static bool scenario_validate_spec(const struct scenario *s, const char *const *n,
+                                   enum scenario_field *field, struct diag *d)
+{
+    if ((int)s->spec_method < 0 || s->spec_method > SPEC_MTP)
+        return fail(d, n, SF_SPEC_METHOD, field, "unknown method");
+    if (s->spec_method == SPEC_NONE) {
+        if (s->spec_tokens)
+            return fail(d, n, SF_SPEC_TOKENS, field, "needs %s or %s mtp", n[SF_DRAFT_MODEL],
+                        n[SF_SPEC_METHOD]);
+        return true;
+    }
+    if (s->spec_tokens > SPEC_TOKENS_MAX)
+        return fail(d, n, SF_SPEC_TOKENS, field, "%u is out of range (1 to %d)", s->spec_tokens,
+                    SPEC_TOKENS_MAX);
+    if (s->spec_method == SPEC_MTP) {
+        if (s->model.nextn_layers == 0)
+            return fail(d, n, SF_SPEC_METHOD, field, "mtp: %s ships no MTP layers "
+                        "(num_nextn_predict_layers); give %s", s->model.id, n[SF_DRAFT_MODEL]);
+        if (!engine_desc(s->engine.kind)->mtp) {
+            char who[96];
+            engine_list(has_mtp, (struct engine_list){true, " and ", true}, who, sizeof who);
+            return fail(d, n, SF_SPEC_METHOD, field, "mtp: kvplan counts MTP drafting for %s only",
+                        who);
+        }
+        return true;
+    }
+    struct diag inner = {0};
+    if (s->draft.layers == 0)
+        return fail(d, n, SF_DRAFT_MODEL, field, "no draft model given");
+    if (!spec_model_validate(&s->draft, &inner))
+        return fail(d, n, SF_DRAFT_MODEL, field, "%s: %s", s->draft.id, inner.message);
+    return true;
+}
+
+/* The LoRA slots: in range, and only where they are modelled (core/lora.h). */
+static bool lora_validate(const struct scenario *s, const char *const *n,
+                          enum scenario_field *field, struct diag *d)
+{
+    const struct model_spec *m = &s->model;
+    if (s->max_loras > LORA_SLOTS_MAX)
+        return fail(d, n, SF_MAX_LORAS, field, "%u slots is out of range (1 to %d)", s->max_loras,
+                    LORA_SLOTS_MAX);
+    if (s->max_lora_rank > LORA_RANK_MAX)
+        return fail(d, n, SF_MAX_LORA_RANK, field, "%u is out of range (1 to %d)",
+                    s->max_lora_rank, LORA_RANK_MAX);
+    if (s->lora_targets & ~(uint32_t)LORA_ALL)
+        return fail(d, n, SF_LORA_TARGETS, field, "unknown module");
+    if (s->max_loras == 0)
+        return true;
+    /* an engine without slots: its adapters are files loaded whole (llama.cpp),
+     * or kept in a cache kvplan does not model (TensorRT-LLM) */
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (e->lora_none && e->lora_in_weights)
+        return fail(d, n, SF_MAX_LORAS, field, "%s %s (add the files' size to %s)", e->title,
+                    e->lora_none, n[SF_WEIGHTS]);
+    if (e->lora_none) {
+        char who[96];
+        engine_list(keeps_lora_slots, (struct engine_list){false, " or ", false}, who, sizeof who);
+        return fail(d, n, SF_MAX_LORAS, field, "%s %s (--engine %s)", e->title, e->lora_none, who);
+    }
+    if (m->attention == ATTENTION_MLA)
+        return fail(d, n, SF_MAX_LORAS, field, "%s has MLA attention: LoRA on its low-rank "
+                    "projections is not modelled", m->name);
+    if (m->state_layers > 0)
+        return fail(d, n, SF_MAX_LORAS, field, "%s has state-space layers: LoRA on their "
+                    "projections is not modelled", m->name);
+    uint32_t t = s->lora_targets ? s->lora_targets : (uint32_t)LORA_ALL;
+    if (m->experts > 0 && s->lora_targets && (t & LORA_MLP))
+        return fail(d, n, SF_LORA_TARGETS, field, "the MLP of %s is MoE experts: LoRA on experts "
+                    "is not modelled (adapt q_proj,k_proj,v_proj,o_proj)", m->name);
+    if (m->experts == 0 && m->intermediate_size == 0 && (t & LORA_MLP))
+        return fail(d, n, SF_LORA_TARGETS, field, "%s gives no intermediate_size: adapt "
+                    "attention only (q_proj,k_proj,v_proj,o_proj)", m->name);
+    return true;
+}
+
+/* The layouts an engine may not take: pipeline stages where it splits
+ * layers already, DP attention and expert parallel where it has no such
+ * option. */
+static bool layout_validate(const struct scenario *s, const char *const *n,
+                            enum scenario_field *field, struct diag *d)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (s->pp > 1 && e->splits_layers)
+        return fail(d, n, SF_PP, field, "%s already splits layers across its GPUs; give "
+                    "them with %s instead", e->title, n[SF_TP]);
+    const struct engine_desc *owner = engine_find(has_dp_attention);
+    if (s->dp_attention && !e->dp_attention)
+        return fail(d, n, SF_DP_ATTENTION, field, "is %s option (--engine %s)",
+                    owner ? owner->title_a : "an engine's", owner ? owner->name : "?");
+    if (s->dp_attention && scenario_tp(s) < 2)
+        return fail(d, n, SF_DP_ATTENTION, field, "spreads requests over the TP ranks: it needs "
+                    "%s above 1", n[SF_TP]);
+    owner = engine_find(has_experts_over_dp);
+    if (s->expert_parallel && !(e->experts_over_dp && e->experts_over_dp(s->engine.rule)))
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "is an option of %s (--engine %s)",
+                    owner ? owner->experts_owner : "an engine", owner ? owner->name : "?");
+    if (s->expert_parallel && s->model.expert_params == 0)
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "%s has no MoE experts to spread",
+                    s->model.id);
+    return true;
+}
+
+/* An engine's option given to another would be ignored without a word: an
+ * option of one engine is named before one several engines share; then the
+ * bounds of the knobs (core/engine_desc.h). */
+static bool knobs_validate(const struct scenario *s, const char *const *n,
+                           enum scenario_field *field, struct diag *d)
+{
+    const struct engine_flags *f = &s->engine;
+    if ((int)f->kind < 0 || f->kind >= ENGINE_COUNT)
+        return fail(d, n, SF_ENGINE, field, "unknown engine");
+    const struct engine_desc *e = engine_desc(f->kind);
+    size_t count;
+    const struct engine_option *opt = engine_options(&count);
+    for (int shared = 0; shared < 2; shared++)
+        for (size_t i = 0; i < count; i++) {
+            const struct engine_option *o = &opt[i];
+            if (!o->refused || (o->refusal != NULL) != shared || !engine_option_given(f, o) ||
+                engine_knob(e, o->offset))
+                continue;
+            char why[160];
+            engine_refusal(e, o, why, sizeof why);
+            return fail(d, n, o->field, field, "%s", why);
+        }
+    for (size_t i = 0; i < count; i++) {
+        double v = engine_option_value(f, &opt[i]);
+        if (opt[i].type == EOPT_FRACTION && (v < 0 || v > 1))
+            return fail(d, n, opt[i].field, field, "%g is out of range (0 to 1)", v);
+    }
+    const struct engine_knob *slots = engine_knob_any(offsetof(struct engine_flags, parallel));
+    if (slots && f->parallel > slots->max)
+        return fail(d, n, SF_PARALLEL, field, "%u is more than %s's %.0f sequences (%s)",
+                    f->parallel, engine_owner(offsetof(struct engine_flags, parallel))->title,
+                    slots->max, slots->max_name);
+    const struct engine_knob *seqs = engine_knob_any(offsetof(struct engine_flags, max_num_seqs));
+    if (seqs && f->max_num_seqs > seqs->max)
+        return fail(d, n, SF_MAX_NUM_SEQS, field, "%u is out of range (1 to 1,000,000)",
+                    f->max_num_seqs);
+    return true;
+}
+
+/* the GPUs, the stages and the tensor split */
+static bool parallel_validate(const struct scenario *s, const char *const *n,
+                              enum scenario_field *field, struct diag *d)
+{
+    if (s->gpus < 1 || s->gpus > GPUS_MAX)
+        return fail(d, n, SF_GPUS, field, "%u is out of range (1 to %d)", s->gpus, GPUS_MAX);
+    if (s->pp > s->gpus || (s->pp && s->gpus % s->pp != 0))
+        return fail(d, n, SF_PP, field, "%u stages do not divide %s %u", s->pp, n[SF_GPUS],
+                    s->gpus);
+    if (s->tp != 0 && (s->tp > s->gpus / scenario_pp(s) || s->gpus % (s->tp * scenario_pp(s)) != 0))
+        return scenario_pp(s) > 1
+                   ? fail(d, n, SF_TP, field, "%u x %u stages (%s) does not divide %s %u into "
+                          "whole replicas", s->tp, scenario_pp(s), n[SF_PP], n[SF_GPUS], s->gpus)
+                   : fail(d, n, SF_TP, field, "%u does not divide %s %u into whole replicas",
+                          s->tp, n[SF_GPUS], s->gpus);
+    if (s->pp > 1 && s->pp > s->model.layers)
+        return fail(d, n, SF_PP, field, "%u stages is more than the model's %u layers", s->pp,
+                    s->model.layers);
+    return true;
+}
+
+/* Which checks run: those the context takes part in (the context, its
+ * prefix and average, and what is measured against them), the others, or
+ * both; each check is in one part, in scenario_validate's order. */
+enum { CHECK_FIXED = 1, CHECK_CONTEXT = 2, CHECK_ALL = CHECK_FIXED | CHECK_CONTEXT };
+
+/* the context, its prefix and average, the blocks and the logged sizes */
+static bool tokens_validate(const struct scenario *s, const char *const *n,
+                            enum scenario_field *field, struct diag *d, unsigned parts)
+{
+    const struct engine_flags *e = &s->engine;
+    bool fixed = parts & CHECK_FIXED, context = parts & CHECK_CONTEXT;
+    if (context && e->parallel > 1 && s->context_tokens > TOKENS_MAX / e->parallel)
+        return fail(d, n, SF_PARALLEL, field, "%u slots of %llu tokens is more than %llu cells",
+                    e->parallel, (ull)s->context_tokens, (ull)TOKENS_MAX);
+    if (fixed && e->max_num_batched_tokens > TOKENS_MAX)
+        return fail(d, n, SF_MAX_NUM_BATCHED_TOKENS, field, "too many tokens");
+    if (fixed && (e->gpu_total_bytes | e->non_kv_bytes | e->kv_memory_bytes) > ((uint64_t)1 << 44))
+        return fail(d, n, SF_LOGGED, field, "must be at most 16 TiB");
+    if (context && (s->context_tokens < 1 || s->context_tokens > TOKENS_MAX))
+        return fail(d, n, SF_CONTEXT, field, "%llu tokens is out of range (1 to %llu)",
+                    (ull)s->context_tokens, (ull)TOKENS_MAX);
+    if (context && s->prefix_tokens >= s->context_tokens)
+        return fail(d, n, SF_PREFIX, field, "%llu tokens must be less than %s (%llu tokens)",
+                    (ull)s->prefix_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
+    if (context && s->avg_context_tokens != 0) {
+        if (s->avg_context_tokens > s->context_tokens)
+            return fail(d, n, SF_AVG, field, "%llu tokens is more than %s (%llu tokens)",
+                        (ull)s->avg_context_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
+        if (s->avg_context_tokens <= s->prefix_tokens)
+            return fail(d, n, SF_AVG, field, "%llu tokens must be more than %s (%llu tokens)",
+                        (ull)s->avg_context_tokens, n[SF_PREFIX], (ull)s->prefix_tokens);
+    }
+    if (fixed && s->block_tokens > BLOCK_TOKENS_MAX)
+        return fail(d, n, SF_BLOCK, field, "%llu tokens is out of range (1 to %d)",
+                    (ull)s->block_tokens, BLOCK_TOKENS_MAX);
+    return true;
+}
+
+/* the headroom, the memory, the weights and the price */
+static bool budget_validate(const struct scenario *s, const char *const *n,
+                            enum scenario_field *field, struct diag *d)
+{
+    if (!(s->headroom_percent >= 0.0 && s->headroom_percent < 100.0))
+        return fail(d, n, SF_HEADROOM, field, "%g%% is out of range (0 to less than 100)",
+                    s->headroom_percent);
+    if (s->has_vram && (s->vram_bytes == 0 || s->vram_bytes > ((uint64_t)1 << 44)))
+        return fail(d, n, SF_VRAM, field, "must be more than 0 B and at most 16 TiB");
+    if (s->has_weights && s->weights_bytes > ((uint64_t)1 << 60))
+        return fail(d, n, SF_WEIGHTS, field, "is larger than any cluster (1 EiB)");
+    if (s->has_price && !(s->price_usd_per_hour >= 0.0 && s->price_usd_per_hour < 1e6))
+        return fail(d, n, SF_PRICE, field,
+                    "%g is out of range (0 to 1,000,000 USD per GPU-hour)", s->price_usd_per_hour);
+    return true;
+}
+
+/* the precisions and the K/V heads */
+static bool dtypes_validate(const struct scenario *s, const char *const *n,
+                            enum scenario_field *field, struct diag *d)
+{
+    const struct model_spec *m = &s->model;
+    if ((int)s->kv_dtype < 0 || s->kv_dtype >= DTYPE_COUNT)
+        return fail(d, n, SF_KV_DTYPE, field, "unknown precision");
+    if ((int)s->weight_dtype < 0 || s->weight_dtype >= DTYPE_COUNT)
+        return fail(d, n, SF_WEIGHT_DTYPE, field, "unknown precision");
+    /* a cache type the engine has no kernels for: its launch would not start, or
+     * would start in another precision (engine.c engine_supports) */
+    if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype)) {
+        char types[96];
+        engine_cache_types(s->engine.kind, types, sizeof types);
+        return fail(d, n, SF_KV_DTYPE, field, "%s has no %s cache (%s)",
+                    engine_name(s->engine.kind), dtype_info(s->kv_dtype)->name, types);
+    }
+    if (s->kv_dtype == DTYPE_Q6_K || s->kv_dtype == DTYPE_Q5_K_M || s->kv_dtype == DTYPE_Q4_K_M)
+        return fail(d, n, SF_KV_DTYPE, field, "%s is a weight format (llama.cpp's K-quant mixes): "
+                    "no engine caches in it", dtype_info(s->kv_dtype)->name);
+    if (s->kv_heads != 0) {
+        if (m->attention == ATTENTION_MLA)
+            return fail(d, n, SF_KV_HEADS, field,
+                        "%s caches one MLA latent per layer, not K/V heads", m->name);
+        if (s->kv_heads > m->attention_heads || m->attention_heads % s->kv_heads != 0)
+            return fail(d, n, SF_KV_HEADS, field, "%u does not divide the %u attention heads of %s",
+                        s->kv_heads, m->attention_heads, m->name);
+    }
+    return true;
+}
+
+/* the workload: users, prompt, targets, the host tier, the LoRAs */
+static bool workload_validate(const struct scenario *s, const char *const *n,
+                              enum scenario_field *field, struct diag *d, unsigned parts)
+{
+    if ((parts & CHECK_FIXED) && s->concurrency > 100000000)
+        return fail(d, n, SF_CONCURRENCY, field, "%llu users is out of range (1 to 100,000,000)",
+                    (ull)s->concurrency);
+    if ((parts & CHECK_CONTEXT) && s->prompt_tokens > s->context_tokens)
+        return fail(d, n, SF_PROMPT, field, "%llu tokens is more than %s (%llu tokens)",
+                    (ull)s->prompt_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
+    if (!(parts & CHECK_FIXED))
+        return true;
+    if (!(s->min_tokens_per_s >= 0 && s->min_tokens_per_s <= 1e6))
+        return fail(d, n, SF_MIN_TOK_S, field, "%g is out of range (0 to 1,000,000)",
+                    s->min_tokens_per_s);
+    if (!(s->max_ttft_seconds >= 0 && s->max_ttft_seconds <= 86400))
+        return fail(d, n, SF_MAX_TTFT, field, "%g s is out of range (0 to 86,400)",
+                    s->max_ttft_seconds);
+    if (!(s->mbu >= 0 && s->mbu <= 1))
+        return fail(d, n, SF_MBU, field, "%g is out of range (0 to 1)", s->mbu);
+    if (!(s->mfu >= 0 && s->mfu <= 1))
+        return fail(d, n, SF_MFU, field, "%g is out of range (0 to 1)", s->mfu);
+    if (s->has_step_overhead && !(s->step_overhead_s >= 0 && s->step_overhead_s <= STEP_OVERHEAD_MAX_S))
+        return fail(d, n, SF_STEP_OVERHEAD, field, "%g s is out of range (0 to %g)",
+                    s->step_overhead_s, STEP_OVERHEAD_MAX_S);
+    if (s->speed_calibrated > SPEED_CAL_ALL || (s->speed_calibrated && !s->speed_basis[0]))
+        return fail(d, n, SF_MBU, field, "a speed calibration without its basis");
+    if (s->host_kv_bytes > ((uint64_t)1 << 50))
+        return fail(d, n, SF_HOST_KV, field, "must be at most 1 PiB per GPU");
+    if (s->has_prefix_hit_rate && !(s->prefix_hit_rate >= 0 && s->prefix_hit_rate <= 1))
+        return fail(d, n, SF_PREFIX_HIT_RATE, field, "%g is out of range (0 to 1)",
+                    s->prefix_hit_rate);
+    if (!lora_validate(s, n, field, d))
+        return false;
+    return true;
+}
+
+/* the images and their tokens */
+static bool images_validate(const struct scenario *s, const char *const *n,
+                            enum scenario_field *field, struct diag *d, unsigned parts)
+{
+    const struct model_spec *m = &s->model;
+    if (parts & CHECK_FIXED) {
+        if (s->images > 1000)
+            return fail(d, n, SF_IMAGES, field, "%u is out of range (1 to 1,000 a request)",
+                        s->images);
+        if (s->image_tokens > 1000000)
+            return fail(d, n, SF_IMAGE_TOKENS, field,
+                        "%u is out of range (1 to 1,000,000 an image)", s->image_tokens);
+        if (s->images && scenario_tokens_per_image(s) == 0)
+            return fail(d, n, SF_IMAGES, field, "%s gives no tokens per image: give %s T",
+                        m->name, n[SF_IMAGE_TOKENS]);
+    }
+    if ((parts & CHECK_CONTEXT) && s->context_tokens + scenario_image_tokens(s) > TOKENS_MAX)
+        return fail(d, n, SF_IMAGES, field, "%llu image tokens and %s %llu pass %llu tokens",
+                    (ull)scenario_image_tokens(s), n[SF_CONTEXT], (ull)s->context_tokens,
+                    (ull)TOKENS_MAX);
+    return true;
+}
+
+/* The checks of `parts`, in their order. */
+static bool validate(const struct scenario *s, const char *const names[SF_COUNT],
+                     enum scenario_field *field, struct diag *d, unsigned parts)
+{
+    const char *const *n = names ? names : scenario_option_names;
+    const struct model_spec *m = &s->model;
+    bool fixed = parts & CHECK_FIXED;
+    if (fixed && !parallel_validate(s, n, field, d))
+        return false;
+    if (fixed && (!layout_validate(s, n, field, d) || !knobs_validate(s, n, field, d)))
+        return false;
+    if (!tokens_validate(s, n, field, d, parts) || (fixed && !budget_validate(s, n, field, d)) ||
+        (fixed && !dtypes_validate(s, n, field, d)) || !workload_validate(s, n, field, d, parts) ||
+        !images_validate(s, n, field, d, parts))
+        return false;
+    if (!fixed)
+        return true;
+    struct diag inner = {0};
+    if (!spec_model_validate(m, &inner))
+        return fail(d, n, SF_MODEL, field, "%s: %s", m->id, inner.message);
+    if (!scenario_validate_spec(s, n, field, d))
+        return false;
+    if (!spec_gpu_validate(&s->gpu, &inner))
+        return fail(d, n, SF_GPU, field, "%s: %s", s->gpu.id, inner.message);
+    return true;
+}
+
+bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
+                       enum scenario_field *field, struct diag *d)
+{
+    return validate(s, names, field, d, CHECK_ALL);
+}
+
+bool scenario_validate_fixed(const struct scenario *s, const char *const names[SF_COUNT],
+                             enum scenario_field *field, struct diag *d)
+{
+    return validate(s, names, field, d, CHECK_FIXED);
+}
+
+bool scenario_validate_context(const struct scenario *s, const char *const names[SF_COUNT],
+                               enum scenario_field *field, struct diag *d)
+{
+    return validate(s, names, field, d, CHECK_CONTEXT);
+}
