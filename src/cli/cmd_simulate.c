@@ -12,6 +12,7 @@
 #include "cli/options_table.h"
 #include "cli/simulate.h"
 #include "core/engine_desc.h"
+#include "core/optname.h"
 
 static bool simulates(const struct engine_desc *e)
 {
@@ -49,8 +50,9 @@ static bool simulated(const struct scenario *s, const struct plan_result *r, str
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
     if (!e->server)
-        return diag_fail(d, "%s: the generic rule has no scheduler: simulate models vLLM V1's "
-                         "(--engine vllm)", OPTION_FLAG(OPT_ENGINE));
+        return diag_fail(d, "%s: the generic rule has no scheduler: simulate models vLLM V1's, "
+                         "SGLang's, llama.cpp's and TensorRT-LLM's (--engine NAME)",
+                         OPTION_FLAG(OPT_ENGINE));
     if (!e->simulated || !e->simulated(s->engine.rule))
         return diag_fail(d, "simulate models vLLM V1's scheduler; %s %s%s is not simulated yet",
                          OPTION_FLAG(OPT_ENGINE), e->name,
@@ -121,6 +123,21 @@ static bool workload_fits(const struct workload_params *p, const struct sim_conf
     return true;
 }
 
+/* An engine without chunked prefill runs a prompt whole in one step: one
+ * longer than a step's tokens never runs. */
+static bool prompts_fit(const struct workload_params *p, const struct sim_config *c,
+                        const struct engine_desc *e, struct diag *d)
+{
+    uint64_t longest = p->prefix_len + workload_bounds(p).in_hi;
+    if (!e->sched.whole_prompts || longest <= c->max_num_batched_tokens)
+        return true;
+    return diag_fail(d, "%s %llu: a prompt of up to %llu tokens is longer than %s's %s %llu "
+                     "(%s): without chunked prefill it never runs", OPTION_FLAG(OPT_RANDOM_INPUT_LEN),
+                     (unsigned long long)p->input_len, (unsigned long long)longest, e->title,
+                     e->sched.tokens_name, (unsigned long long)c->max_num_batched_tokens,
+                     OPTNAME_MAX_NUM_BATCHED_TOKENS);
+}
+
 static bool run_failed(enum sim_status st, struct diag *d)
 {
     switch (st) {
@@ -164,13 +181,17 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     if (!simulated(&sr->s, &sr->r, d))
         return false;
     sim_config_of_plan(&sr->s, &sr->r, &sr->c);
+    const struct engine_desc *e = engine_desc(sr->s.engine.kind);
+    sr->router_given = o->given[OPT_ROUTER];
+    if (sr->router_given)
+        sr->c.router = o->router;
     if (sr->c.blocks == 0 || !sr->r.fits)
-        return diag_fail(d, "no KV cache: the weights leave vLLM no memory for it (see kvplan "
-                         "plan)");
+        return diag_fail(d, "no KV cache: the weights leave %s no memory for it (see kvplan "
+                         "plan)", e->title);
     /* vLLM refuses it at startup: vllm/config/scheduler.py, SchedulerConfig's
      * checks ("max_num_batched_tokens ... must be greater than or equal to
      * max_num_seqs") */
-    if (sr->c.max_num_batched_tokens < sr->c.max_num_seqs)
+    if (e->sched.seqs_within_batch && sr->c.max_num_batched_tokens < sr->c.max_num_seqs)
         return diag_fail(d, "--max-num-batched-tokens %llu is below --max-num-seqs %llu: vLLM "
                          "refuses to start so", (unsigned long long)sr->c.max_num_batched_tokens,
                          (unsigned long long)sr->c.max_num_seqs);
@@ -179,7 +200,7 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     for (int i = 0; i < 3; i++)
         *slo[i] = o->goodput_set[i] ? o->goodput_ms[i] / 1000.0 : -1;
     sr->w = workload_of(o, &sr->s);
-    if (!workload_fits(&sr->w, &sr->c, d))
+    if (!workload_fits(&sr->w, &sr->c, d) || !prompts_fit(&sr->w, &sr->c, e, d))
         return false;
     struct workload_request *q = malloc((size_t)sr->w.num_prompts * sizeof *q);
     if (q == NULL)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/engine_desc.h"
 #include "core/plan.h"
 #include "io/catalog.h"
 
@@ -123,6 +124,7 @@ enum option_id {
     OPT_SEED,
     OPT_MAX_CONCURRENCY,
     OPT_GOODPUT,
+    OPT_ROUTER,
     OPT_SIM_FORMAT,
     OPT_HELP,
     OPT_COUNT
@@ -184,6 +186,7 @@ struct options {
     double request_rate, burstiness, range_ratio;
     double goodput_ms[3]; /* ttft, tpot, e2el */
     bool goodput_set[3];
+    enum sim_router router; /* given: OPT_ROUTER */
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;
     const char *engine_version; /* calibrate: the engine's version the benchmark ran */

@@ -361,6 +361,13 @@ const struct option_row options_table[OPT_COUNT] = {
                      .help = "service level objectives: ttft:MS tpot:MS e2el:MS (one or\n"
                              "more, after one --goodput or each after its own); reports\n"
                              "the requests a second that keep them all"},
+    [OPT_ROUTER] = {OPTNAME_ROUTER, .commands = SIMULATE, .parse = opt_router,
+                    .metavar = "R", .complete = COMPLETE_WORDS,
+                    .words = "round-robin least-outstanding prefix-aware",
+                    .help = "how several replicas share the requests: round-robin,\n"
+                            "least-outstanding or prefix-aware (SGLang's router,\n"
+                            "cache-aware); default the engine's own (vLLM's DP load\n"
+                            "balancer, the others' round robin)"},
     [OPT_SIM_FORMAT] = {OPTNAME_FORMAT, .commands = SIMULATE, .parse = opt_sim_format,
                         .metavar = "text|json", .complete = COMPLETE_WORDS, .words = "text json",
                         .help = "a table (default) or JSON: the plan's snapshot with\n"

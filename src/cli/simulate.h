@@ -17,6 +17,7 @@ struct simulate_run {
     struct sim_config c;
     struct workload_params w;
     struct sim_result out;
+    bool router_given;   /* --router: named in the output */
 };
 
 /* The run as a table; as the plan's JSON snapshot with result.simulation.

@@ -107,6 +107,7 @@
 #define OPTNAME_SEED "--seed"
 #define OPTNAME_MAX_CONCURRENCY "--max-concurrency"
 #define OPTNAME_GOODPUT "--goodput"
+#define OPTNAME_ROUTER "--router"
 #define OPTNAME_HELP "--help"
 
 #endif

@@ -460,6 +460,12 @@ static void budget(const struct policy_ctx *c)
 
 const struct engine_desc engine_llamacpp = {
     .step_overhead_s = 0, /* llama-bench's decode loop: no server scheduler between steps */
+    /* common/common.h common_params: n_batch 2048, n_ubatch 512; one llama-server a
+     * replica, so a router in front takes turns */
+    .simulated = engine_any_rule,
+    .sched = {.kind = SIM_SCHED_SLOTS, .router = SIM_ROUTE_ROUND_ROBIN, .batch = 2048,
+              .ubatch = 512, .title = "llama.cpp's server", .seqs_name = "parallel",
+              .tokens_name = "batch-size", .ubatch_name = "ubatch-size"},
     .kind = ENGINE_LLAMACPP,
     .name = "llama.cpp",
     .title = "llama.cpp",

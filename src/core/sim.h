@@ -55,6 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine_desc.h"
 #include "plan.h"
 #include "steptime.h"
 #include "workload.h"
@@ -66,7 +67,17 @@
 #define SIM_MAX_SECONDS (7 * 86400.0)
 #define SIM_MAX_REPLICAS 256
 
+/* TensorRT-LLM's capacity scheduler policies (executor CapacitySchedulerPolicy). */
+enum sim_capacity {
+    SIM_GUARANTEED_NO_EVICT = 0, /* the default: a request starts when its whole life fits */
+    SIM_MAX_UTILIZATION          /* one step at a time, pausing the newest when short */
+};
+
 struct sim_config {
+    enum sim_scheduler sched;      /* the engine's (engine_desc's sched); 0: vLLM V1's */
+    enum sim_router router;        /* how a request finds a replica; 0: vLLM's DPLB */
+    enum sim_capacity capacity;    /* TensorRT-LLM's policy */
+    uint64_t ubatch;               /* a step runs in passes of this many tokens; 0: one */
     struct step_model model;       /* one GPU's share of a replica (speed_step_inputs) */
     struct step_machine machine;
     uint32_t replicas;
@@ -141,6 +152,13 @@ uint64_t sim_request_blocks(const struct sim_config *c, uint64_t tokens);
  * caps at their most. */
 void sim_config_of_plan(const struct scenario *s, const struct plan_result *r,
                         struct sim_config *c);
+
+/* The router's name as --router spells it: "round-robin", ...; vLLM's is
+ * "dplb". */
+const char *sim_router_name(enum sim_router r);
+
+/* The policy as TensorRT-LLM spells it: "GUARANTEED_NO_EVICT", ... */
+const char *sim_capacity_name(enum sim_capacity p);
 
 /* The p-th percentile (0 to 100) of n sorted values as numpy computes it
  * (linear, its lerp); 0 for none. */
