@@ -99,11 +99,6 @@ static void peaks(struct sim *m)
         m->max_run = m->nrun;
 }
 
-uint64_t sim_blocks(const struct sim_config *c, uint64_t tokens)
-{
-    return (tokens + c->block_tokens - 1) / c->block_tokens;
-}
-
 /* get_computed_blocks: the last token is always computed, for its logits. */
 uint64_t sim_prefix_hit(const struct sim_config *c, uint64_t tokens, uint64_t *blocks)
 {
@@ -113,13 +108,12 @@ uint64_t sim_prefix_hit(const struct sim_config *c, uint64_t tokens, uint64_t *b
     return *blocks * b;
 }
 
-bool sim_sched_add(struct sim *m, struct sim_replica *r, size_t q, uint64_t tokens)
+bool sim_sched_room(struct sim *m, struct sim_replica *r)
 {
     if (!sim_grow((void **)&r->sched, &r->capsched, r->nsched + 1, sizeof *r->sched)) {
         m->status = SIM_NO_MEMORY;
         return false;
     }
-    r->sched[r->nsched++] = (struct sim_sched){q, tokens};
     return true;
 }
 
@@ -162,19 +156,17 @@ size_t sim_preempt(struct sim *m, struct sim_replica *r, size_t i, bool front)
     return v;
 }
 
-bool sim_make_room(struct sim *m, struct sim_replica *r, size_t v, uint64_t need,
-                   bool *preempted)
+/* sim_make_room's preemptions: the newest until `need` fits; false when v
+ * itself was the newest. */
+bool sim_preempt_for(struct sim *m, struct sim_replica *r, size_t v, uint64_t need,
+                     bool *preempted)
 {
     bool self = false;
     while (need > r->free && !self) {
         self = sim_preempt(m, r, r->nrun - 1, true) == v;
         *preempted = true;
     }
-    if (self)
-        return false;
-    r->free -= need;
-    m->rq[v].blocks += need;
-    return true;
+    return !self;
 }
 
 static const struct sim_scheduler_ops *const schedulers[SIM_SCHED_COUNT] = {
@@ -270,13 +262,16 @@ static void itl_add(struct sim *m, double seconds, uint64_t count)
 /* The end of replica ri's step: each request's new tokens computed, a token
  * for each that caught up, the finished ones out (update_from_output). The
  * tokens of requests whose last came at the step's start share one
- * inter-token latency, the step's own. */
+ * inter-token latency, the step's own; under a scheduler that groups gaps,
+ * so do those whose last came at one same earlier time (decodes after a
+ * prefill step). */
 static void step_end(struct sim *m, uint32_t ri)
 {
     const struct sim_config *c = m->c;
     struct sim_replica *r = &m->rep[ri];
-    double t = r->end;
-    uint64_t steady = 0;
+    double t = r->end, gap_last = -1;
+    uint64_t steady = 0, gap = 0;
+    bool group = scheduler(c)->groups_gaps;
     advance(m, t);
     r->busy = false;
     for (size_t i = 0; i < r->nsched; i++) {
@@ -290,7 +285,10 @@ static void step_end(struct sim *m, uint32_t ri)
             q->first = t;
         else if (q->last == r->start)
             steady++;
-        else
+        else if (group && (gap == 0 || q->last == gap_last)) {
+            gap_last = q->last;
+            gap++;
+        } else
             itl_add(m, t - q->last, 1);
         q->last = t;
         if (c->on_token)
@@ -308,6 +306,8 @@ static void step_end(struct sim *m, uint32_t ri)
     }
     if (steady)
         itl_add(m, t - r->start, steady);
+    if (gap)
+        itl_add(m, t - gap_last, gap);
     size_t k = 0; /* the finished out of the running list, the order kept */
     for (size_t i = 0; i < r->nrun; i++)
         if (m->rq[r->running[i]].state != RQ_DONE)

@@ -84,10 +84,14 @@ struct sim {
 
 /* One engine's scheduler: schedule fills r->sched with the step's requests
  * and their new tokens (empty: nothing to run), taking and freeing blocks;
- * init (NULL: none) sets a replica up. */
+ * init (NULL: none) sets a replica up. groups_gaps: the inter-token
+ * latencies of one step's tokens whose last came at one same earlier time
+ * are kept as one record (vLLM's are kept one by one, as its runs always
+ * were: the same figures, summed in their order). */
 struct sim_scheduler_ops {
     void (*init)(struct sim *m, struct sim_replica *r);
     void (*schedule)(struct sim *m, struct sim_replica *r);
+    bool groups_gaps;
 };
 extern const struct sim_scheduler_ops sim_sched_vllm, sim_sched_sglang, sim_sched_slots,
     sim_sched_trtllm;
@@ -99,12 +103,23 @@ bool sim_deque_push_front(struct sim_deque *d, size_t x);
 size_t sim_deque_front(const struct sim_deque *d);
 void sim_deque_pop_front(struct sim_deque *d);
 /* ceil(tokens / block) */
-uint64_t sim_blocks(const struct sim_config *c, uint64_t tokens);
+static inline uint64_t sim_blocks(const struct sim_config *c, uint64_t tokens)
+{
+    return (tokens + c->block_tokens - 1) / c->block_tokens;
+}
 /* The prefix cache's hit for a request of `tokens`: whole blocks of the
  * shared prefix, at most tokens - 1; their count in *blocks. */
 uint64_t sim_prefix_hit(const struct sim_config *c, uint64_t tokens, uint64_t *blocks);
-/* Request q joins r's step with `tokens` new tokens; false when out of memory. */
-bool sim_sched_add(struct sim *m, struct sim_replica *r, size_t q, uint64_t tokens);
+/* Request q joins r's step with `tokens` new tokens; false when out of memory.
+ * (Inline, as the step's hot path: sim_sched_room grows the list.) */
+bool sim_sched_room(struct sim *m, struct sim_replica *r);
+static inline bool sim_sched_add(struct sim *m, struct sim_replica *r, size_t q, uint64_t tokens)
+{
+    if (r->nsched == r->capsched && !sim_sched_room(m, r))
+        return false;
+    r->sched[r->nsched++] = (struct sim_sched){q, tokens};
+    return true;
+}
 /* The front of r's waiting queue runs from `start` computed tokens, `shared`
  * of the prefix's blocks and `need` blocks of its own, `want` tokens this step
  * (0: not in the step yet). */
@@ -117,8 +132,17 @@ size_t sim_preempt(struct sim *m, struct sim_replica *r, size_t i, bool front);
 /* Running request v takes `need` more blocks, the newest running request
  * preempted (to the waiting queue's front) until they fit, *preempted then
  * set; false when v itself was the newest. */
-bool sim_make_room(struct sim *m, struct sim_replica *r, size_t v, uint64_t need,
-                   bool *preempted);
+bool sim_preempt_for(struct sim *m, struct sim_replica *r, size_t v, uint64_t need,
+                     bool *preempted);
+static inline bool sim_make_room(struct sim *m, struct sim_replica *r, size_t v, uint64_t need,
+                                 bool *preempted)
+{
+    if (need > r->free && !sim_preempt_for(m, r, v, need, preempted))
+        return false;
+    r->free -= need;
+    m->rq[v].blocks += need;
+    return true;
+}
 
 /* sim_route.c: the replica a request goes to. */
 uint32_t sim_route(struct sim *m, size_t v);

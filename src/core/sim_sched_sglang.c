@@ -221,4 +221,5 @@ static void schedule(struct sim *m, struct sim_replica *r)
         decode(m, r);
 }
 
-const struct sim_scheduler_ops sim_sched_sglang = {.init = init, .schedule = schedule};
+const struct sim_scheduler_ops sim_sched_sglang = {.init = init, .schedule = schedule,
+                                                   .groups_gaps = true};

@@ -71,4 +71,5 @@ static void schedule(struct sim *m, struct sim_replica *r)
     r->free = c->blocks > held ? c->blocks - held : 0;
 }
 
-const struct sim_scheduler_ops sim_sched_slots = {.init = init, .schedule = schedule};
+const struct sim_scheduler_ops sim_sched_slots = {.init = init, .schedule = schedule,
+                                                  .groups_gaps = true};

@@ -79,11 +79,13 @@ static void schedule(struct sim *m, struct sim_replica *r)
         uint64_t life = sim_blocks(c, q->prompt + q->output), held = q->blocks + q->shared;
         reserved += life > held ? life - held : 0;
     }
+    /* the blocks free before this step's, less what the started will need */
+    uint64_t avail = r->free > reserved ? r->free - reserved : 0;
     if (!run_started(m, r, &budget))
-        start_new(m, r, &budget, r->free > reserved ? r->free - reserved : 0);
+        start_new(m, r, &budget, avail);
 }
 
-const struct sim_scheduler_ops sim_sched_trtllm = {.schedule = schedule};
+const struct sim_scheduler_ops sim_sched_trtllm = {.schedule = schedule, .groups_gaps = true};
 
 const char *sim_capacity_name(enum sim_capacity p)
 {
