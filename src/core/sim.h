@@ -1,9 +1,32 @@
 /* sim: a discrete-event simulation of one deployment serving a stream of
- * requests (core/workload.h), step by step, as vLLM V1's scheduler runs
- * them, on the plan's own KV pool, each step as long as the step function
- * (core/steptime.h) says for the sequences it runs.
+ * requests (core/workload.h), step by step, as the engine's own scheduler
+ * runs them, on the plan's own KV pool, each step as long as the step
+ * function (core/steptime.h) says for the sequences it runs.
  *
- * The scheduler is vLLM's Scheduler.schedule() (vllm/v1/core/sched/
+ * The engines' schedulers (config.sched, from the engine descriptor's sched
+ * traits) are one file each behind struct sim_scheduler_ops
+ * (sim_internal.h); the event loop, the client, the router and the figures
+ * are shared:
+ *  - vLLM V1 (sim_sched_vllm.c), below;
+ *  - SGLang (sim_sched_sglang.c): prefill batches first, each new request
+ *    charged against the free tokens less the running ones' reserve
+ *    (new_token_ratio), decode of every running request otherwise,
+ *    retract_decode when a decode does not fit (scheduler.py,
+ *    schedule_policy.py PrefillAdder at sgl-project/sglang 00550cd1,
+ *    schedule_batch.py);
+ *  - llama.cpp's server (sim_sched_slots.c): --parallel slots, a request
+ *    waiting for an idle one, one batch of n_batch tokens a step run in
+ *    n_ubatch passes (tools/server/server.cpp update_slots at
+ *    ggml-org/llama.cpp aa6192d3);
+ *  - TensorRT-LLM (sim_sched_trtllm.c): in-flight batching of whole prompts
+ *    and decodes within max_batch_size and max_num_tokens, capacity policy
+ *    GUARANTEED_NO_EVICT or MAX_UTILIZATION (batch_manager/
+ *    capacityScheduler.cpp at NVIDIA/TensorRT-LLM 02a10fed,
+ *    microBatchScheduler.cpp at 0a949d31).
+ * Each file's head says what it models and leaves out; doc/MODEL.md
+ * section 13 has them all.
+ *
+ * vLLM's scheduler is Scheduler.schedule() (vllm/v1/core/sched/
  * scheduler.py) and KVCacheManager.allocate_slots() (vllm/v1/core/
  * kv_cache_manager.py), read at vllm-project/vllm commits 00024d31 and
  * 003df296, with its default FCFS policy, chunked prefill on, no
@@ -37,9 +60,11 @@
  * whole output, as `vllm bench serve --ignore-eos`).
  *
  * Several replicas (data parallel) each run their own scheduler on their
- * own pool; an arriving request goes to the one of least 4 x waiting +
- * running (vLLM vllm/v1/engine/core_client.py DPLBAsyncMPClient, whose
- * counts kvplan reads at once, not 100 ms late), ties to the first.
+ * own pool; an arriving request goes to the replica config.router picks
+ * (sim_route.c), ties to the first: vLLM's DPLB, the least 4 x waiting +
+ * running (vllm/v1/engine/core_client.py DPLBAsyncMPClient, whose counts
+ * kvplan reads at once, not 100 ms late); round robin; the least waiting +
+ * running; or SGLang's router's cache-aware policy.
  *
  * The client is `vllm bench serve`'s: each request is sent when it
  * arrives, or with --max-concurrency when fewer than that many are in
@@ -146,10 +171,10 @@ enum sim_status sim_run(const struct sim_config *c, const struct workload_reques
  * prefix's shared whole blocks not counted. */
 uint64_t sim_request_blocks(const struct sim_config *c, uint64_t tokens);
 
-/* The config for the plan r of scenario s (a vLLM V1 plan): its step
- * function, its replicas, its pool in the engine's blocks, its scheduler's
- * limits, the context as max_model_len; no client cap, no objective, the
- * caps at their most. */
+/* The config for the plan r of scenario s: its step function, its
+ * replicas, its pool in the engine's blocks, the engine's scheduler, router
+ * and limits (its batch when the plan has none), the context as
+ * max_model_len; no client cap, no objective, the caps at their most. */
 void sim_config_of_plan(const struct scenario *s, const struct plan_result *r,
                         struct sim_config *c);
 
