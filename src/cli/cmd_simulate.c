@@ -185,6 +185,11 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     sr->router_given = o->given[OPT_ROUTER];
     if (sr->router_given)
         sr->c.router = o->router;
+    if (o->given[OPT_CAPACITY_POLICY] && !e->sched.capacity)
+        return diag_fail(d, "%s is TensorRT-LLM's capacity scheduler (--engine trtllm), not %s's",
+                         OPTION_FLAG(OPT_CAPACITY_POLICY), e->title);
+    if (o->given[OPT_CAPACITY_POLICY])
+        sr->c.capacity = o->capacity;
     if (sr->c.blocks == 0 || !sr->r.fits)
         return diag_fail(d, "no KV cache: the weights leave %s no memory for it (see kvplan "
                          "plan)", e->title);

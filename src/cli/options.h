@@ -9,6 +9,7 @@
 
 #include "core/engine_desc.h"
 #include "core/plan.h"
+#include "core/sim.h"
 #include "io/catalog.h"
 
 /* The commands, each a bit in an option's row of the table. */
@@ -125,6 +126,7 @@ enum option_id {
     OPT_MAX_CONCURRENCY,
     OPT_GOODPUT,
     OPT_ROUTER,
+    OPT_CAPACITY_POLICY,
     OPT_SIM_FORMAT,
     OPT_HELP,
     OPT_COUNT
@@ -187,6 +189,7 @@ struct options {
     double goodput_ms[3]; /* ttft, tpot, e2el */
     bool goodput_set[3];
     enum sim_router router; /* given: OPT_ROUTER */
+    enum sim_capacity capacity; /* given: OPT_CAPACITY_POLICY */
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;
     const char *engine_version; /* calibrate: the engine's version the benchmark ran */

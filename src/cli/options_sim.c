@@ -100,3 +100,16 @@ bool opt_router(const struct option_row *row, const char *arg, struct options *o
     return diag_fail(d, "%s: '%s' is not a router: round-robin, least-outstanding or "
                      "prefix-aware", row->flag, arg);
 }
+
+/* --capacity-scheduler-policy: TensorRT-LLM's, as its scheduler_config spells it. */
+bool opt_capacity_policy(const struct option_row *row, const char *arg, struct options *o,
+                         struct diag *d)
+{
+    for (enum sim_capacity p = SIM_GUARANTEED_NO_EVICT; p <= SIM_MAX_UTILIZATION; p++)
+        if (strcmp(arg, sim_capacity_name(p)) == 0) {
+            o->capacity = p;
+            return true;
+        }
+    return diag_fail(d, "%s: '%s' is not a policy: GUARANTEED_NO_EVICT or MAX_UTILIZATION",
+                     row->flag, arg);
+}

@@ -368,6 +368,14 @@ const struct option_row options_table[OPT_COUNT] = {
                             "least-outstanding or prefix-aware (SGLang's router,\n"
                             "cache-aware); default the engine's own (vLLM's DP load\n"
                             "balancer, the others' round robin)"},
+    [OPT_CAPACITY_POLICY] = {OPTNAME_CAPACITY_POLICY, .commands = SIMULATE,
+                             .parse = opt_capacity_policy, .metavar = "P",
+                             .complete = COMPLETE_WORDS,
+                             .words = "GUARANTEED_NO_EVICT MAX_UTILIZATION",
+                             .help = "TensorRT-LLM's capacity scheduler: GUARANTEED_NO_EVICT\n"
+                                     "(default: a request starts when its whole life fits)\n"
+                                     "or MAX_UTILIZATION (a step at a time, pausing the\n"
+                                     "newest when short)"},
     [OPT_SIM_FORMAT] = {OPTNAME_FORMAT, .commands = SIMULATE, .parse = opt_sim_format,
                         .metavar = "text|json", .complete = COMPLETE_WORDS, .words = "text json",
                         .help = "a table (default) or JSON: the plan's snapshot with\n"

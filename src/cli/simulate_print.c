@@ -157,6 +157,8 @@ static cJSON *workload_json(const struct simulate_run *sr)
     jsonout_uint(&o, "max_model_len", sr->c.max_model_len);
     if (sr->router_given)
         jsonout_string(&o, "router", sim_router_name(sr->c.router));
+    if (engine_desc(sr->s.engine.kind)->sched.capacity)
+        jsonout_string(&o, "capacity_scheduler_policy", sim_capacity_name(sr->c.capacity));
     return jsonout_end(&o);
 }
 

@@ -108,6 +108,7 @@
 #define OPTNAME_MAX_CONCURRENCY "--max-concurrency"
 #define OPTNAME_GOODPUT "--goodput"
 #define OPTNAME_ROUTER "--router"
+#define OPTNAME_CAPACITY_POLICY "--capacity-scheduler-policy"
 #define OPTNAME_HELP "--help"
 
 #endif

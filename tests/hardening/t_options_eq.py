@@ -80,6 +80,7 @@ VALUES = {
     "--random-input-len": ("512", []), "--random-output-len": ("16", []),
     "--random-range-ratio": ("0.5", []), "--seed": ("7", []), "--max-concurrency": ("4", []),
     "--goodput": ("ttft:500", []), "--router": ("round-robin", ["--gpus", "2", "--tp", "1"]),
+    "--capacity-scheduler-policy": ("MAX_UTILIZATION", ["--engine", "trtllm"]),
 }
 # What a command answers on purpose when given the option; anything else must succeed.
 REFUSED = {("planner", "--export"): "--export: writes the snapshot of `kvplan plan`"}

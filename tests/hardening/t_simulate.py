@@ -182,6 +182,32 @@ def test_each_engine_runs_its_own_scheduler():
     check("TensorRT-LLM: --max-num-seqs (its max_batch_size) caps the batch", tiny is not None and tiny["max_running"] <= 3)
 
 
+def test_trtllm_capacity_policies():
+    """capacityScheduler.cpp: GUARANTEED_NO_EVICT never evicts and starts fewer
+    requests than MAX_UTILIZATION, which pauses the newest when the pool runs
+    out; a small pool (5% of the free memory) shows both."""
+    tight = ["--engine", "trtllm", "--num-prompts", "60", "--random-input-len", "3000",
+             "--random-output-len", "1500", "--free-gpu-memory-fraction", "0.05"]
+    status, out, err = run(["simulate", *tight])
+    check("TensorRT-LLM says its default policy", "(GUARANTEED_NO_EVICT)" in out, out[:200] + err)
+    _, safe, _ = sim(*tight)
+    _, full, _ = sim(*tight, "--capacity-scheduler-policy", "MAX_UTILIZATION")
+    check("GUARANTEED_NO_EVICT evicts nothing", safe["preemptions"] == 0)
+    check("MAX_UTILIZATION runs more at once and pauses some",
+          full["max_running"] > safe["max_running"] and full["preemptions"] > 0,
+          (full["max_running"], safe["max_running"], full["preemptions"]))
+    check("both serve every request", safe["completed"] == full["completed"] == 60)
+    check("the JSON names the policy", safe["workload"]["capacity_scheduler_policy"]
+          == "GUARANTEED_NO_EVICT" and full["workload"]["capacity_scheduler_policy"]
+          == "MAX_UTILIZATION")
+    status, out, _ = run(["simulate", *tight, "--capacity-scheduler-policy", "MAX_UTILIZATION"])
+    check("the table names MAX_UTILIZATION", "(MAX_UTILIZATION)" in out)
+    refused(["--capacity-scheduler-policy", "MAX_UTILIZATION"],
+            "--capacity-scheduler-policy is TensorRT-LLM's capacity scheduler (--engine trtllm)")
+    refused(["--engine", "trtllm", "--capacity-scheduler-policy", "STATIC_BATCH"],
+            "'STATIC_BATCH' is not a policy: GUARANTEED_NO_EVICT or MAX_UTILIZATION")
+
+
 def test_router():
     four = ["--gpus", "4", "--tp", "1", "--request-rate", "40", "--num-prompts", "200",
             "--prefix", "600"]
@@ -252,5 +278,5 @@ if __name__ == "__main__":
           test_review_messages, test_json_carries_vllms_keys, test_text_table, test_same_seed_same_bytes,
           test_each_option_moves_the_run, test_goodput, test_over_capacity_is_said,
           test_bad_input_names_the_option, test_what_is_not_simulated_is_refused,
-          test_each_engine_runs_its_own_scheduler, test_router,
+          test_each_engine_runs_its_own_scheduler, test_router, test_trtllm_capacity_policies,
           test_replicas_share_the_requests])
