@@ -155,6 +155,11 @@ static bool run_failed(enum sim_status st, struct diag *d)
     case SIM_NO_MEMORY:
         diag_fail(d, "out of memory for the simulation");
         break;
+    case SIM_STUCK:
+        diag_fail(d, "the engine never starts some of the requests: the pool cannot hold what "
+                  "it reserves for one (give a shorter %s or %s, or more memory)",
+                  OPTION_FLAG(OPT_RANDOM_INPUT_LEN), OPTION_FLAG(OPT_RANDOM_OUTPUT_LEN));
+        break;
     case SIM_STALLED:
         diag_fail(d, "the step time is 0: nothing to simulate with");
         break;

@@ -438,6 +438,8 @@ enum sim_status sim_run(const struct sim_config *c, const struct workload_reques
         return out->status = SIM_NO_MEMORY;
     }
     run_events(&m);
+    if (m.status == SIM_OK && m.done < n)
+        m.status = SIM_STUCK;
     if (m.status == SIM_OK)
         sim_figures(&m, out);
     if (out->status == SIM_OK)

@@ -131,7 +131,9 @@ enum sim_status {
     SIM_STEPS,     /* past max_steps */
     SIM_SECONDS,   /* past max_seconds */
     SIM_NO_MEMORY, /* an allocation failed */
-    SIM_STALLED    /* the step function gave no time (no bandwidth figure) */
+    SIM_STALLED,   /* the step function gave no time (no bandwidth figure) */
+    SIM_STUCK      /* requests left that the scheduler never starts (a reservation
+                    * larger than the pool) */
 };
 
 /* Mean, median, standard deviation (of the population) and percentiles,

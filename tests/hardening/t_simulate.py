@@ -204,6 +204,9 @@ def test_trtllm_capacity_policies():
     check("the table names MAX_UTILIZATION", "(MAX_UTILIZATION)" in out)
     refused(["--capacity-scheduler-policy", "MAX_UTILIZATION"],
             "--capacity-scheduler-policy is TensorRT-LLM's capacity scheduler (--engine trtllm)")
+    refused(["--engine", "trtllm", "--random-input-len", "3000", "--random-output-len", "1961",
+             "--free-gpu-memory-fraction", "0.01"],
+            "the engine never starts some of the requests: the pool cannot hold what it reserves")
     refused(["--engine", "trtllm", "--capacity-scheduler-policy", "STATIC_BATCH"],
             "'STATIC_BATCH' is not a policy: GUARANTEED_NO_EVICT or MAX_UTILIZATION")
 

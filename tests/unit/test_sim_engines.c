@@ -163,6 +163,12 @@ static void trtllm_guaranteed_no_evict_refuses_what_max_utilization_admits(void 
     assert_int_equal(tr.n[8], 1);
     seq_is(&tr, 8, 0, 0, 9);
     assert_true(near(r.duration, 0.11));
+    /* a life of 5 blocks never starts in a pool of 4 under GUARANTEED_NO_EVICT,
+     * though its tokens less the last fit (4 blocks): the run says so */
+    c = trtllm_pool(&tr, SIM_GUARANTEED_NO_EVICT);
+    c.blocks = 4;
+    struct workload_request big = {0, 8, 9};
+    assert_int_equal(sim_run(&c, &big, 1, &r), SIM_STUCK);
 }
 
 static void sglang_retracts_when_the_reserve_falls_short(void **state)
