@@ -64,6 +64,9 @@ static bool simulated(const struct scenario *s, const struct plan_result *r, str
     if (r->placement.pp > 1)
         return diag_fail(d, "%s %u: simulate does not model pipeline stages yet (their batches "
                          "in flight)", OPTION_FLAG(OPT_PP), r->placement.pp);
+    if (r->placement.dp_attention)
+        return diag_fail(d, "%s: simulate does not model DP attention yet (each rank's own "
+                         "requests)", OPTION_FLAG(OPT_DP_ATTENTION));
     if (s->host_kv_bytes)
         return diag_fail(d, "%s: simulate does not model a host tier yet",
                          OPTION_FLAG(OPT_HOST_KV));

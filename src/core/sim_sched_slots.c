@@ -3,7 +3,7 @@
  * slots, each of its own context (no memory shared, none to run out); a
  * request waits, first come first served, for an idle slot
  * (get_available_slot: the one whose cached prompt is most alike when
- * more than slot_prompt_similarity 0.5 of the prompt, else the least
+ * more than slot_prompt_similarity, common/common.h's 0.1, of the prompt, else the least
  * recently used, a slot never used first); with cache_prompt on, a slot
  * keeps its last prompt, so one that served the shared prefix skips it
  * (at most all but the prompt's last token). Each step is one batch
@@ -29,7 +29,7 @@ static void launch(struct sim *m, struct sim_replica *r)
     while (r->waiting.len > 0 && r->nrun < c->max_num_seqs && m->status == SIM_OK) {
         const struct sim_rq *q = &m->rq[sim_deque_front(&r->waiting)];
         bool warm_idle = r->slots_used > r->nrun, cold_idle = r->slots_used < c->max_num_seqs;
-        bool alike = 2 * c->prefix_tokens > q->prompt;
+        bool alike = 10 * c->prefix_tokens > q->prompt;
         bool warm = warm_idle && (alike || !cold_idle);
         if (!warm)
             r->slots_used++;

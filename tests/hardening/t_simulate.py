@@ -147,6 +147,9 @@ def test_what_is_not_simulated_is_refused():
     refused(["--gpus", "2", "--pp", "2"], "--pp 2: simulate does not model pipeline stages")
     refused(["--draft-model", "llama-3.2-1b"], "speculative decoding")
     refused(["--model", "llama-3.1-405b"], "no KV cache")
+    refused(["--engine", "sglang", "--enable-dp-attention", "--gpus", "2", "--tp", "2",
+             "--model", "deepseek-v2-lite"], "--enable-dp-attention: simulate does not model DP "
+            "attention yet")
 
 
 def test_each_engine_runs_its_own_scheduler():

@@ -97,7 +97,7 @@ static void a_warm_llamacpp_slot_skips_the_prefix(void **state)
 {
     (void)state;
     /* cache_prompt: a slot keeps its last prompt; get_available_slot takes the
-     * idle slot whose prompt is most alike past slot_prompt_similarity 0.5.
+     * idle slot whose prompt is most alike past slot_prompt_similarity 0.1.
      * One slot, a 6-token prefix in prompts of 8: A computes all 8; B, in
      * A's slot, only its last 2. */
     struct trace tr = {0};
@@ -109,6 +109,20 @@ static void a_warm_llamacpp_slot_skips_the_prefix(void **state)
     assert_int_equal(tr.steps, 2);
     seq_is(&tr, 0, 0, 0, 8);
     seq_is(&tr, 1, 0, 6, 2);
+    /* two slots, B sent after A ends: A's slot (a 4-token prefix of 20, a
+     * likeness of 0.2) beats the never used one; below 0.1 (a 1-token
+     * prefix) the least recently used, the never used, computes all 20 */
+    uint64_t prefix[] = {4, 1}, start[] = {4, 0};
+    for (size_t k = 0; k < 2; k++) {
+        memset(&tr, 0, sizeof tr);
+        c = llamacpp_slots(&tr, 2);
+        c.max_num_batched_tokens = 32;
+        c.prefix_tokens = prefix[k];
+        struct workload_request two[] = {{0, 20, 1}, {0.015, 20, 1}};
+        assert_int_equal(sim_run(&c, two, 2, &r), SIM_OK);
+        assert_int_equal(tr.steps, 2);
+        seq_is(&tr, 1, 0, start[k], 20 - start[k]);
+    }
 }
 
 static struct sim_config trtllm_pool(struct trace *tr, enum sim_capacity policy)
