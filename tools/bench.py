@@ -168,6 +168,7 @@ def main():
     r["peak_rss_simulate_kib"] = peak_rss_kib(sim)
     # ... and the same under each other engine's scheduler
     for engine in ("sglang", "llamacpp", "trtllm"):
+        r["simulate_%s_instructions" % engine] = callgrind([KVPLAN, *sim, "--engine", engine])
         r["simulate_%s_wall_ms" % engine] = round(wall_median(sim + ["--engine", engine],
                                                               runs=10) * 1000, 2)
     r["peak_rss_plan_kib"] = peak_rss_kib(["plan", "--format", "json", *SCENARIO])
@@ -193,8 +194,11 @@ def main():
         ("simulate_wall_ms", "simulate, 10,000 requests, whole process, median ms"),
         ("simulate_events_per_s", "simulate events (steps, requests, tokens) a second"),
         ("peak_rss_simulate_kib", "peak resident memory of simulate, 10,000 requests, KiB"),
+        ("simulate_sglang_instructions", "instructions of simulate --engine sglang, 10,000 requests"),
         ("simulate_sglang_wall_ms", "simulate --engine sglang, 10,000 requests, median ms"),
+        ("simulate_llamacpp_instructions", "instructions of simulate --engine llamacpp, 10,000 requests"),
         ("simulate_llamacpp_wall_ms", "simulate --engine llamacpp, 10,000 requests, median ms"),
+        ("simulate_trtllm_instructions", "instructions of simulate --engine trtllm, 10,000 requests"),
         ("simulate_trtllm_wall_ms", "simulate --engine trtllm, 10,000 requests, median ms"),
         ("peak_rss_plan_kib", "peak resident memory of plan, KiB"),
         ("peak_rss_tui_kib", "peak resident memory of the planner at 160x48, KiB"),
