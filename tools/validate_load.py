@@ -349,9 +349,11 @@ def sweep_lines(name, pts):
     ln = lengths(p0)
     words = "n/a" if ln is None else "%d + %d tokens%s, %s" % (
         ln[0], ln[1], (", range ratio %g" % ln[2]) if ln[2] else "", ln[3])
+    layout = "TP %d" % p0["tp"] + "".join(
+        ", %s %d" % (k.upper(), p0[k]) for k in ("pp", "dp", "ep") if p0[k] > 1)
     out = ["### `%s`" % name, "",
-           "%s %s on %d x %s (TP %d), %s %s%s; %s; %s sweep; %s." % (
-               p0["engine"], p0["engine_version"], p0["gpus"], p0["gpu"], p0["tp"],
+           "%s %s on %d x %s (%s), %s %s%s; %s; %s sweep; %s." % (
+               p0["engine"], p0["engine_version"], p0["gpus"], p0["gpu"], layout,
                p0["model"], p0["weight_dtype"],
                (", KV " + p0["kv_dtype"]) if p0["kv_dtype"] else "", p0["dataset"],
                "concurrency" if conc else "request-rate", words), ""]
