@@ -127,6 +127,7 @@ enum option_id {
     OPT_GOODPUT,
     OPT_ROUTER,
     OPT_CAPACITY_POLICY,
+    OPT_COMPARE,
     OPT_SIM_FORMAT,
     OPT_HELP,
     OPT_COUNT
@@ -190,6 +191,7 @@ struct options {
     bool goodput_set[3];
     enum sim_router router; /* given: OPT_ROUTER */
     enum sim_capacity capacity; /* given: OPT_CAPACITY_POLICY */
+    const char *compare_path; /* a benchmark's result to set beside the run */
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;
     const char *engine_version; /* calibrate: the engine's version the benchmark ran */

@@ -109,6 +109,7 @@
 #define OPTNAME_GOODPUT "--goodput"
 #define OPTNAME_ROUTER "--router"
 #define OPTNAME_CAPACITY_POLICY "--capacity-scheduler-policy"
+#define OPTNAME_COMPARE "--compare"
 #define OPTNAME_HELP "--help"
 
 #endif

@@ -79,7 +79,8 @@ VALUES = {
     "--num-prompts": ("30", []), "--request-rate": ("5", []), "--burstiness": ("0.5", ["--request-rate", "5"]),
     "--random-input-len": ("512", []), "--random-output-len": ("16", []),
     "--random-range-ratio": ("0.5", []), "--seed": ("7", []), "--max-concurrency": ("4", []),
-    "--goodput": ("ttft:500", []), "--router": ("round-robin", ["--gpus", "2", "--tp", "1"]),
+    "--goodput": ("ttft:500", []), "--compare": (BENCH, []),
+    "--router": ("round-robin", ["--gpus", "2", "--tp", "1"]),
     "--capacity-scheduler-policy": ("MAX_UTILIZATION", ["--engine", "trtllm"]),
 }
 # What a command answers on purpose when given the option; anything else must succeed.
