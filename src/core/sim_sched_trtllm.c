@@ -51,7 +51,8 @@ static void start_new(struct sim *m, struct sim_replica *r, uint64_t *budget, ui
     }
 }
 
-/* The started requests' next tokens; true when one was paused. */
+/* The started requests' next tokens; true when one was paused, or when the
+ * tokens ran out (the micro-batch ends there: no new request either). */
 static bool run_started(struct sim *m, struct sim_replica *r, uint64_t *budget)
 {
     const struct sim_config *c = m->c;
@@ -61,7 +62,7 @@ static bool run_started(struct sim *m, struct sim_replica *r, uint64_t *budget)
         struct sim_rq *q = &m->rq[v];
         uint64_t want = q->prompt + q->produced - q->computed;
         if (want > *budget)
-            break;
+            return true;
         uint64_t need = more_blocks(c, q, want);
         if (!sim_make_room(m, r, v, need, &paused) || !sim_sched_add(m, r, v, want))
             break;
