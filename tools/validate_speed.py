@@ -29,6 +29,7 @@ Usage: validate_speed.py KVPLAN DATA.json [--check] [--strict] [--tolerance F] [
                          [--model-reference models.json]
 """
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -385,6 +386,21 @@ def error_summary(rows, tol):
     return L[:-1]
 
 
+def misses(rows, tol):
+    """Each complete case outside the tolerance, worst first, with the reason its
+    `miss_reason` records (or that none is recorded)."""
+    out = [r for r in rows if r["c"]["complete"] and r["err_dec"] is not None and abs(r["err_dec"]) > 100.0 * tol]
+    L = ["## Cases outside the tolerance", "",
+         "Every complete case more than %.0f%% off, the furthest first, and what the data record as the reason "
+         "(`miss_reason`). A case more than 2x off carries a warning on its plan that says why "
+         "(tests/hardening/t_speed_warnings.py holds that)." % (100 * tol), "",
+         "| case | measured ms | kvplan ms | error | reason |", "|---|---|---|---|---|"]
+    for r in sorted(out, key=lambda r: -abs(math.log(r["pred_dec"] / r["dec_ms"]))):
+        L.append("| %s | %.2f | %.2f | %+.1f%% | %s |" % (r["c"]["id"], r["dec_ms"], r["pred_dec"], r["err_dec"],
+                                                          r["c"].get("miss_reason") or "no reason recorded"))
+    return L + [""]
+
+
 def render(rows, tol, predictions, line, data_name):
     lacking, no_pred = predictions
     L = ["# Speed validation against public measurements", "",
@@ -533,8 +549,8 @@ def render(rows, tol, predictions, line, data_name):
           "(NIM at 100 users: 8 s); kvplan's TTFT is for one prompt at concurrency 1 and should not be compared there.",
           "- **Unstated KV precision.** Where the source does not state it, kvplan's default cache precision is used; "
           "at high concurrency that alone moves the prediction by more than the tolerance, which is why those cases are "
-          "marked incomplete.", "",
-          "## Incomplete cases", ""]
+          "marked incomplete.", ""]
+    L += misses(rows, tol) + ["## Incomplete cases", ""]
     for r in rows:
         if not r["c"]["complete"]:
             L.append("- `%s`: %s." % (r["c"]["id"], r["c"]["why_incomplete"]))
