@@ -12,7 +12,14 @@ overhead (scheduler, sampling, graph launch), none for llama.cpp, whose
 figures are llama-bench's loop without a server. Tried and left: a floor per
 layer instead (fits at 0), M as a floor rather than an addition, S and M
 per engine (no better on the held-out cases), a lower MBU for expert reads
-(it breaks coarse MoE: Mixtral).
+(it breaks coarse MoE: Mixtral). On the 156 cases of 2026 (93 InferenceX rows
+added): the MoE time overlapping the reads, as a p-norm of the two (p 1.5: 70
+of 91 fitted within 20%, 40 of 52 held out; p 2: 62, 40; a max: 49, 33,
+against 71 and 40 added), and one bandwidth fraction for every fine-grained
+MoE read whatever the family (0.55 to 0.85: none better than the families').
+A lead left open: Hopper at 0.60 and an all-reduce latency of 20 us on AMD
+(RCCL) put 76 fitted and 42 held-out cases within 20%, but moves every
+Hopper and AMD plan and has no source for the latency beyond this fit.
 
 This reads each complete decode case of tests/data/speed-measurements.json,
 asks the binary for the parts of its step (`plan --format json`:
