@@ -17,9 +17,10 @@ added): the MoE time overlapping the reads, as a p-norm of the two (p 1.5: 70
 of 91 fitted within 20%, 40 of 52 held out; p 2: 62, 40; a max: 49, 33,
 against 71 and 40 added), and one bandwidth fraction for every fine-grained
 MoE read whatever the family (0.55 to 0.85: none better than the families').
-A lead left open: Hopper at 0.60 and an all-reduce latency of 20 us on AMD
-(RCCL) put 76 fitted and 42 held-out cases within 20%, but moves every
-Hopper and AMD plan and has no source for the latency beyond this fit.
+An all-reduce latency of its own on AMD (RCCL over xGMI) fits at 20 us
+under the same loss, with M 90 us and S 0: 74 of 91 fitted within 20% but
+still 40 of 52 held out (CDNA 3 at 0.40 or Hopper at 0.60 beside it: 41), so
+it is not taken: no held-out gain for a constant with no source beyond the fit.
 
 This reads each complete decode case of tests/data/speed-measurements.json,
 asks the binary for the parts of its step (`plan --format json`:
