@@ -466,6 +466,9 @@ const struct engine_desc engine_llamacpp = {
     .sched = {.kind = SIM_SCHED_SLOTS, .router = SIM_ROUTE_ROUND_ROBIN, .batch = 2048,
               .ubatch = 512, .title = "llama.cpp's server", .seqs_name = "parallel",
               .tokens_name = "batch-size", .ubatch_name = "ubatch-size"},
+    /* batched-bench on V100 (ggml-org/llama.cpp PR #3545, 2023-10): 2, 4 and
+     * 8 sequences took 2.2, 2.3 and 2.8 times one sequence's time per token */
+    .batched_decode_unvalidated_family = "Volta",
     .kind = ENGINE_LLAMACPP,
     .name = "llama.cpp",
     .title = "llama.cpp",
