@@ -11,6 +11,7 @@
 
 #include "app/controls.h"
 #include "app/layout.h"
+#include "core/curve.h"
 #include "core/plan.h"
 #include "io/catalog.h"
 #include "io/report.h"
@@ -49,7 +50,6 @@ enum prompt_kind {
 
 enum {
     PLANNER_TEXT_MAX = 256,
-    CHART_POINTS = 61,
     PLANNER_SLOTS = SNAPSHOT_SESSION_MAX, /* named scenarios in one session */
     PLANNER_UNDO = 24,                     /* changes each scenario can undo */
     PLANNER_OPTIONS = 6,
@@ -58,16 +58,6 @@ enum {
     PLANNER_COPY_MAX = ((int)ENGINE_LAUNCH_MAX > (int)REPORT_COMMAND_MAX ? (int)ENGINE_LAUNCH_MAX
                                                                     : (int)REPORT_COMMAND_MAX) +
                        2 * PLANNER_PATH_MAX /* a --load FILE, --presets DIR */
-};
-
-/* Users against context, 1k to 1M tokens on a log scale, everything else as
- * in the scenario (the same profile); computed once per change. */
-struct users_curve {
-    uint64_t context_tokens[CHART_POINTS];
-    uint64_t users[CHART_POINTS];
-    uint64_t users_slo[CHART_POINTS]; /* those that keep the service level */
-    bool slo;                         /* a service level is set */
-    uint64_t max_users;
 };
 
 /* The file a scenario was read from or last exported to, for the command y
