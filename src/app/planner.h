@@ -40,6 +40,7 @@ enum prompt_kind {
     PROMPT_VALUE,
     PROMPT_EXPORT,
     PROMPT_EXPORT_MD,
+    PROMPT_EXPORT_SVG,
     PROMPT_OPEN,
     PROMPT_LABEL,
     PROMPT_NOTE,
@@ -261,6 +262,10 @@ uint64_t planner_picker_users(const struct planner *p, int index, bool *fits);
 
 /* Default export name: kvplan-MODEL-GPU-CONTEXT.json */
 void planner_export_name(const struct planner *p, char *buf, size_t size);
+
+/* The SVG picture (io/svg.h) of the current scenario, or with `versus` of
+ * the scenarios the versus view shows, written to path atomically. */
+bool planner_export_svg(const struct planner *p, const char *path, bool versus, struct diag *d);
 
 /* The keys, for the key bar, the help and the dispatch. */
 struct planner_key_def {

@@ -304,6 +304,8 @@ static int versus_key(struct planner *p, int key)
         return keys_present(p);
     if (key == 'm')
         return keys_markdown(p);
+    if (key == 'g')
+        return keys_svg(p);
     if (key >= '1' && key <= '0' + p->count) {
         planner_switch(p, key - '1');
         p->mode = p->base;
