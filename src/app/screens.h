@@ -47,6 +47,7 @@ int keys_main(struct planner *p, int key);
 int keys_quit(struct planner *p);
 int keys_export(struct planner *p);
 int keys_markdown(struct planner *p);
+int keys_svg(struct planner *p); /* g: the SVG picture (of the versus view from it) */
 int keys_present(struct planner *p); /* into the presentation, or out of it */
 
 /* What the prompt and the question go over: the versus view when the
