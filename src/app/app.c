@@ -13,6 +13,9 @@
 #include "tui/term.h"
 #include "tui/widgets.h"
 
+/* How long the keys stop before the Load screen's full run. */
+enum { LOAD_IDLE_MS = 120 };
+
 static int handle_mouse(struct planner *p)
 {
     MEVENT ev;
@@ -53,6 +56,15 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
     unsigned long frame = 0;
     while (!p->quit) {
+        /* the Load screen's full run waits until the keys stop a moment */
+        if (p->mode == MODE_LOAD && p->load.idle && !term_input_within(LOAD_IDLE_MS)) {
+            if (load_idle(p)) {
+                view_settle(p, COLS, LINES);
+                view_draw(p);
+                term_refresh();
+            }
+            continue;
+        }
         int key = term_read_key();
         if (key == ERR)
             break; /* end of input: treat as quit, never spin */
@@ -153,6 +165,7 @@ int app_dump(const struct app_input *in, const struct app_dump_options *o, char 
         planner_key(p, next_key(&k));
         view_settle(p, COLS, LINES); /* as each frame of the live planner does */
     }
+    load_idle(p); /* the keys have stopped: the Load screen's full run, as the live one */
     view_draw(p);
     size_t text = term_dump_text(NULL, 0), attrs = o->with_attrs ? term_dump_attrs(NULL, 0) : 0;
     size_t need = text + attrs + 32;

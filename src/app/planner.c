@@ -167,6 +167,7 @@ bool planner_duplicate(struct planner *p)
     sl->undo_count = sl->redo_count = 0;
     sl->note[0] = '\0';
     sl->origin = from->origin; /* a copy is planned from the same file */
+    sl->load = from->load;
     default_label(p, sl->label, sizeof sl->label);
     sl->scenario = from->scenario;
     sl->result = from->result;

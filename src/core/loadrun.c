@@ -23,6 +23,21 @@ void load_defaults(const struct scenario *s, struct load_settings *ls)
     ls->slo_tpot_ms = s->min_tokens_per_s > 0 ? 1000.0 / s->min_tokens_per_s : 50.0;
 }
 
+static bool simulates(const struct engine_desc *e)
+{
+    return e->simulated != NULL;
+}
+
+void load_scenario(const struct scenario *s, struct scenario *out)
+{
+    *out = *s;
+    const struct engine_desc *v1 = engine_find(simulates);
+    if (!engine_desc(s->engine.kind)->server && v1) {
+        out->engine.kind = v1->kind;
+        out->engine.rule = RULE_CURRENT;
+    }
+}
+
 bool load_check_plan(const struct scenario *s, const struct plan_result *r, struct diag *d)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);

@@ -42,6 +42,10 @@ struct load_settings {
  * picks one from the sweep: load_default_rate). */
 void load_defaults(const struct scenario *s, struct load_settings *ls);
 
+/* The scenario simulate runs for s: a generic rule's on vLLM V1 at its
+ * current rule (simulate's default engine), else s as it is. */
+void load_scenario(const struct scenario *s, struct scenario *out);
+
 /* Why the plan r of s cannot be simulated (the engine, speculative
  * decoding, stages, a host tier, images, too many replicas, no step time),
  * in simulate's words; true when it can. */
