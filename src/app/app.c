@@ -44,6 +44,29 @@ static struct planner *open_planner(const struct app_input *in)
     return &p;
 }
 
+/* Lays out, draws and shows a frame; with frame (KVPLAN_FRAME_COUNTER set),
+ * its number on the last row. */
+static void show_frame(struct planner *p, unsigned long *frame)
+{
+    view_settle(p, COLS, LINES);
+    view_draw(p);
+    if (frame) {
+        char f[32];
+        snprintf(f, sizeof f, "#%lu", ++*frame);
+        /* last row: ncurses sends rows in order, so once a test sees
+         * the counter, the whole frame has arrived */
+        int fx = p->frame.cols - (int)strlen(f) - 1;
+        widget_text(p->frame.rows - 1, fx, p->frame.cols - fx, ROLE_TEXT, f);
+        widget_fill(p->frame.rows - 1, fx + (int)strlen(f), p->frame.cols - fx - (int)strlen(f),
+                    ROLE_TEXT);
+    }
+    term_refresh();
+    if (p->copy_pending) {
+        term_clipboard(p->copied);
+        p->copy_pending = false;
+    }
+}
+
 int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t errlen)
 {
     struct term_caps caps;
@@ -58,11 +81,8 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
     while (!p->quit) {
         /* the Load screen's full run waits until the keys stop a moment */
         if (p->mode == MODE_LOAD && p->load.idle && !term_input_within(LOAD_IDLE_MS)) {
-            if (load_idle(p)) {
-                view_settle(p, COLS, LINES);
-                view_draw(p);
-                term_refresh();
-            }
+            if (load_idle(p))
+                show_frame(p, frames ? &frame : NULL);
             continue;
         }
         int key = term_read_key();
@@ -80,25 +100,8 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
             flags = planner_key(p, key);
         if (flags & PLAN_QUIT)
             break;
-        if (flags & PLAN_REDRAW) {
-            view_settle(p, COLS, LINES);
-            view_draw(p);
-            if (frames) {
-                char f[32];
-                snprintf(f, sizeof f, "#%lu", ++frame);
-                /* last row: ncurses sends rows in order, so once a test sees
-                 * the counter, the whole frame has arrived */
-                int fx = p->frame.cols - (int)strlen(f) - 1;
-                widget_text(p->frame.rows - 1, fx, p->frame.cols - fx, ROLE_TEXT, f);
-                widget_fill(p->frame.rows - 1, fx + (int)strlen(f), p->frame.cols - fx - (int)strlen(f),
-                            ROLE_TEXT);
-            }
-            term_refresh();
-            if (p->copy_pending) {
-                term_clipboard(p->copied);
-                p->copy_pending = false;
-            }
-        }
+        if (flags & PLAN_REDRAW)
+            show_frame(p, frames ? &frame : NULL);
     }
     term_close();
     return 0;
