@@ -35,6 +35,8 @@ static struct planner *open_planner(const struct app_input *in)
         planner_init_session(&p, in->catalog, ss);
     else
         planner_init(&p, in->catalog, in->scenario);
+    if (ss && ss->count == 1)
+        p.slots[0].load = ss->entry[0].load; /* the Load screen's settings */
     p.preset_dirs = in->preset_dirs;
     p.preset_dir_count = in->preset_dir_count;
     if (in->load_path && in->scenario_label)

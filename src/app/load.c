@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app/planner.h"
+#include "io/report_load.h"
 
 static struct load_settings *settings(struct planner *p)
 {
@@ -249,4 +250,20 @@ void load_value_text(const struct load_settings *ls, enum load_control c, char *
         snprintf(buf, size, "%g ms", ls->slo_tpot_ms);
         break;
     }
+}
+
+void load_markdown(struct planner *p, FILE *out)
+{
+    if (!(p->slots[p->current].load.rate > 0))
+        return;
+    load_open(p);
+    load_idle(p);
+    if (p->load.point_n == 0)
+        return; /* it cannot run (the screen says why): no section */
+    char command[PLANNER_COPY_MAX];
+    load_command_line(p, command, sizeof command);
+    struct load_sweep none = {.knee = -1};
+    struct report_load l = {&p->slots[p->current].load, &p->load.point,
+                            p->load.sweep_n ? &p->load.sweep : &none, command};
+    report_markdown_load(out, &l);
 }

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/loadrun.h"
 
@@ -57,6 +58,10 @@ bool load_idle(struct planner *p);
 /* The command line that runs the current rate: `kvplan simulate` with the
  * plan's options and the settings; "" when it does not fit. */
 void load_command_line(const struct planner *p, char *buf, size_t size);
+
+/* The Load section of the Markdown report for the current scenario, when
+ * the screen was opened on it: its full run done again, then written. */
+void load_markdown(struct planner *p, FILE *out);
 
 /* A control's label and its value as the screen shows it. */
 const char *load_label(enum load_control c);

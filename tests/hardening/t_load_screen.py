@@ -100,6 +100,45 @@ for args, keys in CASES:
            % (args, keys, line, screen))
     ok(dump(args, keys) == screen, "%s %s: the same keys, another screen" % (args, keys))
 
+# the session file keeps the settings (a one-scenario session with them);
+# the Markdown report has the Load section, simulate's figures in it
+work = tempfile.mkdtemp(prefix="kvplan-load-files-")
+keys = "L<Right><Right><Down><Right><Esc>"
+subprocess.run([KVPLAN, "--dump-screen", "-", "--keys", keys + "e<Enter>m<Enter>"], cwd=work,
+               capture_output=True, env=ENV, timeout=120)
+files = sorted(os.listdir(work))
+ok(len(files) == 2, "a session and a report: %s" % files)
+if len(files) == 2:
+    session = os.path.join(work, files[0])
+    saved = json.load(open(session))["session"]["scenarios"][0].get("load", {})
+    ok(saved.get("request_rate") == 12 and saved.get("random_input_len") == 1100,
+       "the settings in the session: %s" % saved)
+    again = dump(["--load", session], "L")
+    ok("At 12 req/s: 1000 requests" in again and "1100 tokens" in again,
+       "loaded back, the same settings:\n" + again)
+    ok(dump(["--load", session], "L") == again, "loaded twice, the same screen")
+    report = open(os.path.join(work, files[1])).read()
+    cmd = re.search(r"Simulated as `([^`]*)`", report)
+    ok(cmd is not None, "the report's Load section:\n" + report[-2000:])
+    if cmd:
+        run = subprocess.run([KVPLAN, *shlex.split(cmd.group(1))[1:], "--format", "json"],
+                             capture_output=True, env=ENV, timeout=120)
+        sim = json.loads(run.stdout)["result"]["simulation"]
+        row = "| TTFT | %.2f | %.2f" % (sim["median_ttft_ms"], sim["p95_ttft_ms"])
+        ok(row in report, "%r (simulate's) not in the report" % row)
+
+# an export without the Load screen is the plain snapshot as before, and a
+# file without settings (older ones) opens the screen at the defaults
+plain = tempfile.mkdtemp(prefix="kvplan-load-plain-")
+subprocess.run([KVPLAN, "--dump-screen", "-", "--keys", "e<Enter>"], cwd=plain,
+               capture_output=True, env=ENV, timeout=60)
+names = os.listdir(plain)
+ok(len(names) == 1 and "session" not in json.load(open(os.path.join(plain, names[0]))),
+   "a plain snapshot without the Load screen: %s" % names)
+if names:
+    ok("At 10 req/s: 1000 requests" in dump(["--load", os.path.join(plain, names[0])], "L"),
+       "a file without settings: the defaults")
+
 # a plan simulate refuses: the screen says why
 screen = dump(["--engine", "llama.cpp"], "L")
 ok("simulate models vLLM V1's scheduler" in screen, "llama.cpp refused:\n" + screen)
