@@ -90,10 +90,10 @@ void load_open(struct planner *p)
     if (!(ls->rate > 0)) {
         load_defaults(&v->s, ls);
         ls->rate = 1; /* the sweep does not read it */
-        run_sweep(p, LOAD_QUICK_REQUESTS);
+        run_sweep(p, LOAD_QUICK_SWEEP);
         ls->rate = as_written(load_default_rate(v->sweep.capacity));
     } else {
-        run_sweep(p, LOAD_QUICK_REQUESTS);
+        run_sweep(p, LOAD_QUICK_SWEEP);
     }
     run_point(p, LOAD_QUICK_REQUESTS);
     v->idle = true;
@@ -132,7 +132,7 @@ static void changed(struct planner *p, enum load_control c)
     struct load_view *v = &p->load;
     v->error[0] = '\0';
     if (c == LOAD_INPUT || c == LOAD_OUTPUT || c == LOAD_CONCURRENCY)
-        run_sweep(p, LOAD_QUICK_REQUESTS);
+        run_sweep(p, LOAD_QUICK_SWEEP);
     else
         v->sweep.knee = load_knee(&v->sweep, settings(p));
     run_point(p, LOAD_QUICK_REQUESTS);

@@ -5,8 +5,8 @@
  * simulate` plans it (a generic rule's on vLLM V1).
  *
  * A key runs little: a change of the rate or an objective runs only the
- * current rate, a change of a length or the cap the sweep too, each with
- * LOAD_QUICK_REQUESTS requests; the full run (LOAD_FULL_REQUESTS a point)
+ * current rate (LOAD_QUICK_REQUESTS requests), a change of a length or the
+ * cap the sweep too (LOAD_QUICK_SWEEP a point); the full run (LOAD_FULL_REQUESTS a point)
  * waits for the keys to stop (load_idle, from the app's loop when no key
  * comes for a moment, and before a dumped screen is drawn). */
 #ifndef KVPLAN_APP_LOAD_H

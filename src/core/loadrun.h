@@ -18,12 +18,14 @@
 
 #include "sim.h"
 
-/* The Load screen's sweep: rates, and requests a point in a full run and
- * while keys repeat. */
+/* The Load screen's sweep: rates, and requests in a full run and while
+ * keys repeat (the current rate's, and each point of the sweep's, which a
+ * key of a length runs 13 times). */
 enum {
     LOAD_SWEEP_POINTS = 12,
     LOAD_FULL_REQUESTS = WORKLOAD_DEFAULT_PROMPTS,
-    LOAD_QUICK_REQUESTS = 200
+    LOAD_QUICK_REQUESTS = 200,
+    LOAD_QUICK_SWEEP = 100
 };
 
 struct load_settings {
