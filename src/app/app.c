@@ -170,7 +170,8 @@ int app_dump(const struct app_input *in, const struct app_dump_options *o, char 
         planner_key(p, next_key(&k));
         view_settle(p, COLS, LINES); /* as each frame of the live planner does */
     }
-    load_idle(p); /* the keys have stopped: the Load screen's full run, as the live one */
+    if (p->mode == MODE_LOAD)
+        load_idle(p); /* the keys have stopped: the Load screen's full run, as the live one */
     view_draw(p);
     size_t text = term_dump_text(NULL, 0), attrs = o->with_attrs ? term_dump_attrs(NULL, 0) : 0;
     size_t need = text + attrs + 32;
