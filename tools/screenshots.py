@@ -5,7 +5,7 @@ exports (--export-svg, g), for the README.
 Runs build/kvplan on a pseudo-terminal (tests/e2e/ptyterm.py), presses the
 keys of each scene, and paints pyte's screen with Pillow: DejaVu Sans Mono
 for text, exact rectangles for block elements so bars have no seams.
-Usage: screenshots.py KVPLAN OUTDIR. Needs python3-pyte, python3-pil and
+Usage: screenshots.py KVPLAN OUTDIR [SCENE...]. Needs python3-pyte, python3-pil and
 fonts-dejavu-core, run with /usr/bin/python3.
 """
 import os
@@ -146,6 +146,10 @@ SCENES = [
                                  "llama-3.2-1b"], [], {}),
     ("compare", (100, 30), ["--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "2"],
      ["b", "<kcud1>", "<kcud1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "c"], {}),
+    # the Load screen, once its full run has followed the keys ("/TEXT": until TEXT shows)
+    ("load", (120, 40), ["--gpu", "h100-sxm", "--model", "llama-3.1-8b", "--gpus", "2",
+                         "--context", "8k", "--engine", "vllm"],
+     ["L", "<kcuf1>", "<kcuf1>", "/: 1000 requests, seed"], {}),
 ]
 
 
@@ -171,9 +175,12 @@ def pictures(kvplan, out):
 
 def main():
     kvplan, out = os.path.abspath(sys.argv[1]), sys.argv[2]
+    only = set(sys.argv[3:])  # scene names: those alone (none: every scene)
     os.makedirs(out, exist_ok=True)
     pictures(kvplan, out)
     for name, (cols, rows), args, keys, extra in SCENES:
+        if only and name not in only:
+            continue
         env = dict(os.environ, XDG_CONFIG_HOME="/nonexistent")
         env.pop("NO_COLOR", None)
         env.update(extra)
@@ -182,7 +189,10 @@ def main():
             t.wait_for(r"\? help")
             t.wait_for(r"q quit")  # the key bar: the last row of the first frame
             for k in keys:
-                t.press(t.cap(k[1:-1]) if k.startswith("<") else k)
+                if k.startswith("/"):
+                    t.wait_for(k[1:], timeout=60)
+                else:
+                    t.press(t.cap(k[1:-1]) if k.startswith("<") else k)
             t.settle(0.2)
             # hide the test-only frame counter from the picture
             last = t.screen.buffer[rows - 1]

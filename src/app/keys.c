@@ -299,6 +299,13 @@ static int k_explain(struct planner *p)
     return PLAN_REDRAW;
 }
 
+static int k_load(struct planner *p)
+{
+    p->mode = MODE_LOAD;
+    load_open(p);
+    return PLAN_REDRAW;
+}
+
 static int k_repaint(struct planner *p)
 {
     (void)p;
@@ -315,6 +322,7 @@ static const struct planner_key_def keys[] = {
     {'v', "v", "versus", "scenarios side by side", k_versus},
     {'c', "c", "compare", "compare with the reference", k_compare},
     {'T', "T", "target", "what would it take: N users", k_target},
+    {'L', "L", "load", NULL, k_load}, /* in the help at the end, beside the keys it adds */
     {'p', "p", "present", "present (Esc leaves)", keys_present},
     {'e', "e", "export", "export the session as JSON", keys_export},
     {'m', "m", "markdown", "export Markdown", keys_markdown},
@@ -351,6 +359,7 @@ static const struct planner_key_def keys[] = {
     {'\r', "Enter", NULL, NULL, k_edit},
     {KEY_ENTER, "Enter", NULL, NULL, k_edit},
     {12, "Ctrl-L", NULL, "repaint", k_repaint},
+    {'L', "L", NULL, "latency against request rate", k_load},
 };
 
 const struct planner_key_def *planner_keys(int *count)

@@ -142,6 +142,7 @@ bool planner_duplicate(struct planner *p)
     sl->undo_count = sl->redo_count = 0;
     sl->note[0] = '\0';
     sl->origin = from->origin; /* a copy is planned from the same file */
+    sl->load = from->load;
     default_label(p, sl->label, sizeof sl->label);
     sl->scenario = from->scenario;
     sl->result = from->result;
@@ -231,6 +232,7 @@ void planner_session(const struct planner *p, struct snapshot_session *ss,
         snprintf(ss->entry[i].label, sizeof ss->entry[i].label, "%s", p->slots[i].label);
         snprintf(ss->entry[i].note, sizeof ss->entry[i].note, "%s", p->slots[i].note);
         ss->entry[i].scenario = p->slots[i].scenario;
+        ss->entry[i].load = p->slots[i].load;
         results[i] = planner_result_of(p, i);
     }
 }
@@ -277,6 +279,7 @@ void planner_init_session(struct planner *p, const struct catalog *c,
         snprintf(sl->label, sizeof sl->label, "%s", ss->entry[i].label);
         snprintf(sl->note, sizeof sl->note, "%s", ss->entry[i].note);
         sl->scenario = ss->entry[i].scenario;
+        sl->load = ss->entry[i].load;
         struct diag d = {0};
         /* with rows (the launch line, the generic comparison); the live
          * scenario's, computed last, take their place */
@@ -305,6 +308,12 @@ uint64_t planner_session_print(const struct planner *p)
         h = fnv(h, p->slots[i].label);
         h = fnv(h, p->slots[i].note);
         report_command_line(&p->slots[i].scenario, line, sizeof line);
+        h = fnv(h, line);
+        const struct load_settings *ls = &p->slots[i].load; /* the Load screen's */
+        snprintf(line, sizeof line, "%g %llu %llu %llu %g %g %llu", ls->rate,
+                 (unsigned long long)ls->input_len, (unsigned long long)ls->output_len,
+                 (unsigned long long)ls->max_concurrency, ls->slo_ttft_ms, ls->slo_tpot_ms,
+                 (unsigned long long)ls->seed);
         h = fnv(h, line);
     }
     return h;

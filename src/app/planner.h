@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "app/controls.h"
+#include "app/load.h"
 #include "app/layout.h"
 #include "core/curve.h"
 #include "core/plan.h"
@@ -33,7 +34,8 @@ enum planner_mode {
     MODE_VERSUS,   /* two to four scenarios side by side */
     MODE_COPIED,   /* what was copied to the clipboard, to select by hand */
     MODE_OPTIONS,  /* what would it take: single changes that reach a target */
-    MODE_EXPLAIN   /* every explain row with its formula, full screen */
+    MODE_EXPLAIN,  /* every explain row with its formula, full screen */
+    MODE_LOAD      /* a stream of requests: latency against the request rate */
 };
 
 enum prompt_kind {
@@ -75,6 +77,7 @@ struct planner_slot {
     char label[SNAPSHOT_LABEL_MAX];
     char note[SNAPSHOT_NOTE_MAX];
     struct planner_origin origin;
+    struct load_settings load; /* the Load screen's; rate 0: never opened, not saved */
     struct scenario scenario;
     struct plan_result result;
     struct users_curve curve;
@@ -147,6 +150,7 @@ struct planner {
         int scroll;    /* the first line the full-screen explain view shows */
         int page, max; /* its lines on screen and its last scroll (view_settle) */
     } xview;
+    struct load_view load; /* the Load screen's runs of the current scenario */
 };
 
 /* Flags returned by input handlers. */

@@ -100,8 +100,10 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
             int shown[4], n = planner_versus(p, shown);
             if (p->prompt.from_versus && n > 1)
                 report_markdown_versus(f, &ss, results, shown, n);
-            else
+            else {
                 report_markdown(f, planner_scenario(p), planner_result(p), &p->explain);
+                load_markdown(p, f); /* the Load screen's, when it was opened */
+            }
             fclose(f);
             ok = fileio_write_atomic(path, text, len, &d);
             free(text);

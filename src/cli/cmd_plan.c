@@ -125,7 +125,8 @@ int cmd_plan(int argc, char **argv)
 }
 
 /* The session of a --load file without --scenario, when it holds more than
- * one scenario (NULL otherwise); s is its current one. A session that does
+ * one scenario or the Load screen's settings (NULL otherwise); s is its
+ * current one. A session that does
  * not read whole is refused, never opened in part. */
 static bool planner_session(const struct options *o, const struct scenario *s,
                             const struct snapshot_session **session, struct diag *d)
@@ -138,7 +139,7 @@ static bool planner_session(const struct options *o, const struct scenario *s,
         diag_prefix(d, "%s", OPTION_FLAG(OPT_LOAD));
         return false;
     }
-    if (ss.count > 1) {
+    if (ss.count > 1 || ss.entry[0].load.rate > 0) {
         ss.entry[ss.current].scenario = *s;
         *session = &ss;
     }
