@@ -20,7 +20,7 @@ static bool simulates(const struct engine_desc *e)
 
 /* Words after the options: further --goodput pairs (vLLM takes them after
  * one --goodput), nothing else. */
-static bool goodput_words(int argc, char **argv, struct options *o, struct diag *d)
+bool simulate_goodput_words(int argc, char **argv, struct options *o, struct diag *d)
 {
     const struct option_row *row = &options_table[OPT_GOODPUT];
     for (int i = optind; i < argc; i++) {
@@ -34,7 +34,7 @@ static bool goodput_words(int argc, char **argv, struct options *o, struct diag 
 
 /* Without --engine (and no snapshot to take it from), vLLM V1: the engine
  * options given then read as its own. */
-static void default_engine(struct options *o)
+void simulate_default_engine(struct options *o)
 {
     const struct engine_desc *e = engine_find(simulates);
     if (o->given[OPT_ENGINE] || o->load_path || e == NULL)
@@ -45,7 +45,7 @@ static void default_engine(struct options *o)
 }
 
 /* What the simulator does not model yet, refused by name. */
-static bool simulated(const struct scenario *s, const struct plan_result *r, struct diag *d)
+bool simulate_supported(const struct scenario *s, const struct plan_result *r, struct diag *d)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
     if (!e->server)
@@ -79,7 +79,7 @@ static bool simulated(const struct scenario *s, const struct plan_result *r, str
 }
 
 /* The workload from the options, vLLM's defaults where none is given. */
-static struct workload_params workload_of(const struct options *o, const struct scenario *s)
+struct workload_params simulate_workload(const struct options *o, const struct scenario *s)
 {
     const bool *g = o->given;
     return (struct workload_params){
@@ -95,7 +95,7 @@ static struct workload_params workload_of(const struct options *o, const struct 
 
 /* The longest request must fit the context and the pool; the shortest
  * holds a token. */
-static bool workload_fits(const struct workload_params *p, const struct sim_config *c,
+bool simulate_workload_fits(const struct workload_params *p, const struct sim_config *c,
                           struct diag *d)
 {
     struct workload_bounds b = workload_bounds(p);
@@ -121,7 +121,7 @@ static bool workload_fits(const struct workload_params *p, const struct sim_conf
     return true;
 }
 
-static bool run_failed(enum sim_status st, struct diag *d)
+bool simulate_run_failed(enum sim_status st, struct diag *d)
 {
     switch (st) {
     case SIM_OK:
@@ -145,6 +145,25 @@ static bool run_failed(enum sim_status st, struct diag *d)
     return true;
 }
 
+bool simulate_config(const struct scenario *s, const struct plan_result *r, struct sim_config *c,
+                     struct diag *d)
+{
+    if (!simulate_supported(s, r, d))
+        return false;
+    sim_config_of_plan(s, r, c);
+    if (c->blocks == 0 || !r->fits)
+        return diag_fail(d, "no KV cache: the weights leave vLLM no memory for it (see kvplan "
+                         "plan)");
+    /* vLLM refuses it at startup: vllm/config/scheduler.py, SchedulerConfig's
+     * checks ("max_num_batched_tokens ... must be greater than or equal to
+     * max_num_seqs") */
+    if (c->max_num_batched_tokens < c->max_num_seqs)
+        return diag_fail(d, "--max-num-batched-tokens %llu is below --max-num-seqs %llu: vLLM "
+                         "refuses to start so", (unsigned long long)c->max_num_batched_tokens,
+                         (unsigned long long)c->max_num_seqs);
+    return true;
+}
+
 /* Plans, checks and simulates; the plan and the run into *sr. */
 static bool simulate(const struct options *o, struct simulate_run *sr, struct diag *d)
 {
@@ -161,25 +180,14 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     sr->x.deferred = false;
     if (!plan_compute(&sr->s, &sr->x, NULL, &sr->r, d))
         return false;
-    if (!simulated(&sr->s, &sr->r, d))
+    if (!simulate_config(&sr->s, &sr->r, &sr->c, d))
         return false;
-    sim_config_of_plan(&sr->s, &sr->r, &sr->c);
-    if (sr->c.blocks == 0 || !sr->r.fits)
-        return diag_fail(d, "no KV cache: the weights leave vLLM no memory for it (see kvplan "
-                         "plan)");
-    /* vLLM refuses it at startup: vllm/config/scheduler.py, SchedulerConfig's
-     * checks ("max_num_batched_tokens ... must be greater than or equal to
-     * max_num_seqs") */
-    if (sr->c.max_num_batched_tokens < sr->c.max_num_seqs)
-        return diag_fail(d, "--max-num-batched-tokens %llu is below --max-num-seqs %llu: vLLM "
-                         "refuses to start so", (unsigned long long)sr->c.max_num_batched_tokens,
-                         (unsigned long long)sr->c.max_num_seqs);
     sr->c.max_concurrency = o->given[OPT_MAX_CONCURRENCY] ? o->max_concurrency : 0;
     double *slo[3] = {&sr->c.slo_ttft, &sr->c.slo_tpot, &sr->c.slo_e2el};
     for (int i = 0; i < 3; i++)
         *slo[i] = o->goodput_set[i] ? o->goodput_ms[i] / 1000.0 : -1;
-    sr->w = workload_of(o, &sr->s);
-    if (!workload_fits(&sr->w, &sr->c, d))
+    sr->w = simulate_workload(o, &sr->s);
+    if (!simulate_workload_fits(&sr->w, &sr->c, d))
         return false;
     struct workload_request *q = malloc((size_t)sr->w.num_prompts * sizeof *q);
     if (q == NULL)
@@ -188,7 +196,7 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     workload_generate(&sr->w, q);
     enum sim_status st = sim_run(&sr->c, q, (size_t)sr->w.num_prompts, &sr->out);
     free(q);
-    return !run_failed(st, d);
+    return !simulate_run_failed(st, d);
 }
 
 int cmd_simulate(int argc, char **argv)
@@ -198,9 +206,9 @@ int cmd_simulate(int argc, char **argv)
     int parsed = cli_parse(CMD_SIMULATE, argc, argv, &o);
     if (parsed != CLI_PARSED)
         return parsed;
-    if (!goodput_words(argc, argv, &o, &d))
+    if (!simulate_goodput_words(argc, argv, &o, &d))
         return cli_fail(d.message);
-    default_engine(&o);
+    simulate_default_engine(&o);
     static struct simulate_run sr; /* the plan's explain rows are large */
     memset(&sr, 0, sizeof sr);
     if (!simulate(&o, &sr, &d))

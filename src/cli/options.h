@@ -123,6 +123,8 @@ enum option_id {
     OPT_SEED,
     OPT_MAX_CONCURRENCY,
     OPT_GOODPUT,
+    OPT_GOODPUT_TARGET,
+    OPT_PARETO,
     OPT_SIM_FORMAT,
     OPT_HELP,
     OPT_COUNT
@@ -184,6 +186,7 @@ struct options {
     double request_rate, burstiness, range_ratio;
     double goodput_ms[3]; /* ttft, tpot, e2el */
     bool goodput_set[3];
+    double goodput_target; /* solve: the share of requests that must keep them */
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;
     const char *engine_version; /* calibrate: the engine's version the benchmark ran */
