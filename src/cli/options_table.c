@@ -275,7 +275,8 @@ const struct option_row options_table[OPT_COUNT] = {
                                "with --max-context or --utilization, the one GPU"},
     [OPT_MAX_GPUS] = {OPTNAME_MAX_GPUS, .commands = CMD_BIT(CMD_SOLVE), COUNT(1, 4096),
                       .offset = AT(max_gpus), .metavar = "N",
-                      .help = "GPUs to consider per type (default 256)"},
+                      .help = "GPUs to consider per type (default 256; 64 with\n"
+                              "--request-rate)"},
     [OPT_MAX_PP] = {OPTNAME_MAX_PP, .commands = CMD_BIT(CMD_SOLVE), COUNT(1, 64),
                     .offset = AT(max_pp), .metavar = "N",
                     .help = "also consider N pipeline stages or fewer (layouts past one\n"
@@ -283,7 +284,7 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_MAX_PLANS] = {OPTNAME_MAX_PLANS, .commands = CMD_BIT(CMD_SOLVE), COUNT64(1, UINT64_MAX),
                        .offset = AT(max_plans), .metavar = "N",
                        .help = "layouts to try in all before giving up (default 1000000,\n"
-                               "a few seconds)"},
+                               "a few seconds; with --request-rate, 200 simulations)"},
     [OPT_SOLVE_FORMAT] = {OPTNAME_FORMAT, .commands = CMD_BIT(CMD_SOLVE), .parse = opt_solve_format,
                           .metavar = "text|json",
                           .help = "the answer as text (default) or JSON (doc/FORMATS.md)",
@@ -292,7 +293,7 @@ const struct option_row options_table[OPT_COUNT] = {
                   .metavar = "AXIS", .complete = COMPLETE_WORDS,
                   .help = "an axis to vary (AXIS above)",
                   .words = "context=1k..128k concurrency=1..256 gpus=1..8 kv-dtype=all gpu=all "
-                           "model=all"},
+                           "model=all request-rate=1..40 max-concurrency=1..256"},
     [OPT_SWEEP_FORMAT] = {OPTNAME_FORMAT, .commands = CMD_BIT(CMD_SWEEP), .parse = opt_sweep_format,
                           .metavar = "F", .complete = COMPLETE_WORDS,
                           .words = "table csv markdown json",
@@ -426,10 +427,14 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
          .head = "Usage: kvplan solve --users N --context L --model M [--gpu ID ...] "
                  "[--engine E]\n"
                  "       kvplan solve --users N --max-context --gpu ID --gpus G [...]\n"
-                 "       kvplan solve --users N --utilization --engine vllm --gpu ID [...]\n\n"
+                 "       kvplan solve --users N --utilization --engine vllm --gpu ID [...]\n"
+                 "       kvplan solve --request-rate R --goodput KEY:MS ... [--goodput-target F]\n"
+                 "                    [workload options] [--gpu ID] [...]\n\n"
                  "The smallest GPU count and tensor-parallel x replica split of each GPU type\n"
                  "that serves N users, sorted by cost; or the longest context, or the smallest\n"
-                 "--gpu-memory-utilization, that still serves N users.\n",
+                 "--gpu-memory-utilization, that still serves N users. With --request-rate,\n"
+                 "the fewest GPUs and replicas x TP whose simulated run of that stream keeps\n"
+                 "the --goodput objectives for a share of the requests (default 0.95).\n",
          .tail = "Options are spelled out in full: an abbreviation is refused.\n" SCENARIO_TAIL},
     [CMD_SWEEP] =
         {"sweep", .synopsis = "sweep --vary AXIS ...",
@@ -441,7 +446,10 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
                  "        log scale), concurrency=1..256 (users decoding at once, powers of "
                  "two),\n"
                  "        gpus=1..8, kv-dtype=all, gpu=all, model=all; up to three\n"
-                 "        axes, nested in the order given\n",
+                 "        axes, nested in the order given\n"
+                 "  simulated rows (with a workload option, or these axes): request-rate=1..40\n"
+                 "        (steps of 1; 1..40:8 points; or a list 1,5,20), max-concurrency=1..256\n"
+                 "        (powers of two, or a list); --pareto keeps the frontier's rows\n",
          .tail = SCENARIO_TAIL},
     [CMD_IMPORT_HF] =
         {"import-hf", .synopsis = "import-hf config.json",
