@@ -235,9 +235,10 @@ static void print_tried(const struct slo_job *j)
     printf("  %5s %4s %5s %8s %10s %10s %10s %9s  %s\n", "GPUS", "TP", "REPL", "GOODPUT",
            "P95 TTFT", "P95 TPOT", "OUT TOK/S", "$/M OUT", "VERDICT");
     for (uint32_t g = 1; g <= j->q.max_gpus; g++)
+        for (uint32_t tp = 1; tp <= SLO_MAX_TP && tp <= g; tp++)
         for (size_t i = 0; i < n; i++) {
             const struct slo_layout *l = &j->q.tried[i];
-            if (l->gpus != g)
+            if (l->gpus != g || l->tp != tp)
                 continue;
             char ttft[24] = "-", tpot[24] = "-", tok[24] = "-", cost[24] = "-", share[16] = "-";
             if (l->verdict != SLO_MEMORY && l->verdict != SLO_RUN_FAILED) {

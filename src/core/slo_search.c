@@ -2,6 +2,7 @@
  * (see slo_search.h). */
 #include "slo_search.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "price.h"
@@ -116,12 +117,35 @@ static const struct slo_layout *run(struct searcher *m, uint32_t tp, uint32_t re
     return out;
 }
 
+/* The stream's rate: the requests over the last one's arrival (the
+ * workload ends them at N / R); 0 when they all come at once. */
+static double stream_rate(const struct slo_search *q)
+{
+    double last = q->nreqs ? q->reqs[q->nreqs - 1].arrival : 0;
+    return last > 0 ? (double)q->nreqs / last : 0;
+}
+
+/* The replicas to try after n missed: twice n, or more when n was over
+ * capacity and finished s requests a second over its run against the
+ * rate's r (n x r / s of them: the rate over what one served), at most
+ * rmax. */
+static uint32_t next_replicas(const struct slo_layout *l, double rate, uint32_t n, uint32_t rmax)
+{
+    double want = 2.0 * n;
+    if (l->verdict == SLO_OVER_CAPACITY && l->out.request_throughput > 0 && rate > 0) {
+        double need = ceil((double)n * rate / l->out.request_throughput);
+        want = need > want ? need : want;
+    }
+    return want >= (double)rmax ? rmax : (uint32_t)want;
+}
+
 /* The fewest replicas of TP tp, up to rmax, that meet the target; 0 when
  * none does (or the engine refuses tp, or the weights do not fit). */
 static uint32_t fewest_replicas(struct searcher *m, uint32_t tp, uint32_t rmax)
 {
     uint32_t lo = 0, hi = 0; /* the most known to miss, the fewest known to meet */
-    for (uint32_t n = 1;; n = n > rmax / 2 ? rmax : 2 * n) {
+    double rate = stream_rate(m->q);
+    for (uint32_t n = 1;;) {
         const struct slo_layout *l = run(m, tp, n);
         if (l == NULL || l->verdict == SLO_MEMORY) /* more replicas leave each GPU the same */
             return 0;
@@ -132,6 +156,7 @@ static uint32_t fewest_replicas(struct searcher *m, uint32_t tp, uint32_t rmax)
         lo = n;
         if (n == rmax)
             return 0;
+        n = next_replicas(l, rate, n, rmax);
     }
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;

@@ -6,7 +6,9 @@
  * Each candidate layout is planned (its KV pool, its step time) and, when
  * it fits, simulated on the same requests (the same workload and seed for
  * every layout). The search goes tensor-parallel size by size, from 1 up;
- * at each it looks for the fewest replicas by doubling and then bisection,
+ * at each it looks for the fewest replicas by doubling (or, after a run over
+ * capacity, jumping to the replicas its served rate says the stream needs,
+ * when that is more) and then bisection,
  * which assumes that more replicas never serve a fixed stream worse (each
  * runs its own scheduler on its own pool, and the router sends a request to
  * the least loaded). A size is searched only below the fewest GPUs found so
