@@ -214,8 +214,9 @@ static void print_table_head(const struct sweep *w)
     printf("%-24s %9s %8s %10s %10s %10s %10s %10s %9s %9s %9s", "VALUE", "GPUS", "REQ/S",
            "OUT TOK/S", "TOK/S/GPU", "TOK/S/USER", "TTFT P50", "TTFT P95", "TPOT P50",
            "TPOT P95", "ITL P95");
-    printf(w->slo[0] >= 0 || w->slo[1] >= 0 || w->slo[2] >= 0 ? " %8s  %s\n" : "  %s\n",
-           "GOODPUT", "FRONTIER");
+    if (w->slo[0] >= 0 || w->slo[1] >= 0 || w->slo[2] >= 0)
+        printf(" %8s", "GOODPUT");
+    printf("  %s\n", "FRONTIER");
 }
 
 static void print_table_row(const struct sweep *w, const struct scenario *s,

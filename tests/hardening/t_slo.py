@@ -11,8 +11,10 @@ the option, exit status 2, nothing on standard output; --name=value reads as
 --name value.
 Usage: t_slo.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
+import os
+import shlex
 
-from optionslib import check, main, run
+from optionslib import ROOT, check, main, run
 
 ASK = ["--request-rate", "40", "--random-input-len", "2048", "--random-output-len", "300",
        "--goodput", "ttft:1000", "tpot:50"]
@@ -191,6 +193,20 @@ def test_sweep_concurrency_axis_and_frontier():
         r["over_capacity"] and r["p95_ttft_ms"] is None and not r["pareto"] for r in rows), rows)
 
 
+def test_sweep_table():
+    status, out, err = run(["sweep", *SMALL, "--vary", "max-concurrency=1..4"])
+    head = out.splitlines()[1] if status == 0 else ""
+    check("the table's heads end with FRONTIER, no GOODPUT without --goodput",
+          head.split()[-1] == "FRONTIER" and "GOODPUT" not in head, out + err)
+    status, out, err = run(["sweep", *SMALL, "--vary", "max-concurrency=1..4", "--goodput",
+                            "ttft:100"])
+    head = out.splitlines()[1] if status == 0 else ""
+    check("with --goodput, GOODPUT before FRONTIER", head.split()[-2:] == ["GOODPUT", "FRONTIER"],
+          out + err)
+    rows = out.splitlines()[2:5]
+    check("a row a cap (1, 2, 4), each with its share", len(rows) == 3 and all("%" in r for r in rows), out)
+
+
 def test_sweep_bad_input():
     for vary, what in (("request-rate=0..4", "above 0"), ("request-rate=a", "rate"),
                        ("request-rate=4..1", "FROM"), ("request-rate=1..4:1", "POINTS"),
@@ -205,7 +221,24 @@ def test_sweep_bad_input():
     refused(["sweep", "--vary", "gpus=1..2", "stray"], "stray", "unexpected argument")
 
 
+def test_readme_examples_are_the_binarys():
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    for start in ("$ kvplan solve --model llama-3.1-70b --request-rate",
+                  "$ kvplan sweep --vary max-concurrency="):
+        at = text.find(start)
+        check("README shows %r" % start, at >= 0)
+        if at < 0:
+            continue
+        line, _, rest = text[at:].partition("\n")
+        want = rest[:rest.find("```")]
+        status, out, err = run(shlex.split(line)[2:])
+        check("README's %s... is the binary's output" % start[:22], status == 0 and out == want,
+              out + err)
+
+
 if __name__ == "__main__":
     main([test_the_answer_keeps_it_and_fewer_gpus_do_not, test_text_answer, test_equals_forms,
           test_more_load_or_a_higher_target_needs_no_fewer, test_bounds_say_so, test_bad_input,
-          test_sweep_rate_axis, test_sweep_concurrency_axis_and_frontier, test_sweep_bad_input])
+          test_sweep_rate_axis, test_sweep_concurrency_axis_and_frontier, test_sweep_table,
+          test_sweep_bad_input, test_readme_examples_are_the_binarys])
