@@ -11,10 +11,8 @@ the option, exit status 2, nothing on standard output; --name=value reads as
 --name value.
 Usage: t_slo.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
-import os
-import shlex
 
-from optionslib import ROOT, check, main, run
+from optionslib import check, main, run
 
 ASK = ["--request-rate", "40", "--random-input-len", "2048", "--random-output-len", "300",
        "--goodput", "ttft:1000", "tpot:50"]
@@ -221,24 +219,8 @@ def test_sweep_bad_input():
     refused(["sweep", "--vary", "gpus=1..2", "stray"], "stray", "unexpected argument")
 
 
-def test_readme_examples_are_the_binarys():
-    with open(os.path.join(ROOT, "README.md")) as f:
-        text = f.read()
-    for start in ("$ kvplan solve --model llama-3.1-70b --request-rate",
-                  "$ kvplan sweep --vary max-concurrency="):
-        at = text.find(start)
-        check("README shows %r" % start, at >= 0)
-        if at < 0:
-            continue
-        line, _, rest = text[at:].partition("\n")
-        want = rest[:rest.find("```")]
-        status, out, err = run(shlex.split(line)[2:])
-        check("README's %s... is the binary's output" % start[:22], status == 0 and out == want,
-              out + err)
-
-
 if __name__ == "__main__":
     main([test_the_answer_keeps_it_and_fewer_gpus_do_not, test_text_answer, test_equals_forms,
           test_more_load_or_a_higher_target_needs_no_fewer, test_bounds_say_so, test_bad_input,
           test_sweep_rate_axis, test_sweep_concurrency_axis_and_frontier, test_sweep_table,
-          test_sweep_bad_input, test_readme_examples_are_the_binarys])
+          test_sweep_bad_input])
