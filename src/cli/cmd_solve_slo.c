@@ -258,6 +258,14 @@ static void print_tried(const struct slo_job *j)
         }
 }
 
+static bool any_verdict(const struct slo_job *j, enum slo_verdict v)
+{
+    for (size_t i = 0; i < j->a.ntried; i++)
+        if (j->q.tried[i].verdict == v)
+            return true;
+    return false;
+}
+
 static int print_text(const struct slo_job *j)
 {
     print_head(j);
@@ -265,7 +273,9 @@ static int print_text(const struct slo_job *j)
         print_answer(j);
     print_tried(j);
     printf("(meets: goodput at least the target; SLO: below it; over capacity: the queue grows "
-           "through the run; memory: no KV pool for the longest request)\n");
+           "through the run; memory: no KV pool for the longest request%s)\n",
+           any_verdict(j, SLO_RUN_FAILED) ? "; run: past the simulator's caps on steps or time"
+                                          : "");
     if (j->a.out_of_runs) {
         printf("(stopped after %u simulations before the search ended: allow more with "
                "--max-plans N, or lower --max-gpus)\n", j->q.max_runs);
