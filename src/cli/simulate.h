@@ -10,6 +10,7 @@
 #include "core/plan.h"
 #include "core/sim.h"
 #include "core/workload.h"
+#include "io/benchresult.h"
 
 struct simulate_run {
     struct scenario s;
@@ -18,6 +19,12 @@ struct simulate_run {
     struct sim_config c;
     struct workload_params w;
     struct sim_result out;
+    /* --compare: the measured run, and which of its workload's figures the
+     * run took (the options gave the others) */
+    const char *compare_path;
+    struct bench_result bench;
+    const char *from_file[8];
+    int nfrom;
 };
 
 /* The run as a table; as the plan's JSON snapshot with result.simulation.
@@ -45,5 +52,10 @@ bool simulate_workload_fits(const struct workload_params *p, const struct sim_co
 struct workload_params simulate_workload(const struct options *o, const struct scenario *s);
 /* True (d says why) when a run stopped short. */
 bool simulate_run_failed(enum sim_status st, struct diag *d);
+/* --compare (simulate_compare.c): the measurement beside the prediction,
+ * figure by figure, as a table; as result.simulation.compare (NULL: out of
+ * memory). */
+void simulate_compare_text(FILE *out, const struct simulate_run *sr);
+struct cJSON *simulate_compare_json(const struct simulate_run *sr);
 
 #endif

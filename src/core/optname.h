@@ -109,6 +109,7 @@
 #define OPTNAME_GOODPUT "--goodput"
 #define OPTNAME_GOODPUT_TARGET "--goodput-target"
 #define OPTNAME_PARETO "--pareto"
+#define OPTNAME_COMPARE "--compare"
 #define OPTNAME_HELP "--help"
 
 #endif
