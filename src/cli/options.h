@@ -61,6 +61,7 @@ enum option_id {
     OPT_LOAD,
     OPT_SCENARIO,
     OPT_EXPORT,
+    OPT_EXPORT_SVG,
     OPT_REQUIRE_USERS,
     OPT_FORMAT,
     OPT_DRAFT_MODEL,
@@ -127,6 +128,8 @@ enum option_id {
     OPT_GOODPUT,
     OPT_ROUTER,
     OPT_CAPACITY_POLICY,
+    OPT_GOODPUT_TARGET,
+    OPT_PARETO,
     OPT_COMPARE,
     OPT_SIM_FORMAT,
     OPT_HELP,
@@ -145,6 +148,7 @@ struct options {
     const char *load_path;
     const char *scenario_label; /* --scenario: one scenario of a --load session */
     const char *export_path;
+    const char *export_svg_path; /* --export-svg: the plan's picture */
     const char *calibration_path;
     const char *preset_dirs[OPTIONS_PRESET_DIRS_MAX];
     int preset_dir_count;
@@ -191,6 +195,7 @@ struct options {
     bool goodput_set[3];
     enum sim_router router; /* given: OPT_ROUTER */
     enum sim_capacity capacity; /* given: OPT_CAPACITY_POLICY */
+    double goodput_target; /* solve: the share of requests that must keep them */
     const char *compare_path; /* a benchmark's result to set beside the run */
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;

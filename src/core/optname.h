@@ -40,6 +40,7 @@
 #define OPTNAME_LOAD "--load"
 #define OPTNAME_SCENARIO "--scenario"
 #define OPTNAME_EXPORT "--export"
+#define OPTNAME_EXPORT_SVG "--export-svg"
 #define OPTNAME_REQUIRE_USERS "--require-users"
 #define OPTNAME_FORMAT "--format"
 
@@ -109,6 +110,8 @@
 #define OPTNAME_GOODPUT "--goodput"
 #define OPTNAME_ROUTER "--router"
 #define OPTNAME_CAPACITY_POLICY "--capacity-scheduler-policy"
+#define OPTNAME_GOODPUT_TARGET "--goodput-target"
+#define OPTNAME_PARETO "--pareto"
 #define OPTNAME_COMPARE "--compare"
 #define OPTNAME_HELP "--help"
 

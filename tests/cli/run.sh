@@ -209,8 +209,9 @@ expect 0 "Ctrl-L  repaint" --dump-screen - --size 70x22 --keys "?<PgDn>"
 expect 0 "the end (PgUp back)" --dump-screen - --size 70x22 --keys "?<PgDn><PgDn>"
 expect 0 "q       quit" --dump-screen - --size 70x22 --keys "?<PgDn><PgUp><PgUp>"
 expect 0 "GPUs        " --dump-screen - --size 70x22 --keys "?x"
-# two columns at 80x24, the explain view's key among them
+# two columns at 80x24, two blanks between them (the full explain key beside the reference key)
 expect 0 "edit copy  x       explain rows, full screen" --dump-screen - --size 80x24 --keys "?"
+expect 0 "L       latency against request rate" --dump-screen - --size 80x24 --keys "?"
 expect 0 "any key closes this help" --dump-screen - --size 80x24 --keys "?"
 # q with unexported scenarios asks, on a too small screen too (never unseen)
 expect 0 "Quit? 3 scenarios not exported (e exports). (y/N)" --dump-screen - --size 100x30 --keys bnq
@@ -616,7 +617,7 @@ expect 0 "16k,h100-sxm,llama-3.1-8b,1,16384,bf16,true,28,28,131072,2147483648" s
 expect 0 "| fp8 | h100-sxm |" sweep --vary kv-dtype=all --format markdown
 expect 0 '"value":	"deepseek-v3"' sweep --vary model=all --format json
 expect 0 "mi300x" sweep --vary gpu=all
-expect 2 "--vary: 'colour' is not context, gpus, concurrency, kv-dtype, gpu or model" sweep --vary colour=all
+expect 2 "--vary: 'colour' is not context, gpus, concurrency, kv-dtype, gpu, model, request-rate or max-concurrency" sweep --vary colour=all
 expect 2 "--vary: 'context=8k..1k'" sweep --vary context=8k..1k
 expect 2 "--vary: 'gpus=1..8' and 'gpus=1..4' vary the same axis: give each axis once" sweep --vary gpus=1..8 --vary gpus=1..4
 expect 2 "--vary: 'gpus=0..8': the GPU count must be at least 1" sweep --vary gpus=0..8
