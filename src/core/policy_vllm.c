@@ -46,6 +46,53 @@ static void host_note(const struct scenario *s, const struct placement *l, char 
         snprintf(note, size, "vLLM --kv-offloading-size %g GiB", offload_gib(s, 1));
 }
 
+/* The GPU's CUDA architecture as vLLM tells them apart, by its preset's
+ * family: the SM100 family (B200, GB200: "Blackwell"; B300: "Blackwell
+ * Ultra"; not the SM120 "Blackwell GB202") and Hopper (SM90). */
+static bool sm100(const struct gpu_spec *g)
+{
+    return strcmp(g->family, "Blackwell") == 0 || strcmp(g->family, "Blackwell Ultra") == 0;
+}
+
+static bool hopper(const struct gpu_spec *g)
+{
+    return strcmp(g->family, "Hopper") == 0;
+}
+
+/* The block an MLA model's cache takes: platforms/cuda.py
+ * (CudaPlatformBase.check_and_update_config) picks the MLA backend and forces
+ * the block it needs over the one given (16 by default): FlashMLA (Hopper) a
+ * multiple of 64; on the SM100 family FlashInfer MLA (qk_nope_head_dim 128,
+ * DeepSeek's) 32 or a multiple of 64, else CUTLASS MLA a multiple of 128, the
+ * default for every MLA model up to 0.13; DeepSeek sparse attention's
+ * FlashMLA sparse exactly 64. Other GPUs keep the block (Triton MLA). Sets
+ * *why when it forced one. */
+static uint64_t mla_block(const struct scenario *s, uint64_t given, const char **why)
+{
+    const struct model_spec *m = &s->model;
+    bool cutlass = s->engine.rule == RULE_VLLM_0_13 || m->qk_nope_head_dim != 128;
+    uint64_t need = 0;
+    *why = NULL;
+    if (m->attention != ATTENTION_MLA)
+        return given;
+    if (m->index_topk > 0) {
+        need = given != 64 ? 64 : 0;
+        *why = "FlashMLA sparse (DeepSeek sparse attention) takes blocks of 64";
+    } else if (sm100(&s->gpu) && !cutlass) {
+        need = given != 32 && given % 64 ? 64 : 0;
+        *why = "FlashInfer MLA, the SM100 default, takes blocks of 32 or a multiple of 64";
+    } else if (sm100(&s->gpu)) {
+        need = given % 128 ? 128 : 0;
+        *why = "CUTLASS MLA on SM100 takes a multiple of 128";
+    } else if (hopper(&s->gpu)) {
+        need = given % 64 ? 64 : 0;
+        *why = "FlashMLA on Hopper takes a multiple of 64";
+    }
+    if (need == 0)
+        *why = NULL;
+    return need ? need : given;
+}
+
 /* vllm serve MODEL and the flags that make it plan what kvplan planned. */
 static void launch(const struct policy_ctx *c)
 {
@@ -66,8 +113,11 @@ static void launch(const struct policy_ctx *c)
     if (s->engine.max_num_batched_tokens)
         shell_option(&l, "--max-num-batched-tokens", "%llu",
                      (unsigned long long)e->max_num_batched_tokens);
-    /* with state layers vLLM picks the enlarged block itself */
-    if (e->unit_tokens != 16 && (c->k->state_layers == 0 || s->block_tokens))
+    /* with state layers, or an MLA backend's block, vLLM picks the block itself */
+    const char *forced;
+    uint64_t asked = s->block_tokens ? s->block_tokens : 16;
+    bool own = mla_block(s, asked, &forced) == e->unit_tokens && forced;
+    if (e->unit_tokens != 16 && !own && (c->k->state_layers == 0 || s->block_tokens))
         shell_option(&l, "--block-size", "%llu", (unsigned long long)e->unit_tokens);
     if (s->prefix_tokens > 0)
         shell_words(&l, "--enable-prefix-caching");
@@ -108,6 +158,7 @@ static void log_lines(const struct policy_ctx *c)
     struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     char tok[32], a[32], b[32];
+    size_t len;
     units_format_bytes(r->kv_pool_bytes_per_gpu, UNITS_GIB, a, sizeof a);
     if (s->engine.rule == RULE_VLLM_V0) {
         policy_log(e, "# GPU blocks: %llu, # CPU blocks: 0", (unsigned long long)e->units);
@@ -125,8 +176,12 @@ static void log_lines(const struct policy_ctx *c)
              e->fraction * 100, (unsigned long long)e->max_num_batched_tokens, e->max_num_seqs,
              e->max_num_seqs == 1 ? "" : "s", (unsigned long long)e->unit_tokens);
     /* V1 hybrid: the block given (16 by default) was enlarged (budget below) */
-    uint64_t given = s->block_tokens ? s->block_tokens : 16;
-    size_t len = strlen(e->note);
+    const char *forced;
+    uint64_t given = mla_block(s, s->block_tokens ? s->block_tokens : 16, &forced);
+    len = strlen(e->note);
+    if (forced && len < sizeof e->note)
+        snprintf(e->note + len, sizeof e->note - len, " (%s)", forced);
+    len = strlen(e->note);
     if (s->engine.rule != RULE_VLLM_V0 && c->k->state_layers > 0 && e->unit_tokens != given &&
         len < sizeof e->note)
         snprintf(e->note + len, sizeof e->note - len,
@@ -333,7 +388,17 @@ static void budget(const struct policy_ctx *c)
     policy_engine_pool(c, e->budget_bytes, "budget", activation, runtime);
 
     uint64_t v0_pool = v0 && k->state_layers > 0 ? v0_state_pool(c) : r->kv_pool_bytes_per_gpu;
-    struct block_rule b = {.unit_tokens = s->block_tokens ? s->block_tokens : 16,
+    const char *forced;
+    uint64_t asked = s->block_tokens ? s->block_tokens : 16;
+    uint64_t unit = mla_block(s, asked, &forced);
+    if (forced && c->x) {
+        char why[160];
+        snprintf(why, sizeof why, "instead of the block size %llu: %s",
+                 (unsigned long long)asked, forced);
+        struct explain_row *mla = explain_row_begin(c->x, "mla_block", "MLA block", "per block");
+        explain_row_end(c->x, mla, XU_TOKENS, unit, why);
+    }
+    struct block_rule b = {.unit_tokens = unit,
                            .unit_name = "block",
                            .hybrid = !v0 && k->windowed_layers > 0,
                            .cap = e->max_num_seqs,
@@ -407,6 +472,8 @@ const struct engine_desc engine_vllm = {
     .versions = {{RULE_VLLM_V0, "vllm@0", {"0", "v0"},
                   "the V0 engine: logits profiled for every batched token, windows sized "
                   "for the whole context, one server per replica"},
+                 {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
+                  "CUTLASS MLA Blackwell's MLA default: blocks of 128 (FlashInfer MLA's 64 later)"},
                  {RULE_CURRENT, "vllm@1", {"1", "v1"}, "the V1 engine, the latest"}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
