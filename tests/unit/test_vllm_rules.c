@@ -80,12 +80,71 @@ static void vllm_mla_blocks_elsewhere_stay_as_given(void **state)
     assert_int_equal(run(&s).engine.unit_tokens, 64);
 }
 
+/* gpt-oss-120b on `gpus` GPUs of a preset under vLLM. */
+static struct scenario gpt_oss_on(const char *gpu, uint32_t gpus)
+{
+    struct gpu_spec g = preset_gpu(gpu);
+    struct model_spec m = preset_model("gpt-oss-120b");
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.engine.kind = ENGINE_VLLM;
+    s.gpus = gpus;
+    s.context_tokens = 131072;
+    return s;
+}
+
+static void vllm_pads_mxfp4_experts_for_marlin(void **state)
+{
+    (void)state;
+    /* vllm/model_executor/layers/quantization/mxfp4.py
+     * (Mxfp4MoEMethod.create_weights, main at 007d5005): Marlin allocates each
+     * expert with the intermediate rounded up to 128 (2,880 -> 2,944) and the
+     * hidden size to 256 (2,880 -> 3,072). gpt-oss-120b's MXFP4 experts,
+     * 60,914,073,600 B as released, become x 2,944 x 3,072 / 2,880^2 =
+     * 66,418,900,992 B; with the 4,334,742,144 B of bf16 rest the weights are
+     * 70,753,643,136 B = 65.89 GiB on one H100, where vLLM logged "Model
+     * loading took 65.97 GiB" (0.12% more: the padded biases and what the
+     * loader keeps). The pool at 0.9 is then 2.47 GiB, less than the 4.50 GiB
+     * a 131,072-token user needs: no user fits, as vLLM refused to start
+     * (kvplan said one, with 7.60 GiB, before). */
+    struct scenario s = gpt_oss_on("h100-sxm", 1);
+    struct plan_result r = run(&s);
+    double gib = (double)r.weights_bytes_per_gpu / 1073741824.0;
+    assert_true(gib > 65.97 * 0.998 && gib < 65.97 * 1.002);
+    assert_int_equal(r.padded_inter, 2944);
+    assert_int_equal(r.padded_hidden, 3072);
+    assert_int_equal(r.max_users, 0);
+    assert_non_null(explain_find(&rows, "expert_padding"));
+    /* at TP 2 each rank's 1,440 becomes 1,536 */
+    s = gpt_oss_on("h100-sxm", 2);
+    assert_int_equal(run(&s).padded_inter, 2 * 1536);
+}
+
+static void vllm_pads_mxfp4_experts_by_gpu_family(void **state)
+{
+    (void)state;
+    /* The same function, get_mxfp4_backend: on the SM100 family FlashInfer's
+     * MXFP4 x BF16 MoE pads both to 256 (2,880 -> 3,072); other engines, a
+     * --weights override and AMD GPUs are left as they are. */
+    struct scenario s = gpt_oss_on("b200", 1);
+    struct plan_result r = run(&s);
+    assert_int_equal(r.padded_inter, 3072);
+    assert_int_equal(r.padded_hidden, 3072);
+    s = gpt_oss_on("h100-sxm", 1);
+    s.engine.kind = ENGINE_SGLANG;
+    assert_int_equal(run(&s).expert_padding_bytes, 0);
+    s = gpt_oss_on("mi300x", 1);
+    assert_int_equal(run(&s).expert_padding_bytes, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(vllm_mla_blocks_are_64_on_hopper),
         cmocka_unit_test(vllm_mla_blocks_on_blackwell_by_release),
         cmocka_unit_test(vllm_mla_blocks_elsewhere_stay_as_given),
+        cmocka_unit_test(vllm_pads_mxfp4_experts_for_marlin),
+        cmocka_unit_test(vllm_pads_mxfp4_experts_by_gpu_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
