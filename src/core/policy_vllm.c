@@ -296,6 +296,36 @@ static uint64_t v0_state_pool(const struct policy_ctx *c)
     return policy_state_pool(c, slots, 0, "the states sit outside the KV blocks");
 }
 
+/* A state layer's page with speculative decoding: the convolution state
+ * keeps conv_kernel - 1 + num_spec rows, one more a speculative token
+ * (model_executor/layers/mamba/mamba_utils.py, MambaStateShapeCalculator's
+ * state shapes with num_spec, which the hybrid models pass as
+ * num_speculative_tokens; read at main 002db495). Qwen3-Next at TP 4 with 2
+ * MTP tokens: 3 + 2 rows of 2,048 channels, a page of 282,624 B rather than
+ * 274,432, and blocks of 288 tokens rather than 272. */
+static uint64_t spec_state(const struct policy_ctx *c)
+{
+    const struct kv_cost *k = c->k;
+    uint32_t kernel = c->s->model.state_conv_kernel;
+    uint64_t tokens = c->spec->method != SPEC_NONE ? c->spec->tokens : 0;
+    if (tokens == 0 || kernel < 2 || k->state_conv_values == 0)
+        return k->state_bytes_per_layer;
+    uint64_t channels = k->state_conv_values / (kernel - 1);
+    uint64_t extra = dtype_bytes_for(k->state_conv_dtype, kv_sat_mul(tokens, channels));
+    struct explain_row *row = explain_row_begin(c->x, "state_spec", "Conv state, spec", "per GPU");
+    explain_term(row, (long double)k->state_bytes_per_layer, XU_BYTES_EXACT, "state, layer");
+    explain_term(row, tokens, XU_COUNT, "speculative tokens");
+    explain_term(row, channels, XU_COUNT, "conv channels/GPU");
+    explain_op(row, XOP_MUL);
+    explain_term(row, dtype_bytes_for(k->state_conv_dtype, 1), XU_BYTES_EXACT,
+                 dtype_info(k->state_conv_dtype)->name);
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ADD);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
+                    "a state layer's page: the conv state keeps a row per speculative token");
+    return kv_sat_add(k->state_bytes_per_layer, extra);
+}
+
 /* V1's groups of layers by type (v1/core/kv_cache_utils.py): state layers
  * (MambaSpec) or windowed layers beside the full ones, each group drawing
  * blocks from the one pool; the draft's layers join the full ones. */
@@ -318,7 +348,7 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
          * and v1/core/single_type_kv_cache_manager.py (MambaManager) gives a
          * sequence one block in each state group, whatever its length. */
         uint64_t one = k->bytes_per_layer;
-        uint64_t need = 16 * kv_ceil_div(k->state_bytes_per_layer, 16 * (one ? one : 1));
+        uint64_t need = 16 * kv_ceil_div(spec_state(c), 16 * (one ? one : 1));
         if (b->unit_tokens < need)
             b->unit_tokens = need; /* log_lines() says so */
         b->hybrid = b->state = true;
