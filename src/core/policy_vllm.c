@@ -541,7 +541,8 @@ const struct engine_desc engine_vllm = {
                   "the V0 engine: logits profiled for every batched token, windows sized "
                   "for the whole context, one server per replica"},
                  {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
-                  "CUTLASS MLA Blackwell's MLA default: blocks of 128 (FlashInfer MLA's 64 later)"},
+                  "up to 0.13: CUTLASS MLA on Blackwell (SM100) for every MLA model, blocks of 128 "
+                  "(later FlashInfer MLA's 64 for DeepSeek)"},
                  {RULE_CURRENT, "vllm@1", {"1", "v1"}, "the V1 engine, the latest"}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
