@@ -3,7 +3,7 @@
  * names, versions and launch flags.
  *
  * Each profile is one descriptor (core/engine_desc.h), defined with its rule
- * in its own policy file (policy_*.c); ../shared/reference/ENGINES.md has the
+ * in its own policy file (policy_*.c); doc/ENGINES.md has the
  * upstream file of each rule. */
 #ifndef KVPLAN_CORE_ENGINE_H
 #define KVPLAN_CORE_ENGINE_H
