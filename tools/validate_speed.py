@@ -35,6 +35,8 @@ import statistics
 import subprocess
 import sys
 
+import speed_sim
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DEFAULT_GPU_REFERENCE = os.path.join(REPO, "..", "shared", "reference", "gpus.json")
@@ -265,8 +267,8 @@ def main():
         return argv[argv.index(name) + 1] if name in argv else default
     check, strict = "--check" in argv, "--strict" in argv
     min_passed = int(opt("--min-passed", "0"))
-    gate = read_gate(opt("--gate", None))
-    if gate is None:
+    gate, sim_gate = read_gate(opt("--gate", None)), speed_sim.read_gate(opt("--gate", None))
+    if gate is None or sim_gate is None:
         return 2
     tol = float(opt("--tolerance", "0.20"))
     out_path = opt("--out", os.path.join(REPO, "doc", "SPEED-VALIDATION.md"))
@@ -313,6 +315,7 @@ def main():
         row["err_total"] = pct(row["pred_total"], row["total"])
         row["err_ttft"] = pct(pred_ttft, row["ttft"])
         row["err_prefill"] = pct(row["pred_prefill"], row["prefill"])
+        row["sim"] = speed_sim.run_case(kvplan, c, args)
         rows.append(row)
         if c["complete"] and dec_ms is not None:
             if row["err_dec"] is None:
@@ -336,7 +339,9 @@ def main():
             print("FAIL: %s: decode %.2f ms predicted vs %.2f ms measured (%+.1f%%, tolerance %.0f%%)" %
                   (i, r["pred_dec"], r["dec_ms"], r["err_dec"], 100 * tol))
         print(line)
-        if gate and not check_gate(gate, rows):
+        print(speed_sim.line(speed_sim.tallies(rows, tol)))
+        held = [check_gate(gate, rows) if gate else True, speed_sim.check_gate(sim_gate, rows) if sim_gate else True]
+        if not all(held):
             return 1
         if len(passed) < min_passed:
             print("validate_speed: %d cases pass, fewer than --min-passed %d" % (len(passed), min_passed),
@@ -409,7 +414,7 @@ def render(rows, tol, predictions, line, data_name):
          "the same configuration (`kvplan plan ... --concurrency C --prompt P --format json`), and the error "
          "(kvplan - measured) / measured. A complete case passes when its decode error is within %.0f%%." %
          (data_name, 100 * tol), "",
-         "Result: **%s**." % line, ""]
+         "Result: **%s**; %s." % (line, speed_sim.line(speed_sim.tallies(rows, tol))), ""]
     if lacking:
         L += ["The binary used gives no speed prediction yet (%s), so every prediction reads n/a; "
               "the measured side and the implied fractions below do not depend on it." % lacking.replace("\n", " "), ""]
@@ -442,6 +447,7 @@ def render(rows, tol, predictions, line, data_name):
             fmt(r["prefill"], "%.0f"), fmt(r["pred_prefill"], "%.0f"), fpct(r["err_prefill"])))
     L += ["", "Measured tok/s/user is the source's figure or 1000 / measured ms per token. TTFT at concurrency "
           "above 1 includes queueing and other users' prefill; compare it with care.", "",
+          ] + speed_sim.render(rows, tol) + [
           "## What the measurements imply: bandwidth and compute fractions", "",
           "Independent of kvplan's speed model. Per GPU and decode step: bytes read = weights on the GPU (kvplan's "
           "`weights_bytes_per_gpu` for the case's precision) + C x average context (input + output/2) x KV bytes per "
@@ -569,6 +575,8 @@ def render(rows, tol, predictions, line, data_name):
               "%s. %s in the source: %s on %s." % (c["source"], c["engine"], c["model_in_source"], c["gpu_in_source"]),
               "", "> " + c["quote"], "",
               "kvplan: `kvplan plan %s`" % " ".join(r["args"]), ""]
+        if r["sim"]:
+            L += ["Simulated: `kvplan simulate %s`" % " ".join(r["sim"]["args"]), ""]
         if c.get("derived"):
             L += ["Derived: " + c["derived"] + ".", ""]
         if c.get("notes"):
