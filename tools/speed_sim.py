@@ -11,6 +11,7 @@ concurrency), runs it and reads the simulated figure of the statistic the
 source gives (mean or median) beside the measured one. Which engines simulate
 is the binary's matter: one it refuses is "not simulated" with its message.
 """
+import math
 import shlex
 
 from validate_load import context_of, simulate
@@ -24,9 +25,13 @@ PROMPTS_PER_USER = 10
 
 def centred(length, ratio, semantics):
     """vLLM's (centre, ratio) for a range: sglang's and InferenceX's randint(int(L x r), L)
-    is the centre L(1 + r)/2 and the ratio (1 - r)/(1 + r); vLLM's is as given."""
+    is the centre L(1 + r)/2 and the ratio (1 - r)/(1 + r), the centre a whole number of
+    tokens and the ratio rounded down (6 decimals) so that kvplan's top, ceil(centre x
+    (1 + ratio)), is the source's L and never one more (a 8,192-token engine limit holds
+    InferenceX's 8,192-token prompts); vLLM's is as given."""
     if semantics == "sglang":
-        return int(round(length * (1 + ratio) / 2.0)), (1 - ratio) / (1 + ratio)
+        centre = int(round(length * (1 + ratio) / 2.0))
+        return centre, max(0.0, math.floor((length - centre) * 1e6 / centre) / 1e6)
     return length, ratio
 
 
@@ -55,7 +60,7 @@ def command(c, base):
     a += ["--num-prompts", str(n), "--random-input-len", str(inp), "--random-output-len", str(out),
           "--max-concurrency", str(c["concurrency"])]
     if r_in:
-        a += ["--random-range-ratio", "%.4f" % r_in]
+        a += ["--random-range-ratio", "%.6f" % r_in]
     return a, note
 
 
@@ -177,6 +182,16 @@ def check_gate(gate, rows):
     return missed == 0
 
 
+def miss_cell(r):
+    """The simulated TPOT error of a case outside the tolerance, for its row in the misses."""
+    s = r.get("sim")
+    if s is None:
+        return "not a serving benchmark"
+    if s["why"]:
+        return "not simulated"
+    return cells(s["tpot"])[2] or "n/a"
+
+
 def cells(fig):
     if not fig:
         return ["", "", ""]
@@ -233,7 +248,14 @@ def render(rows, tol):
     whys = {}
     for n in notes:
         whys.setdefault(n.split(": ", 1)[1], []).append(n.split("`")[1])
-    L += ["", "Each run is the case's `kvplan simulate %s` command (below, under the case)." % "...", ""]
+    out = [r for r in rows if r["c"]["complete"] and r.get("sim") and r["sim"]["tpot"]
+           and r["sim"]["tpot"][2] is not None and abs(r["sim"]["tpot"][2]) > 100.0 * tol]
+    L += ["", "Complete serving benchmarks whose simulated TPOT is more than %.0f%% off (static error, simulated "
+          "error, the recorded reason: `sim_miss_reason`, else `miss_reason`):" % (100 * tol), ""]
+    L += ["- `%s`: %+.1f%%, %+.1f%%; %s" % (r["c"]["id"], r["err_dec"], r["sim"]["tpot"][2],
+                                          r["c"].get("sim_miss_reason") or r["c"].get("miss_reason")
+                                          or "no reason recorded") for r in out] or ["- none"]
+    L += ["", "Each run is the case's `kvplan simulate ...` command (below, under the case).", ""]
     for why, ids in whys.items():
         L.append("- %s: %s." % (why[0].upper() + why[1:], ", ".join("`%s`" % i for i in ids)))
     return L + [""]

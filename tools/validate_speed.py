@@ -399,10 +399,11 @@ def misses(rows, tol):
          "Every complete case more than %.0f%% off, the furthest first, and what the data record as the reason "
          "(`miss_reason`). A case more than 2x off carries a warning on its plan that says why "
          "(tests/hardening/t_speed_warnings.py holds that)." % (100 * tol), "",
-         "| case | measured ms | kvplan ms | error | reason |", "|---|---|---|---|---|"]
+         "| case | measured ms | kvplan ms | error | simulated error | reason |", "|---|---|---|---|---|---|"]
     for r in sorted(out, key=lambda r: -abs(math.log(r["pred_dec"] / r["dec_ms"]))):
-        L.append("| %s | %.2f | %.2f | %+.1f%% | %s |" % (r["c"]["id"], r["dec_ms"], r["pred_dec"], r["err_dec"],
-                                                          r["c"].get("miss_reason") or "no reason recorded"))
+        L.append("| %s | %.2f | %.2f | %+.1f%% | %s | %s |" % (
+            r["c"]["id"], r["dec_ms"], r["pred_dec"], r["err_dec"], speed_sim.miss_cell(r),
+            r["c"].get("miss_reason") or "no reason recorded"))
     return L + [""]
 
 
@@ -543,8 +544,9 @@ def render(rows, tol, predictions, line, data_name):
           "whenever one ends, so each request's TPOT includes the prefill steps of the others' prompts. With "
           "8,192-token prompts kvplan's step falls 11-49% short of most InferenceX rows on MI300X, MI325X and "
           "MI355X (SGLang there prefills a whole prompt in one step: --chunked-prefill-size 131072) and 24-25% "
-          "short on B200 at 16 and 64 users; kvplan's decode is the step alone. Modelling it needs a first-token "
-          "time that holds, and kvplan's is up to 9 times too short for DeepSeek-R1 (doc/SPEED-BANDS.md).",
+          "short on B200 at 16 and 64 users; kvplan's static decode is the step alone; `kvplan simulate` runs the benchmark "
+          "with the prefills in its steps (\"Serving benchmarks: the simulated run\" above), and its TPOT "
+          "and first token rest on kvplan's prefill time, up to 9 times too short for DeepSeek-R1 (doc/SPEED-BANDS.md).",
           "- **Engine builds.** The same MI300X and MI325X decode DeepSeek-R1 at 4-8 users in 25-27 ms with "
           "SGLang v0.5.9 (1,024 in, 8,192 out) and in 14-17 ms with v0.5.12 (1,024 in, 1,024 out); kvplan plans "
           "no engine version, so the older build stays 27-47% off.",

@@ -7,6 +7,7 @@ the gate's simulated cases hold their tolerance and a malformed one is refused.
 Usage: t_speed_sim.py path/to/kvplan. Ends with "N passed, N failed"."""
 import atexit
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -59,7 +60,11 @@ def run(binary, ids, gate=None):
 
 # the range: InferenceX's randint(819, 1024) for 1024 and 0.8; sglang's ratio 1 is fixed lengths
 centre, ratio = speed_sim.centred(1024, 0.8, "sglang")
-check(centre == 922 and abs(ratio - 0.2 / 1.8) < 1e-12, "sglang range 1024 x 0.8: %r %r" % (centre, ratio))
+check(centre == 922 and abs(ratio - 0.2 / 1.8) < 1e-3, "sglang range 1024 x 0.8: %r %r" % (centre, ratio))
+for top in (1024, 8192):
+    centre, ratio = speed_sim.centred(top, 0.8, "sglang")
+    check(math.ceil(centre * (1 + ratio)) == top and math.floor(centre * (1 - ratio)) >= int(top * 0.8),
+          "sglang range %d x 0.8 stays within [int(0.8 L), L]: %r %r" % (top, centre, ratio))
 check(speed_sim.centred(3200, 1.0, "sglang") == (3200, 0.0), "sglang ratio 1 is fixed lengths")
 check(speed_sim.centred(80, 0.0, "vllm") == (80, 0.0), "vllm's range is kvplan's")
 
