@@ -228,9 +228,16 @@ static int listed_values(enum control c, const struct scenario *s, const struct 
         for (int i = 0; i < N_W; i++)
             v[n++] = (uint64_t)i;
         return n;
-    case CTRL_ENGINE:
+    case CTRL_ENGINE: /* each engine at its latest, then the older versions pinned */
         for (uint64_t e = 0; e < ENGINE_COUNT; e++)
             v[n++] = e;
+        for (int e = 0; e < ENGINE_COUNT; e++) {
+            const struct engine_desc *d = engine_desc((enum engine_kind)e);
+            for (int i = 0; i < ENGINE_VERSIONS_MAX && d->versions[i].label; i++)
+                if (d->versions[i].rule != RULE_CURRENT)
+                    v[n++] = control_engine_value((enum engine_kind)e, d->versions[i].rule);
+        }
+        qsort(v + ENGINE_COUNT, (size_t)(n - ENGINE_COUNT), sizeof *v, cmp_u64);
         return n;
     default:
         return n;
@@ -521,7 +528,7 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
     case CTRL_AVG:
         return scenario_avg_tokens(s);
     case CTRL_ENGINE:
-        return (uint64_t)s->engine.kind;
+        return control_engine_value(s->engine.kind, s->engine.rule);
     case CTRL_HEADROOM:
         return (uint64_t)(s->headroom_percent + 0.5);
     case CTRL_SPEED:

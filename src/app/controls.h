@@ -83,6 +83,13 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
 uint64_t control_current(enum control c, const struct scenario *s, const struct plan_result *r,
                          const struct catalog *cat);
 
+/* The Engine control's value of an engine at a version: each engine at its
+ * latest first (its kind), then each older version pinned (vllm@0, ...). */
+static inline uint64_t control_engine_value(enum engine_kind k, enum engine_rule r)
+{
+    return (uint64_t)r * ENGINE_COUNT + (uint64_t)k;
+}
+
 /* s with control c set to value (in control_values' terms). */
 void control_set(enum control c, struct scenario *s, const struct catalog *cat, uint64_t value);
 

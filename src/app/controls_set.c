@@ -77,7 +77,7 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
         break;
     case CTRL_ENGINE: {
         s->engine.kind = (enum engine_kind)(value % ENGINE_COUNT);
-        s->engine.rule = RULE_CURRENT;
+        s->engine.rule = (enum engine_rule)(value / ENGINE_COUNT);
         const struct engine_desc *e = engine_desc(s->engine.kind);
         /* knobs and layouts that belong to one engine go with it */
         s->engine.gpu_memory_utilization = 0;

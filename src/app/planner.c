@@ -72,6 +72,7 @@ static bool compute(struct planner *p, const struct scenario *next)
     sl->result = r;
     if (next != &sl->scenario)
         sl->scenario = *next;
+    sl->kv_chosen = sl->scenario.kv_dtype;
     if (curve)
         curve_for(&sl->scenario, &sl->curve);
     settle_current(p);
@@ -169,6 +170,7 @@ bool planner_duplicate(struct planner *p)
     sl->origin = from->origin; /* a copy is planned from the same file */
     default_label(p, sl->label, sizeof sl->label);
     sl->scenario = from->scenario;
+    sl->kv_chosen = from->kv_chosen;
     sl->result = from->result;
     sl->curve = from->curve;
     p->current = p->count++; /* the same scenario: its rows stay */
@@ -302,6 +304,7 @@ void planner_init_session(struct planner *p, const struct catalog *c,
         snprintf(sl->label, sizeof sl->label, "%s", ss->entry[i].label);
         snprintf(sl->note, sizeof sl->note, "%s", ss->entry[i].note);
         sl->scenario = ss->entry[i].scenario;
+        sl->kv_chosen = sl->scenario.kv_dtype;
         struct diag d = {0};
         /* with rows (the launch line, the generic comparison); the live
          * scenario's, computed last, take their place */
@@ -388,15 +391,52 @@ static bool dropped(const struct scenario *was, const struct scenario *next, enu
     return true;
 }
 
+/* An engine step keeps the cache precision last chosen: the new engine
+ * gets it back when it can cache in it, and one that cannot leaves it kept
+ * for the next (said on the status line either way). */
+static void engine_step(struct planner *p, const struct scenario *next)
+{
+    struct planner_slot *sl = &p->slots[p->current];
+    enum dtype want = sl->kv_chosen, had = sl->scenario.kv_dtype;
+    struct scenario s = *next;
+    bool takes = want != DTYPE_AUTO && engine_supports(s.engine.kind, want);
+    if (takes)
+        s.kv_dtype = want;
+    if (!planner_apply(p, &s))
+        return;
+    const char *engine = engine_label(s.engine.kind, s.engine.rule);
+    if (want != DTYPE_AUTO && !takes) {
+        sl->kv_chosen = want; /* kept for an engine that takes it */
+        snprintf(p->status, sizeof p->status,
+                 "the %s cache is off with this engine (%s has none): kept for the next that has it",
+                 dtype_info(want)->name, engine);
+    } else if (takes && had != want) {
+        snprintf(p->status, sizeof p->status, "the %s cache is back with %s",
+                 dtype_info(want)->name, engine);
+    }
+}
+
 void planner_apply_control(struct planner *p, enum control c, const struct scenario *next)
 {
     char what[96];
-    bool gone = dropped(planner_scenario(p), next, c, what, sizeof what);
+    const struct scenario *was = planner_scenario(p);
     struct scenario s = *next;
+    if (c == CTRL_ENGINE && was->kv_dtype != DTYPE_AUTO) /* said by engine_step */
+        s.kv_dtype = was->kv_dtype;
+    bool gone = dropped(was, &s, c, what, sizeof what);
+    if (c == CTRL_ENGINE) {
+        char said[PLANNER_TEXT_MAX];
+        engine_step(p, next);
+        snprintf(said, sizeof said, "%s", p->status);
+        if (gone && !p->error[0])
+            snprintf(p->status, sizeof p->status, "%s is off with this engine: z brings it back%s%s",
+                     what, said[0] ? "; " : "", said);
+        return;
+    }
     planner_apply(p, &s);
     if (gone && !p->error[0])
         snprintf(p->status, sizeof p->status, "%s is off with this %s: z brings it back", what,
-                 c == CTRL_ENGINE ? "engine" : c == CTRL_MODEL ? "model" : "setting");
+                 c == CTRL_MODEL ? "model" : "setting");
 }
 
 static void set_value(struct planner *p, enum control c, uint64_t value)

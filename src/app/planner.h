@@ -85,6 +85,8 @@ struct planner_slot {
     char note[SNAPSHOT_NOTE_MAX];
     struct planner_origin origin;
     struct scenario scenario;
+    enum dtype kv_chosen; /* the cache precision last chosen: an engine step that cannot
+                           * take it keeps it here, and the next engine that can gets it */
     struct plan_result result;
     struct users_curve curve;
     int undo_count, redo_count;

@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""What a new user of the planner meets, on the real binary drawn headless
+(--dump-screen with --keys) and through the CLI: a choice kept when another
+control moves, work never dropped without a word, the current tab marked,
+labels that say what they computed. Usage: t_planner_ux.py path/to/kvplan.
+Ends with "N passed, N failed"."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import traceback
+
+KVPLAN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kvplan")
+TMP = tempfile.mkdtemp(prefix="kvplan-ux-")
+ENV = dict(os.environ, LC_ALL="C.UTF-8", XDG_CONFIG_HOME=TMP)
+ENV.pop("NO_COLOR", None)
+
+
+def run(*args, check=True):
+    out = subprocess.run([KVPLAN, *args], capture_output=True, env=ENV, timeout=60, cwd=TMP)
+    if check and out.returncode != 0:
+        raise AssertionError("kvplan %s: exit %d: %s" % (" ".join(args), out.returncode,
+                                                         out.stderr.decode()))
+    return out
+
+
+def screen(keys, *args, size="100x30", attrs=False):
+    """The planner's screen after keys (and its attribute grid with attrs)."""
+    extra = ["--dump-attrs"] if attrs else []
+    out = run(*args, "--size", size, "--dump-screen", "-", *extra, "--keys", keys)
+    return out.stdout.decode("utf-8", "replace")
+
+
+def control(text, label):
+    """The value shown beside a list control ("◂ fp8 ▸" gives "fp8")."""
+    m = re.search(r"^ %s\s+\S (.+?) \S\s" % re.escape(label), text, re.M)
+    assert m, "no %s control:\n%s" % (label, text)
+    return m.group(1)
+
+
+def status(text):
+    """The status line, the row above the key bar."""
+    return text.split("\n")[-3]
+
+
+def plan(*args):
+    return json.loads(run("plan", "--format", "json", *args).stdout)
+
+
+# ---- the Engine control keeps the cache precision chosen ----
+
+TO_ENGINE = "<Down>" * 6  # from the Context control, where the focus starts
+
+
+def test_stepping_engines_keeps_the_chosen_cache_precision():
+    # TensorRT-LLM caches in fp8 (tensorrt_llm/llmapi/llm_args.py, KvCacheConfig.dtype);
+    # llama.cpp has no fp8 cache type (common/arg.cpp, kv_cache_types): only it drops it
+    args = ["--engine", "vllm", "--kv-dtype", "fp8"]
+    s = screen(TO_ENGINE + "<Right><Right>", *args)
+    assert control(s, "Engine") == "llama.cpp", s
+    assert control(s, "KV cache").startswith("auto"), s
+    assert "fp8 cache is off with this engine" in status(s), s
+    s = screen(TO_ENGINE + "<Right><Right><Right>", *args)
+    assert control(s, "Engine") == "trtllm" and control(s, "KV cache") == "fp8", s
+    assert "the fp8 cache is back with trtllm" in status(s), s
+    s = screen(TO_ENGINE + "<Right><Right><Right><Left><Left><Left>", *args)
+    assert control(s, "Engine") == "vllm" and control(s, "KV cache") == "fp8", s
+
+
+def test_versioned_engines_are_reachable_from_the_control():
+    s = screen(TO_ENGINE + "<End>", "--engine", "vllm")
+    assert control(s, "Engine") == "trtllm@trt", s
+    seen = [control(screen(TO_ENGINE + "<Right>" * i), "Engine") for i in range(1, 8)]
+    assert seen == ["vllm", "sglang", "llama.cpp", "trtllm", "vllm@0", "llama.cpp@pre-mla",
+                    "trtllm@trt"], seen
+    # the planner's vllm@0 is the CLI's: its title and its count
+    s = screen(TO_ENGINE + "<Right>" * 5, "--context", "32k")
+    assert s.split("\n")[0].rstrip().endswith("vllm@0                     ? help"), s
+    users = re.search(r"^ Users .*?=\s*([0-9,]+)\s*$", s, re.M | re.S)
+    want = plan("--engine", "vllm@0", "--context", "32k")["result"]["max_users"]
+    assert users and int(users.group(1).replace(",", "")) == want, (want, s)
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_")]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            passed += 1
+        except Exception:  # noqa: BLE001 - every failure is reported, the rest still run
+            failed += 1
+            print("FAIL %s" % name)
+            traceback.print_exc()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
