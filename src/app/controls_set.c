@@ -20,9 +20,7 @@ void control_set_seqs(struct scenario *s, uint32_t n)
 
 void control_set_context(struct scenario *s, uint64_t tokens)
 {
-    s->context_tokens = tokens;
-    if (s->prefix_tokens >= tokens)
-        s->prefix_tokens = 0;
+    s->context_tokens = tokens; /* the prefix: the planner holds it (planner_apply) */
     if (s->avg_context_tokens >= tokens)
         s->avg_context_tokens = 0;
 }

@@ -73,6 +73,7 @@ static bool compute(struct planner *p, const struct scenario *next)
     if (next != &sl->scenario)
         sl->scenario = *next;
     sl->kv_chosen = sl->scenario.kv_dtype;
+    sl->prefix_chosen = sl->scenario.prefix_tokens;
     if (curve)
         curve_for(&sl->scenario, &sl->curve);
     settle_current(p);
@@ -98,11 +99,41 @@ static void push(struct scenario *stack, int *count, const struct scenario *s)
     stack[(*count)++] = *s;
 }
 
-bool planner_apply(struct planner *p, const struct scenario *next)
+/* The prefix asked stays asked (doc/MODEL.md, section 4): a change that
+ * leaves the Prefix control alone takes the one last asked, and a context
+ * that reaches it holds it to the context less one token; *asked is the
+ * prefix wanted, *held whether the rule applied. */
+static void hold_prefix(const struct planner *p, struct scenario *s, uint64_t *asked, bool *held)
 {
-    struct scenario before = *planner_scenario(p);
+    const struct planner_slot *sl = &p->slots[p->current];
+    *asked = s->prefix_tokens;
+    if (s->prefix_tokens == sl->scenario.prefix_tokens && sl->prefix_chosen > *asked)
+        *asked = sl->prefix_chosen;
+    s->prefix_tokens = scenario_prefix_within(*asked, s->context_tokens);
+    *held = s->prefix_tokens != *asked;
+}
+
+bool planner_apply(struct planner *p, const struct scenario *given)
+{
+    struct scenario before = *planner_scenario(p), s = *given;
+    uint64_t asked;
+    bool held;
+    hold_prefix(p, &s, &asked, &held);
+    uint64_t chosen = p->slots[p->current].prefix_chosen;
+    const struct scenario *next = &s;
     if (!compute(p, next))
         return false;
+    struct planner_slot *kept = &p->slots[p->current];
+    char a[32], h[32];
+    units_format_tokens(asked, a, sizeof a);
+    units_format_tokens(s.prefix_tokens, h, sizeof h);
+    if (held) {
+        kept->prefix_chosen = asked;
+        snprintf(p->status, sizeof p->status,
+                 "Prefix %s reaches the context: held to %s until the context grows", a, h);
+    } else if (before.prefix_tokens < chosen && s.prefix_tokens == chosen) {
+        snprintf(p->status, sizeof p->status, "Prefix %s is back: the context holds it", a);
+    }
     if (memcmp(&before, planner_scenario(p), sizeof before) != 0) {
         struct planner_slot *sl = &p->slots[p->current];
         push(sl->undo, &sl->undo_count, &before);
@@ -171,6 +202,7 @@ bool planner_duplicate(struct planner *p)
     default_label(p, sl->label, sizeof sl->label);
     sl->scenario = from->scenario;
     sl->kv_chosen = from->kv_chosen;
+    sl->prefix_chosen = from->prefix_chosen;
     sl->result = from->result;
     sl->curve = from->curve;
     p->current = p->count++; /* the same scenario: its rows stay */
@@ -305,6 +337,7 @@ void planner_init_session(struct planner *p, const struct catalog *c,
         snprintf(sl->note, sizeof sl->note, "%s", ss->entry[i].note);
         sl->scenario = ss->entry[i].scenario;
         sl->kv_chosen = sl->scenario.kv_dtype;
+        sl->prefix_chosen = sl->scenario.prefix_tokens;
         struct diag d = {0};
         /* with rows (the launch line, the generic comparison); the live
          * scenario's, computed last, take their place */

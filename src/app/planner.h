@@ -39,7 +39,7 @@ enum prompt_kind {
     PROMPT_VALUE,
     PROMPT_EXPORT,
     PROMPT_EXPORT_MD,
-    PROMPT_OPEN,
+    PROMPT_OPEN,   /* also MODE_CONFIRM: replace a session not exported */
     PROMPT_LABEL,
     PROMPT_NOTE,
     PROMPT_TARGET,
@@ -87,6 +87,8 @@ struct planner_slot {
     struct scenario scenario;
     enum dtype kv_chosen; /* the cache precision last chosen: an engine step that cannot
                            * take it keeps it here, and the next engine that can gets it */
+    uint64_t prefix_chosen; /* the prefix last asked: a context that reaches it holds it
+                             * to the context less one token, one that grows brings it back */
     struct plan_result result;
     struct users_curve curve;
     int undo_count, redo_count;

@@ -415,12 +415,14 @@ static int sweep_print(const struct sweep *w, struct outbuf *ob)
     for (int i = 0; i < w->nvary; i++)
         if (w->axes[i].count == 0)
             more = false;
+    size_t held = 0; /* rows whose context the prefix reached */
     struct diag in = {0}; /* cleared once used only: 513 bytes a row otherwise */
     static struct plan_base base; /* 20 KB */
     while (more) {
         more = next_row(w, &at);
         const char *value = at.value;
         const struct scenario *s = &at.s;
+        held += s->prefix_tokens < w->base.prefix_tokens;
         struct plan_result own;
         const struct plan_result *r = plan_row(w, &at, &base, &own, &in);
         if (r == NULL && w->format == SWEEP_TABLE)
@@ -439,6 +441,12 @@ static int sweep_print(const struct sweep *w, struct outbuf *ob)
             print_cells(ob, c, ncells, w->format);
     }
     sweep_end(w, ob, beyond_fit, rows_printed);
+    if (held)
+        fprintf(stderr,
+                "kvplan: note: %s %llu tokens reaches the context on %zu row%s: held there to the "
+                "context less the token each user keeps\n",
+                OPTION_FLAG(OPT_PREFIX), (unsigned long long)w->base.prefix_tokens, held,
+                held == 1 ? "" : "s");
     return 0;
 }
 

@@ -207,6 +207,11 @@ uint32_t scenario_replicas(const struct scenario *s)
     return group ? s->gpus / group : 1;
 }
 
+uint64_t scenario_prefix_within(uint64_t prefix, uint64_t context)
+{
+    return prefix < context ? prefix : context > 0 ? context - 1 : 0;
+}
+
 uint64_t scenario_avg_tokens(const struct scenario *s)
 {
     return s->avg_context_tokens ? s->avg_context_tokens : s->context_tokens;

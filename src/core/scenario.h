@@ -213,6 +213,12 @@ enum dtype scenario_compute_dtype(const struct scenario *s);
 /* The tokens in use on average (avg_context_tokens, or the context). */
 uint64_t scenario_avg_tokens(const struct scenario *s);
 
+/* The one rule for a shared prefix that reaches the context (doc/MODEL.md,
+ * section 4): it is held to the context less one token, the token each user
+ * keeps of its own; a shorter prefix stays as asked. plan, sweep and the
+ * planner apply it, and say so when it applies. */
+uint64_t scenario_prefix_within(uint64_t prefix, uint64_t context);
+
 /* "none", "draft", "mtp"; and back (case-insensitive). */
 const char *spec_method_name(enum spec_method m);
 bool spec_method_parse(const char *text, enum spec_method *out);

@@ -404,7 +404,8 @@ expect 2 "--headroom: '100' is out of range" plan --headroom 100
 expect 2 "--headroom: '-1' is out of range" plan --headroom -1
 expect 2 "--gpus: '0' is not a whole number from 1 to 65536" plan --gpus 0
 expect 2 "--gpus: '100000' is not a whole number" plan --gpus 100000
-expect 2 "--prefix: 5000 tokens must be less than --context (4000 tokens)" plan --context 4000 --prefix 5000
+# a prefix that reaches the context is held to it less one token (doc/MODEL.md, section 4)
+expect 0 "--prefix 5000 tokens reaches --context (4000 tokens): held to 3999" plan --context 4000 --prefix 5000
 expect 2 "--kv-heads: 7 does not divide the 32 attention heads" plan --kv-heads 7
 expect 2 "--kv-heads: DeepSeek-V3 / R1 caches one MLA latent" plan --model deepseek-v3 --kv-heads 8
 expect 2 "--kv-dtype: unknown precision 'fp7'" plan --kv-dtype fp7

@@ -83,6 +83,62 @@ def test_versioned_engines_are_reachable_from_the_control():
     assert users and int(users.group(1).replace(",", "")) == want, (want, s)
 
 
+# ---- no work dropped or changed without a word ----
+
+def test_open_asks_before_replacing_scenarios_not_exported():
+    s = screen("no")  # two scenarios, neither exported: o asks, as q does
+    assert "Open another file? It replaces 2 scenarios not exported" in s, s
+    assert "Open snapshot:" not in s, s
+    s = screen("non")
+    assert "not opening" in status(s) and "2 B" in s, s
+    assert "Open snapshot:" in screen("noy"), s
+    assert "Open snapshot:" in screen("o"), "one scenario, nothing to lose: no question"
+
+
+PREFIX_NOTE = "held to 2047, the context less the token each user keeps"
+
+
+def test_a_prefix_that_reaches_the_context_is_held_to_it_less_one_in_plan():
+    out = run("plan", "--format", "json", "--context", "2k", "--prefix", "2k")
+    assert PREFIX_NOTE in out.stderr.decode(), out.stderr
+    assert json.loads(out.stdout)["scenario"]["prefix_tokens"] == 2047, out.stdout[:400]
+    out = run("plan", "--format", "json", "--context", "2k", "--prefix", "1k")
+    assert out.stderr == b"", out.stderr
+
+
+def test_a_prefix_that_reaches_the_context_is_held_the_same_way_in_sweep():
+    out = run("sweep", "--prefix", "2k", "--vary", "context=1k..8k", "--format", "csv")
+    rows = out.stdout.decode().splitlines()
+    head = rows[0].split(",")
+    col = head.index("prefix_tokens") if "prefix_tokens" in head else None
+    users = {r.split(",")[0]: r for r in rows[1:]}
+    assert "reaches the context on 2 rows" in out.stderr.decode(), out.stderr
+    for ctx, prefix in (("1k", 1023), ("2k", 2047), ("4k", 2048), ("8k", 2048)):
+        one = plan("--context", ctx, "--prefix", str(prefix))["result"]["max_users"]
+        cells = users[ctx].split(",")
+        assert str(one) in cells, (ctx, prefix, one, users[ctx], col)
+
+
+def test_a_prefix_that_reaches_the_context_is_held_and_restored_in_the_planner():
+    to_prefix, back = "<Down>" * 4, "<Up>" * 4
+    s = screen(to_prefix + "<Enter>2k<Enter>" + back + "<Left><Left>")  # context 8k -> 2k
+    assert re.search(r"^ Prefix .* 2,047 ", s, re.M), s
+    assert "Prefix 2,048 (2k) reaches the context: held to 2,047" in status(s), s
+    s = screen(to_prefix + "<Enter>2k<Enter>" + back + "<Left><Left><Right>")  # 4k again
+    assert re.search(r"^ Prefix .* 2k ", s, re.M), s
+    assert "Prefix 2,048 (2k) is back" in status(s), s
+
+
+def test_reset_every_control_leaves_a_plan_that_fits():
+    s = screen("R", "--model", "llama-3.1-70b", "--gpus", "4")
+    assert "needs 2 GPUs to fit" in status(s), s
+    assert re.search(r"^ GPUs .* 2 ", s, re.M), s
+    assert plan("--model", "llama-3.1-70b", "--gpus", "2")["result"]["fits"] is True
+    assert plan("--model", "llama-3.1-70b", "--gpus", "1")["result"]["fits"] is False
+    s = screen("R", "--model", "llama-3.1-8b", "--gpus", "4")
+    assert status(s).strip() == "every control reset" and re.search(r"^ GPUs .* 1 ", s, re.M), s
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_")]
     passed = failed = 0
