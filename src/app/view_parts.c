@@ -289,19 +289,21 @@ void view_baseline_text(const struct planner *p, char *buf, size_t size)
 
 int view_tabs(const struct planner *p, int y, int x, int w, int *hit_x)
 {
-    /* " 1 A  2 fp8* " : the current in the focus colour, the reference marked */
+    /* " 1 A [2 fp8*]": the current in brackets (seen in monochrome too) and
+     * out of the bar's reverse video, the reference marked */
     int cx = x;
     for (int i = 0; i < p->count; i++) {
         char tab[SNAPSHOT_LABEL_MAX + 8];
-        snprintf(tab, sizeof tab, " %d %s%s ", i + 1, p->slots[i].label,
-                 i == p->reference ? "*" : "");
+        bool cur = i == p->current;
+        snprintf(tab, sizeof tab, "%c%d %s%s%c", cur ? '[' : ' ', i + 1, p->slots[i].label,
+                 i == p->reference ? "*" : "", cur ? ']' : ' ');
         int tw = (int)strlen(tab);
         if (cx + tw > x + w)
             break;
         if (hit_x && *hit_x >= cx && *hit_x < cx + tw)
             return i;
         if (!hit_x)
-            widget_text(y, cx, tw, i == p->current ? ROLE_FOCUS : ROLE_KEY, tab);
+            widget_text(y, cx, tw, cur ? ROLE_TITLE : ROLE_KEY, tab);
         cx += tw;
     }
     return hit_x ? -1 : cx - x;

@@ -139,6 +139,20 @@ def test_reset_every_control_leaves_a_plan_that_fits():
     assert status(s).strip() == "every control reset" and re.search(r"^ GPUs .* 1 ", s, re.M), s
 
 
+# ---- the tabs show which scenario is current ----
+
+def test_the_current_tab_is_marked_in_colour_and_in_monochrome():
+    for mono in ([], ["--mono"], ["--mono", "--ascii"]):
+        for key, cur in (("2", "[2 B]"), ("1", "[1 A]"), ("3", "[3 C]")):
+            s = screen("nn" + key, *mono, attrs=True)
+            rows = s.split("\n")
+            title, grid = rows[0], rows[rows.index("--- attributes") + 1]
+            at = title.find(cur)
+            assert at > 0 and title.count("[") == 1, (mono, key, title)
+            others = [m.start() for m in re.finditer(r" \d [A-Z] ", title)]
+            assert others and all(grid[o + 1] != grid[at + 1] for o in others), (mono, title, grid)
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_")]
     passed = failed = 0
