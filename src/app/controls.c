@@ -244,7 +244,27 @@ static int listed_values(enum control c, const struct scenario *s, const struct 
     }
 }
 
-/* the GPUs, their split, and the context, head and prefix sizes (unsorted) */
+/* Whether a tensor-parallel size splits the model's heads as engines take
+ * it (core scenario_heads_split); an engine that splits layers splits none. */
+static bool tp_even(const struct scenario *s, uint64_t tp)
+{
+    const struct model_spec *m = &s->model;
+    if (engine_desc(s->engine.kind)->splits_layers)
+        return true;
+    return scenario_heads_split(m, s->kv_heads ? s->kv_heads : m->kv_heads,
+                                m->attention == ATTENTION_MLA, (uint32_t)tp);
+}
+
+uint64_t control_gpus_top(const struct scenario *s)
+{
+    uint64_t unit = (uint64_t)(s->tp ? s->tp : 1) * scenario_pp(s);
+    uint64_t top = 8 * unit > 64 ? 8 * unit : 64;
+    return s->gpus > top ? s->gpus : top;
+}
+
+/* the GPUs, their split, and the context, head and prefix sizes (unsorted):
+ * the GPUs and TP steps only to splits of the heads an engine takes (the
+ * value in use stays, as typed) */
 static int shape_values(enum control c, const struct scenario *s, uint64_t *v)
 {
     int n = 0;
@@ -253,13 +273,14 @@ static int shape_values(enum control c, const struct scenario *s, uint64_t *v)
         uint64_t unit = (uint64_t)(s->tp ? s->tp : 1) * scenario_pp(s);
         uint64_t top = 8 * unit > 64 ? 8 * unit : 64;
         for (uint64_t g = unit; g <= top && n < CONTROL_VALUES_MAX - 1; g += unit)
-            v[n++] = g;
+            if (s->tp || tp_even(s, g / scenario_pp(s)))
+                v[n++] = g;
         n = add_unique(v, n, s->gpus);
         break;
     }
     case CTRL_TP: /* the divisors of the GPUs of one pipeline stage */
         for (uint64_t t = 1; t <= s->gpus / scenario_pp(s) && n < CONTROL_VALUES_MAX; t++)
-            if ((s->gpus / scenario_pp(s)) % t == 0)
+            if ((s->gpus / scenario_pp(s)) % t == 0 && (tp_even(s, t) || t == scenario_tp(s)))
                 v[n++] = t;
         break;
     case CTRL_CONTEXT:

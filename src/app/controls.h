@@ -79,6 +79,10 @@ const char *control_dim_reason(enum control c, const struct scenario *s);
 int control_values(enum control c, const struct scenario *s, const struct plan_result *r,
                    const struct catalog *cat, uint64_t *v);
 
+/* The top of the GPUs control's track: the same place for the same count
+ * whatever the split steps by (64, or 8 replicas or pipelines when more). */
+uint64_t control_gpus_top(const struct scenario *s);
+
 /* The current value in control_values' terms (an engine default: the value in use). */
 uint64_t control_current(enum control c, const struct scenario *s, const struct plan_result *r,
                          const struct catalog *cat);

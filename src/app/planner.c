@@ -511,6 +511,14 @@ void planner_to_end(struct planner *p, enum control c, bool last)
         set_value(p, c, v[last ? n - 1 : 0]);
 }
 
+/* The GPUs' track is of counts on a log scale, 1 to control_gpus_top: the
+ * same count sits at the same place whatever the split steps by; the other
+ * tracks are of steps. */
+static double gpus_place(const struct scenario *s, uint64_t gpus)
+{
+    return log((double)gpus) / log((double)control_gpus_top(s));
+}
+
 void planner_set_fraction(struct planner *p, enum control c, double f)
 {
     uint64_t v[CONTROL_VALUES_MAX];
@@ -518,6 +526,11 @@ void planner_set_fraction(struct planner *p, enum control c, double f)
     if (n == 0)
         return;
     int i = (int)(f * (n - 1) + 0.5);
+    if (c == CTRL_GPUS) /* the count nearest the place */
+        for (int j = 0; j < n; j++)
+            if (fabs(gpus_place(planner_scenario(p), v[j]) - f) <
+                fabs(gpus_place(planner_scenario(p), v[i < n ? i : n - 1]) - f))
+                i = j;
     i = i < 0 ? 0 : i >= n ? n - 1 : i;
     if (v[i] != control_current(c, planner_scenario(p), planner_result(p), p->catalog))
         set_value(p, c, v[i]);
@@ -531,6 +544,8 @@ double planner_control_fraction(const struct planner *p, enum control c)
     int i, n = values_of(p, c, v, &i);
     if (n < 2)
         return -1;
+    if (c == CTRL_GPUS)
+        return gpus_place(planner_scenario(p), planner_scenario(p)->gpus);
     return (double)i / (n - 1);
 }
 

@@ -153,6 +153,43 @@ def test_the_current_tab_is_marked_in_colour_and_in_monochrome():
             assert others and all(grid[o + 1] != grid[at + 1] for o in others), (mono, title, grid)
 
 
+# ---- layouts: only the splits an engine takes ----
+
+def slider(text, label):
+    """The value after a slider's track, and the knob's column on it."""
+    m = re.search(r"^ %s\s+([━─●]+) (\S+)" % re.escape(label), text, re.M)
+    assert m, "no %s slider:\n%s" % (label, text)
+    return m.group(2), m.group(1).index("●")
+
+
+def test_gpus_and_tp_steps_offer_only_splits_of_the_heads():
+    # vLLM asserts num_attention_heads % tensor_parallel_size == 0
+    # (vllm/config/model.py, ModelConfig.verify_with_parallel_config: "Total number of
+    # attention heads must be divisible by tensor parallel size"): Llama 3.1 8B's
+    # 32 heads and 8 KV heads take TP 1, 2, 4, 8, 16, 32 only
+    to_gpus = "<Up><Up><Up>"
+    seen = [slider(screen(to_gpus + "<Right>" * i, "--engine", "vllm"), "GPUs")[0]
+            for i in range(5)]
+    assert seen == ["1", "2", "4", "8", "16"], seen
+    # 12 GPUs of Llama 3.1 70B (64 heads, 8 KV): TP 4 steps up to nothing, down to 2 and 1
+    args = ["--model", "llama-3.1-70b", "--gpus", "12", "--tp", "4", "--engine", "vllm"]
+    assert slider(screen("<Up><Up><Right>", *args), "TP")[0] == "4"
+    assert slider(screen("<Up><Up><Left>", *args), "TP")[0] == "2"
+    # the sweep marks the same splits, with the plan's words under the table
+    out = run("sweep", "--engine", "vllm", "--vary", "gpus=1..8").stdout.decode()
+    gpus = {r.split()[0]: r.split()[1] for r in out.splitlines()[2:10]}
+    assert gpus == {"1": "1", "2": "2", "3": "3!", "4": "4", "5": "5!", "6": "6!", "7": "7!",
+                    "8": "8"}, out
+    assert "! the tensor-parallel size does not divide the model's heads evenly" in out, out
+    assert "3!" not in run("sweep", "--vary", "gpus=1..2").stdout.decode()
+
+
+def test_the_gpus_knob_sits_at_one_place_for_one_count():
+    places = {slider(screen("", "--gpus", "16", *tp), "GPUs")[1]
+              for tp in ([], ["--tp", "2"], ["--tp", "4"], ["--tp", "8"])}
+    assert len(places) == 1, places
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_")]
     passed = failed = 0
