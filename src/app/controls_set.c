@@ -129,6 +129,12 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
         if (value == 0)
             s->image_tokens = 0;
         break;
+    case CTRL_PP:
+    case CTRL_EXPERTS:
+    case CTRL_CONCURRENCY:
+    case CTRL_PROMPT:
+        control_load_set(c, s, value);
+        break;
     case CTRL_COUNT:
         break;
     }
@@ -237,6 +243,12 @@ void control_reset(enum control c, struct scenario *s)
     case CTRL_IMAGES:
         s->images = 0;
         s->image_tokens = 0;
+        break;
+    case CTRL_PP:
+    case CTRL_EXPERTS:
+    case CTRL_CONCURRENCY:
+    case CTRL_PROMPT:
+        control_load_reset(c, s);
         break;
     default:
         break;

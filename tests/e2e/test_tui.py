@@ -132,8 +132,8 @@ def test_the_controls_scroll_when_they_outnumber_the_rows():
     t = start("--engine", "vllm", cols=80, rows=24)
     try:
         assert "\u25bc" in t.text() and "Host KV" not in t.text()
-        for _ in range(5):
-            t.press(t.cap("kcuu1"))  # up from Context wraps to the last control
+        for _ in range(6):
+            t.press(t.cap("kcuu1"))  # up from Context (past Stages) wraps to the last control
         t.wait_for(r"Host KV")
         assert "\u25b2" in t.text()
         # a click on a scrolled row reaches the control drawn there, and the wheel steps it
@@ -598,7 +598,7 @@ def test_a_meeting_keeps_scenarios_side_by_side_and_shares_them():
         for _ in range(10):
             t.send("\x7f")
         t.press("fp8\r")
-        t.wait_for(r" 2 fp8 ")
+        t.wait_for(r"\[2 fp8\]")  # the current tab, bracketed
         t.press("v")
         t.wait_for(r"versus: 2 scenarios against A")
         assert re.search(r"\+\d+% against A", t.text()), t.text()

@@ -167,14 +167,14 @@ def test_gpus_and_tp_steps_offer_only_splits_of_the_heads():
     # (vllm/config/model.py, ModelConfig.verify_with_parallel_config: "Total number of
     # attention heads must be divisible by tensor parallel size"): Llama 3.1 8B's
     # 32 heads and 8 KV heads take TP 1, 2, 4, 8, 16, 32 only
-    to_gpus = "<Up><Up><Up>"
+    to_gpus = "<Up>" * 4  # Context -> Model -> Stages -> TP -> GPUs
     seen = [slider(screen(to_gpus + "<Right>" * i, "--engine", "vllm"), "GPUs")[0]
             for i in range(5)]
     assert seen == ["1", "2", "4", "8", "16"], seen
     # 12 GPUs of Llama 3.1 70B (64 heads, 8 KV): TP 4 steps up to nothing, down to 2 and 1
     args = ["--model", "llama-3.1-70b", "--gpus", "12", "--tp", "4", "--engine", "vllm"]
-    assert slider(screen("<Up><Up><Right>", *args), "TP")[0] == "4"
-    assert slider(screen("<Up><Up><Left>", *args), "TP")[0] == "2"
+    assert slider(screen("<Up><Up><Up><Right>", *args), "TP")[0] == "4"
+    assert slider(screen("<Up><Up><Up><Left>", *args), "TP")[0] == "2"
     # the sweep marks the same splits, with the plan's words under the table
     out = run("sweep", "--engine", "vllm", "--vary", "gpus=1..8").stdout.decode()
     gpus = {r.split()[0]: r.split()[1] for r in out.splitlines()[2:10]}
@@ -188,6 +188,36 @@ def test_the_gpus_knob_sits_at_one_place_for_one_count():
     places = {slider(screen("", "--gpus", "16", *tp), "GPUs")[1]
               for tp in ([], ["--tp", "2"], ["--tp", "4"], ["--tp", "8"])}
     assert len(places) == 1, places
+
+
+def users_row(text):
+    m = re.search(r"^ Users .*?=\s*([0-9,]+)\s*(all replicas)?\s*$", text, re.M | re.S)
+    assert m, text
+    return int(m.group(1).replace(",", ""))
+
+
+def test_stages_experts_concurrency_and_prompt_are_planner_controls():
+    # Mixtral 8x7B on 8 GPUs under vLLM: Stages 2 (TP 4 each), expert parallel on
+    # (vLLM V1 --enable-expert-parallel), 64 users at once, a 1k prompt
+    args = ["--engine", "vllm", "--model", "mixtral-8x7b", "--gpus", "8"]
+    to_stages = "<Up>" * 3
+    s = screen(to_stages + "<Right>" + "<Down><Right>", *args)
+    assert slider(s, "Stages")[0] == "2" and control(s, "Expert par") == "on", s
+    assert "TP 4 x PP 2" in s.split("\n")[0], s
+    want = plan(*args, "--pp", "2", "--enable-expert-parallel")["result"]["max_users"]
+    assert users_row(s) == want, (want, s)
+    # SGLang names its own knob; llama.cpp splits layers: no Stages row
+    assert "DP attn" in screen("", "--engine", "sglang", "--model", "deepseek-v3", "--gpus", "8")
+    assert "Stages" not in screen("", "--engine", "llama.cpp", "--gpus", "4")
+    # the load: typed, as --concurrency and --prompt take them
+    to_load = "<Down>" * 10  # Context -> ... -> First token -> At once
+    s = screen(to_load + "<Enter>64<Enter><Down><Enter>1k<Enter>", "--context", "32k",
+               size="100x40")
+    assert slider(s, "At once")[0] == "64" and slider(s, "Prompt")[0] == "1k", s
+    assert re.search(r"^ At once .* 64 users ", s, re.M), s
+    r = plan("--context", "32k", "--concurrency", "64", "--prompt", "1k")["result"]
+    m = re.search(r"first token ([0-9.]+) ms", s)
+    assert m and abs(float(m.group(1)) - r["ttft_seconds"] * 1e3) < 0.01, (r["ttft_seconds"], s)
 
 
 def main():
