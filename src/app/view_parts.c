@@ -102,9 +102,10 @@ void view_title(const struct planner *p, struct rect r)
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
     if (res->pp > 1) {
         snprintf(layout, sizeof layout, " (%u x TP %u x PP %u)", res->replicas, res->tp, res->pp);
-    } else if (res->replicas > 1) {
+    } else if (res->replicas > 1) { /* as the command line's title says it */
         plan_layout_group(res, group, sizeof group);
-        snprintf(layout, sizeof layout, " (%s)", group);
+        snprintf(layout, sizeof layout, " (%s%s)", group,
+                 engine_desc(res->profile)->splits_layers ? ", layers split" : "");
     }
     const char *eng =
         engine_desc(res->profile)->server ? engine_label(res->profile, res->rule) : "";

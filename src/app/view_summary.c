@@ -233,7 +233,11 @@ static void summary_figures(const struct planner *p, struct rect r, int y)
                      res->user_bytes_paged_per_gpu > res->user_bytes_per_gpu;
         units_format_bytes(alloc ? res->user_bytes_paged_per_gpu : res->user_bytes_per_gpu,
                            s->units, a, sizeof a);
-        units_format_bytes_exact(res->cost.bytes_per_token, b, sizeof b);
+        /* per GPU, as the user's figure: a GPU of a layer split holds its layers' part */
+        if (s->units == UNITS_GB)
+            units_format_bytes(plan_kv_token_bytes_per_gpu(res), s->units, b, sizeof b);
+        else
+            units_format_bytes_exact(plan_kv_token_bytes_per_gpu(res), b, sizeof b);
         snprintf(line, sizeof line, "per GPU: %s/user%s, %s/token", a, alloc ? " allocated" : "",
                  b);
         snprintf(brief, sizeof brief, "%s/user/GPU", a);

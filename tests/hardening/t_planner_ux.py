@@ -220,6 +220,41 @@ def test_stages_experts_concurrency_and_prompt_are_planner_controls():
     assert m and abs(float(m.group(1)) - r["ttft_seconds"] * 1e3) < 0.01, (r["ttft_seconds"], s)
 
 
+# ---- labels that compute and agree ----
+
+def test_a_layer_split_is_labelled_as_the_cli_labels_it():
+    args = ["--engine", "llama.cpp", "--gpus", "12", "--tp", "4", "--model", "llama-3.1-70b"]
+    s = screen("", *args, size="120x40")
+    cli = run("plan", *args).stdout.decode().splitlines()[0]
+    assert "(3 x 4 GPUs, layers split)" in cli and "(3 x 4 GPUs, layers split)" in s.split("\n")[0], s
+    per_gpu = plan(*args)["result"]["kv_bytes_per_token_per_gpu"]
+    assert per_gpu == 80 * 1024 and "per GPU: 640.00 MiB/user, 80 KiB/token" in s, s
+
+
+def test_the_header_follows_the_kv_heads_control():
+    s = screen("<Down><Home>")  # KV heads to 1 of Llama 3.1 8B's 32
+    assert re.search(r"MQA 1( KV)? ?/ ?32", s.split("\n")[1]), s
+    assert "GQA 8" not in s.split("\n")[1], s
+
+
+def test_gb_mode_shows_the_numbers_its_division_used():
+    s = screen("u")
+    m = re.search(r"^ Users +floor\(([0-9.]+) GB pool / ([0-9.]+) GB per user\) = floor\(([0-9.]+)\)",
+                  s, re.M)
+    assert m, s
+    assert round(float(m.group(1)) / float(m.group(2)), 2) == float(m.group(3)), m.groups()
+    pane = s[s.index("How the number is computed"):]
+    assert "KiB" not in pane and "131.07 KB" in pane, pane
+
+
+def test_the_versus_markdown_gives_no_change_for_a_missing_price():
+    md = os.path.join(TMP, "versus.md")
+    # B on an A100 40GB, which the catalogue gives no price for
+    screen("n<Up><Up><Up><Up><Up><Enter>a100-40gb<Enter>vm%s<Enter>" % md, "--gpu", "a100-80gb")
+    rows = [r for r in open(md).read().splitlines() if r.startswith("| Cost per")]
+    assert len(rows) == 3 and all(r.endswith("| n/a |") for r in rows), rows
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_")]
     passed = failed = 0
