@@ -136,6 +136,7 @@ struct planner {
         char text[PLANNER_TEXT_MAX];
         bool fresh;       /* it still holds its initial value: typing replaces it */
         bool from_versus; /* the Markdown prompt came from the versus view */
+        bool cut;         /* a character was refused at the line's limit */
     } prompt;
     struct {
         enum prompt_kind kind; /* what the question is about */

@@ -24,6 +24,7 @@ void prompt_open(struct planner *p, enum prompt_kind kind, const char *initial)
     p->prompt.kind = kind;
     snprintf(p->prompt.text, sizeof p->prompt.text, "%s", initial);
     p->prompt.fresh = p->prompt.text[0] != '\0';
+    p->prompt.cut = false;
 }
 
 /* Whether the planner may write an export to path, said in p->error when
@@ -219,7 +220,10 @@ static void name_scenario(struct planner *p)
             return;
         }
     snprintf(p->slots[p->current].label, sizeof p->slots[p->current].label, "%s", label);
-    snprintf(p->status, sizeof p->status, "scenario %d is %s", p->current + 1, label);
+    char cut[64] = "";
+    if (p->prompt.cut)
+        snprintf(cut, sizeof cut, " (cut at the %d bytes a name holds)", SNAPSHOT_LABEL_BYTES);
+    snprintf(p->status, sizeof p->status, "scenario %d is %s%s", p->current + 1, label, cut);
 }
 
 static void note_finish(struct planner *p)
@@ -318,7 +322,9 @@ void prompt_describe(const struct planner *p, char *prefix, size_t psize, char *
         snprintf(prefix, psize, "%s%d: ", d->prefix, p->current + 1);
     else
         snprintf(prefix, psize, "%s", d->prefix);
-    if (d->max)
+    if (d->max && p->prompt.cut) /* said while typing: what comes past it is not kept */
+        snprintf(hint, hsize, "%s; full: %zu bytes, no more is kept", d->hint, d->max);
+    else if (d->max)
         snprintf(hint, hsize, "%s; at most %zu bytes", d->hint, d->max);
     else
         snprintf(hint, hsize, "%s", d->hint);
@@ -398,6 +404,7 @@ bool prompt_type(struct planner *p, int key)
     if (p->prompt.fresh && key >= 32 && key < 0xF5 && key != 127 && sequence_bytes(key) > 0)
         p->prompt.text[0] = '\0';
     enum text_key t = prompt_text_key(p->prompt.text, prompt_max(p), key);
+    p->prompt.cut |= t == TEXT_KEY_FULL;
     if (t == TEXT_KEY_FULL)
         snprintf(p->status, sizeof p->status, "%s: at most %zu bytes (UTF-8); no more is kept",
                  prompt_def(p->prompt.kind)->what ? prompt_def(p->prompt.kind)->what : "the line",

@@ -121,7 +121,8 @@ void view_title(const struct planner *p, struct rect r)
         snprintf(line, sizeof line, " %s, %u x %s%s, %s%s%s", s->model.id, s->gpus, s->gpu.id,
                  layout, ctx, sep, eng);
     int tail = view_title_tail(p, r.w);
-    widget_text(r.y, r.x, r.w - tail - 1, ROLE_KEY, line);
+    char cut[sizeof line + 4]; /* narrower still: cut where seen */
+    widget_text(r.y, r.x, r.w - tail - 1, ROLE_KEY, widget_fit(line, room, cut, sizeof cut));
     if (p->count > 1)
         view_tabs(p, r.y, r.x + r.w - tail, tail - 8, NULL);
     widget_text(r.y, r.x + r.w - 7, 7, ROLE_KEY, "? help ");

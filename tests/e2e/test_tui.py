@@ -559,7 +559,7 @@ def test_three_replicas_under_each_engine_show_one_answer_everywhere():
             t.wait_for(r"^\? help  q quit")
             text = t.text()
             n = "{:,}".format(want["max_users"])
-            assert ("(3 x 4 GPUs)" if engine == "llama.cpp" else "(3 x TP 4)") in text, text
+            assert ("(3 x 4 GPUs, layers split)" if engine == "llama.cpp" else "(3 x TP 4)") in text, text
             # llama.cpp splits each replica's layers over its GPUs, not tensors
             split = "layers split over 4 GPUs" if engine == "llama.cpp" else "TP 4"
             sep = ", " if engine == "llama.cpp" else " x "

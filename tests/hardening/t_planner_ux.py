@@ -255,6 +255,40 @@ def test_the_versus_markdown_gives_no_change_for_a_missing_price():
     assert len(rows) == 3 and all(r.endswith("| n/a |") for r in rows), rows
 
 
+# ---- boxes, the picker, versus and the title do what they say ----
+
+def test_q_only_closes_the_boxes_that_say_any_key_closes_them():
+    # the planner stops reading keys once it quits: a box opened after q shows it did not
+    assert " Keys " in screen("?q?"), "q in the help quit the planner"
+    s = screen("wqw", "--context", "1M", "--model", "llama-2-7b")
+    assert "Warnings (any key closes)" in s, s
+
+
+def test_the_picker_highlight_keeps_its_entry_when_sorted():
+    to_gpu = "<Up>" * 5
+    s = screen(to_gpu + "<Enter>h200<Tab><Enter>")
+    assert "NVIDIA H200 SXM 141GB" in s.split("\n")[0], s.split("\n")[0]
+
+
+def test_esc_in_the_versus_presentation_goes_back_to_versus():
+    s = screen("nvp<Esc>", size="120x36")
+    assert s.startswith(" kvplan  versus: 2 scenarios"), s
+
+
+def test_a_title_too_long_is_cut_with_a_mark():
+    s = screen("bnnnnn", size="70x22")
+    title = s.split("\n")[0]
+    head = title[:title.index(" 1 A*")].rstrip()
+    assert head.endswith("\u2026") or head.endswith(" at 8k") or head.endswith(", 8k"), title
+
+
+def test_a_name_cut_at_its_limit_says_so():
+    s = screen("a" + "abcdefghijklmnopqrstuvwxyz0123")
+    assert "full: 24 bytes, no more is kept" in s.split("\n")[-2], s
+    s = screen("a" + "abcdefghijklmnopqrstuvwxyz0123<Enter>")
+    assert "abcdefghijklmnopqrstuvwx (cut at the 24 bytes a name holds)" in status(s), status(s)
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_")]
     passed = failed = 0
