@@ -14,6 +14,7 @@
 #include "core/text.h"
 #include "core/version.h"
 #include "io/fileio.h"
+#include "io/markdown.h"
 #include "io/report.h"
 #include "io/snapshot.h"
 
@@ -78,6 +79,17 @@ static void export_or_ask(struct planner *p, enum prompt_kind kind)
 
 /* The session (every scenario) as JSON, or the current scenario or the
  * versus view as Markdown. */
+/* One scenario as Markdown, then its name and note as the versus table
+ * ends with them ("- A: note"). */
+static void markdown_named(FILE *f, const struct planner *p)
+{
+    const struct planner_slot *sl = &p->slots[p->current];
+    char label[MD_TEXT_SIZE(SNAPSHOT_LABEL_MAX)], note[MD_TEXT_SIZE(SNAPSHOT_NOTE_MAX)];
+    report_markdown(f, planner_scenario(p), planner_result(p), &p->explain);
+    fprintf(f, "\n- Scenario %d, %s%s%s\n", p->current + 1, md_text(sl->label, label, sizeof label),
+            sl->note[0] ? ": " : "", sl->note[0] ? md_text(sl->note, note, sizeof note) : "");
+}
+
 void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
 {
     struct diag d = {0};
@@ -100,7 +112,7 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
             if (p->prompt.from_versus && n > 1)
                 report_markdown_versus(f, &ss, results, shown, n);
             else
-                report_markdown(f, planner_scenario(p), planner_result(p), &p->explain);
+                markdown_named(f, p);
             fclose(f);
             ok = fileio_write_atomic(path, text, len, &d);
             free(text);

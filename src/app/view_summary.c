@@ -170,6 +170,12 @@ static int summary_checks(const struct planner *p, struct rect r, int y)
         view_baseline_text(p, line, sizeof line);
         widget_text(y++, r.x, r.w, strstr(line, "(-") ? ROLE_BAD : ROLE_GOOD, line);
     }
+    const struct planner_slot *sl = &p->slots[p->current];
+    if (sl->note[0] && y < end) { /* the scenario's note, under its name (N edits it) */
+        char cut[sizeof line + 4];
+        snprintf(line, sizeof line, "%s: %s", sl->label, sl->note);
+        widget_text(y++, r.x, r.w, ROLE_TITLE, widget_fit(line, r.w, cut, sizeof cut));
+    }
     if (!res->fits && y < end) {
         units_format_bytes(res->shortfall_bytes_per_gpu, s->units, a, sizeof a);
         snprintf(line, sizeof line, "%s: %s short per GPU",

@@ -289,6 +289,16 @@ def test_a_name_cut_at_its_limit_says_so():
     assert "abcdefghijklmnopqrstuvwx (cut at the 24 bytes a name holds)" in status(s), status(s)
 
 
+# ---- notes are seen ----
+
+def test_a_note_is_shown_in_the_planner_and_in_the_markdown_with_its_name():
+    md = os.path.join(TMP, "one.md")
+    s = screen("afleet<Enter>Nfor the *board* meeting<Enter>m%s<Enter>" % md)
+    assert "fleet: for the *board* meeting" in s, s
+    text = open(md).read()
+    assert text.endswith("\n\n- Scenario 1, fleet: for the \\*board\\* meeting\n"), text[-200:]
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_")]
     passed = failed = 0
