@@ -81,11 +81,12 @@ static void export_or_ask(struct planner *p, enum prompt_kind kind)
  * versus view as Markdown. */
 /* One scenario as Markdown, then its name and note as the versus table
  * ends with them ("- A: note"). */
-static void markdown_named(FILE *f, const struct planner *p)
+static void markdown_named(FILE *f, struct planner *p)
 {
     const struct planner_slot *sl = &p->slots[p->current];
     char label[MD_TEXT_SIZE(SNAPSHOT_LABEL_MAX)], note[MD_TEXT_SIZE(SNAPSHOT_NOTE_MAX)];
     report_markdown(f, planner_scenario(p), planner_result(p), &p->explain);
+    load_markdown(p, f); /* the Load screen's, when it was opened */
     fprintf(f, "\n- Scenario %d, %s%s%s\n", p->current + 1, md_text(sl->label, label, sizeof label),
             sl->note[0] ? ": " : "", sl->note[0] ? md_text(sl->note, note, sizeof note) : "");
 }
@@ -101,7 +102,9 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
     planner_session(p, &ss, results);
     explain_text(&p->explain); /* every row is written out */
     bool ok;
-    if (kind == PROMPT_EXPORT_MD) {
+    if (kind == PROMPT_EXPORT_SVG) {
+        ok = planner_export_svg(p, path, p->prompt.from_versus, &d);
+    } else if (kind == PROMPT_EXPORT_MD) {
         char *text = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
@@ -134,7 +137,8 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
             planner_set_file(p, path); /* y copies a --load of it */
         }
         snprintf(p->status, sizeof p->status, "wrote %s (%s)", path,
-                 kind == PROMPT_EXPORT_MD ? "Markdown"
+                 kind == PROMPT_EXPORT_MD    ? "Markdown"
+                 : kind == PROMPT_EXPORT_SVG ? "SVG picture"
                  : p->count > 1           ? "every scenario of the session"
                                           : "JSON snapshot");
     } else {
@@ -306,6 +310,8 @@ static const struct prompt_def {
                        .empty = "export cancelled: no file name", .finish = export_finish},
     [PROMPT_EXPORT_MD] = {.prefix = "Markdown to: ", .hint = "Enter writes, Esc cancels",
                           .empty = "export cancelled: no file name", .finish = export_finish},
+    [PROMPT_EXPORT_SVG] = {.prefix = "SVG to: ", .hint = "Enter writes, Esc cancels",
+                           .empty = "export cancelled: no file name", .finish = export_finish},
     [PROMPT_OPEN] = {.prefix = "Open snapshot: ", .hint = "Enter opens, Esc cancels",
                      .finish = open_finish},
     [PROMPT_LABEL] = {.prefix = "Name of scenario ", .numbered = true, .hint = "Enter names it",

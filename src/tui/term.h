@@ -45,6 +45,10 @@ bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_c
  * SIGCONT. */
 int term_read_key(void);
 
+/* Whether a key (or a signal) comes within ms milliseconds, without
+ * reading it: the planner does slower work when none does. */
+bool term_input_within(int ms);
+
 /* Shows the frame drawn (canvas.h): stdscr takes the cells that changed and
  * curses sends the terminal their difference. */
 void term_refresh(void);
