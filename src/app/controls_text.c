@@ -272,6 +272,12 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
     case CTRL_IMAGES: /* "2" images, or "2x576": 2 images of 576 tokens */
         ok = images_parse(s, text, &in);
         break;
+    case CTRL_PP:
+    case CTRL_EXPERTS:
+    case CTRL_CONCURRENCY:
+    case CTRL_PROMPT:
+        ok = control_load_parse(c, s, text, &in);
+        break;
     default:
         ok = diag_fail(&in, "pick it from the list (Enter)");
         break;
@@ -496,6 +502,12 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
     case CTRL_LORA:
     case CTRL_IMAGES:
         extras_format(c, s, r, buf, size);
+        break;
+    case CTRL_PP:
+    case CTRL_EXPERTS:
+    case CTRL_CONCURRENCY:
+    case CTRL_PROMPT:
+        control_load_format(c, s, buf, size);
         break;
     case CTRL_COUNT:
         buf[0] = '\0';

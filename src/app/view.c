@@ -16,11 +16,17 @@ static void draw_info(const struct planner *p, struct rect r)
     char line[600], mem[32], maxc[32], heads[64];
     units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, s->units, mem, sizeof mem);
     units_format_tokens_short(m->max_context_tokens, maxc, sizeof maxc);
+    /* the KV heads in use (the KV heads control moves them), and their kind */
+    uint32_t kvh = s->kv_heads ? s->kv_heads : m->kv_heads;
+    enum attention_kind kind = m->attention == ATTENTION_MLA ? ATTENTION_MLA
+                               : kvh == 1                   ? ATTENTION_MQA
+                               : kvh == m->attention_heads  ? ATTENTION_MHA
+                                                            : ATTENTION_GQA;
     if (m->attention == ATTENTION_MLA)
         snprintf(heads, sizeof heads, "MLA latent %u+%u", m->kv_lora_rank, m->qk_rope_head_dim);
     else
         snprintf(heads, sizeof heads, "%s %u KV / %u heads, head_dim %u",
-                 spec_attention_name(m->attention), m->kv_heads, m->attention_heads, m->head_dim);
+                 spec_attention_name(kind), kvh, m->attention_heads, m->head_dim);
     char kinds[SPEC_ID_MAX + 16] = "";
     if (m->windowed_layers)
         snprintf(kinds, sizeof kinds, ", windows %s", m->window_pattern);
@@ -35,8 +41,8 @@ static void draw_info(const struct planner *p, struct rect r)
         if (m->attention == ATTENTION_MLA)
             snprintf(heads, sizeof heads, "MLA %u+%u", m->kv_lora_rank, m->qk_rope_head_dim);
         else
-            snprintf(heads, sizeof heads, "%s %u/%u, hd %u", spec_attention_name(m->attention),
-                     m->kv_heads, m->attention_heads, m->head_dim);
+            snprintf(heads, sizeof heads, "%s %u/%u, hd %u", spec_attention_name(kind), kvh,
+                     m->attention_heads, m->head_dim);
         char item[7][64];
         snprintf(item[0], sizeof item[0], "%.2fB", (double)m->params / 1e9);
         snprintf(item[1], sizeof item[1], "%u layers", m->layers);

@@ -132,8 +132,8 @@ def test_the_controls_scroll_when_they_outnumber_the_rows():
     t = start("--engine", "vllm", cols=80, rows=24)
     try:
         assert "\u25bc" in t.text() and "Host KV" not in t.text()
-        for _ in range(5):
-            t.press(t.cap("kcuu1"))  # up from Context wraps to the last control
+        for _ in range(6):
+            t.press(t.cap("kcuu1"))  # up from Context (past Stages) wraps to the last control
         t.wait_for(r"Host KV")
         assert "\u25b2" in t.text()
         # a click on a scrolled row reaches the control drawn there, and the wheel steps it
@@ -559,7 +559,7 @@ def test_three_replicas_under_each_engine_show_one_answer_everywhere():
             t.wait_for(r"^\? help  q quit")
             text = t.text()
             n = "{:,}".format(want["max_users"])
-            assert ("(3 x 4 GPUs)" if engine == "llama.cpp" else "(3 x TP 4)") in text, text
+            assert ("(3 x 4 GPUs, layers split)" if engine == "llama.cpp" else "(3 x TP 4)") in text, text
             # llama.cpp splits each replica's layers over its GPUs, not tensors
             split = "layers split over 4 GPUs" if engine == "llama.cpp" else "TP 4"
             sep = ", " if engine == "llama.cpp" else " x "
@@ -598,7 +598,7 @@ def test_a_meeting_keeps_scenarios_side_by_side_and_shares_them():
         for _ in range(10):
             t.send("\x7f")
         t.press("fp8\r")
-        t.wait_for(r" 2 fp8 ")
+        t.wait_for(r"\[2 fp8\]")  # the current tab, bracketed
         t.press("v")
         t.wait_for(r"versus: 2 scenarios against A")
         assert re.search(r"\+\d+% against A", t.text()), t.text()
