@@ -289,10 +289,12 @@ static void set_attr(uint32_t a)
 {
     if (a == cur_attr)
         return;
-    uint32_t h = (cur_attr * 2654435761u ^ a * 40503u) % TRANS_SLOTS;
+    uint32_t h = cur_attr * 0x9e3779b1u + a; /* the pair is in bits 8-15 */
+    h ^= h >> 15;
+    h = (h * 0x85ebca6bu) >> 24;
     struct trans *t = NULL;
     for (uint32_t i = 0; i < TRANS_SLOTS; i++) {
-        struct trans *s = &trans[(h + i) % TRANS_SLOTS];
+        struct trans *s = &trans[(h + i) & (TRANS_SLOTS - 1)];
         if (s->used && s->from == cur_attr && s->to == a) {
             append(s->s, s->len);
             cur_attr = a;
@@ -464,10 +466,37 @@ static bool erase_pays(const struct canvas_cell *now, const struct canvas_cell *
     return (size_t)(last - x + 1) > tc.el.len;
 }
 
+/* Writes the changed cells from x on that need neither a move nor an
+ * attribute change (and lie before `end`); returns the column after them. */
+static int write_run(const struct canvas_cell *now, struct canvas_cell *was, int x, int cols,
+                     int end)
+{
+    char *p = buf + len; /* room: emit_row reserved it */
+    do {
+        p = put_char(p, now[x].ch);
+        was[x] = now[x];
+        if (x + 1 < cols && now[x + 1].ch == CANVAS_CONT) {
+            x++;
+            was[x] = now[x];
+        }
+        x++;
+        /* half of a two-column character written over: what is left of it
+         * is the terminal's to decide */
+        if (x < cols && was[x].ch == CANVAS_CONT)
+            was[x].ch = UNKNOWN;
+    } while (x < end && now[x].attr == cur_attr && now[x].ch != CANVAS_CONT &&
+             !same(now + x, was + x));
+    len = (size_t)(p - buf);
+    cur_x = x < cols ? x : -1; /* past the last column: a wrap is pending */
+    return x;
+}
+
 /* Row y from `was` to `now`. */
 static void emit_row(int y, const struct canvas_cell *now, struct canvas_cell *was, int cols)
 {
     int tail = blank_tail(now, cols);
+    if (!room((size_t)cols * 16 + CELL_MAX))
+        return;
     for (int x = 0;;) {
         x = canvas_next_change(now, was, x, cols);
         if (x == cols)
@@ -475,7 +504,7 @@ static void emit_row(int y, const struct canvas_cell *now, struct canvas_cell *w
         /* a two-column character is written whole, on either frame */
         while (x > 0 && (now[x].ch == CANVAS_CONT || was[x].ch == CANVAS_CONT))
             x--;
-        if (!room(CELL_MAX))
+        if (!room((size_t)(cols - x) * 16 + CELL_MAX))
             return;
         if (x >= tail && erase_pays(now, was, x, cols)) {
             move_to(y, x, was);
@@ -488,15 +517,7 @@ static void emit_row(int y, const struct canvas_cell *now, struct canvas_cell *w
             tail = cols; /* it did not pay here: it pays nowhere further right */
         move_to(y, x, was);
         set_attr(now[x].attr);
-        len = (size_t)(put_char(buf + len, now[x].ch) - buf);
-        int w = x + 1 < cols && now[x + 1].ch == CANVAS_CONT ? 2 : 1;
-        memcpy(was + x, now + x, (size_t)w * sizeof *now);
-        x += w;
-        /* half of a two-column character written over: what is left of it
-         * is the terminal's to decide */
-        if (x < cols && was[x].ch == CANVAS_CONT)
-            was[x].ch = UNKNOWN;
-        cur_x = x < cols ? x : -1; /* past the last column: a wrap is pending */
+        x = write_run(now, was, x, cols, tail);
     }
 }
 
