@@ -249,6 +249,45 @@ static void pair_colors(int pair, short *fg, short *bg)
         *fg = *bg = -1;
 }
 
+/* Length of the SGR (ESC [ digits and semicolons m) at s, or 0. */
+static size_t sgr_at(const char *s, size_t n)
+{
+    if (n < 3 || s[0] != '\033' || s[1] != '[')
+        return 0;
+    for (size_t i = 2; i < n; i++) {
+        if (s[i] == 'm')
+            return i + 1;
+        if (s[i] != ';' && (s[i] < '0' || s[i] > '9'))
+            return 0;
+    }
+    return 0;
+}
+
+/* Back-to-back SGRs as one (ESC [30m ESC [46m as ESC [30;46m: ECMA-48's
+ * parameters, in the same order), an empty parameter list written as 0. */
+static void merge_sgrs(void)
+{
+    char out[sizeof seq];
+    size_t o = 0, last = 0; /* last: where the previous SGR ends in out, 0: none */
+    for (size_t i = 0; i < seq_len;) {
+        size_t k = sgr_at(seq + i, seq_len - i);
+        if (k > 0 && last == o && o > 0) {
+            out[o - 1] = ';'; /* its m */
+            if (k == 3)
+                out[o++] = '0';
+            memcpy(out + o, seq + i + 2, k - 2);
+            o += k - 2;
+        } else {
+            memcpy(out + o, seq + i, k ? k : 1);
+            o += k ? k : 1;
+        }
+        last = k > 0 ? o : last;
+        i += k ? k : 1;
+    }
+    memcpy(seq, out, o);
+    seq_len = o;
+}
+
 /* What goes from attributes a to b (each with its pair), into seq. */
 static void transition(uint32_t a, uint32_t b)
 {
@@ -282,6 +321,7 @@ static void transition(uint32_t a, uint32_t b)
         seq_add(tiparm(setaf.s, fb));
     if (bb >= 0 && bb != ba && setab.s)
         seq_add(tiparm(setab.s, bb));
+    merge_sgrs();
 }
 
 /* The terminal's attributes to a. */

@@ -101,20 +101,21 @@ static void attributes_change_once_and_by_the_least(void **state)
     (void)state;
     blank();
     /* bright green (pair GOOD), plain again (default foreground only: AX's
-     * SGR 39), cyan on black; a dim run, and its end needs a reset */
+     * SGR 39), black on cyan in one SGR; a dim run, and its end needs a
+     * reset */
     put(now, 0, 0, ROLE_GOOD, L"ok");
     put(now, 0, 2, ROLE_TEXT, L"-");
     put(now, 0, 3, ROLE_KEY, L"k");
     put(now, 0, 4, ROLE_TRACK, L"\u2500\u2500");
     put(now, 0, 6, ROLE_TEXT, L"e");
-    frame_is("\033[1;1H\033[92mok\033[39m-\033[30m\033[46mk"
-             "\033[2m\033[49m\033[37m\u2500\u2500\033(B\033[me");
+    frame_is("\033[1;1H\033[92mok\033[39m-\033[30;46mk"
+             "\033[2;49;37m\u2500\u2500\033(B\033[me");
     /* the same changes again: the same bytes, from what was kept (and a
      * carriage return to the row's start) */
     for (int x = 0; x < 7; x++)
         was[x].ch = '?';
-    frame_is("\r\033[92mok\033[39m-\033[30m\033[46mk"
-             "\033[2m\033[49m\033[37m\u2500\u2500\033(B\033[me");
+    frame_is("\r\033[92mok\033[39m-\033[30;46mk"
+             "\033[2;49;37m\u2500\u2500\033(B\033[me");
 }
 
 static void two_column_characters_go_whole(void **state)
@@ -145,7 +146,7 @@ static void a_row_ending_in_blanks_is_erased_to_its_end(void **state)
     /* blanks in another colour than the terminal's own still erase (bce) */
     put(was, 0, 4, ROLE_TEXT, L"abcdefgh");
     put(now, 0, 4, ROLE_KEY, L"        ");
-    frame_is("\033[1;5H\033[30m\033[46m\033[K");
+    frame_is("\033[1;5H\033[30;46m\033[K");
 }
 
 static void a_whole_frame_clears_first(void **state)
