@@ -1,4 +1,5 @@
-/* canvas: the frame being drawn, kept beside the last frame handed to curses.
+/* canvas: the frame being drawn, kept beside the last frame shown (handed
+ * to curses, or written by emit.h).
  *
  * Widgets write cells here: a character and its attributes with the colour
  * pair, as one attr_t (an attribute without a pair takes the background's,
