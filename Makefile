@@ -180,11 +180,15 @@ screenshots: $(BUILD)/kvplan
 	  file:/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf=fonts-dejavu-core
 	/usr/bin/python3 tools/screenshots.py $(BUILD)/kvplan screenshots
 
-# Every real engine log of the calibration set against kvplan: doc/VALIDATION.md.
+# Every real engine log of the calibration set against kvplan: doc/VALIDATION.md;
+# the speed model against public measurements: doc/SPEED-VALIDATION.md; the
+# serving simulator against public latency-under-load sweeps: doc/LOAD-VALIDATION.md.
 CALIBRATION ?= $(firstword $(wildcard ../shared/reference/calibration.json) tests/data/calibration.json)
 validate: $(BUILD)/kvplan
 	/usr/bin/python3 tools/validate.py $(BUILD)/kvplan $(CALIBRATION) --out doc/VALIDATION.md
 	/usr/bin/python3 tools/validate_speed.py $(BUILD)/kvplan tests/data/speed-measurements.json
+	/usr/bin/python3 tools/validate_load.py $(BUILD)/kvplan tests/data/load-measurements.json \
+	  --out doc/LOAD-VALIDATION.md
 
 # The spread the speed figures showed on the public measurements, by GPU
 # family and engine: src/core/speedband_table.c (compiled in) and

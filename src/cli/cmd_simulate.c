@@ -12,6 +12,7 @@
 #include "cli/options_table.h"
 #include "cli/simulate.h"
 #include "core/engine_desc.h"
+#include "io/fileio.h"
 
 static bool simulates(const struct engine_desc *e)
 {
@@ -93,6 +94,54 @@ static struct workload_params workload_of(const struct options *o, const struct 
         .seed = o->seed};
 }
 
+/* --compare: what the measured run's file says of its workload, where no
+ * option says otherwise; the names taken into sr->from_file. */
+static bool workload_from_file(const struct options *o, struct simulate_run *sr, struct diag *d)
+{
+    const struct bench_result *b = &sr->bench;
+    const bool *g = o->given;
+    struct workload_params *w = &sr->w;
+    sr->nfrom = 0;
+#define TAKE(opt, ok, name, set)                                                              \
+    do {                                                                                      \
+        if (!g[opt] && (ok)) {                                                                \
+            set;                                                                              \
+            sr->from_file[sr->nfrom++] = name;                                                \
+        }                                                                                     \
+    } while (0)
+    TAKE(OPT_NUM_PROMPTS, b->num_prompts >= 1, "num_prompts",
+         w->num_prompts = (uint64_t)b->num_prompts);
+    TAKE(OPT_REQUEST_RATE, b->request_rate > 0, "request_rate", w->request_rate = b->request_rate);
+    TAKE(OPT_BURSTINESS, b->burstiness > 0, "burstiness", w->burstiness = b->burstiness);
+    TAKE(OPT_MAX_CONCURRENCY, b->max_concurrency >= 0, "max_concurrency",
+         sr->c.max_concurrency = (uint64_t)b->max_concurrency);
+    TAKE(OPT_RANDOM_INPUT_LEN, b->input_len >= 1, "input_len",
+         w->input_len = (uint64_t)b->input_len);
+    TAKE(OPT_RANDOM_OUTPUT_LEN, b->output_len >= 1, "output_len",
+         w->output_len = (uint64_t)b->output_len);
+    TAKE(OPT_RANDOM_RANGE_RATIO, b->range_ratio >= 0, "range_ratio",
+         w->range_ratio = b->range_ratio);
+#undef TAKE
+    if (w->num_prompts > SIM_MAX_REQUESTS)
+        return diag_fail(d, "%s: num_prompts %llu: simulate takes at most %d (give %s)",
+                         sr->compare_path, (unsigned long long)w->num_prompts, SIM_MAX_REQUESTS,
+                         OPTION_FLAG(OPT_NUM_PROMPTS));
+    return true;
+}
+
+/* Reads --compare's file into sr->bench. */
+static bool read_compare(const char *path, struct simulate_run *sr, struct diag *d)
+{
+    size_t len;
+    char *text = fileio_read(path, &len, d);
+    if (text == NULL)
+        return false;
+    bool ok = bench_result_read(path, text, len, &sr->bench, d);
+    free(text);
+    sr->compare_path = path;
+    return ok;
+}
+
 /* The longest request must fit the context and the pool; the shortest
  * holds a token. */
 static bool workload_fits(const struct workload_params *p, const struct sim_config *c,
@@ -149,6 +198,8 @@ static bool run_failed(enum sim_status st, struct diag *d)
 static bool simulate(const struct options *o, struct simulate_run *sr, struct diag *d)
 {
     struct catalog cat;
+    if (o->compare_path && !read_compare(o->compare_path, sr, d))
+        return false;
     if (!options_load(o, &cat, &sr->s, d))
         return false;
     catalog_free(&cat);
@@ -179,6 +230,8 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     for (int i = 0; i < 3; i++)
         *slo[i] = o->goodput_set[i] ? o->goodput_ms[i] / 1000.0 : -1;
     sr->w = workload_of(o, &sr->s);
+    if (sr->compare_path && !workload_from_file(o, sr, d))
+        return false;
     if (!workload_fits(&sr->w, &sr->c, d))
         return false;
     struct workload_request *q = malloc((size_t)sr->w.num_prompts * sizeof *q);

@@ -123,6 +123,7 @@ enum option_id {
     OPT_SEED,
     OPT_MAX_CONCURRENCY,
     OPT_GOODPUT,
+    OPT_COMPARE,
     OPT_SIM_FORMAT,
     OPT_HELP,
     OPT_COUNT
@@ -184,6 +185,7 @@ struct options {
     double request_rate, burstiness, range_ratio;
     double goodput_ms[3]; /* ttft, tpot, e2el */
     bool goodput_set[3];
+    const char *compare_path; /* a benchmark's result to set beside the run */
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;
     const char *engine_version; /* calibrate: the engine's version the benchmark ran */

@@ -361,6 +361,11 @@ const struct option_row options_table[OPT_COUNT] = {
                      .help = "service level objectives: ttft:MS tpot:MS e2el:MS (one or\n"
                              "more, after one --goodput or each after its own); reports\n"
                              "the requests a second that keep them all"},
+    [OPT_COMPARE] = {OPTNAME_COMPARE, .commands = SIMULATE, .parse = opt_string,
+                     .offset = AT(compare_path), .metavar = "FILE", .complete = COMPLETE_FILE,
+                     .help = "a measured run (vllm bench serve's saved result JSON,\n"
+                             "sglang.bench_serving's JSONL): its workload, unless options\n"
+                             "say otherwise, and each figure beside kvplan's, with the error"},
     [OPT_SIM_FORMAT] = {OPTNAME_FORMAT, .commands = SIMULATE, .parse = opt_sim_format,
                         .metavar = "text|json", .complete = COMPLETE_WORDS, .words = "text json",
                         .help = "a table (default) or JSON: the plan's snapshot with\n"
@@ -458,7 +463,8 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
          .about = "serve a stream of requests, step by step", .run = cmd_simulate,
          .help_width = 24, .takes_words = true,
          .head = "Usage: kvplan simulate [scenario options] [workload options]\n"
-                 "                       [--goodput KEY:MS ...] [--format text|json]\n\n"
+                 "                       [--goodput KEY:MS ...] [--compare FILE]\n"
+                 "                       [--format text|json]\n\n"
                  "Serves a stream of requests, as `vllm bench serve` sends them, on the plan's\n"
                  "deployment: vLLM V1's scheduler, step by step, on the plan's KV blocks, each\n"
                  "step as long as kvplan's step time says. Reports what vllm bench serve does\n"

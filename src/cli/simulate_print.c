@@ -111,6 +111,8 @@ bool simulate_print_text(FILE *out, const struct simulate_run *sr)
             r->preemptions == 1 ? "" : "s", units_format_int(r->steps, b, sizeof b));
     if (r->goodput)
         goodput_line(out, sr);
+    if (sr->compare_path)
+        simulate_compare_text(out, sr);
     return true;
 }
 
@@ -204,6 +206,8 @@ static cJSON *simulation_json(const struct simulate_run *sr)
     jsonout_bool(&o, "over_capacity", r->over_capacity);
     jsonout_double(&o, "queue_growth_per_s", r->queue_growth_per_s);
     jsonout_double(&o, "served_per_s", r->served_per_s);
+    if (sr->compare_path)
+        jsonout_object(&o, "compare", simulate_compare_json(sr));
     return jsonout_end(&o);
 }
 

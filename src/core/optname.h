@@ -107,6 +107,7 @@
 #define OPTNAME_SEED "--seed"
 #define OPTNAME_MAX_CONCURRENCY "--max-concurrency"
 #define OPTNAME_GOODPUT "--goodput"
+#define OPTNAME_COMPARE "--compare"
 #define OPTNAME_HELP "--help"
 
 #endif

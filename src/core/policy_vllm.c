@@ -135,16 +135,17 @@ static void log_lines(const struct policy_ctx *c)
 }
 
 /* Blocks a windowed layer holds for a request of len tokens (V1 hybrid
- * groups, v1/kv_cache_interface.py): a sliding window less one plus a batch,
- * rounded up, and one more (SlidingWindowSpec); a chunk of local attention
- * plus a batch, rounded up, nothing more (ChunkedLocalAttentionSpec: Llama 4). */
+ * groups, v1/kv_cache_interface.py max_memory_usage_bytes): a sliding window
+ * less one plus a batch, at most len, rounded up, and one more, always, as
+ * the window may start inside a block (SlidingWindowSpec: so a window wider
+ * than the request takes one block more than full attention would); a chunk
+ * of local attention plus a batch, at most len, rounded up, nothing more
+ * (ChunkedLocalAttentionSpec: Llama 4). */
 static uint64_t window_blocks(uint64_t window, bool chunked, uint64_t batched, uint64_t len,
                               uint64_t unit)
 {
     uint64_t need = chunked ? window + batched : window - 1 + batched;
-    uint64_t blocks = kv_ceil_div(need < len ? need : len, unit) + (chunked ? 0 : 1);
-    uint64_t full = kv_ceil_div(len, unit);
-    return blocks < full ? blocks : full;
+    return kv_ceil_div(need < len ? need : len, unit) + (chunked ? 0 : 1);
 }
 
 /* The profiled activation peak (V1 gpu_model_runner.py profile_run and

@@ -182,12 +182,43 @@ static void python_numbers(char *t, size_t len)
     }
 }
 
-static bool parse_documents(const char *path, char *text, size_t len, uint64_t concurrency,
-                            struct bench_log *b, struct diag *d);
+/* The calibration's reading of one document: a benchmark's whole-file
+ * document of no known kind is no benchmark (true, nothing read); one of a
+ * document a line must be a run. */
+struct calibration_ctx {
+    uint64_t concurrency;
+    struct bench_log *b;
+};
+
+static bool calibration_document(const char *path, const cJSON *o, int line, bool whole,
+                                 void *ctx, struct diag *d)
+{
+    struct calibration_ctx *k = ctx;
+    if (whole && kind_of(o) == BENCH_UNKNOWN)
+        return true;
+    return document(path, o, line, k->concurrency, k->b, d);
+}
 
 bool bench_parse_json(const char *path, const char *text, size_t len, uint64_t concurrency,
                       struct bench_log *b, struct diag *d)
 {
+    struct calibration_ctx k = {concurrency, b};
+    bool json;
+    return bench_json_each(path, text, len, calibration_document, &k, &json, d);
+}
+
+enum bench_format bench_json_kind(const cJSON *o)
+{
+    return kind_of(o);
+}
+
+static bool each_line(const char *path, char *text, size_t len, bench_json_fn fn, void *ctx,
+                      bool *json, struct diag *d);
+
+bool bench_json_each(const char *path, const char *text, size_t len, bench_json_fn fn, void *ctx,
+                     bool *json, struct diag *d)
+{
+    *json = false;
     char c = first_char(text, len);
     if (c != '{' && c != '[')
         return true;
@@ -197,26 +228,27 @@ bool bench_parse_json(const char *path, const char *text, size_t len, uint64_t c
     memcpy(copy, text, len);
     copy[len] = '\0';
     python_numbers(copy, len);
-    bool ok = parse_documents(path, copy, len, concurrency, b, d);
+    struct diag ignore = {0};
+    /* llama-bench -o json is an array, which jsonread_parse does not take */
+    cJSON *whole = c == '[' ? cJSON_ParseWithLengthOpts(copy, len + 1, NULL, true)
+                            : jsonread_parse(path, copy, len, &ignore);
+    bool ok;
+    if (whole) {
+        *json = true;
+        ok = fn(path, whole, 1, true, ctx, d);
+        cJSON_Delete(whole);
+    } else {
+        ok = each_line(path, copy, len, fn, ctx, json, d);
+    }
     free(copy);
     return ok;
 }
 
-static bool parse_documents(const char *path, char *text, size_t len, uint64_t concurrency,
-                            struct bench_log *b, struct diag *d)
+/* A document a line: --append-result, sglang's JSONL, llama-bench -o jsonl.
+ * A first line that is no JSON leaves *json false: a text format may read it. */
+static bool each_line(const char *path, char *text, size_t len, bench_json_fn fn, void *ctx,
+                      bool *json, struct diag *d)
 {
-    struct diag ignore = {0};
-    /* llama-bench -o json is an array, which jsonread_parse does not take */
-    cJSON *whole = first_char(text, len) == '['
-                       ? cJSON_ParseWithLengthOpts(text, len + 1, NULL, true)
-                       : jsonread_parse(path, text, len, &ignore);
-    if (whole) {
-        bool known = kind_of(whole) != BENCH_UNKNOWN;
-        bool ok = !known || document(path, whole, 1, concurrency, b, d);
-        cJSON_Delete(whole);
-        return ok;
-    }
-    /* a document a line: --append-result, sglang's JSONL, llama-bench -o jsonl */
     size_t at = 0;
     int line = 0;
     while (at < len) {
@@ -231,11 +263,12 @@ static bool parse_documents(const char *path, char *text, size_t len, uint64_t c
             cJSON *o = jsonread_parse(path, text + at, end - at, &bad);
             text[end] = keep;
             if (o == NULL) {
-                if (b->format == BENCH_UNKNOWN && line == 1)
-                    return true; /* not JSON after all: a text format may read it */
+                if (!*json)
+                    return true;
                 return diag_fail(d, "%s:%d: not one JSON document a line", path, line);
             }
-            bool ok = document(path, o, line, concurrency, b, d);
+            *json = true;
+            bool ok = fn(path, o, line, false, ctx, d);
             cJSON_Delete(o);
             if (!ok)
                 return false;

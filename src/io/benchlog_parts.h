@@ -33,4 +33,17 @@ bool bench_add_llama(const char *path, int line, double n_prompt, double n_gen, 
 bool bench_parse_json(const char *path, const char *text, size_t len, uint64_t concurrency,
                       struct bench_log *b, struct diag *d);
 
+/* Each JSON document of a benchmark's output: the whole text (whole true,
+ * line 1), or one a line; Python's Infinity and NaN read as null and 0. fn's
+ * false stops and is returned. *json is false when the text is no JSON (fn
+ * never called): a printed format may read it. */
+struct cJSON;
+typedef bool (*bench_json_fn)(const char *path, const struct cJSON *o, int line, bool whole,
+                              void *ctx, struct diag *d);
+bool bench_json_each(const char *path, const char *text, size_t len, bench_json_fn fn, void *ctx,
+                     bool *json, struct diag *d);
+
+/* The benchmark a JSON document is the output of (BENCH_UNKNOWN: none). */
+enum bench_format bench_json_kind(const struct cJSON *o);
+
 #endif

@@ -79,7 +79,7 @@ VALUES = {
     "--num-prompts": ("30", []), "--request-rate": ("5", []), "--burstiness": ("0.5", ["--request-rate", "5"]),
     "--random-input-len": ("512", []), "--random-output-len": ("16", []),
     "--random-range-ratio": ("0.5", []), "--seed": ("7", []), "--max-concurrency": ("4", []),
-    "--goodput": ("ttft:500", []),
+    "--goodput": ("ttft:500", []), "--compare": (BENCH, []),
 }
 # What a command answers on purpose when given the option; anything else must succeed.
 REFUSED = {("planner", "--export"): "--export: writes the snapshot of `kvplan plan`"}

@@ -34,6 +34,23 @@ static void vllm_takes_a_fraction_of_the_total_not_of_the_free(void **state)
     assert_int_equal(r.kv_pool_bytes_per_gpu, r.engine.budget_bytes - (20ull << 30));
 }
 
+/* vLLM, gpt-oss's shape: 36 layers of 8 KV heads of 64, half of them windowed */
+static struct scenario half_windowed(uint64_t window, uint64_t context, uint64_t batched)
+{
+    struct scenario s = base(ENGINE_VLLM);
+    s.model.layers = 36;
+    s.model.attention_heads = 64;
+    s.model.kv_heads = 8;
+    s.model.head_dim = 64;
+    s.model.windowed_layers = 18;
+    s.model.window_tokens = window;
+    s.model.max_context_tokens = 131072;
+    s.model.params = 1000000000;
+    s.context_tokens = context;
+    s.engine.max_num_batched_tokens = batched;
+    return s;
+}
+
 static void vllm_sliding_layers_need_only_the_window_and_a_batch(void **state)
 {
     (void)state;
@@ -42,21 +59,26 @@ static void vllm_sliding_layers_need_only_the_window_and_a_batch(void **state)
      * gpt-oss-120b shape, 131,072 tokens, batch 1,024: 18 full layers x 8,192 blocks
      * + 18 sliding x (ceil(1,151 / 16) + 1 = 73) blocks; x 16 tokens x 2,048 B
      * = 4,874,895,360 B = 4.54 GiB, as vllm#27508 logged. */
-    struct scenario s = base(ENGINE_VLLM);
-    s.model.layers = 36;
-    s.model.attention_heads = 64;
-    s.model.kv_heads = 8;
-    s.model.head_dim = 64;
-    s.model.windowed_layers = 18;
-    s.model.window_tokens = 128;
-    s.model.max_context_tokens = 131072;
-    s.model.params = 1000000000;
-    s.context_tokens = 131072;
-    s.engine.max_num_batched_tokens = 1024;
+    struct scenario s = half_windowed(128, 131072, 1024);
     struct plan_result r = run(&s);
     /* layer-weighted blocks of one request x 16 tokens x 2,048 B per layer */
     assert_int_equal(r.engine.request_units, 18ull * 8192 + 18 * 73);
     assert_int_equal(r.engine.request_units * 16 * r.cost.bytes_per_layer, 4874895360ull);
+}
+
+static void vllm_sliding_layers_take_one_block_more_than_a_short_request(void **state)
+{
+    (void)state;
+    /* vllm/v1/kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes
+     * (vllm-project/vllm main, 2026): num_tokens = min(window - 1 +
+     * max_num_batched_tokens, max_model_len), then (cdiv(num_tokens, block) + 1)
+     * blocks, the + 1 not capped by what full attention would take. Gemma 3's
+     * shape (window 1,024), 8,192 tokens, batch 8,192: min(9,215, 8,192) = 8,192
+     * tokens, 512 + 1 = 513 blocks a sliding layer, where a full layer takes 512:
+     * 18 full x 512 + 18 sliding x 513 = 18,450 layer-blocks a request. */
+    struct scenario s = half_windowed(1024, 8192, 8192);
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.request_units, 18ull * 512 + 18 * 513);
 }
 
 static void sglang_pool_is_token_granular_over_the_static_fraction(void **state)
@@ -469,6 +491,7 @@ int main(void)
         cmocka_unit_test(vllm_v0_blocks_are_the_kv_memory_over_the_page_size),
         cmocka_unit_test(vllm_takes_a_fraction_of_the_total_not_of_the_free),
         cmocka_unit_test(vllm_sliding_layers_need_only_the_window_and_a_batch),
+        cmocka_unit_test(vllm_sliding_layers_take_one_block_more_than_a_short_request),
         cmocka_unit_test(sglang_pool_is_token_granular_over_the_static_fraction),
         cmocka_unit_test(sglang_default_fraction_comes_from_its_reserve),
         cmocka_unit_test(llamacpp_allocates_every_cell_of_every_slot),
