@@ -1,4 +1,5 @@
 #include "emit.h"
+#include "emit_attr.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -17,17 +18,8 @@
 /* Room for one expanded move and for one cell with its move and attributes. */
 enum { MOVE_MAX = 64, CELL_MAX = MOVE_MAX + 256 + 16 };
 
-/* A terminfo string. `plain`: it holds only text, %i, %p1%d, %p2%d and %%,
- * which are expanded here (tiparm interprets the whole language, some
- * 2,500 instructions a cursor move); otherwise tiparm expands it. */
-struct cap {
-    const char *s; /* NULL: the terminal has none */
-    size_t len;
-    bool plain;
-};
-
 static struct {
-    struct cap cup, hpa, cuf, cuf1, cub1, cr, clear, el;
+    struct emit_cap cup, hpa, cuf, cuf1, cub1, cr, clear, el;
     bool bce, utf8;
 } tc;
 
@@ -37,34 +29,7 @@ static int cur_y = -1, cur_x = -1; /* the cursor; -1: unknown (or pending a wrap
 
 static char *buf;
 static size_t len, size;
-
-/* Attribute changes, as curses writes them, each worked out once. */
-enum { TRANS_SLOTS = 256, TRANS_MAX = 60 };
-struct trans {
-    uint32_t from, to;
-    bool used;
-    unsigned char len;
-    char s[TRANS_MAX];
-};
-static struct trans *trans;
-
-/* Pairs whose colours are the terminal's own (an erase without bce leaves
- * those): 0 not yet asked, 1 default, 2 not. */
-static unsigned char pair_default[256];
-
-/* The attribute strings: an attribute the terminal cannot show (no
- * string, or no_color_video's with a colour pair) is left out, as curses
- * leaves it out. */
-static const struct {
-    attr_t attr;
-    const char *name;
-} attr_caps[] = {{A_STANDOUT, "smso"}, {A_UNDERLINE, "smul"}, {A_REVERSE, "rev"},
-                 {A_BLINK, "blink"},   {A_DIM, "dim"},       {A_BOLD, "bold"},
-                 {A_INVIS, "invis"},   {A_PROTECT, "prot"},  {A_ITALIC, "sitm"}};
-enum { ATTR_CAPS = sizeof attr_caps / sizeof attr_caps[0] };
-static struct cap attr_str[ATTR_CAPS], sgr0, op, setaf, setab;
-static attr_t shown_attrs, ncv_attrs; /* those with a string; those not with colour */
-static bool ax;                       /* default colours one at a time (SGR 39, 49) */
+static bool opened, lost; /* lost: bytes dropped (out of memory), the next frame goes whole */
 
 static bool plain(const char *s)
 {
@@ -97,7 +62,7 @@ static char *put_uint(char *p, unsigned v)
 }
 
 /* c with parameters p1, p2 at p (room MOVE_MAX); returns the end. */
-static char *expand(const struct cap *c, int p1, int p2, char *p)
+static char *expand(const struct emit_cap *c, int p1, int p2, char *p)
 {
     if (!c->plain) {
         const char *s = tiparm(c->s, p1, p2);
@@ -126,9 +91,7 @@ static char *expand(const struct cap *c, int p1, int p2, char *p)
     return p;
 }
 
-/* Loads a string; false when it needs padding (a delay the emitter does
- * not make). A plain one is checked against tiparm once. */
-static bool load(struct cap *c, const char *name)
+bool emit_cap_load(struct emit_cap *c, const char *name)
 {
     char *s = tigetstr(name);
     memset(c, 0, sizeof *c);
@@ -151,62 +114,46 @@ static bool load(struct cap *c, const char *name)
 bool emit_open(char *why, size_t whylen)
 {
     struct {
-        struct cap *c;
+        struct emit_cap *c;
         const char *name;
     } caps[] = {{&tc.cup, "cup"},   {&tc.hpa, "hpa"}, {&tc.cuf, "cuf"},     {&tc.cuf1, "cuf1"},
                 {&tc.cub1, "cub1"}, {&tc.cr, "cr"},   {&tc.clear, "clear"}, {&tc.el, "el"}};
     const char *no = NULL;
     for (size_t i = 0; i < sizeof caps / sizeof caps[0] && !no; i++)
-        if (!load(caps[i].c, caps[i].name))
+        if (!emit_cap_load(caps[i].c, caps[i].name))
             no = "the terminal needs padding";
-    shown_attrs = ncv_attrs = 0;
-    int ncv = tigetnum("ncv");
-    for (int i = 0; i < ATTR_CAPS && !no; i++) {
-        if (!load(&attr_str[i], attr_caps[i].name))
-            no = "the terminal needs padding";
-        if (attr_str[i].s)
-            shown_attrs |= attr_caps[i].attr;
-        if (ncv > 0 && i < 8 && (ncv & 1 << i)) /* ncv's bits, in the order of the table */
-            ncv_attrs |= attr_caps[i].attr;
-    }
-    if (!no && (!load(&sgr0, "sgr0") || !load(&op, "op") || !load(&setaf, "setaf") ||
-                !load(&setab, "setab")))
-        no = "the terminal needs padding";
-    if (!no && sgr0.s == NULL && shown_attrs)
-        no = "the terminal cannot reset its attributes";
+    if (!no)
+        no = emit_attr_open();
     if (!no && (tc.cup.s == NULL || tc.clear.s == NULL))
         no = "the terminal cannot position the cursor or clear the screen";
     if (!no && tigetflag("am") > 0 && tigetflag("xenl") <= 0)
         no = "the terminal wraps as soon as the last column is written";
     if (!no && tigetflag("msgr") <= 0)
         no = "the terminal cannot move the cursor with attributes on";
-    if (!no && (trans = calloc(TRANS_SLOTS, sizeof *trans)) == NULL)
-        no = "out of memory";
     if (no) {
         snprintf(why, whylen, "%s", no);
         return false;
     }
     tc.bce = tigetflag("bce") > 0;
-    ax = tigetflag("AX") > 0;
+    opened = true;
     const char *cs = nl_langinfo(CODESET);
     tc.utf8 = cs != NULL && strcmp(cs, "UTF-8") == 0;
     cur_attr = A_NORMAL;
     cur_y = cur_x = -1;
-    memset(pair_default, 0, sizeof pair_default);
     return true;
 }
 
 void emit_close(void)
 {
+    emit_attr_close();
     free(buf);
-    free(trans);
     buf = NULL;
-    trans = NULL;
     len = size = 0;
+    opened = false;
 }
 
-/* Room for n more bytes (the buffer grows; out of memory, the frame is
- * dropped and the next one written whole). */
+/* Room for n more bytes (the buffer grows; out of memory, what does not
+ * fit is dropped and the next frame written whole). */
 static bool room(size_t n)
 {
     if (len + n <= size)
@@ -215,8 +162,10 @@ static bool room(size_t n)
     while (want < len + n)
         want *= 2;
     char *p = realloc(buf, want);
-    if (p == NULL)
+    if (p == NULL) {
+        lost = true;
         return false;
+    }
     buf = p;
     size = want;
     return true;
@@ -230,148 +179,15 @@ static void append(const char *s, size_t n)
     }
 }
 
-static char seq[256];
-static size_t seq_len;
-
-static void seq_add(const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    if (seq_len + n <= sizeof seq) {
-        memcpy(seq + seq_len, s, n);
-        seq_len += n;
-    }
-}
-
-static void pair_colors(int pair, short *fg, short *bg)
-{
-    *fg = *bg = -1;
-    if (pair != 0 && pair_content((short)pair, fg, bg) != OK)
-        *fg = *bg = -1;
-}
-
-/* Length of the SGR (ESC [ digits and semicolons m) at s, or 0. */
-static size_t sgr_at(const char *s, size_t n)
-{
-    if (n < 3 || s[0] != '\033' || s[1] != '[')
-        return 0;
-    for (size_t i = 2; i < n; i++) {
-        if (s[i] == 'm')
-            return i + 1;
-        if (s[i] != ';' && (s[i] < '0' || s[i] > '9'))
-            return 0;
-    }
-    return 0;
-}
-
-/* Back-to-back SGRs as one (ESC [30m ESC [46m as ESC [30;46m: ECMA-48's
- * parameters, in the same order), an empty parameter list written as 0. */
-static void merge_sgrs(void)
-{
-    char out[sizeof seq];
-    size_t o = 0, last = 0; /* last: where the previous SGR ends in out, 0: none */
-    for (size_t i = 0; i < seq_len;) {
-        size_t k = sgr_at(seq + i, seq_len - i);
-        if (k > 0 && last == o && o > 0) {
-            out[o - 1] = ';'; /* its m */
-            if (k == 3)
-                out[o++] = '0';
-            memcpy(out + o, seq + i + 2, k - 2);
-            o += k - 2;
-        } else {
-            memcpy(out + o, seq + i, k ? k : 1);
-            o += k ? k : 1;
-        }
-        last = k > 0 ? o : last;
-        i += k ? k : 1;
-    }
-    memcpy(seq, out, o);
-    seq_len = o;
-}
-
-/* What goes from attributes a to b (each with its pair), into seq. */
-static void transition(uint32_t a, uint32_t b)
-{
-    int pa = PAIR_NUMBER((attr_t)a), pb = PAIR_NUMBER((attr_t)b);
-    attr_t from = (attr_t)a & shown_attrs & ~(pa ? ncv_attrs : 0);
-    attr_t to = (attr_t)b & shown_attrs & ~(pb ? ncv_attrs : 0);
-    short fa, ba, fb, bb;
-    pair_colors(pa, &fa, &ba);
-    pair_colors(pb, &fb, &bb);
-    seq_len = 0;
-    if (from & ~to) { /* an attribute goes off: only a reset does that */
-        seq_add(sgr0.s);
-        from = A_NORMAL;
-        fa = ba = -1;
-    }
-    for (int i = 0; i < ATTR_CAPS; i++)
-        if (to & ~from & attr_caps[i].attr)
-            seq_add(attr_str[i].s);
-    bool fg_off = fb < 0 && fa >= 0, bg_off = bb < 0 && ba >= 0;
-    if (ax && fg_off != bg_off) {
-        /* AX: the terminal takes ECMA-48's default foreground (39) and
-         * background (49) one at a time, as curses then writes them */
-        seq_add(fg_off ? "\033[39m" : "\033[49m");
-        fa = fg_off ? -1 : fa;
-        ba = bg_off ? -1 : ba;
-    } else if ((fg_off || bg_off) && op.s) {
-        seq_add(op.s);
-        fa = ba = -1;
-    }
-    if (fb >= 0 && fb != fa && setaf.s)
-        seq_add(tiparm(setaf.s, fb));
-    if (bb >= 0 && bb != ba && setab.s)
-        seq_add(tiparm(setab.s, bb));
-    merge_sgrs();
-}
-
 /* The terminal's attributes to a. */
 static void set_attr(uint32_t a)
 {
     if (a == cur_attr)
         return;
-    uint32_t h = cur_attr * 0x9e3779b1u + a; /* the pair is in bits 8-15 */
-    h ^= h >> 15;
-    h = (h * 0x85ebca6bu) >> 24;
-    struct trans *t = NULL;
-    for (uint32_t i = 0; i < TRANS_SLOTS; i++) {
-        struct trans *s = &trans[(h + i) & (TRANS_SLOTS - 1)];
-        if (s->used && s->from == cur_attr && s->to == a) {
-            append(s->s, s->len);
-            cur_attr = a;
-            return;
-        }
-        if (!s->used) {
-            t = s;
-            break;
-        }
-    }
-    transition(cur_attr, a);
-    if (t != NULL && seq_len <= TRANS_MAX) {
-        *t = (struct trans){.from = cur_attr, .to = a, .used = true, .len = (unsigned char)seq_len};
-        memcpy(t->s, seq, seq_len);
-    }
-    append(seq, seq_len);
+    size_t n;
+    const char *s = emit_attr_change(cur_attr, a, &n);
+    append(s, n);
     cur_attr = a;
-}
-
-/* Whether an erase in attributes a leaves what blanks written in a
- * would: no attribute but the colour, and the colour one an erase keeps
- * (bce), or the terminal's own. */
-static bool clearable(uint32_t a)
-{
-    if ((attr_t)a & (A_ATTRIBUTES & ~(attr_t)A_COLOR))
-        return false;
-    int pair = PAIR_NUMBER((attr_t)a);
-    if (tc.bce || pair == 0)
-        return true;
-    if (pair >= (int)sizeof pair_default)
-        return false;
-    if (pair_default[pair] == 0) {
-        short fg, bg;
-        bool own = pair_content((short)pair, &fg, &bg) == OK && fg == -1 && bg == -1;
-        pair_default[pair] = own ? 1 : 2;
-    }
-    return pair_default[pair] == 1;
 }
 
 static char *put_char(char *p, uint32_t ch)
@@ -482,7 +298,7 @@ static void move_to(int y, int x, const struct canvas_cell *row)
 static int blank_tail(const struct canvas_cell *row, int cols)
 {
     const struct canvas_cell last = row[cols - 1];
-    if (tc.el.s == NULL || last.ch != ' ' || !clearable(last.attr))
+    if (tc.el.s == NULL || last.ch != ' ' || !emit_attr_clearable(last.attr, tc.bce))
         return cols;
     int x = cols - 1;
     while (x > 0 && row[x - 1].ch == last.ch && row[x - 1].attr == last.attr)
@@ -564,14 +380,16 @@ static void emit_row(int y, const struct canvas_cell *now, struct canvas_cell *w
 void emit_frame(const struct canvas_cell *now, struct canvas_cell *was, int cols, int rows,
                 bool whole)
 {
-    if (cols <= 0 || rows <= 0 || trans == NULL)
+    if (cols <= 0 || rows <= 0 || !opened)
         return;
+    whole = whole || lost;
+    lost = false;
     if (whole) {
         uint32_t bg = (uint32_t)(getbkgd(stdscr) & A_COLOR);
         set_attr(bg);
         append(tc.clear.s, tc.clear.len);
         cur_y = cur_x = 0;
-        struct canvas_cell b = {clearable(bg) ? ' ' : UNKNOWN, bg};
+        struct canvas_cell b = {emit_attr_clearable(bg, tc.bce) ? ' ' : UNKNOWN, bg};
         for (size_t i = 0; i < (size_t)cols * (size_t)rows; i++)
             was[i] = b;
     }
@@ -585,7 +403,7 @@ void emit_frame(const struct canvas_cell *now, struct canvas_cell *was, int cols
 
 void emit_release(void)
 {
-    if (trans != NULL)
+    if (opened)
         set_attr(A_NORMAL);
     cur_y = cur_x = -1;
 }

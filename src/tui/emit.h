@@ -5,9 +5,8 @@
  * (canvas.h) goes out as one write of cursor moves, attribute changes and
  * the changed cells' UTF-8, so curses' refresh, which compares every
  * changed row again and plans each move by trying every way of moving,
- * is not run at all. An attribute change is what curses itself writes for
- * it (vid_puts, so no_color_video and default colours are its rules),
- * worked out once for each pair of attributes and kept. What is on the
+ * is not run at all. An attribute change follows curses' rules (emit_attr.h)
+ * and is worked out once for each pair of attributes. What is on the
  * screen is what curses' refresh of the same cells puts there. */
 #ifndef KVPLAN_TUI_EMIT_H
 #define KVPLAN_TUI_EMIT_H
