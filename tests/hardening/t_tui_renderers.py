@@ -3,8 +3,8 @@
 writes itself (the default) and curses' refresh (KVPLAN_RENDERER=curses)
 leave the same screen, cell by cell (character, colours, bold, reverse,
 underline), after every key of a sequence with steps, modes, a label of
-two-column characters, Ctrl-L and resizes, on several terminal types and in
-monochrome. And between frames curses writes nothing: a frame's last bytes
+two-column characters, Ctrl-L and resizes, on several terminal types (one
+without colours) and with NO_COLOR. And between frames curses writes nothing: a frame's last bytes
 are the frame counter's. Usage: t_tui_renderers.py path/to/kvplan.
 Ends with "N passed, N failed"."""
 import os
@@ -29,7 +29,7 @@ SEQUENCE = [("key", "l"), ("key", "l"), ("key", "\t"), ("key", "l"), ("key", "h"
             ("resize", (90, 28)), ("key", "l"), ("key", "x"), ("key", "\x1b"),
             ("resize", (120, 40)), ("key", "h"), ("key", "z"), ("key", "h")]
 TERMS = [("xterm-256color", False), ("xterm-256color", True), ("xterm", False),
-         ("screen", False), ("tmux-256color", False), ("linux", False)]
+         ("screen", False), ("tmux-256color", False), ("linux", False), ("xterm-mono", False)]
 # vt100's strings ask for padding, which only curses makes: curses draws there
 FALLBACK = "vt100"
 
