@@ -4,8 +4,9 @@ writes itself (the default) and curses' refresh (KVPLAN_RENDERER=curses)
 leave the same screen, cell by cell (character, colours, bold, reverse,
 underline), after every key of a sequence with steps, modes, a label of
 two-column characters, Ctrl-L and resizes, on several terminal types (one
-without colours) and with NO_COLOR. And between frames curses writes nothing: a frame's last bytes
-are the frame counter's. Usage: t_tui_renderers.py path/to/kvplan.
+without colours) and with NO_COLOR. And between frames curses writes
+nothing: a frame's last bytes are the frame counter's.
+Usage: t_tui_renderers.py path/to/kvplan.
 Ends with "N passed, N failed"."""
 import os
 import sys
