@@ -173,7 +173,7 @@ static bool room(size_t n)
 
 static void append(const char *s, size_t n)
 {
-    if (room(n)) {
+    if (n > 0 && room(n)) {
         memcpy(buf + len, s, n);
         len += n;
     }
