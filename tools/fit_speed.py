@@ -12,7 +12,15 @@ overhead (scheduler, sampling, graph launch), none for llama.cpp, whose
 figures are llama-bench's loop without a server. Tried and left: a floor per
 layer instead (fits at 0), M as a floor rather than an addition, S and M
 per engine (no better on the held-out cases), a lower MBU for expert reads
-(it breaks coarse MoE: Mixtral).
+(it breaks coarse MoE: Mixtral). On the 156 cases of 2026 (93 InferenceX rows
+added): the MoE time overlapping the reads, as a p-norm of the two (p 1.5: 70
+of 91 fitted within 20%, 40 of 52 held out; p 2: 62, 40; a max: 49, 33,
+against 71 and 40 added), and one bandwidth fraction for every fine-grained
+MoE read whatever the family (0.55 to 0.85: none better than the families').
+An all-reduce latency of its own on AMD (RCCL over xGMI) fits at 20 us
+under the same loss, with M 90 us and S 0: 74 of 91 fitted within 20% but
+still 40 of 52 held out (CDNA 3 at 0.40 or Hopper at 0.60 beside it: 41), so
+it is not taken: no held-out gain for a constant with no source beyond the fit.
 
 This reads each complete decode case of tests/data/speed-measurements.json,
 asks the binary for the parts of its step (`plan --format json`:

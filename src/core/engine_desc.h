@@ -129,6 +129,10 @@ struct engine_desc {
     /* Speed: each step's own overhead (scheduler, sampling, graph launch),
      * seconds; fitted by tools/fit_speed.py (doc/SPEED-FIT.md). */
     double step_overhead_s;
+    /* The GPU family (the preset's `family`) on which this engine's decode of
+     * several sequences at once was measured far slower than the bandwidth
+     * model gives (doc/SPEED-VALIDATION.md): the plan warns there; NULL none. */
+    const char *batched_decode_unvalidated_family;
     /* `kvplan simulate` models its scheduler at this rule (core/sim.h);
      * NULL: not simulated */
     bool (*simulated)(enum engine_rule rule);

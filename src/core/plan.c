@@ -131,6 +131,15 @@ static uint32_t fixed_warnings(const struct scenario *s, const struct plan_resul
     return w;
 }
 
+/* more than one sequence decoding a step on a family where the engine's
+ * batched decode was measured far off the bandwidth model */
+static bool batched_unvalidated(const struct scenario *s, const struct plan_result *r)
+{
+    const char *fam = engine_desc(s->engine.kind)->batched_decode_unvalidated_family;
+    return fam && s->gpu.bandwidth_bytes_per_s > 0 && strcmp(fam, s->gpu.family) == 0 &&
+           r->speed.concurrency_per_replica > 1;
+}
+
 /* The warnings of the stages the context changes, the rule's among them. */
 static uint32_t varied_warnings(const struct scenario *s, const struct plan_result *r)
 {
@@ -154,6 +163,8 @@ static uint32_t varied_warnings(const struct scenario *s, const struct plan_resu
         w |= WARN_CONCURRENCY_BEYOND_FIT;
     if (r->host.below_device)
         w |= WARN_HOST_TOO_SMALL;
+    if (batched_unvalidated(s, r))
+        w |= WARN_SPEED_BATCHED;
     return w;
 }
 

@@ -57,7 +57,8 @@ enum plan_warning {
     WARN_STATE_PREFIX = 1u << 22,     /* vLLM V1 hybrid + prefix caching: states at block boundaries */
     WARN_DRAFT_SIZE = 1u << 23,       /* the draft is no smaller than a quarter of the model */
     WARN_ENGINE_HARDWARE = 1u << 24,  /* the engine does not run on this GPU's vendor */
-    WARN_LAST = WARN_ENGINE_HARDWARE
+    WARN_SPEED_BATCHED = 1u << 25,    /* the engine's batched decode on this family: unvalidated */
+    WARN_LAST = WARN_SPEED_BATCHED
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu

@@ -2,7 +2,8 @@
 """tools/validate_speed.py on a small data set: a case whose concurrency the
 engine chose (null) must not make the report say the binary gives no speed
 prediction, while a binary whose JSON has no speed fields must; the report
-summarises the decode errors by GPU family and by engine.
+summarises the decode errors by GPU family and by engine, and lists every
+complete case outside the tolerance with its recorded reason (miss_reason).
 Usage: t_validate_speed.py path/to/kvplan. Ends with "N passed, N failed"."""
 import atexit
 import json
@@ -109,6 +110,27 @@ run, text = report(speedless_kvplan(), data)
 check(run.returncode == 0, "report with the old binary exits 0: " + run.stderr[-300:])
 check(STALE in text, "a binary whose JSON has no speed fields is said to give no speed prediction")
 check("(1 n/a: kvplan gives no speed prediction yet)" in text, "the complete case is n/a for that binary")
+
+# 5. every complete case outside the tolerance is listed with its recorded reason, or says it has none
+doc = json.load(open(DATA))
+by_id = {c["id"]: c for c in doc["measurements"]}
+MISS = "llamacpp-v100-openllama7b-f16-b8"  # llama.cpp's 2023 batched path: far outside 20%
+plain = dict(by_id[MISS], id=MISS + "-plain")
+plain.pop("miss_reason", None)
+doc["measurements"] = [by_id[DENSE], by_id[MISS], plain]
+path = os.path.join(TMP, "misses.json")
+with open(path, "w") as f:
+    json.dump(doc, f)
+run, text = report(KVPLAN, path)
+section = text.split("## Cases outside the tolerance", 1)
+body = section[1].split("\n## ", 1)[0] if len(section) == 2 else ""
+check(len(section) == 2, "the report has the section of cases outside the tolerance")
+line = next((l for l in body.splitlines() if l.startswith("| %s |" % MISS)), "")
+check(by_id[MISS].get("miss_reason") and by_id[MISS]["miss_reason"] in line,
+      "the failing case is listed with its miss_reason: %r" % line)
+line = next((l for l in body.splitlines() if l.startswith("| %s |" % plain["id"])), "")
+check(line.endswith("| no reason recorded |"), "a failing case without a reason says so: %r" % line)
+check("| %s |" % DENSE not in body, "a passing case is not listed among the misses")
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
