@@ -91,6 +91,24 @@ def bytes_per_key(keys, cols, rows):
     return int(statistics.median(sizes))
 
 
+# A key of the Load screen is answered in 50 ms: at the 2 billion instructions
+# a second the planner's dumps run at on this machine, 100 million.
+LOAD_KEY_BUDGET = 100_000_000
+
+
+def dump_instructions(keys):
+    return callgrind([KVPLAN, "--dump-screen", os.path.join(TMP, "load.screen"), "--size", "80x24",
+                      *SCENARIO, "--keys", keys])
+
+
+def load_key(prefix, n1=2, n2=6):
+    """A key of the Load screen (Right and Left in turn after prefix): the
+    instructions of n2 keys less those of n1, over n2 - n1; both dumps end
+    on the same settings with the same one full run."""
+    keys = lambda n: prefix + "".join("<Right>" if i % 2 == 0 else "<Left>" for i in range(n))  # noqa: E731
+    return (dump_instructions(keys(n2)) - dump_instructions(keys(n1))) // (n2 - n1)
+
+
 def peak_rss_kib(argv, tui=False):
     """Peak resident memory. The planner's is read from /proc (VmHWM) once its
     first frame is up; a command's from tools/maxrss, a small parent whose own
@@ -166,6 +184,12 @@ def main():
     r["simulate_wall_ms"] = round(t * 1000, 2)
     r["simulate_events_per_s"] = int(events / t)
     r["peak_rss_simulate_kib"] = peak_rss_kib(sim)
+    # the Load screen: a key of the rate (the rate's quick run), of a length
+    # (the sweep's quick runs too), and the full run once the keys stop
+    r["load_rate_key_instructions"] = load_key("L")
+    r["load_length_key_instructions"] = load_key("L<Down>")
+    r["load_full_run_instructions"] = (dump_instructions("L") - dump_instructions("")
+                                       - r["load_length_key_instructions"])
     r["peak_rss_plan_kib"] = peak_rss_kib(["plan", "--format", "json", *SCENARIO])
     r["peak_rss_tui_kib"] = peak_rss_kib(SCENARIO, tui=True)
 
@@ -189,6 +213,9 @@ def main():
         ("simulate_wall_ms", "simulate, 10,000 requests, whole process, median ms"),
         ("simulate_events_per_s", "simulate events (steps, requests, tokens) a second"),
         ("peak_rss_simulate_kib", "peak resident memory of simulate, 10,000 requests, KiB"),
+        ("load_rate_key_instructions", "instructions per Load screen rate key (80x24)"),
+        ("load_length_key_instructions", "instructions per Load screen length key (80x24)"),
+        ("load_full_run_instructions", "instructions of the Load screen's full run"),
         ("peak_rss_plan_kib", "peak resident memory of plan, KiB"),
         ("peak_rss_tui_kib", "peak resident memory of the planner at 160x48, KiB"),
     ]
@@ -213,6 +240,12 @@ def main():
             worse.append(key)
         print("%-66s %14s %14s%s" % (label, r[key], b if b is not None else "-", flag))
     print("wrote %s" % out)
+    slow = [k for k in ("load_rate_key_instructions", "load_length_key_instructions")
+            if r[k] > LOAD_KEY_BUDGET]
+    if slow:
+        print("bench: a Load screen key over %d instructions (50 ms): %s" % (LOAD_KEY_BUDGET,
+                                                                          ", ".join(slow)))
+        return 1
     if worse:
         print("bench: %d figures more than 10%% worse than the baseline: %s" % (len(worse), ", ".join(worse)))
         return 1

@@ -1,13 +1,15 @@
 #!/usr/bin/python3
-"""screenshots: PNG pictures of the real planner, for the README.
+"""screenshots: PNG pictures of the real planner, and the SVG pictures it
+exports (--export-svg, g), for the README.
 
 Runs build/kvplan on a pseudo-terminal (tests/e2e/ptyterm.py), presses the
 keys of each scene, and paints pyte's screen with Pillow: DejaVu Sans Mono
 for text, exact rectangles for block elements so bars have no seams.
-Usage: screenshots.py KVPLAN OUTDIR. Needs python3-pyte, python3-pil and
+Usage: screenshots.py KVPLAN OUTDIR [SCENE...]. Needs python3-pyte, python3-pil and
 fonts-dejavu-core, run with /usr/bin/python3.
 """
 import os
+import subprocess
 import sys
 
 from PIL import Image, ImageDraw, ImageFont
@@ -50,6 +52,18 @@ def block(ch, x, y, w, h):
     return None
 
 
+def braille(ch, x, y, w, h):
+    """The dots of a braille cell (U+2801-U+28FF) as rectangles, or None."""
+    o = ord(ch) - 0x2800
+    if not 0 < o <= 0xFF:
+        return None
+    bits = ((0, 0, 0x01), (0, 1, 0x02), (0, 2, 0x04), (0, 3, 0x40),
+            (1, 0, 0x08), (1, 1, 0x10), (1, 2, 0x20), (1, 3, 0x80))
+    d = max(2, min(w // 3, h // 6))
+    return [(x + round((2 * c + 1) * w / 4) - d // 2, y + round((2 * r + 1) * h / 8) - d // 2, d)
+            for c, r, bit in bits if o & bit]
+
+
 def shade(ch):
     """Light, medium and dark shades as a fraction of the foreground."""
     return {0x2591: 0.3, 0x2592: 0.55, 0x2593: 0.8}.get(ord(ch))
@@ -78,6 +92,11 @@ def render(screen, path, size=15, pad=10):
             rect = block(c.data, px, py, cw, ch)
             if rect:
                 draw.rectangle((rect[0], rect[1], rect[2] - 1, rect[3] - 1), fill=fg)
+                continue
+            dots = braille(c.data, px, py, cw, ch)
+            if dots:
+                for dx, dy, d in dots:
+                    draw.rectangle((dx, dy, dx + d - 1, dy + d - 1), fill=fg)
                 continue
             k = shade(c.data)
             if k is not None:
@@ -121,15 +140,47 @@ SCENES = [
                            "--context", "32k", "--engine", "vllm"], [], {}),
     ("explain", (120, 40), ["--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "12",
                             "--tp", "4", "--context", "32k", "--engine", "vllm"], ["x"], {}),
+    ("chart", (120, 40), ["--context", "64k"], [], {}),
+    ("legend-narrow", (70, 22), ["--model", "llama-3.1-70b", "--gpus", "4", "--engine", "vllm",
+                                 "--context", "32k", "--prefix", "2k", "--draft-model",
+                                 "llama-3.2-1b"], [], {}),
     ("compare", (100, 30), ["--gpu", "h100-sxm", "--model", "llama-3.1-70b", "--gpus", "2"],
      ["b", "<kcud1>", "<kcud1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "<kcuf1>", "c"], {}),
+    # the Load screen, once its full run has followed the keys ("/TEXT": until TEXT shows)
+    ("load", (120, 40), ["--gpu", "h100-sxm", "--model", "llama-3.1-8b", "--gpus", "2",
+                         "--context", "8k", "--engine", "vllm"],
+     ["L", "<kcuf1>", "<kcuf1>", "/: 1000 requests, seed"], {}),
 ]
+
+
+# SVG pictures (--export-svg, and g from the versus view): name, arguments, keys
+PICTURES = [
+    ("plan", ["plan", "--export-svg", "{out}", "--model", "llama-3.1-70b", "--gpus", "4",
+              "--engine", "vllm", "--context", "32k", "--prefix", "2k", "--draft-model",
+              "llama-3.2-1b"]),
+    ("versus", ["--dump-screen", "-", "--gpu", "h100-sxm", "--model", "llama-3.1-70b",
+                "--gpus", "2", "--context", "32k", "--keys",
+                "b<Down><Down><Right><Right><Right><Right>n<Up><PgUp>vg{out}<Enter>"]),
+]
+
+
+def pictures(kvplan, out):
+    env = dict(os.environ, XDG_CONFIG_HOME="/nonexistent")
+    for name, args in PICTURES:
+        path = os.path.abspath(os.path.join(out, name + ".svg"))
+        subprocess.run([kvplan] + [a.replace("{out}", path) for a in args], env=env, check=True,
+                       stdout=subprocess.DEVNULL, timeout=60)
+        print("wrote %s/%s.svg" % (out, name))
 
 
 def main():
     kvplan, out = os.path.abspath(sys.argv[1]), sys.argv[2]
+    only = set(sys.argv[3:])  # scene names: those alone (none: every scene)
     os.makedirs(out, exist_ok=True)
+    pictures(kvplan, out)
     for name, (cols, rows), args, keys, extra in SCENES:
+        if only and name not in only:
+            continue
         env = dict(os.environ, XDG_CONFIG_HOME="/nonexistent")
         env.pop("NO_COLOR", None)
         env.update(extra)
@@ -138,7 +189,10 @@ def main():
             t.wait_for(r"\? help")
             t.wait_for(r"q quit")  # the key bar: the last row of the first frame
             for k in keys:
-                t.press(t.cap(k[1:-1]) if k.startswith("<") else k)
+                if k.startswith("/"):
+                    t.wait_for(k[1:], timeout=60)
+                else:
+                    t.press(t.cap(k[1:-1]) if k.startswith("<") else k)
             t.settle(0.2)
             # hide the test-only frame counter from the picture
             last = t.screen.buffer[rows - 1]

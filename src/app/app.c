@@ -13,6 +13,9 @@
 #include "tui/term.h"
 #include "tui/widgets.h"
 
+/* How long the keys stop before the Load screen's full run. */
+enum { LOAD_IDLE_MS = 120 };
+
 static int handle_mouse(struct planner *p)
 {
     MEVENT ev;
@@ -32,6 +35,8 @@ static struct planner *open_planner(const struct app_input *in)
         planner_init_session(&p, in->catalog, ss);
     else
         planner_init(&p, in->catalog, in->scenario);
+    if (ss && ss->count == 1)
+        p.slots[0].load = ss->entry[0].load; /* the Load screen's settings */
     p.preset_dirs = in->preset_dirs;
     p.preset_dir_count = in->preset_dir_count;
     if (in->load_path && in->scenario_label)
@@ -39,6 +44,29 @@ static struct planner *open_planner(const struct app_input *in)
     else if (in->load_path)
         planner_set_file(&p, in->load_path);
     return &p;
+}
+
+/* Lays out, draws and shows a frame; with frame (KVPLAN_FRAME_COUNTER set),
+ * its number on the last row. */
+static void show_frame(struct planner *p, unsigned long *frame)
+{
+    view_settle(p, COLS, LINES);
+    view_draw(p);
+    if (frame) {
+        char f[32];
+        snprintf(f, sizeof f, "#%lu", ++*frame);
+        /* last row: ncurses sends rows in order, so once a test sees
+         * the counter, the whole frame has arrived */
+        int fx = p->frame.cols - (int)strlen(f) - 1;
+        widget_text(p->frame.rows - 1, fx, p->frame.cols - fx, ROLE_TEXT, f);
+        widget_fill(p->frame.rows - 1, fx + (int)strlen(f), p->frame.cols - fx - (int)strlen(f),
+                    ROLE_TEXT);
+    }
+    term_refresh();
+    if (p->copy_pending) {
+        term_clipboard(p->copied);
+        p->copy_pending = false;
+    }
 }
 
 int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t errlen)
@@ -53,6 +81,12 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
     const char *frames = getenv("KVPLAN_FRAME_COUNTER");
     unsigned long frame = 0;
     while (!p->quit) {
+        /* the Load screen's full run waits until the keys stop a moment */
+        if (p->mode == MODE_LOAD && p->load.idle && !term_input_within(LOAD_IDLE_MS)) {
+            if (load_idle(p))
+                show_frame(p, frames ? &frame : NULL);
+            continue;
+        }
         int key = term_read_key();
         if (key == ERR)
             break; /* end of input: treat as quit, never spin */
@@ -68,25 +102,8 @@ int app_run(const struct app_input *in, bool mono, bool ascii, char *err, size_t
             flags = planner_key(p, key);
         if (flags & PLAN_QUIT)
             break;
-        if (flags & PLAN_REDRAW) {
-            view_settle(p, COLS, LINES);
-            view_draw(p);
-            if (frames) {
-                char f[32];
-                snprintf(f, sizeof f, "#%lu", ++frame);
-                /* last row: ncurses sends rows in order, so once a test sees
-                 * the counter, the whole frame has arrived */
-                int fx = p->frame.cols - (int)strlen(f) - 1;
-                widget_text(p->frame.rows - 1, fx, p->frame.cols - fx, ROLE_TEXT, f);
-                widget_fill(p->frame.rows - 1, fx + (int)strlen(f), p->frame.cols - fx - (int)strlen(f),
-                            ROLE_TEXT);
-            }
-            term_refresh();
-            if (p->copy_pending) {
-                term_clipboard(p->copied);
-                p->copy_pending = false;
-            }
-        }
+        if (flags & PLAN_REDRAW)
+            show_frame(p, frames ? &frame : NULL);
     }
     term_close();
     return 0;
@@ -153,6 +170,8 @@ int app_dump(const struct app_input *in, const struct app_dump_options *o, char 
         planner_key(p, next_key(&k));
         view_settle(p, COLS, LINES); /* as each frame of the live planner does */
     }
+    if (p->mode == MODE_LOAD)
+        load_idle(p); /* the keys have stopped: the Load screen's full run, as the live one */
     view_draw(p);
     size_t text = term_dump_text(NULL, 0), attrs = o->with_attrs ? term_dump_attrs(NULL, 0) : 0;
     size_t need = text + attrs + 32;

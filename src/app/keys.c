@@ -172,17 +172,29 @@ int keys_export(struct planner *p)
     return PLAN_REDRAW;
 }
 
-int keys_markdown(struct planner *p)
+/* The prompt for an export of the current view (the versus view's when
+ * asked from it), named after the session's file with ext for ".json". */
+static int export_prompt(struct planner *p, enum prompt_kind kind, const char *ext)
 {
     char name[PLANNER_TEXT_MAX];
     planner_export_name(p, name, sizeof name);
     size_t n = strlen(name);
     if (n > 5 && strcmp(name + n - 5, ".json") == 0)
-        snprintf(name + n - 5, sizeof name - (n - 5), ".md");
+        snprintf(name + n - 5, sizeof name - (n - 5), "%s", ext);
     enum planner_mode back = p->mode;
-    prompt_open(p, PROMPT_EXPORT_MD, name);
+    prompt_open(p, kind, name);
     p->prompt.from_versus = back == MODE_VERSUS;
     return PLAN_REDRAW;
+}
+
+int keys_markdown(struct planner *p)
+{
+    return export_prompt(p, PROMPT_EXPORT_MD, ".md");
+}
+
+int keys_svg(struct planner *p)
+{
+    return export_prompt(p, PROMPT_EXPORT_SVG, ".svg");
 }
 
 static int copy(struct planner *p, const char *text, const char *what)
@@ -287,6 +299,13 @@ static int k_explain(struct planner *p)
     return PLAN_REDRAW;
 }
 
+static int k_load(struct planner *p)
+{
+    p->mode = MODE_LOAD;
+    load_open(p);
+    return PLAN_REDRAW;
+}
+
 static int k_repaint(struct planner *p)
 {
     (void)p;
@@ -303,9 +322,11 @@ static const struct planner_key_def keys[] = {
     {'v', "v", "versus", "scenarios side by side", k_versus},
     {'c', "c", "compare", "compare with the reference", k_compare},
     {'T', "T", "target", "what would it take: N users", k_target},
+    {'L', "L", "load", NULL, k_load}, /* in the help at the end, beside the keys it adds */
     {'p', "p", "present", "present (Esc leaves)", keys_present},
     {'e', "e", "export", "export the session as JSON", keys_export},
     {'m', "m", "markdown", "export Markdown", keys_markdown},
+    {'g', "g", NULL, "export bar and chart as SVG", keys_svg},
     {'y', "y", "copy", "copy command (Y: launch)", k_copy_command},
     {'Y', "Y", NULL, NULL, k_copy_launch},
     {'o', "o", "open", "open a snapshot or session", k_open},
@@ -338,6 +359,7 @@ static const struct planner_key_def keys[] = {
     {'\r', "Enter", NULL, NULL, k_edit},
     {KEY_ENTER, "Enter", NULL, NULL, k_edit},
     {12, "Ctrl-L", NULL, "repaint", k_repaint},
+    {'L', "L", NULL, "latency against request rate", k_load},
 };
 
 const struct planner_key_def *planner_keys(int *count)

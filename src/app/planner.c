@@ -11,31 +11,6 @@
 #include "core/lora.h"
 #include "io/report.h"
 
-/* Users against context for scenario s, 1k to 1M tokens, its profile and
- * everything else as they are. */
-static void curve_for(const struct scenario *base, struct users_curve *c)
-{
-    struct scenario s = *base;
-    c->max_users = 0;
-    c->slo = base->min_tokens_per_s > 0 || base->max_ttft_seconds > 0;
-    for (int i = 0; i < CHART_POINTS; i++) {
-        /* 2^10 .. 2^20 tokens in equal steps of log2 */
-        double exp2 = 10.0 + 10.0 * i / (CHART_POINTS - 1);
-        uint64_t ctx = (uint64_t)(pow(2.0, exp2) + 0.5);
-        s.context_tokens = ctx;
-        s.avg_context_tokens = base->avg_context_tokens < ctx ? base->avg_context_tokens : 0;
-        struct plan_result r;
-        struct diag d = {0};
-        c->context_tokens[i] = ctx;
-        /* a context no longer than the shared prefix is not a scenario: no column */
-        bool ok = s.prefix_tokens < ctx && plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d);
-        c->users[i] = ok ? r.max_users : 0;
-        c->users_slo[i] = ok ? r.speed.users_at_service_level : 0;
-        if (c->users[i] > c->max_users)
-            c->max_users = c->users[i];
-    }
-}
-
 /* The curve spans every context: a change of context (or of units) alone
  * only moves its marker, so it is computed again only when something else
  * changed. */
@@ -73,7 +48,7 @@ static bool compute(struct planner *p, const struct scenario *next)
     if (next != &sl->scenario)
         sl->scenario = *next;
     if (curve)
-        curve_for(&sl->scenario, &sl->curve);
+        curve_compute(&sl->scenario, &sl->curve);
     settle_current(p);
     return true;
 }
@@ -167,6 +142,7 @@ bool planner_duplicate(struct planner *p)
     sl->undo_count = sl->redo_count = 0;
     sl->note[0] = '\0';
     sl->origin = from->origin; /* a copy is planned from the same file */
+    sl->load = from->load;
     default_label(p, sl->label, sizeof sl->label);
     sl->scenario = from->scenario;
     sl->result = from->result;
@@ -256,6 +232,7 @@ void planner_session(const struct planner *p, struct snapshot_session *ss,
         snprintf(ss->entry[i].label, sizeof ss->entry[i].label, "%s", p->slots[i].label);
         snprintf(ss->entry[i].note, sizeof ss->entry[i].note, "%s", p->slots[i].note);
         ss->entry[i].scenario = p->slots[i].scenario;
+        ss->entry[i].load = p->slots[i].load;
         results[i] = planner_result_of(p, i);
     }
 }
@@ -287,7 +264,7 @@ void planner_init(struct planner *p, const struct catalog *c, const struct scena
     p->reference = -1;
     snprintf(p->slots[0].label, sizeof p->slots[0].label, "A");
     p->slots[0].scenario = *s;
-    curve_for(s, &p->slots[0].curve);
+    curve_compute(s, &p->slots[0].curve);
     compute(p, s);
     p->saved_print = planner_session_print(p);
 }
@@ -302,11 +279,12 @@ void planner_init_session(struct planner *p, const struct catalog *c,
         snprintf(sl->label, sizeof sl->label, "%s", ss->entry[i].label);
         snprintf(sl->note, sizeof sl->note, "%s", ss->entry[i].note);
         sl->scenario = ss->entry[i].scenario;
+        sl->load = ss->entry[i].load;
         struct diag d = {0};
         /* with rows (the launch line, the generic comparison); the live
          * scenario's, computed last, take their place */
         plan_compute(&sl->scenario, &p->explain, control_field_names, &sl->result, &d);
-        curve_for(&sl->scenario, &sl->curve);
+        curve_compute(&sl->scenario, &sl->curve);
     }
     p->reference = ss->reference;
     p->current = ss->current;
@@ -330,6 +308,12 @@ uint64_t planner_session_print(const struct planner *p)
         h = fnv(h, p->slots[i].label);
         h = fnv(h, p->slots[i].note);
         report_command_line(&p->slots[i].scenario, line, sizeof line);
+        h = fnv(h, line);
+        const struct load_settings *ls = &p->slots[i].load; /* the Load screen's */
+        snprintf(line, sizeof line, "%g %llu %llu %llu %g %g %llu", ls->rate,
+                 (unsigned long long)ls->input_len, (unsigned long long)ls->output_len,
+                 (unsigned long long)ls->max_concurrency, ls->slo_ttft_ms, ls->slo_tpot_ms,
+                 (unsigned long long)ls->seed);
         h = fnv(h, line);
     }
     return h;

@@ -10,7 +10,9 @@
 #include <stdbool.h>
 
 #include "app/controls.h"
+#include "app/load.h"
 #include "app/layout.h"
+#include "core/curve.h"
 #include "core/plan.h"
 #include "io/catalog.h"
 #include "io/report.h"
@@ -32,13 +34,15 @@ enum planner_mode {
     MODE_VERSUS,   /* two to four scenarios side by side */
     MODE_COPIED,   /* what was copied to the clipboard, to select by hand */
     MODE_OPTIONS,  /* what would it take: single changes that reach a target */
-    MODE_EXPLAIN   /* every explain row with its formula, full screen */
+    MODE_EXPLAIN,  /* every explain row with its formula, full screen */
+    MODE_LOAD      /* a stream of requests: latency against the request rate */
 };
 
 enum prompt_kind {
     PROMPT_VALUE,
     PROMPT_EXPORT,
     PROMPT_EXPORT_MD,
+    PROMPT_EXPORT_SVG,
     PROMPT_OPEN,
     PROMPT_LABEL,
     PROMPT_NOTE,
@@ -49,7 +53,6 @@ enum prompt_kind {
 
 enum {
     PLANNER_TEXT_MAX = 256,
-    CHART_POINTS = 61,
     PLANNER_SLOTS = SNAPSHOT_SESSION_MAX, /* named scenarios in one session */
     PLANNER_UNDO = 24,                     /* changes each scenario can undo */
     PLANNER_OPTIONS = 6,
@@ -58,16 +61,6 @@ enum {
     PLANNER_COPY_MAX = ((int)ENGINE_LAUNCH_MAX > (int)REPORT_COMMAND_MAX ? (int)ENGINE_LAUNCH_MAX
                                                                     : (int)REPORT_COMMAND_MAX) +
                        2 * PLANNER_PATH_MAX /* a --load FILE, --presets DIR */
-};
-
-/* Users against context, 1k to 1M tokens on a log scale, everything else as
- * in the scenario (the same profile); computed once per change. */
-struct users_curve {
-    uint64_t context_tokens[CHART_POINTS];
-    uint64_t users[CHART_POINTS];
-    uint64_t users_slo[CHART_POINTS]; /* those that keep the service level */
-    bool slo;                         /* a service level is set */
-    uint64_t max_users;
 };
 
 /* The file a scenario was read from or last exported to, for the command y
@@ -84,6 +77,7 @@ struct planner_slot {
     char label[SNAPSHOT_LABEL_MAX];
     char note[SNAPSHOT_NOTE_MAX];
     struct planner_origin origin;
+    struct load_settings load; /* the Load screen's; rate 0: never opened, not saved */
     struct scenario scenario;
     struct plan_result result;
     struct users_curve curve;
@@ -156,6 +150,7 @@ struct planner {
         int scroll;    /* the first line the full-screen explain view shows */
         int page, max; /* its lines on screen and its last scroll (view_settle) */
     } xview;
+    struct load_view load; /* the Load screen's runs of the current scenario */
 };
 
 /* Flags returned by input handlers. */
@@ -271,6 +266,10 @@ uint64_t planner_picker_users(const struct planner *p, int index, bool *fits);
 
 /* Default export name: kvplan-MODEL-GPU-CONTEXT.json */
 void planner_export_name(const struct planner *p, char *buf, size_t size);
+
+/* The SVG picture (io/svg.h) of the current scenario, or with `versus` of
+ * the scenarios the versus view shows, written to path atomically. */
+bool planner_export_svg(const struct planner *p, const char *path, bool versus, struct diag *d);
 
 /* The keys, for the key bar, the help and the dispatch. */
 struct planner_key_def {

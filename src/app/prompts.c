@@ -88,7 +88,9 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
     planner_session(p, &ss, results);
     explain_text(&p->explain); /* every row is written out */
     bool ok;
-    if (kind == PROMPT_EXPORT_MD) {
+    if (kind == PROMPT_EXPORT_SVG) {
+        ok = planner_export_svg(p, path, p->prompt.from_versus, &d);
+    } else if (kind == PROMPT_EXPORT_MD) {
         char *text = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
@@ -98,8 +100,10 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
             int shown[4], n = planner_versus(p, shown);
             if (p->prompt.from_versus && n > 1)
                 report_markdown_versus(f, &ss, results, shown, n);
-            else
+            else {
                 report_markdown(f, planner_scenario(p), planner_result(p), &p->explain);
+                load_markdown(p, f); /* the Load screen's, when it was opened */
+            }
             fclose(f);
             ok = fileio_write_atomic(path, text, len, &d);
             free(text);
@@ -121,7 +125,8 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
             planner_set_file(p, path); /* y copies a --load of it */
         }
         snprintf(p->status, sizeof p->status, "wrote %s (%s)", path,
-                 kind == PROMPT_EXPORT_MD ? "Markdown"
+                 kind == PROMPT_EXPORT_MD    ? "Markdown"
+                 : kind == PROMPT_EXPORT_SVG ? "SVG picture"
                  : p->count > 1           ? "every scenario of the session"
                                           : "JSON snapshot");
     } else {
@@ -290,6 +295,8 @@ static const struct prompt_def {
                        .empty = "export cancelled: no file name", .finish = export_finish},
     [PROMPT_EXPORT_MD] = {.prefix = "Markdown to: ", .hint = "Enter writes, Esc cancels",
                           .empty = "export cancelled: no file name", .finish = export_finish},
+    [PROMPT_EXPORT_SVG] = {.prefix = "SVG to: ", .hint = "Enter writes, Esc cancels",
+                           .empty = "export cancelled: no file name", .finish = export_finish},
     [PROMPT_OPEN] = {.prefix = "Open snapshot: ", .hint = "Enter opens, Esc cancels",
                      .finish = open_finish},
     [PROMPT_LABEL] = {.prefix = "Name of scenario ", .numbered = true, .hint = "Enter names it",

@@ -8,6 +8,7 @@
 
 #include "app/screens.h"
 #include "app/view_parts.h"
+#include "tui/plot.h"
 
 enum { VERSUS_SPEED_ROWS = 3 };
 
@@ -210,37 +211,37 @@ static void chart(const struct planner *p, const int *shown, int n, struct rect 
         if (c->max_users > top)
             top = c->max_users;
     }
-    char title[96], t[32];
+    char title[128], t[32];
     units_format_int(top, t, sizeof t);
-    snprintf(title, sizeof title, "Users against context (log scale), peak %s", t);
+    snprintf(title, sizeof title, "Users (log scale) against context tokens (log scale), peak %s",
+             t);
+    if ((int)strlen(title) > r.w)
+        snprintf(title, sizeof title, "Users (log) against context (log), peak %s", t);
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
-    int h = r.h - 3, w = r.w;
-    for (int k = n - 1; k >= 0; k--) { /* the reference drawn last, on top */
-        const struct users_curve *c = planner_curve_of(p, shown[k]);
-        for (int col = 0; col < w; col++) {
-            int i = w > 1 ? col * (CHART_POINTS - 1) / (w - 1) : 0;
-            if (c->users[i] == 0 || top == 0)
-                continue;
-            /* a log scale of users too, so small counts stay visible */
-            double f = log1p((double)c->users[i]) / log1p((double)top);
-            int row = h - 1 - (int)lround(f * (h - 1));
-            widget_text(r.y + 1 + row, r.x + col, 1, mark_roles[shown[k] & 3], mark(shown[k]));
-        }
+    double span;
+    struct rect plot = view_chart_axes((struct rect){r.x, r.y + 1, r.w, r.h - 2}, top, &span);
+    /* each scenario its colour and its pattern of dots; the first on top */
+    double y[4][CHART_POINTS];
+    struct plot_series series[4];
+    for (int k = 0; k < n && k < 4; k++) {
+        view_chart_heights(planner_curve_of(p, shown[k])->users, span, y[k]);
+        series[k] = (struct plot_series){y[k], CHART_POINTS, mark_roles[shown[k] & 3],
+                                         (enum plot_pattern)(k % PLOT_PATTERNS)};
     }
-    int ay = r.y + 1 + h;
-    static const char *ticks[] = {"1k", "4k", "16k", "64k", "256k", "1M"};
-    for (int i = 0; i < 6; i++) {
-        int col = i * 2 * (w - 1) / 10, len = (int)strlen(ticks[i]);
-        widget_text(ay, r.x + col - (i == 5 ? len - 1 : 0), len, ROLE_DIM, ticks[i]);
-    }
-    int lx = r.x;
-    for (int k = 0; k < n && lx < r.x + r.w; k++) {
+    widget_plot(plot, series, n < 4 ? n : 4);
+    for (int k = n < 4 ? n - 1 : 3; k >= 0; k--)
+        view_chart_mark(plot, scenario_of(p, shown[k])->context_tokens,
+                        p->slots[shown[k]].result.max_users, span, mark(shown[k]),
+                        mark_roles[shown[k] & 3]);
+    int ay = r.y + r.h - 1, lx = r.x;
+    for (int k = 0; k < n && k < 4 && lx < r.x + r.w; k++) {
         char item[64];
         snprintf(item, sizeof item, " %s   ", p->slots[shown[k]].label);
-        widget_text(ay + 1, lx, 1, mark_roles[shown[k] & 3], mark(shown[k]));
-        lx += 1 + widget_text(ay + 1, lx + 1, r.x + r.w - lx - 1, ROLE_TEXT, item);
+        widget_text(ay, lx, 1, mark_roles[shown[k] & 3], mark(shown[k]));
+        widget_plot_sample(ay, lx + 1, 3, series[k].pattern, mark_roles[shown[k] & 3]);
+        lx += 4 + widget_text(ay, lx + 4, r.x + r.w - lx - 4, ROLE_TEXT, item);
     }
-    widget_text(ay + 1, lx, r.x + r.w - lx, ROLE_DIM, "(users on a log scale)");
+    widget_text(ay, lx, r.x + r.w - lx, ROLE_DIM, "(mark: its context now)");
 }
 
 void view_draw_versus(const struct planner *p, int cols, int rows)
@@ -303,6 +304,8 @@ static int versus_key(struct planner *p, int key)
         return keys_present(p);
     if (key == 'm')
         return keys_markdown(p);
+    if (key == 'g')
+        return keys_svg(p);
     if (key >= '1' && key <= '0' + p->count) {
         planner_switch(p, key - '1');
         p->mode = p->base;

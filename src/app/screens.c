@@ -8,6 +8,7 @@ static const struct screen *const screens[] = {
     [MODE_COMPARE] = &screen_compare,   [MODE_WARNINGS] = &screen_warnings,
     [MODE_VERSUS] = &screen_versus,     [MODE_COPIED] = &screen_copied,
     [MODE_OPTIONS] = &screen_options,   [MODE_EXPLAIN] = &screen_explain,
+    [MODE_LOAD] = &screen_load,
 };
 
 const struct screen *screen_of(enum planner_mode mode)

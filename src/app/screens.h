@@ -28,7 +28,7 @@ const struct screen *screen_of(enum planner_mode mode);
 
 extern const struct screen screen_main, screen_present, screen_help, screen_picker, screen_prompt,
     screen_confirm, screen_compare, screen_warnings, screen_versus, screen_copied, screen_options,
-    screen_explain;
+    screen_explain, screen_load;
 
 /* The base the boxes go over (the main screen or the presentation); false
  * when the screen is too small for it (it says so, and no box goes over it). */
@@ -47,6 +47,7 @@ int keys_main(struct planner *p, int key);
 int keys_quit(struct planner *p);
 int keys_export(struct planner *p);
 int keys_markdown(struct planner *p);
+int keys_svg(struct planner *p); /* g: the SVG picture (of the versus view from it) */
 int keys_present(struct planner *p); /* into the presentation, or out of it */
 
 /* What the prompt and the question go over: the versus view when the

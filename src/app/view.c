@@ -252,9 +252,14 @@ static void draw_bar(const struct planner *p, struct rect r)
     widget_bar(r.y + 1, r.x, r.w, bs, SEG_COUNT, over);
     int shown[SEG_COUNT], n = 0;
     for (int i = 0; i < SEG_COUNT; i++)
-        if (seg[i] != 0 || i == SEG_WEIGHTS || i == SEG_USERS)
+        if (view_legend_shown(seg, i))
             shown[n++] = i; /* an empty part has no place in the legend */
     int rows = r.h - 2;
+    if (n > rows && (n > 2 * rows || r.w < 60)) {
+        /* more parts than the table has room for: they flow, every one */
+        view_legend_flow(p, (struct rect){r.x, r.y + 2, r.w, rows});
+        return;
+    }
     /* two columns when the parts outnumber the rows and the width allows */
     int columns = n > rows && r.w >= 60 ? 2 : 1;
     int per_column = (n + columns - 1) / columns, cw = r.w / columns;

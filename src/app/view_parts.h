@@ -117,8 +117,32 @@ void view_target_words(const struct scenario *s, char *buf, size_t size);
 void view_binding_words(const struct scenario *s, const struct plan_result *r, char *buf,
                         size_t size);
 
+/* Whether the memory legend lists segment i (of plan_segments' sizes): each
+ * that holds bytes, and the weights and the users' KV always. */
+bool view_legend_shown(const uint64_t seg[SEG_COUNT], int i);
+
+/* The legend of every segment it lists, flowing along the rows of at in the
+ * first form that fits (the names and sizes whole, then shortened, then
+ * closer together); returns the rows it takes. */
+int view_legend_flow(const struct planner *p, struct rect at);
+
 /* Users against context: the curve, its axis and the current point (and
  * the speed limit's series when a target is set). */
 void view_draw_chart(const struct planner *p, struct rect r);
+
+/* The chart's frame in r for curves up to peak users: the users ticks (1,
+ * 10, 100 ... and the peak at the top) labelled at the left of an axis rule,
+ * the context ticks on r's last row; returns the rectangle left for the
+ * curves, and the users axis's span (curve_span). */
+struct rect view_chart_axes(struct rect r, uint64_t peak, double *span);
+
+/* A curve's counts as heights on that users axis (-1 where none fit). */
+void view_chart_heights(const uint64_t *users, double span, double out[CHART_POINTS]);
+
+/* The count at the current context as glyph on its curve (a cross at the
+ * foot when none fit); returns its column, or -1 when the context is off
+ * the axis. */
+int view_chart_mark(struct rect plot, uint64_t ctx, uint64_t users, double span,
+                    const char *glyph, enum role role);
 
 #endif

@@ -9,9 +9,9 @@
 #include "io/report.h"
 
 /* The presentation's one-line legend under its bar: every part that holds
- * bytes when it fits; else without "each GPU: ", then without the smallest
- * parts (the bar still shows them) until it does, never past the edge. */
-static void draw_presentation_legend(const struct planner *p, struct rect bar)
+ * bytes; without "each GPU: " when that does not fit, and shortened
+ * (view_legend_flow) when the parts do not either, never past the edge. */
+static void draw_presentation_legend(const struct planner *p, struct rect bar, int next_y)
 {
     const struct plan_result *res = planner_result(p);
     uint64_t seg[SEG_COUNT];
@@ -33,15 +33,13 @@ static void draw_presentation_legend(const struct planner *p, struct rect bar)
     const char *head = "each GPU: ";
     if (width + (int)strlen(head) > bar.w + 1) /* + 1: the last item's trailing space */
         head = "";
-    while (width > bar.w + 1) {
-        int drop = -1;
-        for (int i = 0; i < SEG_COUNT; i++)
-            if (keep[i] && (drop < 0 || seg[i] < seg[drop]))
-                drop = i;
-        if (drop < 0)
-            break;
-        keep[drop] = false;
-        width -= 2 + (int)strlen(items[drop]);
+    if (width > bar.w + 1) {
+        /* too long for the row whole: shortened, and onto the gap's rows
+         * (one kept blank above what follows) when it needs them; every
+         * part still in it */
+        int rows = next_y - bar.y - 2;
+        view_legend_flow(p, (struct rect){bar.x, bar.y + 1, bar.w, rows > 1 ? rows : 1});
+        return;
     }
     int lx = bar.x, end = bar.x + bar.w;
     lx += widget_text(bar.y + 1, lx, bar.w, ROLE_DIM, head);
@@ -129,7 +127,7 @@ bool view_draw_presentation(const struct planner *p)
     struct bar_segment bs[SEG_COUNT];
     bool over = view_bar_segments(p, bs);
     widget_bar(l.bar.y, l.bar.x, l.bar.w, bs, SEG_COUNT, over);
-    draw_presentation_legend(p, l.bar);
+    draw_presentation_legend(p, l.bar, l.slider.y);
     /* the focused control, full width */
     char value[128];
     control_format(p->focus, s, res, value, sizeof value);

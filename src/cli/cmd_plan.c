@@ -11,6 +11,7 @@
 #include "core/version.h"
 #include "io/report.h"
 #include "io/snapshot.h"
+#include "io/svg.h"
 
 int cli_fail(const char *message)
 {
@@ -80,6 +81,16 @@ static int plan_gate(const struct options *o, const struct scenario *s, const st
     return 1;
 }
 
+/* --export-svg: the plan's picture, its curve computed for it. */
+static bool plan_export_svg(const char *path, const struct scenario *s,
+                            const struct plan_result *r, struct diag *d)
+{
+    static struct users_curve c;
+    curve_compute(s, &c);
+    struct svg_item it = {"", s, r, &c};
+    return svg_export(path, &it, 1, d);
+}
+
 int cmd_plan(int argc, char **argv)
 {
     struct options o;
@@ -101,6 +112,10 @@ int cmd_plan(int argc, char **argv)
         diag_prefix(&d, "%s", OPTION_FLAG(OPT_EXPORT));
         return cli_fail(d.message);
     }
+    if (o.export_svg_path && !plan_export_svg(o.export_svg_path, &s, &r, &d)) {
+        diag_prefix(&d, "%s", OPTION_FLAG(OPT_EXPORT_SVG));
+        return cli_fail(d.message);
+    }
     int status = plan_print(&o, &s, &r, &x);
     if (status == 0)
         status = plan_gate(&o, &s, &r);
@@ -110,7 +125,8 @@ int cmd_plan(int argc, char **argv)
 }
 
 /* The session of a --load file without --scenario, when it holds more than
- * one scenario (NULL otherwise); s is its current one. A session that does
+ * one scenario or the Load screen's settings (NULL otherwise); s is its
+ * current one. A session that does
  * not read whole is refused, never opened in part. */
 static bool planner_session(const struct options *o, const struct scenario *s,
                             const struct snapshot_session **session, struct diag *d)
@@ -123,7 +139,7 @@ static bool planner_session(const struct options *o, const struct scenario *s,
         diag_prefix(d, "%s", OPTION_FLAG(OPT_LOAD));
         return false;
     }
-    if (ss.count > 1) {
+    if (ss.count > 1 || ss.entry[0].load.rate > 0) {
         ss.entry[ss.current].scenario = *s;
         *session = &ss;
     }
@@ -177,6 +193,11 @@ int cmd_planner(int argc, char **argv)
     if (o.given[OPT_VERSION]) {
         printf("kvplan %s\n", KVPLAN_VERSION);
         return 0;
+    }
+    if (o.export_svg_path) { /* as --export: the planner's key is g */
+        diag_fail(&d, "%s: writes the picture of `kvplan plan`; in the planner, g exports it",
+                  OPTION_FLAG(OPT_EXPORT_SVG));
+        return cli_fail(d.message);
     }
     if (o.export_path) { /* the planner exports with e; --export is plan's */
         diag_fail(&d,

@@ -12,6 +12,7 @@
 #include "cli/options_table.h"
 #include "cli/simulate.h"
 #include "core/engine_desc.h"
+#include "core/loadrun.h"
 #include "io/fileio.h"
 
 static bool simulates(const struct engine_desc *e)
@@ -43,40 +44,6 @@ static void default_engine(struct options *o)
     o->given[OPT_ENGINE] = true;
     o->engine = e->kind;
     o->engine_rule = RULE_CURRENT;
-}
-
-/* What the simulator does not model yet, refused by name. */
-static bool simulated(const struct scenario *s, const struct plan_result *r, struct diag *d)
-{
-    const struct engine_desc *e = engine_desc(s->engine.kind);
-    if (!e->server)
-        return diag_fail(d, "%s: the generic rule has no scheduler: simulate models vLLM V1's "
-                         "(--engine vllm)", OPTION_FLAG(OPT_ENGINE));
-    if (!e->simulated || !e->simulated(s->engine.rule))
-        return diag_fail(d, "simulate models vLLM V1's scheduler; %s %s%s is not simulated yet",
-                         OPTION_FLAG(OPT_ENGINE), e->name,
-                         e->simulated ? "@0" : "");
-    if (s->spec_method != SPEC_NONE)
-        return diag_fail(d, "%s: simulate does not model speculative decoding yet",
-                         s->spec_method == SPEC_DRAFT ? OPTION_FLAG(OPT_DRAFT_MODEL)
-                                                      : OPTION_FLAG(OPT_SPEC_METHOD));
-    if (r->placement.pp > 1)
-        return diag_fail(d, "%s %u: simulate does not model pipeline stages yet (their batches "
-                         "in flight)", OPTION_FLAG(OPT_PP), r->placement.pp);
-    if (s->host_kv_bytes)
-        return diag_fail(d, "%s: simulate does not model a host tier yet",
-                         OPTION_FLAG(OPT_HOST_KV));
-    if (r->image_counts.images)
-        return diag_fail(d, "%s: simulate does not model images yet", OPTION_FLAG(OPT_IMAGES));
-    if (r->placement.replicas > SIM_MAX_REPLICAS)
-        return diag_fail(d, "%s %u: %u replicas; simulate takes at most %u (give --tp)",
-                         OPTION_FLAG(OPT_GPUS), s->gpus, r->placement.replicas,
-                         SIM_MAX_REPLICAS);
-    if (s->gpu.bandwidth_bytes_per_s == 0 || r->speed.peak_flops <= 0)
-        return diag_fail(d, "%s %s: no %s figure, so no step time to simulate with",
-                         OPTION_FLAG(OPT_GPU), s->gpu.id,
-                         s->gpu.bandwidth_bytes_per_s ? "compute" : "bandwidth");
-    return true;
 }
 
 /* The workload from the options, vLLM's defaults where none is given. */
@@ -142,34 +109,6 @@ static bool read_compare(const char *path, struct simulate_run *sr, struct diag 
     return ok;
 }
 
-/* The longest request must fit the context and the pool; the shortest
- * holds a token. */
-static bool workload_fits(const struct workload_params *p, const struct sim_config *c,
-                          struct diag *d)
-{
-    struct workload_bounds b = workload_bounds(p);
-    const char *in = OPTION_FLAG(OPT_RANDOM_INPUT_LEN), *out = OPTION_FLAG(OPT_RANDOM_OUTPUT_LEN);
-    if (p->prefix_len + b.in_lo < 1)
-        return diag_fail(d, "%s %llu: with %s %g the shortest prompt has no token", in,
-                         (unsigned long long)p->input_len, OPTION_FLAG(OPT_RANDOM_RANGE_RATIO),
-                         p->range_ratio);
-    uint64_t longest = p->prefix_len + b.in_hi + b.out_hi;
-    if (longest > c->max_model_len)
-        return diag_fail(d, "%s %llu and %s %llu: a request of up to %llu tokens (prefix, "
-                         "prompt and output, %s %g) is longer than the context (%s %llu)", in,
-                         (unsigned long long)p->input_len, out, (unsigned long long)p->output_len,
-                         (unsigned long long)longest, OPTION_FLAG(OPT_RANDOM_RANGE_RATIO),
-                         p->range_ratio, OPTION_FLAG(OPT_CONTEXT),
-                         (unsigned long long)c->max_model_len);
-    uint64_t need = sim_request_blocks(c, longest - 1), prefix = c->prefix_tokens / c->block_tokens;
-    if (need + prefix > c->blocks)
-        return diag_fail(d, "%s %llu and %s %llu: a request of up to %llu tokens needs %llu KV "
-                         "blocks; the pool holds %llu", in, (unsigned long long)p->input_len, out,
-                         (unsigned long long)p->output_len, (unsigned long long)longest,
-                         (unsigned long long)(need + prefix), (unsigned long long)c->blocks);
-    return true;
-}
-
 static bool run_failed(enum sim_status st, struct diag *d)
 {
     switch (st) {
@@ -212,19 +151,11 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     sr->x.deferred = false;
     if (!plan_compute(&sr->s, &sr->x, NULL, &sr->r, d))
         return false;
-    if (!simulated(&sr->s, &sr->r, d))
+    if (!load_check_plan(&sr->s, &sr->r, d))
         return false;
     sim_config_of_plan(&sr->s, &sr->r, &sr->c);
-    if (sr->c.blocks == 0 || !sr->r.fits)
-        return diag_fail(d, "no KV cache: the weights leave vLLM no memory for it (see kvplan "
-                         "plan)");
-    /* vLLM refuses it at startup: vllm/config/scheduler.py, SchedulerConfig's
-     * checks ("max_num_batched_tokens ... must be greater than or equal to
-     * max_num_seqs") */
-    if (sr->c.max_num_batched_tokens < sr->c.max_num_seqs)
-        return diag_fail(d, "--max-num-batched-tokens %llu is below --max-num-seqs %llu: vLLM "
-                         "refuses to start so", (unsigned long long)sr->c.max_num_batched_tokens,
-                         (unsigned long long)sr->c.max_num_seqs);
+    if (!load_check_config(&sr->r, &sr->c, d))
+        return false;
     sr->c.max_concurrency = o->given[OPT_MAX_CONCURRENCY] ? o->max_concurrency : 0;
     double *slo[3] = {&sr->c.slo_ttft, &sr->c.slo_tpot, &sr->c.slo_e2el};
     for (int i = 0; i < 3; i++)
@@ -232,7 +163,7 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     sr->w = workload_of(o, &sr->s);
     if (sr->compare_path && !workload_from_file(o, sr, d))
         return false;
-    if (!workload_fits(&sr->w, &sr->c, d))
+    if (!load_check_workload(&sr->w, &sr->c, d))
         return false;
     struct workload_request *q = malloc((size_t)sr->w.num_prompts * sizeof *q);
     if (q == NULL)

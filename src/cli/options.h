@@ -59,6 +59,7 @@ enum option_id {
     OPT_LOAD,
     OPT_SCENARIO,
     OPT_EXPORT,
+    OPT_EXPORT_SVG,
     OPT_REQUIRE_USERS,
     OPT_FORMAT,
     OPT_DRAFT_MODEL,
@@ -141,6 +142,7 @@ struct options {
     const char *load_path;
     const char *scenario_label; /* --scenario: one scenario of a --load session */
     const char *export_path;
+    const char *export_svg_path; /* --export-svg: the plan's picture */
     const char *calibration_path;
     const char *preset_dirs[OPTIONS_PRESET_DIRS_MAX];
     int preset_dir_count;

@@ -129,6 +129,11 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_EXPORT] = {OPTNAME_EXPORT, .commands = PLANS, .parse = opt_nonempty,
                     .offset = AT(export_path), .metavar = "FILE", .complete = COMPLETE_FILE,
                     .help = "write the snapshot to FILE atomically"},
+    [OPT_EXPORT_SVG] = {OPTNAME_EXPORT_SVG, .commands = PLANS, .parse = opt_nonempty,
+                        .offset = AT(export_svg_path), .metavar = "FILE",
+                        .complete = COMPLETE_FILE,
+                        .help = "write the memory bar and the users-against-context\n"
+                                "chart as SVG to FILE atomically"},
     [OPT_REQUIRE_USERS] = {OPTNAME_REQUIRE_USERS, .commands = PLANS, COUNT64(0, (uint64_t)1 << 53),
                            .offset = AT(require_users), .metavar = "N",
                            .help = "exit with status 1 when fewer than N users fit\n"

@@ -40,6 +40,7 @@
 #define OPTNAME_LOAD "--load"
 #define OPTNAME_SCENARIO "--scenario"
 #define OPTNAME_EXPORT "--export"
+#define OPTNAME_EXPORT_SVG "--export-svg"
 #define OPTNAME_REQUIRE_USERS "--require-users"
 #define OPTNAME_FORMAT "--format"
 

@@ -10,6 +10,7 @@
 #include "io/fileio.h"
 #include "io/jsonout.h"
 #include "io/jsonread.h"
+#include "io/loadjson.h"
 #include "io/preset.h"
 
 
@@ -386,7 +387,8 @@ bool snapshot_parse_session(const char *path, const char *text, size_t len,
             }
             struct diag in = {0};
             ok = jsonread_string(&lr, e, "label", true, en->label, sizeof en->label, d) &&
-                 jsonread_string(&lr, e, "note", false, en->note, sizeof en->note, d);
+                 jsonread_string(&lr, e, "note", false, en->note, sizeof en->note, d) &&
+                 loadjson_read(&lr, e, &en->load, d);
             if (ok && !snapshot_label_check(en->label, &in))
                 ok = jsonread_fail(&lr, d, "%s (scenario %d)", in.message, i + 1);
             const cJSON *es = cJSON_GetObjectItemCaseSensitive(e, "scenario");

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "core/loadrun.h"
 #include "core/plan.h"
 
 #define SNAPSHOT_FORMAT "kvplan-scenario"
@@ -46,6 +47,7 @@ enum {
 struct snapshot_entry {
     char label[SNAPSHOT_LABEL_MAX]; /* short name: "fp8 at 128k" */
     char note[SNAPSHOT_NOTE_MAX];
+    struct load_settings load; /* the planner's Load screen's; rate 0: none */
     struct scenario scenario;
 };
 

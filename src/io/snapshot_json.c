@@ -10,6 +10,7 @@
 #include "core/engine_desc.h"
 #include "core/text.h"
 #include "io/jsonout.h"
+#include "io/loadjson.h"
 #include "io/preset.h"
 #include "io/snapshot_parts.h"
 static const char *units_key(enum unit_system u)
@@ -494,7 +495,7 @@ char *snapshot_session_to_json(const struct snapshot_session *ss,
 {
     int cur = ss->current >= 0 && ss->current < ss->count ? ss->current : 0;
     struct jsonout o = document_begin(&ss->entry[cur].scenario, results[cur], explains[cur], generator);
-    if (ss->count == 1 && ss->entry[0].note[0] == '\0')
+    if (ss->count == 1 && ss->entry[0].note[0] == '\0' && !(ss->entry[0].load.rate > 0))
         return print_document(jsonout_end(&o)); /* one scenario: the plain snapshot */
     struct jsonout so = jsonout_begin();
     jsonout_uint(&so, "current", (uint64_t)cur);
@@ -507,6 +508,9 @@ char *snapshot_session_to_json(const struct snapshot_session *ss,
         struct jsonout eo = jsonout_begin();
         jsonout_string(&eo, "label", ss->entry[i].label);
         jsonout_string(&eo, "note", ss->entry[i].note);
+        cJSON *load = loadjson_write(&ss->entry[i].load);
+        if (load)
+            jsonout_object(&eo, "load", load);
         jsonout_object(&eo, "scenario", scenario_json(&ss->entry[i].scenario));
         jsonout_object(&eo, "result", result_json(results[i], explains[i]));
         cJSON *item = jsonout_end(&eo);

@@ -421,3 +421,14 @@ void term_clipboard(const char *text)
     fputs("\a", stdout);
     fflush(stdout);
 }
+
+bool term_input_within(int ms)
+{
+    struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                            {.fd = term_signals_fd(), .events = POLLIN}};
+    int n;
+    do
+        n = poll(fds, 2, ms);
+    while (n < 0 && errno == EINTR);
+    return n != 0; /* input, a signal, or an error term_read_key then reports */
+}

@@ -45,6 +45,10 @@ bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_c
  * SIGCONT. */
 int term_read_key(void);
 
+/* Whether a key (or a signal) comes within ms milliseconds, without
+ * reading it: the planner does slower work when none does. */
+bool term_input_within(int ms);
+
 /* Shows the frame drawn (canvas.h): its changed cells written to the
  * terminal by emit.h, or (KVPLAN_RENDERER=curses, or a terminal emit.h
  * cannot drive; always on the headless screen) handed to stdscr for

@@ -209,8 +209,9 @@ expect 0 "Ctrl-L  repaint" --dump-screen - --size 70x22 --keys "?<PgDn>"
 expect 0 "the end (PgUp back)" --dump-screen - --size 70x22 --keys "?<PgDn><PgDn>"
 expect 0 "q       quit" --dump-screen - --size 70x22 --keys "?<PgDn><PgUp><PgUp>"
 expect 0 "GPUs        " --dump-screen - --size 70x22 --keys "?x"
-# two columns at 80x24, the explain view's key among them
+# two columns at 80x24, two blanks between them (the full explain key beside the reference key)
 expect 0 "edit copy  x       explain rows, full screen" --dump-screen - --size 80x24 --keys "?"
+expect 0 "L       latency against request rate" --dump-screen - --size 80x24 --keys "?"
 expect 0 "any key closes this help" --dump-screen - --size 80x24 --keys "?"
 # q with unexported scenarios asks, on a too small screen too (never unseen)
 expect 0 "Quit? 3 scenarios not exported (e exports). (y/N)" --dump-screen - --size 100x30 --keys bnq

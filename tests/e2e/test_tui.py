@@ -240,7 +240,7 @@ def test_resize_redraws_and_too_small_says_so():
     t = start()
     try:
         t.resize(160, 48)
-        t.wait_for(r"Users against context")
+        t.wait_for(r"Users \(log scale\) against context")
         t.resize(50, 15)
         t.wait_for(r"Enlarge the terminal to 70x22")
         t.resize(80, 24)

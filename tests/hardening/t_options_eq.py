@@ -46,6 +46,7 @@ VALUES = {
     "--prefix-hit-rate": ("0.5", ["--host-kv", "64GiB"]), "--units": ("gb", []),
     "--presets": (PRESETS, []), "--load": (SNAPSHOT, []),
     "--scenario": ("snap", ["--load", SNAPSHOT]), "--export": (os.path.join(TMP, "out.json"), []),
+    "--export-svg": (os.path.join(TMP, "out.svg"), []),
     "--require-users": ("1", []), "--format": ("json", []),
     "--draft-model": ("llama-3.2-1b", []), "--speculative-method": ("none", []),
     "--num-speculative-tokens": ("4", ["--draft-model", "llama-3.2-1b"]),
@@ -82,7 +83,8 @@ VALUES = {
     "--goodput": ("ttft:500", []), "--compare": (BENCH, []),
 }
 # What a command answers on purpose when given the option; anything else must succeed.
-REFUSED = {("planner", "--export"): "--export: writes the snapshot of `kvplan plan`"}
+REFUSED = {("planner", "--export"): "--export: writes the snapshot of `kvplan plan`",
+           ("planner", "--export-svg"): "--export-svg: writes the picture of `kvplan plan`"}
 # simulate models vLLM V1 alone, and not yet what these options ask for
 NOT_SIMULATED = "not simulated yet"
 REFUSED.update({("simulate", flag): NOT_SIMULATED for flag in (

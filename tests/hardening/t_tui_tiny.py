@@ -22,7 +22,7 @@ PRESENT_MIN = (40, 12)  # below it in either direction, no mode has room
 # each mode's key, in the main screen and in presentation (p), and the
 # screens a session of several scenarios adds (n new, b reference)
 MODES = ["", "w", "?", "?<PgDn>", "v", "T", "T1", "y", "e", "a", "D", "<Enter>", "<Up><Enter>",
-         "nq", "nD", "bnc", "bnv", "nve"]
+         "nq", "nD", "bnc", "bnv", "nve", "L", "L<Right>"]
 # the questions a key sequence leaves asked, shown on the last row whatever the size
 QUESTIONS = {"nq": "Quit?", "nD": "Remove"}
 KEYS = MODES + ["p" + k for k in MODES]

@@ -15,24 +15,13 @@
 
 #include "tui/canvas.h"
 #include "tui/term.h"
+#include "screen_fixture.h"
 #include "tui/widgets.h"
 
 static int open_screen(void **state)
 {
     (void)state;
-    setlocale(LC_ALL, "C.UTF-8");
-    struct term_caps caps;
-    char err[128];
-    if (!term_open_headless(40, 6, false, false, &caps, err, sizeof err))
-        fail_msg("%s", err);
-    return 0;
-}
-
-static int close_screen(void **state)
-{
-    (void)state;
-    term_close();
-    return 0;
+    return screen_open(40, 6, false);
 }
 
 /* Row y of stdscr as text (UTF-8, trailing blanks trimmed). */

@@ -1,0 +1,269 @@
+/* load: the Load screen's settings and runs (load.h). */
+#include "app/load.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/planner.h"
+#include "io/report_load.h"
+
+static struct load_settings *settings(struct planner *p)
+{
+    return &p->slots[p->current].load;
+}
+
+/* The value as `%g` writes it and strtod reads it back, so the screen's
+ * run and the command line it shows run the same number. */
+static double as_written(double v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%g", v);
+    return strtod(text, NULL);
+}
+
+/* The next value of v on a grid of two significant figures (1.0, 1.1, ...
+ * 9.9, 10, 11, ...); a big step doubles or halves it. */
+static double grid_step(double v, int delta, bool big)
+{
+    if (big)
+        v = delta > 0 ? v * 2 : v / 2;
+    double unit = pow(10.0, floor(log10(delta > 0 ? v : v * (1 - 1e-9))) - 1);
+    double k = v / unit;
+    if (!big)
+        k = delta > 0 ? floor(k + 1e-9) + 1 : ceil(k - 1e-9) - 1;
+    return as_written(round(k) * unit);
+}
+
+/* The config and workload of n requests at the settings; false with the
+ * reason in the view's error. */
+static bool prepared(struct planner *p, uint64_t n, struct sim_config *c,
+                     struct workload_params *w)
+{
+    struct diag d = {0};
+    if (load_prepare(&p->load.s, &p->load.r, settings(p), n, c, w, &d))
+        return true;
+    snprintf(p->load.error, sizeof p->load.error, "%s", d.message);
+    return false;
+}
+
+static void run_point(struct planner *p, uint64_t n)
+{
+    struct load_view *v = &p->load;
+    struct sim_config c;
+    struct workload_params w;
+    v->point_n = 0;
+    if (!prepared(p, n, &c, &w))
+        return;
+    if (load_run(&c, &w, &v->point) == SIM_OK)
+        v->point_n = n;
+    else
+        snprintf(v->error, sizeof v->error, "the run did not finish (steps or time)");
+}
+
+static void run_sweep(struct planner *p, uint64_t n)
+{
+    struct load_view *v = &p->load;
+    struct sim_config c;
+    struct workload_params w;
+    v->sweep_n = 0;
+    if (prepared(p, n, &c, &w) && load_sweep_run(&c, &w, settings(p), &v->sweep))
+        v->sweep_n = n;
+}
+
+void load_open(struct planner *p)
+{
+    struct load_view *v = &p->load;
+    struct load_settings *ls = settings(p);
+    struct diag d = {0};
+    v->planned = false;
+    v->sweep_n = v->point_n = 0;
+    v->error[0] = '\0';
+    v->idle = false;
+    load_scenario(&p->slots[p->current].scenario, &v->s);
+    if (!plan_compute(&v->s, PLAN_NUMBERS, NULL, &v->r, &d) || !load_check_plan(&v->s, &v->r, &d)) {
+        snprintf(v->error, sizeof v->error, "%s", d.message);
+        return;
+    }
+    v->planned = true;
+    if (!(ls->rate > 0)) {
+        load_defaults(&v->s, ls);
+        ls->rate = 1; /* the sweep does not read it */
+        run_sweep(p, LOAD_QUICK_SWEEP);
+        ls->rate = as_written(load_default_rate(v->sweep.capacity));
+    } else {
+        run_sweep(p, LOAD_QUICK_SWEEP);
+    }
+    run_point(p, LOAD_QUICK_REQUESTS);
+    v->idle = true;
+}
+
+/* The setting c of ls stepped; false when it cannot move that way. */
+static bool stepped(struct load_settings *ls, enum load_control c, int delta, bool big)
+{
+    uint64_t *count[] = {[LOAD_INPUT] = &ls->input_len, [LOAD_OUTPUT] = &ls->output_len,
+                         [LOAD_CONCURRENCY] = &ls->max_concurrency};
+    double *ms[] = {[LOAD_RATE] = &ls->rate, [LOAD_SLO_TTFT] = &ls->slo_ttft_ms,
+                    [LOAD_SLO_TPOT] = &ls->slo_tpot_ms};
+    if (c == LOAD_RATE || c == LOAD_SLO_TTFT || c == LOAD_SLO_TPOT) {
+        double next = grid_step(*ms[c], delta, big);
+        if (!(next >= 0.01) || next > 1e6)
+            return false;
+        *ms[c] = next;
+        return true;
+    }
+    uint64_t now = *count[c], next;
+    if (now == 0) /* the cap: none, then 1 */
+        next = delta > 0 ? 1 : 0;
+    else
+        next = (uint64_t)llround(grid_step((double)now, delta, big));
+    if (c == LOAD_CONCURRENCY && delta < 0 && now == 1)
+        next = 0;
+    if (next == now || (next == 0 && c != LOAD_CONCURRENCY) || next > SIM_MAX_REQUESTS)
+        return false;
+    *count[c] = next;
+    return true;
+}
+
+/* After a change of c: the runs it needs, quickly, and the full one when idle. */
+static void changed(struct planner *p, enum load_control c)
+{
+    struct load_view *v = &p->load;
+    v->error[0] = '\0';
+    if (c == LOAD_INPUT || c == LOAD_OUTPUT || c == LOAD_CONCURRENCY)
+        run_sweep(p, LOAD_QUICK_SWEEP);
+    else
+        v->sweep.knee = load_knee(&v->sweep, settings(p));
+    run_point(p, LOAD_QUICK_REQUESTS);
+    v->idle = true;
+}
+
+void load_step(struct planner *p, enum load_control c, int delta, bool big)
+{
+    struct load_view *v = &p->load;
+    if (!v->planned)
+        return;
+    struct load_settings was = *settings(p);
+    if (!stepped(settings(p), c, delta, big))
+        return;
+    struct sim_config cfg;
+    struct workload_params w;
+    struct diag d = {0};
+    if (!load_prepare(&v->s, &v->r, settings(p), LOAD_QUICK_REQUESTS, &cfg, &w, &d)) {
+        *settings(p) = was; /* refused: the settings and the runs stay */
+        snprintf(p->status, sizeof p->status, "%s", d.message);
+        return;
+    }
+    changed(p, c);
+}
+
+void load_reset(struct planner *p, enum load_control c)
+{
+    struct load_view *v = &p->load;
+    if (!v->planned)
+        return;
+    struct load_settings def, *ls = settings(p);
+    load_defaults(&v->s, &def);
+    if (c == LOAD_RATE)
+        ls->rate = as_written(load_default_rate(v->sweep.capacity));
+    else if (c == LOAD_INPUT)
+        ls->input_len = def.input_len;
+    else if (c == LOAD_OUTPUT)
+        ls->output_len = def.output_len;
+    else if (c == LOAD_CONCURRENCY)
+        ls->max_concurrency = 0;
+    else if (c == LOAD_SLO_TTFT)
+        ls->slo_ttft_ms = def.slo_ttft_ms;
+    else
+        ls->slo_tpot_ms = def.slo_tpot_ms;
+    changed(p, c);
+}
+
+bool load_idle(struct planner *p)
+{
+    struct load_view *v = &p->load;
+    if (!v->idle)
+        return false;
+    v->idle = false;
+    if (!v->planned)
+        return false;
+    if (v->sweep_n != LOAD_FULL_REQUESTS)
+        run_sweep(p, LOAD_FULL_REQUESTS);
+    if (v->point_n != LOAD_FULL_REQUESTS)
+        run_point(p, LOAD_FULL_REQUESTS);
+    return true;
+}
+
+void load_command_line(const struct planner *p, char *buf, size_t size)
+{
+    const struct load_settings *ls = &p->slots[p->current].load;
+    char line[PLANNER_COPY_MAX];
+    buf[0] = '\0';
+    planner_command_line(p, line, sizeof line);
+    const char *rest = strncmp(line, "kvplan plan", 11) == 0 ? line + 11 : NULL;
+    if (rest == NULL)
+        return;
+    char cap[48] = "";
+    if (ls->max_concurrency)
+        snprintf(cap, sizeof cap, " --max-concurrency %llu",
+                 (unsigned long long)ls->max_concurrency);
+    size_t n = (size_t)snprintf(buf, size,
+                                "kvplan simulate%s --request-rate %g --random-input-len %llu "
+                                "--random-output-len %llu%s --goodput ttft:%g tpot:%g",
+                                rest, ls->rate, (unsigned long long)ls->input_len,
+                                (unsigned long long)ls->output_len, cap, ls->slo_ttft_ms,
+                                ls->slo_tpot_ms);
+    if (n >= size)
+        buf[0] = '\0';
+}
+
+const char *load_label(enum load_control c)
+{
+    static const char *const labels[LOAD_CONTROLS] = {
+        "Rate", "Input", "Output", "Concurrency", "SLO TTFT", "SLO TPOT"};
+    return (unsigned)c < LOAD_CONTROLS ? labels[c] : "";
+}
+
+void load_value_text(const struct load_settings *ls, enum load_control c, char *buf, size_t size)
+{
+    switch (c) {
+    case LOAD_RATE:
+        snprintf(buf, size, "%g req/s", ls->rate);
+        break;
+    case LOAD_INPUT:
+        snprintf(buf, size, "%llu tokens", (unsigned long long)ls->input_len);
+        break;
+    case LOAD_OUTPUT:
+        snprintf(buf, size, "%llu tokens", (unsigned long long)ls->output_len);
+        break;
+    case LOAD_CONCURRENCY:
+        if (ls->max_concurrency)
+            snprintf(buf, size, "at most %llu", (unsigned long long)ls->max_concurrency);
+        else
+            snprintf(buf, size, "no cap");
+        break;
+    case LOAD_SLO_TTFT:
+        snprintf(buf, size, "%g ms", ls->slo_ttft_ms);
+        break;
+    default:
+        snprintf(buf, size, "%g ms", ls->slo_tpot_ms);
+        break;
+    }
+}
+
+void load_markdown(struct planner *p, FILE *out)
+{
+    if (!(p->slots[p->current].load.rate > 0))
+        return;
+    load_open(p);
+    load_idle(p);
+    if (p->load.point_n == 0)
+        return; /* it cannot run (the screen says why): no section */
+    char command[PLANNER_COPY_MAX];
+    load_command_line(p, command, sizeof command);
+    struct load_sweep none = {.knee = -1};
+    struct report_load l = {&p->slots[p->current].load, &p->load.point,
+                            p->load.sweep_n ? &p->load.sweep : &none, command};
+    report_markdown_load(out, &l);
+}

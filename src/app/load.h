@@ -1,0 +1,70 @@
+/* load: the Load screen's state and runs (load.c), internal to app/. The
+ * settings are each scenario's (planner_slot.load: the rate, the lengths,
+ * the client's cap, the objectives; rate 0 until the screen first opens on
+ * it); the runs are the current scenario's, on its plan as `kvplan
+ * simulate` plans it (a generic rule's on vLLM V1).
+ *
+ * A key runs little: a change of the rate or an objective runs only the
+ * current rate (LOAD_QUICK_REQUESTS requests), a change of a length or the
+ * cap the sweep too (LOAD_QUICK_SWEEP a point); the full run (LOAD_FULL_REQUESTS a point)
+ * waits for the keys to stop (load_idle, from the app's loop when no key
+ * comes for a moment, and before a dumped screen is drawn). */
+#ifndef KVPLAN_APP_LOAD_H
+#define KVPLAN_APP_LOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/loadrun.h"
+
+enum load_control {
+    LOAD_RATE,
+    LOAD_INPUT,
+    LOAD_OUTPUT,
+    LOAD_CONCURRENCY,
+    LOAD_SLO_TTFT,
+    LOAD_SLO_TPOT,
+    LOAD_CONTROLS
+};
+
+struct load_view {
+    enum load_control focus;
+    struct scenario s;           /* what simulate plans: the generic rule's on vLLM V1 */
+    struct plan_result r;
+    bool planned;                /* s and r are the current scenario's */
+    char error[DIAG_MESSAGE_MAX]; /* why it cannot simulate; "" when it can */
+    struct load_sweep sweep;
+    uint64_t sweep_n;            /* requests a point of the sweep ran; 0: none */
+    struct sim_result point;     /* the current rate */
+    uint64_t point_n;            /* its requests; 0: none */
+    bool idle;                   /* a full run waits for the keys to stop */
+};
+
+struct planner;
+
+/* Opens the screen on the current scenario: plans it, picks its settings
+ * (defaults and a rate near half the capacity on its first opening) and
+ * runs it quickly. */
+void load_open(struct planner *p);
+
+/* Steps control c by delta (a big step with big); to its default. */
+void load_step(struct planner *p, enum load_control c, int delta, bool big);
+void load_reset(struct planner *p, enum load_control c);
+
+/* The full run when one waits; true when it ran (the screen changed). */
+bool load_idle(struct planner *p);
+
+/* The command line that runs the current rate: `kvplan simulate` with the
+ * plan's options and the settings; "" when it does not fit. */
+void load_command_line(const struct planner *p, char *buf, size_t size);
+
+/* The Load section of the Markdown report for the current scenario, when
+ * the screen was opened on it: its full run done again, then written. */
+void load_markdown(struct planner *p, FILE *out);
+
+/* A control's label and its value as the screen shows it. */
+const char *load_label(enum load_control c);
+void load_value_text(const struct load_settings *ls, enum load_control c, char *buf, size_t size);
+
+#endif

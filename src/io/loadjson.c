@@ -1,0 +1,44 @@
+/* loadjson: the Load screen's settings in a session (loadjson.h). */
+#include "io/loadjson.h"
+
+#include <string.h>
+
+#include "io/jsonout.h"
+
+cJSON *loadjson_write(const struct load_settings *ls)
+{
+    if (!(ls->rate > 0))
+        return NULL;
+    struct jsonout o = jsonout_begin();
+    jsonout_double(&o, "request_rate", ls->rate);
+    jsonout_uint(&o, "random_input_len", ls->input_len);
+    jsonout_uint(&o, "random_output_len", ls->output_len);
+    if (ls->max_concurrency)
+        jsonout_uint(&o, "max_concurrency", ls->max_concurrency);
+    else
+        jsonout_null(&o, "max_concurrency");
+    jsonout_double(&o, "goodput_ttft_ms", ls->slo_ttft_ms);
+    jsonout_double(&o, "goodput_tpot_ms", ls->slo_tpot_ms);
+    jsonout_uint(&o, "seed", ls->seed);
+    return jsonout_end(&o);
+}
+
+bool loadjson_read(const struct jsonread *r, const cJSON *e, struct load_settings *ls,
+                   struct diag *d)
+{
+    memset(ls, 0, sizeof *ls);
+    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(e, "load");
+    if (lo == NULL || cJSON_IsNull(lo))
+        return true;
+    struct jsonread lr = jsonread_child(r, "load", "session.scenarios.load.");
+    if (!cJSON_IsObject(lo))
+        return jsonread_fail(r, d, "load: expected an object");
+    return jsonread_double(&lr, lo, "request_rate", true, 0.01, 1e6, &ls->rate, d) &&
+           jsonread_u64(&lr, lo, "random_input_len", true, 1, UINT32_MAX, &ls->input_len, d) &&
+           jsonread_u64(&lr, lo, "random_output_len", true, 1, UINT32_MAX, &ls->output_len, d) &&
+           jsonread_u64(&lr, lo, "max_concurrency", false, 1, SIM_MAX_REQUESTS,
+                        &ls->max_concurrency, d) &&
+           jsonread_double(&lr, lo, "goodput_ttft_ms", true, 0.01, 1e9, &ls->slo_ttft_ms, d) &&
+           jsonread_double(&lr, lo, "goodput_tpot_ms", true, 0.01, 1e9, &ls->slo_tpot_ms, d) &&
+           jsonread_u64(&lr, lo, "seed", false, 0, UINT64_MAX, &ls->seed, d);
+}
