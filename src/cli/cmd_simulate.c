@@ -22,7 +22,7 @@ static bool simulates(const struct engine_desc *e)
 
 /* Words after the options: further --goodput pairs (vLLM takes them after
  * one --goodput), nothing else. */
-static bool goodput_words(int argc, char **argv, struct options *o, struct diag *d)
+bool simulate_goodput_words(int argc, char **argv, struct options *o, struct diag *d)
 {
     const struct option_row *row = &options_table[OPT_GOODPUT];
     for (int i = optind; i < argc; i++) {
@@ -36,7 +36,7 @@ static bool goodput_words(int argc, char **argv, struct options *o, struct diag 
 
 /* Without --engine (and no snapshot to take it from), vLLM V1: the engine
  * options given then read as its own. */
-static void default_engine(struct options *o)
+void simulate_default_engine(struct options *o)
 {
     const struct engine_desc *e = engine_find(simulates);
     if (o->given[OPT_ENGINE] || o->load_path || e == NULL)
@@ -47,7 +47,7 @@ static void default_engine(struct options *o)
 }
 
 /* The workload from the options, vLLM's defaults where none is given. */
-static struct workload_params workload_of(const struct options *o, const struct scenario *s)
+struct workload_params simulate_workload(const struct options *o, const struct scenario *s)
 {
     const bool *g = o->given;
     return (struct workload_params){
@@ -109,7 +109,7 @@ static bool read_compare(const char *path, struct simulate_run *sr, struct diag 
     return ok;
 }
 
-static bool run_failed(enum sim_status st, struct diag *d)
+bool simulate_run_failed(enum sim_status st, struct diag *d)
 {
     switch (st) {
     case SIM_OK:
@@ -133,6 +133,15 @@ static bool run_failed(enum sim_status st, struct diag *d)
     return true;
 }
 
+bool simulate_config(const struct scenario *s, const struct plan_result *r, struct sim_config *c,
+                     struct diag *d)
+{
+    if (!load_check_plan(s, r, d))
+        return false;
+    sim_config_of_plan(s, r, c);
+    return load_check_config(r, c, d);
+}
+
 /* Plans, checks and simulates; the plan and the run into *sr. */
 static bool simulate(const struct options *o, struct simulate_run *sr, struct diag *d)
 {
@@ -151,16 +160,13 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     sr->x.deferred = false;
     if (!plan_compute(&sr->s, &sr->x, NULL, &sr->r, d))
         return false;
-    if (!load_check_plan(&sr->s, &sr->r, d))
-        return false;
-    sim_config_of_plan(&sr->s, &sr->r, &sr->c);
-    if (!load_check_config(&sr->r, &sr->c, d))
+    if (!simulate_config(&sr->s, &sr->r, &sr->c, d))
         return false;
     sr->c.max_concurrency = o->given[OPT_MAX_CONCURRENCY] ? o->max_concurrency : 0;
     double *slo[3] = {&sr->c.slo_ttft, &sr->c.slo_tpot, &sr->c.slo_e2el};
     for (int i = 0; i < 3; i++)
         *slo[i] = o->goodput_set[i] ? o->goodput_ms[i] / 1000.0 : -1;
-    sr->w = workload_of(o, &sr->s);
+    sr->w = simulate_workload(o, &sr->s);
     if (sr->compare_path && !workload_from_file(o, sr, d))
         return false;
     if (!load_check_workload(&sr->w, &sr->c, d))
@@ -172,7 +178,7 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     workload_generate(&sr->w, q);
     enum sim_status st = sim_run(&sr->c, q, (size_t)sr->w.num_prompts, &sr->out);
     free(q);
-    return !run_failed(st, d);
+    return !simulate_run_failed(st, d);
 }
 
 int cmd_simulate(int argc, char **argv)
@@ -182,9 +188,9 @@ int cmd_simulate(int argc, char **argv)
     int parsed = cli_parse(CMD_SIMULATE, argc, argv, &o);
     if (parsed != CLI_PARSED)
         return parsed;
-    if (!goodput_words(argc, argv, &o, &d))
+    if (!simulate_goodput_words(argc, argv, &o, &d))
         return cli_fail(d.message);
-    default_engine(&o);
+    simulate_default_engine(&o);
     static struct simulate_run sr; /* the plan's explain rows are large */
     memset(&sr, 0, sizeof sr);
     if (!simulate(&o, &sr, &d))

@@ -8,6 +8,8 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/options_table.h"
+#include "cli/simulate.h"
+#include "cli/solve_slo.h"
 #include "core/engine_desc.h"
 #include "core/solve.h"
 #include "core/speed.h"
@@ -71,7 +73,7 @@ static struct jsonout json_one(const char *mode, uint64_t need, const struct sce
     return o;
 }
 
-static int json_print(struct jsonout *o, int status)
+int solve_json_print(struct jsonout *o, int status)
 {
     cJSON *doc = jsonout_end(o);
     char *text = doc ? cJSON_Print(doc) : NULL;
@@ -127,7 +129,7 @@ static int print_unchecked(const struct solve_job *job, const struct scenario *s
         struct jsonout jo =
             json_one(max_context ? "max_context" : "utilization", job->need, s, false);
         jsonout_string(&jo, "why", compute ? "no compute figure" : "no bandwidth figure");
-        return json_print(&jo, 1);
+        return solve_json_print(&jo, 1);
     }
     const char *pl = plural(job->need);
     printf("%s has no %s figure: the %s target cannot be checked, so no %s serves %llu user%s\n",
@@ -142,7 +144,7 @@ static int print_max_context(const struct solve_job *job, const struct scenario 
     if (job->json) {
         struct jsonout jo = json_one("max_context", job->need, s, best > 0);
         jsonout_uint(&jo, "max_context_tokens", best);
-        return json_print(&jo, best > 0 ? 0 : 1);
+        return solve_json_print(&jo, best > 0 ? 0 : 1);
     }
     const char *pl = plural(job->need);
     if (best == 0) {
@@ -165,7 +167,7 @@ static int print_utilization(const struct solve_job *job, const struct scenario 
     if (job->json) {
         struct jsonout jo = json_one("utilization", job->need, s, found > 0);
         jsonout_double_or_null(&jo, "gpu_memory_utilization", found, found > 0);
-        return json_print(&jo, found > 0 ? 0 : 1);
+        return solve_json_print(&jo, found > 0 ? 0 : 1);
     }
     const char *pl = plural(job->need);
     unsigned long long ctx = s->context_tokens;
@@ -247,7 +249,7 @@ static int print_rows_json(const struct solve_job *job, const struct scenario *b
     }
     jsonout_object(&jo, "rows", list);
     jsonout_bool(&jo, "solved", any);
-    return json_print(&jo, any ? 0 : 1);
+    return solve_json_print(&jo, any ? 0 : 1);
 }
 
 /* The service level and the question, above the table. */
@@ -357,6 +359,10 @@ static int solve_parse(int argc, char **argv, struct options *o, struct solve_jo
     int parsed = cli_parse(CMD_SOLVE, argc, argv, o);
     if (parsed != CLI_PARSED)
         return parsed;
+    if (solve_slo_asked(o))
+        return solve_slo(argc, argv, o);
+    if (!simulate_goodput_words(argc, argv, o, &d))
+        return cli_fail(d.message);
     if (!o->given[OPT_USERS]) {
         diag_fail(&d, "solve: %s N is required", OPTION_FLAG(OPT_USERS));
         return cli_fail(d.message);

@@ -8,6 +8,8 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/options_table.h"
+#include "cli/simulate.h"
+#include "cli/sweep.h"
 #include "cli/sweep_axis.h"
 #include "core/engine_desc.h"
 #include "core/plan.h"
@@ -22,20 +24,13 @@
  * second of work and a table nobody reads to the end; every GPU count to
  * 65,536 of every GPU and model is some 145 million. */
 enum { SWEEP_MAX_ROWS = 100000 };
-
-/* A sweep made ready: the base scenario, its axes, what the rows print as. */
-struct sweep {
-    struct catalog cat;
-    struct scenario base;
-    struct axis axes[OPTIONS_VARY_MAX];
-    int nvary;
-    enum sweep_format format;
-    bool models, each_gpu, target;
-};
+/* A simulated row is a run of its own (milliseconds): a thousand, a few
+ * seconds at most. */
+enum { SWEEP_SIM_MAX_ROWS = 1000 };
 
 /* Prints one row of the JSON array (freed here), indented as an element,
  * after a comma unless it is the first; false on out of memory. */
-static bool print_json_row(struct outbuf *ob, cJSON *item, size_t index)
+bool sweep_print_json_row(struct outbuf *ob, cJSON *item, size_t index)
 {
     char *text = item ? cJSON_Print(item) : NULL;
     cJSON_Delete(item);
@@ -54,21 +49,8 @@ static bool print_json_row(struct outbuf *ob, cJSON *item, size_t index)
     return true;
 }
 
-/* One row's columns, the same in every format: CSV and Markdown print
- * them as text, JSON with their types, the table with units. */
-enum cell_kind { CELL_STR, CELL_UINT, CELL_BOOL, CELL_NUM };
-struct cell {
-    const char *name;
-    enum cell_kind kind;
-    const char *str;
-    uint64_t uint;
-    double num;
-    bool present; /* CELL_NUM: false = no figure (null, empty) */
-};
-enum { CELLS_MAX = 20, SWEEP_VALUE_MAX = 128 }; /* a row's value: "fp8/32k/4" */
-
 /* The columns; users_at_service_level only when a target is given. */
-static int row_cells(const struct scenario *s, const struct plan_result *r, const char *value,
+int sweep_row_cells(const struct scenario *s, const struct plan_result *r, const char *value,
                      struct cell c[CELLS_MAX])
 {
     const struct speed_result *sp = &r->speed;
@@ -118,10 +100,10 @@ static char *put_text(char *p, const char *text, size_t max)
 
 /* A CSV or Markdown row, written straight into ob's buffer (n at most
  * CELLS_MAX). */
-static void print_cells(struct outbuf *ob, const struct cell *c, int n, enum sweep_format format)
+void sweep_print_cells(struct outbuf *ob, const struct cell *c, int n, enum sweep_format format)
 {
     bool md = format == SWEEP_MARKDOWN;
-    char *p = outbuf_room(ob, CELLS_MAX * (CELL_TEXT_MAX + 3) + 4);
+    char *p = outbuf_room(ob, (size_t)n * (CELL_TEXT_MAX + 3) + 4);
     if (md)
         p = PUT_LITERAL(p, "| ");
     for (int i = 0; i < n; i++) {
@@ -158,7 +140,7 @@ static void print_cells(struct outbuf *ob, const struct cell *c, int n, enum swe
     outbuf_commit(ob, p);
 }
 
-static cJSON *json_cells(const struct cell *c, int n)
+cJSON *sweep_json_cells(const struct cell *c, int n)
 {
     struct jsonout jo = jsonout_begin();
     for (int i = 0; i < n; i++) {
@@ -222,7 +204,11 @@ static bool sweep_setup(const struct options *o, struct sweep *w, struct diag *d
         if (w->axes[i].kind == AXIS_KV_DTYPE)
             sweep_axis_kv(&w->axes[i], w->base.engine.kind);
     w->target = w->base.min_tokens_per_s > 0 || w->base.max_ttft_seconds > 0;
-    uint64_t max_rows = o->given[OPT_MAX_ROWS] ? o->max_rows : SWEEP_MAX_ROWS;
+    if (!sweep_sim_setup(o, w, d))
+        return false;
+    uint64_t max_rows = o->given[OPT_MAX_ROWS] ? o->max_rows
+                        : w->sim                ? SWEEP_SIM_MAX_ROWS
+                                                : SWEEP_MAX_ROWS;
     if (!sweep_rows_allowed(w->axes, w->nvary, max_rows, d))
         return false;
     for (int i = 0; i < w->nvary; i++)
@@ -233,24 +219,28 @@ static bool sweep_setup(const struct options *o, struct sweep *w, struct diag *d
 
 /* The CSV or Markdown header (the columns of a row of the base scenario),
  * or the table's title and column heads. */
+void sweep_print_names(const struct cell *c, int ncols, enum sweep_format format)
+{
+    bool csv = format == SWEEP_CSV;
+    if (!csv)
+        fputs("|", stdout);
+    for (int i = 0; i < ncols; i++)
+        printf(csv ? "%s%s" : " %s |%s", c[i].name, csv ? (i + 1 < ncols ? "," : "\n") : "");
+    if (!csv) {
+        printf("\n");
+        for (int i = 0; i < ncols; i++)
+            printf("|---");
+        printf("|\n");
+    }
+}
+
 static void print_head(const struct sweep *w)
 {
     const struct scenario *base = &w->base;
     if (w->format == SWEEP_CSV || w->format == SWEEP_MARKDOWN) {
         const struct plan_result r0 = {0}; /* zero: only the names are read */
         struct cell c[CELLS_MAX];
-        bool csv = w->format == SWEEP_CSV;
-        int ncols = row_cells(base, &r0, "", c);
-        if (!csv)
-            fputs("|", stdout);
-        for (int i = 0; i < ncols; i++)
-            printf(csv ? "%s%s" : " %s |%s", c[i].name, csv ? (i + 1 < ncols ? "," : "\n") : "");
-        if (!csv) {
-            printf("\n");
-            for (int i = 0; i < ncols; i++)
-                printf("|---");
-            printf("|\n");
-        }
+        sweep_print_names(c, sweep_row_cells(base, &r0, "", c), w->format);
         return;
     }
     if (w->format != SWEEP_TABLE)
@@ -315,18 +305,7 @@ static size_t append(char *s, size_t n, size_t size, const char *text, size_t le
     return n + len;
 }
 
-/* Where the rows are: the next combination, and the scenario of the last
- * one with each axis's value and label as last set, and its label. */
-struct row_cursor {
-    size_t idx[OPTIONS_VARY_MAX], set[OPTIONS_VARY_MAX];
-    const char *part[OPTIONS_VARY_MAX];
-    bool outer;  /* the first row, or an axis before the last set again for it */
-    size_t head; /* the label's length before the last axis's part */
-    char value[SWEEP_VALUE_MAX];
-    struct scenario s;
-};
-
-static void cursor_start(const struct sweep *w, struct row_cursor *at)
+void sweep_cursor_start(const struct sweep *w, struct row_cursor *at)
 {
     at->s = w->base;
     for (int i = 0; i < OPTIONS_VARY_MAX; i++) {
@@ -341,7 +320,7 @@ static void cursor_start(const struct sweep *w, struct row_cursor *at)
  * (the parts before the last) is written again only when one of them did.
  * Moves to the next combination (the last axis fastest); false after the
  * last. */
-static bool next_row(const struct sweep *w, struct row_cursor *at)
+bool sweep_next_row(const struct sweep *w, struct row_cursor *at)
 {
     int last = w->nvary - 1;
     at->outer = at->set[0] == SIZE_MAX; /* the first row */
@@ -408,7 +387,7 @@ static int sweep_print(const struct sweep *w, struct outbuf *ob)
     bool beyond_fit = false, more = true;
     size_t rows_printed = 0;
     struct row_cursor at;
-    cursor_start(w, &at);
+    sweep_cursor_start(w, &at);
     print_head(w);
     if (w->format == SWEEP_JSON)
         outbuf_mem(ob, "[", 1);
@@ -418,7 +397,7 @@ static int sweep_print(const struct sweep *w, struct outbuf *ob)
     struct diag in = {0}; /* cleared once used only: 513 bytes a row otherwise */
     static struct plan_base base; /* 20 KB */
     while (more) {
-        more = next_row(w, &at);
+        more = sweep_next_row(w, &at);
         const char *value = at.value;
         const struct scenario *s = &at.s;
         struct plan_result own;
@@ -430,13 +409,13 @@ static int sweep_print(const struct sweep *w, struct outbuf *ob)
         if (r == NULL)
             continue;
         struct cell c[CELLS_MAX];
-        int ncells = row_cells(s, r, value, c);
-        if (w->format == SWEEP_JSON && !print_json_row(ob, json_cells(c, ncells), rows_printed++))
+        int ncells = sweep_row_cells(s, r, value, c);
+        if (w->format == SWEEP_JSON && !sweep_print_json_row(ob, sweep_json_cells(c, ncells), rows_printed++))
             return cli_fail("cannot build JSON (out of memory)");
         if (w->format == SWEEP_TABLE)
             beyond_fit = print_table_row(w, s, r, value) || beyond_fit;
         else if (w->format != SWEEP_JSON)
-            print_cells(ob, c, ncells, w->format);
+            sweep_print_cells(ob, c, ncells, w->format);
     }
     sweep_end(w, ob, beyond_fit, rows_printed);
     return 0;
@@ -449,6 +428,10 @@ int cmd_sweep(int argc, char **argv)
     int parsed = cli_parse(CMD_SWEEP, argc, argv, &o);
     if (parsed != CLI_PARSED)
         return parsed;
+    if (!simulate_goodput_words(argc, argv, &o, &d))
+        return cli_fail(d.message);
+    if (sweep_sim_asked(&o))
+        simulate_default_engine(&o);
     if (o.vary_count == 0) {
         options_print_help(CMD_SWEEP, stderr);
         return 2;
@@ -457,7 +440,7 @@ int cmd_sweep(int argc, char **argv)
     static struct outbuf ob;
     outbuf_init(&ob, stdout);
     bool ok = sweep_setup(&o, &w, &d);
-    int status = ok ? sweep_print(&w, &ob) : cli_fail(d.message);
+    int status = !ok ? cli_fail(d.message) : w.sim ? sweep_sim_print(&w, &ob) : sweep_print(&w, &ob);
     bool written = outbuf_flush(&ob);
     for (int i = 0; i < w.nvary; i++)
         sweep_axis_free(&w.axes[i]);

@@ -124,6 +124,8 @@ enum option_id {
     OPT_SEED,
     OPT_MAX_CONCURRENCY,
     OPT_GOODPUT,
+    OPT_GOODPUT_TARGET,
+    OPT_PARETO,
     OPT_COMPARE,
     OPT_SIM_FORMAT,
     OPT_HELP,
@@ -187,6 +189,7 @@ struct options {
     double request_rate, burstiness, range_ratio;
     double goodput_ms[3]; /* ttft, tpot, e2el */
     bool goodput_set[3];
+    double goodput_target; /* solve: the share of requests that must keep them */
     const char *compare_path; /* a benchmark's result to set beside the run */
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;

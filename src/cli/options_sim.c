@@ -73,6 +73,17 @@ bool opt_goodput(const struct option_row *row, const char *arg, struct options *
     return true;
 }
 
+/* --goodput-target: a share of the requests, (0, 1]. */
+bool opt_share(const struct option_row *row, const char *arg, struct options *o, struct diag *d)
+{
+    double v;
+    if (!read_number(arg, &v) || !(v > 0 && v <= 1))
+        return diag_fail(d, "%s: '%s' is not a share above 0 and at most 1 (0.95: 95%% of the "
+                         "requests)", row->flag, arg);
+    *FIELD_AT(double, o, row) = v;
+    return true;
+}
+
 bool opt_sim_format(const struct option_row *row, const char *arg, struct options *o,
                     struct diag *d)
 {

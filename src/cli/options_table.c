@@ -17,6 +17,8 @@
 #define SCENARIO \
     (PLANS | CMD_BIT(CMD_SOLVE) | CMD_BIT(CMD_SWEEP) | CMD_BIT(CMD_SIMULATE) | CMD_BIT(CMD_CALIBRATE))
 #define SIMULATE CMD_BIT(CMD_SIMULATE)
+/* the workload's options: simulate, and solve and sweep when they simulate */
+#define WORKLOAD (SIMULATE | CMD_BIT(CMD_SOLVE) | CMD_BIT(CMD_SWEEP))
 #define CATALOG (SCENARIO | CMD_BIT(CMD_LIST) | CMD_BIT(CMD_SHOW) | CMD_BIT(CMD_CALIBRATE))
 
 #define COUNT(lo_, hi_) .parse = opt_count32, .min = (lo_), .max = (hi_)
@@ -278,7 +280,8 @@ const struct option_row options_table[OPT_COUNT] = {
                                "with --max-context or --utilization, the one GPU"},
     [OPT_MAX_GPUS] = {OPTNAME_MAX_GPUS, .commands = CMD_BIT(CMD_SOLVE), COUNT(1, 4096),
                       .offset = AT(max_gpus), .metavar = "N",
-                      .help = "GPUs to consider per type (default 256)"},
+                      .help = "GPUs to consider per type (default 256; 64 with\n"
+                              "--request-rate)"},
     [OPT_MAX_PP] = {OPTNAME_MAX_PP, .commands = CMD_BIT(CMD_SOLVE), COUNT(1, 64),
                     .offset = AT(max_pp), .metavar = "N",
                     .help = "also consider N pipeline stages or fewer (layouts past one\n"
@@ -286,7 +289,7 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_MAX_PLANS] = {OPTNAME_MAX_PLANS, .commands = CMD_BIT(CMD_SOLVE), COUNT64(1, UINT64_MAX),
                        .offset = AT(max_plans), .metavar = "N",
                        .help = "layouts to try in all before giving up (default 1000000,\n"
-                               "a few seconds)"},
+                               "a few seconds; with --request-rate, 200 simulations)"},
     [OPT_SOLVE_FORMAT] = {OPTNAME_FORMAT, .commands = CMD_BIT(CMD_SOLVE), .parse = opt_solve_format,
                           .metavar = "text|json",
                           .help = "the answer as text (default) or JSON (doc/FORMATS.md)",
@@ -295,7 +298,7 @@ const struct option_row options_table[OPT_COUNT] = {
                   .metavar = "AXIS", .complete = COMPLETE_WORDS,
                   .help = "an axis to vary (AXIS above)",
                   .words = "context=1k..128k concurrency=1..256 gpus=1..8 kv-dtype=all gpu=all "
-                           "model=all"},
+                           "model=all request-rate=1..40 max-concurrency=1..256"},
     [OPT_SWEEP_FORMAT] = {OPTNAME_FORMAT, .commands = CMD_BIT(CMD_SWEEP), .parse = opt_sweep_format,
                           .metavar = "F", .complete = COMPLETE_WORDS,
                           .words = "table csv markdown json",
@@ -329,43 +332,50 @@ const struct option_row options_table[OPT_COUNT] = {
                             .words = "text json", .unlisted = true,
                             .help = "text (default) or json"},
     /* simulate: vllm bench serve's options, as it names and means them */
-    [OPT_NUM_PROMPTS] = {OPTNAME_NUM_PROMPTS, .commands = SIMULATE, COUNT64(1, SIM_MAX_REQUESTS),
+    [OPT_NUM_PROMPTS] = {OPTNAME_NUM_PROMPTS, .commands = WORKLOAD, COUNT64(1, SIM_MAX_REQUESTS),
                          .offset = AT(num_prompts), .metavar = "N",
                          .section = "The workload (vllm bench serve's random dataset):\n",
                          .help = "requests to send (default 1000, at most 1000000)"},
-    [OPT_REQUEST_RATE] = {OPTNAME_REQUEST_RATE, .commands = SIMULATE, .parse = opt_rate,
+    [OPT_REQUEST_RATE] = {OPTNAME_REQUEST_RATE, .commands = WORKLOAD, .parse = opt_rate,
                           .offset = AT(request_rate), .metavar = "R",
                           .help = "requests a second (default inf: all at once); the gaps\n"
                                   "are gamma-distributed, scaled to end at N / R"},
-    [OPT_BURSTINESS] = {OPTNAME_BURSTINESS, .commands = SIMULATE, .parse = opt_rate,
+    [OPT_BURSTINESS] = {OPTNAME_BURSTINESS, .commands = WORKLOAD, .parse = opt_rate,
                         .offset = AT(burstiness), .metavar = "B",
                         .help = "the gamma's shape (default 1: Poisson; below 1 burstier,\n"
                                 "above more even, inf evenly spaced)"},
-    [OPT_RANDOM_INPUT_LEN] = {OPTNAME_RANDOM_INPUT_LEN, .commands = SIMULATE, .parse = opt_tokens,
+    [OPT_RANDOM_INPUT_LEN] = {OPTNAME_RANDOM_INPUT_LEN, .commands = WORKLOAD, .parse = opt_tokens,
                               .min = 1, .offset = AT(input_len), .metavar = "TOKENS",
                               .help = "prompt tokens a request (default 1024), after --prefix"},
-    [OPT_RANDOM_OUTPUT_LEN] = {OPTNAME_RANDOM_OUTPUT_LEN, .commands = SIMULATE,
+    [OPT_RANDOM_OUTPUT_LEN] = {OPTNAME_RANDOM_OUTPUT_LEN, .commands = WORKLOAD,
                                .parse = opt_tokens, .min = 1, .offset = AT(output_len),
                                .metavar = "TOKENS",
                                .help = "tokens a request generates (default 128), all of\n"
                                        "them (vLLM's ignore_eos)"},
-    [OPT_RANDOM_RANGE_RATIO] = {OPTNAME_RANDOM_RANGE_RATIO, .commands = SIMULATE,
+    [OPT_RANDOM_RANGE_RATIO] = {OPTNAME_RANDOM_RANGE_RATIO, .commands = WORKLOAD,
                                 .parse = opt_range_ratio, .offset = AT(range_ratio),
                                 .metavar = "F",
                                 .help = "lengths uniform in [len x (1 - F), len x (1 + F)],\n"
                                         "0 <= F < 1 (default 0)"},
-    [OPT_SEED] = {OPTNAME_SEED, .commands = SIMULATE, COUNT64(0, UINT64_MAX), .offset = AT(seed),
+    [OPT_SEED] = {OPTNAME_SEED, .commands = WORKLOAD, COUNT64(0, UINT64_MAX), .offset = AT(seed),
                   .metavar = "N", .help = "the generator's seed (default 0): same seed, same run"},
-    [OPT_MAX_CONCURRENCY] = {OPTNAME_MAX_CONCURRENCY, .commands = SIMULATE,
+    [OPT_MAX_CONCURRENCY] = {OPTNAME_MAX_CONCURRENCY, .commands = WORKLOAD,
                              COUNT64(1, SIM_MAX_REQUESTS), .offset = AT(max_concurrency),
                              .metavar = "N",
                              .help = "the client sends a request only while fewer than N are\n"
                                      "in flight (default: no cap)"},
-    [OPT_GOODPUT] = {OPTNAME_GOODPUT, .commands = SIMULATE, .parse = opt_goodput,
+    [OPT_GOODPUT] = {OPTNAME_GOODPUT, .commands = WORKLOAD, .parse = opt_goodput,
                      .metavar = "KEY:MS",
                      .help = "service level objectives: ttft:MS tpot:MS e2el:MS (one or\n"
                              "more, after one --goodput or each after its own); reports\n"
                              "the requests a second that keep them all"},
+    [OPT_GOODPUT_TARGET] = {OPTNAME_GOODPUT_TARGET, .commands = CMD_BIT(CMD_SOLVE),
+                            .parse = opt_share, .offset = AT(goodput_target), .metavar = "F",
+                            .help = "solve: the share of requests that must keep --goodput's\n"
+                                    "objectives, above 0 and at most 1 (default 0.95)"},
+    [OPT_PARETO] = {OPTNAME_PARETO, .commands = CMD_BIT(CMD_SWEEP),
+                    .help = "with a simulated sweep: only the rows on the frontier of\n"
+                            "output tok/s per GPU against tok/s per user"},
     [OPT_COMPARE] = {OPTNAME_COMPARE, .commands = SIMULATE, .parse = opt_string,
                      .offset = AT(compare_path), .metavar = "FILE", .complete = COMPLETE_FILE,
                      .help = "a measured run (vllm bench serve's saved result JSON,\n"
@@ -423,26 +433,33 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
     [CMD_SOLVE] =
         {"solve", .synopsis = "solve --users N ...",
          .about = "the GPUs, context or utilisation for N users", .run = cmd_solve,
-         .help_width = 15, .exact = true,
+         .help_width = 15, .exact = true, .takes_words = true,
          .head = "Usage: kvplan solve --users N --context L --model M [--gpu ID ...] "
                  "[--engine E]\n"
                  "       kvplan solve --users N --max-context --gpu ID --gpus G [...]\n"
-                 "       kvplan solve --users N --utilization --engine vllm --gpu ID [...]\n\n"
+                 "       kvplan solve --users N --utilization --engine vllm --gpu ID [...]\n"
+                 "       kvplan solve --request-rate R --goodput KEY:MS ... [--goodput-target F]\n"
+                 "                    [workload options] [--gpu ID] [...]\n\n"
                  "The smallest GPU count and tensor-parallel x replica split of each GPU type\n"
                  "that serves N users, sorted by cost; or the longest context, or the smallest\n"
-                 "--gpu-memory-utilization, that still serves N users.\n",
+                 "--gpu-memory-utilization, that still serves N users. With --request-rate,\n"
+                 "the fewest GPUs and replicas x TP whose simulated run of that stream keeps\n"
+                 "the --goodput objectives for a share of the requests (default 0.95).\n",
          .tail = "Options are spelled out in full: an abbreviation is refused.\n" SCENARIO_TAIL},
     [CMD_SWEEP] =
         {"sweep", .synopsis = "sweep --vary AXIS ...",
          .about = "a table over context, GPU count, dtype, GPU or model", .run = cmd_sweep,
-         .help_width = 14,
+         .help_width = 14, .takes_words = true,
          .head = "Usage: kvplan sweep --vary AXIS [--vary AXIS ...] [scenario options]\n"
                  "                    [--format table|csv|markdown|json]\n"
                  "  AXIS: context=1k..1M (powers of two) or context=1k..1M:64 (64 points on a\n"
                  "        log scale), concurrency=1..256 (users decoding at once, powers of "
                  "two),\n"
                  "        gpus=1..8, kv-dtype=all, gpu=all, model=all; up to three\n"
-                 "        axes, nested in the order given\n",
+                 "        axes, nested in the order given\n"
+                 "  simulated rows (with a workload option, or these axes): request-rate=1..40\n"
+                 "        (steps of 1; 1..40:8 points; or a list 1,5,20), max-concurrency=1..256\n"
+                 "        (powers of two, or a list); --pareto keeps the frontier's rows\n",
          .tail = SCENARIO_TAIL},
     [CMD_IMPORT_HF] =
         {"import-hf", .synopsis = "import-hf config.json",

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cli/options.h"
 #include "core/plan.h"
 #include "core/sim.h"
 #include "core/workload.h"
@@ -31,6 +32,20 @@ struct simulate_run {
 bool simulate_print_text(FILE *out, const struct simulate_run *sr);
 bool simulate_print_json(FILE *out, const struct simulate_run *sr);
 
+/* cmd_simulate.c, for every command that simulates (simulate, solve and
+ * sweep). The words after the options: further --goodput pairs, else an
+ * unexpected argument. */
+bool simulate_goodput_words(int argc, char **argv, struct options *o, struct diag *d);
+/* Without --engine (or a snapshot's), vLLM V1. */
+void simulate_default_engine(struct options *o);
+/* The checks of load_check_plan (core/loadrun.h), then the plan's config
+ * and load_check_config's. */
+bool simulate_config(const struct scenario *s, const struct plan_result *r, struct sim_config *c,
+                     struct diag *d);
+/* The workload of the options, vLLM's defaults where none is given. */
+struct workload_params simulate_workload(const struct options *o, const struct scenario *s);
+/* True (d says why) when a run stopped short. */
+bool simulate_run_failed(enum sim_status st, struct diag *d);
 /* --compare (simulate_compare.c): the measurement beside the prediction,
  * figure by figure, as a table; as result.simulation.compare (NULL: out of
  * memory). */

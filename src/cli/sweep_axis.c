@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/options_table.h"
+#include "core/sim.h"
 #include "core/units.h"
 
 void sweep_axis_kv(struct axis *ax, enum engine_kind engine)
@@ -17,6 +18,76 @@ void sweep_axis_kv(struct axis *ax, enum engine_kind engine)
         if (engine_supports(engine, (enum dtype)t) && t != DTYPE_Q6_K && t != DTYPE_Q5_K_M &&
             t != DTYPE_Q4_K_M)
             ax->kv[ax->count++] = (enum dtype)t;
+}
+
+/* One value of a workload axis's list or range: a rate above 0 (or inf in
+ * a list), a cap of requests in flight. */
+static bool workload_value(const struct axis *ax, const char *text, bool list, double *out,
+                           struct diag *d)
+{
+    if (ax->kind == AXIS_MAX_CONCURRENCY) {
+        uint64_t n;
+        if (!units_parse_count(text, 1, SIM_MAX_REQUESTS, &n, d))
+            return false;
+        *out = (double)n;
+        return true;
+    }
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || !(v > 0) || (isinf(v) && !list))
+        return diag_fail(d, "'%s' is not a rate above 0%s", text, list ? " (or inf)" : "");
+    *out = v;
+    return true;
+}
+
+/* request-rate=FROM..TO (every whole step of 1 from FROM), FROM..TO:POINTS
+ * (evenly spaced), or a list A,B,C; max-concurrency=FROM..TO (powers of two
+ * from FROM) or a list. */
+static bool workload_axis_parse(const char *vary, const char *range, struct axis *ax,
+                                struct diag *d)
+{
+    const char *vary_flag = OPTION_FLAG(OPT_VARY);
+    char a[32] = "", b[32] = "", pts[16] = "";
+    struct diag in = {0};
+    double lo, hi;
+    if (strstr(range, "..") == NULL) { /* a list */
+        char copy[64];
+        snprintf(copy, sizeof copy, "%s", range);
+        ax->listed = true;
+        for (char *save = NULL, *t = strtok_r(copy, ",", &save); t;
+             t = strtok_r(NULL, ",", &save)) {
+            if (ax->count == AXIS_LIST_MAX)
+                return diag_fail(d, "%s: '%s': at most %d values in a list", vary_flag, vary,
+                                 AXIS_LIST_MAX);
+            if (!workload_value(ax, t, true, &ax->list[ax->count], &in))
+                return diag_fail(d, "%s: '%s': %s", vary_flag, vary, in.message);
+            ax->count++;
+        }
+        if (ax->count == 0)
+            return diag_fail(d, "%s: '%s' needs values: FROM..TO or a list A,B,C", vary_flag,
+                             vary);
+        return true;
+    }
+    if (sscanf(range, "%31[^.]..%31[^:]:%15s", a, b, pts) < 2 ||
+        !workload_value(ax, a, false, &lo, &in) || !workload_value(ax, b, false, &hi, &in) ||
+        lo > hi)
+        return diag_fail(d, "%s: '%s': %s", vary_flag, vary,
+                         in.failed ? in.message : "needs FROM..TO with FROM at most TO");
+    ax->lo = (uint64_t)lo;
+    ax->hi = (uint64_t)hi;
+    uint64_t p = 0;
+    if (pts[0] && (ax->kind != AXIS_REQUEST_RATE || !units_parse_count(pts, 2, 100000, &p, &in)))
+        return diag_fail(d, "%s: '%s': POINTS is a whole number from 2 to 100000 "
+                         "(request-rate only)", vary_flag, vary);
+    ax->points = (uint32_t)p;
+    ax->list[0] = lo;
+    ax->list[1] = hi;
+    if (ax->kind == AXIS_REQUEST_RATE)
+        ax->count = p ? p : (size_t)floor(hi - lo + 1e-9) + 1;
+    else
+        for (uint64_t v = ax->lo; v <= ax->hi; v *= 2)
+            ax->count++;
+    return true;
 }
 
 bool sweep_axis_parse(const char *vary, const struct catalog *cat, struct axis *ax,
@@ -39,9 +110,15 @@ bool sweep_axis_parse(const char *vary, const struct catalog *cat, struct axis *
         ax->kind = AXIS_MODEL;
     else if (strcmp(name, "concurrency") == 0)
         ax->kind = AXIS_CONCURRENCY;
+    else if (strcmp(name, "request-rate") == 0)
+        ax->kind = AXIS_REQUEST_RATE;
+    else if (strcmp(name, "max-concurrency") == 0)
+        ax->kind = AXIS_MAX_CONCURRENCY;
     else
-        return diag_fail(d, "%s: '%s' is not context, gpus, concurrency, kv-dtype, gpu or model",
-                         vary_flag, name);
+        return diag_fail(d, "%s: '%s' is not context, gpus, concurrency, kv-dtype, gpu, model, "
+                         "request-rate or max-concurrency", vary_flag, name);
+    if (ax->kind == AXIS_REQUEST_RATE || ax->kind == AXIS_MAX_CONCURRENCY)
+        return workload_axis_parse(vary, range, ax, d);
     if (ax->kind == AXIS_CONTEXT || ax->kind == AXIS_GPUS || ax->kind == AXIS_CONCURRENCY) {
         char a[32], b[32], pts[16] = "";
         if (sscanf(range, "%31[^.]..%31[^:]:%15s", a, b, pts) < 2)
@@ -125,9 +202,34 @@ static uint64_t axis_value(const struct axis *ax, size_t i, char *label, size_t 
     }
 }
 
+/* Value i of a workload axis: a list's, evenly spaced points, steps of 1
+ * from FROM, or powers of two; its label. */
+static double workload_axis_value(const struct axis *ax, size_t i, char *label, size_t size)
+{
+    double v = ax->listed                          ? ax->list[i]
+               : ax->kind == AXIS_MAX_CONCURRENCY ? (double)(ax->lo << i)
+               : ax->points ? ax->list[0] + (ax->list[1] - ax->list[0]) * (double)i /
+                                                (double)(ax->points - 1)
+                            : ax->list[0] + (double)i;
+    if (ax->kind == AXIS_REQUEST_RATE)
+        snprintf(label, size, "%g req/s", v);
+    else
+        snprintf(label, size, "%.0f in flight", v);
+    return v;
+}
+
 /* The tables of the numeric axes; false on out of memory. */
 bool sweep_axis_tables(struct axis *ax)
 {
+    if (ax->kind == AXIS_REQUEST_RATE || ax->kind == AXIS_MAX_CONCURRENCY) {
+        ax->rates = malloc(ax->count * sizeof *ax->rates + 1);
+        ax->labels = malloc(ax->count * sizeof *ax->labels + 1);
+        if (ax->rates == NULL || ax->labels == NULL)
+            return false;
+        for (size_t i = 0; i < ax->count; i++)
+            ax->rates[i] = workload_axis_value(ax, i, ax->labels[i], sizeof ax->labels[i]);
+        return true;
+    }
     if (ax->kind != AXIS_CONTEXT && ax->kind != AXIS_GPUS && ax->kind != AXIS_CONCURRENCY)
         return true;
     ax->values = malloc(ax->count * sizeof *ax->values + 1);
@@ -166,6 +268,9 @@ const char *sweep_axis_apply(const struct axis *ax, size_t i, const struct catal
     case AXIS_KV_DTYPE:
         s->kv_dtype = ax->kv[i];
         return dtype_info(s->kv_dtype)->name;
+    case AXIS_REQUEST_RATE:
+    case AXIS_MAX_CONCURRENCY:
+        break; /* the workload's, not the scenario's: the simulated rows read ax->rates */
     }
     return ax->labels[i];
 }
@@ -174,6 +279,8 @@ void sweep_axis_free(struct axis *ax)
 {
     free(ax->values);
     free(ax->labels);
+    free(ax->rates);
+    ax->rates = NULL;
     ax->values = NULL;
     ax->labels = NULL;
 }

@@ -1,5 +1,6 @@
 /* sweep_axis: the axes of a sweep (--vary AXIS=RANGE): context, gpus,
- * concurrency, kv-dtype, gpu, model. */
+ * concurrency, kv-dtype, gpu, model; and the workload's, which only a
+ * simulated sweep has: request-rate, max-concurrency. */
 #ifndef KVPLAN_CLI_SWEEP_AXIS_H
 #define KVPLAN_CLI_SWEEP_AXIS_H
 
@@ -13,7 +14,17 @@
 #include "core/scenario.h"
 #include "io/catalog.h"
 
-enum sweep_axis { AXIS_CONTEXT, AXIS_GPUS, AXIS_KV_DTYPE, AXIS_GPU, AXIS_MODEL, AXIS_CONCURRENCY };
+enum sweep_axis {
+    AXIS_CONTEXT,
+    AXIS_GPUS,
+    AXIS_KV_DTYPE,
+    AXIS_GPU,
+    AXIS_MODEL,
+    AXIS_CONCURRENCY,
+    AXIS_REQUEST_RATE,   /* the workload's requests a second */
+    AXIS_MAX_CONCURRENCY /* the client's cap on requests in flight */
+};
+enum { AXIS_LIST_MAX = 64 }; /* values of a list: request-rate=1,2,5 */
 enum { AXIS_LABEL_MAX = 64 }; /* one axis's part of a row's value: "32k", "h100-sxm" */
 
 struct axis {
@@ -26,6 +37,10 @@ struct axis {
      * value recurs in every combination of the other axes) */
     uint64_t *values;
     char (*labels)[AXIS_LABEL_MAX];
+    /* request-rate: its values; a list's values (request-rate, max-concurrency) */
+    double *rates;
+    double list[AXIS_LIST_MAX];
+    bool listed;
 };
 
 /* The kv-dtype axis: the cache types the engine has (the K-quant mixes are

@@ -617,7 +617,7 @@ expect 0 "16k,h100-sxm,llama-3.1-8b,1,16384,bf16,true,28,28,131072,2147483648" s
 expect 0 "| fp8 | h100-sxm |" sweep --vary kv-dtype=all --format markdown
 expect 0 '"value":	"deepseek-v3"' sweep --vary model=all --format json
 expect 0 "mi300x" sweep --vary gpu=all
-expect 2 "--vary: 'colour' is not context, gpus, concurrency, kv-dtype, gpu or model" sweep --vary colour=all
+expect 2 "--vary: 'colour' is not context, gpus, concurrency, kv-dtype, gpu, model, request-rate or max-concurrency" sweep --vary colour=all
 expect 2 "--vary: 'context=8k..1k'" sweep --vary context=8k..1k
 expect 2 "--vary: 'gpus=1..8' and 'gpus=1..4' vary the same axis: give each axis once" sweep --vary gpus=1..8 --vary gpus=1..4
 expect 2 "--vary: 'gpus=0..8': the GPU count must be at least 1" sweep --vary gpus=0..8

@@ -33,6 +33,13 @@ BASE = {
     "completion": ["bash"],
     "simulate": ["--num-prompts", "20", "--random-input-len", "256", "--random-output-len", "8"],
 }
+# solve given a workload option asks the service-level question: the rate and
+# an objective instead of --users
+SLO_BASE = ["--request-rate", "20", "--goodput", "tpot:100", "--num-prompts", "40",
+            "--random-input-len", "256", "--random-output-len", "16", "--max-gpus", "4"]
+SLO_FLAGS = {"--num-prompts", "--request-rate", "--burstiness", "--random-input-len",
+             "--random-output-len", "--random-range-ratio", "--seed", "--max-concurrency",
+             "--goodput", "--goodput-target"}
 VLLM, SGLANG, LLAMACPP = ["--engine", "vllm"], ["--engine", "sglang"], ["--engine", "llama.cpp"]
 # A valid value of each option, and the other options it needs to mean something.
 VALUES = {
@@ -80,7 +87,7 @@ VALUES = {
     "--num-prompts": ("30", []), "--request-rate": ("5", []), "--burstiness": ("0.5", ["--request-rate", "5"]),
     "--random-input-len": ("512", []), "--random-output-len": ("16", []),
     "--random-range-ratio": ("0.5", []), "--seed": ("7", []), "--max-concurrency": ("4", []),
-    "--goodput": ("ttft:500", []), "--compare": (BENCH, []),
+    "--goodput": ("ttft:500", []), "--goodput-target": ("0.9", []), "--compare": (BENCH, []),
 }
 # What a command answers on purpose when given the option; anything else must succeed.
 REFUSED = {("planner", "--export"): "--export: writes the snapshot of `kvplan plan`",
@@ -129,6 +136,8 @@ def test_every_option_both_forms():
                 continue
             value, extra = got
             base = argv(cmd, *BASE.get(cmd, []), *extra)
+            if cmd == "solve" and flag in SLO_FLAGS:
+                base = argv(cmd, *SLO_BASE, *extra)
             if cmd == "calibrate" and flag not in LOG_OPTIONS:
                 base = argv(cmd, BENCH, "--model", "llama-3.1-8b", *extra)
             spaced = run(base + [flag, value])
