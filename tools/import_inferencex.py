@@ -57,6 +57,44 @@ def row_lines(text):
     return spans
 
 
+# What each SGLang launch script passes for the prefill chunk and the memory fraction, at
+# InferenceX 843c6254: H200 32768 and 0.82; MI300X, MI325X 131072 and 0.8; MI355X 196608 and
+# 0.8 (fp4 at 8192/1024 above 32 users: 32768); B200 and B300 fp4 16384 and 0.85, fp8 at TP 8
+# 32768 and 0.82, at TP 4 8192 and 0.95.
+def sglang_args(gpu, prec, tp, isl, osl, conc):
+    if gpu == "h200":
+        chunk, frac = 32768, 0.82
+    elif gpu in ("mi300x", "mi325x"):
+        chunk, frac = 131072, 0.8
+    elif gpu == "mi355x":
+        chunk, frac = (32768 if prec == "fp4" and (isl, osl) == (8192, 1024) and conc > 32 else 196608), 0.8
+    elif prec == "fp4":
+        chunk, frac = 16384, 0.85
+    else:
+        chunk, frac = (32768, 0.82) if tp == 8 else (8192, 0.95)
+    return "--chunked-prefill-size %d --mem-fraction-static %g" % (chunk, frac)
+
+
+def benchmark(r, engine, gpu, prec, tp):
+    """The run as a closed-loop benchmark (doc/FORMATS.md `benchmark`): benchmark_lib.sh's
+    run_benchmark_serving with the launch script's prompts and the workflow's range."""
+    b = {"kind": "closed-loop", "tool": "InferenceX benchmark_serving", "num_prompts": 10 * r["conc"],
+         "random_input_len": r["isl"], "random_output_len": r["osl"], "random_range_ratio": 0.8, "range": "sglang",
+         "statistic": "mean", "basis": BENCH_BASIS}
+    if engine == "sglang":
+        b["server_args"] = sglang_args(gpu, prec, tp, r["isl"], r["osl"], r["conc"])
+        b["basis"] += ("; --chunked-prefill-size and --mem-fraction-static from the GPU's launch script for this "
+                       "TP, precision and lengths")
+    return b
+
+
+BENCH_BASIS = ("InferenceX 843c6254: benchmarks/benchmark_lib.sh run_benchmark_serving "
+               "(utils/bench_serving/benchmark_serving.py, --request-rate inf, --ignore-eos, --num-warmups 2 x C, "
+               "not measured), benchmarks/single_node/fixed_seq_len/dsr1_*.sh (--num-prompts CONC x 10), "
+               ".github/workflows/benchmark-tmpl.yml (RANDOM_RANGE_RATIO 0.8); sample_uniform draws "
+               "randint(int(L x 0.8), L)")
+
+
 def wanted(r):
     return (not r["disagg"] and not r["is_multinode"] and r["spec_method"] == "none" and r["image"]
             and not r["decode_dp_attention"] and r["framework"] in ENGINE and r["hardware"] in GPU
@@ -128,6 +166,7 @@ def case(r, span, app_commit, ix_commit):
         "quote": ("\"decode_tp\": %d, \"decode_ep\": %d, ... \"isl\": %d, \"osl\": %d, \"conc\": %d, \"image\": \"%s\", "
                   "... \"mean_tpot\": %.6f, \"mean_ttft\": %.4f" % (tp, ep, r["isl"], r["osl"], r["conc"], r["image"],
                                                                     m["mean_tpot"], m["mean_ttft"])),
+        "benchmark": benchmark(r, engine, gpu, prec, tp),
     }
 
 

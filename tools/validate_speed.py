@@ -35,6 +35,8 @@ import statistics
 import subprocess
 import sys
 
+import speed_sim
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DEFAULT_GPU_REFERENCE = os.path.join(REPO, "..", "shared", "reference", "gpus.json")
@@ -265,8 +267,8 @@ def main():
         return argv[argv.index(name) + 1] if name in argv else default
     check, strict = "--check" in argv, "--strict" in argv
     min_passed = int(opt("--min-passed", "0"))
-    gate = read_gate(opt("--gate", None))
-    if gate is None:
+    gate, sim_gate = read_gate(opt("--gate", None)), speed_sim.read_gate(opt("--gate", None))
+    if gate is None or sim_gate is None:
         return 2
     tol = float(opt("--tolerance", "0.20"))
     out_path = opt("--out", os.path.join(REPO, "doc", "SPEED-VALIDATION.md"))
@@ -313,6 +315,7 @@ def main():
         row["err_total"] = pct(row["pred_total"], row["total"])
         row["err_ttft"] = pct(pred_ttft, row["ttft"])
         row["err_prefill"] = pct(row["pred_prefill"], row["prefill"])
+        row["sim"] = speed_sim.run_case(kvplan, c, args)
         rows.append(row)
         if c["complete"] and dec_ms is not None:
             if row["err_dec"] is None:
@@ -336,7 +339,9 @@ def main():
             print("FAIL: %s: decode %.2f ms predicted vs %.2f ms measured (%+.1f%%, tolerance %.0f%%)" %
                   (i, r["pred_dec"], r["dec_ms"], r["err_dec"], 100 * tol))
         print(line)
-        if gate and not check_gate(gate, rows):
+        print(speed_sim.line(speed_sim.tallies(rows, tol)))
+        held = [check_gate(gate, rows) if gate else True, speed_sim.check_gate(sim_gate, rows) if sim_gate else True]
+        if not all(held):
             return 1
         if len(passed) < min_passed:
             print("validate_speed: %d cases pass, fewer than --min-passed %d" % (len(passed), min_passed),
@@ -394,10 +399,11 @@ def misses(rows, tol):
          "Every complete case more than %.0f%% off, the furthest first, and what the data record as the reason "
          "(`miss_reason`). A case more than 2x off carries a warning on its plan that says why "
          "(tests/hardening/t_speed_warnings.py holds that)." % (100 * tol), "",
-         "| case | measured ms | kvplan ms | error | reason |", "|---|---|---|---|---|"]
+         "| case | measured ms | kvplan ms | error | simulated error | reason |", "|---|---|---|---|---|---|"]
     for r in sorted(out, key=lambda r: -abs(math.log(r["pred_dec"] / r["dec_ms"]))):
-        L.append("| %s | %.2f | %.2f | %+.1f%% | %s |" % (r["c"]["id"], r["dec_ms"], r["pred_dec"], r["err_dec"],
-                                                          r["c"].get("miss_reason") or "no reason recorded"))
+        L.append("| %s | %.2f | %.2f | %+.1f%% | %s | %s |" % (
+            r["c"]["id"], r["dec_ms"], r["pred_dec"], r["err_dec"], speed_sim.miss_cell(r),
+            r["c"].get("miss_reason") or "no reason recorded"))
     return L + [""]
 
 
@@ -409,7 +415,7 @@ def render(rows, tol, predictions, line, data_name):
          "the same configuration (`kvplan plan ... --concurrency C --prompt P --format json`), and the error "
          "(kvplan - measured) / measured. A complete case passes when its decode error is within %.0f%%." %
          (data_name, 100 * tol), "",
-         "Result: **%s**." % line, ""]
+         "Result: **%s**; %s." % (line, speed_sim.line(speed_sim.tallies(rows, tol))), ""]
     if lacking:
         L += ["The binary used gives no speed prediction yet (%s), so every prediction reads n/a; "
               "the measured side and the implied fractions below do not depend on it." % lacking.replace("\n", " "), ""]
@@ -442,6 +448,7 @@ def render(rows, tol, predictions, line, data_name):
             fmt(r["prefill"], "%.0f"), fmt(r["pred_prefill"], "%.0f"), fpct(r["err_prefill"])))
     L += ["", "Measured tok/s/user is the source's figure or 1000 / measured ms per token. TTFT at concurrency "
           "above 1 includes queueing and other users' prefill; compare it with care.", "",
+          ] + speed_sim.render(rows, tol) + [
           "## What the measurements imply: bandwidth and compute fractions", "",
           "Independent of kvplan's speed model. Per GPU and decode step: bytes read = weights on the GPU (kvplan's "
           "`weights_bytes_per_gpu` for the case's precision) + C x average context (input + output/2) x KV bytes per "
@@ -537,8 +544,9 @@ def render(rows, tol, predictions, line, data_name):
           "whenever one ends, so each request's TPOT includes the prefill steps of the others' prompts. With "
           "8,192-token prompts kvplan's step falls 11-49% short of most InferenceX rows on MI300X, MI325X and "
           "MI355X (SGLang there prefills a whole prompt in one step: --chunked-prefill-size 131072) and 24-25% "
-          "short on B200 at 16 and 64 users; kvplan's decode is the step alone. Modelling it needs a first-token "
-          "time that holds, and kvplan's is up to 9 times too short for DeepSeek-R1 (doc/SPEED-BANDS.md).",
+          "short on B200 at 16 and 64 users; kvplan's static decode is the step alone; `kvplan simulate` runs the benchmark "
+          "with the prefills in its steps (\"Serving benchmarks: the simulated run\" above), and its TPOT "
+          "and first token rest on kvplan's prefill time, up to 9 times too short for DeepSeek-R1 (doc/SPEED-BANDS.md).",
           "- **Engine builds.** The same MI300X and MI325X decode DeepSeek-R1 at 4-8 users in 25-27 ms with "
           "SGLang v0.5.9 (1,024 in, 8,192 out) and in 14-17 ms with v0.5.12 (1,024 in, 1,024 out); kvplan plans "
           "no engine version, so the older build stays 27-47% off.",
@@ -569,6 +577,8 @@ def render(rows, tol, predictions, line, data_name):
               "%s. %s in the source: %s on %s." % (c["source"], c["engine"], c["model_in_source"], c["gpu_in_source"]),
               "", "> " + c["quote"], "",
               "kvplan: `kvplan plan %s`" % " ".join(r["args"]), ""]
+        if r["sim"]:
+            L += ["Simulated: `kvplan simulate %s`" % " ".join(r["sim"]["args"]), ""]
         if c.get("derived"):
             L += ["Derived: " + c["derived"] + ".", ""]
         if c.get("notes"):
