@@ -72,9 +72,13 @@ def test_stepping_engines_keeps_the_chosen_cache_precision():
 def test_versioned_engines_are_reachable_from_the_control():
     s = screen(TO_ENGINE + "<End>", "--engine", "vllm")
     assert control(s, "Engine") == "trtllm@trt", s
-    seen = [control(screen(TO_ENGINE + "<Right>" * i), "Engine") for i in range(1, 8)]
-    assert seen == ["vllm", "sglang", "llama.cpp", "trtllm", "vllm@0", "llama.cpp@pre-mla",
-                    "trtllm@trt"], seen
+    # the latest of each engine, then every pinned version `list engines` gives, in its order
+    listed = json.loads(subprocess.run([KVPLAN, "list", "engines", "--format", "json"],
+                                       capture_output=True, text=True, check=True).stdout)
+    pins = [v["version"] for e in listed for v in e["versions"] if not v["latest"]]
+    want = ["vllm", "sglang", "llama.cpp", "trtllm"] + pins
+    seen = [control(screen(TO_ENGINE + "<Right>" * i), "Engine") for i in range(1, len(want) + 1)]
+    assert seen == want, (seen, want)
     # the planner's vllm@0 is the CLI's: its title and its count
     s = screen(TO_ENGINE + "<Right>" * 5, "--context", "32k")
     assert s.split("\n")[0].rstrip().endswith("vllm@0                     ? help"), s

@@ -326,11 +326,13 @@ static void sglang_caps_a_larger_max_running_requests(void **state)
 static void sglang_sets_aside_the_draft_tokens_states(void **state)
 {
     (void)state;
-    /* model_runner_kv_cache_mixin.py (handle_max_mamba_cache): with
-     * speculative decoding, a state x max_running_requests (48 unless given:
-     * server_args.py) x speculative_num_draft_tokens (2 + 1) first:
-     * 19,316,736 x 48 x 3 = 2,781,609,984 B; then (10,737,418,240 -
-     * 2,781,609,984) x 0.9 / 1.9 = 3,768,540,752 B: 195 slots. */
+    /* model_runner_kv_cache_mixin.py (handle_max_mamba_cache, sglang at
+     * 001ccef0): with speculative decoding, a state x max_running_requests
+     * (48 unless given: server_args.py) x speculative_num_draft_tokens (2 + 1)
+     * first: 19,316,736 x 48 x 3 = 2,781,609,984 B. A draft turns the radix
+     * cache off (server_args.py _handle_mamba_radix_cache, no_buffer), so
+     * max_mamba_cache_size is max_running_requests: 48 slots, not the ratio's
+     * (10,737,418,240 - 2,781,609,984) x 0.9 / 1.9 / 19,316,736 = 195. */
     struct scenario s = with(ENGINE_SGLANG, qwen3_next(), 4);
     s.model.nextn_layers = 1;
     s.model.mtp_params = 1650471424;
@@ -339,8 +341,13 @@ static void sglang_sets_aside_the_draft_tokens_states(void **state)
     s.engine.kv_memory_bytes = 10ull << 30;
     struct plan_result r = run(&s);
     assert_int_equal(r.state_spec_bytes_per_gpu, 2781609984ull);
-    assert_int_equal(r.state_slots_per_replica, 195);
-    assert_int_equal(r.state_pool_bytes_per_gpu, 195ull * 19316736 + 2781609984ull);
+    assert_int_equal(r.state_slots_per_replica, 48);
+    assert_int_equal(r.state_pool_bytes_per_gpu, 48ull * 19316736 + 2781609984ull);
+    /* a given max_running_requests is the pool's size and, ratio 1, the cap */
+    s.engine.max_num_seqs = 20;
+    r = run(&s);
+    assert_int_equal(r.state_slots_per_replica, 20);
+    assert_int_equal(r.engine.scheduler_cap, 20);
 }
 
 static void llamacpp_keeps_one_f32_cell_a_slot(void **state)
