@@ -133,9 +133,28 @@ struct slo_job {
     struct workload_params w;
     struct slo_search q;
     struct slo_answer a;
+    uint64_t asked_prompts; /* --num-prompts, before the stream was lengthened */
     bool json;
 };
 
+/* The search on j->w's stream, its requests generated for it. */
+static bool slo_search_stream(struct slo_job *j, struct diag *d)
+{
+    struct workload_request *reqs = malloc((size_t)j->w.num_prompts * sizeof *reqs);
+    if (reqs == NULL)
+        return diag_fail(d, "out of memory for %llu requests",
+                         (unsigned long long)j->w.num_prompts);
+    workload_generate(&j->w, reqs);
+    j->q.reqs = reqs;
+    j->q.nreqs = (size_t)j->w.num_prompts;
+    j->a = slo_search_run(&j->q);
+    free(reqs);
+    j->q.reqs = NULL;
+    return true;
+}
+
+/* Searches, then again on a longer stream while the answer's run was too
+ * short to reach steady state (slo_steady_prompts); a few rounds at most. */
 static bool slo_run(const struct options *o, struct slo_job *j, struct diag *d)
 {
     j->w = simulate_workload(o, &j->base);
@@ -143,11 +162,9 @@ static bool slo_run(const struct options *o, struct slo_job *j, struct diag *d)
         return false;
     uint64_t runs = o->given[OPT_MAX_PLANS] ? o->max_plans : SLO_DEFAULT_MAX_RUNS;
     uint64_t most = (uint64_t)SLO_MAX_TP * SIM_MAX_REPLICAS; /* more layouts there are not */
-    struct workload_request *reqs = malloc((size_t)j->w.num_prompts * sizeof *reqs);
+    j->asked_prompts = j->w.num_prompts;
     j->q = (struct slo_search){
         .base = &j->base,
-        .reqs = reqs,
-        .nreqs = (size_t)j->w.num_prompts,
         .max_concurrency = o->given[OPT_MAX_CONCURRENCY] ? o->max_concurrency : 0,
         .slo_ttft = o->goodput_set[0] ? o->goodput_ms[0] / 1000.0 : -1,
         .slo_tpot = o->goodput_set[1] ? o->goodput_ms[1] / 1000.0 : -1,
@@ -157,15 +174,17 @@ static bool slo_run(const struct options *o, struct slo_job *j, struct diag *d)
         .max_runs = (uint32_t)(runs < most ? runs : most),
     };
     j->q.tried = calloc(j->q.max_runs, sizeof *j->q.tried);
-    if (reqs == NULL || j->q.tried == NULL) {
-        free(reqs);
-        return diag_fail(d, "out of memory for %llu requests",
-                         (unsigned long long)j->w.num_prompts);
+    if (j->q.tried == NULL)
+        return diag_fail(d, "out of memory for %u layouts", j->q.max_runs);
+    for (int round = 0; round < 3; round++) {
+        if (!slo_search_stream(j, d))
+            return false;
+        uint64_t need = slo_steady_prompts(&j->q, &j->a, j->w.request_rate);
+        if (need <= j->w.num_prompts || round == 2)
+            break;
+        need += need / 4; /* a margin: the next answer's latency may be longer */
+        j->w.num_prompts = need < SIM_MAX_REQUESTS ? need : SIM_MAX_REQUESTS;
     }
-    workload_generate(&j->w, reqs);
-    j->a = slo_search_run(&j->q);
-    free(reqs);
-    j->q.reqs = NULL;
     return true;
 }
 
@@ -267,6 +286,18 @@ static bool any_verdict(const struct slo_job *j, enum slo_verdict v)
     return false;
 }
 
+/* How many requests every verdict ran, when the stream was lengthened. */
+static void print_lengthened(const struct slo_job *j)
+{
+    char n[32], asked[32];
+    if (j->w.num_prompts == j->asked_prompts)
+        return;
+    printf("(every layout ran %s requests, not %s: the stream is sent for at least %d x the "
+           "answer's mean E2EL, so that each verdict is the steady state's)\n",
+           units_format_int(j->w.num_prompts, n, sizeof n),
+           units_format_int(j->asked_prompts, asked, sizeof asked), SLO_STEADY_LATENCIES);
+}
+
 static int print_text(const struct slo_job *j)
 {
     print_head(j);
@@ -277,6 +308,7 @@ static int print_text(const struct slo_job *j)
            "through the run; memory: no KV pool for the longest request%s)\n",
            any_verdict(j, SLO_RUN_FAILED) ? "; run: past the simulator's caps on steps or time"
                                           : "");
+    print_lengthened(j);
     if (j->a.out_of_runs) {
         printf("(stopped after %u simulations before the search ended: allow more with "
                "--max-plans N, or lower --max-gpus)\n", j->q.max_runs);
@@ -321,6 +353,7 @@ static int print_json(const struct slo_job *j)
     jsonout_string(&jo, "gpu", j->base.gpu.id);
     jsonout_double(&jo, "request_rate", j->w.request_rate);
     jsonout_uint(&jo, "num_prompts", j->w.num_prompts);
+    jsonout_uint(&jo, "num_prompts_asked", j->asked_prompts);
     jsonout_double_or_null(&jo, "goodput_ttft_ms", q->slo_ttft * 1e3, q->slo_ttft >= 0);
     jsonout_double_or_null(&jo, "goodput_tpot_ms", q->slo_tpot * 1e3, q->slo_tpot >= 0);
     jsonout_double_or_null(&jo, "goodput_e2el_ms", q->slo_e2el * 1e3, q->slo_e2el >= 0);

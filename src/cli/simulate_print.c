@@ -205,7 +205,9 @@ static cJSON *simulation_json(const struct simulate_run *sr)
     jsonout_uint(&o, "steps", r->steps);
     jsonout_bool(&o, "over_capacity", r->over_capacity);
     jsonout_double(&o, "queue_growth_per_s", r->queue_growth_per_s);
+    jsonout_double(&o, "system_growth_per_s", r->system_growth_per_s);
     jsonout_double(&o, "served_per_s", r->served_per_s);
+    jsonout_uint(&o, "served_requests", r->measured);
     if (sr->compare_path)
         jsonout_object(&o, "compare", simulate_compare_json(sr));
     return jsonout_end(&o);

@@ -213,3 +213,13 @@ struct slo_answer slo_search_run(const struct slo_search *q)
     a.gpus = a.solved ? fewest : 0;
     return a;
 }
+
+uint64_t slo_steady_prompts(const struct slo_search *q, const struct slo_answer *a, double rate)
+{
+    if (!a->solved || !(rate > 0))
+        return q->nreqs;
+    double need = ceil(rate * SLO_STEADY_LATENCIES * q->tried[a->best].out.e2el.mean);
+    if (!(need < SIM_MAX_REQUESTS))
+        return SIM_MAX_REQUESTS > q->nreqs ? SIM_MAX_REQUESTS : q->nreqs;
+    return need > (double)q->nreqs ? (uint64_t)need : q->nreqs;
+}

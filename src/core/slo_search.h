@@ -75,6 +75,16 @@ struct slo_answer {
 /* Searches; the layouts run are in q->tried[0 .. ntried). */
 struct slo_answer slo_search_run(const struct slo_search *q);
 
+/* A verdict holds for the steady state when the stream is sent for at
+ * least this many times the answer's mean E2EL: a shorter run ends while
+ * the running batch still fills, and can meet a rate it falls behind later. */
+#define SLO_STEADY_LATENCIES 10
+
+/* The requests a stream of the rate needs for a's answer to be judged at
+ * steady state: rate x SLO_STEADY_LATENCIES x its mean E2EL, at least
+ * q->nreqs, at most SIM_MAX_REQUESTS; q->nreqs when a is not solved. */
+uint64_t slo_steady_prompts(const struct slo_search *q, const struct slo_answer *a, double rate);
+
 /* Plans and runs one layout (tp x replicas GPUs) into *out; false (and
  * nothing run) when the engine refuses it: the plan is refused, or TP does
  * not divide the heads. */

@@ -1,0 +1,72 @@
+#!/usr/bin/python3
+"""Steady state in simulate and solve on the real binary. A backlog that
+builds among the running requests (the waiting queue hardly grows) is over
+capacity; solve's verdicts come from a stream long enough to reach steady
+state (sent for SLO_STEADY_LATENCIES x the answer's mean E2EL), so its
+answer holds on a much longer run, the layout of one GPU fewer misses there,
+and another seed gives the same count; the output says how many requests
+every verdict ran.
+Usage: t_steady_state.py path/to/kvplan. Ends with "N passed, N failed"."""
+import json
+
+from optionslib import check, main, run
+
+SHAPE = ["--random-input-len", "2048", "--random-output-len", "300"]
+ASK = ["--request-rate", "40", *SHAPE, "--goodput", "ttft:1000", "tpot:50"]
+LONG = ["--num-prompts", "20000"]
+
+
+def simulation(*args):
+    status, out, err = run(["simulate", *args, "--format", "json"], timeout=120)
+    check("simulate %s exits 0" % " ".join(args), status == 0, err)
+    return json.loads(out)["result"]["simulation"] if status == 0 else {}
+
+
+def solve(*args):
+    status, out, err = run(["solve", *args, "--format", "json"], timeout=120)
+    check("solve %s answers" % " ".join(args), status == 0, err)
+    return json.loads(out) if status == 0 else {}
+
+
+def test_a_running_backlog_is_over_capacity():
+    # 4 x H100 as 2 x TP2 at 43 req/s: the waiting queue grows by about 2 a
+    # second, under 5% of those sent, while the running batch takes the rest
+    layout = ["--gpus", "4", "--tp", "2", "--request-rate", "43", *SHAPE]
+    long = simulation(*layout, *LONG)
+    check("a run of 20000 requests is over capacity", long.get("over_capacity") is True, long)
+    sim = simulation(*layout, "--num-prompts", "4000")
+    check("so is one of 4000: the requests in the system grow",
+          sim.get("over_capacity") is True and sim.get("system_growth_per_s", 0) > 0, sim)
+    check("it finishes fewer a second than are sent", sim.get("served_per_s", 99) < 43, sim)
+
+
+def test_the_answer_holds_at_steady_state():
+    doc = solve(*ASK)
+    if not doc:
+        return
+    g, tp = doc["gpus"], doc["tp"]
+    check("the stream was lengthened for steady state", doc["num_prompts"] > 1000
+          and doc["num_prompts_asked"] == 1000, doc["num_prompts"])
+    check("it is sent for at least 10 x the answer's mean E2EL",
+          doc["num_prompts"] / 40 >= 10 * simulation(
+              *ASK, "--gpus", str(g), "--tp", str(tp), "--num-prompts",
+              str(doc["num_prompts"]))["mean_e2el_ms"] / 1000 * 0.999, doc["num_prompts"])
+    sim = simulation(*ASK, "--gpus", str(g), "--tp", str(tp), *LONG)
+    check("the answer meets it on 20000 requests", sim.get("goodput_share", 0) >= 0.95
+          and not sim.get("over_capacity"), sim.get("goodput_share"))
+    fewer = [c for c in doc["candidates"] if c["gpus"] == g - 1] or \
+        [c for c in doc["candidates"] if c["gpus"] < g]
+    best = max(fewer, key=lambda c: (c["gpus"], c["goodput_share"] or 0))
+    sim = simulation(*ASK, "--gpus", str(best["gpus"]), "--tp", str(best["tp"]), *LONG)
+    check("the best layout of fewer GPUs misses it on 20000 requests",
+          sim.get("goodput_share", 1) < 0.95 or sim.get("over_capacity"), (best, sim))
+    other = solve(*ASK, "--seed", "3")
+    check("--seed 3 gives the same GPU count", other.get("gpus") == g, (g, other.get("gpus")))
+    status, out, err = run(["solve", *ASK])
+    check("the text says how many requests every layout ran",
+          status == 0 and ("every layout ran %s requests, not 1,000" %
+                           format(doc["num_prompts"], ",")) in out, out + err)
+
+
+if __name__ == "__main__":
+    main([test_a_running_backlog_is_over_capacity, test_the_answer_holds_at_steady_state])
