@@ -308,6 +308,11 @@ static int print_text(const struct slo_job *j)
            "through the run; memory: no KV pool for the longest request%s)\n",
            any_verdict(j, SLO_RUN_FAILED) ? "; run: past the simulator's caps on steps or time"
                                           : "");
+    if (any_verdict(j, SLO_CLIENT))
+        printf("(client: %s %llu let the client send fewer requests a second than %g, so the "
+               "run does not stand for the rate: raise or drop %s)\n",
+               OPTION_FLAG(OPT_MAX_CONCURRENCY), (unsigned long long)j->q.max_concurrency,
+               j->w.request_rate, OPTION_FLAG(OPT_MAX_CONCURRENCY));
     print_lengthened(j);
     if (j->a.out_of_runs) {
         printf("(stopped after %u simulations before the search ended: allow more with "
@@ -315,7 +320,8 @@ static int print_text(const struct slo_job *j)
         return 1;
     }
     if (!j->a.solved) {
-        printf("(no layout of up to %u GPUs keeps it; raise --max-gpus)\n", j->q.max_gpus);
+        printf("(no layout of up to %u GPUs keeps it%s)\n", j->q.max_gpus,
+               any_verdict(j, SLO_CLIENT) ? "" : "; raise --max-gpus");
         return 1;
     }
     return 0;

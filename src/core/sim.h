@@ -129,6 +129,10 @@ struct sim_result {
     double system_growth_per_s;  /* the requests in the system (running and waiting), so */
     double served_per_s;         /* requests finished a second over that half */
     uint64_t measured;           /* the requests finished over that half */
+    /* The requests a second the stream offered (over the last arrival) and
+     * the client sent (over the last send: fewer when --max-concurrency held
+     * them back); 0 for a burst at 0. */
+    double offered_per_s, sent_per_s;
 };
 
 /* Simulates the n requests (in arrival order) on c; fills *out. */

@@ -124,9 +124,11 @@ static void capacity(const struct sim *m, struct sim_result *out)
     double end = 0;
     for (size_t i = 0; i < m->n; i++)
         end = m->rq[i].send > end ? m->rq[i].send : end;
-    double half = end / 2;
+    double half = end / 2, arrived = m->rq[m->n - 1].arrival;
     if (!(end > 0))
         return;
+    out->sent_per_s = (double)m->n / end;
+    out->offered_per_s = arrived > 0 ? (double)m->n / arrived : 0;
     uint64_t sent_half = 0, sent = 0, first_half = 0, first = 0, done_later = 0;
     double e2el_half = 0;
     for (size_t i = 0; i < m->n; i++) {

@@ -16,6 +16,8 @@ const char *slo_verdict_name(enum slo_verdict v)
         return "SLO";
     case SLO_OVER_CAPACITY:
         return "over capacity";
+    case SLO_CLIENT:
+        return "client";
     case SLO_MEMORY:
         return "memory";
     case SLO_RUN_FAILED:
@@ -44,6 +46,10 @@ static bool holds_longest(const struct sim_config *c, uint64_t longest)
     return need + c->prefix_tokens / c->block_tokens <= c->blocks;
 }
 
+/* The least share of the offered rate a client (held back by
+ * --max-concurrency) must send at for its run to stand for the rate. */
+#define CLIENT_KEEPS_UP 0.95
+
 static void verdict_of(const struct slo_search *q, struct slo_layout *out)
 {
     const struct sim_result *o = &out->out;
@@ -52,6 +58,8 @@ static void verdict_of(const struct slo_search *q, struct slo_layout *out)
         out->verdict = SLO_RUN_FAILED;
     else if (o->over_capacity)
         out->verdict = SLO_OVER_CAPACITY;
+    else if (o->sent_per_s < CLIENT_KEEPS_UP * o->offered_per_s)
+        out->verdict = SLO_CLIENT; /* the rate was not offered: it cannot be met */
     else
         out->verdict = out->share >= q->target ? SLO_MEETS : SLO_MISSES;
     if (out->usd_per_hour >= 0 && o->output_throughput > 0)

@@ -39,6 +39,7 @@ enum slo_verdict {
     SLO_MEETS,         /* goodput share at least the target */
     SLO_MISSES,        /* runs, below the target */
     SLO_OVER_CAPACITY, /* the queue grows through the run: past what it serves */
+    SLO_CLIENT,        /* the client's --max-concurrency sent slower than the rate */
     SLO_MEMORY,        /* the weights leave no KV pool, or the pool holds no longest request */
     SLO_RUN_FAILED     /* the run passed the simulator's caps on steps or time */
 };
@@ -91,7 +92,7 @@ uint64_t slo_steady_prompts(const struct slo_search *q, const struct slo_answer 
 bool slo_search_layout(const struct slo_search *q, uint32_t tp, uint32_t replicas,
                        struct slo_layout *out);
 
-/* The word for a verdict: "meets", "SLO", "over capacity", "memory", "run". */
+/* The word for a verdict: "meets", "SLO", "over capacity", "client", "memory", "run". */
 const char *slo_verdict_name(enum slo_verdict v);
 
 #endif

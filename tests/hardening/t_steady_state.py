@@ -68,5 +68,23 @@ def test_the_answer_holds_at_steady_state():
                            format(doc["num_prompts"], ",")) in out, out + err)
 
 
+def test_a_held_back_client_does_not_meet_the_rate():
+    status, out, err = run(["solve", *ASK, "--max-concurrency", "10", "--max-gpus", "8",
+                            "--format", "json"])
+    doc = json.loads(out) if out else {}
+    rows = doc.get("candidates", [])
+    check("--max-concurrency 10 at 40 req/s: not solved, exit 1", status == 1
+          and doc.get("solved") is False, (status, err))
+    check("no layout meets a rate its client could not send",
+          rows and all(c["verdict"] != "meets" for c in rows), rows)
+    check("they say the client held them back", any(c["verdict"] == "client" for c in rows), rows)
+    status, out, err = run(["solve", *ASK, "--max-concurrency", "10", "--max-gpus", "8"])
+    check("the text names --max-concurrency", status == 1
+          and "client: --max-concurrency 10 let the client send fewer" in out, out + err)
+    doc = solve(*ASK, "--max-concurrency", "2000")
+    check("a cap the rate never reaches still meets it", doc.get("solved") is True, doc)
+
+
 if __name__ == "__main__":
-    main([test_a_running_backlog_is_over_capacity, test_the_answer_holds_at_steady_state])
+    main([test_a_running_backlog_is_over_capacity, test_the_answer_holds_at_steady_state,
+          test_a_held_back_client_does_not_meet_the_rate])
