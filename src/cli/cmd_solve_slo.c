@@ -237,8 +237,9 @@ static void print_answer(const struct slo_job *j)
            units_format_int(r->good, good, sizeof good),
            units_format_int(j->q.nreqs, all, sizeof all), r->request_goodput);
     printf("p95         TTFT %.1f ms, TPOT %.1f ms\n", r->ttft.p95 * 1e3, r->tpot.p95 * 1e3);
-    printf("Throughput  %.2f req/s, %s output tok/s\n", r->request_throughput,
-           units_format_int((uint64_t)llround(r->output_throughput), tok, sizeof tok));
+    printf("Throughput  %.2f req/s, %s output tok/s (%s)\n", b->request_throughput,
+           units_format_int((uint64_t)llround(b->output_throughput), tok, sizeof tok),
+           b->offered ? "the rate offered: it keeps up" : "the run's, to its last token");
     if (b->usd_per_million_output >= 0)
         printf("Cost        $%.2f an hour, $%.3f a million output tokens\n", b->usd_per_hour,
                b->usd_per_million_output);
@@ -263,7 +264,7 @@ static void print_tried(const struct slo_job *j)
             char ttft[24] = "-", tpot[24] = "-", tok[24] = "-", cost[24] = "-", share[16] = "-";
             if (l->verdict != SLO_MEMORY && l->verdict != SLO_RUN_FAILED) {
                 snprintf(share, sizeof share, "%.1f%%", l->share * 100);
-                snprintf(tok, sizeof tok, "%.0f", l->out.output_throughput);
+                snprintf(tok, sizeof tok, "%.0f", l->output_throughput);
             }
             if (settled(l)) {
                 snprintf(ttft, sizeof ttft, "%.1f ms", l->out.ttft.p95 * 1e3);
@@ -313,6 +314,8 @@ static int print_text(const struct slo_job *j)
                "run does not stand for the rate: raise or drop %s)\n",
                OPTION_FLAG(OPT_MAX_CONCURRENCY), (unsigned long long)j->q.max_concurrency,
                j->w.request_rate, OPTION_FLAG(OPT_MAX_CONCURRENCY));
+    printf("(OUT TOK/S and $/M OUT: at the rate offered where the layout keeps up, meets or "
+           "SLO; the run's own, to its last token, where not)\n");
     print_lengthened(j);
     if (j->a.out_of_runs) {
         printf("(stopped after %u simulations before the search ended: allow more with "
@@ -338,8 +341,11 @@ static void json_layout(struct jsonout *jo, const struct slo_layout *l)
     jsonout_double_or_null(jo, "goodput_share", l->share, ran);
     jsonout_double_or_null(jo, "p95_ttft_ms", l->out.ttft.p95 * 1e3, fig);
     jsonout_double_or_null(jo, "p95_tpot_ms", l->out.tpot.p95 * 1e3, fig);
-    jsonout_double_or_null(jo, "request_throughput", l->out.request_throughput, ran);
-    jsonout_double_or_null(jo, "output_throughput", l->out.output_throughput, ran);
+    jsonout_double_or_null(jo, "request_throughput", l->request_throughput, ran);
+    jsonout_double_or_null(jo, "output_throughput", l->output_throughput, ran);
+    jsonout_string(jo, "throughput_basis", !ran ? "none" : l->offered ? "offered" : "run");
+    jsonout_double_or_null(jo, "run_request_throughput", l->out.request_throughput, ran);
+    jsonout_double_or_null(jo, "run_output_throughput", l->out.output_throughput, ran);
     jsonout_double_or_null(jo, "usd_per_hour", l->usd_per_hour, l->usd_per_hour >= 0);
     jsonout_double_or_null(jo, "usd_per_million_output_tokens", l->usd_per_million_output,
                            ran && l->usd_per_million_output >= 0);

@@ -62,8 +62,16 @@ static void verdict_of(const struct slo_search *q, struct slo_layout *out)
         out->verdict = SLO_CLIENT; /* the rate was not offered: it cannot be met */
     else
         out->verdict = out->share >= q->target ? SLO_MEETS : SLO_MISSES;
-    if (out->usd_per_hour >= 0 && o->output_throughput > 0)
-        out->usd_per_million_output = out->usd_per_hour / (o->output_throughput *
+    /* A layout that keeps up serves what is offered: the run's own figures
+     * count its drain, the last requests' answers after the sending ends. */
+    out->offered = (out->verdict == SLO_MEETS || out->verdict == SLO_MISSES) &&
+                   o->offered_per_s > 0 && o->completed > 0;
+    out->request_throughput = out->offered ? o->offered_per_s : o->request_throughput;
+    out->output_throughput = out->offered ? o->offered_per_s * (double)o->total_output /
+                                                (double)o->completed
+                                          : o->output_throughput;
+    if (out->usd_per_hour >= 0 && out->output_throughput > 0)
+        out->usd_per_million_output = out->usd_per_hour / (out->output_throughput *
                                                            PRICE_SECONDS_PER_HOUR) *
                                       PRICE_TOKENS_PER_MILLION;
 }

@@ -49,7 +49,12 @@ struct slo_layout {
     enum slo_verdict verdict;
     double share;        /* good / requests; 0 when not run */
     double usd_per_hour; /* all its GPUs; < 0 unknown */
-    double usd_per_million_output; /* at the run's output throughput; < 0 unknown */
+    /* Its throughput at steady state: the rate offered when it keeps up
+     * (meets or SLO), else the run's own (to its last token); offered says
+     * which. */
+    double request_throughput, output_throughput;
+    bool offered;
+    double usd_per_million_output; /* at that output throughput; < 0 unknown */
     struct sim_result out; /* zero when not run */
 };
 

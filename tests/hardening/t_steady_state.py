@@ -85,6 +85,27 @@ def test_a_held_back_client_does_not_meet_the_rate():
     check("a cap the rate never reaches still meets it", doc.get("solved") is True, doc)
 
 
+def test_the_cost_is_at_the_rate_offered():
+    doc = solve(*ASK)
+    if not doc:
+        return
+    offered = 40 * 300  # every answer has 300 tokens (no --random-range-ratio)
+    check("the answer's output throughput is the rate offered",
+          abs(doc["output_throughput"] - offered) < 1e-6 * offered
+          and doc["throughput_basis"] == "offered", doc)
+    check("the run's own is below it (its drain)", doc["run_output_throughput"] < offered, doc)
+    usd = doc["usd_per_hour"] / (offered * 3600.0) * 1e6
+    check("the cost a million output tokens is priced at it",
+          abs(doc["usd_per_million_output_tokens"] - usd) < 1e-9 * usd, (doc, usd))
+    over = [c for c in doc["candidates"] if c["verdict"] == "over capacity"]
+    check("over capacity rows are priced at their run's throughput", over and all(
+        c["throughput_basis"] == "run" and c["output_throughput"] == c["run_output_throughput"]
+        for c in over), over)
+    status, out, err = run(["solve", *ASK])
+    check("the text says the throughput is the rate offered",
+          "12,000 output tok/s (the rate offered: it keeps up)" in out, out + err)
+
+
 if __name__ == "__main__":
     main([test_a_running_backlog_is_over_capacity, test_the_answer_holds_at_steady_state,
-          test_a_held_back_client_does_not_meet_the_rate])
+          test_a_held_back_client_does_not_meet_the_rate, test_the_cost_is_at_the_rate_offered])
