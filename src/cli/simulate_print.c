@@ -91,9 +91,18 @@ bool simulate_print_text(FILE *out, const struct simulate_run *sr)
     fprintf(out, "Throughput  %.2f req/s, %.1f output tok/s, %.1f total tok/s\n",
             r->request_throughput, r->output_throughput, r->total_token_throughput);
     if (r->over_capacity) {
-        fprintf(out, "\nThe waiting queue grows by %.1f requests/s: over capacity (it finishes "
-                "%.2f req/s of the %g sent); latencies never settle, so none are given\n",
-                r->queue_growth_per_s, r->served_per_s, sr->w.request_rate);
+        char served[96];
+        bool queue = r->queue_growth_per_s * 2 >= r->system_growth_per_s;
+        if (r->measured)
+            snprintf(served, sizeof served, "it finishes %.2f req/s of the %g sent",
+                     r->served_per_s, sr->w.request_rate);
+        else
+            snprintf(served, sizeof served, "of the %g req/s sent, none finished in the "
+                     "second half of the sending", sr->w.request_rate);
+        fprintf(out, "\nThe %s by %.1f requests/s: over capacity (%s); latencies never "
+                "settle, so none are given\n",
+                queue ? "waiting queue grows" : "requests running and waiting grow",
+                queue ? r->queue_growth_per_s : r->system_growth_per_s, served);
     } else {
         fprintf(out, "\n%-11s %10s %10s %10s %10s %10s\n", "(ms)", "mean", "median", "p90", "p95",
                 "p99");

@@ -106,6 +106,22 @@ def test_the_cost_is_at_the_rate_offered():
           "12,000 output tok/s (the rate offered: it keeps up)" in out, out + err)
 
 
+def test_none_finished_is_said():
+    layout = ["--gpus", "4", "--tp", "2", "--request-rate", "50", *SHAPE]
+    sim = simulation(*layout)
+    status, out, err = run(["simulate", *layout])
+    if sim.get("served_requests") == 0:
+        check("no request finished in the window: said, not 0.00 req/s",
+              "none finished in the second half" in out and "0.00 req/s" not in out, out)
+    else:
+        check("the window's finished requests are counted", sim.get("served_requests", 0) > 0)
+    status, out, err = run(["simulate", "--gpus", "4", "--tp", "2", "--request-rate", "43",
+                            *SHAPE, "--num-prompts", "4000"])
+    check("a backlog among the running requests is named so",
+          "The requests running and waiting grow by" in out and "it finishes" in out, out)
+
+
 if __name__ == "__main__":
     main([test_a_running_backlog_is_over_capacity, test_the_answer_holds_at_steady_state,
-          test_a_held_back_client_does_not_meet_the_rate, test_the_cost_is_at_the_rate_offered])
+          test_a_held_back_client_does_not_meet_the_rate, test_the_cost_is_at_the_rate_offered,
+          test_none_finished_is_said])
