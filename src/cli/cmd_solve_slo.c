@@ -66,6 +66,12 @@ static bool slo_checks(const struct options *o, struct diag *d)
     if (!g[OPT_GOODPUT])
         return diag_fail(d, "solve %s: needs %s KEY:MS, the objectives a request must keep "
                          "(ttft:MS tpot:MS e2el:MS)", rate, OPTION_FLAG(OPT_GOODPUT));
+    static const enum option_id layout[] = {OPT_GPUS, OPT_TP, OPT_PP};
+    for (size_t i = 0; i < sizeof layout / sizeof layout[0]; i++)
+        if (g[layout[i]])
+            return diag_fail(d, "solve %s: with %s solve chooses the layout (replicas x TP): "
+                             "drop %s, or bound it with %s", OPTION_FLAG(layout[i]), rate,
+                             OPTION_FLAG(layout[i]), OPTION_FLAG(OPT_MAX_GPUS));
     if (g[OPT_MAX_PP] && o->max_pp > 1)
         return diag_fail(d, "solve %s %u: with %s the layouts are replicas x TP (the simulation "
                          "does not model pipeline stages)", OPTION_FLAG(OPT_MAX_PP), o->max_pp,
@@ -263,7 +269,8 @@ static void print_tried(const struct slo_job *j)
                 continue;
             char ttft[24] = "-", tpot[24] = "-", tok[24] = "-", cost[24] = "-", share[16] = "-";
             if (l->verdict != SLO_MEMORY && l->verdict != SLO_RUN_FAILED) {
-                snprintf(share, sizeof share, "%.1f%%", l->share * 100);
+                if (l->verdict != SLO_OVER_CAPACITY) /* a share of a run that never settles */
+                    snprintf(share, sizeof share, "%.1f%%", l->share * 100);
                 snprintf(tok, sizeof tok, "%.0f", l->output_throughput);
             }
             if (settled(l)) {
@@ -338,7 +345,8 @@ static void json_layout(struct jsonout *jo, const struct slo_layout *l)
     jsonout_uint(jo, "tp", l->tp);
     jsonout_uint(jo, "pp", 1);
     jsonout_uint(jo, "replicas", l->replicas);
-    jsonout_double_or_null(jo, "goodput_share", l->share, ran);
+    jsonout_double_or_null(jo, "goodput_share", l->share,
+                           ran && l->verdict != SLO_OVER_CAPACITY);
     jsonout_double_or_null(jo, "p95_ttft_ms", l->out.ttft.p95 * 1e3, fig);
     jsonout_double_or_null(jo, "p95_tpot_ms", l->out.tpot.p95 * 1e3, fig);
     jsonout_double_or_null(jo, "request_throughput", l->request_throughput, ran);
