@@ -59,6 +59,8 @@ static const struct {
     [CTRL_GPU] = {"GPU", SF_GPU, CK_PICKER},
     [CTRL_GPUS] = {"GPUs", SF_GPUS, CK_SLIDER},
     [CTRL_TP] = {"TP", SF_TP, CK_SLIDER},
+    [CTRL_PP] = {"Stages", SF_PP, CK_SLIDER},
+    [CTRL_EXPERTS] = {"Experts", SF_EXPERT_PARALLEL, CK_LIST},
     [CTRL_MODEL] = {"Model", SF_MODEL, CK_PICKER},
     [CTRL_CONTEXT] = {"Context", SF_CONTEXT, CK_SLIDER},
     [CTRL_KV_HEADS] = {"KV heads", SF_KV_HEADS, CK_SLIDER},
@@ -72,6 +74,8 @@ static const struct {
     [CTRL_SEQS] = {"Max seqs", SF_MAX_NUM_SEQS, CK_SLIDER},
     [CTRL_SPEED] = {"Speed", SF_MIN_TOK_S, CK_SLIDER},
     [CTRL_TTFT] = {"First token", SF_MAX_TTFT, CK_SLIDER},
+    [CTRL_CONCURRENCY] = {"At once", SF_CONCURRENCY, CK_SLIDER},
+    [CTRL_PROMPT] = {"Prompt", SF_PROMPT, CK_SLIDER},
     [CTRL_DRAFT] = {"Draft", SF_DRAFT_MODEL, CK_LIST},
     [CTRL_SPEC_TOKENS] = {"Spec tokens", SF_SPEC_TOKENS, CK_SLIDER},
     [CTRL_HOST_KV] = {"Host KV", SF_HOST_KV, CK_SLIDER},
@@ -119,6 +123,8 @@ const char *control_label(enum control c, const struct scenario *s)
 {
     if (c < 0 || c >= CTRL_COUNT)
         return "";
+    if (control_is_load(c))
+        return control_load_label(c, s);
     if (c == CTRL_SEQS || c == CTRL_FRACTION) {
         const struct engine_knob *k = knob_of(c, s);
         return k ? k->label : control_field_names[table[c].field];
@@ -142,6 +148,8 @@ bool control_visible(enum control c, const struct scenario *s)
     const struct engine_desc *e = engine_desc(s->engine.kind);
     if (c == CTRL_FRACTION || c == CTRL_SEQS)
         return knob_of(c, s) != NULL;
+    if (control_is_load(c))
+        return control_load_visible(c, s);
     /* an engine budgets by its own rule: the headroom slider gives its row
      * to the engine's knobs (CONTROLS_VISIBLE_MAX rows at most) */
     if (c == CTRL_HEADROOM)
@@ -228,16 +236,25 @@ static int listed_values(enum control c, const struct scenario *s, const struct 
         for (int i = 0; i < N_W; i++)
             v[n++] = (uint64_t)i;
         return n;
-    case CTRL_ENGINE:
+    case CTRL_ENGINE: /* each engine at its latest, then the older versions pinned */
         for (uint64_t e = 0; e < ENGINE_COUNT; e++)
             v[n++] = e;
+        for (int e = 0; e < ENGINE_COUNT; e++) {
+            const struct engine_desc *d = engine_desc((enum engine_kind)e);
+            for (int i = 0; i < ENGINE_VERSIONS_MAX && d->versions[i].label; i++)
+                if (d->versions[i].rule != RULE_CURRENT)
+                    v[n++] = control_engine_value((enum engine_kind)e, d->versions[i].rule);
+        }
+        qsort(v + ENGINE_COUNT, (size_t)(n - ENGINE_COUNT), sizeof *v, cmp_u64);
         return n;
     default:
         return n;
     }
 }
 
-/* the GPUs, their split, and the context, head and prefix sizes (unsorted) */
+/* the GPUs, their split, and the context, head and prefix sizes (unsorted):
+ * the GPUs and TP steps only to splits of the heads an engine takes (the
+ * value in use stays, as typed) */
 static int shape_values(enum control c, const struct scenario *s, uint64_t *v)
 {
     int n = 0;
@@ -246,13 +263,14 @@ static int shape_values(enum control c, const struct scenario *s, uint64_t *v)
         uint64_t unit = (uint64_t)(s->tp ? s->tp : 1) * scenario_pp(s);
         uint64_t top = 8 * unit > 64 ? 8 * unit : 64;
         for (uint64_t g = unit; g <= top && n < CONTROL_VALUES_MAX - 1; g += unit)
-            v[n++] = g;
+            if (s->tp || control_tp_even(s, g / scenario_pp(s)))
+                v[n++] = g;
         n = add_unique(v, n, s->gpus);
         break;
     }
     case CTRL_TP: /* the divisors of the GPUs of one pipeline stage */
         for (uint64_t t = 1; t <= s->gpus / scenario_pp(s) && n < CONTROL_VALUES_MAX; t++)
-            if ((s->gpus / scenario_pp(s)) % t == 0)
+            if ((s->gpus / scenario_pp(s)) % t == 0 && (control_tp_even(s, t) || t == scenario_tp(s)))
                 v[n++] = t;
         break;
     case CTRL_CONTEXT:
@@ -465,6 +483,12 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
     case CTRL_SPEC_TOKENS:
         n = spec_tokens_values(s, v);
         break;
+    case CTRL_PP:
+    case CTRL_EXPERTS:
+    case CTRL_CONCURRENCY:
+    case CTRL_PROMPT:
+        n = control_load_values(c, s, v);
+        break;
     case CTRL_HOST_KV:
     case CTRL_HIT_RATE:
         n = host_values(c, s, r, cat, v);
@@ -521,7 +545,7 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
     case CTRL_AVG:
         return scenario_avg_tokens(s);
     case CTRL_ENGINE:
-        return (uint64_t)s->engine.kind;
+        return control_engine_value(s->engine.kind, s->engine.rule);
     case CTRL_HEADROOM:
         return (uint64_t)(s->headroom_percent + 0.5);
     case CTRL_SPEED:
@@ -547,6 +571,11 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
                                               : DRAFT_NONE;
     case CTRL_SPEC_TOKENS:
         return s->spec_tokens;
+    case CTRL_PP:
+    case CTRL_EXPERTS:
+    case CTRL_CONCURRENCY:
+    case CTRL_PROMPT:
+        return control_load_current(c, s);
     case CTRL_SEQS: {
         uint64_t given = engine_option_uint(&s->engine, control_option(c, s));
         if (given > 0 || r == NULL)

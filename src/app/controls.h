@@ -17,6 +17,8 @@ enum control {
     CTRL_GPU,
     CTRL_GPUS,
     CTRL_TP,
+    CTRL_PP,       /* pipeline stages of a replica (not with an engine that splits layers) */
+    CTRL_EXPERTS,  /* the engine's DP attention (SGLang) or expert parallel (vLLM V1, MoE) */
     CTRL_MODEL,
     CTRL_CONTEXT,
     CTRL_KV_HEADS,
@@ -30,6 +32,8 @@ enum control {
     CTRL_SEQS,     /* vLLM max-num-seqs, SGLang max-running-requests, TRT-LLM batch, llama.cpp -np */
     CTRL_SPEED,    /* the service level: tokens per second each user keeps */
     CTRL_TTFT,     /* the service level: the first token within this time (milliseconds) */
+    CTRL_CONCURRENCY, /* users decoding at once, all replicas; 0 = as many as fit */
+    CTRL_PROMPT,   /* the prompt timed to its first token; 0 = the context */
     CTRL_DRAFT,    /* speculative decoding: none, the model's MTP layers, or a draft model */
     CTRL_SPEC_TOKENS, /* speculative tokens per step (with a draft only) */
     CTRL_HOST_KV,  /* the host memory tier: bytes of host memory per GPU, 0 = none */
@@ -79,9 +83,20 @@ const char *control_dim_reason(enum control c, const struct scenario *s);
 int control_values(enum control c, const struct scenario *s, const struct plan_result *r,
                    const struct catalog *cat, uint64_t *v);
 
+/* The top of the GPUs control's track: the same place for the same count
+ * whatever the split steps by (64, or 8 replicas or pipelines when more). */
+uint64_t control_gpus_top(const struct scenario *s);
+
 /* The current value in control_values' terms (an engine default: the value in use). */
 uint64_t control_current(enum control c, const struct scenario *s, const struct plan_result *r,
                          const struct catalog *cat);
+
+/* The Engine control's value of an engine at a version: each engine at its
+ * latest first (its kind), then each older version pinned (vllm@0, ...). */
+static inline uint64_t control_engine_value(enum engine_kind k, enum engine_rule r)
+{
+    return (uint64_t)r * ENGINE_COUNT + (uint64_t)k;
+}
 
 /* s with control c set to value (in control_values' terms). */
 void control_set(enum control c, struct scenario *s, const struct catalog *cat, uint64_t value);
@@ -120,6 +135,22 @@ void control_set_fraction(struct scenario *s, double f);
 void control_set_seqs(struct scenario *s, uint32_t n);
 void control_set_context(struct scenario *s, uint64_t tokens);
 void control_set_gpus(struct scenario *s, uint32_t gpus);
+
+/* A tensor-parallel size that splits the model's heads as engines take it
+ * (core scenario_heads_split; any, when the engine splits layers). */
+bool control_tp_even(const struct scenario *s, uint64_t tp);
+
+/* The layout and load controls (controls_load.c): Stages, Experts, At once
+ * and Prompt, each function as its control_ counterpart. */
+bool control_is_load(enum control c);
+bool control_load_visible(enum control c, const struct scenario *s);
+const char *control_load_label(enum control c, const struct scenario *s);
+int control_load_values(enum control c, const struct scenario *s, uint64_t *v);
+uint64_t control_load_current(enum control c, const struct scenario *s);
+void control_load_set(enum control c, struct scenario *s, uint64_t value);
+void control_load_reset(enum control c, struct scenario *s);
+void control_load_format(enum control c, const struct scenario *s, char *buf, size_t size);
+bool control_load_parse(enum control c, struct scenario *s, const char *text, struct diag *in);
 
 /* The precision at a step of the KV cache or weights control (its values
  * are indexes into the list the control steps through). */

@@ -20,9 +20,7 @@ void control_set_seqs(struct scenario *s, uint32_t n)
 
 void control_set_context(struct scenario *s, uint64_t tokens)
 {
-    s->context_tokens = tokens;
-    if (s->prefix_tokens >= tokens)
-        s->prefix_tokens = 0;
+    s->context_tokens = tokens; /* the prefix: the planner holds it (planner_apply) */
     if (s->avg_context_tokens >= tokens)
         s->avg_context_tokens = 0;
 }
@@ -77,7 +75,7 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
         break;
     case CTRL_ENGINE: {
         s->engine.kind = (enum engine_kind)(value % ENGINE_COUNT);
-        s->engine.rule = RULE_CURRENT;
+        s->engine.rule = (enum engine_rule)(value / ENGINE_COUNT);
         const struct engine_desc *e = engine_desc(s->engine.kind);
         /* knobs and layouts that belong to one engine go with it */
         s->engine.gpu_memory_utilization = 0;
@@ -130,6 +128,12 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
         s->images = (uint32_t)value;
         if (value == 0)
             s->image_tokens = 0;
+        break;
+    case CTRL_PP:
+    case CTRL_EXPERTS:
+    case CTRL_CONCURRENCY:
+    case CTRL_PROMPT:
+        control_load_set(c, s, value);
         break;
     case CTRL_COUNT:
         break;
@@ -239,6 +243,12 @@ void control_reset(enum control c, struct scenario *s)
     case CTRL_IMAGES:
         s->images = 0;
         s->image_tokens = 0;
+        break;
+    case CTRL_PP:
+    case CTRL_EXPERTS:
+    case CTRL_CONCURRENCY:
+    case CTRL_PROMPT:
+        control_load_reset(c, s);
         break;
     default:
         break;

@@ -8,6 +8,19 @@
 #include "app/controls.h"
 #include "core/units.h"
 
+/* text into buf as snprintf's "%s" puts it there (cut to size - 1 bytes),
+ * without its cost: every control's value is put together each frame. */
+static void put_text(char *buf, size_t size, const char *text)
+{
+    if (size == 0)
+        return;
+    size_t n = strlen(text);
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+}
+
 /* "N" or "NxM" (also "N x rM"): the count, and the size after the x when given. */
 static bool pair_parse(const char *text, uint64_t max_n, uint64_t max_m, const char *size_word,
                        uint64_t *n, uint64_t *m, bool *has_m, struct diag *d)
@@ -272,6 +285,12 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
     case CTRL_IMAGES: /* "2" images, or "2x576": 2 images of 576 tokens */
         ok = images_parse(s, text, &in);
         break;
+    case CTRL_PP:
+    case CTRL_EXPERTS:
+    case CTRL_CONCURRENCY:
+    case CTRL_PROMPT:
+        ok = control_load_parse(c, s, text, &in);
+        break;
     default:
         ok = diag_fail(&in, "pick it from the list (Enter)");
         break;
@@ -287,10 +306,10 @@ static void shape_format(enum control c, const struct scenario *s, char *buf, si
     char t[32];
     switch (c) {
     case CTRL_GPU:
-        snprintf(buf, size, "%s", s->gpu.name);
+        put_text(buf, size, s->gpu.name);
         break;
     case CTRL_MODEL:
-        snprintf(buf, size, "%s", s->model.name);
+        put_text(buf, size, s->model.name);
         break;
     case CTRL_GPUS:
         snprintf(buf, size, "%u", s->gpus);
@@ -306,16 +325,16 @@ static void shape_format(enum control c, const struct scenario *s, char *buf, si
             snprintf(buf, size, "%u x %u repl", scenario_tp(s), scenario_replicas(s));
         break;
     case CTRL_CONTEXT:
-        snprintf(buf, size, "%s", units_format_tokens_short(s->context_tokens, t, sizeof t));
+        put_text(buf, size, units_format_tokens_short(s->context_tokens, t, sizeof t));
         break;
     case CTRL_PREFIX:
-        snprintf(buf, size, "%s", units_format_tokens_short(s->prefix_tokens, t, sizeof t));
+        put_text(buf, size, units_format_tokens_short(s->prefix_tokens, t, sizeof t));
         break;
     case CTRL_AVG:
         if (s->avg_context_tokens == 0)
-            snprintf(buf, size, "= context");
+            put_text(buf, size, "= context");
         else
-            snprintf(buf, size, "%s", units_format_tokens_short(s->avg_context_tokens, t, sizeof t));
+            put_text(buf, size, units_format_tokens_short(s->avg_context_tokens, t, sizeof t));
         break;
     default:
         break;
@@ -329,12 +348,12 @@ static void precision_format(enum control c, const struct scenario *s,
     switch (c) {
     case CTRL_KV_HEADS:
         if (s->model.attention == ATTENTION_MLA) {
-            snprintf(buf, size, "MLA latent");
+            put_text(buf, size, "MLA latent");
         } else {
             uint32_t h = s->kv_heads ? s->kv_heads : s->model.kv_heads;
             uint32_t group = s->model.attention_heads / (h ? h : 1);
             if (h == 1)
-                snprintf(buf, size, "1 (MQA)");
+                put_text(buf, size, "1 (MQA)");
             else if (group == 1)
                 snprintf(buf, size, "%u (MHA)", h);
             else
@@ -345,13 +364,13 @@ static void precision_format(enum control c, const struct scenario *s,
         if (s->kv_dtype == DTYPE_AUTO)
             snprintf(buf, size, "auto %s", dtype_info(r->kv_dtype)->name);
         else
-            snprintf(buf, size, "%s", dtype_info(s->kv_dtype)->name);
+            put_text(buf, size, dtype_info(s->kv_dtype)->name);
         break;
     case CTRL_WEIGHT_DTYPE:
         if (s->weight_dtype == DTYPE_AUTO)
             snprintf(buf, size, "auto %s", plan_weights_label(r));
         else
-            snprintf(buf, size, "%s", dtype_info(s->weight_dtype)->name);
+            put_text(buf, size, dtype_info(s->weight_dtype)->name);
         break;
     default:
         break;
@@ -364,7 +383,7 @@ static void engine_format(enum control c, const struct scenario *s, const struct
 {
     switch (c) {
     case CTRL_ENGINE:
-        snprintf(buf, size, "%s", engine_label(s->engine.kind, s->engine.rule));
+        put_text(buf, size, engine_label(s->engine.kind, s->engine.rule));
         break;
     case CTRL_HEADROOM:
         snprintf(buf, size, "%g%%", s->headroom_percent);
@@ -373,13 +392,13 @@ static void engine_format(enum control c, const struct scenario *s, const struct
         if (s->min_tokens_per_s > 0)
             snprintf(buf, size, "%g tok/s", s->min_tokens_per_s);
         else
-            snprintf(buf, size, "no target");
+            put_text(buf, size, "no target");
         break;
     case CTRL_TTFT:
         if (s->max_ttft_seconds > 0)
             snprintf(buf, size, "within %g s", s->max_ttft_seconds);
         else
-            snprintf(buf, size, "no target");
+            put_text(buf, size, "no target");
         break;
     case CTRL_FRACTION:
         if (control_fraction_of(s) > 0)
@@ -415,12 +434,12 @@ static void host_format(enum control c, const struct scenario *s, char *buf, siz
             if (strlen(buf) > HOST_KV_VALUE_W)
                 host_kv_brief(s->host_kv_bytes, s->units, buf, size);
         } else
-            snprintf(buf, size, "none");
+            put_text(buf, size, "none");
     } else { /* CTRL_HIT_RATE */
         if (s->has_prefix_hit_rate)
             snprintf(buf, size, "%g%% from host", s->prefix_hit_rate * 100);
         else
-            snprintf(buf, size, "not given");
+            put_text(buf, size, "not given");
     }
 }
 
@@ -434,9 +453,9 @@ static void extras_format(enum control c, const struct scenario *s, const struct
             snprintf(buf, size, "MTP (%u layer%s)", s->model.nextn_layers,
                      s->model.nextn_layers == 1 ? "" : "s");
         else if (s->spec_method == SPEC_DRAFT)
-            snprintf(buf, size, "%s", s->draft.name);
+            put_text(buf, size, s->draft.name);
         else
-            snprintf(buf, size, "none");
+            put_text(buf, size, "none");
         break;
     case CTRL_SPEC_TOKENS:
         if (s->spec_tokens)
@@ -446,13 +465,13 @@ static void extras_format(enum control c, const struct scenario *s, const struct
         break;
     case CTRL_LORA:
         if (s->max_loras == 0)
-            snprintf(buf, size, "off");
+            put_text(buf, size, "off");
         else
             snprintf(buf, size, "%u x r%u", s->max_loras, lora_rank(s));
         break;
     case CTRL_IMAGES:
         if (scenario_images(s) == 0)
-            snprintf(buf, size, "none");
+            put_text(buf, size, "none");
         else
             snprintf(buf, size, "%u x %u tok", scenario_images(s), scenario_tokens_per_image(s));
         break;
@@ -496,6 +515,12 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
     case CTRL_LORA:
     case CTRL_IMAGES:
         extras_format(c, s, r, buf, size);
+        break;
+    case CTRL_PP:
+    case CTRL_EXPERTS:
+    case CTRL_CONCURRENCY:
+    case CTRL_PROMPT:
+        control_load_format(c, s, buf, size);
         break;
     case CTRL_COUNT:
         buf[0] = '\0';

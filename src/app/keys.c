@@ -70,12 +70,35 @@ static int k_edit(struct planner *p)
 
 static int k_reset(struct planner *p) { planner_reset(p, p->focus); return PLAN_REDRAW; }
 
+/* Every control to its default, the model kept: on as few GPUs as hold it
+ * (one, when it fits there), or the status line says it fits on none. */
 static int k_reset_all(struct planner *p)
 {
     struct scenario s = *planner_scenario(p);
     for (int c = 0; c < CTRL_COUNT; c++)
         control_reset((enum control)c, &s);
-    planner_apply(p, &s);
+    uint64_t v[CONTROL_VALUES_MAX];
+    int n = control_values(CTRL_GPUS, &s, NULL, p->catalog, v);
+    struct plan_result r;
+    bool fits = false;
+    for (int i = 0; i < n && !fits; i++) {
+        struct scenario t = s;
+        struct diag d = {0};
+        control_set(CTRL_GPUS, &t, p->catalog, v[i]);
+        fits = plan_compute(&t, PLAN_NUMBERS, NULL, &r, &d) && r.fits;
+        if (fits)
+            s = t;
+    }
+    if (!planner_apply(p, &s))
+        return PLAN_REDRAW;
+    if (!fits)
+        snprintf(p->status, sizeof p->status, "every control reset: %s fits on no %s here",
+                 s.model.name, s.gpu.name);
+    else if (s.gpus > 1)
+        snprintf(p->status, sizeof p->status, "every control reset: %s needs %u GPUs to fit",
+                 s.model.name, s.gpus);
+    else
+        snprintf(p->status, sizeof p->status, "every control reset");
     return PLAN_REDRAW;
 }
 
@@ -243,7 +266,16 @@ static int k_target(struct planner *p)
     return PLAN_REDRAW;
 }
 
-static int k_open(struct planner *p) { prompt_open(p, PROMPT_OPEN, ""); return PLAN_REDRAW; }
+static int k_open(struct planner *p)
+{
+    if (planner_unsaved(p)) { /* what the file replaces is not exported: ask, as q does */
+        p->pending.kind = PROMPT_OPEN;
+        p->mode = MODE_CONFIRM;
+        return PLAN_REDRAW;
+    }
+    prompt_open(p, PROMPT_OPEN, "");
+    return PLAN_REDRAW;
+}
 static int k_help(struct planner *p)
 {
     p->mode = MODE_HELP;

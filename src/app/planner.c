@@ -47,6 +47,8 @@ static bool compute(struct planner *p, const struct scenario *next)
     sl->result = r;
     if (next != &sl->scenario)
         sl->scenario = *next;
+    sl->kv_chosen = sl->scenario.kv_dtype;
+    sl->prefix_chosen = sl->scenario.prefix_tokens;
     if (curve)
         curve_compute(&sl->scenario, &sl->curve);
     settle_current(p);
@@ -72,11 +74,41 @@ static void push(struct scenario *stack, int *count, const struct scenario *s)
     stack[(*count)++] = *s;
 }
 
-bool planner_apply(struct planner *p, const struct scenario *next)
+/* The prefix asked stays asked (doc/MODEL.md, section 4): a change that
+ * leaves the Prefix control alone takes the one last asked, and a context
+ * that reaches it holds it to the context less one token; *asked is the
+ * prefix wanted, *held whether the rule applied. */
+static void hold_prefix(const struct planner *p, struct scenario *s, uint64_t *asked, bool *held)
 {
-    struct scenario before = *planner_scenario(p);
+    const struct planner_slot *sl = &p->slots[p->current];
+    *asked = s->prefix_tokens;
+    if (s->prefix_tokens == sl->scenario.prefix_tokens && sl->prefix_chosen > *asked)
+        *asked = sl->prefix_chosen;
+    s->prefix_tokens = scenario_prefix_within(*asked, s->context_tokens);
+    *held = s->prefix_tokens != *asked;
+}
+
+bool planner_apply(struct planner *p, const struct scenario *given)
+{
+    struct scenario before = *planner_scenario(p), s = *given;
+    uint64_t asked;
+    bool held;
+    hold_prefix(p, &s, &asked, &held);
+    uint64_t chosen = p->slots[p->current].prefix_chosen;
+    const struct scenario *next = &s;
     if (!compute(p, next))
         return false;
+    struct planner_slot *kept = &p->slots[p->current];
+    char a[32], h[32];
+    units_format_tokens(asked, a, sizeof a);
+    units_format_tokens(s.prefix_tokens, h, sizeof h);
+    if (held) {
+        kept->prefix_chosen = asked;
+        snprintf(p->status, sizeof p->status,
+                 "Prefix %s reaches the context: held to %s until the context grows", a, h);
+    } else if (before.prefix_tokens < chosen && s.prefix_tokens == chosen) {
+        snprintf(p->status, sizeof p->status, "Prefix %s is back: the context holds it", a);
+    }
     if (memcmp(&before, planner_scenario(p), sizeof before) != 0) {
         struct planner_slot *sl = &p->slots[p->current];
         push(sl->undo, &sl->undo_count, &before);
@@ -145,6 +177,8 @@ bool planner_duplicate(struct planner *p)
     sl->load = from->load;
     default_label(p, sl->label, sizeof sl->label);
     sl->scenario = from->scenario;
+    sl->kv_chosen = from->kv_chosen;
+    sl->prefix_chosen = from->prefix_chosen;
     sl->result = from->result;
     sl->curve = from->curve;
     p->current = p->count++; /* the same scenario: its rows stay */
@@ -279,6 +313,8 @@ void planner_init_session(struct planner *p, const struct catalog *c,
         snprintf(sl->label, sizeof sl->label, "%s", ss->entry[i].label);
         snprintf(sl->note, sizeof sl->note, "%s", ss->entry[i].note);
         sl->scenario = ss->entry[i].scenario;
+        sl->kv_chosen = sl->scenario.kv_dtype;
+        sl->prefix_chosen = sl->scenario.prefix_tokens;
         sl->load = ss->entry[i].load;
         struct diag d = {0};
         /* with rows (the launch line, the generic comparison); the live
@@ -372,15 +408,52 @@ static bool dropped(const struct scenario *was, const struct scenario *next, enu
     return true;
 }
 
+/* An engine step keeps the cache precision last chosen: the new engine
+ * gets it back when it can cache in it, and one that cannot leaves it kept
+ * for the next (said on the status line either way). */
+static void engine_step(struct planner *p, const struct scenario *next)
+{
+    struct planner_slot *sl = &p->slots[p->current];
+    enum dtype want = sl->kv_chosen, had = sl->scenario.kv_dtype;
+    struct scenario s = *next;
+    bool takes = want != DTYPE_AUTO && engine_supports(s.engine.kind, want);
+    if (takes)
+        s.kv_dtype = want;
+    if (!planner_apply(p, &s))
+        return;
+    const char *engine = engine_label(s.engine.kind, s.engine.rule);
+    if (want != DTYPE_AUTO && !takes) {
+        sl->kv_chosen = want; /* kept for an engine that takes it */
+        snprintf(p->status, sizeof p->status,
+                 "the %s cache is off with this engine (%s has none): kept for the next that has it",
+                 dtype_info(want)->name, engine);
+    } else if (takes && had != want) {
+        snprintf(p->status, sizeof p->status, "the %s cache is back with %s",
+                 dtype_info(want)->name, engine);
+    }
+}
+
 void planner_apply_control(struct planner *p, enum control c, const struct scenario *next)
 {
     char what[96];
-    bool gone = dropped(planner_scenario(p), next, c, what, sizeof what);
+    const struct scenario *was = planner_scenario(p);
     struct scenario s = *next;
+    if (c == CTRL_ENGINE && was->kv_dtype != DTYPE_AUTO) /* said by engine_step */
+        s.kv_dtype = was->kv_dtype;
+    bool gone = dropped(was, &s, c, what, sizeof what);
+    if (c == CTRL_ENGINE) {
+        char said[PLANNER_TEXT_MAX];
+        engine_step(p, next);
+        snprintf(said, sizeof said, "%s", p->status);
+        if (gone && !p->error[0])
+            snprintf(p->status, sizeof p->status, "%s is off with this engine: z brings it back%s%s",
+                     what, said[0] ? "; " : "", said);
+        return;
+    }
     planner_apply(p, &s);
     if (gone && !p->error[0])
         snprintf(p->status, sizeof p->status, "%s is off with this %s: z brings it back", what,
-                 c == CTRL_ENGINE ? "engine" : c == CTRL_MODEL ? "model" : "setting");
+                 c == CTRL_MODEL ? "model" : "setting");
 }
 
 static void set_value(struct planner *p, enum control c, uint64_t value)
@@ -422,6 +495,14 @@ void planner_to_end(struct planner *p, enum control c, bool last)
         set_value(p, c, v[last ? n - 1 : 0]);
 }
 
+/* The GPUs' track is of counts on a log scale, 1 to control_gpus_top: the
+ * same count sits at the same place whatever the split steps by; the other
+ * tracks are of steps. */
+static double gpus_place(const struct scenario *s, uint64_t gpus)
+{
+    return log((double)gpus) / log((double)control_gpus_top(s));
+}
+
 void planner_set_fraction(struct planner *p, enum control c, double f)
 {
     uint64_t v[CONTROL_VALUES_MAX];
@@ -429,6 +510,11 @@ void planner_set_fraction(struct planner *p, enum control c, double f)
     if (n == 0)
         return;
     int i = (int)(f * (n - 1) + 0.5);
+    if (c == CTRL_GPUS) /* the count nearest the place */
+        for (int j = 0; j < n; j++)
+            if (fabs(gpus_place(planner_scenario(p), v[j]) - f) <
+                fabs(gpus_place(planner_scenario(p), v[i < n ? i : n - 1]) - f))
+                i = j;
     i = i < 0 ? 0 : i >= n ? n - 1 : i;
     if (v[i] != control_current(c, planner_scenario(p), planner_result(p), p->catalog))
         set_value(p, c, v[i]);
@@ -442,6 +528,8 @@ double planner_control_fraction(const struct planner *p, enum control c)
     int i, n = values_of(p, c, v, &i);
     if (n < 2)
         return -1;
+    if (c == CTRL_GPUS)
+        return gpus_place(planner_scenario(p), planner_scenario(p)->gpus);
     return (double)i / (n - 1);
 }
 
@@ -450,96 +538,6 @@ void planner_reset(struct planner *p, enum control c)
     struct scenario s = *planner_scenario(p);
     control_reset(c, &s);
     planner_apply(p, &s);
-}
-
-/* Lowercase letters and digits only: "H100 SXM", "h100-sxm" -> "h100sxm". */
-static void fold(const char *in, char *out, size_t size)
-{
-    size_t n = 0;
-    for (; *in && n + 1 < size; in++)
-        if (isalnum((unsigned char)*in))
-            out[n++] = (char)tolower((unsigned char)*in);
-    out[n] = '\0';
-}
-
-/* Every term of the filter, in any order, inside the id or the name. */
-static bool fuzzy_match(const char *id, const char *name, const char *filter)
-{
-    char hay[SPEC_ID_MAX + SPEC_NAME_MAX + 2], a[SPEC_ID_MAX], b[SPEC_NAME_MAX];
-    fold(id, a, sizeof a);
-    fold(name, b, sizeof b);
-    snprintf(hay, sizeof hay, "%s %s", a, b);
-    char terms[64];
-    snprintf(terms, sizeof terms, "%s", filter);
-    for (char *save = NULL, *t = strtok_r(terms, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-        char f[64];
-        fold(t, f, sizeof f);
-        if (f[0] && strstr(hay, f) == NULL)
-            return false;
-    }
-    return true;
-}
-
-uint64_t planner_picker_users(const struct planner *p, int index, bool *fits)
-{
-    struct scenario s = *planner_scenario(p);
-    if (p->picker.of == CTRL_GPU) {
-        s.gpu = p->catalog->gpus[index].spec;
-        s.has_vram = false;
-    } else {
-        s.model = p->catalog->models[index].spec;
-        s.kv_heads = 0;
-    }
-    struct plan_result r;
-    struct diag d = {0};
-    if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d)) {
-        *fits = false;
-        return 0;
-    }
-    *fits = r.fits;
-    /* with a service level, the users that keep it (the number the headline leads with) */
-    return r.speed.users_at_service_level;
-}
-
-static const struct planner *sorting;
-static int by_users(const void *a, const void *b)
-{
-    bool fa, fb;
-    uint64_t ua = planner_picker_users(sorting, *(const int *)a, &fa);
-    uint64_t ub = planner_picker_users(sorting, *(const int *)b, &fb);
-    if (ua != ub)
-        return ua > ub ? -1 : 1;
-    return *(const int *)a - *(const int *)b;
-}
-
-int planner_picker_matches(const struct planner *p, int *out, int max)
-{
-    bool gpu = p->picker.of == CTRL_GPU;
-    size_t n = gpu ? p->catalog->gpu_count : p->catalog->model_count;
-    int k = 0;
-    for (size_t i = 0; i < n && k < max; i++) {
-        const char *id = gpu ? p->catalog->gpus[i].spec.id : p->catalog->models[i].spec.id;
-        const char *name = gpu ? p->catalog->gpus[i].spec.name : p->catalog->models[i].spec.name;
-        if (fuzzy_match(id, name, p->picker.filter))
-            out[k++] = (int)i;
-    }
-    if (p->picker.by_users && k > 1) {
-        sorting = p;
-        qsort(out, (size_t)k, sizeof *out, by_users);
-    } else {
-        /* an id typed whole comes first: "deepseek-v3" picks DeepSeek-V3, not V3.2 */
-        for (int j = 1; j < k; j++) {
-            const char *id = gpu ? p->catalog->gpus[out[j]].spec.id
-                                 : p->catalog->models[out[j]].spec.id;
-            if (strcasecmp(id, p->picker.filter) == 0) {
-                int exact = out[j];
-                memmove(out + 1, out, (size_t)j * sizeof *out);
-                out[0] = exact;
-                break;
-            }
-        }
-    }
-    return k;
 }
 
 void planner_export_name(const struct planner *p, char *buf, size_t size)

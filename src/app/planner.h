@@ -43,7 +43,7 @@ enum prompt_kind {
     PROMPT_EXPORT,
     PROMPT_EXPORT_MD,
     PROMPT_EXPORT_SVG,
-    PROMPT_OPEN,
+    PROMPT_OPEN,   /* also MODE_CONFIRM: replace a session not exported */
     PROMPT_LABEL,
     PROMPT_NOTE,
     PROMPT_TARGET,
@@ -79,6 +79,10 @@ struct planner_slot {
     struct planner_origin origin;
     struct load_settings load; /* the Load screen's; rate 0: never opened, not saved */
     struct scenario scenario;
+    enum dtype kv_chosen; /* the cache precision last chosen: an engine step that cannot
+                           * take it keeps it here, and the next engine that can gets it */
+    uint64_t prefix_chosen; /* the prefix last asked: a context that reaches it holds it
+                             * to the context less one token, one that grows brings it back */
     struct plan_result result;
     struct users_curve curve;
     int undo_count, redo_count;
@@ -126,6 +130,7 @@ struct planner {
         char text[PLANNER_TEXT_MAX];
         bool fresh;       /* it still holds its initial value: typing replaces it */
         bool from_versus; /* the Markdown prompt came from the versus view */
+        bool cut;         /* a character was refused at the line's limit */
     } prompt;
     struct {
         enum prompt_kind kind; /* what the question is about */

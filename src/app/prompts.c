@@ -14,6 +14,7 @@
 #include "core/text.h"
 #include "core/version.h"
 #include "io/fileio.h"
+#include "io/markdown.h"
 #include "io/report.h"
 #include "io/snapshot.h"
 
@@ -24,6 +25,7 @@ void prompt_open(struct planner *p, enum prompt_kind kind, const char *initial)
     p->prompt.kind = kind;
     snprintf(p->prompt.text, sizeof p->prompt.text, "%s", initial);
     p->prompt.fresh = p->prompt.text[0] != '\0';
+    p->prompt.cut = false;
 }
 
 /* Whether the planner may write an export to path, said in p->error when
@@ -77,6 +79,18 @@ static void export_or_ask(struct planner *p, enum prompt_kind kind)
 
 /* The session (every scenario) as JSON, or the current scenario or the
  * versus view as Markdown. */
+/* One scenario as Markdown, then its name and note as the versus table
+ * ends with them ("- A: note"). */
+static void markdown_named(FILE *f, struct planner *p)
+{
+    const struct planner_slot *sl = &p->slots[p->current];
+    char label[MD_TEXT_SIZE(SNAPSHOT_LABEL_MAX)], note[MD_TEXT_SIZE(SNAPSHOT_NOTE_MAX)];
+    report_markdown(f, planner_scenario(p), planner_result(p), &p->explain);
+    load_markdown(p, f); /* the Load screen's, when it was opened */
+    fprintf(f, "\n- Scenario %d, %s%s%s\n", p->current + 1, md_text(sl->label, label, sizeof label),
+            sl->note[0] ? ": " : "", sl->note[0] ? md_text(sl->note, note, sizeof note) : "");
+}
+
 void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
 {
     struct diag d = {0};
@@ -100,10 +114,8 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
             int shown[4], n = planner_versus(p, shown);
             if (p->prompt.from_versus && n > 1)
                 report_markdown_versus(f, &ss, results, shown, n);
-            else {
-                report_markdown(f, planner_scenario(p), planner_result(p), &p->explain);
-                load_markdown(p, f); /* the Load screen's, when it was opened */
-            }
+            else
+                markdown_named(f, p);
             fclose(f);
             ok = fileio_write_atomic(path, text, len, &d);
             free(text);
@@ -224,7 +236,10 @@ static void name_scenario(struct planner *p)
             return;
         }
     snprintf(p->slots[p->current].label, sizeof p->slots[p->current].label, "%s", label);
-    snprintf(p->status, sizeof p->status, "scenario %d is %s", p->current + 1, label);
+    char cut[64] = "";
+    if (p->prompt.cut)
+        snprintf(cut, sizeof cut, " (cut at the %d bytes a name holds)", SNAPSHOT_LABEL_BYTES);
+    snprintf(p->status, sizeof p->status, "scenario %d is %s%s", p->current + 1, label, cut);
 }
 
 static void note_finish(struct planner *p)
@@ -325,7 +340,9 @@ void prompt_describe(const struct planner *p, char *prefix, size_t psize, char *
         snprintf(prefix, psize, "%s%d: ", d->prefix, p->current + 1);
     else
         snprintf(prefix, psize, "%s", d->prefix);
-    if (d->max)
+    if (d->max && p->prompt.cut) /* said while typing: what comes past it is not kept */
+        snprintf(hint, hsize, "%s; full: %zu bytes, no more is kept", d->hint, d->max);
+    else if (d->max)
         snprintf(hint, hsize, "%s; at most %zu bytes", d->hint, d->max);
     else
         snprintf(hint, hsize, "%s", d->hint);
@@ -405,6 +422,7 @@ bool prompt_type(struct planner *p, int key)
     if (p->prompt.fresh && key >= 32 && key < 0xF5 && key != 127 && sequence_bytes(key) > 0)
         p->prompt.text[0] = '\0';
     enum text_key t = prompt_text_key(p->prompt.text, prompt_max(p), key);
+    p->prompt.cut |= t == TEXT_KEY_FULL;
     if (t == TEXT_KEY_FULL)
         snprintf(p->status, sizeof p->status, "%s: at most %zu bytes (UTF-8); no more is kept",
                  prompt_def(p->prompt.kind)->what ? prompt_def(p->prompt.kind)->what : "the line",

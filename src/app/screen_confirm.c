@@ -1,5 +1,5 @@
 /* The questions asked on the last row before an action that loses work:
- * quit with the session not exported, remove a scenario, overwrite a file. */
+ * quit or open a file with the session not exported, remove a scenario, overwrite a file. */
 #include <stdio.h>
 
 #include "app/prompts.h"
@@ -12,6 +12,10 @@ static void confirm_line(const struct planner *p, struct rect r)
     view_fill_row(r.y, r.x, r.w, ROLE_TEXT);
     if (p->pending.kind == PROMPT_QUIT)
         snprintf(line, sizeof line, "Quit? %d scenario%s not exported (e exports). (y/N) ",
+                 p->count, p->count == 1 ? "" : "s");
+    else if (p->pending.kind == PROMPT_OPEN)
+        snprintf(line, sizeof line,
+                 "Open another file? It replaces %d scenario%s not exported (e exports). (y/N) ",
                  p->count, p->count == 1 ? "" : "s");
     else if (p->pending.kind == PROMPT_REMOVE)
         snprintf(line, sizeof line, "Remove scenario %d %s%s? It cannot be undone. (y/N) ",
@@ -44,6 +48,20 @@ static int quit_answer(struct planner *p, int key)
     return PLAN_REDRAW;
 }
 
+/* Replace the session with a file's? y asks for the file, e exports first. */
+static int open_answer(struct planner *p, int key)
+{
+    p->mode = p->base;
+    if (key == 'y' || key == 'Y') {
+        prompt_open(p, PROMPT_OPEN, "");
+        return PLAN_REDRAW;
+    }
+    if (key == 'e')
+        return keys_export(p);
+    snprintf(p->status, sizeof p->status, "not opening: e exports the session first");
+    return PLAN_REDRAW;
+}
+
 static int remove_answer(struct planner *p, int key)
 {
     char gone[SNAPSHOT_LABEL_MAX];
@@ -72,6 +90,8 @@ static int confirm_key(struct planner *p, int key)
 {
     if (p->pending.kind == PROMPT_QUIT)
         return quit_answer(p, key);
+    if (p->pending.kind == PROMPT_OPEN)
+        return open_answer(p, key);
     if (p->pending.kind == PROMPT_REMOVE)
         return remove_answer(p, key);
     return overwrite_answer(p, key);

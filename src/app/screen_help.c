@@ -132,7 +132,7 @@ static int help_key(struct planner *p, int key)
         p->help.scroll = p->help.scroll > step ? p->help.scroll - step : 0;
         return PLAN_REDRAW;
     }
-    return screen_close(p, key);
+    return screen_close_any(p); /* as it says: any key, q too, closes it */
 }
 
 /* like any key, a click closes the help */

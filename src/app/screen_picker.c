@@ -153,10 +153,17 @@ static int picker_key(struct planner *p, int key)
     case KEY_END:
         p->picker.sel = n > 0 ? n - 1 : 0;
         return PLAN_REDRAW;
-    case '\t': /* sort by the users each entry gives, or back to the catalogue's order */
+    case '\t': { /* sort by the users each entry gives, or back to the catalogue's order:
+                  * the highlight keeps its entry, wherever the order puts it */
+        int held = n > 0 ? idx[p->picker.sel < n ? p->picker.sel : 0] : -1;
         p->picker.by_users = !p->picker.by_users;
+        n = planner_picker_matches(p, idx, (int)(sizeof idx / sizeof idx[0]));
         p->picker.sel = 0;
+        for (int i = 0; i < n; i++)
+            if (idx[i] == held)
+                p->picker.sel = i;
         return PLAN_REDRAW;
+    }
     case '\n':
     case '\r':
     case KEY_ENTER:

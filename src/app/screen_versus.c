@@ -306,7 +306,9 @@ static int versus_key(struct planner *p, int key)
         return keys_markdown(p);
     if (key == 'g')
         return keys_svg(p);
-    if (key >= '1' && key <= '0' + p->count) {
+    if (key == 27 && p->base == MODE_PRESENT) { /* Esc leaves the presentation, for versus */
+        p->base = MODE_MAIN;
+    } else if (key >= '1' && key <= '0' + p->count) {
         planner_switch(p, key - '1');
         p->mode = p->base;
     } else if (key == 'v' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {

@@ -48,7 +48,8 @@ static void warnings_draw(const struct planner *p, int cols, int rows)
 
 static int warnings_key(struct planner *p, int key)
 {
-    return screen_close(p, key);
+    (void)key; /* as its title says: any key, q too, closes it */
+    return screen_close_any(p);
 }
 
 const struct screen screen_warnings = {.draw = warnings_draw, .key = warnings_key};

@@ -17,6 +17,12 @@ const struct screen *screen_of(enum planner_mode mode)
                                                                                 : &screen_main;
 }
 
+int screen_close_any(struct planner *p)
+{
+    p->mode = p->base;
+    return PLAN_REDRAW;
+}
+
 int screen_close(struct planner *p, int key)
 {
     p->mode = p->base;

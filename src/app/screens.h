@@ -38,6 +38,10 @@ bool view_draw_base(const struct planner *p);
  * is unsaved), any other key only closes it. */
 int screen_close(struct planner *p, int key);
 
+/* Leaves a box that says any key closes it (the help, the warnings): q too
+ * only closes it. */
+int screen_close_any(struct planner *p);
+
 /* A click on the title row of the main screen or the presentation: a
  * scenario's tab, or "? help" at its end. */
 int screen_title_click(struct planner *p, const MEVENT *ev);

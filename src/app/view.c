@@ -9,24 +9,29 @@
 #include "core/text.h"
 #include "tui/canvas.h"
 
-static void draw_info(const struct planner *p, struct rect r)
+static void info_line(const struct scenario *s, struct rect r, char *line, size_t size)
 {
-    const struct scenario *s = planner_scenario(p);
     const struct model_spec *m = &s->model;
-    char line[600], mem[32], maxc[32], heads[64];
+    char mem[32], maxc[32], heads[64];
     units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, s->units, mem, sizeof mem);
     units_format_tokens_short(m->max_context_tokens, maxc, sizeof maxc);
+    /* the KV heads in use (the KV heads control moves them), and their kind */
+    uint32_t kvh = s->kv_heads ? s->kv_heads : m->kv_heads;
+    enum attention_kind kind = m->attention == ATTENTION_MLA ? ATTENTION_MLA
+                               : kvh == 1                   ? ATTENTION_MQA
+                               : kvh == m->attention_heads  ? ATTENTION_MHA
+                                                            : ATTENTION_GQA;
     if (m->attention == ATTENTION_MLA)
         snprintf(heads, sizeof heads, "MLA latent %u+%u", m->kv_lora_rank, m->qk_rope_head_dim);
     else
         snprintf(heads, sizeof heads, "%s %u KV / %u heads, head_dim %u",
-                 spec_attention_name(m->attention), m->kv_heads, m->attention_heads, m->head_dim);
+                 spec_attention_name(kind), kvh, m->attention_heads, m->head_dim);
     char kinds[SPEC_ID_MAX + 16] = "";
     if (m->windowed_layers)
         snprintf(kinds, sizeof kinds, ", windows %s", m->window_pattern);
     else if (m->state_layers)
         snprintf(kinds, sizeof kinds, ", %u %s", m->state_layers, m->state_kind);
-    snprintf(line, sizeof line, "%.2fB params, %u layers, %s%s, max %s  |  %s: %s, %.2f TB/s%s",
+    snprintf(line, size, "%.2fB params, %u layers, %s%s, max %s  |  %s: %s, %.2f TB/s%s",
              (double)m->params / 1e9, m->layers, heads, kinds, maxc, s->gpu.id, mem,
              (double)s->gpu.bandwidth_bytes_per_s / 1e12, s->gpu.fp8 ? ", fp8" : "");
     if ((int)strlen(line) > r.w) {
@@ -35,8 +40,8 @@ static void draw_info(const struct planner *p, struct rect r)
         if (m->attention == ATTENTION_MLA)
             snprintf(heads, sizeof heads, "MLA %u+%u", m->kv_lora_rank, m->qk_rope_head_dim);
         else
-            snprintf(heads, sizeof heads, "%s %u/%u, hd %u", spec_attention_name(m->attention),
-                     m->kv_heads, m->attention_heads, m->head_dim);
+            snprintf(heads, sizeof heads, "%s %u/%u, hd %u", spec_attention_name(kind), kvh,
+                     m->attention_heads, m->head_dim);
         char item[7][64];
         snprintf(item[0], sizeof item[0], "%.2fB", (double)m->params / 1e9);
         snprintf(item[1], sizeof item[1], "%u layers", m->layers);
@@ -53,14 +58,44 @@ static void draw_info(const struct planner *p, struct rect r)
             line[0] = '\0';
             for (int i = 0; i < 7; i++)
                 if (!gone[i] && item[i][0])
-                    n += (size_t)snprintf(line + n, sizeof line - n, "%s%s",
+                    n += (size_t)snprintf(line + n, size - n, "%s%s",
                                           n == 0 ? "" : i == 4 ? " | " : ", ", item[i]);
             if ((int)n <= r.w || k == sizeof drop / sizeof drop[0])
                 break;
             gone[drop[k]] = true;
         }
     }
-    widget_text(r.y, r.x, r.w, ROLE_DIM, line);
+}
+
+/* The model's and the GPU's line, formatted again only when what it says
+ * changed (a step of any other control leaves it as it was). */
+static void draw_info(const struct planner *p, struct rect r)
+{
+    static struct {
+        bool valid;
+        int w;
+        struct gpu_spec gpu;
+        struct model_spec model;
+        bool has_vram;
+        uint64_t vram_bytes;
+        enum unit_system units;
+        char line[600];
+    } last;
+    const struct scenario *s = planner_scenario(p);
+    if (!last.valid || last.w != r.w || last.has_vram != s->has_vram ||
+        last.vram_bytes != s->vram_bytes || last.units != s->units ||
+        memcmp(&last.gpu, &s->gpu, sizeof last.gpu) != 0 ||
+        memcmp(&last.model, &s->model, sizeof last.model) != 0) {
+        info_line(s, r, last.line, sizeof last.line);
+        last.valid = true;
+        last.w = r.w;
+        memcpy(&last.gpu, &s->gpu, sizeof last.gpu);
+        memcpy(&last.model, &s->model, sizeof last.model);
+        last.has_vram = s->has_vram;
+        last.vram_bytes = s->vram_bytes;
+        last.units = s->units;
+    }
+    widget_text(r.y, r.x, r.w, ROLE_DIM, last.line);
 }
 
 static int focus_index(const struct planner *p, const enum control *v, int n)

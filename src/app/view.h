@@ -8,8 +8,7 @@
 
 /* Draws the whole screen as view_settle laid it out into a new frame: the
  * mode's screen (screens.h) over an erased one. term_refresh shows it
- * (curses is handed only the cells that changed, and sends their
- * difference). */
+ * (only the cells that changed go to the terminal). */
 void view_draw(const struct planner *p);
 
 /* Lays out the frame for a cols x rows screen (p->frame): the base screen's

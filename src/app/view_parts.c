@@ -102,9 +102,10 @@ void view_title(const struct planner *p, struct rect r)
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
     if (res->pp > 1) {
         snprintf(layout, sizeof layout, " (%u x TP %u x PP %u)", res->replicas, res->tp, res->pp);
-    } else if (res->replicas > 1) {
+    } else if (res->replicas > 1) { /* as the command line's title says it */
         plan_layout_group(res, group, sizeof group);
-        snprintf(layout, sizeof layout, " (%s)", group);
+        snprintf(layout, sizeof layout, " (%s%s)", group,
+                 engine_desc(res->profile)->splits_layers ? ", layers split" : "");
     }
     const char *eng =
         engine_desc(res->profile)->server ? engine_label(res->profile, res->rule) : "";
@@ -120,7 +121,8 @@ void view_title(const struct planner *p, struct rect r)
         snprintf(line, sizeof line, " %s, %u x %s%s, %s%s%s", s->model.id, s->gpus, s->gpu.id,
                  layout, ctx, sep, eng);
     int tail = view_title_tail(p, r.w);
-    widget_text(r.y, r.x, r.w - tail - 1, ROLE_KEY, line);
+    char cut[sizeof line + 4]; /* narrower still: cut where seen */
+    widget_text(r.y, r.x, r.w - tail - 1, ROLE_KEY, widget_fit(line, room, cut, sizeof cut));
     if (p->count > 1)
         view_tabs(p, r.y, r.x + r.w - tail, tail - 8, NULL);
     widget_text(r.y, r.x + r.w - 7, 7, ROLE_KEY, "? help ");
@@ -289,19 +291,21 @@ void view_baseline_text(const struct planner *p, char *buf, size_t size)
 
 int view_tabs(const struct planner *p, int y, int x, int w, int *hit_x)
 {
-    /* " 1 A  2 fp8* " : the current in the focus colour, the reference marked */
+    /* " 1 A [2 fp8*]": the current in brackets (seen in monochrome too) and
+     * out of the bar's reverse video, the reference marked */
     int cx = x;
     for (int i = 0; i < p->count; i++) {
         char tab[SNAPSHOT_LABEL_MAX + 8];
-        snprintf(tab, sizeof tab, " %d %s%s ", i + 1, p->slots[i].label,
-                 i == p->reference ? "*" : "");
+        bool cur = i == p->current;
+        snprintf(tab, sizeof tab, "%c%d %s%s%c", cur ? '[' : ' ', i + 1, p->slots[i].label,
+                 i == p->reference ? "*" : "", cur ? ']' : ' ');
         int tw = (int)strlen(tab);
         if (cx + tw > x + w)
             break;
         if (hit_x && *hit_x >= cx && *hit_x < cx + tw)
             return i;
         if (!hit_x)
-            widget_text(y, cx, tw, i == p->current ? ROLE_FOCUS : ROLE_KEY, tab);
+            widget_text(y, cx, tw, cur ? ROLE_TITLE : ROLE_KEY, tab);
         cx += tw;
     }
     return hit_x ? -1 : cx - x;

@@ -170,6 +170,12 @@ static int summary_checks(const struct planner *p, struct rect r, int y)
         view_baseline_text(p, line, sizeof line);
         widget_text(y++, r.x, r.w, strstr(line, "(-") ? ROLE_BAD : ROLE_GOOD, line);
     }
+    const struct planner_slot *sl = &p->slots[p->current];
+    if (sl->note[0] && y < end) { /* the scenario's note, under its name (N edits it) */
+        char cut[sizeof line + 4];
+        snprintf(line, sizeof line, "%s: %s", sl->label, sl->note);
+        widget_text(y++, r.x, r.w, ROLE_TITLE, widget_fit(line, r.w, cut, sizeof cut));
+    }
     if (!res->fits && y < end) {
         units_format_bytes(res->shortfall_bytes_per_gpu, s->units, a, sizeof a);
         snprintf(line, sizeof line, "%s: %s short per GPU",
@@ -233,7 +239,11 @@ static void summary_figures(const struct planner *p, struct rect r, int y)
                      res->user_bytes_paged_per_gpu > res->user_bytes_per_gpu;
         units_format_bytes(alloc ? res->user_bytes_paged_per_gpu : res->user_bytes_per_gpu,
                            s->units, a, sizeof a);
-        units_format_bytes_exact(res->cost.bytes_per_token, b, sizeof b);
+        /* per GPU, as the user's figure: a GPU of a layer split holds its layers' part */
+        if (s->units == UNITS_GB)
+            units_format_bytes(plan_kv_token_bytes_per_gpu(res), s->units, b, sizeof b);
+        else
+            units_format_bytes_exact(plan_kv_token_bytes_per_gpu(res), b, sizeof b);
         snprintf(line, sizeof line, "per GPU: %s/user%s, %s/token", a, alloc ? " allocated" : "",
                  b);
         snprintf(brief, sizeof brief, "%s/user/GPU", a);

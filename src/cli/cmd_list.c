@@ -7,6 +7,8 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/options_table.h"
+#include "core/engine.h"
+#include "core/engine_desc.h"
 #include "core/kvcost.h"
 #include "core/text.h"
 #include "core/units.h"
@@ -57,6 +59,45 @@ static void list_models_text(const struct catalog *c)
     }
 }
 
+/* Every engine and each version pin of its arithmetic, with what differs;
+ * the newest (the default) first. */
+static int list_engines(bool json)
+{
+    cJSON *arr = json ? cJSON_CreateArray() : NULL;
+    if (!json)
+        printf("%-16s %-18s %s\n", "ENGINE", "VERSION", "WHAT DIFFERS");
+    for (int k = 0; k < ENGINE_COUNT; k++) {
+        const struct engine_desc *e = engine_desc((enum engine_kind)k);
+        cJSON *versions = json ? cJSON_CreateArray() : NULL;
+        bool current = false;
+        for (int i = 0; i < ENGINE_VERSIONS_MAX && e->versions[i].label; i++)
+            current |= e->versions[i].rule == RULE_CURRENT;
+        if (!json && !current)
+            printf("%-16s %-18s %s\n", e->name, e->name, "(the default) the newest rule");
+        for (int i = 0; i < ENGINE_VERSIONS_MAX && e->versions[i].label; i++) {
+            const struct engine_version *v = &e->versions[i];
+            if (!json) {
+                printf("%-16s %-18s %s%s\n", i == 0 && current ? e->name : "", v->label,
+                       v->rule == RULE_CURRENT ? "(the default) " : "", v->changed);
+                continue;
+            }
+            cJSON *item = cJSON_CreateObject();
+            cJSON_AddItemToArray(versions, item);
+            cJSON_AddStringToObject(item, "version", v->label);
+            cJSON_AddBoolToObject(item, "latest", v->rule == RULE_CURRENT);
+            cJSON_AddStringToObject(item, "changes", v->changed);
+        }
+        if (json) {
+            cJSON *item = cJSON_CreateObject();
+            cJSON_AddItemToArray(arr, item);
+            cJSON_AddStringToObject(item, "engine", e->name);
+            cJSON_AddStringToObject(item, "title", e->title);
+            cJSON_AddItemToObject(item, "versions", versions);
+        }
+    }
+    return json ? print_json(arr) : 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
     struct options o;
@@ -70,14 +111,17 @@ int cmd_list(int argc, char **argv)
     }
     const char *what = argv[optind];
     bool gpus = strcmp(what, "gpus") == 0, models = strcmp(what, "models") == 0;
-    if (!gpus && !models) {
-        diag_fail(&d, "list: '%s' is not gpus or models", what);
+    bool engines = strcmp(what, "engines") == 0;
+    if (!gpus && !models && !engines) {
+        diag_fail(&d, "list: '%s' is not gpus, models or engines", what);
         return cli_fail(d.message);
     }
     if (optind + 1 < argc) {
         diag_fail(&d, "list: unexpected argument '%s'", argv[optind + 1]);
         return cli_fail(d.message);
     }
+    if (engines)
+        return list_engines(o.json);
     struct catalog c;
     catalog_init(&c);
     if (!options_load_catalog(&o, &c, &d)) {

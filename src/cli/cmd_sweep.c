@@ -264,11 +264,19 @@ static void print_head(const struct sweep *w)
 
 /* One row of the table, with units; true when it decodes more users at once
  * than fit (its speeds are starred). */
-static bool print_table_row(const struct sweep *w, const struct scenario *s,
-                            const struct plan_result *r, const char *value)
+/* What a table row marks, for the notes under the table. */
+enum { ROW_OVER = 1u, ROW_UNEVEN = 2u };
+
+static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
+                                const struct plan_result *r, const char *value)
 {
     char gpus[24], ctx[16], u[24], pg[24], tok[24], per[24], pool[24], held[24];
-    snprintf(gpus, sizeof gpus, r->replicas > 1 ? "%u=%ux%u" : "%u", s->gpus, r->tp, r->replicas);
+    /* "!": a TP that splits the heads unevenly (core scenario_heads_split) */
+    const char *uneven = (r->warnings & WARN_HEADS_UNEVEN_SPLIT) ? "!" : "";
+    if (r->replicas > 1)
+        snprintf(gpus, sizeof gpus, "%u=%ux%u%s", s->gpus, r->tp, r->replicas, uneven);
+    else
+        snprintf(gpus, sizeof gpus, "%u%s", s->gpus, uneven);
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
     if (!r->fits)
         snprintf(u, sizeof u, "no fit");
@@ -291,7 +299,7 @@ static bool print_table_row(const struct sweep *w, const struct scenario *s,
     printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s", value, gpus, ctx,
            dtype_info(r->kv_dtype)->name, u, pg, tok, per, pool, held, speed, total, ttft);
     printf(w->target ? " %9s\n" : "\n", slo);
-    return over;
+    return (over ? ROW_OVER : 0) | (uneven[0] ? ROW_UNEVEN : 0);
 }
 
 /* s (at n) followed by text, cut as snprintf would cut it in size bytes;
@@ -349,9 +357,11 @@ bool sweep_next_row(const struct sweep *w, struct row_cursor *at)
 }
 
 /* After the rows: the table's notes, the end of the JSON array. */
-static void sweep_end(const struct sweep *w, struct outbuf *ob, bool beyond_fit, size_t rows)
+static void sweep_end(const struct sweep *w, struct outbuf *ob, unsigned marks, size_t rows)
 {
-    if (w->format == SWEEP_TABLE && beyond_fit)
+    if (w->format == SWEEP_TABLE && (marks & ROW_UNEVEN))
+        printf("! %s\n", plan_warning_text(WARN_HEADS_UNEVEN_SPLIT));
+    if (w->format == SWEEP_TABLE && (marks & ROW_OVER))
         printf("* more users decoding at once (--concurrency) than fit in memory (USERS): the "
                "speed is for a batch that cannot be held\n");
     if (w->format == SWEEP_TABLE && w->target) {
@@ -384,7 +394,8 @@ static const struct plan_result *plan_row(const struct sweep *w, const struct ro
  * stdio. */
 static int sweep_print(const struct sweep *w, struct outbuf *ob)
 {
-    bool beyond_fit = false, more = true;
+    unsigned marks = 0;
+    bool more = true;
     size_t rows_printed = 0;
     struct row_cursor at;
     sweep_cursor_start(w, &at);
@@ -394,12 +405,14 @@ static int sweep_print(const struct sweep *w, struct outbuf *ob)
     for (int i = 0; i < w->nvary; i++)
         if (w->axes[i].count == 0)
             more = false;
+    size_t held = 0; /* rows whose context the prefix reached */
     struct diag in = {0}; /* cleared once used only: 513 bytes a row otherwise */
     static struct plan_base base; /* 20 KB */
     while (more) {
         more = sweep_next_row(w, &at);
         const char *value = at.value;
         const struct scenario *s = &at.s;
+        held += s->prefix_tokens < w->base.prefix_tokens;
         struct plan_result own;
         const struct plan_result *r = plan_row(w, &at, &base, &own, &in);
         if (r == NULL && w->format == SWEEP_TABLE)
@@ -413,11 +426,17 @@ static int sweep_print(const struct sweep *w, struct outbuf *ob)
         if (w->format == SWEEP_JSON && !sweep_print_json_row(ob, sweep_json_cells(c, ncells), rows_printed++))
             return cli_fail("cannot build JSON (out of memory)");
         if (w->format == SWEEP_TABLE)
-            beyond_fit = print_table_row(w, s, r, value) || beyond_fit;
+            marks |= print_table_row(w, s, r, value);
         else if (w->format != SWEEP_JSON)
             sweep_print_cells(ob, c, ncells, w->format);
     }
-    sweep_end(w, ob, beyond_fit, rows_printed);
+    sweep_end(w, ob, marks, rows_printed);
+    if (held)
+        fprintf(stderr,
+                "kvplan: note: %s %llu tokens reaches the context on %zu row%s: held there to the "
+                "context less the token each user keeps\n",
+                OPTION_FLAG(OPT_PREFIX), (unsigned long long)w->base.prefix_tokens, held,
+                held == 1 ? "" : "s");
     return 0;
 }
 

@@ -273,12 +273,33 @@ static void engine(const struct options *o, struct scenario *s)
         e->kv_memory_bytes = f->kv_memory_bytes;
 }
 
+/* A --prefix that reaches the --context is held to it less one token (the
+ * rule of core/scenario.h, scenario_prefix_within), said on standard error;
+ * along a context axis the sweep holds it row by row instead. */
+static void prefix_rule(const struct options *o, struct scenario *s)
+{
+    if (!(o->given[OPT_PREFIX] || o->given[OPT_CONTEXT]) || s->context_tokens == 0 ||
+        s->prefix_tokens < s->context_tokens)
+        return;
+    for (int i = 0; i < o->vary_count; i++)
+        if (strncmp(o->varies[i], "context=", 8) == 0)
+            return;
+    uint64_t held = scenario_prefix_within(s->prefix_tokens, s->context_tokens);
+    fprintf(stderr,
+            "kvplan: note: %s %llu tokens reaches %s (%llu tokens): held to %llu, the context "
+            "less the token each user keeps\n",
+            OPTION_FLAG(OPT_PREFIX), (unsigned long long)s->prefix_tokens, OPTION_FLAG(OPT_CONTEXT),
+            (unsigned long long)s->context_tokens, (unsigned long long)held);
+    s->prefix_tokens = held;
+}
+
 bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
                       struct diag *d)
 {
     if (!start(o, s, d) || !presets(o, c, s, d))
         return false;
     knobs(o, s);
+    prefix_rule(o, s);
     if (!serving(o, s, d) || !options_host_apply(o, s, d))
         return false;
     struct calibration_source cal;

@@ -403,9 +403,10 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
                   .head = "Usage: kvplan plan [options]\n\n"
                           "How many concurrent users fit, and why, for one GPU setup and "
                           "model.\n\n"},
-    [CMD_LIST] = {"list", .synopsis = "list gpus|models", .about = "the preset catalogue",
-                  .run = cmd_list, .takes_words = true, .args = {"gpus models"},
-                  .head = "Usage: kvplan list gpus|models [--format text|json] "
+    [CMD_LIST] = {"list", .synopsis = "list gpus|models|engines",
+                  .about = "the preset catalogue, or the engines and their versions",
+                  .run = cmd_list, .takes_words = true, .args = {"gpus models engines"},
+                  .head = "Usage: kvplan list gpus|models|engines [--format text|json] "
                           "[--presets DIR]\n"},
     [CMD_SHOW] = {"show", .synopsis = "show gpu|model ID", .about = "one preset as JSON",
                   .run = cmd_show, .takes_words = true, .args = {"gpu model", "@ids"},

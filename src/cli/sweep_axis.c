@@ -251,10 +251,11 @@ const char *sweep_axis_apply(const struct axis *ax, size_t i, const struct catal
                              const struct scenario *base, struct scenario *s)
 {
     switch (ax->kind) {
-    case AXIS_CONTEXT: { /* a prefix or average past the context: the base's, or none */
+    case AXIS_CONTEXT: { /* a prefix that reaches the context is held to it less one
+                          * token (scenario_prefix_within); an average past it: none */
         uint64_t v = ax->values[i];
         s->context_tokens = v;
-        s->prefix_tokens = base->prefix_tokens < v ? base->prefix_tokens : 0;
+        s->prefix_tokens = scenario_prefix_within(base->prefix_tokens, v);
         s->avg_context_tokens = base->avg_context_tokens < v ? base->avg_context_tokens : 0;
         break;
     }

@@ -3,7 +3,7 @@
  * names, versions and launch flags.
  *
  * Each profile is one descriptor (core/engine_desc.h), defined with its rule
- * in its own policy file (policy_*.c); ../shared/reference/ENGINES.md has the
+ * in its own policy file (policy_*.c); doc/ENGINES.md has the
  * upstream file of each rule. */
 #ifndef KVPLAN_CORE_ENGINE_H
 #define KVPLAN_CORE_ENGINE_H
@@ -28,6 +28,7 @@ enum engine_kind {
 enum engine_rule {
     RULE_CURRENT = 0,
     RULE_VLLM_V0,         /* vllm@0: V0 engine, logits profiled for every batched token */
+    RULE_VLLM_0_13,       /* vllm@0.13: CUTLASS MLA (blocks of 128) Blackwell's MLA default */
     RULE_LLAMACPP_PRE_MLA, /* llama.cpp@pre-mla: DeepSeek K and V expanded per head */
     RULE_TRTLLM_ENGINE     /* trtllm@trt: the TensorRT engine path, 64 tokens per block */
 };

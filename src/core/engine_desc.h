@@ -78,7 +78,7 @@ struct engine_host {
 };
 
 enum { ENGINE_DTYPES_MAX = 10, ENGINE_VENDORS_MAX = 3, ENGINE_ALIASES_MAX = 4,
-       ENGINE_VERSIONS_MAX = 3, ENGINE_KNOBS_MAX = 4 };
+       ENGINE_VERSIONS_MAX = 4, ENGINE_KNOBS_MAX = 4 };
 
 struct engine_desc {
     enum engine_kind kind;
@@ -108,6 +108,12 @@ struct engine_desc {
     bool (*experts_over_dp)(enum engine_rule rule); /* routed experts split over the whole
                                   * DP group, and --enable-expert-parallel taken */
     const char *experts_owner;   /* then, who has the option: "vLLM's V1 engine" */
+    /* Its MoE kernel's padding of the routed experts as loaded: the
+     * intermediate size over all `split` ranks one expert's intermediate is
+     * divided among, and the hidden size, each padded per rank; false: none
+     * (NULL: never). */
+    bool (*expert_padding)(const struct scenario *s, uint32_t split, uint32_t *inter,
+                           uint32_t *hidden);
     bool (*windows_full)(const struct scenario *s); /* windowed layers sized for the whole
                                   * context (NULL: never) */
     enum dtype state_conv, state_ssm; /* the state's precisions; AUTO: vLLM's "auto" */

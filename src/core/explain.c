@@ -147,8 +147,11 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
         size_t len = 0;
         text_append(buf, size, &len, n);
         text_append(buf, size, &len, " B");
-        if (b >= KIB) {
-            units_format_bytes_exact(b, tmp, sizeof tmp);
+        if (units == UNITS_GB ? b >= 1000 : b >= KIB) { /* in the units shown (u) */
+            if (units == UNITS_GB)
+                units_format_bytes(b, units, tmp, sizeof tmp);
+            else
+                units_format_bytes_exact(b, tmp, sizeof tmp);
             text_append(buf, size, &len, " (");
             text_append(buf, size, &len, tmp);
             text_append(buf, size, &len, ")");
@@ -340,6 +343,33 @@ struct row_text {
     char formula[EXPLAIN_TEXT_MAX];
 };
 
+/* A size divided by a size shows the numbers the division used: more
+ * decimals (up to 6) until the sizes shown give the quotient shown
+ * ("60.91 GB / 1.07 GB" gives 56.92, not the 56.73 computed). */
+static void division_places(const struct explain_row *row, struct row_text *out)
+{
+    if (row->nsteps < 3 || row->steps[0].op != XOP_TERM || row->steps[1].op != XOP_TERM ||
+        row->steps[2].op != XOP_DIV)
+        return;
+    int a = row->steps[0].term, b = row->steps[1].term;
+    if (row->terms[a].unit != XU_BYTES || row->terms[b].unit != XU_BYTES ||
+        row->terms[a].value <= 0 || row->terms[b].value <= 0)
+        return;
+    uint64_t x = (uint64_t)llroundl(row->terms[a].value), y = (uint64_t)llroundl(row->terms[b].value);
+    long double q = roundl((long double)x / (long double)y * 100) / 100;
+    for (int places = 2; places <= 6; places++) {
+        long double sx = units_bytes_shown(x, row->units, places);
+        long double sy = units_bytes_shown(y, row->units, places);
+        if (sy > 0 && roundl(sx / sy * 100) / 100 == q) {
+            if (places > 2) {
+                units_format_bytes_places(x, row->units, places, out->terms[a], sizeof out->terms[a]);
+                units_format_bytes_places(y, row->units, places, out->terms[b], sizeof out->terms[b]);
+            }
+            return;
+        }
+    }
+}
+
 static void write_text(const struct explain_row *row, const char *note, struct row_text *out)
 {
     enum unit_system u = row->units;
@@ -347,6 +377,7 @@ static void write_text(const struct explain_row *row, const char *note, struct r
     for (int i = 0; i < row->nterms; i++)
         explain_format(row->terms[i].value, row->terms[i].unit, u, out->terms[i],
                        sizeof out->terms[i]);
+    division_places(row, out);
     explain_format(row->result.value, unit, u, out->result, sizeof out->result);
     /* a time, rate or price that a sentence explains away is unknown, not 0 */
     bool measure = unit == XU_SECONDS || unit == XU_TOK_PER_S || unit == XU_USD ||

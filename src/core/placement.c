@@ -14,6 +14,33 @@ void placement_context(const struct scenario *s, struct placement *l)
     l->avg_context_tokens = scenario_avg_tokens(s);
 }
 
+/* The routed experts as the engine's MoE kernel loads them, padded (vLLM's
+ * MXFP4 experts): their bytes in the proportion of the padded matrices. An
+ * expert's intermediate is split over the TP ranks, or over the DP group when
+ * the experts span it, or not at all as whole experts. */
+static void expert_padding(const struct scenario *s, const struct engine_desc *e,
+                           struct placement *l)
+{
+    const struct model_spec *m = &s->model;
+    uint32_t split = !l->experts_spread ? l->tp : s->expert_parallel ? 1 : l->gpus;
+    uint32_t inter = 0, hidden = 0;
+    l->padded_inter = l->padded_hidden = 0;
+    l->expert_padding_bytes = 0;
+    if (e->expert_padding == NULL || l->expert_bytes == 0 || l->weights_bytes == UINT64_MAX ||
+        m->intermediate_size == 0 || m->hidden_size == 0 ||
+        !e->expert_padding(s, split, &inter, &hidden))
+        return;
+    long double grown = (long double)l->expert_bytes * inter * hidden /
+                        ((long double)m->intermediate_size * m->hidden_size);
+    if (grown <= (long double)l->expert_bytes || grown > (long double)(UINT64_MAX / 4))
+        return;
+    l->padded_inter = inter;
+    l->padded_hidden = hidden;
+    l->expert_padding_bytes = (uint64_t)grown - l->expert_bytes;
+    l->expert_bytes += l->expert_padding_bytes;
+    l->weights_bytes = kv_sat_add(l->weights_bytes, l->expert_padding_bytes);
+}
+
 void placement_compute(const struct scenario *s, const struct spec_result *spec,
                        struct placement *out)
 {
@@ -34,7 +61,6 @@ void placement_compute(const struct scenario *s, const struct spec_result *spec,
     l->weights_as_released =
         !s->has_weights && s->weight_dtype == DTYPE_AUTO && s->model.weights_bytes > 0;
     l->expert_bytes = scenario_expert_bytes(s);
-    l->weights_bytes_per_gpu = kv_ceil_div(l->weights_bytes, (uint64_t)l->tp * l->pp);
     /* vLLM V1 (fused_moe/config.py, FusedMoEParallelConfig.make): a MoE layer
      * flattens TP across the DP ranks, so routed experts are split over every
      * GPU of the DP group, as tensor slices or, with --enable-expert-parallel,
@@ -42,6 +68,8 @@ void placement_compute(const struct scenario *s, const struct spec_result *spec,
     l->experts_spread = l->expert_bytes > 0 && e->experts_over_dp &&
                         e->experts_over_dp(s->engine.rule) &&
                         (l->replicas > 1 || s->expert_parallel);
+    expert_padding(s, e, l);
+    l->weights_bytes_per_gpu = kv_ceil_div(l->weights_bytes, (uint64_t)l->tp * l->pp);
     /* SGLang's DP attention: every GPU holds the attention and the embedding
      * whole, the rest split by TP */
     l->attention_bytes = s->dp_attention ? scenario_attention_bytes(s) : 0;
@@ -66,10 +94,33 @@ const char *placement_weights_label(const struct placement *l)
     return l->weights_as_released ? "checkpoint" : dtype_info(l->weight_dtype)->name;
 }
 
+/* The routed experts as the engine's kernel loads them, when it pads them. */
+static void padding_row(const struct policy_ctx *c)
+{
+    const struct placement *l = c->l;
+    const struct model_spec *m = &c->s->model;
+    if (l->expert_padding_bytes == 0)
+        return;
+    struct explain_row *row = explain_row_begin(c->x, "expert_padding", "Experts loaded", "in all");
+    explain_term(row, (long double)(l->expert_bytes - l->expert_padding_bytes), XU_BYTES,
+                 "routed experts (checkpoint)");
+    explain_term(row, l->padded_inter, XU_COUNT, "intermediate padded");
+    explain_op(row, XOP_MUL);
+    explain_term(row, l->padded_hidden, XU_COUNT, "hidden padded");
+    explain_op(row, XOP_MUL);
+    explain_term(row, m->intermediate_size, XU_COUNT, "intermediate");
+    explain_op(row, XOP_DIV);
+    explain_term(row, m->hidden_size, XU_COUNT, "hidden");
+    explain_op(row, XOP_DIV);
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    "the MoE kernel's tiles: the matrices padded as loaded, counted in the weights");
+}
+
 /* The weights one GPU holds, when the model is split or a draft sits beside it. */
 void placement_weights_row(const struct policy_ctx *c)
 {
     const struct placement *l = c->l;
+    padding_row(c);
     char note[96];
     struct explain_row *row = NULL;
     bool draft = c->spec->method != SPEC_NONE;

@@ -23,6 +23,8 @@
     bool expert_parallel;              /* vLLM --enable-expert-parallel: whole experts */          \
     bool experts_spread;               /* routed experts over the whole DP group (vLLM V1) */      \
     uint64_t expert_bytes;             /* of weights_bytes, in routed experts (0 dense) */         \
+    uint64_t expert_padding_bytes;     /* of expert_bytes, the engine's kernels' padding */        \
+    uint32_t padded_inter, padded_hidden; /* an expert's dimensions as loaded (0: unpadded) */      \
     uint64_t attention_bytes;          /* of weights_bytes, whole on every GPU (DP attention) */   \
     uint64_t replicated_bytes;         /* of weights_bytes, whole on every TP rank (MLA) */        \
     enum dtype weight_dtype, kv_dtype; /* resolved */                                              \

@@ -86,16 +86,10 @@ static uint32_t fixed_warnings(const struct scenario *s, const struct plan_resul
     uint32_t tp = k->tp; /* 1 when the engine splits layers, never heads */
     if (k->mla && tp > 1)
         w |= WARN_MLA_REPLICATED;
-    /* MLA keeps one latent, but its query heads still split by TP */
-    if (k->mla && m->attention_heads % tp != 0)
+    if (!k->mla && tp > k->kv_heads)
+        w |= WARN_KV_HEADS_REPLICATED;
+    if (!scenario_heads_split(m, k->kv_heads, k->mla, tp))
         w |= WARN_HEADS_UNEVEN_SPLIT;
-    if (!k->mla) {
-        if (tp > k->kv_heads)
-            w |= WARN_KV_HEADS_REPLICATED;
-        if ((tp <= k->kv_heads && k->kv_heads % tp != 0) ||
-            (tp > k->kv_heads && tp % k->kv_heads != 0) || m->attention_heads % tp != 0)
-            w |= WARN_HEADS_UNEVEN_SPLIT;
-    }
     if (s->gpu.bandwidth_bytes_per_s == 0)
         w |= WARN_BANDWIDTH_UNKNOWN;
     if (r->kv_dtype == DTYPE_FP8 && !s->gpu.fp8)

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+static uint64_t target_bytes(const struct policy_ctx *c);
+
 /* The host pool as --hicache-size asks for it: whole GB on each rank (at
  * least 1: 0 means its ratio), server_args.py. */
 static uint64_t host_pool_bytes(const struct scenario *s)
@@ -80,7 +82,7 @@ static void log_lines(const struct policy_ctx *c)
     struct engine_detail *e = &r->engine;
     const struct model_spec *m = &s->model;
     char t[32];
-    double half = (double)e->units * (double)e->unit_bytes / 2.0 / (double)GIB;
+    double half = (double)e->units * (double)target_bytes(c) / 2.0 / (double)GIB;
     if (m->attention == ATTENTION_MLA)
         policy_log(e, "KV Cache is allocated. #tokens: %llu, KV size: %.2f GB",
                    (unsigned long long)e->units, half * 2);
@@ -148,6 +150,10 @@ static uint64_t spec_states(const struct policy_ctx *c)
     return bytes;
 }
 
+/* _handle_mamba_radix_cache (no_buffer): a draft turns the radix cache off,
+ * so the state pool is max_running_requests and calculate_mamba_ratio 1. */
+#define spec_no_radix(c) ((c)->spec->method != SPEC_NONE)
+
 static uint64_t state_pool(const struct policy_ctx *c, uint64_t *slots)
 {
     struct plan_budget *r = c->b;
@@ -157,7 +163,24 @@ static uint64_t state_pool(const struct policy_ctx *c, uint64_t *slots)
     double share = SGLANG_MAMBA_FULL_MEMORY_RATIO / (1.0 + SGLANG_MAMBA_FULL_MEMORY_RATIO);
     *slots = k->state_bytes ? (uint64_t)((double)pool * share) / k->state_bytes : 0;
     struct explain_row *row = explain_row_begin(c->x, "state_slots", "State slots", "per GPU");
-    if (pool == 0) {
+    if (spec_no_radix(c)) {
+        /* handle_max_mamba_cache: the radix cache off and max_running_requests
+         * set, max_mamba_cache_size is max_running_requests (// dp_size) */
+        uint64_t running = c->s->engine.max_num_seqs ? c->s->engine.max_num_seqs
+                                                     : SGLANG_SPEC_RUNNING_DEFAULT;
+        uint32_t dp = c->l->dp_attention && c->l->tp > 1 ? c->l->tp : 1;
+        *slots = running / dp;
+        explain_term(row, running, XU_COUNT,
+                     c->s->engine.max_num_seqs ? "max_running_requests"
+                                               : "max_running_requests (48 with a draft)");
+        if (dp > 1) {
+            explain_term(row, dp, XU_COUNT, "DP ranks");
+            explain_op(row, XOP_DIV);
+            explain_op(row, XOP_FLOOR);
+        }
+        explain_row_end(c->x, row, XU_COUNT, 0,
+                        "max_mamba_cache_size: a draft turns the radix cache off");
+    } else if (pool == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the state pool");
     } else {
         explain_ref(c->x, row, "pool", "pool");
@@ -302,6 +325,132 @@ static double default_fraction(const struct policy_ctx *c, double total_mb, uint
     return round(fraction * 1000.0) / 1000.0;
 }
 
+/* A draft (model or MTP head) loads after the target's profile
+ * (model_runner_kv_cache_mixin.py: init_memory, profile_max_num_token): its
+ * weights and its pool of draft_runner_cache_size tokens (the target's count)
+ * come out of the reserve, so the budget gets the draft's weights back. */
+static uint64_t draft_budget(const struct policy_ctx *c, uint64_t budget, const char **key)
+{
+    *key = "budget";
+    if (c->spec->method == SPEC_NONE || c->spec->weights_bytes_per_gpu == 0 ||
+        c->k->windowed_layers > 0)
+        return budget;
+    struct explain_row *row =
+        explain_row_begin(c->x, "sglang_target_budget", "Target's budget", "per GPU");
+    explain_ref(c->x, row, "budget", "SGLang static");
+    explain_ref(c->x, row, "draft_weights", c->spec->method == SPEC_MTP ? "MTP" : "draft");
+    explain_op(row, XOP_ADD);
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    "the draft loads after the target's profile: its weights and KV come "
+                    "out of the reserve (1 - mem-fraction-static)");
+    *key = "sglang_target_budget";
+    return kv_sat_add(budget, c->spec->weights_bytes_per_gpu);
+}
+
+/* A token of the target's pool as allocated (the draft's pool is apart). */
+static uint64_t target_bytes(const struct policy_ctx *c)
+{
+    return c->k->bytes_per_token > c->k->draft_bytes_per_token
+               ? c->k->bytes_per_token - c->k->draft_bytes_per_token
+               : c->k->bytes_per_token;
+}
+
+/* The profile's cell (get_cell_size_per_token): the target's layers, and an
+ * FP8 sparse-attention latent (DeepSeek-V3.2) as kv_lora_rank +
+ * qk_rope_head_dim bytes, not the 656 B NSATokenToKVPool then allocates
+ * (calculate_mla_kv_cache_dim: scales and a bf16 rope). */
+static uint64_t profile_cell(const struct policy_ctx *c)
+{
+    const struct kv_cost *k = c->k;
+    uint64_t cell = target_bytes(c);
+    if (!k->latent_fp8_blocks)
+        return cell;
+    uint64_t packed = dtype_bytes_for(k->kv_dtype, k->values_per_layer);
+    uint64_t less = kv_sat_mul(k->latent_bytes > packed ? k->latent_bytes - packed : 0, k->layers);
+    return cell > less ? cell - less : cell;
+}
+
+static void split_units(const struct policy_ctx *c, uint64_t pool)
+{
+    struct engine_detail *e = &c->b->engine;
+    const struct kv_cost *k = c->k;
+    uint64_t cell = profile_cell(c);
+    e->unit_bytes = cell;
+    e->units = cell ? pool / cell : 0;
+    struct explain_row *row = explain_row_begin(c->x, "units", "KV tokens", "per GPU");
+    if (pool == 0) {
+        explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
+        return;
+    }
+    explain_ref(c->x, row, k->state_layers ? "kv_pool_after_state" : "pool", "pool");
+    if (k->latent_fp8_blocks) {
+        explain_term(row, k->layers, XU_COUNT, "layers");
+        explain_term(row, (long double)k->values_per_layer, XU_COUNT, "latent values");
+        explain_term(row, (long double)dtype_bytes_for(k->kv_dtype, 1), XU_BYTES_EXACT, "each");
+        explain_op(row, XOP_MUL);
+        explain_term(row, (long double)k->index_bytes, XU_BYTES_EXACT, "indexer key");
+        explain_op(row, XOP_ADD);
+        explain_op(row, XOP_MUL);
+    } else {
+        explain_ref(c->x, row, "kv_per_token", "per token");
+        explain_ref(c->x, row, "draft_kv_per_token", "draft's");
+        explain_op(row, XOP_SUB);
+    }
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_FLOOR);
+    explain_row_end(c->x, row, XU_COUNT, 0, k->latent_fp8_blocks
+        ? "the profile's cell; the pool then allocates the FP8 layout, past the budget"
+        : "the target's cell: the draft's pool of as many tokens is in the reserve");
+}
+
+/* max_running_requests and the scheduler's cap (named), tokens and states given. */
+static uint32_t scheduler_cap(const struct policy_ctx *c, uint64_t kv_pool, uint64_t slots,
+                              const char **name)
+{
+    const struct engine_flags *f = &c->s->engine;
+    struct plan_budget *r = c->b;
+    struct engine_detail *e = &r->engine;
+    /* max_running_requests = min(max(tokens / context x 512, 2048), 4096) */
+    uint64_t cell = profile_cell(c);
+    uint64_t tokens = cell ? kv_pool / cell : 0;
+    double running = (double)tokens / (double)c->l->context_tokens * 512.0;
+    running = running < 2048 ? 2048 : running > 4096 ? 4096 : running;
+    /* server_args.py (_handle_speculative_decoding): EAGLE, EAGLE3 and
+     * STANDALONE drafting reset an unset max_running_requests to 48 */
+    if (c->spec->method != SPEC_NONE)
+        running = SGLANG_SPEC_RUNNING_DEFAULT;
+    e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : (uint32_t)running;
+    /* init_memory: min(max_running_requests, given or not, max_mamba_cache_size // 3) */
+    bool spec48 = c->spec->method != SPEC_NONE && !f->max_num_seqs;
+    const char *cap_name = c->k->state_layers && spec48
+                               ? "max_running_requests (48 with a draft, as many state slots)"
+                           : c->k->state_layers ? "max_running_requests (state slots / 3)"
+                           : spec48
+                               ? "max_running_requests (48 with a draft)"
+                               : "max_running_requests";
+    /* calculate_mamba_ratio: 1 with the radix cache off, else 3 */
+    uint64_t ratio = spec_no_radix(c) ? 1 : SGLANG_MAMBA_RUNNING_RATIO;
+    if (c->k->state_layers > 0 && e->max_num_seqs > slots / ratio) {
+        if (f->max_num_seqs) {
+            r->rule_warnings |= WARN_STATE_CAP;
+            cap_name = "max_running_requests (slots / 3, capped)";
+        }
+        e->max_num_seqs = (uint32_t)(slots / ratio);
+    }
+    /* tp_worker.py / model_runner.py: under DP attention each rank's
+     * scheduler takes max_running_requests // dp_size (here the TP ranks) */
+    uint32_t cap = e->max_num_seqs;
+    /* model_runner.py (_resolve_max_num_reqs): a value server_args holds (given,
+     * or 48 with a draft) is divided among the DP workers; the estimate used when
+     * it is unset is already a worker's */
+    if (c->l->dp_attention && c->l->tp > 1 && (f->max_num_seqs || spec48)) {
+        cap = e->max_num_seqs / c->l->tp ? e->max_num_seqs / c->l->tp : 1;
+        cap_name = "max_running_requests / DP ranks";
+    }
+    *name = cap_name;
+    return cap;
+}
+
 static void budget(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -344,45 +493,16 @@ static void budget(const struct policy_ctx *c)
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ROUND);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
-    policy_engine_pool(c, e->budget_bytes, "budget", 0, runtime);
+    const char *budget_key;
+    uint64_t target_budget = draft_budget(c, e->budget_bytes, &budget_key);
+    policy_engine_pool(c, target_budget, budget_key, 0, runtime);
+    bool drafted = target_budget != e->budget_bytes;
 
     uint64_t slots = 0, kv_pool = r->kv_pool_bytes_per_gpu;
     if (c->k->state_layers > 0)
         kv_pool = state_pool(c, &slots);
-    /* max_running_requests = min(max(tokens / context x 512, 2048), 4096) */
-    uint64_t tokens = c->k->bytes_per_token ? kv_pool / c->k->bytes_per_token : 0;
-    double running = (double)tokens / (double)c->l->context_tokens * 512.0;
-    running = running < 2048 ? 2048 : running > 4096 ? 4096 : running;
-    /* server_args.py (_handle_speculative_decoding): EAGLE, EAGLE3 and
-     * STANDALONE drafting reset an unset max_running_requests to 48 */
-    if (c->spec->method != SPEC_NONE)
-        running = SGLANG_SPEC_RUNNING_DEFAULT;
-    e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : (uint32_t)running;
-    /* init_memory: min(max_running_requests, given or not, max_mamba_cache_size // 3) */
-    bool spec48 = c->spec->method != SPEC_NONE && !f->max_num_seqs;
-    const char *cap_name = c->k->state_layers && spec48
-                               ? "max_running_requests (48 with a draft; state slots / 3 at most)"
-                           : c->k->state_layers ? "max_running_requests (state slots / 3)"
-                           : spec48
-                               ? "max_running_requests (48 with a draft)"
-                               : "max_running_requests";
-    if (c->k->state_layers > 0 && e->max_num_seqs > slots / SGLANG_MAMBA_RUNNING_RATIO) {
-        if (f->max_num_seqs) {
-            r->rule_warnings |= WARN_STATE_CAP;
-            cap_name = "max_running_requests (slots / 3, capped)";
-        }
-        e->max_num_seqs = (uint32_t)(slots / SGLANG_MAMBA_RUNNING_RATIO);
-    }
-    /* tp_worker.py / model_runner.py: under DP attention each rank's
-     * scheduler takes max_running_requests // dp_size (here the TP ranks) */
-    uint32_t cap = e->max_num_seqs;
-    /* model_runner.py (_resolve_max_num_reqs): a value server_args holds (given,
-     * or 48 with a draft) is divided among the DP workers; the estimate used when
-     * it is unset is already a worker's */
-    if (c->l->dp_attention && c->l->tp > 1 && (f->max_num_seqs || spec48)) {
-        cap = e->max_num_seqs / c->l->tp ? e->max_num_seqs / c->l->tp : 1;
-        cap_name = "max_running_requests / DP ranks";
-    }
+    const char *cap_name;
+    uint32_t cap = scheduler_cap(c, kv_pool, slots, &cap_name);
     struct block_rule b = {.unit_tokens = 1,
                            .unit_name = "token",
                            .cap = cap,
@@ -394,8 +514,17 @@ static void budget(const struct policy_ctx *c)
     if (c->k->windowed_layers > 0) {
         local_pool(c);
         b.units_given = true;
+    } else if (drafted || c->k->latent_fp8_blocks) {
+        split_units(c, kv_pool);
+        b.units_given = true;
     }
     policy_blocks(c, &b);
+    /* the draft's weights leave the reserve (its pool and the FP8 layout's
+     * bytes past the profile's cells stay counted in it) */
+    if (drafted)
+        r->reserved_bytes_per_gpu -= r->reserved_bytes_per_gpu < c->spec->weights_bytes_per_gpu
+                                         ? r->reserved_bytes_per_gpu
+                                         : c->spec->weights_bytes_per_gpu;
     if (c->k->state_layers > 0)
         policy_state_pool_used(c);
     e->request_units = kv_sat_mul(c->l->context_tokens, c->k->layers);

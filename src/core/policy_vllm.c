@@ -46,6 +46,53 @@ static void host_note(const struct scenario *s, const struct placement *l, char 
         snprintf(note, size, "vLLM --kv-offloading-size %g GiB", offload_gib(s, 1));
 }
 
+/* The GPU's CUDA architecture as vLLM tells them apart, by its preset's
+ * family: the SM100 family (B200, GB200: "Blackwell"; B300: "Blackwell
+ * Ultra"; not the SM120 "Blackwell GB202") and Hopper (SM90). */
+static bool sm100(const struct gpu_spec *g)
+{
+    return strcmp(g->family, "Blackwell") == 0 || strcmp(g->family, "Blackwell Ultra") == 0;
+}
+
+static bool hopper(const struct gpu_spec *g)
+{
+    return strcmp(g->family, "Hopper") == 0;
+}
+
+/* The block an MLA model's cache takes: platforms/cuda.py
+ * (CudaPlatformBase.check_and_update_config) picks the MLA backend and forces
+ * the block it needs over the one given (16 by default): FlashMLA (Hopper) a
+ * multiple of 64; on the SM100 family FlashInfer MLA (qk_nope_head_dim 128,
+ * DeepSeek's) 32 or a multiple of 64, else CUTLASS MLA a multiple of 128, the
+ * default for every MLA model up to 0.13; DeepSeek sparse attention's
+ * FlashMLA sparse exactly 64. Other GPUs keep the block (Triton MLA). Sets
+ * *why when it forced one. */
+static uint64_t mla_block(const struct scenario *s, uint64_t given, const char **why)
+{
+    const struct model_spec *m = &s->model;
+    bool cutlass = s->engine.rule == RULE_VLLM_0_13 || m->qk_nope_head_dim != 128;
+    uint64_t need = 0;
+    *why = NULL;
+    if (m->attention != ATTENTION_MLA)
+        return given;
+    if (m->index_topk > 0) {
+        need = given != 64 ? 64 : 0;
+        *why = "FlashMLA sparse (DeepSeek sparse attention) takes blocks of 64";
+    } else if (sm100(&s->gpu) && !cutlass) {
+        need = given != 32 && given % 64 ? 64 : 0;
+        *why = "FlashInfer MLA, the SM100 default, takes blocks of 32 or a multiple of 64";
+    } else if (sm100(&s->gpu)) {
+        need = given % 128 ? 128 : 0;
+        *why = "CUTLASS MLA on SM100 takes a multiple of 128";
+    } else if (hopper(&s->gpu)) {
+        need = given % 64 ? 64 : 0;
+        *why = "FlashMLA on Hopper takes a multiple of 64";
+    }
+    if (need == 0)
+        *why = NULL;
+    return need ? need : given;
+}
+
 /* vllm serve MODEL and the flags that make it plan what kvplan planned. */
 static void launch(const struct policy_ctx *c)
 {
@@ -66,8 +113,11 @@ static void launch(const struct policy_ctx *c)
     if (s->engine.max_num_batched_tokens)
         shell_option(&l, "--max-num-batched-tokens", "%llu",
                      (unsigned long long)e->max_num_batched_tokens);
-    /* with state layers vLLM picks the enlarged block itself */
-    if (e->unit_tokens != 16 && (c->k->state_layers == 0 || s->block_tokens))
+    /* with state layers, or an MLA backend's block, vLLM picks the block itself */
+    const char *forced;
+    uint64_t asked = s->block_tokens ? s->block_tokens : 16;
+    bool own = mla_block(s, asked, &forced) == e->unit_tokens && forced;
+    if (e->unit_tokens != 16 && !own && (c->k->state_layers == 0 || s->block_tokens))
         shell_option(&l, "--block-size", "%llu", (unsigned long long)e->unit_tokens);
     if (s->prefix_tokens > 0)
         shell_words(&l, "--enable-prefix-caching");
@@ -108,6 +158,7 @@ static void log_lines(const struct policy_ctx *c)
     struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     char tok[32], a[32], b[32];
+    size_t len;
     units_format_bytes(r->kv_pool_bytes_per_gpu, UNITS_GIB, a, sizeof a);
     if (s->engine.rule == RULE_VLLM_V0) {
         policy_log(e, "# GPU blocks: %llu, # CPU blocks: 0", (unsigned long long)e->units);
@@ -125,8 +176,12 @@ static void log_lines(const struct policy_ctx *c)
              e->fraction * 100, (unsigned long long)e->max_num_batched_tokens, e->max_num_seqs,
              e->max_num_seqs == 1 ? "" : "s", (unsigned long long)e->unit_tokens);
     /* V1 hybrid: the block given (16 by default) was enlarged (budget below) */
-    uint64_t given = s->block_tokens ? s->block_tokens : 16;
-    size_t len = strlen(e->note);
+    const char *forced;
+    uint64_t given = mla_block(s, s->block_tokens ? s->block_tokens : 16, &forced);
+    len = strlen(e->note);
+    if (forced && len < sizeof e->note)
+        snprintf(e->note + len, sizeof e->note - len, " (%s)", forced);
+    len = strlen(e->note);
     if (s->engine.rule != RULE_VLLM_V0 && c->k->state_layers > 0 && e->unit_tokens != given &&
         len < sizeof e->note)
         snprintf(e->note + len, sizeof e->note - len,
@@ -241,6 +296,36 @@ static uint64_t v0_state_pool(const struct policy_ctx *c)
     return policy_state_pool(c, slots, 0, "the states sit outside the KV blocks");
 }
 
+/* A state layer's page with speculative decoding: the convolution state
+ * keeps conv_kernel - 1 + num_spec rows, one more a speculative token
+ * (model_executor/layers/mamba/mamba_utils.py, MambaStateShapeCalculator's
+ * state shapes with num_spec, which the hybrid models pass as
+ * num_speculative_tokens; read at main 002db495). Qwen3-Next at TP 4 with 2
+ * MTP tokens: 3 + 2 rows of 2,048 channels, a page of 282,624 B rather than
+ * 274,432, and blocks of 288 tokens rather than 272. */
+static uint64_t spec_state(const struct policy_ctx *c)
+{
+    const struct kv_cost *k = c->k;
+    uint32_t kernel = c->s->model.state_conv_kernel;
+    uint64_t tokens = c->spec->method != SPEC_NONE ? c->spec->tokens : 0;
+    if (tokens == 0 || kernel < 2 || k->state_conv_values == 0)
+        return k->state_bytes_per_layer;
+    uint64_t channels = k->state_conv_values / (kernel - 1);
+    uint64_t extra = dtype_bytes_for(k->state_conv_dtype, kv_sat_mul(tokens, channels));
+    struct explain_row *row = explain_row_begin(c->x, "state_spec", "Conv state, spec", "per GPU");
+    explain_term(row, (long double)k->state_bytes_per_layer, XU_BYTES_EXACT, "state, layer");
+    explain_term(row, tokens, XU_COUNT, "speculative tokens");
+    explain_term(row, channels, XU_COUNT, "conv channels/GPU");
+    explain_op(row, XOP_MUL);
+    explain_term(row, dtype_bytes_for(k->state_conv_dtype, 1), XU_BYTES_EXACT,
+                 dtype_info(k->state_conv_dtype)->name);
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ADD);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
+                    "a state layer's page: the conv state keeps a row per speculative token");
+    return kv_sat_add(k->state_bytes_per_layer, extra);
+}
+
 /* V1's groups of layers by type (v1/core/kv_cache_utils.py): state layers
  * (MambaSpec) or windowed layers beside the full ones, each group drawing
  * blocks from the one pool; the draft's layers join the full ones. */
@@ -263,7 +348,7 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
          * and v1/core/single_type_kv_cache_manager.py (MambaManager) gives a
          * sequence one block in each state group, whatever its length. */
         uint64_t one = k->bytes_per_layer;
-        uint64_t need = 16 * kv_ceil_div(k->state_bytes_per_layer, 16 * (one ? one : 1));
+        uint64_t need = 16 * kv_ceil_div(spec_state(c), 16 * (one ? one : 1));
         if (b->unit_tokens < need)
             b->unit_tokens = need; /* log_lines() says so */
         b->hybrid = b->state = true;
@@ -333,7 +418,17 @@ static void budget(const struct policy_ctx *c)
     policy_engine_pool(c, e->budget_bytes, "budget", activation, runtime);
 
     uint64_t v0_pool = v0 && k->state_layers > 0 ? v0_state_pool(c) : r->kv_pool_bytes_per_gpu;
-    struct block_rule b = {.unit_tokens = s->block_tokens ? s->block_tokens : 16,
+    const char *forced;
+    uint64_t asked = s->block_tokens ? s->block_tokens : 16;
+    uint64_t unit = mla_block(s, asked, &forced);
+    if (forced && c->x) {
+        char why[160];
+        snprintf(why, sizeof why, "instead of the block size %llu: %s",
+                 (unsigned long long)asked, forced);
+        struct explain_row *mla = explain_row_begin(c->x, "mla_block", "MLA block", "per block");
+        explain_row_end(c->x, mla, XU_TOKENS, unit, why);
+    }
+    struct block_rule b = {.unit_tokens = unit,
                            .unit_name = "block",
                            .hybrid = !v0 && k->windowed_layers > 0,
                            .cap = e->max_num_seqs,
@@ -378,6 +473,44 @@ static void budget(const struct policy_ctx *c)
                              : 0;
 }
 
+/* MXFP4 experts (gpt-oss): the checkpoint's routed experts at 17/32 of a
+ * byte a parameter (4-bit values, an 8-bit scale per 32). */
+static bool mxfp4_experts(const struct scenario *s)
+{
+    const struct model_spec *m = &s->model;
+    if (s->has_weights || s->weight_dtype != DTYPE_AUTO || m->weights_bytes == 0 ||
+        m->expert_params == 0)
+        return false;
+    long double bytes = (long double)scenario_expert_bytes(s) * 32;
+    long double want = (long double)m->expert_params * 17;
+    return bytes > want - 64 && bytes < want + 64;
+}
+
+static uint32_t round_up(uint32_t n, uint32_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+/* quantization/mxfp4.py (Mxfp4MoEMethod.create_weights, get_mxfp4_backend;
+ * main at 007d5005): each rank's experts are allocated padded to the MoE
+ * kernel's tiles. On the SM100 family FlashInfer's MXFP4 x BF16 kernel pads
+ * the intermediate of a rank and the hidden size to 256; elsewhere on NVIDIA
+ * (Hopper and older, and the SM120 parts) Marlin pads the intermediate to 128
+ * and the hidden size to 256 (n % 256 and k % 128 of both matrices). ROCm's
+ * alignment is not modelled. */
+static bool mxfp4_padding(const struct scenario *s, uint32_t split, uint32_t *inter,
+                          uint32_t *hidden)
+{
+    const struct model_spec *m = &s->model;
+    if (!mxfp4_experts(s) || strncmp(s->gpu.vendor, "NVIDIA", 6) != 0 || split == 0)
+        return false;
+    uint32_t per_rank = (m->intermediate_size + split - 1) / split;
+    uint32_t tile = sm100(&s->gpu) ? 256 : 128;
+    *inter = round_up(per_rank, tile) * split;
+    *hidden = round_up(m->hidden_size, 256);
+    return *inter != m->intermediate_size || *hidden != m->hidden_size;
+}
+
 static bool v1_experts(enum engine_rule rule)
 {
     return rule != RULE_VLLM_V0;
@@ -407,6 +540,9 @@ const struct engine_desc engine_vllm = {
     .versions = {{RULE_VLLM_V0, "vllm@0", {"0", "v0"},
                   "the V0 engine: logits profiled for every batched token, windows sized "
                   "for the whole context, one server per replica"},
+                 {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
+                  "up to 0.13: CUTLASS MLA on Blackwell (SM100) for every MLA model, blocks of 128 "
+                  "(later FlashInfer MLA's 64 for DeepSeek)"},
                  {RULE_CURRENT, "vllm@1", {"1", "v1"}, "the V1 engine, the latest"}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
@@ -433,6 +569,7 @@ const struct engine_desc engine_vllm = {
                .help = "tokens a step batches, and the profiling run's size"}},
     .experts_over_dp = v1_experts,
     .experts_owner = "vLLM's V1 engine",
+    .expert_padding = mxfp4_padding,
     .windows_full = v0_windows,
     .mtp = true,
     .spec_tokens = 1,

@@ -207,6 +207,22 @@ uint32_t scenario_replicas(const struct scenario *s)
     return group ? s->gpus / group : 1;
 }
 
+bool scenario_heads_split(const struct model_spec *m, uint32_t kv_heads, bool mla, uint32_t tp)
+{
+    if (tp <= 1)
+        return true;
+    if (m->attention_heads % tp != 0)
+        return false;
+    if (mla || kv_heads == 0)
+        return true;
+    return tp <= kv_heads ? kv_heads % tp == 0 : tp % kv_heads == 0;
+}
+
+uint64_t scenario_prefix_within(uint64_t prefix, uint64_t context)
+{
+    return prefix < context ? prefix : context > 0 ? context - 1 : 0;
+}
+
 uint64_t scenario_avg_tokens(const struct scenario *s)
 {
     return s->avg_context_tokens ? s->avg_context_tokens : s->context_tokens;

@@ -213,6 +213,19 @@ enum dtype scenario_compute_dtype(const struct scenario *s);
 /* The tokens in use on average (avg_context_tokens, or the context). */
 uint64_t scenario_avg_tokens(const struct scenario *s);
 
+/* Whether tensor parallel tp splits the model's heads evenly: the query
+ * heads, and the KV heads (or tp a multiple of them, each replicated); MLA
+ * keeps one latent, only its query heads split. kv_heads: those in use. The
+ * plan warns of an uneven split (WARN_HEADS_UNEVEN_SPLIT), the planner's
+ * GPUs and TP steps skip one, the sweep marks its rows. */
+bool scenario_heads_split(const struct model_spec *m, uint32_t kv_heads, bool mla, uint32_t tp);
+
+/* The one rule for a shared prefix that reaches the context (doc/MODEL.md,
+ * section 4): it is held to the context less one token, the token each user
+ * keeps of its own; a shorter prefix stays as asked. plan, sweep and the
+ * planner apply it, and say so when it applies. */
+uint64_t scenario_prefix_within(uint64_t prefix, uint64_t context);
+
 /* "none", "draft", "mtp"; and back (case-insensitive). */
 const char *spec_method_name(enum spec_method m);
 bool spec_method_parse(const char *text, enum spec_method *out);

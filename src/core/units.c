@@ -226,18 +226,10 @@ char *units_format_int(uint64_t value, char *buf, size_t size)
     return buf;
 }
 
-char *units_format_bytes(uint64_t bytes, enum unit_system units, char *buf, size_t size)
+/* bytes in the unit units_format_bytes shows them in: the value and the unit's index */
+static double bytes_scaled(uint64_t bytes, enum unit_system units, int *unit)
 {
     double base = units == UNITS_GB ? 1000.0 : 1024.0;
-    const char *names_gib[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    const char *names_gb[] = {"B", "KB", "MB", "GB", "TB", "PB"};
-    const char **names = units == UNITS_GB ? names_gb : names_gib;
-    struct text_out o = {buf, size, 0};
-    if (bytes < (uint64_t)base) {
-        out_uint(&o, bytes, false);
-        out_text(&o, " B");
-        return buf;
-    }
     double v = (double)bytes;
     int i = 0;
     while (i < 3 && v >= base) {
@@ -249,13 +241,53 @@ char *units_format_bytes(uint64_t bytes, enum unit_system units, char *buf, size
         v /= base;
         i++;
     }
+    *unit = i;
+    return v;
+}
+
+char *units_format_bytes_places(uint64_t bytes, enum unit_system units, int places, char *buf,
+                                size_t size)
+{
+    const char *names_gib[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    const char *names_gb[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+    const char **names = units == UNITS_GB ? names_gb : names_gib;
+    struct text_out o = {buf, size, 0};
+    if (bytes < (uint64_t)(units == UNITS_GB ? 1000 : 1024)) {
+        out_uint(&o, bytes, false);
+        out_text(&o, " B");
+        return buf;
+    }
+    int i;
+    double v = bytes_scaled(bytes, units, &i);
+    places = places < 2 ? 2 : places > 6 ? 6 : places;
+    uint64_t scale = 1;
+    for (int k = 0; k < places; k++)
+        scale *= 10;
     /* the whole part grouped in thousands: 3,671.44 GiB */
-    uint64_t cents = (uint64_t)(v * 100.0 + 0.5);
-    char frac[5] = {'.', (char)('0' + cents % 100 / 10), (char)('0' + cents % 10), ' ', '\0'};
-    out_uint(&o, cents / 100, true);
+    uint64_t parts = (uint64_t)(v * (double)scale + 0.5);
+    char frac[10] = {'.'};
+    for (int k = places; k >= 1; k--, parts /= 10)
+        frac[k] = (char)('0' + parts % 10);
+    frac[places + 1] = ' ';
+    frac[places + 2] = '\0';
+    out_uint(&o, (uint64_t)(v * (double)scale + 0.5) / scale, true);
     out_text(&o, frac);
     out_text(&o, names[i]);
     return buf;
+}
+
+double units_bytes_shown(uint64_t bytes, enum unit_system units, int places)
+{
+    int i;
+    double v = bytes_scaled(bytes, units, &i), scale = 1;
+    for (int k = 0; k < places; k++)
+        scale *= 10;
+    return floor(v * scale + 0.5) / scale;
+}
+
+char *units_format_bytes(uint64_t bytes, enum unit_system units, char *buf, size_t size)
+{
+    return units_format_bytes_places(bytes, units, 2, buf, size);
 }
 
 char *units_format_bytes_exact(uint64_t bytes, char *buf, size_t size)

@@ -52,6 +52,12 @@ char *units_format_int(uint64_t value, char *buf, size_t size);
 /* "79.65 GiB" or "85.52 GB" (two decimals; B, KiB/KB and MiB/MB for small values). */
 char *units_format_bytes(uint64_t bytes, enum unit_system units, char *buf, size_t size);
 
+/* units_format_bytes with `places` decimals (2 to 6), and the number it
+ * shows, in its own unit ("1.0737 GB": 1.0737). */
+char *units_format_bytes_places(uint64_t bytes, enum unit_system units, int places, char *buf,
+                                size_t size);
+double units_bytes_shown(uint64_t bytes, enum unit_system units, int places);
+
 /* Bytes in the largest binary unit that divides them exactly when there is one
  * ("512 KiB", "16 GiB"), else like units_format_bytes in GiB. */
 char *units_format_bytes_exact(uint64_t bytes, char *buf, size_t size);

@@ -15,7 +15,7 @@ static void versus_row(FILE *out, const char *label, const char *const *cells, c
     fprintf(out, "| %s |", label);
     for (int i = 0; i < n; i++) {
         char change[48] = "";
-        if (i > 0 && number && v[0] > 0 && v[i] != v[0])
+        if (i > 0 && number && v[0] > 0 && v[i] >= 0 && v[i] != v[0]) /* < 0: n/a */
             snprintf(change, sizeof change, " (%+.0f%%)", 100.0 * (v[i] - v[0]) / v[0]);
         fprintf(out, " %s%s |", cells[i], change);
     }
@@ -129,11 +129,12 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     if (tier)
         ROW("Parked in host memory", true, r->host.beyond_gpu, "%s",
             units_format_int(r->host.beyond_gpu, t, sizeof t));
-    ROW("Cost per user-hour", true, r->cost_per_user_hour > 0 ? r->cost_per_user_hour : 0, "%s",
+    /* a price not known (< 0) is n/a, with no change against the first */
+    ROW("Cost per user-hour", true, r->cost_per_user_hour, "%s",
         dollars(r->cost_per_user_hour, t, sizeof t));
-    ROW("Cost per million output tokens", true, fmax(r->cost_per_million_output_tokens, 0), "%s",
+    ROW("Cost per million output tokens", true, r->cost_per_million_output_tokens, "%s",
         dollars(r->cost_per_million_output_tokens, t, sizeof t));
-    ROW("Cost per million input tokens", true, fmax(r->cost_per_million_input_tokens, 0), "%s",
+    ROW("Cost per million input tokens", true, r->cost_per_million_input_tokens, "%s",
         dollars(r->cost_per_million_input_tokens, t, sizeof t));
 #undef ROW
     int notes = 0;

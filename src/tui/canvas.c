@@ -5,16 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One cell: its character and its attributes with the colour pair. The
- * right half of a two-column character holds CONT and the character's
- * attributes. */
-struct cell {
-    uint32_t ch;
-    uint32_t attr;
-};
-enum { CONT = 0 };
+enum { CONT = CANVAS_CONT };
 
-static struct cell *frame, *shown; /* being drawn; last handed to curses */
+static struct canvas_cell *frame, *shown; /* being drawn; last shown (stdscr or the terminal) */
 static int cols, rows;
 static bool shown_valid; /* false: stdscr's content is not `shown` (new size) */
 static attr_t background;
@@ -59,7 +52,7 @@ void canvas_erase(void)
     if (!fit())
         return;
     background = (attr_t)(getbkgd(stdscr) & A_ATTRIBUTES);
-    struct cell blank = {L' ', rendered(A_NORMAL)};
+    struct canvas_cell blank = {L' ', rendered(A_NORMAL)};
     for (int x = 0; x < cols; x++)
         frame[x] = blank;
     for (int y = 1; y < rows; y++)
@@ -68,17 +61,17 @@ void canvas_erase(void)
 
 /* Writing from column x on cuts a two-column character whose right half is
  * there: its left half becomes a blank, as curses leaves it. */
-static void cut_left(struct cell *row, int x)
+static void cut_left(struct canvas_cell *row, int x)
 {
     if (x > 0 && row[x].ch == CONT)
-        row[x - 1] = (struct cell){L' ', rendered(A_NORMAL)};
+        row[x - 1] = (struct canvas_cell){L' ', rendered(A_NORMAL)};
 }
 
 /* ... and writing up to column end cuts one whose left half was before it. */
-static void cut_right(struct cell *row, int end)
+static void cut_right(struct canvas_cell *row, int end)
 {
     for (int i = end; i < cols && row[i].ch == CONT; i++)
-        row[i] = (struct cell){L' ', rendered(A_NORMAL)};
+        row[i] = (struct canvas_cell){L' ', rendered(A_NORMAL)};
 }
 
 wchar_t canvas_decode(const char *p, size_t left, bool utf8, mbstate_t *st, size_t *used)
@@ -112,7 +105,7 @@ int canvas_text(int y, int x, int w, attr_t a, const char *text, bool utf8)
         return 0;
     if (x + w > cols)
         w = cols - x;
-    struct cell *row = frame + (size_t)y * cols;
+    struct canvas_cell *row = frame + (size_t)y * cols;
     uint32_t at = rendered(a);
     mbstate_t st;
     memset(&st, 0, sizeof st);
@@ -125,7 +118,7 @@ int canvas_text(int y, int x, int w, attr_t a, const char *text, bool utf8)
         if (c < 0x80) { /* most text: one byte, one column */
             if (used == w)
                 break;
-            row[x + used++] = (struct cell){c, at};
+            row[x + used++] = (struct canvas_cell){c, at};
             text++;
             continue;
         }
@@ -141,9 +134,9 @@ int canvas_text(int y, int x, int w, attr_t a, const char *text, bool utf8)
             continue; /* a combining mark: curses draws the next character over it */
         if (used + cw > w)
             break;
-        row[x + used] = (struct cell){(uint32_t)wc, at};
+        row[x + used] = (struct canvas_cell){(uint32_t)wc, at};
         if (cw == 2)
-            row[x + used + 1] = (struct cell){CONT, at};
+            row[x + used + 1] = (struct canvas_cell){CONT, at};
         used += cw;
     }
     if (used > 0)
@@ -163,24 +156,34 @@ void canvas_fill(int y, int x, int n, wchar_t ch, attr_t a)
         n = cols - x;
     if (n <= 0)
         return;
-    struct cell *row = frame + (size_t)y * cols;
+    struct canvas_cell *row = frame + (size_t)y * cols;
     cut_left(row, x);
     cut_right(row, x + n);
-    struct cell c = {(uint32_t)ch, rendered(a)};
+    struct canvas_cell c = {(uint32_t)ch, rendered(a)};
     for (int i = 0; i < n; i++)
         row[x + i] = c;
 }
 
-static bool same(const struct cell *a, const struct cell *b)
+static bool same(const struct canvas_cell *a, const struct canvas_cell *b)
 {
     return memcmp(a, b, sizeof *a) == 0;
+}
+
+int canvas_next_change(const struct canvas_cell *now, const struct canvas_cell *was, int x,
+                       int ncols)
+{
+    while (x + 4 <= ncols && memcmp(now + x, was + x, 4 * sizeof *now) == 0)
+        x += 4; /* unchanged stretches four cells at a time */
+    while (x < ncols && same(now + x, was + x))
+        x++;
+    return x;
 }
 
 /* Cells [x0, x1] of row y to stdscr, each two-column character once, in
  * calls of at most SPAN cells. */
 enum { SPAN = 256 };
 
-static void put_span(int y, int x0, int x1, const struct cell *row)
+static void put_span(int y, int x0, int x1, const struct canvas_cell *row)
 {
     cchar_t cells[SPAN], model;
     uint32_t model_attr = 0;
@@ -214,13 +217,10 @@ static void put_span(int y, int x0, int x1, const struct cell *row)
 enum { GAP = 2 };
 
 /* The changed cells of row y, in spans, to stdscr; `was` becomes `now`. */
-static void present_row(int y, const struct cell *now, struct cell *was)
+static void present_row(int y, const struct canvas_cell *now, struct canvas_cell *was)
 {
     for (int x = 0;;) {
-        while (x + 4 <= cols && memcmp(now + x, was + x, 4 * sizeof *now) == 0)
-            x += 4; /* unchanged stretches four cells at a time */
-        while (x < cols && same(now + x, was + x))
-            x++;
+        x = canvas_next_change(now, was, x, cols);
         if (x == cols)
             break;
         int start = x, end = x;
@@ -238,12 +238,26 @@ static void present_row(int y, const struct cell *now, struct cell *was)
     }
 }
 
+bool canvas_frames(struct canvas_cell **now, struct canvas_cell **was, int *ncols, int *nrows,
+                   bool *whole)
+{
+    if (frame == NULL || cols != COLS || rows != LINES)
+        return false;
+    *now = frame;
+    *was = shown;
+    *ncols = cols;
+    *nrows = rows;
+    *whole = !shown_valid;
+    shown_valid = true;
+    return true;
+}
+
 void canvas_present(void)
 {
     if (frame == NULL || cols != COLS || rows != LINES)
         return;
     for (int y = 0; y < rows; y++) {
-        struct cell *now = frame + (size_t)y * cols, *was = shown + (size_t)y * cols;
+        struct canvas_cell *now = frame + (size_t)y * cols, *was = shown + (size_t)y * cols;
         if (!shown_valid) {
             put_span(y, 0, cols - 1, now);
             memcpy(was, now, (size_t)cols * sizeof *now);

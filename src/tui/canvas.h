@@ -1,4 +1,5 @@
-/* canvas: the frame being drawn, kept beside the last frame handed to curses.
+/* canvas: the frame being drawn, kept beside the last frame shown (handed
+ * to curses, or written by emit.h).
  *
  * Widgets write cells here: a character and its attributes with the colour
  * pair, as one attr_t (an attribute without a pair takes the background's,
@@ -12,7 +13,17 @@
 
 #include <curses.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <wchar.h>
+
+/* One cell: its character and its attributes with the colour pair. The
+ * right half of a two-column character holds CANVAS_CONT and the
+ * character's attributes. */
+struct canvas_cell {
+    uint32_t ch;
+    uint32_t attr;
+};
+enum { CANVAS_CONT = 0 };
 
 /* Starts a frame for the current size (COLS x LINES): every cell blank in
  * the background. After a change of size the next frame is written whole. */
@@ -33,6 +44,19 @@ void canvas_fill(int y, int x, int n, wchar_t ch, attr_t a);
 
 /* Hands stdscr every cell that differs from the frame presented before. */
 void canvas_present(void);
+
+/* For a renderer that writes the terminal itself (emit.h): the frame drawn,
+ * the frame last shown (which the renderer brings up to date) and their
+ * size; `whole` is true when the shown frame is not what the terminal holds
+ * (the first frame, a new size), and the frame counts as shown from now on.
+ * False when there is no frame of the current size. */
+bool canvas_frames(struct canvas_cell **now, struct canvas_cell **was, int *cols, int *rows,
+                   bool *whole);
+
+/* The first column from x on where the rows `now` and `was` (ncols cells)
+ * differ; ncols when none does. */
+int canvas_next_change(const struct canvas_cell *now, const struct canvas_cell *was, int x,
+                       int ncols);
 
 /* Forgets the frame and frees the canvas (the screen is closing). */
 void canvas_close(void);

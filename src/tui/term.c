@@ -15,12 +15,14 @@
 #include <wchar.h>
 
 #include "canvas.h"
+#include "emit.h"
 #include "roles.h"
 #include "term_signals.h"
 
 static SCREEN *screen;
 static FILE *null_out, *null_in;
 static bool mode_1002;
+static bool direct; /* frames written by emit.c, not by curses' refresh */
 
 static bool take_resize(void)
 {
@@ -34,6 +36,8 @@ static bool take_resize(void)
     if (rows == LINES && cols == COLS)
         return false;
     resizeterm(rows, cols); /* queues KEY_RESIZE: the loop repaints */
+    if (direct)
+        untouchwin(stdscr); /* else getch would refresh it, blank, over the frame */
     return true;
 }
 
@@ -51,6 +55,10 @@ static void motion_reporting(bool on)
  * drew over it). */
 static void suspend(void)
 {
+    if (direct) {
+        emit_release();
+        emit_flush(STDOUT_FILENO);
+    }
     motion_reporting(false);
     endwin(); /* the normal screen, mouse reporting off, the shell's modes */
     term_signals_stop();
@@ -232,6 +240,11 @@ bool term_open(bool mono, bool ascii, struct term_caps *caps, char *err, size_t 
      * 1002 must come after it to also report motion while a button is held. */
     refresh();
     motion_reporting(true);
+    /* the frames through emit.c unless asked for curses, or the terminal
+     * lacks what it needs */
+    const char *renderer = getenv("KVPLAN_RENDERER");
+    char no[128];
+    direct = !(renderer && strcmp(renderer, "curses") == 0) && emit_open(no, sizeof no);
     return true;
 }
 
@@ -260,14 +273,35 @@ bool term_open_headless(int cols, int rows, bool mono, bool ascii, struct term_c
 
 void term_refresh(void)
 {
-    canvas_present();
-    refresh();
+    if (!direct) {
+        canvas_present();
+        refresh();
+        return;
+    }
+    struct canvas_cell *now, *was;
+    int cols, rows;
+    bool whole;
+    if (!canvas_frames(&now, &was, &cols, &rows, &whole))
+        return;
+    /* a repaint asked of curses (clearok: Ctrl-L, a resize, a resume) */
+    whole = whole || is_cleared(stdscr) || is_cleared(curscr);
+    clearok(stdscr, FALSE);
+    clearok(curscr, FALSE);
+    emit_frame(now, was, cols, rows, whole);
+    fflush(stdout);
+    emit_flush(STDOUT_FILENO);
 }
 
 void term_close(void)
 {
     if (screen == NULL)
         return;
+    if (direct) {
+        emit_release();
+        emit_flush(STDOUT_FILENO);
+        emit_close();
+        direct = false;
+    }
     if (mode_1002)
         motion_reporting(false);
     /* a terminal without an alternate screen (vt100) keeps what was drawn:

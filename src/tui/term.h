@@ -49,8 +49,11 @@ int term_read_key(void);
  * reading it: the planner does slower work when none does. */
 bool term_input_within(int ms);
 
-/* Shows the frame drawn (canvas.h): stdscr takes the cells that changed and
- * curses sends the terminal their difference. */
+/* Shows the frame drawn (canvas.h): its changed cells written to the
+ * terminal by emit.h, or (KVPLAN_RENDERER=curses, or a terminal emit.h
+ * cannot drive; always on the headless screen) handed to stdscr for
+ * curses to send the difference. A repaint asked of curses (clearok on
+ * stdscr or curscr) writes the whole frame. */
 void term_refresh(void);
 
 /* Restores the terminal (idempotent, async-signal tolerant path). */

@@ -225,21 +225,21 @@ expect 0 "Name of scenario 1: <b" --dump-screen - --keys "a<b"
 expect 2 "--size: only with --dump-screen" --size 80x24
 expect 2 "--keys: only with --dump-screen" --keys q
 expect 2 "--dump-attrs: only with --dump-screen" plan --dump-attrs
-expect 0 "2 x 256 tok" --model gemma-3-27b --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>"
-expect 0 "3 x 576 tok" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>"
-expect 0 "--images 3 --image-tokens 576" --model gemma-3-27b --dump-screen - --size 200x40 --keys "<Up><Up><Up><Up><Up><Enter>3x576<Enter>y"
-expect 0 "Images: '3y' is not a whole number" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>3y<Enter>"
+expect 0 "2 x 256 tok" --model gemma-3-27b --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Up><Right><Right>"
+expect 0 "3 x 576 tok" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Up><Enter>3x576<Enter>"
+expect 0 "--images 3 --image-tokens 576" --model gemma-3-27b --dump-screen - --size 200x40 --keys "<Up><Up><Up><Up><Up><Up><Enter>3x576<Enter>y"
+expect 0 "Images: '3y' is not a whole number" --model gemma-3-27b --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Up><Enter>3y<Enter>"
 # a snapshot keeps the slots; a bad module is named with its file, line and field
 "$K" plan --max-loras 2 --lora-target-modules q_proj --export "$T/lora.json" > /dev/null 2>&1
 sed 's/"lora_target_modules":	"q_proj"/"lora_target_modules":	"q_proj,bogus"/' "$T/lora.json" > "$T/lora-bad.json"
 expect 0 "2 slots x rank 16, bf16, on q_proj" plan --load "$T/lora.json"
 expect 2 "lora_target_modules: 'bogus' is not a module" plan --load "$T/lora-bad.json"
 # the planner's LoRA control: Up five times from Context wraps to it; "4x32" is 4 slots at rank 32
-expect 0 "4 x r32" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>4x32<Enter>"
-expect 0 "= 640.00 MiB per GPU" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>4x32<Enter>"
-expect 0 "LoRA: rank: '9999' is not a whole number from 1 to 1024" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Enter>4x9999<Enter>"
-expect 0 "2 x r16" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>"
-expect 0 "--max-loras 2" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Right><Right>y"
+expect 0 "4 x r32" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Up><Enter>4x32<Enter>"
+expect 0 "= 640.00 MiB per GPU" --engine vllm --dump-screen - --size 100x44 --keys "<Up><Up><Up><Up><Up><Up><Enter>4x32<Enter>"
+expect 0 "LoRA: rank: '9999' is not a whole number from 1 to 1024" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Up><Enter>4x9999<Enter>"
+expect 0 "2 x r16" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Up><Right><Right>"
+expect 0 "--max-loras 2" --engine vllm --dump-screen - --size 100x30 --keys "<Up><Up><Up><Up><Up><Up><Right><Right>y"
 # a damaged session is refused whole, by plan and by the planner, never opened in part
 "$K" --dump-screen /dev/null --keys "ne$T/sess.json<Enter>" > /dev/null 2>&1
 sed 's/"current":	1/"current":	7/' "$T/sess.json" > "$T/sess-bad.json"
@@ -327,7 +327,7 @@ expect 0 "Context     ━━━━━━━━●──────────�
 expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "y<Esc>"
 # the planner says when an engine or model drops LoRA slots or images, and z brings them back
 expect 0 "LoRA (8 slots x rank 64) is off with this engine: z brings it back" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right>"
-expect 0 "8 x r64" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right>z"
+expect 0 "8 x r64" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x40 --keys "<Down><Down><Down><Down><Down><Down><Right><Right>z"
 expect 0 "LoRA (8 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 8 --dump-screen - --size 100x30 --keys "<Up><Enter>deepseek-v3<Enter>"
 expect 0 "LoRA (4 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 4 --dump-screen - --size 100x30 --keys "<Up><Enter>jamba<Enter>"
 expect 0 "image input (2 x 256 tokens) is off with this model: z brings it back" --model gemma-3-27b --images 2 --dump-screen - --size 100x30 --keys "<Up><Enter>llama-3.1-8b<Enter>"
@@ -405,7 +405,8 @@ expect 2 "--headroom: '100' is out of range" plan --headroom 100
 expect 2 "--headroom: '-1' is out of range" plan --headroom -1
 expect 2 "--gpus: '0' is not a whole number from 1 to 65536" plan --gpus 0
 expect 2 "--gpus: '100000' is not a whole number" plan --gpus 100000
-expect 2 "--prefix: 5000 tokens must be less than --context (4000 tokens)" plan --context 4000 --prefix 5000
+# a prefix that reaches the context is held to it less one token (doc/MODEL.md, section 4)
+expect 0 "--prefix 5000 tokens reaches --context (4000 tokens): held to 3999" plan --context 4000 --prefix 5000
 expect 2 "--kv-heads: 7 does not divide the 32 attention heads" plan --kv-heads 7
 expect 2 "--kv-heads: DeepSeek-V3 / R1 caches one MLA latent" plan --model deepseek-v3 --kv-heads 8
 expect 2 "--kv-dtype: unknown precision 'fp7'" plan --kv-dtype fp7
@@ -415,7 +416,10 @@ expect 2 "--bogus: unknown option" plan --bogus
 expect 2 "--gpu: needs a value" plan --gpu
 expect 2 "'frobnicate' is not a command" frobnicate
 expect 2 "--presets: '$T/none' is not a directory" plan --presets "$T/none"
-expect 2 "list: 'tpus' is not gpus or models" list tpus
+expect 2 "list: 'tpus' is not gpus, models or engines" list tpus
+expect 0 "vllm@0.13" list engines
+expect 0 "CUTLASS MLA on Blackwell" list engines
+expect 0 '"version":	"trtllm@trt"' list engines --format json
 expect 2 "show: unknown model 'llama'" show model llama
 
 # "-0" is zero, never "$-0.00/h" or "-0 %"

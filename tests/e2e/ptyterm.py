@@ -15,8 +15,26 @@ import struct
 import subprocess
 import termios
 import time
+import traceback
 
 import pyte
+
+
+def run_tests(tests, label=None):
+    """Runs each (name, function), one line each, then "[label: ]N passed,
+    N failed"; returns the exit status."""
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            passed += 1
+            print("ok   %s" % name)
+        except Exception:  # noqa: BLE001 - report every failure, keep going
+            failed += 1
+            print("FAIL %s" % name)
+            traceback.print_exc()
+    print("%s%d passed, %d failed" % (label + ": " if label else "", passed, failed))
+    return 1 if failed else 0
 
 
 class PtyTerm:

@@ -95,7 +95,7 @@ if [ -n "$want" ] && wait_for "= $want all replicas" && wait_for "3 replicas x T
     && wait_for "32k now: $want users"; then ok; else bad "replicas under vLLM: want $want ($per each)"; fi
 # Shift-Right under TERM=screen (tmux's own terminal) is a big step up the
 # GPUs, in whole TP groups; the answer on screen is plan's for that count
-T send-keys -t app Up Up Up # Context -> Model -> TP -> GPUs
+T send-keys -t app Up Up Up Up # Context -> Model -> Stages -> TP -> GPUs
 T send-keys -t app S-Right
 # the title's GPU count once it has moved from 12 (at most 10 s)
 g=

@@ -54,7 +54,8 @@ def as_csv(v):
 
 def row_args(row, base):
     """The plan options of one row: its GPU, model, layout and context, and
-    the base's prefix and average where the row's context keeps them."""
+    the base's prefix (held to the context less one token where it reaches
+    it) and average where the row's context keeps it."""
     args = ["--gpu", row["gpu"], "--model", row["model"], "--gpus", row["gpus"],
             "--context", row["context_tokens"], "--kv-dtype", row["kv_dtype"]]
     ctx = int(row["context_tokens"])
@@ -64,8 +65,10 @@ def row_args(row, base):
         i += 2
         if opt in ("--gpu", "--model", "--context"):
             continue
-        if opt in ("--prefix", "--avg-context") and tokens(val) >= ctx:
-            continue  # the sweep drops a prefix or average its context does not exceed
+        if opt == "--prefix" and tokens(val) >= ctx:
+            val = str(ctx - 1)  # held to the context less one token (doc/MODEL.md, section 4)
+        if opt == "--avg-context" and tokens(val) >= ctx:
+            continue  # the sweep drops an average its context does not exceed
         args += [opt, val]
     return args
 

@@ -260,11 +260,15 @@ static void vllm_keeps_a_state_block_per_speculative_token(void **state)
      * sequence, which MambaManager allocates. Qwen3-Next with its MTP layer
      * and 2 speculative tokens at TP 4: the MTP layer's KV is one attention
      * layer's (1,024 B a token), so 13 full-attention layers and 36 state
-     * layers group by 13: 1 full group, ceil(36 / 13) = 3 state groups; a
-     * block 272 x 1,024 B x 13 = 3,620,864 B; 10 GiB / 3,620,864 = 2,965
-     * blocks. A user: ceil((32,768 + 2) / 272) = 121 blocks + 3 groups x
-     * (1 + 2) = 130; 2,965 / 130 = 22 users (without the 2 extra blocks a
-     * group: 124, 23 users). */
+     * layers group by 13: 1 full group, ceil(36 / 13) = 3 state groups. The
+     * conv state keeps conv_kernel - 1 + num_spec rows
+     * (model_executor/layers/mamba/mamba_utils.py,
+     * MambaStateShapeCalculator.gated_delta_net_state_shape, num_spec; main at
+     * 002db495): (3 + 2) x 2,048 x 2 B + 262,144 B = 282,624 B a layer, so
+     * the block is 16 x ceil(282,624 / 16,384) = 288 tokens (272 without the
+     * speculative rows); a block 288 x 1,024 B x 13 = 3,833,856 B;
+     * 10 GiB / 3,833,856 = 2,800 blocks. A user: ceil((32,768 + 2) / 288) =
+     * 114 blocks + 3 groups x (1 + 2) = 123; 2,800 / 123 = 22 users. */
     struct scenario s = with(ENGINE_VLLM, qwen3_next(), 4);
     s.model.nextn_layers = 1;
     s.model.mtp_params = 1650471424;
@@ -272,11 +276,14 @@ static void vllm_keeps_a_state_block_per_speculative_token(void **state)
     s.spec_tokens = 2;
     s.engine.kv_memory_bytes = 10ull << 30;
     struct plan_result r = run(&s);
-    assert_int_equal(r.engine.unit_tokens, 272);
-    assert_int_equal(r.engine.unit_bytes, 3620864);
-    assert_int_equal(r.engine.units, 2965);
+    assert_int_equal(r.engine.unit_tokens, 288);
+    assert_int_equal(r.engine.unit_bytes, 3833856);
+    assert_int_equal(r.engine.units, 2800);
     assert_int_equal(r.users_per_replica, 22);
-    assert_int_equal(r.state_used_bytes_per_gpu, 22ull * 3 * 3 * 3620864);
+    assert_int_equal(r.state_used_bytes_per_gpu, 22ull * 3 * 3 * 3833856);
+    const struct explain_row *row = explain_find(&rows, "state_spec");
+    assert_non_null(row);
+    assert_true(row->result.value == 282624);
     /* config/cache.py (mamba_cache_mode): prefix caching keeps more states */
     assert_false(r.warnings & WARN_STATE_PREFIX);
     s.prefix_tokens = 2048;
@@ -319,11 +326,13 @@ static void sglang_caps_a_larger_max_running_requests(void **state)
 static void sglang_sets_aside_the_draft_tokens_states(void **state)
 {
     (void)state;
-    /* model_runner_kv_cache_mixin.py (handle_max_mamba_cache): with
-     * speculative decoding, a state x max_running_requests (48 unless given:
-     * server_args.py) x speculative_num_draft_tokens (2 + 1) first:
-     * 19,316,736 x 48 x 3 = 2,781,609,984 B; then (10,737,418,240 -
-     * 2,781,609,984) x 0.9 / 1.9 = 3,768,540,752 B: 195 slots. */
+    /* model_runner_kv_cache_mixin.py (handle_max_mamba_cache, sglang at
+     * 001ccef0): with speculative decoding, a state x max_running_requests
+     * (48 unless given: server_args.py) x speculative_num_draft_tokens (2 + 1)
+     * first: 19,316,736 x 48 x 3 = 2,781,609,984 B. A draft turns the radix
+     * cache off (server_args.py _handle_mamba_radix_cache, no_buffer), so
+     * max_mamba_cache_size is max_running_requests: 48 slots, not the ratio's
+     * (10,737,418,240 - 2,781,609,984) x 0.9 / 1.9 / 19,316,736 = 195. */
     struct scenario s = with(ENGINE_SGLANG, qwen3_next(), 4);
     s.model.nextn_layers = 1;
     s.model.mtp_params = 1650471424;
@@ -332,8 +341,13 @@ static void sglang_sets_aside_the_draft_tokens_states(void **state)
     s.engine.kv_memory_bytes = 10ull << 30;
     struct plan_result r = run(&s);
     assert_int_equal(r.state_spec_bytes_per_gpu, 2781609984ull);
-    assert_int_equal(r.state_slots_per_replica, 195);
-    assert_int_equal(r.state_pool_bytes_per_gpu, 195ull * 19316736 + 2781609984ull);
+    assert_int_equal(r.state_slots_per_replica, 48);
+    assert_int_equal(r.state_pool_bytes_per_gpu, 48ull * 19316736 + 2781609984ull);
+    /* a given max_running_requests is the pool's size and, ratio 1, the cap */
+    s.engine.max_num_seqs = 20;
+    r = run(&s);
+    assert_int_equal(r.state_slots_per_replica, 20);
+    assert_int_equal(r.engine.scheduler_cap, 20);
 }
 
 static void llamacpp_keeps_one_f32_cell_a_slot(void **state)

@@ -448,20 +448,22 @@ static void explain_shows_every_term_with_its_value(void **state)
 {
     (void)state;
     struct scenario s = seed_scenario();
+    /* in GB the sizes in brackets are in GB units too, not KiB */
     s.units = UNITS_GB;
     plan(&s);
     const struct explain_row *l = explain_find(&rows, "kv_per_layer");
     assert_non_null(l);
     assert_string_equal(l->formula, "2 (K,V) x 32 KV heads x 128 head_dim x 2 B (fp16)");
-    assert_string_equal(l->result.text, "16,384 B (16 KiB)");
+    assert_string_equal(l->result.text, "16,384 B (16.38 KB)");
     l = explain_find(&rows, "kv_per_token");
     assert_non_null(l);
-    assert_string_equal(l->formula, "32 layers x 16,384 B (16 KiB)");
-    assert_string_equal(l->result.text, "524,288 B (512 KiB)");
+    assert_string_equal(l->formula, "32 layers x 16,384 B (16.38 KB)");
+    assert_string_equal(l->result.text, "524,288 B (524.29 KB)");
     l = explain_find(&rows, "users");
     assert_non_null(l);
-    /* (80 GB - 14 GB) / (4,000 x 524,288 B = 2.097 GB) = 31.47 */
-    assert_string_equal(l->formula, "floor(66.00 GB pool / 2.10 GB per user) = floor(31.47)");
+    /* (80 GB - 14 GB) / (4,000 x 524,288 B = 2.097 GB) = 31.47: the sizes shown to the
+     * decimals the quotient needs (2.10 GB would give 31.43) */
+    assert_string_equal(l->formula, "floor(66.000 GB pool / 2.097 GB per user) = floor(31.47)");
     assert_string_equal(l->result.text, "31");
 }
 

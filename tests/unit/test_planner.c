@@ -477,12 +477,13 @@ static void type(struct planner *p, enum control c, const char *text)
 static void refusals_name_the_control_in_the_planners_words(void **state)
 {
     (void)state;
-    /* core names the field; the planner says "Prefix" and "Context", not --prefix */
+    /* core names the field; the planner says "Average" and "Context", not --avg-context */
     struct planner *p = start("a100-80gb", "llama-2-7b", 4096);
-    type(p, CTRL_PREFIX, "9000");
-    assert_non_null(strstr(p->error, "Prefix: 9000 tokens must be less than Context"));
+    type(p, CTRL_PREFIX, "1000");
+    type(p, CTRL_AVG, "900");
+    assert_non_null(strstr(p->error, "900 tokens must be more than Prefix"));
     assert_null(strstr(p->error, "--"));
-    assert_int_equal(planner_scenario(p)->prefix_tokens, 0);
+    assert_int_equal(planner_scenario(p)->avg_context_tokens, 0);
     /* a fraction of a GPU is refused, not rounded down to 2 */
     type(p, CTRL_GPUS, "2.5");
     assert_non_null(strstr(p->error, "GPUs: '2.5' is not a whole number"));
@@ -519,8 +520,8 @@ static void each_scenario_keeps_its_plan_curve_and_rows_in_its_slot(void **state
     static struct planner_slot was;
     memcpy(&was, &p->slots[1], sizeof was);
     long double users = explain_find(&p->explain, "users")->result.value;
-    type(p, CTRL_PREFIX, "200000"); /* longer than the context: refused */
-    assert_non_null(strstr(p->error, "Prefix"));
+    type(p, CTRL_KV_HEADS, "3"); /* no divisor of the 64 heads: refused */
+    assert_non_null(strstr(p->error, "KV heads: 3 does not divide"));
     assert_memory_equal(&p->slots[1].scenario, &was.scenario, sizeof was.scenario);
     assert_memory_equal(&p->slots[1].result, &was.result, sizeof was.result);
     assert_memory_equal(&p->slots[1].curve, &was.curve, sizeof was.curve);

@@ -1,0 +1,194 @@
+/* controls_load: the layout past one tensor-parallel group (pipeline stages,
+ * the engine's expert parallel or DP attention) and the load (users decoding
+ * at once, the prompt timed to its first token), which the command line had
+ * alone: their values, steps, text and defaults. Which engine has which
+ * knob is its descriptor's word (core/engine_desc.h). */
+#include "controls.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* the split of the heads: core scenario_heads_split, none when the engine
+ * splits layers */
+bool control_tp_even(const struct scenario *s, uint64_t tp)
+{
+    const struct model_spec *m = &s->model;
+    if (engine_desc(s->engine.kind)->splits_layers)
+        return true;
+    return scenario_heads_split(m, s->kv_heads ? s->kv_heads : m->kv_heads,
+                                m->attention == ATTENTION_MLA, (uint32_t)tp);
+}
+
+uint64_t control_gpus_top(const struct scenario *s)
+{
+    uint64_t unit = (uint64_t)(s->tp ? s->tp : 1) * scenario_pp(s);
+    uint64_t top = 8 * unit > 64 ? 8 * unit : 64;
+    return s->gpus > top ? s->gpus : top;
+}
+
+bool control_is_load(enum control c)
+{
+    return c == CTRL_PP || c == CTRL_EXPERTS || c == CTRL_CONCURRENCY || c == CTRL_PROMPT;
+}
+
+/* The engine's own knob of the Experts row: DP attention (SGLang) before
+ * routed experts over the data-parallel group (vLLM V1), or none. */
+static enum scenario_field experts_knob(const struct scenario *s)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (e->dp_attention)
+        return SF_DP_ATTENTION;
+    if (e->experts_over_dp && e->experts_over_dp(s->engine.rule) && s->model.expert_params > 0)
+        return SF_EXPERT_PARALLEL;
+    return SF_COUNT;
+}
+
+bool control_load_visible(enum control c, const struct scenario *s)
+{
+    if (c == CTRL_PP) /* an engine that splits layers over every GPU has no stages to set */
+        return !engine_desc(s->engine.kind)->splits_layers;
+    if (c == CTRL_EXPERTS)
+        return experts_knob(s) != SF_COUNT;
+    return true;
+}
+
+const char *control_load_label(enum control c, const struct scenario *s)
+{
+    if (c == CTRL_EXPERTS)
+        return experts_knob(s) == SF_DP_ATTENTION ? "DP attn" : "Expert par";
+    return c == CTRL_PP ? "Stages" : c == CTRL_CONCURRENCY ? "At once" : "Prompt";
+}
+
+int control_load_values(enum control c, const struct scenario *s, uint64_t *v)
+{
+    int n = 0;
+    switch (c) {
+    case CTRL_PP: /* the divisors of the GPUs whose stage splits the heads evenly */
+        for (uint64_t p = 1; p <= s->gpus && n < CONTROL_VALUES_MAX; p++)
+            if (s->gpus % p == 0 &&
+                (p == scenario_pp(s) || control_tp_even(s, s->tp ? s->tp : s->gpus / p)))
+                v[n++] = p;
+        break;
+    case CTRL_EXPERTS:
+        v[n++] = 0;
+        v[n++] = 1;
+        break;
+    case CTRL_CONCURRENCY: /* 0: as many as fit */
+        v[n++] = 0;
+        for (uint64_t u = 1; u <= 65536; u *= 2)
+            v[n++] = u;
+        if (s->concurrency > 65536)
+            v[n++] = s->concurrency;
+        break;
+    case CTRL_PROMPT: /* 0: the whole context */
+        v[n++] = 0;
+        for (uint64_t t = 128; t < s->context_tokens && n < CONTROL_VALUES_MAX - 1; t *= 2)
+            v[n++] = t;
+        if (s->prompt_tokens && (s->prompt_tokens & (s->prompt_tokens - 1)))
+            v[n++] = s->prompt_tokens;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+uint64_t control_load_current(enum control c, const struct scenario *s)
+{
+    switch (c) {
+    case CTRL_PP:
+        return scenario_pp(s);
+    case CTRL_EXPERTS:
+        return experts_knob(s) == SF_DP_ATTENTION ? s->dp_attention : s->expert_parallel;
+    case CTRL_CONCURRENCY:
+        return s->concurrency;
+    case CTRL_PROMPT:
+        return s->prompt_tokens;
+    default:
+        return 0;
+    }
+}
+
+void control_load_set(enum control c, struct scenario *s, uint64_t value)
+{
+    switch (c) {
+    case CTRL_PP:
+        s->pp = value > 1 ? (uint32_t)value : 0;
+        if (s->tp && s->gpus % (s->tp * scenario_pp(s)) != 0)
+            s->tp = 0; /* the split no longer divides: one replica of every GPU */
+        break;
+    case CTRL_EXPERTS:
+        if (experts_knob(s) == SF_DP_ATTENTION)
+            s->dp_attention = value != 0;
+        else if (experts_knob(s) == SF_EXPERT_PARALLEL)
+            s->expert_parallel = value != 0;
+        break;
+    case CTRL_CONCURRENCY:
+        s->concurrency = value;
+        break;
+    case CTRL_PROMPT:
+        s->prompt_tokens = value >= s->context_tokens ? 0 : value;
+        break;
+    default:
+        break;
+    }
+}
+
+void control_load_reset(enum control c, struct scenario *s)
+{
+    if (c == CTRL_EXPERTS)
+        s->dp_attention = s->expert_parallel = false;
+    else
+        control_load_set(c, s, 0);
+}
+
+void control_load_format(enum control c, const struct scenario *s, char *buf, size_t size)
+{
+    char t[32];
+    switch (c) {
+    case CTRL_PP:
+        snprintf(buf, size, scenario_pp(s) > 1 ? "%u x TP %u" : "%u", scenario_pp(s),
+                 scenario_tp(s));
+        break;
+    case CTRL_EXPERTS:
+        snprintf(buf, size, "%s", control_load_current(c, s) ? "on" : "off");
+        break;
+    case CTRL_CONCURRENCY:
+        if (s->concurrency)
+            snprintf(buf, size, "%llu users", (unsigned long long)s->concurrency);
+        else
+            snprintf(buf, size, "all that fit");
+        break;
+    case CTRL_PROMPT:
+        if (s->prompt_tokens)
+            snprintf(buf, size, "%s", units_format_tokens_short(s->prompt_tokens, t, sizeof t));
+        else
+            snprintf(buf, size, "= context");
+        break;
+    default:
+        buf[0] = '\0';
+        break;
+    }
+}
+
+bool control_load_parse(enum control c, struct scenario *s, const char *text, struct diag *in)
+{
+    uint64_t n = 0;
+    if (c == CTRL_EXPERTS) {
+        bool on = strcmp(text, "on") == 0 || strcmp(text, "1") == 0;
+        if (!on && strcmp(text, "off") != 0 && strcmp(text, "0") != 0)
+            return diag_fail(in, "'%s' is not on or off", text);
+        control_load_set(c, s, on);
+        return true;
+    }
+    bool ok = c == CTRL_PROMPT ? units_parse_tokens(text, true, &n, in)
+              : c == CTRL_PP   ? units_parse_count(text, 1, GPUS_MAX, &n, in)
+                               : units_parse_count(text, 0, 100000000, &n, in);
+    if (!ok)
+        return false;
+    if (c == CTRL_PROMPT)
+        s->prompt_tokens = n; /* one longer than the context: refused, said */
+    else
+        control_load_set(c, s, n);
+    return true;
+}
