@@ -184,6 +184,11 @@ def main():
     r["simulate_wall_ms"] = round(t * 1000, 2)
     r["simulate_events_per_s"] = int(events / t)
     r["peak_rss_simulate_kib"] = peak_rss_kib(sim)
+    # ... and the same under each other engine's scheduler
+    for engine in ("sglang", "llamacpp", "trtllm"):
+        r["simulate_%s_instructions" % engine] = callgrind([KVPLAN, *sim, "--engine", engine])
+        r["simulate_%s_wall_ms" % engine] = round(wall_median(sim + ["--engine", engine],
+                                                              runs=10) * 1000, 2)
     # the Load screen: a key of the rate (the rate's quick run), of a length
     # (the sweep's quick runs too), and the full run once the keys stop
     r["load_rate_key_instructions"] = load_key("L")
@@ -213,6 +218,12 @@ def main():
         ("simulate_wall_ms", "simulate, 10,000 requests, whole process, median ms"),
         ("simulate_events_per_s", "simulate events (steps, requests, tokens) a second"),
         ("peak_rss_simulate_kib", "peak resident memory of simulate, 10,000 requests, KiB"),
+        ("simulate_sglang_instructions", "instructions of simulate --engine sglang, 10,000 requests"),
+        ("simulate_sglang_wall_ms", "simulate --engine sglang, 10,000 requests, median ms"),
+        ("simulate_llamacpp_instructions", "instructions of simulate --engine llamacpp, 10,000 requests"),
+        ("simulate_llamacpp_wall_ms", "simulate --engine llamacpp, 10,000 requests, median ms"),
+        ("simulate_trtllm_instructions", "instructions of simulate --engine trtllm, 10,000 requests"),
+        ("simulate_trtllm_wall_ms", "simulate --engine trtllm, 10,000 requests, median ms"),
         ("load_rate_key_instructions", "instructions per Load screen rate key (80x24)"),
         ("load_length_key_instructions", "instructions per Load screen length key (80x24)"),
         ("load_full_run_instructions", "instructions of the Load screen's full run"),

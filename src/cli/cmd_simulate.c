@@ -126,6 +126,11 @@ bool simulate_run_failed(enum sim_status st, struct diag *d)
     case SIM_NO_MEMORY:
         diag_fail(d, "out of memory for the simulation");
         break;
+    case SIM_STUCK:
+        diag_fail(d, "the engine never starts some of the requests: the pool cannot hold what "
+                  "it reserves for one (give a shorter %s or %s, or more memory)",
+                  OPTION_FLAG(OPT_RANDOM_INPUT_LEN), OPTION_FLAG(OPT_RANDOM_OUTPUT_LEN));
+        break;
     case SIM_STALLED:
         diag_fail(d, "the step time is 0: nothing to simulate with");
         break;
@@ -162,6 +167,15 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
         return false;
     if (!simulate_config(&sr->s, &sr->r, &sr->c, d))
         return false;
+    const struct engine_desc *e = engine_desc(sr->s.engine.kind);
+    sr->router_given = o->given[OPT_ROUTER];
+    if (sr->router_given)
+        sr->c.router = o->router;
+    if (o->given[OPT_CAPACITY_POLICY] && !e->sched.capacity)
+        return diag_fail(d, "%s is TensorRT-LLM's capacity scheduler (--engine trtllm), not %s's",
+                         OPTION_FLAG(OPT_CAPACITY_POLICY), e->title);
+    if (o->given[OPT_CAPACITY_POLICY])
+        sr->c.capacity = o->capacity;
     sr->c.max_concurrency = o->given[OPT_MAX_CONCURRENCY] ? o->max_concurrency : 0;
     double *slo[3] = {&sr->c.slo_ttft, &sr->c.slo_tpot, &sr->c.slo_e2el};
     for (int i = 0; i < 3; i++)

@@ -7,7 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/engine_desc.h"
 #include "core/plan.h"
+#include "core/sim.h"
 #include "io/catalog.h"
 
 /* The commands, each a bit in an option's row of the table. */
@@ -124,6 +126,8 @@ enum option_id {
     OPT_SEED,
     OPT_MAX_CONCURRENCY,
     OPT_GOODPUT,
+    OPT_ROUTER,
+    OPT_CAPACITY_POLICY,
     OPT_GOODPUT_TARGET,
     OPT_PARETO,
     OPT_COMPARE,
@@ -189,6 +193,8 @@ struct options {
     double request_rate, burstiness, range_ratio;
     double goodput_ms[3]; /* ttft, tpot, e2el */
     bool goodput_set[3];
+    enum sim_router router; /* given: OPT_ROUTER */
+    enum sim_capacity capacity; /* given: OPT_CAPACITY_POLICY */
     double goodput_target; /* solve: the share of requests that must keep them */
     const char *compare_path; /* a benchmark's result to set beside the run */
     /* calibrate, import-hf, list and show */

@@ -93,3 +93,34 @@ bool opt_sim_format(const struct option_row *row, const char *arg, struct option
     }
     return diag_fail(d, "%s: simulate writes text or json, not '%s'", row->flag, arg);
 }
+
+/* --router: how several replicas share the requests (core/sim.h). */
+bool opt_router(const struct option_row *row, const char *arg, struct options *o, struct diag *d)
+{
+    static const struct {
+        const char *name;
+        enum sim_router router;
+    } routers[] = {{"round-robin", SIM_ROUTE_ROUND_ROBIN},
+                   {"least-outstanding", SIM_ROUTE_LEAST_OUTSTANDING},
+                   {"prefix-aware", SIM_ROUTE_PREFIX_AWARE}};
+    for (size_t i = 0; i < sizeof routers / sizeof *routers; i++)
+        if (strcmp(arg, routers[i].name) == 0) {
+            o->router = routers[i].router;
+            return true;
+        }
+    return diag_fail(d, "%s: '%s' is not a router: round-robin, least-outstanding or "
+                     "prefix-aware", row->flag, arg);
+}
+
+/* --capacity-scheduler-policy: TensorRT-LLM's, as its scheduler_config spells it. */
+bool opt_capacity_policy(const struct option_row *row, const char *arg, struct options *o,
+                         struct diag *d)
+{
+    for (enum sim_capacity p = SIM_GUARANTEED_NO_EVICT; p <= SIM_MAX_UTILIZATION; p++)
+        if (strcmp(arg, sim_capacity_name(p)) == 0) {
+            o->capacity = p;
+            return true;
+        }
+    return diag_fail(d, "%s: '%s' is not a policy: GUARANTEED_NO_EVICT or MAX_UTILIZATION",
+                     row->flag, arg);
+}

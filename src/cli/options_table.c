@@ -369,6 +369,21 @@ const struct option_row options_table[OPT_COUNT] = {
                      .help = "service level objectives: ttft:MS tpot:MS e2el:MS (one or\n"
                              "more, after one --goodput or each after its own); reports\n"
                              "the requests a second that keep them all"},
+    [OPT_ROUTER] = {OPTNAME_ROUTER, .commands = SIMULATE, .parse = opt_router,
+                    .metavar = "R", .complete = COMPLETE_WORDS,
+                    .words = "round-robin least-outstanding prefix-aware",
+                    .help = "how several replicas share the requests: round-robin,\n"
+                            "least-outstanding or prefix-aware (SGLang's router,\n"
+                            "cache-aware); default the engine's own (vLLM's DP load\n"
+                            "balancer, the others' round robin)"},
+    [OPT_CAPACITY_POLICY] = {OPTNAME_CAPACITY_POLICY, .commands = SIMULATE,
+                             .parse = opt_capacity_policy, .metavar = "P",
+                             .complete = COMPLETE_WORDS,
+                             .words = "GUARANTEED_NO_EVICT MAX_UTILIZATION",
+                             .help = "TensorRT-LLM's capacity scheduler: GUARANTEED_NO_EVICT\n"
+                                     "(default: a request starts when its whole life fits)\n"
+                                     "or MAX_UTILIZATION (a step at a time, pausing the\n"
+                                     "newest when short)"},
     [OPT_GOODPUT_TARGET] = {OPTNAME_GOODPUT_TARGET, .commands = CMD_BIT(CMD_SOLVE),
                             .parse = opt_share, .offset = AT(goodput_target), .metavar = "F",
                             .help = "solve: the share of requests that must keep --goodput's\n"

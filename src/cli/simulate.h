@@ -19,6 +19,7 @@ struct simulate_run {
     struct sim_config c;
     struct workload_params w;
     struct sim_result out;
+    bool router_given;   /* --router: named in the output */
     /* --compare: the measured run, and which of its workload's figures the
      * run took (the options gave the others) */
     const char *compare_path;

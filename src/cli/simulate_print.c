@@ -36,8 +36,10 @@ static void head(FILE *out, const struct simulate_run *sr)
     units_format_int(w->num_prompts, a, sizeof a);
     units_format_int(w->input_len, b, sizeof b);
     units_format_int(w->output_len, c, sizeof c);
-    fprintf(out, "Simulated %s V1 on %u x %s, %s, context %s\n",
-            engine_desc(s->engine.kind)->title, s->gpus, s->gpu.name, s->model.name,
+    const struct engine_sched *t = &engine_desc(s->engine.kind)->sched;
+    fprintf(out, "Simulated %s%s%s%s on %u x %s, %s, context %s\n", t->title,
+            t->capacity ? " (" : "", t->capacity ? sim_capacity_name(sr->c.capacity) : "",
+            t->capacity ? ")" : "", s->gpus, s->gpu.name, s->model.name,
             units_format_tokens_short(s->context_tokens, ctx, sizeof ctx));
     fprintf(out, "Workload    %s requests of %s + %s tokens", a, b, c);
     if (w->range_ratio > 0)
@@ -50,11 +52,19 @@ static void head(FILE *out, const struct simulate_run *sr)
         fprintf(out, ", at most %llu in flight", (unsigned long long)sr->c.max_concurrency);
     fputc('\n', out);
     units_format_int(sr->c.blocks, a, sizeof a);
-    fprintf(out, "Engine      %u replica%s of TP %u: %s KV blocks of %llu tokens each,\n"
-            "            max-num-seqs %u, max-num-batched-tokens %llu\n\n",
-            sr->c.replicas, sr->c.replicas == 1 ? "" : "s", sr->r.placement.tp, a,
-            (unsigned long long)sr->c.block_tokens, sr->c.max_num_seqs,
+    fprintf(out, "Engine      %u replica%s of TP %u: %s KV ", sr->c.replicas,
+            sr->c.replicas == 1 ? "" : "s", sr->r.placement.tp, a);
+    if (sr->c.block_tokens == 1)
+        fprintf(out, "tokens,\n");
+    else
+        fprintf(out, "blocks of %llu tokens each,\n", (unsigned long long)sr->c.block_tokens);
+    fprintf(out, "            %s %u, %s %llu", t->seqs_name, sr->c.max_num_seqs, t->tokens_name,
             (unsigned long long)sr->c.max_num_batched_tokens);
+    if (t->ubatch_name)
+        fprintf(out, ", %s %llu", t->ubatch_name, (unsigned long long)sr->c.ubatch);
+    if (sr->router_given)
+        fprintf(out, ", router %s", sim_router_name(sr->c.router));
+    fprintf(out, "\n\n");
 }
 
 static void latency_row(FILE *out, const char *name, const struct sim_stats *st)
@@ -156,6 +166,10 @@ static cJSON *workload_json(const struct simulate_run *sr)
     jsonout_uint(&o, "max_num_seqs", sr->c.max_num_seqs);
     jsonout_uint(&o, "max_num_batched_tokens", sr->c.max_num_batched_tokens);
     jsonout_uint(&o, "max_model_len", sr->c.max_model_len);
+    if (sr->router_given)
+        jsonout_string(&o, "router", sim_router_name(sr->c.router));
+    if (engine_desc(sr->s.engine.kind)->sched.capacity)
+        jsonout_string(&o, "capacity_scheduler_policy", sim_capacity_name(sr->c.capacity));
     return jsonout_end(&o);
 }
 

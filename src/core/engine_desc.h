@@ -77,6 +77,38 @@ struct engine_host {
     const char *words;       /* ... or a sentence without figures */
 };
 
+/* The scheduler `kvplan simulate` runs an engine's replicas with, and how it
+ * spreads requests over several (core/sim.h). The first of each is vLLM's. */
+enum sim_scheduler {
+    SIM_SCHED_VLLM = 0, /* V1's Scheduler.schedule(): token budget, preempt the newest */
+    SIM_SCHED_SGLANG,   /* prefill batches first, new_token_ratio's reserve, retraction */
+    SIM_SCHED_SLOTS,    /* llama.cpp's server: --parallel slots, n_batch, n_ubatch */
+    SIM_SCHED_TRTLLM,   /* TensorRT-LLM's capacity and micro-batch schedulers */
+    SIM_SCHED_COUNT
+};
+enum sim_router {
+    SIM_ROUTE_DPLB = 0,        /* vLLM's DP load balancer: least 4 x waiting + running */
+    SIM_ROUTE_ROUND_ROBIN,
+    SIM_ROUTE_LEAST_OUTSTANDING,
+    SIM_ROUTE_PREFIX_AWARE,    /* SGLang's router, cache-aware */
+    SIM_ROUTE_COUNT
+};
+
+/* The scheduler's traits (struct engine_desc's sched). */
+struct engine_sched {
+    enum sim_scheduler kind;
+    enum sim_router router;    /* several replicas without --router */
+    uint64_t batch;            /* tokens a step takes when the plan has no figure (n_batch) */
+    uint64_t ubatch;           /* a step runs in passes of this many tokens; 0: one pass */
+    bool whole_prompts;        /* no chunked prefill: a prompt runs in one step, and one
+                                * longer than a step's tokens is refused */
+    bool seqs_within_batch;    /* refuses to start with fewer batched tokens than sequences */
+    /* simulate's words: the scheduler, and its limits as the engine spells them */
+    const char *title;         /* "vLLM V1" */
+    bool capacity;             /* ... then its capacity scheduler's policy */
+    const char *seqs_name, *tokens_name, *ubatch_name; /* "max-num-seqs", ... */
+};
+
 enum { ENGINE_DTYPES_MAX = 10, ENGINE_VENDORS_MAX = 3, ENGINE_ALIASES_MAX = 4,
        ENGINE_VERSIONS_MAX = 4, ENGINE_KNOBS_MAX = 4 };
 
@@ -142,6 +174,7 @@ struct engine_desc {
     /* `kvplan simulate` models its scheduler at this rule (core/sim.h);
      * NULL: not simulated */
     bool (*simulated)(enum engine_rule rule);
+    struct engine_sched sched;   /* ... with this scheduler */
 
     /* Words the views use. */
     const char *runtime_words;   /* SEG_RUNTIME: "activations+rt", "compute buffers" */
@@ -211,6 +244,9 @@ struct engine_list {
 };
 void engine_list(bool (*has)(const struct engine_desc *), struct engine_list how, char *buf,
                  size_t size);
+
+/* True at every rule: an engine simulated whatever its version. */
+bool engine_any_rule(enum engine_rule rule);
 
 /* The first engine with trait `has`, or NULL. */
 const struct engine_desc *engine_find(bool (*has)(const struct engine_desc *));

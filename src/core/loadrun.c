@@ -42,8 +42,9 @@ bool load_check_plan(const struct scenario *s, const struct plan_result *r, stru
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
     if (!e->server)
-        return diag_fail(d, "%s: the generic rule has no scheduler: simulate models vLLM V1's "
-                         "(--engine vllm)", OPTNAME_ENGINE);
+        return diag_fail(d, "%s: the generic rule has no scheduler: simulate models vLLM V1's, "
+                         "SGLang's, llama.cpp's and TensorRT-LLM's (--engine NAME)",
+                         OPTNAME_ENGINE);
     if (!e->simulated || !e->simulated(s->engine.rule))
         return diag_fail(d, "simulate models vLLM V1's scheduler; %s %s%s is not simulated yet",
                          OPTNAME_ENGINE, e->name, e->simulated ? "@0" : "");
@@ -54,6 +55,9 @@ bool load_check_plan(const struct scenario *s, const struct plan_result *r, stru
     if (r->placement.pp > 1)
         return diag_fail(d, "%s %u: simulate does not model pipeline stages yet (their batches "
                          "in flight)", OPTNAME_PP, r->placement.pp);
+    if (r->placement.dp_attention)
+        return diag_fail(d, "%s: simulate does not model DP attention yet (each rank's own "
+                         "requests)", OPTNAME_DP_ATTENTION);
     if (s->host_kv_bytes)
         return diag_fail(d, "%s: simulate does not model a host tier yet", OPTNAME_HOST_KV);
     if (r->image_counts.images)
@@ -65,6 +69,34 @@ bool load_check_plan(const struct scenario *s, const struct plan_result *r, stru
         return diag_fail(d, "%s %s: no %s figure, so no step time to simulate with", OPTNAME_GPU,
                          s->gpu.id, s->gpu.bandwidth_bytes_per_s ? "compute" : "bandwidth");
     return true;
+}
+
+/* The engine whose scheduler c runs (its words for the messages); NULL for
+ * none. */
+static const struct engine_desc *scheduler_engine(const struct sim_config *c)
+{
+    for (int k = 0; k < ENGINE_COUNT; k++) {
+        const struct engine_desc *e = engine_desc((enum engine_kind)k);
+        if (e->server && e->simulated && e->sched.kind == c->sched)
+            return e;
+    }
+    return NULL;
+}
+
+/* An engine without chunked prefill runs a prompt whole in one step: one
+ * longer than a step's tokens never runs. */
+static bool prompts_fit(const struct workload_params *p, const struct sim_config *c,
+                        struct diag *d)
+{
+    const struct engine_desc *e = scheduler_engine(c);
+    uint64_t longest = p->prefix_len + workload_bounds(p).in_hi;
+    if (e == NULL || !e->sched.whole_prompts || longest <= c->max_num_batched_tokens)
+        return true;
+    return diag_fail(d, "%s %llu: a prompt of up to %llu tokens is longer than %s's %s %llu "
+                     "(%s): without chunked prefill it never runs", OPTNAME_RANDOM_INPUT_LEN,
+                     (unsigned long long)p->input_len, (unsigned long long)longest, e->title,
+                     e->sched.tokens_name, (unsigned long long)c->max_num_batched_tokens,
+                     OPTNAME_MAX_NUM_BATCHED_TOKENS);
 }
 
 bool load_check_workload(const struct workload_params *p, const struct sim_config *c,
@@ -89,19 +121,20 @@ bool load_check_workload(const struct workload_params *p, const struct sim_confi
                          "blocks; the pool holds %llu", in, (unsigned long long)p->input_len, out,
                          (unsigned long long)p->output_len, (unsigned long long)longest,
                          (unsigned long long)(need + prefix), (unsigned long long)c->blocks);
-    return true;
+    return prompts_fit(p, c, d);
 }
 
 /* The config's scheduler checks, after sim_config_of_plan. */
 bool load_check_config(const struct plan_result *r, const struct sim_config *c, struct diag *d)
 {
+    const struct engine_desc *e = scheduler_engine(c);
     if (c->blocks == 0 || !r->fits)
-        return diag_fail(d, "no KV cache: the weights leave vLLM no memory for it (see kvplan "
-                         "plan)");
+        return diag_fail(d, "no KV cache: the weights leave %s no memory for it (see kvplan "
+                         "plan)", e ? e->title : "the engine");
     /* vLLM refuses it at startup: vllm/config/scheduler.py, SchedulerConfig's
      * checks ("max_num_batched_tokens ... must be greater than or equal to
      * max_num_seqs") */
-    if (c->max_num_batched_tokens < c->max_num_seqs)
+    if (e && e->sched.seqs_within_batch && c->max_num_batched_tokens < c->max_num_seqs)
         return diag_fail(d, "--max-num-batched-tokens %llu is below --max-num-seqs %llu: vLLM "
                          "refuses to start so", (unsigned long long)c->max_num_batched_tokens,
                          (unsigned long long)c->max_num_seqs);

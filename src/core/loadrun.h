@@ -54,12 +54,13 @@ void load_scenario(const struct scenario *s, struct scenario *out);
 bool load_check_plan(const struct scenario *s, const struct plan_result *r, struct diag *d);
 
 /* The longest request must fit the context and the pool, and the shortest
- * hold a token; false with d saying which. */
+ * hold a token; under an engine without chunked prefill the longest prompt
+ * a step's tokens; false with d saying which. */
 bool load_check_workload(const struct workload_params *p, const struct sim_config *c,
                          struct diag *d);
 
 /* The scheduler's own checks on a config from sim_config_of_plan: a KV
- * pool, and max_num_batched_tokens at least max_num_seqs. */
+ * pool, and (vLLM) max_num_batched_tokens at least max_num_seqs. */
 bool load_check_config(const struct plan_result *r, const struct sim_config *c, struct diag *d);
 
 /* The run's config and workload for n requests of settings ls on the plan

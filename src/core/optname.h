@@ -108,6 +108,8 @@
 #define OPTNAME_SEED "--seed"
 #define OPTNAME_MAX_CONCURRENCY "--max-concurrency"
 #define OPTNAME_GOODPUT "--goodput"
+#define OPTNAME_ROUTER "--router"
+#define OPTNAME_CAPACITY_POLICY "--capacity-scheduler-policy"
 #define OPTNAME_GOODPUT_TARGET "--goodput-target"
 #define OPTNAME_PARETO "--pareto"
 #define OPTNAME_COMPARE "--compare"

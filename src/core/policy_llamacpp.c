@@ -460,6 +460,12 @@ static void budget(const struct policy_ctx *c)
 
 const struct engine_desc engine_llamacpp = {
     .step_overhead_s = 0, /* llama-bench's decode loop: no server scheduler between steps */
+    /* common/common.h common_params: n_batch 2048, n_ubatch 512; one llama-server a
+     * replica, so a router in front takes turns */
+    .simulated = engine_any_rule,
+    .sched = {.kind = SIM_SCHED_SLOTS, .router = SIM_ROUTE_ROUND_ROBIN, .batch = 2048,
+              .ubatch = 512, .title = "llama.cpp's server", .seqs_name = "parallel",
+              .tokens_name = "batch-size", .ubatch_name = "ubatch-size"},
     /* batched-bench on V100 (ggml-org/llama.cpp PR #3545, 2023-10): 2, 4 and
      * 8 sequences took 2.2, 2.3 and 2.8 times one sequence's time per token */
     .batched_decode_unvalidated_family = "Volta",

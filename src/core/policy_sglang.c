@@ -543,6 +543,11 @@ static bool windows_full(const struct scenario *s)
 
 const struct engine_desc engine_sglang = {
     .step_overhead_s = SPEED_STEP_OVERHEAD_S,
+    /* several replicas: data_parallel_controller.py's default load_balance_method,
+     * round_robin */
+    .simulated = engine_any_rule,
+    .sched = {.kind = SIM_SCHED_SGLANG, .router = SIM_ROUTE_ROUND_ROBIN, .title = "SGLang",
+              .seqs_name = "max-running-requests", .tokens_name = "chunked-prefill-size"},
     .kind = ENGINE_SGLANG,
     .name = "sglang",
     .title = "SGLang",

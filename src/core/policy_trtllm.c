@@ -165,6 +165,12 @@ static bool windows_full(const struct scenario *s)
 
 const struct engine_desc engine_trtllm = {
     .step_overhead_s = SPEED_STEP_OVERHEAD_S,
+    /* llmapi/llm_args.py: enable_chunked_prefill off by default, so a prompt runs
+     * whole in one step (microBatchScheduler.cpp: it waits while it does not fit) */
+    .simulated = engine_any_rule,
+    .sched = {.kind = SIM_SCHED_TRTLLM, .router = SIM_ROUTE_ROUND_ROBIN, .whole_prompts = true,
+              .title = "TensorRT-LLM", .capacity = true, .seqs_name = "max_batch_size",
+              .tokens_name = "max_num_tokens"},
     .kind = ENGINE_TRTLLM,
     .name = "trtllm",
     .title = "TensorRT-LLM",

@@ -533,6 +533,11 @@ static bool v0_windows(const struct scenario *s)
 const struct engine_desc engine_vllm = {
     .step_overhead_s = SPEED_STEP_OVERHEAD_S,
     .simulated = v1_scheduler,
+    /* vllm/config/scheduler.py, SchedulerConfig's checks: max_num_batched_tokens
+     * at least max_num_seqs; several replicas behind DPLBAsyncMPClient */
+    .sched = {.kind = SIM_SCHED_VLLM, .router = SIM_ROUTE_DPLB, .seqs_within_batch = true,
+              .title = "vLLM V1", .seqs_name = "max-num-seqs",
+              .tokens_name = "max-num-batched-tokens"},
     .kind = ENGINE_VLLM,
     .name = "vllm",
     .title = "vLLM",

@@ -4,11 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_desc.h"
 #include "sim_internal.h"
 
 /* Room for `need` elements of `size` bytes in *p (doubling); false when
  * out of memory. */
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
+bool sim_grow(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return true;
@@ -42,18 +43,18 @@ static bool deque_reserve(struct sim_deque *d, size_t need)
     return true;
 }
 
-static size_t deque_front(const struct sim_deque *d)
+size_t sim_deque_front(const struct sim_deque *d)
 {
     return d->v[d->head];
 }
 
-static void deque_pop_front(struct sim_deque *d)
+void sim_deque_pop_front(struct sim_deque *d)
 {
     d->head = (d->head + 1) % d->cap;
     d->len--;
 }
 
-static bool deque_push_back(struct sim_deque *d, size_t x)
+bool sim_deque_push_back(struct sim_deque *d, size_t x)
 {
     if (!deque_reserve(d, d->len + 1))
         return false;
@@ -62,7 +63,7 @@ static bool deque_push_back(struct sim_deque *d, size_t x)
     return true;
 }
 
-static bool deque_push_front(struct sim_deque *d, size_t x)
+bool sim_deque_push_front(struct sim_deque *d, size_t x)
 {
     if (!deque_reserve(d, d->len + 1))
         return false;
@@ -98,10 +99,8 @@ static void peaks(struct sim *m)
         m->max_run = m->nrun;
 }
 
-/* The prefix cache's hit for a request of `tokens`: whole blocks of the
- * shared prefix, at most tokens - 1 (get_computed_blocks: the last token is
- * always computed, for its logits). */
-static uint64_t prefix_hit(const struct sim_config *c, uint64_t tokens, uint64_t *blocks)
+/* get_computed_blocks: the last token is always computed, for its logits. */
+uint64_t sim_prefix_hit(const struct sim_config *c, uint64_t tokens, uint64_t *blocks)
 {
     uint64_t b = c->block_tokens;
     uint64_t whole = c->prefix_tokens / b, most = (tokens - 1) / b;
@@ -109,28 +108,47 @@ static uint64_t prefix_hit(const struct sim_config *c, uint64_t tokens, uint64_t
     return *blocks * b;
 }
 
-/* Request q joins r's step with `tokens` new tokens. */
-static bool sched_add(struct sim *m, struct sim_replica *r, size_t q, uint64_t tokens)
+bool sim_sched_room(struct sim *m, struct sim_replica *r)
 {
-    if (!grow((void **)&r->sched, &r->capsched, r->nsched + 1, sizeof *r->sched)) {
+    if (!sim_grow((void **)&r->sched, &r->capsched, r->nsched + 1, sizeof *r->sched)) {
         m->status = SIM_NO_MEMORY;
         return false;
     }
-    r->sched[r->nsched++] = (struct sim_sched){q, tokens};
     return true;
 }
 
-/* _preempt_request: the newest running request back to the front of the
- * waiting queue, its blocks freed and its computed tokens forgotten. */
-static size_t preempt_newest(struct sim *m, struct sim_replica *r)
+bool sim_admit(struct sim *m, struct sim_replica *r, uint64_t start, uint64_t shared,
+               uint64_t need, uint64_t want)
 {
-    size_t v = r->running[--r->nrun];
+    size_t v = sim_deque_front(&r->waiting);
+    struct sim_rq *q = &m->rq[v];
+    if (!sim_grow((void **)&r->running, &r->caprun, r->nrun + 1, sizeof *r->running)) {
+        m->status = SIM_NO_MEMORY;
+        return false;
+    }
+    sim_deque_pop_front(&r->waiting);
+    r->running[r->nrun++] = v;
+    q->state = RQ_RUNNING;
+    q->computed = start;
+    q->shared = shared;
+    q->blocks = need;
+    r->free -= need;
+    m->nwait--;
+    m->nrun++;
+    return want == 0 || sim_sched_add(m, r, v, want);
+}
+
+size_t sim_preempt(struct sim *m, struct sim_replica *r, size_t i, bool front)
+{
+    size_t v = r->running[i];
+    memmove(&r->running[i], &r->running[i + 1], (r->nrun - i - 1) * sizeof *r->running);
+    r->nrun--;
     struct sim_rq *q = &m->rq[v];
     r->free += q->blocks;
     q->blocks = 0;
     q->computed = 0;
     q->state = RQ_WAITING;
-    if (!deque_push_front(&r->waiting, v))
+    if (!(front ? sim_deque_push_front(&r->waiting, v) : sim_deque_push_back(&r->waiting, v)))
         m->status = SIM_NO_MEMORY;
     m->nrun--;
     m->nwait++;
@@ -138,76 +156,63 @@ static size_t preempt_newest(struct sim *m, struct sim_replica *r)
     return v;
 }
 
-/* The running requests, in order (schedule()'s first loop); true when one
- * was preempted. */
-static bool schedule_running(struct sim *m, struct sim_replica *r, uint64_t *budget)
+/* sim_make_room's preemptions: the newest until `need` fits; false when v
+ * itself was the newest. */
+bool sim_preempt_for(struct sim *m, struct sim_replica *r, size_t v, uint64_t need,
+                     bool *preempted)
 {
-    const struct sim_config *c = m->c;
-    bool preempted = false;
-    for (size_t i = 0; i < r->nrun && *budget > 0 && m->status == SIM_OK; i++) {
-        size_t v = r->running[i];
-        struct sim_rq *q = &m->rq[v];
-        uint64_t want = q->prompt + q->produced - q->computed;
-        if (want > *budget)
-            want = *budget;
-        if (want > c->max_model_len - 1 - q->computed)
-            want = c->max_model_len - 1 - q->computed;
-        if (want == 0)
-            continue;
-        uint64_t held = q->blocks + q->shared;
-        uint64_t all = (q->computed + want + c->block_tokens - 1) / c->block_tokens;
-        uint64_t need = all > held ? all - held : 0;
-        bool self = false;
-        while (need > r->free && !self) {
-            self = preempt_newest(m, r) == v;
-            preempted = true;
-        }
-        if (self)
-            break;
-        r->free -= need;
-        q->blocks += need;
-        if (!sched_add(m, r, v, want))
-            break;
-        *budget -= want;
+    bool self = false;
+    while (need > r->free && !self) {
+        self = sim_preempt(m, r, r->nrun - 1, true) == v;
+        *preempted = true;
     }
-    return preempted;
+    return !self;
 }
 
-/* The waiting requests, in order, while the budget, max_num_seqs and the
- * pool allow (schedule()'s second loop). */
-static void schedule_waiting(struct sim *m, struct sim_replica *r, uint64_t *budget)
+static const struct sim_scheduler_ops *const schedulers[SIM_SCHED_COUNT] = {
+    [SIM_SCHED_VLLM] = &sim_sched_vllm,
+    [SIM_SCHED_SGLANG] = &sim_sched_sglang,
+    [SIM_SCHED_SLOTS] = &sim_sched_slots,
+    [SIM_SCHED_TRTLLM] = &sim_sched_trtllm,
+};
+
+static const struct sim_scheduler_ops *scheduler(const struct sim_config *c)
+{
+    return schedulers[c->sched < SIM_SCHED_COUNT ? c->sched : SIM_SCHED_VLLM];
+}
+
+/* The step's time: one pass over its sequences, or passes of at most
+ * c->ubatch tokens in turn (a sequence split between two). */
+static double step_seconds(struct sim *m, size_t n)
 {
     const struct sim_config *c = m->c;
-    while (r->waiting.len > 0 && *budget > 0 && r->nrun < c->max_num_seqs &&
-           m->status == SIM_OK) {
-        size_t v = deque_front(&r->waiting);
-        struct sim_rq *q = &m->rq[v];
-        uint64_t tokens = q->prompt + q->produced, shared;
-        uint64_t start = prefix_hit(c, tokens, &shared);
-        uint64_t want = tokens - start;
-        if (want > *budget)
-            want = *budget;
-        uint64_t all = (start + want + c->block_tokens - 1) / c->block_tokens;
-        uint64_t need = all - shared;
-        if (need > r->free)
-            break;
-        if (!grow((void **)&r->running, &r->caprun, r->nrun + 1, sizeof *r->running)) {
-            m->status = SIM_NO_MEMORY;
-            break;
-        }
-        deque_pop_front(&r->waiting);
-        r->running[r->nrun++] = v;
-        q->state = RQ_RUNNING;
-        q->computed = start;
-        q->shared = shared;
-        q->blocks = need;
-        r->free -= need;
-        m->nwait--;
-        m->nrun++;
-        if (!sched_add(m, r, v, want))
-            break;
-        *budget -= want;
+    if (c->ubatch == 0)
+        return step_time(&c->model, &c->machine, m->seqs, n, NULL);
+    if (!sim_grow((void **)&m->pass, &m->cappass, n, sizeof *m->pass)) {
+        m->status = SIM_NO_MEMORY;
+        return 0;
     }
+    double dt = 0;
+    size_t k = 0;
+    uint64_t room = c->ubatch;
+    for (size_t i = 0; i < n; i++) {
+        struct step_seq s = m->seqs[i];
+        while (s.tokens > 0) {
+            uint64_t take = s.tokens < room ? s.tokens : room;
+            m->pass[k++] = (struct step_seq){s.context, take};
+            s.context += take;
+            s.tokens -= take;
+            room -= take;
+            if (room == 0) {
+                dt += step_time(&c->model, &c->machine, m->pass, k, NULL);
+                k = 0;
+                room = c->ubatch;
+            }
+        }
+    }
+    if (k)
+        dt += step_time(&c->model, &c->machine, m->pass, k, NULL);
+    return dt;
 }
 
 /* One step of replica ri from t: schedule it and time it; idle when there
@@ -216,22 +221,20 @@ static void step_begin(struct sim *m, uint32_t ri, double t)
 {
     const struct sim_config *c = m->c;
     struct sim_replica *r = &m->rep[ri];
-    uint64_t budget = c->max_num_batched_tokens;
     advance(m, t);
     r->nsched = 0;
     r->busy = false;
-    if (!schedule_running(m, r, &budget))
-        schedule_waiting(m, r, &budget);
+    scheduler(c)->schedule(m, r);
     peaks(m);
     if (r->nsched == 0 || m->status != SIM_OK)
         return;
-    if (!grow((void **)&m->seqs, &m->capseqs, r->nsched, sizeof *m->seqs)) {
+    if (!sim_grow((void **)&m->seqs, &m->capseqs, r->nsched, sizeof *m->seqs)) {
         m->status = SIM_NO_MEMORY;
         return;
     }
     for (size_t i = 0; i < r->nsched; i++)
         m->seqs[i] = (struct step_seq){m->rq[r->sched[i].q].computed, r->sched[i].tokens};
-    double dt = step_time(&c->model, &c->machine, m->seqs, r->nsched, NULL);
+    double dt = step_seconds(m, r->nsched);
     if (!(dt > 0)) {
         m->status = SIM_STALLED;
         return;
@@ -249,7 +252,7 @@ static void step_begin(struct sim *m, uint32_t ri, double t)
 
 static void itl_add(struct sim *m, double seconds, uint64_t count)
 {
-    if (!grow((void **)&m->itl, &m->capitl, m->nitl + 1, sizeof *m->itl)) {
+    if (!sim_grow((void **)&m->itl, &m->capitl, m->nitl + 1, sizeof *m->itl)) {
         m->status = SIM_NO_MEMORY;
         return;
     }
@@ -259,13 +262,16 @@ static void itl_add(struct sim *m, double seconds, uint64_t count)
 /* The end of replica ri's step: each request's new tokens computed, a token
  * for each that caught up, the finished ones out (update_from_output). The
  * tokens of requests whose last came at the step's start share one
- * inter-token latency, the step's own. */
+ * inter-token latency, the step's own; under a scheduler that groups gaps,
+ * so do those whose last came at one same earlier time (decodes after a
+ * prefill step). */
 static void step_end(struct sim *m, uint32_t ri)
 {
     const struct sim_config *c = m->c;
     struct sim_replica *r = &m->rep[ri];
-    double t = r->end;
-    uint64_t steady = 0;
+    double t = r->end, gap_last = -1;
+    uint64_t steady = 0, gap = 0;
+    bool group = scheduler(c)->groups_gaps;
     advance(m, t);
     r->busy = false;
     for (size_t i = 0; i < r->nsched; i++) {
@@ -279,7 +285,10 @@ static void step_end(struct sim *m, uint32_t ri)
             q->first = t;
         else if (q->last == r->start)
             steady++;
-        else
+        else if (group && (gap == 0 || q->last == gap_last)) {
+            gap_last = q->last;
+            gap++;
+        } else
             itl_add(m, t - q->last, 1);
         q->last = t;
         if (c->on_token)
@@ -292,32 +301,18 @@ static void step_end(struct sim *m, uint32_t ri)
             m->nrun--;
             m->done++;
             m->inflight--;
+            r->full = false;
         }
     }
     if (steady)
         itl_add(m, t - r->start, steady);
+    if (gap)
+        itl_add(m, t - gap_last, gap);
     size_t k = 0; /* the finished out of the running list, the order kept */
     for (size_t i = 0; i < r->nrun; i++)
         if (m->rq[r->running[i]].state != RQ_DONE)
             r->running[k++] = r->running[i];
     r->nrun = k;
-}
-
-/* DPLBAsyncMPClient.get_core_engine_for_request: the least 4 x waiting +
- * running. */
-static uint32_t pick_replica(const struct sim *m)
-{
-    uint32_t best = 0;
-    uint64_t score = UINT64_MAX;
-    for (uint32_t i = 0; i < m->c->replicas; i++) {
-        const struct sim_replica *r = &m->rep[i];
-        uint64_t s = 4 * (uint64_t)r->waiting.len + r->nrun;
-        if (s < score) {
-            score = s;
-            best = i;
-        }
-    }
-    return best;
 }
 
 /* When the client sends its next request: on arrival, or once fewer than
@@ -340,12 +335,12 @@ static bool send_due(struct sim *m, double t)
     while (next_send(m) <= t && m->status == SIM_OK) {
         size_t v = m->next_send++;
         struct sim_rq *q = &m->rq[v];
-        uint32_t ri = pick_replica(m);
+        uint32_t ri = sim_route(m, v);
         advance(m, t);
         q->send = t;
         q->state = RQ_WAITING;
         q->replica = ri;
-        if (!deque_push_back(&m->rep[ri].waiting, v))
+        if (!sim_deque_push_back(&m->rep[ri].waiting, v))
             m->status = SIM_NO_MEMORY;
         m->inflight++;
         m->nwait++;
@@ -406,6 +401,7 @@ static void sim_free(struct sim *m)
     free(m->rep);
     free(m->rq);
     free(m->seqs);
+    free(m->pass);
     free(m->itl);
 }
 
@@ -420,8 +416,12 @@ static bool sim_setup(struct sim *m, const struct sim_config *c,
     if (m->rq == NULL || m->rep == NULL)
         return false;
     uint64_t prefix = c->block_tokens ? c->prefix_tokens / c->block_tokens : 0;
-    for (uint32_t i = 0; i < c->replicas; i++)
+    for (uint32_t i = 0; i < c->replicas; i++) {
         m->rep[i].free = c->blocks > prefix ? c->blocks - prefix : 0;
+        m->rep[i].chunked = SIZE_MAX;
+        if (scheduler(c)->init)
+            scheduler(c)->init(m, &m->rep[i]);
+    }
     for (size_t i = 0; i < n; i++)
         m->rq[i] = (struct sim_rq){.prompt = reqs[i].prompt, .output = reqs[i].output,
                                    .arrival = reqs[i].arrival};
@@ -438,6 +438,8 @@ enum sim_status sim_run(const struct sim_config *c, const struct workload_reques
         return out->status = SIM_NO_MEMORY;
     }
     run_events(&m);
+    if (m.status == SIM_OK && m.done < n)
+        m.status = SIM_STUCK;
     if (m.status == SIM_OK)
         sim_figures(&m, out);
     if (out->status == SIM_OK)
@@ -463,4 +465,10 @@ void sim_config_of_plan(const struct scenario *s, const struct plan_result *r,
     c->max_steps = SIM_MAX_STEPS;
     c->max_seconds = SIM_MAX_SECONDS;
     c->slo_ttft = c->slo_tpot = c->slo_e2el = -1;
+    const struct engine_sched *t = &engine_desc(s->engine.kind)->sched;
+    c->sched = t->kind;
+    c->router = t->router;
+    c->ubatch = t->ubatch;
+    if (c->max_num_batched_tokens == 0)
+        c->max_num_batched_tokens = t->batch;
 }

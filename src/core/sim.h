@@ -1,9 +1,32 @@
 /* sim: a discrete-event simulation of one deployment serving a stream of
- * requests (core/workload.h), step by step, as vLLM V1's scheduler runs
- * them, on the plan's own KV pool, each step as long as the step function
- * (core/steptime.h) says for the sequences it runs.
+ * requests (core/workload.h), step by step, as the engine's own scheduler
+ * runs them, on the plan's own KV pool, each step as long as the step
+ * function (core/steptime.h) says for the sequences it runs.
  *
- * The scheduler is vLLM's Scheduler.schedule() (vllm/v1/core/sched/
+ * The engines' schedulers (config.sched, from the engine descriptor's sched
+ * traits) are one file each behind struct sim_scheduler_ops
+ * (sim_internal.h); the event loop, the client, the router and the figures
+ * are shared:
+ *  - vLLM V1 (sim_sched_vllm.c), below;
+ *  - SGLang (sim_sched_sglang.c): prefill batches first, each new request
+ *    charged against the free tokens less the running ones' reserve
+ *    (new_token_ratio), decode of every running request otherwise,
+ *    retract_decode when a decode does not fit (scheduler.py,
+ *    schedule_policy.py PrefillAdder at sgl-project/sglang 00550cd1,
+ *    schedule_batch.py);
+ *  - llama.cpp's server (sim_sched_slots.c): --parallel slots, a request
+ *    waiting for an idle one, one batch of n_batch tokens a step run in
+ *    n_ubatch passes (tools/server/server.cpp update_slots at
+ *    ggml-org/llama.cpp aa6192d3);
+ *  - TensorRT-LLM (sim_sched_trtllm.c): in-flight batching of whole prompts
+ *    and decodes within max_batch_size and max_num_tokens, capacity policy
+ *    GUARANTEED_NO_EVICT or MAX_UTILIZATION (batch_manager/
+ *    capacityScheduler.cpp at NVIDIA/TensorRT-LLM 02a10fed,
+ *    microBatchScheduler.cpp at 0a949d31).
+ * Each file's head says what it models and leaves out; doc/MODEL.md
+ * section 13 has them all.
+ *
+ * vLLM's scheduler is Scheduler.schedule() (vllm/v1/core/sched/
  * scheduler.py) and KVCacheManager.allocate_slots() (vllm/v1/core/
  * kv_cache_manager.py), read at vllm-project/vllm commits 00024d31 and
  * 003df296, with its default FCFS policy, chunked prefill on, no
@@ -37,9 +60,11 @@
  * whole output, as `vllm bench serve --ignore-eos`).
  *
  * Several replicas (data parallel) each run their own scheduler on their
- * own pool; an arriving request goes to the one of least 4 x waiting +
- * running (vLLM vllm/v1/engine/core_client.py DPLBAsyncMPClient, whose
- * counts kvplan reads at once, not 100 ms late), ties to the first.
+ * own pool; an arriving request goes to the replica config.router picks
+ * (sim_route.c), ties to the first: vLLM's DPLB, the least 4 x waiting +
+ * running (vllm/v1/engine/core_client.py DPLBAsyncMPClient, whose counts
+ * kvplan reads at once, not 100 ms late); round robin; the least waiting +
+ * running; or SGLang's router's cache-aware policy.
  *
  * The client is `vllm bench serve`'s: each request is sent when it
  * arrives, or with --max-concurrency when fewer than that many are in
@@ -55,6 +80,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine_desc.h"
 #include "plan.h"
 #include "steptime.h"
 #include "workload.h"
@@ -66,7 +92,17 @@
 #define SIM_MAX_SECONDS (7 * 86400.0)
 #define SIM_MAX_REPLICAS 256
 
+/* TensorRT-LLM's capacity scheduler policies (executor CapacitySchedulerPolicy). */
+enum sim_capacity {
+    SIM_GUARANTEED_NO_EVICT = 0, /* the default: a request starts when its whole life fits */
+    SIM_MAX_UTILIZATION          /* one step at a time, pausing the newest when short */
+};
+
 struct sim_config {
+    enum sim_scheduler sched;      /* the engine's (engine_desc's sched); 0: vLLM V1's */
+    enum sim_router router;        /* how a request finds a replica; 0: vLLM's DPLB */
+    enum sim_capacity capacity;    /* TensorRT-LLM's policy */
+    uint64_t ubatch;               /* a step runs in passes of this many tokens; 0: one */
     struct step_model model;       /* one GPU's share of a replica (speed_step_inputs) */
     struct step_machine machine;
     uint32_t replicas;
@@ -95,7 +131,9 @@ enum sim_status {
     SIM_STEPS,     /* past max_steps */
     SIM_SECONDS,   /* past max_seconds */
     SIM_NO_MEMORY, /* an allocation failed */
-    SIM_STALLED    /* the step function gave no time (no bandwidth figure) */
+    SIM_STALLED,   /* the step function gave no time (no bandwidth figure) */
+    SIM_STUCK      /* requests left that the scheduler never starts (a reservation
+                    * larger than the pool) */
 };
 
 /* Mean, median, standard deviation (of the population) and percentiles,
@@ -143,12 +181,19 @@ enum sim_status sim_run(const struct sim_config *c, const struct workload_reques
  * prefix's shared whole blocks not counted. */
 uint64_t sim_request_blocks(const struct sim_config *c, uint64_t tokens);
 
-/* The config for the plan r of scenario s (a vLLM V1 plan): its step
- * function, its replicas, its pool in the engine's blocks, its scheduler's
- * limits, the context as max_model_len; no client cap, no objective, the
- * caps at their most. */
+/* The config for the plan r of scenario s: its step function, its
+ * replicas, its pool in the engine's blocks, the engine's scheduler, router
+ * and limits (its batch when the plan has none), the context as
+ * max_model_len; no client cap, no objective, the caps at their most. */
 void sim_config_of_plan(const struct scenario *s, const struct plan_result *r,
                         struct sim_config *c);
+
+/* The router's name as --router spells it: "round-robin", ...; vLLM's is
+ * "dplb". */
+const char *sim_router_name(enum sim_router r);
+
+/* The policy as TensorRT-LLM spells it: "GUARANTEED_NO_EVICT", ... */
+const char *sim_capacity_name(enum sim_capacity p);
 
 /* The p-th percentile (0 to 100) of n sorted values as numpy computes it
  * (linear, its lerp); 0 for none. */

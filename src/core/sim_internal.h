@@ -1,5 +1,6 @@
-/* sim_internal: the simulator's state, shared by its engine (sim.c) and its
- * figures (sim_stats.c); nothing outside those two includes it. */
+/* sim_internal: the simulator's state, shared by its event loop (sim.c), its
+ * engines' schedulers (sim_sched_*.c), its router (sim_route.c) and its
+ * figures (sim_stats.c); nothing else includes it. */
 #ifndef KVPLAN_CORE_SIM_INTERNAL_H
 #define KVPLAN_CORE_SIM_INTERNAL_H
 
@@ -44,6 +45,14 @@ struct sim_replica {
     double start, end;        /* the step in flight */
     struct sim_sched *sched;  /* the step's requests */
     size_t nsched, capsched;
+    /* the schedulers' own state */
+    double ratio;             /* SGLang's new_token_ratio */
+    bool full;                /* SGLang's batch_is_full: no prefill until a request leaves */
+    size_t chunked;           /* SGLang's chunked_req (its index), SIZE_MAX: none */
+    uint64_t slots_used;      /* llama.cpp: slots that ever held a request */
+    /* the router's view: what its tree holds of this replica */
+    uint64_t tree_tokens;
+    bool has_prefix;
 };
 
 /* An inter-token latency and how many tokens had it. */
@@ -59,8 +68,11 @@ struct sim {
     struct sim_replica *rep;
     struct step_seq *seqs;    /* a step's batch, for step_time */
     size_t capseqs;
+    struct step_seq *pass;    /* one pass of it (c->ubatch) */
+    size_t cappass;
     size_t next_send;         /* the client: requests before it are sent */
     uint64_t inflight;
+    uint64_t turn;            /* round robin's next replica */
     double last_t, area_wait, area_run;
     uint64_t nwait, nrun, max_wait, max_run;
     struct sim_itl *itl;
@@ -69,6 +81,71 @@ struct sim {
     double peak_usage;
     enum sim_status status;
 };
+
+/* One engine's scheduler: schedule fills r->sched with the step's requests
+ * and their new tokens (empty: nothing to run), taking and freeing blocks;
+ * init (NULL: none) sets a replica up. groups_gaps: the inter-token
+ * latencies of one step's tokens whose last came at one same earlier time
+ * are kept as one record (vLLM's are kept one by one, as its runs always
+ * were: the same figures, summed in their order). */
+struct sim_scheduler_ops {
+    void (*init)(struct sim *m, struct sim_replica *r);
+    void (*schedule)(struct sim *m, struct sim_replica *r);
+    bool groups_gaps;
+};
+extern const struct sim_scheduler_ops sim_sched_vllm, sim_sched_sglang, sim_sched_slots,
+    sim_sched_trtllm;
+
+/* sim.c: the pieces the schedulers share. */
+bool sim_grow(void **p, size_t *cap, size_t need, size_t size);
+bool sim_deque_push_back(struct sim_deque *d, size_t x);
+bool sim_deque_push_front(struct sim_deque *d, size_t x);
+size_t sim_deque_front(const struct sim_deque *d);
+void sim_deque_pop_front(struct sim_deque *d);
+/* ceil(tokens / block) */
+static inline uint64_t sim_blocks(const struct sim_config *c, uint64_t tokens)
+{
+    return (tokens + c->block_tokens - 1) / c->block_tokens;
+}
+/* The prefix cache's hit for a request of `tokens`: whole blocks of the
+ * shared prefix, at most tokens - 1; their count in *blocks. */
+uint64_t sim_prefix_hit(const struct sim_config *c, uint64_t tokens, uint64_t *blocks);
+/* Request q joins r's step with `tokens` new tokens; false when out of memory.
+ * (Inline, as the step's hot path: sim_sched_room grows the list.) */
+bool sim_sched_room(struct sim *m, struct sim_replica *r);
+static inline bool sim_sched_add(struct sim *m, struct sim_replica *r, size_t q, uint64_t tokens)
+{
+    if (r->nsched == r->capsched && !sim_sched_room(m, r))
+        return false;
+    r->sched[r->nsched++] = (struct sim_sched){q, tokens};
+    return true;
+}
+/* The front of r's waiting queue runs from `start` computed tokens, `shared`
+ * of the prefix's blocks and `need` blocks of its own, `want` tokens this step
+ * (0: not in the step yet). */
+bool sim_admit(struct sim *m, struct sim_replica *r, uint64_t start, uint64_t shared,
+               uint64_t need, uint64_t want);
+/* running[i] back to the waiting queue (its front, or its back), its blocks
+ * freed and its computed tokens forgotten; its index. */
+size_t sim_preempt(struct sim *m, struct sim_replica *r, size_t i, bool front);
+
+/* Running request v takes `need` more blocks, the newest running request
+ * preempted (to the waiting queue's front) until they fit, *preempted then
+ * set; false when v itself was the newest. */
+bool sim_preempt_for(struct sim *m, struct sim_replica *r, size_t v, uint64_t need,
+                     bool *preempted);
+static inline bool sim_make_room(struct sim *m, struct sim_replica *r, size_t v, uint64_t need,
+                                 bool *preempted)
+{
+    if (need > r->free && !sim_preempt_for(m, r, v, need, preempted))
+        return false;
+    r->free -= need;
+    m->rq[v].blocks += need;
+    return true;
+}
+
+/* sim_route.c: the replica a request goes to. */
+uint32_t sim_route(struct sim *m, size_t v);
 
 /* sim_stats.c: the figures of a finished run. */
 void sim_figures(const struct sim *m, struct sim_result *out);

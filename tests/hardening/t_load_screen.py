@@ -151,9 +151,12 @@ if names:
     ok(dump(["--load", os.path.join(plain, names[0])], "L") == dump([], "L"),
        "a file without settings: the defaults")
 
-# a plan simulate refuses: the screen says why
+# a plan simulate refuses (vLLM's V0 engine; llama.cpp's slots are simulated
+# now): the screen says why
+screen = dump(["--engine", "vllm@0"], "L")
+ok("simulate models vLLM V1's scheduler" in screen, "vllm@0 refused:\n" + screen)
 screen = dump(["--engine", "llama.cpp"], "L")
-ok("simulate models vLLM V1's scheduler" in screen, "llama.cpp refused:\n" + screen)
+ok("TTFT" in screen and "refuse" not in screen, "llama.cpp's slots simulated:\n" + screen)
 
 def full_run(t, pattern):
     """Until the frame after the one that answered a key, the full run's

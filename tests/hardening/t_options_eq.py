@@ -88,16 +88,14 @@ VALUES = {
     "--random-input-len": ("512", []), "--random-output-len": ("16", []),
     "--random-range-ratio": ("0.5", []), "--seed": ("7", []), "--max-concurrency": ("4", []),
     "--goodput": ("ttft:500", []), "--goodput-target": ("0.9", []), "--compare": (BENCH, []),
+    "--router": ("round-robin", ["--gpus", "2", "--tp", "1"]),
+    "--capacity-scheduler-policy": ("MAX_UTILIZATION", ["--engine", "trtllm"]),
 }
 # What a command answers on purpose when given the option; anything else must succeed.
 REFUSED = {("planner", "--export"): "--export: writes the snapshot of `kvplan plan`",
            ("planner", "--export-svg"): "--export-svg: writes the picture of `kvplan plan`"}
-# simulate models vLLM V1 alone, and not yet what these options ask for
-NOT_SIMULATED = "not simulated yet"
-REFUSED.update({("simulate", flag): NOT_SIMULATED for flag in (
-    "--max-loras-per-batch", "--mem-fraction-static", "--chunked-prefill-size",
-    "--max-running-requests", "--parallel", "--fit-target", "--kv-dtype-v",
-    "--free-gpu-memory-fraction")})
+# simulate models each engine's scheduler (an engine's option picks it), and
+# not yet what these options ask for
 REFUSED.update({("simulate", "--draft-model"): "does not model speculative decoding",
                 ("simulate", "--num-speculative-tokens"): "does not model speculative decoding",
                 ("simulate", "--pp"): "does not model pipeline stages",

@@ -141,16 +141,101 @@ def test_bad_input_names_the_option():
     refused(["--random-input-len", "1", "--random-range-ratio", "0.5"], "no token")
 
 
-def test_other_engines_are_refused():
-    refused(["--engine", "sglang"], "simulate models vLLM V1's scheduler; --engine sglang is "
-            "not simulated yet")
-    refused(["--engine", "llama.cpp"], "--engine llama.cpp is not simulated yet")
-    refused(["--engine", "trtllm"], "--engine trtllm is not simulated yet")
+def test_what_is_not_simulated_is_refused():
     refused(["--engine", "vllm@0"], "--engine vllm@0 is not simulated yet")
     refused(["--engine", "generic"], "the generic rule has no scheduler")
     refused(["--gpus", "2", "--pp", "2"], "--pp 2: simulate does not model pipeline stages")
     refused(["--draft-model", "llama-3.2-1b"], "speculative decoding")
     refused(["--model", "llama-3.1-405b"], "no KV cache")
+    refused(["--engine", "sglang", "--enable-dp-attention", "--gpus", "2", "--tp", "2",
+             "--model", "deepseek-v2-lite"], "--enable-dp-attention: simulate does not model DP "
+            "attention yet")
+
+
+def test_each_engine_runs_its_own_scheduler():
+    """--engine picks the scheduler: its name and its limits as the engine
+    spells them, every request served, and the engine's knobs move the run."""
+    heads = {"sglang": ("Simulated SGLang on", "max-running-requests", "chunked-prefill-size"),
+             "llamacpp": ("Simulated llama.cpp's server on", "parallel", "ubatch-size 512"),
+             "trtllm": ("Simulated TensorRT-LLM (GUARANTEED_NO_EVICT) on", "max_batch_size",
+                        "max_num_tokens")}
+    runs = {}
+    for engine, words in heads.items():
+        status, out, err = run(["simulate", *SMALL, "--engine", engine, "--request-rate", "8"])
+        check("simulate --engine %s prints its scheduler's words" % engine,
+              status == 0 and all(w in out for w in words), out[:400] + err)
+        status, s, err = sim("--engine", engine, "--request-rate", "8")
+        check("simulate --engine %s serves every request" % engine,
+              s is not None and s["completed"] == 40 and s["total_output_tokens"] == 40 * 16, err)
+        runs[engine] = s
+    check("three engines, three runs", len({json.dumps(r) for r in runs.values()}) == 3)
+    _, two, _ = sim("--engine", "llamacpp", "--parallel", "2")
+    check("llama.cpp: --parallel 2 runs 2 requests at most, the rest wait for a slot",
+          two["max_running"] == 2 and two["max_waiting"] >= 38, two["max_running"])
+    _, small, _ = sim("--engine", "sglang", "--chunked-prefill-size", "128")
+    _, big, _ = sim("--engine", "sglang")
+    check("SGLang: a smaller --chunked-prefill-size takes more steps", small["steps"] > big["steps"],
+          (small["steps"], big["steps"]))
+    _, few, _ = sim("--engine", "sglang", "--max-running-requests", "4")
+    check("SGLang: --max-running-requests caps the running batch", few["max_running"] <= 4)
+    refused(["--engine", "trtllm", "--random-input-len", "9000", "--context", "16k"],
+            "--random-input-len 9000: a prompt of up to 9000 tokens is longer than TensorRT-LLM's "
+            "max_num_tokens 8192")
+    _, tiny, _ = sim("--engine", "trtllm", "--max-num-seqs", "3")
+    check("TensorRT-LLM: --max-num-seqs (its max_batch_size) caps the batch", tiny is not None and tiny["max_running"] <= 3)
+
+
+def test_trtllm_capacity_policies():
+    """capacityScheduler.cpp: GUARANTEED_NO_EVICT never evicts and starts fewer
+    requests than MAX_UTILIZATION, which pauses the newest when the pool runs
+    out; a small pool (5% of the free memory) shows both."""
+    tight = ["--engine", "trtllm", "--num-prompts", "60", "--random-input-len", "3000",
+             "--random-output-len", "1500", "--free-gpu-memory-fraction", "0.05"]
+    status, out, err = run(["simulate", *tight])
+    check("TensorRT-LLM says its default policy", "(GUARANTEED_NO_EVICT)" in out, out[:200] + err)
+    _, safe, _ = sim(*tight)
+    _, full, _ = sim(*tight, "--capacity-scheduler-policy", "MAX_UTILIZATION")
+    check("GUARANTEED_NO_EVICT evicts nothing", safe["preemptions"] == 0)
+    check("MAX_UTILIZATION runs more at once and pauses some",
+          full["max_running"] > safe["max_running"] and full["preemptions"] > 0,
+          (full["max_running"], safe["max_running"], full["preemptions"]))
+    check("both serve every request", safe["completed"] == full["completed"] == 60)
+    check("the JSON names the policy", safe["workload"]["capacity_scheduler_policy"]
+          == "GUARANTEED_NO_EVICT" and full["workload"]["capacity_scheduler_policy"]
+          == "MAX_UTILIZATION")
+    status, out, _ = run(["simulate", *tight, "--capacity-scheduler-policy", "MAX_UTILIZATION"])
+    check("the table names MAX_UTILIZATION", "(MAX_UTILIZATION)" in out)
+    refused(["--capacity-scheduler-policy", "MAX_UTILIZATION"],
+            "--capacity-scheduler-policy is TensorRT-LLM's capacity scheduler (--engine trtllm)")
+    refused(["--engine", "trtllm", "--random-input-len", "3000", "--random-output-len", "1961",
+             "--free-gpu-memory-fraction", "0.01"],
+            "the engine never starts some of the requests: the pool cannot hold what it reserves")
+    refused(["--engine", "trtllm", "--capacity-scheduler-policy", "STATIC_BATCH"],
+            "'STATIC_BATCH' is not a policy: GUARANTEED_NO_EVICT or MAX_UTILIZATION")
+
+
+def test_router():
+    four = ["--gpus", "4", "--tp", "1", "--request-rate", "40", "--num-prompts", "200",
+            "--prefix", "600"]
+    _, own, _ = sim(*four)
+    check("without --router no router key (vLLM's DP load balancer)", "router" not in own["workload"])
+    results = {}
+    for router in ("round-robin", "least-outstanding", "prefix-aware"):
+        status, s, err = sim(*four, "--router", router)
+        check("--router %s serves every request" % router, s is not None and s["completed"] == 200,
+              err)
+        check("--router %s is echoed" % router, s is not None and s["workload"]["router"] == router)
+        results[router] = s
+        status, out, _ = run(["simulate", *SMALL, *four, "--router", router])
+        check("the table names --router %s" % router, "router %s" % router in out)
+    check("the routers share the requests differently",
+          len({r["mean_e2el_ms"] for r in results.values()} | {own["mean_e2el_ms"]}) == 4)
+    check("prefix-aware piles the shared prefix's requests on one replica: the longest waits",
+          results["prefix-aware"]["max_running"] >= results["round-robin"]["max_running"])
+    refused(["--router", "random"], "--router: 'random' is not a router: round-robin, "
+            "least-outstanding or prefix-aware")
+    _, eng, _ = sim("--engine", "sglang", *four, "--router", "least-outstanding")
+    check("--router works for the other engines", eng is not None and eng["completed"] == 200)
 
 
 def test_replicas_share_the_requests():
@@ -198,5 +283,6 @@ if __name__ == "__main__":
     main([test_every_plan_scenario_option_is_taken, test_a_warm_up_or_a_client_cap_is_not_over_capacity,
           test_review_messages, test_json_carries_vllms_keys, test_text_table, test_same_seed_same_bytes,
           test_each_option_moves_the_run, test_goodput, test_over_capacity_is_said,
-          test_bad_input_names_the_option, test_other_engines_are_refused,
+          test_bad_input_names_the_option, test_what_is_not_simulated_is_refused,
+          test_each_engine_runs_its_own_scheduler, test_router, test_trtllm_capacity_policies,
           test_replicas_share_the_requests])

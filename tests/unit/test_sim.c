@@ -19,78 +19,7 @@
 #include "core/sim.h"
 #include "core/workload.h"
 #include "model_fixture.h"
-
-/* What a run did, as the callbacks saw it. */
-enum { TRACE_MAX = 64 };
-struct trace {
-    size_t steps;
-    double start[TRACE_MAX], seconds[TRACE_MAX];
-    size_t n[TRACE_MAX];
-    struct step_seq seqs[TRACE_MAX][4];
-    size_t tokens;
-    size_t req[TRACE_MAX];
-    uint64_t index[TRACE_MAX];
-    double t[TRACE_MAX];
-};
-
-static void on_step(void *ctx, uint32_t replica, double start, double seconds,
-                    const struct step_seq *seqs, size_t n)
-{
-    struct trace *tr = ctx;
-    (void)replica;
-    if (tr->steps >= TRACE_MAX)
-        return;
-    tr->start[tr->steps] = start;
-    tr->seconds[tr->steps] = seconds;
-    tr->n[tr->steps] = n;
-    for (size_t i = 0; i < n && i < 4; i++)
-        tr->seqs[tr->steps][i] = seqs[i];
-    tr->steps++;
-}
-
-static void on_token(void *ctx, size_t request, uint64_t index, double t)
-{
-    struct trace *tr = ctx;
-    if (tr->tokens >= TRACE_MAX)
-        return;
-    tr->req[tr->tokens] = request;
-    tr->index[tr->tokens] = index;
-    tr->t[tr->tokens] = t;
-    tr->tokens++;
-}
-
-/* Every step takes 10 ms whatever it runs: 1 byte of weights at 100 B/s. */
-static struct sim_config fixed_step(struct trace *tr)
-{
-    struct sim_config c = {0};
-    c.model.dense_bytes = 1;
-    c.machine.bytes_per_s = 100;
-    c.machine.mbu = 1;
-    c.replicas = 1;
-    c.blocks = 1000;
-    c.block_tokens = 4;
-    c.max_num_seqs = 8;
-    c.max_num_batched_tokens = 8;
-    c.max_model_len = 1000;
-    c.max_steps = SIM_MAX_STEPS;
-    c.max_seconds = SIM_MAX_SECONDS;
-    c.slo_ttft = c.slo_tpot = c.slo_e2el = -1;
-    c.on_step = on_step;
-    c.on_token = on_token;
-    c.ctx = tr;
-    return c;
-}
-
-static bool near(double a, double b)
-{
-    return fabs(a - b) <= 1e-12 + 1e-9 * fabs(b);
-}
-
-static void seq_is(const struct trace *tr, size_t step, size_t i, uint64_t ctx, uint64_t tokens)
-{
-    assert_int_equal(tr->seqs[step][i].context, ctx);
-    assert_int_equal(tr->seqs[step][i].tokens, tokens);
-}
+#include "sim_fixture.h"
 
 static void two_requests_through_a_budget_of_8(void **state)
 {
@@ -343,38 +272,10 @@ static void arrivals_end_at_n_over_r_with_the_gaps_of_a_gamma(void **state)
 
 /* Properties on a plan: Llama 3.1 8B on one H100 under vLLM. */
 
-static struct sim_config plan_config(uint64_t context)
-{
-    struct gpu_spec g = h100_sxm();
-    struct model_spec m = llama31_8b();
-    struct scenario s;
-    scenario_default(&s, &g, &m);
-    s.engine.kind = ENGINE_VLLM;
-    s.context_tokens = context;
-    static struct plan_result r;
-    struct diag d = {0};
-    if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d))
-        fail_msg("%s", d.message);
-    struct sim_config c;
-    sim_config_of_plan(&s, &r, &c);
-    return c;
-}
-
-static struct sim_result run_at(const struct sim_config *c, struct workload_params p)
-{
-    struct workload_request *q = calloc(p.num_prompts, sizeof *q);
-    assert_non_null(q);
-    workload_generate(&p, q);
-    struct sim_result r;
-    assert_int_equal(sim_run(c, q, p.num_prompts, &r), SIM_OK);
-    free(q);
-    return r;
-}
-
 static void no_request_is_lost_and_littles_law_holds(void **state)
 {
     (void)state;
-    struct sim_config c = plan_config(8192);
+    struct sim_config c = plan_config(ENGINE_VLLM, 8192);
     double rates[] = {2, 10, 30, INFINITY};
     for (size_t i = 0; i < 4; i++) {
         struct workload_params p = params(400, rates[i]);
@@ -391,7 +292,7 @@ static void no_request_is_lost_and_littles_law_holds(void **state)
 static void preemptions_in_a_small_pool_lose_no_request(void **state)
 {
     (void)state;
-    struct sim_config c = plan_config(8192);
+    struct sim_config c = plan_config(ENGINE_VLLM, 8192);
     c.blocks = 3000; /* 48k tokens for 200 requests of up to 3k */
     struct workload_params p = params(200, INFINITY);
     p.input_len = 1500;
@@ -408,7 +309,7 @@ static void preemptions_in_a_small_pool_lose_no_request(void **state)
 static void first_tokens_wait_longer_as_the_load_rises(void **state)
 {
     (void)state;
-    struct sim_config c = plan_config(8192);
+    struct sim_config c = plan_config(ENGINE_VLLM, 8192);
     double rates[] = {1, 4, 8, 12};
     struct sim_result prev = {0};
     for (size_t i = 0; i < 4; i++) {
@@ -427,7 +328,7 @@ static void first_tokens_wait_longer_as_the_load_rises(void **state)
 static void a_rate_past_capacity_is_said(void **state)
 {
     (void)state;
-    struct sim_config c = plan_config(8192);
+    struct sim_config c = plan_config(ENGINE_VLLM, 8192);
     struct sim_result r = run_at(&c, params(2000, 500));
     assert_true(r.over_capacity);
     assert_true(r.queue_growth_per_s > 100);
