@@ -44,14 +44,13 @@ CASES = {
                     flags=["--engine", "vllm", "--context", "131072",
                            "--gpu-memory-utilization", "0.95", "--max-num-batched-tokens", "1024"],
                     overheads=lambda c: ["--kv-memory", "%.2fGiB" % c["available_kv_gib"]],
-                    note="of the 9.85 GiB miss, 5.20 GiB are weights: vLLM reported loading "
-                    "65.97 GiB for gpt-oss-120b on H100 (vllm#23278) against the 60.77 GiB of its "
-                    "MXFP4 checkpoint, and its Hopper MXFP4 path (mxfp4.py create_weights) pads "
-                    "no dimension of this model (2,880 is a multiple of 64), so the extra is not "
-                    "a padding rule kvplan can reproduce. The other 4.65 GiB are non-KV memory "
-                    "above kvplan's profile estimate (the sampler of 1,024 rows x 201,088 "
-                    "entries, 2.68 GiB, plus 0.25 GiB runtime); the log does not break it down. "
-                    "`kvplan calibrate` with the log's figures is the way to match it"),
+                    note="vLLM reported loading 65.97 GiB of weights for gpt-oss-120b on H100 "
+                    "(vllm#23278) against the 60.77 GiB of its MXFP4 checkpoint: the Marlin MXFP4 "
+                    "path pads the expert matrices (mxfp4.py create_weights: intermediate 2,880 -> "
+                    "2,944, hidden 2,880 -> 3,072), which kvplan follows (65.89 GiB). The miss left "
+                    "is non-KV memory above kvplan's profile estimate (the sampler of 1,024 rows x "
+                    "201,088 entries, 2.68 GiB, plus 0.25 GiB runtime); the log does not break it "
+                    "down. `kvplan calibrate` with the log's figures is the way to match it"),
     "sglang-02": dict(model="llama-3.3-70b", gpu="h200", gpus=8,
                       flags=["--engine", "sglang", "--context", "131072"],
                       overheads=lambda c: ["--kv-memory", "%.2fGiB" % c["kv_cache_gib"]]),
