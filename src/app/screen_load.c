@@ -80,10 +80,17 @@ static void draw_figures(const struct planner *p, int y, int x, int w)
              (unsigned long long)v->point_n,
              v->point_n < LOAD_FULL_REQUESTS ? " (quick)" : ", seed 0");
     widget_text(y, x, w, ROLE_TITLE, line);
-    series_line("TTFT", &o->ttft, o->completed, line, sizeof line);
-    widget_text(y + 1, x, w, o->ttft.p95 * 1000 > ls->slo_ttft_ms ? ROLE_BAD : ROLE_TEXT, line);
-    series_line("TPOT", &o->tpot, o->completed, line, sizeof line);
-    widget_text(y + 2, x, w, o->tpot.p95 * 1000 > ls->slo_tpot_ms ? ROLE_BAD : ROLE_TEXT, line);
+    if (o->over_capacity) { /* as simulate says: no percentiles of a run that never settles */
+        widget_text(y + 1, x, w, ROLE_BAD, "TTFT  over capacity: latencies never settle");
+        widget_text(y + 2, x, w, ROLE_BAD, "TPOT  over capacity");
+    } else {
+        series_line("TTFT", &o->ttft, o->completed, line, sizeof line);
+        widget_text(y + 1, x, w, o->ttft.p95 * 1000 > ls->slo_ttft_ms ? ROLE_BAD : ROLE_TEXT,
+                    line);
+        series_line("TPOT", &o->tpot, o->completed, line, sizeof line);
+        widget_text(y + 2, x, w, o->tpot.p95 * 1000 > ls->slo_tpot_ms ? ROLE_BAD : ROLE_TEXT,
+                    line);
+    }
     double share = o->completed ? 100.0 * (double)o->good / (double)o->completed : 0;
     snprintf(line, sizeof line, "Goodput %.2f req/s: %.0f%% keep both SLOs", o->request_goodput,
              share);
@@ -130,6 +137,8 @@ static void draw_chart(const struct planner *p, const struct chart *c)
     int lab = 7, top = c->r.y + 1, h = c->r.h - 3, x0 = c->r.x + lab, w = c->r.w - lab;
     double lo = c->slo, hi = c->slo;
     for (int i = 0; i < sw->count; i++) {
+        if (sw->pt[i].over)
+            continue;
         lo = fmin(lo, fmin(c->p50[i], c->p95[i]));
         hi = fmax(hi, fmax(c->p50[i], c->p95[i]));
     }
@@ -153,6 +162,8 @@ static void draw_chart(const struct planner *p, const struct chart *c)
         if (y != slo_y)
             put(y, knee_x, ROLE_WARN, u ? "\u2506" : ":");
     for (int i = 0; i < sw->count; i++) {
+        if (sw->pt[i].over) /* over capacity: no percentiles, as simulate gives none */
+            continue;
         int x = x0 + (int)lround(sw->pt[i].rate / xmax * (w - 1));
         put(row_of(c->p50[i], lo, hi, top, h), x, ROLE_KV, u ? "\u25cb" : "o");
         put(row_of(c->p95[i], lo, hi, top, h), x, ROLE_WEIGHTS, u ? "\u25cf" : "*");

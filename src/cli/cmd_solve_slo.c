@@ -66,6 +66,12 @@ static bool slo_checks(const struct options *o, struct diag *d)
     if (!g[OPT_GOODPUT])
         return diag_fail(d, "solve %s: needs %s KEY:MS, the objectives a request must keep "
                          "(ttft:MS tpot:MS e2el:MS)", rate, OPTION_FLAG(OPT_GOODPUT));
+    static const enum option_id layout[] = {OPT_GPUS, OPT_TP, OPT_PP};
+    for (size_t i = 0; i < sizeof layout / sizeof layout[0]; i++)
+        if (g[layout[i]])
+            return diag_fail(d, "solve %s: with %s solve chooses the layout (replicas x TP): "
+                             "drop %s, or bound it with %s", OPTION_FLAG(layout[i]), rate,
+                             OPTION_FLAG(layout[i]), OPTION_FLAG(OPT_MAX_GPUS));
     if (g[OPT_MAX_PP] && o->max_pp > 1)
         return diag_fail(d, "solve %s %u: with %s the layouts are replicas x TP (the simulation "
                          "does not model pipeline stages)", OPTION_FLAG(OPT_MAX_PP), o->max_pp,
@@ -133,9 +139,28 @@ struct slo_job {
     struct workload_params w;
     struct slo_search q;
     struct slo_answer a;
+    uint64_t asked_prompts; /* --num-prompts, before the stream was lengthened */
     bool json;
 };
 
+/* The search on j->w's stream, its requests generated for it. */
+static bool slo_search_stream(struct slo_job *j, struct diag *d)
+{
+    struct workload_request *reqs = malloc((size_t)j->w.num_prompts * sizeof *reqs);
+    if (reqs == NULL)
+        return diag_fail(d, "out of memory for %llu requests",
+                         (unsigned long long)j->w.num_prompts);
+    workload_generate(&j->w, reqs);
+    j->q.reqs = reqs;
+    j->q.nreqs = (size_t)j->w.num_prompts;
+    j->a = slo_search_run(&j->q);
+    free(reqs);
+    j->q.reqs = NULL;
+    return true;
+}
+
+/* Searches, then again on a longer stream while the answer's run was too
+ * short to reach steady state (slo_steady_prompts); a few rounds at most. */
 static bool slo_run(const struct options *o, struct slo_job *j, struct diag *d)
 {
     j->w = simulate_workload(o, &j->base);
@@ -143,11 +168,9 @@ static bool slo_run(const struct options *o, struct slo_job *j, struct diag *d)
         return false;
     uint64_t runs = o->given[OPT_MAX_PLANS] ? o->max_plans : SLO_DEFAULT_MAX_RUNS;
     uint64_t most = (uint64_t)SLO_MAX_TP * SIM_MAX_REPLICAS; /* more layouts there are not */
-    struct workload_request *reqs = malloc((size_t)j->w.num_prompts * sizeof *reqs);
+    j->asked_prompts = j->w.num_prompts;
     j->q = (struct slo_search){
         .base = &j->base,
-        .reqs = reqs,
-        .nreqs = (size_t)j->w.num_prompts,
         .max_concurrency = o->given[OPT_MAX_CONCURRENCY] ? o->max_concurrency : 0,
         .slo_ttft = o->goodput_set[0] ? o->goodput_ms[0] / 1000.0 : -1,
         .slo_tpot = o->goodput_set[1] ? o->goodput_ms[1] / 1000.0 : -1,
@@ -157,15 +180,17 @@ static bool slo_run(const struct options *o, struct slo_job *j, struct diag *d)
         .max_runs = (uint32_t)(runs < most ? runs : most),
     };
     j->q.tried = calloc(j->q.max_runs, sizeof *j->q.tried);
-    if (reqs == NULL || j->q.tried == NULL) {
-        free(reqs);
-        return diag_fail(d, "out of memory for %llu requests",
-                         (unsigned long long)j->w.num_prompts);
+    if (j->q.tried == NULL)
+        return diag_fail(d, "out of memory for %u layouts", j->q.max_runs);
+    for (int round = 0; round < 3; round++) {
+        if (!slo_search_stream(j, d))
+            return false;
+        uint64_t need = slo_steady_prompts(&j->q, &j->a, j->w.request_rate);
+        if (need <= j->w.num_prompts || round == 2)
+            break;
+        need += need / 4; /* a margin: the next answer's latency may be longer */
+        j->w.num_prompts = need < SIM_MAX_REQUESTS ? need : SIM_MAX_REQUESTS;
     }
-    workload_generate(&j->w, reqs);
-    j->a = slo_search_run(&j->q);
-    free(reqs);
-    j->q.reqs = NULL;
     return true;
 }
 
@@ -218,8 +243,9 @@ static void print_answer(const struct slo_job *j)
            units_format_int(r->good, good, sizeof good),
            units_format_int(j->q.nreqs, all, sizeof all), r->request_goodput);
     printf("p95         TTFT %.1f ms, TPOT %.1f ms\n", r->ttft.p95 * 1e3, r->tpot.p95 * 1e3);
-    printf("Throughput  %.2f req/s, %s output tok/s\n", r->request_throughput,
-           units_format_int((uint64_t)llround(r->output_throughput), tok, sizeof tok));
+    printf("Throughput  %.2f req/s, %s output tok/s (%s)\n", b->request_throughput,
+           units_format_int((uint64_t)llround(b->output_throughput), tok, sizeof tok),
+           b->offered ? "the rate offered: it keeps up" : "the run's, to its last token");
     if (b->usd_per_million_output >= 0)
         printf("Cost        $%.2f an hour, $%.3f a million output tokens\n", b->usd_per_hour,
                b->usd_per_million_output);
@@ -243,8 +269,9 @@ static void print_tried(const struct slo_job *j)
                 continue;
             char ttft[24] = "-", tpot[24] = "-", tok[24] = "-", cost[24] = "-", share[16] = "-";
             if (l->verdict != SLO_MEMORY && l->verdict != SLO_RUN_FAILED) {
-                snprintf(share, sizeof share, "%.1f%%", l->share * 100);
-                snprintf(tok, sizeof tok, "%.0f", l->out.output_throughput);
+                if (l->verdict != SLO_OVER_CAPACITY) /* a share of a run that never settles */
+                    snprintf(share, sizeof share, "%.1f%%", l->share * 100);
+                snprintf(tok, sizeof tok, "%.0f", l->output_throughput);
             }
             if (settled(l)) {
                 snprintf(ttft, sizeof ttft, "%.1f ms", l->out.ttft.p95 * 1e3);
@@ -267,6 +294,18 @@ static bool any_verdict(const struct slo_job *j, enum slo_verdict v)
     return false;
 }
 
+/* How many requests every verdict ran, when the stream was lengthened. */
+static void print_lengthened(const struct slo_job *j)
+{
+    char n[32], asked[32];
+    if (j->w.num_prompts == j->asked_prompts)
+        return;
+    printf("(every layout ran %s requests, not %s: the stream is sent for at least %d x the "
+           "answer's mean E2EL, so that each verdict is the steady state's)\n",
+           units_format_int(j->w.num_prompts, n, sizeof n),
+           units_format_int(j->asked_prompts, asked, sizeof asked), SLO_STEADY_LATENCIES);
+}
+
 static int print_text(const struct slo_job *j)
 {
     print_head(j);
@@ -277,13 +316,22 @@ static int print_text(const struct slo_job *j)
            "through the run; memory: no KV pool for the longest request%s)\n",
            any_verdict(j, SLO_RUN_FAILED) ? "; run: past the simulator's caps on steps or time"
                                           : "");
+    if (any_verdict(j, SLO_CLIENT))
+        printf("(client: %s %llu let the client send fewer requests a second than %g, so the "
+               "run does not stand for the rate: raise or drop %s)\n",
+               OPTION_FLAG(OPT_MAX_CONCURRENCY), (unsigned long long)j->q.max_concurrency,
+               j->w.request_rate, OPTION_FLAG(OPT_MAX_CONCURRENCY));
+    printf("(OUT TOK/S and $/M OUT: at the rate offered where the layout keeps up, meets or "
+           "SLO; the run's own, to its last token, where not)\n");
+    print_lengthened(j);
     if (j->a.out_of_runs) {
         printf("(stopped after %u simulations before the search ended: allow more with "
                "--max-plans N, or lower --max-gpus)\n", j->q.max_runs);
         return 1;
     }
     if (!j->a.solved) {
-        printf("(no layout of up to %u GPUs keeps it; raise --max-gpus)\n", j->q.max_gpus);
+        printf("(no layout of up to %u GPUs keeps it%s)\n", j->q.max_gpus,
+               any_verdict(j, SLO_CLIENT) ? "" : "; raise --max-gpus");
         return 1;
     }
     return 0;
@@ -297,11 +345,15 @@ static void json_layout(struct jsonout *jo, const struct slo_layout *l)
     jsonout_uint(jo, "tp", l->tp);
     jsonout_uint(jo, "pp", 1);
     jsonout_uint(jo, "replicas", l->replicas);
-    jsonout_double_or_null(jo, "goodput_share", l->share, ran);
+    jsonout_double_or_null(jo, "goodput_share", l->share,
+                           ran && l->verdict != SLO_OVER_CAPACITY);
     jsonout_double_or_null(jo, "p95_ttft_ms", l->out.ttft.p95 * 1e3, fig);
     jsonout_double_or_null(jo, "p95_tpot_ms", l->out.tpot.p95 * 1e3, fig);
-    jsonout_double_or_null(jo, "request_throughput", l->out.request_throughput, ran);
-    jsonout_double_or_null(jo, "output_throughput", l->out.output_throughput, ran);
+    jsonout_double_or_null(jo, "request_throughput", l->request_throughput, ran);
+    jsonout_double_or_null(jo, "output_throughput", l->output_throughput, ran);
+    jsonout_string(jo, "throughput_basis", !ran ? "none" : l->offered ? "offered" : "run");
+    jsonout_double_or_null(jo, "run_request_throughput", l->out.request_throughput, ran);
+    jsonout_double_or_null(jo, "run_output_throughput", l->out.output_throughput, ran);
     jsonout_double_or_null(jo, "usd_per_hour", l->usd_per_hour, l->usd_per_hour >= 0);
     jsonout_double_or_null(jo, "usd_per_million_output_tokens", l->usd_per_million_output,
                            ran && l->usd_per_million_output >= 0);
@@ -321,6 +373,7 @@ static int print_json(const struct slo_job *j)
     jsonout_string(&jo, "gpu", j->base.gpu.id);
     jsonout_double(&jo, "request_rate", j->w.request_rate);
     jsonout_uint(&jo, "num_prompts", j->w.num_prompts);
+    jsonout_uint(&jo, "num_prompts_asked", j->asked_prompts);
     jsonout_double_or_null(&jo, "goodput_ttft_ms", q->slo_ttft * 1e3, q->slo_ttft >= 0);
     jsonout_double_or_null(&jo, "goodput_tpot_ms", q->slo_tpot * 1e3, q->slo_tpot >= 0);
     jsonout_double_or_null(&jo, "goodput_e2el_ms", q->slo_e2el * 1e3, q->slo_e2el >= 0);

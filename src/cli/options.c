@@ -92,13 +92,31 @@ static bool exact_names(const char *cmd, const struct option *longopts, int argc
 
 /* The message for what getopt_long refused: a missing value (':'), a value
  * given to a flag, or an unknown option, named as argv has it. */
-static bool refused(int c, char **argv, struct diag *d)
+static bool refused(enum cli_command cmd, int c, char **argv, struct diag *d)
 {
     const char *word = argv[optind - 1];
     if (c == ':')
         return diag_fail(d, "%s: needs a value", word);
     if (optopt >= OPT_VAL && optopt < OPT_VAL + OPT_COUNT && strchr(word, '='))
         return diag_fail(d, "%s: takes no value", options_table[optopt - OPT_VAL].flag);
+    size_t len = strcspn(word, "=");
+    for (int id = 0; id < OPT_COUNT; id++) { /* another command's option: say whose */
+        if (strlen(options_table[id].flag) != len || strncmp(options_table[id].flag, word, len))
+            continue;
+        char whose[160] = "";
+        int many = 0;
+        for (int k = 0, n = 0; k < CMD_COUNT; k++)
+            if ((options_table[id].commands & CMD_BIT(k)) && cli_commands[k].name &&
+                n < (int)sizeof whose) {
+                n += snprintf(whose + n, sizeof whose - (size_t)n, "%s%s", n ? ", " : "",
+                              cli_commands[k].name);
+                many++;
+            }
+        if (whose[0])
+            return diag_fail(d, "%.*s: not an option of %s (%s take%s it)", (int)len, word,
+                             cli_commands[cmd].name ? cli_commands[cmd].name : "the planner",
+                             whose, many > 1 ? "" : "s");
+    }
     return diag_fail(d, "%s: unknown option (see --help)", word);
 }
 
@@ -133,7 +151,7 @@ bool options_parse_command(enum cli_command cmd, int argc, char **argv, struct o
     while ((c = getopt_long(argc, argv, g.shorts, g.longopts, NULL)) != -1) {
         int id = c >= OPT_VAL ? c - OPT_VAL : c == ':' || c == '?' ? -1 : short_row(cmd, c);
         if (id < 0)
-            return refused(c, argv, d);
+            return refused(cmd, c, argv, d);
         const struct option_row *r = &options_table[id];
         if (r->parse && !r->parse(r, optarg, o, d))
             return false;

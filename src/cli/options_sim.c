@@ -47,7 +47,7 @@ bool opt_range_ratio(const struct option_row *row, const char *arg, struct optio
     return true;
 }
 
-/* --goodput KEY:MS, KEY one of ttft, tpot, e2el, MS at least 0; each key
+/* --goodput KEY:MS, KEY one of ttft, tpot, e2el, MS more than 0; each key
  * once. */
 bool opt_goodput(const struct option_row *row, const char *arg, struct options *o,
                  struct diag *d)
@@ -63,8 +63,8 @@ bool opt_goodput(const struct option_row *row, const char *arg, struct options *
     if (k < 0)
         return diag_fail(d, "%s: '%s' is not KEY:MS with KEY ttft, tpot or e2el", row->flag,
                          arg);
-    if (!read_number(colon + 1, &ms) || !(ms >= 0) || isinf(ms))
-        return diag_fail(d, "%s: '%s': the objective is milliseconds, 0 or more", row->flag,
+    if (!read_number(colon + 1, &ms) || !(ms > 0) || isinf(ms)) /* 0: no request keeps it */
+        return diag_fail(d, "%s: '%s': the objective is milliseconds, more than 0", row->flag,
                          arg);
     if (o->goodput_set[k])
         return diag_fail(d, "%s: %s is given twice", row->flag, keys[k]);

@@ -101,9 +101,18 @@ bool simulate_print_text(FILE *out, const struct simulate_run *sr)
     fprintf(out, "Throughput  %.2f req/s, %.1f output tok/s, %.1f total tok/s\n",
             r->request_throughput, r->output_throughput, r->total_token_throughput);
     if (r->over_capacity) {
-        fprintf(out, "\nThe waiting queue grows by %.1f requests/s: over capacity (it finishes "
-                "%.2f req/s of the %g sent); latencies never settle, so none are given\n",
-                r->queue_growth_per_s, r->served_per_s, sr->w.request_rate);
+        char served[96];
+        bool queue = r->queue_growth_per_s * 2 >= r->system_growth_per_s;
+        if (r->measured)
+            snprintf(served, sizeof served, "it finishes %.2f req/s of the %g sent",
+                     r->served_per_s, sr->w.request_rate);
+        else
+            snprintf(served, sizeof served, "of the %g req/s sent, none finished in the "
+                     "second half of the sending", sr->w.request_rate);
+        fprintf(out, "\nThe %s by %.1f requests/s: over capacity (%s); latencies never "
+                "settle, so none are given\n",
+                queue ? "waiting queue grows" : "requests running and waiting grow",
+                queue ? r->queue_growth_per_s : r->system_growth_per_s, served);
     } else {
         fprintf(out, "\n%-11s %10s %10s %10s %10s %10s\n", "(ms)", "mean", "median", "p90", "p95",
                 "p99");
@@ -219,7 +228,9 @@ static cJSON *simulation_json(const struct simulate_run *sr)
     jsonout_uint(&o, "steps", r->steps);
     jsonout_bool(&o, "over_capacity", r->over_capacity);
     jsonout_double(&o, "queue_growth_per_s", r->queue_growth_per_s);
+    jsonout_double(&o, "system_growth_per_s", r->system_growth_per_s);
     jsonout_double(&o, "served_per_s", r->served_per_s);
+    jsonout_uint(&o, "served_requests", r->measured);
     if (sr->compare_path)
         jsonout_object(&o, "compare", simulate_compare_json(sr));
     return jsonout_end(&o);

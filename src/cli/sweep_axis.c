@@ -77,8 +77,12 @@ static bool workload_axis_parse(const char *vary, const char *range, struct axis
     ax->hi = (uint64_t)hi;
     uint64_t p = 0;
     if (pts[0] && (ax->kind != AXIS_REQUEST_RATE || !units_parse_count(pts, 2, 100000, &p, &in)))
-        return diag_fail(d, "%s: '%s': POINTS is a whole number from 2 to 100000 "
-                         "(request-rate only)", vary_flag, vary);
+        return diag_fail(d, ax->kind != AXIS_REQUEST_RATE
+                                ? "%s: '%s': :POINTS applies only to request-rate and "
+                                  "context (give a "
+                                  "list A,B,C or FROM..TO)"
+                                : "%s: '%s': POINTS is a whole number from 2 to 100000",
+                         vary_flag, vary);
     ax->points = (uint32_t)p;
     ax->list[0] = lo;
     ax->list[1] = hi;
@@ -138,9 +142,11 @@ bool sweep_axis_parse(const char *vary, const struct catalog *cat, struct axis *
         if (pts[0]) {
             uint64_t p;
             if (ax->kind != AXIS_CONTEXT || !units_parse_count(pts, 2, 100000, &p, &in))
-                return diag_fail(d,
-                                 "%s: '%s': POINTS is a whole number from 2 to 100000 "
-                                 "(context only)",
+                return diag_fail(d, ax->kind != AXIS_CONTEXT
+                                        ? "%s: '%s': :POINTS applies only to request-rate "
+                                          "and context (give a "
+                                          "list A,B,C or FROM..TO)"
+                                        : "%s: '%s': POINTS is a whole number from 2 to 100000",
                                  vary_flag, vary);
             ax->points = (uint32_t)p;
             ax->count = ax->points;

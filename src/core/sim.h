@@ -157,12 +157,20 @@ struct sim_result {
     bool goodput;                  /* an objective was given */
     uint64_t good;                 /* requests that kept every objective */
     double request_goodput;        /* good / duration */
-    /* Requests in the system (sent or waiting to be) grow through the second
-     * half of the arrivals by more than a tenth of those arrivals, and by 10
-     * or more: the rate is past what the deployment serves. */
+    /* The server's waiting queue, or the requests in it (running and
+     * waiting), grow through the second half of the sending by 10 or more
+     * and by more than 5% of the requests sent meanwhile (the second also by
+     * more than a Poisson count's noise, and only once the system has
+     * filled): the rate is past what the deployment serves (sim_stats.c). */
     bool over_capacity;
     double queue_growth_per_s;   /* the server's waiting queue, second half of the sending */
+    double system_growth_per_s;  /* the requests in the system (running and waiting), so */
     double served_per_s;         /* requests finished a second over that half */
+    uint64_t measured;           /* the requests finished over that half */
+    /* The requests a second the stream offered (over the last arrival) and
+     * the client sent (over the last send: fewer when --max-concurrency held
+     * them back); 0 for a burst at 0. */
+    double offered_per_s, sent_per_s;
 };
 
 /* Simulates the n requests (in arrival order) on c; fills *out. */

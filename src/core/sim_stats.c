@@ -106,21 +106,31 @@ static struct sim_stats itl_stats(struct sim_itl *v, size_t n)
     return st;
 }
 
-/* Whether the server keeps up, judged on the second half of the sending:
- * the requests waiting at the server (sent, no first token yet) grew by at
- * least 10 and by more than 5% of those sent meanwhile. Requests the running
- * batch takes in while it fills (a warm-up) do not count, nor those a
- * --max-concurrency client holds back: latencies count from the send, as
- * vllm bench serve's do. A burst at 0 has no rate to keep up with. */
+/* Whether the server keeps up, judged on the second half of the sending
+ * (a run's warm-up left out), in either of two ways:
+ *  - the requests waiting at the server (sent, no first token yet) grew by
+ *    at least 10 and by more than 5% of those sent meanwhile (those a
+ *    --max-concurrency client holds back do not count: latencies count from
+ *    the send, as vllm bench serve's do);
+ *  - the requests in the system (running and waiting) grew so: those
+ *    finished over the half fall short of those sent by 10, by 5% and by 3
+ *    standard deviations of a Poisson count of them; judged only when the
+ *    requests sent in the first half took less than half of it on average
+ *    (the system filled before the half; a shorter run cannot tell a
+ *    backlog among the running requests from its filling).
+ * A burst at 0 has no rate to keep up with. */
 static void capacity(const struct sim *m, struct sim_result *out)
 {
     double end = 0;
     for (size_t i = 0; i < m->n; i++)
         end = m->rq[i].send > end ? m->rq[i].send : end;
-    double half = end / 2;
+    double half = end / 2, arrived = m->rq[m->n - 1].arrival;
     if (!(end > 0))
         return;
+    out->sent_per_s = (double)m->n / end;
+    out->offered_per_s = arrived > 0 ? (double)m->n / arrived : 0;
     uint64_t sent_half = 0, sent = 0, first_half = 0, first = 0, done_later = 0;
+    double e2el_half = 0;
     for (size_t i = 0; i < m->n; i++) {
         const struct sim_rq *q = &m->rq[i];
         sent_half += q->send <= half;
@@ -128,12 +138,18 @@ static void capacity(const struct sim *m, struct sim_result *out)
         first_half += q->first <= half;
         first += q->first <= end;
         done_later += q->finish > half && q->finish <= end;
+        e2el_half += q->send <= half ? q->finish - q->send : 0;
     }
     double growth = ((double)sent - (double)first) - ((double)sent_half - (double)first_half);
-    double later = (double)(sent - sent_half);
+    double later = (double)(sent - sent_half), backlog = later - (double)done_later;
+    bool filled = sent_half > 0 && 2 * e2el_half / (double)sent_half < half;
+    bool queue = growth >= 10 && growth > 0.05 * later;
+    bool system = filled && backlog >= 10 && backlog > 0.05 * later && backlog > 3 * sqrt(later);
     out->queue_growth_per_s = growth > 0 ? growth / (end - half) : 0;
+    out->system_growth_per_s = backlog > 0 ? backlog / (end - half) : 0;
     out->served_per_s = (double)done_later / (end - half);
-    out->over_capacity = growth >= 10 && growth > 0.05 * later;
+    out->measured = done_later;
+    out->over_capacity = queue || system;
 }
 
 /* Goodput: the requests within every objective given (a TPOT of 0 for a

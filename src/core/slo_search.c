@@ -16,6 +16,8 @@ const char *slo_verdict_name(enum slo_verdict v)
         return "SLO";
     case SLO_OVER_CAPACITY:
         return "over capacity";
+    case SLO_CLIENT:
+        return "client";
     case SLO_MEMORY:
         return "memory";
     case SLO_RUN_FAILED:
@@ -44,6 +46,10 @@ static bool holds_longest(const struct sim_config *c, uint64_t longest)
     return need + c->prefix_tokens / c->block_tokens <= c->blocks;
 }
 
+/* The least share of the offered rate a client (held back by
+ * --max-concurrency) must send at for its run to stand for the rate. */
+#define CLIENT_KEEPS_UP 0.95
+
 static void verdict_of(const struct slo_search *q, struct slo_layout *out)
 {
     const struct sim_result *o = &out->out;
@@ -52,10 +58,20 @@ static void verdict_of(const struct slo_search *q, struct slo_layout *out)
         out->verdict = SLO_RUN_FAILED;
     else if (o->over_capacity)
         out->verdict = SLO_OVER_CAPACITY;
+    else if (o->sent_per_s < CLIENT_KEEPS_UP * o->offered_per_s)
+        out->verdict = SLO_CLIENT; /* the rate was not offered: it cannot be met */
     else
         out->verdict = out->share >= q->target ? SLO_MEETS : SLO_MISSES;
-    if (out->usd_per_hour >= 0 && o->output_throughput > 0)
-        out->usd_per_million_output = out->usd_per_hour / (o->output_throughput *
+    /* A layout that keeps up serves what is offered: the run's own figures
+     * count its drain, the last requests' answers after the sending ends. */
+    out->offered = (out->verdict == SLO_MEETS || out->verdict == SLO_MISSES) &&
+                   o->offered_per_s > 0 && o->completed > 0;
+    out->request_throughput = out->offered ? o->offered_per_s : o->request_throughput;
+    out->output_throughput = out->offered ? o->offered_per_s * (double)o->total_output /
+                                                (double)o->completed
+                                          : o->output_throughput;
+    if (out->usd_per_hour >= 0 && out->output_throughput > 0)
+        out->usd_per_million_output = out->usd_per_hour / (out->output_throughput *
                                                            PRICE_SECONDS_PER_HOUR) *
                                       PRICE_TOKENS_PER_MILLION;
 }
@@ -212,4 +228,14 @@ struct slo_answer slo_search_run(const struct slo_search *q)
         a.solved = false; /* not every smaller layout was run: the count is not the fewest */
     a.gpus = a.solved ? fewest : 0;
     return a;
+}
+
+uint64_t slo_steady_prompts(const struct slo_search *q, const struct slo_answer *a, double rate)
+{
+    if (!a->solved || !(rate > 0))
+        return q->nreqs;
+    double need = ceil(rate * SLO_STEADY_LATENCIES * q->tried[a->best].out.e2el.mean);
+    if (!(need < SIM_MAX_REQUESTS))
+        return SIM_MAX_REQUESTS > q->nreqs ? SIM_MAX_REQUESTS : q->nreqs;
+    return need > (double)q->nreqs ? (uint64_t)need : q->nreqs;
 }

@@ -39,6 +39,7 @@ enum slo_verdict {
     SLO_MEETS,         /* goodput share at least the target */
     SLO_MISSES,        /* runs, below the target */
     SLO_OVER_CAPACITY, /* the queue grows through the run: past what it serves */
+    SLO_CLIENT,        /* the client's --max-concurrency sent slower than the rate */
     SLO_MEMORY,        /* the weights leave no KV pool, or the pool holds no longest request */
     SLO_RUN_FAILED     /* the run passed the simulator's caps on steps or time */
 };
@@ -48,7 +49,12 @@ struct slo_layout {
     enum slo_verdict verdict;
     double share;        /* good / requests; 0 when not run */
     double usd_per_hour; /* all its GPUs; < 0 unknown */
-    double usd_per_million_output; /* at the run's output throughput; < 0 unknown */
+    /* Its throughput at steady state: the rate offered when it keeps up
+     * (meets or SLO), else the run's own (to its last token); offered says
+     * which. */
+    double request_throughput, output_throughput;
+    bool offered;
+    double usd_per_million_output; /* at that output throughput; < 0 unknown */
     struct sim_result out; /* zero when not run */
 };
 
@@ -75,13 +81,23 @@ struct slo_answer {
 /* Searches; the layouts run are in q->tried[0 .. ntried). */
 struct slo_answer slo_search_run(const struct slo_search *q);
 
+/* A verdict holds for the steady state when the stream is sent for at
+ * least this many times the answer's mean E2EL: a shorter run ends while
+ * the running batch still fills, and can meet a rate it falls behind later. */
+#define SLO_STEADY_LATENCIES 10
+
+/* The requests a stream of the rate needs for a's answer to be judged at
+ * steady state: rate x SLO_STEADY_LATENCIES x its mean E2EL, at least
+ * q->nreqs, at most SIM_MAX_REQUESTS; q->nreqs when a is not solved. */
+uint64_t slo_steady_prompts(const struct slo_search *q, const struct slo_answer *a, double rate);
+
 /* Plans and runs one layout (tp x replicas GPUs) into *out; false (and
  * nothing run) when the engine refuses it: the plan is refused, or TP does
  * not divide the heads. */
 bool slo_search_layout(const struct slo_search *q, uint32_t tp, uint32_t replicas,
                        struct slo_layout *out);
 
-/* The word for a verdict: "meets", "SLO", "over capacity", "memory", "run". */
+/* The word for a verdict: "meets", "SLO", "over capacity", "client", "memory", "run". */
 const char *slo_verdict_name(enum slo_verdict v);
 
 #endif

@@ -23,11 +23,16 @@ static void settings_table(FILE *out, const struct load_settings *ls)
 static void run_table(FILE *out, const struct report_load *l)
 {
     const struct sim_result *o = l->run;
-    fprintf(out, "| At %g req/s (ms) | p50 | p95 |\n|---|---:|---:|\n", l->settings->rate);
-    fprintf(out, "| TTFT | %.2f | %.2f ± %.2f |\n", o->ttft.median * 1000, o->ttft.p95 * 1000,
-            load_p95_spread(&o->ttft, o->completed) * 1000);
-    fprintf(out, "| TPOT | %.2f | %.2f ± %.2f |\n\n", o->tpot.median * 1000, o->tpot.p95 * 1000,
-            load_p95_spread(&o->tpot, o->completed) * 1000);
+    if (o->over_capacity) {
+        fprintf(out, "At %g req/s the deployment is over capacity: latencies never settle, so "
+                "no percentiles are given.\n\n", l->settings->rate);
+    } else {
+        fprintf(out, "| At %g req/s (ms) | p50 | p95 |\n|---|---:|---:|\n", l->settings->rate);
+        fprintf(out, "| TTFT | %.2f | %.2f ± %.2f |\n", o->ttft.median * 1000,
+                o->ttft.p95 * 1000, load_p95_spread(&o->ttft, o->completed) * 1000);
+        fprintf(out, "| TPOT | %.2f | %.2f ± %.2f |\n\n", o->tpot.median * 1000,
+                o->tpot.p95 * 1000, load_p95_spread(&o->tpot, o->completed) * 1000);
+    }
     double share = o->completed ? 100.0 * (double)o->good / (double)o->completed : 0;
     fprintf(out, "%llu requests. Goodput %.2f req/s (%.0f%% keep both objectives); waiting %.1f "
             "on average (at most %llu), running %.1f.", (unsigned long long)o->completed,
@@ -49,9 +54,13 @@ static void sweep_table(FILE *out, const struct load_sweep *sw)
                  "|---:|---:|---:|---:|---:|---|\n");
     for (int i = 0; i < sw->count; i++) {
         const struct load_point *p = &sw->pt[i];
-        fprintf(out, "| %.3g | %.2f | %.2f | %.2f | %.2f | %s%s |\n", p->rate, p->ttft_p50,
-                p->ttft_p95, p->tpot_p50, p->tpot_p95, i == sw->knee ? "knee" : "",
-                p->over ? (i == sw->knee ? ", queue grows" : "queue grows") : "");
+        if (p->over) { /* as simulate says: no percentiles of a run that never settles */
+            fprintf(out, "| %.3g | - | - | - | - | %sover capacity |\n", p->rate,
+                    i == sw->knee ? "knee, " : "");
+            continue;
+        }
+        fprintf(out, "| %.3g | %.2f | %.2f | %.2f | %.2f | %s |\n", p->rate, p->ttft_p50,
+                p->ttft_p95, p->tpot_p50, p->tpot_p95, i == sw->knee ? "knee" : "");
     }
     fprintf(out, "\n");
 }

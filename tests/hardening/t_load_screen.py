@@ -100,6 +100,16 @@ for args, keys in CASES:
            % (args, keys, line, screen))
     ok(dump(args, keys) == screen, "%s %s: the same keys, another screen" % (args, keys))
 
+# a rate past capacity: the screen gives no percentiles, as simulate gives none
+screen = dump([], "L<S-Right><S-Right>")
+words = shlex.split(command_of(screen))
+run = subprocess.run([KVPLAN, *words[1:], "--format", "json"], capture_output=True, env=ENV,
+                     timeout=120)
+sim = json.loads(run.stdout)["result"]["simulation"] if run.returncode == 0 else {}
+ok(sim.get("over_capacity") is True, "%s: over capacity" % words)
+ok("TTFT  over capacity" in screen and "TPOT  over capacity" in screen
+   and "TTFT  p50" not in screen, "over capacity, percentiles shown:\n" + screen)
+
 # the session file keeps the settings (a one-scenario session with them);
 # the Markdown report has the Load section, simulate's figures in it
 work = tempfile.mkdtemp(prefix="kvplan-load-files-")

@@ -99,7 +99,7 @@ def test_goodput():
           one["request_goodput"] == one["request_throughput"] and one["goodput_share"] == 1)
     _, two, _ = sim("--goodput", "ttft:100000", "--goodput", "tpot:100000")
     check("--goodput repeated reads the same", two["request_goodput"] == one["request_goodput"])
-    _, none, _ = sim("--goodput", "e2el:0")
+    _, none, _ = sim("--goodput", "e2el:0.001")
     check("an objective none keeps: goodput 0", none["request_goodput"] == 0
           and none["goodput_share"] == 0)
     status, out, _ = run(["simulate", *SMALL, "--goodput", "ttft:1e6"])

@@ -44,14 +44,16 @@ def test_the_answer_keeps_it_and_fewer_gpus_do_not():
     check("each failure says why", all(c["verdict"] in ("meets", "SLO", "over capacity", "memory")
                                        for c in doc["candidates"]))
     # the same stream on the answer's layout, by simulate
-    st, out, err = run(["simulate", *ASK, "--gpus", str(g), "--tp", str(tp), "--format", "json"])
+    n = ["--num-prompts", str(doc["num_prompts"])]  # the stream solve ran, lengthened
+    st, out, err = run(["simulate", *ASK, *n, "--gpus", str(g), "--tp", str(tp), "--format",
+                        "json"])
     sim = json.loads(out)["result"]["simulation"] if st == 0 else {}
     check("simulate of that layout gives the same share",
           abs(sim.get("goodput_share", -1) - doc["goodput_share"]) < 1e-12, (sim, err))
     if fewer:
         c = max(fewer, key=lambda c: c["gpus"])
-        st, out, err = run(["simulate", *ASK, "--gpus", str(c["gpus"]), "--tp", str(c["tp"]),
-                            "--format", "json"])
+        st, out, err = run(["simulate", *ASK, *n, "--gpus", str(c["gpus"]), "--tp",
+                            str(c["tp"]), "--format", "json"])
         share = json.loads(out)["result"]["simulation"]["goodput_share"] if st == 0 else 1
         check("simulate of a smaller layout misses it", share < 0.95, (c, share))
 

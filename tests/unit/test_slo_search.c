@@ -119,10 +119,17 @@ static void no_fewer_gpus_meet_it(void **state)
             listed = listed || (x.tried[i].tp == tp && x.tried[i].gpus == a.gpus);
         assert_true(listed);
     }
-    /* a price: the cost of a million output tokens at the run's throughput */
-    assert_true(b->usd_per_hour > 0);
+    /* a price: the cost of a million output tokens at the rate offered (it
+     * keeps up: the stream's requests over its last arrival, their outputs),
+     * not the run's throughput, which counts its drain */
+    assert_true(b->usd_per_hour > 0 && b->offered);
+    double rate = (double)N / q[N - 1].arrival, out = 0;
+    for (size_t i = 0; i < N; i++)
+        out += (double)q[i].output;
+    assert_true(fabs(b->output_throughput - rate * out / N) < 1e-9 * b->output_throughput);
+    assert_true(b->out.output_throughput < b->output_throughput);
     assert_true(fabs(b->usd_per_million_output -
-                     b->usd_per_hour / (b->out.output_throughput * 3600) * 1e6) < 1e-9);
+                     b->usd_per_hour / (b->output_throughput * 3600) * 1e6) < 1e-9);
     /* bounded: fewer GPUs than it needs is not solved; too few runs stop it */
     x.max_gpus = a.gpus - 1;
     struct slo_answer none = slo_search_run(&x);
