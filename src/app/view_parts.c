@@ -289,24 +289,102 @@ void view_baseline_text(const struct planner *p, char *buf, size_t size)
                  100.0 * ((double)now - (double)b0) / (double)b0);
 }
 
+/* Tab i as the strip shows it, its name held to `cap` columns (cut with a
+ * mark; 0 keeps it whole); returns its width. */
+static int tab_text(const struct planner *p, int i, int cap, char *buf, size_t size)
+{
+    char cut[SNAPSHOT_LABEL_MAX + 4];
+    const char *name =
+        cap ? widget_fit(p->slots[i].label, cap, cut, sizeof cut) : p->slots[i].label;
+    bool cur = i == p->current;
+    snprintf(buf, size, "%c%d %s%s%c", cur ? '[' : ' ', i + 1, name, i == p->reference ? "*" : "",
+             cur ? ']' : ' ');
+    return view_cols(buf);
+}
+
+/* The mark counting n tabs left out before ("<2") or after ("+3>"). */
+static int tabs_mark(bool before, int n, char *buf, size_t size)
+{
+    bool u = roles_utf8();
+    if (before)
+        snprintf(buf, size, " %s%d", u ? "\u2039" : "<", n);
+    else
+        snprintf(buf, size, " +%d%s", n, u ? "\u203a" : ">");
+    return view_cols(buf);
+}
+
+/* The width of tabs first..last with names held to cap, and their marks. */
+static int tabs_width(const struct planner *p, int first, int last, int cap)
+{
+    char tab[SNAPSHOT_LABEL_MAX + 16];
+    int used = 0;
+    for (int i = first; i <= last; i++)
+        used += tab_text(p, i, cap, tab, sizeof tab);
+    if (first > 0)
+        used += tabs_mark(true, first, tab, sizeof tab);
+    if (last < p->count - 1)
+        used += tabs_mark(false, p->count - 1 - last, tab, sizeof tab);
+    return used;
+}
+
+/* Which tabs the strip holds in w columns: every one with whole names, else
+ * with names shortened (to a letter and a mark at least), else the current
+ * and as many around it as fit, the others counted by the marks. */
+static void tabs_choose(const struct planner *p, int w, int *first, int *last, int *cap)
+{
+    *first = 0, *last = p->count - 1, *cap = 0;
+    if (tabs_width(p, 0, p->count - 1, 0) <= w)
+        return;
+    for (*cap = SNAPSHOT_LABEL_MAX - 2; *cap > 2; (*cap)--)
+        if (tabs_width(p, 0, p->count - 1, *cap) <= w)
+            return;
+    *first = *last = p->current;
+    for (bool grew = true; grew;) {
+        grew = false;
+        if (*last + 1 < p->count && tabs_width(p, *first, *last + 1, *cap) <= w)
+            ++*last, grew = true;
+        if (*first > 0 && tabs_width(p, *first - 1, *last, *cap) <= w)
+            --*first, grew = true;
+    }
+}
+
+/* One piece of the strip at cx: drawn, or hit by hit_x; returns its width. */
+static int tabs_piece(int y, int cx, const char *text, enum role role, const int *hit_x, bool *hit)
+{
+    int tw = view_cols(text);
+    if (hit_x)
+        *hit = *hit_x >= cx && *hit_x < cx + tw;
+    else
+        widget_text(y, cx, tw, role, text);
+    return tw;
+}
+
 int view_tabs(const struct planner *p, int y, int x, int w, int *hit_x)
 {
     /* " 1 A [2 fp8*]": the current in brackets (seen in monochrome too) and
-     * out of the bar's reverse video, the reference marked */
-    int cx = x;
-    for (int i = 0; i < p->count; i++) {
-        char tab[SNAPSHOT_LABEL_MAX + 8];
-        bool cur = i == p->current;
-        snprintf(tab, sizeof tab, "%c%d %s%s%c", cur ? '[' : ' ', i + 1, p->slots[i].label,
-                 i == p->reference ? "*" : "", cur ? ']' : ' ');
-        int tw = (int)strlen(tab);
-        if (cx + tw > x + w)
-            break;
-        if (hit_x && *hit_x >= cx && *hit_x < cx + tw)
+     * out of the bar's reverse video, the reference marked; the current is
+     * always there, and the tabs left out are counted, never dropped unseen */
+    int first, last, cap, cx = x;
+    bool hit = false;
+    tabs_choose(p, w, &first, &last, &cap);
+    char tab[SNAPSHOT_LABEL_MAX + 16];
+    if (first > 0) { /* a click on a mark goes to the next tab it counts */
+        tabs_mark(true, first, tab, sizeof tab);
+        cx += tabs_piece(y, cx, tab, ROLE_KEY, hit_x, &hit);
+        if (hit)
+            return first - 1;
+    }
+    for (int i = first; i <= last; i++) {
+        tab_text(p, i, cap, tab, sizeof tab);
+        cx += tabs_piece(y, cx, tab, i == p->current ? ROLE_TITLE : ROLE_KEY, hit_x, &hit);
+        if (hit)
             return i;
-        if (!hit_x)
-            widget_text(y, cx, tw, cur ? ROLE_TITLE : ROLE_KEY, tab);
-        cx += tw;
+    }
+    if (last < p->count - 1) {
+        tabs_mark(false, p->count - 1 - last, tab, sizeof tab);
+        cx += tabs_piece(y, cx, tab, ROLE_KEY, hit_x, &hit);
+        if (hit)
+            return last + 1;
     }
     return hit_x ? -1 : cx - x;
 }

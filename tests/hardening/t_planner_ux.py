@@ -157,6 +157,37 @@ def test_the_current_tab_is_marked_in_colour_and_in_monochrome():
             assert others and all(grid[o + 1] != grid[at + 1] for o in others), (mono, title, grid)
 
 
+SIX_LONG = "n".join("a%s<Enter>" % (c * 24) for c in "abcdef")  # six scenarios, 24-byte names
+
+
+def tabs_counted(title, ascii_marks):
+    """The scenarios the strip accounts for: its tabs plus those its marks count."""
+    strip = title[:title.rindex("? help")]
+    shown = [int(n) for n, c in re.findall(r"[ \[](\d) ([a-f])", strip) if "abcdef"[int(n) - 1] == c]
+    left = re.search(r" %s(\d+)" % ("<" if ascii_marks else "\u2039"), strip)
+    right = re.search(r" \+(\d+)%s" % (">" if ascii_marks else "\u203a"), strip)
+    return shown, len(shown) + sum(int(m.group(1)) for m in (left, right) if m)
+
+
+def test_the_current_tab_is_always_shown_and_tabs_left_out_are_counted():
+    for size in ("120x40", "70x22"):
+        for ascii_marks in (False, True):
+            for key in "1356":
+                extra = ["--ascii"] if ascii_marks else []
+                title = screen(SIX_LONG + key, *extra, size=size).split("\n")[0]
+                shown, counted = tabs_counted(title, ascii_marks)
+                assert "[%s " % key in title, (size, key, title)
+                assert counted == 6, (size, key, title)
+                assert shown == sorted(shown) and shown == list(range(shown[0], shown[-1] + 1)), title
+                # names are shortened, with the mark, before a tab is left out
+                assert title.count("~" if ascii_marks else "\u2026") >= len(shown) - 1, title
+
+
+def test_one_long_name_is_shortened_so_every_tab_fits():
+    title = screen("a" + "abcdefghijklmnopqrstuvwx<Enter>nnnnn", size="70x22").split("\n")[0]
+    assert re.search(r" 1 abc\w*\u2026 .* 2 A .* 5 D \[6 E\]", title), title
+
+
 # ---- layouts: only the splits an engine takes ----
 
 def slider(text, label):
