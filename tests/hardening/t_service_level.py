@@ -5,18 +5,10 @@ in JSON and in text, for the generic rule and each engine."""
 import json
 import subprocess
 import sys
+from tally import check  # noqa: E402
+import tally  # noqa: E402
 
 K = sys.argv[1]
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def plan(*args, fmt="json"):
@@ -56,5 +48,4 @@ for args in CASES:
 rc, out = plan("--model", "llama-3.1-8b", "--min-tok-s", "50", "--concurrency", "40")
 r = json.loads(out)["result"]
 check(r["concurrency"] == 40, "--concurrency 40 kept: %s" % r["concurrency"])
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tally.finish()

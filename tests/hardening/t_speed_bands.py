@@ -18,6 +18,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from tally import check  # noqa: E402
+import tally  # noqa: E402
 
 K = os.path.abspath(sys.argv[1])
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -26,16 +28,6 @@ GEN = os.path.join(ROOT, "tools", "gen_speed_bands.py")
 DATA = os.path.join(ROOT, "tests", "data", "speed-measurements.json")
 TMP = tempfile.mkdtemp(prefix="kvplan-bands-")
 ENV = dict(os.environ, XDG_CONFIG_HOME=os.path.join(TMP, "config"))
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
 
 
 def run(*args):
@@ -230,5 +222,4 @@ except (KeyError, TypeError, StopIteration) as e:
     check(False, "the answer lacks %r" % (e,))
 
 shutil.rmtree(TMP, True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tally.finish()

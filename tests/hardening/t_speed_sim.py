@@ -19,21 +19,13 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import speed_sim  # noqa: E402
 import validate_speed  # noqa: E402
+from tally import check  # noqa: E402
+import tally  # noqa: E402
 
 SCRIPT = os.path.join(ROOT, "tools", "validate_speed.py")
 DATA = os.path.join(ROOT, "tests", "data", "speed-measurements.json")
 TMP = tempfile.mkdtemp(prefix="kvplan-ss-")
 atexit.register(shutil.rmtree, TMP, True)
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
 
 
 def write(name, obj):
@@ -107,5 +99,4 @@ g["simulated_cases"][0]["figure"] = "itl"
 r, _ = run(KVPLAN, [VLLM], write("g.json", g))
 check(r.returncode == 2 and "simulated_cases[0]" in r.stderr, "malformed gate refused: %s" % r.stderr)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tally.finish()

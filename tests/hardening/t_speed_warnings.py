@@ -17,22 +17,14 @@ K = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kvplan")
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import validate_speed as vs  # noqa: E402
+from tally import check  # noqa: E402
+import tally  # noqa: E402
 
 DATA = os.path.join(ROOT, "tests", "data", "speed-measurements.json")
 ENV = dict(os.environ, XDG_CONFIG_HOME="/nonexistent")
 # the words of the speed model's warnings (src/core/plan_text.c) that give the reason
 REASONS = ("kvplan's decode is unvalidated here", "early-2025 builds were")
 BATCHED = "several sequences decoding at once on this GPU family"
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
 
 
 def plan(args, fmt="json"):
@@ -89,5 +81,4 @@ for fmt in ("text", "markdown"):
     out = plan(V100 + LCPP + ["--parallel", "4", "--concurrency", "4"], fmt) or ""
     check(BATCHED in out, "the %s report does not show the batched-decode warning" % fmt)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tally.finish()

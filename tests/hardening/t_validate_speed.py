@@ -13,6 +13,8 @@ import stat
 import subprocess
 import sys
 import tempfile
+from tally import check  # noqa: E402
+import tally  # noqa: E402
 
 KVPLAN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kvplan")
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -21,16 +23,6 @@ DATA = os.path.join(ROOT, "tests", "data", "speed-measurements.json")
 TMP = tempfile.mkdtemp(prefix="kvplan-vs-")
 atexit.register(shutil.rmtree, TMP, True)
 STALE = "gives no speed prediction yet"
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
 
 
 def cases(*ids):
@@ -132,5 +124,4 @@ line = next((l for l in body.splitlines() if l.startswith("| %s |" % plain["id"]
 check(line.endswith("| no reason recorded |"), "a failing case without a reason says so: %r" % line)
 check("| %s |" % DENSE not in body, "a passing case is not listed among the misses")
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tally.finish()
