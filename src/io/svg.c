@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/engine_desc.h"
 #include "io/fileio.h"
 
 enum {
@@ -15,7 +16,9 @@ enum {
     CHART_H = 260
 };
 
-/* Each segment's key (data-segment), fill and pattern of lines over it. */
+/* Each segment's key (data-segment), fill and pattern of lines over it:
+ * every pattern different, so that each segment is told apart in greyscale;
+ * the weights alone solid. */
 static const struct {
     const char *key, *fill, *lines; /* lines: a path in a 8 x 8 tile, or NULL */
 } seg_style[SEG_COUNT] = {
@@ -26,8 +29,8 @@ static const struct {
     [SEG_LORA] = {"lora", "#ffd966", "M2,0 V8 M6,0 V8"},
     [SEG_ENCODER] = {"encoder", "#9dc3e6", "M0,2 H8 M0,6 H8"},
     [SEG_PREFIX] = {"prefix", "#548235", "M4,0 V8"},
-    [SEG_USERS] = {"users", "#4472c4", NULL},
-    [SEG_SPARE] = {"spare", "#d9d9d9", NULL},
+    [SEG_USERS] = {"users", "#4472c4", "M0,4 H8"},
+    [SEG_SPARE] = {"spare", "#d9d9d9", "M1,1 h1 M5,5 h1 M1,5 h1 M5,1 h1"},
     [SEG_RESERVED] = {"reserved", "#ffffff", "M0,0 L8,8"}};
 
 /* Each scenario's line: its colour, dashes and mark. */
@@ -323,9 +326,11 @@ void svg_write(FILE *out, const struct svg_item *v, int n)
     char title[512], ctx[32];
     const struct scenario *s = v[0].s;
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
+    const struct engine_desc *e = engine_desc(v[0].r->profile);
     if (n == 1)
-        snprintf(title, sizeof title, "%s on %u x %s at %s tokens", s->model.name, s->gpus,
-                 s->gpu.name, ctx);
+        snprintf(title, sizeof title, "%s on %u x %s%s%s at %s tokens", s->model.name, s->gpus,
+                 s->gpu.name, e->server ? ", " : "",
+                 e->server ? engine_label(v[0].r->profile, v[0].r->rule) : "", ctx);
     else
         snprintf(title, sizeof title, "%d scenarios against %s", n, v[0].label);
     text_at(out, MARGIN, 28, "class=\"title\" font-size=\"18\" font-weight=\"bold\"", title);

@@ -112,10 +112,38 @@ def one(name, args):
         if plan["users_at_service_level"] != plan["max_users"]:
             check(name + ": a service level's series", len(series) == 2 and
                   series[1].get("data-series") == "keep")
+    # the title names the engine as the text report's title does
+    title = [t.text for t in root.iter(NS + "text") if t.get("class") == "title"]
+    eng = re.search(r", ([^,()]+)$", text.splitlines()[0]) if "--engine" in args else None
+    if eng:
+        check(name + ": the title names the engine " + eng.group(1), len(title) == 1 and
+              (", %s at " % eng.group(1)) in title[0], "%s %s" % (title, text.splitlines()[0]))
     yt = [t.text for t in root.iter(NS + "text") if t.get("class") == "y-tick"]
     xt = [t.text for t in root.iter(NS + "text") if t.get("class") == "x-tick"]
     check(name + ": users ticks 1 and 10 labelled", yt[:2] == ["1", "10"], yt)
     check(name + ": context ticks labelled", xt == ["1k", "4k", "16k", "64k", "256k", "1M"], xt)
+
+
+def test_every_segment_its_own_pattern():
+    """every segment's fill a pattern of its own (the lines over the colour),
+    so that each reads apart in greyscale; one solid at most"""
+    svg = os.path.join(T, "patterns.svg")
+    run(["plan", "--export-svg", svg] + SCENARIOS["draft-prefix"])
+    root = ET.parse(svg).getroot()
+    lines = {}
+    for p in root.iter(NS + "pattern"):
+        paths = [q.get("d") for q in p.iter(NS + "path")]
+        lines[p.get("id")] = paths[0] if paths else None
+    keys = ["fill-" + k for k in ("weights", "runtime", "draft", "state", "lora", "encoder",
+                                  "prefix", "users", "spare", "reserved")]
+    check("a pattern for every segment", all(k in lines for k in keys), sorted(lines))
+    got = [lines.get(k) for k in keys]
+    check("the patterns all different", len(set(got)) == len(got), lines)
+    check("one solid fill at most", got.count(None) <= 1, lines)
+    for k in ("fill-users", "fill-spare"):
+        check(k + " patterned", lines.get(k) is not None, lines)
+    used = {r.get("fill") for r in root.iter(NS + "rect") if r.get("class") == "segment"}
+    check("each segment drawn with its own pattern", all(u[5:-1] in lines for u in used), used)
 
 
 def test_scenarios():
@@ -174,4 +202,4 @@ def test_the_planner_key():
         check("versus: written and well-formed", False, str(e))
 
 
-main([test_scenarios, test_a_failed_export, test_the_planner_key], T)
+main([test_scenarios, test_every_segment_its_own_pattern, test_a_failed_export, test_the_planner_key], T)
