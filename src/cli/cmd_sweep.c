@@ -74,11 +74,14 @@ int sweep_row_cells(const struct scenario *s, const struct plan_result *r, const
     /* false: more users decoding at once than memory holds (--concurrency) */
     CELL("concurrency_fits", CELL_BOOL,
          .present = !(r->warnings & WARN_CONCURRENCY_BEYOND_FIT) && r->fits);
+    /* no speed and no first token for a row where no user fits */
+    bool some = r->max_users > 0;
     CELL("tokens_per_s_per_user", CELL_NUM, .num = sp->tokens_per_s_per_user,
-         .present = sp->step_seconds > 0);
+         .present = some && sp->step_seconds > 0);
     CELL("tokens_per_s_total", CELL_NUM, .num = sp->tokens_per_s_total,
-         .present = sp->step_seconds > 0);
-    CELL("ttft_seconds", CELL_NUM, .num = sp->ttft_seconds, .present = sp->ttft_seconds > 0);
+         .present = some && sp->step_seconds > 0);
+    CELL("ttft_seconds", CELL_NUM, .num = sp->ttft_seconds,
+         .present = some && sp->ttft_seconds > 0);
     if (target)
         CELL("users_at_service_level", CELL_UINT, .uint = sp->users_at_service_level);
 #undef CELL
@@ -289,11 +292,13 @@ static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
     units_format_int(r->kv_tokens, held, sizeof held);
     char speed[24] = "n/a", total[24] = "n/a", ttft[24] = "n/a", slo[24];
     bool over = (r->warnings & WARN_CONCURRENCY_BEYOND_FIT) != 0;
-    if (r->speed.step_seconds > 0) {
+    if (r->max_users > 0 && r->speed.step_seconds > 0) { /* none where no user fits */
         snprintf(speed, sizeof speed, "%.1f%s", r->speed.tokens_per_s_per_user, over ? "*" : "");
-        snprintf(total, sizeof total, "%.0f%s", r->speed.tokens_per_s_total, over ? "*" : "");
+        units_format_int((uint64_t)llround(r->speed.tokens_per_s_total), total, sizeof total - 1);
+        if (over)
+            strcat(total, "*");
     }
-    if (r->speed.ttft_seconds > 0)
+    if (r->max_users > 0 && r->speed.ttft_seconds > 0)
         snprintf(ttft, sizeof ttft, "%.3f s", r->speed.ttft_seconds);
     units_format_int(r->speed.users_at_service_level, slo, sizeof slo);
     printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s", value, gpus, ctx,

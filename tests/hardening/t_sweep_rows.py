@@ -40,6 +40,7 @@ SWEEPS = [
 ]
 FIELDS = ["fits", "max_users", "max_users_paged", "user_bytes_per_gpu", "kv_pool_bytes", "kv_tokens",
           "concurrency", "tokens_per_s_per_user", "tokens_per_s_total", "ttft_seconds"]
+NONE_WITHOUT_USERS = ["tokens_per_s_per_user", "tokens_per_s_total", "ttft_seconds"]
 
 
 def as_csv(v):
@@ -91,9 +92,57 @@ def test_rows_are_their_plans():
                 check(name, False, "plan refused it: " + plan.stderr.strip())
                 continue
             result = json.loads(plan.stdout)["result"]
+            if result["max_users"] == 0:  # no speed and no first token where no user fits
+                result.update({f: None for f in NONE_WITHOUT_USERS})
             differ = ["%s: sweep %s, plan %s" % (f, row[f], as_csv(result.get(f)))
                       for f in FIELDS if row[f] != as_csv(result.get(f))]
             check(name, not differ, "; ".join(differ) + " (" + " ".join(args) + ")")
 
 
-main([test_rows_are_their_plans], TMP)
+def table_rows(text):
+    """The text table's rows: VALUE -> its cells, and the header's names."""
+    lines = text.splitlines()
+    head = next(i for i, l in enumerate(lines) if l.startswith("VALUE"))
+    rows = {}
+    for line in lines[head + 1:]:
+        if not line or line[0] in "!*":
+            continue
+        cells = line.split()
+        if cells[-1] == "s":  # the TTFT's unit
+            cells = cells[:-2] + [cells[-2] + " s"]
+        rows[cells[0]] = cells
+    return rows
+
+
+def test_rows_without_users():
+    """a row where no user fits shows no speed and no TTFT: n/a in the
+    table, empty in CSV, null in JSON; TOK/S TOTAL grouped in the table as
+    the other counts are"""
+    base = ["sweep", "--vary", "gpus=1..8", "--model", "llama-3.1-70b", "--context", "16k"]
+    text = run(base).stdout
+    rows = list(csv.DictReader(io.StringIO(run(base + ["--format", "csv"]).stdout)))
+    doc = json.loads(run(base + ["--format", "json"]).stdout)
+    table = table_rows(text)
+    none = [r for r in rows if r["max_users"] == "0"]
+    some = [r for r in rows if r["max_users"] != "0"]
+    check("a row without users and rows with", none and some, str(len(rows)))
+    for r in none:
+        cells = table.get(r["value"], [])
+        check("no users, row %s: the table's speeds and TTFT n/a" % r["value"],
+              cells[-3:] == ["n/a"] * 3, str(cells))
+        check("no users, row %s: empty in CSV" % r["value"],
+              all(r[f] == "" for f in NONE_WITHOUT_USERS), str(r))
+        j = [x for x in doc if x["value"] == r["value"]]
+        check("no users, row %s: null in JSON" % r["value"],
+              len(j) == 1 and all(j[0][f] is None for f in NONE_WITHOUT_USERS), str(j))
+    big = [r for r in some if float(r["tokens_per_s_total"]) >= 1000]
+    check("a row of a thousand tokens a second or more", big, str(rows))
+    for r in some:
+        want = "{:,}".format(round(float(r["tokens_per_s_total"])))
+        cells = table.get(r["value"], [])
+        check("row %s: TOK/S TOTAL %s in the table" % (r["value"], want),
+              len(cells) >= 3 and cells[-2] == want, str(cells))
+        check("row %s: not grouped in CSV" % r["value"], "," not in r["tokens_per_s_total"])
+
+
+main([test_rows_are_their_plans, test_rows_without_users], TMP)
