@@ -137,6 +137,26 @@ static struct rect chart_plot(const struct planner *p, struct rect r)
     return (struct rect){r.x + gw + 1, r.y + 1, r.w - gw - 1, r.h - 3};
 }
 
+/* The model's longest context as a dotted rule down the plot, named at its
+ * top ("max 128k"), drawn under the curves; none when the axis ends first. */
+static void chart_max_context(struct rect plot, uint64_t max_context)
+{
+    double fx = curve_x(max_context);
+    if (fx < 0 || fx >= 1 || plot.w < 2)
+        return;
+    int x, y;
+    widget_plot_cell(plot, fx, 0, &x, &y);
+    for (int row = 0; row < plot.h; row++)
+        widget_text(plot.y + row, x, 1, ROLE_DIM, roles_utf8() ? "\u250a" : ":");
+    char name[40], t[32];
+    snprintf(name, sizeof name, "max %s", units_format_tokens_short(max_context, t, sizeof t));
+    int len = (int)strlen(name);
+    if (x + 1 + len <= plot.x + plot.w)
+        widget_text(plot.y, x + 1, len, ROLE_DIM, name);
+    else if (x - len >= plot.x)
+        widget_text(plot.y, x - len, len, ROLE_DIM, name);
+}
+
 uint64_t view_chart_context_at(const struct planner *p, int x, int y, bool drag)
 {
     struct rect plot = chart_plot(p, p->frame.main.chart);
@@ -168,6 +188,7 @@ void view_draw_chart(const struct planner *p, struct rect r)
     struct plot_series series[2] = {
         {keep, CHART_POINTS, ROLE_KV, PLOT_SOLID},
         {fit, CHART_POINTS, c->slo ? ROLE_WARN : ROLE_KV, c->slo ? PLOT_DOTTED : PLOT_SOLID}};
+    chart_max_context(plot, planner_scenario(p)->model.max_context_tokens);
     widget_plot(plot, c->slo ? series : series + 1, c->slo ? 2 : 1);
     uint64_t ctx = planner_scenario(p)->context_tokens;
     uint64_t here_users = c->slo ? res->speed.users_at_service_level : res->max_users;
