@@ -520,6 +520,21 @@ void planner_set_fraction(struct planner *p, enum control c, double f)
         set_value(p, c, v[i]);
 }
 
+void planner_set_nearest(struct planner *p, enum control c, uint64_t value)
+{
+    uint64_t v[CONTROL_VALUES_MAX];
+    int n = control_values(c, planner_scenario(p), planner_result(p), p->catalog, v);
+    if (n == 0 || value == 0)
+        return;
+    int i = 0;
+    for (int j = 1; j < n; j++)
+        if (v[j] > 0 && fabs(log((double)v[j] / (double)value)) <
+                            fabs(log((double)(v[i] ? v[i] : 1) / (double)value)))
+            i = j;
+    if (v[i] != control_current(c, planner_scenario(p), planner_result(p), p->catalog))
+        set_value(p, c, v[i]);
+}
+
 double planner_control_fraction(const struct planner *p, enum control c)
 {
     if (control_kind(c) != CK_SLIDER)

@@ -137,6 +137,7 @@ struct planner {
         char path[PLANNER_TEXT_MAX]; /* the file an export would overwrite */
     } pending;
     bool dragging;
+    bool chart_dragging; /* a press in the chart: the drag sets the context */
     bool quit;
     struct frame_layout frame; /* where the last frame put everything (view_settle) */
     int control_top;           /* the first control the list showed last (view_settle keeps it) */
@@ -256,6 +257,9 @@ double planner_control_fraction(const struct planner *p, enum control c);
 void planner_step(struct planner *p, enum control c, int delta, bool big);
 void planner_to_end(struct planner *p, enum control c, bool last);
 void planner_set_fraction(struct planner *p, enum control c, double f);
+/* Sets control c to the one of its steps nearest value (by ratio), as its
+ * slider would set it. */
+void planner_set_nearest(struct planner *p, enum control c, uint64_t value);
 void planner_reset(struct planner *p, enum control c);
 
 /* Keyboard input (curses key codes). */

@@ -88,10 +88,31 @@ static int explain_mouse(struct planner *p, const MEVENT *ev, int hit)
     return 0;
 }
 
+/* A click or a drag in the chart's plot sets the context under the pointer,
+ * to the Context slider's nearest step (its undo, its status). */
+static int chart_mouse(struct planner *p, const MEVENT *ev, uint64_t ctx)
+{
+    view_pointer_focus(p, CTRL_CONTEXT);
+    planner_set_nearest(p, CTRL_CONTEXT, ctx);
+    p->chart_dragging = (ev->bstate & BUTTON1_PRESSED) != 0;
+    return PLAN_REDRAW;
+}
+
 static int main_mouse(struct planner *p, const MEVENT *ev)
 {
     if ((ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) && ev->y == 0)
         return screen_title_click(p, ev);
+    uint64_t ctx = view_chart_context_at(p, ev->x, ev->y, false);
+    if ((ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) && ctx)
+        return chart_mouse(p, ev, ctx);
+    if ((ev->bstate & (REPORT_MOUSE_POSITION | BUTTON1_RELEASED)) && p->chart_dragging) {
+        ctx = view_chart_context_at(p, ev->x, ev->y, true);
+        if (ctx)
+            planner_set_nearest(p, CTRL_CONTEXT, ctx);
+        if (ev->bstate & BUTTON1_RELEASED)
+            p->chart_dragging = false;
+        return PLAN_REDRAW;
+    }
     if (ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED)) {
         int hit = view_explain_hit(p, ev->x, ev->y);
         return hit ? explain_mouse(p, ev, hit) : controls_mouse(p, ev);

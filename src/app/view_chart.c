@@ -15,22 +15,31 @@ void view_chart_heights(const uint64_t *users, double span, double out[CHART_POI
         out[i] = curve_y(users[i], span);
 }
 
-struct rect view_chart_axes(struct rect r, uint64_t peak, double *span)
+/* The users ticks' labels and heights; returns their count less one (the
+ * peak's), and the widest label's width in *gw. */
+static int chart_y_ticks(uint64_t peak, double span, char label[][32], double *at, int *gw)
 {
-    *span = curve_span(peak);
     /* the ticks 1, 10, 100 ... within the span, then the peak at the top */
-    char label[CURVE_Y_TICKS_MAX + 1][32];
-    double at[CURVE_Y_TICKS_MAX + 1];
-    int ticks = curve_y_ticks(*span), gw = 0;
+    int ticks = curve_y_ticks(span);
+    *gw = 0;
     for (int d = 0; d <= ticks; d++) {
         if (d < ticks)
             curve_y_label(d, label[d], sizeof label[d]);
         else
             units_format_int(peak, label[d], sizeof label[d]);
-        at[d] = d < ticks ? curve_y(d == 0 ? 1 : (uint64_t)pow(10, d), *span) : 1;
+        at[d] = d < ticks ? curve_y(d == 0 ? 1 : (uint64_t)pow(10, d), span) : 1;
         int len = (int)strlen(label[d]);
-        gw = len > gw ? len : gw;
+        *gw = len > *gw ? len : *gw;
     }
+    return ticks;
+}
+
+struct rect view_chart_axes(struct rect r, uint64_t peak, double *span)
+{
+    *span = curve_span(peak);
+    char label[CURVE_Y_TICKS_MAX + 1][32];
+    double at[CURVE_Y_TICKS_MAX + 1];
+    int gw, ticks = chart_y_ticks(peak, *span, label, at, &gw);
     struct rect plot = {r.x + gw + 1, r.y, r.w - gw - 1, r.h - 1};
     bool u = roles_utf8();
     for (int row = 0; row < plot.h; row++)
@@ -114,6 +123,54 @@ static void chart_title(const struct planner *p, struct rect r)
     widget_text(r.y, x + 5, r.x + r.w - x - 5, ROLE_TEXT, "fit");
 }
 
+/* The planner chart's plot area in its pane r, as view_draw_chart lays it
+ * out (a zero rect when r is too small for a chart). */
+static struct rect chart_plot(const struct planner *p, struct rect r)
+{
+    if (r.h < 6 || r.w < 20)
+        return (struct rect){0, 0, 0, 0};
+    uint64_t peak = planner_curve(p)->max_users;
+    char label[CURVE_Y_TICKS_MAX + 1][32];
+    double at[CURVE_Y_TICKS_MAX + 1];
+    int gw;
+    chart_y_ticks(peak, curve_span(peak), label, at, &gw);
+    return (struct rect){r.x + gw + 1, r.y + 1, r.w - gw - 1, r.h - 3};
+}
+
+/* The model's longest context as a dotted rule down the plot, named at its
+ * top ("max 128k"), drawn under the curves; none when the axis ends first. */
+static void chart_max_context(struct rect plot, uint64_t max_context)
+{
+    double fx = curve_x(max_context);
+    if (fx < 0 || fx >= 1 || plot.w < 2)
+        return;
+    int x, y;
+    widget_plot_cell(plot, fx, 0, &x, &y);
+    for (int row = 0; row < plot.h; row++)
+        widget_text(plot.y + row, x, 1, ROLE_DIM, roles_utf8() ? "\u250a" : ":");
+    char name[40], t[32];
+    snprintf(name, sizeof name, "max %s", units_format_tokens_short(max_context, t, sizeof t));
+    int len = (int)strlen(name);
+    if (x + 1 + len <= plot.x + plot.w)
+        widget_text(plot.y, x + 1, len, ROLE_DIM, name);
+    else if (x - len >= plot.x)
+        widget_text(plot.y, x - len, len, ROLE_DIM, name);
+}
+
+uint64_t view_chart_context_at(const struct planner *p, int x, int y, bool drag)
+{
+    struct rect plot = chart_plot(p, p->frame.main.chart);
+    if (plot.w < 1)
+        return 0;
+    if (drag) /* a drag holds at the ends wherever the pointer goes */
+        x = x < plot.x ? plot.x : x >= plot.x + plot.w ? plot.x + plot.w - 1 : x;
+    else if (x < plot.x || x >= plot.x + plot.w || y < plot.y || y >= plot.y + plot.h)
+        return 0;
+    /* the middle of the column's two dots (widget_plot_cell's inverse) */
+    double fx = plot.w > 1 ? (2.0 * (x - plot.x) + 0.5) / (2.0 * plot.w - 1) : 0;
+    return curve_context(fx < 0 ? 0 : fx > 1 ? 1 : fx);
+}
+
 void view_draw_chart(const struct planner *p, struct rect r)
 {
     if (r.h < 6 || r.w < 20)
@@ -131,6 +188,7 @@ void view_draw_chart(const struct planner *p, struct rect r)
     struct plot_series series[2] = {
         {keep, CHART_POINTS, ROLE_KV, PLOT_SOLID},
         {fit, CHART_POINTS, c->slo ? ROLE_WARN : ROLE_KV, c->slo ? PLOT_DOTTED : PLOT_SOLID}};
+    chart_max_context(plot, planner_scenario(p)->model.max_context_tokens);
     widget_plot(plot, c->slo ? series : series + 1, c->slo ? 2 : 1);
     uint64_t ctx = planner_scenario(p)->context_tokens;
     uint64_t here_users = c->slo ? res->speed.users_at_service_level : res->max_users;

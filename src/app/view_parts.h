@@ -130,6 +130,11 @@ int view_legend_flow(const struct planner *p, struct rect at);
  * the speed limit's series when a target is set). */
 void view_draw_chart(const struct planner *p, struct rect r);
 
+/* The context under (x, y) in the main screen's chart, as drawn in the last
+ * frame: 1k at the plot's first column .. 1M at its last; 0 outside it
+ * (with drag, any row, and the nearest end past the plot's sides). */
+uint64_t view_chart_context_at(const struct planner *p, int x, int y, bool drag);
+
 /* The chart's frame in r for curves up to peak users: the users ticks (1,
  * 10, 100 ... and the peak at the top) labelled at the left of an axis rule,
  * the context ticks on r's last row; returns the rectangle left for the

@@ -51,6 +51,12 @@ double curve_x(uint64_t context_tokens)
     return log2((double)context_tokens / 1024.0) / 10.0;
 }
 
+uint64_t curve_context(double fx)
+{
+    fx = fx < 0 ? 0 : fx > 1 ? 1 : fx;
+    return (uint64_t)llround(1024.0 * exp2(10.0 * fx));
+}
+
 void curve_y_label(int d, char *buf, size_t size)
 {
     static const char *const small[] = {"1", "10", "100", "1,000", "10,000", "100,000"};

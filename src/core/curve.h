@@ -41,6 +41,9 @@ double curve_y(uint64_t users, double span);
 /* Place of a context on the context axis, 0 (1k) .. 1 (1M); -1 outside it. */
 double curve_x(uint64_t context_tokens);
 
+/* The context at place fx (0 .. 1, clamped) of that axis: curve_x's inverse. */
+uint64_t curve_context(double fx);
+
 /* The label of the users tick 10^d ("1", "10", "100", "1,000", "10,000",
  * "100,000", then "1M", "10M", ...) and
  * of the context tick t ("1k" .. "1M"). */

@@ -116,6 +116,49 @@ def test_dragging_the_context_knob_moves_it_continuously():
         t.kill()
 
 
+def chart_ticks(t):
+    """The chart's context axis: its row and the column of each tick label."""
+    for y, line in enumerate(t.screen.display):
+        m = re.search(r"1k +4k +16k +64k +256k +1M", line)
+        if m:
+            return y, {k: line.index(k, m.start()) for k in ("1k", "4k", "16k", "64k", "256k")}
+    raise AssertionError("no chart axis on screen:\n%s" % t.text())
+
+
+def test_a_click_in_the_chart_sets_the_context_under_it():
+    # the column of the 64k tick, one row above the axis: the Context slider's
+    # 64k step, the plan of --context 64k, and z takes it back as it would the slider's
+    t = start(cols=120, rows=40)
+    try:
+        y, at = chart_ticks(t)
+        t.press(t.mouse_bytes(0, at["64k"], y - 1))
+        t.press(t.mouse_bytes(0, at["64k"], y - 1, release=True))
+        t.wait_for(r"at 64k tokens")
+        assert control_value(t, "Context") == "64k", t.text()
+        assert users_on_screen(t) == plan(*SCENARIO[:-1], "64k")["result"]["max_users"]
+        t.press("z")
+        t.wait_for(r"at 4k tokens")
+        assert control_value(t, "Context") == "4k", t.text()
+    finally:
+        t.kill()
+
+
+def test_dragging_in_the_chart_moves_the_context_and_holds_at_the_end():
+    t = start(cols=120, rows=40)
+    try:
+        y, at = chart_ticks(t)
+        t.press(t.mouse_bytes(0, at["16k"], y - 1))
+        t.wait_for(r"at 16k tokens")
+        t.press(t.mouse_bytes(32, at["256k"], y - 1))
+        t.wait_for(r"at 256k tokens")
+        t.press(t.mouse_bytes(32, 119, 2))  # past the plot's right end, off its rows
+        t.press(t.mouse_bytes(0, 119, 2, release=True))
+        t.wait_for(r"at 1M tokens")
+        assert users_on_screen(t) == plan(*SCENARIO[:-1], "1M")["result"]["max_users"]
+    finally:
+        t.kill()
+
+
 def test_clicking_a_control_focuses_it_and_the_wheel_steps_it():
     t = start()
     try:

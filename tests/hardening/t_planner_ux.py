@@ -225,6 +225,25 @@ def test_the_gpus_knob_sits_at_one_place_for_one_count():
     assert len(places) == 1, places
 
 
+def test_the_chart_marks_the_models_longest_context():
+    # Llama 3.1 8B reads 128k tokens at most and the axis runs to 1M: a dotted
+    # rule at 128k (halfway between the 64k and 256k ticks, both axes being
+    # log2 steps) named "max 128k" at its top, in --mono too; Llama 2 7B's at 4k
+    for size in ("120x40", "160x50"):
+        for extra in ([], ["--mono"]):
+            s = screen("", "--model", "llama-3.1-8b", *extra, size=size).split("\n")
+            axis = next(i for i, l in enumerate(s) if re.search(r"1k +4k +16k +64k +256k +1M", l))
+            c64, c256 = s[axis].index("64k"), s[axis].index("256k")
+            # the model's line names it too: the chart's, after the rule
+            top = next(i for i, l in enumerate(s) if "\u250amax 128k" in l)
+            col = s[top].index("\u250amax 128k")
+            assert abs(col - (c64 + c256) / 2) <= 1, (size, col, c64, c256, s)
+            rule = [s[y][col] for y in range(top, axis)]
+            assert rule.count("\u250a") >= len(rule) - 2, (size, rule)
+    s = screen("", "--model", "llama-2-7b", size="120x40")
+    assert "\u250amax 4k" in s, s
+
+
 def users_row(text):
     m = re.search(r"^ Users .*?=\s*([0-9,]+)\s*(all replicas)?\s*$", text, re.M | re.S)
     assert m, text
