@@ -41,15 +41,10 @@ static const char *speed_spread(const struct plan_result *r, char *buf, size_t s
     return report_band_text(&r->bands.decode, true, buf, size);
 }
 
-void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
-                            const struct plan_result *const *results, const int *shown, int n)
+/* The table's head: each scenario's name, the reference marked. */
+static void versus_header(FILE *out, const struct snapshot_session *ss, const int *shown, int n)
 {
-    char buf[4][REPORT_LINE_MD] = {{0}};
-    const char *cells[4] = {buf[0], buf[1], buf[2], buf[3]};
-    double v[4] = {0};
-    char label[MD_TEXT_SIZE(sizeof ss->entry[0].label)], name[MD_TEXT_SIZE(SPEC_NAME_MAX)];
-    if (n > 4)
-        n = 4;
+    char label[MD_TEXT_SIZE(sizeof ss->entry[0].label)];
     fprintf(out, "| |");
     for (int i = 0; i < n; i++)
         fprintf(out, " %s%s |", md_text(ss->entry[shown[i]].label, label, sizeof label),
@@ -58,6 +53,32 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     for (int i = 0; i < n; i++)
         fprintf(out, "---|");
     fprintf(out, "\n");
+}
+
+/* The scenarios' notes after the table, each with its name. */
+static void versus_notes(FILE *out, const struct snapshot_session *ss, const int *shown, int n)
+{
+    char label[MD_TEXT_SIZE(sizeof ss->entry[0].label)];
+    int notes = 0;
+    for (int i = 0; i < n; i++) {
+        const struct snapshot_entry *e = &ss->entry[shown[i]];
+        char note[MD_TEXT_SIZE(sizeof e->note)];
+        if (e->note[0])
+            fprintf(out, "%s- %s: %s\n", notes++ ? "" : "\n",
+                    md_text(e->label, label, sizeof label), md_text(e->note, note, sizeof note));
+    }
+}
+
+void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
+                            const struct plan_result *const *results, const int *shown, int n)
+{
+    char buf[4][REPORT_LINE_MD] = {{0}};
+    const char *cells[4] = {buf[0], buf[1], buf[2], buf[3]};
+    double v[4] = {0};
+    char name[MD_TEXT_SIZE(SPEC_NAME_MAX)];
+    if (n > 4)
+        n = 4;
+    versus_header(out, ss, shown, n);
 #define ROW(label, number, value, ...)                                                             \
     do {                                                                                           \
         for (int i = 0; i < n; i++) {                                                              \
@@ -137,12 +158,5 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     ROW("Cost per million input tokens", true, r->cost_per_million_input_tokens, "%s",
         dollars(r->cost_per_million_input_tokens, t, sizeof t));
 #undef ROW
-    int notes = 0;
-    for (int i = 0; i < n; i++) {
-        const struct snapshot_entry *e = &ss->entry[shown[i]];
-        char note[MD_TEXT_SIZE(sizeof e->note)];
-        if (e->note[0])
-            fprintf(out, "%s- %s: %s\n", notes++ ? "" : "\n",
-                    md_text(e->label, label, sizeof label), md_text(e->note, note, sizeof note));
-    }
+    versus_notes(out, ss, shown, n);
 }
