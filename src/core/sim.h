@@ -71,8 +71,9 @@
  * flight (first come, first sent); its times count from when it is sent.
  *
  * Memory is linear in the requests, plus one record a step for the
- * inter-token latencies. sim_run allocates and frees it; nothing else in
- * core allocates. */
+ * inter-token latencies. sim_run allocates and frees it; in the rest of
+ * core only load_run (core/loadrun.h) allocates, the requests it hands to
+ * sim_run, freed before it returns. */
 #ifndef KVPLAN_CORE_SIM_H
 #define KVPLAN_CORE_SIM_H
 
