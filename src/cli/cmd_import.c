@@ -47,6 +47,10 @@ int cmd_import_hf(int argc, char **argv)
     if (h.stated_params > 0)
         fprintf(stderr, "; the config states %.3fB", h.stated_params / 1e9);
     fprintf(stderr, "\n");
+    for (int i = 0; i < 2; i++)
+        if (h.defaults[i].count)
+            fprintf(stderr, "  defaulted as transformers' %s (not in the config): %s\n",
+                    h.defaults[i].cls, h.defaults[i].fields);
     for (int i = 0; i < h.note_count; i++)
         fprintf(stderr, "  note: %s\n", h.notes[i]);
     int status = 0;

@@ -699,7 +699,7 @@ printf '{%s, "torch_dtype": "float77"}\n' "$hf0" > "$T/f77.json"
 expect 2 "f77.json: torch_dtype: 'float77' is not a precision kvplan knows" import-hf "$T/f77.json"
 printf '{%s}\n' "$hf0" > "$T/hfabsent.json"
 expect 0 "note: torch_dtype '' not understood: assumed bf16" import-hf "$T/hfabsent.json"
-expect 0 "note: no max_position_embeddings: assumed 2,048 tokens" import-hf "$T/hfabsent.json"
+expect 0 "defaulted as transformers' LlamaConfig @008e574 (not in the config): max_position_embeddings 2048" import-hf "$T/hfabsent.json"
 printf '{%s, "index_head_dim": 4, "index_n_heads": 2, "index_topk": 16, "kv_lora_rank": 0}\n' "$(printf '%s' "$hf0" | sed 's/"llama"/"deepseek_v32"/')" > "$T/dsa0.json"
 expect 2 "kv_lora_rank: sparse attention needs index_head_dim and index_topk on an MLA model" import-hf "$T/dsa0.json"
 # a snapshot's model with a state kind kvplan cannot size is refused, naming the field
