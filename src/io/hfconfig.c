@@ -121,9 +121,13 @@ static const char *k_expansion[] = {"expansion_ratio", 0};
 static const char *k_index_dim[] = {"index_head_dim", 0};
 static const char *k_index_heads[] = {"index_n_heads", 0};
 static const char *k_index_topk[] = {"index_topk", 0};
-/* the spellings of the fields with more than one, for the defaults */
-static const char *const *const spellings[] = {k_layers, k_hidden, k_heads, k_kv, k_inter, k_pos,
-                                               k_experts, k_topk, k_window, 0};
+/* the spellings of the fields with more than one, for the defaults; a
+ * layer_types list stands for the pattern it spells out */
+static const char *k_pattern_types[] = {"sliding_window_pattern", "layer_types", 0};
+static const char *k_window_types[] = {"max_window_layers", "layer_types", 0};
+static const char *const *const spellings[] = {k_layers, k_hidden,  k_heads,         k_kv,
+                                               k_inter,  k_pos,     k_experts,       k_topk,
+                                               k_window, k_pattern_types, k_window_types, 0};
 
 /* model_type (inside text_config first), _name_or_path, and the family. */
 static bool read_identity(struct hf_read *x)

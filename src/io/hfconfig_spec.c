@@ -218,8 +218,8 @@ static uint64_t windowed_layers(struct hf_read *x, struct model_spec *m)
         windowed = a->layers - a->layers / pattern; /* layer i global iff (i+1) % N == 0 */
         snprintf(m->window_pattern, sizeof m->window_pattern, "%llu local : 1 global",
                  (unsigned long long)(pattern - 1));
-    } else if (a->family == ARCH_GEMMA2) {
-        windowed = (a->layers + 1) / 2; /* even layers local */
+    } else if (a->family == ARCH_GEMMA2 || (a->family == ARCH_GPT_OSS && window)) {
+        windowed = (a->layers + 1) / 2; /* even layers local (Gemma2Config, GptOssConfig) */
         snprintf(m->window_pattern, sizeof m->window_pattern, "alternating local/global");
     } else if (a->family == ARCH_LLAMA4 && window) {
         windowed = a->layers - a->layers / 4; /* every 4th layer global */
@@ -295,7 +295,11 @@ bool hf_read_windows(struct hf_read *x)
                    "keep KV",
              m->state_layers, m->state_kind, spec_kv_layers(m));
     }
-    if (windowed && x->window && use_sw) {
+    if (windowed && x->window && use_sw && x->window > m->max_context_tokens)
+        hf_note(x->h, "sliding_window %llu is more than the %llu-token context: it never "
+                      "fills, planned as full attention",
+                (unsigned long long)x->window, (unsigned long long)m->max_context_tokens);
+    else if (windowed && x->window && use_sw) {
         m->windowed_layers = (uint32_t)windowed;
         m->window_tokens = x->window;
     }

@@ -722,7 +722,11 @@ expect 2 "layer_types: missing" import-hf "$T/gr3.json"
 printf '{%s, "layer_types": ["mamba", "attention"], "mamba_ssm_cache_dtype": "float7"}\n' "$gr" > "$T/gr4.json"
 expect 2 "mamba_ssm_cache_dtype: 'float7' is not a precision" import-hf "$T/gr4.json"
 sed 's/"linear_num_value_heads": 2, //' "$T/q3n.json" > "$T/q3n-missing.json"
-expect 2 "linear_num_value_heads: missing" import-hf "$T/q3n-missing.json"
+# a field the config leaves out takes Qwen3NextConfig's default, and says so
+expect 0 "max_position_embeddings 32768, linear_num_value_heads 32" import-hf "$T/q3n-missing.json"
+# a hybrid field no class defaults stays required
+sed 's/"n_groups": 1, //' "$T/nem.json" > "$T/nem-nogroups.json"
+expect 2 "n_groups: missing" import-hf "$T/nem-nogroups.json"
 # jamba by hand: 2 layers (attention at i % 2 == 1, MoE at i % 2 == 1), h 8, d_inner 16, d_state 2,
 # conv 2, dt_rank 1, 2 heads / 1 kv of 4, 2 experts of 4 top-1, vocab 10: Mamba-1 in_proj 256 +
 # conv 32 + bias 16 + x_proj 80 + dt_proj 32 + A_log 32 + D 16 + out 128 + dt/B/C norms 5 = 597;

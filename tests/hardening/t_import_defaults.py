@@ -124,6 +124,29 @@ def test_unplaced_window_is_a_warning():
           rc == 2 and "layer_types: 5 windowed layers of 4" in err, err)
 
 
+def test_more_families():
+    c = dict(BASE, model_type="gpt_oss", num_key_value_heads=2, num_local_experts=4,
+             num_experts_per_tok=2)
+    rc, p, err = imported(c)
+    check("gpt_oss: GptOssConfig's window of 128 in alternate layers", rc == 0 and
+          p["sliding_window"] and (p["sliding_window"]["window_tokens"],
+                                   p["sliding_window"]["windowed_layers"]) == (128, 2), err)
+    text = dict(BASE, num_key_value_heads=2, num_local_experts=2, intermediate_size_mlp=64,
+                max_position_embeddings=131072)
+    rc, p, err = imported({"model_type": "llama4", "text_config": text})
+    check("llama4: a text_config without model_type takes Llama4TextConfig's chunk of 8192",
+          rc == 0 and p["sliding_window"] and (p["sliding_window"]["window_tokens"],
+                                               p["sliding_window"]["windowed_layers"]) ==
+          (8192, 3) and "Llama4TextConfig" in err, err)
+
+
+def test_a_window_past_the_context_is_said():
+    rc, p, err = imported(dict(BASE, model_type="mistral", max_position_embeddings=2048))
+    check("mistral: MistralConfig's 4096 window past a 2048 context is no window, and said",
+          rc == 0 and p["sliding_window"] is None and
+          "sliding_window 4096 is more than the 2048-token context" in err, err)
+
+
 def test_no_default_over_another_spelling():
     c = dict(BASE, model_type="mixtral", num_experts=4, experts_per_token=1)
     rc, p, err = imported(c)
@@ -134,4 +157,5 @@ def test_no_default_over_another_spelling():
 
 main([test_published_gemma3_plans_as_the_catalogue, test_mistral_defaults,
       test_qwen_windows_from_max_window_layers, test_llama_defaults,
-      test_unplaced_window_is_a_warning, test_no_default_over_another_spelling], TMP)
+      test_unplaced_window_is_a_warning, test_more_families, test_a_window_past_the_context_is_said,
+      test_no_default_over_another_spelling], TMP)
