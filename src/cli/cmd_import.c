@@ -53,6 +53,12 @@ static bool set_hf_id(const char *hf_id, struct hf_import *h, struct diag *d)
                             "digits, '-', '_', '.')",
                          OPTION_FLAG(OPT_HF_ID), hf_id);
     snprintf(h->model.hf_id, sizeof h->model.hf_id, "%s", hf_id);
+    /* the note that _name_or_path was left out no longer holds: drop it */
+    int kept = 0;
+    for (int i = 0; i < h->note_count; i++)
+        if (strncmp(h->notes[i], "_name_or_path ", 14) != 0)
+            memmove(h->notes[kept++], h->notes[i], sizeof h->notes[i]);
+    h->note_count = kept;
     return true;
 }
 

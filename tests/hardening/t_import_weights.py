@@ -152,6 +152,13 @@ def test_hf_id_names_the_launch_lines():
     p = run("plan", "--presets", presets, "--model", "named", "--engine", "llama.cpp")
     check("llama.cpp keeps its local GGUF file", "llama-server -m named.gguf" in p.stdout,
           p.stdout)
+    local = dict(CONFIG, _name_or_path="/mnt/models/named")
+    with open(path, "w") as f:
+        json.dump(local, f)
+    r = run("import-hf", path, "--hf-id", "acme/Named-7B")
+    check("--hf-id over a local _name_or_path: no note that launch lines name the preset id",
+          r.returncode == 0 and json.loads(r.stdout)["hf_id"] == "acme/Named-7B" and
+          "_name_or_path" not in r.stderr, r.stderr)
     for bad in ("acme/../x", "a b", "--trust-remote-code", "acme/x/y"):
         r = run("import-hf", path, "--hf-id", bad)
         check("--hf-id %r is refused" % bad, r.returncode == 2 and "--hf-id:" in r.stderr,
