@@ -217,6 +217,7 @@ static cJSON *simulation_json(const struct simulate_run *sr)
     stats_json(&o, "tpot", &r->tpot, shown);
     stats_json(&o, "itl", &r->itl, shown);
     stats_json(&o, "e2el", &r->e2el, shown);
+    jsonout_double(&o, "request_overhead_seconds", sr->c.request_overhead_s);
     jsonout_double_or_null(&o, "goodput_share",
                            r->completed ? (double)r->good / (double)r->completed : 0, r->goodput);
     jsonout_double(&o, "mean_running", r->mean_running);

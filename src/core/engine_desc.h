@@ -167,6 +167,12 @@ struct engine_desc {
     /* Speed: each step's own overhead (scheduler, sampling, graph launch),
      * seconds; fitted by tools/fit_speed.py (doc/SPEED-FIT.md). */
     double step_overhead_s;
+    /* `kvplan simulate`: each request's time outside the GPU steps, seconds,
+     * added to its TTFT and end-to-end latency as the client measures them
+     * (the HTTP server, tokenization, the hand-off to the scheduler process
+     * and the first token's way back through the detokenizer); fitted by
+     * tools/fit_ttft.py on the serving benchmarks it names (0: none). */
+    double request_overhead_s;
     /* The GPU family (the preset's `family`) on which this engine's decode of
      * several sequences at once was measured far slower than the bandwidth
      * model gives (doc/SPEED-VALIDATION.md): the plan warns there; NULL none. */

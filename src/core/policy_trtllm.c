@@ -165,6 +165,10 @@ static bool windows_full(const struct scenario *s)
 
 const struct engine_desc engine_trtllm = {
     .step_overhead_s = SPEED_STEP_OVERHEAD_S,
+    /* trtllm-serve's OpenAI server, tokenizing and detokenizing in its
+     * Python process around the executor's request queue: tools/fit_ttft.py,
+     * fitted on two runs at 4 in flight */
+    .request_overhead_s = 147.2e-3,
     /* llmapi/llm_args.py: enable_chunked_prefill off by default, so a prompt runs
      * whole in one step (microBatchScheduler.cpp: it waits while it does not fit) */
     .simulated = engine_any_rule,

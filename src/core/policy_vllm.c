@@ -532,6 +532,11 @@ static bool v0_windows(const struct scenario *s)
 
 const struct engine_desc engine_vllm = {
     .step_overhead_s = SPEED_STEP_OVERHEAD_S,
+    /* the API server and AsyncLLM (tokenizing in the frontend process), the
+     * ZMQ hand-off to EngineCoreProc (v1/engine/core_client.py AsyncMPClient)
+     * and the output handler's detokenizing (v1/engine/output_processor.py):
+     * tools/fit_ttft.py, fitted on vLLM 0.11.0 at 1 and 4 in flight */
+    .request_overhead_s = 40.7e-3,
     .simulated = v1_scheduler,
     /* vllm/config/scheduler.py, SchedulerConfig's checks: max_num_batched_tokens
      * at least max_num_seqs; several replicas behind DPLBAsyncMPClient */

@@ -468,6 +468,7 @@ void sim_config_of_plan(const struct scenario *s, const struct plan_result *r,
     const struct engine_sched *t = &engine_desc(s->engine.kind)->sched;
     c->sched = t->kind;
     c->router = t->router;
+    c->request_overhead_s = engine_desc(s->engine.kind)->request_overhead_s;
     c->ubatch = t->ubatch;
     if (c->max_num_batched_tokens == 0)
         c->max_num_batched_tokens = t->batch;

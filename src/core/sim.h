@@ -55,9 +55,12 @@
  * computes everything again), the shared prefix's blocks ever being
  * evicted (held for the whole run), hybrid models' smaller windowed groups
  * (every layer's blocks counted as full attention's: the plan's
- * kv_tokens_per_replica), the network and the detokenizer (a token reaches
- * the client at the end of its step), and EOS (every request generates its
- * whole output, as `vllm bench serve --ignore-eos`).
+ * kv_tokens_per_replica), where in the request's life its time outside the
+ * steps falls (config.request_overhead_s, the engine's: HTTP, tokenizing,
+ * the hand-off to the scheduler, detokenizing, added whole to its TTFT and
+ * E2EL; the engine and the client's next send do not wait for it, and every
+ * later token reaches the client at the end of its step), and EOS (every
+ * request generates its whole output, as `vllm bench serve --ignore-eos`).
  *
  * Several replicas (data parallel) each run their own scheduler on their
  * own pool; an arriving request goes to the replica config.router picks
@@ -115,6 +118,8 @@ struct sim_config {
     uint64_t max_num_batched_tokens;
     uint64_t max_model_len;
     uint64_t max_concurrency;      /* the client's cap on requests in flight; 0: none */
+    double request_overhead_s;     /* each request's time outside the steps (the engine's
+                                    * request_overhead_s): added to its TTFT and E2EL */
     uint64_t max_steps;            /* SIM_MAX_STEPS, or fewer */
     double max_seconds;            /* SIM_MAX_SECONDS, or fewer */
     /* goodput's objectives, seconds: a request is good when it keeps every one

@@ -162,7 +162,8 @@ static void goodput(const struct sim *m, struct sim_result *out)
         return;
     for (size_t i = 0; i < m->n; i++) {
         const struct sim_rq *q = &m->rq[i];
-        double ttft = q->first - q->send, e2el = q->finish - q->send;
+        double ttft = q->first - q->send + c->request_overhead_s;
+        double e2el = q->finish - q->send + c->request_overhead_s;
         double tpot = q->output > 1 ? (e2el - ttft) / (double)(q->output - 1) : 0;
         out->good += (c->slo_ttft < 0 || ttft <= c->slo_ttft) &&
                      (c->slo_tpot < 0 || tpot <= c->slo_tpot) &&
@@ -177,11 +178,12 @@ static bool latencies(const struct sim *m, struct sim_result *out)
     double *v = malloc((m->n ? m->n : 1) * sizeof *v);
     if (v == NULL)
         return false;
+    double fixed = m->c->request_overhead_s;
     for (size_t i = 0; i < m->n; i++)
-        v[i] = m->rq[i].first - m->rq[i].send;
+        v[i] = m->rq[i].first - m->rq[i].send + fixed;
     out->ttft = summarise(v, m->n);
     for (size_t i = 0; i < m->n; i++)
-        v[i] = m->rq[i].finish - m->rq[i].send;
+        v[i] = m->rq[i].finish - m->rq[i].send + fixed;
     out->e2el = summarise(v, m->n);
     size_t k = 0;
     for (size_t i = 0; i < m->n; i++) {

@@ -108,6 +108,24 @@ static inline struct sim_config plan_config(enum engine_kind engine, uint64_t co
     return c;
 }
 
+/* Llama 3.1 8B on one H100 under that engine, planned for one user of a
+ * 1,024-token prompt (context 8k): the plan a lone request's times come from. */
+static inline void lone_user_plan(enum engine_kind engine, struct scenario *s,
+                                  struct plan_result *r)
+{
+    struct gpu_spec g = h100_sxm();
+    struct model_spec m = llama31_8b();
+    scenario_default(s, &g, &m);
+    s->engine.kind = engine;
+    s->context_tokens = 8192;
+    s->prompt_tokens = 1024;
+    s->concurrency = 1;
+    s->avg_context_tokens = 1024 + 64;
+    struct diag d = {0};
+    if (!plan_compute(s, PLAN_NUMBERS, NULL, r, &d))
+        fail_msg("%s", d.message);
+}
+
 static inline struct sim_result run_at(const struct sim_config *c, struct workload_params p)
 {
     struct workload_request *q = calloc(p.num_prompts, sizeof *q);
