@@ -27,6 +27,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # its sibling, however loaded
+import fit_ttft  # noqa: E402
+
 AIM = 25.0          # percent
 KNEE_SHARE = 0.90   # the knee: where output throughput reaches this share of the sweep's most
 ENGINES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "trtllm", "llama.cpp": "llama.cpp"}
@@ -392,7 +395,9 @@ def sweep_lines(name, pts):
 
 def render(rows):
     sweeps = sweeps_of(rows)
-    out = HEAD.splitlines() + [""] + summary_lines(rows, sweeps) + ["", "## Sweeps", ""]
+    items = [(r["p"]["id"], r["meas"]["ttft"], r["pred"]["ttft"]) for r in rows if r["pred"]]
+    out = HEAD.splitlines() + [""] + summary_lines(rows, sweeps) + [""] + \
+        fit_ttft.section(items, AIM / 100.0, "simulated points") + ["## Sweeps", ""]
     for name, pts in sweeps:
         out += sweep_lines(name, pts)
     return "\n".join(out).rstrip("\n") + "\n"

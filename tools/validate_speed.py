@@ -35,6 +35,7 @@ import statistics
 import subprocess
 import sys
 
+import fit_ttft
 import speed_sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -256,6 +257,14 @@ def check_gate(gate, rows):
     return missed == 0
 
 
+def ttft_items(rows):
+    """(id, measured, simulated) TTFT ms of the complete simulated serving benchmarks of the
+    engines whose term tools/fit_ttft.py fits."""
+    return [(r["c"]["id"], r["sim"]["ttft"][0], r["sim"]["ttft"][1]) for r in rows
+            if r["c"]["complete"] and r["c"]["engine"] in fit_ttft.ENGINES and r.get("sim")
+            and not r["sim"]["why"] and r["sim"]["ttft"]]
+
+
 def main():
     argv = sys.argv[1:]
     if len(argv) < 2 or argv[0].startswith("-"):
@@ -448,7 +457,8 @@ def render(rows, tol, predictions, line, data_name):
             fmt(r["prefill"], "%.0f"), fmt(r["pred_prefill"], "%.0f"), fpct(r["err_prefill"])))
     L += ["", "Measured tok/s/user is the source's figure or 1000 / measured ms per token. TTFT at concurrency "
           "above 1 includes queueing and other users' prefill; compare it with care.", "",
-          ] + speed_sim.render(rows, tol) + [
+          ] + speed_sim.render(rows, tol) + fit_ttft.section(ttft_items(rows), tol, "complete simulated "
+                                                             "serving benchmarks of the engines kvplan simulates") + [
           "## What the measurements imply: bandwidth and compute fractions", "",
           "Independent of kvplan's speed model. Per GPU and decode step: bytes read = weights on the GPU (kvplan's "
           "`weights_bytes_per_gpu` for the case's precision) + C x average context (input + output/2) x KV bytes per "

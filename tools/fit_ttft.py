@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""fit_ttft: the per-request term of `kvplan simulate`'s TTFT (an engine's
+request_overhead_s, src/core/policy_*.c), fitted on some serving benchmarks
+and checked on the others.
+
+A measured TTFT is the GPU's steps (what the simulator times) plus each
+request's work outside them: the HTTP server and tokenization, the hand-off
+to the process that schedules the steps, and the first token's way back
+through the detokenizer to the client. The term is fixed per request, so it
+is fitted where it dominates: prompts of at most SHORT_PROMPT tokens at a
+concurrency of at most LOW_LOAD (little prefill compute, little queueing).
+
+The split, fixed by the data alone (no result chooses it): the candidates of
+one engine, from tests/data/speed-measurements.json (closed-loop serving
+benchmarks) and tests/data/load-measurements.json (concurrency sweeps),
+sorted by id, alternate: the first, third, ... are fitted, the others held
+out; every case that is no candidate is held out. An engine's term is the
+median over its fitted cases of measured TTFT - simulated TTFT without the
+term (the simulated one less its request_overhead_seconds, which adds to
+every request's TTFT alike). doc/SPEED-VALIDATION.md and
+doc/LOAD-VALIDATION.md report each case's error, fitted and held out apart.
+
+Usage: fit_ttft.py KVPLAN   prints each engine's fitted term in ms and its cases
+"""
+import json
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+SPEED_DATA = os.path.join(REPO, "tests", "data", "speed-measurements.json")
+LOAD_DATA = os.path.join(REPO, "tests", "data", "load-measurements.json")
+SHORT_PROMPT = 1024   # tokens
+LOW_LOAD = 4          # requests in flight
+# The engines kvplan simulates, as the two files spell them.
+ENGINES = ("vllm", "sglang", "trtllm", "llama.cpp")
+
+
+def prompt_of(p):
+    """A load point's prompt: its dataset's length, else the run's mean (ShareGPT)."""
+    if p.get("input_len"):
+        return p["input_len"]
+    m = p["metrics"]
+    return round(m["total_input_tokens"] / m["completed"]) if m.get("completed") and \
+        m.get("total_input_tokens") else None
+
+
+def candidates():
+    """(engine, id) of every case the term may be fitted on."""
+    out = []
+    for c in json.load(open(SPEED_DATA, encoding="utf-8"))["measurements"]:
+        b = c.get("benchmark") or {}
+        if b.get("kind") == "closed-loop" and c.get("ttft_ms") and c["engine"] in ENGINES and \
+                c.get("concurrency") and c["concurrency"] <= LOW_LOAD and \
+                0 < c["input_tokens"] <= SHORT_PROMPT:
+            out.append((c["engine"], c["id"]))
+    for p in json.load(open(LOAD_DATA, encoding="utf-8"))["points"]:
+        m, n = p.get("max_concurrency"), prompt_of(p)
+        if p["engine"] in ENGINES and m and m <= LOW_LOAD and n and n <= SHORT_PROMPT and \
+                p["metrics"].get("mean_ttft_ms"):
+            out.append((p["engine"], p["id"]))
+    return out
+
+
+def fitted_ids():
+    """The ids the term is fitted on: every other candidate of each engine, by id."""
+    by = {}
+    for e, i in candidates():
+        by.setdefault(e, []).append(i)
+    return {i for ids in by.values() for i in sorted(ids)[::2]}
+
+
+def role(ident):
+    return "fitted" if ident in fitted_ids() else "held out"
+
+
+def section(items, tol, what):
+    """The section both documents carry: the term, the split, and split_lines."""
+    return ["## TTFT's per-request term: fitted and held-out cases", "",
+            "`kvplan simulate` adds each engine's per-request time outside the GPU steps (the engine's "
+            "request_overhead_s: HTTP, tokenization, the hand-off to the scheduler's process, detokenization) "
+            "to every request's TTFT and end-to-end latency. tools/fit_ttft.py fits it as the median gap "
+            "between measured and simulated TTFT over the fitted cases: of each engine's %s at a prompt of at "
+            "most %d tokens and at most %d in flight, sorted by id, every other one (both data files "
+            "together); every other case is held out. The %s below, each with its error:" % (
+                "serving benchmarks and load points", SHORT_PROMPT, LOW_LOAD, what)] + split_lines(items, tol) + [""]
+
+
+def split_lines(items, tol):
+    """Markdown for one validation document: items are (id, measured ms, simulated ms), the
+    simulated TTFT with the engine's term; each case's error, fitted and held out apart."""
+    fit = fitted_ids()
+    L = []
+    for name, want in (("fitted", True), ("held out", False)):
+        rows = [(i, m, p) for i, m, p in items if (i in fit) == want and m and p is not None]
+        errs = [100.0 * (p - m) / m for _, m, p in rows]
+        within = sum(abs(e) <= 100.0 * tol for e in errs)
+        med = "%+.0f%%" % statistics.median(errs) if errs else "n/a"
+        L += ["", "%s: %d cases, simulated TTFT within %.0f%% in %d, median error %s." % (
+            name[0].upper() + name[1:], len(rows), 100 * tol, within, med), "",
+            "| case | measured TTFT ms | simulated ms | error |", "|---|---:|---:|---:|"]
+        L += ["| %s | %.1f | %.1f | %+.1f%% |" % (i, m, p, 100.0 * (p - m) / m) for i, m, p in rows]
+    return L
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.stderr.write(__doc__)
+        return 2
+    sys.path.insert(0, HERE)
+    import speed_sim
+    import validate_load
+    import validate_speed
+    kvplan, fit, gaps = sys.argv[1], fitted_ids(), {}
+    for c in json.load(open(SPEED_DATA, encoding="utf-8"))["measurements"]:
+        if c["id"] in fit:
+            r = speed_sim.run_case(kvplan, c, validate_speed.base_args(c))
+            if r and r["ttft"] and r["ttft"][1] is not None:
+                gaps.setdefault(c["engine"], []).append((c["id"], r["ttft"][0] - r["ttft"][1] + r["overhead_ms"]))
+    for p in json.load(open(LOAD_DATA, encoding="utf-8"))["points"]:
+        if p["id"] in fit:
+            args, _ = validate_load.command(p)
+            sim, _ = validate_load.simulate(kvplan, args) if args else (None, None)
+            if sim:
+                gap = p["metrics"]["mean_ttft_ms"] - sim["mean_ttft_ms"] + 1000.0 * sim["request_overhead_seconds"]
+                gaps.setdefault(p["engine"], []).append((p["id"], gap))
+    for e, g in sorted(gaps.items()):
+        print("%s: %.1f ms (median of %d: %s)" % (e, statistics.median(x for _, x in g), len(g),
+                                                  ", ".join("%s %.0f" % x for x in g)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
