@@ -22,6 +22,7 @@ enum cli_command {
     CMD_SOLVE,
     CMD_SWEEP,
     CMD_IMPORT_HF,
+    CMD_IMPORT_GGUF,
     CMD_COMPLETION,
     CMD_SIMULATE,
     CMD_COUNT

@@ -317,13 +317,13 @@ const struct option_row options_table[OPT_COUNT] = {
                             .parse = opt_nonempty, .offset = AT(engine_version), .metavar = "V",
                             .unlisted = true,
                             .help = "the engine's version the benchmark ran (saved with it)"},
-    [OPT_ID] = {OPTNAME_ID, .commands = CMD_BIT(CMD_IMPORT_HF), .parse = opt_string,
+    [OPT_ID] = {OPTNAME_ID, .commands = CMD_BIT(CMD_IMPORT_HF) | CMD_BIT(CMD_IMPORT_GGUF), .parse = opt_string,
                 .offset = AT(hf_id), .metavar = "ID", .unlisted = true,
                 .help = "the preset's id (default: from the config)"},
-    [OPT_NAME] = {OPTNAME_NAME, .commands = CMD_BIT(CMD_IMPORT_HF), .parse = opt_string,
+    [OPT_NAME] = {OPTNAME_NAME, .commands = CMD_BIT(CMD_IMPORT_HF) | CMD_BIT(CMD_IMPORT_GGUF), .parse = opt_string,
                   .offset = AT(hf_name), .metavar = "NAME", .unlisted = true,
                   .help = "the preset's name (default: from the config)"},
-    [OPT_OUTPUT] = {OPTNAME_OUTPUT, 'o', .commands = CMD_BIT(CMD_IMPORT_HF), .parse = opt_nonempty,
+    [OPT_OUTPUT] = {OPTNAME_OUTPUT, 'o', .commands = CMD_BIT(CMD_IMPORT_HF) | CMD_BIT(CMD_IMPORT_GGUF), .parse = opt_nonempty,
                     .offset = AT(output_path), .metavar = "FILE", .complete = COMPLETE_FILE,
                     .unlisted = true,
                     .help = "write the preset to FILE (default: standard output)"},
@@ -487,6 +487,17 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
                  "dimensions, KV heads, head_dim, MLA ranks, sliding windows, MoE experts,\n"
                  "tied embeddings and precision; the parameter count comes from the\n"
                  "dimensions. Put the file in ~/.config/kvplan/presets to use it.\n"},
+    [CMD_IMPORT_GGUF] =
+        {"import-gguf", .synopsis = "import-gguf FILE.gguf",
+         .about = "a model preset from a GGUF file's header", .run = cmd_import_gguf,
+         .takes_words = true, .args = {"@file"},
+         .head = "Usage: kvplan import-gguf FILE.gguf [--id ID] [--name NAME] "
+                 "[-o|--output FILE]\n\n"
+                 "Writes a model preset (JSON) from a GGUF file's header, never reading its\n"
+                 "tensor data: the architecture's dimensions from its metadata, the\n"
+                 "parameters and the weights' exact bytes from its tensors, so the plan\n"
+                 "takes the file's size rather than parameters x a precision. Put the file\n"
+                 "in ~/.config/kvplan/presets to use it.\n"},
     [CMD_COMPLETION] =
         {"completion", .synopsis = "completion bash|zsh|fish", .about = "a shell completion script",
          .run = cmd_completion, .takes_words = true, .args = {"bash zsh fish"},

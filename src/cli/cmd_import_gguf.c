@@ -1,0 +1,65 @@
+/* import-gguf: a model preset from a GGUF file's header, its weights the
+ * file's exact bytes. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "core/text.h"
+#include "core/units.h"
+#include "io/gguf.h"
+#include "io/gguf_model.h"
+
+/* What was read, on stderr (stdout stays a clean preset): the architecture,
+ * the parameters and the bytes, then the quantization mix by ggml type. */
+static void print_summary(const char *path, const struct gguf_file *g,
+                          const struct gguf_import *h)
+{
+    const struct model_spec *m = &h->model;
+    char shown[1024];
+    text_escape(path, shown, sizeof shown);
+    fprintf(stderr, "%s: GGUF v%u, %s, %.3fB parameters", shown, g->version, h->arch,
+            (double)m->params / 1e9);
+    if (m->active_params)
+        fprintf(stderr, " (%.3fB active)", (double)m->active_params / 1e9);
+    fprintf(stderr, " in %llu tensors, %llu bytes of weights (%.2f GiB, %.2f bits a weight)",
+            (unsigned long long)g->tensor_count, (unsigned long long)m->weights_bytes,
+            (double)m->weights_bytes / (double)GIB,
+            8.0 * (double)m->weights_bytes / (double)m->params);
+    if (h->file_type[0])
+        fprintf(stderr, ", general.file_type %s", h->file_type);
+    fprintf(stderr, "\n  mix:");
+    for (uint32_t t = 0; t < GGUF_MIX_MAX; t++) {
+        const char *name = NULL;
+        if (h->tensor_count[t] && ggml_type_info(t, &name, NULL, NULL))
+            fprintf(stderr, " %s %llu bytes in %llu tensor%s;", name,
+                    (unsigned long long)h->tensor_bytes[t], (unsigned long long)h->tensor_count[t],
+                    h->tensor_count[t] == 1 ? "" : "s");
+    }
+    fprintf(stderr, "\n");
+    for (int i = 0; i < h->note_count; i++)
+        fprintf(stderr, "  note: %s\n", h->notes[i]);
+}
+
+int cmd_import_gguf(int argc, char **argv)
+{
+    struct options o;
+    struct diag d = {0};
+    int parsed = cli_parse(CMD_IMPORT_GGUF, argc, argv, &o);
+    if (parsed != CLI_PARSED)
+        return parsed;
+    if (optind + 1 != argc)
+        return cli_fail("import-gguf: give one GGUF file (see --help)");
+    const char *path = argv[optind];
+    struct gguf_file g;
+    if (!gguf_read_path(path, &g, &d))
+        return cli_fail(d.message);
+    struct gguf_import h;
+    bool ok = gguf_import_model(path, &g, o.hf_id, o.hf_name, &h, &d);
+    if (ok)
+        print_summary(path, &g, &h);
+    gguf_free(&g);
+    if (!ok)
+        return cli_fail(d.message);
+    return import_write_preset(path, &h.model, o.output_path);
+}
