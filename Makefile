@@ -53,7 +53,7 @@ LIB_OBJ  := $(CORE_OBJ) $(IO_OBJ) $(TUI_OBJ) $(APP_OBJ) $(filter-out $(BUILD)/sr
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all test unit cli-test e2e-test screenshots validate bands check-bands asan ubsan fuzz fuzz-replay fuzz-deps valgrind bench install uninstall clean deps test-deps check-layers run golden
+.PHONY: all test unit cli-test e2e-test screenshots validate bands check-bands asan ubsan fuzz fuzz-gguf fuzz-replay fuzz-deps valgrind bench install uninstall clean deps test-deps check-layers run golden
 .SECONDARY:
 
 all: $(BUILD)/kvplan
@@ -126,7 +126,8 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 # Fuzzing: a libFuzzer target per parser (tests/fuzz/fuzz_*.c). `make fuzz`
 # runs each for FUZZ_SECONDS under ASan/UBSan (clang); `make test` replays
 # the seed corpus and every past finding through the same targets.
-FUZZ_TARGETS := preset snapshot session hfconfig hfimport enginelog units
+FUZZ_TARGETS := preset snapshot session hfconfig hfimport enginelog units gguf
+MUTATE_TARGETS := gguf
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
@@ -168,6 +169,17 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_OBJ) | $(
 fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 	@set -e; for t in $(FUZZ_TARGETS); do printf "replay %-10s " $$t; \
 	  $(BUILD)/tests/replay_$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t; done
+	@set -e; for t in $(MUTATE_TARGETS); do printf "mutate %-10s " $$t; \
+	  $(BUILD)/tests/replay_$$t --mutate tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t; done
+
+# The binary parsers' targets also run over a few hundred fixed mutations of
+# each seed in `make test` (replay --mutate), and `make fuzz-gguf` runs the
+# GGUF target alone under libFuzzer for FUZZ_SECONDS.
+fuzz-gguf: build/fuzz/fuzz_gguf
+	@mkdir -p build/fuzz/corpus-gguf build/fuzz/crashes
+	build/fuzz/fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  -max_len=65536 -print_final_stats=1 -artifact_prefix=build/fuzz/crashes/gguf- \
+	  build/fuzz/corpus-gguf tests/fuzz/corpus/gguf $$(ls -d tests/fuzz/regressions/gguf 2>/dev/null)
 
 # The real planner on a pseudo-terminal (pyte), and through tmux.
 e2e-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
