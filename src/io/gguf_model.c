@@ -78,8 +78,9 @@ static bool num(const struct gx *x, const char *suffix, bool required, bool take
     bool array = kv->type == GGUF_ARRAY;
     enum gguf_value_type t = array ? kv->elem_type : kv->type;
     if (!integer_type(t) || (array && (kv->ints == NULL || kv->count == 0)))
-        return diag_fail(x->d, "%s: %s: a %s%s, not a whole number", x->path, key,
-                         array ? "array of " : "", gguf_value_type_name(t));
+        return diag_fail(x->d, "%s: %s: %s %s%s, not a whole number", x->path, key,
+                         array ? "an array of" : "a", gguf_value_type_name(t),
+                         array ? " values" : "");
     uint64_t lo = UINT64_MAX, hi = 0;
     for (uint64_t i = 0; i < (array ? kv->count : 1); i++) {
         int64_t v = array ? kv->ints[i] : kv->v.i;
@@ -378,6 +379,12 @@ bool gguf_import_model(const char *path, const struct gguf_file *g, const char *
     if (ft && integer_type(ft->type) && ft->v.u <= UINT32_MAX && gguf_file_type_name((uint32_t)ft->v.u))
         snprintf(h->file_type, sizeof h->file_type, "%s", gguf_file_type_name((uint32_t)ft->v.u));
     uint64_t layers = 0, hidden = 0, heads = 0, context = 0, ffn = 0, expert_elems = 0;
+    /* a model split over files (llama-gguf-split): this file holds part of its tensors */
+    const struct gguf_kv *split = gguf_find(g, "split.count");
+    if (split && integer_type(split->type) && split->v.u > 1)
+        return diag_fail(d, "%s: split.count: one of %llu files, holding part of the weights; "
+                            "merge them (llama-gguf-split --merge) and import the whole",
+                         shown, (unsigned long long)split->v.u);
     if (!read_arch(&x, &rule, &pattern) || !names(&x, id, name) ||
         !num(&x, "block_count", true, false, 100000, &layers) ||
         !num(&x, "embedding_length", true, false, 10000000, &hidden) ||

@@ -17,6 +17,7 @@ BENCH = os.path.join(ROOT, "tests", "data", "bench", "vllm-serve.json")
 # calibrate reads these of a startup log; its other options describe a benchmark's scenario
 LOG_OPTIONS = {"--model", "--gpu", "--tp", "--kv-dtype", "--save", "--presets"}
 HF = os.path.join(ROOT, "tests", "data", "hf", "gemma-3-27b.json")
+GGUF = os.path.join(ROOT, "tests", "fuzz", "corpus", "gguf", "llama.gguf")
 PRESETS = os.path.join(TMP, "presets")
 SNAPSHOT = os.path.join(TMP, "snap.json")
 CALIBRATION = os.path.join(TMP, "cal.json")
@@ -30,6 +31,7 @@ BASE = {
     "show": ["gpu", "h100-sxm"],
     "calibrate": [LOG],
     "import-hf": [HF],
+    "import-gguf": [GGUF],
     "completion": ["bash"],
     "simulate": ["--num-prompts", "20", "--random-input-len", "256", "--random-output-len", "8"],
 }
@@ -84,6 +86,8 @@ VALUES = {
     ("calibrate", "--engine-version"): ("0.10.1", []),
     ("import-hf", "--id"): ("my-gemma", []), ("import-hf", "--name"): ("My Gemma", []),
     ("import-hf", "--output"): (os.path.join(TMP, "preset.json"), []),
+    ("import-gguf", "--id"): ("my-llama", []), ("import-gguf", "--name"): ("My Llama", []),
+    ("import-gguf", "--output"): (os.path.join(TMP, "gguf-preset.json"), []),
     "--num-prompts": ("30", []), "--request-rate": ("5", []), "--burstiness": ("0.5", ["--request-rate", "5"]),
     "--random-input-len": ("512", []), "--random-output-len": ("16", []),
     "--random-range-ratio": ("0.5", []), "--seed": ("7", []), "--max-concurrency": ("4", []),
