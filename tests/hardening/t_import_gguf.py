@@ -168,6 +168,13 @@ agree("qwen3-30b-a3b", "qwen3moe", [("qwen3moe.attention.key_length", w.U32, 128
                                     ("qwen3moe.expert_used_count", w.U32, 8)],
       emb(2048, 151936) + exps(2048, 768, 128, 1), ("num_layers", "num_kv_heads", "head_dim", "vocab_size"))
 
+# Mixtral as llama.cpp converts it: the llama architecture with experts
+p = agree("mixtral-8x7b", "llama", [("llama.expert_count", w.U32, 8), ("llama.expert_used_count", w.U32, 2)],
+          emb(4096, 32000) + exps(4096, 14336, 8, 1), ("num_layers", "num_kv_heads", "head_dim", "vocab_size"))
+check(p and p["moe"]["experts"] == 8 and p["moe"]["experts_per_token"] == 2, "mixtral: moe %s" % (p and p.get("moe")))
+for mid, arch, h, v in (("qwen3-8b", "qwen3", 4096, 151936), ("qwen2.5-7b", "qwen2", 3584, 152064)):
+    agree(mid, arch, [], emb(h, v), ("num_layers", "num_kv_heads", "head_dim", "vocab_size", "sliding_window"))
+
 # --- what it cannot describe, refused rather than guessed
 def refused(name, kvs, tensors, want, version=3):
     path = os.path.join(T, name + ".gguf")
