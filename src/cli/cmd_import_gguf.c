@@ -22,21 +22,21 @@ static void print_summary(const char *path, const struct gguf_file *g,
             (double)m->params / 1e9);
     if (m->active_params)
         fprintf(stderr, " (%.3fB active)", (double)m->active_params / 1e9);
-    fprintf(stderr, " in %llu tensors, %llu bytes of weights (%.2f GiB, %.2f bits a weight)",
-            (unsigned long long)g->tensor_count, (unsigned long long)m->weights_bytes,
+    char n[32];
+    fprintf(stderr, " in %llu tensors; weights %s bytes (%.2f GiB, %.2f bits a weight)",
+            (unsigned long long)g->tensor_count, units_format_int(m->weights_bytes, n, sizeof n),
             (double)m->weights_bytes / (double)GIB,
             8.0 * (double)m->weights_bytes / (double)m->params);
     if (h->file_type[0])
-        fprintf(stderr, ", general.file_type %s", h->file_type);
-    fprintf(stderr, "\n  mix:");
+        fprintf(stderr, "; general.file_type %s", h->file_type);
+    fprintf(stderr, "\n");
     for (uint32_t t = 0; t < GGUF_MIX_MAX; t++) {
         const char *name = NULL;
         if (h->tensor_count[t] && ggml_type_info(t, &name, NULL, NULL))
-            fprintf(stderr, " %s %llu bytes in %llu tensor%s;", name,
-                    (unsigned long long)h->tensor_bytes[t], (unsigned long long)h->tensor_count[t],
-                    h->tensor_count[t] == 1 ? "" : "s");
+            fprintf(stderr, "  %-8s %15s bytes in %llu tensor%s\n", name,
+                    units_format_int(h->tensor_bytes[t], n, sizeof n),
+                    (unsigned long long)h->tensor_count[t], h->tensor_count[t] == 1 ? "" : "s");
     }
-    fprintf(stderr, "\n");
     for (int i = 0; i < h->note_count; i++)
         fprintf(stderr, "  note: %s\n", h->notes[i]);
 }

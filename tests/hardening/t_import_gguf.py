@@ -65,8 +65,9 @@ if p:
     check(p["id"] == "small" and p["name"] == "Small", "small: id, name %s %s" % (p["id"], p["name"]))
     check(p["num_kv_heads"] == 2 and p["head_dim"] == 16 and p["attention"] == "GQA",
           "small: heads %s" % p)
-for part in ("f16 4096 bytes in 1 tensor;", "q4_K 576 bytes in 1 tensor;", "q6_K 840 bytes",
-             "q8_0 204 bytes", "f32 64 bytes", "general.file_type Q4_K_M", "GGUF v3, llama"):
+for part in ("  f16                4,096 bytes in 1 tensor\n", "  q4_K                 576 bytes in 1 tensor\n",
+             "  q6_K                 840 bytes", "  q8_0                 204 bytes", "  f32                   64 bytes",
+             "weights 5,780 bytes", "; general.file_type Q4_K_M\n", "GGUF v3, llama, 0.000B parameters in 5 tensors"):
     check(part in err, "small: summary lacks %r: %s" % (part, err))
 
 # --- Llama 3.1 8B as llama.cpp's Q4_K_M lays it out (a sparse file of 4.9 GB)
