@@ -458,6 +458,7 @@ bool gguf_read(const char *name, const struct gguf_source *src, struct gguf_file
     struct rd r = {.src = src, .d = d};
     text_escape(name, r.name, sizeof r.name);
     g->file_size = src->size;
+    g->parts = 1;
     bool ok = read_counts(&r, g) && read_metadata(&r, g) && read_tensors(&r, g);
     if (!ok)
         gguf_free(g);
@@ -529,6 +530,53 @@ void gguf_free(struct gguf_file *g)
     free(g->kv);
     free(g->tensors);
     memset(g, 0, sizeof *g);
+}
+
+uint64_t gguf_unsigned(const struct gguf_file *g, const char *key)
+{
+    const struct gguf_kv *kv = gguf_find(g, key);
+    return kv && (kv->type == GGUF_U8 || kv->type == GGUF_U16 || kv->type == GGUF_U32 ||
+                  kv->type == GGUF_U64)
+               ? kv->v.u
+               : UINT64_MAX;
+}
+
+bool gguf_add_part(const char *name, struct gguf_file *g, const struct gguf_file *part,
+                   struct diag *d)
+{
+    char shown[256];
+    text_escape(name, shown, sizeof shown);
+    uint64_t count = gguf_unsigned(g, "split.count"), no = gguf_unsigned(part, "split.no");
+    if (gguf_unsigned(part, "split.count") != count || no != g->parts)
+        return diag_fail(d, "%s: split.no: not file %u of the %llu of this split (its split.no "
+                            "%lld, split.count %lld)",
+                         shown, g->parts + 1, (unsigned long long)count,
+                         no == UINT64_MAX ? -1LL : (long long)no,
+                         gguf_unsigned(part, "split.count") == UINT64_MAX
+                             ? -1LL
+                             : (long long)gguf_unsigned(part, "split.count"));
+    uint64_t n = g->tensor_count + part->tensor_count;
+    struct gguf_tensor *all = realloc(g->tensors, (n ? n : 1) * sizeof *all);
+    if (all == NULL)
+        return diag_fail(d, "%s: out of memory", shown);
+    g->tensors = all;
+    if (part->tensor_count)
+        memcpy(all + g->tensor_count, part->tensors, part->tensor_count * sizeof *all);
+    const char **names = malloc((n ? n : 1) * sizeof *names);
+    if (names == NULL)
+        return diag_fail(d, "%s: out of memory", shown);
+    for (uint64_t i = 0; i < n; i++)
+        names[i] = all[i].name;
+    const char *twice = first_twice(names, n);
+    bool ok = twice == NULL ||
+              diag_fail(d, "%s: tensors: \"%s\" is in an earlier file of the split too", shown,
+                        twice);
+    free(names);
+    if (ok) {
+        g->tensor_count = n;
+        g->parts++;
+    }
+    return ok;
 }
 
 const struct gguf_kv *gguf_find(const struct gguf_file *g, const char *key)

@@ -69,6 +69,7 @@ struct gguf_file {
     uint64_t data_offset; /* where the tensor data starts */
     uint64_t data_bytes;  /* the data, each tensor padded to the alignment */
     uint64_t file_size;
+    uint32_t parts; /* files whose tensors this holds (gguf_add_part); 1 when read */
     struct gguf_kv *kv;
     struct gguf_tensor *tensors;
 };
@@ -94,8 +95,17 @@ bool gguf_read_path(const char *path, struct gguf_file *g, struct diag *d);
 
 void gguf_free(struct gguf_file *g);
 
+/* A model split over files (llama-gguf-split: split.count, split.no): adds
+ * the tensors of part, the file after the last one added, to g; false when
+ * part is not that file of the same split, or names a tensor g has. */
+bool gguf_add_part(const char *name, struct gguf_file *g, const struct gguf_file *part,
+                   struct diag *d);
+
 /* The metadata entry of a key, or NULL. */
 const struct gguf_kv *gguf_find(const struct gguf_file *g, const char *key);
+
+/* A key's value when it is an unsigned integer (u8 to u64), else UINT64_MAX. */
+uint64_t gguf_unsigned(const struct gguf_file *g, const char *key);
 
 /* --- ggml's types (gguf_types.c) --- */
 

@@ -114,6 +114,13 @@ static void derive_id(const char *path, char *out, size_t size)
     size_t n = 0, len = strlen(base);
     if (len > 5 && strcmp(base + len - 5, ".gguf") == 0)
         len -= 5;
+    /* a split's first file, PREFIX-00001-of-00003: the model is PREFIX */
+    unsigned no = 0, of = 0;
+    char tail[16] = "", end = 0;
+    if (len > 15)
+        memcpy(tail, base + len - 15, 15);
+    if (sscanf(tail, "-%5u-of-%5u%c", &no, &of, &end) == 2 && no == 1)
+        len -= 15;
     for (size_t i = 0; i < len && n + 1 < size; i++) {
         char c = (char)tolower((unsigned char)base[i]);
         out[n++] = isalnum((unsigned char)c) || c == '.' || c == '_' ? c : '-';
@@ -147,9 +154,12 @@ static bool names(const struct gx *x, const char *id, const char *name)
     if (m->name[0] == '\0')
         snprintf(m->name, sizeof m->name, "%s", m->id);
     const char *ft = x->h->file_type[0] ? x->h->file_type : "not given";
-    snprintf(m->source, sizeof m->source, "imported from %.400s by kvplan import-gguf "
+    char more[64] = "";
+    if (x->g->parts > 1)
+        snprintf(more, sizeof more, " and the %u other files of its split", x->g->parts - 1);
+    snprintf(m->source, sizeof m->source, "imported from %.380s%s by kvplan import-gguf "
                                           "(general.file_type %s)",
-             x->path, ft);
+             x->path, more, ft);
     return true;
 }
 
@@ -379,12 +389,12 @@ bool gguf_import_model(const char *path, const struct gguf_file *g, const char *
     if (ft && integer_type(ft->type) && ft->v.u <= UINT32_MAX && gguf_file_type_name((uint32_t)ft->v.u))
         snprintf(h->file_type, sizeof h->file_type, "%s", gguf_file_type_name((uint32_t)ft->v.u));
     uint64_t layers = 0, hidden = 0, heads = 0, context = 0, ffn = 0, expert_elems = 0;
-    /* a model split over files (llama-gguf-split): this file holds part of its tensors */
-    const struct gguf_kv *split = gguf_find(g, "split.count");
-    if (split && integer_type(split->type) && split->v.u > 1)
-        return diag_fail(d, "%s: split.count: one of %llu files, holding part of the weights; "
-                            "merge them (llama-gguf-split --merge) and import the whole",
-                         shown, (unsigned long long)split->v.u);
+    /* a model split over files (llama-gguf-split): every file's tensors, or none */
+    uint64_t split = gguf_unsigned(g, "split.count");
+    if (split != UINT64_MAX && split > 1 && split != g->parts)
+        return diag_fail(d, "%s: split.count: the weights are in %llu files, and %u of them "
+                            "were read",
+                         shown, (unsigned long long)split, g->parts);
     if (!read_arch(&x, &rule, &pattern) || !names(&x, id, name) ||
         !num(&x, "block_count", true, false, 100000, &layers) ||
         !num(&x, "embedding_length", true, false, 10000000, &hidden) ||

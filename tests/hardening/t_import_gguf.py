@@ -195,7 +195,7 @@ refused("vlen", w.llama_kvs(hidden=64, heads=4, kv=2, extra=[("llama.attention.k
                                                            ("llama.attention.value_length", w.U32, 32)]),
         one, "llama.attention.value_length: 32 is not key_length 16")
 refused("split", w.llama_kvs(hidden=64, heads=4, kv=2, extra=[("split.count", w.U16, 3)]), one,
-        "split.count: one of 3 files, holding part of the weights")
+        "split.count: one of 3 files; give the first")
 refused("ffnfloat", [kv for kv in w.llama_kvs(hidden=64, heads=4, kv=2) if "feed_forward" not in kv[0]] +
         [("llama.feed_forward_length", w.F32, 1.5)], one,
         "llama.feed_forward_length: a f32, not a whole number")
@@ -265,6 +265,36 @@ hostile("order", tensors_head([("a", [32], "F32"), ("b", [32], "F32")], offsets=
         'tensor 1 "b": offset: 256, where the tensor before it ends at 128')
 hostile("pastend", tensors_head([("a", [32], "F32"), ("big", [1 << 20], "F32")]),
         'tensor 1 "big": offset: its data ends at byte', pad=256)
+
+# --- a model split over three files (llama-gguf-split): the first given, the others beside it
+sp = os.path.join(T, "split")
+os.makedirs(sp)
+part = lambda i, n=3: os.path.join(sp, "Big-Model-%05d-of-%05d.gguf" % (i, n))  # noqa: E731
+splitkv = lambda no, n=3: [("split.no", w.U16, no), ("split.count", w.U16, n), ("split.tensors.count", w.I32, 3)]  # noqa: E731
+w.write(part(1), w.llama_kvs(hidden=64, heads=4, kv=2, name="Big", extra=splitkv(0)),
+        [("token_embd.weight", [64, 32], "F16")])
+w.write(part(2), splitkv(1), [("blk.0.attn_q.weight", [256, 4], "Q4_K")])
+w.write(part(3), splitkv(2), [("output.weight", [512, 2], "Q6_K")])
+rc, p, err = imported(part(1))
+check(rc == 0 and p["weights_bytes"] == 4096 + 576 + 840 and p["params"] == 2048 + 1024 + 1024,
+      "split: exit %d, %s %s" % (rc, p and p.get("weights_bytes"), err))
+check(rc == 0 and p["id"] == "big-model" and "and the 2 other files of its split" in p["source"],
+      "split: id %s, source %s" % (p and p["id"], p and p["source"]))
+check("in 3 files in 3 tensors" in err, "split: summary %s" % err)
+rc, _, err = imported(part(2))
+check(rc == 2 and "split.count: one of 3 files; give the first, named PREFIX-00001-of-00003.gguf" in err,
+      "split, second file given: %d %s" % (rc, err))
+w.write(part(3), splitkv(1), [("output.weight", [512, 2], "Q6_K")])
+rc, _, err = imported(part(1))
+check(rc == 2 and part(3) in err and "split.no: not file 3 of the 3 of this split (its split.no 1" in err,
+      "split, a file out of place: %d %s" % (rc, err))
+w.write(part(3), splitkv(2), [("token_embd.weight", [64, 32], "F16")])
+rc, _, err = imported(part(1))
+check(rc == 2 and '"token_embd.weight" is in an earlier file of the split too' in err,
+      "split, a tensor twice: %d %s" % (rc, err))
+os.remove(part(3))
+rc, _, err = imported(part(1))
+check(rc == 2 and part(3) in err and "No such file" in err, "split, a file missing: %d %s" % (rc, err))
 
 # a directory, a FIFO and a missing file: refused at once, never waited on
 os.mkfifo(os.path.join(T, "fifo.gguf"))
