@@ -53,7 +53,7 @@ LIB_OBJ  := $(CORE_OBJ) $(IO_OBJ) $(TUI_OBJ) $(APP_OBJ) $(filter-out $(BUILD)/sr
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all test unit cli-test e2e-test screenshots validate bands check-bands asan ubsan fuzz fuzz-gguf fuzz-replay fuzz-deps valgrind bench install uninstall clean deps test-deps check-layers run golden
+.PHONY: all test unit cli-test e2e-test screenshots validate bands check-bands asan ubsan fuzz fuzz-replay fuzz-deps valgrind bench install uninstall clean deps test-deps check-layers run golden
 .SECONDARY:
 
 all: $(BUILD)/kvplan
@@ -126,7 +126,7 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 # Fuzzing: a libFuzzer target per parser (tests/fuzz/fuzz_*.c). `make fuzz`
 # runs each for FUZZ_SECONDS under ASan/UBSan (clang); `make test` replays
 # the seed corpus and every past finding through the same targets.
-FUZZ_TARGETS := preset snapshot session hfconfig hfimport enginelog units gguf
+FUZZ_TARGETS := preset snapshot session hfconfig hfimport enginelog units safetensors gguf
 MUTATE_TARGETS := gguf
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
@@ -161,6 +161,13 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	  echo "fuzz: findings in build/fuzz/crashes (copy each to tests/fuzz/regressions/TARGET/)"; exit 1; fi; \
 	echo "fuzz: no findings"
 
+# One target alone: `make fuzz-safetensors`, `make fuzz-gguf` (FUZZ_SECONDS as above).
+fuzz-%: build/fuzz/fuzz_%
+	@mkdir -p build/fuzz/corpus-$* build/fuzz/crashes
+	build/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  -max_len=65536 -print_final_stats=1 -artifact_prefix=build/fuzz/crashes/$*- \
+	  build/fuzz/corpus-$* tests/fuzz/corpus/$* $$(ls -d tests/fuzz/regressions/$* 2>/dev/null)
+
 $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_OBJ) | $(BUILD)/.test-deps
 	@mkdir -p $(@D)
 	$(CC) $(BASE) $(CJSON_CFLAGS) $(CFLAGS) $(LDFLAGS) -Wno-missing-prototypes $^ -o $@ \
@@ -172,14 +179,8 @@ fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 	@set -e; for t in $(MUTATE_TARGETS); do printf "mutate %-10s " $$t; \
 	  $(BUILD)/tests/replay_$$t --mutate tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t; done
 
-# The binary parsers' targets also run over a few hundred fixed mutations of
-# each seed in `make test` (replay --mutate), and `make fuzz-gguf` runs the
-# GGUF target alone under libFuzzer for FUZZ_SECONDS.
-fuzz-gguf: build/fuzz/fuzz_gguf
-	@mkdir -p build/fuzz/corpus-gguf build/fuzz/crashes
-	build/fuzz/fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	  -max_len=65536 -print_final_stats=1 -artifact_prefix=build/fuzz/crashes/gguf- \
-	  build/fuzz/corpus-gguf tests/fuzz/corpus/gguf $$(ls -d tests/fuzz/regressions/gguf 2>/dev/null)
+# The binary parsers' targets in MUTATE_TARGETS also run over a few hundred
+# fixed mutations of each seed in `make test` (replay --mutate).
 
 # The real planner on a pseudo-terminal (pyte), and through tmux.
 e2e-test: $(BUILD)/kvplan | $(BUILD)/.test-deps

@@ -85,6 +85,7 @@ VALUES = {
     ("calibrate", "--save"): (os.path.join(TMP, "saved.json"), ["--model", "llama-3-8b"]),
     ("calibrate", "--engine-version"): ("0.10.1", []),
     ("import-hf", "--id"): ("my-gemma", []), ("import-hf", "--name"): ("My Gemma", []),
+    ("import-hf", "--hf-id"): ("google/my-gemma", []),
     ("import-hf", "--output"): (os.path.join(TMP, "preset.json"), []),
     ("import-gguf", "--id"): ("my-llama", []), ("import-gguf", "--name"): ("My Llama", []),
     ("import-gguf", "--output"): (os.path.join(TMP, "gguf-preset.json"), []),
