@@ -552,6 +552,8 @@ const struct engine_desc engine_sglang = {
     .name = "sglang",
     .title = "SGLang",
     .title_a = "an SGLang",
+    .versions = {{RULE_CURRENT, "sglang@0.5", {"0.5"}, "the latest: server_args.py's defaults "
+                  "of late 2025", "0.5"}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},
