@@ -749,22 +749,22 @@ expect 0 "qwen3_next family, 79.674B parameters" import-hf "$HERE/data/hf/qwen3-
 # (16 x 1,024)) = 272 tokens; SGLang's state slots; llama.cpp's F32 cells
 expect_field 9879552 bytes_per_user_per_gpu --model qwen3-next-80b-a3b --gpus 4
 expect_field 272 unit_tokens --model qwen3-next-80b-a3b --gpus 4 --engine vllm
-expect_field 715 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
+expect_field 720 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
 expect_field 145539072 bytes_per_user_per_gpu --model nemotron-9b-v2 --gpu rtx-4090 --engine llamacpp
 expect 0 "State per user      36 state layers" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "users' state" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "MambaHybridCacheManager" plan --model granite-4.0-h-tiny --engine trtllm
 # review fixes (doc/MODEL.md, section 3). vLLM V1 with 4 draft tokens: a state group keeps 1 + 4 blocks a
 # sequence (MambaSpec num_speculative_blocks); Qwen3-Next's MTP layer (1,650,471,424 params);
-# SGLang caps a larger --max-running-requests at slots / 3 (173 / 3 = 57) and says so; the
-# users' states are 57 x 143,548,416 B = 8,182,259,712 B, the 116 idle slots spare
+# SGLang caps a larger --max-running-requests at slots / 3 (174 / 3 = 58) and says so; the
+# users' states are 58 x 143,548,416 B = 8,325,808,128 B, the 116 idle slots spare
 expect 0 "(1 running state + 4 speculative tokens' states)" plan --model qwen3-next-80b-a3b --gpus 4 --engine vllm --draft-model qwen3-8b --num-speculative-tokens 4
 expect 0 "\"mtp_params\":	1650471424," show model qwen3-next-80b-a3b --format json
 expect 0 "MTP, 1 layer of Qwen3-Next 80B-A3B" plan --model qwen3-next-80b-a3b --gpus 4 --engine vllm --speculative-method mtp
-expect 0 "SGLang caps max_running_requests at 57, its 173 state slots / 3" plan --model nemotron-9b-v2 --engine sglang --max-running-requests 300
-expect_field 8182259712 used_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
-expect_field 24833875968 pool_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
-expect 0 "spare KV+state        34.35 GiB" plan --model nemotron-9b-v2 --engine sglang
+expect 0 "SGLang caps max_running_requests at 58, its 174 state slots / 3" plan --model nemotron-9b-v2 --engine sglang --max-running-requests 300
+expect_field 8325808128 used_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
+expect_field 24977424384 pool_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
+expect 0 "spare KV+state        34.17 GiB" plan --model nemotron-9b-v2 --engine sglang
 expect 0 "its 1,024 state slots take 69.40 GiB per GPU, the pool holds 50.89 GiB" plan --model nemotron-9b-v2 --engine vllm@0 --max-num-seqs 1024
 expect 0 "(1 + that ratio)" plan --model nemotron-9b-v2 --engine sglang
 expect 0 "KV in 672-token blocks, enlarged from the block size 16" plan --model nemotron-9b-v2 --engine vllm --block-size 16

@@ -70,12 +70,12 @@ def test_stepping_engines_keeps_the_chosen_cache_precision():
 
 
 def test_versioned_engines_are_reachable_from_the_control():
-    s = screen(TO_ENGINE + "<End>", "--engine", "vllm")
-    assert control(s, "Engine") == "trtllm@trt", s
     # the latest of each engine, then every pinned version `list engines` gives, in its order
     listed = json.loads(subprocess.run([KVPLAN, "list", "engines", "--format", "json"],
                                        capture_output=True, text=True, check=True).stdout)
     pins = [v["version"] for e in listed for v in e["versions"] if not v["latest"]]
+    s = screen(TO_ENGINE + "<End>", "--engine", "vllm")
+    assert control(s, "Engine") == pins[-1], s
     want = ["vllm", "sglang", "llama.cpp", "trtllm"] + pins
     seen = [control(screen(TO_ENGINE + "<Right>" * i), "Engine") for i in range(1, len(want) + 1)]
     assert seen == want, (seen, want)

@@ -5,6 +5,56 @@
 
 #include "core/engine_desc.h"
 
+#include <math.h>
+
+static const double gib = 1073741824.0;
+
+/* SGLang sizes its pool from the memory free before the model loads:
+ * rest = post_load_free - pre_load_free x (1 - mem_fraction_static), in
+ * python/sglang/srt/model_executor/model_runner.py profile_max_num_token
+ * (0.4), model_runner_kv_cache_mixin.py (0.5.8) and main's
+ * mem_cache/kv_cache_configurator.py _profile_available_bytes alike:
+ * pre x fraction less what loading took, nothing more. The worked number of
+ * an SGLang issue's log, at TP 2: 21.6 GiB free before loading (the log's
+ * total, --gpu-total), 0.15 reserved, 6.09 GiB free after loading the 15.51
+ * GiB of weights a GPU: 21.6 x 0.85 - 15.51 = 2.85 GiB of cache, where
+ * kvplan took a runtime of 1 GiB off as well and said 1.85 GiB (35% too
+ * few tokens). */
+static void sglang_pool_is_the_fraction_of_the_free_memory_less_the_weights(void **state)
+{
+    (void)state;
+    struct scenario s = base(ENGINE_SGLANG);
+    s.gpus = 2;
+    s.model.params = 16650000000; /* 15.51 GiB of bf16 weights a GPU at TP 2 */
+    s.engine.gpu_total_bytes = (uint64_t)(21.6 * gib);
+    s.engine.mem_fraction_static = 0.85;
+    struct plan_result r = run(&s);
+    uint64_t budget = (uint64_t)llroundl((long double)s.engine.gpu_total_bytes * 0.85);
+    assert_int_equal(r.engine.budget_bytes, budget);
+    assert_true(r.weights_bytes_per_gpu > 15.50 * gib && r.weights_bytes_per_gpu < 15.52 * gib);
+    assert_int_equal(r.kv_pool_bytes_per_gpu, budget - r.weights_bytes_per_gpu);
+    assert_true(r.kv_pool_bytes_per_gpu > 2.84 * gib && r.kv_pool_bytes_per_gpu < 2.86 * gib);
+    assert_int_equal(r.runtime_bytes_per_gpu, 0);
+}
+
+/* Without a log's total, the profile's free memory is the CUDA total less
+ * what exists before the model loads (init_torch_distributed: the CUDA
+ * context and the communicators): 0.5 GiB, 1 GiB under TP, scaled by the
+ * fraction with the rest. A100 40GB (42,412,802,048 B), fraction 0.9, TP 1:
+ * round((42,412,802,048 - 536,870,912) x 0.9) = 37,688,338,022 B. */
+static void sglang_takes_the_fraction_of_what_is_free_before_loading(void **state)
+{
+    (void)state;
+    struct scenario s = base(ENGINE_SGLANG);
+    s.engine.mem_fraction_static = 0.9;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.budget_bytes, 37688338022ull);
+    assert_int_equal(r.kv_pool_bytes_per_gpu, r.engine.budget_bytes - r.weights_bytes_per_gpu);
+    s.gpus = 2;
+    r = run(&s);
+    assert_int_equal(r.engine.budget_bytes, (uint64_t)llroundl((42412802048.0L - gib) * 0.9L));
+}
+
 /* TensorRT-LLM's tokens per block without --tokens_per_block, by release:
  * 1.x, tensorrt_llm/llmapi/llm_args.py KvCacheConfig.tokens_per_block = 32;
  * the 0.x PyTorch backend (0.19, 0.20), tensorrt_llm/_torch/pyexecutor/
@@ -98,6 +148,8 @@ static void every_engine_names_its_release(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sglang_pool_is_the_fraction_of_the_free_memory_less_the_weights),
+        cmocka_unit_test(sglang_takes_the_fraction_of_what_is_free_before_loading),
         cmocka_unit_test(trtllm_tokens_per_block_follow_the_release),
         cmocka_unit_test(llamacpp_mla_cache_had_a_v_row_before_the_v_less_cache),
         cmocka_unit_test(every_engine_names_its_release),
