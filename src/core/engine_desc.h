@@ -63,6 +63,7 @@ struct engine_version {
     const char *label;          /* "vllm@0": listed, and shown for the rule */
     const char *spellings[3];   /* the VERSIONs taken, case-insensitive: "0", "v0" */
     const char *changed;        /* what the pin changes */
+    const char *release;        /* the release for a reader: "0.15", "1.x" */
 };
 
 /* The host memory tier (--host-kv) as the engine keeps it (core/hosttier.h). */

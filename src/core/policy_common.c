@@ -13,8 +13,8 @@ uint64_t policy_cuda_total(const struct scenario *s)
 {
     if (s->engine.gpu_total_bytes)
         return s->engine.gpu_total_bytes;
-    if (s->has_vram)
-        return s->vram_bytes;
+    if (s->has_vram || s->gpu.unified_bytes)
+        return scenario_gpu_memory(s);
     if (s->gpu.cuda_visible_bytes)
         return s->gpu.cuda_visible_bytes;
     /* the driver keeps ~0.45 GiB: H100 79.65 -> 79.22 GiB, RTX 3090 24.00 -> 23.57 */
@@ -300,8 +300,10 @@ void policy_engine_pool(const struct policy_ctx *c, uint64_t budget, const char 
             else
                 explain_term(row, (long double)activation, XU_BYTES, "activation peak");
             explain_op(row, XOP_SUB);
-            explain_term(row, (long double)runtime, XU_BYTES, "runtime");
-            explain_op(row, XOP_SUB);
+            if (runtime) { /* none: the engine's budget holds it already */
+                explain_term(row, (long double)runtime, XU_BYTES, "runtime");
+                explain_op(row, XOP_SUB);
+            }
         }
         pool = (long double)budget - (long double)e->non_kv_bytes;
         explain_row_end(c->x, row, XU_BYTES, pool,

@@ -70,7 +70,8 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
     units_format_int(r->max_users, n, sizeof n);
     units_format_int(r->max_users_paged, paged, sizeof paged);
     units_format_int(r->avg_context_tokens, avg, sizeof avg);
-    const char *profile = engine_label(r->profile, r->rule);
+    char title[64];
+    const char *profile = engine_version_title(r->profile, r->rule, title, sizeof title);
     const struct engine_desc *e = engine_desc(r->profile);
     bool engine = e->server;
     if (!r->weights_fit) {
@@ -327,11 +328,11 @@ static void report_engine(FILE *out, const struct scenario *s, const struct plan
 {
     const struct engine_detail *e = &r->engine;
     char a[64];
-    fprintf(out, "\nEngine: %s\n", engine_label(r->profile, r->rule));
+    fprintf(out, "\nEngine: %s\n", engine_version_title(r->profile, r->rule, a, sizeof a));
     units_format_bytes(e->gpu_total_bytes, s->units, a, sizeof a);
     fprintf(out, "  %-19s %s per GPU (%s)\n", "CUDA total", a,
             s->engine.gpu_total_bytes ? "given"
-            : s->has_vram             ? "--vram"
+            : s->has_vram || s->gpu.unified_bytes ? scenario_gpu_memory_basis(s)
             : s->gpu.cuda_visible_bytes ? "observed"
                                         : "driver total - 460 MiB");
     fprintf(out, "  %-19s %s\n", "How it budgets", e->note);
@@ -380,7 +381,7 @@ static void report_text_title(FILE *out, const struct scenario *s, const struct 
     }
     fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
             s->gpu.name, split, e->server ? ", " : "",
-            e->server ? engine_label(r->profile, r->rule) : "");
+            e->server ? engine_version_title(r->profile, r->rule, a, sizeof a) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "  %s\n\n", line);
 }
@@ -391,9 +392,9 @@ static void report_text_scenario(FILE *out, const struct scenario *s, const stru
     char a[64], b[64], c[64], line[512];
     enum unit_system u = s->units;
     fprintf(out, "Scenario\n");
-    units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, u, a, sizeof a);
+    units_format_bytes(scenario_gpu_memory(s), u, a, sizeof a);
     fprintf(out, "  %-14s %u x %s, %s each (%s)\n", "GPU", s->gpus, s->gpu.name, a,
-            s->has_vram ? "--vram" : s->gpu.memory_basis);
+            scenario_gpu_memory_basis(s));
     fprintf(out, "  %-14s %s\n", "Layout", layout);
     model_line(s, r, line, sizeof line);
     fprintf(out, "  %-14s %s\n", "Model", line);
@@ -411,7 +412,7 @@ static void report_text_scenario(FILE *out, const struct scenario *s, const stru
         fprintf(out, "  %-14s %g %% of memory kept free\n", "Headroom", s->headroom_percent);
     else
         fprintf(out, "  %-14s %s's own rule (the headroom applies to the generic rule only)\n",
-                "Budget", engine_label(r->profile, r->rule));
+                "Budget", engine_version_title(r->profile, r->rule, a, sizeof a));
     if (r->spec.method != SPEC_NONE) {
         report_spec_text(s, r, false, line, sizeof line);
         fprintf(out, "  %-14s %s\n", "Speculative", line);
@@ -524,12 +525,13 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     md_text(s->model.name, model, sizeof model);
     md_text(s->gpu.name, gpu, sizeof gpu);
     const struct engine_desc *e = engine_desc(r->profile);
+    char engine[64];
     fprintf(out, "### %s on %u x %s%s%s\n\n", model, s->gpus, gpu, e->server ? ", " : "",
-            e->server ? engine_label(r->profile, r->rule) : "");
+            e->server ? engine_version_title(r->profile, r->rule, engine, sizeof engine) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "**%s**\n\n", line);
     fprintf(out, "| Input | Value |\n|---|---|\n");
-    units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, u, a, sizeof a);
+    units_format_bytes(scenario_gpu_memory(s), u, a, sizeof a);
     fprintf(out, "| GPU | %u x %s (%s each) |\n", s->gpus, gpu, a);
     plan_layout_text(r, a, sizeof a);
     fprintf(out, "| Layout | %s |\n", a);
@@ -547,7 +549,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     if (!e->server)
         fprintf(out, "| Headroom | %g %% |\n", s->headroom_percent);
     else
-        fprintf(out, "| Budget | %s's rule |\n", engine_label(r->profile, r->rule));
+        fprintf(out, "| Budget | %s's rule |\n", engine);
     if (r->spec.method != SPEC_NONE) {
         report_spec_text(s, r, true, line, sizeof line);
         fprintf(out, "| Speculative | %s (%s) |\n", line, spec_speed_note);

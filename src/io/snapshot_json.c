@@ -223,6 +223,8 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_uint(&o, "images", s->images);
     if (s->image_tokens)
         jsonout_uint(&o, "image_tokens", s->image_tokens);
+    if (s->wired_limit_mb)
+        jsonout_uint(&o, "wired_limit_mb", s->wired_limit_mb);
     if (s->has_step_overhead)
         jsonout_double(&o, "step_overhead_seconds", s->step_overhead_s);
     if (s->speed_basis[0]) {
@@ -265,6 +267,17 @@ static cJSON *host_tier_json(const struct host_tier *h)
 static void result_layout_json(struct jsonout *o, const struct plan_result *r)
 {
     jsonout_string(o, "profile", engine_label(r->profile, r->rule));
+    /* the release the profile's rule is named after ("0.15"), and with the engine */
+    const char *release = engine_release(r->profile, r->rule);
+    char title[64];
+    engine_version_title(r->profile, r->rule, title, sizeof title);
+    if (release[0]) {
+        jsonout_string(o, "engine_version", release);
+        jsonout_string(o, "engine_title", title);
+    } else {
+        jsonout_null(o, "engine_version");
+        jsonout_null(o, "engine_title");
+    }
     jsonout_bool(o, "fits", r->fits);
     jsonout_bool(o, "weights_fit", r->weights_fit);
     jsonout_uint(o, "gpus", r->gpus);
