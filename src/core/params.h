@@ -81,7 +81,8 @@ bool params_in_experts(const struct arch_dims *a, uint64_t *out);
 enum vision_kind {
     VISION_NONE = 0,
     VISION_SIGLIP, /* Gemma 3: SigLIP encoder, then a norm and a projection to the text hidden */
-    VISION_LLAMA4  /* Llama 4: ViT with class token, pixel-shuffle adapter MLP, projector */
+    VISION_LLAMA4, /* Llama 4: ViT with class token, pixel-shuffle adapter MLP, projector */
+    VISION_QWEN3   /* Qwen3.5 (Qwen3-VL's ViT without deepstack): 3-D patches, patch merger */
 };
 
 struct vision_dims {
@@ -89,6 +90,7 @@ struct vision_dims {
     uint64_t hidden, intermediate, layers, patch, image, channels;
     uint64_t adapter_in, adapter_out; /* llama4: pixel-shuffled width and projector_input_dim */
     uint64_t text_hidden;             /* the language model's hidden size */
+    uint64_t temporal_patch, positions, merge; /* qwen3: frames a patch, learned positions, 2x2 */
 };
 
 /* Parameters of the vision tower and its projection into the language

@@ -64,6 +64,9 @@ static const struct {
     {"qwen3_next", ARCH_QWEN3_NEXT, false}, {"nemotron_h", ARCH_NEMOTRON_H, false},
     {"granitemoehybrid", ARCH_GRANITE_HYBRID, false}, {"jamba", ARCH_JAMBA, false},
     {"falcon_h1", ARCH_FALCON_H1, false},
+    /* Qwen3.5 and Qwen3.6: Qwen3-Next's layers, dense or MoE (io/hf_late2026.c) */
+    {"qwen3_5", ARCH_QWEN3_NEXT, false}, {"qwen3_5_text", ARCH_QWEN3_NEXT, false},
+    {"qwen3_5_moe", ARCH_QWEN3_NEXT, false}, {"qwen3_5_moe_text", ARCH_QWEN3_NEXT, false},
 };
 
 /* Whatever import-hf writes must load (it once wrote presets kvplan refused, or
@@ -153,8 +156,8 @@ static bool read_identity(struct hf_read *x)
                            "model_type: '%s' is not a family kvplan can count (llama, mistral, "
                            "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, cohere, "
                            "deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, glm4_moe, gpt_oss, falcon, opt, "
-                           "mpt, llama4, minimax_m2, qwen3_next, nemotron_h, granitemoehybrid, jamba, "
-                           "falcon_h1)",
+                           "mpt, llama4, minimax_m2, qwen3_next, qwen3_5, qwen3_5_moe, nemotron_h, "
+                           "granitemoehybrid, jamba, falcon_h1)",
                            x->type);
     return ok;
 }
