@@ -1,0 +1,153 @@
+/* The models of late 2026 (doc/MODEL.md, "Qwen3.5 and Qwen3.6"): one layer of
+ * each cache kind worked by hand, per token and per user, at TP 1 and 8, from
+ * the catalogue's presets; and the parameters of the dense Qwen3.5 layers and
+ * of its vision tower, counted by hand. */
+#include "engine_fixture.h"
+
+#include "core/kvcost.h"
+#include "core/params.h"
+#include "core/spec.h"
+
+static struct kv_cost cost_of(const char *id, uint32_t tp)
+{
+    struct scenario s = base(ENGINE_GENERIC);
+    s.model = preset_model(id);
+    s.gpus = tp;
+    s.context_tokens = 32768;
+    struct kv_cost c;
+    assert_true(kvcost_compute(&s, tp, &c));
+    return c;
+}
+
+/* A user's bytes on one GPU at len tokens: the KV of the attention layers
+ * and the fixed state of the DeltaNet layers. */
+static uint64_t per_user(const struct kv_cost *c, uint64_t len)
+{
+    return kvcost_bytes(c, len, len) + c->state_bytes;
+}
+
+static void qwen36_35b_a3b_layers(void **state)
+{
+    (void)state;
+    /* TP 1. An attention layer: 2 (K,V) x 2 KV heads x 256 x 2 B = 2,048 B a
+     * token; 10 of them 20,480 B. A gated DeltaNet layer (vLLM
+     * mamba_utils.py gated_delta_net_state_shape): conv 3 x (2 x 16 x 128 +
+     * 32 x 128) = 24,576 values x 2 B = 49,152 B; recurrent 32 x 128 x 128 =
+     * 524,288 values in the config's mamba_ssm_dtype float32 (vLLM
+     * Qwen3_5ForConditionalGenerationConfig) = 2,097,152 B; 30 layers
+     * 64,389,120 B. A user at 32k: 32,768 x 20,480 + 64,389,120 =
+     * 735,477,760 B. */
+    struct kv_cost c = cost_of("qwen3.6-35b-a3b", 1);
+    assert_int_equal(c.layers, 10);
+    assert_int_equal(c.bytes_per_layer, 2048);
+    assert_int_equal(c.bytes_per_token, 20480);
+    assert_int_equal(c.state_ssm_dtype, DTYPE_FP32);
+    assert_int_equal(c.state_bytes_per_layer, 49152 + 2097152);
+    assert_int_equal(c.state_bytes, 64389120);
+    assert_int_equal(per_user(&c, 32768), 735477760ull);
+    /* TP 8: the 2 KV heads replicate to one a GPU, 1,024 B a layer, 10,240
+     * B a token; 4 value heads and 2 key heads a GPU: conv 3 x (2 x 2 x 128
+     * + 4 x 128) = 3,072 values = 6,144 B, recurrent 4 x 128 x 128 x 4 B =
+     * 262,144 B; 30 x 268,288 = 8,048,640 B; at 32k 335,544,320 + 8,048,640
+     * = 343,592,960 B. */
+    c = cost_of("qwen3.6-35b-a3b", 8);
+    assert_int_equal(c.kv_heads_per_gpu, 1);
+    assert_int_equal(c.bytes_per_token, 10240);
+    assert_int_equal(c.state_bytes_per_layer, 6144 + 262144);
+    assert_int_equal(c.state_bytes, 8048640);
+    assert_int_equal(per_user(&c, 32768), 343592960ull);
+}
+
+static void qwen35_27b_layers(void **state)
+{
+    (void)state;
+    /* TP 1: 4 KV heads, 2 x 4 x 256 x 2 = 4,096 B a layer, 16 layers 65,536
+     * B a token; conv 3 x (2 x 16 x 128 + 48 x 128) = 30,720 values = 61,440
+     * B, recurrent 48 x 128 x 128 x 4 B = 3,145,728 B; 48 layers 153,944,064
+     * B. TP 8: one KV head a GPU, 16,384 B a token; 6 value heads and 2 key
+     * heads: conv 3 x (4 x 128 + 6 x 128) = 3,840 values = 7,680 B,
+     * recurrent 6 x 16,384 x 4 = 393,216 B; 48 x 400,896 = 19,243,008 B. */
+    struct kv_cost c = cost_of("qwen3.5-27b", 1);
+    assert_int_equal(c.bytes_per_token, 65536);
+    assert_int_equal(c.state_bytes, 153944064);
+    assert_int_equal(per_user(&c, 1000), 65536000ull + 153944064);
+    c = cost_of("qwen3.5-27b", 8);
+    assert_int_equal(c.bytes_per_token, 16384);
+    assert_int_equal(c.state_conv_values, 3840);
+    assert_int_equal(c.state_bytes, 19243008);
+    /* Qwen3.6 27B is the same architecture: the same cache */
+    struct kv_cost q = cost_of("qwen3.6-27b", 8);
+    assert_int_equal(q.bytes_per_token, c.bytes_per_token);
+    assert_int_equal(q.state_bytes, c.state_bytes);
+}
+
+static void qwen35_397b_layers(void **state)
+{
+    (void)state;
+    /* The copy of the config the preset cites names no mamba_ssm_dtype: the
+     * recurrent state is the model's bf16. TP 8: 15 layers x 1,024 B =
+     * 15,360 B a token; 8 value heads, 2 key heads: conv 3 x (4 x 128 + 8 x
+     * 128) = 4,608 values = 9,216 B, recurrent 8 x 16,384 x 2 B = 262,144 B;
+     * 45 x 271,360 = 12,211,200 B. */
+    struct kv_cost c = cost_of("qwen3.5-397b-a17b", 8);
+    assert_int_equal(c.layers, 15);
+    assert_int_equal(c.bytes_per_token, 15360);
+    assert_int_equal(c.state_ssm_dtype, DTYPE_BF16);
+    assert_int_equal(c.state_bytes, 12211200);
+    c = cost_of("qwen3.5-397b-a17b", 1);
+    assert_int_equal(c.bytes_per_token, 15 * 2048);
+    /* TP 1: conv 3 x (2 x 16 x 128 + 64 x 128) = 36,864 values = 73,728 B,
+     * recurrent 64 x 16,384 x 2 B = 2,097,152 B; 45 x 2,170,880 = 97,689,600 B */
+    assert_int_equal(c.state_bytes, 97689600);
+}
+
+static void dense_qwen35_params(void **state)
+{
+    (void)state;
+    /* 4 layers (1 attention, 3 gated DeltaNet), h 8, 2 heads / 1 KV of 4, key
+     * heads 1 x 2, value heads 2 x 2, conv 2, a dense MLP of 4, vocab 10
+     * untied: embeddings 160; attention 192 + output gate 64 + q/k norms 8 =
+     * 264; DeltaNet 182 (as Qwen3-Next's); MLP 96 + norms 16 = 112 a layer,
+     * and no shared-expert gate; 160 + 264 + 3 x 182 + 4 x 112 + 8 = 1,426. */
+    struct arch_dims a = {.family = ARCH_QWEN3_NEXT, .layers = 4, .hidden = 8, .heads = 2,
+                          .kv_heads = 1, .head_dim = 4, .intermediate = 4, .vocab = 10,
+                          .attention_layers = 1, .state_layers = 3, .conv_kernel = 2,
+                          .state_heads = 2, .state_head_dim = 2, .state_groups = 1,
+                          .state_size = 2};
+    uint64_t total = 0, active = 0;
+    assert_true(params_count(&a, &total, &active));
+    assert_int_equal(total, 1426);
+    assert_int_equal(active, 0);
+}
+
+static void qwen35_vision_params(void **state)
+{
+    (void)state;
+    /* hidden 4, MLP 8, 1 block, 2 x 2 patches over 2 frames of 3 channels, 5
+     * positions, a 2 x 2 merger to a text hidden of 6: patches 3 x 2 x 2 x 2
+     * x 4 + 4 = 100; positions 20; a block 4 x (16 + 4) + 2 x 4 x 8 + 8 + 4
+     * + 4 x 4 = 172; the merger's norm 8, fc1 16 x 16 + 16 = 272, fc2 16 x 6
+     * + 6 = 102; 674 in all. */
+    struct vision_dims v = {.kind = VISION_QWEN3, .hidden = 4, .intermediate = 8, .layers = 1,
+                            .patch = 2, .channels = 3, .temporal_patch = 2, .positions = 5,
+                            .merge = 2, .text_hidden = 6};
+    uint64_t n = 0;
+    assert_true(params_vision(&v, &n));
+    assert_int_equal(n, 674);
+    /* the real tower (27 blocks of 1152, MLP 4304, 2304 positions) to 4096 */
+    v = (struct vision_dims){.kind = VISION_QWEN3, .hidden = 1152, .intermediate = 4304,
+                             .layers = 27, .patch = 16, .channels = 3, .temporal_patch = 2,
+                             .positions = 2304, .merge = 2, .text_hidden = 4096};
+    assert_true(params_vision(&v, &n));
+    assert_int_equal(n, 456010480);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(qwen36_35b_a3b_layers), cmocka_unit_test(qwen35_27b_layers),
+        cmocka_unit_test(qwen35_397b_layers),    cmocka_unit_test(dense_qwen35_params),
+        cmocka_unit_test(qwen35_vision_params),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
