@@ -2,6 +2,9 @@
 
 #include <string.h>
 
+#include "core/units.h"
+#include "io/hfconfig_read.h"
+
 static bool qwen3_5_type(const char *type)
 {
     return strncmp(type, "qwen3_5", 7) == 0;
@@ -43,4 +46,84 @@ bool hf_late_vision(const struct jsonread *vr, const cJSON *vc, const char *type
            jsonread_u64(vr, vc, "num_position_embeddings", true, 1, max, &v->positions, d) &&
            jsonread_u64(vr, vc, "spatial_merge_size", false, 1, 64, &v->merge, d) &&
            jsonread_u64(vr, vc, "out_hidden_size", false, 1, max, &v->text_hidden, d);
+}
+
+/* True when the ignore list names a module matching `what` (a plain name or
+ * an "re:" pattern holding it). */
+static bool ignores(const cJSON *ignore, const char *what)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, ignore)
+    {
+        if (cJSON_IsString(e) && strstr(e->valuestring, what))
+            return true;
+    }
+    return false;
+}
+
+/* The group size of a config group quantizing weights to 4-bit ints in
+ * groups; 0 when none does. */
+static bool int4_group(const struct jsonread *qr, const cJSON *groups, uint64_t *size,
+                       struct diag *d)
+{
+    *size = 0;
+    const cJSON *g;
+    cJSON_ArrayForEach(g, groups)
+    {
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(g, "weights");
+        if (!cJSON_IsObject(w))
+            continue;
+        char type[16] = "", strategy[16] = "";
+        uint64_t bits = 0, gs = 0;
+        struct jsonread wr = jsonread_child(qr, "weights", "quantization_config.weights.");
+        if (!jsonread_string(&wr, w, "type", false, type, sizeof type, d) ||
+            !jsonread_string(&wr, w, "strategy", false, strategy, sizeof strategy, d) ||
+            !jsonread_u64(&wr, w, "num_bits", false, 1, 64, &bits, d) ||
+            !jsonread_u64(&wr, w, "group_size", false, 1, 1 << 20, &gs, d))
+            return false;
+        if (bits == 4 && strcmp(type, "int") == 0 && strcmp(strategy, "group") == 0 && gs) {
+            *size = gs;
+            return true;
+        }
+    }
+    return true;
+}
+
+bool hf_late_int4_experts(struct hf_read *x, uint64_t total)
+{
+    const struct jsonread *qr0 = &x->tr;
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(x->o, "quantization_config");
+    if (!cJSON_IsObject(q)) {
+        qr0 = &x->r;
+        q = cJSON_GetObjectItemCaseSensitive(x->root, "quantization_config");
+    }
+    if (!cJSON_IsObject(q))
+        return true;
+    struct jsonread qr = jsonread_child(qr0, "quantization_config", "quantization_config.");
+    char method[32] = "";
+    if (!jsonread_string(&qr, q, "quant_method", false, method, sizeof method, x->d))
+        return false;
+    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(q, "config_groups");
+    const cJSON *ignore = cJSON_GetObjectItemCaseSensitive(q, "ignore");
+    uint64_t gs = 0;
+    if (strcmp(method, "compressed-tensors") != 0 || !cJSON_IsObject(groups) ||
+        !cJSON_IsArray(ignore) || !ignores(ignore, "self_attn") ||
+        !ignores(ignore, "shared_experts"))
+        return true;
+    if (!int4_group(&qr, groups, &gs, x->d))
+        return false;
+    if (gs == 0)
+        return true;
+    const struct arch_dims *a = &x->h->dims;
+    struct model_spec *m = &x->h->model;
+    uint64_t experts = 0;
+    if (!params_in_experts(a, &experts))
+        return jsonread_fail(&qr, x->d, "config_groups: INT4 experts, and a %s model counts none",
+                             params_family_name(a->family));
+    const struct dtype_info *di = dtype_info(m->weight_dtype);
+    m->weights_bytes = (experts * (gs + 4) + 2 * gs - 1) / (2 * gs) +
+                       (total - experts) * di->bytes_num / di->bytes_den;
+    hf_note(x->h, "INT4 experts (groups of %llu with a bf16 scale): %.2f GiB of weights, the rest %s",
+            (unsigned long long)gs, (double)m->weights_bytes / (double)GIB, di->name);
+    return true;
 }

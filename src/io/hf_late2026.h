@@ -1,6 +1,7 @@
 /* hf_late2026: what import-hf reads for the families of late 2026 beyond
  * the dimensions every family shares (Qwen3.5 and Qwen3.6: the recurrent
- * state's precision, the vision tower). Called by hfconfig_spec.c. */
+ * state's precision, the vision tower; Kimi K2.5 and K2.6: INT4 experts).
+ * Called by hfconfig_spec.c. */
 #ifndef KVPLAN_IO_HF_LATE2026_H
 #define KVPLAN_IO_HF_LATE2026_H
 
@@ -26,5 +27,17 @@ bool hf_late_state_dtype(const struct jsonread *r, const cJSON *o, const char *t
  * into v. False with d naming the field that is missing or out of range. */
 bool hf_late_vision(const struct jsonread *vr, const cJSON *vc, const char *type,
                     struct vision_dims *v, bool *known, struct diag *d);
+
+struct hf_read;
+
+/* Kimi K2.5 and K2.6 ship their routed experts in INT4 and the rest in the
+ * model's precision: a compressed-tensors quantization_config (in text_config
+ * or beside it) whose group quantizes weights to 4-bit ints in groups of
+ * group_size, and whose ignore list keeps attention and the shared experts
+ * out. Each expert weight then costs 1/2 B and a bf16 scale per group
+ * (weight_packed, weight_scale): weights_bytes = experts x (1/2 + 2 /
+ * group_size) + the rest x the model's bytes. Does nothing for any other
+ * quantization; false with d set when the experts cannot be counted. */
+bool hf_late_int4_experts(struct hf_read *x, uint64_t total);
 
 #endif

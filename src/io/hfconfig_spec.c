@@ -367,7 +367,7 @@ bool hf_count_params(struct hf_read *x)
         return diag_fail(x->d, "%s: the dimensions give %llu parameters, more than a preset "
                                "holds (2^53)",
                          x->path, (unsigned long long)total);
-    if (a->mxfp4_experts && !mxfp4_weights(x, total))
+    if (a->mxfp4_experts ? !mxfp4_weights(x, total) : !hf_late_int4_experts(x, total))
         return false;
     double stated = 0;
     if (jsonread_has(x->root, "num_parameters"))
