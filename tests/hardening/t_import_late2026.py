@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """import-hf reads the families of late 2026 (doc/MODEL.md, "Qwen3.5 and
-Qwen3.6"): qwen3_5 and qwen3_5_moe, their language model under text_config,
-dense or MoE, the recurrent state's mamba_ssm_dtype, the MTP layer named in
-text_config and the vision tower, each worked by hand on a tiny config.
+Qwen3.6", "GLM-5 and Kimi K2.6"): qwen3_5 and qwen3_5_moe, their language
+model under text_config, dense or MoE, the recurrent state's mamba_ssm_dtype,
+the MTP layer named in text_config and the vision tower, each worked by hand on
+a tiny config; glm_moe_dsa; Kimi K2.6's INT4 experts.
 Usage: t_import_late2026.py KVPLAN. Ends with "N passed, N failed"."""
 import json
 import os
@@ -92,4 +93,38 @@ r = subprocess.run([K, "import-hf", os.path.join(here, "..", "data", "hf", "qwen
                    capture_output=True, text=True, env=ENV, timeout=30)
 check(r.returncode == 0 and "396.802B parameters" in r.stderr and "17.349B active" in r.stderr,
       "Qwen3.5 397B-A17B: %s" % r.stderr[:200])
+DATA = os.path.join(here, "..", "data", "hf")
+
+
+def load(name):
+    with open(os.path.join(DATA, name + ".json")) as f:
+        return json.load(f)
+
+
+# GLM-5 (glm_moe_dsa) was refused; it is DeepSeek-V3.2's layers: embeddings 1,903,165,440; per
+# layer MLA 165,022,208, indexer 9,371,904 and 2 norms of 6,144; 3 dense MLPs of 226,492,416; 75
+# MoE layers of 9,702,998,272 (experts, shared, router, score bias); the final norm: 743,911,218,432
+rc, m, err = imp("glm5", load("glm-5"))
+check(rc == 0 and m["params"] == 743911218432 and m["mla"]["index_n_heads"] == 32,
+      "glm_moe_dsa: %s %s" % (rc, err[:200]))
+# the router's score correction bias is counted, as DeepSeek-V3's: one per expert in 75 MoE layers
+cfg = load("glm-5")
+cfg["model_type"] = "deepseek_v2"  # V2: no score bias (the family's rule for deepseek_v2)
+rc2, m2, _ = imp("glm5-v2", cfg)
+check(rc2 == 0 and rc == 0 and m["params"] - m2["params"] == 75 * 256, "GLM-5's score bias")
+
+# Kimi K2.6: routed experts INT4 in groups of 32 with a bf16 scale (9/16 B each), the rest bf16:
+# 1,014,686,023,680 x 9/16 + 11,722,208,768 x 2 = 594,205,305,856 B
+rc, m, err = imp("k26", load("kimi-k2.6"))
+check(rc == 0 and m.get("weights_bytes") == 594205305856, "Kimi K2.6 INT4 experts: %s" % err[:200])
+check("INT4 experts (groups of 32" in err, "the note names the INT4 experts")
+cfg = load("kimi-k2.6")
+cfg["text_config"]["quantization_config"]["config_groups"]["group_0"]["weights"]["group_size"] = 128
+rc, m, _ = imp("k26-128", cfg)
+# groups of 128: 1,014,686,023,680 x (1/2 + 2/128) = 523,197,480,960 + 23,444,417,536
+check(rc == 0 and m.get("weights_bytes") == 546641898496, "groups of 128: %s" % (m and m.get("weights_bytes")))
+# a quantization that also takes attention is not read as INT4 experts
+cfg["text_config"]["quantization_config"]["ignore"] = ["lm_head"]
+rc, m, _ = imp("k26-all", cfg)
+check(rc == 0 and "weights_bytes" not in m, "whole-model INT4 is not claimed as INT4 experts")
 finish()

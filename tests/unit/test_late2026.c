@@ -1,4 +1,5 @@
-/* The models of late 2026 (doc/MODEL.md, "Qwen3.5 and Qwen3.6"): one layer of
+/* The models of late 2026 (doc/MODEL.md, "Qwen3.5 and Qwen3.6", "GLM-5 and Kimi
+ * K2.6"): one layer of
  * each cache kind worked by hand, per token and per user, at TP 1 and 8, from
  * the catalogue's presets; and the parameters of the dense Qwen3.5 layers and
  * of its vision tower, counted by hand. */
@@ -142,12 +143,55 @@ static void qwen35_vision_params(void **state)
     assert_int_equal(n, 456010480);
 }
 
+static void glm5_mla_and_indexer_layer(void **state)
+{
+    (void)state;
+    /* A layer keeps one latent (512 + 64 values) and one indexer key (128
+     * FP8 values and an fp32 scale: 132 B), replicated on every GPU: bf16
+     * 1,152 + 132 = 1,284 B; 78 layers 100,152 B a token at TP 1 and at TP 8;
+     * a user at 32k 3,281,780,736 B. An FP8 cache in FlashMLA's sparse layout
+     * (vLLM FlashMLASparseBackend, "fp8_ds_mla"): 512 + 4 x 4 + 2 x 64 = 656 B
+     * and the 132 B key, 788 B a layer, 61,464 B a token. */
+    struct kv_cost c = cost_of("glm-5", 1);
+    assert_int_equal(c.bytes_per_layer, 1284);
+    assert_int_equal(c.bytes_per_token, 100152);
+    assert_int_equal(per_user(&c, 32768), 3281780736ull);
+    c = cost_of("glm-5", 8);
+    assert_int_equal(c.bytes_per_token, 100152);
+    struct scenario s = base(ENGINE_GENERIC);
+    s.model = preset_model("glm-5");
+    s.kv_dtype = DTYPE_FP8;
+    assert_true(kvcost_compute(&s, 8, &c));
+    assert_int_equal(c.latent_bytes, 656);
+    assert_int_equal(c.bytes_per_token, 78 * 788);
+}
+
+static void kimi_k26_latent_and_int4_experts(void **state)
+{
+    (void)state;
+    /* Kimi K2's MLA: 61 layers x (512 + 64) x 2 B = 70,272 B a token on every
+     * GPU, TP 1 or 8; a user at 32k 2,302,672,896 B. The weights: 1,014,686,
+     * 023,680 routed-expert parameters at 4 bits and a bf16 scale per 32 (9/16
+     * B) = 570,760,888,320 B, the other 11,722,208,768 in bf16 = 23,444,417,
+     * 536 B: 594,205,305,856 B. */
+    struct kv_cost c = cost_of("kimi-k2.6", 1);
+    assert_int_equal(c.bytes_per_token, 70272);
+    assert_int_equal(per_user(&c, 32768), 2302672896ull);
+    c = cost_of("kimi-k2.6", 8);
+    assert_int_equal(c.bytes_per_token, 70272);
+    struct model_spec m = preset_model("kimi-k2.6");
+    assert_int_equal(m.expert_params, 1014686023680ull);
+    assert_int_equal(m.params - m.expert_params, 11722208768ull);
+    assert_int_equal(m.weights_bytes, 594205305856ull);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(qwen36_35b_a3b_layers), cmocka_unit_test(qwen35_27b_layers),
         cmocka_unit_test(qwen35_397b_layers),    cmocka_unit_test(dense_qwen35_params),
-        cmocka_unit_test(qwen35_vision_params),
+        cmocka_unit_test(qwen35_vision_params),  cmocka_unit_test(glm5_mla_and_indexer_layer),
+        cmocka_unit_test(kimi_k26_latent_and_int4_experts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
