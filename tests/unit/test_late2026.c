@@ -102,6 +102,19 @@ static void qwen35_397b_layers(void **state)
     assert_int_equal(c.state_bytes, 97689600);
 }
 
+static void qwen35_122b_layers(void **state)
+{
+    (void)state;
+    /* TP 8: 12 attention layers x 1,024 B (one KV head a GPU) = 12,288 B a
+     * token; 8 value heads and 2 key heads a GPU: conv 3 x (4 x 128 + 8 x 128)
+     * x 2 B = 9,216 B, recurrent 8 x 128 x 128 x 4 B (float32) = 524,288 B;
+     * 36 x 533,504 = 19,206,144 B a user. */
+    struct kv_cost c = cost_of("qwen3.5-122b-a10b", 8);
+    assert_int_equal(c.bytes_per_token, 12288);
+    assert_int_equal(c.state_bytes_per_layer, 9216 + 524288);
+    assert_int_equal(c.state_bytes, 19206144);
+}
+
 static void dense_qwen35_params(void **state)
 {
     (void)state;
@@ -189,7 +202,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(qwen36_35b_a3b_layers), cmocka_unit_test(qwen35_27b_layers),
-        cmocka_unit_test(qwen35_397b_layers),    cmocka_unit_test(dense_qwen35_params),
+        cmocka_unit_test(qwen35_397b_layers),    cmocka_unit_test(qwen35_122b_layers),
+        cmocka_unit_test(dense_qwen35_params),
         cmocka_unit_test(qwen35_vision_params),  cmocka_unit_test(glm5_mla_and_indexer_layer),
         cmocka_unit_test(kimi_k26_latent_and_int4_experts),
     };
