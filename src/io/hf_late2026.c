@@ -127,3 +127,60 @@ bool hf_late_int4_experts(struct hf_read *x, uint64_t total)
             (unsigned long long)gs, (double)m->weights_bytes / (double)GIB, di->name);
     return true;
 }
+
+/* The layers layer_types names "full_attention"; false unless every entry is
+ * that or "sliding_attention". */
+static bool full_layers(const struct jsonread *r, const cJSON *types, uint64_t layers,
+                        uint64_t *full, struct diag *d)
+{
+    uint64_t n = 0;
+    *full = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, types)
+    {
+        n++;
+        bool global = cJSON_IsString(t) && strcmp(t->valuestring, "full_attention") == 0;
+        if (!global && !(cJSON_IsString(t) && strcmp(t->valuestring, "sliding_attention") == 0))
+            return jsonread_fail(r, d, "layer_types: entry %llu is not \"full_attention\" or "
+                                       "\"sliding_attention\"",
+                                 (unsigned long long)n);
+        *full += global;
+    }
+    if (n != layers)
+        return jsonread_fail(r, d, "layer_types: %llu entries for num_hidden_layers %llu",
+                             (unsigned long long)n, (unsigned long long)layers);
+    return true;
+}
+
+bool hf_late_gemma4(struct hf_read *x)
+{
+    const struct jsonread *r = &x->tr;
+    const cJSON *o = x->o;
+    struct arch_dims *a = &x->h->dims;
+    struct model_spec *m = &x->h->model;
+    struct diag *d = x->d;
+    const cJSON *types = cJSON_GetObjectItemCaseSensitive(o, "layer_types");
+    if (!cJSON_IsArray(types))
+        return jsonread_fail(r, d, "layer_types: missing (Gemma 4 names each layer's attention)");
+    bool moe = false;
+    if (!full_layers(r, types, a->layers, &a->global_layers, d) ||
+        !jsonread_u64(r, o, "num_global_key_value_heads", false, 1, 100000, &a->global_kv_heads,
+                      d) ||
+        !jsonread_u64(r, o, "global_head_dim", false, 1, 100000, &a->global_head_dim, d) ||
+        !jsonread_bool(r, o, "attention_k_eq_v", false, &a->k_eq_v, d) ||
+        !jsonread_bool(r, o, "enable_moe_block", false, &moe, d) ||
+        !jsonread_u64(r, o, "top_k_experts", false, 1, 1000000, &a->experts_per_token, d))
+        return false;
+    if (!moe)
+        a->experts = a->experts_per_token = 0;
+    else if (a->experts == 0 || a->moe_intermediate == 0)
+        return jsonread_fail(r, d, "enable_moe_block: needs num_experts and moe_intermediate_size");
+    if (a->global_layers > 0 && a->global_layers < a->layers) { /* windows beside them */
+        m->global_kv_heads = (uint32_t)a->global_kv_heads;
+        m->global_head_dim = (uint32_t)a->global_head_dim;
+        m->global_k_eq_v = a->k_eq_v;
+    }
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(x->root, "vision_config")))
+        hf_note(x->h, "Gemma 4's vision tower is not counted in the parameters");
+    return true;
+}

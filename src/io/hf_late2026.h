@@ -30,6 +30,13 @@ bool hf_late_vision(const struct jsonread *vr, const cJSON *vc, const char *type
 
 struct hf_read;
 
+/* Gemma 4 (gemma4, gemma4_text): the global layers (layer_types'
+ * "full_attention") keep num_global_key_value_heads of global_head_dim, the
+ * key their value with attention_k_eq_v; with enable_moe_block, num_experts
+ * experts of moe_intermediate_size, top_k_experts a token, beside the dense
+ * MLP. Into the dimensions and the model; false with d naming the field. */
+bool hf_late_gemma4(struct hf_read *x);
+
 /* Kimi K2.5 and K2.6 ship their routed experts in INT4 and the rest in the
  * model's precision: a compressed-tensors quantization_config (in text_config
  * or beside it) whose group quantizes weights to 4-bit ints in groups of

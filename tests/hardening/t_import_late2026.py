@@ -3,7 +3,7 @@
 Qwen3.6", "GLM-5 and Kimi K2.6"): qwen3_5 and qwen3_5_moe, their language
 model under text_config, dense or MoE, the recurrent state's mamba_ssm_dtype,
 the MTP layer named in text_config and the vision tower, each worked by hand on
-a tiny config; glm_moe_dsa; Kimi K2.6's INT4 experts.
+a tiny config; glm_moe_dsa; Kimi K2.6's INT4 experts; gemma4's global layers.
 Usage: t_import_late2026.py KVPLAN. Ends with "N passed, N failed"."""
 import json
 import os
@@ -127,4 +127,41 @@ check(rc == 0 and m.get("weights_bytes") == 546641898496, "groups of 128: %s" % 
 cfg["text_config"]["quantization_config"]["ignore"] = ["lm_head"]
 rc, m, _ = imp("k26-all", cfg)
 check(rc == 0 and "weights_bytes" not in m, "whole-model INT4 is not claimed as INT4 experts")
+# Gemma 4 (gemma4) was refused. A tiny one by hand (tests/unit/test_late2026.c works the terms):
+# 2 layers, 1 windowed of 1 KV head of 2, 1 global of 1 KV head of 4 with K=V, h 4, MLP 2, vocab 3
+G4 = {"model_type": "gemma4", "text_config": {
+    "model_type": "gemma4_text", "num_hidden_layers": 2, "hidden_size": 4, "num_attention_heads": 2,
+    "num_key_value_heads": 1, "head_dim": 2, "num_global_key_value_heads": 1, "global_head_dim": 4,
+    "attention_k_eq_v": True, "intermediate_size": 2, "vocab_size": 3, "sliding_window": 8,
+    "max_position_embeddings": 64, "layer_types": ["sliding_attention", "full_attention"],
+    "enable_moe_block": False, "num_experts": None, "top_k_experts": None}}
+rc, m, err = imp("g4", G4)
+check(rc == 0 and m["params"] == 238 and m.get("global_attention") ==
+      {"kv_heads": 1, "head_dim": 4, "k_eq_v": True}, "gemma4 by hand: %s %s" % (rc, err[:200]))
+check(rc == 0 and m["sliding_window"]["windowed_layers"] == 1, "gemma4: one windowed layer")
+bad = json.loads(json.dumps(G4))
+bad["text_config"]["layer_types"] = ["sliding_attention", "chunked_attention"]
+rc, _, err = imp("g4-bad", bad)
+check(rc == 2 and "layer_types: entry 2 is not" in err, "gemma4 layer_types checked: %s" % err[:200])
+rc, m, err = imp("g4-31b", load("gemma-4-31b"))
+check(rc == 0 and m["params"] == 30697345340 and "vision tower is not counted" in err,
+      "Gemma 4 31B: %s" % err[:200])
+# the engines kvplan has no rule for refuse it, naming the ones it has
+for engine in ["sglang", "trtllm", "llamacpp"]:
+    r = subprocess.run([K, "plan", "--model", "gemma-4-31b", "--engine", engine],
+                       capture_output=True, text=True, env=ENV, timeout=30)
+    check(r.returncode == 2 and "no " in r.stderr and "for vLLM and the generic rule" in r.stderr,
+          "%s refuses Gemma 4: %s" % (engine, r.stderr[:200]))
+# a preset's global_attention beside no windows is refused, naming the field
+preset = os.path.join(TMP, "presets")
+os.makedirs(preset, exist_ok=True)
+with open(os.path.join(here, "..", "..", "presets", "models", "gemma-4-31b.json")) as f:
+    g = json.load(f)
+g["id"], g["sliding_window"] = "g4-nowin", None
+with open(os.path.join(preset, "g4-nowin.json"), "w") as f:
+    json.dump(g, f)
+r = subprocess.run([K, "plan", "--presets", preset, "--model", "g4-nowin"], capture_output=True,
+                   text=True, env=ENV, timeout=30)
+check(r.returncode == 2 and "global_attention: needs windowed layers" in r.stderr,
+      "global_attention without windows: %s" % r.stderr[:300])
 finish()

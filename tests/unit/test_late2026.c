@@ -9,6 +9,8 @@
 #include "core/params.h"
 #include "core/spec.h"
 
+#include <string.h>
+
 static struct kv_cost cost_of(const char *id, uint32_t tp)
 {
     struct scenario s = base(ENGINE_GENERIC);
@@ -21,10 +23,12 @@ static struct kv_cost cost_of(const char *id, uint32_t tp)
 }
 
 /* A user's bytes on one GPU at len tokens: the KV of the attention layers
- * and the fixed state of the DeltaNet layers. */
+ * (a windowed one at most its window) and the fixed state of the DeltaNet
+ * layers. */
 static uint64_t per_user(const struct kv_cost *c, uint64_t len)
 {
-    return kvcost_bytes(c, len, len) + c->state_bytes;
+    struct token_split t = kvcost_split(c, len, 0); /* a windowed layer holds its window */
+    return kvcost_bytes(c, t.user_global, t.user_windowed) + c->state_bytes;
 }
 
 static void qwen36_35b_a3b_layers(void **state)
@@ -198,6 +202,103 @@ static void kimi_k26_latent_and_int4_experts(void **state)
     assert_int_equal(m.weights_bytes, 594205305856ull);
 }
 
+static void gemma4_k_eq_v_global_layers(void **state)
+{
+    (void)state;
+    /* Gemma 4 31B, the generic rule, TP 1: a windowed layer 2 (K,V) x 16 heads
+     * x 256 x 2 B = 16,384 B; a global layer, the key its value and kept once,
+     * 1 x 4 global heads x 512 x 2 B = 4,096 B; a token in every layer 10 x
+     * 4,096 + 50 x 16,384 = 860,160 B, past the window 40,960 B; a user at
+     * 131,072 tokens: 131,072 x 40,960 + 1,024 x 50 x 16,384 = 6,207,569,920 B. */
+    struct kv_cost c = cost_of("gemma-4-31b", 1);
+    assert_int_equal(c.bytes_per_layer, 16384);
+    assert_int_equal(c.global_bytes_per_layer, 4096);
+    assert_int_equal(c.wide_layers, 10);
+    assert_true(c.k_eq_v);
+    assert_int_equal(c.bytes_per_token, 860160);
+    assert_int_equal(c.global_layer_bytes, 40960);
+    assert_int_equal(per_user(&c, 131072), 6207569920ull);
+    /* TP 8: 2 windowed heads a GPU (2,048 B a layer), the 4 global heads
+     * replicated to one a GPU (1 x 512 x 2 = 1,024 B): 10 x 1,024 + 50 x
+     * 2,048 = 112,640 B a token */
+    c = cost_of("gemma-4-31b", 8);
+    assert_int_equal(c.global_kv_heads_per_gpu, 1);
+    assert_int_equal(c.global_bytes_per_layer, 1024);
+    assert_int_equal(c.bytes_per_token, 112640);
+    /* --full-attention: the windowed layers hold every token too, at their
+     * own size: past the window is then every layer, 860,160 B at TP 1 */
+    struct scenario s = base(ENGINE_GENERIC);
+    s.model = preset_model("gemma-4-31b");
+    s.full_attention = true;
+    assert_true(kvcost_compute(&s, 1, &c));
+    assert_int_equal(c.global_layer_bytes, 860160);
+}
+
+static void gemma4_under_vllm(void **state)
+{
+    (void)state;
+    /* vLLM keeps K and V each in a K=V layer (model_executor/models/gemma4.py,
+     * Gemma4Attention: the key weights loaded into both slots of qkv_proj):
+     * 2 x 4 x 512 x 2 B = 8,192 B a global layer at TP 1. Its pages are one
+     * size (v1/core/kv_cache_utils.py, unify_kv_cache_spec_page_size): the
+     * windowed layers' page per token (16,384 B) is twice the global layers',
+     * so the global layers' blocks hold 2 x 16 = 32 tokens. A request of
+     * 131,072 tokens: 10 global layers x 4,096 blocks + 50 windowed layers x
+     * (ceil((1,023 + 8,192 batched) / 16) + 1 = 577) = 69,810 layer blocks. */
+    struct scenario s = on(ENGINE_VLLM, "h100-sxm", 81559);
+    s.model = preset_model("gemma-4-31b");
+    s.context_tokens = 131072;
+    struct plan_result r = run(&s);
+    assert_int_equal(r.cost.global_bytes_per_layer, 8192);
+    assert_int_equal(r.cost.bytes_per_token, 10 * 8192 + 50 * 16384);
+    assert_int_equal(r.engine.unit_tokens, 32);
+    assert_int_equal(r.engine.unit_bytes, 32ull * 8192 * 10);
+    assert_int_equal(r.engine.request_units, 10ull * 4096 + 50 * 577);
+    /* at TP 8 the pages are equal (2,048 B a token each): blocks of 16 */
+    s.gpus = 8;
+    r = run(&s);
+    assert_int_equal(r.cost.global_bytes_per_layer, 2048);
+    assert_int_equal(r.engine.unit_tokens, 16);
+}
+
+static void gemma4_refused_where_not_modelled(void **state)
+{
+    (void)state;
+    enum engine_kind kinds[] = {ENGINE_SGLANG, ENGINE_TRTLLM, ENGINE_LLAMACPP};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        struct scenario s = base(kinds[i]);
+        s.model = preset_model("gemma-4-31b");
+        struct diag d = {0};
+        enum scenario_field f = SF_COUNT;
+        assert_false(scenario_validate(&s, NULL, &f, &d));
+        assert_int_equal(f, SF_ENGINE);
+        assert_non_null(strstr(d.message, "global layers with KV heads and a head_dim"));
+    }
+}
+
+static void gemma4_params(void **state)
+{
+    (void)state;
+    /* 2 layers (1 windowed, 1 global), h 4, 2 heads, 1 KV head of 2 windowed,
+     * 1 global KV head of 4 with K=V, MLP 2, vocab 3 tied: embeddings 12 + final
+     * norm 4; windowed attention q 16 + k 8 + v 8 + o 16 + norms 4 = 52; global
+     * q 32 + k 16 + o 32 + norms 8 = 88; per layer MLP 24 + 4 norms 16 + the
+     * scalar 1 = 41: 16 + 52 + 88 + 82 = 238. With 2 experts of 2, top-1:
+     * each layer adds the router's scale 4 and projection 8, 2 expert scales,
+     * the experts 2 x 24 and 3 norms 12 = 74 (active: one expert, 50). */
+    struct arch_dims a = {.family = ARCH_GEMMA4, .layers = 2, .hidden = 4, .heads = 2,
+                          .kv_heads = 1, .head_dim = 2, .intermediate = 2, .vocab = 3,
+                          .tied = true, .global_layers = 1, .global_kv_heads = 1,
+                          .global_head_dim = 4, .k_eq_v = true};
+    uint64_t total = 0, active = 0;
+    assert_true(params_count(&a, &total, &active));
+    assert_int_equal(total, 238);
+    a.experts = 2, a.experts_per_token = 1, a.moe_intermediate = 2;
+    assert_true(params_count(&a, &total, &active));
+    assert_int_equal(total, 238 + 2 * 74);
+    assert_int_equal(active, 238 + 2 * 50);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +307,8 @@ int main(void)
         cmocka_unit_test(dense_qwen35_params),
         cmocka_unit_test(qwen35_vision_params),  cmocka_unit_test(glm5_mla_and_indexer_layer),
         cmocka_unit_test(kimi_k26_latent_and_int4_experts),
+        cmocka_unit_test(gemma4_k_eq_v_global_layers), cmocka_unit_test(gemma4_under_vllm),
+        cmocka_unit_test(gemma4_refused_where_not_modelled), cmocka_unit_test(gemma4_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
