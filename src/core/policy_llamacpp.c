@@ -95,8 +95,8 @@ static void cell_cost(const struct scenario *s, struct kv_cost *k)
     k->index_bytes = l.i_row;
     k->latent_bytes = l.i_row ? l.k_row : 0;
     k->latent_fp8_blocks = false;
-    k->bytes_per_token = kv_sat_mul(k->bytes_per_layer, k->layers);
-    k->bytes_per_token_global = kv_sat_mul(k->bytes_per_layer, k->global_layers);
+    k->global_bytes_per_layer = k->bytes_per_layer; /* Gemma 4's global layers are refused */
+    kvcost_totals(k);
 }
 
 /* llama-context.cpp: n_ctx = GGML_PAD(-c, 256); with -np given the cache is

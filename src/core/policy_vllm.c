@@ -271,6 +271,16 @@ static void group_by_type(struct block_rule *b, uint32_t full, uint32_t other)
     b->window_groups = (uint32_t)kv_ceil_div(other, b->group_layers);
 }
 
+/* K=V layers (Gemma 4's attention_k_eq_v) keep K and V each in vLLM's cache:
+ * model_executor/models/gemma4.py (Gemma4Attention) loads the key weights
+ * into both the K and the V slots of qkv_proj, and its Attention layer
+ * caches both. */
+static void cell_cost(const struct scenario *s, struct kv_cost *k)
+{
+    (void)s;
+    kvcost_global_rows(k, 2);
+}
+
 /* V0 with state layers: the model's forward builds a MambaCacheManager
  * on its first call, the profiling run, of max_num_seqs states (padded
  * to a CUDA-graph batch size: 1, 2, 4, then multiples of 8), so the
@@ -369,10 +379,11 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
     } else if (b->hybrid) {
         group_by_type(b, k->global_layers + draft_layers, k->windowed_layers);
         bool local = strstr(m->window_pattern, "chunked") != NULL;
+        uint64_t window_unit = policy_unify_pages(c, b); /* Gemma 4's global layers */
         b->window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
-                                        b->unit_tokens);
+                                        window_unit);
         b->window_units_avg = window_blocks(k->window_tokens, local, e->max_num_batched_tokens,
-                                            scenario_avg_tokens(s), b->unit_tokens);
+                                            scenario_avg_tokens(s), window_unit);
     }
 }
 
@@ -578,6 +589,8 @@ const struct engine_desc engine_vllm = {
     .experts_owner = "vLLM's V1 engine",
     .expert_padding = mxfp4_padding,
     .windows_full = v0_windows,
+    .cell_cost = cell_cost,
+    .global_dims = true,
     .mtp = true,
     .spec_tokens = 1,
     .spec_lookahead = true,
