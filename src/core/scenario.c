@@ -52,6 +52,11 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_IMAGES] = OPTNAME_IMAGES,
     [SF_IMAGE_TOKENS] = OPTNAME_IMAGE_TOKENS,
     [SF_STEP_OVERHEAD] = OPTNAME_STEP_OVERHEAD,
+    [SF_N_GPU_LAYERS] = OPTNAME_N_GPU_LAYERS,
+    [SF_N_CPU_MOE] = OPTNAME_N_CPU_MOE,
+    [SF_NO_KV_OFFLOAD] = OPTNAME_NO_KV_OFFLOAD,
+    [SF_HOST_MEMORY] = OPTNAME_HOST_MEMORY,
+    [SF_HOST_BANDWIDTH] = OPTNAME_HOST_BANDWIDTH,
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
