@@ -488,6 +488,7 @@ static void budget(const struct policy_ctx *c)
     uint64_t user_avg = kv_sat_add(kvcost_bytes(c->k, avg.user_global, avg.user_windowed), l.state);
     if (split) {
         offload_cache(o, total, user_avg);
+        o->gpu_kv_bytes = per_gpu;
         offload_host_rows(c, o);
     }
     bool fits = r->weights_fit && room > 0 && per_gpu <= room && (!split || o->host_fits);
