@@ -17,6 +17,7 @@
 #include "core/offload_fit.h"
 #include "core/plan.h"
 #include "core/steptime.h"
+#include "io/report.h"
 
 static struct plan_result r;
 
@@ -264,6 +265,30 @@ static void prefill_copies_host_layers_over_the_link(void **state)
     assert_int_equal(st.host_copied, 0);
 }
 
+/* The command line that reproduces a scenario (the planner copies it)
+ * carries the options given, and not a host memory read from this machine. */
+static void the_command_line_carries_the_options(void **state)
+{
+    (void)state;
+    struct scenario s = llama("rtx-4090", "qwen3-30b-a3b");
+    s.offload.ngl_given = true;
+    s.offload.ngl = 30;
+    s.offload.n_cpu_moe_given = true;
+    s.offload.n_cpu_moe = 0;
+    s.offload.no_kv_offload = true;
+    snprintf(s.offload.cpu, sizeof s.offload.cpu, "ddr5-6400-2ch");
+    char line[1024];
+    report_command_line(&s, line, sizeof line);
+    assert_non_null(strstr(line, " --n-gpu-layers 30 --n-cpu-moe 0 --no-kv-offload "
+                                 "--host-memory 64GiB --cpu ddr5-6400-2ch"));
+    s.offload.host_memory_read = true;
+    s.offload.cpu[0] = '\0';
+    s.offload.host_bytes_per_s = 90e9;
+    report_command_line(&s, line, sizeof line);
+    assert_null(strstr(line, "--host-memory"));
+    assert_non_null(strstr(line, " --host-bandwidth 90"));
+}
+
 static void cpu_presets_are_channels_times_8_bytes_times_the_rate(void **state)
 {
     (void)state;
@@ -284,6 +309,7 @@ int main(void)
         cmocka_unit_test(the_launch_line_carries_the_split),
         cmocka_unit_test(other_engines_and_dense_models_refuse_the_options),
         cmocka_unit_test(prefill_copies_host_layers_over_the_link),
+        cmocka_unit_test(the_command_line_carries_the_options),
         cmocka_unit_test(cpu_presets_are_channels_times_8_bytes_times_the_rate),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
