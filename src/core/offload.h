@@ -52,8 +52,9 @@ const struct cpu_preset *offload_cpu_find(const char *id);
 const struct cpu_preset *offload_cpu_default(void);
 double offload_cpu_bandwidth(const struct cpu_preset *p);
 
-/* The share of the host's peak bandwidth a CPU decode step reaches (fitted
- * to the llama-bench results in tests/data/offload_bench.json). */
+/* The share of the host's peak bandwidth a CPU decode step reaches: a
+ * round figure, checked (not fitted) against the public measurements of
+ * tests/data/offload-bench.json (three within 20%). */
 #define OFFLOAD_HOST_MBU 0.6
 
 /* The split a plan chose; all zero when everything is on the GPUs as

@@ -249,9 +249,10 @@ void offload_step(const struct offload_split *o, struct step_model *m, struct st
 {
     if (!o->active)
         return;
-    uint64_t experts = o->host_expert_bytes;
-    uint64_t dense = o->host_weights_bytes - experts - o->embed_bytes; /* one row of the
-                                                                        * embedding a token */
+    /* a token reads one row of the embedding: the rest of the host's weights
+     * (the layers' whole bytes are rounded down, so the two may cross) */
+    uint64_t experts = o->host_expert_bytes, rest = kv_sat_add(experts, o->embed_bytes);
+    uint64_t dense = o->host_weights_bytes > rest ? o->host_weights_bytes - rest : 0;
     m->host_dense_bytes = (double)dense;
     m->host_expert_bytes = (double)experts;
     hw->host_bytes_per_s = o->host_bytes_per_s;
