@@ -73,8 +73,9 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
     const char *profile = engine_label(r->profile, r->rule);
     const struct engine_desc *e = engine_desc(r->profile);
     bool engine = e->server;
-    if (report_offload_unfit(s, r, buf, size)) {
-    } else if (!r->weights_fit) {
+    if (report_offload_unfit(s, r, buf, size)) /* llama.cpp's host memory too small */
+        return;
+    if (!r->weights_fit) {
         units_format_bytes(r->shortfall_bytes_per_gpu, s->units, left, sizeof left);
         snprintf(buf, size, "DOES NOT FIT%s%s: the weights exceed each GPU's budget by %s",
                  engine ? " under " : "", engine ? profile : "", left);
