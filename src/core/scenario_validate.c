@@ -214,6 +214,9 @@ static bool offload_validate(const struct scenario *s, const char *const *n,
     if (f != SF_COUNT && !e->offloads)
         return fail(d, n, f, field, "is an option of %s (--engine %s)",
                     owner ? owner->title : "an engine", owner ? owner->name : "?");
+    if (f != SF_COUNT && (s->engine.non_kv_bytes || s->engine.kv_memory_bytes))
+        return fail(d, n, f, field, "not with %s or %s: what a log gave holds the GPU's part "
+                    "already", OPTNAME_NON_KV, OPTNAME_KV_MEMORY);
     if (o->n_cpu_moe_given && o->n_cpu_moe > 0 && s->model.expert_params == 0)
         return fail(d, n, SF_N_CPU_MOE, field, "%s has no MoE experts to keep in host memory",
                     s->model.id);

@@ -43,6 +43,8 @@ def test_refusals():
     refused(["--engine", "sglang", "--no-kv-offload"], "--no-kv-offload", "llama.cpp")
     refused(["--engine", "trtllm", "--model", "qwen3-30b-a3b", "--n-cpu-moe", "4"],
             "--n-cpu-moe", "llama.cpp")
+    refused([*L70, "-ngl", "40", "--non-kv", "20GiB"], "--n-gpu-layers", "not with --non-kv")
+    refused([*L70, "-nkvo", "--kv-memory", "2GiB"], "--no-kv-offload", "--kv-memory")
     refused([*L70, "--host-memory", "lots"], "--host-memory")
     refused([*L70, "--host-memory", "2000TiB"], "--host-memory", "1 PiB")
     refused([*L70, "--host-bandwidth", "0"], "--host-bandwidth")
