@@ -54,6 +54,7 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_NO_KV_OFFLOAD] = "KV in host (--no-kv-offload)",
     [SF_HOST_MEMORY] = "Host memory (--host-memory)",
     [SF_HOST_BANDWIDTH] = "Host bandwidth (--host-bandwidth)",
+    [SF_WIRED_LIMIT] = "Wired limit (--wired-limit-mb)",
 };
 
 static const struct {

@@ -134,7 +134,9 @@ bool offload_choose(const struct scenario *s, const struct placement *l, uint64_
                  kv_ceil_div(cache, gpus) <= room - l->weights_bytes_per_gpu;
     if (whole && !p->no_kv_offload)
         return false;
-    if (search(s, l, room, cache, o)) {
+    /* unified memory (Apple silicon): the CPU's layers would sit in the same
+     * RAM, and macOS's wired limit is the lever (core/scenario.h): no search */
+    if (s->gpu.unified_bytes == 0 && search(s, l, room, cache, o)) {
         o->searched = o->found = true;
         return true;
     }

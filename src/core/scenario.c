@@ -57,6 +57,7 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_NO_KV_OFFLOAD] = OPTNAME_NO_KV_OFFLOAD,
     [SF_HOST_MEMORY] = OPTNAME_HOST_MEMORY,
     [SF_HOST_BANDWIDTH] = OPTNAME_HOST_BANDWIDTH,
+    [SF_WIRED_LIMIT] = OPTNAME_WIRED_LIMIT_MB,
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -199,6 +200,24 @@ uint64_t scenario_attention_bytes(const struct scenario *s)
 uint32_t scenario_pp(const struct scenario *s)
 {
     return s->pp ? s->pp : 1;
+}
+
+uint64_t scenario_gpu_memory(const struct scenario *s)
+{
+    if (s->has_vram)
+        return s->vram_bytes;
+    if (s->gpu.unified_bytes && s->wired_limit_mb) {
+        uint64_t wired = (uint64_t)s->wired_limit_mb * MIB;
+        return wired < s->gpu.unified_bytes ? wired : s->gpu.unified_bytes;
+    }
+    return s->gpu.memory_bytes;
+}
+
+const char *scenario_gpu_memory_basis(const struct scenario *s)
+{
+    return s->has_vram                                   ? OPTNAME_VRAM
+           : s->gpu.unified_bytes && s->wired_limit_mb ? OPTNAME_WIRED_LIMIT_MB
+                                                       : s->gpu.memory_basis;
 }
 
 uint32_t scenario_tp(const struct scenario *s)

@@ -226,6 +226,8 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_uint(&o, "images", s->images);
     if (s->image_tokens)
         jsonout_uint(&o, "image_tokens", s->image_tokens);
+    if (s->wired_limit_mb)
+        jsonout_uint(&o, "wired_limit_mb", s->wired_limit_mb);
     if (s->has_step_overhead)
         jsonout_double(&o, "step_overhead_seconds", s->step_overhead_s);
     cJSON *offload = offload_opts_json(&s->offload);

@@ -177,6 +177,15 @@ static void the_fit_search_keeps_the_most_layers_that_fit(void **state)
     assert_true(run(&s));
     assert_false(r.engine.offload.active);
     assert_non_null(strstr(r.engine.launch, "-ngl 999"));
+    /* unified memory: the CPU's layers would share the GPU's RAM, so no
+     * search (macOS's wired limit is the lever there) */
+    s = llama("apple-m4-max", "llama-3.1-70b");
+    s.weight_dtype = DTYPE_Q4_K_M;
+    s.context_tokens = 131072;
+    s.engine.parallel = 2;
+    assert_true(run(&s));
+    assert_false(r.engine.offload.active);
+    assert_false(r.fits);
 }
 
 static void no_kv_offload_moves_the_whole_cache_to_host_memory(void **state)
