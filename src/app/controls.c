@@ -49,6 +49,11 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_IMAGES] = "Images",
     [SF_IMAGE_TOKENS] = "Image tokens",
     [SF_STEP_OVERHEAD] = "Step overhead (--step-overhead)",
+    [SF_N_GPU_LAYERS] = "GPU layers (-ngl)",
+    [SF_N_CPU_MOE] = "CPU MoE layers (--n-cpu-moe)",
+    [SF_NO_KV_OFFLOAD] = "KV in host (--no-kv-offload)",
+    [SF_HOST_MEMORY] = "Host memory (--host-memory)",
+    [SF_HOST_BANDWIDTH] = "Host bandwidth (--host-bandwidth)",
     [SF_WIRED_LIMIT] = "Wired limit (--wired-limit-mb)",
 };
 

@@ -225,7 +225,9 @@ static void summary_figures(const struct planner *p, struct rect r, int y)
         units_format_int(res->max_users_paged, a, sizeof a);
         units_format_tokens_short(res->avg_context_tokens, b, sizeof b);
         const struct engine_knob *slots = engine_knob_role(e, KNOB_SEQS);
-        if (e->fixed_slots && slots)
+        if (view_host_summary(res, line, sizeof line))
+            ; /* llama.cpp's layers in host memory: -ngl and -np */
+        else if (e->fixed_slots && slots)
             snprintf(line, sizeof line, "%s %u slots, no paging", slots->engine_flag,
                      res->engine.slots);
         else

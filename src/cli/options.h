@@ -89,6 +89,12 @@ enum option_id {
     OPT_PARALLEL,
     OPT_FIT_TARGET,
     OPT_KV_DTYPE_V,
+    OPT_N_GPU_LAYERS,
+    OPT_N_CPU_MOE,
+    OPT_NO_KV_OFFLOAD,
+    OPT_HOST_MEMORY,
+    OPT_HOST_BANDWIDTH,
+    OPT_CPU,
     OPT_FREE_FRACTION,
     OPT_GPU_TOTAL,
     OPT_NON_KV,
@@ -176,6 +182,7 @@ struct options {
     enum spec_method spec_method;
     uint32_t spec_tokens;
     uint64_t host_kv; /* the host memory tier (options_host.c) */
+    struct offload_opts offload; /* llama.cpp's layers in host memory (options_offload.c) */
     double hit_rate;
     uint32_t max_loras, max_lora_rank, lora_targets;
     uint32_t images, image_tokens;
@@ -243,6 +250,13 @@ bool options_parse_count(const char *opt, const char *arg, uint64_t min, uint64_
  * needs a host tier; a draft comes from the catalogue, with a suggestion
  * when unknown). */
 bool options_host_apply(const struct options *o, struct scenario *s, struct diag *d);
+
+/* llama.cpp's placement options and the host's memory applied to s; the
+ * host memory, when neither given nor loaded, is this machine's
+ * (io/hostmem.h). Rewrites llama.cpp's single-dash spellings (-ngl,
+ * -ncmoe, -nkvo) in argv to the long options, before getopt_long. */
+bool options_offload_apply(const struct options *o, struct scenario *s, struct diag *d);
+void options_offload_spellings(int argc, char **argv);
 bool options_spec_apply(const struct options *o, const struct catalog *c, struct scenario *s,
                         struct diag *d);
 

@@ -242,6 +242,34 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_KV_DTYPE_V] = {OPTNAME_KV_DTYPE_V, .commands = SCENARIO, .parse = opt_dtype,
                         .offset = AT(flags.v_dtype), .metavar = "D", .help = "",
                         .complete = COMPLETE_KV_DTYPE},
+    [OPT_N_GPU_LAYERS] = {OPTNAME_N_GPU_LAYERS, .commands = SCENARIO, .parse = opt_ngl,
+                          .field = FIELD(SF_N_GPU_LAYERS), .metavar = "N",
+                          .help = "llama.cpp (-ngl): the last N layers on the GPUs, the\n"
+                                  "output layer the last of them (999 or all: every one;\n"
+                                  "default: all that fit, searched as llama.cpp's fit does)"},
+    [OPT_N_CPU_MOE] = {OPTNAME_N_CPU_MOE, .commands = SCENARIO, .parse = opt_n_cpu_moe,
+                       .field = FIELD(SF_N_CPU_MOE), .metavar = "N",
+                       .help = "llama.cpp (-ncmoe): the experts of the first N layers\n"
+                               "kept in host memory"},
+    [OPT_NO_KV_OFFLOAD] = {OPTNAME_NO_KV_OFFLOAD, .commands = SCENARIO,
+                           .field = FIELD(SF_NO_KV_OFFLOAD),
+                           .help = "llama.cpp (-nkvo): the KV cache in host memory"},
+    [OPT_HOST_MEMORY] = {OPTNAME_HOST_MEMORY, .commands = SCENARIO, .parse = opt_host_memory,
+                         .field = FIELD(SF_HOST_MEMORY), .metavar = "SIZE",
+                         .help = "the host's RAM for llama.cpp's CPU layers (default: this\n"
+                                 "machine's; auto; 0 = unknown, not checked)"},
+    [OPT_HOST_BANDWIDTH] = {OPTNAME_HOST_BANDWIDTH, .commands = SCENARIO,
+                            .parse = opt_host_bandwidth, .field = FIELD(SF_HOST_BANDWIDTH),
+                            .metavar = "GB/s",
+                            .help = "host memory bandwidth the CPU layers read at (default:\n"
+                                    "--cpu ddr5-4800-2ch, 76.8 GB/s)"},
+    [OPT_CPU] = {OPTNAME_CPU, .commands = SCENARIO, .parse = opt_cpu, .metavar = "PRESET",
+                 .help = "host memory preset: ddr4-3200-2ch, ddr5-4800-2ch,\n"
+                         "ddr5-5600-2ch, ddr5-6400-2ch, ddr4-3200-8ch, ddr5-4800-8ch,\n"
+                         "ddr5-4800-12ch, ddr5-6400-12ch",
+                 .complete = COMPLETE_WORDS,
+                 .words = "ddr4-3200-2ch ddr5-4800-2ch ddr5-5600-2ch ddr5-6400-2ch ddr4-3200-8ch "
+                          "ddr5-4800-8ch ddr5-4800-12ch ddr5-6400-12ch"},
     [OPT_FREE_FRACTION] = {OPTNAME_FREE_GPU_MEMORY_FRACTION, .commands = SCENARIO, FRACTION,
                            .offset = AT(flags.free_gpu_memory_fraction),
                            .field = FIELD(SF_FREE_GPU_MEMORY_FRACTION), .help = "(TensorRT-LLM)"},

@@ -137,6 +137,8 @@ struct engine_desc {
                                   * heads: attention TP 1, no --pp, a token's KV counted for
                                   * all GPUs together, one step crosses them in turn */
     bool fixed_slots;            /* each sequence holds its whole context up front (no paging) */
+    bool offloads;               /* keeps layers, experts or its cache in host memory as told
+                                  * (-ngl, --n-cpu-moe, --no-kv-offload: core/offload.h) */
     bool dp_attention;           /* takes --enable-dp-attention */
     bool (*experts_over_dp)(enum engine_rule rule); /* routed experts split over the whole
                                   * DP group, and --enable-expert-parallel taken */

@@ -5,6 +5,7 @@
  * Upstream: src/llama-context.cpp (n_ctx, n_seq), src/llama-kv-cache.cpp and
  * src/llama-kv-cache-iswa.cpp (cells, the SWA cache size), common/arg.cpp. */
 #include "engine_desc.h"
+#include "offload_fit.h"
 #include "policy.h"
 #include "shell.h"
 
@@ -261,7 +262,15 @@ static void launch(const struct policy_ctx *c)
         shell_option(&sl, "-ctv", "%s", ggml_name(l->tv));
         shell_words(&sl, "-fa on");
     }
-    shell_words(&sl, "-ngl 999");
+    const struct offload_split *o = &e->offload;
+    if (o->active && o->ngl <= o->n_layer)
+        shell_option(&sl, "-ngl", "%u", o->ngl);
+    else
+        shell_words(&sl, "-ngl 999");
+    if (o->active && o->n_cpu_moe) /* common/arg.cpp: --n-cpu-moe, --no-kv-offload */
+        shell_option(&sl, "--n-cpu-moe", "%u", o->n_cpu_moe);
+    if (o->active && o->kv_on_host)
+        shell_words(&sl, "--no-kv-offload");
     if (c->spec->method == SPEC_DRAFT) { /* common/arg.cpp: -md, --draft-max */
         shell_word(&sl, "-md");
         shell_wordf(&sl, "%s.gguf", s->draft.id);
@@ -286,6 +295,32 @@ static uint64_t most_slots(const struct scenario *s, const struct lcpp *l, uint6
     while (most < 65536 && kv_ceil_div(cache_total(l, s->context_tokens, most + 1), gpus) <= room)
         most++;
     return most;
+}
+
+/* With a split (core/offload_fit.h): whether np slots' cache fits, its
+ * GPUs' part in `room` on each of `gpus` and the rest in host memory. */
+static bool split_holds(const struct scenario *s, const struct lcpp *l,
+                        const struct offload_split *o, uint64_t room, uint64_t gpus, uint64_t np)
+{
+    uint64_t total = cache_total(l, s->context_tokens, np);
+    uint64_t gpu = offload_kv_gpu(o, total);
+    uint64_t host = kv_sat_add(o->host_weights_bytes, total - gpu);
+    return kv_ceil_div(gpu, gpus) <= room && (o->host_memory_bytes == 0 || host <= o->host_memory_bytes);
+}
+
+/* The most slots a split holds (at least one, at most 65,536). */
+static uint64_t split_slots(const struct scenario *s, const struct lcpp *l,
+                            const struct offload_split *o, uint64_t room, uint64_t gpus)
+{
+    uint64_t lo = 1, hi = 65536;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (split_holds(s, l, o, room, gpus, mid))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 /* The row "cache": every slot's cells of every layer (windows, draft and
@@ -320,9 +355,17 @@ static void cache_row(const struct policy_ctx *c, const struct lcpp *l, uint64_t
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
     }
-    if (gpus > 1) {
-        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
-        explain_op(row, XOP_DIV);
+    const struct offload_split *o = &e->offload;
+    if (o->active) {
+        explain_term(row, offload_kv_gpu_share(o), XU_RATIO,
+                     o->kv_on_host ? "on the GPUs (--no-kv-offload)" : "of the layers on the GPUs");
+        explain_op(row, XOP_MUL);
+    }
+    if (gpus > 1 || o->active) {
+        if (gpus > 1) {
+            explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
+            explain_op(row, XOP_DIV);
+        }
         explain_op(row, XOP_CEIL);
     }
     char note[96], t[32];
@@ -355,7 +398,7 @@ static void users_rows(const struct policy_ctx *c, const struct lcpp *l, uint64_
         snprintf(note, sizeof note, "the cache of -np %s does not fit in the %s left", t,
                  "memory");
         explain_row_end(c->x, row, XU_COUNT, 0, note);
-    } else if (f->parallel == 0 && l->windowed == 0) {
+    } else if (f->parallel == 0 && l->windowed == 0 && !c->b->engine.offload.active) {
         explain_ref(c->x, row, "pool", "pool");
         explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
         explain_op(row, XOP_MUL);
@@ -377,7 +420,11 @@ static void users_rows(const struct policy_ctx *c, const struct lcpp *l, uint64_
         explain_row_end(c->x, row, XU_COUNT, (long double)np,
                         f->parallel ? "the -np slots given, each of the full context"
                         : capped    ? "llama.cpp's slot cap (LLAMA_MAX_SEQ): more slots' cache fits"
-                                    : "the most -np slots whose cache fits");
+                        : c->b->engine.offload.searched
+                            ? "one slot: the fit search sizes the split for it (--parallel N: N slots)"
+                        : c->b->engine.offload.active
+                            ? "the most -np slots whose cache fits on the GPUs and in host memory"
+                            : "the most -np slots whose cache fits");
     }
     row = explain_row_begin(c->x, "users_paged_replica", "Users, paged", "per replica");
     explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
@@ -417,20 +464,39 @@ static void budget(const struct policy_ctx *c)
     explain_term(row, margin, XU_BYTES, "--fit margin");
     explain_op(row, XOP_SUB);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
-    policy_engine_pool(c, e->budget_bytes, "budget", 0, buffers);
+    /* layers, experts or the cache in host memory: as asked, or when the
+     * model does not fit whole, the split --fit finds (core/offload_fit.h) */
+    struct offload_split *o = &e->offload;
+    uint64_t wroom = e->budget_bytes > buffers ? e->budget_bytes - buffers : 0;
+    bool split = !f->non_kv_bytes && !f->kv_memory_bytes &&
+                 offload_choose(s, c->l, wroom,
+                                cache_total(&l, s->context_tokens, f->parallel ? f->parallel : 1), o);
+    if (split)
+        offload_pool(c, e->budget_bytes, buffers, o);
+    else
+        policy_engine_pool(c, e->budget_bytes, "budget", 0, buffers);
     uint64_t room = r->kv_pool_bytes_per_gpu;
 
     /* The slots: as given, or the most whose cache fits (at least one), at
      * most LLAMA_MAX_SEQ (src/llama-cparams.h; llama_context refuses more). */
     uint64_t np = f->parallel, most = np;
-    if (np == 0) {
-        most = most_slots(s, &l, room, gpus);
+    if (np == 0 && split && o->searched) {
+        np = most = 1; /* the search sized the split for one slot */
+    } else if (np == 0) {
+        most = split ? split_slots(s, &l, o, room, gpus) : most_slots(s, &l, room, gpus);
         np = most > LLAMA_MAX_SEQ ? LLAMA_MAX_SEQ : most;
     }
     e->slots = (uint32_t)np;
     uint64_t total = cache_total(&l, s->context_tokens, np);
-    uint64_t per_gpu = kv_ceil_div(total, gpus);
-    bool fits = r->weights_fit && room > 0 && per_gpu <= room;
+    uint64_t per_gpu = kv_ceil_div(offload_kv_gpu(o, total), gpus);
+    struct token_split avg = kvcost_split(c->k, scenario_avg_tokens(s), 0);
+    uint64_t user_avg = kv_sat_add(kvcost_bytes(c->k, avg.user_global, avg.user_windowed), l.state);
+    if (split) {
+        offload_cache(o, total, user_avg);
+        o->gpu_kv_bytes = per_gpu;
+        offload_host_rows(c, o);
+    }
+    bool fits = r->weights_fit && room > 0 && per_gpu <= room && (!split || o->host_fits);
     uint64_t slot = slot_cells(s->context_tokens, np);
     e->units = kv_sat_mul(slot, np);
     e->unit_bytes = kv_ceil_div(total, e->units ? e->units : 1);
@@ -447,11 +513,10 @@ static void budget(const struct policy_ctx *c)
     r->prefix_bytes_per_gpu = r->prefix_bytes_paged_per_gpu = 0; /* every slot holds its own */
     /* every slot holds its whole context: no prefix is shared between slots */
     r->user_bytes_per_gpu = kv_ceil_div(per_gpu, np);
-    struct token_split avg = kvcost_split(c->k, scenario_avg_tokens(s), 0);
-    r->user_bytes_avg_per_gpu = kv_ceil_div(
-        kv_sat_add(kvcost_bytes(c->k, avg.user_global, avg.user_windowed), l.state), gpus);
-    r->state_bytes_per_user_per_gpu = kv_ceil_div(l.state, gpus);
-    r->state_used_bytes_per_gpu = fits ? kv_ceil_div(kv_sat_mul(np, l.state), gpus) : 0;
+    r->user_bytes_avg_per_gpu = kv_ceil_div(offload_kv_gpu(o, user_avg), gpus);
+    r->state_bytes_per_user_per_gpu = kv_ceil_div(offload_kv_gpu(o, l.state), gpus);
+    r->state_used_bytes_per_gpu =
+        fits ? kv_ceil_div(offload_kv_gpu(o, kv_sat_mul(np, l.state)), gpus) : 0;
     r->user_bytes_paged_per_gpu = r->user_bytes_per_gpu;
     if (!fits && r->weights_fit && per_gpu > room)
         r->shortfall_bytes_per_gpu = per_gpu - room;
@@ -516,6 +581,7 @@ const struct engine_desc engine_llamacpp = {
                .help = "the V cache's type (default: the K cache's)"}},
     .splits_layers = true,
     .fixed_slots = true,
+    .offloads = true,
     /* src/llama-model.cpp (create_memory): the recurrent r and s tensors in
      * GGML_TYPE_F32 */
     .state_conv = DTYPE_FP32,

@@ -74,6 +74,8 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
     const char *profile = engine_version_title(r->profile, r->rule, title, sizeof title);
     const struct engine_desc *e = engine_desc(r->profile);
     bool engine = e->server;
+    if (report_offload_unfit(s, r, buf, size)) /* llama.cpp's host memory too small */
+        return;
     if (!r->weights_fit) {
         units_format_bytes(r->shortfall_bytes_per_gpu, s->units, left, sizeof left);
         snprintf(buf, size, "DOES NOT FIT%s%s: the weights exceed each GPU's budget by %s",
@@ -133,6 +135,7 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
                                 r->host.users == 1 ? "" : "s");
             }
         }
+        len = report_offload_headline(r, buf, size, len);
         if (level_unchecked(s, r) && len > 0 && (size_t)len < size)
             snprintf(buf + len, size - (size_t)len,
                      "; the %g s first-token target cannot be checked (no compute figure "
@@ -424,6 +427,8 @@ static void report_text_scenario(FILE *out, const struct scenario *s, const stru
         report_host_input(s, line, sizeof line);
         fprintf(out, "  %-14s %s\n", "Host KV", line);
     }
+    if (report_offload_input(s, r, line, sizeof line))
+        fprintf(out, "  %-14s %s\n", "Host memory", line);
 }
 
 static void report_text_computed(FILE *out, const struct scenario *s, const struct plan_result *r,
@@ -561,6 +566,8 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         report_host_input(s, line, sizeof line);
         fprintf(out, "| Host KV | %s |\n", line);
     }
+    if (report_offload_input(s, r, line, sizeof line))
+        fprintf(out, "| Host memory | %s |\n", line);
     fprintf(out, "\n");
 
     fprintf(out, "| Result | How | Value |\n|---|---|---|\n");

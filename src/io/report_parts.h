@@ -27,6 +27,20 @@ bool report_images_text(const struct plan_result *r, char *buf, size_t size);
  * returning users found there (--prefix-hit-rate)". */
 void report_host_input(const struct scenario *s, char *buf, size_t size);
 
+/* llama.cpp's split as an input (report_offload.c): "64.00 GiB host memory
+ * (--host-memory), read at 76.8 GB/s (DDR5-4800, dual channel (desktop):
+ * the default)", or false when nothing is in host memory. */
+bool report_offload_input(const struct scenario *s, const struct plan_result *r, char *buf,
+                          size_t size);
+
+/* Appends "; -ngl 61 of 81: 20 layers on the CPU" (chosen by the fit
+ * search, or as asked) to a headline of `len` characters; the new length. */
+int report_offload_headline(const struct plan_result *r, char *buf, size_t size, int len);
+
+/* The headline of a split whose host side does not fit, or false. */
+bool report_offload_unfit(const struct scenario *s, const struct plan_result *r, char *buf,
+                          size_t size);
+
 /* A speed figure's measured spread, "-15% to +20% over 8 Hopper/vLLM
  * measurements" or "default: no measurement behind it"; md: the family
  * escaped for Markdown. */

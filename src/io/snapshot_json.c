@@ -11,6 +11,7 @@
 #include "core/text.h"
 #include "io/jsonout.h"
 #include "io/loadjson.h"
+#include "io/offload_json.h"
 #include "io/preset.h"
 #include "io/snapshot_parts.h"
 static const char *units_key(enum unit_system u)
@@ -69,6 +70,8 @@ static cJSON *engine_detail_json(const struct engine_detail *e)
     jsonout_uint(&o, "max_num_batched_tokens", e->max_num_batched_tokens);
     if (e->slots)
         jsonout_uint(&o, "slots", e->slots);
+    if (e->offload.active)
+        jsonout_object(&o, "offload", offload_split_json(&e->offload));
     cJSON *log = cJSON_CreateArray();
     for (int i = 0; log && i < e->log_lines; i++)
         if (!cJSON_AddItemToArray(log, cJSON_CreateString(e->log[i])))
@@ -227,6 +230,9 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_uint(&o, "wired_limit_mb", s->wired_limit_mb);
     if (s->has_step_overhead)
         jsonout_double(&o, "step_overhead_seconds", s->step_overhead_s);
+    cJSON *offload = offload_opts_json(&s->offload);
+    if (offload)
+        jsonout_object(&o, "offload", offload);
     if (s->speed_basis[0]) {
         struct jsonout co = jsonout_begin();
         jsonout_string(&co, "basis", s->speed_basis);

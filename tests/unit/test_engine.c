@@ -168,6 +168,10 @@ static void llamacpp_before_mla_expanded_deepseek_per_head(void **state)
     deepseek_v3_shape(&s);
     s.kv_dtype = DTYPE_Q4_0;
     s.engine.v_dtype = DTYPE_FP16;
+    /* every layer on the GPU, as logged (without -ngl the fit search would
+     * keep most of a model this size, and its cache, in host memory) */
+    s.offload.ngl_given = true;
+    s.offload.ngl = OFFLOAD_NGL_ALL;
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.kv_cache_bytes, 6908018688ull + 16374562816ull);
     /* with MLA support: the 576-value latent as K, V a view of it */

@@ -98,6 +98,10 @@ static void llamacpp_mla_cache_had_a_v_row_before_the_v_less_cache(void **state)
     assert_true(engine_parse("llama.cpp@mla-kv", &s.engine.kind, &s.engine.rule, &d));
     deepseek_v3_shape(&s);
     s.engine.parallel = 1;
+    /* every layer on the GPU (without -ngl the fit search would keep most of
+     * a model this size, and its cache, in host memory: core/offload.h) */
+    s.offload.ngl_given = true;
+    s.offload.ngl = OFFLOAD_NGL_ALL;
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.kv_cache_bytes, 61ull * 8192 * (1152 + 1024));
     assert_true(engine_parse("llama.cpp", &s.engine.kind, &s.engine.rule, &d));
