@@ -115,7 +115,7 @@ static enum sim_status run_pool(struct sim_config pc, struct pool_view *v,
         .busy = v->busy, .mean_running = r->mean_running, .mean_waiting = r->mean_waiting,
         .max_running = r->max_running, .max_waiting = r->max_waiting,
         .peak_kv_usage = r->peak_kv_usage, .duration = r->duration,
-        .mean_sojourn = n ? sojourn / (double)n : 0};
+        .mean_sojourn = n ? sojourn / (double)n : 0, .over_capacity = r->over_capacity};
     return SIM_OK;
 }
 
@@ -275,12 +275,12 @@ void sim_disagg_config_of_plans(const struct scenario *sp, const struct plan_res
 #define NIC_400G_BYTES_PER_S 50e9
 
 static const struct {
-    const char *name;
+    const char *name, *title;
     double latency; /* seconds */
 } links[SIM_LINK_COUNT] = {
-    [SIM_LINK_NVLINK] = {"nvlink", 5e-6},
-    [SIM_LINK_IB] = {"ib", 10e-6},
-    [SIM_LINK_ROCE] = {"roce", 20e-6},
+    [SIM_LINK_NVLINK] = {"nvlink", "NVLink", 5e-6},
+    [SIM_LINK_IB] = {"ib", "InfiniBand", 10e-6},
+    [SIM_LINK_ROCE] = {"roce", "RoCE", 20e-6},
 };
 
 void sim_link_figures(enum sim_link k, const struct gpu_spec *a, const struct gpu_spec *b,
@@ -298,6 +298,11 @@ void sim_link_figures(enum sim_link k, const struct gpu_spec *a, const struct gp
 const char *sim_link_name(enum sim_link k)
 {
     return k < SIM_LINK_COUNT ? links[k].name : "?";
+}
+
+const char *sim_link_title(enum sim_link k)
+{
+    return k < SIM_LINK_COUNT ? links[k].title : "?";
 }
 
 enum sim_link sim_link_parse(const char *word)

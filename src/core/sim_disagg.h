@@ -67,6 +67,7 @@ struct sim_pool_figures {
     double peak_kv_usage;  /* the fullest a replica's pool got, 0 to 1 */
     double duration;       /* from 0 to the pool's last token */
     double mean_sojourn;   /* seconds a request is in the pool, waiting or running */
+    bool over_capacity;    /* its own run's verdict (sim_result's) */
 };
 
 struct sim_disagg_result {
@@ -99,8 +100,10 @@ void sim_disagg_config_of_plans(const struct scenario *sp, const struct plan_res
 void sim_link_figures(enum sim_link k, const struct gpu_spec *a, const struct gpu_spec *b,
                       double *bytes_per_s, double *latency);
 
-/* "nvlink", "ib", "roce"; SIM_LINK_COUNT for another word. */
+/* "nvlink", "ib", "roce" (and "NVLink", "InfiniBand", "RoCE"); the parse
+ * SIM_LINK_COUNT for another word. */
 const char *sim_link_name(enum sim_link k);
+const char *sim_link_title(enum sim_link k);
 enum sim_link sim_link_parse(const char *word);
 
 #endif
