@@ -392,7 +392,7 @@ static void run_events(struct sim *m)
         if (ri == c->replicas && isinf(ta) && m->nheld == 0)
             break;
         double t = ts <= ta ? ts : ta;
-        if (sim_hold_next(m) <= t) {
+        if (m->nheld && sim_hold_next(m) <= t) {
             release_due(m, sim_hold_next(m));
             continue;
         }

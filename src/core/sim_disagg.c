@@ -115,7 +115,8 @@ static enum sim_status run_pool(struct sim_config pc, struct pool_view *v,
         .busy = v->busy, .mean_running = r->mean_running, .mean_waiting = r->mean_waiting,
         .max_running = r->max_running, .max_waiting = r->max_waiting,
         .peak_kv_usage = r->peak_kv_usage, .duration = r->duration,
-        .mean_sojourn = n ? sojourn / (double)n : 0, .over_capacity = r->over_capacity};
+        .mean_sojourn = n ? sojourn / (double)n : 0, .over_capacity = r->over_capacity,
+        .served_per_s = r->served_per_s};
     return SIM_OK;
 }
 

@@ -68,6 +68,8 @@ struct sim_pool_figures {
     double duration;       /* from 0 to the pool's last token */
     double mean_sojourn;   /* seconds a request is in the pool, waiting or running */
     bool over_capacity;    /* its own run's verdict (sim_result's) */
+    double served_per_s;   /* requests it finished a second over the second half of
+                            * their arrivals at it (sim_result's) */
 };
 
 struct sim_disagg_result {

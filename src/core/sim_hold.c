@@ -32,11 +32,6 @@ void sim_hold_push(struct sim *m, uint32_t ri, uint64_t blocks, double t)
     }
 }
 
-double sim_hold_next(const struct sim *m)
-{
-    return m->nheld ? m->held[0].t : INFINITY;
-}
-
 /* The earliest release: its blocks back to its replica's pool; the replica. */
 uint32_t sim_hold_pop(struct sim *m)
 {

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "sim.h"
@@ -167,7 +168,10 @@ static inline bool sim_make_room(struct sim *m, struct sim_replica *r, size_t v,
 
 /* sim_hold.c: blocks held past a request's end, released at t. */
 void sim_hold_push(struct sim *m, uint32_t ri, uint64_t blocks, double t);
-double sim_hold_next(const struct sim *m); /* INFINITY: none held */
+static inline double sim_hold_next(const struct sim *m) /* INFINITY: none held */
+{
+    return m->nheld ? m->held[0].t : (double)INFINITY;
+}
 uint32_t sim_hold_pop(struct sim *m);      /* the earliest back to its pool; its replica */
 
 /* sim_route.c: the replica a request goes to. */

@@ -2,6 +2,7 @@
  * (see slo_disagg.h). */
 #include "slo_disagg.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Plans one pool of n instances of TP tp on base; false when refused. */
@@ -59,9 +60,26 @@ struct searcher {
     const struct slo_disagg_search *s;
     struct slo_disagg_answer *a;
     uint32_t tp;
+    double rate; /* the stream's, requests a second */
     uint32_t x_short, y_short;
     bool memory; /* a pool's instance holds no longest request: none will */
 };
+
+/* The most instances of a pool known to fall behind, after k of them fell
+ * behind serving `served` requests a second of the stream's `rate`: k, or
+ * more when k saturated instances served well short of it (k' serve at most
+ * k' / k of what k did; under 95% of the rate its queue grows, section 13's
+ * verdict), at most `known` less. */
+static uint32_t short_of(const struct searcher *m, uint32_t k, double served, uint32_t known)
+{
+    uint32_t most = k;
+    if (served > 0 && m->rate > 0) {
+        double need = ceil(0.95 * (double)k * m->rate / served) - 1;
+        if (need > (double)most)
+            most = need < (double)UINT32_MAX ? (uint32_t)need : UINT32_MAX;
+    }
+    return most > known ? most : known;
+}
 
 /* Every split of n instances of TP m->tp not known to fall behind, run;
  * true when one meets the target. */
@@ -84,9 +102,9 @@ static bool run_count(struct searcher *m, uint32_t n)
         met |= l->l.verdict == SLO_MEETS;
         m->memory = l->l.verdict == SLO_MEMORY;
         if (l->l.verdict == SLO_OVER_CAPACITY && l->out.prefill.over_capacity)
-            m->x_short = x > m->x_short ? x : m->x_short;
+            m->x_short = short_of(m, x, l->out.prefill.served_per_s, m->x_short);
         else if (l->l.verdict == SLO_OVER_CAPACITY && l->out.decode.over_capacity)
-            m->y_short = y > m->y_short ? y : m->y_short;
+            m->y_short = short_of(m, y, l->out.decode.served_per_s, m->y_short);
     }
     return met;
 }
@@ -121,12 +139,14 @@ struct slo_disagg_answer slo_disagg_run(const struct slo_disagg_search *s)
 {
     struct slo_disagg_answer a = {0};
     uint32_t fewest = 0;
+    double last = s->q->nreqs ? s->q->reqs[s->q->nreqs - 1].arrival : 0;
+    double rate = last > 0 ? (double)s->q->nreqs / last : 0;
     for (uint32_t tp = 1; tp <= SLO_MAX_TP && !a.out_of_runs; tp++) {
         uint32_t limit = fewest ? fewest - 1 : s->max_gpus;
         uint32_t most = limit / tp < 2 * SIM_MAX_REPLICAS ? limit / tp : 2 * SIM_MAX_REPLICAS;
         if (most < 2)
             break; /* a larger TP has fewer instances still */
-        struct searcher m = {.s = s, .a = &a, .tp = tp};
+        struct searcher m = {.s = s, .a = &a, .tp = tp, .rate = rate};
         uint32_t n = fewest_instances(&m, most);
         if (n)
             fewest = n * tp;

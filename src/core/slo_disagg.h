@@ -8,7 +8,9 @@
  * found so far, and at each size instance count by count, from 2 up to
  * what max_gpus allows, and at each count runs every split (1 to N - 1 prefill instances) but
  * those with no more prefill instances than one whose prefill pool fell
- * behind, or no more decode instances than one whose decode pool did; the
+ * behind, or no more decode instances than one whose decode pool did (nor
+ * fewer than such a pool's instances x the stream's rate / what they served,
+ * less 5%: saturated instances serve no more each when there are more); the
  * first count at which a split keeps the service level ends it, and the best
  * split of that count (the largest share, then the lowest p95 TTFT) is the
  * size's answer; the answer is the best of the fewest GPUs found. More instances of either pool never serve a stream worse, so no
