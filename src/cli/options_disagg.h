@@ -44,7 +44,7 @@ bool opt_kv_link(const struct option_row *row, const char *arg, struct options *
                            .section = "Disaggregated prefill and decode (doc/MODEL.md):\n",   \
                            .help = "simulate: prefill and decode on separate pools, the KV\n" \
                                    "moved between them, beside the aggregated deployment\n"  \
-                                   "of the same GPUs; solve: only disaggregated layouts"},   \
+                                   "of the same GPUs; solve: the answer an xPyD split"},     \
     [OPT_NO_DISAGGREGATED] = {OPTNAME_NO_DISAGGREGATED, .commands = CMD_BIT(CMD_SOLVE),       \
                               .help = "solve: aggregated layouts only (no xPyD splits)"},     \
     [OPT_PREFILL_GPU] = {OPTNAME_PREFILL_GPU, .commands = SIMULATE | CMD_BIT(CMD_SOLVE),      \
@@ -57,7 +57,7 @@ bool opt_kv_link(const struct option_row *row, const char *arg, struct options *
                           .help = "GPUs of the prefill pool (default its TP: one instance)"}, \
     [OPT_PREFILL_TP] = {OPTNAME_PREFILL_TP, .commands = SIMULATE, .parse = opt_count32,       \
                         .min = 1, .max = DISAGG_MAX_TP, .offset = AT(disagg.prefill_tp),      \
-                        .metavar = "N", .help = "a prefill instance's TP (default --tp's)"},  \
+                        .metavar = "N", .help = "a prefill instance's TP (default --tp, or 1)"}, \
     [OPT_DECODE_GPU] = {OPTNAME_DECODE_GPU, .commands = SIMULATE | CMD_BIT(CMD_SOLVE),        \
                         .parse = opt_string, .offset = AT(disagg.decode_gpu), .metavar = "ID", \
                         .complete = COMPLETE_GPU,                                             \
@@ -68,7 +68,7 @@ bool opt_kv_link(const struct option_row *row, const char *arg, struct options *
                          .help = "GPUs of the decode pool (default its TP: one instance)"},   \
     [OPT_DECODE_TP] = {OPTNAME_DECODE_TP, .commands = SIMULATE, .parse = opt_count32,         \
                        .min = 1, .max = DISAGG_MAX_TP, .offset = AT(disagg.decode_tp),        \
-                       .metavar = "N", .help = "a decode instance's TP (default --tp's)"},    \
+                       .metavar = "N", .help = "a decode instance's TP (default --tp, or 1)"},  \
     [OPT_KV_LINK] = {OPTNAME_KV_LINK, .commands = SIMULATE | CMD_BIT(CMD_SOLVE),              \
                      .parse = opt_kv_link, .metavar = "L", .complete = COMPLETE_WORDS,        \
                      .words = "nvlink ib roce",                                               \
