@@ -11,6 +11,7 @@
 #include "core/plan.h"
 #include "core/sim.h"
 #include "io/catalog.h"
+#include "cli/options_disagg.h"
 
 /* The commands, each a bit in an option's row of the table. */
 enum cli_command {
@@ -141,6 +142,7 @@ enum option_id {
     OPT_PARETO,
     OPT_COMPARE,
     OPT_SIM_FORMAT,
+    OPT_DISAGG_IDS /* options_disagg.h */
     OPT_HELP,
     OPT_COUNT
 };
@@ -208,6 +210,7 @@ struct options {
     enum sim_capacity capacity; /* given: OPT_CAPACITY_POLICY */
     double goodput_target; /* solve: the share of requests that must keep them */
     const char *compare_path; /* a benchmark's result to set beside the run */
+    struct disagg_options disagg; /* --disaggregated's pools and link */
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;
     const char *hf_repo; /* import-hf --hf-id: the Hugging Face id of the launch lines */

@@ -439,6 +439,7 @@ const struct option_row options_table[OPT_COUNT] = {
                         .metavar = "text|json", .complete = COMPLETE_WORDS, .words = "text json",
                         .help = "a table (default) or JSON: the plan's snapshot with\n"
                                 "result.simulation (vllm bench serve's keys)"},
+    DISAGG_OPTION_ROWS
     [OPT_HELP] = {OPTNAME_HELP, 'h', .commands = ~0u, .unlisted = true, .help = "this help"},
 };
 

@@ -121,6 +121,18 @@
 #define OPTNAME_GOODPUT_TARGET "--goodput-target"
 #define OPTNAME_PARETO "--pareto"
 #define OPTNAME_COMPARE "--compare"
+/* simulate and solve: disaggregated prefill and decode (doc/MODEL.md) */
+#define OPTNAME_DISAGGREGATED "--disaggregated"
+#define OPTNAME_NO_DISAGGREGATED "--no-disaggregated"
+#define OPTNAME_PREFILL_GPU "--prefill-gpu"
+#define OPTNAME_PREFILL_GPUS "--prefill-gpus"
+#define OPTNAME_PREFILL_TP "--prefill-tp"
+#define OPTNAME_DECODE_GPU "--decode-gpu"
+#define OPTNAME_DECODE_GPUS "--decode-gpus"
+#define OPTNAME_DECODE_TP "--decode-tp"
+#define OPTNAME_KV_LINK "--kv-link"
+#define OPTNAME_KV_TRANSFER_BANDWIDTH "--kv-transfer-bandwidth"
+#define OPTNAME_KV_TRANSFER_LATENCY "--kv-transfer-latency"
 #define OPTNAME_HELP "--help"
 
 #endif

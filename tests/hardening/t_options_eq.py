@@ -41,7 +41,9 @@ SLO_BASE = ["--request-rate", "20", "--goodput", "tpot:100", "--num-prompts", "4
             "--random-input-len", "256", "--random-output-len", "16", "--max-gpus", "4"]
 SLO_FLAGS = {"--num-prompts", "--request-rate", "--burstiness", "--random-input-len",
              "--random-output-len", "--random-range-ratio", "--seed", "--max-concurrency",
-             "--goodput", "--goodput-target"}
+             "--goodput", "--goodput-target", "--disaggregated", "--no-disaggregated",
+             "--prefill-gpu", "--decode-gpu", "--kv-link", "--kv-transfer-bandwidth",
+             "--kv-transfer-latency"}
 VLLM, SGLANG, LLAMACPP = ["--engine", "vllm"], ["--engine", "sglang"], ["--engine", "llama.cpp"]
 # A valid value of each option, and the other options it needs to mean something.
 VALUES = {
@@ -98,6 +100,11 @@ VALUES = {
     "--goodput": ("ttft:500", []), "--goodput-target": ("0.9", []), "--compare": (BENCH, []),
     "--router": ("round-robin", ["--gpus", "2", "--tp", "1"]),
     "--capacity-scheduler-policy": ("MAX_UTILIZATION", ["--engine", "trtllm"]),
+    "--prefill-gpu": ("h200", ["--disaggregated"]), "--decode-gpu": ("h200", ["--disaggregated"]),
+    "--prefill-gpus": ("2", ["--disaggregated"]), "--decode-gpus": ("2", ["--disaggregated"]),
+    "--prefill-tp": ("2", ["--disaggregated"]), "--decode-tp": ("2", ["--disaggregated"]),
+    "--kv-link": ("roce", ["--disaggregated"]), "--kv-transfer-bandwidth": ("100", ["--disaggregated"]),
+    "--kv-transfer-latency": ("0.5", ["--disaggregated"]),
 }
 # What a command answers on purpose when given the option; anything else must succeed.
 REFUSED = {("planner", "--export"): "--export: writes the snapshot of `kvplan plan`",
