@@ -14,6 +14,7 @@
 #include "app/layout.h"
 #include "core/curve.h"
 #include "core/plan.h"
+#include "core/solve.h"
 #include "io/catalog.h"
 #include "io/report.h"
 #include "io/snapshot.h"
@@ -55,7 +56,7 @@ enum {
     PLANNER_TEXT_MAX = 256,
     PLANNER_SLOTS = SNAPSHOT_SESSION_MAX, /* named scenarios in one session */
     PLANNER_UNDO = 24,                     /* changes each scenario can undo */
-    PLANNER_OPTIONS = 6,
+    PLANNER_OPTIONS = SOLVE_CHANGES_MAX, /* what would it take: a digit each */
     PLANNER_PATH_MAX = 1024, /* a file a scenario came from: a longer path is not kept */
     /* what y or Y copies, whole: the longest command or launch line */
     PLANNER_COPY_MAX = ((int)ENGINE_LAUNCH_MAX > (int)REPORT_COMMAND_MAX ? (int)ENGINE_LAUNCH_MAX

@@ -168,6 +168,41 @@ static void do_open(struct planner *p, const char *prompt)
     }
 }
 
+/* A split as engines name it: "TP8", "2 x TP4", "2 x TP4 PP2", and
+ * "2 x layers/2" where the engine splits layers (the TP control's words). */
+static void split_text(const struct scenario *s, char *buf, size_t size)
+{
+    uint32_t reps = scenario_replicas(s);
+    int n = reps > 1 ? snprintf(buf, size, "%u x ", reps) : 0;
+    n += snprintf(buf + n, size - (size_t)n,
+                  engine_desc(s->engine.kind)->splits_layers ? "layers/%u" : "TP%u",
+                  scenario_tp(s));
+    if (scenario_pp(s) > 1)
+        snprintf(buf + n, size - (size_t)n, " PP%u", scenario_pp(s));
+}
+
+/* "fp8 weights instead of bf16: 23 users", "vLLM instead of llama.cpp: ...",
+ * "2 x TP4 instead of TP8: ..." */
+static void layout_change_text(const struct solve_change *c, const struct plan_result *r,
+                               const struct scenario *now, char *buf, size_t size)
+{
+    char a[32], b[32], u[32];
+    units_format_int(c->users, u, sizeof u);
+    const char *us = c->users == 1 ? "user" : "users";
+    const struct scenario *s = &c->scenario;
+    if (c->kind == CHANGE_WEIGHT_DTYPE) {
+        snprintf(buf, size, "%s weights instead of %s: %s %s", dtype_info(s->weight_dtype)->name,
+                 dtype_info(r->weight_dtype)->name, u, us);
+    } else if (c->kind == CHANGE_ENGINE) {
+        snprintf(buf, size, "%s instead of %s: %s %s", engine_desc(s->engine.kind)->title,
+                 engine_desc(now->engine.kind)->title, u, us);
+    } else {
+        split_text(s, a, sizeof a);
+        split_text(now, b, sizeof b);
+        snprintf(buf, size, "%s instead of %s: %s %s", a, b, u, us);
+    }
+}
+
 /* The options that reach p->target_users, one keystroke each. */
 static void what_would_it_take(struct planner *p)
 {
@@ -175,7 +210,7 @@ static void what_would_it_take(struct planner *p)
     size_t ng = 0;
     for (size_t i = 0; i < p->catalog->gpu_count && ng < 512; i++)
         gpus[ng++] = &p->catalog->gpus[i].spec;
-    struct solve_change ch[5];
+    struct solve_change ch[SOLVE_CHANGES_MAX];
     const struct scenario *now = planner_scenario(p);
     int n = solve_changes(now, p->target_users, gpus, ng, ch);
     p->option_count = 0;
@@ -208,6 +243,9 @@ static void what_would_it_take(struct planner *p)
         case CHANGE_GPU_TYPE:
             snprintf(o->text, sizeof o->text, "%u x %s ($%.2f/h each) instead: %s %s", s->gpus,
                      s->gpu.name, s->gpu.price_usd_per_hour, u, us);
+            break;
+        default: /* the weights, the engine, the split */
+            layout_change_text(&ch[i], planner_result(p), now, o->text, sizeof o->text);
             break;
         }
         o->scenario = *s;

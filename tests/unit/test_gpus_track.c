@@ -1,39 +1,14 @@
 /* The GPUs control's track: a count of GPUs sits at one place and a place
  * means one count, whatever the split of those GPUs (TP x PP x replicas). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "catalog_fixture.h"
 
 #include "app/planner.h"
-#include "io/catalog.h"
-
-static struct catalog cat;
-
-static int load(void **state)
-{
-    (void)state;
-    struct diag d = {0};
-    catalog_init(&cat);
-    return catalog_load_embedded(&cat, &d) ? 0 : -1;
-}
-
-static int unload(void **state)
-{
-    (void)state;
-    catalog_free(&cat);
-    return 0;
-}
 
 /* A planner on llama-3.1-70b over H100s, split as asked (0: the default). */
 static struct planner *split(uint32_t gpus, uint32_t tp, uint32_t pp)
 {
     static struct planner p;
-    struct scenario s;
-    scenario_default(&s, &catalog_find_gpu(&cat, "h100-sxm")->spec,
-                     &catalog_find_model(&cat, "llama-3.1-70b")->spec);
+    struct scenario s = base("h100-sxm", "llama-3.1-70b");
     s.context_tokens = 8192;
     s.engine.kind = ENGINE_VLLM;
     s.gpus = gpus;
@@ -97,5 +72,5 @@ int main(void)
         cmocka_unit_test(a_place_sets_the_count_it_shows_whatever_the_split),
         cmocka_unit_test(wide_splits_still_step_past_the_track),
     };
-    return cmocka_run_group_tests(tests, load, unload);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }
