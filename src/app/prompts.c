@@ -26,6 +26,8 @@ void prompt_open(struct planner *p, enum prompt_kind kind, const char *initial)
     snprintf(p->prompt.text, sizeof p->prompt.text, "%s", initial);
     p->prompt.fresh = p->prompt.text[0] != '\0';
     p->prompt.cut = false;
+    if (kind == PROMPT_OPEN)
+        prompt_open_begin(p);
 }
 
 /* Whether the planner may write an export to path, said in p->error when
@@ -135,6 +137,7 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
         if (kind == PROMPT_EXPORT) {
             p->saved_print = planner_session_print(p); /* the session is safe: q quits */
             planner_set_file(p, path); /* y copies a --load of it */
+            recent_remember(path, &d); /* o offers it; a list not kept leaves the export done */
         }
         snprintf(p->status, sizeof p->status, "wrote %s (%s)", path,
                  kind == PROMPT_EXPORT_MD    ? "Markdown"
@@ -157,10 +160,14 @@ static void do_open(struct planner *p, const char *prompt)
         const struct catalog *c = p->catalog;
         const char *const *dirs = p->preset_dirs; /* the catalogue's, as it was */
         int ndirs = p->preset_dir_count;
+        planner_hold_session(p); /* z brings it back */
         planner_init_session(p, c, &ss);
+        planner_held_opened(p, path);
         p->preset_dirs = dirs;
         p->preset_dir_count = ndirs;
         planner_set_file(p, path);
+        struct diag ignored = {0}; /* a list that cannot be kept leaves the open done */
+        recent_remember(path, &ignored);
         snprintf(p->status, sizeof p->status, "opened %s: %d scenario%s", path, ss.count,
                  ss.count == 1 ? "" : "s");
     } else {
@@ -350,7 +357,7 @@ static const struct prompt_def {
                           .empty = "export cancelled: no file name", .finish = export_finish},
     [PROMPT_EXPORT_SVG] = {.prefix = "SVG to: ", .hint = "Enter writes, Esc cancels",
                            .empty = "export cancelled: no file name", .finish = export_finish},
-    [PROMPT_OPEN] = {.prefix = "Open snapshot: ", .hint = "Enter opens, Esc cancels",
+    [PROMPT_OPEN] = {.prefix = "Open snapshot: ", .hint = "Enter opens, Tab completes, Esc cancels",
                      .finish = open_finish},
     [PROMPT_LABEL] = {.prefix = "Name of scenario ", .numbered = true, .hint = "Enter names it",
                       .max = SNAPSHOT_LABEL_BYTES, .what = "the name", .finish = name_scenario},
@@ -378,7 +385,9 @@ void prompt_describe(const struct planner *p, char *prefix, size_t psize, char *
         snprintf(prefix, psize, "%s%d: ", d->prefix, p->current + 1);
     else
         snprintf(prefix, psize, "%s", d->prefix);
-    if (d->max && p->prompt.cut) /* said while typing: what comes past it is not kept */
+    if (p->prompt.kind == PROMPT_OPEN)
+        snprintf(hint, hsize, "%s%s", d->hint, p->prompt.recent.count ? "; Up: recent files" : "");
+    else if (d->max && p->prompt.cut) /* said while typing: what comes past it is not kept */
         snprintf(hint, hsize, "%s; full: %zu bytes, no more is kept", d->hint, d->max);
     else if (d->max)
         snprintf(hint, hsize, "%s; at most %zu bytes", d->hint, d->max);
