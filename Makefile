@@ -126,7 +126,7 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 # Fuzzing: a libFuzzer target per parser (tests/fuzz/fuzz_*.c). `make fuzz`
 # runs each for FUZZ_SECONDS under ASan/UBSan (clang); `make test` replays
 # the seed corpus and every past finding through the same targets.
-FUZZ_TARGETS := preset snapshot session hfconfig hfimport enginelog units
+FUZZ_TARGETS := preset snapshot session hfconfig hfimport enginelog units safetensors
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
@@ -159,6 +159,13 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	if ls build/fuzz/crashes/* >/dev/null 2>&1; then \
 	  echo "fuzz: findings in build/fuzz/crashes (copy each to tests/fuzz/regressions/TARGET/)"; exit 1; fi; \
 	echo "fuzz: no findings"
+
+# One target alone: `make fuzz-safetensors` (FUZZ_SECONDS as above).
+fuzz-%: build/fuzz/fuzz_%
+	@mkdir -p build/fuzz/corpus-$* build/fuzz/crashes
+	build/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  -max_len=65536 -print_final_stats=1 -artifact_prefix=build/fuzz/crashes/$*- \
+	  build/fuzz/corpus-$* tests/fuzz/corpus/$* $$(ls -d tests/fuzz/regressions/$* 2>/dev/null)
 
 $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_OBJ) | $(BUILD)/.test-deps
 	@mkdir -p $(@D)

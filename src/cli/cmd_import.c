@@ -8,9 +8,59 @@
 #include "cli/options.h"
 #include "cli/options_table.h"
 #include "core/text.h"
+#include "core/units.h"
 #include "io/fileio.h"
 #include "io/hfconfig.h"
+#include "io/hfweights.h"
 #include "io/preset.h"
+
+/* The weights' exact bytes, when the checkpoint sits beside the config;
+ * what they come from goes to stderr with the summary. */
+static bool exact_weights(const char *path, struct hf_import *h, struct diag *d)
+{
+    struct hf_weights w;
+    if (!hfweights_read(path, &w, d))
+        return false;
+    if (!w.found)
+        return true;
+    h->model.weights_bytes = w.bytes;
+    if (w.from_index) {
+        fprintf(stderr, "  weights: %llu bytes (%.2f GiB), model.safetensors.index.json's "
+                        "metadata.total_size\n",
+                (unsigned long long)w.bytes, (double)w.bytes / (double)GIB);
+        return true;
+    }
+    fprintf(stderr, "  weights: %llu bytes (%.2f GiB) in %llu tensors of %llu safetensors "
+                    "file%s:",
+            (unsigned long long)w.bytes, (double)w.bytes / (double)GIB,
+            (unsigned long long)w.sum.tensors, (unsigned long long)w.sum.files,
+            w.sum.files == 1 ? "" : "s");
+    for (int t = 0; t < ST_DTYPE_COUNT; t++)
+        if (w.sum.by_dtype[t])
+            fprintf(stderr, " %s %llu", safetensors_dtype_name((enum st_dtype)t),
+                    (unsigned long long)w.sum.by_dtype[t]);
+    fprintf(stderr, "\n");
+    return true;
+}
+
+/* --hf-id: the model every launch line serves, in place of _name_or_path. */
+static bool set_hf_id(const char *hf_id, struct hf_import *h, struct diag *d)
+{
+    if (hf_id == NULL)
+        return true;
+    if (!spec_hf_id_valid(hf_id))
+        return diag_fail(d, "%s: '%s' is not a Hugging Face id (OWNER/NAME or NAME: letters, "
+                            "digits, '-', '_', '.')",
+                         OPTION_FLAG(OPT_HF_ID), hf_id);
+    snprintf(h->model.hf_id, sizeof h->model.hf_id, "%s", hf_id);
+    /* the note that _name_or_path was left out no longer holds: drop it */
+    int kept = 0;
+    for (int i = 0; i < h->note_count; i++)
+        if (strncmp(h->notes[i], "_name_or_path ", 14) != 0)
+            memmove(h->notes[kept++], h->notes[i], sizeof h->notes[i]);
+    h->note_count = kept;
+    return true;
+}
 
 int cmd_import_hf(int argc, char **argv)
 {
@@ -30,13 +80,9 @@ int cmd_import_hf(int argc, char **argv)
     struct hf_import h;
     bool ok = hfconfig_parse(path, text, len, id, name, &h, &d);
     free(text);
+    ok = ok && set_hf_id(o.hf_repo, &h, &d);
     if (!ok)
         return cli_fail(d.message);
-    cJSON *json = preset_model_to_json(&h.model, true);
-    char *out = json ? cJSON_Print(json) : NULL;
-    cJSON_Delete(json);
-    if (out == NULL)
-        return cli_fail("cannot build the preset (out of memory)");
     /* the summary goes to stderr so stdout stays a clean preset */
     char shown[1024]; /* the file name as printed: no controls in it */
     text_escape(path, shown, sizeof shown);
@@ -47,8 +93,19 @@ int cmd_import_hf(int argc, char **argv)
     if (h.stated_params > 0)
         fprintf(stderr, "; the config states %.3fB", h.stated_params / 1e9);
     fprintf(stderr, "\n");
+    for (int i = 0; i < 2; i++)
+        if (h.defaults[i].count)
+            fprintf(stderr, "  defaulted as transformers' %s (not in the config): %s\n",
+                    h.defaults[i].cls, h.defaults[i].fields);
     for (int i = 0; i < h.note_count; i++)
         fprintf(stderr, "  note: %s\n", h.notes[i]);
+    if (!exact_weights(path, &h, &d))
+        return cli_fail(d.message);
+    cJSON *json = preset_model_to_json(&h.model, true);
+    char *out = json ? cJSON_Print(json) : NULL;
+    cJSON_Delete(json);
+    if (out == NULL)
+        return cli_fail("cannot build the preset (out of memory)");
     int status = 0;
     if (output) {
         size_t n = strlen(out);

@@ -116,6 +116,7 @@ enum option_id {
     OPT_ID,
     OPT_NAME,
     OPT_OUTPUT,
+    OPT_HF_ID,
     OPT_CATALOG_FORMAT,
     OPT_NUM_PROMPTS,
     OPT_REQUEST_RATE,
@@ -199,6 +200,7 @@ struct options {
     const char *compare_path; /* a benchmark's result to set beside the run */
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;
+    const char *hf_repo; /* import-hf --hf-id: the Hugging Face id of the launch lines */
     const char *engine_version; /* calibrate: the engine's version the benchmark ran */
     bool json;
 };

@@ -327,6 +327,10 @@ const struct option_row options_table[OPT_COUNT] = {
                     .offset = AT(output_path), .metavar = "FILE", .complete = COMPLETE_FILE,
                     .unlisted = true,
                     .help = "write the preset to FILE (default: standard output)"},
+    [OPT_HF_ID] = {OPTNAME_HF_ID, .commands = CMD_BIT(CMD_IMPORT_HF), .parse = opt_string,
+                   .offset = AT(hf_repo), .metavar = "ID", .unlisted = true,
+                   .help = "the Hugging Face id launch lines serve (default: the config's "
+                           "_name_or_path)"},
     [OPT_CATALOG_FORMAT] = {OPTNAME_FORMAT, .commands = CMD_BIT(CMD_LIST) | CMD_BIT(CMD_SHOW),
                             .parse = opt_catalog_format, .metavar = "F", .complete = COMPLETE_WORDS,
                             .words = "text json", .unlisted = true,
@@ -481,12 +485,15 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
         {"import-hf", .synopsis = "import-hf config.json",
          .about = "a model preset from a Hugging Face config", .run = cmd_import_hf,
          .takes_words = true, .args = {"@file"},
-         .head = "Usage: kvplan import-hf config.json [--id ID] [--name NAME] "
-                 "[-o|--output FILE]\n\n"
+         .head = "Usage: kvplan import-hf config.json [--id ID] [--name NAME] [--hf-id ID]\n"
+                 "                        [-o|--output FILE]\n\n"
                  "Writes a model preset (JSON) computed from a local Hugging Face config:\n"
                  "dimensions, KV heads, head_dim, MLA ranks, sliding windows, MoE experts,\n"
                  "tied embeddings and precision; the parameter count comes from the\n"
-                 "dimensions. Put the file in ~/.config/kvplan/presets to use it.\n"},
+                 "dimensions, a field the config leaves out from transformers' class\n"
+                 "defaults. The weights' exact bytes come from model.safetensors.index.json\n"
+                 "or the *.safetensors headers beside the config, when there. Put the\n"
+                 "file in ~/.config/kvplan/presets to use it.\n"},
     [CMD_COMPLETION] =
         {"completion", .synopsis = "completion bash|zsh|fish", .about = "a shell completion script",
          .run = cmd_completion, .takes_words = true, .args = {"bash zsh fish"},

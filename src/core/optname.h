@@ -98,6 +98,7 @@
 #define OPTNAME_ID "--id"
 #define OPTNAME_NAME "--name"
 #define OPTNAME_OUTPUT "--output"
+#define OPTNAME_HF_ID "--hf-id"
 /* simulate: vllm bench serve's names */
 #define OPTNAME_NUM_PROMPTS "--num-prompts"
 #define OPTNAME_REQUEST_RATE "--request-rate"

@@ -17,7 +17,7 @@
 
 void hf_note(struct hf_import *h, const char *fmt, ...)
 {
-    if (h->note_count >= 4)
+    if (h->note_count >= (int)(sizeof h->notes / sizeof h->notes[0]))
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -121,6 +121,13 @@ static const char *k_expansion[] = {"expansion_ratio", 0};
 static const char *k_index_dim[] = {"index_head_dim", 0};
 static const char *k_index_heads[] = {"index_n_heads", 0};
 static const char *k_index_topk[] = {"index_topk", 0};
+/* the spellings of the fields with more than one, for the defaults; a
+ * layer_types list stands for the pattern it spells out */
+static const char *k_pattern_types[] = {"sliding_window_pattern", "layer_types", 0};
+static const char *k_window_types[] = {"max_window_layers", "layer_types", 0};
+static const char *const *const spellings[] = {k_layers, k_hidden,  k_heads,         k_kv,
+                                               k_inter,  k_pos,     k_experts,       k_topk,
+                                               k_window, k_pattern_types, k_window_types, 0};
 
 /* model_type (inside text_config first), _name_or_path, and the family. */
 static bool read_identity(struct hf_read *x)
@@ -323,17 +330,32 @@ bool hfconfig_parse(const char *path, const char *text, size_t len, const char *
     x.r = (struct jsonread){path, text, len, 0, ""};
     x.tr = x.r;
     /* multimodal configs keep the language model under text_config */
-    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
+    cJSON *tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
     if (cJSON_IsObject(tc)) {
         x.o = tc;
         x.tr = jsonread_child(&x.r, "text_config", "text_config.");
     }
-    bool ok = read_identity(&x) && read_dims(&x) && check_dims(&x) && read_family(&x) &&
+    bool ok = read_identity(&x);
+    if (ok) { /* what transformers' class gives a field the config leaves out */
+        hfdefaults_apply(cJSON_IsObject(tc) ? tc : root, x.type, false, spellings,
+                         &h->defaults[0]);
+        const cJSON *outer = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+        if (cJSON_IsObject(tc) && cJSON_IsString(outer))
+            hfdefaults_apply(root, outer->valuestring, true, spellings, &h->defaults[1]);
+    }
+    ok = ok && read_dims(&x) && check_dims(&x) && read_family(&x) &&
               hf_fill_spec(&x, id, name) && hf_read_windows(&x) && hf_read_precision(&x) &&
               hf_count_params(&x);
     cJSON_Delete(root);
     if (!ok)
         return false;
+    /* the preset's source says which fields came from a class, not the file */
+    for (int i = 0; i < 2; i++)
+        if (h->defaults[i].count) {
+            size_t n = strlen(h->model.source);
+            snprintf(h->model.source + n, sizeof h->model.source - n, "; %s from transformers' %s",
+                     h->defaults[i].fields, h->defaults[i].cls);
+        }
     struct diag v = {0};
     if (!spec_model_validate(&h->model, &v))
         return diag_fail(d, "%s: the imported model is not valid: %s", path, v.message);

@@ -13,14 +13,17 @@
 
 #include "core/params.h"
 #include "core/spec.h"
+#include "io/hfdefaults.h"
 
 struct hf_import {
     struct model_spec model;
     struct arch_dims dims;
     char model_type[64];
     double stated_params; /* a count the config states (num_parameters), 0 if none */
-    char notes[4][192];   /* what was decided and why, for the user */
+    char notes[8][192];   /* what was decided and why, for the user */
     int note_count;
+    /* the fields transformers' classes gave: the text config's, the outer one's */
+    struct hf_defaulted defaults[2];
 };
 
 /* Parses config.json text; id and name may be NULL (derived from the

@@ -218,21 +218,57 @@ static uint64_t windowed_layers(struct hf_read *x, struct model_spec *m)
         windowed = a->layers - a->layers / pattern; /* layer i global iff (i+1) % N == 0 */
         snprintf(m->window_pattern, sizeof m->window_pattern, "%llu local : 1 global",
                  (unsigned long long)(pattern - 1));
-    } else if (a->family == ARCH_GEMMA2) {
-        windowed = (a->layers + 1) / 2; /* even layers local */
+    } else if (a->family == ARCH_GEMMA2 || (a->family == ARCH_GPT_OSS && window)) {
+        windowed = (a->layers + 1) / 2; /* even layers local (Gemma2Config, GptOssConfig) */
         snprintf(m->window_pattern, sizeof m->window_pattern, "alternating local/global");
     } else if (a->family == ARCH_LLAMA4 && window) {
         windowed = a->layers - a->layers / 4; /* every 4th layer global */
         snprintf(m->window_pattern, sizeof m->window_pattern, "3 chunked : 1 global");
-    } else if (window && strcmp(x->type, "mistral") == 0) {
-        windowed = a->layers;
+    } else if (window && (strcmp(x->type, "mistral") == 0 || strcmp(x->type, "mixtral") == 0 ||
+                          strcmp(x->type, "qwen3_moe") == 0)) {
+        windowed = a->layers; /* their attention takes sliding_window in every layer */
         snprintf(m->window_pattern, sizeof m->window_pattern, "every layer");
+    } else if (window && (strcmp(x->type, "qwen2") == 0 || strcmp(x->type, "qwen3") == 0)) {
+        /* Qwen2Config, Qwen3Config: layer i slides iff i >= max_window_layers */
+        uint64_t full = 0;
+        if (!jsonread_u64(&x->tr, x->o, "max_window_layers", true, 0, 100000, &full, x->d))
+            return UINT64_MAX;
+        windowed = full < a->layers ? a->layers - full : 0;
+        snprintf(m->window_pattern, sizeof m->window_pattern, "from layer %llu",
+                 (unsigned long long)full);
     } else if (window && strcmp(x->type, "phi3") == 0) {
         hf_note(x->h, "sliding_window %llu left out: kernels disagree on honouring it in Phi-3; "
                    "planned as full attention",
              (unsigned long long)window);
     }
     return windowed;
+}
+
+/* A window is never dropped unsaid: one the config gives that no layer
+ * takes (no layer_types, sliding_window_pattern or rule of the family), or
+ * windowed layers without a window, is a warning, and the model is planned
+ * with full attention in every layer. */
+static bool unplaced_window(struct hf_read *x, bool use_sw, uint64_t windowed)
+{
+    struct model_spec *m = &x->h->model;
+    if (windowed > x->h->dims.layers)
+        return jsonread_fail(&x->tr, x->d, "layer_types: %llu windowed layers of %llu",
+                             (unsigned long long)windowed,
+                             (unsigned long long)x->h->dims.layers);
+    if (use_sw && x->window && windowed == 0 && strcmp(x->type, "phi3") != 0) {
+        hf_note(x->h, "warning: sliding_window %llu is not placed: no layer_types, "
+                      "sliding_window_pattern or rule for model_type %s; planned as full "
+                      "attention",
+                (unsigned long long)x->window, x->type);
+        m->window_pattern[0] = '\0';
+    }
+    if (use_sw && !x->window && windowed) {
+        hf_note(x->h, "warning: %llu sliding layers but no sliding_window; planned as full "
+                      "attention",
+                (unsigned long long)windowed);
+        m->window_pattern[0] = '\0';
+    }
+    return true;
 }
 
 /* Sliding windows (unless use_sliding_window is false), or a hybrid's
@@ -244,9 +280,13 @@ bool hf_read_windows(struct hf_read *x)
     if (jsonread_has(x->o, "use_sliding_window"))
         jsonread_bool(&x->tr, x->o, "use_sliding_window", false, &use_sw, x->d);
     uint64_t windowed = windowed_layers(x, m);
-    if (!use_sw && windowed == 0 && x->window)
+    if (windowed == UINT64_MAX)
+        return false;
+    if (!use_sw && x->window)
         hf_note(x->h, "sliding_window %llu is disabled (use_sliding_window false)",
              (unsigned long long)x->window);
+    if (!hfhybrid_family(x->h->dims.family) && !unplaced_window(x, use_sw, windowed))
+        return false;
     if (hfhybrid_family(x->h->dims.family)) {
         windowed = 0;
         if (!hfhybrid_spec(&x->tr, x->o, &x->h->dims, m, x->d))
@@ -255,7 +295,11 @@ bool hf_read_windows(struct hf_read *x)
                    "keep KV",
              m->state_layers, m->state_kind, spec_kv_layers(m));
     }
-    if (windowed && x->window && use_sw) {
+    if (windowed && x->window && use_sw && x->window > m->max_context_tokens)
+        hf_note(x->h, "sliding_window %llu is more than the %llu-token context: it never "
+                      "fills, planned as full attention",
+                (unsigned long long)x->window, (unsigned long long)m->max_context_tokens);
+    else if (windowed && x->window && use_sw) {
         m->windowed_layers = (uint32_t)windowed;
         m->window_tokens = x->window;
     }

@@ -699,7 +699,7 @@ printf '{%s, "torch_dtype": "float77"}\n' "$hf0" > "$T/f77.json"
 expect 2 "f77.json: torch_dtype: 'float77' is not a precision kvplan knows" import-hf "$T/f77.json"
 printf '{%s}\n' "$hf0" > "$T/hfabsent.json"
 expect 0 "note: torch_dtype '' not understood: assumed bf16" import-hf "$T/hfabsent.json"
-expect 0 "note: no max_position_embeddings: assumed 2,048 tokens" import-hf "$T/hfabsent.json"
+expect 0 "defaulted as transformers' LlamaConfig @008e574 (not in the config): max_position_embeddings 2048" import-hf "$T/hfabsent.json"
 printf '{%s, "index_head_dim": 4, "index_n_heads": 2, "index_topk": 16, "kv_lora_rank": 0}\n' "$(printf '%s' "$hf0" | sed 's/"llama"/"deepseek_v32"/')" > "$T/dsa0.json"
 expect 2 "kv_lora_rank: sparse attention needs index_head_dim and index_topk on an MLA model" import-hf "$T/dsa0.json"
 # a snapshot's model with a state kind kvplan cannot size is refused, naming the field
@@ -722,7 +722,11 @@ expect 2 "layer_types: missing" import-hf "$T/gr3.json"
 printf '{%s, "layer_types": ["mamba", "attention"], "mamba_ssm_cache_dtype": "float7"}\n' "$gr" > "$T/gr4.json"
 expect 2 "mamba_ssm_cache_dtype: 'float7' is not a precision" import-hf "$T/gr4.json"
 sed 's/"linear_num_value_heads": 2, //' "$T/q3n.json" > "$T/q3n-missing.json"
-expect 2 "linear_num_value_heads: missing" import-hf "$T/q3n-missing.json"
+# a field the config leaves out takes Qwen3NextConfig's default, and says so
+expect 0 "max_position_embeddings 32768, linear_num_value_heads 32" import-hf "$T/q3n-missing.json"
+# a hybrid field no class defaults stays required
+sed 's/"n_groups": 1, //' "$T/nem.json" > "$T/nem-nogroups.json"
+expect 2 "n_groups: missing" import-hf "$T/nem-nogroups.json"
 # jamba by hand: 2 layers (attention at i % 2 == 1, MoE at i % 2 == 1), h 8, d_inner 16, d_state 2,
 # conv 2, dt_rank 1, 2 heads / 1 kv of 4, 2 experts of 4 top-1, vocab 10: Mamba-1 in_proj 256 +
 # conv 32 + bias 16 + x_proj 80 + dt_proj 32 + A_log 32 + D 16 + out 128 + dt/B/C norms 5 = 597;

@@ -83,6 +83,7 @@ VALUES = {
     ("calibrate", "--save"): (os.path.join(TMP, "saved.json"), ["--model", "llama-3-8b"]),
     ("calibrate", "--engine-version"): ("0.10.1", []),
     ("import-hf", "--id"): ("my-gemma", []), ("import-hf", "--name"): ("My Gemma", []),
+    ("import-hf", "--hf-id"): ("google/my-gemma", []),
     ("import-hf", "--output"): (os.path.join(TMP, "preset.json"), []),
     "--num-prompts": ("30", []), "--request-rate": ("5", []), "--burstiness": ("0.5", ["--request-rate", "5"]),
     "--random-input-len": ("512", []), "--random-output-len": ("16", []),

@@ -1,0 +1,118 @@
+/* The weights beside a config.json: the index's total, or the headers' sum. */
+#include "hfweights.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cJSON.h>
+
+#include "io/fileio.h"
+#include "io/jsonread.h"
+
+enum { DIR_MAX = 4096 };
+
+static bool regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* metadata.total_size of the index, the bytes of every tensor it maps.
+ * Parsed by cJSON alone: a large model's weight_map has more entries than
+ * jsonread_parse allows a config (the fields are still located by jsonread). */
+static bool index_total(const char *path, uint64_t *out, struct diag *d)
+{
+    size_t len = 0;
+    char *text = fileio_read(path, &len, d);
+    if (text == NULL)
+        return false;
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    struct jsonread r = {path, text, len, 0, ""};
+    bool ok = cJSON_IsObject(root) || diag_fail(d, "%s: not a JSON object", path);
+    const cJSON *meta = ok ? cJSON_GetObjectItemCaseSensitive(root, "metadata") : NULL;
+    if (ok && !cJSON_IsObject(meta))
+        ok = jsonread_fail(&r, d, "metadata: missing (an object holding total_size)");
+    if (ok) {
+        struct jsonread mr = jsonread_child(&r, "metadata", "metadata.");
+        ok = jsonread_u64(&mr, meta, "total_size", true, 1, (uint64_t)1 << 53, out, d);
+    }
+    cJSON_Delete(root);
+    free(text);
+    return ok;
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.safetensors files of dir, in name order, their headers summed. */
+static bool headers(const char *dir, struct st_sum *sum, struct diag *d)
+{
+    DIR *dp = opendir(dir);
+    if (dp == NULL)
+        return true; /* no folder to look in: nothing found */
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    bool ok = true;
+    struct dirent *e;
+    while (ok && (e = readdir(dp)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (l <= 12 || e->d_name[0] == '.' || strcmp(e->d_name + l - 12, ".safetensors") != 0)
+            continue;
+        if (n == cap) {
+            char **more = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
+            ok = more != NULL || diag_fail(d, "%s: out of memory", dir);
+            names = more ? more : names;
+        }
+        if (ok && (names[n] = strdup(e->d_name)) == NULL)
+            ok = diag_fail(d, "%s: out of memory", dir);
+        n += ok;
+    }
+    closedir(dp);
+    if (n)
+        qsort(names, n, sizeof *names, by_string);
+    for (size_t i = 0; ok && i < n; i++) {
+        char path[DIR_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        ok = safetensors_file(path, sum, d);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return ok;
+}
+
+bool hfweights_read(const char *config_path, struct hf_weights *w, struct diag *d)
+{
+    memset(w, 0, sizeof *w);
+    char dir[DIR_MAX];
+    if (strlen(config_path) >= sizeof dir - 64)
+        return true; /* a path this long holds nothing kvplan looks beside */
+    snprintf(dir, sizeof dir, "%s", config_path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    char index[DIR_MAX];
+    snprintf(index, sizeof index, "%s/model.safetensors.index.json", dir);
+    if (regular(index)) {
+        w->found = w->from_index = true;
+        return index_total(index, &w->bytes, d);
+    }
+    if (!headers(dir, &w->sum, d))
+        return false;
+    if (w->sum.bytes > ((uint64_t)1 << 53))
+        return diag_fail(d, "%s: the safetensors files hold %llu bytes, more than a preset "
+                            "holds (2^53)",
+                         dir, (unsigned long long)w->sum.bytes);
+    w->found = w->sum.files > 0 && w->sum.bytes > 0;
+    w->bytes = w->sum.bytes;
+    return true;
+}
