@@ -53,6 +53,8 @@ static void gpu(FILE *out, const struct gpu_spec *g)
     str(out, "achievable_mbu_basis", g->achievable_mbu_basis);
     u64(out, "host_link_bytes_per_s", g->host_link_bytes_per_s);
     str(out, "host_link_basis", g->host_link_basis);
+    u64(out, "unified_bytes", g->unified_bytes);
+    u64(out, "nvlink_domain_gpus", g->nvlink_domain_gpus);
 }
 
 static void model(FILE *out, const struct model_spec *m)

@@ -49,6 +49,7 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_IMAGES] = "Images",
     [SF_IMAGE_TOKENS] = "Image tokens",
     [SF_STEP_OVERHEAD] = "Step overhead (--step-overhead)",
+    [SF_WIRED_LIMIT] = "Wired limit (--wired-limit-mb)",
 };
 
 static const struct {

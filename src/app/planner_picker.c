@@ -42,6 +42,7 @@ uint64_t planner_picker_users(const struct planner *p, int index, bool *fits)
     if (p->picker.of == CTRL_GPU) {
         s.gpu = p->catalog->gpus[index].spec;
         s.has_vram = false;
+        s.wired_limit_mb = 0; /* the limit was the other Mac's */
     } else {
         s.model = p->catalog->models[index].spec;
         s.kv_heads = 0;

@@ -13,7 +13,7 @@ static void info_line(const struct scenario *s, struct rect r, char *line, size_
 {
     const struct model_spec *m = &s->model;
     char mem[32], maxc[32], heads[64];
-    units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, s->units, mem, sizeof mem);
+    units_format_bytes(scenario_gpu_memory(s), s->units, mem, sizeof mem);
     units_format_tokens_short(m->max_context_tokens, maxc, sizeof maxc);
     /* the KV heads in use (the KV heads control moves them), and their kind */
     uint32_t kvh = s->kv_heads ? s->kv_heads : m->kv_heads;
@@ -78,12 +78,14 @@ static void draw_info(const struct planner *p, struct rect r)
         struct model_spec model;
         bool has_vram;
         uint64_t vram_bytes;
+        uint32_t wired_limit_mb;
         enum unit_system units;
         char line[600];
     } last;
     const struct scenario *s = planner_scenario(p);
     if (!last.valid || last.w != r.w || last.has_vram != s->has_vram ||
         last.vram_bytes != s->vram_bytes || last.units != s->units ||
+        last.wired_limit_mb != s->wired_limit_mb ||
         memcmp(&last.gpu, &s->gpu, sizeof last.gpu) != 0 ||
         memcmp(&last.model, &s->model, sizeof last.model) != 0) {
         info_line(s, r, last.line, sizeof last.line);
@@ -93,6 +95,7 @@ static void draw_info(const struct planner *p, struct rect r)
         memcpy(&last.model, &s->model, sizeof last.model);
         last.has_vram = s->has_vram;
         last.vram_bytes = s->vram_bytes;
+        last.wired_limit_mb = s->wired_limit_mb;
         last.units = s->units;
     }
     widget_text(r.y, r.x, r.w, ROLE_DIM, last.line);

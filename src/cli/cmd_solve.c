@@ -312,7 +312,7 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
     int solved = print_rows_table(rows, nrows);
     uint32_t wide = 0; /* the widest tensor parallel past one node */
     for (int i = 0; i < nrows; i++)
-        if (rows[i].split.solved && rows[i].split.tp > SPEED_GPUS_PER_NODE &&
+        if (rows[i].split.solved && rows[i].split.tp > spec_gpu_domain(rows[i].gpu) &&
             rows[i].split.tp > wide)
             wide = rows[i].split.tp;
     if (wide)

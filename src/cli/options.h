@@ -44,6 +44,7 @@ enum option_id {
     OPT_AVG,
     OPT_BLOCK,
     OPT_VRAM,
+    OPT_WIRED_LIMIT,
     OPT_WEIGHTS,
     OPT_PRICE,
     OPT_CONCURRENCY,
@@ -168,6 +169,7 @@ struct options {
     double min_tok_s, max_ttft, mbu, mfu;
     double step_overhead; /* seconds; given[OPT_STEP_OVERHEAD] says whether given (0 counts) */
     uint64_t vram, weights;
+    uint32_t wired_limit_mb;
     double price;
     const char *draft_model_id; /* speculative decoding (options_spec.c); "none" turns it off */
     enum spec_method spec_method;

@@ -153,6 +153,8 @@ static void knobs(const struct options *o, struct scenario *s)
         s->has_vram = true;
         s->vram_bytes = o->vram;
     }
+    if (g[OPT_WIRED_LIMIT])
+        s->wired_limit_mb = o->wired_limit_mb;
     if (g[OPT_WEIGHTS]) {
         s->has_weights = true;
         s->weights_bytes = o->weights;

@@ -74,6 +74,13 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_VRAM] = {OPTNAME_VRAM, .commands = SCENARIO, .parse = opt_size, .min = 1,
                   .offset = AT(vram), .field = FIELD(SF_VRAM), .metavar = "SIZE",
                   .help = "memory per GPU instead of the preset's: 80GB, 80GiB"},
+    [OPT_WIRED_LIMIT] = {OPTNAME_WIRED_LIMIT_MB, .commands = PLANS | CMD_BIT(CMD_SWEEP),
+                         COUNT(1, 1u << 24),
+                         .offset = AT(wired_limit_mb), .field = FIELD(SF_WIRED_LIMIT),
+                         .metavar = "MIB",
+                         .help = "Apple silicon: the GPU's wired limit in MiB, as sudo sysctl\n"
+                                 "iogpu.wired_limit_mb=MIB sets it (default: macOS's, 2/3 of\n"
+                                 "unified memory up to 32 GiB, 3/4 above)"},
     [OPT_WEIGHTS] = {OPTNAME_WEIGHTS, .commands = SCENARIO, .parse = opt_size,
                      .offset = AT(weights), .field = FIELD(SF_WEIGHTS), .metavar = "SIZE",
                      .help = "weights of the whole model instead of params x dtype"},

@@ -31,6 +31,7 @@
 #define OPTNAME_MBU "--mbu"
 #define OPTNAME_MFU "--mfu"
 #define OPTNAME_STEP_OVERHEAD "--step-overhead"
+#define OPTNAME_WIRED_LIMIT_MB "--wired-limit-mb"
 #define OPTNAME_ENGINE_VERSION "--engine-version"
 #define OPTNAME_HOST_KV "--host-kv"
 #define OPTNAME_PREFIX_HIT_RATE "--prefix-hit-rate"

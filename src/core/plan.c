@@ -109,7 +109,7 @@ static uint32_t fixed_warnings(const struct scenario *s, const struct plan_resul
      * experts) needs none. */
     if (m->experts > SPEED_MOE_FINE_EXPERTS && s->gpu.bandwidth_bytes_per_s > 0)
         w |= WARN_SPEED_MOE;
-    if (r->tp > SPEED_GPUS_PER_NODE)
+    if (r->tp > spec_gpu_domain(&s->gpu))
         w |= WARN_TP_ACROSS_NODES;
     if (s->spec_method == SPEC_DRAFT && s->draft.vocab_size && m->vocab_size &&
         s->draft.vocab_size != m->vocab_size)
@@ -159,6 +159,8 @@ static uint32_t varied_warnings(const struct scenario *s, const struct plan_resu
         w |= WARN_HOST_TOO_SMALL;
     if (batched_unvalidated(s, r))
         w |= WARN_SPEED_BATCHED;
+    if (r->wired.suggest_mb)
+        w |= WARN_WIRED_LIMIT;
     return w;
 }
 
@@ -344,6 +346,7 @@ static void plan_varied(const struct scenario *s, const struct scenario *run,
     speedband_figures(&r->speed, &r->bands); /* the spread the measurements saw */
     price_compute(s, &r->placement, &r->totals, &r->speed, &r->price, x);
     host_tier_compute(s, &basis, &r->host, x);
+    wired_compute(s, r);
     r->warnings = fixed | varied_warnings(s, r);
 }
 

@@ -58,7 +58,8 @@ enum plan_warning {
     WARN_DRAFT_SIZE = 1u << 23,       /* the draft is no smaller than a quarter of the model */
     WARN_ENGINE_HARDWARE = 1u << 24,  /* the engine does not run on this GPU's vendor */
     WARN_SPEED_BATCHED = 1u << 25,    /* the engine's batched decode on this family: unvalidated */
-    WARN_LAST = WARN_SPEED_BATCHED
+    WARN_WIRED_LIMIT = 1u << 26,      /* unified memory: macOS's wired limit binds, a sysctl raises it */
+    WARN_LAST = WARN_WIRED_LIMIT
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu
@@ -75,6 +76,16 @@ enum segment {
     SEG_SPARE,    /* KV memory too small for one more user */
     SEG_RESERVED, /* headroom, or memory outside the engine's budget */
     SEG_COUNT
+};
+
+/* Unified memory (Apple silicon, core/plan_wired.c): the wired limit the
+ * plan ran under and, when memory falls short of what was asked (the
+ * weights, a user, --concurrency), the limit that would hold it. */
+struct wired_figures {
+    uint64_t unified_bytes; /* 0: the GPU's memory is its own */
+    uint64_t limit_bytes;   /* what the GPU may use */
+    uint32_t suggest_mb;    /* the wired limit, whole GiB in MiB, that holds what was asked;
+                             * 0: none is needed, or none below the unified memory */
 };
 
 /* The headroom rule's answer, kept beside an engine's for comparison only. */
@@ -120,6 +131,7 @@ struct plan_result {
     struct host_tier host;           /* --host-kv: the second tier */
     uint32_t warnings;               /* enum plan_warning bits */
     struct generic_figures generic;  /* engines only: the headroom rule's answer */
+    struct wired_figures wired;      /* unified memory's wired limit */
     const char *const *names;        /* how the caller names the fields, for warnings */
 };
 
@@ -185,6 +197,9 @@ void plan_layout_text(const struct plan_result *r, char *buf, size_t size);
 
 /* How the weights are stored (placement_weights_label). */
 const char *plan_weights_label(const struct plan_result *r);
+
+/* r->wired from the budget and the totals (core/plan_wired.c). */
+void wired_compute(const struct scenario *s, struct plan_result *r);
 
 /* What the speed model reads of r (core/speed.h). */
 struct speed_basis plan_speed_basis(const struct plan_result *r);

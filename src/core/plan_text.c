@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "optname.h"
 #include "speed.h"
 
 uint64_t plan_kv_token_bytes_per_gpu(const struct plan_result *r)
@@ -197,6 +198,9 @@ const char *plan_warning_text(enum plan_warning w)
     case WARN_CONCURRENCY_BEYOND_FIT:
         return "more users decoding at once than fit in memory: the speed is for a batch "
                "that cannot be held";
+    case WARN_WIRED_LIMIT:
+        return "macOS lets the GPU use only part of unified memory: `sudo sysctl "
+               "iogpu.wired_limit_mb=N` raises it";
     case WARN_TP_ACROSS_NODES:
         return "tensor parallel across nodes: engines use pipeline stages (--pp) between nodes";
     case WARN_DRAFT_VOCAB:
@@ -245,16 +249,24 @@ void plan_warning_format(const struct plan_result *r, enum plan_warning w, char 
         snprintf(buf, size, "llama.cpp loads GGUF weights (f16, bf16, q8_0, q6_k, q5_k_m, "
                  "q4_k_m, q4_0): choose one with %s", names[SF_WEIGHT_DTYPE]);
         return;
-    case WARN_TP_ACROSS_NODES:
+    case WARN_TP_ACROSS_NODES: {
         /* an option names itself; a control's label would only repeat the words */
+        unsigned node = r->speed.domain_gpus ? r->speed.domain_gpus : SPEED_GPUS_PER_NODE;
+        const char *what = node > SPEED_GPUS_PER_NODE ? "-GPU NVLink domains" : "-GPU nodes";
         if (strncmp(names[SF_PP], "--", 2) == 0)
-            snprintf(buf, size, "tensor parallel across nodes (%s %u over %u-GPU nodes): engines "
-                     "use pipeline stages (%s) between nodes", names[SF_TP], r->tp,
-                     SPEED_GPUS_PER_NODE, names[SF_PP]);
+            snprintf(buf, size, "tensor parallel across nodes (%s %u over %u%s): engines "
+                     "use pipeline stages (%s) between nodes", names[SF_TP], r->tp, node, what,
+                     names[SF_PP]);
         else
-            snprintf(buf, size, "tensor parallel across nodes (%s %u over %u-GPU nodes): engines "
-                     "use pipeline stages between nodes", names[SF_TP], r->tp,
-                     SPEED_GPUS_PER_NODE);
+            snprintf(buf, size, "tensor parallel across nodes (%s %u over %u%s): engines "
+                     "use pipeline stages between nodes", names[SF_TP], r->tp, node, what);
+        return;
+    }
+    case WARN_WIRED_LIMIT:
+        snprintf(buf, size, "the GPU may use %.1f GiB of %.0f GiB unified memory; `sudo sysctl "
+                 "iogpu.wired_limit_mb=%u` raises it to what this asks (%s %u plans with it)",
+                 (double)r->wired.limit_bytes / GIB, (double)r->wired.unified_bytes / GIB,
+                 r->wired.suggest_mb, OPTNAME_WIRED_LIMIT_MB, r->wired.suggest_mb);
         return;
     case WARN_STATE_CAP:
         units_format_int(r->engine.max_num_seqs, a, sizeof a);

@@ -50,7 +50,10 @@ void images_encoder_cache(const struct policy_ctx *c, uint64_t batched);
 /* ---- shared by the policies (policy_common.c; the allocation, policy_blocks.c) ---- */
 
 /* What CUDA reports as total per GPU: the logged figure, --vram, the
- * preset's observed figure, or the driver total less 460 MiB. */
+ * preset's observed figure, or the driver total less 460 MiB. On unified
+ * memory, what Metal reports (llama.cpp ggml-metal-device.m,
+ * ggml_metal_device_get_memory: total = recommendedMaxWorkingSetSize): the
+ * wired limit, whole. */
 uint64_t policy_cuda_total(const struct scenario *s);
 
 /* Peak of a profiling forward pass (vLLM, TensorRT-LLM): hidden states of

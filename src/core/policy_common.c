@@ -13,8 +13,8 @@ uint64_t policy_cuda_total(const struct scenario *s)
 {
     if (s->engine.gpu_total_bytes)
         return s->engine.gpu_total_bytes;
-    if (s->has_vram)
-        return s->vram_bytes;
+    if (s->has_vram || s->gpu.unified_bytes)
+        return scenario_gpu_memory(s);
     if (s->gpu.cuda_visible_bytes)
         return s->gpu.cuda_visible_bytes;
     /* the driver keeps ~0.45 GiB: H100 79.65 -> 79.22 GiB, RTX 3090 24.00 -> 23.57 */

@@ -90,7 +90,7 @@ static void budget(const struct policy_ctx *c)
     const struct scenario *s = c->s;
     struct plan_budget *r = c->b;
     const struct kv_cost *k = c->k;
-    uint64_t mem = s->has_vram ? s->vram_bytes : s->gpu.memory_bytes;
+    uint64_t mem = scenario_gpu_memory(s);
     uint64_t headroom = (uint64_t)llroundl((long double)mem * s->headroom_percent / 100.0L);
     uint64_t budget = mem - headroom;
     r->memory_bytes_per_gpu = mem;
@@ -107,7 +107,11 @@ static void budget(const struct policy_ctx *c)
     policy_user_bytes(c);
 
     struct explain_row *row = explain_row_begin(c->x, "pool", "KV pool", "per GPU");
-    explain_term(row, mem, XU_BYTES, s->has_vram ? "memory (--vram)" : "memory");
+    explain_term(row, mem, XU_BYTES,
+                 s->has_vram                             ? "memory (--vram)"
+                 : s->gpu.unified_bytes && s->wired_limit_mb ? "memory (--wired-limit-mb)"
+                 : s->gpu.unified_bytes                  ? "memory (Metal's working set)"
+                                                         : "memory");
     char name[48] = "";
     if (row) /* the texts only when the rows are kept */
         snprintf(name, sizeof name, "headroom (%g%%)", s->headroom_percent);

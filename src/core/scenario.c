@@ -52,6 +52,7 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_IMAGES] = OPTNAME_IMAGES,
     [SF_IMAGE_TOKENS] = OPTNAME_IMAGE_TOKENS,
     [SF_STEP_OVERHEAD] = OPTNAME_STEP_OVERHEAD,
+    [SF_WIRED_LIMIT] = OPTNAME_WIRED_LIMIT_MB,
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -194,6 +195,24 @@ uint64_t scenario_attention_bytes(const struct scenario *s)
 uint32_t scenario_pp(const struct scenario *s)
 {
     return s->pp ? s->pp : 1;
+}
+
+uint64_t scenario_gpu_memory(const struct scenario *s)
+{
+    if (s->has_vram)
+        return s->vram_bytes;
+    if (s->gpu.unified_bytes && s->wired_limit_mb) {
+        uint64_t wired = (uint64_t)s->wired_limit_mb * MIB;
+        return wired < s->gpu.unified_bytes ? wired : s->gpu.unified_bytes;
+    }
+    return s->gpu.memory_bytes;
+}
+
+const char *scenario_gpu_memory_basis(const struct scenario *s)
+{
+    return s->has_vram                                   ? OPTNAME_VRAM
+           : s->gpu.unified_bytes && s->wired_limit_mb ? OPTNAME_WIRED_LIMIT_MB
+                                                       : s->gpu.memory_basis;
 }
 
 uint32_t scenario_tp(const struct scenario *s)

@@ -92,6 +92,9 @@ struct scenario {
      * the calibration clears its bit). */
     char speed_basis[SPEC_NAME_MAX * 2];
     unsigned speed_calibrated;
+    /* Unified memory (Apple silicon): the GPU's wired limit in MiB as `sudo
+     * sysctl iogpu.wired_limit_mb=N` sets it; 0 = macOS's default. */
+    uint32_t wired_limit_mb;
 };
 
 enum { SPEED_CAL_MBU = 1u, SPEED_CAL_MFU = 2u, SPEED_CAL_OVERHEAD = 4u, SPEED_CAL_ALL = 7u };
@@ -143,6 +146,7 @@ enum scenario_field {
     SF_IMAGES,
     SF_IMAGE_TOKENS,
     SF_STEP_OVERHEAD,
+    SF_WIRED_LIMIT,
     SF_COUNT
 };
 
@@ -204,6 +208,13 @@ uint64_t scenario_replicated_bytes(const struct scenario *s);
 /* Tensor parallel size, pipeline stages and replicas (tp x pp x replicas = gpus). */
 uint32_t scenario_tp(const struct scenario *s);
 uint32_t scenario_pp(const struct scenario *s);
+
+/* The memory one GPU may use: --vram; on unified memory the wired limit
+ * (--wired-limit-mb, at most the unified memory), else Metal's default
+ * working set (the preset's memory_bytes); else the preset's. */
+uint64_t scenario_gpu_memory(const struct scenario *s);
+/* Where that figure comes from: "--vram", "--wired-limit-mb" or the preset's basis. */
+const char *scenario_gpu_memory_basis(const struct scenario *s);
 uint32_t scenario_replicas(const struct scenario *s);
 
 /* Images per request (images, or 1 when only image_tokens is given), the

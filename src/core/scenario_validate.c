@@ -262,6 +262,13 @@ static bool budget_validate(const struct scenario *s, const char *const *n,
                     s->headroom_percent);
     if (s->has_vram && (s->vram_bytes == 0 || s->vram_bytes > ((uint64_t)1 << 44)))
         return fail(d, n, SF_VRAM, field, "must be more than 0 B and at most 16 TiB");
+    if (s->wired_limit_mb && !s->gpu.unified_bytes)
+        return fail(d, n, SF_WIRED_LIMIT, field,
+                    "%s has no unified memory: the wired limit is macOS's, on Apple silicon",
+                    s->gpu.id);
+    if (s->wired_limit_mb && (uint64_t)s->wired_limit_mb * MIB > s->gpu.unified_bytes)
+        return fail(d, n, SF_WIRED_LIMIT, field, "%u MiB is more than the %llu MiB %s has",
+                    s->wired_limit_mb, (ull)(s->gpu.unified_bytes / MIB), s->gpu.id);
     if (s->has_weights && s->weights_bytes > ((uint64_t)1 << 60))
         return fail(d, n, SF_WEIGHTS, field, "is larger than any cluster (1 EiB)");
     if (s->has_price && !(s->price_usd_per_hour >= 0.0 && s->price_usd_per_hour < 1e6))

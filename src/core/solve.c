@@ -44,7 +44,8 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
     if (solve_unchecked(base, &out.why))
         return out;
     /* engines put pipeline stages between nodes, not tensor parallel */
-    uint32_t tp_max = max_pp > 1 && base->tp <= SPEED_GPUS_PER_NODE ? SPEED_GPUS_PER_NODE : 64;
+    uint32_t domain = spec_gpu_domain(&base->gpu);
+    uint32_t tp_max = max_pp > 1 && base->tp <= domain ? domain : domain > 64 ? domain : 64;
     for (uint32_t n = 1; n <= max_gpus; n++) {
         for (uint32_t pp = 1; pp <= (max_pp ? max_pp : 1) && pp <= n; pp++) {
         if (n % pp != 0)
@@ -201,6 +202,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
         s = *base;
         s.gpu = *gpus[i];
         s.has_vram = false;
+        s.wired_limit_mb = 0;
         uint64_t u = solve_users(&s);
         double price = gpus[i]->price_usd_per_hour;
         if (u < need || price < 0)
@@ -215,6 +217,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
         s = *base;
         s.gpu = *gpus[found];
         s.has_vram = false;
+        s.wired_limit_mb = 0;
         solve_keep(out, &n, CHANGE_GPU_TYPE, &s, need);
     }
     return solve_layout_changes(base, need, out, n);

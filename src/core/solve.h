@@ -28,7 +28,7 @@ struct solve_split {
  * users; among splits of that count, the fewest pipeline stages (up to
  * max_pp; 1 = none), then the largest tensor-parallel size that divides the
  * heads evenly (fewer weight copies). With pipeline stages allowed, tensor
- * parallel stays within a node (SPEED_GPUS_PER_NODE) as engines deploy it,
+ * parallel stays within a node or NVLink domain (spec_gpu_domain) as engines deploy it,
  * unless base->tp asks for more. A GPU whose figures cannot check the
  * targets is not solved, and `why` says so. Each layout tried costs one of
  * *plans_left (NULL: no limit); at 0 the search stops, UNSOLVED_OVER_BUDGET. */

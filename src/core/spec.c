@@ -157,5 +157,26 @@ bool spec_gpu_validate(const struct gpu_spec *g, struct diag *d)
     if (g->memory_bytes > ((uint64_t)1 << 44))
         return diag_fail(d, "memory_bytes: %llu is more than any GPU has (16 TiB)",
                          (unsigned long long)g->memory_bytes);
+    if (g->unified_bytes && g->memory_bytes > g->unified_bytes)
+        return diag_fail(d, "memory_bytes: %llu is more than unified_memory_bytes %llu",
+                         (unsigned long long)g->memory_bytes,
+                         (unsigned long long)g->unified_bytes);
     return true;
+}
+
+uint32_t spec_gpu_domain(const struct gpu_spec *g)
+{
+    return g->nvlink_domain_gpus > SPEC_GPUS_PER_NODE ? g->nvlink_domain_gpus : SPEC_GPUS_PER_NODE;
+}
+
+uint64_t spec_metal_working_set(uint64_t unified)
+{
+    /* 16 GiB: 11453.25 MB, 32 GiB: 22906.50 MB (2/3, up to a whole 16 KiB
+     * page: 22,906,503,168 B); 36 GiB: 28991.03 MB, 64 GiB: 51539.61 MB,
+     * 128 GiB: 103079.22 MB (3/4), as llama.cpp's ggml_metal_device_init
+     * prints it (bytes / 1e6) */
+    const uint64_t page = 16384;
+    uint64_t pages = unified / page;
+    uint64_t share = unified <= (uint64_t)32 << 30 ? (pages * 2 + 2) / 3 : (pages * 3 + 3) / 4;
+    return share * page;
 }

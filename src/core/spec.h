@@ -50,7 +50,18 @@ struct gpu_spec {
      * user's cache parked in host memory crosses to come back. */
     uint64_t host_link_bytes_per_s;
     char host_link_basis[SPEC_NAME_MAX * 2]; /* "PCIe Gen5 x16: 64 GB/s each way" */
+    /* Apple silicon: the memory the GPU shares with the CPU; memory_bytes is
+     * then the part Metal lets the GPU use by default (spec_metal_working_set).
+     * 0 = the GPU's memory is its own. */
+    uint64_t unified_bytes;
+    /* GPUs one NVLink domain joins, where it spans more than a node (GB200
+     * NVL72: 72): tensor and expert parallel within it run at link_bytes_per_s.
+     * 0 = a node of SPEC_GPUS_PER_NODE. */
+    uint32_t nvlink_domain_gpus;
 };
+
+/* GPUs one node holds (DGX/HGX H100, H200, B200; MI300X platforms). */
+#define SPEC_GPUS_PER_NODE 8
 
 struct model_spec {
     char id[SPEC_ID_MAX];
@@ -148,5 +159,15 @@ bool spec_hf_id_valid(const char *id);
 
 /* Checks a GPU's numbers are possible (memory > 0). */
 bool spec_gpu_validate(const struct gpu_spec *g, struct diag *d);
+
+/* The GPUs whose all-reduces and all-to-alls stay on the GPUs' own links:
+ * the NVLink domain, else a node. */
+uint32_t spec_gpu_domain(const struct gpu_spec *g);
+
+/* What Metal's recommendedMaxWorkingSetSize is by default on a Mac of
+ * `unified` bytes (macOS 13 to 15): two thirds of it up to 32 GiB, three
+ * quarters above, in whole 16 KiB pages, rounded up
+ * (tests/data/metal-working-set.txt holds the readings). */
+uint64_t spec_metal_working_set(uint64_t unified);
 
 #endif

@@ -77,8 +77,11 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
         in.pp = r->layout->pp ? r->layout->pp : 1;
         in.microbatches = in.pp;
     }
-    /* past one node the ring runs over the network, at its speed */
-    in.nodes = (in.tp + SPEED_GPUS_PER_NODE - 1) / SPEED_GPUS_PER_NODE;
+    /* past one node the ring runs over the network, at its speed; an NVLink
+     * domain wider than a node (NVL72) keeps it on NVLink up to its size */
+    uint32_t domain = spec_gpu_domain(&s->gpu);
+    in.nodes = (in.tp + domain - 1) / domain;
+    in.domain = domain;
     in.link_used = (double)s->gpu.link_bytes_per_s;
     in.latency = SPEED_ALLREDUCE_LATENCY_S;
     if (in.nodes > 1) {
@@ -315,6 +318,7 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     sp->compute_dtype = compute_dtype(s, r, &sp->peak_flops);
     sp->mbu = in.mbu;
     sp->mfu = in.mfu;
+    sp->domain_gpus = in.domain;
     sp->known = in.bw > 0;
     uint64_t reps = r->layout->replicas ? r->layout->replicas : 1;
     bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;

@@ -66,6 +66,7 @@ struct speed_result {
     double moe_seconds;          /* a stage's fine-grained MoE kernels */
     double overhead_seconds;     /* each step's own */
     uint32_t step_layers, step_moe_layers, stages; /* layers one GPU runs, in turn over stages */
+    uint32_t domain_gpus;        /* GPUs one all-reduce keeps on NVLink: a node, or the domain */
     double step_seconds;         /* time per output token */
     double tokens_per_s_per_user, tokens_per_s_total;
     uint64_t prompt_tokens;

@@ -21,7 +21,8 @@ struct inputs {
     double per_ctx_token;       /* decode attention flops per context token per layer, all heads */
     double per_ctx_prefill;     /* the same in prefill (MLA computes it expanded) */
     double link_used, latency;  /* the all-reduce's bandwidth per GPU and step latency */
-    uint32_t nodes;             /* nodes one tensor-parallel group spans */
+    uint32_t nodes;             /* nodes (NVLink domains) one tensor-parallel group spans */
+    uint32_t domain;            /* GPUs of one: a node's, or the NVLink domain's (spec_gpu_domain) */
     uint32_t tp;
     double layers, global, windowed; /* on one GPU: a stage's, or llama.cpp's share */
     double allreduces_per_layer; /* 2 (attention, MLP), or 1 where a layer is one block */

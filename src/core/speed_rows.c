@@ -133,6 +133,10 @@ static void comm_row(const struct inputs *in, struct explain *x, const struct st
         snprintf(name, sizeof name, "each: ring over %u GPUs across %u nodes at %.0f GB/s "
                  "(network) plus %.0f us", in->tp, in->nodes, in->link_used / 1e9,
                  in->latency * 1e6);
+    else if (in->tp > SPEC_GPUS_PER_NODE)
+        snprintf(name, sizeof name, "each: ring over %u GPUs in one %u-GPU NVLink domain at "
+                 "%.0f GB/s plus %.0f us", in->tp, in->domain, in->link_used / 1e9,
+                 in->latency * 1e6);
     else
         snprintf(name, sizeof name, "each: ring over %u GPUs at %.0f GB/s plus %.0f us",
                  in->tp, in->link_used / 1e9, in->latency * 1e6);

@@ -57,7 +57,10 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
         !jsonread_string(r, o, "vendor", false, g->vendor, sizeof g->vendor, d) ||
         !jsonread_string(r, o, "family", false, g->family, sizeof g->family, d) ||
         !jsonread_string(r, o, "source", true, g->source, sizeof g->source, d) ||
-        !jsonread_u64(r, o, "memory_bytes", true, 1, (uint64_t)1 << 44, &g->memory_bytes, d) ||
+        !jsonread_u64(r, o, "unified_memory_bytes", false, 1, (uint64_t)1 << 44,
+                      &g->unified_bytes, d) ||
+        !jsonread_u64(r, o, "memory_bytes", !jsonread_has(o, "unified_memory_bytes"), 1,
+                      (uint64_t)1 << 44, &g->memory_bytes, d) ||
         !jsonread_string(r, o, "memory_label", false, g->memory_label, sizeof g->memory_label,
                          d) ||
         !jsonread_string(r, o, "memory_basis", false, g->memory_basis, sizeof g->memory_basis,
@@ -81,8 +84,12 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
         !jsonread_u64(r, o, "host_link_bytes_per_s", false, 0, big, &g->host_link_bytes_per_s,
                       d) ||
         !jsonread_string(r, o, "host_link_basis", false, g->host_link_basis,
-                         sizeof g->host_link_basis, d))
+                         sizeof g->host_link_basis, d) ||
+        !jsonread_u32(r, o, "nvlink_domain_gpus", false, 1, 1u << 16, &g->nvlink_domain_gpus, d))
         return false;
+    /* unified memory: the GPU may use Metal's default working set of it */
+    if (g->unified_bytes && !g->memory_bytes)
+        g->memory_bytes = spec_metal_working_set(g->unified_bytes);
     if (g->cuda_visible_bytes > g->memory_bytes)
         return jsonread_fail(r, d, "cuda_visible_bytes: %llu is more than memory_bytes %llu",
                           (unsigned long long)g->cuda_visible_bytes,
@@ -293,6 +300,8 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
     jsonout_string(&o, "vendor", g->vendor);
     if (g->family[0])
         jsonout_string(&o, "family", g->family);
+    if (g->unified_bytes)
+        jsonout_uint(&o, "unified_memory_bytes", g->unified_bytes);
     jsonout_uint(&o, "memory_bytes", g->memory_bytes);
     jsonout_string(&o, "memory_label", g->memory_label);
     jsonout_string(&o, "memory_basis", g->memory_basis);
@@ -313,6 +322,8 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
         jsonout_double(&o, "dense_fp4_tflops", g->tflops_fp4);
     if (g->link_bytes_per_s)
         jsonout_uint(&o, "interconnect_bytes_per_s", g->link_bytes_per_s);
+    if (g->nvlink_domain_gpus)
+        jsonout_uint(&o, "nvlink_domain_gpus", g->nvlink_domain_gpus);
     if (g->achievable_mbu > 0) {
         jsonout_double(&o, "achievable_mbu", g->achievable_mbu);
         jsonout_string(&o, "achievable_mbu_basis", g->achievable_mbu_basis);

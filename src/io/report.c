@@ -331,7 +331,7 @@ static void report_engine(FILE *out, const struct scenario *s, const struct plan
     units_format_bytes(e->gpu_total_bytes, s->units, a, sizeof a);
     fprintf(out, "  %-19s %s per GPU (%s)\n", "CUDA total", a,
             s->engine.gpu_total_bytes ? "given"
-            : s->has_vram             ? "--vram"
+            : s->has_vram || s->gpu.unified_bytes ? scenario_gpu_memory_basis(s)
             : s->gpu.cuda_visible_bytes ? "observed"
                                         : "driver total - 460 MiB");
     fprintf(out, "  %-19s %s\n", "How it budgets", e->note);
@@ -392,9 +392,9 @@ static void report_text_scenario(FILE *out, const struct scenario *s, const stru
     char a[64], b[64], c[64], line[512];
     enum unit_system u = s->units;
     fprintf(out, "Scenario\n");
-    units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, u, a, sizeof a);
+    units_format_bytes(scenario_gpu_memory(s), u, a, sizeof a);
     fprintf(out, "  %-14s %u x %s, %s each (%s)\n", "GPU", s->gpus, s->gpu.name, a,
-            s->has_vram ? "--vram" : s->gpu.memory_basis);
+            scenario_gpu_memory_basis(s));
     fprintf(out, "  %-14s %s\n", "Layout", layout);
     model_line(s, r, line, sizeof line);
     fprintf(out, "  %-14s %s\n", "Model", line);
@@ -530,7 +530,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     report_headline(s, r, line, sizeof line);
     fprintf(out, "**%s**\n\n", line);
     fprintf(out, "| Input | Value |\n|---|---|\n");
-    units_format_bytes(s->has_vram ? s->vram_bytes : s->gpu.memory_bytes, u, a, sizeof a);
+    units_format_bytes(scenario_gpu_memory(s), u, a, sizeof a);
     fprintf(out, "| GPU | %u x %s (%s each) |\n", s->gpus, gpu, a);
     plan_layout_text(r, a, sizeof a);
     fprintf(out, "| Layout | %s |\n", a);

@@ -133,6 +133,8 @@ static void command_serving(struct shell_line *l, const struct scenario *s)
         shell_option(l, OPTNAME_MFU, "%g", s->mfu);
     if (s->has_step_overhead)
         shell_option(l, OPTNAME_STEP_OVERHEAD, "%g", s->step_overhead_s);
+    if (s->wired_limit_mb)
+        shell_option(l, OPTNAME_WIRED_LIMIT_MB, "%u", s->wired_limit_mb);
     if (s->host_kv_bytes)
         shell_option(l, OPTNAME_HOST_KV, "%s", size_arg(s->host_kv_bytes, t, sizeof t));
     if (s->has_prefix_hit_rate && s->host_kv_bytes) /* the CLI refuses it without a tier */

@@ -181,7 +181,8 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
          jsonread_u32(sr, so, "max_lora_rank", false, 1, LORA_RANK_MAX, &tmp.max_lora_rank, d) &&
          jsonread_string(sr, so, "lora_target_modules", false, mods, sizeof mods, d);
     ok = ok && jsonread_u32(sr, so, "images", false, 1, 1000, &tmp.images, d) &&
-         jsonread_u32(sr, so, "image_tokens", false, 1, 1000000, &tmp.image_tokens, d);
+         jsonread_u32(sr, so, "image_tokens", false, 1, 1000000, &tmp.image_tokens, d) &&
+         jsonread_u32(sr, so, "wired_limit_mb", false, 1, 1u << 24, &tmp.wired_limit_mb, d);
     if (ok && mods[0]) {
         struct diag in = {0};
         if (!lora_targets_parse(mods, &tmp.lora_targets, &in))

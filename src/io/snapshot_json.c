@@ -223,6 +223,8 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_uint(&o, "images", s->images);
     if (s->image_tokens)
         jsonout_uint(&o, "image_tokens", s->image_tokens);
+    if (s->wired_limit_mb)
+        jsonout_uint(&o, "wired_limit_mb", s->wired_limit_mb);
     if (s->has_step_overhead)
         jsonout_double(&o, "step_overhead_seconds", s->step_overhead_s);
     if (s->speed_basis[0]) {

@@ -26,6 +26,16 @@ def run(args, timeout=60):
     return p.returncode, p.stdout, p.stderr
 
 
+def refused(args, *words):
+    """kvplan ARGS is refused: exit 2, nothing on standard output, and each
+    of words in the message."""
+    status, out, err = run(args)
+    check("%s: exit 2, nothing on stdout" % " ".join(args), status == 2 and out == "",
+          (status, out, err))
+    for w in words:
+        check("%s: the message has %r" % (" ".join(args), w), w in err, err)
+
+
 def commands():
     """Every command's name as the scripts give it: "planner" first."""
     status, out, err = run(["__complete", "commands"])

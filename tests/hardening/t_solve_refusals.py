@@ -8,18 +8,10 @@ gives no goodput share for a layout over capacity (a burst at 1e9 req/s).
 Usage: t_solve_refusals.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
 
-from optionslib import check, main, run
+from optionslib import check, main, refused, run
 
 ASK = ["--request-rate", "40", "--random-input-len", "2048", "--random-output-len", "300",
        "--goodput", "ttft:1000", "tpot:50"]
-
-
-def refused(args, *words):
-    status, out, err = run(args)
-    check("%s: exit 2, nothing on stdout" % " ".join(args), status == 2 and out == "",
-          (status, out, err))
-    for w in words:
-        check("%s: the message has %r" % (" ".join(args), w), w in err, err)
 
 
 def test_goodput_zero():

@@ -1,0 +1,219 @@
+/* Unified memory (Apple silicon): the GPU may use Metal's working set of it,
+ * recommendedMaxWorkingSetSize, which llama.cpp takes as the device's total
+ * (ggml/src/ggml-metal/ggml-metal-device.m, ggml_metal_device_get_memory:
+ * total = recommendedMaxWorkingSetSize, free = total - currentAllocatedSize;
+ * ggml-org/llama.cpp at 177ab454). macOS sets it to two thirds of unified
+ * memory up to 32 GiB and three quarters above, in whole 16 KiB pages; `sudo sysctl
+ * iogpu.wired_limit_mb=N` sets it to N MiB (--wired-limit-mb N). The readings
+ * are in tests/data/metal-working-set.txt, the plans' numbers worked by hand. */
+#include <stdlib.h>
+
+#include "catalog_fixture.h"
+
+#include "core/plan.h"
+#include "io/report.h"
+
+static struct plan_result r;
+
+static void run(const struct scenario *s)
+{
+    struct diag d = {0};
+    if (!plan_compute(s, PLAN_NUMBERS, NULL, &r, &d))
+        fail_msg("%s", d.message);
+}
+
+/* One reading of the file: the bytes it says, within its printed rounding. */
+static double reading_bytes(double v, const char *unit, double *slack)
+{
+    if (strcmp(unit, "MB") == 0) {
+        *slack = 0.005e6;
+        return v * 1e6;
+    }
+    if (strcmp(unit, "MiB") == 0) {
+        *slack = 0.005 * 1048576.0;
+        return v * 1048576.0;
+    }
+    if (strcmp(unit, "GiB") == 0) {
+        *slack = 0.005 * 1073741824.0;
+        return v * 1073741824.0;
+    }
+    assert_string_equal(unit, "B");
+    *slack = 0.5;
+    return v;
+}
+
+static void the_readings_hold_the_rule(void **state)
+{
+    (void)state;
+    FILE *f = fopen("tests/data/metal-working-set.txt", "r");
+    assert_non_null(f);
+    char line[1024];
+    int defaults = 0, later = 0, wired = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        unsigned gib;
+        double v;
+        char unit[8], kind[32];
+        assert_int_equal(sscanf(line, "%u %lf %7s %31s", &gib, &v, unit, kind), 4);
+        double slack, bytes = reading_bytes(v, unit, &slack);
+        uint64_t unified = (uint64_t)gib << 30;
+        double rule = (double)spec_metal_working_set(unified);
+        if (strcmp(kind, "default") == 0) {
+            if (!(rule >= bytes - slack && rule <= bytes + slack))
+                fail_msg("%u GiB: the rule gives %.0f B, the reading %.0f B", gib, rule, bytes);
+            defaults++;
+        } else if (strcmp(kind, "later") == 0) {
+            /* newer macOS gives more: kvplan's default stays below it */
+            if (!(rule < bytes))
+                fail_msg("%u GiB: the rule's %.0f B is not below %.0f B", gib, rule, bytes);
+            later++;
+        } else {
+            unsigned mb;
+            assert_int_equal(sscanf(kind, "wired=%u", &mb), 1);
+            struct scenario s = base("apple-m4-max", "llama-3.1-8b");
+            s.gpu.unified_bytes = unified;
+            s.wired_limit_mb = mb;
+            double got = (double)scenario_gpu_memory(&s);
+            if (!(got >= bytes - slack && got <= bytes + slack))
+                fail_msg("wired %u MiB: %.0f B, the reading %.0f B", mb, got, bytes);
+            wired++;
+        }
+    }
+    fclose(f);
+    assert_true(defaults >= 7);
+    assert_true(later >= 5);
+    assert_true(wired >= 3);
+}
+
+static void the_presets_cap_at_the_working_set(void **state)
+{
+    (void)state;
+    /* 128 GiB x 3/4 = 96 GiB = 103,079,215,104 B; 48 GiB x 3/4 = 36 GiB;
+     * 512 GiB x 3/4 = 384 GiB */
+    const struct {
+        const char *id;
+        uint64_t unified, memory;
+    } want[] = {
+        {"apple-m4-max", 137438953472ull, 103079215104ull},
+        {"apple-m4pro-48gb", 51539607552ull, 38654705664ull},
+        {"apple-m4-pro", 68719476736ull, 51539607552ull},
+        {"apple-m3-ultra", 549755813888ull, 412316860416ull},
+        {"apple-m2-ultra", 206158430208ull, 154618822656ull},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const struct catalog_gpu *g = catalog_find_gpu(&cat, want[i].id);
+        assert_non_null(g);
+        assert_int_equal(g->spec.unified_bytes, want[i].unified);
+        assert_int_equal(g->spec.memory_bytes, want[i].memory);
+    }
+    /* at 32 GiB and below, two thirds in whole 16 KiB pages, rounded up:
+     * 20 GiB = 1,310,720 pages, x 2/3 = 873,813.3, 873,814 pages =
+     * 14,316,568,576 B; 32 GiB: 1,398,101.3, 1,398,102 pages =
+     * 22,906,503,168 B = 22906.50 MB as printed (two thirds of the bytes,
+     * 22,906,492,245, would print 22906.49) */
+    assert_int_equal(spec_metal_working_set(20ull << 30), 14316568576ull);
+    assert_int_equal(spec_metal_working_set(32ull << 30), 22906503168ull);
+    assert_int_equal(spec_metal_working_set(36ull << 30), 28991029248ull);
+}
+
+static void llama_cpp_takes_the_working_set_whole(void **state)
+{
+    (void)state;
+    /* llama.cpp on Metal: the CUDA total is the working set itself, no
+     * driver reserve: 96 GiB; with iogpu.wired_limit_mb=114688, 112 GiB =
+     * 120,259,084,288 B */
+    struct scenario s = base("apple-m4-max", "llama-3.1-8b");
+    s.engine.kind = ENGINE_LLAMACPP;
+    run(&s);
+    assert_int_equal(r.engine.gpu_total_bytes, 103079215104ull);
+    assert_int_equal(r.memory_bytes_per_gpu, 103079215104ull);
+    s.wired_limit_mb = 114688;
+    run(&s);
+    assert_int_equal(r.engine.gpu_total_bytes, 120259084288ull);
+    /* the headroom rule: 10% of the 96 GiB kept free, 86.4 GiB to share */
+    s = base("apple-m4-max", "llama-3.1-8b");
+    run(&s);
+    assert_int_equal(r.memory_bytes_per_gpu, 103079215104ull);
+    assert_int_equal(r.reserved_bytes_per_gpu, 10307921510ull);
+}
+
+static void the_warning_names_the_sysctl_and_its_limit_fits(void **state)
+{
+    (void)state;
+    /* Llama 3.1 70B q4_k_m at 128k, llama.cpp -np 2: two slots of 40 GiB
+     * (80 layers x 131,072 cells x 4 KiB) = 80 GiB; the budget is 96 GiB -
+     * 1 GiB margin - 40.25 GiB weights - 570.5 MiB runtime = 54.2 GiB, so
+     * 25.8 GiB are missing; with the margin's share (96/95) 26.07 GiB more,
+     * 122.07 GiB in all: the whole GiB above, 123 GiB = 125,952 MiB. */
+    struct scenario s = base("apple-m4-max", "llama-3.1-70b");
+    s.engine.kind = ENGINE_LLAMACPP;
+    s.engine.parallel = 2;
+    s.weight_dtype = DTYPE_Q4_K_M;
+    s.context_tokens = 131072;
+    run(&s);
+    assert_false(r.fits);
+    assert_true(r.warnings & WARN_WIRED_LIMIT);
+    assert_int_equal(r.wired.suggest_mb, 125952);
+    char text[512];
+    plan_warning_format(&r, WARN_WIRED_LIMIT, text, sizeof text);
+    assert_non_null(strstr(text, "the GPU may use 96.0 GiB of 128 GiB unified memory"));
+    assert_non_null(strstr(text, "`sudo sysctl iogpu.wired_limit_mb=125952`"));
+    assert_non_null(strstr(text, "--wired-limit-mb 125952"));
+    /* the limit it names holds what was asked, and the command line of the
+     * plan (what the planner copies) repeats it */
+    s.wired_limit_mb = r.wired.suggest_mb;
+    run(&s);
+    char line[1024];
+    report_command_line(&s, line, sizeof line);
+    assert_non_null(strstr(line, " --wired-limit-mb 125952"));
+    assert_true(r.fits);
+    assert_int_equal(r.users_per_replica, 2);
+    assert_false(r.warnings & WARN_WIRED_LIMIT);
+    /* what fits raises nothing; what no limit below the Mac's memory holds
+     * (bf16 weights, 141 GB) neither */
+    s = base("apple-m4-max", "llama-3.1-8b");
+    run(&s);
+    assert_false(r.warnings & WARN_WIRED_LIMIT);
+    s = base("apple-m4-max", "llama-3.1-70b");
+    run(&s);
+    assert_false(r.weights_fit);
+    assert_false(r.warnings & WARN_WIRED_LIMIT);
+    /* a GPU of its own memory has no wired limit */
+    s = base("h100-sxm", "llama-3.1-70b");
+    s.concurrency = 1000;
+    run(&s);
+    assert_false(r.warnings & WARN_WIRED_LIMIT);
+    assert_int_equal(r.wired.unified_bytes, 0);
+}
+
+static void the_limit_is_refused_where_it_means_nothing(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    struct scenario s = base("h100-sxm", "llama-3.1-8b");
+    s.wired_limit_mb = 65536;
+    assert_false(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
+    assert_non_null(strstr(d.message, "--wired-limit-mb"));
+    assert_non_null(strstr(d.message, "no unified memory"));
+    s = base("apple-m4-max", "llama-3.1-8b");
+    s.wired_limit_mb = 131073; /* 128 GiB is 131,072 MiB */
+    d = (struct diag){0};
+    assert_false(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
+    assert_non_null(strstr(d.message, "more than the 131072 MiB"));
+    s.wired_limit_mb = 131072;
+    run(&s);
+    assert_int_equal(r.memory_bytes_per_gpu, 137438953472ull);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_readings_hold_the_rule),
+        cmocka_unit_test(the_presets_cap_at_the_working_set),
+        cmocka_unit_test(llama_cpp_takes_the_working_set_whole),
+        cmocka_unit_test(the_warning_names_the_sysctl_and_its_limit_fits),
+        cmocka_unit_test(the_limit_is_refused_where_it_means_nothing),
+    };
+    return cmocka_run_group_tests_name("unified", tests, setup, teardown);
+}
