@@ -17,7 +17,7 @@ done
 # A new header takes its place here.
 core_order="version optname diag text dtype units steptime shell params engine spec scenario
 kvcost lora specdec images placement explain engine_detail budget engine_desc totals speed speed_inputs speedband price
-hosttier plan curve policy launch solve workload sim sim_internal loadrun slo_search speedfit"
+hosttier plan curve policy policy_sglang launch solve workload sim sim_internal loadrun slo_search speedfit"
 for f in src/core/*.h; do
     h=$(basename "$f" .h)
     case " $(echo $core_order) " in

@@ -237,7 +237,8 @@ static int listed_values(enum control c, const struct scenario *s, const struct 
         for (int i = 0; i < N_W; i++)
             v[n++] = (uint64_t)i;
         return n;
-    case CTRL_ENGINE: /* each engine at its latest, then the older versions pinned */
+    case CTRL_ENGINE: /* each engine at its latest, then the older versions pinned, in the
+                       * order `kvplan list engines` gives them */
         for (uint64_t e = 0; e < ENGINE_COUNT; e++)
             v[n++] = e;
         for (int e = 0; e < ENGINE_COUNT; e++) {
@@ -246,7 +247,6 @@ static int listed_values(enum control c, const struct scenario *s, const struct 
                 if (d->versions[i].rule != RULE_CURRENT)
                     v[n++] = control_engine_value((enum engine_kind)e, d->versions[i].rule);
         }
-        qsort(v + ENGINE_COUNT, (size_t)(n - ENGINE_COUNT), sizeof *v, cmp_u64);
         return n;
     default:
         return n;

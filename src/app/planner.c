@@ -382,9 +382,12 @@ int planner_controls(const struct planner *p, enum control *out)
 static int current_index(const uint64_t *v, int n, uint64_t cur)
 {
     int best = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (v[i] == cur) /* a list in an order of its own (the engines' pins) */
+            return i;
         if (v[i] <= cur)
             best = i;
+    }
     return best;
 }
 

@@ -154,7 +154,9 @@ static int walk(const struct planner *p, struct sink *k)
         put_rows(k, r, &p->explain, 2);
     }
     if (e->server) {
-        snprintf(line, sizeof line, "Engine: %s", engine_label(r->profile, r->rule));
+        char title[64];
+        engine_version_title(r->profile, r->rule, title, sizeof title);
+        snprintf(line, sizeof line, "Engine: %s", title);
         put_heading(k, line);
         put_wrapped(k, "Launch", EXPLAIN_LABEL_W, ROLE_GOOD, r->engine.launch);
         /* over several nodes or servers, each one's command (core/launch.h) */
@@ -218,9 +220,11 @@ static void draw_title(const struct planner *p, struct rect r, int top, int tota
         snprintf(group, sizeof group, "%s", where);
     }
     bool server = engine_desc(res->profile)->server;
+    char engine[64];
+    engine_version_title(res->profile, res->rule, engine, sizeof engine);
     snprintf(line, sizeof line, " kvplan  every explain row: %s on %u x %s%s at %s%s%s",
              s->model.id, s->gpus, s->gpu.id, group, ctx, server ? ", " : "",
-             server ? engine_label(res->profile, res->rule) : "");
+             server ? engine : "");
     int last = top + shown < total ? top + shown : total;
     snprintf(where, sizeof where, " lines %d-%d of %d ", total ? top + 1 : 0, last, total);
     int ww = (int)strlen(where);

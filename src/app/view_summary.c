@@ -65,8 +65,10 @@ static void summary_caption(const struct planner *p, int w, struct summary_lines
     const char *what = view_headline_users(s, res) == 1 ? "user" : "users";
     if (!view_has_target(s)) {
         units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
+        char engine[64];
+        engine_version_title(res->profile, res->rule, engine, sizeof engine);
         snprintf(tail, sizeof tail, " at %s%s%s", ctx, e->server ? ", " : "",
-                 e->server ? engine_label(res->profile, res->rule) : "");
+                 e->server ? engine : "");
         if (view_cols(what) + view_cols(tail) > w)
             snprintf(tail, sizeof tail, " at %s", ctx);
         summary_add(sl, ROLE_TEXT, what, tail);

@@ -64,6 +64,7 @@ struct engine_version {
     const char *label;          /* "vllm@0": listed, and shown for the rule */
     const char *spellings[3];   /* the VERSIONs taken, case-insensitive: "0", "v0" */
     const char *changed;        /* what the pin changes */
+    const char *release;        /* the release for a reader: "0.15", "1.x" */
 };
 
 /* The host memory tier (--host-kv) as the engine keeps it (core/hosttier.h). */
@@ -150,6 +151,8 @@ struct engine_desc {
     bool (*windows_full)(const struct scenario *s); /* windowed layers sized for the whole
                                   * context (NULL: never) */
     enum dtype state_conv, state_ssm; /* the state's precisions; AUTO: vLLM's "auto" */
+    bool global_dims;            /* kvplan has its rule for global layers of their own KV
+                                  * heads and head_dim (Gemma 4); else they are refused */
     bool state_per_user;         /* its state pool is not modelled: each user's state is
                                   * counted in its KV blocks (WARN_STATE_GENERIC) */
 

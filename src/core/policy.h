@@ -171,6 +171,14 @@ struct block_rule {
 };
 void policy_blocks(const struct policy_ctx *c, const struct block_rule *b);
 
+/* A hybrid pool of pages of one size (vLLM v1/core/kv_cache_utils.py,
+ * unify_kv_cache_spec_page_size): the layer type whose page per token is
+ * smaller takes blocks that many times larger, Gemma 4's global layers (heads
+ * and head_dim of their own) beside its windowed ones. b->unit_tokens becomes
+ * the global layers' block; returns the windowed layers'. Writes the row
+ * "global_block" or "window_block". */
+uint64_t policy_unify_pages(const struct policy_ctx *c, struct block_rule *b);
+
 /* Begins the users row of a replica: "users_replica" (Users) at the full
  * context, or paged "users_paged_replica" (Users, paged) with `note` "at N
  * tokens in use" (else ""). */

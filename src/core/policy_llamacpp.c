@@ -55,8 +55,13 @@ static void layer_cells(const struct scenario *s, const struct kv_cost *k, struc
                                               (m->qk_nope_head_dim + m->qk_rope_head_dim));
         l->v_row = dtype_bytes_for(l->tv, (uint64_t)m->attention_heads * m->v_head_dim);
     } else if (m->attention == ATTENTION_MLA) {
-        /* the latent as K; V is a view of it */
+        /* the latent as K; V is a view of it (the V-less cache of January 2026,
+         * src/llama-kv-cache.cpp with llama_hparams::is_mla: no V tensors). From
+         * MLA support (April 2025) until then the cache kept a V row too, of
+         * n_embd_head_v = kv_lora_rank values. */
         l->k_row = dtype_bytes_for(l->tk, (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim);
+        if (f->rule == RULE_LLAMACPP_MLA_KV)
+            l->v_row = dtype_bytes_for(l->tv, m->kv_lora_rank);
         /* V3.2: llama_kv_cache_dsa (src/llama-kv-cache-dsa.cpp) builds a second
          * llama_kv_cache for the lightning indexer with one KV head of
          * indexer_head_size, in the same K type and with as many cells */
@@ -90,8 +95,8 @@ static void cell_cost(const struct scenario *s, struct kv_cost *k)
     k->index_bytes = l.i_row;
     k->latent_bytes = l.i_row ? l.k_row : 0;
     k->latent_fp8_blocks = false;
-    k->bytes_per_token = kv_sat_mul(k->bytes_per_layer, k->layers);
-    k->bytes_per_token_global = kv_sat_mul(k->bytes_per_layer, k->global_layers);
+    k->global_bytes_per_layer = k->bytes_per_layer; /* Gemma 4's global layers are refused */
+    kvcost_totals(k);
 }
 
 /* llama-context.cpp: n_ctx = GGML_PAD(-c, 256); with -np given the cache is
@@ -481,8 +486,15 @@ const struct engine_desc engine_llamacpp = {
     .title = "llama.cpp",
     .title_a = "a llama.cpp",
     .aliases = {"llamacpp", "llama-cpp", "ollama"},
-    .versions = {{RULE_LLAMACPP_PRE_MLA, "llama.cpp@pre-mla", {"pre-mla"},
-                  "before MLA support: DeepSeek K and V stored per head"}},
+    .versions = {{RULE_CURRENT, "llama.cpp@v-less", {"v-less", "2026"},
+                  "the latest: an MLA model's latent cached once, as K (V a view of it)",
+                  "2026 builds"},
+                 {RULE_LLAMACPP_MLA_KV, "llama.cpp@mla-kv", {"mla-kv", "2025"},
+                  "MLA support before the V-less cache (Apr 2025 to Jan 2026): the latent "
+                  "as K and its kv_lora_rank values again as V", "2025 builds"},
+                 {RULE_LLAMACPP_PRE_MLA, "llama.cpp@pre-mla", {"pre-mla"},
+                  "before MLA support: DeepSeek K and V stored per head",
+                  "early-2025 builds"}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_Q8_0, DTYPE_Q4_0},
     .cache_default = DTYPE_FP16,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine_desc.h"
+#include "kvcost.h"
 #include "lora.h"
 #include "optname.h"
 
@@ -39,6 +40,11 @@ static bool has_dp_attention(const struct engine_desc *e)
 static bool has_experts_over_dp(const struct engine_desc *e)
 {
     return e->experts_over_dp && e->experts_over_dp(RULE_CURRENT);
+}
+
+static bool has_global_dims(const struct engine_desc *e)
+{
+    return e->global_dims;
 }
 
 static bool has_mtp(const struct engine_desc *e)
@@ -149,6 +155,13 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
     if (s->expert_parallel && !(e->experts_over_dp && e->experts_over_dp(s->engine.rule)))
         return fail(d, n, SF_EXPERT_PARALLEL, field, "is an option of %s (--engine %s)",
                     owner ? owner->experts_owner : "an engine", owner ? owner->name : "?");
+    if (!e->global_dims && kvcost_has_global_dims(&s->model)) {
+        char who[96];
+        engine_list(has_global_dims, (struct engine_list){true, " and ", true}, who, sizeof who);
+        return fail(d, n, SF_ENGINE, field, "%s: kvplan has no %s rule for global layers with "
+                    "KV heads and a head_dim of their own%s; it counts them for %s",
+                    s->model.id, e->title, s->model.global_k_eq_v ? " (K=V)" : "", who);
+    }
     if (s->expert_parallel && s->model.expert_params == 0)
         return fail(d, n, SF_EXPERT_PARALLEL, field, "%s has no MoE experts to spread",
                     s->model.id);

@@ -70,7 +70,8 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
     units_format_int(r->max_users, n, sizeof n);
     units_format_int(r->max_users_paged, paged, sizeof paged);
     units_format_int(r->avg_context_tokens, avg, sizeof avg);
-    const char *profile = engine_label(r->profile, r->rule);
+    char title[64];
+    const char *profile = engine_version_title(r->profile, r->rule, title, sizeof title);
     const struct engine_desc *e = engine_desc(r->profile);
     bool engine = e->server;
     if (!r->weights_fit) {
@@ -327,7 +328,7 @@ static void report_engine(FILE *out, const struct scenario *s, const struct plan
 {
     const struct engine_detail *e = &r->engine;
     char a[64];
-    fprintf(out, "\nEngine: %s\n", engine_label(r->profile, r->rule));
+    fprintf(out, "\nEngine: %s\n", engine_version_title(r->profile, r->rule, a, sizeof a));
     units_format_bytes(e->gpu_total_bytes, s->units, a, sizeof a);
     fprintf(out, "  %-19s %s per GPU (%s)\n", "CUDA total", a,
             s->engine.gpu_total_bytes ? "given"
@@ -381,7 +382,7 @@ static void report_text_title(FILE *out, const struct scenario *s, const struct 
     }
     fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
             s->gpu.name, split, e->server ? ", " : "",
-            e->server ? engine_label(r->profile, r->rule) : "");
+            e->server ? engine_version_title(r->profile, r->rule, a, sizeof a) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "  %s\n\n", line);
 }
@@ -412,7 +413,7 @@ static void report_text_scenario(FILE *out, const struct scenario *s, const stru
         fprintf(out, "  %-14s %g %% of memory kept free\n", "Headroom", s->headroom_percent);
     else
         fprintf(out, "  %-14s %s's own rule (the headroom applies to the generic rule only)\n",
-                "Budget", engine_label(r->profile, r->rule));
+                "Budget", engine_version_title(r->profile, r->rule, a, sizeof a));
     if (r->spec.method != SPEC_NONE) {
         report_spec_text(s, r, false, line, sizeof line);
         fprintf(out, "  %-14s %s\n", "Speculative", line);
@@ -525,8 +526,9 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     md_text(s->model.name, model, sizeof model);
     md_text(s->gpu.name, gpu, sizeof gpu);
     const struct engine_desc *e = engine_desc(r->profile);
+    char engine[64];
     fprintf(out, "### %s on %u x %s%s%s\n\n", model, s->gpus, gpu, e->server ? ", " : "",
-            e->server ? engine_label(r->profile, r->rule) : "");
+            e->server ? engine_version_title(r->profile, r->rule, engine, sizeof engine) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "**%s**\n\n", line);
     fprintf(out, "| Input | Value |\n|---|---|\n");
@@ -548,7 +550,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     if (!e->server)
         fprintf(out, "| Headroom | %g %% |\n", s->headroom_percent);
     else
-        fprintf(out, "| Budget | %s's rule |\n", engine_label(r->profile, r->rule));
+        fprintf(out, "| Budget | %s's rule |\n", engine);
     if (r->spec.method != SPEC_NONE) {
         report_spec_text(s, r, true, line, sizeof line);
         fprintf(out, "| Speculative | %s (%s) |\n", line, spec_speed_note);

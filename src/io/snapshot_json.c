@@ -267,6 +267,17 @@ static cJSON *host_tier_json(const struct host_tier *h)
 static void result_layout_json(struct jsonout *o, const struct plan_result *r)
 {
     jsonout_string(o, "profile", engine_label(r->profile, r->rule));
+    /* the release the profile's rule is named after ("0.15"), and with the engine */
+    const char *release = engine_release(r->profile, r->rule);
+    char title[64];
+    engine_version_title(r->profile, r->rule, title, sizeof title);
+    if (release[0]) {
+        jsonout_string(o, "engine_version", release);
+        jsonout_string(o, "engine_title", title);
+    } else {
+        jsonout_null(o, "engine_version");
+        jsonout_null(o, "engine_title");
+    }
     jsonout_bool(o, "fits", r->fits);
     jsonout_bool(o, "weights_fit", r->weights_fit);
     jsonout_uint(o, "gpus", r->gpus);

@@ -165,18 +165,7 @@ static void llamacpp_before_mla_expanded_deepseek_per_head(void **state)
      * V 61 x 8,192 x 16,384 x 2 = 16,374,562,816 B (15,616 MiB), as unsloth#1621 logged. */
     struct scenario s = base(ENGINE_LLAMACPP);
     s.engine.rule = RULE_LLAMACPP_PRE_MLA;
-    s.model.attention = ATTENTION_MLA;
-    s.model.layers = 61;
-    s.model.attention_heads = 128;
-    s.model.kv_heads = 0;
-    s.model.head_dim = 0;
-    s.model.kv_lora_rank = 512;
-    s.model.qk_rope_head_dim = 64;
-    s.model.qk_nope_head_dim = 128;
-    s.model.v_head_dim = 128;
-    s.model.params = 671026419200;
-    s.model.max_context_tokens = 163840;
-    s.context_tokens = 8192;
+    deepseek_v3_shape(&s);
     s.kv_dtype = DTYPE_Q4_0;
     s.engine.v_dtype = DTYPE_FP16;
     struct plan_result r = run(&s);
