@@ -239,6 +239,10 @@ check-layers:
 test: check-layers unit fuzz-replay cli-test check-bands e2e-test
 	@echo "all tests passed"
 
+# The planner keeps the files it opened in $XDG_STATE_HOME/kvplan/recent: the
+# tests' go to the build folder, never to the user's list.
+unit cli-test e2e-test valgrind golden screenshots: export XDG_STATE_HOME := $(abspath $(BUILD))/state
+
 # Regenerates the golden outputs from the current binary: review the diff.
 golden: $(BUILD)/kvplan
 	@/usr/bin/python3 tools/readme_examples.py $(BUILD)/kvplan

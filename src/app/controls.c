@@ -267,7 +267,7 @@ static int shape_values(enum control c, const struct scenario *s, uint64_t *v)
     switch (c) {
     case CTRL_GPUS: { /* whole replicas when TP is set, else whole pipelines */
         uint64_t unit = (uint64_t)(s->tp ? s->tp : 1) * scenario_pp(s);
-        uint64_t top = 8 * unit > 64 ? 8 * unit : 64;
+        uint64_t top = 8 * unit > CONTROL_GPUS_TRACK ? 8 * unit : CONTROL_GPUS_TRACK;
         for (uint64_t g = unit; g <= top && n < CONTROL_VALUES_MAX - 1; g += unit)
             if (s->tp || control_tp_even(s, g / scenario_pp(s)))
                 v[n++] = g;

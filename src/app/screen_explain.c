@@ -9,6 +9,7 @@
 
 #include "app/screens.h"
 #include "app/view_parts.h"
+#include "core/launch.h"
 #include "io/report.h"
 
 /* Where the lines go: those from `first` are drawn, `count` of them, from
@@ -158,6 +159,11 @@ static int walk(const struct planner *p, struct sink *k)
         snprintf(line, sizeof line, "Engine: %s", title);
         put_heading(k, line);
         put_wrapped(k, "Launch", EXPLAIN_LABEL_W, ROLE_GOOD, r->engine.launch);
+        /* over several nodes or servers, each one's command (core/launch.h) */
+        static char one[ENGINE_LAUNCH_MAX + 1024];
+        for (int i = 0; i < launch_servers(r) && i < LAUNCH_SERVERS_SHOWN; i++)
+            if (launch_server(r, i, one, sizeof one))
+                put_wrapped(k, i == 0 ? "Per server" : "", EXPLAIN_LABEL_W, ROLE_GOOD, one);
     }
     return k->line;
 }

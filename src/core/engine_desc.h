@@ -17,6 +17,7 @@
 #include "kvcost.h"
 #include "placement.h"
 #include "scenario.h"
+#include "shell.h"
 
 /* How one of kvplan's engine options holds its value. */
 enum engine_option_type {
@@ -199,6 +200,10 @@ struct engine_desc {
     void (*budget)(const struct policy_ctx *c);
     void (*launch)(const struct policy_ctx *c);
     void (*log)(const struct policy_ctx *c);
+    /* A plan over several nodes or servers (core/launch.h): the count of
+     * commands to run one by one, each its own line; with out, command k
+     * (from 0) built from the launch line. 0 or 1: the launch line alone. */
+    int (*servers)(const struct placement *l, const char *launch, int k, struct shell_line *out);
 };
 
 /* The descriptor of kind k (the generic rule's for a kind out of range). */

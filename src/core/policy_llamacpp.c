@@ -280,6 +280,13 @@ static void launch(const struct policy_ctx *c)
     policy_launch_done(c, &sl, true);
 }
 
+/* Each replica a llama-server of its own (core/launch.h), on its GPUs and
+ * port (llama-server's --port, 8080 by default). */
+static int servers(const struct placement *l, const char *launch, int k, struct shell_line *out)
+{
+    return policy_servers_by_replica(l, launch, k, out, 8080);
+}
+
 /* The most slots whose cache fits in `room` on each of `gpus` GPUs (at
  * least one, at most 65,536): whole slots of one size, or, with windows (a
  * slot's cells depend on the count), one more at a time. */
@@ -603,5 +610,6 @@ const struct engine_desc engine_llamacpp = {
     .own_cost_rows = true,
     .budget = budget,
     .launch = launch,
+    .servers = servers,
     .log = log_lines,
 };

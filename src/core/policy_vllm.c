@@ -151,6 +151,21 @@ static void launch(const struct policy_ctx *c)
     policy_launch_done(c, &l, v0); /* V0 had no data parallel: one server per replica */
 }
 
+/* The commands of a plan over several nodes (core/launch.h); V0 had no data
+ * parallel: a server a replica, each on its own GPUs and port. */
+static int servers(const struct placement *l, const char *launch, int k, struct shell_line *out)
+{
+    if (l->rule == RULE_VLLM_V0)
+        return policy_servers_by_replica(l, launch, k, out, 8000);
+    uint32_t per = l->tp * (l->pp ? l->pp : 1);
+    if ((uint64_t)per * l->replicas <= SPEED_GPUS_PER_NODE)
+        return 1;
+    if (out)
+        policy_server_args(out, launch, per > SPEED_GPUS_PER_NODE ? "--data-parallel-size" : NULL);
+    return per > SPEED_GPUS_PER_NODE ? policy_vllm_nodes_per_replica(l, per, k, out)
+                                     : policy_vllm_replicas_over_nodes(l, per, k, out);
+}
+
 /* What vLLM prints at startup, and how it budgets in a sentence. */
 static void log_lines(const struct policy_ctx *c)
 {
@@ -604,5 +619,6 @@ const struct engine_desc engine_vllm = {
     .host = {.note = host_note},
     .budget = budget,
     .launch = launch,
+    .servers = servers,
     .log = log_lines,
 };

@@ -162,6 +162,12 @@ enum scenario_field {
 /* How the command line names each field ("--context", ...). */
 extern const char *const scenario_option_names[SF_COUNT];
 
+/* The scenario under another engine (and version): the knobs and layouts
+ * that belong to one engine go with it (its memory fraction and limits to
+ * their defaults, DP attention, expert parallel, pipeline stages where the
+ * new engine has none). */
+void scenario_set_engine(struct scenario *s, enum engine_kind kind, enum engine_rule rule);
+
 /* A scenario with every default filled in for the given GPU and model. */
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
                       const struct model_spec *model);

@@ -378,6 +378,10 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     sp->users_at_service_level = target && !sp->known ? 0 : r->totals->max_users;
     sp->level_unknown = target && !sp->known;
     if (!sp->known || n == 0) {
+        if (n == 0) { /* no user decodes: no prompt is served either */
+            sp->ttft_seconds = 0;
+            sp->prefill_tokens_per_s = 0;
+        }
         struct explain_row *row = explain_row_begin(x, "decode", "Speed per user", "");
         explain_row_end(x, row, XU_TOK_PER_S, 0,
                         !sp->known ? "no bandwidth figure for this GPU" : "no user fits");

@@ -342,6 +342,7 @@ static void report_engine(FILE *out, const struct scenario *s, const struct plan
     for (int i = 0; i < e->log_lines; i++)
         fprintf(out, "  %-19s %s\n", i == 0 ? "It would log" : "", e->log[i]);
     fprintf(out, "  %-19s %s\n", "Launch", e->launch);
+    report_servers_text(out, r);
     if (r->generic.present) {
         units_format_int(r->generic.max_users, a, sizeof a);
         fprintf(out, "  %-19s %s user%s with %g%% headroom (for comparison only)\n",
@@ -582,6 +583,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     if (e->server) {
         char launch[MD_CODE_SIZE(sizeof r->engine.launch)];
         fprintf(out, "\nLaunch: %s\n", md_code(r->engine.launch, launch, sizeof launch));
+        report_servers_markdown(out, r);
         if (r->generic.present) {
             units_format_int(r->generic.max_users, a, sizeof a);
             fprintf(out, "\nThe generic rule (%g%% headroom) would give %s user%s; shown for "

@@ -5,11 +5,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/plan.h"
 
 /* Room for a line that holds a name or two from input, escaped for Markdown. */
 enum { REPORT_LINE_MD = 1024 };
+
+/* The commands the launch line splits into over several nodes or servers
+ * (core/launch.h), rows of the text report's engine section and a list in
+ * Markdown; nothing when the launch line alone is run (report_servers.c). */
+void report_servers_text(FILE *out, const struct plan_result *r);
+void report_servers_markdown(FILE *out, const struct plan_result *r);
 
 /* "draft Llama 3.2 1B (llama-3.2-1b), 4 speculative tokens per step"; md:
  * the names escaped for Markdown. */

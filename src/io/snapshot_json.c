@@ -456,8 +456,13 @@ static cJSON *result_json(const struct plan_result *r, const struct explain *x)
     result_lora_images_json(&o, r);
     result_warnings_json(&o, r);
     jsonout_object(&o, "explain", explain_json(x));
-    if (engine_desc(r->profile)->server)
-        jsonout_object(&o, "engine", engine_detail_json(&r->engine));
+    if (engine_desc(r->profile)->server) {
+        cJSON *engine = engine_detail_json(&r->engine);
+        cJSON *servers = report_servers_json(r); /* absent on one server */
+        if (servers && !(engine && cJSON_AddItemToObject(engine, "launch_servers", servers)))
+            cJSON_Delete(servers);
+        jsonout_object(&o, "engine", engine);
+    }
     if (r->generic.present)
         jsonout_object(&o, "generic", result_generic_json(r));
     if (r->host.present)
