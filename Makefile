@@ -88,7 +88,7 @@ $(BUILD)/src/cli/%.o: src/cli/%.c | $(BUILD)/.deps
 
 # The preset catalogue, parsed and validated at build time by kvplan's own
 # parser and compiled in as C initializers.
-PRESET_TOOL_OBJ := $(BUILD)/src/io/preset.o $(BUILD)/src/io/jsonread.o \
+PRESET_TOOL_OBJ := $(BUILD)/src/io/preset.o $(BUILD)/src/io/preset_global.o $(BUILD)/src/io/jsonread.o \
                    $(BUILD)/src/io/jsonout.o $(BUILD)/src/io/fileio.o $(CORE_OBJ)
 $(BUILD)/tools/compile-presets: tools/compile-presets.c $(PRESET_TOOL_OBJ) | $(BUILD)/.deps
 	@mkdir -p $(@D)
@@ -126,7 +126,8 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 # Fuzzing: a libFuzzer target per parser (tests/fuzz/fuzz_*.c). `make fuzz`
 # runs each for FUZZ_SECONDS under ASan/UBSan (clang); `make test` replays
 # the seed corpus and every past finding through the same targets.
-FUZZ_TARGETS := preset snapshot session hfconfig hfimport enginelog units safetensors
+FUZZ_TARGETS := preset snapshot session hfconfig hfimport enginelog units safetensors gguf
+MUTATE_TARGETS := gguf
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
@@ -160,7 +161,7 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	  echo "fuzz: findings in build/fuzz/crashes (copy each to tests/fuzz/regressions/TARGET/)"; exit 1; fi; \
 	echo "fuzz: no findings"
 
-# One target alone: `make fuzz-safetensors` (FUZZ_SECONDS as above).
+# One target alone: `make fuzz-safetensors`, `make fuzz-gguf` (FUZZ_SECONDS as above).
 fuzz-%: build/fuzz/fuzz_%
 	@mkdir -p build/fuzz/corpus-$* build/fuzz/crashes
 	build/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
@@ -175,6 +176,11 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_OBJ) | $(
 fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 	@set -e; for t in $(FUZZ_TARGETS); do printf "replay %-10s " $$t; \
 	  $(BUILD)/tests/replay_$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t; done
+	@set -e; for t in $(MUTATE_TARGETS); do printf "mutate %-10s " $$t; \
+	  $(BUILD)/tests/replay_$$t --mutate tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t; done
+
+# The binary parsers' targets in MUTATE_TARGETS also run over a few hundred
+# fixed mutations of each seed in `make test` (replay --mutate).
 
 # The real planner on a pseudo-terminal (pyte), and through tmux.
 e2e-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
@@ -232,6 +238,10 @@ check-layers:
 
 test: check-layers unit fuzz-replay cli-test check-bands e2e-test
 	@echo "all tests passed"
+
+# The planner keeps the files it opened in $XDG_STATE_HOME/kvplan/recent: the
+# tests' go to the build folder, never to the user's list.
+unit cli-test e2e-test valgrind golden screenshots: export XDG_STATE_HOME := $(abspath $(BUILD))/state
 
 # Regenerates the golden outputs from the current binary: review the diff.
 golden: $(BUILD)/kvplan

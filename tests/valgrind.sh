@@ -38,6 +38,9 @@ check "$K" solve --users 100 --context 8k --model llama-3.1-8b --gpu h100-sxm --
 check "$K" sweep --vary context=1k..64k --format json
 check "$K" import-hf "$HERE/data/hf/deepseek-v3.json"
 check "$K" import-hf "$HERE/hostile/data/deep.json"
+check "$K" import-gguf "$HERE/fuzz/corpus/gguf/qwen3moe.gguf"
+check "$K" import-gguf "$HERE/fuzz/corpus/gguf/deepseek2.gguf" -o "$T/gguf.json"
+check "$K" import-gguf "$HERE/fuzz/regressions/gguf/no-tensors-data-past-end"
 check "$K" --dump-screen "$T/screen" --size 160x48 --keys "b<Right><Right>c"
 check "$K" --dump-screen "$T/screen" --size 80x24 --keys "<Up><Enter>gem<Enter>p"
 echo "valgrind: $pass passed, $failed failed"

@@ -15,9 +15,9 @@ done
 # and declares ahead (struct NAME;) only what a header before it defines: a
 # stage's header names the results it reads and writes, never the plan's.
 # A new header takes its place here.
-core_order="version optname diag text dtype units steptime shell params engine spec scenario
-kvcost lora specdec images placement explain engine_detail budget engine_desc totals speed speed_inputs speedband price
-hosttier plan curve policy solve workload sim sim_internal loadrun slo_search speedfit"
+core_order="version optname diag text dtype units steptime shell params engine spec offload scenario
+kvcost lora specdec images placement explain engine_detail budget offload_fit engine_desc totals speed speed_inputs speedband price
+hosttier plan curve policy policy_sglang launch solve workload sim sim_internal sim_disagg loadrun slo_search slo_disagg speedfit"
 for f in src/core/*.h; do
     h=$(basename "$f" .h)
     case " $(echo $core_order) " in

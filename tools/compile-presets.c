@@ -76,6 +76,9 @@ static void model(FILE *out, const struct model_spec *m)
     u64(out, "windowed_layers", m->windowed_layers);
     u64(out, "window_tokens", m->window_tokens);
     str(out, "window_pattern", m->window_pattern);
+    u64(out, "global_kv_heads", m->global_kv_heads);
+    u64(out, "global_head_dim", m->global_head_dim);
+    fprintf(out, "     .global_k_eq_v = %s,\n", m->global_k_eq_v ? "true" : "false");
     u64(out, "params", m->params);
     u64(out, "active_params", m->active_params);
     fprintf(out, "     .weight_dtype = %d,\n", (int)m->weight_dtype);

@@ -168,6 +168,10 @@ def pictures(kvplan, out):
     env = dict(os.environ, XDG_CONFIG_HOME="/nonexistent")
     for name, args in PICTURES:
         path = os.path.abspath(os.path.join(out, name + ".svg"))
+        # g asks before it replaces a file (and the keys give no answer): a
+        # picture of an earlier run goes first, so each run writes it anew
+        if os.path.lexists(path):
+            os.remove(path)
         subprocess.run([kvplan] + [a.replace("{out}", path) for a in args], env=env, check=True,
                        stdout=subprocess.DEVNULL, timeout=60)
         print("wrote %s/%s.svg" % (out, name))

@@ -49,6 +49,11 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_IMAGES] = "Images",
     [SF_IMAGE_TOKENS] = "Image tokens",
     [SF_STEP_OVERHEAD] = "Step overhead (--step-overhead)",
+    [SF_N_GPU_LAYERS] = "GPU layers (-ngl)",
+    [SF_N_CPU_MOE] = "CPU MoE layers (--n-cpu-moe)",
+    [SF_NO_KV_OFFLOAD] = "KV in host (--no-kv-offload)",
+    [SF_HOST_MEMORY] = "Host memory (--host-memory)",
+    [SF_HOST_BANDWIDTH] = "Host bandwidth (--host-bandwidth)",
     [SF_WIRED_LIMIT] = "Wired limit (--wired-limit-mb)",
 };
 
@@ -237,7 +242,8 @@ static int listed_values(enum control c, const struct scenario *s, const struct 
         for (int i = 0; i < N_W; i++)
             v[n++] = (uint64_t)i;
         return n;
-    case CTRL_ENGINE: /* each engine at its latest, then the older versions pinned */
+    case CTRL_ENGINE: /* each engine at its latest, then the older versions pinned, in the
+                       * order `kvplan list engines` gives them */
         for (uint64_t e = 0; e < ENGINE_COUNT; e++)
             v[n++] = e;
         for (int e = 0; e < ENGINE_COUNT; e++) {
@@ -246,7 +252,6 @@ static int listed_values(enum control c, const struct scenario *s, const struct 
                 if (d->versions[i].rule != RULE_CURRENT)
                     v[n++] = control_engine_value((enum engine_kind)e, d->versions[i].rule);
         }
-        qsort(v + ENGINE_COUNT, (size_t)(n - ENGINE_COUNT), sizeof *v, cmp_u64);
         return n;
     default:
         return n;
@@ -262,7 +267,7 @@ static int shape_values(enum control c, const struct scenario *s, uint64_t *v)
     switch (c) {
     case CTRL_GPUS: { /* whole replicas when TP is set, else whole pipelines */
         uint64_t unit = (uint64_t)(s->tp ? s->tp : 1) * scenario_pp(s);
-        uint64_t top = 8 * unit > 64 ? 8 * unit : 64;
+        uint64_t top = 8 * unit > CONTROL_GPUS_TRACK ? 8 * unit : CONTROL_GPUS_TRACK;
         for (uint64_t g = unit; g <= top && n < CONTROL_VALUES_MAX - 1; g += unit)
             if (s->tp || control_tp_even(s, g / scenario_pp(s)))
                 v[n++] = g;

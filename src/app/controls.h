@@ -62,6 +62,7 @@ enum control_kind {
 };
 
 enum { CONTROL_VALUES_MAX = 128 };
+enum { CONTROL_GPUS_TRACK = 64 }; /* the GPUs' track: 1 to 64, or to the count past it */
 
 /* How the planner names each scenario field in messages. */
 extern const char *const control_field_names[SF_COUNT];
@@ -83,8 +84,9 @@ const char *control_dim_reason(enum control c, const struct scenario *s);
 int control_values(enum control c, const struct scenario *s, const struct plan_result *r,
                    const struct catalog *cat, uint64_t *v);
 
-/* The top of the GPUs control's track: the same place for the same count
- * whatever the split steps by (64, or 8 replicas or pipelines when more). */
+/* The top of the GPUs control's track, of the count alone: the same place
+ * for the same count whatever the split (CONTROL_GPUS_TRACK, or the count
+ * when more). */
 uint64_t control_gpus_top(const struct scenario *s);
 
 /* The current value in control_values' terms (an engine default: the value in use). */

@@ -19,11 +19,12 @@ bool control_tp_even(const struct scenario *s, uint64_t tp)
                                 m->attention == ATTENTION_MLA, (uint32_t)tp);
 }
 
+/* The track's top is a count of GPUs alone, never of the split (TP x
+ * PP): 16 GPUs sit at one place however they are split; the steps past
+ * it (whole replicas of a wide split) move the top with the count. */
 uint64_t control_gpus_top(const struct scenario *s)
 {
-    uint64_t unit = (uint64_t)(s->tp ? s->tp : 1) * scenario_pp(s);
-    uint64_t top = 8 * unit > 64 ? 8 * unit : 64;
-    return s->gpus > top ? s->gpus : top;
+    return s->gpus > CONTROL_GPUS_TRACK ? s->gpus : CONTROL_GPUS_TRACK;
 }
 
 bool control_is_load(enum control c)

@@ -36,22 +36,8 @@ void control_set_gpus(struct scenario *s, uint32_t gpus)
  * and layouts that belong to one engine go with it. */
 static void control_set_engine(struct scenario *s, uint64_t value)
 {
-    s->engine.kind = (enum engine_kind)(value % ENGINE_COUNT);
-    s->engine.rule = (enum engine_rule)(value / ENGINE_COUNT);
-    const struct engine_desc *e = engine_desc(s->engine.kind);
-    s->engine.gpu_memory_utilization = 0;
-    s->engine.mem_fraction_static = 0;
-    s->engine.free_gpu_memory_fraction = 0;
-    s->engine.parallel = 0;
-    s->engine.max_num_seqs = 0;
-    s->engine.max_num_batched_tokens = 0;
-    s->engine.chunked_prefill_size = 0;
-    if (!e->dp_attention)
-        s->dp_attention = false;
-    if (!(e->experts_over_dp && e->experts_over_dp(s->engine.rule)))
-        s->expert_parallel = false;
-    if (e->splits_layers)
-        s->pp = 0;
+    scenario_set_engine(s, (enum engine_kind)(value % ENGINE_COUNT),
+                        (enum engine_rule)(value / ENGINE_COUNT));
 }
 
 void control_set(enum control c, struct scenario *s, const struct catalog *cat, uint64_t value)

@@ -383,7 +383,7 @@ static void engine_format(enum control c, const struct scenario *s, const struct
 {
     switch (c) {
     case CTRL_ENGINE:
-        put_text(buf, size, engine_label(s->engine.kind, s->engine.rule));
+        engine_version_title(s->engine.kind, s->engine.rule, buf, size);
         break;
     case CTRL_HEADROOM:
         snprintf(buf, size, "%g%%", s->headroom_percent);

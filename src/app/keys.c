@@ -164,14 +164,17 @@ static int k_note(struct planner *p)
 
 static int k_undo(struct planner *p)
 {
-    if (!planner_undo(p))
+    /* the oldest thing to undo is the open that brought this session */
+    bool none = p->slots[p->current].undo_count == 0;
+    if (none ? !planner_undo_open(p) : !planner_undo(p))
         snprintf(p->status, sizeof p->status, "nothing to undo in %s", p->slots[p->current].label);
     return PLAN_REDRAW;
 }
 
 static int k_redo(struct planner *p)
 {
-    if (!planner_redo(p))
+    bool none = p->slots[p->current].redo_count == 0;
+    if (none ? !planner_redo_open(p) : !planner_redo(p))
         snprintf(p->status, sizeof p->status, "nothing to redo in %s", p->slots[p->current].label);
     return PLAN_REDRAW;
 }

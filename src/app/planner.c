@@ -65,6 +65,11 @@ static void enter_current(struct planner *p)
         settle_current(p);
 }
 
+void planner_refresh_rows(struct planner *p)
+{
+    enter_current(p);
+}
+
 static void push(struct scenario *stack, int *count, const struct scenario *s)
 {
     if (*count == PLANNER_UNDO) { /* the oldest change is forgotten */
@@ -113,6 +118,7 @@ bool planner_apply(struct planner *p, const struct scenario *given)
         struct planner_slot *sl = &p->slots[p->current];
         push(sl->undo, &sl->undo_count, &before);
         sl->redo_count = 0;
+        planner_drop_reopen(p);
     }
     return true;
 }
@@ -296,6 +302,7 @@ void planner_init(struct planner *p, const struct catalog *c, const struct scena
     p->focus = CTRL_CONTEXT;
     p->count = 1;
     p->reference = -1;
+    p->held.valid = false;
     snprintf(p->slots[0].label, sizeof p->slots[0].label, "A");
     p->slots[0].scenario = *s;
     curve_compute(s, &p->slots[0].curve);
@@ -375,9 +382,12 @@ int planner_controls(const struct planner *p, enum control *out)
 static int current_index(const uint64_t *v, int n, uint64_t cur)
 {
     int best = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (v[i] == cur) /* a list in an order of its own (the engines' pins) */
+            return i;
         if (v[i] <= cur)
             best = i;
+    }
     return best;
 }
 

@@ -14,7 +14,9 @@
 #include "app/layout.h"
 #include "core/curve.h"
 #include "core/plan.h"
+#include "core/solve.h"
 #include "io/catalog.h"
+#include "io/recent.h"
 #include "io/report.h"
 #include "io/snapshot.h"
 
@@ -55,7 +57,7 @@ enum {
     PLANNER_TEXT_MAX = 256,
     PLANNER_SLOTS = SNAPSHOT_SESSION_MAX, /* named scenarios in one session */
     PLANNER_UNDO = 24,                     /* changes each scenario can undo */
-    PLANNER_OPTIONS = 6,
+    PLANNER_OPTIONS = SOLVE_CHANGES_MAX, /* what would it take: a digit each */
     PLANNER_PATH_MAX = 1024, /* a file a scenario came from: a longer path is not kept */
     /* what y or Y copies, whole: the longest command or launch line */
     PLANNER_COPY_MAX = ((int)ENGINE_LAUNCH_MAX > (int)REPORT_COMMAND_MAX ? (int)ENGINE_LAUNCH_MAX
@@ -108,6 +110,16 @@ struct planner {
     char status[PLANNER_TEXT_MAX]; /* one-line message (export done, ...) */
     int count, current, reference; /* the session's scenarios; reference -1: none */
     struct planner_slot slots[PLANNER_SLOTS];
+    /* The session o replaced (z brings it back whole) or, once z has, the
+     * one o opened (Z opens it again, until a change): planner_init drops it
+     * (valid) but leaves its contents, so o can keep them across it. */
+    struct planner_held {
+        bool valid, before; /* before: the one o replaced */
+        int count, current, reference;
+        uint64_t saved_print;
+        char file[PLANNER_PATH_MAX]; /* the file o opened */
+        struct planner_slot slots[PLANNER_SLOTS];
+    } held;
     char copied[PLANNER_COPY_MAX];     /* what the last copy sent (OSC 52) */
     char copied_note[PLANNER_TEXT_MAX]; /* why it does not plan this scenario; "" when it does */
     bool copy_pending;                 /* the app sends it with the next frame */
@@ -131,6 +143,9 @@ struct planner {
         bool fresh;       /* it still holds its initial value: typing replaces it */
         bool from_versus; /* the Markdown prompt came from the versus view */
         bool cut;         /* a character was refused at the line's limit */
+        int recent_at;    /* the open prompt: the recent file shown, -1 the text typed */
+        char typed[PLANNER_TEXT_MAX]; /* what was typed before Up went to the recent files */
+        struct recent_files recent;   /* io/recent.h, read as the open prompt opens */
     } prompt;
     struct {
         enum prompt_kind kind; /* what the question is about */
@@ -208,6 +223,19 @@ void planner_remove(struct planner *p);
 /* Undoes or redoes the last change of the current scenario; false when none. */
 bool planner_undo(struct planner *p);
 bool planner_redo(struct planner *p);
+
+/* o keeps the session it replaces (hold, before the file's replaces it;
+ * opened, after); z with nothing to undo brings it back, Z opens the
+ * file's again; false when there is none to bring. A change after z drops
+ * the file's (drop_reopen). */
+void planner_hold_session(struct planner *p);
+void planner_held_opened(struct planner *p, const char *path);
+bool planner_undo_open(struct planner *p);
+bool planner_redo_open(struct planner *p);
+void planner_drop_reopen(struct planner *p);
+
+/* The current scenario's explain rows computed again (its plan kept). */
+void planner_refresh_rows(struct planner *p);
 
 /* The scenarios a versus view shows (the reference first, up to four). */
 int planner_versus(const struct planner *p, int *out);

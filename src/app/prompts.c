@@ -26,6 +26,8 @@ void prompt_open(struct planner *p, enum prompt_kind kind, const char *initial)
     snprintf(p->prompt.text, sizeof p->prompt.text, "%s", initial);
     p->prompt.fresh = p->prompt.text[0] != '\0';
     p->prompt.cut = false;
+    if (kind == PROMPT_OPEN)
+        prompt_open_begin(p);
 }
 
 /* Whether the planner may write an export to path, said in p->error when
@@ -135,6 +137,7 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
         if (kind == PROMPT_EXPORT) {
             p->saved_print = planner_session_print(p); /* the session is safe: q quits */
             planner_set_file(p, path); /* y copies a --load of it */
+            recent_remember(path, &d); /* o offers it; a list not kept leaves the export done */
         }
         snprintf(p->status, sizeof p->status, "wrote %s (%s)", path,
                  kind == PROMPT_EXPORT_MD    ? "Markdown"
@@ -157,14 +160,53 @@ static void do_open(struct planner *p, const char *prompt)
         const struct catalog *c = p->catalog;
         const char *const *dirs = p->preset_dirs; /* the catalogue's, as it was */
         int ndirs = p->preset_dir_count;
+        planner_hold_session(p); /* z brings it back */
         planner_init_session(p, c, &ss);
+        planner_held_opened(p, path);
         p->preset_dirs = dirs;
         p->preset_dir_count = ndirs;
         planner_set_file(p, path);
+        struct diag ignored = {0}; /* a list that cannot be kept leaves the open done */
+        recent_remember(path, &ignored);
         snprintf(p->status, sizeof p->status, "opened %s: %d scenario%s", path, ss.count,
                  ss.count == 1 ? "" : "s");
     } else {
         snprintf(p->error, sizeof p->error, "%s", d.message);
+    }
+}
+
+/* A split as engines name it: "TP8", "2 x TP4", "2 x TP4 PP2", and
+ * "2 x layers/2" where the engine splits layers (the TP control's words). */
+static void split_text(const struct scenario *s, char *buf, size_t size)
+{
+    uint32_t reps = scenario_replicas(s);
+    int n = reps > 1 ? snprintf(buf, size, "%u x ", reps) : 0;
+    n += snprintf(buf + n, size - (size_t)n,
+                  engine_desc(s->engine.kind)->splits_layers ? "layers/%u" : "TP%u",
+                  scenario_tp(s));
+    if (scenario_pp(s) > 1)
+        snprintf(buf + n, size - (size_t)n, " PP%u", scenario_pp(s));
+}
+
+/* "fp8 weights instead of bf16: 23 users", "vLLM instead of llama.cpp: ...",
+ * "2 x TP4 instead of TP8: ..." */
+static void layout_change_text(const struct solve_change *c, const struct plan_result *r,
+                               const struct scenario *now, char *buf, size_t size)
+{
+    char a[32], b[32], u[32];
+    units_format_int(c->users, u, sizeof u);
+    const char *us = c->users == 1 ? "user" : "users";
+    const struct scenario *s = &c->scenario;
+    if (c->kind == CHANGE_WEIGHT_DTYPE) {
+        snprintf(buf, size, "%s weights instead of %s: %s %s", dtype_info(s->weight_dtype)->name,
+                 dtype_info(r->weight_dtype)->name, u, us);
+    } else if (c->kind == CHANGE_ENGINE) {
+        snprintf(buf, size, "%s instead of %s: %s %s", engine_desc(s->engine.kind)->title,
+                 engine_desc(now->engine.kind)->title, u, us);
+    } else {
+        split_text(s, a, sizeof a);
+        split_text(now, b, sizeof b);
+        snprintf(buf, size, "%s instead of %s: %s %s", a, b, u, us);
     }
 }
 
@@ -175,7 +217,7 @@ static void what_would_it_take(struct planner *p)
     size_t ng = 0;
     for (size_t i = 0; i < p->catalog->gpu_count && ng < 512; i++)
         gpus[ng++] = &p->catalog->gpus[i].spec;
-    struct solve_change ch[5];
+    struct solve_change ch[SOLVE_CHANGES_MAX];
     const struct scenario *now = planner_scenario(p);
     int n = solve_changes(now, p->target_users, gpus, ng, ch);
     p->option_count = 0;
@@ -208,6 +250,9 @@ static void what_would_it_take(struct planner *p)
         case CHANGE_GPU_TYPE:
             snprintf(o->text, sizeof o->text, "%u x %s ($%.2f/h each) instead: %s %s", s->gpus,
                      s->gpu.name, s->gpu.price_usd_per_hour, u, us);
+            break;
+        default: /* the weights, the engine, the split */
+            layout_change_text(&ch[i], planner_result(p), now, o->text, sizeof o->text);
             break;
         }
         o->scenario = *s;
@@ -312,7 +357,7 @@ static const struct prompt_def {
                           .empty = "export cancelled: no file name", .finish = export_finish},
     [PROMPT_EXPORT_SVG] = {.prefix = "SVG to: ", .hint = "Enter writes, Esc cancels",
                            .empty = "export cancelled: no file name", .finish = export_finish},
-    [PROMPT_OPEN] = {.prefix = "Open snapshot: ", .hint = "Enter opens, Esc cancels",
+    [PROMPT_OPEN] = {.prefix = "Open snapshot: ", .hint = "Enter opens, Tab completes, Esc cancels",
                      .finish = open_finish},
     [PROMPT_LABEL] = {.prefix = "Name of scenario ", .numbered = true, .hint = "Enter names it",
                       .max = SNAPSHOT_LABEL_BYTES, .what = "the name", .finish = name_scenario},
@@ -340,7 +385,9 @@ void prompt_describe(const struct planner *p, char *prefix, size_t psize, char *
         snprintf(prefix, psize, "%s%d: ", d->prefix, p->current + 1);
     else
         snprintf(prefix, psize, "%s", d->prefix);
-    if (d->max && p->prompt.cut) /* said while typing: what comes past it is not kept */
+    if (p->prompt.kind == PROMPT_OPEN)
+        snprintf(hint, hsize, "%s%s", d->hint, p->prompt.recent.count ? "; Up: recent files" : "");
+    else if (d->max && p->prompt.cut) /* said while typing: what comes past it is not kept */
         snprintf(hint, hsize, "%s; full: %zu bytes, no more is kept", d->hint, d->max);
     else if (d->max)
         snprintf(hint, hsize, "%s; at most %zu bytes", d->hint, d->max);

@@ -10,6 +10,11 @@
 /* Opens a prompt of this kind offering initial (typing replaces it). */
 void prompt_open(struct planner *p, enum prompt_kind kind, const char *initial);
 
+/* The open prompt: its recent files read as it opens; Tab (completes the
+ * path), Up and Down (the recent files) in it, false for any other key. */
+void prompt_open_begin(struct planner *p);
+bool prompt_open_key(struct planner *p, int key);
+
 /* Writes the session as JSON, or the scenario or versus view as Markdown, to
  * path (atomically; a failure leaves any file there as it was). */
 void prompt_export(struct planner *p, const char *path, enum prompt_kind kind);

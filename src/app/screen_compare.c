@@ -112,7 +112,10 @@ static void setup_rows(const struct side sd[2], struct cursor *c)
         plan_layout_group(sd[i].r, group[i], sizeof group[i]);
     ROW_WORDS("Layout", "%s%s", group[i], layout_extra(sd[i].r, i));
     ROW_WORDS("Model", "%s", sd[i].s->model.id);
-    ROW_WORDS("Engine", "%s", engine_label(sd[i].r->profile, sd[i].r->rule));
+    char engine[2][64];
+    for (int i = 0; i < 2; i++)
+        engine_version_title(sd[i].r->profile, sd[i].r->rule, engine[i], sizeof engine[i]);
+    ROW_WORDS("Engine", "%s", engine[i]);
     ROW_WORDS("KV cache", "%s", dtype_info(sd[i].r->kv_dtype)->name);
     ROW_WORDS("Weights", "%s", plan_weights_label(sd[i].r));
     ROW_WORDS("Headroom", "%g%%", sd[i].s->headroom_percent);

@@ -9,6 +9,7 @@
 
 #include "app/screens.h"
 #include "app/view_parts.h"
+#include "core/launch.h"
 #include "io/report.h"
 
 /* Where the lines go: those from `first` are drawn, `count` of them, from
@@ -153,9 +154,16 @@ static int walk(const struct planner *p, struct sink *k)
         put_rows(k, r, &p->explain, 2);
     }
     if (e->server) {
-        snprintf(line, sizeof line, "Engine: %s", engine_label(r->profile, r->rule));
+        char title[64];
+        engine_version_title(r->profile, r->rule, title, sizeof title);
+        snprintf(line, sizeof line, "Engine: %s", title);
         put_heading(k, line);
         put_wrapped(k, "Launch", EXPLAIN_LABEL_W, ROLE_GOOD, r->engine.launch);
+        /* over several nodes or servers, each one's command (core/launch.h) */
+        static char one[ENGINE_LAUNCH_MAX + 1024];
+        for (int i = 0; i < launch_servers(r) && i < LAUNCH_SERVERS_SHOWN; i++)
+            if (launch_server(r, i, one, sizeof one))
+                put_wrapped(k, i == 0 ? "Per server" : "", EXPLAIN_LABEL_W, ROLE_GOOD, one);
     }
     return k->line;
 }
@@ -212,9 +220,11 @@ static void draw_title(const struct planner *p, struct rect r, int top, int tota
         snprintf(group, sizeof group, "%s", where);
     }
     bool server = engine_desc(res->profile)->server;
+    char engine[64];
+    engine_version_title(res->profile, res->rule, engine, sizeof engine);
     snprintf(line, sizeof line, " kvplan  every explain row: %s on %u x %s%s at %s%s%s",
              s->model.id, s->gpus, s->gpu.id, group, ctx, server ? ", " : "",
-             server ? engine_label(res->profile, res->rule) : "");
+             server ? engine : "");
     int last = top + shown < total ? top + shown : total;
     snprintf(where, sizeof where, " lines %d-%d of %d ", total ? top + 1 : 0, last, total);
     int ww = (int)strlen(where);

@@ -41,6 +41,8 @@ static void prompt_draw(const struct planner *p, int cols, int rows)
 
 static int prompt_key(struct planner *p, int key)
 {
+    if (prompt_open_key(p, key)) /* Tab, Up, Down: they keep a recent file selected */
+        return PLAN_REDRAW;
     if (key == 27)
         p->mode = p->prompt.from_versus ? MODE_VERSUS : p->base;
     else if (key == '\n' || key == '\r' || key == KEY_ENTER)

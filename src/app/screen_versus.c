@@ -126,9 +126,11 @@ static int panel_count(const struct planner *p, int slot, int first, struct rect
         view_target_words(s, words, sizeof words);
         snprintf(level, sizeof level, " %s%s%s fit", words, view_sep(), fit);
     }
+    char engine[64];
+    engine_version_title(res->profile, res->rule, engine, sizeof engine);
     snprintf(line, sizeof line, "users%s at %s%s%s", level, ctx,
              engine_desc(res->profile)->server ? ", " : "",
-             engine_desc(res->profile)->server ? engine_label(res->profile, res->rule) : "");
+             engine_desc(res->profile)->server ? engine : "");
     if (view_cols(line) > r.w && level[0])
         snprintf(line, sizeof line, "users%s", level);
     widget_text(y++, r.x, r.w, ROLE_TEXT, line);

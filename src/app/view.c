@@ -254,6 +254,7 @@ static void draw_bar(const struct planner *p, struct rect r)
         snprintf(count, sizeof count, ", %u GPUs alike", s->gpus);
     snprintf(title, sizeof title, "Memory of each GPU: %s%s%s", total,
              engine_desc(res->profile)->server ? " CUDA" : "", count);
+    view_host_title(res, s->units, title, sizeof title, r.w);
     if ((int)strlen(title) > r.w)
         snprintf(title, sizeof title, "Each GPU%s: %s", s->gpus > 1 && r.w > 32 ? " (all alike)" : "",
                  total);

@@ -107,8 +107,9 @@ void view_title(const struct planner *p, struct rect r)
         snprintf(layout, sizeof layout, " (%s%s)", group,
                  engine_desc(res->profile)->splits_layers ? ", layers split" : "");
     }
-    const char *eng =
-        engine_desc(res->profile)->server ? engine_label(res->profile, res->rule) : "";
+    char eng[64] = "";
+    if (engine_desc(res->profile)->server)
+        engine_version_title(res->profile, res->rule, eng, sizeof eng);
     const char *sep = eng[0] ? ", " : "";
     snprintf(line, sizeof line, " kvplan  %s on %u x %s%s at %s tokens%s%s", s->model.name,
              s->gpus, s->gpu.name, layout, ctx, sep, eng);

@@ -18,6 +18,15 @@ void view_keybar(struct rect r);
 int view_key_item(int y, int x, int end, const char *name, const char *what);
 void view_title(const struct planner *p, struct rect r);
 
+/* llama.cpp's layers in host memory: the memory bar's title gains the host's
+ * side, "; host 21.97 of 64.00 GiB" (view_host.c), when it fits in w. */
+void view_host_title(const struct plan_result *r, enum unit_system units, char *title,
+                     size_t size, int w);
+
+/* "-ngl 42 of 81, -np 1 slot, no paging" when llama.cpp keeps layers in host
+ * memory, else false. */
+bool view_host_summary(const struct plan_result *r, char *line, size_t size);
+
 /* The memory of one GPU as bar segments; true when the weights overflow it. */
 bool view_bar_segments(const struct planner *p, struct bar_segment bs[SEG_COUNT]);
 extern const enum role view_segment_roles[SEG_COUNT];

@@ -83,9 +83,11 @@ static void presentation_caption(const struct planner *p, int w, char *line, siz
     } else if (planner_reference(p)) {
         view_baseline_text(p, extra + snprintf(extra, sizeof extra, "   |   "), sizeof extra - 7);
     }
+    char engine[64];
+    engine_version_title(res->profile, res->rule, engine, sizeof engine);
     snprintf(line, size, "%sat %s tokens each on %s%s%s%s", lead, ctx, where,
              engine_desc(res->profile)->server ? ", " : "",
-             engine_desc(res->profile)->server ? engine_label(res->profile, res->rule) : "", extra);
+             engine_desc(res->profile)->server ? engine : "", extra);
     if (view_cols(line) > w) /* narrow: the essentials */
         snprintf(line, size, "%sat %s on %s%s", lead, ctx, where, extra);
     for (int i = 0; i < 2 && brief[i][0] && view_cols(line) > w; i++)

@@ -65,8 +65,10 @@ static void summary_caption(const struct planner *p, int w, struct summary_lines
     const char *what = view_headline_users(s, res) == 1 ? "user" : "users";
     if (!view_has_target(s)) {
         units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
+        char engine[64];
+        engine_version_title(res->profile, res->rule, engine, sizeof engine);
         snprintf(tail, sizeof tail, " at %s%s%s", ctx, e->server ? ", " : "",
-                 e->server ? engine_label(res->profile, res->rule) : "");
+                 e->server ? engine : "");
         if (view_cols(what) + view_cols(tail) > w)
             snprintf(tail, sizeof tail, " at %s", ctx);
         summary_add(sl, ROLE_TEXT, what, tail);
@@ -223,7 +225,9 @@ static void summary_figures(const struct planner *p, struct rect r, int y)
         units_format_int(res->max_users_paged, a, sizeof a);
         units_format_tokens_short(res->avg_context_tokens, b, sizeof b);
         const struct engine_knob *slots = engine_knob_role(e, KNOB_SEQS);
-        if (e->fixed_slots && slots)
+        if (view_host_summary(res, line, sizeof line))
+            ; /* llama.cpp's layers in host memory: -ngl and -np */
+        else if (e->fixed_slots && slots)
             snprintf(line, sizeof line, "%s %u slots, no paging", slots->engine_flag,
                      res->engine.slots);
         else

@@ -1,4 +1,5 @@
-/* import-hf: a model preset from a local Hugging Face config.json. */
+/* import-hf: a model preset from a local Hugging Face config.json; and the
+ * preset writer import-hf and import-gguf share. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,49 @@
 #include "io/hfconfig.h"
 #include "io/hfweights.h"
 #include "io/preset.h"
+
+int import_write_preset(const char *path, const struct model_spec *m, const char *output)
+{
+    struct diag d = {0};
+    cJSON *json = preset_model_to_json(m, true);
+    char *out = json ? cJSON_Print(json) : NULL;
+    cJSON_Delete(json);
+    if (out == NULL)
+        return cli_fail("cannot build the preset (out of memory)");
+    /* what is written must load, and load as the same preset */
+    struct preset back;
+    char shown[1024];
+    text_escape(path, shown, sizeof shown);
+    if (!preset_parse("the imported preset", out, strlen(out), &back, &d) ||
+        !preset_model_same(&back.model, m)) {
+        if (!d.failed)
+            diag_fail(&d, "it does not read back the same");
+        diag_prefix(&d, "%s: the preset it gives would not load", shown);
+        free(out);
+        return cli_fail(d.message);
+    }
+    int status = 0;
+    if (output) {
+        size_t n = strlen(out);
+        char *withnl = malloc(n + 2);
+        if (withnl == NULL) {
+            free(out);
+            return cli_fail("out of memory");
+        }
+        memcpy(withnl, out, n);
+        withnl[n] = '\n';
+        withnl[n + 1] = '\0';
+        if (!fileio_write_atomic(output, withnl, n + 1, &d)) {
+            diag_prefix(&d, "%s", OPTION_FLAG(OPT_OUTPUT));
+            status = cli_fail(d.message);
+        }
+        free(withnl);
+    } else {
+        puts(out);
+    }
+    free(out);
+    return status;
+}
 
 /* The weights' exact bytes, when the checkpoint sits beside the config;
  * what they come from goes to stderr with the summary. */
@@ -101,31 +145,5 @@ int cmd_import_hf(int argc, char **argv)
         fprintf(stderr, "  note: %s\n", h.notes[i]);
     if (!exact_weights(path, &h, &d))
         return cli_fail(d.message);
-    cJSON *json = preset_model_to_json(&h.model, true);
-    char *out = json ? cJSON_Print(json) : NULL;
-    cJSON_Delete(json);
-    if (out == NULL)
-        return cli_fail("cannot build the preset (out of memory)");
-    int status = 0;
-    if (output) {
-        size_t n = strlen(out);
-        out[n] = '\0';
-        char *withnl = malloc(n + 2);
-        if (withnl == NULL) {
-            free(out);
-            return cli_fail("out of memory");
-        }
-        memcpy(withnl, out, n);
-        withnl[n] = '\n';
-        withnl[n + 1] = '\0';
-        if (!fileio_write_atomic(output, withnl, n + 1, &d)) {
-            diag_prefix(&d, "%s", OPTION_FLAG(OPT_OUTPUT));
-            status = cli_fail(d.message);
-        }
-        free(withnl);
-    } else {
-        puts(out);
-    }
-    free(out);
-    return status;
+    return import_write_preset(path, &h.model, output);
 }

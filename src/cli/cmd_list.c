@@ -59,31 +59,30 @@ static void list_models_text(const struct catalog *c)
     }
 }
 
-/* Every engine and each version pin of its arithmetic, with what differs;
- * the newest (the default) first. */
+/* Every engine and each version pin of its arithmetic, with the release it
+ * is named after and what differs; the newest (the default) marked. */
 static int list_engines(bool json)
 {
     cJSON *arr = json ? cJSON_CreateArray() : NULL;
     if (!json)
-        printf("%-16s %-18s %s\n", "ENGINE", "VERSION", "WHAT DIFFERS");
+        printf("%-10s %-18s %-18s %s\n", "ENGINE", "VERSION", "RELEASE", "WHAT DIFFERS");
     for (int k = 0; k < ENGINE_COUNT; k++) {
         const struct engine_desc *e = engine_desc((enum engine_kind)k);
         cJSON *versions = json ? cJSON_CreateArray() : NULL;
-        bool current = false;
-        for (int i = 0; i < ENGINE_VERSIONS_MAX && e->versions[i].label; i++)
-            current |= e->versions[i].rule == RULE_CURRENT;
-        if (!json && !current)
-            printf("%-16s %-18s %s\n", e->name, e->name, "(the default) the newest rule");
+        if (!json && !e->versions[0].label)
+            printf("%-10s %-18s %-18s %s\n", e->name, e->name, "", "(the default) the one rule");
         for (int i = 0; i < ENGINE_VERSIONS_MAX && e->versions[i].label; i++) {
             const struct engine_version *v = &e->versions[i];
             if (!json) {
-                printf("%-16s %-18s %s%s\n", i == 0 && current ? e->name : "", v->label,
-                       v->rule == RULE_CURRENT ? "(the default) " : "", v->changed);
+                printf("%-10s %-18s %-18s %s%s\n", i == 0 ? e->name : "", v->label,
+                       v->release ? v->release : "", v->rule == RULE_CURRENT ? "(the default) " : "",
+                       v->changed);
                 continue;
             }
             cJSON *item = cJSON_CreateObject();
             cJSON_AddItemToArray(versions, item);
             cJSON_AddStringToObject(item, "version", v->label);
+            cJSON_AddStringToObject(item, "release", v->release ? v->release : "");
             cJSON_AddBoolToObject(item, "latest", v->rule == RULE_CURRENT);
             cJSON_AddStringToObject(item, "changes", v->changed);
         }

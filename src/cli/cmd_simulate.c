@@ -147,6 +147,20 @@ bool simulate_config(const struct scenario *s, const struct plan_result *r, stru
     return load_check_config(r, c, d);
 }
 
+bool simulate_sched_options(const struct options *o, const struct scenario *s,
+                            struct sim_config *c, struct diag *d)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (o->given[OPT_ROUTER])
+        c->router = o->router;
+    if (o->given[OPT_CAPACITY_POLICY] && !e->sched.capacity)
+        return diag_fail(d, "%s is TensorRT-LLM's capacity scheduler (--engine trtllm), not %s's",
+                         OPTION_FLAG(OPT_CAPACITY_POLICY), e->title);
+    if (o->given[OPT_CAPACITY_POLICY])
+        c->capacity = o->capacity;
+    return true;
+}
+
 /* Plans, checks and simulates; the plan and the run into *sr. */
 static bool simulate(const struct options *o, struct simulate_run *sr, struct diag *d)
 {
@@ -167,15 +181,9 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
         return false;
     if (!simulate_config(&sr->s, &sr->r, &sr->c, d))
         return false;
-    const struct engine_desc *e = engine_desc(sr->s.engine.kind);
+    if (!simulate_sched_options(o, &sr->s, &sr->c, d))
+        return false;
     sr->router_given = o->given[OPT_ROUTER];
-    if (sr->router_given)
-        sr->c.router = o->router;
-    if (o->given[OPT_CAPACITY_POLICY] && !e->sched.capacity)
-        return diag_fail(d, "%s is TensorRT-LLM's capacity scheduler (--engine trtllm), not %s's",
-                         OPTION_FLAG(OPT_CAPACITY_POLICY), e->title);
-    if (o->given[OPT_CAPACITY_POLICY])
-        sr->c.capacity = o->capacity;
     sr->c.max_concurrency = o->given[OPT_MAX_CONCURRENCY] ? o->max_concurrency : 0;
     double *slo[3] = {&sr->c.slo_ttft, &sr->c.slo_tpot, &sr->c.slo_e2el};
     for (int i = 0; i < 3; i++)
@@ -205,6 +213,8 @@ int cmd_simulate(int argc, char **argv)
     if (!simulate_goodput_words(argc, argv, &o, &d))
         return cli_fail(d.message);
     simulate_default_engine(&o);
+    if (o.given[OPT_DISAGGREGATED] || disagg_given(&o) != OPT_COUNT)
+        return simulate_disagg(&o);
     static struct simulate_run sr; /* the plan's explain rows are large */
     memset(&sr, 0, sizeof sr);
     if (!simulate(&o, &sr, &d))

@@ -10,6 +10,7 @@
 #include "cli/options_table.h"
 #include "cli/simulate.h"
 #include "core/loadrun.h"
+#include "cli/solve_disagg.h"
 #include "cli/solve_slo.h"
 #include "core/engine_desc.h"
 #include "core/slo_search.h"
@@ -26,7 +27,9 @@ enum { SLO_DEFAULT_MAX_GPUS = 64, SLO_DEFAULT_MAX_RUNS = 200 };
 static const enum option_id slo_options[] = {
     OPT_REQUEST_RATE, OPT_GOODPUT,      OPT_GOODPUT_TARGET,     OPT_NUM_PROMPTS,
     OPT_BURSTINESS,   OPT_RANDOM_INPUT_LEN, OPT_RANDOM_OUTPUT_LEN, OPT_RANDOM_RANGE_RATIO,
-    OPT_SEED,         OPT_MAX_CONCURRENCY};
+    OPT_SEED,         OPT_MAX_CONCURRENCY,
+    OPT_DISAGGREGATED, OPT_NO_DISAGGREGATED, OPT_PREFILL_GPU, OPT_DECODE_GPU, OPT_KV_LINK,
+    OPT_KV_TRANSFER_BANDWIDTH, OPT_KV_TRANSFER_LATENCY};
 
 bool solve_slo_asked(const struct options *o)
 {
@@ -141,6 +144,7 @@ struct slo_job {
     struct slo_answer a;
     uint64_t asked_prompts; /* --num-prompts, before the stream was lengthened */
     bool json;
+    struct solve_disagg dis; /* the xPyD splits beside the layouts */
 };
 
 /* The search on j->w's stream, its requests generated for it. */
@@ -254,6 +258,26 @@ static void print_answer(const struct slo_job *j)
     printf("\n");
 }
 
+void solve_slo_cells(const struct slo_layout *l, struct slo_cells *c)
+{
+    strcpy(c->share, "-");
+    strcpy(c->ttft, "-");
+    strcpy(c->tpot, "-");
+    strcpy(c->tok, "-");
+    strcpy(c->cost, "-");
+    if (l->verdict != SLO_MEMORY && l->verdict != SLO_RUN_FAILED) {
+        if (l->verdict != SLO_OVER_CAPACITY) /* a share of a run that never settles */
+            snprintf(c->share, sizeof c->share, "%.1f%%", l->share * 100);
+        snprintf(c->tok, sizeof c->tok, "%.0f", l->output_throughput);
+    }
+    if (settled(l)) {
+        snprintf(c->ttft, sizeof c->ttft, "%.1f ms", l->out.ttft.p95 * 1e3);
+        snprintf(c->tpot, sizeof c->tpot, "%.1f ms", l->out.tpot.p95 * 1e3);
+    }
+    if (l->usd_per_million_output >= 0 && l->verdict != SLO_MEMORY)
+        snprintf(c->cost, sizeof c->cost, "%.3f", l->usd_per_million_output);
+}
+
 /* The layouts run, by GPU count and TP; the answer starred. */
 static void print_tried(const struct slo_job *j)
 {
@@ -267,21 +291,11 @@ static void print_tried(const struct slo_job *j)
             const struct slo_layout *l = &j->q.tried[i];
             if (l->gpus != g || l->tp != tp)
                 continue;
-            char ttft[24] = "-", tpot[24] = "-", tok[24] = "-", cost[24] = "-", share[16] = "-";
-            if (l->verdict != SLO_MEMORY && l->verdict != SLO_RUN_FAILED) {
-                if (l->verdict != SLO_OVER_CAPACITY) /* a share of a run that never settles */
-                    snprintf(share, sizeof share, "%.1f%%", l->share * 100);
-                snprintf(tok, sizeof tok, "%.0f", l->output_throughput);
-            }
-            if (settled(l)) {
-                snprintf(ttft, sizeof ttft, "%.1f ms", l->out.ttft.p95 * 1e3);
-                snprintf(tpot, sizeof tpot, "%.1f ms", l->out.tpot.p95 * 1e3);
-            }
-            if (l->usd_per_million_output >= 0 && l->verdict != SLO_MEMORY)
-                snprintf(cost, sizeof cost, "%.3f", l->usd_per_million_output);
+            struct slo_cells c;
+            solve_slo_cells(l, &c);
             bool best = j->a.solved && i == j->a.best;
             printf("%c %5u %4u %5u %8s %10s %10s %10s %9s  %s\n", best ? '*' : ' ', l->gpus,
-                   l->tp, l->replicas, share, ttft, tpot, tok, cost,
+                   l->tp, l->replicas, c.share, c.ttft, c.tpot, c.tok, c.cost,
                    slo_verdict_name(l->verdict));
         }
 }
@@ -337,8 +351,7 @@ static int print_text(const struct slo_job *j)
     return 0;
 }
 
-/* A layout's figures, vllm bench serve's keys where it has them. */
-static void json_layout(struct jsonout *jo, const struct slo_layout *l)
+void solve_slo_layout_json(struct jsonout *jo, const struct slo_layout *l)
 {
     bool ran = l->verdict != SLO_MEMORY && l->verdict != SLO_RUN_FAILED, fig = settled(l);
     jsonout_uint(jo, "gpus", l->gpus);
@@ -382,11 +395,11 @@ static int print_json(const struct slo_job *j)
     jsonout_bool(&jo, "solved", j->a.solved);
     jsonout_bool(&jo, "out_of_runs", j->a.out_of_runs);
     if (j->a.solved)
-        json_layout(&jo, &q->tried[j->a.best]);
+        solve_slo_layout_json(&jo, &q->tried[j->a.best]);
     cJSON *list = cJSON_CreateArray();
     for (size_t i = 0; i < j->a.ntried && list; i++) {
         struct jsonout row = jsonout_begin();
-        json_layout(&row, &q->tried[i]);
+        solve_slo_layout_json(&row, &q->tried[i]);
         jsonout_string(&row, "verdict", slo_verdict_name(q->tried[i].verdict));
         cJSON *item = jsonout_end(&row);
         if (item == NULL || !cJSON_AddItemToArray(list, item)) {
@@ -396,7 +409,8 @@ static int print_json(const struct slo_job *j)
         }
     }
     jsonout_object(&jo, "candidates", list);
-    return solve_json_print(&jo, j->a.solved ? 0 : 1);
+    int status = solve_disagg_json(&jo, &j->dis, q, &j->a, j->a.solved ? 0 : 1);
+    return solve_json_print(&jo, status);
 }
 
 int solve_slo(int argc, char **argv, struct options *o)
@@ -407,12 +421,16 @@ int solve_slo(int argc, char **argv, struct options *o)
     static struct slo_job j; /* the base scenario is large */
     memset(&j, 0, sizeof j);
     j.json = o->format == FORMAT_JSON;
-    if (!slo_base(o, &j.base, &d) || !slo_run(o, &j, &d)) {
+    if (!slo_base(o, &j.base, &d) || !solve_disagg_prepare(o, &j.base, &j.dis, &d) ||
+        !slo_run(o, &j, &d) || !solve_disagg_search(&j.dis, &j.w, &j.q, &j.a, &d)) {
         free(j.q.tried);
+        solve_disagg_free(&j.dis);
         return cli_fail(d.message);
     }
-    int status = j.json ? print_json(&j) : print_text(&j);
+    int status = j.json ? print_json(&j)
+                        : solve_disagg_text(&j.dis, &j.q, &j.a, print_text(&j));
     free(j.q.tried);
+    solve_disagg_free(&j.dis);
     if (fflush(stdout) != 0)
         return cli_fail("cannot write to standard output");
     return status;

@@ -14,6 +14,13 @@ int cmd_solve(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_import_hf(int argc, char **argv);
+int cmd_import_gguf(int argc, char **argv);
+
+/* Writes an imported model's preset to output (NULL: standard output) once
+ * it loads back as the same preset; path names the source in messages.
+ * Returns the exit status. */
+struct model_spec;
+int import_write_preset(const char *path, const struct model_spec *m, const char *output);
 int cmd_completion(int argc, char **argv);
 
 /* `kvplan __complete ids gpu|model|engine|dtype|kv-dtype [--presets DIR]...`:

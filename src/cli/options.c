@@ -143,6 +143,7 @@ bool options_parse_command(enum cli_command cmd, int argc, char **argv, struct o
     memset(o, 0, sizeof *o);
     *help = false;
     getopt_set_build(cmd, &g);
+    options_offload_spellings(argc, argv);
     if (cli_commands[cmd].exact && !exact_names(cli_commands[cmd].name, g.longopts, argc, argv, d))
         return false;
     optind = 0; /* a full reset of getopt's state */

@@ -11,6 +11,7 @@
 #include "core/plan.h"
 #include "core/sim.h"
 #include "io/catalog.h"
+#include "cli/options_disagg.h"
 
 /* The commands, each a bit in an option's row of the table. */
 enum cli_command {
@@ -22,6 +23,7 @@ enum cli_command {
     CMD_SOLVE,
     CMD_SWEEP,
     CMD_IMPORT_HF,
+    CMD_IMPORT_GGUF,
     CMD_COMPLETION,
     CMD_SIMULATE,
     CMD_COUNT
@@ -88,6 +90,12 @@ enum option_id {
     OPT_PARALLEL,
     OPT_FIT_TARGET,
     OPT_KV_DTYPE_V,
+    OPT_N_GPU_LAYERS,
+    OPT_N_CPU_MOE,
+    OPT_NO_KV_OFFLOAD,
+    OPT_HOST_MEMORY,
+    OPT_HOST_BANDWIDTH,
+    OPT_CPU,
     OPT_FREE_FRACTION,
     OPT_GPU_TOTAL,
     OPT_NON_KV,
@@ -134,6 +142,7 @@ enum option_id {
     OPT_PARETO,
     OPT_COMPARE,
     OPT_SIM_FORMAT,
+    OPT_DISAGG_IDS /* options_disagg.h */
     OPT_HELP,
     OPT_COUNT
 };
@@ -175,6 +184,7 @@ struct options {
     enum spec_method spec_method;
     uint32_t spec_tokens;
     uint64_t host_kv; /* the host memory tier (options_host.c) */
+    struct offload_opts offload; /* llama.cpp's layers in host memory (options_offload.c) */
     double hit_rate;
     uint32_t max_loras, max_lora_rank, lora_targets;
     uint32_t images, image_tokens;
@@ -200,6 +210,7 @@ struct options {
     enum sim_capacity capacity; /* given: OPT_CAPACITY_POLICY */
     double goodput_target; /* solve: the share of requests that must keep them */
     const char *compare_path; /* a benchmark's result to set beside the run */
+    struct disagg_options disagg; /* --disaggregated's pools and link */
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;
     const char *hf_repo; /* import-hf --hf-id: the Hugging Face id of the launch lines */
@@ -242,6 +253,13 @@ bool options_parse_count(const char *opt, const char *arg, uint64_t min, uint64_
  * needs a host tier; a draft comes from the catalogue, with a suggestion
  * when unknown). */
 bool options_host_apply(const struct options *o, struct scenario *s, struct diag *d);
+
+/* llama.cpp's placement options and the host's memory applied to s; the
+ * host memory, when neither given nor loaded, is this machine's
+ * (io/hostmem.h). Rewrites llama.cpp's single-dash spellings (-ngl,
+ * -ncmoe, -nkvo) in argv to the long options, before getopt_long. */
+bool options_offload_apply(const struct options *o, struct scenario *s, struct diag *d);
+void options_offload_spellings(int argc, char **argv);
 bool options_spec_apply(const struct options *o, const struct catalog *c, struct scenario *s,
                         struct diag *d);
 

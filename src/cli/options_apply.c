@@ -302,7 +302,7 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         return false;
     knobs(o, s);
     prefix_rule(o, s);
-    if (!serving(o, s, d) || !options_host_apply(o, s, d))
+    if (!serving(o, s, d) || !options_host_apply(o, s, d) || !options_offload_apply(o, s, d))
         return false;
     struct calibration_source cal;
     if (o->calibration_path && !calibration_apply(o->calibration_path, s, &cal, d)) {

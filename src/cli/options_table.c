@@ -242,6 +242,34 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_KV_DTYPE_V] = {OPTNAME_KV_DTYPE_V, .commands = SCENARIO, .parse = opt_dtype,
                         .offset = AT(flags.v_dtype), .metavar = "D", .help = "",
                         .complete = COMPLETE_KV_DTYPE},
+    [OPT_N_GPU_LAYERS] = {OPTNAME_N_GPU_LAYERS, .commands = SCENARIO, .parse = opt_ngl,
+                          .field = FIELD(SF_N_GPU_LAYERS), .metavar = "N",
+                          .help = "llama.cpp (-ngl): the last N layers on the GPUs, the\n"
+                                  "output layer the last of them (999 or all: every one;\n"
+                                  "default: all that fit, searched as llama.cpp's fit does)"},
+    [OPT_N_CPU_MOE] = {OPTNAME_N_CPU_MOE, .commands = SCENARIO, .parse = opt_n_cpu_moe,
+                       .field = FIELD(SF_N_CPU_MOE), .metavar = "N",
+                       .help = "llama.cpp (-ncmoe): the experts of the first N layers\n"
+                               "kept in host memory"},
+    [OPT_NO_KV_OFFLOAD] = {OPTNAME_NO_KV_OFFLOAD, .commands = SCENARIO,
+                           .field = FIELD(SF_NO_KV_OFFLOAD),
+                           .help = "llama.cpp (-nkvo): the KV cache in host memory"},
+    [OPT_HOST_MEMORY] = {OPTNAME_HOST_MEMORY, .commands = SCENARIO, .parse = opt_host_memory,
+                         .field = FIELD(SF_HOST_MEMORY), .metavar = "SIZE",
+                         .help = "the host's RAM for llama.cpp's CPU layers (default: this\n"
+                                 "machine's; auto; 0 = unknown, not checked)"},
+    [OPT_HOST_BANDWIDTH] = {OPTNAME_HOST_BANDWIDTH, .commands = SCENARIO,
+                            .parse = opt_host_bandwidth, .field = FIELD(SF_HOST_BANDWIDTH),
+                            .metavar = "GB/s",
+                            .help = "host memory bandwidth the CPU layers read at (default:\n"
+                                    "--cpu ddr5-4800-2ch, 76.8 GB/s)"},
+    [OPT_CPU] = {OPTNAME_CPU, .commands = SCENARIO, .parse = opt_cpu, .metavar = "PRESET",
+                 .help = "host memory preset: ddr4-3200-2ch, ddr5-4800-2ch,\n"
+                         "ddr5-5600-2ch, ddr5-6400-2ch, ddr4-3200-8ch, ddr5-4800-8ch,\n"
+                         "ddr5-4800-12ch, ddr5-6400-12ch",
+                 .complete = COMPLETE_WORDS,
+                 .words = "ddr4-3200-2ch ddr5-4800-2ch ddr5-5600-2ch ddr5-6400-2ch ddr4-3200-8ch "
+                          "ddr5-4800-8ch ddr5-4800-12ch ddr5-6400-12ch"},
     [OPT_FREE_FRACTION] = {OPTNAME_FREE_GPU_MEMORY_FRACTION, .commands = SCENARIO, FRACTION,
                            .offset = AT(flags.free_gpu_memory_fraction),
                            .field = FIELD(SF_FREE_GPU_MEMORY_FRACTION), .help = "(TensorRT-LLM)"},
@@ -324,13 +352,13 @@ const struct option_row options_table[OPT_COUNT] = {
                             .parse = opt_nonempty, .offset = AT(engine_version), .metavar = "V",
                             .unlisted = true,
                             .help = "the engine's version the benchmark ran (saved with it)"},
-    [OPT_ID] = {OPTNAME_ID, .commands = CMD_BIT(CMD_IMPORT_HF), .parse = opt_string,
+    [OPT_ID] = {OPTNAME_ID, .commands = CMD_BIT(CMD_IMPORT_HF) | CMD_BIT(CMD_IMPORT_GGUF), .parse = opt_string,
                 .offset = AT(hf_id), .metavar = "ID", .unlisted = true,
                 .help = "the preset's id (default: from the config)"},
-    [OPT_NAME] = {OPTNAME_NAME, .commands = CMD_BIT(CMD_IMPORT_HF), .parse = opt_string,
+    [OPT_NAME] = {OPTNAME_NAME, .commands = CMD_BIT(CMD_IMPORT_HF) | CMD_BIT(CMD_IMPORT_GGUF), .parse = opt_string,
                   .offset = AT(hf_name), .metavar = "NAME", .unlisted = true,
                   .help = "the preset's name (default: from the config)"},
-    [OPT_OUTPUT] = {OPTNAME_OUTPUT, 'o', .commands = CMD_BIT(CMD_IMPORT_HF), .parse = opt_nonempty,
+    [OPT_OUTPUT] = {OPTNAME_OUTPUT, 'o', .commands = CMD_BIT(CMD_IMPORT_HF) | CMD_BIT(CMD_IMPORT_GGUF), .parse = opt_nonempty,
                     .offset = AT(output_path), .metavar = "FILE", .complete = COMPLETE_FILE,
                     .unlisted = true,
                     .help = "write the preset to FILE (default: standard output)"},
@@ -411,6 +439,7 @@ const struct option_row options_table[OPT_COUNT] = {
                         .metavar = "text|json", .complete = COMPLETE_WORDS, .words = "text json",
                         .help = "a table (default) or JSON: the plan's snapshot with\n"
                                 "result.simulation (vllm bench serve's keys)"},
+    DISAGG_OPTION_ROWS
     [OPT_HELP] = {OPTNAME_HELP, 'h', .commands = ~0u, .unlisted = true, .help = "this help"},
 };
 
@@ -501,6 +530,17 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
                  "defaults. The weights' exact bytes come from model.safetensors.index.json\n"
                  "or the *.safetensors headers beside the config, when there. Put the\n"
                  "file in ~/.config/kvplan/presets to use it.\n"},
+    [CMD_IMPORT_GGUF] =
+        {"import-gguf", .synopsis = "import-gguf FILE.gguf",
+         .about = "a model preset from a GGUF file's header", .run = cmd_import_gguf,
+         .takes_words = true, .args = {"@file"},
+         .head = "Usage: kvplan import-gguf FILE.gguf [--id ID] [--name NAME] "
+                 "[-o|--output FILE]\n\n"
+                 "Writes a model preset (JSON) from a GGUF file's header, never reading its\n"
+                 "tensor data: the architecture's dimensions from its metadata, the\n"
+                 "parameters and the weights' exact bytes from its tensors, so the plan\n"
+                 "takes the file's size rather than parameters x a precision. Put the file\n"
+                 "in ~/.config/kvplan/presets to use it.\n"},
     [CMD_COMPLETION] =
         {"completion", .synopsis = "completion bash|zsh|fish", .about = "a shell completion script",
          .run = cmd_completion, .takes_words = true, .args = {"bash zsh fish"},

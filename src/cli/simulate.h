@@ -45,6 +45,20 @@ bool simulate_config(const struct scenario *s, const struct plan_result *r, stru
                      struct diag *d);
 /* The workload of the options, vLLM's defaults where none is given. */
 struct workload_params simulate_workload(const struct options *o, const struct scenario *s);
+/* --router and --capacity-scheduler-policy into c (s's engine's); false
+ * when the engine has no such policy. */
+bool simulate_sched_options(const struct options *o, const struct scenario *s,
+                            struct sim_config *c, struct diag *d);
+/* simulate_print.c: result.simulation, vllm bench serve's keys (NULL: out
+ * of memory); the plan's snapshot of sr with simulation(ctx) as its
+ * result.simulation, printed (false when the JSON cannot be built). */
+struct cJSON *simulate_simulation_json(const struct simulate_run *sr);
+bool simulate_print_snapshot(FILE *out, const struct simulate_run *sr,
+                             struct cJSON *(*simulation)(const void *ctx), const void *ctx);
+/* cmd_simulate_disagg.c: simulate --disaggregated, its exit status; the
+ * first of the pools' and link's options given (OPT_COUNT: none). */
+int simulate_disagg(const struct options *o);
+enum option_id disagg_given(const struct options *o);
 /* True (d says why) when a run stopped short. */
 bool simulate_run_failed(enum sim_status st, struct diag *d);
 /* --compare (simulate_compare.c): the measurement beside the prediction,

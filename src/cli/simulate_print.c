@@ -189,7 +189,7 @@ static void stats_json(struct jsonout *o, const char *name, const struct sim_sta
     }
 }
 
-static cJSON *simulation_json(const struct simulate_run *sr)
+cJSON *simulate_simulation_json(const struct simulate_run *sr)
 {
     const struct sim_result *r = &sr->out;
     bool shown = !r->over_capacity;
@@ -237,13 +237,24 @@ static cJSON *simulation_json(const struct simulate_run *sr)
     return jsonout_end(&o);
 }
 
+static cJSON *own_simulation(const void *sr)
+{
+    return simulate_simulation_json(sr);
+}
+
 bool simulate_print_json(FILE *out, const struct simulate_run *sr)
+{
+    return simulate_print_snapshot(out, sr, own_simulation, sr);
+}
+
+bool simulate_print_snapshot(FILE *out, const struct simulate_run *sr,
+                             struct cJSON *(*simulation)(const void *ctx), const void *ctx)
 {
     char *text = snapshot_to_json(&sr->s, &sr->r, &sr->x, KVPLAN_GENERATOR);
     cJSON *root = text ? cJSON_Parse(text) : NULL;
     free(text);
     cJSON *result = root ? cJSON_GetObjectItemCaseSensitive(root, "result") : NULL;
-    cJSON *sim = result ? simulation_json(sr) : NULL;
+    cJSON *sim = result ? simulation(ctx) : NULL;
     if (sim == NULL || !cJSON_AddItemToObject(result, "simulation", sim)) {
         cJSON_Delete(sim);
         cJSON_Delete(root);

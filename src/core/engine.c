@@ -64,6 +64,34 @@ const char *engine_label(enum engine_kind k, enum engine_rule r)
     return d->name;
 }
 
+/* The version row of kind and rule (RULE_CURRENT: the newest), or NULL. */
+static const struct engine_version *version_row(enum engine_kind k, enum engine_rule r)
+{
+    if (k < 0 || k >= ENGINE_COUNT)
+        return NULL;
+    const struct engine_desc *d = table[k];
+    for (int i = 0; i < ENGINE_VERSIONS_MAX && d->versions[i].label; i++)
+        if (d->versions[i].rule == r)
+            return &d->versions[i];
+    return NULL;
+}
+
+const char *engine_release(enum engine_kind k, enum engine_rule r)
+{
+    const struct engine_version *v = version_row(k, r);
+    return v && v->release ? v->release : "";
+}
+
+const char *engine_version_title(enum engine_kind k, enum engine_rule r, char *buf, size_t size)
+{
+    const char *release = engine_release(k, r);
+    if (release[0] == '\0')
+        snprintf(buf, size, "%s", engine_label(k, r));
+    else
+        snprintf(buf, size, "%s %s", engine_desc(k)->title, release);
+    return buf;
+}
+
 /* The engine called `name` (its name or an alias), or NULL. */
 static const struct engine_desc *named(const char *name)
 {

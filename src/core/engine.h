@@ -30,7 +30,10 @@ enum engine_rule {
     RULE_VLLM_V0,         /* vllm@0: V0 engine, logits profiled for every batched token */
     RULE_VLLM_0_13,       /* vllm@0.13: CUTLASS MLA (blocks of 128) Blackwell's MLA default */
     RULE_LLAMACPP_PRE_MLA, /* llama.cpp@pre-mla: DeepSeek K and V expanded per head */
-    RULE_TRTLLM_ENGINE     /* trtllm@trt: the TensorRT engine path, 64 tokens per block */
+    RULE_TRTLLM_ENGINE,    /* trtllm@trt: the TensorRT engine path, 64 tokens per block */
+    RULE_LLAMACPP_MLA_KV,  /* llama.cpp@mla-kv: the MLA latent as K and again as V */
+    RULE_TRTLLM_0,         /* trtllm@0.19: the 0.x PyTorch backend, the plugin's 64 tokens */
+    RULE_TRTLLM_BUILD_PY   /* trtllm@0.7: a model's build.py, 128 tokens per block */
 };
 
 /* The profile and its launch flags; zero means "the engine's default". */
@@ -62,6 +65,12 @@ bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *ru
 
 /* "vllm@0" style name of kind and rule. */
 const char *engine_label(enum engine_kind k, enum engine_rule r);
+
+/* The release a rule is named after ("0.15", "0.5", "1.x"; "" for the
+ * generic rule), and the engine with it for a reader ("vLLM 0.15"; the
+ * label where there is no release, "generic"), into buf, returned. */
+const char *engine_release(enum engine_kind k, enum engine_rule r);
+const char *engine_version_title(enum engine_kind k, enum engine_rule r, char *buf, size_t size);
 
 /* Whether kvplan's profile of the engine models this vendor's GPUs: vLLM and
  * SGLang on NVIDIA and AMD (CUDA and ROCm), TensorRT-LLM on NVIDIA,

@@ -17,6 +17,7 @@
 #include "kvcost.h"
 #include "placement.h"
 #include "scenario.h"
+#include "shell.h"
 
 /* How one of kvplan's engine options holds its value. */
 enum engine_option_type {
@@ -63,6 +64,7 @@ struct engine_version {
     const char *label;          /* "vllm@0": listed, and shown for the rule */
     const char *spellings[3];   /* the VERSIONs taken, case-insensitive: "0", "v0" */
     const char *changed;        /* what the pin changes */
+    const char *release;        /* the release for a reader: "0.15", "1.x" */
 };
 
 /* The host memory tier (--host-kv) as the engine keeps it (core/hosttier.h). */
@@ -136,6 +138,8 @@ struct engine_desc {
                                   * heads: attention TP 1, no --pp, a token's KV counted for
                                   * all GPUs together, one step crosses them in turn */
     bool fixed_slots;            /* each sequence holds its whole context up front (no paging) */
+    bool offloads;               /* keeps layers, experts or its cache in host memory as told
+                                  * (-ngl, --n-cpu-moe, --no-kv-offload: core/offload.h) */
     bool dp_attention;           /* takes --enable-dp-attention */
     bool (*experts_over_dp)(enum engine_rule rule); /* routed experts split over the whole
                                   * DP group, and --enable-expert-parallel taken */
@@ -149,6 +153,8 @@ struct engine_desc {
     bool (*windows_full)(const struct scenario *s); /* windowed layers sized for the whole
                                   * context (NULL: never) */
     enum dtype state_conv, state_ssm; /* the state's precisions; AUTO: vLLM's "auto" */
+    bool global_dims;            /* kvplan has its rule for global layers of their own KV
+                                  * heads and head_dim (Gemma 4); else they are refused */
     bool state_per_user;         /* its state pool is not modelled: each user's state is
                                   * counted in its KV blocks (WARN_STATE_GENERIC) */
 
@@ -200,6 +206,10 @@ struct engine_desc {
     void (*budget)(const struct policy_ctx *c);
     void (*launch)(const struct policy_ctx *c);
     void (*log)(const struct policy_ctx *c);
+    /* A plan over several nodes or servers (core/launch.h): the count of
+     * commands to run one by one, each its own line; with out, command k
+     * (from 0) built from the launch line. 0 or 1: the launch line alone. */
+    int (*servers)(const struct placement *l, const char *launch, int k, struct shell_line *out);
 };
 
 /* The descriptor of kind k (the generic rule's for a kind out of range). */

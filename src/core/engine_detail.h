@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "offload.h"
+
 /* The launch line quotes every word for the shell (core/shell.h); its room
  * holds the longest one (every id at its longest, every byte of it to be
  * escaped: tests/unit/test_launch.c builds it), so no line is ever cut. */
@@ -30,6 +32,7 @@ struct engine_detail {
     uint32_t max_num_seqs;
     uint64_t max_num_batched_tokens;
     uint32_t slots;            /* llama.cpp: -np, given or the most that fit */
+    struct offload_split offload; /* llama.cpp: what is in host memory (inactive: nothing) */
     /* The texts, last: written by the launch and log functions only, which
      * run only when explaining (a sweep along the context zeroes the figures
      * above them at each context, not these: core/plan.c plan_at_context). */

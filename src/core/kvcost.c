@@ -71,10 +71,23 @@ bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c)
     c->windowed_layers = windows ? m->windowed_layers : 0;
     c->global_layers = c->layers - c->windowed_layers;
     c->window_tokens = windows ? m->window_tokens : 0;
-    c->bytes_per_token = kv_sat_mul(c->bytes_per_layer, c->layers);
-    c->bytes_per_token_global = kv_sat_mul(c->bytes_per_layer, c->global_layers);
+    kvcost_global_layers(s, c);
+    kvcost_totals(c);
     state_compute(m, c);
     return c->bytes_per_token != UINT64_MAX && c->state_bytes != UINT64_MAX;
+}
+
+void kvcost_totals(struct kv_cost *c)
+{
+    /* the wide layers are global ones; under --full-attention the windowed
+     * layers join them at their own size */
+    uint32_t narrow_global = c->global_layers - c->wide_layers;
+    c->global_layer_bytes = kv_sat_add(kv_sat_mul(c->global_bytes_per_layer, c->wide_layers),
+                                       kv_sat_mul(c->bytes_per_layer, narrow_global));
+    uint64_t all = kv_sat_add(kv_sat_mul(c->global_bytes_per_layer, c->wide_layers),
+                              kv_sat_mul(c->bytes_per_layer, c->layers - c->wide_layers));
+    c->bytes_per_token = kv_sat_add(all, c->draft_bytes_per_token);
+    c->bytes_per_token_global = kv_sat_add(c->global_layer_bytes, c->draft_bytes_per_token);
 }
 
 uint64_t kvcost_index_bytes(const struct model_spec *m)

@@ -22,6 +22,14 @@ struct kv_cost {
     uint64_t index_bytes;        /* sparse attention: the indexer key's part; 0 without */
     bool latent_fp8_blocks;      /* the FP8 latent in FlashMLA's sparse layout (scales per 128) */
     uint32_t layers, global_layers, windowed_layers;
+    /* Gemma 4's global layers (core/spec.h): wide_layers of the layers keep
+     * global_kv_heads_per_gpu heads of global_head_dim, global_rows rows a head
+     * (1 when the key is the value and stored once, else 2), in
+     * global_bytes_per_layer; 0 wide layers: every layer is bytes_per_layer. */
+    uint32_t wide_layers, global_kv_heads_per_gpu, global_head_dim, global_rows;
+    bool k_eq_v;
+    uint64_t global_values_per_layer, global_bytes_per_layer;
+    uint64_t global_layer_bytes; /* one token in every global layer (past the window), no draft */
     uint64_t window_tokens;      /* 0 without windows */
     uint64_t bytes_per_token;    /* one GPU, every layer as if global */
     uint64_t bytes_per_token_global; /* one GPU, the global layers only (past the window) */
@@ -56,6 +64,16 @@ struct token_split {
  * per 128 of them and the rope dims in bf16, 656 B for DeepSeek (vLLM
  * FlashMLASparseBackend.get_kv_cache_shape, "fp8_ds_mla"). */
 bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c);
+
+/* Gemma 4 (kvcost_global.c): true when the model's global layers have
+ * dimensions of their own; kvcost_global_layers sets their bytes (the key
+ * that is the value stored once), kvcost_global_rows stores `rows` rows a
+ * head instead (an engine that keeps K and V apart: 2) and kvcost_totals sums
+ * the layers again into the per-token figures. */
+bool kvcost_has_global_dims(const struct model_spec *m);
+void kvcost_global_layers(const struct scenario *s, struct kv_cost *c);
+void kvcost_global_rows(struct kv_cost *c, uint32_t rows);
+void kvcost_totals(struct kv_cost *c);
 
 /* Sets the state's precisions (an engine's rule) and its bytes. */
 void kvcost_state_dtypes(struct kv_cost *c, enum dtype conv, enum dtype ssm);
@@ -118,7 +136,7 @@ static inline struct token_split kvcost_split(const struct kv_cost *c, uint64_t 
  * tokens in each windowed layer (saturating at UINT64_MAX). */
 static inline uint64_t kvcost_bytes(const struct kv_cost *c, uint64_t global, uint64_t windowed)
 {
-    uint64_t g = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->global_layers), global);
+    uint64_t g = kv_sat_mul(c->global_layer_bytes, global);
     if (c->windowed_layers == 0 && c->draft_bytes_per_token == 0) /* most models: no more terms */
         return g;
     uint64_t w = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->windowed_layers), windowed);

@@ -9,11 +9,11 @@ static const char *family_names[] = {"unknown", "llama",   "qwen2",   "qwen3",  
                                      "qwen3_moe", "gemma", "gemma2",  "gemma3", "cohere",
                                      "deepseek", "gpt_oss", "falcon", "opt",    "mpt", "llama4",
                                      "glm4_moe", "minimax_m2", "qwen3_next", "nemotron_h",
-                                     "granitemoehybrid", "jamba", "falcon_h1"};
+                                     "granitemoehybrid", "jamba", "falcon_h1", "gemma4"};
 
 const char *params_family_name(enum arch_family f)
 {
-    return f >= 0 && f <= ARCH_FALCON_H1 ? family_names[f] : "unknown";
+    return f >= 0 && f <= ARCH_GEMMA4 ? family_names[f] : "unknown";
 }
 
 /* A Mamba-2 mixer (transformers' NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer):
@@ -192,10 +192,12 @@ static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
     case ARCH_MPT:
         total = V * h + L * (4 * h * h + 2 * h * a->intermediate + 2 * h) + h;
         break;
-    case ARCH_QWEN3_NEXT: /* every layer MoE, a shared expert with a one-unit gate */
+    case ARCH_QWEN3_NEXT: /* every layer MoE, a shared expert with a one-unit gate; or every
+                           * layer a dense gated MLP (Qwen3.5's dense sizes, no experts) */
         total = emb + (wide)a->attention_layers * attention(a) +
                 (wide)a->state_layers * gated_deltanet(a) +
-                L * (moe_layer(a, k) + 3 * h * a->shared_intermediate + h + 2 * h) + h;
+                L * ((a->experts ? moe_layer(a, k) + 3 * h * a->shared_intermediate + h
+                                 : 3 * h * a->intermediate) + 2 * h) + h;
         break;
     case ARCH_NEMOTRON_H: { /* one norm a block; the MLP is up and down (squared ReLU) */
         wide plain = L - a->attention_layers - a->state_layers;
@@ -219,6 +221,8 @@ static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
                 (wide)a->state_layers * mamba2(a) + L * (mlp + 2 * h) + h;
         break;
     }
+    case ARCH_GEMMA4:
+        return params_gemma4(a, active_only, out);
     default:
         return false;
     }
@@ -242,7 +246,8 @@ bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active)
                        a->index_head_dim,  a->index_n_heads,
                        a->attention_layers, a->state_layers,    a->conv_kernel,
                        a->state_heads,     a->state_head_dim,   a->state_groups,
-                       a->state_size,      a->dt_rank,          a->moe_layers};
+                       a->state_size,      a->dt_rank,          a->moe_layers,
+                       a->global_layers,   a->global_kv_heads,  a->global_head_dim};
     for (unsigned i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i] > (1u << 24))
             return false;
@@ -289,7 +294,12 @@ bool params_in_experts(const struct arch_dims *a, uint64_t *out)
  * patches and the class token, LayerNorms before and after, per layer the
  * same as SigLIP; the pixel-shuffle adapter MLP (adapter_in x adapter_out,
  * adapter_out x adapter_out, no biases) and the projector (adapter_out x
- * text hidden, no bias). */
+ * text hidden, no bias).
+ * Qwen3.5 (transformers' Qwen3_5VisionModel, Qwen3-VL's without deepstack):
+ * a Conv3d patch embedding with bias over temporal_patch frames, learned
+ * positions, per layer the same as SigLIP (qkv and proj with biases); the
+ * patch merger's LayerNorm (vision hidden), then fc1 (merge^2 x hidden
+ * square, with bias) and fc2 to the text hidden (with bias). */
 bool params_vision(const struct vision_dims *v, uint64_t *out)
 {
     const uint64_t big = (uint64_t)1 << 24;
@@ -299,13 +309,18 @@ bool params_vision(const struct vision_dims *v, uint64_t *out)
     }
     if (v->hidden > big || v->intermediate > big || v->layers > big || v->patch > big ||
         v->image > big || v->channels > big || v->adapter_in > big || v->adapter_out > big ||
-        v->text_hidden > big || v->patch == 0)
+        v->text_hidden > big || v->temporal_patch > big || v->positions > big ||
+        v->merge > 64 || v->patch == 0)
         return false;
     uint64_t h = v->hidden, i = v->intermediate, side = v->image / v->patch;
     uint64_t layer = 4 * (h * h + h) + 2 * h * i + i + h + 4 * h;
     uint64_t n = v->layers * layer;
     uint64_t patch = v->channels * v->patch * v->patch * h;
-    if (v->kind == VISION_SIGLIP)
+    if (v->kind == VISION_QWEN3) {
+        uint64_t m = h * v->merge * v->merge;
+        n += patch * v->temporal_patch + h + v->positions * h + 2 * h + m * m + m +
+             m * v->text_hidden + v->text_hidden;
+    } else if (v->kind == VISION_SIGLIP)
         n += patch + h + side * side * h + 2 * h + h + h * v->text_hidden;
     else
         n += patch + h + (side * side + 1) * h + 4 * h + v->adapter_in * v->adapter_out +

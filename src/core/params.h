@@ -32,7 +32,8 @@ enum arch_family {
     ARCH_NEMOTRON_H,   /* Mamba-2, attention and squared-ReLU MLP blocks, one norm each */
     ARCH_GRANITE_HYBRID, /* Mamba-2 or attention, then MoE and a shared MLP, every layer */
     ARCH_JAMBA,          /* Mamba-1 or attention, then MoE or a dense MLP */
-    ARCH_FALCON_H1       /* attention and Mamba-2 side by side, then a gated MLP, every layer */
+    ARCH_FALCON_H1,      /* attention and Mamba-2 side by side, then a gated MLP, every layer */
+    ARCH_GEMMA4          /* windowed and global layers of their own dims, K=V (params_gemma4.c) */
 };
 
 struct arch_dims {
@@ -65,7 +66,14 @@ struct arch_dims {
     uint64_t dt_rank;    /* Mamba-1: the rank of the dt projection */
     uint64_t moe_layers; /* jamba: layers with MoE (the rest dense) */
     bool no_state_norm;  /* falcon_h1 without mamba_rms_norm: no gated norm in the mixer */
+    /* Gemma 4: global_layers of the layers keep global_kv_heads of global_head_dim, the key
+     * their value when k_eq_v (no v_proj); MoE beside the dense MLP */
+    uint64_t global_layers, global_kv_heads, global_head_dim;
+    bool k_eq_v;
 };
+
+/* Gemma 4's count (params_gemma4.c), every expert or the active ones; false past 64 bits. */
+bool params_gemma4(const struct arch_dims *a, bool active_only, uint64_t *out);
 
 /* Total parameters, and those active per token (MoE); false for an
  * unknown family, a dimension above 2^24, first_dense above the layers,
@@ -81,7 +89,8 @@ bool params_in_experts(const struct arch_dims *a, uint64_t *out);
 enum vision_kind {
     VISION_NONE = 0,
     VISION_SIGLIP, /* Gemma 3: SigLIP encoder, then a norm and a projection to the text hidden */
-    VISION_LLAMA4  /* Llama 4: ViT with class token, pixel-shuffle adapter MLP, projector */
+    VISION_LLAMA4, /* Llama 4: ViT with class token, pixel-shuffle adapter MLP, projector */
+    VISION_QWEN3   /* Qwen3.5 (Qwen3-VL's ViT without deepstack): 3-D patches, patch merger */
 };
 
 struct vision_dims {
@@ -89,6 +98,7 @@ struct vision_dims {
     uint64_t hidden, intermediate, layers, patch, image, channels;
     uint64_t adapter_in, adapter_out; /* llama4: pixel-shuffled width and projector_input_dim */
     uint64_t text_hidden;             /* the language model's hidden size */
+    uint64_t temporal_patch, positions, merge; /* qwen3: frames a patch, learned positions, 2x2 */
 };
 
 /* Parameters of the vision tower and its projection into the language

@@ -4,6 +4,76 @@
 
 #include "policy.h"
 
+/* Gemma 4's global layers, dimensions of their own: one layer's KV, with
+ * the key that is the value stored once or twice (core/kvcost_global.c). */
+static void global_layer_row(const struct policy_ctx *c)
+{
+    const struct kv_cost *k = c->k;
+    const struct dtype_info *info = dtype_info(k->kv_dtype);
+    char bpv[48];
+    snprintf(bpv, sizeof bpv, "B (%s)", info->name);
+    struct explain_row *row =
+        explain_row_begin(c->x, "kv_per_global_layer", "KV global layer", "per GPU");
+    explain_term(row, k->global_rows, XU_COUNT, k->global_rows == 1 ? "(K=V)" : "(K,V)");
+    explain_term(row, k->global_kv_heads_per_gpu, XU_COUNT,
+                 k->tp > 1 ? "global KV heads/GPU" : "global KV heads");
+    explain_term(row, k->global_head_dim, XU_COUNT, "global head_dim");
+    explain_op(row, XOP_MUL);
+    explain_term(row, (long double)info->bytes_num / info->bytes_den, XU_PER_VALUE, bpv);
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
+                    !k->k_eq_v           ? "the global layers' own KV heads and head_dim"
+                    : k->global_rows == 1 ? "K=V (attention_k_eq_v): the key is the value, "
+                                            "one row a head"
+                                          : "K=V (attention_k_eq_v), yet K and V each kept: the "
+                                            "engine's cache holds both");
+}
+
+/* KV per token with Gemma 4's global layers: the others at kv_per_layer,
+ * the global ones at kv_per_global_layer. */
+static void global_token_row(const struct policy_ctx *c, const char *key, uint32_t narrow,
+                             const char *unit, const char *note)
+{
+    const struct kv_cost *k = c->k;
+    struct explain_row *row = explain_row_begin(c->x, key, unit, "per GPU");
+    explain_term(row, k->wide_layers, XU_COUNT, "global layers");
+    explain_ref(c->x, row, "kv_per_global_layer", "");
+    explain_op(row, XOP_MUL);
+    if (narrow) {
+        explain_term(row, narrow, XU_COUNT, k->windowed_layers ? "windowed layers" : "other layers");
+        explain_ref(c->x, row, "kv_per_layer", "");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    if (c->spec->method != SPEC_NONE) {
+        explain_ref(c->x, row, "draft_kv_per_token", c->spec->method == SPEC_MTP ? "MTP" : "draft");
+        explain_op(row, XOP_ADD);
+    }
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
+}
+
+/* KV per token: the stage's layers at kv_per_layer, and the draft's. */
+static void token_row(const struct policy_ctx *c)
+{
+    const struct kv_cost *k = c->k;
+    struct explain_row *row = explain_row_begin(c->x, "kv_per_token", "KV per token", "per GPU");
+    if (c->l->pp > 1)
+        explain_ref(c->x, row, "stage_layers", "layers");
+    else
+        explain_term(row, k->layers, XU_COUNT, k->state_layers ? "attention layers" : "layers");
+    explain_ref(c->x, row, "kv_per_layer", "");
+    explain_op(row, XOP_MUL);
+    if (c->spec->method != SPEC_NONE) {
+        explain_ref(c->x, row, "draft_kv_per_token", c->spec->method == SPEC_MTP ? "MTP" : "draft");
+        explain_op(row, XOP_ADD);
+    }
+    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
+                    c->spec->method == SPEC_MTP    ? "the model's layers and the MTP layers'"
+                    : c->spec->method != SPEC_NONE ? "the model's layers and the draft's"
+                                                   : NULL);
+}
+
 /* The cost of a token on one GPU: a layer, the stage's layers, the draft's,
  * a replica's GPUs, past the window. */
 void plan_cost_rows(const struct policy_ctx *c)
@@ -48,21 +118,12 @@ void plan_cost_rows(const struct policy_ctx *c)
         explain_row_end(c->x, row, XU_COUNT, 0, "the fullest stage; each holds its layers' KV");
     }
     specdec_kv_row(c);
-    row = explain_row_begin(c->x, "kv_per_token", "KV per token", "per GPU");
-    if (l->pp > 1)
-        explain_ref(c->x, row, "stage_layers", "layers");
-    else
-        explain_term(row, k->layers, XU_COUNT, k->state_layers ? "attention layers" : "layers");
-    explain_ref(c->x, row, "kv_per_layer", "");
-    explain_op(row, XOP_MUL);
-    if (c->spec->method != SPEC_NONE) {
-        explain_ref(c->x, row, "draft_kv_per_token", c->spec->method == SPEC_MTP ? "MTP" : "draft");
-        explain_op(row, XOP_ADD);
+    if (k->wide_layers) {
+        global_layer_row(c);
+        global_token_row(c, "kv_per_token", k->layers - k->wide_layers, "KV per token", NULL);
+    } else {
+        token_row(c);
     }
-    explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
-                    c->spec->method == SPEC_MTP    ? "the model's layers and the MTP layers'"
-                    : c->spec->method != SPEC_NONE ? "the model's layers and the draft's"
-                                                   : NULL);
 
     if (atp > 1) {
         row = explain_row_begin(c->x, "kv_per_token_tp", "KV per token",
@@ -71,13 +132,20 @@ void plan_cost_rows(const struct policy_ctx *c)
         explain_term(row, l->tp, XU_COUNT, "GPUs");
         explain_op(row, XOP_MUL);
         explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
-                        k->mla || k->kv_heads < atp ? "replicated copies included" : NULL);
+                        k->mla || k->kv_heads < atp ||
+                                (k->wide_layers && m->global_kv_heads < atp)
+                            ? "replicated copies included"
+                            : NULL);
     }
     if (k->windowed_layers > 0) {
         char w[32];
         units_format_int(k->window_tokens, w, sizeof w);
         snprintf(note, sizeof note, "%u windowed layers (%s) hold at most %s tokens",
                  k->windowed_layers, m->window_pattern, w);
+        if (k->wide_layers) {
+            global_token_row(c, "kv_past_window", 0, "Past the window", note);
+            return;
+        }
         row = explain_row_begin(c->x, "kv_past_window", "Past the window", "per GPU");
         explain_term(row, k->global_layers, XU_COUNT, "global layers");
         explain_ref(c->x, row, "kv_per_layer", "");

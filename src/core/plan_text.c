@@ -32,7 +32,10 @@ uint64_t plan_kv_token_bytes_per_replica(const struct plan_result *r)
 void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
 {
     memset(bytes, 0, SEG_COUNT * sizeof bytes[0]);
-    bytes[SEG_WEIGHTS] = r->weights_bytes_per_gpu - r->spec.weights_bytes_per_gpu;
+    /* llama.cpp's split: only its GPUs' part of the weights (core/offload.h) */
+    uint64_t weights = r->engine.offload.active ? r->engine.offload.gpu_weights_bytes
+                                                : r->weights_bytes_per_gpu;
+    bytes[SEG_WEIGHTS] = weights - r->spec.weights_bytes_per_gpu;
     bytes[SEG_DRAFT] = r->spec.weights_bytes_per_gpu;
     bytes[SEG_RESERVED] = r->reserved_bytes_per_gpu;
     if (!r->weights_fit) {

@@ -90,6 +90,28 @@ void policy_launch_lora_targets(struct shell_line *l, uint32_t targets);
 void policy_launch_done(const struct policy_ctx *c, struct shell_line *l, bool separate_servers);
 void policy_log(struct engine_detail *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The commands of a plan over several nodes or servers (core/launch.h):
+ * server_args appends the launch line's words up to its remark, less the
+ * option `drop` and its value (NULL: none); servers_by_replica is the rule
+ * of an engine whose replicas are servers of their own: one a replica (1
+ * when a replica is wider than a node), with out the k-th: its GPUs in
+ * CUDA_VISIBLE_DEVICES, counted from 0 on each node, the launch line and
+ * --port, port0 and up on each node. */
+void policy_server_args(struct shell_line *out, const char *launch, const char *drop);
+int policy_servers_by_replica(const struct placement *l, const char *launch, int k,
+                              struct shell_line *out, unsigned port0);
+
+/* vLLM over several nodes (policy_vllm_nodes.c), after the launch line's
+ * words: a replica of `per` GPUs wider than a node, each replica a server
+ * of its own over its nodes (--nnodes, --node-rank, --master-addr); or
+ * whole replicas to a node, one data-parallel deployment (node 0 the API
+ * server, --headless engines on the others). The count, and with out the
+ * k-th command's own words. */
+int policy_vllm_nodes_per_replica(const struct placement *l, uint32_t per, int k,
+                                  struct shell_line *out);
+int policy_vllm_replicas_over_nodes(const struct placement *l, uint32_t per, int k,
+                                    struct shell_line *out);
+
 /* The state rows of a model with state layers: "state_conv", "state_ssm"
  * and "state_per_user" (one sequence, every state layer, one GPU); `gpus`
  * is how many GPUs the state layers' heads are split over. */
@@ -148,6 +170,14 @@ struct block_rule {
     const char *cap_name;    /* "max-num-seqs" */
 };
 void policy_blocks(const struct policy_ctx *c, const struct block_rule *b);
+
+/* A hybrid pool of pages of one size (vLLM v1/core/kv_cache_utils.py,
+ * unify_kv_cache_spec_page_size): the layer type whose page per token is
+ * smaller takes blocks that many times larger, Gemma 4's global layers (heads
+ * and head_dim of their own) beside its windowed ones. b->unit_tokens becomes
+ * the global layers' block; returns the windowed layers'. Writes the row
+ * "global_block" or "window_block". */
+uint64_t policy_unify_pages(const struct policy_ctx *c, struct block_rule *b);
 
 /* Begins the users row of a replica: "users_replica" (Users) at the full
  * context, or paged "users_paged_replica" (Users, paged) with `note` "at N

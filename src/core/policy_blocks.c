@@ -85,7 +85,9 @@ static void units_row(const struct policy_ctx *c, const struct block_rule *b, ui
     explain_ref(c->x, row, b->pool_key ? b->pool_key : "pool", "pool");
     if (b->hybrid) {
         explain_term(row, b->unit_tokens, XU_TOKENS, "tokens per block");
-        explain_ref(c->x, row, "kv_per_layer", "per layer");
+        /* a block of a full group (Gemma 4: of its global layers, core/kvcost.h) */
+        explain_ref(c->x, row, c->k->wide_layers ? "kv_per_global_layer" : "kv_per_layer",
+                    "per layer");
         explain_op(row, XOP_MUL);
         explain_term(row, b->group_layers, XU_COUNT, "layers per group");
         explain_op(row, XOP_MUL);
@@ -183,7 +185,8 @@ void policy_blocks(const struct policy_ctx *c, const struct block_rule *b)
     e->unit_tokens = b->unit_tokens;
     /* a block of one group under the hybrid grouping, else of every layer */
     if (!b->units_given)
-        e->unit_bytes = b->hybrid ? kv_sat_mul(kv_sat_mul(b->unit_tokens, k->bytes_per_layer),
+        e->unit_bytes = b->hybrid ? kv_sat_mul(kv_sat_mul(b->unit_tokens,
+                                                      k->global_bytes_per_layer),
                                            b->group_layers)
                               : kv_sat_mul(b->unit_tokens, k->bytes_per_token);
     uint64_t pool = b->pool_key ? b->pool_bytes : r->kv_pool_bytes_per_gpu;
@@ -266,4 +269,30 @@ void policy_state_pool_used(const struct policy_ctx *c)
     r->kv_used_bytes_per_gpu = kv_sat_add(r->kv_used_bytes_per_gpu, bytes);
     r->state_bytes_per_user_per_gpu = c->k->state_bytes;
     r->user_bytes_paged_per_gpu = kv_sat_add(r->user_bytes_paged_per_gpu, c->k->state_bytes);
+}
+
+/* Pages that are not multiples of one another (vLLM refuses or pads them;
+ * heads that divide the TP give powers of two) are taken at the next
+ * multiple. */
+uint64_t policy_unify_pages(const struct policy_ctx *c, struct block_rule *b)
+{
+    const struct kv_cost *k = c->k;
+    uint64_t unit = b->unit_tokens, pw = k->bytes_per_layer, pf = k->global_bytes_per_layer;
+    if (k->wide_layers == 0 || pw == pf || pw == 0 || pf == 0)
+        return unit;
+    bool wide_small = pf < pw;
+    uint64_t ratio = wide_small ? kv_ceil_div(pw, pf) : kv_ceil_div(pf, pw);
+    if (wide_small)
+        b->unit_tokens = unit * ratio;
+    struct explain_row *row = explain_row_begin(c->x, wide_small ? "global_block" : "window_block",
+                                                wide_small ? "Global block" : "Windowed block",
+                                                "per block");
+    explain_term(row, unit, XU_TOKENS, "block size");
+    explain_term(row, ratio, XU_COUNT, wide_small ? "windowed page / global page"
+                                                  : "global page / windowed page");
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_TOKENS, 0,
+                    "vLLM's pages are one size (unify_kv_cache_spec_page_size): the layers with "
+                    "the smaller page per token take blocks that many times larger");
+    return wide_small ? unit : unit * ratio;
 }

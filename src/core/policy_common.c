@@ -300,8 +300,10 @@ void policy_engine_pool(const struct policy_ctx *c, uint64_t budget, const char 
             else
                 explain_term(row, (long double)activation, XU_BYTES, "activation peak");
             explain_op(row, XOP_SUB);
-            explain_term(row, (long double)runtime, XU_BYTES, "runtime");
-            explain_op(row, XOP_SUB);
+            if (runtime) { /* none: the engine's budget holds it already */
+                explain_term(row, (long double)runtime, XU_BYTES, "runtime");
+                explain_op(row, XOP_SUB);
+            }
         }
         pool = (long double)budget - (long double)e->non_kv_bytes;
         explain_row_end(c->x, row, XU_BYTES, pool,

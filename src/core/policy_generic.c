@@ -182,6 +182,7 @@ static void budget(const struct policy_ctx *c)
 const struct engine_desc engine_generic = {
     .step_overhead_s = SPEED_STEP_OVERHEAD_S,
     .kind = ENGINE_GENERIC,
+    .global_dims = true,
     .name = "generic",
     .title = "the generic rule",
     .title_a = "a generic",

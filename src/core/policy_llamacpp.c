@@ -5,6 +5,7 @@
  * Upstream: src/llama-context.cpp (n_ctx, n_seq), src/llama-kv-cache.cpp and
  * src/llama-kv-cache-iswa.cpp (cells, the SWA cache size), common/arg.cpp. */
 #include "engine_desc.h"
+#include "offload_fit.h"
 #include "policy.h"
 #include "shell.h"
 
@@ -55,8 +56,13 @@ static void layer_cells(const struct scenario *s, const struct kv_cost *k, struc
                                               (m->qk_nope_head_dim + m->qk_rope_head_dim));
         l->v_row = dtype_bytes_for(l->tv, (uint64_t)m->attention_heads * m->v_head_dim);
     } else if (m->attention == ATTENTION_MLA) {
-        /* the latent as K; V is a view of it */
+        /* the latent as K; V is a view of it (the V-less cache of January 2026,
+         * src/llama-kv-cache.cpp with llama_hparams::is_mla: no V tensors). From
+         * MLA support (April 2025) until then the cache kept a V row too, of
+         * n_embd_head_v = kv_lora_rank values. */
         l->k_row = dtype_bytes_for(l->tk, (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim);
+        if (f->rule == RULE_LLAMACPP_MLA_KV)
+            l->v_row = dtype_bytes_for(l->tv, m->kv_lora_rank);
         /* V3.2: llama_kv_cache_dsa (src/llama-kv-cache-dsa.cpp) builds a second
          * llama_kv_cache for the lightning indexer with one KV head of
          * indexer_head_size, in the same K type and with as many cells */
@@ -90,8 +96,8 @@ static void cell_cost(const struct scenario *s, struct kv_cost *k)
     k->index_bytes = l.i_row;
     k->latent_bytes = l.i_row ? l.k_row : 0;
     k->latent_fp8_blocks = false;
-    k->bytes_per_token = kv_sat_mul(k->bytes_per_layer, k->layers);
-    k->bytes_per_token_global = kv_sat_mul(k->bytes_per_layer, k->global_layers);
+    k->global_bytes_per_layer = k->bytes_per_layer; /* Gemma 4's global layers are refused */
+    kvcost_totals(k);
 }
 
 /* llama-context.cpp: n_ctx = GGML_PAD(-c, 256); with -np given the cache is
@@ -256,7 +262,15 @@ static void launch(const struct policy_ctx *c)
         shell_option(&sl, "-ctv", "%s", ggml_name(l->tv));
         shell_words(&sl, "-fa on");
     }
-    shell_words(&sl, "-ngl 999");
+    const struct offload_split *o = &e->offload;
+    if (o->active && o->ngl <= o->n_layer)
+        shell_option(&sl, "-ngl", "%u", o->ngl);
+    else
+        shell_words(&sl, "-ngl 999");
+    if (o->active && o->n_cpu_moe) /* common/arg.cpp: --n-cpu-moe, --no-kv-offload */
+        shell_option(&sl, "--n-cpu-moe", "%u", o->n_cpu_moe);
+    if (o->active && o->kv_on_host)
+        shell_words(&sl, "--no-kv-offload");
     if (c->spec->method == SPEC_DRAFT) { /* common/arg.cpp: -md, --draft-max */
         shell_word(&sl, "-md");
         shell_wordf(&sl, "%s.gguf", s->draft.id);
@@ -264,6 +278,13 @@ static void launch(const struct policy_ctx *c)
         shell_words(&sl, "-ngld 999");
     }
     policy_launch_done(c, &sl, true);
+}
+
+/* Each replica a llama-server of its own (core/launch.h), on its GPUs and
+ * port (llama-server's --port, 8080 by default). */
+static int servers(const struct placement *l, const char *launch, int k, struct shell_line *out)
+{
+    return policy_servers_by_replica(l, launch, k, out, 8080);
 }
 
 /* The most slots whose cache fits in `room` on each of `gpus` GPUs (at
@@ -281,6 +302,32 @@ static uint64_t most_slots(const struct scenario *s, const struct lcpp *l, uint6
     while (most < 65536 && kv_ceil_div(cache_total(l, s->context_tokens, most + 1), gpus) <= room)
         most++;
     return most;
+}
+
+/* With a split (core/offload_fit.h): whether np slots' cache fits, its
+ * GPUs' part in `room` on each of `gpus` and the rest in host memory. */
+static bool split_holds(const struct scenario *s, const struct lcpp *l,
+                        const struct offload_split *o, uint64_t room, uint64_t gpus, uint64_t np)
+{
+    uint64_t total = cache_total(l, s->context_tokens, np);
+    uint64_t gpu = offload_kv_gpu(o, total);
+    uint64_t host = kv_sat_add(o->host_weights_bytes, total - gpu);
+    return kv_ceil_div(gpu, gpus) <= room && (o->host_memory_bytes == 0 || host <= o->host_memory_bytes);
+}
+
+/* The most slots a split holds (at least one, at most 65,536). */
+static uint64_t split_slots(const struct scenario *s, const struct lcpp *l,
+                            const struct offload_split *o, uint64_t room, uint64_t gpus)
+{
+    uint64_t lo = 1, hi = 65536;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (split_holds(s, l, o, room, gpus, mid))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 /* The row "cache": every slot's cells of every layer (windows, draft and
@@ -315,9 +362,17 @@ static void cache_row(const struct policy_ctx *c, const struct lcpp *l, uint64_t
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
     }
-    if (gpus > 1) {
-        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
-        explain_op(row, XOP_DIV);
+    const struct offload_split *o = &e->offload;
+    if (o->active) {
+        explain_term(row, offload_kv_gpu_share(o), XU_RATIO,
+                     o->kv_on_host ? "on the GPUs (--no-kv-offload)" : "of the layers on the GPUs");
+        explain_op(row, XOP_MUL);
+    }
+    if (gpus > 1 || o->active) {
+        if (gpus > 1) {
+            explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
+            explain_op(row, XOP_DIV);
+        }
         explain_op(row, XOP_CEIL);
     }
     char note[96], t[32];
@@ -350,7 +405,7 @@ static void users_rows(const struct policy_ctx *c, const struct lcpp *l, uint64_
         snprintf(note, sizeof note, "the cache of -np %s does not fit in the %s left", t,
                  "memory");
         explain_row_end(c->x, row, XU_COUNT, 0, note);
-    } else if (f->parallel == 0 && l->windowed == 0) {
+    } else if (f->parallel == 0 && l->windowed == 0 && !c->b->engine.offload.active) {
         explain_ref(c->x, row, "pool", "pool");
         explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
         explain_op(row, XOP_MUL);
@@ -372,7 +427,11 @@ static void users_rows(const struct policy_ctx *c, const struct lcpp *l, uint64_
         explain_row_end(c->x, row, XU_COUNT, (long double)np,
                         f->parallel ? "the -np slots given, each of the full context"
                         : capped    ? "llama.cpp's slot cap (LLAMA_MAX_SEQ): more slots' cache fits"
-                                    : "the most -np slots whose cache fits");
+                        : c->b->engine.offload.searched
+                            ? "one slot: the fit search sizes the split for it (--parallel N: N slots)"
+                        : c->b->engine.offload.active
+                            ? "the most -np slots whose cache fits on the GPUs and in host memory"
+                            : "the most -np slots whose cache fits");
     }
     row = explain_row_begin(c->x, "users_paged_replica", "Users, paged", "per replica");
     explain_ref(c->x, row, "users_replica", r->users_per_replica == 1 ? "slot" : "slots");
@@ -412,20 +471,39 @@ static void budget(const struct policy_ctx *c)
     explain_term(row, margin, XU_BYTES, "--fit margin");
     explain_op(row, XOP_SUB);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
-    policy_engine_pool(c, e->budget_bytes, "budget", 0, buffers);
+    /* layers, experts or the cache in host memory: as asked, or when the
+     * model does not fit whole, the split --fit finds (core/offload_fit.h) */
+    struct offload_split *o = &e->offload;
+    uint64_t wroom = e->budget_bytes > buffers ? e->budget_bytes - buffers : 0;
+    bool split = !f->non_kv_bytes && !f->kv_memory_bytes &&
+                 offload_choose(s, c->l, wroom,
+                                cache_total(&l, s->context_tokens, f->parallel ? f->parallel : 1), o);
+    if (split)
+        offload_pool(c, e->budget_bytes, buffers, o);
+    else
+        policy_engine_pool(c, e->budget_bytes, "budget", 0, buffers);
     uint64_t room = r->kv_pool_bytes_per_gpu;
 
     /* The slots: as given, or the most whose cache fits (at least one), at
      * most LLAMA_MAX_SEQ (src/llama-cparams.h; llama_context refuses more). */
     uint64_t np = f->parallel, most = np;
-    if (np == 0) {
-        most = most_slots(s, &l, room, gpus);
+    if (np == 0 && split && o->searched) {
+        np = most = 1; /* the search sized the split for one slot */
+    } else if (np == 0) {
+        most = split ? split_slots(s, &l, o, room, gpus) : most_slots(s, &l, room, gpus);
         np = most > LLAMA_MAX_SEQ ? LLAMA_MAX_SEQ : most;
     }
     e->slots = (uint32_t)np;
     uint64_t total = cache_total(&l, s->context_tokens, np);
-    uint64_t per_gpu = kv_ceil_div(total, gpus);
-    bool fits = r->weights_fit && room > 0 && per_gpu <= room;
+    uint64_t per_gpu = kv_ceil_div(offload_kv_gpu(o, total), gpus);
+    struct token_split avg = kvcost_split(c->k, scenario_avg_tokens(s), 0);
+    uint64_t user_avg = kv_sat_add(kvcost_bytes(c->k, avg.user_global, avg.user_windowed), l.state);
+    if (split) {
+        offload_cache(o, total, user_avg);
+        o->gpu_kv_bytes = per_gpu;
+        offload_host_rows(c, o);
+    }
+    bool fits = r->weights_fit && room > 0 && per_gpu <= room && (!split || o->host_fits);
     uint64_t slot = slot_cells(s->context_tokens, np);
     e->units = kv_sat_mul(slot, np);
     e->unit_bytes = kv_ceil_div(total, e->units ? e->units : 1);
@@ -442,11 +520,10 @@ static void budget(const struct policy_ctx *c)
     r->prefix_bytes_per_gpu = r->prefix_bytes_paged_per_gpu = 0; /* every slot holds its own */
     /* every slot holds its whole context: no prefix is shared between slots */
     r->user_bytes_per_gpu = kv_ceil_div(per_gpu, np);
-    struct token_split avg = kvcost_split(c->k, scenario_avg_tokens(s), 0);
-    r->user_bytes_avg_per_gpu = kv_ceil_div(
-        kv_sat_add(kvcost_bytes(c->k, avg.user_global, avg.user_windowed), l.state), gpus);
-    r->state_bytes_per_user_per_gpu = kv_ceil_div(l.state, gpus);
-    r->state_used_bytes_per_gpu = fits ? kv_ceil_div(kv_sat_mul(np, l.state), gpus) : 0;
+    r->user_bytes_avg_per_gpu = kv_ceil_div(offload_kv_gpu(o, user_avg), gpus);
+    r->state_bytes_per_user_per_gpu = kv_ceil_div(offload_kv_gpu(o, l.state), gpus);
+    r->state_used_bytes_per_gpu =
+        fits ? kv_ceil_div(offload_kv_gpu(o, kv_sat_mul(np, l.state)), gpus) : 0;
     r->user_bytes_paged_per_gpu = r->user_bytes_per_gpu;
     if (!fits && r->weights_fit && per_gpu > room)
         r->shortfall_bytes_per_gpu = per_gpu - room;
@@ -474,8 +551,15 @@ const struct engine_desc engine_llamacpp = {
     .title = "llama.cpp",
     .title_a = "a llama.cpp",
     .aliases = {"llamacpp", "llama-cpp", "ollama"},
-    .versions = {{RULE_LLAMACPP_PRE_MLA, "llama.cpp@pre-mla", {"pre-mla"},
-                  "before MLA support: DeepSeek K and V stored per head"}},
+    .versions = {{RULE_CURRENT, "llama.cpp@v-less", {"v-less", "2026"},
+                  "the latest: an MLA model's latent cached once, as K (V a view of it)",
+                  "2026 builds"},
+                 {RULE_LLAMACPP_MLA_KV, "llama.cpp@mla-kv", {"mla-kv", "2025"},
+                  "MLA support before the V-less cache (Apr 2025 to Jan 2026): the latent "
+                  "as K and its kv_lora_rank values again as V", "2025 builds"},
+                 {RULE_LLAMACPP_PRE_MLA, "llama.cpp@pre-mla", {"pre-mla"},
+                  "before MLA support: DeepSeek K and V stored per head",
+                  "early-2025 builds"}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_Q8_0, DTYPE_Q4_0},
     .cache_default = DTYPE_FP16,
@@ -504,6 +588,7 @@ const struct engine_desc engine_llamacpp = {
                .help = "the V cache's type (default: the K cache's)"}},
     .splits_layers = true,
     .fixed_slots = true,
+    .offloads = true,
     /* src/llama-model.cpp (create_memory): the recurrent r and s tensors in
      * GGML_TYPE_F32 */
     .state_conv = DTYPE_FP32,
@@ -525,5 +610,6 @@ const struct engine_desc engine_llamacpp = {
     .own_cost_rows = true,
     .budget = budget,
     .launch = launch,
+    .servers = servers,
     .log = log_lines,
 };

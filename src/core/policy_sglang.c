@@ -6,6 +6,7 @@
  * scheduler max_running_requests. */
 #include "engine_desc.h"
 #include "policy.h"
+#include "policy_sglang.h"
 #include "speed.h"
 #include "shell.h"
 
@@ -237,94 +238,6 @@ static void local_pool(const struct policy_ctx *c)
     explain_row_end(c->x, row, XU_COUNT, 0, "the chunked layers' pool holds chunk / context of it");
 }
 
-/* The default mem-fraction-static as explain rows: the reserve
- * server_args.py keeps (in MiB, its "MB"), then the fraction left. The
- * arithmetic is default_fraction's below; the rows show each term. */
-static void fraction_rows(const struct policy_ctx *c, double total_mb, uint64_t chunked,
-                          uint32_t graph_bs)
-{
-    const struct scenario *s = c->s;
-    if (c->x == NULL)
-        return;
-    struct explain_row *row = explain_row_begin(c->x, "sglang_reserve", "SGLang reserve", "per GPU");
-    explain_term(row, 512.0 * MIB, XU_BYTES, "base");
-    explain_term(row, (double)(chunked > 2048 ? chunked : 2048), XU_TOKENS, "chunked prefill");
-    explain_term(row, 1.5 * MIB, XU_BYTES_EXACT, "each");
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_ADD);
-    explain_term(row, graph_bs, XU_COUNT, "CUDA-graph batch");
-    explain_term(row, 2.0 * MIB, XU_BYTES_EXACT, "each");
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_ADD);
-    explain_term(row, (double)c->l->tp * c->l->pp, XU_COUNT, "TP x PP");
-    explain_term(row, 128.0 * MIB, XU_BYTES, "each");
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_ADD);
-    const char *key = "sglang_reserve";
-    bool more = s->dp_attention || total_mb > 60 * 1024.0 || s->spec_method != SPEC_NONE;
-    explain_row_end(c->x, row, XU_BYTES, 0,
-                    more ? "server_args.py (_handle_gpu_memory_settings)"
-                         : "server_args.py (_handle_gpu_memory_settings), from the driver total");
-    if (more) {
-        row = explain_row_begin(c->x, "sglang_reserve_all", "SGLang reserve, all", "per GPU");
-        explain_ref(c->x, row, "sglang_reserve", "");
-        key = "sglang_reserve_all";
-    }
-    if (s->dp_attention) {
-        explain_term(row, (double)graph_bs * c->l->tp, XU_COUNT, "graph batch x DP ranks");
-        explain_term(row, (graph_bs > 300 ? 4.5 : 3.0) * MIB, XU_BYTES_EXACT, "each");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
-    if (total_mb > 60 * 1024.0) {
-        explain_term(row, 10.0 * GIB, XU_BYTES, "at least, above 60 GiB");
-        explain_op(row, XOP_MAX);
-    }
-    if (s->spec_method != SPEC_NONE) {
-        explain_term(row, (s->spec_method == SPEC_DRAFT ? 6.0 : 2.0) * GIB, XU_BYTES,
-                     s->spec_method == SPEC_DRAFT ? "draft model" : "MTP head");
-        explain_op(row, XOP_ADD);
-    }
-    if (more)
-        explain_row_end(c->x, row, XU_BYTES, 0, "with DP attention's padding, the floor above "
-                                                "60 GiB and a draft's share, as they apply");
-    row = explain_row_begin(c->x, "sglang_fraction", "mem-fraction-static", "");
-    explain_term(row, total_mb * MIB, XU_BYTES, "driver total");
-    explain_ref(c->x, row, key, "reserve");
-    explain_op(row, XOP_SUB);
-    explain_term(row, total_mb * MIB, XU_BYTES, "driver total");
-    explain_op(row, XOP_DIV);
-    explain_term(row, 1000, XU_COUNT, "");
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_ROUND);
-    explain_term(row, 1000, XU_COUNT, "");
-    explain_op(row, XOP_DIV);
-    explain_row_end(c->x, row, XU_FRACTION, 0, "the default, rounded to 3 places as SGLang does");
-}
-
-/* The default mem-fraction-static: what server_args.py's reserve (in MiB,
- * its "MB") leaves of the driver total, to 3 decimals as it rounds it. */
-static double default_fraction(const struct policy_ctx *c, double total_mb, uint64_t chunked,
-                               uint32_t graph_bs)
-{
-    const struct scenario *s = c->s;
-    /* server_args.py: a reserve in MB, at least 10 GiB on GPUs over 60 GiB */
-    double reserved = 512 + (double)(chunked > 2048 ? chunked : 2048) * 1.5 + graph_bs * 2.0 +
-                      c->l->tp * (double)c->l->pp / 8.0 * 1024;
-    if (s->dp_attention) /* padding for DP attention, more past a graph batch of 300 */
-        reserved += graph_bs * (double)c->l->tp * (graph_bs > 300 ? 4.5 : 3.0);
-    if (total_mb > 60 * 1024.0 && reserved < 10 * 1024.0)
-        reserved = 10 * 1024.0;
-    /* _handle_gpu_memory_settings: a draft model and its graphs, 6 GiB
-     * (STANDALONE); an EAGLE/NEXTN head, 2 GiB */
-    if (s->spec_method == SPEC_DRAFT)
-        reserved += 6 * 1024.0;
-    else if (s->spec_method == SPEC_MTP)
-        reserved += 2 * 1024.0;
-    double fraction = total_mb > reserved ? (total_mb - reserved) / total_mb : 0.01;
-    return round(fraction * 1000.0) / 1000.0;
-}
-
 /* A draft (model or MTP head) loads after the target's profile
  * (model_runner_kv_cache_mixin.py: init_memory, profile_max_num_token): its
  * weights and its pool of draft_runner_cache_size tokens (the target's count)
@@ -478,24 +391,33 @@ static void budget(const struct policy_ctx *c)
     if (f->mem_fraction_static > 0) {
         e->fraction = f->mem_fraction_static;
     } else {
-        fraction_rows(c, total_mb, chunked, graph_bs);
-        e->fraction = default_fraction(c, total_mb, chunked, graph_bs);
+        sglang_fraction_rows(c, total_mb, chunked, graph_bs);
+        e->fraction = sglang_default_fraction(c, total_mb, chunked, graph_bs);
     }
-    e->budget_bytes = (uint64_t)llroundl((long double)e->gpu_total_bytes * e->fraction);
+    /* profile_max_num_token (0.4; _profile_available_bytes in 0.5): the pool is
+     * the memory free before loading x fraction less what loading took, no more;
+     * free after init_torch_distributed, so less the context and communicators
+     * (0.5 GiB, 1 GiB under TP) unless a log's total (--gpu-total) is given */
+    uint64_t before = f->gpu_total_bytes || f->non_kv_bytes ? 0
+                      : policy_gib(0.5) + (c->l->tp > 1 ? policy_gib(0.5) : 0);
+    uint64_t start = e->gpu_total_bytes > before ? e->gpu_total_bytes - before : 0;
+    e->budget_bytes = (uint64_t)llroundl((long double)start * e->fraction);
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
-    uint64_t runtime = policy_gib(0.5) + (c->l->tp > 1 ? policy_gib(0.5) : 0);
-
     policy_user_bytes(c);
     struct explain_row *row = explain_row_begin(c->x, "budget", "SGLang static", "per GPU");
     explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
+    if (before) {
+        explain_term(row, before, XU_BYTES, "context and communicators");
+        explain_op(row, XOP_SUB);
+    }
     /* the fraction as a value (the default's row above shows where it comes from) */
     explain_term(row, e->fraction, XU_FRACTION, "mem-fraction-static");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ROUND);
-    explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+    explain_row_end(c->x, row, XU_BYTES, 0, before ? "of the memory free before loading" : NULL);
     const char *budget_key;
     uint64_t target_budget = draft_budget(c, e->budget_bytes, &budget_key);
-    policy_engine_pool(c, target_budget, budget_key, 0, runtime);
+    policy_engine_pool(c, target_budget, budget_key, 0, 0);
     bool drafted = target_budget != e->budget_bytes;
 
     uint64_t slots = 0, kv_pool = r->kv_pool_bytes_per_gpu;
@@ -558,6 +480,8 @@ const struct engine_desc engine_sglang = {
     .name = "sglang",
     .title = "SGLang",
     .title_a = "an SGLang",
+    .versions = {{RULE_CURRENT, "sglang@0.5", {"0.5"}, "the latest: the pool is mem-fraction-"
+                  "static of the memory free before loading less the weights, as in 0.4", "0.5"}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},

@@ -1,9 +1,8 @@
 /* TensorRT-LLM: after weights, activations and runtime are loaded, the KV
  * cache takes free_gpu_memory_fraction of what is free (a fraction of free,
- * not of total), in blocks of 32 tokens (the PyTorch backend's KvCacheConfig
- * default, tensorrt_llm/llmapi/llm_args.py) or 64 on the older TensorRT
- * engine path (trtllm@trt: tensorrt_llm/plugin/plugin.py, PluginConfig);
- * max_batch_size caps a replica.
+ * not of total), in blocks of as many tokens as the release's default
+ * (tokens_per_block below: 32 in 1.x, 64 before and on the engine path, 128
+ * in the per-model build scripts); max_batch_size caps a replica.
  * Upstream: tensorrt_llm/_torch/pyexecutor/resource_manager.py and
  * _util.py (KvCacheCreator), KvCacheConfig.free_gpu_memory_fraction. */
 #include "engine_desc.h"
@@ -60,6 +59,29 @@ static void log_lines(const struct policy_ctx *c)
              "TensorRT-LLM gives %.0f%% of the memory still free after weights and activations to "
              "the KV cache (a fraction of free, not of total), in %llu-token blocks",
              e->fraction * 100, (unsigned long long)e->unit_tokens);
+}
+
+/* Tokens per block by release (--tokens_per_block unset):
+ * - 1.x, the PyTorch backend: tensorrt_llm/llmapi/llm_args.py,
+ *   KvCacheConfig.tokens_per_block, default 32;
+ * - 0.x PyTorch backend (0.19, 0.20): tensorrt_llm/_torch/pyexecutor/config.py,
+ *   update_executor_config, executor_config.tokens_per_block =
+ *   build_config.plugin_config.tokens_per_block, the plugin's 64;
+ * - the engine path (trtllm-build): tensorrt_llm/plugin/plugin.py,
+ *   PluginConfig._tokens_per_block, 64;
+ * - a model's own build.py before trtllm-build (0.7 and before):
+ *   examples/llama/build.py, parse_arguments, --tokens_per_block 128. */
+static uint64_t tokens_per_block(enum engine_rule rule)
+{
+    switch (rule) {
+    case RULE_TRTLLM_BUILD_PY:
+        return 128;
+    case RULE_TRTLLM_0:
+    case RULE_TRTLLM_ENGINE:
+        return 64;
+    default:
+        return 32;
+    }
 }
 
 static void budget(const struct policy_ctx *c)
@@ -131,8 +153,7 @@ static void budget(const struct policy_ctx *c)
         r->shortfall_bytes_per_gpu = e->non_kv_bytes - e->gpu_total_bytes;
 
     uint64_t unit = s->block_tokens && s->block_tokens != 16 ? s->block_tokens
-                    : f->rule == RULE_TRTLLM_ENGINE             ? 64
-                                                                : 32;
+                                                                : tokens_per_block(f->rule);
     struct block_rule b = {.unit_tokens = unit,
                            .unit_name = "block",
                            .cap = e->max_num_seqs,
@@ -180,9 +201,14 @@ const struct engine_desc engine_trtllm = {
     .title = "TensorRT-LLM",
     .title_a = "a TensorRT-LLM",
     .aliases = {"tensorrt-llm", "trt-llm"},
-    .versions = {{RULE_CURRENT, "trtllm@pytorch", {"pytorch"}, "the PyTorch backend, the latest"},
+    .versions = {{RULE_CURRENT, "trtllm@1", {"1", "pytorch", "1.0"},
+                  "the PyTorch backend, the latest: KvCacheConfig's 32 tokens per block", "1.x"},
+                 {RULE_TRTLLM_0, "trtllm@0.19", {"0.19", "0.20"},
+                  "the 0.x PyTorch backend: the plugin config's 64 tokens per block", "0.19"},
                  {RULE_TRTLLM_ENGINE, "trtllm@trt", {"trt"},
-                  "the TensorRT engine path: 64 tokens per block"}},
+                  "the TensorRT engine path (trtllm-build): 64 tokens per block", "TRT engine"},
+                 {RULE_TRTLLM_BUILD_PY, "trtllm@0.7", {"0.7", "0.6"},
+                  "a model's own build.py before trtllm-build: 128 tokens per block", "0.7"}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8, DTYPE_INT8},
     .vendors = {"NVIDIA"},

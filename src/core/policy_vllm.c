@@ -151,6 +151,21 @@ static void launch(const struct policy_ctx *c)
     policy_launch_done(c, &l, v0); /* V0 had no data parallel: one server per replica */
 }
 
+/* The commands of a plan over several nodes (core/launch.h); V0 had no data
+ * parallel: a server a replica, each on its own GPUs and port. */
+static int servers(const struct placement *l, const char *launch, int k, struct shell_line *out)
+{
+    if (l->rule == RULE_VLLM_V0)
+        return policy_servers_by_replica(l, launch, k, out, 8000);
+    uint32_t per = l->tp * (l->pp ? l->pp : 1);
+    if ((uint64_t)per * l->replicas <= SPEED_GPUS_PER_NODE)
+        return 1;
+    if (out)
+        policy_server_args(out, launch, per > SPEED_GPUS_PER_NODE ? "--data-parallel-size" : NULL);
+    return per > SPEED_GPUS_PER_NODE ? policy_vllm_nodes_per_replica(l, per, k, out)
+                                     : policy_vllm_replicas_over_nodes(l, per, k, out);
+}
+
 /* What vLLM prints at startup, and how it budgets in a sentence. */
 static void log_lines(const struct policy_ctx *c)
 {
@@ -271,6 +286,16 @@ static void group_by_type(struct block_rule *b, uint32_t full, uint32_t other)
     b->window_groups = (uint32_t)kv_ceil_div(other, b->group_layers);
 }
 
+/* K=V layers (Gemma 4's attention_k_eq_v) keep K and V each in vLLM's cache:
+ * model_executor/models/gemma4.py (Gemma4Attention) loads the key weights
+ * into both the K and the V slots of qkv_proj, and its Attention layer
+ * caches both. */
+static void cell_cost(const struct scenario *s, struct kv_cost *k)
+{
+    (void)s;
+    kvcost_global_rows(k, 2);
+}
+
 /* V0 with state layers: the model's forward builds a MambaCacheManager
  * on its first call, the profiling run, of max_num_seqs states (padded
  * to a CUDA-graph batch size: 1, 2, 4, then multiples of 8), so the
@@ -369,10 +394,11 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
     } else if (b->hybrid) {
         group_by_type(b, k->global_layers + draft_layers, k->windowed_layers);
         bool local = strstr(m->window_pattern, "chunked") != NULL;
+        uint64_t window_unit = policy_unify_pages(c, b); /* Gemma 4's global layers */
         b->window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
-                                        b->unit_tokens);
+                                        window_unit);
         b->window_units_avg = window_blocks(k->window_tokens, local, e->max_num_batched_tokens,
-                                            scenario_avg_tokens(s), b->unit_tokens);
+                                            scenario_avg_tokens(s), window_unit);
     }
 }
 
@@ -549,11 +575,13 @@ const struct engine_desc engine_vllm = {
     .title_a = "a vLLM",
     .versions = {{RULE_VLLM_V0, "vllm@0", {"0", "v0"},
                   "the V0 engine: logits profiled for every batched token, windows sized "
-                  "for the whole context, one server per replica"},
+                  "for the whole context, one server per replica", "V0"},
                  {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
                   "up to 0.13: CUTLASS MLA on Blackwell (SM100) for every MLA model, blocks of 128 "
-                  "(later FlashInfer MLA's 64 for DeepSeek)"},
-                 {RULE_CURRENT, "vllm@1", {"1", "v1"}, "the V1 engine, the latest"}},
+                  "(later FlashInfer MLA's 64 for DeepSeek)", "0.13"},
+                 {RULE_CURRENT, "vllm@0.15", {"0.15", "1", "v1"},
+                  "the V1 engine, the latest: FlashInfer MLA for DeepSeek on Blackwell (from "
+                  "January 2026), rules read at main 002db495", "0.15"}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},
@@ -581,6 +609,8 @@ const struct engine_desc engine_vllm = {
     .experts_owner = "vLLM's V1 engine",
     .expert_padding = mxfp4_padding,
     .windows_full = v0_windows,
+    .cell_cost = cell_cost,
+    .global_dims = true,
     .mtp = true,
     .spec_tokens = 1,
     .spec_lookahead = true,
@@ -594,5 +624,6 @@ const struct engine_desc engine_vllm = {
     .host = {.note = host_note},
     .budget = budget,
     .launch = launch,
+    .servers = servers,
     .log = log_lines,
 };

@@ -52,6 +52,11 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_IMAGES] = OPTNAME_IMAGES,
     [SF_IMAGE_TOKENS] = OPTNAME_IMAGE_TOKENS,
     [SF_STEP_OVERHEAD] = OPTNAME_STEP_OVERHEAD,
+    [SF_N_GPU_LAYERS] = OPTNAME_N_GPU_LAYERS,
+    [SF_N_CPU_MOE] = OPTNAME_N_CPU_MOE,
+    [SF_NO_KV_OFFLOAD] = OPTNAME_NO_KV_OFFLOAD,
+    [SF_HOST_MEMORY] = OPTNAME_HOST_MEMORY,
+    [SF_HOST_BANDWIDTH] = OPTNAME_HOST_BANDWIDTH,
     [SF_WIRED_LIMIT] = OPTNAME_WIRED_LIMIT_MB,
 };
 
@@ -245,4 +250,24 @@ uint64_t scenario_prefix_within(uint64_t prefix, uint64_t context)
 uint64_t scenario_avg_tokens(const struct scenario *s)
 {
     return s->avg_context_tokens ? s->avg_context_tokens : s->context_tokens;
+}
+
+void scenario_set_engine(struct scenario *s, enum engine_kind kind, enum engine_rule rule)
+{
+    s->engine.kind = kind;
+    s->engine.rule = rule;
+    const struct engine_desc *e = engine_desc(kind);
+    s->engine.gpu_memory_utilization = 0;
+    s->engine.mem_fraction_static = 0;
+    s->engine.free_gpu_memory_fraction = 0;
+    s->engine.parallel = 0;
+    s->engine.max_num_seqs = 0;
+    s->engine.max_num_batched_tokens = 0;
+    s->engine.chunked_prefill_size = 0;
+    if (!e->dp_attention)
+        s->dp_attention = false;
+    if (!(e->experts_over_dp && e->experts_over_dp(rule)))
+        s->expert_parallel = false;
+    if (e->splits_layers)
+        s->pp = 0;
 }

@@ -13,6 +13,7 @@
 #include "diag.h"
 #include "dtype.h"
 #include "engine.h"
+#include "offload.h"
 #include "spec.h"
 #include "units.h"
 
@@ -92,6 +93,9 @@ struct scenario {
      * the calibration clears its bit). */
     char speed_basis[SPEC_NAME_MAX * 2];
     unsigned speed_calibrated;
+    /* llama.cpp's layers, experts and cache in host memory, and the host
+     * (appended: older snapshots leave them off) */
+    struct offload_opts offload;
     /* Unified memory (Apple silicon): the GPU's wired limit in MiB as `sudo
      * sysctl iogpu.wired_limit_mb=N` sets it; 0 = macOS's default. */
     uint32_t wired_limit_mb;
@@ -146,12 +150,23 @@ enum scenario_field {
     SF_IMAGES,
     SF_IMAGE_TOKENS,
     SF_STEP_OVERHEAD,
+    SF_N_GPU_LAYERS, /* llama.cpp's placement: -ngl, --n-cpu-moe, --no-kv-offload */
+    SF_N_CPU_MOE,
+    SF_NO_KV_OFFLOAD,
+    SF_HOST_MEMORY,
+    SF_HOST_BANDWIDTH,
     SF_WIRED_LIMIT,
     SF_COUNT
 };
 
 /* How the command line names each field ("--context", ...). */
 extern const char *const scenario_option_names[SF_COUNT];
+
+/* The scenario under another engine (and version): the knobs and layouts
+ * that belong to one engine go with it (its memory fraction and limits to
+ * their defaults, DP attention, expert parallel, pipeline stages where the
+ * new engine has none). */
+void scenario_set_engine(struct scenario *s, enum engine_kind kind, enum engine_rule rule);
 
 /* A scenario with every default filled in for the given GPU and model. */
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,

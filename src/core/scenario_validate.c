@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine_desc.h"
+#include "kvcost.h"
 #include "lora.h"
 #include "optname.h"
 
@@ -39,6 +40,11 @@ static bool has_dp_attention(const struct engine_desc *e)
 static bool has_experts_over_dp(const struct engine_desc *e)
 {
     return e->experts_over_dp && e->experts_over_dp(RULE_CURRENT);
+}
+
+static bool has_global_dims(const struct engine_desc *e)
+{
+    return e->global_dims;
 }
 
 static bool has_mtp(const struct engine_desc *e)
@@ -149,6 +155,13 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
     if (s->expert_parallel && !(e->experts_over_dp && e->experts_over_dp(s->engine.rule)))
         return fail(d, n, SF_EXPERT_PARALLEL, field, "is an option of %s (--engine %s)",
                     owner ? owner->experts_owner : "an engine", owner ? owner->name : "?");
+    if (!e->global_dims && kvcost_has_global_dims(&s->model)) {
+        char who[96];
+        engine_list(has_global_dims, (struct engine_list){true, " and ", true}, who, sizeof who);
+        return fail(d, n, SF_ENGINE, field, "%s: kvplan has no %s rule for global layers with "
+                    "KV heads and a head_dim of their own%s; it counts them for %s",
+                    s->model.id, e->title, s->model.global_k_eq_v ? " (K=V)" : "", who);
+    }
     if (s->expert_parallel && s->model.expert_params == 0)
         return fail(d, n, SF_EXPERT_PARALLEL, field, "%s has no MoE experts to spread",
                     s->model.id);
@@ -191,6 +204,38 @@ static bool knobs_validate(const struct scenario *s, const char *const *n,
     if (seqs && f->max_num_seqs > seqs->max)
         return fail(d, n, SF_MAX_NUM_SEQS, field, "%u is out of range (1 to 1,000,000)",
                     f->max_num_seqs);
+    return true;
+}
+
+static bool offloads(const struct engine_desc *e)
+{
+    return e->offloads;
+}
+
+/* llama.cpp's placement options (core/offload.h), given to an engine that
+ * keeps everything on its GPUs, would be ignored without a word. */
+static bool offload_validate(const struct scenario *s, const char *const *n,
+                             enum scenario_field *field, struct diag *d)
+{
+    const struct offload_opts *o = &s->offload;
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    const struct engine_desc *owner = engine_find(offloads);
+    enum scenario_field f = o->ngl_given         ? SF_N_GPU_LAYERS
+                            : o->n_cpu_moe_given ? SF_N_CPU_MOE
+                            : o->no_kv_offload   ? SF_NO_KV_OFFLOAD
+                                                 : SF_COUNT;
+    if (f != SF_COUNT && !e->offloads)
+        return fail(d, n, f, field, "is an option of %s (--engine %s)",
+                    owner ? owner->title : "an engine", owner ? owner->name : "?");
+    if (f != SF_COUNT && (s->engine.non_kv_bytes || s->engine.kv_memory_bytes))
+        return fail(d, n, f, field, "not with %s or %s: what a log gave holds the GPU's part "
+                    "already", OPTNAME_NON_KV, OPTNAME_KV_MEMORY);
+    if (o->n_cpu_moe_given && o->n_cpu_moe > 0 && s->model.expert_params == 0)
+        return fail(d, n, SF_N_CPU_MOE, field, "%s has no MoE experts to keep in host memory",
+                    s->model.id);
+    if (o->host_bytes_per_s < 0 || o->host_bytes_per_s > 1e14)
+        return fail(d, n, SF_HOST_BANDWIDTH, field, "%g GB/s is out of range (0 to 100,000)",
+                    o->host_bytes_per_s / 1e9);
     return true;
 }
 
@@ -377,7 +422,8 @@ static bool validate(const struct scenario *s, const char *const names[SF_COUNT]
     bool fixed = parts & CHECK_FIXED;
     if (fixed && !parallel_validate(s, n, field, d))
         return false;
-    if (fixed && (!layout_validate(s, n, field, d) || !knobs_validate(s, n, field, d)))
+    if (fixed && (!layout_validate(s, n, field, d) || !knobs_validate(s, n, field, d) ||
+                  !offload_validate(s, n, field, d)))
         return false;
     if (!tokens_validate(s, n, field, d, parts) || (fixed && !budget_validate(s, n, field, d)) ||
         (fixed && !dtypes_validate(s, n, field, d)) || !workload_validate(s, n, field, d, parts) ||

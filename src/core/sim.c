@@ -147,6 +147,7 @@ size_t sim_preempt(struct sim *m, struct sim_replica *r, size_t i, bool front)
     r->free += q->blocks;
     q->blocks = 0;
     q->computed = 0;
+    q->remote = 0;
     q->state = RQ_WAITING;
     if (!(front ? sim_deque_push_front(&r->waiting, v) : sim_deque_push_back(&r->waiting, v)))
         m->status = SIM_NO_MEMORY;
@@ -296,7 +297,10 @@ static void step_end(struct sim *m, uint32_t ri)
         if (q->produced == q->output) {
             q->state = RQ_DONE;
             q->finish = t;
-            r->free += q->blocks;
+            if (c->kv_hold && c->kv_hold[v] > 0)
+                sim_hold_push(m, ri, q->blocks, t + c->kv_hold[v]);
+            else
+                r->free += q->blocks;
             q->blocks = 0;
             m->nrun--;
             m->done++;
@@ -364,18 +368,34 @@ static uint32_t next_step(const struct sim *m, double *t)
     return best;
 }
 
-/* The event loop: step ends and sends in time order, a step's end before a
- * send at the same time; a replica starts its next step at once, an idle
- * one when a request reaches it. */
+/* Held blocks released by t (kv_hold), each idle replica given them
+ * starting a step if it has requests waiting. */
+static void release_due(struct sim *m, double t)
+{
+    while (sim_hold_next(m) <= t && m->status == SIM_OK) {
+        double at = sim_hold_next(m);
+        uint32_t ri = sim_hold_pop(m);
+        if (!m->rep[ri].busy && m->rep[ri].waiting.len > 0)
+            step_begin(m, ri, at);
+    }
+}
+
+/* The event loop: releases of held blocks, step ends and sends in time
+ * order (at one time in that order); a replica starts its next step at
+ * once, an idle one when a request reaches it or blocks come back. */
 static void run_events(struct sim *m)
 {
     const struct sim_config *c = m->c;
     while (m->status == SIM_OK) {
         double ts, ta = next_send(m);
         uint32_t ri = next_step(m, &ts);
-        if (ri == c->replicas && isinf(ta))
+        if (ri == c->replicas && isinf(ta) && m->nheld == 0)
             break;
         double t = ts <= ta ? ts : ta;
+        if (m->nheld && sim_hold_next(m) <= t) {
+            release_due(m, sim_hold_next(m));
+            continue;
+        }
         if (ts <= ta)
             step_end(m, ri);
         bool sent = send_due(m, t);
@@ -403,6 +423,7 @@ static void sim_free(struct sim *m)
     free(m->seqs);
     free(m->pass);
     free(m->itl);
+    free(m->held);
 }
 
 static bool sim_setup(struct sim *m, const struct sim_config *c,
@@ -424,7 +445,8 @@ static bool sim_setup(struct sim *m, const struct sim_config *c,
     }
     for (size_t i = 0; i < n; i++)
         m->rq[i] = (struct sim_rq){.prompt = reqs[i].prompt, .output = reqs[i].output,
-                                   .arrival = reqs[i].arrival};
+                                   .arrival = reqs[i].arrival,
+                                   .remote = c->kv_arrives ? reqs[i].prompt - 1 : 0};
     return true;
 }
 

@@ -125,6 +125,14 @@ struct sim_config {
     /* goodput's objectives, seconds: a request is good when it keeps every one
      * given (vLLM's --goodput); < 0: not given */
     double slo_ttft, slo_tpot, slo_e2el;
+    /* A disaggregated deployment's pools (core/sim_disagg.h): kv_hold, when
+     * not NULL, the seconds each request's blocks stay taken after its last
+     * token (a prefill instance's, until the decode instance has read them);
+     * kv_arrives: each request comes with its prompt's KV but the last
+     * token's (a decode instance's: it computes that one for its first
+     * token), held in its own blocks, computed again when preempted. */
+    const double *kv_hold;
+    bool kv_arrives;
     /* When not NULL, called on every step and every token (the tests' view). */
     void (*on_step)(void *ctx, uint32_t replica, double start, double seconds,
                     const struct step_seq *seqs, size_t n);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "sim.h"
@@ -19,6 +20,7 @@ struct sim_rq {
     uint64_t produced;        /* tokens generated */
     uint64_t blocks;          /* private KV blocks held */
     uint64_t shared;          /* the prefix's whole blocks it uses */
+    uint64_t remote;          /* tokens whose KV arrives with it (kv_arrives), until preempted */
     double arrival, send, first, last, finish;
     uint32_t replica;
     enum sim_state state;
@@ -61,6 +63,14 @@ struct sim_itl {
     uint64_t count;
 };
 
+/* Blocks a finished request holds until t (sim_hold.c). */
+struct sim_release {
+    double t;
+    uint64_t seq;
+    uint64_t blocks;
+    uint32_t replica;
+};
+
 struct sim {
     const struct sim_config *c;
     struct sim_rq *rq;
@@ -79,6 +89,9 @@ struct sim {
     size_t nitl, capitl;
     uint64_t steps, preemptions, done;
     double peak_usage;
+    struct sim_release *held; /* kv_hold's releases to come, a heap */
+    size_t nheld, capheld;
+    uint64_t held_seq;
     enum sim_status status;
 };
 
@@ -110,6 +123,15 @@ static inline uint64_t sim_blocks(const struct sim_config *c, uint64_t tokens)
 /* The prefix cache's hit for a request of `tokens`: whole blocks of the
  * shared prefix, at most tokens - 1; their count in *blocks. */
 uint64_t sim_prefix_hit(const struct sim_config *c, uint64_t tokens, uint64_t *blocks);
+/* Where request q's prompt of `tokens` (and outputs) starts: the prefix
+ * cache's hit, or the tokens whose KV came with it when more; the prefix's
+ * blocks in *shared. */
+static inline uint64_t sim_start_hit(const struct sim_config *c, const struct sim_rq *q,
+                                     uint64_t tokens, uint64_t *shared)
+{
+    uint64_t start = sim_prefix_hit(c, tokens, shared);
+    return q->remote > start && q->remote < tokens ? q->remote : start;
+}
 /* Request q joins r's step with `tokens` new tokens; false when out of memory.
  * (Inline, as the step's hot path: sim_sched_room grows the list.) */
 bool sim_sched_room(struct sim *m, struct sim_replica *r);
@@ -144,10 +166,20 @@ static inline bool sim_make_room(struct sim *m, struct sim_replica *r, size_t v,
     return true;
 }
 
+/* sim_hold.c: blocks held past a request's end, released at t. */
+void sim_hold_push(struct sim *m, uint32_t ri, uint64_t blocks, double t);
+static inline double sim_hold_next(const struct sim *m) /* INFINITY: none held */
+{
+    return m->nheld ? m->held[0].t : (double)INFINITY;
+}
+uint32_t sim_hold_pop(struct sim *m);      /* the earliest back to its pool; its replica */
+
 /* sim_route.c: the replica a request goes to. */
 uint32_t sim_route(struct sim *m, size_t v);
 
 /* sim_stats.c: the figures of a finished run. */
 void sim_figures(const struct sim *m, struct sim_result *out);
+/* Sorts v (n values) and summarises it as numpy would. */
+struct sim_stats sim_summarise(double *v, size_t n);
 
 #endif

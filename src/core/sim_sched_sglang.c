@@ -88,7 +88,7 @@ static bool add_one(struct sim *m, struct sim_replica *r, struct adder *a)
     size_t v = sim_deque_front(&r->waiting);
     struct sim_rq *q = &m->rq[v];
     uint64_t tokens = q->prompt + q->produced, shared;
-    uint64_t start = sim_prefix_hit(c, tokens, &shared), extend = tokens - start;
+    uint64_t start = sim_start_hit(c, q, tokens, &shared), extend = tokens - start;
     if ((double)extend + clip(q->output) >= a->rem_total) {
         r->full = true; /* NO_TOKEN */
         return false;

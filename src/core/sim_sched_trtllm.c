@@ -38,7 +38,7 @@ static void start_new(struct sim *m, struct sim_replica *r, uint64_t *budget, ui
     while (r->waiting.len > 0 && r->nrun < c->max_num_seqs && m->status == SIM_OK) {
         struct sim_rq *q = &m->rq[sim_deque_front(&r->waiting)];
         uint64_t tokens = q->prompt + q->produced, shared;
-        uint64_t start = sim_prefix_hit(c, tokens, &shared), want = tokens - start;
+        uint64_t start = sim_start_hit(c, q, tokens, &shared), want = tokens - start;
         uint64_t need = sim_blocks(c, tokens) - shared, life = sim_blocks(c, q->prompt + q->output);
         if (no_evict ? life > avail : need > r->free)
             break;

@@ -43,7 +43,7 @@ static void schedule_waiting(struct sim *m, struct sim_replica *r, uint64_t *bud
            m->status == SIM_OK) {
         struct sim_rq *q = &m->rq[sim_deque_front(&r->waiting)];
         uint64_t tokens = q->prompt + q->produced, shared;
-        uint64_t start = sim_prefix_hit(c, tokens, &shared);
+        uint64_t start = sim_start_hit(c, q, tokens, &shared);
         uint64_t want = tokens - start;
         if (want > *budget)
             want = *budget;

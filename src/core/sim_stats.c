@@ -34,7 +34,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Sorts v (n values) and summarises it. */
-static struct sim_stats summarise(double *v, size_t n)
+struct sim_stats sim_summarise(double *v, size_t n)
 {
     struct sim_stats st = {0};
     if (n == 0)
@@ -181,17 +181,17 @@ static bool latencies(const struct sim *m, struct sim_result *out)
     double fixed = m->c->request_overhead_s;
     for (size_t i = 0; i < m->n; i++)
         v[i] = m->rq[i].first - m->rq[i].send + fixed;
-    out->ttft = summarise(v, m->n);
+    out->ttft = sim_summarise(v, m->n);
     for (size_t i = 0; i < m->n; i++)
         v[i] = m->rq[i].finish - m->rq[i].send + fixed;
-    out->e2el = summarise(v, m->n);
+    out->e2el = sim_summarise(v, m->n);
     size_t k = 0;
     for (size_t i = 0; i < m->n; i++) {
         const struct sim_rq *q = &m->rq[i];
         if (q->output > 1)
             v[k++] = ((q->finish - q->send) - (q->first - q->send)) / (double)(q->output - 1);
     }
-    out->tpot = summarise(v, k);
+    out->tpot = sim_summarise(v, k);
     free(v);
     return true;
 }

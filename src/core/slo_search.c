@@ -27,7 +27,7 @@ const char *slo_verdict_name(enum slo_verdict v)
 }
 
 /* The longest request of the stream, in tokens (prompt and output). */
-static uint64_t longest_request(const struct slo_search *q)
+uint64_t slo_longest_request(const struct slo_search *q)
 {
     uint64_t most = 0;
     for (size_t i = 0; i < q->nreqs; i++)
@@ -38,7 +38,7 @@ static uint64_t longest_request(const struct slo_search *q)
 
 /* The pool holds the longest request (its last token is never cached) and
  * the context takes it, as simulate asks before it runs. */
-static bool holds_longest(const struct sim_config *c, uint64_t longest)
+bool slo_holds_longest(const struct sim_config *c, uint64_t longest)
 {
     if (longest > c->max_model_len)
         return false;
@@ -50,7 +50,7 @@ static bool holds_longest(const struct sim_config *c, uint64_t longest)
  * --max-concurrency) must send at for its run to stand for the rate. */
 #define CLIENT_KEEPS_UP 0.95
 
-static void verdict_of(const struct slo_search *q, struct slo_layout *out)
+void slo_layout_judge(const struct slo_search *q, struct slo_layout *out)
 {
     const struct sim_result *o = &out->out;
     out->share = q->nreqs ? (double)o->good / (double)q->nreqs : 0;
@@ -96,7 +96,7 @@ bool slo_search_layout(const struct slo_search *q, uint32_t tp, uint32_t replica
     out->usd_per_hour = r.price_usd_per_hour;
     struct sim_config c;
     sim_config_of_plan(&s, &r, &c);
-    if (!r.fits || c.blocks == 0 || !holds_longest(&c, longest_request(q))) {
+    if (!r.fits || c.blocks == 0 || !slo_holds_longest(&c, slo_longest_request(q))) {
         out->verdict = SLO_MEMORY;
         return true;
     }
@@ -105,7 +105,7 @@ bool slo_search_layout(const struct slo_search *q, uint32_t tp, uint32_t replica
     c.slo_tpot = q->slo_tpot;
     c.slo_e2el = q->slo_e2el;
     sim_run(&c, q->reqs, q->nreqs, &out->out);
-    verdict_of(q, out);
+    slo_layout_judge(q, out);
     return true;
 }
 

@@ -97,6 +97,15 @@ uint64_t slo_steady_prompts(const struct slo_search *q, const struct slo_answer 
 bool slo_search_layout(const struct slo_search *q, uint32_t tp, uint32_t replicas,
                        struct slo_layout *out);
 
+/* The longest request of the stream, in tokens (prompt and output); and
+ * whether c's pool holds it and its context takes it, as simulate asks. */
+uint64_t slo_longest_request(const struct slo_search *q);
+bool slo_holds_longest(const struct sim_config *c, uint64_t longest);
+
+/* out's verdict, share and throughputs from its run out->out (and its
+ * price, usd_per_hour): as slo_search_layout judges every layout. */
+void slo_layout_judge(const struct slo_search *q, struct slo_layout *out);
+
 /* The word for a verdict: "meets", "SLO", "over capacity", "client", "memory", "run". */
 const char *slo_verdict_name(enum slo_verdict v);
 

@@ -114,8 +114,8 @@ double solve_min_utilization(const struct scenario *base, uint64_t need)
     return 0;
 }
 
-static bool keep(struct solve_change *out, int *n, enum solve_change_kind kind,
-                 const struct scenario *s, uint64_t need)
+bool solve_keep(struct solve_change *out, int *n, enum solve_change_kind kind,
+                const struct scenario *s, uint64_t need)
 {
     uint64_t u = solve_users(s);
     if (u < need)
@@ -141,7 +141,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
         s.context_tokens = ctx;
         if (s.avg_context_tokens >= ctx)
             s.avg_context_tokens = 0;
-        keep(out, &n, CHANGE_CONTEXT, &s, need);
+        solve_keep(out, &n, CHANGE_CONTEXT, &s, need);
     }
 
     /* a cheaper cache, widest first, that the profile can hold */
@@ -157,7 +157,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
                 !engine_supports(base->engine.kind, cheaper[i]))
                 continue;
             s.kv_dtype = cheaper[i];
-            if (keep(out, &n, CHANGE_KV_DTYPE, &s, need))
+            if (solve_keep(out, &n, CHANGE_KV_DTYPE, &s, need))
                 break;
         }
     }
@@ -169,7 +169,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
         s.gpus = split.gpus;
         s.tp = split.tp == split.gpus ? 0 : split.tp;
         s.pp = split.pp > 1 ? split.pp : 0;
-        keep(out, &n, CHANGE_GPUS, &s, need);
+        solve_keep(out, &n, CHANGE_GPUS, &s, need);
     }
 
     /* a longer shared prefix: the shortest that serves need (users grow with it) */
@@ -189,7 +189,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
     }
     if (best) {
         s.prefix_tokens = best;
-        keep(out, &n, CHANGE_PREFIX, &s, need);
+        solve_keep(out, &n, CHANGE_PREFIX, &s, need);
     }
 
     /* another GPU type, as many as now: the cheapest that serves need */
@@ -218,7 +218,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
         s.gpu = *gpus[found];
         s.has_vram = false;
         s.wired_limit_mb = 0;
-        keep(out, &n, CHANGE_GPU_TYPE, &s, need);
+        solve_keep(out, &n, CHANGE_GPU_TYPE, &s, need);
     }
-    return n;
+    return solve_layout_changes(base, need, out, n);
 }

@@ -53,8 +53,12 @@ enum solve_change_kind {
     CHANGE_KV_DTYPE, /* the widest cheaper cache precision the profile supports that does */
     CHANGE_GPUS,     /* the fewest GPUs of the same type (and their split) */
     CHANGE_PREFIX,   /* the shortest shared prefix that does */
-    CHANGE_GPU_TYPE  /* the cheapest other GPU type, as many of them as now */
+    CHANGE_GPU_TYPE, /* the cheapest other GPU type, as many of them as now */
+    CHANGE_WEIGHT_DTYPE, /* the widest cheaper weight precision the engine loads */
+    CHANGE_ENGINE,   /* the server engine, at its latest, that serves the most */
+    CHANGE_SPLIT     /* as many GPUs split otherwise (TP x replicas), the most served */
 };
+enum { SOLVE_CHANGES_MAX = 8 };
 
 struct solve_change {
     enum solve_change_kind kind;
@@ -63,9 +67,18 @@ struct solve_change {
 };
 
 /* The changes that reach need users (each kind at most once, in the order
- * above); gpus[] are the GPU types to try. Returns the count (0 to 5). */
+ * above); gpus[] are the GPU types to try. Returns the count (0 to
+ * SOLVE_CHANGES_MAX). */
 int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_spec *const *gpus,
                   size_t ngpus, struct solve_change *out);
+
+/* solve_changes' last three kinds (solve_layout.c): the weights' precision,
+ * the engine, the split; appended to out[n...]; returns the new count. */
+int solve_layout_changes(const struct scenario *base, uint64_t need, struct solve_change *out,
+                         int n);
+/* Keeps s at out[*n] as a change of this kind when it serves need. */
+bool solve_keep(struct solve_change *out, int *n, enum solve_change_kind kind,
+                const struct scenario *s, uint64_t need);
 
 /* The users a scenario serves: those that fit, or with a service level
  * (min_tokens_per_s, max_ttft_seconds), those that keep it; 0 when invalid. */

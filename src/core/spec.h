@@ -86,6 +86,12 @@ struct model_spec {
     uint64_t window_tokens;
     char window_pattern[SPEC_ID_MAX]; /* "5 local : 1 global"; "chunked" in it: chunked local
                                        * attention (Llama 4), not a sliding window */
+    /* Gemma 4: the global (full-attention) layers, those past windowed_layers,
+     * keep global_kv_heads heads of global_head_dim each (0: the windowed
+     * layers' kv_heads and head_dim); with global_k_eq_v their keys are their
+     * values (no v_proj), one row a head for both. */
+    uint32_t global_kv_heads, global_head_dim;
+    bool global_k_eq_v;
     uint64_t params;        /* total parameter count */
     uint64_t active_params; /* per token, for MoE; 0 = dense (same as params) */
     enum dtype weight_dtype; /* as released */
@@ -149,6 +155,11 @@ bool spec_attention_parse(const char *text, enum attention_kind *out);
  * windowed layers <= layers, MLA ranks present...) and its hf_id is one. On failure, names the
  * field in d ("num_kv_heads: 7 does not divide num_attention_heads 32"). */
 bool spec_model_validate(const struct model_spec *m, struct diag *d);
+
+/* The global layers' own dimensions (Gemma 4) are possible: windowed layers
+ * beside them, no MLA, KV heads that divide the attention heads; true when
+ * there are none. Names the field in d. */
+bool spec_global_validate(const struct model_spec *m, struct diag *d);
 
 /* True for an id Hugging Face accepts (huggingface_hub validate_repo_id):
  * NAME or OWNER/NAME, each part 1 to 96 letters, digits, '-', '_' or '.',

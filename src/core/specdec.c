@@ -159,9 +159,16 @@ void specdec_kv_row(const struct policy_ctx *c)
     struct scenario ds;
     struct kv_cost dc;
     draft_cost(s, c->k->kv_dtype, c->k->tp, &ds, &dc);
-    explain_term(row, p->layers, XU_COUNT, "draft layers");
+    if (dc.wide_layers) { /* Gemma 4's global layers at their own size (core/kvcost.h) */
+        explain_term(row, dc.wide_layers, XU_COUNT, "draft global layers");
+        explain_term(row, (long double)dc.global_bytes_per_layer, XU_BYTES_EXACT, "a layer");
+        explain_op(row, XOP_MUL);
+    }
+    explain_term(row, p->layers - dc.wide_layers, XU_COUNT, "draft layers");
     policy_kv_layer_expr(row, d, &dc); /* the model's own per-layer terms */
     explain_op(row, XOP_MUL);
+    if (dc.wide_layers)
+        explain_op(row, XOP_ADD);
     char note[96];
     snprintf(note, sizeof note, "%s keeps its own KV of every token", d->id);
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);

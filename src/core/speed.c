@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kvcost.h"
+#include "offload_fit.h"
 #include "speed_inputs.h"
 #include "steptime.h"
 #include "units.h"
@@ -91,6 +92,9 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
     }
     in.shards = (double)in.tp * in.pp;
     in.expert_div = r->layout->experts_spread ? (double)r->layout->gpus : in.shards;
+    const struct offload_split *o = &r->budget->engine.offload;
+    if (o->active && m->experts) /* llama.cpp: the routed experts left on the GPUs */
+        in.experts = (double)o->gpu_expert_bytes * in.expert_div;
     in.ranks = r->layout->dp_attention ? r->layout->tp : 1;
     /* every layer all-reduces, state and plain layers too; attention reads
      * the KV of the attention layers only */
@@ -154,8 +158,7 @@ struct step_model step_model_of(const struct inputs *in, const struct scenario *
     const struct model_spec *md = &s->model;
     struct step_model m = {0};
     m.expert_bytes = in->experts / in->expert_div;
-    m.dense_bytes = (double)(r->layout->weights_bytes_per_gpu - r->spec->weights_bytes_per_gpu) -
-                    m.expert_bytes;
+    m.dense_bytes = (double)(speed_gpu_weights(r) - r->spec->weights_bytes_per_gpu) - m.expert_bytes;
     m.experts = md->experts;
     m.experts_per_token = md->experts_per_token;
     m.layers = step_layers(in);
@@ -189,7 +192,22 @@ struct step_model step_model_of(const struct inputs *in, const struct scenario *
     m.tp = in->tp;
     m.allreduces = (double)m.layers * in->allreduces_per_layer;
     m.stages = in->pp;
+    /* llama.cpp's CPU layers and --no-kv-offload: their part of the cache
+     * and state is read in host memory (offload_step adds the weights) */
+    const struct offload_split *o = &r->budget->engine.offload;
+    if (o->active) {
+        double host = 1.0 - offload_kv_gpu_share(o);
+        m.host_kv_global = (double)r->cost->bytes_per_token_global * host;
+        m.host_kv_windowed = (double)(r->cost->bytes_per_token - r->cost->bytes_per_token_global) * host;
+        m.host_state_bytes = (double)r->cost->state_bytes * host;
+    }
     return m;
+}
+
+uint64_t speed_gpu_weights(const struct speed_basis *r)
+{
+    const struct offload_split *o = &r->budget->engine.offload;
+    return o->active ? o->gpu_weights_bytes : r->layout->weights_bytes_per_gpu;
 }
 
 static struct step_machine machine_of(const struct inputs *in)
@@ -216,6 +234,7 @@ void speed_step_inputs(const struct scenario *s, const struct speed_basis *r,
     m->attn_prefill_global = prefill.attn_prefill_global;
     m->attn_prefill_windowed = prefill.attn_prefill_windowed;
     *hw = machine_of(&in);
+    offload_step(&r->budget->engine.offload, m, hw);
 }
 
 /* The decode step of a replica's n users, each at the average context: a
@@ -225,6 +244,7 @@ static double decode_step(const struct inputs *in, const struct scenario *s,
 {
     struct step_model m = step_model_of(in, s, r, true);
     struct step_machine hw = machine_of(in);
+    offload_step(&r->budget->engine.offload, &m, &hw);
     struct step_seq one = {.context = r->layout->avg_context_tokens, .tokens = 1};
     /* the batch is n copies of one user: a single sequence, scaled */
     uint64_t batch = batch_users(in, n), g = users_per_gpu(in, batch);
@@ -235,6 +255,9 @@ static double decode_step(const struct inputs *in, const struct scenario *s,
     m.attn_decode_global *= (double)g;
     m.attn_decode_windowed *= (double)g;
     m.index_flops *= (double)g;
+    m.host_kv_global *= (double)g;
+    m.host_kv_windowed *= (double)g;
+    m.host_state_bytes *= (double)g;
     return step_time(&m, &hw, &one, 1, st);
 }
 
@@ -272,6 +295,7 @@ static double prefill(const struct inputs *in, const struct scenario *s,
 {
     struct step_model m = step_model_of(in, s, r, false);
     struct step_machine hw = machine_of(in);
+    offload_step(&r->budget->engine.offload, &m, &hw);
     struct step_seq q = {.context = 0, .tokens = (uint64_t)p};
     if (in->peak <= 0) { /* no compute figure: no time to give */
         *st = (struct step_time){0};
@@ -354,6 +378,10 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     sp->users_at_service_level = target && !sp->known ? 0 : r->totals->max_users;
     sp->level_unknown = target && !sp->known;
     if (!sp->known || n == 0) {
+        if (n == 0) { /* no user decodes: no prompt is served either */
+            sp->ttft_seconds = 0;
+            sp->prefill_tokens_per_s = 0;
+        }
         struct explain_row *row = explain_row_begin(x, "decode", "Speed per user", "");
         explain_row_end(x, row, XU_TOK_PER_S, 0,
                         !sp->known ? "no bandwidth figure for this GPU" : "no user fits");

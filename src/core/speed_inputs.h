@@ -61,6 +61,9 @@ static inline uint64_t users_per_gpu(const struct inputs *in, uint64_t n)
 struct step_model step_model_of(const struct inputs *in, const struct scenario *s,
                                 const struct speed_basis *r, bool decode);
 
+/* The weights one GPU holds (llama.cpp's split's, when it has one). */
+uint64_t speed_gpu_weights(const struct speed_basis *r);
+
 /* The decode step's rows (weights, bytes, memory, compute, all-reduce, MoE
  * kernels, time, speed, throughput) for n users of a replica. */
 void speed_rows(const struct inputs *in, const struct scenario *s, const struct speed_basis *r,

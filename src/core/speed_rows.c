@@ -1,5 +1,6 @@
 /* speed_rows: the speed stage's explain rows, each term with its value and
  * unit, from the same step parts the figures come from (speed.c). */
+#include "offload.h"
 #include "speed_inputs.h"
 
 #include <stdio.h>
@@ -13,8 +14,7 @@ static void weights_row(const struct inputs *in, const struct scenario *s,
 {
     char name[96];
     struct explain_row *row = explain_row_begin(x, "speed_weights", "Weights read", "per GPU");
-    explain_term(row,
-                 (long double)(r->layout->weights_bytes_per_gpu - r->spec->weights_bytes_per_gpu),
+    explain_term(row, (long double)(speed_gpu_weights(r) - r->spec->weights_bytes_per_gpu),
                  XU_BYTES, "weights on the GPU");
     explain_term(row, in->experts, XU_BYTES, "in experts");
     explain_term(row, in->expert_div, XU_COUNT,
@@ -165,11 +165,38 @@ static const char *overhead_words(const struct scenario *s, const char *own)
                                                     : "step overhead (--step-overhead)";
 }
 
+/* llama.cpp's layers, experts and cache in host memory: read there each
+ * step, in turn with the GPU's layers. */
+static void host_row(const struct speed_basis *r, struct explain *x, const struct step_time *st)
+{
+    const struct offload_split *o = &r->budget->engine.offload;
+    if (st->host_s <= 0)
+        return;
+    struct explain_row *row = explain_row_begin(x, "speed_host", "Host time", "per step");
+    if (st->host_copied) {
+        explain_term(row, st->host_bytes, XU_BYTES, "copied from host memory");
+        explain_term(row, o->link_bytes_per_s, XU_LINK_BYTES_PER_S, "host link");
+        explain_op(row, XOP_DIV);
+        explain_row_end(x, row, XU_SECONDS, 0,
+                        "a batch of 32 tokens or more runs the host layers' matmuls on the GPU, "
+                        "their weights copied over each micro-batch (op offload)");
+        return;
+    }
+    explain_term(row, st->host_bytes, XU_BYTES, "read in host memory");
+    explain_term(row, o->host_bytes_per_s, XU_LINK_BYTES_PER_S, "host bandwidth");
+    explain_term(row, OFFLOAD_HOST_MBU, XU_FRACTION, "reached");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_DIV);
+    explain_row_end(x, row, XU_SECONDS, 0,
+                    "the CPU layers and experts run on the CPU, in turn with the GPU's");
+}
+
 static void step_rows(const struct inputs *in, const struct scenario *s,
                       const struct speed_basis *r, struct explain *x, const struct step_time *st,
                       const struct speed_result *sp)
 {
     char name[96];
+    host_row(r, x, st);
     struct explain_row *row = explain_row_begin(x, "speed_step", "Time per token", "per step");
     explain_ref(x, row, "speed_memory", "memory");
     if (in->peak > 0) { /* without a compute figure the step is the memory's alone */
@@ -182,6 +209,10 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
     }
     if (in->tp > 1 && st->comm_s > 0) {
         explain_ref(x, row, "speed_comm", "all-reduce");
+        explain_op(row, XOP_ADD);
+    }
+    if (st->host_s > 0) {
+        explain_ref(x, row, "speed_host", "host memory");
         explain_op(row, XOP_ADD);
     }
     if (in->pp > 1) {
@@ -264,6 +295,10 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
     }
     if (f->comm_s > 0) {
         explain_term(row, f->comm_s, XU_SECONDS, "all-reduces");
+        explain_op(row, XOP_ADD);
+    }
+    if (f->host_s > 0) { /* llama.cpp's op offload: host weights copied to the GPU */
+        explain_term(row, f->host_s, XU_SECONDS, "copying host layers to the GPU");
         explain_op(row, XOP_ADD);
     }
     if (in->pp > 1) {

@@ -48,6 +48,10 @@ static void add_sequence(const struct step_model *m, const struct step_seq *q,
                      (m->kv_bytes_global + m->kv_bytes_windowed) * t;
     /* a recurrent layer reads its state and writes it back, each step */
     out->state_bytes += 2.0 * m->state_bytes;
+    /* the part of the cache and state in host memory (llama.cpp's CPU
+     * layers, --no-kv-offload), the prefix there held by each sequence */
+    out->host_bytes += m->host_kv_global * ctx * m->kv_read_share + m->host_kv_windowed * held +
+                       (m->host_kv_global + m->host_kv_windowed) * t + 2.0 * m->host_state_bytes;
     bool decode = q->tokens == 1;
     /* each sum only where its layers are: most models have one kind */
     double full = decode ? ctx + 1.0 : attended_sum(ctx, t, 0);
@@ -70,6 +74,33 @@ static double ring_seconds(const struct step_model *m, const struct step_machine
                      ? 2.0 * (m->tp - 1) / m->tp * bytes / hw->link_bytes_per_s
                      : 0;
     return m->allreduces * (per + hw->link_latency_s);
+}
+
+/* The host's part of a step (llama.cpp's layers or experts in host memory):
+ * a small batch computes there, reading them at the host's bandwidth, in
+ * turn with the GPU's layers; a batch of at least host_offload_batch tokens
+ * has the GPU compute them (its flops already counted) after copying their
+ * weights over the host link once a micro-batch. */
+static void host_seconds(const struct step_model *m, const struct step_machine *hw, double seen,
+                         double share, struct step_time *st)
+{
+    double weights = m->host_dense_bytes + m->host_expert_bytes * (m->experts ? share : 1.0);
+    if (hw->host_bytes_per_s <= 0 || weights + st->host_bytes <= 0) {
+        st->host_bytes = st->host_s = 0;
+        return;
+    }
+    if (hw->host_offload_batch > 0 && seen >= hw->host_offload_batch &&
+        hw->host_link_bytes_per_s > 0) {
+        double ub = hw->host_ubatch > 0 ? ceil(seen / hw->host_ubatch) : 1;
+        /* every expert of a host layer crosses: a micro-batch touches them all */
+        st->host_bytes = (m->host_dense_bytes + m->host_expert_bytes) * ub + st->host_bytes;
+        st->host_s = st->host_bytes / hw->host_link_bytes_per_s;
+        st->host_copied = 1;
+        return;
+    }
+    st->host_bytes += weights;
+    double mbu = hw->host_mbu > 0 ? hw->host_mbu : 1.0;
+    st->host_s = st->host_bytes / (hw->host_bytes_per_s * mbu);
 }
 
 double step_time(const struct step_model *m, const struct step_machine *hw,
@@ -116,9 +147,10 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
     /* a fine-grained MoE layer adds kernels that do not overlap the reads:
      * routing, top-k, the grouped GEMM's launch and gather */
     st.moe_s = m->moe_layers * hw->moe_layer_overhead_s;
+    host_seconds(m, hw, seen, share, &st);
     double stages = m->stages ? m->stages : 1;
     double busy = st.memory_s > st.compute_s ? st.memory_s : st.compute_s;
-    st.stage_s = busy + st.moe_s + st.comm_s;
+    st.stage_s = busy + st.moe_s + st.comm_s + st.host_s;
     st.overhead_s = hw->step_overhead_s;
     st.total_s = st.stage_s * stages + hw->step_overhead_s;
     if (out)

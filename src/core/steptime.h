@@ -32,6 +32,14 @@ struct step_machine {
     double step_overhead_s;     /* each step: scheduling, sampling, graph launch */
     double moe_layer_overhead_s; /* each fine-grained MoE layer: routing, top-k, the grouped
                                   * GEMM's launch and gather over small expert slices */
+    /* llama.cpp with layers or experts in host memory (core/offload.h): the
+     * host's bandwidth (0: nothing there) and the share of it reached; a step
+     * of at least host_offload_batch tokens runs their matmuls on the GPU
+     * after copying the weights over the host link, once a micro-batch of
+     * host_ubatch tokens (ggml_backend_sched's op offload) */
+    double host_bytes_per_s, host_mbu;
+    double host_link_bytes_per_s;
+    double host_offload_batch, host_ubatch;
 };
 
 /* One GPU's share of one model replica (a stage's, under pipeline stages). */
@@ -68,6 +76,11 @@ struct step_model {
     uint32_t tp;                /* GPUs of one all-reduce ring; 1 = none */
     double allreduces;          /* all-reduces a token pass issues on this GPU */
     uint32_t stages;            /* stages a token passes in turn (pipeline, layer split) */
+    /* in host memory (llama.cpp's CPU layers and experts): the weights a step
+     * reads, the routed experts there, the KV of a context token over the
+     * global and the windowed layers, and the state a sequence keeps there */
+    double host_dense_bytes, host_expert_bytes;
+    double host_kv_global, host_kv_windowed, host_state_bytes;
 };
 
 /* One sequence of the batch: its context before the step and the tokens the
@@ -91,8 +104,11 @@ struct step_time {
     double gemm_s, attention_s, compute_s;
     double comm_s;
     double moe_s;               /* the MoE layers' own kernels, one stage */
+    double host_bytes;          /* read in host memory (or copied from it to the GPU) */
+    double host_s;              /* reading them there, or copying them over the link */
+    int host_copied;            /* 1: copied to the GPU (a batch past host_offload_batch) */
     double overhead_s;          /* the step's own */
-    double stage_s;             /* one stage: max(memory, compute) + moe + comm */
+    double stage_s;             /* one stage: max(memory, compute) + moe + comm + host */
     double total_s;             /* stage_s x stages */
 };
 

@@ -10,6 +10,7 @@
 
 #include "core/text.h"
 #include "core/units.h"
+#include "io/hf_late2026.h"
 #include "io/hfhybrid.h"
 #include "io/hfconfig_read.h"
 #include "io/jsonread.h"
@@ -64,6 +65,13 @@ static const struct {
     {"qwen3_next", ARCH_QWEN3_NEXT, false}, {"nemotron_h", ARCH_NEMOTRON_H, false},
     {"granitemoehybrid", ARCH_GRANITE_HYBRID, false}, {"jamba", ARCH_JAMBA, false},
     {"falcon_h1", ARCH_FALCON_H1, false},
+    /* Qwen3.5 and Qwen3.6: Qwen3-Next's layers, dense or MoE (io/hf_late2026.c) */
+    {"qwen3_5", ARCH_QWEN3_NEXT, false}, {"qwen3_5_text", ARCH_QWEN3_NEXT, false},
+    {"qwen3_5_moe", ARCH_QWEN3_NEXT, false}, {"qwen3_5_moe_text", ARCH_QWEN3_NEXT, false},
+    /* GLM-5 and GLM-5.1: DeepSeek-V3.2's MLA, indexer and MoE under GLM's name */
+    {"glm_moe_dsa", ARCH_DEEPSEEK, false},
+    /* Gemma 4: global layers of their own dims, K=V (io/hf_late2026.c) */
+    {"gemma4", ARCH_GEMMA4, true}, {"gemma4_text", ARCH_GEMMA4, true},
 };
 
 /* Whatever import-hf writes must load (it once wrote presets kvplan refused, or
@@ -158,10 +166,11 @@ static bool read_identity(struct hf_read *x)
     if (ok && x->h->dims.family == ARCH_UNKNOWN)
         ok = jsonread_fail(&x->tr, x->d,
                            "model_type: '%s' is not a family kvplan can count (llama, mistral, "
-                           "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, cohere, "
-                           "deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, glm4_moe, gpt_oss, falcon, opt, "
-                           "mpt, llama4, minimax_m2, qwen3_next, nemotron_h, granitemoehybrid, jamba, "
-                           "falcon_h1)",
+                           "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, gemma4, cohere, "
+                           "deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, glm4_moe, glm_moe_dsa, gpt_oss, "
+                           "falcon, opt, "
+                           "mpt, llama4, minimax_m2, qwen3_next, qwen3_5, qwen3_5_moe, nemotron_h, "
+                           "granitemoehybrid, jamba, falcon_h1)",
                            x->type);
     return ok;
 }
@@ -292,6 +301,8 @@ static bool read_family(struct hf_read *x)
     }
     if (ok && hfhybrid_family(a->family))
         ok = hfhybrid_dims(tr, o, a, d);
+    if (ok && a->family == ARCH_GEMMA4)
+        ok = hf_late_gemma4(x);
     if (ok && a->family == ARCH_MPT && a->intermediate == 0)
         a->intermediate = (x->expansion ? x->expansion : 4) * a->hidden;
     if (ok && a->family == ARCH_FALCON && a->intermediate == 0)
@@ -303,7 +314,8 @@ static bool read_family(struct hf_read *x)
         a->head_dim = a->hidden / a->heads;
     if (a->family == ARCH_DEEPSEEK)
         a->score_bias = strcmp(x->type, "deepseek_v3") == 0 ||
-                        strcmp(x->type, "deepseek_v32") == 0 || strcmp(x->type, "kimi_k2") == 0;
+                        strcmp(x->type, "deepseek_v32") == 0 || strcmp(x->type, "kimi_k2") == 0 ||
+                        strcmp(x->type, "glm_moe_dsa") == 0;
     if (a->family == ARCH_LLAMA4) {
         if (a->moe_every == 0)
             a->moe_every = 1;

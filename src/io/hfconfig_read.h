@@ -1,7 +1,7 @@
 /* hfconfig_read: what the stages of one import-hf share, between
  * hfconfig.c (the config's identity and dimensions) and hfconfig_spec.c
  * (the preset they give: names, attention, windows, precision, counts).
- * Private to those two files. */
+ * Private to those two files and io/hf_late2026.c. */
 #ifndef KVPLAN_IO_HFCONFIG_READ_H
 #define KVPLAN_IO_HFCONFIG_READ_H
 

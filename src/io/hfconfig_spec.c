@@ -9,6 +9,7 @@
 
 #include "core/text.h"
 #include "core/units.h"
+#include "io/hf_late2026.h"
 #include "io/hfhybrid.h"
 #include "io/preset.h"
 
@@ -109,20 +110,24 @@ static bool vision_count(const struct jsonread *r, const cJSON *root, uint64_t t
     if (!jsonread_string(&vr, vc, "model_type", false, type, sizeof type, d))
         return false;
     struct vision_dims v = {.channels = 3, .adapter_out = 4096, .text_hidden = text_hidden};
+    bool known = true;
     if (strcmp(type, "siglip_vision_model") == 0)
         v.kind = VISION_SIGLIP;
     else if (strcmp(type, "llama4_vision_model") == 0)
         v.kind = VISION_LLAMA4;
-    else
+    else if (!hf_late_vision(&vr, vc, type, &v, &known, d))
+        return false;
+    if (!known)
         return true;
     const uint64_t max = (uint64_t)1 << 24;
-    bool ok = jsonread_u64(&vr, vc, "hidden_size", true, 1, max, &v.hidden, d) &&
-              jsonread_u64(&vr, vc, "intermediate_size", true, 1, max, &v.intermediate, d) &&
-              jsonread_u64(&vr, vc, "num_hidden_layers", true, 1, max, &v.layers, d) &&
-              jsonread_u64(&vr, vc, "patch_size", true, 1, max, &v.patch, d) &&
-              jsonread_u64(&vr, vc, "image_size", true, 1, max, &v.image, d) &&
-              jsonread_u64(&vr, vc, "num_channels", false, 1, 64, &v.channels, d) &&
-              jsonread_u64(&vr, vc, "projector_input_dim", false, 1, max, &v.adapter_out, d);
+    bool ok = v.kind == VISION_QWEN3 || /* read whole by hf_late_vision */
+              (jsonread_u64(&vr, vc, "hidden_size", true, 1, max, &v.hidden, d) &&
+               jsonread_u64(&vr, vc, "intermediate_size", true, 1, max, &v.intermediate, d) &&
+               jsonread_u64(&vr, vc, "num_hidden_layers", true, 1, max, &v.layers, d) &&
+               jsonread_u64(&vr, vc, "patch_size", true, 1, max, &v.patch, d) &&
+               jsonread_u64(&vr, vc, "image_size", true, 1, max, &v.image, d) &&
+               jsonread_u64(&vr, vc, "num_channels", false, 1, 64, &v.channels, d) &&
+               jsonread_u64(&vr, vc, "projector_input_dim", false, 1, max, &v.adapter_out, d));
     v.adapter_in = v.intermediate; /* the pixel-shuffle MLP's fc1 takes intermediate_size */
     if (!ok)
         return false;
@@ -289,7 +294,8 @@ bool hf_read_windows(struct hf_read *x)
         return false;
     if (hfhybrid_family(x->h->dims.family)) {
         windowed = 0;
-        if (!hfhybrid_spec(&x->tr, x->o, &x->h->dims, m, x->d))
+        if (!hfhybrid_spec(&x->tr, x->o, &x->h->dims, m, x->d) ||
+            !hf_late_state_dtype(&x->tr, x->o, x->type, m, x->d))
             return false;
         hf_note(x->h, "%u %s state layers keep a fixed state per sequence; %u attention layers "
                    "keep KV",
@@ -318,6 +324,8 @@ bool hf_read_precision(struct hf_read *x)
         jsonread_string(&x->r, x->root, "torch_dtype", false, dtype, sizeof dtype, x->d);
     if (dtype[0] == '\0' && (dtype_key = "dtype"))
         jsonread_string(&x->r, x->root, "dtype", false, dtype, sizeof dtype, x->d);
+    if (dtype[0] == '\0') /* Qwen3.5 keeps it in text_config only */
+        jsonread_string(&x->tr, x->o, "dtype", false, dtype, sizeof dtype, x->d);
     /* torch's own spellings: "torch.bfloat16", "float8_e4m3fn" */
     if (strncmp(dtype, "torch.", 6) == 0)
         memmove(dtype, dtype + 6, strlen(dtype + 6) + 1);
@@ -390,7 +398,7 @@ bool hf_count_params(struct hf_read *x)
     }
     m->params = total;
     m->active_params = active;
-    if (!mtp_count(&x->r, x->root, a, total - vision, m, x->h, x->d))
+    if (!mtp_count(&x->tr, x->o, a, total - vision, m, x->h, x->d)) /* text_config's (Qwen3.5) */
         return false;
     uint64_t in_experts = 0;
     if (a->experts > 0 && params_in_experts(a, &in_experts)) {
@@ -403,7 +411,7 @@ bool hf_count_params(struct hf_read *x)
         return diag_fail(x->d, "%s: the dimensions give %llu parameters, more than a preset "
                                "holds (2^53)",
                          x->path, (unsigned long long)total);
-    if (a->mxfp4_experts && !mxfp4_weights(x, total))
+    if (a->mxfp4_experts ? !mxfp4_weights(x, total) : !hf_late_int4_experts(x, total))
         return false;
     double stated = 0;
     if (jsonread_has(x->root, "num_parameters"))

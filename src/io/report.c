@@ -70,9 +70,12 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
     units_format_int(r->max_users, n, sizeof n);
     units_format_int(r->max_users_paged, paged, sizeof paged);
     units_format_int(r->avg_context_tokens, avg, sizeof avg);
-    const char *profile = engine_label(r->profile, r->rule);
+    char title[64];
+    const char *profile = engine_version_title(r->profile, r->rule, title, sizeof title);
     const struct engine_desc *e = engine_desc(r->profile);
     bool engine = e->server;
+    if (report_offload_unfit(s, r, buf, size)) /* llama.cpp's host memory too small */
+        return;
     if (!r->weights_fit) {
         units_format_bytes(r->shortfall_bytes_per_gpu, s->units, left, sizeof left);
         snprintf(buf, size, "DOES NOT FIT%s%s: the weights exceed each GPU's budget by %s",
@@ -132,6 +135,7 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
                                 r->host.users == 1 ? "" : "s");
             }
         }
+        len = report_offload_headline(r, buf, size, len);
         if (level_unchecked(s, r) && len > 0 && (size_t)len < size)
             snprintf(buf + len, size - (size_t)len,
                      "; the %g s first-token target cannot be checked (no compute figure "
@@ -327,7 +331,7 @@ static void report_engine(FILE *out, const struct scenario *s, const struct plan
 {
     const struct engine_detail *e = &r->engine;
     char a[64];
-    fprintf(out, "\nEngine: %s\n", engine_label(r->profile, r->rule));
+    fprintf(out, "\nEngine: %s\n", engine_version_title(r->profile, r->rule, a, sizeof a));
     units_format_bytes(e->gpu_total_bytes, s->units, a, sizeof a);
     fprintf(out, "  %-19s %s per GPU (%s)\n", "CUDA total", a,
             s->engine.gpu_total_bytes ? "given"
@@ -338,6 +342,7 @@ static void report_engine(FILE *out, const struct scenario *s, const struct plan
     for (int i = 0; i < e->log_lines; i++)
         fprintf(out, "  %-19s %s\n", i == 0 ? "It would log" : "", e->log[i]);
     fprintf(out, "  %-19s %s\n", "Launch", e->launch);
+    report_servers_text(out, r);
     if (r->generic.present) {
         units_format_int(r->generic.max_users, a, sizeof a);
         fprintf(out, "  %-19s %s user%s with %g%% headroom (for comparison only)\n",
@@ -380,7 +385,7 @@ static void report_text_title(FILE *out, const struct scenario *s, const struct 
     }
     fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
             s->gpu.name, split, e->server ? ", " : "",
-            e->server ? engine_label(r->profile, r->rule) : "");
+            e->server ? engine_version_title(r->profile, r->rule, a, sizeof a) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "  %s\n\n", line);
 }
@@ -411,7 +416,7 @@ static void report_text_scenario(FILE *out, const struct scenario *s, const stru
         fprintf(out, "  %-14s %g %% of memory kept free\n", "Headroom", s->headroom_percent);
     else
         fprintf(out, "  %-14s %s's own rule (the headroom applies to the generic rule only)\n",
-                "Budget", engine_label(r->profile, r->rule));
+                "Budget", engine_version_title(r->profile, r->rule, a, sizeof a));
     if (r->spec.method != SPEC_NONE) {
         report_spec_text(s, r, false, line, sizeof line);
         fprintf(out, "  %-14s %s\n", "Speculative", line);
@@ -423,6 +428,8 @@ static void report_text_scenario(FILE *out, const struct scenario *s, const stru
         report_host_input(s, line, sizeof line);
         fprintf(out, "  %-14s %s\n", "Host KV", line);
     }
+    if (report_offload_input(s, r, line, sizeof line))
+        fprintf(out, "  %-14s %s\n", "Host memory", line);
 }
 
 static void report_text_computed(FILE *out, const struct scenario *s, const struct plan_result *r,
@@ -524,8 +531,9 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     md_text(s->model.name, model, sizeof model);
     md_text(s->gpu.name, gpu, sizeof gpu);
     const struct engine_desc *e = engine_desc(r->profile);
+    char engine[64];
     fprintf(out, "### %s on %u x %s%s%s\n\n", model, s->gpus, gpu, e->server ? ", " : "",
-            e->server ? engine_label(r->profile, r->rule) : "");
+            e->server ? engine_version_title(r->profile, r->rule, engine, sizeof engine) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "**%s**\n\n", line);
     fprintf(out, "| Input | Value |\n|---|---|\n");
@@ -547,7 +555,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     if (!e->server)
         fprintf(out, "| Headroom | %g %% |\n", s->headroom_percent);
     else
-        fprintf(out, "| Budget | %s's rule |\n", engine_label(r->profile, r->rule));
+        fprintf(out, "| Budget | %s's rule |\n", engine);
     if (r->spec.method != SPEC_NONE) {
         report_spec_text(s, r, true, line, sizeof line);
         fprintf(out, "| Speculative | %s (%s) |\n", line, spec_speed_note);
@@ -559,6 +567,8 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         report_host_input(s, line, sizeof line);
         fprintf(out, "| Host KV | %s |\n", line);
     }
+    if (report_offload_input(s, r, line, sizeof line))
+        fprintf(out, "| Host memory | %s |\n", line);
     fprintf(out, "\n");
 
     fprintf(out, "| Result | How | Value |\n|---|---|---|\n");
@@ -573,6 +583,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     if (e->server) {
         char launch[MD_CODE_SIZE(sizeof r->engine.launch)];
         fprintf(out, "\nLaunch: %s\n", md_code(r->engine.launch, launch, sizeof launch));
+        report_servers_markdown(out, r);
         if (r->generic.present) {
             units_format_int(r->generic.max_users, a, sizeof a);
             fprintf(out, "\nThe generic rule (%g%% headroom) would give %s user%s; shown for "

@@ -152,6 +152,19 @@ static void command_serving(struct shell_line *l, const struct scenario *s)
         shell_option(l, OPTNAME_IMAGES, "%u", s->images);
     if (s->image_tokens)
         shell_option(l, OPTNAME_IMAGE_TOKENS, "%u", s->image_tokens);
+    const struct offload_opts *o = &s->offload; /* llama.cpp's placement, the host */
+    if (o->ngl_given)
+        shell_option(l, OPTNAME_N_GPU_LAYERS, "%u", o->ngl);
+    if (o->n_cpu_moe_given)
+        shell_option(l, OPTNAME_N_CPU_MOE, "%u", o->n_cpu_moe);
+    if (o->no_kv_offload)
+        shell_word(l, OPTNAME_NO_KV_OFFLOAD);
+    if (o->host_memory_bytes && !o->host_memory_read)
+        shell_option(l, OPTNAME_HOST_MEMORY, "%s", size_arg(o->host_memory_bytes, t, sizeof t));
+    if (o->cpu[0])
+        shell_option(l, OPTNAME_CPU, "%s", o->cpu);
+    else if (o->host_bytes_per_s > 0)
+        shell_option(l, OPTNAME_HOST_BANDWIDTH, "%g", o->host_bytes_per_s / 1e9);
 }
 
 size_t report_command_line(const struct scenario *s, char *buf, size_t size)

@@ -115,7 +115,7 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
                                                                  : "%u x %s (%u x TP %u)",
         s->gpus, md_text(s->gpu.name, name, sizeof name), r->replicas, r->tp);
     ROW("Model", false, 0, "%s", md_text(s->model.name, name, sizeof name));
-    ROW("Engine", false, 0, "%s", engine_label(r->profile, r->rule));
+    ROW("Engine", false, 0, "%s", engine_version_title(r->profile, r->rule, name, sizeof name));
     ROW("Context", true, s->context_tokens, "%s tokens", units_format_int(s->context_tokens, t, sizeof t));
     ROW("Shared prefix", false, 0, "%s tokens", units_format_int(s->prefix_tokens, t, sizeof t));
     ROW("KV cache", false, 0, "%s", dtype_info(r->kv_dtype)->name);

@@ -10,6 +10,7 @@
 #include "io/fileio.h"
 #include "io/jsonout.h"
 #include "io/jsonread.h"
+#include "io/offload_json.h"
 #include "io/loadjson.h"
 #include "io/preset.h"
 
@@ -195,7 +196,8 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
                          d) &&
          jsonread_double(sr, so, "mbu", false, 0.01, 1.0, &tmp.mbu, d) &&
          jsonread_double(sr, so, "mfu", false, 0.01, 1.0, &tmp.mfu, d);
-    ok = ok && scenario_speed_from_json(sr, so, &tmp, d);
+    ok = ok && scenario_speed_from_json(sr, so, &tmp, d) &&
+         offload_opts_from_json(sr, so, &tmp.offload, d);
     const cJSON *po = cJSON_GetObjectItemCaseSensitive(so, "speculative");
     if (ok && po != NULL && !cJSON_IsNull(po))
         ok = snapshot_spec_from_json(sr, po, &tmp, d);

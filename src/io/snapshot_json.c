@@ -11,6 +11,7 @@
 #include "core/text.h"
 #include "io/jsonout.h"
 #include "io/loadjson.h"
+#include "io/offload_json.h"
 #include "io/preset.h"
 #include "io/snapshot_parts.h"
 static const char *units_key(enum unit_system u)
@@ -69,6 +70,8 @@ static cJSON *engine_detail_json(const struct engine_detail *e)
     jsonout_uint(&o, "max_num_batched_tokens", e->max_num_batched_tokens);
     if (e->slots)
         jsonout_uint(&o, "slots", e->slots);
+    if (e->offload.active)
+        jsonout_object(&o, "offload", offload_split_json(&e->offload));
     cJSON *log = cJSON_CreateArray();
     for (int i = 0; log && i < e->log_lines; i++)
         if (!cJSON_AddItemToArray(log, cJSON_CreateString(e->log[i])))
@@ -227,6 +230,9 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_uint(&o, "wired_limit_mb", s->wired_limit_mb);
     if (s->has_step_overhead)
         jsonout_double(&o, "step_overhead_seconds", s->step_overhead_s);
+    cJSON *offload = offload_opts_json(&s->offload);
+    if (offload)
+        jsonout_object(&o, "offload", offload);
     if (s->speed_basis[0]) {
         struct jsonout co = jsonout_begin();
         jsonout_string(&co, "basis", s->speed_basis);
@@ -267,6 +273,17 @@ static cJSON *host_tier_json(const struct host_tier *h)
 static void result_layout_json(struct jsonout *o, const struct plan_result *r)
 {
     jsonout_string(o, "profile", engine_label(r->profile, r->rule));
+    /* the release the profile's rule is named after ("0.15"), and with the engine */
+    const char *release = engine_release(r->profile, r->rule);
+    char title[64];
+    engine_version_title(r->profile, r->rule, title, sizeof title);
+    if (release[0]) {
+        jsonout_string(o, "engine_version", release);
+        jsonout_string(o, "engine_title", title);
+    } else {
+        jsonout_null(o, "engine_version");
+        jsonout_null(o, "engine_title");
+    }
     jsonout_bool(o, "fits", r->fits);
     jsonout_bool(o, "weights_fit", r->weights_fit);
     jsonout_uint(o, "gpus", r->gpus);
@@ -439,8 +456,13 @@ static cJSON *result_json(const struct plan_result *r, const struct explain *x)
     result_lora_images_json(&o, r);
     result_warnings_json(&o, r);
     jsonout_object(&o, "explain", explain_json(x));
-    if (engine_desc(r->profile)->server)
-        jsonout_object(&o, "engine", engine_detail_json(&r->engine));
+    if (engine_desc(r->profile)->server) {
+        cJSON *engine = engine_detail_json(&r->engine);
+        cJSON *servers = report_servers_json(r); /* absent on one server */
+        if (servers && !(engine && cJSON_AddItemToObject(engine, "launch_servers", servers)))
+            cJSON_Delete(servers);
+        jsonout_object(&o, "engine", engine);
+    }
     if (r->generic.present)
         jsonout_object(&o, "generic", result_generic_json(r));
     if (r->host.present)

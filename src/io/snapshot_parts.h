@@ -10,4 +10,9 @@
  * figure's measured spread and the decode step's parts, as fields of o. */
 void snapshot_speed_json(struct jsonout *o, const struct plan_result *r);
 
+/* The commands the launch line splits into over several nodes or servers
+ * (core/launch.h), one string each; NULL when the launch line alone is run
+ * (report_servers.c). */
+cJSON *report_servers_json(const struct plan_result *r);
+
 #endif

@@ -327,10 +327,11 @@ void svg_write(FILE *out, const struct svg_item *v, int n)
     const struct scenario *s = v[0].s;
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
     const struct engine_desc *e = engine_desc(v[0].r->profile);
+    char engine[64];
+    engine_version_title(v[0].r->profile, v[0].r->rule, engine, sizeof engine);
     if (n == 1)
         snprintf(title, sizeof title, "%s on %u x %s%s%s at %s tokens", s->model.name, s->gpus,
-                 s->gpu.name, e->server ? ", " : "",
-                 e->server ? engine_label(v[0].r->profile, v[0].r->rule) : "", ctx);
+                 s->gpu.name, e->server ? ", " : "", e->server ? engine : "", ctx);
     else
         snprintf(title, sizeof title, "%d scenarios against %s", n, v[0].label);
     text_at(out, MARGIN, 28, "class=\"title\" font-size=\"18\" font-weight=\"bold\"", title);

@@ -441,7 +441,7 @@ expect 0 "llama-server -m llama-3.1-8b.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -
 expect 0 "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --kv_cache_free_gpu_memory_fraction 0.90" plan --engine trtllm
 expect_field 2 replicas --gpus 4 --tp 2 --model llama-3.1-70b
 expect 2 "--engine: 'vllx' is not an engine" plan --engine vllx
-expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vllm" plan --engine vllm --gpus 65536 --context 1099511627776 --model llama-3.1-405b
+expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vLLM 0.15" plan --engine vllm --gpus 65536 --context 1099511627776 --model llama-3.1-405b
 expect 2 "--kv-dtype: vllm has no q8_0 cache (auto, fp16, bf16, fp32 or fp8)" plan --engine vllm --kv-dtype q8_0
 expect 2 "--kv-dtype: q4_k_m is a weight format" plan --kv-dtype q4_k_m
 expect 2 "--kv-dtype: trtllm has no q4_0 cache" plan --engine trtllm --kv-dtype q4_0
@@ -465,8 +465,16 @@ expect_field 70272 kv_bytes_per_token_per_replica --model deepseek-v3 --engine s
 expect 0 '"generic":' plan --engine vllm --max-num-seqs 4 --format json
 # another engine than a loaded snapshot's drops that engine's flags
 "$K" plan --engine vllm --gpu-memory-utilization 0.8 --kv-dtype fp8 --export "$T/g.json" >/dev/null 2>&1
-expect 0 "under sglang" plan --load "$T/g.json" --engine sglang
+expect 0 "under SGLang 0.5" plan --load "$T/g.json" --engine sglang
 expect 0 "under llama.cpp" plan --load "$T/g.json" --engine llama.cpp
+# every report names the release its engine's rule is of (doc/ENGINES.md), the newest by default
+expect 0 '"engine_version":	"0.15",' plan --engine vllm --format json
+expect 0 '"engine_title":	"TensorRT-LLM 0.19",' plan --engine trtllm@0.19 --format json
+expect 0 '"engine_version":	null,' plan --format json
+expect 0 "Engine: vLLM 0.13" plan --engine vllm@0.13
+expect 0 "| Budget | SGLang 0.5's rule |" plan --engine sglang --format markdown
+expect 0 "trtllm@0.7         0.7                a model's own build.py" list engines
+expect 0 "llama.cpp@mla-kv" __complete ids engine
 # sweep's kv-dtype axis is the engine's own cache types, in every format
 expect_not "int4" sweep --vary kv-dtype=all --engine vllm --format csv
 expect 0 "fp8," sweep --vary kv-dtype=all --engine vllm --format csv
@@ -477,8 +485,8 @@ expect 2 "--presets: $T/badpresets/bad.json:1:2" plan --presets "$T/badpresets"
 # the host tier's parked user leaves out the shared prefix, and says so
 expect 0 "less the 2,048-token shared prefix" plan --engine vllm --host-kv 100GB --avg-context 4k --prefix 2k
 # SGLang under DP attention: each rank takes max_running_requests // dp_size (tp_worker.py)
-expect 0 "40 users fit at 1,024 tokens each under sglang" plan --engine sglang --enable-dp-attention --gpus 4 --model qwen3-30b-a3b --context 1k --max-running-requests 40
-expect 0 "48 users fit at 4,096 tokens each under sglang" plan --engine sglang --enable-dp-attention --gpus 8 --gpu h200 --model deepseek-v3 --speculative-method mtp --context 4k
+expect 0 "40 users fit at 1,024 tokens each under SGLang 0.5" plan --engine sglang --enable-dp-attention --gpus 4 --model qwen3-30b-a3b --context 1k --max-running-requests 40
+expect 0 "48 users fit at 4,096 tokens each under SGLang 0.5" plan --engine sglang --enable-dp-attention --gpus 8 --gpu h200 --model deepseek-v3 --speculative-method mtp --context 4k
 # a sweep over models with an option some lack: those rows say why, the others plan
 expect 0 "deepseek-v3.2 " sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
 expect 0 "(--speculative-method: mtp: falcon-7b ships no MTP layers" sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
@@ -511,7 +519,7 @@ expect 2 "no engine recognised in 3 lines" calibrate "$L/unknown.log"
 expect 2 "lines from several engines (vLLM V0, SGLang)" calibrate "$L/mixed.log"
 expect 2 "cannot open" calibrate "$L/none.log"
 "$K" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb --save "$T/cal.json" > /dev/null
-expect 0 "11 users fit at 8,192 tokens each under vllm@0" plan --model llama-3-8b --gpu a100-40gb --context 8192 --calibration "$T/cal.json"
+expect 0 "11 users fit at 8,192 tokens each under vLLM V0" plan --model llama-3-8b --gpu a100-40gb --context 8192 --calibration "$T/cal.json"
 # a V1 log gives no memory total, only the tokens its cache holds: the plan holds as many
 "$K" calibrate "$L/vllm-v1-startup.log" --model llama-3.1-8b --save "$T/v1.json" > /dev/null
 expect 0 '"kv_tokens":	442432,' plan --model llama-3.1-8b --context 32k --calibration "$T/v1.json" --format json
@@ -753,22 +761,22 @@ expect 0 "qwen3_next family, 79.674B parameters" import-hf "$HERE/data/hf/qwen3-
 # (16 x 1,024)) = 272 tokens; SGLang's state slots; llama.cpp's F32 cells
 expect_field 9879552 bytes_per_user_per_gpu --model qwen3-next-80b-a3b --gpus 4
 expect_field 272 unit_tokens --model qwen3-next-80b-a3b --gpus 4 --engine vllm
-expect_field 715 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
+expect_field 720 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
 expect_field 145539072 bytes_per_user_per_gpu --model nemotron-9b-v2 --gpu rtx-4090 --engine llamacpp
 expect 0 "State per user      36 state layers" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "users' state" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "MambaHybridCacheManager" plan --model granite-4.0-h-tiny --engine trtllm
 # review fixes (doc/MODEL.md, section 3). vLLM V1 with 4 draft tokens: a state group keeps 1 + 4 blocks a
 # sequence (MambaSpec num_speculative_blocks); Qwen3-Next's MTP layer (1,650,471,424 params);
-# SGLang caps a larger --max-running-requests at slots / 3 (173 / 3 = 57) and says so; the
-# users' states are 57 x 143,548,416 B = 8,182,259,712 B, the 116 idle slots spare
+# SGLang caps a larger --max-running-requests at slots / 3 (174 / 3 = 58) and says so; the
+# users' states are 58 x 143,548,416 B = 8,325,808,128 B, the 116 idle slots spare
 expect 0 "(1 running state + 4 speculative tokens' states)" plan --model qwen3-next-80b-a3b --gpus 4 --engine vllm --draft-model qwen3-8b --num-speculative-tokens 4
 expect 0 "\"mtp_params\":	1650471424," show model qwen3-next-80b-a3b --format json
 expect 0 "MTP, 1 layer of Qwen3-Next 80B-A3B" plan --model qwen3-next-80b-a3b --gpus 4 --engine vllm --speculative-method mtp
-expect 0 "SGLang caps max_running_requests at 57, its 173 state slots / 3" plan --model nemotron-9b-v2 --engine sglang --max-running-requests 300
-expect_field 8182259712 used_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
-expect_field 24833875968 pool_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
-expect 0 "spare KV+state        34.35 GiB" plan --model nemotron-9b-v2 --engine sglang
+expect 0 "SGLang caps max_running_requests at 58, its 174 state slots / 3" plan --model nemotron-9b-v2 --engine sglang --max-running-requests 300
+expect_field 8325808128 used_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
+expect_field 24977424384 pool_bytes_per_gpu --model nemotron-9b-v2 --engine sglang
+expect 0 "spare KV+state        34.17 GiB" plan --model nemotron-9b-v2 --engine sglang
 expect 0 "its 1,024 state slots take 69.40 GiB per GPU, the pool holds 50.89 GiB" plan --model nemotron-9b-v2 --engine vllm@0 --max-num-seqs 1024
 expect 0 "(1 + that ratio)" plan --model nemotron-9b-v2 --engine sglang
 expect 0 "KV in 672-token blocks, enlarged from the block size 16" plan --model nemotron-9b-v2 --engine vllm --block-size 16

@@ -17,6 +17,7 @@ BENCH = os.path.join(ROOT, "tests", "data", "bench", "vllm-serve.json")
 # calibrate reads these of a startup log; its other options describe a benchmark's scenario
 LOG_OPTIONS = {"--model", "--gpu", "--tp", "--kv-dtype", "--save", "--presets"}
 HF = os.path.join(ROOT, "tests", "data", "hf", "gemma-3-27b.json")
+GGUF = os.path.join(ROOT, "tests", "fuzz", "corpus", "gguf", "llama.gguf")
 PRESETS = os.path.join(TMP, "presets")
 SNAPSHOT = os.path.join(TMP, "snap.json")
 CALIBRATION = os.path.join(TMP, "cal.json")
@@ -30,6 +31,7 @@ BASE = {
     "show": ["gpu", "h100-sxm"],
     "calibrate": [LOG],
     "import-hf": [HF],
+    "import-gguf": [GGUF],
     "completion": ["bash"],
     "simulate": ["--num-prompts", "20", "--random-input-len", "256", "--random-output-len", "8"],
 }
@@ -39,7 +41,9 @@ SLO_BASE = ["--request-rate", "20", "--goodput", "tpot:100", "--num-prompts", "4
             "--random-input-len", "256", "--random-output-len", "16", "--max-gpus", "4"]
 SLO_FLAGS = {"--num-prompts", "--request-rate", "--burstiness", "--random-input-len",
              "--random-output-len", "--random-range-ratio", "--seed", "--max-concurrency",
-             "--goodput", "--goodput-target"}
+             "--goodput", "--goodput-target", "--disaggregated", "--no-disaggregated",
+             "--prefill-gpu", "--decode-gpu", "--kv-link", "--kv-transfer-bandwidth",
+             "--kv-transfer-latency"}
 VLLM, SGLANG, LLAMACPP = ["--engine", "vllm"], ["--engine", "sglang"], ["--engine", "llama.cpp"]
 # A valid value of each option, and the other options it needs to mean something.
 VALUES = {
@@ -67,7 +71,9 @@ VALUES = {
     "--max-num-batched-tokens": ("4k", VLLM), "--mem-fraction-static": ("0.8", SGLANG),
     "--chunked-prefill-size": ("4k", SGLANG), "--max-running-requests": ("64", SGLANG),
     "--parallel": ("4", LLAMACPP), "--fit-target": ("2GiB", LLAMACPP),
-    "--kv-dtype-v": ("q8_0", LLAMACPP), "--free-gpu-memory-fraction": ("0.8", ["--engine", "trtllm"]),
+    "--kv-dtype-v": ("q8_0", LLAMACPP),
+    "--n-gpu-layers": ("40", LLAMACPP), "--n-cpu-moe": ("4", [*LLAMACPP, "--model", "qwen3-30b-a3b"]),
+    "--host-memory": ("64GiB", []), "--host-bandwidth": ("90", []), "--cpu": ("ddr5-5600-2ch", []), "--free-gpu-memory-fraction": ("0.8", ["--engine", "trtllm"]),
     "--gpu-total": ("80GiB", VLLM), "--non-kv": ("20GiB", VLLM), "--kv-memory": ("40GiB", VLLM),
     "--calibration": (CALIBRATION, ["--model", "llama-3-8b"]),
     "--dump-screen": ("-", []), "--size": ("70x22", ["--dump-screen", "-"]),
@@ -86,12 +92,19 @@ VALUES = {
     ("import-hf", "--id"): ("my-gemma", []), ("import-hf", "--name"): ("My Gemma", []),
     ("import-hf", "--hf-id"): ("google/my-gemma", []),
     ("import-hf", "--output"): (os.path.join(TMP, "preset.json"), []),
+    ("import-gguf", "--id"): ("my-llama", []), ("import-gguf", "--name"): ("My Llama", []),
+    ("import-gguf", "--output"): (os.path.join(TMP, "gguf-preset.json"), []),
     "--num-prompts": ("30", []), "--request-rate": ("5", []), "--burstiness": ("0.5", ["--request-rate", "5"]),
     "--random-input-len": ("512", []), "--random-output-len": ("16", []),
     "--random-range-ratio": ("0.5", []), "--seed": ("7", []), "--max-concurrency": ("4", []),
     "--goodput": ("ttft:500", []), "--goodput-target": ("0.9", []), "--compare": (BENCH, []),
     "--router": ("round-robin", ["--gpus", "2", "--tp", "1"]),
     "--capacity-scheduler-policy": ("MAX_UTILIZATION", ["--engine", "trtllm"]),
+    "--prefill-gpu": ("h200", ["--disaggregated"]), "--decode-gpu": ("h200", ["--disaggregated"]),
+    "--prefill-gpus": ("2", ["--disaggregated"]), "--decode-gpus": ("2", ["--disaggregated"]),
+    "--prefill-tp": ("2", ["--disaggregated"]), "--decode-tp": ("2", ["--disaggregated"]),
+    "--kv-link": ("roce", ["--disaggregated"]), "--kv-transfer-bandwidth": ("100", ["--disaggregated"]),
+    "--kv-transfer-latency": ("0.5", ["--disaggregated"]),
 }
 # What a command answers on purpose when given the option; anything else must succeed.
 REFUSED = {("planner", "--export"): "--export: writes the snapshot of `kvplan plan`",

@@ -62,6 +62,24 @@ static inline struct scenario on(enum engine_kind kind, const char *gpu_id, uint
     return s;
 }
 
+/* DeepSeek-V3's attention (MLA: a 512-value latent and 64 rope dims, 128
+ * heads of 128 + 64) over 61 layers, at 8,192 tokens. */
+static inline void deepseek_v3_shape(struct scenario *s)
+{
+    s->model.attention = ATTENTION_MLA;
+    s->model.layers = 61;
+    s->model.attention_heads = 128;
+    s->model.kv_heads = 0;
+    s->model.head_dim = 0;
+    s->model.kv_lora_rank = 512;
+    s->model.qk_rope_head_dim = 64;
+    s->model.qk_nope_head_dim = 128;
+    s->model.v_head_dim = 128;
+    s->model.params = 671026419200;
+    s->model.max_context_tokens = 163840;
+    s->context_tokens = 8192;
+}
+
 /* vLLM V1 on a model of `layers`, `windowed` of them windowed, with a logged
  * 10 GiB KV pool. */
 static inline struct scenario hybrid_on_10_gib(uint32_t layers, uint32_t windowed, uint64_t window,

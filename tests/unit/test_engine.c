@@ -165,20 +165,13 @@ static void llamacpp_before_mla_expanded_deepseek_per_head(void **state)
      * V 61 x 8,192 x 16,384 x 2 = 16,374,562,816 B (15,616 MiB), as unsloth#1621 logged. */
     struct scenario s = base(ENGINE_LLAMACPP);
     s.engine.rule = RULE_LLAMACPP_PRE_MLA;
-    s.model.attention = ATTENTION_MLA;
-    s.model.layers = 61;
-    s.model.attention_heads = 128;
-    s.model.kv_heads = 0;
-    s.model.head_dim = 0;
-    s.model.kv_lora_rank = 512;
-    s.model.qk_rope_head_dim = 64;
-    s.model.qk_nope_head_dim = 128;
-    s.model.v_head_dim = 128;
-    s.model.params = 671026419200;
-    s.model.max_context_tokens = 163840;
-    s.context_tokens = 8192;
+    deepseek_v3_shape(&s);
     s.kv_dtype = DTYPE_Q4_0;
     s.engine.v_dtype = DTYPE_FP16;
+    /* every layer on the GPU, as logged (without -ngl the fit search would
+     * keep most of a model this size, and its cache, in host memory) */
+    s.offload.ngl_given = true;
+    s.offload.ngl = OFFLOAD_NGL_ALL;
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.kv_cache_bytes, 6908018688ull + 16374562816ull);
     /* with MLA support: the 576-value latent as K, V a view of it */

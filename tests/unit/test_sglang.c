@@ -38,12 +38,14 @@ static struct scenario sglang_on(const char *gpu, const char *model, uint32_t gp
 /* init_memory profiles the target alone (its own cell, its weights); the draft
  * worker loads afterwards and takes its weights and a pool of
  * draft_runner_cache_size tokens (the target's count) out of the reserve.
- * Llama 3.1 70B at TP 4 on H100s with Llama 3.2 1B: budget 63,711,308,645 B
- * (0.749 of the CUDA total); weights 35,894,760,448 B with the draft's
- * 617,907,200, runtime 1 GiB: pool 63,711,308,645 + 617,907,200 -
- * 35,894,760,448 - 1,073,741,824 = 27,360,713,573 B over the target's cell
- * 80 x 1,024 = 81,920 B: 333,993 tokens, 40 users of 8,193 (kvplan counted
- * the draft twice: 26,742,806,373 / 90,112 = 296,772 tokens, 36 users). */
+ * Llama 3.1 70B at TP 4 on H100s with Llama 3.2 1B: budget 0.749 of the
+ * memory free before loading (the CUDA total 85,061,827,297 B less 1 GiB for
+ * the context and the communicators, profile_max_num_token's
+ * pre_model_load_memory) = 62,907,076,019 B; weights 35,894,760,448 B with the
+ * draft's 617,907,200: pool 62,907,076,019 + 617,907,200 - 35,894,760,448 =
+ * 27,630,222,771 B over the target's cell 80 x 1,024 = 81,920 B: 337,282
+ * tokens, 41 users of 8,193 (kvplan counted the draft twice: 296,772 tokens,
+ * 36 users; and took the runtime off the pool whole: 333,993, 40). */
 static void sglang_draft_comes_out_of_the_reserve(void **state)
 {
     (void)state;
@@ -53,10 +55,10 @@ static void sglang_draft_comes_out_of_the_reserve(void **state)
     s.spec_method = SPEC_DRAFT;
     s.draft = d->spec;
     plan(&s);
-    assert_int_equal(r.engine.budget_bytes, 63711308645ull);
-    assert_int_equal(r.kv_pool_bytes_per_gpu, 27360713573ull);
-    assert_int_equal(r.engine.units, 333993);
-    assert_int_equal(r.max_users, 40);
+    assert_int_equal(r.engine.budget_bytes, 62907076019ull);
+    assert_int_equal(r.kv_pool_bytes_per_gpu, 27630222771ull);
+    assert_int_equal(r.engine.units, 337282);
+    assert_int_equal(r.max_users, 41);
     const struct explain_row *row = explain_find(&rows, "sglang_target_budget");
     assert_non_null(row);
     assert_non_null(strstr(row->formula, "reserve"));
@@ -72,10 +74,11 @@ static void sglang_draft_comes_out_of_the_reserve(void **state)
  * (_handle_mamba_radix_cache, no_buffer: "speculative decoding ... is not
  * supported with radix cache yet"; earlier releases refused the pair
  * instead), so max_mamba_cache_size = max_running_requests = 48 and the ratio
- * is 1. Pool 27,053,462,538 B - 48 x 19,316,736 (the states) - 48 x 2 x
- * 19,316,736 (the draft tokens') = 24,271,852,554 B / 12,288 B =
- * 1,975,248 tokens: 48 users at 32k (60 fit), 15 at 128k (kvplan said 28
- * and 7 with 617 slots, 617 // 3 = 205 and a pool a third the size). */
+ * is 1. Pool 27,269,284,645 B (0.799 of the memory free before loading,
+ * less the weights) - 48 x 19,316,736 (the states) - 48 x 2 x 19,316,736
+ * (the draft tokens') = 24,487,674,661 B / 12,288 B = 1,992,812 tokens: 48
+ * users at 32k, 15 at 128k (kvplan said 28 and 7 with 617 slots, 617 // 3 =
+ * 205 and a pool a third the size). */
 static void sglang_mamba_pool_with_a_draft_is_max_running_requests(void **state)
 {
     (void)state;
@@ -86,7 +89,7 @@ static void sglang_mamba_pool_with_a_draft_is_max_running_requests(void **state)
     plan(&s);
     assert_int_equal(r.state_slots_per_replica, 48);
     assert_int_equal(r.engine.scheduler_cap, 48);
-    assert_int_equal(r.engine.units, 1975248);
+    assert_int_equal(r.engine.units, 1992812);
     assert_int_equal(r.max_users, 48);
     s.context_tokens = 131072;
     plan(&s);
@@ -96,7 +99,7 @@ static void sglang_mamba_pool_with_a_draft_is_max_running_requests(void **state)
 /* DeepSeek-V3.2 in FP8 on 8 H200s: get_cell_size_per_token sizes a token as
  * 61 x ((512 + 64) x 1 B + 132 B indexer) = 43,188 B, while NSATokenToKVPool
  * then allocates calculate_mla_kv_cache_dim's 656 B latent (scales and a bf16
- * rope) + 132 B: pool 48,182,697,493 B / 43,188 = 1,115,650 tokens, 136 users
+ * rope) + 132 B: pool 48,293,292,901 B / 43,188 = 1,118,210 tokens, 136 users
  * of 8,192 (kvplan divided by the layout, 48,068 B: 1,002,386 and 122). */
 static void sglang_v32_fp8_counts_the_profiles_cell(void **state)
 {
@@ -105,10 +108,10 @@ static void sglang_v32_fp8_counts_the_profiles_cell(void **state)
     s.kv_dtype = DTYPE_FP8;
     plan(&s);
     assert_int_equal(r.cost.bytes_per_token, 48068);
-    assert_int_equal(r.kv_pool_bytes_per_gpu, 48182697493ull);
-    assert_int_equal(r.engine.units, 1115650);
+    assert_int_equal(r.kv_pool_bytes_per_gpu, 48293292901ull);
+    assert_int_equal(r.engine.units, 1118210);
     assert_int_equal(r.max_users, 136);
-    assert_non_null(strstr(r.engine.log[0], "#tokens: 1115650,"));
+    assert_non_null(strstr(r.engine.log[0], "#tokens: 1118210,"));
 }
 
 int main(void)

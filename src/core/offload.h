@@ -1,0 +1,96 @@
+/* offload: llama.cpp's placement of a model between the GPUs and host
+ * memory, as its options ask it (-ngl, --n-cpu-moe, --no-kv-offload), the
+ * host's memory and its bandwidth, and the split a plan chose (held in the
+ * engine's detail, core/engine_detail.h). The arithmetic that fills a split
+ * is in core/offload_fit.h; the CPU memory presets are here.
+ *
+ * Upstream (ggml-org/llama.cpp): src/llama-model.cpp load_tensors (i_gpu_start
+ * = max(n_layer - n_gpu_layers, 0), act_gpu_layers = min(n_gpu_layers,
+ * n_layer + 1): the last layers go to the GPUs, the output layer counts as
+ * layer n_layer and is offloaded only when -ngl passes n_layer; the input
+ * layer, the token embedding, always stays in host memory), common/arg.cpp
+ * (--n-cpu-moe N: blk.i.ffn_(up|down|gate)_exps of layers i < N kept in the
+ * CPU buffer type), src/llama-kv-cache.cpp (a layer's cache lives on its
+ * layer's device when offload_kqv, in the CPU buffer type with
+ * --no-kv-offload). */
+#ifndef KVPLAN_CORE_OFFLOAD_H
+#define KVPLAN_CORE_OFFLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* -ngl as llama.cpp spells "all layers" (999 or "all") */
+enum { OFFLOAD_NGL_ALL = 999 };
+
+/* What the scenario asks; zero means llama.cpp's defaults (every layer that
+ * fits on the GPUs, no experts kept back, the cache beside its layers). */
+struct offload_opts {
+    bool ngl_given;            /* --n-gpu-layers given: no search over the layers */
+    uint32_t ngl;              /* as given; 999 = all */
+    bool n_cpu_moe_given;      /* --n-cpu-moe given: no search over the experts */
+    uint32_t n_cpu_moe;        /* the first N layers' experts in host memory */
+    bool no_kv_offload;        /* --no-kv-offload: the whole cache in host memory */
+    uint64_t host_memory_bytes; /* the host's RAM; 0 = unknown (not checked) */
+    bool host_memory_read;     /* read from this machine (not kept in a snapshot) */
+    double host_bytes_per_s;   /* host memory bandwidth; 0 = the default preset's */
+    char cpu[32];              /* the --cpu preset in use; "" = none given */
+};
+
+/* A preset of host memory: its channels of DDR at a data rate. */
+struct cpu_preset {
+    const char *id;            /* "ddr5-4800-2ch" */
+    const char *name;          /* "DDR5-4800, dual channel (desktop)" */
+    uint32_t channels;         /* 64-bit channels */
+    uint32_t mt_per_s;         /* transfers a second, millions */
+    const char *source;
+};
+
+/* The presets, and the one used when neither --cpu nor --host-bandwidth is
+ * given. A preset's bandwidth is channels x 8 bytes x transfers a second. */
+const struct cpu_preset *offload_cpu_presets(int *count);
+const struct cpu_preset *offload_cpu_find(const char *id);
+const struct cpu_preset *offload_cpu_default(void);
+double offload_cpu_bandwidth(const struct cpu_preset *p);
+
+/* The share of the host's peak bandwidth a CPU decode step reaches: a
+ * round figure, checked (not fitted) against the public measurements of
+ * tests/data/offload-bench.json (three within 20%). */
+#define OFFLOAD_HOST_MBU 0.6
+
+/* The split a plan chose; all zero when everything is on the GPUs as
+ * before (active false). Weights and KV: per GPU on the GPU side, the
+ * whole replica's on the host side. */
+struct offload_split {
+    bool active;               /* some of the model or its cache is in host memory */
+    bool searched;             /* -ngl or --n-cpu-moe chosen by the fit search */
+    bool found;                /* the search found a split that fits */
+    uint32_t n_layer;          /* repeating layers (the output layer is layer n_layer) */
+    uint32_t ngl;              /* -ngl in effect, at most n_layer + 1 */
+    uint32_t gpu_layers;       /* repeating layers on the GPUs */
+    bool output_on_gpu;
+    uint32_t n_cpu_moe;        /* --n-cpu-moe in effect (0: none) */
+    uint32_t moe_host_layers;  /* GPU layers whose experts --n-cpu-moe keeps in host memory */
+    bool kv_on_host;           /* --no-kv-offload */
+    uint64_t embed_bytes;      /* the token embedding (always in host memory) */
+    uint64_t output_bytes;     /* the output layer (a copy when tied to the embedding) */
+    uint64_t layer_bytes;      /* one repeating layer, its experts included */
+    uint64_t layer_expert_bytes; /* of that, its routed experts */
+    uint64_t gpu_weights_bytes;  /* per GPU, the draft's included */
+    uint64_t gpu_expert_bytes;   /* of those, routed experts */
+    uint64_t host_weights_bytes;
+    uint64_t host_expert_bytes;  /* of host_weights, routed experts */
+    uint64_t gpu_kv_bytes;       /* per GPU */
+    uint64_t host_kv_bytes;
+    uint64_t host_kv_user_avg_bytes; /* one user's cache there at the average length */
+    uint64_t host_bytes;         /* weights + KV in host memory */
+    uint64_t host_memory_bytes;  /* the budget there; 0 = unknown */
+    bool host_fits;              /* host_bytes within host_memory (or it is unknown) */
+    double host_bytes_per_s;     /* the host memory's peak bandwidth */
+    double link_bytes_per_s;     /* GPU to host, for prefill's weight copies; 0 = unknown */
+};
+
+/* The share of the cache of a replica that lives on its GPUs: 0 with
+ * --no-kv-offload, else the share of the layers there. */
+double offload_kv_gpu_share(const struct offload_split *o);
+
+#endif

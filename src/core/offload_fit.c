@@ -1,0 +1,293 @@
+/* offload_fit: the bytes of llama.cpp's split between the GPUs and host
+ * memory, the --fit search over it, its rows and its part of a step. */
+#include "offload_fit.h"
+#include "kvcost.h"
+#include "units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* common/common.h: n_ubatch 512; ggml-cuda.cu ggml_backend_cuda_device_offload_op:
+ * an op whose weights are in host memory runs on the GPU from a batch of
+ * op_offload_min_batch_size (32, GGML_OP_OFFLOAD_MIN_BATCH) tokens */
+enum { LLAMA_UBATCH = 512, OP_OFFLOAD_MIN_BATCH = 32 };
+
+/* Bytes of `params` parameters at the precision of the weights outside the
+ * routed experts (a checkpoint with MXFP4 experts keeps the rest in bf16). */
+static uint64_t dense_bytes_of(const struct scenario *s, const struct placement *l, uint64_t params)
+{
+    const struct model_spec *m = &s->model;
+    uint64_t rest = l->weights_bytes > l->expert_bytes ? l->weights_bytes - l->expert_bytes : 0;
+    uint64_t rest_params = m->params > m->expert_params ? m->params - m->expert_params : 0;
+    if (rest_params == 0)
+        return 0;
+    return (uint64_t)((long double)rest * params / rest_params + 0.5L);
+}
+
+void offload_layers(const struct scenario *s, const struct placement *l, uint32_t ngl,
+                    uint32_t n_cpu_moe, struct offload_split *o)
+{
+    const struct model_spec *m = &s->model;
+    memset(o, 0, sizeof *o);
+    o->active = true;
+    o->n_layer = m->layers;
+    uint32_t n = m->layers;
+    o->ngl = ngl > n + 1 ? n + 1 : ngl;
+    o->gpu_layers = o->ngl > n ? n : o->ngl;
+    o->output_on_gpu = o->ngl > n;
+    o->n_cpu_moe = n_cpu_moe > n ? n : n_cpu_moe;
+    o->kv_on_host = s->offload.no_kv_offload;
+    /* the token embedding and the output layer: vocab x hidden each */
+    uint64_t table = (uint64_t)m->vocab_size * m->hidden_size;
+    o->embed_bytes = o->output_bytes = dense_bytes_of(s, l, table);
+    uint64_t whole = l->weights_bytes;
+    uint64_t ends = kv_sat_add(o->embed_bytes, o->output_bytes);
+    uint64_t layers = whole > ends ? whole - ends : 0;
+    o->layer_bytes = n ? layers / n : 0;
+    o->layer_expert_bytes = n ? l->expert_bytes / n : 0;
+    /* layers [n - gpu_layers, n) are on the GPUs; of those, the experts of
+     * layers below --n-cpu-moe stay in host memory */
+    uint32_t start = n - o->gpu_layers;
+    o->moe_host_layers = o->n_cpu_moe > start ? o->n_cpu_moe - start : 0;
+    if (o->layer_expert_bytes == 0)
+        o->moe_host_layers = 0;
+    uint64_t gpu = kv_sat_mul(o->gpu_layers, o->layer_bytes) -
+                   (uint64_t)o->moe_host_layers * o->layer_expert_bytes;
+    if (o->output_on_gpu)
+        gpu = kv_sat_add(gpu, o->output_bytes);
+    uint64_t gpus = l->tp ? l->tp : 1;
+    uint64_t draft = l->weights_bytes_per_gpu - kv_ceil_div(l->weights_bytes, gpus);
+    o->gpu_weights_bytes = kv_sat_add(kv_ceil_div(gpu, gpus), draft);
+    o->gpu_expert_bytes =
+        kv_ceil_div((uint64_t)(o->gpu_layers - o->moe_host_layers) * o->layer_expert_bytes, gpus);
+    o->host_weights_bytes = whole > gpu ? whole - gpu : 0;
+    o->host_expert_bytes = l->expert_bytes - (uint64_t)(o->gpu_layers - o->moe_host_layers) *
+                                                 o->layer_expert_bytes;
+    o->host_bytes_per_s = s->offload.host_bytes_per_s > 0
+                              ? s->offload.host_bytes_per_s
+                              : offload_cpu_bandwidth(offload_cpu_default());
+    o->link_bytes_per_s = (double)s->gpu.host_link_bytes_per_s;
+    o->host_memory_bytes = s->offload.host_memory_bytes;
+}
+
+uint64_t offload_kv_gpu(const struct offload_split *o, uint64_t total)
+{
+    double share = offload_kv_gpu_share(o);
+    if (share >= 1.0)
+        return total;
+    return (uint64_t)ceill((long double)total * share);
+}
+
+void offload_cache(struct offload_split *o, uint64_t total, uint64_t user_avg)
+{
+    uint64_t gpu = offload_kv_gpu(o, total);
+    o->host_kv_bytes = total - gpu;
+    o->host_kv_user_avg_bytes = user_avg - offload_kv_gpu(o, user_avg);
+    o->host_bytes = kv_sat_add(o->host_weights_bytes, o->host_kv_bytes);
+    o->host_fits = o->host_memory_bytes == 0 || o->host_bytes <= o->host_memory_bytes;
+}
+
+/* Whether split o holds a replica's cache of `cache` bytes beside its weights. */
+static bool holds(struct offload_split *o, const struct placement *l, uint64_t room,
+                  uint64_t cache)
+{
+    uint64_t gpus = l->tp ? l->tp : 1;
+    uint64_t kv = kv_ceil_div(offload_kv_gpu(o, cache), gpus);
+    offload_cache(o, cache, 0);
+    return o->host_fits && o->gpu_weights_bytes <= room && kv <= room - o->gpu_weights_bytes;
+}
+
+/* The search: the experts of the first layers to host memory one layer at a
+ * time (a MoE model), then whole layers from the first; the first that holds. */
+static bool search(const struct scenario *s, const struct placement *l, uint64_t room,
+                   uint64_t cache, struct offload_split *o)
+{
+    uint32_t n = s->model.layers;
+    bool moe = s->model.experts > 0 && l->expert_bytes > 0;
+    for (uint32_t k = 0; moe && k <= n; k++) {
+        offload_layers(s, l, n + 1, k, o);
+        if (holds(o, l, room, cache))
+            return true;
+    }
+    for (uint32_t g = n + 1; g-- > 0;) {
+        offload_layers(s, l, g, moe ? n : 0, o);
+        if (holds(o, l, room, cache))
+            return true;
+    }
+    return false;
+}
+
+bool offload_choose(const struct scenario *s, const struct placement *l, uint64_t room,
+                    uint64_t cache, struct offload_split *o)
+{
+    const struct offload_opts *p = &s->offload;
+    memset(o, 0, sizeof *o);
+    if (s->model.layers == 0 || l->weights_bytes == UINT64_MAX)
+        return false;
+    if (p->ngl_given || p->n_cpu_moe_given) { /* as asked: llama.cpp's --fit leaves them */
+        offload_layers(s, l, p->ngl_given ? p->ngl : OFFLOAD_NGL_ALL, p->n_cpu_moe, o);
+        return true;
+    }
+    uint64_t gpus = l->tp ? l->tp : 1;
+    bool whole = l->weights_bytes_per_gpu <= room &&
+                 kv_ceil_div(cache, gpus) <= room - l->weights_bytes_per_gpu;
+    if (whole && !p->no_kv_offload)
+        return false;
+    /* unified memory (Apple silicon): the CPU's layers would sit in the same
+     * RAM, and macOS's wired limit is the lever (core/scenario.h): no search */
+    if (s->gpu.unified_bytes == 0 && search(s, l, room, cache, o)) {
+        o->searched = o->found = true;
+        return true;
+    }
+    memset(o, 0, sizeof *o);
+    if (p->no_kv_offload) { /* asked, though nothing fits */
+        offload_layers(s, l, OFFLOAD_NGL_ALL, 0, o);
+        return true;
+    }
+    return false;
+}
+
+void offload_sentence(const struct offload_split *o, char *buf, size_t size)
+{
+    uint32_t cpu = o->n_layer - o->gpu_layers;
+    int n = snprintf(buf, size, "-ngl %u of %u: ", o->ngl, o->n_layer + 1);
+    if (cpu)
+        n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, "%u layer%s%s on the CPU",
+                      cpu, cpu == 1 ? "" : "s", o->output_on_gpu ? "" : " and the output layer");
+    else
+        n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, "%s",
+                      o->output_on_gpu ? "every layer on the GPU" : "the output layer on the CPU");
+    if (o->moe_host_layers && n >= 0)
+        n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0,
+                      "; --n-cpu-moe %u: the experts of %u GPU layer%s in host memory", o->n_cpu_moe,
+                      o->moe_host_layers, o->moe_host_layers == 1 ? "" : "s");
+    if (o->kv_on_host && n >= 0)
+        snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0,
+                 "; --no-kv-offload: the cache in host memory");
+}
+
+/* The rows of the weights on each side. */
+static void weights_rows(const struct policy_ctx *c, const struct offload_split *o)
+{
+    struct explain_row *row = explain_row_begin(c->x, "offload_gpu_weights", "Weights on GPU", "per GPU");
+    explain_term(row, o->gpu_layers, XU_COUNT, "GPU layers");
+    explain_term(row, (long double)o->layer_bytes, XU_BYTES, "a layer");
+    explain_op(row, XOP_MUL);
+    if (o->moe_host_layers) {
+        explain_term(row, o->moe_host_layers, XU_COUNT, "--n-cpu-moe layers");
+        explain_term(row, (long double)o->layer_expert_bytes, XU_BYTES, "their experts");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_SUB);
+    }
+    if (o->output_on_gpu) {
+        explain_term(row, (long double)o->output_bytes, XU_BYTES, "output layer");
+        explain_op(row, XOP_ADD);
+    }
+    if (c->l->tp > 1) {
+        explain_term(row, c->l->tp, XU_COUNT, "GPUs");
+        explain_op(row, XOP_DIV);
+        explain_op(row, XOP_CEIL);
+    }
+    if (c->spec->weights_bytes_per_gpu) {
+        explain_term(row, (long double)c->spec->weights_bytes_per_gpu, XU_BYTES, "draft");
+        explain_op(row, XOP_ADD);
+    }
+    explain_row_end(c->x, row, XU_BYTES, 0, "the last layers of the model, as -ngl counts them");
+    row = explain_row_begin(c->x, "offload_host_weights", "Weights in host", "per replica");
+    explain_term(row, (long double)c->l->weights_bytes, XU_BYTES, "weights");
+    explain_term(row, (long double)(c->l->weights_bytes - o->host_weights_bytes), XU_BYTES,
+                 "on the GPUs");
+    explain_op(row, XOP_SUB);
+    char note[160];
+    uint32_t cpu = o->n_layer - o->gpu_layers;
+    snprintf(note, sizeof note, "the token embedding (llama.cpp keeps the input layer on the CPU)%s%s%s",
+             cpu ? ", the CPU layers" : "", o->output_on_gpu ? "" : ", the output layer",
+             o->moe_host_layers ? ", the experts --n-cpu-moe keeps" : "");
+    explain_row_end(c->x, row, XU_BYTES, 0, note);
+}
+
+void offload_rows(const struct policy_ctx *c, const struct offload_split *o)
+{
+    if (c->x == NULL || !o->active)
+        return;
+    char note[192];
+    offload_sentence(o, note, sizeof note);
+    struct explain_row *row = explain_row_begin(c->x, "offload_layers", "GPU layers", "per replica");
+    explain_term(row, o->ngl, XU_COUNT, "-ngl");
+    explain_term(row, o->n_layer, XU_COUNT, "layers");
+    explain_op(row, XOP_MIN);
+    explain_row_end(c->x, row, XU_COUNT, 0, note);
+    weights_rows(c, o);
+}
+
+void offload_host_rows(const struct policy_ctx *c, const struct offload_split *o)
+{
+    if (c->x == NULL || !o->active)
+        return;
+    char note[192];
+    struct explain_row *row = explain_row_begin(c->x, "offload_host_kv", "KV in host", "per replica");
+    explain_term(row, (long double)o->host_kv_bytes, XU_BYTES, "cache");
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    o->kv_on_host ? "--no-kv-offload: every layer's cache in host memory"
+                                  : "the CPU layers' cache sits beside them (llama-kv-cache.cpp)");
+    row = explain_row_begin(c->x, "offload_host_memory", "Host memory", "per replica");
+    explain_ref(c->x, row, "offload_host_weights", "weights");
+    explain_ref(c->x, row, "offload_host_kv", "KV");
+    explain_op(row, XOP_ADD);
+    char t[32];
+    if (o->host_memory_bytes) {
+        units_format_bytes(o->host_memory_bytes, c->s->units, t, sizeof t);
+        snprintf(note, sizeof note, o->host_fits ? "within the %s of host memory"
+                                                 : "more than the %s of host memory",
+                 t);
+    } else {
+        snprintf(note, sizeof note, "host memory unknown (--host-memory): not checked");
+    }
+    explain_row_end(c->x, row, XU_BYTES, 0, note);
+}
+
+void offload_step(const struct offload_split *o, struct step_model *m, struct step_machine *hw)
+{
+    if (!o->active)
+        return;
+    /* a token reads one row of the embedding: the rest of the host's weights
+     * (the layers' whole bytes are rounded down, so the two may cross) */
+    uint64_t experts = o->host_expert_bytes, rest = kv_sat_add(experts, o->embed_bytes);
+    uint64_t dense = o->host_weights_bytes > rest ? o->host_weights_bytes - rest : 0;
+    m->host_dense_bytes = (double)dense;
+    m->host_expert_bytes = (double)experts;
+    hw->host_bytes_per_s = o->host_bytes_per_s;
+    hw->host_mbu = OFFLOAD_HOST_MBU;
+    hw->host_link_bytes_per_s = o->link_bytes_per_s;
+    hw->host_offload_batch = OP_OFFLOAD_MIN_BATCH;
+    hw->host_ubatch = LLAMA_UBATCH;
+}
+
+void offload_pool(const struct policy_ctx *c, uint64_t budget, uint64_t buffers,
+                  const struct offload_split *o)
+{
+    struct plan_budget *r = c->b;
+    struct engine_detail *e = &r->engine;
+    e->activation_bytes = 0;
+    uint64_t held = kv_sat_add(o->gpu_weights_bytes, c->lora->bytes);
+    e->non_kv_bytes = kv_sat_add(held, buffers);
+    r->runtime_bytes_per_gpu = buffers;
+    offload_rows(c, o);
+    struct explain_row *row = explain_row_begin(c->x, "pool", "KV pool", "per GPU");
+    explain_ref(c->x, row, "budget", "budget");
+    explain_ref(c->x, row, "offload_gpu_weights", "weights on GPU");
+    explain_op(row, XOP_SUB);
+    explain_term(row, (long double)buffers, XU_BYTES, "compute buffers");
+    explain_op(row, XOP_SUB);
+    long double pool = (long double)budget - (long double)e->non_kv_bytes;
+    explain_row_end(c->x, row, XU_BYTES, pool, "the GPU layers' cache; buffers are estimates");
+    if (pool > 0) {
+        r->kv_pool_bytes_per_gpu = (uint64_t)pool;
+    } else {
+        r->kv_pool_bytes_per_gpu = 0;
+        r->shortfall_bytes_per_gpu = (uint64_t)(-pool);
+    }
+    r->weights_fit = o->gpu_weights_bytes <= budget;
+    r->fits = r->weights_fit && r->kv_pool_bytes_per_gpu > 0;
+}

@@ -1,0 +1,59 @@
+/* offload_fit: llama.cpp's split of a model between the GPUs and host
+ * memory (core/offload.h): the bytes each side holds for an -ngl and a
+ * --n-cpu-moe, and, when neither is given and the model does not fit on the
+ * GPUs whole, the search llama.cpp's --fit makes (common/fit.cpp,
+ * llama_params_fit): for a MoE model the experts of the first layers go to
+ * host memory first, then whole layers; a dense model gives up whole layers
+ * from the first. Its explain rows, and the host's part of a decode step. */
+#ifndef KVPLAN_CORE_OFFLOAD_FIT_H
+#define KVPLAN_CORE_OFFLOAD_FIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "budget.h"
+#include "offload.h"
+#include "steptime.h"
+
+/* The weights of the split of -ngl `ngl`, --n-cpu-moe `n_cpu_moe` (and
+ * --no-kv-offload as the scenario asks): o's weights and layer figures;
+ * the cache's and the host check are offload_cache's. */
+void offload_layers(const struct scenario *s, const struct placement *l, uint32_t ngl,
+                    uint32_t n_cpu_moe, struct offload_split *o);
+
+/* Of a replica's cache of `total` bytes, the part on its GPUs (all of it
+ * when nothing is offloaded). */
+uint64_t offload_kv_gpu(const struct offload_split *o, uint64_t total);
+
+/* The split for the scenario: as asked, or searched. `room` is what one GPU
+ * has for weights and cache after the budget's margin and buffers, `cache`
+ * a replica's cache of the slots the search assumes (those given, else
+ * one). Returns false, o zeroed, when nothing is to go to host memory: no
+ * option asks it and the model fits whole, or no split fits either. */
+bool offload_choose(const struct scenario *s, const struct placement *l, uint64_t room,
+                    uint64_t cache, struct offload_split *o);
+
+/* Sets o's cache figures for a replica's cache of `total` bytes and one
+ * user's of `user_avg` at the average length, its host total and check. */
+void offload_cache(struct offload_split *o, uint64_t total, uint64_t user_avg);
+
+/* The pool row of llama.cpp with a split: budget - the GPU's weights -
+ * buffers; sets the budget's pool (or shortfall), non-KV and runtime bytes,
+ * weights_fit and fits, after the split's rows (offload_rows). */
+void offload_pool(const struct policy_ctx *c, uint64_t budget, uint64_t buffers,
+                  const struct offload_split *o);
+
+/* The rows "offload_layers", "offload_gpu_weights" and
+ * "offload_host_weights", and, once offload_cache has run, "offload_host_kv"
+ * and "offload_host_memory" (nothing without c->x or an active split). */
+void offload_rows(const struct policy_ctx *c, const struct offload_split *o);
+void offload_host_rows(const struct policy_ctx *c, const struct offload_split *o);
+
+/* "-ngl 61 of 81: 20 layers on the CPU" and what else is in host memory. */
+void offload_sentence(const struct offload_split *o, char *buf, size_t size);
+
+/* The host's part of a step model: what a decode step reads in host memory
+ * (and a prefill copies to the GPU), and the rates it reads at. */
+void offload_step(const struct offload_split *o, struct step_model *m, struct step_machine *hw);
+
+#endif

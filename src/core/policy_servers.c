@@ -1,0 +1,56 @@
+/* policy_servers: the pieces of the commands a launch line splits into over
+ * several nodes or servers (core/launch.h), shared by the engines' rules. */
+#include "policy.h"
+#include "shell.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "speed.h"
+
+void policy_server_args(struct shell_line *out, const char *launch, const char *drop)
+{
+    const char *p = launch;
+    bool skip = false; /* the value of the option dropped */
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (*p == '\0' || *p == '#') /* the remark: each command says its own */
+            break;
+        const char *end = shell_word_end(p);
+        size_t n = (size_t)(end - p);
+        if (skip)
+            skip = false;
+        else if (drop && n == strlen(drop) && strncmp(p, drop, n) == 0)
+            skip = true;
+        else
+            shell_raw(out, p, n);
+        p = end;
+    }
+}
+
+int policy_servers_by_replica(const struct placement *l, const char *launch, int k,
+                              struct shell_line *out, unsigned port0)
+{
+    uint32_t per = l->tp ? l->tp : 1, node = SPEED_GPUS_PER_NODE;
+    if (l->replicas <= 1 || per > node)
+        return 1;
+    if (out == NULL)
+        return (int)l->replicas;
+    uint32_t per_node = node / per, nodes = (l->replicas + per_node - 1) / per_node;
+    uint32_t slot = (uint32_t)k % per_node;
+    char devices[96];
+    size_t len = 0;
+    for (uint32_t g = slot * per; g < (slot + 1) * per && len < sizeof devices; g++)
+        len += (size_t)snprintf(devices + len, sizeof devices - len, g > slot * per ? ",%u" : "%u",
+                                g);
+    shell_wordf(out, "CUDA_VISIBLE_DEVICES=%s", devices);
+    policy_server_args(out, launch, NULL);
+    shell_option(out, "--port", "%u", port0 + slot);
+    if (nodes > 1)
+        shell_comment(out, "  # server %d of %u, on node %u of %u", k + 1, l->replicas,
+                      (uint32_t)k / per_node, nodes);
+    else
+        shell_comment(out, "  # server %d of %u", k + 1, l->replicas);
+    return (int)l->replicas;
+}

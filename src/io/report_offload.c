@@ -1,0 +1,64 @@
+/* report_offload: llama.cpp's split between the GPUs and host memory in the
+ * reports (core/offload.h): the host as an input, the split in the headline. */
+#include "io/report_parts.h"
+
+#include <stdio.h>
+
+#include "core/engine_desc.h"
+#include "core/offload_fit.h"
+#include "core/units.h"
+
+bool report_offload_input(const struct scenario *s, const struct plan_result *r, char *buf,
+                          size_t size)
+{
+    const struct offload_split *o = &r->engine.offload;
+    if (!o->active)
+        return false;
+    const struct offload_opts *p = &s->offload;
+    char mem[32], bw[32];
+    if (o->host_memory_bytes)
+        units_format_bytes(o->host_memory_bytes, s->units, mem, sizeof mem);
+    snprintf(bw, sizeof bw, "%.1f GB/s", o->host_bytes_per_s / 1e9);
+    const struct cpu_preset *c = p->cpu[0] ? offload_cpu_find(p->cpu) : NULL;
+    const struct cpu_preset *def = offload_cpu_default();
+    char how[160];
+    if (c)
+        snprintf(how, sizeof how, "%s, --cpu %s", c->name, c->id);
+    else if (p->host_bytes_per_s > 0)
+        snprintf(how, sizeof how, "--host-bandwidth");
+    else
+        snprintf(how, sizeof how, "%s: the default, --cpu %s", def->name, def->id);
+    snprintf(buf, size, "%s%s, read at %s (%s)",
+             o->host_memory_bytes ? mem : "unknown, not checked",
+             !o->host_memory_bytes  ? " (--host-memory)"
+             : p->host_memory_read ? " (this machine's)"
+                                   : " (--host-memory)",
+             bw, how);
+    return true;
+}
+
+int report_offload_headline(const struct plan_result *r, char *buf, size_t size, int len)
+{
+    const struct offload_split *o = &r->engine.offload;
+    if (!o->active || len < 0 || (size_t)len >= size)
+        return len;
+    char split[192];
+    offload_sentence(o, split, sizeof split);
+    return len + snprintf(buf + len, size - (size_t)len, "; %s%s", split,
+                          o->searched ? " (the fit search's)" : "");
+}
+
+bool report_offload_unfit(const struct scenario *s, const struct plan_result *r, char *buf,
+                          size_t size)
+{
+    const struct offload_split *o = &r->engine.offload;
+    if (!o->active || o->host_fits || !r->weights_fit)
+        return false;
+    char need[32], have[32], split[192];
+    units_format_bytes(o->host_bytes, s->units, need, sizeof need);
+    units_format_bytes(o->host_memory_bytes, s->units, have, sizeof have);
+    offload_sentence(o, split, sizeof split);
+    snprintf(buf, size, "DOES NOT FIT under %s: %s of weights and cache in host memory, more than "
+             "its %s (%s)", engine_desc(r->profile)->name, need, have, split);
+    return true;
+}
