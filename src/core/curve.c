@@ -14,10 +14,13 @@ void curve_compute(const struct scenario *base, struct users_curve *c)
         uint64_t ctx = (uint64_t)(pow(2.0, exp2) + 0.5);
         s.context_tokens = ctx;
         s.avg_context_tokens = base->avg_context_tokens < ctx ? base->avg_context_tokens : 0;
+        /* a prefix that reaches the context is held to it less one token,
+         * the rule plan and sweep apply */
+        s.prefix_tokens = scenario_prefix_within(base->prefix_tokens, ctx);
         struct plan_result r;
         struct diag d = {0};
         c->context_tokens[i] = ctx;
-        bool ok = s.prefix_tokens < ctx && plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d);
+        bool ok = plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d);
         c->users[i] = ok ? r.max_users : 0;
         c->users_slo[i] = ok ? r.speed.users_at_service_level : 0;
         if (c->users[i] > c->max_users)

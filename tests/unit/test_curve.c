@@ -14,7 +14,9 @@
 #include <curses.h>
 #include <locale.h>
 
+#include "catalog_fixture.h"
 #include "core/curve.h"
+#include "core/plan.h"
 #include "tui/canvas.h"
 #include "tui/plot.h"
 #include "tui/term.h"
@@ -128,17 +130,42 @@ static void a_dotted_series_has_other_dots(void **state)
     }
 }
 
+/* A context at or below the shared prefix: the prefix is held to the
+ * context less one token, as plan and sweep hold it, so the curve is drawn
+ * there instead of leaving the columns empty. */
+static void a_prefix_past_the_context_is_held_as_plan_holds_it(void **state)
+{
+    (void)state;
+    struct scenario s = base("h100-sxm", "llama-3.1-8b");
+    s.prefix_tokens = 2048;
+    struct users_curve c;
+    curve_compute(&s, &c);
+    assert_int_equal(c.context_tokens[0], 1024);
+    struct scenario t = s;
+    t.context_tokens = 1024;
+    t.avg_context_tokens = 0;
+    t.prefix_tokens = 1023;
+    struct plan_result r;
+    struct diag d = {0};
+    assert_true(plan_compute(&t, PLAN_NUMBERS, NULL, &r, &d));
+    assert_true(r.max_users > 0);
+    assert_int_equal(c.users[0], r.max_users);
+}
+
 int main(void)
 {
     const struct CMUnitTest axes[] = {
         cmocka_unit_test(the_users_axis_is_logarithmic),
         cmocka_unit_test(ticks_are_named),
     };
+    const struct CMUnitTest held[] = {
+        cmocka_unit_test(a_prefix_past_the_context_is_held_as_plan_holds_it),
+    };
     const struct CMUnitTest plot[] = {
         cmocka_unit_test(a_steep_fall_leaves_no_column_empty),
         cmocka_unit_test(a_gap_where_none_fit),
         cmocka_unit_test(a_dotted_series_has_other_dots),
     };
-    return cmocka_run_group_tests(axes, NULL, NULL) |
+    return cmocka_run_group_tests(axes, NULL, NULL) | cmocka_run_group_tests(held, setup, teardown) |
            cmocka_run_group_tests(plot, open_screen, close_screen);
 }
