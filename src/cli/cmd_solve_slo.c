@@ -109,7 +109,10 @@ static bool slo_base(struct options *o, struct scenario *base, struct diag *d)
     static struct plan_result r; /* large */
     if (!plan_compute(base, PLAN_NUMBERS, NULL, &r, d) || !load_check_plan(base, &r, d))
         return false;
-    if (r.budget.engine.max_num_batched_tokens < r.budget.engine.max_num_seqs)
+    /* vLLM's own startup check (load_check_config's): engines without a
+     * token budget per step (llama.cpp's slots) have none to hold */
+    if (engine_desc(base->engine.kind)->sched.seqs_within_batch &&
+        r.budget.engine.max_num_batched_tokens < r.budget.engine.max_num_seqs)
         return diag_fail(d, "--max-num-batched-tokens %llu is below --max-num-seqs %llu: vLLM "
                          "refuses to start so",
                          (unsigned long long)r.budget.engine.max_num_batched_tokens,

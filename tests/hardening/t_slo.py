@@ -221,8 +221,19 @@ def test_sweep_bad_input():
     refused(["sweep", "--vary", "gpus=1..2", "stray"], "stray", "unexpected argument")
 
 
+def test_each_engine_is_sized():
+    # vLLM's startup check (max_num_batched_tokens >= max_num_seqs,
+    # vllm/config/scheduler.py SchedulerConfig) is vLLM's alone: llama.cpp's
+    # slots have no token budget a step, and are sized like the others
+    for engine in ("llama.cpp", "sglang", "trtllm", "vllm"):
+        status, doc, err = solve("--engine", engine, "--model", "llama-3.1-8b", "--request-rate",
+                                 "2", *SMALL, "--goodput", "ttft:1000", "tpot:50")
+        check("solve --engine %s --request-rate 2 exits 0 and is solved" % engine,
+              status == 0 and doc and doc["solved"], err)
+
+
 if __name__ == "__main__":
     main([test_the_answer_keeps_it_and_fewer_gpus_do_not, test_text_answer, test_equals_forms,
           test_more_load_or_a_higher_target_needs_no_fewer, test_bounds_say_so, test_bad_input,
           test_sweep_rate_axis, test_sweep_concurrency_axis_and_frontier, test_sweep_table,
-          test_sweep_bad_input])
+          test_sweep_bad_input, test_each_engine_is_sized])
