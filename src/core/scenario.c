@@ -106,7 +106,11 @@ enum dtype scenario_compute_dtype(const struct scenario *s)
 
 enum dtype scenario_kv_dtype(const struct scenario *s)
 {
-    return s->kv_dtype != DTYPE_AUTO ? s->kv_dtype : scenario_compute_dtype(s);
+    if (s->kv_dtype != DTYPE_AUTO)
+        return s->kv_dtype;
+    /* an engine with a cache type of its own under auto (llama.cpp's f16) */
+    enum dtype own = engine_desc(s->engine.kind)->cache_default;
+    return own != DTYPE_AUTO ? own : scenario_compute_dtype(s);
 }
 
 uint64_t scenario_weights_bytes(const struct scenario *s, enum dtype *used)
