@@ -272,3 +272,9 @@ char *text_copy(char *buf, size_t size, const char *src)
     size_t len = 0;
     return text_append(buf, size, &len, src);
 }
+
+const char *text_possessive(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 0 && name[n - 1] == 's' ? "'" : "'s";
+}

@@ -64,6 +64,10 @@ bool text_sanitize(const char *text, char *out, size_t size);
  * pointer and length. */
 const char *text_trim(const char *text, size_t *len);
 
+/* The ending of name's possessive in English: "'" after a final s
+ * ("llama.cpp 2026 builds' own rule"), "'s" otherwise. */
+const char *text_possessive(const char *name);
+
 /* Appends src to the text of buf (size bytes, *len of them used), cut as
  * snprintf cuts a text too long for its buffer (at a byte; always ended,
  * nothing written when size is 0); returns buf. What snprintf(buf, size,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/engine_desc.h"
+#include "core/text.h"
 #include "core/version.h"
 #include "io/markdown.h"
 
@@ -414,9 +415,11 @@ static void report_text_scenario(FILE *out, const struct scenario *s, const stru
             dtype_info(r->kv_dtype)->description);
     if (!e->server)
         fprintf(out, "  %-14s %g %% of memory kept free\n", "Headroom", s->headroom_percent);
-    else
-        fprintf(out, "  %-14s %s's own rule (the headroom applies to the generic rule only)\n",
-                "Budget", engine_version_title(r->profile, r->rule, a, sizeof a));
+    else {
+        const char *title = engine_version_title(r->profile, r->rule, a, sizeof a);
+        fprintf(out, "  %-14s %s%s own rule (the headroom applies to the generic rule only)\n",
+                "Budget", title, text_possessive(title));
+    }
     if (r->spec.method != SPEC_NONE) {
         report_spec_text(s, r, false, line, sizeof line);
         fprintf(out, "  %-14s %s\n", "Speculative", line);
@@ -555,7 +558,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     if (!e->server)
         fprintf(out, "| Headroom | %g %% |\n", s->headroom_percent);
     else
-        fprintf(out, "| Budget | %s's rule |\n", engine);
+        fprintf(out, "| Budget | %s%s rule |\n", engine, text_possessive(engine));
     if (r->spec.method != SPEC_NONE) {
         report_spec_text(s, r, true, line, sizeof line);
         fprintf(out, "| Speculative | %s (%s) |\n", line, spec_speed_note);
