@@ -308,6 +308,8 @@ static int request_tokens_values(enum control c, const struct scenario *s, uint6
             n = add_unique(v, n, t);
         if (s->prefix_tokens < s->context_tokens)
             n = add_unique(v, n, s->prefix_tokens);
+        /* the top: the largest prefix the context holds (plan's rule) */
+        n = add_unique(v, n, scenario_prefix_within(s->context_tokens, s->context_tokens));
     } else { /* CTRL_AVG */
         for (uint64_t t = 256; t < s->context_tokens; t *= 2)
             if (t > s->prefix_tokens)

@@ -474,6 +474,22 @@ static void type(struct planner *p, enum control c, const char *text)
     planner_key(p, '\n');
 }
 
+/* The Prefix control's top is the largest prefix a context holds, its
+ * tokens less the one each user keeps (the rule plan and sweep apply and
+ * typing a larger one is held to): End goes there, not to a power of two. */
+static void the_prefix_control_ends_where_the_context_holds_it(void **state)
+{
+    (void)state;
+    struct planner *p = start("a100-80gb", "llama-2-7b", 8192);
+    uint64_t v[CONTROL_VALUES_MAX];
+    int n = control_values(CTRL_PREFIX, planner_scenario(p), planner_result(p), p->catalog, v);
+    assert_true(n > 1);
+    assert_int_equal(v[n - 1], 8191);
+    p->focus = CTRL_PREFIX;
+    planner_key(p, KEY_END);
+    assert_int_equal(planner_scenario(p)->prefix_tokens, 8191);
+}
+
 static void refusals_name_the_control_in_the_planners_words(void **state)
 {
     (void)state;
@@ -931,6 +947,7 @@ int main(void)
         cmocka_unit_test(right_on_context_doubles_it_and_the_users_follow_the_core),
         cmocka_unit_test(context_slider_snaps_to_powers_of_two_and_the_model_maximum),
         cmocka_unit_test(typing_32k_sets_the_context_exactly),
+        cmocka_unit_test(the_prefix_control_ends_where_the_context_holds_it),
         cmocka_unit_test(kv_heads_step_through_the_divisors_of_the_heads),
         cmocka_unit_test(the_picker_filters_and_picks),
         cmocka_unit_test(an_id_typed_whole_comes_first),
