@@ -333,6 +333,71 @@ static uint64_t users_keeping_speed(const struct inputs *in, const struct scenar
     return best;
 }
 
+/* the first token of one prompt, alone on the replica */
+static void speed_first_token(const struct inputs *in, const struct scenario *s,
+                              const struct speed_basis *r, struct speed_result *sp,
+                              struct step_time *f)
+{
+    double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
+    sp->prompt_tokens = (uint64_t)p;
+    double ttft = sp->known ? prefill(in, s, r, p, f) : 0;
+    sp->prefill_flops_per_gpu = f->flops;
+    if (in->peak > 0 && ttft > 0) {
+        sp->ttft_seconds = ttft;
+        sp->prefill_tokens_per_s = p / sp->ttft_seconds;
+    }
+}
+
+/* one decode step of n users per replica: its time, its parts and the rate */
+static void speed_fill_decode(const struct inputs *in, const struct scenario *s,
+                              const struct speed_basis *r, struct speed_result *sp, uint64_t n,
+                              uint64_t total, struct step_time *st)
+{
+    decode_step(in, s, r, n, st);
+    sp->step_bytes_per_gpu = (uint64_t)st->bytes;
+    sp->step_flops_per_gpu = st->flops;
+    sp->memory_seconds = st->memory_s;
+    sp->compute_seconds = st->compute_s;
+    sp->comm_seconds = st->comm_s;
+    sp->moe_seconds = st->moe_s;
+    sp->overhead_seconds = st->overhead_s;
+    sp->step_layers = step_layers(in);
+    sp->step_moe_layers = step_moe_layers(in, &s->model);
+    sp->stages = in->pp;
+    sp->step_seconds = st->total_s;
+    sp->tokens_per_s_per_user = st->total_s > 0 ? 1.0 / st->total_s : 0;
+    sp->tokens_per_s_total = (double)total * sp->tokens_per_s_per_user;
+}
+
+/* the "At service level" row: the count and which limit binds, in words */
+static void speed_level_row(const struct scenario *s, const struct speed_result *sp,
+                            bool ttft_unknown, bool ttft_fails, struct explain *x)
+{
+    struct explain_row *row = explain_row_begin(x, "users_slo", "At service level", "all replicas");
+    char note[200], a[32];
+    units_format_int(sp->users_at_service_level, a, sizeof a);
+    if (s->min_tokens_per_s <= 0 && s->max_ttft_seconds <= 0)
+        snprintf(note, sizeof note, "no target given (--min-tok-s, --max-ttft): every user that fits");
+    else if (ttft_unknown)
+        snprintf(note, sizeof note, "no compute figure for this GPU: the %g s first-token target "
+                 "cannot be checked", s->max_ttft_seconds);
+    else if (ttft_fails)
+        snprintf(note, sizeof note, "the first token takes longer than %g s", s->max_ttft_seconds);
+    else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
+        snprintf(note, sizeof note, "the most users that keep %g tok/s each, first token "
+                 "within %g s for one prompt alone (under a request rate: kvplan simulate): %s "
+                 "binds", s->min_tokens_per_s, s->max_ttft_seconds,
+                 plan_binding_name(sp->binding));
+    else if (s->min_tokens_per_s > 0)
+        snprintf(note, sizeof note, "the most users that keep %g tok/s each: %s binds",
+                 s->min_tokens_per_s, plan_binding_name(sp->binding));
+    else
+        snprintf(note, sizeof note, "no speed target; first token within %g s for one prompt "
+                 "alone (under a request rate: kvplan simulate): every user that fits (%s binds)",
+                 s->max_ttft_seconds, plan_binding_name(sp->binding));
+    explain_row_end(x, row, XU_COUNT, (long double)sp->users_at_service_level, note);
+}
+
 void speed_compute(const struct scenario *s, const struct speed_basis *r, struct speed_result *out,
                    struct explain *x)
 {
@@ -347,16 +412,8 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     uint64_t reps = r->layout->replicas ? r->layout->replicas : 1;
     bool target = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
 
-    /* the first token of one prompt, alone on the replica */
-    double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
-    sp->prompt_tokens = (uint64_t)p;
     struct step_time f = {0};
-    double ttft = sp->known ? prefill(&in, s, r, p, &f) : 0;
-    sp->prefill_flops_per_gpu = f.flops;
-    if (in.peak > 0 && ttft > 0) {
-        sp->ttft_seconds = ttft;
-        sp->prefill_tokens_per_s = p / sp->ttft_seconds;
-    }
+    speed_first_token(&in, s, r, sp, &f);
     /* the users at the service level, before the speed: with a target and
      * no --concurrency, the speed, throughput and cost shown are theirs.
      * No compute figure: the first token's time is unknown, so a target on
@@ -388,20 +445,7 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
         return;
     }
     struct step_time st;
-    decode_step(&in, s, r, n, &st);
-    sp->step_bytes_per_gpu = (uint64_t)st.bytes;
-    sp->step_flops_per_gpu = st.flops;
-    sp->memory_seconds = st.memory_s;
-    sp->compute_seconds = st.compute_s;
-    sp->comm_seconds = st.comm_s;
-    sp->moe_seconds = st.moe_s;
-    sp->overhead_seconds = st.overhead_s;
-    sp->step_layers = step_layers(&in);
-    sp->step_moe_layers = step_moe_layers(&in, &s->model);
-    sp->stages = in.pp;
-    sp->step_seconds = st.total_s;
-    sp->tokens_per_s_per_user = st.total_s > 0 ? 1.0 / st.total_s : 0;
-    sp->tokens_per_s_total = (double)total * sp->tokens_per_s_per_user;
+    speed_fill_decode(&in, s, r, sp, n, total, &st);
     speed_rows(&in, s, r, x, sp, &st);
 
     speed_prefill_row(&in, s, x, "ttft", "First token", sp->prompt_tokens, &f);
@@ -415,31 +459,8 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
         sp->binding = BIND_DECODE;
     else if (r->budget->users_fit_per_replica > r->budget->users_per_replica)
         sp->binding = BIND_SCHEDULER;
-    if (x == NULL) /* the row's note below is all that is left */
-        return;
-    struct explain_row *row = explain_row_begin(x, "users_slo", "At service level", "all replicas");
-    char note[200], a[32];
-    units_format_int(sp->users_at_service_level, a, sizeof a);
-    if (s->min_tokens_per_s <= 0 && s->max_ttft_seconds <= 0)
-        snprintf(note, sizeof note, "no target given (--min-tok-s, --max-ttft): every user that fits");
-    else if (ttft_unknown)
-        snprintf(note, sizeof note, "no compute figure for this GPU: the %g s first-token target "
-                 "cannot be checked", s->max_ttft_seconds);
-    else if (ttft_fails)
-        snprintf(note, sizeof note, "the first token takes longer than %g s", s->max_ttft_seconds);
-    else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
-        snprintf(note, sizeof note, "the most users that keep %g tok/s each, first token "
-                 "within %g s for one prompt alone (under a request rate: kvplan simulate): %s "
-                 "binds", s->min_tokens_per_s, s->max_ttft_seconds,
-                 plan_binding_name(sp->binding));
-    else if (s->min_tokens_per_s > 0)
-        snprintf(note, sizeof note, "the most users that keep %g tok/s each: %s binds",
-                 s->min_tokens_per_s, plan_binding_name(sp->binding));
-    else
-        snprintf(note, sizeof note, "no speed target; first token within %g s for one prompt "
-                 "alone (under a request rate: kvplan simulate): every user that fits (%s binds)",
-                 s->max_ttft_seconds, plan_binding_name(sp->binding));
-    explain_row_end(x, row, XU_COUNT, (long double)sp->users_at_service_level, note);
+    if (x != NULL) /* without an explanation the row's note is all that is left */
+        speed_level_row(s, sp, ttft_unknown, ttft_fails, x);
 }
 
 double speed_recompute_seconds(const struct scenario *s, const struct speed_basis *r,

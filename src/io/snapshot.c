@@ -108,6 +108,77 @@ static bool snapshot_spec_from_json(const struct jsonread *sr, const cJSON *po, 
                         &s->spec_tokens, d);
 }
 
+/* the optional sizes and price a snapshot may pin, and the display units */
+static bool scenario_sizes_from_json(const struct jsonread *sr, const cJSON *so,
+                                     const char *units, struct scenario *sc, struct diag *d)
+{
+    bool ok = true;
+    if (jsonread_has(so, "vram_bytes")) {
+        sc->has_vram = true;
+        ok = jsonread_u64(sr, so, "vram_bytes", true, 1, (uint64_t)1 << 44, &sc->vram_bytes,
+                          d);
+    }
+    if (ok && jsonread_has(so, "weights_bytes")) {
+        sc->has_weights = true;
+        ok = jsonread_u64(sr, so, "weights_bytes", true, 0, (uint64_t)1 << 53,
+                          &sc->weights_bytes, d);
+    }
+    if (ok && jsonread_has(so, "price_usd_per_gpu_hour")) {
+        sc->has_price = true;
+        ok = jsonread_double(sr, so, "price_usd_per_gpu_hour", true, 0.0, 1e6,
+                             &sc->price_usd_per_hour, d);
+    }
+    if (ok) {
+        if (strcmp(units, "gib") == 0)
+            sc->units = UNITS_GIB;
+        else if (strcmp(units, "gb") == 0)
+            sc->units = UNITS_GB;
+        else
+            ok = jsonread_fail(sr, d, "units: '%s' is not gib or gb", units);
+    }
+    return ok;
+}
+
+/* the parallel layout and where the cache lives */
+static bool scenario_layout_from_json(const struct jsonread *sr, const cJSON *so,
+                                      struct scenario *sc, struct diag *d)
+{
+    bool ok = true;
+    if (jsonread_has(so, "tp"))
+        ok = jsonread_u32(sr, so, "tp", true, 1, GPUS_MAX, &sc->tp, d);
+    if (ok && jsonread_has(so, "pp"))
+        ok = jsonread_u32(sr, so, "pp", true, 1, GPUS_MAX, &sc->pp, d);
+    ok = ok && jsonread_bool(sr, so, "dp_attention", false, &sc->dp_attention, d) &&
+         jsonread_bool(sr, so, "expert_parallel", false, &sc->expert_parallel, d) &&
+         jsonread_u64(sr, so, "host_kv_bytes", false, 0, (uint64_t)1 << 50, &sc->host_kv_bytes,
+                      d);
+    if (ok && jsonread_has(so, "prefix_hit_rate")) {
+        sc->has_prefix_hit_rate = true;
+        ok = jsonread_double(sr, so, "prefix_hit_rate", true, 0.0, 1.0, &sc->prefix_hit_rate, d);
+    }
+    return ok;
+}
+
+/* LoRA slots, images and the Apple wired limit: absent from older snapshots */
+static bool scenario_extras_from_json(const struct jsonread *sr, const cJSON *so,
+                                      struct scenario *sc, struct diag *d)
+{
+    /* LoRA slots (core/lora.h): older snapshots keep none */
+    char mods[160] = "";
+    bool ok = jsonread_u32(sr, so, "max_loras", false, 1, LORA_SLOTS_MAX, &sc->max_loras, d) &&
+         jsonread_u32(sr, so, "max_lora_rank", false, 1, LORA_RANK_MAX, &sc->max_lora_rank, d) &&
+         jsonread_string(sr, so, "lora_target_modules", false, mods, sizeof mods, d);
+    ok = ok && jsonread_u32(sr, so, "images", false, 1, 1000, &sc->images, d) &&
+         jsonread_u32(sr, so, "image_tokens", false, 1, 1000000, &sc->image_tokens, d) &&
+         jsonread_u32(sr, so, "wired_limit_mb", false, 1, 1u << 24, &sc->wired_limit_mb, d);
+    if (ok && mods[0]) {
+        struct diag in = {0};
+        if (!lora_targets_parse(mods, &sc->lora_targets, &in))
+            ok = jsonread_fail(sr, d, "lora_target_modules: %s", in.message);
+    }
+    return ok;
+}
+
 static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const char *path,
                                struct scenario *out, struct diag *d)
 {
@@ -141,54 +212,9 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
                          &tmp.headroom_percent, d) &&
          jsonread_bool(sr, so, "full_attention", false, &tmp.full_attention, d) &&
          jsonread_string(sr, so, "units", false, units, sizeof units, d);
-    if (ok && jsonread_has(so, "vram_bytes")) {
-        tmp.has_vram = true;
-        ok = jsonread_u64(sr, so, "vram_bytes", true, 1, (uint64_t)1 << 44, &tmp.vram_bytes,
-                          d);
-    }
-    if (ok && jsonread_has(so, "weights_bytes")) {
-        tmp.has_weights = true;
-        ok = jsonread_u64(sr, so, "weights_bytes", true, 0, (uint64_t)1 << 53,
-                          &tmp.weights_bytes, d);
-    }
-    if (ok && jsonread_has(so, "price_usd_per_gpu_hour")) {
-        tmp.has_price = true;
-        ok = jsonread_double(sr, so, "price_usd_per_gpu_hour", true, 0.0, 1e6,
-                             &tmp.price_usd_per_hour, d);
-    }
-    if (ok) {
-        if (strcmp(units, "gib") == 0)
-            tmp.units = UNITS_GIB;
-        else if (strcmp(units, "gb") == 0)
-            tmp.units = UNITS_GB;
-        else
-            ok = jsonread_fail(sr, d, "units: '%s' is not gib or gb", units);
-    }
-    if (ok && jsonread_has(so, "tp"))
-        ok = jsonread_u32(sr, so, "tp", true, 1, GPUS_MAX, &tmp.tp, d);
-    if (ok && jsonread_has(so, "pp"))
-        ok = jsonread_u32(sr, so, "pp", true, 1, GPUS_MAX, &tmp.pp, d);
-    ok = ok && jsonread_bool(sr, so, "dp_attention", false, &tmp.dp_attention, d) &&
-         jsonread_bool(sr, so, "expert_parallel", false, &tmp.expert_parallel, d) &&
-         jsonread_u64(sr, so, "host_kv_bytes", false, 0, (uint64_t)1 << 50, &tmp.host_kv_bytes,
-                      d);
-    if (ok && jsonread_has(so, "prefix_hit_rate")) {
-        tmp.has_prefix_hit_rate = true;
-        ok = jsonread_double(sr, so, "prefix_hit_rate", true, 0.0, 1.0, &tmp.prefix_hit_rate, d);
-    }
-    /* LoRA slots (core/lora.h): absent from older snapshots, which keep none */
-    char mods[160] = "";
-    ok = ok && jsonread_u32(sr, so, "max_loras", false, 1, LORA_SLOTS_MAX, &tmp.max_loras, d) &&
-         jsonread_u32(sr, so, "max_lora_rank", false, 1, LORA_RANK_MAX, &tmp.max_lora_rank, d) &&
-         jsonread_string(sr, so, "lora_target_modules", false, mods, sizeof mods, d);
-    ok = ok && jsonread_u32(sr, so, "images", false, 1, 1000, &tmp.images, d) &&
-         jsonread_u32(sr, so, "image_tokens", false, 1, 1000000, &tmp.image_tokens, d) &&
-         jsonread_u32(sr, so, "wired_limit_mb", false, 1, 1u << 24, &tmp.wired_limit_mb, d);
-    if (ok && mods[0]) {
-        struct diag in = {0};
-        if (!lora_targets_parse(mods, &tmp.lora_targets, &in))
-            ok = jsonread_fail(sr, d, "lora_target_modules: %s", in.message);
-    }
+    ok = ok && scenario_sizes_from_json(sr, so, units, &tmp, d) &&
+         scenario_layout_from_json(sr, so, &tmp, d) &&
+         scenario_extras_from_json(sr, so, &tmp, d);
     ok = ok && jsonread_u64(sr, so, "concurrency", false, 1, 100000000, &tmp.concurrency, d) &&
          jsonread_u64(sr, so, "prompt_tokens", false, 1, TOKENS_MAX, &tmp.prompt_tokens, d) &&
          jsonread_double(sr, so, "min_tokens_per_s", false, 0.001, 1e6, &tmp.min_tokens_per_s, d) &&
