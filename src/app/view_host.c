@@ -11,7 +11,7 @@ void view_host_title(const struct plan_result *r, enum unit_system units, char *
                      size_t size, int w)
 {
     const struct offload_split *o = &r->engine.offload;
-    if (!o->active)
+    if (!o->placed)
         return;
     char used[32], of[32], tail[96];
     units_format_bytes(o->host_bytes, units, used, sizeof used);
