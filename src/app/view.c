@@ -252,8 +252,9 @@ static void draw_bar(const struct planner *p, struct rect r)
     units_format_bytes(res->memory_bytes_per_gpu, s->units, total, sizeof total);
     if (s->gpus > 1)
         snprintf(count, sizeof count, ", %u GPUs alike", s->gpus);
-    snprintf(title, sizeof title, "Memory of each GPU: %s%s%s", total,
-             engine_desc(res->profile)->server ? " CUDA" : "", count);
+    bool server = engine_desc(res->profile)->server;
+    snprintf(title, sizeof title, "Memory of each GPU: %s%s%s%s", total, server ? " " : "",
+             server ? spec_gpu_api(&s->gpu) : "", count);
     view_host_title(res, s->units, title, sizeof title, r.w);
     if ((int)strlen(title) > r.w)
         snprintf(title, sizeof title, "Each GPU%s: %s", s->gpus > 1 && r.w > 32 ? " (all alike)" : "",

@@ -467,7 +467,9 @@ static void budget(const struct policy_ctx *c)
     e->unit_tokens = 1;
 
     struct explain_row *row = explain_row_begin(c->x, "budget", "llama.cpp budget", "per GPU");
-    explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
+    char api[32]; /* "Metal total" on Apple silicon */
+    snprintf(api, sizeof api, "%s total", spec_gpu_api(&s->gpu));
+    explain_term(row, e->gpu_total_bytes, XU_BYTES, api);
     explain_term(row, margin, XU_BYTES, "--fit margin");
     explain_op(row, XOP_SUB);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);

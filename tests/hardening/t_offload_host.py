@@ -5,8 +5,9 @@ on the GPU, checked against a real log's buffers; --wired-limit-mb on solve
 and simulate; Metal's words on Apple GPUs.
 Usage: t_offload_host.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
+import os
 
-from optionslib import check, main, run
+from optionslib import ROOT, TMP, check, main, run
 
 MIB = 1 << 20
 
@@ -42,5 +43,71 @@ def test_embedding_in_host_memory():
     check("the KV pool takes the GPU's weights only", "weights on GPU" in out, out[:2000])
 
 
+MAC = ["--engine", "llama.cpp", "--model", "llama-3.1-70b", "--weight-dtype", "q4_k_m"]
+
+
+def test_wired_limit_on_solve():
+    """solve compares GPU types: --wired-limit-mb goes to those of unified
+    memory (Apple silicon), as plan takes it for one."""
+    args = ["solve", *MAC, "--context", "128k", "--users", "2", "--gpu", "apple-m4-max",
+            "--gpu", "rtx-4090", "--format", "json"]
+    status, out, err = run(args)
+    check("solve without the limit: exit 0", status == 0, err)
+    status, raised, err = run([*args, "--wired-limit-mb", "120000"])
+    check("solve --wired-limit-mb: exit 0", status == 0, err)
+    if status == 0 and out:
+        def users(text):
+            rows = json.loads(text).get("rows", json.loads(text).get("gpus", []))
+            return {r.get("gpu"): r.get("users") for r in rows}
+        before, after = users(out), users(raised)
+        check("the raised limit serves more users on the Mac (%s -> %s)" % (before, after),
+              after.get("apple-m4-max", 0) > before.get("apple-m4-max", 0), (before, after))
+        check("the RTX 4090 row does not move", after.get("rtx-4090") == before.get("rtx-4090"),
+              (before, after))
+    status, out, err = run(["solve", *MAC, "--users", "2", "--gpu", "rtx-4090",
+                            "--wired-limit-mb", "1000"])
+    check("solve --wired-limit-mb with no unified GPU: exit 2, the option named",
+          status == 2 and out == "" and "--wired-limit-mb" in err and "unified" in err, err)
+    status, out, err = run(["solve", *MAC, "--users", "2", "--gpu", "apple-m4-max",
+                            "--wired-limit-mb", "1000000"])
+    check("solve --wired-limit-mb past the Mac's memory: exit 2",
+          status == 2 and "131072 MiB" in err, err)
+    status, out, err = run(["solve", *MAC, "--users", "1", "--gpu", "apple-m4-max",
+                            "--max-context", "--wired-limit-mb", "120000"])
+    check("solve --max-context --wired-limit-mb on the Mac: exit 0", status == 0, err)
+
+
+def test_wired_limit_on_simulate():
+    """simulate plans the slots with the limit (a Mac preset with a compute
+    figure, which the shipped ones lack)."""
+    with open(os.path.join(ROOT, "presets", "gpus", "apple-m4-max.json")) as f:
+        gpu = json.load(f)
+    gpu.update(id="test-mac", dense_bf16_tflops=34.0)
+    os.makedirs(os.path.join(TMP, "presets", "gpus"), exist_ok=True)
+    with open(os.path.join(TMP, "presets", "gpus", "test-mac.json"), "w") as f:
+        json.dump(gpu, f)
+    args = ["simulate", "--presets", os.path.join(TMP, "presets"), "--gpu", "test-mac", *MAC,
+            "--context", "32k", "--num-prompts", "20"]
+    status, out, err = run(args)
+    check("simulate on the Mac: exit 0, 5 slots", status == 0 and "parallel 5," in out, err)
+    status, out, err = run([*args, "--wired-limit-mb", "120000"])
+    check("simulate --wired-limit-mb 120000: 7 slots", status == 0 and "parallel 7," in out,
+          (err, out[:300]))
+
+
+def test_metal_words():
+    """llama.cpp on Apple silicon names Metal's buffers (ggml-metal logs
+    "MTL0 model buffer size"): the report says Metal, not CUDA."""
+    status, out, err = run(["plan", *MAC, "--gpu", "apple-m4-max", "--context", "32k"])
+    check("plan on a Mac: exit 0", status == 0, err)
+    check("no CUDA on a Mac", "CUDA" not in out, out)
+    check("the budget and the engine say Metal total",
+          "Metal total - 1.00 GiB --fit margin" in out and "  Metal total  " in out and
+          "of the Metal total" in out, out)
+    status, out, err = run(["plan", *MAC, "--gpu", "rtx-4090", "--context", "8k"])
+    check("CUDA total on an NVIDIA card still", "CUDA total" in out and "Metal" not in out, out)
+
+
 if __name__ == "__main__":
-    main([test_embedding_in_host_memory])
+    main([test_embedding_in_host_memory, test_wired_limit_on_solve, test_wired_limit_on_simulate,
+          test_metal_words])
