@@ -340,6 +340,10 @@ bool view_draw_base(const struct planner *p)
     draw_controls(p, &l);
     view_draw_summary(p, &l);
     draw_bar(p, l.bar);
+    /* llama.cpp's host side on the row under the GPU's parts, when free */
+    int host_y = l.bar.y + l.bar.h;
+    if (l.bar.h >= 7 && host_y < (l.chart.h > 0 ? l.chart.y : l.explain.h > 0 ? l.explain.y : l.status.y))
+        view_host_row(planner_result(p), planner_scenario(p)->units, host_y, l.bar.x, l.bar.w);
     view_draw_chart(p, l.chart);
     if (l.explain.h > 0)
         view_draw_explain_pane(p, l.explain);
