@@ -179,17 +179,6 @@ bool control_visible(enum control c, const struct scenario *s)
     return c >= 0 && c < CTRL_COUNT;
 }
 
-const char *control_dim_reason(enum control c, const struct scenario *s)
-{
-    if (c == CTRL_HEADROOM && engine_desc(s->engine.kind)->server)
-        return "engine budgets";
-    if (c == CTRL_KV_HEADS && s->model.attention == ATTENTION_MLA)
-        return "MLA: one latent";
-    if (control_is_offload(c))
-        return control_offload_dim_reason(c, s);
-    return NULL;
-}
-
 static int add_unique(uint64_t *v, int n, uint64_t x)
 {
     for (int i = 0; i < n; i++)

@@ -164,7 +164,6 @@ bool control_on_off(const char *text, bool *on, struct diag *in);
  * counterpart; control_offload_fit drops them where they do not apply. */
 bool control_is_offload(enum control c);
 bool control_offload_visible(enum control c, const struct scenario *s);
-const char *control_offload_dim_reason(enum control c, const struct scenario *s);
 int control_offload_values(enum control c, const struct scenario *s, const struct plan_result *r,
                            uint64_t *v);
 uint64_t control_offload_current(enum control c, const struct scenario *s,

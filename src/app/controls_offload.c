@@ -4,7 +4,8 @@
  * (--no-kv-offload). Which engine has them is its descriptor's word
  * (engine_desc offloads). The layer controls' values are the count + 1, 0
  * being "auto": the split the fit search (or every layer, when the model
- * fits) chooses, shown with its result. */
+ * fits) chooses, shown with its result. The reasons a control is dimmed
+ * are here too. */
 #include "controls.h"
 
 #include <stdio.h>
@@ -28,10 +29,14 @@ bool control_offload_visible(enum control c, const struct scenario *s)
     return c != CTRL_CPU_MOE || has_experts(s);
 }
 
-const char *control_offload_dim_reason(enum control c, const struct scenario *s)
+const char *control_dim_reason(enum control c, const struct scenario *s)
 {
-    (void)c;
-    if (s->engine.non_kv_bytes || s->engine.kv_memory_bytes)
+    if (c == CTRL_HEADROOM && engine_desc(s->engine.kind)->server)
+        return "engine budgets";
+    if (c == CTRL_KV_HEADS && s->model.attention == ATTENTION_MLA)
+        return "MLA: one latent";
+    /* a log's non-KV figure holds the GPU's part of the split already */
+    if (control_is_offload(c) && (s->engine.non_kv_bytes || s->engine.kv_memory_bytes))
         return "a log gave it";
     return NULL;
 }
