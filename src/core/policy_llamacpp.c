@@ -511,7 +511,8 @@ static void budget(const struct policy_ctx *c)
         o->gpu_kv_bytes = per_gpu;
         offload_host_rows(c, o);
     }
-    bool fits = r->weights_fit && room > 0 && per_gpu <= room && (!o->placed || o->host_fits);
+    /* the host's check binds a split; the embedding alone is read through mmap */
+    bool fits = r->weights_fit && room > 0 && per_gpu <= room && (!o->active || o->host_fits);
     uint64_t slot = slot_cells(s->context_tokens, np);
     e->units = kv_sat_mul(slot, np);
     e->unit_bytes = kv_ceil_div(total, e->units ? e->units : 1);

@@ -41,6 +41,9 @@ def test_embedding_in_host_memory():
     check("the explain rows put the embedding in host memory",
           "Weights in host" in out and "the token embedding" in out, out[:2000])
     check("the KV pool takes the GPU's weights only", "weights on GPU" in out, out[:2000])
+    r = plan_json([*args, "--host-memory", "128MiB"]).get("result", {})
+    check("the embedding alone does not refuse a plan whose layers are all on the GPU",
+          r.get("users_per_replica") == 1, r.get("engine", {}).get("offload"))
 
 
 MAC = ["--engine", "llama.cpp", "--model", "llama-3.1-70b", "--weight-dtype", "q4_k_m"]
