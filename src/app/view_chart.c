@@ -245,6 +245,10 @@ static void chart_line(const struct planner *p, struct rect r)
 {
     char need[64] = "", item[CURVE_X_TICKS + 1][40], line[3][320];
     int rows = chart_rows_needed(p);
+    if (planner_curve(p)->max_users == 0) {
+        widget_text(r.y, r.x, r.w, ROLE_DIM, "No user fits at any context");
+        return;
+    }
     for (int k = 0; k < 3; k++) {
         int n = chart_line_items(p, k > 0, item);
         if (rows && k == 0)

@@ -31,7 +31,8 @@ ENV = dict(os.environ, XDG_CONFIG_HOME=os.path.join(T, "config"), LC_ALL="C.UTF-
 ENV.pop("NO_COLOR", None)
 
 CASES = dict(BASE_CASES, **{
-    "70b on 2 GPUs": ["--model", "llama-3.1-70b", "--gpus", "2", "--context", "32k"]})
+    "70b on 2 GPUs": ["--model", "llama-3.1-70b", "--gpus", "2", "--context", "32k"],
+    "70b on 1 GPU": ["--model", "llama-3.1-70b", "--gpus", "1"]})
 SIZES = ("70x22", "80x24", "100x30", "120x40", "160x48", "200x60")
 LABEL = re.compile(r"([0-9][0-9,]*[MGTPE]?)\u2524")
 MARK = "\u25cf"
@@ -100,12 +101,13 @@ def check_chart(tag, lines, args, c):
         check(tag + ": the peak at the top", labels and labels[0] == (rows[0][0], count(m.group(1))),
               "%s %s" % (m.group(1), labels))
     r = plan(args)
-    marks = [(y, lines[y].index(MARK, rule + 1)) for y, rule, _ in rows
-             if rule is not None and MARK in lines[y][rule + 1:]]
+    users = r["users_at_service_level"] if "--min-tok-s" in args else r["max_users"]
+    mark = MARK if users else "\u00d7"  # a cross at the foot when none fit
+    marks = [(y, lines[y].index(mark, rule + 1)) for y, rule, _ in rows
+             if rule is not None and mark in lines[y][rule + 1:]]
     check(tag + ": the context now marked once", len(marks) == 1, marks)
     if len(marks) != 1:
         return
-    users = r["users_at_service_level"] if "--min-tok-s" in args else r["max_users"]
     above = [v for y, v in labels if y < marks[0][0]]
     below = [v for y, v in labels if y > marks[0][0]]
     check(tag + ": the labels agree with the mark's %d users" % users,
@@ -124,6 +126,10 @@ def check_chart(tag, lines, args, c):
 
 def check_line(tag, lines, args):
     """One row of the chart where it has no room: its items are the plan's."""
+    if plan(args, 1024)["max_users"] == 0:  # none at the least context: none at any
+        check(tag + ": none fit, said in one row",
+              any("No user fits at any context" in l for l in lines), "\n".join(lines))
+        return
     row = next((l for l in lines if re.search(r"Users( by context:)? [0-9.]+[kM][: ][0-9]", l)),
                None)
     check(tag + ": one row of the chart", row is not None, "\n".join(lines))
