@@ -251,15 +251,17 @@ static void mark(FILE *out, int k, double x, double y, const char *colour, const
     fprintf(out, " fill=\"%s\" stroke=\"#000000\" stroke-width=\"1\"/>\n", colour);
 }
 
-/* Where the chart's plot is: its top edge, and the decades its users axis spans. */
+/* Where the chart's plot is: its top edge, the decades its users axis
+ * spans, and the curve whose contexts a series' points are at. */
 struct plot_frame {
     double top, span;
+    const struct users_curve *c;
 };
 
 /* The points i0 .. i1 (inclusive) of a series that fit, as polylines (a gap
  * where none does); attrs for each. */
-static void polylines(FILE *out, const uint64_t *users, const struct users_curve *c,
-                      struct plot_frame f, int i0, int i1, const char *attrs)
+static void polylines(FILE *out, const uint64_t *users, struct plot_frame f, int i0, int i1,
+                      const char *attrs)
 {
     for (int i = i0; i <= i1;) {
         if (users[i] == 0) {
@@ -268,7 +270,7 @@ static void polylines(FILE *out, const uint64_t *users, const struct users_curve
         }
         fprintf(out, "<polyline%s%s points=\"", attrs[0] ? " " : "", attrs);
         for (bool first = true; i <= i1 && users[i] > 0; i++, first = false)
-            fprintf(out, "%s%.1f,%.1f", first ? "" : " ", plot_x(curve_x(c->context_tokens[i])),
+            fprintf(out, "%s%.1f,%.1f", first ? "" : " ", plot_x(curve_x(f.c->context_tokens[i])),
                     plot_y(f.top, curve_y(users[i], f.span)));
         fputs("\"/>\n", out);
     }
@@ -280,6 +282,7 @@ static void series(FILE *out, const struct svg_item *it, const uint64_t *users,
                    struct plot_frame f, int k, const char *what)
 {
     const struct users_curve *c = it->c;
+    f.c = c;
     fprintf(out, "<g class=\"series\" data-scenario=\"");
     put_text(out, it->label);
     fprintf(out, "\" data-series=\"%s\" data-points=\"", what);
@@ -291,9 +294,9 @@ static void series(FILE *out, const struct svg_item *it, const uint64_t *users,
     int last = -1; /* the last point within the model's longest context */
     while (last + 1 < CHART_POINTS && c->context_tokens[last + 1] <= it->s->model.max_context_tokens)
         last++;
-    polylines(out, users, c, f, 0, last, "");
+    polylines(out, users, f, 0, last, "");
     if (last + 1 < CHART_POINTS)
-        polylines(out, users, c, f, last < 0 ? 0 : last, CHART_POINTS - 1,
+        polylines(out, users, f, last < 0 ? 0 : last, CHART_POINTS - 1,
                   "class=\"beyond-max\" stroke-opacity=\"0.3\"");
     fputs("</g>\n", out);
 }
@@ -340,7 +343,7 @@ static double chart(FILE *out, const struct svg_item *v, int n, double y)
     /* one scenario with a service level: what keeps it beside what fits */
     bool slo = n == 1 && v[0].c->slo;
     max_contexts(out, v, n, top);
-    struct plot_frame f = {top, span};
+    struct plot_frame f = {top, span, NULL};
     for (int k = 0; k < n; k++)
         series(out, &v[k], v[k].c->users, f, k, "fit");
     if (slo)
