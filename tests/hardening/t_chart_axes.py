@@ -135,6 +135,12 @@ def check_line(tag, lines, args):
     check(tag + ": one row of the chart", row is not None, "\n".join(lines))
     if row is None:
         return
+    need = re.search(r"chart (?:at|needs) ([0-9]+) rows", row)
+    if need:  # as many rows as it says, and the chart shows
+        cols = int(tag.split()[-2 if tag.endswith("mono") else -1].split("x")[0])
+        taller = screen("%dx%s" % (cols, need.group(1)), args)
+        check(tag + ": the chart at the %s rows it says" % need.group(1),
+              find_chart(taller) is not None, "\n".join(taller))
     items = re.findall(r"([0-9.]+[kM])[: ]([0-9,]+)", row[row.index("Users"):])
     check(tag + ": users at three contexts at least", len(items) >= 3, row)
     for ctx, users in items[-2:]:
