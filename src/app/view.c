@@ -340,11 +340,16 @@ bool view_draw_base(const struct planner *p)
     draw_controls(p, &l);
     view_draw_summary(p, &l);
     draw_bar(p, l.bar);
-    /* llama.cpp's host side on the row under the GPU's parts, when free */
+    /* llama.cpp's host side on the row under the GPU's parts: when free, or
+     * in place of the chart's one-row form when layers, experts or the cache
+     * are there (what the title has no room to say) */
     int host_y = l.bar.y + l.bar.h;
-    if (l.bar.h >= 7 && host_y < (l.chart.h > 0 ? l.chart.y : l.explain.h > 0 ? l.explain.y : l.status.y))
+    int end = l.chart.h > 0 ? l.chart.y : l.explain.h > 0 ? l.explain.y : l.status.y;
+    bool over_chart = l.chart.h == 1 && l.chart.y == host_y && planner_result(p)->engine.offload.active;
+    if (!over_chart)
+        view_draw_chart(p, l.chart);
+    if (l.bar.h >= 7 && (host_y < end || over_chart))
         view_host_row(planner_result(p), planner_scenario(p)->units, host_y, l.bar.x, l.bar.w);
-    view_draw_chart(p, l.chart);
     if (l.explain.h > 0)
         view_draw_explain_pane(p, l.explain);
     draw_status(p, l.status);
