@@ -135,6 +135,8 @@ def test_llamacpp_over_nodes():
     text = run("plan", *args)
     check("no tensor-parallel warning for a layer split", "tensor parallel across" not in text,
           text[-800:])
+    out = run("solve", "--users", "1000", "--engine", "llama.cpp", *L70, "--gpu", "h100-sxm")
+    check("solve: no TP note for a layer split wider than a node", "spans nodes" not in out, out)
 
 
 def options(keys, *args):
