@@ -27,8 +27,12 @@ static void rpc_node(const struct placement *l, const char *launch, uint32_t rep
     if (rank > 0) {
         shell_words(out, "rpc-server -H 0.0.0.0");
         shell_option(out, "-p", "%u", RPC_PORT);
-        shell_comment(out, "  # node %u of %u of replica %u: its %u GPUs to node 0's llama-server "
-                      "over RPC", rank, span, replica + 1, here);
+        if (l->replicas > 1)
+            shell_comment(out, "  # replica %u, node %u of %u: its GPUs to node 0's llama-server "
+                          "(RPC)", replica + 1, rank, span);
+        else
+            shell_comment(out, "  # node %u of %u: its GPUs to node 0's llama-server (RPC)", rank,
+                          span);
         return;
     }
     policy_server_args(out, launch, NULL);
@@ -45,9 +49,13 @@ static void rpc_node(const struct placement *l, const char *launch, uint32_t rep
         len += (size_t)snprintf(list + len, sizeof list - len, r > 1 ? ",%s" : "%s", ref);
     }
     shell_raw(out, list, strlen(list));
-    shell_comment(out, "  # node 0 of %u of replica %u: the server; the layers split over its "
-                  "GPUs and the other nodes' (llama.cpp's RPC backend, each step over the network)",
-                  span, replica + 1);
+    if (l->replicas > 1)
+        shell_comment(out, "  # replica %u, node 0 of %u: the server, its layers on the nodes' "
+                      "GPUs over RPC (NODEn_IP_%u: its node n's address)", replica + 1, span,
+                      replica + 1);
+    else
+        shell_comment(out, "  # node 0 of %u: the server, its layers on the nodes' GPUs over RPC "
+                      "(NODEn_IP: node n's address)", span);
 }
 
 int policy_llamacpp_servers(const struct placement *l, const char *launch, int k,
