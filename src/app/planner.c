@@ -93,6 +93,19 @@ static void hold_prefix(const struct planner *p, struct scenario *s, uint64_t *a
     *held = s->prefix_tokens != *asked;
 }
 
+void planner_prefix_held(struct planner *p, uint64_t asked)
+{
+    struct planner_slot *sl = &p->slots[p->current];
+    if (asked <= sl->scenario.prefix_tokens)
+        return;
+    char a[32], h[32];
+    units_format_tokens(asked, a, sizeof a);
+    units_format_tokens(sl->scenario.prefix_tokens, h, sizeof h);
+    sl->prefix_chosen = asked;
+    snprintf(p->status, sizeof p->status,
+             "Prefix %s reaches the context: held to %s until the context grows", a, h);
+}
+
 bool planner_apply(struct planner *p, const struct scenario *given)
 {
     struct scenario before = *planner_scenario(p), s = *given;
@@ -103,15 +116,11 @@ bool planner_apply(struct planner *p, const struct scenario *given)
     const struct scenario *next = &s;
     if (!compute(p, next))
         return false;
-    struct planner_slot *kept = &p->slots[p->current];
-    char a[32], h[32];
-    units_format_tokens(asked, a, sizeof a);
-    units_format_tokens(s.prefix_tokens, h, sizeof h);
     if (held) {
-        kept->prefix_chosen = asked;
-        snprintf(p->status, sizeof p->status,
-                 "Prefix %s reaches the context: held to %s until the context grows", a, h);
+        planner_prefix_held(p, asked);
     } else if (before.prefix_tokens < chosen && s.prefix_tokens == chosen) {
+        char a[32];
+        units_format_tokens(asked, a, sizeof a);
         snprintf(p->status, sizeof p->status, "Prefix %s is back: the context holds it", a);
     }
     if (memcmp(&before, planner_scenario(p), sizeof before) != 0) {

@@ -180,6 +180,11 @@ enum { PLAN_REDRAW = 1, PLAN_QUIT = 2 };
 /* A planner on scenario s (already validated) with the catalogue c. */
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s);
 
+/* The current scenario's prefix was held below `asked` (a prefix that
+ * reaches the context, held to it less one token): the Prefix control keeps
+ * asking for `asked` and the status line says so; nothing when not held. */
+void planner_prefix_held(struct planner *p, uint64_t asked);
+
 /* A planner on a whole session (labels, notes, the current and the reference). */
 void planner_init_session(struct planner *p, const struct catalog *c,
                           const struct snapshot_session *ss);

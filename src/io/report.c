@@ -27,7 +27,8 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
                  m->layers, m->kv_lora_rank, m->qk_rope_head_dim);
     else
         snprintf(buf, size, "%s: %s, %u layers, %s, %u KV heads / %u attention heads%s, head_dim %u",
-                 m->name, p, m->layers, spec_attention_name(m->attention), r->cost.kv_heads,
+                 m->name, p, m->layers, spec_attention_name(spec_attention_with(m, s->kv_heads)),
+                 r->cost.kv_heads,
                  m->attention_heads, s->kv_heads ? " (overridden)" : "", m->head_dim);
     if (m->state_layers > 0) {
         size_t n = strlen(buf);
