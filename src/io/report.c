@@ -379,11 +379,9 @@ static void report_text_title(FILE *out, const struct scenario *s, const struct 
 {
     char a[64], line[512];
     char split[48] = "";
-    if (r->pp > 1) {
-        snprintf(split, sizeof split, " (%u x TP %u x PP %u)", r->replicas, r->tp, r->pp);
-    } else if (r->replicas > 1) {
-        plan_layout_group(r, a, sizeof a);
-        snprintf(split, sizeof split, " (%s%s)", a, e->splits_layers ? ", layers split" : "");
+    if (r->pp > 1 || r->replicas > 1) {
+        plan_layout_title(r, a, sizeof a);
+        snprintf(split, sizeof split, " (%s)", a);
     }
     fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
             s->gpu.name, split, e->server ? ", " : "",
