@@ -128,11 +128,19 @@ void view_settle(struct planner *p, int cols, int rows)
         mode->layout(p);
 }
 
+/* Whether the status row has anything to show (draw_status's order). */
+static bool status_says(const struct planner *p)
+{
+    return p->error[0] || p->status[0] || plan_shown_warnings(planner_result(p)) != 0;
+}
+
 void view_settle_main(struct planner *p)
 {
     enum control v[CTRL_COUNT];
     int n = planner_controls(p, v);
     p->frame.main = layout_compute(p->frame.cols, p->frame.rows, n);
+    if (!status_says(p))
+        layout_take_status(&p->frame.main, p->frame.rows);
     const struct planner_layout *l = &p->frame.main;
     if (l->too_small)
         return;
@@ -292,6 +300,8 @@ static void draw_bar(const struct planner *p, struct rect r)
 
 static void draw_status(const struct planner *p, struct rect r)
 {
+    if (r.h == 0) /* nothing to say: the explain pane has the row */
+        return;
     if (p->error[0]) {
         widget_text(r.y, r.x, r.w, ROLE_BAD, p->error);
         return;
