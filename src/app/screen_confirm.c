@@ -7,7 +7,7 @@
 #include "app/view_parts.h"
 
 /* "3 scenarios not exported", counting those changed or added since the
- * export (or the opening); "changes not exported" when only one went. */
+ * export (or the opening); "changes not exported" when only a removal is. */
 static void unsaved_words(const struct planner *p, char *buf, size_t size)
 {
     int n = planner_unsaved_count(p);
