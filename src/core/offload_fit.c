@@ -2,6 +2,7 @@
  * memory, the --fit search over it, its rows and its part of a step. */
 #include "offload_fit.h"
 #include "kvcost.h"
+#include "policy.h"
 #include "units.h"
 
 #include <math.h>
@@ -57,7 +58,7 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     if (o->output_on_gpu)
         gpu = kv_sat_add(gpu, o->output_bytes);
     uint64_t gpus = l->tp ? l->tp : 1;
-    uint64_t draft = l->weights_bytes_per_gpu - kv_ceil_div(l->weights_bytes, gpus);
+    uint64_t draft = l->weights_bytes_per_gpu - placement_share(l, l->weights_bytes);
     o->gpu_weights_bytes = kv_sat_add(kv_ceil_div(gpu, gpus), draft);
     o->gpu_expert_bytes =
         kv_ceil_div((uint64_t)(o->gpu_layers - o->moe_host_layers) * o->layer_expert_bytes, gpus);
@@ -129,9 +130,8 @@ bool offload_choose(const struct scenario *s, const struct placement *l, uint64_
         offload_layers(s, l, p->ngl_given ? p->ngl : OFFLOAD_NGL_ALL, p->n_cpu_moe, o);
         return true;
     }
-    uint64_t gpus = l->tp ? l->tp : 1;
     bool whole = l->weights_bytes_per_gpu <= room &&
-                 kv_ceil_div(cache, gpus) <= room - l->weights_bytes_per_gpu;
+                 placement_share(l, cache) <= room - l->weights_bytes_per_gpu;
     if (whole && !p->no_kv_offload)
         return false;
     /* unified memory (Apple silicon): the CPU's layers would sit in the same
@@ -155,6 +155,11 @@ bool offload_whole(const struct scenario *s, const struct placement *l, struct o
         return false;
     offload_layers(s, l, OFFLOAD_NGL_ALL, 0, o);
     o->active = false;
+    /* a layer split holds whole layers: the fullest GPU's share of the
+     * GPUs' part, as the placement counts it (core/placement.h) */
+    uint64_t draft = l->weights_bytes_per_gpu - placement_share(l, l->weights_bytes);
+    o->gpu_weights_bytes =
+        kv_sat_add(placement_share(l, l->weights_bytes - o->host_weights_bytes), draft);
     /* the embedding alone is checked only against a --host-memory given, so
      * that such a plan reads the same on every machine */
     if (s->offload.host_memory_read)
@@ -198,7 +203,9 @@ static void weights_rows(const struct policy_ctx *c, const struct offload_split 
         explain_term(row, (long double)o->output_bytes, XU_BYTES, "output layer");
         explain_op(row, XOP_ADD);
     }
-    if (c->l->tp > 1) {
+    if (!o->active && c->l->layers_all) {
+        placement_share_terms(row, c->l); /* the fullest GPU's whole layers */
+    } else if (c->l->tp > 1) {
         explain_term(row, c->l->tp, XU_COUNT, "GPUs");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_CEIL);
