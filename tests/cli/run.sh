@@ -273,7 +273,7 @@ expect 0 "256 LLAMA_MAX_SEQ) = min(422, 256); llama.cpp's slot cap (LLAMA_MAX_SE
 # the family's measured fraction (presets/gpus/*.json achievable_mbu), the default where none was measured
 expect 0 "MBU 0.55: Hopper family: fitted to 8 dense decode" plan --model llama-3.1-8b --concurrency 8
 expect 0 "Speed (8 users decoding at once; MBU 0.70, MFU 0.50)" plan --gpu a100-80gb --model llama-3.1-8b --concurrency 8
-expect 0 "fine-grained MoE: its speed rests on a fit to DeepSeek-R1" plan --gpu h200 --gpus 8 --model deepseek-v3
+expect 0 "fine-grained MoE: its speed rests on a fit by GPU family to DeepSeek-R1" plan --gpu h200 --gpus 8 --model deepseek-v3
 expect 0 '"binding_limit":	"prefill"' plan --model llama-3.1-70b --gpus 4 --context 32k --max-ttft 0.5 --format json
 expect 0 '"users_at_service_level":	0' plan --model llama-3.1-70b --gpus 4 --context 32k --max-ttft 0.5 --format json
 expect 0 "MBU 0.55, MFU 0.40" plan --mbu 0.55 --mfu 0.4
