@@ -33,7 +33,8 @@ enum arch_family {
     ARCH_GRANITE_HYBRID, /* Mamba-2 or attention, then MoE and a shared MLP, every layer */
     ARCH_JAMBA,          /* Mamba-1 or attention, then MoE or a dense MLP */
     ARCH_FALCON_H1,      /* attention and Mamba-2 side by side, then a gated MLP, every layer */
-    ARCH_GEMMA4          /* windowed and global layers of their own dims, K=V (params_gemma4.c) */
+    ARCH_GEMMA4,         /* windowed and global layers of their own dims, K=V (params_gemma4.c) */
+    ARCH_KIMI_LINEAR     /* Kimi Delta Attention state layers and MLA layers, DeepSeek-style MoE */
 };
 
 struct arch_dims {
@@ -45,7 +46,7 @@ struct arch_dims {
     uint64_t experts, experts_per_token, moe_intermediate, shared_experts;
     uint64_t shared_intermediate; /* llama4 */
     uint64_t dense_intermediate;  /* llama4 interleaved dense layers */
-    uint64_t moe_every;           /* llama4: an MoE layer every N (1 = all) */
+    uint64_t moe_every;           /* llama4: an MoE layer every N (1 = all); jamba's period */
     uint64_t first_dense;         /* deepseek first_k_dense_replace */
     bool score_bias;              /* deepseek v3 e_score_correction_bias */
     bool qkv_bias;                /* glm4_moe: attention_bias (q, k, v; not o) */
@@ -64,7 +65,8 @@ struct arch_dims {
     uint64_t conv_kernel, state_heads, state_head_dim, state_groups, state_size;
     bool conv_bias;
     uint64_t dt_rank;    /* Mamba-1: the rank of the dt projection */
-    uint64_t moe_layers; /* jamba: layers with MoE (the rest dense) */
+    uint64_t moe_layers; /* jamba: layers with MoE (the rest dense), i % moe_every == moe_offset */
+    uint64_t moe_offset;
     bool no_state_norm;  /* falcon_h1 without mamba_rms_norm: no gated norm in the mixer */
     /* Gemma 4: global_layers of the layers keep global_kv_heads of global_head_dim, the key
      * their value when k_eq_v (no v_proj); MoE beside the dense MLP */

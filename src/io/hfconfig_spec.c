@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "io/hf_late2026.h"
 #include "io/hfhybrid.h"
+#include "io/hfmoe.h"
 #include "io/preset.h"
 
 static void derive_id(const char *path, const char *name_or_path, char *out, size_t size)
@@ -406,6 +407,8 @@ bool hf_count_params(struct hf_read *x)
         /* and what a decode step reads of them: k of E routed experts a token */
         m->experts = (uint32_t)a->experts;
         m->experts_per_token = (uint32_t)(a->experts_per_token ? a->experts_per_token : 1);
+        if (!hf_moe_layers(x))
+            return false;
     }
     if (total > ((uint64_t)1 << 53))
         return diag_fail(x->d, "%s: the dimensions give %llu parameters, more than a preset "

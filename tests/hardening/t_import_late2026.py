@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hfimport import import_hf  # noqa: E402
 from tally import check, finish  # noqa: E402
 
 K = sys.argv[1]
@@ -20,11 +21,7 @@ TMP = tempfile.mkdtemp(prefix="kvplan-late2026-")
 
 
 def imp(name, cfg):
-    path = os.path.join(TMP, name + ".json")
-    with open(path, "w") as f:
-        json.dump(cfg, f, indent=1)
-    r = subprocess.run([K, "import-hf", path], capture_output=True, text=True, env=ENV, timeout=30)
-    return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else None), r.stderr
+    return import_hf(K, ENV, TMP, name, cfg)
 
 
 # 4 layers (1 attention, 3 gated DeltaNet), h 8, 2 heads / 1 KV of 4, key heads 1 x 2, value
