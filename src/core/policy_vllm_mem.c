@@ -6,15 +6,16 @@
  *    a ReplicatedLinear of hidden x n_routed_experts in the model's dtype;
  *    models/qwen3_moe.py, mixtral.py and llama4.py: ReplicatedLinear,
  *    quant_config=None), so every GPU holds each of its layers' gates whole in
- *    bf16, where the weights count them split over TP x PP at the checkpoint's
- *    precision;
+ *    bf16, where the weights count them split over TP x PP at the precision of
+ *    the weights outside the experts;
  *  - MLA's W_UV and W_UK_T: after loading, vLLM's MLA attention
  *    (layers/attention/mla_attention.py, MLAAttention.process_weights_after_
  *    loading) dequantizes kv_b_proj (get_and_maybe_dequant_weights) and keeps
  *    the result as W_UV (heads, kv_lora_rank, v_head_dim) and W_UK_T (heads,
  *    qk_nope_head_dim, kv_lora_rank) in the activations' dtype, beside
  *    kv_b_proj itself (the prefill path still runs it); with weights in 16
- *    bits the two are views of kv_b_proj and cost nothing. */
+ *    bits (Kimi K2.6's INT4 checkpoint keeps attention in bf16) the two are
+ *    views of kv_b_proj and cost nothing. */
 #include "policy.h"
 
 #include "units.h"
@@ -30,13 +31,13 @@ static uint32_t stage_start(const struct policy_ctx *c)
     return m->layers > stage ? m->layers - stage : 0;
 }
 
-/* Bytes a parameter of the weights as counted (their average). */
+/* Bytes a parameter outside the routed experts as the weights count it: the
+ * weights' precision (a checkpoint counted as released keeps its gates,
+ * attention and the rest in it, its experts in their own format). */
 static long double bytes_per_param(const struct policy_ctx *c)
 {
-    const struct model_spec *m = &c->s->model;
-    if (m->params == 0 || c->l->weights_bytes == UINT64_MAX)
-        return 0;
-    return (long double)c->l->weights_bytes / (long double)m->params;
+    const struct dtype_info *w = dtype_info(c->l->weight_dtype);
+    return (long double)w->bytes_num / w->bytes_den;
 }
 
 static uint64_t gate_row(const struct policy_ctx *c)
@@ -71,9 +72,7 @@ static uint64_t gate_row(const struct policy_ctx *c)
 static uint64_t mla_row(const struct policy_ctx *c)
 {
     const struct model_spec *m = &c->s->model;
-    const struct dtype_info *w = dtype_info(c->l->weight_dtype);
-    bool quantized = c->l->weights_as_released || w->bytes_num < 2 * w->bytes_den;
-    if (!c->k->mla || m->attention != ATTENTION_MLA || !quantized)
+    if (!c->k->mla || m->attention != ATTENTION_MLA || bytes_per_param(c) >= 2)
         return 0;
     uint32_t layers = m->layers - stage_start(c);
     uint64_t heads = kv_ceil_div(m->attention_heads, c->l->tp ? c->l->tp : 1);

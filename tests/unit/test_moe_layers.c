@@ -158,6 +158,28 @@ static void vllm_gate_and_mla_copies(void **state)
     assert_null(explain_find(&rows, "mla_copies"));
 }
 
+/* A checkpoint counted as released keeps its gates and attention in bf16:
+ * Kimi K2.6 (INT4 experts, the rest bf16) at TP 8 holds its 60 layers' gates
+ * whole, 60 x 7,168 x 384 x 2 B = 330,301,440 B, less the eighth the weights
+ * count, 41,287,680 B: 289,013,760 B; its kv_b_proj is bf16, so W_UV and
+ * W_UK_T are views. gpt-oss-120b on one GPU: its bf16 router counted whole. */
+static void vllm_released_checkpoints(void **state)
+{
+    (void)state;
+    struct scenario s = base("h200", "kimi-k2.6");
+    s.engine.kind = ENGINE_VLLM;
+    s.gpus = 8;
+    s.context_tokens = 32768;
+    run(&s);
+    assert_true(row_value("moe_gate") == 289013760.0L);
+    assert_null(explain_find(&rows, "mla_copies"));
+    s = base("h100-sxm", "gpt-oss-120b");
+    s.engine.kind = ENGINE_VLLM;
+    s.context_tokens = 32768;
+    assert_true(run(&s));
+    assert_int_equal(r.engine.held_extra_bytes, 0);
+}
+
 /* Pipeline stages: the last stage of DeepSeek-V3 over 2 (31 layers, 30..60)
  * holds 31 MoE layers; TP 4: 31 x 3,670,016 = 113,770,496 B less 58 x
  * 1,835,008 / 8 = 13,303,808 B: 100,466,688 B. */
@@ -181,6 +203,7 @@ int main(void)
         cmocka_unit_test(offload_jamba_every_other),
         cmocka_unit_test(vllm_gate_and_mla_copies),
         cmocka_unit_test(vllm_gate_last_stage),
+        cmocka_unit_test(vllm_released_checkpoints),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
