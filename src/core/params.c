@@ -332,6 +332,12 @@ bool params_vision(const struct vision_dims *v, uint64_t *out)
         v->text_hidden > big || v->temporal_patch > big || v->positions > big ||
         v->merge > 64 || v->patch == 0)
         return false;
+    if (v->kind == VISION_GEMMA4) {
+        if (v->heads > big || v->kv_heads > big || v->head_dim > big)
+            return false;
+        *out = params_gemma4_vision(v);
+        return true;
+    }
     uint64_t h = v->hidden, i = v->intermediate, side = v->image / v->patch;
     uint64_t layer = 4 * (h * h + h) + 2 * h * i + i + h + 4 * h;
     uint64_t n = v->layers * layer;

@@ -92,7 +92,8 @@ enum vision_kind {
     VISION_NONE = 0,
     VISION_SIGLIP, /* Gemma 3: SigLIP encoder, then a norm and a projection to the text hidden */
     VISION_LLAMA4, /* Llama 4: ViT with class token, pixel-shuffle adapter MLP, projector */
-    VISION_QWEN3   /* Qwen3.5 (Qwen3-VL's ViT without deepstack): 3-D patches, patch merger */
+    VISION_QWEN3,  /* Qwen3.5 (Qwen3-VL's ViT without deepstack): 3-D patches, patch merger */
+    VISION_GEMMA4  /* Gemma 4: patch projection, 2-D position table, sandwich-norm layers */
 };
 
 struct vision_dims {
@@ -101,7 +102,12 @@ struct vision_dims {
     uint64_t adapter_in, adapter_out; /* llama4: pixel-shuffled width and projector_input_dim */
     uint64_t text_hidden;             /* the language model's hidden size */
     uint64_t temporal_patch, positions, merge; /* qwen3: frames a patch, learned positions, 2x2 */
+    uint64_t heads, kv_heads, head_dim; /* gemma4: its attention's own heads; positions per axis */
+    bool standardize, clipped;          /* gemma4: std_bias and std_scale; clip bounds a linear */
 };
+
+/* Gemma 4's vision tower and its projection (params_gemma4.c). */
+uint64_t params_gemma4_vision(const struct vision_dims *v);
 
 /* Parameters of the vision tower and its projection into the language
  * model; false for a dimension above 2^24 or a count past 64 bits. */

@@ -121,7 +121,7 @@ static bool vision_count(const struct jsonread *r, const cJSON *root, uint64_t t
     if (!known)
         return true;
     const uint64_t max = (uint64_t)1 << 24;
-    bool ok = v.kind == VISION_QWEN3 || /* read whole by hf_late_vision */
+    bool ok = v.kind == VISION_QWEN3 || v.kind == VISION_GEMMA4 || /* read by hf_late_vision */
               (jsonread_u64(&vr, vc, "hidden_size", true, 1, max, &v.hidden, d) &&
                jsonread_u64(&vr, vc, "intermediate_size", true, 1, max, &v.intermediate, d) &&
                jsonread_u64(&vr, vc, "num_hidden_layers", true, 1, max, &v.layers, d) &&

@@ -141,8 +141,14 @@ bad["text_config"]["layer_types"] = ["sliding_attention", "chunked_attention"]
 rc, _, err = imp("g4-bad", bad)
 check(rc == 2 and "layer_types: entry 2 is not" in err, "gemma4 layer_types checked: %s" % err[:200])
 rc, m, err = imp("g4-31b", load("gemma-4-31b"))
-check(rc == 0 and m["params"] == 30697345340 and "vision tower is not counted" in err,
+# its vision tower counted: 30,697,345,340 text + 575,743,536 (tests/unit/test_gemma4_12b.c)
+check(rc == 0 and m["params"] == 31273088876 and "vision tower: 0.58 B parameters" in err,
       "Gemma 4 31B: %s" % err[:200])
+g4v = load("gemma-4-31b")
+del g4v["vision_config"]["position_embedding_size"]
+rc, _, err = imp("g4-vision-bad", g4v)
+check(rc == 2 and "vision_config.position_embedding_size: missing" in err,
+      "a gemma4_vision config without its dimensions is refused: %s" % err[:200])
 # the engines kvplan has no rule for refuse it, naming the ones it has
 for engine in ["sglang", "trtllm", "llamacpp"]:
     r = subprocess.run([K, "plan", "--model", "gemma-4-31b", "--engine", engine],
