@@ -559,7 +559,7 @@ const struct engine_desc engine_llamacpp = {
     .name = "llama.cpp",
     .title = "llama.cpp",
     .title_a = "a llama.cpp",
-    .aliases = {"llamacpp", "llama-cpp", "ollama"},
+    .aliases = {"llamacpp", "llama-cpp"},
     .versions = {{RULE_CURRENT, "llama.cpp@v-less", {"v-less", "2026"},
                   "the latest: an MLA model's latent cached once, as K (V a view of it)",
                   "2026 builds"},

@@ -1,6 +1,7 @@
 /* policy_llamacpp: what the engines that run llama.cpp's server take from
  * its rule (policy_llamacpp.c): the cost of a cell, the budget under their
- * own words and default slot count, and llama-server's log lines. */
+ * own words and default slot count, and llama-server's log lines. Ollama
+ * (policy_ollama.c) launches llama-server itself and budgets as it does. */
 #ifndef KVPLAN_CORE_POLICY_LLAMACPP_H
 #define KVPLAN_CORE_POLICY_LLAMACPP_H
 
@@ -24,5 +25,9 @@ void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w)
 
 /* llama-server's startup lines of the cache, and llama.cpp's note. */
 void llamacpp_log(const struct policy_ctx *c);
+
+/* Ollama's default num_ctx for the GPUs' total memory (less
+ * OLLAMA_GPU_OVERHEAD), summed: 4,096, 32,768 or 262,144. */
+uint64_t ollama_default_context(uint64_t total_vram);
 
 #endif

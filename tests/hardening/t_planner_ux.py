@@ -78,13 +78,14 @@ def test_versioned_engines_are_reachable_from_the_control():
     latest = [named(e, v) for e in listed for v in e["versions"] if v["latest"]]
     pins = [named(e, v) for e in listed for v in e["versions"] if not v["latest"]]
     want = latest + pins
-    assert latest == ["vLLM 0.15", "SGLang 0.5", "llama.cpp 2026 builds", "TensorRT-LLM 1.x"], latest
+    assert latest == ["vLLM 0.15", "SGLang 0.5", "llama.cpp 2026 builds", "TensorRT-LLM 1.x",
+                      "Ollama 0.32"], latest
     s = screen(TO_ENGINE + "<End>", "--engine", "vllm")
     assert control(s, "Engine") == pins[-1], s
     seen = [control(screen(TO_ENGINE + "<Right>" * i), "Engine") for i in range(1, len(want) + 1)]
     assert seen == want, (seen, want)
     # the planner's vllm@0 is the CLI's: its title and its count
-    s = screen(TO_ENGINE + "<Right>" * 5, "--context", "32k")
+    s = screen(TO_ENGINE + "<Right>" * (len(latest) + 1), "--context", "32k")
     assert re.search(r"vLLM V0 +\? help$", s.split("\n")[0].rstrip()), s
     users = re.search(r"^ Users .*?=\s*([0-9,]+)\s*$", s, re.M | re.S)
     want = plan("--engine", "vllm@0", "--context", "32k")["result"]["max_users"]
