@@ -21,6 +21,7 @@
 #include "core/engine_desc.h"
 #include "core/plan.h"
 #include "core/policy_llamacpp.h"
+#include "core/solve.h"
 
 static struct explain rows;
 
@@ -224,6 +225,31 @@ static void the_planner_drops_what_ollama_refuses(void **state)
     assert_true(scenario_validate(&s, NULL, NULL, &d));
 }
 
+/* solve for N users under Ollama: N parallel requests (OLLAMA_NUM_PARALLEL
+ * unset would serve one), over one server's GPUs (no TP to choose). */
+static void solve_sets_the_parallel_requests_and_spreads_layers(void **state)
+{
+    (void)state;
+    struct scenario s = ollama("rtx-4090", 1, "llama-3.1-8b");
+    /* 4 x 4 GiB of cache beside 4.58 GiB of weights: one card */
+    struct solve_split one = solve_gpus(&s, 4, 8, 0, NULL);
+    assert_true(one.solved);
+    assert_int_equal(one.gpus, 1);
+    assert_int_equal(one.users, 4);
+    /* the 70B at 32k: two requests' 2 x 10 GiB of cache beside 40.25 GiB of
+     * weights, about 60 GiB, more than two cards' 2 x 21.97 GiB (each 22.54 GiB
+     * less 570.50 MiB of buffers), and the 8 GiB of host memory here cannot
+     * take the 16 GiB left over: three cards, every layer on them */
+    s = ollama("rtx-4090", 1, "llama-3.1-70b");
+    s.context_tokens = 32768;
+    s.offload.host_memory_bytes = 8 * GIB;
+    struct solve_split two = solve_gpus(&s, 2, 8, 0, NULL);
+    assert_true(two.solved);
+    assert_int_equal(two.gpus, 3);
+    assert_int_equal(two.tp, 3); /* one server over the three */
+    assert_int_equal(two.users, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +260,7 @@ int main(void)
         cmocka_unit_test(a_70b_is_split_by_llama_servers_fit),
         cmocka_unit_test(what_ollama_has_no_option_for_is_refused_by_name),
         cmocka_unit_test(the_planner_drops_what_ollama_refuses),
+        cmocka_unit_test(solve_sets_the_parallel_requests_and_spreads_layers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
