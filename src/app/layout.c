@@ -50,7 +50,17 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     int chart_y = bar_y + bar_h + 1;
     if (bottom - chart_y >= 6)
         l.chart = (struct rect){rx, chart_y, rw, bottom - chart_y};
+    else if (chart_y - 1 < bottom) /* no room: one row of it below the bar */
+        l.chart = (struct rect){rx, chart_y - 1, rw, 1};
     return l;
+}
+
+void layout_take_status(struct planner_layout *l, int rows)
+{
+    if (l->too_small || rows >= 30 || l->status.h == 0)
+        return;
+    l->explain.h += l->status.h;
+    l->status.h = 0;
 }
 
 /* one row of context beside the focus when the list shows three rows or more */

@@ -135,7 +135,7 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
     if (ok) {
         p->error[0] = '\0'; /* an older failure is history once a write succeeds */
         if (kind == PROMPT_EXPORT) {
-            p->saved_print = planner_session_print(p); /* the session is safe: q quits */
+            planner_mark_saved(p); /* the session is safe: q quits */
             planner_set_file(p, path); /* y copies a --load of it */
             recent_remember(path, &d); /* o offers it; a list not kept leaves the export done */
         }

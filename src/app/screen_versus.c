@@ -166,12 +166,17 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
     y = panel_count(p, slot, first, r, y, scale, under);
     if (y + VERSUS_SPEED_ROWS <= end)
         y = panel_speed(res, s->units, r, y);
-    snprintf(line, sizeof line,
-             engine_desc(res->profile)->splits_layers ? "%u x %s, layers/%u" : "%u x %s, TP %u", s->gpus,
-             s->gpu.id, res->tp);
+    /* the names, as the title gives them; the ids where a name does not fit */
+    char words[48];
+    plan_layout_words(res, words, sizeof words);
+    snprintf(line, sizeof line, "%u x %s, %s", s->gpus, s->gpu.name, words);
+    if (view_cols(line) > r.w)
+        snprintf(line, sizeof line, "%u x %s, %s", s->gpus, s->gpu.id, words);
     if (y < end)
         widget_text(y++, r.x, r.w, ROLE_TEXT, line);
-    snprintf(line, sizeof line, "%s, %s cache", s->model.id, dtype_info(res->kv_dtype)->name);
+    snprintf(line, sizeof line, "%s, %s cache", s->model.name, dtype_info(res->kv_dtype)->name);
+    if (view_cols(line) > r.w)
+        snprintf(line, sizeof line, "%s, %s cache", s->model.id, dtype_info(res->kv_dtype)->name);
     if (y < end)
         widget_text(y++, r.x, r.w, ROLE_TEXT, line);
     for (int e = 0; e < 2; e++) {
@@ -222,15 +227,21 @@ static void chart(const struct planner *p, const int *shown, int n, struct rect 
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
     double span;
     struct rect plot = view_chart_axes((struct rect){r.x, r.y + 1, r.w, r.h - 2}, top, &span);
-    /* each scenario its colour and its pattern of dots; the first on top */
-    double y[4][CHART_POINTS];
-    struct plot_series series[4];
-    for (int k = 0; k < n && k < 4; k++) {
+    /* each scenario its colour and its pattern of dots; the first on top;
+     * past its model's longest context (a rule there), faint */
+    double y[4][CHART_POINTS], past[4][CHART_POINTS];
+    struct plot_series series[8];
+    int m = n < 4 ? n : 4;
+    for (int k = 0; k < m; k++) {
+        uint64_t max = scenario_of(p, shown[k])->model.max_context_tokens;
         view_chart_heights(planner_curve_of(p, shown[k])->users, span, y[k]);
+        view_chart_past(planner_curve_of(p, shown[k]), max, y[k], past[k]);
+        view_chart_max_context(plot, max);
         series[k] = (struct plot_series){y[k], CHART_POINTS, mark_roles[shown[k] & 3],
                                          (enum plot_pattern)(k % PLOT_PATTERNS)};
+        series[m + k] = (struct plot_series){past[k], CHART_POINTS, ROLE_DIM, series[k].pattern};
     }
-    widget_plot(plot, series, n < 4 ? n : 4);
+    widget_plot(plot, series, 2 * m);
     for (int k = n < 4 ? n - 1 : 3; k >= 0; k--)
         view_chart_mark(plot, scenario_of(p, shown[k])->context_tokens,
                         p->slots[shown[k]].result.max_users, span, mark(shown[k]),

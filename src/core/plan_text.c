@@ -121,6 +121,15 @@ void plan_layout_group(const struct plan_result *r, char *buf, size_t size)
     snprintf(buf, size, layers_split(r) ? "%u x %u GPUs" : "%u x TP %u", r->replicas, r->tp);
 }
 
+void plan_layout_title(const struct plan_result *r, char *buf, size_t size)
+{
+    if (r->pp > 1)
+        snprintf(buf, size, "%u x TP %u x PP %u", r->replicas, r->tp, r->pp);
+    else
+        snprintf(buf, size, layers_split(r) ? "%u x %u GPUs, layers split" : "%u x TP %u",
+                 r->replicas, r->tp);
+}
+
 void plan_layout_text(const struct plan_result *r, char *buf, size_t size)
 {
     char ep[64], words[64];
