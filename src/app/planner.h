@@ -62,7 +62,8 @@ enum {
     /* what y or Y copies, whole: the longest command or launch line */
     PLANNER_COPY_MAX = ((int)ENGINE_LAUNCH_MAX > (int)REPORT_COMMAND_MAX ? (int)ENGINE_LAUNCH_MAX
                                                                     : (int)REPORT_COMMAND_MAX) +
-                       2 * PLANNER_PATH_MAX /* a --load FILE, --presets DIR */
+                       2 * PLANNER_PATH_MAX /* a --load FILE, --presets DIR */ +
+                       48 * 1024 /* Y over several nodes or servers: every one's command */
 };
 
 /* The file a scenario was read from or last exported to, for the command y

@@ -239,8 +239,8 @@ static void what_would_it_take(struct planner *p)
                      u, us);
             break;
         case CHANGE_GPUS:
-            snprintf(o->text, sizeof o->text, "%u GPUs (TP %u x %u) instead of %u: %s %s",
-                     s->gpus, s->tp ? s->tp : s->gpus, s->tp ? s->gpus / s->tp : 1,
+            split_text(s, a, sizeof a); /* "2 x TP8", "TP8 PP2", "layers/15" */
+            snprintf(o->text, sizeof o->text, "%u GPUs (%s) instead of %u: %s %s", s->gpus, a,
                      now->gpus, u, us);
             break;
         case CHANGE_PREFIX:

@@ -320,7 +320,7 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
         if (rows[i].split.solved && rows[i].split.tp > spec_gpu_domain(rows[i].gpu) &&
             rows[i].split.tp > wide)
             wide = rows[i].split.tp;
-    if (wide)
+    if (wide && !engine_desc(base->engine.kind)->splits_layers) /* a layer split has no TP */
         printf("(TP %u spans nodes of %d GPUs: its all-reduces run over the network; --max-pp N "
                "lets solve put pipeline stages between nodes instead, as engines do)\n",
                wide, SPEED_GPUS_PER_NODE);

@@ -13,8 +13,8 @@
 
 uint64_t plan_kv_token_bytes_per_gpu(const struct plan_result *r)
 {
-    if (engine_desc(r->profile)->splits_layers && r->tp > 1)
-        return kv_ceil_div(r->cost.bytes_per_token, r->tp);
+    if (engine_desc(r->profile)->splits_layers && r->tp > 1) /* the fullest GPU's layers */
+        return placement_share(&r->placement, r->cost.bytes_per_token);
     return r->cost.bytes_per_token;
 }
 
