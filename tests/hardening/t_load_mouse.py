@@ -47,7 +47,8 @@ def body(t):
 
 def act(t, data, what):
     """Sends input, waits for the frame that answers it and the full run
-    after it; false (a failure) when no frame answers."""
+    after it (a frame that changed nothing has it already); false (a
+    failure) when no frame answers."""
     try:
         t.press(data, timeout=4)
         t.wait_for(r"At [0-9.e+-]+ req/s: 1000 requests, seed 0", timeout=60)
@@ -57,8 +58,12 @@ def act(t, data, what):
         return False
 
 
-def click(t, x, y, what):
+def click(t, x, y, what, release_frame=False):
+    """A press and its release at x, y; the release of a press that may
+    drag (in a chart) answers with a frame too."""
     done = act(t, t.mouse_bytes(0, x, y), what)
+    if release_frame:
+        return act(t, t.mouse_bytes(0, x, y, release=True), what + ", let go") and done
     t.send(t.mouse_bytes(0, x, y, release=True))
     return done
 
@@ -119,12 +124,10 @@ try:
     # a drag of the SLO TTFT's value, three columns right: three steps
     before = controls(t)
     x = VALUE_X + 3
-    t.send(t.mouse_bytes(0, x, TOP + 4))
-    t.pump(0.5)
+    act(t, t.mouse_bytes(0, x, TOP + 4), "a press on the SLO TTFT's value")
     if act(t, t.mouse_bytes(32, x + 3, TOP + 4), "a drag of the SLO TTFT"):
         changes += 3
-    t.send(t.mouse_bytes(0, x + 3, TOP + 4, release=True))
-    t.pump(0.3)
+    act(t, t.mouse_bytes(0, x + 3, TOP + 4, release=True), "the SLO TTFT let go")
     dragged = controls(t)
     ok(number(dragged["SLO TTFT"]) > number(before["SLO TTFT"]),
        "the drag right steps the SLO TTFT up: %s -> %s" % (before["SLO TTFT"], dragged))
@@ -138,13 +141,11 @@ try:
 
     # the chart: a click sets the rate under the pointer, a drag where it is let go
     x = PLOT_X + 10
-    if click(t, x, AXIS_Y - 4, "a click in the TTFT chart"):
+    if click(t, x, AXIS_Y - 4, "a click in the TTFT chart", release_frame=True):
         changes += 1
     check_rate_at(t, x, "a click in the chart")
     x2 = PLOT_X + 30
-    t.send(t.mouse_bytes(0, PLOT_X + 20, AXIS_Y - 2))
-    t.pump(0.5)
-    t.wait_for(r"At [0-9.e+-]+ req/s: 1000 requests, seed 0", timeout=60)
+    act(t, t.mouse_bytes(0, PLOT_X + 20, AXIS_Y - 2), "a press in the chart")
     act(t, t.mouse_bytes(32, x2 - 5, 3), "a drag over the chart")  # the pointer off the plot
     act(t, t.mouse_bytes(0, x2, 3, release=True), "a drag let go")
     changes += 3
@@ -157,7 +158,7 @@ try:
     ok(controls(t) == start, "z %d times: %s, opened with %s" % (changes, controls(t), start))
     ok(body(t) == opened, "z back to the start, another screen:\n%s\n---\n%s"
        % (opened, body(t)))
-    t.press("z")
+    act(t, "z", "z past the start")
     ok("nothing to undo on the Load screen" in t.text(), "z past the start:\n" + t.text())
     for i in range(changes):
         act(t, "Z", "Z")
