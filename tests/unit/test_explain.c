@@ -188,6 +188,9 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     /* Gemma 4's global layers: refused where kvplan has no rule */
                     if (kvcost_has_global_dims(m) && !engine_desc(engine)->global_dims)
                         continue;
+                    /* DeepSeek V4's compressed attention: likewise */
+                    if (kvcost_has_compressed(m) && !engine_desc(engine)->compressed)
+                        continue;
                     const struct gpu_spec *g = &cat.gpus[next(cat.gpu_count)].spec;
                     struct scenario s;
                     scenario_default(&s, g, m);
@@ -226,7 +229,9 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                             s.spec_method = SPEC_MTP;
                         } else {
                             s.spec_method = SPEC_DRAFT;
-                            s.draft = cat.models[next(cat.model_count)].spec;
+                            do /* no compressed draft: refused (scenario_validate) */
+                                s.draft = cat.models[next(cat.model_count)].spec;
+                            while (kvcost_has_compressed(&s.draft));
                         }
                         s.spec_tokens = (uint32_t)next(9); /* 0: the default */
                     }
@@ -239,7 +244,7 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     /* LoRA slots where they are modelled (core/lora.h) */
                     if ((engine == ENGINE_GENERIC || engine == ENGINE_VLLM ||
                          engine == ENGINE_SGLANG) && m->attention != ATTENTION_MLA &&
-                        m->state_layers == 0 && next(4) == 0) {
+                        m->state_layers == 0 && !kvcost_has_compressed(m) && next(4) == 0) {
                         s.max_loras = (uint32_t)(1 + next(16));
                         s.max_lora_rank = 8u << next(5);
                     }
