@@ -9,11 +9,12 @@ static const char *family_names[] = {"unknown", "llama",   "qwen2",   "qwen3",  
                                      "qwen3_moe", "gemma", "gemma2",  "gemma3", "cohere",
                                      "deepseek", "gpt_oss", "falcon", "opt",    "mpt", "llama4",
                                      "glm4_moe", "minimax_m2", "qwen3_next", "nemotron_h",
-                                     "granitemoehybrid", "jamba", "falcon_h1", "gemma4"};
+                                     "granitemoehybrid", "jamba", "falcon_h1", "gemma4",
+                                     "deepseek_v4"};
 
 const char *params_family_name(enum arch_family f)
 {
-    return f >= 0 && f <= ARCH_GEMMA4 ? family_names[f] : "unknown";
+    return f >= 0 && f <= ARCH_DEEPSEEK_V4 ? family_names[f] : "unknown";
 }
 
 /* A Mamba-2 mixer (transformers' NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer):
@@ -223,6 +224,8 @@ static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
     }
     case ARCH_GEMMA4:
         return params_gemma4(a, active_only, out);
+    case ARCH_DEEPSEEK_V4:
+        return params_deepseek_v4(a, active_only, out);
     default:
         return false;
     }
@@ -247,7 +250,9 @@ bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active)
                        a->attention_layers, a->state_layers,    a->conv_kernel,
                        a->state_heads,     a->state_head_dim,   a->state_groups,
                        a->state_size,      a->dt_rank,          a->moe_layers,
-                       a->global_layers,   a->global_kv_heads,  a->global_head_dim};
+                       a->global_layers,   a->global_kv_heads,  a->global_head_dim,
+                       a->csa_layers,      a->hca_layers,       a->o_groups,
+                       a->o_lora_rank,     a->hc_mult,          a->hash_layers};
     for (unsigned i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i] > (1u << 24))
             return false;

@@ -20,6 +20,7 @@
 
 #include "core/engine_desc.h"
 #include "core/kvcost.h"
+#include "core/params.h"
 #include "core/spec.h"
 
 #include <string.h>
@@ -214,6 +215,41 @@ static void impossible_shapes(void **state)
     assert_non_null(strstr(d.message, "csa_ratio"));
 }
 
+static void tiny_params_and_bytes(void **state)
+{
+    (void)state;
+    /* 2 layers (1 CSA, 1 window only; the first hash-routed), h 8, 2 heads of
+     * 4 (rope 2), q_lora 4, 1 output group of 4, 2 experts of 2 (top-1) + 1
+     * shared, vocab 3, 1 stream, an indexer of 1 head of 2. Attention a
+     * layer: wq_a 32 + q_norm 4 + wq_b 32 + wkv 32 + kv_norm 4 + wo_a 32 +
+     * wo_b 32 + sinks 2 = 170; the CSA compressor ape 4 x 2 x 4 = 32, wkv and
+     * wgate 2 x 2 x 4 x 8 = 128, norm 4 (164); the indexer wq_b 8,
+     * weights_proj 8 and its compressor 16 + 64 + 2 (98): 432 and 170. The
+     * MoE: experts 2 x 3 x 2 x 8 = 96, shared 48, gate 16, the bias 2 past the
+     * hash layer; norms 16; hyper-connections 2 x (3 x 8 + 6) = 60: 236 and
+     * 238. Embedding, head and norm 56, the head's hyper-connection 10: 1,142;
+     * active, one expert a layer: 1,142 - 2 x 48 = 1,046.
+     * Bytes: FP8 matrices and a 1 B scale each (wq_a, wq_b, wkv, wo_a, wo_b:
+     * 165), norms bf16 16, sinks fp32 8: 189 a layer; the CSA compressor ape
+     * fp32 128 + 256 + 8 = 392, the indexer 9 + 16 + 64 + 128 + 4 = 221: 802
+     * and 189. The MoE: FP4 experts 48 + 3 scales, shared FP8 3 x 17, gate
+     * 32, then tid2eid 3 x 1 x 8 (hashed) or the bias 8: 158 and 142, norms
+     * 32 and hyper-connections 240 each: 430 and 414. Embedding, head, norm
+     * 112, the head's hyper-connection 40: 1,987 B. */
+    struct arch_dims a = {.family = ARCH_DEEPSEEK_V4, .layers = 2, .hidden = 8, .heads = 2,
+                          .kv_heads = 1, .head_dim = 4, .rope_dim = 2, .q_lora_rank = 4,
+                          .o_groups = 1, .o_lora_rank = 4, .experts = 2, .experts_per_token = 1,
+                          .moe_intermediate = 2, .shared_experts = 1, .vocab = 3, .hc_mult = 1,
+                          .hash_layers = 1, .index_n_heads = 1, .index_head_dim = 2,
+                          .csa_layers = 1, .fp4_experts = true};
+    uint64_t total = 0, active = 0, bytes = 0;
+    assert_true(params_count(&a, &total, &active));
+    assert_int_equal(total, 1142);
+    assert_int_equal(active, 1046);
+    assert_true(params_deepseek_v4_bytes(&a, &bytes));
+    assert_int_equal(bytes, 1987);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +257,7 @@ int main(void)
         cmocka_unit_test(pro_rows_and_user),   cmocka_unit_test(plan_users_and_rows),
         cmocka_unit_test(pipeline_stages),     cmocka_unit_test(engines_refused_by_name),
         cmocka_unit_test(no_compressed_draft), cmocka_unit_test(impossible_shapes),
+        cmocka_unit_test(tiny_params_and_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
