@@ -50,6 +50,8 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     int chart_y = bar_y + bar_h + 1;
     if (bottom - chart_y >= 6)
         l.chart = (struct rect){rx, chart_y, rw, bottom - chart_y};
+    else if (chart_y - 1 < bottom) /* no room: one row of it below the bar */
+        l.chart = (struct rect){rx, chart_y - 1, rw, 1};
     return l;
 }
 

@@ -88,12 +88,26 @@ static int explain_mouse(struct planner *p, const MEVENT *ev, int hit)
     return 0;
 }
 
-/* A click or a drag in the chart's plot sets the context under the pointer,
- * to the Context slider's nearest step (its undo, its status). */
+/* The context under the pointer set to the Context slider's nearest step
+ * (its undo, its status), held to the model's longest context: the chart
+ * past it shows what a plan would say, not a context the model takes. */
+static void chart_set(struct planner *p, uint64_t ctx)
+{
+    uint64_t max = planner_scenario(p)->model.max_context_tokens;
+    planner_set_nearest(p, CTRL_CONTEXT, ctx < max ? ctx : max);
+    if (ctx > max && !p->status[0]) {
+        char m[32];
+        snprintf(p->status, sizeof p->status,
+                 "Context held at %s, the model's longest: the chart past it is faint",
+                 units_format_tokens_short(max, m, sizeof m));
+    }
+}
+
+/* A click or a drag in the chart's plot sets the context under the pointer. */
 static int chart_mouse(struct planner *p, const MEVENT *ev, uint64_t ctx)
 {
     view_pointer_focus(p, CTRL_CONTEXT);
-    planner_set_nearest(p, CTRL_CONTEXT, ctx);
+    chart_set(p, ctx);
     p->chart_dragging = (ev->bstate & BUTTON1_PRESSED) != 0;
     return PLAN_REDRAW;
 }
@@ -108,7 +122,7 @@ static int main_mouse(struct planner *p, const MEVENT *ev)
     if ((ev->bstate & (REPORT_MOUSE_POSITION | BUTTON1_RELEASED)) && p->chart_dragging) {
         ctx = view_chart_context_at(p, ev->x, ev->y, true);
         if (ctx)
-            planner_set_nearest(p, CTRL_CONTEXT, ctx);
+            chart_set(p, ctx);
         if (ev->bstate & BUTTON1_RELEASED)
             p->chart_dragging = false;
         return PLAN_REDRAW;

@@ -15,54 +15,90 @@ void view_chart_heights(const uint64_t *users, double span, double out[CHART_POI
         out[i] = curve_y(users[i], span);
 }
 
-/* The users ticks' labels and heights; returns their count less one (the
- * peak's), and the widest label's width in *gw. */
-static int chart_y_ticks(uint64_t peak, double span, char label[][32], double *at, int *gw)
+void view_chart_past(const struct users_curve *c, uint64_t max, double y[CHART_POINTS],
+                     double past[CHART_POINTS])
 {
-    /* the ticks 1, 10, 100 ... within the span, then the peak at the top */
-    int ticks = curve_y_ticks(span);
-    *gw = 0;
-    for (int d = 0; d <= ticks; d++) {
-        if (d < ticks)
-            curve_y_label(d, label[d], sizeof label[d]);
+    int last = -1; /* the last point within the longest context */
+    while (last + 1 < CHART_POINTS && c->context_tokens[last + 1] <= max)
+        last++;
+    int from = last + 1 < CHART_POINTS ? (last < 0 ? 0 : last) : CHART_POINTS;
+    for (int i = 0; i < CHART_POINTS; i++)
+        past[i] = i >= from ? y[i] : -1;
+    for (int i = last + 1; i < CHART_POINTS; i++)
+        y[i] = -1;
+}
+
+/* A users tick: its height on the axis and its label. */
+struct chart_tick {
+    double at;
+    char label[32];
+};
+
+enum { CHART_TICKS_MAX = 3 * CURVE_Y_TICKS_MAX + 1 };
+
+/* The users ticks in the order they claim their rows: 1, the peak (at its
+ * height: the top, or below 10 when fewer fit), the highest decade, the
+ * decades between, then, with `minor`, 2 and 5 times each decade under the
+ * peak; returns their count and the widest label's width in *gw. */
+static int chart_y_ticks(uint64_t peak, double span, bool minor, struct chart_tick *t, int *gw)
+{
+    int decades = curve_y_ticks(span), n = 0;
+    int order[CURVE_Y_TICKS_MAX + 1], m = 0;
+    order[m++] = 0;
+    if (peak > 1)
+        order[m++] = -1; /* the peak */
+    for (int d = decades - 1; d > 0; d--)
+        order[m++] = d;
+    for (int k = 0; k < m; k++) {
+        int d = order[k];
+        if (d < 0)
+            units_format_int(peak, t[n].label, sizeof t[n].label);
         else
-            units_format_int(peak, label[d], sizeof label[d]);
-        at[d] = d < ticks ? curve_y(d == 0 ? 1 : (uint64_t)pow(10, d), span) : 1;
-        int len = (int)strlen(label[d]);
+            curve_y_label(d, t[n].label, sizeof t[n].label);
+        t[n++].at = d < 0 ? curve_y(peak, span) : curve_y((uint64_t)pow(10, d), span);
+    }
+    for (int d = 0; minor && d < decades && d < 6; d++)
+        for (int f = 2; f <= 5; f += 3) {
+            uint64_t v = (uint64_t)f * (uint64_t)pow(10, d);
+            if (v >= peak)
+                continue;
+            units_format_int(v, t[n].label, sizeof t[n].label);
+            t[n++].at = curve_y(v, span);
+        }
+    *gw = 0;
+    for (int k = 0; k < n; k++) {
+        int len = (int)strlen(t[k].label);
         *gw = len > *gw ? len : *gw;
     }
-    return ticks;
+    return n;
+}
+
+/* Rows of a plot h rows tall a decade takes, as many as 2 and 5 between the
+ * decades need to be told apart. */
+static bool chart_minor_ticks(int h, double span)
+{
+    return span > 0 && h / span >= 4;
 }
 
 struct rect view_chart_axes(struct rect r, uint64_t peak, double *span)
 {
     *span = curve_span(peak);
-    char label[CURVE_Y_TICKS_MAX + 1][32];
-    double at[CURVE_Y_TICKS_MAX + 1];
-    int gw, ticks = chart_y_ticks(peak, *span, label, at, &gw);
+    struct chart_tick yt[CHART_TICKS_MAX];
+    int gw, n = chart_y_ticks(peak, *span, chart_minor_ticks(r.h - 1, *span), yt, &gw);
     struct rect plot = {r.x + gw + 1, r.y, r.w - gw - 1, r.h - 1};
     bool u = roles_utf8();
     for (int row = 0; row < plot.h; row++)
         widget_text(plot.y + row, plot.x - 1, 1, ROLE_DIM, u ? "\u2502" : "|");
-    /* 1 and the highest tick always, the peak and the decades between where
-     * their rows are free */
+    /* each tick where its row is free, in the order they claim them */
     bool taken[PLOT_MAX_H] = {false};
-    int order[CURVE_Y_TICKS_MAX + 1], n = 0;
-    order[n++] = 0;
-    if (ticks > 1)
-        order[n++] = ticks - 1;
-    if (peak > 1)
-        order[n++] = ticks;
-    for (int d = 1; d < ticks - 1; d++)
-        order[n++] = d;
     for (int k = 0; k < n; k++) {
-        int d = order[k], x, y;
-        widget_plot_cell(plot, 0, at[d], &x, &y);
+        int x, y;
+        widget_plot_cell(plot, 0, yt[k].at, &x, &y);
         if (y - plot.y < 0 || y - plot.y >= PLOT_MAX_H || taken[y - plot.y])
             continue;
         taken[y - plot.y] = true;
-        int len = (int)strlen(label[d]);
-        widget_text(y, plot.x - 1 - len, len, ROLE_DIM, label[d]);
+        int len = (int)strlen(yt[k].label);
+        widget_text(y, plot.x - 1 - len, len, ROLE_DIM, yt[k].label);
         widget_text(y, plot.x - 1, 1, ROLE_DIM, u ? "\u2524" : "+");
     }
     int ay = plot.y + plot.h;
@@ -130,16 +166,16 @@ static struct rect chart_plot(const struct planner *p, struct rect r)
     if (r.h < 6 || r.w < 20)
         return (struct rect){0, 0, 0, 0};
     uint64_t peak = planner_curve(p)->max_users;
-    char label[CURVE_Y_TICKS_MAX + 1][32];
-    double at[CURVE_Y_TICKS_MAX + 1];
+    double span = curve_span(peak);
+    struct chart_tick t[CHART_TICKS_MAX];
     int gw;
-    chart_y_ticks(peak, curve_span(peak), label, at, &gw);
+    chart_y_ticks(peak, span, chart_minor_ticks(r.h - 3, span), t, &gw);
     return (struct rect){r.x + gw + 1, r.y + 1, r.w - gw - 1, r.h - 3};
 }
 
 /* The model's longest context as a dotted rule down the plot, named at its
  * top ("max 128k"), drawn under the curves; none when the axis ends first. */
-static void chart_max_context(struct rect plot, uint64_t max_context)
+void view_chart_max_context(struct rect plot, uint64_t max_context)
 {
     double fx = curve_x(max_context);
     if (fx < 0 || fx >= 1 || plot.w < 2)
@@ -171,8 +207,74 @@ uint64_t view_chart_context_at(const struct planner *p, int x, int y, bool drag)
     return curve_context(fx < 0 ? 0 : fx > 1 ? 1 : fx);
 }
 
+/* The terminal rows the chart first shows at, this wide, with these
+ * controls; 0 past any terminal's. */
+static int chart_rows_needed(const struct planner *p)
+{
+    enum control v[CTRL_COUNT];
+    int n = planner_controls(p, v);
+    for (int rows = p->frame.rows + 1; rows <= PLOT_MAX_H; rows++)
+        if (layout_compute(p->frame.cols, rows, n).chart.h >= 6)
+            return rows;
+    return 0;
+}
+
+/* The curve at the context ticks up to the model's longest context and at
+ * the last power of two within it: "4k 113", or "4k:113" when tight;
+ * returns their count. */
+static int chart_line_items(const struct planner *p, bool tight, char item[][40])
+{
+    const struct users_curve *c = planner_curve(p);
+    uint64_t max = planner_scenario(p)->model.max_context_tokens;
+    int n = 0, octave = (CHART_POINTS - 1) / 10, tick = 2 * octave;
+    for (int i = 0; i < CHART_POINTS && c->context_tokens[i] <= max; i += octave) {
+        bool last = i + octave >= CHART_POINTS || c->context_tokens[i + octave] > max;
+        if (i % tick != 0 && !last)
+            continue;
+        char t[32], u[32];
+        units_format_tokens_short(c->context_tokens[i], t, sizeof t);
+        units_format_int(c->users[i], u, sizeof u);
+        snprintf(item[n++], sizeof item[0], "%s%s%s", t, tight ? ":" : " ", u);
+    }
+    return n;
+}
+
+/* With no room for the chart, one row of it: the users at the context
+ * ticks, and the rows the chart needs, the longest text that fits. */
+static void chart_line(const struct planner *p, struct rect r)
+{
+    char need[64] = "", item[CURVE_X_TICKS + 1][40], line[3][320];
+    int rows = chart_rows_needed(p);
+    if (planner_curve(p)->max_users == 0) {
+        widget_text(r.y, r.x, r.w, ROLE_DIM, "No user fits at any context");
+        return;
+    }
+    for (int k = 0; k < 3; k++) {
+        int n = chart_line_items(p, k > 0, item);
+        if (rows && k == 0)
+            snprintf(need, sizeof need, " (the chart needs %d rows)", rows);
+        else if (rows)
+            snprintf(need, sizeof need, "%schart at %d rows", view_sep(), rows);
+        for (int from = 0; from < n && n - from >= (k < 2 ? 3 : 1); from++) {
+            int at = snprintf(line[k], sizeof line[k], "%s", k == 0 ? "Users by context:" : "Users");
+            for (int i = from; i < n; i++)
+                at += snprintf(line[k] + at, sizeof line[k] - at, "%s%s",
+                               i > from && k == 0 ? view_sep() : " ", item[i]);
+            snprintf(line[k] + at, sizeof line[k] - at, "%s", k < 2 ? need : "");
+            if (view_cols(line[k]) <= r.w) {
+                widget_text(r.y, r.x, r.w, ROLE_DIM, line[k]);
+                return;
+            }
+        }
+    }
+}
+
 void view_draw_chart(const struct planner *p, struct rect r)
 {
+    if (r.h >= 1 && r.h < 6) {
+        chart_line(p, r);
+        return;
+    }
     if (r.h < 6 || r.w < 20)
         return;
     const struct users_curve *c = planner_curve(p);
@@ -181,15 +283,25 @@ void view_draw_chart(const struct planner *p, struct rect r)
     chart_title(p, r);
     struct rect plot =
         view_chart_axes((struct rect){r.x, r.y + 1, r.w, r.h - 2}, c->max_users, &span);
-    double fit[CHART_POINTS], keep[CHART_POINTS];
+    uint64_t max = planner_scenario(p)->model.max_context_tokens;
+    double fit[CHART_POINTS], keep[CHART_POINTS], fit_past[CHART_POINTS], keep_past[CHART_POINTS];
     view_chart_heights(c->users, span, fit);
     view_chart_heights(c->users_slo, span, keep);
-    /* with a service level, what keeps it solid over what fits in memory, dotted */
-    struct plot_series series[2] = {
+    view_chart_past(c, max, fit, fit_past);
+    view_chart_past(c, max, keep, keep_past);
+    /* with a service level, what keeps it solid over what fits in memory,
+     * dotted; past the model's longest context, faint and dotted */
+    struct plot_series series[4] = {
         {keep, CHART_POINTS, ROLE_KV, PLOT_SOLID},
-        {fit, CHART_POINTS, c->slo ? ROLE_WARN : ROLE_KV, c->slo ? PLOT_DOTTED : PLOT_SOLID}};
-    chart_max_context(plot, planner_scenario(p)->model.max_context_tokens);
-    widget_plot(plot, c->slo ? series : series + 1, c->slo ? 2 : 1);
+        {fit, CHART_POINTS, c->slo ? ROLE_WARN : ROLE_KV, c->slo ? PLOT_DOTTED : PLOT_SOLID},
+        {keep_past, CHART_POINTS, ROLE_DIM, PLOT_DOTTED},
+        {fit_past, CHART_POINTS, ROLE_DIM, PLOT_DOTTED}};
+    if (!c->slo) {
+        series[0] = series[1];
+        series[1] = series[3];
+    }
+    view_chart_max_context(plot, max);
+    widget_plot(plot, series, c->slo ? 4 : 2);
     uint64_t ctx = planner_scenario(p)->context_tokens;
     uint64_t here_users = c->slo ? res->speed.users_at_service_level : res->max_users;
     int mx = view_chart_mark(plot, ctx, here_users, span, roles_utf8() ? "\u25cf" : "@",

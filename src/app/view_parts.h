@@ -153,6 +153,16 @@ struct rect view_chart_axes(struct rect r, uint64_t peak, double *span);
 /* A curve's counts as heights on that users axis (-1 where none fit). */
 void view_chart_heights(const uint64_t *users, double span, double out[CHART_POINTS]);
 
+/* A curve's heights y split at the model's longest context max: y keeps
+ * those up to it, past those beyond it (from the last point within, so the
+ * two join); -1 elsewhere. */
+void view_chart_past(const struct users_curve *c, uint64_t max, double y[CHART_POINTS],
+                     double past[CHART_POINTS]);
+
+/* The model's longest context as a dotted rule down the plot, named at its
+ * top ("max 128k"); none when the axis ends first. */
+void view_chart_max_context(struct rect plot, uint64_t max_context);
+
 /* The count at the current context as glyph on its curve (a cross at the
  * foot when none fit); returns its column, or -1 when the context is off
  * the axis. */

@@ -13,7 +13,8 @@ enum {
     LEGEND_ROW = 18,
     CHART_X = 90,  /* the plot's left edge: room for the users ticks */
     CHART_W = 760,
-    CHART_H = 260
+    CHART_H = 260,
+    SEG_MIN_W = 4 /* a segment's least width */
 };
 
 /* Each segment's key (data-segment), fill and pattern of lines over it:
@@ -97,6 +98,25 @@ static int listed(const uint64_t *seg, int *shown)
     return n;
 }
 
+/* Each segment's width in a bar bw wide, to scale, except that one that
+ * holds anything is at least SEG_MIN_W wide (taken from the widest), so
+ * that a draft or a prefix of a few hundred MiB beside tens of GiB shows. */
+static void bar_widths(const uint64_t *seg, double whole, double bw, double *width)
+{
+    int big = 0;
+    double owed = 0;
+    for (int i = 0; i < SEG_COUNT; i++) {
+        width[i] = whole > 0 ? bw * (double)seg[i] / whole : 0;
+        big = width[i] > width[big] ? i : big;
+    }
+    for (int i = 0; i < SEG_COUNT; i++)
+        if (seg[i] > 0 && width[i] < SEG_MIN_W && i != big) {
+            owed += SEG_MIN_W - width[i];
+            width[i] = SEG_MIN_W;
+        }
+    width[big] = width[big] > owed + SEG_MIN_W ? width[big] - owed : width[big];
+}
+
 /* One scenario's bar and its legend from y; returns the y after them. */
 static double bar(FILE *out, const struct svg_item *v, double y)
 {
@@ -118,9 +138,11 @@ static double bar(FILE *out, const struct svg_item *v, double y)
     fprintf(out, "<g class=\"bar\" data-scenario=\"");
     put_text(out, v->label);
     fprintf(out, "\" data-memory-bytes=\"%llu\">\n", (unsigned long long)r->memory_bytes_per_gpu);
+    double width[SEG_COUNT];
+    bar_widths(seg, whole, bw, width);
     for (int k = 0; k < n; k++) {
         int i = shown[k];
-        double w = whole > 0 ? bw * (double)seg[i] / whole : 0;
+        double w = width[i];
         fprintf(out,
                 "<rect class=\"segment\" data-segment=\"%s\" data-bytes=\"%llu\" x=\"%.2f\" "
                 "y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"url(#fill-%s)\" "
@@ -229,30 +251,78 @@ static void mark(FILE *out, int k, double x, double y, const char *colour, const
     fprintf(out, " fill=\"%s\" stroke=\"#000000\" stroke-width=\"1\"/>\n", colour);
 }
 
-/* One series: its runs of points that fit (a gap where none does). */
-static void series(FILE *out, const uint64_t *users, const struct users_curve *c, double top,
-                   double span, int k, const char *what, const char *label)
+/* Where the chart's plot is: its top edge, the decades its users axis
+ * spans, and the curve whose contexts a series' points are at. */
+struct plot_frame {
+    double top, span;
+    const struct users_curve *c;
+};
+
+/* The points i0 .. i1 (inclusive) of a series that fit, as polylines (a gap
+ * where none does); attrs for each. */
+static void polylines(FILE *out, const uint64_t *users, struct plot_frame f, int i0, int i1,
+                      const char *attrs)
 {
+    for (int i = i0; i <= i1;) {
+        if (users[i] == 0) {
+            i++;
+            continue;
+        }
+        fprintf(out, "<polyline%s%s points=\"", attrs[0] ? " " : "", attrs);
+        for (bool first = true; i <= i1 && users[i] > 0; i++, first = false)
+            fprintf(out, "%s%.1f,%.1f", first ? "" : " ", plot_x(curve_x(f.c->context_tokens[i])),
+                    plot_y(f.top, curve_y(users[i], f.span)));
+        fputs("\"/>\n", out);
+    }
+}
+
+/* One series: its runs of points that fit, past the model's longest
+ * context faint (what the plan says there, no context the model takes). */
+static void series(FILE *out, const struct svg_item *it, const uint64_t *users,
+                   struct plot_frame f, int k, const char *what)
+{
+    const struct users_curve *c = it->c;
+    f.c = c;
     fprintf(out, "<g class=\"series\" data-scenario=\"");
-    put_text(out, label);
+    put_text(out, it->label);
     fprintf(out, "\" data-series=\"%s\" data-points=\"", what);
     for (int i = 0; i < CHART_POINTS; i++)
         fprintf(out, "%s%llu:%llu", i ? " " : "", (unsigned long long)c->context_tokens[i],
                 (unsigned long long)users[i]);
     fprintf(out, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" stroke-dasharray=\"%s\">\n",
             series_colour[k], series_dash[k]);
-    for (int i = 0; i < CHART_POINTS;) {
-        if (users[i] == 0) {
-            i++;
-            continue;
-        }
-        fputs("<polyline points=\"", out);
-        for (bool first = true; i < CHART_POINTS && users[i] > 0; i++, first = false)
-            fprintf(out, "%s%.1f,%.1f", first ? "" : " ", plot_x(curve_x(c->context_tokens[i])),
-                    plot_y(top, curve_y(users[i], span)));
-        fputs("\"/>\n", out);
-    }
+    int last = -1; /* the last point within the model's longest context */
+    while (last + 1 < CHART_POINTS && c->context_tokens[last + 1] <= it->s->model.max_context_tokens)
+        last++;
+    polylines(out, users, f, 0, last, "");
+    if (last + 1 < CHART_POINTS)
+        polylines(out, users, f, last < 0 ? 0 : last, CHART_POINTS - 1,
+                  "class=\"beyond-max\" stroke-opacity=\"0.3\"");
     fputs("</g>\n", out);
+}
+
+/* The model's longest context as a rule down the plot, named at its top;
+ * one for each longest context the scenarios have, none past the axis. */
+static void max_contexts(FILE *out, const struct svg_item *v, int n, double top)
+{
+    for (int k = 0; k < n; k++) {
+        uint64_t m = v[k].s->model.max_context_tokens;
+        bool seen = false;
+        for (int j = 0; j < k; j++)
+            seen = seen || v[j].s->model.max_context_tokens == m;
+        double fx = curve_x(m);
+        if (seen || fx < 0 || fx >= 1)
+            continue;
+        char name[48], t[32], attrs[96];
+        snprintf(name, sizeof name, "max %s", units_format_tokens_short(m, t, sizeof t));
+        fprintf(out,
+                "<path class=\"max-context\" data-context=\"%llu\" d=\"M%.1f,%.1f V%.1f\" "
+                "stroke=\"#7f7f7f\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>\n",
+                (unsigned long long)m, plot_x(fx), top, top + CHART_H);
+        snprintf(attrs, sizeof attrs, "class=\"max-context-label\" fill=\"#595959\"%s",
+                 fx > 0.85 ? " text-anchor=\"end\"" : "");
+        text_at(out, plot_x(fx) + (fx > 0.85 ? -4 : 4), top + 12 + 14 * k, attrs, name);
+    }
 }
 
 /* The chart of every scenario's curve from y, with its legend; returns the
@@ -272,10 +342,12 @@ static double chart(FILE *out, const struct svg_item *v, int n, double y)
     axes(out, top, peak, span);
     /* one scenario with a service level: what keeps it beside what fits */
     bool slo = n == 1 && v[0].c->slo;
+    max_contexts(out, v, n, top);
+    struct plot_frame f = {top, span, NULL};
     for (int k = 0; k < n; k++)
-        series(out, v[k].c->users, v[k].c, top, span, k, "fit", v[k].label);
+        series(out, &v[k], v[k].c->users, f, k, "fit");
     if (slo)
-        series(out, v[0].c->users_slo, v[0].c, top, span, 1, "keep", v[0].label);
+        series(out, &v[0], v[0].c->users_slo, f, 1, "keep");
     double ly = top + CHART_H + 60;
     for (int k = 0; k < n + (slo ? 1 : 0); k++) {
         const struct svg_item *it = &v[k < n ? k : 0];

@@ -69,6 +69,24 @@ double widget_slider_fraction_at(int x, int w, int cx)
     return f < 0 ? 0 : f > 1 ? 1 : f;
 }
 
+/* Every segment that holds anything keeps at least one cell, taken from the
+ * largest (a draft or a prefix of a few hundred MiB beside tens of GiB
+ * rounds to none, yet the legend lists it). */
+static void bar_least_cells(int *cells, const struct bar_segment *seg, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (cells[i] > 0 || seg[i].fraction <= 0)
+            continue;
+        int big = 0;
+        for (int j = 1; j < n; j++)
+            big = cells[j] > cells[big] ? j : big;
+        if (cells[big] < 2)
+            return;
+        cells[big]--;
+        cells[i] = 1;
+    }
+}
+
 void widget_bar(int y, int x, int w, const struct bar_segment *seg, int n, bool over)
 {
     if (w <= 0)
@@ -112,6 +130,7 @@ void widget_bar(int y, int x, int w, const struct bar_segment *seg, int n, bool 
                 total--;
             }
     }
+    bar_least_cells(cells, seg, n);
     int cx = x;
     for (int i = 0; i < n; i++) {
         put_run(y, cx, cells[i], role_glyph(seg[i].role), role_attr(seg[i].role));

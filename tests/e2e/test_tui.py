@@ -50,8 +50,8 @@ def control_row(t, label):
     raise AssertionError("no %s control on screen:\n%s" % (label, t.text()))
 
 
-def start(*extra, cols=100, rows=30):
-    t = PtyTerm([KVPLAN, *SCENARIO, *extra], cols=cols, rows=rows, env=ENV)
+def start(*extra, cols=100, rows=30, scenario=SCENARIO):
+    t = PtyTerm([KVPLAN, *scenario, *extra], cols=cols, rows=rows, env=ENV)
     # the key bar is the last row curses sends: once it is there, the frame is whole
     t.wait_for(r"How the number is computed")
     t.wait_for(r"^\? help  q quit")
@@ -125,17 +125,21 @@ def chart_ticks(t):
     raise AssertionError("no chart axis on screen:\n%s" % t.text())
 
 
+# a model whose longest context (128k) leaves the chart's clicks room
+LONG = ["--gpu", "a100-80gb", "--model", "llama-3.1-8b", "--context", "4k"]
+
+
 def test_a_click_in_the_chart_sets_the_context_under_it():
     # the column of the 64k tick, one row above the axis: the Context slider's
     # 64k step, the plan of --context 64k, and z takes it back as it would the slider's
-    t = start(cols=120, rows=40)
+    t = start(cols=120, rows=40, scenario=LONG)
     try:
         y, at = chart_ticks(t)
         t.press(t.mouse_bytes(0, at["64k"], y - 1))
         t.press(t.mouse_bytes(0, at["64k"], y - 1, release=True))
         t.wait_for(r"at 64k tokens")
         assert control_value(t, "Context") == "64k", t.text()
-        assert users_on_screen(t) == plan(*SCENARIO[:-1], "64k")["result"]["max_users"]
+        assert users_on_screen(t) == plan(*LONG[:-1], "64k")["result"]["max_users"]
         t.press("z")
         t.wait_for(r"at 4k tokens")
         assert control_value(t, "Context") == "4k", t.text()
@@ -143,18 +147,38 @@ def test_a_click_in_the_chart_sets_the_context_under_it():
         t.kill()
 
 
-def test_dragging_in_the_chart_moves_the_context_and_holds_at_the_end():
+def test_a_click_past_the_models_longest_context_holds_at_it():
+    # Llama 2 7B takes 4k tokens: a click at 64k sets 4k and says why
     t = start(cols=120, rows=40)
     try:
         y, at = chart_ticks(t)
-        t.press(t.mouse_bytes(0, at["16k"], y - 1))
-        t.wait_for(r"at 16k tokens")
-        t.press(t.mouse_bytes(32, at["256k"], y - 1))
-        t.wait_for(r"at 256k tokens")
-        t.press(t.mouse_bytes(32, 119, 2))  # past the plot's right end, off its rows
+        t.press(t.mouse_bytes(0, at["1k"], y - 1))
+        t.press(t.mouse_bytes(0, at["1k"], y - 1, release=True))
+        t.wait_for(r"at 1k tokens")
+        t.press(t.mouse_bytes(0, at["64k"], y - 1))
+        t.press(t.mouse_bytes(0, at["64k"], y - 1, release=True))
+        t.wait_for(r"Context held at 4k, the model's longest")
+        assert control_value(t, "Context") == "4k", t.text()
+        assert "at 4k tokens" in t.text(), t.text()
+    finally:
+        t.kill()
+
+
+def test_dragging_in_the_chart_moves_the_context_and_holds_at_the_end():
+    t = start(cols=120, rows=40, scenario=LONG)
+    try:
+        y, at = chart_ticks(t)
+        t.press(t.mouse_bytes(0, at["4k"], y - 1))
+        t.wait_for(r"at 4k tokens")
+        t.press(t.mouse_bytes(32, at["64k"], y - 1))
+        t.wait_for(r"at 64k tokens")
+        # past the model's longest context (128k) and the plot's right end,
+        # off its rows: held at 128k, as plan computes it
+        t.press(t.mouse_bytes(32, 119, 2))
         t.press(t.mouse_bytes(0, 119, 2, release=True))
-        t.wait_for(r"at 1M tokens")
-        assert users_on_screen(t) == plan(*SCENARIO[:-1], "1M")["result"]["max_users"]
+        t.wait_for(r"at 128k tokens")
+        t.wait_for(r"Context held at 128k, the model's longest")
+        assert users_on_screen(t) == plan(*LONG[:-1], "128k")["result"]["max_users"]
     finally:
         t.kill()
 

@@ -16,23 +16,13 @@ import subprocess
 import sys
 import tempfile
 
+from chartcases import CASES
 from launchlib import check, main
 
 K = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kvplan")
 T = tempfile.mkdtemp(prefix="kvplan-chart.")
 ENV = dict(os.environ, XDG_CONFIG_HOME=os.path.join(T, "config"), LC_ALL="C.UTF-8")
 
-CASES = {
-    "default 64k": ["--context", "64k"],
-    "default 128k": ["--context", "128k"],
-    "default 256k": ["--context", "256k"],
-    "deepseek h200 vllm 64k": ["--model", "deepseek-v3.2", "--gpu", "h200", "--gpus", "8",
-                               "--engine", "vllm", "--context", "64k"],
-    "70b prefix draft": ["--model", "llama-3.1-70b", "--gpus", "4", "--engine", "vllm",
-                         "--context", "32k", "--prefix", "2k", "--draft-model", "llama-3.2-1b"],
-    "qwen3-next vllm": ["--model", "qwen3-next-80b-a3b", "--gpus", "4", "--engine", "vllm"],
-    "service level": ["--context", "16k", "--min-tok-s", "40"],
-}
 SIZE = re.compile(r"\d[\d,.]*(?: [KMGTP]?i?B|[BKMGTP])(?![A-Za-z])")
 BRAILLE = re.compile("[\u2801-\u28ff\u25cf]")
 

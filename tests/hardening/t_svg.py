@@ -118,6 +118,29 @@ def one(name, args):
     if eng:
         check(name + ": the title names the engine " + eng.group(1), len(title) == 1 and
               (", %s at " % eng.group(1)) in title[0], "%s %s" % (title, text.splitlines()[0]))
+    # every segment that holds bytes is wide enough to see (4 of 840 units),
+    # however small beside the others
+    widths = {r.get("data-segment"): float(r.get("width")) for r in root.iter(NS + "rect")
+              if r.get("class") == "segment" and int(r.get("data-bytes")) > 0}
+    check(name + ": every segment with bytes visible", all(w >= 4 for w in widths.values()),
+          widths)
+    # the model's longest context: a rule at its place on the axis, and the
+    # curves past it faint
+    maxc = json.loads(p.stdout)["scenario"]["model"]["max_context_tokens"]
+    rules = [e for e in root.iter(NS + "path") if e.get("class") == "max-context"]
+    faint = [e for e in root.iter(NS + "polyline") if e.get("class") == "beyond-max"]
+    if maxc < 1 << 20:
+        check(name + ": a rule at the model's longest context",
+              len(rules) == 1 and int(rules[0].get("data-context")) == maxc, rules)
+        # (each faint run from the last point within, where the solid one ends)
+        xs = [float(x.split(",")[0]) for e in faint for x in e.get("points").split()[1:]]
+        check(name + ": the curve past it faint", not xs or min(xs) >= float(
+            re.match(r"M([0-9.]+),", rules[0].get("d")).group(1)) - 0.1 if rules else False, xs)
+        solid = [float(x.split(",")[0]) for g in series for e in g.iter(NS + "polyline")
+                 if e.get("class") != "beyond-max" for x in e.get("points").split()]
+        check(name + ": no solid curve past it", rules and all(
+            x <= float(re.match(r"M([0-9.]+),", rules[0].get("d")).group(1)) + 0.1
+            for x in solid), solid)
     yt = [t.text for t in root.iter(NS + "text") if t.get("class") == "y-tick"]
     xt = [t.text for t in root.iter(NS + "text") if t.get("class") == "x-tick"]
     check(name + ": users ticks 1 and 10 labelled", yt[:2] == ["1", "10"], yt)

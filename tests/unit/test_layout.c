@@ -104,6 +104,10 @@ static void the_minimum_sizes_work_and_one_less_does_not(void **state)
     struct planner_layout l = layout_compute(80, 24, CONTROLS_VISIBLE_MAX);
     assert_true(l.big_digits);
     assert_int_equal(l.bar.h, 7);
+    /* and no room for the chart: one row of it below the bar, not nothing */
+    assert_int_equal(l.chart.h, 1);
+    assert_int_equal(l.chart.y, l.bar.y + l.bar.h);
+    assert_true(l.chart.y < l.explain.y);
     /* 160x48 adds breathing room and the chart (the generic rule's 16
      * controls; with every extra shown they close up to one a row) */
     l = layout_compute(160, 48, 16);
