@@ -7,14 +7,15 @@
  * The bytes are the engines' own layout of a row: vLLM
  * v1/kv_cache_interface.py, MLAAttentionSpec.real_page_size_bytes and
  * SlidingWindowMLASpec.real_page_size_bytes ("448B NoPE + 128B RoPE + 8B fp8
- * scale = 584B per token", model_version "deepseek_v4", main at 001cabc1's
- * successor read in December 2026); models' deepseek_v4_attention.py,
+ * scale = 584B per token", model_version "deepseek_v4", main as read in late
+ * 2026, the version with compress_ratio); model_executor/layers/
+ * deepseek_v4_attention.py (commit 0a291a2e),
  * DeepseekV4MultiHeadLatentAttentionWrapper head_bytes (448 + 64 x 2 + 448 /
  * 64 + 1) and DeepseekV4Indexer (k_cache_head_dim = 128 + 128 / 128 x 4 =
- * 132, commit 0a291a2e); layers/deepseek_compressor.py, DeepseekCompressor
- * and CompressorStateCache (state_dim 2 x coff x head_dim fp32, sliding
- * window coff x ratio, coff 2 at ratio 4, commit 0de10a27). SGLang's
- * DSV4PoolConfigurator plans the same rows (test_dsv4_pool_configurator.py:
+ * 132); model_executor/layers/deepseek_compressor.py (commit 0de10a27),
+ * DeepseekCompressor and CompressorStateCache (state_dim 2 x coff x head_dim
+ * fp32, sliding window coff x ratio, coff 2 at ratio 4). SGLang's
+ * DSV4PoolConfigurator plans the same rows (its test_dsv4_pool_configurator.py:
  * 584 B a packed FP8 row, 132 B an indexer key). */
 #include "engine_fixture.h"
 
