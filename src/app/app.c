@@ -43,6 +43,9 @@ static struct planner *open_planner(const struct app_input *in)
         planner_set_origin(&p, 0, in->load_path, in->scenario_label);
     else if (in->load_path)
         planner_set_file(&p, in->load_path);
+    if (in->load_path)
+        planner_mark_saved(&p); /* each scenario as on file */
+    planner_prefix_held(&p, in->prefix_asked); /* said on the status line, as a step says it */
     return &p;
 }
 

@@ -18,6 +18,7 @@ struct app_input {
     const char *scenario_label;              /* --scenario NAME, or NULL */
     const char *const *preset_dirs;          /* the --presets directories */
     int preset_dir_count;
+    uint64_t prefix_asked; /* the prefix asked when the options held it (0: none held) */
 };
 
 /* Runs the planner on the terminal until the user quits. Returns the exit

@@ -242,12 +242,11 @@ static int listed_values(enum control c, const struct scenario *s, const struct 
         for (int i = 0; i < N_W; i++)
             v[n++] = (uint64_t)i;
         return n;
-    case CTRL_ENGINE: /* each engine at its latest, then the older versions pinned, in the
-                       * order `kvplan list engines` gives them */
-        for (uint64_t e = 0; e < ENGINE_COUNT; e++)
-            v[n++] = e;
+    case CTRL_ENGINE: /* each engine at its latest, then its older releases pinned, newest
+                       * first: the order `kvplan list engines` gives them */
         for (int e = 0; e < ENGINE_COUNT; e++) {
             const struct engine_desc *d = engine_desc((enum engine_kind)e);
+            v[n++] = (uint64_t)e;
             for (int i = 0; i < ENGINE_VERSIONS_MAX && d->versions[i].label; i++)
                 if (d->versions[i].rule != RULE_CURRENT)
                     v[n++] = control_engine_value((enum engine_kind)e, d->versions[i].rule);

@@ -8,15 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* the split of the heads: core scenario_heads_split, none when the engine
- * splits layers */
 bool control_tp_even(const struct scenario *s, uint64_t tp)
 {
-    const struct model_spec *m = &s->model;
-    if (engine_desc(s->engine.kind)->splits_layers)
-        return true;
-    return scenario_heads_split(m, s->kv_heads ? s->kv_heads : m->kv_heads,
-                                m->attention == ATTENTION_MLA, (uint32_t)tp);
+    return scenario_tp_even(s, (uint32_t)tp);
 }
 
 /* The track's top is a count of GPUs alone, never of the split (TP x
@@ -116,7 +110,7 @@ void control_load_set(enum control c, struct scenario *s, uint64_t value)
     case CTRL_PP:
         s->pp = value > 1 ? (uint32_t)value : 0;
         if (s->tp && s->gpus % (s->tp * scenario_pp(s)) != 0)
-            s->tp = 0; /* the split no longer divides: one replica of every GPU */
+            s->tp = 0; /* the split no longer divides: the default (scenario_tp) */
         break;
     case CTRL_EXPERTS:
         if (experts_knob(s) == SF_DP_ATTENTION)

@@ -29,7 +29,7 @@ void control_set_gpus(struct scenario *s, uint32_t gpus)
 {
     s->gpus = gpus;
     if (s->tp && gpus % (s->tp * scenario_pp(s)) != 0)
-        s->tp = 0; /* the split no longer divides: one replica of every GPU */
+        s->tp = 0; /* the split no longer divides: the default (scenario_tp) */
 }
 
 /* The engine (and its version) at a step of the Engine control: the knobs

@@ -14,6 +14,7 @@
 #include "app/prompts.h"
 #include "app/screens.h"
 #include "app/view.h"
+#include "core/launch.h"
 #include "core/solve.h"
 #include "core/version.h"
 #include "io/fileio.h"
@@ -251,13 +252,33 @@ static int k_copy_command(struct planner *p)
     return flags;
 }
 
+/* The launch line, or over several nodes or servers every one's command
+ * (core/launch.h), a line each, as JSON's engine.launch_servers lists them. */
 static int k_copy_launch(struct planner *p)
 {
-    if (!engine_desc(planner_result(p)->profile)->server) {
+    const struct plan_result *r = planner_result(p);
+    if (!engine_desc(r->profile)->server) {
         snprintf(p->status, sizeof p->status, "the generic rule has no launch line: pick an engine");
         return PLAN_REDRAW;
     }
-    return copy(p, planner_result(p)->engine.launch, "launch line");
+    int n = launch_servers(r);
+    if (n == 0)
+        return copy(p, r->engine.launch, "launch line");
+    static char all[PLANNER_COPY_MAX], one[ENGINE_LAUNCH_MAX + 1024];
+    size_t len = 0;
+    all[0] = '\0';
+    for (int k = 0; k < n && len < sizeof all; k++)
+        len = launch_server(r, k, one, sizeof one)
+                  ? len + (size_t)snprintf(all + len, sizeof all - len, k ? "\n%s" : "%s", one)
+                  : sizeof all;
+    char what[64];
+    snprintf(what, sizeof what, "%d commands (one a node or server)", n);
+    if (len >= sizeof all) { /* never a part of them */
+        snprintf(p->status, sizeof p->status, "the %s are longer than kvplan can copy: not copied",
+                 what);
+        return PLAN_REDRAW;
+    }
+    return copy(p, all, what);
 }
 
 static int k_target(struct planner *p)

@@ -55,6 +55,14 @@ struct planner_layout layout_compute(int cols, int rows, int n_controls)
     return l;
 }
 
+void layout_take_status(struct planner_layout *l, int rows)
+{
+    if (l->too_small || rows >= 30 || l->status.h == 0)
+        return;
+    l->explain.h += l->status.h;
+    l->status.h = 0;
+}
+
 /* one row of context beside the focus when the list shows three rows or more */
 static int control_context(int shown)
 {

@@ -68,6 +68,10 @@ struct frame_layout {
  * too_small (and zero rects) below LAYOUT_MIN_COLS x LAYOUT_MIN_ROWS. */
 struct planner_layout layout_compute(int cols, int rows, int n_controls);
 
+/* Below 30 rows, a status row with nothing to say goes to the explain pane
+ * (no blank row above the key bar); a message or warning takes it back. */
+void layout_take_status(struct planner_layout *l, int rows);
+
 /* The first control shown when n controls share `shown` rows, the one at
  * index `focus` has the focus and `top` was shown first in the last frame:
  * the list moves only as far as it must to keep the focus in view (with

@@ -93,6 +93,19 @@ static void hold_prefix(const struct planner *p, struct scenario *s, uint64_t *a
     *held = s->prefix_tokens != *asked;
 }
 
+void planner_prefix_held(struct planner *p, uint64_t asked)
+{
+    struct planner_slot *sl = &p->slots[p->current];
+    if (asked <= sl->scenario.prefix_tokens)
+        return;
+    char a[32], h[32];
+    units_format_tokens(asked, a, sizeof a);
+    units_format_tokens(sl->scenario.prefix_tokens, h, sizeof h);
+    sl->prefix_chosen = asked;
+    snprintf(p->status, sizeof p->status,
+             "Prefix %s reaches the context: held to %s until the context grows", a, h);
+}
+
 bool planner_apply(struct planner *p, const struct scenario *given)
 {
     struct scenario before = *planner_scenario(p), s = *given;
@@ -103,15 +116,11 @@ bool planner_apply(struct planner *p, const struct scenario *given)
     const struct scenario *next = &s;
     if (!compute(p, next))
         return false;
-    struct planner_slot *kept = &p->slots[p->current];
-    char a[32], h[32];
-    units_format_tokens(asked, a, sizeof a);
-    units_format_tokens(s.prefix_tokens, h, sizeof h);
     if (held) {
-        kept->prefix_chosen = asked;
-        snprintf(p->status, sizeof p->status,
-                 "Prefix %s reaches the context: held to %s until the context grows", a, h);
+        planner_prefix_held(p, asked);
     } else if (before.prefix_tokens < chosen && s.prefix_tokens == chosen) {
+        char a[32];
+        units_format_tokens(asked, a, sizeof a);
         snprintf(p->status, sizeof p->status, "Prefix %s is back: the context holds it", a);
     }
     if (memcmp(&before, planner_scenario(p), sizeof before) != 0) {
@@ -307,7 +316,7 @@ void planner_init(struct planner *p, const struct catalog *c, const struct scena
     p->slots[0].scenario = *s;
     curve_compute(s, &p->slots[0].curve);
     compute(p, s);
-    p->saved_print = planner_session_print(p);
+    p->saved_print = planner_session_print(p); /* nothing on file: no scenario saved */
 }
 
 void planner_init_session(struct planner *p, const struct catalog *c,
@@ -332,7 +341,7 @@ void planner_init_session(struct planner *p, const struct catalog *c,
     p->reference = ss->reference;
     p->current = ss->current;
     enter_current(p);
-    p->saved_print = planner_session_print(p);
+    planner_mark_saved(p);
 }
 
 static uint64_t fnv(uint64_t h, const char *text)
@@ -342,24 +351,46 @@ static uint64_t fnv(uint64_t h, const char *text)
     return (h ^ 0xff) * 1099511628211ull; /* ends each text: "ab","c" differs from "a","bc" */
 }
 
-uint64_t planner_session_print(const struct planner *p)
+/* One scenario's part of the session's fingerprint. */
+static uint64_t slot_print(uint64_t h, const struct planner_slot *sl)
 {
     /* the command line carries every scenario field (test_command checks it) */
-    uint64_t h = 14695981039346656037ull;
     char line[REPORT_COMMAND_MAX];
-    for (int i = 0; i < p->count; i++) {
-        h = fnv(h, p->slots[i].label);
-        h = fnv(h, p->slots[i].note);
-        report_command_line(&p->slots[i].scenario, line, sizeof line);
-        h = fnv(h, line);
-        const struct load_settings *ls = &p->slots[i].load; /* the Load screen's */
-        snprintf(line, sizeof line, "%g %llu %llu %llu %g %g %llu", ls->rate,
-                 (unsigned long long)ls->input_len, (unsigned long long)ls->output_len,
-                 (unsigned long long)ls->max_concurrency, ls->slo_ttft_ms, ls->slo_tpot_ms,
-                 (unsigned long long)ls->seed);
-        h = fnv(h, line);
-    }
+    h = fnv(h, sl->label);
+    h = fnv(h, sl->note);
+    report_command_line(&sl->scenario, line, sizeof line);
+    h = fnv(h, line);
+    const struct load_settings *ls = &sl->load; /* the Load screen's */
+    snprintf(line, sizeof line, "%g %llu %llu %llu %g %g %llu", ls->rate,
+             (unsigned long long)ls->input_len, (unsigned long long)ls->output_len,
+             (unsigned long long)ls->max_concurrency, ls->slo_ttft_ms, ls->slo_tpot_ms,
+             (unsigned long long)ls->seed);
+    return fnv(h, line);
+}
+
+#define PRINT_BASIS 14695981039346656037ull
+
+uint64_t planner_session_print(const struct planner *p)
+{
+    uint64_t h = PRINT_BASIS;
+    for (int i = 0; i < p->count; i++)
+        h = slot_print(h, &p->slots[i]);
     return h;
+}
+
+void planner_mark_saved(struct planner *p)
+{
+    p->saved_print = planner_session_print(p);
+    for (int i = 0; i < p->count; i++)
+        p->slots[i].saved_print = slot_print(PRINT_BASIS, &p->slots[i]);
+}
+
+int planner_unsaved_count(const struct planner *p)
+{
+    int n = 0;
+    for (int i = 0; i < p->count; i++)
+        n += slot_print(PRINT_BASIS, &p->slots[i]) != p->slots[i].saved_print;
+    return n;
 }
 
 bool planner_unsaved(const struct planner *p)

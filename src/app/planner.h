@@ -62,7 +62,8 @@ enum {
     /* what y or Y copies, whole: the longest command or launch line */
     PLANNER_COPY_MAX = ((int)ENGINE_LAUNCH_MAX > (int)REPORT_COMMAND_MAX ? (int)ENGINE_LAUNCH_MAX
                                                                     : (int)REPORT_COMMAND_MAX) +
-                       2 * PLANNER_PATH_MAX /* a --load FILE, --presets DIR */
+                       2 * PLANNER_PATH_MAX /* a --load FILE, --presets DIR */ +
+                       48 * 1024 /* Y over several nodes or servers: every one's command */
 };
 
 /* The file a scenario was read from or last exported to, for the command y
@@ -85,6 +86,7 @@ struct planner_slot {
                            * take it keeps it here, and the next engine that can gets it */
     uint64_t prefix_chosen; /* the prefix last asked: a context that reaches it holds it
                              * to the context less one token, one that grows brings it back */
+    uint64_t saved_print; /* its planner_slot_print when last opened or exported */
     struct plan_result result;
     struct users_curve curve;
     int undo_count, redo_count;
@@ -180,6 +182,11 @@ enum { PLAN_REDRAW = 1, PLAN_QUIT = 2 };
 /* A planner on scenario s (already validated) with the catalogue c. */
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s);
 
+/* The current scenario's prefix was held below `asked` (a prefix that
+ * reaches the context, held to it less one token): the Prefix control keeps
+ * asking for `asked` and the status line says so; nothing when not held. */
+void planner_prefix_held(struct planner *p, uint64_t asked);
+
 /* A planner on a whole session (labels, notes, the current and the reference). */
 void planner_init_session(struct planner *p, const struct catalog *c,
                           const struct snapshot_session *ss);
@@ -245,6 +252,11 @@ int planner_versus(const struct planner *p, int *out);
  * fingerprint differs from the one taken when it was opened or exported. */
 uint64_t planner_session_print(const struct planner *p);
 bool planner_unsaved(const struct planner *p);
+/* The session as it stands is the one on file: its print and each scenario's. */
+void planner_mark_saved(struct planner *p);
+/* The scenarios changed or added since the session was opened or exported
+ * (0 when only a removal or an order changed). */
+int planner_unsaved_count(const struct planner *p);
 
 /* Scenario i came from the file at path (label: its label there, "" for
  * the file's current scenario); a path too long to keep leaves none. */

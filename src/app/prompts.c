@@ -135,7 +135,7 @@ void prompt_export(struct planner *p, const char *path, enum prompt_kind kind)
     if (ok) {
         p->error[0] = '\0'; /* an older failure is history once a write succeeds */
         if (kind == PROMPT_EXPORT) {
-            p->saved_print = planner_session_print(p); /* the session is safe: q quits */
+            planner_mark_saved(p); /* the session is safe: q quits */
             planner_set_file(p, path); /* y copies a --load of it */
             recent_remember(path, &d); /* o offers it; a list not kept leaves the export done */
         }
@@ -239,8 +239,8 @@ static void what_would_it_take(struct planner *p)
                      u, us);
             break;
         case CHANGE_GPUS:
-            snprintf(o->text, sizeof o->text, "%u GPUs (TP %u x %u) instead of %u: %s %s",
-                     s->gpus, s->tp ? s->tp : s->gpus, s->tp ? s->gpus / s->tp : 1,
+            split_text(s, a, sizeof a); /* "2 x TP8", "TP8 PP2", "layers/15" */
+            snprintf(o->text, sizeof o->text, "%u GPUs (%s) instead of %u: %s %s", s->gpus, a,
                      now->gpus, u, us);
             break;
         case CHANGE_PREFIX:

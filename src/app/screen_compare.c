@@ -24,17 +24,6 @@ static void compare_cell(int y, int x, int w, enum role role, const char *text)
     widget_text(y, x, w, role, widget_fit(text, w, cut, sizeof cut));
 }
 
-/* " x PP 2", ", DP attn": what a layout adds to replicas x TP (one buffer a side) */
-static const char *layout_extra(const struct plan_result *r, int side)
-{
-    static char buf[2][48];
-    char *b = buf[side & 1];
-    int n = r->pp > 1 ? snprintf(b, sizeof buf[0], " x PP %u", r->pp) : (b[0] = '\0', 0);
-    if (r->dp_attention)
-        snprintf(b + n, sizeof buf[0] - (size_t)n, ", DP attn");
-    return b;
-}
-
 static void compare_row(int y, int x, int w, const char *label, const char *before,
                         const char *now, bool number, double b, double n)
 {
@@ -106,12 +95,22 @@ static int compare_frame(const struct planner *p, struct rect box)
 static void setup_rows(const struct side sd[2], struct cursor *c)
 {
     char a[2][96];
-    ROW_WORDS("GPU", "%u x %s", sd[i].s->gpus, sd[i].s->gpu.id);
-    char group[2][48];
+    /* the names, as the title gives them; the ids where a name does not fit its cell */
+    int cell = (c->w - 22) / 3 - 1;
+    bool ids = false;
+    for (int i = 0; i < 2; i++) {
+        snprintf(a[i], sizeof a[i], "%u x %s", sd[i].s->gpus, sd[i].s->gpu.name);
+        ids = ids || view_cols(a[i]) > cell;
+    }
+    ROW_WORDS("GPU", "%u x %s", sd[i].s->gpus, ids ? sd[i].s->gpu.id : sd[i].s->gpu.name);
+    char group[2][64];
     for (int i = 0; i < 2; i++)
-        plan_layout_group(sd[i].r, group[i], sizeof group[i]);
-    ROW_WORDS("Layout", "%s%s", group[i], layout_extra(sd[i].r, i));
-    ROW_WORDS("Model", "%s", sd[i].s->model.id);
+        plan_layout_title(sd[i].r, group[i], sizeof group[i]);
+    ROW_WORDS("Layout", "%s%s", group[i], sd[i].r->dp_attention ? ", DP attn" : "");
+    ids = false;
+    for (int i = 0; i < 2; i++)
+        ids = ids || view_cols(sd[i].s->model.name) > cell;
+    ROW_WORDS("Model", "%s", ids ? sd[i].s->model.id : sd[i].s->model.name);
     char engine[2][64];
     for (int i = 0; i < 2; i++)
         engine_version_title(sd[i].r->profile, sd[i].r->rule, engine[i], sizeof engine[i]);
@@ -226,7 +225,7 @@ static void cost_row(const struct side sd[2], struct cursor *c, const char *labe
         v[i] = kind == 0 ? r->cost_per_million_output_tokens
                : kind == 1 ? r->cost_per_million_input_tokens
                            : r->cost_per_user_hour;
-        snprintf(a[i], sizeof a[i], v[i] >= 0 ? "$%.4f" : "n/a", v[i]);
+        explain_format(v[i], XU_USD, sd[i].s->units, a[i], sizeof a[i]); /* n/a below 0 */
     }
     put_row(c, label, a[0], a[1], v[0] >= 0 && v[1] >= 0, v[0], v[1]);
 }

@@ -6,17 +6,27 @@
 #include "app/screens.h"
 #include "app/view_parts.h"
 
+/* "3 scenarios not exported", counting those changed or added since the
+ * export (or the opening); "changes not exported" when only a removal is. */
+static void unsaved_words(const struct planner *p, char *buf, size_t size)
+{
+    int n = planner_unsaved_count(p);
+    if (n > 0)
+        snprintf(buf, size, "%d scenario%s not exported", n, n == 1 ? "" : "s");
+    else
+        snprintf(buf, size, "changes not exported");
+}
+
 static void confirm_line(const struct planner *p, struct rect r)
 {
-    char line[PLANNER_TEXT_MAX + 96];
+    char line[PLANNER_TEXT_MAX + 96], what[48];
     view_fill_row(r.y, r.x, r.w, ROLE_TEXT);
+    unsaved_words(p, what, sizeof what);
     if (p->pending.kind == PROMPT_QUIT)
-        snprintf(line, sizeof line, "Quit? %d scenario%s not exported (e exports). (y/N) ",
-                 p->count, p->count == 1 ? "" : "s");
+        snprintf(line, sizeof line, "Quit? %s (e exports). (y/N) ", what);
     else if (p->pending.kind == PROMPT_OPEN)
-        snprintf(line, sizeof line,
-                 "Open another file? It replaces %d scenario%s not exported (e exports). (y/N) ",
-                 p->count, p->count == 1 ? "" : "s");
+        snprintf(line, sizeof line, "Open another file? It replaces %s (e exports). (y/N) ",
+                 what);
     else if (p->pending.kind == PROMPT_REMOVE)
         snprintf(line, sizeof line, "Remove scenario %d %s%s? It cannot be undone. (y/N) ",
                  p->current + 1, p->slots[p->current].label,

@@ -34,6 +34,22 @@ static int copied_note(const char *note, int y, int x, int w, bool draw)
     return rows;
 }
 
+/* Each line of text (several commands, a line each) wrapped at width as
+ * shell_wrap wraps one, into out (NULL: none); returns the bytes needed. */
+static size_t wrap_lines(const char *text, size_t width, char *out, size_t size)
+{
+    size_t need = 0;
+    static char one[PLANNER_COPY_MAX];
+    for (const char *t = text; *t;) {
+        const char *eol = strchr(t, '\n');
+        size_t n = eol ? (size_t)(eol - t) : strlen(t);
+        snprintf(one, sizeof one, "%.*s", (int)n, t);
+        need += shell_wrap(one, width, out ? out + need : NULL, out ? size - need : 0);
+        t += n + (eol != NULL);
+    }
+    return need;
+}
+
 static void copied_draw(const struct planner *p, int cols, int lines)
 {
     if (!view_draw_base(p))
@@ -43,10 +59,12 @@ static void copied_draw(const struct planner *p, int cols, int lines)
     /* wrapped so that a selection of every line pastes as the one command
      * (core/shell.h: " \\" between words, a word too long for a line
      * continued on the next) */
-    size_t need = shell_wrap(p->copied, room > 0 ? (size_t)room : 0, NULL, 0);
+    size_t need = wrap_lines(p->copied, room > 0 ? (size_t)room : 0, NULL, 0);
     char *text = malloc(need + 1);
-    if (text)
-        shell_wrap(p->copied, room > 0 ? (size_t)room : 0, text, need + 1);
+    if (text) {
+        text[0] = '\0';
+        wrap_lines(p->copied, room > 0 ? (size_t)room : 0, text, need + 1);
+    }
     int n = 0;
     for (const char *c = text ? text : ""; *c; c++)
         n += *c == '\n';

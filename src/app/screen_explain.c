@@ -211,23 +211,28 @@ static void draw_title(const struct planner *p, struct rect r, int top, int tota
 {
     const struct scenario *s = planner_scenario(p);
     const struct plan_result *res = planner_result(p);
-    char line[256], ctx[32], where[64], group[48] = "";
+    char line[256], ctx[32], where[72], group[64] = "";
     view_fill_row(r.y, r.x, r.w, ROLE_KEY);
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
     if (res->replicas > 1 || res->pp > 1) {
-        plan_layout_group(res, group, sizeof group);
+        plan_layout_title(res, group, sizeof group);
         snprintf(where, sizeof where, " (%s)", group);
         snprintf(group, sizeof group, "%s", where);
     }
     bool server = engine_desc(res->profile)->server;
     char engine[64];
     engine_version_title(res->profile, res->rule, engine, sizeof engine);
-    snprintf(line, sizeof line, " kvplan  every explain row: %s on %u x %s%s at %s%s%s",
-             s->model.id, s->gpus, s->gpu.id, group, ctx, server ? ", " : "",
-             server ? engine : "");
     int last = top + shown < total ? top + shown : total;
     snprintf(where, sizeof where, " lines %d-%d of %d ", total ? top + 1 : 0, last, total);
     int ww = (int)strlen(where);
+    /* the names, as the main screen's title; the ids where they do not fit */
+    for (int ids = 0; ids < 2; ids++) {
+        snprintf(line, sizeof line, " kvplan  every explain row: %s on %u x %s%s at %s%s%s",
+                 ids ? s->model.id : s->model.name, s->gpus, ids ? s->gpu.id : s->gpu.name, group,
+                 ctx, server ? ", " : "", server ? engine : "");
+        if (view_cols(line) <= r.w - ww - 1)
+            break;
+    }
     char cut[256];
     widget_text(r.y, r.x, r.w - ww, ROLE_KEY, widget_fit(line, r.w - ww - 1, cut, sizeof cut));
     widget_text(r.y, r.x + r.w - ww, ww, ROLE_KEY, where);

@@ -23,7 +23,9 @@ static void ellipsize(const char *text, int w, char *out, size_t size)
             cut = i;
             break;
         }
-    snprintf(out, size, "%.*s%s", cut, text, roles_utf8() ? "\u2026" : "~");
+    /* padded to w columns here: the ellipsis is one column of three bytes,
+     * and printf's %-*s pads by bytes */
+    snprintf(out, size, "%.*s%s%*s", cut, text, roles_utf8() ? "\u2026" : "~", w - cut - 1, "");
 }
 
 static void picker_layout(struct planner *p)
@@ -95,7 +97,11 @@ static void picker_draw(const struct planner *p, int cols, int lines)
             else
                 snprintf(heads, sizeof heads, "%s %u/%u", spec_attention_name(m->attention),
                          m->kv_heads, m->attention_heads);
-            units_format_bytes_exact(kvcost_model_bytes_per_token(m), a, sizeof a);
+            /* one format in the whole column, whole KiB: 30 KiB above 128 KiB, never
+             * 30.38 KiB above 128 KiB */
+            uint64_t kib = (kvcost_model_bytes_per_token(m) + KIB / 2) / KIB;
+            units_format_int(kib, a, sizeof a);
+            strcat(a, " KiB");
             units_format_tokens_short(m->max_context_tokens, b, sizeof b);
             ellipsize(m->name, name_w, name, sizeof name);
             snprintf(line, sizeof line, "%-18s %7s  %-*s %6.1fB %6u %-10s %9s %5s", m->id, users,

@@ -166,12 +166,17 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
     y = panel_count(p, slot, first, r, y, scale, under);
     if (y + VERSUS_SPEED_ROWS <= end)
         y = panel_speed(res, s->units, r, y);
-    snprintf(line, sizeof line,
-             engine_desc(res->profile)->splits_layers ? "%u x %s, layers/%u" : "%u x %s, TP %u", s->gpus,
-             s->gpu.id, res->tp);
+    /* the names, as the title gives them; the ids where a name does not fit */
+    char words[48];
+    plan_layout_words(res, words, sizeof words);
+    snprintf(line, sizeof line, "%u x %s, %s", s->gpus, s->gpu.name, words);
+    if (view_cols(line) > r.w)
+        snprintf(line, sizeof line, "%u x %s, %s", s->gpus, s->gpu.id, words);
     if (y < end)
         widget_text(y++, r.x, r.w, ROLE_TEXT, line);
-    snprintf(line, sizeof line, "%s, %s cache", s->model.id, dtype_info(res->kv_dtype)->name);
+    snprintf(line, sizeof line, "%s, %s cache", s->model.name, dtype_info(res->kv_dtype)->name);
+    if (view_cols(line) > r.w)
+        snprintf(line, sizeof line, "%s, %s cache", s->model.id, dtype_info(res->kv_dtype)->name);
     if (y < end)
         widget_text(y++, r.x, r.w, ROLE_TEXT, line);
     for (int e = 0; e < 2; e++) {

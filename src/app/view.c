@@ -17,10 +17,7 @@ static void info_line(const struct scenario *s, struct rect r, char *line, size_
     units_format_tokens_short(m->max_context_tokens, maxc, sizeof maxc);
     /* the KV heads in use (the KV heads control moves them), and their kind */
     uint32_t kvh = s->kv_heads ? s->kv_heads : m->kv_heads;
-    enum attention_kind kind = m->attention == ATTENTION_MLA ? ATTENTION_MLA
-                               : kvh == 1                   ? ATTENTION_MQA
-                               : kvh == m->attention_heads  ? ATTENTION_MHA
-                                                            : ATTENTION_GQA;
+    enum attention_kind kind = spec_attention_with(m, s->kv_heads);
     if (m->attention == ATTENTION_MLA)
         snprintf(heads, sizeof heads, "MLA latent %u+%u", m->kv_lora_rank, m->qk_rope_head_dim);
     else
@@ -79,13 +76,14 @@ static void draw_info(const struct planner *p, struct rect r)
         bool has_vram;
         uint64_t vram_bytes;
         uint32_t wired_limit_mb;
+        uint32_t kv_heads;
         enum unit_system units;
         char line[600];
     } last;
     const struct scenario *s = planner_scenario(p);
     if (!last.valid || last.w != r.w || last.has_vram != s->has_vram ||
         last.vram_bytes != s->vram_bytes || last.units != s->units ||
-        last.wired_limit_mb != s->wired_limit_mb ||
+        last.wired_limit_mb != s->wired_limit_mb || last.kv_heads != s->kv_heads ||
         memcmp(&last.gpu, &s->gpu, sizeof last.gpu) != 0 ||
         memcmp(&last.model, &s->model, sizeof last.model) != 0) {
         info_line(s, r, last.line, sizeof last.line);
@@ -96,6 +94,7 @@ static void draw_info(const struct planner *p, struct rect r)
         last.has_vram = s->has_vram;
         last.vram_bytes = s->vram_bytes;
         last.wired_limit_mb = s->wired_limit_mb;
+        last.kv_heads = s->kv_heads;
         last.units = s->units;
     }
     widget_text(r.y, r.x, r.w, ROLE_DIM, last.line);
@@ -129,11 +128,19 @@ void view_settle(struct planner *p, int cols, int rows)
         mode->layout(p);
 }
 
+/* Whether the status row has anything to show (draw_status's order). */
+static bool status_says(const struct planner *p)
+{
+    return p->error[0] || p->status[0] || plan_shown_warnings(planner_result(p)) != 0;
+}
+
 void view_settle_main(struct planner *p)
 {
     enum control v[CTRL_COUNT];
     int n = planner_controls(p, v);
     p->frame.main = layout_compute(p->frame.cols, p->frame.rows, n);
+    if (!status_says(p))
+        layout_take_status(&p->frame.main, p->frame.rows);
     const struct planner_layout *l = &p->frame.main;
     if (l->too_small)
         return;
@@ -293,6 +300,8 @@ static void draw_bar(const struct planner *p, struct rect r)
 
 static void draw_status(const struct planner *p, struct rect r)
 {
+    if (r.h == 0) /* nothing to say: the explain pane has the row */
+        return;
     if (p->error[0]) {
         widget_text(r.y, r.x, r.w, ROLE_BAD, p->error);
         return;

@@ -97,15 +97,12 @@ void view_title(const struct planner *p, struct rect r)
 {
     const struct scenario *s = planner_scenario(p);
     const struct plan_result *res = planner_result(p);
-    char line[256], ctx[32], layout[48] = "", group[40];
+    char line[256], ctx[32], layout[72] = "", group[64];
     view_fill_row(r.y, r.x, r.w, ROLE_KEY);
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    if (res->pp > 1) {
-        snprintf(layout, sizeof layout, " (%u x TP %u x PP %u)", res->replicas, res->tp, res->pp);
-    } else if (res->replicas > 1) { /* as the command line's title says it */
-        plan_layout_group(res, group, sizeof group);
-        snprintf(layout, sizeof layout, " (%s%s)", group,
-                 engine_desc(res->profile)->splits_layers ? ", layers split" : "");
+    if (res->pp > 1 || res->replicas > 1) { /* as the command line's title says it */
+        plan_layout_title(res, group, sizeof group);
+        snprintf(layout, sizeof layout, " (%s)", group);
     }
     char eng[64] = "";
     if (engine_desc(res->profile)->server)

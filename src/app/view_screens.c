@@ -60,12 +60,15 @@ static void presentation_caption(const struct planner *p, int w, char *line, siz
     const struct plan_result *res = planner_result(p);
     char ctx[32];
     units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    char where[160], extra[200] = "", group[48];
-    plan_layout_group(res, group, sizeof group);
-    if (res->replicas > 1)
-        snprintf(where, sizeof where, "%u x %s (%s)", s->gpus, s->gpu.id, group);
-    else
-        snprintf(where, sizeof where, "%u x %s", s->gpus, s->gpu.id);
+    char where[160], extra[200] = "", group[64] = "";
+    if (res->replicas > 1 || res->pp > 1) {
+        plan_layout_title(res, group, sizeof group);
+        snprintf(extra, sizeof extra, " (%s)", group);
+        snprintf(group, sizeof group, "%s", extra);
+        extra[0] = '\0';
+    }
+    /* the GPU's name, as the title says it; its id on a narrow screen */
+    snprintf(where, sizeof where, "%u x %s%s", s->gpus, s->gpu.name, group);
     const char *sep = view_sep();
     char lead[200] = "", brief[2][160] = {"", ""};
     if (!res->fits) {
@@ -88,8 +91,10 @@ static void presentation_caption(const struct planner *p, int w, char *line, siz
     snprintf(line, size, "%sat %s tokens each on %s%s%s%s", lead, ctx, where,
              engine_desc(res->profile)->server ? ", " : "",
              engine_desc(res->profile)->server ? engine : "", extra);
-    if (view_cols(line) > w) /* narrow: the essentials */
+    if (view_cols(line) > w) { /* narrow: the essentials */
+        snprintf(where, sizeof where, "%u x %s%s", s->gpus, s->gpu.id, group);
         snprintf(line, size, "%sat %s on %s%s", lead, ctx, where, extra);
+    }
     for (int i = 0; i < 2 && brief[i][0] && view_cols(line) > w; i++)
         snprintf(line, size, "%s", brief[i]); /* narrower: the service level alone */
 }

@@ -42,7 +42,7 @@ static void list_gpus_text(const struct catalog *c)
 
 static void list_models_text(const struct catalog *c)
 {
-    printf("%-18s %-28s %9s %6s %4s %11s %10s %9s\n", "ID", "NAME", "PARAMS", "LAYERS", "ATTN",
+    printf("%-18s %-28s %9s %6s %4s %11s %12s %9s\n", "ID", "NAME", "PARAMS", "LAYERS", "ATTN",
            "KV/Q HEADS", "KV/TOKEN", "MAX CTX");
     for (size_t i = 0; i < c->model_count; i++) {
         const struct model_spec *m = &c->models[i].spec;
@@ -51,9 +51,10 @@ static void list_models_text(const struct catalog *c)
             snprintf(heads, sizeof heads, "latent");
         else
             snprintf(heads, sizeof heads, "%u/%u", m->kv_heads, m->attention_heads);
-        units_format_bytes_exact(kvcost_model_bytes_per_token(m), kv, sizeof kv);
+        /* two decimals in the whole column: 30.38 KiB above 128.00 KiB */
+        units_format_bytes(kvcost_model_bytes_per_token(m), UNITS_GIB, kv, sizeof kv);
         units_format_tokens_short(m->max_context_tokens, ctx, sizeof ctx);
-        printf("%-18s %-28.28s %8.2fB %6u %4s %11s %10s %9s\n", m->id, m->name,
+        printf("%-18s %-28.28s %8.2fB %6u %4s %11s %12s %9s\n", m->id, m->name,
                (double)m->params / 1e9, m->layers, spec_attention_name(m->attention), heads, kv,
                ctx);
     }

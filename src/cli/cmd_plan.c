@@ -154,7 +154,7 @@ static int planner_open(const struct options *o, const struct catalog *cat,
     char err[512] = "";
     bool mono = o->given[OPT_MONO], ascii = o->given[OPT_ASCII];
     struct app_input in = {cat, s, session, o->load_path, o->scenario_label, o->preset_dirs,
-                           o->preset_dir_count};
+                           o->preset_dir_count, options_prefix_asked()};
     int status;
     if (o->dump_path) {
         struct app_dump_options dump = {

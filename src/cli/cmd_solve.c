@@ -16,6 +16,7 @@
 #include "core/text.h"
 #include "core/version.h"
 #include "io/jsonout.h"
+#include "io/snapshot.h"
 
 
 /* The layouts one solve may plan unless --max-plans says more: a few seconds
@@ -57,6 +58,7 @@ static struct jsonout json_head(const char *mode, uint64_t need, const struct sc
     jsonout_uint(&o, "users", need);
     jsonout_string(&o, "model", s->model.id);
     jsonout_string(&o, "engine", engine_label(s->engine.kind, s->engine.rule));
+    snapshot_engine_json(&o, s->engine.kind, s->engine.rule);
     jsonout_uint(&o, "context_tokens", s->context_tokens);
     return o;
 }
@@ -152,10 +154,11 @@ static int print_max_context(const struct solve_job *job, const struct scenario 
                s->gpus, s->gpu.name);
         return 1;
     }
-    char t[48];
+    char t[48], engine[64];
     printf("longest context serving %llu user%s on %u x %s (%s): %s tokens\n",
            (unsigned long long)job->need, pl, s->gpus, s->gpu.name,
-           engine_label(s->engine.kind, s->engine.rule), units_format_tokens(best, t, sizeof t));
+           engine_version_title(s->engine.kind, s->engine.rule, engine, sizeof engine),
+           units_format_tokens(best, t, sizeof t));
     return 0;
 }
 
@@ -264,9 +267,11 @@ static void print_rows_head(const struct solve_job *job, const struct scenario *
         printf("Each user keeping %g tok/s (no first-token target).\n", base->min_tokens_per_s);
     else if (base->max_ttft_seconds > 0)
         printf("Each user's first token within %g s (no speed target).\n", base->max_ttft_seconds);
+    char engine[64];
     printf("%llu user%s at %s tokens of %s (%s), up to %u GPUs:\n\n", (unsigned long long)job->need,
            pl, units_format_tokens_short(base->context_tokens, ctx, sizeof ctx), base->model.name,
-           engine_label(base->engine.kind, base->engine.rule), job->max_gpus);
+           engine_version_title(base->engine.kind, base->engine.rule, engine, sizeof engine),
+           job->max_gpus);
 }
 
 /* One line per GPU type; returns how many are solved. */
@@ -315,7 +320,7 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
         if (rows[i].split.solved && rows[i].split.tp > spec_gpu_domain(rows[i].gpu) &&
             rows[i].split.tp > wide)
             wide = rows[i].split.tp;
-    if (wide)
+    if (wide && !engine_desc(base->engine.kind)->splits_layers) /* a layer split has no TP */
         printf("(TP %u spans nodes of %d GPUs: its all-reduces run over the network; --max-pp N "
                "lets solve put pipeline stages between nodes instead, as engines do)\n",
                wide, SPEED_GPUS_PER_NODE);

@@ -12,6 +12,7 @@
 #include "core/loadrun.h"
 #include "cli/solve_disagg.h"
 #include "cli/solve_slo.h"
+#include "io/snapshot.h"
 #include "core/engine_desc.h"
 #include "core/slo_search.h"
 #include "core/units.h"
@@ -224,7 +225,7 @@ static bool settled(const struct slo_layout *l)
 static void print_head(const struct slo_job *j)
 {
     const struct workload_params *w = &j->w;
-    char n[32], in[32], out[32], ctx[32], obj[128];
+    char n[32], in[32], out[32], ctx[32], obj[128], engine[64];
     printf("%g req/s (%s) of %s + %s tokens, %s requests (seed %llu), %s on %s (%s), "
            "context %s:\n",
            w->request_rate,
@@ -233,7 +234,7 @@ static void print_head(const struct slo_job *j)
            units_format_int(w->output_len, out, sizeof out),
            units_format_int(w->num_prompts, n, sizeof n), (unsigned long long)w->seed,
            j->base.model.name, j->base.gpu.name,
-           engine_label(j->base.engine.kind, j->base.engine.rule),
+           engine_version_title(j->base.engine.kind, j->base.engine.rule, engine, sizeof engine),
            units_format_tokens_short(j->base.context_tokens, ctx, sizeof ctx));
     printf("%g%% of requests within %s; up to %u GPUs\n\n", j->q.target * 100,
            objectives(&j->q, obj, sizeof obj), j->q.max_gpus);
@@ -385,6 +386,7 @@ static int print_json(const struct slo_job *j)
     jsonout_string(&jo, "mode", "slo");
     jsonout_string(&jo, "model", j->base.model.id);
     jsonout_string(&jo, "engine", engine_label(j->base.engine.kind, j->base.engine.rule));
+    snapshot_engine_json(&jo, j->base.engine.kind, j->base.engine.rule);
     jsonout_uint(&jo, "context_tokens", j->base.context_tokens);
     jsonout_string(&jo, "gpu", j->base.gpu.id);
     jsonout_double(&jo, "request_rate", j->w.request_rate);

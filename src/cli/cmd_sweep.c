@@ -84,6 +84,13 @@ int sweep_row_cells(const struct scenario *s, const struct plan_result *r, const
          .present = some && sp->ttft_seconds > 0);
     if (target)
         CELL("users_at_service_level", CELL_UINT, .uint = sp->users_at_service_level);
+    /* the engine's release, as plan's JSON names it (null: the generic rule), last:
+     * the columns before keep their places */
+    static char title[64]; /* one engine a sweep: the same text every row */
+    const char *release = engine_release(s->engine.kind, s->engine.rule);
+    CELL("engine_version", CELL_STR, .str = release[0] ? release : NULL);
+    engine_version_title(s->engine.kind, s->engine.rule, title, sizeof title);
+    CELL("engine_title", CELL_STR, .str = release[0] ? title : NULL);
 #undef CELL
     return n;
 }
@@ -112,7 +119,10 @@ void sweep_print_cells(struct outbuf *ob, const struct cell *c, int n, enum swee
     for (int i = 0; i < n; i++) {
         switch (c[i].kind) {
         case CELL_STR:
-            if (md) {
+            if (c[i].str == NULL) { /* none: empty in CSV, as a missing figure */
+                if (md)
+                    p = PUT_LITERAL(p, "n/a");
+            } else if (md) {
                 char text[CELL_TEXT_MAX + 1]; /* an id or a value from the command line */
                 p = put_text(p, md_text(c[i].str, text, sizeof text), CELL_TEXT_MAX);
             } else {
@@ -149,7 +159,10 @@ cJSON *sweep_json_cells(const struct cell *c, int n)
     for (int i = 0; i < n; i++) {
         switch (c[i].kind) {
         case CELL_STR:
-            jsonout_string(&jo, c[i].name, c[i].str);
+            if (c[i].str)
+                jsonout_string(&jo, c[i].name, c[i].str);
+            else
+                jsonout_null(&jo, c[i].name);
             break;
         case CELL_UINT:
             jsonout_uint(&jo, c[i].name, c[i].uint);
@@ -252,9 +265,10 @@ static void print_head(const struct sweep *w)
      * with units, per GPU where they are per GPU (CSV and JSON keep bytes) */
     /* llama.cpp splits layers, never heads: a token's KV is the whole model's
      * (r->cost.bytes_per_token at TP 1), spread over the GPUs by layer */
-    printf("%s on %s, %s; %s\n", w->models ? "each model" : base->model.id,
-           w->each_gpu ? "each GPU" : base->gpu.id,
-           engine_label(base->engine.kind, base->engine.rule),
+    char engine[64];
+    printf("%s on %s, %s; %s\n", w->models ? "each model" : base->model.name,
+           w->each_gpu ? "each GPU" : base->gpu.name, /* names for people, as plan's title */
+           engine_version_title(base->engine.kind, base->engine.rule, engine, sizeof engine),
            engine_desc(base->engine.kind)->splits_layers
                ? "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER "
                  "and POOL are per GPU"
@@ -286,7 +300,8 @@ static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
     else
         units_format_int(r->max_users, u, sizeof u);
     units_format_int(r->max_users_paged, pg, sizeof pg);
-    units_format_bytes_exact(r->cost.bytes_per_token, tok, sizeof tok);
+    /* two decimals, as every size column: 30.38 KiB above 120.00 KiB, never 120 KiB */
+    units_format_bytes(r->cost.bytes_per_token, s->units, tok, sizeof tok);
     units_format_bytes(r->user_bytes_per_gpu, s->units, per, sizeof per);
     units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, pool, sizeof pool);
     units_format_int(r->kv_tokens, held, sizeof held);

@@ -240,6 +240,10 @@ bool options_load_catalog(const struct options *o, struct catalog *c, struct dia
 bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
                       struct diag *d);
 
+/* The prefix the last options_scenario was asked for when it held it to the
+ * context less one token (the planner says so on its status line); 0: none held. */
+uint64_t options_prefix_asked(void);
+
 /* options_load_catalog then options_scenario, the catalogue freed again on
  * failure; the caller frees it (catalog_free) on success. */
 bool options_load(const struct options *o, struct catalog *c, struct scenario *s, struct diag *d);

@@ -275,6 +275,14 @@ static void engine(const struct options *o, struct scenario *s)
         e->kv_memory_bytes = f->kv_memory_bytes;
 }
 
+/* The prefix asked by the last options_scenario that held it (0: none). */
+static uint64_t prefix_asked;
+
+uint64_t options_prefix_asked(void)
+{
+    return prefix_asked;
+}
+
 /* A --prefix that reaches the --context is held to it less one token (the
  * rule of core/scenario.h, scenario_prefix_within), said on standard error;
  * along a context axis the sweep holds it row by row instead. */
@@ -287,6 +295,7 @@ static void prefix_rule(const struct options *o, struct scenario *s)
         if (strncmp(o->varies[i], "context=", 8) == 0)
             return;
     uint64_t held = scenario_prefix_within(s->prefix_tokens, s->context_tokens);
+    prefix_asked = s->prefix_tokens;
     fprintf(stderr,
             "kvplan: note: %s %llu tokens reaches %s (%llu tokens): held to %llu, the context "
             "less the token each user keeps\n",
@@ -301,6 +310,7 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
     if (!start(o, s, d) || !presets(o, c, s, d))
         return false;
     knobs(o, s);
+    prefix_asked = 0;
     prefix_rule(o, s);
     if (!serving(o, s, d) || !options_host_apply(o, s, d) || !options_offload_apply(o, s, d))
         return false;

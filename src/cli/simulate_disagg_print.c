@@ -36,9 +36,11 @@ static void head(FILE *out, const struct disagg_run *dr)
     const struct workload_params *w = &dr->dec.w;
     char a[32], b[32], c[32], ctx[32], name[16], bw[48];
     xpyd(dr, name, sizeof name);
-    fprintf(out, "Simulated %s, disaggregated %s: %s, context %s\n",
+    char engine[64]; /* the release, as plan's title ends: "vLLM 0.15" */
+    engine_version_title(d->engine.kind, d->engine.rule, engine, sizeof engine);
+    fprintf(out, "Simulated %s, disaggregated %s: %s, context %s, %s\n",
             engine_desc(d->engine.kind)->sched.title, name, d->model.name,
-            units_format_tokens_short(d->context_tokens, ctx, sizeof ctx));
+            units_format_tokens_short(d->context_tokens, ctx, sizeof ctx), engine);
     fprintf(out, "Prefill     %u x %s, %u instance%s of TP %u\n", p->gpus, p->gpu.name,
             dr->c.prefill.replicas, dr->c.prefill.replicas == 1 ? "" : "s", p->tp);
     fprintf(out, "Decode      %u x %s, %u instance%s of TP %u\n", d->gpus, d->gpu.name,

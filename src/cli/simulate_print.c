@@ -37,10 +37,12 @@ static void head(FILE *out, const struct simulate_run *sr)
     units_format_int(w->input_len, b, sizeof b);
     units_format_int(w->output_len, c, sizeof c);
     const struct engine_sched *t = &engine_desc(s->engine.kind)->sched;
-    fprintf(out, "Simulated %s%s%s%s on %u x %s, %s, context %s\n", t->title,
+    char engine[64]; /* the release, as plan's title ends: "vLLM 0.15" */
+    engine_version_title(s->engine.kind, s->engine.rule, engine, sizeof engine);
+    fprintf(out, "Simulated %s%s%s%s on %u x %s, %s, context %s, %s\n", t->title,
             t->capacity ? " (" : "", t->capacity ? sim_capacity_name(sr->c.capacity) : "",
             t->capacity ? ")" : "", s->gpus, s->gpu.name, s->model.name,
-            units_format_tokens_short(s->context_tokens, ctx, sizeof ctx));
+            units_format_tokens_short(s->context_tokens, ctx, sizeof ctx), engine);
     fprintf(out, "Workload    %s requests of %s + %s tokens", a, b, c);
     if (w->range_ratio > 0)
         fprintf(out, ", lengths +-%g%%", w->range_ratio * 100);

@@ -204,10 +204,10 @@ static int sim_cells(const struct sweep *w, const struct sim_row *row, double ra
 static void print_table_head(const struct sweep *w)
 {
     const struct scenario *b = &w->base;
-    char n[32], in[32], out[32];
+    char n[32], in[32], out[32], engine[64];
     printf("%s on %s, %s; each row simulated: %s requests of %s + %s tokens, seed %llu%s\n",
-           w->models ? "each model" : b->model.id, w->each_gpu ? "each GPU" : b->gpu.id,
-           engine_label(b->engine.kind, b->engine.rule),
+           w->models ? "each model" : b->model.name, w->each_gpu ? "each GPU" : b->gpu.name,
+           engine_version_title(b->engine.kind, b->engine.rule, engine, sizeof engine),
            units_format_int(w->w.num_prompts, n, sizeof n),
            units_format_int(w->w.input_len, in, sizeof in),
            units_format_int(w->w.output_len, out, sizeof out), (unsigned long long)w->w.seed,

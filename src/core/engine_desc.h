@@ -120,7 +120,7 @@ struct engine_desc {
     const char *title;           /* in prose: "vLLM", "the generic rule" */
     const char *title_a;         /* with its article: "a vLLM", "an SGLang" */
     const char *aliases[ENGINE_ALIASES_MAX];        /* other names --engine takes */
-    struct engine_version versions[ENGINE_VERSIONS_MAX];
+    struct engine_version versions[ENGINE_VERSIONS_MAX]; /* newest first: RULE_CURRENT */
     bool server;                 /* a serving engine: its own budget, launch line and log;
                                   * false for the generic headroom rule */
 

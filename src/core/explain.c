@@ -124,6 +124,16 @@ static void format_int(long double v, char *buf, size_t size)
         snprintf(buf, size, "%.2Lf", v);
 }
 
+/* A price's decimals: four ($0.0480), and below a tenth of a cent as many as
+ * keep two significant digits ($0.00031, not $0.0003; $0.0000 only for 0). */
+static int usd_decimals(long double v)
+{
+    int d = 4;
+    for (long double scaled = v * 1e4L; v > 0 && scaled < 10 && d < 12; scaled *= 10)
+        d++;
+    return d;
+}
+
 void explain_format(long double v, enum xunit unit, enum unit_system units, char *buf, size_t size)
 {
     char tmp[EXPLAIN_VALUE_MAX];
@@ -184,8 +194,8 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
     case XU_USD:
         if (v < 0)
             snprintf(buf, size, "n/a"); /* no price, or no user to share it */
-        else
-            snprintf(buf, size, "$%.4Lf", v);
+        else /* four decimals, more below a tenth of a cent: two significant digits */
+            snprintf(buf, size, "$%.*Lf", usd_decimals(v), v);
         return;
     case XU_BYTES_PER_S:
         snprintf(buf, size, "%.2Lf TB/s", v / 1e12L);

@@ -57,7 +57,7 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     if (o->output_on_gpu)
         gpu = kv_sat_add(gpu, o->output_bytes);
     uint64_t gpus = l->tp ? l->tp : 1;
-    uint64_t draft = l->weights_bytes_per_gpu - kv_ceil_div(l->weights_bytes, gpus);
+    uint64_t draft = l->weights_bytes_per_gpu - placement_share(l, l->weights_bytes);
     o->gpu_weights_bytes = kv_sat_add(kv_ceil_div(gpu, gpus), draft);
     o->gpu_expert_bytes =
         kv_ceil_div((uint64_t)(o->gpu_layers - o->moe_host_layers) * o->layer_expert_bytes, gpus);
@@ -129,9 +129,8 @@ bool offload_choose(const struct scenario *s, const struct placement *l, uint64_
         offload_layers(s, l, p->ngl_given ? p->ngl : OFFLOAD_NGL_ALL, p->n_cpu_moe, o);
         return true;
     }
-    uint64_t gpus = l->tp ? l->tp : 1;
     bool whole = l->weights_bytes_per_gpu <= room &&
-                 kv_ceil_div(cache, gpus) <= room - l->weights_bytes_per_gpu;
+                 placement_share(l, cache) <= room - l->weights_bytes_per_gpu;
     if (whole && !p->no_kv_offload)
         return false;
     /* unified memory (Apple silicon): the CPU's layers would sit in the same

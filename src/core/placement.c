@@ -41,6 +41,23 @@ static void expert_padding(const struct scenario *s, const struct engine_desc *e
     l->weights_bytes = kv_sat_add(l->weights_bytes, l->expert_padding_bytes);
 }
 
+uint32_t placement_fullest_layers(uint32_t layers, uint32_t gpus)
+{
+    if (gpus <= 1 || layers == 0)
+        return layers;
+    uint32_t most = (layers + 1 + gpus - 1) / gpus;
+    return most < layers ? most : layers;
+}
+
+uint64_t placement_share(const struct placement *l, uint64_t bytes)
+{
+    if (l->layers_all == 0)
+        return kv_ceil_div(bytes, (uint64_t)(l->tp ? l->tp : 1) * (l->pp ? l->pp : 1));
+    long double part = (long double)bytes * l->layers_fullest / l->layers_all;
+    uint64_t whole = (uint64_t)part;
+    return part > (long double)whole ? whole + 1 : whole;
+}
+
 void placement_compute(const struct scenario *s, const struct spec_result *spec,
                        struct placement *out)
 {
@@ -69,7 +86,12 @@ void placement_compute(const struct scenario *s, const struct spec_result *spec,
                         e->experts_over_dp(s->engine.rule) &&
                         (l->replicas > 1 || s->expert_parallel);
     expert_padding(s, e, l);
-    l->weights_bytes_per_gpu = kv_ceil_div(l->weights_bytes, (uint64_t)l->tp * l->pp);
+    /* a layer split holds whole layers: the fullest GPU's are the figure */
+    l->layers_all = e->splits_layers && l->tp > 1 ? s->model.layers : 0;
+    l->layers_fullest = l->layers_all ? placement_fullest_layers(l->layers_all, l->tp) : 0;
+    l->weights_bytes_per_gpu = l->weights_bytes == UINT64_MAX
+                                   ? kv_ceil_div(l->weights_bytes, (uint64_t)l->tp * l->pp)
+                                   : placement_share(l, l->weights_bytes);
     /* SGLang's DP attention: every GPU holds the attention and the embedding
      * whole, the rest split by TP */
     l->attention_bytes = s->dp_attention ? scenario_attention_bytes(s) : 0;
@@ -114,6 +136,19 @@ static void padding_row(const struct policy_ctx *c)
     explain_op(row, XOP_DIV);
     explain_row_end(c->x, row, XU_BYTES, 0,
                     "the MoE kernel's tiles: the matrices padded as loaded, counted in the weights");
+}
+
+void placement_share_terms(struct explain_row *row, const struct placement *l)
+{
+    if (l->layers_all) {
+        explain_term(row, l->layers_fullest, XU_COUNT, "layers on the fullest GPU");
+        explain_op(row, XOP_MUL);
+        explain_term(row, l->layers_all, XU_COUNT, "layers");
+    } else {
+        explain_term(row, l->tp * l->pp, XU_COUNT, l->pp > 1 ? "GPUs (TP x PP)" : "GPUs");
+    }
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_CEIL);
 }
 
 /* The weights one GPU holds, when the model is split or a draft sits beside it. */
@@ -173,13 +208,11 @@ void placement_weights_row(const struct policy_ctx *c)
         snprintf(note, sizeof note, "weights (%s)", placement_weights_label(l));
         row = explain_row_begin(c->x, "weights_per_gpu", "Weights", "per GPU");
         explain_term(row, (long double)l->weights_bytes, XU_BYTES, note);
-        if (l->tp * l->pp > 1) {
-            explain_term(row, l->tp * l->pp, XU_COUNT, l->pp > 1 ? "GPUs (TP x PP)" : "GPUs");
-            explain_op(row, XOP_DIV);
-            explain_op(row, XOP_CEIL);
-        }
+        if (l->tp * l->pp > 1)
+            placement_share_terms(row, l);
         if (!draft)
-            explain_row_end(c->x, row, XU_BYTES, 0, NULL);
+            explain_row_end(c->x, row, XU_BYTES, 0,
+                            l->layers_all ? "whole layers to a GPU: the fullest GPU's share" : NULL);
     }
     if (draft) {
         /* the row above is still open for the plain case; reopen the others */

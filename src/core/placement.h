@@ -31,6 +31,7 @@
     bool weights_as_released;          /* the checkpoint's own size (MXFP4, FP8 blocks) */         \
     uint64_t weights_bytes;            /* the whole model */                                       \
     uint64_t weights_bytes_per_gpu;    /* the model's share, and the draft's */                    \
+    uint32_t layers_fullest, layers_all; /* a layer split: the fullest GPU's layers, of all */     \
     uint64_t context_tokens, prefix_tokens; /* a user's, images included */                        \
     uint64_t avg_context_tokens, block_tokens;
 
@@ -47,6 +48,19 @@ void placement_compute(const struct scenario *s, const struct spec_result *spec,
 /* Of those, the context a user holds (context_tokens, prefix_tokens,
  * avg_context_tokens): the only figures of the placement a context changes. */
 void placement_context(const struct scenario *s, struct placement *l);
+
+/* The layers of `layers` the fullest of `gpus` GPUs holds in llama.cpp's
+ * split by layer (llama_model::load_tensors, src/llama-model.cpp: with
+ * -ngl 999 the layers and the output layer are layers + 1 slots, slot j
+ * on GPU upper_bound(splits, j / slots), splits the GPUs' running shares of
+ * their free memory, alike for alike GPUs): ceil((layers + 1) / gpus), as
+ * whole layers go to a GPU; the output layer is the last GPU's last slot. */
+uint32_t placement_fullest_layers(uint32_t layers, uint32_t gpus);
+
+/* Of `bytes` spread over a replica's layers, the part its fullest GPU holds:
+ * ceil(bytes x layers_fullest / layers_all) in a layer split, else
+ * ceil(bytes / (tp x pp)). */
+uint64_t placement_share(const struct placement *l, uint64_t bytes);
 
 /* How the weights are stored: "bf16", or "checkpoint" for a mixed-format
  * checkpoint counted at its released size (gpt-oss MXFP4 experts). */

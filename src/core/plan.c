@@ -109,7 +109,7 @@ static uint32_t fixed_warnings(const struct scenario *s, const struct plan_resul
      * experts) needs none. */
     if (m->experts > SPEED_MOE_FINE_EXPERTS && s->gpu.bandwidth_bytes_per_s > 0)
         w |= WARN_SPEED_MOE;
-    if (r->tp > spec_gpu_domain(&s->gpu))
+    if (r->tp > spec_gpu_domain(&s->gpu) && !e->splits_layers) /* no TP in a layer split */
         w |= WARN_TP_ACROSS_NODES;
     if (s->spec_method == SPEC_DRAFT && s->draft.vocab_size && m->vocab_size &&
         s->draft.vocab_size != m->vocab_size)

@@ -194,6 +194,9 @@ const char *plan_segment_name(const struct plan_result *r, enum segment s);
 void plan_layout_words(const struct plan_result *r, char *buf, size_t size);
 void plan_layout_group(const struct plan_result *r, char *buf, size_t size);
 void plan_layout_text(const struct plan_result *r, char *buf, size_t size);
+/* The layout as every title writes it in its brackets: "3 x TP 4", "2 x TP 8
+ * x PP 2", "3 x 4 GPUs, layers split". */
+void plan_layout_title(const struct plan_result *r, char *buf, size_t size);
 
 /* How the weights are stored (placement_weights_label). */
 const char *plan_weights_label(const struct plan_result *r);

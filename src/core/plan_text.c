@@ -13,8 +13,8 @@
 
 uint64_t plan_kv_token_bytes_per_gpu(const struct plan_result *r)
 {
-    if (engine_desc(r->profile)->splits_layers && r->tp > 1)
-        return kv_ceil_div(r->cost.bytes_per_token, r->tp);
+    if (engine_desc(r->profile)->splits_layers && r->tp > 1) /* the fullest GPU's layers */
+        return placement_share(&r->placement, r->cost.bytes_per_token);
     return r->cost.bytes_per_token;
 }
 
@@ -119,6 +119,15 @@ void plan_layout_words(const struct plan_result *r, char *buf, size_t size)
 void plan_layout_group(const struct plan_result *r, char *buf, size_t size)
 {
     snprintf(buf, size, layers_split(r) ? "%u x %u GPUs" : "%u x TP %u", r->replicas, r->tp);
+}
+
+void plan_layout_title(const struct plan_result *r, char *buf, size_t size)
+{
+    if (r->pp > 1)
+        snprintf(buf, size, "%u x TP %u x PP %u", r->replicas, r->tp, r->pp);
+    else
+        snprintf(buf, size, layers_split(r) ? "%u x %u GPUs, layers split" : "%u x TP %u",
+                 r->replicas, r->tp);
 }
 
 void plan_layout_text(const struct plan_result *r, char *buf, size_t size)

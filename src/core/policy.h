@@ -33,6 +33,9 @@ void specdec_tokens_row(const struct policy_ctx *c, uint64_t context);
 /* The row "weights_per_gpu" (and the draft's), when the model is split or a
  * draft sits beside it (placement.c). */
 void placement_weights_row(const struct policy_ctx *c);
+/* The terms of placement_share on the row's value: x the fullest GPU's
+ * layers / all layers in a layer split, else / its GPUs; then the ceiling. */
+void placement_share_terms(struct explain_row *row, const struct placement *l);
 
 /* The rows of the cost of a token ("kv_per_layer" ... "kv_past_window"),
  * nothing without c->x, and of LoRA's slots ("lora_features", "lora_slot",
@@ -106,6 +109,17 @@ void policy_log(struct engine_detail *e, const char *fmt, ...) __attribute__((fo
  * CUDA_VISIBLE_DEVICES, counted from 0 on each node, the launch line and
  * --port, port0 and up on each node. */
 void policy_server_args(struct shell_line *out, const char *launch, const char *drop);
+/* CUDA_VISIBLE_DEVICES=first,...: count GPUs of a node, from first. */
+void policy_devices(struct shell_line *out, uint32_t first, uint32_t count);
+/* The address of a node the others name, one word: "$NAME" (or "$NAME_2",
+ * replica 2's, when several), and ":port" unless port is 0; set in the shell
+ * before pasting (HEAD_IP=10.0.0.1). */
+void policy_head_address(struct shell_line *out, const char *name, uint32_t replica,
+                         uint32_t replicas, unsigned port);
+/* The remark of node `rank` of `span` of a replica wider than a node (a
+ * server of its own when there are several), naming the HEAD_IP it needs. */
+void policy_replica_node_comment(struct shell_line *out, uint32_t replica, uint32_t replicas,
+                                 uint32_t rank, uint32_t span);
 int policy_servers_by_replica(const struct placement *l, const char *launch, int k,
                               struct shell_line *out, unsigned port0);
 
@@ -119,6 +133,14 @@ int policy_vllm_nodes_per_replica(const struct placement *l, uint32_t per, int k
                                   struct shell_line *out);
 int policy_vllm_replicas_over_nodes(const struct placement *l, uint32_t per, int k,
                                     struct shell_line *out);
+
+/* SGLang over several nodes (policy_sglang_nodes.c) and llama.cpp over
+ * several servers or nodes (policy_llamacpp_nodes.c): the engine's
+ * descriptor's `servers` (core/engine_desc.h). */
+int policy_sglang_servers(const struct placement *l, const char *launch, int k,
+                          struct shell_line *out);
+int policy_llamacpp_servers(const struct placement *l, const char *launch, int k,
+                            struct shell_line *out);
 
 /* The state rows of a model with state layers: "state_conv", "state_ssm"
  * and "state_per_user" (one sequence, every state layer, one GPU); `gpus`

@@ -280,28 +280,35 @@ static void launch(const struct policy_ctx *c)
     policy_launch_done(c, &sl, true);
 }
 
-/* Each replica a llama-server of its own (core/launch.h), on its GPUs and
- * port (llama-server's --port, 8080 by default). */
-static int servers(const struct placement *l, const char *launch, int k, struct shell_line *out)
-{
-    return policy_servers_by_replica(l, launch, k, out, 8080);
-}
-
-/* The most slots whose cache fits in `room` on each of `gpus` GPUs (at
- * least one, at most 65,536): whole slots of one size, or, with windows (a
- * slot's cells depend on the count), one more at a time. */
+/* The most slots whose cache fits in `room` on the fullest GPU of the
+ * layer split (core/placement.h placement_share; at least one, at most
+ * 65,536): whole slots of one size, or, with windows (a slot's cells depend
+ * on the count), one more at a time. */
 static uint64_t most_slots(const struct scenario *s, const struct lcpp *l, uint64_t room,
-                           uint64_t gpus)
+                           const struct placement *at)
 {
-    if (l->windowed == 0) {
-        uint64_t slot = cache_total(l, s->context_tokens, 1);
-        uint64_t n = slot ? kv_sat_mul(room, gpus) / slot : 0;
-        return n > 1 ? (n > 65536 ? 65536 : n) : 1;
+    uint64_t slot = cache_total(l, s->context_tokens, 1), most = 1;
+    if (l->windowed == 0) { /* the slots in the share's room, then its own test */
+        long double over = at->layers_all ? (long double)at->layers_all / at->layers_fullest
+                                          : (long double)(at->tp ? at->tp : 1);
+        long double n = slot ? (long double)room * over / slot : 0;
+        most = n > 65536 ? 65536 : n > 1 ? (uint64_t)n : 1;
+        while (most > 1 && placement_share(at, cache_total(l, s->context_tokens, most)) > room)
+            most--;
+        return most;
     }
-    uint64_t most = 1;
-    while (most < 65536 && kv_ceil_div(cache_total(l, s->context_tokens, most + 1), gpus) <= room)
+    while (most < 65536 && placement_share(at, cache_total(l, s->context_tokens, most + 1)) <= room)
         most++;
     return most;
+}
+
+/* Of a replica's cache of `bytes`, the fullest GPU's: with layers in host
+ * memory the GPUs' part over them (core/offload_fit.h), else its share of
+ * the layer split (core/placement.h). */
+static uint64_t on_gpu(const struct policy_ctx *c, const struct offload_split *o, uint64_t bytes)
+{
+    return o->active ? kv_ceil_div(offload_kv_gpu(o, bytes), c->l->tp)
+                     : placement_share(c->l, bytes);
 }
 
 /* With a split (core/offload_fit.h): whether np slots' cache fits, its
@@ -368,13 +375,14 @@ static void cache_row(const struct policy_ctx *c, const struct lcpp *l, uint64_t
                      o->kv_on_host ? "on the GPUs (--no-kv-offload)" : "of the layers on the GPUs");
         explain_op(row, XOP_MUL);
     }
-    if (gpus > 1 || o->active) {
-        if (gpus > 1) {
-            explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
-            explain_op(row, XOP_DIV);
-        }
-        explain_op(row, XOP_CEIL);
+    if (o->active && gpus > 1) {
+        explain_term(row, gpus, XU_COUNT, "GPUs");
+        explain_op(row, XOP_DIV);
     }
+    if (!o->active && gpus > 1)
+        placement_share_terms(row, c->l); /* the fullest GPU's whole layers */
+    else if (o->active)
+        explain_op(row, XOP_CEIL);
     char note[96], t[32];
     units_format_int(np, t, sizeof t);
     snprintf(note, sizeof note, "-np %s slot%s of the full context, cells padded to 256", t,
@@ -407,8 +415,15 @@ static void users_rows(const struct policy_ctx *c, const struct lcpp *l, uint64_
         explain_row_end(c->x, row, XU_COUNT, 0, note);
     } else if (f->parallel == 0 && l->windowed == 0 && !c->b->engine.offload.active) {
         explain_ref(c->x, row, "pool", "pool");
-        explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
-        explain_op(row, XOP_MUL);
+        if (c->l->layers_all) { /* the fullest GPU's layers bind (most_slots) */
+            explain_term(row, c->l->layers_all, XU_COUNT, "layers");
+            explain_op(row, XOP_MUL);
+            explain_term(row, c->l->layers_fullest, XU_COUNT, "on the fullest GPU");
+            explain_op(row, XOP_DIV);
+        } else {
+            explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
+            explain_op(row, XOP_MUL);
+        }
         explain_term(row, cache_total(l, s->context_tokens, 1), XU_BYTES, "per slot");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_FLOOR);
@@ -490,12 +505,12 @@ static void budget(const struct policy_ctx *c)
     if (np == 0 && split && o->searched) {
         np = most = 1; /* the search sized the split for one slot */
     } else if (np == 0) {
-        most = split ? split_slots(s, &l, o, room, gpus) : most_slots(s, &l, room, gpus);
+        most = split ? split_slots(s, &l, o, room, gpus) : most_slots(s, &l, room, c->l);
         np = most > LLAMA_MAX_SEQ ? LLAMA_MAX_SEQ : most;
     }
     e->slots = (uint32_t)np;
     uint64_t total = cache_total(&l, s->context_tokens, np);
-    uint64_t per_gpu = kv_ceil_div(offload_kv_gpu(o, total), gpus);
+    uint64_t per_gpu = on_gpu(c, o, total);
     struct token_split avg = kvcost_split(c->k, scenario_avg_tokens(s), 0);
     uint64_t user_avg = kv_sat_add(kvcost_bytes(c->k, avg.user_global, avg.user_windowed), l.state);
     if (split) {
@@ -520,10 +535,9 @@ static void budget(const struct policy_ctx *c)
     r->prefix_bytes_per_gpu = r->prefix_bytes_paged_per_gpu = 0; /* every slot holds its own */
     /* every slot holds its whole context: no prefix is shared between slots */
     r->user_bytes_per_gpu = kv_ceil_div(per_gpu, np);
-    r->user_bytes_avg_per_gpu = kv_ceil_div(offload_kv_gpu(o, user_avg), gpus);
-    r->state_bytes_per_user_per_gpu = kv_ceil_div(offload_kv_gpu(o, l.state), gpus);
-    r->state_used_bytes_per_gpu =
-        fits ? kv_ceil_div(offload_kv_gpu(o, kv_sat_mul(np, l.state)), gpus) : 0;
+    r->user_bytes_avg_per_gpu = on_gpu(c, o, user_avg);
+    r->state_bytes_per_user_per_gpu = on_gpu(c, o, l.state);
+    r->state_used_bytes_per_gpu = fits ? on_gpu(c, o, kv_sat_mul(np, l.state)) : 0;
     r->user_bytes_paged_per_gpu = r->user_bytes_per_gpu;
     if (!fits && r->weights_fit && per_gpu > room)
         r->shortfall_bytes_per_gpu = per_gpu - room;
@@ -610,6 +624,6 @@ const struct engine_desc engine_llamacpp = {
     .own_cost_rows = true,
     .budget = budget,
     .launch = launch,
-    .servers = servers,
+    .servers = policy_llamacpp_servers,
     .log = log_lines,
 };

@@ -29,6 +29,37 @@ void policy_server_args(struct shell_line *out, const char *launch, const char *
     }
 }
 
+void policy_devices(struct shell_line *out, uint32_t first, uint32_t count)
+{
+    char devices[96];
+    size_t len = 0;
+    for (uint32_t g = first; g < first + count && len < sizeof devices; g++)
+        len += (size_t)snprintf(devices + len, sizeof devices - len, g > first ? ",%u" : "%u", g);
+    shell_wordf(out, "CUDA_VISIBLE_DEVICES=%s", devices);
+}
+
+void policy_head_address(struct shell_line *out, const char *name, uint32_t replica,
+                         uint32_t replicas, unsigned port)
+{
+    char ref[48];
+    int n = replicas > 1 ? snprintf(ref, sizeof ref, "\"$%s_%u\"", name, replica + 1)
+                         : snprintf(ref, sizeof ref, "\"$%s\"", name);
+    if (port)
+        snprintf(ref + n, sizeof ref - (size_t)n, ":%u", port);
+    shell_raw(out, ref, strlen(ref));
+}
+
+void policy_replica_node_comment(struct shell_line *out, uint32_t replica, uint32_t replicas,
+                                 uint32_t rank, uint32_t span)
+{
+    if (replicas > 1)
+        shell_comment(out, "  # replica %u of %u (a server of its own), node %u of %u; "
+                      "HEAD_IP_%u: its node 0's address", replica + 1, replicas, rank, span,
+                      replica + 1);
+    else
+        shell_comment(out, "  # node %u of %u; HEAD_IP: node 0's address", rank, span);
+}
+
 int policy_servers_by_replica(const struct placement *l, const char *launch, int k,
                               struct shell_line *out, unsigned port0)
 {
@@ -39,12 +70,7 @@ int policy_servers_by_replica(const struct placement *l, const char *launch, int
         return (int)l->replicas;
     uint32_t per_node = node / per, nodes = (l->replicas + per_node - 1) / per_node;
     uint32_t slot = (uint32_t)k % per_node;
-    char devices[96];
-    size_t len = 0;
-    for (uint32_t g = slot * per; g < (slot + 1) * per && len < sizeof devices; g++)
-        len += (size_t)snprintf(devices + len, sizeof devices - len, g > slot * per ? ",%u" : "%u",
-                                g);
-    shell_wordf(out, "CUDA_VISIBLE_DEVICES=%s", devices);
+    policy_devices(out, slot * per, per);
     policy_server_args(out, launch, NULL);
     shell_option(out, "--port", "%u", port0 + slot);
     if (nodes > 1)

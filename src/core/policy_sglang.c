@@ -529,5 +529,6 @@ const struct engine_desc engine_sglang = {
              .note = host_note},
     .budget = budget,
     .launch = launch,
+    .servers = policy_sglang_servers,
     .log = log_lines,
 };

@@ -8,19 +8,6 @@
 
 #include "speed.h"
 
-/* The address every node's command names: the head node's (node 0's), set
- * in the shell before pasting ("HEAD_IP=10.0.0.1"); a replica of its own
- * has its own head. */
-static void head_address(struct shell_line *out, uint32_t replica, uint32_t replicas)
-{
-    char ref[32];
-    if (replicas > 1)
-        snprintf(ref, sizeof ref, "\"$HEAD_IP_%u\"", replica + 1);
-    else
-        snprintf(ref, sizeof ref, "\"$HEAD_IP\"");
-    shell_raw(out, ref, strlen(ref));
-}
-
 /* A replica wider than a node, as vLLM's multi-node guide runs it with its
  * multiprocessing executor (its parallel config's nnodes, node_rank and
  * master_addr): each replica a server of its own over its nodes, the head
@@ -36,15 +23,10 @@ int policy_vllm_nodes_per_replica(const struct placement *l, uint32_t per, int k
     shell_option(out, "--nnodes", "%u", span);
     shell_option(out, "--node-rank", "%u", rank);
     shell_word(out, "--master-addr");
-    head_address(out, replica, l->replicas);
+    policy_head_address(out, "HEAD_IP", replica, l->replicas, 0);
     if (rank > 0)
         shell_word(out, "--headless");
-    if (l->replicas > 1)
-        shell_comment(out, "  # replica %u of %u (a server of its own), node %u of %u; "
-                      "HEAD_IP_%u: its node 0's address", replica + 1, l->replicas, rank, span,
-                      replica + 1);
-    else
-        shell_comment(out, "  # node %u of %u; HEAD_IP: node 0's address", rank, span);
+    policy_replica_node_comment(out, replica, l->replicas, rank, span);
     return (int)(span * l->replicas);
 }
 
@@ -66,7 +48,7 @@ int policy_vllm_replicas_over_nodes(const struct placement *l, uint32_t per, int
     if (k > 0)
         shell_option(out, "--data-parallel-start-rank", "%u", start);
     shell_word(out, "--data-parallel-address");
-    head_address(out, 0, 1);
+    policy_head_address(out, "HEAD_IP", 0, 1, 0);
     shell_option(out, "--data-parallel-rpc-port", "%u", 13345);
     shell_comment(out, "  # node %d of %u; HEAD_IP: node 0's address", k, nodes);
     return (int)nodes;

@@ -228,9 +228,31 @@ const char *scenario_gpu_memory_basis(const struct scenario *s)
                                                        : s->gpu.memory_basis;
 }
 
+bool scenario_tp_even(const struct scenario *s, uint32_t tp)
+{
+    const struct model_spec *m = &s->model;
+    if (engine_desc(s->engine.kind)->splits_layers)
+        return true;
+    return scenario_heads_split(m, s->kv_heads ? s->kv_heads : m->kv_heads,
+                                m->attention == ATTENTION_MLA, tp);
+}
+
+/* No --tp: the GPUs of a stage in one group when the heads split over
+ * them, else the largest group they do split over, in whole replicas (12
+ * GPUs of 64 heads and 8 KV heads: TP 4 x 3). vLLM refuses the rest: its
+ * ModelConfig.verify_with_parallel_config (vllm/config/model.py) wants the
+ * attention heads a multiple of TP, and QKVParallelLinear
+ * (model_executor/layers/linear.py) divide()s the KV heads by TP or TP by
+ * them. */
 uint32_t scenario_tp(const struct scenario *s)
 {
-    return s->tp ? s->tp : s->gpus / scenario_pp(s);
+    if (s->tp)
+        return s->tp;
+    uint32_t all = s->gpus / scenario_pp(s);
+    for (uint32_t t = all; t > 1; t--)
+        if (all % t == 0 && scenario_tp_even(s, t))
+            return t;
+    return all ? 1 : 0;
 }
 
 uint32_t scenario_replicas(const struct scenario *s)

@@ -214,7 +214,9 @@ uint64_t scenario_attention_bytes(const struct scenario *s);
  * and SGLang (models/deepseek_v2.py); 0 for other models. */
 uint64_t scenario_replicated_bytes(const struct scenario *s);
 
-/* Tensor parallel size, pipeline stages and replicas (tp x pp x replicas = gpus). */
+/* Tensor parallel size, pipeline stages and replicas (tp x pp x replicas = gpus);
+ * without --tp, the largest group of a stage's GPUs the heads split over
+ * (scenario_tp_even). */
 uint32_t scenario_tp(const struct scenario *s);
 uint32_t scenario_pp(const struct scenario *s);
 
@@ -245,6 +247,9 @@ uint64_t scenario_avg_tokens(const struct scenario *s);
  * plan warns of an uneven split (WARN_HEADS_UNEVEN_SPLIT), the planner's
  * GPUs and TP steps skip one, the sweep marks its rows. */
 bool scenario_heads_split(const struct model_spec *m, uint32_t kv_heads, bool mla, uint32_t tp);
+/* The split of the heads in use (--kv-heads) at tp, as the scenario's engine
+ * takes it: any, when the engine splits layers, never heads. */
+bool scenario_tp_even(const struct scenario *s, uint32_t tp);
 
 /* The one rule for a shared prefix that reaches the context (doc/MODEL.md,
  * section 4): it is held to the context less one token, the token each user

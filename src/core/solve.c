@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "engine_desc.h"
 #include "speed.h"
 
 uint64_t solve_users(const struct scenario *s)
@@ -54,6 +55,9 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
          * thousands of GPUs is otherwise thousands of tries per stage count */
         for (uint32_t tp = n / pp < tp_max ? n / pp : tp_max; tp >= 1; tp--) {
             if ((n / pp) % tp != 0)
+                continue;
+            /* a replica past a node, in stages: whole nodes of TP, one a stage */
+            if (tp_max == domain && pp > 1 && tp * pp > domain && tp < domain)
                 continue;
             if (plans_left && (*plans_left)-- == 0) {
                 *plans_left = 0;
@@ -162,12 +166,19 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
         }
     }
 
-    /* more GPUs of the same type */
-    struct solve_split split = solve_gpus(base, need, 256, base->pp, NULL);
+    /* more GPUs of the same type: past a node, pipeline stages between the
+     * nodes and TP within one, as vLLM's distributed serving guide sets a
+     * model too big for a node (TP 8 x PP 2 over two nodes of 8); an engine
+     * that splits layers has no stages (its layer split spans the GPUs) */
+    uint32_t stages = engine_desc(base->engine.kind)->splits_layers
+                          ? 1
+                          : 256 / spec_gpu_domain(&base->gpu);
+    struct solve_split split =
+        solve_gpus(base, need, 256, base->pp > stages ? base->pp : stages, NULL);
     if (split.solved && split.gpus != base->gpus) {
         s = *base;
         s.gpus = split.gpus;
-        s.tp = split.tp == split.gpus ? 0 : split.tp;
+        s.tp = split.tp * split.pp == split.gpus ? 0 : split.tp;
         s.pp = split.pp > 1 ? split.pp : 0;
         solve_keep(out, &n, CHANGE_GPUS, &s, need);
     }

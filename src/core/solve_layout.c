@@ -77,14 +77,18 @@ static void engines(const struct scenario *base, uint64_t need, struct solve_cha
 
 /* The same GPUs and stages split into other tensor-parallel groups (more
  * or fewer replicas), the split that serves the most; one the heads cannot
- * take is skipped, as engines refuse it. */
+ * take is skipped, as engines refuse it, and so is a TP group wider than a
+ * node where the engine splits heads (its all-reduces over the network). */
 static void splits(const struct scenario *base, uint64_t need, struct solve_change *out, int *n)
 {
     uint32_t pp = scenario_pp(base), per_stage = base->gpus / pp;
+    uint32_t widest = engine_desc(base->engine.kind)->splits_layers
+                          ? per_stage
+                          : spec_gpu_domain(&base->gpu);
     struct scenario s = *base, best;
     uint64_t most = 0;
     for (uint32_t tp = 1; tp <= per_stage; tp++) {
-        if (per_stage % tp != 0 || tp == scenario_tp(base))
+        if (per_stage % tp != 0 || tp == scenario_tp(base) || tp > widest)
             continue;
         s.tp = tp == per_stage ? 0 : tp;
         struct plan_result r;

@@ -14,6 +14,14 @@ const char *spec_attention_name(enum attention_kind kind)
     return attention_names[kind];
 }
 
+enum attention_kind spec_attention_with(const struct model_spec *m, uint32_t kv_heads)
+{
+    uint32_t kvh = kv_heads ? kv_heads : m->kv_heads;
+    if (m->attention == ATTENTION_MLA)
+        return ATTENTION_MLA;
+    return kvh == 1 ? ATTENTION_MQA : kvh == m->attention_heads ? ATTENTION_MHA : ATTENTION_GQA;
+}
+
 bool spec_attention_parse(const char *text, enum attention_kind *out)
 {
     for (int i = 0; i <= ATTENTION_MLA; i++) {

@@ -159,6 +159,9 @@ uint32_t spec_kv_layers(const struct model_spec *m);
 
 /* "MHA", "GQA", "MQA" or "MLA". */
 const char *spec_attention_name(enum attention_kind kind);
+/* The attention as it runs with `kv_heads` KV heads (0 = the model's own):
+ * MQA at one, MHA at as many as the attention heads, GQA between; MLA stays MLA. */
+enum attention_kind spec_attention_with(const struct model_spec *m, uint32_t kv_heads);
 
 /* Parses "mha", "gqa", "mqa", "mla" (case-insensitive). */
 bool spec_attention_parse(const char *text, enum attention_kind *out);

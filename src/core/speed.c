@@ -150,6 +150,17 @@ static uint32_t step_moe_layers(const struct inputs *in, const struct model_spec
     return m->experts > SPEED_MOE_FINE_EXPERTS ? step_layers(in) : 0;
 }
 
+/* A layer split's GPUs take a step in turn, each reading its own layers:
+ * together every layer once, so a GPU's part of the step is the average
+ * GPU's, not the fullest's that sizes the memory (core/placement.h). */
+static double turn_share(const struct speed_basis *r)
+{
+    const struct placement *l = r->layout;
+    if (!l->layers_all || l->layers_fullest == 0 || r->budget->engine.offload.active)
+        return 1.0;
+    return (double)l->layers_all / ((double)l->layers_fullest * l->tp);
+}
+
 /* One GPU's share of the replica as the step function sees it, for a decode
  * batch (gathered under DP attention) or for one prompt's prefill. */
 struct step_model step_model_of(const struct inputs *in, const struct scenario *s,
@@ -169,8 +180,9 @@ struct step_model step_model_of(const struct inputs *in, const struct scenario *
      * layers) over the per-token cost of every layer */
     struct token_split avg = kvcost_split(r->cost, r->layout->avg_context_tokens, s->prefix_tokens);
     double all = (double)kvcost_bytes(r->cost, avg.user_global, avg.user_windowed);
-    double held = (double)r->budget->user_bytes_avg_per_gpu -
-                  (double)r->budget->state_bytes_per_user_per_gpu;
+    double turn = turn_share(r);
+    double held = ((double)r->budget->user_bytes_avg_per_gpu -
+                   (double)r->budget->state_bytes_per_user_per_gpu) * turn;
     if (held < 0)
         held = 0;
     double share = all > 0 ? held / all : 1.0;
@@ -180,7 +192,7 @@ struct step_model step_model_of(const struct inputs *in, const struct scenario *
     m.kv_read_share = in->read_share;
     m.shared_tokens = s->prefix_tokens;
     m.shared_bytes = decode ? (double)r->budget->prefix_bytes_per_gpu : 0;
-    m.state_bytes = (double)r->budget->state_bytes_per_user_per_gpu;
+    m.state_bytes = (double)r->budget->state_bytes_per_user_per_gpu * turn;
     double split = in->ranks > 1 ? 1.0 : (double)in->tp; /* DP attention: a rank's users whole */
     double per = decode ? in->per_ctx_token : in->per_ctx_prefill;
     m.attn_decode_global = m.attn_prefill_global = per * in->global / split;
@@ -207,7 +219,10 @@ struct step_model step_model_of(const struct inputs *in, const struct scenario *
 uint64_t speed_gpu_weights(const struct speed_basis *r)
 {
     const struct offload_split *o = &r->budget->engine.offload;
-    return o->active ? o->gpu_weights_bytes : r->layout->weights_bytes_per_gpu;
+    const struct placement *l = r->layout;
+    if (!o->active && l->layers_all) /* a layer split: a GPU of the turn, on average */
+        return kv_sat_add(kv_ceil_div(l->weights_bytes, l->tp), r->spec->weights_bytes_per_gpu);
+    return o->active ? o->gpu_weights_bytes : l->weights_bytes_per_gpu;
 }
 
 static struct step_machine machine_of(const struct inputs *in)

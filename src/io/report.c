@@ -27,7 +27,8 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
                  m->layers, m->kv_lora_rank, m->qk_rope_head_dim);
     else
         snprintf(buf, size, "%s: %s, %u layers, %s, %u KV heads / %u attention heads%s, head_dim %u",
-                 m->name, p, m->layers, spec_attention_name(m->attention), r->cost.kv_heads,
+                 m->name, p, m->layers, spec_attention_name(spec_attention_with(m, s->kv_heads)),
+                 r->cost.kv_heads,
                  m->attention_heads, s->kv_heads ? " (overridden)" : "", m->head_dim);
     if (m->state_layers > 0) {
         size_t n = strlen(buf);
@@ -378,11 +379,9 @@ static void report_text_title(FILE *out, const struct scenario *s, const struct 
 {
     char a[64], line[512];
     char split[48] = "";
-    if (r->pp > 1) {
-        snprintf(split, sizeof split, " (%u x TP %u x PP %u)", r->replicas, r->tp, r->pp);
-    } else if (r->replicas > 1) {
-        plan_layout_group(r, a, sizeof a);
-        snprintf(split, sizeof split, " (%s%s)", a, e->splits_layers ? ", layers split" : "");
+    if (r->pp > 1 || r->replicas > 1) {
+        plan_layout_title(r, a, sizeof a);
+        snprintf(split, sizeof split, " (%s)", a);
     }
     fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
             s->gpu.name, split, e->server ? ", " : "",

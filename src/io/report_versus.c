@@ -25,10 +25,24 @@ static void versus_row(FILE *out, const char *label, const char *const *cells, c
 /* "$0.0463", or "n/a" when unknown (< 0). */
 static const char *dollars(double v, char *buf, size_t size)
 {
-    if (v < 0)
-        snprintf(buf, size, "n/a");
+    explain_format(v, XU_USD, UNITS_GIB, buf, size); /* the planner's and the report's format */
+    return buf;
+}
+
+/* "302.42 ms", as the planner writes the first token; "n/a" without one. */
+static const char *first_token(const struct plan_result *r, char *buf, size_t size)
+{
+    if (r->speed.ttft_seconds > 0)
+        explain_format(r->speed.ttft_seconds, XU_SECONDS, UNITS_GIB, buf, size);
     else
-        snprintf(buf, size, "$%.4f", v);
+        snprintf(buf, size, "n/a");
+    return buf;
+}
+
+/* "3 x TP 4", "3 x 4 GPUs, layers split": the layout as the titles write it. */
+static const char *layout_title(const struct plan_result *r, char *buf, size_t size)
+{
+    plan_layout_title(r, buf, size);
     return buf;
 }
 
@@ -111,9 +125,9 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     ROW("Speed per user", true, r->speed.tokens_per_s_per_user, "%.1f tok/s at %llu at once",
         r->speed.tokens_per_s_per_user, (unsigned long long)r->speed.concurrency);
     ROW("Measured spread", false, 0, "%s", speed_spread(r, line, sizeof line));
-    ROW("GPUs", false, 0, engine_desc(r->profile)->splits_layers ? "%u x %s (%u x %u, layers split)"
-                                                                 : "%u x %s (%u x TP %u)",
-        s->gpus, md_text(s->gpu.name, name, sizeof name), r->replicas, r->tp);
+    ROW("First token", true, r->speed.ttft_seconds, "%s", first_token(r, t, sizeof t));
+    ROW("GPUs", false, 0, "%u x %s (%s)", s->gpus, md_text(s->gpu.name, name, sizeof name),
+        layout_title(r, line, sizeof line));
     ROW("Model", false, 0, "%s", md_text(s->model.name, name, sizeof name));
     ROW("Engine", false, 0, "%s", engine_version_title(r->profile, r->rule, name, sizeof name));
     ROW("Context", true, s->context_tokens, "%s tokens", units_format_int(s->context_tokens, t, sizeof t));
@@ -141,7 +155,7 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
         ROW("Host KV", false, 0, "%s",
             s->host_kv_bytes ? (report_host_input(s, line, sizeof line), line) : "none");
     ROW("KV per token (per GPU)", true, r->cost.bytes_per_token, "%s",
-        units_format_bytes_exact(r->cost.bytes_per_token, t, sizeof t));
+        units_format_bytes(r->cost.bytes_per_token, s->units, t, sizeof t)); /* as its row's others */
     ROW("KV per user (per GPU)", true, r->user_bytes_per_gpu, "%s",
         units_format_bytes(r->user_bytes_per_gpu, s->units, t, sizeof t));
     ROW("KV pool (per GPU)", true, r->kv_pool_bytes_per_gpu, "%s",

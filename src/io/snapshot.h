@@ -23,6 +23,11 @@ char *snapshot_to_json(const struct scenario *s, const struct plan_result *r,
 
 /* The same text written to out (`plan --format json`); false when it
  * cannot be built. A write error stays in out, for the caller's fflush. */
+/* "engine_version" ("0.15") and "engine_title" ("vLLM 0.15") of kind and
+ * rule, both null under the generic rule: the plan's, solve's and sweep's. */
+struct jsonout;
+void snapshot_engine_json(struct jsonout *o, enum engine_kind k, enum engine_rule r);
+
 bool snapshot_write_json(FILE *out, const struct scenario *s, const struct plan_result *r,
                          const struct explain *x, const char *generator);
 

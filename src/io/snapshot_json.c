@@ -269,14 +269,12 @@ static cJSON *host_tier_json(const struct host_tier *h)
     return jsonout_end(&o);
 }
 
-/* The layout and the precisions. */
-static void result_layout_json(struct jsonout *o, const struct plan_result *r)
+void snapshot_engine_json(struct jsonout *o, enum engine_kind k, enum engine_rule r)
 {
-    jsonout_string(o, "profile", engine_label(r->profile, r->rule));
     /* the release the profile's rule is named after ("0.15"), and with the engine */
-    const char *release = engine_release(r->profile, r->rule);
+    const char *release = engine_release(k, r);
     char title[64];
-    engine_version_title(r->profile, r->rule, title, sizeof title);
+    engine_version_title(k, r, title, sizeof title);
     if (release[0]) {
         jsonout_string(o, "engine_version", release);
         jsonout_string(o, "engine_title", title);
@@ -284,6 +282,13 @@ static void result_layout_json(struct jsonout *o, const struct plan_result *r)
         jsonout_null(o, "engine_version");
         jsonout_null(o, "engine_title");
     }
+}
+
+/* The layout and the precisions. */
+static void result_layout_json(struct jsonout *o, const struct plan_result *r)
+{
+    jsonout_string(o, "profile", engine_label(r->profile, r->rule));
+    snapshot_engine_json(o, r->profile, r->rule);
     jsonout_bool(o, "fits", r->fits);
     jsonout_bool(o, "weights_fit", r->weights_fit);
     jsonout_uint(o, "gpus", r->gpus);

@@ -269,7 +269,8 @@ expect 2 "--max-num-seqs: llama.cpp counts slots: use --parallel" plan --engine 
 # llama.cpp src/llama-cparams.h LLAMA_MAX_SEQ: at most 256 slots, given or picked
 expect 2 "--parallel: '257' is not a whole number from 1 to 256" plan --engine llama.cpp --parallel 257
 expect 0 "-np 256 -ngl" plan --model granite-4.0-h-tiny --engine llama.cpp --context 1k
-expect 0 "256 LLAMA_MAX_SEQ) = min(422, 256); llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory" plan --model jamba-1.5-mini --gpus 2 --engine llama.cpp
+# over 2 GPUs the first holds 17 of the 32 layers (llama.cpp's load_tensors: whole layers)
+expect 0 "x 32 layers / 17 on the fullest GPU / 144.63 MiB per slot), 256 LLAMA_MAX_SEQ) = min(358, 256); llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory" plan --model jamba-1.5-mini --gpus 2 --engine llama.cpp
 # the family's measured fraction (presets/gpus/*.json achievable_mbu), the default where none was measured
 expect 0 "MBU 0.55: Hopper family: fitted to 8 dense decode" plan --model llama-3.1-8b --concurrency 8
 expect 0 "Speed (8 users decoding at once; MBU 0.70, MFU 0.50)" plan --gpu a100-80gb --model llama-3.1-8b --concurrency 8
@@ -319,15 +320,15 @@ expect 0 "Llama 3.1 8B's config gives no tokens per image: kvplan counts --image
 expect_not "config gives no tokens per image" plan --model gemma-3-27b --images 2
 # the sweep header says what is per GPU: under llama.cpp KV/TOKEN is all GPUs' (layer split)
 expect 0 "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER and POOL are per GPU" sweep --vary gpus=1..4 --engine llama.cpp
-expect 0 "vllm; KV/TOKEN, KV/USER and POOL are per GPU" sweep --vary gpus=1..2 --engine vllm
+expect 0 "vLLM 0.15; KV/TOKEN, KV/USER and POOL are per GPU" sweep --vary gpus=1..2 --engine vllm
 # the Copied box closes on the next key, which also acts; help still swallows its key
 expect 0 "Context     ━━━━━━━━━━●──────────────── 16k" --dump-screen - --size 100x30 --keys "y<Right>"
 expect 0 "Export to: kvplan-llama-3.1-8b" --dump-screen - --size 100x30 --keys "ye"
 expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "?<Right>"
 expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "y<Esc>"
 # the planner says when an engine or model drops LoRA slots or images, and z brings them back
-expect 0 "LoRA (8 slots x rank 64) is off with this engine: z brings it back" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right>"
-expect 0 "8 x r64" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x40 --keys "<Down><Down><Down><Down><Down><Down><Right><Right>z"
+expect 0 "LoRA (8 slots x rank 64) is off with this engine: z brings it back" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right><Right><Right>"
+expect 0 "8 x r64" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x40 --keys "<Down><Down><Down><Down><Down><Down><Right><Right><Right><Right>z"
 expect 0 "LoRA (8 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 8 --dump-screen - --size 100x30 --keys "<Up><Enter>deepseek-v3<Enter>"
 expect 0 "LoRA (4 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 4 --dump-screen - --size 100x30 --keys "<Up><Enter>jamba<Enter>"
 expect 0 "image input (2 x 256 tokens) is off with this model: z brings it back" --model gemma-3-27b --images 2 --dump-screen - --size 100x30 --keys "<Up><Enter>llama-3.1-8b<Enter>"
@@ -389,7 +390,9 @@ if "$K" show gpu h100-sxm 2>/dev/null | python3 -c 'import json,sys; json.load(s
 expect 0 "kvplan 0." --version
 expect 0 "Usage: kvplan plan" plan --help
 expect 0 "DOES NOT FIT" plan --model llama-3.1-405b
-expect 0 "the tensor-parallel size does not divide the model's heads" plan --model falcon-7b --gpus 2
+# Falcon 7B's 71 heads: --tp 2 as asked warns; without it 2 GPUs are 2 replicas of TP 1
+expect 0 "the tensor-parallel size does not divide the model's heads" plan --model falcon-7b --gpus 2 --tp 2
+expect 0 "Layout         2 replicas of tensor parallel 1" plan --model falcon-7b --gpus 2
 expect 0 "FP8 cache on a GPU without native FP8" plan --gpu a100-80gb --kv-dtype fp8
 expect 0 "74.51 GiB each" plan --vram 80GB
 expect 0 "80.00 GB each" plan --vram 80GB --units gb
@@ -490,7 +493,7 @@ expect 0 "48 users fit at 4,096 tokens each under SGLang 0.5" plan --engine sgla
 # a sweep over models with an option some lack: those rows say why, the others plan
 expect 0 "deepseek-v3.2 " sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
 expect 0 "(--speculative-method: mtp: falcon-7b ships no MTP layers" sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
-expect 0 "each model on h200" sweep --vary model=all --gpu h200 --gpus 8
+expect 0 "each model on NVIDIA H200 SXM 141GB" sweep --vary model=all --gpu h200 --gpus 8
 # SGLang sets max_running_requests to 48 for EAGLE/STANDALONE drafting (server_args.py _handle_speculative_decoding)
 expect 0 "48 max_running_requests (48 with a draft)" plan --engine sglang --model deepseek-v3 --gpu h200 --gpus 8 --speculative-method mtp
 # the host tier counts users on the GPUs at the tokens in use, as it sizes parked caches

@@ -286,7 +286,7 @@ def test_a_click_on_the_last_row_runs_a_key_only_where_the_key_bar_is_drawn():
         row = t.rows - 1
         x = t.screen.display[row].index("q quit") + 2
         t.press("p")
-        t.wait_for(r"at 4k tokens each on 1 x a100-80gb")
+        t.wait_for(r"at 4k tokens each on 1 x NVIDIA A100 SXM4 80GB")
         t.send(t.mouse_bytes(0, x, row))
         t.send(t.mouse_bytes(0, x, row, release=True))
         t.press("p")  # the next frame: the main screen, the planner still up

@@ -55,7 +55,7 @@ if wait_for "= floor(29.72)"; then ok; else bad "29 users at 4k not shown"; fi
 T send-keys -t app Right
 if wait_for "at 8k tokens" && wait_for "= floor(14.86)"; then ok; else bad "Right did not double the context"; fi
 T send-keys -t app p
-if wait_for "at 8k tokens each on 1 x a100-80gb"; then ok; else bad "presentation mode"; fi
+if wait_for "at 8k tokens each on 1 x NVIDIA A100 SXM4 80GB"; then ok; else bad "presentation mode"; fi
 T send-keys -t app Escape
 T resize-window -t app -x 70 -y 22 2>/dev/null || T resize-pane -t app -x 70 -y 22
 if wait_for "How the number is computed"; then ok; else bad "no redraw at 70x22"; fi

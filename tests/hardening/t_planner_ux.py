@@ -58,33 +58,34 @@ def test_stepping_engines_keeps_the_chosen_cache_precision():
     # TensorRT-LLM caches in fp8 (tensorrt_llm/llmapi/llm_args.py, KvCacheConfig.dtype);
     # llama.cpp has no fp8 cache type (common/arg.cpp, kv_cache_types): only it drops it
     args = ["--engine", "vllm", "--kv-dtype", "fp8"]
-    s = screen(TO_ENGINE + "<Right><Right>", *args)
+    # vLLM's older releases, then SGLang, then llama.cpp's three, then TensorRT-LLM
+    s = screen(TO_ENGINE + "<Right>" * 4, *args)
     assert control(s, "Engine") == "llama.cpp 2026 builds", s
     assert control(s, "KV cache").startswith("auto"), s
     assert "fp8 cache is off with this engine" in status(s), s
-    s = screen(TO_ENGINE + "<Right><Right><Right>", *args)
+    s = screen(TO_ENGINE + "<Right>" * 7, *args)
     assert control(s, "Engine") == "TensorRT-LLM 1.x" and control(s, "KV cache") == "fp8", s
     assert "the fp8 cache is back with trtllm" in status(s), s
-    s = screen(TO_ENGINE + "<Right><Right><Right><Left><Left><Left>", *args)
+    s = screen(TO_ENGINE + "<Right>" * 7 + "<Left>" * 7, *args)
     assert control(s, "Engine") == "vLLM 0.15" and control(s, "KV cache") == "fp8", s
 
 
 def test_versioned_engines_are_reachable_from_the_control():
-    # the latest of each engine, then every pinned version `list engines` gives, in its
-    # order, each named by its release ("vLLM 0.15", "vLLM V0")
+    # each engine's releases together, its latest first, in the order `list engines`
+    # gives them (newest first), each named by its release ("vLLM 0.15", "vLLM V0")
     listed = json.loads(subprocess.run([KVPLAN, "list", "engines", "--format", "json"],
                                        capture_output=True, text=True, check=True).stdout)
     named = lambda e, v: "%s %s" % (e["title"], v["release"])
     latest = [named(e, v) for e in listed for v in e["versions"] if v["latest"]]
     pins = [named(e, v) for e in listed for v in e["versions"] if not v["latest"]]
-    want = latest + pins
+    want = [named(e, v) for e in listed for v in e["versions"]]
     assert latest == ["vLLM 0.15", "SGLang 0.5", "llama.cpp 2026 builds", "TensorRT-LLM 1.x"], latest
     s = screen(TO_ENGINE + "<End>", "--engine", "vllm")
     assert control(s, "Engine") == pins[-1], s
     seen = [control(screen(TO_ENGINE + "<Right>" * i), "Engine") for i in range(1, len(want) + 1)]
     assert seen == want, (seen, want)
     # the planner's vllm@0 is the CLI's: its title and its count
-    s = screen(TO_ENGINE + "<Right>" * 5, "--context", "32k")
+    s = screen(TO_ENGINE + "<Right>" * 3, "--context", "32k")  # vLLM 0.15, 0.13, V0
     assert re.search(r"vLLM V0 +\? help$", s.split("\n")[0].rstrip()), s
     users = re.search(r"^ Users .*?=\s*([0-9,]+)\s*$", s, re.M | re.S)
     want = plan("--engine", "vllm@0", "--context", "32k")["result"]["max_users"]
@@ -214,13 +215,17 @@ def test_gpus_and_tp_steps_offer_only_splits_of_the_heads():
     args = ["--model", "llama-3.1-70b", "--gpus", "12", "--tp", "4", "--engine", "vllm"]
     assert slider(screen("<Up><Up><Up><Right>", *args), "TP")[0] == "4"
     assert slider(screen("<Up><Up><Up><Left>", *args), "TP")[0] == "2"
-    # the sweep marks the same splits, with the plan's words under the table
+    # the sweep marks a split given that the heads cannot take, with the plan's
+    # words under the table; without --tp each count gets one they can
+    out = run("sweep", "--engine", "vllm", "--gpus", "3", "--tp", "3",
+              "--vary", "gpus=3..6").stdout.decode()
+    gpus = {r.split()[0]: r.split()[1] for r in out.splitlines()[2:6]}
+    assert gpus["3"] == "3!" and gpus["6"] == "6=3x2!", out
+    assert "! the tensor-parallel size does not divide the model's heads evenly" in out, out
     out = run("sweep", "--engine", "vllm", "--vary", "gpus=1..8").stdout.decode()
     gpus = {r.split()[0]: r.split()[1] for r in out.splitlines()[2:10]}
-    assert gpus == {"1": "1", "2": "2", "3": "3!", "4": "4", "5": "5!", "6": "6!", "7": "7!",
-                    "8": "8"}, out
-    assert "! the tensor-parallel size does not divide the model's heads evenly" in out, out
-    assert "3!" not in run("sweep", "--vary", "gpus=1..2").stdout.decode()
+    assert gpus == {"1": "1", "2": "2", "3": "3=1x3", "4": "4", "5": "5=1x5", "6": "6=2x3",
+                    "7": "7=1x7", "8": "8"}, out
 
 
 def test_the_gpus_knob_sits_at_one_place_for_one_count():
@@ -286,7 +291,9 @@ def test_a_layer_split_is_labelled_as_the_cli_labels_it():
     cli = run("plan", *args).stdout.decode().splitlines()[0]
     assert "(3 x 4 GPUs, layers split)" in cli and "(3 x 4 GPUs, layers split)" in s.split("\n")[0], s
     per_gpu = plan(*args)["result"]["kv_bytes_per_token_per_gpu"]
-    assert per_gpu == 80 * 1024 and "per GPU: 640.00 MiB/user, 80 KiB/token" in s, s
+    # 4 KiB a token a layer; the fullest of 4 GPUs holds ceil(81 / 4) = 21 of the 80
+    # layers (llama.cpp's load_tensors gives whole layers; t_planner_layouts.py)
+    assert per_gpu == 21 * 4096 and "per GPU: 672.00 MiB/user, 84 KiB/token" in s, s
 
 
 def test_the_header_follows_the_kv_heads_control():

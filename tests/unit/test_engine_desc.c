@@ -143,7 +143,8 @@ static void options_read_and_write_their_field(void **state)
 /* llama.cpp's cost is the descriptor's cell cost, computed once by the plan:
  * Llama 3 8B at f16, 8 KV heads x 128 dims x 2 B, K and V = 4,096 B a layer
  * and 32 x 4,096 = 131,072 B a token, all GPUs together (layers, not heads,
- * are split: two GPUs do not halve it); the budget leaves it as it is. */
+ * are split: two GPUs do not halve it, the fullest holds 17 of the 32); the
+ * budget leaves it as it is. */
 static void llamacpp_cost_is_computed_once_the_engines_way(void **state)
 {
     (void)state;
@@ -153,7 +154,9 @@ static void llamacpp_cost_is_computed_once_the_engines_way(void **state)
     assert_int_equal(r.cost.tp, 1);
     assert_int_equal(r.cost.bytes_per_layer, 4096);
     assert_int_equal(r.cost.bytes_per_token, 131072);
-    assert_int_equal(plan_kv_token_bytes_per_gpu(&r), 65536);
+    /* per GPU, the fullest's: 17 of the 32 layers (33 slots with the output
+     * layer, split by llama_model::load_tensors over two GPUs) */
+    assert_int_equal(plan_kv_token_bytes_per_gpu(&r), 17 * 4096);
 
     /* kvcost at attention TP 1, then the cell cost: the plan's figures exactly */
     struct kv_cost k;
