@@ -22,6 +22,12 @@ under the same loss, with M 90 us and S 0: 74 of 91 fitted within 20% but
 still 40 of 52 held out (CDNA 3 at 0.40 or Hopper at 0.60 beside it: 41), so
 it is not taken: no held-out gain for a constant with no source beyond the fit.
 
+Since then each GPU family with DeepSeek-R1 cases has its own MLA decode
+reach, expert read fraction and MoE layer time (src/core/speedfamily.c,
+tools/fit_speed_family.py): M here is the default of the families without
+one, and fits no case while every fine-grained MoE case has a family of its
+own (it stays at speed.h's 75 us).
+
 This reads each complete decode case of tests/data/speed-measurements.json,
 asks the binary for the parts of its step (`plan --format json`:
 step_memory_seconds, step_compute_seconds, step_comm_seconds, step_layers,
@@ -38,6 +44,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -59,6 +66,19 @@ for _g in ("h200x8", "mi300x8"):
     for _e in ("vllm", "sglang", "trtllm"):
         for _c in ("c4", "c8"):
             EXCLUDED["%s-%s-deepseek-r1-fp8-3200-800-%s" % (_e, _g, _c)] = OLD_MOE
+ROCM_059 = "SGLang v0.5.9's ROCm build for MI300X/MI325X (lmsysorg/sglang:v0.5.9-rocm700-mi30x): " \
+           "at a 4,608-token mean context it decodes 4 and 8 users slower (25-28 ms) than v0.5.12 " \
+           "on the same GPUs at 7,833 (18-23 ms); the same v0.5.9 on MI355X and H200 is not slower"
+for _g in ("mi300x8", "mi325x8"):
+    for _c in ("c4", "c8", "c16", "c32", "c64"):
+        EXCLUDED["sglang-%s-deepseek-r1-fp8-1024-8192-%s" % (_g, _c)] = ROCM_059
+
+
+# The families with terms of their own, and the MoE layer's default (src/core/speed.h).
+FAMILY_TABLE = {m.group(1) for m in re.finditer(
+    r'\{"([^"]+)",', open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                       "src", "core", "speedfamily.c")).read())}
+DEFAULT_MOE_LAYER_US = 75
 
 
 def held_out(case_id):
@@ -69,14 +89,18 @@ def parts(kvplan, c):
     r, err = vs.plan(kvplan, vs.base_args(c) + vs.speed_args(c))
     if r is None or r.get("step_memory_seconds") is None:
         return None
-    return {k: r.get(k) or 0 for k in ("step_memory_seconds", "step_compute_seconds",
-                                        "step_comm_seconds", "step_layers", "step_moe_layers",
-                                        "stages")}
+    p = {k: r.get(k) or 0 for k in ("step_memory_seconds", "step_compute_seconds",
+                                     "step_comm_seconds", "step_moe_seconds", "step_layers",
+                                     "step_moe_layers", "stages")}
+    # a family with its own MoE layer time (src/core/speedfamily.c) keeps it
+    fam = vs.show(kvplan, "gpu", c["gpu"]).get("family") or ""
+    p["own_moe"] = fam in FAMILY_TABLE
+    return p
 
 
 def predict(c, p, q):
     """The step time, seconds, of case c with parts p under parameters q (as steptime.c)."""
-    moe = p["step_moe_layers"] * q["moe_layer_us"] * 1e-6
+    moe = p["step_moe_seconds"] if p["own_moe"] else p["step_moe_layers"] * q["moe_layer_us"] * 1e-6
     stage = max(p["step_memory_seconds"], p["step_compute_seconds"]) + moe + p["step_comm_seconds"]
     # llama.cpp's figures are llama-bench's decode loop: no server scheduler (steptime: 0)
     step = 0 if c["engine"] == "llama.cpp" else q["step_overhead_ms"] * 1e-3
@@ -94,12 +118,18 @@ def loss(cases, q):
 
 
 def search(cases):
-    """Coordinate descent over the grid, from every parameter at its first value, until stable."""
+    """Coordinate descent over the grid, from every parameter at its first value, until stable;
+    the MoE layer's default stays at speed.h's when every fine-grained MoE case is on a family
+    with its own (src/core/speedfamily.c)."""
     q = {k: v[0] for k, v in GRID.items()}
+    grid = dict(GRID)
+    if not any(p["step_moe_layers"] and not p["own_moe"] for _, p, _ in cases):
+        q["moe_layer_us"] = DEFAULT_MOE_LAYER_US
+        del grid["moe_layer_us"]
     best = loss(cases, q)
     for _ in range(20):
         moved = False
-        for k, values in GRID.items():
+        for k, values in grid.items():
             for v in values:
                 t = dict(q, **{k: v})
                 f = loss(cases, t)
@@ -110,14 +140,19 @@ def search(cases):
     return q, best
 
 
-def main():
-    args = sys.argv[1:]
+def arguments(argv):
+    """KVPLAN DATA.json [--out FILE]: (kvplan, data, out or None)."""
+    args = list(argv)
     out = None
     if "--out" in args:
         i = args.index("--out")
         out = args[i + 1]
         del args[i:i + 2]
-    kvplan, data = args[0], args[1]
+    return args[0], args[1], out
+
+
+def main():
+    kvplan, data, out = arguments(sys.argv[1:])
     cases = json.load(open(data))["measurements"]
     fit, check, skipped = [], [], []
     for c in cases:

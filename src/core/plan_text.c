@@ -200,9 +200,10 @@ const char *plan_warning_text(enum plan_warning w)
         return "llama.cpp loads GGUF weights (f16, bf16, q8_0, q6_k, q5_k_m, q4_k_m, q4_0): "
                "choose one with --weight-dtype";
     case WARN_SPEED_MOE:
-        return "fine-grained MoE: its speed rests on a fit to DeepSeek-R1 in late-2025 and 2026 "
-               "SGLang, TensorRT-LLM and ATOM builds, 3 cases in 4 within 20% and -49% to +60% "
-               "off case by case; early-2025 builds were 2-6x slower (doc/SPEED-FIT.md)";
+        return "fine-grained MoE: its speed rests on a fit by GPU family to DeepSeek-R1 in "
+               "late-2025 and 2026 SGLang, TensorRT-LLM and ATOM builds, 106 of 111 cases within "
+               "20% and -42% to +19% off case by case; early-2025 builds were 2-6x slower "
+               "(doc/SPEED-FIT-FAMILY.md)";
     case WARN_SPEED_BATCHED:
         return "several sequences decoding at once on this GPU family: a 2023 llama.cpp build "
                "took 2.2-2.8x one sequence's time per token at 2 to 8 on V100; kvplan's decode "

@@ -8,6 +8,7 @@
 #include "kvcost.h"
 #include "offload_fit.h"
 #include "speed_inputs.h"
+#include "speedfamily.h"
 #include "steptime.h"
 #include "units.h"
 
@@ -21,6 +22,12 @@ static enum dtype compute_dtype(const struct scenario *s, const struct speed_bas
         !r->layout->weights_as_released) {
         *peak = g->tflops_fp8 * 1e12;
         return DTYPE_FP8;
+    }
+    /* NVFP4 and MXFP4 GEMMs run on the FP4 tensor cores where the GPU has
+     * them (Blackwell, CDNA 4), their activations quantised on the fly */
+    if (r->layout->weight_dtype == DTYPE_FP4 && g->tflops_fp4 > 0) {
+        *peak = g->tflops_fp4 * 1e12;
+        return DTYPE_FP4;
     }
     if (r->layout->weight_dtype == DTYPE_INT8 && g->tops_int8 > 0) {
         *peak = g->tops_int8 * 1e12;
@@ -36,6 +43,13 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
     struct inputs in; /* every field set below: no zeroing of the whole */
     in.bw = (double)s->gpu.bandwidth_bytes_per_s;
     in.dtype = compute_dtype(s, r, &in.peak);
+    /* FP4 checkpoints quantise the linear layers; attention runs in FP8 at best */
+    in.attn_dtype = in.dtype;
+    in.attn_peak = in.peak;
+    if (in.dtype == DTYPE_FP4) {
+        in.attn_dtype = s->gpu.tflops_fp8 > 0 ? DTYPE_FP8 : DTYPE_BF16;
+        in.attn_peak = (s->gpu.tflops_fp8 > 0 ? s->gpu.tflops_fp8 : s->gpu.tflops_bf16) * 1e12;
+    }
     in.mbu = s->mbu > 0                  ? s->mbu
              : s->gpu.achievable_mbu > 0 ? s->gpu.achievable_mbu
                                          : SPEED_DEFAULT_MBU;
@@ -112,11 +126,15 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
      * whose layers are single blocks (Nemotron-H: a Mamba-2, attention or
      * MLP block a layer, one row-parallel output each) once a block. */
     in.allreduces_per_layer = m->plain_layers ? 1.0 : 2.0;
-    /* fitted on the measurements (doc/SPEED-FIT.md) */
-    in.moe_mbu = 1.0;
+    /* fitted on the measurements (doc/SPEED-FIT.md), the family's own terms
+     * on its DeepSeek-R1 cases (core/speedfamily.h) */
+    const struct speed_family_terms *fam = speed_family_terms(s->gpu.family);
+    double family_mbu = s->gpu.achievable_mbu > 0 ? s->gpu.achievable_mbu : SPEED_DEFAULT_MBU;
+    in.moe_mbu = fam->expert_mbu > 0 ? fam->expert_mbu / family_mbu : 1.0;
+    in.attn_mbu = m->attention == ATTENTION_MLA ? fam->mla_decode_reach : 1.0;
     in.step_overhead = s->has_step_overhead ? s->step_overhead_s
                                             : engine_desc(s->engine.kind)->step_overhead_s;
-    in.moe_layer_overhead = m->experts > SPEED_MOE_FINE_EXPERTS ? SPEED_MOE_LAYER_OVERHEAD_S : 0;
+    in.moe_layer_overhead = m->experts > SPEED_MOE_FINE_EXPERTS ? fam->moe_layer_s : 0;
     in.read_share = 1.0;
     in.topk = in.index_flops = 0;
     if (m->attention == ATTENTION_MLA && m->index_topk && r->cost->index_bytes) {
@@ -230,9 +248,11 @@ static struct step_machine machine_of(const struct inputs *in)
     struct step_machine hw = {0};
     hw.bytes_per_s = in->bw;
     hw.flops_per_s = in->peak;
+    hw.attn_flops_per_s = in->attn_peak;
     hw.mbu = in->mbu;
     hw.mfu = in->mfu;
     hw.moe_mbu = in->moe_mbu;
+    hw.attn_mbu = in->attn_mbu;
     hw.link_bytes_per_s = in->link_used;
     hw.link_latency_s = in->latency;
     hw.step_overhead_s = in->step_overhead;

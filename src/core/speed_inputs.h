@@ -16,6 +16,8 @@
 struct inputs {
     double bw, peak, mbu, mfu;
     enum dtype dtype;           /* the compute precision (peak's) */
+    double attn_peak;           /* attention's peak: FP4 GEMMs' attention computes in FP8 */
+    enum dtype attn_dtype;
     double experts;             /* bytes of the model's routed experts */
     double active, hidden;      /* parameters per token, hidden width */
     double per_ctx_token;       /* decode attention flops per context token per layer, all heads */
@@ -27,6 +29,7 @@ struct inputs {
     double layers, global, windowed; /* on one GPU: a stage's, or llama.cpp's share */
     double allreduces_per_layer; /* 2 (attention, MLP), or 1 where a layer is one block */
     double moe_mbu;             /* a grouped expert GEMM's share of mbu */
+    double attn_mbu;            /* the decode attention kernels' share of mbu reading the cache */
     double step_overhead, moe_layer_overhead; /* seconds */
     uint32_t pp;                /* stages a token passes in turn: --pp, or llama.cpp's
                                  * layer split over a replica's GPUs */

@@ -3,6 +3,7 @@
 #include "offload.h"
 #include "speed_inputs.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "engine_desc.h"
@@ -73,17 +74,47 @@ static void bytes_row(const struct inputs *in, const struct speed_basis *r, stru
                                          : NULL);
 }
 
+/* GEMM flops at the compute peak and attention's at its own (FP4 weights:
+ * attention in FP8), each over its peak x MFU, added. */
+static void compute_terms(const struct inputs *in, struct explain_row *row, double gemm,
+                          double attn)
+{
+    char name[EXPLAIN_NAME_MAX];
+    const double peaks[2] = {in->peak, in->attn_peak};
+    const enum dtype dtypes[2] = {in->dtype, in->attn_dtype};
+    const double flops[2] = {gemm, attn};
+    for (int i = 0; i < 2; i++) {
+        explain_term(row, flops[i], XU_FLOPS, i ? "attention" : "GEMMs");
+        snprintf(name, sizeof name, "per s (%s peak)", dtype_info(dtypes[i])->name);
+        explain_term(row, peaks[i], XU_FLOPS, name);
+        explain_term(row, in->mfu, XU_FRACTION, "MFU");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_DIV);
+        if (i)
+            explain_op(row, XOP_ADD);
+    }
+}
+
 static void memory_compute_rows(const struct inputs *in, struct explain *x, uint64_t m,
                                 const struct step_time *st)
 {
     char name[96];
     struct explain_row *row = explain_row_begin(x, "speed_memory", "Memory time", "per step");
     explain_ref(x, row, "speed_bytes", "");
+    /* the experts and the cache at their kernels' own reach (core/speedfamily.h):
+     * as if more (or fewer) bytes were read at the MBU */
     double touched = st->expert_read_bytes;
-    if (in->moe_mbu < 1.0 && in->experts > 0) {
-        snprintf(name, sizeof name, "more for experts read at %.0f%% of MBU", in->moe_mbu * 100);
-        explain_term(row, touched * (1.0 / in->moe_mbu - 1.0), XU_BYTES, name);
-        explain_op(row, XOP_ADD);
+    if (in->moe_mbu != 1.0 && in->experts > 0) {
+        snprintf(name, sizeof name, "%s: experts read at %.0f%% of peak",
+                 in->moe_mbu < 1.0 ? "more" : "less", in->moe_mbu * in->mbu * 100);
+        explain_term(row, touched * fabs(1.0 / in->moe_mbu - 1.0), XU_BYTES, name);
+        explain_op(row, in->moe_mbu < 1.0 ? XOP_ADD : XOP_SUB);
+    }
+    if (in->attn_mbu != 1.0 && st->kv_read_bytes > 0) {
+        snprintf(name, sizeof name, "%s: MLA decode reads KV at %.0f%% of MBU",
+                 in->attn_mbu < 1.0 ? "more" : "less", in->attn_mbu * 100);
+        explain_term(row, st->kv_read_bytes * fabs(1.0 / in->attn_mbu - 1.0), XU_BYTES, name);
+        explain_op(row, in->attn_mbu < 1.0 ? XOP_ADD : XOP_SUB);
     }
     explain_term(row, in->bw, XU_BYTES_PER_S, "bandwidth");
     explain_term(row, in->mbu, XU_FRACTION, "MBU");
@@ -106,7 +137,10 @@ static void memory_compute_rows(const struct inputs *in, struct explain *x, uint
     explain_row_end(x, row, XU_FLOPS, 0, NULL);
 
     row = explain_row_begin(x, "speed_compute", "Compute time", "per step");
-    if (in->peak > 0) {
+    if (in->peak > 0 && in->attn_peak != in->peak) {
+        compute_terms(in, row, st->gemm_flops, st->attention_flops);
+        explain_row_end(x, row, XU_SECONDS, 0, NULL);
+    } else if (in->peak > 0) {
         explain_ref(x, row, "speed_flops", "");
         snprintf(name, sizeof name, "per s (%s peak)", dtype_info(in->dtype)->name);
         explain_term(row, in->peak, XU_FLOPS, name);
@@ -153,7 +187,7 @@ static void moe_row(const struct inputs *in, struct explain *x, const struct ste
     explain_op(row, XOP_MUL);
     explain_row_end(x, row, XU_SECONDS, 0,
                     "routing, top-k and the grouped GEMM over small expert slices, fitted on "
-                    "DeepSeek-R1 (doc/SPEED-FIT.md)");
+                    "DeepSeek-R1 by GPU family (doc/SPEED-FIT-FAMILY.md)");
 }
 
 /* The step overhead's words: the engine's fitted figure, given, or calibrated. */
@@ -281,12 +315,18 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
                                                              : "no bandwidth figure for this GPU");
         return;
     }
-    explain_term(row, f->flops, XU_FLOPS, "prefill per GPU");
-    snprintf(name, sizeof name, "per s (%s peak)", dtype_info(in->dtype)->name);
-    explain_term(row, in->peak, XU_FLOPS, name);
-    explain_term(row, in->mfu, XU_FRACTION, "MFU");
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_DIV);
+    if (in->attn_peak != in->peak) { /* one term: the row's terms are few */
+        snprintf(name, sizeof name, "GEMMs at %s peak, attention at %s",
+                 dtype_info(in->dtype)->name, dtype_info(in->attn_dtype)->name);
+        explain_term(row, f->compute_s, XU_SECONDS, name);
+    } else {
+        explain_term(row, f->flops, XU_FLOPS, "prefill per GPU");
+        snprintf(name, sizeof name, "per s (%s peak)", dtype_info(in->dtype)->name);
+        explain_term(row, in->peak, XU_FLOPS, name);
+        explain_term(row, in->mfu, XU_FRACTION, "MFU");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_DIV);
+    }
     explain_term(row, f->memory_s, XU_SECONDS, "reading the weights, writing the KV");
     explain_op(row, XOP_MAX);
     if (f->moe_s > 0) {

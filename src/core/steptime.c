@@ -43,9 +43,11 @@ static void add_sequence(const struct step_model *m, const struct step_seq *q,
     double shared = (double)m->shared_tokens < ctx ? (double)m->shared_tokens : ctx;
     double held = step_attended(ctx, w), start = ctx - held;
     double shared_held = shared > start ? shared - start : 0;
-    out->kv_bytes += m->kv_bytes_global * (ctx - shared) * m->kv_read_share +
-                     m->kv_bytes_windowed * (held - shared_held) +
-                     (m->kv_bytes_global + m->kv_bytes_windowed) * t;
+    double read = m->kv_bytes_global * (ctx - shared) * m->kv_read_share +
+                  m->kv_bytes_windowed * (held - shared_held);
+    if (q->tokens == 1)
+        out->kv_read_bytes += read; /* a decode's attention reads it */
+    out->kv_bytes += read + (m->kv_bytes_global + m->kv_bytes_windowed) * t;
     /* a recurrent layer reads its state and writes it back, each step */
     out->state_bytes += 2.0 * m->state_bytes;
     /* the part of the cache and state in host memory (llama.cpp's CPU
@@ -115,6 +117,7 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
     for (size_t i = 0; i < n; i++)
         add_sequence(m, &seqs[i], &st);
     st.kv_bytes += m->shared_bytes;
+    st.kv_read_bytes += m->shared_bytes;
     double scale = m->token_scale > 1 ? m->token_scale : 1;
     double seen = st.tokens * scale; /* what the GEMMs and all-reduces carry */
     double share = step_expert_share(m->experts, m->experts_per_token, seen);
@@ -134,13 +137,18 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
     double bw = hw->bytes_per_s * hw->mbu;
     double moe = hw->moe_mbu > 0 ? hw->moe_mbu : 1.0;
     st.weights_s = m->dense_bytes / bw + expert_read / (bw * moe);
-    st.kv_s = st.kv_bytes / bw;
+    /* the attention kernels read the cache at their own reach; the new
+     * tokens' KV is written at the weights' */
+    double attn = hw->attn_mbu > 0 ? hw->attn_mbu : 1.0;
+    st.kv_s = attn == 1.0 ? st.kv_bytes / bw
+                          : (st.kv_bytes - st.kv_read_bytes) / bw + st.kv_read_bytes / (bw * attn);
     st.state_s = st.state_bytes / bw;
     st.memory_s = st.weights_s + st.kv_s + st.state_s;
     if (hw->flops_per_s > 0) {
         double fl = hw->flops_per_s * hw->mfu;
+        double fa = hw->attn_flops_per_s > 0 ? hw->attn_flops_per_s * hw->mfu : fl;
         st.gemm_s = st.gemm_flops / fl;
-        st.attention_s = st.attention_flops / fl;
+        st.attention_s = st.attention_flops / fa;
         st.compute_s = st.gemm_s + st.attention_s;
     }
     st.comm_s = ring_seconds(m, hw, seen);

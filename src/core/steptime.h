@@ -24,9 +24,13 @@
 struct step_machine {
     double bytes_per_s;         /* memory bandwidth per GPU; 0 = unknown (no answer) */
     double flops_per_s;         /* dense peak in the compute precision; 0 = unknown */
+    double attn_flops_per_s;    /* attention's peak where it computes in another precision
+                                 * (FP4 GEMMs, attention in FP8); 0 = flops_per_s */
     double mbu, mfu;            /* achievable fractions of the two */
     double moe_mbu;             /* the share of mbu a grouped expert GEMM reaches reading
                                  * experts at a few tokens an expert (1 = as dense) */
+    double attn_mbu;            /* the share of mbu decode's attention kernels reach reading
+                                 * the cache before the step (0 or 1 = as the weights) */
     double link_bytes_per_s;    /* all-reduce bandwidth per GPU, each way */
     double link_latency_s;      /* the fixed cost of one all-reduce */
     double step_overhead_s;     /* each step: scheduling, sampling, graph launch */
@@ -98,6 +102,8 @@ struct step_time {
     double experts_touched;     /* routed experts a MoE layer reads (mean) */
     double tokens_per_expert;   /* tokens each touched expert computes (mean) */
     double weights_bytes, kv_bytes, state_bytes, bytes;
+    double kv_read_bytes;       /* of kv_bytes, the decoding sequences' cache before the step
+                                 * and the shared prefix: what decode's attention reads */
     double expert_read_bytes;   /* of weights_bytes, the routed experts' */
     double gemm_flops, attention_flops, flops;
     double weights_s, kv_s, state_s, memory_s;
