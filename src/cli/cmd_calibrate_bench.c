@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/options_table.h"
+#include "core/dtype.h"
 #include "core/engine_desc.h"
 #include "core/text.h"
 #include "io/calibration.h"
@@ -27,10 +28,33 @@ struct bench_calib {
     const char *labels[FIT_POINTS_MAX];
     struct fit_result fit;
     char from[3][200];
+    bool gpu_assumed; /* no --gpu, and the file names no catalogue GPU */
 };
 
+/* What the file says it ran, where no option says otherwise: llama-bench
+ * runs llama.cpp at the precision its model_type ends with ("llama 8B
+ * Q4_0"); a serving benchmark's backend names its engine ("vllm"). */
+static void bench_ran(const struct bench_log *b, struct options *with)
+{
+    bool llama = b->format == BENCH_LLAMA_MD || b->format == BENCH_LLAMA_JSON;
+    struct diag ignore = {0};
+    const char *engine = llama ? "llama.cpp" : b->backend;
+    if (!with->given[OPT_ENGINE] && !with->load_path && engine[0] &&
+        engine_parse(engine, &with->engine, &with->engine_rule, &ignore))
+        with->given[OPT_ENGINE] = true;
+    const char *last = strrchr(b->model, ' ');
+    char word[32];
+    snprintf(word, sizeof word, "%s", last ? last + 1 : "");
+    for (char *c = word; *c; c++)
+        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    if (llama && !with->given[OPT_WEIGHT_DTYPE] && !with->load_path && word[0] &&
+        dtype_parse(word, &with->weight_dtype))
+        with->given[OPT_WEIGHT_DTYPE] = true;
+}
+
 /* The scenario as plan builds it; with no --gpu, the catalogue GPU the
- * benchmark names (llama-bench's gpu_info), when one is named so. */
+ * benchmark names (llama-bench's gpu_info), when one is named so, else the
+ * default, said to be assumed. */
 static bool bench_scenario(struct bench_calib *k, struct diag *d)
 {
     const struct options *o = k->o;
@@ -46,8 +70,10 @@ static bool bench_scenario(struct bench_calib *k, struct diag *d)
          i++)
         if (strcasecmp(cat.gpus[i].spec.name, k->b->gpu) == 0)
             with.gpu_id = cat.gpus[i].spec.id;
+    bench_ran(k->b, &with);
     ok = ok && options_scenario(&with, &cat, &k->s, d);
     catalog_free(&cat);
+    k->gpu_assumed = ok && !with.gpu_id && !o->load_path;
     return ok;
 }
 
@@ -195,6 +221,13 @@ static void print_notes(const struct bench_calib *k)
     if (loaded_ttft)
         printf("\nnote: a TTFT measured among other requests waits for the running step: the MFU "
                "it gives is a lower bound (a run at --max-concurrency 1 measures prefill alone)\n");
+    if (k->gpu_assumed) {
+        char said[sizeof b->gpu + 64];
+        text_escape(b->gpu[0] ? b->gpu : "none", said, sizeof said);
+        printf("\nnote: the GPU is assumed: %s (the file names %s%s): give %s ID for the one "
+               "it ran on\n", k->s.gpu.name, b->gpu[0] ? "" : "no GPU", b->gpu[0] ? said : "",
+               OPTION_FLAG(OPT_GPU));
+    }
     if (b->speculative)
         printf("\nnote: the benchmark reports speculative decoding; kvplan times the model's own "
                "step, so MBU absorbs the accepted tokens\n");
@@ -230,6 +263,9 @@ static bool bench_save(const struct bench_calib *k, struct diag *d)
     return calibration_save_speed(o->save_path, &c, d);
 }
 
+/* The largest residual a saved fit may leave (rms, relative). */
+#define FIT_SAVE_RMS_MAX 0.25
+
 int calibrate_bench(const struct options *o, const struct bench_log *b, const char *path,
                     const char *shown)
 {
@@ -261,6 +297,16 @@ int calibrate_bench(const struct options *o, const struct bench_log *b, const ch
     sources(&k);
     print_fit(&k);
     print_notes(&k);
+    if (o->save_path && (k.fit.mbu_clamped || k.fit.mfu_clamped || k.fit.rms > FIT_SAVE_RMS_MAX)) {
+        diag_fail(&d, "%s: not saved: the fit %s%s%.1f%% residual after it (over %.0f%%): the "
+                  "scenario is likely not the one the benchmark ran (its GPU, weight precision, "
+                  "engine or tensor parallel): give them as options", shown,
+                  k.fit.mbu_clamped || k.fit.mfu_clamped ? "clamps MBU or MFU at the range "
+                                                           "0.01 to 1" : "",
+                  k.fit.mbu_clamped || k.fit.mfu_clamped ? " and leaves a " : "leaves a ",
+                  100 * k.fit.rms, 100 * FIT_SAVE_RMS_MAX);
+        return cli_fail(d.message);
+    }
     if (o->save_path) {
         if (!bench_save(&k, &d))
             return cli_fail(d.message);

@@ -272,7 +272,8 @@ bool options_spec_apply(const struct options *o, const struct catalog *c, struct
  * calibration's, and moves a logged KV cache size to the memory fraction
  * given. */
 struct calibration_source;
-bool options_calibration_on_top(const struct options *o, const struct calibration_source *c,
-                                struct scenario *s, struct diag *d);
+bool options_calibration_on_top(const struct options *o, const struct catalog *cat,
+                                const struct calibration_source *c, struct scenario *s,
+                                struct diag *d);
 
 #endif

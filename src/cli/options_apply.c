@@ -326,5 +326,5 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
         s->context_tokens = e->default_context(s); /* Ollama's own default num_ctx */
     if (!options_spec_apply(o, c, s, d) || !scenario_validate(s, NULL, NULL, d))
         return false;
-    return o->calibration_path == NULL || options_calibration_on_top(o, &cal, s, d);
+    return o->calibration_path == NULL || options_calibration_on_top(o, c, &cal, s, d);
 }

@@ -5,26 +5,37 @@
 #include "cli/options.h"
 
 #include <stdio.h>
+#include <strings.h>
 
 #include "cli/options_table.h"
 #include "core/text.h"
 #include "io/calibration.h"
+#include "io/catalog.h"
 
-bool options_calibration_on_top(const struct options *o, const struct calibration_source *c,
-                                struct scenario *s, struct diag *d)
+bool options_calibration_on_top(const struct options *o, const struct catalog *cat,
+                                const struct calibration_source *c, struct scenario *s,
+                                struct diag *d)
 {
-    char note[512], shown[512];
-    if (!calibration_fraction_on_top(c, s, note, sizeof note, d))
+    char note[512], shown[512], moved[512];
+    const struct catalog_gpu *g = c->gpu_id[0] ? catalog_find_gpu(cat, c->gpu_id) : NULL;
+    if (!calibration_fraction_on_top(c, g ? &g->spec : NULL, s, moved, sizeof moved, d))
         return false;
+    bool other = c->memory && c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0;
+    snprintf(note, sizeof note, "%s", moved);
+    if (other) /* said in the warning with the mismatch below */
+        note[0] = '\0';
     if (note[0]) {
         enum option_id given = o->given[OPT_MEM_FRACTION]    ? OPT_MEM_FRACTION
                                : o->given[OPT_FREE_FRACTION] ? OPT_FREE_FRACTION
                                                              : OPT_UTIL;
         fprintf(stderr, "kvplan: %s: %s\n", OPTION_FLAG(given), note);
     }
+    s->calibration_note[0] = '\0';
     if (calibration_mismatch(c, s, note, sizeof note) > 0) {
         text_escape(note, shown, sizeof shown); /* names from a file: no controls */
-        fprintf(stderr, "kvplan: warning: %s\n", shown);
+        snprintf(s->calibration_note, sizeof s->calibration_note, "%s%s%s", shown,
+                 other && moved[0] ? "; " : "", other ? moved : "");
+        fprintf(stderr, "kvplan: warning: %s\n", s->calibration_note);
     }
     return scenario_validate(s, NULL, NULL, d);
 }

@@ -122,6 +122,8 @@ static uint32_t fixed_warnings(const struct scenario *s, const struct plan_resul
         w |= WARN_ENGINE_HARDWARE;
     if (windows_sized_whole(s, e))
         w |= WARN_WINDOWS_UNUSED;
+    if (s->calibration_note[0])
+        w |= WARN_CALIBRATION;
     return w;
 }
 
@@ -241,6 +243,7 @@ static bool plan_fixed(const struct scenario *s, const struct engine_desc *e, st
     kvcost_add_draft(&r->cost, r->spec.kv_bytes_per_token);
     /* the layout and the weights each GPU holds, the draft's included */
     placement_compute(s, &r->spec, &r->placement);
+    memcpy(r->calibration_note, s->calibration_note, sizeof r->calibration_note);
     if (r->weights_bytes == UINT64_MAX)
         return false;
     /* LoRA's slots */

@@ -59,7 +59,8 @@ enum plan_warning {
     WARN_ENGINE_HARDWARE = 1u << 24,  /* the engine does not run on this GPU's vendor */
     WARN_SPEED_BATCHED = 1u << 25,    /* the engine's batched decode on this family: unvalidated */
     WARN_WIRED_LIMIT = 1u << 26,      /* unified memory: macOS's wired limit binds, a sysctl raises it */
-    WARN_LAST = WARN_WIRED_LIMIT
+    WARN_CALIBRATION = 1u << 27,      /* a calibration measured on another GPU, model or engine */
+    WARN_LAST = WARN_CALIBRATION
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu
@@ -133,6 +134,7 @@ struct plan_result {
     struct generic_figures generic;  /* engines only: the headroom rule's answer */
     struct wired_figures wired;      /* unified memory's wired limit */
     const char *const *names;        /* how the caller names the fields, for warnings */
+    char calibration_note[480];      /* the scenario's, for WARN_CALIBRATION */
 };
 
 /* No explain rows: numbers only, for curves, sweeps and solves. */

@@ -248,6 +248,8 @@ const char *plan_warning_text(enum plan_warning w)
     case WARN_STATE_CAP:
         return "SGLang caps max_running_requests at its state slots / 3 "
                "(model_runner_kv_cache_mixin.py, init_memory): the value given is not reached";
+    case WARN_CALIBRATION:
+        return "the calibration was measured on another GPU, model or engine than this plan's";
     case WARN_STATE_PREFIX:
         return "vLLM's prefix caching keeps a hybrid model's states at block boundaries "
                "(config/cache.py, mamba_cache_mode \"align\": 2 + the speculative blocks a "
@@ -290,6 +292,10 @@ void plan_warning_format(const struct plan_result *r, enum plan_warning w, char 
                  "iogpu.wired_limit_mb=%u` raises it to what this asks (%s %u plans with it)",
                  (double)r->wired.limit_bytes / GIB, (double)r->wired.unified_bytes / GIB,
                  r->wired.suggest_mb, OPTNAME_WIRED_LIMIT_MB, r->wired.suggest_mb);
+        return;
+    case WARN_CALIBRATION:
+        snprintf(buf, size, "%s", r->calibration_note[0] ? r->calibration_note
+                                                         : plan_warning_text(w));
         return;
     case WARN_STATE_CAP:
         units_format_int(r->engine.max_num_seqs, a, sizeof a);

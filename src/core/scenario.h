@@ -99,6 +99,9 @@ struct scenario {
     /* Unified memory (Apple silicon): the GPU's wired limit in MiB as `sudo
      * sysctl iogpu.wired_limit_mb=N` sets it; 0 = macOS's default. */
     uint32_t wired_limit_mb;
+    /* What a calibration measured elsewhere (another GPU, model or engine) and
+     * what of it was applied: one sentence for the plan's warnings; "" none. */
+    char calibration_note[480];
 };
 
 enum { SPEED_CAL_MBU = 1u, SPEED_CAL_MFU = 2u, SPEED_CAL_OVERHEAD = 4u, SPEED_CAL_ALL = 7u };

@@ -85,6 +85,7 @@ struct calibration_source {
     enum engine_kind engine;
     enum engine_rule rule;
     uint64_t kv_memory_bytes; /* the KV cache size it set, 0 = none */
+    uint64_t gpu_total_bytes; /* the GPU total it set, 0 = none */
     double utilization, mem_fraction; /* the fractions its log ran at; 0 = not logged */
 };
 
@@ -105,9 +106,14 @@ int calibration_mismatch(const struct calibration_source *c, const struct scenar
 /* A KV cache size measured at one memory fraction (--gpu-memory-utilization,
  * --mem-fraction-static, --free-gpu-memory-fraction), planned at another: it
  * moves by what that fraction changes in kvplan's own budget for the engine.
- * note says so ("" when nothing moved). */
-bool calibration_fraction_on_top(const struct calibration_source *c, struct scenario *s,
-                                 char *note, size_t size, struct diag *d);
+ * Measured on another GPU (`measured`, NULL when the catalogue lacks it), no
+ * absolute bytes transfer: a cache size keeps only its difference from
+ * kvplan's rule on that GPU, or is dropped when that leaves no pool or the
+ * GPU is unknown; a logged total gives way to this GPU's, the non-KV memory
+ * kept. note says what was done ("" when nothing moved). */
+bool calibration_fraction_on_top(const struct calibration_source *c,
+                                 const struct gpu_spec *measured, struct scenario *s, char *note,
+                                 size_t size, struct diag *d);
 
 /* A memory calibration to save: the parsed log, the model it is of, the GPU
  * (NULL: not given), and the figures calibrate worked out per GPU. */

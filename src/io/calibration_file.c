@@ -142,6 +142,7 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
     if (total && non_kv) {
         s->engine.gpu_total_bytes = total;
         s->engine.non_kv_bytes = non_kv;
+        c->gpu_total_bytes = total;
     } else {
         s->engine.kv_memory_bytes = (uint64_t)kv; /* the logged cache, as --kv-memory */
         c->kv_memory_bytes = s->engine.kv_memory_bytes;
@@ -214,11 +215,69 @@ int calibration_mismatch(const struct calibration_source *c, const struct scenar
     return n;
 }
 
-bool calibration_fraction_on_top(const struct calibration_source *c, struct scenario *s,
-                                 char *note, size_t size, struct diag *d)
+/* The pool kvplan's rule gives s, less any shortfall. */
+static bool rule_pool(const struct scenario *s, double *pool, struct diag *d)
+{
+    static struct scenario at;
+    static struct plan_result r;
+    at = *s;
+    at.engine.kv_memory_bytes = 0;
+    if (!plan_compute(&at, PLAN_NUMBERS, NULL, &r, d))
+        return false;
+    *pool = (double)r.kv_pool_bytes_per_gpu - (double)r.shortfall_bytes_per_gpu;
+    return true;
+}
+
+/* Another GPU: its absolute bytes do not transfer. A logged total is that
+ * GPU's (the non-KV memory, which does not depend on the GPU's size, stays);
+ * a logged cache size keeps only how far it is from kvplan's rule there. */
+static bool other_gpu(const struct calibration_source *c, const struct gpu_spec *measured,
+                      struct scenario *s, char *note, size_t size, struct diag *d)
+{
+    struct engine_flags *f = &s->engine;
+    if (f->gpu_total_bytes && f->gpu_total_bytes == c->gpu_total_bytes) {
+        f->gpu_total_bytes = 0;
+        snprintf(note, size, "only its non-KV memory (%.2f GiB) is applied, with this GPU's "
+                 "own total", (double)f->non_kv_bytes / 1073741824.0);
+        return true;
+    }
+    if (!c->kv_memory_bytes || f->kv_memory_bytes != c->kv_memory_bytes)
+        return true; /* no logged cache size, or --kv-memory given on top of it */
+    double p0 = 0, p1 = 0;
+    struct scenario there = *s;
+    if (measured) {
+        there.gpu = *measured;
+        there.engine.gpu_memory_utilization = c->utilization;
+        there.engine.mem_fraction_static = c->mem_fraction;
+        there.engine.free_gpu_memory_fraction = 0;
+    }
+    if (measured && (!rule_pool(&there, &p0, d) || !rule_pool(s, &p1, d)))
+        return false;
+    double kv = (double)c->kv_memory_bytes - p0 + p1;
+    if (measured == NULL || kv < 1) {
+        f->kv_memory_bytes = 0;
+        snprintf(note, size, "its KV cache of %.2f GiB is not applied (%s): planned from %s's "
+                 "own rule", (double)c->kv_memory_bytes / 1073741824.0,
+                 measured ? "what it differs by from kvplan's rule there leaves no pool here"
+                          : "that GPU is not in the catalogue",
+                 engine_desc(s->engine.kind)->title);
+        return true;
+    }
+    f->kv_memory_bytes = (uint64_t)kv;
+    snprintf(note, size, "only its difference from kvplan's rule there (%+.2f GiB, the non-KV "
+             "memory the log implies) is applied: KV cache %.2f GiB here",
+             ((double)c->kv_memory_bytes - p0) / 1073741824.0, kv / 1073741824.0);
+    return true;
+}
+
+bool calibration_fraction_on_top(const struct calibration_source *c,
+                                 const struct gpu_spec *measured, struct scenario *s, char *note,
+                                 size_t size, struct diag *d)
 {
     note[0] = '\0';
     struct engine_flags *f = &s->engine;
+    if (c->memory && c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0)
+        return other_gpu(c, measured, s, note, size, d);
     if (!c->kv_memory_bytes || f->kv_memory_bytes != c->kv_memory_bytes)
         return true; /* no logged cache size, or --kv-memory given on top of it */
     /* the fractions the log ran at (0: the engine's default) */
@@ -230,18 +289,12 @@ bool calibration_fraction_on_top(const struct calibration_source *c, struct scen
         at.mem_fraction_static == f->mem_fraction_static &&
         at.free_gpu_memory_fraction == f->free_gpu_memory_fraction)
         return true;
-    static struct scenario base, now;
-    static struct plan_result r0, r1;
+    static struct scenario base;
     base = *s;
     base.engine = at;
-    base.engine.kv_memory_bytes = 0;
-    now = *s;
-    now.engine.kv_memory_bytes = 0;
-    if (!plan_compute(&base, PLAN_NUMBERS, NULL, &r0, d) ||
-        !plan_compute(&now, PLAN_NUMBERS, NULL, &r1, d))
+    double p0, p1;
+    if (!rule_pool(&base, &p0, d) || !rule_pool(s, &p1, d))
         return false;
-    double p0 = (double)r0.kv_pool_bytes_per_gpu - (double)r0.shortfall_bytes_per_gpu;
-    double p1 = (double)r1.kv_pool_bytes_per_gpu - (double)r1.shortfall_bytes_per_gpu;
     double kv = (double)c->kv_memory_bytes + p1 - p0;
     f->kv_memory_bytes = kv >= 1 ? (uint64_t)kv : 1; /* none left: nothing fits */
     snprintf(note, size, "the calibration's KV cache of %.2f GiB (at the log's memory fraction) "
