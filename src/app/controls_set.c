@@ -126,6 +126,11 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_PROMPT:
         control_load_set(c, s, value);
         break;
+    case CTRL_NGL:
+    case CTRL_CPU_MOE:
+    case CTRL_KV_HOST:
+        control_offload_set(c, s, value);
+        break;
     case CTRL_COUNT:
         break;
     }
@@ -144,11 +149,25 @@ void control_fit_knobs(struct scenario *s)
         s->max_lora_rank = 0, s->lora_targets = 0;
     if (s->images && scenario_tokens_per_image(s) == 0)
         s->images = 0; /* a model without a size for them */
+    control_offload_fit(s); /* llama.cpp's placement, where the engine and model take it */
     /* a cache type the engine has no kernels for goes back to the model's */
     if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype))
         s->kv_dtype = DTYPE_AUTO;
     if (!e->v_dtype) /* a V type of its own only where the engine has one */
         s->engine.v_dtype = DTYPE_AUTO;
+    /* what the engine has no setting for (Ollama: one server over every GPU,
+     * no draft of one's own, only the GPU layers placed by hand) */
+    if (e->refuses_tp)
+        s->tp = 0;
+    if (e->refuses_draft && s->spec_method == SPEC_DRAFT) {
+        memset(&s->draft, 0, sizeof s->draft);
+        s->spec_method = SPEC_NONE;
+        s->spec_tokens = 0;
+    }
+    if (e->refuses_offload) {
+        s->offload.n_cpu_moe_given = s->offload.no_kv_offload = false;
+        s->offload.n_cpu_moe = 0;
+    }
 }
 
 void control_set_draft(struct scenario *s, const struct catalog *cat, uint64_t value)
@@ -240,6 +259,11 @@ void control_reset(enum control c, struct scenario *s)
     case CTRL_CONCURRENCY:
     case CTRL_PROMPT:
         control_load_reset(c, s);
+        break;
+    case CTRL_NGL:
+    case CTRL_CPU_MOE:
+    case CTRL_KV_HOST:
+        control_offload_reset(c, s);
         break;
     default:
         break;
