@@ -200,6 +200,11 @@ struct engine_desc {
     const char *runtime_words;   /* SEG_RUNTIME: "activations+rt", "compute buffers" */
     const char *reserved_words;  /* SEG_RESERVED: "headroom", "outside budget", "kept free" */
     const char *server_command;  /* one server process: "llama-server" */
+    /* Weights planned in a precision the checkpoint is not in: the option
+     * that quantizes a 16-bit checkpoint to fp8 as it loads ("--quantization";
+     * NULL: none), and the launch remark's end saying what to serve instead. */
+    const char *quant_online;
+    const char *quant_serve;
 
     struct engine_host host;
 

@@ -1,9 +1,11 @@
 /* What the policies share: CUDA totals, estimates, the launch line and the
  * log, per-user bytes, the state's rows and the engine pool (allocation in
  * fixed units of tokens: policy_blocks.c). */
+#include "engine_desc.h"
 #include "policy.h"
 #include "shell.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,6 +55,48 @@ const char *policy_model_ref(const struct model_spec *m)
     return m->hf_id[0] ? m->hf_id : m->id;
 }
 
+static bool sixteen_bit(enum dtype d)
+{
+    return d == DTYPE_BF16 || d == DTYPE_FP16 || d == DTYPE_FP32;
+}
+
+/* The planned weights when the checkpoint is not in them, else AUTO: a
+ * 16-bit checkpoint read as another 16-bit type is a cast at load, no file
+ * of its own. */
+static enum dtype weights_requantized(const struct policy_ctx *c)
+{
+    enum dtype want = c->l->weight_dtype, have = c->s->model.weight_dtype;
+    if (want == DTYPE_AUTO || have == DTYPE_AUTO || want == have)
+        return DTYPE_AUTO;
+    return sixteen_bit(want) && sixteen_bit(have) ? DTYPE_AUTO : want;
+}
+
+/* The engine quantizes a 16-bit checkpoint to fp8 as it loads (vLLM's and
+ * SGLang's --quantization fp8: Fp8Config, dynamic per-tensor scales). */
+static bool quantized_online(const struct policy_ctx *c)
+{
+    return weights_requantized(c) == DTYPE_FP8 && sixteen_bit(c->s->model.weight_dtype) &&
+           engine_desc(c->s->engine.kind)->quant_online;
+}
+
+/* A remark naming the weights to serve when the engine cannot make them
+ * from the checkpoint as it loads. */
+static void launch_weights_remark(const struct policy_ctx *c, struct shell_line *l)
+{
+    enum dtype w = weights_requantized(c);
+    const struct engine_desc *d = engine_desc(c->s->engine.kind);
+    if (w == DTYPE_AUTO || quantized_online(c) || !d->quant_serve ||
+        !engine_loads(c->s->engine.kind, w)) /* unloadable: WARN_ENGINE_WEIGHTS says so */
+        return;
+    char name[16];
+    size_t i = 0;
+    for (const char *p = dtype_info(w)->name; *p && i + 1 < sizeof name; p++)
+        name[i++] = (char)toupper((unsigned char)*p);
+    name[i] = '\0';
+    shell_comment(l, "%s weights: %s in %s%s", l->remarked ? ";" : "  #",
+                  policy_model_ref(&c->s->model), name, d->quant_serve);
+}
+
 void policy_launch_begin(const struct policy_ctx *c, const struct launch_head *h,
                          struct shell_line *l)
 {
@@ -68,6 +112,8 @@ void policy_launch_begin(const struct policy_ctx *c, const struct launch_head *h
         shell_option(l, h->tp, "%u", c->l->tp);
     if (c->l->pp > 1)
         shell_option(l, h->pp, "%u", c->l->pp);
+    if (quantized_online(c))
+        shell_option(l, engine_desc(c->s->engine.kind)->quant_online, "fp8");
 }
 
 void policy_launch_lora_targets(struct shell_line *l, uint32_t targets)
@@ -86,6 +132,7 @@ void policy_launch_done(const struct policy_ctx *c, struct shell_line *l, bool s
     struct engine_detail *e = &c->b->engine;
     if (separate_servers && c->l->replicas > 1)
         shell_comment(l, "  # x %u replicas, one server each", c->l->replicas);
+    launch_weights_remark(c, l);
     if (!shell_line_done(l, NULL))
         snprintf(e->launch, sizeof e->launch,
                  "(the launch line is longer than the %zu bytes kvplan holds: not shown)",

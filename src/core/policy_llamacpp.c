@@ -635,6 +635,7 @@ const struct engine_desc engine_llamacpp = {
     .runtime_words = "compute buffers",
     .reserved_words = "outside budget",
     .server_command = "llama-server",
+    .quant_serve = ", the GGUF file of that type (llama-quantize makes it)",
     .host = {.none = true,
              .words = "llama.cpp has no host tier (-nkvo moves the whole cache to host memory, "
                       "not modelled)"},

@@ -521,6 +521,8 @@ const struct engine_desc engine_sglang = {
     .runtime_words = "activations+rt",
     .reserved_words = "outside budget",
     .server_command = "python -m sglang.launch_server",
+    .quant_online = "--quantization",
+    .quant_serve = ", a pre-quantized checkpoint (AWQ, GPTQ, ModelOpt): SGLang quantizes at load only to FP8",
     /* hiradix_cache.py / memory_pool_host.py (HostKVCache.__init__): SGLang
      * asserts the host pool holds more tokens than the device pool */
     .host = {.beyond_device = true,

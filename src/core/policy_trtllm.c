@@ -243,6 +243,7 @@ const struct engine_desc engine_trtllm = {
     .runtime_words = "activations+rt",
     .reserved_words = "kept free",
     .server_command = "trtllm-serve",
+    .quant_serve = ", a checkpoint quantized before serving (ModelOpt): TensorRT-LLM does not quantize at load",
     .host = {.words = "TensorRT-LLM's host_cache_size not read at its source: as the generic "
                       "tier"},
     .budget = budget,

@@ -622,6 +622,8 @@ const struct engine_desc engine_vllm = {
     .runtime_words = "activations+rt",
     .reserved_words = "outside budget",
     .server_command = "vllm serve",
+    .quant_online = "--quantization",
+    .quant_serve = ", a pre-quantized checkpoint (AWQ, GPTQ, ModelOpt): vLLM quantizes at load only to FP8",
     .host = {.note = host_note},
     .budget = budget,
     .launch = launch,

@@ -58,6 +58,7 @@ void shell_line_init(struct shell_line *l, char *buf, size_t size)
     l->buf = buf;
     l->size = size;
     l->need = 0;
+    l->remarked = false;
     buf[0] = '\0';
 }
 
@@ -158,6 +159,7 @@ void shell_comment(struct shell_line *l, const char *fmt, ...)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
     put(l, tmp, strlen(tmp));
+    l->remarked = true;
 }
 
 bool shell_line_done(struct shell_line *l, size_t *need)

@@ -21,6 +21,7 @@ struct shell_line {
     char *buf;   /* the caller's */
     size_t size;
     size_t need; /* bytes the whole line needs, without the NUL */
+    bool remarked; /* a remark is written: a further one follows it after "; " */
 };
 
 /* Starts an empty line in buf (size > 0). */

@@ -87,8 +87,8 @@ expect 0 "sparse attention reads every indexer key and the top 2048 latents" pla
 expect 0 "256 B indexer K (f16)" plan --model deepseek-v3.2 --gpu h200 --gpus 8 --engine llama.cpp --weight-dtype q4_k_m --context 8k
 expect 0 "index_topk" show model deepseek-v3.2 --format json
 expect_field 40960 kv_bytes_per_token_per_gpu --model llama-3.1-70b --gpus 8
-expect_field 40960 kv_bytes_per_token_per_gpu --model llama-3.1-70b --gpus 16
-expect_field 655360 kv_bytes_per_token_per_replica --model llama-3.1-70b --gpus 16
+expect_field 40960 kv_bytes_per_token_per_gpu --model llama-3.1-70b --gpus 16 --tp 16
+expect_field 655360 kv_bytes_per_token_per_replica --model llama-3.1-70b --gpus 16 --tp 16
 expect_field 11173625856 user_bytes_per_gpu --model gemma-3-27b --context 131072
 expect_field 66571993088 user_bytes_per_gpu --model gemma-3-27b --context 131072 --full-attention
 expect_field 69632 kv_bytes_per_token_per_gpu --model llama-3-8b --kv-dtype q8_0
@@ -366,8 +366,9 @@ expect 0 "| Concurrency | 26 users decoding at once (those that keep the service
 expect 0 "| Max TTFT | 1 s to the first token (--max-ttft) |" plan --min-tok-s 40 --max-ttft 1 --format markdown
 expect 0 "| MFU | 0.50 of peak compute (the default) |" plan --min-tok-s 40 --format markdown
 # review 7: tensor parallel past one node: network all-reduce, a warning, and solve keeps TP in a node with stages
-expect 0 "ring over 16 GPUs across 2 nodes at 50 GB/s (network) plus 25 us" plan --model llama-3.1-70b --gpus 16
-expect 0 "tensor parallel across nodes (--tp 16 over 8-GPU nodes): engines use pipeline stages (--pp) between nodes" plan --model llama-3.1-70b --gpus 16
+expect 0 "ring over 16 GPUs across 2 nodes at 50 GB/s (network) plus 25 us" plan --model llama-3.1-70b --gpus 16 --tp 16
+expect 0 "tensor parallel across nodes (--tp 16 over 8-GPU nodes): engines use pipeline stages (--pp) between nodes" plan --model llama-3.1-70b --gpus 16 --tp 16
+expect_not "tensor parallel across nodes" plan --model llama-3.1-70b --gpus 16
 expect_not "tensor parallel across nodes" plan --model llama-3.1-70b --gpus 16 --tp 8
 expect 1 "h100-sxm             -            -        - (needs more GPUs)" solve --users 10 --model llama-3.1-70b --min-tok-s 200 --gpu h100-sxm
 expect 0 "h100-sxm            32        8 x 4" solve --users 10 --model llama-3.1-70b --min-tok-s 80 --gpu h100-sxm --max-pp 4 --max-gpus 96
@@ -450,7 +451,7 @@ expect 0 "llama-server -m llama-3.1-8b.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -
 expect 0 "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --kv_cache_free_gpu_memory_fraction 0.90" plan --engine trtllm
 expect_field 2 replicas --gpus 4 --tp 2 --model llama-3.1-70b
 expect 2 "--engine: 'vllx' is not an engine" plan --engine vllx
-expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vLLM 0.15" plan --engine vllm --gpus 65536 --context 1099511627776 --model llama-3.1-405b
+expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vLLM 0.15" plan --engine vllm --gpus 65536 --tp 65536 --context 1099511627776 --model llama-3.1-405b
 expect 2 "--kv-dtype: vllm has no q8_0 cache (auto, fp16, bf16, fp32 or fp8)" plan --engine vllm --kv-dtype q8_0
 expect 2 "--kv-dtype: q4_k_m is a weight format" plan --kv-dtype q4_k_m
 expect 2 "--kv-dtype: trtllm has no q4_0 cache" plan --engine trtllm --kv-dtype q4_0

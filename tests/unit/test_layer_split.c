@@ -61,7 +61,7 @@ static void a_gpu_count_defaults_to_a_split_of_the_heads(void **state)
     (void)state;
     struct scenario s = base(ENGINE_VLLM); /* Llama 3 8B: 32 heads, 8 KV heads */
     static const uint32_t want[][2] = {{1, 1}, {2, 2}, {3, 1}, {4, 4}, {6, 2},
-                                       {8, 8}, {12, 4}, {16, 16}, {24, 8}, {40, 8}};
+                                       {8, 8}, {12, 4}, {16, 8}, {24, 8}, {32, 8}, {40, 8}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         s.gpus = want[i][0];
         assert_int_equal(scenario_tp(&s), want[i][1]);
@@ -74,6 +74,13 @@ static void a_gpu_count_defaults_to_a_split_of_the_heads(void **state)
     assert_true(run(&s).warnings & WARN_HEADS_UNEVEN_SPLIT);
     s.tp = 0;
     assert_false(run(&s).warnings & WARN_HEADS_UNEVEN_SPLIT);
+    /* tensor parallel stays within a node (8 GPUs) or an NVLink domain: 16
+     * GPUs are 2 x TP 8, not one group across two nodes */
+    s.gpus = 16;
+    assert_false(run(&s).warnings & WARN_TP_ACROSS_NODES);
+    s.gpu.nvlink_domain_gpus = 72; /* a GB200 NVL72 rack: one domain */
+    assert_int_equal(scenario_tp(&s), 16);
+    s.gpu.nvlink_domain_gpus = 0;
     /* an engine that splits layers takes any count whole */
     s = base(ENGINE_LLAMACPP);
     s.gpus = 12;

@@ -288,6 +288,7 @@ static void kv_heads_replicate_when_gpus_exceed_them(void **state)
     assert_int_equal((r.cost.bytes_per_token * r.tp), 327680);
     assert_false(r.warnings & WARN_KV_HEADS_REPLICATED);
     s.gpus = 16;
+    s.tp = 16; /* as asked: the default keeps TP within a node (2 x TP 8) */
     r = plan(&s);
     assert_int_equal(r.cost.bytes_per_token, 40960);
     assert_int_equal((r.cost.bytes_per_token * r.tp), 655360);
@@ -433,6 +434,7 @@ static void huge_scenarios_never_overflow(void **state)
      * never wrapped into a small, wrong user count (and past 2^64, refused). */
     struct scenario s = seed_scenario();
     s.gpus = 65536;
+    s.tp = 65536; /* one group, as asked: the default stays within a node */
     s.context_tokens = TOKENS_MAX;
     s.has_weights = false;
     struct plan_result r;

@@ -277,6 +277,7 @@ static void tensor_parallel_past_a_node_all_reduces_over_the_network(void **stat
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.gpus = 16;
+    s.tp = 16; /* as asked: the default stays within a node */
     s.context_tokens = 2048;
     s.concurrency = 8;
     struct plan_result r = plan(&s);
@@ -295,6 +296,7 @@ static void tensor_parallel_past_a_node_all_reduces_over_the_network(void **stat
     assert_non_null(strstr(line, "--pp"));
     /* TP 8 stays on NVLink, with no warning */
     s.gpus = 8;
+    s.tp = 0;
     r = plan(&s);
     assert_false(r.warnings & WARN_TP_ACROSS_NODES);
     assert_true(close_to(r.speed.comm_seconds,
