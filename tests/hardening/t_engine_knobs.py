@@ -21,8 +21,9 @@ ARGS = ["--model", "llama-3.1-70b", "--gpus", "4", "--engine", "vllm"]
 TO_ENGINE = "<Down>" * 7 + "<Right><Right><Up>"
 
 
-def dump(keys):
-    p = subprocess.run([K, "--dump-screen", "-", "--size", "120x30", "--keys", keys, *ARGS],
+def dump(keys, args=None):
+    args = ARGS if args is None else args
+    p = subprocess.run([K, "--dump-screen", "-", "--size", "120x30", "--keys", keys, *args],
                        capture_output=True, text=True, env=ENV, cwd=T, timeout=60)
     return p.stdout
 
@@ -45,5 +46,17 @@ def knobs():
     check("stepping back to vLLM brings 0.920 back", util(text) == "0.920", text)
 
 
+def display_names():
+    """The status line names the engine as the title and the Engine control
+    do ("llama.cpp 2025 builds", "TensorRT-LLM 1.x"), not by its id."""
+    fp8 = ["--engine", "vllm", "--kv-dtype", "fp8"]
+    text = dump("<Down>" * 6 + "<Right>" * 5, fp8)
+    check("the cache kept is said with the display name",
+          "(llama.cpp 2025 builds has none): kept" in text and "llama.cpp@" not in text, text)
+    text = dump("<Down>" * 6 + "<Right>" * 7, fp8)
+    check("the cache back is said with the display name",
+          "the fp8 cache is back with TensorRT-LLM 1.x" in text, text)
+
+
 if __name__ == "__main__":
-    main([knobs], T)
+    main([knobs, display_names], T)
