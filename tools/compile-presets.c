@@ -89,6 +89,9 @@ static void model(FILE *out, const struct model_spec *m)
     u64(out, "experts", m->experts);
     u64(out, "experts_per_token", m->experts_per_token);
     u64(out, "expert_params", m->expert_params);
+    u64(out, "moe_first_dense", m->moe_first_dense);
+    u64(out, "moe_period", m->moe_period);
+    u64(out, "moe_offset", m->moe_offset);
     u64(out, "q_lora_rank", m->q_lora_rank);
     u64(out, "index_head_dim", m->index_head_dim);
     u64(out, "index_n_heads", m->index_n_heads);

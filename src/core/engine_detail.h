@@ -22,6 +22,7 @@ struct engine_detail {
     uint64_t budget_bytes;     /* per GPU: total x fraction, or total - margin */
     uint64_t activation_bytes; /* estimated peak of the profiling run */
     uint64_t non_kv_bytes;     /* weights + activation + runtime (or given) */
+    uint64_t held_extra_bytes; /* held whole beside the weights' share (vLLM: row "weights_extra") */
     uint64_t kv_cache_bytes;   /* per GPU: what the engine allocates for KV (fits or not) */
     uint64_t unit_tokens;      /* block / page / cell size in tokens */
     uint64_t unit_bytes;       /* one unit across all layers, one GPU */

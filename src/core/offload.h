@@ -70,11 +70,14 @@ struct offload_split {
     bool output_on_gpu;
     uint32_t n_cpu_moe;        /* --n-cpu-moe in effect (0: none) */
     uint32_t moe_host_layers;  /* GPU layers whose experts --n-cpu-moe keeps in host memory */
+    uint32_t moe_gpu_layers;   /* GPU layers whose experts stay on the GPUs */
+    bool moe_layers_dense;     /* some layers dense (core/spec.h's MoE pattern) */
     bool kv_on_host;           /* --no-kv-offload */
     uint64_t embed_bytes;      /* the token embedding (always in host memory) */
     uint64_t output_bytes;     /* the output layer (a copy when tied to the embedding) */
     uint64_t layer_bytes;      /* one repeating layer, its experts included */
-    uint64_t layer_expert_bytes; /* of that, its routed experts */
+    uint64_t layer_expert_bytes; /* one MoE layer's routed experts */
+    uint64_t layer_rest_bytes;   /* one layer outside the experts (its average) */
     uint64_t gpu_weights_bytes;  /* per GPU, the draft's included */
     uint64_t gpu_expert_bytes;   /* of those, routed experts */
     uint64_t host_weights_bytes;

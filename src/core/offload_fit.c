@@ -45,25 +45,30 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     uint64_t ends = kv_sat_add(o->embed_bytes, o->output_bytes);
     uint64_t layers = whole > ends ? whole - ends : 0;
     o->layer_bytes = n ? layers / n : 0;
-    o->layer_expert_bytes = n ? l->expert_bytes / n : 0;
+    /* the experts sit in the MoE layers only (core/spec.h: DeepSeek's first
+     * dense layers, Jamba's every other layer), each of those a share */
+    uint32_t moe = spec_moe_layers_in(m, 0, n);
+    o->layer_expert_bytes = moe ? l->expert_bytes / moe : 0;
+    o->moe_layers_dense = moe && moe != n;
+    uint64_t spread = n ? l->expert_bytes / n : 0;
+    o->layer_rest_bytes = o->layer_bytes > spread ? o->layer_bytes - spread : 0;
     /* layers [n - gpu_layers, n) are on the GPUs; of those, the experts of
-     * layers below --n-cpu-moe stay in host memory */
+     * MoE layers below --n-cpu-moe stay in host memory */
     uint32_t start = n - o->gpu_layers;
-    o->moe_host_layers = o->n_cpu_moe > start ? o->n_cpu_moe - start : 0;
-    if (o->layer_expert_bytes == 0)
-        o->moe_host_layers = 0;
-    uint64_t gpu = kv_sat_mul(o->gpu_layers, o->layer_bytes) -
-                   (uint64_t)o->moe_host_layers * o->layer_expert_bytes;
+    uint32_t below = o->n_cpu_moe > start ? o->n_cpu_moe : start;
+    o->moe_host_layers = o->layer_expert_bytes ? spec_moe_layers_in(m, start, below) : 0;
+    uint32_t kept = spec_moe_layers_in(m, start, n) - o->moe_host_layers;
+    o->moe_gpu_layers = kept;
+    uint64_t gpu = kv_sat_add(kv_sat_mul(o->gpu_layers, o->layer_rest_bytes),
+                              (uint64_t)kept * o->layer_expert_bytes);
     if (o->output_on_gpu)
         gpu = kv_sat_add(gpu, o->output_bytes);
     uint64_t gpus = l->tp ? l->tp : 1;
     uint64_t draft = l->weights_bytes_per_gpu - placement_share(l, l->weights_bytes);
     o->gpu_weights_bytes = kv_sat_add(kv_ceil_div(gpu, gpus), draft);
-    o->gpu_expert_bytes =
-        kv_ceil_div((uint64_t)(o->gpu_layers - o->moe_host_layers) * o->layer_expert_bytes, gpus);
+    o->gpu_expert_bytes = kv_ceil_div((uint64_t)kept * o->layer_expert_bytes, gpus);
     o->host_weights_bytes = whole > gpu ? whole - gpu : 0;
-    o->host_expert_bytes = l->expert_bytes - (uint64_t)(o->gpu_layers - o->moe_host_layers) *
-                                                 o->layer_expert_bytes;
+    o->host_expert_bytes = l->expert_bytes - (uint64_t)kept * o->layer_expert_bytes;
     o->host_bytes_per_s = s->offload.host_bytes_per_s > 0
                               ? s->offload.host_bytes_per_s
                               : offload_cpu_bandwidth(offload_cpu_default());
@@ -171,9 +176,15 @@ static void weights_rows(const struct policy_ctx *c, const struct offload_split 
 {
     struct explain_row *row = explain_row_begin(c->x, "offload_gpu_weights", "Weights on GPU", "per GPU");
     explain_term(row, o->gpu_layers, XU_COUNT, "GPU layers");
-    explain_term(row, (long double)o->layer_bytes, XU_BYTES, "a layer");
+    explain_term(row, (long double)(o->moe_layers_dense ? o->layer_rest_bytes : o->layer_bytes),
+                 XU_BYTES, o->moe_layers_dense ? "a layer outside the experts" : "a layer");
     explain_op(row, XOP_MUL);
-    if (o->moe_host_layers) {
+    if (o->moe_layers_dense) { /* some layers dense: the experts by the MoE layers kept */
+        explain_term(row, o->moe_gpu_layers, XU_COUNT, "MoE layers on the GPU");
+        explain_term(row, (long double)o->layer_expert_bytes, XU_BYTES, "their experts");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    } else if (o->moe_host_layers) {
         explain_term(row, o->moe_host_layers, XU_COUNT, "--n-cpu-moe layers");
         explain_term(row, (long double)o->layer_expert_bytes, XU_BYTES, "their experts");
         explain_op(row, XOP_MUL);

@@ -9,11 +9,12 @@ static const char *family_names[] = {"unknown", "llama",   "qwen2",   "qwen3",  
                                      "qwen3_moe", "gemma", "gemma2",  "gemma3", "cohere",
                                      "deepseek", "gpt_oss", "falcon", "opt",    "mpt", "llama4",
                                      "glm4_moe", "minimax_m2", "qwen3_next", "nemotron_h",
-                                     "granitemoehybrid", "jamba", "falcon_h1", "gemma4"};
+                                     "granitemoehybrid", "jamba", "falcon_h1", "gemma4",
+                                     "kimi_linear"};
 
 const char *params_family_name(enum arch_family f)
 {
-    return f >= 0 && f <= ARCH_GEMMA4 ? family_names[f] : "unknown";
+    return f >= 0 && f <= ARCH_KIMI_LINEAR ? family_names[f] : "unknown";
 }
 
 /* A Mamba-2 mixer (transformers' NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer):
@@ -52,11 +53,23 @@ static wide gated_deltanet(const struct arch_dims *a)
            2 * (wide)a->state_heads + a->state_head_dim + value * h;
 }
 
+/* A Kimi Delta Attention layer (vLLM model_executor/layers/kda.py,
+ * KimiDeltaAttention): q, k and v projections to heads x head_dim, a
+ * depthwise conv over each without bias, the forget gate's low-rank f_a and
+ * f_b with dt_bias per channel, b_proj (beta) per head, A_log per head, the
+ * output gate's g_a and g_b, o_norm of the head dim and o_proj. */
+static wide kda(const struct arch_dims *a)
+{
+    wide h = a->hidden, d = a->state_head_dim, x = (wide)a->state_heads * d;
+    return 3 * h * x + 3 * x * a->conv_kernel + 2 * (h * d + d * x) + x + h * a->state_heads +
+           a->state_heads + d + x * h;
+}
+
 /* Attention projections (and their extras) of one layer. */
 static wide attention(const struct arch_dims *a)
 {
     wide h = a->hidden, q = (wide)a->heads * a->head_dim, kv = (wide)a->kv_heads * a->head_dim;
-    if (a->family == ARCH_DEEPSEEK) {
+    if (a->family == ARCH_DEEPSEEK || a->family == ARCH_KIMI_LINEAR) {
         wide qk = (wide)a->nope_dim + a->rope_dim;
         wide p = a->q_lora_rank
                          ? h * a->q_lora_rank + a->q_lora_rank + (wide)a->q_lora_rank * a->heads * qk
@@ -125,6 +138,7 @@ static wide moe_layer(const struct arch_dims *a, wide experts)
         return experts * (h * 2 * mi + 2 * mi + mi * h + h) + h * a->experts + a->experts;
     case ARCH_DEEPSEEK:
     case ARCH_GLM4_MOE:
+    case ARCH_KIMI_LINEAR:
         return experts * 3 * h * mi + a->shared_experts * 3 * h * mi + h * a->experts +
                (a->score_bias ? a->experts : 0);
     case ARCH_MINIMAX_M2: /* router without bias, then its score correction bias */
@@ -221,6 +235,11 @@ static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
                 (wide)a->state_layers * mamba2(a) + L * (mlp + 2 * h) + h;
         break;
     }
+    case ARCH_KIMI_LINEAR: /* MLA in attention_layers, KDA in the rest; first k dense, then MoE */
+        total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * kda(a) +
+                L * 2 * h + (wide)a->first_dense * 3 * h * a->intermediate +
+                (L - a->first_dense) * moe_layer(a, k) + h;
+        break;
     case ARCH_GEMMA4:
         return params_gemma4(a, active_only, out);
     default:
@@ -269,7 +288,8 @@ bool params_in_experts(const struct arch_dims *a, uint64_t *out)
 {
     /* routed experts only, in the layers that have them: DeepSeek's first
      * dense layers and Llama 4's interleaved dense layers hold none */
-    uint64_t moe_layers = a->family == ARCH_DEEPSEEK || a->family == ARCH_GLM4_MOE
+    uint64_t moe_layers = a->family == ARCH_DEEPSEEK || a->family == ARCH_GLM4_MOE ||
+                                  a->family == ARCH_KIMI_LINEAR
                               ? a->layers - a->first_dense
                           : a->family == ARCH_LLAMA4 && a->moe_every > 1 ? a->layers / a->moe_every
                           : a->family == ARCH_JAMBA                      ? a->moe_layers
@@ -312,6 +332,12 @@ bool params_vision(const struct vision_dims *v, uint64_t *out)
         v->text_hidden > big || v->temporal_patch > big || v->positions > big ||
         v->merge > 64 || v->patch == 0)
         return false;
+    if (v->kind == VISION_GEMMA4) {
+        if (v->heads > big || v->kv_heads > big || v->head_dim > big)
+            return false;
+        *out = params_gemma4_vision(v);
+        return true;
+    }
     uint64_t h = v->hidden, i = v->intermediate, side = v->image / v->patch;
     uint64_t layer = 4 * (h * h + h) + 2 * h * i + i + h + 4 * h;
     uint64_t n = v->layers * layer;

@@ -33,7 +33,8 @@ enum arch_family {
     ARCH_GRANITE_HYBRID, /* Mamba-2 or attention, then MoE and a shared MLP, every layer */
     ARCH_JAMBA,          /* Mamba-1 or attention, then MoE or a dense MLP */
     ARCH_FALCON_H1,      /* attention and Mamba-2 side by side, then a gated MLP, every layer */
-    ARCH_GEMMA4          /* windowed and global layers of their own dims, K=V (params_gemma4.c) */
+    ARCH_GEMMA4,         /* windowed and global layers of their own dims, K=V (params_gemma4.c) */
+    ARCH_KIMI_LINEAR     /* Kimi Delta Attention state layers and MLA layers, DeepSeek-style MoE */
 };
 
 struct arch_dims {
@@ -45,7 +46,7 @@ struct arch_dims {
     uint64_t experts, experts_per_token, moe_intermediate, shared_experts;
     uint64_t shared_intermediate; /* llama4 */
     uint64_t dense_intermediate;  /* llama4 interleaved dense layers */
-    uint64_t moe_every;           /* llama4: an MoE layer every N (1 = all) */
+    uint64_t moe_every;           /* llama4: an MoE layer every N (1 = all); jamba's period */
     uint64_t first_dense;         /* deepseek first_k_dense_replace */
     bool score_bias;              /* deepseek v3 e_score_correction_bias */
     bool qkv_bias;                /* glm4_moe: attention_bias (q, k, v; not o) */
@@ -64,7 +65,8 @@ struct arch_dims {
     uint64_t conv_kernel, state_heads, state_head_dim, state_groups, state_size;
     bool conv_bias;
     uint64_t dt_rank;    /* Mamba-1: the rank of the dt projection */
-    uint64_t moe_layers; /* jamba: layers with MoE (the rest dense) */
+    uint64_t moe_layers; /* jamba: layers with MoE (the rest dense), i % moe_every == moe_offset */
+    uint64_t moe_offset;
     bool no_state_norm;  /* falcon_h1 without mamba_rms_norm: no gated norm in the mixer */
     /* Gemma 4: global_layers of the layers keep global_kv_heads of global_head_dim, the key
      * their value when k_eq_v (no v_proj); MoE beside the dense MLP */
@@ -90,7 +92,8 @@ enum vision_kind {
     VISION_NONE = 0,
     VISION_SIGLIP, /* Gemma 3: SigLIP encoder, then a norm and a projection to the text hidden */
     VISION_LLAMA4, /* Llama 4: ViT with class token, pixel-shuffle adapter MLP, projector */
-    VISION_QWEN3   /* Qwen3.5 (Qwen3-VL's ViT without deepstack): 3-D patches, patch merger */
+    VISION_QWEN3,  /* Qwen3.5 (Qwen3-VL's ViT without deepstack): 3-D patches, patch merger */
+    VISION_GEMMA4  /* Gemma 4: patch projection, 2-D position table, sandwich-norm layers */
 };
 
 struct vision_dims {
@@ -99,7 +102,12 @@ struct vision_dims {
     uint64_t adapter_in, adapter_out; /* llama4: pixel-shuffled width and projector_input_dim */
     uint64_t text_hidden;             /* the language model's hidden size */
     uint64_t temporal_patch, positions, merge; /* qwen3: frames a patch, learned positions, 2x2 */
+    uint64_t heads, kv_heads, head_dim; /* gemma4: its attention's own heads; positions per axis */
+    bool standardize, clipped;          /* gemma4: std_bias and std_scale; clip bounds a linear */
 };
+
+/* Gemma 4's vision tower and its projection (params_gemma4.c). */
+uint64_t params_gemma4_vision(const struct vision_dims *v);
 
 /* Parameters of the vision tower and its projection into the language
  * model; false for a dimension above 2^24 or a count past 64 bits. */

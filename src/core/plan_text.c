@@ -35,7 +35,8 @@ void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
     /* llama.cpp's split: only its GPUs' part of the weights (core/offload.h) */
     uint64_t weights = r->engine.offload.active ? r->engine.offload.gpu_weights_bytes
                                                 : r->weights_bytes_per_gpu;
-    bytes[SEG_WEIGHTS] = weights - r->spec.weights_bytes_per_gpu;
+    /* with what the engine holds whole beside them (vLLM's router gates, MLA copies) */
+    bytes[SEG_WEIGHTS] = weights - r->spec.weights_bytes_per_gpu + r->engine.held_extra_bytes;
     bytes[SEG_DRAFT] = r->spec.weights_bytes_per_gpu;
     bytes[SEG_RESERVED] = r->reserved_bytes_per_gpu;
     if (!r->weights_fit) {

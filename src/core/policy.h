@@ -126,6 +126,12 @@ int policy_vllm_nodes_per_replica(const struct placement *l, uint32_t per, int k
 int policy_vllm_replicas_over_nodes(const struct placement *l, uint32_t per, int k,
                                     struct shell_line *out);
 
+/* What vLLM holds whole on every GPU beyond the weights' split share
+ * (policy_vllm_mem.c): the MoE layers' router gates and MLA's dequantized
+ * W_UV and W_UK_T, with the rows "moe_gate", "mla_copies" and their sum
+ * "weights_extra"; 0 and no rows when there are none. */
+uint64_t vllm_held_extra(const struct policy_ctx *c);
+
 /* SGLang over several nodes (policy_sglang_nodes.c) and llama.cpp over
  * several servers or nodes (policy_llamacpp_nodes.c): the engine's
  * descriptor's `servers` (core/engine_desc.h). */

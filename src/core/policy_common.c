@@ -128,7 +128,8 @@ void policy_bytes_expr(const struct policy_ctx *c, struct explain_row *row, uint
 static void state_names(const struct model_spec *m, const char **heads, const char **dim,
                         const char **groups, const char **size)
 {
-    bool delta = strstr(m->state_kind, "delta") != NULL;
+    /* Kimi Delta Attention: a gated DeltaNet of as many key heads as value heads */
+    bool delta = strstr(m->state_kind, "delta") != NULL || strcmp(m->state_kind, "kda") == 0;
     bool mamba1 = strcmp(m->state_kind, "mamba") == 0; /* a head a channel */
     *heads = delta ? "value heads" : mamba1 ? "d_inner" : "heads";
     *dim = delta ? "value head_dim" : mamba1 ? "a channel" : "head_dim";
@@ -180,8 +181,8 @@ void policy_state_rows(const struct policy_ctx *c, uint32_t gpus)
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
 
     row = explain_row_begin(c->x, "state_ssm",
-                            strstr(m->state_kind, "delta") ? "Delta state, layer"
-                                                           : "SSM state, layer",
+                            strcmp(size, "d_state") != 0 ? "Delta state, layer"
+                                                         : "SSM state, layer",
                             where);
     explain_term(row, k->state_heads_per_gpu, XU_COUNT, hn);
     explain_term(row, m->state_head_dim, XU_COUNT, dim);
@@ -270,7 +271,7 @@ void policy_engine_pool(const struct policy_ctx *c, uint64_t budget, const char 
     /* LoRA slots (core/lora.h) are allocated before the engine sizes its KV
      * cache: outside KV, like the weights (a logged non-KV figure has them) */
     uint64_t held = kv_sat_add(kv_sat_add(c->l->weights_bytes_per_gpu, c->lora->bytes),
-                               r->encoder_cache_bytes_per_gpu);
+                               kv_sat_add(r->encoder_cache_bytes_per_gpu, e->held_extra_bytes));
     e->non_kv_bytes = f->non_kv_bytes ? f->non_kv_bytes
                                       : kv_sat_add(kv_sat_add(held, activation), runtime);
     r->runtime_bytes_per_gpu = e->non_kv_bytes > held ? e->non_kv_bytes - held : 0;
@@ -287,6 +288,10 @@ void policy_engine_pool(const struct policy_ctx *c, uint64_t budget, const char 
         } else {
             policy_weights_term(c, row);
             explain_op(row, XOP_SUB);
+            if (e->held_extra_bytes) {
+                explain_ref(c->x, row, "weights_extra", "beside weights");
+                explain_op(row, XOP_SUB);
+            }
             if (c->lora->bytes) {
                 explain_ref(c->x, row, "lora", "LoRA slots");
                 explain_op(row, XOP_SUB);

@@ -432,6 +432,7 @@ static void budget(const struct policy_ctx *c)
     uint64_t runtime = policy_gib(v0 ? 0.1 : 0.25) + (c->l->tp > 1 ? policy_gib(1.5) : 0);
 
     policy_user_bytes(c);
+    e->held_extra_bytes = vllm_held_extra(c);
     uint64_t activation = activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, v0);
     if (!v0) /* V1's encoder cache for image embeddings (core/images.h) */
         images_encoder_cache(c, e->max_num_batched_tokens);

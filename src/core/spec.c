@@ -97,8 +97,43 @@ bool spec_hf_id_valid(const char *id)
            hf_part_valid(slash + 1, len - (size_t)(slash - id) - 1);
 }
 
+bool spec_moe_layer(const struct model_spec *m, uint32_t i)
+{
+    uint32_t period = m->moe_period > 1 ? m->moe_period : 1;
+    return m->experts > 0 && i < m->layers && i >= m->moe_first_dense &&
+           i % period == m->moe_offset % period;
+}
+
+uint32_t spec_moe_layers_in(const struct model_spec *m, uint32_t from, uint32_t to)
+{
+    uint32_t n = 0;
+    for (uint32_t i = from; i < to && i < m->layers; i++)
+        n += spec_moe_layer(m, i);
+    return n;
+}
+
+/* The MoE layers' pattern is possible and leaves some layer MoE. */
+static bool moe_pattern_validate(const struct model_spec *m, struct diag *d)
+{
+    uint32_t period = m->moe_period > 1 ? m->moe_period : 1;
+    if (m->moe_period > m->layers && m->moe_period > 1)
+        return diag_fail(d, "moe.layer_period: %u is more than num_layers %u", m->moe_period,
+                         m->layers);
+    if (m->moe_offset >= period)
+        return diag_fail(d, "moe.layer_offset: %u is not less than layer_period %u",
+                         m->moe_offset, period);
+    if (m->moe_first_dense > m->layers)
+        return diag_fail(d, "moe.first_dense: %u is more than num_layers %u", m->moe_first_dense,
+                         m->layers);
+    if (m->experts > 0 && spec_moe_layers_in(m, 0, m->layers) == 0)
+        return diag_fail(d, "moe.first_dense: no layer is left with experts");
+    return true;
+}
+
 bool spec_model_validate(const struct model_spec *m, struct diag *d)
 {
+    if (!moe_pattern_validate(m, d))
+        return false;
     if (m->hf_id[0] && !spec_hf_id_valid(m->hf_id))
         return diag_fail(d, "hf_id: '%s' is not a Hugging Face id (%s)", m->hf_id,
                          SPEC_HF_ID_RULE);

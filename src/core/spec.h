@@ -105,6 +105,13 @@ struct model_spec {
      * uses, and the parameters they hold in all (0 = dense). */
     uint32_t experts, experts_per_token;
     uint64_t expert_params;
+    /* Which layers hold the experts, the others a dense MLP: layer i (from 0)
+     * when i >= moe_first_dense and i % moe_period == moe_offset (period 0 or
+     * 1: every layer past the dense ones). DeepSeek's first_k_dense_replace
+     * and moe_layer_freq, Jamba's expert_layer_period and _offset, Llama 4's
+     * interleave_moe_layer_step and Qwen's decoder_sparse_step (period N,
+     * offset N - 1). */
+    uint32_t moe_first_dense, moe_period, moe_offset;
     /* DeepSeek sparse attention (V3.2), MLA only: a lightning indexer keeps one
      * key of index_head_dim values per token per layer beside the latent, and
      * attention reads the index_topk tokens it picks (0 = dense attention). */
@@ -144,6 +151,11 @@ struct model_spec {
 /* Layers that keep KV: all but the state and plain layers (all but the
  * plain ones when state and attention sit side by side). */
 uint32_t spec_kv_layers(const struct model_spec *m);
+
+/* Whether layer i holds routed experts (false for a dense model), and how
+ * many of the layers [from, to) do. */
+bool spec_moe_layer(const struct model_spec *m, uint32_t i);
+uint32_t spec_moe_layers_in(const struct model_spec *m, uint32_t from, uint32_t to);
 
 /* "MHA", "GQA", "MQA" or "MLA". */
 const char *spec_attention_name(enum attention_kind kind);

@@ -27,9 +27,32 @@ bool hf_late_state_dtype(const struct jsonread *r, const cJSON *o, const char *t
  * hidden_size, intermediate_size MLPs, patch_size x patch_size patches over
  * temporal_patch_size frames, num_position_embeddings learned positions, a
  * spatial_merge_size^2 merger to out_hidden_size. */
+/* Gemma 4's vision_config (transformers' Gemma4VisionConfig): its layers,
+ * heads, MLP, patch and position table, standardize and use_clipped_linears. */
+static bool gemma4_vision(const struct jsonread *vr, const cJSON *vc, struct vision_dims *v,
+                          struct diag *d)
+{
+    const uint64_t max = (uint64_t)1 << 24;
+    v->kind = VISION_GEMMA4;
+    return jsonread_u64(vr, vc, "hidden_size", true, 1, max, &v->hidden, d) &&
+           jsonread_u64(vr, vc, "intermediate_size", true, 1, max, &v->intermediate, d) &&
+           jsonread_u64(vr, vc, "num_hidden_layers", true, 1, max, &v->layers, d) &&
+           jsonread_u64(vr, vc, "num_attention_heads", true, 1, max, &v->heads, d) &&
+           jsonread_u64(vr, vc, "num_key_value_heads", true, 1, max, &v->kv_heads, d) &&
+           jsonread_u64(vr, vc, "head_dim", true, 1, max, &v->head_dim, d) &&
+           jsonread_u64(vr, vc, "patch_size", true, 1, max, &v->patch, d) &&
+           jsonread_u64(vr, vc, "position_embedding_size", true, 1, max, &v->positions, d) &&
+           jsonread_bool(vr, vc, "standardize", false, &v->standardize, d) &&
+           jsonread_bool(vr, vc, "use_clipped_linears", false, &v->clipped, d);
+}
+
 bool hf_late_vision(const struct jsonread *vr, const cJSON *vc, const char *type,
                     struct vision_dims *v, bool *known, struct diag *d)
 {
+    if (strcmp(type, "gemma4_vision") == 0) {
+        *known = true;
+        return gemma4_vision(vr, vc, v, d);
+    }
     *known = qwen3_5_type(type);
     if (!*known)
         return true;
@@ -180,7 +203,5 @@ bool hf_late_gemma4(struct hf_read *x)
         m->global_head_dim = (uint32_t)a->global_head_dim;
         m->global_k_eq_v = a->k_eq_v;
     }
-    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(x->root, "vision_config")))
-        hf_note(x->h, "Gemma 4's vision tower is not counted in the parameters");
     return true;
 }

@@ -23,8 +23,9 @@ bool hf_late_state_dtype(const struct jsonread *r, const cJSON *o, const char *t
                          struct model_spec *m, struct diag *d);
 
 /* The vision tower of vision_config when its model_type is one this file
- * knows (*known set; Qwen3.5's "qwen3_5", "qwen3_5_moe"): its dimensions
- * into v. False with d naming the field that is missing or out of range. */
+ * knows (*known set; Qwen3.5's "qwen3_5", "qwen3_5_moe"; Gemma 4's
+ * "gemma4_vision"): its dimensions into v. False with d naming the field that
+ * is missing or out of range. */
 bool hf_late_vision(const struct jsonread *vr, const cJSON *vc, const char *type,
                     struct vision_dims *v, bool *known, struct diag *d);
 

