@@ -78,6 +78,9 @@ static const struct {
     [CTRL_HEADROOM] = {"Headroom", SF_HEADROOM, CK_SLIDER},
     [CTRL_FRACTION] = {"Mem frac", SF_GPU_MEMORY_UTILIZATION, CK_SLIDER},
     [CTRL_SEQS] = {"Max seqs", SF_MAX_NUM_SEQS, CK_SLIDER},
+    [CTRL_NGL] = {"GPU layers", SF_N_GPU_LAYERS, CK_SLIDER},
+    [CTRL_CPU_MOE] = {"CPU MoE", SF_N_CPU_MOE, CK_SLIDER},
+    [CTRL_KV_HOST] = {"KV in host", SF_NO_KV_OFFLOAD, CK_LIST},
     [CTRL_SPEED] = {"Speed", SF_MIN_TOK_S, CK_SLIDER},
     [CTRL_TTFT] = {"First token", SF_MAX_TTFT, CK_SLIDER},
     [CTRL_CONCURRENCY] = {"At once", SF_CONCURRENCY, CK_SLIDER},
@@ -156,6 +159,8 @@ bool control_visible(enum control c, const struct scenario *s)
         return knob_of(c, s) != NULL;
     if (control_is_load(c))
         return control_load_visible(c, s);
+    if (control_is_offload(c))
+        return control_offload_visible(c, s);
     /* an engine budgets by its own rule: the headroom slider gives its row
      * to the engine's knobs (CONTROLS_VISIBLE_MAX rows at most) */
     if (c == CTRL_HEADROOM)
@@ -172,17 +177,6 @@ bool control_visible(enum control c, const struct scenario *s)
     if (c == CTRL_IMAGES)
         return s->model.image_tokens_per_image > 0 || s->images > 0 || s->image_tokens > 0;
     return c >= 0 && c < CTRL_COUNT;
-}
-
-const char *control_dim_reason(enum control c, const struct scenario *s)
-{
-    if (c == CTRL_HEADROOM && engine_desc(s->engine.kind)->server)
-        return "engine budgets";
-    if (c == CTRL_KV_HEADS && s->model.attention == ATTENTION_MLA)
-        return "MLA: one latent";
-    if (c == CTRL_TP && s->gpus == 1)
-        return NULL;
-    return NULL;
 }
 
 static int add_unique(uint64_t *v, int n, uint64_t x)
@@ -505,6 +499,11 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
     case CTRL_SEQS:
         n = slot_values(c, s, r, cat, v);
         break;
+    case CTRL_NGL:
+    case CTRL_CPU_MOE:
+    case CTRL_KV_HOST:
+        n = control_offload_values(c, s, r, v);
+        break;
     case CTRL_COUNT:
         return 0;
     }
@@ -589,6 +588,10 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
             return given;
         return engine_desc(s->engine.kind)->fixed_slots ? r->engine.slots : r->engine.scheduler_cap;
     }
+    case CTRL_NGL:
+    case CTRL_CPU_MOE:
+    case CTRL_KV_HOST:
+        return control_offload_current(c, s, r);
     case CTRL_COUNT:
         break;
     }

@@ -30,6 +30,9 @@ enum control {
     CTRL_HEADROOM,
     CTRL_FRACTION, /* vLLM utilisation, SGLang static fraction, TRT-LLM free fraction */
     CTRL_SEQS,     /* vLLM max-num-seqs, SGLang max-running-requests, TRT-LLM batch, llama.cpp -np */
+    CTRL_NGL,      /* llama.cpp -ngl: 0 = auto (the fit's), else the count + 1 */
+    CTRL_CPU_MOE,  /* llama.cpp --n-cpu-moe (a MoE model): 0 = auto, else the count + 1 */
+    CTRL_KV_HOST,  /* llama.cpp --no-kv-offload: the cache in host memory, off or on */
     CTRL_SPEED,    /* the service level: tokens per second each user keeps */
     CTRL_TTFT,     /* the service level: the first token within this time (milliseconds) */
     CTRL_CONCURRENCY, /* users decoding at once, all replicas; 0 = as many as fit */
@@ -153,6 +156,24 @@ void control_load_set(enum control c, struct scenario *s, uint64_t value);
 void control_load_reset(enum control c, struct scenario *s);
 void control_load_format(enum control c, const struct scenario *s, char *buf, size_t size);
 bool control_load_parse(enum control c, struct scenario *s, const char *text, struct diag *in);
+/* "on" or "1", "off" or "0" (d set otherwise) */
+bool control_on_off(const char *text, bool *on, struct diag *in);
+
+/* llama.cpp's placement controls (controls_offload.c): GPU layers, CPU
+ * MoE layers and the cache in host memory, each function as its control_
+ * counterpart; control_offload_fit drops them where they do not apply. */
+bool control_is_offload(enum control c);
+bool control_offload_visible(enum control c, const struct scenario *s);
+int control_offload_values(enum control c, const struct scenario *s, const struct plan_result *r,
+                           uint64_t *v);
+uint64_t control_offload_current(enum control c, const struct scenario *s,
+                                 const struct plan_result *r);
+void control_offload_set(enum control c, struct scenario *s, uint64_t value);
+void control_offload_reset(enum control c, struct scenario *s);
+void control_offload_fit(struct scenario *s);
+void control_offload_format(enum control c, const struct scenario *s, const struct plan_result *r,
+                            char *buf, size_t size);
+bool control_offload_parse(enum control c, struct scenario *s, const char *text, struct diag *in);
 
 /* The precision at a step of the KV cache or weights control (its values
  * are indexes into the list the control steps through). */

@@ -166,13 +166,21 @@ void control_load_format(enum control c, const struct scenario *s, char *buf, si
     }
 }
 
+bool control_on_off(const char *text, bool *on, struct diag *in)
+{
+    *on = strcmp(text, "on") == 0 || strcmp(text, "1") == 0;
+    if (!*on && strcmp(text, "off") != 0 && strcmp(text, "0") != 0)
+        return diag_fail(in, "'%s' is not on or off", text);
+    return true;
+}
+
 bool control_load_parse(enum control c, struct scenario *s, const char *text, struct diag *in)
 {
     uint64_t n = 0;
+    bool on = false;
     if (c == CTRL_EXPERTS) {
-        bool on = strcmp(text, "on") == 0 || strcmp(text, "1") == 0;
-        if (!on && strcmp(text, "off") != 0 && strcmp(text, "0") != 0)
-            return diag_fail(in, "'%s' is not on or off", text);
+        if (!control_on_off(text, &on, in))
+            return false;
         control_load_set(c, s, on);
         return true;
     }

@@ -126,6 +126,11 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_PROMPT:
         control_load_set(c, s, value);
         break;
+    case CTRL_NGL:
+    case CTRL_CPU_MOE:
+    case CTRL_KV_HOST:
+        control_offload_set(c, s, value);
+        break;
     case CTRL_COUNT:
         break;
     }
@@ -144,6 +149,7 @@ void control_fit_knobs(struct scenario *s)
         s->max_lora_rank = 0, s->lora_targets = 0;
     if (s->images && scenario_tokens_per_image(s) == 0)
         s->images = 0; /* a model without a size for them */
+    control_offload_fit(s); /* llama.cpp's placement, where the engine and model take it */
     /* a cache type the engine has no kernels for goes back to the model's */
     if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype))
         s->kv_dtype = DTYPE_AUTO;
@@ -240,6 +246,11 @@ void control_reset(enum control c, struct scenario *s)
     case CTRL_CONCURRENCY:
     case CTRL_PROMPT:
         control_load_reset(c, s);
+        break;
+    case CTRL_NGL:
+    case CTRL_CPU_MOE:
+    case CTRL_KV_HOST:
+        control_offload_reset(c, s);
         break;
     default:
         break;

@@ -291,6 +291,11 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
     case CTRL_PROMPT:
         ok = control_load_parse(c, s, text, &in);
         break;
+    case CTRL_NGL:
+    case CTRL_CPU_MOE:
+    case CTRL_KV_HOST:
+        ok = control_offload_parse(c, s, text, &in);
+        break;
     default:
         ok = diag_fail(&in, "pick it from the list (Enter)");
         break;
@@ -521,6 +526,11 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
     case CTRL_CONCURRENCY:
     case CTRL_PROMPT:
         control_load_format(c, s, buf, size);
+        break;
+    case CTRL_NGL:
+    case CTRL_CPU_MOE:
+    case CTRL_KV_HOST:
+        control_offload_format(c, s, r, buf, size);
         break;
     case CTRL_COUNT:
         buf[0] = '\0';

@@ -259,8 +259,9 @@ static void draw_bar(const struct planner *p, struct rect r)
     units_format_bytes(res->memory_bytes_per_gpu, s->units, total, sizeof total);
     if (s->gpus > 1)
         snprintf(count, sizeof count, ", %u GPUs alike", s->gpus);
-    snprintf(title, sizeof title, "Memory of each GPU: %s%s%s", total,
-             engine_desc(res->profile)->server ? " CUDA" : "", count);
+    bool server = engine_desc(res->profile)->server;
+    snprintf(title, sizeof title, "Memory of each GPU: %s%s%s%s", total, server ? " " : "",
+             server ? spec_gpu_api(&s->gpu) : "", count);
     view_host_title(res, s->units, title, sizeof title, r.w);
     if ((int)strlen(title) > r.w)
         snprintf(title, sizeof title, "Each GPU%s: %s", s->gpus > 1 && r.w > 32 ? " (all alike)" : "",
@@ -348,7 +349,16 @@ bool view_draw_base(const struct planner *p)
     draw_controls(p, &l);
     view_draw_summary(p, &l);
     draw_bar(p, l.bar);
-    view_draw_chart(p, l.chart);
+    /* llama.cpp's host side on the row under the GPU's parts: when free, or
+     * in place of the chart's one-row form when layers, experts or the cache
+     * are there (what the title has no room to say) */
+    int host_y = l.bar.y + l.bar.h;
+    int end = l.chart.h > 0 ? l.chart.y : l.explain.h > 0 ? l.explain.y : l.status.y;
+    bool over_chart = l.chart.h == 1 && l.chart.y == host_y && planner_result(p)->engine.offload.active;
+    if (!over_chart)
+        view_draw_chart(p, l.chart);
+    if (l.bar.h >= 7 && (host_y < end || over_chart))
+        view_host_row(planner_result(p), planner_scenario(p)->units, host_y, l.bar.x, l.bar.w);
     if (l.explain.h > 0)
         view_draw_explain_pane(p, l.explain);
     draw_status(p, l.status);

@@ -11,7 +11,7 @@ void view_host_title(const struct plan_result *r, enum unit_system units, char *
                      size_t size, int w)
 {
     const struct offload_split *o = &r->engine.offload;
-    if (!o->active)
+    if (!o->placed)
         return;
     char used[32], of[32], tail[96];
     units_format_bytes(o->host_bytes, units, used, sizeof used);
@@ -51,4 +51,34 @@ bool view_host_summary(const struct plan_result *r, char *line, size_t size)
     if (n > 0 && (size_t)n < size)
         snprintf(line + n, size - (size_t)n, ", -np %u", r->engine.slots);
     return true;
+}
+
+void view_host_row(const struct plan_result *r, enum unit_system units, int y, int x, int w)
+{
+    const struct offload_split *o = &r->engine.offload;
+    if (!o->placed || w < 24)
+        return;
+    uint64_t total = o->host_memory_bytes == 0        ? 0
+                     : o->host_memory_bytes > o->host_bytes ? o->host_memory_bytes
+                                                           : o->host_bytes;
+    struct bar_segment bs[2] = {
+        {total ? (double)o->host_weights_bytes / (double)total : 0, ROLE_WEIGHTS},
+        {total ? (double)o->host_kv_bytes / (double)total : 0, ROLE_KV},
+    };
+    /* a bar of the host's RAM when it is known; the figures alone else */
+    int bw = !o->host_memory_bytes ? -1 : w >= 50 ? w / 3 : 5;
+    widget_text(y, x, 5, ROLE_TITLE, "host");
+    if (bw > 0)
+        widget_bar(y, x + 5, bw, bs, 2, !o->host_fits);
+    char wt[32], kv[32], line[96];
+    units_format_bytes(o->host_weights_bytes, units, wt, sizeof wt);
+    if (o->host_kv_bytes) {
+        units_format_bytes(o->host_kv_bytes, units, kv, sizeof kv);
+        snprintf(line, sizeof line, "weights %s, KV %s", wt, kv);
+        if ((int)strlen(line) > w - 6 - bw) /* narrow: the sizes alone */
+            snprintf(line, sizeof line, "%s + %s KV", wt, kv);
+    } else {
+        snprintf(line, sizeof line, "%s %s", o->active ? "weights" : "embedding", wt);
+    }
+    widget_text(y, x + 6 + bw, w - 6 - bw, o->host_fits ? ROLE_TEXT : ROLE_BAD, line);
 }

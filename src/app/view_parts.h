@@ -23,6 +23,11 @@ void view_title(const struct planner *p, struct rect r);
 void view_host_title(const struct plan_result *r, enum unit_system units, char *title,
                      size_t size, int w);
 
+/* The host's row under the GPU's legend, when llama.cpp placed the model:
+ * a bar of host memory (the weights there, the cache there, of the host's
+ * RAM when known) and its figures. */
+void view_host_row(const struct plan_result *r, enum unit_system units, int y, int x, int w);
+
 /* "-ngl 42 of 81, -np 1 slot, no paging" when llama.cpp keeps layers in host
  * memory, else false. */
 bool view_host_summary(const struct plan_result *r, char *line, size_t size);

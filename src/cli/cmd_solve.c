@@ -115,6 +115,7 @@ struct solve_job {
     uint32_t max_gpus, max_pp;
     uint64_t max_plans;
     bool json;
+    uint32_t wired_limit_mb; /* comparing GPU types: --wired-limit-mb, for those of unified memory */
 };
 
 static const char *plural(uint64_t n)
@@ -194,6 +195,7 @@ static bool solve_rows(const struct solve_job *job, const struct options *o,
     size_t count = o->solve_gpu_count ? (size_t)o->solve_gpu_count : cat->gpu_count;
     uint64_t plans_left = job->max_plans;
     t->count = t->skipped = 0;
+    size_t unified = 0;
     for (size_t i = 0; i < count; i++) {
         const char *id = o->solve_gpu_count ? o->solve_gpus[i] : NULL;
         const struct catalog_gpu *g = id ? catalog_find_gpu(cat, id) : &cat->gpus[i];
@@ -210,6 +212,14 @@ static bool solve_rows(const struct solve_job *job, const struct options *o,
         struct scenario s = *base;
         s.gpu = g->spec;
         s.pp = 0; /* solve picks the stages */
+        if (job->wired_limit_mb && g->spec.unified_bytes) { /* Apple silicon's cap */
+            if ((uint64_t)job->wired_limit_mb * MIB > g->spec.unified_bytes)
+                return diag_fail(d, "%s: %u MiB is more than the %llu MiB %s has",
+                                 OPTION_FLAG(OPT_WIRED_LIMIT), job->wired_limit_mb,
+                                 (unsigned long long)(g->spec.unified_bytes / MIB), g->spec.id);
+            s.wired_limit_mb = job->wired_limit_mb;
+            unified++;
+        }
         struct solve_row *row = &t->rows[t->count];
         row->gpu = &g->spec;
         row->split = solve_gpus(&s, job->need, job->max_gpus,
@@ -225,6 +235,9 @@ static bool solve_rows(const struct solve_job *job, const struct options *o,
                              (unsigned long long)job->need);
         t->count++;
     }
+    if (job->wired_limit_mb && o->solve_gpu_count && unified == 0)
+        return diag_fail(d, "%s: none of the GPUs compared has unified memory: the wired limit "
+                         "is macOS's, on Apple silicon", OPTION_FLAG(OPT_WIRED_LIMIT));
     qsort(t->rows, (size_t)t->count, sizeof t->rows[0], by_cost);
     return true;
 }
@@ -389,6 +402,10 @@ static int solve_parse(int argc, char **argv, struct options *o, struct solve_jo
         .max_plans = o->given[OPT_MAX_PLANS] ? o->max_plans : SOLVE_MAX_PLANS,
         .json = o->format == FORMAT_JSON,
     };
+    if (!one && o->given[OPT_WIRED_LIMIT]) { /* each GPU type of unified memory takes it */
+        job->wired_limit_mb = o->wired_limit_mb;
+        o->given[OPT_WIRED_LIMIT] = false;
+    }
     return CLI_PARSED;
 }
 

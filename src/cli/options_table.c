@@ -75,7 +75,7 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_VRAM] = {OPTNAME_VRAM, .commands = SCENARIO, .parse = opt_size, .min = 1,
                   .offset = AT(vram), .field = FIELD(SF_VRAM), .metavar = "SIZE",
                   .help = "memory per GPU instead of the preset's: 80GB, 80GiB"},
-    [OPT_WIRED_LIMIT] = {OPTNAME_WIRED_LIMIT_MB, .commands = PLANS | CMD_BIT(CMD_SWEEP),
+    [OPT_WIRED_LIMIT] = {OPTNAME_WIRED_LIMIT_MB, .commands = PLANS | WORKLOAD,
                          COUNT(1, 1u << 24),
                          .offset = AT(wired_limit_mb), .field = FIELD(SF_WIRED_LIMIT),
                          .metavar = "MIB",

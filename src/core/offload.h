@@ -57,11 +57,14 @@ double offload_cpu_bandwidth(const struct cpu_preset *p);
  * tests/data/offload-bench.json (three within 20%). */
 #define OFFLOAD_HOST_MBU 0.6
 
-/* The split a plan chose; all zero when everything is on the GPUs as
- * before (active false). Weights and KV: per GPU on the GPU side, the
- * whole replica's on the host side. */
+/* The split a plan chose; all zero when llama.cpp did not place the model
+ * (placed false: another engine, or a logged non-KV figure). Placed with
+ * every layer on the GPUs, only the token embedding is in host memory
+ * (active false). Weights and KV: per GPU on the GPU side, the whole
+ * replica's on the host side. */
 struct offload_split {
-    bool active;               /* some of the model or its cache is in host memory */
+    bool placed;               /* the figures below are filled */
+    bool active;               /* layers, experts or the cache in host memory too */
     bool searched;             /* -ngl or --n-cpu-moe chosen by the fit search */
     bool found;                /* the search found a split that fits */
     uint32_t n_layer;          /* repeating layers (the output layer is layer n_layer) */

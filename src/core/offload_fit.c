@@ -2,6 +2,7 @@
  * memory, the --fit search over it, its rows and its part of a step. */
 #include "offload_fit.h"
 #include "kvcost.h"
+#include "policy.h"
 #include "units.h"
 
 #include <math.h>
@@ -30,7 +31,7 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
 {
     const struct model_spec *m = &s->model;
     memset(o, 0, sizeof *o);
-    o->active = true;
+    o->placed = o->active = true;
     o->n_layer = m->layers;
     uint32_t n = m->layers;
     o->ngl = ngl > n + 1 ? n + 1 : ngl;
@@ -152,6 +153,25 @@ bool offload_choose(const struct scenario *s, const struct placement *l, uint64_
     return false;
 }
 
+bool offload_whole(const struct scenario *s, const struct placement *l, struct offload_split *o)
+{
+    memset(o, 0, sizeof *o);
+    if (s->model.layers == 0 || l->weights_bytes == UINT64_MAX)
+        return false;
+    offload_layers(s, l, OFFLOAD_NGL_ALL, 0, o);
+    o->active = false;
+    /* a layer split holds whole layers: the fullest GPU's share of the
+     * GPUs' part, as the placement counts it (core/placement.h) */
+    uint64_t draft = l->weights_bytes_per_gpu - placement_share(l, l->weights_bytes);
+    o->gpu_weights_bytes =
+        kv_sat_add(placement_share(l, l->weights_bytes - o->host_weights_bytes), draft);
+    /* the embedding alone is checked only against a --host-memory given, so
+     * that such a plan reads the same on every machine */
+    if (s->offload.host_memory_read)
+        o->host_memory_bytes = 0;
+    return true;
+}
+
 void offload_sentence(const struct offload_split *o, char *buf, size_t size)
 {
     uint32_t cpu = o->n_layer - o->gpu_layers;
@@ -194,7 +214,9 @@ static void weights_rows(const struct policy_ctx *c, const struct offload_split 
         explain_term(row, (long double)o->output_bytes, XU_BYTES, "output layer");
         explain_op(row, XOP_ADD);
     }
-    if (c->l->tp > 1) {
+    if (!o->active && c->l->layers_all) {
+        placement_share_terms(row, c->l); /* the fullest GPU's whole layers */
+    } else if (c->l->tp > 1) {
         explain_term(row, c->l->tp, XU_COUNT, "GPUs");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_CEIL);
@@ -219,8 +241,12 @@ static void weights_rows(const struct policy_ctx *c, const struct offload_split 
 
 void offload_rows(const struct policy_ctx *c, const struct offload_split *o)
 {
-    if (c->x == NULL || !o->active)
+    if (c->x == NULL || !o->placed)
         return;
+    if (!o->active) { /* every layer on the GPUs: only the embedding in host memory */
+        weights_rows(c, o);
+        return;
+    }
     char note[192];
     offload_sentence(o, note, sizeof note);
     struct explain_row *row = explain_row_begin(c->x, "offload_layers", "GPU layers", "per replica");
@@ -233,18 +259,23 @@ void offload_rows(const struct policy_ctx *c, const struct offload_split *o)
 
 void offload_host_rows(const struct policy_ctx *c, const struct offload_split *o)
 {
-    if (c->x == NULL || !o->active)
+    if (c->x == NULL || !o->placed)
         return;
     char note[192];
-    struct explain_row *row = explain_row_begin(c->x, "offload_host_kv", "KV in host", "per replica");
-    explain_term(row, (long double)o->host_kv_bytes, XU_BYTES, "cache");
-    explain_row_end(c->x, row, XU_BYTES, 0,
-                    o->kv_on_host ? "--no-kv-offload: every layer's cache in host memory"
-                                  : "the CPU layers' cache sits beside them (llama-kv-cache.cpp)");
+    struct explain_row *row;
+    if (o->active) {
+        row = explain_row_begin(c->x, "offload_host_kv", "KV in host", "per replica");
+        explain_term(row, (long double)o->host_kv_bytes, XU_BYTES, "cache");
+        explain_row_end(c->x, row, XU_BYTES, 0,
+                        o->kv_on_host ? "--no-kv-offload: every layer's cache in host memory"
+                                      : "the CPU layers' cache sits beside them (llama-kv-cache.cpp)");
+    }
     row = explain_row_begin(c->x, "offload_host_memory", "Host memory", "per replica");
     explain_ref(c->x, row, "offload_host_weights", "weights");
-    explain_ref(c->x, row, "offload_host_kv", "KV");
-    explain_op(row, XOP_ADD);
+    if (o->active) {
+        explain_ref(c->x, row, "offload_host_kv", "KV");
+        explain_op(row, XOP_ADD);
+    }
     char t[32];
     if (o->host_memory_bytes) {
         units_format_bytes(o->host_memory_bytes, c->s->units, t, sizeof t);
@@ -252,7 +283,9 @@ void offload_host_rows(const struct policy_ctx *c, const struct offload_split *o
                                                  : "more than the %s of host memory",
                  t);
     } else {
-        snprintf(note, sizeof note, "host memory unknown (--host-memory): not checked");
+        snprintf(note, sizeof note, "%s",
+                 o->active ? "host memory unknown (--host-memory): not checked"
+                           : "the token embedding alone; not checked against host memory");
     }
     explain_row_end(c->x, row, XU_BYTES, 0, note);
 }

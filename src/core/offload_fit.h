@@ -33,6 +33,11 @@ uint64_t offload_kv_gpu(const struct offload_split *o, uint64_t total);
 bool offload_choose(const struct scenario *s, const struct placement *l, uint64_t room,
                     uint64_t cache, struct offload_split *o);
 
+/* Every layer on the GPUs (-ngl all, as llama.cpp's default when the model
+ * fits): o's figures with only the token embedding in host memory, active
+ * false. False, o zeroed, when the model has no layers to place. */
+bool offload_whole(const struct scenario *s, const struct placement *l, struct offload_split *o);
+
 /* Sets o's cache figures for a replica's cache of `total` bytes and one
  * user's of `user_avg` at the average length, its host total and check. */
 void offload_cache(struct offload_split *o, uint64_t total, uint64_t user_avg);
@@ -43,9 +48,10 @@ void offload_cache(struct offload_split *o, uint64_t total, uint64_t user_avg);
 void offload_pool(const struct policy_ctx *c, uint64_t budget, uint64_t buffers,
                   const struct offload_split *o);
 
-/* The rows "offload_layers", "offload_gpu_weights" and
- * "offload_host_weights", and, once offload_cache has run, "offload_host_kv"
- * and "offload_host_memory" (nothing without c->x or an active split). */
+/* The rows "offload_layers" (an active split only), "offload_gpu_weights"
+ * and "offload_host_weights", and, once offload_cache has run,
+ * "offload_host_kv" (active only) and "offload_host_memory" (nothing
+ * without c->x or a placed split). */
 void offload_rows(const struct policy_ctx *c, const struct offload_split *o);
 void offload_host_rows(const struct policy_ctx *c, const struct offload_split *o);
 

@@ -33,7 +33,7 @@ void plan_segments(const struct plan_result *r, uint64_t bytes[SEG_COUNT])
 {
     memset(bytes, 0, SEG_COUNT * sizeof bytes[0]);
     /* llama.cpp's split: only its GPUs' part of the weights (core/offload.h) */
-    uint64_t weights = r->engine.offload.active ? r->engine.offload.gpu_weights_bytes
+    uint64_t weights = r->engine.offload.placed ? r->engine.offload.gpu_weights_bytes
                                                 : r->weights_bytes_per_gpu;
     /* with what the engine holds whole beside them (vLLM's router gates, MLA copies) */
     bytes[SEG_WEIGHTS] = weights - r->spec.weights_bytes_per_gpu + r->engine.held_extra_bytes;

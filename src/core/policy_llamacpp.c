@@ -482,7 +482,9 @@ static void budget(const struct policy_ctx *c)
     e->unit_tokens = 1;
 
     struct explain_row *row = explain_row_begin(c->x, "budget", "llama.cpp budget", "per GPU");
-    explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
+    char api[32]; /* "Metal total" on Apple silicon */
+    snprintf(api, sizeof api, "%s total", spec_gpu_api(&s->gpu));
+    explain_term(row, e->gpu_total_bytes, XU_BYTES, api);
     explain_term(row, margin, XU_BYTES, "--fit margin");
     explain_op(row, XOP_SUB);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
@@ -490,10 +492,16 @@ static void budget(const struct policy_ctx *c)
      * model does not fit whole, the split --fit finds (core/offload_fit.h) */
     struct offload_split *o = &e->offload;
     uint64_t wroom = e->budget_bytes > buffers ? e->budget_bytes - buffers : 0;
-    bool split = !f->non_kv_bytes && !f->kv_memory_bytes &&
+    bool logged = f->non_kv_bytes || f->kv_memory_bytes;
+    bool split = !logged &&
                  offload_choose(s, c->l, wroom,
                                 cache_total(&l, s->context_tokens, f->parallel ? f->parallel : 1), o);
-    if (split)
+    /* src/llama-model.cpp load_tensors: "assign the input layer ... always
+     * keep it on the CPU" (dev_input = cpu_dev): with every layer on the
+     * GPUs the token embedding still sits in host memory, out of the budget */
+    if (!split && !logged)
+        offload_whole(s, c->l, o);
+    if (o->placed)
         offload_pool(c, e->budget_bytes, buffers, o);
     else
         policy_engine_pool(c, e->budget_bytes, "budget", 0, buffers);
@@ -513,12 +521,13 @@ static void budget(const struct policy_ctx *c)
     uint64_t per_gpu = on_gpu(c, o, total);
     struct token_split avg = kvcost_split(c->k, scenario_avg_tokens(s), 0);
     uint64_t user_avg = kv_sat_add(kvcost_bytes(c->k, avg.user_global, avg.user_windowed), l.state);
-    if (split) {
+    if (o->placed) {
         offload_cache(o, total, user_avg);
         o->gpu_kv_bytes = per_gpu;
         offload_host_rows(c, o);
     }
-    bool fits = r->weights_fit && room > 0 && per_gpu <= room && (!split || o->host_fits);
+    /* the host's check binds a split; the embedding alone is read through mmap */
+    bool fits = r->weights_fit && room > 0 && per_gpu <= room && (!o->active || o->host_fits);
     uint64_t slot = slot_cells(s->context_tokens, np);
     e->units = kv_sat_mul(slot, np);
     e->unit_bytes = kv_ceil_div(total, e->units ? e->units : 1);

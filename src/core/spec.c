@@ -223,3 +223,8 @@ uint64_t spec_metal_working_set(uint64_t unified)
     uint64_t share = unified <= (uint64_t)32 << 30 ? (pages * 2 + 2) / 3 : (pages * 3 + 3) / 4;
     return share * page;
 }
+
+const char *spec_gpu_api(const struct gpu_spec *g)
+{
+    return g->unified_bytes && strcasecmp(g->vendor, "Apple") == 0 ? "Metal" : "CUDA";
+}

@@ -196,4 +196,9 @@ uint32_t spec_gpu_domain(const struct gpu_spec *g);
  * (tests/data/metal-working-set.txt holds the readings). */
 uint64_t spec_metal_working_set(uint64_t unified);
 
+/* The GPU's memory in its own API's words, as llama.cpp's logs name the
+ * buffers: "Metal" on Apple silicon (ggml-metal logs "MTL0 model buffer
+ * size", "Metal KV buffer size"), else "CUDA". */
+const char *spec_gpu_api(const struct gpu_spec *g);
+
 #endif

@@ -60,7 +60,7 @@ bool offload_opts_from_json(const struct jsonread *r, const cJSON *scenario,
 
 cJSON *offload_split_json(const struct offload_split *o)
 {
-    if (!o->active)
+    if (!o->placed)
         return NULL;
     struct jsonout j = jsonout_begin();
     jsonout_uint(&j, "n_gpu_layers", o->ngl);

@@ -335,7 +335,9 @@ static void report_engine(FILE *out, const struct scenario *s, const struct plan
     char a[64];
     fprintf(out, "\nEngine: %s\n", engine_version_title(r->profile, r->rule, a, sizeof a));
     units_format_bytes(e->gpu_total_bytes, s->units, a, sizeof a);
-    fprintf(out, "  %-19s %s per GPU (%s)\n", "CUDA total", a,
+    char api[32];
+    snprintf(api, sizeof api, "%s total", spec_gpu_api(&s->gpu));
+    fprintf(out, "  %-19s %s per GPU (%s)\n", api, a,
             s->engine.gpu_total_bytes ? "given"
             : s->has_vram || s->gpu.unified_bytes ? scenario_gpu_memory_basis(s)
             : s->gpu.cuda_visible_bytes ? "observed"
@@ -470,8 +472,9 @@ static void report_text_memory(FILE *out, const struct scenario *s, const struct
     enum unit_system u = s->units;
     uint64_t seg[SEG_COUNT], total = 0;
     plan_segments(r, seg);
-    fprintf(out, "\nMemory of each GPU (%s%s)\n", units_name(u),
-            e->server ? ", of the CUDA total" : "");
+    fprintf(out, "\nMemory of each GPU (%s%s%s%s)\n", units_name(u),
+            e->server ? ", of the " : "", e->server ? spec_gpu_api(&s->gpu) : "",
+            e->server ? " total" : "");
     for (int i = 0; i < SEG_COUNT; i++) {
         total += seg[i];
         if ((i == SEG_RUNTIME || i == SEG_DRAFT || i == SEG_STATE || i == SEG_LORA ||

@@ -72,7 +72,7 @@ static cJSON *engine_detail_json(const struct engine_detail *e)
     jsonout_uint(&o, "max_num_batched_tokens", e->max_num_batched_tokens);
     if (e->slots)
         jsonout_uint(&o, "slots", e->slots);
-    if (e->offload.active)
+    if (e->offload.placed)
         jsonout_object(&o, "offload", offload_split_json(&e->offload));
     cJSON *log = cJSON_CreateArray();
     for (int i = 0; log && i < e->log_lines; i++)

@@ -270,7 +270,7 @@ expect 2 "--max-num-seqs: llama.cpp counts slots: use --parallel" plan --engine 
 expect 2 "--parallel: '257' is not a whole number from 1 to 256" plan --engine llama.cpp --parallel 257
 expect 0 "-np 256 -ngl" plan --model granite-4.0-h-tiny --engine llama.cpp --context 1k
 # over 2 GPUs the first holds 17 of the 32 layers (llama.cpp's load_tensors: whole layers)
-expect 0 "x 32 layers / 17 on the fullest GPU / 144.63 MiB per slot), 256 LLAMA_MAX_SEQ) = min(358, 256); llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory" plan --model jamba-1.5-mini --gpus 2 --engine llama.cpp
+expect 0 "x 32 layers / 17 on the fullest GPU / 144.63 MiB per slot), 256 LLAMA_MAX_SEQ) = min(361, 256); llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory" plan --model jamba-1.5-mini --gpus 2 --engine llama.cpp
 # the family's measured fraction (presets/gpus/*.json achievable_mbu), the default where none was measured
 expect 0 "MBU 0.55: Hopper family: fitted to 8 dense decode" plan --model llama-3.1-8b --concurrency 8
 expect 0 "Speed (8 users decoding at once; MBU 0.70, MFU 0.50)" plan --gpu a100-80gb --model llama-3.1-8b --concurrency 8

@@ -140,18 +140,22 @@ static void llamacpp_slots_stop_at_llama_max_seq(void **state)
     /* llama.cpp src/llama-cparams.h LLAMA_MAX_SEQ = 256; llama_context (src/llama-context.cpp)
      * throws "n_seq_max must be <= 256" above it. Llama 3 8B at 256 tokens: a slot is
      * 32 layers x 256 cells x 4,096 B (K+V f16 of 8 heads x 128) = 33,554,432 B (32 MiB);
-     * an A100 40 GB's 42,412,802,048 B less 1 GiB (--fit), 16,060,522,496 B of bf16
-     * weights and 538.5 MiB of runtime leaves 24,713,879,552 B, room for
-     * floor(24,713,879,552 / 33,554,432) = floor(736.5) = 736 slots, but -np stops
+     * an A100 40 GB's 42,412,802,048 B less 1 GiB (--fit), the GPU's 15,009,849,344 B
+     * of bf16 weights (16,060,522,496 B less the token embedding's 128,256 x 4,096 x 2 =
+     * 1,050,673,152 B, which llama-model.cpp load_tensors keeps on the CPU) and
+     * 538.5 MiB of runtime leaves 25,764,552,704 B, room for
+     * floor(25,764,552,704 / 33,554,432) = floor(767.8) = 767 slots, but -np stops
      * at 256: 256 x 32 MiB = 8,589,934,592 B. */
     struct scenario s = base(ENGINE_LLAMACPP);
     s.context_tokens = 256;
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.slots, 256);
     assert_int_equal(r.users_per_replica, 256);
-    assert_int_equal(42412802048ull - (1ull << 30) - 16060522496ull - 564658176ull, 24713879552ull);
-    assert_int_equal(r.users_fit_per_replica, 24713879552ull / 33554432ull);
-    assert_int_equal(r.users_fit_per_replica, 736);
+    assert_int_equal(r.engine.offload.gpu_weights_bytes, 16060522496ull - 1050673152ull);
+    assert_int_equal(r.engine.offload.host_weights_bytes, 1050673152ull);
+    assert_int_equal(42412802048ull - (1ull << 30) - 15009849344ull - 564658176ull, 25764552704ull);
+    assert_int_equal(r.users_fit_per_replica, 25764552704ull / 33554432ull);
+    assert_int_equal(r.users_fit_per_replica, 767);
     assert_int_equal(r.engine.kv_cache_bytes, 8589934592ull);
     assert_true(r.warnings & WARN_SCHEDULER_CAP);
 }

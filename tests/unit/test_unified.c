@@ -143,9 +143,10 @@ static void the_warning_names_the_sysctl_and_its_limit_fits(void **state)
     (void)state;
     /* Llama 3.1 70B q4_k_m at 128k, llama.cpp -np 2: two slots of 40 GiB
      * (80 layers x 131,072 cells x 4 KiB) = 80 GiB; the budget is 96 GiB -
-     * 1 GiB margin - 40.25 GiB weights - 570.5 MiB runtime = 54.2 GiB, so
-     * 25.8 GiB are missing; with the margin's share (96/95) 26.07 GiB more,
-     * 122.07 GiB in all: the whole GiB above, 123 GiB = 125,952 MiB. */
+     * 1 GiB margin - 39.65 GiB weights on the GPU (40.25 GiB less the token
+     * embedding's 613.73 MiB, kept on the CPU) - 570.5 MiB runtime = 54.8 GiB,
+     * so 25.2 GiB are missing; with the margin's share (96/95) 25.47 GiB more,
+     * 121.47 GiB in all: the whole GiB above, 122 GiB = 124,928 MiB. */
     struct scenario s = base("apple-m4-max", "llama-3.1-70b");
     s.engine.kind = ENGINE_LLAMACPP;
     s.engine.parallel = 2;
@@ -154,19 +155,19 @@ static void the_warning_names_the_sysctl_and_its_limit_fits(void **state)
     run(&s);
     assert_false(r.fits);
     assert_true(r.warnings & WARN_WIRED_LIMIT);
-    assert_int_equal(r.wired.suggest_mb, 125952);
+    assert_int_equal(r.wired.suggest_mb, 124928);
     char text[512];
     plan_warning_format(&r, WARN_WIRED_LIMIT, text, sizeof text);
     assert_non_null(strstr(text, "the GPU may use 96.0 GiB of 128 GiB unified memory"));
-    assert_non_null(strstr(text, "`sudo sysctl iogpu.wired_limit_mb=125952`"));
-    assert_non_null(strstr(text, "--wired-limit-mb 125952"));
+    assert_non_null(strstr(text, "`sudo sysctl iogpu.wired_limit_mb=124928`"));
+    assert_non_null(strstr(text, "--wired-limit-mb 124928"));
     /* the limit it names holds what was asked, and the command line of the
      * plan (what the planner copies) repeats it */
     s.wired_limit_mb = r.wired.suggest_mb;
     run(&s);
     char line[1024];
     report_command_line(&s, line, sizeof line);
-    assert_non_null(strstr(line, " --wired-limit-mb 125952"));
+    assert_non_null(strstr(line, " --wired-limit-mb 124928"));
     assert_true(r.fits);
     assert_int_equal(r.users_per_replica, 2);
     assert_false(r.warnings & WARN_WIRED_LIMIT);
