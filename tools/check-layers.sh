@@ -17,7 +17,7 @@ done
 # A new header takes its place here.
 core_order="version optname diag text dtype units steptime shell params engine spec offload scenario
 kvcost lora specdec images placement explain engine_detail budget offload_fit engine_desc totals speedfamily speed speed_inputs speedband price
-hosttier plan curve policy policy_sglang launch solve workload sim sim_internal sim_disagg loadrun slo_search slo_disagg speedfit"
+hosttier plan curve policy policy_sglang policy_llamacpp launch solve workload sim sim_internal sim_disagg loadrun slo_search slo_disagg speedfit"
 for f in src/core/*.h; do
     h=$(basename "$f" .h)
     case " $(echo $core_order) " in
@@ -53,8 +53,8 @@ done
 # (src/core/policy_<engine>.c, its own kind and rules only) name an engine
 # or a version's rule; elsewhere code asks the descriptor. ENGINE_GENERIC may
 # be assigned ("no engine") and ENGINE_COUNT iterated, never compared.
-engine_names='ENGINE_(GENERIC|VLLM|SGLANG|LLAMACPP|TRTLLM)'
-engine_uses="\bENGINE_(VLLM|SGLANG|LLAMACPP|TRTLLM)[A-Z0-9_]*|\bRULE_(VLLM|SGLANG|LLAMACPP|TRTLLM)_[A-Z0-9_]+"
+engine_names='ENGINE_(GENERIC|VLLM|SGLANG|LLAMACPP|TRTLLM|OLLAMA)'
+engine_uses="\bENGINE_(VLLM|SGLANG|LLAMACPP|TRTLLM|OLLAMA)[A-Z0-9_]*|\bRULE_(VLLM|SGLANG|LLAMACPP|TRTLLM|OLLAMA)_[A-Z0-9_]+"
 engine_uses="$engine_uses|[!=]=[[:space:]]*$engine_names\b|\b$engine_names[[:space:]]*[!=]=|\bcase[[:space:]]+$engine_names\b"
 for f in $(find src -name '*.[ch]' | sort); do
     case "$f" in
@@ -64,6 +64,7 @@ for f in $(find src -name '*.[ch]' | sort); do
     src/core/policy_sglang.c) own=SGLANG ;;
     src/core/policy_llamacpp.c) own=LLAMACPP ;;
     src/core/policy_trtllm.c) own=TRTLLM ;;
+    src/core/policy_ollama.c) own=OLLAMA ;;
     *) own=NONE ;;
     esac
     found=$(grep -noE "$engine_uses" "$f" |

@@ -155,6 +155,19 @@ void control_fit_knobs(struct scenario *s)
         s->kv_dtype = DTYPE_AUTO;
     if (!e->v_dtype) /* a V type of its own only where the engine has one */
         s->engine.v_dtype = DTYPE_AUTO;
+    /* what the engine has no setting for (Ollama: one server over every GPU,
+     * no draft of one's own, only the GPU layers placed by hand) */
+    if (e->refuses_tp)
+        s->tp = 0;
+    if (e->refuses_draft && s->spec_method == SPEC_DRAFT) {
+        memset(&s->draft, 0, sizeof s->draft);
+        s->spec_method = SPEC_NONE;
+        s->spec_tokens = 0;
+    }
+    if (e->refuses_offload) {
+        s->offload.n_cpu_moe_given = s->offload.no_kv_offload = false;
+        s->offload.n_cpu_moe = 0;
+    }
 }
 
 void control_set_draft(struct scenario *s, const struct catalog *cat, uint64_t value)

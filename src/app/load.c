@@ -81,6 +81,9 @@ void load_open(struct planner *p)
     v->sweep_n = v->point_n = 0;
     v->error[0] = '\0';
     v->idle = false;
+    v->undo_count = v->redo_count = 0; /* z undoes what changed since the screen opened */
+    v->dragging = false;
+    v->chart_drag = -1;
     load_scenario(&p->slots[p->current].scenario, &v->s);
     if (!plan_compute(&v->s, PLAN_NUMBERS, NULL, &v->r, &d) || !load_check_plan(&v->s, &v->r, &d)) {
         snprintf(v->error, sizeof v->error, "%s", d.message);
@@ -126,36 +129,64 @@ static bool stepped(struct load_settings *ls, enum load_control c, int delta, bo
     return true;
 }
 
-/* After a change of c: the runs it needs, quickly, and the full one when idle. */
-static void changed(struct planner *p, enum load_control c)
+/* The runs settings that differ from was need, quickly, and the full one
+ * when idle: a length or the cap moves the sweep, the rate or an objective
+ * only the current rate's run and the knee. */
+static void rerun(struct planner *p, const struct load_settings *was)
 {
     struct load_view *v = &p->load;
+    const struct load_settings *ls = settings(p);
     v->error[0] = '\0';
-    if (c == LOAD_INPUT || c == LOAD_OUTPUT || c == LOAD_CONCURRENCY)
+    if (ls->input_len != was->input_len || ls->output_len != was->output_len ||
+        ls->max_concurrency != was->max_concurrency)
         run_sweep(p, LOAD_QUICK_SWEEP);
     else
-        v->sweep.knee = load_knee(&v->sweep, settings(p));
+        v->sweep.knee = load_knee(&v->sweep, ls);
     run_point(p, LOAD_QUICK_REQUESTS);
     v->idle = true;
 }
 
-void load_step(struct planner *p, enum load_control c, int delta, bool big)
+static bool same(const struct load_settings *a, const struct load_settings *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+static void push(struct load_settings *stack, int *count, const struct load_settings *ls)
+{
+    if (*count == LOAD_UNDO) { /* the oldest change is forgotten */
+        memmove(stack, stack + 1, (LOAD_UNDO - 1) * sizeof *stack);
+        (*count)--;
+    }
+    stack[(*count)++] = *ls;
+}
+
+/* The settings changed from was: kept when the simulation takes them (an
+ * undo entry, the redo dropped, the runs), else put back with the reason. */
+static void commit(struct planner *p, const struct load_settings *was)
 {
     struct load_view *v = &p->load;
-    if (!v->planned)
-        return;
-    struct load_settings was = *settings(p);
-    if (!stepped(settings(p), c, delta, big))
-        return;
     struct sim_config cfg;
     struct workload_params w;
     struct diag d = {0};
+    if (same(was, settings(p)))
+        return;
     if (!load_prepare(&v->s, &v->r, settings(p), LOAD_QUICK_REQUESTS, &cfg, &w, &d)) {
-        *settings(p) = was; /* refused: the settings and the runs stay */
+        *settings(p) = *was; /* refused: the settings and the runs stay */
         snprintf(p->status, sizeof p->status, "%s", d.message);
         return;
     }
-    changed(p, c);
+    push(v->undo, &v->undo_count, was);
+    v->redo_count = 0;
+    rerun(p, was);
+}
+
+void load_step(struct planner *p, enum load_control c, int delta, bool big)
+{
+    if (!p->load.planned)
+        return;
+    struct load_settings was = *settings(p);
+    if (stepped(settings(p), c, delta, big))
+        commit(p, &was);
 }
 
 void load_reset(struct planner *p, enum load_control c)
@@ -163,7 +194,7 @@ void load_reset(struct planner *p, enum load_control c)
     struct load_view *v = &p->load;
     if (!v->planned)
         return;
-    struct load_settings def, *ls = settings(p);
+    struct load_settings def, *ls = settings(p), was = *ls;
     load_defaults(&v->s, &def);
     if (c == LOAD_RATE)
         ls->rate = as_written(load_default_rate(v->sweep.capacity));
@@ -177,7 +208,44 @@ void load_reset(struct planner *p, enum load_control c)
         ls->slo_ttft_ms = def.slo_ttft_ms;
     else
         ls->slo_tpot_ms = def.slo_tpot_ms;
-    changed(p, c);
+    commit(p, &was);
+}
+
+void load_set_rate(struct planner *p, double rate)
+{
+    if (!p->load.planned || !(rate > 0))
+        return;
+    /* two significant figures, as the steps' grid has them */
+    double unit = pow(10.0, floor(log10(rate)) - 1);
+    rate = as_written(fmax(round(rate / unit) * unit, 0.01));
+    struct load_settings was = *settings(p);
+    settings(p)->rate = rate;
+    commit(p, &was);
+}
+
+/* The top of one stack becomes the settings, which go on the other. */
+static bool travel(struct planner *p, struct load_settings *from, int *nfrom,
+                   struct load_settings *to, int *nto)
+{
+    if (!p->load.planned || *nfrom == 0)
+        return false;
+    struct load_settings now = *settings(p);
+    *settings(p) = from[--*nfrom];
+    push(to, nto, &now);
+    rerun(p, &now);
+    return true;
+}
+
+bool load_undo(struct planner *p)
+{
+    struct load_view *v = &p->load;
+    return travel(p, v->undo, &v->undo_count, v->redo, &v->redo_count);
+}
+
+bool load_redo(struct planner *p)
+{
+    struct load_view *v = &p->load;
+    return travel(p, v->redo, &v->redo_count, v->undo, &v->undo_count);
 }
 
 bool load_idle(struct planner *p)

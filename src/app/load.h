@@ -28,6 +28,8 @@ enum load_control {
     LOAD_CONTROLS
 };
 
+enum { LOAD_UNDO = 64 }; /* changes of the settings the screen can undo */
+
 struct load_view {
     enum load_control focus;
     struct scenario s;           /* what simulate plans: the generic rule's on vLLM V1 */
@@ -39,6 +41,12 @@ struct load_view {
     struct sim_result point;     /* the current rate */
     uint64_t point_n;            /* its requests; 0: none */
     bool idle;                   /* a full run waits for the keys to stop */
+    /* the settings before each change since the screen opened (z), and those undone (Z) */
+    int undo_count, redo_count;
+    struct load_settings undo[LOAD_UNDO], redo[LOAD_UNDO];
+    bool dragging;       /* a press on a control's value: the drag steps it a column a step */
+    int drag_x;          /* the column the drag last stepped at */
+    int chart_drag;      /* the chart a press was in (its drag sets the rate); -1: none */
 };
 
 struct planner;
@@ -51,6 +59,14 @@ void load_open(struct planner *p);
 /* Steps control c by delta (a big step with big); to its default. */
 void load_step(struct planner *p, enum load_control c, int delta, bool big);
 void load_reset(struct planner *p, enum load_control c);
+
+/* Sets the rate to rate at two significant figures (a click on a chart). */
+void load_set_rate(struct planner *p, double rate);
+
+/* Undoes or redoes the last change of the settings since the screen
+ * opened; false when none. */
+bool load_undo(struct planner *p);
+bool load_redo(struct planner *p);
 
 /* The full run when one waits; true when it ran (the screen changed). */
 bool load_idle(struct planner *p);

@@ -4,8 +4,11 @@
  * and queue, a chart of p50 and p95 TTFT and TPOT against the request rate
  * with the objectives and the knee, and the command line that runs it.
  * Up/Down pick a control, Left/Right step it (Shift or PgUp/PgDn: big
- * steps), r resets it, y copies the command line; Esc or L go back, q
- * quits as everywhere. */
+ * steps), r resets it, z undoes a change since the screen opened (Z
+ * redoes), y copies the command line; Esc or L go back, q quits as
+ * everywhere. The pointer: a click on a control's arrow steps it, the
+ * wheel steps the control under it, a press on its value dragged steps it
+ * once a column; a click or a drag in a chart sets the rate there. */
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +17,14 @@
 #include "app/screens.h"
 #include "app/view_parts.h"
 
-enum { LOAD_MIN_COLS = 80, LOAD_MIN_ROWS = 24, LOAD_LEFT_W = 34, LOAD_LABEL_W = 13 };
+enum {
+    LOAD_MIN_COLS = 80,
+    LOAD_MIN_ROWS = 24,
+    LOAD_LEFT_W = 34,
+    LOAD_LABEL_W = 13,
+    LOAD_TOP = 2,      /* the first control's row */
+    CHART_LABEL_W = 7  /* a chart's axis labels, left of its plot */
+};
 
 /* An axis's milliseconds in at most 6 columns: "27ms", "1.5s". */
 static void axis_ms(double ms, char *buf, size_t size)
@@ -134,7 +144,7 @@ static void draw_chart(const struct planner *p, const struct chart *c)
 {
     const struct load_sweep *sw = &p->load.sweep;
     bool u = roles_utf8();
-    int lab = 7, top = c->r.y + 1, h = c->r.h - 3, x0 = c->r.x + lab, w = c->r.w - lab;
+    int lab = CHART_LABEL_W, top = c->r.y + 1, h = c->r.h - 3, x0 = c->r.x + lab, w = c->r.w - lab;
     double lo = c->slo, hi = c->slo;
     for (int i = 0; i < sw->count; i++) {
         if (sw->pt[i].over)
@@ -184,17 +194,54 @@ static void draw_chart(const struct planner *p, const struct chart *c)
     widget_text(ay + 1, x0 + w - tw, tw, ROLE_DIM, t);
 }
 
-static void draw_charts(const struct planner *p, struct rect r)
+/* The command line's rows and the two charts' rectangles on a cols x rows
+ * screen; false when the charts have no room. */
+static bool chart_rects(int cols, int rows, int *cmd_rows, struct rect c[2])
+{
+    *cmd_rows = rows >= 36 ? 3 : 2;
+    int bottom = rows - 2 - *cmd_rows; /* the legend's row */
+    struct rect r = {1, 9, cols - 2, bottom - 9};
+    int half = (r.w - 2) / 2;
+    c[0] = (struct rect){r.x, r.y, half, r.h};
+    c[1] = (struct rect){r.x + half + 2, r.y, r.w - half - 2, r.h};
+    return r.h >= 6;
+}
+
+/* The rate chart i shows at column x (held to its ends); with i -1, the
+ * chart whose plot or axis holds x, y, in *i; 0 off both. */
+static double chart_rate_at(const struct planner *p, int x, int y, int *i)
+{
+    const struct load_sweep *sw = &p->load.sweep;
+    struct rect c[2];
+    int cmd_rows;
+    if (p->load.sweep_n == 0 || sw->count == 0 ||
+        !chart_rects(p->frame.cols, p->frame.rows, &cmd_rows, c))
+        return 0;
+    for (int k = 0; k < 2 && *i < 0; k++) {
+        int x0 = c[k].x + CHART_LABEL_W, top = c[k].y + 1;
+        if (x >= x0 && x < c[k].x + c[k].w && y >= top && y <= top + c[k].h - 3)
+            *i = k;
+    }
+    if (*i < 0)
+        return 0;
+    int x0 = c[*i].x + CHART_LABEL_W, w = c[*i].w - CHART_LABEL_W;
+    double f = (double)(x - x0) / (w - 1);
+    f = f < 0 ? 0 : f > 1 ? 1 : f;
+    return fmax(f * sw->pt[sw->count - 1].rate, 0.01); /* the left end: the least rate */
+}
+
+static void draw_charts(const struct planner *p, int cols, int rows)
 {
     const struct load_view *v = &p->load;
     const struct load_settings *ls = &p->slots[p->current].load;
-    if (v->sweep_n == 0 || r.h < 6)
-        return;
     struct chart c[2] = {{.title = "TTFT against the request rate", .slo = ls->slo_ttft_ms},
                          {.title = "TPOT against the request rate", .slo = ls->slo_tpot_ms}};
-    int half = (r.w - 2) / 2;
-    c[0].r = (struct rect){r.x, r.y, half, r.h};
-    c[1].r = (struct rect){r.x + half + 2, r.y, r.w - half - 2, r.h};
+    struct rect r[2];
+    int cmd_rows;
+    if (v->sweep_n == 0 || !chart_rects(cols, rows, &cmd_rows, r))
+        return;
+    c[0].r = r[0];
+    c[1].r = r[1];
     for (int i = 0; i < v->sweep.count; i++) {
         c[0].p50[i] = v->sweep.pt[i].ttft_p50;
         c[0].p95[i] = v->sweep.pt[i].ttft_p95;
@@ -252,6 +299,7 @@ static void draw_keybar(int y, int w)
     static const char *const k[][2] = {{"Esc", "back"},  {"Up/Dn", "control"},
                                        {"Lt/Rt", "step"}, {"S-Lt/Rt", "big step"},
                                        {"r", "reset"},   {"y", "copy command"},
+                                       {"z", "undo"},
                                        {"q", "quit"}};
     view_fill_row(y, 0, w, ROLE_TEXT);
     int x = 1;
@@ -279,11 +327,13 @@ static void load_draw(const struct planner *p, int cols, int rows)
         draw_keybar(rows - 1, cols);
         return;
     }
-    draw_controls(p, 2, 1);
+    draw_controls(p, LOAD_TOP, 1);
     draw_figures(p, 2, LOAD_LEFT_W + 2, cols - LOAD_LEFT_W - 3);
-    int cmd_rows = rows >= 36 ? 3 : 2;
+    struct rect unused[2];
+    int cmd_rows;
+    chart_rects(cols, rows, &cmd_rows, unused);
     int bottom = rows - 2 - cmd_rows; /* the legend's row */
-    draw_charts(p, (struct rect){1, 9, cols - 2, bottom - 9});
+    draw_charts(p, cols, rows);
     draw_legend(bottom, 1, cols - 1);
     draw_command(p, bottom + 1, 1, cols - 2, cmd_rows);
     const char *status = p->status[0] ? p->status : v->error;
@@ -340,6 +390,14 @@ static int load_key(struct planner *p, int key)
     case 'r':
         load_reset(p, v->focus);
         return PLAN_REDRAW;
+    case 'z':
+        if (!load_undo(p))
+            snprintf(p->status, sizeof p->status, "nothing to undo on the Load screen");
+        return PLAN_REDRAW;
+    case 'Z':
+        if (!load_redo(p))
+            snprintf(p->status, sizeof p->status, "nothing to redo on the Load screen");
+        return PLAN_REDRAW;
     case 'y':
         return load_copy(p);
     case 12:
@@ -350,4 +408,83 @@ static int load_key(struct planner *p, int key)
     }
 }
 
-const struct screen screen_load = {.draw = load_draw, .key = load_key};
+/* The control on row y and where x is on it: -1 its left arrow, +1 its
+ * right arrow, 2 its value, 0 its label; -1 returned off the controls. */
+static int control_at(const struct planner *p, int x, int y, int *part)
+{
+    int c = y - LOAD_TOP, vx = 1 + LOAD_LABEL_W;
+    if (c < 0 || c >= LOAD_CONTROLS || x < 1 || x >= 1 + LOAD_LEFT_W)
+        return -1;
+    char value[48];
+    load_value_text(&p->slots[p->current].load, (enum load_control)c, value, sizeof value);
+    int right = vx + 2 + (int)strlen(value) + 1;
+    *part = x == vx ? -1 : x == right ? +1 : x > vx && x < right ? 2 : 0;
+    return c;
+}
+
+/* A press, a click or the wheel on a control: the focus, an arrow steps
+ * it, the wheel steps it, a press on its value starts a drag. */
+static int control_mouse(struct planner *p, const MEVENT *ev, int c, int part)
+{
+    struct load_view *v = &p->load;
+    v->focus = (enum load_control)c;
+    if (ev->bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED))
+        load_step(p, v->focus, ev->bstate & BUTTON4_PRESSED ? +1 : -1, false);
+    else if (part == -1 || part == +1)
+        load_step(p, v->focus, part, false);
+    else if (part == 2 && (ev->bstate & BUTTON1_PRESSED)) {
+        v->dragging = true;
+        v->drag_x = ev->x;
+    }
+    return PLAN_REDRAW;
+}
+
+/* A drag of a value: a step for each column the pointer moved (right up,
+ * left down), until one will not go. */
+static void drag_value(struct planner *p, int x)
+{
+    struct load_view *v = &p->load;
+    while (x != v->drag_x) {
+        int d = x > v->drag_x ? +1 : -1;
+        struct load_settings was = p->slots[p->current].load;
+        load_step(p, v->focus, d, false);
+        v->drag_x += d;
+        if (memcmp(&was, &p->slots[p->current].load, sizeof was) == 0)
+            break;
+    }
+    v->drag_x = x;
+}
+
+static int load_mouse(struct planner *p, const MEVENT *ev)
+{
+    struct load_view *v = &p->load;
+    p->status[0] = '\0';
+    if (p->frame.cols < LOAD_MIN_COLS || p->frame.rows < LOAD_MIN_ROWS || !v->planned)
+        return 0;
+    bool press = ev->bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED);
+    bool moved = ev->bstate & (REPORT_MOUSE_POSITION | BUTTON1_RELEASED);
+    bool release = ev->bstate & BUTTON1_RELEASED;
+    int part = 0, c = control_at(p, ev->x, ev->y, &part), chart = -1;
+    if (moved && (v->dragging || v->chart_drag >= 0)) {
+        /* motion carries no button bit: the drag is ours to remember */
+        if (v->dragging)
+            drag_value(p, ev->x);
+        else
+            load_set_rate(p, chart_rate_at(p, ev->x, ev->y, &v->chart_drag));
+        if (release)
+            v->dragging = false, v->chart_drag = -1;
+        return PLAN_REDRAW;
+    }
+    if (c >= 0 && (press || (ev->bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED))))
+        return control_mouse(p, ev, c, part);
+    double rate = press ? chart_rate_at(p, ev->x, ev->y, &chart) : 0;
+    if (chart >= 0) {
+        v->focus = LOAD_RATE;
+        load_set_rate(p, rate);
+        v->chart_drag = (ev->bstate & BUTTON1_PRESSED) ? chart : -1;
+        return PLAN_REDRAW;
+    }
+    return 0;
+}
+
+const struct screen screen_load = {.draw = load_draw, .key = load_key, .mouse = load_mouse};

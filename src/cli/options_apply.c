@@ -321,6 +321,9 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
     }
     speed_flags(o, s); /* on top of the calibration's */
     engine(o, s);
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (e->default_context && !o->given[OPT_CONTEXT] && !o->load_path && !o->calibration_path)
+        s->context_tokens = e->default_context(s); /* Ollama's own default num_ctx */
     if (!options_spec_apply(o, c, s, d) || !scenario_validate(s, NULL, NULL, d))
         return false;
     return o->calibration_path == NULL || options_calibration_on_top(o, &cal, s, d);

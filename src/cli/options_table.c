@@ -169,9 +169,10 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_ENGINE] = {OPTNAME_ENGINE, .commands = SCENARIO, .parse = opt_engine,
                     .field = FIELD(SF_ENGINE), .metavar = "E",
                     .section = "Engine profiles (defaults are each engine's own):\n",
-                    .help = "generic, vllm, sglang, llama.cpp, trtllm (vllm@0 = V0,\n"
-                            "llama.cpp@pre-mla = DeepSeek before MLA support,\n"
-                            "trtllm@trt = TensorRT engine path, 64-token blocks)",
+                    .help = "generic, vllm, sglang, llama.cpp, trtllm, ollama\n"
+                            "(vllm@0 = V0, llama.cpp@pre-mla = DeepSeek before MLA\n"
+                            "support, trtllm@trt = TensorRT engine path, 64-token\n"
+                            "blocks)",
                     .complete = COMPLETE_ENGINE},
     [OPT_TP] = {OPTNAME_TP, .commands = SCENARIO | CMD_BIT(CMD_CALIBRATE), COUNT(1, GPUS_MAX),
                 .offset = AT(tp), .field = FIELD(SF_TP), .metavar = "N",

@@ -13,7 +13,7 @@
 static const struct engine_desc *const table[ENGINE_COUNT] = {
     [ENGINE_GENERIC] = &engine_generic, [ENGINE_VLLM] = &engine_vllm,
     [ENGINE_SGLANG] = &engine_sglang,   [ENGINE_LLAMACPP] = &engine_llamacpp,
-    [ENGINE_TRTLLM] = &engine_trtllm,
+    [ENGINE_TRTLLM] = &engine_trtllm,   [ENGINE_OLLAMA] = &engine_ollama,
 };
 
 #define FLAG_AT(field) offsetof(struct engine_flags, field)

@@ -1,5 +1,5 @@
 /* engine: the serving profiles kvplan knows (the generic headroom rule and
- * the budgeting rules of vLLM, SGLang, llama.cpp and TensorRT-LLM), their
+ * the budgeting rules of vLLM, SGLang, llama.cpp, TensorRT-LLM and Ollama), their
  * names, versions and launch flags.
  *
  * Each profile is one descriptor (core/engine_desc.h), defined with its rule
@@ -21,6 +21,7 @@ enum engine_kind {
     ENGINE_SGLANG,
     ENGINE_LLAMACPP,
     ENGINE_TRTLLM,
+    ENGINE_OLLAMA, /* llama-server under Ollama's defaults and environment */
     ENGINE_COUNT
 };
 

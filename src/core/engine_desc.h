@@ -140,6 +140,12 @@ struct engine_desc {
     bool fixed_slots;            /* each sequence holds its whole context up front (no paging) */
     bool offloads;               /* keeps layers, experts or its cache in host memory as told
                                   * (-ngl, --n-cpu-moe, --no-kv-offload: core/offload.h) */
+    const char *refuses_tp;      /* why --tp (TP or replicas) is refused; NULL: taken */
+    const char *refuses_draft;   /* why a --draft-model is refused; NULL: taken */
+    const char *refuses_offload; /* why --n-cpu-moe, --no-kv-offload are refused; NULL: taken */
+    const char *refuses_v_dtype; /* why --kv-dtype-v is refused; NULL: taken or ignored */
+    uint64_t (*default_context)(const struct scenario *s); /* the context when none is given,
+                                  * the engine's own default; NULL: kvplan's */
     bool dp_attention;           /* takes --enable-dp-attention */
     bool (*experts_over_dp)(enum engine_rule rule); /* routed experts split over the whole
                                   * DP group, and --enable-expert-parallel taken */

@@ -19,7 +19,7 @@
  * writes c->b: memory_bytes_per_gpu ... kv_tokens_per_replica, fits and,
  * for engines, engine; the cost, the placement and the rest are its inputs. */
 extern const struct engine_desc engine_generic, engine_vllm, engine_sglang, engine_llamacpp,
-    engine_trtllm;
+    engine_trtllm, engine_ollama;
 
 /* ---- the earlier stages' rows ---- */
 

@@ -7,6 +7,7 @@
 #include "engine_desc.h"
 #include "offload_fit.h"
 #include "policy.h"
+#include "policy_llamacpp.h"
 #include "shell.h"
 
 #include <stdio.h>
@@ -88,7 +89,7 @@ static void layer_cells(const struct scenario *s, const struct kv_cost *k, struc
 /* The plan's per-token cost is llama.cpp's, all GPUs together: a cell of
  * every head in the cache's types (the plan runs this once kvcost_compute
  * has run at attention TP 1, before the draft's KV is added). */
-static void cell_cost(const struct scenario *s, struct kv_cost *k)
+void llamacpp_cell_cost(const struct scenario *s, struct kv_cost *k)
 {
     struct lcpp l;
     layer_cells(s, k, &l);
@@ -191,7 +192,7 @@ static uint64_t fit_margin(const struct scenario *s)
 }
 
 /* What llama.cpp prints at startup, and how it budgets in a sentence. */
-static void log_lines(const struct policy_ctx *c)
+void llamacpp_log(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct model_spec *m = &s->model;
@@ -340,7 +341,7 @@ static uint64_t split_slots(const struct scenario *s, const struct lcpp *l,
 /* The row "cache": every slot's cells of every layer (windows, draft and
  * recurrent cells included), over the GPUs. */
 static void cache_row(const struct policy_ctx *c, const struct lcpp *l, uint64_t np,
-                      uint64_t slot)
+                      uint64_t slot, const struct llamacpp_words *w)
 {
     const struct engine_detail *e = &c->b->engine;
     uint64_t gpus = c->l->tp;
@@ -385,14 +386,14 @@ static void cache_row(const struct policy_ctx *c, const struct lcpp *l, uint64_t
         explain_op(row, XOP_CEIL);
     char note[96], t[32];
     units_format_int(np, t, sizeof t);
-    snprintf(note, sizeof note, "-np %s slot%s of the full context, cells padded to 256", t,
-             np == 1 ? "" : "s");
+    snprintf(note, sizeof note, "%s %s slot%s of the full context, cells padded to 256", w->slots,
+             t, np == 1 ? "" : "s");
     explain_row_end(c->x, row, XU_BYTES, 0, note);
 }
 
 /* The rows of a slot's user, the users (slots) and the tokens they hold. */
 static void users_rows(const struct policy_ctx *c, const struct lcpp *l, uint64_t np,
-                       uint64_t most, uint64_t slot)
+                       uint64_t most, uint64_t slot, const struct llamacpp_words *w)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
@@ -410,10 +411,11 @@ static void users_rows(const struct policy_ctx *c, const struct lcpp *l, uint64_
 
     row = explain_row_begin(c->x, "users_replica", "Users", "per replica");
     if (!fits) {
-        snprintf(note, sizeof note, "the cache of -np %s does not fit in the %s left", t,
+        snprintf(note, sizeof note, "the cache of %s %s does not fit in the %s left", w->slots, t,
                  "memory");
         explain_row_end(c->x, row, XU_COUNT, 0, note);
-    } else if (f->parallel == 0 && l->windowed == 0 && !c->b->engine.offload.active) {
+    } else if (f->parallel == 0 && w->default_slots == 0 && l->windowed == 0 &&
+               !c->b->engine.offload.active) {
         explain_ref(c->x, row, "pool", "pool");
         if (c->l->layers_all) { /* the fullest GPU's layers bind (most_slots) */
             explain_term(row, c->l->layers_all, XU_COUNT, "layers");
@@ -439,8 +441,10 @@ static void users_rows(const struct policy_ctx *c, const struct lcpp *l, uint64_
                         capped ? "llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory"
                                : "slots whose cache fits; the -np launched");
     } else {
+        snprintf(note, sizeof note, "the %s slots given, each of the full context", w->slots);
         explain_row_end(c->x, row, XU_COUNT, (long double)np,
-                        f->parallel ? "the -np slots given, each of the full context"
+                        f->parallel        ? note
+                        : w->default_slots ? w->default_note
                         : capped    ? "llama.cpp's slot cap (LLAMA_MAX_SEQ): more slots' cache fits"
                         : c->b->engine.offload.searched
                             ? "one slot: the fit search sizes the split for it (--parallel N: N slots)"
@@ -460,7 +464,7 @@ static void users_rows(const struct policy_ctx *c, const struct lcpp *l, uint64_
     explain_row_end(c->x, row, XU_TOKENS, 0, NULL);
 }
 
-static void budget(const struct policy_ctx *c)
+void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
@@ -481,21 +485,21 @@ static void budget(const struct policy_ctx *c)
     uint64_t buffers = 512ull * (policy_vocab(m) + 4ull * policy_hidden(m)) * 4 / gpus + 256 * MIB;
     e->unit_tokens = 1;
 
-    struct explain_row *row = explain_row_begin(c->x, "budget", "llama.cpp budget", "per GPU");
+    struct explain_row *row = explain_row_begin(c->x, "budget", w->title, "per GPU");
     char api[32]; /* "Metal total" on Apple silicon */
     snprintf(api, sizeof api, "%s total", spec_gpu_api(&s->gpu));
     explain_term(row, e->gpu_total_bytes, XU_BYTES, api);
-    explain_term(row, margin, XU_BYTES, "--fit margin");
+    explain_term(row, margin, XU_BYTES, w->margin);
     explain_op(row, XOP_SUB);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
     /* layers, experts or the cache in host memory: as asked, or when the
      * model does not fit whole, the split --fit finds (core/offload_fit.h) */
     struct offload_split *o = &e->offload;
     uint64_t wroom = e->budget_bytes > buffers ? e->budget_bytes - buffers : 0;
+    uint64_t np = f->parallel ? f->parallel : w->default_slots, most = np;
     bool logged = f->non_kv_bytes || f->kv_memory_bytes;
     bool split = !logged &&
-                 offload_choose(s, c->l, wroom,
-                                cache_total(&l, s->context_tokens, f->parallel ? f->parallel : 1), o);
+                 offload_choose(s, c->l, wroom, cache_total(&l, s->context_tokens, np ? np : 1), o);
     /* src/llama-model.cpp load_tensors: "assign the input layer ... always
      * keep it on the CPU" (dev_input = cpu_dev): with every layer on the
      * GPUs the token embedding still sits in host memory, out of the budget */
@@ -509,7 +513,6 @@ static void budget(const struct policy_ctx *c)
 
     /* The slots: as given, or the most whose cache fits (at least one), at
      * most LLAMA_MAX_SEQ (src/llama-cparams.h; llama_context refuses more). */
-    uint64_t np = f->parallel, most = np;
     if (np == 0 && split && o->searched) {
         np = most = 1; /* the search sized the split for one slot */
     } else if (np == 0) {
@@ -552,8 +555,14 @@ static void budget(const struct policy_ctx *c)
         r->shortfall_bytes_per_gpu = per_gpu - room;
     r->fits = fits;
 
-    cache_row(c, &l, np, slot);
-    users_rows(c, &l, np, most, slot);
+    cache_row(c, &l, np, slot, w);
+    users_rows(c, &l, np, most, slot, w);
+}
+
+static void budget(const struct policy_ctx *c)
+{
+    static const struct llamacpp_words words = {"llama.cpp budget", "--fit margin", "-np", 0, NULL};
+    llamacpp_budget(c, &words);
 }
 
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
@@ -573,7 +582,7 @@ const struct engine_desc engine_llamacpp = {
     .name = "llama.cpp",
     .title = "llama.cpp",
     .title_a = "a llama.cpp",
-    .aliases = {"llamacpp", "llama-cpp", "ollama"},
+    .aliases = {"llamacpp", "llama-cpp"},
     .versions = {{RULE_CURRENT, "llama.cpp@v-less", {"v-less", "2026"},
                   "the latest: an MLA model's latent cached once, as K (V a view of it)",
                   "2026 builds"},
@@ -629,10 +638,10 @@ const struct engine_desc engine_llamacpp = {
     .host = {.none = true,
              .words = "llama.cpp has no host tier (-nkvo moves the whole cache to host memory, "
                       "not modelled)"},
-    .cell_cost = cell_cost,
+    .cell_cost = llamacpp_cell_cost,
     .own_cost_rows = true,
     .budget = budget,
     .launch = launch,
     .servers = policy_llamacpp_servers,
-    .log = log_lines,
+    .log = llamacpp_log,
 };

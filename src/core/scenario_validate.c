@@ -85,6 +85,9 @@ static bool scenario_validate_spec(const struct scenario *s, const char *const *
         return true;
     }
     struct diag inner = {0};
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (e->refuses_draft)
+        return fail(d, n, SF_DRAFT_MODEL, field, "%s", e->refuses_draft);
     if (s->draft.layers == 0)
         return fail(d, n, SF_DRAFT_MODEL, field, "no draft model given");
     if (!spec_model_validate(&s->draft, &inner))
@@ -141,9 +144,11 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
                             enum scenario_field *field, struct diag *d)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (s->tp != 0 && (s->tp > 1 || s->gpus > 1) && e->refuses_tp)
+        return fail(d, n, SF_TP, field, "%s", e->refuses_tp);
     if (s->pp > 1 && e->splits_layers)
         return fail(d, n, SF_PP, field, "%s already splits layers across its GPUs; give "
-                    "them with %s instead", e->title, n[SF_TP]);
+                    "them with %s instead", e->title, n[e->refuses_tp ? SF_GPUS : SF_TP]);
     const struct engine_desc *owner = engine_find(has_dp_attention);
     if (s->dp_attention && !e->dp_attention)
         return fail(d, n, SF_DP_ATTENTION, field, "is %s option (--engine %s)",
@@ -227,6 +232,9 @@ static bool offload_validate(const struct scenario *s, const char *const *n,
     if (f != SF_COUNT && !e->offloads)
         return fail(d, n, f, field, "is an option of %s (--engine %s)",
                     owner ? owner->title : "an engine", owner ? owner->name : "?");
+    if ((o->n_cpu_moe_given || o->no_kv_offload) && e->refuses_offload)
+        return fail(d, n, o->n_cpu_moe_given ? SF_N_CPU_MOE : SF_NO_KV_OFFLOAD, field, "%s",
+                    e->refuses_offload);
     if (f != SF_COUNT && (s->engine.non_kv_bytes || s->engine.kv_memory_bytes))
         return fail(d, n, f, field, "not with %s or %s: what a log gave holds the GPU's part "
                     "already", OPTNAME_NON_KV, OPTNAME_KV_MEMORY);
@@ -333,6 +341,12 @@ static bool dtypes_validate(const struct scenario *s, const char *const *n,
         return fail(d, n, SF_WEIGHT_DTYPE, field, "unknown precision");
     /* a cache type the engine has no kernels for: its launch would not start, or
      * would start in another precision (engine.c engine_supports) */
+    if (s->engine.v_dtype != DTYPE_AUTO && engine_desc(s->engine.kind)->refuses_v_dtype) {
+        if (field)
+            *field = SF_KV_DTYPE;
+        return diag_fail(d, "%s: %s", OPTNAME_KV_DTYPE_V,
+                         engine_desc(s->engine.kind)->refuses_v_dtype);
+    }
     if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype)) {
         char types[96];
         engine_cache_types(s->engine.kind, types, sizeof types);

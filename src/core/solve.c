@@ -5,6 +5,19 @@
 #include "engine_desc.h"
 #include "speed.h"
 
+/* An engine of fixed slots that serves one request at a time unless told
+ * (Ollama's OLLAMA_NUM_PARALLEL 1: a slots knob with a default of its own)
+ * serves `need` users with that many slots: the answer sets them. */
+static void slots_for(struct scenario *s, uint64_t need)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    const struct engine_knob *k = engine_knob_role(e, KNOB_SEQS);
+    const struct engine_option *o =
+        e->fixed_slots && k && k->def > 0 ? engine_option_at(k->offset) : NULL;
+    if (o && !engine_option_given(&s->engine, o))
+        engine_option_set(&s->engine, o, (double)(need < k->max ? need : (uint64_t)k->max));
+}
+
 uint64_t solve_users(const struct scenario *s)
 {
     /* the users that fit, or with a service level, those that keep it */
@@ -41,6 +54,9 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
 {
     struct solve_split out = {false, 0, 0, 0, -1.0, 0, UNSOLVED_NEEDS_MORE};
     struct scenario s = *base;
+    slots_for(&s, need);
+    /* an engine of one server over all its GPUs (no TP) has no split to choose */
+    bool one_server = engine_desc(base->engine.kind)->refuses_tp != NULL;
     /* a target the GPU's figures cannot check is never met: say so at once */
     if (solve_unchecked(base, &out.why))
         return out;
@@ -54,7 +70,7 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
         /* only the divisors of n / pp, from the largest allowed: a count of
          * thousands of GPUs is otherwise thousands of tries per stage count */
         for (uint32_t tp = n / pp < tp_max ? n / pp : tp_max; tp >= 1; tp--) {
-            if ((n / pp) % tp != 0)
+            if ((n / pp) % tp != 0 || (one_server && tp != n / pp))
                 continue;
             /* a replica past a node, in stages: whole nodes of TP, one a stage */
             if (tp_max == domain && pp > 1 && tp * pp > domain && tp < domain)
@@ -65,7 +81,7 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
                 return out;
             }
             s.gpus = n;
-            s.tp = tp;
+            s.tp = one_server ? 0 : tp;
             s.pp = pp > 1 ? pp : 0;
             struct plan_result r;
             struct diag ignore = {0};
@@ -92,6 +108,7 @@ uint64_t solve_max_context(const struct scenario *base, uint64_t need)
 {
     /* users fall as context grows: binary search the last context that serves need */
     struct scenario s = *base;
+    slots_for(&s, need);
     uint64_t lo = s.prefix_tokens + 1, hi = TOKENS_MAX, best = 0;
     while (lo <= hi) {
         uint64_t mid = lo + (hi - lo) / 2;

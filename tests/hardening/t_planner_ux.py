@@ -77,11 +77,11 @@ def test_versioned_engines_are_reachable_from_the_control():
                                        capture_output=True, text=True, check=True).stdout)
     named = lambda e, v: "%s %s" % (e["title"], v["release"])
     latest = [named(e, v) for e in listed for v in e["versions"] if v["latest"]]
-    pins = [named(e, v) for e in listed for v in e["versions"] if not v["latest"]]
     want = [named(e, v) for e in listed for v in e["versions"]]
-    assert latest == ["vLLM 0.15", "SGLang 0.5", "llama.cpp 2026 builds", "TensorRT-LLM 1.x"], latest
+    assert latest == ["vLLM 0.15", "SGLang 0.5", "llama.cpp 2026 builds", "TensorRT-LLM 1.x",
+                      "Ollama 0.32"], latest
     s = screen(TO_ENGINE + "<End>", "--engine", "vllm")
-    assert control(s, "Engine") == pins[-1], s
+    assert control(s, "Engine") == want[-1], s
     seen = [control(screen(TO_ENGINE + "<Right>" * i), "Engine") for i in range(1, len(want) + 1)]
     assert seen == want, (seen, want)
     # the planner's vllm@0 is the CLI's: its title and its count

@@ -224,7 +224,13 @@ static void engine_names_parse_with_versions(void **state)
     assert_true(engine_parse("vllm@0", &k, &rule, &d));
     assert_int_equal(k, ENGINE_VLLM);
     assert_int_equal(rule, RULE_VLLM_V0);
+    /* Ollama is a profile of its own now, no longer llama.cpp's alias */
     assert_true(engine_parse("Ollama", &k, &rule, &d));
+    assert_int_equal(k, ENGINE_OLLAMA);
+    assert_true(engine_parse("ollama@0.30", &k, &rule, &d));
+    assert_int_equal(k, ENGINE_OLLAMA);
+    assert_int_equal(rule, RULE_CURRENT);
+    assert_true(engine_parse("llama-cpp", &k, &rule, &d));
     assert_int_equal(k, ENGINE_LLAMACPP);
     assert_true(engine_parse("tensorrt-llm", &k, &rule, &d));
     assert_int_equal(k, ENGINE_TRTLLM);

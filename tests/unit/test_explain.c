@@ -85,9 +85,9 @@ static bool expected(const struct plan_result *r, const char *key, long double *
         *v = r->kv_pool_bytes_per_gpu > 0  ? (long double)r->kv_pool_bytes_per_gpu
              : r->profile == ENGINE_TRTLLM ? 0
                                            : -(long double)r->shortfall_bytes_per_gpu;
-        return r->profile != ENGINE_LLAMACPP || r->kv_pool_bytes_per_gpu > 0;
+        return !engine_desc(r->profile)->splits_layers || r->kv_pool_bytes_per_gpu > 0;
     }
-    if (strcmp(key, "budget") == 0 && r->profile != ENGINE_LLAMACPP) {
+    if (strcmp(key, "budget") == 0 && !engine_desc(r->profile)->splits_layers) {
         *v = r->engine.budget_bytes;
         return true;
     }
@@ -188,11 +188,15 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     /* Gemma 4's global layers: refused where kvplan has no rule */
                     if (kvcost_has_global_dims(m) && !engine_desc(engine)->global_dims)
                         continue;
+                    /* Ollama takes no --tp: one server over all the GPUs */
+                    bool no_tp = engine_desc(engine)->refuses_tp != NULL;
+                    if (no_tp && tp != gpus)
+                        continue;
                     const struct gpu_spec *g = &cat.gpus[next(cat.gpu_count)].spec;
                     struct scenario s;
                     scenario_default(&s, g, m);
                     s.gpus = gpus;
-                    s.tp = tp;
+                    s.tp = no_tp ? 0 : tp;
                     s.engine.kind = (enum engine_kind)engine;
                     s.units = next(4) == 0 ? UNITS_GB : UNITS_GIB;
                     s.context_tokens = 512ull << next(10); /* 512 to 256k */
@@ -207,12 +211,12 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     s.weight_dtype =
                         weight_choices[next(sizeof weight_choices / sizeof weight_choices[0])];
                     s.headroom_percent = (double)next(30);
-                    if (engine == ENGINE_LLAMACPP && next(2) == 0)
+                    if ((engine == ENGINE_LLAMACPP || engine == ENGINE_OLLAMA) && next(2) == 0)
                         s.engine.parallel = (uint32_t)(1 + next(8));
                     if (next(5) == 0)
                         s.full_attention = true;
                     /* past one node: the replicas become pipeline stages */
-                    if (engine != ENGINE_LLAMACPP && gpus / tp > 1 && gpus / tp <= m->layers &&
+                    if (!engine_desc(engine)->splits_layers && gpus / tp > 1 && gpus / tp <= m->layers &&
                         next(3) == 0)
                         s.pp = gpus / tp;
                     if (engine == ENGINE_SGLANG && tp > 1 && next(2) == 0)
@@ -220,7 +224,7 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     if (engine == ENGINE_VLLM && m->expert_params && next(2) == 0)
                         s.expert_parallel = true;
                     /* speculative decoding: MTP where the model ships it, else a draft */
-                    if (next(4) == 0) {
+                    if (next(4) == 0 && engine_desc(engine)->refuses_draft == NULL) {
                         bool mtp_engine = engine != ENGINE_LLAMACPP && engine != ENGINE_TRTLLM;
                         if (m->nextn_layers && mtp_engine && next(2) == 0) {
                             s.spec_method = SPEC_MTP;
