@@ -79,6 +79,13 @@ static void model(FILE *out, const struct model_spec *m)
     u64(out, "global_kv_heads", m->global_kv_heads);
     u64(out, "global_head_dim", m->global_head_dim);
     fprintf(out, "     .global_k_eq_v = %s,\n", m->global_k_eq_v ? "true" : "false");
+    u64(out, "csa_layers", m->csa_layers);
+    u64(out, "hca_layers", m->hca_layers);
+    u64(out, "csa_ratio", m->csa_ratio);
+    u64(out, "hca_ratio", m->hca_ratio);
+    u64(out, "csa_index_dim", m->csa_index_dim);
+    u64(out, "csa_index_heads", m->csa_index_heads);
+    u64(out, "csa_index_topk", m->csa_index_topk);
     u64(out, "params", m->params);
     u64(out, "active_params", m->active_params);
     fprintf(out, "     .weight_dtype = %d,\n", (int)m->weight_dtype);

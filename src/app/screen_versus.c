@@ -146,6 +146,57 @@ static int panel_count(const struct planner *p, int slot, int first, struct rect
     return y + 1;
 }
 
+/* The first row of a card that fits w: the one that fits of the rows
+ * given, else the last cut with an ellipsis (never silently). */
+static void card_row(int y, int x, int w, char rows[][160], int n)
+{
+    char cut[160];
+    for (int i = 0; i < n; i++)
+        if (view_cols(rows[i]) <= w || i == n - 1) {
+            widget_text(y, x, w, ROLE_TEXT, widget_fit(rows[i], w, cut, sizeof cut));
+            return;
+        }
+}
+
+/* The layout in full: "TP 4" (or the engine's words) for one replica of one
+ * stage, "TP 2 x PP 2" for one of stages, "3 x TP 4" for replicas. */
+static void card_layout(const struct plan_result *res, char *buf, size_t size)
+{
+    if (res->replicas <= 1 && res->pp <= 1)
+        plan_layout_words(res, buf, size);
+    else if (res->replicas <= 1)
+        snprintf(buf, size, "TP %u x PP %u", res->tp, res->pp);
+    else
+        plan_layout_title(res, buf, size);
+}
+
+/* The GPUs and their layout, as the title names them; the GPU's id where
+ * its name does not fit; narrower, the layout first, so that it shows. */
+static void card_gpus(const struct scenario *s, const struct plan_result *res, struct rect r,
+                      int y)
+{
+    char layout[64], rows[3][160];
+    card_layout(res, layout, sizeof layout);
+    snprintf(rows[0], sizeof rows[0], "%u x %s, %s", s->gpus, s->gpu.name, layout);
+    snprintf(rows[1], sizeof rows[1], "%u x %s, %s", s->gpus, s->gpu.id, layout);
+    snprintf(rows[2], sizeof rows[2], "%s, %u x %s", layout, s->gpus, s->gpu.id);
+    card_row(y, r.x, r.w, rows, 3);
+}
+
+/* The model and the precisions of its weights and its cache; the model's
+ * id where its name does not fit; narrower, the precisions first. */
+static void card_model(const struct scenario *s, const struct plan_result *res, struct rect r,
+                       int y)
+{
+    const char *w = plan_weights_label(res), *kv = dtype_info(res->kv_dtype)->name;
+    char rows[4][160];
+    snprintf(rows[0], sizeof rows[0], "%s, weights %s, %s cache", s->model.name, w, kv);
+    snprintf(rows[1], sizeof rows[1], "%s, weights %s, %s cache", s->model.id, w, kv);
+    snprintf(rows[2], sizeof rows[2], "%s, %s / %s cache", s->model.id, w, kv);
+    snprintf(rows[3], sizeof rows[3], "%s/%s KV, %s", w, kv, s->model.id);
+    card_row(y, r.x, r.w, rows, 4);
+}
+
 static void panel(const struct planner *p, int slot, int first, struct rect r, int scale,
                   struct versus_rows extra)
 {
@@ -166,19 +217,10 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
     y = panel_count(p, slot, first, r, y, scale, under);
     if (y + VERSUS_SPEED_ROWS <= end)
         y = panel_speed(res, s->units, r, y);
-    /* the names, as the title gives them; the ids where a name does not fit */
-    char words[48];
-    plan_layout_words(res, words, sizeof words);
-    snprintf(line, sizeof line, "%u x %s, %s", s->gpus, s->gpu.name, words);
-    if (view_cols(line) > r.w)
-        snprintf(line, sizeof line, "%u x %s, %s", s->gpus, s->gpu.id, words);
     if (y < end)
-        widget_text(y++, r.x, r.w, ROLE_TEXT, line);
-    snprintf(line, sizeof line, "%s, %s cache", s->model.name, dtype_info(res->kv_dtype)->name);
-    if (view_cols(line) > r.w)
-        snprintf(line, sizeof line, "%s, %s cache", s->model.id, dtype_info(res->kv_dtype)->name);
+        card_gpus(s, res, r, y++);
     if (y < end)
-        widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+        card_model(s, res, r, y++);
     for (int e = 0; e < 2; e++) {
         if (!(e == 0 ? extra.spec : extra.host) || y >= end)
             continue;

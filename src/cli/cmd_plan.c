@@ -32,12 +32,19 @@ int cli_parse(enum cli_command cmd, int argc, char **argv, struct options *o)
     return CLI_PARSED;
 }
 
-/* The plan in the format asked for, or nothing when the snapshot went to
- * standard output (`--export -`: it is the output, one document). */
+/* Whether an export path names standard output ("-" or /dev/stdout). */
+static bool to_stdout(const char *path)
+{
+    return path && (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0);
+}
+
+/* The plan in the format asked for, or nothing when the snapshot or the
+ * picture went to standard output (`--export -`, `--export-svg -`: it is
+ * the output, one document). */
 static int plan_print(const struct options *o, const struct scenario *s,
                       const struct plan_result *r, const struct explain *x)
 {
-    if (o->export_path && strcmp(o->export_path, "-") == 0)
+    if (to_stdout(o->export_path) || to_stdout(o->export_svg_path))
         return 0;
     switch (o->format) {
     case FORMAT_JSON:
@@ -98,6 +105,11 @@ int cmd_plan(int argc, char **argv)
     int parsed = cli_parse(CMD_PLAN, argc, argv, &o);
     if (parsed != CLI_PARSED)
         return parsed;
+    if (to_stdout(o.export_path) && to_stdout(o.export_svg_path)) {
+        diag_fail(&d, "%s and %s: both write to standard output; send one to a file",
+                  OPTION_FLAG(OPT_EXPORT), OPTION_FLAG(OPT_EXPORT_SVG));
+        return cli_fail(d.message);
+    }
     struct catalog cat;
     struct scenario s;
     struct plan_result r;

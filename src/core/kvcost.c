@@ -71,6 +71,7 @@ bool kvcost_compute(const struct scenario *s, uint32_t tp, struct kv_cost *c)
     c->windowed_layers = windows ? m->windowed_layers : 0;
     c->global_layers = c->layers - c->windowed_layers;
     c->window_tokens = windows ? m->window_tokens : 0;
+    kvcost_compressed_layers(s, c); /* DeepSeek V4: the row, before any layer copies it */
     kvcost_global_layers(s, c);
     kvcost_totals(c);
     state_compute(m, c);
@@ -88,6 +89,11 @@ void kvcost_totals(struct kv_cost *c)
                               kv_sat_mul(c->bytes_per_layer, c->layers - c->wide_layers));
     c->bytes_per_token = kv_sat_add(all, c->draft_bytes_per_token);
     c->bytes_per_token_global = kv_sat_add(c->global_layer_bytes, c->draft_bytes_per_token);
+    if (c->compressed_span) { /* DeepSeek V4: a token past the window adds its compressed rows */
+        c->bytes_per_token_global = kv_sat_add(c->bytes_per_token_global,
+                                               kvcost_compressed_bytes(c, 1));
+        c->bytes_per_token = c->bytes_per_token_global;
+    }
 }
 
 uint64_t kvcost_index_bytes(const struct model_spec *m)

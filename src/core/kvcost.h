@@ -30,8 +30,22 @@ struct kv_cost {
     bool k_eq_v;
     uint64_t global_values_per_layer, global_bytes_per_layer;
     uint64_t global_layer_bytes; /* one token in every global layer (past the window), no draft */
+    /* DeepSeek V4's compressed attention (core/spec.h, kvcost_compressed.c):
+     * bytes_per_layer is a window row, held in every layer; csa_layers keep
+     * csa_row_bytes (a compressed row and its indexer key, csa_index_bytes)
+     * per csa_ratio tokens, hca_layers hca_row_bytes per hca_ratio tokens:
+     * compressed_span_bytes in all of them for compressed_span tokens (the
+     * larger ratio), so t tokens take ceil(t x span bytes / span); 0 span:
+     * none. The compressor's state (kv and score in fp32 of the tokens not
+     * yet compressed: 2 x ratio of them, overlapping, in a CSA layer and its
+     * indexer, ratio in an HCA layer) is fixed a sequence, in state_bytes. */
+    uint32_t csa_layers, hca_layers, csa_ratio, hca_ratio;
+    uint64_t csa_index_bytes, csa_row_bytes, hca_row_bytes;
+    uint64_t compressed_span, compressed_span_bytes;
+    uint64_t csa_state_bytes, hca_state_bytes; /* one layer's compressor state, one sequence */
     uint64_t window_tokens;      /* 0 without windows */
-    uint64_t bytes_per_token;    /* one GPU, every layer as if global */
+    uint64_t bytes_per_token;    /* one GPU, every layer as if global (compressed
+                                  * attention: past the window, as the next) */
     uint64_t bytes_per_token_global; /* one GPU, the global layers only (past the window) */
     uint64_t draft_bytes_per_token; /* speculative decoding: the draft's (or MTP layers') KV of a
                                      * token, one GPU, in both figures above; every user token */
@@ -74,6 +88,12 @@ bool kvcost_has_global_dims(const struct model_spec *m);
 void kvcost_global_layers(const struct scenario *s, struct kv_cost *c);
 void kvcost_global_rows(struct kv_cost *c, uint32_t rows);
 void kvcost_totals(struct kv_cost *c);
+
+/* DeepSeek V4 (kvcost_compressed.c): true when the model has compressed
+ * layers; kvcost_compressed_layers sets the window row and the compressed
+ * rows on one GPU (one KV head, on every GPU) and the compressor's state. */
+bool kvcost_has_compressed(const struct model_spec *m);
+void kvcost_compressed_layers(const struct scenario *s, struct kv_cost *c);
 
 /* Sets the state's precisions (an engine's rule) and its bytes. */
 void kvcost_state_dtypes(struct kv_cost *c, enum dtype conv, enum dtype ssm);
@@ -132,17 +152,29 @@ static inline struct token_split kvcost_split(const struct kv_cost *c, uint64_t 
     return t;
 }
 
+/* Bytes on one GPU of `tokens` tokens' compressed rows in every compressed
+ * layer (DeepSeek V4): ceil(tokens x span bytes / span), saturating; 0
+ * without. */
+static inline uint64_t kvcost_compressed_bytes(const struct kv_cost *c, uint64_t tokens)
+{
+    if (c->compressed_span == 0)
+        return 0;
+    uint64_t all = kv_sat_mul(c->compressed_span_bytes, tokens);
+    return all == UINT64_MAX ? all : kv_ceil_div(all, c->compressed_span);
+}
+
 /* Bytes on one GPU of `global` tokens in each global layer and `windowed`
- * tokens in each windowed layer (saturating at UINT64_MAX). */
+ * tokens in each windowed layer (saturating at UINT64_MAX); the compressed
+ * rows of DeepSeek V4 are of every token, as a global layer's. */
 static inline uint64_t kvcost_bytes(const struct kv_cost *c, uint64_t global, uint64_t windowed)
 {
     uint64_t g = kv_sat_mul(c->global_layer_bytes, global);
-    if (c->windowed_layers == 0 && c->draft_bytes_per_token == 0) /* most models: no more terms */
-        return g;
+    if (c->windowed_layers == 0 && c->draft_bytes_per_token == 0 && c->compressed_span == 0)
+        return g; /* most models: no more terms */
     uint64_t w = kv_sat_mul(kv_sat_mul(c->bytes_per_layer, c->windowed_layers), windowed);
     /* a draft holds every token of the user (its layers are full attention) */
     uint64_t dr = kv_sat_mul(c->draft_bytes_per_token, global);
-    return kv_sat_add(kv_sat_add(g, w), dr);
+    return kv_sat_add(kv_sat_add(kv_sat_add(g, w), dr), kvcost_compressed_bytes(c, global));
 }
 
 #endif

@@ -10,11 +10,11 @@ static const char *family_names[] = {"unknown", "llama",   "qwen2",   "qwen3",  
                                      "deepseek", "gpt_oss", "falcon", "opt",    "mpt", "llama4",
                                      "glm4_moe", "minimax_m2", "qwen3_next", "nemotron_h",
                                      "granitemoehybrid", "jamba", "falcon_h1", "gemma4",
-                                     "kimi_linear"};
+                                     "kimi_linear", "deepseek_v4"};
 
 const char *params_family_name(enum arch_family f)
 {
-    return f >= 0 && f <= ARCH_KIMI_LINEAR ? family_names[f] : "unknown";
+    return f >= 0 && f <= ARCH_DEEPSEEK_V4 ? family_names[f] : "unknown";
 }
 
 /* A Mamba-2 mixer (transformers' NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer):
@@ -242,6 +242,8 @@ static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
         break;
     case ARCH_GEMMA4:
         return params_gemma4(a, active_only, out);
+    case ARCH_DEEPSEEK_V4:
+        return params_deepseek_v4(a, active_only, out);
     default:
         return false;
     }
@@ -266,7 +268,9 @@ bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active)
                        a->attention_layers, a->state_layers,    a->conv_kernel,
                        a->state_heads,     a->state_head_dim,   a->state_groups,
                        a->state_size,      a->dt_rank,          a->moe_layers,
-                       a->global_layers,   a->global_kv_heads,  a->global_head_dim};
+                       a->global_layers,   a->global_kv_heads,  a->global_head_dim,
+                       a->csa_layers,      a->hca_layers,       a->o_groups,
+                       a->o_lora_rank,     a->hc_mult,          a->hash_layers};
     for (unsigned i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i] > (1u << 24))
             return false;

@@ -34,7 +34,8 @@ enum arch_family {
     ARCH_JAMBA,          /* Mamba-1 or attention, then MoE or a dense MLP */
     ARCH_FALCON_H1,      /* attention and Mamba-2 side by side, then a gated MLP, every layer */
     ARCH_GEMMA4,         /* windowed and global layers of their own dims, K=V (params_gemma4.c) */
-    ARCH_KIMI_LINEAR     /* Kimi Delta Attention state layers and MLA layers, DeepSeek-style MoE */
+    ARCH_KIMI_LINEAR,    /* Kimi Delta Attention state layers and MLA layers, DeepSeek-style MoE */
+    ARCH_DEEPSEEK_V4     /* compressed attention, hyper-connections, MoE (params_dsv4.c) */
 };
 
 struct arch_dims {
@@ -72,10 +73,20 @@ struct arch_dims {
      * their value when k_eq_v (no v_proj); MoE beside the dense MLP */
     uint64_t global_layers, global_kv_heads, global_head_dim;
     bool k_eq_v;
+    /* DeepSeek V4: csa_layers at compress ratio 4 (with an indexer), hca_layers at
+     * 128, the rest windows only; the output's o_groups of o_lora_rank, hc_mult
+     * residual streams, hash_layers routed by token id; experts in FP4 (else FP8) */
+    uint64_t csa_layers, hca_layers, o_groups, o_lora_rank, hc_mult, hash_layers;
+    bool fp4_experts;
 };
 
 /* Gemma 4's count (params_gemma4.c), every expert or the active ones; false past 64 bits. */
 bool params_gemma4(const struct arch_dims *a, bool active_only, uint64_t *out);
+
+/* DeepSeek V4's count (params_dsv4.c), every expert or the active ones, and
+ * the bytes its checkpoint ships them in; false past 64 bits. */
+bool params_deepseek_v4(const struct arch_dims *a, bool active_only, uint64_t *out);
+bool params_deepseek_v4_bytes(const struct arch_dims *a, uint64_t *out);
 
 /* Total parameters, and those active per token (MoE); false for an
  * unknown family, a dimension above 2^24, first_dense above the layers,

@@ -179,6 +179,14 @@ static void plan_costed(const struct scenario *s, const struct engine_desc *e,
         uint32_t w = (uint32_t)kv_ceil_div(s->model.windowed_layers, pp);
         costed->model.layers = stage;
         costed->model.windowed_layers = w < stage ? w : stage;
+        if (kvcost_has_compressed(&s->model)) { /* DeepSeek V4: each kind in proportion */
+            uint32_t csa = (uint32_t)kv_ceil_div(s->model.csa_layers, pp);
+            uint32_t hca = (uint32_t)kv_ceil_div(s->model.hca_layers, pp);
+            costed->model.csa_layers = csa < stage ? csa : stage;
+            costed->model.hca_layers = hca < stage - costed->model.csa_layers
+                                           ? hca
+                                           : stage - costed->model.csa_layers;
+        }
         if (s->model.state_layers > 0) {
             /* the fullest stage of each kind: its attention and its state layers */
             uint32_t kv = (uint32_t)kv_ceil_div(spec_kv_layers(&s->model), pp);

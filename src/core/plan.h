@@ -197,6 +197,9 @@ void plan_layout_text(const struct plan_result *r, char *buf, size_t size);
 /* The layout as every title writes it in its brackets: "3 x TP 4", "2 x TP 8
  * x PP 2", "3 x 4 GPUs, layers split". */
 void plan_layout_title(const struct plan_result *r, char *buf, size_t size);
+/* " (3 x TP 4)" after a title, when there is more than one replica or
+ * stage; "" otherwise. */
+void plan_layout_suffix(const struct plan_result *r, char *buf, size_t size);
 
 /* How the weights are stored (placement_weights_label). */
 const char *plan_weights_label(const struct plan_result *r);

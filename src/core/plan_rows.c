@@ -85,9 +85,14 @@ void plan_cost_rows(const struct policy_ctx *c)
     const struct placement *l = c->l;
     const struct kv_cost *k = c->k;
     uint32_t atp = k->tp; /* the attention's tensor parallel: 1 under DP attention */
-    struct explain_row *row = explain_row_begin(c->x, "kv_per_layer", "KV per layer", "per GPU");
-    policy_kv_layer_expr(row, m, k);
+    struct explain_row *row;
     char note[160] = "";
+    if (k->compressed_span) { /* DeepSeek V4 (plan_rows_compressed.c) */
+        plan_compressed_rows(c);
+        goto per_replica;
+    }
+    row = explain_row_begin(c->x, "kv_per_layer", "KV per layer", "per GPU");
+    policy_kv_layer_expr(row, m, k);
     if (k->index_bytes)
         snprintf(note, sizeof note,
                  "one latent%s and one sparse-attention indexer key (%u FP8 values + fp32 scale "
@@ -125,6 +130,7 @@ void plan_cost_rows(const struct policy_ctx *c)
         token_row(c);
     }
 
+per_replica:
     if (atp > 1) {
         row = explain_row_begin(c->x, "kv_per_token_tp", "KV per token",
                                 l->pp > 1 ? "all GPUs of a stage" : "all GPUs of a replica");
@@ -137,7 +143,7 @@ void plan_cost_rows(const struct policy_ctx *c)
                             ? "replicated copies included"
                             : NULL);
     }
-    if (k->windowed_layers > 0) {
+    if (k->windowed_layers > 0 && !k->compressed_span) {
         char w[32];
         units_format_int(k->window_tokens, w, sizeof w);
         snprintf(note, sizeof note, "%u windowed layers (%s) hold at most %s tokens",

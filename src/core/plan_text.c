@@ -131,6 +131,15 @@ void plan_layout_title(const struct plan_result *r, char *buf, size_t size)
                  r->replicas, r->tp);
 }
 
+void plan_layout_suffix(const struct plan_result *r, char *buf, size_t size)
+{
+    char a[64] = "";
+    bool shown = r->pp > 1 || r->replicas > 1;
+    if (shown)
+        plan_layout_title(r, a, sizeof a);
+    snprintf(buf, size, shown ? " (%s)" : "%s", a);
+}
+
 void plan_layout_text(const struct plan_result *r, char *buf, size_t size)
 {
     char ep[64], words[64];

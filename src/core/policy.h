@@ -41,6 +41,14 @@ void placement_share_terms(struct explain_row *row, const struct placement *l);
  * nothing without c->x, and of LoRA's slots ("lora_features", "lora_slot",
  * "lora") (plan_rows.c). */
 void plan_cost_rows(const struct policy_ctx *c);
+
+/* DeepSeek V4's compressed attention (plan_rows_compressed.c): the rows
+ * "kv_per_layer" (a row), "kv_csa_row", "kv_compressed_span", "kv_per_token"
+ * and the compressor's "state_per_user"; and the bytes of `global` tokens and
+ * `windowed` tokens in the window as an expression in row. */
+void plan_compressed_rows(const struct policy_ctx *c);
+void policy_compressed_expr(const struct policy_ctx *c, struct explain_row *row, uint64_t global,
+                            uint64_t windowed, const char *what);
 void plan_lora_rows(const struct policy_ctx *c);
 
 /* The "context" row: text tokens + images x tokens per image (images.c). */

@@ -107,6 +107,10 @@ void policy_bytes_expr(const struct policy_ctx *c, struct explain_row *row, uint
                        uint64_t windowed, const char *what)
 {
     const struct kv_cost *k = c->k;
+    if (k->compressed_span) { /* DeepSeek V4 (plan_rows_compressed.c) */
+        policy_compressed_expr(c, row, global, windowed, what);
+        return;
+    }
     if (k->windowed_layers == 0) {
         explain_term(row, global, XU_TOKENS, what);
         explain_ref(c->x, row, "kv_per_token", "per token");
@@ -204,7 +208,7 @@ void policy_state_rows(const struct policy_ctx *c, uint32_t gpus)
 /* + the state of one sequence, when the model has state layers */
 static void add_state(const struct policy_ctx *c, struct explain_row *row)
 {
-    if (c->k->state_layers == 0)
+    if (c->k->state_bytes == 0) /* state layers, or DeepSeek V4's compressor */
         return;
     explain_ref(c->x, row, "state_per_user", "state");
     explain_op(row, XOP_ADD);
@@ -228,7 +232,7 @@ void policy_user_bytes(const struct policy_ctx *c)
         return;
     struct explain_row *row = explain_row_begin(
         c->x, "kv_per_user", state ? "KV+state per user" : "KV per user", "per GPU");
-    if (c->k->windowed_layers == 0 && s->prefix_tokens > 0) {
+    if (c->k->windowed_layers == 0 && !c->k->compressed_span && s->prefix_tokens > 0) {
         explain_term(row, s->context_tokens, XU_TOKENS, "context tokens");
         explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");
         explain_op(row, XOP_SUB);

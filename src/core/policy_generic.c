@@ -60,9 +60,9 @@ static void paged_user_row(const struct policy_ctx *c, uint64_t global, uint64_t
     if (c->x == NULL) /* a row only */
         return;
     struct explain_row *row = explain_row_begin(
-        c->x, "kv_per_user_paged", k->state_layers ? "KV+state, paged" : "KV per user, paged",
+        c->x, "kv_per_user_paged", k->state_bytes ? "KV+state, paged" : "KV per user, paged",
         "per GPU");
-    if (k->windowed_layers == 0) {
+    if (k->windowed_layers == 0 && !k->compressed_span) {
         explain_term(row, scenario_avg_tokens(s), XU_TOKENS, "tokens in use");
         if (s->prefix_tokens) {
             explain_term(row, s->prefix_tokens, XU_TOKENS, "prefix");
@@ -78,7 +78,7 @@ static void paged_user_row(const struct policy_ctx *c, uint64_t global, uint64_t
     } else {
         policy_bytes_expr(c, row, global, windowed, "tokens in whole blocks");
     }
-    if (k->state_layers > 0) {
+    if (k->state_bytes > 0) {
         explain_ref(c->x, row, "state_per_user", "state");
         explain_op(row, XOP_ADD);
     }
@@ -173,8 +173,10 @@ static void budget(const struct policy_ctx *c)
     explain_op(row, XOP_DIV);
     explain_op(row, XOP_FLOOR);
     explain_row_end(c->x, row, XU_TOKENS, 0,
-                    k->windowed_layers ? "every layer counted at full length: windows hold more"
-                                       : NULL);
+                    k->compressed_span ? "a token's compressed rows; each user's window and "
+                                         "state come beside them"
+                    : k->windowed_layers ? "every layer counted at full length: windows hold more"
+                                         : NULL);
 }
 
 /* The headroom rule: no launch line, no log; windows held as windows, the
@@ -183,6 +185,7 @@ const struct engine_desc engine_generic = {
     .step_overhead_s = SPEED_STEP_OVERHEAD_S,
     .kind = ENGINE_GENERIC,
     .global_dims = true,
+    .compressed = true,
     .name = "generic",
     .title = "the generic rule",
     .title_a = "a generic",

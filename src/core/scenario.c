@@ -108,6 +108,10 @@ enum dtype scenario_kv_dtype(const struct scenario *s)
 {
     if (s->kv_dtype != DTYPE_AUTO)
         return s->kv_dtype;
+    /* DeepSeek V4's compressed attention (core/spec.h): its cache is FP8 as the
+     * model is served (vLLM's fp8_ds_mla, SGLang's packed FP8; core/kvcost.h) */
+    if (s->model.csa_layers || s->model.hca_layers)
+        return DTYPE_FP8;
     /* an engine with a cache type of its own under auto (llama.cpp's f16) */
     enum dtype own = engine_desc(s->engine.kind)->cache_default;
     return own != DTYPE_AUTO ? own : scenario_compute_dtype(s);

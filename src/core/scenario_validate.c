@@ -47,6 +47,11 @@ static bool has_global_dims(const struct engine_desc *e)
     return e->global_dims;
 }
 
+static bool has_compressed(const struct engine_desc *e)
+{
+    return e->compressed;
+}
+
 static bool has_mtp(const struct engine_desc *e)
 {
     return e->mtp;
@@ -92,6 +97,9 @@ static bool scenario_validate_spec(const struct scenario *s, const char *const *
         return fail(d, n, SF_DRAFT_MODEL, field, "no draft model given");
     if (!spec_model_validate(&s->draft, &inner))
         return fail(d, n, SF_DRAFT_MODEL, field, "%s: %s", s->draft.id, inner.message);
+    if (kvcost_has_compressed(&s->draft)) /* its layers counted at every token: not its cache */
+        return fail(d, n, SF_DRAFT_MODEL, field, "%s: kvplan counts no draft with DeepSeek V4's "
+                    "compressed attention", s->draft.id);
     return true;
 }
 
@@ -127,6 +135,9 @@ static bool lora_validate(const struct scenario *s, const char *const *n,
     if (m->state_layers > 0)
         return fail(d, n, SF_MAX_LORAS, field, "%s has state-space layers: LoRA on their "
                     "projections is not modelled", m->name);
+    if (kvcost_has_compressed(m))
+        return fail(d, n, SF_MAX_LORAS, field, "%s has compressed attention: LoRA on its "
+                    "low-rank and grouped projections is not modelled", m->name);
     uint32_t t = s->lora_targets ? s->lora_targets : (uint32_t)LORA_ALL;
     if (m->experts > 0 && s->lora_targets && (t & LORA_MLP))
         return fail(d, n, SF_LORA_TARGETS, field, "the MLP of %s is MoE experts: LoRA on experts "
@@ -166,6 +177,13 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
         return fail(d, n, SF_ENGINE, field, "%s: kvplan has no %s rule for global layers with "
                     "KV heads and a head_dim of their own%s; it counts them for %s",
                     s->model.id, e->title, s->model.global_k_eq_v ? " (K=V)" : "", who);
+    }
+    if (!e->compressed && kvcost_has_compressed(&s->model)) {
+        char who[96];
+        engine_list(has_compressed, (struct engine_list){true, " and ", true}, who, sizeof who);
+        return fail(d, n, SF_ENGINE, field, "%s: kvplan has no %s rule for DeepSeek V4's "
+                    "compressed attention (CSA and HCA layers, the indexer, the window); it "
+                    "counts it for %s", s->model.id, e->title, who);
     }
     if (s->expert_parallel && s->model.expert_params == 0)
         return fail(d, n, SF_EXPERT_PARALLEL, field, "%s has no MoE experts to spread",
@@ -360,6 +378,10 @@ static bool dtypes_validate(const struct scenario *s, const char *const *n,
         if (m->attention == ATTENTION_MLA)
             return fail(d, n, SF_KV_HEADS, field,
                         "%s caches one MLA latent per layer, not K/V heads", m->name);
+        if (kvcost_has_compressed(m))
+            return fail(d, n, SF_KV_HEADS, field,
+                        "%s caches one row a token for its one KV head (compressed attention)",
+                        m->name);
         if (s->kv_heads > m->attention_heads || m->attention_heads % s->kv_heads != 0)
             return fail(d, n, SF_KV_HEADS, field, "%u does not divide the %u attention heads of %s",
                         s->kv_heads, m->attention_heads, m->name);

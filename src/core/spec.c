@@ -179,7 +179,8 @@ bool spec_model_validate(const struct model_spec *m, struct diag *d)
                          "(a window that never fills is full attention)",
                          (unsigned long long)m->window_tokens,
                          (unsigned long long)m->max_context_tokens);
-    if (!state_validate(m, d) || !spec_global_validate(m, d))
+    if (!state_validate(m, d) || !spec_global_validate(m, d) ||
+        !spec_compressed_validate(m, d))
         return false;
     if (m->params == 0 && m->weights_bytes == 0)
         return diag_fail(d, "params: expected a positive parameter count");

@@ -92,6 +92,18 @@ struct model_spec {
      * values (no v_proj), one row a head for both. */
     uint32_t global_kv_heads, global_head_dim;
     bool global_k_eq_v;
+    /* DeepSeek V4's compressed attention (config compress_ratios): every layer
+     * keeps its last window_tokens tokens (sliding_window, windowed_layers =
+     * num_layers) as rows of head_dim values, one row a token for the key and
+     * the value, the last qk_rope_head_dim of them positional; csa_layers also
+     * keep one compressed row per csa_ratio tokens, each with a lightning
+     * indexer key of csa_index_dim values (csa_index_heads query heads pick
+     * csa_index_topk rows), and hca_layers one compressed row per hca_ratio
+     * tokens. The compressor holds the tokens not yet compressed (kvcost.h).
+     * No csa and hca layers: none. */
+    uint32_t csa_layers, hca_layers, csa_ratio, hca_ratio;
+    uint32_t csa_index_dim, csa_index_heads;
+    uint64_t csa_index_topk;
     uint64_t params;        /* total parameter count */
     uint64_t active_params; /* per token, for MoE; 0 = dense (same as params) */
     enum dtype weight_dtype; /* as released */
@@ -170,6 +182,11 @@ bool spec_attention_parse(const char *text, enum attention_kind *out);
  * windowed layers <= layers, MLA ranks present...) and its hf_id is one. On failure, names the
  * field in d ("num_kv_heads: 7 does not divide num_attention_heads 32"). */
 bool spec_model_validate(const struct model_spec *m, struct diag *d);
+
+/* DeepSeek V4's compressed layers are possible (kvcost_compressed.c): one KV
+ * head, windows in every layer, ratios above 1, the layers within num_layers.
+ * Names the field in d. */
+bool spec_compressed_validate(const struct model_spec *m, struct diag *d);
 
 /* The global layers' own dimensions (Gemma 4) are possible: windowed layers
  * beside them, no MLA, KV heads that divide the attention heads; true when

@@ -10,6 +10,7 @@
 
 #include "core/text.h"
 #include "core/units.h"
+#include "io/hf_dsv4.h"
 #include "io/hf_late2026.h"
 #include "io/hfhybrid.h"
 #include "io/hfconfig_read.h"
@@ -72,6 +73,8 @@ static const struct {
     {"glm_moe_dsa", ARCH_DEEPSEEK, false},
     /* Gemma 4: global layers of their own dims, K=V (io/hf_late2026.c) */
     {"gemma4", ARCH_GEMMA4, true}, {"gemma4_text", ARCH_GEMMA4, true},
+    /* DeepSeek V4: compressed attention, hyper-connections (io/hf_dsv4.c) */
+    {"deepseek_v4", ARCH_DEEPSEEK_V4, false},
 };
 
 /* Whatever import-hf writes must load (it once wrote presets kvplan refused, or
@@ -168,7 +171,8 @@ static bool read_identity(struct hf_read *x)
         ok = jsonread_fail(&x->tr, x->d,
                            "model_type: '%s' is not a family kvplan can count (llama, mistral, "
                            "qwen2, qwen3, mixtral, qwen3_moe, gemma, gemma2, gemma3, gemma4, cohere, "
-                           "deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, glm4_moe, glm_moe_dsa, gpt_oss, "
+                           "deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, kimi_k2, glm4_moe, "
+                           "glm_moe_dsa, gpt_oss, "
                            "falcon, opt, "
                            "mpt, llama4, minimax_m2, qwen3_next, qwen3_5, qwen3_5_moe, nemotron_h, "
                            "granitemoehybrid, jamba, falcon_h1, kimi_linear)",
@@ -241,7 +245,9 @@ static bool check_dims(struct hf_read *x)
     const struct arch_dims *a = &x->h->dims;
     struct diag *d = x->d;
     bool ok = true;
-    if ((a->index_head_dim || x->index_topk) && !(a->index_head_dim && x->index_topk && a->kv_lora_rank))
+    /* DeepSeek V4's indexer sits in its CSA layers, not on MLA (io/hf_dsv4.c) */
+    if (a->family != ARCH_DEEPSEEK_V4 && (a->index_head_dim || x->index_topk) &&
+        !(a->index_head_dim && x->index_topk && a->kv_lora_rank))
         ok = jsonread_fail(tr, d, "%s: sparse attention needs index_head_dim and index_topk "
                                   "on an MLA model (kv_lora_rank)",
                            !a->index_head_dim ? "index_head_dim"
@@ -304,6 +310,8 @@ static bool read_family(struct hf_read *x)
         ok = hfhybrid_dims(tr, o, a, d);
     if (ok && a->family == ARCH_GEMMA4)
         ok = hf_late_gemma4(x);
+    if (ok && a->family == ARCH_DEEPSEEK_V4)
+        ok = hf_dsv4_dims(x);
     if (ok && a->family == ARCH_MPT && a->intermediate == 0)
         a->intermediate = (x->expansion ? x->expansion : 4) * a->hidden;
     if (ok && a->family == ARCH_FALCON && a->intermediate == 0)

@@ -9,6 +9,7 @@
 
 #include "core/text.h"
 #include "core/units.h"
+#include "io/hf_dsv4.h"
 #include "io/hf_late2026.h"
 #include "io/hfhybrid.h"
 #include "io/hfmoe.h"
@@ -197,6 +198,8 @@ bool hf_fill_spec(struct hf_read *x, const char *id, const char *name)
         m->attention = a->kv_heads == 1 ? ATTENTION_MQA
                        : a->kv_heads == a->heads ? ATTENTION_MHA : ATTENTION_GQA;
     }
+    if (a->family == ARCH_DEEPSEEK_V4)
+        hf_dsv4_spec(x);
     return true;
 }
 
@@ -242,6 +245,9 @@ static uint64_t windowed_layers(struct hf_read *x, struct model_spec *m)
         windowed = full < a->layers ? a->layers - full : 0;
         snprintf(m->window_pattern, sizeof m->window_pattern, "from layer %llu",
                  (unsigned long long)full);
+    } else if (window && a->family == ARCH_DEEPSEEK_V4) {
+        windowed = a->layers; /* every layer keeps its window beside its compressed rows */
+        snprintf(m->window_pattern, sizeof m->window_pattern, "every layer");
     } else if (window && strcmp(x->type, "phi3") == 0) {
         hf_note(x->h, "sliding_window %llu left out: kernels disagree on honouring it in Phi-3; "
                    "planned as full attention",
@@ -414,7 +420,9 @@ bool hf_count_params(struct hf_read *x)
         return diag_fail(x->d, "%s: the dimensions give %llu parameters, more than a preset "
                                "holds (2^53)",
                          x->path, (unsigned long long)total);
-    if (a->mxfp4_experts ? !mxfp4_weights(x, total) : !hf_late_int4_experts(x, total))
+    if (a->family == ARCH_DEEPSEEK_V4 ? !hf_dsv4_weights(x)
+        : a->mxfp4_experts            ? !mxfp4_weights(x, total)
+                                      : !hf_late_int4_experts(x, total))
         return false;
     double stated = 0;
     if (jsonread_has(x->root, "num_parameters"))

@@ -7,6 +7,7 @@
 
 #include "core/text.h"
 #include "core/units.h"
+#include "io/preset_compressed.h"
 #include "io/preset_global.h"
 #include "io/jsonout.h"
 
@@ -254,7 +255,8 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
     memset(m, 0, sizeof *m);
     if (!read_model_fields(r, o, m, d) || !read_model_mla(r, o, m, d) ||
         !read_model_moe(r, o, m, d) || !read_model_sliding_window(r, o, m, d) ||
-        !read_model_state(r, o, m, d) || !preset_read_global(r, o, m, d))
+        !read_model_state(r, o, m, d) || !preset_read_global(r, o, m, d) ||
+        !preset_read_compressed(r, o, m, d))
         return false;
     struct diag v = {0};
     if (!spec_model_validate(m, &v))
@@ -387,6 +389,7 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         jsonout_null(&o, "sliding_window");
     }
     preset_write_global(&o, m);
+    preset_write_compressed(&o, m);
     if (m->state_layers > 0) {
         struct jsonout so = jsonout_begin();
         jsonout_string(&so, "kind", m->state_kind);

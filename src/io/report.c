@@ -380,11 +380,8 @@ static void report_text_title(FILE *out, const struct scenario *s, const struct 
                               const struct engine_desc *e)
 {
     char a[64], line[512];
-    char split[48] = "";
-    if (r->pp > 1 || r->replicas > 1) {
-        plan_layout_title(r, a, sizeof a);
-        snprintf(split, sizeof split, " (%s)", a);
-    }
+    char split[72];
+    plan_layout_suffix(r, split, sizeof split);
     fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
             s->gpu.name, split, e->server ? ", " : "",
             e->server ? engine_version_title(r->profile, r->rule, a, sizeof a) : "");
@@ -536,8 +533,9 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     md_text(s->model.name, model, sizeof model);
     md_text(s->gpu.name, gpu, sizeof gpu);
     const struct engine_desc *e = engine_desc(r->profile);
-    char engine[64];
-    fprintf(out, "### %s on %u x %s%s%s\n\n", model, s->gpus, gpu, e->server ? ", " : "",
+    char engine[64], split[72];
+    plan_layout_suffix(r, split, sizeof split);
+    fprintf(out, "### %s on %u x %s%s%s%s\n\n", model, s->gpus, gpu, split, e->server ? ", " : "",
             e->server ? engine_version_title(r->profile, r->rule, engine, sizeof engine) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "**%s**\n\n", line);

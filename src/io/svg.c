@@ -117,6 +117,25 @@ static void bar_widths(const uint64_t *seg, double whole, double bw, double *wid
     width[big] = width[big] > owed + SEG_MIN_W ? width[big] - owed : width[big];
 }
 
+/* The parts pass the GPU's memory: a rule where the memory ends, the bar
+ * past it drawn over in red, and by how much at the title's end. */
+static void over_capacity(FILE *out, const struct svg_item *v, double at, double y, double over)
+{
+    char size[32], t[64];
+    fprintf(out,
+            "<rect class=\"over-capacity\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
+            "fill=\"#c00000\" fill-opacity=\"0.35\"/>\n"
+            "<path class=\"capacity\" d=\"M%.2f,%.1f v%d\" stroke=\"#c00000\" "
+            "stroke-width=\"3\"/>\n",
+            at, y, SVG_W - MARGIN - at, BAR_H, at, y - 4, BAR_H + 8);
+    units_format_bytes((uint64_t)over, v->s->units, size, sizeof size);
+    snprintf(t, sizeof t, "over capacity by %s", size);
+    text_at(out, SVG_W - MARGIN, y - 8,
+            "class=\"over-capacity-label\" text-anchor=\"end\" fill=\"#c00000\" "
+            "font-weight=\"bold\"",
+            t);
+}
+
 /* One scenario's bar and its legend from y; returns the y after them. */
 static double bar(FILE *out, const struct svg_item *v, double y)
 {
@@ -150,14 +169,18 @@ static double bar(FILE *out, const struct svg_item *v, double y)
                 seg_style[i].key, (unsigned long long)seg[i], x, y, w, BAR_H, seg_style[i].key);
         x += w;
     }
+    if (sum > (double)r->memory_bytes_per_gpu)
+        over_capacity(out, v, MARGIN + bw * (double)r->memory_bytes_per_gpu / whole, y,
+                      sum - (double)r->memory_bytes_per_gpu);
     y += BAR_H + 8;
     for (int k = 0; k < n; k++) {
         int i = shown[k];
         double lx = MARGIN + (k % 2) * (bw / 2), ly = y + (k / 2) * LEGEND_ROW;
         char size[32], line[160];
         units_format_bytes(seg[i], v->s->units, size, sizeof size);
+        double of = (double)r->memory_bytes_per_gpu; /* as the text report: of the memory */
         snprintf(line, sizeof line, "%s  %s  (%.1f %%)", plan_segment_name(r, (enum segment)i),
-                 size, whole > 0 ? 100.0 * (double)seg[i] / whole : 0.0);
+                 size, of > 0 ? 100.0 * (double)seg[i] / of : 0.0);
         fprintf(out,
                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"url(#fill-%s)\" "
                 "stroke=\"#000000\" stroke-width=\"0.5\"/>\n",
@@ -335,8 +358,13 @@ static double chart(FILE *out, const struct svg_item *v, int n, double y)
     double span = curve_span(peak);
     char title[160], top_users[32];
     units_format_int(peak, top_users, sizeof top_users);
-    snprintf(title, sizeof title, "Users against context tokens (both axes log scale), peak %s",
-             top_users);
+    if (peak > 0)
+        snprintf(title, sizeof title,
+                 "Users against context tokens (both axes log scale), peak %s", top_users);
+    else
+        snprintf(title, sizeof title,
+                 "Users against context tokens (both axes log scale): no user fits at any "
+                 "context");
     text_at(out, MARGIN, y + 14, "class=\"chart-title\" font-weight=\"bold\"", title);
     double top = y + 30;
     axes(out, top, peak, span);
@@ -375,6 +403,70 @@ static double chart(FILE *out, const struct svg_item *v, int n, double y)
     return ly + ((n + (slo ? 1 : 0) + 1) / 2) * 20 + 10;
 }
 
+/* The picture's title: the plan's model, GPUs, layout, engine and context,
+ * as the text report's; or the scenarios compared. */
+static void svg_title(const struct svg_item *v, int n, char *buf, size_t size)
+{
+    char ctx[32], split[72], engine[64];
+    const struct scenario *s = v[0].s;
+    units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
+    const struct engine_desc *e = engine_desc(v[0].r->profile);
+    engine_version_title(v[0].r->profile, v[0].r->rule, engine, sizeof engine);
+    plan_layout_suffix(v[0].r, split, sizeof split);
+    if (n == 1)
+        snprintf(buf, size, "%s on %u x %s%s%s%s at %s tokens", s->model.name, s->gpus,
+                 s->gpu.name, split, e->server ? ", " : "", e->server ? engine : "", ctx);
+    else
+        snprintf(buf, size, "%d scenarios against %s", n, v[0].label);
+}
+
+enum {
+    TITLE_CHARS = 70, /* what a line of the 18 px bold title holds in the width, at most */
+    TITLE_LINE = 22   /* the second line below the first */
+};
+
+/* Where the title breaks into its second line: at the last space within
+ * TITLE_CHARS outside brackets (else any space within, else the first),
+ * or 0 when it fits one line. */
+static size_t title_break(const char *t)
+{
+    size_t len = strlen(t), bare = 0, any = 0;
+    if (len <= TITLE_CHARS)
+        return 0;
+    int depth = 0;
+    for (size_t i = 1; i < len; i++) {
+        depth += t[i] == '(' ? 1 : t[i] == ')' ? -1 : 0;
+        if (t[i] == ' ' && (i <= TITLE_CHARS || any == 0))
+            any = i;
+        if (t[i] == ' ' && depth == 0 && i <= TITLE_CHARS)
+            bare = i;
+    }
+    return bare ? bare : any;
+}
+
+/* The title from its baseline y: one line, or two broken at a space, the
+ * font made smaller when a line would still pass the width. Returns the
+ * lines drawn. */
+static int title(FILE *out, const char *t, double y)
+{
+    size_t at = title_break(t);
+    if (at == 0) {
+        text_at(out, MARGIN, y, "class=\"title\" font-size=\"18\" font-weight=\"bold\"", t);
+        return 1;
+    }
+    char first[512];
+    snprintf(first, sizeof first, "%.*s", (int)at, t);
+    size_t longest = at > strlen(t + at + 1) ? at : strlen(t + at + 1);
+    double size = longest > TITLE_CHARS ? 18.0 * TITLE_CHARS / (double)longest : 18.0;
+    fprintf(out, "<text class=\"title\" font-size=\"%.1f\" font-weight=\"bold\">", size);
+    fprintf(out, "<tspan x=\"%d\" y=\"%.1f\">", MARGIN, y);
+    put_text(out, first);
+    fprintf(out, "</tspan><tspan x=\"%d\" y=\"%.1f\">", MARGIN, y + TITLE_LINE);
+    put_text(out, t + at + 1);
+    fputs("</tspan></text>\n", out);
+    return 2;
+}
+
 void svg_write(FILE *out, const struct svg_item *v, int n)
 {
     n = n < 1 ? 1 : n > SVG_SCENARIOS_MAX ? SVG_SCENARIOS_MAX : n;
@@ -387,6 +479,10 @@ void svg_write(FILE *out, const struct svg_item *v, int n)
         h += 22 + BAR_H + 8 + ((listed(seg, shown) + 1) / 2) * LEGEND_ROW + 12;
     }
     h += 30 + CHART_H + 60 + ((n + 2) / 2) * 20 + 10;
+    char head[512];
+    svg_title(v, n, head, sizeof head);
+    int lines = title_break(head) ? 2 : 1;
+    h += (lines - 1) * TITLE_LINE;
     fprintf(out,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
@@ -395,19 +491,7 @@ void svg_write(FILE *out, const struct svg_item *v, int n)
             "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
             SVG_W, h, SVG_W, h);
     defs(out);
-    char title[512], ctx[32];
-    const struct scenario *s = v[0].s;
-    units_format_tokens_short(s->context_tokens, ctx, sizeof ctx);
-    const struct engine_desc *e = engine_desc(v[0].r->profile);
-    char engine[64];
-    engine_version_title(v[0].r->profile, v[0].r->rule, engine, sizeof engine);
-    if (n == 1)
-        snprintf(title, sizeof title, "%s on %u x %s%s%s at %s tokens", s->model.name, s->gpus,
-                 s->gpu.name, e->server ? ", " : "", e->server ? engine : "", ctx);
-    else
-        snprintf(title, sizeof title, "%d scenarios against %s", n, v[0].label);
-    text_at(out, MARGIN, 28, "class=\"title\" font-size=\"18\" font-weight=\"bold\"", title);
-    double y = 44;
+    double y = 44 + (title(out, head, 28) - 1) * TITLE_LINE;
     for (int k = 0; k < n; k++)
         y = bar(out, &v[k], y);
     chart(out, v, n, y);

@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIELDS = ["num_layers", "num_attention_heads", "num_kv_heads", "head_dim", "attention", "mla",
           "sliding_window", "params", "active_params", "weight_dtype", "weights_bytes",
           "max_context_tokens", "vocab_size", "moe", "num_nextn_predict_layers", "mtp_params",
-          "state", "image_tokens_per_image", "global_attention"]
+          "state", "image_tokens_per_image", "global_attention", "compressed_attention"]
 env = dict(os.environ, XDG_CONFIG_HOME="/nonexistent")
 passed = failed = 0
 for path in sorted(glob.glob(os.path.join(HERE, "..", "data", "hf", "*.json"))):

@@ -97,7 +97,7 @@ def layout_titles():
               "NVIDIA H100 SXM5 80GB" in text and "x h100-sxm" not in text, text[:600])
     text, _ = dump(["--model", "llama-3.1-70b", "--gpus", "2"], keys="b<Right><Right>v", size="120x40")
     check("versus: the GPU and the model by name", "2 x NVIDIA H100 SXM5 80GB, TP 2" in text
-          and "Llama 3.1 70B, bf16 cache" in text, text)
+          and "Llama 3.1 70B, weights bf16, bf16 cache" in text, text)
     text, _ = dump(["--model", "llama-3.1-70b", "--gpus", "2"], keys="b<Right><Right>c", size="120x40")
     check("compare: the model by name", re.search(r"Model\s+Llama 3\.1 70B\s+Llama 3\.1 70B", text), text)
 

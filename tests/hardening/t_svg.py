@@ -115,7 +115,7 @@ def one(name, args):
             check(name + ": a service level's series", len(series) == 2 and
                   series[1].get("data-series") == "keep")
     # the title names the engine as the text report's title does
-    title = [t.text for t in root.iter(NS + "text") if t.get("class") == "title"]
+    title = [" ".join(t.itertext()) for t in root.iter(NS + "text") if t.get("class") == "title"]
     eng = re.search(r", ([^,()]+)$", text.splitlines()[0]) if "--engine" in args else None
     if eng:
         check(name + ": the title names the engine " + eng.group(1), len(title) == 1 and

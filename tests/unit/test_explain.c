@@ -188,6 +188,9 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     /* Gemma 4's global layers: refused where kvplan has no rule */
                     if (kvcost_has_global_dims(m) && !engine_desc(engine)->global_dims)
                         continue;
+                    /* DeepSeek V4's compressed attention: likewise */
+                    if (kvcost_has_compressed(m) && !engine_desc(engine)->compressed)
+                        continue;
                     /* Ollama takes no --tp: one server over all the GPUs */
                     bool no_tp = engine_desc(engine)->refuses_tp != NULL;
                     if (no_tp && tp != gpus)
@@ -230,7 +233,9 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                             s.spec_method = SPEC_MTP;
                         } else {
                             s.spec_method = SPEC_DRAFT;
-                            s.draft = cat.models[next(cat.model_count)].spec;
+                            do /* no compressed draft: refused (scenario_validate) */
+                                s.draft = cat.models[next(cat.model_count)].spec;
+                            while (kvcost_has_compressed(&s.draft));
                         }
                         s.spec_tokens = (uint32_t)next(9); /* 0: the default */
                     }
@@ -243,7 +248,7 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     /* LoRA slots where they are modelled (core/lora.h) */
                     if ((engine == ENGINE_GENERIC || engine == ENGINE_VLLM ||
                          engine == ENGINE_SGLANG) && m->attention != ATTENTION_MLA &&
-                        m->state_layers == 0 && next(4) == 0) {
+                        m->state_layers == 0 && !kvcost_has_compressed(m) && next(4) == 0) {
                         s.max_loras = (uint32_t)(1 + next(16));
                         s.max_lora_rank = 8u << next(5);
                     }
