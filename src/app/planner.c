@@ -48,6 +48,7 @@ static bool compute(struct planner *p, const struct scenario *next)
     if (next != &sl->scenario)
         sl->scenario = *next;
     sl->kv_chosen = sl->scenario.kv_dtype;
+    sl->knobs_chosen = sl->scenario.engine;
     sl->prefix_chosen = sl->scenario.prefix_tokens;
     if (curve)
         curve_compute(&sl->scenario, &sl->curve);
@@ -193,6 +194,7 @@ bool planner_duplicate(struct planner *p)
     default_label(p, sl->label, sizeof sl->label);
     sl->scenario = from->scenario;
     sl->kv_chosen = from->kv_chosen;
+    sl->knobs_chosen = from->knobs_chosen;
     sl->prefix_chosen = from->prefix_chosen;
     sl->result = from->result;
     sl->curve = from->curve;
@@ -330,6 +332,7 @@ void planner_init_session(struct planner *p, const struct catalog *c,
         snprintf(sl->note, sizeof sl->note, "%s", ss->entry[i].note);
         sl->scenario = ss->entry[i].scenario;
         sl->kv_chosen = sl->scenario.kv_dtype;
+        sl->knobs_chosen = sl->scenario.engine;
         sl->prefix_chosen = sl->scenario.prefix_tokens;
         sl->load = ss->entry[i].load;
         struct diag d = {0};
@@ -449,31 +452,6 @@ static bool dropped(const struct scenario *was, const struct scenario *next, enu
     return true;
 }
 
-/* An engine step keeps the cache precision last chosen: the new engine
- * gets it back when it can cache in it, and one that cannot leaves it kept
- * for the next (said on the status line either way). */
-static void engine_step(struct planner *p, const struct scenario *next)
-{
-    struct planner_slot *sl = &p->slots[p->current];
-    enum dtype want = sl->kv_chosen, had = sl->scenario.kv_dtype;
-    struct scenario s = *next;
-    bool takes = want != DTYPE_AUTO && engine_supports(s.engine.kind, want);
-    if (takes)
-        s.kv_dtype = want;
-    if (!planner_apply(p, &s))
-        return;
-    const char *engine = engine_label(s.engine.kind, s.engine.rule);
-    if (want != DTYPE_AUTO && !takes) {
-        sl->kv_chosen = want; /* kept for an engine that takes it */
-        snprintf(p->status, sizeof p->status,
-                 "the %s cache is off with this engine (%s has none): kept for the next that has it",
-                 dtype_info(want)->name, engine);
-    } else if (takes && had != want) {
-        snprintf(p->status, sizeof p->status, "the %s cache is back with %s",
-                 dtype_info(want)->name, engine);
-    }
-}
-
 void planner_apply_control(struct planner *p, enum control c, const struct scenario *next)
 {
     char what[96];
@@ -484,7 +462,7 @@ void planner_apply_control(struct planner *p, enum control c, const struct scena
     bool gone = dropped(was, &s, c, what, sizeof what);
     if (c == CTRL_ENGINE) {
         char said[PLANNER_TEXT_MAX];
-        engine_step(p, next);
+        planner_engine_step(p, next);
         snprintf(said, sizeof said, "%s", p->status);
         if (gone && !p->error[0])
             snprintf(p->status, sizeof p->status, "%s is off with this engine: z brings it back%s%s",

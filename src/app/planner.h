@@ -84,6 +84,7 @@ struct planner_slot {
     struct scenario scenario;
     enum dtype kv_chosen; /* the cache precision last chosen: an engine step that cannot
                            * take it keeps it here, and the next engine that can gets it */
+    struct engine_flags knobs_chosen; /* the engine knobs last chosen, kept the same way */
     uint64_t prefix_chosen; /* the prefix last asked: a context that reaches it holds it
                              * to the context less one token, one that grows brings it back */
     uint64_t saved_print; /* its planner_slot_print when last opened or exported */
@@ -285,6 +286,11 @@ bool planner_apply(struct planner *p, const struct scenario *next);
  * what the new engine or model dropped (DP attention, expert parallel, stages,
  * LoRA slots, images) and that z brings it back. */
 void planner_apply_control(struct planner *p, enum control c, const struct scenario *next);
+
+/* A step of the Engine control to next: the cache precision and the engine
+ * knobs last chosen go with it where the new engine has them, and stay kept
+ * for the next that has them where it does not (said on the status line). */
+void planner_engine_step(struct planner *p, const struct scenario *next);
 
 /* The visible controls in screen order; returns the count. */
 int planner_controls(const struct planner *p, enum control *out);

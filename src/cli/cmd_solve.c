@@ -281,10 +281,10 @@ static void print_rows_head(const struct solve_job *job, const struct scenario *
     else if (base->max_ttft_seconds > 0)
         printf("Each user's first token within %g s (no speed target).\n", base->max_ttft_seconds);
     char engine[64];
-    printf("%llu user%s at %s tokens of %s (%s), up to %u GPUs:\n\n", (unsigned long long)job->need,
+    printf("%llu user%s at %s tokens of %s (%s), up to %u GPU%s:\n\n", (unsigned long long)job->need,
            pl, units_format_tokens_short(base->context_tokens, ctx, sizeof ctx), base->model.name,
            engine_version_title(base->engine.kind, base->engine.rule, engine, sizeof engine),
-           job->max_gpus);
+           job->max_gpus, job->max_gpus == 1 ? "" : "s");
 }
 
 /* One line per GPU type; returns how many are solved. */

@@ -348,7 +348,7 @@ static int print_text(const struct slo_job *j)
         return 1;
     }
     if (!j->a.solved) {
-        printf("(no layout of up to %u GPUs keeps it%s)\n", j->q.max_gpus,
+        printf("(no layout of up to %u GPU%s keeps it%s)\n", j->q.max_gpus, j->q.max_gpus == 1 ? "" : "s",
                any_verdict(j, SLO_CLIENT) ? "" : "; raise --max-gpus");
         return 1;
     }

@@ -280,6 +280,12 @@ bool engine_any_rule(enum engine_rule rule);
 /* The first engine with trait `has`, or NULL. */
 const struct engine_desc *engine_find(bool (*has)(const struct engine_desc *));
 
+/* The knobs given in chosen that to's engine has too (within its bounds),
+ * set in to; the others cleared in to. Returns the knob (as chosen's engine
+ * labels it) of the first left out, or NULL when all were carried. */
+const struct engine_knob *engine_knobs_carry(struct engine_flags *to,
+                                             const struct engine_flags *chosen);
+
 /* The vendors an engine runs on, for a sentence: "NVIDIA and AMD" ("any" for all). */
 void engine_vendors_text(enum engine_kind k, char *buf, size_t size);
 

@@ -65,7 +65,7 @@ def test_stepping_engines_keeps_the_chosen_cache_precision():
     assert "fp8 cache is off with this engine" in status(s), s
     s = screen(TO_ENGINE + "<Right>" * 7, *args)
     assert control(s, "Engine") == "TensorRT-LLM 1.x" and control(s, "KV cache") == "fp8", s
-    assert "the fp8 cache is back with trtllm" in status(s), s
+    assert "the fp8 cache is back with TensorRT-LLM 1.x" in status(s), s
     s = screen(TO_ENGINE + "<Right>" * 7 + "<Left>" * 7, *args)
     assert control(s, "Engine") == "vLLM 0.15" and control(s, "KV cache") == "fp8", s
 

@@ -93,7 +93,7 @@ def test_more_load_or_a_higher_target_needs_no_fewer():
 def test_bounds_say_so():
     status, out, err = run(["solve", *ASK, "--max-gpus", "1"])
     check("--max-gpus 1: exit 1", status == 1 and not err, err)
-    check("says nothing keeps it", "no layout of up to 1 GPUs keeps it; raise --max-gpus" in out,
+    check("says nothing keeps it", "no layout of up to 1 GPU keeps it; raise --max-gpus" in out,
           out)
     status, doc, err = solve(*ASK, "--max-gpus", "1")
     check("JSON: solved false", status == 1 and doc["solved"] is False and "gpus" not in doc, doc)
