@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "core/plan.h"
 #include "io/catalog.h"
 
 /* The embedded catalogue, loaded on first use and kept for the process. */
@@ -58,5 +59,15 @@ static inline struct model_spec qwen3_next(void) { return preset_model("qwen3-ne
 static inline struct model_spec nemotron_9b_v2(void) { return preset_model("nemotron-9b-v2"); }
 static inline struct gpu_spec h100_sxm(void) { return preset_gpu("h100-sxm"); }
 static inline struct gpu_spec a100_40gb(void) { return preset_gpu("a100-40gb"); }
+
+/* The numbers of a scenario that must plan: a refusal fails the test with its message. */
+static inline struct plan_result fixture_plan(const struct scenario *s)
+{
+    struct plan_result r;
+    struct diag d = {0};
+    if (!plan_compute(s, PLAN_NUMBERS, NULL, &r, &d))
+        fail_msg("%s", d.message);
+    return r;
+}
 
 #endif

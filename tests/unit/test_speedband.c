@@ -114,14 +114,7 @@ static void the_generated_table_is_whole(void **state)
     }
 }
 
-static struct plan_result plan(const struct scenario *s)
-{
-    struct plan_result r;
-    struct diag d = {0};
-    if (!plan_compute(s, PLAN_NUMBERS, NULL, &r, &d))
-        fail_msg("%s", d.message);
-    return r;
-}
+static struct plan_result plan(const struct scenario *s) { return fixture_plan(s); }
 
 /* The decode band of Hopper and vLLM, as the generated table has it. */
 static const struct speedband_entry *table_entry(const char *family, const char *engine)

@@ -81,14 +81,7 @@ static void each_family_has_its_terms_and_others_the_defaults(void **state)
     assert_true(speed_family_terms(NULL) == speed_family_terms(""));
 }
 
-static struct plan_result plan(const struct scenario *s)
-{
-    struct plan_result r;
-    struct diag d = {0};
-    if (!plan_compute(s, PLAN_NUMBERS, NULL, &r, &d))
-        fail_msg("%s", d.message);
-    return r;
-}
+static struct plan_result plan(const struct scenario *s) { return fixture_plan(s); }
 
 static struct scenario deepseek_on(const char *gpu)
 {

@@ -7,14 +7,7 @@
 #include "core/policy.h"
 #include "model_fixture.h"
 
-static struct plan_result plan(const struct scenario *s)
-{
-    struct plan_result r;
-    struct diag d = {0};
-    if (!plan_compute(s, PLAN_NUMBERS, NULL, &r, &d))
-        fail_msg("%s", d.message);
-    return r;
-}
+static struct plan_result plan(const struct scenario *s) { return fixture_plan(s); }
 
 /* Llama 3.1 70B under vLLM on 4 H100s: a shared prefix, LoRA slots and
  * fewer tokens in use than the context, so the budget reads every stage
