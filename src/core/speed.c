@@ -37,6 +37,51 @@ static enum dtype compute_dtype(const struct scenario *s, const struct speed_bas
     return DTYPE_BF16;
 }
 
+static void attention_flops_of(const struct model_spec *m, struct inputs *in)
+{
+    /* QK^T and PV, 2 flops a multiply-add, per context token, per layer:
+     * 4 x heads x head_dim. MLA runs two forms (vLLM
+     * vllm/v1/attention/backends/mla/common.py, the module notes and
+     * MLACommonImpl._forward_decode / _forward_prefill; SGLang
+     * attention_backend_handler.py _handle_attention_backend: MHA_ONE_SHOT or
+     * MHA_CHUNKED_KV for an extend, MLA for decode): decode absorbs W_UK
+     * and W_UV into the query and output, an MQA over the latent: QK^T over
+     * rank + rope, PV over rank; prefill expands the latent to every head, an
+     * MHA: QK^T over qk_nope + qk_rope (192 for DeepSeek-V3), PV over
+     * v_head_dim (128). */
+    if (m->attention == ATTENTION_MLA) {
+        in->per_ctx_token = (double)m->attention_heads *
+                           (2.0 * (m->kv_lora_rank + m->qk_rope_head_dim) + 2.0 * m->kv_lora_rank);
+        uint32_t nope = m->qk_nope_head_dim ? m->qk_nope_head_dim : m->head_dim;
+        uint32_t v = m->v_head_dim ? m->v_head_dim : m->head_dim;
+        in->per_ctx_prefill = (double)m->attention_heads *
+                             (2.0 * (nope + m->qk_rope_head_dim) + 2.0 * v);
+    } else {
+        in->per_ctx_token = 4.0 * m->attention_heads * m->head_dim;
+        in->per_ctx_prefill = in->per_ctx_token;
+    }
+}
+
+/* DeepSeek-V3.2's sparse attention: the indexer's flops and the share of
+ * the cache a decode step reads */
+static void sparse_index_of(const struct model_spec *m, const struct speed_basis *r,
+                            struct inputs *in)
+{
+    in->read_share = 1.0;
+    in->topk = in->index_flops = 0;
+    if (m->attention == ATTENTION_MLA && m->index_topk && r->cost->index_bytes) {
+        /* vLLM models/deepseek_v2.py Indexer (replicated weights, no TP split) and
+         * the sparse MLA backends (FlashMLASparse: index_topk tokens a query) */
+        in->topk = (double)m->index_topk;
+        in->index_flops = 2.0 * m->index_n_heads * m->index_head_dim;
+        double avg = (double)r->layout->avg_context_tokens;
+        if (avg > in->topk && r->cost->bytes_per_layer)
+            in->read_share = ((double)r->cost->index_bytes +
+                             (double)r->cost->latent_bytes * in->topk / avg) /
+                            (double)r->cost->bytes_per_layer;
+    }
+}
+
 static struct inputs inputs_of(const struct scenario *s, const struct speed_basis *r)
 {
     const struct model_spec *m = &s->model;
@@ -57,27 +102,7 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
     in.experts = m->experts ? (double)r->layout->expert_bytes : 0;
     in.active = (double)(m->active_params ? m->active_params : m->params);
     in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);
-    /* QK^T and PV, 2 flops a multiply-add, per context token, per layer:
-     * 4 x heads x head_dim. MLA runs two forms (vLLM
-     * vllm/v1/attention/backends/mla/common.py, the module notes and
-     * MLACommonImpl._forward_decode / _forward_prefill; SGLang
-     * attention_backend_handler.py _handle_attention_backend: MHA_ONE_SHOT or
-     * MHA_CHUNKED_KV for an extend, MLA for decode): decode absorbs W_UK
-     * and W_UV into the query and output, an MQA over the latent: QK^T over
-     * rank + rope, PV over rank; prefill expands the latent to every head, an
-     * MHA: QK^T over qk_nope + qk_rope (192 for DeepSeek-V3), PV over
-     * v_head_dim (128). */
-    if (m->attention == ATTENTION_MLA) {
-        in.per_ctx_token = (double)m->attention_heads *
-                           (2.0 * (m->kv_lora_rank + m->qk_rope_head_dim) + 2.0 * m->kv_lora_rank);
-        uint32_t nope = m->qk_nope_head_dim ? m->qk_nope_head_dim : m->head_dim;
-        uint32_t v = m->v_head_dim ? m->v_head_dim : m->head_dim;
-        in.per_ctx_prefill = (double)m->attention_heads *
-                             (2.0 * (nope + m->qk_rope_head_dim) + 2.0 * v);
-    } else {
-        in.per_ctx_token = 4.0 * m->attention_heads * m->head_dim;
-        in.per_ctx_prefill = in.per_ctx_token;
-    }
+    attention_flops_of(m, &in);
     bool layers = engine_desc(s->engine.kind)->splits_layers;
     if (layers) {
         /* llama.cpp splits layers, not heads: its GPUs take a token in turn,
@@ -135,19 +160,7 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
     in.step_overhead = s->has_step_overhead ? s->step_overhead_s
                                             : engine_desc(s->engine.kind)->step_overhead_s;
     in.moe_layer_overhead = m->experts > SPEED_MOE_FINE_EXPERTS ? fam->moe_layer_s : 0;
-    in.read_share = 1.0;
-    in.topk = in.index_flops = 0;
-    if (m->attention == ATTENTION_MLA && m->index_topk && r->cost->index_bytes) {
-        /* vLLM models/deepseek_v2.py Indexer (replicated weights, no TP split) and
-         * the sparse MLA backends (FlashMLASparse: index_topk tokens a query) */
-        in.topk = (double)m->index_topk;
-        in.index_flops = 2.0 * m->index_n_heads * m->index_head_dim;
-        double avg = (double)r->layout->avg_context_tokens;
-        if (avg > in.topk && r->cost->bytes_per_layer)
-            in.read_share = ((double)r->cost->index_bytes +
-                             (double)r->cost->latent_bytes * in.topk / avg) /
-                            (double)r->cost->bytes_per_layer;
-    }
+    sparse_index_of(m, r, &in);
     return in;
 }
 
