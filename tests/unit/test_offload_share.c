@@ -9,7 +9,8 @@
  *   CPU layers once a token, not once a GPU.
  * - A prefill batch of 32 tokens or more runs the host layers' matmuls on
  *   the GPU, their weights copied over the host link once a micro-batch of
- *   512 (ggml-org/llama.cpp, 2026 builds: ggml/src/ggml-backend.cpp
+ *   512 (ggml-org/llama.cpp, 2026 builds, read at commits 0054c013 and
+ *   00108827, the snapshots' own; no release tag there: ggml/src/ggml-backend.cpp
  *   ggml_backend_sched_backend_id_from_cur, "check if a backend with higher
  *   prio wants to offload the op", and ggml_backend_sched_compute_splits,
  *   which copies the inputs of each split and of a MUL_MAT_ID's experts only
