@@ -475,7 +475,7 @@ const struct engine_desc engine_sglang = {
      * round_robin */
     .simulated = engine_any_rule,
     .sched = {.kind = SIM_SCHED_SGLANG, .router = SIM_ROUTE_ROUND_ROBIN, .title = "SGLang",
-              .seqs_name = "max-running-requests", .tokens_name = "chunked-prefill-size"},
+              .recv_interval = true, .seqs_name = "max-running-requests", .tokens_name = "chunked-prefill-size"},
     .kind = ENGINE_SGLANG,
     .name = "sglang",
     .title = "SGLang",
