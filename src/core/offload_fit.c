@@ -70,11 +70,9 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     o->gpu_expert_bytes = kv_ceil_div((uint64_t)kept * o->layer_expert_bytes, gpus);
     o->host_weights_bytes = whole > gpu ? whole - gpu : 0;
     o->host_expert_bytes = l->expert_bytes - (uint64_t)kept * o->layer_expert_bytes;
-    o->host_bytes_per_s = s->offload.host_bytes_per_s > 0
-                              ? s->offload.host_bytes_per_s
-                              : offload_cpu_bandwidth(offload_cpu_default());
+    o->host_bytes_per_s = scenario_host_bandwidth(s);
     o->link_bytes_per_s = (double)s->gpu.host_link_bytes_per_s;
-    o->host_memory_bytes = s->offload.host_memory_bytes;
+    o->host_memory_bytes = scenario_host_memory(s);
 }
 
 uint64_t offload_kv_gpu(const struct offload_split *o, uint64_t total)
@@ -139,9 +137,9 @@ bool offload_choose(const struct scenario *s, const struct placement *l, uint64_
                  placement_share(l, cache) <= room - l->weights_bytes_per_gpu;
     if (whole && !p->no_kv_offload)
         return false;
-    /* unified memory (Apple silicon): the CPU's layers would sit in the same
-     * RAM, and macOS's wired limit is the lever (core/scenario.h): no search */
-    if (s->gpu.unified_bytes == 0 && search(s, l, room, cache, o)) {
+    /* unified memory (Apple silicon) as well: the CPU layers take what the
+     * wired limit leaves of the RAM (scenario_host_memory) */
+    if (search(s, l, room, cache, o)) {
         o->searched = o->found = true;
         return true;
     }
@@ -167,7 +165,7 @@ bool offload_whole(const struct scenario *s, const struct placement *l, struct o
         kv_sat_add(placement_share(l, l->weights_bytes - o->host_weights_bytes), draft);
     /* the embedding alone is checked only against a --host-memory given, so
      * that such a plan reads the same on every machine */
-    if (s->offload.host_memory_read)
+    if (s->offload.host_memory_read || s->gpu.unified_bytes)
         o->host_memory_bytes = 0;
     return true;
 }
