@@ -462,7 +462,7 @@ static void budget(const struct policy_ctx *c)
      * them in the same KV cache spec) */
     uint32_t draft_layers =
         k->bytes_per_layer ? (uint32_t)kv_ceil_div(k->draft_bytes_per_token, k->bytes_per_layer) : 0;
-    if (!v0 && k->compressed_span) {
+    if (k->compressed_span) {
         vllm_dsv4_blocks(c, &b); /* policy_vllm_dsv4.c */
         return;
     }
@@ -542,6 +542,12 @@ static bool v1_scheduler(enum engine_rule rule)
     return rule != RULE_VLLM_V0;
 }
 
+/* DeepSeek V4 came after V0 and 0.13 (vLLM's recipe names 0.20.1) */
+static bool dsv4_rule(enum engine_rule rule)
+{
+    return rule != RULE_VLLM_V0 && rule != RULE_VLLM_0_13;
+}
+
 /* V0 sizes every layer for the whole context; V1 groups windowed layers */
 static bool v0_windows(const struct scenario *s)
 {
@@ -605,7 +611,7 @@ const struct engine_desc engine_vllm = {
     .windows_full = v0_windows,
     .cell_cost = cell_cost,
     .global_dims = true,
-    .compressed = true, /* policy_vllm_dsv4.c */
+    .compressed = dsv4_rule, /* policy_vllm_dsv4.c */
     .mtp = true,
     .spec_tokens = 1,
     .spec_lookahead = true,

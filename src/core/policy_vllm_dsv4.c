@@ -227,7 +227,8 @@ void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule)
                          : DSV4_BLOCK;
     struct explain_row *row = explain_row_begin(c->x, "dsv4_block", "MLA block", "per block");
     explain_row_end(c->x, row, XU_TOKENS, (long double)block,
-                    "DeepSeek V4's sparse MLA backends take 256 (a multiple of 128 given)");
+                    "DeepSeek V4 (vLLM 0.20.1 on): its sparse MLA backends take 256, or a "
+                    "multiple of 128 given");
     struct bucket b[4];
     int n = buckets_of(c, block, b);
     uint64_t d = approximate_gcd(b, n, b[0].tuples);
@@ -252,6 +253,10 @@ void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule)
     e->unit_bytes = stride;
     e->units = c->b->kv_pool_bytes_per_gpu / stride;
     row = explain_row_begin(c->x, "units", "KV blocks", "per GPU");
+    if (e->units == 0 && c->b->kv_pool_bytes_per_gpu == 0) {
+        explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
+        row = NULL;
+    }
     explain_ref(c->x, row, "pool", "pool");
     explain_ref(c->x, row, "block_stride", "a block");
     explain_op(row, XOP_DIV);

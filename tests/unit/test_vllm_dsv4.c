@@ -158,12 +158,30 @@ static void launch_line(void **state)
     assert_non_null(strstr(r.engine.log[2], "28.89x"));
 }
 
+static void older_rules_refused(void **state)
+{
+    (void)state;
+    /* V0 and 0.13 predate DeepSeek V4 (deepseek_v4.py came with the packed
+     * layout): refused by name, the current rule named */
+    enum engine_rule old[] = {RULE_VLLM_V0, RULE_VLLM_0_13};
+    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) {
+        struct scenario s = flash_on_h200(8);
+        s.engine.rule = old[i];
+        struct diag d = {0};
+        enum scenario_field f = SF_COUNT;
+        assert_false(scenario_validate(&s, NULL, &f, &d));
+        assert_int_equal(f, SF_ENGINE);
+        assert_non_null(strstr(d.message, "predates DeepSeek V4's compressed attention"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(flash_pages),          cmocka_unit_test(flash_groups_and_blocks),
         cmocka_unit_test(fewer_batched_tokens), cmocka_unit_test(pro_groups),
         cmocka_unit_test(one_head_on_every_gpu), cmocka_unit_test(launch_line),
+        cmocka_unit_test(older_rules_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
