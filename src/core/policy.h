@@ -134,6 +134,18 @@ int policy_vllm_nodes_per_replica(const struct placement *l, uint32_t per, int k
 int policy_vllm_replicas_over_nodes(const struct placement *l, uint32_t per, int k,
                                     struct shell_line *out);
 
+/* The MoE layers' router gates held whole in bf16 on every GPU (policy_gates.c):
+ * the last pipeline stage's, less their share in the weights, as the row
+ * "moe_gate" (with `note`); 0 and no row when none. The first layer of the
+ * last stage (a stage of ceil(layers / pp)). */
+uint64_t policy_gate_row(const struct policy_ctx *c, const char *note);
+uint32_t policy_last_stage_start(const struct policy_ctx *c);
+
+/* What SGLang holds whole on every GPU beyond the weights' split share
+ * (policy_sglang_mem.c): the MoE layers' router gates, the rows "moe_gate"
+ * and "weights_extra"; 0 and no rows when there are none. */
+uint64_t sglang_held_extra(const struct policy_ctx *c);
+
 /* What vLLM holds whole on every GPU beyond the weights' split share
  * (policy_vllm_mem.c): the MoE layers' router gates and MLA's dequantized
  * W_UV and W_UK_T, with the rows "moe_gate", "mla_copies" and their sum
