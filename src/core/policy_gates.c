@@ -54,4 +54,3 @@ uint64_t policy_gate_row(const struct policy_ctx *c, const char *note)
     explain_row_end(c->x, row, XU_BYTES, 0, note);
     return (uint64_t)(whole - counted);
 }
-

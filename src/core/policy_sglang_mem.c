@@ -12,8 +12,8 @@
 
 uint64_t sglang_held_extra(const struct policy_ctx *c)
 {
-    uint64_t gate = policy_gate_row(c, "MoEGate, an unsplit parameter in the model's dtype: "
-                                       "every GPU holds its layers' gates whole");
+    uint64_t gate = policy_gate_row(c, "an unsplit gate (MoEGate, ReplicatedLinear) in the "
+                                       "model's dtype: every GPU holds its layers' gates whole");
     if (gate == 0)
         return 0;
     struct explain_row *row = explain_row_begin(c->x, "weights_extra", "Beside weights", "per GPU");

@@ -42,10 +42,10 @@ uint64_t vllm_window_blocks(uint64_t window, bool chunked, uint64_t batched, uin
 }
 
 enum {
-    DSV4_BLOCK = 256,      /* the sparse MLA backends' block (get_preferred_block_size) */
-    DSV4_SWA_BLOCK = 64,   /* DeepseekV4SWACache.block_size */
-    DSV4_ALIGN = 576,      /* FlashMLA's page alignment */
-    DSV4_STATE_BLOCK = 4,  /* CompressorStateCache at ratio 4 */
+    DSV4_BLOCK = 256,     /* the sparse MLA backends' block (get_preferred_block_size) */
+    DSV4_SWA_BLOCK = 64,  /* DeepseekV4SWACache.block_size */
+    DSV4_ALIGN = 576,     /* FlashMLA's page alignment */
+    DSV4_STATE_BLOCK = 4, /* CompressorStateCache at ratio 4 */
     DSV4_STATE_BLOCK_HCA = 8
 };
 
@@ -109,8 +109,8 @@ static int buckets_of(const struct policy_ctx *c, uint64_t block, struct bucket 
     if (k->csa_layers) {
         csa = page_row(c, "page_csa", "CSA page", block / k->csa_ratio, row,
                        "a CSA layer's compressed rows of a block (MLAAttentionSpec)");
-        index = page_row(c, "page_index", "Indexer page", block / k->csa_ratio,
-                         k->csa_index_bytes, "their indexer keys (DeepseekV4IndexerCache)");
+        index = page_row(c, "page_index", "Indexer page", block / k->csa_ratio, k->csa_index_bytes,
+                         "their indexer keys (DeepseekV4IndexerCache)");
         state = page_row(c, "page_state_csa", "CSA state page", DSV4_STATE_BLOCK,
                          2ull * 2 * m->head_dim * 4,
                          "the compressor's fp32 kv and score, two overlapping groups");
@@ -127,19 +127,25 @@ static int buckets_of(const struct policy_ctx *c, uint64_t block, struct bucket 
                             "a layer's window (DeepseekV4SWACache)");
     int n = 0;
     uint64_t mla = k->csa_layers > k->hca_layers ? k->csa_layers : k->hca_layers;
-    b[n++] = (struct bucket){"group_mla", "MLA group", "compressed rows and indexer keys", mla,
-                             0, block, 0, 1};
+    b[n++] = (struct bucket){
+        "group_mla", "MLA group", "compressed rows and indexer keys", mla, 0, block, 0, 1};
     b[0].tuple_bytes = kv_sat_add(kv_sat_mul(k->csa_layers, csa + index),
                                   kv_sat_mul(k->hca_layers, hca)); /* its pages, whole */
-    b[n++] = (struct bucket){"group_swa", "Window groups", "windows", k->windowed_layers, swa,
-                             DSV4_SWA_BLOCK, k->window_tokens, 0};
+    b[n++] = (struct bucket){"group_swa", "Window groups", "windows",        k->windowed_layers,
+                             swa,         DSV4_SWA_BLOCK,  k->window_tokens, 0};
     if (k->csa_layers)
-        b[n++] = (struct bucket){"group_state_csa", "CSA state group", "CSA compressor states",
-                                 k->csa_layers, state + index_state, DSV4_STATE_BLOCK,
-                                 2ull * k->csa_ratio, 0};
+        b[n++] = (struct bucket){
+            "group_state_csa",   "CSA state group", "CSA compressor states", k->csa_layers,
+            state + index_state, DSV4_STATE_BLOCK,  2ull * k->csa_ratio,     0};
     if (k->hca_layers)
-        b[n++] = (struct bucket){"group_state_hca", "HCA state group", "HCA compressor states",
-                                 k->hca_layers, hca_state, DSV4_STATE_BLOCK_HCA, k->hca_ratio, 0};
+        b[n++] = (struct bucket){"group_state_hca",
+                                 "HCA state group",
+                                 "HCA compressor states",
+                                 k->hca_layers,
+                                 hca_state,
+                                 DSV4_STATE_BLOCK_HCA,
+                                 k->hca_ratio,
+                                 0};
     return n;
 }
 
@@ -184,7 +190,8 @@ static void group_row(const struct policy_ctx *c, const struct bucket *g)
     explain_op(row, XOP_CEIL);
     explain_term(row, (long double)g->tuple_bytes, XU_BYTES_EXACT, "pages a layer");
     explain_op(row, XOP_MUL);
-    snprintf(note, sizeof note, "the widest of %llu group%s: %s, blocks of %llu tokens, a "
+    snprintf(note, sizeof note,
+             "the widest of %llu group%s: %s, blocks of %llu tokens, a "
              "window of %llu",
              (unsigned long long)g->groups, g->groups == 1 ? "" : "s", g->what,
              (unsigned long long)g->block, (unsigned long long)g->window);
@@ -209,7 +216,8 @@ static uint64_t window_blocks_of(const struct policy_ctx *c, const struct bucket
             explain_op(row, XOP_ADD);
     }
     char note[160];
-    snprintf(note, sizeof note, "each group: min(window - 1 + %llu batched tokens, context) in "
+    snprintf(note, sizeof note,
+             "each group: min(window - 1 + %llu batched tokens, context) in "
              "its blocks, rounded up, and one more",
              (unsigned long long)batched);
     explain_row_end(c->x, row, XU_COUNT, 0, note);
@@ -247,8 +255,10 @@ void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule)
     row = explain_row_begin(c->x, "block_stride", "Block stride", "per block");
     explain_ref(c->x, row, b[widest].key, "");
     char note[120];
-    snprintf(note, sizeof note, "the widest of the %u groups: a block of every group is one "
-             "slab of this many bytes", groups);
+    snprintf(note, sizeof note,
+             "the widest of the %u groups: a block of every group is one "
+             "slab of this many bytes",
+             groups);
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0, note);
     e->unit_bytes = stride;
     e->units = c->b->kv_pool_bytes_per_gpu / stride;

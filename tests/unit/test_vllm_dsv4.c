@@ -178,8 +178,8 @@ static void older_rules_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(flash_pages),          cmocka_unit_test(flash_groups_and_blocks),
-        cmocka_unit_test(fewer_batched_tokens), cmocka_unit_test(pro_groups),
+        cmocka_unit_test(flash_pages),           cmocka_unit_test(flash_groups_and_blocks),
+        cmocka_unit_test(fewer_batched_tokens),  cmocka_unit_test(pro_groups),
         cmocka_unit_test(one_head_on_every_gpu), cmocka_unit_test(launch_line),
         cmocka_unit_test(older_rules_refused),
     };
