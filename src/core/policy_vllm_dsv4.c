@@ -127,25 +127,24 @@ static int buckets_of(const struct policy_ctx *c, uint64_t block, struct bucket 
                             "a layer's window (DeepseekV4SWACache)");
     int n = 0;
     uint64_t mla = k->csa_layers > k->hca_layers ? k->csa_layers : k->hca_layers;
-    b[n++] = (struct bucket){
-        "group_mla", "MLA group", "compressed rows and indexer keys", mla, 0, block, 0, 1};
-    b[0].tuple_bytes = kv_sat_add(kv_sat_mul(k->csa_layers, csa + index),
-                                  kv_sat_mul(k->hca_layers, hca)); /* its pages, whole */
-    b[n++] = (struct bucket){"group_swa", "Window groups", "windows",        k->windowed_layers,
-                             swa,         DSV4_SWA_BLOCK,  k->window_tokens, 0};
+    b[n++] = (struct bucket){.key = "group_mla", .label = "MLA group",
+                             .what = "compressed rows and indexer keys", .tuples = mla,
+                             .tuple_bytes = kv_sat_add(kv_sat_mul(k->csa_layers, csa + index),
+                                                       kv_sat_mul(k->hca_layers, hca)),
+                             .block = block, .groups = 1};
+    b[n++] = (struct bucket){.key = "group_swa", .label = "Window groups", .what = "windows",
+                             .tuples = k->windowed_layers, .tuple_bytes = swa,
+                             .block = DSV4_SWA_BLOCK, .window = k->window_tokens};
     if (k->csa_layers)
-        b[n++] = (struct bucket){
-            "group_state_csa",   "CSA state group", "CSA compressor states", k->csa_layers,
-            state + index_state, DSV4_STATE_BLOCK,  2ull * k->csa_ratio,     0};
+        b[n++] = (struct bucket){.key = "group_state_csa", .label = "CSA state group",
+                                 .what = "CSA compressor states", .tuples = k->csa_layers,
+                                 .tuple_bytes = state + index_state, .block = DSV4_STATE_BLOCK,
+                                 .window = 2ull * k->csa_ratio};
     if (k->hca_layers)
-        b[n++] = (struct bucket){"group_state_hca",
-                                 "HCA state group",
-                                 "HCA compressor states",
-                                 k->hca_layers,
-                                 hca_state,
-                                 DSV4_STATE_BLOCK_HCA,
-                                 k->hca_ratio,
-                                 0};
+        b[n++] = (struct bucket){.key = "group_state_hca", .label = "HCA state group",
+                                 .what = "HCA compressor states", .tuples = k->hca_layers,
+                                 .tuple_bytes = hca_state, .block = DSV4_STATE_BLOCK_HCA,
+                                 .window = k->hca_ratio};
     return n;
 }
 
