@@ -162,8 +162,9 @@ struct engine_desc {
     enum dtype state_conv, state_ssm; /* the state's precisions; AUTO: vLLM's "auto" */
     bool global_dims;            /* kvplan has its rule for global layers of their own KV
                                   * heads and head_dim (Gemma 4); else they are refused */
-    bool compressed;             /* kvplan has its rule for DeepSeek V4's compressed
-                                  * attention (core/kvcost.h); else it is refused */
+    bool (*compressed)(enum engine_rule rule); /* kvplan has its rule for DeepSeek V4's
+                                  * compressed attention at that version (core/kvcost.h);
+                                  * NULL or false: it is refused */
     bool state_per_user;         /* its state pool is not modelled: each user's state is
                                   * counted in its KV blocks (WARN_STATE_GENERIC) */
 

@@ -404,6 +404,7 @@ static void budget(const struct policy_ctx *c)
     e->budget_bytes = (uint64_t)llroundl((long double)start * e->fraction);
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
     policy_user_bytes(c);
+    e->held_extra_bytes = sglang_held_extra(c); /* policy_sglang_mem.c */
     struct explain_row *row = explain_row_begin(c->x, "budget", "SGLang static", "per GPU");
     explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
     if (before) {

@@ -49,7 +49,7 @@ static bool has_global_dims(const struct engine_desc *e)
 
 static bool has_compressed(const struct engine_desc *e)
 {
-    return e->compressed;
+    return e->compressed && e->compressed(RULE_CURRENT);
 }
 
 static bool has_mtp(const struct engine_desc *e)
@@ -178,7 +178,11 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
                     "KV heads and a head_dim of their own%s; it counts them for %s",
                     s->model.id, e->title, s->model.global_k_eq_v ? " (K=V)" : "", who);
     }
-    if (!e->compressed && kvcost_has_compressed(&s->model)) {
+    if (has_compressed(e) && !e->compressed(s->engine.rule) && kvcost_has_compressed(&s->model))
+        return fail(d, n, SF_ENGINE, field, "%s: %s predates DeepSeek V4's compressed "
+                    "attention (--engine %s)", s->model.id, engine_label(e->kind, s->engine.rule),
+                    e->name);
+    if (!has_compressed(e) && kvcost_has_compressed(&s->model)) {
         char who[96];
         engine_list(has_compressed, (struct engine_list){true, " and ", true}, who, sizeof who);
         return fail(d, n, SF_ENGINE, field, "%s: kvplan has no %s rule for DeepSeek V4's "

@@ -768,10 +768,11 @@ printf '{%s, "mamba_d_head": 3}\n' "$fh" > "$T/fh3.json"
 expect 2 "mamba_d_head: 2 heads of 3 are not mamba_d_ssm 4" import-hf "$T/fh3.json"
 expect 0 "qwen3_next family, 79.674B parameters" import-hf "$HERE/data/hf/qwen3-next-80b-a3b.json"
 # the plan: 36 state layers x (12,288 + 262,144) B at TP 4; vLLM's block 16 x ceil(274,432 /
-# (16 x 1,024)) = 272 tokens; SGLang's state slots; llama.cpp's F32 cells
+# (16 x 1,024)) = 272 tokens; SGLang's state slots (of the pool less the 72 MiB of router
+# gates every GPU holds whole); llama.cpp's F32 cells
 expect_field 9879552 bytes_per_user_per_gpu --model qwen3-next-80b-a3b --gpus 4
 expect_field 272 unit_tokens --model qwen3-next-80b-a3b --gpus 4 --engine vllm
-expect_field 720 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
+expect_field 718 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
 expect_field 145539072 bytes_per_user_per_gpu --model nemotron-9b-v2 --gpu rtx-4090 --engine llamacpp
 expect 0 "State per user      36 state layers" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "users' state" plan --model qwen3-next-80b-a3b --gpus 4
