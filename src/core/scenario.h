@@ -219,7 +219,8 @@ uint64_t scenario_replicated_bytes(const struct scenario *s);
 
 /* Tensor parallel size, pipeline stages and replicas (tp x pp x replicas = gpus);
  * without --tp, the largest group of a stage's GPUs the heads split over
- * (scenario_tp_even). */
+ * (scenario_tp_even); without --tp and --pp, pipeline stages too when that
+ * group cannot hold the weights (scenario_layout.c). */
 uint32_t scenario_tp(const struct scenario *s);
 uint32_t scenario_pp(const struct scenario *s);
 
