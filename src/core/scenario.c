@@ -273,7 +273,7 @@ void scenario_set_engine(struct scenario *s, enum engine_kind kind, enum engine_
     s->engine.chunked_prefill_size = 0;
     if (!e->dp_attention)
         s->dp_attention = false;
-    if (!(e->experts_over_dp && e->experts_over_dp(rule)))
+    if (!engine_expert_parallel(e, rule))
         s->expert_parallel = false;
     if (e->splits_layers)
         s->pp = 0;
