@@ -123,7 +123,9 @@ void control_load_set(enum control c, struct scenario *s, uint64_t value)
 {
     switch (c) {
     case CTRL_PP:
-        s->pp = value > 1 ? (uint32_t)value : 0;
+        s->pp = value > 1 ? (uint32_t)value : 0; /* 0 (a reset): the default */
+        if (value == 1 && scenario_pp(s) > 1)
+            s->pp = 1; /* one stage where the default adds stages: as asked */
         if (s->tp && s->gpus % (s->tp * scenario_pp(s)) != 0)
             s->tp = 0; /* the split no longer divides: the default (scenario_tp) */
         break;

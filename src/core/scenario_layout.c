@@ -67,6 +67,15 @@ static void default_layout(const struct scenario *s, uint32_t *tp, uint32_t *pp)
     }
 }
 
+bool scenario_pp_written(const struct scenario *s)
+{
+    if (s->pp != 1)
+        return s->pp > 1;
+    struct scenario d = *s;
+    d.pp = 0;
+    return scenario_pp(&d) > 1;
+}
+
 uint32_t scenario_tp(const struct scenario *s)
 {
     uint32_t tp, pp;

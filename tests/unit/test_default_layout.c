@@ -2,6 +2,7 @@
  * tensor parallel within a node as before when it holds the weights, and
  * pipeline stages over the GPUs when it does not, never replicas that hold
  * no one. */
+#include "app/controls.h"
 #include "model_fixture.h"
 
 /* Llama 3 70B in bf16 (131.42 GiB of weights) under vLLM on n H100 SXM5s
@@ -93,6 +94,30 @@ static void a_given_layout_is_kept(void **state)
     assert_int_equal(scenario_pp(&s), 1);
 }
 
+/* The planner's Stages row stepped to 1 where the default adds stages: one
+ * stage, as asked (5 x TP 1), not the default's 5 again. */
+static void the_stages_row_at_one_keeps_one(void **state)
+{
+    (void)state;
+    struct scenario s = llama3_70b_on(5);
+    control_load_set(CTRL_PP, &s, 1);
+    assert_int_equal(scenario_pp(&s), 1);
+    assert_int_equal(scenario_replicas(&s), 5);
+    control_load_set(CTRL_PP, &s, 5);
+    assert_int_equal(scenario_pp(&s), 5);
+    control_load_reset(CTRL_PP, &s); /* r: the default, stages and all */
+    assert_int_equal(scenario_pp(&s), 5);
+    /* one stage asked is written (--pp 1, a snapshot's pp) where the default
+     * differs, and only there, so a copied command or a saved file reads back */
+    s.pp = 1;
+    assert_true(scenario_pp_written(&s));
+    s = llama3_70b_on(8);
+    s.pp = 1;
+    assert_false(scenario_pp_written(&s));
+    s.pp = 0;
+    assert_false(scenario_pp_written(&s));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -101,6 +126,7 @@ int main(void)
         cmocka_unit_test(tensor_parallel_that_holds_stays),
         cmocka_unit_test(a_model_past_a_node_takes_two_stages),
         cmocka_unit_test(a_given_layout_is_kept),
+        cmocka_unit_test(the_stages_row_at_one_keeps_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
