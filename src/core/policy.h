@@ -169,6 +169,8 @@ int policy_sglang_servers(const struct placement *l, const char *launch, int k,
                           struct shell_line *out);
 int policy_llamacpp_servers(const struct placement *l, const char *launch, int k,
                             struct shell_line *out);
+int policy_trtllm_servers(const struct placement *l, const char *launch, int k,
+                          struct shell_line *out); /* policy_trtllm_nodes.c */
 
 /* The state rows of a model with state layers: "state_conv", "state_ssm"
  * and "state_per_user" (one sequence, every state layer, one GPU); `gpus`

@@ -219,9 +219,13 @@ uint64_t scenario_replicated_bytes(const struct scenario *s);
 
 /* Tensor parallel size, pipeline stages and replicas (tp x pp x replicas = gpus);
  * without --tp, the largest group of a stage's GPUs the heads split over
- * (scenario_tp_even). */
+ * (scenario_tp_even); without --tp and --pp, pipeline stages too when that
+ * group cannot hold the weights (scenario_layout.c). */
 uint32_t scenario_tp(const struct scenario *s);
 uint32_t scenario_pp(const struct scenario *s);
+/* Whether --pp (or a snapshot's pp) must be written for the layout to read
+ * back: stages above 1, or one where the default would add stages. */
+bool scenario_pp_written(const struct scenario *s);
 
 /* The memory one GPU may use: --vram; on unified memory the wired limit
  * (--wired-limit-mb, at most the unified memory), else Metal's default

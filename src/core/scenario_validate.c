@@ -148,6 +148,27 @@ static bool lora_validate(const struct scenario *s, const char *const *n,
     return true;
 }
 
+/* Whole experts over a replica's TP ranks (an engine's experts_over_tp,
+ * SGLang's --ep-size TP): more than one rank, and as SGLang's FusedMoE takes
+ * them (layers/moe/fused_moe_triton/layer.py, FusedMoE.__init__: assert
+ * num_experts % moe_ep_size == 0), the routed experts a multiple of them. */
+static bool experts_over_tp_validate(const struct scenario *s, const char *const *n,
+                                     enum scenario_field *field, struct diag *d)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (!s->expert_parallel || !e->experts_over_tp)
+        return true;
+    uint32_t tp = scenario_tp(s), experts = s->model.experts;
+    if (tp < 2)
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "%s places whole experts on each TP rank: "
+                    "it needs %s above 1", e->title, n[SF_TP]);
+    if (experts && experts % tp != 0)
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "%s wants the %u routed experts of %s a "
+                    "multiple of the expert-parallel size, TP %u", e->title, experts,
+                    s->model.id, tp);
+    return true;
+}
+
 /* The layouts an engine may not take: pipeline stages where it splits
  * layers already, DP attention and expert parallel where it has no such
  * option. */
@@ -168,7 +189,7 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
         return fail(d, n, SF_DP_ATTENTION, field, "spreads requests over the TP ranks: it needs "
                     "%s above 1", n[SF_TP]);
     owner = engine_find(has_experts_over_dp);
-    if (s->expert_parallel && !(e->experts_over_dp && e->experts_over_dp(s->engine.rule)))
+    if (s->expert_parallel && !engine_expert_parallel(e, s->engine.rule))
         return fail(d, n, SF_EXPERT_PARALLEL, field, "is an option of %s (--engine %s)",
                     owner ? owner->experts_owner : "an engine", owner ? owner->name : "?");
     if (!e->global_dims && kvcost_has_global_dims(&s->model)) {
@@ -192,7 +213,7 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
     if (s->expert_parallel && s->model.expert_params == 0)
         return fail(d, n, SF_EXPERT_PARALLEL, field, "%s has no MoE experts to spread",
                     s->model.id);
-    return true;
+    return experts_over_tp_validate(s, n, field, d);
 }
 
 /* An engine's option given to another would be ignored without a word: an

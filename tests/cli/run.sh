@@ -569,7 +569,10 @@ expect 2 "--enable-dp-attention: is an SGLang option" plan --model deepseek-v3 -
 expect 0 "DP attention over the TP ranks" plan --model deepseek-v3 --gpu h200 --gpus 8 --engine sglang --enable-dp-attention
 expect 0 "experts over all 16 GPUs" plan --model deepseek-v3 --gpu h200 --gpus 16 --tp 8 --engine vllm --enable-expert-parallel --context 32k
 expect 2 "--enable-expert-parallel: llama-3-8b has no MoE experts to spread" plan --model llama-3-8b --engine vllm --enable-expert-parallel
-expect 2 "--enable-expert-parallel: is an option of vLLM's V1 engine" plan --model mixtral-8x7b --engine sglang --enable-expert-parallel
+expect 2 "--enable-expert-parallel: is an option of vLLM's V1 engine" plan --model mixtral-8x7b --engine trtllm --enable-expert-parallel
+# SGLang's --ep-size (server_args.py, 0.5): whole experts over the TP ranks
+expect 2 "--enable-expert-parallel: SGLang places whole experts on each TP rank: it needs --tp above 1" plan --model mixtral-8x7b --engine sglang --enable-expert-parallel
+expect 0 " --tp 8 --ep-size 8" plan --model mixtral-8x7b --gpus 8 --engine sglang --enable-expert-parallel
 
 # speculative decoding: a draft model, DeepSeek's MTP layer, and their errors
 expect 0 "Draft KV per token  16 draft layers x 2 (K,V) x 8 KV heads x 64 head_dim x 2 B (bf16)" plan --model llama-3.1-8b --draft-model llama-3.2-1b
