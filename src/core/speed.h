@@ -74,6 +74,8 @@ struct speed_result {
     uint64_t users_at_service_level;
     bool level_unknown;          /* a target kvplan cannot check (no bandwidth or compute figure):
                                   * users_at_service_level is then 0 */
+    bool level_missed;           /* a target no count of users keeps, not even one alone:
+                                  * users_at_service_level is 0 and the speed is one user's */
     enum binding_limit binding;
 };
 
