@@ -1,5 +1,7 @@
 #include "price.h"
 
+#include <stdio.h>
+
 /* One GPU's price an hour: --price, else the preset's; < 0 unknown. */
 static double gpu_price(const struct scenario *s)
 {
@@ -34,23 +36,51 @@ static void per_million_steps(struct explain_row *row)
     explain_op(row, XOP_MUL);
 }
 
-/* A user-hour: with a service level, of one of the users who keep it. */
-static void user_hour_row(const struct placement *l, struct plan_price *out, struct explain *x,
-                          double price, bool slo, uint64_t users)
+/* The users both costs are shared by, and the words that say so: the
+ * users --concurrency gives (the throughput is theirs too), else with a
+ * service level those who keep it, else every user that fits. */
+struct cost_basis {
+    uint64_t users;
+    bool slo, given;
+    char note[64]; /* "at 30 concurrent users (--concurrency)"; "" otherwise */
+};
+
+static struct cost_basis cost_basis_of(const struct scenario *s, const struct plan_totals *t,
+                                       const struct speed_result *sp)
 {
-    const char *why = why_unknown(price, slo, users);
-    out->cost_per_user_hour = why ? -1.0 : out->price_usd_per_hour / (double)users;
+    struct cost_basis c = {0};
+    c.slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+    c.given = s->concurrency > 0 && t->max_users > 0;
+    c.users = c.given ? s->concurrency : c.slo ? sp->users_at_service_level : t->max_users;
+    if (c.given)
+        snprintf(c.note, sizeof c.note, "at %llu concurrent user%s (--concurrency)",
+                 (unsigned long long)c.users, c.users == 1 ? "" : "s");
+    else if (c.slo)
+        snprintf(c.note, sizeof c.note, "at the users who keep the service level");
+    return c;
+}
+
+/* A user-hour: of one of the users the costs are shared by. */
+static void user_hour_row(const struct placement *l, struct plan_price *out, struct explain *x,
+                          double price, const struct cost_basis *c)
+{
+    const char *why = why_unknown(price, c->slo && !c->given, c->users);
+    out->cost_per_user_hour = why ? -1.0 : out->price_usd_per_hour / (double)c->users;
     struct explain_row *row = explain_row_begin(x, "cost", "Cost per user-hour", "");
     if (why) {
         explain_row_end(x, row, XU_USD, -1, why);
         return;
     }
     price_terms(row, l, price);
-    if (slo)
+    if (c->given) {
+        explain_term(row, (long double)c->users, XU_COUNT,
+                     c->users == 1 ? "concurrent user" : "concurrent users");
+    } else if (c->slo) {
         explain_ref(x, row, "users_slo",
-                    users == 1 ? "user at the service level" : "users at the service level");
-    else
-        explain_ref(x, row, "users", users == 1 ? "user" : "users");
+                    c->users == 1 ? "user at the service level" : "users at the service level");
+    } else {
+        explain_ref(x, row, "users", c->users == 1 ? "user" : "users");
+    }
     explain_op(row, XOP_DIV);
     explain_row_end(x, row, XU_USD, 0, NULL);
 }
@@ -58,7 +88,7 @@ static void user_hour_row(const struct placement *l, struct plan_price *out, str
 /* A million output tokens at the throughput shown. */
 static void output_row(const struct scenario *s, const struct placement *l,
                        const struct speed_result *sp, struct plan_price *out, struct explain *x,
-                       const char *why)
+                       const struct cost_basis *c, const char *why)
 {
     if (why == NULL && sp->tokens_per_s_total <= 0)
         why = !sp->known ? "no bandwidth figure for this GPU" : "no user fits";
@@ -71,12 +101,10 @@ static void output_row(const struct scenario *s, const struct placement *l,
         explain_row_end(x, row, XU_USD, -1, why);
         return;
     }
-    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
     price_terms(row, l, gpu_price(s));
     explain_ref(x, row, "speed_total", "throughput");
     per_million_steps(row);
-    explain_row_end(x, row, XU_USD, 0,
-                    slo && !s->concurrency ? "at the users who keep the service level" : NULL);
+    explain_row_end(x, row, XU_USD, 0, c->note[0] ? c->note : NULL);
 }
 
 /* A million prompt tokens at every replica's prefill rate: one prompt
@@ -110,12 +138,11 @@ static void input_row(const struct placement *l, const struct speed_result *sp,
 void price_compute(const struct scenario *s, const struct placement *l, const struct plan_totals *t,
                    const struct speed_result *sp, struct plan_price *out, struct explain *x)
 {
-    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
-    uint64_t users = slo ? sp->users_at_service_level : t->max_users;
+    struct cost_basis c = cost_basis_of(s, t, sp);
     double price = gpu_price(s);
     out->price_usd_per_hour = price >= 0 ? price * (double)l->gpus : -1.0;
-    user_hour_row(l, out, x, price, slo, users);
-    const char *why = why_unknown(price, slo, users);
-    output_row(s, l, sp, out, x, why);
+    user_hour_row(l, out, x, price, &c);
+    const char *why = why_unknown(price, c.slo && !c.given, c.users);
+    output_row(s, l, sp, out, x, &c, why);
     input_row(l, sp, out, x, price, why);
 }

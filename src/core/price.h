@@ -1,10 +1,10 @@
 /* price: what the GPUs cost an hour, a user-hour and a million tokens. A
  * user-hour is the price per hour shared by the users that fit, or with a
- * service level by those who keep it (core/speed.h); a million output tokens
- * is the price per hour over the output tokens an hour at the throughput the
- * plan shows (with a speed target, the throughput of the users who keep
- * it); a million input tokens, over the prompt tokens an hour at the prefill
- * rate of every replica. The plan's stage after the speed and its bands
+ * service level by those who keep it (core/speed.h), or by the users
+ * --concurrency gives; a million output tokens is the price per hour over
+ * the output tokens an hour at the throughput of those same users (the
+ * throughput the plan shows); a million input tokens, over the prompt
+ * tokens an hour at the prefill rate of every replica. The plan's stage after the speed and its bands
  * (plan.c calls price_compute; rows "cost", "cost_output", "cost_input"). */
 #ifndef KVPLAN_CORE_PRICE_H
 #define KVPLAN_CORE_PRICE_H
