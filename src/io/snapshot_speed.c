@@ -10,7 +10,7 @@
 static cJSON *band_json(const struct speed_band *b)
 {
     struct jsonout o = jsonout_begin();
-    bool band = b->basis != SPEEDBAND_DEFAULT && b->cases > 0;
+    bool band = b->banded;
     jsonout_string(&o, "basis", speedband_basis_name(b->basis));
     char group[SPEEDBAND_GROUP_MAX];
     speedband_group(b, group, sizeof group);
