@@ -8,6 +8,26 @@ static double gpu_price(const struct scenario *s)
     return s->has_price ? s->price_usd_per_hour : s->gpu.price_usd_per_hour;
 }
 
+double price_per_million_tokens(double usd_per_hour, double tokens_per_s)
+{
+    if (usd_per_hour < 0 || !(tokens_per_s > 0))
+        return -1.0;
+    return usd_per_hour / (tokens_per_s * PRICE_SECONDS_PER_HOUR) * PRICE_TOKENS_PER_MILLION;
+}
+
+void price_basis_text(const struct scenario *s, uint32_t gpus, char *buf, size_t size)
+{
+    double price = gpu_price(s);
+    if (price < 0)
+        snprintf(buf, size, "no price for this GPU (use --price)");
+    else if (gpus == 0)
+        snprintf(buf, size, "$%.2f/h per GPU, %s", price,
+                 s->has_price ? "--price" : "the preset's price");
+    else
+        snprintf(buf, size, "$%.2f/h per GPU x %u GPU%s, %s", price, gpus, gpus == 1 ? "" : "s",
+                 s->has_price ? "--price" : "the preset's price");
+}
+
 /* Why a cost cannot be given, or NULL when it can. */
 static const char *why_unknown(double price, bool slo, uint64_t users)
 {
@@ -93,9 +113,7 @@ static void output_row(const struct scenario *s, const struct placement *l,
     if (why == NULL && sp->tokens_per_s_total <= 0)
         why = !sp->known ? "no bandwidth figure for this GPU" : "no user fits";
     out->cost_per_million_output_tokens =
-        why ? -1.0
-            : out->price_usd_per_hour / (sp->tokens_per_s_total * PRICE_SECONDS_PER_HOUR) *
-                  PRICE_TOKENS_PER_MILLION;
+        why ? -1.0 : price_per_million_tokens(out->price_usd_per_hour, sp->tokens_per_s_total);
     struct explain_row *row = explain_row_begin(x, "cost_output", "Cost per 1M output", "");
     if (why) {
         explain_row_end(x, row, XU_USD, -1, why);
@@ -116,8 +134,7 @@ static void input_row(const struct placement *l, const struct speed_result *sp,
         why = !sp->known ? "no bandwidth figure for this GPU" : "no compute figure for this GPU";
     double rate = sp->prefill_tokens_per_s * (double)l->replicas;
     out->cost_per_million_input_tokens =
-        why ? -1.0
-            : out->price_usd_per_hour / (rate * PRICE_SECONDS_PER_HOUR) * PRICE_TOKENS_PER_MILLION;
+        why ? -1.0 : price_per_million_tokens(out->price_usd_per_hour, rate);
     struct explain_row *row = explain_row_begin(x, "cost_input", "Cost per 1M input", "");
     if (why) {
         explain_row_end(x, row, XU_USD, -1, why);

@@ -34,6 +34,16 @@ struct plan_price {
     PLAN_PRICE_FIELDS
 };
 
+/* usd_per_hour over the tokens an hour at tokens_per_s, x 1,000,000: what
+ * a million tokens cost at that rate; -1 when the price is unknown (< 0) or
+ * the rate is none (<= 0). Every command's cost per million tokens. */
+double price_per_million_tokens(double usd_per_hour, double tokens_per_s);
+
+/* The price a cost rests on, in words: "$2.69/h per GPU x 8 GPUs, the
+ * preset's price" (or "--price"; gpus 0: per GPU alone), "no price for this
+ * GPU (use --price)". */
+void price_basis_text(const struct scenario *s, uint32_t gpus, char *buf, size_t size);
+
 /* The price of the plan's GPUs from the layout, the totals and the speed:
  * fills *out and writes its rows to x when not NULL. */
 void price_compute(const struct scenario *s, const struct placement *l, const struct plan_totals *t,
