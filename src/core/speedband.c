@@ -174,22 +174,43 @@ static enum speedband_basis basis_of(const struct scenario *s, enum speedband_fi
                                                                         : SPEEDBAND_DEFAULT;
 }
 
+/* *dst = *src field by field over zeroed memory: a struct copy may leave
+ * its padding as it was, and a plan is compared byte for byte. */
+static void band_set(struct speed_band *dst, const struct speed_band *src)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->basis = src->basis;
+    dst->low = src->low;
+    dst->high = src->high;
+    dst->cases = src->cases;
+    dst->held_out = src->held_out;
+    dst->family = src->family;
+    dst->engine_title = src->engine_title;
+    dst->moe = src->moe;
+    dst->banded = src->banded;
+    dst->figure = src->figure;
+}
+
 void speedband_lookup(const struct scenario *s, struct speed_bands *out)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
     struct speedband_key key = {s->gpu.family, e->name, e->title,
                                 s->model.experts > 0 &&
                                     s->model.experts_per_token < s->model.experts};
-    out->decode = speedband_find(speedband_table, speedband_table_count, &key, SPEEDBAND_DECODE);
-    out->ttft = speedband_find(speedband_table, speedband_table_count, &key, SPEEDBAND_TTFT);
-    out->decode.basis = basis_of(s, SPEEDBAND_DECODE, key.moe);
-    out->ttft.basis = basis_of(s, SPEEDBAND_TTFT, key.moe);
+    struct speed_band d = speedband_find(speedband_table, speedband_table_count, &key,
+                                         SPEEDBAND_DECODE);
+    struct speed_band f = speedband_find(speedband_table, speedband_table_count, &key,
+                                         SPEEDBAND_TTFT);
+    d.basis = basis_of(s, SPEEDBAND_DECODE, key.moe);
+    f.basis = basis_of(s, SPEEDBAND_TTFT, key.moe);
     /* a calibration's figures rest on the user's own benchmark, not on the
      * public cases: no band of theirs (the fit's residuals are in its file) */
-    if (out->decode.basis == SPEEDBAND_CALIBRATED)
-        out->decode = calibrated(&key, SPEEDBAND_DECODE);
-    if (out->ttft.basis == SPEEDBAND_CALIBRATED)
-        out->ttft = calibrated(&key, SPEEDBAND_TTFT);
+    if (d.basis == SPEEDBAND_CALIBRATED)
+        d = calibrated(&key, SPEEDBAND_DECODE);
+    if (f.basis == SPEEDBAND_CALIBRATED)
+        f = calibrated(&key, SPEEDBAND_TTFT);
+    band_set(&out->decode, &d);
+    band_set(&out->ttft, &f);
 }
 
 void speedband_figures(const struct speed_result *sp, struct speed_bands *out)
