@@ -479,6 +479,7 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
      * missing it, never that of every user that fits */
     uint64_t all = r->totals->max_users;
     bool checked = target && sp->known && !ttft_unknown;
+    sp->level_target = target;
     sp->level_missed = checked && all > 0 && best == 0;
     uint64_t total = s->concurrency      ? s->concurrency
                      : !checked          ? all

@@ -45,6 +45,8 @@ for args in (["--model", "llama-3.1-8b", "--min-tok-s", "500"],
           "%s: the throughput is not one user's" % args)
     check(any(w.startswith(MISSED) for w in r["warnings"]), "%s: no warning in JSON: %s"
           % (args, r["warnings"]))
+    check(r.get("service_level_missed") is True, "%s: service_level_missed %s"
+          % (args, r.get("service_level_missed")))
     check(r["cost_per_user_hour"] is None and r["cost_per_million_output_tokens"] is None,
           "%s: a cost for a service level nobody keeps" % args)
     rc, text = plan(*args, fmt="text")
@@ -58,6 +60,9 @@ rc, out = plan("--model", "llama-3.1-8b", "--min-tok-s", "50")
 r = json.loads(out)["result"]
 check(r["users_at_service_level"] > 0 and not any(w.startswith(MISSED) for w in r["warnings"]),
       "a kept target warns: %s" % r["warnings"])
+check(r.get("service_level_missed") is False, "a kept target: service_level_missed false")
+rc, out = plan("--model", "llama-3.1-8b")
+check("service_level_missed" not in json.loads(out)["result"], "no target: no service_level_missed")
 
 # 2. --concurrency with a target: both costs of the same N users
 for extra in ([], ["--min-tok-s", "50"], ["--min-tok-s", "50", "--max-ttft", "0.5"]):
