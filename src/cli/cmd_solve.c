@@ -27,7 +27,29 @@ enum { SOLVE_MAX_PLANS = 1000000 };
 struct solve_row {
     const struct gpu_spec *gpu;
     struct solve_split split;
+    /* a million output and input tokens at the layout's own throughput, the
+     * users it serves decoding at once (< 0 unknown or not solved) */
+    double cost_output, cost_input;
 };
+
+/* The costs of a solved row: its layout planned, the plan's costs. */
+static void row_costs(const struct scenario *s, struct solve_row *row)
+{
+    const struct solve_split *sp = &row->split;
+    row->cost_output = row->cost_input = -1;
+    if (!sp->solved)
+        return;
+    struct scenario x = *s;
+    x.gpus = sp->gpus;
+    x.tp = sp->tp;
+    x.pp = sp->pp > 1 ? sp->pp : 0;
+    static struct plan_result r;
+    struct diag d = {0};
+    if (!plan_compute(&x, PLAN_NUMBERS, NULL, &r, &d))
+        return;
+    row->cost_output = r.cost_per_million_output_tokens;
+    row->cost_input = r.cost_per_million_input_tokens;
+}
 
 /* The rows of the GPU types compared, and the types left out. */
 struct solve_table {
@@ -102,6 +124,10 @@ static cJSON *json_row(const struct solve_row *row)
         jsonout_uint(&o, "users", sp->users);
         jsonout_double_or_null(&o, "usd_per_hour", sp->cost_per_hour, sp->cost_per_hour >= 0);
         jsonout_null(&o, "why");
+        jsonout_double_or_null(&o, "cost_per_million_output_tokens", row->cost_output,
+                               row->cost_output >= 0);
+        jsonout_double_or_null(&o, "cost_per_million_input_tokens", row->cost_input,
+                               row->cost_input >= 0);
     } else {
         jsonout_string(&o, "why", sp->why == UNSOLVED_NO_COMPUTE     ? "no compute figure"
                                   : sp->why == UNSOLVED_NO_BANDWIDTH ? "no bandwidth figure"
@@ -245,6 +271,7 @@ static bool solve_rows(const struct solve_job *job, const struct options *o,
                              (unsigned long long)job->max_plans, job->max_gpus,
                              job->max_pp > 1 ? " in pipeline stages" : "",
                              (unsigned long long)job->need);
+        row_costs(&s, row);
         t->count++;
     }
     if (job->wired_limit_mb && o->solve_gpu_count && unified == 0)
@@ -305,8 +332,8 @@ static int print_rows_table(const struct solve_row *rows, int nrows)
     bool any_pp = false;
     for (int i = 0; i < nrows; i++)
         any_pp = any_pp || rows[i].split.pp > 1;
-    printf("%-16s %5s %12s %8s %10s\n", "GPU", "GPUS", any_pp ? "TPxPPxREPL" : "TP x REPL", "USERS",
-           "$/HOUR");
+    printf("%-16s %5s %12s %8s %10s %10s\n", "GPU", "GPUS", any_pp ? "TPxPPxREPL" : "TP x REPL",
+           "USERS", "$/HOUR", "$/1M OUT");
     int solved = 0;
     for (int i = 0; i < nrows; i++) {
         const struct solve_split *sp = &rows[i].split;
@@ -320,15 +347,17 @@ static int print_rows_table(const struct solve_row *rows, int nrows)
             continue;
         }
         solved++;
-        char split[32], cost[32] = "-";
+        char split[32], cost[32] = "-", per_m[32] = "-";
         if (any_pp)
             snprintf(split, sizeof split, "%ux%ux%u", sp->tp, sp->pp, sp->gpus / (sp->tp * sp->pp));
         else
             snprintf(split, sizeof split, "%u x %u", sp->tp, sp->gpus / sp->tp);
         if (sp->cost_per_hour >= 0)
             snprintf(cost, sizeof cost, "%.2f", sp->cost_per_hour);
-        printf("%-16s %5u %12s %8llu %10s\n", rows[i].gpu->id, sp->gpus, split,
-               (unsigned long long)sp->users, cost);
+        if (rows[i].cost_output >= 0)
+            snprintf(per_m, sizeof per_m, "%.4f", rows[i].cost_output);
+        printf("%-16s %5u %12s %8llu %10s %10s\n", rows[i].gpu->id, sp->gpus, split,
+               (unsigned long long)sp->users, cost, per_m);
     }
     return solved;
 }
@@ -359,6 +388,9 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
         printf("(TP %u spans nodes of %d GPUs: its all-reduces run over the network; --max-pp N "
                "lets solve put pipeline stages between nodes instead, as engines do)\n",
                wide, SPEED_GPUS_PER_NODE);
+    printf("($/HOUR: each GPU type's price an hour, %s, times its GPUs; $/1M OUT: $/HOUR over "
+           "the output tokens an hour of the USERS decoding at once)\n",
+           base->has_price ? "--price" : "its preset's");
     if (skipped) {
         char vendors[64];
         engine_vendors_text(base->engine.kind, vendors, sizeof vendors);
