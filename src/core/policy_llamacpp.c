@@ -252,7 +252,7 @@ static void launch(const struct policy_ctx *c)
     struct shell_line sl;
     shell_line_init(&sl, e->launch, sizeof e->launch);
     shell_words(&sl, "llama-server -m");
-    shell_wordf(&sl, "%s.gguf", m->id);
+    policy_gguf_word(&sl, m); /* the imported file's name, else ID.gguf */
     shell_option(&sl, "-c", "%llu", (unsigned long long)n_ctx);
     shell_option(&sl, "-np", "%llu", (unsigned long long)np);
     if (l->tk != DTYPE_FP16) {
@@ -274,7 +274,7 @@ static void launch(const struct policy_ctx *c)
         shell_words(&sl, "--no-kv-offload");
     if (c->spec->method == SPEC_DRAFT) { /* common/arg.cpp: -md, --draft-max */
         shell_word(&sl, "-md");
-        shell_wordf(&sl, "%s.gguf", s->draft.id);
+        policy_gguf_word(&sl, &s->draft);
         shell_option(&sl, "--draft-max", "%u", c->spec->tokens);
         shell_words(&sl, "-ngld 999");
     }

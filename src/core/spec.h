@@ -15,6 +15,10 @@
  * and a '/' (spec_hf_id_valid). */
 enum { SPEC_ID_MAX = 64, SPEC_NAME_MAX = 96, SPEC_TEXT_MAX = 512, SPEC_HF_ID_MAX = 96 + 1 + 96 + 1 };
 
+/* The most repeating layers whose exact bytes a preset keeps (import-gguf):
+ * the catalogue's deepest model has 126. */
+enum { SPEC_LAYER_BYTES_MAX = 128 };
+
 enum attention_kind {
     ATTENTION_MHA = 0, /* every query head has its own K/V head */
     ATTENTION_GQA,     /* query heads share K/V heads in groups */
@@ -158,6 +162,17 @@ struct model_spec {
      * "mlp": "ungated". Only LoRA reads it (the parameter count comes from
      * params.c's families). */
     bool mlp_ungated;
+    /* From a GGUF file (import-gguf): its base name, for launch lines ("" =
+     * none: the launch names <id>.gguf), and its tensors' exact bytes for
+     * llama.cpp's placement: the token embedding, the output layer with the
+     * other tensors outside the blocks (the embedding's copy when the output
+     * is tied to it), and each block blk.i's, of those its routed experts.
+     * layer_bytes_count 0 (or not `layers`) = unknown: even shares. */
+    char gguf_file[SPEC_NAME_MAX];
+    uint32_t layer_bytes_count;
+    uint64_t embed_bytes, output_bytes;
+    uint64_t layer_bytes[SPEC_LAYER_BYTES_MAX];
+    uint64_t layer_expert_bytes[SPEC_LAYER_BYTES_MAX];
 };
 
 /* Layers that keep KV: all but the state and plain layers (all but the
