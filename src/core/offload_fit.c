@@ -40,12 +40,13 @@ static bool exact_layers(const struct scenario *s, const struct placement *l, ui
         return false;
     uint64_t all = 0, experts = 0, gpu = 0, kept = 0;
     for (uint32_t i = 0; i < n; i++) {
-        all += m->layer_bytes[i];
-        experts += m->layer_expert_bytes[i];
+        uint64_t bytes = spec_layer_bytes(m, i), exps = spec_layer_expert_bytes(m, i);
+        all += bytes;
+        experts += exps;
         if (i < start)
             continue;
-        gpu += m->layer_bytes[i] - (i < below ? m->layer_expert_bytes[i] : 0);
-        kept += i < below ? 0 : m->layer_expert_bytes[i];
+        gpu += bytes - (i < below ? exps : 0);
+        kept += i < below ? 0 : exps;
     }
     uint32_t moe = spec_moe_layers_in(m, 0, n);
     o->exact = true;

@@ -28,65 +28,69 @@ static bool routed_expert(const char *name)
     return strstr(name, "_exps.") || strstr(name, "_exps_");
 }
 
-/* The first block below `layers` that no tensor holds, or layers. */
-static uint32_t first_missing(const struct gguf_file *g, uint32_t layers, bool *ok)
+struct block {
+    uint64_t bytes, experts;
+    bool held;
+};
+
+/* Each block's tensors summed into b[]; the embedding's bytes, and those
+ * of the other tensors outside the blocks. False at a tensor past them. */
+static bool sum_blocks(const char *path, const char *key, const struct gguf_file *g,
+                       struct model_spec *m, struct block *b, uint64_t *outside, bool *tied,
+                       struct diag *d)
 {
-    unsigned char *seen = calloc(layers ? layers : 1, 1);
-    *ok = seen != NULL;
-    if (seen == NULL)
-        return layers;
+    uint32_t layers = m->layers;
     for (uint64_t i = 0; i < g->tensor_count; i++) {
-        int64_t b = block_of(g->tensors[i].name);
-        if (b >= 0 && b < (int64_t)layers)
-            seen[b] = 1;
+        const struct gguf_tensor *t = &g->tensors[i];
+        int64_t k = block_of(t->name);
+        if (k >= (int64_t)layers) {
+            char shown[96];
+            text_escape(t->name, shown, sizeof shown);
+            return diag_fail(d, "%s: tensor %llu \"%s\": block %lld is past %s %u (blocks 0 to %u)",
+                             path, (unsigned long long)i, shown, (long long)k, key, layers,
+                             layers - 1);
+        }
+        if (k >= 0) {
+            b[k].held = true;
+            b[k].bytes += t->bytes;
+            b[k].experts += routed_expert(t->name) ? t->bytes : 0;
+        } else if (strcmp(t->name, "token_embd.weight") == 0) {
+            m->embed_bytes = t->bytes;
+        } else {
+            *tied = *tied && strcmp(t->name, "output.weight") != 0;
+            *outside += t->bytes; /* the output layer, its norm, rope_freqs */
+        }
     }
-    uint32_t k = 0;
-    while (k < layers && seen[k])
-        k++;
-    free(seen);
-    return k;
+    return true;
 }
 
 bool gguf_layers_read(const char *path, const char *key, const struct gguf_file *g,
                       struct model_spec *m, struct diag *d)
 {
     uint32_t layers = m->layers;
-    bool keep = layers <= SPEC_LAYER_BYTES_MAX, tied = true;
-    uint64_t outside = 0;
-    for (uint64_t i = 0; i < g->tensor_count; i++) {
-        const struct gguf_tensor *t = &g->tensors[i];
-        int64_t b = block_of(t->name);
-        if (b >= (int64_t)layers) {
-            char shown[96];
-            text_escape(t->name, shown, sizeof shown);
-            return diag_fail(d, "%s: tensor %llu \"%s\": block %lld is past %s %u (blocks 0 to %u)",
-                             path, (unsigned long long)i, shown, (long long)b, key, layers,
-                             layers - 1);
-        }
-        if (b >= 0 && keep) {
-            m->layer_bytes[b] += t->bytes;
-            if (routed_expert(t->name))
-                m->layer_expert_bytes[b] += t->bytes;
-        } else if (b < 0 && strcmp(t->name, "token_embd.weight") == 0) {
-            m->embed_bytes = t->bytes;
-        } else if (b < 0) {
-            tied = tied && strcmp(t->name, "output.weight") != 0;
-            outside += t->bytes; /* the output layer, its norm, rope_freqs */
-        }
-    }
-    bool ok = true;
-    uint32_t missing = first_missing(g, layers, &ok);
-    if (!ok)
+    struct block *b = calloc(layers ? layers : 1, sizeof *b);
+    if (b == NULL)
         return diag_fail(d, "%s: out of memory counting %u blocks", path, layers);
-    if (missing < layers)
+    uint64_t outside = 0;
+    bool tied = true;
+    if (!sum_blocks(path, key, g, m, b, &outside, &tied, d)) {
+        free(b);
+        return false;
+    }
+    uint32_t missing = 0;
+    while (missing < layers && b[missing].held)
+        missing++;
+    if (missing < layers) {
+        free(b);
         return diag_fail(d, "%s: %s: %u blocks, but no tensor holds block %u (blk.%u.*)", path,
                          key, layers, missing, missing);
+    }
     /* llama.cpp loads a tied output from the embedding, a copy on the output's device */
     m->output_bytes = outside + (tied ? m->embed_bytes : 0);
-    m->layer_bytes_count = keep ? layers : 0;
-    if (!keep) {
-        memset(m->layer_bytes, 0, sizeof m->layer_bytes);
-        memset(m->layer_expert_bytes, 0, sizeof m->layer_expert_bytes);
-    }
+    bool keep = layers <= SPEC_LAYER_BYTES_MAX;
+    for (uint32_t i = 0; keep && i < layers; i++)
+        keep = spec_set_layer_bytes(m, i, b[i].bytes, b[i].experts);
+    free(b);
+    m->layer_bytes_count = keep ? layers : 0; /* else even shares */
     return true;
 }

@@ -12,8 +12,9 @@
 /* m->layers is <arch>.block_count (named `key`). A tensor of a block at or
  * past it, or a block below it that no tensor holds, is refused, d naming
  * the file (`path`, as printed), the tensor or the key. Otherwise sets m's
- * embed_bytes, output_bytes, layer_bytes and layer_expert_bytes (those only
- * up to SPEC_LAYER_BYTES_MAX blocks; layer_bytes_count 0 past it). */
+ * embed_bytes, output_bytes and each block's bytes (spec_set_layer_bytes;
+ * layer_bytes_count 0, even shares, past SPEC_LAYER_BYTES_MAX blocks or
+ * SPEC_LAYER_SIZES_MAX sizes of block). */
 bool gguf_layers_read(const char *path, const char *key, const struct gguf_file *g,
                       struct model_spec *m, struct diag *d);
 

@@ -5,11 +5,14 @@
 
 #include "core/text.h"
 
-/* An array of `n` whole byte counts into out; false with d naming it. */
+/* An array of `n` whole byte counts into out (NULL: absent, all 0); false
+ * with d naming it. */
 static bool read_bytes(const struct jsonread *r, const cJSON *g, const char *key, uint32_t n,
                        uint64_t *out, struct diag *d)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(g, key);
+    if (a == NULL || cJSON_IsNull(a))
+        return true;
     if (!cJSON_IsArray(a) || (uint32_t)cJSON_GetArraySize(a) != n)
         return jsonread_fail(r, d, "%s: expected an array of %u byte counts, one a layer "
                                    "(num_layers)", key, n);
@@ -21,6 +24,29 @@ static bool read_bytes(const struct jsonread *r, const cJSON *g, const char *key
             return jsonread_fail(r, d, "%s[%d]: expected a whole byte count", key, i);
         out[i++] = (uint64_t)x;
     }
+    return true;
+}
+
+/* Each layer's bytes and experts' into m; false with d naming the field. */
+static bool read_layers(const struct jsonread *c, const cJSON *g, struct model_spec *m,
+                        struct diag *d)
+{
+    uint64_t bytes[SPEC_LAYER_BYTES_MAX] = {0}, experts[SPEC_LAYER_BYTES_MAX] = {0}, sum = 0;
+    if (!read_bytes(c, g, "layer_bytes", m->layers, bytes, d) ||
+        !read_bytes(c, g, "layer_expert_bytes", m->layers, experts, d))
+        return false;
+    for (uint32_t i = 0; i < m->layers; i++) {
+        if (experts[i] > bytes[i])
+            return jsonread_fail(c, d, "layer_expert_bytes[%u]: more than layer_bytes[%u]", i, i);
+        if (!spec_set_layer_bytes(m, i, bytes[i], experts[i]))
+            return jsonread_fail(c, d, "layer_bytes: more than %d different sizes of layer",
+                                 SPEC_LAYER_SIZES_MAX);
+        sum += bytes[i];
+    }
+    if (m->weights_bytes == 0 || sum > m->weights_bytes)
+        return jsonread_fail(c, d, "layer_bytes: %llu bytes in all, more than weights_bytes",
+                             (unsigned long long)sum);
+    m->layer_bytes_count = m->layers;
     return true;
 }
 
@@ -45,30 +71,19 @@ bool preset_read_gguf(const struct jsonread *r, const cJSON *o, struct model_spe
     if (m->layers > SPEC_LAYER_BYTES_MAX)
         return jsonread_fail(&c, d, "layer_bytes: kept for at most %d layers",
                              SPEC_LAYER_BYTES_MAX);
-    if (!jsonread_u64(&c, g, "embed_bytes", true, 0, big, &m->embed_bytes, d) ||
-        !jsonread_u64(&c, g, "output_bytes", true, 0, big, &m->output_bytes, d) ||
-        !read_bytes(&c, g, "layer_bytes", m->layers, m->layer_bytes, d) ||
-        (jsonread_has(g, "layer_expert_bytes") &&
-         !read_bytes(&c, g, "layer_expert_bytes", m->layers, m->layer_expert_bytes, d)))
-        return false;
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < m->layers; i++) {
-        if (m->layer_expert_bytes[i] > m->layer_bytes[i])
-            return jsonread_fail(&c, d, "layer_expert_bytes[%u]: more than layer_bytes[%u]", i, i);
-        sum += m->layer_bytes[i];
-    }
-    if (m->weights_bytes == 0 || sum > m->weights_bytes)
-        return jsonread_fail(&c, d, "layer_bytes: %llu bytes in all, more than weights_bytes",
-                             (unsigned long long)sum);
-    m->layer_bytes_count = m->layers;
-    return true;
+    return jsonread_u64(&c, g, "embed_bytes", true, 0, big, &m->embed_bytes, d) &&
+           jsonread_u64(&c, g, "output_bytes", true, 0, big, &m->output_bytes, d) &&
+           read_layers(&c, g, m, d);
 }
 
-static void write_bytes(struct jsonout *o, const char *key, const uint64_t *v, uint32_t n)
+/* One number a layer: its bytes, or its experts'. */
+static void write_layers(struct jsonout *o, const char *key, const struct model_spec *m,
+                         bool experts)
 {
     cJSON *a = cJSON_CreateArray();
-    for (uint32_t i = 0; i < n && a; i++) {
-        cJSON *x = cJSON_CreateNumber((double)v[i]);
+    for (uint32_t i = 0; i < m->layers && a; i++) {
+        uint64_t v = experts ? spec_layer_expert_bytes(m, i) : spec_layer_bytes(m, i);
+        cJSON *x = cJSON_CreateNumber((double)v);
         if (x == NULL || !cJSON_AddItemToArray(a, x)) {
             cJSON_Delete(x);
             cJSON_Delete(a);
@@ -87,12 +102,12 @@ void preset_write_gguf(struct jsonout *o, const struct model_spec *m)
     if (m->layer_bytes_count == m->layers && m->layers) {
         jsonout_uint(&g, "embed_bytes", m->embed_bytes);
         jsonout_uint(&g, "output_bytes", m->output_bytes);
-        write_bytes(&g, "layer_bytes", m->layer_bytes, m->layers);
+        write_layers(&g, "layer_bytes", m, false);
         bool experts = false;
         for (uint32_t i = 0; i < m->layers; i++)
-            experts = experts || m->layer_expert_bytes[i];
+            experts = experts || spec_layer_expert_bytes(m, i);
         if (experts)
-            write_bytes(&g, "layer_expert_bytes", m->layer_expert_bytes, m->layers);
+            write_layers(&g, "layer_expert_bytes", m, true);
     }
     jsonout_object(o, "gguf", jsonout_end(&g));
 }

@@ -64,6 +64,19 @@ check(rc == 2 and "is past llama.block_count 2" in err, "a block number past 2^3
 rc, _, err = imported("even.gguf", small(3), blocks(3))
 check(rc == 0, "every block held: exit %d %s" % (rc, err))
 
+# more than 8 sizes of block (the spec keeps 8): the file's name, even shares
+rc, _, err = imported("Many-Sizes.gguf", small(10), [("token_embd.weight", [64, 32], "F16")] +
+                      [("blk.%d.attn_q.weight" % i, [64, i + 1], "F16") for i in range(10)])
+with open(os.path.join(P, "many-sizes.json")) as f:
+    many = json.load(f)
+check(rc == 0 and many.get("gguf") == {"file": "Many-Sizes.gguf"}, "ten sizes of block: %s %s" % (err, many.get("gguf")))
+many["gguf"].update(embed_bytes=4096, output_bytes=0, layer_bytes=[128 * (i + 1) for i in range(10)])
+os.makedirs(os.path.join(T, "many"))
+with open(os.path.join(T, "many", "m.json"), "w") as f:
+    json.dump(many, f)
+rc, _, err = run("plan", "--presets", os.path.join(T, "many"), "--model", "many-sizes")
+check(rc == 2 and "layer_bytes: more than 8 different sizes of layer" in err, "a preset of ten sizes: %d %s" % (rc, err))
+
 # --- Llama 3.1 8B as llama.cpp's Q4_K_M lays it out: 11 of its 32 blocks keep
 # attn_v and ffn_down in Q6_K (use_more_bits), so blocks differ in size
 tensors = w.llama31_8b_q4_k_m()
