@@ -67,6 +67,27 @@ static bool exact_layers(const struct scenario *s, const struct placement *l, ui
     return true;
 }
 
+/* The servers of a node (core/offload.h): a server spans tp x pp GPUs, a
+ * node holds SPEC_GPUS_PER_NODE; those decoding at once, fewer than them
+ * only when the scenario's concurrency is. A Mac holds one GPU. */
+static void node_share(const struct scenario *s, const struct placement *l, struct offload_split *o)
+{
+    uint64_t span = (uint64_t)(l->tp ? l->tp : 1) * (l->pp ? l->pp : 1);
+    uint64_t per_node = span < SPEC_GPUS_PER_NODE ? SPEC_GPUS_PER_NODE / span : 1;
+    if (s->gpu.unified_bytes)
+        per_node = 1; /* a Mac is its own host: its GPU and its CPU share one memory */
+    uint64_t reps = l->replicas ? l->replicas : 1;
+    o->node_servers = (uint32_t)(reps < per_node ? reps : per_node);
+    o->host_readers = s->concurrency && s->concurrency < o->node_servers ? (uint32_t)s->concurrency
+                                                                          : o->node_servers;
+}
+
+bool offload_host_holds(const struct offload_split *o, uint64_t host_bytes)
+{
+    uint64_t servers = o->node_servers ? o->node_servers : 1;
+    return o->host_memory_bytes == 0 || kv_sat_mul(host_bytes, servers) <= o->host_memory_bytes;
+}
+
 void offload_layers(const struct scenario *s, const struct placement *l, uint32_t ngl,
                     uint32_t n_cpu_moe, struct offload_split *o)
 {
@@ -112,11 +133,14 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     o->host_weights_bytes = whole > gpu ? whole - gpu : 0;
     o->host_expert_bytes = l->expert_bytes - (uint64_t)kept * o->layer_expert_bytes;
     exact_layers(s, l, start, below, o);
-    o->host_bytes_per_s = s->offload.host_bytes_per_s > 0
-                              ? s->offload.host_bytes_per_s
-                              : offload_cpu_bandwidth(offload_cpu_default());
+    o->host_bytes_per_s = scenario_host_bandwidth(s);
     o->link_bytes_per_s = (double)s->gpu.host_link_bytes_per_s;
-    o->host_memory_bytes = s->offload.host_memory_bytes;
+    /* unified memory (Apple silicon) copies nothing: the CPU's layers run there */
+    o->link_assumed = o->link_bytes_per_s <= 0 && s->gpu.unified_bytes == 0;
+    if (o->link_assumed)
+        o->link_bytes_per_s = OFFLOAD_LINK_DEFAULT;
+    o->host_memory_bytes = scenario_host_memory(s);
+    node_share(s, l, o);
 }
 
 uint64_t offload_kv_gpu(const struct offload_split *o, uint64_t total)
@@ -133,7 +157,8 @@ void offload_cache(struct offload_split *o, uint64_t total, uint64_t user_avg)
     o->host_kv_bytes = total - gpu;
     o->host_kv_user_avg_bytes = user_avg - offload_kv_gpu(o, user_avg);
     o->host_bytes = kv_sat_add(o->host_weights_bytes, o->host_kv_bytes);
-    o->host_fits = o->host_memory_bytes == 0 || o->host_bytes <= o->host_memory_bytes;
+    o->node_host_bytes = kv_sat_mul(o->host_bytes, o->node_servers ? o->node_servers : 1);
+    o->host_fits = offload_host_holds(o, o->host_bytes);
 }
 
 /* Whether split o holds a replica's cache of `cache` bytes beside its weights. */
@@ -181,9 +206,9 @@ bool offload_choose(const struct scenario *s, const struct placement *l, uint64_
                  placement_share(l, cache) <= room - l->weights_bytes_per_gpu;
     if (whole && !p->no_kv_offload)
         return false;
-    /* unified memory (Apple silicon): the CPU's layers would sit in the same
-     * RAM, and macOS's wired limit is the lever (core/scenario.h): no search */
-    if (s->gpu.unified_bytes == 0 && search(s, l, room, cache, o)) {
+    /* unified memory (Apple silicon) as well: the CPU layers take what the
+     * wired limit leaves of the RAM (scenario_host_memory) */
+    if (search(s, l, room, cache, o)) {
         o->searched = o->found = true;
         return true;
     }
@@ -209,7 +234,7 @@ bool offload_whole(const struct scenario *s, const struct placement *l, struct o
         kv_sat_add(placement_share(l, l->weights_bytes - o->host_weights_bytes), draft);
     /* the embedding alone is checked only against a --host-memory given, so
      * that such a plan reads the same on every machine */
-    if (s->offload.host_memory_read)
+    if (s->offload.host_memory_read || s->gpu.unified_bytes)
         o->host_memory_bytes = 0;
     return true;
 }
@@ -331,11 +356,19 @@ void offload_host_rows(const struct policy_ctx *c, const struct offload_split *o
         explain_op(row, XOP_ADD);
     }
     char t[32];
+    if (o->node_servers > 1) { /* one host a node: its servers' bytes together */
+        explain_row_end(c->x, row, XU_BYTES, 0, "one server's");
+        row = explain_row_begin(c->x, "offload_host_node", "Host, per node", "per node");
+        explain_ref(c->x, row, "offload_host_memory", "host memory");
+        explain_term(row, o->node_servers, XU_COUNT, "servers on the node");
+        explain_op(row, XOP_MUL);
+    }
+    const char *whose = o->node_servers > 1 ? "; each server's counted: its own under --no-mmap, mmap may share one file's pages" : "";
     if (o->host_memory_bytes) {
         units_format_bytes(o->host_memory_bytes, c->s->units, t, sizeof t);
-        snprintf(note, sizeof note, o->host_fits ? "within the %s of host memory"
-                                                 : "more than the %s of host memory",
-                 t);
+        snprintf(note, sizeof note, o->host_fits ? "within the %s of host memory%s"
+                                                 : "more than the %s of host memory%s",
+                 t, whose);
     } else {
         snprintf(note, sizeof note, "%s",
                  o->active ? "host memory unknown (--host-memory): not checked"
@@ -354,7 +387,8 @@ void offload_step(const struct offload_split *o, struct step_model *m, struct st
     uint64_t dense = o->host_weights_bytes > rest ? o->host_weights_bytes - rest : 0;
     m->host_dense_bytes = (double)dense;
     m->host_expert_bytes = (double)experts;
-    hw->host_bytes_per_s = o->host_bytes_per_s;
+    /* the node's bandwidth, shared by its servers decoding at once */
+    hw->host_bytes_per_s = o->host_bytes_per_s / (o->host_readers > 1 ? o->host_readers : 1);
     hw->host_mbu = OFFLOAD_HOST_MBU;
     hw->host_link_bytes_per_s = o->link_bytes_per_s;
     hw->host_offload_batch = OP_OFFLOAD_MIN_BATCH;

@@ -229,6 +229,14 @@ uint32_t scenario_pp(const struct scenario *s);
 uint64_t scenario_gpu_memory(const struct scenario *s);
 /* Where that figure comes from: "--vram", "--wired-limit-mb" or the preset's basis. */
 const char *scenario_gpu_memory_basis(const struct scenario *s);
+/* The host memory llama.cpp's CPU layers may use and the rate they read
+ * it at. On unified memory (Apple silicon) the same RAM as the GPU's: what
+ * the GPU's limit (scenario_gpu_memory) and macOS's share
+ * (spec_wired_limit_max) leave of it, at the unified memory's bandwidth;
+ * else --host-memory (0: unknown) and --cpu, --host-bandwidth or the
+ * default CPU preset's. */
+uint64_t scenario_host_memory(const struct scenario *s);
+double scenario_host_bandwidth(const struct scenario *s);
 uint32_t scenario_replicas(const struct scenario *s);
 
 /* Images per request (images, or 1 when only image_tokens is given), the

@@ -337,9 +337,12 @@ static bool budget_validate(const struct scenario *s, const char *const *n,
         return fail(d, n, SF_WIRED_LIMIT, field,
                     "%s has no unified memory: the wired limit is macOS's, on Apple silicon",
                     s->gpu.id);
-    if (s->wired_limit_mb && (uint64_t)s->wired_limit_mb * MIB > s->gpu.unified_bytes)
-        return fail(d, n, SF_WIRED_LIMIT, field, "%u MiB is more than the %llu MiB %s has",
-                    s->wired_limit_mb, (ull)(s->gpu.unified_bytes / MIB), s->gpu.id);
+    if (s->wired_limit_mb && (uint64_t)s->wired_limit_mb * MIB > spec_wired_limit_max(s->gpu.unified_bytes))
+        return fail(d, n, SF_WIRED_LIMIT, field,
+                    "%u MiB leaves macOS too little of the %llu MiB %s has: at most %llu MiB "
+                    "(80%% of it, or all but 5 GiB)",
+                    s->wired_limit_mb, (ull)(s->gpu.unified_bytes / MIB), s->gpu.id,
+                    (ull)(spec_wired_limit_max(s->gpu.unified_bytes) / MIB));
     if (s->has_weights && s->weights_bytes > ((uint64_t)1 << 60))
         return fail(d, n, SF_WEIGHTS, field, "is larger than any cluster (1 EiB)");
     if (s->has_price && !(s->price_usd_per_hour >= 0.0 && s->price_usd_per_hour < 1e6))
