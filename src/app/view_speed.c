@@ -147,7 +147,7 @@ static void speed_forms(const struct view_speed *v, int w, char items[VIEW_SPEED
     put3(f[1], v->per_user, b[0] ? " " : "", b);
     put3(f[2], items[0], "", "");
     put3(f[3], v->per_user, "", "");
-    first_fit(items[0], w, f, b[0] ? 4 : 3);
+    first_fit(items[0], w, b[0] ? f : f + 2, b[0] ? 4 : 2); /* no band: the two plain forms */
     put3(f[0], items[2], t[0] ? " " : "", t);
     put3(f[1], "TTFT ", v->ttft, t[0] ? " " : "");
     snprintf(f[1] + strlen(f[1]), 48 - strlen(f[1]), "%s", t);
