@@ -38,6 +38,20 @@ SERVER_FLAGS = ("max-num-batched-tokens", "max-num-seqs", "gpu-memory-utilizatio
                 "mem-fraction-static", "chunked-prefill-size", "max-running-requests")
 FLAG_VALUE = re.compile(r"(?<![\w-])(?:--)?(%s)(?:=|\s+)([0-9][0-9.]*)(?![\w.])"
                         % "|".join(SERVER_FLAGS))
+# SGLang's poll interval, which a sweep's script may set by concurrency:
+# "--scheduler-recv-interval 10 (conc < 16) or 30".
+RECV_INTERVAL = re.compile(r"--scheduler-recv-interval(?:=|\s+)([0-9]+)"
+                           r"(?:\s+\(conc\s*<\s*([0-9]+)\)\s+or\s+([0-9]+))?")
+
+
+def recv_interval(p):
+    """The point's --scheduler-recv-interval as its concurrency picks it; None: not set."""
+    m = RECV_INTERVAL.search(p["server_args"] or "")
+    if m is None:
+        return None
+    if m.group(2) is None:
+        return m.group(1)
+    return m.group(1) if (p["max_concurrency"] or 0) < int(m.group(2)) else m.group(3)
 
 
 def engine_option(p):
@@ -93,6 +107,8 @@ def command(p):
         if flag not in seen:
             seen.add(flag)
             a += ["--" + flag, value]
+    if recv_interval(p):
+        a += ["--scheduler-recv-interval", recv_interval(p)]
     a += ["--context", str(context_of(inp, out, ratio))]
     prompts = p["num_prompts"] or p["metrics"].get("completed")
     if prompts is None:
@@ -318,7 +334,9 @@ for it, with `--format json`; its figures are set beside the source's as
   `--kv-dtype` (when the source states it) as the point gives them; the server's
   scheduling flags found in its `server_args` (`--max-num-batched-tokens`,
   `--max-num-seqs`, `--gpu-memory-utilization`, `--mem-fraction-static`,
-  `--chunked-prefill-size`, `--max-running-requests`), each with a number.
+  `--chunked-prefill-size`, `--max-running-requests`), each with a number, and
+  SGLang's `--scheduler-recv-interval` (the one a script's "N (conc < C) or M"
+  picks for the point's concurrency).
 - The workload: `--num-prompts` (the source's, else its completed requests),
   `--random-input-len`, `--random-output-len` and `--random-range-ratio` of the
   random dataset (vLLM's meaning of the ratio: [L(1 - r), L(1 + r)]); for a

@@ -158,6 +158,11 @@ bool simulate_sched_options(const struct options *o, const struct scenario *s,
                          OPTION_FLAG(OPT_CAPACITY_POLICY), e->title);
     if (o->given[OPT_CAPACITY_POLICY])
         c->capacity = o->capacity;
+    if (o->given[OPT_SCHEDULER_RECV_INTERVAL] && !e->sched.recv_interval)
+        return diag_fail(d, "%s is SGLang's scheduler's (--engine sglang), not %s's",
+                         OPTION_FLAG(OPT_SCHEDULER_RECV_INTERVAL), e->title);
+    if (o->given[OPT_SCHEDULER_RECV_INTERVAL])
+        c->recv_interval = o->recv_interval;
     return true;
 }
 

@@ -425,6 +425,12 @@ const struct option_row options_table[OPT_COUNT] = {
                                      "(default: a request starts when its whole life fits)\n"
                                      "or MAX_UTILIZATION (a step at a time, pausing the\n"
                                      "newest when short)"},
+    [OPT_SCHEDULER_RECV_INTERVAL] = {OPTNAME_SCHEDULER_RECV_INTERVAL, .commands = SIMULATE,
+                                     COUNT(1, 1000000), .offset = AT(recv_interval),
+                                     .metavar = "N",
+                                     .help = "SGLang's: the scheduler takes new requests only every\n"
+                                             "N decode steps (after a prefill, or idle, at once);\n"
+                                             "default 1: every step"},
     [OPT_GOODPUT_TARGET] = {OPTNAME_GOODPUT_TARGET, .commands = CMD_BIT(CMD_SOLVE),
                             .parse = opt_share, .offset = AT(goodput_target), .metavar = "F",
                             .help = "solve: the share of requests that must keep --goodput's\n"

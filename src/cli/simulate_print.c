@@ -66,6 +66,8 @@ static void head(FILE *out, const struct simulate_run *sr)
         fprintf(out, ", %s %llu", t->ubatch_name, (unsigned long long)sr->c.ubatch);
     if (sr->router_given)
         fprintf(out, ", router %s", sim_router_name(sr->c.router));
+    if (sr->c.recv_interval > 1)
+        fprintf(out, ", scheduler-recv-interval %u", sr->c.recv_interval);
     fprintf(out, "\n\n");
 }
 
@@ -172,6 +174,8 @@ static cJSON *workload_json(const struct simulate_run *sr)
         jsonout_string(&o, "router", sim_router_name(sr->c.router));
     if (engine_desc(sr->s.engine.kind)->sched.capacity)
         jsonout_string(&o, "capacity_scheduler_policy", sim_capacity_name(sr->c.capacity));
+    if (sr->c.recv_interval > 1)
+        jsonout_uint(&o, "scheduler_recv_interval", sr->c.recv_interval);
     return jsonout_end(&o);
 }
 

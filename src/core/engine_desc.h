@@ -108,6 +108,7 @@ struct engine_sched {
     /* simulate's words: the scheduler, and its limits as the engine spells them */
     const char *title;         /* "vLLM V1" */
     bool capacity;             /* ... then its capacity scheduler's policy */
+    bool recv_interval;        /* polls for requests every --scheduler-recv-interval steps */
     const char *seqs_name, *tokens_name, *ubatch_name; /* "max-num-seqs", ... */
 };
 

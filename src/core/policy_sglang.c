@@ -466,16 +466,16 @@ static bool windows_full(const struct scenario *s)
 const struct engine_desc engine_sglang = {
     .step_overhead_s = SPEED_STEP_OVERHEAD_S,
     /* the HTTP server's TokenizerManager process, its ZMQ hand-off to the
-     * Scheduler process (scheduler.py recv_requests, polled every
-     * --scheduler-recv-interval steps) and the DetokenizerManager process on
-     * the way back: tools/fit_ttft.py, fitted on SGLang 0.5.9 and 0.5.12 runs
-     * at 1 and 4 in flight */
+     * Scheduler process (scheduler.py recv_requests) and the
+     * DetokenizerManager process on the way back (the wait for the poll
+     * itself is simulated: sim_sched_sglang.c): tools/fit_ttft.py, fitted on
+     * SGLang 0.5.9 and 0.5.12 runs at 1 and 4 in flight */
     .request_overhead_s = 135.7e-3,
     /* several replicas: data_parallel_controller.py's default load_balance_method,
      * round_robin */
     .simulated = engine_any_rule,
     .sched = {.kind = SIM_SCHED_SGLANG, .router = SIM_ROUTE_ROUND_ROBIN, .title = "SGLang",
-              .seqs_name = "max-running-requests", .tokens_name = "chunked-prefill-size"},
+              .recv_interval = true, .seqs_name = "max-running-requests", .tokens_name = "chunked-prefill-size"},
     .kind = ENGINE_SGLANG,
     .name = "sglang",
     .title = "SGLang",

@@ -63,6 +63,15 @@ bool sim_deque_push_back(struct sim_deque *d, size_t x)
     return true;
 }
 
+void sim_receive(struct sim *m, struct sim_replica *r)
+{
+    while (r->inbox.len > 0 && m->status == SIM_OK) {
+        if (!sim_deque_push_back(&r->waiting, sim_deque_front(&r->inbox)))
+            m->status = SIM_NO_MEMORY;
+        sim_deque_pop_front(&r->inbox);
+    }
+}
+
 bool sim_deque_push_front(struct sim_deque *d, size_t x)
 {
     if (!deque_reserve(d, d->len + 1))
@@ -344,7 +353,8 @@ static bool send_due(struct sim *m, double t)
         q->send = t;
         q->state = RQ_WAITING;
         q->replica = ri;
-        if (!sim_deque_push_back(&m->rep[ri].waiting, v))
+        struct sim_replica *r = &m->rep[ri];
+        if (!sim_deque_push_back(m->c->recv_interval > 1 ? &r->inbox : &r->waiting, v))
             m->status = SIM_NO_MEMORY;
         m->inflight++;
         m->nwait++;
@@ -375,7 +385,7 @@ static void release_due(struct sim *m, double t)
     while (sim_hold_next(m) <= t && m->status == SIM_OK) {
         double at = sim_hold_next(m);
         uint32_t ri = sim_hold_pop(m);
-        if (!m->rep[ri].busy && m->rep[ri].waiting.len > 0)
+        if (!m->rep[ri].busy && sim_pending(&m->rep[ri]) > 0)
             step_begin(m, ri, at);
     }
 }
@@ -402,7 +412,7 @@ static void run_events(struct sim *m)
         if (ri < c->replicas && ts <= ta)
             step_begin(m, ri, t);
         for (uint32_t i = 0; sent && i < c->replicas && m->status == SIM_OK; i++)
-            if (!m->rep[i].busy && m->rep[i].waiting.len > 0)
+            if (!m->rep[i].busy && sim_pending(&m->rep[i]) > 0)
                 step_begin(m, i, t);
         if (m->status == SIM_OK && m->steps > c->max_steps)
             m->status = SIM_STEPS;
@@ -416,6 +426,7 @@ static void sim_free(struct sim *m)
     for (uint32_t i = 0; m->rep && i < m->c->replicas; i++) {
         free(m->rep[i].running);
         free(m->rep[i].waiting.v);
+        free(m->rep[i].inbox.v);
         free(m->rep[i].sched);
     }
     free(m->rep);

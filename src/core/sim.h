@@ -118,6 +118,9 @@ struct sim_config {
     uint64_t max_num_batched_tokens;
     uint64_t max_model_len;
     uint64_t max_concurrency;      /* the client's cap on requests in flight; 0: none */
+    uint32_t recv_interval;        /* SGLang's --scheduler-recv-interval: a sent request
+                                    * reaches the scheduler only when it polls (sim_sched_
+                                    * sglang.c); 0 or 1: every step */
     double request_overhead_s;     /* each request's time outside the steps (the engine's
                                     * request_overhead_s): added to its TTFT and E2EL */
     uint64_t max_steps;            /* SIM_MAX_STEPS, or fewer */

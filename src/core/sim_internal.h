@@ -42,6 +42,7 @@ struct sim_replica {
     size_t *running;          /* in the order they joined */
     size_t nrun, caprun;
     struct sim_deque waiting;
+    struct sim_deque inbox;   /* sent, not yet received (config.recv_interval) */
     uint64_t free;            /* blocks */
     bool busy;
     double start, end;        /* the step in flight */
@@ -52,6 +53,8 @@ struct sim_replica {
     bool full;                /* SGLang's batch_is_full: no prefill until a request leaves */
     size_t chunked;           /* SGLang's chunked_req (its index), SIZE_MAX: none */
     uint64_t slots_used;      /* llama.cpp: slots that ever held a request */
+    uint64_t recv_count;      /* SGLang's SchedulerRecvSkipper: its counter */
+    bool decoded;             /* SGLang: the last step was a decode */
     /* the router's view: what its tree holds of this replica */
     uint64_t tree_tokens;
     bool has_prefix;
@@ -115,6 +118,13 @@ bool sim_deque_push_back(struct sim_deque *d, size_t x);
 bool sim_deque_push_front(struct sim_deque *d, size_t x);
 size_t sim_deque_front(const struct sim_deque *d);
 void sim_deque_pop_front(struct sim_deque *d);
+/* r's inbox to the end of its waiting queue, in the order sent. */
+void sim_receive(struct sim *m, struct sim_replica *r);
+/* Requests r has to start: waiting, or sent to it and not yet received. */
+static inline size_t sim_pending(const struct sim_replica *r)
+{
+    return r->waiting.len + r->inbox.len;
+}
 /* ceil(tokens / block) */
 static inline uint64_t sim_blocks(const struct sim_config *c, uint64_t tokens)
 {

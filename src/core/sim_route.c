@@ -4,10 +4,10 @@
 
 #include "sim_internal.h"
 
-/* The requests a replica holds: waiting and running. */
+/* The requests a replica holds: waiting (received or not) and running. */
 static uint64_t outstanding(const struct sim_replica *r)
 {
-    return (uint64_t)r->waiting.len + r->nrun;
+    return (uint64_t)sim_pending(r) + r->nrun;
 }
 
 /* vLLM's DPLBAsyncMPClient.get_core_engine_for_request
@@ -19,7 +19,7 @@ static uint32_t dplb(const struct sim *m)
     uint64_t score = UINT64_MAX;
     for (uint32_t i = 0; i < m->c->replicas; i++) {
         const struct sim_replica *r = &m->rep[i];
-        uint64_t s = 4 * (uint64_t)r->waiting.len + r->nrun;
+        uint64_t s = 4 * (uint64_t)sim_pending(r) + r->nrun;
         if (s < score) {
             score = s;
             best = i;

@@ -22,7 +22,13 @@
  * resets it to 0.7 (environ.py: SGLANG_INIT_NEW_TOKEN_RATIO 0.7,
  * SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14, SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS
  * 600, SGLANG_RETRACT_DECODE_STEPS 20, SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
- * 4096). */
+ * 4096).
+ * With --scheduler-recv-interval N (default 1), a request reaches the
+ * scheduler at its next poll: after N decodes, after a prefill batch, or at
+ * once when it idles (Scheduler.recv_requests; SchedulerRecvSkipper.handle in
+ * python/sglang/srt/managers/scheduler_recv_skipper.py, read at
+ * sgl-project/sglang 70310f05, its weights environ.py's
+ * SGLANG_SCHEDULER_RECV_SKIPPER_WEIGHT_DECODE 1 and _DEFAULT 1000). */
 #include <stdint.h>
 
 #include "sim_internal.h"
@@ -33,6 +39,8 @@
 #define RETRACT_STEPS 20
 #define CLIP_NEW_TOKENS 4096
 #define MAX_PREFILL_TOKENS 16384
+#define RECV_WEIGHT_DECODE 1
+#define RECV_WEIGHT_DEFAULT 1000
 
 static void init(struct sim *m, struct sim_replica *r)
 {
@@ -215,10 +223,30 @@ static void decode(struct sim *m, struct sim_replica *r)
     }
 }
 
+/* recv_requests behind SchedulerRecvSkipper.handle: with
+ * --scheduler-recv-interval N above 1 the scheduler takes what was sent to
+ * it only when its counter reaches N, the counter growing by the last
+ * batch's weight at each poll: 1 after a decode, 1000 after any other batch
+ * (a prefill); an idle scheduler (nothing running) polls again at once, so
+ * it takes a request as soon as it comes. */
+static void receive(struct sim *m, struct sim_replica *r)
+{
+    if (m->c->recv_interval > 1 && r->nrun > 0) {
+        r->recv_count += r->decoded ? RECV_WEIGHT_DECODE : RECV_WEIGHT_DEFAULT;
+        if (r->recv_count < m->c->recv_interval)
+            return;
+    }
+    r->recv_count = 0;
+    sim_receive(m, r);
+}
+
 static void schedule(struct sim *m, struct sim_replica *r)
 {
-    if (!prefill(m, r))
+    receive(m, r);
+    bool extend = prefill(m, r);
+    if (!extend)
         decode(m, r);
+    r->decoded = !extend && r->nsched > 0;
 }
 
 const struct sim_scheduler_ops sim_sched_sglang = {.init = init, .schedule = schedule,

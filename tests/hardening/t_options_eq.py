@@ -100,6 +100,7 @@ VALUES = {
     "--goodput": ("ttft:500", []), "--goodput-target": ("0.9", []), "--compare": (BENCH, []),
     "--router": ("round-robin", ["--gpus", "2", "--tp", "1"]),
     "--capacity-scheduler-policy": ("MAX_UTILIZATION", ["--engine", "trtllm"]),
+    "--scheduler-recv-interval": ("10", ["--engine", "sglang"]),
     "--prefill-gpu": ("h200", ["--disaggregated"]), "--decode-gpu": ("h200", ["--disaggregated"]),
     "--prefill-gpus": ("2", ["--disaggregated"]), "--decode-gpus": ("2", ["--disaggregated"]),
     "--prefill-tp": ("2", ["--disaggregated"]), "--decode-tp": ("2", ["--disaggregated"]),
