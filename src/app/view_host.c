@@ -14,7 +14,7 @@ void view_host_title(const struct plan_result *r, enum unit_system units, char *
     if (!o->placed)
         return;
     char used[32], of[32], tail[96];
-    units_format_bytes(o->host_bytes, units, used, sizeof used);
+    units_format_bytes(o->node_host_bytes, units, used, sizeof used); /* the node's */
     if (o->host_memory_bytes) {
         units_format_bytes(o->host_memory_bytes, units, of, sizeof of);
         snprintf(tail, sizeof tail, "; host %s of %s%s", used, of,
@@ -59,11 +59,12 @@ void view_host_row(const struct plan_result *r, enum unit_system units, int y, i
     if (!o->placed || w < 24)
         return;
     uint64_t total = o->host_memory_bytes == 0        ? 0
-                     : o->host_memory_bytes > o->host_bytes ? o->host_memory_bytes
-                                                           : o->host_bytes;
+                     : o->host_memory_bytes > o->node_host_bytes ? o->host_memory_bytes
+                                                                : o->node_host_bytes;
+    double n = o->node_servers > 1 ? o->node_servers : 1; /* the node's servers together */
     struct bar_segment bs[2] = {
-        {total ? (double)o->host_weights_bytes / (double)total : 0, ROLE_WEIGHTS},
-        {total ? (double)o->host_kv_bytes / (double)total : 0, ROLE_KV},
+        {total ? n * (double)o->host_weights_bytes / (double)total : 0, ROLE_WEIGHTS},
+        {total ? n * (double)o->host_kv_bytes / (double)total : 0, ROLE_KV},
     };
     /* a bar of the host's RAM when it is known; the figures alone else */
     int bw = !o->host_memory_bytes ? -1 : w >= 50 ? w / 3 : 5;

@@ -57,6 +57,12 @@ double offload_cpu_bandwidth(const struct cpu_preset *p);
  * tests/data/offload-bench.json (three within 20%). */
 #define OFFLOAD_HOST_MBU 0.6
 
+/* The GPU's host link when its preset gives none (host_link_bytes_per_s):
+ * PCIe Gen4 x16, 32 GB/s each way, theoretical (PCI-SIG's 16 GT/s a lane
+ * x 16 lanes), as the consumer and workstation cards of 2020 on have it or
+ * better. A prefill's op offload copies the host layers over it. */
+#define OFFLOAD_LINK_DEFAULT 32e9
+
 /* The split a plan chose; all zero when llama.cpp did not place the model
  * (placed false: another engine, or a logged non-KV figure). Placed with
  * every layer on the GPUs, only the token embedding is in host memory
@@ -88,11 +94,22 @@ struct offload_split {
     uint64_t gpu_kv_bytes;       /* per GPU */
     uint64_t host_kv_bytes;
     uint64_t host_kv_user_avg_bytes; /* one user's cache there at the average length */
-    uint64_t host_bytes;         /* weights + KV in host memory */
-    uint64_t host_memory_bytes;  /* the budget there; 0 = unknown */
-    bool host_fits;              /* host_bytes within host_memory (or it is unknown) */
-    double host_bytes_per_s;     /* the host memory's peak bandwidth */
-    double link_bytes_per_s;     /* GPU to host, for prefill's weight copies; 0 = unknown */
+    uint64_t host_bytes;         /* weights + KV in host memory, one server's */
+    /* The host is one a node: its servers (replicas, SPEC_GPUS_PER_NODE GPUs a
+     * node) share its memory, each server's host bytes counted (a server
+     * holds its own under --no-mmap or repacked CPU weights; mmap may share
+     * one file's pages, so for the weights the sum is an upper bound), and
+     * its bandwidth, split evenly among the servers decoding at once: every
+     * one of them in the plan's steady state, fewer only when --concurrency
+     * is less. A prefill's copies go over each GPU's own link. */
+    uint32_t node_servers;       /* servers on one node (at least 1) */
+    uint32_t host_readers;       /* of those, reading host memory at once (at least 1) */
+    uint64_t node_host_bytes;    /* host_bytes x node_servers */
+    uint64_t host_memory_bytes;  /* the node's; 0 = unknown */
+    bool host_fits;              /* node_host_bytes within host_memory (or it is unknown) */
+    double host_bytes_per_s;     /* the host memory's peak bandwidth, the node's */
+    double link_bytes_per_s;     /* GPU to host, for prefill's weight copies; 0 = none */
+    bool link_assumed;           /* OFFLOAD_LINK_DEFAULT: the GPU preset gives no host link */
 };
 
 /* The share of the cache of a replica that lives on its GPUs: 0 with

@@ -26,6 +26,25 @@ static uint64_t dense_bytes_of(const struct scenario *s, const struct placement 
     return (uint64_t)((long double)rest * params / rest_params + 0.5L);
 }
 
+/* The servers of a node (core/offload.h): a server spans tp x pp GPUs, a
+ * node holds SPEC_GPUS_PER_NODE; those decoding at once, fewer than them
+ * only when the scenario's concurrency is. */
+static void node_share(const struct scenario *s, const struct placement *l, struct offload_split *o)
+{
+    uint64_t span = (uint64_t)(l->tp ? l->tp : 1) * (l->pp ? l->pp : 1);
+    uint64_t per_node = span < SPEC_GPUS_PER_NODE ? SPEC_GPUS_PER_NODE / span : 1;
+    uint64_t reps = l->replicas ? l->replicas : 1;
+    o->node_servers = (uint32_t)(reps < per_node ? reps : per_node);
+    o->host_readers = s->concurrency && s->concurrency < o->node_servers ? (uint32_t)s->concurrency
+                                                                          : o->node_servers;
+}
+
+bool offload_host_holds(const struct offload_split *o, uint64_t host_bytes)
+{
+    uint64_t servers = o->node_servers ? o->node_servers : 1;
+    return o->host_memory_bytes == 0 || kv_sat_mul(host_bytes, servers) <= o->host_memory_bytes;
+}
+
 void offload_layers(const struct scenario *s, const struct placement *l, uint32_t ngl,
                     uint32_t n_cpu_moe, struct offload_split *o)
 {
@@ -74,7 +93,12 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
                               ? s->offload.host_bytes_per_s
                               : offload_cpu_bandwidth(offload_cpu_default());
     o->link_bytes_per_s = (double)s->gpu.host_link_bytes_per_s;
+    /* unified memory (Apple silicon) copies nothing: the CPU's layers run there */
+    o->link_assumed = o->link_bytes_per_s <= 0 && s->gpu.unified_bytes == 0;
+    if (o->link_assumed)
+        o->link_bytes_per_s = OFFLOAD_LINK_DEFAULT;
     o->host_memory_bytes = s->offload.host_memory_bytes;
+    node_share(s, l, o);
 }
 
 uint64_t offload_kv_gpu(const struct offload_split *o, uint64_t total)
@@ -91,7 +115,8 @@ void offload_cache(struct offload_split *o, uint64_t total, uint64_t user_avg)
     o->host_kv_bytes = total - gpu;
     o->host_kv_user_avg_bytes = user_avg - offload_kv_gpu(o, user_avg);
     o->host_bytes = kv_sat_add(o->host_weights_bytes, o->host_kv_bytes);
-    o->host_fits = o->host_memory_bytes == 0 || o->host_bytes <= o->host_memory_bytes;
+    o->node_host_bytes = kv_sat_mul(o->host_bytes, o->node_servers ? o->node_servers : 1);
+    o->host_fits = offload_host_holds(o, o->host_bytes);
 }
 
 /* Whether split o holds a replica's cache of `cache` bytes beside its weights. */
@@ -277,11 +302,19 @@ void offload_host_rows(const struct policy_ctx *c, const struct offload_split *o
         explain_op(row, XOP_ADD);
     }
     char t[32];
+    if (o->node_servers > 1) { /* one host a node: its servers' bytes together */
+        explain_row_end(c->x, row, XU_BYTES, 0, "one server's");
+        row = explain_row_begin(c->x, "offload_host_node", "Host, per node", "per node");
+        explain_ref(c->x, row, "offload_host_memory", "host memory");
+        explain_term(row, o->node_servers, XU_COUNT, "servers on the node");
+        explain_op(row, XOP_MUL);
+    }
+    const char *whose = o->node_servers > 1 ? "; each server's counted: its own under --no-mmap, mmap may share one file's pages" : "";
     if (o->host_memory_bytes) {
         units_format_bytes(o->host_memory_bytes, c->s->units, t, sizeof t);
-        snprintf(note, sizeof note, o->host_fits ? "within the %s of host memory"
-                                                 : "more than the %s of host memory",
-                 t);
+        snprintf(note, sizeof note, o->host_fits ? "within the %s of host memory%s"
+                                                 : "more than the %s of host memory%s",
+                 t, whose);
     } else {
         snprintf(note, sizeof note, "%s",
                  o->active ? "host memory unknown (--host-memory): not checked"
@@ -300,7 +333,8 @@ void offload_step(const struct offload_split *o, struct step_model *m, struct st
     uint64_t dense = o->host_weights_bytes > rest ? o->host_weights_bytes - rest : 0;
     m->host_dense_bytes = (double)dense;
     m->host_expert_bytes = (double)experts;
-    hw->host_bytes_per_s = o->host_bytes_per_s;
+    /* the node's bandwidth, shared by its servers decoding at once */
+    hw->host_bytes_per_s = o->host_bytes_per_s / (o->host_readers > 1 ? o->host_readers : 1);
     hw->host_mbu = OFFLOAD_HOST_MBU;
     hw->host_link_bytes_per_s = o->link_bytes_per_s;
     hw->host_offload_batch = OP_OFFLOAD_MIN_BATCH;

@@ -38,6 +38,10 @@ bool offload_choose(const struct scenario *s, const struct placement *l, uint64_
  * false. False, o zeroed, when the model has no layers to place. */
 bool offload_whole(const struct scenario *s, const struct placement *l, struct offload_split *o);
 
+/* Whether `host_bytes` a server, times the servers of a node, fit the
+ * node's host memory (or it is unknown). */
+bool offload_host_holds(const struct offload_split *o, uint64_t host_bytes);
+
 /* Sets o's cache figures for a replica's cache of `total` bytes and one
  * user's of `user_avg` at the average length, its host total and check. */
 void offload_cache(struct offload_split *o, uint64_t total, uint64_t user_avg);

@@ -320,7 +320,7 @@ static bool split_holds(const struct scenario *s, const struct lcpp *l,
     uint64_t total = cache_total(l, s->context_tokens, np);
     uint64_t gpu = offload_kv_gpu(o, total);
     uint64_t host = kv_sat_add(o->host_weights_bytes, total - gpu);
-    return kv_ceil_div(gpu, gpus) <= room && (o->host_memory_bytes == 0 || host <= o->host_memory_bytes);
+    return kv_ceil_div(gpu, gpus) <= room && offload_host_holds(o, host);
 }
 
 /* The most slots a split holds (at least one, at most 65,536). */

@@ -209,7 +209,8 @@ static void host_row(const struct speed_basis *r, struct explain *x, const struc
     struct explain_row *row = explain_row_begin(x, "speed_host", "Host time", "per step");
     if (st->host_copied) {
         explain_term(row, st->host_bytes, XU_BYTES, "copied from host memory");
-        explain_term(row, o->link_bytes_per_s, XU_LINK_BYTES_PER_S, "host link");
+        explain_term(row, o->link_bytes_per_s, XU_LINK_BYTES_PER_S,
+                     o->link_assumed ? "host link (assumed: PCIe Gen4 x16)" : "host link");
         explain_op(row, XOP_DIV);
         explain_row_end(x, row, XU_SECONDS, 0,
                         "a batch of 32 tokens or more runs the host layers' matmuls on the GPU, "
@@ -218,11 +219,19 @@ static void host_row(const struct speed_basis *r, struct explain *x, const struc
     }
     explain_term(row, st->host_bytes, XU_BYTES, "read in host memory");
     explain_term(row, o->host_bytes_per_s, XU_LINK_BYTES_PER_S, "host bandwidth");
+    if (o->host_readers > 1) { /* one host a node: its servers share the bandwidth */
+        explain_term(row, o->host_readers, XU_COUNT, "servers reading it at once");
+        explain_op(row, XOP_DIV);
+    }
     explain_term(row, OFFLOAD_HOST_MBU, XU_FRACTION, "reached");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_DIV);
     explain_row_end(x, row, XU_SECONDS, 0,
-                    "the CPU layers and experts run on the CPU, in turn with the GPU's");
+                    o->host_readers > 1
+                        ? "the CPU layers and experts run on the CPU, in turn with the GPU's; "
+                          "the servers of a node share its host memory's bandwidth, all "
+                          "decoding at once"
+                        : "the CPU layers and experts run on the CPU, in turn with the GPU's");
 }
 
 static void step_rows(const struct inputs *in, const struct scenario *s,
@@ -245,15 +254,15 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
         explain_ref(x, row, "speed_comm", "all-reduce");
         explain_op(row, XOP_ADD);
     }
-    if (st->host_s > 0) {
-        explain_ref(x, row, "speed_host", "host memory");
-        explain_op(row, XOP_ADD);
-    }
     if (in->pp > 1) {
         explain_term(row, in->pp, XU_COUNT,
                      engine_desc(s->engine.kind)->splits_layers ? "GPUs in turn (layer split)"
                                                                 : "stages in turn");
         explain_op(row, XOP_MUL);
+    }
+    if (st->host_s > 0) { /* once a step: the CPU layers are no GPU's */
+        explain_ref(x, row, "speed_host", "host memory");
+        explain_op(row, XOP_ADD);
     }
     if (in->step_overhead > 0) {
         explain_term(row, in->step_overhead, XU_SECONDS, overhead_words(s, "each step's own"));
@@ -337,13 +346,14 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
         explain_term(row, f->comm_s, XU_SECONDS, "all-reduces");
         explain_op(row, XOP_ADD);
     }
-    if (f->host_s > 0) { /* llama.cpp's op offload: host weights copied to the GPU */
-        explain_term(row, f->host_s, XU_SECONDS, "copying host layers to the GPU");
-        explain_op(row, XOP_ADD);
-    }
     if (in->pp > 1) {
         explain_term(row, in->pp, XU_COUNT, "stages in turn");
         explain_op(row, XOP_MUL);
+    }
+    if (f->host_s > 0) { /* llama.cpp's host layers, once a step (not a stage's) */
+        explain_term(row, f->host_s, XU_SECONDS,
+                     f->host_copied ? "copying host layers to the GPU" : "host layers on the CPU");
+        explain_op(row, XOP_ADD);
     }
     if (in->step_overhead > 0) {
         explain_term(row, in->step_overhead, XU_SECONDS, overhead_words(s, "the step's own"));

@@ -54,7 +54,7 @@ static bool point_parts(const struct scenario *base, struct fit_point *p, int i,
     p->memory_s = st.memory_s;
     p->compute_s = st.compute_s;
     p->fixed_s = st.moe_s + st.comm_s;
-    p->stages = (total - st.overhead_s) / st.stage_s;
+    p->stages = (total - st.overhead_s - st.host_s) / st.stage_s; /* the host's once a step */
     return true;
 }
 

@@ -82,7 +82,11 @@ static double ring_seconds(const struct step_model *m, const struct step_machine
  * a small batch computes there, reading them at the host's bandwidth, in
  * turn with the GPU's layers; a batch of at least host_offload_batch tokens
  * has the GPU compute them (its flops already counted) after copying their
- * weights over the host link once a micro-batch. */
+ * weights over the host link once a micro-batch (ggml-backend.cpp:
+ * ggml_backend_sched_backend_id_from_cur gives an op on host weights to the
+ * first backend whose offload_op wants it, CUDA's from a batch of 32;
+ * ggml_backend_sched_compute_splits copies the weights in before each
+ * split runs, of a MUL_MAT_ID's experts only those its ids use). */
 static void host_seconds(const struct step_model *m, const struct step_machine *hw, double seen,
                          double share, struct step_time *st)
 {
@@ -93,9 +97,14 @@ static void host_seconds(const struct step_model *m, const struct step_machine *
     }
     if (hw->host_offload_batch > 0 && seen >= hw->host_offload_batch &&
         hw->host_link_bytes_per_s > 0) {
-        double ub = hw->host_ubatch > 0 ? ceil(seen / hw->host_ubatch) : 1;
-        /* every expert of a host layer crosses: a micro-batch touches them all */
-        st->host_bytes = (m->host_dense_bytes + m->host_expert_bytes) * ub + st->host_bytes;
+        /* each micro-batch copies the host layers again, of their experts
+         * those its tokens use (nearly all of them at 512 tokens) */
+        double ub = hw->host_ubatch > 0 ? hw->host_ubatch : seen;
+        double full = floor(seen / ub), rest = seen - full * ub;
+        double batches = full + (rest > 0 ? 1 : 0);
+        double experts = full * step_expert_share(m->experts, m->experts_per_token, ub) +
+                         (rest > 0 ? step_expert_share(m->experts, m->experts_per_token, rest) : 0);
+        st->host_bytes += m->host_dense_bytes * batches + m->host_expert_bytes * experts;
         st->host_s = st->host_bytes / hw->host_link_bytes_per_s;
         st->host_copied = 1;
         return;
@@ -158,9 +167,13 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
     host_seconds(m, hw, seen, share, &st);
     double stages = m->stages ? m->stages : 1;
     double busy = st.memory_s > st.compute_s ? st.memory_s : st.compute_s;
-    st.stage_s = busy + st.moe_s + st.comm_s + st.host_s;
+    st.stage_s = busy + st.moe_s + st.comm_s;
     st.overhead_s = hw->step_overhead_s;
-    st.total_s = st.stage_s * stages + hw->step_overhead_s;
+    /* the host's part runs once a step, not once a stage: a layer split's
+     * GPUs hold the GPU layers between them, the CPU layers are the host's
+     * alone (and their copies go to the first GPU, the highest-priority
+     * backend that asks for the op) */
+    st.total_s = st.stage_s * stages + st.host_s + hw->step_overhead_s;
     if (out)
         *out = st;
     return st.total_s;

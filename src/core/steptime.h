@@ -114,8 +114,8 @@ struct step_time {
     double host_s;              /* reading them there, or copying them over the link */
     int host_copied;            /* 1: copied to the GPU (a batch past host_offload_batch) */
     double overhead_s;          /* the step's own */
-    double stage_s;             /* one stage: max(memory, compute) + moe + comm + host */
-    double total_s;             /* stage_s x stages */
+    double stage_s;             /* one stage: max(memory, compute) + moe + comm */
+    double total_s;             /* stage_s x stages + host_s (once a step) + overhead_s */
 };
 
 /* The time of one step over `n` sequences (seconds; 0 when the GPU has no

@@ -78,6 +78,10 @@ cJSON *offload_split_json(const struct offload_split *o)
     jsonout_uint(&j, "host_expert_bytes", o->host_expert_bytes);
     jsonout_uint(&j, "host_kv_bytes", o->host_kv_bytes);
     jsonout_uint(&j, "host_bytes", o->host_bytes);
+    if (o->node_servers > 1) { /* one host a node: its servers' host bytes together */
+        jsonout_uint(&j, "servers_on_node", o->node_servers);
+        jsonout_uint(&j, "node_host_bytes", o->node_host_bytes);
+    }
     if (o->host_memory_bytes)
         jsonout_uint(&j, "host_memory_bytes", o->host_memory_bytes);
     else

@@ -55,10 +55,13 @@ bool report_offload_unfit(const struct scenario *s, const struct plan_result *r,
     if (!o->active || o->host_fits || !r->weights_fit)
         return false;
     char need[32], have[32], split[192];
-    units_format_bytes(o->host_bytes, s->units, need, sizeof need);
+    units_format_bytes(o->node_host_bytes, s->units, need, sizeof need);
     units_format_bytes(o->host_memory_bytes, s->units, have, sizeof have);
     offload_sentence(o, split, sizeof split);
-    snprintf(buf, size, "DOES NOT FIT under %s: %s of weights and cache in host memory, more than "
-             "its %s (%s)", engine_desc(r->profile)->name, need, have, split);
+    char servers[48] = "";
+    if (o->node_servers > 1) /* one host a node, its servers' bytes together */
+        snprintf(servers, sizeof servers, " (%u servers on the node)", o->node_servers);
+    snprintf(buf, size, "DOES NOT FIT under %s: %s of weights and cache in host memory%s, more "
+             "than its %s (%s)", engine_desc(r->profile)->name, need, servers, have, split);
     return true;
 }
