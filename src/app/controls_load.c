@@ -38,6 +38,17 @@ static enum scenario_field experts_knob(const struct scenario *s)
     return SF_COUNT;
 }
 
+/* An engine with DP attention that also places whole experts over the TP
+ * ranks (SGLang's --ep-size), for a MoE model: the Experts row holds both,
+ * bit 0 DP attention and bit 1 expert parallel. */
+static bool experts_both(const struct scenario *s)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    return e->dp_attention && e->experts_over_tp && s->model.expert_params > 0;
+}
+
+static const char *const both_names[] = {"off", "DP attn", "EP", "DP attn + EP"};
+
 bool control_load_visible(enum control c, const struct scenario *s)
 {
     if (c == CTRL_PP) /* an engine that splits layers over every GPU has no stages to set */
@@ -50,7 +61,9 @@ bool control_load_visible(enum control c, const struct scenario *s)
 const char *control_load_label(enum control c, const struct scenario *s)
 {
     if (c == CTRL_EXPERTS)
-        return experts_knob(s) == SF_DP_ATTENTION ? "DP attn" : "Expert par";
+        return experts_both(s)                      ? "DP attn/EP"
+               : experts_knob(s) == SF_DP_ATTENTION ? "DP attn"
+                                                    : "Expert par";
     return c == CTRL_PP ? "Stages" : c == CTRL_CONCURRENCY ? "At once" : "Prompt";
 }
 
@@ -65,8 +78,8 @@ int control_load_values(enum control c, const struct scenario *s, uint64_t *v)
                 v[n++] = p;
         break;
     case CTRL_EXPERTS:
-        v[n++] = 0;
-        v[n++] = 1;
+        for (uint64_t k = 0; k < (experts_both(s) ? 4u : 2u); k++)
+            v[n++] = k;
         break;
     case CTRL_CONCURRENCY: /* 0: as many as fit */
         v[n++] = 0;
@@ -94,6 +107,8 @@ uint64_t control_load_current(enum control c, const struct scenario *s)
     case CTRL_PP:
         return scenario_pp(s);
     case CTRL_EXPERTS:
+        if (experts_both(s))
+            return (uint64_t)s->dp_attention | (uint64_t)s->expert_parallel << 1;
         return experts_knob(s) == SF_DP_ATTENTION ? s->dp_attention : s->expert_parallel;
     case CTRL_CONCURRENCY:
         return s->concurrency;
@@ -108,12 +123,17 @@ void control_load_set(enum control c, struct scenario *s, uint64_t value)
 {
     switch (c) {
     case CTRL_PP:
-        s->pp = value > 1 ? (uint32_t)value : 0;
+        s->pp = value > 1 ? (uint32_t)value : 0; /* 0 (a reset): the default */
+        if (value == 1 && scenario_pp(s) > 1)
+            s->pp = 1; /* one stage where the default adds stages: as asked */
         if (s->tp && s->gpus % (s->tp * scenario_pp(s)) != 0)
             s->tp = 0; /* the split no longer divides: the default (scenario_tp) */
         break;
     case CTRL_EXPERTS:
-        if (experts_knob(s) == SF_DP_ATTENTION)
+        if (experts_both(s)) {
+            s->dp_attention = (value & 1) != 0;
+            s->expert_parallel = (value & 2) != 0;
+        } else if (experts_knob(s) == SF_DP_ATTENTION)
             s->dp_attention = value != 0;
         else if (experts_knob(s) == SF_EXPERT_PARALLEL)
             s->expert_parallel = value != 0;
@@ -146,7 +166,10 @@ void control_load_format(enum control c, const struct scenario *s, char *buf, si
                  scenario_tp(s));
         break;
     case CTRL_EXPERTS:
-        snprintf(buf, size, "%s", control_load_current(c, s) ? "on" : "off");
+        if (experts_both(s))
+            snprintf(buf, size, "%s", both_names[control_load_current(c, s) & 3]);
+        else
+            snprintf(buf, size, "%s", control_load_current(c, s) ? "on" : "off");
         break;
     case CTRL_CONCURRENCY:
         if (s->concurrency)
@@ -179,6 +202,14 @@ bool control_load_parse(enum control c, struct scenario *s, const char *text, st
 {
     uint64_t n = 0;
     bool on = false;
+    if (c == CTRL_EXPERTS && experts_both(s)) {
+        for (uint64_t k = 0; k < 4; k++)
+            if (strcmp(text, both_names[k]) == 0 || (text[0] == '0' + (int)k && !text[1])) {
+                control_load_set(c, s, k);
+                return true;
+            }
+        return diag_fail(in, "'%s' is not off, DP attn, EP or DP attn + EP (0 to 3)", text);
+    }
     if (c == CTRL_EXPERTS) {
         if (!control_on_off(text, &on, in))
             return false;

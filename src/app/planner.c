@@ -437,7 +437,7 @@ static bool dropped(const struct scenario *was, const struct scenario *next, enu
     if (was->dp_attention && !next->dp_attention)
         snprintf(what, size, "DP attention (SGLang)");
     else if (was->expert_parallel && !next->expert_parallel)
-        snprintf(what, size, "expert parallel (vLLM)");
+        snprintf(what, size, "expert parallel");
     else if (was->pp > 1 && next->pp <= 1)
         snprintf(what, size, "pipeline stages");
     else if (c != CTRL_LORA && was->max_loras && !next->max_loras)

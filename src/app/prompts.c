@@ -247,6 +247,12 @@ static void what_would_it_take(struct planner *p)
             units_format_int(s->prefix_tokens, a, sizeof a);
             snprintf(o->text, sizeof o->text, "a shared prefix of %s tokens: %s %s", a, u, us);
             break;
+        case CHANGE_NEAR_GPUS: /* "16 GPUs would allow 2 x TP8 (13: TP1 PP13): ..." */
+            split_text(s, a, sizeof a);
+            split_text(now, b, sizeof b);
+            snprintf(o->text, sizeof o->text, "%u GPUs would allow %s (%u: %s): %s %s", s->gpus,
+                     a, now->gpus, b, u, us);
+            break;
         case CHANGE_GPU_TYPE:
             snprintf(o->text, sizeof o->text, "%u x %s ($%.2f/h each) instead: %s %s", s->gpus,
                      s->gpu.name, s->gpu.price_usd_per_hour, u, us);
@@ -258,7 +264,8 @@ static void what_would_it_take(struct planner *p)
         o->scenario = *s;
         o->users = ch[i].users;
     }
-    p->mode = MODE_OPTIONS;
+    if (n > 0 || planner_result(p)->speed.users_at_service_level < p->target_users)
+        p->mode = MODE_OPTIONS;
 }
 
 /* The label typed, without its outer spaces, when the loader would take it
@@ -311,12 +318,12 @@ static void target_finish(struct planner *p)
     uint64_t served = planner_result(p)->speed.users_at_service_level;
     const struct scenario *now = planner_scenario(p);
     bool slo = now->min_tokens_per_s > 0 || now->max_ttft_seconds > 0;
-    if (served >= n) {
+    /* served already: only the nearest counts of GPUs where the layout is a
+     * poor one (solve_near_gpus), else nothing to change */
+    what_would_it_take(p);
+    if (served >= n && p->option_count == 0)
         snprintf(p->status, sizeof p->status, "%llu users already %s: nothing to change",
                  (unsigned long long)served, slo ? "keep the service level" : "fit");
-        return;
-    }
-    what_would_it_take(p);
 }
 
 static void export_finish(struct planner *p)

@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "cli/options_table.h"
 #include "cli/simulate.h"
+#include "cli/solve_mac.h"
 #include "cli/solve_slo.h"
 #include "core/engine_desc.h"
 #include "core/solve.h"
@@ -160,6 +161,10 @@ static int print_max_context(const struct solve_job *job, const struct scenario 
            (unsigned long long)job->need, pl, s->gpus, s->gpu.name,
            engine_version_title(s->engine.kind, s->engine.rule, engine, sizeof engine),
            units_format_tokens(best, t, sizeof t));
+    struct scenario at = *s;
+    at.context_tokens = best;
+    at.avg_context_tokens = s->avg_context_tokens < best ? s->avg_context_tokens : 0;
+    solve_mac_note(&at);
     return 0;
 }
 
@@ -212,11 +217,18 @@ static bool solve_rows(const struct solve_job *job, const struct options *o,
         struct scenario s = *base;
         s.gpu = g->spec;
         s.pp = 0; /* solve picks the stages */
-        if (job->wired_limit_mb && g->spec.unified_bytes) { /* Apple silicon's cap */
-            if ((uint64_t)job->wired_limit_mb * MIB > g->spec.unified_bytes)
-                return diag_fail(d, "%s: %u MiB is more than the %llu MiB %s has",
-                                 OPTION_FLAG(OPT_WIRED_LIMIT), job->wired_limit_mb,
-                                 (unsigned long long)(g->spec.unified_bytes / MIB), g->spec.id);
+        /* Apple silicon's cap: refused past a Mac named (core/spec.h
+         * spec_wired_limit_max); a smaller Mac of the catalogue keeps macOS's */
+        uint64_t most = spec_wired_limit_max(g->spec.unified_bytes);
+        if (job->wired_limit_mb && g->spec.unified_bytes && id &&
+            (uint64_t)job->wired_limit_mb * MIB > most)
+            return diag_fail(d, "%s: %u MiB leaves macOS too little of the %llu MiB %s has: at "
+                             "most %llu MiB (80%% of it, or all but 5 GiB)",
+                             OPTION_FLAG(OPT_WIRED_LIMIT), job->wired_limit_mb,
+                             (unsigned long long)(g->spec.unified_bytes / MIB), g->spec.id,
+                             (unsigned long long)(most / MIB));
+        if (job->wired_limit_mb && g->spec.unified_bytes &&
+            (uint64_t)job->wired_limit_mb * MIB <= most) {
             s.wired_limit_mb = job->wired_limit_mb;
             unified++;
         }
@@ -328,6 +340,16 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
     int nrows = t->count, skipped = t->skipped;
     print_rows_head(job, base);
     int solved = print_rows_table(rows, nrows);
+    for (int i = 0; i < nrows; i++) { /* a Mac's split, and the sysctl */
+        if (!rows[i].split.solved || rows[i].split.gpus != 1 || !rows[i].gpu->unified_bytes)
+            continue;
+        struct scenario s = *base;
+        s.gpu = *rows[i].gpu;
+        if (job->wired_limit_mb &&
+            (uint64_t)job->wired_limit_mb * MIB <= spec_wired_limit_max(s.gpu.unified_bytes))
+            s.wired_limit_mb = job->wired_limit_mb;
+        solve_mac_note(&s);
+    }
     uint32_t wide = 0; /* the widest tensor parallel past one node */
     for (int i = 0; i < nrows; i++)
         if (rows[i].split.solved && rows[i].split.tp > spec_gpu_domain(rows[i].gpu) &&

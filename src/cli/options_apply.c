@@ -239,7 +239,7 @@ static void engine(const struct options *o, struct scenario *s)
             memset(&s->engine, 0, sizeof s->engine);
             if (!engine_desc(o->engine)->dp_attention)
                 s->dp_attention = false;
-            if (!engine_desc(o->engine)->experts_over_dp)
+            if (!engine_expert_parallel(engine_desc(o->engine), o->engine_rule))
                 s->expert_parallel = false;
             if (!o->given[OPT_KV_DTYPE] && !engine_supports(o->engine, s->kv_dtype))
                 s->kv_dtype = DTYPE_AUTO; /* a cache type the new engine lacks */

@@ -70,13 +70,28 @@ bool opt_cpu(const struct option_row *row, const char *arg, struct options *o, s
     if (p == NULL) {
         int n = 0;
         const struct cpu_preset *all = offload_cpu_presets(&n);
-        char list[256] = "";
+        char list[512] = "";
         size_t len = 0;
         for (int i = 0; i < n && len < sizeof list; i++)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", all[i].id);
         return diag_fail(d, "%s: '%s' is not a CPU memory preset (%s)", row->flag, arg, list);
     }
     snprintf(o->offload.cpu, sizeof o->offload.cpu, "%s", p->id);
+    return true;
+}
+
+/* On unified memory the CPU layers have what the wired limit leaves of the
+ * Mac's RAM (core/scenario.h scenario_host_memory): no RAM of this machine
+ * read, and a size given is refused (the wired limit is the lever). */
+static bool unified_host(const struct options *o, struct scenario *s, struct diag *d)
+{
+    const struct offload_opts *g = &o->offload;
+    if (o->given[OPT_HOST_MEMORY] && g->host_memory_bytes && !g->host_memory_read)
+        return diag_fail(d, "%s: %s has unified memory: its CPU layers take what the wired limit "
+                         "leaves of it (set %s instead)",
+                         OPTION_FLAG(OPT_HOST_MEMORY), s->gpu.id, OPTION_FLAG(OPT_WIRED_LIMIT));
+    s->offload.host_memory_bytes = 0;
+    s->offload.host_memory_read = false;
     return true;
 }
 
@@ -104,6 +119,8 @@ bool options_offload_apply(const struct options *o, struct scenario *s, struct d
         p->cpu[0] = '\0';
         p->host_bytes_per_s = g->host_bytes_per_s;
     }
+    if (s->gpu.unified_bytes) /* Apple silicon: the Mac's RAM, not this machine's */
+        return unified_host(o, s, d);
     if (o->given[OPT_HOST_MEMORY]) {
         p->host_memory_bytes = g->host_memory_bytes;
         p->host_memory_read = g->host_memory_read;

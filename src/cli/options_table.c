@@ -188,7 +188,8 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_EXPERT_PARALLEL] = {OPTNAME_EXPERT_PARALLEL, .commands = SCENARIO,
                              .field = FIELD(SF_EXPERT_PARALLEL),
                              .help = "vLLM: MoE experts spread over every GPU of the\n"
-                                     "data-parallel group (TP x replicas)"},
+                                     "data-parallel group (TP x replicas); SGLang:\n"
+                                     "its EP size TP, whole experts over the TP ranks"},
     [OPT_MAX_LORAS] = {OPTNAME_MAX_LORAS, .commands = SCENARIO, COUNT(0, LORA_SLOTS_MAX),
                        .offset = AT(max_loras), .field = FIELD(SF_MAX_LORAS), .metavar = "N",
                        .help = "LoRA adapter slots held on every GPU (vLLM --max-loras,\n"

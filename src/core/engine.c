@@ -371,6 +371,11 @@ bool engine_any_rule(enum engine_rule rule)
     return true;
 }
 
+bool engine_expert_parallel(const struct engine_desc *e, enum engine_rule rule)
+{
+    return e->experts_over_tp || (e->experts_over_dp && e->experts_over_dp(rule));
+}
+
 const struct engine_desc *engine_find(bool (*has)(const struct engine_desc *))
 {
     for (int k = 0; k < ENGINE_COUNT; k++)

@@ -151,6 +151,9 @@ struct engine_desc {
     bool (*experts_over_dp)(enum engine_rule rule); /* routed experts split over the whole
                                   * DP group, and --enable-expert-parallel taken */
     const char *experts_owner;   /* then, who has the option: "vLLM's V1 engine" */
+    bool experts_over_tp;        /* takes --enable-expert-parallel as whole routed experts
+                                  * over each replica's TP ranks (SGLang's --ep-size): the
+                                  * same bytes a GPU, the experts a multiple of TP */
     /* Its MoE kernel's padding of the routed experts as loaded: the
      * intermediate size over all `split` ranks one expert's intermediate is
      * divided among, and the hidden size, each padded per rank; false: none
@@ -162,8 +165,9 @@ struct engine_desc {
     enum dtype state_conv, state_ssm; /* the state's precisions; AUTO: vLLM's "auto" */
     bool global_dims;            /* kvplan has its rule for global layers of their own KV
                                   * heads and head_dim (Gemma 4); else they are refused */
-    bool compressed;             /* kvplan has its rule for DeepSeek V4's compressed
-                                  * attention (core/kvcost.h); else it is refused */
+    bool (*compressed)(enum engine_rule rule); /* kvplan has its rule for DeepSeek V4's
+                                  * compressed attention at that version (core/kvcost.h);
+                                  * NULL or false: it is refused */
     bool state_per_user;         /* its state pool is not modelled: each user's state is
                                   * counted in its KV blocks (WARN_STATE_GENERIC) */
 
@@ -277,6 +281,9 @@ void engine_list(bool (*has)(const struct engine_desc *), struct engine_list how
 
 /* True at every rule: an engine simulated whatever its version. */
 bool engine_any_rule(enum engine_rule rule);
+/* Whether e at rule takes --enable-expert-parallel: experts over the DP group
+ * (experts_over_dp) or over the TP ranks (experts_over_tp). */
+bool engine_expert_parallel(const struct engine_desc *e, enum engine_rule rule);
 
 /* The first engine with trait `has`, or NULL. */
 const struct engine_desc *engine_find(bool (*has)(const struct engine_desc *));

@@ -25,6 +25,27 @@ static const struct cpu_preset presets[] = {
      "AMD EPYC 9004 (Genoa) datasheet: 12 channels of DDR5-4800 a socket"},
     {"ddr5-6400-12ch", "DDR5-6400, 12 channels (server)", 12, 6400,
      "AMD EPYC 9005 (Turin) datasheet: 12 channels of DDR5-6400 a socket"},
+    /* Apple silicon's unified memory: its bus in 64-bit channels at its
+     * LPDDR rate, the peak Apple's tech specs give (apple.com; Ars
+     * Technica's M4-generation tables give the exact figures) */
+    {"apple-m2", "Apple M2, LPDDR5-6400, 128-bit (unified)", 2, 6400,
+     "Apple M2 tech specs: 100GB/s (102.4 exactly)"},
+    {"apple-m3", "Apple M3, LPDDR5-6400, 128-bit (unified)", 2, 6400,
+     "Apple M3 tech specs: 100GB/s (102.4 exactly)"},
+    {"apple-m3-pro", "Apple M3 Pro, LPDDR5-6400, 192-bit (unified)", 3, 6400,
+     "Apple M3 Pro tech specs: 150GB/s (153.6 exactly)"},
+    {"apple-m3-max", "Apple M3 Max, LPDDR5-6400, 512-bit (unified)", 8, 6400,
+     "Apple M3 Max (16-core CPU) tech specs: 400GB/s (409.6 exactly)"},
+    {"apple-m4", "Apple M4, LPDDR5X-7500, 128-bit (unified)", 2, 7500,
+     "Apple M4 tech specs: 120GB/s"},
+    {"apple-m4-pro", "Apple M4 Pro, LPDDR5X-8533, 256-bit (unified)", 4, 8533,
+     "Apple M4 Pro tech specs: 273GB/s"},
+    {"apple-m4-max", "Apple M4 Max, LPDDR5X-8533, 512-bit (unified)", 8, 8533,
+     "Apple M4 Max (16-core CPU) tech specs: 546GB/s"},
+    {"apple-m2-ultra", "Apple M2 Ultra, LPDDR5-6400, 1024-bit (unified)", 16, 6400,
+     "Apple M2 Ultra tech specs: 800GB/s (819.2 exactly)"},
+    {"apple-m3-ultra", "Apple M3 Ultra, LPDDR5-6400, 1024-bit (unified)", 16, 6400,
+     "Apple M3 Ultra tech specs: 819GB/s"},
 };
 enum { PRESET_COUNT = sizeof presets / sizeof presets[0], PRESET_DEFAULT = 1 };
 

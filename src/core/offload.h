@@ -36,7 +36,7 @@ struct offload_opts {
     char cpu[32];              /* the --cpu preset in use; "" = none given */
 };
 
-/* A preset of host memory: its channels of DDR at a data rate. */
+/* A preset of host memory: its 64-bit channels of DDR (or of Apple's LPDDR) at a data rate. */
 struct cpu_preset {
     const char *id;            /* "ddr5-4800-2ch" */
     const char *name;          /* "DDR5-4800, dual channel (desktop)" */

@@ -28,11 +28,13 @@ static uint64_t dense_bytes_of(const struct scenario *s, const struct placement 
 
 /* The servers of a node (core/offload.h): a server spans tp x pp GPUs, a
  * node holds SPEC_GPUS_PER_NODE; those decoding at once, fewer than them
- * only when the scenario's concurrency is. */
+ * only when the scenario's concurrency is. A Mac holds one GPU. */
 static void node_share(const struct scenario *s, const struct placement *l, struct offload_split *o)
 {
     uint64_t span = (uint64_t)(l->tp ? l->tp : 1) * (l->pp ? l->pp : 1);
     uint64_t per_node = span < SPEC_GPUS_PER_NODE ? SPEC_GPUS_PER_NODE / span : 1;
+    if (s->gpu.unified_bytes)
+        per_node = 1; /* a Mac is its own host: its GPU and its CPU share one memory */
     uint64_t reps = l->replicas ? l->replicas : 1;
     o->node_servers = (uint32_t)(reps < per_node ? reps : per_node);
     o->host_readers = s->concurrency && s->concurrency < o->node_servers ? (uint32_t)s->concurrency
@@ -89,15 +91,13 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     o->gpu_expert_bytes = kv_ceil_div((uint64_t)kept * o->layer_expert_bytes, gpus);
     o->host_weights_bytes = whole > gpu ? whole - gpu : 0;
     o->host_expert_bytes = l->expert_bytes - (uint64_t)kept * o->layer_expert_bytes;
-    o->host_bytes_per_s = s->offload.host_bytes_per_s > 0
-                              ? s->offload.host_bytes_per_s
-                              : offload_cpu_bandwidth(offload_cpu_default());
+    o->host_bytes_per_s = scenario_host_bandwidth(s);
     o->link_bytes_per_s = (double)s->gpu.host_link_bytes_per_s;
     /* unified memory (Apple silicon) copies nothing: the CPU's layers run there */
     o->link_assumed = o->link_bytes_per_s <= 0 && s->gpu.unified_bytes == 0;
     if (o->link_assumed)
         o->link_bytes_per_s = OFFLOAD_LINK_DEFAULT;
-    o->host_memory_bytes = s->offload.host_memory_bytes;
+    o->host_memory_bytes = scenario_host_memory(s);
     node_share(s, l, o);
 }
 
@@ -164,9 +164,9 @@ bool offload_choose(const struct scenario *s, const struct placement *l, uint64_
                  placement_share(l, cache) <= room - l->weights_bytes_per_gpu;
     if (whole && !p->no_kv_offload)
         return false;
-    /* unified memory (Apple silicon): the CPU's layers would sit in the same
-     * RAM, and macOS's wired limit is the lever (core/scenario.h): no search */
-    if (s->gpu.unified_bytes == 0 && search(s, l, room, cache, o)) {
+    /* unified memory (Apple silicon) as well: the CPU layers take what the
+     * wired limit leaves of the RAM (scenario_host_memory) */
+    if (search(s, l, room, cache, o)) {
         o->searched = o->found = true;
         return true;
     }
@@ -192,7 +192,7 @@ bool offload_whole(const struct scenario *s, const struct placement *l, struct o
         kv_sat_add(placement_share(l, l->weights_bytes - o->host_weights_bytes), draft);
     /* the embedding alone is checked only against a --host-memory given, so
      * that such a plan reads the same on every machine */
-    if (s->offload.host_memory_read)
+    if (s->offload.host_memory_read || s->gpu.unified_bytes)
         o->host_memory_bytes = 0;
     return true;
 }

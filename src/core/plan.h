@@ -87,6 +87,7 @@ struct wired_figures {
     uint64_t limit_bytes;   /* what the GPU may use */
     uint32_t suggest_mb;    /* the wired limit, whole GiB in MiB, that holds what was asked;
                              * 0: none is needed, or none below the unified memory */
+    bool split;             /* the limit made the fit search keep part of the model on the CPU */
 };
 
 /* The headroom rule's answer, kept beside an engine's for comparison only. */

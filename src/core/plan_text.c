@@ -288,10 +288,13 @@ void plan_warning_format(const struct plan_result *r, enum plan_warning w, char 
         return;
     }
     case WARN_WIRED_LIMIT:
-        snprintf(buf, size, "the GPU may use %.1f GiB of %.0f GiB unified memory; `sudo sysctl "
-                 "iogpu.wired_limit_mb=%u` raises it to what this asks (%s %u plans with it)",
+        snprintf(buf, size, "the GPU may use %.1f GiB of %.0f GiB unified memory%s; `sudo sysctl "
+                 "iogpu.wired_limit_mb=%u` %s (%s %u plans with it)",
                  (double)r->wired.limit_bytes / GIB, (double)r->wired.unified_bytes / GIB,
-                 r->wired.suggest_mb, OPTNAME_WIRED_LIMIT_MB, r->wired.suggest_mb);
+                 r->wired.split ? ", so the fit search keeps part of the model on the CPU" : "",
+                 r->wired.suggest_mb,
+                 r->wired.split ? "holds it all on the GPU" : "raises it to what this asks",
+                 OPTNAME_WIRED_LIMIT_MB, r->wired.suggest_mb);
         return;
     case WARN_CALIBRATION:
         snprintf(buf, size, "%s", r->calibration_note[0] ? r->calibration_note

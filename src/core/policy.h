@@ -134,11 +134,33 @@ int policy_vllm_nodes_per_replica(const struct placement *l, uint32_t per, int k
 int policy_vllm_replicas_over_nodes(const struct placement *l, uint32_t per, int k,
                                     struct shell_line *out);
 
+/* The MoE layers' router gates held whole in bf16 on every GPU (policy_gates.c):
+ * the last pipeline stage's, less their share in the weights, as the row
+ * "moe_gate" (with `note`); 0 and no row when none. The first layer of the
+ * last stage (a stage of ceil(layers / pp)). */
+uint64_t policy_gate_row(const struct policy_ctx *c, const char *note);
+uint32_t policy_last_stage_start(const struct policy_ctx *c);
+
+/* What SGLang holds whole on every GPU beyond the weights' split share
+ * (policy_sglang_mem.c): the MoE layers' router gates, the rows "moe_gate"
+ * and "weights_extra"; 0 and no rows when there are none. */
+uint64_t sglang_held_extra(const struct policy_ctx *c);
+
 /* What vLLM holds whole on every GPU beyond the weights' split share
  * (policy_vllm_mem.c): the MoE layers' router gates and MLA's dequantized
  * W_UV and W_UK_T, with the rows "moe_gate", "mla_copies" and their sum
  * "weights_extra"; 0 and no rows when there are none. */
 uint64_t vllm_held_extra(const struct policy_ctx *c);
+
+/* vLLM V1's windowed group (policy_vllm_dsv4.c): the blocks of `unit`
+ * tokens a request of len tokens holds in a sliding window (the window less
+ * one plus a batch, at most len, rounded up, and one more: the window may
+ * start inside a block) or a chunk of local attention (the chunk plus a
+ * batch, nothing more): v1/kv_cache_interface.py SlidingWindowSpec and
+ * ChunkedLocalAttentionSpec max_memory_usage_bytes. */
+uint64_t vllm_window_blocks(uint64_t window, bool chunked, uint64_t batched, uint64_t len,
+                            uint64_t unit);
+
 
 /* SGLang over several nodes (policy_sglang_nodes.c) and llama.cpp over
  * several servers or nodes (policy_llamacpp_nodes.c): the engine's
@@ -147,6 +169,8 @@ int policy_sglang_servers(const struct placement *l, const char *launch, int k,
                           struct shell_line *out);
 int policy_llamacpp_servers(const struct placement *l, const char *launch, int k,
                             struct shell_line *out);
+int policy_trtllm_servers(const struct placement *l, const char *launch, int k,
+                          struct shell_line *out); /* policy_trtllm_nodes.c */
 
 /* The state rows of a model with state layers: "state_conv", "state_ssm"
  * and "state_per_user" (one sequence, every state layer, one GPU); `gpus`
@@ -204,8 +228,18 @@ struct block_rule {
     uint64_t state_units;    /* not hybrid: units each user adds for its state */
     uint32_t cap;            /* scheduler cap per replica; 0 = none */
     const char *cap_name;    /* "max-num-seqs" */
+    const char *window_ref;  /* hybrid: the row of a user's blocks in all the window groups,
+                              * window_units their total (vLLM's DeepSeek V4); NULL: per group */
 };
 void policy_blocks(const struct policy_ctx *c, const struct block_rule *b);
+
+/* vLLM V1's packed cache for DeepSeek V4's compressed attention
+ * (policy_vllm_dsv4.c): each kind's page, the groups, the block stride and
+ * the blocks of the pool, a user's blocks in every group, then policy_blocks;
+ * sets the engine's request_units and max_concurrency. The launch line's
+ * flags for such a model (nothing for another). */
+void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule);
+void vllm_dsv4_launch(const struct policy_ctx *c, struct shell_line *l);
 
 /* A hybrid pool of pages of one size (vLLM v1/core/kv_cache_utils.py,
  * unify_kv_cache_spec_page_size): the layer type whose page per token is

@@ -23,7 +23,8 @@ static uint64_t user_units(const struct block_rule *b, uint64_t len, uint64_t pr
     if (!b->hybrid)
         return kv_sat_add(b->user_cap_units && own > b->user_cap_units ? b->user_cap_units : own,
                           b->state_units);
-    return kv_sat_add(kv_sat_mul(b->full_groups, own), kv_sat_mul(b->window_groups, window_units));
+    return kv_sat_add(kv_sat_mul(b->full_groups, own),
+                      kv_sat_mul(b->window_ref ? 1 : b->window_groups, window_units));
 }
 
 struct explain_row *policy_users_row_begin(const struct policy_ctx *c, bool paged, char *note,
@@ -135,7 +136,11 @@ static void per_user_row(const struct policy_ctx *c, const struct block_rule *b,
                      b->unit_tokens == 1 ? "tokens' worth of state" : "blocks of state");
         explain_op(row, XOP_ADD);
     }
-    if (b->hybrid) {
+    if (b->hybrid && b->window_ref) {
+        explain_op(row, XOP_MUL);
+        explain_ref(c->x, row, b->window_ref, "window and state groups");
+        explain_op(row, XOP_ADD);
+    } else if (b->hybrid) {
         explain_op(row, XOP_MUL);
         explain_term(row, b->window_groups, XU_COUNT, b->state ? "state groups" : "window groups");
         if (b->state && b->spec_units) {

@@ -48,6 +48,11 @@ static void launch(const struct policy_ctx *c)
     } else if (c->l->replicas > 1) {
         shell_option(&l, "--dp", "%u", c->l->replicas);
     }
+    /* server_args.py (0.5): --ep-size (--expert-parallel-size), whole experts
+     * over the TP ranks; --enable-ep-moe is deprecated since 0.4.10 for
+     * --ep-size equal to --tp-size */
+    if (c->l->expert_parallel)
+        shell_option(&l, "--ep-size", "%u", c->l->tp);
     if (s->engine.max_num_seqs)
         shell_option(&l, "--max-running-requests", "%u", s->engine.max_num_seqs);
     /* server_args.py: a chain of N draft steps, top-1, N + 1 tokens verified */
@@ -404,6 +409,7 @@ static void budget(const struct policy_ctx *c)
     e->budget_bytes = (uint64_t)llroundl((long double)start * e->fraction);
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
     policy_user_bytes(c);
+    e->held_extra_bytes = sglang_held_extra(c); /* policy_sglang_mem.c */
     struct explain_row *row = explain_row_begin(c->x, "budget", "SGLang static", "per GPU");
     explain_term(row, e->gpu_total_bytes, XU_BYTES, "CUDA total");
     if (before) {
@@ -506,6 +512,7 @@ const struct engine_desc engine_sglang = {
                .max = (double)TOKENS_MAX,
                .help = "tokens a prefill chunk holds (default from the GPU's memory)"}},
     .dp_attention = true,
+    .experts_over_tp = true,
     .windows_full = windows_full,
     /* python/sglang/srt/configs/mamba_utils.py (mamba2_state_dtype): conv
      * state bf16, the SSM state SGLANG_MAMBA_SSM_DTYPE, else the config's

@@ -13,17 +13,26 @@
 #include <stdio.h>
 
 /* trtllm-serve MODEL and its flags; what only the options file takes is
- * named in a remark. */
+ * named in a remark. A replica wider than a node runs under MPI, a process a
+ * GPU, each in trtllm-llmapi-launch (policy_trtllm_nodes.c). */
 static void launch(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    static const struct launch_head head = {"trtllm-serve", "--max_seq_len",
-                                            "--kv_cache_free_gpu_memory_fraction", 2, NULL,
-                                            "--tp_size", "--pp_size"};
+    uint32_t per = c->l->tp * c->l->pp, node = SPEED_GPUS_PER_NODE;
+    char command[96] = "trtllm-serve";
+    if (per > node)
+        snprintf(command, sizeof command, "mpirun -np %u trtllm-llmapi-launch trtllm-serve", per);
+    const struct launch_head head = {command, "--max_seq_len",
+                                     "--kv_cache_free_gpu_memory_fraction", 2, NULL,
+                                     "--tp_size", "--pp_size"};
     struct shell_line l;
     policy_launch_begin(c, &head, &l);
     if (c->l->replicas > 1)
         shell_comment(&l, "  # x %u replicas, one server each", c->l->replicas);
+    if (per > node)
+        shell_comment(&l, "%s over %u nodes: mpirun -H or a hostfile names them "
+                      "(srun --mpi=pmix under Slurm)", l.remarked ? ";" : "  #",
+                      (per + node - 1) / node);
     /* llmapi: a quantized cache (KvCacheConfig.dtype), a draft
      * (speculative_config: decoding_type DraftTarget, speculative_model_dir,
      * max_draft_len) and a host tier (KvCacheConfig.host_cache_size, bytes) go
@@ -42,8 +51,7 @@ static void launch(const struct policy_ctx *c)
         snprintf(opts + k, sizeof opts - k, "; kv_cache_config: host_cache_size: %llu",
                  (unsigned long long)s->host_kv_bytes);
     if (opts[0]) /* the first item follows the remark's opening */
-        shell_comment(&l, "%s --extra_llm_api_options:%s", c->l->replicas > 1 ? ";" : "  #",
-                      opts + 1);
+        shell_comment(&l, "%s --extra_llm_api_options:%s", l.remarked ? ";" : "  #", opts + 1);
     policy_launch_done(c, &l, false); /* the replicas' remark is above */
 }
 
@@ -249,4 +257,5 @@ const struct engine_desc engine_trtllm = {
     .budget = budget,
     .launch = launch,
     .log = log_lines,
+    .servers = policy_trtllm_servers,
 };

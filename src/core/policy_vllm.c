@@ -100,9 +100,12 @@ static void launch(const struct policy_ctx *c)
     const struct engine_detail *e = &c->b->engine;
     static const struct launch_head head = {"vllm serve", "--max-model-len",
                                             "--gpu-memory-utilization", 2,
-                                            "--kv-cache-dtype fp8", "-tp", "-pp"};
+                                            "--kv-cache-dtype fp8", "-tp", "-pp"},
+                                     dsv4 = {"vllm serve", "--max-model-len",
+                                             "--gpu-memory-utilization", 2, NULL, "-tp", "-pp"};
     struct shell_line l;
-    policy_launch_begin(c, &head, &l);
+    policy_launch_begin(c, c->k->compressed_span ? &dsv4 : &head, &l);
+    vllm_dsv4_launch(c, &l);
     if (c->l->expert_parallel)
         shell_words(&l, "--enable-expert-parallel");
     bool v0 = s->engine.rule == RULE_VLLM_V0;
@@ -202,20 +205,6 @@ static void log_lines(const struct policy_ctx *c)
         snprintf(e->note + len, sizeof e->note - len,
                  ", enlarged from the block size %llu so that a page holds a layer's state",
                  (unsigned long long)given);
-}
-
-/* Blocks a windowed layer holds for a request of len tokens (V1 hybrid
- * groups, v1/kv_cache_interface.py max_memory_usage_bytes): a sliding window
- * less one plus a batch, at most len, rounded up, and one more, always, as
- * the window may start inside a block (SlidingWindowSpec: so a window wider
- * than the request takes one block more than full attention would); a chunk
- * of local attention plus a batch, at most len, rounded up, nothing more
- * (ChunkedLocalAttentionSpec: Llama 4). */
-static uint64_t window_blocks(uint64_t window, bool chunked, uint64_t batched, uint64_t len,
-                              uint64_t unit)
-{
-    uint64_t need = chunked ? window + batched : window - 1 + batched;
-    return kv_ceil_div(need < len ? need : len, unit) + (chunked ? 0 : 1);
 }
 
 /* The profiled activation peak (V1 gpu_model_runner.py profile_run and
@@ -395,10 +384,10 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
         group_by_type(b, k->global_layers + draft_layers, k->windowed_layers);
         bool local = strstr(m->window_pattern, "chunked") != NULL;
         uint64_t window_unit = policy_unify_pages(c, b); /* Gemma 4's global layers */
-        b->window_units = window_blocks(k->window_tokens, local, e->max_num_batched_tokens, ctx,
-                                        window_unit);
-        b->window_units_avg = window_blocks(k->window_tokens, local, e->max_num_batched_tokens,
-                                            scenario_avg_tokens(s), window_unit);
+        uint64_t batched = e->max_num_batched_tokens;
+        b->window_units = vllm_window_blocks(k->window_tokens, local, batched, ctx, window_unit);
+        b->window_units_avg = vllm_window_blocks(k->window_tokens, local, batched,
+                                                 scenario_avg_tokens(s), window_unit);
     }
 }
 
@@ -473,6 +462,10 @@ static void budget(const struct policy_ctx *c)
      * them in the same KV cache spec) */
     uint32_t draft_layers =
         k->bytes_per_layer ? (uint32_t)kv_ceil_div(k->draft_bytes_per_token, k->bytes_per_layer) : 0;
+    if (k->compressed_span) {
+        vllm_dsv4_blocks(c, &b); /* policy_vllm_dsv4.c */
+        return;
+    }
     if (!v0)
         group_layers(c, &b, draft_layers);
     policy_blocks(c, &b);
@@ -549,6 +542,12 @@ static bool v1_scheduler(enum engine_rule rule)
     return rule != RULE_VLLM_V0;
 }
 
+/* DeepSeek V4 came after V0 and 0.13 (vLLM's recipe names 0.20.1) */
+static bool dsv4_rule(enum engine_rule rule)
+{
+    return rule != RULE_VLLM_V0 && rule != RULE_VLLM_0_13;
+}
+
 /* V0 sizes every layer for the whole context; V1 groups windowed layers */
 static bool v0_windows(const struct scenario *s)
 {
@@ -576,7 +575,8 @@ const struct engine_desc engine_vllm = {
     .title_a = "a vLLM",
     .versions = {{RULE_CURRENT, "vllm@0.15", {"0.15", "1", "v1"},
                   "the V1 engine, the latest: FlashInfer MLA for DeepSeek on Blackwell (from "
-                  "January 2026), rules read at main 002db495", "0.15"},
+                  "January 2026), rules read at main 002db495; DeepSeek V4's packed blocks "
+                  "(served from 0.20.1) read at main 0a291a2e", "0.15"},
                  {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
                   "up to 0.13: CUTLASS MLA on Blackwell (SM100) for every MLA model, blocks of 128 "
                   "(later FlashInfer MLA's 64 for DeepSeek)", "0.13"},
@@ -612,6 +612,7 @@ const struct engine_desc engine_vllm = {
     .windows_full = v0_windows,
     .cell_cost = cell_cost,
     .global_dims = true,
+    .compressed = dsv4_rule, /* policy_vllm_dsv4.c */
     .mtp = true,
     .spec_tokens = 1,
     .spec_lookahead = true,

@@ -205,11 +205,6 @@ uint64_t scenario_attention_bytes(const struct scenario *s)
     return (uint64_t)((long double)all * params / (long double)m->params);
 }
 
-uint32_t scenario_pp(const struct scenario *s)
-{
-    return s->pp ? s->pp : 1;
-}
-
 uint64_t scenario_gpu_memory(const struct scenario *s)
 {
     if (s->has_vram)
@@ -235,28 +230,6 @@ bool scenario_tp_even(const struct scenario *s, uint32_t tp)
         return true;
     return scenario_heads_split(m, s->kv_heads ? s->kv_heads : m->kv_heads,
                                 m->attention == ATTENTION_MLA, tp);
-}
-
-/* No --tp: the GPUs of a stage in one group when the heads split over
- * them, else the largest group they do split over, in whole replicas (12
- * GPUs of 64 heads and 8 KV heads: TP 4 x 3); never wider than a node or
- * NVLink domain (spec_gpu_domain), as engines deploy tensor parallel: 16
- * H100s are 2 x TP 8, not one group over two nodes. vLLM refuses the rest: its
- * ModelConfig.verify_with_parallel_config (vllm/config/model.py) wants the
- * attention heads a multiple of TP, and QKVParallelLinear
- * (model_executor/layers/linear.py) divide()s the KV heads by TP or TP by
- * them. */
-uint32_t scenario_tp(const struct scenario *s)
-{
-    if (s->tp)
-        return s->tp;
-    uint32_t all = s->gpus / scenario_pp(s), widest = all;
-    if (!engine_desc(s->engine.kind)->splits_layers && widest > spec_gpu_domain(&s->gpu))
-        widest = spec_gpu_domain(&s->gpu);
-    for (uint32_t t = widest; t > 1; t--)
-        if (all % t == 0 && scenario_tp_even(s, t))
-            return t;
-    return all ? 1 : 0;
 }
 
 uint32_t scenario_replicas(const struct scenario *s)
@@ -300,7 +273,7 @@ void scenario_set_engine(struct scenario *s, enum engine_kind kind, enum engine_
     s->engine.chunked_prefill_size = 0;
     if (!e->dp_attention)
         s->dp_attention = false;
-    if (!(e->experts_over_dp && e->experts_over_dp(rule)))
+    if (!engine_expert_parallel(e, rule))
         s->expert_parallel = false;
     if (e->splits_layers)
         s->pp = 0;

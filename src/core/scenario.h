@@ -219,9 +219,13 @@ uint64_t scenario_replicated_bytes(const struct scenario *s);
 
 /* Tensor parallel size, pipeline stages and replicas (tp x pp x replicas = gpus);
  * without --tp, the largest group of a stage's GPUs the heads split over
- * (scenario_tp_even). */
+ * (scenario_tp_even); without --tp and --pp, pipeline stages too when that
+ * group cannot hold the weights (scenario_layout.c). */
 uint32_t scenario_tp(const struct scenario *s);
 uint32_t scenario_pp(const struct scenario *s);
+/* Whether --pp (or a snapshot's pp) must be written for the layout to read
+ * back: stages above 1, or one where the default would add stages. */
+bool scenario_pp_written(const struct scenario *s);
 
 /* The memory one GPU may use: --vram; on unified memory the wired limit
  * (--wired-limit-mb, at most the unified memory), else Metal's default
@@ -229,6 +233,14 @@ uint32_t scenario_pp(const struct scenario *s);
 uint64_t scenario_gpu_memory(const struct scenario *s);
 /* Where that figure comes from: "--vram", "--wired-limit-mb" or the preset's basis. */
 const char *scenario_gpu_memory_basis(const struct scenario *s);
+/* The host memory llama.cpp's CPU layers may use and the rate they read
+ * it at. On unified memory (Apple silicon) the same RAM as the GPU's: what
+ * the GPU's limit (scenario_gpu_memory) and macOS's share
+ * (spec_wired_limit_max) leave of it, at the unified memory's bandwidth;
+ * else --host-memory (0: unknown) and --cpu, --host-bandwidth or the
+ * default CPU preset's. */
+uint64_t scenario_host_memory(const struct scenario *s);
+double scenario_host_bandwidth(const struct scenario *s);
 uint32_t scenario_replicas(const struct scenario *s);
 
 /* Images per request (images, or 1 when only image_tokens is given), the

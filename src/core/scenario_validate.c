@@ -49,7 +49,7 @@ static bool has_global_dims(const struct engine_desc *e)
 
 static bool has_compressed(const struct engine_desc *e)
 {
-    return e->compressed;
+    return e->compressed && e->compressed(RULE_CURRENT);
 }
 
 static bool has_mtp(const struct engine_desc *e)
@@ -148,6 +148,27 @@ static bool lora_validate(const struct scenario *s, const char *const *n,
     return true;
 }
 
+/* Whole experts over a replica's TP ranks (an engine's experts_over_tp,
+ * SGLang's --ep-size TP): more than one rank, and as SGLang's FusedMoE takes
+ * them (layers/moe/fused_moe_triton/layer.py, FusedMoE.__init__: assert
+ * num_experts % moe_ep_size == 0), the routed experts a multiple of them. */
+static bool experts_over_tp_validate(const struct scenario *s, const char *const *n,
+                                     enum scenario_field *field, struct diag *d)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (!s->expert_parallel || !e->experts_over_tp)
+        return true;
+    uint32_t tp = scenario_tp(s), experts = s->model.experts;
+    if (tp < 2)
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "%s places whole experts on each TP rank: "
+                    "it needs %s above 1", e->title, n[SF_TP]);
+    if (experts && experts % tp != 0)
+        return fail(d, n, SF_EXPERT_PARALLEL, field, "%s wants the %u routed experts of %s a "
+                    "multiple of the expert-parallel size, TP %u", e->title, experts,
+                    s->model.id, tp);
+    return true;
+}
+
 /* The layouts an engine may not take: pipeline stages where it splits
  * layers already, DP attention and expert parallel where it has no such
  * option. */
@@ -168,7 +189,7 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
         return fail(d, n, SF_DP_ATTENTION, field, "spreads requests over the TP ranks: it needs "
                     "%s above 1", n[SF_TP]);
     owner = engine_find(has_experts_over_dp);
-    if (s->expert_parallel && !(e->experts_over_dp && e->experts_over_dp(s->engine.rule)))
+    if (s->expert_parallel && !engine_expert_parallel(e, s->engine.rule))
         return fail(d, n, SF_EXPERT_PARALLEL, field, "is an option of %s (--engine %s)",
                     owner ? owner->experts_owner : "an engine", owner ? owner->name : "?");
     if (!e->global_dims && kvcost_has_global_dims(&s->model)) {
@@ -178,7 +199,11 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
                     "KV heads and a head_dim of their own%s; it counts them for %s",
                     s->model.id, e->title, s->model.global_k_eq_v ? " (K=V)" : "", who);
     }
-    if (!e->compressed && kvcost_has_compressed(&s->model)) {
+    if (has_compressed(e) && !e->compressed(s->engine.rule) && kvcost_has_compressed(&s->model))
+        return fail(d, n, SF_ENGINE, field, "%s: %s predates DeepSeek V4's compressed "
+                    "attention (--engine %s)", s->model.id, engine_label(e->kind, s->engine.rule),
+                    e->name);
+    if (!has_compressed(e) && kvcost_has_compressed(&s->model)) {
         char who[96];
         engine_list(has_compressed, (struct engine_list){true, " and ", true}, who, sizeof who);
         return fail(d, n, SF_ENGINE, field, "%s: kvplan has no %s rule for DeepSeek V4's "
@@ -188,7 +213,7 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
     if (s->expert_parallel && s->model.expert_params == 0)
         return fail(d, n, SF_EXPERT_PARALLEL, field, "%s has no MoE experts to spread",
                     s->model.id);
-    return true;
+    return experts_over_tp_validate(s, n, field, d);
 }
 
 /* An engine's option given to another would be ignored without a word: an
@@ -337,9 +362,12 @@ static bool budget_validate(const struct scenario *s, const char *const *n,
         return fail(d, n, SF_WIRED_LIMIT, field,
                     "%s has no unified memory: the wired limit is macOS's, on Apple silicon",
                     s->gpu.id);
-    if (s->wired_limit_mb && (uint64_t)s->wired_limit_mb * MIB > s->gpu.unified_bytes)
-        return fail(d, n, SF_WIRED_LIMIT, field, "%u MiB is more than the %llu MiB %s has",
-                    s->wired_limit_mb, (ull)(s->gpu.unified_bytes / MIB), s->gpu.id);
+    if (s->wired_limit_mb && (uint64_t)s->wired_limit_mb * MIB > spec_wired_limit_max(s->gpu.unified_bytes))
+        return fail(d, n, SF_WIRED_LIMIT, field,
+                    "%u MiB leaves macOS too little of the %llu MiB %s has: at most %llu MiB "
+                    "(80%% of it, or all but 5 GiB)",
+                    s->wired_limit_mb, (ull)(s->gpu.unified_bytes / MIB), s->gpu.id,
+                    (ull)(spec_wired_limit_max(s->gpu.unified_bytes) / MIB));
     if (s->has_weights && s->weights_bytes > ((uint64_t)1 << 60))
         return fail(d, n, SF_WEIGHTS, field, "is larger than any cluster (1 EiB)");
     if (s->has_price && !(s->price_usd_per_hour >= 0.0 && s->price_usd_per_hour < 1e6))

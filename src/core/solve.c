@@ -138,6 +138,8 @@ double solve_min_utilization(const struct scenario *base, uint64_t need)
 bool solve_keep(struct solve_change *out, int *n, enum solve_change_kind kind,
                 const struct scenario *s, uint64_t need)
 {
+    if (*n >= SOLVE_CHANGES_MAX)
+        return false;
     uint64_t u = solve_users(s);
     if (u < need)
         return false;
@@ -152,8 +154,10 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
                   size_t ngpus, struct solve_change *out)
 {
     int n = 0;
-    if (need == 0 || solve_users(base) >= need)
+    if (need == 0)
         return 0;
+    if (solve_users(base) >= need) /* served: only a better layout of about as many GPUs */
+        return solve_near_gpus(base, need, out, 0);
     struct scenario s = *base;
 
     /* a shorter context */
@@ -192,13 +196,25 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
                           : 256 / spec_gpu_domain(&base->gpu);
     struct solve_split split =
         solve_gpus(base, need, 256, base->pp > stages ? base->pp : stages, NULL);
-    if (split.solved && split.gpus != base->gpus) {
-        s = *base;
-        s.gpus = split.gpus;
-        s.tp = split.tp * split.pp == split.gpus ? 0 : split.tp;
-        s.pp = split.pp > 1 ? split.pp : 0;
-        solve_keep(out, &n, CHANGE_GPUS, &s, need);
+    s = *base;
+    s.gpus = split.gpus;
+    solve_set_layout(&s, split.tp, split.pp);
+    if (split.solved && solve_poor_stages(base, split.tp, split.pp)) {
+        /* stages within a node where tensor parallel would do (3 GPUs of TP 1
+         * x PP 3 where 4 of TP 4 serve more): the fewest GPUs of a node that
+         * serve need by TP alone rank first, else the fewest from there whose
+         * default layout is no poor one (12 as 2 x TP 2 x PP 3: 16 as 2 x TP 8) */
+        struct solve_split flat = solve_gpus(base, need, spec_gpu_domain(&base->gpu), 1, NULL);
+        struct scenario good;
+        if (flat.solved) {
+            s.gpus = flat.gpus;
+            solve_set_layout(&s, flat.tp, flat.pp);
+        } else if (solve_good_count(base, need, split.gpus, 1, &good)) {
+            s = good;
+        }
     }
+    if (split.solved && s.gpus != base->gpus)
+        solve_keep(out, &n, CHANGE_GPUS, &s, need);
 
     /* a longer shared prefix: the shortest that serves need (users grow with it) */
     s = *base;

@@ -56,9 +56,11 @@ enum solve_change_kind {
     CHANGE_GPU_TYPE, /* the cheapest other GPU type, as many of them as now */
     CHANGE_WEIGHT_DTYPE, /* the widest cheaper weight precision the engine loads */
     CHANGE_ENGINE,   /* the server engine, at its latest, that serves the most */
-    CHANGE_SPLIT     /* as many GPUs split otherwise (TP x replicas), the most served */
+    CHANGE_SPLIT,    /* as many GPUs split otherwise (TP x PP x replicas), the most served */
+    CHANGE_NEAR_GPUS /* where the count admits only stages within a node or no fit: the
+                      * nearest count below or above whose default is whole TP groups */
 };
-enum { SOLVE_CHANGES_MAX = 8 };
+enum { SOLVE_CHANGES_MAX = 9 }; /* a digit each in the planner */
 
 struct solve_change {
     enum solve_change_kind kind;
@@ -67,15 +69,37 @@ struct solve_change {
 };
 
 /* The changes that reach need users (each kind at most once, in the order
- * above); gpus[] are the GPU types to try. Returns the count (0 to
- * SOLVE_CHANGES_MAX). */
+ * above, but for the nearest counts, one below and one above); gpus[] are
+ * the GPU types to try. Where base serves need already, only the nearest
+ * counts of a poor layout. Returns the count (0 to SOLVE_CHANGES_MAX). */
 int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_spec *const *gpus,
                   size_t ngpus, struct solve_change *out);
 
-/* solve_changes' last three kinds (solve_layout.c): the weights' precision,
- * the engine, the split; appended to out[n...]; returns the new count. */
+/* solve_changes' last four kinds (solve_layout.c): the weights' precision,
+ * the engine, the split, the nearest count of GPUs with a good layout;
+ * appended to out[n...]; returns the new count. */
 int solve_layout_changes(const struct scenario *base, uint64_t need, struct solve_change *out,
                          int n);
+/* Where base's count of GPUs admits by default only poor stages
+ * (solve_poor_stages) or no fit (5 H100s of a 70B model: TP 1 x PP 5; 13: TP
+ * 1 x PP 13), the nearest count below and the nearest above whose default
+ * layout is whole TP groups (or stages of whole nodes) and serves need ("16
+ * would allow 2 x TP 8"), as CHANGE_NEAR_GPUS, but on the side a CHANGE_GPUS
+ * in out[0..n) is on; none where --tp, --pp or DP attention are given.
+ * Appended to out[n...]; returns the new count. */
+int solve_near_gpus(const struct scenario *base, uint64_t need, struct solve_change *out, int n);
+/* The first count of GPUs from `from`, stepping by step (+1 or -1) within 1
+ * to 256, whose default layout (no --tp, --pp) is no poor one and serves
+ * need: its scenario in *found. */
+bool solve_good_count(const struct scenario *base, uint64_t need, uint32_t from, int step,
+                      struct scenario *found);
+/* Sets s's layout to tp x pp: given, or the default (s->tp, s->pp 0) where
+ * the default is that layout. */
+void solve_set_layout(struct scenario *s, uint32_t tp, uint32_t pp);
+/* Whether a layout of tp x pp stages is a poor one: stages within a node,
+ * where tensor parallel would hold the same GPUs, or a replica past a node
+ * whose stages are not whole nodes of TP. */
+bool solve_poor_stages(const struct scenario *s, uint32_t tp, uint32_t pp);
 /* Keeps s at out[*n] as a change of this kind when it serves need. */
 bool solve_keep(struct solve_change *out, int *n, enum solve_change_kind kind,
                 const struct scenario *s, uint64_t need);

@@ -75,34 +75,114 @@ static void engines(const struct scenario *base, uint64_t need, struct solve_cha
         solve_keep(out, n, CHANGE_ENGINE, &best, need);
 }
 
-/* The same GPUs and stages split into other tensor-parallel groups (more
- * or fewer replicas), the split that serves the most; one the heads cannot
- * take is skipped, as engines refuse it, and so is a TP group wider than a
- * node where the engine splits heads (its all-reduces over the network). */
+void solve_set_layout(struct scenario *s, uint32_t tp, uint32_t pp)
+{
+    s->tp = 0;
+    s->pp = 0;
+    if (scenario_tp(s) == tp && scenario_pp(s) == pp)
+        return;
+    s->tp = tp;
+    s->pp = pp > 1 ? pp : 0;
+}
+
+bool solve_poor_stages(const struct scenario *s, uint32_t tp, uint32_t pp)
+{
+    uint32_t node = spec_gpu_domain(&s->gpu);
+    return pp > 1 && ((uint64_t)tp * pp <= node || tp < node);
+}
+
+/* One split of the same GPUs: the users it serves at the service level, 0
+ * when it plans to nothing or the heads cannot take it (engines refuse it). */
+static uint64_t split_users(const struct scenario *s)
+{
+    struct plan_result r;
+    struct diag d = {0};
+    if (!plan_compute(s, PLAN_NUMBERS, NULL, &r, &d) || (r.warnings & WARN_HEADS_UNEVEN_SPLIT))
+        return 0;
+    return r.speed.users_at_service_level;
+}
+
+/* The same GPUs split otherwise, TP x PP x replicas, the split that serves
+ * the most; a TP group wider than a node is skipped where the engine splits
+ * heads (its all-reduces over the network), and a split of poor stages
+ * (solve_poor_stages) ranks below every other that serves need. An engine
+ * that splits layers, or runs one server, has no stages to choose. */
 static void splits(const struct scenario *base, uint64_t need, struct solve_change *out, int *n)
 {
-    uint32_t pp = scenario_pp(base), per_stage = base->gpus / pp;
-    uint32_t widest = engine_desc(base->engine.kind)->splits_layers
-                          ? per_stage
-                          : spec_gpu_domain(&base->gpu);
+    const struct engine_desc *e = engine_desc(base->engine.kind);
+    bool flat = e->splits_layers || e->refuses_tp != NULL;
+    uint32_t widest = e->splits_layers ? base->gpus : spec_gpu_domain(&base->gpu);
+    uint32_t tp0 = scenario_tp(base), pp0 = scenario_pp(base);
+    uint32_t stages = flat ? pp0 : base->model.layers ? base->model.layers : base->gpus;
     struct scenario s = *base, best;
     uint64_t most = 0;
-    for (uint32_t tp = 1; tp <= per_stage; tp++) {
-        if (per_stage % tp != 0 || tp == scenario_tp(base) || tp > widest)
+    bool best_poor = true;
+    for (uint32_t pp = flat ? pp0 : 1; pp <= base->gpus && pp <= stages; pp++) {
+        uint32_t per_stage = base->gpus / pp;
+        if (base->gpus % pp != 0)
             continue;
-        s.tp = tp == per_stage ? 0 : tp;
-        struct plan_result r;
-        struct diag d = {0};
-        if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d) || (r.warnings & WARN_HEADS_UNEVEN_SPLIT))
-            continue;
-        uint64_t u = r.speed.users_at_service_level;
-        if (u >= need && u > most) {
-            most = u;
-            best = s;
+        for (uint32_t tp = 1; tp <= per_stage && tp <= widest; tp++) {
+            bool poor = solve_poor_stages(base, tp, pp);
+            if (per_stage % tp != 0 || (tp == tp0 && pp == pp0) ||
+                (pp > 1 && tp * pp > widest && tp < widest) || (poor && !best_poor))
+                continue;
+            solve_set_layout(&s, tp, pp);
+            uint64_t u = split_users(&s);
+            if (u >= need && (u > most || (best_poor && !poor))) {
+                most = u;
+                best = s;
+                best_poor = poor;
+            }
         }
     }
     if (most > 0)
         solve_keep(out, n, CHANGE_SPLIT, &best, need);
+}
+
+bool solve_good_count(const struct scenario *base, uint64_t need, uint32_t from, int step,
+                      struct scenario *found)
+{
+    struct scenario s = *base;
+    s.tp = 0;
+    s.pp = 0;
+    for (int64_t g = from; g >= 1 && g <= 256; g += step) {
+        s.gpus = (uint32_t)g;
+        if (solve_poor_stages(&s, scenario_tp(&s), scenario_pp(&s)))
+            continue;
+        if (split_users(&s) >= need) {
+            *found = s;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The nearest count on one side (-1 below, +1 above) as CHANGE_NEAR_GPUS. */
+static void near_count(const struct scenario *base, uint64_t need, int side,
+                       struct solve_change *out, int *n)
+{
+    struct scenario s;
+    if (base->gpus + side >= 1 && solve_good_count(base, need, base->gpus + side, side, &s))
+        solve_keep(out, n, CHANGE_NEAR_GPUS, &s, need);
+}
+
+int solve_near_gpus(const struct scenario *base, uint64_t need, struct solve_change *out, int n)
+{
+    const struct engine_desc *e = engine_desc(base->engine.kind);
+    if (e->splits_layers || e->refuses_tp || base->tp || base->pp || base->dp_attention)
+        return n;
+    if (!solve_poor_stages(base, scenario_tp(base), scenario_pp(base)) && split_users(base) > 0)
+        return n;
+    /* the side a change of the GPUs is on has its nearest count already */
+    uint32_t taken = 0;
+    for (int i = 0; i < n; i++)
+        if (out[i].kind == CHANGE_GPUS)
+            taken = out[i].scenario.gpus;
+    if (taken == 0 || taken > base->gpus)
+        near_count(base, need, -1, out, &n);
+    if (taken == 0 || taken < base->gpus)
+        near_count(base, need, +1, out, &n);
+    return n;
 }
 
 int solve_layout_changes(const struct scenario *base, uint64_t need, struct solve_change *out,
@@ -111,5 +191,5 @@ int solve_layout_changes(const struct scenario *base, uint64_t need, struct solv
     weights(base, need, out, &n);
     engines(base, need, out, &n);
     splits(base, need, out, &n);
-    return n;
+    return solve_near_gpus(base, need, out, n);
 }

@@ -225,6 +225,13 @@ uint64_t spec_metal_working_set(uint64_t unified)
     return share * page;
 }
 
+uint64_t spec_wired_limit_max(uint64_t unified)
+{
+    uint64_t mib = unified / ((uint64_t)1 << 20);
+    uint64_t share = mib * 80 / 100, most = mib > 5120 ? mib - 5120 : 0;
+    return (share > most ? share : most) << 20;
+}
+
 const char *spec_gpu_api(const struct gpu_spec *g)
 {
     return g->unified_bytes && strcasecmp(g->vendor, "Apple") == 0 ? "Metal" : "CUDA";

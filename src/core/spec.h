@@ -213,6 +213,12 @@ uint32_t spec_gpu_domain(const struct gpu_spec *g);
  * (tests/data/metal-working-set.txt holds the readings). */
 uint64_t spec_metal_working_set(uint64_t unified);
 
+/* The most of `unified` bytes kvplan lets the wired limit take
+ * (--wired-limit-mb): max(80% of it, all but 5 GiB), in whole MiB, as exo's
+ * configure_mlx.sh sets iogpu.wired_limit_mb (exo-explore/exo at 191553a);
+ * macOS accepts any number, but the rest is what macOS and the CPU keep. */
+uint64_t spec_wired_limit_max(uint64_t unified);
+
 /* The GPU's memory in its own API's words, as llama.cpp's logs name the
  * buffers: "Metal" on Apple silicon (ggml-metal logs "MTL0 model buffer
  * size", "Metal KV buffer size"), else "CUDA". */

@@ -64,7 +64,7 @@ static void command_scenario(struct shell_line *l, const struct scenario *s)
     shell_option(l, OPTNAME_GPUS, "%u", s->gpus);
     if (s->tp)
         shell_option(l, OPTNAME_TP, "%u", s->tp);
-    if (s->pp > 1)
+    if (scenario_pp_written(s))
         shell_option(l, OPTNAME_PP, "%u", s->pp);
     shell_option(l, OPTNAME_CONTEXT, "%s", units_format_tokens_arg(s->context_tokens, t, sizeof t));
     if (s->kv_dtype != DTYPE_AUTO)

@@ -8,6 +8,30 @@
 #include "core/offload_fit.h"
 #include "core/units.h"
 
+/* Apple silicon: what the wired limit and macOS leave of the unified
+ * memory (core/scenario.h scenario_host_memory), read over the same bus. */
+static bool unified_input(const struct scenario *s, const struct offload_split *o, char *buf,
+                          size_t size)
+{
+    const struct offload_opts *p = &s->offload;
+    char mem[32], all[32], gpu[32], keep[32], how[96];
+    uint64_t most = spec_wired_limit_max(s->gpu.unified_bytes);
+    units_format_bytes(o->host_memory_bytes, s->units, mem, sizeof mem);
+    units_format_bytes(s->gpu.unified_bytes, s->units, all, sizeof all);
+    units_format_bytes(scenario_gpu_memory(s), s->units, gpu, sizeof gpu);
+    units_format_bytes(s->gpu.unified_bytes - most, s->units, keep, sizeof keep);
+    const struct cpu_preset *c = p->cpu[0] ? offload_cpu_find(p->cpu) : NULL;
+    if (c)
+        snprintf(how, sizeof how, "%s, --cpu %s", c->name, c->id);
+    else if (p->host_bytes_per_s > 0)
+        snprintf(how, sizeof how, "--host-bandwidth");
+    else
+        snprintf(how, sizeof how, "the unified memory's");
+    snprintf(buf, size, "%s of unified memory: %s less the GPU's %s and %s for macOS, read at "
+             "%.1f GB/s (%s)", mem, all, gpu, keep, o->host_bytes_per_s / 1e9, how);
+    return true;
+}
+
 bool report_offload_input(const struct scenario *s, const struct plan_result *r, char *buf,
                           size_t size)
 {
@@ -15,6 +39,8 @@ bool report_offload_input(const struct scenario *s, const struct plan_result *r,
     if (!o->active)
         return false;
     const struct offload_opts *p = &s->offload;
+    if (s->gpu.unified_bytes)
+        return unified_input(s, o, buf, size);
     char mem[32], bw[32];
     if (o->host_memory_bytes)
         units_format_bytes(o->host_memory_bytes, s->units, mem, sizeof mem);

@@ -194,7 +194,7 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_double(&o, "mbu", s->mbu);
     if (s->mfu > 0)
         jsonout_double(&o, "mfu", s->mfu);
-    if (s->pp > 1)
+    if (scenario_pp_written(s))
         jsonout_uint(&o, "pp", s->pp);
     if (s->dp_attention)
         jsonout_bool(&o, "dp_attention", true);

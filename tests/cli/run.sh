@@ -569,7 +569,10 @@ expect 2 "--enable-dp-attention: is an SGLang option" plan --model deepseek-v3 -
 expect 0 "DP attention over the TP ranks" plan --model deepseek-v3 --gpu h200 --gpus 8 --engine sglang --enable-dp-attention
 expect 0 "experts over all 16 GPUs" plan --model deepseek-v3 --gpu h200 --gpus 16 --tp 8 --engine vllm --enable-expert-parallel --context 32k
 expect 2 "--enable-expert-parallel: llama-3-8b has no MoE experts to spread" plan --model llama-3-8b --engine vllm --enable-expert-parallel
-expect 2 "--enable-expert-parallel: is an option of vLLM's V1 engine" plan --model mixtral-8x7b --engine sglang --enable-expert-parallel
+expect 2 "--enable-expert-parallel: is an option of vLLM's V1 engine" plan --model mixtral-8x7b --engine trtllm --enable-expert-parallel
+# SGLang's --ep-size (server_args.py, 0.5): whole experts over the TP ranks
+expect 2 "--enable-expert-parallel: SGLang places whole experts on each TP rank: it needs --tp above 1" plan --model mixtral-8x7b --engine sglang --enable-expert-parallel
+expect 0 " --tp 8 --ep-size 8" plan --model mixtral-8x7b --gpus 8 --engine sglang --enable-expert-parallel
 
 # speculative decoding: a draft model, DeepSeek's MTP layer, and their errors
 expect 0 "Draft KV per token  16 draft layers x 2 (K,V) x 8 KV heads x 64 head_dim x 2 B (bf16)" plan --model llama-3.1-8b --draft-model llama-3.2-1b
@@ -768,10 +771,11 @@ printf '{%s, "mamba_d_head": 3}\n' "$fh" > "$T/fh3.json"
 expect 2 "mamba_d_head: 2 heads of 3 are not mamba_d_ssm 4" import-hf "$T/fh3.json"
 expect 0 "qwen3_next family, 79.674B parameters" import-hf "$HERE/data/hf/qwen3-next-80b-a3b.json"
 # the plan: 36 state layers x (12,288 + 262,144) B at TP 4; vLLM's block 16 x ceil(274,432 /
-# (16 x 1,024)) = 272 tokens; SGLang's state slots; llama.cpp's F32 cells
+# (16 x 1,024)) = 272 tokens; SGLang's state slots (of the pool less the 72 MiB of router
+# gates every GPU holds whole); llama.cpp's F32 cells
 expect_field 9879552 bytes_per_user_per_gpu --model qwen3-next-80b-a3b --gpus 4
 expect_field 272 unit_tokens --model qwen3-next-80b-a3b --gpus 4 --engine vllm
-expect_field 720 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
+expect_field 718 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
 expect_field 145539072 bytes_per_user_per_gpu --model nemotron-9b-v2 --gpu rtx-4090 --engine llamacpp
 expect 0 "State per user      36 state layers" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "users' state" plan --model qwen3-next-80b-a3b --gpus 4

@@ -29,8 +29,8 @@ def plan_json(args):
 def test_the_default_binds_and_the_warning_names_the_sysctl():
     d = plan_json(MAC)
     warnings = d["result"].get("warnings", [])
-    want = ("the GPU may use 96.0 GiB of 128 GiB unified memory; `sudo sysctl "
-            "iogpu.wired_limit_mb=124928` raises it")
+    want = ("the GPU may use 96.0 GiB of 128 GiB unified memory, so the fit search keeps part "
+            "of the model on the CPU; `sudo sysctl iogpu.wired_limit_mb=124928` holds it all")
     check("the warning names the sysctl and its limit", any(want in w for w in warnings), warnings)
     check("the budget is the working set, whole", d["result"].get("memory_bytes_per_gpu") ==
           103079215104, d["result"].get("memory_bytes_per_gpu"))
@@ -59,7 +59,7 @@ def test_refusals():
     refused(["plan", "--gpu", "h100-sxm", "--wired-limit-mb", "65536"], "--wired-limit-mb",
             "h100-sxm has no unified memory")
     refused(["plan", "--gpu", "apple-m4-max", "--wired-limit-mb", "131073"], "--wired-limit-mb",
-            "131073 MiB is more than the 131072 MiB apple-m4-max has")
+            "131073 MiB leaves macOS too little of the 131072 MiB apple-m4-max has")
     refused(["plan", "--gpu", "apple-m4-max", "--wired-limit-mb", "96GiB"], "--wired-limit-mb")
     refused(["plan", "--gpu", "apple-m4-max", "--wired-limit-mb", "0"], "--wired-limit-mb")
     # solve takes it for the GPU types of unified memory it compares, and none is here

@@ -177,14 +177,24 @@ static void the_fit_search_keeps_the_most_layers_that_fit(void **state)
     assert_true(run(&s));
     assert_false(r.engine.offload.active);
     assert_non_null(strstr(r.engine.launch, "-ngl 999"));
-    /* unified memory: the CPU's layers would share the GPU's RAM, so no
-     * search (macOS's wired limit is the lever there) */
+    /* unified memory (Apple silicon) searches too: the CPU layers take what
+     * the 96 GiB working set and macOS leave of the Mac's 128 GiB, max(80%,
+     * all but 5 GiB) = 123 GiB - 96 GiB = 27 GiB, never the 64 GiB the
+     * scenario says this machine has, read at the M4 Max's 546 GB/s */
     s = llama("apple-m4-max", "llama-3.1-70b");
     s.weight_dtype = DTYPE_Q4_K_M;
     s.context_tokens = 131072;
     s.engine.parallel = 2;
     assert_true(run(&s));
-    assert_false(r.engine.offload.active);
+    assert_true(o->active && o->searched && r.fits);
+    assert_true(o->gpu_layers < 80);
+    assert_int_equal(o->host_memory_bytes, 27ull << 30);
+    assert_true(o->host_bytes <= 27ull << 30);
+    assert_float_equal(o->host_bytes_per_s, 546e9, 1);
+    /* one more layer on the GPU does not fit there */
+    s.offload.ngl_given = true;
+    s.offload.ngl = o->ngl + 1;
+    assert_true(run(&s));
     assert_false(r.fits);
 }
 
@@ -305,6 +315,11 @@ static void cpu_presets_are_channels_times_8_bytes_times_the_rate(void **state)
     assert_float_equal(offload_cpu_bandwidth(offload_cpu_find("ddr5-4800-12ch")), 460.8e9, 1);
     assert_float_equal(offload_cpu_bandwidth(offload_cpu_default()), 76.8e9, 1);
     assert_null(offload_cpu_find("ddr3"));
+    /* Apple's buses in 64-bit channels: M4 Pro 256-bit LPDDR5X-8533, 273 GB/s;
+     * M4 128-bit LPDDR5X-7500, 120 GB/s; M2 Ultra 1024-bit LPDDR5-6400 */
+    assert_float_equal(offload_cpu_bandwidth(offload_cpu_find("apple-m4-pro")), 273.056e9, 1);
+    assert_float_equal(offload_cpu_bandwidth(offload_cpu_find("apple-m4")), 120e9, 1);
+    assert_float_equal(offload_cpu_bandwidth(offload_cpu_find("apple-m2-ultra")), 819.2e9, 1);
 }
 
 int main(void)

@@ -1,5 +1,6 @@
-/* What would it take (T in the planner): cheaper weights, another engine and
- * another split of the same GPUs are suggested where they reach the target,
+/* What would it take (T in the planner): cheaper weights, another engine,
+ * another split of the same GPUs and a count of GPUs with a better layout
+ * are suggested where they reach the target,
  * each planned by plan_compute, and a digit applies one (z undoes it). */
 #include "catalog_fixture.h"
 
@@ -121,6 +122,108 @@ static void a_digit_applies_the_suggestion_and_z_undoes_it(void **state)
     assert_int_equal(planner_scenario(&p)->engine.kind, ENGINE_SGLANG);
 }
 
+/* The layouts T proposes: stages within a node where tensor parallel would
+ * do rank below TP alone, another split of the same GPUs may add stages, and
+ * where the count of GPUs admits only such stages (5 or 13 H100s of a 70B
+ * model) the nearest counts that allow whole TP groups are proposed, even
+ * when the count serves the target. */
+static int changes(const struct scenario *b, uint64_t need, struct solve_change *out)
+{
+    int n = solve_changes(b, need, NULL, 0, out);
+    assert_true(n >= 0 && n <= SOLVE_CHANGES_MAX);
+    return n;
+}
+
+static const struct solve_change *kind_of(const struct solve_change *c, int n,
+                                          enum solve_change_kind k, int skip)
+{
+    for (int i = 0; i < n; i++)
+        if (c[i].kind == k && skip-- == 0)
+            return &c[i];
+    return NULL;
+}
+
+/* 12 x TP 1 holds no copy of 131 GiB; for 20 users the fewest GPUs are 3 as
+ * TP 1 x PP 3 (stages within a node): 4 GPUs of TP 4 (55 users) rank first. */
+static void stages_within_a_node_rank_below_tp(void **state)
+{
+    (void)state;
+    static struct solve_change c[SOLVE_CHANGES_MAX];
+    struct scenario b = on_h100(12, 1, ENGINE_VLLM);
+    int n = changes(&b, 20, c);
+    const struct solve_change *g = kind_of(c, n, CHANGE_GPUS, 0);
+    assert_non_null(g);
+    assert_int_equal(g->scenario.gpus, 4);
+    assert_int_equal(scenario_tp(&g->scenario), 4);
+    assert_int_equal(scenario_pp(&g->scenario), 1);
+    /* 5 H100s for 200 users: the fewest are 12 as 2 x TP 2 x PP 3, stages in a
+     * node; 16 as 2 x TP 8 (328 users) rank first */
+    b = on_h100(5, 0, ENGINE_VLLM);
+    n = changes(&b, 200, c);
+    g = kind_of(c, n, CHANGE_GPUS, 0);
+    assert_non_null(g);
+    assert_int_equal(g->scenario.gpus, 16);
+    assert_int_equal(scenario_tp(&g->scenario), 8);
+    assert_int_equal(scenario_pp(&g->scenario), 1);
+}
+
+/* 13 GPUs (a prime) run TP 1 x PP 13 and serve 269 users: for 20 the nearest
+ * counts of whole TP groups are proposed, 12 (3 x TP 4) and 16 (2 x TP 8). */
+static void a_count_of_poor_layouts_gets_the_nearest_good_counts(void **state)
+{
+    (void)state;
+    static struct solve_change c[SOLVE_CHANGES_MAX];
+    struct scenario b = on_h100(13, 0, ENGINE_VLLM);
+    assert_int_equal(scenario_pp(&b), 13);
+    int n = changes(&b, 20, c);
+    const struct solve_change *below = kind_of(c, n, CHANGE_NEAR_GPUS, 0);
+    const struct solve_change *above = kind_of(c, n, CHANGE_NEAR_GPUS, 1);
+    assert_non_null(below);
+    assert_non_null(above);
+    assert_int_equal(below->scenario.gpus, 12);
+    assert_int_equal(scenario_tp(&below->scenario), 4);
+    assert_int_equal(scenario_replicas(&below->scenario), 3);
+    assert_int_equal(above->scenario.gpus, 16);
+    assert_int_equal(scenario_tp(&above->scenario), 8);
+    assert_true(below->users >= 20 && above->users >= 20);
+    /* 12 GPUs as 3 x TP 4 are no poor layout: nothing to propose for 20 */
+    b = on_h100(12, 0, ENGINE_VLLM);
+    assert_int_equal(changes(&b, 20, c), 0);
+}
+
+/* SGLang on 12 GPUs (3 x TP 4) for 200 users: no TP split of the same GPUs
+ * serves them, 2 x TP 2 x PP 3 (one copy of the weights fewer) does. */
+static void another_split_may_add_stages(void **state)
+{
+    (void)state;
+    static struct solve_change c[SOLVE_CHANGES_MAX];
+    struct scenario b = on_h100(12, 0, ENGINE_SGLANG);
+    int n = changes(&b, 200, c);
+    const struct solve_change *s = kind_of(c, n, CHANGE_SPLIT, 0);
+    assert_non_null(s);
+    assert_int_equal(s->scenario.gpus, 12);
+    assert_int_equal(scenario_pp(&s->scenario), 3);
+    assert_int_equal(scenario_tp(&s->scenario), 2);
+}
+
+/* In the planner: T 20 at 13 GPUs lists the two counts, not "nothing to change". */
+static void t_lists_them_in_the_planner(void **state)
+{
+    (void)state;
+    static struct planner p;
+    struct scenario b = on_h100(13, 0, ENGINE_VLLM);
+    planner_init(&p, &cat, &b);
+    planner_key(&p, 'T');
+    p.prompt.text[0] = '\0';
+    planner_key(&p, '2');
+    planner_key(&p, '0');
+    planner_key(&p, '\n');
+    assert_int_equal(p.mode, MODE_OPTIONS);
+    assert_int_equal(p.option_count, 2);
+    assert_non_null(strstr(p.options[0].text, "12 GPUs would allow 3 x TP4 (13: TP1 PP13): "));
+    assert_non_null(strstr(p.options[1].text, "16 GPUs would allow 2 x TP8 (13: TP1 PP13): "));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -128,6 +231,10 @@ int main(void)
         cmocka_unit_test(an_engine_that_serves_more_is_suggested),
         cmocka_unit_test(another_split_of_the_same_gpus_is_suggested),
         cmocka_unit_test(a_digit_applies_the_suggestion_and_z_undoes_it),
+        cmocka_unit_test(stages_within_a_node_rank_below_tp),
+        cmocka_unit_test(a_count_of_poor_layouts_gets_the_nearest_good_counts),
+        cmocka_unit_test(another_split_may_add_stages),
+        cmocka_unit_test(t_lists_them_in_the_planner),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

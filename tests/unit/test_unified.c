@@ -146,21 +146,32 @@ static void the_warning_names_the_sysctl_and_its_limit_fits(void **state)
      * 1 GiB margin - 39.65 GiB weights on the GPU (40.25 GiB less the token
      * embedding's 613.73 MiB, kept on the CPU) - 570.5 MiB runtime = 54.8 GiB,
      * so 25.2 GiB are missing; with the margin's share (96/95) 25.47 GiB more,
-     * 121.47 GiB in all: the whole GiB above, 122 GiB = 124,928 MiB. */
+     * 121.47 GiB in all: the whole GiB above, 122 GiB = 124,928 MiB. The
+     * fit search holds it meanwhile with layers on the CPU, in the 27 GiB the
+     * limit and macOS leave (123 - 96): the same 25.2 GiB the GPU lacks sit
+     * there, so the same limit holds it all on the GPU. */
     struct scenario s = base("apple-m4-max", "llama-3.1-70b");
     s.engine.kind = ENGINE_LLAMACPP;
     s.engine.parallel = 2;
     s.weight_dtype = DTYPE_Q4_K_M;
     s.context_tokens = 131072;
     run(&s);
-    assert_false(r.fits);
+    assert_true(r.fits);
+    assert_true(r.engine.offload.active && r.engine.offload.searched);
     assert_true(r.warnings & WARN_WIRED_LIMIT);
+    assert_true(r.wired.split);
     assert_int_equal(r.wired.suggest_mb, 124928);
     char text[512];
     plan_warning_format(&r, WARN_WIRED_LIMIT, text, sizeof text);
-    assert_non_null(strstr(text, "the GPU may use 96.0 GiB of 128 GiB unified memory"));
-    assert_non_null(strstr(text, "`sudo sysctl iogpu.wired_limit_mb=124928`"));
+    assert_non_null(strstr(text, "the GPU may use 96.0 GiB of 128 GiB unified memory, so the fit "
+                                 "search keeps part of the model on the CPU"));
+    assert_non_null(strstr(text, "`sudo sysctl iogpu.wired_limit_mb=124928` holds it all"));
     assert_non_null(strstr(text, "--wired-limit-mb 124928"));
+    /* a GiB less still needs a layer on the CPU */
+    s.wired_limit_mb = 124928 - 1024;
+    run(&s);
+    assert_true(r.fits && r.engine.offload.active);
+    s.wired_limit_mb = 0;
     /* the limit it names holds what was asked, and the command line of the
      * plan (what the planner copies) repeats it */
     s.wired_limit_mb = r.wired.suggest_mb;
@@ -169,6 +180,7 @@ static void the_warning_names_the_sysctl_and_its_limit_fits(void **state)
     report_command_line(&s, line, sizeof line);
     assert_non_null(strstr(line, " --wired-limit-mb 124928"));
     assert_true(r.fits);
+    assert_false(r.engine.offload.active);
     assert_int_equal(r.users_per_replica, 2);
     assert_false(r.warnings & WARN_WIRED_LIMIT);
     /* what fits raises nothing; what no limit below the Mac's memory holds
@@ -197,14 +209,26 @@ static void the_limit_is_refused_where_it_means_nothing(void **state)
     assert_false(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
     assert_non_null(strstr(d.message, "--wired-limit-mb"));
     assert_non_null(strstr(d.message, "no unified memory"));
+    /* macOS takes any number, but the wired RAM is the OS's loss: kvplan
+     * takes at most max(80% of it, all but 5 GiB), as exo's configure_mlx.sh
+     * sets the sysctl (exo-explore/exo at 191553a; MLX's set_wired_limit:
+     * "strictly less than the total memory size"). 128 GiB is 131,072 MiB:
+     * at most 125,952; all of it is refused, naming the most */
     s = base("apple-m4-max", "llama-3.1-8b");
-    s.wired_limit_mb = 131073; /* 128 GiB is 131,072 MiB */
+    s.wired_limit_mb = 131072;
     d = (struct diag){0};
     assert_false(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
-    assert_non_null(strstr(d.message, "more than the 131072 MiB"));
-    s.wired_limit_mb = 131072;
+    assert_non_null(strstr(d.message, "--wired-limit-mb"));
+    assert_non_null(strstr(d.message, "of the 131072 MiB apple-m4-max has: at most 125952 MiB"));
+    s.wired_limit_mb = 125953;
+    assert_false(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
+    s.wired_limit_mb = 125952;
     run(&s);
-    assert_int_equal(r.memory_bytes_per_gpu, 137438953472ull);
+    assert_int_equal(r.memory_bytes_per_gpu, 125952ull << 20);
+    /* on small Macs 80% binds: 16 GiB = 16,384 MiB, 13,107 of it */
+    assert_int_equal(spec_wired_limit_max(16ull << 30), 13107ull << 20);
+    assert_int_equal(spec_wired_limit_max(24ull << 30), 19660ull << 20);
+    assert_int_equal(spec_wired_limit_max(32ull << 30), 27648ull << 20);
 }
 
 int main(void)
