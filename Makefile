@@ -88,7 +88,7 @@ $(BUILD)/src/cli/%.o: src/cli/%.c | $(BUILD)/.deps
 
 # The preset catalogue, parsed and validated at build time by kvplan's own
 # parser and compiled in as C initializers.
-PRESET_TOOL_OBJ := $(BUILD)/src/io/preset.o $(BUILD)/src/io/preset_global.o \
+PRESET_TOOL_OBJ := $(BUILD)/src/io/preset.o $(BUILD)/src/io/preset_global.o $(BUILD)/src/io/preset_gguf.o \
                    $(BUILD)/src/io/preset_compressed.o $(BUILD)/src/io/jsonread.o \
                    $(BUILD)/src/io/jsonout.o $(BUILD)/src/io/fileio.o $(CORE_OBJ)
 $(BUILD)/tools/compile-presets: tools/compile-presets.c $(PRESET_TOOL_OBJ) | $(BUILD)/.deps

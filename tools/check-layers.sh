@@ -62,7 +62,7 @@ for f in $(find src -name '*.[ch]' | sort); do
     src/core/policy_generic.c) own=GENERIC ;;
     src/core/policy_vllm.c) own=VLLM ;;
     src/core/policy_sglang.c) own=SGLANG ;;
-    src/core/policy_llamacpp.c) own=LLAMACPP ;;
+    src/core/policy_llamacpp.c | src/core/policy_llamacpp_cells.c) own=LLAMACPP ;;
     src/core/policy_trtllm.c) own=TRTLLM ;;
     src/core/policy_ollama.c) own=OLLAMA ;;
     *) own=NONE ;;

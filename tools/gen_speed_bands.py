@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """gen_speed_bands: the spread kvplan's speed figures showed on the public measurements.
 
-For every complete case of tests/data/speed-measurements.json, those
-tools/fit_speed.py fits on, holds out and leaves out (its EXCLUDED ones: early
-builds and kernel paths the model does not follow, which a user's figure may
-meet all the same), this asks the binary for its prediction (`kvplan plan ... --format
-json`, as tools/validate_speed.py plans each case) and takes two ratios:
+For every complete case of tests/data/speed-measurements.json that
+tools/fit_speed.py fits on or holds out (not its EXCLUDED ones: early builds
+and kernel paths the model does not follow, which the plan warns of), this asks
+the binary for its prediction (`kvplan plan ... --format json`, as
+tools/validate_speed.py plans each case) and takes two ratios:
 
 - decode: measured / predicted speed per user, the predicted time per output
   token (decode_step_seconds) over the measured one (validate_speed's
@@ -13,15 +13,20 @@ json`, as tools/validate_speed.py plans each case) and takes two ratios:
 - first token: measured / predicted time to the first token (ttft_seconds), for
   the cases measured at one user only: kvplan's first token is one prompt alone,
   and a first token measured among other users includes their prefill and the
-  queue.
+  queue; and llama-bench's pp512 (a llama.cpp case's prefill_tokens_per_s with
+  no prompt of its own), as 512 / the rate against kvplan's first token of a
+  512-token prompt.
 
-The cases group by GPU family (the GPU preset's `family`, as `kvplan show gpu`
-gives it) and engine (the engine kvplan planned the case with: vllm, sglang,
-llama.cpp, trtllm; NIM and TGI, planned under the generic rule, count in their
-family only), and by family alone over every engine. Each group keeps its
-cases, how many were held out, and the smallest and largest ratio of each
-figure (rounded to 4 decimals). kvplan shows a band only for a group of at
-least 2 cases (SPEEDBAND_MIN_CASES, src/core/speedband.h).
+The cases group by kind (a dense model or MoE, by `kvplan show model`: active
+parameters below the total), GPU family (the GPU preset's `family`, as `kvplan
+show gpu` gives it) and engine (the engine kvplan planned the case with: vllm,
+sglang, llama.cpp, trtllm; NIM and TGI, planned under the generic rule, count in
+their family only), by kind and family over every engine, and by kind over
+every family and engine ("" family). Each group keeps its cases, how many were
+held out, and its band: the smallest and largest ratio, each taken with 1 (the
+prediction itself), so that a band always holds its figure (rounded to 4
+decimals). kvplan shows a group's band when it holds at least 3 cases
+(SPEEDBAND_MIN_CASES, src/core/speedband.h), else the wider group's.
 
 Writes src/core/speedband_table.c (the table the binary carries) and
 doc/SPEED-BANDS.md (every group and every case). With --check it writes nothing
@@ -41,7 +46,7 @@ import validate_speed as vs  # noqa: E402
 REPO = vs.REPO
 TABLE = os.path.join(REPO, "src", "core", "speedband_table.c")
 DOC = os.path.join(REPO, "doc", "SPEED-BANDS.md")
-MIN_CASES = 2  # SPEEDBAND_MIN_CASES in src/core/speedband.h
+MIN_CASES = 3  # SPEEDBAND_MIN_CASES in src/core/speedband.h
 # The engines kvplan plans a case under, by the dataset's name (validate_speed.ENGINES),
 # and their titles as the reports write them (the engine descriptors' `title`).
 TITLES = {"vllm": "vLLM", "sglang": "SGLang", "llama.cpp": "llama.cpp", "trtllm": "TensorRT-LLM"}
@@ -53,9 +58,37 @@ def family_of(kvplan, gpus, gpu_id):
     return gpus[gpu_id]
 
 
+def moe_of(kvplan, models, model_id):
+    """A mixture of experts: fewer active parameters than the total (as validate_speed)."""
+    if model_id not in models:
+        m = vs.show(kvplan, "model", model_id)
+        models[model_id] = (m.get("active_params") or m["params"]) < m["params"]
+    return models[model_id]
+
+
+PP_TOKENS = 512  # llama-bench's default prompt test, pp512
+
+
+def ttft_ratio(kvplan, c, res):
+    """Measured / predicted first token: a time measured at one user, or llama-bench pp512."""
+    if c.get("ttft_ms") and c["concurrency"] == 1 and res.get("ttft_seconds"):
+        return round(c["ttft_ms"] / (res["ttft_seconds"] * 1000.0), 4)
+    if c["engine"] == "llama.cpp" and c.get("prefill_tokens_per_s") and c["input_tokens"] == 0:
+        args = vs.base_args(c)
+        i = args.index("--context")
+        args[i + 1] = str(max(int(args[i + 1]), PP_TOKENS + c["output_tokens"]))
+        pp, err = vs.plan(kvplan, args + ["--prompt", str(PP_TOKENS), "--concurrency", "1"])
+        if pp is None:
+            raise SystemExit("%s: kvplan gives no pp%d prediction: %s" % (c["id"], PP_TOKENS, err))
+        if pp.get("ttft_seconds"):
+            return round(PP_TOKENS / c["prefill_tokens_per_s"] / pp["ttft_seconds"], 4)
+    return None
+
+
 def ratios(kvplan, data):
-    """Each case's (case, family, engine, held out, decode ratio, first-token ratio or None)."""
-    out, gpus = [], {}
+    """Each case's (case, family, engine, kind, held out, left out, decode ratio, first-token
+    ratio or None)."""
+    out, gpus, models = [], {}, {}
     doc = json.load(open(data))
     if doc.get("format") != "kvplan-speed-measurements" or doc.get("format_version") != 1:
         raise SystemExit("%s: not a kvplan-speed-measurements file, version 1" % data)
@@ -69,32 +102,36 @@ def ratios(kvplan, data):
         step = res.get("decode_step_seconds")
         if measured is None or not step:
             continue
-        decode = round(step * 1000.0 / measured, 4)
-        ttft = None
-        if c.get("ttft_ms") and c["concurrency"] == 1 and res.get("ttft_seconds"):
-            ttft = round(c["ttft_ms"] / (res["ttft_seconds"] * 1000.0), 4)
         family = family_of(kvplan, gpus, c["gpu"])
         if not family:
             raise SystemExit("%s: GPU preset %s has no family" % (c["id"], c["gpu"]))
+        left = c["id"] in fs.EXCLUDED
         out.append(dict(c=c, family=family, engine=vs.ENGINES.get(c["engine"]) or "",
-                        held=fs.held_out(c["id"]) and c["id"] not in fs.EXCLUDED,
-                        left=c["id"] in fs.EXCLUDED, decode=decode, ttft=ttft))
+                        moe=moe_of(kvplan, models, c["model"]),
+                        held=fs.held_out(c["id"]) and not left, left=left,
+                        decode=round(step * 1000.0 / measured, 4),
+                        ttft=None if left else ttft_ratio(kvplan, c, res)))
     return out
 
 
 def spread(rows, key):
+    """A group's cases and band: the least and most ratio, each with 1 (the figure itself)."""
     v = [r[key] for r in rows if r[key] is not None]
     return {"cases": len(v), "held_out": sum(1 for r in rows if r[key] is not None and r["held"]),
-            "low": min(v) if v else 1.0, "high": max(v) if v else 1.0}
+            "low": min(v + [1.0]), "high": max(v + [1.0])}
 
 
 def groups(rows):
-    """{(family, engine or ""): rows}, sorted by family then engine."""
+    """{(family or "", engine or "", moe): rows} of the cases not left out, sorted."""
     g = {}
     for r in rows:
-        g.setdefault((r["family"], ""), []).append(r)
+        if r["left"]:
+            continue
+        k = r["moe"]
+        g.setdefault(("", "", k), []).append(r)
+        g.setdefault((r["family"], "", k), []).append(r)
         if r["engine"]:
-            g.setdefault((r["family"], r["engine"]), []).append(r)
+            g.setdefault((r["family"], r["engine"], k), []).append(r)
     return dict(sorted(g.items()))
 
 
@@ -106,24 +143,25 @@ def table_source(data_name, g):
     L = ["/* Generated by tools/gen_speed_bands.py from %s" % data_name,
          " * and the binary's own predictions: do not edit. `make check-bands` fails",
          " * when it is stale; `make bands` writes it again after a change to the data",
-         " * or the speed model. Per GPU family and engine (\"\": every engine of the",
-         " * family): the cases, those held out of the fit, and the smallest and",
-         " * largest measured/predicted ratio of the decode speed and of the first",
-         " * token (doc/SPEED-BANDS.md). */",
+         " * or the speed model. Per kind (dense or MoE), GPU family (\"\": every",
+         " * family) and engine (\"\": every engine), over the cases not left out of",
+         " * the fit: the cases, those held out of it, and the band of the decode speed",
+         " * and of the first token, the least and the most measured/predicted ratio",
+         " * each taken with 1 (doc/SPEED-BANDS.md). */",
          '#include "speedband.h"', "",
          "const struct speedband_entry speedband_table[] = {"]
-    for (family, engine), rows in g.items():
+    for (family, engine, moe), rows in g.items():
         d, t = spread(rows, "decode"), spread(rows, "ttft")
-        L.append("    {%s, %s, {%d, %d, %.4f, %.4f}, {%d, %d, %.4f, %.4f}}," % (
-            c_string(family), c_string(engine), d["cases"], d["held_out"], d["low"], d["high"],
-            t["cases"], t["held_out"], t["low"], t["high"]))
+        L.append("    {%s, %s, %s, {%d, %d, %.4f, %.4f}, {%d, %d, %.4f, %.4f}}," % (
+            c_string(family), c_string(engine), "true" if moe else "false", d["cases"],
+            d["held_out"], d["low"], d["high"], t["cases"], t["held_out"], t["low"], t["high"]))
     L += ["};", "const size_t speedband_table_count = sizeof speedband_table / sizeof speedband_table[0];"]
     return "\n".join(L) + "\n"
 
 
 def band_cell(s):
     if s["cases"] < MIN_CASES:
-        return "none (%d case%s)" % (s["cases"], "" if s["cases"] == 1 else "s")
+        return "too few (%d case%s)" % (s["cases"], "" if s["cases"] == 1 else "s")
     return "x%.4f to x%.4f (%+.0f%% to %+.0f%%)" % (s["low"], s["high"], 100 * (s["low"] - 1),
                                                     100 * (s["high"] - 1))
 
@@ -132,27 +170,31 @@ def doc_text(data_name, g, rows):
     L = ["# The measured spread of the speed figures", "",
          "Generated by `tools/gen_speed_bands.py` from `%s` and kvplan's own predictions "
          "(`make bands`; `make check-bands` fails when this or `src/core/speedband_table.c` is stale). "
-         "Every complete case, fitted on, held out and left out of the fit alike (doc/SPEED-FIT.md: "
-         "the cases it leaves out, early engine builds and kernel paths the model does not follow, are "
-         "what a user's figure may meet as well), "
-         "grouped by GPU family (the preset's `family`) and engine, and by family over every engine. "
-         "A ratio is measured / predicted: for decode, the speed per user (kvplan's time per output "
-         "token over the measured one); for the first token, the time (cases measured at one user "
-         "only). A figure's band is the prediction times the group's smallest and largest ratio; "
-         "kvplan shows one for a group of at least %d cases, the pair's first, else the family's, "
-         "else none (\"default: no measurement behind it\"). NIM and TGI cases are planned under the "
-         "generic rule and count in their family only." % (data_name, MIN_CASES), "",
-         "| family | engine | decode cases (held out) | decode band | first-token cases (held out) | first-token band |",
-         "|---|---|---|---|---|---|"]
-    for (family, engine), rs in g.items():
+         "Every complete case fitted on or held out (doc/SPEED-FIT.md); the cases the fit leaves out, "
+         "early engine builds and kernel paths the model does not follow, are listed but in no band "
+         "(the plan warns of them instead). The cases group by kind (a dense model or MoE), GPU family "
+         "(the preset's `family`) and engine, by kind and family over every engine, and by kind over "
+         "every family. A ratio is measured / predicted: for decode, the speed per user (kvplan's time "
+         "per output token over the measured one); for the first token, the time (cases measured at one "
+         "user, and llama-bench's pp512 as 512 / its prefill rate against kvplan's first token of a "
+         "512-token prompt). A group's band is the least and the most ratio, each taken with 1, so that "
+         "the figure times the band always holds the figure; kvplan shows the band of the narrowest "
+         "group of its kind with at least %d cases (the pair's, else the family's, else every family's, "
+         "stated as such), and with fewer a stated band of -50%% to +100%%. NIM and TGI cases are planned "
+         "under the generic rule and count in their family only." % (data_name, MIN_CASES), "",
+         "| kind | family | engine | decode cases (held out) | decode band | first-token cases (held out) | first-token band |",
+         "|---|---|---|---|---|---|---|"]
+    for (family, engine, moe), rs in g.items():
         d, t = spread(rs, "decode"), spread(rs, "ttft")
-        L.append("| %s | %s | %d (%d) | %s | %d (%d) | %s |" % (
-            family, TITLES.get(engine, engine) if engine else "every engine", d["cases"], d["held_out"],
+        L.append("| %s | %s | %s | %d (%d) | %s | %d (%d) | %s |" % (
+            "MoE" if moe else "dense", family or "every family",
+            TITLES.get(engine, engine) if engine else "every engine", d["cases"], d["held_out"],
             band_cell(d), t["cases"], t["held_out"], band_cell(t)))
-    L += ["", "| case | family | engine | set | decode ratio | first-token ratio |", "|---|---|---|---|---|---|"]
+    L += ["", "| case | kind | family | engine | set | decode ratio | first-token ratio |",
+          "|---|---|---|---|---|---|---|"]
     for r in rows:
-        L.append("| %s | %s | %s | %s | %.4f | %s |" % (
-            r["c"]["id"], r["family"], r["c"]["engine"],
+        L.append("| %s | %s | %s | %s | %s | %.4f | %s |" % (
+            r["c"]["id"], "MoE" if r["moe"] else "dense", r["family"], r["c"]["engine"],
             "left out" if r["left"] else "held out" if r["held"] else "fit",
             r["decode"], "" if r["ttft"] is None else "%.4f" % r["ttft"]))
     return "\n".join(L) + "\n"

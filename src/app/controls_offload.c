@@ -24,7 +24,13 @@ static bool has_experts(const struct scenario *s)
 
 bool control_offload_visible(enum control c, const struct scenario *s)
 {
-    if (!engine_desc(s->engine.kind)->offloads || s->model.layers == 0)
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (!e->offloads || s->model.layers == 0)
+        return false;
+    /* an engine that places only the GPU layers (Ollama's num_gpu) has no
+     * setting for the experts or the cache in host memory: none shown that
+     * would do nothing (control_offload_fit drops them) */
+    if (c != CTRL_NGL && e->refuses_offload)
         return false;
     return c != CTRL_CPU_MOE || has_experts(s);
 }

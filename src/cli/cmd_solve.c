@@ -16,7 +16,9 @@
 #include "core/speed.h"
 #include "core/text.h"
 #include "core/version.h"
+#include "core/offload_fit.h"
 #include "io/jsonout.h"
+#include "io/offload_json.h"
 #include "io/snapshot.h"
 
 
@@ -27,7 +29,29 @@ enum { SOLVE_MAX_PLANS = 1000000 };
 struct solve_row {
     const struct gpu_spec *gpu;
     struct solve_split split;
+    /* a million output and input tokens at the layout's own throughput, the
+     * users it serves decoding at once (< 0 unknown or not solved) */
+    double cost_output, cost_input;
 };
+
+/* The costs of a solved row: its layout planned, the plan's costs. */
+static void row_costs(const struct scenario *s, struct solve_row *row)
+{
+    const struct solve_split *sp = &row->split;
+    row->cost_output = row->cost_input = -1;
+    if (!sp->solved)
+        return;
+    struct scenario x = *s;
+    x.gpus = sp->gpus;
+    x.tp = sp->tp;
+    x.pp = sp->pp > 1 ? sp->pp : 0;
+    static struct plan_result r;
+    struct diag d = {0};
+    if (!plan_compute(&x, PLAN_NUMBERS, NULL, &r, &d))
+        return;
+    row->cost_output = r.cost_per_million_output_tokens;
+    row->cost_input = r.cost_per_million_input_tokens;
+}
 
 /* The rows of the GPU types compared, and the types left out. */
 struct solve_table {
@@ -88,7 +112,7 @@ int solve_json_print(struct jsonout *o, int status)
     return status;
 }
 
-static cJSON *json_row(const struct solve_row *row)
+static cJSON *json_row(const struct solve_row *row, bool engine_context)
 {
     const struct solve_split *sp = &row->split;
     struct jsonout o = jsonout_begin();
@@ -100,8 +124,14 @@ static cJSON *json_row(const struct solve_row *row)
         jsonout_uint(&o, "pp", sp->pp ? sp->pp : 1);
         jsonout_uint(&o, "replicas", sp->gpus / (sp->tp * (sp->pp ? sp->pp : 1)));
         jsonout_uint(&o, "users", sp->users);
+        if (engine_context) /* the engine's own, on these GPUs */
+            jsonout_uint(&o, "context_tokens", sp->context_tokens);
         jsonout_double_or_null(&o, "usd_per_hour", sp->cost_per_hour, sp->cost_per_hour >= 0);
         jsonout_null(&o, "why");
+        jsonout_double_or_null(&o, "cost_per_million_output_tokens", row->cost_output,
+                               row->cost_output >= 0);
+        jsonout_double_or_null(&o, "cost_per_million_input_tokens", row->cost_input,
+                               row->cost_input >= 0);
     } else {
         jsonout_string(&o, "why", sp->why == UNSOLVED_NO_COMPUTE     ? "no compute figure"
                                   : sp->why == UNSOLVED_NO_BANDWIDTH ? "no bandwidth figure"
@@ -117,6 +147,7 @@ struct solve_job {
     uint64_t max_plans;
     bool json;
     uint32_t wired_limit_mb; /* comparing GPU types: --wired-limit-mb, for those of unified memory */
+    bool engine_context;     /* no --context: the engine picks one by the GPUs (Ollama) */
 };
 
 static const char *plural(uint64_t n)
@@ -142,28 +173,75 @@ static int print_unchecked(const struct solve_job *job, const struct scenario *s
     return 1;
 }
 
-static int print_max_context(const struct solve_job *job, const struct scenario *s)
+/* The answer's llama.cpp split (its GPU layers, experts and cache in host
+ * memory, each device's bytes) and its launch line, at the context found. */
+static void answer_json(struct jsonout *jo, const struct plan_result *r)
 {
-    uint64_t best = solve_max_context(s, job->need);
+    const struct offload_split *o = &r->engine.offload;
+    if (o->placed)
+        jsonout_object(jo, "offload", offload_split_json(o));
+    else
+        jsonout_null(jo, "offload");
+    if (r->engine.launch[0])
+        jsonout_string(jo, "launch", r->engine.launch);
+    else
+        jsonout_null(jo, "launch");
+}
+
+static void answer_text(const struct scenario *s, const struct plan_result *r)
+{
+    const struct offload_split *o = &r->engine.offload;
+    char a[32], b[32], c[32], d[32], line[256];
+    if (o->placed && o->active) {
+        offload_sentence(o, line, sizeof line);
+        printf("  split: %s\n", line);
+        printf("  per GPU %s weights + %s KV; host memory %s weights + %s KV\n",
+               units_format_bytes(o->gpu_weights_bytes, s->units, a, sizeof a),
+               units_format_bytes(o->gpu_kv_bytes, s->units, b, sizeof b),
+               units_format_bytes(o->host_weights_bytes, s->units, c, sizeof c),
+               units_format_bytes(o->host_kv_bytes, s->units, d, sizeof d));
+    }
+    if (r->engine.launch[0])
+        printf("  launch: %s\n", r->engine.launch);
+}
+
+static int print_max_context(const struct solve_job *job, const struct scenario *base)
+{
+    uint64_t best = solve_max_context(base, job->need);
+    bool capped = solve_context_capped(base, job->need, best);
+    struct scenario s;
+    struct plan_result r;
+    static struct explain x; /* the launch line comes with the rows */
+    x.deferred = false;
+    bool planned = best > 0 && solve_plan_at(base, job->need, best, &x, &s, &r);
     if (job->json) {
-        struct jsonout jo = json_one("max_context", job->need, s, best > 0);
+        struct jsonout jo = json_one("max_context", job->need, base, best > 0);
         jsonout_uint(&jo, "max_context_tokens", best);
+        jsonout_uint(&jo, "model_max_context_tokens", base->model.max_context_tokens);
+        jsonout_bool(&jo, "capped_at_model_max", capped);
+        if (planned)
+            answer_json(&jo, &r);
         return solve_json_print(&jo, best > 0 ? 0 : 1);
     }
     const char *pl = plural(job->need);
     if (best == 0) {
         printf("no context serves %llu user%s on %u x %s\n", (unsigned long long)job->need, pl,
-               s->gpus, s->gpu.name);
+               base->gpus, base->gpu.name);
         return 1;
     }
     char t[48], engine[64];
     printf("longest context serving %llu user%s on %u x %s (%s): %s tokens\n",
-           (unsigned long long)job->need, pl, s->gpus, s->gpu.name,
-           engine_version_title(s->engine.kind, s->engine.rule, engine, sizeof engine),
+           (unsigned long long)job->need, pl, base->gpus, base->gpu.name,
+           engine_version_title(base->engine.kind, base->engine.rule, engine, sizeof engine),
            units_format_tokens(best, t, sizeof t));
-    struct scenario at = *s;
+    if (capped)
+        printf("  (the model's longest context, max_context_tokens: more would fit, past what it "
+               "was trained for)\n");
+    if (planned)
+        answer_text(&s, &r);
+    struct scenario at = *base;
     at.context_tokens = best;
-    at.avg_context_tokens = s->avg_context_tokens < best ? s->avg_context_tokens : 0;
+    at.avg_context_tokens = base->avg_context_tokens < best ? base->avg_context_tokens : 0;
     solve_mac_note(&at);
     return 0;
 }
@@ -235,7 +313,8 @@ static bool solve_rows(const struct solve_job *job, const struct options *o,
         struct solve_row *row = &t->rows[t->count];
         row->gpu = &g->spec;
         row->split = solve_gpus(&s, job->need, job->max_gpus,
-                                job->max_pp > base->pp ? job->max_pp : base->pp, &plans_left);
+                                job->max_pp > base->pp ? job->max_pp : base->pp, &plans_left,
+                                job->engine_context);
         if (row->split.why == UNSOLVED_OVER_BUDGET)
             return diag_fail(d,
                              "solve: more than %llu layouts to plan (up to %u GPUs%s of each "
@@ -245,6 +324,7 @@ static bool solve_rows(const struct solve_job *job, const struct options *o,
                              (unsigned long long)job->max_plans, job->max_gpus,
                              job->max_pp > 1 ? " in pipeline stages" : "",
                              (unsigned long long)job->need);
+        row_costs(&s, row);
         t->count++;
     }
     if (job->wired_limit_mb && o->solve_gpu_count && unified == 0)
@@ -268,7 +348,7 @@ static int print_rows_json(const struct solve_job *job, const struct scenario *b
     bool any = false;
     for (int i = 0; i < nrows && list; i++) {
         any = any || rows[i].split.solved;
-        cJSON *item = json_row(&rows[i]);
+        cJSON *item = json_row(&rows[i], job->engine_context);
         if (item == NULL || !cJSON_AddItemToArray(list, item)) {
             cJSON_Delete(item);
             cJSON_Delete(list);
@@ -283,7 +363,7 @@ static int print_rows_json(const struct solve_job *job, const struct scenario *b
 /* The service level and the question, above the table. */
 static void print_rows_head(const struct solve_job *job, const struct scenario *base)
 {
-    char ctx[32];
+    char ctx[64];
     const char *pl = plural(job->need);
     if (base->min_tokens_per_s > 0 && base->max_ttft_seconds > 0)
         printf("Each user keeping %g tok/s, the first token within %g s.\n", base->min_tokens_per_s,
@@ -293,20 +373,25 @@ static void print_rows_head(const struct solve_job *job, const struct scenario *
     else if (base->max_ttft_seconds > 0)
         printf("Each user's first token within %g s (no speed target).\n", base->max_ttft_seconds);
     char engine[64];
-    printf("%llu user%s at %s tokens of %s (%s), up to %u GPU%s:\n\n", (unsigned long long)job->need,
-           pl, units_format_tokens_short(base->context_tokens, ctx, sizeof ctx), base->model.name,
+    if (job->engine_context) /* the context of each row is the engine's own there */
+        snprintf(ctx, sizeof ctx, "%s's default context", engine_desc(base->engine.kind)->title);
+    else
+        units_format_tokens_short(base->context_tokens, ctx, sizeof ctx);
+    printf("%llu user%s at %s%s of %s (%s), up to %u GPU%s:\n\n", (unsigned long long)job->need,
+           pl, ctx, job->engine_context ? " (its num_ctx on each layout's GPUs; --context sets one)"
+                                        : " tokens", base->model.name,
            engine_version_title(base->engine.kind, base->engine.rule, engine, sizeof engine),
            job->max_gpus, job->max_gpus == 1 ? "" : "s");
 }
 
 /* One line per GPU type; returns how many are solved. */
-static int print_rows_table(const struct solve_row *rows, int nrows)
+static int print_rows_table(const struct solve_row *rows, int nrows, bool engine_context)
 {
     bool any_pp = false;
     for (int i = 0; i < nrows; i++)
         any_pp = any_pp || rows[i].split.pp > 1;
-    printf("%-16s %5s %12s %8s %10s\n", "GPU", "GPUS", any_pp ? "TPxPPxREPL" : "TP x REPL", "USERS",
-           "$/HOUR");
+    printf("%-16s %5s %12s %8s %10s %10s%s\n", "GPU", "GPUS", any_pp ? "TPxPPxREPL" : "TP x REPL",
+           "USERS", "$/HOUR", "$/1M OUT", engine_context ? "    CONTEXT" : "");
     int solved = 0;
     for (int i = 0; i < nrows; i++) {
         const struct solve_split *sp = &rows[i].split;
@@ -320,15 +405,20 @@ static int print_rows_table(const struct solve_row *rows, int nrows)
             continue;
         }
         solved++;
-        char split[32], cost[32] = "-";
+        char split[32], cost[32] = "-", per_m[32] = "-";
         if (any_pp)
             snprintf(split, sizeof split, "%ux%ux%u", sp->tp, sp->pp, sp->gpus / (sp->tp * sp->pp));
         else
             snprintf(split, sizeof split, "%u x %u", sp->tp, sp->gpus / sp->tp);
         if (sp->cost_per_hour >= 0)
             snprintf(cost, sizeof cost, "%.2f", sp->cost_per_hour);
-        printf("%-16s %5u %12s %8llu %10s\n", rows[i].gpu->id, sp->gpus, split,
-               (unsigned long long)sp->users, cost);
+        if (rows[i].cost_output >= 0)
+            snprintf(per_m, sizeof per_m, "%.4f", rows[i].cost_output);
+        char ctx[32] = "";
+        if (engine_context)
+            snprintf(ctx, sizeof ctx, " %10llu", (unsigned long long)sp->context_tokens);
+        printf("%-16s %5u %12s %8llu %10s %10s%s\n", rows[i].gpu->id, sp->gpus, split,
+               (unsigned long long)sp->users, cost, per_m, ctx);
     }
     return solved;
 }
@@ -339,7 +429,7 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
     const struct solve_row *rows = t->rows;
     int nrows = t->count, skipped = t->skipped;
     print_rows_head(job, base);
-    int solved = print_rows_table(rows, nrows);
+    int solved = print_rows_table(rows, nrows, job->engine_context);
     for (int i = 0; i < nrows; i++) { /* a Mac's split, and the sysctl */
         if (!rows[i].split.solved || rows[i].split.gpus != 1 || !rows[i].gpu->unified_bytes)
             continue;
@@ -359,6 +449,9 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
         printf("(TP %u spans nodes of %d GPUs: its all-reduces run over the network; --max-pp N "
                "lets solve put pipeline stages between nodes instead, as engines do)\n",
                wide, SPEED_GPUS_PER_NODE);
+    printf("($/HOUR: each GPU type's price an hour, %s, times its GPUs; $/1M OUT: $/HOUR over "
+           "the output tokens an hour of the USERS decoding at once)\n",
+           base->has_price ? "--price" : "its preset's");
     if (skipped) {
         char vendors[64];
         engine_vendors_text(base->engine.kind, vendors, sizeof vendors);
@@ -447,6 +540,9 @@ int cmd_solve(int argc, char **argv)
         return cli_fail(d.message);
     enum solve_unsolved why;
     bool max_context = o.given[OPT_MAX_CONTEXT];
+    /* as options_apply gives such an engine its default context */
+    job.engine_context = engine_desc(base.engine.kind)->default_context &&
+                         !o.given[OPT_CONTEXT] && !o.load_path && !o.calibration_path;
     if ((max_context || o.given[OPT_UTILIZATION]) && solve_unchecked(&base, &why))
         status = print_unchecked(&job, &base, max_context, why);
     else if (max_context)

@@ -95,6 +95,29 @@ int sweep_row_cells(const struct scenario *s, const struct plan_result *r, const
     return n;
 }
 
+int sweep_cost_cells(double usd_per_hour, double output_cost, double input_cost, struct cell *c,
+                     int n)
+{
+    c[n++] = (struct cell){.name = "price_usd_per_hour", .kind = CELL_NUM, .num = usd_per_hour,
+                           .present = usd_per_hour >= 0};
+    c[n++] = (struct cell){.name = "cost_per_million_output_tokens", .kind = CELL_NUM,
+                           .num = output_cost, .present = output_cost >= 0};
+    c[n++] = (struct cell){.name = "cost_per_million_input_tokens", .kind = CELL_NUM,
+                           .num = input_cost, .present = input_cost >= 0};
+    return n;
+}
+
+/* A plan row's columns: the plan's, then its costs at its own throughput
+ * (none where no user fits). */
+static int plan_row_cells(const struct scenario *s, const struct plan_result *r, const char *value,
+                          struct cell c[CELLS_MAX])
+{
+    bool some = r->max_users > 0;
+    return sweep_cost_cells(r->price_usd_per_hour, some ? r->cost_per_million_output_tokens : -1,
+                            some ? r->cost_per_million_input_tokens : -1, c,
+                            sweep_row_cells(s, r, value, c));
+}
+
 /* The longest text of a cell: a row's value escaped for Markdown. */
 enum { CELL_TEXT_MAX = MD_TEXT_SIZE(SWEEP_VALUE_MAX) - 1 };
 
@@ -256,7 +279,7 @@ static void print_head(const struct sweep *w)
     if (w->format == SWEEP_CSV || w->format == SWEEP_MARKDOWN) {
         const struct plan_result r0 = {0}; /* zero: only the names are read */
         struct cell c[CELLS_MAX];
-        sweep_print_names(c, sweep_row_cells(base, &r0, "", c), w->format);
+        sweep_print_names(c, plan_row_cells(base, &r0, "", c), w->format);
         return;
     }
     if (w->format != SWEEP_TABLE)
@@ -273,9 +296,9 @@ static void print_head(const struct sweep *w)
                ? "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER "
                  "and POOL are per GPU"
                : "KV/TOKEN, KV/USER and POOL are per GPU");
-    printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s", "VALUE", "GPUS",
+    printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s %9s", "VALUE", "GPUS",
            "CONTEXT", "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL", "TOKENS", "TOK/S/USER",
-           "TOK/S TOTAL", "TTFT");
+           "TOK/S TOTAL", "TTFT", "$/1M OUT");
     printf(w->target ? " %9s\n" : "\n", "AT LEVEL");
 }
 
@@ -316,8 +339,11 @@ static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
     if (r->max_users > 0 && r->speed.ttft_seconds > 0)
         snprintf(ttft, sizeof ttft, "%.3f s", r->speed.ttft_seconds);
     units_format_int(r->speed.users_at_service_level, slo, sizeof slo);
-    printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s", value, gpus, ctx,
-           dtype_info(r->kv_dtype)->name, u, pg, tok, per, pool, held, speed, total, ttft);
+    char cost[24] = "n/a";
+    if (r->max_users > 0 && r->cost_per_million_output_tokens >= 0)
+        snprintf(cost, sizeof cost, "%.4f%s", r->cost_per_million_output_tokens, over ? "*" : "");
+    printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s %9s", value, gpus, ctx,
+           dtype_info(r->kv_dtype)->name, u, pg, tok, per, pool, held, speed, total, ttft, cost);
     printf(w->target ? " %9s\n" : "\n", slo);
     return (over ? ROW_OVER : 0) | (uneven[0] ? ROW_UNEVEN : 0);
 }
@@ -384,6 +410,12 @@ static void sweep_end(const struct sweep *w, struct outbuf *ob, unsigned marks, 
     if (w->format == SWEEP_TABLE && (marks & ROW_OVER))
         printf("* more users decoding at once (--concurrency) than fit in memory (USERS): the "
                "speed is for a batch that cannot be held\n");
+    if (w->format == SWEEP_TABLE) {
+        char basis[128];
+        price_basis_text(&w->base, 0, basis, sizeof basis);
+        printf("$/1M OUT: the GPUs' price an hour over the output tokens an hour at TOK/S TOTAL "
+               "(%s%s)\n", w->each_gpu ? "each GPU type's own price; the first's " : "", basis);
+    }
     if (w->format == SWEEP_TABLE && w->target) {
         char what[96];
         printf("AT LEVEL: the users that keep %s\n",
@@ -442,7 +474,7 @@ static int sweep_print(const struct sweep *w, struct outbuf *ob)
         if (r == NULL)
             continue;
         struct cell c[CELLS_MAX];
-        int ncells = sweep_row_cells(s, r, value, c);
+        int ncells = plan_row_cells(s, r, value, c);
         if (w->format == SWEEP_JSON && !sweep_print_json_row(ob, sweep_json_cells(c, ncells), rows_printed++))
             return cli_fail("cannot build JSON (out of memory)");
         if (w->format == SWEEP_TABLE)

@@ -30,6 +30,12 @@ struct simulate_run {
 
 /* The run as a table; as the plan's JSON snapshot with result.simulation.
  * False when the JSON cannot be built. */
+/* A million output and input tokens at a run's own throughput (its output
+ * tokens, and its prompt tokens, over its duration) and the plan's price
+ * an hour for every GPU; < 0 when the price or the throughput is none. */
+double simulate_output_cost(const struct plan_result *r, const struct sim_result *o);
+double simulate_input_cost(const struct plan_result *r, const struct sim_result *o);
+
 bool simulate_print_text(FILE *out, const struct simulate_run *sr);
 bool simulate_print_json(FILE *out, const struct simulate_run *sr);
 

@@ -3,6 +3,7 @@
  * vllm bench serve's result file (vllm/benchmarks/serve.py benchmark():
  * duration, completed, ..., mean_ttft_ms, p99_itl_ms) and the queue's. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,32 @@ static void goodput_line(FILE *out, const struct simulate_run *sr)
             r->completed ? 100.0 * (double)r->good / (double)r->completed : 0, slo);
 }
 
+double simulate_output_cost(const struct plan_result *r, const struct sim_result *o)
+{
+    return price_per_million_tokens(r->price_usd_per_hour, o->output_throughput);
+}
+
+double simulate_input_cost(const struct plan_result *r, const struct sim_result *o)
+{
+    double rate = o->duration > 0 ? (double)o->total_input / o->duration : 0;
+    return price_per_million_tokens(r->price_usd_per_hour, rate);
+}
+
+/* "Cost        $0.3972 per 1M output tokens, $0.0441 per 1M input at this
+ * run's throughput ($2.69/h per GPU x 1 GPU, the preset's price)" */
+static void cost_line(FILE *out, const struct simulate_run *sr)
+{
+    char basis[128], a[32] = "n/a", b[32] = "n/a";
+    price_basis_text(&sr->s, sr->r.gpus, basis, sizeof basis);
+    double oc = simulate_output_cost(&sr->r, &sr->out), ic = simulate_input_cost(&sr->r, &sr->out);
+    if (oc >= 0)
+        snprintf(a, sizeof a, "$%.4f", oc);
+    if (ic >= 0)
+        snprintf(b, sizeof b, "$%.4f", ic);
+    fprintf(out, "Cost        %s per 1M output tokens, %s per 1M input at this run's throughput "
+            "(%s)\n", a, b, basis);
+}
+
 bool simulate_print_text(FILE *out, const struct simulate_run *sr)
 {
     const struct sim_result *r = &sr->out;
@@ -104,6 +131,7 @@ bool simulate_print_text(FILE *out, const struct simulate_run *sr)
             units_format_int(r->completed, a, sizeof a), r->duration);
     fprintf(out, "Throughput  %.2f req/s, %.1f output tok/s, %.1f total tok/s\n",
             r->request_throughput, r->output_throughput, r->total_token_throughput);
+    cost_line(out, sr);
     if (r->over_capacity) {
         char served[96];
         bool queue = r->queue_growth_per_s * 2 >= r->system_growth_per_s;
@@ -219,6 +247,12 @@ cJSON *simulate_simulation_json(const struct simulate_run *sr)
     jsonout_double_or_null(&o, "request_goodput", r->request_goodput, r->goodput);
     jsonout_double(&o, "output_throughput", r->output_throughput);
     jsonout_double(&o, "total_token_throughput", r->total_token_throughput);
+    /* the price of every GPU an hour over this run's own throughput */
+    double oc = simulate_output_cost(&sr->r, r), ic = simulate_input_cost(&sr->r, r);
+    jsonout_double_or_null(&o, "price_usd_per_hour", sr->r.price_usd_per_hour,
+                           sr->r.price_usd_per_hour >= 0);
+    jsonout_double_or_null(&o, "cost_per_million_output_tokens", oc, oc >= 0);
+    jsonout_double_or_null(&o, "cost_per_million_input_tokens", ic, ic >= 0);
     stats_json(&o, "ttft", &r->ttft, shown);
     stats_json(&o, "tpot", &r->tpot, shown);
     stats_json(&o, "itl", &r->itl, shown);

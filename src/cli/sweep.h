@@ -45,11 +45,16 @@ struct cell {
     double num;
     bool present; /* CELL_NUM: false = no figure (null, empty) */
 };
-enum { CELLS_MAX = 22, SWEEP_VALUE_MAX = 128 }; /* a row's value: "fp8/32k/4" */
+enum { CELLS_MAX = 25, SWEEP_VALUE_MAX = 128 }; /* a row's value: "fp8/32k/4"; with the costs */
 
 /* The plan's columns of a row (at most CELLS_MAX); returns how many. */
 int sweep_row_cells(const struct scenario *s, const struct plan_result *r, const char *value,
                     struct cell c[CELLS_MAX]);
+/* After n cells: the GPUs' price an hour and a million output and input
+ * tokens at the row's own throughput (< 0: null), the last columns of every
+ * row, planned or simulated; returns the new count. */
+int sweep_cost_cells(double usd_per_hour, double output_cost, double input_cost, struct cell *c,
+                     int n);
 /* A CSV or Markdown row of n cells into ob. */
 void sweep_print_cells(struct outbuf *ob, const struct cell *c, int n, enum sweep_format format);
 /* The CSV or Markdown header of those cells' names. */

@@ -17,7 +17,7 @@
 #include "core/units.h"
 
 /* The plan's cells and the run's. */
-enum { SIM_CELLS_MAX = CELLS_MAX + 20 };
+enum { SIM_CELLS_MAX = CELLS_MAX + 23 };
 
 /* A row's run, kept for the printing pass. */
 struct sim_row {
@@ -167,9 +167,10 @@ static bool run_rows(const struct sweep *w, struct sim_row *rows, size_t count)
     return mark_frontier(rows, count);
 }
 
-/* The run's cells after the plan's (n of them); returns the count. */
-static int sim_cells(const struct sweep *w, const struct sim_row *row, double rate, uint64_t cap,
-                     struct cell *c, int n)
+/* The run's cells after the plan's (n of them), then its costs at its own
+ * throughput; returns the count. */
+static int sim_cells(const struct sim_row *row, double rate, uint64_t cap,
+                     const struct plan_result *r, struct cell *c, int n)
 {
     const struct sim_result *o = &row->out;
     bool settled = o->status == SIM_OK && !o->over_capacity, good = o->goodput;
@@ -197,8 +198,8 @@ static int sim_cells(const struct sweep *w, const struct sim_row *row, double ra
     CELL("pareto", CELL_BOOL, .present = row->frontier);
 #undef MS
 #undef CELL
-    (void)w;
-    return n;
+    return sweep_cost_cells(r->price_usd_per_hour, simulate_output_cost(r, o),
+                            simulate_input_cost(r, o), c, n);
 }
 
 static void print_table_head(const struct sweep *w)
@@ -247,7 +248,7 @@ static void print_names(const struct sweep *w)
     static const struct plan_result r0; /* zero: only the names are read */
     struct cell c[SIM_CELLS_MAX];
     const struct sim_row row0 = {0};
-    int n = sim_cells(w, &row0, 0, 0, c, sweep_row_cells(&w->base, &r0, "", c));
+    int n = sim_cells(&row0, 0, 0, &r0, c, sweep_row_cells(&w->base, &r0, "", c));
     sweep_print_names(c, n, w->format);
 }
 
@@ -285,7 +286,7 @@ static bool print_row(const struct sweep *w, struct outbuf *ob, const struct row
     double rate;
     uint64_t cap;
     row_rate(w, at, &rate, &cap);
-    int n = sim_cells(w, row, rate, cap, cells, sweep_row_cells(&at->s, &r, at->value, cells));
+    int n = sim_cells(row, rate, cap, &r, cells, sweep_row_cells(&at->s, &r, at->value, cells));
     if (w->format == SWEEP_JSON)
         return sweep_print_json_row(ob, sweep_json_cells(cells, n), (*printed)++);
     sweep_print_cells(ob, cells, n, w->format);

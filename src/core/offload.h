@@ -82,6 +82,8 @@ struct offload_split {
     uint32_t moe_gpu_layers;   /* GPU layers whose experts stay on the GPUs */
     bool moe_layers_dense;     /* some layers dense (core/spec.h's MoE pattern) */
     bool kv_on_host;           /* --no-kv-offload */
+    bool exact;                /* the figures from the GGUF's bytes by block (core/spec.h) */
+    uint64_t gpu_layers_bytes; /* exact: the GPU layers' tensors, --n-cpu-moe's experts out */
     uint64_t embed_bytes;      /* the token embedding (always in host memory) */
     uint64_t output_bytes;     /* the output layer (a copy when tied to the embedding) */
     uint64_t layer_bytes;      /* one repeating layer, its experts included */

@@ -26,6 +26,47 @@ static uint64_t dense_bytes_of(const struct scenario *s, const struct placement 
     return (uint64_t)((long double)rest * params / rest_params + 0.5L);
 }
 
+/* With a GGUF's own bytes by block (import-gguf; core/spec.h) and the
+ * weights as the file holds them, the split from those: the GPUs hold
+ * blocks [start, n) but the experts of those below `below`, and the output
+ * layer when -ngl passes n; the averages shown are the blocks'. */
+static bool exact_layers(const struct scenario *s, const struct placement *l, uint32_t start,
+                         uint32_t below, struct offload_split *o)
+{
+    const struct model_spec *m = &s->model;
+    uint32_t n = m->layers;
+    if (n == 0 || m->layer_bytes_count != n || l->weights_bytes != m->weights_bytes ||
+        l->expert_padding_bytes)
+        return false;
+    uint64_t all = 0, experts = 0, gpu = 0, kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t bytes = spec_layer_bytes(m, i), exps = spec_layer_expert_bytes(m, i);
+        all += bytes;
+        experts += exps;
+        if (i < start)
+            continue;
+        gpu += bytes - (i < below ? exps : 0);
+        kept += i < below ? 0 : exps;
+    }
+    uint32_t moe = spec_moe_layers_in(m, 0, n);
+    o->exact = true;
+    o->embed_bytes = m->embed_bytes;
+    o->output_bytes = m->output_bytes;
+    o->layer_bytes = all / n;
+    o->layer_expert_bytes = moe ? experts / moe : 0;
+    o->layer_rest_bytes = (all - experts) / n;
+    o->gpu_layers_bytes = gpu;
+    if (o->output_on_gpu)
+        gpu = kv_sat_add(gpu, o->output_bytes);
+    uint64_t gpus = l->tp ? l->tp : 1;
+    uint64_t draft = l->weights_bytes_per_gpu - placement_share(l, l->weights_bytes);
+    o->gpu_weights_bytes = kv_sat_add(kv_ceil_div(gpu, gpus), draft);
+    o->gpu_expert_bytes = kv_ceil_div(kept, gpus);
+    o->host_weights_bytes = l->weights_bytes > gpu ? l->weights_bytes - gpu : 0;
+    o->host_expert_bytes = experts - kept;
+    return true;
+}
+
 /* The servers of a node (core/offload.h): a server spans tp x pp GPUs, a
  * node holds SPEC_GPUS_PER_NODE; those decoding at once, fewer than them
  * only when the scenario's concurrency is. A Mac holds one GPU. */
@@ -91,6 +132,7 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     o->gpu_expert_bytes = kv_ceil_div((uint64_t)kept * o->layer_expert_bytes, gpus);
     o->host_weights_bytes = whole > gpu ? whole - gpu : 0;
     o->host_expert_bytes = l->expert_bytes - (uint64_t)kept * o->layer_expert_bytes;
+    exact_layers(s, l, start, below, o);
     o->host_bytes_per_s = scenario_host_bandwidth(s);
     o->link_bytes_per_s = (double)s->gpu.host_link_bytes_per_s;
     /* unified memory (Apple silicon) copies nothing: the CPU's layers run there */
@@ -216,10 +258,10 @@ void offload_sentence(const struct offload_split *o, char *buf, size_t size)
                  "; --no-kv-offload: the cache in host memory");
 }
 
-/* The rows of the weights on each side. */
-static void weights_rows(const struct policy_ctx *c, const struct offload_split *o)
+/* The GPU layers' weights as shares of the whole: layers x a layer, the
+ * experts of MoE layers as they sit. */
+static void layer_share_terms(struct explain_row *row, const struct offload_split *o)
 {
-    struct explain_row *row = explain_row_begin(c->x, "offload_gpu_weights", "Weights on GPU", "per GPU");
     explain_term(row, o->gpu_layers, XU_COUNT, "GPU layers");
     explain_term(row, (long double)(o->moe_layers_dense ? o->layer_rest_bytes : o->layer_bytes),
                  XU_BYTES, o->moe_layers_dense ? "a layer outside the experts" : "a layer");
@@ -235,6 +277,18 @@ static void weights_rows(const struct policy_ctx *c, const struct offload_split 
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_SUB);
     }
+}
+
+/* The rows of the weights on each side. */
+static void weights_rows(const struct policy_ctx *c, const struct offload_split *o)
+{
+    struct explain_row *row = explain_row_begin(c->x, "offload_gpu_weights", "Weights on GPU", "per GPU");
+    if (o->exact) /* the GGUF's bytes of those blocks, not a share */
+        explain_term(row, (long double)o->gpu_layers_bytes, XU_BYTES,
+                     o->moe_host_layers ? "GPU layers' tensors (GGUF), --n-cpu-moe experts out"
+                                        : "GPU layers' tensors (GGUF)");
+    else
+        layer_share_terms(row, o);
     if (o->output_on_gpu) {
         explain_term(row, (long double)o->output_bytes, XU_BYTES, "output layer");
         explain_op(row, XOP_ADD);

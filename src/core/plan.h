@@ -60,7 +60,8 @@ enum plan_warning {
     WARN_SPEED_BATCHED = 1u << 25,    /* the engine's batched decode on this family: unvalidated */
     WARN_WIRED_LIMIT = 1u << 26,      /* unified memory: macOS's wired limit binds, a sysctl raises it */
     WARN_CALIBRATION = 1u << 27,      /* a calibration measured on another GPU, model or engine */
-    WARN_LAST = WARN_CALIBRATION
+    WARN_SERVICE_LEVEL_MISSED = 1u << 28, /* no count of users keeps the target, not even one */
+    WARN_LAST = WARN_SERVICE_LEVEL_MISSED
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu

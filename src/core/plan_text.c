@@ -250,6 +250,9 @@ const char *plan_warning_text(enum plan_warning w)
                "(model_runner_kv_cache_mixin.py, init_memory): the value given is not reached";
     case WARN_CALIBRATION:
         return "the calibration was measured on another GPU, model or engine than this plan's";
+    case WARN_SERVICE_LEVEL_MISSED:
+        return "no number of users keeps the service level, not even one alone: the speed "
+               "shown misses the target";
     case WARN_STATE_PREFIX:
         return "vLLM's prefix caching keeps a hybrid model's states at block boundaries "
                "(config/cache.py, mamba_cache_mode \"align\": 2 + the speculative blocks a "
@@ -257,6 +260,17 @@ const char *plan_warning_text(enum plan_warning w)
                "sequence counted here";
     }
     return "";
+}
+
+/* "no number of users keeps the service level, not even one alone: 0 users
+ * at it; the speed shown, 23.7 tok/s per user at 1 user, misses the target" */
+static void service_level_missed(const struct plan_result *r, char *buf, size_t size)
+{
+    char at[32];
+    units_format_int(r->speed.concurrency, at, sizeof at);
+    snprintf(buf, size, "no number of users keeps the service level, not even one alone: 0 users "
+             "at it; the speed shown, %.1f tok/s per user at %s %s, misses the target",
+             r->speed.tokens_per_s_per_user, at, r->speed.concurrency == 1 ? "user" : "users");
 }
 
 void plan_warning_format(const struct plan_result *r, enum plan_warning w, char *buf, size_t size)
@@ -299,6 +313,9 @@ void plan_warning_format(const struct plan_result *r, enum plan_warning w, char 
     case WARN_CALIBRATION:
         snprintf(buf, size, "%s", r->calibration_note[0] ? r->calibration_note
                                                          : plan_warning_text(w));
+        return;
+    case WARN_SERVICE_LEVEL_MISSED:
+        service_level_missed(r, buf, size);
         return;
     case WARN_STATE_CAP:
         units_format_int(r->engine.max_num_seqs, a, sizeof a);

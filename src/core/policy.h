@@ -14,6 +14,7 @@
 #include "budget.h"
 #include "engine_desc.h"
 #include "plan.h"
+#include "shell.h"
 
 /* The rows of the table in engine.c, one in each policy file. Each budget
  * writes c->b: memory_bytes_per_gpu ... kv_tokens_per_replica, fits and,
@@ -76,6 +77,9 @@ uint64_t policy_gib(double gib);
 uint32_t policy_vocab(const struct model_spec *m);
 uint32_t policy_hidden(const struct model_spec *m);
 const char *policy_model_ref(const struct model_spec *m);
+/* The GGUF file llama-server opens for m: the one import-gguf read it from
+ * (its gguf_file), else ID.gguf (the file of that type named by the id). */
+void policy_gguf_word(struct shell_line *sl, const struct model_spec *m);
 
 /* How an engine's launch line begins: the command and the model, the
  * context and the memory fraction, then, when they apply, the cache's fp8

@@ -55,6 +55,14 @@ const char *policy_model_ref(const struct model_spec *m)
     return m->hf_id[0] ? m->hf_id : m->id;
 }
 
+void policy_gguf_word(struct shell_line *sl, const struct model_spec *m)
+{
+    if (m->gguf_file[0])
+        shell_word(sl, m->gguf_file);
+    else
+        shell_wordf(sl, "%s.gguf", m->id);
+}
+
 static bool sixteen_bit(enum dtype d)
 {
     return d == DTYPE_BF16 || d == DTYPE_FP16 || d == DTYPE_FP32;

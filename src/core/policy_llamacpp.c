@@ -31,113 +31,6 @@ static const char *ggml_name(enum dtype d)
     }
 }
 
-struct lcpp {
-    enum dtype tk, tv;
-    uint64_t k_row, v_row;       /* bytes of one cell of one layer */
-    uint64_t i_row;              /* DeepSeek-V3.2: the indexer's key cell, K type (0 without) */
-    uint64_t global, windowed;   /* layers */
-    uint64_t window;
-    uint64_t draft;              /* bytes of one cell of every draft layer (own context per slot) */
-    uint64_t state;              /* one slot's recurrent cell, every state layer, all GPUs */
-};
-
-/* A cell of one layer in llama.cpp's types (-ctk, -ctv; f16 unless told):
- * K and V of every head, as layers, not heads, are split across the GPUs;
- * the layer counts, window, state and draft as the plan's cost holds them. */
-static void layer_cells(const struct scenario *s, const struct kv_cost *k, struct lcpp *l)
-{
-    const struct engine_flags *f = &s->engine;
-    const struct model_spec *m = &s->model;
-    memset(l, 0, sizeof *l);
-    l->tk = s->kv_dtype != DTYPE_AUTO ? s->kv_dtype : engine_llamacpp.cache_default;
-    l->tv = f->v_dtype != DTYPE_AUTO ? f->v_dtype : l->tk;
-    if (m->attention == ATTENTION_MLA && f->rule == RULE_LLAMACPP_PRE_MLA) {
-        /* before MLA support: K and V expanded per head */
-        l->k_row = dtype_bytes_for(l->tk, (uint64_t)m->attention_heads *
-                                              (m->qk_nope_head_dim + m->qk_rope_head_dim));
-        l->v_row = dtype_bytes_for(l->tv, (uint64_t)m->attention_heads * m->v_head_dim);
-    } else if (m->attention == ATTENTION_MLA) {
-        /* the latent as K; V is a view of it (the V-less cache of January 2026,
-         * src/llama-kv-cache.cpp with llama_hparams::is_mla: no V tensors). From
-         * MLA support (April 2025) until then the cache kept a V row too, of
-         * n_embd_head_v = kv_lora_rank values. */
-        l->k_row = dtype_bytes_for(l->tk, (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim);
-        if (f->rule == RULE_LLAMACPP_MLA_KV)
-            l->v_row = dtype_bytes_for(l->tv, m->kv_lora_rank);
-        /* V3.2: llama_kv_cache_dsa (src/llama-kv-cache-dsa.cpp) builds a second
-         * llama_kv_cache for the lightning indexer with one KV head of
-         * indexer_head_size, in the same K type and with as many cells */
-        l->i_row = dtype_bytes_for(l->tk, m->index_head_dim);
-    } else {
-        uint64_t kvh = s->kv_heads ? s->kv_heads : m->kv_heads;
-        l->k_row = dtype_bytes_for(l->tk, kvh * m->head_dim);
-        l->v_row = dtype_bytes_for(l->tv, kvh * m->head_dim);
-    }
-    l->global = k->global_layers;
-    l->windowed = k->windowed_layers;
-    l->window = k->window_tokens;
-    /* State layers: src/llama-model.cpp (create_memory) builds a hybrid
-     * memory whose recurrent part (src/llama-memory-recurrent.cpp) holds
-     * max(1, n_seq_max) cells, one per slot, of n_embd_r() + n_embd_s()
-     * values per layer (src/llama-hparams.cpp: (d_conv - 1) x (d_inner +
-     * 2 x n_group x d_state) and d_state x d_inner) in F32; the KV part
-     * covers the attention layers only. */
-    l->state = k->state_bytes;
-    l->draft = k->draft_bytes_per_token;
-}
-
-/* The plan's per-token cost is llama.cpp's, all GPUs together: a cell of
- * every head in the cache's types (the plan runs this once kvcost_compute
- * has run at attention TP 1, before the draft's KV is added). */
-void llamacpp_cell_cost(const struct scenario *s, struct kv_cost *k)
-{
-    struct lcpp l;
-    layer_cells(s, k, &l);
-    k->bytes_per_layer = l.k_row + l.v_row + l.i_row;
-    k->index_bytes = l.i_row;
-    k->latent_bytes = l.i_row ? l.k_row : 0;
-    k->latent_fp8_blocks = false;
-    k->global_bytes_per_layer = k->bytes_per_layer; /* Gemma 4's global layers are refused */
-    kvcost_totals(k);
-}
-
-/* llama-context.cpp: n_ctx = GGML_PAD(-c, 256); with -np given the cache is
- * not unified and each slot (stream) gets GGML_PAD(n_ctx / n_seq, 256) cells.
- * kvplan's launch line always passes -c ctx x np and -np np. */
-static uint64_t pad256(uint64_t n)
-{
-    return kv_ceil_div(n, 256) * 256;
-}
-
-static uint64_t slot_cells(uint64_t ctx, uint64_t np)
-{
-    return pad256(pad256(kv_sat_mul(ctx, np)) / (np ? np : 1));
-}
-
-/* llama-kv-cache-iswa.cpp: the windowed cache of a stream holds
- * GGML_PAD(min(size, n_swa x (unified ? n_seq : 1) + n_ubatch), 256) cells;
- * not unified (-np given), that is per slot: min(slot cells, PAD(n_swa + 512)). */
-static uint64_t swa_slot_cells(const struct lcpp *l, uint64_t slot)
-{
-    if (l->windowed == 0)
-        return 0;
-    uint64_t want = pad256(kv_sat_add(l->window, 512));
-    return want < slot ? want : slot;
-}
-
-/* The whole cache of np slots of ctx tokens, summed over the GPUs. */
-static uint64_t cache_total(const struct lcpp *l, uint64_t ctx, uint64_t np)
-{
-    uint64_t slot = slot_cells(ctx, np);
-    uint64_t cells = kv_sat_add(kv_sat_mul(l->global, slot),
-                                kv_sat_mul(l->windowed, swa_slot_cells(l, slot)));
-    /* server.cpp init: each slot's draft context holds the slot's cells; a
-     * recurrent cell a slot holds the state layers' states */
-    return kv_sat_add(kv_sat_add(kv_sat_mul(kv_sat_mul(cells, np), l->k_row + l->v_row + l->i_row),
-                                 kv_sat_mul(kv_sat_mul(slot, np), l->draft)),
-                      kv_sat_mul(np, l->state));
-}
-
 /* The per-token rows, llama.cpp's way: a cell holds K and V of every head in
  * each type given; the layers are split across the GPUs. */
 static void cost_rows(const struct policy_ctx *c, const struct lcpp *l)
@@ -200,10 +93,10 @@ void llamacpp_log(const struct policy_ctx *c)
     struct engine_detail *e = &r->engine;
     struct lcpp cell;
     const struct lcpp *l = &cell;
-    layer_cells(s, c->k, &cell);
-    uint64_t np = e->slots, slot = slot_cells(s->context_tokens, np), n_ctx = slot * np;
+    llamacpp_layer_cells(s, c->k, &cell);
+    uint64_t np = e->slots, slot = llamacpp_slot_cells(s->context_tokens, np), n_ctx = slot * np;
     uint64_t cells = kv_sat_mul(np, kv_sat_add(kv_sat_mul(l->global, slot),
-                                               kv_sat_mul(l->windowed, swa_slot_cells(l, slot))));
+                                               kv_sat_mul(l->windowed, llamacpp_swa_slot_cells(l, slot))));
     double k_mib = (double)kv_sat_mul(cells, l->k_row) / (double)MIB;
     double v_mib = (double)kv_sat_mul(cells, l->v_row) / (double)MIB;
     policy_log(e, "llama_kv_cache: size = %.2f MiB (%8llu cells, %3u layers, %2llu/%2llu seqs), "
@@ -247,12 +140,12 @@ static void launch(const struct policy_ctx *c)
     struct engine_detail *e = &c->b->engine;
     struct lcpp cell;
     const struct lcpp *l = &cell;
-    layer_cells(s, c->k, &cell);
-    uint64_t np = e->slots, n_ctx = slot_cells(s->context_tokens, np) * np;
+    llamacpp_layer_cells(s, c->k, &cell);
+    uint64_t np = e->slots, n_ctx = llamacpp_slot_cells(s->context_tokens, np) * np;
     struct shell_line sl;
     shell_line_init(&sl, e->launch, sizeof e->launch);
     shell_words(&sl, "llama-server -m");
-    shell_wordf(&sl, "%s.gguf", m->id);
+    policy_gguf_word(&sl, m); /* the imported file's name, else ID.gguf */
     shell_option(&sl, "-c", "%llu", (unsigned long long)n_ctx);
     shell_option(&sl, "-np", "%llu", (unsigned long long)np);
     if (l->tk != DTYPE_FP16) {
@@ -274,7 +167,7 @@ static void launch(const struct policy_ctx *c)
         shell_words(&sl, "--no-kv-offload");
     if (c->spec->method == SPEC_DRAFT) { /* common/arg.cpp: -md, --draft-max */
         shell_word(&sl, "-md");
-        shell_wordf(&sl, "%s.gguf", s->draft.id);
+        policy_gguf_word(&sl, &s->draft);
         shell_option(&sl, "--draft-max", "%u", c->spec->tokens);
         shell_words(&sl, "-ngld 999");
     }
@@ -288,17 +181,17 @@ static void launch(const struct policy_ctx *c)
 static uint64_t most_slots(const struct scenario *s, const struct lcpp *l, uint64_t room,
                            const struct placement *at)
 {
-    uint64_t slot = cache_total(l, s->context_tokens, 1), most = 1;
+    uint64_t slot = llamacpp_cache_total(l, s->context_tokens, 1), most = 1;
     if (l->windowed == 0) { /* the slots in the share's room, then its own test */
         long double over = at->layers_all ? (long double)at->layers_all / at->layers_fullest
                                           : (long double)(at->tp ? at->tp : 1);
         long double n = slot ? (long double)room * over / slot : 0;
         most = n > 65536 ? 65536 : n > 1 ? (uint64_t)n : 1;
-        while (most > 1 && placement_share(at, cache_total(l, s->context_tokens, most)) > room)
+        while (most > 1 && placement_share(at, llamacpp_cache_total(l, s->context_tokens, most)) > room)
             most--;
         return most;
     }
-    while (most < 65536 && placement_share(at, cache_total(l, s->context_tokens, most + 1)) <= room)
+    while (most < 65536 && placement_share(at, llamacpp_cache_total(l, s->context_tokens, most + 1)) <= room)
         most++;
     return most;
 }
@@ -317,7 +210,7 @@ static uint64_t on_gpu(const struct policy_ctx *c, const struct offload_split *o
 static bool split_holds(const struct scenario *s, const struct lcpp *l,
                         const struct offload_split *o, uint64_t room, uint64_t gpus, uint64_t np)
 {
-    uint64_t total = cache_total(l, s->context_tokens, np);
+    uint64_t total = llamacpp_cache_total(l, s->context_tokens, np);
     uint64_t gpu = offload_kv_gpu(o, total);
     uint64_t host = kv_sat_add(o->host_weights_bytes, total - gpu);
     return kv_ceil_div(gpu, gpus) <= room && offload_host_holds(o, host);
@@ -351,7 +244,7 @@ static void cache_row(const struct policy_ctx *c, const struct lcpp *l, uint64_t
     explain_op(row, XOP_MUL);
     if (l->windowed) {
         explain_term(row, l->windowed, XU_COUNT, "windowed layers");
-        explain_term(row, (long double)swa_slot_cells(l, slot) * np, XU_TOKENS, "window cells");
+        explain_term(row, (long double)llamacpp_swa_slot_cells(l, slot) * np, XU_TOKENS, "window cells");
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
     }
@@ -426,7 +319,7 @@ static void users_rows(const struct policy_ctx *c, const struct lcpp *l, uint64_
             explain_term(row, gpus, XU_COUNT, gpus == 1 ? "GPU" : "GPUs");
             explain_op(row, XOP_MUL);
         }
-        explain_term(row, cache_total(l, s->context_tokens, 1), XU_BYTES, "per slot");
+        explain_term(row, llamacpp_cache_total(l, s->context_tokens, 1), XU_BYTES, "per slot");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_FLOOR);
         if (most == 65536) {
@@ -472,7 +365,7 @@ void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w)
     struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     struct lcpp l;
-    layer_cells(s, c->k, &l);
+    llamacpp_layer_cells(s, c->k, &l);
     uint64_t gpus = c->l->tp;
     cost_rows(c, &l);
 
@@ -499,7 +392,7 @@ void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w)
     uint64_t np = f->parallel ? f->parallel : w->default_slots, most = np;
     bool logged = f->non_kv_bytes || f->kv_memory_bytes;
     bool split = !logged &&
-                 offload_choose(s, c->l, wroom, cache_total(&l, s->context_tokens, np ? np : 1), o);
+                 offload_choose(s, c->l, wroom, llamacpp_cache_total(&l, s->context_tokens, np ? np : 1), o);
     /* src/llama-model.cpp load_tensors: "assign the input layer ... always
      * keep it on the CPU" (dev_input = cpu_dev): with every layer on the
      * GPUs the token embedding still sits in host memory, out of the budget */
@@ -520,7 +413,7 @@ void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w)
         np = most > LLAMA_MAX_SEQ ? LLAMA_MAX_SEQ : most;
     }
     e->slots = (uint32_t)np;
-    uint64_t total = cache_total(&l, s->context_tokens, np);
+    uint64_t total = llamacpp_cache_total(&l, s->context_tokens, np);
     uint64_t per_gpu = on_gpu(c, o, total);
     struct token_split avg = kvcost_split(c->k, scenario_avg_tokens(s), 0);
     uint64_t user_avg = kv_sat_add(kvcost_bytes(c->k, avg.user_global, avg.user_windowed), l.state);
@@ -531,7 +424,7 @@ void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w)
     }
     /* the host's check binds a split; the embedding alone is read through mmap */
     bool fits = r->weights_fit && room > 0 && per_gpu <= room && (!o->active || o->host_fits);
-    uint64_t slot = slot_cells(s->context_tokens, np);
+    uint64_t slot = llamacpp_slot_cells(s->context_tokens, np);
     e->units = kv_sat_mul(slot, np);
     e->unit_bytes = kv_ceil_div(total, e->units ? e->units : 1);
     e->max_num_seqs = e->scheduler_cap = (uint32_t)np;

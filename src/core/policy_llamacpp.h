@@ -16,6 +16,28 @@ struct llamacpp_words {
     const char *default_note;  /* the users row's note then */
 };
 
+/* llama.cpp's cache of one context (policy_llamacpp_cells.c): its types,
+ * the bytes of a cell of one layer, and the layers, window, state and
+ * draft it holds cells for. */
+struct lcpp {
+    enum dtype tk, tv;
+    uint64_t k_row, v_row;       /* bytes of one cell of one layer */
+    uint64_t i_row;              /* DeepSeek-V3.2: the indexer's key cell, K type (0 without) */
+    uint64_t global, windowed;   /* layers */
+    uint64_t window;
+    uint64_t draft;              /* bytes of one cell of every draft layer (own context per slot) */
+    uint64_t state;              /* one slot's recurrent cell, every state layer, all GPUs */
+};
+
+/* A cell of one layer in llama.cpp's types, from the scenario and its cost. */
+void llamacpp_layer_cells(const struct scenario *s, const struct kv_cost *k, struct lcpp *l);
+
+/* The cells of a slot of ctx tokens among np (padded to 256), the windowed
+ * layers' of such a slot, and the whole cache of np slots, all GPUs. */
+uint64_t llamacpp_slot_cells(uint64_t ctx, uint64_t np);
+uint64_t llamacpp_swa_slot_cells(const struct lcpp *l, uint64_t slot);
+uint64_t llamacpp_cache_total(const struct lcpp *l, uint64_t ctx, uint64_t np);
+
 /* A cell of every layer in llama.cpp's cache types (the descriptor's cell_cost). */
 void llamacpp_cell_cost(const struct scenario *s, struct kv_cost *k);
 

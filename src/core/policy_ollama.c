@@ -123,7 +123,14 @@ static void launch(const struct policy_ctx *c)
                     (unsigned long long)(s->engine.fit_target_bytes / MIB));
     shell_words(&sl, "ollama serve");
     const struct offload_split *o = &e->offload;
+    char num_gpu[48] = "";
     if (s->offload.ngl_given && o->active)
+        snprintf(num_gpu, sizeof num_gpu, " and PARAMETER num_gpu %u", o->ngl);
+    if (s->model.gguf_file[0]) /* a file of one's own: a Modelfile FROM it makes the tag */
+        shell_comment(&sl, "  # then: ollama create %s from a Modelfile of FROM ./%s%s, and ollama "
+                           "run %s",
+                      s->model.id, s->model.gguf_file, num_gpu, s->model.id);
+    else if (s->offload.ngl_given && o->active)
         shell_comment(&sl, "  # then: ollama run %s, with PARAMETER num_gpu %u in its Modelfile",
                       s->model.id, o->ngl);
     else

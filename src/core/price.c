@@ -1,9 +1,31 @@
 #include "price.h"
 
+#include <stdio.h>
+
 /* One GPU's price an hour: --price, else the preset's; < 0 unknown. */
 static double gpu_price(const struct scenario *s)
 {
     return s->has_price ? s->price_usd_per_hour : s->gpu.price_usd_per_hour;
+}
+
+double price_per_million_tokens(double usd_per_hour, double tokens_per_s)
+{
+    if (usd_per_hour < 0 || !(tokens_per_s > 0))
+        return -1.0;
+    return usd_per_hour / (tokens_per_s * PRICE_SECONDS_PER_HOUR) * PRICE_TOKENS_PER_MILLION;
+}
+
+void price_basis_text(const struct scenario *s, uint32_t gpus, char *buf, size_t size)
+{
+    double price = gpu_price(s);
+    if (price < 0)
+        snprintf(buf, size, "no price for this GPU (use --price)");
+    else if (gpus == 0)
+        snprintf(buf, size, "$%.2f/h per GPU, %s", price,
+                 s->has_price ? "--price" : "the preset's price");
+    else
+        snprintf(buf, size, "$%.2f/h per GPU x %u GPU%s, %s", price, gpus, gpus == 1 ? "" : "s",
+                 s->has_price ? "--price" : "the preset's price");
 }
 
 /* Why a cost cannot be given, or NULL when it can. */
@@ -34,23 +56,51 @@ static void per_million_steps(struct explain_row *row)
     explain_op(row, XOP_MUL);
 }
 
-/* A user-hour: with a service level, of one of the users who keep it. */
-static void user_hour_row(const struct placement *l, struct plan_price *out, struct explain *x,
-                          double price, bool slo, uint64_t users)
+/* The users both costs are shared by, and the words that say so: the
+ * users --concurrency gives (the throughput is theirs too), else with a
+ * service level those who keep it, else every user that fits. */
+struct cost_basis {
+    uint64_t users;
+    bool slo, given;
+    char note[64]; /* "at 30 concurrent users (--concurrency)"; "" otherwise */
+};
+
+static struct cost_basis cost_basis_of(const struct scenario *s, const struct plan_totals *t,
+                                       const struct speed_result *sp)
 {
-    const char *why = why_unknown(price, slo, users);
-    out->cost_per_user_hour = why ? -1.0 : out->price_usd_per_hour / (double)users;
+    struct cost_basis c = {0};
+    c.slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
+    c.given = s->concurrency > 0 && t->max_users > 0;
+    c.users = c.given ? s->concurrency : c.slo ? sp->users_at_service_level : t->max_users;
+    if (c.given)
+        snprintf(c.note, sizeof c.note, "at %llu concurrent user%s (--concurrency)",
+                 (unsigned long long)c.users, c.users == 1 ? "" : "s");
+    else if (c.slo)
+        snprintf(c.note, sizeof c.note, "at the users who keep the service level");
+    return c;
+}
+
+/* A user-hour: of one of the users the costs are shared by. */
+static void user_hour_row(const struct placement *l, struct plan_price *out, struct explain *x,
+                          double price, const struct cost_basis *c)
+{
+    const char *why = why_unknown(price, c->slo && !c->given, c->users);
+    out->cost_per_user_hour = why ? -1.0 : out->price_usd_per_hour / (double)c->users;
     struct explain_row *row = explain_row_begin(x, "cost", "Cost per user-hour", "");
     if (why) {
         explain_row_end(x, row, XU_USD, -1, why);
         return;
     }
     price_terms(row, l, price);
-    if (slo)
+    if (c->given) {
+        explain_term(row, (long double)c->users, XU_COUNT,
+                     c->users == 1 ? "concurrent user" : "concurrent users");
+    } else if (c->slo) {
         explain_ref(x, row, "users_slo",
-                    users == 1 ? "user at the service level" : "users at the service level");
-    else
-        explain_ref(x, row, "users", users == 1 ? "user" : "users");
+                    c->users == 1 ? "user at the service level" : "users at the service level");
+    } else {
+        explain_ref(x, row, "users", c->users == 1 ? "user" : "users");
+    }
     explain_op(row, XOP_DIV);
     explain_row_end(x, row, XU_USD, 0, NULL);
 }
@@ -58,25 +108,21 @@ static void user_hour_row(const struct placement *l, struct plan_price *out, str
 /* A million output tokens at the throughput shown. */
 static void output_row(const struct scenario *s, const struct placement *l,
                        const struct speed_result *sp, struct plan_price *out, struct explain *x,
-                       const char *why)
+                       const struct cost_basis *c, const char *why)
 {
     if (why == NULL && sp->tokens_per_s_total <= 0)
         why = !sp->known ? "no bandwidth figure for this GPU" : "no user fits";
     out->cost_per_million_output_tokens =
-        why ? -1.0
-            : out->price_usd_per_hour / (sp->tokens_per_s_total * PRICE_SECONDS_PER_HOUR) *
-                  PRICE_TOKENS_PER_MILLION;
+        why ? -1.0 : price_per_million_tokens(out->price_usd_per_hour, sp->tokens_per_s_total);
     struct explain_row *row = explain_row_begin(x, "cost_output", "Cost per 1M output", "");
     if (why) {
         explain_row_end(x, row, XU_USD, -1, why);
         return;
     }
-    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
     price_terms(row, l, gpu_price(s));
     explain_ref(x, row, "speed_total", "throughput");
     per_million_steps(row);
-    explain_row_end(x, row, XU_USD, 0,
-                    slo && !s->concurrency ? "at the users who keep the service level" : NULL);
+    explain_row_end(x, row, XU_USD, 0, c->note[0] ? c->note : NULL);
 }
 
 /* A million prompt tokens at every replica's prefill rate: one prompt
@@ -88,8 +134,7 @@ static void input_row(const struct placement *l, const struct speed_result *sp,
         why = !sp->known ? "no bandwidth figure for this GPU" : "no compute figure for this GPU";
     double rate = sp->prefill_tokens_per_s * (double)l->replicas;
     out->cost_per_million_input_tokens =
-        why ? -1.0
-            : out->price_usd_per_hour / (rate * PRICE_SECONDS_PER_HOUR) * PRICE_TOKENS_PER_MILLION;
+        why ? -1.0 : price_per_million_tokens(out->price_usd_per_hour, rate);
     struct explain_row *row = explain_row_begin(x, "cost_input", "Cost per 1M input", "");
     if (why) {
         explain_row_end(x, row, XU_USD, -1, why);
@@ -110,12 +155,11 @@ static void input_row(const struct placement *l, const struct speed_result *sp,
 void price_compute(const struct scenario *s, const struct placement *l, const struct plan_totals *t,
                    const struct speed_result *sp, struct plan_price *out, struct explain *x)
 {
-    bool slo = s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0;
-    uint64_t users = slo ? sp->users_at_service_level : t->max_users;
+    struct cost_basis c = cost_basis_of(s, t, sp);
     double price = gpu_price(s);
     out->price_usd_per_hour = price >= 0 ? price * (double)l->gpus : -1.0;
-    user_hour_row(l, out, x, price, slo, users);
-    const char *why = why_unknown(price, slo, users);
-    output_row(s, l, sp, out, x, why);
+    user_hour_row(l, out, x, price, &c);
+    const char *why = why_unknown(price, c.slo && !c.given, c.users);
+    output_row(s, l, sp, out, x, &c, why);
     input_row(l, sp, out, x, price, why);
 }

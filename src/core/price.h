@@ -1,10 +1,10 @@
 /* price: what the GPUs cost an hour, a user-hour and a million tokens. A
  * user-hour is the price per hour shared by the users that fit, or with a
- * service level by those who keep it (core/speed.h); a million output tokens
- * is the price per hour over the output tokens an hour at the throughput the
- * plan shows (with a speed target, the throughput of the users who keep
- * it); a million input tokens, over the prompt tokens an hour at the prefill
- * rate of every replica. The plan's stage after the speed and its bands
+ * service level by those who keep it (core/speed.h), or by the users
+ * --concurrency gives; a million output tokens is the price per hour over
+ * the output tokens an hour at the throughput of those same users (the
+ * throughput the plan shows); a million input tokens, over the prompt
+ * tokens an hour at the prefill rate of every replica. The plan's stage after the speed and its bands
  * (plan.c calls price_compute; rows "cost", "cost_output", "cost_input"). */
 #ifndef KVPLAN_CORE_PRICE_H
 #define KVPLAN_CORE_PRICE_H
@@ -33,6 +33,16 @@
 struct plan_price {
     PLAN_PRICE_FIELDS
 };
+
+/* usd_per_hour over the tokens an hour at tokens_per_s, x 1,000,000: what
+ * a million tokens cost at that rate; -1 when the price is unknown (< 0) or
+ * the rate is none (<= 0). Every command's cost per million tokens. */
+double price_per_million_tokens(double usd_per_hour, double tokens_per_s);
+
+/* The price a cost rests on, in words: "$2.69/h per GPU x 8 GPUs, the
+ * preset's price" (or "--price"; gpus 0: per GPU alone), "no price for this
+ * GPU (use --price)". */
+void price_basis_text(const struct scenario *s, uint32_t gpus, char *buf, size_t size);
 
 /* The price of the plan's GPUs from the layout, the totals and the speed:
  * fills *out and writes its rows to x when not NULL. */

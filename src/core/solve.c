@@ -50,9 +50,11 @@ bool solve_unchecked(const struct scenario *base, enum solve_unsolved *why)
 }
 
 struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus,
-                              uint32_t max_pp, uint64_t *plans_left)
+                              uint32_t max_pp, uint64_t *plans_left, bool engine_context)
 {
-    struct solve_split out = {false, 0, 0, 0, -1.0, 0, UNSOLVED_NEEDS_MORE};
+    struct solve_split out = {.cost_per_hour = -1.0, .why = UNSOLVED_NEEDS_MORE};
+    uint64_t (*context_of)(const struct scenario *) =
+        engine_context ? engine_desc(base->engine.kind)->default_context : NULL;
     struct scenario s = *base;
     slots_for(&s, need);
     /* an engine of one server over all its GPUs (no TP) has no split to choose */
@@ -83,6 +85,8 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
             s.gpus = n;
             s.tp = one_server ? 0 : tp;
             s.pp = pp > 1 ? pp : 0;
+            if (context_of) /* Ollama's num_ctx: by the memory of all n GPUs */
+                s.context_tokens = context_of(&s);
             struct plan_result r;
             struct diag ignore = {0};
             if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &ignore))
@@ -96,6 +100,7 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
                 out.pp = pp;
                 out.users = r.speed.users_at_service_level;
                 out.cost_per_hour = r.price_usd_per_hour;
+                out.context_tokens = s.context_tokens;
                 return out;
             }
         }
@@ -109,7 +114,8 @@ uint64_t solve_max_context(const struct scenario *base, uint64_t need)
     /* users fall as context grows: binary search the last context that serves need */
     struct scenario s = *base;
     slots_for(&s, need);
-    uint64_t lo = s.prefix_tokens + 1, hi = TOKENS_MAX, best = 0;
+    uint64_t top = s.model.max_context_tokens, best = 0;
+    uint64_t lo = s.prefix_tokens + 1, hi = top && top < TOKENS_MAX ? top : TOKENS_MAX;
     while (lo <= hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         s.context_tokens = mid;
@@ -122,6 +128,29 @@ uint64_t solve_max_context(const struct scenario *base, uint64_t need)
         }
     }
     return best;
+}
+
+bool solve_context_capped(const struct scenario *base, uint64_t need, uint64_t best)
+{
+    uint64_t top = base->model.max_context_tokens;
+    if (best == 0 || best != top || top >= TOKENS_MAX)
+        return false;
+    struct scenario s = *base;
+    slots_for(&s, need);
+    s.context_tokens = top + 1;
+    s.avg_context_tokens = base->avg_context_tokens <= top ? base->avg_context_tokens : 0;
+    return solve_users(&s) >= need;
+}
+
+bool solve_plan_at(const struct scenario *base, uint64_t need, uint64_t context,
+                   struct explain *x, struct scenario *s, struct plan_result *r)
+{
+    *s = *base;
+    slots_for(s, need);
+    s->context_tokens = context;
+    s->avg_context_tokens = base->avg_context_tokens < context ? base->avg_context_tokens : 0;
+    struct diag ignore = {0};
+    return plan_compute(s, x, NULL, r, &ignore);
 }
 
 double solve_min_utilization(const struct scenario *base, uint64_t need)
@@ -195,7 +224,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
                           ? 1
                           : 256 / spec_gpu_domain(&base->gpu);
     struct solve_split split =
-        solve_gpus(base, need, 256, base->pp > stages ? base->pp : stages, NULL);
+        solve_gpus(base, need, 256, base->pp > stages ? base->pp : stages, NULL, false);
     s = *base;
     s.gpus = split.gpus;
     solve_set_layout(&s, split.tp, split.pp);
@@ -204,7 +233,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
          * x PP 3 where 4 of TP 4 serve more): the fewest GPUs of a node that
          * serve need by TP alone rank first, else the fewest from there whose
          * default layout is no poor one (12 as 2 x TP 2 x PP 3: 16 as 2 x TP 8) */
-        struct solve_split flat = solve_gpus(base, need, spec_gpu_domain(&base->gpu), 1, NULL);
+        struct solve_split flat = solve_gpus(base, need, spec_gpu_domain(&base->gpu), 1, NULL, false);
         struct scenario good;
         if (flat.solved) {
             s.gpus = flat.gpus;

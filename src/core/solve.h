@@ -22,6 +22,7 @@ struct solve_split {
         UNSOLVED_NO_COMPUTE,   /* a first-token target, and no compute figure for the GPU */
         UNSOLVED_OVER_BUDGET   /* the search would plan more layouts than it may */
     } why;                /* when not solved */
+    uint64_t context_tokens; /* the context it serves (the engine's default, engine_context) */
 };
 
 /* The fewest GPUs of base's GPU type, up to max_gpus, that serve `need`
@@ -33,15 +34,31 @@ struct solve_split {
  * targets is not solved, and `why` says so. Each layout tried costs one of
  * *plans_left (NULL: no limit); at 0 the search stops, UNSOLVED_OVER_BUDGET. */
 struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32_t max_gpus,
-                              uint32_t max_pp, uint64_t *plans_left);
+                              uint32_t max_pp, uint64_t *plans_left, bool engine_context);
+/* engine_context: no context was given, and the engine picks its own by
+ * the GPUs (Ollama's num_ctx by their memory, engine_desc default_context):
+ * each count of GPUs is planned at the context the engine would pick there. */
 
 /* True when base's GPU has no figure to check base's targets with (no
  * bandwidth for any target, no compute for a first-token one); *why says
  * which. Such a GPU serves no one at the service level. */
 bool solve_unchecked(const struct scenario *base, enum solve_unsolved *why);
 
-/* The longest context (tokens) that still serves `need` users; 0 = none. */
+/* The longest context (tokens) that still serves `need` users, at most the
+ * model's own (max_context_tokens: past it the model runs beyond its
+ * training, as plan warns, and Ollama lowers num_ctx to it); 0 = none. */
 uint64_t solve_max_context(const struct scenario *base, uint64_t need);
+
+/* Whether the answer `best` of solve_max_context is the model's limit while
+ * a longer context would still serve need (the memory is not what ends it). */
+bool solve_context_capped(const struct scenario *base, uint64_t need, uint64_t best);
+
+/* The scenario of an answer at `context` (with the slots an engine of fixed
+ * slots takes for need, as the search planned it) and its plan, explained
+ * into x (its launch line comes with the rows; PLAN_NUMBERS for none);
+ * false when it does not plan. */
+bool solve_plan_at(const struct scenario *base, uint64_t need, uint64_t context,
+                   struct explain *x, struct scenario *s, struct plan_result *r);
 
 /* The smallest gpu-memory-utilization (in hundredths) that serves `need`
  * users under vLLM; 0 = none up to 1.00. */

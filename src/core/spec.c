@@ -104,6 +104,32 @@ bool spec_moe_layer(const struct model_spec *m, uint32_t i)
            i % period == m->moe_offset % period;
 }
 
+uint64_t spec_layer_bytes(const struct model_spec *m, uint32_t i)
+{
+    return i < m->layer_bytes_count ? m->size_bytes[m->layer_size[i]] : 0;
+}
+
+uint64_t spec_layer_expert_bytes(const struct model_spec *m, uint32_t i)
+{
+    return i < m->layer_bytes_count ? m->size_expert_bytes[m->layer_size[i]] : 0;
+}
+
+bool spec_set_layer_bytes(struct model_spec *m, uint32_t i, uint64_t bytes, uint64_t experts)
+{
+    uint8_t k = 0;
+    while (k < m->layer_sizes && (m->size_bytes[k] != bytes || m->size_expert_bytes[k] != experts))
+        k++;
+    if (k == m->layer_sizes) {
+        if (k == SPEC_LAYER_SIZES_MAX)
+            return false;
+        m->size_bytes[k] = bytes;
+        m->size_expert_bytes[k] = experts;
+        m->layer_sizes++;
+    }
+    m->layer_size[i] = k;
+    return true;
+}
+
 uint32_t spec_moe_layers_in(const struct model_spec *m, uint32_t from, uint32_t to)
 {
     uint32_t n = 0;

@@ -15,6 +15,12 @@
  * and a '/' (spec_hf_id_valid). */
 enum { SPEC_ID_MAX = 64, SPEC_NAME_MAX = 96, SPEC_TEXT_MAX = 512, SPEC_HF_ID_MAX = 96 + 1 + 96 + 1 };
 
+/* The most repeating layers whose exact bytes a preset keeps (import-gguf;
+ * the catalogue's deepest model has 126), and the most different sizes
+ * among them (a quantization mix gives a few: Q4_K_M's blocks with and
+ * without Q6_K tensors, dense and MoE blocks). */
+enum { SPEC_LAYER_BYTES_MAX = 128, SPEC_LAYER_SIZES_MAX = 8 };
+
 enum attention_kind {
     ATTENTION_MHA = 0, /* every query head has its own K/V head */
     ATTENTION_GQA,     /* query heads share K/V heads in groups */
@@ -158,7 +164,29 @@ struct model_spec {
      * "mlp": "ungated". Only LoRA reads it (the parameter count comes from
      * params.c's families). */
     bool mlp_ungated;
+    /* From a GGUF file (import-gguf): its base name, for launch lines ("" =
+     * none: the launch names <id>.gguf), and its tensors' exact bytes for
+     * llama.cpp's placement: the token embedding, the output layer with the
+     * other tensors outside the blocks (the embedding's copy when the output
+     * is tied to it), and each block blk.i's, of those its routed experts.
+     * layer_bytes_count 0 (or not `layers`) = unknown: even shares. */
+    char gguf_file[SPEC_NAME_MAX];
+    uint32_t layer_bytes_count;
+    uint64_t embed_bytes, output_bytes;
+    /* each block's size as an index into the sizes (spec_layer_bytes): the
+     * spec stays small enough to copy by value */
+    uint8_t layer_size[SPEC_LAYER_BYTES_MAX];
+    uint8_t layer_sizes;
+    uint64_t size_bytes[SPEC_LAYER_SIZES_MAX], size_expert_bytes[SPEC_LAYER_SIZES_MAX];
 };
+
+/* Block i's exact bytes and, of those, its routed experts' (0 when the
+ * model keeps none: layer_bytes_count 0). */
+uint64_t spec_layer_bytes(const struct model_spec *m, uint32_t i);
+uint64_t spec_layer_expert_bytes(const struct model_spec *m, uint32_t i);
+/* Sets block i's bytes (i < SPEC_LAYER_BYTES_MAX); false when the blocks
+ * would have more than SPEC_LAYER_SIZES_MAX different sizes. */
+bool spec_set_layer_bytes(struct model_spec *m, uint32_t i, uint64_t bytes, uint64_t experts);
 
 /* Layers that keep KV: all but the state and plain layers (all but the
  * plain ones when state and attention sit side by side). */

@@ -431,6 +431,9 @@ static void speed_level_row(const struct scenario *s, const struct speed_result 
                  "cannot be checked", s->max_ttft_seconds);
     else if (ttft_fails)
         snprintf(note, sizeof note, "the first token takes longer than %g s", s->max_ttft_seconds);
+    else if (sp->level_missed)
+        snprintf(note, sizeof note, "no number of users keeps %g tok/s each, not even one alone: "
+                 "%s binds", s->min_tokens_per_s, plan_binding_name(sp->binding));
     else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
         snprintf(note, sizeof note, "the most users that keep %g tok/s each, first token "
                  "within %g s for one prompt alone (under a request rate: kvplan simulate): %s "
@@ -472,9 +475,16 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
                       (s->max_ttft_seconds > 0 && sp->ttft_seconds > s->max_ttft_seconds);
     if (ttft_fails)
         best = 0;
+    /* a target that no count keeps: the speed shown is one user's alone,
+     * missing it, never that of every user that fits */
+    uint64_t all = r->totals->max_users;
+    bool checked = target && sp->known && !ttft_unknown;
+    sp->level_target = target;
+    sp->level_missed = checked && all > 0 && best == 0;
     uint64_t total = s->concurrency      ? s->concurrency
-                     : target && best > 0 ? best * reps
-                                          : r->totals->max_users;
+                     : !checked          ? all
+                     : sp->level_missed  ? 1
+                                         : best * reps;
     sp->concurrency = total;
     sp->concurrency_per_replica = (total + reps - 1) / reps;
     uint64_t n = sp->concurrency_per_replica;

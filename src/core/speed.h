@@ -74,6 +74,9 @@ struct speed_result {
     uint64_t users_at_service_level;
     bool level_unknown;          /* a target kvplan cannot check (no bandwidth or compute figure):
                                   * users_at_service_level is then 0 */
+    bool level_target;           /* a target was given (--min-tok-s, --max-ttft) */
+    bool level_missed;           /* a target no count of users keeps, not even one alone:
+                                  * users_at_service_level is 0 and the speed is one user's */
     enum binding_limit binding;
 };
 

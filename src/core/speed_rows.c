@@ -277,9 +277,10 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
     explain_term(row, 1, XU_COUNT, "token");
     explain_ref(x, row, "speed_step", "");
     explain_op(row, XOP_DIV);
-    snprintf(name, sizeof name, "at %llu user%s decoding at once%s",
+    snprintf(name, sizeof name, "at %llu user%s decoding at once%s%s",
              (unsigned long long)sp->concurrency, sp->concurrency == 1 ? "" : "s",
-             r->layout->replicas > 1 ? " (all replicas)" : "");
+             r->layout->replicas > 1 ? " (all replicas)" : "",
+             sp->level_missed ? "; misses the service level" : "");
     explain_row_end(x, row, XU_TOK_PER_S, 0, name);
 
     row = explain_row_begin(x, "speed_total", "Throughput", "all replicas");

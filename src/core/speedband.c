@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine_desc.h"
+#include "speedfamily.h"
 
 const char *speedband_basis_name(enum speedband_basis b)
 {
@@ -13,6 +14,8 @@ const char *speedband_basis_name(enum speedband_basis b)
         return "fitted";
     case SPEEDBAND_CALIBRATED:
         return "calibrated";
+    case SPEEDBAND_GIVEN:
+        return "given";
     default:
         return "default";
     }
@@ -24,44 +27,68 @@ static const struct speedband_spread *spread_of(const struct speedband_entry *e,
     return figure == SPEEDBAND_TTFT ? &e->ttft : &e->decode;
 }
 
-/* The entry of (family, engine) with a band of the figure, or NULL. */
+/* The entry of (family, engine, kind) with a band of the figure, or NULL. */
 static const struct speedband_entry *entry_of(const struct speedband_entry *table, size_t n,
-                                              const char *family, const char *engine,
+                                              const char *family, const char *engine, bool moe,
                                               enum speedband_figure figure)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(table[i].family, family) == 0 && strcmp(table[i].engine, engine) == 0)
+        if (table[i].moe == moe && strcmp(table[i].family, family) == 0 &&
+            strcmp(table[i].engine, engine) == 0)
             return spread_of(&table[i], figure)->cases >= SPEEDBAND_MIN_CASES ? &table[i] : NULL;
     return NULL;
 }
 
-struct speed_band speedband_find(const struct speedband_entry *table, size_t n, const char *family,
-                                 const char *engine, const char *engine_title,
-                                 enum speedband_figure figure)
+/* No band: 1 and 1, nothing measured. */
+static struct speed_band band_none(const struct speedband_key *key, enum speedband_figure figure)
 {
     struct speed_band b;
     memset(&b, 0, sizeof b); /* its padding too: a plan is compared byte for byte */
     b.basis = SPEEDBAND_DEFAULT;
     b.low = b.high = 1;
-    if (family == NULL || family[0] == '\0')
-        return b;
+    b.moe = key->moe;
+    b.figure = figure;
+    return b;
+}
+
+struct speed_band speedband_find(const struct speedband_entry *table, size_t n,
+                                 const struct speedband_key *key, enum speedband_figure figure)
+{
+    struct speed_band b = band_none(key, figure);
+    bool family = key->family && key->family[0];
     const struct speedband_entry *e = NULL;
-    if (engine && engine[0])
-        e = entry_of(table, n, family, engine, figure);
-    if (e == NULL) {
-        e = entry_of(table, n, family, "", figure);
-        engine_title = NULL; /* every engine of the family */
+    const char *title = NULL;
+    if (family && key->engine && key->engine[0]) {
+        e = entry_of(table, n, key->family, key->engine, key->moe, figure);
+        title = key->engine_title;
     }
-    if (e == NULL)
+    if (e == NULL && family) {
+        e = entry_of(table, n, key->family, "", key->moe, figure);
+        title = NULL; /* every engine of the family */
+    }
+    if (e == NULL) /* every family, every engine */
+        e = entry_of(table, n, "", "", key->moe, figure);
+    b.banded = true;
+    if (e == NULL) { /* too few cases of the kind anywhere: the stated band */
+        b.low = SPEEDBAND_WIDE_LOW;
+        b.high = SPEEDBAND_WIDE_HIGH;
         return b;
+    }
     const struct speedband_spread *sp = spread_of(e, figure);
-    b.basis = SPEEDBAND_FITTED;
     b.low = sp->low;
     b.high = sp->high;
     b.cases = sp->cases;
     b.held_out = sp->held_out;
     b.family = e->family;
-    b.engine_title = engine_title;
+    b.engine_title = title;
+    return b;
+}
+
+/* A calibration's: no band. */
+static struct speed_band calibrated(const struct speedband_key *key, enum speedband_figure figure)
+{
+    struct speed_band b = band_none(key, figure);
+    b.basis = SPEEDBAND_CALIBRATED;
     return b;
 }
 
@@ -71,55 +98,125 @@ static long percent(double ratio)
     return lround((ratio - 1.0) * 100.0);
 }
 
+static const char *kind_name(const struct speed_band *b)
+{
+    return b->moe ? "MoE" : "dense";
+}
+
 void speedband_group(const struct speed_band *b, char *buf, size_t size)
 {
-    if (b->family == NULL || b->cases == 0)
+    if (!b->banded || b->family == NULL || b->cases == 0)
         snprintf(buf, size, "%s", "");
+    else if (b->family[0] == '\0')
+        snprintf(buf, size, "%s, every GPU family", kind_name(b));
     else
-        snprintf(buf, size, "%s%s%s", b->family, b->engine_title ? "/" : "",
+        snprintf(buf, size, "%s %s%s%s", kind_name(b), b->family, b->engine_title ? "/" : "",
                  b->engine_title ? b->engine_title : "");
+}
+
+/* "; default MBU", "; MFU given" or "" after a band */
+static const char *basis_words(const struct speed_band *b)
+{
+    bool ttft = b->figure == SPEEDBAND_TTFT;
+    if (b->basis == SPEEDBAND_DEFAULT)
+        return ttft ? "; default MFU" : "; default MBU";
+    if (b->basis == SPEEDBAND_GIVEN)
+        return ttft ? "; MFU given" : "; MBU given";
+    return "";
 }
 
 void speedband_text(const struct speed_band *b, char *buf, size_t size)
 {
-    if (b->basis == SPEEDBAND_DEFAULT || b->cases == 0) {
+    if (!b->banded) {
         snprintf(buf, size, "%s",
                  b->basis == SPEEDBAND_CALIBRATED ? "calibrated"
                                                   : "default: no measurement behind it");
         return;
     }
+    if (b->family == NULL || b->cases == 0) {
+        snprintf(buf, size, "%+ld%% to %+ld%%: a stated band, fewer than %d %s cases measured%s",
+                 percent(b->low), percent(b->high), SPEEDBAND_MIN_CASES, kind_name(b),
+                 basis_words(b));
+        return;
+    }
     char group[SPEEDBAND_GROUP_MAX];
     speedband_group(b, group, sizeof group);
-    snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s%s%s%s", percent(b->low), percent(b->high),
-             (unsigned long)b->cases, group, group[0] ? " " : "",
-             b->basis == SPEEDBAND_CALIBRATED ? "calibration " : "",
-             b->cases == 1 ? "measurement" : "measurements");
+    if (b->family[0] == '\0')
+        snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s cases of every GPU family%s",
+                 percent(b->low), percent(b->high), (unsigned long)b->cases, kind_name(b),
+                 basis_words(b));
+    else
+        snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s case%s%s", percent(b->low),
+                 percent(b->high), (unsigned long)b->cases, group, b->cases == 1 ? "" : "s",
+                 basis_words(b));
+}
+
+/* A MoE model on a family whose expert reads are fitted (core/speedfamily.h):
+ * most of its step's bytes rest on that fit. */
+static bool experts_fitted(const struct scenario *s, bool moe)
+{
+    return moe && speed_family_terms(s->gpu.family)->expert_mbu > 0;
+}
+
+/* What a figure's fraction rests on: a calibration's bit, an option, the
+ * preset's fitted figure (MBU only: no MFU is fitted) or its family's fitted
+ * expert reads, or the default. */
+static enum speedband_basis basis_of(const struct scenario *s, enum speedband_figure figure,
+                                     bool moe)
+{
+    if (figure == SPEEDBAND_TTFT)
+        return (s->speed_calibrated & SPEED_CAL_MFU) ? SPEEDBAND_CALIBRATED
+               : s->mfu > 0                          ? SPEEDBAND_GIVEN
+                                                     : SPEEDBAND_DEFAULT;
+    return (s->speed_calibrated & (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD)) ? SPEEDBAND_CALIBRATED
+           : s->mbu > 0                                                 ? SPEEDBAND_GIVEN
+           : s->gpu.achievable_mbu > 0 || experts_fitted(s, moe)        ? SPEEDBAND_FITTED
+                                                                        : SPEEDBAND_DEFAULT;
+}
+
+/* *dst = *src field by field over zeroed memory: a struct copy may leave
+ * its padding as it was, and a plan is compared byte for byte. */
+static void band_set(struct speed_band *dst, const struct speed_band *src)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->basis = src->basis;
+    dst->low = src->low;
+    dst->high = src->high;
+    dst->cases = src->cases;
+    dst->held_out = src->held_out;
+    dst->family = src->family;
+    dst->engine_title = src->engine_title;
+    dst->moe = src->moe;
+    dst->banded = src->banded;
+    dst->figure = src->figure;
 }
 
 void speedband_lookup(const struct scenario *s, struct speed_bands *out)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
-    out->decode = speedband_find(speedband_table, speedband_table_count, s->gpu.family, e->name,
-                                 e->title, SPEEDBAND_DECODE);
-    out->ttft = speedband_find(speedband_table, speedband_table_count, s->gpu.family, e->name,
-                               e->title, SPEEDBAND_TTFT);
+    struct speedband_key key = {s->gpu.family, e->name, e->title,
+                                s->model.experts > 0 &&
+                                    s->model.experts_per_token < s->model.experts};
+    struct speed_band d = speedband_find(speedband_table, speedband_table_count, &key,
+                                         SPEEDBAND_DECODE);
+    struct speed_band f = speedband_find(speedband_table, speedband_table_count, &key,
+                                         SPEEDBAND_TTFT);
+    d.basis = basis_of(s, SPEEDBAND_DECODE, key.moe);
+    f.basis = basis_of(s, SPEEDBAND_TTFT, key.moe);
     /* a calibration's figures rest on the user's own benchmark, not on the
      * public cases: no band of theirs (the fit's residuals are in its file) */
-    struct speed_band own;
-    memset(&own, 0, sizeof own); /* its padding too: a plan is compared byte for byte */
-    own.basis = SPEEDBAND_CALIBRATED;
-    own.low = own.high = 1;
-    if (s->speed_calibrated & (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD))
-        out->decode = own;
-    if (s->speed_calibrated & SPEED_CAL_MFU)
-        out->ttft = own;
+    if (d.basis == SPEEDBAND_CALIBRATED)
+        d = calibrated(&key, SPEEDBAND_DECODE);
+    if (f.basis == SPEEDBAND_CALIBRATED)
+        f = calibrated(&key, SPEEDBAND_TTFT);
+    band_set(&out->decode, &d);
+    band_set(&out->ttft, &f);
 }
 
 void speedband_figures(const struct speed_result *sp, struct speed_bands *out)
 {
-    bool decode = out->decode.basis != SPEEDBAND_DEFAULT && out->decode.cases > 0 &&
-                  sp->tokens_per_s_per_user > 0;
-    bool ttft = out->ttft.basis != SPEEDBAND_DEFAULT && out->ttft.cases > 0 && sp->ttft_seconds > 0;
+    bool decode = out->decode.banded && sp->tokens_per_s_per_user > 0;
+    bool ttft = out->ttft.banded && sp->ttft_seconds > 0;
     /* no band: 0, as a figure kvplan cannot give */
     double dl = decode ? out->decode.low : 0, dh = decode ? out->decode.high : 0;
     out->tokens_per_s_per_user_low = sp->tokens_per_s_per_user * dl;

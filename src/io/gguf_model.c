@@ -8,6 +8,7 @@
 
 #include "core/text.h"
 #include "core/units.h"
+#include "io/gguf_layers.h"
 #include "io/preset.h"
 
 /* The architectures kvplan can describe, and which of their layers keep a
@@ -153,6 +154,9 @@ static bool names(const struct gx *x, const char *id, const char *name)
         text_sanitize(gn->str, m->name, sizeof m->name); /* cut whole, controls dropped */
     if (m->name[0] == '\0')
         snprintf(m->name, sizeof m->name, "%s", m->id);
+    /* the file llama-server -m opens (a split's first), as its launch line names it */
+    const char *base = strrchr(x->path, '/');
+    text_sanitize(base ? base + 1 : x->path, m->gguf_file, sizeof m->gguf_file);
     const char *ft = x->h->file_type[0] ? x->h->file_type : "not given";
     char more[64] = "";
     if (x->g->parts > 1)
@@ -411,6 +415,10 @@ bool gguf_import_model(const char *path, const struct gguf_file *g, const char *
     if (!(mla ? read_mla(&x) : read_heads(&x, hidden, heads)) ||
         !read_windows(&x, rule, pattern) || !count_tensors(&x, &expert_elems) ||
         !read_experts(&x, expert_elems))
+        return false;
+    char key[GGUF_KEY_MAX + 40];
+    snprintf(key, sizeof key, "%s.block_count", x.arch);
+    if (!gguf_layers_read(shown, key, g, m, d))
         return false;
     name_precision(&x);
     struct diag v = {0};

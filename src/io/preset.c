@@ -9,6 +9,7 @@
 #include "core/units.h"
 #include "io/preset_compressed.h"
 #include "io/preset_global.h"
+#include "io/preset_gguf.h"
 #include "io/jsonout.h"
 
 /* A letter or digit first: an id can be the model word of a launch line,
@@ -256,7 +257,7 @@ bool preset_model_from_json(const struct jsonread *r, const cJSON *o, struct mod
     if (!read_model_fields(r, o, m, d) || !read_model_mla(r, o, m, d) ||
         !read_model_moe(r, o, m, d) || !read_model_sliding_window(r, o, m, d) ||
         !read_model_state(r, o, m, d) || !preset_read_global(r, o, m, d) ||
-        !preset_read_compressed(r, o, m, d))
+        !preset_read_compressed(r, o, m, d) || !preset_read_gguf(r, o, m, d))
         return false;
     struct diag v = {0};
     if (!spec_model_validate(m, &v))
@@ -439,6 +440,7 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         }
         jsonout_object(&o, "moe", jsonout_end(&e));
     }
+    preset_write_gguf(&o, m);
     jsonout_string(&o, "source", m->source);
     return jsonout_end(&o);
 }

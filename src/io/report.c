@@ -162,6 +162,7 @@ static int service_inputs(const struct scenario *s, const struct plan_result *r,
     snprintf(value[n++], REPORT_LINE_MD, "%s user%s decoding at once (%s)", a,
              sp->concurrency == 1 ? "" : "s",
              s->concurrency                    ? "--concurrency"
+             : sp->level_missed               ? "one alone: no count keeps the service level"
              : sp->concurrency < r->max_users ? "those that keep the service level"
                                               : "all that fit");
     units_format_int(sp->prompt_tokens, a, sizeof a); /* with any image tokens */

@@ -31,8 +31,19 @@ def tiny(arch, extra=(), types=("F16", "Q4_K", "Q6_K", "Q8_0"), version=3, exper
     w.write(os.path.join(OUT, arch + ("-v2" if version == 2 else "") + ".gguf"), kvs, t, version)
 
 
+def blocks(name, layers, held):
+    # block_count against the blk.N tensors: more blocks named than held, or
+    # a tensor of a block past it (both refused)
+    kvs = w.llama_kvs(layers=layers, hidden=64, heads=4, kv=2, ffn=128, ctx=4096, name=name)
+    t = [("token_embd.weight", [64, 32], "F16")] + [("blk.%d.attn_q.weight" % i, [64, 64], "Q8_0")
+                                                    for i in range(held)]
+    w.write(os.path.join(OUT, name + ".gguf"), kvs, t)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    blocks("blocks-short", 4, 3)
+    blocks("blocks-past", 2, 3)
     tiny("llama")
     tiny("llama", version=2)
     tiny("qwen3moe", extra=[("qwen3moe.expert_count", w.U32, 4), ("qwen3moe.expert_used_count", w.U32, 2)],

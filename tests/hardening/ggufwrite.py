@@ -91,6 +91,15 @@ def llama_kvs(arch="llama", layers=32, hidden=4096, heads=32, kv=8, ffn=14336, c
             ("tokenizer.ggml.scores", ARRAY, (F32, [0.0, 0.0, -1.0, -2.0]))] + list(extra)
 
 
+def with_blocks(tensors, layers):
+    """The tensors, and a norm (F32 [16]) for each block blk.i below `layers`
+    that none of them holds: a file describes every block its block_count
+    names."""
+    held = {n.split(".")[1] for n, _, _ in tensors if n.startswith("blk.")}
+    return list(tensors) + [("blk.%d.attn_norm.weight" % i, [16], "F32")
+                            for i in range(layers) if str(i) not in held]
+
+
 def llama31_8b_q4_k_m():
     """Llama 3.1 8B's tensors as llama.cpp's Q4_K_M writes them: Q4_K, with
     output.weight, and attn_v and ffn_down of the layers use_more_bits picks

@@ -108,7 +108,7 @@ def arch_file(name, arch, cat, extra, tensors):
     given = {k for k, _, _ in extra}
     kvs = [kv for kv in kvs if kv[0] not in given] + list(extra)
     path = os.path.join(T, name + ".gguf")
-    w.write(path, kvs, tensors)
+    w.write(path, kvs, w.with_blocks(tensors, cat["num_layers"]))
     return path
 
 
@@ -271,7 +271,7 @@ sp = os.path.join(T, "split")
 os.makedirs(sp)
 part = lambda i, n=3: os.path.join(sp, "Big-Model-%05d-of-%05d.gguf" % (i, n))  # noqa: E731
 splitkv = lambda no, n=3: [("split.no", w.U16, no), ("split.count", w.U16, n), ("split.tensors.count", w.I32, 3)]  # noqa: E731
-w.write(part(1), w.llama_kvs(hidden=64, heads=4, kv=2, name="Big", extra=splitkv(0)),
+w.write(part(1), w.llama_kvs(layers=1, hidden=64, heads=4, kv=2, name="Big", extra=splitkv(0)),
         [("token_embd.weight", [64, 32], "F16")])
 w.write(part(2), splitkv(1), [("blk.0.attn_q.weight", [256, 4], "Q4_K")])
 w.write(part(3), splitkv(2), [("output.weight", [512, 2], "Q6_K")])
@@ -312,9 +312,10 @@ rc, p, err = imported(small, "--id", "mine", "--name", "My model")
 check(rc == 0 and p["id"] == "mine" and p["name"] == "My model", "--id --name: %s" % p)
 # version 2 reads as 3 does
 v2 = os.path.join(T, "v2.gguf")
-w.write(v2, w.llama_kvs(hidden=64, heads=4, kv=2, name="Small"), [("token_embd.weight", [64, 32], "F16")], version=2)
+w.write(v2, w.llama_kvs(layers=1, hidden=64, heads=4, kv=2, name="Small"),
+        [("token_embd.weight", [64, 32], "F16"), ("blk.0.attn_norm.weight", [16], "F32")], version=2)
 rc, p, err = imported(v2)
-check(rc == 0 and p["weights_bytes"] == 4096 and "GGUF v2" in err, "v2: %d %s" % (rc, err))
+check(rc == 0 and p["weights_bytes"] == 4096 + 64 and "GGUF v2" in err, "v2: %d %s" % (rc, err))
 
 shutil.rmtree(T, ignore_errors=True)
 finish()

@@ -44,24 +44,52 @@ def plan(*args):
 
 
 def table():
-    """{(family, engine): {"decode": (cases, held, low, high), "ttft": (...)}} from the C source."""
+    """{(family, engine, moe): {"decode": (cases, held, low, high), "ttft": (...)}} from the C source."""
     t = {}
-    pat = re.compile(r'\{"([^"]*)", "([^"]*)", \{(\d+), (\d+), ([\d.]+), ([\d.]+)\}, '
+    pat = re.compile(r'\{"([^"]*)", "([^"]*)", (true|false), \{(\d+), (\d+), ([\d.]+), ([\d.]+)\}, '
                      r'\{(\d+), (\d+), ([\d.]+), ([\d.]+)\}\}')
     for m in pat.finditer(open(TABLE).read()):
         g = m.groups()
-        t[(g[0], g[1])] = {"decode": (int(g[2]), int(g[3]), float(g[4]), float(g[5])),
-                           "ttft": (int(g[6]), int(g[7]), float(g[8]), float(g[9]))}
+        t[(g[0], g[1], g[2] == "true")] = {"decode": (int(g[3]), int(g[4]), float(g[5]), float(g[6])),
+                                           "ttft": (int(g[7]), int(g[8]), float(g[9]), float(g[10]))}
     return t
 
 
-def band(t, family, engine, figure):
-    """The band kvplan should take: the pair's with 2 cases, else the family's, else None."""
-    for key in ((family, engine), (family, "")):
+MIN = 3  # SPEEDBAND_MIN_CASES
+
+
+def band(t, family, engine, figure, moe=False):
+    """The band kvplan should take: of the model's kind, the pair's with 3 cases, else the
+    family's, else every family's, else None (the stated band)."""
+    for key in ((family, engine, moe), (family, "", moe), ("", "", moe)):
         e = t.get(key)
-        if e and e[figure][0] >= 2:
+        if e and e[figure][0] >= MIN:
             return key, e[figure]
     return None, None
+
+
+def group_name(key):
+    kind = "MoE" if key[2] else "dense"
+    if not key[0]:
+        return kind + ", every GPU family"
+    return "%s %s%s" % (kind, key[0], "/" + TITLES[key[1]] if key[1] else "")
+
+
+def band_words(key, d):
+    if not key[0]:
+        return "%s to %s over %d %s cases of every GPU family" % (
+            pct(d[2]), pct(d[3]), d[0], "MoE" if key[2] else "dense")
+    return "%s to %s over %d %s cases" % (pct(d[2]), pct(d[3]), d[0], group_name(key))
+
+
+def held(r):
+    """Each figure with a band lies within it."""
+    ok = True
+    for f in ("tokens_per_s_per_user", "tokens_per_s_total", "ttft_seconds"):
+        lo, hi, v = r.get(f + "_low"), r.get(f + "_high"), r.get(f)
+        if lo is not None and not (lo <= v <= hi):
+            ok = False
+    return ok
 
 
 def close(a, b):
@@ -72,9 +100,9 @@ def pct(r):
     return "%+d%%" % round((r - 1) * 100)
 
 
+TITLES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llama.cpp": "llama.cpp"}
 T = table()
 check(len(T) > 0, "the generated table has groups")
-TITLES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llama.cpp": "llama.cpp"}
 
 
 def gen(*extra):
@@ -85,7 +113,7 @@ def gen(*extra):
 
 def main():
     """The checks; a field missing from the binary's answer fails the check that reads it."""
-    # 1. JSON: low and high are the figure times the group's ratios
+    # 1. JSON: low and high are the figure times the group's ratios, and hold the figure
     H100 = ["--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--context", "4096"]
     for engine in ("vllm", "sglang", "generic"):
         r = plan(*H100, "--engine", engine)
@@ -93,10 +121,10 @@ def main():
             check(False, "plan on H100 under %s" % engine)
             continue
         key, d = band(T, "Hopper", engine, "decode")
-        check(key is not None, "Hopper has a decode band for %s" % engine)
+        check(key is not None, "Hopper has a dense decode band for %s" % engine)
         if key is None:
             continue
-        group = "Hopper/" + TITLES[engine] if key[1] else "Hopper"
+        group = group_name(key)
         check(r["speed_basis"] == "fitted" and r["speed_band"]["group"] == group and
               r["speed_band"]["measurements"] == d[0] and r["speed_band"]["held_out"] == d[1],
               "%s: the decode band of %s (%d cases, %d held out): %s" % (engine, group, d[0], d[1], r["speed_band"]))
@@ -107,18 +135,20 @@ def main():
               close(r["tokens_per_s_total_high"], r["tokens_per_s_total"] * d[3]),
               "%s: the throughput takes the speed's band" % engine)
         key, t = band(T, "Hopper", engine, "ttft")
+        # no MFU is fitted: the first token rests on the default, whatever its band
+        check(r["ttft_basis"] == "default", "%s: the first token's basis is %s" % (engine, r["ttft_basis"]))
         if key:
-            check(r["ttft_basis"] == "fitted" and close(r["ttft_seconds_low"], r["ttft_seconds"] * t[2]) and
-                  close(r["ttft_seconds_high"], r["ttft_seconds"] * t[3]),
-                  "%s: the first token's band, %s" % (engine, key))
-        else:
-            check(r["ttft_basis"] == "default" and r["ttft_seconds_low"] is None, "%s: no first-token band" % engine)
+            check(close(r["ttft_seconds_low"], r["ttft_seconds"] * t[2]) and
+                  close(r["ttft_seconds_high"], r["ttft_seconds"] * t[3]) and
+                  r["ttft_band"]["group"] == group_name(key),
+                  "%s: the first token's band, %s: %s" % (engine, key, r["ttft_band"]))
+        check(held(r), "%s: a band does not hold its figure: %s" % (engine, {
+            k: v for k, v in r.items() if k.startswith(("ttft_seconds", "tokens_per_s"))}))
 
     # 2. the text and Markdown reports write the band beside the figure
     key, d = band(T, "Hopper", "vllm", "decode")
     r = plan(*H100, "--engine", "vllm")
-    want = "(%s to %s over %d %s measurements)" % (pct(d[2]), pct(d[3]), d[0],
-                                                    "Hopper/vLLM" if key[1] else "Hopper")
+    want = "(%s)" % band_words(key, d)
     rc, text, _ = run("plan", *H100, "--engine", "vllm")
     speed = "%.1f tok/s %s" % (r["tokens_per_s_per_user"], want)
     check(rc == 0 and ("= " + speed) in text, "text: '%s' beside the speed per user" % speed)
@@ -127,15 +157,51 @@ def main():
     check(rc == 0 and ("**%.1f tok/s** %s |" % (r["tokens_per_s_per_user"], want)) in md,
           "markdown: the band beside the bold figure")
 
-    # 3. a family without measurements: the defaults, said so
+    # 3. a family without measurements: every family's band of the model's kind, said so;
+    # T4's MBU is no fit of its own: the default, said so
     r = plan("--model", "llama-3.2-1b", "--gpu", "t4", "--context", "4096")
-    check(r is not None and r["speed_basis"] == "default" and r["ttft_basis"] == "default" and
-          r["tokens_per_s_per_user"] and r["tokens_per_s_per_user_low"] is None and
-          r["tokens_per_s_per_user_high"] is None and r["ttft_seconds_low"] is None and
-          r["speed_band"]["group"] is None, "T4 (Turing, no measurement): default basis, no low/high")
+    key, d = band(T, "Turing", "", "decode")
+    check(r is not None and key == ("", "", False) and r["speed_basis"] == "default" and
+          r["ttft_basis"] == "default" and r["speed_band"]["group"] == "dense, every GPU family" and
+          close(r["tokens_per_s_per_user_low"], r["tokens_per_s_per_user"] * d[2]) and held(r),
+          "T4 (Turing, no measurement): every family's dense band, default basis: %s" % (
+              r and r["speed_band"]))
     rc, text, _ = run("plan", "--model", "llama-3.2-1b", "--gpu", "t4", "--context", "4096")
-    check(text.count("(default: no measurement behind it)") == 3,
-          "text: speed, throughput and first token each say they rest on defaults")
+    check(text.count("dense cases of every GPU family; default MBU)") == 2 and
+          text.count("dense cases of every GPU family; default MFU)") == 1,
+          "text: speed, throughput and first token each say their band and basis")
+    # a MoE model takes the MoE cases' band, never the dense ones'
+    r = plan("--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--context", "4096", "--engine", "sglang")
+    key, d = band(T, "Hopper", "sglang", "decode", moe=True)
+    check(r is not None and key is not None and key[2] and r["speed_band"]["group"] == group_name(key) and
+          r["speed_band"]["measurements"] == d[0] and held(r), "a MoE model: the MoE band %s: %s" % (
+              key, r and r["speed_band"]))
+    # llama.cpp's first token: the llama-bench pp512 cases of its family
+    r = plan("--model", "llama-2-7b", "--gpu", "rtx-4090", "--context", "2048", "--engine", "llama.cpp")
+    key, d = band(T, "Ada Lovelace", "llama.cpp", "ttft")
+    check(r is not None and key == ("Ada Lovelace", "llama.cpp", False) and
+          r["ttft_band"]["group"] == "dense Ada Lovelace/llama.cpp" and r["ttft_seconds_low"] is not None and
+          held(r), "llama.cpp on an RTX 4090: the first token's band of the pp512 cases: %s" % (
+              r and r["ttft_band"]))
+
+    # the bands are those of the cases doc/SPEED-BANDS.md lists, the left-out cases in none
+    doc_rows = [l.split(" | ") for l in open(os.path.join(ROOT, "doc", "SPEED-BANDS.md"))
+                if l.startswith("| ") and l.count(" | ") == 6 and not l.startswith("| case") and
+                re.search(r"\| (fit|held out|left out) \|", l)]
+    engines = {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llama.cpp", "trtllm": "trtllm"}
+    cases = [dict(kind=c[1] == "MoE", family=c[2], engine=engines.get(c[3], ""), set=c[4],
+                  decode=float(c[5]), ttft=float(c[6].strip(" |\n")) if c[6].strip(" |\n") else None)
+             for c in doc_rows]
+    check(len(cases) > 50 and any(c["set"] == "left out" for c in cases), "SPEED-BANDS.md lists the cases")
+    for (family, engine, moe), e in T.items():
+        mine = [c for c in cases if c["set"] != "left out" and c["kind"] == moe and
+                (not family or c["family"] == family) and (not engine or c["engine"] == engine)]
+        for fig in ("decode", "ttft"):
+            v = [c[fig] for c in mine if c[fig] is not None]
+            want = (len(v), min(v + [1.0]), max(v + [1.0]))
+            got = (e[fig][0], e[fig][2], e[fig][3])
+            check(got == want, "%s band of %s: %s, the cases not left out give %s" % (
+                fig, (family, engine, moe), got, want))
 
     # 4. a preset's family picks the band; none gives the defaults; a bad one is refused
     presets, bad = os.path.join(TMP, "presets"), os.path.join(TMP, "bad")
@@ -150,11 +216,11 @@ def main():
         with open(os.path.join(bad if pid == "my-bad" else presets, "gpus", pid + ".json"), "w") as f:
             json.dump(g, f, indent=2)
     r = plan("--presets", presets, "--gpu", "my-hopper", *H100[:2], "--engine", "vllm")
-    check(r is not None and r["speed_band"]["group"] == ("Hopper/vLLM" if key[1] else "Hopper"),
+    check(r is not None and r["speed_band"]["group"] == group_name(band(T, "Hopper", "vllm", "decode")[0]),
           "a preset of one's own with family Hopper takes Hopper's band")
     r = plan("--presets", presets, "--gpu", "my-nofamily", *H100[:2], "--engine", "vllm")
-    check(r is not None and r["speed_basis"] == "default" and r["tokens_per_s_per_user_low"] is None,
-          "a preset without a family rests on the defaults")
+    check(r is not None and r["speed_band"]["group"] == "dense, every GPU family" and held(r),
+          "a preset without a family takes every family's band")
     rc, out, err = run("plan", "--presets", bad, "--gpu", "my-bad", *H100[:2])
     check(rc == 2 and re.search(r"my-bad\.json:\d+:\d+: family", err) is not None,
           "a family that is not a string is refused, naming file, line and field: %s" % err.strip()[:200])

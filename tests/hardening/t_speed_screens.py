@@ -150,7 +150,7 @@ def x_shows_every_row_with_its_formula_and_scrolls():
         assert "Engine: vLLM 0.15" in text and "Launch" in text, text
         # beside the speed figures, the spread the measurements saw (core/speedband)
         band = r["speed_band"]
-        assert "over %d %s measurements)" % (band["measurements"], band["group"]) in text, text
+        assert "over %d %s case" % (band["measurements"], band["group"]) in text, text
         assert "= " + "{:,}".format(r["max_users"]) + " all replicas" in text or \
             "First token" in text, text
         t.press(t.cap("khome"))

@@ -107,7 +107,7 @@ def table_rows(text):
     for line in lines[head + 1:]:
         if not line or line[0] in "!*":
             continue
-        cells = line.split()
+        cells = line.split()[:-1]  # the last, $/1M OUT, is the costs' (t_costs_everywhere.py)
         if cells[-1] == "s":  # the TTFT's unit
             cells = cells[:-2] + [cells[-2] + " s"]
         rows[cells[0]] = cells

@@ -232,7 +232,7 @@ static void solve_sets_the_parallel_requests_and_spreads_layers(void **state)
     (void)state;
     struct scenario s = ollama("rtx-4090", 1, "llama-3.1-8b");
     /* 4 x 4 GiB of cache beside 4.58 GiB of weights: one card */
-    struct solve_split one = solve_gpus(&s, 4, 8, 0, NULL);
+    struct solve_split one = solve_gpus(&s, 4, 8, 0, NULL, false);
     assert_true(one.solved);
     assert_int_equal(one.gpus, 1);
     assert_int_equal(one.users, 4);
@@ -243,7 +243,7 @@ static void solve_sets_the_parallel_requests_and_spreads_layers(void **state)
     s = ollama("rtx-4090", 1, "llama-3.1-70b");
     s.context_tokens = 32768;
     s.offload.host_memory_bytes = 8 * GIB;
-    struct solve_split two = solve_gpus(&s, 2, 8, 0, NULL);
+    struct solve_split two = solve_gpus(&s, 2, 8, 0, NULL, false);
     assert_true(two.solved);
     assert_int_equal(two.gpus, 3);
     assert_int_equal(two.tp, 3); /* one server over the three */

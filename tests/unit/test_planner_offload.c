@@ -182,6 +182,22 @@ static void another_engine_drops_the_placement(void **state)
     assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
 }
 
+/* Ollama sets only the GPU layers (num_gpu; llm/llama_server.go passes no
+ * --n-cpu-moe or --no-kv-offload to llama-server, and the CLI refuses them):
+ * its planner shows GPU layers and neither control that would do nothing. */
+static void ollama_shows_only_the_gpu_layers(void **state)
+{
+    (void)state;
+    struct planner *p = on_4090("gpt-oss-120b", DTYPE_AUTO, 8192, CTRL_NGL);
+    struct scenario s = *planner_scenario(p);
+    assert_true(control_visible(CTRL_CPU_MOE, &s)); /* llama.cpp: a MoE model has it */
+    assert_true(control_visible(CTRL_KV_HOST, &s));
+    control_set(CTRL_ENGINE, &s, &offload_cat, control_engine_value(ENGINE_OLLAMA, RULE_CURRENT));
+    assert_true(control_visible(CTRL_NGL, &s));
+    assert_false(control_visible(CTRL_CPU_MOE, &s));
+    assert_false(control_visible(CTRL_KV_HOST, &s));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +208,7 @@ int main(void)
         cmocka_unit_test(the_cache_in_host_memory_moves_it_off_the_gpu),
         cmocka_unit_test(a_moe_model_steps_its_cpu_experts_from_the_fit),
         cmocka_unit_test(another_engine_drops_the_placement),
+        cmocka_unit_test(ollama_shows_only_the_gpu_layers),
     };
     return cmocka_run_group_tests(tests, offload_load, offload_unload);
 }

@@ -167,7 +167,7 @@ static void versus_shows_the_costs_and_the_spread(void **state)
     ss.count = 2;
     ss.entry[0].scenario = llama_on_h100(64);
     ss.entry[1].scenario = llama_on_h100(32);
-    ss.entry[1].scenario.gpu.family[0] = '\0'; /* no family: no band */
+    ss.entry[1].scenario.gpu.family[0] = '\0'; /* no family: every family's band */
     snprintf(ss.entry[0].label, sizeof ss.entry[0].label, "A");
     snprintf(ss.entry[1].label, sizeof ss.entry[1].label, "B");
     struct diag d = {0};
@@ -188,9 +188,15 @@ static void versus_shows_the_costs_and_the_spread(void **state)
              res[0].cost_per_million_input_tokens);
     assert_non_null(strstr(text, want));
     speedband_text(&res[0].bands.decode, band, sizeof band);
-    assert_int_equal(res[0].bands.decode.basis, SPEEDBAND_FITTED);
-    snprintf(want, sizeof want, "| Measured spread | %s | default: no measurement behind it |",
-             band);
+    /* the default MBU (the fixture clears the preset's fit): a band of
+     * Hopper's cases, but the basis is the default, and says so */
+    assert_int_equal(res[0].bands.decode.basis, SPEEDBAND_DEFAULT);
+    assert_non_null(strstr(band, "dense Hopper cases; default MBU"));
+    /* no family: the band of the model's kind over every family */
+    char wide[200];
+    speedband_text(&res[1].bands.decode, wide, sizeof wide);
+    assert_non_null(strstr(wide, "dense cases of every GPU family"));
+    snprintf(want, sizeof want, "| Measured spread | %s | %s |", band, wide);
     assert_non_null(strstr(text, want));
     free(text);
 }
