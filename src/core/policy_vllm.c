@@ -576,13 +576,13 @@ const struct engine_desc engine_vllm = {
     .versions = {{RULE_CURRENT, "vllm@0.15", {"0.15", "1", "v1"},
                   "the V1 engine, the latest: FlashInfer MLA for DeepSeek on Blackwell (from "
                   "January 2026), rules read at main 002db495; DeepSeek V4's packed blocks "
-                  "(served from 0.20.1) read at main 0a291a2e", "0.15"},
+                  "(served from 0.20.1) read at main 0a291a2e", "0.15", "0.14", "0.20.1", NULL},
                  {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
                   "up to 0.13: CUTLASS MLA on Blackwell (SM100) for every MLA model, blocks of 128 "
-                  "(later FlashInfer MLA's 64 for DeepSeek)", "0.13"},
+                  "(later FlashInfer MLA's 64 for DeepSeek)", "0.13", "0.8", NULL, NULL},
                  {RULE_VLLM_V0, "vllm@0", {"0", "v0"},
                   "the V0 engine: logits profiled for every batched token, windows sized "
-                  "for the whole context, one server per replica", "V0"}},
+                  "for the whole context, one server per replica", "V0", "0", NULL, NULL}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},
