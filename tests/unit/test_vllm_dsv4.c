@@ -175,9 +175,29 @@ static void older_rules_refused(void **state)
     }
 }
 
+/* The CSA compressor's row multiplies out as written: CompressorStateCache
+ * (deepseek_compressor.py, commit 0de10a27) keeps coff x ratio = 8 rows of
+ * state_dim 2 (kv, score) x coff 2 x head_dim fp32, the indexer's at its 128
+ * dims: 8 x 2 x 2 x (512 + 128) x 4 B = 81,920 B, each factor named once (the
+ * row said "4 (kv,score) x 2", which reads as 8). */
+static void csa_compressor_row_multiplies_out(void **state)
+{
+    (void)state;
+    struct scenario s = flash_on_h200(8);
+    run(&s);
+    const struct explain_row *row = explain_find(&rows, "state_csa");
+    assert_non_null(row);
+    char formula[512], value[64];
+    explain_row_strings(row, formula, sizeof formula, value, sizeof value);
+    assert_non_null(strstr(formula, "8 tokens (2 x ratio) x 2 (kv,score) x 2 (coff"));
+    assert_non_null(strstr(formula, "(512 head_dim + 128 indexer dims) x 4 B"));
+    assert_true(row->result.value == 8.0L * 2 * 2 * (512 + 128) * 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(csa_compressor_row_multiplies_out),
         cmocka_unit_test(flash_pages),           cmocka_unit_test(flash_groups_and_blocks),
         cmocka_unit_test(fewer_batched_tokens),  cmocka_unit_test(pro_groups),
         cmocka_unit_test(one_head_on_every_gpu), cmocka_unit_test(launch_line),
