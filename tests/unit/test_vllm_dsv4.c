@@ -194,9 +194,33 @@ static void csa_compressor_row_multiplies_out(void **state)
     assert_true(row->result.value == 8.0L * 2 * 2 * (512 + 128) * 4);
 }
 
+/* What vLLM reserves against what it runs, Flash at 128k on 8 H200s: a
+ * request counted by max_memory_usage_bytes holds 512 MLA blocks and 3,354
+ * in the window and state groups (v1/kv_cache_interface.py
+ * SlidingWindowSpec.max_memory_usage_bytes, 8,192 batched tokens), 3,866:
+ * 111,676 / 3,866 = 28 users, the "Maximum concurrency" log's 28.89x. The
+ * block pool frees what falls behind a window
+ * (v1/core/single_type_kv_cache_manager.py, SlidingWindowManager
+ * remove_skipped_blocks): decoding one token a step a request holds
+ * ceil(128 / 64) + 1 = 3 blocks in each window group, ceil(8 / 4) + 1 = 3
+ * in the CSA states' and ceil(128 / 8) + 1 = 17 in the HCA states': 512 + 6
+ * + 3 + 17 = 538, 111,676 / 538 = 207 decoding at once. */
+static void reserved_and_decoding(void **state)
+{
+    (void)state;
+    struct scenario s = flash_on_h200(8);
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.units, 111676);
+    assert_int_equal(r.users_per_replica, 28);
+    assert_true(r.engine.max_concurrency > 28.88 && r.engine.max_concurrency < 28.89);
+    assert_true(row_of("blocks_decoding") == 538);
+    assert_true(row_of("users_decoding") == 207);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reserved_and_decoding),
         cmocka_unit_test(csa_compressor_row_multiplies_out),
         cmocka_unit_test(flash_pages),           cmocka_unit_test(flash_groups_and_blocks),
         cmocka_unit_test(fewer_batched_tokens),  cmocka_unit_test(pro_groups),
