@@ -355,14 +355,22 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
         /* State layers (MambaSpec) share the one page pool with attention:
          * model_executor/models/config.py
          * (HybridAttentionMambaModelConfig.verify_and_update_config) makes the
-         * attention block 16 x ceil(state page / (16 x one token's attention
+         * attention block a x ceil(state page / (a x one token's attention
          * page)) tokens when the block given is smaller, so that one
          * attention page holds a layer's state, and pads the state page to
-         * it; v1/core/kv_cache_utils.py groups the layers by type as below,
+         * it. The alignment a is the attention kernel's: 16, or an MLA
+         * backend's (kernel_block_alignment_size: 128 with CUTLASS MLA, 64
+         * with the others; read at main 1936cf38), mla_block() above.
+         * Kimi-Linear on Hopper: 2,170,880 B of state over 1,152 B a token
+         * is 1,884.4 tokens, a block of 1,920 = 30 x 64 (not 1,888 = 118 x
+         * 16, which FlashMLA refuses). v1/core/kv_cache_utils.py groups the
+         * layers by type as below,
          * and v1/core/single_type_kv_cache_manager.py (MambaManager) gives a
          * sequence one block in each state group, whatever its length. */
         uint64_t one = k->bytes_per_layer;
-        uint64_t need = 16 * kv_ceil_div(spec_state(c), 16 * (one ? one : 1));
+        const char *why;
+        uint64_t align = mla_block(s, 16, &why);
+        uint64_t need = align * kv_ceil_div(spec_state(c), align * (one ? one : 1));
         if (b->unit_tokens < need)
             b->unit_tokens = need; /* log_lines() says so */
         b->hybrid = b->state = true;
