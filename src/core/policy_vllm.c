@@ -183,7 +183,7 @@ static void log_lines(const struct policy_ctx *c)
     } else {
         policy_log(e, "Available KV cache memory: %s", a);
         policy_log(e, "GPU KV cache size: %s tokens",
-                   units_format_int(r->kv_tokens_per_replica, tok, sizeof tok));
+                   units_format_int(vllm_logged_tokens(r), tok, sizeof tok));
     }
     policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
                units_format_int(c->l->context_tokens, b, sizeof b), e->max_concurrency);
@@ -392,6 +392,7 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
         group_by_type(b, k->global_layers + draft_layers, k->windowed_layers);
         bool local = strstr(m->window_pattern, "chunked") != NULL;
         uint64_t window_unit = policy_unify_pages(c, b); /* Gemma 4's global layers */
+        r->engine.log_unit_tokens = window_unit < b->unit_tokens ? window_unit : b->unit_tokens;
         uint64_t batched = e->max_num_batched_tokens;
         b->window_units = vllm_window_blocks(k->window_tokens, local, batched, ctx, window_unit);
         b->window_units_avg = vllm_window_blocks(k->window_tokens, local, batched,
@@ -496,6 +497,7 @@ static void budget(const struct policy_ctx *c)
         r->state_used_bytes_per_gpu =
             kv_sat_mul(r->users_per_replica, r->state_bytes_per_user_per_gpu);
     }
+    e->request_bytes = vllm_request_bytes(request_blocks, e->unit_bytes);
     e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
                              ? (double)e->units / (double)request_blocks
                              : 0;
