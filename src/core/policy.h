@@ -156,6 +156,10 @@ uint64_t sglang_held_extra(const struct policy_ctx *c);
  * "weights_extra"; 0 and no rows when there are none. */
 uint64_t vllm_held_extra(const struct policy_ctx *c);
 
+/* Why vLLM does not serve the scenario's model at its rule, or NULL
+ * (policy_vllm_refuse.c). */
+const char *vllm_refuses_model(const struct scenario *s);
+
 /* vLLM V1's windowed group (policy_vllm_dsv4.c): the blocks of `unit`
  * tokens a request of len tokens holds in a sliding window (the window less
  * one plus a batch, at most len, rounded up, and one more: the window may

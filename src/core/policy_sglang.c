@@ -488,6 +488,16 @@ const struct engine_desc engine_sglang = {
     .title_a = "an SGLang",
     .versions = {{RULE_CURRENT, "sglang@0.5", {"0.5"}, "the latest: the pool is mem-fraction-"
                   "static of the memory free before loading less the weights, as in 0.4", "0.5"}},
+    /* each model's attention asserts the query heads, and the KV heads or TP
+     * a multiple of them, divide by the TP size (models/llama.py,
+     * LlamaAttention.__init__, the other model files alike); only a CPU run
+     * pads the heads (configs/update_config.py,
+     * adjust_config_with_unaligned_cpu_tp) */
+    .refuses_uneven_tp = "models/llama.py, LlamaAttention.__init__",
+    /* --context-length past the model's derived length raises ValueError
+     * unless the variable is set (configs/model_config.py, ModelConfig.__init__) */
+    .long_context_env = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+    .long_context_source = "configs/model_config.py, ModelConfig.__init__",
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},
