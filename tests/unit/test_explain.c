@@ -195,6 +195,10 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     bool no_tp = engine_desc(engine)->refuses_tp != NULL;
                     if (no_tp && tp != gpus)
                         continue;
+                    /* vLLM and SGLang refuse a TP that splits the heads unevenly */
+                    if (engine_desc(engine)->refuses_uneven_tp &&
+                        !scenario_heads_split(m, m->kv_heads, m->attention == ATTENTION_MLA, tp))
+                        continue;
                     const struct gpu_spec *g = &cat.gpus[next(cat.gpu_count)].spec;
                     struct scenario s;
                     scenario_default(&s, g, m);
@@ -203,6 +207,10 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     s.engine.kind = (enum engine_kind)engine;
                     s.units = next(4) == 0 ? UNITS_GB : UNITS_GIB;
                     s.context_tokens = 512ull << next(10); /* 512 to 256k */
+                    /* ... within the model's positions where the engine refuses more */
+                    if (engine_desc(engine)->long_context_source &&
+                        s.context_tokens > m->max_context_tokens)
+                        s.context_tokens = m->max_context_tokens;
                     if (next(3) == 0)
                         s.prefix_tokens = next(s.context_tokens / 2);
                     if (next(3) == 0)
