@@ -173,7 +173,8 @@ void control_load_format(enum control c, const struct scenario *s, char *buf, si
         break;
     case CTRL_CONCURRENCY:
         if (s->concurrency)
-            snprintf(buf, size, "%llu users", (unsigned long long)s->concurrency);
+            snprintf(buf, size, "%llu user%s", (unsigned long long)s->concurrency,
+                     s->concurrency == 1 ? "" : "s");
         else
             snprintf(buf, size, "all that fit");
         break;

@@ -40,7 +40,7 @@ const char *control_dim_reason(enum control c, const struct scenario *s)
     if (c == CTRL_HEADROOM && engine_desc(s->engine.kind)->server)
         return "engine budgets";
     if (c == CTRL_KV_HEADS && s->model.attention == ATTENTION_MLA)
-        return "MLA: one latent";
+        return "fixed"; /* MLA caches one latent: no KV heads to choose */
     /* a log's non-KV figure holds the GPU's part of the split already */
     if (control_is_offload(c) && (s->engine.non_kv_bytes || s->engine.kv_memory_bytes))
         return "a log gave it";

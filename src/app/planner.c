@@ -166,10 +166,13 @@ void planner_switch(struct planner *p, int i)
     enter_current(p);
 }
 
+/* The letter of the new scenario's place (B for the second), or the next
+ * one free after it: a first scenario renamed leaves A unused, and the
+ * second is still B. */
 static void default_label(const struct planner *p, char *buf, size_t size)
 {
-    for (char c = 'A'; c <= 'Z'; c++) {
-        char l[2] = {c, 0};
+    for (int k = 0; k < 26; k++) {
+        char l[2] = {(char)('A' + (p->count + k) % 26), 0};
         bool used = false;
         for (int i = 0; i < p->count; i++)
             used |= snapshot_label_same(p->slots[i].label, l);
@@ -560,6 +563,8 @@ double planner_control_fraction(const struct planner *p, enum control c)
         return -1;
     uint64_t v[CONTROL_VALUES_MAX];
     int i, n = values_of(p, c, v, &i);
+    if (n == 1 && c == CTRL_AVG) /* a prefix near the context leaves one: a slider still */
+        return 1;
     if (n < 2)
         return -1;
     if (c == CTRL_GPUS)

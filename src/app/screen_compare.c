@@ -239,6 +239,9 @@ static void answer_rows(const struct side sd[2], struct cursor *c)
     for (int i = 0; i < 2; i++)
         units_format_int(sd[i].r->max_users, a[i], sizeof a[i]);
     put_row(c, "Users", a[0], a[1], true, (double)sd[0].r->max_users, (double)sd[1].r->max_users);
+    for (int i = 0; i < 2; i++) /* what limits them: memory, an engine's cap, a target */
+        view_limit_words(sd[i].s, sd[i].r, a[i], sizeof a[i]);
+    put_row(c, "Limited by", a[0], a[1], false, 0, 0);
     if (view_has_target(sd[0].s) || view_has_target(sd[1].s)) {
         for (int i = 0; i < 2; i++)
             units_format_int(sd[i].r->speed.users_at_service_level, a[i], sizeof a[i]);

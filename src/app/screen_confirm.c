@@ -22,11 +22,18 @@ static void confirm_line(const struct planner *p, struct rect r)
     char line[PLANNER_TEXT_MAX + 96], what[48];
     view_fill_row(r.y, r.x, r.w, ROLE_TEXT);
     unsaved_words(p, what, sizeof what);
-    if (p->pending.kind == PROMPT_QUIT)
-        snprintf(line, sizeof line, "Quit? %s (e exports). (y/N) ", what);
-    else if (p->pending.kind == PROMPT_OPEN)
-        snprintf(line, sizeof line, "Open another file? It replaces %s (e exports). (y/N) ",
-                 what);
+    /* every key the question takes is in its choices, the longest form that fits */
+    bool quit = p->pending.kind == PROMPT_QUIT;
+    if (quit || p->pending.kind == PROMPT_OPEN) {
+        const char *q = quit ? "Quit?" : "Open another file? It replaces";
+        const char *act = quit ? "quits" : "opens one";
+        snprintf(line, sizeof line, "%s %s: y %s, e exports, N stays. (y/e/N) ", q, what, act);
+        if (view_cols(line) > r.w)
+            snprintf(line, sizeof line, "%s %s (y %s, e exports, N stays)",
+                     quit ? "Quit?" : "Open? Replaces", what, quit ? "quits" : "opens");
+        if (view_cols(line) > r.w)
+            snprintf(line, sizeof line, "%s %s (y/e export/N)", quit ? "Quit?" : "Open?", what);
+    }
     else if (p->pending.kind == PROMPT_REMOVE)
         snprintf(line, sizeof line, "Remove scenario %d %s%s? It cannot be undone. (y/N) ",
                  p->current + 1, p->slots[p->current].label,
@@ -52,7 +59,7 @@ static int quit_answer(struct planner *p, int key)
         p->quit = true;
         return PLAN_QUIT;
     }
-    if (key == 'e') /* export first, as the question offers */
+    if (key == 'e' || key == 'E') /* export first, as the question offers */
         return keys_export(p);
     snprintf(p->status, sizeof p->status, "not quitting: e exports the session");
     return PLAN_REDRAW;
@@ -66,7 +73,7 @@ static int open_answer(struct planner *p, int key)
         prompt_open(p, PROMPT_OPEN, "");
         return PLAN_REDRAW;
     }
-    if (key == 'e')
+    if (key == 'e' || key == 'E')
         return keys_export(p);
     snprintf(p->status, sizeof p->status, "not opening: e exports the session first");
     return PLAN_REDRAW;

@@ -96,7 +96,9 @@ static void copied_draw(const struct planner *p, int cols, int lines)
     free(text);
     if (note)
         copied_note(p->copied_note, y + 2 + rows, x + 2, w - 4, true);
-    widget_text(y + h - 2, x + 2, w - 4, ROLE_DIM, "any key closes");
+    /* as copied_key does: Esc and Enter close it, any other key also acts */
+    widget_text(y + h - 2, x + 2, w - 4, ROLE_DIM,
+                "any key closes; Esc only closes, other keys also act");
 }
 
 static int copied_key(struct planner *p, int key)

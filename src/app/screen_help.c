@@ -7,7 +7,7 @@
 #include "app/screens.h"
 #include "app/view_parts.h"
 
-enum { HELP_TAILS = 3 };
+enum { HELP_TAILS = 4 };
 
 /* The help's lines of keys and its closing notes, and where they go. */
 struct help_layout {
@@ -18,7 +18,9 @@ struct help_layout {
 static void help_layout(int cols, int rows, const char *const *lines, int n,
                         const char *const *tail, struct help_layout *g)
 {
-    int tails = HELP_TAILS;
+    int tails = 0;
+    while (tails < HELP_TAILS && tail[tails])
+        tails++;
     int longest = 0;
     for (int i = 0; i < n; i++)
         if ((int)strlen(lines[i]) > longest)
@@ -32,8 +34,8 @@ static void help_layout(int cols, int rows, const char *const *lines, int n,
     /* wide enough for the longest line, the closing notes included */
     int want = g->columns == 2 ? 96 : 60;
     for (int t = 0; t < tails; t++)
-        if ((int)strlen(tail[t]) + 4 > want)
-            want = (int)strlen(tail[t]) + 4;
+        if (view_cols(tail[t]) + 4 > want)
+            want = view_cols(tail[t]) + 4;
     struct rect box = layout_help(cols, rows, want, g->per, tails);
     g->x = box.x;
     g->y = box.y;
@@ -59,13 +61,64 @@ static int help_lines(const char *lines[64], char text[64][96])
     return n;
 }
 
+/* The closing notes: the mouse, the bar's glyphs as this terminal draws
+ * them without colour (in two lines when one is wider than the box can be),
+ * and how the help closes; returns how many. */
+static int help_tails(const struct planner *p, int cols, const char *tail[HELP_TAILS],
+                      char legend[2][160])
+{
+    if (roles_color()) {
+        snprintf(legend[0], sizeof legend[0], "colour tells the bar's parts apart (see its legend)");
+    } else {
+        static const char *const names[SEG_COUNT] = {
+            [SEG_WEIGHTS] = "weights", [SEG_RUNTIME] = "runtime", [SEG_STATE] = "state",
+            [SEG_LORA] = "LoRA",       [SEG_ENCODER] = "encoder",
+            [SEG_PREFIX] = "prefix",   [SEG_USERS] = "users",     [SEG_SPARE] = "spare",
+            [SEG_RESERVED] = "reserved"};
+        size_t n = (size_t)snprintf(legend[0], sizeof legend[0], "no colour:");
+        for (int i = 0; i < SEG_COUNT && n < sizeof legend[0]; i++)
+            /* the draft's glyph is in the bar's own legend when there is one */
+            if (names[i] && (i != SEG_STATE || planner_scenario(p)->model.state_layers > 0))
+                n += (size_t)snprintf(legend[0] + n, sizeof legend[0] - n, "%s %s %s",
+                                      i ? "," : "", names[i], role_glyph(view_segment_roles[i]));
+    }
+    legend[1][0] = '\0';
+    /* the widest box leaves cols - 6 columns of text: else it breaks after a comma */
+    int room = cols - 6;
+    char *cut = NULL;
+    for (char *c = strchr(legend[0], ','); c; c = strchr(c + 1, ','))
+        if (view_cols(legend[0]) > room && (int)(c - legend[0]) < room)
+            cut = c;
+    if (cut) {
+        snprintf(legend[1], sizeof legend[1], "          %s", cut + 2);
+        cut[1] = '\0';
+    }
+    /* taller than the screen: it scrolls, and says so where it closes */
+    bool more = p->help.scroll < p->help.max, back = p->help.scroll > 0;
+    const char *close = more && back ? "more: PgDn (PgUp back); any other key closes"
+                        : more       ? "more: PgDn; any other key closes"
+                        : back       ? "the end (PgUp back); any other key closes"
+                                     : "any key closes this help";
+    int n = 0;
+    tail[n++] = "mouse: click, drag a knob, wheel steps, click a key or a tab";
+    tail[n++] = legend[0];
+    if (legend[1][0])
+        tail[n++] = legend[1];
+    tail[n++] = close;
+    for (int i = n; i < HELP_TAILS; i++)
+        tail[i] = NULL;
+    return n;
+}
+
 /* The help's page and last scroll for this frame, its scroll kept in range. */
 static void help_settle(struct planner *p)
 {
     /* the rows depend on the closing notes' count, not on their text */
-    const char *lines[64], *tail[HELP_TAILS] = {"", "", ""};
+    const char *lines[64], *tail[HELP_TAILS];
+    char legend[2][160];
     static char text[64][96];
     struct help_layout g;
+    help_tails(p, p->frame.cols, tail, legend);
     help_layout(p->frame.cols, p->frame.rows, lines, help_lines(lines, text), tail, &g);
     p->help.page = g.rows;
     p->help.max = g.per > g.rows ? g.per - g.rows : 0;
@@ -77,37 +130,12 @@ static void help_draw(const struct planner *p, int cols, int rows)
 {
     if (!view_draw_base(p))
         return;
-    /* the bar's glyphs as this terminal draws them without colour */
-    char legend[160];
-    if (roles_color()) {
-        snprintf(legend, sizeof legend, "colour tells the bar's parts apart (see its legend)");
-    } else {
-        static const char *const names[SEG_COUNT] = {
-            [SEG_WEIGHTS] = "weights", [SEG_RUNTIME] = "runtime", [SEG_STATE] = "state",
-            [SEG_LORA] = "LoRA",       [SEG_ENCODER] = "encoder",
-            [SEG_PREFIX] = "prefix",   [SEG_USERS] = "users",     [SEG_SPARE] = "spare",
-            [SEG_RESERVED] = "reserved"};
-        size_t n = (size_t)snprintf(legend, sizeof legend, "no colour:");
-        for (int i = 0; i < SEG_COUNT && n < sizeof legend; i++)
-            /* the draft's glyph is in the bar's own legend when there is one */
-            if (names[i] && (i != SEG_STATE || planner_scenario(p)->model.state_layers > 0))
-                n += (size_t)snprintf(legend + n, sizeof legend - n, "%s %s %s", i ? "," : "",
-                                  names[i], role_glyph(view_segment_roles[i]));
-    }
-    /* taller than the screen: it scrolls, and says so where it closes */
-    bool more = p->help.scroll < p->help.max, back = p->help.scroll > 0;
-    const char *close = more && back ? "more: PgDn (PgUp back); any other key closes"
-                        : more       ? "more: PgDn; any other key closes"
-                        : back       ? "the end (PgUp back); any other key closes"
-                                     : "any key closes this help";
-    const char *tail[HELP_TAILS] = {
-        "mouse: click, drag a knob, wheel steps, click a key or a tab",
-        legend,
-        close,
-    };
-    const char *lines[64];
+    const char *lines[64], *tail[HELP_TAILS];
+    char legend[2][160];
     static char text[64][96];
     struct help_layout g;
+    help_tails(p, cols, tail, legend);
+    bool more = p->help.scroll < p->help.max;
     help_layout(cols, rows, lines, help_lines(lines, text), tail, &g);
     view_box(g.y, g.x, g.h, g.w, " Keys ");
     for (int i = 0; i < g.n; i++) {

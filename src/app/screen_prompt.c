@@ -18,6 +18,10 @@ static void prompt_line(const struct planner *p, struct rect r)
     /* a prefilled value is shown selected: the first key typed replaces it */
     snprintf(line, sizeof line, "%s%s_   (%s%s)", prefix, p->prompt.text, hint,
              p->prompt.fresh ? "; typing replaces, Ctrl-U clears" : "");
+    if (view_cols(line) > r.w) /* the hint alone, then none */
+        snprintf(line, sizeof line, "%s%s_   (%s)", prefix, p->prompt.text, hint);
+    if (view_cols(line) > r.w)
+        snprintf(line, sizeof line, "%s%s_", prefix, p->prompt.text);
     widget_text(y, r.x, r.w, ROLE_TITLE, line);
     int at = (int)strlen(prefix);
     if (p->prompt.fresh && at < r.w)

@@ -98,6 +98,18 @@ static int panel_speed(const struct plan_result *res, enum unit_system u, struct
     return y;
 }
 
+/* The first row of a card that fits w: the one that fits of the rows
+ * given, else the last cut with an ellipsis (never silently). */
+static void card_row(int y, int x, int w, char rows[][160], int n)
+{
+    char cut[160];
+    for (int i = 0; i < n; i++)
+        if (view_cols(rows[i]) <= w || i == n - 1) {
+            widget_text(y, x, w, ROLE_TEXT, widget_fit(rows[i], w, cut, sizeof cut));
+            return;
+        }
+}
+
 /* The card's count, what it counts and its change against the first card;
  * in big digits when the card has rows for them and everything under them
  * (`under`), else in one row. Returns the row under them. */
@@ -126,36 +138,38 @@ static int panel_count(const struct planner *p, int slot, int first, struct rect
         view_target_words(s, words, sizeof words);
         snprintf(level, sizeof level, " %s%s%s fit", words, view_sep(), fit);
     }
-    char engine[64];
+    /* the engine with its version, else its name alone, else none */
+    char engine[64], rows[4][160];
+    const struct engine_desc *e = engine_desc(res->profile);
     engine_version_title(res->profile, res->rule, engine, sizeof engine);
-    snprintf(line, sizeof line, "users%s at %s%s%s", level, ctx,
-             engine_desc(res->profile)->server ? ", " : "",
-             engine_desc(res->profile)->server ? engine : "");
-    if (view_cols(line) > r.w && level[0])
-        snprintf(line, sizeof line, "users%s", level);
-    widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    const char *sep = e->server ? ", " : "";
+    snprintf(rows[0], sizeof rows[0], "users%s at %s%s%s", level, ctx, sep, e->server ? engine : "");
+    snprintf(rows[1], sizeof rows[1], "users%s at %s%s%s", level, ctx, sep, e->server ? e->title : "");
+    snprintf(rows[2], sizeof rows[2], "users%s at %s", level, ctx);
+    snprintf(rows[3], sizeof rows[3], "users%s", level[0] ? level : "");
+    card_row(y++, r.x, r.w, rows, 4);
+    /* what limits them, after the change against the first card */
+    char limit[48], binds[64], change[96] = "";
+    view_limit_words(s, res, limit, sizeof limit);
+    snprintf(binds, sizeof binds, "%s%s", limit, res->fits ? " binds" : "");
+    int at = 0;
     if (slot != first) {
+        double pct = ref_users > 0
+                         ? 100.0 * ((double)users - (double)ref_users) / (double)ref_users : 0;
         if (ref_users > 0)
-            snprintf(line, sizeof line, "%+.0f%% against %s",
-                     100.0 * ((double)users - (double)ref_users) / (double)ref_users,
-                     p->slots[first].label);
+            snprintf(rows[0], sizeof rows[0], "%+.0f%% against %s", pct, p->slots[first].label);
         else
-            snprintf(line, sizeof line, "against %s: 0 before", p->slots[first].label);
-        widget_text(y, r.x, r.w, users >= ref_users ? ROLE_GOOD : ROLE_BAD, line);
+            snprintf(rows[0], sizeof rows[0], "against %s: 0 before", p->slots[first].label);
+        snprintf(rows[1], sizeof rows[1], "%s%s", rows[0], view_sep());
+        if (view_cols(rows[1]) + view_cols(binds) > r.w && ref_users > 0)
+            snprintf(rows[1], sizeof rows[1], "%+.0f%%%s", pct, view_sep());
+        snprintf(change, sizeof change, "%s", view_cols(rows[1]) + view_cols(binds) <= r.w
+                                                   ? rows[1] : rows[0]);
+        at = widget_text(y, r.x, r.w, users >= ref_users ? ROLE_GOOD : ROLE_BAD, change);
     }
+    if (view_cols(change) + view_cols(binds) <= r.w)
+        widget_text(y, r.x + at, r.w - at, res->fits ? ROLE_DIM : ROLE_BAD, binds);
     return y + 1;
-}
-
-/* The first row of a card that fits w: the one that fits of the rows
- * given, else the last cut with an ellipsis (never silently). */
-static void card_row(int y, int x, int w, char rows[][160], int n)
-{
-    char cut[160];
-    for (int i = 0; i < n; i++)
-        if (view_cols(rows[i]) <= w || i == n - 1) {
-            widget_text(y, x, w, ROLE_TEXT, widget_fit(rows[i], w, cut, sizeof cut));
-            return;
-        }
 }
 
 /* The layout in full: "TP 4" (or the engine's words) for one replica of one

@@ -245,10 +245,11 @@ static void draw_controls(const struct planner *p, const struct planner_layout *
     }
 }
 
-static void draw_bar(const struct planner *p, struct rect r)
+/* The bar, its title and its legend in r; returns the row under them. */
+static int draw_bar(const struct planner *p, struct rect r)
 {
     if (r.h < 2)
-        return;
+        return r.y;
     const struct scenario *s = planner_scenario(p);
     const struct plan_result *res = planner_result(p);
     struct bar_segment bs[SEG_COUNT];
@@ -275,8 +276,8 @@ static void draw_bar(const struct planner *p, struct rect r)
     int rows = r.h - 2;
     if (n > rows && (n > 2 * rows || r.w < 60)) {
         /* more parts than the table has room for: they flow, every one */
-        view_legend_flow(p, (struct rect){r.x, r.y + 2, r.w, rows});
-        return;
+        int used = view_legend_flow(p, (struct rect){r.x, r.y + 2, r.w, rows});
+        return r.y + 2 + (used < rows ? used : rows);
     }
     /* two columns when the parts outnumber the rows and the width allows */
     int columns = n > rows && r.w >= 60 ? 2 : 1;
@@ -297,6 +298,7 @@ static void draw_bar(const struct planner *p, struct rect r)
                      cw - 16 > 3 ? cw - 16 : 3, plan_segment_name(res, (enum segment)i), size);
         widget_text(y, x + 3, cw - 4, i == SEG_WEIGHTS && over ? ROLE_BAD : ROLE_TEXT, line);
     }
+    return r.y + 2 + (per_column < rows ? per_column : rows);
 }
 
 static void draw_status(const struct planner *p, struct rect r)
@@ -348,7 +350,7 @@ bool view_draw_base(const struct planner *p)
     draw_info(p, l.info);
     draw_controls(p, &l);
     view_draw_summary(p, &l);
-    draw_bar(p, l.bar);
+    int under_bar = draw_bar(p, l.bar);
     /* llama.cpp's host side on the row under the GPU's parts: when free, or
      * in place of the chart's one-row form when layers, experts or the cache
      * are there (what the title has no room to say) */
@@ -357,6 +359,8 @@ bool view_draw_base(const struct planner *p)
     bool over_chart = l.chart.h == 1 && l.chart.y == host_y && planner_result(p)->engine.offload.active;
     if (!over_chart)
         view_draw_chart(p, l.chart);
+    if (l.chart.h == 0 && under_bar < l.bar.y + l.bar.h) /* no pane: a row the legend left */
+        view_chart_line(p, (struct rect){l.bar.x, l.bar.y + l.bar.h - 1, l.bar.w, 1});
     if (l.bar.h >= 7 && (host_y < end || over_chart))
         view_host_row(planner_result(p), planner_scenario(p)->units, host_y, l.bar.x, l.bar.w);
     if (l.explain.h > 0)

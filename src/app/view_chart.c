@@ -114,16 +114,24 @@ struct rect view_chart_axes(struct rect r, uint64_t peak, double *span)
 }
 
 /* The point of the current context on its curve: its mark, and its column. */
+int view_chart_off_scale(uint64_t ctx)
+{
+    return curve_x(ctx) >= 0 ? 0 : ctx < curve_context(0) ? -1 : 1;
+}
+
 int view_chart_mark(struct rect plot, uint64_t ctx, uint64_t users, double span,
                     const char *glyph, enum role role)
 {
-    double fx = curve_x(ctx);
-    if (fx < 0)
-        return -1;
+    /* off the axis: at its end, an arrow pointing past it */
+    int off = view_chart_off_scale(ctx);
+    bool u = roles_utf8();
+    double fx = off < 0 ? 0 : off > 0 ? 1 : curve_x(ctx);
+    if (off)
+        glyph = off > 0 ? (u ? "\u25b6" : ">") : (u ? "\u25c0" : "<");
     int x, y;
     double fy = curve_y(users, span);
     widget_plot_cell(plot, fx, fy < 0 ? 0 : fy, &x, &y);
-    widget_text(y, x, 1, users ? role : ROLE_BAD, users ? glyph : roles_utf8() ? "\u00d7" : "x");
+    widget_text(y, x, 1, users ? role : ROLE_BAD, users || off ? glyph : u ? "\u00d7" : "x");
     return x;
 }
 
@@ -220,51 +228,88 @@ static int chart_rows_needed(const struct planner *p)
 }
 
 /* The curve at the context ticks up to the model's longest context and at
- * the last power of two within it: "4k 113", or "4k:113" when tight;
- * returns their count. */
-static int chart_line_items(const struct planner *p, bool tight, char item[][40])
+ * the last power of two within it, and the current context among them, its
+ * mark leading: "4k 113", "\u25cf8k 56", or "4k:113" when tight; returns their
+ * count and in *cur the current context's. */
+static int chart_line_items(const struct planner *p, bool tight, char item[][40], int *cur)
 {
     const struct users_curve *c = planner_curve(p);
+    const struct plan_result *res = planner_result(p);
     uint64_t max = planner_scenario(p)->model.max_context_tokens;
+    uint64_t ctx = planner_scenario(p)->context_tokens;
+    uint64_t here = c->slo ? res->speed.users_at_service_level : res->max_users;
+    const char *mark = roles_utf8() ? "\u25cf" : "@";
     int n = 0, octave = (CHART_POINTS - 1) / 10, tick = 2 * octave;
+    *cur = -1;
+    char t[32], u[32];
     for (int i = 0; i < CHART_POINTS && c->context_tokens[i] <= max; i += octave) {
         bool last = i + octave >= CHART_POINTS || c->context_tokens[i + octave] > max;
         if (i % tick != 0 && !last)
             continue;
-        char t[32], u[32];
+        if (*cur < 0 && c->context_tokens[i] >= ctx) { /* the current context, in its place */
+            *cur = n;
+            units_format_tokens_short(ctx, t, sizeof t);
+            units_format_int(here, u, sizeof u);
+            snprintf(item[n++], sizeof item[0], "%s%s%s%s", mark, t, tight ? ":" : " ", u);
+            if (c->context_tokens[i] == ctx)
+                continue;
+        }
         units_format_tokens_short(c->context_tokens[i], t, sizeof t);
         units_format_int(c->users[i], u, sizeof u);
         snprintf(item[n++], sizeof item[0], "%s%s%s", t, tight ? ":" : " ", u);
     }
+    if (*cur < 0) { /* past the last tick */
+        *cur = n;
+        units_format_tokens_short(ctx, t, sizeof t);
+        units_format_int(here, u, sizeof u);
+        snprintf(item[n++], sizeof item[0], "%s%s%s%s", mark, t, tight ? ":" : " ", u);
+    }
     return n;
 }
 
-/* With no room for the chart, one row of it: the users at the context
- * ticks, and the rows the chart needs, the longest text that fits. */
-static void chart_line(const struct planner *p, struct rect r)
+/* Items [from, to) after the line's head, then `need`. */
+static void chart_line_join(char *line, size_t size, int k, char item[][40], int from, int to,
+                            const char *need)
 {
-    char need[64] = "", item[CURVE_X_TICKS + 1][40], line[3][320];
+    int at = snprintf(line, size, "%s", k == 0 ? "Users by context:" : "Users");
+    for (int i = from; i < to && at < (int)size; i++)
+        at += snprintf(line + at, size - (size_t)at, "%s%s",
+                       i > from && k == 0 ? view_sep() : " ", item[i]);
+    if (at < (int)size)
+        snprintf(line + at, size - (size_t)at, "%s", need);
+}
+
+void view_chart_line(const struct planner *p, struct rect r)
+{
+    char need[64] = "", item[CURVE_X_TICKS + 2][40], line[320];
     int rows = chart_rows_needed(p);
     if (planner_curve(p)->max_users == 0) {
         widget_text(r.y, r.x, r.w, ROLE_DIM, "No user fits at any context");
         return;
     }
     for (int k = 0; k < 3; k++) {
-        int n = chart_line_items(p, k > 0, item);
+        int cur, n = chart_line_items(p, k > 0, item, &cur);
         if (rows && k == 0)
             snprintf(need, sizeof need, " (the chart needs %d rows)", rows);
-        else if (rows)
+        else if (rows && k == 1)
             snprintf(need, sizeof need, "%schart at %d rows", view_sep(), rows);
-        for (int from = 0; from < n && n - from >= (k < 2 ? 3 : 1); from++) {
-            int at = snprintf(line[k], sizeof line[k], "%s", k == 0 ? "Users by context:" : "Users");
-            for (int i = from; i < n; i++)
-                at += snprintf(line[k] + at, sizeof line[k] - at, "%s%s",
-                               i > from && k == 0 ? view_sep() : " ", item[i]);
-            snprintf(line[k] + at, sizeof line[k] - at, "%s", k < 2 ? need : "");
-            if (view_cols(line[k]) <= r.w) {
-                widget_text(r.y, r.x, r.w, ROLE_DIM, line[k]);
-                return;
+        else
+            need[0] = '\0';
+        /* the most items that fit, the current context's always among them:
+         * the shortest contexts give way first, then the longest */
+        int least = k < 2 ? 3 : 1;
+        for (int len = n; len >= least || len == 1; len--) {
+            for (int from = cur; from >= 0 && from + len > cur; from--) {
+                if (from + len > n)
+                    continue;
+                chart_line_join(line, sizeof line, k, item, from, from + len, need);
+                if (view_cols(line) <= r.w) {
+                    widget_text(r.y, r.x, r.w, ROLE_DIM, line);
+                    return;
+                }
             }
+            if (len == 1)
+                break;
         }
     }
 }
@@ -272,7 +317,7 @@ static void chart_line(const struct planner *p, struct rect r)
 void view_draw_chart(const struct planner *p, struct rect r)
 {
     if (r.h >= 1 && r.h < 6) {
-        chart_line(p, r);
+        view_chart_line(p, r);
         return;
     }
     if (r.h < 6 || r.w < 20)
@@ -306,8 +351,6 @@ void view_draw_chart(const struct planner *p, struct rect r)
     uint64_t here_users = c->slo ? res->speed.users_at_service_level : res->max_users;
     int mx = view_chart_mark(plot, ctx, here_users, span, roles_utf8() ? "\u25cf" : "@",
                              ROLE_TITLE);
-    if (mx < 0)
-        return;
     char here[96], ctxs[32], u[32], k[32];
     units_format_tokens_short(ctx, ctxs, sizeof ctxs);
     units_format_int(res->max_users, u, sizeof u);
@@ -319,6 +362,13 @@ void view_draw_chart(const struct planner *p, struct rect r)
     else
         snprintf(here, sizeof here, "%s %s now: %s %s", roles_utf8() ? "\u25cf" : "@", ctxs, u,
                  res->max_users == 1 ? "user" : "users");
+    int off = view_chart_off_scale(ctx);
+    if (off) { /* the mark at the axis's end, and the caption says so */
+        size_t at = strlen(here);
+        snprintf(here + at, sizeof here - at, " (off scale)");
+        memcpy(here, off > 0 ? (roles_utf8() ? "\u25b6" : ">") : (roles_utf8() ? "\u25c0" : "<"),
+               roles_utf8() ? 3 : 1); /* the mark's glyph leads, as on the plot */
+    }
     int len = view_cols(here);
     int x = mx - len / 2;
     x = x < r.x ? r.x : x + len > r.x + r.w ? r.x + r.w - len : x;

@@ -103,6 +103,9 @@ struct view_speed {
     const char *why;
     char per_user[32], total[32], ttft[32], cost[32];
     char cost_mtok[32]; /* a million output tokens; "" when unknown */
+    /* the measured spread of the speed per user and of the first token,
+     * "-15%/+20%" or "\u00b118%" ("" without a band: the defaults) */
+    char per_user_band[24], ttft_band[24];
 };
 void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_speed *v);
 
@@ -123,6 +126,12 @@ int view_speed_lines(const struct view_speed *v, int w, int rows,
 /* The first of those lines: as many phrases as fit whole in w columns (or
  * why there is no speed); returns buf. */
 const char *view_speed_line(const struct view_speed *v, int w, char *buf, size_t size);
+
+/* What limits the users, in a word or two: "memory", "max-num-seqs" (the
+ * engine's cap), "decode" or "first token" (the service level's target),
+ * "no fit". */
+void view_limit_words(const struct scenario *s, const struct plan_result *r, char *buf,
+                      size_t size);
 
 /* The service level in words: "at 50 tok/s", "with a first token in 2 s",
  * "at 50 tok/s, first token in 2 s" ("" without one); and what limits the
@@ -168,9 +177,17 @@ void view_chart_past(const struct users_curve *c, uint64_t max, double y[CHART_P
  * top ("max 128k"); none when the axis ends first. */
 void view_chart_max_context(struct rect plot, uint64_t max_context);
 
+/* The chart in one row of r: the users at the context ticks and at the
+ * current context (marked), as many as fit, and the rows the chart needs. */
+void view_chart_line(const struct planner *p, struct rect r);
+
+/* Where a context is against the axis: 0 on it, -1 short of its start,
+ * 1 past its end. */
+int view_chart_off_scale(uint64_t ctx);
+
 /* The count at the current context as glyph on its curve (a cross at the
- * foot when none fit); returns its column, or -1 when the context is off
- * the axis. */
+ * foot when none fit); off the axis, an arrow at its end pointing past it.
+ * Returns its column. */
 int view_chart_mark(struct rect plot, uint64_t ctx, uint64_t users, double span,
                     const char *glyph, enum role role);
 

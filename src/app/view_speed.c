@@ -1,6 +1,7 @@
 /* The speed, throughput, first token and cost every screen shows beside its
  * count, and the count itself: with a service level, the users who keep it.
  * Only words: every figure is the plan's (core/speed.c, core/plan.c). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,20 @@ enum role view_headline_role(const struct scenario *s, const struct plan_result 
     return r->speed.users_at_service_level == 0 ? ROLE_WARN : ROLE_GOOD;
 }
 
+/* A band as the figure's change at its two ends: "-15%/+20%", "\u00b118%"
+ * when they are the same; "" without one. */
+static void band_words(const struct speed_band *b, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (b->basis == SPEEDBAND_DEFAULT || b->cases < SPEEDBAND_MIN_CASES)
+        return;
+    int lo = (int)lround((b->low - 1) * 100), hi = (int)lround((b->high - 1) * 100);
+    if (lo == -hi && hi > 0)
+        snprintf(buf, size, "%s%d%%", roles_utf8() ? "\u00b1" : "+-", hi);
+    else
+        snprintf(buf, size, "%+d%%/%+d%%", lo, hi);
+}
+
 void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_speed *v)
 {
     const struct speed_result *sp = &r->speed;
@@ -51,6 +66,10 @@ void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_
         explain_format(sp->ttft_seconds, XU_SECONDS, u, v->ttft, sizeof v->ttft);
     else
         snprintf(v->ttft, sizeof v->ttft, "n/a");
+    if (v->known)
+        band_words(&r->bands.decode, v->per_user_band, sizeof v->per_user_band);
+    if (v->known && sp->ttft_seconds > 0)
+        band_words(&r->bands.ttft, v->ttft_band, sizeof v->ttft_band);
     explain_format(r->cost_per_user_hour, XU_USD, u, v->cost, sizeof v->cost); /* n/a below 0 */
     /* a million output tokens at the throughput shown (core/price.c) */
     if (r->cost_per_million_output_tokens >= 0)
@@ -107,6 +126,38 @@ static int pack(char items[VIEW_SPEED_ITEMS][48], int w, unsigned breaks,
     return n + 1;
 }
 
+/* The first of the forms that fits w columns (else the last) into item. */
+static void first_fit(char item[48], int w, char forms[][48], int n)
+{
+    int i = 0;
+    while (i < n - 1 && (!forms[i][0] || view_cols(forms[i]) > w))
+        i++;
+    memcpy(item, forms[i], 48);
+}
+
+/* The speed per user and the first token with their bands where a line of
+ * w holds them, shorter where it does not: "23.7 tok/s each -58%/+8%",
+ * "23.7 tok/s -58%/+8%", then without the band; "first token 302.42 ms",
+ * "TTFT 302.42 ms +1%/+17%", "TTFT 302.42 ms". */
+static void speed_forms(const struct view_speed *v, int w, char items[VIEW_SPEED_ITEMS][48])
+{
+    char f[4][48];
+    const char *b = v->per_user_band, *t = v->ttft_band;
+    put3(f[0], items[0], b[0] ? " " : "", b);
+    put3(f[1], v->per_user, b[0] ? " " : "", b);
+    put3(f[2], items[0], "", "");
+    put3(f[3], v->per_user, "", "");
+    first_fit(items[0], w, b[0] ? f : f + 2, b[0] ? 4 : 2); /* no band: the two plain forms */
+    put3(f[0], items[2], t[0] ? " " : "", t);
+    put3(f[1], "TTFT ", v->ttft, t[0] ? " " : "");
+    snprintf(f[1] + strlen(f[1]), 48 - strlen(f[1]), "%s", t);
+    put3(f[2], items[2], "", "");
+    put3(f[3], "TTFT ", v->ttft, "");
+    if (!t[0])
+        f[1][0] = '\0'; /* no band: the long form, then the short */
+    first_fit(items[2], w, f, 4);
+}
+
 int view_speed_lines(const struct view_speed *v, int w, int rows,
                      char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE])
 {
@@ -118,6 +169,7 @@ int view_speed_lines(const struct view_speed *v, int w, int rows,
     }
     char items[VIEW_SPEED_ITEMS][48];
     view_speed_items(v, items);
+    speed_forms(v, w, items);
     /* one a line when they fit the rows; else the speeds, the first token
      * and the costs a line each; else as many a line as fit */
     int n = pack(items, w, ~0u, lines);
@@ -160,4 +212,21 @@ void view_binding_words(const struct scenario *s, const struct plan_result *r, c
         snprintf(buf, size, "first token over %g s", s->max_ttft_seconds);
     else
         snprintf(buf, size, "%s binds", plan_binding_name(r->speed.binding));
+}
+
+void view_limit_words(const struct scenario *s, const struct plan_result *r, char *buf,
+                      size_t size)
+{
+    const struct engine_knob *cap = engine_knob_role(engine_desc(r->profile), KNOB_SEQS);
+    if (!r->fits)
+        snprintf(buf, size, "no fit");
+    else if (view_has_target(s) && r->speed.level_unknown)
+        snprintf(buf, size, "not checked");
+    else if (view_has_target(s) && r->speed.binding != BIND_MEMORY)
+        snprintf(buf, size, "%s", r->speed.binding == BIND_PREFILL ? "first token"
+                                  : plan_binding_name(r->speed.binding));
+    else if (r->users_per_replica < r->users_fit_per_replica)
+        snprintf(buf, size, "%s", cap && cap->engine_flag ? cap->engine_flag + 2 : "scheduler");
+    else
+        snprintf(buf, size, "memory");
 }

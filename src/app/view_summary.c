@@ -77,8 +77,16 @@ static void summary_caption(const struct planner *p, int w, struct summary_lines
     char words[64];
     view_target_words(s, words, sizeof words);
     snprintf(tail, sizeof tail, " %s", words);
+    /* shorter: the targets' figures in brief, then the service level named */
+    if (view_cols(what) + view_cols(tail) > w && s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
+        snprintf(tail, sizeof tail, " at %g tok/s, TTFT %g s", s->min_tokens_per_s,
+                 s->max_ttft_seconds);
     if (view_cols(what) + view_cols(tail) > w)
         snprintf(tail, sizeof tail, " at the service level");
+    if (view_cols(what) + view_cols(tail) > w)
+        snprintf(tail, sizeof tail, " at service level");
+    if (view_cols(what) + view_cols(tail) > w)
+        snprintf(tail, sizeof tail, " at target");
     summary_add(sl, ROLE_TEXT, what, tail);
     units_format_int(res->max_users, fit, sizeof fit);
     view_binding_words(s, res, bind, sizeof bind);
@@ -182,7 +190,9 @@ static int summary_checks(const struct planner *p, struct rect r, int y)
         units_format_bytes(res->shortfall_bytes_per_gpu, s->units, a, sizeof a);
         snprintf(line, sizeof line, "%s: %s short per GPU",
                  res->weights_fit ? "the KV cache does not fit" : "weights do not fit", a);
-        widget_text(y++, r.x, r.w, ROLE_BAD, line);
+        char brief[96];
+        snprintf(brief, sizeof brief, "%s %s short", res->weights_fit ? "KV cache" : "weights", a);
+        widget_text(y++, r.x, r.w, ROLE_BAD, fit(r.w, line, brief));
     }
     return y;
 }

@@ -185,13 +185,17 @@ int solve_disagg_text(const struct solve_disagg *sd, const struct slo_search *q,
         snprintf(bw, sizeof bw, "at once");
     else
         snprintf(bw, sizeof bw, "%g GB/s a GPU", p->bytes_per_s / 1e9);
-    printf("\nDisaggregated layouts simulated (%zu): xPyD, x prefill and y decode instances, "
-           "prefill on %s, decode on %s, KV over %s (%s after %g ms):\n", sd->a.ntried,
-           p->prefill.gpu.name, p->decode.gpu.name, sim_link_title(p->link), bw,
-           p->latency * 1e3);
-    printf("  %7s %5s %4s %8s %10s %10s %10s %9s  %s\n", "LAYOUT", "GPUS", "TP", "GOODPUT",
-           "P95 TTFT",
-           "P95 TPOT", "OUT TOK/S", "$/M OUT", "VERDICT");
+    if (sd->a.ntried == 0) { /* no table of no rows */
+        printf("\nDisaggregated layouts: none to simulate (xPyD, x prefill and y decode "
+               "instances, needs room for both)\n");
+    } else {
+        printf("\nDisaggregated layouts simulated (%zu): xPyD, x prefill and y decode instances, "
+               "prefill on %s, decode on %s, KV over %s (%s after %g ms):\n", sd->a.ntried,
+               p->prefill.gpu.name, p->decode.gpu.name, sim_link_title(p->link), bw,
+               p->latency * 1e3);
+        printf("  %7s %5s %4s %8s %10s %10s %10s %9s  %s\n", "LAYOUT", "GPUS", "TP", "GOODPUT",
+               "P95 TTFT", "P95 TPOT", "OUT TOK/S", "$/M OUT", "VERDICT");
+    }
     for (size_t i = 0; i < sd->a.ntried; i++)
         print_row(&sd->s.tried[i], sd->a.solved && i == sd->a.best);
     if (sd->a.solved && sd->same_ok) {

@@ -15,7 +15,7 @@
 #include "units.h"
 
 enum {
-    EXPLAIN_ROWS_MAX = 64,
+    EXPLAIN_ROWS_MAX = 80,
     EXPLAIN_TERMS_MAX = 10,
     EXPLAIN_STEPS_MAX = 24,
     EXPLAIN_KEY_MAX = 24,

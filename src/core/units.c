@@ -342,6 +342,15 @@ char *units_format_tokens_arg(uint64_t tokens, char *buf, size_t size)
 
 char *units_format_tokens_short(uint64_t tokens, char *buf, size_t size)
 {
+    const uint64_t mi = 1024 * 1024;
+    if (tokens > mi && tokens % mi != 0 && tokens * 10 % mi == 0) { /* 1536k: "1.5M" */
+        struct text_out o = {buf, size, 0};
+        out_uint(&o, tokens / mi, false);
+        out_text(&o, ".");
+        out_uint(&o, tokens * 10 / mi % 10, false);
+        out_text(&o, "M");
+        return buf;
+    }
     if (tokens >= 1024 && tokens % 1024 == 0)
         return units_format_tokens_arg(tokens, buf, size);
     return units_format_int(tokens, buf, size); /* 5,546: grouped like every other count */

@@ -65,7 +65,7 @@ char *units_format_bytes_exact(uint64_t bytes, char *buf, size_t size);
 /* "8,192" or "128k (131,072)" style token label: "131,072 (128k)". */
 char *units_format_tokens(uint64_t tokens, char *buf, size_t size);
 
-/* Short token label for sliders and axes: "4k", "128k", "1M", "5,546". */
+/* Short token label for sliders and axes: "4k", "128k", "1M", "1.5M", "5,546". */
 char *units_format_tokens_short(uint64_t tokens, char *buf, size_t size);
 
 /* The same short form as an option or CSV field takes it: 1M, 8k, or plain

@@ -99,26 +99,29 @@ wchar_t canvas_decode(const char *p, size_t left, bool utf8, mbstate_t *st, size
     return wc;
 }
 
-int canvas_text(int y, int x, int w, attr_t a, const char *text, bool utf8)
+/* What put_text drew: the columns, and whether text was left over. */
+struct drawn {
+    int used;
+    bool cut;
+};
+
+/* Text into row from column x within w columns. */
+static struct drawn put_text(struct canvas_cell *row, int x, int w, uint32_t at, const char *text,
+                             bool utf8)
 {
-    if (frame == NULL || w <= 0 || y < 0 || y >= rows || x < 0 || x >= cols || *text == '\0')
-        return 0;
-    if (x + w > cols)
-        w = cols - x;
-    struct canvas_cell *row = frame + (size_t)y * cols;
-    uint32_t at = rendered(a);
     mbstate_t st;
     memset(&st, 0, sizeof st);
-    cut_left(row, x);
-    int used = 0;
+    struct drawn d = {0, false};
     for (;;) {
         unsigned char c = (unsigned char)*text;
         if (c == 0)
             break;
         if (c < 0x80) { /* most text: one byte, one column */
-            if (used == w)
+            if (d.used == w) {
+                d.cut = true;
                 break;
-            row[x + used++] = (struct canvas_cell){c, at};
+            }
+            row[x + d.used++] = (struct canvas_cell){c, at};
             text++;
             continue;
         }
@@ -132,16 +135,55 @@ int canvas_text(int y, int x, int w, attr_t a, const char *text, bool utf8)
         text += n;
         if (cw == 0)
             continue; /* a combining mark: curses draws the next character over it */
-        if (used + cw > w)
+        if (d.used + cw > w) {
+            d.cut = true;
             break;
-        row[x + used] = (struct canvas_cell){(uint32_t)wc, at};
+        }
+        row[x + d.used] = (struct canvas_cell){(uint32_t)wc, at};
         if (cw == 2)
-            row[x + used + 1] = (struct canvas_cell){CONT, at};
-        used += cw;
+            row[x + d.used + 1] = (struct canvas_cell){CONT, at};
+        d.used += cw;
     }
-    if (used > 0)
-        cut_right(row, x + used);
-    return used;
+    return d;
+}
+
+/* The last of w columns from x becomes the mark (a two-column character
+ * under it gives way whole). */
+static void put_mark(struct canvas_cell *row, int x, int w, uint32_t at, bool utf8)
+{
+    int last = x + w - 1;
+    if (row[last].ch == CONT && last > x)
+        row[last - 1] = (struct canvas_cell){L' ', at};
+    row[last] = (struct canvas_cell){utf8 ? 0x2026 : '~', at};
+}
+
+static int text_at(int y, int x, int w, attr_t a, const char *text, bool marked, bool utf8)
+{
+    if (frame == NULL || w <= 0 || y < 0 || y >= rows || x < 0 || x >= cols || *text == '\0')
+        return 0;
+    if (x + w > cols)
+        w = cols - x;
+    struct canvas_cell *row = frame + (size_t)y * cols;
+    uint32_t at = rendered(a);
+    cut_left(row, x);
+    struct drawn d = put_text(row, x, w, at, text, utf8);
+    if (d.cut && marked && w >= 2) {
+        put_mark(row, x, w, at, utf8);
+        d.used = w;
+    }
+    if (d.used > 0)
+        cut_right(row, x + d.used);
+    return d.used;
+}
+
+int canvas_text(int y, int x, int w, attr_t a, const char *text, bool utf8)
+{
+    return text_at(y, x, w, a, text, false, utf8);
+}
+
+int canvas_text_marked(int y, int x, int w, attr_t a, const char *text, bool utf8)
+{
+    return text_at(y, x, w, a, text, true, utf8);
 }
 
 void canvas_fill(int y, int x, int n, wchar_t ch, attr_t a)

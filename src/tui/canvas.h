@@ -35,6 +35,10 @@ void canvas_erase(void);
  * used. */
 int canvas_text(int y, int x, int w, attr_t a, const char *text, bool utf8);
 
+/* The same, but text cut short ends in a mark in its last column (an
+ * ellipsis, or "~" without UTF-8): never a word cut silently. */
+int canvas_text_marked(int y, int x, int w, attr_t a, const char *text, bool utf8);
+
 /* The next character of UTF-8 text p (left bytes) and the bytes it took
  * (`used`); '?' for bytes that are not a character. */
 wchar_t canvas_decode(const char *p, size_t left, bool utf8, mbstate_t *st, size_t *used);

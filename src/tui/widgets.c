@@ -7,17 +7,34 @@
 
 #include "canvas.h"
 
+/* The columns of UTF-8 text, every character one (the glyphs drawn here). */
+static size_t text_cols(const char *text, size_t *bytes_of, size_t cols)
+{
+    size_t n = 0, b = 0;
+    for (; text[b]; b++) {
+        if (((unsigned char)text[b] & 0xC0) == 0x80)
+            continue;
+        if (n == cols)
+            *bytes_of = b;
+        n++;
+    }
+    if (n <= cols)
+        *bytes_of = b;
+    return n;
+}
+
 const char *widget_fit(const char *text, int w, char *buf, size_t size)
 {
-    if (w < 2 || (int)strlen(text) <= w)
+    size_t keep = 0;
+    if (w < 2 || text_cols(text, &keep, (size_t)w - 1) <= (size_t)w)
         return text;
-    snprintf(buf, size, "%.*s%s", w - 1, text, roles_utf8() ? "\u2026" : "~");
+    snprintf(buf, size, "%.*s%s", (int)keep, text, roles_utf8() ? "\u2026" : "~");
     return buf;
 }
 
 int widget_text(int y, int x, int w, enum role role, const char *text)
 {
-    return canvas_text(y, x, w, role_attr(role), text, roles_utf8());
+    return canvas_text_marked(y, x, w, role_attr(role), text, roles_utf8());
 }
 
 void widget_fill(int y, int x, int w, enum role role)

@@ -28,13 +28,14 @@ struct bar_segment {
  * cell with ROLE_OVER to show an overflow. */
 void widget_bar(int y, int x, int w, const struct bar_segment *seg, int n, bool over);
 
-/* Writes text clipped to w columns (UTF-8 aware). Returns columns used. */
+/* Writes text within w columns (UTF-8 aware): text cut short ends in an
+ * ellipsis ("~" without UTF-8). Returns columns used. */
 int widget_text(int y, int x, int w, enum role role, const char *text);
 
 /* w blank cells from (y, x) in the role's attributes. */
 void widget_fill(int y, int x, int w, enum role role);
 
-/* text when it fits in w columns, else its first w - 1 bytes and a mark
+/* text when it fits in w columns, else its first w - 1 columns and a mark
  * (an ellipsis, or "~" without UTF-8) in buf: cut where seen, never silently. */
 const char *widget_fit(const char *text, int w, char *buf, size_t size);
 

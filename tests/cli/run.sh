@@ -214,8 +214,8 @@ expect 0 "edit copy  x       explain rows, full screen" --dump-screen - --size 8
 expect 0 "L       latency against request rate" --dump-screen - --size 80x24 --keys "?"
 expect 0 "any key closes this help" --dump-screen - --size 80x24 --keys "?"
 # q with unexported scenarios asks, on a too small screen too (never unseen)
-expect 0 "Quit? 3 scenarios not exported (e exports). (y/N)" --dump-screen - --size 100x30 --keys bnq
-expect 0 "Quit? 3 scenarios not exported (e exports). (y/N)" --dump-screen - --size 60x20 --keys bnq
+expect 0 "Quit? 3 scenarios not exported: y quits, e exports, N stays. (y/e/N)" --dump-screen - --size 100x30 --keys bnq
+expect 0 "Quit? 3 scenarios not exported (y quits, e exports, N stays)" --dump-screen - --size 60x20 --keys bnq
 expect 0 "not quitting: e exports the session" --dump-screen - --size 100x30 --keys bnqn
 # --keys: an unknown <NAME> is refused with the names it knows, never typed in
 expect 2 "--keys: '<Bogus>' is not a key name (known: <Right> <Left>" --dump-screen - --keys "<Bogus>"

@@ -714,7 +714,7 @@ def test_q_asks_before_losing_an_unexported_session():
         t.press("y")
         t.wait_for(r"Copied to the clipboard")
         t.press("q")  # closes the box and acts: asks
-        t.wait_for(r"Quit\? 3 scenarios not exported \(e exports\)\. \(y/N\)")
+        t.wait_for(r"Quit\? 3 scenarios not exported: y quits, e exports, N stays\. \(y/e/N\)")
         t.press("n")
         t.wait_for(r"not quitting: e exports the session")
         assert os.waitpid(t.pid, os.WNOHANG)[0] == 0  # still running

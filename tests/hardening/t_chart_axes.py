@@ -130,8 +130,8 @@ def check_line(tag, lines, args):
         check(tag + ": none fit, said in one row",
               any("No user fits at any context" in l for l in lines), "\n".join(lines))
         return
-    row = next((l for l in lines if re.search(r"Users( by context:)? [0-9.]+[kM][: ][0-9]", l)),
-               None)
+    row = next((l for l in lines if re.search(r"Users( by context:)? [\u25cf@]?[0-9.]+[kM][: ][0-9]",
+                                              l)), None)
     check(tag + ": one row of the chart", row is not None, "\n".join(lines))
     if row is None:
         return
@@ -141,12 +141,17 @@ def check_line(tag, lines, args):
         taller = screen("%dx%s" % (cols, need.group(1)), args)
         check(tag + ": the chart at the %s rows it says" % need.group(1),
               find_chart(taller) is not None, "\n".join(taller))
-    items = re.findall(r"([0-9.]+[kM])[: ]([0-9,]+)", row[row.index("Users"):])
+    items = re.findall(r"([\u25cf@]?)([0-9.]+[kM])[: ]([0-9,]+)", row[row.index("Users"):])
     check(tag + ": users at three contexts at least", len(items) >= 3, row)
-    for ctx, users in items[-2:]:
+    # the current context among them, marked, with the users the plan counts there
+    check(tag + ": the context now marked once", [m for m, _, _ in items].count("") ==
+          len(items) - 1, row)
+    for mark, ctx, users in items[-2:] + [i for i in items[:-2] if i[0]]:
         r = plan(args, tokens(ctx))
+        want = r and (r["users_at_service_level"] if mark and "--min-tok-s" in args
+                      else r["max_users"])
         check("%s: %s users at %s as plan" % (tag, users, ctx),
-              r is not None and r["max_users"] == count(users), row)
+              r is not None and want == count(users), row)
 
 
 def test_charts():

@@ -74,8 +74,8 @@ f = path("labels.json")
 planner("a%s<Enter>na%s<Enter>e%s<Enter>" % (A1, A2, f))
 if loads_back("long labels", f):
     labels = [e["label"] for e in session_of(f)]
-    check("long labels: the first keeps 24 bytes, the second its own name",
-          labels == [A1[:24], "A"], labels)
+    check("long labels: the first keeps 24 bytes, the second its own name (its place's letter)",
+          labels == [A1[:24], "B"], labels)
 
 # --- a 200-character note keeps 160 and the status line says so
 screen = planner("N" + "n" * 200)

@@ -190,7 +190,7 @@ def test_the_current_tab_is_always_shown_and_tabs_left_out_are_counted():
 
 def test_one_long_name_is_shortened_so_every_tab_fits():
     title = screen("a" + "abcdefghijklmnopqrstuvwx<Enter>nnnnn", size="70x22").split("\n")[0]
-    assert re.search(r" 1 abc\w*\u2026 .* 2 A .* 5 D \[6 E\]", title), title
+    assert re.search(r" 1 abc\w*\u2026 .* 2 B .* 5 E \[6 F\]", title), title
 
 
 # ---- layouts: only the splits an engine takes ----

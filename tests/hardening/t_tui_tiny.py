@@ -49,10 +49,14 @@ def check(cols, rows, keys):
     if cols >= PRESENT_MIN[0] and rows >= PRESENT_MIN[1]:
         return None
     question = QUESTIONS.get(keys[-2:])
-    if question and rows > 1 and not lines[-1].startswith(question[:cols]):
+    if question and rows > 1 and not lines[-1].startswith(question[:cols]) and \
+            not lines[-1].startswith(question[:cols - 1] + "\u2026"):
         return "the question is not shown:\n%s" % text
     message_row = rows // 2
-    if not (question and message_row == rows - 1) and "Enlarge"[:cols] not in lines[message_row]:
+    # cut short, the message ends in an ellipsis ("E\u2026" in 2 columns)
+    shown = ("Enlarge"[:cols], "Enlarge"[:cols - 1] + "\u2026")
+    if not (question and message_row == rows - 1) and \
+            not any(m in lines[message_row] for m in shown):
         return "no too-small message on row %d:\n%s" % (message_row, text)
     if BOX & set(text):
         return "a box drawn over the too-small message:\n%s" % text

@@ -145,6 +145,8 @@ static void cut_wide_characters_end_as_curses_leaves_them(void **state)
     assert_int_equal(w[0], L' '); /* the first character's left half, blanked */
 }
 
+/* A widget's text cut short ends in an ellipsis, at its width and at the
+ * screen's edge alike; the canvas's own text is only clipped. */
 static void text_stops_at_its_width_and_the_edge(void **state)
 {
     (void)state;
@@ -154,11 +156,28 @@ static void text_stops_at_its_width_and_the_edge(void **state)
     assert_int_equal(widget_text(4, 36, 10, ROLE_TEXT, "wxyz12"), 4);
     assert_int_equal(widget_text(4, 40, 10, ROLE_TEXT, "off"), 0);
     assert_int_equal(widget_text(0, 0, 1, ROLE_TEXT, "\u65e5"), 0); /* two columns: no room */
+    assert_int_equal(widget_text(1, 0, 4, ROLE_TEXT, "abcd"), 4); /* fits: no mark */
+    assert_int_equal(widget_text(3, 0, 4, ROLE_TEXT, "a\u65e5\u65e5"), 4); /* a wide one gives way */
+    assert_int_equal(canvas_text(0, 0, 3, A_NORMAL, "abcdef", true), 3);
     term_refresh();
     row_text(2, text, sizeof text);
-    assert_string_equal(text, "abc");
+    assert_string_equal(text, "ab\u2026");
     row_text(4, text, sizeof text);
-    assert_string_equal(text, "                                    wxyz");
+    assert_string_equal(text, "                                    wxy\u2026");
+    row_text(1, text, sizeof text);
+    assert_string_equal(text, "abcd");
+    cchar_t cell; /* the wide character whole, the mark in the last column */
+    wchar_t wc[CCHARW_MAX + 1];
+    attr_t attrs;
+    short pair;
+    mvwin_wch(stdscr, 3, 1, &cell);
+    getcchar(&cell, wc, &attrs, &pair, NULL);
+    assert_int_equal(wc[0], 0x65e5);
+    mvwin_wch(stdscr, 3, 3, &cell);
+    getcchar(&cell, wc, &attrs, &pair, NULL);
+    assert_int_equal(wc[0], 0x2026);
+    row_text(0, text, sizeof text);
+    assert_string_equal(text, "abc");
 }
 
 int main(void)
