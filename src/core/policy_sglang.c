@@ -494,10 +494,6 @@ const struct engine_desc engine_sglang = {
      * pads the heads (configs/update_config.py,
      * adjust_config_with_unaligned_cpu_tp) */
     .refuses_uneven_tp = "models/llama.py, LlamaAttention.__init__",
-    /* --context-length past the model's derived length raises ValueError
-     * unless the variable is set (configs/model_config.py, ModelConfig.__init__) */
-    .long_context_env = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
-    .long_context_source = "configs/model_config.py, ModelConfig.__init__",
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},

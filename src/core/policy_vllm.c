@@ -587,10 +587,6 @@ const struct engine_desc engine_vllm = {
      * (raises ValueError); the KV heads: model_executor/layers/linear.py,
      * QKVParallelLinear.__init__ (divide() asserts), read at main 002db495 */
     .refuses_uneven_tp = "vllm/config/model.py, ModelConfig.verify_with_parallel_config",
-    /* --max-model-len past the derived maximum raises ValueError unless the
-     * variable is set (vllm/config/model.py, _get_and_verify_max_len) */
-    .long_context_env = "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
-    .long_context_source = "vllm/config/model.py, _get_and_verify_max_len",
     .refuses_model = vllm_refuses_model,
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},

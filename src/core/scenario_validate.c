@@ -351,12 +351,6 @@ static bool tokens_validate(const struct scenario *s, const char *const *n,
             return fail(d, n, SF_AVG, field, "%llu tokens must be more than %s (%llu tokens)",
                         (ull)s->avg_context_tokens, n[SF_PREFIX], (ull)s->prefix_tokens);
     }
-    const struct engine_desc *ed = engine_desc(e->kind);
-    uint64_t most = s->model.max_context_tokens;
-    if (context && ed->long_context_source && most && s->context_tokens > most)
-        return fail(d, n, SF_CONTEXT, field, "%llu tokens is more than the %llu positions of %s: "
-                    "%s refuses it unless %s (%s)", (ull)s->context_tokens, (ull)most,
-                    s->model.id, ed->title, ed->long_context_env, ed->long_context_source);
     if (fixed && s->block_tokens > BLOCK_TOKENS_MAX)
         return fail(d, n, SF_BLOCK, field, "%llu tokens is out of range (1 to %d)",
                     (ull)s->block_tokens, BLOCK_TOKENS_MAX);

@@ -6,10 +6,6 @@ option and the engine's rule named, where the generic rule only warns:
   QKVParallelLinear's divide() for the KV heads; SGLang: each model's
   attention asserts it, models/llama.py LlamaAttention.__init__), on the
   command line and in a snapshot;
-- a context past the model's max_position_embeddings (vLLM:
-  vllm/config/model.py, _get_and_verify_max_len, unless
-  VLLM_ALLOW_LONG_MAX_MODEL_LEN=1; SGLang: configs/model_config.py,
-  ModelConfig.__init__, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1);
 - DeepSeek-V3.2 under vLLM's V0 engine (its indexer is a V1 backend only).
 And import-hf's reading of compressed-tensors INT4: a group without a strategy
 is the group strategy (compressed-tensors QuantizationArgs), the config's
@@ -53,21 +49,6 @@ def test_uneven_tp_snapshot_refused():
     with open(path, "w") as f:
         json.dump(snap, f)
     refused(["plan", "--load", path], path, "--tp", "verify_with_parallel_config")
-
-
-def test_long_context_refused():
-    v4 = ["plan", "--model", "deepseek-v4-flash", "--context", "2M", "--gpus", "8", "--gpu",
-          "h200"]
-    refused(v4 + ["--engine", "vllm"], "--context", "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
-            "_get_and_verify_max_len")
-    refused(LLAMA + ["--gpu", "h100-sxm", "--gpus", "8", "--context", "256k", "--engine",
-                     "sglang"], "--context", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
-    status, out, err = run(LLAMA + ["--gpu", "h100-sxm", "--gpus", "8", "--context", "256k"])
-    check("the generic rule plans past the maximum position and warns",
-          status == 0 and "longer than the model's maximum position" in out, (status, err))
-    status, out, err = run(LLAMA + ["--gpu", "h100-sxm", "--gpus", "8", "--context", "128k",
-                                    "--engine", "vllm"])
-    check("vLLM at the model's own maximum plans", status == 0, err)
 
 
 def test_v0_refuses_v32():
@@ -117,5 +98,5 @@ def test_unread_quantization_said():
 
 if __name__ == "__main__":
     main([test_uneven_tp_refused, test_uneven_tp_generic_warns, test_uneven_tp_snapshot_refused,
-          test_long_context_refused, test_v0_refuses_v32, test_int4_without_strategy,
+          test_v0_refuses_v32, test_int4_without_strategy,
           test_unread_quantization_said])

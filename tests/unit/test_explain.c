@@ -207,10 +207,6 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     s.engine.kind = (enum engine_kind)engine;
                     s.units = next(4) == 0 ? UNITS_GB : UNITS_GIB;
                     s.context_tokens = 512ull << next(10); /* 512 to 256k */
-                    /* ... within the model's positions where the engine refuses more */
-                    if (engine_desc(engine)->long_context_source &&
-                        s.context_tokens > m->max_context_tokens)
-                        s.context_tokens = m->max_context_tokens;
                     if (next(3) == 0)
                         s.prefix_tokens = next(s.context_tokens / 2);
                     if (next(3) == 0)

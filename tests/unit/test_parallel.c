@@ -53,7 +53,6 @@ static void sglang_dp_attention_keeps_one_latent_per_request_not_per_rank(void *
     s.model.kv_heads = 16;
     s.model.params = 15700000000ull;
     s.gpus = 2;
-    s.model.max_context_tokens = 163840; /* its max_position_embeddings */
     s.context_tokens = 32768;
     struct plan_result plain = run(&s);
     s.dp_attention = true;
