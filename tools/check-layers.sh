@@ -60,7 +60,7 @@ for f in $(find src -name '*.[ch]' | sort); do
     case "$f" in
     src/core/engine.c | src/core/engine.h | src/core/engine_desc.h) continue ;;
     src/core/policy_generic.c) own=GENERIC ;;
-    src/core/policy_vllm.c) own=VLLM ;;
+    src/core/policy_vllm.c | src/core/policy_vllm_refuse.c) own=VLLM ;;
     src/core/policy_sglang.c) own=SGLANG ;;
     src/core/policy_llamacpp.c | src/core/policy_llamacpp_cells.c) own=LLAMACPP ;;
     src/core/policy_trtllm.c) own=TRTLLM ;;

@@ -152,6 +152,10 @@ struct engine_desc {
     const char *refuses_draft;   /* why a --draft-model is refused; NULL: taken */
     const char *refuses_offload; /* why --n-cpu-moe, --no-kv-offload are refused; NULL: taken */
     const char *refuses_v_dtype; /* why --kv-dtype-v is refused; NULL: taken or ignored */
+    const char *refuses_uneven_tp; /* where it refuses a TP that splits the heads unevenly
+                                  * (scenario_tp_even); NULL: the plan warns */
+    const char *(*refuses_model)(const struct scenario *s); /* why the model is refused
+                                  * at the scenario's rule; NULL (or it gives NULL): taken */
     uint64_t (*default_context)(const struct scenario *s); /* the context when none is given,
                                   * the engine's own default; NULL: kvplan's */
     bool dp_attention;           /* takes --enable-dp-attention */

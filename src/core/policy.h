@@ -159,6 +159,10 @@ uint64_t vllm_held_extra(const struct policy_ctx *c);
 uint64_t vllm_request_bytes(uint64_t request_blocks, uint64_t block_bytes);
 uint64_t vllm_logged_tokens(const struct plan_budget *r);
 
+/* Why vLLM does not serve the scenario's model at its rule, or NULL
+ * (policy_vllm_refuse.c). */
+const char *vllm_refuses_model(const struct scenario *s);
+
 /* vLLM V1's windowed group (policy_vllm_dsv4.c): the blocks of `unit`
  * tokens a request of len tokens holds in a sliding window (the window less
  * one plus a batch, at most len, rounded up, and one more: the window may

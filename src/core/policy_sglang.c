@@ -489,6 +489,12 @@ const struct engine_desc engine_sglang = {
     .versions = {{RULE_CURRENT, "sglang@0.5", {"0.5"}, "the latest: the pool is mem-fraction-"
                   "static of the memory free before loading less the weights, as in 0.4", "0.5", "0.4",
                   "0.5.x", "its memory rule is read from 0.4 on"}},
+    /* each model's attention asserts the query heads, and the KV heads or TP
+     * a multiple of them, divide by the TP size (models/llama.py,
+     * LlamaAttention.__init__, the other model files alike); only a CPU run
+     * pads the heads (configs/update_config.py,
+     * adjust_config_with_unaligned_cpu_tp) */
+    .refuses_uneven_tp = "models/llama.py, LlamaAttention.__init__",
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},

@@ -593,6 +593,11 @@ const struct engine_desc engine_vllm = {
                  {RULE_VLLM_V0, "vllm@0", {"0", "v0"},
                   "the V0 engine: logits profiled for every batched token, windows sized "
                   "for the whole context, one server per replica", "V0", "0", NULL, NULL}},
+    /* the query heads: vllm/config/model.py, ModelConfig.verify_with_parallel_config
+     * (raises ValueError); the KV heads: model_executor/layers/linear.py,
+     * QKVParallelLinear.__init__ (divide() asserts), read at main 002db495 */
+    .refuses_uneven_tp = "vllm/config/model.py, ModelConfig.verify_with_parallel_config",
+    .refuses_model = vllm_refuses_model,
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},

@@ -178,6 +178,14 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
     const struct engine_desc *e = engine_desc(s->engine.kind);
     if (s->tp != 0 && (s->tp > 1 || s->gpus > 1) && e->refuses_tp)
         return fail(d, n, SF_TP, field, "%s", e->refuses_tp);
+    const char *why = e->refuses_model ? e->refuses_model(s) : NULL;
+    if (why)
+        return fail(d, n, SF_ENGINE, field, "%s: %s", s->model.id, why);
+    if (e->refuses_uneven_tp && !s->dp_attention && !scenario_tp_even(s, scenario_tp(s)))
+        return fail(d, n, s->tp ? SF_TP : SF_GPUS, field, "tensor parallel %u does not split the "
+                    "%u attention heads of %s evenly (%u KV heads): %s refuses it (%s)",
+                    scenario_tp(s), s->model.attention_heads, s->model.id,
+                    s->kv_heads ? s->kv_heads : s->model.kv_heads, e->title, e->refuses_uneven_tp);
     if (s->pp > 1 && e->splits_layers)
         return fail(d, n, SF_PP, field, "%s already splits layers across its GPUs; give "
                     "them with %s instead", e->title, n[e->refuses_tp ? SF_GPUS : SF_TP]);

@@ -85,9 +85,12 @@ static bool ignores(const cJSON *ignore, const char *what)
 }
 
 /* The group size of a config group quantizing weights to 4-bit ints in
- * groups; 0 when none does. */
-static bool int4_group(const struct jsonread *qr, const cJSON *groups, uint64_t *size,
-                       struct diag *d)
+ * groups, packed; 0 when none does. As compressed-tensors reads them
+ * (quantization/quant_args.py, QuantizationArgs.validate_model_after): a
+ * group_size without a strategy is the "group" strategy; a group without a
+ * format of its own takes the config's (`format`, compressors' apply order). */
+static bool int4_group(const struct jsonread *qr, const cJSON *groups, const char *format,
+                       uint64_t *size, struct diag *d)
 {
     *size = 0;
     const cJSON *g;
@@ -96,20 +99,43 @@ static bool int4_group(const struct jsonread *qr, const cJSON *groups, uint64_t 
         const cJSON *w = cJSON_GetObjectItemCaseSensitive(g, "weights");
         if (!cJSON_IsObject(w))
             continue;
-        char type[16] = "", strategy[16] = "";
+        char type[16] = "", strategy[16] = "", own[32] = "";
         uint64_t bits = 0, gs = 0;
+        struct jsonread gr = jsonread_child(qr, g->string ? g->string : "group",
+                                            "quantization_config.config_groups.");
         struct jsonread wr = jsonread_child(qr, "weights", "quantization_config.weights.");
-        if (!jsonread_string(&wr, w, "type", false, type, sizeof type, d) ||
+        if (!jsonread_string(&gr, g, "format", false, own, sizeof own, d) ||
+            !jsonread_string(&wr, w, "type", false, type, sizeof type, d) ||
             !jsonread_string(&wr, w, "strategy", false, strategy, sizeof strategy, d) ||
             !jsonread_u64(&wr, w, "num_bits", false, 1, 64, &bits, d) ||
             !jsonread_u64(&wr, w, "group_size", false, 1, 1 << 20, &gs, d))
             return false;
-        if (bits == 4 && strcmp(type, "int") == 0 && strcmp(strategy, "group") == 0 && gs) {
+        const char *fmt = own[0] ? own : format;
+        bool grouped = strcmp(strategy, "group") == 0 || (strategy[0] == '\0' && gs);
+        bool packed = fmt[0] == '\0' || strcmp(fmt, "pack-quantized") == 0;
+        if (bits == 4 && strcmp(type, "int") == 0 && grouped && packed && gs) {
             *size = gs;
             return true;
         }
     }
     return true;
+}
+
+/* A quantization_config this reading leaves aside: said, with the precision
+ * the weights are planned in instead. */
+static bool not_read(struct hf_read *x, const char *field, const char *why)
+{
+    hf_note(x->h, "quantization_config.%s: %s: not understood, the weights planned as %s", field,
+            why, dtype_info(x->h->model.weight_dtype)->name);
+    return true;
+}
+
+/* Whether the precision reading (hfconfig_spec.c) took the config's method
+ * or bits. */
+static bool read_elsewhere(const struct hf_read *x)
+{
+    enum dtype w = x->h->model.weight_dtype;
+    return w == DTYPE_FP8 || w == DTYPE_INT4 || w == DTYPE_INT8 || x->h->dims.mxfp4_experts;
 }
 
 bool hf_late_int4_experts(struct hf_read *x, uint64_t total)
@@ -123,20 +149,25 @@ bool hf_late_int4_experts(struct hf_read *x, uint64_t total)
     if (!cJSON_IsObject(q))
         return true;
     struct jsonread qr = jsonread_child(qr0, "quantization_config", "quantization_config.");
-    char method[32] = "";
-    if (!jsonread_string(&qr, q, "quant_method", false, method, sizeof method, x->d))
+    char method[32] = "", format[32] = "";
+    if (!jsonread_string(&qr, q, "quant_method", false, method, sizeof method, x->d) ||
+        !jsonread_string(&qr, q, "format", false, format, sizeof format, x->d))
         return false;
+    if (strcmp(method, "compressed-tensors") != 0)
+        return read_elsewhere(x) ? true : not_read(x, "quant_method", method[0] ? method : "none");
     const cJSON *groups = cJSON_GetObjectItemCaseSensitive(q, "config_groups");
     const cJSON *ignore = cJSON_GetObjectItemCaseSensitive(q, "ignore");
     uint64_t gs = 0;
-    if (strcmp(method, "compressed-tensors") != 0 || !cJSON_IsObject(groups) ||
-        !cJSON_IsArray(ignore) || !ignores(ignore, "self_attn") ||
-        !ignores(ignore, "shared_experts"))
-        return true;
-    if (!int4_group(&qr, groups, &gs, x->d))
+    if (!cJSON_IsObject(groups))
+        return not_read(x, "config_groups", "none");
+    if (!int4_group(&qr, groups, format, &gs, x->d))
         return false;
     if (gs == 0)
-        return true;
+        return not_read(x, "config_groups", "no packed 4-bit int weights in groups");
+    if (!cJSON_IsArray(ignore) || !ignores(ignore, "self_attn") ||
+        !ignores(ignore, "shared_experts"))
+        return not_read(x, "ignore", "INT4 beyond the routed experts (kvplan reads INT4 "
+                        "experts with attention and shared experts left out)");
     const struct arch_dims *a = &x->h->dims;
     struct model_spec *m = &x->h->model;
     uint64_t experts = 0;

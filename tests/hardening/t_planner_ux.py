@@ -216,8 +216,9 @@ def test_gpus_and_tp_steps_offer_only_splits_of_the_heads():
     assert slider(screen("<Up><Up><Up><Right>", *args), "TP")[0] == "4"
     assert slider(screen("<Up><Up><Up><Left>", *args), "TP")[0] == "2"
     # the sweep marks a split given that the heads cannot take, with the plan's
-    # words under the table; without --tp each count gets one they can
-    out = run("sweep", "--engine", "vllm", "--gpus", "3", "--tp", "3",
+    # words under the table (the generic rule: vLLM refuses it); without --tp
+    # each count gets one they can
+    out = run("sweep", "--engine", "generic", "--gpus", "3", "--tp", "3",
               "--vary", "gpus=3..6").stdout.decode()
     gpus = {r.split()[0]: r.split()[1] for r in out.splitlines()[2:6]}
     assert gpus["3"] == "3!" and gpus["6"] == "6=3x2!", out

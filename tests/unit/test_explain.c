@@ -195,6 +195,10 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     bool no_tp = engine_desc(engine)->refuses_tp != NULL;
                     if (no_tp && tp != gpus)
                         continue;
+                    /* vLLM and SGLang refuse a TP that splits the heads unevenly */
+                    if (engine_desc(engine)->refuses_uneven_tp &&
+                        !scenario_heads_split(m, m->kv_heads, m->attention == ATTENTION_MLA, tp))
+                        continue;
                     const struct gpu_spec *g = &cat.gpus[next(cat.gpu_count)].spec;
                     struct scenario s;
                     scenario_default(&s, g, m);

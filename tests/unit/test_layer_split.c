@@ -69,9 +69,15 @@ static void a_gpu_count_defaults_to_a_split_of_the_heads(void **state)
         assert_true(scenario_tp_even(&s, scenario_tp(&s)));
     }
     s.gpus = 12;
-    s.tp = 12; /* as asked: kept, and the plan warns */
+    s.tp = 12; /* as asked: kept; vLLM refuses it (ModelConfig.verify_with_parallel_config) */
     assert_int_equal(scenario_tp(&s), 12);
+    enum scenario_field field = SF_COUNT;
+    struct diag d = {0};
+    assert_false(scenario_validate(&s, NULL, &field, &d));
+    assert_int_equal(field, SF_TP);
+    s.engine.kind = ENGINE_GENERIC; /* the generic rule plans it and warns */
     assert_true(run(&s).warnings & WARN_HEADS_UNEVEN_SPLIT);
+    s.engine.kind = ENGINE_VLLM;
     s.tp = 0;
     assert_false(run(&s).warnings & WARN_HEADS_UNEVEN_SPLIT);
     /* tensor parallel stays within a node (8 GPUs) or an NVLink domain: 16
