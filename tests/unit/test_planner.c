@@ -21,10 +21,16 @@
 
 static struct catalog cat;
 
+/* The files the planner opens or exports are remembered in a private state
+ * directory, never in the user's own recent list. */
+static char state_dir[] = "/tmp/kvplan-planner-state-XXXXXX";
+
 static int load(void **state)
 {
     (void)state;
     struct diag d = {0};
+    if (!mkdtemp(state_dir) || setenv("XDG_STATE_HOME", state_dir, 1) != 0)
+        return -1;
     catalog_init(&cat);
     return catalog_load_embedded(&cat, &d) ? 0 : -1;
 }
@@ -33,6 +39,12 @@ static int unload(void **state)
 {
     (void)state;
     catalog_free(&cat);
+    char recent[sizeof state_dir + 32];
+    snprintf(recent, sizeof recent, "%s/kvplan/recent", state_dir);
+    unlink(recent);
+    snprintf(recent, sizeof recent, "%s/kvplan", state_dir);
+    rmdir(recent);
+    rmdir(state_dir);
     return 0;
 }
 
