@@ -6,20 +6,14 @@ of the weights cost users but serve in parallel; 6 GPUs serve more than 3 users
 (3 x TP 2 held 65 GiB of weights a GPU and 1 user a replica).
 Usage: t_default_layout.py KVPLAN. Ends with "N passed, N failed"."""
 import json
+import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tally import check, finish  # noqa: E402
+
 K = sys.argv[1]
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def plan(gpus):
@@ -41,5 +35,4 @@ for g in range(1, 17):
         best = max(best, users)
 for g in (6, 10, 14):
     check(rows[g][0] > rows[g - 1][0], f"{g} GPUs: {rows[g][0]} users, {g - 1}: {rows[g - 1][0]}")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()
