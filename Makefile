@@ -117,6 +117,7 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 	@sh tests/cli/run.sh $(BUILD)/kvplan
 	@sh tests/hostile/run.sh $(BUILD)/kvplan
 	@sh tests/hardening/run.sh $(BUILD)/kvplan
+	@sh tests/cli/check_state_home.sh $(BUILD)/kvplan
 	@/usr/bin/python3 tests/cli/check_import.py $(BUILD)/kvplan
 	@/usr/bin/python3 tools/validate.py $(BUILD)/kvplan tests/data/calibration.json --check
 	@/usr/bin/python3 tools/readme_examples.py $(BUILD)/kvplan --check

@@ -8,6 +8,8 @@ T=$(mktemp -d /tmp/kvplan-cli.XXXXXX)
 trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
 # A private, empty user preset directory, so the machine's own presets never leak in.
 export XDG_CONFIG_HOME="$T/config"
+# and a private recent-files list: the files the tests open are not the user's
+export XDG_STATE_HOME="$T/state"
 pass=0
 failed=0
 ok() { pass=$((pass + 1)); }

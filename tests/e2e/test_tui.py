@@ -20,7 +20,7 @@ KVPLAN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/kvplan")
 SCENARIO = ["--gpu", "a100-80gb", "--model", "llama-2-7b", "--context", "4k"]
 TMP = tempfile.mkdtemp(prefix="kvplan-e2e-")
 atexit.register(shutil.rmtree, TMP, True)
-ENV = dict(os.environ, XDG_CONFIG_HOME=TMP)
+ENV = dict(os.environ, XDG_CONFIG_HOME=TMP, XDG_STATE_HOME=os.path.join(TMP, "state"))
 ENV.pop("NO_COLOR", None)
 
 

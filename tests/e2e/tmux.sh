@@ -9,6 +9,9 @@ K=${1:?usage: tmux.sh KVPLAN}
 case $K in /*) ;; *) K=$(pwd)/$K ;; esac
 command -v tmux >/dev/null || { echo "tmux: 0 passed, 0 failed (tmux not installed)"; exit 0; }
 D=$(mktemp -d /tmp/kvplan-tmux.XXXXXX)
+# each server starts here and passes it on: the recent files the tests open
+# are not the user's
+export XDG_STATE_HOME="$D/state"
 SOCK=
 T() { tmux -S "$SOCK" -f /dev/null "$@"; }
 cleanup() {

@@ -1,12 +1,20 @@
 #!/bin/sh
 # Runs every hardening test in this folder (each *.sh with sh, each *.py
 # with python3), passing the binary; each ends with "N passed, N failed".
-# Usage: run.sh path/to/kvplan. Ends with the total "N passed, N failed".
-K=${1:?usage: run.sh KVPLAN}
+# Usage: run.sh path/to/kvplan [t_NAME ...] (all of them without names).
+# Ends with the total "N passed, N failed".
+K=${1:?usage: run.sh KVPLAN [t_NAME ...]}
 case $K in /*) ;; *) K=$(pwd)/$K ;; esac
+shift
 HERE=$(cd "$(dirname "$0")" && pwd)
+# The tests' presets and recent files live here, never in the user's own.
+S=$(mktemp -d /tmp/kvplan-hardening.XXXXXX)
+trap 'rm -rf "$S"' EXIT
+export XDG_CONFIG_HOME="$S/config" XDG_STATE_HOME="$S/state"
 pass=0 failed=0 status=0
-for f in "$HERE"/t_*.sh "$HERE"/t_*.py; do
+if [ $# -gt 0 ]; then set -- $(for n in "$@"; do echo "$HERE/$n"; done)
+else set -- "$HERE"/t_*.sh "$HERE"/t_*.py; fi
+for f in "$@"; do
     [ -f "$f" ] || continue
     case $f in *.py) out=$(/usr/bin/python3 "$f" "$K" 2>&1) ;; *) out=$(sh "$f" "$K" 2>&1) ;; esac
     rc=$?

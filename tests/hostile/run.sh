@@ -7,6 +7,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d /tmp/kvplan-hostile.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export XDG_CONFIG_HOME="$T/config"
+export XDG_STATE_HOME="$T/state"
 D="$HERE/data/"
 # a file just over the 16 MiB limit, made here rather than kept in the repository
 head -c 17825792 /dev/zero | tr '\0' ' ' > "$T/huge.json"
