@@ -87,7 +87,7 @@ def test_invalid_figures_are_refused():
     refused(vllm_json("ttft-zero.json", mean_ttft_ms=0), "mean_ttft_ms")
     # 16 GB of weights over 3.35 TB/s take about 4.8 ms a step
     refused(vllm_json("tpot-fast.json", mean_tpot_ms=0.5, mean_itl_ms=0.5), "tpot-fast.json", "0.500 ms",
-            "100% of its peak memory bandwidth")
+            "100% of its peak memory bandwidth (the weights)")
     refused(vllm_json("ttft-fast.json", mean_ttft_ms=2), "ttft-fast.json", "2.000 ms", "peak compute")
     rows = json.loads(read("llama-bench.json"))
     rows[1].pop("avg_ts")
