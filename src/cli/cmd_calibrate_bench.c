@@ -29,6 +29,7 @@ struct bench_calib {
     struct fit_result fit;
     char from[3][200];
     bool gpu_assumed; /* no --gpu, and the file names no catalogue GPU */
+    char gpu_matched[64]; /* the preset of the GPU the file names, "" when none */
 };
 
 /* What the file says it ran, where no option says otherwise: llama-bench
@@ -68,8 +69,10 @@ static bool bench_scenario(struct bench_calib *k, struct diag *d)
     bool ok = options_load_catalog(o, &cat, d);
     for (size_t i = 0; ok && !o->gpu_id && !o->load_path && k->b->gpu[0] && i < cat.gpu_count;
          i++)
-        if (strcasecmp(cat.gpus[i].spec.name, k->b->gpu) == 0)
+        if (strcasecmp(cat.gpus[i].spec.name, k->b->gpu) == 0) {
             with.gpu_id = cat.gpus[i].spec.id;
+            snprintf(k->gpu_matched, sizeof k->gpu_matched, "%s", with.gpu_id);
+        }
     bench_ran(k->b, &with);
     ok = ok && options_scenario(&with, &cat, &k->s, d);
     catalog_free(&cat);
@@ -107,7 +110,9 @@ static void print_points(const struct bench_calib *k)
         printf("  line %-4d %-30s %9.3f ms  %s %llu user%s%s, %llu in / %llu out%s\n", q->line,
                q->figure, p->measured_s * 1e3, p->kind == FIT_DECODE ? "decode," : "first token,",
                (unsigned long long)p->concurrency, p->concurrency == 1 ? "" : "s",
-               q->concurrency_estimated ? " (estimated)" : "",
+               q->littles_law              ? " (estimated by Little's law)"
+               : q->concurrency_estimated ? " (estimated)"
+                                          : "",
                (unsigned long long)p->input_tokens, (unsigned long long)p->output_tokens, depth);
         printf("            memory %.3f ms, compute %.3f ms, all-reduce + MoE %.3f ms, %g "
                "stage%s\n",
@@ -224,9 +229,14 @@ static void print_notes(const struct bench_calib *k)
     if (k->gpu_assumed) {
         char said[sizeof b->gpu + 64];
         text_escape(b->gpu[0] ? b->gpu : "none", said, sizeof said);
-        printf("\nnote: the GPU is assumed: %s (the file names %s%s): give %s ID for the one "
+        printf("\nnote: the GPU is assumed: %s (the file names %s%s%s): give %s ID for the one "
                "it ran on\n", k->s.gpu.name, b->gpu[0] ? "" : "no GPU", b->gpu[0] ? said : "",
-               OPTION_FLAG(OPT_GPU));
+               b->gpu[0] ? ", which matches no GPU preset" : "", OPTION_FLAG(OPT_GPU));
+    }
+    if (k->gpu_matched[0]) {
+        char said[sizeof b->gpu + 64];
+        text_escape(b->gpu, said, sizeof said);
+        printf("\nnote: the GPU is the one the file names, %s: preset %s\n", said, k->gpu_matched);
     }
     if (b->speculative)
         printf("\nnote: the benchmark reports speculative decoding; kvplan times the model's own "
@@ -261,6 +271,37 @@ static bool bench_save(const struct bench_calib *k, struct diag *d)
         .points = k->pts, .labels = k->labels, .npoints = k->b->npoints,
         .from = {k->from[0], k->from[1], k->from[2]}};
     return calibration_save_speed(o->save_path, &c, d);
+}
+
+/* False with d when a figure is faster than the GPU's peak allows: a decode
+ * step under its weights' reads at full bandwidth (the step of one user at a
+ * one-token context), a prefill under its arithmetic at full compute. */
+static bool physically_possible(struct bench_calib *k, struct diag *d)
+{
+    static struct fit_point bare[FIT_POINTS_MAX];
+    struct fit_result ignore;
+    struct diag none = {0};
+    int n = k->b->npoints;
+    for (int i = 0; i < n; i++) {
+        bare[i] = k->pts[i];
+        bare[i].kind = FIT_DECODE;
+        bare[i].concurrency = bare[i].input_tokens = 1;
+        bare[i].output_tokens = 2;
+        bare[i].depth = 0;
+    }
+    bool weights = speedfit_run(&k->s, k->fixed, bare, n, &ignore, &none);
+    for (int i = 0; i < n; i++) {
+        const struct fit_point *p = &k->pts[i];
+        bool decode = p->kind == FIT_DECODE;
+        double bound = decode ? (weights ? bare[i].memory_s : 0) : p->compute_s;
+        if (p->measured_s < bound)
+            return diag_fail(d, "%s:%d: %s %.3f ms is faster than %s allows: %.3f ms at 100%% of "
+                             "its peak %s: the figure, or the scenario (GPU, weight precision, "
+                             "tensor parallel), is wrong", k->shown, k->b->points[i].line,
+                             k->b->points[i].figure, p->measured_s * 1e3, k->s.gpu.name,
+                             bound * 1e3, decode ? "memory bandwidth (the weights)" : "compute");
+    }
+    return true;
 }
 
 /* The largest residual a saved fit may leave (rms, relative). */
@@ -307,6 +348,8 @@ int calibrate_bench(const struct options *o, const struct bench_log *b, const ch
                   100 * k.fit.rms, 100 * FIT_SAVE_RMS_MAX);
         return cli_fail(d.message);
     }
+    if (!physically_possible(&k, &d))
+        return cli_fail(d.message);
     if (o->save_path) {
         if (!bench_save(&k, &d))
             return cli_fail(d.message);

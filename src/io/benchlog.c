@@ -38,7 +38,7 @@ void bench_run_init(struct bench_run *r)
 }
 
 static bool add_point(struct bench_log *b, const struct fit_point *p, const char *figure, int line,
-                      bool estimated)
+                      int estimated)
 {
     if (b->npoints >= FIT_POINTS_MAX)
         return false;
@@ -46,21 +46,23 @@ static bool add_point(struct bench_log *b, const struct fit_point *p, const char
     q->fit = *p;
     snprintf(q->figure, sizeof q->figure, "%s", figure);
     q->line = line;
-    q->concurrency_estimated = estimated;
+    q->concurrency_estimated = estimated != 0;
+    q->littles_law = estimated == 1;
     return true;
 }
 
 /* The run's concurrency: the benchmark's limit, else the option's, else the
- * mean in flight (Little's law: requests a second x seconds a request). */
+ * mean in flight (Little's law: requests a second x seconds a request), else
+ * 1. *estimated: 0 given, 1 by Little's law, 2 assumed. */
 static double run_concurrency(const struct bench_run *r, double out, uint64_t given,
-                              bool *estimated)
+                              int *estimated)
 {
-    *estimated = false;
+    *estimated = 0;
     if (r->max_concurrency >= 1)
         return r->max_concurrency;
     if (given)
         return (double)given;
-    *estimated = true;
+    *estimated = 1;
     if (r->mean_concurrency > 0)
         return r->mean_concurrency;
     double e2el = r->e2el_ms > 0 ? r->e2el_ms
@@ -68,6 +70,7 @@ static double run_concurrency(const struct bench_run *r, double out, uint64_t gi
                                                      : -1;
     if (r->request_rate > 0 && e2el > 0)
         return r->request_rate * e2el / 1000.0;
+    *estimated = 2;
     return 1;
 }
 
@@ -90,7 +93,7 @@ bool bench_add_run(const char *path, const struct bench_run *r, uint64_t concurr
         if (!isfinite(values[i]) || values[i] > 1e8)
             return diag_fail(d, "%s:%d: %g ms is not a time a benchmark measures", path,
                              r->line_tpot, values[i]);
-    bool estimated;
+    int estimated;
     double c = run_concurrency(r, out, concurrency, &estimated);
     if (!(c >= 1 && c <= 1e8))
         return diag_fail(d, "%s:%d: a concurrency of %g: not 1 to 100,000,000", path,
@@ -117,10 +120,14 @@ bool bench_add_run(const char *path, const struct bench_run *r, uint64_t concurr
 bool bench_add_llama(const char *path, int line, double n_prompt, double n_gen, double depth,
                      double ts, struct bench_log *b, struct diag *d)
 {
-    if (!(ts > 0 && isfinite(ts)) || !(n_prompt >= 0 && n_gen >= 0 && depth >= 0) ||
-        n_prompt > 1e8 || n_gen > 1e8 || depth > 1e8)
-        return diag_fail(d, "%s:%d: t/s %g over %g prompt and %g generated tokens is not a "
-                            "measurement", path, line, ts, n_prompt, n_gen);
+    if (!(ts > 0 && isfinite(ts)))
+        return diag_fail(d, "%s:%d: avg_ts (the t/s column) is not a positive speed", path, line);
+    const char *bad = !(n_prompt >= 0 && n_prompt <= 1e8) ? "n_prompt"
+                      : !(n_gen >= 0 && n_gen <= 1e8)     ? "n_gen"
+                      : !(depth >= 0 && depth <= 1e8)     ? "n_depth"
+                                                          : NULL;
+    if (bad)
+        return diag_fail(d, "%s:%d: %s is not a count of 0 to 100,000,000 tokens", path, line, bad);
     if ((n_prompt > 0) == (n_gen > 0))
         return true; /* pp+tg rows mix both: not one step kind */
     char figure[48], at[24] = "";
@@ -222,7 +229,8 @@ static bool parse_summary(const char *path, const char *text, size_t len, uint64
     size_t at = 0;
     int n = 0;
     bool open = false;
-    struct bench_run r;
+    struct bench_run r, before; /* before: what is printed ahead of the next block */
+    bench_run_init(&before);
     while (next_line(text, len, &at, line, sizeof line)) {
         n++;
         const char *s = line;
@@ -233,8 +241,19 @@ static bool parse_summary(const char *path, const char *text, size_t len, uint64
                 return false;
             bench_run_init(&r);
             r.line_ttft = r.line_tpot = r.line_conc = n;
+            if (before.max_concurrency >= 1) {
+                r.max_concurrency = before.max_concurrency; /* the block's own field wins */
+                r.line_conc = before.line_conc;
+            }
+            bench_run_init(&before);
             open = true;
-        } else if (open) {
+        } else if (open && s[0] == '=' && strspn(s, "=") == strlen(s)) {
+            if (!bench_add_run(path, &r, concurrency, b, d)) /* the block's closing rule */
+                return false;
+            open = false;
+        } else if (!open || (r.ttft_ms >= 0 && strncmp(s, "Maximum request concurrency:", 28) == 0)) {
+            summary_line(s, n, &before); /* the next run's pre-run lines */
+        } else {
             summary_line(s, n, &r);
             if (strncmp(s, "Backend:", 8) == 0)
                 sscanf(s + 8, " %31s", b->backend);
@@ -277,6 +296,11 @@ static bool parse_llama_md(const char *path, const char *text, size_t len, struc
         n++;
         if (strncmp(line, "build:", 6) == 0)
             snprintf(b->engine_version, sizeof b->engine_version, "%s", line + 7);
+        /* ggml's backend prints "  Device 0: NVIDIA GeForce RTX 4090, compute capability
+         * 8.9, VMM: yes" ahead of the table: the GPU it ran on */
+        const char *dev = line + strspn(line, " ");
+        if (strncmp(dev, "Device 0: ", 10) == 0 && !b->gpu[0])
+            snprintf(b->gpu, sizeof b->gpu, "%.*s", (int)strcspn(dev + 10, ","), dev + 10);
         if (line[0] != '|')
             continue;
         int k = md_cells(line, cells, 64);
@@ -351,6 +375,13 @@ static bool parse_genai_csv(const char *path, const char *text, size_t len, uint
             r.tpot_ms = v; /* a request's (latency - TTFT) / (tokens - 1): TPOT */
             r.line_tpot = n;
             r.tpot_name = "Inter Token Latency (ms) avg";
+        } else if (strncmp(line, "Request Latency (ms),", 21) == 0) {
+            r.e2el_ms = v;
+        } else if (strncmp(line, "Request Throughput (per sec),", 29) == 0) {
+            r.request_rate = v;
+        } else if (strncmp(line, "Concurrency,", 12) == 0) {
+            r.max_concurrency = v;
+            r.line_conc = n;
         } else if (strncmp(line, "Input Sequence Length", 21) == 0) {
             r.mean_input = v;
         } else if (strncmp(line, "Output Sequence Length", 22) == 0) {

@@ -42,6 +42,7 @@ struct bench_point {
     char figure[48];           /* "Mean TPOT (ms)", "tg128 t/s" */
     int line;                  /* of the file (1 for a JSON document) */
     bool concurrency_estimated; /* no concurrency given: Little's law, or 1 */
+    bool littles_law;           /* estimated as requests a second x seconds a request */
 };
 
 struct bench_log {

@@ -64,15 +64,37 @@ static enum bench_format kind_of(const cJSON *o)
                : BENCH_VLLM_JSON;
 }
 
+/* A time the run gives (-1 when absent): false with d when it is there but
+ * no number, or not positive. Python's NaN reads as 0 (a TPOT of runs of one
+ * output token): absent, where zero_absent. */
+static bool time_field(const char *path, const cJSON *o, int line, const char *key,
+                       bool zero_absent, double *ms, struct diag *d)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *ms = -1;
+    if (v == NULL || cJSON_IsNull(v))
+        return true;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return diag_fail(d, "%s:%d: %s is not a number of milliseconds", path, line, key);
+    if (v->valuedouble == 0 && zero_absent)
+        return true;
+    if (!(v->valuedouble > 0))
+        return diag_fail(d, "%s:%d: %s is %g: a measured time is positive", path, line, key,
+                         v->valuedouble);
+    *ms = v->valuedouble;
+    return true;
+}
+
 static bool serving_run(const char *path, const cJSON *o, int line, uint64_t concurrency,
                         struct bench_log *b, struct diag *d)
 {
     struct bench_run r;
     bench_run_init(&r);
     r.line_ttft = r.line_tpot = r.line_conc = line;
-    r.ttft_ms = num(o, "mean_ttft_ms");
-    r.tpot_ms = num(o, "mean_tpot_ms");
-    r.itl_ms = num(o, "mean_itl_ms");
+    if (!time_field(path, o, line, "mean_ttft_ms", false, &r.ttft_ms, d) ||
+        !time_field(path, o, line, "mean_tpot_ms", true, &r.tpot_ms, d) ||
+        !time_field(path, o, line, "mean_itl_ms", true, &r.itl_ms, d))
+        return false;
     r.ttft_name = "mean_ttft_ms";
     r.tpot_name = "mean_tpot_ms";
     r.max_concurrency = num(o, "max_concurrency");
