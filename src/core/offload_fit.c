@@ -183,7 +183,9 @@ static bool search(const struct scenario *s, const struct placement *l, uint64_t
         if (holds(o, l, room, cache))
             return true;
     }
-    for (uint32_t g = n + 1; g-- > 0;) {
+    /* from -ngl n + 1, every layer and the output layer (all a
+     * --no-kv-offload plan may need to move), down to none */
+    for (uint32_t g = n + 2; g-- > 0;) {
         offload_layers(s, l, g, moe ? n : 0, o);
         if (holds(o, l, room, cache))
             return true;
