@@ -114,5 +114,19 @@ def test_small_presets():
           out[:800])
 
 
+def test_no_host_memory_left_is_checked():
+    """--wired-limit-mb at the most kvplan takes (59 GiB of a 64 GB Mac)
+    leaves the CPU 0 B: a figure to check the CPU layers against, not an
+    unknown host memory that passes them all."""
+    status, out, err = run(["plan", *MAC, "--context", "2k", "--wired-limit-mb", "60416",
+                            "-ngl", "60", "--format", "json"])
+    d = json.loads(out) if status == 0 else {}
+    r = d.get("result", {})
+    o = r.get("engine", {}).get("offload", {})
+    check("0 B left to the CPU: 20 CPU layers do not fit, no user", o.get("host_memory_bytes") == 0
+          and o.get("host_fits") is False and r.get("fits") is False and r.get("max_users") == 0,
+          (err, o))
+
+
 if __name__ == "__main__":
-    main([test_the_host_is_the_macs, test_refusals, test_solve_on_a_mac, test_small_presets])
+    main([test_no_host_memory_left_is_checked, test_the_host_is_the_macs, test_refusals, test_solve_on_a_mac, test_small_presets])
