@@ -139,6 +139,7 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     o->link_assumed = o->link_bytes_per_s <= 0 && s->gpu.unified_bytes == 0;
     if (o->link_assumed)
         o->link_bytes_per_s = OFFLOAD_LINK_DEFAULT;
+    o->unified = s->gpu.unified_bytes > 0;
     o->host_memory_bytes = scenario_host_memory(s);
     o->host_memory_known = s->gpu.unified_bytes || o->host_memory_bytes > 0;
     node_share(s, l, o);
@@ -394,7 +395,7 @@ void offload_step(const struct offload_split *o, struct step_model *m, struct st
     m->host_expert_bytes = (double)experts;
     /* the node's bandwidth, shared by its servers decoding at once */
     hw->host_bytes_per_s = o->host_bytes_per_s / (o->host_readers > 1 ? o->host_readers : 1);
-    hw->host_mbu = OFFLOAD_HOST_MBU;
+    hw->host_mbu = offload_host_mbu(o, hw->mbu);
     hw->host_link_bytes_per_s = o->link_bytes_per_s;
     hw->host_offload_batch = OP_OFFLOAD_MIN_BATCH;
     hw->host_ubatch = LLAMA_UBATCH;
