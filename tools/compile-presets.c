@@ -62,6 +62,7 @@ static void model(FILE *out, const struct model_spec *m)
     str(out, "id", m->id);
     str(out, "name", m->name);
     str(out, "hf_id", m->hf_id);
+    str(out, "ollama_tag", m->ollama_tag);
     str(out, "source", m->source);
     fprintf(out, "     .attention = %d,\n", (int)m->attention);
     u64(out, "layers", m->layers);

@@ -65,6 +65,7 @@ enum control_kind {
 };
 
 enum { CONTROL_VALUES_MAX = 128 };
+enum { CONTROL_GPUS_STEP_TOP = 256 }; /* the most GPUs a step reaches, as solve searches */
 enum { CONTROL_GPUS_TRACK = 64 }; /* the GPUs' track: 1 to 64, or to the count past it */
 
 /* How the planner names each scenario field in messages. */

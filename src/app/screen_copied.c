@@ -98,7 +98,7 @@ static void copied_draw(const struct planner *p, int cols, int lines)
         copied_note(p->copied_note, y + 2 + rows, x + 2, w - 4, true);
     /* as copied_key does: Esc and Enter close it, any other key also acts */
     widget_text(y + h - 2, x + 2, w - 4, ROLE_DIM,
-                "any key closes; Esc only closes, other keys also act");
+                "any key closes; Esc or Enter only close, other keys also act");
 }
 
 static int copied_key(struct planner *p, int key)

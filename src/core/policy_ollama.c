@@ -103,6 +103,26 @@ static void budget(const struct policy_ctx *c)
                                              "slot's to 256");
 }
 
+/* The library's model: its default tag holds Q4_K_M weights, any other
+ * precision is a tag of its own (ollama.com/library lists them). */
+static void library_run(const struct policy_ctx *c, struct shell_line *sl, long num_gpu)
+{
+    const struct model_spec *m = &c->s->model;
+    enum dtype w = c->l->weight_dtype;
+    /* a checkpoint released quantized (its weights_bytes: gpt-oss's MXFP4) is
+     * what its default tag holds */
+    bool released = c->s->weight_dtype == DTYPE_AUTO && m->weights_bytes;
+    char other[112] = "";
+    if (w != DTYPE_Q4_K_M && w != DTYPE_AUTO && !released)
+        snprintf(other, sizeof other,
+                 " (its tag of %s weights: the library's default tag is mostly Q4_K_M)",
+                 dtype_info(w)->name);
+    char gpu[80] = "";
+    if (num_gpu >= 0) /* -1: the fit's own */
+        snprintf(gpu, sizeof gpu, ", with PARAMETER num_gpu %ld in a Modelfile FROM it", num_gpu);
+    shell_comment(sl, "  # then: ollama run %s%s%s", m->ollama_tag, other, gpu);
+}
+
 /* The environment `ollama serve` is started with, then the model run. */
 static void launch(const struct policy_ctx *c)
 {
@@ -130,11 +150,12 @@ static void launch(const struct policy_ctx *c)
         shell_comment(&sl, "  # then: ollama create %s from a Modelfile of FROM ./%s%s, and ollama "
                            "run %s",
                       s->model.id, s->model.gguf_file, num_gpu, s->model.id);
-    else if (s->offload.ngl_given && o->active)
-        shell_comment(&sl, "  # then: ollama run %s, with PARAMETER num_gpu %u in its Modelfile",
-                      s->model.id, o->ngl);
-    else
-        shell_comment(&sl, "  # then: ollama run %s", s->model.id);
+    else if (s->model.ollama_tag[0])
+        library_run(c, &sl, s->offload.ngl_given && o->active ? (long)o->ngl : -1);
+    else /* no library name: the GGUF, by a Modelfile */
+        shell_comment(&sl, "  # then: ollama create %s from a Modelfile of FROM ./%s.gguf%s, and "
+                           "ollama run %s",
+                      s->model.id, s->model.id, num_gpu, s->model.id);
     policy_launch_done(c, &sl, false);
 }
 

@@ -171,6 +171,9 @@ struct model_spec {
      * is tied to it), and each block blk.i's, of those its routed experts.
      * layer_bytes_count 0 (or not `layers`) = unknown: even shares. */
     char gguf_file[SPEC_NAME_MAX];
+    /* The Ollama library's name of the model ("llama3.1:8b": its default tag
+     * is Q4_K_M), for Ollama's launch line; "" = none in the library. */
+    char ollama_tag[SPEC_NAME_MAX];
     uint32_t layer_bytes_count;
     uint64_t embed_bytes, output_bytes;
     /* each block's size as an index into the sizes (spec_layer_bytes): the

@@ -103,6 +103,21 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
     return true;
 }
 
+/* "ollama": a name as the Ollama library spells one: lower-case letters,
+ * digits and . _ - : / only ("llama3.1:8b", "gpt-oss:120b"). */
+static bool read_ollama_tag(const struct jsonread *r, const cJSON *o, struct model_spec *m,
+                            struct diag *d)
+{
+    if (!jsonread_string(r, o, "ollama", false, m->ollama_tag, sizeof m->ollama_tag, d))
+        return false;
+    for (const char *c = m->ollama_tag; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || strchr("._-:/", *c)))
+            return jsonread_fail(r, d, "ollama: '%s' is not an Ollama model name (lower-case "
+                                       "letters, digits and . _ - : / only)",
+                                 m->ollama_tag);
+    return true;
+}
+
 static bool read_model_fields(const struct jsonread *r, const cJSON *o, struct model_spec *m,
                               struct diag *d)
 {
@@ -111,6 +126,7 @@ static bool read_model_fields(const struct jsonread *r, const cJSON *o, struct m
     if (!jsonread_string(r, o, "id", true, m->id, sizeof m->id, d) || !check_id(r, m->id, d) ||
         !jsonread_string(r, o, "name", true, m->name, sizeof m->name, d) ||
         !jsonread_string(r, o, "hf_id", false, m->hf_id, sizeof m->hf_id, d) ||
+        !read_ollama_tag(r, o, m, d) ||
         !jsonread_string(r, o, "source", true, m->source, sizeof m->source, d) ||
         !jsonread_string(r, o, "attention", true, attention, sizeof attention, d))
         return false;
@@ -355,6 +371,8 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
     jsonout_string(&o, "id", m->id);
     jsonout_string(&o, "name", m->name);
     jsonout_string(&o, "hf_id", m->hf_id);
+    if (m->ollama_tag[0])
+        jsonout_string(&o, "ollama", m->ollama_tag);
     jsonout_string(&o, "attention", spec_attention_name(m->attention));
     jsonout_uint(&o, "num_layers", m->layers);
     if (m->hidden_size)

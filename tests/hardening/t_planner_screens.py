@@ -106,7 +106,7 @@ def test_the_quit_question_lists_its_keys():
 def test_the_copied_box_says_what_keys_do():
     text = "\n".join(screen("100x30", [], keys="y"))
     check("the Copied box: Esc only closes, other keys act",
-          "Esc only closes, other keys also act" in text, text)
+          "Esc or Enter only close, other keys also act" in text, text)
 
 
 def test_no_empty_disaggregated_table():

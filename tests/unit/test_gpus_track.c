@@ -65,12 +65,27 @@ static void wide_splits_still_step_past_the_track(void **state)
     assert_true(planner_control_fraction(p, CTRL_GPUS) > 1 - 1e-9);
 }
 
+static void tp8_steps_on_to_solves_256_gpus(void **state)
+{
+    (void)state;
+    /* TP 8 at 64 GPUs: a step right is a ninth replica (it stopped at 64),
+     * and the steps end at the 256 GPUs solve searches */
+    struct planner *p = split(64, 8, 0);
+    p->focus = CTRL_GPUS;
+    planner_step(p, CTRL_GPUS, 1, false);
+    assert_int_equal(planner_scenario(p)->gpus, 72);
+    for (int i = 0; i < 40; i++)
+        planner_step(p, CTRL_GPUS, 1, false);
+    assert_int_equal(planner_scenario(p)->gpus, 256);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sixteen_gpus_sit_at_one_place_whatever_the_split),
         cmocka_unit_test(a_place_sets_the_count_it_shows_whatever_the_split),
         cmocka_unit_test(wide_splits_still_step_past_the_track),
+        cmocka_unit_test(tp8_steps_on_to_solves_256_gpus),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
