@@ -74,10 +74,12 @@ static int list_engines(bool json)
             printf("%-10s %-18s %-18s %s\n", e->name, e->name, "", "(the default) the one rule");
         for (int i = 0; i < ENGINE_VERSIONS_MAX && e->versions[i].label; i++) {
             const struct engine_version *v = &e->versions[i];
+            char range[96];
+            engine_release_range(e, i, range, sizeof range);
             if (!json) {
-                printf("%-10s %-18s %-18s %s%s\n", i == 0 ? e->name : "", v->label,
+                printf("%-10s %-18s %-18s %s%s%s%s%s\n", i == 0 ? e->name : "", v->label,
                        v->release ? v->release : "", v->rule == RULE_CURRENT ? "(the default) " : "",
-                       v->changed);
+                       v->changed, range[0] ? " [releases " : "", range, range[0] ? "]" : "");
                 continue;
             }
             cJSON *item = cJSON_CreateObject();
@@ -86,6 +88,7 @@ static int list_engines(bool json)
             cJSON_AddStringToObject(item, "release", v->release ? v->release : "");
             cJSON_AddBoolToObject(item, "latest", v->rule == RULE_CURRENT);
             cJSON_AddStringToObject(item, "changes", v->changed);
+            cJSON_AddStringToObject(item, "releases", range);
         }
         if (json) {
             cJSON *item = cJSON_CreateObject();

@@ -372,8 +372,11 @@ void solve_slo_layout_json(struct jsonout *jo, const struct slo_layout *l)
     jsonout_double_or_null(jo, "run_request_throughput", l->out.request_throughput, ran);
     jsonout_double_or_null(jo, "run_output_throughput", l->out.output_throughput, ran);
     jsonout_double_or_null(jo, "usd_per_hour", l->usd_per_hour, l->usd_per_hour >= 0);
-    jsonout_double_or_null(jo, "usd_per_million_output_tokens", l->usd_per_million_output,
+    /* the names plan, sweep and simulate give the same costs */
+    jsonout_double_or_null(jo, "cost_per_million_output_tokens", l->usd_per_million_output,
                            ran && l->usd_per_million_output >= 0);
+    jsonout_double_or_null(jo, "cost_per_million_input_tokens", l->usd_per_million_input,
+                           ran && l->usd_per_million_input >= 0);
 }
 
 static int print_json(const struct slo_job *j)

@@ -205,7 +205,11 @@ bool opt_screen_size(const struct option_row *row, const char *arg, struct optio
 bool opt_engine(const struct option_row *row, const char *arg, struct options *o, struct diag *d)
 {
     struct diag in = {0};
-    return wrap(row, engine_parse(arg, &o->engine, &o->engine_rule, &in), &in, d);
+    char note[160];
+    bool ok = engine_parse_noted(arg, &o->engine, &o->engine_rule, note, sizeof note, &in);
+    if (ok && note[0])
+        fprintf(stderr, "kvplan: note: %s: %s\n", row->flag, note);
+    return wrap(row, ok, &in, d);
 }
 
 bool opt_lora_targets(const struct option_row *row, const char *arg, struct options *o,

@@ -120,6 +120,12 @@ static void cost_line(FILE *out, const struct simulate_run *sr)
         snprintf(b, sizeof b, "$%.4f", ic);
     fprintf(out, "Cost        %s per 1M output tokens, %s per 1M input at this run's throughput "
             "(%s)\n", a, b, basis);
+    /* the plan's own figure, which the JSON's result holds beside the run's */
+    const struct speed_result *sp = &sr->r.speed;
+    if (sr->r.cost_per_million_output_tokens >= 0)
+        fprintf(out, "            static plan (not this run): $%.4f per 1M output tokens at %s "
+                "user%s decoding at once\n", sr->r.cost_per_million_output_tokens,
+                units_format_int(sp->concurrency, a, sizeof a), sp->concurrency == 1 ? "" : "s");
 }
 
 bool simulate_print_text(FILE *out, const struct simulate_run *sr)

@@ -125,6 +125,14 @@ static void list_all(bool versions, char *buf, size_t size)
 bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *rule,
                   struct diag *d)
 {
+    return engine_parse_noted(text, kind, rule, NULL, 0, d);
+}
+
+bool engine_parse_noted(const char *text, enum engine_kind *kind, enum engine_rule *rule,
+                        char *note, size_t size, struct diag *d)
+{
+    if (note && size)
+        note[0] = '\0';
     char name[64], all[256];
     snprintf(name, sizeof name, "%s", text ? text : "");
     char *at = strchr(name, '@');
@@ -148,6 +156,8 @@ bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *ru
                 *rule = e->versions[i].rule;
                 return true;
             }
+    if (e->versions[0].from)
+        return engine_release_rule(e, version, rule, note, size, d);
     list_all(true, all, sizeof all);
     return diag_fail(d, "'%s': unknown version of %s (known: %s)", text, e->name, all);
 }

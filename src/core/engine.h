@@ -63,6 +63,11 @@ const char *engine_name(enum engine_kind k);
 /* Parses "vllm", "vllm@0", "llama.cpp@pre-mla", "trtllm", "tensorrt-llm", ... */
 bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *rule,
                   struct diag *d);
+/* ... and NAME@RELEASE, a release as run ("vllm@0.20.1", "llama.cpp@b6500"):
+ * the rule that holds for it; a release newer than the newest known takes
+ * the newest rule and says so in note (size bytes; may be NULL). */
+bool engine_parse_noted(const char *text, enum engine_kind *kind, enum engine_rule *rule,
+                        char *note, size_t size, struct diag *d);
 
 /* "vllm@0" style name of kind and rule. */
 const char *engine_label(enum engine_kind k, enum engine_rule r);

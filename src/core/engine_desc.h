@@ -65,7 +65,14 @@ struct engine_version {
     const char *spellings[3];   /* the VERSIONs taken, case-insensitive: "0", "v0" */
     const char *changed;        /* what the pin changes */
     const char *release;        /* the release for a reader: "0.15", "1.x" */
+    const char *from;           /* the first release it holds for ("0.14", "b5124"); a release
+                                 * maps to the row with the newest `from` not after it.
+                                 * NULL: named only (no release maps to it) */
+    const char *newest;         /* the first row: the newest release known ("0.20.1", "1":
+                                 * every 1.x); a newer one maps to this rule with a note */
+    const char *older;          /* the oldest row: why releases before `from` are refused */
 };
+
 
 /* The host memory tier (--host-kv) as the engine keeps it (core/hosttier.h). */
 struct engine_host {
@@ -296,5 +303,17 @@ const struct engine_knob *engine_knobs_carry(struct engine_flags *to,
 
 /* The vendors an engine runs on, for a sentence: "NVIDIA and AMD" ("any" for all). */
 void engine_vendors_text(enum engine_kind k, char *buf, size_t size);
+
+struct diag;
+/* The rule of an engine's release ("0.20.1", "b6500"): false, with a
+ * message in d, for a string that is no release or one older than the
+ * oldest row; a release newer than the newest known leaves a note
+ * (note may be NULL). */
+bool engine_release_rule(const struct engine_desc *e, const char *release, enum engine_rule *rule,
+                         char *note, size_t size, struct diag *d);
+
+/* The releases row i of e holds for: "from 0.8, before 0.14", "from 0.14
+ * (newest known 0.20.1)"; "" for a rule named only. */
+void engine_release_range(const struct engine_desc *e, int i, char *buf, size_t size);
 
 #endif

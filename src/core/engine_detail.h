@@ -29,6 +29,8 @@ struct engine_detail {
     uint64_t units;            /* blocks, tokens or cells per GPU */
     uint64_t request_units;    /* layer-weighted units of one full-context request */
     double max_concurrency;    /* as the engine prints it */
+    uint64_t request_bytes;    /* one full-context request as the engine counts it; 0: the generic figure */
+    uint64_t log_unit_tokens;  /* vLLM: the smallest block over its groups, its log's unit; 0: unit_tokens */
     uint32_t scheduler_cap;    /* max_num_seqs / max_running_requests / slots, per replica */
     uint32_t max_num_seqs;
     uint64_t max_num_batched_tokens;

@@ -163,7 +163,7 @@ static uint32_t varied_warnings(const struct scenario *s, const struct plan_resu
         w |= WARN_SPEED_BATCHED;
     if (r->wired.suggest_mb)
         w |= WARN_WIRED_LIMIT;
-    if (r->speed.level_missed)
+    if (r->speed.level_missed || r->speed.level_forced_missed)
         w |= WARN_SERVICE_LEVEL_MISSED;
     return w;
 }

@@ -75,8 +75,12 @@ static void state_rows(const struct policy_ctx *c)
     struct explain_row *row;
     if (k->csa_layers) {
         row = explain_row_begin(c->x, "state_csa", "CSA compressor", "per GPU");
+        /* CompressorStateCache: coff x ratio rows of 2 (kv, score) x coff x
+         * head_dim, coff 2 (the overlap) at ratio 4 */
         explain_term(row, 2.0L * k->csa_ratio, XU_TOKENS, "tokens (2 x ratio)");
-        explain_term(row, 4, XU_COUNT, "(kv,score) x 2");
+        explain_term(row, 2, XU_COUNT, "(kv,score)");
+        explain_op(row, XOP_MUL);
+        explain_term(row, 2, XU_COUNT, "(coff, the overlap)");
         explain_op(row, XOP_MUL);
         explain_term(row, m->head_dim, XU_COUNT, "head_dim");
         explain_term(row, m->csa_index_dim, XU_COUNT, "indexer dims");

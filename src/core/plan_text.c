@@ -266,8 +266,18 @@ const char *plan_warning_text(enum plan_warning w)
  * at it; the speed shown, 23.7 tok/s per user at 1 user, misses the target" */
 static void service_level_missed(const struct plan_result *r, char *buf, size_t size)
 {
-    char at[32];
+    const char *const *names = r->names ? r->names : scenario_option_names;
+    char at[32], keep[32];
     units_format_int(r->speed.concurrency, at, sizeof at);
+    if (r->speed.level_forced_missed) {
+        /* "at 40 users (--concurrency) 30.4 tok/s misses --min-tok-s 50; 17 keep it" */
+        units_format_int(r->speed.users_at_service_level, keep, sizeof keep);
+        snprintf(buf, size, "at %s %s (%s) %.1f tok/s misses %s %g; %s %s it", at,
+                 r->speed.concurrency == 1 ? "user" : "users", names[SF_CONCURRENCY],
+                 r->speed.tokens_per_s_per_user, names[SF_MIN_TOK_S], r->speed.target_tokens_per_s,
+                 keep, r->speed.users_at_service_level == 1 ? "keeps" : "keep");
+        return;
+    }
     snprintf(buf, size, "no number of users keeps the service level, not even one alone: 0 users "
              "at it; the speed shown, %.1f tok/s per user at %s %s, misses the target",
              r->speed.tokens_per_s_per_user, at, r->speed.concurrency == 1 ? "user" : "users");

@@ -155,6 +155,9 @@ uint64_t sglang_held_extra(const struct policy_ctx *c);
  * W_UV and W_UK_T, with the rows "moe_gate", "mla_copies" and their sum
  * "weights_extra"; 0 and no rows when there are none. */
 uint64_t vllm_held_extra(const struct policy_ctx *c);
+/* V1's figures for one request and for its log (policy_vllm_mem.c) */
+uint64_t vllm_request_bytes(uint64_t request_blocks, uint64_t block_bytes);
+uint64_t vllm_logged_tokens(const struct plan_budget *r);
 
 /* vLLM V1's windowed group (policy_vllm_dsv4.c): the blocks of `unit`
  * tokens a request of len tokens holds in a sliding window (the window less

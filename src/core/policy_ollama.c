@@ -185,7 +185,8 @@ const struct engine_desc engine_ollama = {
     .title_a = "an Ollama",
     .versions = {{RULE_CURRENT, "ollama@0.32", {"0.32", "0.30"},
                   "llama-server under Ollama (0.30 on), the VRAM-tiered default context "
-                  "(0.15.5 on)", "0.32"}},
+                  "(0.15.5 on)", "0.32", "0.30", "0.32",
+                  "before 0.30 Ollama ran its older runner, which kvplan does not model"}},
     .server = true,
     /* docs/faq: f16 (the default), q8_0, q4_0 */
     .cache_dtypes = {DTYPE_FP16, DTYPE_Q8_0, DTYPE_Q4_0},

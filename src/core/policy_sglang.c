@@ -487,7 +487,8 @@ const struct engine_desc engine_sglang = {
     .title = "SGLang",
     .title_a = "an SGLang",
     .versions = {{RULE_CURRENT, "sglang@0.5", {"0.5"}, "the latest: the pool is mem-fraction-"
-                  "static of the memory free before loading less the weights, as in 0.4", "0.5"}},
+                  "static of the memory free before loading less the weights, as in 0.4", "0.5", "0.4",
+                  "0.5.x", "its memory rule is read from 0.4 on"}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},

@@ -183,7 +183,7 @@ static void log_lines(const struct policy_ctx *c)
     } else {
         policy_log(e, "Available KV cache memory: %s", a);
         policy_log(e, "GPU KV cache size: %s tokens",
-                   units_format_int(r->kv_tokens_per_replica, tok, sizeof tok));
+                   units_format_int(vllm_logged_tokens(r), tok, sizeof tok));
     }
     policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
                units_format_int(c->l->context_tokens, b, sizeof b), e->max_concurrency);
@@ -355,14 +355,22 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
         /* State layers (MambaSpec) share the one page pool with attention:
          * model_executor/models/config.py
          * (HybridAttentionMambaModelConfig.verify_and_update_config) makes the
-         * attention block 16 x ceil(state page / (16 x one token's attention
+         * attention block a x ceil(state page / (a x one token's attention
          * page)) tokens when the block given is smaller, so that one
          * attention page holds a layer's state, and pads the state page to
-         * it; v1/core/kv_cache_utils.py groups the layers by type as below,
+         * it. The alignment a is the attention kernel's: 16, or an MLA
+         * backend's (kernel_block_alignment_size: 128 with CUTLASS MLA, 64
+         * with the others; read at main 1936cf38), mla_block() above.
+         * Kimi-Linear on Hopper: 2,170,880 B of state over 1,152 B a token
+         * is 1,884.4 tokens, a block of 1,920 = 30 x 64 (not 1,888 = 118 x
+         * 16, which FlashMLA refuses). v1/core/kv_cache_utils.py groups the
+         * layers by type as below,
          * and v1/core/single_type_kv_cache_manager.py (MambaManager) gives a
          * sequence one block in each state group, whatever its length. */
         uint64_t one = k->bytes_per_layer;
-        uint64_t need = 16 * kv_ceil_div(spec_state(c), 16 * (one ? one : 1));
+        const char *why;
+        uint64_t align = mla_block(s, 16, &why);
+        uint64_t need = align * kv_ceil_div(spec_state(c), align * (one ? one : 1));
         if (b->unit_tokens < need)
             b->unit_tokens = need; /* log_lines() says so */
         b->hybrid = b->state = true;
@@ -384,6 +392,7 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
         group_by_type(b, k->global_layers + draft_layers, k->windowed_layers);
         bool local = strstr(m->window_pattern, "chunked") != NULL;
         uint64_t window_unit = policy_unify_pages(c, b); /* Gemma 4's global layers */
+        r->engine.log_unit_tokens = window_unit < b->unit_tokens ? window_unit : b->unit_tokens;
         uint64_t batched = e->max_num_batched_tokens;
         b->window_units = vllm_window_blocks(k->window_tokens, local, batched, ctx, window_unit);
         b->window_units_avg = vllm_window_blocks(k->window_tokens, local, batched,
@@ -488,6 +497,7 @@ static void budget(const struct policy_ctx *c)
         r->state_used_bytes_per_gpu =
             kv_sat_mul(r->users_per_replica, r->state_bytes_per_user_per_gpu);
     }
+    e->request_bytes = vllm_request_bytes(request_blocks, e->unit_bytes);
     e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
                              ? (double)e->units / (double)request_blocks
                              : 0;
@@ -576,13 +586,13 @@ const struct engine_desc engine_vllm = {
     .versions = {{RULE_CURRENT, "vllm@0.15", {"0.15", "1", "v1"},
                   "the V1 engine, the latest: FlashInfer MLA for DeepSeek on Blackwell (from "
                   "January 2026), rules read at main 002db495; DeepSeek V4's packed blocks "
-                  "(served from 0.20.1) read at main 0a291a2e", "0.15"},
+                  "(served from 0.20.1) read at main 0a291a2e", "0.15", "0.14", "0.20.1", NULL},
                  {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
                   "up to 0.13: CUTLASS MLA on Blackwell (SM100) for every MLA model, blocks of 128 "
-                  "(later FlashInfer MLA's 64 for DeepSeek)", "0.13"},
+                  "(later FlashInfer MLA's 64 for DeepSeek)", "0.13", "0.8", NULL, NULL},
                  {RULE_VLLM_V0, "vllm@0", {"0", "v0"},
                   "the V0 engine: logits profiled for every batched token, windows sized "
-                  "for the whole context, one server per replica", "V0"}},
+                  "for the whole context, one server per replica", "V0", "0", NULL, NULL}},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},

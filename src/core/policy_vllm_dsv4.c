@@ -223,6 +223,47 @@ static uint64_t window_blocks_of(const struct policy_ctx *c, const struct bucket
     return sum;
 }
 
+/* What runs, beside what vLLM reserves: max_memory_usage_bytes (a window
+ * less one plus a whole batch in every window and state group) is the
+ * request vLLM's "Maximum concurrency" log and its start-up check count, and
+ * kvplan's users; the block pool allocates as tokens are computed and
+ * frees the blocks behind a window (v1/core/single_type_kv_cache_manager.py,
+ * SlidingWindowManager.get_num_skipped_tokens and remove_skipped_blocks), so
+ * a request decoding one token a step holds the window's blocks and one
+ * more in each such group. Flash at 128k on 8 H200s: 512 + 2 x 3 + 3 + 17 =
+ * 538 blocks, 111,676 / 538 = 207 decoding at once, where the log says
+ * 28.89x. A row only: a prompt being prefilled holds a batch's more. */
+static void decoding_rows(const struct policy_ctx *c, const struct bucket *b, int n,
+                          uint64_t block)
+{
+    const struct scenario *s = c->s;
+    const struct engine_detail *e = &c->b->engine;
+    uint64_t full = kv_ceil_div(s->context_tokens, block);
+    struct explain_row *row =
+        explain_row_begin(c->x, "blocks_decoding", "Blocks decoding", "per user");
+    explain_term(row, (long double)full, XU_COUNT, "MLA blocks");
+    for (int i = 1; i < n; i++) {
+        uint64_t one = vllm_window_blocks(b[i].window, false, 1, s->context_tokens, b[i].block);
+        explain_term(row, (long double)b[i].groups, XU_COUNT, b[i].what);
+        explain_term(row, (long double)one, XU_COUNT, "blocks each");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+    }
+    explain_row_end(c->x, row, XU_COUNT, 0,
+                    "a request decoding one token a step: each window and state group "
+                    "holds its window's blocks and one more");
+    row = explain_row_begin(c->x, "users_decoding", "Users decoding", "per replica");
+    explain_ref(c->x, row, "units", "blocks");
+    explain_ref(c->x, row, "blocks_decoding", "per user");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_FLOOR);
+    explain_term(row, e->max_num_seqs, XU_COUNT, "max-num-seqs");
+    explain_op(row, XOP_MIN);
+    explain_row_end(c->x, row, XU_COUNT, 0,
+                    "what the pool runs once their prompts are in; the users that fit are "
+                    "what vLLM reserves a request (its Maximum concurrency log)");
+}
+
 /* The blocks, their bytes and the users (policy_blocks), and what vLLM
  * prints of one request. */
 void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule)
@@ -279,6 +320,7 @@ void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule)
     rule->window_units = window_blocks_of(c, b, n, s->context_tokens, true);
     rule->window_units_avg = window_blocks_of(c, b, n, scenario_avg_tokens(s), false);
     policy_blocks(c, rule);
+    decoding_rows(c, b, n, block);
     uint64_t request = kv_sat_add(kv_ceil_div(s->context_tokens, block), rule->window_units);
     e->request_units = request;
     e->max_concurrency = (double)e->units / (double)request;

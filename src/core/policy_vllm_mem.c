@@ -66,3 +66,31 @@ uint64_t vllm_held_extra(const struct policy_ctx *c)
     explain_row_end(c->x, row, XU_BYTES, 0, "what vLLM keeps whole on every GPU, outside KV");
     return kv_sat_add(gate, mla);
 }
+
+/* The memory one request of the whole context needs, as vLLM's start-up check
+ * counts it (v1/core/kv_cache_utils.py, _check_enough_kv_cache_memory over
+ * _max_memory_usage_bytes_from_groups: the blocks each group's spec needs for
+ * max_model_len, max_memory_usage_bytes, times the group's layers' page): its
+ * error quotes this figure ("... GiB KV cache is needed, which is larger than
+ * the available KV cache memory"), windowed groups at their window and a
+ * batch, not the generic per-token figure. */
+uint64_t vllm_request_bytes(uint64_t request_blocks, uint64_t block_bytes)
+{
+    if (request_blocks == 0 || request_blocks == UINT64_MAX)
+        return 0;
+    return kv_sat_mul(request_blocks, block_bytes);
+}
+
+/* "GPU KV cache size: N tokens" (v1/core/kv_cache_utils.py,
+ * _report_kv_cache_config, up to 0.19 at least): num_blocks // the number of
+ * groups x the smallest block_size over the groups. Gemma 4's global layers
+ * take blocks larger than the windowed ones' (unify_kv_cache_spec_page_size),
+ * so the log counts in the windowed block, not the global one. */
+uint64_t vllm_logged_tokens(const struct plan_budget *r)
+{
+    const struct engine_detail *e = &r->engine;
+    uint64_t unit = e->unit_tokens, small = e->log_unit_tokens;
+    if (small == 0 || unit == 0 || small >= unit)
+        return r->kv_tokens_per_replica;
+    return r->kv_tokens_per_replica / unit * small;
+}

@@ -28,7 +28,8 @@ bool slo_disagg_layout(const struct slo_disagg_search *s, uint32_t tp, uint32_t 
     out->prefill = x;
     out->decode = y;
     out->l = (struct slo_layout){.gpus = (x + y) * tp, .tp = tp, .replicas = x + y,
-                                 .usd_per_hour = -1, .usd_per_million_output = -1};
+                                 .usd_per_hour = -1, .usd_per_million_output = -1,
+                                 .usd_per_million_input = -1};
     if (!plan_pool(s->prefill_base, x, tp, &sp, &rp) || !plan_pool(s->decode_base, y, tp, &sd, &rd))
         return false;
     if (rp.price_usd_per_hour >= 0 && rd.price_usd_per_hour >= 0)

@@ -70,10 +70,18 @@ void slo_layout_judge(const struct slo_search *q, struct slo_layout *out)
     out->output_throughput = out->offered ? o->offered_per_s * (double)o->total_output /
                                                 (double)o->completed
                                           : o->output_throughput;
+    double input_throughput = out->offered ? o->offered_per_s * (double)o->total_input /
+                                                 (double)o->completed
+                              : o->duration > 0 ? (double)o->total_input / o->duration
+                                                : 0;
     if (out->usd_per_hour >= 0 && out->output_throughput > 0)
         out->usd_per_million_output = out->usd_per_hour / (out->output_throughput *
                                                            PRICE_SECONDS_PER_HOUR) *
                                       PRICE_TOKENS_PER_MILLION;
+    if (out->usd_per_hour >= 0 && input_throughput > 0)
+        out->usd_per_million_input = out->usd_per_hour / (input_throughput *
+                                                          PRICE_SECONDS_PER_HOUR) *
+                                     PRICE_TOKENS_PER_MILLION;
 }
 
 bool slo_search_layout(const struct slo_search *q, uint32_t tp, uint32_t replicas,
@@ -83,7 +91,7 @@ bool slo_search_layout(const struct slo_search *q, uint32_t tp, uint32_t replica
     out->gpus = tp * replicas;
     out->tp = tp;
     out->replicas = replicas;
-    out->usd_per_hour = out->usd_per_million_output = -1;
+    out->usd_per_hour = out->usd_per_million_output = out->usd_per_million_input = -1;
     struct scenario s = *q->base;
     s.gpus = out->gpus;
     s.tp = tp;

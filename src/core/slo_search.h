@@ -55,6 +55,7 @@ struct slo_layout {
     double request_throughput, output_throughput;
     bool offered;
     double usd_per_million_output; /* at that output throughput; < 0 unknown */
+    double usd_per_million_input;  /* at its input throughput, taken as the output's; < 0 unknown */
     struct sim_result out; /* zero when not run */
 };
 

@@ -480,6 +480,7 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     uint64_t all = r->totals->max_users;
     bool checked = target && sp->known && !ttft_unknown;
     sp->level_target = target;
+    sp->target_tokens_per_s = s->min_tokens_per_s;
     sp->level_missed = checked && all > 0 && best == 0;
     uint64_t total = s->concurrency      ? s->concurrency
                      : !checked          ? all
@@ -511,6 +512,10 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     uint64_t fit = r->budget->users_per_replica;
     sp->level_unknown = ttft_unknown;
     sp->users_at_service_level = best * reps;
+    /* a forced count slower than the target: the speed shown misses it */
+    sp->level_forced_missed = s->concurrency && checked && !sp->level_missed &&
+                              s->min_tokens_per_s > 0 &&
+                              sp->tokens_per_s_per_user < s->min_tokens_per_s;
     if (ttft_fails)
         sp->binding = BIND_PREFILL;
     else if (best < fit)

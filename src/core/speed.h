@@ -77,6 +77,9 @@ struct speed_result {
     bool level_target;           /* a target was given (--min-tok-s, --max-ttft) */
     bool level_missed;           /* a target no count of users keeps, not even one alone:
                                   * users_at_service_level is 0 and the speed is one user's */
+    bool level_forced_missed;    /* --concurrency users decode slower than --min-tok-s; the
+                                  * count that keeps it stays users_at_service_level */
+    double target_tokens_per_s;  /* --min-tok-s, for the warning's words */
     enum binding_limit binding;
 };
 

@@ -100,7 +100,10 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
                  "the pool holds %s", ctx, engine ? " under " : "", engine ? profile : "", slots,
                  per, left);
     } else if (r->max_users == 0) {
-        units_format_bytes(r->user_bytes_per_gpu, s->units, per, sizeof per);
+        /* the engine's own figure for one request where it has one (vLLM's
+         * start-up error quotes it), else the generic one */
+        uint64_t one = r->engine.request_bytes ? r->engine.request_bytes : r->user_bytes_per_gpu;
+        units_format_bytes(one, s->units, per, sizeof per);
         units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, left, sizeof left);
         snprintf(buf, size, "NO USER FITS at %s tokens%s%s: one needs %s per GPU, the pool holds %s",
                  ctx, engine ? " under " : "", engine ? profile : "", per, left);

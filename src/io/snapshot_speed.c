@@ -60,12 +60,13 @@ void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
         jsonout_null(o, "users_at_service_level");
     else
         jsonout_uint(o, "users_at_service_level", sp->users_at_service_level);
-    /* with a target: true when no count of users keeps it, not even one alone
-     * (WARN_SERVICE_LEVEL_MISSED); null when it cannot be checked */
+    /* with a target: true when no count of users keeps it, not even one alone,
+     * or when the --concurrency users miss it (WARN_SERVICE_LEVEL_MISSED); null
+     * when it cannot be checked */
     if (sp->level_target && sp->level_unknown)
         jsonout_null(o, "service_level_missed");
     else if (sp->level_target)
-        jsonout_bool(o, "service_level_missed", sp->level_missed);
+        jsonout_bool(o, "service_level_missed", sp->level_missed || sp->level_forced_missed);
     jsonout_string(o, "binding_limit", plan_binding_name(sp->binding));
     jsonout_double(o, "mbu", sp->mbu);
     jsonout_double(o, "mfu", sp->mfu);

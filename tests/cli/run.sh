@@ -505,7 +505,7 @@ expect 0 "each model on NVIDIA H200 SXM 141GB" sweep --vary model=all --gpu h200
 expect 0 "48 max_running_requests (48 with a draft)" plan --engine sglang --model deepseek-v3 --gpu h200 --gpus 8 --speculative-method mtp
 # the host tier counts users on the GPUs at the tokens in use, as it sizes parked caches
 expect 0 "; 8 more parked in host memory" plan --context 32k --avg-context 8k --host-kv 64GiB
-expect 2 "--engine: 'vllm@7': unknown version of vllm" plan --engine vllm@7
+expect 2 "--engine: 'vllm@seven': not a release of vllm" plan --engine vllm@seven
 expect 2 "--tp: 3 does not divide --gpus 4" plan --gpus 4 --tp 3
 expect 2 "--gpu-memory-utilization: '1.5' is not a fraction" plan --engine vllm --gpu-memory-utilization 1.5
 expect 2 "--non-kv: '12' needs a unit" plan --engine vllm --non-kv 12

@@ -14,7 +14,7 @@ from optionslib import check, main, refused, run
 
 BASE = ["plan", "--engine", "ollama", "--model", "llama-3.1-8b", "--weight-dtype", "q4_k_m",
         "--gpu", "rtx-4090"]
-LAUNCH = "OLLAMA_CONTEXT_LENGTH=32768 OLLAMA_NUM_PARALLEL=1 ollama serve  # then: ollama run llama-3.1-8b"
+LAUNCH = "OLLAMA_CONTEXT_LENGTH=32768 OLLAMA_NUM_PARALLEL=1 ollama serve  # then: ollama run llama3.1:8b"
 
 
 def test_defaults_and_launch():
@@ -62,7 +62,7 @@ def test_partial_offload():
                             "--host-memory", "64GiB"])
     check("70B on 24 GB: llama-server's --fit keeps 42 layers on the GPU",
           "-ngl 42 of 81" in out and "the fit search's" in out, out[:400])
-    check("no num_gpu when --fit chooses", "ollama serve  # then: ollama run llama-3.1-70b\n" in out)
+    check("no num_gpu when --fit chooses", "ollama serve  # then: ollama run llama3.1:70b\n" in out)
 
 
 def test_list_engines():

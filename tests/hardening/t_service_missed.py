@@ -83,4 +83,27 @@ for extra in ([], ["--min-tok-s", "50"], ["--min-tok-s", "50", "--max-ttft", "0.
     rc, text = plan(*args, fmt="text")
     check("/ 30 concurrent users" in text and "at 30 concurrent users (--concurrency)" in text,
           "%s: the text does not state the costs' basis" % args)
+
+# 3. --concurrency with a target those users miss: said, in text and JSON, with the
+# count that keeps it; a forced count that keeps it raises nothing
+rc, out = plan("--model", "llama-3.1-8b", "--min-tok-s", "50")
+keep = json.loads(out)["result"]["users_at_service_level"]
+for n in (40, keep + 1):
+    args = ["--model", "llama-3.1-8b", "--min-tok-s", "50", "--concurrency", str(n)]
+    rc, out = plan(*args)
+    r = json.loads(out)["result"]
+    check(r["tokens_per_s_per_user"] < 50, "%s: %s tok/s keeps the target" % (args, r["tokens_per_s_per_user"]))
+    check(r.get("service_level_missed") is True, "%s: service_level_missed %s"
+          % (args, r.get("service_level_missed")))
+    check(r["users_at_service_level"] == keep, "%s: %s users at the service level, not %d"
+          % (args, r["users_at_service_level"], keep))
+    words = "at %d users (--concurrency) %.1f tok/s misses --min-tok-s 50; %d keep it" % (
+        n, r["tokens_per_s_per_user"], keep)
+    check(words in r["warnings"], "%s: no warning %r in %s" % (args, words, r["warnings"]))
+    rc, text = plan(*args, fmt="text")
+    check("! " + words in text, "%s: no warning in the text" % args)
+args = ["--model", "llama-3.1-8b", "--min-tok-s", "50", "--concurrency", str(keep)]
+r = json.loads(plan(*args)[1])["result"]
+check(r.get("service_level_missed") is False and r["warnings"] == [],
+      "%s: a forced count that keeps the target warns: %s" % (args, r["warnings"]))
 tally.finish()

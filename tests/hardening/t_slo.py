@@ -34,7 +34,16 @@ def test_the_answer_keeps_it_and_fewer_gpus_do_not():
     check("the share meets the target", doc["goodput_share"] >= doc["goodput_target"] == 0.95)
     check("its p95s keep the objectives", doc["p95_ttft_ms"] <= 1000 and doc["p95_tpot_ms"] <= 50,
           doc)
-    check("a cost per million output tokens", doc["usd_per_million_output_tokens"] > 0)
+    # the costs under the names plan, sweep and simulate give them, output and input
+    per_m = doc["usd_per_hour"] / (doc["output_throughput"] * 3600) * 1e6
+    check("a cost per million output tokens, at output_throughput",
+          abs(doc.get("cost_per_million_output_tokens", -1) - per_m) < 1e-9 * per_m, doc)
+    check("a cost per million input tokens", (doc.get("cost_per_million_input_tokens") or 0) > 0,
+          doc)
+    check("no usd_per_million key anywhere", "usd_per_million" not in json.dumps(doc))
+    check("every candidate run has both costs",
+          all("cost_per_million_output_tokens" in c and "cost_per_million_input_tokens" in c
+              for c in doc["candidates"]))
     fewer = [c for c in doc["candidates"] if c["gpus"] < g]
     check("layouts of fewer GPUs were run", fewer, doc["candidates"])
     check("none of fewer GPUs meets it", all(c["verdict"] != "meets" for c in fewer), fewer)

@@ -96,7 +96,7 @@ def test_the_cost_is_at_the_rate_offered():
     check("the run's own is below it (its drain)", doc["run_output_throughput"] < offered, doc)
     usd = doc["usd_per_hour"] / (offered * 3600.0) * 1e6
     check("the cost a million output tokens is priced at it",
-          abs(doc["usd_per_million_output_tokens"] - usd) < 1e-9 * usd, (doc, usd))
+          abs(doc["cost_per_million_output_tokens"] - usd) < 1e-9 * usd, (doc, usd))
     over = [c for c in doc["candidates"] if c["verdict"] == "over capacity"]
     check("over capacity rows are priced at their run's throughput", over and all(
         c["throughput_basis"] == "run" and c["output_throughput"] == c["run_output_throughput"]

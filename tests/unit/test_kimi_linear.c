@@ -108,12 +108,45 @@ static void parameters(void **state)
     assert_string_equal(params_family_name(ARCH_KIMI_LINEAR), "kimi_linear");
 }
 
+/* vLLM's hybrid block: model_executor/models/config.py
+ * (HybridAttentionMambaModelConfig.verify_and_update_config, main at
+ * 1936cf38) makes the attention block a x ceil(state page / (a x one token's
+ * page)) with a the kernel's alignment, an MLA backend's for an MLA model:
+ * 128 with CUTLASS MLA, 64 with the others. At TP 2 a KDA layer's page is
+ * 3 x (3 x 16 x 128) x 2 B + 16 x 128 x 128 x 4 B = 36,864 + 1,048,576 =
+ * 1,085,440 B, over 1,152 B a token 942.2 tokens: 960 = 15 x 64 with FlashMLA
+ * on Hopper and FlashInfer MLA on B200, 1,024 = 8 x 128 with CUTLASS MLA on
+ * B200 up to vllm@0.13 (16-aligned it was 944, which neither takes). At TP 1
+ * on an H200: 2,170,880 / 1,152 = 1,884.4, 1,920 = 30 x 64 (not 1,888). */
+static void hybrid_block_aligned(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    struct scenario s = kimi(2);
+    plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d);
+    assert_int_equal(r.engine.unit_tokens, 960);
+    s = base("b200", "kimi-linear-48b-a3b");
+    s.engine.kind = ENGINE_VLLM;
+    s.gpus = 2;
+    plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d);
+    assert_int_equal(r.engine.unit_tokens, 960);
+    s.engine.rule = RULE_VLLM_0_13;
+    plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d);
+    assert_int_equal(r.engine.unit_tokens, 1024);
+    s = base("h200", "kimi-linear-48b-a3b");
+    s.engine.kind = ENGINE_VLLM;
+    plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d);
+    assert_int_equal(r.engine.unit_tokens, 1920);
+    assert_int_equal(r.engine.unit_tokens % 64, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_layer),
         cmocka_unit_test(one_user),
         cmocka_unit_test(parameters),
+        cmocka_unit_test(hybrid_block_aligned),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -92,7 +92,7 @@ static void llama_8b_on_a_24_gb_card_is_one_request_of_32k(void **state)
     /* llama-server's --fit keeps 1 GiB free (LLAMA_ARG_FIT_TARGET unset) */
     assert_int_equal(r.engine.budget_bytes, r.engine.gpu_total_bytes - GIB);
     assert_string_equal(r.engine.launch, "OLLAMA_CONTEXT_LENGTH=32768 OLLAMA_NUM_PARALLEL=1 "
-                                         "ollama serve  # then: ollama run llama-3.1-8b");
+                                         "ollama serve  # then: ollama run llama3.1:8b");
     assert_int_equal((uint64_t)row_of("ollama_default_ctx")->result.value, 32768);
     assert_int_equal((uint64_t)row_of("ollama_cells")->result.value, 32768);
     assert_non_null(strstr(r.engine.log[0], "default_num_ctx=32768"));
@@ -158,7 +158,7 @@ static void a_70b_is_split_by_llama_servers_fit(void **state)
     assert_true(42 * layer <= room && 43 * layer > room);
     assert_int_equal(r.users_per_replica, 1);
     assert_string_equal(r.engine.launch, "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_NUM_PARALLEL=1 "
-                                         "ollama serve  # then: ollama run llama-3.1-70b");
+                                         "ollama serve  # then: ollama run llama3.1:70b");
     /* num_gpu set (--n-gpu-layers): the Modelfile's PARAMETER, not an env */
     s.offload.ngl_given = true;
     s.offload.ngl = 40;

@@ -130,6 +130,12 @@ static void no_fewer_gpus_meet_it(void **state)
     assert_true(b->out.output_throughput < b->output_throughput);
     assert_true(fabs(b->usd_per_million_output -
                      b->usd_per_hour / (b->output_throughput * 3600) * 1e6) < 1e-9);
+    /* and of a million input tokens, at the same rate: its prompts */
+    double in = 0;
+    for (size_t i = 0; i < N; i++)
+        in += (double)q[i].prompt;
+    assert_true(fabs(b->usd_per_million_input -
+                     b->usd_per_hour / (rate * in / N * 3600) * 1e6) < 1e-9);
     /* bounded: fewer GPUs than it needs is not solved; too few runs stop it */
     x.max_gpus = a.gpus - 1;
     struct slo_answer none = slo_search_run(&x);

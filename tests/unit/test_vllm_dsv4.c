@@ -175,9 +175,53 @@ static void older_rules_refused(void **state)
     }
 }
 
+/* The CSA compressor's row multiplies out as written: CompressorStateCache
+ * (deepseek_compressor.py, commit 0de10a27) keeps coff x ratio = 8 rows of
+ * state_dim 2 (kv, score) x coff 2 x head_dim fp32, the indexer's at its 128
+ * dims: 8 x 2 x 2 x (512 + 128) x 4 B = 81,920 B, each factor named once (the
+ * row said "4 (kv,score) x 2", which reads as 8). */
+static void csa_compressor_row_multiplies_out(void **state)
+{
+    (void)state;
+    struct scenario s = flash_on_h200(8);
+    run(&s);
+    const struct explain_row *row = explain_find(&rows, "state_csa");
+    assert_non_null(row);
+    char formula[512], value[64];
+    explain_row_strings(row, formula, sizeof formula, value, sizeof value);
+    assert_non_null(strstr(formula, "8 tokens (2 x ratio) x 2 (kv,score) x 2 (coff"));
+    assert_non_null(strstr(formula, "(512 head_dim + 128 indexer dims) x 4 B"));
+    assert_true(row->result.value == 8.0L * 2 * 2 * (512 + 128) * 4);
+}
+
+/* What vLLM reserves against what it runs, Flash at 128k on 8 H200s: a
+ * request counted by max_memory_usage_bytes holds 512 MLA blocks and 3,354
+ * in the window and state groups (v1/kv_cache_interface.py
+ * SlidingWindowSpec.max_memory_usage_bytes, 8,192 batched tokens), 3,866:
+ * 111,676 / 3,866 = 28 users, the "Maximum concurrency" log's 28.89x. The
+ * block pool frees what falls behind a window
+ * (v1/core/single_type_kv_cache_manager.py, SlidingWindowManager
+ * remove_skipped_blocks): decoding one token a step a request holds
+ * ceil(128 / 64) + 1 = 3 blocks in each window group, ceil(8 / 4) + 1 = 3
+ * in the CSA states' and ceil(128 / 8) + 1 = 17 in the HCA states': 512 + 6
+ * + 3 + 17 = 538, 111,676 / 538 = 207 decoding at once. */
+static void reserved_and_decoding(void **state)
+{
+    (void)state;
+    struct scenario s = flash_on_h200(8);
+    struct plan_result r = run(&s);
+    assert_int_equal(r.engine.units, 111676);
+    assert_int_equal(r.users_per_replica, 28);
+    assert_true(r.engine.max_concurrency > 28.88 && r.engine.max_concurrency < 28.89);
+    assert_true(row_of("blocks_decoding") == 538);
+    assert_true(row_of("users_decoding") == 207);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reserved_and_decoding),
+        cmocka_unit_test(csa_compressor_row_multiplies_out),
         cmocka_unit_test(flash_pages),           cmocka_unit_test(flash_groups_and_blocks),
         cmocka_unit_test(fewer_batched_tokens),  cmocka_unit_test(pro_groups),
         cmocka_unit_test(one_head_on_every_gpu), cmocka_unit_test(launch_line),

@@ -1,0 +1,39 @@
+#!/bin/sh
+# --engine NAME@RELEASE with a release as the user runs it: mapped to the
+# rule that holds for it (the report and the JSON name the rule), a release
+# newer than the newest known noted, and a release older than the oldest
+# modelled or a string that is no release refused with exit 2 naming
+# --engine; a snapshot's engine name goes through the same resolver.
+# Usage: t_engine_release.sh KVPLAN. Ends with "N passed, N failed".
+K=${1:?usage: t_engine_release.sh KVPLAN}
+. "$(dirname "$0")/bounds_lib.sh"
+
+expect 0 '"profile":	"vllm@0.13"' plan --engine vllm@0.12.0 --format json
+expect 0 '"profile":	"vllm"' plan --engine vllm@0.14.1 --format json
+expect 0 '"profile":	"vllm@0"' plan --engine vllm@0.7.3 --format json
+expect 0 '"profile":	"llama.cpp@mla-kv"' plan --engine llama.cpp@b6500 --format json
+expect 0 '"profile":	"trtllm@trt"' plan --engine trtllm@0.18 --format json
+expect 0 '"profile":	"sglang"' plan --engine sglang@0.5.6 --format json
+expect 0 "note: --engine: vLLM 0.21 is newer than the newest release known (0.20.1): rule vllm@0.15" \
+    plan --engine vllm@0.21
+expect 2 "--engine: 'vllm@abc': not a release of vllm (a release such as 0.15.1" plan --engine vllm@abc
+expect 2 "--engine: 'llama.cpp@b': not a release of llama.cpp (a build such as b6500" \
+    plan --engine llama.cpp@b
+expect 2 "--engine: 'sglang@0.3': SGLang 0.3 is older than the oldest release modelled (0.4, rule sglang@0.5)" \
+    plan --engine sglang@0.3
+expect 2 "--engine: 'ollama@0.29': Ollama 0.29 is older than the oldest release modelled (0.30, rule ollama@0.32): before 0.30 Ollama ran its older runner" \
+    plan --engine ollama@0.29
+expect 2 "--engine: 'trtllm@0.5': TensorRT-LLM 0.5 is older than the oldest release modelled (0.6, rule trtllm@0.7)" \
+    plan --engine trtllm@0.5
+expect 0 "[releases from b5116, before b7816]" list engines
+expect 0 '"releases":	"from 0.14 (newest known 0.20.1)"' list engines --format json
+
+# a snapshot naming a release loads with the rule of that release, and one
+# naming a release too old is refused at its field
+"$K" plan --engine vllm --format json >"$T/s.json" 2>/dev/null
+sed 's/"name":	"vllm"/"name":	"vllm@0.12.1"/' "$T/s.json" >"$T/old.json"
+sed 's/"name":	"vllm"/"name":	"vllm@abc"/' "$T/s.json" >"$T/bad.json"
+if grep -q '"vllm@0.12.1"' "$T/old.json"; then ok; else bad "the snapshot has no engine name to edit"; fi
+expect 0 '"profile":	"vllm@0.13"' plan --load "$T/old.json" --format json
+expect 2 "name: 'vllm@abc': not a release of vllm" plan --load "$T/bad.json"
+finish
