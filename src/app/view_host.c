@@ -15,7 +15,7 @@ void view_host_title(const struct plan_result *r, enum unit_system units, char *
         return;
     char used[32], of[32], tail[96];
     units_format_bytes(o->node_host_bytes, units, used, sizeof used); /* the node's */
-    if (o->host_memory_bytes) {
+    if (o->host_memory_known) {
         units_format_bytes(o->host_memory_bytes, units, of, sizeof of);
         snprintf(tail, sizeof tail, "; host %s of %s%s", used, of,
                  o->host_fits ? "" : " (too little)");
@@ -32,7 +32,7 @@ void view_host_title(const struct plan_result *r, enum unit_system units, char *
     units_format_bytes(r->memory_bytes_per_gpu, units, gpu, sizeof gpu);
     char short_title[128];
     snprintf(short_title, sizeof short_title, "Each GPU: %s%s", gpu, tail);
-    if ((int)strlen(short_title) > w && o->host_memory_bytes)
+    if ((int)strlen(short_title) > w && o->host_memory_known)
         snprintf(short_title, sizeof short_title, "GPU %s, host %s/%s", gpu, used, of);
     if ((int)strlen(short_title) <= w)
         snprintf(title, size, "%s", short_title);
@@ -58,7 +58,7 @@ void view_host_row(const struct plan_result *r, enum unit_system units, int y, i
     const struct offload_split *o = &r->engine.offload;
     if (!o->placed || w < 24)
         return;
-    uint64_t total = o->host_memory_bytes == 0        ? 0
+    uint64_t total = !o->host_memory_known             ? 0
                      : o->host_memory_bytes > o->node_host_bytes ? o->host_memory_bytes
                                                                 : o->node_host_bytes;
     double n = o->node_servers > 1 ? o->node_servers : 1; /* the node's servers together */
@@ -67,7 +67,7 @@ void view_host_row(const struct plan_result *r, enum unit_system units, int y, i
         {total ? n * (double)o->host_kv_bytes / (double)total : 0, ROLE_KV},
     };
     /* a bar of the host's RAM when it is known; the figures alone else */
-    int bw = !o->host_memory_bytes ? -1 : w >= 50 ? w / 3 : 5;
+    int bw = !o->host_memory_known ? -1 : w >= 50 ? w / 3 : 5;
     widget_text(y, x, 5, ROLE_TITLE, "host");
     if (bw > 0)
         widget_bar(y, x + 5, bw, bs, 2, !o->host_fits);

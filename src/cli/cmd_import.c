@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/options_table.h"
+#include "core/dtype.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "io/fileio.h"
@@ -58,6 +59,25 @@ int import_write_preset(const char *path, const struct model_spec *m, const char
     return status;
 }
 
+/* Weights read from the checkpoint more than twice or less than half of what
+ * the dimensions give: a folder holding part of a model, or a config that
+ * does not describe these files. Said, not refused: quantized checkpoints
+ * legitimately differ from params x torch_dtype. */
+static void warn_far(const struct hf_import *h, uint64_t read)
+{
+    uint64_t computed = h->model.weights_bytes
+                            ? h->model.weights_bytes
+                            : dtype_bytes_for(h->model.weight_dtype, h->model.params);
+    if (computed == 0 || (read <= 2 * computed && 2 * read >= computed))
+        return;
+    fprintf(stderr, "  warning: the checkpoint holds %llu bytes (%.2f GiB) of weights, but "
+                    "%.3fB parameters x %s make %llu bytes (%.2f GiB): %.2fx; are these the "
+                    "config's files, all of them?\n",
+            (unsigned long long)read, (double)read / (double)GIB, (double)h->model.params / 1e9,
+            dtype_info(h->model.weight_dtype)->name, (unsigned long long)computed,
+            (double)computed / (double)GIB, (double)read / (double)computed);
+}
+
 /* The weights' exact bytes, when the checkpoint sits beside the config;
  * what they come from goes to stderr with the summary. */
 static bool exact_weights(const char *path, struct hf_import *h, struct diag *d)
@@ -67,6 +87,7 @@ static bool exact_weights(const char *path, struct hf_import *h, struct diag *d)
         return false;
     if (!w.found)
         return true;
+    warn_far(h, w.bytes);
     h->model.weights_bytes = w.bytes;
     if (w.from_index) {
         fprintf(stderr, "  weights: %llu bytes (%.2f GiB), model.safetensors.index.json's "

@@ -81,3 +81,8 @@ double offload_kv_gpu_share(const struct offload_split *o)
         return 0.0;
     return (double)o->gpu_layers / (double)o->n_layer;
 }
+
+double offload_host_mbu(const struct offload_split *o, double gpu_mbu)
+{
+    return o->unified && gpu_mbu > 0 && gpu_mbu < OFFLOAD_HOST_MBU ? gpu_mbu : OFFLOAD_HOST_MBU;
+}

@@ -107,15 +107,24 @@ struct offload_split {
     uint32_t node_servers;       /* servers on one node (at least 1) */
     uint32_t host_readers;       /* of those, reading host memory at once (at least 1) */
     uint64_t node_host_bytes;    /* host_bytes x node_servers */
-    uint64_t host_memory_bytes;  /* the node's; 0 = unknown */
+    uint64_t host_memory_bytes;  /* the node's, when host_memory_known */
+    /* a size to check against: given, read, or on unified memory computed
+     * (where 0 B is what is left, not unknown) */
+    bool host_memory_known;
     bool host_fits;              /* node_host_bytes within host_memory (or it is unknown) */
     double host_bytes_per_s;     /* the host memory's peak bandwidth, the node's */
     double link_bytes_per_s;     /* GPU to host, for prefill's weight copies; 0 = none */
     bool link_assumed;           /* OFFLOAD_LINK_DEFAULT: the GPU preset gives no host link */
+    bool unified;                /* Apple silicon: the CPU reads the GPU's own memory */
 };
 
 /* The share of the cache of a replica that lives on its GPUs: 0 with
  * --no-kv-offload, else the share of the layers there. */
 double offload_kv_gpu_share(const struct offload_split *o);
+
+/* The share of the host's peak bandwidth the CPU layers reach: OFFLOAD_HOST_MBU,
+ * but on unified memory at most the GPU's own mbu (assumed: the CPU cores
+ * of an M-series chip reach less of the shared bus than its GPU). */
+double offload_host_mbu(const struct offload_split *o, double gpu_mbu);
 
 #endif

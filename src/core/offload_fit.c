@@ -85,7 +85,7 @@ static void node_share(const struct scenario *s, const struct placement *l, stru
 bool offload_host_holds(const struct offload_split *o, uint64_t host_bytes)
 {
     uint64_t servers = o->node_servers ? o->node_servers : 1;
-    return o->host_memory_bytes == 0 || kv_sat_mul(host_bytes, servers) <= o->host_memory_bytes;
+    return !o->host_memory_known || kv_sat_mul(host_bytes, servers) <= o->host_memory_bytes;
 }
 
 void offload_layers(const struct scenario *s, const struct placement *l, uint32_t ngl,
@@ -139,7 +139,9 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     o->link_assumed = o->link_bytes_per_s <= 0 && s->gpu.unified_bytes == 0;
     if (o->link_assumed)
         o->link_bytes_per_s = OFFLOAD_LINK_DEFAULT;
+    o->unified = s->gpu.unified_bytes > 0;
     o->host_memory_bytes = scenario_host_memory(s);
+    o->host_memory_known = s->gpu.unified_bytes || o->host_memory_bytes > 0;
     node_share(s, l, o);
 }
 
@@ -183,7 +185,9 @@ static bool search(const struct scenario *s, const struct placement *l, uint64_t
         if (holds(o, l, room, cache))
             return true;
     }
-    for (uint32_t g = n + 1; g-- > 0;) {
+    /* from -ngl n + 1, every layer and the output layer (all a
+     * --no-kv-offload plan may need to move), down to none */
+    for (uint32_t g = n + 2; g-- > 0;) {
         offload_layers(s, l, g, moe ? n : 0, o);
         if (holds(o, l, room, cache))
             return true;
@@ -234,8 +238,10 @@ bool offload_whole(const struct scenario *s, const struct placement *l, struct o
         kv_sat_add(placement_share(l, l->weights_bytes - o->host_weights_bytes), draft);
     /* the embedding alone is checked only against a --host-memory given, so
      * that such a plan reads the same on every machine */
-    if (s->offload.host_memory_read || s->gpu.unified_bytes)
+    if (s->offload.host_memory_read || s->gpu.unified_bytes) {
         o->host_memory_bytes = 0;
+        o->host_memory_known = false;
+    }
     return true;
 }
 
@@ -364,7 +370,7 @@ void offload_host_rows(const struct policy_ctx *c, const struct offload_split *o
         explain_op(row, XOP_MUL);
     }
     const char *whose = o->node_servers > 1 ? "; each server's counted: its own under --no-mmap, mmap may share one file's pages" : "";
-    if (o->host_memory_bytes) {
+    if (o->host_memory_known) {
         units_format_bytes(o->host_memory_bytes, c->s->units, t, sizeof t);
         snprintf(note, sizeof note, o->host_fits ? "within the %s of host memory%s"
                                                  : "more than the %s of host memory%s",
@@ -389,7 +395,7 @@ void offload_step(const struct offload_split *o, struct step_model *m, struct st
     m->host_expert_bytes = (double)experts;
     /* the node's bandwidth, shared by its servers decoding at once */
     hw->host_bytes_per_s = o->host_bytes_per_s / (o->host_readers > 1 ? o->host_readers : 1);
-    hw->host_mbu = OFFLOAD_HOST_MBU;
+    hw->host_mbu = offload_host_mbu(o, hw->mbu);
     hw->host_link_bytes_per_s = o->link_bytes_per_s;
     hw->host_offload_batch = OP_OFFLOAD_MIN_BATCH;
     hw->host_ubatch = LLAMA_UBATCH;

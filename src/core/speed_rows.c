@@ -201,7 +201,8 @@ static const char *overhead_words(const struct scenario *s, const char *own)
 
 /* llama.cpp's layers, experts and cache in host memory: read there each
  * step, in turn with the GPU's layers. */
-static void host_row(const struct speed_basis *r, struct explain *x, const struct step_time *st)
+static void host_row(const struct inputs *in, const struct speed_basis *r, struct explain *x,
+                     const struct step_time *st)
 {
     const struct offload_split *o = &r->budget->engine.offload;
     if (st->host_s <= 0)
@@ -223,7 +224,10 @@ static void host_row(const struct speed_basis *r, struct explain *x, const struc
         explain_term(row, o->host_readers, XU_COUNT, "servers reading it at once");
         explain_op(row, XOP_DIV);
     }
-    explain_term(row, OFFLOAD_HOST_MBU, XU_FRACTION, "reached");
+    double mbu = offload_host_mbu(o, in->mbu);
+    explain_term(row, mbu, XU_FRACTION,
+                 mbu < OFFLOAD_HOST_MBU ? "reached (assumed: at most the GPU's, one bus)"
+                                        : "reached");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_DIV);
     explain_row_end(x, row, XU_SECONDS, 0,
@@ -239,7 +243,7 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
                       const struct speed_result *sp)
 {
     char name[96];
-    host_row(r, x, st);
+    host_row(in, r, x, st);
     struct explain_row *row = explain_row_begin(x, "speed_step", "Time per token", "per step");
     explain_ref(x, row, "speed_memory", "memory");
     if (in->peak > 0) { /* without a compute figure the step is the memory's alone */

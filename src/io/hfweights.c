@@ -20,10 +20,40 @@ static bool regular(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The files of weight_map, each present in dir: an index naming a shard not
+ * downloaded describes weights the folder does not hold. */
+static bool index_files(const char *path, const char *dir, const cJSON *root, struct diag *d)
+{
+    const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
+    if (map == NULL)
+        return true;
+    if (!cJSON_IsObject(map))
+        return diag_fail(d, "%s: weight_map: not an object (tensor names to file names)", path);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, map) {
+        const char *f = cJSON_GetStringValue(e);
+        if (f == NULL || f[0] == '\0' || strchr(f, '/') != NULL || strlen(f) > 255)
+            return diag_fail(d, "%s: weight_map: '%s' is not a file name", path,
+                             e->string ? e->string : "");
+        if (e->prev != NULL && e != map->child) {
+            const char *before = cJSON_GetStringValue(e->prev);
+            if (before != NULL && strcmp(before, f) == 0)
+                continue; /* the same file as the tensor before: already looked at */
+        }
+        char file[DIR_MAX + 260];
+        snprintf(file, sizeof file, "%s/%s", dir, f);
+        if (!regular(file))
+            return diag_fail(d, "%s: weight_map: tensor '%s' is in %s, which is not in %s "
+                                "(an incomplete download?)",
+                             path, e->string ? e->string : "", f, dir);
+    }
+    return true;
+}
+
 /* metadata.total_size of the index, the bytes of every tensor it maps.
  * Parsed by cJSON alone: a large model's weight_map has more entries than
  * jsonread_parse allows a config (the fields are still located by jsonread). */
-static bool index_total(const char *path, uint64_t *out, struct diag *d)
+static bool index_total(const char *path, const char *dir, uint64_t *out, struct diag *d)
 {
     size_t len = 0;
     char *text = fileio_read(path, &len, d);
@@ -39,6 +69,7 @@ static bool index_total(const char *path, uint64_t *out, struct diag *d)
         struct jsonread mr = jsonread_child(&r, "metadata", "metadata.");
         ok = jsonread_u64(&mr, meta, "total_size", true, 1, (uint64_t)1 << 53, out, d);
     }
+    ok = ok && index_files(path, dir, root, d);
     cJSON_Delete(root);
     free(text);
     return ok;
@@ -47,6 +78,51 @@ static bool index_total(const char *path, uint64_t *out, struct diag *d)
 static int by_string(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A shard's name, PREFIX-NNNNN-of-MMMMM.safetensors: the prefix's length,
+ * the digits' width and the count M; false for a name not so made. */
+static bool shard_name(const char *name, size_t *prefix, size_t *width, unsigned long *count)
+{
+    const char *of = strstr(name, "-of-");
+    if (of == NULL)
+        return false;
+    const char *dash = of;
+    while (dash > name && dash[-1] >= '0' && dash[-1] <= '9')
+        dash--;
+    size_t w = (size_t)(of - dash);
+    if (dash == name || dash[-1] != '-' || w == 0 || w > 9 || strlen(of + 4) != w + 12 ||
+        strspn(of + 4, "0123456789") != w || strcmp(of + 4 + w, ".safetensors") != 0)
+        return false;
+    *prefix = (size_t)(dash - 1 - name);
+    *width = w;
+    *count = strtoul(of + 4, NULL, 10);
+    return *count > 0;
+}
+
+/* Every shard of each PREFIX-*-of-M set the folder holds one of: a missing
+ * one would leave its tensors out of the sum. */
+static bool shards_complete(const char *dir, char *const *names, size_t n, struct diag *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t p, w, pp, pw;
+        unsigned long m, pm;
+        if (!shard_name(names[i], &p, &w, &m))
+            continue;
+        if (i > 0 && shard_name(names[i - 1], &pp, &pw, &pm) && pp == p && pw == w &&
+            pm == m && strncmp(names[i - 1], names[i], p) == 0)
+            continue; /* the set was looked at with its first file */
+        for (unsigned long k = 1; k <= m; k++) {
+            char file[DIR_MAX + 300];
+            snprintf(file, sizeof file, "%s/%.*s-%0*lu-of-%0*lu.safetensors", dir, (int)p,
+                     names[i], (int)w, k, (int)w, m);
+            if (!regular(file))
+                return diag_fail(d, "%s: %.*s-%0*lu-of-%0*lu.safetensors is missing (%s is one "
+                                    "of %lu shards): an incomplete download?",
+                                 dir, (int)p, names[i], (int)w, k, (int)w, m, names[i], m);
+        }
+    }
+    return true;
 }
 
 /* The *.safetensors files of dir, in name order, their headers summed. */
@@ -75,6 +151,7 @@ static bool headers(const char *dir, struct st_sum *sum, struct diag *d)
     closedir(dp);
     if (n)
         qsort(names, n, sizeof *names, by_string);
+    ok = ok && shards_complete(dir, names, n, d);
     for (size_t i = 0; ok && i < n; i++) {
         char path[DIR_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -104,7 +181,7 @@ bool hfweights_read(const char *config_path, struct hf_weights *w, struct diag *
     snprintf(index, sizeof index, "%s/model.safetensors.index.json", dir);
     if (regular(index)) {
         w->found = w->from_index = true;
-        return index_total(index, &w->bytes, d);
+        return index_total(index, dir, &w->bytes, d);
     }
     if (!headers(dir, &w->sum, d))
         return false;

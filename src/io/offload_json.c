@@ -82,7 +82,7 @@ cJSON *offload_split_json(const struct offload_split *o)
         jsonout_uint(&j, "servers_on_node", o->node_servers);
         jsonout_uint(&j, "node_host_bytes", o->node_host_bytes);
     }
-    if (o->host_memory_bytes)
+    if (o->host_memory_known)
         jsonout_uint(&j, "host_memory_bytes", o->host_memory_bytes);
     else
         jsonout_null(&j, "host_memory_bytes");

@@ -55,8 +55,8 @@ bool report_offload_input(const struct scenario *s, const struct plan_result *r,
     else
         snprintf(how, sizeof how, "%s: the default, --cpu %s", def->name, def->id);
     snprintf(buf, size, "%s%s, read at %s (%s)",
-             o->host_memory_bytes ? mem : "unknown, not checked",
-             !o->host_memory_bytes  ? " (--host-memory)"
+             o->host_memory_known ? mem : "unknown, not checked",
+             !o->host_memory_known  ? " (--host-memory)"
              : p->host_memory_read ? " (this machine's)"
                                    : " (--host-memory)",
              bw, how);

@@ -80,7 +80,8 @@ def test_headers_give_the_exact_bytes():
 
 def test_the_index_comes_first():
     path = checkpoint("indexed", SHARDS, index='{"metadata": {"total_size": 123456789},\n'
-                                               ' "weight_map": {"embed": "a.safetensors"}}')
+                                               ' "weight_map": {"embed": '
+                                               '"model-00001-of-00002.safetensors"}}')
     r = run("import-hf", path)
     check("the index's total_size", r.returncode == 0 and
           json.loads(r.stdout).get("weights_bytes") == 123456789 and
@@ -165,5 +166,42 @@ def test_hf_id_names_the_launch_lines():
               r.stderr)
 
 
-main([test_headers_give_the_exact_bytes, test_the_index_comes_first, test_no_checkpoint_no_bytes,
+def test_incomplete_checkpoints_are_refused():
+    """A folder holding some of a checkpoint's shards (a download cut short)
+    would plan the model with a fraction of its weights."""
+    r = run("import-hf", checkpoint("half", SHARDS[:1]))
+    check("shard 1 of 2 alone: exit 2 naming the missing shard", r.returncode == 2 and
+          "model-00002-of-00002.safetensors is missing" in r.stderr and r.stdout == "",
+          r.stderr)
+    r = run("import-hf", checkpoint("second-half", SHARDS[1:]))
+    check("shard 2 of 2 alone: exit 2 naming shard 1", r.returncode == 2 and
+          "model-00001-of-00002.safetensors is missing" in r.stderr, r.stderr)
+    index = json.dumps({"metadata": {"total_size": EXACT},
+                        "weight_map": {"embed": SHARDS[0][0], "k": SHARDS[1][0]}})
+    r = run("import-hf", checkpoint("indexed-half", SHARDS[:1], index=index))
+    check("an index naming a file not there: exit 2 naming it", r.returncode == 2 and
+          "weight_map: tensor 'k' is in model-00002-of-00002.safetensors, which is not in" in
+          r.stderr, r.stderr)
+    r = run("import-hf", checkpoint("indexed-whole", SHARDS, index=index))
+    check("an index whose files are all there is read", r.returncode == 0 and
+          json.loads(r.stdout).get("weights_bytes") == EXACT, r.stderr)
+
+
+def test_weights_far_from_the_dimensions_are_said():
+    """The dimensions give params x torch_dtype; a checkpoint holding far
+    less (or more) is named with both figures."""
+    params = json.loads(run("import-hf", checkpoint("dims")).stdout)["params"]
+    tiny = [("model.safetensors", {"w": ("BF16", [16])})]
+    r = run("import-hf", checkpoint("tiny", tiny))
+    check("32 bytes against params x bf16: a warning with both figures", r.returncode == 0 and
+          "warning: the checkpoint holds 32 bytes" in r.stderr and
+          "x bf16 make %d bytes" % (2 * params) in r.stderr, r.stderr)
+    whole = [("model.safetensors", {"w": ("BF16", [params])})]
+    r = run("import-hf", checkpoint("whole", whole))
+    check("the two figures within 2x: no warning", r.returncode == 0 and
+          "warning" not in r.stderr, r.stderr)
+
+
+main([test_incomplete_checkpoints_are_refused, test_weights_far_from_the_dimensions_are_said,
+      test_headers_give_the_exact_bytes, test_the_index_comes_first, test_no_checkpoint_no_bytes,
       test_hostile_headers_are_refused, test_hf_id_names_the_launch_lines], TMP)

@@ -114,5 +114,32 @@ def test_small_presets():
           out[:800])
 
 
+def test_no_host_memory_left_is_checked():
+    """--wired-limit-mb at the most kvplan takes (59 GiB of a 64 GB Mac)
+    leaves the CPU 0 B: a figure to check the CPU layers against, not an
+    unknown host memory that passes them all."""
+    status, out, err = run(["plan", *MAC, "--context", "2k", "--wired-limit-mb", "60416",
+                            "-ngl", "60", "--format", "json"])
+    d = json.loads(out) if status == 0 else {}
+    r = d.get("result", {})
+    o = r.get("engine", {}).get("offload", {})
+    check("0 B left to the CPU: 20 CPU layers do not fit, no user", o.get("host_memory_bytes") == 0
+          and o.get("host_fits") is False and r.get("fits") is False and r.get("max_users") == 0,
+          (err, o))
+
+
+def test_cpu_reads_no_more_of_the_bus_than_the_gpu():
+    """One bus: the Mac's CPU layers reach at most the GPU's share of it (0.5
+    MBU on Apple silicon), not a DDR desktop's 0.6."""
+    status, out, err = run(["plan", *MAC, "--context", "16k", "--parallel", "2"])
+    host = [l for l in out.splitlines() if l.strip().startswith("Host time")]
+    check("the host time reads at the GPU's 0.500", status == 0 and host and
+          "x 0.500 reached (assumed: at most the GPU's, one bus)" in host[0], host or err)
+    status, out, err = run(["plan", "--engine", "llama.cpp", "--model", "llama-3.1-70b",
+                            "--weight-dtype", "q4_k_m", "--gpu", "rtx-4090", "--context", "8k",
+                            "--host-memory", "64GiB"])
+    check("a discrete card's host keeps 0.600", "x 0.600 reached)" in out, out[-1500:])
+
+
 if __name__ == "__main__":
-    main([test_the_host_is_the_macs, test_refusals, test_solve_on_a_mac, test_small_presets])
+    main([test_cpu_reads_no_more_of_the_bus_than_the_gpu, test_no_host_memory_left_is_checked, test_the_host_is_the_macs, test_refusals, test_solve_on_a_mac, test_small_presets])

@@ -136,6 +136,19 @@ def test_solve_longest_context():
     check("fewer GPU layers leave room for a longer context", n(more) > n(out), (out, more))
 
 
+def test_no_kv_offload_keeps_the_output_layer():
+    """--no-kv-offload with weights that fit whole: the search starts at
+    -ngl n + 1 (every layer and the output layer), as llama.cpp's --fit would
+    on a card with 18 GiB free."""
+    d = plan_json(["--engine", "llama.cpp", "--model", "llama-3.1-8b", "--weight-dtype",
+                   "q4_k_m", "--gpu", "rtx-4090", "--no-kv-offload", "--context", "32k",
+                   "--host-memory", "64GiB"])
+    o = d.get("result", {}).get("engine", {}).get("offload", {})
+    check("-nkvo on a 24 GB card: -ngl 33 of 33, the output layer on the GPU",
+          o.get("n_gpu_layers") == 33 and o.get("output_on_gpu") is True and
+          o.get("gpu_kv_bytes_per_gpu") == 0, o)
+
+
 if __name__ == "__main__":
-    main([test_refusals, test_split, test_host_memory_of_this_machine,
+    main([test_refusals, test_split, test_no_kv_offload_keeps_the_output_layer, test_host_memory_of_this_machine,
           test_snapshot, test_solve_longest_context])
