@@ -258,9 +258,8 @@ static int shape_values(enum control c, const struct scenario *s, uint64_t *v)
 {
     int n = 0;
     switch (c) {
-    case CTRL_GPUS: { /* whole replicas when TP is set, else whole pipelines */
+    case CTRL_GPUS: { /* whole replicas when TP is set, else whole pipelines, to solve's 256 */
         uint64_t unit = (uint64_t)(s->tp ? s->tp : 1) * scenario_pp(s);
-        /* steps reach solve's 256 GPUs in whole replicas of a wide split */
         uint64_t top = 32 * unit < CONTROL_GPUS_STEP_TOP ? 32 * unit : CONTROL_GPUS_STEP_TOP;
         top = top > CONTROL_GPUS_TRACK ? top : CONTROL_GPUS_TRACK;
         for (uint64_t g = unit; g <= top && n < CONTROL_VALUES_MAX - 1; g += unit)

@@ -157,6 +157,10 @@ uint64_t sglang_held_extra(const struct policy_ctx *c);
 uint64_t vllm_held_extra(const struct policy_ctx *c);
 /* V1's figures for one request and for its log (policy_vllm_mem.c) */
 uint64_t vllm_request_bytes(uint64_t request_blocks, uint64_t block_bytes);
+/* vLLM's padded MXFP4 expert sizes for an expert split of `split` ranks
+ * (policy_vllm_mxfp4.c): false when nothing is padded. */
+bool vllm_mxfp4_padding(const struct scenario *s, uint32_t split, uint32_t *inter,
+                        uint32_t *hidden);
 uint64_t vllm_logged_tokens(const struct plan_budget *r);
 
 /* Why vLLM does not serve the scenario's model at its rule, or NULL

@@ -400,6 +400,24 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
     }
 }
 
+/* The block size: the one asked (16 by default), or the one an MLA
+ * backend forces, said in its own row. */
+static uint64_t block_unit(const struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    const char *forced;
+    uint64_t asked = s->block_tokens ? s->block_tokens : 16;
+    uint64_t unit = mla_block(s, asked, &forced);
+    if (forced && c->x) {
+        char why[160];
+        snprintf(why, sizeof why, "instead of the block size %llu: %s",
+                 (unsigned long long)asked, forced);
+        struct explain_row *mla = explain_row_begin(c->x, "mla_block", "MLA block", "per block");
+        explain_row_end(c->x, mla, XU_TOKENS, unit, why);
+    }
+    return unit;
+}
+
 static void budget(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -443,16 +461,7 @@ static void budget(const struct policy_ctx *c)
     policy_engine_pool(c, e->budget_bytes, "budget", activation, runtime);
 
     uint64_t v0_pool = v0 && k->state_layers > 0 ? v0_state_pool(c) : r->kv_pool_bytes_per_gpu;
-    const char *forced;
-    uint64_t asked = s->block_tokens ? s->block_tokens : 16;
-    uint64_t unit = mla_block(s, asked, &forced);
-    if (forced && c->x) {
-        char why[160];
-        snprintf(why, sizeof why, "instead of the block size %llu: %s",
-                 (unsigned long long)asked, forced);
-        struct explain_row *mla = explain_row_begin(c->x, "mla_block", "MLA block", "per block");
-        explain_row_end(c->x, mla, XU_TOKENS, unit, why);
-    }
+    uint64_t unit = block_unit(c);
     struct block_rule b = {.unit_tokens = unit,
                            .unit_name = "block",
                            .hybrid = !v0 && k->windowed_layers > 0,
@@ -501,44 +510,6 @@ static void budget(const struct policy_ctx *c)
     e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
                              ? (double)e->units / (double)request_blocks
                              : 0;
-}
-
-/* MXFP4 experts (gpt-oss): the checkpoint's routed experts at 17/32 of a
- * byte a parameter (4-bit values, an 8-bit scale per 32). */
-static bool mxfp4_experts(const struct scenario *s)
-{
-    const struct model_spec *m = &s->model;
-    if (s->has_weights || s->weight_dtype != DTYPE_AUTO || m->weights_bytes == 0 ||
-        m->expert_params == 0)
-        return false;
-    long double bytes = (long double)scenario_expert_bytes(s) * 32;
-    long double want = (long double)m->expert_params * 17;
-    return bytes > want - 64 && bytes < want + 64;
-}
-
-static uint32_t round_up(uint32_t n, uint32_t to)
-{
-    return (n + to - 1) / to * to;
-}
-
-/* quantization/mxfp4.py (Mxfp4MoEMethod.create_weights, get_mxfp4_backend;
- * main at 007d5005): each rank's experts are allocated padded to the MoE
- * kernel's tiles. On the SM100 family FlashInfer's MXFP4 x BF16 kernel pads
- * the intermediate of a rank and the hidden size to 256; elsewhere on NVIDIA
- * (Hopper and older, and the SM120 parts) Marlin pads the intermediate to 128
- * and the hidden size to 256 (n % 256 and k % 128 of both matrices). ROCm's
- * alignment is not modelled. */
-static bool mxfp4_padding(const struct scenario *s, uint32_t split, uint32_t *inter,
-                          uint32_t *hidden)
-{
-    const struct model_spec *m = &s->model;
-    if (!mxfp4_experts(s) || strncmp(s->gpu.vendor, "NVIDIA", 6) != 0 || split == 0)
-        return false;
-    uint32_t per_rank = (m->intermediate_size + split - 1) / split;
-    uint32_t tile = sm100(&s->gpu) ? 256 : 128;
-    *inter = round_up(per_rank, tile) * split;
-    *hidden = round_up(m->hidden_size, 256);
-    return *inter != m->intermediate_size || *hidden != m->hidden_size;
 }
 
 static bool v1_experts(enum engine_rule rule)
@@ -623,7 +594,7 @@ const struct engine_desc engine_vllm = {
                .help = "tokens a step batches, and the profiling run's size"}},
     .experts_over_dp = v1_experts,
     .experts_owner = "vLLM's V1 engine",
-    .expert_padding = mxfp4_padding,
+    .expert_padding = vllm_mxfp4_padding, /* policy_vllm_mxfp4.c */
     .windows_full = v0_windows,
     .cell_cost = cell_cost,
     .global_dims = true,
