@@ -179,28 +179,26 @@ bool solve_keep(struct solve_change *out, int *n, enum solve_change_kind kind,
     return true;
 }
 
-int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_spec *const *gpus,
-                  size_t ngpus, struct solve_change *out)
+/* a shorter context */
+static void change_context(const struct scenario *base, uint64_t need, struct solve_change *out,
+                           int *n)
 {
-    int n = 0;
-    if (need == 0)
-        return 0;
-    if (solve_users(base) >= need) /* served: only a better layout of about as many GPUs */
-        return solve_near_gpus(base, need, out, 0);
     struct scenario s = *base;
-
-    /* a shorter context */
     uint64_t ctx = solve_max_context(base, need);
     if (ctx > base->prefix_tokens && ctx < base->context_tokens) {
         s.context_tokens = ctx;
         if (s.avg_context_tokens >= ctx)
             s.avg_context_tokens = 0;
-        solve_keep(out, &n, CHANGE_CONTEXT, &s, need);
+        solve_keep(out, n, CHANGE_CONTEXT, &s, need);
     }
+}
 
-    /* a cheaper cache, widest first, that the profile can hold */
+/* a cheaper cache, widest first, that the profile can hold */
+static void change_kv_dtype(const struct scenario *base, uint64_t need, struct solve_change *out,
+                            int *n)
+{
     static const enum dtype cheaper[] = {DTYPE_FP8, DTYPE_INT8, DTYPE_Q8_0, DTYPE_Q4_0, DTYPE_INT4};
-    s = *base;
+    struct scenario s = *base;
     struct plan_result r;
     struct diag d = {0};
     if (plan_compute(base, PLAN_NUMBERS, NULL, &r, &d)) {
@@ -211,21 +209,25 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
                 !engine_supports(base->engine.kind, cheaper[i]))
                 continue;
             s.kv_dtype = cheaper[i];
-            if (solve_keep(out, &n, CHANGE_KV_DTYPE, &s, need))
+            if (solve_keep(out, n, CHANGE_KV_DTYPE, &s, need))
                 break;
         }
     }
+}
 
-    /* more GPUs of the same type: past a node, pipeline stages between the
-     * nodes and TP within one, as vLLM's distributed serving guide sets a
-     * model too big for a node (TP 8 x PP 2 over two nodes of 8); an engine
-     * that splits layers has no stages (its layer split spans the GPUs) */
+/* more GPUs of the same type: past a node, pipeline stages between the
+ * nodes and TP within one, as vLLM's distributed serving guide sets a
+ * model too big for a node (TP 8 x PP 2 over two nodes of 8); an engine
+ * that splits layers has no stages (its layer split spans the GPUs) */
+static void change_gpus(const struct scenario *base, uint64_t need, struct solve_change *out,
+                        int *n)
+{
+    struct scenario s = *base;
     uint32_t stages = engine_desc(base->engine.kind)->splits_layers
                           ? 1
                           : 256 / spec_gpu_domain(&base->gpu);
     struct solve_split split =
         solve_gpus(base, need, 256, base->pp > stages ? base->pp : stages, NULL, false);
-    s = *base;
     s.gpus = split.gpus;
     solve_set_layout(&s, split.tp, split.pp);
     if (split.solved && solve_poor_stages(base, split.tp, split.pp)) {
@@ -243,10 +245,14 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
         }
     }
     if (split.solved && s.gpus != base->gpus)
-        solve_keep(out, &n, CHANGE_GPUS, &s, need);
+        solve_keep(out, n, CHANGE_GPUS, &s, need);
+}
 
-    /* a longer shared prefix: the shortest that serves need (users grow with it) */
-    s = *base;
+/* a longer shared prefix: the shortest that serves need (users grow with it) */
+static void change_prefix(const struct scenario *base, uint64_t need, struct solve_change *out,
+                          int *n)
+{
+    struct scenario s = *base;
     uint64_t lo = base->prefix_tokens + 1, hi = base->context_tokens - 1, best = 0;
     if (base->avg_context_tokens == 0) {
         while (lo <= hi) {
@@ -262,10 +268,16 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
     }
     if (best) {
         s.prefix_tokens = best;
-        solve_keep(out, &n, CHANGE_PREFIX, &s, need);
+        solve_keep(out, n, CHANGE_PREFIX, &s, need);
     }
+}
 
-    /* another GPU type, as many as now: the cheapest that serves need */
+/* another GPU type, as many as now: the cheapest that serves need */
+static void change_gpu_type(const struct scenario *base, uint64_t need,
+                            const struct gpu_spec *const *gpus, size_t ngpus,
+                            struct solve_change *out, int *n)
+{
+    struct scenario s = *base;
     int found = -1;
     double cost = -1;
     uint64_t users = 0;
@@ -291,7 +303,22 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
         s.gpu = *gpus[found];
         s.has_vram = false;
         s.wired_limit_mb = 0;
-        solve_keep(out, &n, CHANGE_GPU_TYPE, &s, need);
+        solve_keep(out, n, CHANGE_GPU_TYPE, &s, need);
     }
+}
+
+int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_spec *const *gpus,
+                  size_t ngpus, struct solve_change *out)
+{
+    int n = 0;
+    if (need == 0)
+        return 0;
+    if (solve_users(base) >= need) /* served: only a better layout of about as many GPUs */
+        return solve_near_gpus(base, need, out, 0);
+    change_context(base, need, out, &n);
+    change_kv_dtype(base, need, out, &n);
+    change_gpus(base, need, out, &n);
+    change_prefix(base, need, out, &n);
+    change_gpu_type(base, need, gpus, ngpus, out, &n);
     return solve_layout_changes(base, need, out, n);
 }
