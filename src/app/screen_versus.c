@@ -284,20 +284,19 @@ static void chart(const struct planner *p, const int *shown, int n, struct rect 
     double span;
     struct rect plot = view_chart_axes((struct rect){r.x, r.y + 1, r.w, r.h - 2}, top, &span);
     /* each scenario its colour and its pattern of dots; the first on top;
-     * past its model's longest context (a rule there), faint */
-    double y[4][CHART_POINTS], past[4][CHART_POINTS];
-    struct plot_series series[8];
+     * none past its model's longest context (a rule there) */
+    double y[4][CHART_POINTS];
+    struct plot_series series[4];
     int m = n < 4 ? n : 4;
     for (int k = 0; k < m; k++) {
         uint64_t max = scenario_of(p, shown[k])->model.max_context_tokens;
         view_chart_heights(planner_curve_of(p, shown[k])->users, span, y[k]);
-        view_chart_past(planner_curve_of(p, shown[k]), max, y[k], past[k]);
+        view_chart_within(planner_curve_of(p, shown[k]), max, y[k]);
         view_chart_max_context(plot, max);
         series[k] = (struct plot_series){y[k], CHART_POINTS, mark_roles[shown[k] & 3],
                                          (enum plot_pattern)(k % PLOT_PATTERNS)};
-        series[m + k] = (struct plot_series){past[k], CHART_POINTS, ROLE_DIM, series[k].pattern};
     }
-    widget_plot(plot, series, 2 * m);
+    widget_plot(plot, series, m);
     for (int k = n < 4 ? n - 1 : 3; k >= 0; k--)
         view_chart_mark(plot, scenario_of(p, shown[k])->context_tokens,
                         p->slots[shown[k]].result.max_users, span, mark(shown[k]),

@@ -15,17 +15,13 @@ void view_chart_heights(const uint64_t *users, double span, double out[CHART_POI
         out[i] = curve_y(users[i], span);
 }
 
-void view_chart_past(const struct users_curve *c, uint64_t max, double y[CHART_POINTS],
-                     double past[CHART_POINTS])
+void view_chart_within(const struct users_curve *c, uint64_t max, double y[CHART_POINTS])
 {
-    int last = -1; /* the last point within the longest context */
-    while (last + 1 < CHART_POINTS && c->context_tokens[last + 1] <= max)
-        last++;
-    int from = last + 1 < CHART_POINTS ? (last < 0 ? 0 : last) : CHART_POINTS;
+    /* past the model's longest context the plan's count is no answer: the
+     * model takes no such context, so the curve stops there */
     for (int i = 0; i < CHART_POINTS; i++)
-        past[i] = i >= from ? y[i] : -1;
-    for (int i = last + 1; i < CHART_POINTS; i++)
-        y[i] = -1;
+        if (c->context_tokens[i] > max)
+            y[i] = -1;
 }
 
 /* A users tick: its height on the axis and its label. */
@@ -201,6 +197,25 @@ void view_chart_max_context(struct rect plot, uint64_t max_context)
         widget_text(plot.y, x - len, len, ROLE_DIM, name);
 }
 
+void view_chart_beyond(struct rect plot, uint64_t max_context)
+{
+    double fx = curve_x(max_context);
+    if (fx < 0 || fx >= 1 || plot.h < 3)
+        return;
+    int x, y;
+    widget_plot_cell(plot, fx, 0, &x, &y);
+    int from = x + 1, w = plot.x + plot.w - from;
+    static const char *const names[] = {"not available", "n/a"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        int len = (int)strlen(names[k]);
+        if (len <= w - 1) { /* a column clear of the rule */
+            widget_text(plot.y + plot.h / 2, from + 1 + (w - 1 - len) / 2, len, ROLE_DIM,
+                        names[k]);
+            return;
+        }
+    }
+}
+
 uint64_t view_chart_context_at(const struct planner *p, int x, int y, bool drag)
 {
     struct rect plot = chart_plot(p, p->frame.main.chart);
@@ -329,24 +344,22 @@ void view_draw_chart(const struct planner *p, struct rect r)
     struct rect plot =
         view_chart_axes((struct rect){r.x, r.y + 1, r.w, r.h - 2}, c->max_users, &span);
     uint64_t max = planner_scenario(p)->model.max_context_tokens;
-    double fit[CHART_POINTS], keep[CHART_POINTS], fit_past[CHART_POINTS], keep_past[CHART_POINTS];
+    double fit[CHART_POINTS], keep[CHART_POINTS];
     view_chart_heights(c->users, span, fit);
     view_chart_heights(c->users_slo, span, keep);
-    view_chart_past(c, max, fit, fit_past);
-    view_chart_past(c, max, keep, keep_past);
+    view_chart_within(c, max, fit);
+    view_chart_within(c, max, keep);
     /* with a service level, what keeps it solid over what fits in memory,
-     * dotted; past the model's longest context, faint and dotted */
-    struct plot_series series[4] = {
+     * dotted; past the model's longest context no curve, a rule and "not
+     * available" */
+    struct plot_series series[2] = {
         {keep, CHART_POINTS, ROLE_KV, PLOT_SOLID},
-        {fit, CHART_POINTS, c->slo ? ROLE_WARN : ROLE_KV, c->slo ? PLOT_DOTTED : PLOT_SOLID},
-        {keep_past, CHART_POINTS, ROLE_DIM, PLOT_DOTTED},
-        {fit_past, CHART_POINTS, ROLE_DIM, PLOT_DOTTED}};
-    if (!c->slo) {
+        {fit, CHART_POINTS, c->slo ? ROLE_WARN : ROLE_KV, c->slo ? PLOT_DOTTED : PLOT_SOLID}};
+    if (!c->slo)
         series[0] = series[1];
-        series[1] = series[3];
-    }
     view_chart_max_context(plot, max);
-    widget_plot(plot, series, c->slo ? 4 : 2);
+    view_chart_beyond(plot, max);
+    widget_plot(plot, series, c->slo ? 2 : 1);
     uint64_t ctx = planner_scenario(p)->context_tokens;
     uint64_t here_users = c->slo ? res->speed.users_at_service_level : res->max_users;
     int mx = view_chart_mark(plot, ctx, here_users, span, roles_utf8() ? "\u25cf" : "@",
@@ -363,6 +376,12 @@ void view_draw_chart(const struct planner *p, struct rect r)
         snprintf(here, sizeof here, "%s %s now: %s %s", roles_utf8() ? "\u25cf" : "@", ctxs, u,
                  res->max_users == 1 ? "user" : "users");
     int off = view_chart_off_scale(ctx);
+    if (ctx > max) { /* a context the model does not take: said, as on the plot */
+        char m[32];
+        size_t at = strlen(here);
+        snprintf(here + at, sizeof here - at, " (past max %s)",
+                 units_format_tokens_short(max, m, sizeof m));
+    }
     if (off) { /* the mark at the axis's end, and the caption says so */
         size_t at = strlen(here);
         snprintf(here + at, sizeof here - at, " (off scale)");

@@ -167,15 +167,17 @@ struct rect view_chart_axes(struct rect r, uint64_t peak, double *span);
 /* A curve's counts as heights on that users axis (-1 where none fit). */
 void view_chart_heights(const uint64_t *users, double span, double out[CHART_POINTS]);
 
-/* A curve's heights y split at the model's longest context max: y keeps
- * those up to it, past those beyond it (from the last point within, so the
- * two join); -1 elsewhere. */
-void view_chart_past(const struct users_curve *c, uint64_t max, double y[CHART_POINTS],
-                     double past[CHART_POINTS]);
+/* A curve's heights y cut at the model's longest context max: -1 (nothing
+ * drawn) at every context past it. */
+void view_chart_within(const struct users_curve *c, uint64_t max, double y[CHART_POINTS]);
 
 /* The model's longest context as a dotted rule down the plot, named at its
  * top ("max 128k"); none when the axis ends first. */
 void view_chart_max_context(struct rect plot, uint64_t max_context);
+
+/* The plot past that rule named "not available" (or "n/a") on its middle
+ * row, where the curve does not go: in colour and in monochrome alike. */
+void view_chart_beyond(struct rect plot, uint64_t max_context);
 
 /* The chart in one row of r: the users at the context ticks and at the
  * current context (marked), as many as fit, and the rows the chart needs. */
