@@ -256,17 +256,8 @@ static int draw_bar(const struct planner *p, struct rect r)
     bool over = view_bar_segments(p, bs);
     uint64_t seg[SEG_COUNT];
     plan_segments(res, seg);
-    char title[128], total[32], count[32] = "";
-    units_format_bytes(res->memory_bytes_per_gpu, s->units, total, sizeof total);
-    if (s->gpus > 1)
-        snprintf(count, sizeof count, ", %u GPUs alike", s->gpus);
-    bool server = engine_desc(res->profile)->server;
-    snprintf(title, sizeof title, "Memory of each GPU: %s%s%s%s", total, server ? " " : "",
-             server ? spec_gpu_api(&s->gpu) : "", count);
-    view_host_title(res, s->units, title, sizeof title, r.w);
-    if ((int)strlen(title) > r.w)
-        snprintf(title, sizeof title, "Each GPU%s: %s", s->gpus > 1 && r.w > 32 ? " (all alike)" : "",
-                 total);
+    char title[192];
+    view_memory_title(res, s, r.w, title, sizeof title);
     widget_text(r.y, r.x, r.w, ROLE_TITLE, title);
     widget_bar(r.y + 1, r.x, r.w, bs, SEG_COUNT, over);
     int shown[SEG_COUNT], n = 0;

@@ -5,37 +5,62 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/engine_desc.h"
+#include "core/text.h"
 #include "core/units.h"
 
-void view_host_title(const struct plan_result *r, enum unit_system units, char *title,
-                     size_t size, int w)
+/* The host's side of the title, "; host 20.93 GiB of 64.00 GiB", when
+ * llama.cpp placed layers there; "" else. */
+static void host_part(const struct plan_result *r, enum unit_system units, char *out, size_t size)
 {
     const struct offload_split *o = &r->engine.offload;
+    out[0] = '\0';
     if (!o->placed)
         return;
-    char used[32], of[32], tail[96];
+    char used[32], of[32];
     units_format_bytes(o->node_host_bytes, units, used, sizeof used); /* the node's */
     if (o->host_memory_known) {
         units_format_bytes(o->host_memory_bytes, units, of, sizeof of);
-        snprintf(tail, sizeof tail, "; host %s of %s%s", used, of,
-                 o->host_fits ? "" : " (too little)");
+        snprintf(out, size, "; host %s of %s%s", used, of, o->host_fits ? "" : " (too little)");
     } else {
-        snprintf(tail, sizeof tail, "; host %s", used);
+        snprintf(out, size, "; host %s", used);
     }
-    size_t len = strlen(title);
-    if ((int)(len + strlen(tail)) <= w && len + strlen(tail) < size) {
-        snprintf(title + len, size - len, "%s", tail);
-        return;
+}
+
+void view_memory_title(const struct plan_result *r, const struct scenario *s, int w, char *title,
+                       size_t size)
+{
+    /* one wording at every size: its parts in reading order, the total
+     * always; those that do not fit left out from the end, an ellipsis
+     * saying so */
+    const char *head = "Memory of each GPU", *more = roles_utf8() ? "\u2026" : "~";
+    char part[4][96];
+    units_format_bytes(r->memory_bytes_per_gpu, s->units, part[0] + 2, sizeof part[0] - 2);
+    memcpy(part[0], ": ", 2);
+    bool server = engine_desc(r->profile)->server;
+    snprintf(part[1], sizeof part[1], "%s%s", server ? " " : "", server ? spec_gpu_api(&s->gpu) : "");
+    part[2][0] = '\0';
+    if (s->gpus > 1)
+        snprintf(part[2], sizeof part[2], ", %u GPUs alike", s->gpus);
+    host_part(r, s->units, part[3], sizeof part[3]);
+    int n = 4;
+    while (n > 1 && !part[n - 1][0])
+        n--;
+    for (int k = n; k >= 1; k--) {
+        size_t len = 0;
+        text_append(title, size, &len, head);
+        for (int i = 0; i < k; i++)
+            text_append(title, size, &len, part[i]);
+        if (k < n)
+            text_append(title, size, &len, more);
+        if (view_cols(title) <= w)
+            return;
     }
-    /* shorter: the GPU's total and the host's, side by side */
-    char gpu[32];
-    units_format_bytes(r->memory_bytes_per_gpu, units, gpu, sizeof gpu);
-    char short_title[128];
-    snprintf(short_title, sizeof short_title, "Each GPU: %s%s", gpu, tail);
-    if ((int)strlen(short_title) > w && o->host_memory_known)
-        snprintf(short_title, sizeof short_title, "GPU %s, host %s/%s", gpu, used, of);
-    if ((int)strlen(short_title) <= w)
-        snprintf(title, size, "%s", short_title);
+    /* not even the total whole after it: the head shortened instead */
+    int room = w - (int)strlen(part[0]) - (n > 1 ? 1 : 0);
+    char cut[64];
+    snprintf(title, size, "%s%s%s", widget_fit(head, room > 2 ? room : 2, cut, sizeof cut),
+             part[0], n > 1 ? more : "");
 }
 
 bool view_host_summary(const struct plan_result *r, char *line, size_t size)

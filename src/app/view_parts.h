@@ -18,10 +18,12 @@ void view_keybar(struct rect r);
 int view_key_item(int y, int x, int end, const char *name, const char *what);
 void view_title(const struct planner *p, struct rect r);
 
-/* llama.cpp's layers in host memory: the memory bar's title gains the host's
- * side, "; host 21.97 of 64.00 GiB" (view_host.c), when it fits in w. */
-void view_host_title(const struct plan_result *r, enum unit_system units, char *title,
-                     size_t size, int w);
+/* The memory bar's title in w columns, one wording at every size: "Memory
+ * of each GPU: 79.22 GiB CUDA, 4 GPUs alike" and, when llama.cpp placed
+ * layers in host memory, "; host 21.97 GiB of 64.00 GiB" (view_host.c);
+ * what does not fit left out from the end, an ellipsis in its place. */
+void view_memory_title(const struct plan_result *r, const struct scenario *s, int w, char *title,
+                       size_t size);
 
 /* The host's row under the GPU's legend, when llama.cpp placed the model:
  * a bar of host memory (the weights there, the cache there, of the host's
