@@ -93,6 +93,20 @@ int view_keybar_key_at(struct rect bar, int x, int y)
     return 0;
 }
 
+/* The title narrower than its short form (beside six tabs at 70x22): the
+ * scenario's context stays whole at its end (the engine, which its control
+ * names, gives way), and the model, GPUs and layout before it are cut with
+ * an ellipsis. */
+static void title_keep_context(const struct scenario *s, const char *layout, const char *ctx,
+                               int room, char *line, size_t size)
+{
+    char front[160], end[40], cut[168];
+    snprintf(front, sizeof front, " %s, %u x %s%s", s->model.id, s->gpus, s->gpu.id, layout);
+    snprintf(end, sizeof end, ", %s", ctx);
+    int w = room - (int)strlen(end);
+    snprintf(line, size, "%s%s", widget_fit(front, w > 2 ? w : 2, cut, sizeof cut), end);
+}
+
 void view_title(const struct planner *p, struct rect r)
 {
     const struct scenario *s = planner_scenario(p);
@@ -118,6 +132,8 @@ void view_title(const struct planner *p, struct rect r)
     if ((int)strlen(line) > room)
         snprintf(line, sizeof line, " %s, %u x %s%s, %s%s%s", s->model.id, s->gpus, s->gpu.id,
                  layout, ctx, sep, eng);
+    if ((int)strlen(line) > room)
+        title_keep_context(s, layout, ctx, room, line, sizeof line);
     int tail = view_title_tail(p, r.w);
     char cut[sizeof line + 4]; /* narrower still: cut where seen */
     widget_text(r.y, r.x, r.w - tail - 1, ROLE_KEY, widget_fit(line, room, cut, sizeof cut));

@@ -87,4 +87,22 @@ def test_memory_title_one_wording():
                       t is not None and t.startswith("Memory of each GPU: "), t)
 
 
-main([test_chart_stops_at_the_longest_context, test_memory_title_one_wording], T)
+def test_six_tabs_keep_the_context():
+    # six scenarios (n five times): the tabs take up to half the title row
+    for args, ctx in [(["--engine", "vllm", "--gpus", "4", "--tp", "2"], "8k"),
+                      (["--engine", "vllm", "--model", "deepseek-v3", "--gpus", "16", "--tp", "8",
+                        "--pp", "2", "--context", "128k"], "128k"),
+                      (["--model", "llama-3.1-70b", "--gpus", "4", "--engine", "vllm",
+                        "--context", "32k", "--prefix", "2k"], "32k")]:
+        for size in SIZES:
+            for mono in (False, True):
+                top = screen(size, args + ["--keys", "nnnnn"], mono)[0]
+                head = top.split("  1 A")[0]
+                check("six tabs at %s%s: the title keeps '%s': '%s'" %
+                      (size, " mono" if mono else "", ctx, head),
+                      re.search(r"(at |, )%s( tokens|,|$)" % ctx, head.rstrip()) is not None)
+                check("six tabs at %s: the tabs all there" % size, "[6 F]" in top, top)
+
+
+main([test_chart_stops_at_the_longest_context, test_memory_title_one_wording,
+      test_six_tabs_keep_the_context], T)
