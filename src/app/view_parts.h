@@ -108,6 +108,8 @@ struct view_speed {
     /* the measured spread of the speed per user and of the first token,
      * "-15%/+20%" or "\u00b118%" ("" without a band: the defaults) */
     char per_user_band[24], ttft_band[24];
+    /* the same as the ratios' range, "x0.55-6.3": a narrow screen's form */
+    char per_user_compact[24], ttft_compact[24];
 };
 void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_speed *v);
 

@@ -52,6 +52,16 @@ static void band_words(const struct speed_band *b, char *buf, size_t size)
         snprintf(buf, size, "%+d%%/%+d%%", lo, hi);
 }
 
+/* The same band compact, as the two ratios measured/predicted: "x0.55-6.3"
+ * for -45%/+528%, "x1-9.4" for +0%/+839% (two significant digits). */
+static void band_compact(const struct speed_band *b, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (b->basis == SPEEDBAND_DEFAULT || b->cases < SPEEDBAND_MIN_CASES)
+        return;
+    snprintf(buf, size, "x%.2g-%.2g", b->low, b->high);
+}
+
 void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_speed *v)
 {
     const struct speed_result *sp = &r->speed;
@@ -66,10 +76,14 @@ void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_
         explain_format(sp->ttft_seconds, XU_SECONDS, u, v->ttft, sizeof v->ttft);
     else
         snprintf(v->ttft, sizeof v->ttft, "n/a");
-    if (v->known)
+    if (v->known) {
         band_words(&r->bands.decode, v->per_user_band, sizeof v->per_user_band);
-    if (v->known && sp->ttft_seconds > 0)
+        band_compact(&r->bands.decode, v->per_user_compact, sizeof v->per_user_compact);
+    }
+    if (v->known && sp->ttft_seconds > 0) {
         band_words(&r->bands.ttft, v->ttft_band, sizeof v->ttft_band);
+        band_compact(&r->bands.ttft, v->ttft_compact, sizeof v->ttft_compact);
+    }
     explain_format(r->cost_per_user_hour, XU_USD, u, v->cost, sizeof v->cost); /* n/a below 0 */
     /* a million output tokens at the throughput shown (core/price.c) */
     if (r->cost_per_million_output_tokens >= 0)
@@ -137,25 +151,30 @@ static void first_fit(char item[48], int w, char forms[][48], int n)
 
 /* The speed per user and the first token with their bands where a line of
  * w holds them, shorter where it does not: "23.7 tok/s each -58%/+8%",
- * "23.7 tok/s -58%/+8%", then without the band; "first token 302.42 ms",
- * "TTFT 302.42 ms +1%/+17%", "TTFT 302.42 ms". */
+ * "23.7 tok/s -58%/+8%", the band compact ("23.7 tok/s x0.42-1.1"), then
+ * without the band; "first token 302.42 ms +1%/+17%", "TTFT 302.42 ms
+ * +1%/+17%", "TTFT 302.42 ms x1-9.4" (a wide band still shown at 80x24),
+ * "first token 302.42 ms", "TTFT 302.42 ms". */
 static void speed_forms(const struct view_speed *v, int w, char items[VIEW_SPEED_ITEMS][48])
 {
-    char f[4][48];
+    char f[6][48];
     const char *b = v->per_user_band, *t = v->ttft_band;
     put3(f[0], items[0], b[0] ? " " : "", b);
     put3(f[1], v->per_user, b[0] ? " " : "", b);
-    put3(f[2], items[0], "", "");
-    put3(f[3], v->per_user, "", "");
-    first_fit(items[0], w, b[0] ? f : f + 2, b[0] ? 4 : 2); /* no band: the two plain forms */
+    put3(f[2], v->per_user, b[0] ? " " : "", v->per_user_compact);
+    put3(f[3], items[0], "", "");
+    put3(f[4], v->per_user, "", "");
+    first_fit(items[0], w, b[0] ? f : f + 3, b[0] ? 5 : 2); /* no band: the two plain forms */
+    char ttft[48];
+    put3(ttft, "TTFT ", v->ttft, "");
     put3(f[0], items[2], t[0] ? " " : "", t);
-    put3(f[1], "TTFT ", v->ttft, t[0] ? " " : "");
-    snprintf(f[1] + strlen(f[1]), 48 - strlen(f[1]), "%s", t);
-    put3(f[2], items[2], "", "");
-    put3(f[3], "TTFT ", v->ttft, "");
+    put3(f[1], ttft, t[0] ? " " : "", t);
+    put3(f[2], ttft, t[0] ? " " : "", v->ttft_compact);
+    put3(f[3], items[2], "", "");
+    put3(f[4], ttft, "", "");
     if (!t[0])
-        f[1][0] = '\0'; /* no band: the long form, then the short */
-    first_fit(items[2], w, f, 4);
+        f[0][0] = f[1][0] = f[2][0] = '\0'; /* no band: the long form, then the short */
+    first_fit(items[2], w, f, 5);
 }
 
 int view_speed_lines(const struct view_speed *v, int w, int rows,
