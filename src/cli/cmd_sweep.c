@@ -108,14 +108,26 @@ int sweep_cost_cells(double usd_per_hour, double output_cost, double input_cost,
 }
 
 /* A plan row's columns: the plan's, then its costs at its own throughput
- * (none where no user fits). */
+ * (none where no user fits), then, after the columns of before so that they
+ * keep their places, the cost per user-hour and each speed figure's band,
+ * named as plan's JSON names them (null where plan's is). */
 static int plan_row_cells(const struct scenario *s, const struct plan_result *r, const char *value,
                           struct cell c[CELLS_MAX])
 {
     bool some = r->max_users > 0;
-    return sweep_cost_cells(r->price_usd_per_hour, some ? r->cost_per_million_output_tokens : -1,
-                            some ? r->cost_per_million_input_tokens : -1, c,
-                            sweep_row_cells(s, r, value, c));
+    int n = sweep_cost_cells(r->price_usd_per_hour, some ? r->cost_per_million_output_tokens : -1,
+                             some ? r->cost_per_million_input_tokens : -1, c,
+                             sweep_row_cells(s, r, value, c));
+    const struct speed_bands *b = &r->bands;
+    bool dec = some && b->tokens_per_s_per_user_low > 0, ttft = some && b->ttft_seconds_low > 0;
+#define NUM(nm, v, p) (c[n] = (struct cell){.name = nm, .kind = CELL_NUM, .num = v, .present = p}, n++)
+    NUM("cost_per_user_hour", r->cost_per_user_hour, some && r->cost_per_user_hour >= 0);
+    NUM("tokens_per_s_per_user_low", b->tokens_per_s_per_user_low, dec);
+    NUM("tokens_per_s_per_user_high", b->tokens_per_s_per_user_high, dec);
+    NUM("ttft_seconds_low", b->ttft_seconds_low, ttft);
+    NUM("ttft_seconds_high", b->ttft_seconds_high, ttft);
+#undef NUM
+    return n;
 }
 
 /* The longest text of a cell: a row's value escaped for Markdown. */
@@ -296,9 +308,10 @@ static void print_head(const struct sweep *w)
                ? "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER "
                  "and POOL are per GPU"
                : "KV/TOKEN, KV/USER and POOL are per GPU");
-    printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s %9s", "VALUE", "GPUS",
-           "CONTEXT", "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL", "TOKENS", "TOK/S/USER",
-           "TOK/S TOTAL", "TTFT", "$/1M OUT");
+    printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s %9s %9s %13s %15s",
+           "VALUE", "GPUS", "CONTEXT", "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL",
+           "TOKENS", "TOK/S/USER", "TOK/S TOTAL", "TTFT", "$/1M OUT", "$/USER-H", "TOK/S BAND",
+           "TTFT BAND");
     printf(w->target ? " %9s\n" : "\n", "AT LEVEL");
 }
 
@@ -339,11 +352,21 @@ static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
     if (r->max_users > 0 && r->speed.ttft_seconds > 0)
         snprintf(ttft, sizeof ttft, "%.3f s", r->speed.ttft_seconds);
     units_format_int(r->speed.users_at_service_level, slo, sizeof slo);
-    char cost[24] = "n/a";
+    char cost[24] = "n/a", user_h[24] = "n/a", band[40] = "n/a", tband[40] = "n/a";
     if (r->max_users > 0 && r->cost_per_million_output_tokens >= 0)
         snprintf(cost, sizeof cost, "%.4f%s", r->cost_per_million_output_tokens, over ? "*" : "");
-    printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s %9s", value, gpus, ctx,
-           dtype_info(r->kv_dtype)->name, u, pg, tok, per, pool, held, speed, total, ttft, cost);
+    if (r->max_users > 0 && r->cost_per_user_hour >= 0)
+        snprintf(user_h, sizeof user_h, "%.4f", r->cost_per_user_hour);
+    /* the band of each: its low and high, in the figure's own form */
+    if (r->max_users > 0 && r->bands.tokens_per_s_per_user_low > 0)
+        snprintf(band, sizeof band, "%.1f-%.1f%s", r->bands.tokens_per_s_per_user_low,
+                 r->bands.tokens_per_s_per_user_high, over ? "*" : "");
+    if (r->max_users > 0 && r->bands.ttft_seconds_low > 0)
+        snprintf(tband, sizeof tband, "%.3f-%.3f s", r->bands.ttft_seconds_low,
+                 r->bands.ttft_seconds_high);
+    printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s %9s %9s %13s %15s",
+           value, gpus, ctx, dtype_info(r->kv_dtype)->name, u, pg, tok, per, pool, held, speed,
+           total, ttft, cost, user_h, band, tband);
     printf(w->target ? " %9s\n" : "\n", slo);
     return (over ? ROW_OVER : 0) | (uneven[0] ? ROW_UNEVEN : 0);
 }
@@ -414,7 +437,11 @@ static void sweep_end(const struct sweep *w, struct outbuf *ob, unsigned marks, 
         char basis[128];
         price_basis_text(&w->base, 0, basis, sizeof basis);
         printf("$/1M OUT: the GPUs' price an hour over the output tokens an hour at TOK/S TOTAL "
-               "(%s%s)\n", w->each_gpu ? "each GPU type's own price; the first's " : "", basis);
+               "(%s%s); $/USER-H: that price over the users (USERS, or AT LEVEL with a target)\n",
+               w->each_gpu ? "each GPU type's own price; the first's " : "", basis);
+        printf("TOK/S BAND, TTFT BAND: TOK/S/USER and TTFT times the least and the most "
+               "measured/predicted ratio the public measurements showed (plan's explain says "
+               "over which cases)\n");
     }
     if (w->format == SWEEP_TABLE && w->target) {
         char what[96];

@@ -45,7 +45,7 @@ struct cell {
     double num;
     bool present; /* CELL_NUM: false = no figure (null, empty) */
 };
-enum { CELLS_MAX = 25, SWEEP_VALUE_MAX = 128 }; /* a row's value: "fp8/32k/4"; with the costs */
+enum { CELLS_MAX = 30, SWEEP_VALUE_MAX = 128 }; /* a row's value: "fp8/32k/4"; with the costs */
 
 /* The plan's columns of a row (at most CELLS_MAX); returns how many. */
 int sweep_row_cells(const struct scenario *s, const struct plan_result *r, const char *value,

@@ -302,6 +302,7 @@ expect 0 "64 users,h100-sxm,llama-3.1-8b,1,8192,bf16,true,56,56,131072,107374182
 expect 0 ",concurrency,concurrency_fits,tokens_per_s_per_user,tokens_per_s_total,ttft_seconds" sweep --vary concurrency=1..4 --format csv
 expect 0 "| concurrency | concurrency_fits | tokens_per_s_per_user | tokens_per_s_total | ttft_seconds |" sweep --vary concurrency=1..4 --format markdown
 expect 0 '"tokens_per_s_total":' sweep --vary concurrency=1..4 --format json
+expect 0 ",cost_per_million_input_tokens,cost_per_user_hour,tokens_per_s_per_user_low,tokens_per_s_per_user_high,ttft_seconds_low,ttft_seconds_high" sweep --vary concurrency=1..4 --format csv
 expect 0 ",ttft_seconds,users_at_service_level" sweep --vary concurrency=1..4 --min-tok-s 40 --format csv
 expect 0 "| ttft_seconds | users_at_service_level |" sweep --vary concurrency=1..4 --max-ttft 1 --format markdown
 expect 0 "AT LEVEL: the users that keep 40 tok/s each" sweep --vary concurrency=1..4 --model llama-3.1-8b --context 8k --min-tok-s 40

@@ -3,7 +3,7 @@
 own throughput, with the price it rests on stated:
 
 - sweep (CSV, JSON, table): price_usd_per_hour, cost_per_million_output_tokens
-  and cost_per_million_input_tokens last, the price over the row's
+  and cost_per_million_input_tokens after the engine's columns, the price over the row's
   tokens_per_s_total an hour; a simulated sweep's last columns the same names
   at the run's output_throughput, its other columns in their places;
 - simulate --format json: result.simulation's costs at the run's
@@ -47,8 +47,13 @@ def num(row, key):
 rc, out = run("sweep", "--vary", "context=2k..8k", "--model", "llama-3.1-8b", "--format", "csv")
 rows = list(csv.DictReader(io.StringIO(out)))
 head = out.splitlines()[0].split(",") if out else []
-check(rc == 0 and head[-3:] == COSTS and head[-5:-3] == ["engine_version", "engine_title"],
-      "sweep CSV: the costs appended last: %s" % head[-6:])
+# after the costs, the columns added later (the cost per user-hour and the
+# speed bands, t_sweep_bands.py), so that the costs keep their places
+LATER = ["cost_per_user_hour", "tokens_per_s_per_user_low", "tokens_per_s_per_user_high",
+         "ttft_seconds_low", "ttft_seconds_high"]
+check(rc == 0 and head[-8:-5] == COSTS and head[-10:-8] == ["engine_version", "engine_title"]
+      and head[-5:] == LATER, "sweep CSV: the costs after the engine, then %s: %s" %
+      (LATER, head[-11:]))
 for r in rows:
     # CSV prints 6 significant digits
     check(close(num(r, "cost_per_million_output_tokens"),

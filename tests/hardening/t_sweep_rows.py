@@ -107,7 +107,10 @@ def table_rows(text):
     for line in lines[head + 1:]:
         if not line or line[0] in "!*":
             continue
-        cells = line.split()[:-1]  # the last, $/1M OUT, is the costs' (t_costs_everywhere.py)
+        cells = line.split()
+        # the last four: $/1M OUT, $/USER-H (t_costs_everywhere.py), TOK/S BAND and
+        # TTFT BAND ("0.166-1.899 s", or n/a; t_sweep_bands.py)
+        cells = (cells[:-2] if cells[-1] == "s" else cells[:-1])[:-3]
         if cells[-1] == "s":  # the TTFT's unit
             cells = cells[:-2] + [cells[-2] + " s"]
         rows[cells[0]] = cells
