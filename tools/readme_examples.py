@@ -4,6 +4,7 @@ drift: each ```console block whose first line is `$ kvplan ...` gets that
 command's output, and the Markdown example after the line naming
 `kvplan plan ... --format markdown` gets that output.
 Usage: readme_examples.py KVPLAN [--check]  (--check: exit 1 when README differs)."""
+import glob
 import os
 import re
 import subprocess
@@ -21,6 +22,8 @@ def run(cmd):
     if "|" in args:
         i = args.index("|")
         args, pipe = args[:i], " ".join(args[i + 1:])
+    # a pattern is the files it names, sorted, as the shell would give them
+    args = [f for a in args for f in (sorted(glob.glob(a)) if "*" in a else [a])]
     out = subprocess.run([KVPLAN] + args[1:], capture_output=True, text=True, env=ENV).stdout
     if pipe:
         out = subprocess.run(pipe, shell=True, input=out, capture_output=True, text=True).stdout

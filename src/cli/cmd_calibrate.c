@@ -379,13 +379,17 @@ static int calib_bench_or_log(struct calib *k)
     char *text = fileio_read(k->path, &len, &d);
     if (text == NULL)
         return cli_fail(d.message);
-    static struct bench_log b;
-    bool ok = bench_parse(k->shown, text, len, k->o->concurrency, &b, &d);
+    static struct bench_set set;
+    memset(&set, 0, sizeof set);
+    bool ok = bench_parse(k->shown, text, len, k->o->concurrency, &set.logs[0], &d);
     free(text);
     if (!ok)
         return cli_fail(d.message);
-    if (b.format != BENCH_UNKNOWN)
-        return calibrate_bench(k->o, &b, k->path, k->shown);
+    if (set.logs[0].format != BENCH_UNKNOWN) {
+        if (!calibrate_set_add(&set, k->path, k->shown, &d))
+            return cli_fail(d.message);
+        return calibrate_bench(k->o, &set);
+    }
     for (int id = 0; id < OPT_COUNT; id++)
         if (k->o->given[id] && !log_option(id)) {
             diag_fail(&d, "calibrate: %s describes a benchmark's scenario; %s is read as a "
@@ -403,8 +407,9 @@ int cmd_calibrate(int argc, char **argv)
     int parsed = cli_parse(CMD_CALIBRATE, argc, argv, &o);
     if (parsed != CLI_PARSED)
         return parsed;
-    if (optind + 1 != argc)
-        return cli_fail("calibrate: give one log file (see --help)");
+    if (optind >= argc)
+        return cli_fail("calibrate: give a log file, or one or more benchmark outputs (see "
+                        "--help)");
     if (o.save_path && o.model_id == NULL) { /* a calibration applies to the model the log is of */
         diag_fail(&d,
                   "calibrate: %s needs %s ID (the model the log is of): a calibration holds "
@@ -412,6 +417,8 @@ int cmd_calibrate(int argc, char **argv)
                   OPTION_FLAG(OPT_SAVE), OPTION_FLAG(OPT_MODEL));
         return cli_fail(d.message);
     }
+    if (argc - optind > 1) /* several: benchmark outputs, fitted on as one */
+        return calibrate_files(&o, argc - optind, argv + optind);
     struct calib k = {.o = &o, .path = argv[optind], .tp = o.tp};
     text_escape(k.path, k.shown, sizeof k.shown);
     int status = calib_bench_or_log(&k);

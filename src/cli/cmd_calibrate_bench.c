@@ -20,8 +20,9 @@
 /* What calibrating on a benchmark works with. */
 struct bench_calib {
     const struct options *o;
-    const struct bench_log *b;
-    const char *path, *shown;
+    const struct bench_set *set;
+    const struct bench_log *b; /* every file's figures: set->all */
+    const char *shown;         /* the one file's name, or "calibrate" for several */
     struct scenario s;
     unsigned fixed;                 /* SPEED_CAL_ bits held as given */
     struct fit_point pts[FIT_POINTS_MAX];
@@ -80,10 +81,18 @@ static bool bench_scenario(struct bench_calib *k, struct diag *d)
     return ok;
 }
 
-static void print_points(const struct bench_calib *k)
+/* A file's name without its folders, for the rows that name it. */
+static const char *base_name(const char *shown)
 {
-    const struct bench_log *b = k->b;
-    printf("%s: %s, %s: %d run%s, %d figure%s\n", k->shown, bench_tool_name(b->format),
+    const char *slash = strrchr(shown, '/');
+    return slash ? slash + 1 : shown;
+}
+
+/* Each file's header: its tool and output, its runs and figures, what it
+ * says of its run. */
+static void print_file(const char *shown, const struct bench_log *b)
+{
+    printf("%s: %s, %s: %d run%s, %d figure%s\n", shown, bench_tool_name(b->format),
            bench_output_name(b->format), b->runs, b->runs == 1 ? "" : "s", b->npoints,
            b->npoints == 1 ? "" : "s");
     char said[512] = "";
@@ -95,19 +104,32 @@ static void print_points(const struct bench_calib *k)
             snprintf(said + strlen(said), sizeof said - strlen(said), "%s%s %s",
                      said[0] ? ", " : "", parts[i][0], parts[i][1]);
     if (said[0]) {
-        char shown[sizeof said];
-        text_escape(said, shown, sizeof shown);
-        printf("  it says: %s\n", shown);
+        char shown_said[sizeof said];
+        text_escape(said, shown_said, sizeof shown_said);
+        printf("  it says: %s\n", shown_said);
     }
+}
+
+static void print_points(const struct bench_calib *k)
+{
+    const struct bench_set *set = k->set;
+    const struct bench_log *b = k->b;
+    for (int f = 0; f < set->n; f++)
+        print_file(set->shown[f], &set->logs[f]);
     printf("\nMeasured, and kvplan's step for it at full bandwidth and compute (MBU = MFU = 1, "
            "no overhead)\n");
     for (int i = 0; i < b->npoints; i++) {
         const struct bench_point *q = &b->points[i];
         const struct fit_point *p = &k->pts[i];
-        char depth[48] = "";
+        char depth[48] = "", where[1100];
         if (p->depth)
             snprintf(depth, sizeof depth, ", after %llu tokens", (unsigned long long)p->depth);
-        printf("  line %-4d %-30s %9.3f ms  %s %llu user%s%s, %llu in / %llu out%s\n", q->line,
+        if (set->n == 1) /* one file: its line; several: the file and its line */
+            snprintf(where, sizeof where, "line %-4d", q->line);
+        else
+            snprintf(where, sizeof where, "%s:%d", base_name(set->shown[set->file_of[i]]),
+                     q->line);
+        printf("  %s %-30s %9.3f ms  %s %llu user%s%s, %llu in / %llu out%s\n", where,
                q->figure, p->measured_s * 1e3, p->kind == FIT_DECODE ? "decode," : "first token,",
                (unsigned long long)p->concurrency, p->concurrency == 1 ? "" : "s",
                q->littles_law              ? " (estimated by Little's law)"
@@ -202,7 +224,7 @@ static void print_fit(const struct bench_calib *k)
         const struct fit_point *p = &k->pts[i];
         printf("  %-30s at %5llu  measured %9.3f ms  before %9.3f ms (%+6.1f%%)  after %9.3f ms "
                "(%+6.1f%%)  %s\n",
-               k->b->points[i].figure, (unsigned long long)p->concurrency, p->measured_s * 1e3,
+               k->labels[i], (unsigned long long)p->concurrency, p->measured_s * 1e3,
                p->before_s * 1e3, 100 * (p->before_s - p->measured_s) / p->measured_s,
                p->predicted_s * 1e3, 100 * (p->predicted_s - p->measured_s) / p->measured_s,
                p->waited ? "waited; not fitted" : p->compute_binds ? "compute binds" : "memory binds");
@@ -263,8 +285,9 @@ static bool bench_save(const struct bench_calib *k, struct diag *d)
                           : k->b->engine_version[0] ? k->b->engine_version
                                                     : NULL;
     struct speed_calibration c = {
-        .benchmark = bench_tool_name(k->b->format), .output = bench_output_name(k->b->format),
-        .benchmark_path = k->path, .model_id = k->s.model.id, .gpu = &k->s.gpu,
+        .benchmark = k->set->tools, .output = k->set->outputs,
+        .benchmark_path = k->set->path[0], .benchmark_paths = k->set->path,
+        .benchmark_files = k->set->n, .model_id = k->s.model.id, .gpu = &k->s.gpu,
         .engine = k->s.engine.kind, .rule = k->s.engine.rule, .engine_version = version,
         .date = date, .benchmark_date = k->b->date[0] ? k->b->date : NULL,
         .tp = scenario_tp(&k->s), .pp = scenario_pp(&k->s), .fixed = k->fixed, .fit = &k->fit,
@@ -297,7 +320,8 @@ static bool physically_possible(struct bench_calib *k, struct diag *d)
         if (p->measured_s < bound)
             return diag_fail(d, "%s:%d: %s %.3f ms is faster than %s allows: %.3f ms at 100%% of "
                              "its peak %s: the figure, or the scenario (GPU, weight precision, "
-                             "tensor parallel), is wrong", k->shown, k->b->points[i].line,
+                             "tensor parallel), is wrong", k->set->shown[k->set->file_of[i]],
+                             k->b->points[i].line,
                              k->b->points[i].figure, p->measured_s * 1e3, k->s.gpu.name,
                              bound * 1e3, decode ? "memory bandwidth (the weights)" : "compute");
     }
@@ -307,18 +331,19 @@ static bool physically_possible(struct bench_calib *k, struct diag *d)
 /* The largest residual a saved fit may leave (rms, relative). */
 #define FIT_SAVE_RMS_MAX 0.25
 
-int calibrate_bench(const struct options *o, const struct bench_log *b, const char *path,
-                    const char *shown)
+int calibrate_bench(const struct options *o, const struct bench_set *set)
 {
     static struct bench_calib k;
+    static char labels[FIT_POINTS_MAX][sizeof set->shown[0] + 64];
     memset(&k, 0, sizeof k);
     k.o = o;
-    k.b = b;
-    k.path = path;
-    k.shown = shown;
+    k.set = set;
+    k.b = &set->all;
+    k.shown = set->n == 1 ? set->shown[0] : "calibrate";
+    const struct bench_log *b = k.b;
     struct diag d = {0};
     if (b->npoints == 0) {
-        diag_fail(&d, "%s: %s output with no TPOT, ITL or TTFT figure: nothing to fit", shown,
+        diag_fail(&d, "%s: %s output with no TPOT, ITL or TTFT figure: nothing to fit", k.shown,
                   bench_tool_name(b->format));
         return cli_fail(d.message);
     }
@@ -328,10 +353,14 @@ int calibrate_bench(const struct options *o, const struct bench_log *b, const ch
               (o->given[OPT_STEP_OVERHEAD] ? SPEED_CAL_OVERHEAD : 0);
     for (int i = 0; i < b->npoints; i++) {
         k.pts[i] = b->points[i].fit;
-        k.labels[i] = b->points[i].figure;
+        /* several files: each figure named with its file */
+        if (set->n > 1)
+            snprintf(labels[i], sizeof labels[i], "%s: %s",
+                     base_name(set->shown[set->file_of[i]]), b->points[i].figure);
+        k.labels[i] = set->n > 1 ? labels[i] : b->points[i].figure;
     }
     if (!speedfit_run(&k.s, k.fixed, k.pts, b->npoints, &k.fit, &d)) {
-        diag_prefix(&d, "%s", shown);
+        diag_prefix(&d, "%s", k.shown);
         return cli_fail(d.message);
     }
     print_points(&k);
@@ -341,7 +370,7 @@ int calibrate_bench(const struct options *o, const struct bench_log *b, const ch
     if (o->save_path && (k.fit.mbu_clamped || k.fit.mfu_clamped || k.fit.rms > FIT_SAVE_RMS_MAX)) {
         diag_fail(&d, "%s: not saved: the fit %s%s%.1f%% residual after it (over %.0f%%): the "
                   "scenario is likely not the one the benchmark ran (its GPU, weight precision, "
-                  "engine or tensor parallel): give them as options", shown,
+                  "engine or tensor parallel): give them as options", k.shown,
                   k.fit.mbu_clamped || k.fit.mfu_clamped ? "clamps MBU or MFU at the range "
                                                            "0.01 to 1" : "",
                   k.fit.mbu_clamped || k.fit.mfu_clamped ? " and leaves a " : "leaves a ",

@@ -482,7 +482,7 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
          .head = "Usage: kvplan calibrate LOGFILE [--model ID] [--gpu ID] [--tp N] "
                  "[--kv-dtype D] [--save FILE]\n"
                  "                        [--presets DIR]\n"
-                 "       kvplan calibrate BENCHMARK --model ID [--gpu ID] [--engine-version V]\n"
+                 "       kvplan calibrate BENCHMARK... --model ID [--gpu ID] [--engine-version V]\n"
                  "                        [--save FILE] [scenario options]\n\n"
                  "Reads a startup log of vLLM (V0, V1), SGLang, llama.cpp, Ollama or TGI and\n"
                  "reports every figure it prints, the KV bytes per token it implies against\n"
@@ -493,7 +493,9 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
                  "llama-bench, genai-perf; the format from its content) and fits the MBU, MFU\n"
                  "and step overhead that make kvplan's step meet its TPOT and TTFT for the\n"
                  "scenario given as for plan; --mbu, --mfu, --step-overhead hold a figure as\n"
-                 "given, --engine-version names the engine's release, --save writes them.\n",
+                 "given, --engine-version names the engine's release, --save writes them.\n"
+                 "Several benchmark outputs (a sweep's runs at several concurrencies) are\n"
+                 "fitted on as one, each file's error naming it; --save lists them all.\n",
          .tail = SCENARIO_TAIL},
     [CMD_SOLVE] =
         {"solve", .synopsis = "solve --users N ...",

@@ -133,6 +133,8 @@ bool calibration_save(const char *path, const struct memory_calibration *m, stru
  * (MBU, MFU, step overhead) comes from; labels[] names each point's figure. */
 struct speed_calibration {
     const char *benchmark, *output, *benchmark_path; /* "vllm bench serve", "--save-result JSON" */
+    const char *const *benchmark_paths; /* every file fitted on (benchmark_path the first) */
+    int benchmark_files;
     const char *model_id;
     const struct gpu_spec *gpu;
     enum engine_kind engine;

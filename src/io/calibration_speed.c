@@ -35,6 +35,16 @@ static cJSON *speed_json(const struct speed_calibration *c)
     jsonout_string(&o, "benchmark", c->benchmark);
     jsonout_string(&o, "benchmark_output", c->output);
     jsonout_string(&o, "benchmark_file", c->benchmark_path);
+    cJSON *files = cJSON_CreateArray(); /* every file fitted on, in the order given */
+    for (int i = 0; files && i < c->benchmark_files; i++) {
+        cJSON *name = cJSON_CreateString(c->benchmark_paths[i]);
+        if (name == NULL || !cJSON_AddItemToArray(files, name)) {
+            cJSON_Delete(name);
+            cJSON_Delete(files);
+            files = NULL;
+        }
+    }
+    jsonout_object(&o, "benchmark_files", files);
     if (c->benchmark_date)
         jsonout_string(&o, "benchmark_date", c->benchmark_date);
     if (c->engine_version)
