@@ -376,7 +376,7 @@ void view_draw_chart(const struct planner *p, struct rect r)
         snprintf(here, sizeof here, "%s %s now: %s %s", roles_utf8() ? "\u25cf" : "@", ctxs, u,
                  res->max_users == 1 ? "user" : "users");
     int off = view_chart_off_scale(ctx);
-    if (ctx > max) { /* a context the model does not take: said, as on the plot */
+    if (ctx > max && !off) { /* a context the model does not take: said, as on the plot */
         char m[32];
         size_t at = strlen(here);
         snprintf(here + at, sizeof here - at, " (past max %s)",

@@ -56,11 +56,13 @@ void view_memory_title(const struct plan_result *r, const struct scenario *s, in
         if (view_cols(title) <= w)
             return;
     }
-    /* not even the total whole after it: the head shortened instead */
-    int room = w - (int)strlen(part[0]) - (n > 1 ? 1 : 0);
+    /* no room for the ellipsis after the total: the head and the total alone
+     * when they fit (one more column would have taken the ellipsis), else
+     * the head shortened with it */
+    int room = w - (int)strlen(part[0]);
     char cut[64];
-    snprintf(title, size, "%s%s%s", widget_fit(head, room > 2 ? room : 2, cut, sizeof cut),
-             part[0], n > 1 ? more : "");
+    snprintf(title, size, "%s%s", widget_fit(head, room > 2 ? room : 2, cut, sizeof cut),
+             part[0]);
 }
 
 bool view_host_summary(const struct plan_result *r, char *line, size_t size)
