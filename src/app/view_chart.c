@@ -177,15 +177,25 @@ static struct rect chart_plot(const struct planner *p, struct rect r)
     return (struct rect){r.x + gw + 1, r.y + 1, r.w - gw - 1, r.h - 3};
 }
 
+/* The plot's column of the model's longest context; -1 off the axis (or
+ * at its very end). */
+static int rule_column(struct rect plot, uint64_t max_context)
+{
+    double fx = curve_x(max_context);
+    if (fx < 0 || fx >= 1)
+        return -1;
+    int x, y;
+    widget_plot_cell(plot, fx, 0, &x, &y);
+    return x;
+}
+
 /* The model's longest context as a dotted rule down the plot, named at its
  * top ("max 128k"), drawn under the curves; none when the axis ends first. */
 void view_chart_max_context(struct rect plot, uint64_t max_context)
 {
-    double fx = curve_x(max_context);
-    if (fx < 0 || fx >= 1 || plot.w < 2)
+    int x = rule_column(plot, max_context);
+    if (x < 0 || plot.w < 2)
         return;
-    int x, y;
-    widget_plot_cell(plot, fx, 0, &x, &y);
     for (int row = 0; row < plot.h; row++)
         widget_text(plot.y + row, x, 1, ROLE_DIM, roles_utf8() ? "\u250a" : ":");
     char name[40], t[32];
@@ -199,11 +209,9 @@ void view_chart_max_context(struct rect plot, uint64_t max_context)
 
 void view_chart_beyond(struct rect plot, uint64_t max_context)
 {
-    double fx = curve_x(max_context);
-    if (fx < 0 || fx >= 1 || plot.h < 3)
+    int x = rule_column(plot, max_context);
+    if (x < 0 || plot.h < 3)
         return;
-    int x, y;
-    widget_plot_cell(plot, fx, 0, &x, &y);
     int from = x + 1, w = plot.x + plot.w - from;
     static const char *const names[] = {"not available", "n/a"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
