@@ -9,7 +9,7 @@
  * fitted on the DeepSeek-R1 cases of tests/data/speed-measurements.json it
  * fits on (InferenceX nightly rows of SGLang, TensorRT-LLM and ATOM in 2026),
  * every model weighing as one, over a grid; the last column, the hop of an
- * all-reduce, by tools/fit_speed.py --allreduce on the family's dense cases
+ * all-reduce, by tools/fit_allreduce.py on the family's dense cases
  * with its MBU (Hopper: TP 1, 2 and 8 fitted, TP 2, 4 and 8 held out). */
 static const struct speed_family_terms table[] = {
     {"Hopper", 1.0, 0.85, 30e-6, 2.5e-6},

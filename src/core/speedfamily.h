@@ -25,7 +25,7 @@ struct speed_family_terms {
      * passes 2 (p - 1) hops, so one all-reduce's fixed cost is 2 (p - 1) x
      * this (the alpha of the alpha-beta cost of a ring all-reduce); 0 = the
      * flat SPEED_ALLREDUCE_LATENCY_S whatever p. Fitted on the family's dense
-     * decode cases at TP 1, 2 and 8 (tools/fit_speed.py --allreduce) */
+     * decode cases at TP 1, 2 and 8 (tools/fit_allreduce.py) */
     double allreduce_hop_s;
 };
 
