@@ -94,3 +94,51 @@ def render(rows, tol, share):
             "%.0f%%, and when any of the %d cases `decode_share.cases` names (every case within when it was last "
             "set) leaves the tolerance." % (100 * tol, 100 * least, pc(*t["decode"]), pc(*t["decode_static"]),
                                             100 * least, named), ""]
+
+
+# The cases the gate holds one by one (`cases`), each against its own tolerance of the static step.
+def read_cases(path):
+    """The cases `make test` holds, each with its tolerance: {} when no gate
+    is given, None (after a message) when the file is not a gate."""
+    if path is None:
+        return {}
+    try:
+        doc = json.load(open(path))
+    except (OSError, ValueError) as e:
+        print("%s: %s" % (path, e), file=sys.stderr)
+        return None
+    if doc.get("format") != "kvplan-speed-gate" or doc.get("format_version") != 1:
+        print("%s: not a kvplan-speed-gate file, version 1" % path, file=sys.stderr)
+        return None
+    gate = {}
+    for i, g in enumerate(doc.get("cases", [])):
+        tol = g.get("tolerance")
+        if not isinstance(g.get("id"), str) or not isinstance(tol, (int, float)) or not 0 < tol < 10:
+            print("%s: cases[%d]: needs an id and a tolerance between 0 and 10" % (path, i), file=sys.stderr)
+            return None
+        gate[g["id"]] = float(tol)
+    return gate
+
+
+def check_cases(gate, rows):
+    """Each gated case within its own tolerance; prints every miss and the
+    closing line, and says whether all held."""
+    by_id = {r["c"]["id"]: r for r in rows}
+    held = missed = 0
+    for i, tol in gate.items():
+        r = by_id.get(i)
+        if r is None:
+            why = "no such case in the measurements"
+        elif not r["c"]["complete"] or r["dec_ms"] is None:
+            why = "not a complete case"
+        elif r["err_dec"] is None:
+            why = "kvplan gives no prediction"
+        elif abs(r["err_dec"]) > 100.0 * tol:
+            why = "decode %+.1f%%, tolerance %.0f%%" % (r["err_dec"], 100 * tol)
+        else:
+            held += 1
+            continue
+        missed += 1
+        print("GATE: %s: %s" % (i, why))
+    print("speed gate: %d passed, %d failed" % (held, missed))
+    return missed == 0
