@@ -128,13 +128,16 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
     const struct speed_family_terms *fam = speed_family_terms(s->gpu.family);
     /* a ring of tp GPUs passes 2 (tp - 1) hops an all-reduce, each of a
      * fixed latency where the family has one fitted; else one flat figure */
-    in.latency = fam->allreduce_hop_s > 0 && in.tp > 1
-                     ? fam->allreduce_hop_s * 2.0 * (in.tp - 1)
-                     : SPEED_ALLREDUCE_LATENCY_S;
+    uint32_t ring = in.tp < domain ? in.tp : domain; /* the GPUs of one domain in it */
+    double hops = fam->allreduce_hop_s * 2.0 * (ring > 1 ? ring - 1 : 0);
+    in.latency = fam->allreduce_hop_s > 0 && in.tp > 1 ? hops : SPEED_ALLREDUCE_LATENCY_S;
+    in.hop = in.tp > 1 ? fam->allreduce_hop_s : 0;
     if (in.nodes > 1) {
         if (in.link_used <= 0 || in.link_used > SPEED_INTERNODE_BYTES_PER_S)
             in.link_used = SPEED_INTERNODE_BYTES_PER_S;
-        in.latency = SPEED_INTERNODE_LATENCY_S;
+        /* the network's latency, after (with a hop fitted) the ring within a
+         * node: never less than the node's own all-reduce (no case to fit) */
+        in.latency = SPEED_INTERNODE_LATENCY_S + (fam->allreduce_hop_s > 0 ? hops : 0);
     }
     in.shards = (double)in.tp * in.pp;
     in.expert_div = r->layout->experts_spread ? (double)r->layout->gpus : in.shards;

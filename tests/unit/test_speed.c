@@ -286,8 +286,9 @@ static void tensor_parallel_past_a_node_all_reduces_over_the_network(void **stat
     s.context_tokens = 2048;
     s.concurrency = 8;
     struct plan_result r = plan(&s);
+    /* the network's latency after a node's ring of 8: 2 x 7 hops of 2.5 us */
     double each = 2.0 * 15 / 16 * 8 * 4096 * 2 / SPEED_INTERNODE_BYTES_PER_S +
-                  SPEED_INTERNODE_LATENCY_S;
+                  SPEED_INTERNODE_LATENCY_S + 35e-6;
     assert_true(close_to(r.speed.comm_seconds, 64 * each));
     assert_true(r.warnings & WARN_TP_ACROSS_NODES);
     bool named = false;
