@@ -82,10 +82,7 @@ static void moe_decode_reads_only_the_experts_in_use(void **state)
      * reads the other half and a quarter of the experts: 5/8 of the weights */
     struct gpu_spec g = h100_sxm();
     g.achievable_mbu = 0; /* the global default, 0.7, not the preset's Hopper fit */
-    struct model_spec m = llama31_8b();
-    m.experts = 8;
-    m.experts_per_token = 2;
-    m.expert_params = m.params / 2;
+    struct model_spec m = coarse_moe_8b();
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.context_tokens = 2048;

@@ -152,10 +152,7 @@ static void a_coarse_moe_reads_its_experts_as_the_dense(void **state)
 {
     (void)state;
     struct gpu_spec g = preset_gpu("h200");
-    struct model_spec m = llama31_8b();
-    m.experts = 8;
-    m.experts_per_token = 2;
-    m.expert_params = m.params / 2;
+    struct model_spec m = coarse_moe_8b();
     struct scenario s;
     scenario_default(&s, &g, &m);
     s.context_tokens = 2048;
