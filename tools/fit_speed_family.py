@@ -50,14 +50,14 @@ DEFAULT_MOE_LAYER_US = 75.0  # SPEED_MOE_LAYER_OVERHEAD_S, src/core/speed.h
 FAMILIES = ["Hopper", "Blackwell", "Blackwell Ultra", "CDNA 3", "CDNA 4"]
 GRID = {"mla_decode_reach": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.25, 0.2, 0.15, 0.1],
         "expert_mbu": [0, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85],
-        "moe_layer_us": [45, 52.5, 60, 67.5, 75, 82.5, 90, 97.5, 105, 112.5, 120]}
+        "moe_layer_us": [0, 15, 22.5, 30, 37.5, 45, 52.5, 60, 67.5, 75, 82.5, 90, 97.5, 105, 112.5, 120]}
 NONE = {"mla_decode_reach": 1.0, "expert_mbu": 0, "moe_layer_us": DEFAULT_MOE_LAYER_US}
 
 
 def compiled_table(path=TABLE):
     """The family rows of src/core/speedfamily.c: {family: terms}."""
     rows = {}
-    pat = re.compile(r'\{"([^"]+)",\s*([0-9.e+-]+),\s*([0-9.e+-]+),\s*([0-9.e+-]+)\}')
+    pat = re.compile(r'\{"([^"]+)",\s*([0-9.e+-]+),\s*([0-9.e+-]+),\s*([0-9.e+-]+)(?:,\s*[0-9.e+-]+)?\}')
     for m in pat.finditer(open(path).read()):
         rows[m.group(1)] = {"mla_decode_reach": float(m.group(2)), "expert_mbu": float(m.group(3)),
                             "moe_layer_us": float(m.group(4)) * 1e6}

@@ -123,11 +123,21 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
     in.nodes = (in.tp + domain - 1) / domain;
     in.domain = domain;
     in.link_used = (double)s->gpu.link_bytes_per_s;
-    in.latency = SPEED_ALLREDUCE_LATENCY_S;
+    /* fitted on the measurements (doc/SPEED-FIT.md), the family's own terms
+     * on its DeepSeek-R1 cases (core/speedfamily.h) */
+    const struct speed_family_terms *fam = speed_family_terms(s->gpu.family);
+    /* a ring of tp GPUs passes 2 (tp - 1) hops an all-reduce, each of a
+     * fixed latency where the family has one fitted; else one flat figure */
+    uint32_t ring = in.tp < domain ? in.tp : domain; /* the GPUs of one domain in it */
+    double hops = fam->allreduce_hop_s * 2.0 * (ring > 1 ? ring - 1 : 0);
+    in.latency = fam->allreduce_hop_s > 0 && in.tp > 1 ? hops : SPEED_ALLREDUCE_LATENCY_S;
+    in.hop = in.tp > 1 ? fam->allreduce_hop_s : 0;
     if (in.nodes > 1) {
         if (in.link_used <= 0 || in.link_used > SPEED_INTERNODE_BYTES_PER_S)
             in.link_used = SPEED_INTERNODE_BYTES_PER_S;
-        in.latency = SPEED_INTERNODE_LATENCY_S;
+        /* the network's latency, after (with a hop fitted) the ring within a
+         * node: never less than the node's own all-reduce (no case to fit) */
+        in.latency = SPEED_INTERNODE_LATENCY_S + (fam->allreduce_hop_s > 0 ? hops : 0);
     }
     in.shards = (double)in.tp * in.pp;
     in.expert_div = r->layout->experts_spread ? (double)r->layout->gpus : in.shards;
@@ -151,15 +161,15 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
      * whose layers are single blocks (Nemotron-H: a Mamba-2, attention or
      * MLP block a layer, one row-parallel output each) once a block. */
     in.allreduces_per_layer = m->plain_layers ? 1.0 : 2.0;
-    /* fitted on the measurements (doc/SPEED-FIT.md), the family's own terms
-     * on its DeepSeek-R1 cases (core/speedfamily.h) */
-    const struct speed_family_terms *fam = speed_family_terms(s->gpu.family);
     double family_mbu = s->gpu.achievable_mbu > 0 ? s->gpu.achievable_mbu : SPEED_DEFAULT_MBU;
-    in.moe_mbu = fam->expert_mbu > 0 ? fam->expert_mbu / family_mbu : 1.0;
+    /* the experts' fraction is fitted on fine-grained MoE (DeepSeek-R1's 256
+     * experts); a coarse MoE (Mixtral's 8) reads its experts as the dense */
+    bool fine = m->experts > SPEED_MOE_FINE_EXPERTS;
+    in.moe_mbu = fine && fam->expert_mbu > 0 ? fam->expert_mbu / family_mbu : 1.0;
     in.attn_mbu = m->attention == ATTENTION_MLA ? fam->mla_decode_reach : 1.0;
     in.step_overhead = s->has_step_overhead ? s->step_overhead_s
                                             : engine_desc(s->engine.kind)->step_overhead_s;
-    in.moe_layer_overhead = m->experts > SPEED_MOE_FINE_EXPERTS ? fam->moe_layer_s : 0;
+    in.moe_layer_overhead = fine ? fam->moe_layer_s : 0;
     sparse_index_of(m, r, &in);
     return in;
 }

@@ -23,6 +23,7 @@ struct inputs {
     double per_ctx_token;       /* decode attention flops per context token per layer, all heads */
     double per_ctx_prefill;     /* the same in prefill (MLA computes it expanded) */
     double link_used, latency;  /* the all-reduce's bandwidth per GPU and step latency */
+    double hop;                 /* of latency, one hop of the ring within a node; 0 = flat */
     uint32_t nodes;             /* nodes (NVLink domains) one tensor-parallel group spans */
     uint32_t domain;            /* GPUs of one: a node's, or the NVLink domain's (spec_gpu_domain) */
     uint32_t tp;

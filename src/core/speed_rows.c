@@ -156,8 +156,14 @@ static void memory_compute_rows(const struct inputs *in, struct explain *x, uint
 static void comm_row(const struct inputs *in, struct explain *x, const struct step_time *st,
                      double allreduces)
 {
-    char name[160];
+    char name[200], hops[64] = "";
     struct explain_row *row = explain_row_begin(x, "speed_comm", "All-reduce", "per step");
+    uint32_t ring = in->tp < in->domain ? in->tp : in->domain;
+    if (in->hop > 0 && in->nodes > 1) /* the network's, then 2 (p - 1) hops a node */
+        snprintf(hops, sizeof hops, " (%.0f us + 2 x %u hops of %.1f us)",
+                 SPEED_INTERNODE_LATENCY_S * 1e6, ring - 1, in->hop * 1e6);
+    else if (in->hop > 0) /* the ring's: 2 (p - 1) hops (core/speedfamily.h) */
+        snprintf(hops, sizeof hops, " (2 x %u hops of %.1f us)", ring - 1, in->hop * 1e6);
     explain_term(row, allreduces, XU_COUNT, in->allreduces_per_layer == 1
                                                 ? "all-reduces (one a block)"
                                                 : "all-reduces (two a layer)");
@@ -165,15 +171,15 @@ static void comm_row(const struct inputs *in, struct explain *x, const struct st
     explain_op(row, XOP_MUL);
     if (in->nodes > 1)
         snprintf(name, sizeof name, "each: ring over %u GPUs across %u nodes at %.0f GB/s "
-                 "(network) plus %.0f us", in->tp, in->nodes, in->link_used / 1e9,
-                 in->latency * 1e6);
+                 "(network) plus %.0f us%s", in->tp, in->nodes, in->link_used / 1e9,
+                 in->latency * 1e6, hops);
     else if (in->tp > SPEC_GPUS_PER_NODE)
         snprintf(name, sizeof name, "each: ring over %u GPUs in one %u-GPU NVLink domain at "
-                 "%.0f GB/s plus %.0f us", in->tp, in->domain, in->link_used / 1e9,
-                 in->latency * 1e6);
+                 "%.0f GB/s plus %.0f us%s", in->tp, in->domain, in->link_used / 1e9,
+                 in->latency * 1e6, hops);
     else
-        snprintf(name, sizeof name, "each: ring over %u GPUs at %.0f GB/s plus %.0f us",
-                 in->tp, in->link_used / 1e9, in->latency * 1e6);
+        snprintf(name, sizeof name, "each: ring over %u GPUs at %.0f GB/s plus %.0f us%s",
+                 in->tp, in->link_used / 1e9, in->latency * 1e6, hops);
     explain_row_end(x, row, XU_SECONDS, 0, name);
 }
 

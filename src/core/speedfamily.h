@@ -21,10 +21,17 @@ struct speed_family_terms {
      * share of MBU: --mbu or a calibration moves both alike */
     double expert_mbu;
     double moe_layer_s;          /* a fine-grained MoE layer's own kernels, seconds */
+    /* one hop of a tensor-parallel all-reduce within a node: a ring of p GPUs
+     * passes 2 (p - 1) hops, so one all-reduce's fixed cost is 2 (p - 1) x
+     * this (the alpha of the alpha-beta cost of a ring all-reduce); 0 = the
+     * flat SPEED_ALLREDUCE_LATENCY_S whatever p. Fitted on the family's dense
+     * decode cases at TP 1, 2 and 8 (tools/fit_allreduce.py) */
+    double allreduce_hop_s;
 };
 
 /* The terms of a family: its row, or the defaults (reach 1, the family's MBU,
- * SPEED_MOE_LAYER_OVERHEAD_S) for a family the table does not name. */
+ * SPEED_MOE_LAYER_OVERHEAD_S, the flat all-reduce latency) for a family the
+ * table does not name. */
 const struct speed_family_terms *speed_family_terms(const char *family);
 
 #endif

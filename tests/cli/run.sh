@@ -140,7 +140,7 @@ expect 2 "show: say what 'llama-3.1-8b' is: kvplan show model llama-3.1-8b" show
 # --- the service level: speed at a concurrency, the first token, users that keep a speed
 expect_field 64 concurrency --model llama-3.1-8b --context 2k --concurrency 64
 expect 0 "keep 60 tok/s each (decode binds)" plan --model llama-3.1-8b --context 2k --min-tok-s 60
-expect 0 "Speed (64 users decoding at once; MBU 0.55, MFU 0.50)" plan --model llama-3.1-8b --context 2k --concurrency 64
+expect 0 "Speed (64 users decoding at once; MBU 0.62, MFU 0.50)" plan --model llama-3.1-8b --context 2k --concurrency 64
 # SGLang DP attention: every rank holds the attention (61 x 187,105,280 params) and
 # the embedding (129,280 x 7,168) whole (sglang models/deepseek_v2.py: the
 # attention TP group is TP / DP; VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled()))
@@ -249,7 +249,7 @@ expect 0 "opened $T/sess.json: 2 scenarios" --dump-screen - --size 100x30 --keys
 expect 2 "session.current: 7 is out of range (0 to 1)" plan --load "$T/sess-bad.json"
 expect 2 "session.current: 7 is out of range (0 to 1)" --load "$T/sess-bad.json" --dump-screen /dev/null
 # with a service level the gate counts the users who keep it (108 fit, 84 keep 30 tok/s)
-expect 1 "--require-users: 81 users keep the service level (108 fit), 100 required" plan --kv-dtype fp8 --engine vllm --min-tok-s 30 --require-users 100
+expect 1 "--require-users: 95 users keep the service level (108 fit), 100 required" plan --kv-dtype fp8 --engine vllm --min-tok-s 30 --require-users 100
 expect 0 "" plan --kv-dtype fp8 --engine vllm --require-users 100
 expect 2 "--export: give a file name" plan --export ''
 # llama.cpp loads GGUF: DeepSeek's fp8 checkpoint must be converted first
@@ -274,12 +274,12 @@ expect 0 "-np 256 -ngl" plan --model granite-4.0-h-tiny --engine llama.cpp --con
 # over 2 GPUs the first holds 17 of the 32 layers (llama.cpp's load_tensors: whole layers)
 expect 0 "x 32 layers / 17 on the fullest GPU / 144.63 MiB per slot), 256 LLAMA_MAX_SEQ) = min(361, 256); llama.cpp's slot cap (LLAMA_MAX_SEQ) binds before memory" plan --model jamba-1.5-mini --gpus 2 --engine llama.cpp
 # the family's measured fraction (presets/gpus/*.json achievable_mbu), the default where none was measured
-expect 0 "MBU 0.55: Hopper family: fitted to 8 dense decode" plan --model llama-3.1-8b --concurrency 8
+expect 0 "MBU 0.62: Hopper family: fitted with the all-reduce hop (2.5 us) to 3 dense decode" plan --model llama-3.1-8b --concurrency 8
 expect 0 "Speed (8 users decoding at once; MBU 0.70, MFU 0.50)" plan --gpu a100-80gb --model llama-3.1-8b --concurrency 8
 expect 0 "fine-grained MoE: its speed rests on a fit by GPU family to DeepSeek-R1" plan --gpu h200 --gpus 8 --model deepseek-v3
 # each family's own terms in the step's rows (src/core/speedfamily.c): the experts' read fraction,
 # MLA decode's reach reading the cache, the MoE layer's kernels; FP4 GEMMs at the FP4 peak
-expect 0 "less: experts read at 85% of peak) / (4.80 TB/s bandwidth x 0.550 MBU)" plan --gpu h200 --gpus 8 --model deepseek-v3
+expect 0 "less: experts read at 85% of peak) / (4.80 TB/s bandwidth x 0.620 MBU)" plan --gpu h200 --gpus 8 --model deepseek-v3
 expect 0 "more: MLA decode reads KV at 25% of MBU) / (5.30 TB/s bandwidth x 0.330 MBU)" plan --gpu mi300x --gpus 8 --model deepseek-v3
 expect 0 "61 MoE layers x 120.0 us each" plan --gpu mi300x --gpus 8 --model deepseek-v3
 expect 0 "GEMMs / (9.00 PFLOP per s (fp4 peak) x 0.500 MFU) +" plan --gpu b200 --gpus 8 --model deepseek-v3 --weight-dtype fp4
@@ -362,20 +362,20 @@ expect 0 "windowed layers read at most their window" plan --model gemma-3-27b --
 # review 5: the service-level inputs are listed, with where the MBU came from
 expect 0 "  Min tok/s      40 tok/s per user (--min-tok-s)" plan --min-tok-s 40 --max-ttft 1
 expect 0 "  Max TTFT       1 s to the first token (--max-ttft)" plan --min-tok-s 40 --max-ttft 1
-expect 0 "  MBU            0.55 of peak bandwidth (measured: Hopper family" plan --min-tok-s 40
+expect 0 "  MBU            0.62 of peak bandwidth (measured: Hopper family" plan --min-tok-s 40
 expect 0 "  MBU            0.70 of peak bandwidth (the default: no measurement" plan --gpu a100-80gb
 expect 0 "  MBU            0.60 of peak bandwidth (--mbu)" plan --mbu 0.6
-expect 0 "| Concurrency | 26 users decoding at once (those that keep the service level) |" plan --min-tok-s 40 --max-ttft 1 --format markdown
+expect 0 "| Concurrency | 31 users decoding at once (those that keep the service level) |" plan --min-tok-s 40 --max-ttft 1 --format markdown
 expect 0 "| Max TTFT | 1 s to the first token (--max-ttft) |" plan --min-tok-s 40 --max-ttft 1 --format markdown
 expect 0 "| MFU | 0.50 of peak compute (the default) |" plan --min-tok-s 40 --format markdown
 # review 7: tensor parallel past one node: network all-reduce, a warning, and solve keeps TP in a node with stages
-expect 0 "ring over 16 GPUs across 2 nodes at 50 GB/s (network) plus 25 us" plan --model llama-3.1-70b --gpus 16 --tp 16
+expect 0 "ring over 16 GPUs across 2 nodes at 50 GB/s (network) plus 60 us (25 us + 2 x 7 hops of 2.5 us)" plan --model llama-3.1-70b --gpus 16 --tp 16
 expect 0 "tensor parallel across nodes (--tp 16 over 8-GPU nodes): engines use pipeline stages (--pp) between nodes" plan --model llama-3.1-70b --gpus 16 --tp 16
 expect_not "tensor parallel across nodes" plan --model llama-3.1-70b --gpus 16
 expect_not "tensor parallel across nodes" plan --model llama-3.1-70b --gpus 16 --tp 8
 expect 1 "h100-sxm             -            -        - (needs more GPUs)" solve --users 10 --model llama-3.1-70b --min-tok-s 200 --gpu h100-sxm
-expect 0 "h100-sxm            32        8 x 4" solve --users 10 --model llama-3.1-70b --min-tok-s 80 --gpu h100-sxm --max-pp 4 --max-gpus 96
-expect 0 "(TP 32 spans nodes of 8 GPUs: its all-reduces run over the network; --max-pp" solve --users 10 --model llama-3.1-70b --min-tok-s 90 --gpu h100-sxm --max-gpus 64
+expect 0 "h100-sxm            40        8 x 5" solve --users 10 --model llama-3.1-70b --min-tok-s 65 --gpu h100-sxm --max-pp 4 --max-gpus 96
+expect 0 "(TP 64 spans nodes of 8 GPUs: its all-reduces run over the network; --max-pp" solve --users 10 --model llama-3.1-70b --min-tok-s 70 --gpu h100-sxm --max-gpus 64
 # a GPU with no compute figure cannot check a first-token target: solve never picks it, and says why
 expect 1 "NVIDIA A10G (AWS) has no compute figure: the --max-ttft target cannot be checked, so no context serves 2 users" solve --users 2 --max-context --gpu a10g --max-ttft 0.05 --model llama-3.1-8b
 expect 0 "; the 0.05 s first-token target cannot be checked (no compute figure for this GPU): 0 users counted" plan --gpu a10g --max-ttft 0.05

@@ -99,4 +99,24 @@ g["simulated_cases"][0]["figure"] = "itl"
 r, _ = run(KVPLAN, [VLLM], write("g.json", g))
 check(r.returncode == 2 and "simulated_cases[0]" in r.stderr, "malformed gate refused: %s" % r.stderr)
 
+# the decode share (issue 19's aim, tools/speed_gate.py): a serving benchmark counts with its simulated
+# TPOT, so the ATOM row (static -53%, simulated within 20%) is within and the llama-bench row (static
+# +9%) too; the early vLLM build (-57% both ways) is not: 2 of 3, 66.7%
+TG = "llamacpp-4090-codellama7b-f16-tg128"
+g = {"format": "kvplan-speed-gate", "format_version": 1, "cases": [],
+     "decode_share": {"tolerance": 0.2, "at_least": 0.6, "cases": [BIG, TG]}}
+r, _ = run(KVPLAN, [VLLM, BIG, TG], write("g.json", g))
+check(r.returncode == 0 and "2 of 3 complete cases within 20% (66.7%, at least 60%); 2 named, 0 missed" in r.stdout,
+      "the share counts the simulated TPOT: %s" % r.stdout[-400:])
+g["decode_share"]["at_least"] = 0.7
+r, _ = run(KVPLAN, [VLLM, BIG, TG], write("g.json", g))
+check(r.returncode == 1 and "(66.7%, at least 70%)" in r.stdout, "a share below the aim fails: %s" % r.stdout[-300:])
+g["decode_share"].update(at_least=0.6, cases=[VLLM, TG])
+r, _ = run(KVPLAN, [VLLM, BIG, TG], write("g.json", g))
+check(r.returncode == 1 and "GATE: %s: decode -5" % VLLM in r.stdout and "2 named, 1 missed" in r.stdout,
+      "a named case out of the tolerance fails: %s" % r.stdout[-300:])
+g["decode_share"]["at_least"] = 2
+r, _ = run(KVPLAN, [VLLM], write("g.json", g))
+check(r.returncode == 2 and "decode_share" in r.stderr, "malformed share refused: %s" % r.stderr)
+
 tally.finish()

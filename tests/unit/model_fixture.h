@@ -57,6 +57,16 @@ static inline struct model_spec deepseek_v32(void) { return preset_model("deepse
 static inline struct model_spec gemma3_27b(void) { return preset_model("gemma-3-27b"); }
 static inline struct model_spec qwen3_next(void) { return preset_model("qwen3-next-80b-a3b"); }
 static inline struct model_spec nemotron_9b_v2(void) { return preset_model("nemotron-9b-v2"); }
+/* Llama 3.1 8B with half its parameters in 8 experts of 2 a token: a coarse
+ * MoE with round numbers (5/8 of the weights read by one user) */
+static inline struct model_spec coarse_moe_8b(void)
+{
+    struct model_spec m = llama31_8b();
+    m.experts = 8;
+    m.experts_per_token = 2;
+    m.expert_params = m.params / 2;
+    return m;
+}
 static inline struct gpu_spec h100_sxm(void) { return preset_gpu("h100-sxm"); }
 static inline struct gpu_spec a100_40gb(void) { return preset_gpu("a100-40gb"); }
 

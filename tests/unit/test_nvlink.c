@@ -37,7 +37,9 @@ static void tp16_all_reduces_over_nvlink_in_nvl72_and_the_network_between_h100_n
      * GB200 NVL72, one domain: 2 x 15/16 x 16,384 B / 900e9 B/s = 34.133 ns,
      * plus 8 us: 8.034133 us each, x 160 = 1.2854613 ms.
      * 2 x 8 H100: 2 nodes, the network's 50e9 B/s per GPU:
-     * 30,720 B / 50e9 = 614.4 ns, plus 25 us: 25.6144 us, x 160 = 4.098304 ms. */
+     * 30,720 B / 50e9 = 614.4 ns, plus the network's 25 us after a node's ring
+     * of 8 (2 x 7 hops of Hopper's 2.5 us, 35 us): 60.6144 us, x 160 = 9.698304 ms.
+     * (GB200 is Blackwell: no hop fitted, the flat 8 us.) */
     struct scenario s = tp16("gb200");
     run(&s);
     assert_int_equal(r.speed.domain_gpus, 72);
@@ -50,7 +52,7 @@ static void tp16_all_reduces_over_nvlink_in_nvl72_and_the_network_between_h100_n
     s = tp16("h100-sxm");
     run(&s);
     assert_int_equal(r.speed.domain_gpus, 8);
-    assert_true(fabs(r.speed.comm_seconds - 4.098304e-3) < 1e-9);
+    assert_true(fabs(r.speed.comm_seconds - 9.698304e-3) < 1e-9);
     row = explain_find(&rows, "speed_comm");
     assert_non_null(strstr(row->formula, "across 2 nodes at 50 GB/s (network)"));
     assert_true(r.warnings & WARN_TP_ACROSS_NODES);
@@ -59,6 +61,7 @@ static void tp16_all_reduces_over_nvlink_in_nvl72_and_the_network_between_h100_n
     s = tp16("gb200");
     s.gpu.nvlink_domain_gpus = 0;
     run(&s);
+    /* Blackwell has no hop fitted: the network's 25 us alone, 4.098304 ms */
     assert_true(fabs(r.speed.comm_seconds - 4.098304e-3) < 1e-9);
 }
 

@@ -70,14 +70,17 @@ static void each_family_has_its_terms_and_others_the_defaults(void **state)
     assert_true(close_to(t->mla_decode_reach, 0.25));
     assert_true(close_to(t->expert_mbu, 0.6));
     assert_true(close_to(t->moe_layer_s, 120e-6));
+    assert_true(t->allreduce_hop_s == 0);
     t = speed_family_terms("Hopper");
     assert_true(close_to(t->mla_decode_reach, 1.0));
     assert_true(close_to(t->expert_mbu, 0.85));
-    assert_true(close_to(t->moe_layer_s, 82.5e-6));
+    assert_true(close_to(t->moe_layer_s, 30e-6));
+    assert_true(close_to(t->allreduce_hop_s, 2.5e-6));
     t = speed_family_terms("Ampere");
     assert_true(close_to(t->mla_decode_reach, 1.0));
     assert_true(t->expert_mbu == 0);
     assert_true(close_to(t->moe_layer_s, SPEED_MOE_LAYER_OVERHEAD_S));
+    assert_true(t->allreduce_hop_s == 0);
     assert_true(speed_family_terms(NULL) == speed_family_terms(""));
 }
 
@@ -123,9 +126,9 @@ static void a_cdna3_step_takes_the_family_terms(void **state)
     assert_true(close_to(st.kv_s, st.kv_bytes / (bw * 0.33)));
 }
 
-/* The expert fraction is a share of the family's MBU (Hopper's 0.55: 0.85 of
- * peak is 1.5455 of it), so --mbu (or a calibration) moves it with the dense
- * reads: on H200 at --mbu 0.5 the experts read at 0.5 x 0.85 / 0.55 = 0.7727
+/* The expert fraction is a share of the family's MBU (Hopper's 0.62: 0.85 of
+ * peak is 1.371 of it), so --mbu (or a calibration) moves it with the dense
+ * reads: on H200 at --mbu 0.5 the experts read at 0.5 x 0.85 / 0.62 = 0.6855
  * of peak. */
 static void the_expert_fraction_is_the_familys_own(void **state)
 {
@@ -138,7 +141,52 @@ static void the_expert_fraction_is_the_familys_own(void **state)
     speed_decode_parts(&s, &b, r.speed.concurrency_per_replica, &st);
     double bw = 4.8e12, dense = st.weights_bytes - st.expert_read_bytes;
     assert_true(close_to(st.weights_s,
-                          dense / (bw * 0.5) + st.expert_read_bytes / (bw * 0.5 * 0.85 / 0.55)));
+                          dense / (bw * 0.5) + st.expert_read_bytes / (bw * 0.5 * 0.85 / 0.62)));
+}
+
+/* The experts' fraction and the MoE layer's kernels were fitted on DeepSeek-R1
+ * (256 routed experts): a coarse MoE of 8 (Mixtral-like: llama-3.1-8b with 8
+ * experts of 2 a token) on H200 reads its experts at the family's MBU, 0.62,
+ * like the dense weights, and adds no MoE layer time. */
+static void a_coarse_moe_reads_its_experts_as_the_dense(void **state)
+{
+    (void)state;
+    struct gpu_spec g = preset_gpu("h200");
+    struct model_spec m = coarse_moe_8b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.context_tokens = 2048;
+    s.concurrency = 8;
+    struct plan_result r = plan(&s);
+    struct speed_basis b = plan_speed_basis(&r);
+    struct step_time st;
+    speed_decode_parts(&s, &b, r.speed.concurrency_per_replica, &st);
+    assert_true(st.expert_read_bytes > 0);
+    assert_true(close_to(st.weights_s, st.weights_bytes / (4.8e12 * 0.62)));
+    assert_true(r.speed.moe_seconds == 0);
+}
+
+/* DeepSeek-V3 on 8 x H200 all-reduces twice a layer, 122 times a step; each
+ * waits 2 x (8 - 1) hops of Hopper's 2.5 us = 35 us besides moving its bytes:
+ * 4.27 ms of latency a step. On 8 x MI300X (CDNA 3, no hop fitted) each waits
+ * the flat 8 us: 0.976 ms. */
+static void the_all_reduce_waits_its_hops(void **state)
+{
+    (void)state;
+    struct scenario s = deepseek_on("h200");
+    struct plan_result r = plan(&s);
+    struct speed_basis b = plan_speed_basis(&r);
+    struct step_model m;
+    struct step_machine hw;
+    speed_step_inputs(&s, &b, &m, &hw);
+    assert_true(close_to(hw.link_latency_s, 35e-6));
+    assert_true(close_to(m.allreduces, 122));
+    s = deepseek_on("mi300x");
+    r = plan(&s);
+    b = plan_speed_basis(&r);
+    speed_step_inputs(&s, &b, &m, &hw);
+    assert_true(close_to(hw.link_latency_s, SPEED_ALLREDUCE_LATENCY_S));
+    assert_true(close_to(SPEED_ALLREDUCE_LATENCY_S, 8e-6));
 }
 
 /* FP4 weights on B200 compute at its dense FP4 peak, 9,000 TFLOP/s, where
@@ -187,6 +235,8 @@ int main(void)
         cmocka_unit_test(each_family_has_its_terms_and_others_the_defaults),
         cmocka_unit_test(a_cdna3_step_takes_the_family_terms),
         cmocka_unit_test(the_expert_fraction_is_the_familys_own),
+        cmocka_unit_test(a_coarse_moe_reads_its_experts_as_the_dense),
+        cmocka_unit_test(the_all_reduce_waits_its_hops),
         cmocka_unit_test(fp4_weights_compute_at_the_fp4_peak),
         cmocka_unit_test(each_family_with_terms_has_a_band),
     };
