@@ -8,6 +8,7 @@
 #include "kvcost.h"
 #include "offload_fit.h"
 #include "speed_inputs.h"
+#include "speed_ttft.h"
 #include "speedfamily.h"
 #include "steptime.h"
 #include "units.h"
@@ -359,18 +360,33 @@ double speed_prefill_parts(const struct scenario *s, const struct speed_basis *r
     return prefill(&in, s, r, (double)tokens, st);
 }
 
+/* n users per replica keep --min-tok-s each and --max-ttft: the first
+ * token's wait for the others' step in progress grows with them */
+static bool keeps_level(const struct inputs *in, const struct scenario *s,
+                        const struct speed_basis *r, const struct speed_result *sp, uint64_t n)
+{
+    double step = decode_step(in, s, r, n, NULL);
+    if (s->min_tokens_per_s > 0 && 1.0 / step < s->min_tokens_per_s)
+        return false;
+    if (s->max_ttft_seconds <= 0)
+        return true;
+    struct ttft_terms t =
+        speed_ttft_terms(sp->ttft_prefill_seconds, sp->ttft_request_seconds, step, n);
+    return t.total_s <= s->max_ttft_seconds;
+}
+
 /* The most users per replica that keep --min-tok-s each (all that fit
  * without it): a binary search over the step time. */
 static uint64_t users_keeping_speed(const struct inputs *in, const struct scenario *s,
-                                    const struct speed_basis *r)
+                                    const struct speed_basis *r, const struct speed_result *sp)
 {
     uint64_t fit = r->budget->users_per_replica, best = fit;
-    if (s->min_tokens_per_s > 0 && fit > 0) {
+    if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && fit > 0) {
         uint64_t lo = 1, hi = fit;
         best = 0;
         while (lo <= hi) {
             uint64_t mid = lo + (hi - lo) / 2;
-            if (1.0 / decode_step(in, s, r, mid, NULL) >= s->min_tokens_per_s) {
+            if (keeps_level(in, s, r, sp, mid)) {
                 best = mid;
                 lo = mid + 1;
             } else {
@@ -391,8 +407,8 @@ static void speed_first_token(const struct inputs *in, const struct scenario *s,
     double ttft = sp->known ? prefill(in, s, r, p, f) : 0;
     sp->prefill_flops_per_gpu = f->flops;
     if (in->peak > 0 && ttft > 0) {
-        sp->ttft_seconds = ttft;
-        sp->prefill_tokens_per_s = p / sp->ttft_seconds;
+        sp->prefill_tokens_per_s = p / ttft;
+        speed_ttft_fill(sp, ttft, engine_desc(s->engine.kind)->request_overhead_s, 0, 1);
     }
 }
 
@@ -469,7 +485,7 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
      * no --concurrency, the speed, throughput and cost shown are theirs.
      * No compute figure: the first token's time is unknown, so a target on
      * it cannot be met as far as kvplan can tell. */
-    uint64_t best = sp->known ? users_keeping_speed(&in, s, r) : 0;
+    uint64_t best = sp->known ? users_keeping_speed(&in, s, r, sp) : 0;
     bool ttft_unknown = s->max_ttft_seconds > 0 && in.peak <= 0;
     bool ttft_fails = ttft_unknown ||
                       (s->max_ttft_seconds > 0 && sp->ttft_seconds > s->max_ttft_seconds);
@@ -505,9 +521,10 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     }
     struct step_time st;
     speed_fill_decode(&in, s, r, sp, n, total, &st);
+    speed_ttft_fill(sp, sp->ttft_prefill_seconds, sp->ttft_request_seconds, st.total_s, n);
     speed_rows(&in, s, r, x, sp, &st);
 
-    speed_prefill_row(&in, s, x, "ttft", "First token", sp->prompt_tokens, &f);
+    speed_prefill_row(&in, s, x, "ttft", "First token", sp->prompt_tokens, &f, sp);
 
     uint64_t fit = r->budget->users_per_replica;
     sp->level_unknown = ttft_unknown;
@@ -533,6 +550,6 @@ double speed_recompute_seconds(const struct scenario *s, const struct speed_basi
     struct inputs in = inputs_of(s, r);
     struct step_time f;
     double seconds = prefill(&in, s, r, (double)tokens, &f);
-    speed_prefill_row(&in, s, x, key, label, tokens, &f);
+    speed_prefill_row(&in, s, x, key, label, tokens, &f, NULL);
     return seconds;
 }
