@@ -408,7 +408,7 @@ static void speed_first_token(const struct inputs *in, const struct scenario *s,
     sp->prefill_flops_per_gpu = f->flops;
     if (in->peak > 0 && ttft > 0) {
         sp->prefill_tokens_per_s = p / ttft;
-        speed_ttft_fill(sp, ttft, engine_desc(s->engine.kind)->request_overhead_s, 0, 1);
+        speed_ttft_fill(sp, ttft, speed_request_overhead_s(s), 0, 1);
     }
 }
 

@@ -1,5 +1,9 @@
 #include "speed_ttft.h"
 
+#include <string.h>
+
+#include "engine_desc.h"
+#include "scenario.h"
 #include "speed.h"
 
 struct ttft_terms speed_ttft_terms(double prefill_s, double request_s, double decode_step_s,
@@ -25,4 +29,12 @@ void speed_ttft_fill(struct speed_result *sp, double prefill_s, double request_s
     sp->ttft_request_seconds = t.request_s;
     sp->ttft_wait_seconds = t.wait_s;
     sp->ttft_seconds = t.total_s;
+}
+
+double speed_request_overhead_s(const struct scenario *s)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (e->request_overhead_amd_s > 0 && strcmp(s->gpu.vendor, "AMD") == 0)
+        return e->request_overhead_amd_s;
+    return e->request_overhead_s;
 }

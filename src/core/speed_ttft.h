@@ -35,6 +35,12 @@ struct ttft_terms {
 struct ttft_terms speed_ttft_terms(double prefill_s, double request_s, double decode_step_s,
                                    uint64_t users);
 
+/* The engine's per-request time outside the steps on the scenario's GPU:
+ * its request_overhead_s, or its request_overhead_amd_s on an AMD GPU when
+ * it has one (core/engine_desc.h); what plan and simulate both add. */
+struct scenario;
+double speed_request_overhead_s(const struct scenario *s);
+
 /* The same, into the plan's speed figures: ttft_seconds and its parts. */
 struct speed_result;
 void speed_ttft_fill(struct speed_result *sp, double prefill_s, double request_s,

@@ -13,11 +13,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 
 #include "core/engine_desc.h"
 #include "core/plan.h"
+#include "core/scenario.h"
 #include "core/speed.h"
 #include "core/speed_ttft.h"
 #include "model_fixture.h"
@@ -104,6 +106,24 @@ static void max_ttft_counts_the_wait_of_the_users_it_keeps(void **state)
     assert_true(plan_of(ENGINE_VLLM, n + 1, 0).speed.ttft_seconds > limit);
 }
 
+static void the_per_request_term_is_the_engines_on_the_gpus_vendor(void **state)
+{
+    (void)state;
+    /* SGLang's term, fitted apart on its CUDA and ROCm runs (tools/fit_ttft.py,
+     * policy_sglang.c): 54.3 ms on NVIDIA, 374.9 ms on AMD; vLLM has no AMD
+     * figure of its own and keeps its one term (40.7 ms) everywhere */
+    struct gpu_spec g = h100_sxm();
+    struct model_spec m = llama31_8b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.engine.kind = ENGINE_SGLANG;
+    assert_true(close_to(speed_request_overhead_s(&s), 0.0543));
+    snprintf(s.gpu.vendor, sizeof s.gpu.vendor, "AMD");
+    assert_true(close_to(speed_request_overhead_s(&s), 0.3749));
+    s.engine.kind = ENGINE_VLLM;
+    assert_true(close_to(speed_request_overhead_s(&s), 0.0407));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -111,6 +131,7 @@ int main(void)
         cmocka_unit_test(with_others_it_waits_half_their_step),
         cmocka_unit_test(the_plan_adds_the_engines_term_and_the_wait),
         cmocka_unit_test(max_ttft_counts_the_wait_of_the_users_it_keeps),
+        cmocka_unit_test(the_per_request_term_is_the_engines_on_the_gpus_vendor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
