@@ -386,15 +386,20 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
     char t[32], note[200];
     units_format_int(tokens, t, sizeof t);
     const struct model_spec *m = &s->model;
+    /* the first token holds more than the prefill when it waits or the
+     * engine adds its own time */
+    const char *alone = sp && (sp->ttft_request_seconds > 0 || sp->ttft_wait_seconds > 0)
+                            ? "prefilled"
+                            : "alone";
     if (m->attention == ATTENTION_MLA)
-        snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
+        snprintf(note, sizeof note, "%s %s-token prompt %s: 2 x active params x tokens + "
                  "attention, MLA expanded as engines prefill it (QK over %u dims, PV over %u "
-                 "a head); compute and weights overlap", units_article(t), t,
+                 "a head); compute and weights overlap", units_article(t), t, alone,
                  (m->qk_nope_head_dim ? m->qk_nope_head_dim : m->head_dim) + m->qk_rope_head_dim,
                  m->v_head_dim ? m->v_head_dim : m->head_dim);
     else
-        snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
-                 "attention; compute and weights overlap", units_article(t), t);
+        snprintf(note, sizeof note, "%s %s-token prompt %s: 2 x active params x tokens + "
+                 "attention; compute and weights overlap", units_article(t), t, alone);
     explain_row_end(x, row, XU_SECONDS, 0, note);
 }
 
