@@ -14,7 +14,8 @@ The split, fixed by the data alone (no result chooses it): the candidates of
 one engine, from tests/data/speed-measurements.json (closed-loop serving
 benchmarks) and tests/data/load-measurements.json (concurrency sweeps),
 sorted by id, alternate: the first, third, ... are fitted, the others held
-out; every case that is no candidate is held out. An engine's term is the
+out; every case that is no candidate is held out. A run that both files hold
+(an InferenceX point is in each) is one candidate, the speed file's. An engine's term is the
 median over its fitted cases of measured TTFT - simulated TTFT without the
 term (the simulated one less its request_overhead_seconds, which adds to
 every request's TTFT alike). The term is fitted for each engine and GPU vendor
@@ -63,18 +64,27 @@ def prompt_of(p):
 
 
 def candidates():
-    """(engine, id) of every case the term may be fitted on."""
-    out = []
+    """(group, id) of every case the term may be fitted on. A run both files hold (an
+    InferenceX point is a closed-loop case of the one and a sweep point of the other: the
+    same engine, GPUs, layout, weights, concurrency and mean TTFT) counts once, as the
+    speed file's case, so that no run weighs twice in the median."""
+    out, seen = [], set()
+
+    def key(engine, gpu, gpus, tp, weights, conc, ttft):
+        return (engine, gpu, gpus, tp, weights, conc, round(ttft, 1))
     for c in json.load(open(SPEED_DATA, encoding="utf-8"))["measurements"]:
         b = c.get("benchmark") or {}
         if b.get("kind") == "closed-loop" and c.get("ttft_ms") and c["engine"] in ENGINES and \
                 c.get("concurrency") and c["concurrency"] <= LOW_LOAD and \
                 0 < c["input_tokens"] <= SHORT_PROMPT:
+            seen.add(key(c["engine"], c["gpu"], c["gpus"], c["tp"], c["weight_dtype"],
+                         c["concurrency"], c["ttft_ms"]))
             out.append((group(c["engine"], c["gpu"]), c["id"]))
     for p in json.load(open(LOAD_DATA, encoding="utf-8"))["points"]:
         m, n = p.get("max_concurrency"), prompt_of(p)
-        if p["engine"] in ENGINES and m and m <= LOW_LOAD and n and n <= SHORT_PROMPT and \
-                p["metrics"].get("mean_ttft_ms"):
+        t = p["metrics"].get("mean_ttft_ms")
+        if p["engine"] in ENGINES and m and m <= LOW_LOAD and n and n <= SHORT_PROMPT and t and \
+                key(p["engine"], p["gpu"], p["gpus"], p["tp"], p["weight_dtype"], m, t) not in seen:
             out.append((group(p["engine"], p["gpu"]), p["id"]))
     return out
 
@@ -101,7 +111,7 @@ def section(items, tol, what):
             "(ROCm builds show a gap several times the CUDA builds', a mean lifted by a tail of slow first "
             "tokens): of each engine's and vendor's %s at a prompt of at "
             "most %d tokens and at most %d in flight, sorted by id, every other one (both data files "
-            "together); every other case is held out. The %s below, each with its error:" % (
+            "together, a run that both hold counted once); every other case is held out. The %s below, each with its error:" % (
                 "serving benchmarks and load points", SHORT_PROMPT, LOW_LOAD, what)] + split_lines(items, tol) + [""]
 
 
