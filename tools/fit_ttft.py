@@ -14,10 +14,16 @@ The split, fixed by the data alone (no result chooses it): the candidates of
 one engine, from tests/data/speed-measurements.json (closed-loop serving
 benchmarks) and tests/data/load-measurements.json (concurrency sweeps),
 sorted by id, alternate: the first, third, ... are fitted, the others held
-out; every case that is no candidate is held out. An engine's term is the
+out; every case that is no candidate is held out. A run that both files hold
+(an InferenceX point is in each) is one candidate, the speed file's. An engine's term is the
 median over its fitted cases of measured TTFT - simulated TTFT without the
 term (the simulated one less its request_overhead_seconds, which adds to
-every request's TTFT alike). doc/SPEED-VALIDATION.md and
+every request's TTFT alike). The term is fitted for each engine and GPU vendor
+apart (the preset's `vendor`): ROCm builds of one engine show a far larger
+gap than its CUDA builds at the same loads (SGLang at 4 in flight: 350-550 ms
+on MI300X/MI325X/MI355X, 50-140 ms on B200/B300/H200), a mean lifted by a tail
+of slow first tokens (p99 1.3-6 s, median near the CUDA runs'), which a term
+fitted over both would split between them and fit neither. doc/SPEED-VALIDATION.md and
 doc/LOAD-VALIDATION.md report each case's error, fitted and held out apart.
 
 Usage: fit_ttft.py KVPLAN   prints each engine's fitted term in ms and its cases
@@ -35,6 +41,17 @@ SHORT_PROMPT = 1024   # tokens
 LOW_LOAD = 4          # requests in flight
 # The engines kvplan simulates, as the two files spell them.
 ENGINES = ("vllm", "sglang", "trtllm", "llama.cpp")
+GPU_PRESETS = os.path.join(REPO, "presets", "gpus")
+
+
+def vendor(gpu):
+    """The GPU preset's vendor ("NVIDIA", "AMD", ...), as kvplan reads it."""
+    return json.load(open(os.path.join(GPU_PRESETS, gpu + ".json"), encoding="utf-8"))["vendor"]
+
+
+def group(engine, gpu):
+    """What one term is fitted for: the engine on the GPU's vendor."""
+    return "%s on %s" % (engine, vendor(gpu))
 
 
 def prompt_of(p):
@@ -47,24 +64,33 @@ def prompt_of(p):
 
 
 def candidates():
-    """(engine, id) of every case the term may be fitted on."""
-    out = []
+    """(group, id) of every case the term may be fitted on. A run both files hold (an
+    InferenceX point is a closed-loop case of the one and a sweep point of the other: the
+    same engine, GPUs, layout, weights, concurrency and mean TTFT) counts once, as the
+    speed file's case, so that no run weighs twice in the median."""
+    out, seen = [], set()
+
+    def key(engine, gpu, gpus, tp, weights, conc, ttft):
+        return (engine, gpu, gpus, tp, weights, conc, round(ttft, 1))
     for c in json.load(open(SPEED_DATA, encoding="utf-8"))["measurements"]:
         b = c.get("benchmark") or {}
         if b.get("kind") == "closed-loop" and c.get("ttft_ms") and c["engine"] in ENGINES and \
                 c.get("concurrency") and c["concurrency"] <= LOW_LOAD and \
                 0 < c["input_tokens"] <= SHORT_PROMPT:
-            out.append((c["engine"], c["id"]))
+            seen.add(key(c["engine"], c["gpu"], c["gpus"], c["tp"], c["weight_dtype"],
+                         c["concurrency"], c["ttft_ms"]))
+            out.append((group(c["engine"], c["gpu"]), c["id"]))
     for p in json.load(open(LOAD_DATA, encoding="utf-8"))["points"]:
         m, n = p.get("max_concurrency"), prompt_of(p)
-        if p["engine"] in ENGINES and m and m <= LOW_LOAD and n and n <= SHORT_PROMPT and \
-                p["metrics"].get("mean_ttft_ms"):
-            out.append((p["engine"], p["id"]))
+        t = p["metrics"].get("mean_ttft_ms")
+        if p["engine"] in ENGINES and m and m <= LOW_LOAD and n and n <= SHORT_PROMPT and t and \
+                key(p["engine"], p["gpu"], p["gpus"], p["tp"], p["weight_dtype"], m, t) not in seen:
+            out.append((group(p["engine"], p["gpu"]), p["id"]))
     return out
 
 
 def fitted_ids():
-    """The ids the term is fitted on: every other candidate of each engine, by id."""
+    """The ids the term is fitted on: every other candidate of each engine and vendor, by id."""
     by = {}
     for e, i in candidates():
         by.setdefault(e, []).append(i)
@@ -81,9 +107,11 @@ def section(items, tol, what):
             "`kvplan simulate` adds each engine's per-request time outside the GPU steps (the engine's "
             "request_overhead_s: HTTP, tokenization, the hand-off to the scheduler's process, detokenization) "
             "to every request's TTFT and end-to-end latency. tools/fit_ttft.py fits it as the median gap "
-            "between measured and simulated TTFT over the fitted cases: of each engine's %s at a prompt of at "
+            "between measured and simulated TTFT over the fitted cases, for each engine and GPU vendor apart "
+            "(ROCm builds show a gap several times the CUDA builds', a mean lifted by a tail of slow first "
+            "tokens): of each engine's and vendor's %s at a prompt of at "
             "most %d tokens and at most %d in flight, sorted by id, every other one (both data files "
-            "together); every other case is held out. The %s below, each with its error:" % (
+            "together, a run that both hold counted once); every other case is held out. The %s below, each with its error:" % (
                 "serving benchmarks and load points", SHORT_PROMPT, LOW_LOAD, what)] + split_lines(items, tol) + [""]
 
 
@@ -117,14 +145,14 @@ def main():
         if c["id"] in fit:
             r = speed_sim.run_case(kvplan, c, validate_speed.base_args(c))
             if r and r["ttft"] and r["ttft"][1] is not None:
-                gaps.setdefault(c["engine"], []).append((c["id"], r["ttft"][0] - r["ttft"][1] + r["overhead_ms"]))
+                gaps.setdefault(group(c["engine"], c["gpu"]), []).append((c["id"], r["ttft"][0] - r["ttft"][1] + r["overhead_ms"]))
     for p in json.load(open(LOAD_DATA, encoding="utf-8"))["points"]:
         if p["id"] in fit:
             args, _ = validate_load.command(p)
             sim, _ = validate_load.simulate(kvplan, args) if args else (None, None)
             if sim:
                 gap = p["metrics"]["mean_ttft_ms"] - sim["mean_ttft_ms"] + 1000.0 * sim["request_overhead_seconds"]
-                gaps.setdefault(p["engine"], []).append((p["id"], gap))
+                gaps.setdefault(group(p["engine"], p["gpu"]), []).append((p["id"], gap))
     for e, g in sorted(gaps.items()):
         print("%s: %.1f ms (median of %d: %s)" % (e, statistics.median(x for _, x in g), len(g),
                                                   ", ".join("%s %.0f" % x for x in g)))

@@ -11,9 +11,10 @@ tools/validate_speed.py plans each case) and takes two ratios:
   token (decode_step_seconds) over the measured one (validate_speed's
   measured_decode_ms);
 - first token: measured / predicted time to the first token (ttft_seconds), for
-  the cases measured at one user only: kvplan's first token is one prompt alone,
-  and a first token measured among other users includes their prefill and the
-  queue; and llama-bench's pp512 (a llama.cpp case's prefill_tokens_per_s with
+  the cases measured at one user only: kvplan's first token is then one prompt
+  alone plus the engine's per-request term, and a first token measured among
+  other users includes their prefill and the queue, which only the simulator
+  follows; and llama-bench's pp512 (a llama.cpp case's prefill_tokens_per_s with
   no prompt of its own), as 512 / the rate against kvplan's first token of a
   512-token prompt.
 

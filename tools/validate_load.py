@@ -35,7 +35,8 @@ KNEE_SHARE = 0.90   # the knee: where output throughput reaches this share of th
 ENGINES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "trtllm", "llama.cpp": "llama.cpp"}
 # The server flags that shape scheduling, as kvplan's options spell them.
 SERVER_FLAGS = ("max-num-batched-tokens", "max-num-seqs", "gpu-memory-utilization",
-                "mem-fraction-static", "chunked-prefill-size", "max-running-requests")
+                "mem-fraction-static", "chunked-prefill-size", "max-running-requests",
+                "max-prefill-tokens")
 FLAG_VALUE = re.compile(r"(?<![\w-])(?:--)?(%s)(?:=|\s+)([0-9][0-9.]*)(?![\w.])"
                         % "|".join(SERVER_FLAGS))
 # SGLang's poll interval, which a sweep's script may set by concurrency:

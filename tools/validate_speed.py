@@ -412,8 +412,10 @@ def render(rows, tol, predictions, line, data_name):
             fmt(r["total"], "%.0f"), fmt(r["pred_total"], "%.0f"), fpct(r["err_total"]),
             fmt(r["ttft"], "%.1f"), fmt(r["pred_ttft"], "%.1f"), fpct(r["err_ttft"]),
             fmt(r["prefill"], "%.0f"), fmt(r["pred_prefill"], "%.0f"), fpct(r["err_prefill"])))
-    L += ["", "Measured tok/s/user is the source's figure or 1000 / measured ms per token. TTFT at concurrency "
-          "above 1 includes queueing and other users' prefill; compare it with care.", "",
+    L += ["", "Measured tok/s/user is the source's figure or 1000 / measured ms per token. kvplan's static TTFT "
+          "is the prompt's prefill, the engine's per-request term and, above 1 user, half their decode "
+          "step (the step in progress on arrival); a measured TTFT at concurrency above 1 also holds the "
+          "queue behind other prompts and their prefill, which only the simulated run below follows.", "",
           ] + speed_sim.render(rows, tol) + fit_ttft.section(ttft_items(rows), tol, "complete simulated "
                                                              "serving benchmarks of the engines kvplan simulates") + [
           "## What the measurements imply: bandwidth and compute fractions", "",
@@ -524,7 +526,7 @@ def render(rows, tol, predictions, line, data_name):
           "dominated by reading the weights once and fixed overheads; a FLOPs-over-peak prefill time will be far too "
           "small there. At long prompts (5,000 tokens) prefill is compute-bound and the FLOPs model is on firmer ground.",
           "- **Saturation and queueing.** Measured TTFT at high concurrency includes time waiting for a batch slot "
-          "(NIM at 100 users: 8 s); kvplan's TTFT is for one prompt at concurrency 1 and should not be compared there.",
+          "(NIM at 100 users: 8 s); kvplan's static TTFT adds only the wait for one decode step in progress, not that queue: the simulated run is the comparison there.",
           "- **Unstated KV precision.** Where the source does not state it, kvplan's default cache precision is used; "
           "at high concurrency that alone moves the prediction by more than the tolerance, which is why those cases are "
           "marked incomplete.", ""]

@@ -163,6 +163,11 @@ bool simulate_sched_options(const struct options *o, const struct scenario *s,
                          OPTION_FLAG(OPT_SCHEDULER_RECV_INTERVAL), e->title);
     if (o->given[OPT_SCHEDULER_RECV_INTERVAL])
         c->recv_interval = o->recv_interval;
+    if (o->given[OPT_MAX_PREFILL_TOKENS] && !e->sched.recv_interval)
+        return diag_fail(d, "%s is SGLang's scheduler's (--engine sglang), not %s's",
+                         OPTION_FLAG(OPT_MAX_PREFILL_TOKENS), e->title);
+    if (o->given[OPT_MAX_PREFILL_TOKENS])
+        c->max_prefill_tokens = o->max_prefill_tokens;
     return true;
 }
 

@@ -139,6 +139,7 @@ enum option_id {
     OPT_ROUTER,
     OPT_CAPACITY_POLICY,
     OPT_SCHEDULER_RECV_INTERVAL,
+    OPT_MAX_PREFILL_TOKENS,
     OPT_GOODPUT_TARGET,
     OPT_PARETO,
     OPT_COMPARE,
@@ -210,6 +211,7 @@ struct options {
     enum sim_router router; /* given: OPT_ROUTER */
     enum sim_capacity capacity; /* given: OPT_CAPACITY_POLICY */
     uint32_t recv_interval; /* given: OPT_SCHEDULER_RECV_INTERVAL */
+    uint32_t max_prefill_tokens; /* given: OPT_MAX_PREFILL_TOKENS */
     double goodput_target; /* solve: the share of requests that must keep them */
     const char *compare_path; /* a benchmark's result to set beside the run */
     struct disagg_options disagg; /* --disaggregated's pools and link */

@@ -432,6 +432,11 @@ const struct option_row options_table[OPT_COUNT] = {
                                      .help = "SGLang's: the scheduler takes new requests only every\n"
                                              "N decode steps (after a prefill, or idle, at once);\n"
                                              "default 1: every step"},
+    [OPT_MAX_PREFILL_TOKENS] = {OPTNAME_MAX_PREFILL_TOKENS, .commands = SIMULATE,
+                                COUNT(1, 100000000), .offset = AT(max_prefill_tokens),
+                                .metavar = "TOKENS",
+                                .help = "SGLang's: the prompt tokens one prefill batch takes\n"
+                                        "(default 16384)"},
     [OPT_GOODPUT_TARGET] = {OPTNAME_GOODPUT_TARGET, .commands = CMD_BIT(CMD_SOLVE),
                             .parse = opt_share, .offset = AT(goodput_target), .metavar = "F",
                             .help = "solve: the share of requests that must keep --goodput's\n"

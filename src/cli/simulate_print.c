@@ -2,6 +2,7 @@
  * the plan's JSON snapshot with result.simulation, whose keys are those of
  * vllm bench serve's result file (vllm/benchmarks/serve.py benchmark():
  * duration, completed, ..., mean_ttft_ms, p99_itl_ms) and the queue's. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,8 @@ static void head(FILE *out, const struct simulate_run *sr)
         fprintf(out, ", router %s", sim_router_name(sr->c.router));
     if (sr->c.recv_interval > 1)
         fprintf(out, ", scheduler-recv-interval %u", sr->c.recv_interval);
+    if (sr->c.max_prefill_tokens)
+        fprintf(out, ", max-prefill-tokens %" PRIu64, sr->c.max_prefill_tokens);
     fprintf(out, "\n\n");
 }
 
@@ -210,6 +213,8 @@ static cJSON *workload_json(const struct simulate_run *sr)
         jsonout_string(&o, "capacity_scheduler_policy", sim_capacity_name(sr->c.capacity));
     if (sr->c.recv_interval > 1)
         jsonout_uint(&o, "scheduler_recv_interval", sr->c.recv_interval);
+    if (sr->c.max_prefill_tokens)
+        jsonout_uint(&o, "max_prefill_tokens", sr->c.max_prefill_tokens);
     return jsonout_end(&o);
 }
 

@@ -203,6 +203,10 @@ struct engine_desc {
      * and the first token's way back through the detokenizer); fitted by
      * tools/fit_ttft.py on the serving benchmarks it names (0: none). */
     double request_overhead_s;
+    /* ... on AMD GPUs (the preset's vendor), fitted on those runs apart:
+     * the engine's ROCm builds measured with a far larger gap; 0: the same
+     * as request_overhead_s (core/speed_ttft.h speed_request_overhead_s) */
+    double request_overhead_amd_s;
     /* The GPU family (the preset's `family`) on which this engine's decode of
      * several sequences at once was measured far slower than the bandwidth
      * model gives (doc/SPEED-VALIDATION.md): the plan warns there; NULL none. */

@@ -119,6 +119,7 @@
 #define OPTNAME_ROUTER "--router"
 #define OPTNAME_CAPACITY_POLICY "--capacity-scheduler-policy"
 #define OPTNAME_SCHEDULER_RECV_INTERVAL "--scheduler-recv-interval"
+#define OPTNAME_MAX_PREFILL_TOKENS "--max-prefill-tokens"
 #define OPTNAME_GOODPUT_TARGET "--goodput-target"
 #define OPTNAME_PARETO "--pareto"
 #define OPTNAME_COMPARE "--compare"

@@ -475,8 +475,11 @@ const struct engine_desc engine_sglang = {
      * Scheduler process (scheduler.py recv_requests) and the
      * DetokenizerManager process on the way back (the wait for the poll
      * itself is simulated: sim_sched_sglang.c): tools/fit_ttft.py, fitted on
-     * SGLang 0.5.9 and 0.5.12 runs at 1 and 4 in flight */
-    .request_overhead_s = 135.7e-3,
+     * SGLang 0.5.9 and 0.5.12 runs at 1 and 4 in flight, on NVIDIA GPUs and
+     * on AMD GPUs apart (ROCm runs: a mean lifted by a tail of slow first
+     * tokens, p99 1.3-6 s, doc/LOAD-VALIDATION.md) */
+    .request_overhead_s = 126.4e-3,
+    .request_overhead_amd_s = 374.9e-3,
     /* several replicas: data_parallel_controller.py's default load_balance_method,
      * round_robin */
     .simulated = engine_any_rule,

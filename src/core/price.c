@@ -142,7 +142,7 @@ static void input_row(const struct placement *l, const struct speed_result *sp,
     }
     price_terms(row, l, price);
     explain_term(row, (long double)sp->prompt_tokens, XU_TOKENS, "prompt tokens");
-    explain_ref(x, row, "ttft", "to the first token");
+    explain_term(row, sp->ttft_prefill_seconds, XU_SECONDS, "its prefill alone");
     explain_op(row, XOP_DIV);
     if (l->replicas > 1) {
         explain_term(row, l->replicas, XU_COUNT, "replicas");

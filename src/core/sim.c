@@ -6,6 +6,7 @@
 
 #include "engine_desc.h"
 #include "sim_internal.h"
+#include "speed_ttft.h"
 
 /* Room for `need` elements of `size` bytes in *p (doubling); false when
  * out of memory. */
@@ -501,7 +502,7 @@ void sim_config_of_plan(const struct scenario *s, const struct plan_result *r,
     const struct engine_sched *t = &engine_desc(s->engine.kind)->sched;
     c->sched = t->kind;
     c->router = t->router;
-    c->request_overhead_s = engine_desc(s->engine.kind)->request_overhead_s;
+    c->request_overhead_s = speed_request_overhead_s(s);
     c->ubatch = t->ubatch;
     if (c->max_num_batched_tokens == 0)
         c->max_num_batched_tokens = t->batch;

@@ -121,6 +121,9 @@ struct sim_config {
     uint32_t recv_interval;        /* SGLang's --scheduler-recv-interval: a sent request
                                     * reaches the scheduler only when it polls (sim_sched_
                                     * sglang.c); 0 or 1: every step */
+    uint64_t max_prefill_tokens;   /* SGLang's --max-prefill-tokens: the prompt tokens one
+                                    * prefill batch takes (PrefillAdder's rem_input_tokens);
+                                    * 0: its default, 16384 */
     double request_overhead_s;     /* each request's time outside the steps (the engine's
                                     * request_overhead_s): added to its TTFT and E2EL */
     uint64_t max_steps;            /* SIM_MAX_STEPS, or fewer */

@@ -123,6 +123,13 @@ static bool add_one(struct sim *m, struct sim_replica *r, struct adder *a)
     return a->rem_input > 0 && a->rem_chunk > 0;
 }
 
+/* PrefillAdder's rem_input_tokens: --max-prefill-tokens, else server_args.py's
+ * default */
+static int64_t max_prefill(const struct sim_config *c)
+{
+    return c->max_prefill_tokens ? (int64_t)c->max_prefill_tokens : MAX_PREFILL_TOKENS;
+}
+
 /* get_new_batch_prefill; true when it formed a batch. */
 static bool prefill(struct sim *m, struct sim_replica *r)
 {
@@ -132,7 +139,7 @@ static bool prefill(struct sim *m, struct sim_replica *r)
     if ((r->full || r->waiting.len == 0) && !chunked)
         return false;
     size_t room = c->max_num_seqs > running ? c->max_num_seqs - running : 0;
-    struct adder a = {.rem_total = (double)r->free, .rem_input = MAX_PREFILL_TOKENS,
+    struct adder a = {.rem_total = (double)r->free, .rem_input = max_prefill(c),
                       .rem_chunk = (int64_t)c->max_num_batched_tokens};
     for (size_t i = 0; i < r->nrun; i++) {
         const struct sim_rq *q = &m->rq[r->running[i]];

@@ -8,6 +8,7 @@
 #include "kvcost.h"
 #include "offload_fit.h"
 #include "speed_inputs.h"
+#include "speed_ttft.h"
 #include "speedfamily.h"
 #include "steptime.h"
 #include "units.h"
@@ -369,18 +370,45 @@ double speed_prefill_parts(const struct scenario *s, const struct speed_basis *r
     return prefill(&in, s, r, (double)tokens, st);
 }
 
+/* n users per replica keep --min-tok-s each and --max-ttft: the first
+ * token's wait for the others' step in progress grows with them */
+static bool keeps_level(const struct inputs *in, const struct scenario *s,
+                        const struct speed_basis *r, const struct speed_result *sp, uint64_t n)
+{
+    double step = decode_step(in, s, r, n, NULL);
+    if (s->min_tokens_per_s > 0 && 1.0 / step < s->min_tokens_per_s)
+        return false;
+    if (s->max_ttft_seconds <= 0)
+        return true;
+    struct ttft_terms t =
+        speed_ttft_terms(sp->ttft_prefill_seconds, sp->ttft_request_seconds, step,
+                         (s->speed_calibrated & SPEED_CAL_MFU) ? 1 : n); /* calibrated: as measured */
+    return t.total_s <= s->max_ttft_seconds;
+}
+
+/* Whether --max-ttft, not --min-tok-s, holds the count at `best`: one
+ * more user would keep the speed but not the first token */
+static bool ttft_binds(const struct inputs *in, const struct scenario *s,
+                       const struct speed_basis *r, uint64_t best)
+{
+    if (s->max_ttft_seconds <= 0)
+        return false;
+    return s->min_tokens_per_s <= 0 ||
+           1.0 / decode_step(in, s, r, best + 1, NULL) >= s->min_tokens_per_s;
+}
+
 /* The most users per replica that keep --min-tok-s each (all that fit
  * without it): a binary search over the step time. */
 static uint64_t users_keeping_speed(const struct inputs *in, const struct scenario *s,
-                                    const struct speed_basis *r)
+                                    const struct speed_basis *r, const struct speed_result *sp)
 {
     uint64_t fit = r->budget->users_per_replica, best = fit;
-    if (s->min_tokens_per_s > 0 && fit > 0) {
+    if ((s->min_tokens_per_s > 0 || s->max_ttft_seconds > 0) && fit > 0) {
         uint64_t lo = 1, hi = fit;
         best = 0;
         while (lo <= hi) {
             uint64_t mid = lo + (hi - lo) / 2;
-            if (1.0 / decode_step(in, s, r, mid, NULL) >= s->min_tokens_per_s) {
+            if (keeps_level(in, s, r, sp, mid)) {
                 best = mid;
                 lo = mid + 1;
             } else {
@@ -401,8 +429,11 @@ static void speed_first_token(const struct inputs *in, const struct scenario *s,
     double ttft = sp->known ? prefill(in, s, r, p, f) : 0;
     sp->prefill_flops_per_gpu = f->flops;
     if (in->peak > 0 && ttft > 0) {
-        sp->ttft_seconds = ttft;
-        sp->prefill_tokens_per_s = p / sp->ttft_seconds;
+        sp->prefill_tokens_per_s = p / ttft;
+        /* a calibration's MFU is fitted on the benchmark's first token as
+         * measured, everything in it: nothing is added beside its prefill */
+        bool fitted = (s->speed_calibrated & SPEED_CAL_MFU) != 0;
+        speed_ttft_fill(sp, ttft, fitted ? 0 : speed_request_overhead_s(s), 0, 1);
     }
 }
 
@@ -446,15 +477,16 @@ static void speed_level_row(const struct scenario *s, const struct speed_result 
                  "%s binds", s->min_tokens_per_s, plan_binding_name(sp->binding));
     else if (s->min_tokens_per_s > 0 && s->max_ttft_seconds > 0)
         snprintf(note, sizeof note, "the most users that keep %g tok/s each, first token "
-                 "within %g s for one prompt alone (under a request rate: kvplan simulate): %s "
-                 "binds", s->min_tokens_per_s, s->max_ttft_seconds,
+                 "within %g s amid their decodes (the queue under a request rate: kvplan "
+                 "simulate): %s binds", s->min_tokens_per_s, s->max_ttft_seconds,
                  plan_binding_name(sp->binding));
     else if (s->min_tokens_per_s > 0)
         snprintf(note, sizeof note, "the most users that keep %g tok/s each: %s binds",
                  s->min_tokens_per_s, plan_binding_name(sp->binding));
     else
-        snprintf(note, sizeof note, "no speed target; first token within %g s for one prompt "
-                 "alone (under a request rate: kvplan simulate): every user that fits (%s binds)",
+        snprintf(note, sizeof note, "no speed target; first token within %g s amid the others' "
+                 "decodes (the queue under a request rate: kvplan simulate): the most users that "
+                 "keep it (%s binds)",
                  s->max_ttft_seconds, plan_binding_name(sp->binding));
     explain_row_end(x, row, XU_COUNT, (long double)sp->users_at_service_level, note);
 }
@@ -479,7 +511,7 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
      * no --concurrency, the speed, throughput and cost shown are theirs.
      * No compute figure: the first token's time is unknown, so a target on
      * it cannot be met as far as kvplan can tell. */
-    uint64_t best = sp->known ? users_keeping_speed(&in, s, r) : 0;
+    uint64_t best = sp->known ? users_keeping_speed(&in, s, r, sp) : 0;
     bool ttft_unknown = s->max_ttft_seconds > 0 && in.peak <= 0;
     bool ttft_fails = ttft_unknown ||
                       (s->max_ttft_seconds > 0 && sp->ttft_seconds > s->max_ttft_seconds);
@@ -515,9 +547,11 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     }
     struct step_time st;
     speed_fill_decode(&in, s, r, sp, n, total, &st);
+    if ((s->speed_calibrated & SPEED_CAL_MFU) == 0) /* a calibrated one holds its wait */
+        speed_ttft_fill(sp, sp->ttft_prefill_seconds, sp->ttft_request_seconds, st.total_s, n);
     speed_rows(&in, s, r, x, sp, &st);
 
-    speed_prefill_row(&in, s, x, "ttft", "First token", sp->prompt_tokens, &f);
+    speed_prefill_row(&in, s, x, "ttft", "First token", sp->prompt_tokens, &f, sp);
 
     uint64_t fit = r->budget->users_per_replica;
     sp->level_unknown = ttft_unknown;
@@ -529,7 +563,7 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     if (ttft_fails)
         sp->binding = BIND_PREFILL;
     else if (best < fit)
-        sp->binding = BIND_DECODE;
+        sp->binding = ttft_binds(&in, s, r, best) ? BIND_PREFILL : BIND_DECODE;
     else if (r->budget->users_fit_per_replica > r->budget->users_per_replica)
         sp->binding = BIND_SCHEDULER;
     if (x != NULL) /* without an explanation the row's note is all that is left */
@@ -543,6 +577,6 @@ double speed_recompute_seconds(const struct scenario *s, const struct speed_basi
     struct inputs in = inputs_of(s, r);
     struct step_time f;
     double seconds = prefill(&in, s, r, (double)tokens, &f);
-    speed_prefill_row(&in, s, x, key, label, tokens, &f);
+    speed_prefill_row(&in, s, x, key, label, tokens, &f, NULL);
     return seconds;
 }

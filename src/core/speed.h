@@ -71,6 +71,10 @@ struct speed_result {
     double tokens_per_s_per_user, tokens_per_s_total;
     uint64_t prompt_tokens;
     double prefill_flops_per_gpu, ttft_seconds, prefill_tokens_per_s;
+    /* ttft_seconds' parts (core/speed_ttft.h): the prefill alone, the
+     * engine's per-request time outside the steps, the wait for the step in
+     * progress when other users decode */
+    double ttft_prefill_seconds, ttft_request_seconds, ttft_wait_seconds;
     uint64_t users_at_service_level;
     bool level_unknown;          /* a target kvplan cannot check (no bandwidth or compute figure):
                                   * users_at_service_level is then 0 */

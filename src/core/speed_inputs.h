@@ -76,6 +76,7 @@ void speed_rows(const struct inputs *in, const struct scenario *s, const struct 
 /* The first token's row (or a recompute's, under key and label). */
 void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct explain *x,
                         const char *key, const char *label, uint64_t tokens,
-                        const struct step_time *f);
+                        const struct step_time *f,
+                       const struct speed_result *sp);
 
 #endif

@@ -322,9 +322,27 @@ void speed_rows(const struct inputs *in, const struct scenario *s, const struct 
     step_rows(in, s, r, x, st, sp);
 }
 
+/* The first token's terms beside its prefill (core/speed_ttft.h): the
+ * engine's time outside the steps and the wait for the step in progress */
+static void speed_ttft_row_terms(struct explain_row *row, const struct speed_result *sp)
+{
+    if (sp == NULL)
+        return;
+    if (sp->ttft_request_seconds > 0) {
+        explain_term(row, sp->ttft_request_seconds, XU_SECONDS,
+                     "per request, off the GPU");
+        explain_op(row, XOP_ADD);
+    }
+    if (sp->ttft_wait_seconds > 0) {
+        explain_term(row, sp->ttft_wait_seconds, XU_SECONDS,
+                     "half a step, waited");
+        explain_op(row, XOP_ADD);
+    }
+}
+
 void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct explain *x,
                         const char *key, const char *label, uint64_t tokens,
-                        const struct step_time *f)
+                        const struct step_time *f, const struct speed_result *sp)
 {
     char name[96];
     if (x == NULL) /* a row only */
@@ -370,18 +388,24 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
         explain_term(row, in->step_overhead, XU_SECONDS, overhead_words(s, "the step's own"));
         explain_op(row, XOP_ADD);
     }
+    speed_ttft_row_terms(row, sp);
     char t[32], note[200];
     units_format_int(tokens, t, sizeof t);
     const struct model_spec *m = &s->model;
+    /* the first token holds more than the prefill when it waits or the
+     * engine adds its own time */
+    const char *alone = sp && (sp->ttft_request_seconds > 0 || sp->ttft_wait_seconds > 0)
+                            ? "prefilled"
+                            : "alone";
     if (m->attention == ATTENTION_MLA)
-        snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
+        snprintf(note, sizeof note, "%s %s-token prompt %s: 2 x active params x tokens + "
                  "attention, MLA expanded as engines prefill it (QK over %u dims, PV over %u "
-                 "a head); compute and weights overlap", units_article(t), t,
+                 "a head); compute and weights overlap", units_article(t), t, alone,
                  (m->qk_nope_head_dim ? m->qk_nope_head_dim : m->head_dim) + m->qk_rope_head_dim,
                  m->v_head_dim ? m->v_head_dim : m->head_dim);
     else
-        snprintf(note, sizeof note, "%s %s-token prompt alone: 2 x active params x tokens + "
-                 "attention; compute and weights overlap", units_article(t), t);
+        snprintf(note, sizeof note, "%s %s-token prompt %s: 2 x active params x tokens + "
+                 "attention; compute and weights overlap", units_article(t), t, alone);
     explain_row_end(x, row, XU_SECONDS, 0, note);
 }
 

@@ -54,6 +54,11 @@ void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
     jsonout_double_or_null(o, "ttft_seconds", sp->ttft_seconds, sp->ttft_seconds > 0);
     jsonout_double_or_null(o, "prefill_tokens_per_s", sp->prefill_tokens_per_s,
                            sp->prefill_tokens_per_s > 0);
+    /* ttft_seconds' parts (core/speed_ttft.h) */
+    bool first = sp->ttft_seconds > 0;
+    jsonout_double_or_null(o, "ttft_prefill_seconds", sp->ttft_prefill_seconds, first);
+    jsonout_double_or_null(o, "ttft_request_seconds", sp->ttft_request_seconds, first);
+    jsonout_double_or_null(o, "ttft_wait_seconds", sp->ttft_wait_seconds, first);
     result_band_json(o, &r->bands);
     /* null when the target cannot be checked (no bandwidth or compute figure) */
     if (sp->level_unknown)

@@ -7,7 +7,10 @@ after a prefill, or at once when idle), so under a closed-loop client a
 request waits for the decodes before its poll: TTFT grows with the interval
 and with the concurrency, TPOT hardly moves; the option is echoed, an
 interval of 1 is the default run byte for byte, and bad input names the
-option with exit status 2 and nothing on standard output.
+option with exit status 2 and nothing on standard output. And
+--max-prefill-tokens, the prompt tokens one SGLang prefill batch takes
+(schedule_policy.py PrefillAdder's rem_input_tokens, server_args.py default
+16384): a smaller cap splits the first wave over more batches.
 Usage: t_sim_recv.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
 
@@ -61,6 +64,23 @@ def test_an_interval_of_one_is_the_default():
           out[:400])
 
 
+def test_max_prefill_tokens():
+    base, err = sim("--max-concurrency", "16")
+    check("16 prompts of 256-768 sent at once", base is not None, err)
+    same, _ = sim("--max-concurrency", "16", "--max-prefill-tokens", "16384")
+    small, _ = sim("--max-concurrency", "16", "--max-prefill-tokens", "512")
+    if base is None or same is None or small is None:
+        check("--max-prefill-tokens runs", False)
+        return
+    check("16384 is the default: the same TTFT", ttft(same) == ttft(base), (ttft(base), ttft(same)))
+    # one prompt a batch: the first ones out sooner, each batch shorter
+    check("512 a batch splits the first wave: another TTFT", ttft(small) != ttft(base),
+          (ttft(base), ttft(small)))
+    check("the JSON carries the cap", small["result"]["simulation"]["workload"].get(
+          "max_prefill_tokens") == 512 and
+          "max_prefill_tokens" not in base["result"]["simulation"]["workload"])
+
+
 def refused(args, words):
     status, out, err = run(["simulate", *args])
     check("simulate %s is refused (%s)" % (" ".join(args), words),
@@ -74,8 +94,11 @@ def test_bad_input():
             "--scheduler-recv-interval is SGLang's scheduler's (--engine sglang)")
     refused(["--engine", "trtllm", "--scheduler-recv-interval", "10"],
             "--scheduler-recv-interval is SGLang's")
+    refused(["--engine", "sglang", "--max-prefill-tokens", "0"], "--max-prefill-tokens")
+    refused(["--engine", "vllm", "--max-prefill-tokens", "4096"],
+            "--max-prefill-tokens is SGLang's scheduler's (--engine sglang)")
 
 
 if __name__ == "__main__":
     main([test_ttft_grows_with_the_interval_and_the_load, test_an_interval_of_one_is_the_default,
-          test_bad_input])
+          test_max_prefill_tokens, test_bad_input])

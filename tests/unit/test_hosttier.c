@@ -68,7 +68,7 @@ static void llama_8b_at_32k_parks_64_users_in_256_gib(void **state)
     /* recomputing the user's 32,768 tokens is the same prefill as the first
      * token of a 32,768-token prompt */
     assert_true(r.host.recompute_seconds > 0);
-    assert_true(r.host.recompute_seconds == r.speed.ttft_seconds);
+    assert_true(r.host.recompute_seconds == r.speed.ttft_prefill_seconds);
     assert_false(r.host.has_hit_rate);
     assert_null(explain_find(&rows, "host_restore"));
 
@@ -76,7 +76,7 @@ static void llama_8b_at_32k_parks_64_users_in_256_gib(void **state)
     s.has_prefix_hit_rate = true;
     s.prefix_hit_rate = 0.8;
     run(&s);
-    double want = 0.8 * (4294967296.0 / 64e9) + 0.2 * r.speed.ttft_seconds;
+    double want = 0.8 * (4294967296.0 / 64e9) + 0.2 * r.speed.ttft_prefill_seconds;
     assert_true(r.host.restore_seconds > want - 1e-12 && r.host.restore_seconds < want + 1e-12);
     assert_non_null(explain_find(&rows, "host_restore"));
 }

@@ -89,7 +89,7 @@ static void a_million_prompt_tokens_at_the_prefill_rate(void **state)
     struct plan_result r = plan(&s);
     double flops = 2.0 * 8030261248.0 * 1000 + 4.0 * 32 * 128 * 32 * 500500.0;
     double t = flops / (989.4e12 * 0.5) + SPEED_STEP_OVERHEAD_S;
-    assert_true(close_to(r.speed.ttft_seconds, t));
+    assert_true(close_to(r.speed.ttft_prefill_seconds, t));
     assert_true(close_to(r.cost_per_million_input_tokens, t));
     assert_string_equal(row_of("cost_input")->result.text, "$0.0339");
     /* two replicas prefill twice as fast on twice the GPUs: the same price */

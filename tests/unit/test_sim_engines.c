@@ -240,6 +240,41 @@ static void sglang_retracts_when_the_reserve_falls_short(void **state)
     assert_true(t[0] > 0.2);
 }
 
+static void sglang_max_prefill_tokens_caps_a_prefill_batch(void **state)
+{
+    (void)state;
+    /* schedule_policy.py PrefillAdder: rem_input_tokens starts at
+     * --max-prefill-tokens (server_args.py default 16384) and add_one_req
+     * stops when a request's extend is at least what is left, once one runs
+     * (sgl-project/sglang 00550cd1). Three 10-token prompts at 0, 2 tokens
+     * out each, 10 ms a step. By default one prefill takes all three: first
+     * tokens at 10 ms. With 20: A (20 left, then 10), B refused (10 >= 10):
+     * A alone at 10 ms; then B, then C, a prefill a step before any decode
+     * (get_next_batch_to_run forms a prefill first): 20 and 30 ms. With 21:
+     * A and B (1 left), C next: 10, 10, 20 ms. */
+    struct workload_request reqs[] = {{0, 10, 2}, {0, 10, 2}, {0, 10, 2}};
+    const uint64_t caps[] = {0, 20, 21};
+    const double want[][3] = {{0.01, 0.01, 0.01}, {0.01, 0.02, 0.03}, {0.01, 0.01, 0.02}};
+    for (size_t k = 0; k < 3; k++) {
+        struct trace tr = {0};
+        struct sim_config c = fixed_step(&tr);
+        c.sched = SIM_SCHED_SGLANG;
+        c.blocks = 1000;
+        c.block_tokens = 1;
+        c.max_num_batched_tokens = 64;
+        c.max_prefill_tokens = caps[k];
+        struct sim_result r;
+        assert_int_equal(sim_run(&c, reqs, 3, &r), SIM_OK);
+        double first[3];
+        for (size_t q = 0; q < 3; q++) {
+            double t[2];
+            assert_int_equal(tokens_of(&tr, q, t, 2), 2);
+            first[q] = t[0];
+        }
+        times_are(first, 3, want[k]);
+    }
+}
+
 /* Properties on each engine's plan. */
 
 static const enum engine_kind engines[] = {ENGINE_VLLM, ENGINE_SGLANG, ENGINE_LLAMACPP,
@@ -297,8 +332,9 @@ static void every_engine_near_zero_rate_gives_the_plans_single_request_times(voi
         struct workload_params p = {.num_prompts = 50, .request_rate = 0.01, .burstiness = 1,
                                     .input_len = 1024, .output_len = 128};
         struct sim_result r = run_at(&c, p);
-        /* the engine's own per-request term on top (test_sim_request.c) */
-        double ttft = plan.speed.ttft_seconds + c.request_overhead_s;
+        /* the plan's first token holds the engine's per-request term, as the
+         * simulated one does (test_sim_request.c, core/speed_ttft.h) */
+        double ttft = plan.speed.ttft_seconds;
         double tpot = plan.speed.step_seconds;
         if (fabs(r.ttft.mean - ttft) > 0.02 * ttft || fabs(r.tpot.mean - tpot) > 0.02 * tpot)
             fail_msg("engine %zu: TTFT %g s (plan %g), TPOT %g s (plan %g)", e, r.ttft.mean, ttft,
@@ -361,6 +397,7 @@ int main(void)
         cmocka_unit_test(a_warm_llamacpp_slot_skips_the_prefix),
         cmocka_unit_test(trtllm_guaranteed_no_evict_refuses_what_max_utilization_admits),
         cmocka_unit_test(sglang_retracts_when_the_reserve_falls_short),
+        cmocka_unit_test(sglang_max_prefill_tokens_caps_a_prefill_batch),
         cmocka_unit_test(every_engine_loses_no_request_and_keeps_littles_law),
         cmocka_unit_test(every_engine_retracting_or_waiting_in_a_small_pool_loses_no_request),
         cmocka_unit_test(every_engine_near_zero_rate_gives_the_plans_single_request_times),
