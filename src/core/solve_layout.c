@@ -103,36 +103,34 @@ static uint64_t split_users(const struct scenario *s)
 }
 
 /* The same GPUs split otherwise, TP x PP x replicas, the split that serves
- * the most; a TP group wider than a node is skipped where the engine splits
- * heads (its all-reduces over the network), and a split of poor stages
- * (solve_poor_stages) ranks below every other that serves need. An engine
- * that splits layers, or runs one server, has no stages to choose. */
+ * the most, of the layouts that run (scenario_layouts, the default's own:
+ * TP within a node or NVLink domain where the engine splits heads); a split
+ * of poor stages (solve_poor_stages) ranks below every other that serves
+ * need. An engine that splits layers, or runs one server, has no stages to
+ * choose. */
 static void splits(const struct scenario *base, uint64_t need, struct solve_change *out, int *n)
 {
     const struct engine_desc *e = engine_desc(base->engine.kind);
     bool flat = e->splits_layers || e->refuses_tp != NULL;
     uint32_t widest = e->splits_layers ? base->gpus : spec_gpu_domain(&base->gpu);
     uint32_t tp0 = scenario_tp(base), pp0 = scenario_pp(base);
-    uint32_t stages = flat ? pp0 : base->model.layers ? base->model.layers : base->gpus;
+    uint32_t stages = flat ? 1 : base->model.layers ? base->model.layers : base->gpus;
+    struct scenario_layout all[SCENARIO_LAYOUTS_MAX];
+    size_t count = scenario_layouts(base, stages, widest, all, SCENARIO_LAYOUTS_MAX);
     struct scenario s = *base, best;
     uint64_t most = 0;
     bool best_poor = true;
-    for (uint32_t pp = flat ? pp0 : 1; pp <= base->gpus && pp <= stages; pp++) {
-        uint32_t per_stage = base->gpus / pp;
-        if (base->gpus % pp != 0)
+    for (size_t i = 0; i < count; i++) {
+        uint32_t tp = all[i].tp, pp = all[i].pp;
+        bool poor = solve_poor_stages(base, tp, pp);
+        if ((tp == tp0 && pp == pp0) || (flat && pp != pp0) || (poor && !best_poor))
             continue;
-        for (uint32_t tp = 1; tp <= per_stage && tp <= widest; tp++) {
-            bool poor = solve_poor_stages(base, tp, pp);
-            if (per_stage % tp != 0 || (tp == tp0 && pp == pp0) ||
-                (pp > 1 && tp * pp > widest && tp < widest) || (poor && !best_poor))
-                continue;
-            solve_set_layout(&s, tp, pp);
-            uint64_t u = split_users(&s);
-            if (u >= need && (u > most || (best_poor && !poor))) {
-                most = u;
-                best = s;
-                best_poor = poor;
-            }
+        solve_set_layout(&s, tp, pp);
+        uint64_t u = split_users(&s);
+        if (u >= need && (u > most || (best_poor && !poor))) {
+            most = u;
+            best = s;
+            best_poor = poor;
         }
     }
     if (most > 0)
