@@ -314,5 +314,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
     change_gpus(base, need, out, &n);
     change_prefix(base, need, out, &n);
     change_gpu_type(base, need, gpus, ngpus, out, &n);
-    return solve_layout_changes(base, need, out, n);
+    n = solve_layout_changes(base, need, out, n);
+    /* out of reach: the closest each layout and precision change gets */
+    return n > 0 ? n : solve_closest_changes(base, out, 0);
 }

@@ -222,6 +222,48 @@ static void another_split_may_add_stages(void **state)
     assert_true(s->users >= 240);
 }
 
+/* A target out of reach (a million users of Llama 3.1 70B, more than 256
+ * H100s hold): no change reaches it, and T offers the closest each layout
+ * and precision change gets, the users it serves, short of the target.
+ * Before, nothing: "no single change reaches it". vLLM on 4 H100s in bf16
+ * serves 55; its cheaper caches are fp8 variants (one byte a value: twice
+ * the users), its cheaper weights down to 4 bits. */
+static void an_unreachable_target_gets_the_closest(void **state)
+{
+    (void)state;
+    static struct solve_change c[SOLVE_CHANGES_MAX];
+    struct scenario b = on_h100(4, 0, ENGINE_VLLM);
+    uint64_t now = users_of(&b), need = 1000000;
+    int n = changes(&b, need, c);
+    static const enum solve_change_kind kinds[] = {CHANGE_KV_DTYPE, CHANGE_WEIGHT_DTYPE,
+                                                   CHANGE_ENGINE};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const struct solve_change *x = kind_of(c, n, kinds[k], 0);
+        assert_non_null(x);
+        assert_true(x->users > now && x->users < need);
+        assert_int_equal(x->users, users_of(&x->scenario));
+    }
+    const struct solve_change *kv = kind_of(c, n, CHANGE_KV_DTYPE, 0);
+    assert_int_equal(dtype_info(kv->scenario.kv_dtype)->bytes_num, 1);
+    assert_int_equal(dtype_info(kv->scenario.kv_dtype)->bytes_den, 1);
+    assert_true(kv->users >= 2 * now);
+    const struct solve_change *w = kind_of(c, n, CHANGE_WEIGHT_DTYPE, 0);
+    assert_int_equal(dtype_info(w->scenario.weight_dtype)->bytes_den, 2); /* 4 bits */
+    /* in the planner, each says it is the closest */
+    static struct planner p;
+    planner_init(&p, &cat, &b);
+    planner_key(&p, 'T');
+    p.prompt.text[0] = '\0';
+    planner_key(&p, '9');
+    for (int i = 0; i < 5; i++)
+        planner_key(&p, '9');
+    planner_key(&p, '\n');
+    assert_int_equal(p.mode, MODE_OPTIONS);
+    assert_true(p.option_count >= 3);
+    for (int i = 0; i < p.option_count; i++)
+        assert_non_null(strstr(p.options[i].text, ", the closest"));
+}
+
 /* In the planner: T 20 at 13 GPUs under TensorRT-LLM lists the two counts,
  * not "nothing to change". */
 static void t_lists_them_in_the_planner(void **state)
@@ -252,6 +294,7 @@ int main(void)
         cmocka_unit_test(a_count_of_poor_layouts_gets_the_nearest_good_counts),
         cmocka_unit_test(another_split_may_add_stages),
         cmocka_unit_test(t_lists_them_in_the_planner),
+        cmocka_unit_test(an_unreachable_target_gets_the_closest),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
