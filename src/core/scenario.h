@@ -242,6 +242,10 @@ enum { SCENARIO_LAYOUTS_MAX = 256 };
  * asserts world_size % nnodes == 0; SGLang gives each node pp / nnodes
  * stages) with as many stages on each. */
 bool scenario_layout_runs(const struct scenario *s, uint32_t tp, uint32_t pp);
+/* Of those, the node rule alone: a replica of tp x pp within a node, or
+ * over whole nodes of its TP groups (and as many stages on each where the
+ * engine spreads it evenly). */
+bool scenario_layout_spans(const struct scenario *s, uint32_t tp, uint32_t pp);
 /* The layouts of s->gpus that run (scenario_layout_runs), up to max_pp
  * stages and TP up to widest: fewest stages first, widest TP first within
  * them, into out[0..max); returns the count. The one generator of the

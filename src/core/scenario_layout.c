@@ -14,7 +14,7 @@
  * node (each node holds whole TP groups: node % tp), and where the engine
  * spreads a replica evenly over its nodes (refuses_uneven_nodes: vLLM,
  * SGLang), whole stages on each node, as many on each (pp % span). */
-static bool spans_nodes(const struct scenario *s, uint32_t tp, uint32_t pp)
+bool scenario_layout_spans(const struct scenario *s, uint32_t tp, uint32_t pp)
 {
     uint32_t node = spec_gpu_domain(&s->gpu), per = tp * pp;
     if (pp <= 1 || per <= node)
@@ -37,7 +37,7 @@ bool scenario_layout_runs(const struct scenario *s, uint32_t tp, uint32_t pp)
         return false; /* one server over all its GPUs */
     if (!s->dp_attention && !scenario_tp_even(s, tp))
         return false; /* vLLM, SGLang refuse it; the others split unevenly (a warning) */
-    return spans_nodes(s, tp, pp);
+    return scenario_layout_spans(s, tp, pp);
 }
 
 /* Whether TP k times as wide in place of k of the stages runs: tensor

@@ -566,6 +566,17 @@ expect 0 "-tp 8 -pp 2" plan --model llama-3.1-405b --gpu h100-sxm --gpus 16 --tp
 expect 2 "--pp: 3 stages do not divide --gpus 16" plan --model llama-3.1-405b --gpus 16 --pp 3
 expect 2 "--pp: '0' is not a whole number" plan --model llama-3-8b --pp 0
 expect 2 "--pp: llama.cpp already splits layers" plan --model llama-3-8b --gpus 2 --pp 2 --engine llama.cpp
+# A replica over nodes (issue 21, item 2): vLLM spreads one evenly over its
+# nodes (vllm/config/parallel.py, ParallelConfig.__post_init__ asserts
+# world_size % nnodes == 0), so 13 GPUs of TP 1 x PP 13 over nodes of 8 and
+# 5 are refused, and 12 as TP 4 x PP 3 (6 a node) would split a TP group;
+# the default of 12 is TP 2 x PP 6, each node's line with its 6 GPUs and
+# ranks. TensorRT-LLM's mpirun takes unequal nodes: its -H names each one's.
+expect 2 "--pp: vLLM spreads a replica over its nodes evenly" plan --model llama-3.1-70b --gpus 13 --tp 1 --pp 13 --engine vllm
+expect 2 "puts 6 GPUs on each of its 2 nodes, a TP group split between two" plan --model llama-3.1-70b --gpus 12 --tp 4 --pp 3 --engine vllm
+expect 0 "# node 1 of 2 (6 GPUs, ranks 6-11)" plan --model llama-3.1-70b --gpus 12 --engine vllm
+expect 0 'mpirun -H "$NODE_1":8,"$NODE_2":5' plan --model llama-3.1-70b --gpus 13 --engine trtllm
+expect 0 "(1 x TP 4 x PP 3)" plan --model llama-3.1-70b --gpus 12
 expect 2 "--tp: 4 x 2 stages (--pp) does not divide --gpus 4" plan --model llama-3-8b --gpus 4 --tp 4 --pp 2
 expect 2 "--enable-dp-attention: is an SGLang option" plan --model deepseek-v3 --gpus 8 --enable-dp-attention --engine vllm
 expect 0 "DP attention over the TP ranks" plan --model deepseek-v3 --gpu h200 --gpus 8 --engine sglang --enable-dp-attention
