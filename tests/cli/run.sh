@@ -399,9 +399,11 @@ if "$K" show gpu h100-sxm 2>/dev/null | python3 -c 'import json,sys; json.load(s
 expect 0 "kvplan 0." --version
 expect 0 "Usage: kvplan plan" plan --help
 expect 0 "DOES NOT FIT" plan --model llama-3.1-405b
-# Falcon 7B's 71 heads: --tp 2 as asked warns; without it 2 GPUs are 2 replicas of TP 1
+# Falcon 7B's 71 heads: --tp 2 as asked warns; without it 2 GPUs are TP 1 x PP 2,
+# one copy of the weights (2,087 users; 2 replicas of TP 1 hold 1,880)
 expect 0 "the tensor-parallel size does not divide the model's heads" plan --model falcon-7b --gpus 2 --tp 2
-expect 0 "Layout         2 replicas of tensor parallel 1" plan --model falcon-7b --gpus 2
+expect 0 "Layout         2 stages x 1 GPU: TP 1, PP 2" plan --model falcon-7b --gpus 2
+expect 0 "Layout         2 replicas of tensor parallel 1" plan --model falcon-7b --gpus 2 --tp 1
 expect 0 "FP8 cache on a GPU without native FP8" plan --gpu a100-80gb --kv-dtype fp8
 expect 0 "74.51 GiB each" plan --vram 80GB
 expect 0 "80.00 GB each" plan --vram 80GB --units gb
@@ -783,14 +785,15 @@ expect 0 '"params":	650,' import-hf "$T/fh2.json"
 printf '{%s, "mamba_d_head": 3}\n' "$fh" > "$T/fh3.json"
 expect 2 "mamba_d_head: 2 heads of 3 are not mamba_d_ssm 4" import-hf "$T/fh3.json"
 expect 0 "qwen3_next family, 79.674B parameters" import-hf "$HERE/data/hf/qwen3-next-80b-a3b.json"
-# the plan: 36 state layers x (12,288 + 262,144) B at TP 4; vLLM's block 16 x ceil(274,432 /
+# the plan at TP 4 (given: the default stages the 2 KV heads, TP 2 x PP 2): 36
+# state layers x (12,288 + 262,144) B; vLLM's block 16 x ceil(274,432 /
 # (16 x 1,024)) = 272 tokens; SGLang's state slots (of the pool less the 72 MiB of router
 # gates every GPU holds whole); llama.cpp's F32 cells
-expect_field 9879552 bytes_per_user_per_gpu --model qwen3-next-80b-a3b --gpus 4
-expect_field 272 unit_tokens --model qwen3-next-80b-a3b --gpus 4 --engine vllm
-expect_field 718 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
+expect_field 9879552 bytes_per_user_per_gpu --model qwen3-next-80b-a3b --gpus 4 --tp 4
+expect_field 272 unit_tokens --model qwen3-next-80b-a3b --gpus 4 --tp 4 --engine vllm
+expect_field 718 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --tp 4 --engine sglang --context 32k
 expect_field 145539072 bytes_per_user_per_gpu --model nemotron-9b-v2 --gpu rtx-4090 --engine llamacpp
-expect 0 "State per user      36 state layers" plan --model qwen3-next-80b-a3b --gpus 4
+expect 0 "State per user      36 state layers" plan --model qwen3-next-80b-a3b --gpus 4 --tp 4
 expect 0 "users' state" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "MambaHybridCacheManager" plan --model granite-4.0-h-tiny --engine trtllm
 # review fixes (doc/MODEL.md, section 3). vLLM V1 with 4 draft tokens: a state group keeps 1 + 4 blocks a
