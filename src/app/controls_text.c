@@ -320,14 +320,16 @@ static void shape_format(enum control c, const struct scenario *s, char *buf, si
         snprintf(buf, size, "%u", s->gpus);
         break;
     case CTRL_TP:
+        /* one form, the group then " xN repl", in the value column's 14
+         * columns: "4 x2 repl", "4 pp2 x2 repl", "layers/2 x2" */
         if (scenario_pp(s) > 1)
             snprintf(buf, size, "%u pp%u x%u repl", scenario_tp(s), scenario_pp(s),
-                     scenario_replicas(s)); /* fits the value column: "4 pp2 x2 repl" */
+                     scenario_replicas(s));
         else if (engine_desc(s->engine.kind)->splits_layers && scenario_tp(s) > 1)
             snprintf(buf, size, scenario_replicas(s) > 1 ? "layers/%u x%u" : "layers/%u",
                      scenario_tp(s), scenario_replicas(s));
         else
-            snprintf(buf, size, "%u x %u repl", scenario_tp(s), scenario_replicas(s));
+            snprintf(buf, size, "%u x%u repl", scenario_tp(s), scenario_replicas(s));
         break;
     case CTRL_CONTEXT:
         put_text(buf, size, units_format_tokens_short(s->context_tokens, t, sizeof t));

@@ -261,6 +261,10 @@ static void what_would_it_take(struct planner *p)
             layout_change_text(&ch[i], planner_result(p), now, o->text, sizeof o->text);
             break;
         }
+        if (ch[i].users < p->target_users) { /* out of reach: the closest (solve_closest_changes) */
+            size_t len = strlen(o->text);
+            snprintf(o->text + len, sizeof o->text - len, ", the closest");
+        }
         o->scenario = *s;
         o->users = ch[i].users;
     }

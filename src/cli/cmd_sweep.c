@@ -326,7 +326,11 @@ static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
     char gpus[24], ctx[16], u[24], pg[24], tok[24], per[24], pool[24], held[24];
     /* "!": a TP that splits the heads unevenly (core scenario_heads_split) */
     const char *uneven = (r->warnings & WARN_HEADS_UNEVEN_SPLIT) ? "!" : "";
-    if (r->replicas > 1)
+    if (r->pp > 1 && r->replicas > 1) /* "16=8pp2x2": TP, stages, replicas */
+        snprintf(gpus, sizeof gpus, "%u=%upp%ux%u%s", s->gpus, r->tp, r->pp, r->replicas, uneven);
+    else if (r->pp > 1) /* "12=2pp6" */
+        snprintf(gpus, sizeof gpus, "%u=%upp%u%s", s->gpus, r->tp, r->pp, uneven);
+    else if (r->replicas > 1)
         snprintf(gpus, sizeof gpus, "%u=%ux%u%s", s->gpus, r->tp, r->replicas, uneven);
     else
         snprintf(gpus, sizeof gpus, "%u%s", s->gpus, uneven);

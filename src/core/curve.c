@@ -6,6 +6,7 @@
 void curve_compute(const struct scenario *base, struct users_curve *c)
 {
     struct scenario s = *base;
+    scenario_pin_layout(&s); /* the curve of the layout planned, not each context's own */
     c->max_users = 0;
     c->slo = base->min_tokens_per_s > 0 || base->max_ttft_seconds > 0;
     for (int i = 0; i < CHART_POINTS; i++) {

@@ -152,6 +152,9 @@ struct engine_desc {
     const char *refuses_draft;   /* why a --draft-model is refused; NULL: taken */
     const char *refuses_offload; /* why --n-cpu-moe, --no-kv-offload are refused; NULL: taken */
     const char *refuses_v_dtype; /* why --kv-dtype-v is refused; NULL: taken or ignored */
+    const char *refuses_uneven_nodes; /* where it spreads a replica wider than a node evenly
+                                  * over its nodes (scenario_layout_runs); NULL: MPI's hosts
+                                  * take uneven nodes */
     const char *refuses_uneven_tp; /* where it refuses a TP that splits the heads unevenly
                                   * (scenario_tp_even); NULL: the plan warns */
     const char *(*refuses_model)(const struct scenario *s); /* why the model is refused

@@ -120,10 +120,12 @@ void policy_devices(struct shell_line *out, uint32_t first, uint32_t count);
  * before pasting (HEAD_IP=10.0.0.1). */
 void policy_head_address(struct shell_line *out, const char *name, uint32_t replica,
                          uint32_t replicas, unsigned port);
-/* The remark of node `rank` of `span` of a replica wider than a node (a
- * server of its own when there are several), naming the HEAD_IP it needs. */
+/* The remark of node `rank` of `span` of a replica of `per` GPUs wider
+ * than a node (a server of its own when there are several): its GPUs and
+ * ranks (per / span a node, as the engines spread them), and the HEAD_IP it
+ * needs. */
 void policy_replica_node_comment(struct shell_line *out, uint32_t replica, uint32_t replicas,
-                                 uint32_t rank, uint32_t span);
+                                 uint32_t rank, uint32_t span, uint32_t per);
 int policy_servers_by_replica(const struct placement *l, const char *launch, int k,
                               struct shell_line *out, unsigned port0);
 

@@ -50,14 +50,21 @@ void policy_head_address(struct shell_line *out, const char *name, uint32_t repl
 }
 
 void policy_replica_node_comment(struct shell_line *out, uint32_t replica, uint32_t replicas,
-                                 uint32_t rank, uint32_t span)
+                                 uint32_t rank, uint32_t span, uint32_t per)
 {
+    /* the engines that take --nnodes spread the ranks evenly, per / span a
+     * node, in order (vLLM's local_world_size; SGLang's pp_size // nnodes
+     * stages a node) */
+    uint32_t here = span ? per / span : per, first = rank * here;
+    char gpus[64];
+    snprintf(gpus, sizeof gpus, "%u GPU%s, ranks %u-%u", here, here == 1 ? "" : "s", first,
+             first + here - 1);
     if (replicas > 1)
-        shell_comment(out, "  # replica %u of %u (a server of its own), node %u of %u; "
-                      "HEAD_IP_%u: its node 0's address", replica + 1, replicas, rank, span,
+        shell_comment(out, "  # replica %u of %u (a server of its own), node %u of %u (%s); "
+                      "HEAD_IP_%u: its node 0's address", replica + 1, replicas, rank, span, gpus,
                       replica + 1);
     else
-        shell_comment(out, "  # node %u of %u; HEAD_IP: node 0's address", rank, span);
+        shell_comment(out, "  # node %u of %u (%s); HEAD_IP: node 0's address", rank, span, gpus);
 }
 
 int policy_servers_by_replica(const struct placement *l, const char *launch, int k,

@@ -498,6 +498,7 @@ const struct engine_desc engine_sglang = {
      * pads the heads (configs/update_config.py,
      * adjust_config_with_unaligned_cpu_tp) */
     .refuses_uneven_tp = "models/llama.py, LlamaAttention.__init__",
+    .refuses_uneven_nodes = "python/sglang/srt/entrypoints/engine.py, _launch_subprocesses: pp_size // nnodes stages a node",
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},

@@ -30,7 +30,7 @@ static int per_replica(const struct placement *l, const char *launch, uint32_t p
     shell_option(out, "--node-rank", "%u", rank);
     shell_word(out, "--dist-init-addr");
     policy_head_address(out, "HEAD_IP", replica, l->replicas, SGLANG_DIST_PORT);
-    policy_replica_node_comment(out, replica, l->replicas, rank, span);
+    policy_replica_node_comment(out, replica, l->replicas, rank, span, per);
     return (int)(span * l->replicas);
 }
 

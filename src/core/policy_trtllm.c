@@ -29,10 +29,16 @@ static void launch(const struct policy_ctx *c)
     policy_launch_begin(c, &head, &l);
     if (c->l->replicas > 1)
         shell_comment(&l, "  # x %u replicas, one server each", c->l->replicas);
-    if (per > node)
-        shell_comment(&l, "%s over %u nodes: mpirun -H or a hostfile names them "
-                      "(srun --mpi=pmix under Slurm)", l.remarked ? ";" : "  #",
-                      (per + node - 1) / node);
+    if (per > node) { /* each node's GPUs as MPI's slots: 13 over "$NODE_1":8,"$NODE_2":5 */
+        char hosts[160];
+        size_t k = 0;
+        for (uint32_t i = 0; i * node < per && k < sizeof hosts; i++)
+            k += (size_t)snprintf(hosts + k, sizeof hosts - k, "%s\"$NODE_%u\":%u", i ? "," : "",
+                                  i + 1, per - i * node < node ? per - i * node : node);
+        shell_comment(&l, "%s over %u nodes: mpirun -H %s (or a hostfile of those slots; "
+                      "srun --mpi=pmix under Slurm)", l.remarked ? ";" : "  #",
+                      (per + node - 1) / node, hosts);
+    }
     /* llmapi: a quantized cache (KvCacheConfig.dtype), a draft
      * (speculative_config: decoding_type DraftTarget, speculative_model_dir,
      * max_draft_len) and a host tier (KvCacheConfig.host_cache_size, bytes) go

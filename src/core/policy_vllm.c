@@ -568,6 +568,7 @@ const struct engine_desc engine_vllm = {
      * (raises ValueError); the KV heads: model_executor/layers/linear.py,
      * QKVParallelLinear.__init__ (divide() asserts), read at main 002db495 */
     .refuses_uneven_tp = "vllm/config/model.py, ModelConfig.verify_with_parallel_config",
+    .refuses_uneven_nodes = "vllm/config/parallel.py, ParallelConfig.__post_init__: world_size % nnodes == 0",
     .refuses_model = vllm_refuses_model,
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},

@@ -26,7 +26,7 @@ int policy_vllm_nodes_per_replica(const struct placement *l, uint32_t per, int k
     policy_head_address(out, "HEAD_IP", replica, l->replicas, 0);
     if (rank > 0)
         shell_word(out, "--headless");
-    policy_replica_node_comment(out, replica, l->replicas, rank, span);
+    policy_replica_node_comment(out, replica, l->replicas, rank, span, per);
     return (int)(span * l->replicas);
 }
 

@@ -218,11 +218,40 @@ uint64_t scenario_attention_bytes(const struct scenario *s);
 uint64_t scenario_replicated_bytes(const struct scenario *s);
 
 /* Tensor parallel size, pipeline stages and replicas (tp x pp x replicas = gpus);
- * without --tp, the largest group of a stage's GPUs the heads split over
- * (scenario_tp_even); without --tp and --pp, pipeline stages too when that
- * group cannot hold the weights (scenario_layout.c). */
+ * without --tp and --pp, the layout of scenario_layouts that serves the most
+ * users at the service level, each planned; ties go to weights that fit,
+ * then fewer stages, then the faster per user, then the wider TP (an engine
+ * that splits layers, or DP attention: one replica over all; with --pp
+ * alone, the largest TP of a stage the heads split over). */
 uint32_t scenario_tp(const struct scenario *s);
 uint32_t scenario_pp(const struct scenario *s);
+/* Sets s->tp and s->pp to the layout it runs (a plan along one axis keeps
+ * the layout of its base, as the planner's chart does). */
+void scenario_pin_layout(struct scenario *s);
+
+/* One layout of a replica: tp x pp GPUs (replicas: gpus / (tp x pp)). */
+struct scenario_layout {
+    uint32_t tp, pp;
+};
+enum { SCENARIO_LAYOUTS_MAX = 256 };
+/* Whether s's engine runs s->gpus as replicas of tp x pp: whole replicas,
+ * at most a stage a layer, one server over all for an engine that refuses
+ * --tp, the heads split evenly (scenario_tp_even; any under DP attention),
+ * and a replica wider than a node over whole nodes of TP groups; an
+ * engine that spreads a replica evenly over its nodes (vLLM's ParallelConfig
+ * asserts world_size % nnodes == 0; SGLang gives each node pp / nnodes
+ * stages) with as many stages on each. */
+bool scenario_layout_runs(const struct scenario *s, uint32_t tp, uint32_t pp);
+/* Of those, the node rule alone: a replica of tp x pp within a node, or
+ * over whole nodes of its TP groups (and as many stages on each where the
+ * engine spreads it evenly). */
+bool scenario_layout_spans(const struct scenario *s, uint32_t tp, uint32_t pp);
+/* The layouts of s->gpus that run (scenario_layout_runs), up to max_pp
+ * stages and TP up to widest: fewest stages first, widest TP first within
+ * them, into out[0..max); returns the count. The one generator of the
+ * default layout, solve_gpus and `T`'s other splits. */
+size_t scenario_layouts(const struct scenario *s, uint32_t max_pp, uint32_t widest,
+                        struct scenario_layout *out, size_t max);
 /* Whether --pp (or a snapshot's pp) must be written for the layout to read
  * back: stages above 1, or one where the default would add stages. */
 bool scenario_pp_written(const struct scenario *s);

@@ -1,20 +1,157 @@
-/* scenario_layout: the layout a scenario without --tp and --pp runs
- * (scenario_tp, scenario_pp): tensor parallel within a node, replicas over
- * the rest, and pipeline stages when tensor parallel alone cannot hold the
- * weights. */
+/* scenario_layout: the layouts a scenario's engine runs on its GPUs
+ * (scenario_layouts, the one generator the default, solve and `T` share) and
+ * the one a scenario without --tp and --pp runs (scenario_tp, scenario_pp):
+ * of those, the one that serves the most users, each planned. */
 #include "scenario.h"
 
-#include "engine_desc.h"
+#include <string.h>
 
-/* The GPUs of a stage in one group when the heads split over them, else the
- * largest group they do split over, in whole replicas (12 GPUs of 64 heads
- * and 8 KV heads: TP 4 x 3); never wider than a node or NVLink domain
- * (spec_gpu_domain), as engines deploy tensor parallel: 16 H100s are 2 x TP 8,
- * not one group over two nodes. vLLM refuses the rest: its
- * ModelConfig.verify_with_parallel_config (vllm/config/model.py) wants the
- * attention heads a multiple of TP, and QKVParallelLinear
- * (model_executor/layers/linear.py) divide()s the KV heads by TP or TP by
- * them. */
+#include "engine_desc.h"
+#include "plan.h"
+
+/* Whether a replica of tp x pp GPUs wider than a node runs over its nodes
+ * (nodes of spec_gpu_domain GPUs, as many as it needs): its TP groups within a
+ * node (each node holds whole TP groups: node % tp), and where the engine
+ * spreads a replica evenly over its nodes (refuses_uneven_nodes: vLLM,
+ * SGLang), whole stages on each node, as many on each (pp % span). */
+bool scenario_layout_spans(const struct scenario *s, uint32_t tp, uint32_t pp)
+{
+    uint32_t node = spec_gpu_domain(&s->gpu), per = tp * pp;
+    if (pp <= 1 || per <= node)
+        return true;
+    uint32_t span = (per + node - 1) / node;
+    if (engine_desc(s->engine.kind)->refuses_uneven_nodes)
+        return pp % span == 0;
+    return node % tp == 0;
+}
+
+bool scenario_layout_runs(const struct scenario *s, uint32_t tp, uint32_t pp)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    uint32_t per_stage = pp ? s->gpus / pp : 0;
+    if (tp == 0 || pp == 0 || s->gpus % pp != 0 || per_stage % tp != 0)
+        return false;
+    if (pp > 1 && (e->splits_layers || (s->model.layers && pp > s->model.layers)))
+        return false;
+    if (e->refuses_tp && tp != per_stage)
+        return false; /* one server over all its GPUs */
+    if (!s->dp_attention && !scenario_tp_even(s, tp))
+        return false; /* vLLM, SGLang refuse it; the others split unevenly (a warning) */
+    return scenario_layout_spans(s, tp, pp);
+}
+
+/* Whether TP k times as wide in place of k of the stages runs: tensor
+ * parallel within a node rather than stages, as vLLM's parallelism guide
+ * (docs/serving/parallelism_scaling.md) deploys a replica (TP within a
+ * node, PP between nodes); TP 1 x PP 8 on one node serves about as many as
+ * TP 8 (vLLM's profile peak is per stage) at half the speed or less. */
+static bool tp_instead(const struct scenario *s, uint32_t tp, uint32_t pp, uint32_t widest)
+{
+    uint32_t node = spec_gpu_domain(&s->gpu);
+    uint32_t kv = s->kv_heads ? s->kv_heads : s->model.kv_heads;
+    /* one latent (MLA) or one KV head is on every rank at any TP, as engines
+     * deploy it (DP attention is the remedy); never where the wider TP copies
+     * some of several KV heads its stages would not (Qwen3 235B's 4 over TP
+     * 8): that holds fewer users, not as many */
+    bool mla = s->model.attention == ATTENTION_MLA || kv <= 1;
+    for (uint32_t k = 2; k <= pp && tp * k <= widest && tp * k <= node && (mla || tp * k <= kv);
+         k++)
+        if (pp % k == 0 && scenario_layout_runs(s, tp * k, pp / k))
+            return true;
+    return false;
+}
+
+size_t scenario_layouts(const struct scenario *s, uint32_t max_pp, uint32_t widest,
+                        struct scenario_layout *out, size_t max)
+{
+    size_t n = 0;
+    for (uint32_t pp = 1; pp <= s->gpus && pp <= max_pp && n < max; pp++) {
+        if (s->gpus % pp != 0)
+            continue;
+        uint32_t per_stage = s->gpus / pp;
+        for (uint32_t tp = per_stage < widest ? per_stage : widest; tp >= 1 && n < max; tp--)
+            if (scenario_layout_runs(s, tp, pp) && !tp_instead(s, tp, pp, widest))
+                out[n++] = (struct scenario_layout){.tp = tp, .pp = pp};
+    }
+    return n;
+}
+
+/* A layout as the default plans it: the users it serves at the service
+ * level, whether its weights fit, its stages and its speed per user. */
+struct rank {
+    uint64_t users;
+    bool fits;
+    uint32_t pp;
+    double speed;
+};
+
+static struct rank rank_of(const struct scenario *s, struct scenario_layout l)
+{
+    struct scenario c = *s;
+    c.tp = l.tp;
+    c.pp = l.pp > 1 ? l.pp : 0;
+    struct plan_result r;
+    struct diag d = {0};
+    if (!plan_compute(&c, PLAN_NUMBERS, NULL, &r, &d))
+        return (struct rank){.pp = l.pp};
+    return (struct rank){.users = r.speed.users_at_service_level, .fits = r.fits, .pp = l.pp,
+                         .speed = r.decode_tokens_per_s_per_user};
+}
+
+/* The most users; then weights that fit; then fewer stages (less to cross
+ * per token, the layout vLLM's guide reaches for first); then the faster per
+ * user; then the order of scenario_layouts (wider TP). */
+static bool ranks_above(struct rank a, struct rank b)
+{
+    if (a.users != b.users)
+        return a.users > b.users;
+    if (a.fits != b.fits)
+        return a.fits;
+    if (a.pp != b.pp)
+        return a.pp < b.pp;
+    return a.speed > b.speed;
+}
+
+/* The layouts planned lately, by the whole scenario: scenario_tp and
+ * scenario_pp are asked many times of one plan. */
+enum { REMEMBERED = 8 };
+static struct remembered {
+    bool used;
+    struct scenario s;
+    struct scenario_layout l;
+} remembered[REMEMBERED];
+static unsigned next_slot;
+
+static struct scenario_layout best_layout(const struct scenario *s)
+{
+    for (int i = 0; i < REMEMBERED; i++)
+        if (remembered[i].used && memcmp(&remembered[i].s, s, sizeof *s) == 0)
+            return remembered[i].l;
+    struct scenario_layout all[SCENARIO_LAYOUTS_MAX], best = {.tp = 1, .pp = 1};
+    uint32_t most = s->model.layers ? s->model.layers : s->gpus;
+    size_t n = scenario_layouts(s, most, spec_gpu_domain(&s->gpu), all, SCENARIO_LAYOUTS_MAX);
+    if (n == 1)
+        best = all[0];
+    else if (n > 1) {
+        struct rank top = rank_of(s, all[0]);
+        best = all[0];
+        for (size_t i = 1; i < n; i++) {
+            struct rank r = rank_of(s, all[i]);
+            if (ranks_above(r, top)) {
+                top = r;
+                best = all[i];
+            }
+        }
+    }
+    struct remembered *m = &remembered[next_slot++ % REMEMBERED];
+    m->used = true;
+    memcpy(&m->s, s, sizeof *s);
+    m->l = best;
+    return best;
+}
+
+/* The largest TP of all GPUs the heads split over, for an engine that
+ * splits layers (any) or a layout given in part. */
 static uint32_t stage_tp(const struct scenario *s, uint32_t all)
 {
     uint32_t widest = all;
@@ -26,57 +163,24 @@ static uint32_t stage_tp(const struct scenario *s, uint32_t all)
     return all ? 1 : 0;
 }
 
-/* Whether a GPU holds its share of the weights within PART of the nine
- * tenths of its memory the engines' default budgets keep for weights and
- * cache (vLLM's gpu_memory_utilization 0.9, TensorRT-LLM's free fraction
- * 0.9), so that the cache keeps a quarter of it where it can: a layout whose
- * weights fill the budget serves next to no one (6 H100s of a 70B model in
- * bf16 as 3 x TP 2 hold 65 GiB of weights a GPU and 1 user a replica, where
- * TP 2 x PP 3 holds 22 GiB and serves more than the 5 GPUs' PP 5). PART
- * is the part of the budget the weights may take: three quarters, else all. */
-static bool weights_hold(const struct scenario *s, uint32_t tp, uint32_t pp, long double part)
-{
-    enum dtype used;
-    uint64_t all = scenario_weights_bytes(s, &used), memory = scenario_gpu_memory(s);
-    if (memory == 0)
-        return true;
-    uint64_t group = (uint64_t)tp * pp;
-    uint64_t share = all == UINT64_MAX ? UINT64_MAX : all / group + (all % group != 0);
-    return (long double)share <= part * 0.9L * (long double)memory;
-}
-
-/* Without --tp and --pp: the fewest pipeline stages whose layout holds the
- * weights (stage_tp within each stage), as vLLM's distributed serving guide
- * adds stages when a model outgrows the tensor-parallel group (TP 8 x PP 2
- * over two nodes of 8); one stage when none does, or when the engine splits
- * layers itself or DP attention spans the group. 5 H100s of a 70B model in
- * bf16: TP 1 x PP 5 (26 GiB a GPU), not 5 replicas of 131 GiB. The weights
- * leave the cache a quarter of the budget where some layout does (weights_hold),
- * else fill it. */
-static bool staged_layout(const struct scenario *s, long double part, uint32_t *tp, uint32_t *pp)
-{
-    uint32_t most = s->model.layers ? s->model.layers : s->gpus;
-    for (uint32_t p = 1; p <= s->gpus && p <= most; p++) {
-        if (s->gpus % p != 0)
-            continue;
-        uint32_t t = stage_tp(s, s->gpus / p);
-        if (weights_hold(s, t, p, part)) {
-            *tp = t;
-            *pp = p;
-            return true;
-        }
-    }
-    return false;
-}
-
 static void default_layout(const struct scenario *s, uint32_t *tp, uint32_t *pp)
 {
     *pp = s->pp ? s->pp : 1;
     *tp = s->tp ? s->tp : stage_tp(s, s->gpus / *pp);
-    if (s->tp || s->pp || s->dp_attention || engine_desc(s->engine.kind)->splits_layers)
+    if (s->tp || s->pp || s->dp_attention || engine_desc(s->engine.kind)->splits_layers ||
+        s->gpus <= 1)
         return;
-    if (!staged_layout(s, 0.75L, tp, pp))
-        staged_layout(s, 1.0L, tp, pp);
+    struct scenario_layout l = best_layout(s);
+    *tp = l.tp;
+    *pp = l.pp;
+}
+
+void scenario_pin_layout(struct scenario *s)
+{
+    uint32_t tp, pp;
+    default_layout(s, &tp, &pp);
+    s->tp = tp;
+    s->pp = pp > 1 ? pp : s->pp;
 }
 
 bool scenario_pp_written(const struct scenario *s)

@@ -169,6 +169,25 @@ static bool experts_over_tp_validate(const struct scenario *s, const char *const
     return true;
 }
 
+/* A replica past a node where the engine spreads it evenly over its nodes
+ * (vLLM, SGLang): as many whole stages on each, or it does not run. */
+static bool nodes_validate(const struct scenario *s, const char *const *n,
+                           enum scenario_field *field, struct diag *d)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    uint32_t tp = scenario_tp(s), node = spec_gpu_domain(&s->gpu), per = tp * s->pp;
+    if (s->pp <= 1 || !e->refuses_uneven_nodes || scenario_layout_spans(s, tp, s->pp))
+        return true;
+    uint32_t span = (per + node - 1) / node;
+    if (per % span == 0)
+        return fail(d, n, SF_PP, field, "%s spreads a replica over its nodes evenly (%s): TP %u "
+                    "x PP %u puts %u GPUs on each of its %u nodes, a TP group split between two",
+                    e->title, e->refuses_uneven_nodes, tp, s->pp, per / span, span);
+    return fail(d, n, SF_PP, field, "%s spreads a replica over its nodes evenly (%s): TP %u x "
+                "PP %u would put %u and %u GPUs on its %u nodes of %u", e->title,
+                e->refuses_uneven_nodes, tp, s->pp, node, per - (span - 1) * node, span, node);
+}
+
 /* The layouts an engine may not take: pipeline stages where it splits
  * layers already, DP attention and expert parallel where it has no such
  * option. */
@@ -189,6 +208,8 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
     if (s->pp > 1 && e->splits_layers)
         return fail(d, n, SF_PP, field, "%s already splits layers across its GPUs; give "
                     "them with %s instead", e->title, n[e->refuses_tp ? SF_GPUS : SF_TP]);
+    if (!nodes_validate(s, n, field, d))
+        return false;
     const struct engine_desc *owner = engine_find(has_dp_attention);
     if (s->dp_attention && !e->dp_attention)
         return fail(d, n, SF_DP_ATTENTION, field, "is %s option (--engine %s)",

@@ -65,24 +65,19 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
     /* engines put pipeline stages between nodes, not tensor parallel */
     uint32_t domain = spec_gpu_domain(&base->gpu);
     uint32_t tp_max = max_pp > 1 && base->tp <= domain ? domain : domain > 64 ? domain : 64;
+    struct scenario_layout all[SCENARIO_LAYOUTS_MAX];
     for (uint32_t n = 1; n <= max_gpus; n++) {
-        for (uint32_t pp = 1; pp <= (max_pp ? max_pp : 1) && pp <= n; pp++) {
-        if (n % pp != 0)
-            continue;
-        /* only the divisors of n / pp, from the largest allowed: a count of
-         * thousands of GPUs is otherwise thousands of tries per stage count */
-        for (uint32_t tp = n / pp < tp_max ? n / pp : tp_max; tp >= 1; tp--) {
-            if ((n / pp) % tp != 0 || (one_server && tp != n / pp))
-                continue;
-            /* a replica past a node, in stages: whole nodes of TP, one a stage */
-            if (tp_max == domain && pp > 1 && tp * pp > domain && tp < domain)
-                continue;
+        s.gpus = n;
+        /* the layouts that run (scenario_layouts, the default's own), fewest
+         * stages first, widest TP first within them */
+        size_t count = scenario_layouts(&s, max_pp ? max_pp : 1, tp_max, all, SCENARIO_LAYOUTS_MAX);
+        for (size_t i = 0; i < count; i++) {
+            uint32_t tp = all[i].tp, pp = all[i].pp;
             if (plans_left && (*plans_left)-- == 0) {
                 *plans_left = 0;
                 out.why = UNSOLVED_OVER_BUDGET;
                 return out;
             }
-            s.gpus = n;
             s.tp = one_server ? 0 : tp;
             s.pp = pp > 1 ? pp : 0;
             if (context_of) /* Ollama's num_ctx: by the memory of all n GPUs */
@@ -91,8 +86,6 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
             struct diag ignore = {0};
             if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &ignore))
                 continue;
-            if (r.warnings & WARN_HEADS_UNEVEN_SPLIT)
-                continue; /* engines refuse a split the heads cannot take */
             if (r.speed.users_at_service_level >= need) {
                 out.solved = true;
                 out.gpus = n;
@@ -104,7 +97,8 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
                 return out;
             }
         }
-        }
+        s.tp = 0;
+        s.pp = 0;
     }
     return out;
 }
@@ -320,5 +314,7 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
     change_gpus(base, need, out, &n);
     change_prefix(base, need, out, &n);
     change_gpu_type(base, need, gpus, ngpus, out, &n);
-    return solve_layout_changes(base, need, out, n);
+    n = solve_layout_changes(base, need, out, n);
+    /* out of reach: the closest each layout and precision change gets */
+    return n > 0 ? n : solve_closest_changes(base, out, 0);
 }

@@ -82,13 +82,16 @@ enum { SOLVE_CHANGES_MAX = 9 }; /* a digit each in the planner */
 struct solve_change {
     enum solve_change_kind kind;
     struct scenario scenario; /* base with the one change */
-    uint64_t users;           /* what it serves */
+    uint64_t users;           /* what it serves: below need for the closest
+                               * (solve_closest_changes) */
 };
 
 /* The changes that reach need users (each kind at most once, in the order
  * above, but for the nearest counts, one below and one above); gpus[] are
  * the GPU types to try. Where base serves need already, only the nearest
- * counts of a poor layout. Returns the count (0 to SOLVE_CHANGES_MAX). */
+ * counts of a poor layout; where none reaches need, the closest of the
+ * layout and precision changes (solve_closest_changes). Returns the count
+ * (0 to SOLVE_CHANGES_MAX). */
 int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_spec *const *gpus,
                   size_t ngpus, struct solve_change *out);
 
@@ -97,6 +100,11 @@ int solve_changes(const struct scenario *base, uint64_t need, const struct gpu_s
  * appended to out[n...]; returns the new count. */
 int solve_layout_changes(const struct scenario *base, uint64_t need, struct solve_change *out,
                          int n);
+/* Where no change reaches need: the closest each of the cache's precision,
+ * the weights', the engine and the split of the same GPUs gets, each the
+ * one of its kind that serves the most, where that is more than base
+ * serves (users below need). Appended to out[n...]; returns the new count. */
+int solve_closest_changes(const struct scenario *base, struct solve_change *out, int n);
 /* Where base's count of GPUs admits by default only poor stages
  * (solve_poor_stages) or no fit (5 H100s of a 70B model: TP 1 x PP 5; 13: TP
  * 1 x PP 13), the nearest count below and the nearest above whose default

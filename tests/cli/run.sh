@@ -400,9 +400,11 @@ if "$K" show gpu h100-sxm 2>/dev/null | python3 -c 'import json,sys; json.load(s
 expect 0 "kvplan 0." --version
 expect 0 "Usage: kvplan plan" plan --help
 expect 0 "DOES NOT FIT" plan --model llama-3.1-405b
-# Falcon 7B's 71 heads: --tp 2 as asked warns; without it 2 GPUs are 2 replicas of TP 1
+# Falcon 7B's 71 heads: --tp 2 as asked warns; without it 2 GPUs are TP 1 x PP 2,
+# one copy of the weights (2,087 users; 2 replicas of TP 1 hold 1,880)
 expect 0 "the tensor-parallel size does not divide the model's heads" plan --model falcon-7b --gpus 2 --tp 2
-expect 0 "Layout         2 replicas of tensor parallel 1" plan --model falcon-7b --gpus 2
+expect 0 "Layout         2 stages x 1 GPU: TP 1, PP 2" plan --model falcon-7b --gpus 2
+expect 0 "Layout         2 replicas of tensor parallel 1" plan --model falcon-7b --gpus 2 --tp 1
 expect 0 "FP8 cache on a GPU without native FP8" plan --gpu a100-80gb --kv-dtype fp8
 expect 0 "74.51 GiB each" plan --vram 80GB
 expect 0 "80.00 GB each" plan --vram 80GB --units gb
@@ -567,6 +569,17 @@ expect 0 "-tp 8 -pp 2" plan --model llama-3.1-405b --gpu h100-sxm --gpus 16 --tp
 expect 2 "--pp: 3 stages do not divide --gpus 16" plan --model llama-3.1-405b --gpus 16 --pp 3
 expect 2 "--pp: '0' is not a whole number" plan --model llama-3-8b --pp 0
 expect 2 "--pp: llama.cpp already splits layers" plan --model llama-3-8b --gpus 2 --pp 2 --engine llama.cpp
+# A replica over nodes (issue 21, item 2): vLLM spreads one evenly over its
+# nodes (vllm/config/parallel.py, ParallelConfig.__post_init__ asserts
+# world_size % nnodes == 0), so 13 GPUs of TP 1 x PP 13 over nodes of 8 and
+# 5 are refused, and 12 as TP 4 x PP 3 (6 a node) would split a TP group;
+# the default of 12 is TP 2 x PP 6, each node's line with its 6 GPUs and
+# ranks. TensorRT-LLM's mpirun takes unequal nodes: its -H names each one's.
+expect 2 "--pp: vLLM spreads a replica over its nodes evenly" plan --model llama-3.1-70b --gpus 13 --tp 1 --pp 13 --engine vllm
+expect 2 "puts 6 GPUs on each of its 2 nodes, a TP group split between two" plan --model llama-3.1-70b --gpus 12 --tp 4 --pp 3 --engine vllm
+expect 0 "# node 1 of 2 (6 GPUs, ranks 6-11)" plan --model llama-3.1-70b --gpus 12 --engine vllm
+expect 0 'mpirun -H "$NODE_1":8,"$NODE_2":5' plan --model llama-3.1-70b --gpus 13 --engine trtllm
+expect 0 "(1 x TP 4 x PP 3)" plan --model llama-3.1-70b --gpus 12
 expect 2 "--tp: 4 x 2 stages (--pp) does not divide --gpus 4" plan --model llama-3-8b --gpus 4 --tp 4 --pp 2
 expect 2 "--enable-dp-attention: is an SGLang option" plan --model deepseek-v3 --gpus 8 --enable-dp-attention --engine vllm
 expect 0 "DP attention over the TP ranks" plan --model deepseek-v3 --gpu h200 --gpus 8 --engine sglang --enable-dp-attention
@@ -773,14 +786,15 @@ expect 0 '"params":	650,' import-hf "$T/fh2.json"
 printf '{%s, "mamba_d_head": 3}\n' "$fh" > "$T/fh3.json"
 expect 2 "mamba_d_head: 2 heads of 3 are not mamba_d_ssm 4" import-hf "$T/fh3.json"
 expect 0 "qwen3_next family, 79.674B parameters" import-hf "$HERE/data/hf/qwen3-next-80b-a3b.json"
-# the plan: 36 state layers x (12,288 + 262,144) B at TP 4; vLLM's block 16 x ceil(274,432 /
+# the plan at TP 4 (given: the default stages the 2 KV heads, TP 2 x PP 2): 36
+# state layers x (12,288 + 262,144) B; vLLM's block 16 x ceil(274,432 /
 # (16 x 1,024)) = 272 tokens; SGLang's state slots (of the pool less the 72 MiB of router
 # gates every GPU holds whole); llama.cpp's F32 cells
-expect_field 9879552 bytes_per_user_per_gpu --model qwen3-next-80b-a3b --gpus 4
-expect_field 272 unit_tokens --model qwen3-next-80b-a3b --gpus 4 --engine vllm
-expect_field 718 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --engine sglang --context 32k
+expect_field 9879552 bytes_per_user_per_gpu --model qwen3-next-80b-a3b --gpus 4 --tp 4
+expect_field 272 unit_tokens --model qwen3-next-80b-a3b --gpus 4 --tp 4 --engine vllm
+expect_field 718 slots_per_replica --model qwen3-next-80b-a3b --gpus 4 --tp 4 --engine sglang --context 32k
 expect_field 145539072 bytes_per_user_per_gpu --model nemotron-9b-v2 --gpu rtx-4090 --engine llamacpp
-expect 0 "State per user      36 state layers" plan --model qwen3-next-80b-a3b --gpus 4
+expect 0 "State per user      36 state layers" plan --model qwen3-next-80b-a3b --gpus 4 --tp 4
 expect 0 "users' state" plan --model qwen3-next-80b-a3b --gpus 4
 expect 0 "MambaHybridCacheManager" plan --model granite-4.0-h-tiny --engine trtllm
 # review fixes (doc/MODEL.md, section 3). vLLM V1 with 4 draft tokens: a state group keeps 1 + 4 blocks a

@@ -52,28 +52,34 @@ def heads_split(heads, kv, tp):
 
 
 def test_default_split_is_one_vllm_takes():
-    # 12 GPUs of Llama 3.1 70B (64 heads, 8 KV heads): TP 12 is refused, the
-    # largest TP that splits the heads and divides 12 is 4, three replicas
-    want = max(t for t in range(1, 13) if 12 % t == 0 and heads_split(64, 8, t))
+    # 12 GPUs of Llama 3.1 70B (64 heads, 8 KV heads) under vLLM: of the
+    # layouts vLLM runs (the heads split evenly; a replica over nodes spread
+    # evenly, vllm/config/parallel.py ParallelConfig.__post_init__ asserts
+    # world_size % nnodes == 0, whole TP groups on a node) the default is the
+    # one that serves the most (core/scenario_layout.c): TP 2 x PP 6, 6 a node
     r = plan("--engine", "vllm", *L70, "--gpus", "12")
-    check("12 GPUs default to TP %d x %d" % (want, 12 // want),
-          (r["tp"], r["replicas"]) == (want, 12 // want), r["tp"])
+    check("12 GPUs default to TP 2 x PP 6", (r["tp"], r["pp"], r["replicas"]) == (2, 6, 1), r["tp"])
+    for tp in (1, 2, 4):  # each split of the heads as replicas serves fewer
+        other = plan("--engine", "vllm", *L70, "--gpus", "12", "--tp", str(tp))
+        check("3 x TP 4, 6 x TP 2, 12 x TP 1 serve fewer than the default (TP %d)" % tp,
+              other["users_at_service_level"] < r["users_at_service_level"],
+              (other["users_at_service_level"], r["users_at_service_level"]))
     text = run("plan", "--engine", "vllm", *L70, "--gpus", "12")
     check("no uneven-split warning by default", "does not divide the model's heads" not in text,
           text[-600:])
     check("--tp 12 as asked still warns under the generic rule (vLLM refuses it)",
           "does not divide the model's heads" in run("plan", "--engine", "generic", *L70,
                                                      "--gpus", "12", "--tp", "12"))
-    # the planner opens on the same split, and its TP steps offer only 1, 2, 4
+    # the planner opens on the same layout, in the TP value's one form
     args = ["--engine", "vllm", *L70, "--gpus", "12"]
     up = "<Up>" * 3  # Context -> Model -> Stages -> TP
-    seen = [tp_value(screen(up + k, *args)) for k in ("", "<Right>", "<Left>", "<Left><Left>")]
-    check("the planner's TP: 4 x 3, nothing above, 2 and 1 below",
-          seen == ["4 x 3 repl", "4 x 3 repl", "2 x 6 repl", "1 x 12 repl"], seen)
+    seen = tp_value(screen(up, *args))
+    check("the planner's TP: 2 pp6 x1 repl", seen == "2 pp6 x1 repl", seen)
     # the sweep over GPUs gives each count its engine's split, with no "!"
     out = run("sweep", "--engine", "vllm", "--vary", "gpus=1..8")
     gpus = {r.split()[0]: r.split()[1] for r in out.splitlines()[2:10]}
-    check("the sweep's 3 GPUs of 8B (32 heads) are TP 1 x 3", gpus.get("3") == "3=1x3", out)
+    check("the sweep's 3 GPUs of 8B (32 heads) are TP 1 x PP 3 (187 users; 3 x TP 1 hold 162)",
+          gpus.get("3") == "3=1pp3", out)
     check("the sweep marks no default split", "!" not in "".join(gpus.values()), out)
 
 

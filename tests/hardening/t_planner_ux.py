@@ -225,8 +225,10 @@ def test_gpus_and_tp_steps_offer_only_splits_of_the_heads():
     assert "! the tensor-parallel size does not divide the model's heads evenly" in out, out
     out = run("sweep", "--engine", "vllm", "--vary", "gpus=1..8").stdout.decode()
     gpus = {r.split()[0]: r.split()[1] for r in out.splitlines()[2:10]}
-    assert gpus == {"1": "1", "2": "2", "3": "3=1x3", "4": "4", "5": "5=1x5", "6": "6=2x3",
-                    "7": "7=1x7", "8": "8"}, out
+    # each count the layout that serves the most (core/scenario_layout.c):
+    # stages, TP and stages in "3=1pp3", "6=2pp3", where TP cannot hold them
+    assert gpus == {"1": "1", "2": "2", "3": "3=1pp3", "4": "4", "5": "5=1pp5",
+                    "6": "6=2pp3", "7": "7=1pp7", "8": "8"}, out
 
 
 def test_the_gpus_knob_sits_at_one_place_for_one_count():

@@ -39,11 +39,14 @@ static void five_gpus_run_five_stages(void **state)
 }
 
 /* 13 GPUs, a prime: 13 x TP 1 cannot hold 131.42 GiB; 13 stages hold
- * 131.42 / 13 = 10.11 GiB each. */
+ * 131.42 / 13 = 10.11 GiB each, under an engine that runs a replica over
+ * nodes of 8 and 5 (TensorRT-LLM under mpirun; vLLM does not:
+ * test_layout_monotone.c). */
 static void thirteen_gpus_run_thirteen_stages(void **state)
 {
     (void)state;
     struct scenario s = llama3_70b_on(13);
+    s.engine.kind = ENGINE_TRTLLM;
     assert_int_equal(scenario_tp(&s), 1);
     assert_int_equal(scenario_pp(&s), 13);
     assert_int_equal(scenario_replicas(&s), 1);
@@ -51,17 +54,20 @@ static void thirteen_gpus_run_thirteen_stages(void **state)
     assert_true(r.fits);
 }
 
-/* Where tensor parallel holds the weights the layout is as before: 8 GPUs
- * TP 8 (16.43 GiB each), 16 GPUs 2 x TP 8, 12 GPUs 3 x TP 4 (32.86 GiB). */
+/* Within a node, tensor parallel rather than stages (vLLM's guide): 8 GPUs
+ * TP 8 (16.43 GiB each), not TP 1 x PP 8; past a node, one replica of TP 8
+ * a node, one stage each, where it serves the most: 16 GPUs TP 8 x PP 2
+ * (one copy of the weights over 16 GPUs, where 2 x TP 8 hold two), 12 GPUs
+ * TP 2 x PP 6 (two nodes of 6, three stages each; 3 x TP 4 held 186). */
 static void tensor_parallel_that_holds_stays(void **state)
 {
     (void)state;
-    static const uint32_t gpus[] = {8, 16, 12}, tp[] = {8, 8, 4}, reps[] = {1, 2, 3};
+    static const uint32_t gpus[] = {8, 16, 12}, tp[] = {8, 8, 2}, pp[] = {1, 2, 6};
     for (int i = 0; i < 3; i++) {
         struct scenario s = llama3_70b_on(gpus[i]);
         assert_int_equal(scenario_tp(&s), tp[i]);
-        assert_int_equal(scenario_pp(&s), 1);
-        assert_int_equal(scenario_replicas(&s), reps[i]);
+        assert_int_equal(scenario_pp(&s), pp[i]);
+        assert_int_equal(scenario_replicas(&s), 1);
     }
 }
 

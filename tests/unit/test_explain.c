@@ -226,6 +226,9 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     if (!engine_desc(engine)->splits_layers && gpus / tp > 1 && gpus / tp <= m->layers &&
                         next(3) == 0)
                         s.pp = gpus / tp;
+                    /* vLLM and SGLang refuse stages their nodes do not share evenly */
+                    if (s.pp > 1 && !scenario_layout_spans(&s, tp, s.pp))
+                        s.pp = 0;
                     if (engine == ENGINE_SGLANG && tp > 1 && next(2) == 0)
                         s.dp_attention = true;
                     if (engine == ENGINE_VLLM && m->expert_params && next(2) == 0)

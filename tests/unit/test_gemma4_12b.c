@@ -41,6 +41,7 @@ static void one_user(void **state)
     assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
     assert_int_equal(r.user_bytes_per_gpu, 1409286144ull);
     s.gpus = 8;
+    s.tp = 8; /* given: the default serves the most as 8 x TP 1 */
     assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
     assert_int_equal(r.user_bytes_per_gpu, 1115684864ull);
 }

@@ -12,6 +12,8 @@ static struct scenario with(enum engine_kind kind, struct model_spec m, uint32_t
     struct scenario s = base(kind);
     s.model = m;
     s.gpus = gpus;
+    s.tp = gpus; /* the worked numbers are at TP over all: the default would
+                  * stage Qwen3-Next's 2 KV heads rather than copy them */
     s.context_tokens = 32768;
     return s;
 }

@@ -24,6 +24,7 @@ static struct scenario kimi(uint32_t gpus)
     struct scenario s = base("h100-sxm", "kimi-linear-48b-a3b");
     s.engine.kind = ENGINE_VLLM;
     s.gpus = gpus;
+    s.tp = gpus; /* the worked numbers are at TP over all GPUs */
     s.context_tokens = 131072;
     return s;
 }
@@ -128,6 +129,7 @@ static void hybrid_block_aligned(void **state)
     s = base("b200", "kimi-linear-48b-a3b");
     s.engine.kind = ENGINE_VLLM;
     s.gpus = 2;
+    s.tp = 2;
     plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d);
     assert_int_equal(r.engine.unit_tokens, 960);
     s.engine.rule = RULE_VLLM_0_13;

@@ -60,12 +60,18 @@ static void a_gpu_count_defaults_to_a_split_of_the_heads(void **state)
 {
     (void)state;
     struct scenario s = base(ENGINE_VLLM); /* Llama 3 8B: 32 heads, 8 KV heads */
-    static const uint32_t want[][2] = {{1, 1}, {2, 2}, {3, 1}, {4, 4}, {6, 2},
-                                       {8, 8}, {12, 4}, {16, 8}, {24, 8}, {32, 8}, {40, 8}};
+    /* {GPUs, TP, PP}: the layout that serves the most (scenario_layout.c):
+     * on these A100s 3 GPUs TP 1 x PP 3 (86 users; 3 x TP 1 hold 57), 6
+     * TP 2 x PP 3 (179; 3 x TP 2 hold 153), 12 two of those (358; 3 x TP
+     * 4 hold 354), past a node replicas of TP 8 */
+    static const uint32_t want[][3] = {{1, 1, 1},  {2, 2, 1},  {3, 1, 3},  {4, 4, 1},
+                                       {6, 2, 3},  {8, 8, 1},  {12, 2, 3}, {16, 8, 1},
+                                       {24, 8, 1}, {32, 8, 1}, {40, 8, 1}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         s.gpus = want[i][0];
         assert_int_equal(scenario_tp(&s), want[i][1]);
-        assert_int_equal(scenario_replicas(&s), want[i][0] / want[i][1]);
+        assert_int_equal(scenario_pp(&s), want[i][2]);
+        assert_int_equal(scenario_replicas(&s), want[i][0] / want[i][1] / want[i][2]);
         assert_true(scenario_tp_even(&s, scenario_tp(&s)));
     }
     s.gpus = 12;
@@ -85,7 +91,12 @@ static void a_gpu_count_defaults_to_a_split_of_the_heads(void **state)
     s.gpus = 16;
     assert_false(run(&s).warnings & WARN_TP_ACROSS_NODES);
     s.gpu.nvlink_domain_gpus = 72; /* a GB200 NVL72 rack: one domain */
-    assert_int_equal(scenario_tp(&s), 16);
+    /* TP 16 is a layout there (the first of scenario_layouts); the default
+     * takes the one that serves the most: TP 16 copies the 8 KV heads */
+    struct scenario_layout all[SCENARIO_LAYOUTS_MAX];
+    assert_true(scenario_layouts(&s, 16, 72, all, SCENARIO_LAYOUTS_MAX) > 1);
+    assert_int_equal(all[0].tp, 16);
+    assert_int_equal(all[0].pp, 1);
     s.gpu.nvlink_domain_gpus = 0;
     /* an engine that splits layers takes any count whole */
     s = base(ENGINE_LLAMACPP);

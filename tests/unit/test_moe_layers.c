@@ -134,6 +134,7 @@ static void vllm_gate_and_mla_copies(void **state)
 {
     (void)state;
     struct scenario s = v3("h200", ENGINE_VLLM, 8, 32768);
+    s.tp = 8; /* given: by default 8 x TP 1 (MoE over DP) serve the most */
     assert_true(run(&s));
     assert_true(row_value("moe_gate") == 199557120.0L);
     assert_true(row_value("mla_copies") == 255852544.0L);
@@ -145,6 +146,7 @@ static void vllm_gate_and_mla_copies(void **state)
     assert_int_equal(r.kv_pool_bytes_per_gpu, r.engine.budget_bytes - r.engine.non_kv_bytes);
     (void)pool8;
     s.gpus = 1;
+    s.tp = 0;
     s.weight_dtype = DTYPE_FP8;
     run(&s); /* does not fit one GPU; the rows are there all the same */
     assert_true(row_value("moe_gate") == 106430464.0L);
@@ -169,6 +171,7 @@ static void vllm_released_checkpoints(void **state)
     struct scenario s = base("h200", "kimi-k2.6");
     s.engine.kind = ENGINE_VLLM;
     s.gpus = 8;
+    s.tp = 8; /* the worked gate is at TP 8 */
     s.context_tokens = 32768;
     run(&s);
     assert_true(row_value("moe_gate") == 289013760.0L);

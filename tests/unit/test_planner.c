@@ -827,7 +827,7 @@ static void llama_cpp_splits_layers_not_tensors(void **state)
     s.engine.kind = ENGINE_VLLM;
     assert_true(planner_apply(p, &s));
     control_format(CTRL_TP, planner_scenario(p), planner_result(p), text, sizeof text);
-    assert_string_equal(text, "2 x 1 repl");
+    assert_string_equal(text, "2 x1 repl");
 }
 
 static void quitting_an_unexported_session_asks_first(void **state)
@@ -942,7 +942,14 @@ static void pipeline_and_dp_attention_layouts_stay_editable(void **state)
     assert_string_equal(p->error, "");
     char v[64];
     control_format(CTRL_TP, planner_scenario(p), planner_result(p), v, sizeof v);
+    /* one form with and without stages (issue 21): the group, then " xN repl"
+     * (was "4 x 2 repl" beside "4 pp2 x1 repl") */
     assert_string_equal(v, "4 pp2 x1 repl");
+    s = *planner_scenario(p);
+    s.pp = 0;
+    planner_apply(p, &s);
+    control_format(CTRL_TP, planner_scenario(p), planner_result(p), v, sizeof v);
+    assert_string_equal(v, "4 x2 repl");
     /* DP attention belongs to SGLang: leaving it turns it off, not a refusal */
     struct planner *q = start("h200", "deepseek-v3", 8192);
     s = *planner_scenario(q);

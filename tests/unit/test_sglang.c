@@ -32,6 +32,7 @@ static struct scenario sglang_on(const char *gpu, const char *model, uint32_t gp
     struct scenario s = base(gpu, model);
     s.engine.kind = ENGINE_SGLANG;
     s.gpus = gpus;
+    s.tp = gpus; /* the worked numbers are at TP over all GPUs (the default may differ) */
     return s;
 }
 

@@ -13,6 +13,7 @@ static struct plan_result v3_on_h200(enum engine_kind kind, uint32_t tp)
     s.model = preset_model("deepseek-v3");
     s.gpu = preset_gpu("h200");
     s.gpus = tp;
+    s.tp = tp;
     s.context_tokens = 32768;
     return run(&s);
 }

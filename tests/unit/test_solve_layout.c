@@ -10,6 +10,7 @@
 #include "app/prompts.h"
 #include "core/solve.h"
 
+
 /* llama-3.1-70b (bf16) on H100s at 8k under an engine, split as asked */
 static struct scenario on_h100(uint32_t gpus, uint32_t tp, enum engine_kind engine)
 {
@@ -156,62 +157,120 @@ static void stages_within_a_node_rank_below_tp(void **state)
     assert_int_equal(g->scenario.gpus, 4);
     assert_int_equal(scenario_tp(&g->scenario), 4);
     assert_int_equal(scenario_pp(&g->scenario), 1);
-    /* 5 H100s for 200 users: the fewest are 12 as 2 x TP 2 x PP 3, stages in a
-     * node; 16 as 2 x TP 8 (328 users) rank first */
+    /* 5 H100s for 200 users: the fewest that serve them by default are 16,
+     * one replica of TP 8 x PP 2 a node a stage (381 users) */
     b = on_h100(5, 0, ENGINE_VLLM);
     n = changes(&b, 200, c);
     g = kind_of(c, n, CHANGE_GPUS, 0);
     assert_non_null(g);
     assert_int_equal(g->scenario.gpus, 16);
     assert_int_equal(scenario_tp(&g->scenario), 8);
-    assert_int_equal(scenario_pp(&g->scenario), 1);
+    assert_int_equal(scenario_pp(&g->scenario), 2);
 }
 
-/* 13 GPUs (a prime) run TP 1 x PP 13 and serve 269 users: for 20 the nearest
- * counts of whole TP groups are proposed, 12 (3 x TP 4) and 16 (2 x TP 8). */
+/* 13 GPUs (a prime) over nodes of 8 and 5. TensorRT-LLM's mpirun runs TP 1
+ * x PP 13 there, stages within nodes: for 20 users the nearest counts of
+ * whole TP groups are proposed, 8 (TP 8, 165 users) and 16 (TP 8 x PP 2,
+ * 377). vLLM runs no replica over uneven nodes (ParallelConfig asserts
+ * world_size % nnodes == 0): 13 x TP 1 hold none, and T offers 16 above
+ * (4 below is the fewest GPUs already) and TensorRT-LLM's 13 stages. */
 static void a_count_of_poor_layouts_gets_the_nearest_good_counts(void **state)
 {
     (void)state;
     static struct solve_change c[SOLVE_CHANGES_MAX];
-    struct scenario b = on_h100(13, 0, ENGINE_VLLM);
+    struct scenario b = on_h100(13, 0, ENGINE_TRTLLM);
     assert_int_equal(scenario_pp(&b), 13);
     int n = changes(&b, 20, c);
     const struct solve_change *below = kind_of(c, n, CHANGE_NEAR_GPUS, 0);
     const struct solve_change *above = kind_of(c, n, CHANGE_NEAR_GPUS, 1);
     assert_non_null(below);
     assert_non_null(above);
-    assert_int_equal(below->scenario.gpus, 12);
-    assert_int_equal(scenario_tp(&below->scenario), 4);
-    assert_int_equal(scenario_replicas(&below->scenario), 3);
+    assert_int_equal(below->scenario.gpus, 8);
+    assert_int_equal(scenario_tp(&below->scenario), 8);
     assert_int_equal(above->scenario.gpus, 16);
     assert_int_equal(scenario_tp(&above->scenario), 8);
+    assert_int_equal(scenario_pp(&above->scenario), 2);
     assert_true(below->users >= 20 && above->users >= 20);
-    /* 12 GPUs as 3 x TP 4 are no poor layout: nothing to propose for 20 */
-    b = on_h100(12, 0, ENGINE_VLLM);
-    assert_int_equal(changes(&b, 20, c), 0);
+    b = on_h100(13, 0, ENGINE_VLLM);
+    assert_int_equal(scenario_pp(&b), 1);
+    n = changes(&b, 20, c);
+    assert_null(kind_of(c, n, CHANGE_SPLIT, 0));
+    above = kind_of(c, n, CHANGE_NEAR_GPUS, 0);
+    assert_non_null(above);
+    assert_int_equal(above->scenario.gpus, 16);
+    const struct solve_change *e = kind_of(c, n, CHANGE_ENGINE, 0);
+    assert_non_null(e);
+    assert_int_equal(e->scenario.engine.kind, ENGINE_TRTLLM);
+    assert_int_equal(scenario_pp(&e->scenario), 13);
 }
 
-/* SGLang on 12 GPUs (3 x TP 4) for 200 users: no TP split of the same GPUs
- * serves them, 2 x TP 2 x PP 3 (one copy of the weights fewer) does. */
+/* SGLang on 12 GPUs given 3 x TP 4 for 200 users (201): another split of
+ * the same GPUs, TP 2 x PP 6 over two nodes of 6, three stages each
+ * (SGLang gives each node pp_size // nnodes stages), serves 242. */
 static void another_split_may_add_stages(void **state)
 {
     (void)state;
     static struct solve_change c[SOLVE_CHANGES_MAX];
     struct scenario b = on_h100(12, 0, ENGINE_SGLANG);
-    int n = changes(&b, 200, c);
+    b.tp = 4;
+    int n = changes(&b, 240, c);
     const struct solve_change *s = kind_of(c, n, CHANGE_SPLIT, 0);
     assert_non_null(s);
     assert_int_equal(s->scenario.gpus, 12);
-    assert_int_equal(scenario_pp(&s->scenario), 3);
+    assert_int_equal(scenario_pp(&s->scenario), 6);
     assert_int_equal(scenario_tp(&s->scenario), 2);
+    assert_true(s->users >= 240);
 }
 
-/* In the planner: T 20 at 13 GPUs lists the two counts, not "nothing to change". */
+/* A target out of reach (a million users of Llama 3.1 70B, more than 256
+ * H100s hold): no change reaches it, and T offers the closest each layout
+ * and precision change gets, the users it serves, short of the target.
+ * Before, nothing: "no single change reaches it". vLLM on 4 H100s in bf16
+ * serves 55; its cheaper caches are fp8 variants (one byte a value: twice
+ * the users), its cheaper weights down to 4 bits. */
+static void an_unreachable_target_gets_the_closest(void **state)
+{
+    (void)state;
+    static struct solve_change c[SOLVE_CHANGES_MAX];
+    struct scenario b = on_h100(4, 0, ENGINE_VLLM);
+    uint64_t now = users_of(&b), need = 1000000;
+    int n = changes(&b, need, c);
+    static const enum solve_change_kind kinds[] = {CHANGE_KV_DTYPE, CHANGE_WEIGHT_DTYPE,
+                                                   CHANGE_ENGINE};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const struct solve_change *x = kind_of(c, n, kinds[k], 0);
+        assert_non_null(x);
+        assert_true(x->users > now && x->users < need);
+        assert_int_equal(x->users, users_of(&x->scenario));
+    }
+    const struct solve_change *kv = kind_of(c, n, CHANGE_KV_DTYPE, 0);
+    assert_int_equal(dtype_info(kv->scenario.kv_dtype)->bytes_num, 1);
+    assert_int_equal(dtype_info(kv->scenario.kv_dtype)->bytes_den, 1);
+    assert_true(kv->users >= 2 * now);
+    const struct solve_change *w = kind_of(c, n, CHANGE_WEIGHT_DTYPE, 0);
+    assert_int_equal(dtype_info(w->scenario.weight_dtype)->bytes_den, 2); /* 4 bits */
+    /* in the planner, each says it is the closest */
+    static struct planner p;
+    planner_init(&p, &cat, &b);
+    planner_key(&p, 'T');
+    p.prompt.text[0] = '\0';
+    planner_key(&p, '9');
+    for (int i = 0; i < 5; i++)
+        planner_key(&p, '9');
+    planner_key(&p, '\n');
+    assert_int_equal(p.mode, MODE_OPTIONS);
+    assert_true(p.option_count >= 3);
+    for (int i = 0; i < p.option_count; i++)
+        assert_non_null(strstr(p.options[i].text, ", the closest"));
+}
+
+/* In the planner: T 20 at 13 GPUs under TensorRT-LLM lists the two counts,
+ * not "nothing to change". */
 static void t_lists_them_in_the_planner(void **state)
 {
     (void)state;
     static struct planner p;
-    struct scenario b = on_h100(13, 0, ENGINE_VLLM);
+    struct scenario b = on_h100(13, 0, ENGINE_TRTLLM);
     planner_init(&p, &cat, &b);
     planner_key(&p, 'T');
     p.prompt.text[0] = '\0';
@@ -220,8 +279,8 @@ static void t_lists_them_in_the_planner(void **state)
     planner_key(&p, '\n');
     assert_int_equal(p.mode, MODE_OPTIONS);
     assert_int_equal(p.option_count, 2);
-    assert_non_null(strstr(p.options[0].text, "12 GPUs would allow 3 x TP4 (13: TP1 PP13): "));
-    assert_non_null(strstr(p.options[1].text, "16 GPUs would allow 2 x TP8 (13: TP1 PP13): "));
+    assert_non_null(strstr(p.options[0].text, "8 GPUs would allow TP8 (13: TP1 PP13): "));
+    assert_non_null(strstr(p.options[1].text, "16 GPUs would allow TP8 PP2 (13: TP1 PP13): "));
 }
 
 int main(void)
@@ -235,6 +294,7 @@ int main(void)
         cmocka_unit_test(a_count_of_poor_layouts_gets_the_nearest_good_counts),
         cmocka_unit_test(another_split_may_add_stages),
         cmocka_unit_test(t_lists_them_in_the_planner),
+        cmocka_unit_test(an_unreachable_target_gets_the_closest),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

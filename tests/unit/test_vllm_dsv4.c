@@ -27,6 +27,7 @@ static struct scenario dsv4_on(const char *model, const char *gpu, uint32_t gpus
     s.model = preset_model(model);
     s.gpu = preset_gpu(gpu);
     s.gpus = gpus;
+    s.tp = gpus; /* the worked numbers are at TP over all GPUs (the default may differ) */
     s.context_tokens = 131072;
     return s;
 }
