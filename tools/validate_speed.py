@@ -91,6 +91,20 @@ def plan(kvplan, args):
     return (json.loads(out)["result"], None) if rc == 0 else (None, err)
 
 
+PP_TOKENS = 512  # llama-bench's default prompt test, pp512
+
+
+def pp512_plan(kvplan, c):
+    """kvplan's plan of llama-bench's pp512 for a llama.cpp case with no prompt of its own: one
+    512-token prompt alone (the case's context at least holds it)."""
+    if c["engine"] != "llama.cpp" or not c.get("prefill_tokens_per_s") or c["input_tokens"] != 0:
+        return None, None
+    args = base_args(c)
+    i = args.index("--context")
+    args[i + 1] = str(max(int(args[i + 1]), PP_TOKENS + c["output_tokens"]))
+    return plan(kvplan, args + ["--prompt", str(PP_TOKENS), "--concurrency", "1"])
+
+
 def pct(pred, real):
     return 100.0 * (pred - real) / real if (pred is not None and real) else None
 
@@ -308,6 +322,8 @@ def main():
         pred_dec = res.get("decode_step_seconds")
         pred_dec = pred_dec * 1000.0 if pred_dec is not None else None
         per_user = measured_per_user(c, dec_ms)
+        pp, _ = pp512_plan(kvplan, c)
+        pred_prefill = (pp or {}).get("prefill_tokens_per_s") if pp else res.get("prefill_tokens_per_s")
         pred_ttft = res.get("ttft_seconds")
         pred_ttft = pred_ttft * 1000.0 if pred_ttft is not None else None
         moe_model = (model.get("active_params") or model["params"]) < model["params"]
@@ -317,7 +333,7 @@ def main():
                    per_user=per_user, pred_user=res.get("tokens_per_s_per_user"),
                    total=c.get("tokens_per_s_total"), pred_total=res.get("tokens_per_s_total"),
                    ttft=c.get("ttft_ms"), pred_ttft=pred_ttft,
-                   prefill=c.get("prefill_tokens_per_s"), pred_prefill=res.get("prefill_tokens_per_s"),
+                   prefill=c.get("prefill_tokens_per_s"), pred_prefill=pred_prefill,
                    binding=res.get("binding_limit"),
                    kv_dtype=facts.get("kv_dtype"), **implied_fractions(c, facts, gpu, model, ref, dec_ms, moes.get(model["name"])))
         row["err_user"] = pct(row["pred_user"], per_user)
@@ -456,7 +472,10 @@ def render(rows, tol, predictions, line, data_name):
             fmt(r["ttft"], "%.1f"), fmt(r["pred_ttft"], "%.1f"), fpct(r["err_ttft"]),
             fmt(r["prefill"], "%.0f"), fmt(r["pred_prefill"], "%.0f"), fpct(r["err_prefill"])))
     L += ["", "Measured tok/s/user is the source's figure or 1000 / measured ms per token. TTFT at concurrency "
-          "above 1 includes queueing and other users' prefill; compare it with care.", "",
+          "above 1 includes queueing and other users' prefill; compare it with care. A llama-bench case's "
+          "kvplan prefill tok/s is its rate for llama-bench's pp512, one 512-token prompt alone; on Apple "
+          "silicon it rests on the preset's measured_fp16_tflops (fitted on one chip a generation, the "
+          "other chips and every Q4_0 case held out: doc/SPEED-FIT-APPLE.md).", "",
           ] + speed_sim.render(rows, tol) + fit_ttft.section(ttft_items(rows), tol, "complete simulated "
                                                              "serving benchmarks of the engines kvplan simulates") + [
           "## What the measurements imply: bandwidth and compute fractions", "",
@@ -515,8 +534,10 @@ def render(rows, tol, predictions, line, data_name):
           "preset as `achievable_mbu` with its basis, and %.2f for families without measurements (`--mbu` overrides "
           "both). Each family's value is the one that puts the most of its complete dense cases within the tolerance "
           "(a scan of candidate values), not a median: the medians above mix batch-1 runs with saturated ones and MoE. "
+          "Apple silicon's is fitted with a time a layer instead (tools/fit_apple.py, doc/SPEED-FIT-APPLE.md). "
           "Compute (MFU, prefill) stays at %.2f: the prefill medians above are too few and too spread to "
-          "split by family." % (DEFAULT_MBU, DEFAULT_MFU), "",
+          "split by family; Apple silicon, with no vendor peak, computes at its measured prefill rate in full."
+          % (DEFAULT_MBU, DEFAULT_MFU), "",
           "| GPU preset | achievable_mbu | basis |", "|---|---|---|"]
     for gid, g in sorted({r["c"]["gpu"]: r["gpu"] for r in rows}.items()):
         L.append("| %s | %s | %s |" % (gid, "%.2f" % g["achievable_mbu"] if g.get("achievable_mbu") else
