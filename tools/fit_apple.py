@@ -45,6 +45,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fit_speed as fs  # noqa: E402
+import pp512  # noqa: E402
 import validate_speed as vs  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -173,7 +174,7 @@ def page(kvplan, flops, cs, per):
     for (tag, dt), c in sorted(cs.items(), key=lambda kv: (kv[1]["c"]["id"])):
         gen = c["chip"].split()[0]
         ultra = "Ultra" in c["chip"]
-        pp, err = vs.pp512_plan(kvplan, c["c"])
+        pp, err = pp512.plan_of(kvplan, c["c"])
         if pp is None or not pp.get("prefill_tokens_per_s"):
             raise SystemExit("%s: kvplan gives no pp512 rate: %s" % (c["c"]["id"], err))
         pred = pp["prefill_tokens_per_s"]

@@ -41,6 +41,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fit_speed as fs  # noqa: E402
+import pp512  # noqa: E402
 import validate_speed as vs  # noqa: E402
 
 REPO = vs.REPO
@@ -66,7 +67,7 @@ def moe_of(kvplan, models, model_id):
     return models[model_id]
 
 
-PP_TOKENS = vs.PP_TOKENS  # llama-bench's default prompt test, pp512
+PP_TOKENS = pp512.PP_TOKENS  # llama-bench's default prompt test, pp512
 # First-token ratios left out of the bands (their decode stays in), with the reason.
 OLD_METAL = ("an August 2023 build (before llama.cpp PR #2917): its pp512 on M2 Ultra, 630 tok/s, is "
              "half what ggml-org/llama.cpp discussion #4167's build 8e672ef (2023-11-21) reaches on "
@@ -81,7 +82,7 @@ def ttft_ratio(kvplan, c, res):
     if c.get("ttft_ms") and c["concurrency"] == 1 and res.get("ttft_seconds"):
         return round(c["ttft_ms"] / (res["ttft_seconds"] * 1000.0), 4)
     if c["engine"] == "llama.cpp" and c.get("prefill_tokens_per_s") and c["input_tokens"] == 0:
-        pp, err = vs.pp512_plan(kvplan, c)
+        pp, err = pp512.plan_of(kvplan, c)
         if pp is None:
             raise SystemExit("%s: kvplan gives no pp%d prediction: %s" % (c["id"], PP_TOKENS, err))
         if pp.get("ttft_seconds"):

@@ -36,6 +36,7 @@ import subprocess
 import sys
 
 import fit_ttft
+import pp512
 import speed_sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -89,20 +90,6 @@ def speed_args(c):
 def plan(kvplan, args):
     rc, out, err = run(kvplan, ["plan", *args, "--format", "json"])
     return (json.loads(out)["result"], None) if rc == 0 else (None, err)
-
-
-PP_TOKENS = 512  # llama-bench's default prompt test, pp512
-
-
-def pp512_plan(kvplan, c):
-    """kvplan's plan of llama-bench's pp512 for a llama.cpp case with no prompt of its own: one
-    512-token prompt alone (the case's context at least holds it)."""
-    if c["engine"] != "llama.cpp" or not c.get("prefill_tokens_per_s") or c["input_tokens"] != 0:
-        return None, None
-    args = base_args(c)
-    i = args.index("--context")
-    args[i + 1] = str(max(int(args[i + 1]), PP_TOKENS + c["output_tokens"]))
-    return plan(kvplan, args + ["--prompt", str(PP_TOKENS), "--concurrency", "1"])
 
 
 def pct(pred, real):
@@ -322,7 +309,7 @@ def main():
         pred_dec = res.get("decode_step_seconds")
         pred_dec = pred_dec * 1000.0 if pred_dec is not None else None
         per_user = measured_per_user(c, dec_ms)
-        pp, _ = pp512_plan(kvplan, c)
+        pp, _ = pp512.plan_of(kvplan, c)
         pred_prefill = (pp or {}).get("prefill_tokens_per_s") if pp else res.get("prefill_tokens_per_s")
         pred_ttft = res.get("ttft_seconds")
         pred_ttft = pred_ttft * 1000.0 if pred_ttft is not None else None
