@@ -48,9 +48,13 @@ static void gpu(FILE *out, const struct gpu_spec *g)
     fprintf(out, "     .tflops_fp8 = %.17g,\n", g->tflops_fp8);
     fprintf(out, "     .tops_int8 = %.17g,\n", g->tops_int8);
     fprintf(out, "     .tflops_fp4 = %.17g,\n", g->tflops_fp4);
+    fprintf(out, "     .tflops_measured = %.17g,\n", g->tflops_measured);
+    str(out, "tflops_measured_basis", g->tflops_measured_basis);
     u64(out, "link_bytes_per_s", g->link_bytes_per_s);
     fprintf(out, "     .achievable_mbu = %.17g,\n", g->achievable_mbu);
     str(out, "achievable_mbu_basis", g->achievable_mbu_basis);
+    fprintf(out, "     .layer_overhead_s = %.17g,\n", g->layer_overhead_s);
+    str(out, "layer_overhead_basis", g->layer_overhead_basis);
     u64(out, "host_link_bytes_per_s", g->host_link_bytes_per_s);
     str(out, "host_link_basis", g->host_link_basis);
     u64(out, "unified_bytes", g->unified_bytes);

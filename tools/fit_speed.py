@@ -98,7 +98,7 @@ def parts(kvplan, c):
         return None
     p = {k: r.get(k) or 0 for k in ("step_memory_seconds", "step_compute_seconds",
                                      "step_comm_seconds", "step_moe_seconds", "step_layers",
-                                     "step_moe_layers", "stages")}
+                                     "step_moe_layers", "stages", "step_overhead_seconds")}
     # a family with its own MoE layer time (src/core/speedfamily.c) keeps it
     fam = vs.show(kvplan, "gpu", c["gpu"]).get("family") or ""
     p["own_moe"] = fam in FAMILY_TABLE
@@ -109,8 +109,9 @@ def predict(c, p, q):
     """The step time, seconds, of case c with parts p under parameters q (as steptime.c)."""
     moe = p["step_moe_seconds"] if p["own_moe"] else p["step_moe_layers"] * q["moe_layer_us"] * 1e-6
     stage = max(p["step_memory_seconds"], p["step_compute_seconds"]) + moe + p["step_comm_seconds"]
-    # llama.cpp's figures are llama-bench's decode loop: no server scheduler (steptime: 0)
-    step = 0 if c["engine"] == "llama.cpp" else q["step_overhead_ms"] * 1e-3
+    # llama.cpp's figures are llama-bench's decode loop: no server scheduler (steptime: 0),
+    # only the per-layer dispatch the GPU preset may carry (Apple silicon, tools/fit_apple.py)
+    step = p["step_overhead_seconds"] if c["engine"] == "llama.cpp" else q["step_overhead_ms"] * 1e-3
     return stage * max(p["stages"], 1) + step
 
 

@@ -37,6 +37,7 @@ import sys
 
 import fit_ttft
 import speed_gate
+import pp512
 import speed_sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -264,6 +265,8 @@ def main():
         pred_dec = res.get("decode_step_seconds")
         pred_dec = pred_dec * 1000.0 if pred_dec is not None else None
         per_user = measured_per_user(c, dec_ms)
+        pp, _ = pp512.plan_of(kvplan, c)
+        pred_prefill = (pp or {}).get("prefill_tokens_per_s") if pp else res.get("prefill_tokens_per_s")
         pred_ttft = res.get("ttft_seconds")
         pred_ttft = pred_ttft * 1000.0 if pred_ttft is not None else None
         moe_model = (model.get("active_params") or model["params"]) < model["params"]
@@ -273,7 +276,7 @@ def main():
                    per_user=per_user, pred_user=res.get("tokens_per_s_per_user"),
                    total=c.get("tokens_per_s_total"), pred_total=res.get("tokens_per_s_total"),
                    ttft=c.get("ttft_ms"), pred_ttft=pred_ttft,
-                   prefill=c.get("prefill_tokens_per_s"), pred_prefill=res.get("prefill_tokens_per_s"),
+                   prefill=c.get("prefill_tokens_per_s"), pred_prefill=pred_prefill,
                    binding=res.get("binding_limit"),
                    kv_dtype=facts.get("kv_dtype"), **implied_fractions(c, facts, gpu, model, ref, dec_ms, moes.get(model["name"])))
         row["err_user"] = pct(row["pred_user"], per_user)
@@ -415,7 +418,11 @@ def render(rows, tol, predictions, line, data_name):
     L += ["", "Measured tok/s/user is the source's figure or 1000 / measured ms per token. kvplan's static TTFT "
           "is the prompt's prefill, the engine's per-request term and, above 1 user, half their decode "
           "step (the step in progress on arrival); a measured TTFT at concurrency above 1 also holds the "
-          "queue behind other prompts and their prefill, which only the simulated run below follows.", "",
+          "queue behind other prompts and their prefill, which only the simulated run below follows. "
+          "A llama-bench case's "
+          "kvplan prefill tok/s is its rate for llama-bench's pp512, one 512-token prompt alone; on Apple "
+          "silicon it rests on the preset's measured_fp16_tflops (fitted on one chip a generation, the "
+          "other chips and every Q4_0 case held out: doc/SPEED-FIT-APPLE.md).", "",
           ] + speed_sim.render(rows, tol) + fit_ttft.section(ttft_items(rows), tol, "complete simulated "
                                                              "serving benchmarks of the engines kvplan simulates") + [
           "## What the measurements imply: bandwidth and compute fractions", "",
@@ -475,8 +482,10 @@ def render(rows, tol, predictions, line, data_name):
           "both). Each family's value is the one that puts the most of its complete dense cases within the tolerance "
           "(a scan of candidate values; Hopper's fitted with its all-reduce hop, doc/SPEED-FIT-ALLREDUCE.md), not a "
           "median: the medians above mix batch-1 runs with saturated ones and MoE. "
+          "Apple silicon's is fitted with a time a layer instead (tools/fit_apple.py, doc/SPEED-FIT-APPLE.md). "
           "Compute (MFU, prefill) stays at %.2f: the prefill medians above are too few and too spread to "
-          "split by family." % (DEFAULT_MBU, DEFAULT_MFU), "",
+          "split by family; Apple silicon, with no vendor peak, computes at its measured prefill rate in full."
+          % (DEFAULT_MBU, DEFAULT_MFU), "",
           "| GPU preset | achievable_mbu | basis |", "|---|---|---|"]
     for gid, g in sorted({r["c"]["gpu"]: r["gpu"] for r in rows}.items()):
         L.append("| %s | %s | %s |" % (gid, "%.2f" % g["achievable_mbu"] if g.get("achievable_mbu") else

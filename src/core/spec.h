@@ -46,6 +46,17 @@ struct gpu_spec {
     char price_date[SPEC_ID_MAX];
     /* Dense peak compute per GPU, by precision; 0 = unknown or unsupported. */
     double tflops_bf16, tflops_fp8, tops_int8, tflops_fp4;
+    /* Apple silicon, which has no published peak: the FP16 matrix throughput
+     * llama.cpp reaches in prefill (pp512), derived from measurements or
+     * scaled from a measured chip by GPU cores (tools/fit_apple.py).
+     * Used in full (no MFU below it) when tflops_bf16 is 0; 0 = none. */
+    double tflops_measured;
+    char tflops_measured_basis[SPEC_TEXT_MAX];
+    /* Apple silicon under llama.cpp: the fixed time each layer adds to a step
+     * (its Metal kernels' dispatch), fitted with achievable_mbu on llama-bench
+     * tg128 (tools/fit_apple.py); 0 = none. */
+    double layer_overhead_s;
+    char layer_overhead_basis[SPEC_NAME_MAX * 2];
     uint64_t link_bytes_per_s;      /* GPU-to-GPU bandwidth in a node, each way; 0 = unknown */
     /* Fraction of bandwidth serving engines reach in decode on this family,
      * measured (doc/SPEED-VALIDATION.md); 0 = use the global default. */

@@ -34,6 +34,12 @@ static enum dtype compute_dtype(const struct scenario *s, const struct speed_bas
         *peak = g->tops_int8 * 1e12;
         return DTYPE_INT8;
     }
+    /* Apple silicon publishes no peak: the FP16 rate llama.cpp's Metal
+     * prefill reaches, derived from llama-bench pp512 (the preset's basis) */
+    if (g->tflops_bf16 <= 0 && g->tflops_measured > 0) {
+        *peak = g->tflops_measured * 1e12;
+        return DTYPE_FP16;
+    }
     *peak = g->tflops_bf16 * 1e12;
     return DTYPE_BF16;
 }
@@ -99,7 +105,9 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
     in.mbu = s->mbu > 0                  ? s->mbu
              : s->gpu.achievable_mbu > 0 ? s->gpu.achievable_mbu
                                          : SPEED_DEFAULT_MBU;
-    in.mfu = s->mfu > 0 ? s->mfu : SPEED_DEFAULT_MFU;
+    /* a measured rate is what the engine reached: used in full unless --mfu */
+    in.measured = s->gpu.tflops_bf16 <= 0 && s->gpu.tflops_measured > 0;
+    in.mfu = s->mfu > 0 ? s->mfu : in.measured ? 1.0 : SPEED_DEFAULT_MFU;
     in.experts = m->experts ? (double)r->layout->expert_bytes : 0;
     in.active = (double)(m->active_params ? m->active_params : m->params);
     in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);
@@ -171,6 +179,8 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
     in.step_overhead = s->has_step_overhead ? s->step_overhead_s
                                             : engine_desc(s->engine.kind)->step_overhead_s;
     in.moe_layer_overhead = fine ? fam->moe_layer_s : 0;
+    /* a calibrated or given overhead stands for the whole fixed part */
+    in.layer_overhead = s->has_step_overhead ? 0 : s->gpu.layer_overhead_s;
     sparse_index_of(m, r, &in);
     return in;
 }
@@ -281,6 +291,7 @@ static struct step_machine machine_of(const struct inputs *in)
     hw.link_latency_s = in->latency;
     hw.step_overhead_s = in->step_overhead;
     hw.moe_layer_overhead_s = in->moe_layer_overhead;
+    hw.layer_overhead_s = in->layer_overhead;
     return hw;
 }
 

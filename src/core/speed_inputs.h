@@ -15,6 +15,7 @@
  * the row's time): a new field is set there. */
 struct inputs {
     double bw, peak, mbu, mfu;
+    bool measured;              /* peak is Apple's measured prefill rate, not a vendor's peak */
     enum dtype dtype;           /* the compute precision (peak's) */
     double attn_peak;           /* attention's peak: FP4 GEMMs' attention computes in FP8 */
     enum dtype attn_dtype;
@@ -32,6 +33,7 @@ struct inputs {
     double moe_mbu;             /* a grouped expert GEMM's share of mbu */
     double attn_mbu;            /* the decode attention kernels' share of mbu reading the cache */
     double step_overhead, moe_layer_overhead; /* seconds */
+    double layer_overhead;      /* seconds a layer adds to a step (Apple silicon, llama.cpp) */
     uint32_t pp;                /* stages a token passes in turn: --pp, or llama.cpp's
                                  * layer split over a replica's GPUs */
     uint32_t microbatches;      /* batches in flight: PP keeps its stages busy, llama.cpp not */

@@ -74,21 +74,34 @@ static void bytes_row(const struct inputs *in, const struct speed_basis *r, stru
                                          : NULL);
 }
 
+/* The rate a compute row divides by: the peak x MFU, or Apple silicon's
+ * measured prefill rate in full (the GPU preset's measured_fp16_tflops). */
+static void rate_terms(const struct inputs *in, struct explain_row *row, double peak,
+                       enum dtype dt)
+{
+    char name[EXPLAIN_NAME_MAX];
+    if (in->measured && in->mfu == 1.0) {
+        explain_term(row, peak, XU_FLOPS, "per s (FP16 measured, llama.cpp pp512)");
+        return;
+    }
+    snprintf(name, sizeof name, in->measured ? "per s (%s measured)" : "per s (%s peak)",
+             dtype_info(dt)->name);
+    explain_term(row, peak, XU_FLOPS, name);
+    explain_term(row, in->mfu, XU_FRACTION, "MFU");
+    explain_op(row, XOP_MUL);
+}
+
 /* GEMM flops at the compute peak and attention's at its own (FP4 weights:
  * attention in FP8), each over its peak x MFU, added. */
 static void compute_terms(const struct inputs *in, struct explain_row *row, double gemm,
                           double attn)
 {
-    char name[EXPLAIN_NAME_MAX];
     const double peaks[2] = {in->peak, in->attn_peak};
     const enum dtype dtypes[2] = {in->dtype, in->attn_dtype};
     const double flops[2] = {gemm, attn};
     for (int i = 0; i < 2; i++) {
         explain_term(row, flops[i], XU_FLOPS, i ? "attention" : "GEMMs");
-        snprintf(name, sizeof name, "per s (%s peak)", dtype_info(dtypes[i])->name);
-        explain_term(row, peaks[i], XU_FLOPS, name);
-        explain_term(row, in->mfu, XU_FRACTION, "MFU");
-        explain_op(row, XOP_MUL);
+        rate_terms(in, row, peaks[i], dtypes[i]);
         explain_op(row, XOP_DIV);
         if (i)
             explain_op(row, XOP_ADD);
@@ -142,10 +155,7 @@ static void memory_compute_rows(const struct inputs *in, struct explain *x, uint
         explain_row_end(x, row, XU_SECONDS, 0, NULL);
     } else if (in->peak > 0) {
         explain_ref(x, row, "speed_flops", "");
-        snprintf(name, sizeof name, "per s (%s peak)", dtype_info(in->dtype)->name);
-        explain_term(row, in->peak, XU_FLOPS, name);
-        explain_term(row, in->mfu, XU_FRACTION, "MFU");
-        explain_op(row, XOP_MUL);
+        rate_terms(in, row, in->peak, in->dtype);
         explain_op(row, XOP_DIV);
         explain_row_end(x, row, XU_SECONDS, 0, NULL);
     } else {
@@ -197,6 +207,19 @@ static void moe_row(const struct inputs *in, struct explain *x, const struct ste
 }
 
 /* The step overhead's words: the engine's fitted figure, given, or calibrated. */
+/* Each layer's kernel dispatch, where the GPU preset has it (Apple silicon
+ * under llama.cpp): the layers a token passes, all stages', times its time. */
+static void layer_term(const struct inputs *in, struct explain_row *row)
+{
+    char name[EXPLAIN_NAME_MAX];
+    if (in->layer_overhead <= 0)
+        return;
+    double layers = (double)(uint32_t)(in->layers + 0.5) * in->pp;
+    snprintf(name, sizeof name, "%.0f layers' kernel dispatch", layers);
+    explain_term(row, layers * in->layer_overhead, XU_SECONDS, name);
+    explain_op(row, XOP_ADD);
+}
+
 static const char *overhead_words(const struct scenario *s, const char *own)
 {
     if (!s->has_step_overhead)
@@ -274,6 +297,7 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
         explain_ref(x, row, "speed_host", "host memory");
         explain_op(row, XOP_ADD);
     }
+    layer_term(in, row);
     if (in->step_overhead > 0) {
         explain_term(row, in->step_overhead, XU_SECONDS, overhead_words(s, "each step's own"));
         explain_op(row, XOP_ADD);
@@ -359,10 +383,7 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
         explain_term(row, f->compute_s, XU_SECONDS, name);
     } else {
         explain_term(row, f->flops, XU_FLOPS, "prefill per GPU");
-        snprintf(name, sizeof name, "per s (%s peak)", dtype_info(in->dtype)->name);
-        explain_term(row, in->peak, XU_FLOPS, name);
-        explain_term(row, in->mfu, XU_FRACTION, "MFU");
-        explain_op(row, XOP_MUL);
+        rate_terms(in, row, in->peak, in->dtype);
         explain_op(row, XOP_DIV);
     }
     explain_term(row, f->memory_s, XU_SECONDS, "reading the weights, writing the KV");
@@ -384,6 +405,7 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
                      f->host_copied ? "copying host layers to the GPU" : "host layers on the CPU");
         explain_op(row, XOP_ADD);
     }
+    layer_term(in, row);
     if (in->step_overhead > 0) {
         explain_term(row, in->step_overhead, XU_SECONDS, overhead_words(s, "the step's own"));
         explain_op(row, XOP_ADD);

@@ -159,14 +159,16 @@ static bool experts_fitted(const struct scenario *s, bool moe)
 }
 
 /* What a figure's fraction rests on: a calibration's bit, an option, the
- * preset's fitted figure (MBU only: no MFU is fitted) or its family's fitted
- * expert reads, or the default. */
+ * preset's fitted figure (its MBU, or Apple silicon's compute rate measured
+ * in llama.cpp prefill: no MFU is fitted) or its family's fitted expert
+ * reads, or the default. */
 static enum speedband_basis basis_of(const struct scenario *s, enum speedband_figure figure,
                                      bool moe)
 {
     if (figure == SPEEDBAND_TTFT)
         return (s->speed_calibrated & SPEED_CAL_MFU) ? SPEEDBAND_CALIBRATED
                : s->mfu > 0                          ? SPEEDBAND_GIVEN
+               : s->gpu.tflops_bf16 <= 0 && s->gpu.tflops_measured > 0 ? SPEEDBAND_FITTED
                                                      : SPEEDBAND_DEFAULT;
     return (s->speed_calibrated & (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD)) ? SPEEDBAND_CALIBRATED
            : s->mbu > 0                                                 ? SPEEDBAND_GIVEN

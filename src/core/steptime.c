@@ -168,12 +168,14 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
     double stages = m->stages ? m->stages : 1;
     double busy = st.memory_s > st.compute_s ? st.memory_s : st.compute_s;
     st.stage_s = busy + st.moe_s + st.comm_s;
-    st.overhead_s = hw->step_overhead_s;
+    /* the fixed part: the engine's own, and each layer's kernel dispatch
+     * where the backend pays it (every stage's layers, in turn) */
+    st.overhead_s = hw->step_overhead_s + m->layers * hw->layer_overhead_s * stages;
     /* the host's part runs once a step, not once a stage: a layer split's
      * GPUs hold the GPU layers between them, the CPU layers are the host's
      * alone (and their copies go to the first GPU, the highest-priority
      * backend that asks for the op) */
-    st.total_s = st.stage_s * stages + st.host_s + hw->step_overhead_s;
+    st.total_s = st.stage_s * stages + st.host_s + st.overhead_s;
     if (out)
         *out = st;
     return st.total_s;

@@ -34,6 +34,8 @@ struct step_machine {
     double link_bytes_per_s;    /* all-reduce bandwidth per GPU, each way */
     double link_latency_s;      /* the fixed cost of one all-reduce */
     double step_overhead_s;     /* each step: scheduling, sampling, graph launch */
+    double layer_overhead_s;    /* each layer a step passes, where the backend pays its
+                                 * kernels' dispatch per layer (llama.cpp on Metal) */
     double moe_layer_overhead_s; /* each fine-grained MoE layer: routing, top-k, the grouped
                                   * GEMM's launch and gather over small expert slices */
     /* llama.cpp with layers or experts in host memory (core/offload.h): the

@@ -80,6 +80,13 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
         !jsonread_double(r, o, "dense_fp8_tflops", false, 0.0, 1e6, &g->tflops_fp8, d) ||
         !jsonread_double(r, o, "dense_int8_tops", false, 0.0, 1e6, &g->tops_int8, d) ||
         !jsonread_double(r, o, "dense_fp4_tflops", false, 0.0, 1e6, &g->tflops_fp4, d) ||
+        !jsonread_double(r, o, "measured_fp16_tflops", false, 0.0, 1e6, &g->tflops_measured, d) ||
+        !jsonread_string(r, o, "measured_fp16_tflops_basis", jsonread_has(o, "measured_fp16_tflops"),
+                         g->tflops_measured_basis, sizeof g->tflops_measured_basis, d) ||
+        !jsonread_double(r, o, "layer_overhead_seconds", false, 0.0, 0.01, &g->layer_overhead_s,
+                         d) ||
+        !jsonread_string(r, o, "layer_overhead_basis", jsonread_has(o, "layer_overhead_seconds"),
+                         g->layer_overhead_basis, sizeof g->layer_overhead_basis, d) ||
         !jsonread_u64(r, o, "interconnect_bytes_per_s", false, 0, big, &g->link_bytes_per_s, d) ||
         !jsonread_double(r, o, "achievable_mbu", false, 0.01, 1.0, &g->achievable_mbu, d) ||
         !jsonread_string(r, o, "achievable_mbu_basis", false, g->achievable_mbu_basis,
@@ -345,6 +352,10 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
         jsonout_double(&o, "dense_int8_tops", g->tops_int8);
     if (g->tflops_fp4 > 0)
         jsonout_double(&o, "dense_fp4_tflops", g->tflops_fp4);
+    if (g->tflops_measured > 0) {
+        jsonout_double(&o, "measured_fp16_tflops", g->tflops_measured);
+        jsonout_string(&o, "measured_fp16_tflops_basis", g->tflops_measured_basis);
+    }
     if (g->link_bytes_per_s)
         jsonout_uint(&o, "interconnect_bytes_per_s", g->link_bytes_per_s);
     if (g->nvlink_domain_gpus)
@@ -352,6 +363,10 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
     if (g->achievable_mbu > 0) {
         jsonout_double(&o, "achievable_mbu", g->achievable_mbu);
         jsonout_string(&o, "achievable_mbu_basis", g->achievable_mbu_basis);
+    }
+    if (g->layer_overhead_s > 0) {
+        jsonout_double(&o, "layer_overhead_seconds", g->layer_overhead_s);
+        jsonout_string(&o, "layer_overhead_basis", g->layer_overhead_basis);
     }
     if (g->host_link_bytes_per_s) {
         jsonout_uint(&o, "host_link_bytes_per_s", g->host_link_bytes_per_s);

@@ -996,6 +996,19 @@ expect 2 "kvplan: --load: $T/v4.json:2:2: format_version" plan --load "$T/v4.jso
 sed 's/"context_tokens":	32768/"context_tokens":	"lots"/' "$T/snap.json" > "$T/badctx.json"
 expect 2 "context_tokens: expected a positive integer" plan --load "$T/badctx.json"
 
+# --- Apple silicon: a first token from the preset's measured prefill rate
+# (tools/fit_apple.py). pp512 of Llama 2 7B F16 on the M4 Max: 6.969 TFLOP /
+# 12.691 TFLOPS + 32 layers x 178 us = 554.82 ms (llama-bench: 512 / 922.83
+# tok/s = 554.8 ms, discussion #4167); before, "no compute figure"
+expect 0 "= 554.82 ms" plan --engine llama.cpp --gpu apple-m4-max --model llama-2-7b \
+    --weight-dtype fp16 --context 640 --prompt 512 --concurrency 1
+expect_not "no compute figure" plan --engine llama.cpp --gpu apple-m4-max --model llama-3.1-8b
+expect 0 '"ttft_basis":	"fitted"' plan --engine llama.cpp --gpu apple-m4-max --model llama-3.1-8b --format json
+# a first-token target on a Mac is checked now: 8k prompt of Llama 3.1 8B, 11.88 s
+expect 0 "the first token takes longer than 5 s" plan --engine llama.cpp --gpu apple-m4-max \
+    --model llama-3.1-8b --max-ttft 5
+expect 0 "measured_fp16_tflops" show gpu apple-m3-max
+
 # every byte every command above printed is text (no controls but \n and \t)
 /usr/bin/python3 "$HERE/check_printable.py" "$T" || failed=$((failed + 1))
 echo "cli: $pass passed, $failed failed, $skipped skipped"

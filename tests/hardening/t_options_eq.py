@@ -119,9 +119,7 @@ REFUSED.update({("simulate", "--draft-model"): "does not model speculative decod
                 ("simulate", "--host-kv"): "does not model a host tier",
                 ("simulate", "--prefix-hit-rate"): "does not model a host tier",
                 ("simulate", "--images"): "does not model images",
-                ("simulate", "--image-tokens"): "does not model images",
-                # the shipped Macs have no compute figure; t_offload_host.py simulates one
-                ("simulate", "--wired-limit-mb"): "no compute figure"})
+                ("simulate", "--image-tokens"): "does not model images"})
 
 
 def setup():
