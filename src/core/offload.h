@@ -116,6 +116,13 @@ struct offload_split {
     double link_bytes_per_s;     /* GPU to host, for prefill's weight copies; 0 = none */
     bool link_assumed;           /* OFFLOAD_LINK_DEFAULT: the GPU preset gives no host link */
     bool unified;                /* Apple silicon: the CPU reads the GPU's own memory */
+    /* Unified memory: the RAM less macOS's reserve (os_reserve_bytes), which
+     * the GPU's part (gpu_part_bytes) and host_bytes share; host_memory_bytes
+     * is what the GPU's part of this split leaves of it. 0 elsewhere. */
+    uint64_t unified_pool_bytes;
+    uint64_t os_reserve_bytes;
+    uint64_t gpu_buffers_bytes;  /* per GPU: the compute buffers beside weights and cache */
+    uint32_t tp;                 /* GPUs the GPU side spans (the cache's part over them) */
 };
 
 /* The share of the cache of a replica that lives on its GPUs: 0 with

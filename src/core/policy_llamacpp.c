@@ -213,7 +213,8 @@ static bool split_holds(const struct scenario *s, const struct lcpp *l,
     uint64_t total = llamacpp_cache_total(l, s->context_tokens, np);
     uint64_t gpu = offload_kv_gpu(o, total);
     uint64_t host = kv_sat_add(o->host_weights_bytes, total - gpu);
-    return kv_ceil_div(gpu, gpus) <= room && offload_host_holds(o, host);
+    uint64_t per_gpu = kv_ceil_div(gpu, gpus);
+    return per_gpu <= room && offload_host_holds(o, host, per_gpu);
 }
 
 /* The most slots a split holds (at least one, at most 65,536). */
@@ -392,7 +393,8 @@ void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w)
     uint64_t np = f->parallel ? f->parallel : w->default_slots, most = np;
     bool logged = f->non_kv_bytes || f->kv_memory_bytes;
     bool split = !logged &&
-                 offload_choose(s, c->l, wroom, llamacpp_cache_total(&l, s->context_tokens, np ? np : 1), o);
+                 offload_choose(s, c->l, wroom, llamacpp_cache_total(&l, s->context_tokens, np ? np : 1),
+                                buffers, o);
     /* src/llama-model.cpp load_tensors: "assign the input layer ... always
      * keep it on the CPU" (dev_input = cpu_dev): with every layer on the
      * GPUs the token embedding still sits in host memory, out of the budget */

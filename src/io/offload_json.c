@@ -86,6 +86,8 @@ cJSON *offload_split_json(const struct offload_split *o)
         jsonout_uint(&j, "host_memory_bytes", o->host_memory_bytes);
     else
         jsonout_null(&j, "host_memory_bytes");
+    if (o->unified_pool_bytes) /* what macOS keeps of the one RAM (core/scenario.h) */
+        jsonout_uint(&j, "os_reserve_bytes", o->os_reserve_bytes);
     jsonout_bool(&j, "host_fits", o->host_fits);
     jsonout_double(&j, "host_bandwidth_bytes_per_s", o->host_bytes_per_s);
     return jsonout_end(&j);

@@ -8,18 +8,17 @@
 #include "core/offload_fit.h"
 #include "core/units.h"
 
-/* Apple silicon: what the wired limit and macOS leave of the unified
- * memory (core/scenario.h scenario_host_memory), read over the same bus. */
+/* Apple silicon: what the GPU's part and macOS leave of the unified
+ * memory (core/offload_fit.h offload_host_room), read over the same bus. */
 static bool unified_input(const struct scenario *s, const struct offload_split *o, char *buf,
                           size_t size)
 {
     const struct offload_opts *p = &s->offload;
     char mem[32], all[32], gpu[32], keep[32], how[96];
-    uint64_t most = spec_wired_limit_max(s->gpu.unified_bytes);
     units_format_bytes(o->host_memory_bytes, s->units, mem, sizeof mem);
     units_format_bytes(s->gpu.unified_bytes, s->units, all, sizeof all);
-    units_format_bytes(scenario_gpu_memory(s), s->units, gpu, sizeof gpu);
-    units_format_bytes(s->gpu.unified_bytes - most, s->units, keep, sizeof keep);
+    units_format_bytes(offload_gpu_part(o, o->gpu_kv_bytes), s->units, gpu, sizeof gpu);
+    units_format_bytes(o->os_reserve_bytes, s->units, keep, sizeof keep);
     const struct cpu_preset *c = p->cpu[0] ? offload_cpu_find(p->cpu) : NULL;
     if (c)
         snprintf(how, sizeof how, "%s, --cpu %s", c->name, c->id);
@@ -27,8 +26,9 @@ static bool unified_input(const struct scenario *s, const struct offload_split *
         snprintf(how, sizeof how, "--host-bandwidth");
     else
         snprintf(how, sizeof how, "the unified memory's");
-    snprintf(buf, size, "%s of unified memory: %s less the GPU's %s and %s for macOS, read at "
-             "%.1f GB/s (%s)", mem, all, gpu, keep, o->host_bytes_per_s / 1e9, how);
+    snprintf(buf, size, "%s of unified memory: %s less the GPU's %s (its weights, cache and "
+             "buffers) and %s for macOS, read at %.1f GB/s (%s)",
+             mem, all, gpu, keep, o->host_bytes_per_s / 1e9, how);
     return true;
 }
 
