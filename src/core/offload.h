@@ -123,6 +123,7 @@ struct offload_split {
     uint64_t os_reserve_bytes;
     uint64_t gpu_buffers_bytes;  /* per GPU: the compute buffers beside weights and cache */
     uint32_t tp;                 /* GPUs the GPU side spans (the cache's part over them) */
+    uint64_t gpu_lack_bytes;     /* a split tried: what its weights and cache lack per GPU */
 };
 
 /* The share of the cache of a replica that lives on its GPUs: 0 with

@@ -197,17 +197,47 @@ static bool holds(struct offload_split *o, const struct placement *l, uint64_t r
     return o->host_fits && o->gpu_weights_bytes <= room && kv <= room - o->gpu_weights_bytes;
 }
 
+/* The bytes split o lacks per GPU beyond `room` (kept in o->gpu_lack_bytes);
+ * holds() has run. */
+static uint64_t lack_of(struct offload_split *o, const struct placement *l, uint64_t room,
+                        uint64_t cache)
+{
+    uint64_t gpus = l->tp ? l->tp : 1;
+    uint64_t kv = kv_ceil_div(offload_kv_gpu(o, cache), gpus);
+    uint64_t gpu = kv_sat_add(o->gpu_weights_bytes, kv);
+    o->gpu_lack_bytes = gpu > room ? gpu - room : 0;
+    return o->gpu_lack_bytes;
+}
+
+/* Split o, which does not hold, as the closest tried when it lacks less on
+ * the GPU: the first whose GPU side fits is the split llama.cpp's --fit
+ * would choose (common/fit.cpp weighs device memory only), so its host
+ * memory is what binds; the search's order keeps the most GPU layers. */
+static void keep_closest(struct offload_split *o, const struct placement *l, uint64_t room,
+                         uint64_t cache, struct offload_split *best, uint64_t *least)
+{
+    uint64_t lack = lack_of(o, l, room, cache);
+    if (best && lack < *least) {
+        *least = lack;
+        *best = *o;
+    }
+}
+
 /* The search: the experts of the first layers to host memory one layer at a
- * time (a MoE model), then whole layers from the first; the first that holds. */
+ * time (a MoE model), then whole layers from the first; the first that
+ * holds, else (false) the closest in *best. */
 static bool search(const struct scenario *s, const struct placement *l, uint64_t room,
-                   uint64_t cache, uint64_t buffers, struct offload_split *o)
+                   uint64_t cache, uint64_t buffers, struct offload_split *o,
+                   struct offload_split *best)
 {
     uint32_t n = s->model.layers;
     bool moe = s->model.experts > 0 && l->expert_bytes > 0;
+    uint64_t least = UINT64_MAX;
     for (uint32_t k = 0; moe && k <= n; k++) {
         offload_layers(s, l, n + 1, k, o);
         if (holds(o, l, room, cache, buffers))
             return true;
+        keep_closest(o, l, room, cache, best, &least);
     }
     /* from -ngl n + 1, every layer and the output layer (all a
      * --no-kv-offload plan may need to move), down to none */
@@ -215,15 +245,19 @@ static bool search(const struct scenario *s, const struct placement *l, uint64_t
         offload_layers(s, l, g, moe ? n : 0, o);
         if (holds(o, l, room, cache, buffers))
             return true;
+        keep_closest(o, l, room, cache, best, &least);
     }
     return false;
 }
 
 bool offload_choose(const struct scenario *s, const struct placement *l, uint64_t room,
-                    uint64_t cache, uint64_t buffers, struct offload_split *o)
+                    uint64_t cache, uint64_t buffers, struct offload_split *o,
+                    struct offload_split *tried)
 {
     const struct offload_opts *p = &s->offload;
     memset(o, 0, sizeof *o);
+    if (tried)
+        memset(tried, 0, sizeof *tried);
     if (s->model.layers == 0 || l->weights_bytes == UINT64_MAX)
         return false;
     if (p->ngl_given || p->n_cpu_moe_given) { /* as asked: llama.cpp's --fit leaves them */
@@ -237,10 +271,14 @@ bool offload_choose(const struct scenario *s, const struct placement *l, uint64_
         return false;
     /* unified memory (Apple silicon) as well: the CPU layers take what each
      * candidate's GPU part leaves of the RAM (offload_host_room) */
-    if (search(s, l, room, cache, buffers, o)) {
+    if (search(s, l, room, cache, buffers, o, tried)) {
         o->searched = o->found = true;
+        if (tried)
+            memset(tried, 0, sizeof *tried);
         return true;
     }
+    if (tried && tried->placed)
+        tried->searched = true;
     memset(o, 0, sizeof *o);
     if (p->no_kv_offload) { /* asked, though nothing fits */
         offload_layers(s, l, OFFLOAD_NGL_ALL, 0, o);

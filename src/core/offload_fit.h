@@ -30,9 +30,14 @@ uint64_t offload_kv_gpu(const struct offload_split *o, uint64_t total);
  * `cache` a replica's cache of the slots the search assumes (those given,
  * else one); on unified memory each candidate's host room is its own
  * (offload_host_room). Returns false, o zeroed, when nothing is to go to host memory: no
- * option asks it and the model fits whole, or no split fits either. */
+ * option asks it and the model fits whole, or no split fits either; then
+ * *tried (zeroed, placed false, when the search found one or did not run)
+ * is the split the search came closest with: the first whose GPU side
+ * fits (--fit's choice, the host what binds), else the least short on the
+ * GPU; its gpu_lack_bytes and host figures say which binds. */
 bool offload_choose(const struct scenario *s, const struct placement *l, uint64_t room,
-                    uint64_t cache, uint64_t buffers, struct offload_split *o);
+                    uint64_t cache, uint64_t buffers, struct offload_split *o,
+                    struct offload_split *tried);
 
 /* Every layer on the GPUs (-ngl all, as llama.cpp's default when the model
  * fits): o's figures with only the token embedding in host memory, active

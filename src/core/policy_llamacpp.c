@@ -392,9 +392,10 @@ void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w)
     uint64_t wroom = e->budget_bytes > buffers ? e->budget_bytes - buffers : 0;
     uint64_t np = f->parallel ? f->parallel : w->default_slots, most = np;
     bool logged = f->non_kv_bytes || f->kv_memory_bytes;
+    memset(&e->offload_tried, 0, sizeof e->offload_tried);
     bool split = !logged &&
                  offload_choose(s, c->l, wroom, llamacpp_cache_total(&l, s->context_tokens, np ? np : 1),
-                                buffers, o);
+                                buffers, o, &e->offload_tried);
     /* src/llama-model.cpp load_tensors: "assign the input layer ... always
      * keep it on the CPU" (dev_input = cpu_dev): with every layer on the
      * GPUs the token embedding still sits in host memory, out of the budget */

@@ -74,10 +74,36 @@ int report_offload_headline(const struct plan_result *r, char *buf, size_t size,
                           o->searched ? " (the fit search's)" : "");
 }
 
+/* No split fits: the closest the fit search tried, and what it lacks. */
+static bool no_split(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
+{
+    const struct offload_split *o = &r->engine.offload_tried;
+    char need[32], have[32], lack[32], split[192];
+    units_format_bytes(o->node_host_bytes, s->units, need, sizeof need);
+    units_format_bytes(o->host_memory_bytes, s->units, have, sizeof have);
+    units_format_bytes(o->gpu_lack_bytes, s->units, lack, sizeof lack);
+    offload_sentence(o, split, sizeof split);
+    int n = snprintf(buf, size, "DOES NOT FIT under %s: no split fits; the closest tried, %s, ",
+                     engine_desc(r->profile)->name, split);
+    if (n < 0 || (size_t)n >= size)
+        return true;
+    if (o->gpu_lack_bytes && !o->host_fits)
+        snprintf(buf + n, size - (size_t)n, "lacks %s per GPU and needs %s in host memory, "
+                 "more than its %s", lack, need, have);
+    else if (o->gpu_lack_bytes)
+        snprintf(buf + n, size - (size_t)n, "lacks %s per GPU", lack);
+    else
+        snprintf(buf + n, size - (size_t)n, "needs %s in host memory, more than its %s", need,
+                 have);
+    return true;
+}
+
 bool report_offload_unfit(const struct scenario *s, const struct plan_result *r, char *buf,
                           size_t size)
 {
     const struct offload_split *o = &r->engine.offload;
+    if (!r->fits && r->engine.offload_tried.placed)
+        return no_split(s, r, buf, size);
     if (!o->active || o->host_fits || !r->weights_fit)
         return false;
     char need[32], have[32], split[192];

@@ -111,6 +111,28 @@ def test_metal_words():
     check("CUDA total on an NVIDIA card still", "CUDA total" in out and "Metal" not in out, out)
 
 
+def test_the_binding_side_in_json():
+    """The JSON warnings name what binds (tests/unit/test_offload.c
+    the_binding_side_is_named has the numbers): host memory with -ngl 40
+    and 16 GiB, not "the KV cache does not fit"; no split at all, the
+    closest the fit search tried, not the all-on-GPU weights."""
+    args = ["--engine", "llama.cpp", "--model", "llama-3.1-70b", "--weight-dtype", "q4_k_m",
+            "--gpu", "rtx-4090", "--host-memory", "16GiB"]
+    w = plan_json([*args, "-ngl", "40"]).get("result", {}).get("warnings", [])
+    check("-ngl 40: host memory binds, 21.97 GiB needed, 16.00 GiB available",
+          any(x.startswith("host memory binds, not the GPU: 21.97 GiB of weights and cache there, "
+                           "16.00 GiB available") for x in w)
+          and not any("KV cache does not fit" in x for x in w), w)
+    w = plan_json(args).get("result", {}).get("warnings", [])
+    check("no split: the closest tried, -ngl 42, 20.93 GiB in host memory",
+          any(x.startswith("no split fits: the closest the fit search tried, -ngl 42 of 81") and
+              "needs 20.93 GiB in host memory, 16.00 GiB available" in x for x in w)
+          and not any("weights alone" in x for x in w), w)
+    status, out, err = run(["plan", *args])
+    check("the headline too", "DOES NOT FIT under llama.cpp: no split fits; the closest tried, -ngl 42"
+          in out, out[:400])
+
+
 if __name__ == "__main__":
     main([test_embedding_in_host_memory, test_wired_limit_on_solve, test_wired_limit_on_simulate,
-          test_metal_words])
+          test_metal_words, test_the_binding_side_in_json])

@@ -325,9 +325,62 @@ static void cpu_presets_are_channels_times_8_bytes_times_the_rate(void **state)
     assert_float_equal(offload_cpu_bandwidth(offload_cpu_find("apple-m2-ultra")), 819.2e9, 1);
 }
 
+/* What binds is named. Llama 3.1 70B Q4_K_M on an RTX 4090, 8k, 16 GiB of
+ * host memory. -ngl 40: 22,250,609,949 B of weights + 40 layers x 8,192
+ * cells x 4 KiB = 1,342,177,280 B of cache in host memory, 23,592,787,229 B
+ * (21.97 GiB): the host is short, not the cache's GPU room (the warning
+ * said "the KV cache does not fit"). No -ngl: no split fits; the closest
+ * is --fit's, -ngl 42 (the most layers whose GPU side fits: -ngl 43 lacks
+ * 358.31 MiB), 22,477,501,600 B (20.93 GiB) in host memory (the plan said
+ * "the weights exceed each GPU's budget by 17.67 GiB", all on the GPU). */
+static void the_binding_side_is_named(void **state)
+{
+    (void)state;
+    struct scenario s = llama("rtx-4090", "llama-3.1-70b");
+    s.weight_dtype = DTYPE_Q4_K_M;
+    s.context_tokens = 8192;
+    s.offload.host_memory_bytes = 16ull << 30;
+    s.offload.ngl_given = true;
+    s.offload.ngl = 40;
+    assert_true(run(&s));
+    assert_false(r.fits);
+    assert_int_equal(r.engine.offload.host_bytes, 23592787229ull);
+    assert_true(r.warnings & WARN_HOST_DOES_NOT_FIT);
+    assert_false(r.warnings & (WARN_KV_DOES_NOT_FIT | WARN_NO_SPLIT_FITS));
+    char text[512];
+    plan_warning_format(&r, WARN_HOST_DOES_NOT_FIT, text, sizeof text);
+    assert_string_equal(text, "host memory binds, not the GPU: 21.97 GiB of weights and cache "
+                              "there, 16.00 GiB available in host memory (-ngl 40 of 81: 40 "
+                              "layers and the output layer on the CPU)");
+    s.offload.ngl_given = false;
+    s.offload.ngl = 0;
+    assert_true(run(&s));
+    assert_false(r.fits);
+    const struct offload_split *t = &r.engine.offload_tried;
+    assert_true(t->placed && t->searched);
+    assert_int_equal(t->ngl, 42);
+    assert_int_equal(t->gpu_lack_bytes, 0);
+    assert_int_equal(t->host_bytes, 22477501600ull);
+    assert_true(r.warnings & WARN_NO_SPLIT_FITS);
+    assert_false(r.warnings & (WARN_WEIGHTS_DO_NOT_FIT | WARN_KV_DOES_NOT_FIT));
+    plan_warning_format(&r, WARN_NO_SPLIT_FITS, text, sizeof text);
+    assert_string_equal(text, "no split fits: the closest the fit search tried, -ngl 42 of 81: 38 "
+                              "layers and the output layer on the CPU, needs 20.93 GiB in host "
+                              "memory, 16.00 GiB available");
+    report_headline(&s, &r, text, sizeof text);
+    assert_non_null(strstr(text, "DOES NOT FIT under llama.cpp: no split fits; the closest tried, "
+                                 "-ngl 42 of 81"));
+    /* with 64 GiB it fits, and nothing was tried in vain */
+    s.offload.host_memory_bytes = 64ull << 30;
+    assert_true(run(&s));
+    assert_true(r.fits);
+    assert_false(r.engine.offload_tried.placed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_binding_side_is_named),
         cmocka_unit_test(llama_70b_q4_40_of_80_layers_on_a_4090),
         cmocka_unit_test(gpt_oss_120b_keeps_its_36_layers_of_experts_in_host_memory),
         cmocka_unit_test(jamba_mini_fits_one_h100_with_experts_in_host_memory),
