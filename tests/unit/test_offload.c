@@ -285,6 +285,26 @@ static void prefill_copies_host_layers_over_the_link(void **state)
     /* 4e9 B / (80e9 x 0.5) = 0.1 s on the CPU */
     assert_float_equal(st.host_s, 0.1, 1e-9);
     assert_int_equal(st.host_copied, 0);
+    /* the CPU layers' cache goes too, its views once a micro-batch
+     * (steptime.c copied_views: ggml-backend.cpp's sched gives the GPU the
+     * attention between offloaded matmuls and copies the cache's views in;
+     * ggml-org/llama.cpp 0054c01): 1,000 B a cell, a 2,048-token prompt
+     * after 1,000 cells: views of 1,512 + 2,024 + 2,536 + 3,048 = 9,120
+     * cells, 2,048 cells written back: 4 x 4e9 + 11,168,000 B over 32e9 B/s
+     * = 0.500349 s; it was counted once a step, (1,000 + 2,048) cells */
+    m.host_kv_global = 1000;
+    q = (struct step_seq){.context = 1000, .tokens = 2048};
+    step_time(&m, &hw, &q, 1, &st);
+    assert_float_equal(st.host_bytes, 16e9 + 11168000, 1e-3);
+    assert_float_equal(st.host_s, (16e9 + 11168000) / 32e9, 1e-12);
+    /* 32 users decoding one token each after 1,000 cells: one micro-batch,
+     * each user's 1,001 cells copied and 1 written back */
+    struct step_seq users[32];
+    for (int i = 0; i < 32; i++)
+        users[i] = (struct step_seq){.context = 1000, .tokens = 1};
+    step_time(&m, &hw, users, 32, &st);
+    assert_int_equal(st.host_copied, 1);
+    assert_float_equal(st.host_bytes, 4e9 + 32 * 1002 * 1000.0, 1e-3);
 }
 
 /* The command line that reproduces a scenario (the planner copies it)
