@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* common/common.h: n_ubatch 512; ggml-cuda.cu ggml_backend_cuda_device_offload_op:
+/* common/common.h: n_ubatch 512 (--ubatch: scenario_ubatch); ggml-cuda.cu ggml_backend_cuda_device_offload_op:
  * an op whose weights are in host memory runs on the GPU from a batch of
  * op_offload_min_batch_size (32, GGML_OP_OFFLOAD_MIN_BATCH) tokens */
-enum { LLAMA_UBATCH = 512, OP_OFFLOAD_MIN_BATCH = 32 };
+enum { OP_OFFLOAD_MIN_BATCH = 32 };
 
 /* Bytes of `params` parameters at the precision of the weights outside the
  * routed experts (a checkpoint with MXFP4 experts keeps the rest in bf16). */
@@ -154,6 +154,7 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
         o->link_bytes_per_s = OFFLOAD_LINK_DEFAULT;
     o->unified = s->gpu.unified_bytes > 0;
     o->tp = l->tp ? l->tp : 1;
+    o->ubatch = scenario_ubatch(s);
     o->host_memory_bytes = scenario_host_memory(s);
     o->host_memory_known = s->gpu.unified_bytes || o->host_memory_bytes > 0;
     if (o->unified) { /* one RAM: the GPU's part comes out of it (offload_host_room) */
@@ -462,7 +463,7 @@ void offload_step(const struct offload_split *o, struct step_model *m, struct st
     hw->host_mbu = offload_host_mbu(o, hw->mbu);
     hw->host_link_bytes_per_s = o->link_bytes_per_s;
     hw->host_offload_batch = OP_OFFLOAD_MIN_BATCH;
-    hw->host_ubatch = LLAMA_UBATCH;
+    hw->host_ubatch = o->ubatch ? o->ubatch : OFFLOAD_UBATCH;
 }
 
 void offload_pool(const struct policy_ctx *c, uint64_t budget, uint64_t buffers,

@@ -165,6 +165,11 @@ static void launch(const struct policy_ctx *c)
         shell_option(&sl, "--n-cpu-moe", "%u", o->n_cpu_moe);
     if (o->active && o->kv_on_host)
         shell_words(&sl, "--no-kv-offload");
+    if (s->offload.ubatch) { /* -b caps -ub (llama_context: n_ubatch = min(n_batch, n_ubatch)) */
+        if (s->offload.ubatch > OFFLOAD_NBATCH)
+            shell_option(&sl, "-b", "%u", s->offload.ubatch);
+        shell_option(&sl, "-ub", "%u", s->offload.ubatch);
+    }
     if (c->spec->method == SPEC_DRAFT) { /* common/arg.cpp: -md, --draft-max */
         shell_word(&sl, "-md");
         policy_gguf_word(&sl, &s->draft);
@@ -375,8 +380,9 @@ void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w)
     uint64_t margin = fit_margin(s);
     e->budget_bytes = e->gpu_total_bytes > margin ? e->gpu_total_bytes - margin : 0;
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
-    /* compute buffers: a 512-token micro-batch of logits and hidden states */
-    uint64_t buffers = 512ull * (policy_vocab(m) + 4ull * policy_hidden(m)) * 4 / gpus + 256 * MIB;
+    /* compute buffers: a micro-batch (512 tokens unless --ubatch) of logits and hidden states */
+    uint64_t buffers = (uint64_t)scenario_ubatch(s) * (policy_vocab(m) + 4ull * policy_hidden(m)) *
+                           4 / gpus + 256 * MIB;
     e->unit_tokens = 1;
 
     struct explain_row *row = explain_row_begin(c->x, "budget", w->title, "per GPU");

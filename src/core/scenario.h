@@ -159,6 +159,7 @@ enum scenario_field {
     SF_HOST_MEMORY,
     SF_HOST_BANDWIDTH,
     SF_WIRED_LIMIT,
+    SF_UBATCH,
     SF_COUNT
 };
 
@@ -245,6 +246,8 @@ uint64_t scenario_host_memory(const struct scenario *s);
  * the part exo's configure_mlx.sh leaves it when it raises
  * iogpu.wired_limit_mb (RAM - spec_wired_limit_max); 0 elsewhere. */
 uint64_t scenario_os_reserve(const struct scenario *s);
+/* llama.cpp's micro-batch: --ubatch, else OFFLOAD_UBATCH (512). */
+uint32_t scenario_ubatch(const struct scenario *s);
 double scenario_host_bandwidth(const struct scenario *s);
 uint32_t scenario_replicas(const struct scenario *s);
 

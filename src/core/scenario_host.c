@@ -19,6 +19,11 @@ uint64_t scenario_os_reserve(const struct scenario *s)
     return unified ? unified - spec_wired_limit_max(unified) : 0;
 }
 
+uint32_t scenario_ubatch(const struct scenario *s)
+{
+    return s->offload.ubatch ? s->offload.ubatch : OFFLOAD_UBATCH;
+}
+
 double scenario_host_bandwidth(const struct scenario *s)
 {
     if (s->offload.host_bytes_per_s > 0)

@@ -7,7 +7,7 @@ Usage: t_offload_host.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
 import os
 
-from optionslib import ROOT, TMP, check, main, run
+from optionslib import ROOT, TMP, check, main, refused, run
 
 MIB = 1 << 20
 
@@ -133,6 +133,41 @@ def test_the_binding_side_in_json():
           in out, out[:400])
 
 
+def test_ubatch():
+    """--ubatch N (llama.cpp's -ub, --ubatch-size; common/common.h n_ubatch
+    512). Llama 3.1 70B Q4_K_M, -ngl 40 on an RTX 4090, an 8,192-token
+    prompt: the op offload copies the 21,607,072,586 B of CPU-layer weights
+    (the host's 22,250,609,949 B less the 643,537,363 B embedding, read on
+    the CPU) once a micro-batch, and the cache's views of the cells so far
+    (40 layers x 4 KiB = 163,840 B a cell): at 512, 16 micro-batches and
+    69,632 cells; at 2048, 4 and 20,480; 8,192 cells written back either way.
+    The first token is (12 x 21,607,072,586 + (69,632 - 20,480) x 163,840) B
+    / 32 GB/s = 8.35431 s sooner; the compute buffers 2,048 x (128,256 + 4 x
+    8,192) x 4 B + 256 MiB = 1,587,544,064 B."""
+    args = ["--engine", "llama.cpp", "--model", "llama-3.1-70b", "--weight-dtype", "q4_k_m",
+            "--gpu", "rtx-4090", "-ngl", "40", "--host-memory", "64GiB"]
+    d512 = plan_json(args)
+    d2048 = plan_json([*args, "--ubatch", "2048"])
+    t512 = d512.get("result", {}).get("ttft_seconds", 0)
+    t2048 = d2048.get("result", {}).get("ttft_seconds", 0)
+    check("-ub 2048: the first token 8.35431 s sooner", abs((t512 - t2048) - 8.354310) < 1e-4,
+          (t512, t2048))
+    check("-ub 2048: 1,587,544,064 B of compute buffers",
+          d2048.get("result", {}).get("runtime_bytes_per_gpu") == 1587544064, d2048.get("result", {}))
+    check("the scenario keeps it", d2048.get("scenario", {}).get("offload", {}).get("ubatch") == 2048,
+          d2048.get("scenario", {}).get("offload"))
+    status, out, err = run(["plan", *args, "--ubatch-size", "2048"])
+    check("the launch line has -ub 2048, the default none",
+          "-ngl 40 -ub 2048" in out and "-ub" not in run(["plan", *args])[1], out[-600:])
+    status, out, err = run(["plan", *args, "-ub", "4096"])
+    check("past n_batch's 2048, -b too", "-b 4096 -ub 4096" in out, out[-600:])
+    refused(["plan", *args, "--ubatch", "0"], "--ubatch", "from 1 to 65536")
+    refused(["plan", *args, "--ubatch", "many"], "--ubatch", "'many'")
+    refused(["plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--ubatch", "1024"],
+            "--ubatch", "llama.cpp")
+
+
 if __name__ == "__main__":
     main([test_embedding_in_host_memory, test_wired_limit_on_solve, test_wired_limit_on_simulate,
-          test_metal_words, test_the_binding_side_in_json])
+          test_metal_words, test_the_binding_side_in_json,
+          test_ubatch])
