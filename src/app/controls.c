@@ -52,6 +52,7 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_N_GPU_LAYERS] = "GPU layers (-ngl)",
     [SF_N_CPU_MOE] = "CPU MoE layers (--n-cpu-moe)",
     [SF_NO_KV_OFFLOAD] = "KV in host (--no-kv-offload)",
+    [SF_UBATCH] = "Micro-batch (--ubatch)",
     [SF_HOST_MEMORY] = "Host memory (--host-memory)",
     [SF_HOST_BANDWIDTH] = "Host bandwidth (--host-bandwidth)",
     [SF_WIRED_LIMIT] = "Wired limit (--wired-limit-mb)",

@@ -45,6 +45,8 @@ static void row_costs(const struct scenario *s, struct solve_row *row)
     x.gpus = sp->gpus;
     x.tp = sp->tp;
     x.pp = sp->pp > 1 ? sp->pp : 0;
+    if (sp->parallel) /* the slots the fit search was sized for */
+        x.engine.parallel = sp->parallel;
     static struct plan_result r;
     struct diag d = {0};
     if (!plan_compute(&x, PLAN_NUMBERS, NULL, &r, &d))
@@ -124,6 +126,8 @@ static cJSON *json_row(const struct solve_row *row, bool engine_context)
         jsonout_uint(&o, "pp", sp->pp ? sp->pp : 1);
         jsonout_uint(&o, "replicas", sp->gpus / (sp->tp * (sp->pp ? sp->pp : 1)));
         jsonout_uint(&o, "users", sp->users);
+        if (sp->parallel) /* llama.cpp's -np the fit search was sized for */
+            jsonout_uint(&o, "parallel", sp->parallel);
         if (engine_context) /* the engine's own, on these GPUs */
             jsonout_uint(&o, "context_tokens", sp->context_tokens);
         jsonout_double_or_null(&o, "usd_per_hour", sp->cost_per_hour, sp->cost_per_hour >= 0);
@@ -435,6 +439,8 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
             continue;
         struct scenario s = *base;
         s.gpu = *rows[i].gpu;
+        if (rows[i].split.parallel)
+            s.engine.parallel = rows[i].split.parallel;
         if (job->wired_limit_mb &&
             (uint64_t)job->wired_limit_mb * MIB <= spec_wired_limit_max(s.gpu.unified_bytes))
             s.wired_limit_mb = job->wired_limit_mb;

@@ -93,6 +93,7 @@ enum option_id {
     OPT_N_GPU_LAYERS,
     OPT_N_CPU_MOE,
     OPT_NO_KV_OFFLOAD,
+    OPT_UBATCH,
     OPT_HOST_MEMORY,
     OPT_HOST_BANDWIDTH,
     OPT_CPU,

@@ -33,6 +33,17 @@ bool opt_n_cpu_moe(const struct option_row *row, const char *arg, struct options
     return true;
 }
 
+/* -ub N: 1 to 65,536 tokens a micro-batch (common/arg.cpp --ubatch-size) */
+bool opt_ubatch(const struct option_row *row, const char *arg, struct options *o,
+                struct diag *d)
+{
+    uint64_t n = 0;
+    if (!options_parse_count(row->flag, arg, 1, 65536, &n, d))
+        return false;
+    o->offload.ubatch = (uint32_t)n;
+    return true;
+}
+
 /* SIZE, auto (this machine's) or 0 (unknown) */
 bool opt_host_memory(const struct option_row *row, const char *arg, struct options *o,
                      struct diag *d)
@@ -112,6 +123,8 @@ bool options_offload_apply(const struct options *o, struct scenario *s, struct d
     }
     if (o->given[OPT_NO_KV_OFFLOAD])
         p->no_kv_offload = true;
+    if (o->given[OPT_UBATCH])
+        p->ubatch = g->ubatch;
     if (o->given[OPT_CPU]) {
         snprintf(p->cpu, sizeof p->cpu, "%s", g->cpu);
         p->host_bytes_per_s = offload_cpu_bandwidth(offload_cpu_find(g->cpu));
@@ -135,7 +148,9 @@ void options_offload_spellings(int argc, char **argv)
 {
     static const char *const spell[][2] = {{"-ngl", OPTNAME_N_GPU_LAYERS},
                                            {"-ncmoe", OPTNAME_N_CPU_MOE},
-                                           {"-nkvo", OPTNAME_NO_KV_OFFLOAD}};
+                                           {"-nkvo", OPTNAME_NO_KV_OFFLOAD},
+                                           {"-ub", OPTNAME_UBATCH},
+                                           {"--ubatch-size", OPTNAME_UBATCH}};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0)
             return;

@@ -257,6 +257,10 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_NO_KV_OFFLOAD] = {OPTNAME_NO_KV_OFFLOAD, .commands = SCENARIO,
                            .field = FIELD(SF_NO_KV_OFFLOAD),
                            .help = "llama.cpp (-nkvo): the KV cache in host memory"},
+    [OPT_UBATCH] = {OPTNAME_UBATCH, .commands = SCENARIO, .parse = opt_ubatch,
+                    .field = FIELD(SF_UBATCH), .metavar = "N",
+                    .help = "llama.cpp (-ub): the micro-batch, in tokens (default\n"
+                            "512): a prefill's copies of host layers, its buffers"},
     [OPT_HOST_MEMORY] = {OPTNAME_HOST_MEMORY, .commands = SCENARIO, .parse = opt_host_memory,
                          .field = FIELD(SF_HOST_MEMORY), .metavar = "SIZE",
                          .help = "the host's RAM for llama.cpp's CPU layers (default: this\n"

@@ -89,7 +89,7 @@ option_parser opt_string, opt_nonempty, opt_count32, opt_engine_count32, opt_cou
     opt_solve_format, opt_sweep_format, opt_catalog_format, opt_screen_size, opt_engine,
     opt_lora_targets, opt_presets, opt_vary, opt_solve_gpu, opt_host_kv, opt_hit_rate,
     opt_draft_model, opt_spec_method, opt_rate, opt_range_ratio, opt_goodput, opt_share,
-    opt_sim_format, opt_router, opt_capacity_policy, opt_ngl, opt_n_cpu_moe, opt_host_memory,
+    opt_sim_format, opt_router, opt_capacity_policy, opt_ngl, opt_n_cpu_moe, opt_ubatch, opt_host_memory,
     opt_host_bandwidth, opt_cpu;
 
 #endif

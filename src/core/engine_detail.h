@@ -36,6 +36,9 @@ struct engine_detail {
     uint64_t max_num_batched_tokens;
     uint32_t slots;            /* llama.cpp: -np, given or the most that fit */
     struct offload_split offload; /* llama.cpp: what is in host memory (inactive: nothing) */
+    /* llama.cpp's fit search found no split that fits: the closest it tried
+     * (core/offload_fit.h offload_choose; placed false otherwise) */
+    struct offload_split offload_tried;
     /* The texts, last: written by the launch and log functions only, which
      * run only when explaining (a sweep along the context zeroes the figures
      * above them at each context, not these: core/plan.c plan_at_context). */

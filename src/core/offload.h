@@ -22,6 +22,11 @@
 /* -ngl as llama.cpp spells "all layers" (999 or "all") */
 enum { OFFLOAD_NGL_ALL = 999 };
 
+/* llama.cpp's micro-batch, n_ubatch (-ub, --ubatch-size; common/common.h
+ * common_params: 512), and its n_batch (-b: 2048), which caps it
+ * (src/llama-context.cpp: n_ubatch = min(n_batch, n_ubatch)) */
+enum { OFFLOAD_UBATCH = 512, OFFLOAD_NBATCH = 2048 };
+
 /* What the scenario asks; zero means llama.cpp's defaults (every layer that
  * fits on the GPUs, no experts kept back, the cache beside its layers). */
 struct offload_opts {
@@ -34,6 +39,7 @@ struct offload_opts {
     bool host_memory_read;     /* read from this machine (not kept in a snapshot) */
     double host_bytes_per_s;   /* host memory bandwidth; 0 = the default preset's */
     char cpu[32];              /* the --cpu preset in use; "" = none given */
+    uint32_t ubatch;           /* --ubatch (-ub): n_ubatch; 0 = OFFLOAD_UBATCH */
 };
 
 /* A preset of host memory: its 64-bit channels of DDR (or of Apple's LPDDR) at a data rate. */
@@ -116,6 +122,15 @@ struct offload_split {
     double link_bytes_per_s;     /* GPU to host, for prefill's weight copies; 0 = none */
     bool link_assumed;           /* OFFLOAD_LINK_DEFAULT: the GPU preset gives no host link */
     bool unified;                /* Apple silicon: the CPU reads the GPU's own memory */
+    /* Unified memory: the RAM less macOS's reserve (os_reserve_bytes), which
+     * the GPU's part (gpu_part_bytes) and host_bytes share; host_memory_bytes
+     * is what the GPU's part of this split leaves of it. 0 elsewhere. */
+    uint64_t unified_pool_bytes;
+    uint64_t os_reserve_bytes;
+    uint64_t gpu_buffers_bytes;  /* per GPU: the compute buffers beside weights and cache */
+    uint32_t tp;                 /* GPUs the GPU side spans (the cache's part over them) */
+    uint64_t gpu_lack_bytes;     /* a split tried: what its weights and cache lack per GPU */
+    uint32_t ubatch;             /* n_ubatch: a prefill's copies go once per this many tokens */
 };
 
 /* The share of the cache of a replica that lives on its GPUs: 0 with

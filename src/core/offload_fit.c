@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* common/common.h: n_ubatch 512; ggml-cuda.cu ggml_backend_cuda_device_offload_op:
+/* common/common.h: n_ubatch 512 (--ubatch: scenario_ubatch); ggml-cuda.cu ggml_backend_cuda_device_offload_op:
  * an op whose weights are in host memory runs on the GPU from a batch of
  * op_offload_min_batch_size (32, GGML_OP_OFFLOAD_MIN_BATCH) tokens */
-enum { LLAMA_UBATCH = 512, OP_OFFLOAD_MIN_BATCH = 32 };
+enum { OP_OFFLOAD_MIN_BATCH = 32 };
 
 /* Bytes of `params` parameters at the precision of the weights outside the
  * routed experts (a checkpoint with MXFP4 experts keeps the rest in bf16). */
@@ -82,10 +82,23 @@ static void node_share(const struct scenario *s, const struct placement *l, stru
                                                                           : o->node_servers;
 }
 
-bool offload_host_holds(const struct offload_split *o, uint64_t host_bytes)
+uint64_t offload_gpu_part(const struct offload_split *o, uint64_t gpu_kv)
+{
+    return kv_sat_add(kv_sat_add(o->gpu_weights_bytes, gpu_kv), o->gpu_buffers_bytes);
+}
+
+uint64_t offload_host_room(const struct offload_split *o, uint64_t gpu_kv)
+{
+    if (o->unified_pool_bytes == 0)
+        return o->host_memory_bytes;
+    uint64_t gpu = offload_gpu_part(o, gpu_kv);
+    return o->unified_pool_bytes > gpu ? o->unified_pool_bytes - gpu : 0;
+}
+
+bool offload_host_holds(const struct offload_split *o, uint64_t host_bytes, uint64_t gpu_kv)
 {
     uint64_t servers = o->node_servers ? o->node_servers : 1;
-    return !o->host_memory_known || kv_sat_mul(host_bytes, servers) <= o->host_memory_bytes;
+    return !o->host_memory_known || kv_sat_mul(host_bytes, servers) <= offload_host_room(o, gpu_kv);
 }
 
 void offload_layers(const struct scenario *s, const struct placement *l, uint32_t ngl,
@@ -140,8 +153,15 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     if (o->link_assumed)
         o->link_bytes_per_s = OFFLOAD_LINK_DEFAULT;
     o->unified = s->gpu.unified_bytes > 0;
+    o->tp = l->tp ? l->tp : 1;
+    o->ubatch = scenario_ubatch(s);
     o->host_memory_bytes = scenario_host_memory(s);
     o->host_memory_known = s->gpu.unified_bytes || o->host_memory_bytes > 0;
+    if (o->unified) { /* one RAM: the GPU's part comes out of it (offload_host_room) */
+        o->unified_pool_bytes = o->host_memory_bytes;
+        o->os_reserve_bytes = scenario_os_reserve(s);
+        o->host_memory_bytes = offload_host_room(o, 0);
+    }
     node_share(s, l, o);
 }
 
@@ -160,65 +180,110 @@ void offload_cache(struct offload_split *o, uint64_t total, uint64_t user_avg)
     o->host_kv_user_avg_bytes = user_avg - offload_kv_gpu(o, user_avg);
     o->host_bytes = kv_sat_add(o->host_weights_bytes, o->host_kv_bytes);
     o->node_host_bytes = kv_sat_mul(o->host_bytes, o->node_servers ? o->node_servers : 1);
-    o->host_fits = offload_host_holds(o, o->host_bytes);
+    uint64_t kv = kv_ceil_div(gpu, o->tp ? o->tp : 1);
+    o->host_memory_bytes = offload_host_room(o, kv);
+    o->host_fits = offload_host_holds(o, o->host_bytes, kv);
 }
 
-/* Whether split o holds a replica's cache of `cache` bytes beside its weights. */
+/* Whether split o holds a replica's cache of `cache` bytes beside its
+ * weights and `buffers`: on the GPUs, and in the host memory this split
+ * leaves (on unified memory its own, offload_host_room). */
 static bool holds(struct offload_split *o, const struct placement *l, uint64_t room,
-                  uint64_t cache)
+                  uint64_t cache, uint64_t buffers)
 {
     uint64_t gpus = l->tp ? l->tp : 1;
     uint64_t kv = kv_ceil_div(offload_kv_gpu(o, cache), gpus);
+    o->gpu_buffers_bytes = buffers;
     offload_cache(o, cache, 0);
     return o->host_fits && o->gpu_weights_bytes <= room && kv <= room - o->gpu_weights_bytes;
 }
 
+/* The bytes split o lacks per GPU beyond `room` (kept in o->gpu_lack_bytes);
+ * holds() has run. */
+static uint64_t lack_of(struct offload_split *o, const struct placement *l, uint64_t room,
+                        uint64_t cache)
+{
+    uint64_t gpus = l->tp ? l->tp : 1;
+    uint64_t kv = kv_ceil_div(offload_kv_gpu(o, cache), gpus);
+    uint64_t gpu = kv_sat_add(o->gpu_weights_bytes, kv);
+    o->gpu_lack_bytes = gpu > room ? gpu - room : 0;
+    return o->gpu_lack_bytes;
+}
+
+/* Split o, which does not hold, as the closest tried when it lacks less on
+ * the GPU: the first whose GPU side fits is the split llama.cpp's --fit
+ * would choose (common/fit.cpp weighs device memory only), so its host
+ * memory is what binds; the search's order keeps the most GPU layers. */
+static void keep_closest(struct offload_split *o, const struct placement *l, uint64_t room,
+                         uint64_t cache, struct offload_split *best, uint64_t *least)
+{
+    uint64_t lack = lack_of(o, l, room, cache);
+    if (best && lack < *least) {
+        *least = lack;
+        *best = *o;
+    }
+}
+
 /* The search: the experts of the first layers to host memory one layer at a
- * time (a MoE model), then whole layers from the first; the first that holds. */
+ * time (a MoE model), then whole layers from the first; the first that
+ * holds, else (false) the closest in *best. */
 static bool search(const struct scenario *s, const struct placement *l, uint64_t room,
-                   uint64_t cache, struct offload_split *o)
+                   uint64_t cache, uint64_t buffers, struct offload_split *o,
+                   struct offload_split *best)
 {
     uint32_t n = s->model.layers;
     bool moe = s->model.experts > 0 && l->expert_bytes > 0;
+    uint64_t least = UINT64_MAX;
     for (uint32_t k = 0; moe && k <= n; k++) {
         offload_layers(s, l, n + 1, k, o);
-        if (holds(o, l, room, cache))
+        if (holds(o, l, room, cache, buffers))
             return true;
+        keep_closest(o, l, room, cache, best, &least);
     }
     /* from -ngl n + 1, every layer and the output layer (all a
      * --no-kv-offload plan may need to move), down to none */
     for (uint32_t g = n + 2; g-- > 0;) {
         offload_layers(s, l, g, moe ? n : 0, o);
-        if (holds(o, l, room, cache))
+        if (holds(o, l, room, cache, buffers))
             return true;
+        keep_closest(o, l, room, cache, best, &least);
     }
     return false;
 }
 
 bool offload_choose(const struct scenario *s, const struct placement *l, uint64_t room,
-                    uint64_t cache, struct offload_split *o)
+                    uint64_t cache, uint64_t buffers, struct offload_split *o,
+                    struct offload_split *tried)
 {
     const struct offload_opts *p = &s->offload;
     memset(o, 0, sizeof *o);
+    if (tried)
+        memset(tried, 0, sizeof *tried);
     if (s->model.layers == 0 || l->weights_bytes == UINT64_MAX)
         return false;
     if (p->ngl_given || p->n_cpu_moe_given) { /* as asked: llama.cpp's --fit leaves them */
         offload_layers(s, l, p->ngl_given ? p->ngl : OFFLOAD_NGL_ALL, p->n_cpu_moe, o);
+        o->gpu_buffers_bytes = buffers;
         return true;
     }
     bool whole = l->weights_bytes_per_gpu <= room &&
                  placement_share(l, cache) <= room - l->weights_bytes_per_gpu;
     if (whole && !p->no_kv_offload)
         return false;
-    /* unified memory (Apple silicon) as well: the CPU layers take what the
-     * wired limit leaves of the RAM (scenario_host_memory) */
-    if (search(s, l, room, cache, o)) {
+    /* unified memory (Apple silicon) as well: the CPU layers take what each
+     * candidate's GPU part leaves of the RAM (offload_host_room) */
+    if (search(s, l, room, cache, buffers, o, tried)) {
         o->searched = o->found = true;
+        if (tried)
+            memset(tried, 0, sizeof *tried);
         return true;
     }
+    if (tried && tried->placed)
+        tried->searched = true;
     memset(o, 0, sizeof *o);
     if (p->no_kv_offload) { /* asked, though nothing fits */
         offload_layers(s, l, OFFLOAD_NGL_ALL, 0, o);
+        o->gpu_buffers_bytes = buffers;
         return true;
     }
     return false;
@@ -239,7 +304,7 @@ bool offload_whole(const struct scenario *s, const struct placement *l, struct o
     /* the embedding alone is checked only against a --host-memory given, so
      * that such a plan reads the same on every machine */
     if (s->offload.host_memory_read || s->gpu.unified_bytes) {
-        o->host_memory_bytes = 0;
+        o->host_memory_bytes = o->unified_pool_bytes = 0;
         o->host_memory_known = false;
     }
     return true;
@@ -372,9 +437,9 @@ void offload_host_rows(const struct policy_ctx *c, const struct offload_split *o
     const char *whose = o->node_servers > 1 ? "; each server's counted: its own under --no-mmap, mmap may share one file's pages" : "";
     if (o->host_memory_known) {
         units_format_bytes(o->host_memory_bytes, c->s->units, t, sizeof t);
-        snprintf(note, sizeof note, o->host_fits ? "within the %s of host memory%s"
-                                                 : "more than the %s of host memory%s",
-                 t, whose);
+        snprintf(note, sizeof note, o->host_fits ? "within the %s of host memory%s%s"
+                                                 : "more than the %s of host memory%s%s",
+                 t, o->unified_pool_bytes ? " the GPU's part and macOS leave" : "", whose);
     } else {
         snprintf(note, sizeof note, "%s",
                  o->active ? "host memory unknown (--host-memory): not checked"
@@ -398,7 +463,7 @@ void offload_step(const struct offload_split *o, struct step_model *m, struct st
     hw->host_mbu = offload_host_mbu(o, hw->mbu);
     hw->host_link_bytes_per_s = o->link_bytes_per_s;
     hw->host_offload_batch = OP_OFFLOAD_MIN_BATCH;
-    hw->host_ubatch = LLAMA_UBATCH;
+    hw->host_ubatch = o->ubatch ? o->ubatch : OFFLOAD_UBATCH;
 }
 
 void offload_pool(const struct policy_ctx *c, uint64_t budget, uint64_t buffers,

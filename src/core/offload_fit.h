@@ -26,21 +26,37 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
 uint64_t offload_kv_gpu(const struct offload_split *o, uint64_t total);
 
 /* The split for the scenario: as asked, or searched. `room` is what one GPU
- * has for weights and cache after the budget's margin and buffers, `cache`
- * a replica's cache of the slots the search assumes (those given, else
- * one). Returns false, o zeroed, when nothing is to go to host memory: no
- * option asks it and the model fits whole, or no split fits either. */
+ * has for weights and cache after the budget's margin and the `buffers`,
+ * `cache` a replica's cache of the slots the search assumes (those given,
+ * else one); on unified memory each candidate's host room is its own
+ * (offload_host_room). Returns false, o zeroed, when nothing is to go to host memory: no
+ * option asks it and the model fits whole, or no split fits either; then
+ * *tried (zeroed, placed false, when the search found one or did not run)
+ * is the split the search came closest with: the first whose GPU side
+ * fits (--fit's choice, the host what binds), else the least short on the
+ * GPU; its gpu_lack_bytes and host figures say which binds. */
 bool offload_choose(const struct scenario *s, const struct placement *l, uint64_t room,
-                    uint64_t cache, struct offload_split *o);
+                    uint64_t cache, uint64_t buffers, struct offload_split *o,
+                    struct offload_split *tried);
 
 /* Every layer on the GPUs (-ngl all, as llama.cpp's default when the model
  * fits): o's figures with only the token embedding in host memory, active
  * false. False, o zeroed, when the model has no layers to place. */
 bool offload_whole(const struct scenario *s, const struct placement *l, struct offload_split *o);
 
+/* The host memory a split has: the node's (o->host_memory_bytes); on
+ * unified memory what the GPU's part leaves of the RAM less macOS's reserve,
+ * the GPU's part its weights, `gpu_kv` bytes of cache and its compute
+ * buffers (gpu_part_bytes), all one GPU's: the CPU layers and the GPU's
+ * share one RAM, so a split that moves a layer to the GPU gives the host
+ * less room and needs less of it. */
+uint64_t offload_host_room(const struct offload_split *o, uint64_t gpu_kv);
+uint64_t offload_gpu_part(const struct offload_split *o, uint64_t gpu_kv);
+
 /* Whether `host_bytes` a server, times the servers of a node, fit the
- * node's host memory (or it is unknown). */
-bool offload_host_holds(const struct offload_split *o, uint64_t host_bytes);
+ * node's host memory (or it is unknown), beside `gpu_kv` bytes of cache on
+ * each GPU (offload_host_room). */
+bool offload_host_holds(const struct offload_split *o, uint64_t host_bytes, uint64_t gpu_kv);
 
 /* Sets o's cache figures for a replica's cache of `total` bytes and one
  * user's of `user_avg` at the average length, its host total and check. */

@@ -37,6 +37,7 @@
 #define OPTNAME_N_GPU_LAYERS "--n-gpu-layers"
 #define OPTNAME_N_CPU_MOE "--n-cpu-moe"
 #define OPTNAME_NO_KV_OFFLOAD "--no-kv-offload"
+#define OPTNAME_UBATCH "--ubatch"
 #define OPTNAME_HOST_MEMORY "--host-memory"
 #define OPTNAME_HOST_BANDWIDTH "--host-bandwidth"
 #define OPTNAME_CPU "--cpu"

@@ -140,8 +140,13 @@ static bool batched_unvalidated(const struct scenario *s, const struct plan_resu
 static uint32_t varied_warnings(const struct scenario *s, const struct plan_result *r)
 {
     uint32_t w = r->rule_warnings;
-    if (!r->weights_fit)
+    const struct offload_split *o = &r->engine.offload;
+    if (!r->fits && r->engine.offload_tried.placed) /* llama.cpp: no split fits */
+        w |= WARN_NO_SPLIT_FITS;
+    else if (!r->weights_fit)
         w |= WARN_WEIGHTS_DO_NOT_FIT;
+    else if (!r->fits && o->active && !o->host_fits) /* the host, not the GPU, is short */
+        w |= WARN_HOST_DOES_NOT_FIT;
     else if (!r->fits)
         w |= WARN_KV_DOES_NOT_FIT;
     else if (r->max_users == 0)

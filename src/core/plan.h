@@ -61,7 +61,9 @@ enum plan_warning {
     WARN_WIRED_LIMIT = 1u << 26,      /* unified memory: macOS's wired limit binds, a sysctl raises it */
     WARN_CALIBRATION = 1u << 27,      /* a calibration measured on another GPU, model or engine */
     WARN_SERVICE_LEVEL_MISSED = 1u << 28, /* no count of users keeps the target, not even one */
-    WARN_LAST = WARN_SERVICE_LEVEL_MISSED
+    WARN_HOST_DOES_NOT_FIT = 1u << 29, /* llama.cpp: host memory, not the GPU's, is what is short */
+    WARN_NO_SPLIT_FITS = 1u << 30,     /* llama.cpp: the fit search found no split that fits */
+    WARN_LAST = WARN_NO_SPLIT_FITS
 };
 
 /* Where one GPU's memory goes, in order; the parts sum to memory_bytes_per_gpu

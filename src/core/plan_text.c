@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "offload_fit.h"
 #include "optname.h"
 #include "speed.h"
+#include "units.h"
 
 uint64_t plan_kv_token_bytes_per_gpu(const struct plan_result *r)
 {
@@ -253,6 +255,10 @@ const char *plan_warning_text(enum plan_warning w)
     case WARN_SERVICE_LEVEL_MISSED:
         return "no number of users keeps the service level, not even one alone: the speed "
                "shown misses the target";
+    case WARN_HOST_DOES_NOT_FIT:
+        return "llama.cpp's weights and cache in host memory do not fit the host's memory";
+    case WARN_NO_SPLIT_FITS:
+        return "no split of the model between the GPUs and host memory fits";
     case WARN_STATE_PREFIX:
         return "vLLM's prefix caching keeps a hybrid model's states at block boundaries "
                "(config/cache.py, mamba_cache_mode \"align\": 2 + the speculative blocks a "
@@ -281,6 +287,39 @@ static void service_level_missed(const struct plan_result *r, char *buf, size_t 
     snprintf(buf, size, "no number of users keeps the service level, not even one alone: 0 users "
              "at it; the speed shown, %.1f tok/s per user at %s %s, misses the target",
              r->speed.tokens_per_s_per_user, at, r->speed.concurrency == 1 ? "user" : "users");
+}
+
+/* What binds llama.cpp's split: the host memory it has (needed vs
+ * available), or, when the fit search found none, the closest split it
+ * tried and what it lacks where. */
+static void offload_warning(const struct plan_result *r, enum plan_warning w, char *buf,
+                            size_t size)
+{
+    const struct offload_split *o =
+        w == WARN_NO_SPLIT_FITS ? &r->engine.offload_tried : &r->engine.offload;
+    char split[192], need[32], have[32], lack[32];
+    offload_sentence(o, split, sizeof split);
+    units_format_bytes(o->node_host_bytes, UNITS_GIB, need, sizeof need);
+    units_format_bytes(o->host_memory_bytes, UNITS_GIB, have, sizeof have);
+    units_format_bytes(o->gpu_lack_bytes, UNITS_GIB, lack, sizeof lack);
+    const char *where = o->unified ? "the unified memory the GPU's part and macOS leave"
+                        : o->node_servers > 1 ? "the node's host memory"
+                                              : "host memory";
+    if (w == WARN_HOST_DOES_NOT_FIT) {
+        snprintf(buf, size, "host memory binds, not the GPU: %s of weights and cache there, %s "
+                 "available in %s (%s)", need, have, where, split);
+        return;
+    }
+    int n = snprintf(buf, size, "no split fits: the closest the fit search tried, %s, ", split);
+    if (n < 0 || (size_t)n >= size)
+        return;
+    if (o->gpu_lack_bytes && !o->host_fits)
+        snprintf(buf + n, size - (size_t)n, "lacks %s per GPU, and needs %s in %s, %s available",
+                 lack, need, where, have);
+    else if (o->gpu_lack_bytes)
+        snprintf(buf + n, size - (size_t)n, "lacks %s per GPU for its weights and cache", lack);
+    else
+        snprintf(buf + n, size - (size_t)n, "needs %s in %s, %s available", need, where, have);
 }
 
 void plan_warning_format(const struct plan_result *r, enum plan_warning w, char *buf, size_t size)
@@ -319,6 +358,10 @@ void plan_warning_format(const struct plan_result *r, enum plan_warning w, char 
                  r->wired.suggest_mb,
                  r->wired.split ? "holds it all on the GPU" : "raises it to what this asks",
                  OPTNAME_WIRED_LIMIT_MB, r->wired.suggest_mb);
+        return;
+    case WARN_HOST_DOES_NOT_FIT:
+    case WARN_NO_SPLIT_FITS:
+        offload_warning(r, w, buf, size);
         return;
     case WARN_CALIBRATION:
         snprintf(buf, size, "%s", r->calibration_note[0] ? r->calibration_note

@@ -165,6 +165,11 @@ static void launch(const struct policy_ctx *c)
         shell_option(&sl, "--n-cpu-moe", "%u", o->n_cpu_moe);
     if (o->active && o->kv_on_host)
         shell_words(&sl, "--no-kv-offload");
+    if (s->offload.ubatch) { /* -b caps -ub (llama_context: n_ubatch = min(n_batch, n_ubatch)) */
+        if (s->offload.ubatch > OFFLOAD_NBATCH)
+            shell_option(&sl, "-b", "%u", s->offload.ubatch);
+        shell_option(&sl, "-ub", "%u", s->offload.ubatch);
+    }
     if (c->spec->method == SPEC_DRAFT) { /* common/arg.cpp: -md, --draft-max */
         shell_word(&sl, "-md");
         policy_gguf_word(&sl, &s->draft);
@@ -213,7 +218,8 @@ static bool split_holds(const struct scenario *s, const struct lcpp *l,
     uint64_t total = llamacpp_cache_total(l, s->context_tokens, np);
     uint64_t gpu = offload_kv_gpu(o, total);
     uint64_t host = kv_sat_add(o->host_weights_bytes, total - gpu);
-    return kv_ceil_div(gpu, gpus) <= room && offload_host_holds(o, host);
+    uint64_t per_gpu = kv_ceil_div(gpu, gpus);
+    return per_gpu <= room && offload_host_holds(o, host, per_gpu);
 }
 
 /* The most slots a split holds (at least one, at most 65,536). */
@@ -374,8 +380,9 @@ void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w)
     uint64_t margin = fit_margin(s);
     e->budget_bytes = e->gpu_total_bytes > margin ? e->gpu_total_bytes - margin : 0;
     r->reserved_bytes_per_gpu = e->gpu_total_bytes - e->budget_bytes;
-    /* compute buffers: a 512-token micro-batch of logits and hidden states */
-    uint64_t buffers = 512ull * (policy_vocab(m) + 4ull * policy_hidden(m)) * 4 / gpus + 256 * MIB;
+    /* compute buffers: a micro-batch (512 tokens unless --ubatch) of logits and hidden states */
+    uint64_t buffers = (uint64_t)scenario_ubatch(s) * (policy_vocab(m) + 4ull * policy_hidden(m)) *
+                           4 / gpus + 256 * MIB;
     e->unit_tokens = 1;
 
     struct explain_row *row = explain_row_begin(c->x, "budget", w->title, "per GPU");
@@ -391,8 +398,10 @@ void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w)
     uint64_t wroom = e->budget_bytes > buffers ? e->budget_bytes - buffers : 0;
     uint64_t np = f->parallel ? f->parallel : w->default_slots, most = np;
     bool logged = f->non_kv_bytes || f->kv_memory_bytes;
+    memset(&e->offload_tried, 0, sizeof e->offload_tried);
     bool split = !logged &&
-                 offload_choose(s, c->l, wroom, llamacpp_cache_total(&l, s->context_tokens, np ? np : 1), o);
+                 offload_choose(s, c->l, wroom, llamacpp_cache_total(&l, s->context_tokens, np ? np : 1),
+                                buffers, o, &e->offload_tried);
     /* src/llama-model.cpp load_tensors: "assign the input layer ... always
      * keep it on the CPU" (dev_input = cpu_dev): with every layer on the
      * GPUs the token embedding still sits in host memory, out of the budget */

@@ -27,6 +27,7 @@ struct lcpp {
     uint64_t window;
     uint64_t draft;              /* bytes of one cell of every draft layer (own context per slot) */
     uint64_t state;              /* one slot's recurrent cell, every state layer, all GPUs */
+    uint64_t ubatch;             /* n_ubatch (core/scenario.h scenario_ubatch) */
 };
 
 /* A cell of one layer in llama.cpp's types, from the scenario and its cost. */

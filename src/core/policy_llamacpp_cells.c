@@ -20,6 +20,7 @@ void llamacpp_layer_cells(const struct scenario *s, const struct kv_cost *k, str
     memset(l, 0, sizeof *l);
     l->tk = s->kv_dtype != DTYPE_AUTO ? s->kv_dtype : engine_llamacpp.cache_default;
     l->tv = f->v_dtype != DTYPE_AUTO ? f->v_dtype : l->tk;
+    l->ubatch = scenario_ubatch(s);
     if (m->attention == ATTENTION_MLA && f->rule == RULE_LLAMACPP_PRE_MLA) {
         /* before MLA support: K and V expanded per head */
         l->k_row = dtype_bytes_for(l->tk, (uint64_t)m->attention_heads *
@@ -85,12 +86,12 @@ uint64_t llamacpp_slot_cells(uint64_t ctx, uint64_t np)
 
 /* llama-kv-cache-iswa.cpp: the windowed cache of a stream holds
  * GGML_PAD(min(size, n_swa x (unified ? n_seq : 1) + n_ubatch), 256) cells;
- * not unified (-np given), that is per slot: min(slot cells, PAD(n_swa + 512)). */
+ * not unified (-np given), that is per slot: min(slot cells, PAD(n_swa + n_ubatch)). */
 uint64_t llamacpp_swa_slot_cells(const struct lcpp *l, uint64_t slot)
 {
     if (l->windowed == 0)
         return 0;
-    uint64_t want = pad256(kv_sat_add(l->window, 512));
+    uint64_t want = pad256(kv_sat_add(l->window, l->ubatch ? l->ubatch : OFFLOAD_UBATCH));
     return want < slot ? want : slot;
 }
 

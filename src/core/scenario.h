@@ -159,6 +159,7 @@ enum scenario_field {
     SF_HOST_MEMORY,
     SF_HOST_BANDWIDTH,
     SF_WIRED_LIMIT,
+    SF_UBATCH,
     SF_COUNT
 };
 
@@ -263,12 +264,19 @@ uint64_t scenario_gpu_memory(const struct scenario *s);
 /* Where that figure comes from: "--vram", "--wired-limit-mb" or the preset's basis. */
 const char *scenario_gpu_memory_basis(const struct scenario *s);
 /* The host memory llama.cpp's CPU layers may use and the rate they read
- * it at. On unified memory (Apple silicon) the same RAM as the GPU's: what
- * the GPU's limit (scenario_gpu_memory) and macOS's share
- * (spec_wired_limit_max) leave of it, at the unified memory's bandwidth;
- * else --host-memory (0: unknown) and --cpu, --host-bandwidth or the
- * default CPU preset's. */
+ * it at. On unified memory (Apple silicon) the same RAM as the GPU's: the
+ * RAM less macOS's reserve (scenario_os_reserve), which the GPU's part and
+ * the CPU layers share (each split's own figure: core/offload_fit.h
+ * offload_host_room), at the unified memory's bandwidth; else
+ * --host-memory (0: unknown) and --cpu, --host-bandwidth or the default CPU
+ * preset's. */
 uint64_t scenario_host_memory(const struct scenario *s);
+/* Unified memory: what macOS keeps for itself, min(20% of the RAM, 5 GiB),
+ * the part exo's configure_mlx.sh leaves it when it raises
+ * iogpu.wired_limit_mb (RAM - spec_wired_limit_max); 0 elsewhere. */
+uint64_t scenario_os_reserve(const struct scenario *s);
+/* llama.cpp's micro-batch: --ubatch, else OFFLOAD_UBATCH (512). */
+uint32_t scenario_ubatch(const struct scenario *s);
 double scenario_host_bandwidth(const struct scenario *s);
 uint32_t scenario_replicas(const struct scenario *s);
 

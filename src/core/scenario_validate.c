@@ -300,14 +300,18 @@ static bool offload_validate(const struct scenario *s, const char *const *n,
     enum scenario_field f = o->ngl_given         ? SF_N_GPU_LAYERS
                             : o->n_cpu_moe_given ? SF_N_CPU_MOE
                             : o->no_kv_offload   ? SF_NO_KV_OFFLOAD
+                            : o->ubatch          ? SF_UBATCH
                                                  : SF_COUNT;
     if (f != SF_COUNT && !e->offloads)
         return fail(d, n, f, field, "is an option of %s (--engine %s)",
                     owner ? owner->title : "an engine", owner ? owner->name : "?");
-    if ((o->n_cpu_moe_given || o->no_kv_offload) && e->refuses_offload)
-        return fail(d, n, o->n_cpu_moe_given ? SF_N_CPU_MOE : SF_NO_KV_OFFLOAD, field, "%s",
-                    e->refuses_offload);
-    if (f != SF_COUNT && (s->engine.non_kv_bytes || s->engine.kv_memory_bytes))
+    if ((o->n_cpu_moe_given || o->no_kv_offload || o->ubatch) && e->refuses_offload)
+        return fail(d, n, o->n_cpu_moe_given ? SF_N_CPU_MOE
+                          : o->no_kv_offload ? SF_NO_KV_OFFLOAD
+                                             : SF_UBATCH, field, "%s", e->refuses_offload);
+    if (o->ubatch > 65536)
+        return fail(d, n, SF_UBATCH, field, "%u is out of range (1 to 65,536)", o->ubatch);
+    if (f != SF_COUNT && f != SF_UBATCH && (s->engine.non_kv_bytes || s->engine.kv_memory_bytes))
         return fail(d, n, f, field, "not with %s or %s: what a log gave holds the GPU's part "
                     "already", OPTNAME_NON_KV, OPTNAME_KV_MEMORY);
     if (o->n_cpu_moe_given && o->n_cpu_moe > 0 && s->model.expert_params == 0)

@@ -504,6 +504,8 @@ void sim_config_of_plan(const struct scenario *s, const struct plan_result *r,
     c->router = t->router;
     c->request_overhead_s = speed_request_overhead_s(s);
     c->ubatch = t->ubatch;
+    if (t->ubatch && engine_desc(s->engine.kind)->offloads) /* llama.cpp's --ubatch */
+        c->ubatch = scenario_ubatch(s);
     if (c->max_num_batched_tokens == 0)
         c->max_num_batched_tokens = t->batch;
 }

@@ -18,6 +18,42 @@ static void slots_for(struct scenario *s, uint64_t need)
         engine_option_set(&s->engine, o, (double)(need < k->max ? need : (uint64_t)k->max));
 }
 
+/* llama.cpp's fit search sizes its split for the slots given (--parallel
+ * N), else for one (core/policy_llamacpp.c llamacpp_budget): a plan that
+ * falls short of `need` users with a searched split is planned again with
+ * the slots each replica must hold, as `plan --parallel N` sizes it, and s
+ * keeps them when that serves. Returns false when s does not plan. */
+static bool plan_sized(struct scenario *s, uint64_t need, struct plan_result *r)
+{
+    struct diag ignore = {0};
+    if (!plan_compute(s, PLAN_NUMBERS, NULL, r, &ignore))
+        return false;
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    const struct engine_knob *k = engine_knob_role(e, KNOB_SEQS);
+    if (r->speed.users_at_service_level >= need || !e->offloads || k == NULL ||
+        s->engine.parallel || !r->engine.offload.searched)
+        return true;
+    uint64_t reps = r->replicas ? r->replicas : 1, np = (need + reps - 1) / reps;
+    if (np > k->max)
+        return true;
+    struct scenario t = *s;
+    t.engine.parallel = (uint32_t)np;
+    struct plan_result q;
+    if (plan_compute(&t, PLAN_NUMBERS, NULL, &q, &ignore) &&
+        q.speed.users_at_service_level >= need) {
+        *s = t;
+        *r = q;
+    }
+    return true;
+}
+
+uint64_t solve_users_of(const struct scenario *base, uint64_t need)
+{
+    struct scenario s = *base;
+    struct plan_result r;
+    return plan_sized(&s, need, &r) ? r.speed.users_at_service_level : 0;
+}
+
 uint64_t solve_users(const struct scenario *s)
 {
     /* the users that fit, or with a service level, those that keep it */
@@ -83,11 +119,12 @@ struct solve_split solve_gpus(const struct scenario *base, uint64_t need, uint32
             if (context_of) /* Ollama's num_ctx: by the memory of all n GPUs */
                 s.context_tokens = context_of(&s);
             struct plan_result r;
-            struct diag ignore = {0};
-            if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &ignore))
+            struct scenario t = s; /* the slots the fit search is sized for, its own */
+            if (!plan_sized(&t, need, &r))
                 continue;
             if (r.speed.users_at_service_level >= need) {
                 out.solved = true;
+                out.parallel = t.engine.parallel != s.engine.parallel ? t.engine.parallel : 0;
                 out.gpus = n;
                 out.tp = tp;
                 out.pp = pp;
@@ -114,7 +151,7 @@ uint64_t solve_max_context(const struct scenario *base, uint64_t need)
         uint64_t mid = lo + (hi - lo) / 2;
         s.context_tokens = mid;
         s.avg_context_tokens = base->avg_context_tokens < mid ? base->avg_context_tokens : 0;
-        if (solve_users(&s) >= need) {
+        if (solve_users_of(&s, need) >= need) {
             best = mid;
             lo = mid + 1;
         } else {
@@ -133,7 +170,7 @@ bool solve_context_capped(const struct scenario *base, uint64_t need, uint64_t b
     slots_for(&s, need);
     s.context_tokens = top + 1;
     s.avg_context_tokens = base->avg_context_tokens <= top ? base->avg_context_tokens : 0;
-    return solve_users(&s) >= need;
+    return solve_users_of(&s, need) >= need;
 }
 
 bool solve_plan_at(const struct scenario *base, uint64_t need, uint64_t context,
@@ -144,6 +181,9 @@ bool solve_plan_at(const struct scenario *base, uint64_t need, uint64_t context,
     s->context_tokens = context;
     s->avg_context_tokens = base->avg_context_tokens < context ? base->avg_context_tokens : 0;
     struct diag ignore = {0};
+    struct plan_result sized;
+    if (!plan_sized(s, need, &sized)) /* the slots the answer was sized for */
+        return false;
     return plan_compute(s, x, NULL, r, &ignore);
 }
 

@@ -23,6 +23,9 @@ struct solve_split {
         UNSOLVED_OVER_BUDGET   /* the search would plan more layouts than it may */
     } why;                /* when not solved */
     uint64_t context_tokens; /* the context it serves (the engine's default, engine_context) */
+    /* llama.cpp without --parallel: the slots its fit search was sized for
+     * to serve them (-np; 0: the plan's own) */
+    uint32_t parallel;
 };
 
 /* The fewest GPUs of base's GPU type, up to max_gpus, that serve `need`
@@ -132,5 +135,8 @@ bool solve_keep(struct solve_change *out, int *n, enum solve_change_kind kind,
 /* The users a scenario serves: those that fit, or with a service level
  * (min_tokens_per_s, max_ttft_seconds), those that keep it; 0 when invalid. */
 uint64_t solve_users(const struct scenario *s);
+/* The same for `need` users: under llama.cpp without --parallel, a fit
+ * search that falls short is sized for the slots they need a replica. */
+uint64_t solve_users_of(const struct scenario *s, uint64_t need);
 
 #endif

@@ -244,7 +244,8 @@ static void host_row(const struct inputs *in, const struct speed_basis *r, struc
         explain_op(row, XOP_DIV);
         explain_row_end(x, row, XU_SECONDS, 0,
                         "a batch of 32 tokens or more runs the host layers' matmuls on the GPU, "
-                        "their weights copied over each micro-batch (op offload)");
+                        "their weights and their cache's views copied over each micro-batch "
+                        "(op offload)");
         return;
     }
     explain_term(row, st->host_bytes, XU_BYTES, "read in host memory");

@@ -78,6 +78,39 @@ static double ring_seconds(const struct step_model *m, const struct step_machine
     return m->allreduces * (per + hw->link_latency_s);
 }
 
+/* The host layers' cache a step past host_offload_batch copies to the GPU
+ * (and writes back): llama.cpp's attention of a CPU layer then runs on the
+ * GPU too. ggml-backend.cpp at ggml-org/llama.cpp 0054c01 (ggml_backend_sched_split_graph):
+ * pass 1 (ggml_backend_sched_backend_id_from_cur) sends an op to the GPU
+ * for a source in a GGML_BACKEND_BUFFER_USAGE_WEIGHTS buffer only, which the
+ * cache's buffers (llama-kv-cache.cpp, ggml_backend_alloc_ctx_tensors_from_buft)
+ * are not, so the cache's views stay on the CPU ("1.vsrc") and so do the
+ * stores into it; pass 2 spreads the GPU over the unassigned ops between
+ * the offloaded matmuls, the attention among them; pass 5 copies each input
+ * of a GPU split that sits in another backend's buffer: the K and V views.
+ * Each micro-batch of host_ubatch tokens builds its own graph over the cells
+ * so far (its own included), so a sequence's views are copied once a
+ * micro-batch, growing, and its new tokens' K and V written back once. */
+static double copied_views(const struct step_model *m, const struct step_machine *hw,
+                           const struct step_seq *seqs, size_t n)
+{
+    double bytes = 0, w = (double)m->window;
+    for (size_t i = 0; i < n; i++) {
+        double ctx = (double)seqs[i].context, t = (double)seqs[i].tokens;
+        double ub = hw->host_ubatch > 0 && hw->host_ubatch < t ? hw->host_ubatch : t;
+        double chunks = t > 0 ? ceil(t / ub) : 0;
+        /* the views: ctx + j x ub cells after chunk j, ctx + t after the last */
+        double cells = chunks * ctx + ub * (chunks - 1) * chunks / 2 + t;
+        bytes += m->host_kv_global * cells;
+        for (double j = 1; m->host_kv_windowed > 0 && j <= chunks; j++) {
+            double c = ctx + (j < chunks ? j * ub : t);
+            bytes += m->host_kv_windowed * (w > 0 && w < c ? w : c);
+        }
+        bytes += (m->host_kv_global + m->host_kv_windowed) * t + 2.0 * m->host_state_bytes;
+    }
+    return bytes;
+}
+
 /* The host's part of a step (llama.cpp's layers or experts in host memory):
  * a small batch computes there, reading them at the host's bandwidth, in
  * turn with the GPU's layers; a batch of at least host_offload_batch tokens
@@ -88,7 +121,7 @@ static double ring_seconds(const struct step_model *m, const struct step_machine
  * ggml_backend_sched_compute_splits copies the weights in before each
  * split runs, of a MUL_MAT_ID's experts only those its ids use). */
 static void host_seconds(const struct step_model *m, const struct step_machine *hw, double seen,
-                         double share, struct step_time *st)
+                         double share, double views, struct step_time *st)
 {
     double weights = m->host_dense_bytes + m->host_expert_bytes * (m->experts ? share : 1.0);
     if (hw->host_bytes_per_s <= 0 || weights + st->host_bytes <= 0) {
@@ -104,7 +137,8 @@ static void host_seconds(const struct step_model *m, const struct step_machine *
         double batches = full + (rest > 0 ? 1 : 0);
         double experts = full * step_expert_share(m->experts, m->experts_per_token, ub) +
                          (rest > 0 ? step_expert_share(m->experts, m->experts_per_token, rest) : 0);
-        st->host_bytes += m->host_dense_bytes * batches + m->host_expert_bytes * experts;
+        /* the cache's views once a micro-batch (copied_views), not once a step */
+        st->host_bytes = views + m->host_dense_bytes * batches + m->host_expert_bytes * experts;
         st->host_s = st->host_bytes / hw->host_link_bytes_per_s;
         st->host_copied = 1;
         return;
@@ -164,7 +198,7 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
     /* a fine-grained MoE layer adds kernels that do not overlap the reads:
      * routing, top-k, the grouped GEMM's launch and gather */
     st.moe_s = m->moe_layers * hw->moe_layer_overhead_s;
-    host_seconds(m, hw, seen, share, &st);
+    host_seconds(m, hw, seen, share, copied_views(m, hw, seqs, n), &st);
     double stages = m->stages ? m->stages : 1;
     double busy = st.memory_s > st.compute_s ? st.memory_s : st.compute_s;
     st.stage_s = busy + st.moe_s + st.comm_s;

@@ -9,7 +9,7 @@ cJSON *offload_opts_json(const struct offload_opts *o)
 {
     bool memory = o->host_memory_bytes && !o->host_memory_read;
     if (!o->ngl_given && !o->n_cpu_moe_given && !o->no_kv_offload && !memory &&
-        o->host_bytes_per_s <= 0)
+        o->host_bytes_per_s <= 0 && !o->ubatch)
         return NULL;
     struct jsonout j = jsonout_begin();
     if (o->ngl_given)
@@ -18,6 +18,8 @@ cJSON *offload_opts_json(const struct offload_opts *o)
         jsonout_uint(&j, "n_cpu_moe", o->n_cpu_moe);
     if (o->no_kv_offload)
         jsonout_bool(&j, "no_kv_offload", true);
+    if (o->ubatch)
+        jsonout_uint(&j, "ubatch", o->ubatch);
     if (memory)
         jsonout_uint(&j, "host_memory_bytes", o->host_memory_bytes);
     if (o->cpu[0])
@@ -42,6 +44,7 @@ bool offload_opts_from_json(const struct jsonread *r, const cJSON *scenario,
     if (!jsonread_u32(&c, j, "n_gpu_layers", false, 0, 65536, &o->ngl, d) ||
         !jsonread_u32(&c, j, "n_cpu_moe", false, 0, 65536, &o->n_cpu_moe, d) ||
         !jsonread_bool(&c, j, "no_kv_offload", false, &o->no_kv_offload, d) ||
+        !jsonread_u32(&c, j, "ubatch", false, 1, 65536, &o->ubatch, d) ||
         !jsonread_u64(&c, j, "host_memory_bytes", false, 1, (uint64_t)1 << 50,
                       &o->host_memory_bytes, d) ||
         !jsonread_string(&c, j, "cpu", false, cpu, sizeof cpu, d) ||
@@ -86,6 +89,8 @@ cJSON *offload_split_json(const struct offload_split *o)
         jsonout_uint(&j, "host_memory_bytes", o->host_memory_bytes);
     else
         jsonout_null(&j, "host_memory_bytes");
+    if (o->unified_pool_bytes) /* what macOS keeps of the one RAM (core/scenario.h) */
+        jsonout_uint(&j, "os_reserve_bytes", o->os_reserve_bytes);
     jsonout_bool(&j, "host_fits", o->host_fits);
     jsonout_double(&j, "host_bandwidth_bytes_per_s", o->host_bytes_per_s);
     return jsonout_end(&j);

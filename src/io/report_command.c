@@ -159,6 +159,8 @@ static void command_serving(struct shell_line *l, const struct scenario *s)
         shell_option(l, OPTNAME_N_CPU_MOE, "%u", o->n_cpu_moe);
     if (o->no_kv_offload)
         shell_word(l, OPTNAME_NO_KV_OFFLOAD);
+    if (o->ubatch)
+        shell_option(l, OPTNAME_UBATCH, "%u", o->ubatch);
     if (o->host_memory_bytes && !o->host_memory_read)
         shell_option(l, OPTNAME_HOST_MEMORY, "%s", size_arg(o->host_memory_bytes, t, sizeof t));
     if (o->cpu[0])

@@ -8,18 +8,17 @@
 #include "core/offload_fit.h"
 #include "core/units.h"
 
-/* Apple silicon: what the wired limit and macOS leave of the unified
- * memory (core/scenario.h scenario_host_memory), read over the same bus. */
+/* Apple silicon: what the GPU's part and macOS leave of the unified
+ * memory (core/offload_fit.h offload_host_room), read over the same bus. */
 static bool unified_input(const struct scenario *s, const struct offload_split *o, char *buf,
                           size_t size)
 {
     const struct offload_opts *p = &s->offload;
     char mem[32], all[32], gpu[32], keep[32], how[96];
-    uint64_t most = spec_wired_limit_max(s->gpu.unified_bytes);
     units_format_bytes(o->host_memory_bytes, s->units, mem, sizeof mem);
     units_format_bytes(s->gpu.unified_bytes, s->units, all, sizeof all);
-    units_format_bytes(scenario_gpu_memory(s), s->units, gpu, sizeof gpu);
-    units_format_bytes(s->gpu.unified_bytes - most, s->units, keep, sizeof keep);
+    units_format_bytes(offload_gpu_part(o, o->gpu_kv_bytes), s->units, gpu, sizeof gpu);
+    units_format_bytes(o->os_reserve_bytes, s->units, keep, sizeof keep);
     const struct cpu_preset *c = p->cpu[0] ? offload_cpu_find(p->cpu) : NULL;
     if (c)
         snprintf(how, sizeof how, "%s, --cpu %s", c->name, c->id);
@@ -27,8 +26,9 @@ static bool unified_input(const struct scenario *s, const struct offload_split *
         snprintf(how, sizeof how, "--host-bandwidth");
     else
         snprintf(how, sizeof how, "the unified memory's");
-    snprintf(buf, size, "%s of unified memory: %s less the GPU's %s and %s for macOS, read at "
-             "%.1f GB/s (%s)", mem, all, gpu, keep, o->host_bytes_per_s / 1e9, how);
+    snprintf(buf, size, "%s of unified memory: %s less the GPU's %s (its weights, cache and "
+             "buffers) and %s for macOS, read at %.1f GB/s (%s)",
+             mem, all, gpu, keep, o->host_bytes_per_s / 1e9, how);
     return true;
 }
 
@@ -74,10 +74,36 @@ int report_offload_headline(const struct plan_result *r, char *buf, size_t size,
                           o->searched ? " (the fit search's)" : "");
 }
 
+/* No split fits: the closest the fit search tried, and what it lacks. */
+static bool no_split(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
+{
+    const struct offload_split *o = &r->engine.offload_tried;
+    char need[32], have[32], lack[32], split[192];
+    units_format_bytes(o->node_host_bytes, s->units, need, sizeof need);
+    units_format_bytes(o->host_memory_bytes, s->units, have, sizeof have);
+    units_format_bytes(o->gpu_lack_bytes, s->units, lack, sizeof lack);
+    offload_sentence(o, split, sizeof split);
+    int n = snprintf(buf, size, "DOES NOT FIT under %s: no split fits; the closest tried, %s, ",
+                     engine_desc(r->profile)->name, split);
+    if (n < 0 || (size_t)n >= size)
+        return true;
+    if (o->gpu_lack_bytes && !o->host_fits)
+        snprintf(buf + n, size - (size_t)n, "lacks %s per GPU and needs %s in host memory, "
+                 "more than its %s", lack, need, have);
+    else if (o->gpu_lack_bytes)
+        snprintf(buf + n, size - (size_t)n, "lacks %s per GPU", lack);
+    else
+        snprintf(buf + n, size - (size_t)n, "needs %s in host memory, more than its %s", need,
+                 have);
+    return true;
+}
+
 bool report_offload_unfit(const struct scenario *s, const struct plan_result *r, char *buf,
                           size_t size)
 {
     const struct offload_split *o = &r->engine.offload;
+    if (!r->fits && r->engine.offload_tried.placed)
+        return no_split(s, r, buf, size);
     if (!o->active || o->host_fits || !r->weights_fit)
         return false;
     char need[32], have[32], split[192];

@@ -31,9 +31,14 @@ def run_env(args, meminfo):
 
 
 def test_the_host_is_the_macs():
-    """64 GB M4 Pro: 48 GiB of Metal working set; max(80%, all but 5 GiB) =
-    59 GiB, so 11 GiB for the CPU layers, at the M4 Pro's 273 GB/s, whatever
-    this machine has."""
+    """64 GB M4 Pro: 48 GiB of Metal working set; macOS keeps min(20%, 5
+    GiB) = 5 GiB (what exo's configure_mlx.sh leaves it), so the GPU's part
+    and the CPU layers share 59 GiB = 63,350,767,616 B. The fit search's
+    -ngl 75 puts 39,306,628,650 B of weights, 10,066,329,600 B of cache
+    (75 x 32,768 cells x 4 KiB) and 598,212,608 B of buffers on the GPU:
+    49,971,170,858 B, which leaves 13,379,596,758 B (12.46 GiB) for the CPU
+    layers, at the M4 Pro's 273 GB/s, whatever this machine has. (It was
+    the cap's leftover, 59 - 48 = 11 GiB, which a bigger wired limit shrank.)"""
     big = os.path.join(TMP, "meminfo-1tib")
     with open(big, "w") as f:
         f.write("MemTotal:       1073741824 kB\n")
@@ -43,15 +48,16 @@ def test_the_host_is_the_macs():
     status2, out2, err2 = run_env(args, "")
     check("the same plan with this machine's RAM 1 TiB or unknown", out == out2, (out[:500], out2[:500]))
     check("the fit search puts layers on the CPU", "on the CPU (the fit search's)" in out, out[:600])
-    want = ("11.00 GiB of unified memory: 64.00 GiB less the GPU's 48.00 GiB and 5.00 GiB for "
-            "macOS, read at 273.0 GB/s (the unified memory's)")
+    want = ("12.46 GiB of unified memory: 64.00 GiB less the GPU's 46.54 GiB (its weights, cache "
+            "and buffers) and 5.00 GiB for macOS, read at 273.0 GB/s (the unified memory's)")
     check("the host input says so", want in out, [l for l in out.splitlines() if "Host memory" in l])
     check("no DDR preset, nothing of this machine's", "DDR" not in out and "this machine" not in out,
           out[:2000])
     d = json.loads(run_env([*args, "--format", "json"], big)[1])
     o = d["result"]["engine"]["offload"]
-    check("JSON: 11 GiB of host memory at 273 GB/s",
-          o.get("host_memory_bytes") == 11 << 30 and o.get("host_bandwidth_bytes_per_s") == 273e9, o)
+    check("JSON: 13,379,596,758 B of host memory at 273 GB/s",
+          o.get("host_memory_bytes") == 13379596758 and o.get("host_bandwidth_bytes_per_s") == 273e9
+          and o.get("os_reserve_bytes") == 5 << 30, o)
     m = re.search(r"iogpu\.wired_limit_mb=(\d+)` holds it all on the GPU \(--wired-limit-mb (\d+)", out)
     check("the warning names the sysctl that holds it all on the GPU", m and m.group(1) == m.group(2),
           out[-700:])
@@ -92,11 +98,16 @@ def test_solve_on_a_mac():
     check("solve names the split and the sysctl",
           re.search(r"\(apple-m4-pro: the fit search's -ngl \d+ of 81: .* on the CPU; `sudo sysctl "
                     r"iogpu\.wired_limit_mb=\d+` holds it all on the GPU\)", out), out)
+    # one RAM for both sides: the longest context is what the 59 GiB hold
+    # beside the 43,214,145,229 B of weights and 598,212,608 B of buffers,
+    # 19,538,409,779 B / 320 KiB a token = 59,626, in 256-cell steps 59,392;
+    # all on the GPU it would need a wired limit past the most (60416 MiB)
     status, out, err = run(["solve", *MAC, "--users", "1", "--max-context"])
-    m = re.search(r": ([\d,]+) tokens", out)
-    check("solve --max-context: past what fits whole (22,016 tokens)", status == 0 and m and
-          int(m.group(1).replace(",", "")) > 22016, out)
-    check("solve --max-context names the sysctl", "iogpu.wired_limit_mb=" in out, out)
+    m = re.search(r": ([\d,]+) (\(\d+k\) )?tokens", out)
+    check("solve --max-context: 59,392 tokens, past what fits whole (22,016)", status == 0 and m and
+          int(m.group(1).replace(",", "")) == 59392, out)
+    check("solve --max-context names no sysctl: no limit holds it all on the GPU",
+          "iogpu.wired_limit_mb=" not in out, out)
 
 
 def test_small_presets():
@@ -114,16 +125,36 @@ def test_small_presets():
           out[:800])
 
 
+def test_the_wired_limit_leaves_the_host_alone():
+    """-ngl 60 of the 70B at 16k, two slots: the GPU's part is 31,445,302,920
+    B of weights + 8,053,063,680 B of cache + 598,212,608 B of buffers =
+    40,096,579,208 B, so 23,254,188,408 B of the 59 GiB are left for the
+    13.46 GiB in host memory: it fits, and a bigger wired limit (the
+    sysctl's hint) changes neither figure. Before, the host was the cap's
+    leftover: 11 GiB (does not fit), 7 GiB under --wired-limit-mb 53248."""
+    for extra in [[], ["--wired-limit-mb", "53248"], ["--wired-limit-mb", "60416"]]:
+        status, out, err = run(["plan", *MAC, "--context", "16k", "--parallel", "2", "-ngl", "60",
+                                "--format", "json", *extra])
+        d = json.loads(out) if status == 0 else {}
+        r = d.get("result", {})
+        o = r.get("engine", {}).get("offload", {})
+        check("-ngl 60 %s: 23,254,188,408 B of host memory, 2 users" % (extra or "at the default"),
+              o.get("host_memory_bytes") == 23254188408 and o.get("host_fits") is True
+              and r.get("max_users") == 2, (err, o))
+
+
 def test_no_host_memory_left_is_checked():
-    """--wired-limit-mb at the most kvplan takes (59 GiB of a 64 GB Mac)
-    leaves the CPU 0 B: a figure to check the CPU layers against, not an
-    unknown host memory that passes them all."""
-    status, out, err = run(["plan", *MAC, "--context", "2k", "--wired-limit-mb", "60416",
-                            "-ngl", "60", "--format", "json"])
+    """A 16 GB M4 (10.67 GiB of working set, macOS keeps 20% = 3.2 GiB:
+    13,743,895,347 B for both sides) and the 70B at -ngl 10: the GPU's
+    part is small, but 70 CPU layers need ~35 GiB: checked against what is
+    left, not an unknown host memory that passes them all."""
+    status, out, err = run(["plan", "--gpu", "apple-m4-16gb", "--model", "llama-3.1-70b",
+                            "--engine", "llama.cpp", "--weight-dtype", "q4_k_m", "--context", "2k",
+                            "-ngl", "10", "--format", "json"])
     d = json.loads(out) if status == 0 else {}
     r = d.get("result", {})
     o = r.get("engine", {}).get("offload", {})
-    check("0 B left to the CPU: 20 CPU layers do not fit, no user", o.get("host_memory_bytes") == 0
+    check("70 CPU layers do not fit the 16 GB Mac, no user", o.get("host_memory_bytes") is not None
           and o.get("host_fits") is False and r.get("fits") is False and r.get("max_users") == 0,
           (err, o))
 
@@ -147,4 +178,5 @@ def test_cpu_reads_no_more_of_the_bus_than_the_gpu():
 
 
 if __name__ == "__main__":
-    main([test_cpu_reads_no_more_of_the_bus_than_the_gpu, test_no_host_memory_left_is_checked, test_the_host_is_the_macs, test_refusals, test_solve_on_a_mac, test_small_presets])
+    main([test_cpu_reads_no_more_of_the_bus_than_the_gpu, test_no_host_memory_left_is_checked,
+          test_the_wired_limit_leaves_the_host_alone, test_the_host_is_the_macs, test_refusals, test_solve_on_a_mac, test_small_presets])

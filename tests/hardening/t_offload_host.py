@@ -7,7 +7,7 @@ Usage: t_offload_host.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
 import os
 
-from optionslib import ROOT, TMP, check, main, run
+from optionslib import ROOT, TMP, check, main, refused, run
 
 MIB = 1 << 20
 
@@ -111,6 +111,63 @@ def test_metal_words():
     check("CUDA total on an NVIDIA card still", "CUDA total" in out and "Metal" not in out, out)
 
 
+def test_the_binding_side_in_json():
+    """The JSON warnings name what binds (tests/unit/test_offload.c
+    the_binding_side_is_named has the numbers): host memory with -ngl 40
+    and 16 GiB, not "the KV cache does not fit"; no split at all, the
+    closest the fit search tried, not the all-on-GPU weights."""
+    args = ["--engine", "llama.cpp", "--model", "llama-3.1-70b", "--weight-dtype", "q4_k_m",
+            "--gpu", "rtx-4090", "--host-memory", "16GiB"]
+    w = plan_json([*args, "-ngl", "40"]).get("result", {}).get("warnings", [])
+    check("-ngl 40: host memory binds, 21.97 GiB needed, 16.00 GiB available",
+          any(x.startswith("host memory binds, not the GPU: 21.97 GiB of weights and cache there, "
+                           "16.00 GiB available") for x in w)
+          and not any("KV cache does not fit" in x for x in w), w)
+    w = plan_json(args).get("result", {}).get("warnings", [])
+    check("no split: the closest tried, -ngl 42, 20.93 GiB in host memory",
+          any(x.startswith("no split fits: the closest the fit search tried, -ngl 42 of 81") and
+              "needs 20.93 GiB in host memory, 16.00 GiB available" in x for x in w)
+          and not any("weights alone" in x for x in w), w)
+    status, out, err = run(["plan", *args])
+    check("the headline too", "DOES NOT FIT under llama.cpp: no split fits; the closest tried, -ngl 42"
+          in out, out[:400])
+
+
+def test_ubatch():
+    """--ubatch N (llama.cpp's -ub, --ubatch-size; common/common.h n_ubatch
+    512). Llama 3.1 70B Q4_K_M, -ngl 40 on an RTX 4090, an 8,192-token
+    prompt: the op offload copies the 21,607,072,586 B of CPU-layer weights
+    (the host's 22,250,609,949 B less the 643,537,363 B embedding, read on
+    the CPU) once a micro-batch, and the cache's views of the cells so far
+    (40 layers x 4 KiB = 163,840 B a cell): at 512, 16 micro-batches and
+    69,632 cells; at 2048, 4 and 20,480; 8,192 cells written back either way.
+    The first token is (12 x 21,607,072,586 + (69,632 - 20,480) x 163,840) B
+    / 32 GB/s = 8.35431 s sooner; the compute buffers 2,048 x (128,256 + 4 x
+    8,192) x 4 B + 256 MiB = 1,587,544,064 B."""
+    args = ["--engine", "llama.cpp", "--model", "llama-3.1-70b", "--weight-dtype", "q4_k_m",
+            "--gpu", "rtx-4090", "-ngl", "40", "--host-memory", "64GiB"]
+    d512 = plan_json(args)
+    d2048 = plan_json([*args, "--ubatch", "2048"])
+    t512 = d512.get("result", {}).get("ttft_seconds", 0)
+    t2048 = d2048.get("result", {}).get("ttft_seconds", 0)
+    check("-ub 2048: the first token 8.35431 s sooner", abs((t512 - t2048) - 8.354310) < 1e-4,
+          (t512, t2048))
+    check("-ub 2048: 1,587,544,064 B of compute buffers",
+          d2048.get("result", {}).get("runtime_bytes_per_gpu") == 1587544064, d2048.get("result", {}))
+    check("the scenario keeps it", d2048.get("scenario", {}).get("offload", {}).get("ubatch") == 2048,
+          d2048.get("scenario", {}).get("offload"))
+    status, out, err = run(["plan", *args, "--ubatch-size", "2048"])
+    check("the launch line has -ub 2048, the default none",
+          "-ngl 40 -ub 2048" in out and "-ub" not in run(["plan", *args])[1], out[-600:])
+    status, out, err = run(["plan", *args, "-ub", "4096"])
+    check("past n_batch's 2048, -b too", "-b 4096 -ub 4096" in out, out[-600:])
+    refused(["plan", *args, "--ubatch", "0"], "--ubatch", "from 1 to 65536")
+    refused(["plan", *args, "--ubatch", "many"], "--ubatch", "'many'")
+    refused(["plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--ubatch", "1024"],
+            "--ubatch", "llama.cpp")
+
+
 if __name__ == "__main__":
     main([test_embedding_in_host_memory, test_wired_limit_on_solve, test_wired_limit_on_simulate,
-          test_metal_words])
+          test_metal_words, test_the_binding_side_in_json,
+          test_ubatch])

@@ -73,6 +73,7 @@ VALUES = {
     "--parallel": ("4", LLAMACPP), "--fit-target": ("2GiB", LLAMACPP),
     "--kv-dtype-v": ("q8_0", LLAMACPP),
     "--n-gpu-layers": ("40", LLAMACPP), "--n-cpu-moe": ("4", [*LLAMACPP, "--model", "qwen3-30b-a3b"]),
+    "--ubatch": ("1024", LLAMACPP),
     "--host-memory": ("64GiB", []), "--host-bandwidth": ("90", []), "--cpu": ("ddr5-5600-2ch", []), "--free-gpu-memory-fraction": ("0.8", ["--engine", "trtllm"]),
     "--gpu-total": ("80GiB", VLLM), "--non-kv": ("20GiB", VLLM), "--kv-memory": ("40GiB", VLLM),
     "--calibration": (CALIBRATION, ["--model", "llama-3-8b"]),

@@ -104,4 +104,27 @@ rc, j = solve_json("--engine", "ollama", "--users", "2", "--context", "8k", *L8[
 check(rc == 0 and all("context_tokens" not in r for r in j.get("rows", [])) and j.get("context_tokens") == 8192,
       "ollama --context 8k: %s" % j)
 
+# --- the fit search sized for the users asked, as plan --parallel N sizes it
+# (core/policy_llamacpp.c llamacpp_budget: without -np the search holds one
+# slot): gpt-oss-120b, 4 users at 32k on one RTX 4090 with 96 GiB of host
+# memory: plan --parallel 4 keeps the experts of 27 layers on the CPU and
+# serves the 4 on one card; solve asked for 4 cards (TP 4, 17 users) when
+# its search held one slot
+OSS = ["--engine", "llama.cpp", "--model", "gpt-oss-120b", "--gpu", "rtx-4090",
+       "--host-memory", "96GiB", "--context", "32k"]
+rc, out, err = run("plan", "--format", "json", *OSS, "--parallel", "4")
+p = json.loads(out) if rc == 0 else {}
+pr = p.get("result", {})
+check(pr.get("max_users") == 4 and pr.get("engine", {}).get("offload", {}).get("n_cpu_moe") == 27,
+      "plan --parallel 4: 4 users, --n-cpu-moe 27: %s" % pr.get("max_users"))
+rc, j = solve_json("--users", "4", *OSS)
+row = (j.get("rows") or [{}])[0]
+check(rc == 0 and row.get("gpus") == 1 and row.get("users") == 4 and row.get("parallel") == 4,
+      "solve --users 4: one card, -np 4, as plan: %s" % row)
+check(abs((row.get("cost_per_million_output_tokens") or 0) - pr.get("cost_per_million_output_tokens", -1)) < 1e-9,
+      "solve's cost is plan --parallel 4's: %s vs %s" % (row.get("cost_per_million_output_tokens"),
+                                                          pr.get("cost_per_million_output_tokens")))
+rc, j = solve_json("--users", "4", "--max-context", *OSS)
+check(rc == 0 and " -np 4 " in (j.get("launch") or ""), "solve --max-context: -np 4: %s" % j.get("launch"))
+
 finish()

@@ -178,9 +178,11 @@ static void the_fit_search_keeps_the_most_layers_that_fit(void **state)
     assert_false(r.engine.offload.active);
     assert_non_null(strstr(r.engine.launch, "-ngl 999"));
     /* unified memory (Apple silicon) searches too: the CPU layers take what
-     * the 96 GiB working set and macOS leave of the Mac's 128 GiB, max(80%,
-     * all but 5 GiB) = 123 GiB - 96 GiB = 27 GiB, never the 64 GiB the
-     * scenario says this machine has, read at the M4 Max's 546 GB/s */
+     * the GPU's part and macOS leave of the Mac's 128 GiB: 123 GiB (macOS
+     * keeps min(20%, 5 GiB)) less -ngl 63's 33,017,568,066 B of weights,
+     * 67,645,734,912 B of cache (63 x 262,144 cells x 4 KiB) and 598,212,608 B
+     * of buffers = 30,808,728,766 B, never the 64 GiB the scenario says this
+     * machine has, read at the M4 Max's 546 GB/s */
     s = llama("apple-m4-max", "llama-3.1-70b");
     s.weight_dtype = DTYPE_Q4_K_M;
     s.context_tokens = 131072;
@@ -188,8 +190,9 @@ static void the_fit_search_keeps_the_most_layers_that_fit(void **state)
     assert_true(run(&s));
     assert_true(o->active && o->searched && r.fits);
     assert_true(o->gpu_layers < 80);
-    assert_int_equal(o->host_memory_bytes, 27ull << 30);
-    assert_true(o->host_bytes <= 27ull << 30);
+    assert_int_equal(o->ngl, 63);
+    assert_int_equal(o->host_memory_bytes, 30808728766ull);
+    assert_true(o->host_bytes <= 30808728766ull);
     assert_float_equal(o->host_bytes_per_s, 546e9, 1);
     /* one more layer on the GPU does not fit there */
     s.offload.ngl_given = true;
@@ -282,6 +285,26 @@ static void prefill_copies_host_layers_over_the_link(void **state)
     /* 4e9 B / (80e9 x 0.5) = 0.1 s on the CPU */
     assert_float_equal(st.host_s, 0.1, 1e-9);
     assert_int_equal(st.host_copied, 0);
+    /* the CPU layers' cache goes too, its views once a micro-batch
+     * (steptime.c copied_views: ggml-backend.cpp's sched gives the GPU the
+     * attention between offloaded matmuls and copies the cache's views in;
+     * ggml-org/llama.cpp 0054c01): 1,000 B a cell, a 2,048-token prompt
+     * after 1,000 cells: views of 1,512 + 2,024 + 2,536 + 3,048 = 9,120
+     * cells, 2,048 cells written back: 4 x 4e9 + 11,168,000 B over 32e9 B/s
+     * = 0.500349 s; it was counted once a step, (1,000 + 2,048) cells */
+    m.host_kv_global = 1000;
+    q = (struct step_seq){.context = 1000, .tokens = 2048};
+    step_time(&m, &hw, &q, 1, &st);
+    assert_float_equal(st.host_bytes, 16e9 + 11168000, 1e-3);
+    assert_float_equal(st.host_s, (16e9 + 11168000) / 32e9, 1e-12);
+    /* 32 users decoding one token each after 1,000 cells: one micro-batch,
+     * each user's 1,001 cells copied and 1 written back */
+    struct step_seq users[32];
+    for (int i = 0; i < 32; i++)
+        users[i] = (struct step_seq){.context = 1000, .tokens = 1};
+    step_time(&m, &hw, users, 32, &st);
+    assert_int_equal(st.host_copied, 1);
+    assert_float_equal(st.host_bytes, 4e9 + 32 * 1002 * 1000.0, 1e-3);
 }
 
 /* The command line that reproduces a scenario (the planner copies it)
@@ -322,9 +345,62 @@ static void cpu_presets_are_channels_times_8_bytes_times_the_rate(void **state)
     assert_float_equal(offload_cpu_bandwidth(offload_cpu_find("apple-m2-ultra")), 819.2e9, 1);
 }
 
+/* What binds is named. Llama 3.1 70B Q4_K_M on an RTX 4090, 8k, 16 GiB of
+ * host memory. -ngl 40: 22,250,609,949 B of weights + 40 layers x 8,192
+ * cells x 4 KiB = 1,342,177,280 B of cache in host memory, 23,592,787,229 B
+ * (21.97 GiB): the host is short, not the cache's GPU room (the warning
+ * said "the KV cache does not fit"). No -ngl: no split fits; the closest
+ * is --fit's, -ngl 42 (the most layers whose GPU side fits: -ngl 43 lacks
+ * 358.31 MiB), 22,477,501,600 B (20.93 GiB) in host memory (the plan said
+ * "the weights exceed each GPU's budget by 17.67 GiB", all on the GPU). */
+static void the_binding_side_is_named(void **state)
+{
+    (void)state;
+    struct scenario s = llama("rtx-4090", "llama-3.1-70b");
+    s.weight_dtype = DTYPE_Q4_K_M;
+    s.context_tokens = 8192;
+    s.offload.host_memory_bytes = 16ull << 30;
+    s.offload.ngl_given = true;
+    s.offload.ngl = 40;
+    assert_true(run(&s));
+    assert_false(r.fits);
+    assert_int_equal(r.engine.offload.host_bytes, 23592787229ull);
+    assert_true(r.warnings & WARN_HOST_DOES_NOT_FIT);
+    assert_false(r.warnings & (WARN_KV_DOES_NOT_FIT | WARN_NO_SPLIT_FITS));
+    char text[512];
+    plan_warning_format(&r, WARN_HOST_DOES_NOT_FIT, text, sizeof text);
+    assert_string_equal(text, "host memory binds, not the GPU: 21.97 GiB of weights and cache "
+                              "there, 16.00 GiB available in host memory (-ngl 40 of 81: 40 "
+                              "layers and the output layer on the CPU)");
+    s.offload.ngl_given = false;
+    s.offload.ngl = 0;
+    assert_true(run(&s));
+    assert_false(r.fits);
+    const struct offload_split *t = &r.engine.offload_tried;
+    assert_true(t->placed && t->searched);
+    assert_int_equal(t->ngl, 42);
+    assert_int_equal(t->gpu_lack_bytes, 0);
+    assert_int_equal(t->host_bytes, 22477501600ull);
+    assert_true(r.warnings & WARN_NO_SPLIT_FITS);
+    assert_false(r.warnings & (WARN_WEIGHTS_DO_NOT_FIT | WARN_KV_DOES_NOT_FIT));
+    plan_warning_format(&r, WARN_NO_SPLIT_FITS, text, sizeof text);
+    assert_string_equal(text, "no split fits: the closest the fit search tried, -ngl 42 of 81: 38 "
+                              "layers and the output layer on the CPU, needs 20.93 GiB in host "
+                              "memory, 16.00 GiB available");
+    report_headline(&s, &r, text, sizeof text);
+    assert_non_null(strstr(text, "DOES NOT FIT under llama.cpp: no split fits; the closest tried, "
+                                 "-ngl 42 of 81"));
+    /* with 64 GiB it fits, and nothing was tried in vain */
+    s.offload.host_memory_bytes = 64ull << 30;
+    assert_true(run(&s));
+    assert_true(r.fits);
+    assert_false(r.engine.offload_tried.placed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_binding_side_is_named),
         cmocka_unit_test(llama_70b_q4_40_of_80_layers_on_a_4090),
         cmocka_unit_test(gpt_oss_120b_keeps_its_36_layers_of_experts_in_host_memory),
         cmocka_unit_test(jamba_mini_fits_one_h100_with_experts_in_host_memory),

@@ -147,9 +147,9 @@ static void the_warning_names_the_sysctl_and_its_limit_fits(void **state)
      * embedding's 613.73 MiB, kept on the CPU) - 570.5 MiB runtime = 54.8 GiB,
      * so 25.2 GiB are missing; with the margin's share (96/95) 25.47 GiB more,
      * 121.47 GiB in all: the whole GiB above, 122 GiB = 124,928 MiB. The
-     * fit search holds it meanwhile with layers on the CPU, in the 27 GiB the
-     * limit and macOS leave (123 - 96): the same 25.2 GiB the GPU lacks sit
-     * there, so the same limit holds it all on the GPU. */
+     * fit search holds it meanwhile with layers on the CPU, in what the GPU's
+     * part leaves of the 123 GiB (128 less macOS's 5): the same 25.2 GiB the
+     * GPU lacks sit there, so the same limit holds it all on the GPU. */
     struct scenario s = base("apple-m4-max", "llama-3.1-70b");
     s.engine.kind = ENGINE_LLAMACPP;
     s.engine.parallel = 2;
@@ -200,6 +200,62 @@ static void the_warning_names_the_sysctl_and_its_limit_fits(void **state)
     assert_int_equal(r.wired.unified_bytes, 0);
 }
 
+/* The CPU layers of a Mac have the RAM the GPU's part does not allocate:
+ * 64 GiB less macOS's 5 GiB (min(20%, 5 GiB), what exo's configure_mlx.sh
+ * leaves it) is 63,350,767,616 B for both sides. Llama 3.1 70B q4_k_m,
+ * -ngl 60, -np 2 at 16k: the GPU's part is its weights 31,445,302,920 B +
+ * the GPU layers' cache 60 x 32,768 cells x 4 KiB = 8,053,063,680 B + the
+ * buffers 512 x (128,256 + 4 x 8,192) x 4 + 256 MiB = 598,212,608 B =
+ * 40,096,579,208 B, which leaves 23,254,188,408 B for the 13.46 GiB of the
+ * 20 CPU layers, the output layer, the embedding and their cache. It did
+ * not fit when the host had what the working-set cap left (59 - 48 = 11
+ * GiB), and raising the wired limit shrank that; the GPU's part is the same
+ * whatever the limit, so its host is too. */
+static void the_host_is_what_the_gpus_part_leaves(void **state)
+{
+    (void)state;
+    struct scenario s = base("apple-m4-pro", "llama-3.1-70b");
+    s.engine.kind = ENGINE_LLAMACPP;
+    s.engine.parallel = 2;
+    s.weight_dtype = DTYPE_Q4_K_M;
+    s.context_tokens = 16384;
+    s.offload.ngl_given = true;
+    s.offload.ngl = 60;
+    run(&s);
+    const struct offload_split *o = &r.engine.offload;
+    assert_int_equal(o->gpu_weights_bytes, 31445302920ull);
+    assert_int_equal(o->gpu_kv_bytes, 8053063680ull);
+    assert_int_equal(o->gpu_buffers_bytes, 598212608ull);
+    assert_int_equal(o->os_reserve_bytes, 5ull << 30);
+    assert_int_equal(o->host_memory_bytes, 23254188408ull);
+    assert_true(o->host_fits && r.fits);
+    assert_int_equal(r.users_per_replica, 2);
+    s.wired_limit_mb = 53248; /* the sysctl's hint: a bigger cap, the same host */
+    run(&s);
+    assert_int_equal(r.engine.offload.host_memory_bytes, 23254188408ull);
+    assert_true(r.fits);
+    /* the fit search computes it for each split it tries: -np 3 at 16k with
+     * --no-kv-offload holds every layer on the GPU (42,570,607,866 B of
+     * weights + 598,212,608 B of buffers, no cache) and leaves 20,181,947,142 B
+     * for the embedding's 643,537,363 B and the cache's 3 x 16,384 x 80 x
+     * 4 KiB = 16,106,127,360 B: 16,749,664,723 B. The cap's 11 GiB did not. */
+    s.wired_limit_mb = 0;
+    s.offload.ngl_given = false;
+    s.offload.ngl = 0;
+    s.offload.no_kv_offload = true;
+    s.engine.parallel = 3;
+    run(&s);
+    assert_true(o->searched && o->found);
+    assert_int_equal(o->ngl, 81);
+    assert_int_equal(o->host_memory_bytes, 20181947142ull);
+    assert_int_equal(o->host_bytes, 16749664723ull);
+    assert_true(r.fits);
+    /* weights, cache and buffers together past the 59 GiB: no split holds */
+    s.context_tokens = 32768;
+    run(&s);
+    assert_false(r.fits);
+}
+
 static void the_limit_is_refused_where_it_means_nothing(void **state)
 {
     (void)state;
@@ -239,6 +295,7 @@ int main(void)
         cmocka_unit_test(llama_cpp_takes_the_working_set_whole),
         cmocka_unit_test(the_warning_names_the_sysctl_and_its_limit_fits),
         cmocka_unit_test(the_limit_is_refused_where_it_means_nothing),
+        cmocka_unit_test(the_host_is_what_the_gpus_part_leaves),
     };
     return cmocka_run_group_tests_name("unified", tests, setup, teardown);
 }
