@@ -110,6 +110,8 @@ struct view_speed {
     char per_user_band[24], ttft_band[24];
     /* the same as the ratios' range, "x0.55-6.3": a narrow screen's form */
     char per_user_compact[24], ttft_compact[24];
+    /* the first token to three digits ("239 ms"), for its compact band */
+    char ttft_short[24];
 };
 void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_speed *v);
 

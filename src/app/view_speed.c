@@ -83,6 +83,11 @@ void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_
     if (v->known && sp->ttft_seconds > 0) {
         band_words(&r->bands.ttft, v->ttft_band, sizeof v->ttft_band);
         band_compact(&r->bands.ttft, v->ttft_compact, sizeof v->ttft_compact);
+        double t = sp->ttft_seconds;
+        if (t < 1)
+            snprintf(v->ttft_short, sizeof v->ttft_short, "%.3g ms", t * 1e3);
+        else
+            snprintf(v->ttft_short, sizeof v->ttft_short, "%.3g s", t);
     }
     explain_format(r->cost_per_user_hour, XU_USD, u, v->cost, sizeof v->cost); /* n/a below 0 */
     /* a million output tokens at the throughput shown (core/price.c) */
@@ -154,10 +159,11 @@ static void first_fit(char item[48], int w, char forms[][48], int n)
  * "23.7 tok/s -58%/+8%", the band compact ("23.7 tok/s x0.42-1.1"), then
  * without the band; "first token 302.42 ms +1%/+17%", "TTFT 302.42 ms
  * +1%/+17%", "TTFT 302.42 ms x1-9.4" (a wide band still shown at 80x24),
+ * "TTFT 302 ms x1-9.4",
  * "first token 302.42 ms", "TTFT 302.42 ms". */
 static void speed_forms(const struct view_speed *v, int w, char items[VIEW_SPEED_ITEMS][48])
 {
-    char f[6][48];
+    char f[7][48];
     const char *b = v->per_user_band, *t = v->ttft_band;
     put3(f[0], items[0], b[0] ? " " : "", b);
     put3(f[1], v->per_user, b[0] ? " " : "", b);
@@ -170,11 +176,15 @@ static void speed_forms(const struct view_speed *v, int w, char items[VIEW_SPEED
     put3(f[0], items[2], t[0] ? " " : "", t);
     put3(f[1], ttft, t[0] ? " " : "", t);
     put3(f[2], ttft, t[0] ? " " : "", v->ttft_compact);
-    put3(f[3], items[2], "", "");
-    put3(f[4], ttft, "", "");
+    /* the figure to three digits beside the compact band: "TTFT 239 ms x1-1.6" */
+    char ttft3[48];
+    put3(ttft3, "TTFT ", v->ttft_short, "");
+    put3(f[3], ttft3, t[0] ? " " : "", v->ttft_compact);
+    put3(f[4], items[2], "", "");
+    put3(f[5], ttft, "", "");
     if (!t[0])
-        f[0][0] = f[1][0] = f[2][0] = '\0'; /* no band: the long form, then the short */
-    first_fit(items[2], w, f, 5);
+        f[0][0] = f[1][0] = f[2][0] = f[3][0] = '\0'; /* no band: the long form, then the short */
+    first_fit(items[2], w, f, 6);
 }
 
 int view_speed_lines(const struct view_speed *v, int w, int rows,

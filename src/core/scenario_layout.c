@@ -61,8 +61,10 @@ static bool tp_instead(const struct scenario *s, uint32_t tp, uint32_t pp, uint3
     return false;
 }
 
-size_t scenario_layouts(const struct scenario *s, uint32_t max_pp, uint32_t widest,
-                        struct scenario_layout *out, size_t max)
+/* Every layout that runs, each TP a stage's GPUs allow; with `tp_first`,
+ * none that a wider TP runs in place of (tp_instead). */
+static size_t layouts(const struct scenario *s, uint32_t max_pp, uint32_t widest, bool tp_first,
+                      struct scenario_layout *out, size_t max)
 {
     size_t n = 0;
     for (uint32_t pp = 1; pp <= s->gpus && pp <= max_pp && n < max; pp++) {
@@ -70,10 +72,16 @@ size_t scenario_layouts(const struct scenario *s, uint32_t max_pp, uint32_t wide
             continue;
         uint32_t per_stage = s->gpus / pp;
         for (uint32_t tp = per_stage < widest ? per_stage : widest; tp >= 1 && n < max; tp--)
-            if (scenario_layout_runs(s, tp, pp) && !tp_instead(s, tp, pp, widest))
+            if (scenario_layout_runs(s, tp, pp) && !(tp_first && tp_instead(s, tp, pp, widest)))
                 out[n++] = (struct scenario_layout){.tp = tp, .pp = pp};
     }
     return n;
+}
+
+size_t scenario_layouts(const struct scenario *s, uint32_t max_pp, uint32_t widest,
+                        struct scenario_layout *out, size_t max)
+{
+    return layouts(s, max_pp, widest, true, out, max);
 }
 
 /* A layout as the default plans it: the users it serves at the service
@@ -129,10 +137,14 @@ static struct scenario_layout best_layout(const struct scenario *s)
             return remembered[i].l;
     struct scenario_layout all[SCENARIO_LAYOUTS_MAX], best = {.tp = 1, .pp = 1};
     uint32_t most = s->model.layers ? s->model.layers : s->gpus;
-    size_t n = scenario_layouts(s, most, spec_gpu_domain(&s->gpu), all, SCENARIO_LAYOUTS_MAX);
-    if (n == 1)
-        best = all[0];
-    else if (n > 1) {
+    /* TP before stages in a node; where that serves no one, the stages it
+     * stood in for too (70B on 2 H100s under vLLM: TP 2 holds none, TP 1 x
+     * PP 2 two, its profile peak a stage's) */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = layouts(s, most, spec_gpu_domain(&s->gpu), pass == 0, all,
+                           SCENARIO_LAYOUTS_MAX);
+        if (n == 0)
+            continue;
         struct rank top = rank_of(s, all[0]);
         best = all[0];
         for (size_t i = 1; i < n; i++) {
@@ -142,6 +154,8 @@ static struct scenario_layout best_layout(const struct scenario *s)
                 best = all[i];
             }
         }
+        if (top.users > 0)
+            break;
     }
     struct remembered *m = &remembered[next_slot++ % REMEMBERED];
     m->used = true;

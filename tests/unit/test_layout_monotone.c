@@ -128,12 +128,38 @@ static void thirteen_gpus_over_uneven_nodes(void **state)
     assert_true(scenario_layout_runs(&s, 8, 2));
 }
 
+/* TP before stages within a node, unless TP serves no one: Llama 3.1 70B
+ * on 2 H100s under vLLM at 14k, TP 2 holds no user (its profile peak and
+ * both halves of the weights on each GPU leave less than one 14k request),
+ * TP 1 x PP 2 one; at 8k TP 2 holds one and stays the default (PP 2 two, at
+ * half the speed). */
+static void stages_where_tp_serves_no_one(void **state)
+{
+    (void)state;
+    struct gpu_spec g = h100_sxm();
+    struct model_spec m = llama31_70b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.gpus = 2;
+    s.engine.kind = ENGINE_VLLM;
+    s.context_tokens = 14 * 1024;
+    struct scenario t = s;
+    t.tp = 2;
+    assert_int_equal(fixture_plan(&t).max_users, 0);
+    assert_int_equal(scenario_tp(&s), 1);
+    assert_int_equal(scenario_pp(&s), 2);
+    assert_true(fixture_plan(&s).max_users >= 1);
+    s.context_tokens = 8 * 1024;
+    assert_int_equal(scenario_tp(&s), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_gpu_more_never_serves_fewer),
         cmocka_unit_test(twelve_and_fifteen_gpus_serve_the_most),
         cmocka_unit_test(thirteen_gpus_over_uneven_nodes),
+        cmocka_unit_test(stages_where_tp_serves_no_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
