@@ -58,11 +58,14 @@ struct engine_knob {
     const char *help;         /* one line: what it sets */
 };
 
+enum { ENGINE_SPELLINGS_MAX = 4 };
+
 /* NAME@VERSION: the engine's arithmetic at an older version. */
 struct engine_version {
     enum engine_rule rule;      /* RULE_CURRENT: the latest, under another name */
     const char *label;          /* "vllm@0": listed, and shown for the rule */
-    const char *spellings[3];   /* the VERSIONs taken, case-insensitive: "0", "v0" */
+    const char *spellings[ENGINE_SPELLINGS_MAX]; /* the VERSIONs taken, case-insensitive:
+                                 * "0", "v0"; a former label's too ("0.15") */
     const char *changed;        /* what the pin changes */
     const char *release;        /* the release for a reader: "0.15", "1.x" */
     const char *from;           /* the first release it holds for ("0.14", "b5124"); a release

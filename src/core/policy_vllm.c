@@ -554,10 +554,13 @@ const struct engine_desc engine_vllm = {
     .name = "vllm",
     .title = "vLLM",
     .title_a = "a vLLM",
-    .versions = {{RULE_CURRENT, "vllm@0.15", {"0.15", "1", "v1"},
+    /* named after the newest release it is read for (DeepSeek V4, 0.20.1);
+     * "0.15", its label until then, stays a spelling of it (session files,
+     * snapshots and scripts that pinned vllm@0.15) */
+    .versions = {{RULE_CURRENT, "vllm@0.20", {"0.20", "0.15", "1", "v1"},
                   "the V1 engine, the latest: FlashInfer MLA for DeepSeek on Blackwell (from "
                   "January 2026), rules read at main 002db495; DeepSeek V4's packed blocks "
-                  "(served from 0.20.1) read at main 0a291a2e", "0.15", "0.14", "0.20.1", NULL},
+                  "(served from 0.20.1) read at main 0a291a2e", "0.20", "0.14", "0.20.1", NULL},
                  {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
                   "up to 0.13: CUTLASS MLA on Blackwell (SM100) for every MLA model, blocks of 128 "
                   "(later FlashInfer MLA's 64 for DeepSeek)", "0.13", "0.8", NULL, NULL},

@@ -291,7 +291,7 @@ static void the_engine_control_switches_the_count_to_the_engines(void **state)
     assert_true(users->result.value == (long double)planner_result(p)->max_users);
     char v[64];
     control_format(CTRL_ENGINE, planner_scenario(p), planner_result(p), v, sizeof v);
-    assert_string_equal(v, "vLLM 0.15"); /* the newest release, named */
+    assert_string_equal(v, "vLLM 0.20"); /* the newest release, named */
     planner_key(p, 'r');
     assert_int_equal(planner_scenario(p)->engine.kind, ENGINE_GENERIC);
 }
