@@ -77,6 +77,15 @@ struct engine_version {
 };
 
 
+/* A context past the model's longest (max_context_tokens, the engine's
+ * derived maximum): an engine that refuses to start with one, unless an
+ * environment variable lets it (--allow-long-context sets it). */
+struct engine_long_context {
+    const char *env;    /* "VLLM_ALLOW_LONG_MAX_MODEL_LEN", set to 1; NULL: the plan warns */
+    const char *option; /* the engine's own option: "--max-model-len" */
+    const char *where;  /* the check: "vllm/config/model.py, _get_and_verify_max_len" */
+};
+
 /* The host memory tier (--host-kv) as the engine keeps it (core/hosttier.h). */
 struct engine_host {
     bool none;               /* no second tier at all */
@@ -161,6 +170,7 @@ struct engine_desc {
                                   * at the scenario's rule; NULL (or it gives NULL): taken */
     uint64_t (*default_context)(const struct scenario *s); /* the context when none is given,
                                   * the engine's own default; NULL: kvplan's */
+    struct engine_long_context long_context; /* refuses a context past the model's */
     bool dp_attention;           /* takes --enable-dp-attention */
     bool (*experts_over_dp)(enum engine_rule rule); /* routed experts split over the whole
                                   * DP group, and --enable-expert-parallel taken */

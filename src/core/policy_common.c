@@ -110,6 +110,9 @@ void policy_launch_begin(const struct policy_ctx *c, const struct launch_head *h
 {
     const struct plan_budget *r = c->b;
     shell_line_init(l, c->b->engine.launch, sizeof c->b->engine.launch);
+    const char *env = engine_desc(c->s->engine.kind)->long_context.env;
+    if (env && c->s->allow_long_context) /* a context past the model's: it starts */
+        shell_wordf(l, "%s=1", env);
     shell_words(l, h->command);
     shell_word(l, policy_model_ref(&c->s->model));
     shell_option(l, h->context, "%llu", (unsigned long long)c->l->context_tokens);

@@ -495,6 +495,13 @@ const struct engine_desc engine_sglang = {
      * pads the heads (configs/update_config.py,
      * adjust_config_with_unaligned_cpu_tp) */
     .refuses_uneven_tp = "models/llama.py, LlamaAttention.__init__",
+    /* a --context-length past the model's derived one (get_context_length)
+     * raises ValueError unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is
+     * set: python/sglang/srt/configs/model_config.py,
+     * ModelConfig._derive_context_length, read at main 001adf56; without
+     * --context-length it takes the derived one */
+    .long_context = {"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN", "--context-length",
+                     "srt/configs/model_config.py, ModelConfig._derive_context_length"},
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
     .vendors = {"NVIDIA", "AMD"},

@@ -324,6 +324,30 @@ static bool parallel_validate(const struct scenario *s, const char *const *n,
  * both; each check is in one part, in scenario_validate's order. */
 enum { CHECK_FIXED = 1, CHECK_CONTEXT = 2, CHECK_ALL = CHECK_FIXED | CHECK_CONTEXT };
 
+/* A context past the model's longest, under an engine that then refuses to
+ * start (vLLM's _get_and_verify_max_len, SGLang's _derive_context_length:
+ * core/engine_desc.h long_context), unless its environment variable is set;
+ * --allow-long-context sets it, and is taken only by such an engine. */
+static bool long_context_validate(const struct scenario *s, const char *const *n,
+                                  enum scenario_field *field, struct diag *d)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    const struct engine_long_context *lc = &e->long_context;
+    uint64_t top = scenario_context_ceiling(s);
+    if (s->allow_long_context && !lc->env)
+        return fail(d, n, SF_ALLOW_LONG_CONTEXT, field, "is an option of vLLM and SGLang, "
+                    "which refuse a context past the model's (%s plans it and warns)", e->title);
+    if (top == 0 || s->context_tokens <= top)
+        return true;
+    char ctx[32], max[32];
+    units_format_int(s->context_tokens, ctx, sizeof ctx);
+    units_format_int(top, max, sizeof max);
+    return fail(d, n, SF_CONTEXT, field, "%s tokens is past %s's longest context, %s tokens: %s "
+                "refuses to start with %s beyond it (%s) unless %s=1; give %s %llu or less, or "
+                "%s to plan it with %s=1", ctx, s->model.id, max, e->title, lc->option, lc->where,
+                lc->env, n[SF_CONTEXT], (ull)top, n[SF_ALLOW_LONG_CONTEXT], lc->env);
+}
+
 /* the context, its prefix and average, the blocks and the logged sizes */
 static bool tokens_validate(const struct scenario *s, const char *const *n,
                             enum scenario_field *field, struct diag *d, unsigned parts)
@@ -340,6 +364,8 @@ static bool tokens_validate(const struct scenario *s, const char *const *n,
     if (context && (s->context_tokens < 1 || s->context_tokens > TOKENS_MAX))
         return fail(d, n, SF_CONTEXT, field, "%llu tokens is out of range (1 to %llu)",
                     (ull)s->context_tokens, (ull)TOKENS_MAX);
+    if (context && !long_context_validate(s, n, field, d))
+        return false;
     if (context && s->prefix_tokens >= s->context_tokens)
         return fail(d, n, SF_PREFIX, field, "%llu tokens must be less than %s (%llu tokens)",
                     (ull)s->prefix_tokens, n[SF_CONTEXT], (ull)s->context_tokens);

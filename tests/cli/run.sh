@@ -453,7 +453,7 @@ expect 0 "llama-server -m llama-3.1-8b.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -
 expect 0 "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --kv_cache_free_gpu_memory_fraction 0.90" plan --engine trtllm
 expect_field 2 replicas --gpus 4 --tp 2 --model llama-3.1-70b
 expect 2 "--engine: 'vllx' is not an engine" plan --engine vllx
-expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vLLM 0.20" plan --engine vllm --gpus 65536 --tp 128 --context 1099511627776 --model llama-3.1-405b
+expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vLLM 0.20" plan --engine vllm --gpus 65536 --tp 128 --context 1099511627776 --allow-long-context --model llama-3.1-405b
 expect 2 "--kv-dtype: vllm has no q8_0 cache (auto, fp16, bf16, fp32 or fp8)" plan --engine vllm --kv-dtype q8_0
 expect 2 "--kv-dtype: q4_k_m is a weight format" plan --kv-dtype q4_k_m
 expect 2 "--kv-dtype: trtllm has no q4_0 cache" plan --engine trtllm --kv-dtype q4_0
@@ -513,7 +513,7 @@ expect 2 "--gpu-memory-utilization: '1.5' is not a fraction" plan --engine vllm 
 expect 2 "--non-kv: '12' needs a unit" plan --engine vllm --non-kv 12
 
 # bytes past 2^53 stay exact in JSON (written as digits, not rounded doubles)
-expect 0 '"user_bytes_per_gpu":	70272000000000000' plan --engine vllm --context 1000000000000 --model deepseek-v3 --format json
+expect 0 '"user_bytes_per_gpu":	70272000000000000' plan --engine vllm --context 1000000000000 --allow-long-context --model deepseek-v3 --format json
 
 # --- calibrate: real logs, and logs that are cut, mixed or unknown
 L="$HERE/data/logs"
