@@ -86,6 +86,17 @@ struct engine_long_context {
     const char *where;  /* the check: "vllm/config/model.py, _get_and_verify_max_len" */
 };
 
+/* A 16-bit cache other than the model's own (what the engine's auto gives):
+ * the value of the engine's --kv-cache-dtype for it; where it has none, the
+ * model itself runs in that type (--dtype float16 or bfloat16, the same 2
+ * bytes a weight), and auto caches in it. fp32 has no cache type in vLLM or
+ * SGLang (refused: engine_desc cache_dtypes). */
+struct engine_cache_flags {
+    const char *fp16, *bf16; /* "float16", "bfloat16"; NULL: --dtype instead */
+    const char *accepts;     /* its choices, for a refusal: "auto, bfloat16, fp8, ..." */
+    const char *where;       /* "vllm/config/cache.py, CacheDType (read at c1d86421)" */
+};
+
 /* The host memory tier (--host-kv) as the engine keeps it (core/hosttier.h). */
 struct engine_host {
     bool none;               /* no second tier at all */
@@ -147,6 +158,8 @@ struct engine_desc {
     /* What it runs on and caches in; an empty list means anything. */
     enum dtype cache_dtypes[ENGINE_DTYPES_MAX];  /* listed in this order in messages */
     enum dtype cache_default;    /* the cache under --kv-dtype auto; AUTO: the model's */
+    const struct engine_cache_flags *(*cache_flags)(enum engine_rule rule); /* a 16-bit
+                                  * cache not the model's, by rule; NULL: any taken, no flag */
     bool v_dtype;                /* V has a type of its own (-ctv), from cache_dtypes too */
     enum dtype weight_dtypes[ENGINE_DTYPES_MAX]; /* the weights it loads */
     const char *vendors[ENGINE_VENDORS_MAX];     /* "NVIDIA": a GPU vendor's name begins so */

@@ -119,6 +119,9 @@ void policy_launch_begin(const struct policy_ctx *c, const struct launch_head *h
     shell_option(l, h->fraction, "%.*f", h->fraction_digits, r->engine.fraction);
     if (h->kv_fp8 && c->l->kv_dtype == DTYPE_FP8)
         shell_words(l, h->kv_fp8);
+    const char *value, *option = scenario_cache_flag(c->s, &value); /* fp16, bf16 not the model's */
+    if (option)
+        shell_option(l, option, "%s", value);
     if (c->l->tp > 1)
         shell_option(l, h->tp, "%u", c->l->tp);
     if (c->l->pp > 1)

@@ -572,15 +572,13 @@ const struct engine_desc engine_vllm = {
      * QKVParallelLinear.__init__ (divide() asserts), read at main 002db495 */
     .refuses_uneven_tp = "vllm/config/model.py, ModelConfig.verify_with_parallel_config",
     .refuses_model = vllm_refuses_model,
-    /* a --max-model-len past the model's derived one (max_position_embeddings
-     * and its kin, scaled by the RoPE factor) raises ValueError unless
-     * VLLM_ALLOW_LONG_MAX_MODEL_LEN is set: vllm/config/model.py,
-     * _get_and_verify_max_len, read at 18ec6629 (the same at 0052a5b8);
-     * without --max-model-len it takes the derived one */
+    /* --max-model-len past the derived one raises ValueError unless the variable
+     * is set (read at 18ec6629, the same at 0052a5b8); without it, the derived one */
     .long_context = {"VLLM_ALLOW_LONG_MAX_MODEL_LEN", "--max-model-len",
                      "vllm/config/model.py, _get_and_verify_max_len"},
     .server = true,
-    .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
+    .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP8}, /* no float32 (CacheDType) */
+    .cache_flags = vllm_cache_flags, /* policy_vllm_refuse.c */
     .vendors = {"NVIDIA", "AMD"},
     .knobs = {{.offset = FLAG_AT(gpu_memory_utilization),
                .role = KNOB_FRACTION,

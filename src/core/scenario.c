@@ -255,6 +255,29 @@ uint64_t scenario_prefix_within(uint64_t prefix, uint64_t context)
     return prefix < context ? prefix : context > 0 ? context - 1 : 0;
 }
 
+enum dtype scenario_auto_cache(const struct scenario *s)
+{
+    struct scenario a = *s;
+    a.kv_dtype = DTYPE_AUTO;
+    return scenario_kv_dtype(&a);
+}
+
+const char *scenario_cache_flag(const struct scenario *s, const char **value)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    bool half = s->kv_dtype == DTYPE_FP16 || s->kv_dtype == DTYPE_BF16;
+    *value = NULL;
+    if (!e->cache_flags || !half || s->kv_dtype == scenario_auto_cache(s))
+        return NULL;
+    const struct engine_cache_flags *f = e->cache_flags(s->engine.rule);
+    bool fp16 = s->kv_dtype == DTYPE_FP16;
+    *value = fp16 ? f->fp16 : f->bf16;
+    if (*value)
+        return "--kv-cache-dtype";
+    *value = fp16 ? "float16" : "bfloat16"; /* ModelDType, in every release of both */
+    return "--dtype";
+}
+
 uint64_t scenario_context_ceiling(const struct scenario *s)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);

@@ -273,6 +273,16 @@ bool scenario_heads_split(const struct model_spec *m, uint32_t kv_heads, bool ml
  * takes it: any, when the engine splits layers, never heads. */
 bool scenario_tp_even(const struct scenario *s, uint32_t tp);
 
+/* The cache the engine's auto gives (scenario_kv_dtype under --kv-dtype auto). */
+enum dtype scenario_auto_cache(const struct scenario *s);
+
+/* A --kv-dtype fp16 or bf16 that is not the model's own 16-bit type (what
+ * the engine's auto caches in) under an engine that names its cache types
+ * (engine_desc cache_flags): the option that gives it, --kv-cache-dtype
+ * (*value "float16"), or --dtype where the release has no such cache type
+ * (the model runs in it, and its cache with it); NULL when none is needed. */
+const char *scenario_cache_flag(const struct scenario *s, const char **value);
+
 /* The longest context the scenario's engine starts with: the model's
  * (max_context_tokens) under an engine that refuses a longer one
  * (engine_desc long_context) unless allow_long_context; 0: no bound of the

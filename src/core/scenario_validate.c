@@ -427,11 +427,15 @@ static bool dtypes_validate(const struct scenario *s, const char *const *n,
         return diag_fail(d, "%s: %s", OPTNAME_KV_DTYPE_V,
                          engine_desc(s->engine.kind)->refuses_v_dtype);
     }
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    const struct engine_cache_flags *cf = e->cache_flags ? e->cache_flags(s->engine.rule) : NULL;
     if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype)) {
         char types[96];
         engine_cache_types(s->engine.kind, types, sizeof types);
-        return fail(d, n, SF_KV_DTYPE, field, "%s has no %s cache (%s)",
-                    engine_name(s->engine.kind), dtype_info(s->kv_dtype)->name, types);
+        return fail(d, n, SF_KV_DTYPE, field, "%s has no %s cache (%s)%s%s%s%s%s",
+                    engine_name(s->engine.kind), dtype_info(s->kv_dtype)->name, types,
+                    cf ? "; its --kv-cache-dtype takes " : "", cf ? cf->accepts : "",
+                    cf ? " (" : "", cf ? cf->where : "", cf ? ")" : "");
     }
     if (s->kv_dtype == DTYPE_Q6_K || s->kv_dtype == DTYPE_Q5_K_M || s->kv_dtype == DTYPE_Q4_K_M)
         return fail(d, n, SF_KV_DTYPE, field, "%s is a weight format (llama.cpp's K-quant mixes): "

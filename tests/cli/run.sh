@@ -454,7 +454,7 @@ expect 0 "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --kv_cache_fre
 expect_field 2 replicas --gpus 4 --tp 2 --model llama-3.1-70b
 expect 2 "--engine: 'vllx' is not an engine" plan --engine vllx
 expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vLLM 0.20" plan --engine vllm --gpus 65536 --tp 128 --context 1099511627776 --allow-long-context --model llama-3.1-405b
-expect 2 "--kv-dtype: vllm has no q8_0 cache (auto, fp16, bf16, fp32 or fp8)" plan --engine vllm --kv-dtype q8_0
+expect 2 "--kv-dtype: vllm has no q8_0 cache (auto, fp16, bf16 or fp8)" plan --engine vllm --kv-dtype q8_0
 expect 2 "--kv-dtype: q4_k_m is a weight format" plan --kv-dtype q4_k_m
 expect 2 "--kv-dtype: trtllm has no q4_0 cache" plan --engine trtllm --kv-dtype q4_0
 expect 0 "kvplan models this engine on NVIDIA and AMD GPUs only" plan --engine trtllm --gpu mi300x --model llama-3.1-70b --gpus 8 --tp 4

@@ -1,5 +1,6 @@
-/* A context past the model's longest under vLLM and SGLang, which refuse
- * to start with one: vLLM's _get_and_verify_max_len (vllm/config/model.py,
+/* What vLLM and SGLang refuse to start with, and kvplan with them.
+ *
+ * A context past the model's longest: vLLM's _get_and_verify_max_len (vllm/config/model.py,
  * read at 18ec6629) raises ValueError for a --max-model-len past the derived
  * maximum unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, SGLang's
  * ModelConfig._derive_context_length (python/sglang/srt/configs/
@@ -8,7 +9,16 @@
  * refusal, and the planner: a step, a model or an engine stops at the
  * model's longest; a typed context past it is refused, naming the control.
  * Falcon 7B's longest is 2,048 (max_position_embeddings). The command line's
- * cases: tests/hardening/t_long_context.sh. */
+ * cases: tests/hardening/t_long_context.sh.
+ *
+ * A 16-bit cache that is not the model's own, named by the engine's
+ * --kv-cache-dtype where it can: vLLM's CacheDType (vllm/config/cache.py)
+ * has bfloat16 at c1d86421 (0.11 to 0.13) and float16 too from vllm#37199
+ * (March 2026, read at 002f10e0), never float32; V0's (vllm/config.py) only
+ * auto and the fp8 kinds; SGLang's --kv-cache-dtype (srt/server_args.py,
+ * 0.5.x) bf16, no float16 or float32. Else the model runs in it (--dtype,
+ * ModelDType, every release), and auto caches in it. The command line's cases:
+ * tests/hardening/t_cache_dtype.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,6 +169,51 @@ static void a_model_or_an_engine_that_refuses_the_context_brings_it_down(void **
     assert_int_equal(planner_scenario(p)->context_tokens, 2048);
 }
 
+static void a_16_bit_cache_not_the_models_is_named(void **state)
+{
+    (void)state;
+    const char *value;
+    /* Llama 3.1 8B is bf16: fp16 is --kv-cache-dtype float16 in vLLM 0.20 */
+    struct scenario s = scenario("llama-3.1-8b", ENGINE_VLLM, 8192);
+    s.kv_dtype = DTYPE_FP16;
+    assert_string_equal(scenario_cache_flag(&s, &value), "--kv-cache-dtype");
+    assert_string_equal(value, "float16");
+    s.kv_dtype = DTYPE_BF16; /* its own: auto, no flag */
+    assert_null(scenario_cache_flag(&s, &value));
+    /* before vllm#37199 no float16 cache: the model runs in float16 */
+    s.kv_dtype = DTYPE_FP16;
+    s.engine.rule = RULE_VLLM_0_13;
+    assert_string_equal(scenario_cache_flag(&s, &value), "--dtype");
+    assert_string_equal(value, "float16");
+    /* Llama 2 7B is fp16: bf16 is bfloat16 in vLLM 0.13, bf16 in SGLang, --dtype in V0 */
+    s = scenario("llama-2-7b", ENGINE_VLLM, 4096);
+    s.kv_dtype = DTYPE_BF16;
+    s.engine.rule = RULE_VLLM_0_13;
+    assert_string_equal(scenario_cache_flag(&s, &value), "--kv-cache-dtype");
+    assert_string_equal(value, "bfloat16");
+    s.engine.rule = RULE_VLLM_V0;
+    assert_string_equal(scenario_cache_flag(&s, &value), "--dtype");
+    assert_string_equal(value, "bfloat16");
+    s.engine.kind = ENGINE_SGLANG;
+    s.engine.rule = RULE_CURRENT;
+    assert_string_equal(scenario_cache_flag(&s, &value), "--kv-cache-dtype");
+    assert_string_equal(value, "bf16");
+    s.kv_dtype = DTYPE_FP16; /* its own */
+    assert_null(scenario_cache_flag(&s, &value));
+    /* the size is the 16-bit one either way: 32 x 32 x 128 x 2 x 2 = 524,288 B a token */
+    s.kv_dtype = DTYPE_BF16;
+    struct plan_result r;
+    struct diag d = {0};
+    assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
+    assert_int_equal(r.cost.bytes_per_token, 524288);
+    /* fp32: no cache type of either (refused), kept by llama.cpp without a flag */
+    s.kv_dtype = DTYPE_FP32;
+    assert_false(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
+    assert_non_null(strstr(d.message, "--kv-dtype: sglang has no fp32 cache"));
+    s.engine.kind = ENGINE_LLAMACPP;
+    assert_null(scenario_cache_flag(&s, &value));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +222,7 @@ int main(void)
         cmocka_unit_test(the_planners_steps_stop_at_the_models_longest),
         cmocka_unit_test(a_typed_context_past_it_is_refused_naming_the_control),
         cmocka_unit_test(a_model_or_an_engine_that_refuses_the_context_brings_it_down),
+        cmocka_unit_test(a_16_bit_cache_not_the_models_is_named),
     };
-    return cmocka_run_group_tests_name("long_context", tests, load, unload);
+    return cmocka_run_group_tests_name("engine_starts", tests, load, unload);
 }
