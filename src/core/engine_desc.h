@@ -179,6 +179,8 @@ struct engine_desc {
     const char *refuses_v_dtype; /* why --kv-dtype-v is refused; NULL: taken or ignored */
     const char *refuses_uneven_tp; /* where it refuses a TP that splits the heads unevenly
                                   * (scenario_tp_even); NULL: the plan warns */
+    bool kv_heads_rounded_up;    /* ... the query heads only: each rank takes ceil(KV heads /
+                                  * TP) KV heads (as kvcost counts them), the plan warns */
     const char *(*refuses_model)(const struct scenario *s); /* why the model is refused
                                   * at the scenario's rule; NULL (or it gives NULL): taken */
     uint64_t (*default_context)(const struct scenario *s); /* the context when none is given,

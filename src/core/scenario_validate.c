@@ -181,11 +181,15 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
     const char *why = e->refuses_model ? e->refuses_model(s) : NULL;
     if (why)
         return fail(d, n, SF_ENGINE, field, "%s: %s", s->model.id, why);
-    if (e->refuses_uneven_tp && !s->dp_attention && !scenario_tp_even(s, scenario_tp(s)))
+    uint32_t tp = scenario_tp(s), kv = s->kv_heads ? s->kv_heads : s->model.kv_heads;
+    bool even = e->kv_heads_rounded_up ? s->model.attention_heads % tp == 0
+                                       : scenario_tp_even(s, tp);
+    if (e->refuses_uneven_tp && !s->dp_attention && !even)
         return fail(d, n, s->tp ? SF_TP : SF_GPUS, field, "tensor parallel %u does not split the "
-                    "%u attention heads of %s evenly (%u KV heads): %s refuses it (%s)",
-                    scenario_tp(s), s->model.attention_heads, s->model.id,
-                    s->kv_heads ? s->kv_heads : s->model.kv_heads, e->title, e->refuses_uneven_tp);
+                    "%u attention heads of %s evenly (%u KV heads): %s refuses it (%s)%s",
+                    tp, s->model.attention_heads, s->model.id, kv, e->title,
+                    e->refuses_uneven_tp, e->kv_heads_rounded_up ? "; the KV heads it "
+                    "rounds up on each rank" : "");
     if (s->pp > 1 && e->splits_layers)
         return fail(d, n, SF_PP, field, "%s already splits layers across its GPUs; give "
                     "them with %s instead", e->title, n[e->refuses_tp ? SF_GPUS : SF_TP]);
