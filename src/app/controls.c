@@ -56,6 +56,7 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_HOST_MEMORY] = "Host memory (--host-memory)",
     [SF_HOST_BANDWIDTH] = "Host bandwidth (--host-bandwidth)",
     [SF_WIRED_LIMIT] = "Wired limit (--wired-limit-mb)",
+    [SF_ALLOW_LONG_CONTEXT] = "Long context (--allow-long-context)",
 };
 
 static const struct {

@@ -134,6 +134,12 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_COUNT:
         break;
     }
+    /* a step past the model's longest context, or to a model or an engine
+     * that refuses the context held (vLLM, SGLang: scenario_context_ceiling),
+     * stops at the model's longest; a context typed past it is refused */
+    uint64_t top = scenario_context_ceiling(s);
+    if (top && s->context_tokens > top && (c == CTRL_CONTEXT || c == CTRL_MODEL || c == CTRL_ENGINE))
+        control_set_context(s, top);
     control_fit_knobs(s);
 }
 

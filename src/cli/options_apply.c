@@ -205,6 +205,8 @@ static bool serving(const struct options *o, struct scenario *s, struct diag *d)
         s->dp_attention = true;
     if (g[OPT_EXPERT_PARALLEL])
         s->expert_parallel = true;
+    if (g[OPT_ALLOW_LONG_CONTEXT])
+        s->allow_long_context = true;
     if (g[OPT_MAX_LORAS] || g[OPT_MAX_LORAS_PER_BATCH])
         s->max_loras = o->max_loras;
     if (o->max_lora_rank)
@@ -304,6 +306,34 @@ static void prefix_rule(const struct options *o, struct scenario *s)
     s->prefix_tokens = held;
 }
 
+/* kvplan's default context (8k) past the model's longest, under an engine
+ * that refuses to start with one (vLLM, SGLang: scenario_context_ceiling):
+ * planned at the model's longest, as the engine without --max-model-len or
+ * --context-length takes it, and said so (not along a context axis, whose
+ * rows give their own); a --context given, or a file's, is refused there. */
+static void default_context_within(const struct options *o, struct scenario *s)
+{
+    uint64_t top = scenario_context_ceiling(s);
+    if (o->given[OPT_CONTEXT] || o->load_path || o->calibration_path || top == 0 ||
+        s->context_tokens <= top)
+        return;
+    bool axis = false;
+    for (int i = 0; i < o->vary_count; i++)
+        axis = axis || strncmp(o->varies[i], "context=", 8) == 0;
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (!axis)
+        fprintf(stderr,
+                "kvplan: note: %s: the default %llu tokens is past %s's longest context, which "
+                "%s refuses without %s=1: planned at %llu, as %s without %s takes it\n",
+                OPTION_FLAG(OPT_CONTEXT), (unsigned long long)s->context_tokens, s->model.id,
+                e->title, e->long_context.env, (unsigned long long)top, e->title,
+                e->long_context.option);
+    s->context_tokens = top;
+    if (s->avg_context_tokens >= top)
+        s->avg_context_tokens = 0;
+    prefix_rule(o, s);
+}
+
 bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
                       struct diag *d)
 {
@@ -324,6 +354,7 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
     const struct engine_desc *e = engine_desc(s->engine.kind);
     if (e->default_context && !o->given[OPT_CONTEXT] && !o->load_path && !o->calibration_path)
         s->context_tokens = e->default_context(s); /* Ollama's own default num_ctx */
+    default_context_within(o, s);
     if (!options_spec_apply(o, c, s, d) || !scenario_validate(s, NULL, NULL, d))
         return false;
     return o->calibration_path == NULL || options_calibration_on_top(o, c, &cal, s, d);

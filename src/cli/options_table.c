@@ -190,6 +190,12 @@ const struct option_row options_table[OPT_COUNT] = {
                              .help = "vLLM: MoE experts spread over every GPU of the\n"
                                      "data-parallel group (TP x replicas); SGLang:\n"
                                      "its EP size TP, whole experts over the TP ranks"},
+    [OPT_ALLOW_LONG_CONTEXT] = {OPTNAME_ALLOW_LONG_CONTEXT, .commands = SCENARIO,
+                                .field = FIELD(SF_ALLOW_LONG_CONTEXT),
+                                .help = "vLLM, SGLang: a --context past the model's longest,\n"
+                                        "which they refuse, planned with the variable that\n"
+                                        "lets them start (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1,\n"
+                                        "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1)"},
     [OPT_MAX_LORAS] = {OPTNAME_MAX_LORAS, .commands = SCENARIO, COUNT(0, LORA_SLOTS_MAX),
                        .offset = AT(max_loras), .field = FIELD(SF_MAX_LORAS), .metavar = "N",
                        .help = "LoRA adapter slots held on every GPU (vLLM --max-loras,\n"

@@ -151,7 +151,7 @@ bool engine_parse_noted(const char *text, enum engine_kind *kind, enum engine_ru
     if (version == NULL || version[0] == '\0' || strcasecmp(version, "latest") == 0)
         return true;
     for (int i = 0; i < ENGINE_VERSIONS_MAX && e->versions[i].label; i++)
-        for (int j = 0; j < 3 && e->versions[i].spellings[j]; j++)
+        for (int j = 0; j < ENGINE_SPELLINGS_MAX && e->versions[i].spellings[j]; j++)
             if (strcasecmp(version, e->versions[i].spellings[j]) == 0) {
                 *rule = e->versions[i].rule;
                 return true;

@@ -58,11 +58,14 @@ struct engine_knob {
     const char *help;         /* one line: what it sets */
 };
 
+enum { ENGINE_SPELLINGS_MAX = 4 };
+
 /* NAME@VERSION: the engine's arithmetic at an older version. */
 struct engine_version {
     enum engine_rule rule;      /* RULE_CURRENT: the latest, under another name */
     const char *label;          /* "vllm@0": listed, and shown for the rule */
-    const char *spellings[3];   /* the VERSIONs taken, case-insensitive: "0", "v0" */
+    const char *spellings[ENGINE_SPELLINGS_MAX]; /* the VERSIONs taken, case-insensitive:
+                                 * "0", "v0"; a former label's too ("0.15") */
     const char *changed;        /* what the pin changes */
     const char *release;        /* the release for a reader: "0.15", "1.x" */
     const char *from;           /* the first release it holds for ("0.14", "b5124"); a release
@@ -73,6 +76,26 @@ struct engine_version {
     const char *older;          /* the oldest row: why releases before `from` are refused */
 };
 
+
+/* A context past the model's longest (max_context_tokens, the engine's
+ * derived maximum): an engine that refuses to start with one, unless an
+ * environment variable lets it (--allow-long-context sets it). */
+struct engine_long_context {
+    const char *env;    /* "VLLM_ALLOW_LONG_MAX_MODEL_LEN", set to 1; NULL: the plan warns */
+    const char *option; /* the engine's own option: "--max-model-len" */
+    const char *where;  /* the check: "vllm/config/model.py, _get_and_verify_max_len" */
+};
+
+/* A 16-bit cache other than the model's own (what the engine's auto gives):
+ * the value of the engine's --kv-cache-dtype for it; where it has none, the
+ * model itself runs in that type (--dtype float16 or bfloat16, the same 2
+ * bytes a weight), and auto caches in it. fp32 has no cache type in vLLM or
+ * SGLang (refused: engine_desc cache_dtypes). */
+struct engine_cache_flags {
+    const char *fp16, *bf16; /* "float16", "bfloat16"; NULL: --dtype instead */
+    const char *accepts;     /* its choices, for a refusal: "auto, bfloat16, fp8, ..." */
+    const char *where;       /* "vllm/config/cache.py, CacheDType (read at c1d86421)" */
+};
 
 /* The host memory tier (--host-kv) as the engine keeps it (core/hosttier.h). */
 struct engine_host {
@@ -135,6 +158,8 @@ struct engine_desc {
     /* What it runs on and caches in; an empty list means anything. */
     enum dtype cache_dtypes[ENGINE_DTYPES_MAX];  /* listed in this order in messages */
     enum dtype cache_default;    /* the cache under --kv-dtype auto; AUTO: the model's */
+    const struct engine_cache_flags *(*cache_flags)(enum engine_rule rule); /* a 16-bit
+                                  * cache not the model's, by rule; NULL: any taken, no flag */
     bool v_dtype;                /* V has a type of its own (-ctv), from cache_dtypes too */
     enum dtype weight_dtypes[ENGINE_DTYPES_MAX]; /* the weights it loads */
     const char *vendors[ENGINE_VENDORS_MAX];     /* "NVIDIA": a GPU vendor's name begins so */
@@ -157,10 +182,13 @@ struct engine_desc {
                                   * take uneven nodes */
     const char *refuses_uneven_tp; /* where it refuses a TP that splits the heads unevenly
                                   * (scenario_tp_even); NULL: the plan warns */
+    bool kv_heads_rounded_up;    /* ... the query heads only: each rank takes ceil(KV heads /
+                                  * TP) KV heads (as kvcost counts them), the plan warns */
     const char *(*refuses_model)(const struct scenario *s); /* why the model is refused
                                   * at the scenario's rule; NULL (or it gives NULL): taken */
     uint64_t (*default_context)(const struct scenario *s); /* the context when none is given,
                                   * the engine's own default; NULL: kvplan's */
+    struct engine_long_context long_context; /* refuses a context past the model's */
     bool dp_attention;           /* takes --enable-dp-attention */
     bool (*experts_over_dp)(enum engine_rule rule); /* routed experts split over the whole
                                   * DP group, and --enable-expert-parallel taken */

@@ -63,6 +63,7 @@
 #define OPTNAME_PP "--pp"
 #define OPTNAME_DP_ATTENTION "--enable-dp-attention"
 #define OPTNAME_EXPERT_PARALLEL "--enable-expert-parallel"
+#define OPTNAME_ALLOW_LONG_CONTEXT "--allow-long-context"
 #define OPTNAME_MAX_LORAS "--max-loras"
 #define OPTNAME_MAX_LORAS_PER_BATCH "--max-loras-per-batch"
 #define OPTNAME_MAX_LORA_RANK "--max-lora-rank"

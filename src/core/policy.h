@@ -168,6 +168,8 @@ uint64_t vllm_logged_tokens(const struct plan_budget *r);
 /* Why vLLM does not serve the scenario's model at its rule, or NULL
  * (policy_vllm_refuse.c). */
 const char *vllm_refuses_model(const struct scenario *s);
+const struct engine_cache_flags *vllm_cache_flags(enum engine_rule rule);
+const struct engine_cache_flags *sglang_cache_flags(enum engine_rule rule);
 
 /* vLLM V1's windowed group (policy_vllm_dsv4.c): the blocks of `unit`
  * tokens a request of len tokens holds in a sliding window (the window less

@@ -110,12 +110,18 @@ void policy_launch_begin(const struct policy_ctx *c, const struct launch_head *h
 {
     const struct plan_budget *r = c->b;
     shell_line_init(l, c->b->engine.launch, sizeof c->b->engine.launch);
+    const char *env = engine_desc(c->s->engine.kind)->long_context.env;
+    if (env && c->s->allow_long_context) /* a context past the model's: it starts */
+        shell_wordf(l, "%s=1", env);
     shell_words(l, h->command);
     shell_word(l, policy_model_ref(&c->s->model));
     shell_option(l, h->context, "%llu", (unsigned long long)c->l->context_tokens);
     shell_option(l, h->fraction, "%.*f", h->fraction_digits, r->engine.fraction);
     if (h->kv_fp8 && c->l->kv_dtype == DTYPE_FP8)
         shell_words(l, h->kv_fp8);
+    const char *value, *option = scenario_cache_flag(c->s, &value); /* fp16, bf16 not the model's */
+    if (option)
+        shell_option(l, option, "%s", value);
     if (c->l->tp > 1)
         shell_option(l, h->tp, "%u", c->l->tp);
     if (c->l->pp > 1)

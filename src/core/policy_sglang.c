@@ -469,6 +469,19 @@ static bool windows_full(const struct scenario *s)
 
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
+/* --kv-cache-dtype's choices: auto (the model's dtype), fp8_e5m2, fp8_e4m3,
+ * bf16 (or bfloat16) and fp4_e2m1: no float16 (had with --dtype float16, the
+ * model in it), no float32 (python/sglang/srt/server_args.py,
+ * ServerArgs.add_cli_args, 0.5.x) */
+const struct engine_cache_flags *sglang_cache_flags(enum engine_rule rule)
+{
+    (void)rule;
+    static const struct engine_cache_flags f = {
+        NULL, "bf16", "auto, fp8_e5m2, fp8_e4m3, bf16 (bfloat16) or fp4_e2m1",
+        "srt/server_args.py, add_cli_args, 0.5.x"};
+    return &f;
+}
+
 const struct engine_desc engine_sglang = {
     .step_overhead_s = SPEED_STEP_OVERHEAD_S,
     /* the HTTP server's TokenizerManager process, its ZMQ hand-off to the
@@ -499,8 +512,16 @@ const struct engine_desc engine_sglang = {
      * adjust_config_with_unaligned_cpu_tp) */
     .refuses_uneven_tp = "models/llama.py, LlamaAttention.__init__",
     .refuses_uneven_nodes = "python/sglang/srt/entrypoints/engine.py, _launch_subprocesses: pp_size // nnodes stages a node",
+    /* a --context-length past the model's derived one (get_context_length)
+     * raises ValueError unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is
+     * set: python/sglang/srt/configs/model_config.py,
+     * ModelConfig._derive_context_length, read at main 001adf56; without
+     * --context-length it takes the derived one */
+    .long_context = {"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN", "--context-length",
+                     "srt/configs/model_config.py, ModelConfig._derive_context_length"},
     .server = true,
-    .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
+    .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP8}, /* no float32 (server_args.py) */
+    .cache_flags = sglang_cache_flags,
     .vendors = {"NVIDIA", "AMD"},
     .knobs = {{.offset = FLAG_AT(mem_fraction_static),
                .role = KNOB_FRACTION,

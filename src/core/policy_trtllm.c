@@ -227,6 +227,15 @@ const struct engine_desc engine_trtllm = {
                  {RULE_TRTLLM_BUILD_PY, "trtllm@0.7", {"0.7", "0.6"},
                   "a model's own build.py before trtllm-build: 128 tokens per block", "0.7", "0.6",
                   NULL, "a model's build.py is read from 0.6 on"}},
+    /* the query heads must divide by TP (assert num_heads % (tp_size x cp_size)
+     * == 0), the KV heads are rounded up on each rank ((kv + tp - 1) // tp,
+     * replicated past their count): the PyTorch backend's
+     * tensorrt_llm/_torch/modules/attention.py, Attention.__init__ (read at
+     * 00547a25), and the TensorRT path's tensorrt_llm/layers/attention.py,
+     * Attention.__init__ ("num_attention_heads must be divisible by tp_size") */
+    .refuses_uneven_tp = "tensorrt_llm/_torch/modules/attention.py, Attention.__init__; "
+                         "the engine path's tensorrt_llm/layers/attention.py alike",
+    .kv_heads_rounded_up = true,
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8, DTYPE_INT8},
     .vendors = {"NVIDIA"},

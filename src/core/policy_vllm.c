@@ -554,10 +554,13 @@ const struct engine_desc engine_vllm = {
     .name = "vllm",
     .title = "vLLM",
     .title_a = "a vLLM",
-    .versions = {{RULE_CURRENT, "vllm@0.15", {"0.15", "1", "v1"},
+    /* named after the newest release it is read for (DeepSeek V4, 0.20.1);
+     * "0.15", its label until then, stays a spelling of it (session files,
+     * snapshots and scripts that pinned vllm@0.15) */
+    .versions = {{RULE_CURRENT, "vllm@0.20", {"0.20", "0.15", "1", "v1"},
                   "the V1 engine, the latest: FlashInfer MLA for DeepSeek on Blackwell (from "
                   "January 2026), rules read at main 002db495; DeepSeek V4's packed blocks "
-                  "(served from 0.20.1) read at main 0a291a2e", "0.15", "0.14", "0.20.1", NULL},
+                  "(served from 0.20.1) read at main 0a291a2e", "0.20", "0.14", "0.20.1", NULL},
                  {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
                   "up to 0.13: CUTLASS MLA on Blackwell (SM100) for every MLA model, blocks of 128 "
                   "(later FlashInfer MLA's 64 for DeepSeek)", "0.13", "0.8", NULL, NULL},
@@ -570,8 +573,13 @@ const struct engine_desc engine_vllm = {
     .refuses_uneven_tp = "vllm/config/model.py, ModelConfig.verify_with_parallel_config",
     .refuses_uneven_nodes = "vllm/config/parallel.py, ParallelConfig.__post_init__: world_size % nnodes == 0",
     .refuses_model = vllm_refuses_model,
+    /* --max-model-len past the derived one raises ValueError unless the variable
+     * is set (read at 18ec6629, the same at 0052a5b8); without it, the derived one */
+    .long_context = {"VLLM_ALLOW_LONG_MAX_MODEL_LEN", "--max-model-len",
+                     "vllm/config/model.py, _get_and_verify_max_len"},
     .server = true,
-    .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP32, DTYPE_FP8},
+    .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP8}, /* no float32 (CacheDType) */
+    .cache_flags = vllm_cache_flags, /* policy_vllm_refuse.c */
     .vendors = {"NVIDIA", "AMD"},
     .knobs = {{.offset = FLAG_AT(gpu_memory_utilization),
                .role = KNOB_FRACTION,

@@ -1,4 +1,5 @@
-/* policy_vllm_refuse: the models a vLLM release does not serve at all.
+/* policy_vllm_refuse: the models a vLLM release does not serve at all, and
+ * the cache types its --kv-cache-dtype names.
  *
  * DeepSeek-V3.2's sparse attention (its lightning indexer, index_n_heads and
  * index_head_dim in the model) came with vLLM 0.11.0, the release that also
@@ -17,4 +18,22 @@ const char *vllm_refuses_model(const struct scenario *s)
                "is a V1 attention backend, v1/attention/backends/mla/indexer.py): take "
                "--engine vllm";
     return NULL;
+}
+
+/* --kv-cache-dtype's choices (CacheDType): "auto" is the model's own dtype,
+ * and there has never been a float32; a 16-bit type not named is had with
+ * --dtype (ModelDType: float16, bfloat16 in every release). float16 came with vllm#37199 (March
+ * 2026, read at 002f10e0); bfloat16 (for DeepSeek-V3.2, whose auto meant
+ * fp8) is there at c1d86421 (0.11 to 0.13), not in the 0.x config.py of
+ * V0 (CacheDType auto, fp8, fp8_e4m3, fp8_e5m2). */
+const struct engine_cache_flags *vllm_cache_flags(enum engine_rule rule)
+{
+    static const struct engine_cache_flags v0 = {
+        NULL, NULL, "auto, fp8, fp8_e4m3 or fp8_e5m2", "vllm/config.py, CacheDType, V0 releases"},
+        v013 = {NULL, "bfloat16", "auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc or fp8_ds_mla",
+                "vllm/config/cache.py, CacheDType, read at c1d86421"},
+        now = {"float16", "bfloat16", "auto, float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2 and "
+               "the fp8, int and nvfp4 kinds", "vllm/config/cache.py, CacheDType: float16 from "
+               "vllm#37199, read at 002f10e0"};
+    return rule == RULE_VLLM_V0 ? &v0 : rule == RULE_VLLM_0_13 ? &v013 : &now;
 }

@@ -59,6 +59,7 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_HOST_MEMORY] = OPTNAME_HOST_MEMORY,
     [SF_HOST_BANDWIDTH] = OPTNAME_HOST_BANDWIDTH,
     [SF_WIRED_LIMIT] = OPTNAME_WIRED_LIMIT_MB,
+    [SF_ALLOW_LONG_CONTEXT] = OPTNAME_ALLOW_LONG_CONTEXT,
 };
 
 void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
@@ -255,6 +256,35 @@ uint64_t scenario_prefix_within(uint64_t prefix, uint64_t context)
     return prefix < context ? prefix : context > 0 ? context - 1 : 0;
 }
 
+enum dtype scenario_auto_cache(const struct scenario *s)
+{
+    struct scenario a = *s;
+    a.kv_dtype = DTYPE_AUTO;
+    return scenario_kv_dtype(&a);
+}
+
+const char *scenario_cache_flag(const struct scenario *s, const char **value)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    bool half = s->kv_dtype == DTYPE_FP16 || s->kv_dtype == DTYPE_BF16;
+    *value = NULL;
+    if (!e->cache_flags || !half || s->kv_dtype == scenario_auto_cache(s))
+        return NULL;
+    const struct engine_cache_flags *f = e->cache_flags(s->engine.rule);
+    bool fp16 = s->kv_dtype == DTYPE_FP16;
+    *value = fp16 ? f->fp16 : f->bf16;
+    if (*value)
+        return "--kv-cache-dtype";
+    *value = fp16 ? "float16" : "bfloat16"; /* ModelDType, in every release of both */
+    return "--dtype";
+}
+
+uint64_t scenario_context_ceiling(const struct scenario *s)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    return e->long_context.env && !s->allow_long_context ? s->model.max_context_tokens : 0;
+}
+
 uint64_t scenario_avg_tokens(const struct scenario *s)
 {
     return s->avg_context_tokens ? s->avg_context_tokens : s->context_tokens;
@@ -278,4 +308,6 @@ void scenario_set_engine(struct scenario *s, enum engine_kind kind, enum engine_
         s->expert_parallel = false;
     if (e->splits_layers)
         s->pp = 0;
+    if (!e->long_context.env)
+        s->allow_long_context = false;
 }

@@ -102,6 +102,12 @@ struct scenario {
     /* What a calibration measured elsewhere (another GPU, model or engine) and
      * what of it was applied: one sentence for the plan's warnings; "" none. */
     char calibration_note[480];
+    /* A context past the model's longest planned anyway, as an engine that
+     * refuses one starts with its environment variable set (vLLM's
+     * VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, SGLang's
+     * SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1: core/engine_desc.h
+     * long_context); appended, older snapshots leave it off. */
+    bool allow_long_context;
 };
 
 enum { SPEED_CAL_MBU = 1u, SPEED_CAL_MFU = 2u, SPEED_CAL_OVERHEAD = 4u, SPEED_CAL_ALL = 7u };
@@ -160,6 +166,7 @@ enum scenario_field {
     SF_HOST_BANDWIDTH,
     SF_WIRED_LIMIT,
     SF_UBATCH,
+    SF_ALLOW_LONG_CONTEXT,
     SF_COUNT
 };
 
@@ -302,6 +309,22 @@ bool scenario_heads_split(const struct model_spec *m, uint32_t kv_heads, bool ml
 /* The split of the heads in use (--kv-heads) at tp, as the scenario's engine
  * takes it: any, when the engine splits layers, never heads. */
 bool scenario_tp_even(const struct scenario *s, uint32_t tp);
+
+/* The cache the engine's auto gives (scenario_kv_dtype under --kv-dtype auto). */
+enum dtype scenario_auto_cache(const struct scenario *s);
+
+/* A --kv-dtype fp16 or bf16 that is not the model's own 16-bit type (what
+ * the engine's auto caches in) under an engine that names its cache types
+ * (engine_desc cache_flags): the option that gives it, --kv-cache-dtype
+ * (*value "float16"), or --dtype where the release has no such cache type
+ * (the model runs in it, and its cache with it); NULL when none is needed. */
+const char *scenario_cache_flag(const struct scenario *s, const char **value);
+
+/* The longest context the scenario's engine starts with: the model's
+ * (max_context_tokens) under an engine that refuses a longer one
+ * (engine_desc long_context) unless allow_long_context; 0: no bound of the
+ * engine's (the plan warns past the model's). */
+uint64_t scenario_context_ceiling(const struct scenario *s);
 
 /* The one rule for a shared prefix that reaches the context (doc/MODEL.md,
  * section 4): it is held to the context less one token, the token each user

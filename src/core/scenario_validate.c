@@ -200,11 +200,15 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
     const char *why = e->refuses_model ? e->refuses_model(s) : NULL;
     if (why)
         return fail(d, n, SF_ENGINE, field, "%s: %s", s->model.id, why);
-    if (e->refuses_uneven_tp && !s->dp_attention && !scenario_tp_even(s, scenario_tp(s)))
+    uint32_t tp = scenario_tp(s), kv = s->kv_heads ? s->kv_heads : s->model.kv_heads;
+    bool even = e->kv_heads_rounded_up ? s->model.attention_heads % tp == 0
+                                       : scenario_tp_even(s, tp);
+    if (e->refuses_uneven_tp && !s->dp_attention && !even)
         return fail(d, n, s->tp ? SF_TP : SF_GPUS, field, "tensor parallel %u does not split the "
-                    "%u attention heads of %s evenly (%u KV heads): %s refuses it (%s)",
-                    scenario_tp(s), s->model.attention_heads, s->model.id,
-                    s->kv_heads ? s->kv_heads : s->model.kv_heads, e->title, e->refuses_uneven_tp);
+                    "%u attention heads of %s evenly (%u KV heads): %s refuses it (%s)%s",
+                    tp, s->model.attention_heads, s->model.id, kv, e->title,
+                    e->refuses_uneven_tp, e->kv_heads_rounded_up ? "; the KV heads it "
+                    "rounds up on each rank" : "");
     if (s->pp > 1 && e->splits_layers)
         return fail(d, n, SF_PP, field, "%s already splits layers across its GPUs; give "
                     "them with %s instead", e->title, n[e->refuses_tp ? SF_GPUS : SF_TP]);
@@ -349,6 +353,30 @@ static bool parallel_validate(const struct scenario *s, const char *const *n,
  * both; each check is in one part, in scenario_validate's order. */
 enum { CHECK_FIXED = 1, CHECK_CONTEXT = 2, CHECK_ALL = CHECK_FIXED | CHECK_CONTEXT };
 
+/* A context past the model's longest, under an engine that then refuses to
+ * start (vLLM's _get_and_verify_max_len, SGLang's _derive_context_length:
+ * core/engine_desc.h long_context), unless its environment variable is set;
+ * --allow-long-context sets it, and is taken only by such an engine. */
+static bool long_context_validate(const struct scenario *s, const char *const *n,
+                                  enum scenario_field *field, struct diag *d)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    const struct engine_long_context *lc = &e->long_context;
+    uint64_t top = scenario_context_ceiling(s);
+    if (s->allow_long_context && !lc->env)
+        return fail(d, n, SF_ALLOW_LONG_CONTEXT, field, "is an option of vLLM and SGLang, "
+                    "which refuse a context past the model's (%s plans it and warns)", e->title);
+    if (top == 0 || s->context_tokens <= top)
+        return true;
+    char ctx[32], max[32];
+    units_format_int(s->context_tokens, ctx, sizeof ctx);
+    units_format_int(top, max, sizeof max);
+    return fail(d, n, SF_CONTEXT, field, "%s tokens is past %s's longest context, %s tokens: %s "
+                "refuses to start with %s beyond it (%s) unless %s=1; give %s %llu or less, or "
+                "%s to plan it with %s=1", ctx, s->model.id, max, e->title, lc->option, lc->where,
+                lc->env, n[SF_CONTEXT], (ull)top, n[SF_ALLOW_LONG_CONTEXT], lc->env);
+}
+
 /* the context, its prefix and average, the blocks and the logged sizes */
 static bool tokens_validate(const struct scenario *s, const char *const *n,
                             enum scenario_field *field, struct diag *d, unsigned parts)
@@ -365,6 +393,8 @@ static bool tokens_validate(const struct scenario *s, const char *const *n,
     if (context && (s->context_tokens < 1 || s->context_tokens > TOKENS_MAX))
         return fail(d, n, SF_CONTEXT, field, "%llu tokens is out of range (1 to %llu)",
                     (ull)s->context_tokens, (ull)TOKENS_MAX);
+    if (context && !long_context_validate(s, n, field, d))
+        return false;
     if (context && s->prefix_tokens >= s->context_tokens)
         return fail(d, n, SF_PREFIX, field, "%llu tokens must be less than %s (%llu tokens)",
                     (ull)s->prefix_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
@@ -426,11 +456,15 @@ static bool dtypes_validate(const struct scenario *s, const char *const *n,
         return diag_fail(d, "%s: %s", OPTNAME_KV_DTYPE_V,
                          engine_desc(s->engine.kind)->refuses_v_dtype);
     }
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    const struct engine_cache_flags *cf = e->cache_flags ? e->cache_flags(s->engine.rule) : NULL;
     if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype)) {
         char types[96];
         engine_cache_types(s->engine.kind, types, sizeof types);
-        return fail(d, n, SF_KV_DTYPE, field, "%s has no %s cache (%s)",
-                    engine_name(s->engine.kind), dtype_info(s->kv_dtype)->name, types);
+        return fail(d, n, SF_KV_DTYPE, field, "%s has no %s cache (%s)%s%s%s%s%s",
+                    engine_name(s->engine.kind), dtype_info(s->kv_dtype)->name, types,
+                    cf ? "; its --kv-cache-dtype takes " : "", cf ? cf->accepts : "",
+                    cf ? " (" : "", cf ? cf->where : "", cf ? ")" : "");
     }
     if (s->kv_dtype == DTYPE_Q6_K || s->kv_dtype == DTYPE_Q5_K_M || s->kv_dtype == DTYPE_Q4_K_M)
         return fail(d, n, SF_KV_DTYPE, field, "%s is a weight format (llama.cpp's K-quant mixes): "

@@ -105,6 +105,8 @@ static void command_engine(struct shell_line *l, const struct scenario *s)
         shell_word(l, OPTNAME_DP_ATTENTION);
     if (s->expert_parallel)
         shell_word(l, OPTNAME_EXPERT_PARALLEL);
+    if (s->allow_long_context)
+        shell_word(l, OPTNAME_ALLOW_LONG_CONTEXT);
     if (s->spec_method == SPEC_DRAFT)
         shell_option(l, OPTNAME_DRAFT_MODEL, "%s", s->draft.id);
     else if (s->spec_method == SPEC_MTP)

@@ -150,6 +150,7 @@ static bool scenario_layout_from_json(const struct jsonread *sr, const cJSON *so
         ok = jsonread_u32(sr, so, "pp", true, 1, GPUS_MAX, &sc->pp, d);
     ok = ok && jsonread_bool(sr, so, "dp_attention", false, &sc->dp_attention, d) &&
          jsonread_bool(sr, so, "expert_parallel", false, &sc->expert_parallel, d) &&
+         jsonread_bool(sr, so, "allow_long_context", false, &sc->allow_long_context, d) &&
          jsonread_u64(sr, so, "host_kv_bytes", false, 0, (uint64_t)1 << 50, &sc->host_kv_bytes,
                       d);
     if (ok && jsonread_has(so, "prefix_hit_rate")) {

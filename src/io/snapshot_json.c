@@ -200,6 +200,8 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_bool(&o, "dp_attention", true);
     if (s->expert_parallel)
         jsonout_bool(&o, "expert_parallel", true);
+    if (s->allow_long_context)
+        jsonout_bool(&o, "allow_long_context", true);
     if (s->spec_method != SPEC_NONE) {
         struct jsonout so = jsonout_begin();
         jsonout_string(&so, "method", spec_method_name(s->spec_method));

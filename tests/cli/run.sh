@@ -329,7 +329,7 @@ expect 0 "Llama 3.1 8B's config gives no tokens per image: kvplan counts --image
 expect_not "config gives no tokens per image" plan --model gemma-3-27b --images 2
 # the sweep header says what is per GPU: under llama.cpp KV/TOKEN is all GPUs' (layer split)
 expect 0 "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER and POOL are per GPU" sweep --vary gpus=1..4 --engine llama.cpp
-expect 0 "vLLM 0.15; KV/TOKEN, KV/USER and POOL are per GPU" sweep --vary gpus=1..2 --engine vllm
+expect 0 "vLLM 0.20; KV/TOKEN, KV/USER and POOL are per GPU" sweep --vary gpus=1..2 --engine vllm
 # the Copied box closes on the next key, which also acts; help still swallows its key
 expect 0 "Context     ━━━━━━━━━━●──────────────── 16k" --dump-screen - --size 100x30 --keys "y<Right>"
 expect 0 "Export to: kvplan-llama-3.1-8b" --dump-screen - --size 100x30 --keys "ye"
@@ -456,8 +456,8 @@ expect 0 "llama-server -m llama-3.1-8b.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -
 expect 0 "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --kv_cache_free_gpu_memory_fraction 0.90" plan --engine trtllm
 expect_field 2 replicas --gpus 4 --tp 2 --model llama-3.1-70b
 expect 2 "--engine: 'vllx' is not an engine" plan --engine vllx
-expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vLLM 0.15" plan --engine vllm --gpus 65536 --tp 128 --context 1099511627776 --model llama-3.1-405b
-expect 2 "--kv-dtype: vllm has no q8_0 cache (auto, fp16, bf16, fp32 or fp8)" plan --engine vllm --kv-dtype q8_0
+expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vLLM 0.20" plan --engine vllm --gpus 65536 --tp 128 --context 1099511627776 --allow-long-context --model llama-3.1-405b
+expect 2 "--kv-dtype: vllm has no q8_0 cache (auto, fp16, bf16 or fp8)" plan --engine vllm --kv-dtype q8_0
 expect 2 "--kv-dtype: q4_k_m is a weight format" plan --kv-dtype q4_k_m
 expect 2 "--kv-dtype: trtllm has no q4_0 cache" plan --engine trtllm --kv-dtype q4_0
 expect 0 "kvplan models this engine on NVIDIA and AMD GPUs only" plan --engine trtllm --gpu mi300x --model llama-3.1-70b --gpus 8 --tp 4
@@ -483,7 +483,7 @@ expect 0 '"generic":' plan --engine vllm --max-num-seqs 4 --format json
 expect 0 "under SGLang 0.5" plan --load "$T/g.json" --engine sglang
 expect 0 "under llama.cpp" plan --load "$T/g.json" --engine llama.cpp
 # every report names the release its engine's rule is of (doc/ENGINES.md), the newest by default
-expect 0 '"engine_version":	"0.15",' plan --engine vllm --format json
+expect 0 '"engine_version":	"0.20",' plan --engine vllm --format json
 expect 0 '"engine_title":	"TensorRT-LLM 0.19",' plan --engine trtllm@0.19 --format json
 expect 0 '"engine_version":	null,' plan --format json
 expect 0 "Engine: vLLM 0.13" plan --engine vllm@0.13
@@ -516,7 +516,7 @@ expect 2 "--gpu-memory-utilization: '1.5' is not a fraction" plan --engine vllm 
 expect 2 "--non-kv: '12' needs a unit" plan --engine vllm --non-kv 12
 
 # bytes past 2^53 stay exact in JSON (written as digits, not rounded doubles)
-expect 0 '"user_bytes_per_gpu":	70272000000000000' plan --engine vllm --context 1000000000000 --model deepseek-v3 --format json
+expect 0 '"user_bytes_per_gpu":	70272000000000000' plan --engine vllm --context 1000000000000 --allow-long-context --model deepseek-v3 --format json
 
 # --- calibrate: real logs, and logs that are cut, mixed or unknown
 L="$HERE/data/logs"

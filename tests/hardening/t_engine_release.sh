@@ -14,7 +14,7 @@ expect 0 '"profile":	"vllm@0"' plan --engine vllm@0.7.3 --format json
 expect 0 '"profile":	"llama.cpp@mla-kv"' plan --engine llama.cpp@b6500 --format json
 expect 0 '"profile":	"trtllm@trt"' plan --engine trtllm@0.18 --format json
 expect 0 '"profile":	"sglang"' plan --engine sglang@0.5.6 --format json
-expect 0 "note: --engine: vLLM 0.21 is newer than the newest release known (0.20.1): rule vllm@0.15" \
+expect 0 "note: --engine: vLLM 0.21 is newer than the newest release known (0.20.1): rule vllm@0.20" \
     plan --engine vllm@0.21
 expect 2 "--engine: 'vllm@abc': not a release of vllm (a release such as 0.15.1" plan --engine vllm@abc
 expect 2 "--engine: 'llama.cpp@b': not a release of llama.cpp (a build such as b6500" \
@@ -36,4 +36,19 @@ sed 's/"name":	"vllm"/"name":	"vllm@abc"/' "$T/s.json" >"$T/bad.json"
 if grep -q '"vllm@0.12.1"' "$T/old.json"; then ok; else bad "the snapshot has no engine name to edit"; fi
 expect 0 '"profile":	"vllm@0.13"' plan --load "$T/old.json" --format json
 expect 2 "name: 'vllm@abc': not a release of vllm" plan --load "$T/bad.json"
+
+# vllm@0.15 was the newest rule's label until it was named after the release
+# it is read for (0.20: DeepSeek V4, served from 0.20.1): session files and
+# snapshots that pinned it (and vllm@v1) still load, with the newest rule,
+# the same answer as "vllm" (vllm3.json, scenario B: 7 users at 40,960) and
+# the new name in the report; saved again, the engine is plain "vllm"
+S="$(dirname "$0")/../data/session-vllm-0.15.json"
+expect 0 "7 users fit at 40,960 tokens each under vLLM 0.20" plan --load "$S" --scenario B
+expect 0 "18 users fit at 16,384 tokens each under vLLM 0.20" plan --load "$S" --scenario A
+expect 0 '"engine_title":	"vLLM 0.20"' plan --load "$S" --format json
+expect 0 "under vLLM 0.20" plan --engine vllm@0.15
+sed 's/"name":	"vllm"/"name":	"vllm@0.15"/' "$T/s.json" >"$T/pinned.json"
+expect 0 '"profile":	"vllm",' plan --load "$T/pinned.json" --format json
+"$K" plan --load "$T/pinned.json" --export "$T/again.json" >/dev/null 2>&1
+if grep -q '"name":	"vllm"$' "$T/again.json"; then ok; else bad "vllm@0.15 saved again is not plain vllm"; fi
 finish

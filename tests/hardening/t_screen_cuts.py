@@ -9,7 +9,7 @@ A word is cut when it ends at a right edge (the screen's last column, a
 column before a box's side, or before a gap of two spaces), does not end in
 an ellipsis ("~" in ASCII), and, with the word before it, is not a pair of
 words the same screen shows at 200x60 while being the start of one there
-("302.42 m" where 200x60 says "302.42 ms", "vLLM 0." for "vLLM 0.15").
+("302.42 m" where 200x60 says "302.42 ms", "vLLM 0." for "vLLM 0.20").
 
 Usage: t_screen_cuts.py KVPLAN. Ends with "N passed, N failed"."""
 import os

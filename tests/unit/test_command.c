@@ -55,6 +55,7 @@ static void same(const struct scenario *a, const char *line)
     assert_true(a->price_usd_per_hour == b.price_usd_per_hour);
     assert_int_equal(a->dp_attention, b.dp_attention);
     assert_int_equal(a->expert_parallel, b.expert_parallel);
+    assert_int_equal(a->allow_long_context, b.allow_long_context);
     assert_int_equal(a->max_loras, b.max_loras);
     assert_int_equal(a->max_lora_rank, b.max_lora_rank);
     assert_int_equal(a->lora_targets, b.lora_targets);
@@ -188,6 +189,14 @@ static void engine_flags_round_trip(void **state)
     s.engine.gpu_memory_utilization = 0.92;
     s.engine.max_num_batched_tokens = 16384;
     s.expert_parallel = true;
+    check(&s);
+
+    /* a context past Falcon 7B's 2,048 that vLLM starts with only under
+     * VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: the copy keeps --allow-long-context */
+    s = base("h100-sxm", "falcon-7b");
+    s.engine.kind = ENGINE_VLLM;
+    s.context_tokens = 16384;
+    s.allow_long_context = true;
     check(&s);
 
     s = base("rtx-4090", "llama-3.1-8b");

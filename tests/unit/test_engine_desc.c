@@ -55,8 +55,12 @@ static void cache_types_read_as_the_list(void **state)
 {
     (void)state;
     char buf[96];
+    /* no float32 in vLLM's CacheDType (vllm/config/cache.py) nor in SGLang's
+     * --kv-cache-dtype choices (srt/server_args.py) */
     engine_cache_types(ENGINE_VLLM, buf, sizeof buf);
-    assert_string_equal(buf, "auto, fp16, bf16, fp32 or fp8");
+    assert_string_equal(buf, "auto, fp16, bf16 or fp8");
+    engine_cache_types(ENGINE_SGLANG, buf, sizeof buf);
+    assert_string_equal(buf, "auto, fp16, bf16 or fp8");
     engine_cache_types(ENGINE_LLAMACPP, buf, sizeof buf);
     assert_string_equal(buf, "auto, fp16, bf16, fp32, q8_0 or q4_0");
     engine_cache_types(ENGINE_TRTLLM, buf, sizeof buf);

@@ -52,6 +52,30 @@ static void vllm_releases_map_to_v0_v1_cutlass_and_current(void **state)
     assert_int_equal(rule_of("vllm@0", ENGINE_VLLM), RULE_VLLM_V0);
 }
 
+/* The newest rule is named after the release it is read for, 0.20 (DeepSeek
+ * V4, served from 0.20.1); vllm@0.15, its name before, and vllm@1 and v1
+ * still take it, and quietly (no "newer than" note): files and scripts that
+ * pinned them keep their plans. */
+static void the_newest_vllm_rule_is_0_20_and_its_old_names_still_take_it(void **state)
+{
+    (void)state;
+    const char *names[] = {"vllm@0.20", "vllm@0.15", "vllm@1", "vllm@V1", "vllm@0.15.1"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        enum engine_kind k;
+        enum engine_rule r = (enum engine_rule)-1;
+        struct diag d = {0};
+        char note[160] = "x";
+        assert_true(engine_parse_noted(names[i], &k, &r, note, sizeof note, &d));
+        assert_int_equal(k, ENGINE_VLLM);
+        assert_int_equal(r, RULE_CURRENT);
+        assert_string_equal(note, "");
+    }
+    char title[64];
+    assert_string_equal(engine_version_title(ENGINE_VLLM, RULE_CURRENT, title, sizeof title),
+                        "vLLM 0.20");
+    assert_string_equal(engine_release(ENGINE_VLLM, RULE_CURRENT), "0.20");
+}
+
 static void llamacpp_builds_map_to_pre_mla_mla_kv_and_v_less(void **state)
 {
     (void)state;
@@ -103,7 +127,7 @@ static void newer_than_the_newest_known_takes_the_newest_rule_with_a_note(void *
     assert_string_equal(note, "");
     assert_true(engine_parse_noted("vllm@0.20.2", &k, &r, note, sizeof note, &d));
     assert_int_equal(r, RULE_CURRENT);
-    assert_non_null(strstr(note, "newer than the newest release known (0.20.1): rule vllm@0.15"));
+    assert_non_null(strstr(note, "newer than the newest release known (0.20.1): rule vllm@0.20"));
     /* "0.5.x": every 0.5 release is known, 0.6 is not */
     assert_true(engine_parse_noted("sglang@0.5.9", &k, &r, note, sizeof note, &d));
     assert_string_equal(note, "");
@@ -117,6 +141,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(vllm_releases_map_to_v0_v1_cutlass_and_current),
+        cmocka_unit_test(the_newest_vllm_rule_is_0_20_and_its_old_names_still_take_it),
         cmocka_unit_test(llamacpp_builds_map_to_pre_mla_mla_kv_and_v_less),
         cmocka_unit_test(trtllm_sglang_and_ollama_releases),
         cmocka_unit_test(older_than_the_oldest_and_malformed_are_refused),

@@ -268,6 +268,11 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     /* a speed target: the costs are then the users' who keep it */
                     if (next(6) == 0)
                         s.min_tokens_per_s = (double)(1 + next(80));
+                    /* vLLM and SGLang refuse a context past the model's longest
+                     * (and its double, below) unless told to start anyway */
+                    if (engine_desc(engine)->long_context.env &&
+                        2 * s.context_tokens > m->max_context_tokens)
+                        s.allow_long_context = true;
                     struct diag d = {0};
                     char what[200];
                     snprintf(what, sizeof what,

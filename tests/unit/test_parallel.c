@@ -52,6 +52,7 @@ static void sglang_dp_attention_keeps_one_latent_per_request_not_per_rank(void *
     s.model.attention_heads = 16;
     s.model.kv_heads = 16;
     s.model.params = 15700000000ull;
+    s.model.max_context_tokens = 163840; /* DeepSeek-V2-Lite's: SGLang takes 32k */
     s.gpus = 2;
     s.context_tokens = 32768;
     struct plan_result plain = run(&s);
