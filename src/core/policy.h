@@ -155,6 +155,11 @@ uint64_t sglang_held_extra(const struct policy_ctx *c);
  * W_UV and W_UK_T, with the rows "moe_gate", "mla_copies" and their sum
  * "weights_extra"; 0 and no rows when there are none. */
 uint64_t vllm_held_extra(const struct policy_ctx *c);
+/* The activation peak of vLLM's profiling run, the larger of the forward
+ * pass and the sampler, with its explain rows (policy_vllm_profile.c); the
+ * bytes per row and vocabulary entry of V1's top-k/top-p sort. */
+uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32_t seqs, bool v0);
+uint32_t vllm_sort_bytes_per_entry(uint64_t rows);
 /* V1's figures for one request and for its log (policy_vllm_mem.c) */
 uint64_t vllm_request_bytes(uint64_t request_blocks, uint64_t block_bytes);
 /* vLLM's padded MXFP4 expert sizes for an expert split of `split` ranks

@@ -207,62 +207,6 @@ static void log_lines(const struct policy_ctx *c)
                  (unsigned long long)given);
 }
 
-/* The profiled activation peak (V1 gpu_model_runner.py profile_run and
- * _dummy_sampler_run; V0 worker/model_runner.py profile_run): one dummy
- * forward of the batched tokens, then the sampler on the last token of each
- * of min(max_num_seqs, batched tokens) dummy requests. The peak is the
- * larger of the two:
- *  - forward, per batched token, in the 2-byte compute precision: five
- *    hidden-sized tensors (embedding output, residual, normed input,
- *    attention output, MLP output), the fused QKV projection of this rank's
- *    heads, and the MLP's gate_up output (2 x intermediate / TP) with its
- *    activated half (intermediate / TP) alive together;
- *  - sampler, per row and vocabulary entry: the logits in the compute
- *    precision (2 B) and, in fp32, their copy, the softmax probabilities and
- *    the exponential noise they are divided by (3 x 4 B) = 14 B; V0 also
- *    profiles top-k/top-p, which sorts (fp32 values and int64 indices) and
- *    takes a cumulative sum: 14 + 4 + 8 + 4 = 30 B. */
-enum { VLLM_SAMPLER_BYTES = 14, VLLM_V0_SAMPLER_BYTES = 30 };
-
-static uint64_t forward_bytes_per_token(const struct model_spec *m, uint32_t tp)
-{
-    uint64_t head_dim = m->head_dim ? m->head_dim : policy_hidden(m) / m->attention_heads;
-    uint64_t qkv = m->attention == ATTENTION_MLA
-                       ? (uint64_t)m->attention_heads * head_dim / tp
-                       : ((uint64_t)m->attention_heads + 2ull * m->kv_heads) * head_dim / tp;
-    uint64_t inter = m->intermediate_size ? m->intermediate_size : 4ull * policy_hidden(m);
-    return 2 * (5ull * policy_hidden(m) + qkv + 3 * kv_ceil_div(inter, tp));
-}
-
-static uint64_t activation_row(const struct policy_ctx *c, uint64_t tokens, uint32_t seqs,
-                               bool v0)
-{
-    const struct model_spec *m = &c->s->model;
-    uint64_t per_token = forward_bytes_per_token(m, c->l->tp);
-    uint64_t rows = seqs < tokens ? seqs : tokens;
-    uint64_t per_row = (v0 ? VLLM_V0_SAMPLER_BYTES : VLLM_SAMPLER_BYTES);
-    uint64_t forward = kv_sat_mul(tokens, per_token);
-    uint64_t sampler = kv_sat_mul(kv_sat_mul(rows, policy_vocab(m)), per_row);
-    bool fwd = forward >= sampler;
-    char note[96], other[32];
-    units_format_bytes(fwd ? sampler : forward, UNITS_GIB, other, sizeof other);
-    snprintf(note, sizeof note, "the larger of the forward pass and the sampler (%s %s)",
-             fwd ? "sampler" : "forward", other);
-    struct explain_row *row = explain_row_begin(c->x, "activation", "Activation peak", "per GPU");
-    if (fwd) {
-        explain_term(row, tokens, XU_TOKENS, "batched tokens");
-        explain_term(row, per_token, XU_BYTES_EXACT, "hidden, QKV and MLP / TP per token");
-    } else {
-        explain_term(row, rows, XU_COUNT, "sampled rows");
-        explain_term(row, policy_vocab(m), XU_COUNT, "vocabulary");
-        explain_op(row, XOP_MUL);
-        explain_term(row, per_row, XU_BYTES_EXACT, "logits and sampler per entry");
-    }
-    explain_op(row, XOP_MUL);
-    explain_row_end(c->x, row, XU_BYTES, 0, note);
-    return fwd ? forward : sampler;
-}
-
 /* kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size): groups of the
  * fewest layers of one type (of the most, when that is under 1.5x the
  * fewest), the last group of a type padded; `other` are the windowed or the
@@ -449,7 +393,8 @@ static void budget(const struct policy_ctx *c)
 
     policy_user_bytes(c);
     e->held_extra_bytes = vllm_held_extra(c);
-    uint64_t activation = activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, v0);
+    uint64_t activation =
+        vllm_activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, v0);
     if (!v0) /* V1's encoder cache for image embeddings (core/images.h) */
         images_encoder_cache(c, e->max_num_batched_tokens);
     struct explain_row *row = explain_row_begin(c->x, "budget", "vLLM budget", "per GPU");
