@@ -259,6 +259,8 @@ void policy_blocks(const struct policy_ctx *c, const struct block_rule *b);
  * sets the engine's request_units and max_concurrency. The launch line's
  * flags for such a model (nothing for another). */
 void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule);
+/* its "GPU KV cache size" log: int(maximum concurrency x max_model_len) */
+uint64_t vllm_dsv4_logged_tokens(const struct policy_ctx *c);
 void vllm_dsv4_launch(const struct policy_ctx *c, struct shell_line *l);
 
 /* A hybrid pool of pages of one size (vLLM v1/core/kv_cache_utils.py,

@@ -183,7 +183,9 @@ static void log_lines(const struct policy_ctx *c)
     } else {
         policy_log(e, "Available KV cache memory: %s", a);
         policy_log(e, "GPU KV cache size: %s tokens",
-                   units_format_int(vllm_logged_tokens(r), tok, sizeof tok));
+                   units_format_int(c->k->compressed_span ? vllm_dsv4_logged_tokens(c)
+                                                          : vllm_logged_tokens(r),
+                                    tok, sizeof tok));
     }
     policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
                units_format_int(c->l->context_tokens, b, sizeof b), e->max_concurrency);
