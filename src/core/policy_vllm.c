@@ -396,7 +396,7 @@ static void budget(const struct policy_ctx *c)
     policy_user_bytes(c);
     e->held_extra_bytes = vllm_held_extra(c);
     uint64_t activation =
-        vllm_activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, v0);
+        vllm_activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, f->rule);
     if (!v0) /* V1's encoder cache for image embeddings (core/images.h) */
         images_encoder_cache(c, e->max_num_batched_tokens);
     struct explain_row *row = explain_row_begin(c->x, "budget", "vLLM budget", "per GPU");
@@ -473,7 +473,7 @@ static bool v1_scheduler(enum engine_rule rule)
 /* DeepSeek V4 came after V0 and 0.13 (vLLM's recipe names 0.20.1) */
 static bool dsv4_rule(enum engine_rule rule)
 {
-    return rule != RULE_VLLM_V0 && rule != RULE_VLLM_0_13;
+    return rule != RULE_VLLM_V0 && rule != RULE_VLLM_0_13 && rule != RULE_VLLM_0_17;
 }
 
 /* V0 sizes every layer for the whole context; V1 groups windowed layers */
@@ -504,7 +504,11 @@ const struct engine_desc engine_vllm = {
     .versions = {{RULE_CURRENT, "vllm@0.15", {"0.15", "1", "v1"},
                   "the V1 engine, the latest: FlashInfer MLA for DeepSeek on Blackwell (from "
                   "January 2026), rules read at main 002db495; DeepSeek V4's packed blocks "
-                  "(served from 0.20.1) read at main 0a291a2e", "0.15", "0.14", "0.20.1", NULL},
+                  "(served from 0.20.1) read at main 0a291a2e; the profile's top-k/top-p by Triton "
+                  "(vllm PR #33538, no sort)", "0.15", "0.18", "0.20.1", NULL},
+                 {RULE_VLLM_0_17, "vllm@0.17", {"0.17", "0.16", "0.14"},
+                  "0.14 to 0.17: the profile's top-k/top-p sorted by PyTorch (torch.sort of the "
+                  "fp32 logits, 32 B an entry at 128 rows or more)", "0.17", "0.14", NULL, NULL},
                  {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
                   "up to 0.13: CUTLASS MLA on Blackwell (SM100) for every MLA model, blocks of 128 "
                   "(later FlashInfer MLA's 64 for DeepSeek)", "0.13", "0.8", NULL, NULL},

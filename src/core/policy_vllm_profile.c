@@ -15,20 +15,30 @@
  *    TopKTopPSampler.forward_native's apply_top_k_top_p
  *    (v1/sample/ops/topk_topp_sampler.py) sorts the fp32 copy: the PyTorch
  *    sort's outputs and scratch (see sort_parts) are its peak, above what
- *    follows (the masks, the softmax and the exponential noise). FlashInfer's
- *    sampler, which sorts nothing, was off by default (VLLM_USE_FLASHINFER_
- *    SAMPLER opt-in, vllm PR #26859; vllm PR #32558, January 2026: "the current
- *    pytorch sort-based top-p/top-k implementation uses a large amount of
- *    memory"). V0 profiles top-k/top-p too, counted as before at 30 B: the
- *    sort's values and indices and a cumulative sum beside 14 B of logits,
- *    softmax and noise. */
+ *    follows (the masks, the softmax and the exponential noise): the rules up
+ *    to vllm@0.17. FlashInfer's sampler, which sorts nothing, was off by
+ *    default (VLLM_USE_FLASHINFER_SAMPLER opt-in, vllm PR #26859; vllm PR
+ *    #32558, January 2026: "the current pytorch sort-based top-p/top-k
+ *    implementation uses a large amount of memory");
+ *  - from 0.18 (the current rule) apply_top_k_top_p masks in place with
+ *    apply_top_k_top_p_triton (v1/sample/ops/topk_topp_triton.py, vllm PR
+ *    #33538) whenever Triton is present and the batch has 8 rows or more
+ *    ("HAS_TRITON and logits.shape[0] >= 8"; fewer rows still sort): no sort,
+ *    the logits, the softmax's probabilities and the exponential noise (2 + 4
+ *    + 4 + 4 = 14 B an entry) and the kernel's cached [programs, vocab]
+ *    buffers, about 80 MiB (the PR's figure).
+ * V0 profiles top-k/top-p too, counted as before at 30 B: the sort's values
+ * and indices and a cumulative sum beside 14 B of logits, softmax and noise. */
 #include "policy.h"
 
 #include "units.h"
 
 #include <stdio.h>
 
-enum { VLLM_LOGITS_BYTES = 6, VLLM_V0_SAMPLER_BYTES = 30 };
+enum { VLLM_LOGITS_BYTES = 6, VLLM_TRITON_SAMPLER_BYTES = 14, VLLM_V0_SAMPLER_BYTES = 30,
+       VLLM_TRITON_MIN_ROWS = 8 };
+/* topk_topp_triton.py's cached buffers (vllm PR #33538: "around ~80MiB") */
+#define VLLM_TRITON_BUFFER_BYTES (80ull << 20)
 
 /* One buffer of the sort, in bytes per row and vocabulary entry. */
 struct sort_part {
@@ -116,21 +126,55 @@ static void sort_row(const struct policy_ctx *c, uint64_t rows, uint32_t vocab)
                     "top-p 0.9 in the profile)");
 }
 
-uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32_t seqs, bool v0)
+/* How the rule's profile filters top-k/top-p at this many rows. */
+enum sampler_path { SAMPLER_V0, SAMPLER_SORT, SAMPLER_TRITON };
+
+static enum sampler_path sampler_path(enum engine_rule rule, uint64_t rows)
+{
+    if (rule == RULE_VLLM_V0)
+        return SAMPLER_V0;
+    if (rule == RULE_VLLM_0_13 || rule == RULE_VLLM_0_17 || rows < VLLM_TRITON_MIN_ROWS)
+        return SAMPLER_SORT;
+    return SAMPLER_TRITON;
+}
+
+static const char *const PER_ROW_NAME[] = {
+    [SAMPLER_V0] = "logits and sampler per entry",
+    [SAMPLER_SORT] = "bf16 and fp32 logits per entry",
+    [SAMPLER_TRITON] = "logits, softmax and noise per entry"};
+
+/* The explain row of the Triton kernel's buffers (key sampler_triton). */
+static void triton_row(const struct policy_ctx *c)
+{
+    struct explain_row *row =
+        explain_row_begin(c->x, "sampler_triton", "Top-k/top-p buffers", "per GPU");
+    explain_term(row, VLLM_TRITON_BUFFER_BYTES, XU_BYTES, "Triton kernel's buffers");
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    "apply_top_k_top_p_triton masks in place, no sort (vllm PR #33538)");
+}
+
+uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32_t seqs,
+                             enum engine_rule rule)
 {
     const struct model_spec *m = &c->s->model;
     uint64_t per_token = forward_bytes_per_token(m, c->l->tp);
     uint64_t rows = seqs < tokens ? seqs : tokens;
     uint32_t vocab = policy_vocab(m);
-    uint64_t sort_entry = v0 ? 0 : vllm_sort_bytes_per_entry(rows);
-    uint64_t per_row = v0 ? VLLM_V0_SAMPLER_BYTES : VLLM_LOGITS_BYTES;
+    enum sampler_path path = sampler_path(rule, rows);
+    uint64_t sort_entry = path == SAMPLER_SORT ? vllm_sort_bytes_per_entry(rows) : 0;
+    uint64_t per_row = path == SAMPLER_V0       ? VLLM_V0_SAMPLER_BYTES
+                       : path == SAMPLER_TRITON ? VLLM_TRITON_SAMPLER_BYTES
+                                                : VLLM_LOGITS_BYTES;
+    uint64_t buffers = path == SAMPLER_TRITON ? VLLM_TRITON_BUFFER_BYTES : 0;
     uint64_t forward = kv_sat_mul(tokens, per_token);
     uint64_t entries = kv_sat_mul(rows, vocab);
     uint64_t sort = kv_sat_mul(entries, sort_entry);
-    uint64_t sampler = kv_sat_add(kv_sat_mul(entries, per_row), sort);
+    uint64_t sampler = kv_sat_add(kv_sat_add(kv_sat_mul(entries, per_row), sort), buffers);
     bool fwd = forward >= sampler;
     if (!fwd && sort > 0)
         sort_row(c, rows, vocab);
+    if (!fwd && buffers > 0)
+        triton_row(c);
     char note[96], other[32];
     units_format_bytes(fwd ? sampler : forward, UNITS_GIB, other, sizeof other);
     snprintf(note, sizeof note, "the larger of the forward pass and the sampler (%s %s)",
@@ -144,11 +188,14 @@ uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32
         explain_term(row, rows, XU_COUNT, "sampled rows");
         explain_term(row, vocab, XU_COUNT, "vocabulary");
         explain_op(row, XOP_MUL);
-        explain_term(row, per_row, XU_BYTES_EXACT,
-                     v0 ? "logits and sampler per entry" : "bf16 and fp32 logits per entry");
+        explain_term(row, per_row, XU_BYTES_EXACT, PER_ROW_NAME[path]);
         explain_op(row, XOP_MUL);
         if (sort > 0) {
             explain_ref(c->x, row, "sampler_sort", "sort");
+            explain_op(row, XOP_ADD);
+        }
+        if (buffers > 0) {
+            explain_ref(c->x, row, "sampler_triton", "Triton buffers");
             explain_op(row, XOP_ADD);
         }
     }

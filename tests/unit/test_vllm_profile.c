@@ -11,9 +11,14 @@
  * SortStable.cu, do_launch_stable_sort_kernel) returns fp32 values and int64
  * indices and, for 128 rows or more, sorts int64 reverse indices through
  * cub's DeviceSegmentedRadixSort::SortPairs (segmented_sort_pairs), whose
- * temporary storage holds a third keys and a third values buffer. */
+ * temporary storage holds a third keys and a third values buffer. That is
+ * the rule of the releases before 0.18 (vllm@0.13 for 0.8 to 0.13, vllm@0.17
+ * for 0.14 to 0.17); from 0.18 apply_top_k_top_p hands 8 rows or more to
+ * apply_top_k_top_p_triton (v1/sample/ops/topk_topp_triton.py, vllm PR
+ * #33538), which masks in place. */
 #include "catalog_fixture.h"
 
+#include "core/engine.h"
 #include "core/plan.h"
 #include "core/policy.h"
 
@@ -26,14 +31,24 @@ static bool run(const struct scenario *s)
     return plan_compute(s, &rows, NULL, &r, &d);
 }
 
-static struct scenario oss(double utilization, uint64_t context, uint64_t batched)
+/* gpt-oss-120b on one H100 under the rule --engine vllm@RELEASE resolves to */
+static struct scenario oss_at(const char *engine, double utilization, uint64_t context,
+                              uint64_t batched)
 {
     struct scenario s = base("h100-sxm", "gpt-oss-120b");
-    s.engine.kind = ENGINE_VLLM;
+    struct diag d = {0};
+    assert_true(engine_parse(engine, &s.engine.kind, &s.engine.rule, &d));
+    assert_int_equal(s.engine.kind, ENGINE_VLLM);
     s.engine.gpu_memory_utilization = utilization;
     s.context_tokens = context;
     s.engine.max_num_batched_tokens = batched;
     return s;
+}
+
+/* the release both logs ran (vllm#23278: 0.10.1; vllm#27508: 0.11) */
+static struct scenario oss(double utilization, uint64_t context, uint64_t batched)
+{
+    return oss_at("vllm@0.10.1", utilization, context, batched);
 }
 
 /* Defaults (vllm#23278, vLLM 0.10.1 on an H100 80 GB): 1,024 sequences,
@@ -119,6 +134,52 @@ static void v0_keeps_its_sampler(void **state)
     assert_int_equal(r.engine.activation_bytes, 256ull * 201088 * 30);
 }
 
+/* 0.14 to 0.17 still sort (rule vllm@0.17): the same 7,824,736,256 B as
+ * 0.10.1. From 0.18 (the current rule) the Triton kernel masks the fp32
+ * logits in place: 1,024 x 201,088 x (2 + 4 B logits, 4 B softmax, 4 B
+ * exponential noise) = 2,882,797,568 B, with its ~80 MiB of buffers (vllm PR
+ * #33538) 83,886,080 B: 2,966,683,648 B, no sort row. The budget then leaves
+ * 76,555,644,567 - 70,753,643,136 - 2,966,683,648 - 268,435,456 =
+ * 2,566,882,327 B (2.39 GiB) where 0.10.1 was short by 2.13 GiB. */
+static void triton_releases_do_not_sort(void **state)
+{
+    (void)state;
+    struct scenario s = oss_at("vllm@0.17.1", 0.0, 8192, 0);
+    run(&s);
+    assert_non_null(explain_find(&rows, "sampler_sort"));
+    assert_int_equal(r.engine.activation_bytes, 7824736256ull);
+    s = oss_at("vllm@0.18.0", 0.0, 8192, 0);
+    run(&s);
+    assert_null(explain_find(&rows, "sampler_sort"));
+    const struct explain_row *tri = explain_find(&rows, "sampler_triton");
+    assert_non_null(tri);
+    assert_true(tri->result.value == 80.0L * 1024 * 1024);
+    assert_int_equal(r.engine.activation_bytes, 2966683648ull);
+    assert_int_equal(r.kv_pool_bytes_per_gpu, 2566882327ull);
+    assert_int_equal(r.shortfall_bytes_per_gpu, 0);
+}
+
+/* Under 8 rows even 0.18 sorts ("HAS_TRITON and logits.shape[0] >= 8" in
+ * apply_top_k_top_p): --max-num-seqs 7 --max-num-batched-tokens 7, the
+ * forward 7 x 56,320 B = 394,240 B, the sampler 7 x 201,088 x (6 + 44 B of
+ * segmented_sort_pairs_by_full_sort) = 70,380,800 B, with a sort row. At 8
+ * the Triton path: 8 x 201,088 x 14 + 83,886,080 = 106,407,936 B. */
+static void under_eight_rows_even_triton_sorts(void **state)
+{
+    (void)state;
+    struct scenario s = oss_at("vllm", 0.0, 8192, 0);
+    s.engine.max_num_seqs = 7;
+    s.engine.max_num_batched_tokens = 7;
+    run(&s);
+    assert_non_null(explain_find(&rows, "sampler_sort"));
+    assert_int_equal(r.engine.activation_bytes, 70380800ull);
+    s.engine.max_num_seqs = 8;
+    s.engine.max_num_batched_tokens = 8;
+    run(&s);
+    assert_null(explain_find(&rows, "sampler_sort"));
+    assert_int_equal(r.engine.activation_bytes, 106407936ull);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,6 +187,8 @@ int main(void)
         cmocka_unit_test(gpt_oss_120b_at_095_logs_under_two_gib),
         cmocka_unit_test(fewer_rows_sort_another_way),
         cmocka_unit_test(v0_keeps_its_sampler),
+        cmocka_unit_test(triton_releases_do_not_sort),
+        cmocka_unit_test(under_eight_rows_even_triton_sorts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
