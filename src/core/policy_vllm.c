@@ -364,6 +364,17 @@ static uint64_t block_unit(const struct policy_ctx *c)
     return unit;
 }
 
+/* The profile's top-k/top-p: PyTorch's sort up to 0.17, the Triton kernel of
+ * vllm PR #33538 from 0.18 (policy_vllm_profile.c) */
+static enum vllm_topk topk_path(enum engine_rule rule)
+{
+    if (rule == RULE_VLLM_V0)
+        return VLLM_TOPK_V0;
+    if (rule == RULE_VLLM_0_13 || rule == RULE_VLLM_0_17)
+        return VLLM_TOPK_SORT;
+    return VLLM_TOPK_TRITON;
+}
+
 static void budget(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -396,7 +407,7 @@ static void budget(const struct policy_ctx *c)
     policy_user_bytes(c);
     e->held_extra_bytes = vllm_held_extra(c);
     uint64_t activation =
-        vllm_activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, f->rule);
+        vllm_activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, topk_path(f->rule));
     if (!v0) /* V1's encoder cache for image embeddings (core/images.h) */
         images_encoder_cache(c, e->max_num_batched_tokens);
     struct explain_row *row = explain_row_begin(c->x, "budget", "vLLM budget", "per GPU");

@@ -126,14 +126,15 @@ static void sort_row(const struct policy_ctx *c, uint64_t rows, uint32_t vocab)
                     "top-p 0.9 in the profile)");
 }
 
-/* How the rule's profile filters top-k/top-p at this many rows. */
+/* How the profile filters top-k/top-p at this many rows: the Triton
+ * releases still sort under 8 rows. */
 enum sampler_path { SAMPLER_V0, SAMPLER_SORT, SAMPLER_TRITON };
 
-static enum sampler_path sampler_path(enum engine_rule rule, uint64_t rows)
+static enum sampler_path sampler_path(enum vllm_topk topk, uint64_t rows)
 {
-    if (rule == RULE_VLLM_V0)
+    if (topk == VLLM_TOPK_V0)
         return SAMPLER_V0;
-    if (rule == RULE_VLLM_0_13 || rule == RULE_VLLM_0_17 || rows < VLLM_TRITON_MIN_ROWS)
+    if (topk == VLLM_TOPK_SORT || rows < VLLM_TRITON_MIN_ROWS)
         return SAMPLER_SORT;
     return SAMPLER_TRITON;
 }
@@ -154,13 +155,13 @@ static void triton_row(const struct policy_ctx *c)
 }
 
 uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32_t seqs,
-                             enum engine_rule rule)
+                             enum vllm_topk topk)
 {
     const struct model_spec *m = &c->s->model;
     uint64_t per_token = forward_bytes_per_token(m, c->l->tp);
     uint64_t rows = seqs < tokens ? seqs : tokens;
     uint32_t vocab = policy_vocab(m);
-    enum sampler_path path = sampler_path(rule, rows);
+    enum sampler_path path = sampler_path(topk, rows);
     uint64_t sort_entry = path == SAMPLER_SORT ? vllm_sort_bytes_per_entry(rows) : 0;
     uint64_t per_row = path == SAMPLER_V0       ? VLLM_V0_SAMPLER_BYTES
                        : path == SAMPLER_TRITON ? VLLM_TRITON_SAMPLER_BYTES
