@@ -56,7 +56,8 @@ CASES = {
                     "defaults (0.90, 8,192 batched tokens) kvplan is short by 2.13 GiB where "
                     "vllm#23278 logged -2.14 GiB. Both logs are of the releases that sorted "
                     "(0.10.1, 0.11: kvplan's rule vllm@0.13); from 0.18 the Triton kernel "
-                    "(vllm PR #33538) masks in place and the sampler is 14 B an entry"),
+                    "(vllm PR #33538) masks in place: 14 B an entry and a 101 MiB buffer, 2.37 GiB of "
+                    "cache at the defaults"),
     "sglang-02": dict(model="llama-3.3-70b", gpu="h200", gpus=8,
                       flags=["--engine", "sglang", "--context", "131072"],
                       overheads=lambda c: ["--kv-memory", "%.2fGiB" % c["kv_cache_gib"]]),

@@ -231,8 +231,8 @@ static uint64_t window_blocks_of(const struct policy_ctx *c, const struct bucket
  * SlidingWindowManager.get_num_skipped_tokens and remove_skipped_blocks), so
  * a request decoding one token a step holds the window's blocks and one
  * more in each such group. Flash at 128k on 8 H200s: 512 + 2 x 3 + 3 + 17 =
- * 538 blocks, 111,592 / 538 = 207 decoding at once, where the log says
- * 28.86x. A row only: a prompt being prefilled holds a batch's more. */
+ * 538 blocks, 111,608 / 538 = 207 decoding at once, where the log says
+ * 28.87x. A row only: a prompt being prefilled holds a batch's more. */
 static void decoding_rows(const struct policy_ctx *c, const struct bucket *b, int n,
                           uint64_t block)
 {
@@ -344,7 +344,7 @@ void vllm_dsv4_launch(const struct policy_ctx *c, struct shell_line *l)
  * blocks one max_model_len request needs in every group. The older form,
  * num_blocks // groups x the smallest group block (4 tokens, the CSA
  * compressor states'), is not what these releases print. Flash at 128k on
- * 8 H200s: int(111,592 / 3,866 x 131,072) = 3,783,390 tokens. */
+ * 8 H200s: int(111,608 / 3,866 x 131,072) = 3,783,932 tokens. */
 uint64_t vllm_dsv4_logged_tokens(const struct policy_ctx *c)
 {
     const struct engine_detail *e = &c->b->engine;

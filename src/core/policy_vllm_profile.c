@@ -25,8 +25,10 @@
  *    #33538) whenever Triton is present and the batch has 8 rows or more
  *    ("HAS_TRITON and logits.shape[0] >= 8"; fewer rows still sort): no sort,
  *    the logits, the softmax's probabilities and the exponential noise (2 + 4
- *    + 4 + 4 = 14 B an entry) and the kernel's cached [programs, vocab]
- *    buffers, about 80 MiB (the PR's figure).
+ *    + 4 + 4 = 14 B an entry) and the kernel's cached fp32 buffer of
+ *    [programs, vocab], programs min(next power of 2 of min(SMs, rows), SMs)
+ *    (apply_top_k_top_p_triton, _TRITON_BUFFER_CACHE; "~80MiB" in the PR).
+ *    The catalog has no SM counts: kvplan takes H100's and H200's 132.
  * V0 profiles top-k/top-p too, counted as before at 30 B: the sort's values
  * and indices and a cumulative sum beside 14 B of logits, softmax and noise. */
 #include "policy.h"
@@ -36,9 +38,7 @@
 #include <stdio.h>
 
 enum { VLLM_LOGITS_BYTES = 6, VLLM_TRITON_SAMPLER_BYTES = 14, VLLM_V0_SAMPLER_BYTES = 30,
-       VLLM_TRITON_MIN_ROWS = 8 };
-/* topk_topp_triton.py's cached buffers (vllm PR #33538: "around ~80MiB") */
-#define VLLM_TRITON_BUFFER_BYTES (80ull << 20)
+       VLLM_TRITON_MIN_ROWS = 8, VLLM_TRITON_SMS = 132 };
 
 /* One buffer of the sort, in bytes per row and vocabulary entry. */
 struct sort_part {
@@ -144,14 +144,29 @@ static const char *const PER_ROW_NAME[] = {
     [SAMPLER_SORT] = "bf16 and fp32 logits per entry",
     [SAMPLER_TRITON] = "logits, softmax and noise per entry"};
 
-/* The explain row of the Triton kernel's buffers (key sampler_triton). */
-static void triton_row(const struct policy_ctx *c)
+/* The Triton kernel's programs, one buffer row each: NUM_PROGRAMS =
+ * min(SMs, rows), the cache sized to min(next_power_of_2(it), SMs). */
+uint64_t vllm_triton_programs(uint64_t rows)
+{
+    uint64_t n = rows < VLLM_TRITON_SMS ? rows : VLLM_TRITON_SMS, pow2 = 1;
+    while (pow2 < n)
+        pow2 *= 2;
+    return pow2 < VLLM_TRITON_SMS ? pow2 : VLLM_TRITON_SMS;
+}
+
+/* The explain row of the Triton kernel's buffer (key sampler_triton). */
+static void triton_row(const struct policy_ctx *c, uint64_t programs, uint32_t vocab)
 {
     struct explain_row *row =
-        explain_row_begin(c->x, "sampler_triton", "Top-k/top-p buffers", "per GPU");
-    explain_term(row, VLLM_TRITON_BUFFER_BYTES, XU_BYTES, "Triton kernel's buffers");
+        explain_row_begin(c->x, "sampler_triton", "Top-k/top-p buffer", "per GPU");
+    explain_term(row, programs, XU_COUNT, "Triton programs");
+    explain_term(row, vocab, XU_COUNT, "vocabulary");
+    explain_op(row, XOP_MUL);
+    explain_term(row, 4, XU_BYTES_EXACT, "fp32");
+    explain_op(row, XOP_MUL);
     explain_row_end(c->x, row, XU_BYTES, 0,
-                    "apply_top_k_top_p_triton masks in place, no sort (vllm PR #33538)");
+                    "apply_top_k_top_p_triton masks in place, no sort (vllm PR #33538); "
+                    "programs min(rows, 132 SMs of an H100)");
 }
 
 uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32_t seqs,
@@ -166,7 +181,8 @@ uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32
     uint64_t per_row = path == SAMPLER_V0       ? VLLM_V0_SAMPLER_BYTES
                        : path == SAMPLER_TRITON ? VLLM_TRITON_SAMPLER_BYTES
                                                 : VLLM_LOGITS_BYTES;
-    uint64_t buffers = path == SAMPLER_TRITON ? VLLM_TRITON_BUFFER_BYTES : 0;
+    uint64_t programs = path == SAMPLER_TRITON ? vllm_triton_programs(rows) : 0;
+    uint64_t buffers = kv_sat_mul(kv_sat_mul(programs, vocab), 4);
     uint64_t forward = kv_sat_mul(tokens, per_token);
     uint64_t entries = kv_sat_mul(rows, vocab);
     uint64_t sort = kv_sat_mul(entries, sort_entry);
@@ -175,7 +191,7 @@ uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32
     if (!fwd && sort > 0)
         sort_row(c, rows, vocab);
     if (!fwd && buffers > 0)
-        triton_row(c);
+        triton_row(c, programs, vocab);
     char note[96], other[32];
     units_format_bytes(fwd ? sampler : forward, UNITS_GIB, other, sizeof other);
     snprintf(note, sizeof note, "the larger of the forward pass and the sampler (%s %s)",
@@ -196,7 +212,7 @@ uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32
             explain_op(row, XOP_ADD);
         }
         if (buffers > 0) {
-            explain_ref(c->x, row, "sampler_triton", "Triton buffers");
+            explain_ref(c->x, row, "sampler_triton", "Triton buffer");
             explain_op(row, XOP_ADD);
         }
     }

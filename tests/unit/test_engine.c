@@ -269,11 +269,12 @@ static void vllm_sampler_term_is_one_row_per_dummy_request(void **state)
     assert_int_equal(r.engine.activation_bytes, 512ull * 128256 * 38);
     /* from 0.18 (the current rule) apply_top_k_top_p_triton masks in place
      * (v1/sample/ops/topk_topp_triton.py, vllm PR #33538): 512 x 128,256 x
-     * 14 B (logits 2 + 4, softmax 4, noise 4) + 80 MiB of the kernel's
-     * buffers = 919,339,008 + 83,886,080 = 1,003,225,088 B */
+     * 14 B (logits 2 + 4, softmax 4, noise 4) + the kernel's fp32 buffer of
+     * min(132 SMs, 512) rows x 128,256 = 919,339,008 + 67,719,168 =
+     * 987,058,176 B */
     s.engine.rule = RULE_CURRENT;
     r = run(&s);
-    assert_int_equal(r.engine.activation_bytes, 1003225088ull);
+    assert_int_equal(r.engine.activation_bytes, 987058176ull);
 }
 
 static void vllm_forward_term_scales_with_tokens_hidden_and_mlp_over_tp(void **state)

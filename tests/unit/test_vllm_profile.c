@@ -137,10 +137,13 @@ static void v0_keeps_its_sampler(void **state)
 /* 0.14 to 0.17 still sort (rule vllm@0.17): the same 7,824,736,256 B as
  * 0.10.1. From 0.18 (the current rule) the Triton kernel masks the fp32
  * logits in place: 1,024 x 201,088 x (2 + 4 B logits, 4 B softmax, 4 B
- * exponential noise) = 2,882,797,568 B, with its ~80 MiB of buffers (vllm PR
- * #33538) 83,886,080 B: 2,966,683,648 B, no sort row. The budget then leaves
- * 76,555,644,567 - 70,753,643,136 - 2,966,683,648 - 268,435,456 =
- * 2,566,882,327 B (2.39 GiB) where 0.10.1 was short by 2.13 GiB. */
+ * exponential noise) = 2,882,797,568 B, and its cached fp32 buffer of
+ * [programs, vocab] (apply_top_k_top_p_triton, _TRITON_BUFFER_CACHE):
+ * programs min(132 SMs, 1,024 rows) = 132, 132 x 201,088 x 4 =
+ * 106,174,464 B (101.26 MiB; "~80MiB" in vllm PR #33538). 2,988,972,032 B
+ * in all, no sort row. The budget then leaves 76,555,644,567 -
+ * 70,753,643,136 - 2,988,972,032 - 268,435,456 = 2,544,593,943 B
+ * (2.37 GiB) where 0.10.1 was short by 2.13 GiB. */
 static void triton_releases_do_not_sort(void **state)
 {
     (void)state;
@@ -153,9 +156,9 @@ static void triton_releases_do_not_sort(void **state)
     assert_null(explain_find(&rows, "sampler_sort"));
     const struct explain_row *tri = explain_find(&rows, "sampler_triton");
     assert_non_null(tri);
-    assert_true(tri->result.value == 80.0L * 1024 * 1024);
-    assert_int_equal(r.engine.activation_bytes, 2966683648ull);
-    assert_int_equal(r.kv_pool_bytes_per_gpu, 2566882327ull);
+    assert_true(tri->result.value == 106174464.0L);
+    assert_int_equal(r.engine.activation_bytes, 2988972032ull);
+    assert_int_equal(r.kv_pool_bytes_per_gpu, 2544593943ull);
     assert_int_equal(r.shortfall_bytes_per_gpu, 0);
 }
 
@@ -163,7 +166,9 @@ static void triton_releases_do_not_sort(void **state)
  * apply_top_k_top_p): --max-num-seqs 7 --max-num-batched-tokens 7, the
  * forward 7 x 56,320 B = 394,240 B, the sampler 7 x 201,088 x (6 + 44 B of
  * segmented_sort_pairs_by_full_sort) = 70,380,800 B, with a sort row. At 8
- * the Triton path: 8 x 201,088 x 14 + 83,886,080 = 106,407,936 B. */
+ * the Triton path with 8 programs: 8 x 201,088 x 14 + 8 x 201,088 x 4 =
+ * 28,956,672 B. The buffer's rows: min(next power of 2 of min(132, rows),
+ * 132). */
 static void under_eight_rows_even_triton_sorts(void **state)
 {
     (void)state;
@@ -172,12 +177,17 @@ static void under_eight_rows_even_triton_sorts(void **state)
     s.engine.max_num_batched_tokens = 7;
     run(&s);
     assert_non_null(explain_find(&rows, "sampler_sort"));
+    assert_null(explain_find(&rows, "sampler_triton"));
     assert_int_equal(r.engine.activation_bytes, 70380800ull);
     s.engine.max_num_seqs = 8;
     s.engine.max_num_batched_tokens = 8;
     run(&s);
     assert_null(explain_find(&rows, "sampler_sort"));
-    assert_int_equal(r.engine.activation_bytes, 106407936ull);
+    assert_int_equal(r.engine.activation_bytes, 28956672ull);
+    assert_int_equal(vllm_triton_programs(8), 8);
+    assert_int_equal(vllm_triton_programs(100), 128);
+    assert_int_equal(vllm_triton_programs(131), 132);
+    assert_int_equal(vllm_triton_programs(1024), 132);
 }
 
 int main(void)
