@@ -522,7 +522,8 @@ const struct engine_desc engine_vllm = {
                   "fp32 logits, 32 B an entry at 128 rows or more)", "0.17", "0.14", NULL, NULL},
                  {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
                   "up to 0.13: CUTLASS MLA on Blackwell (SM100) for every MLA model, blocks of 128 "
-                  "(later FlashInfer MLA's 64 for DeepSeek)", "0.13", "0.8", NULL, NULL},
+                  "(later FlashInfer MLA's 64 for DeepSeek); the profile's top-k/top-p sorted "
+                  "by PyTorch", "0.13", "0.8", NULL, NULL},
                  {RULE_VLLM_V0, "vllm@0", {"0", "v0"},
                   "the V0 engine: logits profiled for every batched token, windows sized "
                   "for the whole context, one server per replica", "V0", "0", NULL, NULL}},
