@@ -41,16 +41,23 @@ CASES = {
                     overheads=None, note="GPU not named (about 22 GB); the log gives only the KV "
                     "one max-length request needs, which depends on the model alone"),
     "vllm-09": dict(model="gpt-oss-120b", gpu="h100-sxm", gpus=1,
-                    flags=["--engine", "vllm", "--context", "131072",
+                    flags=["--engine", "vllm@0.11", "--context", "131072",
                            "--gpu-memory-utilization", "0.95", "--max-num-batched-tokens", "1024"],
                     overheads=lambda c: ["--kv-memory", "%.2fGiB" % c["available_kv_gib"]],
                     note="vLLM reported loading 65.97 GiB of weights for gpt-oss-120b on H100 "
                     "(vllm#23278) against the 60.77 GiB of its MXFP4 checkpoint: the Marlin MXFP4 "
                     "path pads the expert matrices (mxfp4.py create_weights: intermediate 2,880 -> "
-                    "2,944, hidden 2,880 -> 3,072), which kvplan follows (65.89 GiB). The miss left "
-                    "is non-KV memory above kvplan's profile estimate (the sampler of 1,024 rows x "
-                    "201,088 entries, 2.68 GiB, plus 0.25 GiB runtime); the log does not break it "
-                    "down. `kvplan calibrate` with the log's figures is the way to match it"),
+                    "2,944, hidden 2,880 -> 3,072), which kvplan follows (65.89 GiB). The profile's "
+                    "peak is the sampler: _dummy_sampler_run asks for top-k and top-p, and "
+                    "apply_top_k_top_p sorts the fp32 logits of 1,024 rows x 201,088 entries; "
+                    "with PyTorch's sort buffers (values, indices, reverse indices, cub's spare "
+                    "keys and values) that is 38 B an entry, 7.29 GiB. The 0.12 GiB left is "
+                    "the runtime estimate (0.25 GiB) against what the log measured. At the "
+                    "defaults (0.90, 8,192 batched tokens) kvplan is short by 2.13 GiB where "
+                    "vllm#23278 logged -2.14 GiB. Both logs are of the releases that sorted "
+                    "(0.10.1, 0.11: kvplan's rule vllm@0.13); from 0.18 the Triton kernel "
+                    "(vllm PR #33538) masks in place: 14 B an entry and a 101 MiB buffer, 2.37 GiB of "
+                    "cache at the defaults"),
     "sglang-02": dict(model="llama-3.3-70b", gpu="h200", gpus=8,
                       flags=["--engine", "sglang", "--context", "131072"],
                       overheads=lambda c: ["--kv-memory", "%.2fGiB" % c["kv_cache_gib"]]),

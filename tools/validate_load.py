@@ -65,6 +65,9 @@ def engine_option(p):
         m = re.match(r"(\d+)\.(\d+)", p["engine_version"])
         if m and (int(m.group(1)), int(m.group(2))) < (0, 8):
             return "vllm@0", None  # V1 became vLLM's default engine in 0.8
+        # The 0.10 and 0.11 points ran FlashInfer's sampler (on whenever FlashInfer
+        # was installed before vllm PR #26859): their profile sorted nothing, as the
+        # current rule's (Triton, vllm PR #33538), not vllm@0.13's torch.sort.
     return name, None
 
 
@@ -330,7 +333,9 @@ for it, with `--format json`; its figures are set beside the source's as
 ## How a point becomes a command
 
 - The engine: `vllm` (`vllm@0`, vLLM's V0 engine, before 0.8, when V1 became the
-  default), `sglang`, `trtllm`; an engine kvplan does not model (NIM) is not
+  default; the 0.10 and 0.11 points ran FlashInfer's sampler, which sorts nothing in
+  the profile, so the current rule stands for them rather than `vllm@0.13`'s sort),
+  `sglang`, `trtllm`; an engine kvplan does not model (NIM) is not
   simulated. The GPU, `--gpus`, `--tp`, `--pp`, the model, `--weight-dtype` and
   `--kv-dtype` (when the source states it) as the point gives them; the server's
   scheduling flags found in its `server_args` (`--max-num-batched-tokens`,

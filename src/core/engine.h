@@ -30,6 +30,7 @@ enum engine_rule {
     RULE_CURRENT = 0,
     RULE_VLLM_V0,         /* vllm@0: V0 engine, logits profiled for every batched token */
     RULE_VLLM_0_13,       /* vllm@0.13: CUTLASS MLA (blocks of 128) Blackwell's MLA default */
+    RULE_VLLM_0_17,       /* vllm@0.17: the profile's top-k/top-p still a PyTorch sort */
     RULE_LLAMACPP_PRE_MLA, /* llama.cpp@pre-mla: DeepSeek K and V expanded per head */
     RULE_TRTLLM_ENGINE,    /* trtllm@trt: the TensorRT engine path, 64 tokens per block */
     RULE_LLAMACPP_MLA_KV,  /* llama.cpp@mla-kv: the MLA latent as K and again as V */

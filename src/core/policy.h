@@ -157,6 +157,19 @@ uint64_t sglang_held_extra(const struct policy_ctx *c);
  * W_UV and W_UK_T, with the rows "moe_gate", "mla_copies" and their sum
  * "weights_extra"; 0 and no rows when there are none. */
 uint64_t vllm_held_extra(const struct policy_ctx *c);
+/* The activation peak of vLLM's profiling run, the larger of the forward
+ * pass and the sampler, with its explain rows (policy_vllm_profile.c); the
+ * bytes per row and vocabulary entry of V1's top-k/top-p sort, and the
+ * programs (buffer rows) of the Triton kernel that replaced it. */
+enum vllm_topk {
+    VLLM_TOPK_V0,     /* V0's sampler */
+    VLLM_TOPK_SORT,   /* V1 to 0.17: PyTorch's sort */
+    VLLM_TOPK_TRITON  /* from 0.18: apply_top_k_top_p_triton at 8 rows or more */
+};
+uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32_t seqs,
+                             enum vllm_topk topk);
+uint32_t vllm_sort_bytes_per_entry(uint64_t rows);
+uint64_t vllm_triton_programs(uint64_t rows);
 /* V1's figures for one request and for its log (policy_vllm_mem.c) */
 uint64_t vllm_request_bytes(uint64_t request_blocks, uint64_t block_bytes);
 /* vLLM's padded MXFP4 expert sizes for an expert split of `split` ranks
@@ -258,6 +271,8 @@ void policy_blocks(const struct policy_ctx *c, const struct block_rule *b);
  * sets the engine's request_units and max_concurrency. The launch line's
  * flags for such a model (nothing for another). */
 void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule);
+/* its "GPU KV cache size" log: int(maximum concurrency x max_model_len) */
+uint64_t vllm_dsv4_logged_tokens(const struct policy_ctx *c);
 void vllm_dsv4_launch(const struct policy_ctx *c, struct shell_line *l);
 
 /* A hybrid pool of pages of one size (vLLM v1/core/kv_cache_utils.py,

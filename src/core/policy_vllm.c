@@ -183,7 +183,9 @@ static void log_lines(const struct policy_ctx *c)
     } else {
         policy_log(e, "Available KV cache memory: %s", a);
         policy_log(e, "GPU KV cache size: %s tokens",
-                   units_format_int(vllm_logged_tokens(r), tok, sizeof tok));
+                   units_format_int(c->k->compressed_span ? vllm_dsv4_logged_tokens(c)
+                                                          : vllm_logged_tokens(r),
+                                    tok, sizeof tok));
     }
     policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
                units_format_int(c->l->context_tokens, b, sizeof b), e->max_concurrency);
@@ -205,62 +207,6 @@ static void log_lines(const struct policy_ctx *c)
         snprintf(e->note + len, sizeof e->note - len,
                  ", enlarged from the block size %llu so that a page holds a layer's state",
                  (unsigned long long)given);
-}
-
-/* The profiled activation peak (V1 gpu_model_runner.py profile_run and
- * _dummy_sampler_run; V0 worker/model_runner.py profile_run): one dummy
- * forward of the batched tokens, then the sampler on the last token of each
- * of min(max_num_seqs, batched tokens) dummy requests. The peak is the
- * larger of the two:
- *  - forward, per batched token, in the 2-byte compute precision: five
- *    hidden-sized tensors (embedding output, residual, normed input,
- *    attention output, MLP output), the fused QKV projection of this rank's
- *    heads, and the MLP's gate_up output (2 x intermediate / TP) with its
- *    activated half (intermediate / TP) alive together;
- *  - sampler, per row and vocabulary entry: the logits in the compute
- *    precision (2 B) and, in fp32, their copy, the softmax probabilities and
- *    the exponential noise they are divided by (3 x 4 B) = 14 B; V0 also
- *    profiles top-k/top-p, which sorts (fp32 values and int64 indices) and
- *    takes a cumulative sum: 14 + 4 + 8 + 4 = 30 B. */
-enum { VLLM_SAMPLER_BYTES = 14, VLLM_V0_SAMPLER_BYTES = 30 };
-
-static uint64_t forward_bytes_per_token(const struct model_spec *m, uint32_t tp)
-{
-    uint64_t head_dim = m->head_dim ? m->head_dim : policy_hidden(m) / m->attention_heads;
-    uint64_t qkv = m->attention == ATTENTION_MLA
-                       ? (uint64_t)m->attention_heads * head_dim / tp
-                       : ((uint64_t)m->attention_heads + 2ull * m->kv_heads) * head_dim / tp;
-    uint64_t inter = m->intermediate_size ? m->intermediate_size : 4ull * policy_hidden(m);
-    return 2 * (5ull * policy_hidden(m) + qkv + 3 * kv_ceil_div(inter, tp));
-}
-
-static uint64_t activation_row(const struct policy_ctx *c, uint64_t tokens, uint32_t seqs,
-                               bool v0)
-{
-    const struct model_spec *m = &c->s->model;
-    uint64_t per_token = forward_bytes_per_token(m, c->l->tp);
-    uint64_t rows = seqs < tokens ? seqs : tokens;
-    uint64_t per_row = (v0 ? VLLM_V0_SAMPLER_BYTES : VLLM_SAMPLER_BYTES);
-    uint64_t forward = kv_sat_mul(tokens, per_token);
-    uint64_t sampler = kv_sat_mul(kv_sat_mul(rows, policy_vocab(m)), per_row);
-    bool fwd = forward >= sampler;
-    char note[96], other[32];
-    units_format_bytes(fwd ? sampler : forward, UNITS_GIB, other, sizeof other);
-    snprintf(note, sizeof note, "the larger of the forward pass and the sampler (%s %s)",
-             fwd ? "sampler" : "forward", other);
-    struct explain_row *row = explain_row_begin(c->x, "activation", "Activation peak", "per GPU");
-    if (fwd) {
-        explain_term(row, tokens, XU_TOKENS, "batched tokens");
-        explain_term(row, per_token, XU_BYTES_EXACT, "hidden, QKV and MLP / TP per token");
-    } else {
-        explain_term(row, rows, XU_COUNT, "sampled rows");
-        explain_term(row, policy_vocab(m), XU_COUNT, "vocabulary");
-        explain_op(row, XOP_MUL);
-        explain_term(row, per_row, XU_BYTES_EXACT, "logits and sampler per entry");
-    }
-    explain_op(row, XOP_MUL);
-    explain_row_end(c->x, row, XU_BYTES, 0, note);
-    return fwd ? forward : sampler;
 }
 
 /* kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size): groups of the
@@ -418,6 +364,17 @@ static uint64_t block_unit(const struct policy_ctx *c)
     return unit;
 }
 
+/* The profile's top-k/top-p: PyTorch's sort up to 0.17, the Triton kernel of
+ * vllm PR #33538 from 0.18 (policy_vllm_profile.c) */
+static enum vllm_topk topk_path(enum engine_rule rule)
+{
+    if (rule == RULE_VLLM_V0)
+        return VLLM_TOPK_V0;
+    if (rule == RULE_VLLM_0_13 || rule == RULE_VLLM_0_17)
+        return VLLM_TOPK_SORT;
+    return VLLM_TOPK_TRITON;
+}
+
 static void budget(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -449,7 +406,8 @@ static void budget(const struct policy_ctx *c)
 
     policy_user_bytes(c);
     e->held_extra_bytes = vllm_held_extra(c);
-    uint64_t activation = activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, v0);
+    uint64_t activation =
+        vllm_activation_row(c, e->max_num_batched_tokens, e->max_num_seqs, topk_path(f->rule));
     if (!v0) /* V1's encoder cache for image embeddings (core/images.h) */
         images_encoder_cache(c, e->max_num_batched_tokens);
     struct explain_row *row = explain_row_begin(c->x, "budget", "vLLM budget", "per GPU");
@@ -526,7 +484,7 @@ static bool v1_scheduler(enum engine_rule rule)
 /* DeepSeek V4 came after V0 and 0.13 (vLLM's recipe names 0.20.1) */
 static bool dsv4_rule(enum engine_rule rule)
 {
-    return rule != RULE_VLLM_V0 && rule != RULE_VLLM_0_13;
+    return rule != RULE_VLLM_V0 && rule != RULE_VLLM_0_13 && rule != RULE_VLLM_0_17;
 }
 
 /* V0 sizes every layer for the whole context; V1 groups windowed layers */
@@ -555,15 +513,21 @@ const struct engine_desc engine_vllm = {
     .title = "vLLM",
     .title_a = "a vLLM",
     /* named after the newest release it is read for (DeepSeek V4, 0.20.1);
-     * "0.15", its label until then, stays a spelling of it (session files,
-     * snapshots and scripts that pinned vllm@0.15) */
-    .versions = {{RULE_CURRENT, "vllm@0.20", {"0.20", "0.15", "1", "v1"},
+     * "vllm@0.15", its label until then, is now release 0.15's rule, the
+     * 0.14-0.17 row (session files, snapshots and scripts that pinned it
+     * still load) */
+    .versions = {{RULE_CURRENT, "vllm@0.20", {"0.20", "1", "v1"},
                   "the V1 engine, the latest: FlashInfer MLA for DeepSeek on Blackwell (from "
                   "January 2026), rules read at main 002db495; DeepSeek V4's packed blocks "
-                  "(served from 0.20.1) read at main 0a291a2e", "0.20", "0.14", "0.20.1", NULL},
+                  "(served from 0.20.1) read at main 0a291a2e; the profile's top-k/top-p by Triton "
+                  "(vllm PR #33538, no sort)", "0.20", "0.18", "0.20.1", NULL},
+                 {RULE_VLLM_0_17, "vllm@0.17", {"0.17", "0.16", "0.15", "0.14"},
+                  "0.14 to 0.17: the profile's top-k/top-p sorted by PyTorch (torch.sort of the "
+                  "fp32 logits, 32 B an entry at 128 rows or more)", "0.17", "0.14", NULL, NULL},
                  {RULE_VLLM_0_13, "vllm@0.13", {"0.13", "0.12", "0.11"},
                   "up to 0.13: CUTLASS MLA on Blackwell (SM100) for every MLA model, blocks of 128 "
-                  "(later FlashInfer MLA's 64 for DeepSeek)", "0.13", "0.8", NULL, NULL},
+                  "(later FlashInfer MLA's 64 for DeepSeek); the profile's top-k/top-p sorted "
+                  "by PyTorch", "0.13", "0.8", NULL, NULL},
                  {RULE_VLLM_V0, "vllm@0", {"0", "v0"},
                   "the V0 engine: logits profiled for every batched token, windows sized "
                   "for the whole context, one server per replica", "V0", "0", NULL, NULL}},

@@ -231,8 +231,8 @@ static uint64_t window_blocks_of(const struct policy_ctx *c, const struct bucket
  * SlidingWindowManager.get_num_skipped_tokens and remove_skipped_blocks), so
  * a request decoding one token a step holds the window's blocks and one
  * more in each such group. Flash at 128k on 8 H200s: 512 + 2 x 3 + 3 + 17 =
- * 538 blocks, 111,676 / 538 = 207 decoding at once, where the log says
- * 28.89x. A row only: a prompt being prefilled holds a batch's more. */
+ * 538 blocks, 111,608 / 538 = 207 decoding at once, where the log says
+ * 28.87x. A row only: a prompt being prefilled holds a batch's more. */
 static void decoding_rows(const struct policy_ctx *c, const struct bucket *b, int n,
                           uint64_t block)
 {
@@ -335,4 +335,18 @@ void vllm_dsv4_launch(const struct policy_ctx *c, struct shell_line *l)
     if (c->k->kv_dtype == DTYPE_FP8)
         shell_words(l, "--kv-cache-dtype fp8_ds_mla");
     shell_words(l, "--tokenizer-mode deepseek_v4");
+}
+
+/* "GPU KV cache size: N tokens" in the releases that serve DeepSeek V4
+ * (v1/core/kv_cache_utils.py, report_kv_cache_config, the DeepseekV4
+ * shared layout beside it in pool_bytes_per_block): num_tokens =
+ * int(max_concurrency x max_model_len), the concurrency num_blocks over the
+ * blocks one max_model_len request needs in every group. The older form,
+ * num_blocks // groups x the smallest group block (4 tokens, the CSA
+ * compressor states'), is not what these releases print. Flash at 128k on
+ * 8 H200s: int(111,608 / 3,866 x 131,072) = 3,783,932 tokens. */
+uint64_t vllm_dsv4_logged_tokens(const struct policy_ctx *c)
+{
+    const struct engine_detail *e = &c->b->engine;
+    return (uint64_t)(e->max_concurrency * (double)c->l->context_tokens);
 }

@@ -336,7 +336,7 @@ expect 0 "Export to: kvplan-llama-3.1-8b" --dump-screen - --size 100x30 --keys "
 expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "?<Right>"
 expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "y<Esc>"
 # the planner says when an engine or model drops LoRA slots or images, and z brings them back
-expect 0 "LoRA (8 slots x rank 64) is off with this engine: z brings it back" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right><Right><Right>"
+expect 0 "LoRA (8 slots x rank 64) is off with this engine: z brings it back" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right><Right><Right><Right>"
 expect 0 "8 x r64" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x40 --keys "<Down><Down><Down><Down><Down><Down><Right><Right><Right><Right>z"
 expect 0 "LoRA (8 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 8 --dump-screen - --size 100x30 --keys "<Up><Enter>deepseek-v3<Enter>"
 expect 0 "LoRA (4 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 4 --dump-screen - --size 100x30 --keys "<Up><Enter>jamba<Enter>"
@@ -647,7 +647,11 @@ expect 0 "= 0.749" plan --model llama-3.1-70b --gpus 4 --engine sglang --draft-m
 expect 0 "h100-sxm            32        8x4x1" solve --users 20 --context 128k --model llama-3.1-405b --gpu h100-sxm --engine vllm --max-gpus 32 --max-pp 4
 
 # --- solve and sweep
+# the current rule's profile masks top-k/top-p with Triton (no sort, vllm PR #33538):
+# 6 H200 replicas hold 504 users at 32k (under vllm@0.17's sort, 4.65 GiB a GPU, 7 are
+# needed)
 expect 0 "h200                48        8 x 6      504" solve --users 500 --context 32k --model llama-3.1-70b --gpu h100-sxm --gpu h200 --engine vllm
+expect 0 "h200                56        8 x 7      574" solve --users 500 --context 32k --model llama-3.1-70b --gpu h100-sxm --gpu h200 --engine vllm@0.17
 expect 0 "(needs more GPUs)" solve --users 500 --context 32k --model llama-3.1-70b --gpu t4 --gpu h200
 expect 0 "longest context serving 10 users on 1 x NVIDIA H100 SXM5 80GB (generic): 46,469 tokens" solve --users 10 --max-context --model llama-3.1-8b --gpu h100-sxm
 expect 0 "longest context serving 10 users on 1 x NVIDIA L4" solve --users 10 --gpu l4 --max-context --model llama-3.1-8b

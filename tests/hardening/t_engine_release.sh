@@ -9,7 +9,8 @@ K=${1:?usage: t_engine_release.sh KVPLAN}
 . "$(dirname "$0")/bounds_lib.sh"
 
 expect 0 '"profile":	"vllm@0.13"' plan --engine vllm@0.12.0 --format json
-expect 0 '"profile":	"vllm"' plan --engine vllm@0.14.1 --format json
+expect 0 '"profile":	"vllm@0.17"' plan --engine vllm@0.14.1 --format json
+expect 0 '"profile":	"vllm"' plan --engine vllm@0.18.0 --format json
 expect 0 '"profile":	"vllm@0"' plan --engine vllm@0.7.3 --format json
 expect 0 '"profile":	"llama.cpp@mla-kv"' plan --engine llama.cpp@b6500 --format json
 expect 0 '"profile":	"trtllm@trt"' plan --engine trtllm@0.18 --format json
@@ -26,7 +27,8 @@ expect 2 "--engine: 'ollama@0.29': Ollama 0.29 is older than the oldest release 
 expect 2 "--engine: 'trtllm@0.5': TensorRT-LLM 0.5 is older than the oldest release modelled (0.6, rule trtllm@0.7)" \
     plan --engine trtllm@0.5
 expect 0 "[releases from b5116, before b7816]" list engines
-expect 0 '"releases":	"from 0.14 (newest known 0.20.1)"' list engines --format json
+expect 0 '"releases":	"from 0.18 (newest known 0.20.1)"' list engines --format json
+expect 0 '"releases":	"from 0.14, before 0.18"' list engines --format json
 
 # a snapshot naming a release loads with the rule of that release, and one
 # naming a release too old is refused at its field

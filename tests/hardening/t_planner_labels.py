@@ -124,10 +124,10 @@ def engine_list_grouped():
         if m and (not seen or seen[-1] != m.group(1)):
             seen.append(m.group(1))
     vllm = [e for e in seen if e.startswith("vLLM")]
-    check("the engine control reached vLLM's releases", len(vllm) == 3, seen)
+    check("the engine control reached vLLM's releases", len(vllm) == 4, seen)
     first = seen.index(vllm[0]) if vllm else 0
-    check("vLLM's releases together, newest first", seen[first:first + 3] == ["vLLM 0.20", "vLLM 0.13", "vLLM V0"],
-          seen)
+    check("vLLM's releases together, newest first",
+          seen[first:first + 4] == ["vLLM 0.20", "vLLM 0.17", "vLLM 0.13", "vLLM V0"], seen)
 
 
 def export_then_open():

@@ -59,14 +59,14 @@ def test_stepping_engines_keeps_the_chosen_cache_precision():
     # llama.cpp has no fp8 cache type (common/arg.cpp, kv_cache_types): only it drops it
     args = ["--engine", "vllm", "--kv-dtype", "fp8"]
     # vLLM's older releases, then SGLang, then llama.cpp's three, then TensorRT-LLM
-    s = screen(TO_ENGINE + "<Right>" * 4, *args)
+    s = screen(TO_ENGINE + "<Right>" * 5, *args)
     assert control(s, "Engine") == "llama.cpp 2026 builds", s
     assert control(s, "KV cache").startswith("auto"), s
     assert "fp8 cache is off with this engine" in status(s), s
-    s = screen(TO_ENGINE + "<Right>" * 7, *args)
+    s = screen(TO_ENGINE + "<Right>" * 8, *args)
     assert control(s, "Engine") == "TensorRT-LLM 1.x" and control(s, "KV cache") == "fp8", s
     assert "the fp8 cache is back with TensorRT-LLM 1.x" in status(s), s
-    s = screen(TO_ENGINE + "<Right>" * 7 + "<Left>" * 7, *args)
+    s = screen(TO_ENGINE + "<Right>" * 8 + "<Left>" * 8, *args)
     assert control(s, "Engine") == "vLLM 0.20" and control(s, "KV cache") == "fp8", s
 
 
@@ -85,7 +85,7 @@ def test_versioned_engines_are_reachable_from_the_control():
     seen = [control(screen(TO_ENGINE + "<Right>" * i), "Engine") for i in range(1, len(want) + 1)]
     assert seen == want, (seen, want)
     # the planner's vllm@0 is the CLI's: its title and its count
-    s = screen(TO_ENGINE + "<Right>" * 3, "--context", "32k")  # vLLM 0.20, 0.13, V0
+    s = screen(TO_ENGINE + "<Right>" * 4, "--context", "32k")  # vLLM 0.20, 0.17, 0.13, V0
     assert re.search(r"vLLM V0 +\? help$", s.split("\n")[0].rstrip()), s
     users = re.search(r"^ Users .*?=\s*([0-9,]+)\s*$", s, re.M | re.S)
     want = plan("--engine", "vllm@0", "--context", "32k")["result"]["max_users"]

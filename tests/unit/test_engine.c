@@ -248,19 +248,33 @@ static void vllm_sampler_term_is_one_row_per_dummy_request(void **state)
     (void)state;
     /* vllm/v1/worker/gpu_model_runner.py: profile_run runs _dummy_run with
      * min(max_num_tokens, max_num_reqs) requests and hands _dummy_sampler_run the
-     * hidden states at logits_indices, the last token of each request; the
-     * sampler (vllm/v1/sample/sampler.py) keeps the bf16 logits, an fp32 copy,
-     * the softmax and the exponential noise: 14 B per row and vocabulary entry.
-     * Llama 3 8B on H100 defaults (1,024 sequences, 8,192 tokens):
-     * 1,024 x 128,256 x 14 = 1,838,678,016 B (1.71 GiB), above the forward pass. */
+     * hidden states at logits_indices, the last token of each request; its dummy
+     * metadata asks for top-p 0.9 and top-k vocab - 1, so the sampler
+     * (vllm/v1/sample/sampler.py) holds the bf16 logits and an fp32 copy while
+     * apply_top_k_top_p (v1/sample/ops/topk_topp_sampler.py) sorts the copy:
+     * 6 B + PyTorch's sort at 128 rows or more (SortStable.cu segmented_sort_pairs:
+     * values 4, indices 8, reverse indices 8, cub's spare keys 4 and values 8)
+     * = 38 B per row and vocabulary entry (was 14 B before the sort was counted).
+     * Llama 3 8B on H100 defaults (1,024 sequences, 8,192 tokens), under the
+     * releases that sort (vllm@0.17, 0.14 to 0.17):
+     * 1,024 x 128,256 x 38 = 4,990,697,472 B (4.65 GiB), above the forward pass. */
     struct scenario s = on(ENGINE_VLLM, "h100-sxm", 81559);
+    s.engine.rule = RULE_VLLM_0_17;
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.max_num_seqs, 1024);
-    assert_int_equal(r.engine.activation_bytes, 1024ull * 128256 * 14);
+    assert_int_equal(r.engine.activation_bytes, 1024ull * 128256 * 38);
     /* fewer requests than tokens: rows = max_num_seqs, not the 8,192 tokens */
     s.engine.max_num_batched_tokens = 512;
     r = run(&s);
-    assert_int_equal(r.engine.activation_bytes, 512ull * 128256 * 14);
+    assert_int_equal(r.engine.activation_bytes, 512ull * 128256 * 38);
+    /* from 0.18 (the current rule) apply_top_k_top_p_triton masks in place
+     * (v1/sample/ops/topk_topp_triton.py, vllm PR #33538): 512 x 128,256 x
+     * 14 B (logits 2 + 4, softmax 4, noise 4) + the kernel's fp32 buffer of
+     * min(132 SMs, 512) rows x 128,256 = 919,339,008 + 67,719,168 =
+     * 987,058,176 B */
+    s.engine.rule = RULE_CURRENT;
+    r = run(&s);
+    assert_int_equal(r.engine.activation_bytes, 987058176ull);
 }
 
 static void vllm_forward_term_scales_with_tokens_hidden_and_mlp_over_tp(void **state)

@@ -45,7 +45,12 @@ static void vllm_releases_map_to_v0_v1_cutlass_and_current(void **state)
     assert_int_equal(rule_of("vllm@0.8.0", ENGINE_VLLM), RULE_VLLM_0_13);
     assert_int_equal(rule_of("vllm@0.13.9", ENGINE_VLLM), RULE_VLLM_0_13);
     assert_int_equal(rule_of("vllm@0.11.0rc1", ENGINE_VLLM), RULE_VLLM_0_13);
-    assert_int_equal(rule_of("vllm@0.14", ENGINE_VLLM), RULE_CURRENT);
+    /* 0.14 to 0.17 sort the profile's top-k/top-p with PyTorch; 0.18 masks
+     * it with topk_topp_triton.py (vllm PR #33538) */
+    assert_int_equal(rule_of("vllm@0.14", ENGINE_VLLM), RULE_VLLM_0_17);
+    assert_int_equal(rule_of("vllm@0.15.1", ENGINE_VLLM), RULE_VLLM_0_17);
+    assert_int_equal(rule_of("vllm@0.17.1", ENGINE_VLLM), RULE_VLLM_0_17);
+    assert_int_equal(rule_of("vllm@0.18.0", ENGINE_VLLM), RULE_CURRENT);
     assert_int_equal(rule_of("vllm@v0.20.1", ENGINE_VLLM), RULE_CURRENT);
     /* the aliases keep their rules */
     assert_int_equal(rule_of("vllm@0.13", ENGINE_VLLM), RULE_VLLM_0_13);

@@ -117,6 +117,7 @@ static void every_engine_names_its_release(void **state)
     static const struct {
         const char *name, *title, *release;
     } want[] = {{"vllm", "vLLM 0.20", "0.20"},
+                {"vllm@0.17", "vLLM 0.17", "0.17"},
                 {"vllm@0.13", "vLLM 0.13", "0.13"},
                 {"vllm@0", "vLLM V0", "V0"},
                 {"sglang", "SGLang 0.5", "0.5"},

@@ -613,7 +613,7 @@ static void an_engine_brings_its_knobs_in_place_of_the_headroom(void **state)
     assert_int_equal(planner_result(p)->max_users, users_for(planner_scenario(p)));
     /* llama.cpp: the slots are the knob, and the launch line uses the count */
     p->focus = CTRL_ENGINE;
-    for (int i = 0; i < 3; i++) /* vLLM's older releases, then sglang */
+    for (int i = 0; i < 4; i++) /* vLLM's three older rules, then sglang */
         planner_key(p, KEY_RIGHT);
     assert_string_equal(control_label(CTRL_SEQS, planner_scenario(p)), "Max running");
     planner_key(p, KEY_RIGHT); /* llama.cpp */
