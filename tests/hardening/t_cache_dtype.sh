@@ -41,5 +41,5 @@ expect 0 "--mem-fraction-static 0.835 --dtype float16" plan --engine sglang $L31
 expect 0 '"kv_bytes_per_token_per_gpu":	131072' plan --engine sglang $L31 --kv-dtype fp16 --format json
 # DeepSeek V4's auto is FP8 (fp8_ds_mla): bf16 is named
 expect 0 "--kv-cache-dtype bfloat16 -tp 8" \
-    plan --engine vllm --model deepseek-v4-flash --gpu h200 --gpus 8 --kv-dtype bf16
+    plan --engine vllm --model deepseek-v4-flash --gpu h200 --gpus 8 --tp 8 --kv-dtype bf16
 finish

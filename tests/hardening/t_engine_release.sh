@@ -40,17 +40,20 @@ expect 0 '"profile":	"vllm@0.13"' plan --load "$T/old.json" --format json
 expect 2 "name: 'vllm@abc': not a release of vllm" plan --load "$T/bad.json"
 
 # vllm@0.15 was the newest rule's label until it was named after the release
-# it is read for (0.20: DeepSeek V4, served from 0.20.1): session files and
-# snapshots that pinned it (and vllm@v1) still load, with the newest rule,
-# the same answer as "vllm" (vllm3.json, scenario B: 7 users at 40,960) and
-# the new name in the report; saved again, the engine is plain "vllm"
+# it is read for (0.20: DeepSeek V4, served from 0.20.1) and release 0.18's
+# sampler (Triton, no sort) split it: session files and snapshots that pinned
+# it still load, now with release 0.15's rule, vllm@0.17 (0.14 to 0.17: the
+# profile's top-k/top-p sorted by PyTorch): vllm3.json, scenario B, 6 users at
+# 40,960 (7 under the newest rule); saved again, the engine is "vllm@0.17"
 S="$(dirname "$0")/../data/session-vllm-0.15.json"
-expect 0 "7 users fit at 40,960 tokens each under vLLM 0.20" plan --load "$S" --scenario B
-expect 0 "18 users fit at 16,384 tokens each under vLLM 0.20" plan --load "$S" --scenario A
-expect 0 '"engine_title":	"vLLM 0.20"' plan --load "$S" --format json
-expect 0 "under vLLM 0.20" plan --engine vllm@0.15
+expect 0 "6 users fit at 40,960 tokens each under vLLM 0.17" plan --load "$S" --scenario B
+expect 0 "7 users fit at 40,960 tokens each under vLLM 0.20" plan --load "$S" --scenario B --engine vllm
+expect 0 "16 users fit at 16,384 tokens each under vLLM 0.17" plan --load "$S" --scenario A
+expect 0 '"engine_title":	"vLLM 0.17"' plan --load "$S" --format json
+expect 0 "under vLLM 0.17" plan --engine vllm@0.15
+expect 0 "under vLLM 0.20" plan --engine vllm@0.20
 sed 's/"name":	"vllm"/"name":	"vllm@0.15"/' "$T/s.json" >"$T/pinned.json"
-expect 0 '"profile":	"vllm",' plan --load "$T/pinned.json" --format json
+expect 0 '"profile":	"vllm@0.17",' plan --load "$T/pinned.json" --format json
 "$K" plan --load "$T/pinned.json" --export "$T/again.json" >/dev/null 2>&1
-if grep -q '"name":	"vllm"$' "$T/again.json"; then ok; else bad "vllm@0.15 saved again is not plain vllm"; fi
+if grep -q '"name":	"vllm@0.17"$' "$T/again.json"; then ok; else bad "vllm@0.15 saved again is not vllm@0.17"; fi
 finish

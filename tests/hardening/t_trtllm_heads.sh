@@ -18,8 +18,9 @@ expect 2 "--tp: tensor parallel 3 does not split the 40 attention heads of phi-4
     plan --engine trtllm $P --gpus 3 --tp 3
 expect 2 "TensorRT-LLM refuses it" plan --engine trtllm@trt $P --gpus 3 --tp 3
 expect 2 "TensorRT-LLM refuses it" plan --engine trtllm@0.19 $P --gpus 6 --tp 6
-# without --tp, on 3 GPUs, the default layout takes TP 1 (3 replicas)
-expect 0 "3 replicas of tensor parallel 1" plan --engine trtllm $P --gpus 3
+# without --tp, on 3 GPUs, the default layout takes no TP 3: the layout of
+# the most users that runs, TP 1 over three stages
+expect 0 "(1 x TP 1 x PP 3)" plan --engine trtllm $P --gpus 3
 # TP 4 divides the query heads, not the 10 KV heads: planned, ceil(10 / 4) = 3
 # KV heads a rank, 40 x 2 x 3 x 128 x 2 = 61,440 B a token a GPU, and warned
 expect 0 '"kv_heads_per_gpu":	3,' plan --engine trtllm $P --gpus 4 --tp 4 --format json

@@ -58,13 +58,14 @@ static void vllm_releases_map_to_v0_v1_cutlass_and_current(void **state)
 }
 
 /* The newest rule is named after the release it is read for, 0.20 (DeepSeek
- * V4, served from 0.20.1); vllm@0.15, its name before, and vllm@1 and v1
- * still take it, and quietly (no "newer than" note): files and scripts that
- * pinned them keep their plans. */
+ * V4, served from 0.20.1); vllm@1 and v1 still take it, and quietly (no
+ * "newer than" note). vllm@0.15, its name before, is now release 0.15's
+ * rule, the 0.14-0.17 row (vllm@0.17: the profile's sampler sorted by
+ * PyTorch, vllm PR #33538 replacing the sort from 0.18). */
 static void the_newest_vllm_rule_is_0_20_and_its_old_names_still_take_it(void **state)
 {
     (void)state;
-    const char *names[] = {"vllm@0.20", "vllm@0.15", "vllm@1", "vllm@V1", "vllm@0.15.1"};
+    const char *names[] = {"vllm@0.20", "vllm@0.18", "vllm@1", "vllm@V1", "vllm@0.20.1"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         enum engine_kind k;
         enum engine_rule r = (enum engine_rule)-1;
@@ -79,6 +80,9 @@ static void the_newest_vllm_rule_is_0_20_and_its_old_names_still_take_it(void **
     assert_string_equal(engine_version_title(ENGINE_VLLM, RULE_CURRENT, title, sizeof title),
                         "vLLM 0.20");
     assert_string_equal(engine_release(ENGINE_VLLM, RULE_CURRENT), "0.20");
+    assert_int_equal(rule_of("vllm@0.15", ENGINE_VLLM), RULE_VLLM_0_17);
+    assert_int_equal(rule_of("vllm@0.15.1", ENGINE_VLLM), RULE_VLLM_0_17);
+    assert_int_equal(rule_of("vllm@0.17.1", ENGINE_VLLM), RULE_VLLM_0_17);
 }
 
 static void llamacpp_builds_map_to_pre_mla_mla_kv_and_v_less(void **state)
