@@ -65,6 +65,7 @@ static void one_rank_or_uneven_experts_are_refused(void **state)
     s = dsv3_sglang();
     s.expert_parallel = true;
     s.model.experts = 260; /* not a multiple of 8 */
+    s.tp = 8;              /* the default layout would take one that divides them */
     memset(&d, 0, sizeof d);
     assert_false(scenario_validate(&s, NULL, &f, &d));
     assert_non_null(strstr(d.message, "the 260 routed experts"));
