@@ -350,12 +350,20 @@ bool view_draw_base(const struct planner *p)
     bool over_chart = l.chart.h == 1 && l.chart.y == host_y && planner_result(p)->engine.offload.active;
     if (!over_chart)
         view_draw_chart(p, l.chart);
+    struct rect explain = l.explain;
     if (l.chart.h == 0 && under_bar < l.bar.y + l.bar.h) /* no pane: a row the legend left */
         view_chart_line(p, (struct rect){l.bar.x, l.bar.y + l.bar.h - 1, l.bar.w, 1});
+    else if (l.chart.h == 0 && !over_chart && explain.h > LAYOUT_EXPLAIN_MIN) {
+        /* the legend took every row (an engine's parts at 70x22): the users
+         * by context on the explain pane's first row, the pane one shorter */
+        view_chart_line(p, (struct rect){l.bar.x, explain.y, l.bar.w, 1});
+        explain.y++;
+        explain.h--;
+    }
     if (l.bar.h >= 7 && (host_y < end || over_chart))
         view_host_row(planner_result(p), planner_scenario(p)->units, host_y, l.bar.x, l.bar.w);
-    if (l.explain.h > 0)
-        view_draw_explain_pane(p, l.explain);
+    if (explain.h > 0)
+        view_draw_explain_pane(p, explain);
     draw_status(p, l.status);
     view_keybar(l.keybar);
     return true;

@@ -257,9 +257,16 @@ bool scenario_layout_spans(const struct scenario *s, uint32_t tp, uint32_t pp);
 /* The layouts of s->gpus that run (scenario_layout_runs), up to max_pp
  * stages and TP up to widest: fewest stages first, widest TP first within
  * them, into out[0..max); returns the count. The one generator of the
- * default layout, solve_gpus and `T`'s other splits. */
+ * default layout and solve_gpus: none with stages in a node that a wider
+ * TP runs in place of without copying KV heads (vLLM's parallelism guide:
+ * TP within a node, PP between nodes); the latent of MLA, one on every TP
+ * rank, is deployed at TP as the engines' guides do. */
 size_t scenario_layouts(const struct scenario *s, uint32_t max_pp, uint32_t widest,
                         struct scenario_layout *out, size_t max);
+/* Every layout that runs, those stages too: `T`'s other splits (DeepSeek-V3
+ * on 8 H200s: TP 8 holds 88 users, TP 1 x PP 8 686, at a quarter the speed). */
+size_t scenario_layouts_all(const struct scenario *s, uint32_t max_pp, uint32_t widest,
+                            struct scenario_layout *out, size_t max);
 /* Whether --pp (or a snapshot's pp) must be written for the layout to read
  * back: stages above 1, or one where the default would add stages. */
 bool scenario_pp_written(const struct scenario *s);

@@ -84,6 +84,12 @@ size_t scenario_layouts(const struct scenario *s, uint32_t max_pp, uint32_t wide
     return layouts(s, max_pp, widest, true, out, max);
 }
 
+size_t scenario_layouts_all(const struct scenario *s, uint32_t max_pp, uint32_t widest,
+                            struct scenario_layout *out, size_t max)
+{
+    return layouts(s, max_pp, widest, false, out, max);
+}
+
 /* A layout as the default plans it: the users it serves at the service
  * level, whether its weights fit, its stages and its speed per user. */
 struct rank {

@@ -120,7 +120,12 @@ static void splits(const struct scenario *base, uint64_t need, struct solve_chan
     uint32_t tp0 = scenario_tp(base), pp0 = scenario_pp(base);
     uint32_t stages = flat ? 1 : base->model.layers ? base->model.layers : base->gpus;
     struct scenario_layout all[SCENARIO_LAYOUTS_MAX];
-    size_t count = scenario_layouts(base, stages, widest, all, SCENARIO_LAYOUTS_MAX);
+    /* the stages the default leaves to TP too where TP copies what they
+     * would not: MLA's latent, or a single KV head, on every TP rank */
+    uint32_t kv = base->kv_heads ? base->kv_heads : base->model.kv_heads;
+    bool copied = base->model.attention == ATTENTION_MLA || kv <= 1;
+    size_t count = copied ? scenario_layouts_all(base, stages, widest, all, SCENARIO_LAYOUTS_MAX)
+                          : scenario_layouts(base, stages, widest, all, SCENARIO_LAYOUTS_MAX);
     struct scenario s = *base, best;
     uint64_t most = 0;
     bool best_poor = true;

@@ -128,6 +128,7 @@ static void plan_users_and_rows(void **state)
     s.model = preset_model("deepseek-v4-flash");
     s.gpu = preset_gpu("h200");
     s.gpus = 8;
+    s.tp = 8; /* the worked numbers are TP 8's (the default takes stages) */
     s.context_tokens = 131072;
     struct plan_result r = run(&s);
     assert_int_equal(r.user_bytes_per_gpu, 520080384ull);

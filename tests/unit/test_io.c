@@ -566,8 +566,9 @@ static void layouts_past_one_node_round_trip_and_stay_out_when_unset(void **stat
     /* unset, the keys are not written: older readers see format 2 unchanged */
     s.pp = 0;
     s.dp_attention = false;
-    s.tp = 0;
-    s.gpus = 8; /* 16 serve the most by default as TP 8 x PP 2: one node, no stages */
+    s.tp = 8;
+    s.gpus = 8; /* one node of TP 8, no stages (the default would take PP 8: MLA's latent
+                 * on every TP rank holds fewer users) */
     assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
     json = snapshot_to_json(&s, &r, NULL, "kvplan test");
     assert_null(strstr(json, "\"pp\""));

@@ -54,6 +54,8 @@ static void sglang_dp_attention_keeps_one_latent_per_request_not_per_rank(void *
     s.model.params = 15700000000ull;
     s.model.max_context_tokens = 163840; /* DeepSeek-V2-Lite's: SGLang takes 32k */
     s.gpus = 2;
+    s.tp = 2; /* the comparison is TP 2 with and without DP attention (the
+               * default would take PP 2: the latent on every TP rank) */
     s.context_tokens = 32768;
     struct plan_result plain = run(&s);
     s.dp_attention = true;

@@ -222,6 +222,25 @@ static void another_split_may_add_stages(void **state)
     assert_true(s->users >= 240);
 }
 
+/* DeepSeek-V3 on 8 H200s at 8k, generic rule: the default is TP 8 (as the
+ * engines' guides deploy MLA), whose every rank holds the whole latent: 88
+ * users. The same GPUs as TP 1 x PP 8 hold each layer's latent once: 686
+ * (61 layers over 8 stages); T offers that split for 500 users. */
+static void stages_are_offered_where_tp_copies_the_latent(void **state)
+{
+    (void)state;
+    struct scenario b = base("h200", "deepseek-v3");
+    b.context_tokens = 8192;
+    b.gpus = 8;
+    assert_int_equal(scenario_tp(&b), 8);
+    assert_int_equal(users_of(&b), 88);
+    const struct solve_change *s = change(&b, 500, CHANGE_SPLIT);
+    assert_non_null(s);
+    assert_int_equal(scenario_tp(&s->scenario), 1);
+    assert_int_equal(scenario_pp(&s->scenario), 8);
+    assert_int_equal(s->users, 686);
+}
+
 /* A target out of reach (a million users of Llama 3.1 70B, more than 256
  * H100s hold): no change reaches it, and T offers the closest each layout
  * and precision change gets, the users it serves, short of the target.
@@ -293,6 +312,7 @@ int main(void)
         cmocka_unit_test(stages_within_a_node_rank_below_tp),
         cmocka_unit_test(a_count_of_poor_layouts_gets_the_nearest_good_counts),
         cmocka_unit_test(another_split_may_add_stages),
+        cmocka_unit_test(stages_are_offered_where_tp_copies_the_latent),
         cmocka_unit_test(t_lists_them_in_the_planner),
         cmocka_unit_test(an_unreachable_target_gets_the_closest),
     };
