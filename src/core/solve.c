@@ -214,12 +214,19 @@ bool solve_keep(struct solve_change *out, int *n, enum solve_change_kind kind,
 }
 
 /* a shorter context */
+enum { SOLVE_CONTEXT_LEAST = 1024 };
+
 static void change_context(const struct scenario *base, uint64_t need, struct solve_change *out,
                            int *n)
 {
+    /* at the layout in use (the default's would change with the context),
+     * and not below a context one serves: 1k, or the prompt */
     struct scenario s = *base;
-    uint64_t ctx = solve_max_context(base, need);
-    if (ctx > base->prefix_tokens && ctx < base->context_tokens) {
+    scenario_pin_layout(&s);
+    uint64_t ctx = solve_max_context(&s, need);
+    uint64_t least = base->prompt_tokens > SOLVE_CONTEXT_LEAST ? base->prompt_tokens
+                                                               : SOLVE_CONTEXT_LEAST;
+    if (ctx > base->prefix_tokens && ctx >= least && ctx < base->context_tokens) {
         s.context_tokens = ctx;
         if (s.avg_context_tokens >= ctx)
             s.avg_context_tokens = 0;

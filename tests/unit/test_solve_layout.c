@@ -241,6 +241,25 @@ static void stages_are_offered_where_tp_copies_the_latent(void **state)
     assert_int_equal(s->users, 686);
 }
 
+/* No context below 1k is offered, and one offered keeps the layout in use:
+ * 70B on 2 H100s at 32k serves 40 only at a context of a few hundred
+ * tokens (none offered); 20 at 1,957 tokens, TP 2 still. */
+static void no_context_too_short_to_serve(void **state)
+{
+    (void)state;
+    static struct solve_change c[SOLVE_CHANGES_MAX];
+    struct scenario b = on_h100(2, 0, ENGINE_GENERIC);
+    b.context_tokens = 32768;
+    int n = changes(&b, 40, c);
+    assert_null(kind_of(c, n, CHANGE_CONTEXT, 0));
+    n = changes(&b, 20, c);
+    const struct solve_change *k = kind_of(c, n, CHANGE_CONTEXT, 0);
+    assert_non_null(k);
+    assert_true(k->scenario.context_tokens >= 1024 && k->scenario.context_tokens < 32768);
+    assert_int_equal(scenario_tp(&k->scenario), scenario_tp(&b));
+    assert_int_equal(scenario_pp(&k->scenario), scenario_pp(&b));
+}
+
 /* A target out of reach (a million users of Llama 3.1 70B, more than 256
  * H100s hold): no change reaches it, and T offers the closest each layout
  * and precision change gets, the users it serves, short of the target.
@@ -313,6 +332,7 @@ int main(void)
         cmocka_unit_test(a_count_of_poor_layouts_gets_the_nearest_good_counts),
         cmocka_unit_test(another_split_may_add_stages),
         cmocka_unit_test(stages_are_offered_where_tp_copies_the_latent),
+        cmocka_unit_test(no_context_too_short_to_serve),
         cmocka_unit_test(t_lists_them_in_the_planner),
         cmocka_unit_test(an_unreachable_target_gets_the_closest),
     };
