@@ -58,9 +58,15 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_GPUS:
         control_set_gpus(s, (uint32_t)value);
         break;
-    case CTRL_TP:
-        s->tp = value >= s->gpus / scenario_pp(s) ? 0 : (uint32_t)value;
+    case CTRL_TP: {
+        /* the stages of the layout in use stay: TP 2 of 12 GPUs as TP 4 x
+         * PP 3 is TP 2 x PP 3 (two replicas), not six replicas of TP 2 */
+        uint32_t pp = scenario_pp(s);
+        s->tp = value >= s->gpus / pp ? 0 : (uint32_t)value;
+        if (s->tp && s->pp == 0 && pp > 1)
+            s->pp = pp;
         break;
+    }
     case CTRL_CONTEXT:
         control_set_context(s, value);
         break;

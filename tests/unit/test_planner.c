@@ -706,6 +706,25 @@ static void named_scenarios_switch_undo_and_travel_in_one_file(void **state)
     assert_int_equal(planner_result_of(&q, 2)->context_tokens, 131072);
 }
 
+/* Stepping TP keeps the stages of the layout in use: Llama 3.1 70B on 12
+ * H100s is TP 4 x PP 3 (287 users); Left on TP gives TP 2 x PP 3, two
+ * replicas, not six replicas of TP 2 without stages (24 users). */
+static void stepping_tp_keeps_the_stages(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-70b", 8192);
+    struct scenario s = *planner_scenario(p);
+    s.gpus = 12;
+    planner_apply(p, &s);
+    assert_int_equal(scenario_tp(planner_scenario(p)), 4);
+    assert_int_equal(scenario_pp(planner_scenario(p)), 3);
+    p->focus = CTRL_TP;
+    planner_key(p, KEY_LEFT);
+    assert_int_equal(scenario_tp(planner_scenario(p)), 2);
+    assert_int_equal(scenario_pp(planner_scenario(p)), 3);
+    assert_int_equal(planner_result(p)->replicas, 2);
+}
+
 static void what_would_it_take_offers_single_changes_that_reach_the_target(void **state)
 {
     (void)state;
@@ -993,6 +1012,7 @@ int main(void)
         cmocka_unit_test(an_engine_brings_its_knobs_in_place_of_the_headroom),
         cmocka_unit_test(w_lists_every_warning),
         cmocka_unit_test(named_scenarios_switch_undo_and_travel_in_one_file),
+        cmocka_unit_test(stepping_tp_keeps_the_stages),
         cmocka_unit_test(what_would_it_take_offers_single_changes_that_reach_the_target),
         cmocka_unit_test(copy_sends_the_command_line_that_reproduces_the_plan),
         cmocka_unit_test(a_prefilled_prompt_is_replaced_by_typing_and_cleared_by_ctrl_u),
