@@ -1,5 +1,6 @@
-/* report_headline: the one-line answer a report, the screen and the JSON
- * result lead with (report.h): how many users fit, or why none does. */
+/* report_headline: the one-line answer the text and Markdown reports and
+ * the planner's explain screen lead with (report.h): how many users fit, or
+ * why none does. */
 #include "report.h"
 #include "report_parts.h"
 
