@@ -99,7 +99,7 @@ enum control_kind control_kind(enum control c)
 }
 
 /* The engine's knob in the fraction or the sequence row, or NULL. */
-const struct engine_knob *knob_of(enum control c, const struct scenario *s)
+const struct engine_knob *control_knob_of(enum control c, const struct scenario *s)
 {
     return engine_knob_role(engine_desc(s->engine.kind),
                             c == CTRL_FRACTION ? KNOB_FRACTION
@@ -109,7 +109,7 @@ const struct engine_knob *knob_of(enum control c, const struct scenario *s)
 
 const struct engine_option *control_option(enum control c, const struct scenario *s)
 {
-    const struct engine_knob *k = knob_of(c, s);
+    const struct engine_knob *k = control_knob_of(c, s);
     const struct engine_option *o = k ? engine_option_at(k->offset) : NULL;
     return o ? o : engine_option_of(table[c].field);
 }
@@ -121,7 +121,7 @@ const char *control_label(enum control c, const struct scenario *s)
     if (control_is_load(c))
         return control_load_label(c, s);
     if (c == CTRL_SEQS || c == CTRL_FRACTION) {
-        const struct engine_knob *k = knob_of(c, s);
+        const struct engine_knob *k = control_knob_of(c, s);
         return k ? k->label : control_field_names[table[c].field];
     }
     return table[c].label;
@@ -142,7 +142,7 @@ bool control_visible(enum control c, const struct scenario *s)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
     if (c == CTRL_FRACTION || c == CTRL_SEQS)
-        return knob_of(c, s) != NULL;
+        return control_knob_of(c, s) != NULL;
     if (control_is_load(c))
         return control_load_visible(c, s);
     if (control_is_offload(c))

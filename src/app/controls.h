@@ -136,7 +136,7 @@ const struct engine_option *control_option(enum control c, const struct scenario
 
 /* Shared by controls.c and controls_values.c: the engine's knob in the
  * fraction or the sequence row, or NULL. */
-const struct engine_knob *knob_of(enum control c, const struct scenario *s);
+const struct engine_knob *control_knob_of(enum control c, const struct scenario *s);
 
 /* Shared by controls.c and controls_text.c: the engine's memory fraction in
  * use (0 = its default), and the setters that keep a scenario consistent. */

@@ -277,7 +277,7 @@ static int slot_values(enum control c, const struct scenario *s, const struct pl
         for (uint64_t k = 1; k <= 16; k++)
             n = add_unique(v, n, k);
         /* up to 4096, or the engine's bound (llama.cpp: LLAMA_MAX_SEQ slots) */
-        const struct engine_knob *knob = knob_of(c, s);
+        const struct engine_knob *knob = control_knob_of(c, s);
         uint64_t top = knob && knob->max < 4096 ? (uint64_t)knob->max : 4096;
         for (uint64_t k = 32; k <= top; k *= 2)
             n = add_unique(v, n, k);

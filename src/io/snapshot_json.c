@@ -170,7 +170,7 @@ static struct jsonout document_begin(const struct scenario *s, const struct plan
     jsonout_uint(&o, "format_version", SNAPSHOT_FORMAT_VERSION);
     jsonout_string(&o, "generator", generator);
     jsonout_object(&o, "scenario", scenario_json(s));
-    jsonout_object(&o, "result", result_json(r, x));
+    jsonout_object(&o, "result", snapshot_result_json(r, x));
     return o;
 }
 
@@ -220,7 +220,7 @@ char *snapshot_session_to_json(const struct snapshot_session *ss,
         if (load)
             jsonout_object(&eo, "load", load);
         jsonout_object(&eo, "scenario", scenario_json(&ss->entry[i].scenario));
-        jsonout_object(&eo, "result", result_json(results[i], explains[i]));
+        jsonout_object(&eo, "result", snapshot_result_json(results[i], explains[i]));
         cJSON *item = jsonout_end(&eo);
         if (item == NULL || !cJSON_AddItemToArray(list, item)) {
             cJSON_Delete(item);

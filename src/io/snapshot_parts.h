@@ -8,7 +8,7 @@
 
 /* A plan's result and its explain rows x (NULL: none), the "result" object
  * of a snapshot and of each scenario of a session (snapshot_result.c). */
-cJSON *result_json(const struct plan_result *r, const struct explain *x);
+cJSON *snapshot_result_json(const struct plan_result *r, const struct explain *x);
 
 /* The service level (speed at `concurrency` users decoding at once), each
  * figure's measured spread and the decode step's parts, as fields of o. */

@@ -311,7 +311,7 @@ static cJSON *result_generic_json(const struct plan_result *r)
     return jsonout_end(&g);
 }
 
-cJSON *result_json(const struct plan_result *r, const struct explain *x)
+cJSON *snapshot_result_json(const struct plan_result *r, const struct explain *x)
 {
     struct jsonout o = jsonout_begin();
     result_layout_json(&o, r);
