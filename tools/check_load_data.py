@@ -32,6 +32,8 @@ CONFIG = ("engine", "engine_version", "gpu", "gpus", "tp", "pp", "dp", "ep", "mo
 LOAD = ("request_rate", "max_concurrency")
 TEXT = ("id", "sweep", "engine_version", "gpu_in_source", "model_in_source", "dataset", "source")
 OPTIONAL_TEXT = ("derived", "server_args", "notes", "config_url")
+# may be left out: the prompts an earlier run on the server had sent, and where that is shown
+OPTIONAL_FIELDS = ("warm_prompts", "warm_prompts_source")
 REQUIRED = (TEXT + CONFIG + LOAD + OPTIONAL_TEXT
             + ("num_prompts", "metrics", "url", "date", "quote"))
 COUNTS = ("completed", "total_input_tokens", "total_output_tokens")
@@ -139,6 +141,13 @@ def check_workload(p, pid, bad):
         bad.add(pid, "max_concurrency", "must be a positive integer or null, got %r" % (conc,))
     if p["num_prompts"] is not None and not positive_int(p["num_prompts"]):
         bad.add(pid, "num_prompts", "must be a positive integer or null, got %r" % (p["num_prompts"],))
+    warm = p.get("warm_prompts")
+    if warm is not None and not (positive_int(warm) and p["num_prompts"] and warm <= p["num_prompts"]):
+        bad.add(pid, "warm_prompts", "must be a positive integer at most num_prompts, or null, "
+                "got %r" % (warm,))
+    if "warm_prompts" in p and not (isinstance(p.get("warm_prompts_source"), str)
+                                    and p["warm_prompts_source"]):
+        bad.add(pid, "warm_prompts_source", "must say where warm_prompts comes from")
 
 
 def check_metrics(p, pid, bad):
@@ -196,7 +205,7 @@ def check_point(p, index, bad, ids):
     missing = [f for f in REQUIRED if f not in p]
     for field in missing:
         bad.add(pid, field, "missing")
-    for field in sorted(set(p) - set(REQUIRED)):
+    for field in sorted(set(p) - set(REQUIRED) - set(OPTIONAL_FIELDS)):
         bad.add(pid, field, "not a field of this format")
     if missing:
         return None

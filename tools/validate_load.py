@@ -125,6 +125,8 @@ def command(p):
         a += ["--request-rate", "%g" % p["request_rate"]]
     if p["max_concurrency"]:
         a += ["--max-concurrency", str(p["max_concurrency"])]
+    if p.get("warm_prompts"):  # an earlier run's prompts in the prefix cache (its source)
+        a += ["--warm-prompts", str(p["warm_prompts"])]
     return a, None
 
 
@@ -349,7 +351,10 @@ for it, with `--format json`; its figures are set beside the source's as
   dataset of varying lengths (ShareGPT) the run's mean lengths, total tokens over
   completed requests, fixed (so its spread of lengths is not modelled);
   `--request-rate` unless infinite, `--max-concurrency` when capped; `--context`
-  the longest request the ranges allow; seed 0.
+  the longest request the ranges allow; seed 0; `--warm-prompts` where the point's
+  `warm_prompts` counts the prompts an earlier run on the same server had sent
+  (found in vLLM's prefix cache; from the source's logged hit rates, its
+  `warm_prompts_source`).
 - Compared: mean TTFT, mean TPOT (the per-request inter-token latency where the
   source gives no TPOT: NIM's AIPerf), output throughput, and the tails, p95 where
   the source gives it, else p99.

@@ -168,6 +168,11 @@ bool simulate_sched_options(const struct options *o, const struct scenario *s,
                          OPTION_FLAG(OPT_MAX_PREFILL_TOKENS), e->title);
     if (o->given[OPT_MAX_PREFILL_TOKENS])
         c->max_prefill_tokens = o->max_prefill_tokens;
+    if (o->given[OPT_WARM_PROMPTS] && e->sched.kind != SIM_SCHED_VLLM)
+        return diag_fail(d, "%s models vLLM V1's prefix cache (--engine vllm), not %s's",
+                         OPTION_FLAG(OPT_WARM_PROMPTS), e->title);
+    if (o->given[OPT_WARM_PROMPTS])
+        c->warm_requests = o->warm_prompts;
     return true;
 }
 
@@ -203,6 +208,10 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
         return false;
     if (!load_check_workload(&sr->w, &sr->c, d))
         return false;
+    if (sr->c.warm_requests > sr->w.num_prompts)
+        return diag_fail(d, "%s %llu: more than the %llu prompts sent (%s)",
+                         OPTION_FLAG(OPT_WARM_PROMPTS), (unsigned long long)sr->c.warm_requests,
+                         (unsigned long long)sr->w.num_prompts, OPTION_FLAG(OPT_NUM_PROMPTS));
     struct workload_request *q = malloc((size_t)sr->w.num_prompts * sizeof *q);
     if (q == NULL)
         return diag_fail(d, "out of memory for %llu requests",

@@ -142,6 +142,7 @@ enum option_id {
     OPT_CAPACITY_POLICY,
     OPT_SCHEDULER_RECV_INTERVAL,
     OPT_MAX_PREFILL_TOKENS,
+    OPT_WARM_PROMPTS,
     OPT_GOODPUT_TARGET,
     OPT_PARETO,
     OPT_COMPARE,
@@ -214,6 +215,7 @@ struct options {
     enum sim_capacity capacity; /* given: OPT_CAPACITY_POLICY */
     uint32_t recv_interval; /* given: OPT_SCHEDULER_RECV_INTERVAL */
     uint32_t max_prefill_tokens; /* given: OPT_MAX_PREFILL_TOKENS */
+    uint64_t warm_prompts; /* given: OPT_WARM_PROMPTS */
     double goodput_target; /* solve: the share of requests that must keep them */
     const char *compare_path; /* a benchmark's result to set beside the run */
     struct disagg_options disagg; /* --disaggregated's pools and link */

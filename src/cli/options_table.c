@@ -445,6 +445,13 @@ const struct option_row options_table[OPT_COUNT] = {
                                 .metavar = "TOKENS",
                                 .help = "SGLang's: the prompt tokens one prefill batch takes\n"
                                         "(default 16384)"},
+    [OPT_WARM_PROMPTS] = {OPTNAME_WARM_PROMPTS, .commands = SIMULATE,
+                          COUNT64(1, SIM_MAX_REQUESTS), .offset = AT(warm_prompts),
+                          .metavar = "N",
+                          .help = "vLLM's prefix cache: the first N prompts sent are\n"
+                                  "cached from an earlier run on the same server (the\n"
+                                  "same seed's prompts), all of their whole blocks but\n"
+                                  "the last token's found"},
     [OPT_GOODPUT_TARGET] = {OPTNAME_GOODPUT_TARGET, .commands = CMD_BIT(CMD_SOLVE),
                             .parse = opt_share, .offset = AT(goodput_target), .metavar = "F",
                             .help = "solve: the share of requests that must keep --goodput's\n"

@@ -72,6 +72,8 @@ static void head(FILE *out, const struct simulate_run *sr)
         fprintf(out, ", scheduler-recv-interval %u", sr->c.recv_interval);
     if (sr->c.max_prefill_tokens)
         fprintf(out, ", max-prefill-tokens %" PRIu64, sr->c.max_prefill_tokens);
+    if (sr->c.warm_requests)
+        fprintf(out, ", warm prompts %" PRIu64, sr->c.warm_requests);
     fprintf(out, "\n\n");
 }
 
@@ -215,6 +217,8 @@ static cJSON *workload_json(const struct simulate_run *sr)
         jsonout_uint(&o, "scheduler_recv_interval", sr->c.recv_interval);
     if (sr->c.max_prefill_tokens)
         jsonout_uint(&o, "max_prefill_tokens", sr->c.max_prefill_tokens);
+    if (sr->c.warm_requests)
+        jsonout_uint(&o, "warm_prompts", sr->c.warm_requests);
     return jsonout_end(&o);
 }
 

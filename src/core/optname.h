@@ -122,6 +122,7 @@
 #define OPTNAME_CAPACITY_POLICY "--capacity-scheduler-policy"
 #define OPTNAME_SCHEDULER_RECV_INTERVAL "--scheduler-recv-interval"
 #define OPTNAME_MAX_PREFILL_TOKENS "--max-prefill-tokens"
+#define OPTNAME_WARM_PROMPTS "--warm-prompts"
 #define OPTNAME_GOODPUT_TARGET "--goodput-target"
 #define OPTNAME_PARETO "--pareto"
 #define OPTNAME_COMPARE "--compare"

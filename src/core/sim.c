@@ -438,6 +438,15 @@ static void sim_free(struct sim *m)
     free(m->held);
 }
 
+/* A warm request's computed start: its prompt's whole blocks, the last
+ * token's block left out (get_computed_blocks caps the hit at prompt - 1,
+ * vllm/v1/core/kv_cache_manager.py at 003df296), as sim_prefix_hit. */
+static uint64_t warm_tokens(const struct sim_config *c, size_t i, uint64_t prompt)
+{
+    uint64_t b = c->block_tokens ? c->block_tokens : 1;
+    return i < c->warm_requests && prompt > 0 ? (prompt - 1) / b * b : 0;
+}
+
 static bool sim_setup(struct sim *m, const struct sim_config *c,
                       const struct workload_request *reqs, size_t n)
 {
@@ -458,7 +467,8 @@ static bool sim_setup(struct sim *m, const struct sim_config *c,
     for (size_t i = 0; i < n; i++)
         m->rq[i] = (struct sim_rq){.prompt = reqs[i].prompt, .output = reqs[i].output,
                                    .arrival = reqs[i].arrival,
-                                   .remote = c->kv_arrives ? reqs[i].prompt - 1 : 0};
+                                   .remote = c->kv_arrives ? reqs[i].prompt - 1
+                                                           : warm_tokens(c, i, reqs[i].prompt)};
     return true;
 }
 

@@ -124,6 +124,11 @@ struct sim_config {
     uint64_t max_prefill_tokens;   /* SGLang's --max-prefill-tokens: the prompt tokens one
                                     * prefill batch takes (PrefillAdder's rem_input_tokens);
                                     * 0: its default, 16384 */
+    uint64_t warm_requests;        /* the first this many requests (arrival order) find
+                                    * their prompt in the prefix cache, left by an earlier
+                                    * run on the same server: its whole blocks but the
+                                    * one of the last token (get_computed_blocks), held
+                                    * as their own, forgotten when preempted */
     double request_overhead_s;     /* each request's time outside the steps (the engine's
                                     * request_overhead_s): added to its TTFT and E2EL */
     uint64_t max_steps;            /* SIM_MAX_STEPS, or fewer */

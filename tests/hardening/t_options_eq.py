@@ -103,6 +103,7 @@ VALUES = {
     "--capacity-scheduler-policy": ("MAX_UTILIZATION", ["--engine", "trtllm"]),
     "--scheduler-recv-interval": ("10", ["--engine", "sglang"]),
     "--max-prefill-tokens": ("4096", ["--engine", "sglang"]),
+    "--warm-prompts": ("4", []),
     "--prefill-gpu": ("h200", ["--disaggregated"]), "--decode-gpu": ("h200", ["--disaggregated"]),
     "--prefill-gpus": ("2", ["--disaggregated"]), "--decode-gpus": ("2", ["--disaggregated"]),
     "--prefill-tp": ("2", ["--disaggregated"]), "--decode-tp": ("2", ["--disaggregated"]),

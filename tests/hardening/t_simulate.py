@@ -279,10 +279,26 @@ def test_every_plan_scenario_option_is_taken():
         check("simulate %s" % " ".join(args), status == 0 and s is not None, err)
 
 
+def test_warm_prompts():
+    """--warm-prompts: the first N prompts found in vLLM's prefix cache (an earlier run's)."""
+    _, cold, _ = sim("--num-prompts", "20", "--max-concurrency", "20")
+    _, warm, _ = sim("--num-prompts", "20", "--max-concurrency", "20", "--warm-prompts", "10")
+    check("warm prompts come sooner", warm["mean_ttft_ms"] < cold["mean_ttft_ms"],
+          (warm["mean_ttft_ms"], cold["mean_ttft_ms"]))
+    check("and are still counted as the benchmark's input", warm["total_input_tokens"] == cold["total_input_tokens"])
+    status, out, _ = run(["simulate", *SMALL, "--num-prompts", "20", "--warm-prompts", "10"])
+    check("the table says them", status == 0 and "warm prompts 10" in out, out[:600])
+    refused(["--num-prompts", "20", "--warm-prompts", "21"],
+            "--warm-prompts 21: more than the 20 prompts sent (--num-prompts)")
+    refused(["--warm-prompts", "0"], "--warm-prompts")
+    refused(["--engine", "sglang", "--warm-prompts", "5"],
+            "--warm-prompts models vLLM V1's prefix cache (--engine vllm)")
+
+
 if __name__ == "__main__":
     main([test_every_plan_scenario_option_is_taken, test_a_warm_up_or_a_client_cap_is_not_over_capacity,
           test_review_messages, test_json_carries_vllms_keys, test_text_table, test_same_seed_same_bytes,
           test_each_option_moves_the_run, test_goodput, test_over_capacity_is_said,
           test_bad_input_names_the_option, test_what_is_not_simulated_is_refused,
           test_each_engine_runs_its_own_scheduler, test_router, test_trtllm_capacity_policies,
-          test_replicas_share_the_requests])
+          test_replicas_share_the_requests, test_warm_prompts])

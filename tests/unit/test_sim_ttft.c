@@ -127,12 +127,49 @@ static void sglang_recv_interval_makes_ttft_grow_with_concurrency(void **state)
     assert_true(near(closed_loop(&c, 4, 2).ttft.mean, 0.010));
 }
 
+/* --warm-prompts: the first requests find their prompt in vLLM's prefix
+ * cache, left by an earlier run on the same server (the same seed's
+ * prompts), the hit its whole blocks but the last token's
+ * (KVCacheManager.get_computed_blocks caps it at prompt - 1,
+ * vllm/v1/core/kv_cache_manager.py at vllm-project/vllm 003df296); the
+ * scheduler then counts only the rest against the budget
+ * (Scheduler.schedule's num_new_tokens = num_tokens - num_computed_tokens,
+ * vllm/v1/core/sched/scheduler.py at 00024d31). */
+static void vllm_warm_prompts_skip_their_cached_blocks(void **state)
+{
+    (void)state;
+    /* Three prompts of 8 tokens sent at once, outputs of 2, blocks of 4, a
+     * budget of 8. Cold: A's 8 [0, 10]; A's decode and B's 7 [10, 20]; B's
+     * last and C's 7 [20, 30]; C's last [30, 40]: TTFT 10, 30, 40, mean
+     * 80 / 3 ms. A and B warm: each finds (8 - 1) / 4 = 1 whole block, 4
+     * tokens, and computes the other 4: both [0, 10] (TTFT 10, 10); their
+     * decodes and C's 6 [10, 20]; C's last 2 [20, 30]: TTFT 30, mean
+     * 50 / 3 ms. */
+    struct trace tr = {0};
+    struct sim_config c = fixed_step(&tr);
+    const struct workload_request q[3] = {{0, 8, 2}, {0, 8, 2}, {0, 8, 2}};
+    struct sim_result r;
+    assert_int_equal(sim_run(&c, q, 3, &r), SIM_OK);
+    firsts(&tr, 0.010, 0.030, 0.040);
+    assert_true(near(r.ttft.mean, 0.080 / 3));
+    memset(&tr, 0, sizeof tr);
+    c.warm_requests = 2;
+    assert_int_equal(sim_run(&c, q, 3, &r), SIM_OK);
+    firsts(&tr, 0.010, 0.010, 0.030);
+    assert_true(near(r.ttft.mean, 0.050 / 3));
+    seq_is(&tr, 0, 0, 4, 4); /* A from its cached block: 4 tokens over 4 */
+    seq_is(&tr, 0, 1, 4, 4);
+    seq_is(&tr, 1, 2, 0, 6); /* C, cold, takes the 6 the decodes leave */
+    assert_int_equal(r.total_input, 24); /* the benchmark still counts every prompt token */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(vllm_prefill_shares_the_budget_with_decodes),
         cmocka_unit_test(sglang_prefill_pauses_the_decodes),
         cmocka_unit_test(sglang_recv_interval_makes_ttft_grow_with_concurrency),
+        cmocka_unit_test(vllm_warm_prompts_skip_their_cached_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
