@@ -508,6 +508,8 @@ expect 0 "(--speculative-method: mtp: falcon-7b ships no MTP layers" sweep --var
 expect 0 "each model on NVIDIA H200 SXM 141GB" sweep --vary model=all --gpu h200 --gpus 8
 # SGLang sets max_running_requests to 48 for EAGLE/STANDALONE drafting (server_args.py _handle_speculative_decoding)
 expect 0 "48 max_running_requests (48 with a draft)" plan --engine sglang --model deepseek-v3 --gpu h200 --gpus 8 --speculative-method mtp
+# ... and with state layers as many state slots, the whole name (it was cut at 47 bytes)
+expect 0 "48 max_running_requests (48 with a draft = slots)) = min(60, 48)" plan --model qwen3-next-80b-a3b --engine sglang --gpus 4 --speculative-method mtp --context 32k
 # the host tier counts users on the GPUs at the tokens in use, as it sizes parked caches
 expect 0 "; 8 more parked in host memory" plan --context 32k --avg-context 8k --host-kv 64GiB
 expect 2 "--engine: 'vllm@seven': not a release of vllm" plan --engine vllm@seven
