@@ -278,7 +278,9 @@ static int chart_line_items(const struct planner *p, bool tight, char item[][40]
                 continue;
         }
         units_format_tokens_short(c->context_tokens[i], t, sizeof t);
-        units_format_int(c->users[i], u, sizeof u);
+        /* one kind of count on the line: with a target, those who keep it
+         * at each context (sweep's AT LEVEL), as at the current one */
+        units_format_int(c->slo ? c->users_slo[i] : c->users[i], u, sizeof u);
         snprintf(item[n++], sizeof item[0], "%s%s%s", t, tight ? ":" : " ", u);
     }
     if (*cur < 0) { /* past the last tick */
@@ -291,10 +293,12 @@ static int chart_line_items(const struct planner *p, bool tight, char item[][40]
 }
 
 /* Items [from, to) after the line's head, then `need`. */
-static void chart_line_join(char *line, size_t size, int k, char item[][40], int from, int to,
-                            const char *need)
+static void chart_line_join(char *line, size_t size, int k, bool slo, char item[][40], int from,
+                            int to, const char *need)
 {
-    int at = snprintf(line, size, "%s", k == 0 ? "Users by context:" : "Users");
+    const char *head = slo ? (k == 0 ? "Users at the service level by context:" : "At level")
+                           : (k == 0 ? "Users by context:" : "Users");
+    int at = snprintf(line, size, "%s", head);
     for (int i = from; i < to && at < (int)size; i++)
         at += snprintf(line + at, size - (size_t)at, "%s%s",
                        i > from && k == 0 ? view_sep() : " ", item[i]);
@@ -325,7 +329,8 @@ void view_chart_line(const struct planner *p, struct rect r)
             for (int from = cur; from >= 0 && from + len > cur; from--) {
                 if (from + len > n)
                     continue;
-                chart_line_join(line, sizeof line, k, item, from, from + len, need);
+                chart_line_join(line, sizeof line, k, planner_curve(p)->slo, item, from, from + len,
+                                need);
                 if (view_cols(line) <= r.w) {
                     widget_text(r.y, r.x, r.w, ROLE_DIM, line);
                     return;

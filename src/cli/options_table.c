@@ -33,9 +33,9 @@ const struct option_row options_table[OPT_COUNT] = {
                  .complete = COMPLETE_GPU, .words = "auto"},
     [OPT_GPUS] = {OPTNAME_GPUS, .commands = SCENARIO, COUNT(1, GPUS_MAX), .offset = AT(gpus),
                   .field = FIELD(SF_GPUS), .metavar = "N",
-                  .help = "GPUs in all (default 1): one TP group unless --tp or\n"
-                          "--pp split them into replicas, or the heads do not split\n"
-                          "over them (then the largest TP they do, x replicas)"},
+                  .help = "GPUs in all (default 1); without --tp or --pp, the\n"
+                          "layout of those that run (TP within a node, stages,\n"
+                          "replicas) that serves the most users, each planned"},
     [OPT_MODEL] = {OPTNAME_MODEL, .commands = SCENARIO | CMD_BIT(CMD_CALIBRATE),
                    .parse = opt_string, .offset = AT(model_id), .field = FIELD(SF_MODEL),
                    .metavar = "ID",

@@ -68,6 +68,7 @@ void placement_compute(const struct scenario *s, const struct spec_result *spec,
     l->gpus = s->gpus;
     l->tp = scenario_tp(s);
     l->pp = scenario_pp(s);
+    l->layout_basis = scenario_layout_basis(s, &l->layouts_run);
     l->dp_attention = s->dp_attention;
     l->expert_parallel = s->expert_parallel;
     l->replicas = scenario_replicas(s);

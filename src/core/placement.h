@@ -19,6 +19,8 @@
     enum engine_rule rule;                                                                         \
     uint32_t gpus, tp, replicas;                                                                   \
     uint32_t pp;                       /* pipeline stages: each GPU holds its stage's layers */    \
+    enum layout_basis layout_basis;    /* why this layout (scenario_layout_basis) */               \
+    uint32_t layouts_run;              /* of how many that run, when the most users chose it */    \
     bool dp_attention;                 /* SGLang: each TP rank serves its own requests */          \
     bool expert_parallel;              /* vLLM --enable-expert-parallel: whole experts */          \
     bool experts_spread;               /* routed experts over the whole DP group (vLLM V1) */      \

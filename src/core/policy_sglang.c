@@ -341,7 +341,7 @@ static uint32_t scheduler_cap(const struct policy_ctx *c, uint64_t kv_pool, uint
     /* init_memory: min(max_running_requests, given or not, max_mamba_cache_size // 3) */
     bool spec48 = c->spec->method != SPEC_NONE && !f->max_num_seqs;
     const char *cap_name = c->k->state_layers && spec48
-                               ? "max_running_requests (48 with a draft, as many state slots)"
+                               ? "max_running_requests (48 with a draft = slots)"
                            : c->k->state_layers ? "max_running_requests (state slots / 3)"
                            : spec48
                                ? "max_running_requests (48 with a draft)"

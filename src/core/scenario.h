@@ -236,6 +236,13 @@ uint32_t scenario_pp(const struct scenario *s);
 /* Sets s->tp and s->pp to the layout it runs (a plan along one axis keeps
  * the layout of its base, as the planner's chart does). */
 void scenario_pin_layout(struct scenario *s);
+/* Why the scenario runs its layout: given (--tp or --pp), the only one (one
+ * GPU, an engine that splits layers, DP attention) or the one serving the
+ * most users of the *runs layouts that run, each planned. */
+enum layout_basis { LAYOUT_GIVEN, LAYOUT_ONLY, LAYOUT_MOST_USERS };
+enum layout_basis scenario_layout_basis(const struct scenario *s, uint32_t *runs);
+/* "given", "only", "most_users" (JSON's layout_basis) */
+const char *layout_basis_name(enum layout_basis b);
 
 /* One layout of a replica: tp x pp GPUs (replicas: gpus / (tp x pp)). */
 struct scenario_layout {

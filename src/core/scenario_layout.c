@@ -133,14 +133,18 @@ static struct remembered {
     bool used;
     struct scenario s;
     struct scenario_layout l;
+    uint32_t runs; /* the layouts compared */
 } remembered[REMEMBERED];
 static unsigned next_slot;
 
-static struct scenario_layout best_layout(const struct scenario *s)
+static struct scenario_layout best_layout(const struct scenario *s, uint32_t *runs)
 {
     for (int i = 0; i < REMEMBERED; i++)
-        if (remembered[i].used && memcmp(&remembered[i].s, s, sizeof *s) == 0)
+        if (remembered[i].used && memcmp(&remembered[i].s, s, sizeof *s) == 0) {
+            *runs = remembered[i].runs;
             return remembered[i].l;
+        }
+    *runs = 0;
     struct scenario_layout all[SCENARIO_LAYOUTS_MAX], best = {.tp = 1, .pp = 1};
     uint32_t most = s->model.layers ? s->model.layers : s->gpus;
     /* TP before stages in a node; where that serves no one, the stages it
@@ -151,6 +155,7 @@ static struct scenario_layout best_layout(const struct scenario *s)
                            SCENARIO_LAYOUTS_MAX);
         if (n == 0)
             continue;
+        *runs = (uint32_t)n;
         struct rank top = rank_of(s, all[0]);
         best = all[0];
         for (size_t i = 1; i < n; i++) {
@@ -167,6 +172,7 @@ static struct scenario_layout best_layout(const struct scenario *s)
     m->used = true;
     memcpy(&m->s, s, sizeof *s);
     m->l = best;
+    m->runs = *runs;
     return best;
 }
 
@@ -183,22 +189,37 @@ static uint32_t stage_tp(const struct scenario *s, uint32_t all)
     return all ? 1 : 0;
 }
 
-static void default_layout(const struct scenario *s, uint32_t *tp, uint32_t *pp)
+static enum layout_basis default_layout(const struct scenario *s, uint32_t *tp, uint32_t *pp,
+                                        uint32_t *runs)
 {
     *pp = s->pp ? s->pp : 1;
     *tp = s->tp ? s->tp : stage_tp(s, s->gpus / *pp);
-    if (s->tp || s->pp || s->dp_attention || engine_desc(s->engine.kind)->splits_layers ||
-        s->gpus <= 1)
-        return;
-    struct scenario_layout l = best_layout(s);
+    *runs = 1;
+    if (s->tp || s->pp)
+        return LAYOUT_GIVEN;
+    if (s->dp_attention || engine_desc(s->engine.kind)->splits_layers || s->gpus <= 1)
+        return LAYOUT_ONLY;
+    struct scenario_layout l = best_layout(s, runs);
     *tp = l.tp;
     *pp = l.pp;
+    return *runs > 1 ? LAYOUT_MOST_USERS : LAYOUT_ONLY;
+}
+
+enum layout_basis scenario_layout_basis(const struct scenario *s, uint32_t *runs)
+{
+    uint32_t tp, pp;
+    return default_layout(s, &tp, &pp, runs);
+}
+
+const char *layout_basis_name(enum layout_basis b)
+{
+    return b == LAYOUT_GIVEN ? "given" : b == LAYOUT_MOST_USERS ? "most_users" : "only";
 }
 
 void scenario_pin_layout(struct scenario *s)
 {
-    uint32_t tp, pp;
-    default_layout(s, &tp, &pp);
+    uint32_t tp, pp, runs;
+    default_layout(s, &tp, &pp, &runs);
     s->tp = tp;
     s->pp = pp > 1 ? pp : s->pp;
 }
@@ -214,14 +235,14 @@ bool scenario_pp_written(const struct scenario *s)
 
 uint32_t scenario_tp(const struct scenario *s)
 {
-    uint32_t tp, pp;
-    default_layout(s, &tp, &pp);
+    uint32_t tp, pp, runs;
+    default_layout(s, &tp, &pp, &runs);
     return tp;
 }
 
 uint32_t scenario_pp(const struct scenario *s)
 {
-    uint32_t tp, pp;
-    default_layout(s, &tp, &pp);
+    uint32_t tp, pp, runs;
+    default_layout(s, &tp, &pp, &runs);
     return pp;
 }

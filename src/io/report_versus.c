@@ -15,7 +15,7 @@ static void versus_row(FILE *out, const char *label, const char *const *cells, c
     fprintf(out, "| %s |", label);
     for (int i = 0; i < n; i++) {
         char change[48] = "";
-        if (i > 0 && number && v[0] > 0 && v[i] >= 0 && v[i] != v[0]) /* < 0: n/a */
+        if (i > 0 && number && v && v[0] > 0 && v[i] >= 0 && v[i] != v[0]) /* < 0: n/a */
             snprintf(change, sizeof change, " (%+.0f%%)", 100.0 * (v[i] - v[0]) / v[0]);
         fprintf(out, " %s%s |", cells[i], change);
     }
@@ -53,6 +53,90 @@ static const char *speed_spread(const struct plan_result *r, char *buf, size_t s
     if (r->speed.tokens_per_s_per_user <= 0)
         return snprintf(buf, size, "n/a"), buf;
     return report_band_text(&r->bands.decode, true, buf, size);
+}
+
+/* A setting's value: the number and its unit, or `unset` where 0 means the default. */
+static const char *setting(double v, int decimals, const char *unit, const char *unset,
+                           char *buf, size_t size)
+{
+    if (v == 0)
+        snprintf(buf, size, "%s", unset);
+    else
+        snprintf(buf, size, "%.*f%s", decimals, v, unit);
+    return buf;
+}
+
+/* A row of a setting, only where the scenarios differ: cells[i] as written. */
+static void setting_row(FILE *out, const char *label, const char *const *cells, int n)
+{
+    for (int i = 1; i < n; i++)
+        if (strcmp(cells[i], cells[0]) != 0) {
+            versus_row(out, label, cells, NULL, n, false);
+            return;
+        }
+}
+
+/* Every setting that changes a plan and that the rows above do not show,
+ * listed where a scenario's differs from the others' (the planner's "In
+ * use", a service level, an engine's flag), so the columns say why their
+ * results differ. */
+static void versus_settings(FILE *out, const struct snapshot_session *ss,
+                            const struct plan_result *const *results, const int *shown, int n)
+{
+    char buf[4][REPORT_LINE_MD] = {{0}}, t[4][48];
+    const char *cells[4] = {buf[0], buf[1], buf[2], buf[3]};
+#define SETTING(label, ...)                                                                        \
+    do {                                                                                           \
+        for (int i = 0; i < n; i++) {                                                              \
+            const struct scenario *s = &ss->entry[shown[i]].scenario;                              \
+            const struct plan_result *r = results[shown[i]];                                       \
+            char *c = t[i];                                                                        \
+            (void)s;                                                                               \
+            (void)r;                                                                               \
+            (void)c;                                                                               \
+            snprintf(buf[i], sizeof buf[i], __VA_ARGS__);                                          \
+        }                                                                                          \
+        setting_row(out, label, cells, n);                                                         \
+    } while (0)
+    const size_t z = sizeof t[0];
+    SETTING("In use", "%s tokens", units_format_int(r->avg_context_tokens, c, z));
+    SETTING("Users at once", "%s", setting((double)s->concurrency, 0, "", "all that fit", c, z));
+    SETTING("Prompt", "%s", setting((double)s->prompt_tokens, 0, " tokens", "the context", c, z));
+    SETTING("KV heads", "%u", r->cost.kv_heads);
+    SETTING("Full attention", "%s", s->full_attention ? "yes (windows as global)" : "no");
+    SETTING("Block", "%s", setting((double)s->block_tokens, 0, " tokens", "16 tokens", c, z));
+    SETTING("Headroom", "%g%%", s->headroom_percent);
+    SETTING("Memory per GPU", "%s",
+            s->has_vram ? units_format_bytes(s->vram_bytes, s->units, c, z) : "the preset's");
+    SETTING("Price per GPU-hour", "%s",
+            s->has_price ? dollars(s->price_usd_per_hour, c, z) : "the preset's");
+    SETTING("MBU", "%s", setting(s->mbu, 2, "", "default", c, z));
+    SETTING("MFU", "%s", setting(s->mfu, 2, "", "default", c, z));
+    SETTING("Step overhead", "%s",
+            s->has_step_overhead ? (explain_format(s->step_overhead_s, XU_SECONDS, UNITS_GIB, c, z), c)
+                                 : "the engine's");
+    SETTING("Speed calibration", "%s", s->speed_basis[0] ? s->speed_basis : "none");
+    SETTING("DP attention", "%s", s->dp_attention ? "on" : "off");
+    SETTING("Expert parallel", "%s", s->expert_parallel ? "on" : "off");
+    SETTING("GPU memory utilization", "%s",
+            setting(s->engine.gpu_memory_utilization, 2, "", "default", c, z));
+    SETTING("Max running requests", "%s",
+            setting((double)s->engine.max_num_seqs, 0, "", "default", c, z));
+    SETTING("Max batched tokens", "%s",
+            setting((double)s->engine.max_num_batched_tokens, 0, "", "default", c, z));
+    SETTING("Mem fraction static", "%s",
+            setting(s->engine.mem_fraction_static, 2, "", "default", c, z));
+    SETTING("Chunked prefill", "%s",
+            setting((double)s->engine.chunked_prefill_size, 0, "", "default", c, z));
+    SETTING("Parallel slots", "%s", setting((double)s->engine.parallel, 0, "", "as many as fit", c, z));
+    SETTING("Free GPU memory fraction", "%s",
+            setting(s->engine.free_gpu_memory_fraction, 2, "", "default", c, z));
+    SETTING("Wired limit", "%s", setting((double)s->wired_limit_mb, 0, " MiB", "macOS's", c, z));
+    SETTING("From a startup log", "%s",
+            s->engine.kv_memory_bytes || s->engine.non_kv_bytes || s->engine.gpu_total_bytes
+                ? "yes"
+                : "no");
+#undef SETTING
 }
 
 /* The table's head: each scenario's name, the reference marked. */
@@ -113,7 +197,7 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     }
     if (slo) {
         /* the level asked for and the users who keep it lead, as in the planner */
-        ROW("Service level", false, 0, "%s", report_speed_target(s, t, sizeof t));
+        ROW("Service level", false, 0, "%s", report_speed_target(s, line, sizeof line));
         ROW("**Users at service level**", true, r->speed.users_at_service_level, "**%s** (%s binds)",
             units_format_int(r->speed.users_at_service_level, t, sizeof t),
             plan_binding_name(r->speed.binding));
@@ -124,6 +208,8 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     }
     ROW("Speed per user", true, r->speed.tokens_per_s_per_user, "%.1f tok/s at %llu at once",
         r->speed.tokens_per_s_per_user, (unsigned long long)r->speed.concurrency);
+    ROW("Throughput", true, r->speed.tokens_per_s_total, "%s tok/s, all users",
+        units_format_int((uint64_t)llround(r->speed.tokens_per_s_total), t, sizeof t));
     ROW("Measured spread", false, 0, "%s", speed_spread(r, line, sizeof line));
     ROW("First token", true, r->speed.ttft_seconds, "%s", first_token(r, t, sizeof t));
     ROW("GPUs", false, 0, "%u x %s (%s)", s->gpus, md_text(s->gpu.name, name, sizeof name),
@@ -134,6 +220,7 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     ROW("Shared prefix", false, 0, "%s tokens", units_format_int(s->prefix_tokens, t, sizeof t));
     ROW("KV cache", false, 0, "%s", dtype_info(r->kv_dtype)->name);
     ROW("Weights", false, 0, "%s", plan_weights_label(r));
+    versus_settings(out, ss, results, shown, n);
     /* what else sits in GPU memory, when any scenario has it */
     bool spec = false, lora = false, images = false, tier = false;
     for (int i = 0; i < n; i++) {

@@ -157,6 +157,9 @@ static void result_layout_json(struct jsonout *o, const struct plan_result *r)
     jsonout_uint(o, "replicas", r->replicas);
     if (r->pp > 1)
         jsonout_uint(o, "pp", r->pp);
+    jsonout_string(o, "layout_basis", layout_basis_name(r->layout_basis));
+    if (r->layout_basis == LAYOUT_MOST_USERS)
+        jsonout_uint(o, "layouts_run", r->layouts_run);
     if (r->dp_attention)
         jsonout_bool(o, "dp_attention", true);
     jsonout_string(o, "weight_dtype", dtype_info(r->weight_dtype)->name);

@@ -506,8 +506,19 @@ expect 0 "48 users fit at 4,096 tokens each under SGLang 0.5" plan --engine sgla
 expect 0 "deepseek-v3.2 " sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
 expect 0 "(--speculative-method: mtp: falcon-7b ships no MTP layers" sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
 expect 0 "each model on NVIDIA H200 SXM 141GB" sweep --vary model=all --gpu h200 --gpus 8
+# the default layout is the one serving the most users (core/scenario_layout.c best_layout): the
+# plan says so, of how many that run, and --help no longer says "one TP group"
+expect 0 "Layout basis   the one serving the most users of the 4 that run; --tp/--pp to pin" plan --model deepseek-v3 --engine vllm --gpus 8 --gpu h200
+expect 0 '"layout_basis":	"most_users",
+		"layouts_run":	4,' plan --model deepseek-v3 --engine vllm --gpus 8 --gpu h200 --format json
+expect 0 "| Layout basis | the one serving the most users of the 4 that run; --tp/--pp to pin |" plan --model deepseek-v3 --engine vllm --gpus 8 --gpu h200 --format markdown
+expect 0 '"layout_basis":	"given",' plan --model deepseek-v3 --engine vllm --gpus 8 --gpu h200 --tp 8 --format json
+expect 0 '"layout_basis":	"only",' plan --format json
+expect 0 "layout of those that run (TP within a node, stages," plan --help
 # SGLang sets max_running_requests to 48 for EAGLE/STANDALONE drafting (server_args.py _handle_speculative_decoding)
 expect 0 "48 max_running_requests (48 with a draft)" plan --engine sglang --model deepseek-v3 --gpu h200 --gpus 8 --speculative-method mtp
+# ... and with state layers as many state slots, the whole name (it was cut at 47 bytes)
+expect 0 "48 max_running_requests (48 with a draft = slots)) = min(60, 48)" plan --model qwen3-next-80b-a3b --engine sglang --gpus 4 --speculative-method mtp --context 32k
 # the host tier counts users on the GPUs at the tokens in use, as it sizes parked caches
 expect 0 "; 8 more parked in host memory" plan --context 32k --avg-context 8k --host-kv 64GiB
 expect 2 "--engine: 'vllm@seven': not a release of vllm" plan --engine vllm@seven

@@ -130,8 +130,9 @@ def check_line(tag, lines, args):
         check(tag + ": none fit, said in one row",
               any("No user fits at any context" in l for l in lines), "\n".join(lines))
         return
-    row = next((l for l in lines if re.search(r"Users( by context:)? [\u25cf@]?[0-9.]+[kM][: ][0-9]",
-                                              l)), None)
+    row = next((l for l in lines if re.search(
+        r"(Users( by context:)?|Users at the service level by context:|At level) "
+        r"[\u25cf@]?[0-9.]+[kM][: ][0-9]", l)), None)
     check(tag + ": one row of the chart", row is not None, "\n".join(lines))
     if row is None:
         return
@@ -141,15 +142,19 @@ def check_line(tag, lines, args):
         taller = screen("%dx%s" % (cols, need.group(1)), args)
         check(tag + ": the chart at the %s rows it says" % need.group(1),
               find_chart(taller) is not None, "\n".join(taller))
-    items = re.findall(r"([\u25cf@]?)([0-9.]+[kM])[: ]([0-9,]+)", row[row.index("Users"):])
+    slo = "--min-tok-s" in args or "--max-ttft" in args
+    head = row.index("At level" if "At level" in row else "Users")
+    items = re.findall(r"([\u25cf@]?)([0-9.]+[kM])[: ]([0-9,]+)", row[head:])
     check(tag + ": users at three contexts at least", len(items) >= 3, row)
     # the current context among them, marked, with the users the plan counts there
     check(tag + ": the context now marked once", [m for m, _, _ in items].count("") ==
           len(items) - 1, row)
+    # one kind of count on the row: with a target, those who keep it at
+    # every context (sweep's AT LEVEL), not memory counts beside it
+    check(tag + ": the row says which count", ("level" in row) == slo, row)
     for mark, ctx, users in items[-2:] + [i for i in items[:-2] if i[0]]:
         r = plan(args, tokens(ctx))
-        want = r and (r["users_at_service_level"] if mark and "--min-tok-s" in args
-                      else r["max_users"])
+        want = r and (r["users_at_service_level"] if slo else r["max_users"])
         check("%s: %s users at %s as plan" % (tag, users, ctx),
               r is not None and want == count(users), row)
 

@@ -201,6 +201,57 @@ static void versus_shows_the_costs_and_the_spread(void **state)
     free(text);
 }
 
+/* With a service level, the versus table gives the level whole (it was cut
+ * at 31 bytes: "50 tok/s each, the first token "), the throughput of the
+ * users shown, and every setting that differs: B's "In use" 1,024 of its
+ * 2,048 tokens was not listed, so the columns looked the same but for their
+ * results. A setting both share (the concurrency, 64) gets no row. */
+static void versus_lists_the_level_the_throughput_and_what_differs(void **state)
+{
+    (void)state;
+    static struct snapshot_session ss;
+    static struct plan_result res[2];
+    memset(&ss, 0, sizeof ss);
+    ss.count = 2;
+    for (int i = 0; i < 2; i++) {
+        ss.entry[i].scenario = llama_on_h100(64);
+        ss.entry[i].scenario.min_tokens_per_s = 50;
+        ss.entry[i].scenario.max_ttft_seconds = 0.5;
+        snprintf(ss.entry[i].label, sizeof ss.entry[i].label, "%c", 'A' + i);
+    }
+    ss.entry[1].scenario.avg_context_tokens = 1024;
+    struct diag d = {0};
+    for (int i = 0; i < 2; i++)
+        assert_true(plan_compute(&ss.entry[i].scenario, PLAN_NUMBERS, NULL, &res[i], &d));
+    const struct plan_result *results[2] = {&res[0], &res[1]};
+    int shown[2] = {0, 1};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    report_markdown_versus(f, &ss, results, shown, 2);
+    fclose(f);
+    assert_non_null(strstr(text, "| Service level | 50 tok/s each, the first token within 0.5 s | "
+                                 "50 tok/s each, the first token within 0.5 s |"));
+    assert_non_null(strstr(text, "| In use | 2,048 tokens | 1,024 tokens |"));
+    assert_null(strstr(text, "| Users at once |"));
+    /* the throughput: each user's speed times the users decoding at once */
+    assert_true(res[0].speed.tokens_per_s_total > 0);
+    assert_true(close_to(res[0].speed.tokens_per_s_total,
+                         res[0].speed.tokens_per_s_per_user * (double)res[0].speed.concurrency));
+    char *row = strstr(text, "| Throughput |");
+    assert_non_null(row);
+    /* %.0f has no thousands separator: compare the digits */
+    char digits[64] = "", *o = digits;
+    for (const char *p = row + 15; *p && *p != ' '; p++)
+        if (*p != ',')
+            *o++ = *p;
+    char expect[64];
+    snprintf(expect, sizeof expect, "%.0f", res[0].speed.tokens_per_s_total);
+    assert_string_equal(digits, expect);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +260,7 @@ int main(void)
         cmocka_unit_test(a_speed_target_prices_the_users_who_keep_it),
         cmocka_unit_test(a_missing_price_or_figure_says_why),
         cmocka_unit_test(versus_shows_the_costs_and_the_spread),
+        cmocka_unit_test(versus_lists_the_level_the_throughput_and_what_differs),
     };
     return cmocka_run_group_tests_name("price", tests, NULL, NULL);
 }
