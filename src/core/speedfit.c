@@ -81,6 +81,7 @@ static bool point_parts(const struct scenario *base, struct fit_point *p, int i,
     p->compute_s = st.compute_s;
     p->fixed_s = st.moe_s + st.comm_s;
     p->stages = (total - st.overhead_s - st.host_s) / st.stage_s; /* the host's once a step */
+    p->host_s = st.host_s;
     p->request_s = 0;
     p->wait_memory_s = p->wait_compute_s = p->wait_fixed_s = p->wait_stages = 0;
     if (p->kind == FIT_PREFILL) {
@@ -113,7 +114,7 @@ static double wait_of(const struct fit_point *p, double mbu, double mfu, double 
 static double predict(const struct fit_point *p, double mbu, double mfu, double overhead)
 {
     return step_of(p->memory_s, p->compute_s, p->fixed_s, p->stages, mbu, mfu, overhead) +
-           wait_of(p, mbu, mfu, overhead);
+           p->host_s + wait_of(p, mbu, mfu, overhead);
 }
 
 static bool binds_compute(const struct fit_point *p, double mbu, double mfu)
@@ -133,7 +134,7 @@ static double slope(const struct fit_point *p, int n, bool compute, double mbu, 
         if (binds_compute(&p[i], mbu, mfu) != compute || p[i].waited)
             continue;
         double x = p[i].stages * (compute ? p[i].compute_s : p[i].memory_s);
-        double y = p[i].measured_s - p[i].stages * p[i].fixed_s - overhead -
+        double y = p[i].measured_s - p[i].stages * p[i].fixed_s - p[i].host_s - overhead -
                    wait_of(&p[i], mbu, mfu, overhead);
         xy += x * y;
         xx += x * x;
@@ -151,7 +152,8 @@ static bool line(const struct fit_point *p, int n, double mbu, double mfu, doubl
     for (int i = 0; i < n; i++) {
         if (binds_compute(&p[i], mbu, mfu) || p[i].waited)
             continue;
-        double x = p[i].stages * p[i].memory_s, y = p[i].measured_s - p[i].stages * p[i].fixed_s;
+        double x = p[i].stages * p[i].memory_s,
+               y = p[i].measured_s - p[i].stages * p[i].fixed_s - p[i].host_s;
         sx += x;
         sy += y;
         sxx += x * x;

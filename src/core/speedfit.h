@@ -7,9 +7,10 @@
  * input-token prompt alone (TTFT, llama-bench's ppN). With its memory time M
  * and compute time C at full bandwidth and compute (kvplan's
  * step_memory_seconds and step_compute_seconds at MBU = MFU = 1), the fixed
- * X of a stage (all-reduces, MoE kernels) and its stages S, a step takes
+ * X of a stage (all-reduces, MoE kernels), its stages S and the host's layers
+ * H (llama.cpp's, read on the CPU once a step, not fitted), a step takes
  *
- *     S x (max(M / MBU, C / MFU) + X) + overhead
+ *     S x (max(M / MBU, C / MFU) + X) + H + overhead
  *
  * A figure fits the fraction of what binds its step: those where memory
  * binds fit MBU (1/MBU by least squares over S x M), and with two or more of
@@ -41,6 +42,7 @@ struct fit_point {
     /* filled by speedfit_run: the step at MBU = MFU = 1 and no overhead */
     double memory_s, compute_s, fixed_s;
     double stages;
+    double host_s;        /* llama.cpp's host layers, once a step, at the host's own rate */
     /* a first token's terms beside its prefill, as plan adds them
      * (core/speed_ttft.h): the engine's time per request (kvplan's default,
      * in "before" only: a measured TTFT holds it, so the fitted MFU absorbs

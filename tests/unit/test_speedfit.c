@@ -168,6 +168,31 @@ static void first_tokens_carry_plans_terms(void **state)
     assert_true(p[1].predicted_s > p[0].predicted_s);
 }
 
+/* llama.cpp with -ngl 16 of Llama 3.1 8B's 32 layers: the host's layers are
+ * read on the CPU once a step (core/steptime.c host_seconds; llama.cpp
+ * src/llama-model.cpp load_tensors puts the first layers there). That time
+ * is no GPU's: plan adds it as it is, so the fit must too, or MBU takes it in
+ * and plan --calibration misses the figure it was fitted on. */
+static void host_layers_are_added_not_fitted(void **state)
+{
+    (void)state;
+    struct scenario s = base();
+    s.engine.kind = ENGINE_LLAMACPP;
+    s.offload.host_memory_bytes = 64ull << 30;
+    s.offload.ngl_given = true;
+    s.offload.ngl = 16;
+    s.has_step_overhead = true; /* held: the one figure fits MBU alone */
+    s.step_overhead_s = 0.0015;
+    struct fit_point p[] = {point(FIT_DECODE, 1)};
+    p[0].measured_s = made_at(&s, &p[0], 0.6, 0.5, 0.0015);
+    struct fit_result f;
+    struct diag d = {0};
+    assert_true(speedfit_run(&s, SPEED_CAL_OVERHEAD, p, 1, &f, &d));
+    assert_true(fabs(f.mbu - 0.6) < 1e-3);
+    assert_true(fabs(p[0].predicted_s - p[0].measured_s) < 1e-3 * p[0].measured_s);
+    assert_true(p[0].host_s > 0.001); /* the CPU's share is milliseconds */
+}
+
 static void impossible_figures_are_refused_or_clamped(void **state)
 {
     (void)state;
@@ -194,6 +219,7 @@ int main(void)
         cmocka_unit_test(first_tokens_that_waited_fit_nothing),
         cmocka_unit_test(a_loaded_first_token_alone_fits_no_mfu),
         cmocka_unit_test(first_tokens_carry_plans_terms),
+        cmocka_unit_test(host_layers_are_added_not_fitted),
         cmocka_unit_test(impossible_figures_are_refused_or_clamped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
