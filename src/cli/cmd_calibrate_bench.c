@@ -14,6 +14,7 @@
 #include "cli/options_table.h"
 #include "core/dtype.h"
 #include "core/engine_desc.h"
+#include "core/shell.h"
 #include "core/text.h"
 #include "io/calibration.h"
 
@@ -28,8 +29,10 @@ struct bench_calib {
     struct fit_point pts[FIT_POINTS_MAX];
     const char *labels[FIT_POINTS_MAX];
     struct fit_result fit;
-    char from[3][200];
+    char from[3][320];
     bool gpu_assumed; /* no --gpu, and the file names no catalogue GPU */
+    char model_matched[160]; /* the model preset the file names, "" when none (or --model) */
+    bool model_base;         /* matched as a fine-tune (-Instruct) of the preset's hf_id */
     char gpu_matched[64]; /* the preset of the GPU the file names, "" when none */
 };
 
@@ -54,20 +57,61 @@ static void bench_ran(const struct bench_log *b, struct options *with)
         with->given[OPT_WEIGHT_DTYPE] = true;
 }
 
+/* The preset whose Hugging Face id (hf_id) the file's model is: vllm bench
+ * serve's model_id, SGLang's model (a local path ends with the id), or a
+ * fine-tune of it named with a suffix ("meta-llama/Llama-3.1-8B-Instruct" for
+ * meta-llama/Llama-3.1-8B), which has the base's architecture. NULL when none. */
+static const char *model_named(const struct catalog *cat, const char *named, bool *base)
+{
+    static const char *const tunes[] = {"-Instruct", "-Chat", "-it"};
+    size_t len = strlen(named);
+    *base = false;
+    for (size_t i = 0; i < cat->model_count; i++) {
+        const char *hf = cat->models[i].spec.hf_id;
+        size_t n = strlen(hf);
+        if (n && n <= len && strcasecmp(named + len - n, hf) == 0 &&
+            (len == n || named[len - n - 1] == '/'))
+            return cat->models[i].spec.id;
+    }
+    for (size_t i = 0; i < cat->model_count; i++) {
+        const char *hf = cat->models[i].spec.hf_id;
+        size_t n = strlen(hf);
+        for (size_t t = 0; n && t < sizeof tunes / sizeof tunes[0]; t++) {
+            size_t tl = strlen(tunes[t]);
+            if (n + tl > len || strcasecmp(named + len - tl, tunes[t]) != 0 ||
+                strncasecmp(named + len - tl - n, hf, n) != 0 ||
+                (len > n + tl && named[len - tl - n - 1] != '/'))
+                continue;
+            *base = true;
+            return cat->models[i].spec.id;
+        }
+    }
+    return NULL;
+}
+
 /* The scenario as plan builds it; with no --gpu, the catalogue GPU the
  * benchmark names (llama-bench's gpu_info), when one is named so, else the
  * default, said to be assumed. */
 static bool bench_scenario(struct bench_calib *k, struct diag *d)
 {
     const struct options *o = k->o;
-    if (o->model_id == NULL && o->load_path == NULL)
-        return diag_fail(d, "calibrate: a benchmark needs %s ID (the model it ran), or %s",
-                         OPTION_FLAG(OPT_MODEL), OPTION_FLAG(OPT_LOAD));
     struct catalog cat;
     catalog_init(&cat);
     static struct options with;
     with = *o;
     bool ok = options_load_catalog(o, &cat, d);
+    const char *named = NULL;
+    if (ok && o->model_id == NULL && o->load_path == NULL && k->b->model[0])
+        named = model_named(&cat, k->b->model, &k->model_base);
+    if (named) {
+        snprintf(k->model_matched, sizeof k->model_matched, "%s", named);
+        with.model_id = k->model_matched;
+    }
+    if (ok && with.model_id == NULL && o->load_path == NULL) {
+        catalog_free(&cat);
+        return diag_fail(d, "calibrate: a benchmark needs %s ID (the model it ran), or %s",
+                         OPTION_FLAG(OPT_MODEL), OPTION_FLAG(OPT_LOAD));
+    }
     for (size_t i = 0; ok && !o->gpu_id && !o->load_path && k->b->gpu[0] && i < cat.gpu_count;
          i++)
         if (strcasecmp(cat.gpus[i].spec.name, k->b->gpu) == 0) {
@@ -193,10 +237,20 @@ static void sources(struct bench_calib *k)
     fraction_source(k->from[0], sizeof k->from[0], k->fixed & SPEED_CAL_MBU, OPT_MBU,
                     f->mbu_fitted, f->mbu_clamped, mem,
                     "no figure where memory binds; kvplan's starting value");
+    uint64_t queued = 0; /* the fewest in flight among the first tokens left out */
+    for (int i = 0; i < k->b->npoints; i++)
+        if (k->pts[i].waited && (queued == 0 || k->pts[i].concurrency < queued))
+            queued = k->pts[i].concurrency;
+    char none[240];
+    if (queued)
+        snprintf(none, sizeof none, "the first token was measured with %llu requests in flight, "
+                 "queued behind their steps (a run at --max-concurrency 1 measures the prefill "
+                 "alone); kvplan's default stays", (unsigned long long)queued);
+    else
+        snprintf(none, sizeof none, "no figure where compute binds (a longer prompt's TTFT tells "
+                 "it); kvplan's default stays");
     fraction_source(k->from[1], sizeof k->from[1], k->fixed & SPEED_CAL_MFU, OPT_MFU,
-                    f->mfu_fitted, f->mfu_clamped, comp,
-                    "no figure where compute binds (a longer prompt's TTFT tells it); kvplan's "
-                    "default stays");
+                    f->mfu_fitted, f->mfu_clamped, comp, none);
     if (k->fixed & SPEED_CAL_OVERHEAD)
         snprintf(k->from[2], sizeof k->from[2], "held as given (%s)",
                  OPTION_FLAG(OPT_STEP_OVERHEAD));
@@ -235,19 +289,13 @@ static void print_fit(const struct bench_calib *k)
 static void print_notes(const struct bench_calib *k)
 {
     const struct bench_log *b = k->b;
-    bool estimated = false, loaded_ttft = false;
-    for (int i = 0; i < b->npoints; i++) {
+    bool estimated = false;
+    for (int i = 0; i < b->npoints; i++)
         estimated |= b->points[i].concurrency_estimated;
-        loaded_ttft |= k->pts[i].kind == FIT_PREFILL && k->pts[i].concurrency > 1 &&
-                       k->pts[i].compute_binds && !k->pts[i].waited;
-    }
     if (estimated)
         printf("\nnote: the benchmark gives no concurrency limit: the users decoding at once are "
                "estimated (requests a second x seconds a request, queued ones too); run it with "
                "--max-concurrency N, or give %s N\n", OPTION_FLAG(OPT_CONCURRENCY));
-    if (loaded_ttft)
-        printf("\nnote: a TTFT measured among other requests waits for the running step: the MFU "
-               "it gives is a lower bound (a run at --max-concurrency 1 measures prefill alone)\n");
     if (k->gpu_assumed) {
         char said[sizeof b->gpu + 64];
         text_escape(b->gpu[0] ? b->gpu : "none", said, sizeof said);
@@ -260,9 +308,51 @@ static void print_notes(const struct bench_calib *k)
         text_escape(b->gpu, said, sizeof said);
         printf("\nnote: the GPU is the one the file names, %s: preset %s\n", said, k->gpu_matched);
     }
+    if (k->model_matched[0]) {
+        char said[sizeof b->model + 64];
+        text_escape(b->model, said, sizeof said);
+        printf("\nnote: the model is the one the file names, %s: preset %s%s\n", said,
+               k->model_matched, k->model_base ? " (its base model: the same architecture)" : "");
+    }
     if (b->speculative)
         printf("\nnote: the benchmark reports speculative decoding; kvplan times the model's own "
                "step, so MBU absorbs the accepted tokens\n");
+}
+
+/* The plan whose TPOT is the "after" of the decode figure at the most users:
+ * its reply's average context (input + depth + output / 2) as --avg-context,
+ * for at --context alone plan has every user at the full context. */
+static void print_plan_at(const struct bench_calib *k)
+{
+    const struct fit_point *p = NULL;
+    for (int i = 0; i < k->b->npoints; i++)
+        if (k->pts[i].kind == FIT_DECODE && (!p || k->pts[i].concurrency >= p->concurrency))
+            p = &k->pts[i];
+    if (p == NULL)
+        return;
+    uint64_t in = p->input_tokens ? p->input_tokens : 1;
+    char buf[1024];
+    struct shell_line l;
+    shell_line_init(&l, buf, sizeof buf);
+    shell_words(&l, "kvplan plan --model");
+    shell_word(&l, k->s.model.id);
+    if (k->o->gpu_id || k->gpu_matched[0])
+        shell_option(&l, "--gpu", "%s", k->s.gpu.id);
+    if (scenario_tp(&k->s) > 1)
+        shell_option(&l, "--tp", "%u", (unsigned)scenario_tp(&k->s));
+    shell_option(&l, "--context", "%llu", (unsigned long long)(p->depth + in + p->output_tokens));
+    shell_option(&l, "--prompt", "%llu", (unsigned long long)in);
+    shell_option(&l, "--avg-context", "%llu",
+                 (unsigned long long)(p->depth + in + p->output_tokens / 2));
+    shell_option(&l, "--concurrency", "%llu", (unsigned long long)p->concurrency);
+    shell_option(&l, "--calibration", "%s", k->o->save_path ? k->o->save_path : "FILE");
+    size_t need = 0;
+    if (!shell_line_done(&l, &need))
+        return;
+    char shown[2048];
+    text_escape(buf, shown, sizeof shown);
+    printf("\nnote: a decode figure is a step at its reply's average context; plan gives the "
+           "\"after\" at %llu users as: %s\n", (unsigned long long)p->concurrency, shown);
 }
 
 /* The calibration's date: today (UTC), or SOURCE_DATE_EPOCH's for a build that
@@ -367,6 +457,7 @@ int calibrate_bench(const struct options *o, const struct bench_set *set)
     sources(&k);
     print_fit(&k);
     print_notes(&k);
+    print_plan_at(&k);
     if (o->save_path && (k.fit.mbu_clamped || k.fit.mfu_clamped || k.fit.rms > FIT_SAVE_RMS_MAX)) {
         diag_fail(&d, "%s: not saved: the fit %s%s%.1f%% residual after it (over %.0f%%): the "
                   "scenario is likely not the one the benchmark ran (its GPU, weight precision, "

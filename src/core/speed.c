@@ -392,8 +392,7 @@ static bool keeps_level(const struct inputs *in, const struct scenario *s,
     if (s->max_ttft_seconds <= 0)
         return true;
     struct ttft_terms t =
-        speed_ttft_terms(sp->ttft_prefill_seconds, sp->ttft_request_seconds, step,
-                         (s->speed_calibrated & SPEED_CAL_MFU) ? 1 : n); /* calibrated: as measured */
+        speed_ttft_terms(sp->ttft_prefill_seconds, sp->ttft_request_seconds, step, n);
     return t.total_s <= s->max_ttft_seconds;
 }
 
@@ -442,7 +441,7 @@ static void speed_first_token(const struct inputs *in, const struct scenario *s,
     if (in->peak > 0 && ttft > 0) {
         sp->prefill_tokens_per_s = p / ttft;
         /* a calibration's MFU is fitted on the benchmark's first token as
-         * measured, everything in it: nothing is added beside its prefill */
+         * measured at one request in flight: its per-request time is in it */
         bool fitted = (s->speed_calibrated & SPEED_CAL_MFU) != 0;
         speed_ttft_fill(sp, ttft, fitted ? 0 : speed_request_overhead_s(s), 0, 1);
     }
@@ -558,8 +557,10 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     }
     struct step_time st;
     speed_fill_decode(&in, s, r, sp, n, total, &st);
-    if ((s->speed_calibrated & SPEED_CAL_MFU) == 0) /* a calibrated one holds its wait */
-        speed_ttft_fill(sp, sp->ttft_prefill_seconds, sp->ttft_request_seconds, st.total_s, n);
+    /* a calibrated first token was measured alone (kvplan calibrate fits MFU
+     * only where one request was in flight): it holds the request's time but
+     * not the wait for the others' step, added as for any */
+    speed_ttft_fill(sp, sp->ttft_prefill_seconds, sp->ttft_request_seconds, st.total_s, n);
     speed_rows(&in, s, r, x, sp, &st);
 
     speed_prefill_row(&in, s, x, "ttft", "First token", sp->prompt_tokens, &f, sp);

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "engine_desc.h"
 #include "units.h"
@@ -412,7 +413,7 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
         explain_op(row, XOP_ADD);
     }
     speed_ttft_row_terms(row, sp);
-    char t[32], note[200];
+    char t[32], note[320];
     units_format_int(tokens, t, sizeof t);
     const struct model_spec *m = &s->model;
     /* the first token holds more than the prefill when it waits or the
@@ -429,6 +430,11 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
     else
         snprintf(note, sizeof note, "%s %s-token prompt %s: 2 x active params x tokens + "
                  "attention; compute and weights overlap", units_article(t), t, alone);
+    /* the calibrated MFU stands for a first token measured with one request in
+     * flight (kvplan calibrate): its per-request time is in it, the wait not */
+    if (sp && (s->speed_calibrated & SPEED_CAL_MFU) && strlen(note) + 80 < sizeof note)
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 "; calibrated on one request in flight, its per-request time in it");
     explain_row_end(x, row, XU_SECONDS, 0, note);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "speed.h"
+#include "speed_ttft.h"
 
 /* A fraction's range: what --mbu and --mfu take. */
 #define FIT_FRACTION_MIN 0.01
@@ -32,6 +33,31 @@ void speedfit_scenario(const struct scenario *base, const struct fit_point *p, s
     s->speed_basis[0] = '\0';
 }
 
+/* The others' decode step a first token among them waits half of, at full
+ * bandwidth and compute: each at its reply's average context, as a decode
+ * figure's (plan --avg-context). */
+static bool wait_parts(const struct scenario *base, struct fit_point *p, int i, struct diag *d)
+{
+    static struct scenario s;
+    static struct plan_result r;
+    struct fit_point as_decode = *p;
+    as_decode.kind = FIT_DECODE;
+    speedfit_scenario(base, &as_decode, &s);
+    struct diag local = {0};
+    if (!plan_compute(&s, PLAN_NUMBERS, NULL, &r, &local))
+        return diag_fail(d, "point %d: %s", i + 1, local.message);
+    struct step_time w;
+    struct speed_basis basis = plan_speed_basis(&r);
+    double step = speed_decode_parts(&s, &basis, r.speed.concurrency_per_replica, &w);
+    if (step > 0 && w.stage_s > 0) {
+        p->wait_memory_s = w.memory_s;
+        p->wait_compute_s = w.compute_s;
+        p->wait_fixed_s = w.moe_s + w.comm_s;
+        p->wait_stages = (step - w.overhead_s - w.host_s) / w.stage_s;
+    }
+    return true;
+}
+
 /* The step of one point at full bandwidth and compute, no overhead. */
 static bool point_parts(const struct scenario *base, struct fit_point *p, int i, struct diag *d)
 {
@@ -55,13 +81,40 @@ static bool point_parts(const struct scenario *base, struct fit_point *p, int i,
     p->compute_s = st.compute_s;
     p->fixed_s = st.moe_s + st.comm_s;
     p->stages = (total - st.overhead_s - st.host_s) / st.stage_s; /* the host's once a step */
+    p->host_s = st.host_s;
+    p->request_s = 0;
+    p->wait_memory_s = p->wait_compute_s = p->wait_fixed_s = p->wait_stages = 0;
+    if (p->kind == FIT_PREFILL) {
+        /* plan's first-token terms (core/speed_ttft.c): the request's own time */
+        p->request_s = speed_request_overhead_s(&s);
+        if (p->concurrency > 1)
+            return wait_parts(base, p, i, d);
+    }
     return true;
 }
 
+static double step_of(double memory, double compute, double fixed, double stages, double mbu,
+                      double mfu, double overhead)
+{
+    double m = memory / mbu, c = compute / mfu;
+    return stages * ((m > c ? m : c) + fixed) + overhead;
+}
+
+/* Half the others' decode step, waited by a first token among them. */
+static double wait_of(const struct fit_point *p, double mbu, double mfu, double overhead)
+{
+    if (p->wait_stages <= 0)
+        return 0;
+    return 0.5 * step_of(p->wait_memory_s, p->wait_compute_s, p->wait_fixed_s, p->wait_stages,
+                         mbu, mfu, overhead);
+}
+
+/* The figure as plan gives it with these fractions: the step, and for a
+ * first token the wait (the request's time is added to "before" only). */
 static double predict(const struct fit_point *p, double mbu, double mfu, double overhead)
 {
-    double m = p->memory_s / mbu, c = p->compute_s / mfu;
-    return p->stages * ((m > c ? m : c) + p->fixed_s) + overhead;
+    return step_of(p->memory_s, p->compute_s, p->fixed_s, p->stages, mbu, mfu, overhead) +
+           p->host_s + wait_of(p, mbu, mfu, overhead);
 }
 
 static bool binds_compute(const struct fit_point *p, double mbu, double mfu)
@@ -78,10 +131,11 @@ static double slope(const struct fit_point *p, int n, bool compute, double mbu, 
     double xy = 0, xx = 0;
     *used = 0;
     for (int i = 0; i < n; i++) {
-        if (binds_compute(&p[i], mbu, mfu) != compute || (compute && p[i].waited))
+        if (binds_compute(&p[i], mbu, mfu) != compute || p[i].waited)
             continue;
         double x = p[i].stages * (compute ? p[i].compute_s : p[i].memory_s);
-        double y = p[i].measured_s - p[i].stages * p[i].fixed_s - overhead;
+        double y = p[i].measured_s - p[i].stages * p[i].fixed_s - p[i].host_s - overhead -
+                   wait_of(&p[i], mbu, mfu, overhead);
         xy += x * y;
         xx += x * x;
         (*used)++;
@@ -96,9 +150,10 @@ static bool line(const struct fit_point *p, int n, double mbu, double mfu, doubl
     double sx = 0, sy = 0, sxx = 0, sxy = 0, lo = INFINITY, hi = 0;
     int m = 0;
     for (int i = 0; i < n; i++) {
-        if (binds_compute(&p[i], mbu, mfu))
+        if (binds_compute(&p[i], mbu, mfu) || p[i].waited)
             continue;
-        double x = p[i].stages * p[i].memory_s, y = p[i].measured_s - p[i].stages * p[i].fixed_s;
+        double x = p[i].stages * p[i].memory_s,
+               y = p[i].measured_s - p[i].stages * p[i].fixed_s - p[i].host_s;
         sx += x;
         sy += y;
         sxx += x * x;
@@ -167,7 +222,7 @@ static void pass(struct fit_point *p, int n, unsigned fixed, struct fit_result *
         double sum = 0;
         int m = 0;
         for (int i = 0; i < n; i++)
-            if (!binds_compute(&p[i], f->mbu, f->mfu)) {
+            if (!binds_compute(&p[i], f->mbu, f->mfu) && !p[i].waited) {
                 sum += p[i].measured_s - predict(&p[i], f->mbu, f->mfu, 0);
                 m++;
             }
@@ -189,15 +244,12 @@ bool speedfit_run(const struct scenario *base, unsigned fixed, struct fit_point 
         if (!(p[i].measured_s > 0 && isfinite(p[i].measured_s)))
             return diag_fail(d, "point %d: a time of %g s is not a measurement", i + 1,
                              p[i].measured_s);
-    uint64_t fewest = UINT64_MAX;
     for (int i = 0; i < n; i++) {
         if (!point_parts(base, &p[i], i, d))
             return false;
-        if (p[i].kind == FIT_PREFILL && p[i].concurrency < fewest)
-            fewest = p[i].concurrency;
+        /* in one file or several: a first token among others queued */
+        p[i].waited = p[i].kind == FIT_PREFILL && p[i].concurrency > 1;
     }
-    for (int i = 0; i < n; i++)
-        p[i].waited = p[i].kind == FIT_PREFILL && p[i].concurrency > fewest;
     out->mbu = base->mbu > 0                 ? base->mbu
                : base->gpu.achievable_mbu > 0 ? base->gpu.achievable_mbu
                                               : SPEED_DEFAULT_MBU;
@@ -211,9 +263,12 @@ bool speedfit_run(const struct scenario *base, unsigned fixed, struct fit_point 
         pass(p, n, fixed, out);
     double sq = 0, sq0 = 0;
     int counted = 0;
+    /* plan drops the request's time where the MFU came with the calibration */
+    bool absorbed = out->mfu_fitted || (fixed & SPEED_CAL_MFU);
     for (int i = 0; i < n; i++) {
-        p[i].predicted_s = predict(&p[i], out->mbu, out->mfu, out->overhead_s);
-        p[i].before_s = predict(&p[i], out->mbu0, out->mfu0, out->overhead0_s);
+        p[i].predicted_s = predict(&p[i], out->mbu, out->mfu, out->overhead_s) +
+                           (absorbed ? 0 : p[i].request_s);
+        p[i].before_s = predict(&p[i], out->mbu0, out->mfu0, out->overhead0_s) + p[i].request_s;
         p[i].compute_binds = binds_compute(&p[i], out->mbu, out->mfu);
         double e = (p[i].predicted_s - p[i].measured_s) / p[i].measured_s;
         double e0 = (p[i].before_s - p[i].measured_s) / p[i].measured_s;

@@ -7,16 +7,19 @@
  * input-token prompt alone (TTFT, llama-bench's ppN). With its memory time M
  * and compute time C at full bandwidth and compute (kvplan's
  * step_memory_seconds and step_compute_seconds at MBU = MFU = 1), the fixed
- * X of a stage (all-reduces, MoE kernels) and its stages S, a step takes
+ * X of a stage (all-reduces, MoE kernels), its stages S and the host's layers
+ * H (llama.cpp's, read on the CPU once a step, not fitted), a step takes
  *
- *     S x (max(M / MBU, C / MFU) + X) + overhead
+ *     S x (max(M / MBU, C / MFU) + X) + H + overhead
  *
  * A figure fits the fraction of what binds its step: those where memory
  * binds fit MBU (1/MBU by least squares over S x M), and with two or more of
  * them whose memory differs by a tenth or more, the overhead too (a line
  * through (S x M, T - S x X)); those where compute binds fit MFU the same way,
- * the first tokens only at the fewest concurrent requests measured (among
- * more, a prompt waits for the others' steps).
+ * the first tokens only where one request was in flight (among more, a
+ * prompt queues behind the others' steps). A first token is compared as
+ * plan prints it: prefill + the engine's per-request time (before; a
+ * measured one holds it) + half the others' decode step (when in flight).
  * Which binds depends on the fractions: three passes settle it. A fraction or
  * the overhead held fixed (given) is not fitted. */
 #ifndef KVPLAN_CORE_SPEEDFIT_H
@@ -39,11 +42,20 @@ struct fit_point {
     /* filled by speedfit_run: the step at MBU = MFU = 1 and no overhead */
     double memory_s, compute_s, fixed_s;
     double stages;
+    double host_s;        /* llama.cpp's host layers, once a step, at the host's own rate */
+    /* a first token's terms beside its prefill, as plan adds them
+     * (core/speed_ttft.h): the engine's time per request (kvplan's default,
+     * in "before" only: a measured TTFT holds it, so the fitted MFU absorbs
+     * it) and half the decode step of the others in flight (never fitted:
+     * its step at full rates below, like the point's own) */
+    double request_s;
+    double wait_memory_s, wait_compute_s, wait_fixed_s, wait_stages;
     double predicted_s;   /* with the fitted figures */
     double before_s;      /* with the figures the fit started from (kvplan's own) */
     bool compute_binds;   /* with the fitted figures */
-    bool waited;          /* a first token among more requests than the fewest measured:
-                           * it waited for their steps, so it does not fit MFU */
+    bool waited;          /* a first token measured with other requests in flight
+                           * (concurrency > 1): queued behind their steps, so it
+                           * does not fit MFU */
 };
 
 struct fit_result {

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,22 @@ static bool next_line(const char *text, size_t len, size_t *at, char *line, size
     return true;
 }
 
+/* The model an argument dump names: "Namespace(..., model='meta-llama/X', ...)"
+ * (vllm bench serve's and sglang.bench_serving's args), the first one only. */
+static void namespace_model(const char *s, struct bench_log *b)
+{
+    const char *m = strstr(s, "Namespace(");
+    if (m == NULL || b->model[0])
+        return;
+    for (m = strstr(m, "model='"); m; m = strstr(m + 1, "model='"))
+        if (m[-1] == '(' || m[-1] == ' ') {
+            const char *end = strchr(m + 7, '\'');
+            if (end && end - (m + 7) < (ptrdiff_t)sizeof b->model)
+                snprintf(b->model, sizeof b->model, "%.*s", (int)(end - (m + 7)), m + 7);
+            return;
+        }
+}
+
 /* vLLM's and SGLang's printed summaries: each "Serving Benchmark Result" a run. */
 static bool parse_summary(const char *path, const char *text, size_t len, uint64_t concurrency,
                           struct bench_log *b, struct diag *d)
@@ -236,6 +253,7 @@ static bool parse_summary(const char *path, const char *text, size_t len, uint64
         const char *s = line;
         while (*s == ' ')
             s++;
+        namespace_model(s, b);
         if (strstr(s, "Serving Benchmark Result")) {
             if (open && !bench_add_run(path, &r, concurrency, b, d))
                 return false;

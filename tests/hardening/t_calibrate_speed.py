@@ -229,8 +229,14 @@ def test_bad_input_is_refused_by_name():
     status, out, err = run(["calibrate", empty, *H100])
     check("a benchmark of no completed request is refused naming the file", status == 2
           and "no-requests.json:1:" in err, err)
-    status, out, err = run(["calibrate", os.path.join(BENCH, "vllm-serve.json")])
-    check("a benchmark without --model is refused", status == 2 and "--model" in err, err)
+    run_doc = json.load(open(os.path.join(BENCH, "vllm-serve.json")))
+    run_doc["model_id"] = "acme/no-such-model"
+    unnamed = os.path.join(TMP, "no-preset-model.json")
+    with open(unnamed, "w") as f:
+        json.dump(run_doc, f)
+    status, out, err = run(["calibrate", unnamed])
+    check("a benchmark of a model no preset is, without --model, is refused", status == 2
+          and "--model" in err, err)
     status, out, err = run(["calibrate", os.path.join(LOGS, "vllm-03.log"), "--context", "8k"])
     check("a startup log refuses a benchmark's scenario option", status == 2 and "--context" in err, err)
 
