@@ -11,8 +11,10 @@
  * (vllm/distributed/device_communicators/all2all.py): the default backend
  * (VLLM_ALL2ALL_BACKEND "allgather_reducescatter", vllm/envs.py) gathers
  * every rank's hidden states to every rank (dispatch) and reduce-scatters
- * the experts' partial sums back (combine): R - 1 copies of a rank's tokens
- * each way, 16-bit (the layer dispatches before the experts' kernels
+ * the experts' partial sums back (combine): a ring moves (R - 1) / R of
+ * the global tokens through each rank each way (R - 1 times a rank's own
+ * when the ranks' batches are even; a prefill's prompt, on one rank, 7/8 of
+ * it at R 8), 16-bit (the layer dispatches before the experts' kernels
  * quantize). A true all-to-all (DeepEP, pplx: the modular kernel's
  * prepare/finalize) would send a token only to its top-k experts' ranks,
  * k (E - 1) / E copies, fp8 for an fp8 model: not vLLM's default, and no
@@ -60,7 +62,7 @@ void speed_a2a_inputs(const struct scenario *s, const struct speed_basis *r, str
     /* vLLM: the R replicas' tokens reach every GPU's experts, gathered */
     in->ep_ranks = l->gpus;
     in->ep_scale = (double)l->replicas;
-    in->a2a_copies = (double)l->replicas - 1.0;
+    in->a2a_copies = ((double)l->replicas - 1.0) / (double)l->replicas;
     in->a2a_dispatch = 2.0;
     uint32_t layers = spec_moe_layers_in(m, 0, m->layers);
     in->a2a_layers = (uint32_t)((double)layers * in->layers / (double)m->layers + 0.5);
@@ -78,9 +80,9 @@ void speed_a2a_row(const struct inputs *in, const struct scenario *s, struct exp
     struct explain_row *row = explain_row_begin(x, "speed_a2a", "All-to-all", "per step");
     double layer = st->a2a_bytes / m->a2a_layers;
     explain_term(row, m->a2a_layers, XU_COUNT, "MoE layers");
-    snprintf(name, sizeof name, "a layer (%.3g copies x %u x %.0f+2 B)",
-             in->a2a_copies, s->model.hidden_size,
-             in->a2a_dispatch);
+    snprintf(name, sizeof name, "a layer (%.0f/%.0f of %.0f tokens x %u x %.0f+2 B)",
+             in->ep_scale - 1, in->ep_scale, layer / (m->a2a_copies * m->a2a_bytes),
+             s->model.hidden_size, in->a2a_dispatch);
     explain_term(row, layer, XU_BYTES, name);
     explain_term(row, in->a2a_link, XU_LINK_BYTES_PER_S, in->a2a_nodes > 1 ? "network" : "NVLink");
     explain_op(row, XOP_DIV);

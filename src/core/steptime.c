@@ -79,15 +79,16 @@ static double ring_seconds(const struct step_model *m, const struct step_machine
 }
 
 /* The expert-parallel all-to-alls of a step: each MoE layer dispatches
- * every token's hidden state to the ranks of its top-k experts and combines
- * the results back, a latency each and the bytes at the link's speed (a
- * rank sends and receives as much, each way at once). */
+ * the hidden states of the step's tokens over every rank to the experts and
+ * combines the results back, a latency each; a rank moves a2a_copies of the
+ * global tokens each way (a ring all-gather: (R - 1) / R of them), at the
+ * link's speed, sending and receiving at once. */
 static double a2a_seconds(const struct step_model *m, const struct step_machine *hw,
-                          double tokens, struct step_time *st)
+                          double global, struct step_time *st)
 {
     if (m->a2a_copies <= 0 || m->a2a_layers == 0)
         return 0;
-    double layer = tokens * m->a2a_copies * m->a2a_bytes;
+    double layer = global * m->a2a_copies * m->a2a_bytes;
     st->a2a_bytes = layer * m->a2a_layers;
     double per = hw->a2a_bytes_per_s > 0 ? layer / hw->a2a_bytes_per_s : 0;
     return m->a2a_layers * (per + 2.0 * hw->a2a_latency_s);
@@ -211,7 +212,7 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
         st.attention_s = st.attention_flops / fa;
         st.compute_s = st.gemm_s + st.attention_s;
     }
-    st.a2a_s = a2a_seconds(m, hw, seen, &st);
+    st.a2a_s = a2a_seconds(m, hw, global, &st);
     st.comm_s = ring_seconds(m, hw, seen) + st.a2a_s;
     /* a fine-grained MoE layer adds kernels that do not overlap the reads:
      * routing, top-k, the grouped GEMM's launch and gather */

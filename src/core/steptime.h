@@ -86,9 +86,10 @@ struct step_model {
      * DP group (vLLM's DP + EP, SGLang's DP attention + EP): the experts on
      * this GPU serve every rank's tokens, ep_scale global tokens per token
      * the GEMMs see (0 or 1 = the same); each MoE layer dispatches a token's
-     * hidden state to its experts' ranks and combines the results back:
-     * a2a_copies remote copies per token the GEMMs see, of a2a_bytes each
-     * (dispatch and combine together), over a2a_layers layers; 0 = none */
+     * tokens' hidden states to the experts and combines the results back:
+     * a rank moves a2a_copies of the global tokens each way (the all-gather's
+     * (R - 1) / R), a2a_bytes a token (dispatch and combine together), over
+     * a2a_layers layers; 0 = none */
     double ep_scale;
     double a2a_copies, a2a_bytes;
     uint32_t a2a_layers;

@@ -8,9 +8,10 @@
  * EP group's all2all manager (vllm/distributed/device_communicators/
  * all2all.py) under the default backend, allgather_reducescatter
  * (vllm/envs.py VLLM_ALL2ALL_BACKEND), gathers every rank's hidden states to
- * every rank (dispatch) and reduce-scatters the partial sums (combine):
- * bytes a rank receives (and sends) a layer = tokens on the rank x (R - 1)
- * x hidden x (2 B dispatch + 2 B combine). Seconds a step = MoE layers x
+ * every rank (dispatch) and reduce-scatters the partial sums (combine): in
+ * a ring, bytes a rank receives (and sends) a layer = (R - 1) / R x the
+ * tokens of all ranks x hidden x (2 B dispatch + 2 B combine), R - 1 times
+ * a rank's own at an even load. Seconds a step = MoE layers x
  * (bytes / link + 2 x latency). (A DeepEP all-to-all would move k (E-1)/E
  * copies; at E = 8, k = 8 both are 7.) */
 #include <math.h>
@@ -82,6 +83,12 @@ static void dp8_ep_on_h200(void **state)
     assert_true(close_to(st.experts_touched, share * 256)); /* of the layer's */
     assert_true(close_to(st.expert_read_bytes, m.expert_bytes * share)); /* this GPU's 32 */
     assert_true(close_to(st.a2a_s, t));
+    /* a prefill of 8,192 tokens on one rank: 7/8 of them each way,
+     * 58 x (7/8 x 8,192 x 7,168 x 4 B / 450 GB/s + 5 us) = 26.78 ms */
+    speed_prefill_parts(&s, &b, 8192, &st);
+    double pre = 58 * (7.0 / 8 * 8192 * 7168 * 4 / 450e9 + 2 * 2.5e-6);
+    assert_true(close_to(st.a2a_s, pre));
+    assert_true(fabs(pre - 26.78e-3) < 0.01e-3);
 }
 
 /* Without --enable-expert-parallel vLLM slices every expert over the DP
