@@ -256,13 +256,7 @@ struct step_model step_model_of(const struct inputs *in, const struct scenario *
     m.token_scale = decode && in->ranks > 1 ? (double)in->ranks : 1;
     m.tp = in->tp;
     m.allreduces = (double)m.layers * in->allreduces_per_layer;
-    if (in->ep_ranks) {
-        /* a prefill is one rank's prompt; a decode step every rank's batch */
-        m.ep_scale = decode ? in->ep_scale : 1;
-        m.a2a_copies = in->a2a_copies;
-        m.a2a_bytes = in->hidden * (in->a2a_dispatch + 2.0);
-        m.a2a_layers = in->a2a_layers;
-    }
+    speed_a2a_model(in, decode, &m);
     m.stages = in->pp;
     /* llama.cpp's CPU layers and --no-kv-offload: their part of the cache
      * and state is read in host memory (offload_step adds the weights) */

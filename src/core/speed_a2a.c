@@ -71,6 +71,17 @@ void speed_a2a_inputs(const struct scenario *s, const struct speed_basis *r, str
     a2a_link(s, in);
 }
 
+void speed_a2a_model(const struct inputs *in, bool decode, struct step_model *m)
+{
+    if (in->ep_ranks == 0)
+        return;
+    /* a prefill is one rank's prompt; a decode step every rank's batch */
+    m->ep_scale = decode ? in->ep_scale : 1;
+    m->a2a_copies = in->a2a_copies;
+    m->a2a_bytes = in->hidden * (in->a2a_dispatch + 2.0);
+    m->a2a_layers = in->a2a_layers;
+}
+
 void speed_a2a_row(const struct inputs *in, const struct scenario *s, struct explain *x,
                    const struct step_time *st, const struct step_model *m)
 {

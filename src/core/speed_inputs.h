@@ -74,6 +74,8 @@ static inline uint64_t users_per_gpu(const struct inputs *in, uint64_t n)
 /* The expert-parallel terms of in (speed_a2a.c): ep_ranks 0 where the
  * layout has none. */
 void speed_a2a_inputs(const struct scenario *s, const struct speed_basis *r, struct inputs *in);
+/* Its terms in the step function's model (a decode's or a prefill's). */
+void speed_a2a_model(const struct inputs *in, bool decode, struct step_model *m);
 /* The all-to-all's explain row (after the all-reduce's). */
 void speed_a2a_row(const struct inputs *in, const struct scenario *s, struct explain *x,
                    const struct step_time *st, const struct step_model *m);
