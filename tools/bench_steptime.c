@@ -19,7 +19,8 @@ int main(int argc, char **argv)
     struct step_machine hw = {.bytes_per_s = 3.35e12, .flops_per_s = 989.4e12, .mbu = 0.55,
                               .mfu = 0.5, .moe_mbu = 1.0, .link_bytes_per_s = 450e9,
                               .link_latency_s = 8e-6, .step_overhead_s = 0.9e-3,
-                              .moe_layer_overhead_s = 75e-6};
+                              .moe_layer_overhead_s = 75e-6, .a2a_bytes_per_s = 450e9,
+                              .a2a_latency_s = 2.5e-6};
     struct step_model m = {.dense_bytes = 35e9, .expert_bytes = 1e9, .experts = 256,
                            .experts_per_token = 8, .moe_layers = 58, .layers = 80,
                            .flops_per_token = 35e9, .kv_bytes_global = 81920,
@@ -27,7 +28,8 @@ int main(int argc, char **argv)
                            .state_bytes = 1e6, .attn_decode_global = 2.6e5,
                            .attn_decode_windowed = 6.5e4, .attn_prefill_global = 2.6e5,
                            .attn_prefill_windowed = 6.5e4, .hidden = 8192, .tp = 4,
-                           .allreduces = 160, .stages = 1};
+                           .allreduces = 160, .stages = 1, .ep_scale = 8, .a2a_copies = 7,
+                           .a2a_bytes = 4 * 8192, .a2a_layers = 58};
     struct step_seq batch[64];
     for (int i = 0; i < 64; i++)
         batch[i] = (struct step_seq){.context = 1000 + 131u * (unsigned)i, .tokens = 1};

@@ -182,6 +182,7 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
     /* a calibrated or given overhead stands for the whole fixed part */
     in.layer_overhead = s->has_step_overhead ? 0 : s->gpu.layer_overhead_s;
     sparse_index_of(m, r, &in);
+    speed_a2a_inputs(s, r, &in);
     return in;
 }
 
@@ -255,6 +256,7 @@ struct step_model step_model_of(const struct inputs *in, const struct scenario *
     m.token_scale = decode && in->ranks > 1 ? (double)in->ranks : 1;
     m.tp = in->tp;
     m.allreduces = (double)m.layers * in->allreduces_per_layer;
+    speed_a2a_model(in, decode, &m);
     m.stages = in->pp;
     /* llama.cpp's CPU layers and --no-kv-offload: their part of the cache
      * and state is read in host memory (offload_step adds the weights) */
@@ -289,6 +291,8 @@ static struct step_machine machine_of(const struct inputs *in)
     hw.attn_mbu = in->attn_mbu;
     hw.link_bytes_per_s = in->link_used;
     hw.link_latency_s = in->latency;
+    hw.a2a_bytes_per_s = in->a2a_link;
+    hw.a2a_latency_s = in->a2a_latency;
     hw.step_overhead_s = in->step_overhead;
     hw.moe_layer_overhead_s = in->moe_layer_overhead;
     hw.layer_overhead_s = in->layer_overhead;
@@ -458,6 +462,8 @@ static void speed_fill_decode(const struct inputs *in, const struct scenario *s,
     sp->memory_seconds = st->memory_s;
     sp->compute_seconds = st->compute_s;
     sp->comm_seconds = st->comm_s;
+    sp->a2a_seconds = st->a2a_s;
+    sp->a2a_bytes_per_gpu = st->a2a_bytes;
     sp->moe_seconds = st->moe_s;
     sp->overhead_seconds = st->overhead_s;
     sp->step_layers = step_layers(in);

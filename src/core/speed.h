@@ -63,6 +63,8 @@ struct speed_result {
     uint64_t step_bytes_per_gpu; /* read per decode step */
     double step_flops_per_gpu;
     double memory_seconds, compute_seconds, comm_seconds;
+    double a2a_seconds;         /* of comm_seconds, the expert-parallel all-to-alls' */
+    double a2a_bytes_per_gpu;   /* what they move a step, each way, on one GPU */
     double moe_seconds;          /* a stage's fine-grained MoE kernels */
     double overhead_seconds;     /* each step's own */
     uint32_t step_layers, step_moe_layers, stages; /* layers one GPU runs, in turn over stages */

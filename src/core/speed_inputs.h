@@ -40,6 +40,15 @@ struct inputs {
     double shards;              /* GPUs one replica's weights split over: TP x stages */
     double expert_div;          /* GPUs the routed experts split over (vLLM spreads them) */
     uint32_t ranks;             /* SGLang DP attention: each TP rank holds its own users */
+    /* Expert parallel under DP attention (speed_a2a.c): ep_ranks GPUs hold
+     * the routed experts, each rank's experts serving ep_scale times the
+     * tokens its GEMMs see; a2a_copies remote copies a token per all-to-all,
+     * a2a_dispatch bytes an element dispatched (fp8 or bf16), bf16 combined,
+     * over a2a_nodes nodes at a2a_link bytes/s each way and a2a_latency
+     * seconds an all-to-all. ep_ranks 0: none. */
+    uint32_t ep_ranks, a2a_nodes, a2a_layers; /* a2a_layers: MoE layers on one GPU */
+    double ep_scale, a2a_copies, a2a_dispatch, a2a_link, a2a_latency;
+    bool a2a_whole;             /* whole experts to their ranks (else slices: every rank) */
     uint64_t window;
     /* DeepSeek sparse attention: attention reads `topk` latents a layer, the
      * indexer scores every token (index_flops per context token per layer,
@@ -62,6 +71,14 @@ static inline uint64_t users_per_gpu(const struct inputs *in, uint64_t n)
     return (n + in->ranks - 1) / in->ranks;
 }
 
+/* The expert-parallel terms of in (speed_a2a.c): ep_ranks 0 where the
+ * layout has none. */
+void speed_a2a_inputs(const struct scenario *s, const struct speed_basis *r, struct inputs *in);
+/* Its terms in the step function's model (a decode's or a prefill's). */
+void speed_a2a_model(const struct inputs *in, bool decode, struct step_model *m);
+/* The all-to-all's explain row (after the all-reduce's). */
+void speed_a2a_row(const struct inputs *in, const struct scenario *s, struct explain *x,
+                   const struct step_time *st, const struct step_model *m);
 /* One GPU's share of the replica as the step function sees it, for a decode
  * batch (gathered under DP attention) or for one prompt's prefill. */
 struct step_model step_model_of(const struct inputs *in, const struct scenario *s,

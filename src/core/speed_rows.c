@@ -23,13 +23,19 @@ static void weights_row(const struct inputs *in, const struct scenario *s,
                  in->expert_div == 1 ? "GPU" : r->layout->experts_spread ? "GPUs (all)" : "GPUs");
     explain_op(row, XOP_DIV);
     explain_term(row, 1, XU_COUNT, "");
-    snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)m);
-    explain_term(row, speed_expert_share(&s->model, m), XU_RATIO, name);
+    /* under DP + EP every replica's batch reaches this GPU's experts */
+    uint64_t g = in->ep_scale > 1 ? (uint64_t)(m * in->ep_scale + 0.5) : m;
+    if (g != m)
+        snprintf(name, sizeof name, "share the %llu tokens of all %.0f ranks touch",
+                 (unsigned long long)g, in->ep_scale);
+    else
+        snprintf(name, sizeof name, "share a batch of %llu touches", (unsigned long long)m);
+    explain_term(row, speed_expert_share(&s->model, g), XU_RATIO, name);
     explain_op(row, XOP_SUB);
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_SUB);
     snprintf(name, sizeof name, "share = 1 - (1 - %u/%u)^%llu experts a layer",
-             s->model.experts_per_token, s->model.experts, (unsigned long long)m);
+             s->model.experts_per_token, s->model.experts, (unsigned long long)g);
     explain_row_end(x, row, XU_BYTES, 0, name);
 }
 
@@ -178,7 +184,7 @@ static void comm_row(const struct inputs *in, struct explain *x, const struct st
     explain_term(row, allreduces, XU_COUNT, in->allreduces_per_layer == 1
                                                 ? "all-reduces (one a block)"
                                                 : "all-reduces (two a layer)");
-    explain_term(row, st->comm_s / allreduces, XU_SECONDS, "each");
+    explain_term(row, (st->comm_s - st->a2a_s) / allreduces, XU_SECONDS, "each");
     explain_op(row, XOP_MUL);
     if (in->nodes > 1)
         snprintf(name, sizeof name, "each: ring over %u GPUs across %u nodes at %.0f GB/s "
@@ -285,8 +291,12 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
         explain_ref(x, row, "speed_moe", "MoE kernels");
         explain_op(row, XOP_ADD);
     }
-    if (in->tp > 1 && st->comm_s > 0) {
+    if (in->tp > 1 && st->comm_s - st->a2a_s > 0) {
         explain_ref(x, row, "speed_comm", "all-reduce");
+        explain_op(row, XOP_ADD);
+    }
+    if (st->a2a_s > 0) {
+        explain_ref(x, row, "speed_a2a", "all-to-all");
         explain_op(row, XOP_ADD);
     }
     if (in->pp > 1) {
@@ -341,8 +351,9 @@ void speed_rows(const struct inputs *in, const struct scenario *s, const struct 
     bytes_row(in, r, x, m, st, wkey);
     memory_compute_rows(in, x, m, st);
     struct step_model sm = step_model_of(in, s, r, true);
-    if (in->tp > 1 && st->comm_s > 0)
+    if (in->tp > 1 && st->comm_s - st->a2a_s > 0)
         comm_row(in, x, st, sm.allreduces);
+    speed_a2a_row(in, s, x, st, &sm);
     if (sm.moe_layers && in->moe_layer_overhead > 0)
         moe_row(in, x, &sm);
     step_rows(in, s, r, x, st, sp);
@@ -394,8 +405,12 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
         explain_term(row, f->moe_s, XU_SECONDS, "MoE kernels");
         explain_op(row, XOP_ADD);
     }
-    if (f->comm_s > 0) {
-        explain_term(row, f->comm_s, XU_SECONDS, "all-reduces");
+    if (f->comm_s - f->a2a_s > 0) {
+        explain_term(row, f->comm_s - f->a2a_s, XU_SECONDS, "all-reduces");
+        explain_op(row, XOP_ADD);
+    }
+    if (f->a2a_s > 0) {
+        explain_term(row, f->a2a_s, XU_SECONDS, "all-to-alls");
         explain_op(row, XOP_ADD);
     }
     if (in->pp > 1) {

@@ -78,6 +78,22 @@ static double ring_seconds(const struct step_model *m, const struct step_machine
     return m->allreduces * (per + hw->link_latency_s);
 }
 
+/* The expert-parallel all-to-alls of a step: each MoE layer dispatches
+ * the hidden states of the step's tokens over every rank to the experts and
+ * combines the results back, a latency each; a rank moves a2a_copies of the
+ * global tokens each way (a ring all-gather: (R - 1) / R of them), at the
+ * link's speed, sending and receiving at once. */
+static double a2a_seconds(const struct step_model *m, const struct step_machine *hw,
+                          double global, struct step_time *st)
+{
+    if (m->a2a_copies <= 0 || m->a2a_layers == 0)
+        return 0;
+    double layer = global * m->a2a_copies * m->a2a_bytes;
+    st->a2a_bytes = layer * m->a2a_layers;
+    double per = hw->a2a_bytes_per_s > 0 ? layer / hw->a2a_bytes_per_s : 0;
+    return m->a2a_layers * (per + 2.0 * hw->a2a_latency_s);
+}
+
 /* The host layers' cache a step past host_offload_batch copies to the GPU
  * (and writes back): llama.cpp's attention of a CPU layer then runs on the
  * GPU too. ggml-backend.cpp at ggml-org/llama.cpp 0054c01 (ggml_backend_sched_split_graph):
@@ -163,11 +179,13 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
     st.kv_read_bytes += m->shared_bytes;
     double scale = m->token_scale > 1 ? m->token_scale : 1;
     double seen = st.tokens * scale; /* what the GEMMs and all-reduces carry */
-    double share = step_expert_share(m->experts, m->experts_per_token, seen);
+    /* the experts here serve every DP rank's tokens (ep_scale) */
+    double global = seen * (m->ep_scale > 1 ? m->ep_scale : 1);
+    double share = step_expert_share(m->experts, m->experts_per_token, global);
     if (m->experts) {
         st.experts_touched = share * m->experts;
         st.tokens_per_expert = st.experts_touched > 0
-                                   ? seen * m->experts_per_token / st.experts_touched
+                                   ? global * m->experts_per_token / st.experts_touched
                                    : 0;
     }
     double expert_read = m->expert_bytes * (m->experts ? share : 0);
@@ -194,7 +212,8 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
         st.attention_s = st.attention_flops / fa;
         st.compute_s = st.gemm_s + st.attention_s;
     }
-    st.comm_s = ring_seconds(m, hw, seen);
+    st.a2a_s = a2a_seconds(m, hw, global, &st);
+    st.comm_s = ring_seconds(m, hw, seen) + st.a2a_s;
     /* a fine-grained MoE layer adds kernels that do not overlap the reads:
      * routing, top-k, the grouped GEMM's launch and gather */
     st.moe_s = m->moe_layers * hw->moe_layer_overhead_s;

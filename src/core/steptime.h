@@ -33,6 +33,9 @@ struct step_machine {
                                  * the cache before the step (0 or 1 = as the weights) */
     double link_bytes_per_s;    /* all-reduce bandwidth per GPU, each way */
     double link_latency_s;      /* the fixed cost of one all-reduce */
+    double a2a_bytes_per_s;     /* an expert-parallel all-to-all's bandwidth per GPU, each way
+                                 * (the link the EP ranks share: NVLink, or the network) */
+    double a2a_latency_s;       /* the fixed cost of one all-to-all (a dispatch or a combine) */
     double step_overhead_s;     /* each step: scheduling, sampling, graph launch */
     double layer_overhead_s;    /* each layer a step passes, where the backend pays its
                                  * kernels' dispatch per layer (llama.cpp on Metal) */
@@ -79,6 +82,17 @@ struct step_model {
     double token_scale;         /* tokens the GEMMs, experts and all-reduces see per token of
                                  * these sequences: the ranks under data-parallel attention,
                                  * whose batches gather for the MLP; 0 or 1 = the same */
+    /* The routed experts under data-parallel attention with experts over the
+     * DP group (vLLM's DP + EP, SGLang's DP attention + EP): the experts on
+     * this GPU serve every rank's tokens, ep_scale global tokens per token
+     * the GEMMs see (0 or 1 = the same); each MoE layer dispatches a token's
+     * tokens' hidden states to the experts and combines the results back:
+     * a rank moves a2a_copies of the global tokens each way (the all-gather's
+     * (R - 1) / R), a2a_bytes a token (dispatch and combine together), over
+     * a2a_layers layers; 0 = none */
+    double ep_scale;
+    double a2a_copies, a2a_bytes;
+    uint32_t a2a_layers;
     uint32_t tp;                /* GPUs of one all-reduce ring; 1 = none */
     double allreduces;          /* all-reduces a token pass issues on this GPU */
     uint32_t stages;            /* stages a token passes in turn (pipeline, layer split) */
@@ -110,7 +124,9 @@ struct step_time {
     double gemm_flops, attention_flops, flops;
     double weights_s, kv_s, state_s, memory_s;
     double gemm_s, attention_s, compute_s;
-    double comm_s;
+    double comm_s;              /* the all-reduces and the all-to-alls, one stage */
+    double a2a_bytes;           /* the all-to-alls: bytes a GPU sends (and receives) a step */
+    double a2a_s;               /* of comm_s, the all-to-alls' */
     double moe_s;               /* the MoE layers' own kernels, one stage */
     double host_bytes;          /* read in host memory (or copied from it to the GPU) */
     double host_s;              /* reading them there, or copying them over the link */

@@ -78,6 +78,10 @@ void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
     jsonout_double_or_null(o, "step_memory_seconds", sp->memory_seconds, fast);
     jsonout_double_or_null(o, "step_compute_seconds", sp->compute_seconds, fast);
     jsonout_double_or_null(o, "step_comm_seconds", sp->comm_seconds, fast);
+    if (sp->a2a_seconds > 0) { /* expert parallel under DP attention only */
+        jsonout_double(o, "step_all_to_all_seconds", sp->a2a_seconds);
+        jsonout_double(o, "step_all_to_all_bytes_per_gpu", sp->a2a_bytes_per_gpu);
+    }
     jsonout_double_or_null(o, "step_moe_seconds", sp->moe_seconds, fast);
     jsonout_double_or_null(o, "step_overhead_seconds", sp->overhead_seconds, fast);
     jsonout_uint(o, "step_layers", sp->step_layers);

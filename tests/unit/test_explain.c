@@ -64,7 +64,8 @@ static bool expected(const struct plan_result *r, const char *key, long double *
         {"speed_memory", r->speed.memory_seconds},
         {"speed_flops", r->speed.step_flops_per_gpu},
         {"speed_step", r->speed.step_seconds},
-        {"speed_comm", r->speed.comm_seconds},
+        {"speed_comm", r->speed.comm_seconds - r->speed.a2a_seconds}, /* the all-reduces */
+        {"speed_a2a", r->speed.a2a_seconds},
         {"speed_total", r->speed.tokens_per_s_total},
         {"host_user", r->host.user_bytes_per_gpu},
         {"host_users", r->host.users},
