@@ -101,6 +101,20 @@ bool offload_host_holds(const struct offload_split *o, uint64_t host_bytes, uint
     return !o->host_memory_known || kv_sat_mul(host_bytes, servers) <= offload_host_room(o, gpu_kv);
 }
 
+/* Whether -ngl offloads the output layer first: llama.cpp from PR #18148
+ * ("llama: offload output layer to GPU first", December 2025; the rows
+ * llama.cpp@output-first and on). src/llama-model.cpp load_tensors then has
+ * i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0) over the layers 0..n_layer
+ * (the output layer is layer n_layer), so -ngl N >= 1 puts the output layer
+ * and the last N - 1 repeating layers on the GPUs; before it, i_gpu_start =
+ * max(n_layer - n_gpu_layers, 0): the last N layers, the output layer only
+ * from N = n_layer + 1. Ollama's runner keeps the older count. */
+static bool output_first(const struct scenario *s)
+{
+    return s->engine.kind == ENGINE_LLAMACPP &&
+           (s->engine.rule == RULE_CURRENT || s->engine.rule == RULE_LLAMACPP_OUTPUT_FIRST);
+}
+
 void offload_layers(const struct scenario *s, const struct placement *l, uint32_t ngl,
                     uint32_t n_cpu_moe, struct offload_split *o)
 {
@@ -110,8 +124,14 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     o->n_layer = m->layers;
     uint32_t n = m->layers;
     o->ngl = ngl > n + 1 ? n + 1 : ngl;
-    o->gpu_layers = o->ngl > n ? n : o->ngl;
-    o->output_on_gpu = o->ngl > n;
+    o->output_first = output_first(s);
+    if (o->output_first) {
+        o->gpu_layers = o->ngl ? o->ngl - 1 : 0;
+        o->output_on_gpu = o->ngl > 0;
+    } else {
+        o->gpu_layers = o->ngl > n ? n : o->ngl;
+        o->output_on_gpu = o->ngl > n;
+    }
     o->n_cpu_moe = n_cpu_moe > n ? n : n_cpu_moe;
     o->kv_on_host = s->offload.no_kv_offload;
     /* the token embedding and the output layer: vocab x hidden each */
@@ -375,7 +395,10 @@ static void weights_rows(const struct policy_ctx *c, const struct offload_split 
         explain_term(row, (long double)c->spec->weights_bytes_per_gpu, XU_BYTES, "draft");
         explain_op(row, XOP_ADD);
     }
-    explain_row_end(c->x, row, XU_BYTES, 0, "the last layers of the model, as -ngl counts them");
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    o->output_first && o->active
+                        ? "-ngl counts the output layer first, then the last layers of the model"
+                        : "the last layers of the model, as -ngl counts them");
     row = explain_row_begin(c->x, "offload_host_weights", "Weights in host", "per replica");
     explain_term(row, (long double)c->l->weights_bytes, XU_BYTES, "weights");
     explain_term(row, (long double)(c->l->weights_bytes - o->host_weights_bytes), XU_BYTES,
@@ -401,8 +424,13 @@ void offload_rows(const struct policy_ctx *c, const struct offload_split *o)
     offload_sentence(o, note, sizeof note);
     struct explain_row *row = explain_row_begin(c->x, "offload_layers", "GPU layers", "per replica");
     explain_term(row, o->ngl, XU_COUNT, "-ngl");
-    explain_term(row, o->n_layer, XU_COUNT, "layers");
-    explain_op(row, XOP_MIN);
+    if (o->output_first && o->ngl) { /* the output layer is the first of them */
+        explain_term(row, 1, XU_COUNT, "output layer");
+        explain_op(row, XOP_SUB);
+    } else if (!o->output_first) {
+        explain_term(row, o->n_layer, XU_COUNT, "layers");
+        explain_op(row, XOP_MIN);
+    }
     explain_row_end(c->x, row, XU_COUNT, 0, note);
     weights_rows(c, o);
 }

@@ -488,9 +488,14 @@ const struct engine_desc engine_llamacpp = {
     .versions = {{RULE_CURRENT, "llama.cpp@v-less", {"v-less", "2026"},
                   "the latest: an MLA model's latent cached once, as K (V a view of it)",
                   "2026 builds", "b7816", "b10760", NULL},
+                 {RULE_LLAMACPP_OUTPUT_FIRST, "llama.cpp@output-first", {"output-first"},
+                  "mla-kv's cache, with -ngl's output layer offloaded first (Dec 2025 to Jan "
+                  "2026): -ngl N the output layer and the last N - 1 layers",
+                  "late-2025 builds", "b7571", NULL, NULL},
                  {RULE_LLAMACPP_MLA_KV, "llama.cpp@mla-kv", {"mla-kv", "2025"},
                   "MLA support before the V-less cache (Apr 2025 to Jan 2026): the latent "
-                  "as K and its kv_lora_rank values again as V", "2025 builds", "b5116", NULL, NULL},
+                  "as K and its kv_lora_rank values again as V; -ngl N the last N layers, "
+                  "the output layer only past them", "2025 builds", "b5116", NULL, NULL},
                  {RULE_LLAMACPP_PRE_MLA, "llama.cpp@pre-mla", {"pre-mla"},
                   "before MLA support: DeepSeek K and V stored per head",
                   "early-2025 builds", "b1", NULL, NULL}},

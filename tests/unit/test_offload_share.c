@@ -64,6 +64,8 @@ static void two_replicas_share_the_hosts_memory_and_bandwidth(void **state)
 {
     (void)state;
     struct scenario s = llama_70b(2, 1, 40);
+    /* worked with -ngl N the last N layers (builds before PR #18148) */
+    s.engine.rule = RULE_LLAMACPP_MLA_KV;
     s.engine.parallel = 1;
     assert_true(run(&s));
     const struct offload_split *o = &r.engine.offload;
@@ -112,6 +114,8 @@ static void a_layer_split_runs_the_cpu_layers_once_a_token(void **state)
 {
     (void)state;
     struct scenario s = llama_70b(2, 0, 60);
+    /* worked with -ngl N the last N layers (builds before PR #18148) */
+    s.engine.rule = RULE_LLAMACPP_MLA_KV;
     s.engine.parallel = 1;
     s.concurrency = 1;
     assert_true(run(&s));
