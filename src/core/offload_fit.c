@@ -1,6 +1,7 @@
 /* offload_fit: the bytes of llama.cpp's split between the GPUs and host
  * memory, the --fit search over it, its rows and its part of a step. */
 #include "offload_fit.h"
+#include "engine_desc.h"
 #include "kvcost.h"
 #include "policy.h"
 #include "units.h"
@@ -108,11 +109,12 @@ bool offload_host_holds(const struct offload_split *o, uint64_t host_bytes, uint
  * (the output layer is layer n_layer), so -ngl N >= 1 puts the output layer
  * and the last N - 1 repeating layers on the GPUs; before it, i_gpu_start =
  * max(n_layer - n_gpu_layers, 0): the last N layers, the output layer only
- * from N = n_layer + 1. Ollama's runner keeps the older count. */
+ * from N = n_layer + 1 (the descriptor's ngl_last_n). Ollama from 0.30
+ * starts a 2026 llama-server. */
 static bool output_first(const struct scenario *s)
 {
-    return s->engine.kind == ENGINE_LLAMACPP &&
-           (s->engine.rule == RULE_CURRENT || s->engine.rule == RULE_LLAMACPP_OUTPUT_FIRST);
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    return !(e && e->ngl_last_n && e->ngl_last_n(s->engine.rule));
 }
 
 void offload_layers(const struct scenario *s, const struct placement *l, uint32_t ngl,

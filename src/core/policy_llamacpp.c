@@ -469,6 +469,13 @@ static void budget(const struct policy_ctx *c)
 
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
+/* -ngl before PR #18148 (llama.cpp@mla-kv and @pre-mla): the last N layers
+ * (src/llama-model.cpp load_tensors, i_gpu_start = max(n_layer - ngl, 0)) */
+static bool ngl_last_n(enum engine_rule rule)
+{
+    return rule == RULE_LLAMACPP_MLA_KV || rule == RULE_LLAMACPP_PRE_MLA;
+}
+
 const struct engine_desc engine_llamacpp = {
     .step_overhead_s = 0, /* llama-bench's decode loop: no server scheduler between steps */
     /* common/common.h common_params: n_batch 2048, n_ubatch 512; one llama-server a
@@ -528,6 +535,7 @@ const struct engine_desc engine_llamacpp = {
     .splits_layers = true,
     .fixed_slots = true,
     .offloads = true,
+    .ngl_last_n = ngl_last_n,
     /* src/llama-model.cpp (create_memory): the recurrent r and s tensors in
      * GGML_TYPE_F32 */
     .state_conv = DTYPE_FP32,
