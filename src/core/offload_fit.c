@@ -192,6 +192,12 @@ uint64_t offload_kv_gpu(const struct offload_split *o, uint64_t total)
     double share = offload_kv_gpu_share(o);
     if (share >= 1.0)
         return total;
+    if (share <= 0.0)
+        return 0;
+    /* the GPU layers' share in whole bytes (a double's 59/80 rounds up a byte) */
+    uint64_t part = kv_sat_mul(total, o->gpu_layers);
+    if (part < UINT64_MAX)
+        return kv_ceil_div(part, o->n_layer);
     return (uint64_t)ceill((long double)total * share);
 }
 
