@@ -270,10 +270,14 @@ static void cache_row(const struct policy_ctx *c, const struct lcpp *l, uint64_t
         explain_op(row, XOP_ADD);
     }
     const struct offload_split *o = &e->offload;
-    if (o->active) {
-        explain_term(row, offload_kv_gpu_share(o), XU_RATIO,
-                     o->kv_on_host ? "on the GPUs (--no-kv-offload)" : "of the layers on the GPUs");
+    if (o->active && (o->kv_on_host || o->n_layer == 0)) {
+        explain_term(row, offload_kv_gpu_share(o), XU_RATIO, "on the GPUs (--no-kv-offload)");
         explain_op(row, XOP_MUL);
+    } else if (o->active) { /* whole bytes, as offload_kv_gpu takes the share */
+        explain_term(row, o->gpu_layers, XU_COUNT, "layers on the GPUs");
+        explain_op(row, XOP_MUL);
+        explain_term(row, o->n_layer, XU_COUNT, "layers");
+        explain_op(row, XOP_DIV);
     }
     if (o->active && gpus > 1) {
         explain_term(row, gpus, XU_COUNT, "GPUs");

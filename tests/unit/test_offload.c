@@ -371,6 +371,18 @@ static void prefill_copies_host_layers_over_the_link(void **state)
     step_time(&m, &hw, users, 32, &st);
     assert_int_equal(st.host_copied, 1);
     assert_float_equal(st.host_bytes, 4e9 + 32 * 1002 * 1000.0, 1e-3);
+    /* -ub 16: ggml-cuda.cu ggml_backend_cuda_device_offload_op wants a batch
+     * of 32 (the graph's, a micro-batch's), so nothing goes over the link:
+     * the CPU runs its layers for each of the 2,048 / 16 = 128 micro-batches,
+     * reading their 4e9 B each time at 80e9 x 0.5 B/s: 12.8 s (it was
+     * charged 128 copies over PCIe, 16 s, host_copied 1) */
+    m.host_kv_global = 0;
+    hw.host_ubatch = 16;
+    q = (struct step_seq){.context = 0, .tokens = 2048};
+    step_time(&m, &hw, &q, 1, &st);
+    assert_int_equal(st.host_copied, 0);
+    assert_float_equal(st.host_bytes, 128 * 4e9, 1e-3);
+    assert_float_equal(st.host_s, 12.8, 1e-9);
 }
 
 /* The command line that reproduces a scenario (the planner copies it)
