@@ -403,10 +403,17 @@ static void weights_rows(const struct policy_ctx *c, const struct offload_split 
         explain_term(row, (long double)c->spec->weights_bytes_per_gpu, XU_BYTES, "draft");
         explain_op(row, XOP_ADD);
     }
-    explain_row_end(c->x, row, XU_BYTES, 0,
-                    o->output_first && o->active
-                        ? "-ngl counts the output layer first, then the last layers of the model"
-                        : "the last layers of the model, as -ngl counts them");
+    char why[192];
+    const struct model_spec *m = &c->s->model;
+    snprintf(why, sizeof why, "%s%s%s%s",
+             o->output_first && o->active
+                 ? "-ngl counts the output layer first, then the last layers of the model"
+                 : "the last layers of the model, as -ngl counts them",
+             !o->exact && m->layer_bytes_count ? "; --weight-dtype " : "",
+             !o->exact && m->layer_bytes_count ? dtype_info(c->l->weight_dtype)->name : "",
+             !o->exact && m->layer_bytes_count
+                 ? " replaces the GGUF's own bytes by block: even shares" : "");
+    explain_row_end(c->x, row, XU_BYTES, 0, why);
     row = explain_row_begin(c->x, "offload_host_weights", "Weights in host", "per replica");
     explain_term(row, (long double)c->l->weights_bytes, XU_BYTES, "weights");
     explain_term(row, (long double)(c->l->weights_bytes - o->host_weights_bytes), XU_BYTES,

@@ -110,6 +110,16 @@ for ngl in (20, 30, 32):
           "llama 8b -ngl %d: GPU weights %s, the blocks' own %d" % (ngl, o.get("gpu_weights_bytes_per_gpu"), want))
     check(o.get("host_weights_bytes") == sum(tensors_b for tensors_b in block[:33 - ngl]) + embed,
           "llama 8b -ngl %d: host weights %s" % (ngl, o.get("host_weights_bytes")))
+# --weight-dtype q4_k_m, the file's own type (general.file_type), keeps its
+# bytes by block; another type replaces them with even shares, and says so
+for dt in ("q4_k_m", "q8_0"):
+    o = offload(mid, "--n-gpu-layers", "20", "--weight-dtype", dt)
+    same = o.get("gpu_weights_bytes_per_gpu") == sum(block[13:]) + outside
+    check(same == (dt == "q4_k_m"), "llama 8b --weight-dtype %s -ngl 20: %s" % (dt, o))
+rc, out, _ = run("plan", "--presets", P, "--model", mid, "--engine", "llama.cpp", "--gpu", "rtx-4090",
+                 "--n-gpu-layers", "20", "--host-memory", "64GiB", "--weight-dtype", "q8_0")
+check("--weight-dtype q8_0 replaces the GGUF's own bytes by block" in out,
+      "llama 8b: another type says it replaces the file's bytes")
 # before it (llama.cpp@mla-kv) the last ngl blocks, the output layer on the CPU
 o = offload(mid, "--n-gpu-layers", "20", "--engine", "llama.cpp@mla-kv")
 check(o.get("gpu_weights_bytes_per_gpu") == sum(block[12:]) and
