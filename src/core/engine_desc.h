@@ -173,6 +173,9 @@ struct engine_desc {
     bool fixed_slots;            /* each sequence holds its whole context up front (no paging) */
     bool offloads;               /* keeps layers, experts or its cache in host memory as told
                                   * (-ngl, --n-cpu-moe, --no-kv-offload: core/offload.h) */
+    bool (*ngl_last_n)(enum engine_rule rule); /* -ngl N the last N layers, the output
+                                  * layer only at n_layer + 1 (llama.cpp before PR #18148);
+                                  * NULL or false: the output layer first, then the last N - 1 */
     const char *refuses_tp;      /* why --tp (TP or replicas) is refused; NULL: taken */
     const char *refuses_draft;   /* why a --draft-model is refused; NULL: taken */
     const char *refuses_offload; /* why --n-cpu-moe, --no-kv-offload are refused; NULL: taken */

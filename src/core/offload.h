@@ -83,6 +83,7 @@ struct offload_split {
     uint32_t ngl;              /* -ngl in effect, at most n_layer + 1 */
     uint32_t gpu_layers;       /* repeating layers on the GPUs */
     bool output_on_gpu;
+    bool output_first;         /* -ngl counts the output layer first (llama.cpp from PR #18148) */
     uint32_t n_cpu_moe;        /* --n-cpu-moe in effect (0: none) */
     uint32_t moe_host_layers;  /* GPU layers whose experts --n-cpu-moe keeps in host memory */
     uint32_t moe_gpu_layers;   /* GPU layers whose experts stay on the GPUs */

@@ -1,6 +1,7 @@
 /* offload_fit: the bytes of llama.cpp's split between the GPUs and host
  * memory, the --fit search over it, its rows and its part of a step. */
 #include "offload_fit.h"
+#include "engine_desc.h"
 #include "kvcost.h"
 #include "policy.h"
 #include "units.h"
@@ -101,6 +102,21 @@ bool offload_host_holds(const struct offload_split *o, uint64_t host_bytes, uint
     return !o->host_memory_known || kv_sat_mul(host_bytes, servers) <= offload_host_room(o, gpu_kv);
 }
 
+/* Whether -ngl offloads the output layer first: llama.cpp from PR #18148
+ * ("llama: offload output layer to GPU first", December 2025; the rows
+ * llama.cpp@output-first and on). src/llama-model.cpp load_tensors then has
+ * i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0) over the layers 0..n_layer
+ * (the output layer is layer n_layer), so -ngl N >= 1 puts the output layer
+ * and the last N - 1 repeating layers on the GPUs; before it, i_gpu_start =
+ * max(n_layer - n_gpu_layers, 0): the last N layers, the output layer only
+ * from N = n_layer + 1 (the descriptor's ngl_last_n). Ollama from 0.30
+ * starts a 2026 llama-server. */
+static bool output_first(const struct scenario *s)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    return !(e && e->ngl_last_n && e->ngl_last_n(s->engine.rule));
+}
+
 void offload_layers(const struct scenario *s, const struct placement *l, uint32_t ngl,
                     uint32_t n_cpu_moe, struct offload_split *o)
 {
@@ -110,8 +126,14 @@ void offload_layers(const struct scenario *s, const struct placement *l, uint32_
     o->n_layer = m->layers;
     uint32_t n = m->layers;
     o->ngl = ngl > n + 1 ? n + 1 : ngl;
-    o->gpu_layers = o->ngl > n ? n : o->ngl;
-    o->output_on_gpu = o->ngl > n;
+    o->output_first = output_first(s);
+    if (o->output_first) {
+        o->gpu_layers = o->ngl ? o->ngl - 1 : 0;
+        o->output_on_gpu = o->ngl > 0;
+    } else {
+        o->gpu_layers = o->ngl > n ? n : o->ngl;
+        o->output_on_gpu = o->ngl > n;
+    }
     o->n_cpu_moe = n_cpu_moe > n ? n : n_cpu_moe;
     o->kv_on_host = s->offload.no_kv_offload;
     /* the token embedding and the output layer: vocab x hidden each */
@@ -170,6 +192,12 @@ uint64_t offload_kv_gpu(const struct offload_split *o, uint64_t total)
     double share = offload_kv_gpu_share(o);
     if (share >= 1.0)
         return total;
+    if (share <= 0.0)
+        return 0;
+    /* the GPU layers' share in whole bytes (a double's 59/80 rounds up a byte) */
+    uint64_t part = kv_sat_mul(total, o->gpu_layers);
+    if (part < UINT64_MAX)
+        return kv_ceil_div(part, o->n_layer);
     return (uint64_t)ceill((long double)total * share);
 }
 
@@ -375,7 +403,17 @@ static void weights_rows(const struct policy_ctx *c, const struct offload_split 
         explain_term(row, (long double)c->spec->weights_bytes_per_gpu, XU_BYTES, "draft");
         explain_op(row, XOP_ADD);
     }
-    explain_row_end(c->x, row, XU_BYTES, 0, "the last layers of the model, as -ngl counts them");
+    char why[192];
+    const struct model_spec *m = &c->s->model;
+    snprintf(why, sizeof why, "%s%s%s%s",
+             o->output_first && o->active
+                 ? "-ngl counts the output layer first, then the last layers of the model"
+                 : "the last layers of the model, as -ngl counts them",
+             !o->exact && m->layer_bytes_count ? "; --weight-dtype " : "",
+             !o->exact && m->layer_bytes_count ? dtype_info(c->l->weight_dtype)->name : "",
+             !o->exact && m->layer_bytes_count
+                 ? " replaces the GGUF's own bytes by block: even shares" : "");
+    explain_row_end(c->x, row, XU_BYTES, 0, why);
     row = explain_row_begin(c->x, "offload_host_weights", "Weights in host", "per replica");
     explain_term(row, (long double)c->l->weights_bytes, XU_BYTES, "weights");
     explain_term(row, (long double)(c->l->weights_bytes - o->host_weights_bytes), XU_BYTES,
@@ -401,8 +439,13 @@ void offload_rows(const struct policy_ctx *c, const struct offload_split *o)
     offload_sentence(o, note, sizeof note);
     struct explain_row *row = explain_row_begin(c->x, "offload_layers", "GPU layers", "per replica");
     explain_term(row, o->ngl, XU_COUNT, "-ngl");
-    explain_term(row, o->n_layer, XU_COUNT, "layers");
-    explain_op(row, XOP_MIN);
+    if (o->output_first && o->ngl) { /* the output layer is the first of them */
+        explain_term(row, 1, XU_COUNT, "output layer");
+        explain_op(row, XOP_SUB);
+    } else if (!o->output_first) {
+        explain_term(row, o->n_layer, XU_COUNT, "layers");
+        explain_op(row, XOP_MIN);
+    }
     explain_row_end(c->x, row, XU_COUNT, 0, note);
     weights_rows(c, o);
 }

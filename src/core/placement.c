@@ -76,8 +76,7 @@ void placement_compute(const struct scenario *s, const struct spec_result *spec,
     l->block_tokens = s->block_tokens ? s->block_tokens : DEFAULT_BLOCK_TOKENS;
     l->kv_dtype = scenario_kv_dtype(s);
     l->weights_bytes = scenario_weights_bytes(s, &l->weight_dtype);
-    l->weights_as_released =
-        !s->has_weights && s->weight_dtype == DTYPE_AUTO && s->model.weights_bytes > 0;
+    l->weights_as_released = scenario_weights_as_file(s);
     l->expert_bytes = scenario_expert_bytes(s);
     /* vLLM V1 (fused_moe/config.py, FusedMoEParallelConfig.make): a MoE layer
      * flattens TP across the DP ranks, so routed experts are split over every

@@ -270,10 +270,14 @@ static void cache_row(const struct policy_ctx *c, const struct lcpp *l, uint64_t
         explain_op(row, XOP_ADD);
     }
     const struct offload_split *o = &e->offload;
-    if (o->active) {
-        explain_term(row, offload_kv_gpu_share(o), XU_RATIO,
-                     o->kv_on_host ? "on the GPUs (--no-kv-offload)" : "of the layers on the GPUs");
+    if (o->active && (o->kv_on_host || o->n_layer == 0)) {
+        explain_term(row, offload_kv_gpu_share(o), XU_RATIO, "on the GPUs (--no-kv-offload)");
         explain_op(row, XOP_MUL);
+    } else if (o->active) { /* whole bytes, as offload_kv_gpu takes the share */
+        explain_term(row, o->gpu_layers, XU_COUNT, "layers on the GPUs");
+        explain_op(row, XOP_MUL);
+        explain_term(row, o->n_layer, XU_COUNT, "layers");
+        explain_op(row, XOP_DIV);
     }
     if (o->active && gpus > 1) {
         explain_term(row, gpus, XU_COUNT, "GPUs");
@@ -469,6 +473,13 @@ static void budget(const struct policy_ctx *c)
 
 #define FLAG_AT(field) offsetof(struct engine_flags, field)
 
+/* -ngl before PR #18148 (llama.cpp@mla-kv and @pre-mla): the last N layers
+ * (src/llama-model.cpp load_tensors, i_gpu_start = max(n_layer - ngl, 0)) */
+static bool ngl_last_n(enum engine_rule rule)
+{
+    return rule == RULE_LLAMACPP_MLA_KV || rule == RULE_LLAMACPP_PRE_MLA;
+}
+
 const struct engine_desc engine_llamacpp = {
     .step_overhead_s = 0, /* llama-bench's decode loop: no server scheduler between steps */
     /* common/common.h common_params: n_batch 2048, n_ubatch 512; one llama-server a
@@ -488,9 +499,14 @@ const struct engine_desc engine_llamacpp = {
     .versions = {{RULE_CURRENT, "llama.cpp@v-less", {"v-less", "2026"},
                   "the latest: an MLA model's latent cached once, as K (V a view of it)",
                   "2026 builds", "b7816", "b10760", NULL},
+                 {RULE_LLAMACPP_OUTPUT_FIRST, "llama.cpp@output-first", {"output-first"},
+                  "mla-kv's cache, with -ngl's output layer offloaded first (Dec 2025 to Jan "
+                  "2026): -ngl N the output layer and the last N - 1 layers",
+                  "late-2025 builds", "b7571", NULL, NULL},
                  {RULE_LLAMACPP_MLA_KV, "llama.cpp@mla-kv", {"mla-kv", "2025"},
                   "MLA support before the V-less cache (Apr 2025 to Jan 2026): the latent "
-                  "as K and its kv_lora_rank values again as V", "2025 builds", "b5116", NULL, NULL},
+                  "as K and its kv_lora_rank values again as V; -ngl N the last N layers, "
+                  "the output layer only past them", "2025 builds", "b5116", NULL, NULL},
                  {RULE_LLAMACPP_PRE_MLA, "llama.cpp@pre-mla", {"pre-mla"},
                   "before MLA support: DeepSeek K and V stored per head",
                   "early-2025 builds", "b1", NULL, NULL}},
@@ -523,6 +539,7 @@ const struct engine_desc engine_llamacpp = {
     .splits_layers = true,
     .fixed_slots = true,
     .offloads = true,
+    .ngl_last_n = ngl_last_n,
     /* src/llama-model.cpp (create_memory): the recurrent r and s tensors in
      * GGML_TYPE_F32 */
     .state_conv = DTYPE_FP32,

@@ -32,7 +32,7 @@ void llamacpp_layer_cells(const struct scenario *s, const struct kv_cost *k, str
          * MLA support (April 2025) until then the cache kept a V row too, of
          * n_embd_head_v = kv_lora_rank values. */
         l->k_row = dtype_bytes_for(l->tk, (uint64_t)m->kv_lora_rank + m->qk_rope_head_dim);
-        if (f->rule == RULE_LLAMACPP_MLA_KV)
+        if (f->rule == RULE_LLAMACPP_MLA_KV || f->rule == RULE_LLAMACPP_OUTPUT_FIRST)
             l->v_row = dtype_bytes_for(l->tv, m->kv_lora_rank);
         /* V3.2: llama_kv_cache_dsa (src/llama-kv-cache-dsa.cpp) builds a second
          * llama_kv_cache for the lightning indexer with one KV head of

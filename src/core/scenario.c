@@ -119,13 +119,25 @@ enum dtype scenario_kv_dtype(const struct scenario *s)
     return own != DTYPE_AUTO ? own : scenario_compute_dtype(s);
 }
 
+bool scenario_weights_as_file(const struct scenario *s)
+{
+    const struct model_spec *m = &s->model;
+    if (s->has_weights || m->weights_bytes == 0)
+        return false;
+    if (s->weight_dtype == DTYPE_AUTO)
+        return true;
+    /* a GGUF's preset (import-gguf) names the file's own type: that type
+     * given is the same file, its exact bytes */
+    return (m->gguf_file[0] != '\0' || m->layer_bytes_count > 0) && s->weight_dtype == m->weight_dtype;
+}
+
 uint64_t scenario_weights_bytes(const struct scenario *s, enum dtype *used)
 {
     const struct model_spec *m = &s->model;
     *used = s->weight_dtype == DTYPE_AUTO ? m->weight_dtype : s->weight_dtype;
     if (s->has_weights)
         return s->weights_bytes;
-    if (s->weight_dtype == DTYPE_AUTO && m->weights_bytes > 0)
+    if (scenario_weights_as_file(s))
         return m->weights_bytes;
     const struct dtype_info *info = dtype_info(*used);
     uint64_t product;
@@ -143,7 +155,7 @@ uint64_t scenario_expert_bytes(const struct scenario *s)
         return 0;
     const struct dtype_info *info = dtype_info(used);
     long double per = (long double)info->bytes_num / info->bytes_den;
-    if (!s->has_weights && s->weight_dtype == DTYPE_AUTO && m->weights_bytes > 0) {
+    if (scenario_weights_as_file(s)) {
         long double rest = (long double)(m->params - m->expert_params) * per;
         return rest < (long double)all ? (uint64_t)((long double)all - rest) : 0;
     }

@@ -207,6 +207,9 @@ enum dtype scenario_kv_dtype(const struct scenario *s);
 
 /* The weights of the whole model in bytes, and the precision they are in. */
 uint64_t scenario_weights_bytes(const struct scenario *s, enum dtype *used);
+/* Whether the weights are the model's own bytes (model.weights_bytes): no
+ * --weight-dtype, or that of a GGUF preset's own file; no --weights. */
+bool scenario_weights_as_file(const struct scenario *s);
 
 /* Of those, the bytes in routed MoE experts (0 for a dense model): at the
  * precision used, or, for a checkpoint counted as released (MXFP4 experts),

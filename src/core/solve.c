@@ -20,9 +20,12 @@ static void slots_for(struct scenario *s, uint64_t need)
 
 /* llama.cpp's fit search sizes its split for the slots given (--parallel
  * N), else for one (core/policy_llamacpp.c llamacpp_budget): a plan that
- * falls short of `need` users with a searched split is planned again with
- * the slots each replica must hold, as `plan --parallel N` sizes it, and s
- * keeps them when that serves. Returns false when s does not plan. */
+ * falls short of `need` users, with a searched split or with none (the
+ * model whole on the GPUs for one slot, which for N slots the search would
+ * split: a MoE model's experts to host memory), is planned again with the
+ * slots each replica must hold, as `plan --parallel N` sizes it, and s
+ * keeps them when that serves; a split given (-ngl, --n-cpu-moe) is kept.
+ * Returns false when s does not plan. */
 static bool plan_sized(struct scenario *s, uint64_t need, struct plan_result *r)
 {
     struct diag ignore = {0};
@@ -30,8 +33,10 @@ static bool plan_sized(struct scenario *s, uint64_t need, struct plan_result *r)
         return false;
     const struct engine_desc *e = engine_desc(s->engine.kind);
     const struct engine_knob *k = engine_knob_role(e, KNOB_SEQS);
+    const struct offload_split *o = &r->engine.offload;
     if (r->speed.users_at_service_level >= need || !e->offloads || k == NULL ||
-        s->engine.parallel || !r->engine.offload.searched)
+        s->engine.parallel || s->offload.ngl_given || s->offload.n_cpu_moe_given ||
+        (o->active && !o->searched))
         return true;
     uint64_t reps = r->replicas ? r->replicas : 1, np = (need + reps - 1) / reps;
     if (np > k->max)

@@ -144,22 +144,30 @@ static void host_seconds(const struct step_model *m, const struct step_machine *
         st->host_bytes = st->host_s = 0;
         return;
     }
-    if (hw->host_offload_batch > 0 && seen >= hw->host_offload_batch &&
+    /* the graph ggml offloads for is a micro-batch's: a --ubatch below 32
+     * never reaches the GPU (ggml_backend_cuda_device_offload_op) */
+    double ub = hw->host_ubatch > 0 && hw->host_ubatch < seen ? hw->host_ubatch : seen;
+    double full = ub > 0 ? floor(seen / ub) : 0, rest = seen - full * ub;
+    double batches = full + (rest > 0 ? 1 : 0);
+    double experts = full * step_expert_share(m->experts, m->experts_per_token, ub) +
+                     (rest > 0 ? step_expert_share(m->experts, m->experts_per_token, rest) : 0);
+    if (hw->host_offload_batch > 0 && ub >= hw->host_offload_batch &&
         hw->host_link_bytes_per_s > 0) {
         /* each micro-batch copies the host layers again, of their experts
          * those its tokens use (nearly all of them at 512 tokens) */
-        double ub = hw->host_ubatch > 0 ? hw->host_ubatch : seen;
-        double full = floor(seen / ub), rest = seen - full * ub;
-        double batches = full + (rest > 0 ? 1 : 0);
-        double experts = full * step_expert_share(m->experts, m->experts_per_token, ub) +
-                         (rest > 0 ? step_expert_share(m->experts, m->experts_per_token, rest) : 0);
         /* the cache's views once a micro-batch (copied_views), not once a step */
         st->host_bytes = views + m->host_dense_bytes * batches + m->host_expert_bytes * experts;
         st->host_s = st->host_bytes / hw->host_link_bytes_per_s;
         st->host_copied = 1;
         return;
     }
-    st->host_bytes += weights;
+    /* the CPU computes its layers, reading their weights once a micro-batch
+     * as a decode step does (each micro-batch is a graph of its own); its
+     * compute is not counted (no CPU FLOP rate in the presets): a floor */
+    if (batches > 1) /* the cache's views too, once a micro-batch (copied_views) */
+        st->host_bytes = views + m->host_dense_bytes * batches + m->host_expert_bytes * experts;
+    else
+        st->host_bytes += weights;
     double mbu = hw->host_mbu > 0 ? hw->host_mbu : 1.0;
     st->host_s = st->host_bytes / (hw->host_bytes_per_s * mbu);
 }

@@ -52,8 +52,8 @@ def display_names():
     fp8 = ["--engine", "vllm", "--kv-dtype", "fp8"]
     text = dump("<Down>" * 6 + "<Right>" * 6, fp8)
     check("the cache kept is said with the display name",
-          "(llama.cpp 2025 builds has none): kept" in text and "llama.cpp@" not in text, text)
-    text = dump("<Down>" * 6 + "<Right>" * 8, fp8)
+          "(llama.cpp late-2025 builds has none): kept" in text and "llama.cpp@" not in text, text)
+    text = dump("<Down>" * 6 + "<Right>" * 9, fp8)
     check("the cache back is said with the display name",
           "the fp8 cache is back with TensorRT-LLM 1.x" in text, text)
 

@@ -26,7 +26,8 @@ expect 2 "--engine: 'ollama@0.29': Ollama 0.29 is older than the oldest release 
     plan --engine ollama@0.29
 expect 2 "--engine: 'trtllm@0.5': TensorRT-LLM 0.5 is older than the oldest release modelled (0.6, rule trtllm@0.7)" \
     plan --engine trtllm@0.5
-expect 0 "[releases from b5116, before b7816]" list engines
+expect 0 "[releases from b5116, before b7571]" list engines
+expect 0 "[releases from b7571, before b7816]" list engines
 expect 0 '"releases":	"from 0.18 (newest known 0.20.1)"' list engines --format json
 expect 0 '"releases":	"from 0.14, before 0.18"' list engines --format json
 

@@ -100,13 +100,31 @@ check(g.get("layer_bytes") == block and g.get("embed_bytes") == embed and g.get(
       "llama 8b: the preset's bytes by block %s" % g)
 check(len(set(block)) == 2, "llama 8b: two sizes of block (the test's own mix): %s" % sorted(set(block)))
 mid = "meta-llama-3.1-8b-q4_k_m"
+# llama.cpp's -ngl since ggml-org/llama.cpp #18148 (src/llama-model.cpp
+# load_tensors, i_gpu_start = max(n_layer + 1 - ngl, 0)): the output layer
+# first, then the last ngl - 1 blocks
 for ngl in (20, 30, 32):
     o = offload(mid, "--n-gpu-layers", str(ngl))
-    want = sum(block[32 - ngl:])
+    want = sum(block[33 - ngl:]) + outside
     check(o.get("gpu_weights_bytes_per_gpu") == want,
           "llama 8b -ngl %d: GPU weights %s, the blocks' own %d" % (ngl, o.get("gpu_weights_bytes_per_gpu"), want))
-    check(o.get("host_weights_bytes") == sum(tensors_b for tensors_b in block[:32 - ngl]) + embed + outside,
+    check(o.get("host_weights_bytes") == sum(tensors_b for tensors_b in block[:33 - ngl]) + embed,
           "llama 8b -ngl %d: host weights %s" % (ngl, o.get("host_weights_bytes")))
+# --weight-dtype q4_k_m, the file's own type (general.file_type), keeps its
+# bytes by block; another type replaces them with even shares, and says so
+for dt in ("q4_k_m", "q8_0"):
+    o = offload(mid, "--n-gpu-layers", "20", "--weight-dtype", dt)
+    same = o.get("gpu_weights_bytes_per_gpu") == sum(block[13:]) + outside
+    check(same == (dt == "q4_k_m"), "llama 8b --weight-dtype %s -ngl 20: %s" % (dt, o))
+rc, out, _ = run("plan", "--presets", P, "--model", mid, "--engine", "llama.cpp", "--gpu", "rtx-4090",
+                 "--n-gpu-layers", "20", "--host-memory", "64GiB", "--weight-dtype", "q8_0")
+check("--weight-dtype q8_0 replaces the GGUF's own bytes by block" in out,
+      "llama 8b: another type says it replaces the file's bytes")
+# before it (llama.cpp@mla-kv) the last ngl blocks, the output layer on the CPU
+o = offload(mid, "--n-gpu-layers", "20", "--engine", "llama.cpp@mla-kv")
+check(o.get("gpu_weights_bytes_per_gpu") == sum(block[12:]) and
+      o.get("host_weights_bytes") == sum(block[:12]) + embed + outside,
+      "llama 8b llama.cpp@mla-kv -ngl 20: %s" % o)
 o = offload(mid, "--n-gpu-layers", "33")  # the output layer too
 check(o.get("gpu_weights_bytes_per_gpu") == sum(block) + outside and o.get("host_weights_bytes") == embed,
       "llama 8b -ngl 33: %s" % o)

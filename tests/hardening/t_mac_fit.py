@@ -34,9 +34,11 @@ def test_the_host_is_the_macs():
     """64 GB M4 Pro: 48 GiB of Metal working set; macOS keeps min(20%, 5
     GiB) = 5 GiB (what exo's configure_mlx.sh leaves it), so the GPU's part
     and the CPU layers share 59 GiB = 63,350,767,616 B. The fit search's
-    -ngl 75 puts 39,306,628,650 B of weights, 10,066,329,600 B of cache
-    (75 x 32,768 cells x 4 KiB) and 598,212,608 B of buffers on the GPU:
-    49,971,170,858 B, which leaves 13,379,596,758 B (12.46 GiB) for the CPU
+    -ngl 75 puts the output layer and 74 layers (llama.cpp's -ngl since
+    ggml-org/llama.cpp #18148), 643,537,306 + 74 x 524,088,382 =
+    39,426,077,574 B of weights, 9,932,111,872 B of cache (74 x 32,768 cells
+    x 4 KiB) and 598,212,608 B of buffers on the GPU: 49,956,402,054 B,
+    which leaves 13,394,365,562 B (12.47 GiB) for the CPU
     layers, at the M4 Pro's 273 GB/s, whatever this machine has. (It was
     the cap's leftover, 59 - 48 = 11 GiB, which a bigger wired limit shrank.)"""
     big = os.path.join(TMP, "meminfo-1tib")
@@ -48,15 +50,15 @@ def test_the_host_is_the_macs():
     status2, out2, err2 = run_env(args, "")
     check("the same plan with this machine's RAM 1 TiB or unknown", out == out2, (out[:500], out2[:500]))
     check("the fit search puts layers on the CPU", "on the CPU (the fit search's)" in out, out[:600])
-    want = ("12.46 GiB of unified memory: 64.00 GiB less the GPU's 46.54 GiB (its weights, cache "
+    want = ("12.47 GiB of unified memory: 64.00 GiB less the GPU's 46.53 GiB (its weights, cache "
             "and buffers) and 5.00 GiB for macOS, read at 273.0 GB/s (the unified memory's)")
     check("the host input says so", want in out, [l for l in out.splitlines() if "Host memory" in l])
     check("no DDR preset, nothing of this machine's", "DDR" not in out and "this machine" not in out,
           out[:2000])
     d = json.loads(run_env([*args, "--format", "json"], big)[1])
     o = d["result"]["engine"]["offload"]
-    check("JSON: 13,379,596,758 B of host memory at 273 GB/s",
-          o.get("host_memory_bytes") == 13379596758 and o.get("host_bandwidth_bytes_per_s") == 273e9
+    check("JSON: 13,394,365,562 B of host memory at 273 GB/s",
+          o.get("host_memory_bytes") == 13394365562 and o.get("host_bandwidth_bytes_per_s") == 273e9
           and o.get("os_reserve_bytes") == 5 << 30, o)
     m = re.search(r"iogpu\.wired_limit_mb=(\d+)` holds it all on the GPU \(--wired-limit-mb (\d+)", out)
     check("the warning names the sysctl that holds it all on the GPU", m and m.group(1) == m.group(2),
@@ -126,10 +128,10 @@ def test_small_presets():
 
 
 def test_the_wired_limit_leaves_the_host_alone():
-    """-ngl 60 of the 70B at 16k, two slots: the GPU's part is 31,445,302,920
-    B of weights + 8,053,063,680 B of cache + 598,212,608 B of buffers =
-    40,096,579,208 B, so 23,254,188,408 B of the 59 GiB are left for the
-    13.46 GiB in host memory: it fits, and a bigger wired limit (the
+    """-ngl 60 of the 70B at 16k, two slots (the output layer and 59 layers):
+    the GPU's part is 31,564,751,844 B of weights + 7,918,845,952 B of cache
+    + 598,212,608 B of buffers = 40,081,810,404 B, so 23,268,957,212 B of the
+    59 GiB are left for the 13.47 GiB in host memory: it fits, and a bigger wired limit (the
     sysctl's hint) changes neither figure. Before, the host was the cap's
     leftover: 11 GiB (does not fit), 7 GiB under --wired-limit-mb 53248."""
     for extra in [[], ["--wired-limit-mb", "53248"], ["--wired-limit-mb", "60416"]]:
@@ -138,8 +140,8 @@ def test_the_wired_limit_leaves_the_host_alone():
         d = json.loads(out) if status == 0 else {}
         r = d.get("result", {})
         o = r.get("engine", {}).get("offload", {})
-        check("-ngl 60 %s: 23,254,188,408 B of host memory, 2 users" % (extra or "at the default"),
-              o.get("host_memory_bytes") == 23254188408 and o.get("host_fits") is True
+        check("-ngl 60 %s: 23,268,957,212 B of host memory, 2 users" % (extra or "at the default"),
+              o.get("host_memory_bytes") == 23268957212 and o.get("host_fits") is True
               and r.get("max_users") == 2, (err, o))
 
 

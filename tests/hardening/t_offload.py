@@ -57,9 +57,16 @@ def test_refusals():
 def test_split():
     d = plan_json([*L70, "-ngl", "40", "--host-memory", "64GiB"])
     o = d.get("result", {}).get("engine", {}).get("offload", {})
-    check("-ngl 40: 40 GPU layers, 40 CPU layers, the output layer on the CPU",
-          o.get("gpu_layers") == 40 and o.get("cpu_layers") == 40 and
-          o.get("output_on_gpu") is False, o)
+    # src/llama-model.cpp load_tensors since ggml-org/llama.cpp #18148:
+    # i_gpu_start = max(n_layer + 1 - ngl, 0), the output layer offloaded first
+    check("-ngl 40: the output layer and 39 GPU layers, 41 CPU layers",
+          o.get("gpu_layers") == 39 and o.get("cpu_layers") == 41 and
+          o.get("output_on_gpu") is True, o)
+    old = plan_json([*L70, "--engine", "llama.cpp@mla-kv", "-ngl", "40", "--host-memory", "64GiB"])
+    p = old.get("result", {}).get("engine", {}).get("offload", {})
+    check("llama.cpp@mla-kv -ngl 40: 40 GPU layers, 40 CPU layers, the output layer on the CPU",
+          p.get("gpu_layers") == 40 and p.get("cpu_layers") == 40 and
+          p.get("output_on_gpu") is False, p)
     check("-ngl 40: GPU and host bytes sum to the weights",
           o.get("host_weights_bytes", 0) + o.get("gpu_weights_bytes_per_gpu", 0) ==
           d["result"]["weights_bytes"], o)
@@ -75,7 +82,7 @@ def test_split():
           s.get("offload", {}).get("searched") is True and s["offload"]["gpu_layers"] > 40, s)
     status, out, err = run(["plan", *L70, "--host-memory", "64GiB"])
     check("the headline says the split", status == 0 and "of 81:" in out.splitlines()[2] and
-          "layers and the output layer on the CPU (the fit search's)" in out, out[:400])
+          "layers on the CPU (the fit search's)" in out, out[:400])
     check("the scenario names the host", "Host memory    64.00 GiB (--host-memory)" in out, out)
     status, out, err = run(["plan", *L70, "-ngl", "20", "--host-memory", "16GiB"])
     check("host memory too small: DOES NOT FIT, said", "DOES NOT FIT under llama.cpp" in out and

@@ -58,15 +58,15 @@ def test_stepping_engines_keeps_the_chosen_cache_precision():
     # TensorRT-LLM caches in fp8 (tensorrt_llm/llmapi/llm_args.py, KvCacheConfig.dtype);
     # llama.cpp has no fp8 cache type (common/arg.cpp, kv_cache_types): only it drops it
     args = ["--engine", "vllm", "--kv-dtype", "fp8"]
-    # vLLM's older releases, then SGLang, then llama.cpp's three, then TensorRT-LLM
+    # vLLM's older releases, then SGLang, then llama.cpp's four, then TensorRT-LLM
     s = screen(TO_ENGINE + "<Right>" * 5, *args)
     assert control(s, "Engine") == "llama.cpp 2026 builds", s
     assert control(s, "KV cache").startswith("auto"), s
     assert "fp8 cache is off with this engine" in status(s), s
-    s = screen(TO_ENGINE + "<Right>" * 8, *args)
+    s = screen(TO_ENGINE + "<Right>" * 9, *args)
     assert control(s, "Engine") == "TensorRT-LLM 1.x" and control(s, "KV cache") == "fp8", s
     assert "the fp8 cache is back with TensorRT-LLM 1.x" in status(s), s
-    s = screen(TO_ENGINE + "<Right>" * 8 + "<Left>" * 8, *args)
+    s = screen(TO_ENGINE + "<Right>" * 9 + "<Left>" * 9, *args)
     assert control(s, "Engine") == "vLLM 0.20" and control(s, "KV cache") == "fp8", s
 
 

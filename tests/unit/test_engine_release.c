@@ -91,7 +91,11 @@ static void llamacpp_builds_map_to_pre_mla_mla_kv_and_v_less(void **state)
     assert_int_equal(rule_of("llama.cpp@b5115", ENGINE_LLAMACPP), RULE_LLAMACPP_PRE_MLA);
     assert_int_equal(rule_of("llama.cpp@b5116", ENGINE_LLAMACPP), RULE_LLAMACPP_MLA_KV);
     assert_int_equal(rule_of("llama.cpp@b6500", ENGINE_LLAMACPP), RULE_LLAMACPP_MLA_KV);
-    assert_int_equal(rule_of("llama.cpp@b7815", ENGINE_LLAMACPP), RULE_LLAMACPP_MLA_KV);
+    /* PR #18148 (the output layer offloaded first) between b7223 and b7571:
+     * b7571 on, the mla-kv cache with the new -ngl count */
+    assert_int_equal(rule_of("llama.cpp@b7570", ENGINE_LLAMACPP), RULE_LLAMACPP_MLA_KV);
+    assert_int_equal(rule_of("llama.cpp@b7571", ENGINE_LLAMACPP), RULE_LLAMACPP_OUTPUT_FIRST);
+    assert_int_equal(rule_of("llama.cpp@b7815", ENGINE_LLAMACPP), RULE_LLAMACPP_OUTPUT_FIRST);
     assert_int_equal(rule_of("llama.cpp@b7816", ENGINE_LLAMACPP), RULE_CURRENT);
 }
 

@@ -1,9 +1,13 @@
 /* llama.cpp's layers, experts and cache in host memory (core/offload.h), with
  * the numbers worked by hand. The rules, as ggml-org/llama.cpp has them:
- * src/llama-model.cpp load_tensors: i_gpu_start = max(n_layer - n_gpu_layers,
- * 0) and act_gpu_layers = min(n_gpu_layers, n_layer + 1), so -ngl N puts the
- * last N layers on the GPUs and the output layer (layer n_layer) there only
- * when N passes n_layer; dev_input is the CPU ("there is very little benefit
+ * src/llama-model.cpp load_tensors, from PR #18148 ("llama: offload output
+ * layer to GPU first", December 2025; llama.cpp@output-first and the current
+ * rule): i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0) and act_gpu_layers
+ * = min(n_gpu_layers, n_layer + 1), the output layer being layer n_layer, so
+ * -ngl N >= 1 puts the output layer and the last N - 1 layers on the GPUs.
+ * Before it (llama.cpp@mla-kv, @pre-mla) i_gpu_start = max(n_layer -
+ * n_gpu_layers, 0): the last N layers, the output layer only when N passes
+ * n_layer. dev_input is the CPU ("there is very little benefit
  * to offloading the input layer"). common/arg.cpp --n-cpu-moe N: the
  * tensors blk.i.ffn_(up|down|gate)_exps of layers i < N in the CPU buffer
  * type. src/llama-kv-cache.cpp: a layer's cache on its layer's device, or
@@ -38,11 +42,13 @@ static struct scenario llama(const char *gpu, const char *model)
 }
 
 /* Llama 3.1 70B in Q4_K_M (4.9 bits, 49/80 B a weight) with -ngl 40 on a
- * 24 GB card, 8k context: half its 80 layers on the GPU. */
+ * 24 GB card, 8k context, as builds before PR #18148 split it
+ * (llama.cpp@mla-kv): half its 80 layers on the GPU, the output layer not. */
 static void llama_70b_q4_40_of_80_layers_on_a_4090(void **state)
 {
     (void)state;
     struct scenario s = llama("rtx-4090", "llama-3.1-70b");
+    s.engine.rule = RULE_LLAMACPP_MLA_KV;
     s.weight_dtype = DTYPE_Q4_K_M;
     s.context_tokens = 8192;
     s.offload.ngl_given = true;
@@ -87,6 +93,64 @@ static void llama_70b_q4_40_of_80_layers_on_a_4090(void **state)
     run(&s);
     assert_true(o->output_on_gpu);
     assert_int_equal(o->gpu_weights_bytes, 80ull * 524088382 + 643537306);
+}
+
+/* The same under the current rule (and llama.cpp@output-first, builds from
+ * PR #18148): -ngl 40 is the output layer and the last 39 layers; -ngl 1 the
+ * output layer alone, every layer and its cache in host memory. */
+static void llama_70b_q4_ngl_40_and_1_offload_the_output_layer_first(void **state)
+{
+    (void)state;
+    struct scenario s = llama("rtx-4090", "llama-3.1-70b");
+    s.weight_dtype = DTYPE_Q4_K_M;
+    s.context_tokens = 8192;
+    s.offload.ngl_given = true;
+    s.offload.ngl = 40;
+    enum engine_rule rules[] = {RULE_CURRENT, RULE_LLAMACPP_OUTPUT_FIRST};
+    for (int i = 0; i < 2; i++) {
+        s.engine.rule = rules[i];
+        assert_true(run(&s));
+        const struct offload_split *o = &r.engine.offload;
+        assert_int_equal(o->gpu_layers, 39);
+        assert_true(o->output_on_gpu);
+        /* GPU: 39 x 524,088,382 + 643,537,306 = 21,082,984,204 B; host:
+         * 43,214,145,229 - 21,082,984,204 = 22,131,161,025 B (the embedding
+         * and 41 layers) */
+        assert_int_equal(o->gpu_weights_bytes, 21082984204ull);
+        assert_int_equal(o->host_weights_bytes, 22131161025ull);
+        /* KV: 39/80 of 2,684,354,560 B = 1,308,622,848 B on the GPU, the 41
+         * CPU layers' 1,375,731,712 B beside them */
+        assert_int_equal(o->gpu_kv_bytes, 1308622848ull);
+        assert_int_equal(o->host_kv_bytes, 1375731712ull);
+        /* decode: the GPU its 39 layers, the output layer and 39/80 of the
+         * cache (39 x 4,096 = 159,744 B a token, 8,193 tokens with the new
+         * one); the CPU 41 layers (22,131,161,025 - 643,537,306 B) and their
+         * 41 x 4,096 = 167,936 B a token */
+        double gpu_bytes = 21082984204.0 + 159744.0 * 8193;
+        double host_bytes = 22131161025.0 - 643537306.0 + 167936.0 * 8193;
+        double gpu_s = gpu_bytes / ((double)s.gpu.bandwidth_bytes_per_s * s.gpu.achievable_mbu);
+        double host_s = host_bytes / (76.8e9 * 0.6);
+        assert_float_equal(r.speed.step_seconds, gpu_s + host_s, 1e-6);
+    }
+    /* -ngl 1: the output layer's 643,537,306 B alone on the GPU; the 80
+     * layers (42,570,607,923 B with the embedding) and all 2,684,354,560 B of
+     * cache in host memory */
+    s.engine.rule = RULE_CURRENT;
+    s.engine.parallel = 1;
+    s.offload.ngl = 1;
+    assert_true(run(&s));
+    const struct offload_split *o = &r.engine.offload;
+    assert_int_equal(o->gpu_layers, 0);
+    assert_true(o->output_on_gpu);
+    assert_int_equal(o->gpu_weights_bytes, 643537306ull);
+    assert_int_equal(o->host_weights_bytes, 42570607923ull);
+    assert_int_equal(o->host_kv_bytes, 2684354560ull);
+    /* the older rule keeps -ngl 1 a repeating layer, the output on the CPU */
+    s.engine.rule = RULE_LLAMACPP_MLA_KV;
+    assert_true(run(&s));
+    assert_int_equal(o->gpu_layers, 1);
+    assert_false(o->output_on_gpu);
+    assert_int_equal(o->gpu_weights_bytes, 524088382ull);
 }
 
 /* gpt-oss-120b with --n-cpu-moe 36 on a 24 GB card: every layer on the GPU,
@@ -179,9 +243,10 @@ static void the_fit_search_keeps_the_most_layers_that_fit(void **state)
     assert_non_null(strstr(r.engine.launch, "-ngl 999"));
     /* unified memory (Apple silicon) searches too: the CPU layers take what
      * the GPU's part and macOS leave of the Mac's 128 GiB: 123 GiB (macOS
-     * keeps min(20%, 5 GiB)) less -ngl 63's 33,017,568,066 B of weights,
+     * keeps min(20%, 5 GiB)) less -ngl 64's weights (the output layer and
+     * 63 layers: 643,537,306 + 63 x 524,088,382 = 33,661,105,372 B),
      * 67,645,734,912 B of cache (63 x 262,144 cells x 4 KiB) and 598,212,608 B
-     * of buffers = 30,808,728,766 B, never the 64 GiB the scenario says this
+     * of buffers = 30,165,191,460 B, never the 64 GiB the scenario says this
      * machine has, read at the M4 Max's 546 GB/s */
     s = llama("apple-m4-max", "llama-3.1-70b");
     s.weight_dtype = DTYPE_Q4_K_M;
@@ -190,9 +255,10 @@ static void the_fit_search_keeps_the_most_layers_that_fit(void **state)
     assert_true(run(&s));
     assert_true(o->active && o->searched && r.fits);
     assert_true(o->gpu_layers < 80);
-    assert_int_equal(o->ngl, 63);
-    assert_int_equal(o->host_memory_bytes, 30808728766ull);
-    assert_true(o->host_bytes <= 30808728766ull);
+    assert_int_equal(o->ngl, 64);
+    assert_int_equal(o->gpu_weights_bytes, 33661105372ull);
+    assert_int_equal(o->host_memory_bytes, 30165191460ull);
+    assert_true(o->host_bytes <= 30165191460ull);
     assert_float_equal(o->host_bytes_per_s, 546e9, 1);
     /* one more layer on the GPU does not fit there */
     s.offload.ngl_given = true;
@@ -305,6 +371,18 @@ static void prefill_copies_host_layers_over_the_link(void **state)
     step_time(&m, &hw, users, 32, &st);
     assert_int_equal(st.host_copied, 1);
     assert_float_equal(st.host_bytes, 4e9 + 32 * 1002 * 1000.0, 1e-3);
+    /* -ub 16: ggml-cuda.cu ggml_backend_cuda_device_offload_op wants a batch
+     * of 32 (the graph's, a micro-batch's), so nothing goes over the link:
+     * the CPU runs its layers for each of the 2,048 / 16 = 128 micro-batches,
+     * reading their 4e9 B each time at 80e9 x 0.5 B/s: 12.8 s (it was
+     * charged 128 copies over PCIe, 16 s, host_copied 1) */
+    m.host_kv_global = 0;
+    hw.host_ubatch = 16;
+    q = (struct step_seq){.context = 0, .tokens = 2048};
+    step_time(&m, &hw, &q, 1, &st);
+    assert_int_equal(st.host_copied, 0);
+    assert_float_equal(st.host_bytes, 128 * 4e9, 1e-3);
+    assert_float_equal(st.host_s, 12.8, 1e-9);
 }
 
 /* The command line that reproduces a scenario (the planner copies it)
@@ -351,12 +429,13 @@ static void cpu_presets_are_channels_times_8_bytes_times_the_rate(void **state)
  * (21.97 GiB): the host is short, not the cache's GPU room (the warning
  * said "the KV cache does not fit"). No -ngl: no split fits; the closest
  * is --fit's, -ngl 42 (the most layers whose GPU side fits: -ngl 43 lacks
- * 358.31 MiB), 22,477,501,600 B (20.93 GiB) in host memory (the plan said
+ * 358.31 MiB), 22,477,501,601 B (20.93 GiB) in host memory (the plan said
  * "the weights exceed each GPU's budget by 17.67 GiB", all on the GPU). */
 static void the_binding_side_is_named(void **state)
 {
     (void)state;
     struct scenario s = llama("rtx-4090", "llama-3.1-70b");
+    s.engine.rule = RULE_LLAMACPP_MLA_KV; /* -ngl N the last N layers (worked so) */
     s.weight_dtype = DTYPE_Q4_K_M;
     s.context_tokens = 8192;
     s.offload.host_memory_bytes = 16ull << 30;
@@ -380,7 +459,10 @@ static void the_binding_side_is_named(void **state)
     assert_true(t->placed && t->searched);
     assert_int_equal(t->ngl, 42);
     assert_int_equal(t->gpu_lack_bytes, 0);
-    assert_int_equal(t->host_bytes, 22477501600ull);
+    /* 43,214,145,229 - 42 x 524,088,382 = 21,202,433,185 B of weights +
+     * 38/80 of 2,684,354,560 B = 1,275,068,416 B of cache (whole bytes: the
+     * double share had the GPU's part a byte over) */
+    assert_int_equal(t->host_bytes, 22477501601ull);
     assert_true(r.warnings & WARN_NO_SPLIT_FITS);
     assert_false(r.warnings & (WARN_WEIGHTS_DO_NOT_FIT | WARN_KV_DOES_NOT_FIT));
     plan_warning_format(&r, WARN_NO_SPLIT_FITS, text, sizeof text);
@@ -402,6 +484,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_binding_side_is_named),
         cmocka_unit_test(llama_70b_q4_40_of_80_layers_on_a_4090),
+        cmocka_unit_test(llama_70b_q4_ngl_40_and_1_offload_the_output_layer_first),
         cmocka_unit_test(gpt_oss_120b_keeps_its_36_layers_of_experts_in_host_memory),
         cmocka_unit_test(jamba_mini_fits_one_h100_with_experts_in_host_memory),
         cmocka_unit_test(the_fit_search_keeps_the_most_layers_that_fit),

@@ -22,6 +22,8 @@
 
 #include "catalog_fixture.h"
 
+#include "core/solve.h"
+
 #include "core/offload_fit.h"
 #include "core/plan.h"
 #include "core/speed.h"
@@ -64,6 +66,8 @@ static void two_replicas_share_the_hosts_memory_and_bandwidth(void **state)
 {
     (void)state;
     struct scenario s = llama_70b(2, 1, 40);
+    /* worked with -ngl N the last N layers (builds before PR #18148) */
+    s.engine.rule = RULE_LLAMACPP_MLA_KV;
     s.engine.parallel = 1;
     assert_true(run(&s));
     const struct offload_split *o = &r.engine.offload;
@@ -112,6 +116,8 @@ static void a_layer_split_runs_the_cpu_layers_once_a_token(void **state)
 {
     (void)state;
     struct scenario s = llama_70b(2, 0, 60);
+    /* worked with -ngl N the last N layers (builds before PR #18148) */
+    s.engine.rule = RULE_LLAMACPP_MLA_KV;
     s.engine.parallel = 1;
     s.concurrency = 1;
     assert_true(run(&s));
@@ -195,11 +201,49 @@ static void a_micro_batch_copies_the_experts_it_uses(void **state)
     assert_float_equal(st.total_s, 2 * st.stage_s + once, 1e-12);
 }
 
+/* solve --max-context tries the fit search's expert splits as plan does:
+ * Qwen3-30B-A3B Q4_K_M for two users on an RTX 3090 with 32 GiB of host
+ * memory. Whole on the GPU (-ngl 999) two slots reach 25,856 tokens; with
+ * the slots it must hold, the search (common/fit.cpp llama_params_fit: the
+ * experts of the first layers to host memory first) keeps --n-cpu-moe 8 and
+ * two slots of the model's whole 40,960 tokens fit, as `plan --context
+ * 40960 --parallel 2` finds. Before, solve sized the search for one slot,
+ * which fit whole, and answered 25,856. */
+static void solve_max_context_tries_the_expert_splits(void **state)
+{
+    (void)state;
+    struct scenario s = base("rtx-3090", "qwen3-30b-a3b");
+    s.engine.kind = ENGINE_LLAMACPP;
+    s.weight_dtype = DTYPE_Q4_K_M;
+    s.offload.host_memory_bytes = 32ull << 30;
+    assert_int_equal(s.model.max_context_tokens, 40960);
+    assert_int_equal(solve_max_context(&s, 2), 40960);
+    struct scenario at;
+    struct plan_result got;
+    assert_true(solve_plan_at(&s, 2, 40960, NULL, &at, &got));
+    assert_int_equal(at.engine.parallel, 2);
+    assert_true(got.engine.offload.active && got.engine.offload.searched);
+    assert_int_equal(got.engine.offload.n_cpu_moe, 8);
+    assert_true(got.speed.users_at_service_level >= 2);
+    /* the plan with --parallel 2 agrees */
+    s.context_tokens = 40960;
+    s.engine.parallel = 2;
+    assert_true(run(&s));
+    assert_int_equal(r.engine.offload.n_cpu_moe, 8);
+    /* a split given is kept: -ngl 999 alone (every expert on the GPU) stops
+     * at 25,856 tokens for two slots */
+    s.engine.parallel = 0;
+    s.offload.ngl_given = true;
+    s.offload.ngl = OFFLOAD_NGL_ALL;
+    assert_int_equal(solve_max_context(&s, 2), 25856);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_replicas_share_the_hosts_memory_and_bandwidth),
         cmocka_unit_test(a_layer_split_runs_the_cpu_layers_once_a_token),
+        cmocka_unit_test(solve_max_context_tries_the_expert_splits),
         cmocka_unit_test(a_prefill_copies_the_host_experts_each_micro_batch),
         cmocka_unit_test(a_micro_batch_copies_the_experts_it_uses),
     };

@@ -203,11 +203,12 @@ static void the_warning_names_the_sysctl_and_its_limit_fits(void **state)
 /* The CPU layers of a Mac have the RAM the GPU's part does not allocate:
  * 64 GiB less macOS's 5 GiB (min(20%, 5 GiB), what exo's configure_mlx.sh
  * leaves it) is 63,350,767,616 B for both sides. Llama 3.1 70B q4_k_m,
- * -ngl 60, -np 2 at 16k: the GPU's part is its weights 31,445,302,920 B +
- * the GPU layers' cache 60 x 32,768 cells x 4 KiB = 8,053,063,680 B + the
- * buffers 512 x (128,256 + 4 x 8,192) x 4 + 256 MiB = 598,212,608 B =
- * 40,096,579,208 B, which leaves 23,254,188,408 B for the 13.46 GiB of the
- * 20 CPU layers, the output layer, the embedding and their cache. It did
+ * -ngl 60, -np 2 at 16k: the output layer and 59 layers (llama.cpp's -ngl
+ * since PR #18148), the GPU's part its weights 643,537,306 + 59 x
+ * 524,088,382 = 31,564,751,844 B + the GPU layers' cache 59 x 32,768 cells
+ * x 4 KiB = 7,918,845,952 B + the buffers 512 x (128,256 + 4 x 8,192) x 4 +
+ * 256 MiB = 598,212,608 B = 40,081,810,404 B, which leaves 23,268,957,212 B
+ * for the 21 CPU layers, the embedding and their cache. It did
  * not fit when the host had what the working-set cap left (59 - 48 = 11
  * GiB), and raising the wired limit shrank that; the GPU's part is the same
  * whatever the limit, so its host is too. */
@@ -223,16 +224,16 @@ static void the_host_is_what_the_gpus_part_leaves(void **state)
     s.offload.ngl = 60;
     run(&s);
     const struct offload_split *o = &r.engine.offload;
-    assert_int_equal(o->gpu_weights_bytes, 31445302920ull);
-    assert_int_equal(o->gpu_kv_bytes, 8053063680ull);
+    assert_int_equal(o->gpu_weights_bytes, 31564751844ull);
+    assert_int_equal(o->gpu_kv_bytes, 7918845952ull);
     assert_int_equal(o->gpu_buffers_bytes, 598212608ull);
     assert_int_equal(o->os_reserve_bytes, 5ull << 30);
-    assert_int_equal(o->host_memory_bytes, 23254188408ull);
+    assert_int_equal(o->host_memory_bytes, 23268957212ull);
     assert_true(o->host_fits && r.fits);
     assert_int_equal(r.users_per_replica, 2);
     s.wired_limit_mb = 53248; /* the sysctl's hint: a bigger cap, the same host */
     run(&s);
-    assert_int_equal(r.engine.offload.host_memory_bytes, 23254188408ull);
+    assert_int_equal(r.engine.offload.host_memory_bytes, 23268957212ull);
     assert_true(r.fits);
     /* the fit search computes it for each split it tries: -np 3 at 16k with
      * --no-kv-offload holds every layer on the GPU (42,570,607,866 B of
