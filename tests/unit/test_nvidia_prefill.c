@@ -19,6 +19,7 @@
 
 #include "core/plan.h"
 #include "core/speed.h"
+#include "core/speedband.h"
 #include "model_fixture.h"
 
 static bool close_to(double a, double b)
@@ -63,6 +64,8 @@ static void llamacpp_prefill_on_a_4090_takes_its_fitted_fraction(void **state)
     assert_true(close_to(r.speed.ttft_prefill_seconds, want));
     assert_true(close_to(r.speed.prefill_tokens_per_s, 512 / want));
     assert_true(fabs(r.speed.prefill_tokens_per_s / 11048.22 - 1) < 0.001);
+    /* the first token's band says the fraction is fitted, not the default */
+    assert_int_equal(r.bands.ttft.basis, SPEEDBAND_FITTED);
 }
 
 static void llamacpp_prefill_on_a_v100_takes_its_fitted_fraction(void **state)
@@ -89,6 +92,7 @@ static void serving_engines_and_mfu_given_keep_their_fraction(void **state)
     struct scenario s = pp512_on(&g, &m, ENGINE_VLLM);
     struct plan_result r = fixture_plan(&s);
     assert_true(close_to(r.speed.mfu, SPEED_DEFAULT_MFU));
+    assert_int_equal(r.bands.ttft.basis, SPEEDBAND_DEFAULT);
     s = pp512_on(&g, &m, ENGINE_LLAMACPP);
     s.mfu = 0.6;
     r = fixture_plan(&s);
