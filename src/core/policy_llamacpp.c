@@ -522,6 +522,7 @@ const struct engine_desc engine_llamacpp = {
                .help = "the V cache's type (default: the K cache's)"}},
     .splits_layers = true,
     .fixed_slots = true,
+    .uses_preset_mfu = true,
     .offloads = true,
     /* src/llama-model.cpp (create_memory): the recurrent r and s tensors in
      * GGML_TYPE_F32 */

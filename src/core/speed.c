@@ -96,7 +96,7 @@ static void sparse_index_of(const struct model_spec *m, const struct speed_basis
  * peak), else the global default. */
 double speed_default_mfu(const struct scenario *s)
 {
-    if (s->engine.kind == ENGINE_LLAMACPP && s->gpu.achievable_mfu > 0)
+    if (engine_desc(s->engine.kind)->uses_preset_mfu && s->gpu.achievable_mfu > 0)
         return s->gpu.achievable_mfu;
     return SPEED_DEFAULT_MFU;
 }
