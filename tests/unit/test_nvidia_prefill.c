@@ -27,23 +27,6 @@ static bool close_to(double a, double b)
     return fabs(a - b) <= 1e-9 * fabs(b);
 }
 
-/* Llama 2 7B F16, one 512-token prompt alone, as llama-bench's pp512 */
-static struct scenario pp512_on(const struct gpu_spec *g, const struct model_spec *m,
-                                enum engine_kind kind)
-{
-    struct scenario s;
-    scenario_default(&s, g, m);
-    s.engine.kind = kind;
-    s.weight_dtype = DTYPE_FP16;
-    s.context_tokens = 640;
-    s.prompt_tokens = 512;
-    s.concurrency = 1;
-    return s;
-}
-
-/* 2 x 6,738,415,616 params x 512 + 4 x 32 heads x 128 x 32 layers x
- * (512 x 513 / 2) attended pairs (as test_apple_speed.c) */
-#define PP512_FLOPS 6968991285248.0
 
 static void llamacpp_prefill_on_a_4090_takes_its_fitted_fraction(void **state)
 {
@@ -56,7 +39,7 @@ static void llamacpp_prefill_on_a_4090_takes_its_fitted_fraction(void **state)
     struct model_spec m = llama2_7b();
     assert_true(close_to(g.tflops_bf16, 165.2));
     assert_true(close_to(g.achievable_mfu, 0.91));
-    struct scenario s = pp512_on(&g, &m, ENGINE_LLAMACPP);
+    struct scenario s = pp512_fixture(&g, &m, ENGINE_LLAMACPP);
     struct plan_result r = fixture_plan(&s);
     assert_true(close_to(r.speed.mfu, 0.91));
     assert_true(close_to(r.speed.prefill_flops_per_gpu, PP512_FLOPS));
@@ -75,7 +58,7 @@ static void llamacpp_prefill_on_a_v100_takes_its_fitted_fraction(void **state)
      * 3,457.7 measured (+0.1%); at 0.5 it was 4,592 (+33%) */
     struct gpu_spec g = preset_gpu("v100-16gb");
     struct model_spec m = llama2_7b();
-    struct scenario s = pp512_on(&g, &m, ENGINE_LLAMACPP);
+    struct scenario s = pp512_fixture(&g, &m, ENGINE_LLAMACPP);
     struct plan_result r = fixture_plan(&s);
     double want = PP512_FLOPS / (125e12 * 0.377);
     assert_true(close_to(r.speed.ttft_prefill_seconds, want));
@@ -89,11 +72,11 @@ static void serving_engines_and_mfu_given_keep_their_fraction(void **state)
      * --mfu 0.6 wins over the preset's fraction under llama.cpp */
     struct gpu_spec g = preset_gpu("rtx-4090");
     struct model_spec m = llama2_7b();
-    struct scenario s = pp512_on(&g, &m, ENGINE_VLLM);
+    struct scenario s = pp512_fixture(&g, &m, ENGINE_VLLM);
     struct plan_result r = fixture_plan(&s);
     assert_true(close_to(r.speed.mfu, SPEED_DEFAULT_MFU));
     assert_int_equal(r.bands.ttft.basis, SPEEDBAND_DEFAULT);
-    s = pp512_on(&g, &m, ENGINE_LLAMACPP);
+    s = pp512_fixture(&g, &m, ENGINE_LLAMACPP);
     s.mfu = 0.6;
     r = fixture_plan(&s);
     assert_true(close_to(r.speed.mfu, 0.6));
@@ -107,7 +90,7 @@ static void a_gpu_without_a_fit_keeps_the_default(void **state)
     struct gpu_spec g = preset_gpu("a100-80gb");
     struct model_spec m = llama2_7b();
     assert_true(g.achievable_mfu == 0);
-    struct scenario s = pp512_on(&g, &m, ENGINE_LLAMACPP);
+    struct scenario s = pp512_fixture(&g, &m, ENGINE_LLAMACPP);
     struct plan_result r = fixture_plan(&s);
     assert_true(close_to(r.speed.mfu, SPEED_DEFAULT_MFU));
 }
