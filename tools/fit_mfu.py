@@ -14,7 +14,10 @@ out and only checked. The fitted fraction goes into the GPU's preset as
 `achievable_mfu` with its basis; llama.cpp only (no serving-engine prefill
 was measured on these GPUs).
 
-Usage: fit_mfu.py KVPLAN DATA.json   (prints the fit and every case's error)
+With --check it exits 1 when a preset's achievable_mfu is not the fit
+(`make cli-test`).
+
+Usage: fit_mfu.py KVPLAN DATA.json [--check]   (prints the fit and every case's error)
 """
 import json
 import os
@@ -49,9 +52,10 @@ def rate(kvplan, c, mfu):
 
 
 def main():
-    if len(sys.argv) != 3:
+    check = sys.argv[3:] == ["--check"]
+    if len(sys.argv) != 3 + check:
         sys.exit(__doc__)
-    kvplan, data = sys.argv[1:]
+    kvplan, data = sys.argv[1:3]
     rows = []
     for c in cases(data):
         at1 = rate(kvplan, c, 1.0)
@@ -69,8 +73,14 @@ def main():
             c["id"], c["gpu"], c["weight_dtype"], role, meas, implied, at1 * 0.5,
             100 * (at1 * 0.5 / meas - 1), after))
     print()
+    stale = []
     for gpu, f in sorted(fitted.items()):
-        print("%s: achievable_mfu %.3f" % (gpu, f))
+        have = vs.show(kvplan, "gpu", gpu).get("achievable_mfu")
+        print("%s: achievable_mfu %.3f (preset %s)" % (gpu, f, have))
+        if have is None or abs(have - f) > 0.0005:
+            stale.append(gpu)
+    if check and stale:
+        sys.exit("fit_mfu: the presets' achievable_mfu differ from the fit: %s" % ", ".join(stale))
 
 
 if __name__ == "__main__":
