@@ -53,6 +53,8 @@ static void gpu(FILE *out, const struct gpu_spec *g)
     u64(out, "link_bytes_per_s", g->link_bytes_per_s);
     fprintf(out, "     .achievable_mbu = %.17g,\n", g->achievable_mbu);
     str(out, "achievable_mbu_basis", g->achievable_mbu_basis);
+    fprintf(out, "     .achievable_mfu = %.17g,\n", g->achievable_mfu);
+    str(out, "achievable_mfu_basis", g->achievable_mfu_basis);
     fprintf(out, "     .layer_overhead_s = %.17g,\n", g->layer_overhead_s);
     str(out, "layer_overhead_basis", g->layer_overhead_basis);
     u64(out, "host_link_bytes_per_s", g->host_link_bytes_per_s);

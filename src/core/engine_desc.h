@@ -171,6 +171,8 @@ struct engine_desc {
                                   * heads: attention TP 1, no --pp, a token's KV counted for
                                   * all GPUs together, one step crosses them in turn */
     bool fixed_slots;            /* each sequence holds its whole context up front (no paging) */
+    bool uses_preset_mfu;        /* its compute takes the GPU preset's achievable_mfu,
+                                  * fitted on this engine's measured prefill (llama.cpp) */
     bool offloads;               /* keeps layers, experts or its cache in host memory as told
                                   * (-ngl, --n-cpu-moe, --no-kv-offload: core/offload.h) */
     bool (*ngl_last_n)(enum engine_rule rule); /* -ngl N the last N layers, the output

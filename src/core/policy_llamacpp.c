@@ -538,6 +538,7 @@ const struct engine_desc engine_llamacpp = {
                .help = "the V cache's type (default: the K cache's)"}},
     .splits_layers = true,
     .fixed_slots = true,
+    .uses_preset_mfu = true,
     .offloads = true,
     .ngl_last_n = ngl_last_n,
     /* src/llama-model.cpp (create_memory): the recurrent r and s tensors in

@@ -62,6 +62,12 @@ struct gpu_spec {
      * measured (doc/SPEED-VALIDATION.md); 0 = use the global default. */
     double achievable_mbu;
     char achievable_mbu_basis[SPEC_NAME_MAX * 2];
+    /* Fraction of dense_bf16_tflops llama.cpp's prefill (llama-bench pp512,
+     * F16 weights) reaches on this GPU, fitted on its measurements
+     * (tools/fit_mfu.py, doc/SPEED-VALIDATION.md); llama.cpp only, the
+     * serving engines keep SPEED_DEFAULT_MFU. 0 = none. */
+    double achievable_mfu;
+    char achievable_mfu_basis[SPEC_NAME_MAX * 2];
     /* The GPU's link to host memory, one direction, theoretical peak (PCIe
      * generation x lanes, or NVLink-C2C on Grace parts); 0 = unknown. What a
      * user's cache parked in host memory crosses to come back. */

@@ -89,6 +89,18 @@ static void sparse_index_of(const struct model_spec *m, const struct speed_basis
     }
 }
 
+/* The compute fraction without --mfu: llama.cpp's fitted on the GPU where
+ * its prefill was measured (the preset's achievable_mfu: on the RTX 4090 its
+ * F16 GEMM runs cuBLAS with FP16 accumulate, ggml-cuda.cu
+ * batched_mul_mat_traits<GGML_TYPE_F16>, past half the FP32-accumulate
+ * peak), else the global default. */
+double speed_default_mfu(const struct scenario *s)
+{
+    if (engine_desc(s->engine.kind)->uses_preset_mfu && s->gpu.achievable_mfu > 0)
+        return s->gpu.achievable_mfu;
+    return SPEED_DEFAULT_MFU;
+}
+
 static struct inputs inputs_of(const struct scenario *s, const struct speed_basis *r)
 {
     const struct model_spec *m = &s->model;
@@ -107,7 +119,7 @@ static struct inputs inputs_of(const struct scenario *s, const struct speed_basi
                                          : SPEED_DEFAULT_MBU;
     /* a measured rate is what the engine reached: used in full unless --mfu */
     in.measured = s->gpu.tflops_bf16 <= 0 && s->gpu.tflops_measured > 0;
-    in.mfu = s->mfu > 0 ? s->mfu : in.measured ? 1.0 : SPEED_DEFAULT_MFU;
+    in.mfu = s->mfu > 0 ? s->mfu : in.measured ? 1.0 : speed_default_mfu(s);
     in.experts = m->experts ? (double)r->layout->expert_bytes : 0;
     in.active = (double)(m->active_params ? m->active_params : m->params);
     in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);

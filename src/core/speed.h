@@ -107,6 +107,10 @@ void speed_compute(const struct scenario *s, const struct speed_basis *b, struct
                    struct explain *x);
 
 /* One decode step of n users of one replica (seconds), for searches. */
+/* The MFU without --mfu or a calibration: the preset's achievable_mfu under
+ * llama.cpp, else SPEED_DEFAULT_MFU (a measured-rate GPU uses its rate in full). */
+double speed_default_mfu(const struct scenario *s);
+
 double speed_step_seconds(const struct scenario *s, const struct speed_basis *b, uint64_t n);
 
 /* The same step with its parts (memory, compute, all-reduce, MoE kernels,

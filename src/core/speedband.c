@@ -159,8 +159,9 @@ static bool experts_fitted(const struct scenario *s, bool moe)
 }
 
 /* What a figure's fraction rests on: a calibration's bit, an option, the
- * preset's fitted figure (its MBU, or Apple silicon's compute rate measured
- * in llama.cpp prefill: no MFU is fitted) or its family's fitted expert
+ * preset's fitted figure (its MBU, Apple silicon's compute rate measured
+ * in llama.cpp prefill, or llama.cpp's prefill MFU on an NVIDIA GPU where
+ * its pp512 was measured: achievable_mfu) or its family's fitted expert
  * reads, or the default. */
 static enum speedband_basis basis_of(const struct scenario *s, enum speedband_figure figure,
                                      bool moe)
@@ -169,6 +170,7 @@ static enum speedband_basis basis_of(const struct scenario *s, enum speedband_fi
         return (s->speed_calibrated & SPEED_CAL_MFU) ? SPEEDBAND_CALIBRATED
                : s->mfu > 0                          ? SPEEDBAND_GIVEN
                : s->gpu.tflops_bf16 <= 0 && s->gpu.tflops_measured > 0 ? SPEEDBAND_FITTED
+               : speed_default_mfu(s) != SPEED_DEFAULT_MFU ? SPEEDBAND_FITTED /* llama.cpp's */
                                                      : SPEEDBAND_DEFAULT;
     return (s->speed_calibrated & (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD)) ? SPEEDBAND_CALIBRATED
            : s->mbu > 0                                                 ? SPEEDBAND_GIVEN

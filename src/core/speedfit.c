@@ -253,7 +253,7 @@ bool speedfit_run(const struct scenario *base, unsigned fixed, struct fit_point 
     out->mbu = base->mbu > 0                 ? base->mbu
                : base->gpu.achievable_mbu > 0 ? base->gpu.achievable_mbu
                                               : SPEED_DEFAULT_MBU;
-    out->mfu = base->mfu > 0 ? base->mfu : SPEED_DEFAULT_MFU;
+    out->mfu = base->mfu > 0 ? base->mfu : speed_default_mfu(base);
     out->overhead_s = base->has_step_overhead ? base->step_overhead_s
                                               : engine_desc(base->engine.kind)->step_overhead_s;
     out->mbu0 = out->mbu;

@@ -91,6 +91,9 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
         !jsonread_double(r, o, "achievable_mbu", false, 0.01, 1.0, &g->achievable_mbu, d) ||
         !jsonread_string(r, o, "achievable_mbu_basis", false, g->achievable_mbu_basis,
                          sizeof g->achievable_mbu_basis, d) ||
+        !jsonread_double(r, o, "achievable_mfu", false, 0.01, 1.0, &g->achievable_mfu, d) ||
+        !jsonread_string(r, o, "achievable_mfu_basis", jsonread_has(o, "achievable_mfu"),
+                         g->achievable_mfu_basis, sizeof g->achievable_mfu_basis, d) ||
         !jsonread_u64(r, o, "host_link_bytes_per_s", false, 0, big, &g->host_link_bytes_per_s,
                       d) ||
         !jsonread_string(r, o, "host_link_basis", false, g->host_link_basis,
@@ -363,6 +366,10 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
     if (g->achievable_mbu > 0) {
         jsonout_double(&o, "achievable_mbu", g->achievable_mbu);
         jsonout_string(&o, "achievable_mbu_basis", g->achievable_mbu_basis);
+    }
+    if (g->achievable_mfu > 0) {
+        jsonout_double(&o, "achievable_mfu", g->achievable_mfu);
+        jsonout_string(&o, "achievable_mfu_basis", g->achievable_mfu_basis);
     }
     if (g->layer_overhead_s > 0) {
         jsonout_double(&o, "layer_overhead_seconds", g->layer_overhead_s);

@@ -88,6 +88,7 @@ static int service_inputs(const struct scenario *s, const struct plan_result *r,
     snprintf(value[n++], REPORT_LINE_MD, "%.2f of peak compute (%s)", sp->mfu,
              s->speed_calibrated & SPEED_CAL_MFU ? "calibrated"
              : s->mfu > 0                        ? "--mfu"
+             : speed_default_mfu(s) != SPEED_DEFAULT_MFU ? "fitted for llama.cpp on this GPU"
                                                  : "the default");
     if (s->has_step_overhead) {
         label[n] = "Step overhead";

@@ -80,4 +80,23 @@ static inline struct plan_result fixture_plan(const struct scenario *s)
     return r;
 }
 
+/* Llama 2 7B F16, one 512-token prompt alone, as llama-bench's pp512 */
+static inline struct scenario pp512_fixture(const struct gpu_spec *g, const struct model_spec *m,
+                                            enum engine_kind kind)
+{
+    struct scenario s;
+    scenario_default(&s, g, m);
+    s.engine.kind = kind;
+    s.weight_dtype = DTYPE_FP16;
+    s.context_tokens = 640;
+    s.prompt_tokens = 512;
+    s.concurrency = 1;
+    return s;
+}
+
+/* pp512's FLOPs for Llama 2 7B: 2 x 6,738,415,616 params x 512 + 4 x 32
+ * heads x 128 x 32 layers x (512 x 513 / 2) attended pairs =
+ * 6,900,137,590,784 + 68,853,694,464 */
+#define PP512_FLOPS 6968991285248.0
+
 #endif

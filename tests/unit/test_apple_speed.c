@@ -23,22 +23,11 @@ static bool close_to(double a, double b)
     return fabs(a - b) <= 1e-9 * fabs(b);
 }
 
-/* Llama 2 7B F16 under llama.cpp, one 512-token prompt alone, as llama-bench's pp512 */
+/* llama.cpp's pp512 of Llama 2 7B F16 (model_fixture.h) */
 static struct scenario pp512_on(const struct gpu_spec *g, const struct model_spec *m)
 {
-    struct scenario s;
-    scenario_default(&s, g, m);
-    s.engine.kind = ENGINE_LLAMACPP;
-    s.weight_dtype = DTYPE_FP16;
-    s.context_tokens = 640;
-    s.prompt_tokens = 512;
-    s.concurrency = 1;
-    return s;
+    return pp512_fixture(g, m, ENGINE_LLAMACPP);
 }
-
-/* 2 x 6,738,415,616 params x 512 + 4 x 32 heads x 128 x 32 layers x
- * (512 x 513 / 2) attended pairs = 6,900,137,590,784 + 68,853,694,464 */
-#define PP512_FLOPS 6968991285248.0
 
 static void the_first_token_on_a_mac_comes_from_the_measured_rate(void **state)
 {
