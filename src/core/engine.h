@@ -34,7 +34,7 @@ enum engine_rule {
     RULE_LLAMACPP_PRE_MLA, /* llama.cpp@pre-mla: DeepSeek K and V expanded per head */
     RULE_TRTLLM_ENGINE,    /* trtllm@trt: the TensorRT engine path, 64 tokens per block */
     RULE_LLAMACPP_MLA_KV,  /* llama.cpp@mla-kv: the MLA latent as K and again as V */
-    RULE_TRTLLM_0,         /* trtllm@0.19: the 0.x PyTorch backend, the plugin's 64 tokens */
+    RULE_TRTLLM_0,         /* trtllm@0.19: the 0.x PyTorch backend, the plugin's 32 tokens */
     RULE_TRTLLM_BUILD_PY   /* trtllm@0.7: a model's build.py, 128 tokens per block */
 };
 
