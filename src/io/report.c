@@ -65,6 +65,16 @@ static int headline_level(const struct scenario *s, const struct plan_result *r,
                     "binds)", slo, users, k == 1 ? "s" : "", s->max_ttft_seconds, bind);
 }
 
+/* The engine's rule as a report names it, with the release asked for
+ * ("vLLM 0.13 rule, for 0.11") where the scenario was given one. */
+static const char *engine_title(const struct scenario *s, const struct plan_result *r,
+                                char *buf, size_t size)
+{
+    if (s->engine.kind == r->profile && s->engine.rule == r->rule)
+        return engine_flags_title(&s->engine, buf, size);
+    return engine_version_title(r->profile, r->rule, buf, size);
+}
+
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
 {
     char ctx[32], n[32], paged[32], avg[32], left[32], per[32];
@@ -72,8 +82,8 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
     units_format_int(r->max_users, n, sizeof n);
     units_format_int(r->max_users_paged, paged, sizeof paged);
     units_format_int(r->avg_context_tokens, avg, sizeof avg);
-    char title[64];
-    const char *profile = engine_version_title(r->profile, r->rule, title, sizeof title);
+    char title[96];
+    const char *profile = engine_title(s, r, title, sizeof title);
     const struct engine_desc *e = engine_desc(r->profile);
     bool engine = e->server;
     if (report_offload_unfit(s, r, buf, size)) /* llama.cpp's host memory too small */
@@ -336,8 +346,8 @@ static void row_text(FILE *out, const struct plan_result *r, const struct explai
 static void report_engine(FILE *out, const struct scenario *s, const struct plan_result *r)
 {
     const struct engine_detail *e = &r->engine;
-    char a[64];
-    fprintf(out, "\nEngine: %s\n", engine_version_title(r->profile, r->rule, a, sizeof a));
+    char a[96];
+    fprintf(out, "\nEngine: %s\n", engine_title(s, r, a, sizeof a));
     units_format_bytes(e->gpu_total_bytes, s->units, a, sizeof a);
     char api[32];
     snprintf(api, sizeof api, "%s total", spec_gpu_api(&s->gpu));
@@ -388,7 +398,7 @@ static void report_text_title(FILE *out, const struct scenario *s, const struct 
     plan_layout_suffix(r, split, sizeof split);
     fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
             s->gpu.name, split, e->server ? ", " : "",
-            e->server ? engine_version_title(r->profile, r->rule, a, sizeof a) : "");
+            e->server ? engine_title(s, r, a, sizeof a) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "  %s\n\n", line);
 }
