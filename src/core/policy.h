@@ -185,6 +185,7 @@ uint64_t vllm_logged_tokens(const struct plan_budget *r);
  * (policy_vllm_refuse.c). */
 const char *vllm_refuses_model(const struct scenario *s);
 const struct engine_cache_flags *vllm_cache_flags(enum engine_rule rule);
+enum dtype vllm_auto_cache(const struct scenario *s);
 const struct engine_cache_flags *sglang_cache_flags(enum engine_rule rule);
 
 /* vLLM V1's windowed group (policy_vllm_dsv4.c): the blocks of `unit`

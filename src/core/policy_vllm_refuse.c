@@ -33,6 +33,18 @@ const char *vllm_refuses_model(const struct scenario *s)
     return NULL;
 }
 
+/* DeepSeek-V3.2 under vLLM 0.11 to 0.13: auto is the fp8_ds_mla cache
+ * (vllm/model_executor/models/config.py, DeepseekV32ForCausalLM's
+ * verify_and_update_config: cache_dtype "auto" or fp8* -> "fp8_ds_mla", "we
+ * use a custom fp8 format as default", vllm#25988 of 2025-09-30, in 0.11.0);
+ * the newest rule's source takes only fp8* there, auto the model's bf16. */
+enum dtype vllm_auto_cache(const struct scenario *s)
+{
+    if (s->model.index_n_heads > 0 && s->engine.rule == RULE_VLLM_0_13)
+        return DTYPE_FP8;
+    return DTYPE_AUTO;
+}
+
 /* --kv-cache-dtype's choices (CacheDType): "auto" is the model's own dtype,
  * and there has never been a float32; a 16-bit type not named is had with
  * --dtype (ModelDType: float16, bfloat16 in every release). float16 came with vllm#37199 (March
