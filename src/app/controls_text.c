@@ -274,7 +274,8 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
         ok = dtype_control_parse(c, s, text, &in);
         break;
     case CTRL_ENGINE:
-        ok = engine_parse(text, &s->engine.kind, &s->engine.rule, &in);
+        ok = engine_parse_asked(text, &s->engine.kind, &s->engine.rule, NULL, 0,
+                                s->engine.release_asked, sizeof s->engine.release_asked, &in);
         break;
     case CTRL_SPEC_TOKENS:
         ok = spec_tokens_parse(s, text, &in);
@@ -390,7 +391,7 @@ static void engine_format(enum control c, const struct scenario *s, const struct
 {
     switch (c) {
     case CTRL_ENGINE:
-        engine_version_title(s->engine.kind, s->engine.rule, buf, size);
+        engine_flags_title(&s->engine, buf, size);
         break;
     case CTRL_HEADROOM:
         snprintf(buf, size, "%g%%", s->headroom_percent);

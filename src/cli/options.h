@@ -178,6 +178,7 @@ struct options {
     enum unit_system units;
     enum engine_kind engine;
     enum engine_rule engine_rule;
+    char engine_release_asked[24]; /* "0.11" of --engine vllm@0.11; "" for a rule's name */
     struct engine_flags flags; /* only the fields given are non-zero */
     uint64_t concurrency, prompt;
     double min_tok_s, max_ttft, mbu, mfu;

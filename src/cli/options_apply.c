@@ -248,6 +248,8 @@ static void engine(const struct options *o, struct scenario *s)
         }
         s->engine.kind = o->engine;
         s->engine.rule = o->engine_rule;
+        snprintf(s->engine.release_asked, sizeof s->engine.release_asked, "%s",
+                 o->engine_release_asked);
     }
     const struct engine_flags *f = &o->flags;
     struct engine_flags *e = &s->engine;

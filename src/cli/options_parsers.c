@@ -206,7 +206,8 @@ bool opt_engine(const struct option_row *row, const char *arg, struct options *o
 {
     struct diag in = {0};
     char note[160];
-    bool ok = engine_parse_noted(arg, &o->engine, &o->engine_rule, note, sizeof note, &in);
+    bool ok = engine_parse_asked(arg, &o->engine, &o->engine_rule, note, sizeof note,
+                                 o->engine_release_asked, sizeof o->engine_release_asked, &in);
     if (ok && note[0])
         fprintf(stderr, "kvplan: note: %s: %s\n", row->flag, note);
     return wrap(row, ok, &in, d);

@@ -6,6 +6,7 @@
 #include "optname.h"
 #include "policy.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -92,6 +93,17 @@ const char *engine_version_title(enum engine_kind k, enum engine_rule r, char *b
     return buf;
 }
 
+const char *engine_flags_title(const struct engine_flags *f, char *buf, size_t size)
+{
+    char title[64];
+    engine_version_title(f->kind, f->rule, title, sizeof title);
+    if (f->release_asked[0])
+        snprintf(buf, size, "%s rule, for %s", title, f->release_asked);
+    else
+        snprintf(buf, size, "%s", title);
+    return buf;
+}
+
 /* The engine called `name` (its name or an alias), or NULL. */
 static const struct engine_desc *named(const char *name)
 {
@@ -122,6 +134,21 @@ static void list_all(bool versions, char *buf, size_t size)
     }
 }
 
+/* A release as run, "0.11", "v0.14", "0.5.6", "b6500", not a rule's word
+ * ("1", "v0", "trt", "pre-mla"), kept where it is not the release the rule is
+ * named after: "vllm@0.11" is the vllm@0.13 rule, for 0.11. */
+static void keep_asked(const struct engine_desc *e, enum engine_rule rule, const char *version,
+                       char *asked, size_t size)
+{
+    if (asked == NULL || size == 0)
+        return;
+    const char *v = (version[0] == 'v' || version[0] == 'V') ? version + 1 : version;
+    bool release = isdigit((unsigned char)v[0]) && strchr(v, '.') != NULL;
+    bool build = (version[0] == 'b' || version[0] == 'B') && isdigit((unsigned char)version[1]);
+    if ((release || build) && strcasecmp(version, engine_release(e->kind, rule)) != 0)
+        snprintf(asked, size, "%s", version);
+}
+
 bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *rule,
                   struct diag *d)
 {
@@ -131,8 +158,17 @@ bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *ru
 bool engine_parse_noted(const char *text, enum engine_kind *kind, enum engine_rule *rule,
                         char *note, size_t size, struct diag *d)
 {
+    return engine_parse_asked(text, kind, rule, note, size, NULL, 0, d);
+}
+
+bool engine_parse_asked(const char *text, enum engine_kind *kind, enum engine_rule *rule,
+                        char *note, size_t size, char *asked, size_t asked_size,
+                        struct diag *d)
+{
     if (note && size)
         note[0] = '\0';
+    if (asked && asked_size)
+        asked[0] = '\0';
     char name[64], all[256];
     snprintf(name, sizeof name, "%s", text ? text : "");
     char *at = strchr(name, '@');
@@ -154,10 +190,15 @@ bool engine_parse_noted(const char *text, enum engine_kind *kind, enum engine_ru
         for (int j = 0; j < ENGINE_SPELLINGS_MAX && e->versions[i].spellings[j]; j++)
             if (strcasecmp(version, e->versions[i].spellings[j]) == 0) {
                 *rule = e->versions[i].rule;
+                keep_asked(e, *rule, version, asked, asked_size);
                 return true;
             }
-    if (e->versions[0].from)
-        return engine_release_rule(e, version, rule, note, size, d);
+    if (e->versions[0].from) {
+        if (!engine_release_rule(e, version, rule, note, size, d))
+            return false;
+        keep_asked(e, *rule, version, asked, asked_size);
+        return true;
+    }
     list_all(true, all, sizeof all);
     return diag_fail(d, "'%s': unknown version of %s (known: %s)", text, e->name, all);
 }

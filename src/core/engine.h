@@ -34,7 +34,7 @@ enum engine_rule {
     RULE_LLAMACPP_PRE_MLA, /* llama.cpp@pre-mla: DeepSeek K and V expanded per head */
     RULE_TRTLLM_ENGINE,    /* trtllm@trt: the TensorRT engine path, 64 tokens per block */
     RULE_LLAMACPP_MLA_KV,  /* llama.cpp@mla-kv: the MLA latent as K and again as V */
-    RULE_TRTLLM_0,         /* trtllm@0.19: the 0.x PyTorch backend, the plugin's 64 tokens */
+    RULE_TRTLLM_0,         /* trtllm@0.19: the 0.x PyTorch backend, the plugin's 32 tokens */
     RULE_TRTLLM_BUILD_PY,  /* trtllm@0.7: a model's build.py, 128 tokens per block */
     RULE_LLAMACPP_OUTPUT_FIRST /* llama.cpp@output-first: mla-kv's cache, -ngl's output layer first */
 };
@@ -43,6 +43,9 @@ enum engine_rule {
 struct engine_flags {
     enum engine_kind kind;
     enum engine_rule rule;
+    /* The release asked for where it is not the rule's own name ("0.11" of
+     * --engine vllm@0.11, planned with the vllm@0.13 rule); "" otherwise. */
+    char release_asked[24];
     double gpu_memory_utilization;   /* vLLM, default 0.9 */
     uint32_t max_num_seqs;           /* vLLM, SGLang max_running_requests, TRT-LLM max_batch_size */
     uint64_t max_num_batched_tokens; /* vLLM (TRT-LLM max_num_tokens) */
@@ -70,6 +73,11 @@ bool engine_parse(const char *text, enum engine_kind *kind, enum engine_rule *ru
  * the newest rule and says so in note (size bytes; may be NULL). */
 bool engine_parse_noted(const char *text, enum engine_kind *kind, enum engine_rule *rule,
                         char *note, size_t size, struct diag *d);
+/* ... and the release asked for into asked (asked_size bytes; "" where the
+ * text names a rule, "vllm@0.13", not a release as run, "vllm@0.11"). */
+bool engine_parse_asked(const char *text, enum engine_kind *kind, enum engine_rule *rule,
+                        char *note, size_t size, char *asked, size_t asked_size,
+                        struct diag *d);
 
 /* "vllm@0" style name of kind and rule. */
 const char *engine_label(enum engine_kind k, enum engine_rule r);
@@ -79,6 +87,9 @@ const char *engine_label(enum engine_kind k, enum engine_rule r);
  * label where there is no release, "generic"), into buf, returned. */
 const char *engine_release(enum engine_kind k, enum engine_rule r);
 const char *engine_version_title(enum engine_kind k, enum engine_rule r, char *buf, size_t size);
+/* The same with the release asked for where there is one: "vLLM 0.13 rule,
+ * for 0.11" (issue 22: a release is not renamed without a word). */
+const char *engine_flags_title(const struct engine_flags *f, char *buf, size_t size);
 
 /* Whether kvplan's profile of the engine models this vendor's GPUs: vLLM and
  * SGLang on NVIDIA and AMD (CUDA and ROCm), TensorRT-LLM on NVIDIA,

@@ -158,6 +158,9 @@ struct engine_desc {
     /* What it runs on and caches in; an empty list means anything. */
     enum dtype cache_dtypes[ENGINE_DTYPES_MAX];  /* listed in this order in messages */
     enum dtype cache_default;    /* the cache under --kv-dtype auto; AUTO: the model's */
+    /* a model's cache under auto where a release makes it its own (vLLM 0.11 to
+     * 0.13: DeepSeek-V3.2's fp8_ds_mla); AUTO: none. May be NULL. */
+    enum dtype (*auto_cache)(const struct scenario *s);
     const struct engine_cache_flags *(*cache_flags)(enum engine_rule rule); /* a 16-bit
                                   * cache not the model's, by rule; NULL: any taken, no flag */
     bool v_dtype;                /* V has a type of its own (-ctv), from cache_dtypes too */

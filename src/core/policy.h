@@ -174,6 +174,9 @@ uint64_t vllm_triton_programs(uint64_t rows);
 uint64_t vllm_request_bytes(uint64_t request_blocks, uint64_t block_bytes);
 /* vLLM's padded MXFP4 expert sizes for an expert split of `split` ranks
  * (policy_vllm_mxfp4.c): false when nothing is padded. */
+/* The checkpoint's routed experts are MXFP4 (gpt-oss): the model's weights
+ * at 17/32 of a byte an expert parameter (policy_vllm_mxfp4.c). */
+bool vllm_mxfp4_checkpoint(const struct scenario *s);
 bool vllm_mxfp4_padding(const struct scenario *s, uint32_t split, uint32_t *inter,
                         uint32_t *hidden);
 uint64_t vllm_logged_tokens(const struct plan_budget *r);
@@ -182,6 +185,7 @@ uint64_t vllm_logged_tokens(const struct plan_budget *r);
  * (policy_vllm_refuse.c). */
 const char *vllm_refuses_model(const struct scenario *s);
 const struct engine_cache_flags *vllm_cache_flags(enum engine_rule rule);
+enum dtype vllm_auto_cache(const struct scenario *s);
 const struct engine_cache_flags *sglang_cache_flags(enum engine_rule rule);
 
 /* vLLM V1's windowed group (policy_vllm_dsv4.c): the blocks of `unit`

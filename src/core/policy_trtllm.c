@@ -78,11 +78,16 @@ static void log_lines(const struct policy_ctx *c)
 /* Tokens per block by release (--tokens_per_block unset):
  * - 1.x, the PyTorch backend: tensorrt_llm/llmapi/llm_args.py,
  *   KvCacheConfig.tokens_per_block, default 32;
- * - 0.x PyTorch backend (0.19, 0.20): tensorrt_llm/_torch/pyexecutor/config.py,
+ * - 0.x PyTorch backend (0.19 to 0.21): tensorrt_llm/_torch/pyexecutor/config.py,
  *   update_executor_config, executor_config.tokens_per_block =
- *   build_config.plugin_config.tokens_per_block, the plugin's 64;
+ *   build_config.plugin_config.tokens_per_block, and that PluginConfig
+ *   (tensorrt_llm/plugin/plugin.py, the dataclass of those releases with
+ *   _fuse_fp4_quant) has _tokens_per_block = field(default=32): 32, as in 1.x;
  * - the engine path (trtllm-build): tensorrt_llm/plugin/plugin.py,
- *   PluginConfig._tokens_per_block, 64;
+ *   PluginConfig._tokens_per_block = field(default=64), set to 64 in 0.10
+ *   (release notes: "Set the default tokens_per_block argument of the
+ *   trtllm-build command to 64"); the plugin configs read from the 0.19 era on
+ *   give 32 (the release between that lowered it is not read);
  * - a model's own build.py before trtllm-build (0.7 and before):
  *   examples/llama/build.py, parse_arguments, --tokens_per_block 128. */
 static uint64_t tokens_per_block(enum engine_rule rule)
@@ -90,7 +95,6 @@ static uint64_t tokens_per_block(enum engine_rule rule)
     switch (rule) {
     case RULE_TRTLLM_BUILD_PY:
         return 128;
-    case RULE_TRTLLM_0:
     case RULE_TRTLLM_ENGINE:
         return 64;
     default:
@@ -219,7 +223,7 @@ const struct engine_desc engine_trtllm = {
                   "the PyTorch backend, the latest: KvCacheConfig's 32 tokens per block", "1.x",
                   "1.0", "1.x", NULL},
                  {RULE_TRTLLM_0, "trtllm@0.19", {"0.19", "0.20"},
-                  "the 0.x PyTorch backend: the plugin config's 64 tokens per block", "0.19", "0.19",
+                  "the 0.x PyTorch backend: the plugin config's 32 tokens per block", "0.19", "0.19",
                   NULL, NULL},
                  {RULE_TRTLLM_ENGINE, "trtllm@trt", {"trt"},
                   "the TensorRT engine path (trtllm-build): 64 tokens per block", "TRT engine", "0.8",

@@ -544,6 +544,7 @@ const struct engine_desc engine_vllm = {
     .server = true,
     .cache_dtypes = {DTYPE_FP16, DTYPE_BF16, DTYPE_FP8}, /* no float32 (CacheDType) */
     .cache_flags = vllm_cache_flags, /* policy_vllm_refuse.c */
+    .auto_cache = vllm_auto_cache,   /* policy_vllm_refuse.c */
     .vendors = {"NVIDIA", "AMD"},
     .knobs = {{.offset = FLAG_AT(gpu_memory_utilization),
                .role = KNOB_FRACTION,

@@ -114,8 +114,13 @@ enum dtype scenario_kv_dtype(const struct scenario *s)
      * model is served (vLLM's fp8_ds_mla, SGLang's packed FP8; core/kvcost.h) */
     if (s->model.csa_layers || s->model.hca_layers)
         return DTYPE_FP8;
+    /* a release's own cache under auto (vLLM 0.11 to 0.13: DeepSeek-V3.2's fp8) */
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    enum dtype release = e->auto_cache ? e->auto_cache(s) : DTYPE_AUTO;
+    if (release != DTYPE_AUTO)
+        return release;
     /* an engine with a cache type of its own under auto (llama.cpp's f16) */
-    enum dtype own = engine_desc(s->engine.kind)->cache_default;
+    enum dtype own = e->cache_default;
     return own != DTYPE_AUTO ? own : scenario_compute_dtype(s);
 }
 

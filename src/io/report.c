@@ -226,8 +226,8 @@ static void row_text(FILE *out, const struct plan_result *r, const struct explai
 static void report_engine(FILE *out, const struct scenario *s, const struct plan_result *r)
 {
     const struct engine_detail *e = &r->engine;
-    char a[64];
-    fprintf(out, "\nEngine: %s\n", engine_version_title(r->profile, r->rule, a, sizeof a));
+    char a[96];
+    fprintf(out, "\nEngine: %s\n", report_engine_title(s, r, a, sizeof a));
     units_format_bytes(e->gpu_total_bytes, s->units, a, sizeof a);
     char api[32];
     snprintf(api, sizeof api, "%s total", spec_gpu_api(&s->gpu));
@@ -273,12 +273,12 @@ static const char spec_speed_note[] =
 static void report_text_title(FILE *out, const struct scenario *s, const struct plan_result *r,
                               const struct engine_desc *e)
 {
-    char a[64], line[512];
+    char a[96], line[512];
     char split[72];
     plan_layout_suffix(r, split, sizeof split);
     fprintf(out, "kvplan %s: %s on %u x %s%s%s%s\n\n", KVPLAN_VERSION, s->model.name, s->gpus,
             s->gpu.name, split, e->server ? ", " : "",
-            e->server ? engine_version_title(r->profile, r->rule, a, sizeof a) : "");
+            e->server ? report_engine_title(s, r, a, sizeof a) : "");
     report_headline(s, r, line, sizeof line);
     fprintf(out, "  %s\n\n", line);
 }

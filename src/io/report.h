@@ -48,5 +48,9 @@ size_t report_command_line(const struct scenario *s, char *buf, size_t size);
 const char *report_speed_target(const struct scenario *s, char *buf, size_t size);
 
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size);
+/* The engine's rule as reports name it, with the release the scenario asked
+ * for ("vLLM 0.13 rule, for 0.11"); buf holds it, or a static title. */
+const char *report_engine_title(const struct scenario *s, const struct plan_result *r, char *buf,
+                                size_t size);
 
 #endif

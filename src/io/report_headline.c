@@ -37,6 +37,16 @@ static int headline_level(const struct scenario *s, const struct plan_result *r,
                     "binds)", slo, users, k == 1 ? "s" : "", s->max_ttft_seconds, bind);
 }
 
+/* The engine's rule as a report names it, with the release asked for
+ * ("vLLM 0.13 rule, for 0.11") where the scenario was given one. */
+const char *report_engine_title(const struct scenario *s, const struct plan_result *r, char *buf,
+                                size_t size)
+{
+    if (s->engine.kind == r->profile && s->engine.rule == r->rule)
+        return engine_flags_title(&s->engine, buf, size);
+    return engine_version_title(r->profile, r->rule, buf, size);
+}
+
 void report_headline(const struct scenario *s, const struct plan_result *r, char *buf, size_t size)
 {
     char ctx[32], n[32], paged[32], avg[32], left[32], per[32];
@@ -44,8 +54,8 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
     units_format_int(r->max_users, n, sizeof n);
     units_format_int(r->max_users_paged, paged, sizeof paged);
     units_format_int(r->avg_context_tokens, avg, sizeof avg);
-    char title[64];
-    const char *profile = engine_version_title(r->profile, r->rule, title, sizeof title);
+    char title[96];
+    const char *profile = report_engine_title(s, r, title, sizeof title);
     const struct engine_desc *e = engine_desc(r->profile);
     bool engine = e->server;
     if (report_offload_unfit(s, r, buf, size)) /* llama.cpp's host memory too small */

@@ -15,6 +15,21 @@
 #include "io/preset.h"
 
 
+/* release_asked must be a release the named rule holds for. */
+static bool release_holds(const struct jsonread *r, const struct engine_flags *f,
+                          struct diag *d)
+{
+    char text[96];
+    snprintf(text, sizeof text, "%s@%s", engine_name(f->kind), f->release_asked);
+    enum engine_kind kind;
+    enum engine_rule rule;
+    struct diag local = {0};
+    if (!engine_parse(text, &kind, &rule, &local) || kind != f->kind || rule != f->rule)
+        return jsonread_fail(r, d, "release_asked: '%s' is not a release of the %s rule",
+                             f->release_asked, engine_label(f->kind, f->rule));
+    return true;
+}
+
 static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
                                    struct engine_flags *f, struct diag *d)
 {
@@ -24,8 +39,15 @@ static bool engine_flags_from_json(const struct jsonread *r, const cJSON *o,
         return jsonread_fail(r, d, "engine: expected an object");
     if (!jsonread_string(r, o, "name", false, name, sizeof name, d))
         return false;
-    if (!engine_parse(name, &f->kind, &f->rule, &local))
+    if (!engine_parse_asked(name, &f->kind, &f->rule, NULL, 0, f->release_asked,
+                            sizeof f->release_asked, &local))
         return jsonread_fail(r, d, "name: %s", local.message);
+    /* the release asked for beside the rule's name (snapshot_json.c) */
+    if (!jsonread_string(r, o, "release_asked", false, f->release_asked,
+                         sizeof f->release_asked, d))
+        return false;
+    if (f->release_asked[0] && !release_holds(r, f, d))
+        return false;
     const uint64_t big = (uint64_t)1 << 44;
     if (!jsonread_double(r, o, "gpu_memory_utilization", false, 0.01, 1.0,
                          &f->gpu_memory_utilization, d) ||

@@ -24,6 +24,8 @@ static cJSON *engine_flags_json(const struct engine_flags *f)
 {
     struct jsonout o = jsonout_begin();
     jsonout_string(&o, "name", engine_label(f->kind, f->rule));
+    if (f->release_asked[0]) /* --engine vllm@0.11: the vllm@0.13 rule, for 0.11 */
+        jsonout_string(&o, "release_asked", f->release_asked);
     if (f->gpu_memory_utilization > 0)
         jsonout_double(&o, "gpu_memory_utilization", f->gpu_memory_utilization);
     if (f->max_num_seqs)

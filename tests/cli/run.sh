@@ -487,6 +487,19 @@ expect 0 '"engine_version":	"0.20",' plan --engine vllm --format json
 expect 0 '"engine_title":	"TensorRT-LLM 0.19",' plan --engine trtllm@0.19 --format json
 expect 0 '"engine_version":	null,' plan --format json
 expect 0 "Engine: vLLM 0.13" plan --engine vllm@0.13
+# a release as run keeps the rule's name and says the release asked for (issue 22):
+# vllm@0.11 is planned with the vllm@0.13 rule, and the reports, JSON and snapshots say 0.11
+expect 0 "H100 SXM5 80GB, vLLM 0.13 rule, for 0.11" plan --engine vllm@0.11
+expect 0 "Engine: vLLM 0.13 rule, for 0.11" plan --engine vllm@0.11
+expect 0 "under SGLang 0.5 rule, for 0.5.6" plan --engine sglang@0.5.6
+expect 0 '"release_asked":	"0.11"' plan --engine vllm@0.11 --format json
+expect 0 '"name":	"vllm@0.13",' plan --engine vllm@0.11 --format json
+expect_not "release_asked" plan --engine vllm@0.13 --format json
+expect_not "rule, for" plan --engine vllm@1
+"$K" plan --engine vllm@0.11 --export "$T/asked.json" >/dev/null 2>&1
+expect 0 "vLLM 0.13 rule, for 0.11" plan --load "$T/asked.json"
+sed 's/"release_asked":\t"0.11"/"release_asked":\t"0.20"/' "$T/asked.json" >"$T/asked2.json"
+expect 2 "release_asked: '0.20' is not a release of the vllm@0.13 rule" plan --load "$T/asked2.json"
 expect 0 "| Budget | SGLang 0.5's rule |" plan --engine sglang --format markdown
 expect 0 "trtllm@0.7         0.7                a model's own build.py" list engines
 expect 0 "llama.cpp@mla-kv" __complete ids engine

@@ -6,7 +6,10 @@ option and the engine's rule named, where the generic rule only warns:
   QKVParallelLinear's divide() for the KV heads; SGLang: each model's
   attention asserts it, models/llama.py LlamaAttention.__init__), on the
   command line and in a snapshot;
-- DeepSeek-V3.2 under vLLM's V0 engine (its indexer is a V1 backend only).
+- DeepSeek-V3.2 under vLLM's V0 engine (its indexer is a V1 backend only),
+  and gpt-oss (vllm/model_executor/models/gpt_oss.py and the MXFP4 experts
+  came in 0.10.1; its attention sinks run on V1 backends only, the assertion
+  of v1/attention/backends/flash_attn.py in vllm#22331).
 And import-hf's reading of compressed-tensors INT4: a group without a strategy
 is the group strategy (compressed-tensors QuantizationArgs), the config's
 format the groups'; a quantization_config it does not read is said.
@@ -58,6 +61,17 @@ def test_v0_refuses_v32():
     check("vLLM 0.13 serves DeepSeek-V3.2", status == 0, err)
 
 
+def test_v0_refuses_gpt_oss():
+    for model in ("gpt-oss-120b", "gpt-oss-20b"):
+        base = ["plan", "--model", model, "--gpu", "h100-sxm"]
+        refused(base + ["--engine", "vllm@0"], "--engine", "V0 engine", "gpt-oss", "0.10.1")
+        refused(base + ["--engine", "vllm@0.7"], "--engine", "V0 engine", "gpt-oss")
+        status, out, err = run(base + ["--engine", "vllm@0.13"])
+        check("vLLM 0.13 plans " + model, status == 0, err)
+    status, out, err = run(["plan", "--model", "llama-3.1-8b", "--engine", "vllm@0"])
+    check("V0 still plans a model it served", status == 0, err)
+
+
 def kimi():
     with open(os.path.join(ROOT, "tests", "data", "hf", "kimi-k2.6.json")) as f:
         return json.load(f)
@@ -98,5 +112,5 @@ def test_unread_quantization_said():
 
 if __name__ == "__main__":
     main([test_uneven_tp_refused, test_uneven_tp_generic_warns, test_uneven_tp_snapshot_refused,
-          test_v0_refuses_v32, test_int4_without_strategy,
+          test_v0_refuses_v32, test_v0_refuses_gpt_oss, test_int4_without_strategy,
           test_unread_quantization_said])

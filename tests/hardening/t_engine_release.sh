@@ -56,5 +56,7 @@ expect 0 "under vLLM 0.20" plan --engine vllm@0.20
 sed 's/"name":	"vllm"/"name":	"vllm@0.15"/' "$T/s.json" >"$T/pinned.json"
 expect 0 '"profile":	"vllm@0.17",' plan --load "$T/pinned.json" --format json
 "$K" plan --load "$T/pinned.json" --export "$T/again.json" >/dev/null 2>&1
-if grep -q '"name":	"vllm@0.17"$' "$T/again.json"; then ok; else bad "vllm@0.15 saved again is not vllm@0.17"; fi
+if grep -q '"name":	"vllm@0.17",$' "$T/again.json"; then ok; else bad "vllm@0.15 saved again is not vllm@0.17"; fi
+# ... and keeps the release asked for beside the rule's name (issue 22)
+if grep -q '"release_asked":	"0.15"$' "$T/again.json"; then ok; else bad "vllm@0.15 saved again lost the release asked for"; fi
 finish

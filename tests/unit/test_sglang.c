@@ -96,6 +96,19 @@ static void sglang_mamba_pool_with_a_draft_is_max_running_requests(void **state)
     assert_int_equal(r.max_users, 48);
     s.context_tokens = 131072;
     plan(&s);
+    /* 15 at 128k, not the 14 issue 22 expects: 1,986,668 / 131,073 = 15.16,
+     * and none of the three things that could take the 16th's margin (20,573
+     * tokens) away holds in SGLang. A request holds its context and the one
+     * draft token MTP verifies (131,073: EAGLE's num_draft_tokens = steps x
+     * topk + 1 = 2 positions, one of them the next token, counted in the
+     * context); the token pool is paged by 1 (page_size 1, the default with
+     * the no_buffer mamba strategy: docs/basic_usage/qwen3.md, only
+     * extra_buffer takes a page size above 1); and the draft takes no mamba
+     * slot of its own (the draft tokens' intermediate SSM and conv states are
+     * the 48 x 2 set aside above), and 48 slots do not bind 15 users. */
+    assert_int_equal(r.engine.units, 1986668);
+    assert_true(r.engine.units >= 15ull * 131073 && r.engine.units < 16ull * 131073);
+    assert_int_equal(r.state_slots_per_replica, 48);
     assert_int_equal(r.max_users, 15);
 }
 

@@ -122,16 +122,21 @@ static void fewer_rows_sort_another_way(void **state)
     assert_int_equal(vllm_sort_bytes_per_entry(128), 32);
 }
 
-/* V0's sampler is counted as before, 30 B an entry and no sort row: 256
- * sequences (V0's default) x 201,088 x 30 = 1,544,355,840 B. */
+/* V0's sampler is counted as before, 30 B an entry and no sort row. V0
+ * never served gpt-oss (refused: policy_vllm_refuse.c), so Llama 3.1 8B at
+ * 2,048 tokens, whose forward (2,048 x 139,264 B = 272 MiB) is below the
+ * sampler: 256 sequences (V0's default) x 128,256 x 30 = 985,006,080 B. */
 static void v0_keeps_its_sampler(void **state)
 {
     (void)state;
-    struct scenario s = oss(0.0, 8192, 0);
+    struct scenario s = base("h100-sxm", "llama-3.1-8b");
+    s.engine.kind = ENGINE_VLLM;
     s.engine.rule = RULE_VLLM_V0;
+    s.context_tokens = 2048;
+    s.engine.max_num_batched_tokens = 2048;
     run(&s);
     assert_null(explain_find(&rows, "sampler_sort"));
-    assert_int_equal(r.engine.activation_bytes, 256ull * 201088 * 30);
+    assert_int_equal(r.engine.activation_bytes, 256ull * 128256 * 30);
 }
 
 /* 0.14 to 0.17 still sort (rule vllm@0.17): the same 7,824,736,256 B as

@@ -81,6 +81,39 @@ static void vllm_mla_blocks_elsewhere_stay_as_given(void **state)
 }
 
 /* gpt-oss-120b on `gpus` GPUs of a preset under vLLM. */
+/* DeepSeek-V3.2's "auto" cache under vLLM 0.11 to 0.13 is fp8: vllm/
+ * model_executor/models/config.py, DeepseekV32ForCausalLM.verify_and_update_
+ * config, turns cache_dtype "auto" (and fp8*) into "fp8_ds_mla" ("we use a
+ * custom fp8 format as default", vllm#25988, 2025-09-30, in 0.11.0); later
+ * releases turn only fp8* into it, auto being the model's bf16. A token of
+ * fp8_ds_mla is 656 B (512 fp8 latent, 4 fp32 scales, 64 bf16 rope) + the
+ * indexer's 132 B, x 61 layers = 48,068 B, against 61 x (576 x 2 + 132) =
+ * 78,324 B in bf16: 40 GiB holds floor(42,949,672,960 / (64 x 48,068)) =
+ * 13,961 blocks under vllm@0.13 (kvplan said 8,568, bf16's), and a bf16
+ * cache there is asked for by name, --kv-cache-dtype bfloat16. */
+static void vllm_013_v32_auto_cache_is_fp8(void **state)
+{
+    (void)state;
+    struct scenario s = deepseek_on("h200", RULE_VLLM_0_13);
+    s.model = deepseek_v32();
+    struct plan_result r = run(&s);
+    assert_int_equal(r.cost.bytes_per_token, 48068);
+    assert_int_equal(r.engine.unit_tokens, 64);
+    assert_int_equal(r.engine.units, 13961);
+    assert_non_null(strstr(r.engine.launch, "--kv-cache-dtype fp8"));
+    s.kv_dtype = DTYPE_BF16;
+    r = run(&s);
+    assert_int_equal(r.cost.bytes_per_token, 78324);
+    assert_int_equal(r.engine.units, 8568);
+    assert_non_null(strstr(r.engine.launch, "--kv-cache-dtype bfloat16"));
+    /* the newest rule: auto is bf16, no flag */
+    s = deepseek_on("h200", RULE_CURRENT);
+    s.model = deepseek_v32();
+    r = run(&s);
+    assert_int_equal(r.cost.bytes_per_token, 78324);
+    assert_null(strstr(r.engine.launch, "--kv-cache-dtype"));
+}
+
 static struct scenario gpt_oss_on(const char *gpu, uint32_t gpus)
 {
     struct gpu_spec g = preset_gpu(gpu);
@@ -143,6 +176,7 @@ int main(void)
         cmocka_unit_test(vllm_mla_blocks_are_64_on_hopper),
         cmocka_unit_test(vllm_mla_blocks_on_blackwell_by_release),
         cmocka_unit_test(vllm_mla_blocks_elsewhere_stay_as_given),
+        cmocka_unit_test(vllm_013_v32_auto_cache_is_fp8),
         cmocka_unit_test(vllm_pads_mxfp4_experts_for_marlin),
         cmocka_unit_test(vllm_pads_mxfp4_experts_by_gpu_family),
     };
