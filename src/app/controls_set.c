@@ -25,6 +25,16 @@ void control_set_context(struct scenario *s, uint64_t tokens)
         s->avg_context_tokens = 0;
 }
 
+/* The stages of the layout in use stay: TP 2 of 12 GPUs as TP 4 x PP 3 is
+ * TP 2 x PP 3 (two replicas), not six replicas of TP 2. */
+static void set_tp(struct scenario *s, uint32_t value)
+{
+    uint32_t pp = scenario_pp(s);
+    s->tp = value >= s->gpus / pp ? 0 : value;
+    if (s->tp && s->pp == 0 && pp > 1)
+        s->pp = pp;
+}
+
 void control_set_gpus(struct scenario *s, uint32_t gpus)
 {
     s->gpus = gpus;
@@ -58,15 +68,9 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_GPUS:
         control_set_gpus(s, (uint32_t)value);
         break;
-    case CTRL_TP: {
-        /* the stages of the layout in use stay: TP 2 of 12 GPUs as TP 4 x
-         * PP 3 is TP 2 x PP 3 (two replicas), not six replicas of TP 2 */
-        uint32_t pp = scenario_pp(s);
-        s->tp = value >= s->gpus / pp ? 0 : (uint32_t)value;
-        if (s->tp && s->pp == 0 && pp > 1)
-            s->pp = pp;
+    case CTRL_TP:
+        set_tp(s, (uint32_t)value);
         break;
-    }
     case CTRL_CONTEXT:
         control_set_context(s, value);
         break;

@@ -98,4 +98,10 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
                         const struct step_time *f,
                        const struct speed_result *sp);
 
+/* The inputs of s's speed (speed_inputs.c); the compute precision and its
+ * peak (Apple's measured rate where the preset has one). */
+struct inputs speed_inputs_of(const struct scenario *s, const struct speed_basis *r);
+enum dtype speed_compute_dtype(const struct scenario *s, const struct speed_basis *r,
+                               double *peak);
+
 #endif
