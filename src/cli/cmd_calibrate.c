@@ -410,6 +410,13 @@ int cmd_calibrate(int argc, char **argv)
     if (optind >= argc)
         return cli_fail("calibrate: give a log file, or one or more benchmark outputs (see "
                         "--help)");
+    if (argc - optind > 1) /* several: benchmark outputs, fitted on as one */
+        return calibrate_files(&o, argc - optind, argv + optind);
+    struct calib k = {.o = &o, .path = argv[optind], .tp = o.tp};
+    text_escape(k.path, k.shown, sizeof k.shown);
+    int status = calib_bench_or_log(&k); /* a benchmark names its model, or is told it */
+    if (status != CLI_PARSED)
+        return status;
     if (o.save_path && o.model_id == NULL) { /* a calibration applies to the model the log is of */
         diag_fail(&d,
                   "calibrate: %s needs %s ID (the model the log is of): a calibration holds "
@@ -417,13 +424,6 @@ int cmd_calibrate(int argc, char **argv)
                   OPTION_FLAG(OPT_SAVE), OPTION_FLAG(OPT_MODEL));
         return cli_fail(d.message);
     }
-    if (argc - optind > 1) /* several: benchmark outputs, fitted on as one */
-        return calibrate_files(&o, argc - optind, argv + optind);
-    struct calib k = {.o = &o, .path = argv[optind], .tp = o.tp};
-    text_escape(k.path, k.shown, sizeof k.shown);
-    int status = calib_bench_or_log(&k);
-    if (status != CLI_PARSED)
-        return status;
     status = calib_read(&k);
     if (status)
         return status;

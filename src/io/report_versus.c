@@ -208,8 +208,9 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     }
     ROW("Speed per user", true, r->speed.tokens_per_s_per_user, "%.1f tok/s at %llu at once",
         r->speed.tokens_per_s_per_user, (unsigned long long)r->speed.concurrency);
-    ROW("Throughput", true, r->speed.tokens_per_s_total, "%s tok/s, all users",
-        units_format_int((uint64_t)llround(r->speed.tokens_per_s_total), t, sizeof t));
+    ROW("Throughput", true, r->speed.tokens_per_s_total, "%s tok/s at %llu at once",
+        units_format_int((uint64_t)llround(r->speed.tokens_per_s_total), t, sizeof t),
+        (unsigned long long)r->speed.concurrency);
     ROW("Measured spread", false, 0, "%s", speed_spread(r, line, sizeof line));
     ROW("First token", true, r->speed.ttft_seconds, "%s", first_token(r, t, sizeof t));
     ROW("GPUs", false, 0, "%u x %s (%s)", s->gpus, md_text(s->gpu.name, name, sizeof name),

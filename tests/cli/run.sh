@@ -574,6 +574,10 @@ expect 2 "badcal.json:1:55: engine: 'vllx' is not an engine" plan --calibration 
 # refuses a log plan --calibration would refuse
 expect 2 "calibrate: --save needs --model ID" calibrate "$L/vllm-03.log" --save "$T/nomodel.json"
 if [ -e "$T/nomodel.json" ]; then bad "calibrate --save without --model wrote a file"; else ok; fi
+# a benchmark that names its model (vllm bench serve's model='meta-llama/Llama-3.1-8B-Instruct')
+# saves without --model: the model is the preset the file names
+expect 0 "saved $T/benchmodel.json (use: kvplan plan --model llama-3.1-8b" \
+    calibrate "$HERE/data/bench/vllm-serve.txt" --save "$T/benchmodel.json"
 "$K" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb --save "$T/whole.json" > /dev/null
 if grep -qF '"weights":	16063177687,' "$T/whole.json" && grep -qF '"model":	"llama-3-8b",' "$T/whole.json"; then ok
 else bad "calibrate --save: sizes not whole bytes or no model in $T/whole.json"; fi
