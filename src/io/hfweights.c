@@ -20,8 +20,10 @@ static bool regular(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The files of weight_map, each present in dir: an index naming a shard not
- * downloaded describes weights the folder does not hold. */
+/* The files of weight_map in dir: none of them (the index alone, as one
+ * downloads it with config.json to plan, hf-mem's way: its total_size
+ * stands), or every one; some of them only is an incomplete download, the
+ * folder describing weights it does not hold. */
 static bool index_files(const char *path, const char *dir, const cJSON *root, struct diag *d)
 {
     const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
@@ -29,7 +31,8 @@ static bool index_files(const char *path, const char *dir, const cJSON *root, st
         return true;
     if (!cJSON_IsObject(map))
         return diag_fail(d, "%s: weight_map: not an object (tensor names to file names)", path);
-    const cJSON *e;
+    const cJSON *e, *missing = NULL;
+    bool present = false;
     cJSON_ArrayForEach(e, map) {
         const char *f = cJSON_GetStringValue(e);
         if (f == NULL || f[0] == '\0' || strchr(f, '/') != NULL || strlen(f) > 255)
@@ -42,10 +45,15 @@ static bool index_files(const char *path, const char *dir, const cJSON *root, st
         }
         char file[DIR_MAX + 260];
         snprintf(file, sizeof file, "%s/%s", dir, f);
-        if (!regular(file))
+        if (regular(file))
+            present = true;
+        else if (missing == NULL)
+            missing = e;
+        if (present && missing != NULL)
             return diag_fail(d, "%s: weight_map: tensor '%s' is in %s, which is not in %s "
                                 "(an incomplete download?)",
-                             path, e->string ? e->string : "", f, dir);
+                             path, missing->string ? missing->string : "",
+                             cJSON_GetStringValue(missing), dir);
     }
     return true;
 }

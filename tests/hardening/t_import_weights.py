@@ -185,6 +185,11 @@ def test_incomplete_checkpoints_are_refused():
     r = run("import-hf", checkpoint("indexed-whole", SHARDS, index=index))
     check("an index whose files are all there is read", r.returncode == 0 and
           json.loads(r.stdout).get("weights_bytes") == EXACT, r.stderr)
+    # the index alone beside config.json (downloaded to plan, as hf-mem reads
+    # it): its metadata.total_size, no shard needed
+    r = run("import-hf", checkpoint("indexed-alone", [], index=index))
+    check("the index alone, no shard downloaded: its total_size", r.returncode == 0 and
+          json.loads(r.stdout).get("weights_bytes") == EXACT, r.stderr)
 
 
 def test_weights_far_from_the_dimensions_are_said():
