@@ -413,8 +413,17 @@ static void write_text(const struct explain_row *row, const char *note, struct r
             snprintf(inner, sizeof inner, " = %s(%s, %s)", last == XOP_MIN ? "min" : "max", x, y);
         } else if (sp >= 1 && last != XOP_MIN && last != XOP_MAX &&
                    (unit == XU_COUNT || unit == XU_TOKENS)) {
-            snprintf(inner, sizeof inner, " = %s(%.2Lf)", last == XOP_FLOOR ? "floor" : "ceil",
-                     st[sp - 1]);
+            /* enough decimals that the shown value floors (ceils) as the
+             * result does: 117.9996 is floor(117.9996), not floor(118.00) */
+            long double v = st[sp - 1];
+            int dec = 2;
+            for (long double k = 100; dec < 9; dec++, k *= 10) {
+                long double shown = roundl(v * k) / k;
+                if ((last == XOP_FLOOR ? floorl(shown) == floorl(v) : ceill(shown) == ceill(v)))
+                    break;
+            }
+            snprintf(inner, sizeof inner, " = %s(%.*Lf)", last == XOP_FLOOR ? "floor" : "ceil",
+                     dec, v);
         }
     }
     size_t len = 0;

@@ -284,12 +284,16 @@ static void report_text_title(FILE *out, const struct scenario *s, const struct 
 }
 
 /* Why the default chose the layout it runs; false for one given or the only one. */
-static bool layout_basis_text(const struct plan_result *r, char *buf, size_t size)
+static bool layout_basis_text(const struct scenario *s, const struct plan_result *r, char *buf,
+                              size_t size)
 {
     if (r->layout_basis != LAYOUT_MOST_USERS)
         return false;
-    snprintf(buf, size, "the one serving the most users of the %u that run; --tp/--pp to pin",
-             r->layouts_run);
+    bool mla = s->model.attention == ATTENTION_MLA;
+    snprintf(buf, size, "the one serving the most users of the %u that run, TP in a node before "
+                        "stages%s; --tp/--pp to pin",
+             r->layouts_run, mla ? " (MLA's latent kept at TP, as engines deploy it; T offers "
+                                   "stages)" : "");
     return true;
 }
 
@@ -303,7 +307,7 @@ static void report_text_scenario(FILE *out, const struct scenario *s, const stru
     fprintf(out, "  %-14s %u x %s, %s each (%s)\n", "GPU", s->gpus, s->gpu.name, a,
             scenario_gpu_memory_basis(s));
     fprintf(out, "  %-14s %s\n", "Layout", layout);
-    if (layout_basis_text(r, line, sizeof line))
+    if (layout_basis_text(s, r, line, sizeof line))
         fprintf(out, "  %-14s %s\n", "Layout basis", line);
     model_line(s, r, line, sizeof line);
     fprintf(out, "  %-14s %s\n", "Model", line);
@@ -450,7 +454,7 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
     fprintf(out, "| GPU | %u x %s (%s each) |\n", s->gpus, gpu, a);
     plan_layout_text(r, a, sizeof a);
     fprintf(out, "| Layout | %s |\n", a);
-    if (layout_basis_text(r, line, sizeof line))
+    if (layout_basis_text(s, r, line, sizeof line))
         fprintf(out, "| Layout basis | %s |\n", line);
     fprintf(out, "| Model | %s |\n", model);
     units_format_int(s->context_tokens, a, sizeof a);

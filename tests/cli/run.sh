@@ -521,10 +521,10 @@ expect 0 "(--speculative-method: mtp: falcon-7b ships no MTP layers" sweep --var
 expect 0 "each model on NVIDIA H200 SXM 141GB" sweep --vary model=all --gpu h200 --gpus 8
 # the default layout is the one serving the most users (core/scenario_layout.c best_layout): the
 # plan says so, of how many that run, and --help no longer says "one TP group"
-expect 0 "Layout basis   the one serving the most users of the 4 that run; --tp/--pp to pin" plan --model deepseek-v3 --engine vllm --gpus 8 --gpu h200
+expect 0 "Layout basis   the one serving the most users of the 4 that run, TP in a node before stages (MLA's latent kept at TP, as engines deploy it; T offers stages); --tp/--pp to pin" plan --model deepseek-v3 --engine vllm --gpus 8 --gpu h200
 expect 0 '"layout_basis":	"most_users",
 		"layouts_run":	4,' plan --model deepseek-v3 --engine vllm --gpus 8 --gpu h200 --format json
-expect 0 "| Layout basis | the one serving the most users of the 4 that run; --tp/--pp to pin |" plan --model deepseek-v3 --engine vllm --gpus 8 --gpu h200 --format markdown
+expect 0 "| Layout basis | the one serving the most users of the 4 that run, TP in a node before stages (MLA's latent kept at TP, as engines deploy it; T offers stages); --tp/--pp to pin |" plan --model deepseek-v3 --engine vllm --gpus 8 --gpu h200 --format markdown
 expect 0 '"layout_basis":	"given",' plan --model deepseek-v3 --engine vllm --gpus 8 --gpu h200 --tp 8 --format json
 expect 0 '"layout_basis":	"only",' plan --format json
 expect 0 "layout of those that run (TP within a node, stages," plan --help
@@ -574,6 +574,9 @@ expect 2 "badcal.json:1:55: engine: 'vllx' is not an engine" plan --calibration 
 # refuses a log plan --calibration would refuse
 expect 2 "calibrate: --save needs --model ID" calibrate "$L/vllm-03.log" --save "$T/nomodel.json"
 if [ -e "$T/nomodel.json" ]; then bad "calibrate --save without --model wrote a file"; else ok; fi
+# a floor's argument with the decimals that floor as the result does (53,450,826,820 B /
+# 452,984,832 B = 117.9966: "floor(118.00) = 117" did not compute)
+expect 0 "= floor(117.997)" plan --model llama-3.1-70b --gpus 12 --tp 2 --pp 3
 # a benchmark that names its model (vllm bench serve's model='meta-llama/Llama-3.1-8B-Instruct')
 # saves without --model: the model is the preset the file names
 expect 0 "saved $T/benchmodel.json (use: kvplan plan --model llama-3.1-8b" \
