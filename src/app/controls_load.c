@@ -67,14 +67,26 @@ const char *control_load_label(enum control c, const struct scenario *s)
     return c == CTRL_PP ? "Stages" : c == CTRL_CONCURRENCY ? "At once" : "Prompt";
 }
 
+/* Whether a stage of `per` GPUs runs: the TP given, if it divides them and
+ * splits the heads, else some TP that does (70B on 12 GPUs at one stage:
+ * three replicas of TP 4) */
+static bool stage_splits(const struct scenario *s, uint32_t per)
+{
+    if (s->tp)
+        return per % s->tp == 0 && control_tp_even(s, s->tp);
+    for (uint32_t t = per; t >= 1; t--)
+        if (per % t == 0 && control_tp_even(s, t))
+            return true;
+    return false;
+}
+
 int control_load_values(enum control c, const struct scenario *s, uint64_t *v)
 {
     int n = 0;
     switch (c) {
-    case CTRL_PP: /* the divisors of the GPUs whose stage splits the heads evenly */
+    case CTRL_PP: /* the divisors of the GPUs whose stages some TP splits the heads of */
         for (uint64_t p = 1; p <= s->gpus && n < CONTROL_VALUES_MAX; p++)
-            if (s->gpus % p == 0 &&
-                (p == scenario_pp(s) || control_tp_even(s, s->tp ? s->tp : s->gpus / p)))
+            if (s->gpus % p == 0 && (p == scenario_pp(s) || stage_splits(s, (uint32_t)(s->gpus / p))))
                 v[n++] = p;
         break;
     case CTRL_EXPERTS:

@@ -725,6 +725,25 @@ static void stepping_tp_keeps_the_stages(void **state)
     assert_int_equal(planner_result(p)->replicas, 2);
 }
 
+/* Stages steps below the default's: 70B on 12 H100s is TP 4 x PP 3; Left
+ * gives 2 stages (three replicas of TP 2 x PP 2), then 1 (three of TP 4):
+ * a stage need not be one replica's TP (it was a silent no-op). */
+static void stepping_stages_goes_below_the_default(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-70b", 8192);
+    struct scenario s = *planner_scenario(p);
+    s.gpus = 12;
+    planner_apply(p, &s);
+    assert_int_equal(scenario_pp(planner_scenario(p)), 3);
+    p->focus = CTRL_PP;
+    planner_key(p, KEY_LEFT);
+    assert_int_equal(scenario_pp(planner_scenario(p)), 2);
+    planner_key(p, KEY_LEFT);
+    assert_int_equal(scenario_pp(planner_scenario(p)), 1);
+    assert_int_equal(scenario_tp(planner_scenario(p)), 4);
+}
+
 static void what_would_it_take_offers_single_changes_that_reach_the_target(void **state)
 {
     (void)state;
@@ -1013,6 +1032,7 @@ int main(void)
         cmocka_unit_test(w_lists_every_warning),
         cmocka_unit_test(named_scenarios_switch_undo_and_travel_in_one_file),
         cmocka_unit_test(stepping_tp_keeps_the_stages),
+        cmocka_unit_test(stepping_stages_goes_below_the_default),
         cmocka_unit_test(what_would_it_take_offers_single_changes_that_reach_the_target),
         cmocka_unit_test(copy_sends_the_command_line_that_reproduces_the_plan),
         cmocka_unit_test(a_prefilled_prompt_is_replaced_by_typing_and_cleared_by_ctrl_u),
