@@ -29,7 +29,7 @@ TMP = tempfile.mkdtemp(prefix="kvplan-bench-")
 atexit.register(shutil.rmtree, TMP, True)
 ENV = dict(os.environ, XDG_CONFIG_HOME=TMP, LC_ALL="C.UTF-8")
 ENV.pop("NO_COLOR", None)
-SCENARIO = ["--gpu", "a100-80gb", "--model", "llama-2-7b", "--context", "8k"]
+SCENARIO = ["--gpu", "a100-80gb", "--model", "llama-2-7b", "--context", "4k"]
 
 
 def callgrind(argv, env=None):

@@ -111,6 +111,10 @@ static double copied_views(const struct step_model *m, const struct step_machine
                            const struct step_seq *seqs, size_t n)
 {
     double bytes = 0, w = (double)m->window;
+    /* no layer's cache in host memory (every plan but llama.cpp's -ngl or
+     * --no-kv-offload): nothing copied, and no walk of the batch a step */
+    if (m->host_kv_global <= 0 && m->host_kv_windowed <= 0 && m->host_state_bytes <= 0)
+        return 0;
     for (size_t i = 0; i < n; i++) {
         double ctx = (double)seqs[i].context, t = (double)seqs[i].tokens;
         double ub = hw->host_ubatch > 0 && hw->host_ubatch < t ? hw->host_ubatch : t;
