@@ -273,6 +273,9 @@ bool scenario_layout_spans(const struct scenario *s, uint32_t tp, uint32_t pp);
  * rank, is deployed at TP as the engines' guides do. */
 size_t scenario_layouts(const struct scenario *s, uint32_t max_pp, uint32_t widest,
                         struct scenario_layout *out, size_t max);
+/* Whether every TP rank holds the whole cache of a layer: MLA's one latent,
+ * or a single KV head (the default keeps TP there as engines deploy it). */
+bool scenario_tp_copies_latent(const struct scenario *s);
 /* Every layout that runs, those stages too: `T`'s other splits (DeepSeek-V3
  * on 8 H200s: TP 8 holds 88 users, TP 1 x PP 8 686, at a quarter the speed). */
 size_t scenario_layouts_all(const struct scenario *s, uint32_t max_pp, uint32_t widest,

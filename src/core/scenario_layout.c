@@ -45,6 +45,12 @@ bool scenario_layout_runs(const struct scenario *s, uint32_t tp, uint32_t pp)
  * (docs/serving/parallelism_scaling.md) deploys a replica (TP within a
  * node, PP between nodes); TP 1 x PP 8 on one node serves about as many as
  * TP 8 (vLLM's profile peak is per stage) at half the speed or less. */
+bool scenario_tp_copies_latent(const struct scenario *s)
+{
+    uint32_t kv = s->kv_heads ? s->kv_heads : s->model.kv_heads;
+    return s->model.attention == ATTENTION_MLA || kv <= 1;
+}
+
 static bool tp_instead(const struct scenario *s, uint32_t tp, uint32_t pp, uint32_t widest)
 {
     uint32_t node = spec_gpu_domain(&s->gpu);
@@ -53,7 +59,7 @@ static bool tp_instead(const struct scenario *s, uint32_t tp, uint32_t pp, uint3
      * deploy it (DP attention is the remedy); never where the wider TP copies
      * some of several KV heads its stages would not (Qwen3 235B's 4 over TP
      * 8): that holds fewer users, not as many */
-    bool mla = s->model.attention == ATTENTION_MLA || kv <= 1;
+    bool mla = scenario_tp_copies_latent(s);
     for (uint32_t k = 2; k <= pp && tp * k <= widest && tp * k <= node && (mla || tp * k <= kv);
          k++)
         if (pp % k == 0 && scenario_layout_runs(s, tp * k, pp / k))

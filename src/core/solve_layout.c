@@ -122,9 +122,7 @@ static void splits(const struct scenario *base, uint64_t need, struct solve_chan
     struct scenario_layout all[SCENARIO_LAYOUTS_MAX];
     /* the stages the default leaves to TP too where TP copies what they
      * would not: MLA's latent, or a single KV head, on every TP rank */
-    uint32_t kv = base->kv_heads ? base->kv_heads : base->model.kv_heads;
-    bool copied = base->model.attention == ATTENTION_MLA || kv <= 1;
-    size_t count = copied ? scenario_layouts_all(base, stages, widest, all, SCENARIO_LAYOUTS_MAX)
+    size_t count = scenario_tp_copies_latent(base) ? scenario_layouts_all(base, stages, widest, all, SCENARIO_LAYOUTS_MAX)
                           : scenario_layouts(base, stages, widest, all, SCENARIO_LAYOUTS_MAX);
     struct scenario s = *base, best;
     uint64_t most = 0;
