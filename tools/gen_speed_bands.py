@@ -52,6 +52,10 @@ MIN_CASES = 3  # SPEEDBAND_MIN_CASES in src/core/speedband.h
 # The engines kvplan plans a case under, by the dataset's name (validate_speed.ENGINES),
 # and their titles as the reports write them (the engine descriptors' `title`).
 TITLES = {"vllm": "vLLM", "sglang": "SGLang", "llama.cpp": "llama.cpp", "trtllm": "TensorRT-LLM"}
+# The engines of a group's cases as the text names them when a band is borrowed
+# from other engines: the kvplan titles, and the dataset's own engines
+# planned under the generic rule.
+CASE_TITLES = dict(TITLES, nim="NIM", tgi="TGI", atom="ATOM")
 
 
 def family_of(kvplan, gpus, gpu_id):
@@ -124,8 +128,10 @@ def ratios(kvplan, data):
 def spread(rows, key):
     """A group's cases and band: the least and most ratio, each with 1 (the figure itself)."""
     v = [r[key] for r in rows if r[key] is not None]
+    engines = sorted({CASE_TITLES.get(r["c"]["engine"], r["c"]["engine"])
+                      for r in rows if r[key] is not None}, key=str.lower)
     return {"cases": len(v), "held_out": sum(1 for r in rows if r[key] is not None and r["held"]),
-            "low": min(v + [1.0]), "high": max(v + [1.0])}
+            "low": min(v + [1.0]), "high": max(v + [1.0]), "engines": ", ".join(engines)}
 
 
 def groups(rows):
@@ -154,14 +160,15 @@ def table_source(data_name, g):
          " * family) and engine (\"\": every engine), over the cases not left out of",
          " * the fit: the cases, those held out of it, and the band of the decode speed",
          " * and of the first token, the least and the most measured/predicted ratio",
-         " * each taken with 1 (doc/SPEED-BANDS.md). */",
+         " * each taken with 1, and the engines of its cases (doc/SPEED-BANDS.md). */",
          '#include "speedband.h"', "",
          "const struct speedband_entry speedband_table[] = {"]
     for (family, engine, moe), rows in g.items():
         d, t = spread(rows, "decode"), spread(rows, "ttft")
-        L.append("    {%s, %s, %s, {%d, %d, %.4f, %.4f}, {%d, %d, %.4f, %.4f}}," % (
+        L.append("    {%s, %s, %s, {%d, %d, %.4f, %.4f, %s}, {%d, %d, %.4f, %.4f, %s}}," % (
             c_string(family), c_string(engine), "true" if moe else "false", d["cases"],
-            d["held_out"], d["low"], d["high"], t["cases"], t["held_out"], t["low"], t["high"]))
+            d["held_out"], d["low"], d["high"], c_string(d["engines"]), t["cases"], t["held_out"],
+            t["low"], t["high"], c_string(t["engines"])))
     L += ["};", "const size_t speedband_table_count = sizeof speedband_table / sizeof speedband_table[0];"]
     return "\n".join(L) + "\n"
 
@@ -187,16 +194,18 @@ def doc_text(data_name, g, rows):
          "512-token prompt). A group's band is the least and the most ratio, each taken with 1, so that "
          "the figure times the band always holds the figure; kvplan shows the band of the narrowest "
          "group of its kind with at least %d cases (the pair's, else the family's, else every family's, "
-         "stated as such), and with fewer a stated band of -50%% to +100%%. NIM and TGI cases are planned "
-         "under the generic rule and count in their family only." % (data_name, MIN_CASES), "",
-         "| kind | family | engine | decode cases (held out) | decode band | first-token cases (held out) | first-token band |",
-         "|---|---|---|---|---|---|---|"]
+         "stated as such), and with fewer a stated band of -50%% to +100%%. A band taken from a group "
+         "over every engine names the engines of its cases, and the plan's own engine when none of them "
+         "is it (\"over 8 dense Hopper cases, under NIM and vLLM; none under llama.cpp\"): a borrowed "
+         "band. NIM, TGI and ATOM cases are planned under the generic rule and count in their family only." % (data_name, MIN_CASES), "",
+         "| kind | family | engine | decode cases (held out) | decode band | first-token cases (held out) | first-token band | engines of the cases |",
+         "|---|---|---|---|---|---|---|---|"]
     for (family, engine, moe), rs in g.items():
         d, t = spread(rs, "decode"), spread(rs, "ttft")
-        L.append("| %s | %s | %s | %d (%d) | %s | %d (%d) | %s |" % (
+        L.append("| %s | %s | %s | %d (%d) | %s | %d (%d) | %s | %s |" % (
             "MoE" if moe else "dense", family or "every family",
             TITLES.get(engine, engine) if engine else "every engine", d["cases"], d["held_out"],
-            band_cell(d), t["cases"], t["held_out"], band_cell(t)))
+            band_cell(d), t["cases"], t["held_out"], band_cell(t), d["engines"] or "none"))
     L += ["", "| case | kind | family | engine | set | decode ratio | first-token ratio |",
           "|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -160,14 +160,16 @@ struct presentation_layout layout_presentation(int cols, int rows)
     p.scale = rows >= 52 && cols >= 160 ? 4 : rows >= 40 && cols >= 120 ? 3
               : rows >= 26 && cols >= 80 ? 2 : 1;
     int number_h = 5 * p.scale;
-    int free_rows = rows - 1 - number_h - 7; /* caption, speed, bar x2, slider, explain, gaps */
+    int free_rows = rows - 1 - number_h - 8; /* caption, speed x2, bar x2, slider, explain, gaps */
+    int speed_h = free_rows >= 0 ? 2 : 1;    /* the costs' line goes first when rows are short */
+    free_rows += 2 - speed_h;
     int gap = free_rows >= 6 ? 2 : free_rows >= 3 ? 1 : 0;
     int y = 1 + gap;
     p.number = (struct rect){2, y, cols - 4, number_h};
     y += number_h + 1;
     p.caption = (struct rect){2, y, cols - 4, 1};
-    p.speed = (struct rect){2, y + 1, cols - 4, 1};
-    y += 2 + gap;
+    p.speed = (struct rect){2, y + 1, cols - 4, speed_h}; /* the speeds, then the costs */
+    y += 1 + speed_h + gap;
     p.bar = (struct rect){1, y, cols - 2, 2};
     y += 2 + gap;
     p.slider = (struct rect){2, y, cols - 4, 1};

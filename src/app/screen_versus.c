@@ -70,7 +70,7 @@ static void versus_extra(const struct scenario *s, const struct plan_result *res
 }
 
 /* Three rows on every card, so the cards line up: the speed per user and
- * in all, the first token, the cost; returns the row under them. */
+ * in all, the first token, the costs; returns the row under them. */
 static int panel_speed(const struct plan_result *res, enum unit_system u, struct rect r, int y)
 {
     struct view_speed v;
@@ -106,7 +106,11 @@ static int panel_speed(const struct plan_result *res, enum unit_system u, struct
     if (view_cols(items[2]) > r.w)
         snprintf(items[2], sizeof items[2], "TTFT %s", v.ttft);
     widget_text(y++, r.x, r.w, ROLE_TEXT, items[2]);
-    snprintf(line, sizeof line, "%s%s%s", items[3], items[4][0] ? sep : "", items[4]);
+    /* the costs: a user-hour, a million output and input tokens, as many as fit */
+    snprintf(line, sizeof line, "%s%s%s%s%s", items[3], items[4][0] ? sep : "", items[4],
+             items[5][0] ? sep : "", items[5]);
+    if (view_cols(line) > r.w)
+        snprintf(line, sizeof line, "%s%s%s", items[3], items[4][0] ? sep : "", items[4]);
     if (view_cols(line) > r.w)
         snprintf(line, sizeof line, "%s", items[3]);
     widget_text(y++, r.x, r.w, ROLE_TEXT, line);

@@ -99,12 +99,13 @@ enum role view_headline_role(const struct scenario *s, const struct plan_result 
  * per user and "965.8 tok/s" in all, "3.34 s" to the first token, "$0.8277"
  * a user-hour ("n/a" when unknown) and a million output tokens; known false when nothing decodes, why
  * then saying why in a few words. */
-enum { VIEW_SPEED_ITEMS = 5 };
+enum { VIEW_SPEED_ITEMS = 6 };
 struct view_speed {
     bool known;
     const char *why;
     char per_user[32], total[32], ttft[32], cost[32];
     char cost_mtok[32]; /* a million output tokens; "" when unknown */
+    char cost_mtok_in[32]; /* a million prompt tokens at the prefill rate; "" when unknown */
     /* the measured spread of the speed per user and of the first token,
      * "-15%/+20%" or "\u00b118%" ("" without a band: the defaults) */
     char per_user_band[24], ttft_band[24];
@@ -116,8 +117,9 @@ struct view_speed {
 void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_speed *v);
 
 /* Its figures as short phrases, most wanted first: "24.8 tok/s each",
- * "965.8 tok/s in all", "first token 3.34 s", "$0.8277/user-h" and
- * "$0.2878/M output" (a million output tokens; "" when unknown). */
+ * "965.8 tok/s in all", "first token 3.34 s", "$0.8277/user-h",
+ * "$0.2878/M output" and "$0.0312/M input" (a million output tokens, and
+ * prompt tokens at the prefill rate; "" when unknown). */
 void view_speed_items(const struct view_speed *v, char items[VIEW_SPEED_ITEMS][48]);
 
 /* Those phrases as lines of at most w columns (a phrase wider than w alone

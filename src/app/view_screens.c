@@ -124,13 +124,16 @@ bool view_draw_presentation(const struct planner *p)
     int lw = view_cols(line);
     widget_text(l.caption.y, l.caption.x + (l.caption.w > lw ? (l.caption.w - lw) / 2 : 0),
                 l.caption.w, ROLE_TEXT, line);
-    /* the speed and cost of those users, centred under it */
+    /* the speed and cost of those users, centred under it, a line each */
     struct view_speed v;
+    char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE];
     view_speed_of(res, s->units, &v);
-    view_speed_line(&v, l.speed.w, line, sizeof line);
-    lw = view_cols(line);
-    widget_text(l.speed.y, l.speed.x + (l.speed.w > lw ? (l.speed.w - lw) / 2 : 0), l.speed.w,
-                v.known ? ROLE_TEXT : ROLE_DIM, line);
+    int lc = view_speed_lines(&v, l.speed.w, l.speed.h, lines);
+    for (int i = 0; i < lc && i < l.speed.h; i++) {
+        lw = view_cols(lines[i]);
+        widget_text(l.speed.y + i, l.speed.x + (l.speed.w > lw ? (l.speed.w - lw) / 2 : 0),
+                    l.speed.w, v.known ? ROLE_TEXT : ROLE_DIM, lines[i]);
+    }
     struct bar_segment bs[SEG_COUNT];
     bool over = view_bar_segments(p, bs);
     widget_bar(l.bar.y, l.bar.x, l.bar.w, bs, SEG_COUNT, over);

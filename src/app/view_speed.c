@@ -39,11 +39,13 @@ enum role view_headline_role(const struct scenario *s, const struct plan_result 
 }
 
 /* A band as the figure's change at its two ends: "-15%/+20%", "\u00b118%"
- * when they are the same; "" without one. */
+ * when they are the same; "" without one (a calibration's with no fit
+ * spread). The stated band and a default fraction's show as the text's do:
+ * the explain rows say which they are. */
 static void band_words(const struct speed_band *b, char *buf, size_t size)
 {
     buf[0] = '\0';
-    if (b->basis == SPEEDBAND_DEFAULT || b->cases < SPEEDBAND_MIN_CASES)
+    if (!b->banded)
         return;
     int lo = (int)lround((b->low - 1) * 100), hi = (int)lround((b->high - 1) * 100);
     if (lo == -hi && hi > 0)
@@ -57,7 +59,7 @@ static void band_words(const struct speed_band *b, char *buf, size_t size)
 static void band_compact(const struct speed_band *b, char *buf, size_t size)
 {
     buf[0] = '\0';
-    if (b->basis == SPEEDBAND_DEFAULT || b->cases < SPEEDBAND_MIN_CASES)
+    if (!b->banded)
         return;
     snprintf(buf, size, "x%.2g-%.2g", b->low, b->high);
 }
@@ -94,6 +96,9 @@ void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_
     if (r->cost_per_million_output_tokens >= 0)
         explain_format(r->cost_per_million_output_tokens, XU_USD, u, v->cost_mtok,
                        sizeof v->cost_mtok);
+    if (r->cost_per_million_input_tokens >= 0)
+        explain_format(r->cost_per_million_input_tokens, XU_USD, u, v->cost_mtok_in,
+                       sizeof v->cost_mtok_in);
 }
 
 /* item = a + b + c, without printf (each frame writes them) */
@@ -116,6 +121,7 @@ void view_speed_items(const struct view_speed *v, char items[VIEW_SPEED_ITEMS][4
     else
         put3(items[3], v->cost, "/user-h", "");
     put3(items[4], v->cost_mtok, v->cost_mtok[0] ? "/M output" : "", "");
+    put3(items[5], v->cost_mtok_in, v->cost_mtok_in[0] ? "/M input" : "", "");
 }
 
 /* Lines of the phrases, a new one wherever `breaks` says (bit i: before
@@ -185,6 +191,13 @@ static void speed_forms(const struct view_speed *v, int w, char items[VIEW_SPEED
     if (!t[0])
         f[0][0] = f[1][0] = f[2][0] = f[3][0] = '\0'; /* no band: the long form, then the short */
     first_fit(items[2], w, f, 6);
+    /* the two prices a million tokens on one line where the long words would
+     * take two: "$8.5528/M out · $0.3044/M in" */
+    if (items[4][0] && items[5][0] &&
+        view_cols(items[4]) + view_cols(view_sep()) + view_cols(items[5]) > w) {
+        put3(items[4], v->cost_mtok, "/M out", "");
+        put3(items[5], v->cost_mtok_in, "/M in", "");
+    }
 }
 
 int view_speed_lines(const struct view_speed *v, int w, int rows,

@@ -42,7 +42,19 @@ enum dtype speed_compute_dtype(const struct scenario *s, const struct speed_basi
         return DTYPE_FP16;
     }
     *peak = g->tflops_bf16 * 1e12;
-    return DTYPE_BF16;
+    /* the same tensor-core peak, named as the engine computes: FP16 weights,
+     * and llama.cpp's GGUF types dequantised to F16 (ggml-cuda), in FP16 */
+    switch (r->layout->weight_dtype) {
+    case DTYPE_FP16:
+    case DTYPE_Q8_0:
+    case DTYPE_Q4_0:
+    case DTYPE_Q6_K:
+    case DTYPE_Q5_K_M:
+    case DTYPE_Q4_K_M:
+        return DTYPE_FP16;
+    default:
+        return DTYPE_BF16;
+    }
 }
 
 static void attention_flops_of(const struct model_spec *m, struct inputs *in)

@@ -81,6 +81,7 @@ struct speed_band speedband_find(const struct speedband_entry *table, size_t n,
     b.held_out = sp->held_out;
     b.family = e->family;
     b.engine_title = title;
+    b.engines = sp->engines;
     return b;
 }
 
@@ -125,6 +126,41 @@ static const char *basis_words(const struct speed_band *b)
     return "";
 }
 
+/* Whether `list` ("NIM, vLLM") names `title` */
+static bool names_engine(const char *list, const char *title)
+{
+    size_t n = strlen(title);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, title, n) == 0)
+            return true;
+        p = end ? end + 2 : NULL;
+    }
+    return false;
+}
+
+bool speedband_borrowed(const struct speed_band *b)
+{
+    return b->banded && b->cases > 0 && b->engine_title == NULL && b->plan_engine != NULL &&
+           b->engines != NULL && !names_engine(b->engines, b->plan_engine);
+}
+
+/* After a band of every engine: " under NIM, vLLM" (a family's) and, when
+ * borrowed, "; none under llama.cpp"; "" for a pair's band. */
+static void engines_words(const struct speed_band *b, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (b->engine_title != NULL || b->engines == NULL || b->engines[0] == '\0')
+        return;
+    bool family = b->family[0] != '\0';
+    if (speedband_borrowed(b))
+        snprintf(buf, size, "%s%s; none under %s", family ? " under " : "",
+                 family ? b->engines : "", b->plan_engine);
+    else if (family)
+        snprintf(buf, size, " under %s", b->engines);
+}
+
 void speedband_text(const struct speed_band *b, char *buf, size_t size)
 {
     if (!b->banded) {
@@ -139,16 +175,17 @@ void speedband_text(const struct speed_band *b, char *buf, size_t size)
                  basis_words(b));
         return;
     }
-    char group[SPEEDBAND_GROUP_MAX];
+    char group[SPEEDBAND_GROUP_MAX], engines[SPEEDBAND_GROUP_MAX];
     speedband_group(b, group, sizeof group);
+    engines_words(b, engines, sizeof engines);
     if (b->family[0] == '\0')
-        snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s cases of every GPU family%s",
+        snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s cases of every GPU family%s%s",
                  percent(b->low), percent(b->high), (unsigned long)b->cases, kind_name(b),
-                 basis_words(b));
+                 engines, basis_words(b));
     else
-        snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s case%s%s", percent(b->low),
+        snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s case%s%s%s", percent(b->low),
                  percent(b->high), (unsigned long)b->cases, group, b->cases == 1 ? "" : "s",
-                 basis_words(b));
+                 engines, basis_words(b));
 }
 
 /* A MoE model on a family whose expert reads are fitted (core/speedfamily.h):
@@ -190,6 +227,8 @@ static void band_set(struct speed_band *dst, const struct speed_band *src)
     dst->held_out = src->held_out;
     dst->family = src->family;
     dst->engine_title = src->engine_title;
+    dst->engines = src->engines;
+    dst->plan_engine = src->plan_engine;
     dst->moe = src->moe;
     dst->banded = src->banded;
     dst->figure = src->figure;
@@ -205,6 +244,7 @@ void speedband_lookup(const struct scenario *s, struct speed_bands *out)
                                          SPEEDBAND_DECODE);
     struct speed_band f = speedband_find(speedband_table, speedband_table_count, &key,
                                          SPEEDBAND_TTFT);
+    d.plan_engine = f.plan_engine = s->engine.kind == ENGINE_GENERIC ? NULL : e->title;
     d.basis = basis_of(s, SPEEDBAND_DECODE, key.moe);
     f.basis = basis_of(s, SPEEDBAND_TTFT, key.moe);
     /* a calibration's figures rest on the user's own benchmark, not on the

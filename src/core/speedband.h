@@ -44,6 +44,7 @@ struct speedband_spread {
     uint32_t cases;    /* every case of the group with this figure measured */
     uint32_t held_out; /* of them, the cases tools/fit_speed.py holds out of the fit */
     double low, high;  /* the smallest and largest ratio, each taken with 1 */
+    const char *engines; /* the engines of those cases by title, ", " between: "NIM, vLLM" */
 };
 
 /* One group: dense or MoE models, on a GPU family ("": every family) under
@@ -75,10 +76,16 @@ struct speed_band {
     uint32_t cases, held_out;
     const char *family;       /* "Hopper"; "" every family; NULL: no group (stated, or none) */
     const char *engine_title; /* "vLLM"; NULL: every engine of the family */
+    const char *engines;      /* the group's cases' engines ("NIM, vLLM"); NULL: none */
+    const char *plan_engine;  /* the plan's engine by title; NULL: the generic rule */
     bool moe;                 /* the group's kind */
     bool banded;              /* low and high are a band: measured, or the stated one */
     enum speedband_figure figure;
 };
+
+/* True when a band is borrowed: taken from a group over every engine none
+ * of whose cases ran the plan's engine (the generic rule borrows nothing). */
+bool speedband_borrowed(const struct speed_band *b);
 
 /* The band of a figure for a key: the narrowest group of the key's kind
  * with SPEEDBAND_MIN_CASES cases, the pair's, else the family's over every

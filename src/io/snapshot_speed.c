@@ -18,6 +18,17 @@ static cJSON *band_json(const struct speed_band *b)
         jsonout_string(&o, "group", group);
     else
         jsonout_null(&o, "group");
+    /* the engines of the group's cases ("vLLM"); borrowed: none of them the plan's */
+    cJSON *engines = cJSON_CreateArray();
+    for (const char *e = b->cases ? b->engines : NULL; e && *e;) {
+        const char *end = strchr(e, ',');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(end ? end - e : (long)strlen(e)), e);
+        cJSON_AddItemToArray(engines, cJSON_CreateString(name));
+        e = end ? end + 2 : NULL;
+    }
+    jsonout_object(&o, "engines", engines);
+    jsonout_bool(&o, "borrowed", speedband_borrowed(b));
     jsonout_uint(&o, "measurements", b->cases);
     jsonout_uint(&o, "held_out", b->held_out);
     jsonout_double_or_null(&o, "low_ratio", b->low, band);

@@ -191,7 +191,7 @@ static void versus_shows_the_costs_and_the_spread(void **state)
     /* the default MBU (the fixture clears the preset's fit): a band of
      * Hopper's cases, but the basis is the default, and says so */
     assert_int_equal(res[0].bands.decode.basis, SPEEDBAND_DEFAULT);
-    assert_non_null(strstr(band, "dense Hopper cases; default MBU"));
+    assert_non_null(strstr(band, "dense Hopper cases under NIM, vLLM; default MBU"));
     /* no family: the band of the model's kind over every family */
     char wide[200];
     speedband_text(&res[1].bands.decode, wide, sizeof wide);

@@ -23,9 +23,9 @@
  * one case, too few for a band of its own; MoE cases of Hopper only, 3 of
  * them, and no first token of any MoE model. */
 static const struct speedband_entry table[] = {
-    {"", "", false, {9, 3, 0.70, 1.40}, {4, 1, 0.55, 2.00}},
+    {"", "", false, {9, 3, 0.70, 1.40, "llama.cpp, NIM, vLLM"}, {4, 1, 0.55, 2.00, "vLLM"}},
     {"", "", true, {3, 1, 0.90, 1.10}, {0, 0, 1, 1}},
-    {"Hopper", "", false, {5, 2, 0.80, 1.30}, {2, 1, 1.0, 1.1676}},
+    {"Hopper", "", false, {5, 2, 0.80, 1.30, "NIM, vLLM"}, {2, 1, 1.0, 1.1676, "vLLM"}},
     {"Hopper", "", true, {3, 1, 0.90, 1.10}, {0, 0, 1, 1}},
     {"Hopper", "vllm", false, {3, 1, 0.85, 1.20}, {1, 0, 1.0, 1.5}},
     {"Volta", "", false, {1, 0, 0.9052, 1.0}, {0, 0, 1, 1}},
@@ -81,7 +81,7 @@ static void too_few_cases_fall_back_to_a_wider_stated_band(void **state)
     b.basis = SPEEDBAND_FITTED;
     assert_true(b.low == 0.80 && b.high == 1.30 && b.cases == 5);
     speedband_text(&b, text, sizeof text);
-    assert_string_equal(text, "-20% to +30% over 5 dense Hopper cases");
+    assert_string_equal(text, "-20% to +30% over 5 dense Hopper cases under NIM, vLLM");
     /* Volta's one case, an unknown family, no family: every family's */
     const char *families[] = {"Volta", "Turing", ""};
     for (size_t i = 0; i < 3; i++) {
@@ -97,6 +97,46 @@ static void too_few_cases_fall_back_to_a_wider_stated_band(void **state)
                               "default MFU");
     speedband_group(&b, text, sizeof text);
     assert_string_equal(text, "");
+}
+
+/* A band over every engine names the engines of its cases, and is borrowed
+ * when none of them is the plan's: llama.cpp on Hopper takes the five dense
+ * Hopper cases of NIM and vLLM, and the text says that none ran llama.cpp;
+ * vLLM's own pair has no such words; the generic rule borrows nothing. */
+static void a_band_of_other_engines_says_so(void **state)
+{
+    (void)state;
+    char text[240];
+    struct speed_band b = find("Hopper", "llama.cpp", "llama.cpp", false, SPEEDBAND_DECODE);
+    b.basis = SPEEDBAND_FITTED;
+    b.plan_engine = "llama.cpp"; /* speedband_lookup sets it from the scenario's engine */
+    assert_true(b.cases == 5 && b.engine_title == NULL);
+    assert_true(speedband_borrowed(&b));
+    speedband_text(&b, text, sizeof text);
+    assert_string_equal(text,
+                        "-20% to +30% over 5 dense Hopper cases under NIM, vLLM; none under llama.cpp");
+    /* vLLM is among the family's engines: named, not borrowed */
+    b.plan_engine = "vLLM";
+    assert_false(speedband_borrowed(&b));
+    speedband_text(&b, text, sizeof text);
+    assert_string_equal(text, "-20% to +30% over 5 dense Hopper cases under NIM, vLLM");
+    /* "vLLM" is not "vLLM V1": a whole name of the list, not a prefix */
+    b.plan_engine = "vLL";
+    assert_true(speedband_borrowed(&b));
+    /* the generic rule (no engine title) borrows from none */
+    b.plan_engine = NULL;
+    assert_false(speedband_borrowed(&b));
+    /* every family's: only the missing engine is named */
+    b = find("Turing", "sglang", "SGLang", false, SPEEDBAND_DECODE);
+    b.basis = SPEEDBAND_FITTED;
+    b.plan_engine = "SGLang";
+    speedband_text(&b, text, sizeof text);
+    assert_string_equal(text, "-30% to +40% over 9 dense cases of every GPU family; none under "
+                              "SGLang");
+    /* the pair's own band: no engines' words */
+    b = find("Hopper", "vllm", "vLLM", false, SPEEDBAND_DECODE);
+    b.plan_engine = "vLLM";
+    assert_false(speedband_borrowed(&b));
 }
 
 /* Dense and MoE cases never share a band: a MoE model on Hopper takes the
@@ -277,6 +317,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_engine_and_family_band_comes_first),
+        cmocka_unit_test(a_band_of_other_engines_says_so),
         cmocka_unit_test(too_few_cases_fall_back_to_a_wider_stated_band),
         cmocka_unit_test(dense_and_moe_are_apart),
         cmocka_unit_test(the_basis_names_the_fractions),
