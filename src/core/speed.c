@@ -86,6 +86,7 @@ struct step_model step_model_of(const struct inputs *in, const struct scenario *
     m.allreduces = (double)m.layers * in->allreduces_per_layer;
     speed_a2a_model(in, decode, &m);
     m.stages = in->pp;
+    m.stage_send_bytes = in->stage_send;
     /* llama.cpp's CPU layers and --no-kv-offload: their part of the cache
      * and state is read in host memory (offload_step adds the weights) */
     const struct offload_split *o = &r->budget->engine.offload;
@@ -121,6 +122,8 @@ static struct step_machine machine_of(const struct inputs *in)
     hw.link_latency_s = in->latency;
     hw.a2a_bytes_per_s = in->a2a_link;
     hw.a2a_latency_s = in->a2a_latency;
+    hw.stage_bytes_per_s = in->pp > 1 ? in->stage_link : 0;
+    hw.stage_latency_s = in->stage_latency;
     hw.step_overhead_s = in->step_overhead;
     hw.moe_layer_overhead_s = in->moe_layer_overhead;
     hw.layer_overhead_s = in->layer_overhead;
@@ -293,6 +296,7 @@ static void speed_fill_decode(const struct inputs *in, const struct scenario *s,
     sp->a2a_seconds = st->a2a_s;
     sp->a2a_bytes_per_gpu = st->a2a_bytes;
     sp->moe_seconds = st->moe_s;
+    sp->send_seconds = st->send_s;
     sp->overhead_seconds = st->overhead_s;
     sp->step_layers = step_layers(in);
     sp->step_moe_layers = step_moe_layers(in, &s->model);

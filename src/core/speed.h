@@ -66,6 +66,7 @@ struct speed_result {
     double a2a_seconds;         /* of comm_seconds, the expert-parallel all-to-alls' */
     double a2a_bytes_per_gpu;   /* what they move a step, each way, on one GPU */
     double moe_seconds;          /* a stage's fine-grained MoE kernels */
+    double send_seconds;         /* the stages' sends of activations to the next, all of them */
     double overhead_seconds;     /* each step's own */
     uint32_t step_layers, step_moe_layers, stages; /* layers one GPU runs, in turn over stages */
     uint32_t domain_gpus;        /* GPUs one all-reduce keeps on NVLink: a node, or the domain */

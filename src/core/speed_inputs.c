@@ -173,6 +173,20 @@ struct inputs speed_inputs_of(const struct scenario *s, const struct speed_basis
          * node: never less than the node's own all-reduce (no case to fit) */
         in.latency = SPEED_INTERNODE_LATENCY_S + (fam->allreduce_hop_s > 0 ? hops : 0);
     }
+    /* each stage sends a token's activations to the next: vLLM and SGLang
+     * the hidden states and the residual, 16 bits each (IntermediateTensors,
+     * PPProxyTensors), llama.cpp one F32 tensor (ggml_backend_tensor_copy):
+     * 4 bytes a hidden value either way; within the NVLink domain (or the
+     * host, for a layer split) at the GPU's link, past it over the network */
+    in.stage_send = 4.0 * (double)(m->hidden_size ? m->hidden_size
+                                                  : m->attention_heads * m->head_dim);
+    in.stage_network = !layers && (double)in.tp * in.pp > domain;
+    in.stage_link = (double)s->gpu.link_bytes_per_s;
+    if (in.stage_network && (in.stage_link <= 0 || in.stage_link > SPEED_INTERNODE_BYTES_PER_S))
+        in.stage_link = SPEED_INTERNODE_BYTES_PER_S;
+    in.stage_latency = in.stage_network         ? SPEED_INTERNODE_LATENCY_S
+                       : fam->allreduce_hop_s > 0 ? fam->allreduce_hop_s
+                                                  : SPEED_ALLREDUCE_LATENCY_S;
     in.shards = (double)in.tp * in.pp;
     in.expert_div = r->layout->experts_spread ? (double)r->layout->gpus : in.shards;
     const struct offload_split *o = &r->budget->engine.offload;

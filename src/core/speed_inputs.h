@@ -37,6 +37,11 @@ struct inputs {
     uint32_t pp;                /* stages a token passes in turn: --pp, or llama.cpp's
                                  * layer split over a replica's GPUs */
     uint32_t microbatches;      /* batches in flight: PP keeps its stages busy, llama.cpp not */
+    /* A stage's send of a token's activations to the next (pp > 1): bytes a
+     * token, over the link at stage_link bytes/s and stage_latency seconds a
+     * send; stage_network: past the NVLink domain, over the network */
+    double stage_send, stage_link, stage_latency;
+    bool stage_network;
     double shards;              /* GPUs one replica's weights split over: TP x stages */
     double expert_div;          /* GPUs the routed experts split over (vLLM spreads them) */
     uint32_t ranks;             /* SGLang DP attention: each TP rank holds its own users */

@@ -200,6 +200,31 @@ static void comm_row(const struct inputs *in, struct explain *x, const struct st
     explain_row_end(x, row, XU_SECONDS, 0, name);
 }
 
+/* The stages' sends: each but the last sends the batch's activations to
+ * the next, point to point. */
+static void send_row(const struct inputs *in, const struct scenario *s, struct explain *x,
+                     uint64_t batch)
+{
+    char name[160];
+    struct explain_row *row = explain_row_begin(x, "speed_send", "Stage sends", "per step");
+    double tokens = (double)batch; /* a batch in flight decodes a token each */
+    explain_term(row, in->pp - 1, XU_COUNT, in->pp == 2 ? "send" : "sends");
+    explain_term(row, in->stage_latency, XU_SECONDS, "latency");
+    explain_term(row, tokens, XU_TOKENS, "tokens");
+    explain_term(row, in->stage_send, XU_BYTES, "a token");
+    explain_op(row, XOP_MUL);
+    explain_term(row, in->stage_link, XU_LINK_BYTES_PER_S,
+                 in->stage_network ? "network" : "link");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_ADD);
+    explain_op(row, XOP_MUL);
+    snprintf(name, sizeof name, "%s activations, 4 bytes a hidden value, to the next %s",
+             engine_desc(s->engine.kind)->splits_layers ? "each GPU sends the batch's F32"
+                                                        : "each stage sends the batch's",
+             engine_desc(s->engine.kind)->splits_layers ? "GPU" : "stage");
+    explain_row_end(x, row, XU_SECONDS, 0, name);
+}
+
 /* What a stage's fine-grained MoE layers add: routing, top-k, the grouped
  * GEMM's launch and gather. */
 static void moe_row(const struct inputs *in, struct explain *x, const struct step_model *m)
@@ -305,6 +330,10 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
                                                                 : "stages in turn");
         explain_op(row, XOP_MUL);
     }
+    if (st->send_s > 0) {
+        explain_ref(x, row, "speed_send", "stage sends");
+        explain_op(row, XOP_ADD);
+    }
     if (st->host_s > 0) { /* once a step: the CPU layers are no GPU's */
         explain_ref(x, row, "speed_host", "host memory");
         explain_op(row, XOP_ADD);
@@ -356,6 +385,8 @@ void speed_rows(const struct inputs *in, const struct scenario *s, const struct 
     speed_a2a_row(in, s, x, st, &sm);
     if (sm.moe_layers && in->moe_layer_overhead > 0)
         moe_row(in, x, &sm);
+    if (st->send_s > 0)
+        send_row(in, s, x, m);
     step_rows(in, s, r, x, st, sp);
 }
 
@@ -416,6 +447,10 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
     if (in->pp > 1) {
         explain_term(row, in->pp, XU_COUNT, "stages in turn");
         explain_op(row, XOP_MUL);
+    }
+    if (f->send_s > 0) {
+        explain_term(row, f->send_s, XU_SECONDS, "stage sends");
+        explain_op(row, XOP_ADD);
     }
     if (f->host_s > 0) { /* llama.cpp's host layers, once a step (not a stage's) */
         explain_term(row, f->host_s, XU_SECONDS,

@@ -240,7 +240,12 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
      * GPUs hold the GPU layers between them, the CPU layers are the host's
      * alone (and their copies go to the first GPU, the highest-priority
      * backend that asks for the op) */
-    st.total_s = st.stage_s * stages + st.host_s + st.overhead_s;
+    /* each stage but the last sends the batch's activations to the next,
+     * point to point, before that one can start */
+    if (stages > 1 && hw->stage_bytes_per_s > 0)
+        st.send_s = (stages - 1) * (hw->stage_latency_s +
+                                    seen * m->stage_send_bytes / hw->stage_bytes_per_s);
+    st.total_s = st.stage_s * stages + st.send_s + st.host_s + st.overhead_s;
     if (out)
         *out = st;
     return st.total_s;

@@ -36,6 +36,8 @@ struct step_machine {
     double a2a_bytes_per_s;     /* an expert-parallel all-to-all's bandwidth per GPU, each way
                                  * (the link the EP ranks share: NVLink, or the network) */
     double a2a_latency_s;       /* the fixed cost of one all-to-all (a dispatch or a combine) */
+    double stage_bytes_per_s;   /* a pipeline stage's send to the next, per GPU; 0 = none */
+    double stage_latency_s;     /* the fixed cost of one such send (a point-to-point) */
     double step_overhead_s;     /* each step: scheduling, sampling, graph launch */
     double layer_overhead_s;    /* each layer a step passes, where the backend pays its
                                  * kernels' dispatch per layer (llama.cpp on Metal) */
@@ -96,6 +98,7 @@ struct step_model {
     uint32_t tp;                /* GPUs of one all-reduce ring; 1 = none */
     double allreduces;          /* all-reduces a token pass issues on this GPU */
     uint32_t stages;            /* stages a token passes in turn (pipeline, layer split) */
+    double stage_send_bytes;    /* bytes a token's activations cost at each stage boundary */
     /* in host memory (llama.cpp's CPU layers and experts): the weights a step
      * reads, the routed experts there, the KV of a context token over the
      * global and the windowed layers, and the state a sequence keeps there */
@@ -133,7 +136,8 @@ struct step_time {
     int host_copied;            /* 1: copied to the GPU (a batch past host_offload_batch) */
     double overhead_s;          /* the step's own */
     double stage_s;             /* one stage: max(memory, compute) + moe + comm */
-    double total_s;             /* stage_s x stages + host_s (once a step) + overhead_s */
+    double send_s;              /* the stages' sends to the next, (stages - 1) of them */
+    double total_s;             /* stage_s x stages + send_s + host_s (once a step) + overhead_s */
 };
 
 /* The time of one step over `n` sequences (seconds; 0 when the GPU has no

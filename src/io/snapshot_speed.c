@@ -2,6 +2,9 @@
  * measured spread and the step's parts (snapshot_parts.h). */
 #include "snapshot_parts.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "core/plan.h"
 
 /* A figure's band (core/speedband.h): what it rests on, the group of cases,
@@ -89,6 +92,7 @@ void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
     jsonout_double_or_null(o, "step_memory_seconds", sp->memory_seconds, fast);
     jsonout_double_or_null(o, "step_compute_seconds", sp->compute_seconds, fast);
     jsonout_double_or_null(o, "step_comm_seconds", sp->comm_seconds, fast);
+    jsonout_double_or_null(o, "step_send_seconds", sp->send_seconds, fast);
     if (sp->a2a_seconds > 0) { /* expert parallel under DP attention only */
         jsonout_double(o, "step_all_to_all_seconds", sp->a2a_seconds);
         jsonout_double(o, "step_all_to_all_bytes_per_gpu", sp->a2a_bytes_per_gpu);

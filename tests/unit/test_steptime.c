@@ -174,6 +174,19 @@ static void the_parts_combine_as_the_engine_runs_them(void **state)
     close_to(total, 1e-3 + 58 * 6e-5 + ring + 5e-4);
     m.stages = 2;
     close_to(step_time(&m, &hw, q, 4, NULL), 2 * (1e-3 + 58 * 6e-5 + ring) + 5e-4);
+    /* each stage but the last sends the 4 tokens' activations (4 bytes a
+     * hidden value: vLLM's hidden states and residual, 16 bits each) to the
+     * next: 4 x 32,768 B / 450 GB/s + 2.5 us a send */
+    m.stage_send_bytes = 4.0 * 8192;
+    hw.stage_bytes_per_s = 450e9;
+    hw.stage_latency_s = 2.5e-6;
+    m.stages = 4;
+    step_time(&m, &hw, q, 4, &t);
+    close_to(t.send_s, 3 * (2.5e-6 + 4 * 32768.0 / 450e9)); /* 8.37 us */
+    close_to(t.total_s, 4 * (1e-3 + 58 * 6e-5 + ring) + t.send_s + 5e-4);
+    hw.stage_bytes_per_s = 0; /* no link figure: no send counted */
+    step_time(&m, &hw, q, 4, &t);
+    assert_true(t.send_s == 0);
     /* a prompt's prefill is compute bound: its weights read hides under it */
     struct step_seq p = {.context = 0, .tokens = 4096};
     m.tp = 1;
