@@ -55,7 +55,8 @@ struct step_model step_model_of(const struct inputs *in, const struct scenario *
     m.experts_per_token = md->experts_per_token;
     m.layers = step_layers(in);
     m.moe_layers = step_moe_layers(in, md);
-    m.flops_per_token = 2.0 * in->active / in->shards;
+    m.flops_per_token = 2.0 * (in->active - in->active_routed) / in->shards;
+    m.expert_flops_per_token = 2.0 * in->active_routed / in->expert_div;
     /* the KV a GPU holds of a token: the plan's per-user figure at the
      * average context (which knows a stage's or llama.cpp's share of the
      * layers) over the per-token cost of every layer */

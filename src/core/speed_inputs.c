@@ -135,6 +135,13 @@ struct inputs speed_inputs_of(const struct scenario *s, const struct speed_basis
     in.mfu = s->mfu > 0 ? s->mfu : in.measured ? 1.0 : speed_default_mfu(s);
     in.experts = m->experts ? (double)r->layout->expert_bytes : 0;
     in.active = (double)(m->active_params ? m->active_params : m->params);
+    /* the routed experts' share of a token's parameters: computed where the
+     * experts are, which under expert parallelism is not the token's rank */
+    in.active_routed = m->experts && m->expert_params
+                           ? (double)m->expert_params * m->experts_per_token / m->experts
+                           : 0;
+    if (in.active_routed > in.active)
+        in.active_routed = 0;
     in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);
     attention_flops_of(m, &in);
     bool layers = engine_desc(s->engine.kind)->splits_layers;

@@ -21,6 +21,7 @@ struct inputs {
     enum dtype attn_dtype;
     double experts;             /* bytes of the model's routed experts */
     double active, hidden;      /* parameters per token, hidden width */
+    double active_routed;       /* of active, the routed experts' (expert_params x k / E) */
     double per_ctx_token;       /* decode attention flops per context token per layer, all heads */
     double per_ctx_prefill;     /* the same in prefill (MLA computes it expanded) */
     double link_used, latency;  /* the all-reduce's bandwidth per GPU and step latency */

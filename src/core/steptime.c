@@ -204,7 +204,9 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
     st.expert_read_bytes = expert_read;
     st.weights_bytes = m->dense_bytes + expert_read;
     st.bytes = st.weights_bytes + st.kv_bytes + st.state_bytes;
-    st.gemm_flops = m->flops_per_token * seen;
+    /* the routed experts compute every rank's tokens routed here: a prompt
+     * on one rank spreads its expert GEMMs over every GPU holding experts */
+    st.gemm_flops = m->flops_per_token * seen + m->expert_flops_per_token * global;
     st.flops = st.gemm_flops + st.attention_flops;
 
     double bw = hw->bytes_per_s * hw->mbu;

@@ -61,7 +61,10 @@ struct step_model {
     uint32_t experts_per_token;
     uint32_t moe_layers;        /* layers with fine-grained routed experts (this stage's) */
     uint32_t layers;            /* layers a token passes on this GPU (this stage's) */
-    double flops_per_token;     /* GEMMs: 2 x active parameters / the GPUs they split over */
+    double flops_per_token;     /* GEMMs: 2 x active parameters / the GPUs they split over,
+                                 * the routed experts' apart when expert_flops_per_token */
+    double expert_flops_per_token; /* the routed experts': 2 x their active parameters / the
+                                    * GPUs the experts spread over, for each global token */
     /* KV bytes one context token costs on this GPU, over the global layers and
      * over the windowed ones (which read at most `window` tokens) */
     double kv_bytes_global, kv_bytes_windowed;

@@ -196,6 +196,42 @@ static void the_parts_combine_as_the_engine_runs_them(void **state)
     close_to(t.stage_s, 4096 * 2e9 / 1e14);
 }
 
+/* DeepSeek-V3 under vLLM's DP 8 + EP (one GPU a rank): 37.55e9 active
+ * parameters a token, of them the routed experts' 653.9e9 x 8 / 256 =
+ * 20.43e9, spread over the 8 GPUs. A 4,096-token prompt on one rank: its
+ * dense part (17.12e9 x 2 flops a token) on that GPU, its experts' split
+ * eight ways; a decode step of 8 sequences a rank computes every rank's 64
+ * tokens' experts here, 8 of them each (the experts' share of the gathered
+ * batch), so the decode GEMMs are the rank's own 8 tokens' in full. */
+static void expert_flops_spread_over_the_expert_ranks(void **state)
+{
+    (void)state;
+    struct step_machine hw = round_machine();
+    struct step_model m = {0};
+    m.dense_bytes = 1e9;
+    m.stages = 1;
+    double routed = 653908770816.0 * 8 / 256, dense = 37552297472.0 - routed;
+    m.flops_per_token = 2.0 * dense;                 /* TP 1 within a rank */
+    m.expert_flops_per_token = 2.0 * routed / 8;     /* the experts over 8 GPUs */
+    m.experts = 256;
+    m.experts_per_token = 8;
+    struct step_seq p = {.context = 0, .tokens = 4096};
+    struct step_time t;
+    step_time(&m, &hw, &p, 1, &t);
+    close_to(t.gemm_flops, 4096 * (2.0 * dense + 2.0 * routed / 8));
+    /* 34.24e9 + 5.11e9 = 39.35e9 flops a token, not all 75.10e9 of them on
+     * the prompt's GPU: 0.524 of it */
+    assert_true(t.gemm_flops < 0.53 * 4096 * 2.0 * 37552297472.0);
+    /* decode: 8 sequences a rank, every rank's 64 tokens reach these experts */
+    m.ep_scale = 8;
+    struct step_seq d[8];
+    for (int i = 0; i < 8; i++)
+        d[i] = (struct step_seq){.context = 1000, .tokens = 1};
+    step_time(&m, &hw, d, 8, &t);
+    close_to(t.gemm_flops, 8 * 2.0 * dense + 64 * 2.0 * routed / 8);
+    close_to(t.gemm_flops, 8 * 2.0 * 37552297472.0);
+}
+
 static void no_bandwidth_figure_or_no_batch_gives_no_time(void **state)
 {
     (void)state;
@@ -215,6 +251,7 @@ int main(void)
         cmocka_unit_test(attention_counts_each_query_against_its_context),
         cmocka_unit_test(kv_reads_the_context_and_writes_the_new_tokens),
         cmocka_unit_test(the_parts_combine_as_the_engine_runs_them),
+        cmocka_unit_test(expert_flops_spread_over_the_expert_ranks),
         cmocka_unit_test(no_bandwidth_figure_or_no_batch_gives_no_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
