@@ -46,11 +46,14 @@ import validate_speed as vs  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE = os.path.join(REPO, "src", "core", "speedfamily.c")
-DEFAULT_MOE_LAYER_US = 75.0  # SPEED_MOE_LAYER_OVERHEAD_S, src/core/speed.h
+DEFAULT_MOE_LAYER_US = 78.8793  # SPEED_MOE_LAYER_OVERHEAD_S, src/core/speed.h
 FAMILIES = ["Hopper", "Blackwell", "Blackwell Ultra", "CDNA 3", "CDNA 4"]
 GRID = {"mla_decode_reach": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.25, 0.2, 0.15, 0.1],
         "expert_mbu": [0, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85],
-        "moe_layer_us": [0, 15, 22.5, 30, 37.5, 45, 52.5, 60, 67.5, 75, 82.5, 90, 97.5, 105, 112.5, 120]}
+        # a MoE layer's time: the grid of 0 to 120 us in steps of 7.5 that the
+        # terms were first fitted on a layer of DeepSeek's 61, as a time per
+        # MoE layer of its 58 (x 61/58), so that the fitted terms stand
+        "moe_layer_us": [round(7.5 * i * 61 / 58, 4) for i in range(17)]}
 NONE = {"mla_decode_reach": 1.0, "expert_mbu": 0, "moe_layer_us": DEFAULT_MOE_LAYER_US}
 
 

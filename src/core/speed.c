@@ -26,9 +26,14 @@ static uint32_t step_layers(const struct inputs *in)
     return (uint32_t)(in->layers + 0.5);
 }
 
+/* The fine-grained MoE layers a GPU runs: its layers' share of the model's
+ * MoE layers (DeepSeek-V3: 58 of 61, its first 3 dense) */
 static uint32_t step_moe_layers(const struct inputs *in, const struct model_spec *m)
 {
-    return m->experts > SPEED_MOE_FINE_EXPERTS ? step_layers(in) : 0;
+    if (m->experts <= SPEED_MOE_FINE_EXPERTS || m->layers == 0)
+        return 0;
+    double moe = (double)spec_moe_layers_in(m, 0, m->layers);
+    return (uint32_t)(step_layers(in) * moe / m->layers + 0.5);
 }
 
 /* A layer split's GPUs take a step in turn, each reading its own layers:

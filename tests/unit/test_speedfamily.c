@@ -69,12 +69,12 @@ static void each_family_has_its_terms_and_others_the_defaults(void **state)
     assert_string_equal(t->family, "CDNA 3");
     assert_true(close_to(t->mla_decode_reach, 0.25));
     assert_true(close_to(t->expert_mbu, 0.6));
-    assert_true(close_to(t->moe_layer_s, 120e-6));
+    assert_true(close_to(t->moe_layer_s, 126.207e-6)); /* 120 us x 61/58 */
     assert_true(t->allreduce_hop_s == 0);
     t = speed_family_terms("Hopper");
     assert_true(close_to(t->mla_decode_reach, 1.0));
     assert_true(close_to(t->expert_mbu, 0.85));
-    assert_true(close_to(t->moe_layer_s, 30e-6));
+    assert_true(close_to(t->moe_layer_s, 31.5517e-6)); /* 30 us x 61/58 */
     assert_true(close_to(t->allreduce_hop_s, 2.5e-6));
     t = speed_family_terms("Ampere");
     assert_true(close_to(t->mla_decode_reach, 1.0));
@@ -100,16 +100,17 @@ static struct scenario deepseek_on(const char *gpu)
     return s;
 }
 
-/* DeepSeek-V3 fp8 on 8 x MI300X (CDNA 3, MBU 0.33): 61 MoE layers x 120 us =
- * 7.32 ms of MoE kernels a step (75 us, 4.575 ms, for a family without a
- * row); the experts read at 0.6 of the 5.3 TB/s peak, the dense weights at
+/* DeepSeek-V3 fp8 on 8 x MI300X (CDNA 3, MBU 0.33): its 58 MoE layers (the
+ * first 3 of 61 are dense) x 126.207 us = 7.32 ms of MoE kernels a step
+ * (78.8793 us, 4.575 ms, for a family without a row); the experts read at 0.6 of the 5.3 TB/s peak, the dense weights at
  * 0.33, the cache MLA decode reads at 0.25 x 0.33. */
 static void a_cdna3_step_takes_the_family_terms(void **state)
 {
     (void)state;
     struct scenario s = deepseek_on("mi300x");
     struct plan_result r = plan(&s);
-    assert_true(close_to(r.speed.moe_seconds, 61 * 120e-6));
+    assert_true(close_to(r.speed.moe_seconds, 58 * 126.207e-6));
+    assert_int_equal(r.speed.step_moe_layers, 58);
     struct speed_basis b = plan_speed_basis(&r);
     struct step_time st;
     speed_decode_parts(&s, &b, r.speed.concurrency_per_replica, &st);
@@ -119,7 +120,7 @@ static void a_cdna3_step_takes_the_family_terms(void **state)
                                       st.kv_read_bytes / (bw * 0.33 * 0.25)));
     strcpy(s.gpu.family, "");
     r = plan(&s);
-    assert_true(close_to(r.speed.moe_seconds, 61 * 75e-6));
+    assert_true(close_to(r.speed.moe_seconds, 58 * 78.8793e-6));
     b = plan_speed_basis(&r);
     speed_decode_parts(&s, &b, r.speed.concurrency_per_replica, &st);
     assert_true(close_to(st.weights_s, st.weights_bytes / (bw * 0.33)));
