@@ -160,7 +160,8 @@ uint64_t vllm_held_extra(const struct policy_ctx *c);
 /* The activation peak of vLLM's profiling run, the larger of the forward
  * pass and the sampler, with its explain rows (policy_vllm_profile.c); the
  * bytes per row and vocabulary entry of V1's top-k/top-p sort, and the
- * programs (buffer rows) of the Triton kernel that replaced it. */
+ * programs (buffer rows) of the Triton kernel that replaced it on a GPU of
+ * `sms` SMs (vllm_triton_sms: the preset's sm_count, H100's 132 unknown). */
 enum vllm_topk {
     VLLM_TOPK_V0,     /* V0's sampler */
     VLLM_TOPK_SORT,   /* V1 to 0.17: PyTorch's sort */
@@ -169,7 +170,8 @@ enum vllm_topk {
 uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32_t seqs,
                              enum vllm_topk topk);
 uint32_t vllm_sort_bytes_per_entry(uint64_t rows);
-uint64_t vllm_triton_programs(uint64_t rows);
+uint64_t vllm_triton_programs(uint64_t rows, uint32_t sms);
+uint32_t vllm_triton_sms(const struct gpu_spec *g);
 /* V1's figures for one request and for its log (policy_vllm_mem.c) */
 uint64_t vllm_request_bytes(uint64_t request_blocks, uint64_t block_bytes);
 /* vLLM's padded MXFP4 expert sizes for an expert split of `split` ranks

@@ -27,8 +27,10 @@
  *    the logits, the softmax's probabilities and the exponential noise (2 + 4
  *    + 4 + 4 = 14 B an entry) and the kernel's cached fp32 buffer of
  *    [programs, vocab], programs min(next power of 2 of min(SMs, rows), SMs)
- *    (apply_top_k_top_p_triton, _TRITON_BUFFER_CACHE; "~80MiB" in the PR).
- *    The catalog has no SM counts: kvplan takes H100's and H200's 132.
+ *    (apply_top_k_top_p_triton, _TRITON_BUFFER_CACHE; "~80MiB" in the PR),
+ *    SMs being num_compute_units (vllm/utils/platform_utils.py: the
+ *    platform's multi_processor_count, compute units on ROCm): the GPU
+ *    preset's sm_count, or H100's 132 when the preset has none.
  * V0 profiles top-k/top-p too, counted as before at 30 B: the sort's values
  * and indices and a cumulative sum beside 14 B of logits, softmax and noise. */
 #include "policy.h"
@@ -38,7 +40,7 @@
 #include <stdio.h>
 
 enum { VLLM_LOGITS_BYTES = 6, VLLM_TRITON_SAMPLER_BYTES = 14, VLLM_V0_SAMPLER_BYTES = 30,
-       VLLM_TRITON_MIN_ROWS = 8, VLLM_TRITON_SMS = 132 };
+       VLLM_TRITON_MIN_ROWS = 8, VLLM_TRITON_SMS_UNKNOWN = 132 };
 
 /* One buffer of the sort, in bytes per row and vocabulary entry. */
 struct sort_part {
@@ -144,19 +146,28 @@ static const char *const PER_ROW_NAME[] = {
     [SAMPLER_SORT] = "bf16 and fp32 logits per entry",
     [SAMPLER_TRITON] = "logits, softmax and noise per entry"};
 
-/* The Triton kernel's programs, one buffer row each: NUM_PROGRAMS =
- * min(SMs, rows), the cache sized to min(next_power_of_2(it), SMs). */
-uint64_t vllm_triton_programs(uint64_t rows)
+/* The SMs vLLM's num_compute_units reports on the scenario's GPU: its
+ * preset's, or H100's when the preset does not say. */
+uint32_t vllm_triton_sms(const struct gpu_spec *g)
 {
-    uint64_t n = rows < VLLM_TRITON_SMS ? rows : VLLM_TRITON_SMS, pow2 = 1;
-    while (pow2 < n)
-        pow2 *= 2;
-    return pow2 < VLLM_TRITON_SMS ? pow2 : VLLM_TRITON_SMS;
+    return g->sm_count ? g->sm_count : VLLM_TRITON_SMS_UNKNOWN;
 }
 
-/* The explain row of the Triton kernel's buffer (key sampler_triton). */
+/* The Triton kernel's programs, one buffer row each: NUM_PROGRAMS =
+ * min(SMs, rows), the cache sized to min(next_power_of_2(it), SMs). */
+uint64_t vllm_triton_programs(uint64_t rows, uint32_t sms)
+{
+    uint64_t n = rows < sms ? rows : sms, pow2 = 1;
+    while (pow2 < n)
+        pow2 *= 2;
+    return pow2 < sms ? pow2 : sms;
+}
+
+/* The explain row of the Triton kernel's buffer (key sampler_triton), with
+ * the SM count it took and where that comes from. */
 static void triton_row(const struct policy_ctx *c, uint64_t programs, uint32_t vocab)
 {
+    const struct gpu_spec *g = &c->s->gpu;
     struct explain_row *row =
         explain_row_begin(c->x, "sampler_triton", "Top-k/top-p buffer", "per GPU");
     explain_term(row, programs, XU_COUNT, "Triton programs");
@@ -164,9 +175,17 @@ static void triton_row(const struct policy_ctx *c, uint64_t programs, uint32_t v
     explain_op(row, XOP_MUL);
     explain_term(row, 4, XU_BYTES_EXACT, "fp32");
     explain_op(row, XOP_MUL);
-    explain_row_end(c->x, row, XU_BYTES, 0,
-                    "apply_top_k_top_p_triton masks in place, no sort (vllm PR #33538); "
-                    "programs min(rows, 132 SMs of an H100)");
+    char sms[SPEC_NAME_MAX * 2 + 32], note[sizeof sms + 160];
+    if (g->sm_count)
+        snprintf(sms, sizeof sms, "%u SMs (%s)", (unsigned)g->sm_count, g->sm_count_basis);
+    else
+        snprintf(sms, sizeof sms, "SM count unknown: assumed %u (H100)",
+                 (unsigned)VLLM_TRITON_SMS_UNKNOWN);
+    snprintf(note, sizeof note,
+             "apply_top_k_top_p_triton masks in place, no sort (vllm PR #33538); programs "
+             "min(next power of 2 of min(rows, SMs), SMs), %s",
+             sms);
+    explain_row_end(c->x, row, XU_BYTES, 0, note);
 }
 
 uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32_t seqs,
@@ -181,7 +200,8 @@ uint64_t vllm_activation_row(const struct policy_ctx *c, uint64_t tokens, uint32
     uint64_t per_row = path == SAMPLER_V0       ? VLLM_V0_SAMPLER_BYTES
                        : path == SAMPLER_TRITON ? VLLM_TRITON_SAMPLER_BYTES
                                                 : VLLM_LOGITS_BYTES;
-    uint64_t programs = path == SAMPLER_TRITON ? vllm_triton_programs(rows) : 0;
+    uint64_t programs =
+        path == SAMPLER_TRITON ? vllm_triton_programs(rows, vllm_triton_sms(&c->s->gpu)) : 0;
     uint64_t buffers = kv_sat_mul(kv_sat_mul(programs, vocab), 4);
     uint64_t forward = kv_sat_mul(tokens, per_token);
     uint64_t entries = kv_sat_mul(rows, vocab);

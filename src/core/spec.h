@@ -81,6 +81,12 @@ struct gpu_spec {
      * NVL72: 72): tensor and expert parallel within it run at link_bytes_per_s.
      * 0 = a node of SPEC_GPUS_PER_NODE. */
     uint32_t nvlink_domain_gpus;
+    /* Streaming multiprocessors (AMD: compute units), as
+     * torch.cuda.get_device_properties().multi_processor_count reports them
+     * and vLLM's num_compute_units returns them (vLLM's Triton top-k/top-p
+     * buffer has a row per SM, policy_vllm_profile.c); 0 = unknown. */
+    uint32_t sm_count;
+    char sm_count_basis[SPEC_NAME_MAX * 2]; /* where sm_count comes from */
 };
 
 /* GPUs one node holds (DGX/HGX H100, H200, B200; MI300X platforms). */

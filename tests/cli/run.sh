@@ -777,7 +777,7 @@ expect 2 "kv_lora_rank: sparse attention needs index_head_dim and index_topk on 
 # a snapshot's model with a state kind kvplan cannot size is refused, naming the field
 "$K" plan --model granite-4.0-h-tiny --export "$T/gran.json" > /dev/null
 sed 's/"kind":	"mamba2"/"kind":	"lstm"/' "$T/gran.json" > "$T/gran-lstm.json"
-expect 2 "gran-lstm.json:40:5: state.kind: 'lstm' is not mamba, mamba2, gated-deltanet or kda" plan --load "$T/gran-lstm.json"
+expect 2 "gran-lstm.json:42:5: state.kind: 'lstm' is not mamba, mamba2, gated-deltanet or kda" plan --load "$T/gran-lstm.json"
 # granitemoehybrid by hand: mamba + attention, 2 heads of 4 = mamba_expand 1 x hidden 8 channels:
 # in_proj 8 x (16 + 4 + 2) = 176 + conv 24 + bias 12 + A/D/dt 6 + norm 8 + out 64 = 290,
 # attention 192, each layer MoE 208 + shared 96 + norms 16 = 320; tied 80 + 290 + 192 + 640 + 8 = 1210

@@ -21,6 +21,10 @@
 #include "core/engine.h"
 #include "core/plan.h"
 #include "core/policy.h"
+#include "io/preset.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
 
 static struct plan_result r;
 static struct explain rows;
@@ -189,10 +193,130 @@ static void under_eight_rows_even_triton_sorts(void **state)
     run(&s);
     assert_null(explain_find(&rows, "sampler_sort"));
     assert_int_equal(r.engine.activation_bytes, 28956672ull);
-    assert_int_equal(vllm_triton_programs(8), 8);
-    assert_int_equal(vllm_triton_programs(100), 128);
-    assert_int_equal(vllm_triton_programs(131), 132);
-    assert_int_equal(vllm_triton_programs(1024), 132);
+    assert_int_equal(vllm_triton_programs(8, 132), 8);
+    assert_int_equal(vllm_triton_programs(100, 132), 128);
+    assert_int_equal(vllm_triton_programs(131, 132), 132);
+    assert_int_equal(vllm_triton_programs(1024, 132), 132);
+}
+
+/* The buffer's rows are the GPU's SMs, not H100's. apply_top_k_top_p_triton
+ * (vllm/v1/sample/ops/topk_topp_triton.py, vLLM 0.18 and later, read at
+ * main 08a57232): num_sm = num_compute_units(logits.device.index) (the
+ * platform's torch multi_processor_count, compute units on ROCm),
+ * NUM_PROGRAMS = min(num_sm, batch_size), the cached buffer
+ * logits.new_empty((min(next_power_of_2(NUM_PROGRAMS), num_sm), vocab)) in
+ * fp32. Qwen3-8B (vocabulary 151,936) at 1,024 rows, so every GPU's buffer
+ * is its SMs x 151,936 x 4 B = SMs x 607,744 B. */
+struct sm_case {
+    const char *gpu;
+    uint32_t sms;
+    uint64_t bytes;
+};
+
+static const struct explain_row *triton_buffer(const char *gpu, uint32_t seqs)
+{
+    struct scenario s = base(gpu, "qwen3-8b");
+    struct diag d = {0};
+    assert_true(engine_parse("vllm", &s.engine.kind, &s.engine.rule, &d));
+    s.engine.max_num_seqs = seqs;
+    s.engine.max_num_batched_tokens = seqs;
+    assert_int_equal(policy_vocab(&s.model), 151936);
+    run(&s);
+    const struct explain_row *row = explain_find(&rows, "sampler_triton");
+    assert_non_null(row);
+    return row;
+}
+
+static void the_buffer_has_a_row_per_sm_of_the_gpu(void **state)
+{
+    (void)state;
+    static const struct sm_case cases[] = {
+        {"h100-sxm", 132, 80222208ull}, {"a100-80gb", 108, 65636352ull},
+        {"rtx-4090", 128, 77791232ull}, {"l40s", 142, 86299648ull},
+        {"b200", 148, 89946112ull},     {"mi300x", 304, 184754176ull},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct explain_row *row = triton_buffer(cases[i].gpu, 1024);
+        char sms[32];
+        snprintf(sms, sizeof sms, "%u SMs (", (unsigned)cases[i].sms);
+        assert_true(row->result.value == (long double)cases[i].bytes);
+        assert_non_null(strstr(row->formula, sms));
+        assert_int_equal(vllm_triton_programs(1024, cases[i].sms), cases[i].sms);
+    }
+    /* 256 rows on MI300X's 304 compute units: min(next power of 2 of 256,
+     * 304) = 256 programs, 256 x 607,744 = 155,582,464 B */
+    assert_true(triton_buffer("mi300x", 256)->result.value == 155582464.0L);
+    assert_int_equal(vllm_triton_programs(200, 304), 256);
+    assert_int_equal(vllm_triton_programs(257, 304), 304);
+    assert_int_equal(vllm_triton_programs(100, 108), 108);
+}
+
+/* A GPU without an SM count (a custom one) takes H100's 132 and says so:
+ * 132 x 607,744 = 80,222,208 B. */
+static void an_unknown_sm_count_assumes_h100(void **state)
+{
+    (void)state;
+    struct scenario s = base("a100-80gb", "qwen3-8b");
+    struct diag d = {0};
+    assert_true(engine_parse("vllm", &s.engine.kind, &s.engine.rule, &d));
+    s.engine.max_num_seqs = 1024;
+    s.engine.max_num_batched_tokens = 1024;
+    s.gpu.sm_count = 0;
+    run(&s);
+    const struct explain_row *row = explain_find(&rows, "sampler_triton");
+    assert_non_null(row);
+    assert_true(row->result.value == 80222208.0L);
+    assert_non_null(strstr(row->formula, "SM count unknown: assumed 132 (H100)"));
+    assert_int_equal(vllm_triton_sms(&s.gpu), 132);
+}
+
+/* A GPU preset's sm_count: read with its basis, written back, and a bad
+ * value named with its file, line and field. */
+#define GPU_HEAD                                                                       \
+    "{\"format\": \"kvplan-gpu\", \"format_version\": 1,\n"                               \
+    "\"id\": \"g\", \"name\": \"G\", \"source\": \"test\",\n"                                \
+    "\"memory_bytes\": 1000000000,\n"
+
+static bool parse_gpu(const char *fields, struct preset *p, struct diag *d)
+{
+    char text[512];
+    snprintf(text, sizeof text, "%s%s}\n", GPU_HEAD, fields);
+    return preset_parse("g.json", text, strlen(text), p, d);
+}
+
+static void an_sm_count_is_read_checked_and_written(void **state)
+{
+    (void)state;
+    struct preset p;
+    struct diag d = {0};
+    assert_true(parse_gpu("\"sm_count\": 108, \"sm_count_basis\": \"whitepaper\"", &p, &d));
+    assert_int_equal(p.gpu.sm_count, 108);
+    assert_string_equal(p.gpu.sm_count_basis, "whitepaper");
+    cJSON *j = preset_gpu_to_json(&p.gpu, true);
+    char *count = cJSON_PrintUnformatted(cJSON_GetObjectItem(j, "sm_count"));
+    assert_string_equal(count, "108");
+    free(count);
+    assert_string_equal(cJSON_GetObjectItem(j, "sm_count_basis")->valuestring, "whitepaper");
+    cJSON_Delete(j);
+    assert_true(parse_gpu("\"fp8\": true", &p, &d));
+    assert_int_equal(p.gpu.sm_count, 0);
+    j = preset_gpu_to_json(&p.gpu, true);
+    assert_null(cJSON_GetObjectItem(j, "sm_count"));
+    cJSON_Delete(j);
+    static const struct {
+        const char *fields, *message;
+    } bad[] = {
+        {"\"sm_count\": 0, \"sm_count_basis\": \"x\"", "g.json:4:1: sm_count: 0 is out of range"},
+        {"\"sm_count\": \"many\", \"sm_count_basis\": \"x\"",
+         "g.json:4:1: sm_count: expected a positive integer"},
+        {"\"sm_count\": 108", "g.json:1:1: sm_count_basis: missing"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct diag e = {0};
+        assert_false(parse_gpu(bad[i].fields, &p, &e));
+        if (strstr(e.message, bad[i].message) == NULL)
+            fail_msg("expected \"%s\" in \"%s\"", bad[i].message, e.message);
+    }
 }
 
 int main(void)
@@ -204,6 +328,9 @@ int main(void)
         cmocka_unit_test(v0_keeps_its_sampler),
         cmocka_unit_test(triton_releases_do_not_sort),
         cmocka_unit_test(under_eight_rows_even_triton_sorts),
+        cmocka_unit_test(the_buffer_has_a_row_per_sm_of_the_gpu),
+        cmocka_unit_test(an_unknown_sm_count_assumes_h100),
+        cmocka_unit_test(an_sm_count_is_read_checked_and_written),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
