@@ -77,6 +77,7 @@ struct speed_band {
     const char *engine_title; /* "vLLM"; NULL: every engine of the family */
     bool moe;                 /* the group's kind */
     bool banded;              /* low and high are a band: measured, or the stated one */
+    bool stated;              /* a calibration's stated band: too few points for a spread */
     enum speedband_figure figure;
 };
 
