@@ -165,4 +165,12 @@ struct jsonread;
 bool calibration_speed_read(const struct jsonread *r, const cJSON *speed, const char *gpu_name,
                             struct scenario *s, struct diag *d);
 
+/* A fit's band (core/scenario.h, calibration_band) as a calibration file's
+ * or snapshot's "band" object ({"decode": {...}, "first_token": {...}}), and
+ * read back: absent or null, none (points 0); prefix names its fields in
+ * messages ("speed.band."). */
+cJSON *calibration_band_json(const struct calibration_band bands[2]);
+bool calibration_band_read(const struct jsonread *r, const cJSON *band, const char *prefix,
+                           struct calibration_band bands[2], struct diag *d);
+
 #endif

@@ -28,6 +28,58 @@ static cJSON *point_json(const struct fit_point *p, const char *label)
     return jsonout_end(&o);
 }
 
+static const char *const band_names[2] = {"decode", "first_token"};
+
+cJSON *calibration_band_json(const struct calibration_band bands[2])
+{
+    struct jsonout band = jsonout_begin();
+    for (int i = 0; i < 2; i++) {
+        const struct calibration_band *b = &bands[i];
+        if (b->points == 0)
+            continue;
+        struct jsonout one = jsonout_begin();
+        jsonout_uint(&one, "points", b->points);
+        jsonout_double(&one, "residual_min", b->residual_min);
+        jsonout_double(&one, "residual_max", b->residual_max);
+        jsonout_bool(&one, "stated", b->stated);
+        if (b->stated)
+            jsonout_double(&one, "stated_band", CALIBRATION_BAND_STATED);
+        jsonout_object(&band, band_names[i], jsonout_end(&one));
+    }
+    return jsonout_end(&band);
+}
+
+bool calibration_band_read(const struct jsonread *r, const cJSON *band, const char *prefix,
+                           struct calibration_band bands[2], struct diag *d)
+{
+    memset(bands, 0, 2 * sizeof bands[0]);
+    if (band == NULL || cJSON_IsNull(band))
+        return true;
+    if (!cJSON_IsObject(band))
+        return jsonread_fail(r, d, "band: expected an object");
+    char at[64];
+    snprintf(at, sizeof at, "%s", prefix);
+    struct jsonread bandr = jsonread_child(r, "band", at);
+    bool ok = true;
+    for (int i = 0; ok && i < 2; i++) {
+        const cJSON *one = cJSON_GetObjectItemCaseSensitive(band, band_names[i]);
+        if (one == NULL || cJSON_IsNull(one))
+            continue;
+        char inner[96];
+        snprintf(inner, sizeof inner, "%s%s.", prefix, band_names[i]);
+        struct jsonread br = jsonread_child(&bandr, band_names[i], inner);
+        struct calibration_band *b = &bands[i];
+        ok = jsonread_u32(&br, one, "points", true, 1, FIT_POINTS_MAX, &b->points, d) &&
+             jsonread_double(&br, one, "residual_min", true, -0.99, 100, &b->residual_min, d) &&
+             jsonread_double(&br, one, "residual_max", true, -0.99, 100, &b->residual_max, d) &&
+             jsonread_bool(&br, one, "stated", false, &b->stated, d);
+        if (ok && b->residual_min > b->residual_max)
+            ok = jsonread_fail(&br, d, "residual_min: %g is above residual_max %g",
+                               b->residual_min, b->residual_max);
+    }
+    return ok;
+}
+
 static cJSON *speed_json(const struct speed_calibration *c)
 {
     const struct fit_result *f = c->fit;
@@ -61,22 +113,7 @@ static cJSON *speed_json(const struct speed_calibration *c)
     jsonout_string(&o, "step_overhead_from", c->from[2]);
     jsonout_double(&o, "rms_residual", f->rms);
     /* each figure's band: the spread of its fitted points' residuals */
-    struct jsonout band = jsonout_begin();
-    static const char *const names[2] = {"decode", "first_token"};
-    for (int i = 0; i < 2; i++) {
-        const struct calibration_band *b = &c->bands[i];
-        if (b->points == 0)
-            continue;
-        struct jsonout one = jsonout_begin();
-        jsonout_uint(&one, "points", b->points);
-        jsonout_double(&one, "residual_min", b->residual_min);
-        jsonout_double(&one, "residual_max", b->residual_max);
-        jsonout_bool(&one, "stated", b->stated);
-        if (b->stated)
-            jsonout_double(&one, "stated_band", CALIBRATION_BAND_STATED);
-        jsonout_object(&band, names[i], jsonout_end(&one));
-    }
-    jsonout_object(&o, "band", jsonout_end(&band));
+    jsonout_object(&o, "band", calibration_band_json(c->bands));
     cJSON *points = cJSON_CreateArray();
     for (int i = 0; points && i < c->npoints; i++) {
         cJSON *p = point_json(&c->points[i], c->labels[i]);
@@ -120,26 +157,8 @@ bool calibration_speed_read(const struct jsonread *r, const cJSON *speed, const 
               jsonread_double(r, speed, "step_overhead_seconds", true, 0, STEP_OVERHEAD_MAX_S,
                               &overhead, d);
     /* the fit's own band (absent from an older kvplan's file: no band) */
-    const cJSON *band = cJSON_GetObjectItemCaseSensitive(speed, "band");
-    static const char *const names[2] = {"decode", "first_token"};
-    memset(s->calibration_band, 0, sizeof s->calibration_band);
-    for (int i = 0; ok && cJSON_IsObject(band) && i < 2; i++) {
-        const cJSON *one = cJSON_GetObjectItemCaseSensitive(band, names[i]);
-        if (one == NULL || cJSON_IsNull(one))
-            continue;
-        char prefix[48];
-        snprintf(prefix, sizeof prefix, "speed.band.%s.", names[i]);
-        struct jsonread bandr = jsonread_child(r, "band", "speed.band.");
-        struct jsonread br = jsonread_child(&bandr, names[i], prefix);
-        struct calibration_band *b = &s->calibration_band[i];
-        ok = jsonread_u32(&br, one, "points", true, 1, FIT_POINTS_MAX, &b->points, d) &&
-             jsonread_double(&br, one, "residual_min", true, -0.99, 100, &b->residual_min, d) &&
-             jsonread_double(&br, one, "residual_max", true, -0.99, 100, &b->residual_max, d) &&
-             jsonread_bool(&br, one, "stated", false, &b->stated, d);
-        if (ok && b->residual_min > b->residual_max)
-            ok = jsonread_fail(&br, d, "residual_min: %g is above residual_max %g",
-                               b->residual_min, b->residual_max);
-    }
+    ok = ok && calibration_band_read(r, cJSON_GetObjectItemCaseSensitive(speed, "band"),
+                                     "speed.band.", s->calibration_band, d);
     if (!ok)
         return false;
     s->mbu = mbu;
