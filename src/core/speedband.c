@@ -93,7 +93,12 @@ static struct speed_band calibrated(const struct scenario *s, const struct speed
     struct speed_band b = band_none(key, figure);
     b.basis = SPEEDBAND_CALIBRATED;
     const struct calibration_band *c = &s->calibration_band[figure == SPEEDBAND_TTFT];
-    if (c->points == 0 || !(c->residual_min > -1 && c->residual_max > -1))
+    /* an option on top (--mbu, --step-overhead) replaced part of the fit: its
+     * residuals are not this figure's */
+    bool whole = figure == SPEEDBAND_TTFT ||
+                 (s->speed_calibrated & (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD)) ==
+                     (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD);
+    if (c->points == 0 || !whole || !(c->residual_min > -1 && c->residual_max > -1))
         return b;
     double lo = figure == SPEEDBAND_TTFT ? 1 + c->residual_min : 1 / (1 + c->residual_max);
     double hi = figure == SPEEDBAND_TTFT ? 1 + c->residual_max : 1 / (1 + c->residual_min);
@@ -150,7 +155,8 @@ void speedband_text(const struct speed_band *b, char *buf, size_t size)
         snprintf(buf, size, "%s",
                  b->basis == SPEEDBAND_CALIBRATED
                      ? "calibrated; no band: its file holds no residuals (an older kvplan "
-                       "wrote it: calibrate again for one)"
+                       "wrote it: calibrate again for one), or an option given on top "
+                       "replaced part of its fit"
                      : "default: no measurement behind it");
         return;
     }

@@ -14,18 +14,11 @@ import json
 import os
 import re
 
-from optionslib import ROOT, TMP, check, main, run
+from optionslib import ROOT, TMP, check, main, run, write
 
 BENCH = os.path.join(ROOT, "tests", "data", "bench")
 MODEL = ["--model", "llama-3.1-8b"]
 H100 = MODEL + ["--gpu", "h100-sxm"]
-
-
-def write(name, text):
-    path = os.path.join(TMP, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
 
 
 def read(name):

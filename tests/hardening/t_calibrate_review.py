@@ -22,7 +22,7 @@ import json
 import os
 import shlex
 
-from optionslib import ROOT, TMP, check, main, run
+from optionslib import ROOT, TMP, check, main, run, write
 
 BENCH = os.path.join(ROOT, "tests", "data", "bench")
 LOGS = os.path.join(ROOT, "tests", "data", "logs")
@@ -34,13 +34,6 @@ GENAI_CSV = os.path.join(BENCH, "genai-perf", "meta-llama_Llama-3.1-8B-Instruct-
 def load(path):
     with open(path) as f:
         return json.load(f)
-
-
-def write(name, text):
-    path = os.path.join(TMP, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
 
 
 def users(args):
