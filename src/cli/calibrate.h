@@ -5,7 +5,11 @@
 #define KVPLAN_CLI_CALIBRATE_H
 
 #include "cli/options.h"
+#include "core/dtype.h"
+#include "core/scenario.h"
+#include "core/speedfit.h"
 #include "io/benchlog.h"
+#include "io/catalog.h"
 
 /* "(use: kvplan plan --model ID --calibration FILE)", quoted for the shell. */
 void calibrate_print_use(const char *model, const char *save);
@@ -40,5 +44,30 @@ int calibrate_files(const struct options *o, int n, char **paths);
  * the residuals, and saves with --save (every file named). Returns the exit
  * status. */
 int calibrate_bench(const struct options *o, const struct bench_set *set);
+
+/* The model preset a benchmark's output names (calibrate_model.c): how it
+ * was matched ("its Hugging Face id", "its file name"), from what words, the
+ * weight precision the file name gives (DTYPE_AUTO: none), and the presets
+ * of its size when they differ in architecture (none taken). */
+struct bench_model {
+    const char *id, *how;
+    bool base; /* a fine-tune of the preset's Hugging Face id */
+    char said[320];
+    enum dtype weight;
+    char candidates[256];
+};
+bool calibrate_model_match(const struct catalog *cat, const struct bench_log *b,
+                           struct bench_model *m);
+
+/* Why no preset matched, naming what the file said: "the file names the
+ * model 'llama 8B Q4_0', 8.03 B params, which matches no model preset". */
+void calibrate_model_unmatched(const struct bench_log *b, const struct bench_model *m, char *buf,
+                               size_t size);
+
+/* A fit's own band (calibrate_band.c), decode and first token, from the
+ * residuals of its n points; and the lines calibrate prints of it. */
+void calibrate_fit_bands(const struct fit_result *f, unsigned fixed, const struct fit_point *pts,
+                         int n, struct calibration_band bands[2]);
+void calibrate_print_bands(const struct calibration_band bands[2]);
 
 #endif

@@ -440,10 +440,14 @@ int cmd_calibrate(int argc, char **argv)
                "kvplan's prediction)\n");
     }
     if (o.save_path) {
-        struct memory_calibration m = {&k.log, k.path, o.model_id, k.gpu_given ? &k.gpu : NULL,
+        /* the GPU is recorded even when assumed: a plan on another warns by name */
+        struct memory_calibration m = {&k.log, k.path, o.model_id, &k.gpu, !k.gpu_given,
                                        k.non_kv, k.total};
         if (!calibration_save(o.save_path, &m, &d))
             return cli_fail(d.message);
+        if (!k.gpu_given)
+            printf("\nnote: the log names no GPU: assumed %s (%s); pass %s ID to record another\n",
+                   k.gpu.name, k.gpu.id, OPTION_FLAG(OPT_LOG_GPU));
         char shown_save[1024]; /* the file name as printed: no controls in it */
         text_escape(o.save_path, shown_save, sizeof shown_save);
         printf("\nsaved %s ", shown_save);

@@ -32,7 +32,7 @@ struct bench_calib {
     char from[3][320];
     bool gpu_assumed; /* no --gpu, and the file names no catalogue GPU */
     char model_matched[160]; /* the model preset the file names, "" when none (or --model) */
-    bool model_base;         /* matched as a fine-tune (-Instruct) of the preset's hf_id */
+    struct bench_model model; /* how it was matched */
     char gpu_matched[64]; /* the preset of the GPU the file names, "" when none */
 };
 
@@ -57,38 +57,6 @@ static void bench_ran(const struct bench_log *b, struct options *with)
         with->given[OPT_WEIGHT_DTYPE] = true;
 }
 
-/* The preset whose Hugging Face id (hf_id) the file's model is: vllm bench
- * serve's model_id, SGLang's model (a local path ends with the id), or a
- * fine-tune of it named with a suffix ("meta-llama/Llama-3.1-8B-Instruct" for
- * meta-llama/Llama-3.1-8B), which has the base's architecture. NULL when none. */
-static const char *model_named(const struct catalog *cat, const char *named, bool *base)
-{
-    static const char *const tunes[] = {"-Instruct", "-Chat", "-it"};
-    size_t len = strlen(named);
-    *base = false;
-    for (size_t i = 0; i < cat->model_count; i++) {
-        const char *hf = cat->models[i].spec.hf_id;
-        size_t n = strlen(hf);
-        if (n && n <= len && strcasecmp(named + len - n, hf) == 0 &&
-            (len == n || named[len - n - 1] == '/'))
-            return cat->models[i].spec.id;
-    }
-    for (size_t i = 0; i < cat->model_count; i++) {
-        const char *hf = cat->models[i].spec.hf_id;
-        size_t n = strlen(hf);
-        for (size_t t = 0; n && t < sizeof tunes / sizeof tunes[0]; t++) {
-            size_t tl = strlen(tunes[t]);
-            if (n + tl > len || strcasecmp(named + len - tl, tunes[t]) != 0 ||
-                strncasecmp(named + len - tl - n, hf, n) != 0 ||
-                (len > n + tl && named[len - tl - n - 1] != '/'))
-                continue;
-            *base = true;
-            return cat->models[i].spec.id;
-        }
-    }
-    return NULL;
-}
-
 /* The scenario as plan builds it; with no --gpu, the catalogue GPU the
  * benchmark names (llama-bench's gpu_info), when one is named so, else the
  * default, said to be assumed. */
@@ -100,17 +68,23 @@ static bool bench_scenario(struct bench_calib *k, struct diag *d)
     static struct options with;
     with = *o;
     bool ok = options_load_catalog(o, &cat, d);
-    const char *named = NULL;
-    if (ok && o->model_id == NULL && o->load_path == NULL && k->b->model[0])
-        named = model_named(&cat, k->b->model, &k->model_base);
+    bool named = ok && o->model_id == NULL && o->load_path == NULL &&
+                 calibrate_model_match(&cat, k->b, &k->model);
     if (named) {
-        snprintf(k->model_matched, sizeof k->model_matched, "%s", named);
+        snprintf(k->model_matched, sizeof k->model_matched, "%s", k->model.id);
         with.model_id = k->model_matched;
+        if (k->model.weight != DTYPE_AUTO && !o->given[OPT_WEIGHT_DTYPE]) {
+            with.weight_dtype = k->model.weight; /* "-Q4_0.gguf" */
+            with.given[OPT_WEIGHT_DTYPE] = true;
+        }
     }
     if (ok && with.model_id == NULL && o->load_path == NULL) {
+        char why[900], shown[1800];
+        calibrate_model_unmatched(k->b, &k->model, why, sizeof why);
+        text_escape(why, shown, sizeof shown); /* a file's words: no controls */
         catalog_free(&cat);
-        return diag_fail(d, "calibrate: a benchmark needs %s ID (the model it ran), or %s",
-                         OPTION_FLAG(OPT_MODEL), OPTION_FLAG(OPT_LOAD));
+        return diag_fail(d, "calibrate: %s: %s: give %s ID (the model it ran), or %s", k->shown,
+                         shown, OPTION_FLAG(OPT_MODEL), OPTION_FLAG(OPT_LOAD));
     }
     for (size_t i = 0; ok && !o->gpu_id && !o->load_path && k->b->gpu[0] && i < cat.gpu_count;
          i++)
@@ -284,6 +258,9 @@ static void print_fit(const struct bench_calib *k)
                p->waited ? "waited; not fitted" : p->compute_binds ? "compute binds" : "memory binds");
     }
     printf("  residual (rms, the figures fitted): %.1f%% before, %.1f%% after\n", 100 * f->rms0, 100 * f->rms);
+    struct calibration_band bands[2];
+    calibrate_fit_bands(&k->fit, k->fixed, k->pts, k->b->npoints, bands);
+    calibrate_print_bands(bands);
 }
 
 static void print_notes(const struct bench_calib *k)
@@ -299,9 +276,11 @@ static void print_notes(const struct bench_calib *k)
     if (k->gpu_assumed) {
         char said[sizeof b->gpu + 64];
         text_escape(b->gpu[0] ? b->gpu : "none", said, sizeof said);
-        printf("\nnote: the GPU is assumed: %s (the file names %s%s%s): give %s ID for the one "
-               "it ran on\n", k->s.gpu.name, b->gpu[0] ? "" : "no GPU", b->gpu[0] ? said : "",
-               b->gpu[0] ? ", which matches no GPU preset" : "", OPTION_FLAG(OPT_GPU));
+        /* a warning, not a note: every fitted fraction is of this GPU's peaks */
+        fprintf(stderr, "kvplan: warning: the GPU is assumed: %s (the file names %s%s%s): the "
+                "MBU and MFU fitted are fractions of its peaks; give %s ID for the one it ran "
+                "on\n", k->s.gpu.name, b->gpu[0] ? "" : "no GPU", b->gpu[0] ? said : "",
+                b->gpu[0] ? ", which matches no GPU preset" : "", OPTION_FLAG(OPT_GPU));
     }
     if (k->gpu_matched[0]) {
         char said[sizeof b->gpu + 64];
@@ -309,10 +288,15 @@ static void print_notes(const struct bench_calib *k)
         printf("\nnote: the GPU is the one the file names, %s: preset %s\n", said, k->gpu_matched);
     }
     if (k->model_matched[0]) {
-        char said[sizeof b->model + 64];
-        text_escape(b->model, said, sizeof said);
-        printf("\nnote: the model is the one the file names, %s: preset %s%s\n", said,
-               k->model_matched, k->model_base ? " (its base model: the same architecture)" : "");
+        char said[sizeof k->model.said * 4];
+        text_escape(k->model.said, said, sizeof said);
+        printf("\nnote: the model is the one the file names, %s: preset %s, matched by %s%s%s%s%s%s"
+               "\n", said, k->model_matched, k->model.how,
+               strchr(k->model.candidates, ',') ? " (" : "",
+               strchr(k->model.candidates, ',') ? k->model.candidates : "",
+               strchr(k->model.candidates, ',') ? "; give --model to record another)" : "",
+               k->model.weight != DTYPE_AUTO ? "; weights " : "",
+               k->model.weight != DTYPE_AUTO ? dtype_info(k->model.weight)->name : "");
     }
     if (b->speculative)
         printf("\nnote: the benchmark reports speculative decoding; kvplan times the model's own "
@@ -336,10 +320,21 @@ static void print_plan_at(const struct bench_calib *k)
     shell_line_init(&l, buf, sizeof buf);
     shell_words(&l, "kvplan plan --model");
     shell_word(&l, k->s.model.id);
-    if (k->o->gpu_id || k->gpu_matched[0])
-        shell_option(&l, "--gpu", "%s", k->s.gpu.id);
+    /* every option the fit's scenario was built with: the GPU (assumed too,
+     * so the line is that GPU's whatever the default becomes), the engine and
+     * the precisions the benchmark ran at, the layout */
+    shell_option(&l, "--gpu", "%s", k->s.gpu.id);
+    shell_option(&l, "--engine", "%s", engine_label(k->s.engine.kind, k->s.engine.rule));
+    if (k->s.weight_dtype != DTYPE_AUTO)
+        shell_option(&l, "--weight-dtype", "%s", dtype_info(k->s.weight_dtype)->name);
+    if (k->s.kv_dtype != DTYPE_AUTO)
+        shell_option(&l, "--kv-dtype", "%s", dtype_info(k->s.kv_dtype)->name);
+    if (k->s.gpus > 1)
+        shell_option(&l, "--gpus", "%u", (unsigned)k->s.gpus);
     if (scenario_tp(&k->s) > 1)
         shell_option(&l, "--tp", "%u", (unsigned)scenario_tp(&k->s));
+    if (scenario_pp(&k->s) > 1)
+        shell_option(&l, "--pp", "%u", (unsigned)scenario_pp(&k->s));
     shell_option(&l, "--context", "%llu", (unsigned long long)(p->depth + in + p->output_tokens));
     shell_option(&l, "--prompt", "%llu", (unsigned long long)in);
     shell_option(&l, "--avg-context", "%llu",
@@ -378,11 +373,13 @@ static bool bench_save(const struct bench_calib *k, struct diag *d)
         .benchmark = k->set->tools, .output = k->set->outputs,
         .benchmark_path = k->set->path[0], .benchmark_paths = k->set->path,
         .benchmark_files = k->set->n, .model_id = k->s.model.id, .gpu = &k->s.gpu,
+        .gpu_assumed = k->gpu_assumed,
         .engine = k->s.engine.kind, .rule = k->s.engine.rule, .engine_version = version,
         .date = date, .benchmark_date = k->b->date[0] ? k->b->date : NULL,
         .tp = scenario_tp(&k->s), .pp = scenario_pp(&k->s), .fixed = k->fixed, .fit = &k->fit,
         .points = k->pts, .labels = k->labels, .npoints = k->b->npoints,
         .from = {k->from[0], k->from[1], k->from[2]}};
+    calibrate_fit_bands(&k->fit, k->fixed, k->pts, k->b->npoints, c.bands);
     return calibration_save_speed(o->save_path, &c, d);
 }
 

@@ -75,7 +75,10 @@ bool calibrate_set_add(struct bench_set *set, const char *path, const char *show
         {all->gpu, b->gpu, sizeof all->gpu},
         {all->engine_version, b->engine_version, sizeof all->engine_version},
         {all->date, b->date, sizeof all->date},
-        {all->backend, b->backend, sizeof all->backend}};
+        {all->backend, b->backend, sizeof all->backend},
+        {all->model_file, b->model_file, sizeof all->model_file}};
+    if (all->params <= 0)
+        all->params = b->params;
     for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++)
         if (!facts[i].to[0])
             snprintf(facts[i].to, facts[i].size, "%s", facts[i].from);

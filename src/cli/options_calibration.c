@@ -31,6 +31,10 @@ bool options_calibration_on_top(const struct options *o, const struct catalog *c
         fprintf(stderr, "kvplan: %s: %s\n", OPTION_FLAG(given), note);
     }
     s->calibration_note[0] = '\0';
+    if (c->memory && !c->gpu_id[0]) /* a file of an older kvplan: applied as before */
+        fprintf(stderr, "kvplan: note: the calibration names no GPU (an older kvplan wrote it): "
+                "its memory is applied as if measured on %s; calibrate the log again to record "
+                "the GPU\n", s->gpu.name);
     if (calibration_mismatch(c, s, note, sizeof note) > 0) {
         text_escape(note, shown, sizeof shown); /* names from a file: no controls */
         snprintf(s->calibration_note, sizeof s->calibration_note, "%s%s%s", shown,

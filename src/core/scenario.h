@@ -108,7 +108,21 @@ struct scenario {
      * SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1: core/engine_desc.h
      * long_context); appended, older snapshots leave it off. */
     bool allow_long_context;
+    /* A speed calibration's own band (appended; a calibration file of an
+     * older kvplan has none: points 0), [0] the decode step, [1] the first
+     * token: the smallest and largest (measured - predicted) / predicted of
+     * the fitted points' times, over how many points; stated: too few points
+     * to tell a spread (no more than the values fitted on them), the band
+     * CALIBRATION_BAND_STATED either side. */
+    struct calibration_band {
+        double residual_min, residual_max;
+        uint32_t points;
+        bool stated;
+    } calibration_band[2];
 };
+
+/* The band a calibration states when its fit has too few points to show one. */
+#define CALIBRATION_BAND_STATED 0.10
 
 enum { SPEED_CAL_MBU = 1u, SPEED_CAL_MFU = 2u, SPEED_CAL_OVERHEAD = 4u, SPEED_CAL_ALL = 7u };
 /* The longest step overhead a scenario takes, seconds. */

@@ -85,11 +85,33 @@ struct speed_band speedband_find(const struct speedband_entry *table, size_t n,
     return b;
 }
 
-/* A calibration's: no band. */
-static struct speed_band calibrated(const struct speedband_key *key, enum speedband_figure figure)
+/* A calibration's: the spread of its own fit (the step time's residuals as
+ * ratios of the figure: a decode speed is per second, so 1 / (1 + r)), each
+ * taken with 1; none from a file that holds no residuals. */
+static struct speed_band calibrated(const struct scenario *s, const struct speedband_key *key,
+                                    enum speedband_figure figure)
 {
     struct speed_band b = band_none(key, figure);
     b.basis = SPEEDBAND_CALIBRATED;
+    const struct calibration_band *c = &s->calibration_band[figure == SPEEDBAND_TTFT];
+    /* an option on top (--mbu, --step-overhead) replaced part of the fit: its
+     * residuals are not this figure's */
+    bool whole = figure == SPEEDBAND_TTFT ||
+                 (s->speed_calibrated & (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD)) ==
+                     (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD);
+    if (c->points == 0 || !whole || !(c->residual_min > -1 && c->residual_max > -1))
+        return b;
+    double lo = figure == SPEEDBAND_TTFT ? 1 + c->residual_min : 1 / (1 + c->residual_max);
+    double hi = figure == SPEEDBAND_TTFT ? 1 + c->residual_max : 1 / (1 + c->residual_min);
+    if (c->stated) {
+        lo = 1 - CALIBRATION_BAND_STATED;
+        hi = 1 + CALIBRATION_BAND_STATED;
+    }
+    b.low = lo < 1 ? lo : 1;
+    b.high = hi > 1 ? hi : 1;
+    b.cases = c->points;
+    b.stated = c->stated;
+    b.banded = true;
     return b;
 }
 
@@ -106,7 +128,9 @@ static const char *kind_name(const struct speed_band *b)
 
 void speedband_group(const struct speed_band *b, char *buf, size_t size)
 {
-    if (!b->banded || b->family == NULL || b->cases == 0)
+    if (b->basis == SPEEDBAND_CALIBRATED && b->banded)
+        snprintf(buf, size, "%s", "the calibration's own fit");
+    else if (!b->banded || b->family == NULL || b->cases == 0)
         snprintf(buf, size, "%s", "");
     else if (b->family[0] == '\0')
         snprintf(buf, size, "%s, every GPU family", kind_name(b));
@@ -165,8 +189,22 @@ void speedband_text(const struct speed_band *b, char *buf, size_t size)
 {
     if (!b->banded) {
         snprintf(buf, size, "%s",
-                 b->basis == SPEEDBAND_CALIBRATED ? "calibrated"
-                                                  : "default: no measurement behind it");
+                 b->basis == SPEEDBAND_CALIBRATED
+                     ? "calibrated; no band: its file holds no residuals (an older kvplan "
+                       "wrote it: calibrate again for one), or an option given on top "
+                       "replaced part of its fit"
+                     : "default: no measurement behind it");
+        return;
+    }
+    if (b->basis == SPEEDBAND_CALIBRATED && b->stated) {
+        snprintf(buf, size, "calibrated, %+ld%% to %+ld%%: a stated band, the fit has %lu "
+                 "point%s, too few to show a spread", percent(b->low), percent(b->high),
+                 (unsigned long)b->cases, b->cases == 1 ? "" : "s");
+        return;
+    }
+    if (b->basis == SPEEDBAND_CALIBRATED) {
+        snprintf(buf, size, "calibrated, %+.1f%% to %+.1f%% over the fit's %lu measured points",
+                 100 * (b->low - 1), 100 * (b->high - 1), (unsigned long)b->cases);
         return;
     }
     if (b->family == NULL || b->cases == 0) {
@@ -231,6 +269,7 @@ static void band_set(struct speed_band *dst, const struct speed_band *src)
     dst->plan_engine = src->plan_engine;
     dst->moe = src->moe;
     dst->banded = src->banded;
+    dst->stated = src->stated;
     dst->figure = src->figure;
 }
 
@@ -250,9 +289,9 @@ void speedband_lookup(const struct scenario *s, struct speed_bands *out)
     /* a calibration's figures rest on the user's own benchmark, not on the
      * public cases: no band of theirs (the fit's residuals are in its file) */
     if (d.basis == SPEEDBAND_CALIBRATED)
-        d = calibrated(&key, SPEEDBAND_DECODE);
+        d = calibrated(s, &key, SPEEDBAND_DECODE);
     if (f.basis == SPEEDBAND_CALIBRATED)
-        f = calibrated(&key, SPEEDBAND_TTFT);
+        f = calibrated(s, &key, SPEEDBAND_TTFT);
     band_set(&out->decode, &d);
     band_set(&out->ttft, &f);
 }

@@ -80,6 +80,7 @@ struct speed_band {
     const char *plan_engine;  /* the plan's engine by title; NULL: the generic rule */
     bool moe;                 /* the group's kind */
     bool banded;              /* low and high are a band: measured, or the stated one */
+    bool stated;              /* a calibration's stated band: too few points for a spread */
     enum speedband_figure figure;
 };
 

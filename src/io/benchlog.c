@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const tools[BENCH_FORMAT_COUNT] = {
     "unknown", "vllm bench serve", "vllm bench serve", "sglang.bench_serving",
@@ -222,20 +223,44 @@ static bool next_line(const char *text, size_t len, size_t *at, char *line, size
     return true;
 }
 
-/* The model an argument dump names: "Namespace(..., model='meta-llama/X', ...)"
- * (vllm bench serve's and sglang.bench_serving's args), the first one only. */
-static void namespace_model(const char *s, struct bench_log *b)
+/* An argument an argument dump names: "Namespace(..., model='meta-llama/X',
+ * backend='vllm', ...)" (vllm bench serve's and sglang.bench_serving's args,
+ * printed by their main), the first one only, into out when it is empty. key
+ * is "model='". */
+static void namespace_arg(const char *s, const char *key, char *out, size_t size)
 {
     const char *m = strstr(s, "Namespace(");
-    if (m == NULL || b->model[0])
+    size_t kl = strlen(key);
+    if (m == NULL || out[0])
         return;
-    for (m = strstr(m, "model='"); m; m = strstr(m + 1, "model='"))
+    for (m = strstr(m, key); m; m = strstr(m + 1, key))
         if (m[-1] == '(' || m[-1] == ' ') {
-            const char *end = strchr(m + 7, '\'');
-            if (end && end - (m + 7) < (ptrdiff_t)sizeof b->model)
-                snprintf(b->model, sizeof b->model, "%.*s", (int)(end - (m + 7)), m + 7);
+            const char *end = strchr(m + kl, '\'');
+            if (end && end - (m + kl) < (ptrdiff_t)size)
+                snprintf(out, size, "%.*s", (int)(end - (m + kl)), m + kl);
             return;
         }
+}
+
+/* The engine's version, where a line states it: "vLLM API server version
+ * 0.8.5" (vllm/entrypoints/openai/api_server.py, run_server), "vllm version
+ * 0.10.1", "sglang version: 0.4.6" as users paste them; the first one only,
+ * a version that starts with a digit (never guessed). */
+static void version_line(const char *s, struct bench_log *b)
+{
+    const char *v = strstr(s, "version");
+    if (b->engine_version[0] || v == NULL)
+        return;
+    bool engine = false;
+    for (const char *p = s; p < v && !engine; p++)
+        engine = strncasecmp(p, "vllm", 4) == 0 || strncasecmp(p, "sglang", 6) == 0;
+    v += 7;
+    v += strspn(v, " :=");
+    if (v[0] == 'v' && isdigit((unsigned char)v[1]))
+        v++;
+    size_t n = strcspn(v, " ,)'\"");
+    if (engine && isdigit((unsigned char)v[0]) && n < sizeof b->engine_version)
+        snprintf(b->engine_version, sizeof b->engine_version, "%.*s", (int)n, v);
 }
 
 /* vLLM's and SGLang's printed summaries: each "Serving Benchmark Result" a run. */
@@ -253,7 +278,9 @@ static bool parse_summary(const char *path, const char *text, size_t len, uint64
         const char *s = line;
         while (*s == ' ')
             s++;
-        namespace_model(s, b);
+        namespace_arg(s, "model='", b->model, sizeof b->model);
+        namespace_arg(s, "backend='", b->backend, sizeof b->backend);
+        version_line(s, b);
         if (strstr(s, "Serving Benchmark Result")) {
             if (open && !bench_add_run(path, &r, concurrency, b, d))
                 return false;
@@ -303,13 +330,26 @@ static int md_cells(char *row, char *cells[], int max)
     return n;
 }
 
+/* llama-bench's params cell, "8.03 B" or "494.03 M" (markdown_printer's
+ * human-readable count); 0 when it is none. */
+static double param_count(const char *cell)
+{
+    char *end;
+    double v = strtod(cell, &end);
+    while (*end == ' ')
+        end++;
+    double unit = *end == 'B' ? 1e9 : *end == 'M' ? 1e6 : *end == 'K' ? 1e3 : *end == 'T' ? 1e12
+                  : *end == '\0' ? 1 : 0;
+    return end == cell || !isfinite(v) || v <= 0 ? 0 : v * unit;
+}
+
 /* llama-bench's Markdown table: the "test" and "t/s" columns of each row. */
 static bool parse_llama_md(const char *path, const char *text, size_t len, struct bench_log *b,
                            struct diag *d)
 {
     char line[2048], *cells[64];
     size_t at = 0;
-    int n = 0, test = -1, ts = -1, model = -1;
+    int n = 0, test = -1, ts = -1, model = -1, params = -1;
     while (next_line(text, len, &at, line, sizeof line)) {
         n++;
         if (strncmp(line, "build:", 6) == 0)
@@ -327,6 +367,7 @@ static bool parse_llama_md(const char *path, const char *text, size_t len, struc
                 test = strcmp(cells[i], "test") == 0 ? i : test;
                 ts = strcmp(cells[i], "t/s") == 0 ? i : ts;
                 model = strcmp(cells[i], "model") == 0 ? i : model;
+                params = strcmp(cells[i], "params") == 0 ? i : params;
             }
             continue;
         }
@@ -345,6 +386,8 @@ static bool parse_llama_md(const char *path, const char *text, size_t len, struc
             depth = strtod(strstr(t, "@ d") + 3, NULL);
         if (model >= 0 && model < k && !b->model[0])
             snprintf(b->model, sizeof b->model, "%s", cells[model]);
+        if (params >= 0 && params < k && b->params <= 0) /* "8.03 B", "494.03 M" */
+            b->params = param_count(cells[params]);
         if (!bench_add_llama(path, n, pp, tg, depth, strtod(cells[ts], NULL), b, d))
             return false;
     }
@@ -417,6 +460,26 @@ static uint64_t path_concurrency(const char *path)
     return p ? strtoull(p + 11, NULL, 10) : 0;
 }
 
+/* genai-perf's artifact folder, "{model, '/' as '_'}-{service kind}-
+ * {endpoint}-concurrency{N}" (genai_perf/parser.py, _set_artifact_paths):
+ * the name that holds the model, when the file is in such a folder. */
+static void genai_folder(const char *path, struct bench_log *b)
+{
+    const char *end = strrchr(path, '/');
+    if (end == NULL)
+        return;
+    const char *start = end;
+    while (start > path && start[-1] != '/')
+        start--;
+    size_t n = (size_t)(end - start);
+    char folder[sizeof b->model_file];
+    if (n == 0 || n >= sizeof folder)
+        return;
+    snprintf(folder, sizeof folder, "%.*s", (int)n, start);
+    if (strstr(folder, "-concurrency") || strstr(folder, "-request_rate"))
+        snprintf(b->model_file, sizeof b->model_file, "%s", folder);
+}
+
 static enum bench_format detect_text(const char *text, size_t len)
 {
     char head[8192];
@@ -446,6 +509,7 @@ bool bench_parse(const char *path, const char *text, size_t len, uint64_t concur
     b->format = detect_text(text, len);
     switch (b->format) {
     case BENCH_GENAI_CSV:
+        genai_folder(path, b);
         return parse_genai_csv(path, text, len, concurrency ? concurrency : path_concurrency(path),
                                b, d);
     case BENCH_LLAMA_MD:

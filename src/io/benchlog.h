@@ -51,6 +51,11 @@ struct bench_log {
     struct bench_point points[FIT_POINTS_MAX];
     /* what the file says of its run, "" when nothing */
     char model[128], gpu[128], engine_version[64], date[32], backend[32];
+    /* a name that holds the model's: llama-bench's model_filename (a GGUF
+     * file), genai-perf's artifact folder ("meta-llama_Llama-3.1-8B-Instruct-
+     * openai-chat-concurrency8"); "" when none */
+    char model_file[160];
+    double params; /* llama-bench's model_n_params (or the params column); 0: not given */
     int runs;
     bool speculative; /* it reports speculative decoding: kvplan times the model's step alone */
 };

@@ -105,6 +105,9 @@ static bool serving_run(const char *path, const cJSON *o, int line, uint64_t con
     r.request_rate = num(o, "request_throughput");
     r.e2el_ms = num(o, "mean_e2el_ms") > 0 ? num(o, "mean_e2el_ms") : num(o, "mean_e2e_latency_ms");
     str(o, "model_id", b->model, sizeof b->model);
+    str(o, "model_path", b->model, sizeof b->model); /* other writers' names for it */
+    str(o, "model", b->model, sizeof b->model);
+    str(o, "tokenizer_id", b->model, sizeof b->model);
     str(o, "date", b->date, sizeof b->date);
     str(o, "backend", b->backend, sizeof b->backend);
     if (num(o, "spec_decode_acceptance_rate") >= 0 || num(o, "accept_length") > 0)
@@ -116,6 +119,9 @@ static bool llama_row(const char *path, const cJSON *o, int line, struct bench_l
                       struct diag *d)
 {
     str(o, "model_type", b->model, sizeof b->model);
+    str(o, "model_filename", b->model_file, sizeof b->model_file);
+    if (num(o, "model_n_params") > 0 && b->params <= 0)
+        b->params = num(o, "model_n_params");
     str(o, "gpu_info", b->gpu, sizeof b->gpu);
     str(o, "test_time", b->date, sizeof b->date);
     double build = num(o, "build_number");

@@ -81,6 +81,7 @@ enum engine_kind enginelog_profile(const struct engine_log *log, enum engine_rul
 struct calibration_source {
     bool memory, speed;     /* the parts it holds */
     char gpu_id[SPEC_ID_MAX], gpu_name[SPEC_NAME_MAX]; /* "" when it does not say */
+    bool gpu_assumed; /* the GPU is the one calibrate assumed: its log or benchmark named none */
     char model[SPEC_ID_MAX];
     enum engine_kind engine;
     enum engine_rule rule;
@@ -116,11 +117,13 @@ bool calibration_fraction_on_top(const struct calibration_source *c,
                                  size_t size, struct diag *d);
 
 /* A memory calibration to save: the parsed log, the model it is of, the GPU
- * (NULL: not given), and the figures calibrate worked out per GPU. */
+ * (--gpu's, or the default one assumed: gpu_assumed; NULL: none recorded),
+ * and the figures calibrate worked out per GPU. */
 struct memory_calibration {
     const struct engine_log *log;
     const char *log_path, *model_id;
     const struct gpu_spec *gpu;
+    bool gpu_assumed;
     uint64_t non_kv_bytes, gpu_total_bytes;
 };
 
@@ -137,6 +140,7 @@ struct speed_calibration {
     int benchmark_files;
     const char *model_id;
     const struct gpu_spec *gpu;
+    bool gpu_assumed; /* no --gpu, and the benchmark names no GPU preset */
     enum engine_kind engine;
     enum engine_rule rule;
     const char *engine_version, *date, *benchmark_date; /* NULL: not known */
@@ -147,6 +151,7 @@ struct speed_calibration {
     const char *const *labels;
     int npoints;
     const char *from[3];
+    struct calibration_band bands[2]; /* the fit's own band: decode, first token */
 };
 
 /* Writes a speed calibration (format_version 2), atomically. */
@@ -159,5 +164,13 @@ bool calibration_write(const char *path, cJSON *root, struct diag *d);
 struct jsonread;
 bool calibration_speed_read(const struct jsonread *r, const cJSON *speed, const char *gpu_name,
                             struct scenario *s, struct diag *d);
+
+/* A fit's band (core/scenario.h, calibration_band) as a calibration file's
+ * or snapshot's "band" object ({"decode": {...}, "first_token": {...}}), and
+ * read back: absent or null, none (points 0); prefix names its fields in
+ * messages ("speed.band."). */
+cJSON *calibration_band_json(const struct calibration_band bands[2]);
+bool calibration_band_read(const struct jsonread *r, const cJSON *band, const char *prefix,
+                           struct calibration_band bands[2], struct diag *d);
 
 #endif

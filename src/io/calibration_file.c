@@ -46,6 +46,8 @@ bool calibration_save(const char *path, const struct memory_calibration *m, stru
     if (m->gpu) {
         jsonout_string(&o, "gpu", m->gpu->id);
         jsonout_string(&o, "gpu_name", m->gpu->name);
+        if (m->gpu_assumed) /* no --gpu, and no GPU in the log */
+            jsonout_bool(&o, "gpu_assumed", true);
     }
     if (m->gpu_total_bytes)
         jsonout_uint(&o, "gpu_total_bytes", m->gpu_total_bytes);
@@ -87,7 +89,8 @@ static bool header(const struct jsonread *r, const cJSON *root, struct calibrati
               jsonread_string(r, root, "engine", true, engine, sizeof engine, d) &&
               jsonread_string(r, root, "model", false, c->model, sizeof c->model, d) &&
               jsonread_string(r, root, "gpu", false, c->gpu_id, sizeof c->gpu_id, d) &&
-              jsonread_string(r, root, "gpu_name", false, c->gpu_name, sizeof c->gpu_name, d);
+              jsonread_string(r, root, "gpu_name", false, c->gpu_name, sizeof c->gpu_name, d) &&
+              jsonread_bool(r, root, "gpu_assumed", false, &c->gpu_assumed, d);
     if (ok && strcmp(format, "kvplan-calibration") != 0)
         return jsonread_fail(r, d, "format: '%s' is not a kvplan calibration", format);
     if (ok && version != 1 && version != 2)
@@ -195,13 +198,14 @@ int calibration_mismatch(const struct calibration_source *c, const struct scenar
                          size_t size)
 {
     int n = 0;
-    char a[SPEC_NAME_MAX + 16];
+    char a[SPEC_NAME_MAX + 80];
     buf[0] = '\0';
     const char *what = c->memory && c->speed ? "its memory and speed were measured there"
                        : c->speed            ? "its MBU, MFU and step overhead were measured there"
                                              : "its memory figures were measured there";
     if (c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0) {
-        snprintf(a, sizeof a, "from %s", c->gpu_name);
+        snprintf(a, sizeof a, "from %s%s", c->gpu_name,
+                 c->gpu_assumed ? " (assumed when it was made: its file named no GPU)" : "");
         sentence(buf, size, &n, a, s->gpu.name, what);
     }
     if (c->model[0] && strcasecmp(c->model, s->model.id) != 0) {

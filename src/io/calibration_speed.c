@@ -28,6 +28,58 @@ static cJSON *point_json(const struct fit_point *p, const char *label)
     return jsonout_end(&o);
 }
 
+static const char *const band_names[2] = {"decode", "first_token"};
+
+cJSON *calibration_band_json(const struct calibration_band bands[2])
+{
+    struct jsonout band = jsonout_begin();
+    for (int i = 0; i < 2; i++) {
+        const struct calibration_band *b = &bands[i];
+        if (b->points == 0)
+            continue;
+        struct jsonout one = jsonout_begin();
+        jsonout_uint(&one, "points", b->points);
+        jsonout_double(&one, "residual_min", b->residual_min);
+        jsonout_double(&one, "residual_max", b->residual_max);
+        jsonout_bool(&one, "stated", b->stated);
+        if (b->stated)
+            jsonout_double(&one, "stated_band", CALIBRATION_BAND_STATED);
+        jsonout_object(&band, band_names[i], jsonout_end(&one));
+    }
+    return jsonout_end(&band);
+}
+
+bool calibration_band_read(const struct jsonread *r, const cJSON *band, const char *prefix,
+                           struct calibration_band bands[2], struct diag *d)
+{
+    memset(bands, 0, 2 * sizeof bands[0]);
+    if (band == NULL || cJSON_IsNull(band))
+        return true;
+    if (!cJSON_IsObject(band))
+        return jsonread_fail(r, d, "band: expected an object");
+    char at[64];
+    snprintf(at, sizeof at, "%s", prefix);
+    struct jsonread bandr = jsonread_child(r, "band", at);
+    bool ok = true;
+    for (int i = 0; ok && i < 2; i++) {
+        const cJSON *one = cJSON_GetObjectItemCaseSensitive(band, band_names[i]);
+        if (one == NULL || cJSON_IsNull(one))
+            continue;
+        char inner[96];
+        snprintf(inner, sizeof inner, "%s%s.", prefix, band_names[i]);
+        struct jsonread br = jsonread_child(&bandr, band_names[i], inner);
+        struct calibration_band *b = &bands[i];
+        ok = jsonread_u32(&br, one, "points", true, 1, FIT_POINTS_MAX, &b->points, d) &&
+             jsonread_double(&br, one, "residual_min", true, -0.99, 100, &b->residual_min, d) &&
+             jsonread_double(&br, one, "residual_max", true, -0.99, 100, &b->residual_max, d) &&
+             jsonread_bool(&br, one, "stated", false, &b->stated, d);
+        if (ok && b->residual_min > b->residual_max)
+            ok = jsonread_fail(&br, d, "residual_min: %g is above residual_max %g",
+                               b->residual_min, b->residual_max);
+    }
+    return ok;
+}
+
 static cJSON *speed_json(const struct speed_calibration *c)
 {
     const struct fit_result *f = c->fit;
@@ -60,6 +112,8 @@ static cJSON *speed_json(const struct speed_calibration *c)
     jsonout_double(&o, "step_overhead_seconds", f->overhead_s);
     jsonout_string(&o, "step_overhead_from", c->from[2]);
     jsonout_double(&o, "rms_residual", f->rms);
+    /* each figure's band: the spread of its fitted points' residuals */
+    jsonout_object(&o, "band", calibration_band_json(c->bands));
     cJSON *points = cJSON_CreateArray();
     for (int i = 0; points && i < c->npoints; i++) {
         cJSON *p = point_json(&c->points[i], c->labels[i]);
@@ -82,6 +136,8 @@ bool calibration_save_speed(const char *path, const struct speed_calibration *c,
     jsonout_string(&o, "model", c->model_id);
     jsonout_string(&o, "gpu", c->gpu->id);
     jsonout_string(&o, "gpu_name", c->gpu->name);
+    if (c->gpu_assumed) /* no --gpu, and no GPU in the benchmark's output */
+        jsonout_bool(&o, "gpu_assumed", true);
     jsonout_object(&o, "speed", speed_json(c));
     return calibration_write(path, jsonout_end(&o), d);
 }
@@ -100,6 +156,9 @@ bool calibration_speed_read(const struct jsonread *r, const cJSON *speed, const 
               jsonread_double(r, speed, "mfu", false, 0.01, 1.0, &mfu, d) &&
               jsonread_double(r, speed, "step_overhead_seconds", true, 0, STEP_OVERHEAD_MAX_S,
                               &overhead, d);
+    /* the fit's own band (absent from an older kvplan's file: no band) */
+    ok = ok && calibration_band_read(r, cJSON_GetObjectItemCaseSensitive(speed, "band"),
+                                     "speed.band.", s->calibration_band, d);
     if (!ok)
         return false;
     s->mbu = mbu;

@@ -7,6 +7,7 @@
 
 #include "core/engine_desc.h"
 #include "core/text.h"
+#include "io/calibration.h"
 #include "io/fileio.h"
 #include "io/jsonout.h"
 #include "io/jsonread.h"
@@ -95,7 +96,9 @@ static bool scenario_speed_from_json(const struct jsonread *sr, const cJSON *so,
     if (!jsonread_string(&cr, co, "basis", true, basis, sizeof basis, d) ||
         !jsonread_bool(&cr, co, "mbu", false, &mbu, d) ||
         !jsonread_bool(&cr, co, "mfu", false, &mfu, d) ||
-        !jsonread_bool(&cr, co, "step_overhead", false, &overhead, d))
+        !jsonread_bool(&cr, co, "step_overhead", false, &overhead, d) ||
+        !calibration_band_read(&cr, cJSON_GetObjectItemCaseSensitive(co, "band"),
+                               "speed_calibration.band.", s->calibration_band, d))
         return false;
     text_sanitize(basis, s->speed_basis, sizeof s->speed_basis);
     if (!s->speed_basis[0])

@@ -9,6 +9,7 @@
 
 #include "core/engine_desc.h"
 #include "core/text.h"
+#include "io/calibration.h"
 #include "io/jsonout.h"
 #include "io/loadjson.h"
 #include "io/offload_json.h"
@@ -151,6 +152,8 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_bool(&co, "mbu", (s->speed_calibrated & SPEED_CAL_MBU) != 0);
         jsonout_bool(&co, "mfu", (s->speed_calibrated & SPEED_CAL_MFU) != 0);
         jsonout_bool(&co, "step_overhead", (s->speed_calibrated & SPEED_CAL_OVERHEAD) != 0);
+        if (s->calibration_band[0].points || s->calibration_band[1].points)
+            jsonout_object(&co, "band", calibration_band_json(s->calibration_band));
         jsonout_object(&o, "speed_calibration", jsonout_end(&co));
     }
     return jsonout_end(&o);

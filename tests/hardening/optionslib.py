@@ -26,6 +26,14 @@ def run(args, timeout=60):
     return p.returncode, p.stdout, p.stderr
 
 
+def write(name, text):
+    """A file of TMP holding text: its path."""
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 def refused(args, *words):
     """kvplan ARGS is refused: exit 2, nothing on standard output, and each
     of words in the message."""

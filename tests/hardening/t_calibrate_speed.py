@@ -133,9 +133,10 @@ def test_plan_says_calibrated():
     check("markdown: the inputs say calibrated", status == 0 and "| MBU |" in out
           and "(calibrated) |" in out and "| Calibration |" in out, out[:1500] + err)
     st, j, err = plan_json(["--model", "llama-3.1-8b", "--calibration", cal])
-    check("json: speed_basis and ttft_basis are calibrated, with no public band",
+    check("json: speed_basis and ttft_basis are calibrated, with the fit's own band (no public one)",
           j is not None and j["result"]["speed_basis"] == "calibrated"
-          and j["result"]["ttft_basis"] == "calibrated" and j["result"]["tokens_per_s_per_user_low"] is None
+          and j["result"]["ttft_basis"] == "calibrated" and j["result"]["tokens_per_s_per_user_low"] is not None
+          and j["result"]["speed_band"]["group"] == "the calibration's own fit"
           and j["scenario"]["speed_calibration"]["mbu"] is True, err)
     st, j, err = plan_json(["--model", "llama-3.1-8b"])
     check("json without a calibration: the speed is not calibrated",

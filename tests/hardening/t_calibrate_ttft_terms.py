@@ -110,7 +110,7 @@ def test_a_queued_ttft_fits_no_mfu():
 
 def test_the_tpot_after_is_plans():
     out, doc, save = sweep_cal()
-    line = "kvplan plan --model llama-3.1-8b --gpu h100-sxm --context 1152 --prompt 1024 " \
+    line = "kvplan plan --model llama-3.1-8b --gpu h100-sxm --engine vllm --context 1152 --prompt 1024 " \
            "--avg-context 1088 --concurrency 64 --calibration " + save
     check("calibrate prints the plan of the TPOT after", line in out, out[-700:])
     p = [q for q in doc["speed"]["points"] if q["kind"] == "decode" and q["concurrency"] == 64][0]
