@@ -78,8 +78,15 @@ OLD_METAL = ("an August 2023 build (before llama.cpp PR #2917): its pp512 on M2 
              "half what ggml-org/llama.cpp discussion #4167's build 8e672ef (2023-11-21) reaches on "
              "the same chip (Q4_0: 1,014 tok/s on 60 GPU cores, 1,238 on 76), which kvplan's Apple "
              "prefill rate is fitted on (tools/fit_apple.py)")
+VLLM_V0 = ("vLLM 0.6.3, its V0 engine, on ROCm 6.1 (October 2024): kvplan's first token follows "
+           "the V1 engine and its kernels (`kvplan simulate` does not run V0 either, "
+           "doc/LOAD-VALIDATION.md); this build's first token took 3x (80 tokens) and 6x (10,000 "
+           "tokens: 12.3 s of 405B at TP 8, 6% of MI300X's dense peak) what V1's reading and "
+           "compute take")
 TTFT_LEFT_OUT = {"llamacpp-m2ultra-llama7b-q8_0-tg128": OLD_METAL,
-                 "llamacpp-m2ultra-llama7b-q4_0-tg128": OLD_METAL}
+                 "llamacpp-m2ultra-llama7b-q4_0-tg128": OLD_METAL,
+                 "vllm-mi300x8-llama31-405b-in80-c1": VLLM_V0,
+                 "vllm-mi300x8-llama31-405b-in10000-c1": VLLM_V0}
 
 
 def ttft_ratio(kvplan, c, res):

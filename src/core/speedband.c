@@ -283,7 +283,7 @@ void speedband_lookup(const struct scenario *s, struct speed_bands *out)
                                          SPEEDBAND_DECODE);
     struct speed_band f = speedband_find(speedband_table, speedband_table_count, &key,
                                          SPEEDBAND_TTFT);
-    d.plan_engine = f.plan_engine = s->engine.kind == ENGINE_GENERIC ? NULL : e->title;
+    d.plan_engine = f.plan_engine = e->server ? e->title : NULL; /* the generic rule: none */
     d.basis = basis_of(s, SPEEDBAND_DECODE, key.moe);
     f.basis = basis_of(s, SPEEDBAND_TTFT, key.moe);
     /* a calibration's figures rest on the user's own benchmark, not on the

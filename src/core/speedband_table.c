@@ -9,7 +9,7 @@
 #include "speedband.h"
 
 const struct speedband_entry speedband_table[] = {
-    {"", "", false, {49, 20, 0.6740, 1.4022, "llama.cpp, NIM, TGI, vLLM"}, {29, 11, 0.9839, 6.1515, "llama.cpp, NIM, TGI, vLLM"}},
+    {"", "", false, {49, 20, 0.6740, 1.4022, "llama.cpp, NIM, TGI, vLLM"}, {27, 11, 0.9839, 3.6392, "llama.cpp, NIM, TGI"}},
     {"", "", true, {102, 36, 0.4699, 1.3115, "ATOM, SGLang, TensorRT-LLM, vLLM"}, {8, 1, 0.4778, 1.6055, "SGLang"}},
     {"Ada Lovelace", "", false, {4, 1, 0.8777, 1.1099, "llama.cpp"}, {3, 1, 0.9997, 1.4411, "llama.cpp"}},
     {"Ada Lovelace", "llama.cpp", false, {4, 1, 0.8777, 1.1099, "llama.cpp"}, {3, 1, 0.9997, 1.4411, "llama.cpp"}},
@@ -20,10 +20,10 @@ const struct speedband_entry speedband_table[] = {
     {"Blackwell", "trtllm", true, {14, 5, 0.8144, 1.2029, "TensorRT-LLM"}, {0, 0, 1.0000, 1.0000, ""}},
     {"Blackwell Ultra", "", true, {16, 4, 0.8989, 1.0986, "SGLang"}, {4, 1, 0.4778, 1.4751, "SGLang"}},
     {"Blackwell Ultra", "sglang", true, {16, 4, 0.8989, 1.0986, "SGLang"}, {4, 1, 0.4778, 1.4751, "SGLang"}},
-    {"CDNA 3", "", false, {14, 4, 0.8064, 1.4022, "TGI, vLLM"}, {3, 0, 1.0000, 6.1515, "TGI, vLLM"}},
+    {"CDNA 3", "", false, {14, 4, 0.8064, 1.4022, "TGI, vLLM"}, {1, 0, 1.0000, 1.9442, "TGI"}},
     {"CDNA 3", "", true, {14, 6, 0.8564, 1.1364, "SGLang"}, {0, 0, 1.0000, 1.0000, ""}},
     {"CDNA 3", "sglang", true, {14, 6, 0.8564, 1.1364, "SGLang"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"CDNA 3", "vllm", false, {13, 4, 0.8064, 1.2147, "vLLM"}, {2, 0, 1.0000, 6.1515, "vLLM"}},
+    {"CDNA 3", "vllm", false, {13, 4, 0.8064, 1.2147, "vLLM"}, {0, 0, 1.0000, 1.0000, ""}},
     {"CDNA 4", "", true, {32, 10, 0.4699, 1.1345, "ATOM, SGLang"}, {0, 0, 1.0000, 1.0000, ""}},
     {"CDNA 4", "sglang", true, {18, 6, 0.7000, 1.1197, "SGLang"}, {0, 0, 1.0000, 1.0000, ""}},
     {"Hopper", "", false, {8, 5, 0.6740, 1.0293, "NIM, vLLM"}, {2, 1, 1.0000, 1.1815, "NIM"}},
