@@ -114,6 +114,38 @@ double speed_default_mfu(const struct scenario *s)
     return SPEED_DEFAULT_MFU;
 }
 
+/* The routed experts' share of a token's parameters (expert_params x k /
+ * E): computed where the experts are, which under expert parallelism is not
+ * the token's rank; 0 for a dense model or one without the figure. */
+static double routed_active(const struct model_spec *m, double active)
+{
+    double routed = m->experts && m->expert_params
+                        ? (double)m->expert_params * m->experts_per_token / m->experts
+                        : 0;
+    return routed > active ? 0 : routed;
+}
+
+/* Each stage sends a token's activations to the next: vLLM and SGLang the
+ * hidden states and the residual, 16 bits each (IntermediateTensors,
+ * PPProxyTensors), llama.cpp one F32 tensor (ggml_backend_tensor_copy): 4
+ * bytes a hidden value either way; within the NVLink domain (or the host,
+ * for a layer split) at the GPU's link, past it over the network. */
+static void stage_send_of(const struct scenario *s, bool layer_split, uint32_t domain,
+                          const struct speed_family_terms *fam, struct inputs *in)
+{
+    const struct model_spec *m = &s->model;
+    in->stage_send = 4.0 * (double)(m->hidden_size ? m->hidden_size
+                                                   : m->attention_heads * m->head_dim);
+    in->stage_network = !layer_split && (double)in->tp * in->pp > domain;
+    in->stage_link = (double)s->gpu.link_bytes_per_s;
+    if (in->stage_network &&
+        (in->stage_link <= 0 || in->stage_link > SPEED_INTERNODE_BYTES_PER_S))
+        in->stage_link = SPEED_INTERNODE_BYTES_PER_S;
+    in->stage_latency = in->stage_network         ? SPEED_INTERNODE_LATENCY_S
+                        : fam->allreduce_hop_s > 0 ? fam->allreduce_hop_s
+                                                   : SPEED_ALLREDUCE_LATENCY_S;
+}
+
 struct inputs speed_inputs_of(const struct scenario *s, const struct speed_basis *r)
 {
     const struct model_spec *m = &s->model;
@@ -135,13 +167,7 @@ struct inputs speed_inputs_of(const struct scenario *s, const struct speed_basis
     in.mfu = s->mfu > 0 ? s->mfu : in.measured ? 1.0 : speed_default_mfu(s);
     in.experts = m->experts ? (double)r->layout->expert_bytes : 0;
     in.active = (double)(m->active_params ? m->active_params : m->params);
-    /* the routed experts' share of a token's parameters: computed where the
-     * experts are, which under expert parallelism is not the token's rank */
-    in.active_routed = m->experts && m->expert_params
-                           ? (double)m->expert_params * m->experts_per_token / m->experts
-                           : 0;
-    if (in.active_routed > in.active)
-        in.active_routed = 0;
+    in.active_routed = routed_active(m, in.active);
     in.hidden = (double)(m->hidden_size ? m->hidden_size : m->attention_heads * m->head_dim);
     attention_flops_of(m, &in);
     bool layers = engine_desc(s->engine.kind)->splits_layers;
@@ -180,20 +206,7 @@ struct inputs speed_inputs_of(const struct scenario *s, const struct speed_basis
          * node: never less than the node's own all-reduce (no case to fit) */
         in.latency = SPEED_INTERNODE_LATENCY_S + (fam->allreduce_hop_s > 0 ? hops : 0);
     }
-    /* each stage sends a token's activations to the next: vLLM and SGLang
-     * the hidden states and the residual, 16 bits each (IntermediateTensors,
-     * PPProxyTensors), llama.cpp one F32 tensor (ggml_backend_tensor_copy):
-     * 4 bytes a hidden value either way; within the NVLink domain (or the
-     * host, for a layer split) at the GPU's link, past it over the network */
-    in.stage_send = 4.0 * (double)(m->hidden_size ? m->hidden_size
-                                                  : m->attention_heads * m->head_dim);
-    in.stage_network = !layers && (double)in.tp * in.pp > domain;
-    in.stage_link = (double)s->gpu.link_bytes_per_s;
-    if (in.stage_network && (in.stage_link <= 0 || in.stage_link > SPEED_INTERNODE_BYTES_PER_S))
-        in.stage_link = SPEED_INTERNODE_BYTES_PER_S;
-    in.stage_latency = in.stage_network         ? SPEED_INTERNODE_LATENCY_S
-                       : fam->allreduce_hop_s > 0 ? fam->allreduce_hop_s
-                                                  : SPEED_ALLREDUCE_LATENCY_S;
+    stage_send_of(s, layers, domain, fam, &in);
     in.shards = (double)in.tp * in.pp;
     in.expert_div = r->layout->experts_spread ? (double)r->layout->gpus : in.shards;
     const struct offload_split *o = &r->budget->engine.offload;

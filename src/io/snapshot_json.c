@@ -54,6 +54,20 @@ static cJSON *engine_flags_json(const struct engine_flags *f)
     return jsonout_end(&o);
 }
 
+/* What a speed calibration set (kvplan calibrate): its basis, which
+ * fractions, and its fit's band when the file held one. */
+static cJSON *speed_calibration_json(const struct scenario *s)
+{
+    struct jsonout co = jsonout_begin();
+    jsonout_string(&co, "basis", s->speed_basis);
+    jsonout_bool(&co, "mbu", (s->speed_calibrated & SPEED_CAL_MBU) != 0);
+    jsonout_bool(&co, "mfu", (s->speed_calibrated & SPEED_CAL_MFU) != 0);
+    jsonout_bool(&co, "step_overhead", (s->speed_calibrated & SPEED_CAL_OVERHEAD) != 0);
+    if (s->calibration_band[0].points || s->calibration_band[1].points)
+        jsonout_object(&co, "band", calibration_band_json(s->calibration_band));
+    return jsonout_end(&co);
+}
+
 static cJSON *scenario_json(const struct scenario *s)
 {
     struct jsonout o = jsonout_begin();
@@ -146,16 +160,8 @@ static cJSON *scenario_json(const struct scenario *s)
     cJSON *offload = offload_opts_json(&s->offload);
     if (offload)
         jsonout_object(&o, "offload", offload);
-    if (s->speed_basis[0]) {
-        struct jsonout co = jsonout_begin();
-        jsonout_string(&co, "basis", s->speed_basis);
-        jsonout_bool(&co, "mbu", (s->speed_calibrated & SPEED_CAL_MBU) != 0);
-        jsonout_bool(&co, "mfu", (s->speed_calibrated & SPEED_CAL_MFU) != 0);
-        jsonout_bool(&co, "step_overhead", (s->speed_calibrated & SPEED_CAL_OVERHEAD) != 0);
-        if (s->calibration_band[0].points || s->calibration_band[1].points)
-            jsonout_object(&co, "band", calibration_band_json(s->calibration_band));
-        jsonout_object(&o, "speed_calibration", jsonout_end(&co));
-    }
+    if (s->speed_basis[0])
+        jsonout_object(&o, "speed_calibration", speed_calibration_json(s));
     return jsonout_end(&o);
 }
 

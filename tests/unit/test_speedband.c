@@ -24,12 +24,12 @@
  * them, and no first token of any MoE model. */
 static const struct speedband_entry table[] = {
     {"", "", false, {9, 3, 0.70, 1.40, "llama.cpp, NIM, vLLM"}, {4, 1, 0.55, 2.00, "vLLM"}},
-    {"", "", true, {3, 1, 0.90, 1.10}, {0, 0, 1, 1}},
+    {"", "", true, {3, 1, 0.90, 1.10, NULL}, {0, 0, 1, 1, NULL}},
     {"Hopper", "", false, {5, 2, 0.80, 1.30, "NIM, vLLM"}, {2, 1, 1.0, 1.1676, "vLLM"}},
-    {"Hopper", "", true, {3, 1, 0.90, 1.10}, {0, 0, 1, 1}},
-    {"Hopper", "vllm", false, {3, 1, 0.85, 1.20}, {1, 0, 1.0, 1.5}},
-    {"Volta", "", false, {1, 0, 0.9052, 1.0}, {0, 0, 1, 1}},
-    {"Volta", "llama.cpp", false, {1, 0, 0.9052, 1.0}, {0, 0, 1, 1}},
+    {"Hopper", "", true, {3, 1, 0.90, 1.10, NULL}, {0, 0, 1, 1, NULL}},
+    {"Hopper", "vllm", false, {3, 1, 0.85, 1.20, NULL}, {1, 0, 1.0, 1.5, NULL}},
+    {"Volta", "", false, {1, 0, 0.9052, 1.0, NULL}, {0, 0, 1, 1, NULL}},
+    {"Volta", "llama.cpp", false, {1, 0, 0.9052, 1.0, NULL}, {0, 0, 1, 1, NULL}},
 };
 static const size_t table_count = sizeof table / sizeof table[0];
 
