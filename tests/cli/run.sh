@@ -281,7 +281,7 @@ expect 0 "fine-grained MoE: its speed rests on a fit by GPU family to DeepSeek-R
 # MLA decode's reach reading the cache, the MoE layer's kernels; FP4 GEMMs at the FP4 peak
 expect 0 "less: experts read at 85% of peak) / (4.80 TB/s bandwidth x 0.620 MBU)" plan --gpu h200 --gpus 8 --model deepseek-v3
 expect 0 "more: MLA decode reads KV at 25% of MBU) / (5.30 TB/s bandwidth x 0.330 MBU)" plan --gpu mi300x --gpus 8 --model deepseek-v3
-expect 0 "61 MoE layers x 120.0 us each" plan --gpu mi300x --gpus 8 --model deepseek-v3
+expect 0 "58 MoE layers x 126.2 us each" plan --gpu mi300x --gpus 8 --model deepseek-v3
 expect 0 "GEMMs / (9.00 PFLOP per s (fp4 peak) x 0.500 MFU) +" plan --gpu b200 --gpus 8 --model deepseek-v3 --weight-dtype fp4
 expect 0 '"binding_limit":	"prefill"' plan --model llama-3.1-70b --gpus 4 --context 32k --max-ttft 0.5 --format json
 expect 0 '"users_at_service_level":	0' plan --model llama-3.1-70b --gpus 4 --context 32k --max-ttft 0.5 --format json
