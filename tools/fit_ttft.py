@@ -42,6 +42,10 @@ LOW_LOAD = 4          # requests in flight
 # The engines kvplan simulates, as the two files spell them.
 ENGINES = ("vllm", "sglang", "trtllm", "llama.cpp")
 GPU_PRESETS = os.path.join(REPO, "presets", "gpus")
+MODEL_PRESETS = os.path.join(REPO, "presets", "models")
+# Runs of an engine build kvplan does not model, left out of the fit: vLLM's V0
+# engine (before 0.8, when V1 became the default), which simulate does not run.
+V0_PREFIXES = ("0.5.", "0.6.", "0.7.")
 
 
 def vendor(gpu):
@@ -49,9 +53,22 @@ def vendor(gpu):
     return json.load(open(os.path.join(GPU_PRESETS, gpu + ".json"), encoding="utf-8"))["vendor"]
 
 
-def group(engine, gpu):
-    """What one term is fitted for: the engine on the GPU's vendor."""
-    return "%s on %s" % (engine, vendor(gpu))
+def kind(model):
+    """"MoE" when a token uses fewer routed experts than the model holds, else "dense"
+    (as the speed bands group them, tools/gen_speed_bands.py)."""
+    moe = json.load(open(os.path.join(MODEL_PRESETS, model + ".json"), encoding="utf-8")).get("moe") or {}
+    return "MoE" if moe.get("experts") and moe.get("experts_per_token", 0) < moe["experts"] else "dense"
+
+
+def group(engine, gpu, model):
+    """What one term is fitted for: the engine on the GPU's vendor, for the model's kind
+    ("sglang on NVIDIA, MoE"). A DeepSeek prompt's gap is not a dense 8B model's."""
+    return "%s on %s, %s" % (engine, vendor(gpu), kind(model))
+
+
+def old_build(engine, version):
+    """An engine build kvplan does not model: vLLM's V0 engine."""
+    return engine == "vllm" and any((version or "").startswith(v) for v in V0_PREFIXES)
 
 
 def prompt_of(p):
@@ -76,16 +93,17 @@ def candidates():
         b = c.get("benchmark") or {}
         if b.get("kind") == "closed-loop" and c.get("ttft_ms") and c["engine"] in ENGINES and \
                 c.get("concurrency") and c["concurrency"] <= LOW_LOAD and \
-                0 < c["input_tokens"] <= SHORT_PROMPT:
+                0 < c["input_tokens"] <= SHORT_PROMPT and \
+                not old_build(c["engine"], c.get("engine_version")):
             seen.add(key(c["engine"], c["gpu"], c["gpus"], c["tp"], c["weight_dtype"],
                          c["concurrency"], c["ttft_ms"]))
-            out.append((group(c["engine"], c["gpu"]), c["id"]))
+            out.append((group(c["engine"], c["gpu"], c["model"]), c["id"]))
     for p in json.load(open(LOAD_DATA, encoding="utf-8"))["points"]:
         m, n = p.get("max_concurrency"), prompt_of(p)
         t = p["metrics"].get("mean_ttft_ms")
         if p["engine"] in ENGINES and m and m <= LOW_LOAD and n and n <= SHORT_PROMPT and t and \
                 key(p["engine"], p["gpu"], p["gpus"], p["tp"], p["weight_dtype"], m, t) not in seen:
-            out.append((group(p["engine"], p["gpu"]), p["id"]))
+            out.append((group(p["engine"], p["gpu"], p["model"]), p["id"]))
     return out
 
 
@@ -107,9 +125,11 @@ def section(items, tol, what):
             "`kvplan simulate` adds each engine's per-request time outside the GPU steps (the engine's "
             "request_overhead_s: HTTP, tokenization, the hand-off to the scheduler's process, detokenization) "
             "to every request's TTFT and end-to-end latency. tools/fit_ttft.py fits it as the median gap "
-            "between measured and simulated TTFT over the fitted cases, for each engine and GPU vendor apart "
-            "(ROCm builds show a gap several times the CUDA builds', a mean lifted by a tail of slow first "
-            "tokens): of each engine's and vendor's %s at a prompt of at "
+            "between measured and simulated TTFT over the fitted cases, for each engine, GPU vendor and model "
+            "kind apart (ROCm builds show a gap several times the CUDA builds', a mean lifted by a tail of slow "
+            "first tokens; a DeepSeek prompt's gap is not a dense model's), an engine with none of a vendor and "
+            "kind taking every engine's cases of them pooled (else NVIDIA's of the kind), and vLLM's V0 "
+            "engine (before 0.8) left out: of each engine's, vendor's and kind's %s at a prompt of at "
             "most %d tokens and at most %d in flight, sorted by id, every other one (both data files "
             "together, a run that both hold counted once); every other case is held out. The %s below, each with its error:" % (
                 "serving benchmarks and load points", SHORT_PROMPT, LOW_LOAD, what)] + split_lines(items, tol) + [""]
@@ -145,17 +165,24 @@ def main():
         if c["id"] in fit:
             r = speed_sim.run_case(kvplan, c, validate_speed.base_args(c))
             if r and r["ttft"] and r["ttft"][1] is not None:
-                gaps.setdefault(group(c["engine"], c["gpu"]), []).append((c["id"], r["ttft"][0] - r["ttft"][1] + r["overhead_ms"]))
+                gaps.setdefault(group(c["engine"], c["gpu"], c["model"]), []).append(
+                    (c["id"], r["ttft"][0] - r["ttft"][1] + r["overhead_ms"]))
     for p in json.load(open(LOAD_DATA, encoding="utf-8"))["points"]:
         if p["id"] in fit:
             args, _ = validate_load.command(p)
             sim, _ = validate_load.simulate(kvplan, args) if args else (None, None)
             if sim:
                 gap = p["metrics"]["mean_ttft_ms"] - sim["mean_ttft_ms"] + 1000.0 * sim["request_overhead_seconds"]
-                gaps.setdefault(group(p["engine"], p["gpu"]), []).append((p["id"], gap))
+                gaps.setdefault(group(p["engine"], p["gpu"], p["model"]), []).append((p["id"], gap))
     for e, g in sorted(gaps.items()):
         print("%s: %.1f ms (median of %d: %s)" % (e, statistics.median(x for _, x in g), len(g),
                                                   ", ".join("%s %.0f" % x for x in g)))
+    # every engine's cases of a vendor and kind: the term an engine with none of its own takes
+    pooled = {}
+    for e, g in gaps.items():
+        pooled.setdefault(e.split(" on ", 1)[1], []).extend(g)
+    for v, g in sorted(pooled.items()):
+        print("every engine on %s: %.1f ms (median of %d)" % (v, statistics.median(x for _, x in g), len(g)))
     return 0
 
 

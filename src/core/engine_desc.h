@@ -240,12 +240,14 @@ struct engine_desc {
      * added to its TTFT and end-to-end latency as the client measures them
      * (the HTTP server, tokenization, the hand-off to the scheduler process
      * and the first token's way back through the detokenizer); fitted by
-     * tools/fit_ttft.py on the serving benchmarks it names (0: none). */
-    double request_overhead_s;
-    /* ... on AMD GPUs (the preset's vendor), fitted on those runs apart:
-     * the engine's ROCm builds measured with a far larger gap; 0: the same
-     * as request_overhead_s (core/speed_ttft.h speed_request_overhead_s) */
-    double request_overhead_amd_s;
+     * tools/fit_ttft.py on the serving benchmarks it names, for each GPU
+     * vendor (the preset's: [0] NVIDIA and the rest, [1] AMD, whose ROCm
+     * builds measured a far larger gap) and model kind ([0] dense, [1] MoE:
+     * a DeepSeek prompt's gap is not a dense 8B model's); 0: none of its
+     * own, every engine's then (core/speed_ttft.h speed_request_overhead_s).
+     * An engine with none at all (llama.cpp's bench, the generic rule) adds
+     * no such term. */
+    double request_overhead_s[2][2];
     /* The GPU family (the preset's `family`) on which this engine's decode of
      * several sequences at once was measured far slower than the bandwidth
      * model gives (doc/SPEED-VALIDATION.md): the plan warns there; NULL none. */

@@ -22,7 +22,7 @@ enum {
     EXPLAIN_LABEL_MAX = 40,
     EXPLAIN_NAME_MAX = 48,
     EXPLAIN_VALUE_MAX = 48,
-    EXPLAIN_TEXT_MAX = 400
+    EXPLAIN_TEXT_MAX = 480
 };
 
 /* How a value is written. Bytes follow the unit system (GiB or GB). */

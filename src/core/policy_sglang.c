@@ -491,8 +491,7 @@ const struct engine_desc engine_sglang = {
      * SGLang 0.5.9 and 0.5.12 runs at 1 and 4 in flight, on NVIDIA GPUs and
      * on AMD GPUs apart (ROCm runs: a mean lifted by a tail of slow first
      * tokens, p99 1.3-6 s, doc/LOAD-VALIDATION.md) */
-    .request_overhead_s = 126.4e-3,
-    .request_overhead_amd_s = 374.9e-3,
+    .request_overhead_s = {{0, 126.4e-3}, {0, 374.9e-3}},
     /* several replicas: data_parallel_controller.py's default load_balance_method,
      * round_robin */
     .simulated = engine_any_rule,

@@ -207,7 +207,7 @@ const struct engine_desc engine_trtllm = {
     /* trtllm-serve's OpenAI server, tokenizing and detokenizing in its
      * Python process around the executor's request queue: tools/fit_ttft.py,
      * fitted on two runs at 4 in flight */
-    .request_overhead_s = 149.8e-3,
+    .request_overhead_s = {{0, 149.8e-3}, {0, 0}},
     /* llmapi/llm_args.py: enable_chunked_prefill off by default, so a prompt runs
      * whole in one step (microBatchScheduler.cpp: it waits while it does not fit) */
     .simulated = engine_any_rule,

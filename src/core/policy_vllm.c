@@ -501,7 +501,7 @@ const struct engine_desc engine_vllm = {
      * ZMQ hand-off to EngineCoreProc (v1/engine/core_client.py AsyncMPClient)
      * and the output handler's detokenizing (v1/engine/output_processor.py):
      * tools/fit_ttft.py, fitted on vLLM 0.11.0 at 1 and 4 in flight */
-    .request_overhead_s = 40.7e-3,
+    .request_overhead_s = {{41.2e-3, 0}, {0, 0}},
     .simulated = v1_scheduler,
     /* vllm/config/scheduler.py, SchedulerConfig's checks: max_num_batched_tokens
      * at least max_num_seqs; several replicas behind DPLBAsyncMPClient */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine_desc.h"
+#include "speed_ttft.h"
 #include "units.h"
 
 /* MoE: the weights a batch reads, less the experts it leaves untouched. */
@@ -463,7 +464,7 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
         explain_op(row, XOP_ADD);
     }
     speed_ttft_row_terms(row, sp);
-    char t[32], note[320];
+    char t[32], note[448];
     units_format_int(tokens, t, sizeof t);
     const struct model_spec *m = &s->model;
     /* the first token holds more than the prefill when it waits or the
@@ -473,8 +474,8 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
                             : "alone";
     if (m->attention == ATTENTION_MLA)
         snprintf(note, sizeof note, "%s %s-token prompt %s: 2 x active params x tokens + "
-                 "attention, MLA expanded as engines prefill it (QK over %u dims, PV over %u "
-                 "a head); compute and weights overlap", units_article(t), t, alone,
+                 "attention, MLA expanded as engines prefill it (QK %u, PV %u dims a head); "
+                 "compute and weights overlap", units_article(t), t, alone,
                  (m->qk_nope_head_dim ? m->qk_nope_head_dim : m->head_dim) + m->qk_rope_head_dim,
                  m->v_head_dim ? m->v_head_dim : m->head_dim);
     else
@@ -485,6 +486,12 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
     if (sp && (s->speed_calibrated & SPEED_CAL_MFU) && strlen(note) + 80 < sizeof note)
         snprintf(note + strlen(note), sizeof note - strlen(note),
                  "; calibrated on one request in flight, its per-request time in it");
+    /* where the per-request term comes from (tools/fit_ttft.py) */
+    char basis[128];
+    speed_request_overhead_basis(s, basis, sizeof basis);
+    if (sp && sp->ttft_request_seconds > 0 && basis[0] &&
+        strlen(note) + strlen(basis) + 24 < sizeof note)
+        snprintf(note + strlen(note), sizeof note - strlen(note), "; per request: %s", basis);
     explain_row_end(x, row, XU_SECONDS, 0, note);
 }
 

@@ -1,5 +1,7 @@
 #include "speed_ttft.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "engine_desc.h"
@@ -31,10 +33,59 @@ void speed_ttft_fill(struct speed_result *sp, double prefill_s, double request_s
     sp->ttft_seconds = t.total_s;
 }
 
-double speed_request_overhead_s(const struct scenario *s)
+/* Every engine's cases pooled (tools/fit_ttft.py, "every engine on ..."):
+ * [vendor: NVIDIA, AMD][kind: dense, MoE]; 0 where none was measured. */
+static const double every_engine[2][2] = {{41.2e-3, 135.0e-3}, {0, 374.9e-3}};
+
+enum overhead_source { FROM_NONE, FROM_ENGINE, FROM_EVERY_ENGINE, FROM_NVIDIA };
+
+static enum overhead_source overhead_of(const struct scenario *s, double *out)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
-    if (e->request_overhead_amd_s > 0 && strcmp(s->gpu.vendor, "AMD") == 0)
-        return e->request_overhead_amd_s;
-    return e->request_overhead_s;
+    const struct model_spec *m = &s->model;
+    int amd = strcmp(s->gpu.vendor, "AMD") == 0;
+    int moe = m->experts > 0 && m->experts_per_token < m->experts;
+    bool any = false;
+    for (int v = 0; v < 2; v++)
+        for (int k = 0; k < 2; k++)
+            any = any || e->request_overhead_s[v][k] > 0;
+    *out = 0;
+    if (!any)
+        return FROM_NONE;
+    if ((*out = e->request_overhead_s[amd][moe]) > 0)
+        return FROM_ENGINE;
+    if ((*out = every_engine[amd][moe]) > 0)
+        return FROM_EVERY_ENGINE;
+    *out = every_engine[0][moe];
+    return FROM_NVIDIA;
+}
+
+double speed_request_overhead_s(const struct scenario *s)
+{
+    double t;
+    overhead_of(s, &t);
+    return t;
+}
+
+void speed_request_overhead_basis(const struct scenario *s, char *buf, size_t size)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    const struct model_spec *m = &s->model;
+    const char *kind = m->experts > 0 && m->experts_per_token < m->experts ? "MoE" : "dense";
+    const char *vendor = strcmp(s->gpu.vendor, "AMD") == 0 ? "AMD" : "NVIDIA";
+    double t;
+    switch (overhead_of(s, &t)) {
+    case FROM_ENGINE:
+        snprintf(buf, size, "fitted on %s's %s %s cases", e->title, kind, vendor);
+        break;
+    case FROM_EVERY_ENGINE:
+        snprintf(buf, size, "fitted on every engine's %s %s cases, none under %s", kind, vendor,
+                 e->title);
+        break;
+    case FROM_NVIDIA:
+        snprintf(buf, size, "fitted on every engine's %s NVIDIA cases, none on %s", kind, vendor);
+        break;
+    default:
+        buf[0] = '\0';
+    }
 }

@@ -19,6 +19,7 @@
 #ifndef KVPLAN_CORE_SPEED_TTFT_H
 #define KVPLAN_CORE_SPEED_TTFT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct ttft_terms {
@@ -35,11 +36,18 @@ struct ttft_terms {
 struct ttft_terms speed_ttft_terms(double prefill_s, double request_s, double decode_step_s,
                                    uint64_t users);
 
-/* The engine's per-request time outside the steps on the scenario's GPU:
- * its request_overhead_s, or its request_overhead_amd_s on an AMD GPU when
- * it has one (core/engine_desc.h); what plan and simulate both add. */
+/* The engine's per-request time outside the steps for the scenario's GPU
+ * vendor and model kind (core/engine_desc.h request_overhead_s): its own
+ * where tools/fit_ttft.py fitted one; else every engine's cases of the
+ * vendor and kind (a pooled median), else NVIDIA's of the kind; none for an
+ * engine with no fitted term at all. What plan and simulate both add. */
 struct scenario;
 double speed_request_overhead_s(const struct scenario *s);
+
+/* Where that term comes from, for its explain row: "vLLM's dense NVIDIA
+ * cases", "every engine's dense NVIDIA cases: none under SGLang", ...;
+ * "" without a term. */
+void speed_request_overhead_basis(const struct scenario *s, char *buf, size_t size);
 
 /* The same, into the plan's speed figures: ttft_seconds and its parts. */
 struct speed_result;

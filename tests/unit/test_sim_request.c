@@ -25,6 +25,7 @@
 
 #include "core/engine_desc.h"
 #include "core/plan.h"
+#include "core/speed_ttft.h"
 #include "core/sim.h"
 #include "core/workload.h"
 #include "model_fixture.h"
@@ -82,7 +83,7 @@ static void the_plan_takes_the_engines_term(void **state)
         lone_user_plan(kinds[k], &s, &plan);
         struct sim_config c;
         sim_config_of_plan(&s, &plan, &c);
-        double own = engine_desc(kinds[k])->request_overhead_s;
+        double own = speed_request_overhead_s(&s); /* the engine's, or every engine's */
         assert_true(near(c.request_overhead_s, own));
         assert_true(kinds[k] == ENGINE_GENERIC ? own == 0 : own > 0);
         if (kinds[k] == ENGINE_GENERIC)

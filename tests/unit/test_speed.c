@@ -197,15 +197,23 @@ static void pipeline_stages_take_a_token_in_turn_with_a_batch_each(void **state)
     struct plan_result r = plan(&s);
     assert_int_equal(r.speed.step_bytes_per_gpu, 8030261248ull + 32ull * 2049 * 65536);
     assert_true(close_to(r.speed.memory_seconds, 12327325696.0 / (3.35e12 * 0.7)));
-    assert_true(close_to(r.speed.step_seconds, 2 * r.speed.memory_seconds + SPEED_STEP_OVERHEAD_S));
+    /* the first stage sends its 32 users' activations to the second: the
+     * hidden states and the residual, 2 x 4,096 x 2 B a token, over the H100's
+     * 450 GB/s NVLink plus a hop (Hopper's 2.5 us): 2.5 + 1.165 us */
+    assert_true(close_to(g.link_bytes_per_s, 450e9));
+    assert_true(close_to(r.speed.send_seconds, 2.5e-6 + 32.0 * 16384 / 450e9));
+    assert_true(close_to(r.speed.step_seconds, 2 * r.speed.memory_seconds + r.speed.send_seconds +
+                                                   SPEED_STEP_OVERHEAD_S));
     assert_true(close_to(r.speed.tokens_per_s_total, 64.0 / r.speed.step_seconds));
     /* the prompt alone passes both stages: as long as on one GPU, less the TP
-     * it does not have (no all-reduce either way at TP 1) */
+     * it does not have (no all-reduce either way at TP 1), and its 2,048
+     * tokens' send between them */
     struct scenario one = s;
     one.gpus = 1;
     one.pp = 0;
     struct plan_result r1 = plan(&one);
-    assert_true(close_to(r.speed.ttft_prefill_seconds, r1.speed.ttft_prefill_seconds));
+    assert_true(close_to(r.speed.ttft_prefill_seconds,
+                         r1.speed.ttft_prefill_seconds + 2.5e-6 + 2048.0 * 16384 / 450e9));
 }
 
 static void llama_cpp_gpus_take_a_token_in_turn_one_batch_at_a_time(void **state)
@@ -227,13 +235,22 @@ static void llama_cpp_gpus_take_a_token_in_turn_one_batch_at_a_time(void **state
     struct plan_result r = plan(&s);
     assert_int_equal(r.speed.step_bytes_per_gpu, 8030261248ull + 64ull * 2049 * 65536);
     assert_true(close_to(r.speed.comm_seconds, 0));
+    /* GPU 0 copies the batch's F32 activations, 4,096 x 4 B a token, to GPU 1
+     * (ggml_backend_tensor_copy), over the link plus a hop: 2.5 + 2.330 us */
+    assert_true(close_to(r.speed.send_seconds, 2.5e-6 + 64.0 * 16384 / 450e9));
     assert_true(close_to(r.speed.step_seconds,
-                         2 * (8030261248.0 + 64.0 * 2049 * 65536) / (3.35e12 * 0.7)));
-    /* the same prompt takes as long as on one GPU: half the layers, twice */
+                         2 * (8030261248.0 + 64.0 * 2049 * 65536) / (3.35e12 * 0.7) +
+                             r.speed.send_seconds));
+    /* the same prompt takes as long as on one GPU, half the layers twice, and
+     * its 2,048 tokens' copy between them; it waits half the others' step,
+     * their copy in it */
     struct scenario one = s;
     one.gpus = 1;
     struct plan_result r1 = plan(&one);
-    assert_true(close_to(r.speed.ttft_seconds, r1.speed.ttft_seconds));
+    assert_true(close_to(r.speed.ttft_prefill_seconds,
+                         r1.speed.ttft_prefill_seconds + 2.5e-6 + 2048.0 * 16384 / 450e9));
+    assert_true(close_to(r.speed.ttft_wait_seconds,
+                         r1.speed.ttft_wait_seconds + 0.5 * r.speed.send_seconds));
 }
 
 static void mla_prefills_expanded_and_decodes_absorbed(void **state)

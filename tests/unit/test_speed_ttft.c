@@ -74,7 +74,7 @@ static void the_plan_adds_the_engines_term_and_the_wait(void **state)
     (void)state;
     /* vLLM's per-request term (policy_vllm.c, tools/fit_ttft.py) on top of
      * the same prefill; at 16 users half their decode step too */
-    double own = engine_desc(ENGINE_VLLM)->request_overhead_s;
+    double own = engine_desc(ENGINE_VLLM)->request_overhead_s[0][0]; /* dense, NVIDIA */
     struct plan_result one = plan_of(ENGINE_VLLM, 1, 0);
     assert_true(own > 0);
     assert_true(close_to(one.speed.ttft_request_seconds, own));
@@ -111,19 +111,48 @@ static void max_ttft_counts_the_wait_of_the_users_it_keeps(void **state)
 static void the_per_request_term_is_the_engines_on_the_gpus_vendor(void **state)
 {
     (void)state;
-    /* SGLang's term, fitted apart on its CUDA and ROCm runs (tools/fit_ttft.py,
-     * policy_sglang.c): 126.4 ms on NVIDIA, 374.9 ms on AMD; vLLM has no AMD
-     * figure of its own and keeps its one term (40.7 ms) everywhere */
+    /* tools/fit_ttft.py fits the term by engine, GPU vendor and model kind:
+     * SGLang's on DeepSeek-R1 (MoE), 126.4 ms on NVIDIA and 374.9 ms on AMD
+     * (policy_sglang.c); vLLM's on Qwen3-8B on H100 (dense), 41.2 ms
+     * (policy_vllm.c). Where an engine has none of a vendor and kind it takes
+     * every engine's cases pooled (speed_ttft.c every_engine): a dense model
+     * under SGLang on NVIDIA 41.2 ms, a MoE under vLLM on NVIDIA 135.0 ms;
+     * dense on AMD, measured under no engine, NVIDIA's 41.2 ms. */
     struct gpu_spec g = h100_sxm();
-    struct model_spec m = llama31_8b();
+    struct model_spec dense = llama31_8b();
+    struct model_spec moe = llama31_8b();
+    moe.experts = 256;
+    moe.experts_per_token = 8;
     struct scenario s;
-    scenario_default(&s, &g, &m);
+    char basis[128];
+    scenario_default(&s, &g, &moe);
     s.engine.kind = ENGINE_SGLANG;
     assert_true(close_to(speed_request_overhead_s(&s), 0.1264));
+    speed_request_overhead_basis(&s, basis, sizeof basis);
+    assert_string_equal(basis, "fitted on SGLang's MoE NVIDIA cases");
     snprintf(s.gpu.vendor, sizeof s.gpu.vendor, "AMD");
     assert_true(close_to(speed_request_overhead_s(&s), 0.3749));
+    s.engine.kind = ENGINE_VLLM; /* vLLM, MoE on AMD: every engine's (SGLang's) */
+    assert_true(close_to(speed_request_overhead_s(&s), 0.3749));
+    snprintf(s.gpu.vendor, sizeof s.gpu.vendor, "NVIDIA");
+    assert_true(close_to(speed_request_overhead_s(&s), 0.1350));
+    speed_request_overhead_basis(&s, basis, sizeof basis);
+    assert_string_equal(basis, "fitted on every engine's MoE NVIDIA cases, none under vLLM");
+    scenario_default(&s, &g, &dense);
     s.engine.kind = ENGINE_VLLM;
-    assert_true(close_to(speed_request_overhead_s(&s), 0.0407));
+    assert_true(close_to(speed_request_overhead_s(&s), 0.0412));
+    s.engine.kind = ENGINE_SGLANG;
+    assert_true(close_to(speed_request_overhead_s(&s), 0.0412));
+    s.engine.kind = ENGINE_TRTLLM;
+    snprintf(s.gpu.vendor, sizeof s.gpu.vendor, "AMD");
+    assert_true(close_to(speed_request_overhead_s(&s), 0.0412));
+    speed_request_overhead_basis(&s, basis, sizeof basis);
+    assert_string_equal(basis, "fitted on every engine's dense NVIDIA cases, none on AMD");
+    /* llama.cpp and the generic rule fit none: no term */
+    s.engine.kind = ENGINE_LLAMACPP;
+    assert_true(speed_request_overhead_s(&s) == 0);
+    speed_request_overhead_basis(&s, basis, sizeof basis);
+    assert_string_equal(basis, "");
 }
 
 int main(void)
