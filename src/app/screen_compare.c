@@ -261,10 +261,27 @@ static void answer_rows(const struct side sd[2], struct cursor *c)
         }                                                                                          \
         put_row(c, label, a[0], a[1], known && v[0] > 0 && v[1] > 0, v[0], v[1]);                  \
     } while (0)
-    SPEED_ROW("Speed per user", per_user, sd[i].r->speed.tokens_per_s_per_user);
-    SPEED_ROW("Throughput", total, sd[i].r->speed.tokens_per_s_total);
+    /* a target no count keeps: one user's speed alone, not set against the other's */
+    for (int i = 0; i < 2; i++) {
+        v[i] = vs[i].alone ? 0 : sd[i].r->speed.tokens_per_s_per_user;
+        snprintf(a[i], sizeof a[i], "%s%s", vs[i].known && vs[i].alone ? "alone " : "",
+                 vs[i].known ? vs[i].per_user : "n/a");
+    }
+    put_row(c, "Speed per user", a[0], a[1], known && v[0] > 0 && v[1] > 0, v[0], v[1]);
+    /* no count keeping the target serves no throughput (view_speed_of: n/a) */
+    SPEED_ROW("Throughput", total,
+              sd[i].r->speed.level_missed ? 0 : sd[i].r->speed.tokens_per_s_total);
     SPEED_ROW("First token", ttft, sd[i].r->speed.ttft_seconds);
 #undef SPEED_ROW
+    /* each figure's measured spread (the explain rows say over which cases) */
+    if (known) {
+        for (int i = 0; i < 2; i++)
+            snprintf(a[i], sizeof a[i], "%s", vs[i].per_user_band[0] ? vs[i].per_user_band : "none");
+        put_row(c, "Speed spread", a[0], a[1], false, 0, 0);
+        for (int i = 0; i < 2; i++)
+            snprintf(a[i], sizeof a[i], "%s", vs[i].ttft_band[0] ? vs[i].ttft_band : "none");
+        put_row(c, "TTFT spread", a[0], a[1], false, 0, 0);
+    }
     cost_row(sd, c, "Cost per user-hour", 2);
     /* a million output tokens at the throughput, input tokens at the prefill rate */
     cost_row(sd, c, "Cost per M output", 0);

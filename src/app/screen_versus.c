@@ -82,10 +82,19 @@ static int panel_speed(const struct plan_result *res, enum unit_system u, struct
         return y + VERSUS_SPEED_ROWS;
     }
     const char *sep = view_sep();
-    snprintf(line, sizeof line, "%s%s%s", items[0], sep, items[1]);
-    if (view_cols(line) > r.w) /* narrow: the units once */
+    /* the measured spread beside the speed where the card has room for it */
+    snprintf(line, sizeof line, "%s%s%s%s%s", items[0], v.per_user_band[0] ? " " : "",
+             v.per_user_band, v.alone ? "" : sep, items[1]);
+    if (view_cols(line) > r.w || v.alone)
+        snprintf(line, sizeof line, "%s%s%s", items[0], v.alone ? "" : sep, items[1]);
+    if (v.alone) /* no count keeps the target: one user's speed, no throughput */
+        snprintf(line, sizeof line, "%s%s%s", items[0], v.per_user_band[0] ? " " : "",
+                 v.per_user_band);
+    if (v.alone && view_cols(line) > r.w)
+        snprintf(line, sizeof line, "%s", items[0]);
+    else if (!v.alone && view_cols(line) > r.w) /* narrow: the units once */
         snprintf(line, sizeof line, "%s%s%s in all", items[0], sep, v.total);
-    if (view_cols(line) > r.w) { /* narrower: "51.3/user · 1,077 tok/s" keeps the throughput */
+    if (!v.alone && view_cols(line) > r.w) { /* narrower: "51.3/user · 1,077 tok/s" keeps the throughput */
         char each[32];
         snprintf(each, sizeof each, "%s", v.per_user);
         char *unit = strstr(each, " tok/s");
@@ -103,6 +112,10 @@ static int panel_speed(const struct plan_result *res, enum unit_system u, struct
     if (view_cols(line) > r.w)
         snprintf(line, sizeof line, "%s each", v.per_user);
     widget_text(y++, r.x, r.w, ROLE_TEXT, line);
+    char first[96];
+    snprintf(first, sizeof first, "%s%s%s", items[2], v.ttft_band[0] ? " " : "", v.ttft_band);
+    if (view_cols(first) <= r.w)
+        snprintf(items[2], sizeof items[2], "%s", first);
     if (view_cols(items[2]) > r.w)
         snprintf(items[2], sizeof items[2], "TTFT %s", v.ttft);
     widget_text(y++, r.x, r.w, ROLE_TEXT, items[2]);

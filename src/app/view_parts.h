@@ -102,6 +102,7 @@ enum role view_headline_role(const struct scenario *s, const struct plan_result 
 enum { VIEW_SPEED_ITEMS = 6 };
 struct view_speed {
     bool known;
+    bool alone;    /* a target no count keeps: the speed is one user's alone, no throughput */
     const char *why;
     char per_user[32], total[32], ttft[32], cost[32];
     char cost_mtok[32]; /* a million output tokens; "" when unknown */

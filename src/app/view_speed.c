@@ -74,6 +74,11 @@ void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_
                                  : "no speed";
     explain_format(sp->tokens_per_s_per_user, XU_TOK_PER_S, u, v->per_user, sizeof v->per_user);
     explain_format(sp->tokens_per_s_total, XU_TOK_PER_S, u, v->total, sizeof v->total);
+    /* no count keeps the target: the speed shown is one user's alone (the
+     * plan's), and nobody's throughput is served at the service level */
+    v->alone = sp->level_missed;
+    if (v->alone)
+        snprintf(v->total, sizeof v->total, "n/a");
     if (sp->ttft_seconds > 0)
         explain_format(sp->ttft_seconds, XU_SECONDS, u, v->ttft, sizeof v->ttft);
     else
@@ -113,8 +118,8 @@ static void put3(char item[48], const char *a, const char *b, const char *c)
 
 void view_speed_items(const struct view_speed *v, char items[VIEW_SPEED_ITEMS][48])
 {
-    put3(items[0], v->per_user, " each", "");
-    put3(items[1], v->total, " in all", "");
+    put3(items[0], v->alone ? "alone " : "", v->per_user, v->alone ? "" : " each");
+    put3(items[1], v->alone ? "" : v->total, v->alone ? "" : " in all", "");
     put3(items[2], "first token ", v->ttft, "");
     if (strcmp(v->cost, "n/a") == 0) /* no price, or no user to share it */
         put3(items[3], "cost n/a", "", "");
@@ -169,13 +174,14 @@ static void first_fit(char item[48], int w, char forms[][48], int n)
  * "first token 302.42 ms", "TTFT 302.42 ms". */
 static void speed_forms(const struct view_speed *v, int w, char items[VIEW_SPEED_ITEMS][48])
 {
-    char f[7][48];
+    char f[7][48], pu[48];
     const char *b = v->per_user_band, *t = v->ttft_band;
+    put3(pu, v->alone ? "alone " : "", v->per_user, ""); /* "alone" in every form */
     put3(f[0], items[0], b[0] ? " " : "", b);
-    put3(f[1], v->per_user, b[0] ? " " : "", b);
-    put3(f[2], v->per_user, b[0] ? " " : "", v->per_user_compact);
+    put3(f[1], pu, b[0] ? " " : "", b);
+    put3(f[2], pu, b[0] ? " " : "", v->per_user_compact);
     put3(f[3], items[0], "", "");
-    put3(f[4], v->per_user, "", "");
+    put3(f[4], pu, "", "");
     first_fit(items[0], w, b[0] ? f : f + 3, b[0] ? 5 : 2); /* no band: the two plain forms */
     char ttft[48];
     put3(ttft, "TTFT ", v->ttft, "");

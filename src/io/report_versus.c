@@ -55,6 +55,14 @@ static const char *speed_spread(const struct plan_result *r, char *buf, size_t s
     return report_band_text(&r->bands.decode, true, buf, size);
 }
 
+/* The first token's band, the same way; "n/a" without a first token. */
+static const char *ttft_spread(const struct plan_result *r, char *buf, size_t size)
+{
+    if (r->speed.ttft_seconds <= 0)
+        return snprintf(buf, size, "n/a"), buf;
+    return report_band_text(&r->bands.ttft, true, buf, size);
+}
+
 /* A setting's value: the number and its unit, or `unset` where 0 means the default. */
 static const char *setting(double v, int decimals, const char *unit, const char *unset,
                            char *buf, size_t size)
@@ -213,6 +221,7 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
         (unsigned long long)r->speed.concurrency);
     ROW("Measured spread", false, 0, "%s", speed_spread(r, line, sizeof line));
     ROW("First token", true, r->speed.ttft_seconds, "%s", first_token(r, t, sizeof t));
+    ROW("First-token spread", false, 0, "%s", ttft_spread(r, line, sizeof line));
     ROW("GPUs", false, 0, "%u x %s (%s)", s->gpus, md_text(s->gpu.name, name, sizeof name),
         layout_title(r, line, sizeof line));
     ROW("Model", false, 0, "%s", md_text(s->model.name, name, sizeof name));
