@@ -127,7 +127,7 @@ void view_speed_items(const struct view_speed *v, char items[VIEW_SPEED_ITEMS][4
  * on its line), or why there is no speed; returns the lines. Within `rows`
  * lines: one a line when they fit, else the speeds, the first token and the
  * costs a line each when those fit, else as many a line as fit whole (so
- * too with rows 0). */
+ * too with rows 0), the input price left out first when they do not fit. */
 enum { VIEW_SPEED_LINE = 160 };
 int view_speed_lines(const struct view_speed *v, int w, int rows,
                      char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE]);

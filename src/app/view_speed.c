@@ -197,13 +197,20 @@ static void speed_forms(const struct view_speed *v, int w, char items[VIEW_SPEED
     if (!t[0])
         f[0][0] = f[1][0] = f[2][0] = f[3][0] = '\0'; /* no band: the long form, then the short */
     first_fit(items[2], w, f, 6);
-    /* the two prices a million tokens on one line where the long words would
-     * take two: "$8.5528/M out · $0.3044/M in" */
-    if (items[4][0] && items[5][0] &&
-        view_cols(items[4]) + view_cols(view_sep()) + view_cols(items[5]) > w) {
-        put3(items[4], v->cost_mtok, "/M out", "");
-        put3(items[5], v->cost_mtok_in, "/M in", "");
-    }
+}
+
+/* One a line when they fit the rows; else the speeds, the first token and
+ * the costs a line each; else as many a line as fit. */
+static int speed_pack(char items[VIEW_SPEED_ITEMS][48], int w, int rows,
+                      char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE])
+{
+    int n = pack(items, w, ~0u, lines);
+    if (rows > 0 && n <= rows)
+        return n;
+    n = pack(items, w, 1u << 2 | 1u << 3, lines);
+    if (rows > 0 && n <= rows)
+        return n;
+    return pack(items, w, 0, lines);
 }
 
 int view_speed_lines(const struct view_speed *v, int w, int rows,
@@ -218,15 +225,14 @@ int view_speed_lines(const struct view_speed *v, int w, int rows,
     char items[VIEW_SPEED_ITEMS][48];
     view_speed_items(v, items);
     speed_forms(v, w, items);
-    /* one a line when they fit the rows; else the speeds, the first token
-     * and the costs a line each; else as many a line as fit */
-    int n = pack(items, w, ~0u, lines);
-    if (rows > 0 && n <= rows)
-        return n;
-    n = pack(items, w, 1u << 2 | 1u << 3, lines);
-    if (rows > 0 && n <= rows)
-        return n;
-    return pack(items, w, 0, lines);
+    int n = speed_pack(items, w, rows, lines);
+    /* the input price is the one to go when the rows are short (the explain
+     * rows and the presentation keep it) */
+    if (rows > 0 && n > rows && items[5][0]) {
+        items[5][0] = '\0';
+        n = speed_pack(items, w, rows, lines);
+    }
+    return n;
 }
 
 const char *view_speed_line(const struct view_speed *v, int w, char *buf, size_t size)

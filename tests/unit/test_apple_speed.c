@@ -76,7 +76,7 @@ static void a_vendor_peak_is_kept_where_there_is_one(void **state)
     struct model_spec m = llama2_7b();
     struct scenario s = pp512_on(&g, &m);
     struct plan_result r = fixture_plan(&s);
-    assert_int_equal(r.speed.compute_dtype, DTYPE_BF16);
+    assert_int_equal(r.speed.compute_dtype, DTYPE_FP16);
     assert_true(close_to(r.speed.ttft_seconds, PP512_FLOPS / (989.4e12 * 0.5)));
 }
 
