@@ -16,13 +16,13 @@
 
 enum {
     EXPLAIN_ROWS_MAX = 80,
-    EXPLAIN_TERMS_MAX = 10,
-    EXPLAIN_STEPS_MAX = 24,
+    EXPLAIN_TERMS_MAX = 12,
+    EXPLAIN_STEPS_MAX = 28,
     EXPLAIN_KEY_MAX = 24,
     EXPLAIN_LABEL_MAX = 40,
     EXPLAIN_NAME_MAX = 48,
     EXPLAIN_VALUE_MAX = 48,
-    EXPLAIN_TEXT_MAX = 480
+    EXPLAIN_TEXT_MAX = 640
 };
 
 /* How a value is written. Bytes follow the unit system (GiB or GB). */
