@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/calibrate.h"
 #include "cli/commands.h"
@@ -96,6 +97,7 @@ struct calib {
     bool gpu_given;
     struct scenario s;      /* the log's scenario on the model and GPU (the use: line) */
     char model_id[SPEC_ID_MAX]; /* the preset the log names, without --model */
+    enum dtype weight;          /* the weights its GGUF file name gives; AUTO: none */
 };
 
 /* A figure of the log as a whole number within [min, max], else an error
@@ -286,6 +288,8 @@ static bool calib_scenario(struct calib *k, const struct catalog_gpu *g,
     const char *path = k->path;
     scenario_default(s, &g->spec, &m->spec);
     s->engine.kind = enginelog_profile(log, &s->engine.rule);
+    if (k->weight != DTYPE_AUTO)
+        s->weight_dtype = k->weight;
     uint64_t n = 0;
     bool ok = true;
     if (k->tp == 0 && log->f[LF_TP].found && (ok = log_whole(k, LF_TP, 1, GPUS_MAX, &n, d)))
@@ -443,10 +447,13 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
 static bool calib_model(struct calib *k, const struct catalog *cat, struct diag *d)
 {
     struct options *o = k->o;
+    struct bench_model m;
+    bool named = calibrate_log_model(cat, &k->log, &m);
+    if (named && (o->model_id == NULL || strcasecmp(o->model_id, m.id) == 0))
+        k->weight = m.weight; /* "-Q8_0.gguf": the weights the log's model is at */
     if (o->model_id)
         return true;
-    struct bench_model m;
-    if (calibrate_log_model(cat, &k->log, &m)) {
+    if (named) {
         snprintf(k->model_id, sizeof k->model_id, "%s", m.id);
         o->model_id = k->model_id;
         char said[sizeof m.said];
@@ -519,7 +526,7 @@ int cmd_calibrate(int argc, char **argv)
                         "--help)");
     if (argc - optind > 1) /* several: benchmark outputs, fitted on as one */
         return calibrate_files(&o, argc - optind, argv + optind);
-    struct calib k = {.o = &o, .path = argv[optind], .tp = o.tp};
+    struct calib k = {.o = &o, .path = argv[optind], .tp = o.tp, .weight = DTYPE_AUTO};
     text_escape(k.path, k.shown, sizeof k.shown);
     int status = calib_bench_or_log(&k); /* a benchmark names its model, or is told it */
     if (status != CLI_PARSED)

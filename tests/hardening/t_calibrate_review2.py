@@ -201,6 +201,11 @@ def test_the_use_line_carries_every_option_of_the_fit():
     words = use_line(out)
     check("a memory calibration's line names the GPU assumed", words and "--gpu" in words
           and words[words.index("--gpu") + 1] == "h100-sxm", words)
+    status, out, err = run(["calibrate", os.path.join(LOGS, "llamacpp-new.log"), "--save", os.path.join(TMP, "ln.json")])
+    words = use_line(out)
+    check("llamacpp-new.log: its model and weights from Meta-Llama-3.1-8B-Instruct-Q8_0.gguf",
+          status == 0 and words and words[words.index("--model") + 1] == "llama-3.1-8b"
+          and "--weight-dtype" in words and words[words.index("--weight-dtype") + 1] == "q8_0", (words, err))
 
 
 def test_implausible_fits_are_warned():
