@@ -1,5 +1,7 @@
 #include "calibration.h"
 
+#include "core/engine_desc.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -389,8 +391,15 @@ enum engine_kind enginelog_profile(const struct engine_log *log, enum engine_rul
     enum engine_kind kind;
     struct diag ignore = {0};
     if (log->engine >= LOG_UNKNOWN && log->engine <= LOG_TGI &&
-        engine_parse(engine_profiles[log->engine], &kind, rule, &ignore))
+        engine_parse(engine_profiles[log->engine], &kind, rule, &ignore)) {
+        /* the rule of the release the log states ("vLLM API server version
+         * 0.8.5": vllm@0.13, kvplan list engines); V0's profile is its own */
+        enum engine_rule at;
+        if (log->version[0] && log->engine != LOG_VLLM_V0 &&
+            engine_release_rule(engine_desc(kind), log->version, &at, NULL, 0, &ignore))
+            *rule = at;
         return kind;
+    }
     *rule = RULE_CURRENT;
     return ENGINE_GENERIC;
 }

@@ -81,6 +81,10 @@ def test_a_log_gives_its_layout_model_version_and_date():
           (status, err))
     check("its version 0.8.5 and date saved as the log states them",
           doc.get("engine_version") == "0.8.5" and doc.get("log_date", "").startswith("05-14"), doc)
+    check("0.8.5 is planned by kvplan's vllm@0.13 rule (kvplan list engines)", doc.get("engine") == "vllm@0.13",
+          doc.get("engine"))
+    _, err = result(["--model", "llama-3.1-8b", "--engine", "vllm", "--calibration", cal])
+    check("and planned under the newest: warned", "calibration with vLLM 0.13 used on vLLM 0.20" in err, err)
     status, out, err = run(["calibrate", os.path.join(LOGS, "ollama.log"), "--save", os.path.join(TMP, "x.json")])
     check("Ollama's log names no model (a blob): --model asked for", status == 2 and "--model" in err, err)
 
