@@ -9,10 +9,12 @@
 #include "core/scenario.h"
 #include "core/speedfit.h"
 #include "io/benchlog.h"
+#include "io/calibration.h"
 #include "io/catalog.h"
 
-/* "(use: kvplan plan --model ID --calibration FILE)", quoted for the shell. */
-void calibrate_print_use(const char *model, const char *save);
+/* "(use: kvplan plan --model ID --gpu G ... --calibration FILE)": every option
+ * the calibration of s depends on, quoted for the shell. */
+void calibrate_print_use(const struct scenario *s, const char *save);
 
 /* Benchmark outputs calibrated on as one (a sweep's runs at several
  * concurrencies): each file's, and all their figures in order with the
@@ -58,6 +60,12 @@ struct bench_model {
 };
 bool calibrate_model_match(const struct catalog *cat, const struct bench_log *b,
                            struct bench_model *m);
+
+/* The model preset a startup log names (its launch line's --model, vLLM's
+ * model=, a GGUF file name), as calibrate_model_match: false when it names
+ * none or none matches. */
+bool calibrate_log_model(const struct catalog *cat, const struct engine_log *log,
+                         struct bench_model *m);
 
 /* Why no preset matched, naming what the file said: "the file names the
  * model 'llama 8B Q4_0', 8.03 B params, which matches no model preset". */

@@ -198,3 +198,17 @@ void calibrate_model_unmatched(const struct bench_log *b, const struct bench_mod
         snprintf(buf, size, "the file names the model %s, which matches no model preset "
                  "(kvplan list models)", said);
 }
+
+bool calibrate_log_model(const struct catalog *cat, const struct engine_log *log,
+                         struct bench_model *m)
+{
+    static struct bench_log b; /* the log's names as a benchmark's */
+    memset(&b, 0, sizeof b);
+    snprintf(b.model, sizeof b.model, "%s", log->model);
+    snprintf(b.model_file, sizeof b.model_file, "%s", log->model_file);
+    if (!b.model[0] && !b.model_file[0]) {
+        memset(m, 0, sizeof *m);
+        return false;
+    }
+    return calibrate_model_match(cat, &b, m);
+}

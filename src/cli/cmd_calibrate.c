@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/calibrate.h"
 #include "cli/commands.h"
@@ -84,7 +85,7 @@ static bool implied_per_token(const struct engine_log *log, double *bytes, doubl
 
 /* What calibrate works with: the log, and the figures it comes to. */
 struct calib {
-    const struct options *o;
+    struct options *o; /* the model the log names is set in it */
     const char *path;
     char shown[1024]; /* the log's name as printed: no controls in it */
     struct engine_log log;
@@ -94,6 +95,9 @@ struct calib {
     uint64_t non_kv, total; /* per GPU, for --save */
     struct gpu_spec gpu;    /* --gpu's, saved with the calibration when given */
     bool gpu_given;
+    struct scenario s;      /* the log's scenario on the model and GPU (the use: line) */
+    char model_id[SPEC_ID_MAX]; /* the preset the log names, without --model */
+    enum dtype weight;          /* the weights its GGUF file name gives; AUTO: none */
 };
 
 /* A figure of the log as a whole number within [min, max], else an error
@@ -128,10 +132,12 @@ static bool log_bytes(const char *path, int line, const char *what, double v, ui
     return true;
 }
 
-/* "(use: kvplan plan --model ID --calibration FILE)": the command that
- * plans with the saved file, each word quoted for the shell (core/shell.h),
+/* "(use: kvplan plan --model ID --gpu G ... --calibration FILE)": the
+ * command that plans with the saved file, with every option the calibration
+ * depends on (the GPU it was measured on, assumed too, the weight and cache
+ * precisions, the layout), each word quoted for the shell (core/shell.h),
  * whole, and printable. */
-void calibrate_print_use(const char *model, const char *save)
+void calibrate_print_use(const struct scenario *s, const char *save)
 {
     char none[1];
     char *line = NULL, *shown = NULL;
@@ -139,7 +145,18 @@ void calibrate_print_use(const char *model, const char *save)
         struct shell_line l;
         shell_line_init(&l, line ? line : none, size);
         shell_words(&l, "kvplan plan --model");
-        shell_word(&l, model);
+        shell_word(&l, s->model.id);
+        shell_option(&l, "--gpu", "%s", s->gpu.id);
+        if (s->weight_dtype != DTYPE_AUTO)
+            shell_option(&l, "--weight-dtype", "%s", dtype_info(s->weight_dtype)->name);
+        if (s->kv_dtype != DTYPE_AUTO)
+            shell_option(&l, "--kv-dtype", "%s", dtype_info(s->kv_dtype)->name);
+        if (s->gpus > 1)
+            shell_option(&l, "--gpus", "%u", (unsigned)s->gpus);
+        if (scenario_tp(s) > 1 && scenario_tp(s) != s->gpus)
+            shell_option(&l, "--tp", "%u", (unsigned)scenario_tp(s));
+        if (scenario_pp(s) > 1)
+            shell_option(&l, "--pp", "%u", (unsigned)scenario_pp(s));
         shell_word(&l, "--calibration");
         shell_word(&l, save);
         if (shell_line_done(&l, &need) || line || (line = malloc(need + 1)) == NULL)
@@ -234,6 +251,34 @@ static void calib_print_found(struct calib *k)
             k->implied, k->tol);
 }
 
+/* The launch line's pipeline stages, data-parallel replicas (the KV of one
+ * GPU is the same in each replica) and SGLang's mem_fraction_static. */
+static bool calib_layout(const struct calib *k, struct scenario *s, struct diag *d)
+{
+    const struct engine_log *log = &k->log;
+    uint64_t pp = 1, dp = 1;
+    if (log->f[LF_PP].found && !log_whole(k, LF_PP, 1, GPUS_MAX, &pp, d))
+        return false;
+    if (log->f[LF_DP].found && !log_whole(k, LF_DP, 1, GPUS_MAX, &dp, d))
+        return false;
+    if ((uint64_t)s->gpus * pp * dp > GPUS_MAX)
+        return diag_fail(d, "%s: tp %u x pp %llu x dp %llu passes %u GPUs", k->path, s->gpus,
+                         (unsigned long long)pp, (unsigned long long)dp, (unsigned)GPUS_MAX);
+    if (pp > 1 || dp > 1) {
+        s->tp = s->gpus;
+        s->pp = pp > 1 ? (uint32_t)pp : 0;
+        s->gpus = (uint32_t)(s->gpus * pp * dp);
+    }
+    if (log->f[LF_MEM_FRACTION].found) {
+        double u = log->f[LF_MEM_FRACTION].value;
+        if (!(u > 0 && u < 1))
+            return diag_fail(d, "%s:%d: mem_fraction_static %g is not a fraction from 0 to 1",
+                             k->path, log->f[LF_MEM_FRACTION].line, u);
+        s->engine.mem_fraction_static = u;
+    }
+    return true;
+}
+
 /* The scenario the log describes, on the model and GPU given: its engine,
  * TP, context, slots, utilisation, memory and cache types. */
 static bool calib_scenario(struct calib *k, const struct catalog_gpu *g,
@@ -243,11 +288,14 @@ static bool calib_scenario(struct calib *k, const struct catalog_gpu *g,
     const char *path = k->path;
     scenario_default(s, &g->spec, &m->spec);
     s->engine.kind = enginelog_profile(log, &s->engine.rule);
+    if (k->weight != DTYPE_AUTO)
+        s->weight_dtype = k->weight;
     uint64_t n = 0;
     bool ok = true;
     if (k->tp == 0 && log->f[LF_TP].found && (ok = log_whole(k, LF_TP, 1, GPUS_MAX, &n, d)))
         k->tp = (uint32_t)n;
     s->gpus = k->tp ? k->tp : 1;
+    ok = ok && calib_layout(k, s, d);
     if (ok && log->f[LF_CONTEXT].found && (ok = log_whole(k, LF_CONTEXT, 1, TOKENS_MAX, &n, d)))
         s->context_tokens = n;
     if (ok && log->f[LF_SEQS].found && (ok = log_whole(k, LF_SEQS, 1, 65536, &n, d)))
@@ -324,6 +372,36 @@ static bool calib_non_kv(struct calib *k, const struct plan_result *r, struct di
     return ok;
 }
 
+/* The log's KV cache per GPU with the weights per GPU within the GPU's
+ * memory: else the log ran on a larger GPU (or another layout) than the one
+ * given or assumed, and a calibration of it would plan a pool no GPU here
+ * holds (sglang-02.log's 106.62 GiB on an assumed H100). */
+static bool calib_holds(const struct calib *k, const struct plan_result *r, struct diag *d)
+{
+    const struct log_figure *f = &k->log.f[LF_KV_MEMORY];
+    double cap = (double)r->memory_bytes_per_gpu, w = (double)r->weights_bytes_per_gpu;
+    /* weights past the GPU alone: the model or layout differs, said above */
+    if (!f->found || cap == 0 || w > cap || f->value + w <= cap)
+        return true;
+    if (k->o->save_path == NULL) { /* a look at the log: said, not refused */
+        fprintf(stderr, "kvplan: warning: %s:%d: the log's KV cache of %.2f GiB per GPU and the "
+                "weights (%.2f GiB) pass the %s %s's %.2f GiB: the log ran on a larger GPU or "
+                "another layout (%s ID, %s N)\n", k->path, f->line, f->value / 1073741824.0,
+                w / 1073741824.0, k->gpu_given ? "given" : "assumed", k->gpu.name,
+                cap / 1073741824.0, OPTION_FLAG(OPT_LOG_GPU), OPTION_FLAG(OPT_TP));
+        return true;
+    }
+    return diag_fail(d, "%s:%d: the log's KV cache of %.2f GiB per GPU and the model's weights "
+                        "(%.2f GiB per GPU at TP %u) pass the %s %s's %.2f GiB: the log ran on a "
+                        "larger GPU or another layout; give %s ID (and %s N) for the one it "
+                        "ran on",
+                     k->path, f->line, f->value / 1073741824.0,
+                     (double)r->weights_bytes_per_gpu / 1073741824.0, k->tp ? k->tp : 1,
+                     k->gpu_given ? "given" : "assumed", k->gpu.name,
+                     (double)r->memory_bytes_per_gpu / 1073741824.0, OPTION_FLAG(OPT_LOG_GPU),
+                     OPTION_FLAG(OPT_TP));
+}
+
 /* The log against --model (and --gpu): bytes per token, memory outside the
  * KV cache, and what kvplan predicts without the log. */
 static bool calib_compare(struct calib *k, const struct catalog *cat, struct diag *d)
@@ -346,8 +424,9 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
     x.deferred = false;
     if (!calib_scenario(k, g, m, &s, d) || !plan_compute(&s, &x, NULL, &r, d))
         return false;
+    k->s = s;
     calib_print_match(k, &m->spec, &s, &r);
-    if (!calib_non_kv(k, &r, d))
+    if (!calib_non_kv(k, &r, d) || !calib_holds(k, &r, d))
         return false;
     printf("\nkvplan without the log (%s, %s):\n", engine_label(s.engine.kind, s.engine.rule),
            g->spec.id);
@@ -360,6 +439,41 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
                (unsigned long long)r.kv_tokens_per_replica, logged, err);
     }
     return true;
+}
+
+/* Without --model, the model the log names (its launch line, vLLM's
+ * model=, a GGUF file name); --save without either is refused, naming what
+ * the log said. */
+static bool calib_model(struct calib *k, const struct catalog *cat, struct diag *d)
+{
+    struct options *o = k->o;
+    struct bench_model m;
+    bool named = calibrate_log_model(cat, &k->log, &m);
+    if (named && (o->model_id == NULL || strcasecmp(o->model_id, m.id) == 0))
+        k->weight = m.weight; /* "-Q8_0.gguf": the weights the log's model is at */
+    if (o->model_id)
+        return true;
+    if (named) {
+        snprintf(k->model_id, sizeof k->model_id, "%s", m.id);
+        o->model_id = k->model_id;
+        char said[sizeof m.said];
+        text_escape(m.said, said, sizeof said);
+        printf("\nModel: preset %s, from %s ('%s'); %s ID for another\n", m.id, m.how, said,
+               OPTION_FLAG(OPT_MODEL));
+        return true;
+    }
+    if (o->save_path == NULL)
+        return true;
+    char said[400] = "names none";
+    const char *name = k->log.model[0] ? k->log.model : k->log.model_file;
+    if (name[0]) {
+        char shown[sizeof k->log.model_file];
+        text_escape(name, shown, sizeof shown);
+        snprintf(said, sizeof said, "names '%s', which matches no model preset", shown);
+    }
+    return diag_fail(d, "calibrate: %s needs %s ID (the model the log is of): a calibration "
+                        "holds for that model only, and %s %s",
+                     OPTION_FLAG(OPT_SAVE), OPTION_FLAG(OPT_MODEL), k->shown, said);
 }
 
 /* The options a startup log's calibration reads; the others describe a
@@ -412,37 +526,29 @@ int cmd_calibrate(int argc, char **argv)
                         "--help)");
     if (argc - optind > 1) /* several: benchmark outputs, fitted on as one */
         return calibrate_files(&o, argc - optind, argv + optind);
-    struct calib k = {.o = &o, .path = argv[optind], .tp = o.tp};
+    struct calib k = {.o = &o, .path = argv[optind], .tp = o.tp, .weight = DTYPE_AUTO};
     text_escape(k.path, k.shown, sizeof k.shown);
     int status = calib_bench_or_log(&k); /* a benchmark names its model, or is told it */
     if (status != CLI_PARSED)
         return status;
-    if (o.save_path && o.model_id == NULL) { /* a calibration applies to the model the log is of */
-        diag_fail(&d,
-                  "calibrate: %s needs %s ID (the model the log is of): a calibration holds "
-                  "for that model only",
-                  OPTION_FLAG(OPT_SAVE), OPTION_FLAG(OPT_MODEL));
-        return cli_fail(d.message);
-    }
     status = calib_read(&k);
     if (status)
         return status;
     calib_print_found(&k);
-    if (o.model_id) {
-        struct catalog cat;
-        catalog_init(&cat);
-        bool ok = options_load_catalog(&o, &cat, &d) && calib_compare(&k, &cat, &d);
-        catalog_free(&cat);
-        if (!ok)
-            return cli_fail(d.message);
-    } else {
+    struct catalog cat;
+    catalog_init(&cat);
+    bool ok = options_load_catalog(&o, &cat, &d) && calib_model(&k, &cat, &d) &&
+              (o.model_id == NULL || calib_compare(&k, &cat, &d));
+    catalog_free(&cat);
+    if (!ok)
+        return cli_fail(d.message);
+    if (o.model_id == NULL)
         printf("\n(--model ID compares the implied bytes per token with the model's and shows "
                "kvplan's prediction)\n");
-    }
     if (o.save_path) {
         /* the GPU is recorded even when assumed: a plan on another warns by name */
-        struct memory_calibration m = {&k.log, k.path, o.model_id, &k.gpu, !k.gpu_given,
-                                       k.non_kv, k.total};
+        struct memory_calibration m = {&k.log, k.path,  o.model_id, &k.gpu, !k.gpu_given,
+                                       k.non_kv, k.total, &k.s};
         if (!calibration_save(o.save_path, &m, &d))
             return cli_fail(d.message);
         if (!k.gpu_given)
@@ -451,7 +557,7 @@ int cmd_calibrate(int argc, char **argv)
         char shown_save[1024]; /* the file name as printed: no controls in it */
         text_escape(o.save_path, shown_save, sizeof shown_save);
         printf("\nsaved %s ", shown_save);
-        calibrate_print_use(o.model_id, o.save_path);
+        calibrate_print_use(&k.s, o.save_path);
     }
     return 0;
 }

@@ -34,6 +34,7 @@ struct bench_calib {
     char model_matched[160]; /* the model preset the file names, "" when none (or --model) */
     struct bench_model model; /* how it was matched */
     char gpu_matched[64]; /* the preset of the GPU the file names, "" when none */
+    char release[24];     /* the release whose rule the fit runs ("b5721"); "" none */
 };
 
 /* What the file says it ran, where no option says otherwise: llama-bench
@@ -55,6 +56,26 @@ static void bench_ran(const struct bench_log *b, struct options *with)
     if (llama && !with->given[OPT_WEIGHT_DTYPE] && !with->load_path && word[0] &&
         dtype_parse(word, &with->weight_dtype))
         with->given[OPT_WEIGHT_DTYPE] = true;
+}
+
+/* The rule of the release the benchmark ran (--engine-version, or the
+ * version its file states: llama-bench's build_number b5721 is llama.cpp's
+ * mla-kv rule, kvplan list engines), where --engine names none: the fit is
+ * of that release's step, and a plan under another is warned. */
+static void bench_release(struct bench_calib *k, struct options *with)
+{
+    const char *v = k->o->engine_version ? k->o->engine_version : k->b->engine_version;
+    char word[24];
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(v, " "), v);
+    enum engine_rule rule;
+    struct diag ignore = {0};
+    if (k->o->given[OPT_ENGINE] || !word[0] ||
+        !engine_release_rule(engine_desc(with->engine), word, &rule, NULL, 0, &ignore))
+        return;
+    with->engine_rule = rule;
+    with->given[OPT_ENGINE] = true;
+    snprintf(with->engine_release_asked, sizeof with->engine_release_asked, "%s", word);
+    snprintf(k->release, sizeof k->release, "%s", word);
 }
 
 /* The scenario as plan builds it; with no --gpu, the catalogue GPU the
@@ -93,6 +114,7 @@ static bool bench_scenario(struct bench_calib *k, struct diag *d)
             snprintf(k->gpu_matched, sizeof k->gpu_matched, "%s", with.gpu_id);
         }
     bench_ran(k->b, &with);
+    bench_release(k, &with);
     ok = ok && options_scenario(&with, &cat, &k->s, d);
     catalog_free(&cat);
     k->gpu_assumed = ok && !with.gpu_id && !o->load_path;
@@ -258,9 +280,43 @@ static void print_fit(const struct bench_calib *k)
                p->waited ? "waited; not fitted" : p->compute_binds ? "compute binds" : "memory binds");
     }
     printf("  residual (rms, the figures fitted): %.1f%% before, %.1f%% after\n", 100 * f->rms0, 100 * f->rms);
+    if (k->release[0])
+        printf("  %s %s runs kvplan's rule %s (kvplan list engines)\n",
+               engine_desc(k->s.engine.kind)->title, k->release,
+               engine_label(k->s.engine.kind, k->s.engine.rule));
     struct calibration_band bands[2];
     calibrate_fit_bands(&k->fit, k->fixed, k->pts, k->b->npoints, bands);
     calibrate_print_bands(bands);
+}
+
+/* A fitted fraction outside what serving engines reach (decode reads at
+ * 30% to 95% of the peak bandwidth, prefill at 15% to 90% of the peak
+ * compute: the public cases of doc/SPEED-FIT.md): a fit that absorbed a
+ * wrong scenario rather than measured the engine. Said on standard error. */
+static void warn_implausible(const struct bench_calib *k)
+{
+    const struct fit_result *f = &k->fit;
+    struct {
+        const char *name;
+        double v, lo, hi;
+        bool fitted;
+    } w[2] = {{"MBU", f->mbu, FIT_MBU_PLAUSIBLE_LOW, FIT_MBU_PLAUSIBLE_HIGH,
+               f->mbu_fitted && !(k->fixed & SPEED_CAL_MBU)},
+              {"MFU", f->mfu, FIT_MFU_PLAUSIBLE_LOW, FIT_MFU_PLAUSIBLE_HIGH,
+               f->mfu_fitted && !(k->fixed & SPEED_CAL_MFU)}};
+    for (int i = 0; i < 2; i++)
+        if (w[i].fitted && (w[i].v < w[i].lo || w[i].v > w[i].hi))
+            fprintf(stderr, "kvplan: warning: the fitted %s %.3f is outside %.2f to %.2f, what "
+                    "engines reach: the scenario is likely not the one the benchmark ran (%s%s, "
+                    "%s weights, TP %u: the GPU, the layout or the weight precision), or the "
+                    "figures are not the engine's step (%s)\n", w[i].name, w[i].v, w[i].lo,
+                    w[i].hi, k->s.gpu.name, k->gpu_assumed ? ", assumed" : "", dtype_info(k->s.weight_dtype == DTYPE_AUTO
+                    ? k->s.model.weight_dtype : k->s.weight_dtype)->name,
+                    (unsigned)scenario_tp(&k->s),
+                    w[i].v < w[i].lo ? "it ran slower than the scenario allows: a smaller GPU, "
+                                       "fewer GPUs or heavier weights than given"
+                                     : "it ran faster than the scenario allows: a larger GPU, "
+                                       "more GPUs or lighter weights than given");
 }
 
 static void print_notes(const struct bench_calib *k)
@@ -376,7 +432,8 @@ static bool bench_save(const struct bench_calib *k, struct diag *d)
         .gpu_assumed = k->gpu_assumed,
         .engine = k->s.engine.kind, .rule = k->s.engine.rule, .engine_version = version,
         .date = date, .benchmark_date = k->b->date[0] ? k->b->date : NULL,
-        .tp = scenario_tp(&k->s), .pp = scenario_pp(&k->s), .fixed = k->fixed, .fit = &k->fit,
+        .tp = scenario_tp(&k->s), .pp = scenario_pp(&k->s), .weight = k->s.weight_dtype,
+        .fixed = k->fixed, .fit = &k->fit,
         .points = k->pts, .labels = k->labels, .npoints = k->b->npoints,
         .from = {k->from[0], k->from[1], k->from[2]}};
     calibrate_fit_bands(&k->fit, k->fixed, k->pts, k->b->npoints, c.bands);
@@ -453,6 +510,7 @@ int calibrate_bench(const struct options *o, const struct bench_set *set)
     print_points(&k);
     sources(&k);
     print_fit(&k);
+    warn_implausible(&k);
     print_notes(&k);
     print_plan_at(&k);
     if (o->save_path && (k.fit.mbu_clamped || k.fit.mfu_clamped || k.fit.rms > FIT_SAVE_RMS_MAX)) {
@@ -473,7 +531,7 @@ int calibrate_bench(const struct options *o, const struct bench_set *set)
         char shown_save[1024];
         text_escape(o->save_path, shown_save, sizeof shown_save);
         printf("\nsaved %s ", shown_save);
-        calibrate_print_use(k.s.model.id, o->save_path);
+        calibrate_print_use(&k.s, o->save_path);
     }
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cli/options_table.h"
+#include "core/calibration_origin.h"
 #include "core/text.h"
 #include "io/calibration.h"
 #include "io/catalog.h"
@@ -35,11 +36,12 @@ bool options_calibration_on_top(const struct options *o, const struct catalog *c
         fprintf(stderr, "kvplan: note: the calibration names no GPU (an older kvplan wrote it): "
                 "its memory is applied as if measured on %s; calibrate the log again to record "
                 "the GPU\n", s->gpu.name);
-    if (calibration_mismatch(c, s, note, sizeof note) > 0) {
-        text_escape(note, shown, sizeof shown); /* names from a file: no controls */
-        snprintf(s->calibration_note, sizeof s->calibration_note, "%s%s%s", shown,
-                 other && moved[0] ? "; " : "", other ? moved : "");
-        fprintf(stderr, "kvplan: warning: %s\n", s->calibration_note);
-    }
+    /* what was done to its memory on another GPU: said after the mismatch,
+     * which the plan works out again from its origin (core/calibration_origin.h) */
+    if (other)
+        text_escape(moved, s->calibration_note, sizeof s->calibration_note);
+    if (calibration_origin_mismatch(s, shown, sizeof shown) > 0)
+        fprintf(stderr, "kvplan: warning: %s%s%s\n", shown, other && moved[0] ? "; " : "",
+                other ? s->calibration_note : "");
     return scenario_validate(s, NULL, NULL, d);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibration_origin.h"
 #include "policy.h"
 
 /* The replica rows become the answer, or are multiplied by the replicas. */
@@ -122,9 +123,22 @@ static uint32_t fixed_warnings(const struct scenario *s, const struct plan_resul
         w |= WARN_ENGINE_HARDWARE;
     if (windows_sized_whole(s, e))
         w |= WARN_WINDOWS_UNUSED;
-    if (s->calibration_note[0])
+    if (s->calibration_note[0] || calibration_origin_mismatch(s, NULL, 0) > 0)
         w |= WARN_CALIBRATION;
     return w;
+}
+
+/* The calibration's warning for the scenario as it is (its origin against
+ * it), with what was done to its memory on another GPU after it. */
+static void calibration_note(const struct scenario *s, struct plan_result *r)
+{
+    char *buf = r->calibration_note;
+    size_t size = sizeof r->calibration_note;
+    memset(buf, 0, size);
+    bool other = calibration_origin_mismatch(s, buf, size) > 0;
+    size_t at = strlen(buf);
+    if (s->calibration_note[0] && (other || !s->calibration_from.present) && at + 3 < size)
+        snprintf(buf + at, size - at, "%s%s", at ? "; " : "", s->calibration_note);
 }
 
 /* more than one sequence decoding a step on a family where the engine's
@@ -250,7 +264,7 @@ static bool plan_fixed(const struct scenario *s, const struct engine_desc *e, st
     kvcost_add_draft(&r->cost, r->spec.kv_bytes_per_token);
     /* the layout and the weights each GPU holds, the draft's included */
     placement_compute(s, &r->spec, &r->placement);
-    memcpy(r->calibration_note, s->calibration_note, sizeof r->calibration_note);
+    calibration_note(s, r);
     if (r->weights_bytes == UINT64_MAX)
         return false;
     /* LoRA's slots */

@@ -326,6 +326,19 @@ void policy_weights_term(const struct policy_ctx *c, struct explain_row *row)
     }
 }
 
+long double policy_logged_pool(const struct policy_ctx *c, struct explain_row *row,
+                               uint64_t held)
+{
+    uint64_t kv = c->s->engine.kv_memory_bytes, cap = c->b->memory_bytes_per_gpu;
+    uint64_t need = kv_sat_add(held, kv);
+    bool over = cap && need > cap;
+    explain_row_end(c->x, row, XU_BYTES, (long double)kv,
+                    over ? "the KV cache memory the log gave (--kv-memory): with the weights "
+                           "it passes the GPU's memory, which cannot hold it"
+                         : "the KV cache memory the log gave (--kv-memory)");
+    return over ? -(long double)(need - cap) : (long double)kv;
+}
+
 void policy_engine_pool(const struct policy_ctx *c, uint64_t budget, const char *budget_key,
                         uint64_t activation, uint64_t runtime)
 {
@@ -343,8 +356,7 @@ void policy_engine_pool(const struct policy_ctx *c, uint64_t budget, const char 
     struct explain_row *row = explain_row_begin(c->x, "pool", "KV pool", "per GPU");
     long double pool;
     if (f->kv_memory_bytes) {
-        pool = (long double)f->kv_memory_bytes;
-        explain_row_end(c->x, row, XU_BYTES, pool, "the KV cache memory the log gave (--kv-memory)");
+        pool = policy_logged_pool(c, row, held);
     } else {
         explain_ref(c->x, row, budget_key, "budget");
         if (f->non_kv_bytes) {

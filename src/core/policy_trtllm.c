@@ -147,8 +147,11 @@ static void budget(const struct policy_ctx *c)
     row = explain_row_begin(c->x, "pool", "KV pool", "per GPU");
     long double pool;
     if (f->kv_memory_bytes) {
-        pool = f->kv_memory_bytes;
-        explain_row_end(c->x, row, XU_BYTES, pool, "the KV cache memory the log gave (--kv-memory)");
+        pool = policy_logged_pool(c, row, c->l->weights_bytes_per_gpu);
+        if (pool < 0) {
+            r->shortfall_bytes_per_gpu = (uint64_t)(-pool);
+            pool = 0;
+        }
     } else if (free_bytes == 0) {
         pool = 0;
         explain_row_end(c->x, row, XU_BYTES, 0, "nothing is free after loading");

@@ -119,10 +119,29 @@ struct scenario {
         uint32_t points;
         bool stated;
     } calibration_band[2];
+    /* Where a calibration applied to the scenario was measured (appended;
+     * not in snapshots: present false): the plan's warning and the speed
+     * band's fallback are worked out from it on every plan, so that they
+     * follow the scenario as it changes (core/calibration_origin.h). */
+    struct calibration_origin {
+        bool present, memory, speed;
+        bool gpu_assumed;              /* calibrate assumed the GPU */
+        bool weight_known;             /* the file states the weights' precision */
+        char gpu_id[SPEC_ID_MAX], gpu_name[SPEC_NAME_MAX]; /* "" when it does not say */
+        char model[SPEC_ID_MAX];
+        char version[32];              /* the engine's release it ran ("0.10.1", "b5721"); "" none */
+        enum engine_kind engine;
+        enum engine_rule rule;
+        enum dtype weight;             /* its weights' precision (AUTO: as released) */
+        uint32_t tp;                   /* its tensor parallel; 0 = not stated */
+    } calibration_from;
 };
 
 /* The band a calibration states when its fit has too few points to show one. */
 #define CALIBRATION_BAND_STATED 0.10
+/* The narrowest band a calibration's figure has, either side: its residuals
+ * are the fitted points' own (doc/MODEL.md). */
+#define CALIBRATION_BAND_FLOOR 0.10
 
 enum { SPEED_CAL_MBU = 1u, SPEED_CAL_MFU = 2u, SPEED_CAL_OVERHEAD = 4u, SPEED_CAL_ALL = 7u };
 /* The longest step overhead a scenario takes, seconds. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibration_origin.h"
 #include "engine_desc.h"
 #include "speedfamily.h"
 
@@ -87,7 +88,10 @@ struct speed_band speedband_find(const struct speedband_entry *table, size_t n,
 
 /* A calibration's: the spread of its own fit (the step time's residuals as
  * ratios of the figure: a decode speed is per second, so 1 / (1 + r)), each
- * taken with 1; none from a file that holds no residuals. */
+ * taken with 1 and never inside CALIBRATION_BAND_FLOOR either side (the
+ * residuals are in-sample: a fit of two values on three points leaves
+ * almost none, which says nothing of the error on another context); none
+ * from a file that holds no residuals. */
 static struct speed_band calibrated(const struct scenario *s, const struct speedband_key *key,
                                     enum speedband_figure figure)
 {
@@ -107,8 +111,9 @@ static struct speed_band calibrated(const struct scenario *s, const struct speed
         lo = 1 - CALIBRATION_BAND_STATED;
         hi = 1 + CALIBRATION_BAND_STATED;
     }
-    b.low = lo < 1 ? lo : 1;
-    b.high = hi > 1 ? hi : 1;
+    b.floored = lo > 1 - CALIBRATION_BAND_FLOOR || hi < 1 + CALIBRATION_BAND_FLOOR;
+    b.low = lo < 1 - CALIBRATION_BAND_FLOOR ? lo : 1 - CALIBRATION_BAND_FLOOR;
+    b.high = hi > 1 + CALIBRATION_BAND_FLOOR ? hi : 1 + CALIBRATION_BAND_FLOOR;
     b.cases = c->points;
     b.stated = c->stated;
     b.banded = true;
@@ -128,7 +133,7 @@ static const char *kind_name(const struct speed_band *b)
 
 void speedband_group(const struct speed_band *b, char *buf, size_t size)
 {
-    if (b->basis == SPEEDBAND_CALIBRATED && b->banded)
+    if (b->basis == SPEEDBAND_CALIBRATED && b->banded && !b->elsewhere)
         snprintf(buf, size, "%s", "the calibration's own fit");
     else if (!b->banded || b->family == NULL || b->cases == 0)
         snprintf(buf, size, "%s", "");
@@ -187,6 +192,22 @@ static void engines_words(const struct speed_band *b, char *buf, size_t size)
 
 void speedband_text(const struct speed_band *b, char *buf, size_t size)
 {
+    if (b->elsewhere || b->replaced) { /* the public cases' band, and why */
+        struct speed_band p = *b;
+        p.elsewhere = p.replaced = false;
+        p.basis = b->replaced ? SPEEDBAND_GIVEN : SPEEDBAND_FITTED;
+        char inner[320];
+        speedband_text(&p, inner, sizeof inner);
+        snprintf(buf, size, "%s: %s",
+                 b->replaced ? "an option on top (--mbu, --mfu or --step-overhead) replaced part "
+                               "of the calibration's fit, so its own band does not hold: the "
+                               "public cases' band"
+                             : "calibrated on another GPU, model, engine, TP or weight precision "
+                               "than this plan's (the warning says which), where its own band "
+                               "does not hold: the public cases' band",
+                 inner);
+        return;
+    }
     if (!b->banded) {
         snprintf(buf, size, "%s",
                  b->basis == SPEEDBAND_CALIBRATED
@@ -203,8 +224,10 @@ void speedband_text(const struct speed_band *b, char *buf, size_t size)
         return;
     }
     if (b->basis == SPEEDBAND_CALIBRATED) {
-        snprintf(buf, size, "calibrated, %+.1f%% to %+.1f%% over the fit's %lu measured points",
-                 100 * (b->low - 1), 100 * (b->high - 1), (unsigned long)b->cases);
+        snprintf(buf, size, "calibrated, %+.1f%% to %+.1f%% over the fit's %lu measured points%s",
+                 100 * (b->low - 1), 100 * (b->high - 1), (unsigned long)b->cases,
+                 b->floored ? ", widened to at least 10% either side: in-sample residuals "
+                              "understate the error" : "");
         return;
     }
     if (b->family == NULL || b->cases == 0) {
@@ -270,6 +293,9 @@ static void band_set(struct speed_band *dst, const struct speed_band *src)
     dst->moe = src->moe;
     dst->banded = src->banded;
     dst->stated = src->stated;
+    dst->floored = src->floored;
+    dst->elsewhere = src->elsewhere;
+    dst->replaced = src->replaced;
     dst->figure = src->figure;
 }
 
@@ -288,9 +314,22 @@ void speedband_lookup(const struct scenario *s, struct speed_bands *out)
     f.basis = basis_of(s, SPEEDBAND_TTFT, key.moe);
     /* a calibration's figures rest on the user's own benchmark, not on the
      * public cases: no band of theirs (the fit's residuals are in its file) */
-    if (d.basis == SPEEDBAND_CALIBRATED)
+    bool elsewhere = calibration_origin_speed_elsewhere(s);
+    /* an option on top replaced part of the decode fit: that figure is given */
+    bool replaced = d.basis == SPEEDBAND_CALIBRATED &&
+                    (s->speed_calibrated & (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD)) !=
+                        (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD);
+    if (replaced) {
+        d.basis = SPEEDBAND_GIVEN;
+        d.replaced = true;
+    } else if (d.basis == SPEEDBAND_CALIBRATED && elsewhere) {
+        d.elsewhere = true; /* the public cases' band, basis calibrated */
+    } else if (d.basis == SPEEDBAND_CALIBRATED) {
         d = calibrated(s, &key, SPEEDBAND_DECODE);
-    if (f.basis == SPEEDBAND_CALIBRATED)
+    }
+    if (f.basis == SPEEDBAND_CALIBRATED && elsewhere)
+        f.elsewhere = true;
+    else if (f.basis == SPEEDBAND_CALIBRATED)
         f = calibrated(s, &key, SPEEDBAND_TTFT);
     band_set(&out->decode, &d);
     band_set(&out->ttft, &f);

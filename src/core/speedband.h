@@ -81,6 +81,10 @@ struct speed_band {
     bool moe;                 /* the group's kind */
     bool banded;              /* low and high are a band: measured, or the stated one */
     bool stated;              /* a calibration's stated band: too few points for a spread */
+    bool floored;             /* a calibration's band widened to CALIBRATION_BAND_FLOOR */
+    bool elsewhere;           /* calibrated on another setup: the public cases' band */
+    bool replaced;            /* an option on top (--mbu, --step-overhead) replaced part of
+                               * the calibration's fit: the public cases' band, basis given */
     enum speedband_figure figure;
 };
 

@@ -58,6 +58,12 @@ struct fit_point {
                            * does not fit MFU */
 };
 
+/* The fractions of peak serving engines reach (calibrate warns outside). */
+#define FIT_MBU_PLAUSIBLE_LOW 0.30
+#define FIT_MBU_PLAUSIBLE_HIGH 0.95
+#define FIT_MFU_PLAUSIBLE_LOW 0.15
+#define FIT_MFU_PLAUSIBLE_HIGH 0.90
+
 struct fit_result {
     double mbu, mfu, overhead_s;
     double mbu0, mfu0, overhead0_s; /* where the fit started */

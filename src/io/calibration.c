@@ -1,5 +1,7 @@
 #include "calibration.h"
 
+#include "core/engine_desc.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +35,8 @@ static const char *field_names[LF_COUNT] = {
     [LF_MEM_FRACTION] = "mem_fraction_static",
     [LF_TP] = "tensor parallel size",
     [LF_KV_NEEDED] = "KV needed for one max-length request",
+    [LF_PP] = "pipeline parallel size",
+    [LF_DP] = "data parallel size",
 };
 
 const char *enginelog_engine_name(enum log_engine e)
@@ -258,9 +262,92 @@ static void grab_ollama_tgi(struct engine_log *log, const char *line, int n)
     grab(log, line, n, "Setting max batch total tokens to", LF_KV_TOKENS);
 }
 
+/* A launch line's flag ("--tp 8", "--tp-size=8"): the first of keys found
+ * with a number after a blank or '='. */
+static void flag(struct engine_log *log, const char *line, int n, const char *const *keys,
+                 enum log_field f)
+{
+    char key[48];
+    for (; *keys; keys++) {
+        for (int sep = 0; sep < 2; sep++) {
+            snprintf(key, sizeof key, "%s%c", *keys, sep ? '=' : ' ');
+            double v;
+            if (number_after(line, key, &v)) {
+                set(log, f, v, n);
+                return;
+            }
+        }
+    }
+}
+
+/* The word after key up to a blank or quote ("--model X", "model='X'"). */
+static void text_after(const char *line, const char *key, char *out, size_t size)
+{
+    const char *p = strstr(line, key);
+    if (p == NULL || out[0])
+        return;
+    p += strlen(key);
+    while (*p == ' ' || *p == '\'' || *p == '"' || *p == '=')
+        p++;
+    size_t k = 0;
+    while (*p && *p != ' ' && *p != '\'' && *p != '"' && *p != ',' && k + 1 < size)
+        out[k++] = *p++;
+    out[k] = '\0';
+}
+
+/* The launch command's layout (SGLang server_args.py, vLLM
+ * engine/arg_utils.py EngineArgs: the flags and their short forms), the
+ * model, the version and the first timestamp. */
+static void grab_launch(struct engine_log *log, const char *line, int n)
+{
+    static const char *const tp[] = {"--tp-size", "--tp", "--tensor-parallel-size", " -tp", NULL};
+    static const char *const pp[] = {"--pp-size", "--pp", "--pipeline-parallel-size", " -pp",
+                                     NULL};
+    static const char *const dp[] = {"--dp-size", "--dp", "--data-parallel-size", " -dp", NULL};
+    static const char *const frac[] = {"--mem-fraction-static", NULL};
+    static const char *const util[] = {"--gpu-memory-utilization", NULL};
+    static const char *const ctx[] = {"--context-length", "--max-model-len", NULL};
+    if (strstr(line, " --")) {
+        flag(log, line, n, tp, LF_TP);
+        flag(log, line, n, pp, LF_PP);
+        flag(log, line, n, dp, LF_DP);
+        flag(log, line, n, frac, LF_MEM_FRACTION);
+        flag(log, line, n, util, LF_UTILIZATION);
+        flag(log, line, n, ctx, LF_CONTEXT);
+        if (!strstr(line, "ollama")) { /* Ollama's --model is a blob's hash */
+            text_after(line, "--model-path ", log->model, sizeof log->model);
+            text_after(line, "--model ", log->model, sizeof log->model);
+        }
+        text_after(line, "vllm serve ", log->model, sizeof log->model);
+    }
+    grab(log, line, n, "pipeline_parallel_size=", LF_PP);
+    grab(log, line, n, "data_parallel_size=", LF_DP);
+    if (strstr(line, "LLM engine") || strstr(line, "Initializing"))
+        text_after(line, "model=", log->model, sizeof log->model);
+    const char *g = strstr(line, ".gguf");
+    if (g && !log->model_file[0]) { /* llama.cpp's "from Meta-Llama-3.1-8B-Q8_0.gguf" */
+        const char *b = g;
+        while (b > line && b[-1] != ' ' && b[-1] != '/' && b[-1] != '\'' && b[-1] != '"')
+            b--;
+        snprintf(log->model_file, sizeof log->model_file, "%.*s", (int)(g + 5 - b), b);
+    }
+    text_after(line, "vLLM API server version ", log->version, sizeof log->version);
+    text_after(line, "SGLang version", log->version, sizeof log->version);
+    if (!log->date[0]) { /* vLLM "INFO 05-14 10:02:11", Ollama "time=2025-06-02T09:12:44" */
+        const char *t = strstr(line, "time=");
+        int a, b, c2;
+        if (t && sscanf(t + 5, "%4d-%2d-%2d", &a, &b, &c2) == 3)
+            snprintf(log->date, sizeof log->date, "%.10s", t + 5);
+        else if (sscanf(line, "%*[A-Z] %2d-%2d %2d:", &a, &b, &c2) == 3 && line[0] >= 'A' &&
+                 line[0] <= 'Z')
+            snprintf(log->date, sizeof log->date, "%.14s", strchr(line, ' ') + 1);
+    }
+}
+
 static void parse_line(struct engine_log *log, const char *line, int n)
 {
     detect_engine(log, line);
+    grab_launch(log, line, n);
     grab_vllm(log, line, n);
     grab_sglang(log, line, n);
     grab_llamacpp(log, line, n);
@@ -304,8 +391,15 @@ enum engine_kind enginelog_profile(const struct engine_log *log, enum engine_rul
     enum engine_kind kind;
     struct diag ignore = {0};
     if (log->engine >= LOG_UNKNOWN && log->engine <= LOG_TGI &&
-        engine_parse(engine_profiles[log->engine], &kind, rule, &ignore))
+        engine_parse(engine_profiles[log->engine], &kind, rule, &ignore)) {
+        /* the rule of the release the log states ("vLLM API server version
+         * 0.8.5": vllm@0.13, kvplan list engines); V0's profile is its own */
+        enum engine_rule at;
+        if (log->version[0] && log->engine != LOG_VLLM_V0 &&
+            engine_release_rule(engine_desc(kind), log->version, &at, NULL, 0, &ignore))
+            *rule = at;
         return kind;
+    }
     *rule = RULE_CURRENT;
     return ENGINE_GENERIC;
 }

@@ -48,6 +48,8 @@ enum log_field {
     LF_MEM_FRACTION,     /* SGLang mem_fraction_static */
     LF_TP,
     LF_KV_NEEDED,        /* vLLM: KV needed for one max-length request, bytes */
+    LF_PP,               /* the launch line's --pp / pipeline_parallel_size */
+    LF_DP,               /* the launch line's --dp / data_parallel_size */
     LF_COUNT
 };
 
@@ -55,6 +57,10 @@ struct engine_log {
     enum log_engine engine;
     struct log_figure f[LF_COUNT];
     char k_type[16], v_type[16]; /* llama.cpp cache types */
+    /* what the log says it ran: the model (a Hugging Face id or path, or a
+     * GGUF file name), the engine's version ("0.8.5") and the first
+     * timestamp as written ("05-14 10:02:11": vLLM states no year) */
+    char model[160], model_file[160], version[32], date[32];
     int lines;
     unsigned seen;               /* bit per log_engine family whose lines appeared */
 };
@@ -88,6 +94,11 @@ struct calibration_source {
     uint64_t kv_memory_bytes; /* the KV cache size it set, 0 = none */
     uint64_t gpu_total_bytes; /* the GPU total it set, 0 = none */
     double utilization, mem_fraction; /* the fractions its log ran at; 0 = not logged */
+    char version[64];         /* the engine's release it ran; "" = not stated */
+    uint32_t tp;              /* its tensor parallel; 0 = not stated */
+    enum dtype weight;        /* its weights' precision (weight_known: the file says) */
+    bool weight_known;
+    uint32_t parallel;        /* llama.cpp / Ollama slots its log ran with; 0 = none */
 };
 
 /* Applies a calibration file to a scenario: the engine, the memory (the
@@ -96,13 +107,6 @@ struct calibration_source {
  * calibration of another model is refused; `src` says what the file is of. */
 bool calibration_apply(const char *path, struct scenario *s, struct calibration_source *src,
                        struct diag *d);
-
-/* Where the scenario, options applied, is not what the calibration measured:
- * a sentence for each of the GPU, model and engine ("calibration from NVIDIA
- * H100 SXM5 80GB used on NVIDIA H200 SXM 141GB: ..."), joined by "; ".
- * Returns how many (0: none, buf ""). */
-int calibration_mismatch(const struct calibration_source *c, const struct scenario *s, char *buf,
-                         size_t size);
 
 /* A KV cache size measured at one memory fraction (--gpu-memory-utilization,
  * --mem-fraction-static, --free-gpu-memory-fraction), planned at another: it
@@ -125,6 +129,7 @@ struct memory_calibration {
     const struct gpu_spec *gpu;
     bool gpu_assumed;
     uint64_t non_kv_bytes, gpu_total_bytes;
+    const struct scenario *s; /* the log's scenario (its TP, weights); NULL: none */
 };
 
 /* Writes a calibration file from a parsed log (atomically): refused without a
@@ -145,6 +150,7 @@ struct speed_calibration {
     enum engine_rule rule;
     const char *engine_version, *date, *benchmark_date; /* NULL: not known */
     uint32_t tp, pp;
+    enum dtype weight; /* the weights' precision the fit ran at (AUTO: as released) */
     unsigned fixed; /* SPEED_CAL_ bits of the figures held as given */
     const struct fit_result *fit;
     const struct fit_point *points;

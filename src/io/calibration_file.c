@@ -49,6 +49,14 @@ bool calibration_save(const char *path, const struct memory_calibration *m, stru
         if (m->gpu_assumed) /* no --gpu, and no GPU in the log */
             jsonout_bool(&o, "gpu_assumed", true);
     }
+    if (log->version[0]) /* as the log states it; the engine's rule is "engine" */
+        jsonout_string(&o, "engine_version", log->version);
+    if (log->date[0]) /* as written: vLLM's "05-14 10:02:11" states no year */
+        jsonout_string(&o, "log_date", log->date);
+    if (m->s) {
+        jsonout_uint(&o, "tp", scenario_tp(m->s));
+        jsonout_string(&o, "weight_dtype", dtype_info(m->s->weight_dtype)->name);
+    }
     if (m->gpu_total_bytes)
         jsonout_uint(&o, "gpu_total_bytes", m->gpu_total_bytes);
     if (m->non_kv_bytes)
@@ -81,7 +89,7 @@ bool calibration_write(const char *path, cJSON *root, struct diag *d)
 static bool header(const struct jsonread *r, const cJSON *root, struct calibration_source *c,
                    struct diag *d)
 {
-    char format[64] = "", engine[64] = "";
+    char format[64] = "", engine[64] = "", weight[32] = "";
     uint32_t version = 0;
     struct diag local = {0};
     bool ok = jsonread_string(r, root, "format", true, format, sizeof format, d) &&
@@ -90,7 +98,15 @@ static bool header(const struct jsonread *r, const cJSON *root, struct calibrati
               jsonread_string(r, root, "model", false, c->model, sizeof c->model, d) &&
               jsonread_string(r, root, "gpu", false, c->gpu_id, sizeof c->gpu_id, d) &&
               jsonread_string(r, root, "gpu_name", false, c->gpu_name, sizeof c->gpu_name, d) &&
-              jsonread_bool(r, root, "gpu_assumed", false, &c->gpu_assumed, d);
+              jsonread_bool(r, root, "gpu_assumed", false, &c->gpu_assumed, d) &&
+              jsonread_string(r, root, "engine_version", false, c->version, sizeof c->version,
+                              d) &&
+              jsonread_u32(r, root, "tp", false, 1, GPUS_MAX, &c->tp, d) &&
+              jsonread_string(r, root, "weight_dtype", false, weight, sizeof weight, d);
+    c->weight = DTYPE_AUTO;
+    c->weight_known = weight[0] != '\0';
+    if (ok && c->weight_known && strcmp(weight, "auto") != 0 && !dtype_parse(weight, &c->weight))
+        return jsonread_fail(r, d, "weight_dtype: '%s' is not a precision kvplan knows", weight);
     if (ok && strcmp(format, "kvplan-calibration") != 0)
         return jsonread_fail(r, d, "format: '%s' is not a kvplan calibration", format);
     if (ok && version != 1 && version != 2)
@@ -111,7 +127,7 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
                    struct scenario *s, struct diag *d)
 {
     uint64_t total = 0, non_kv = 0;
-    double kv = 0, k = 0, v = 0, tokens = 0;
+    double kv = 0, k = 0, v = 0, tokens = 0, seqs = 0;
     bool ok = jsonread_u64(r, root, "gpu_total_bytes", false, 1, (uint64_t)1 << 44, &total, d) &&
               jsonread_u64(r, root, "non_kv_bytes", false, 1, (uint64_t)1 << 44, &non_kv, d);
     const cJSON *figs = cJSON_GetObjectItemCaseSensitive(root, "figures");
@@ -125,7 +141,9 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
              jsonread_double(&fr, figs, enginelog_field_name(LF_UTILIZATION), false, 0, 1,
                              &c->utilization, d) &&
              jsonread_double(&fr, figs, enginelog_field_name(LF_MEM_FRACTION), false, 0, 1,
-                             &c->mem_fraction, d);
+                             &c->mem_fraction, d) &&
+             jsonread_double(&fr, figs, enginelog_field_name(LF_SEQS), false, 0, 65536, &seqs,
+                             d);
     }
     if (!ok)
         return false;
@@ -150,8 +168,36 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
         s->engine.kv_memory_bytes = (uint64_t)kv; /* the logged cache, as --kv-memory */
         c->kv_memory_bytes = s->engine.kv_memory_bytes;
     }
+    /* the slots llama.cpp (-np) and Ollama (--parallel, OLLAMA_NUM_PARALLEL)
+     * ran with: the cache was sized for them (an option on top wins) */
+    if (engine_desc(c->engine)->fixed_slots && seqs >= 1 &&
+        seqs == (double)(uint32_t)seqs) {
+        c->parallel = (uint32_t)seqs;
+        s->engine.parallel = c->parallel;
+    }
     c->memory = true;
     return true;
+}
+
+/* The origin the plan's warning and speed band are worked out from. */
+static void origin(const struct calibration_source *c, struct scenario *s)
+{
+    struct calibration_origin *o = &s->calibration_from;
+    memset(o, 0, sizeof *o);
+    o->present = true;
+    o->memory = c->memory;
+    o->speed = c->speed;
+    o->gpu_assumed = c->gpu_assumed;
+    o->weight_known = c->weight_known;
+    snprintf(o->gpu_id, sizeof o->gpu_id, "%s", c->gpu_id);
+    snprintf(o->gpu_name, sizeof o->gpu_name, "%s", c->gpu_name);
+    snprintf(o->model, sizeof o->model, "%s", c->model);
+    /* the release alone: "b5721" of llama-bench's "b5721 (3f1ae2e3)" */
+    snprintf(o->version, sizeof o->version, "%.*s", (int)strcspn(c->version, " "), c->version);
+    o->engine = c->engine;
+    o->rule = c->rule;
+    o->weight = c->weight;
+    o->tp = c->tp;
 }
 
 bool calibration_apply(const char *path, struct scenario *s, struct calibration_source *src,
@@ -177,46 +223,16 @@ bool calibration_apply(const char *path, struct scenario *s, struct calibration_
     ok = ok && (!has_memory || memory(&r, root, src, s, d));
     if (ok && src->speed) {
         struct jsonread sr = jsonread_child(&r, "speed", "speed.");
-        ok = calibration_speed_read(&sr, speed, src->gpu_name, s, d);
+        ok = calibration_speed_read(&sr, speed, src->gpu_name, s, d) &&
+             jsonread_u32(&sr, speed, "tp", false, 1, GPUS_MAX, &src->tp, d) &&
+             jsonread_string(&sr, speed, "engine_version", false, src->version,
+                             sizeof src->version, d);
     }
+    if (ok)
+        origin(src, s);
     cJSON_Delete(root);
     free(text);
     return ok;
-}
-
-/* "calibration from A used on B: what", after "; " when buf has a sentence */
-static void sentence(char *buf, size_t size, int *n, const char *a, const char *b,
-                     const char *what)
-{
-    size_t at = strlen(buf);
-    if (at + 3 < size)
-        snprintf(buf + at, size - at, "%scalibration %s used on %s: %s", (*n)++ ? "; " : "", a,
-                 b, what);
-}
-
-int calibration_mismatch(const struct calibration_source *c, const struct scenario *s, char *buf,
-                         size_t size)
-{
-    int n = 0;
-    char a[SPEC_NAME_MAX + 80];
-    buf[0] = '\0';
-    const char *what = c->memory && c->speed ? "its memory and speed were measured there"
-                       : c->speed            ? "its MBU, MFU and step overhead were measured there"
-                                             : "its memory figures were measured there";
-    if (c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0) {
-        snprintf(a, sizeof a, "from %s%s", c->gpu_name,
-                 c->gpu_assumed ? " (assumed when it was made: its file named no GPU)" : "");
-        sentence(buf, size, &n, a, s->gpu.name, what);
-    }
-    if (c->model[0] && strcasecmp(c->model, s->model.id) != 0) {
-        snprintf(a, sizeof a, "of %s", c->model);
-        sentence(buf, size, &n, a, s->model.id, what);
-    }
-    if (c->engine != s->engine.kind) {
-        snprintf(a, sizeof a, "with %s", engine_desc(c->engine)->title);
-        sentence(buf, size, &n, a, engine_desc(s->engine.kind)->title, what);
-    }
-    return n;
 }
 
 /* The pool kvplan's rule gives s, less any shortfall. */

@@ -136,6 +136,8 @@ bool calibration_save_speed(const char *path, const struct speed_calibration *c,
     jsonout_string(&o, "model", c->model_id);
     jsonout_string(&o, "gpu", c->gpu->id);
     jsonout_string(&o, "gpu_name", c->gpu->name);
+    /* the weights' precision the fit ran at: a plan at another is warned */
+    jsonout_string(&o, "weight_dtype", c->weight == DTYPE_AUTO ? "auto" : dtype_info(c->weight)->name);
     if (c->gpu_assumed) /* no --gpu, and no GPU in the benchmark's output */
         jsonout_bool(&o, "gpu_assumed", true);
     jsonout_object(&o, "speed", speed_json(c));

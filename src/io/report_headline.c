@@ -69,6 +69,14 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
         snprintf(buf, size, "DOES NOT FIT under %s: the cache of %s tokens x %u slot%s "
                             "needs %s more per GPU than is left",
                  e->name, ctx, r->engine.slots, r->engine.slots == 1 ? "" : "s", left);
+    } else if (!r->fits && s->engine.kv_memory_bytes && r->shortfall_bytes_per_gpu) {
+        /* a logged cache (--kv-memory, a calibration) this GPU cannot hold */
+        char kv[64];
+        units_format_bytes(s->engine.kv_memory_bytes, s->units, kv, sizeof kv);
+        units_format_bytes(r->shortfall_bytes_per_gpu, s->units, left, sizeof left);
+        snprintf(buf, size, "DOES NOT FIT under %s: the KV cache given (%s per GPU) and the "
+                 "weights pass each GPU's memory by %s (measured on a larger GPU or layout?)",
+                 profile, kv, left);
     } else if (!r->fits) {
         snprintf(buf, size, "DOES NOT FIT under %s: its budget leaves nothing for the KV cache", profile);
     } else if (r->max_users == 0 && r->state_pool_bytes_per_gpu >= r->kv_pool_bytes_per_gpu &&

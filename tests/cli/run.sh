@@ -563,9 +563,9 @@ expect 0 "11 users fit at 8,192 tokens each under vLLM V0" plan --model llama-3-
 "$K" calibrate "$L/vllm-v1-startup.log" --model llama-3.1-8b --save "$T/v1.json" > /dev/null
 expect 0 '"kv_tokens":	442432,' plan --model llama-3.1-8b --context 32k --calibration "$T/v1.json" --format json
 expect 2 "model: the log is of llama-3.1-8b, this plan of llama-3.1-70b" plan --model llama-3.1-70b --calibration "$T/v1.json"
-# SGLang logs K and V sizes per rank: 2 x 53.31 GB
-"$K" calibrate "$L/sglang-02.log" --model llama-3.3-70b --save "$T/sg.json" > /dev/null
-expect 0 '"kv_tokens":	2794979,' plan --model llama-3.3-70b --gpus 8 --calibration "$T/sg.json" --format json
+# SGLang logs K and V sizes per rank: 2 x 53.31 GB, more than an H100 holds (an H200's)
+"$K" calibrate "$L/sglang-02.log" --model llama-3.3-70b --gpu h200 --save "$T/sg.json" > /dev/null
+expect 0 '"kv_tokens":	2794979,' plan --model llama-3.3-70b --gpu h200 --gpus 8 --calibration "$T/sg.json" --format json
 printf '{"format": "kvplan-calibration", "format_version": 1, "engine": "vllm", "figures": {}}\n' > "$T/emptycal.json"
 expect 2 "nothing to calibrate" plan --calibration "$T/emptycal.json"
 printf '{"format": "kvplan-calibration", "format_version": 1, "engine": "vllx"}\n' > "$T/badcal.json"

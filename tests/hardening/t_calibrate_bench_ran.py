@@ -29,7 +29,9 @@ def test_llama_bench_precision_and_engine():
     check("llama-bench.json: saved", status == 0 and doc is not None, out[-600:])
     check("fitted for llama.cpp on the file's RTX 4090",
           "Fitted for NVIDIA GeForce RTX 4090, Llama 3.1 8B, llama.cpp" in out, out[-900:])
-    check("the calibration's engine is llama.cpp", doc and doc["engine"] == "llama.cpp", doc and doc["engine"])
+    # its build_number b5721 is a 2025 build: kvplan's llama.cpp@mla-kv rule (kvplan list engines)
+    check("the calibration's engine is llama.cpp, b5721's rule", doc and doc["engine"] == "llama.cpp@mla-kv",
+          doc and doc["engine"])
     check("MBU not clamped", "clamped" not in out, out[-900:])
     status, out, _ = run(["plan", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--calibration",
                           os.path.join(TMP, "llama-bench.json.json")])

@@ -61,8 +61,9 @@ def test_the_mismatch_is_a_plan_warning():
     check("the text report lists it under Warnings", status == 0 and "Warnings" in out and
           "  ! calibration from NVIDIA H100 SXM5 80GB used on NVIDIA H200 SXM 141GB" in out, out[-800:])
     status, r, err = result(["--gpu", "h100-sxm", "--calibration", cal])
-    check("its own GPU: no calibration warning",
-          status == 0 and not any("calibration" in w for w in r["warnings"]), r and r["warnings"])
+    # (its log states vLLM 0.8.5, kvplan's 0.13 rule: under --engine vllm that is warned, not the GPU)
+    check("its own GPU: no calibration warning of the GPU",
+          status == 0 and not any("calibration from" in w for w in r["warnings"]), r and r["warnings"])
 
 
 def test_a_logged_total_gives_way_to_the_gpus_own():

@@ -200,7 +200,8 @@ def calibrate_hint():
     m = re.search(r"\(use: (kvplan plan .*)\)$", out.stdout, re.M)
     check("calibrate suggests a command", out.returncode == 0 and m, out.stdout + out.stderr)
     words = one_command("calibrate's command", m.group(1),
-                        ["kvplan", "plan", "--model", "llama-3-8b", "--calibration", path])
+                        ["kvplan", "plan", "--model", "llama-3-8b", "--gpu", "a100-40gb",
+                         "--calibration", path])
     check("calibrate's command runs", run(*words[1:]).returncode == 0, words)
 
 

@@ -96,6 +96,11 @@ static void sglang_pool_is_token_granular_over_the_static_fraction(void **state)
     s.gpus = 8;
     s.context_tokens = 131072;
     s.engine.kv_memory_bytes = (uint64_t)(106.62 * 1073741824.0);
+    /* the log's GPU holds that pool with the weights (an H200's 141 GB): a
+     * 40 GB card, the fixture's, would not fit it (policy_logged_pool) */
+    s.gpu.memory_bytes = 144384ull << 20;
+    s.gpu.cuda_visible_bytes = 0;
+    s.tp = 8;
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.unit_bytes, 40960);
     assert_int_equal(r.kv_tokens_per_replica, 2794979);

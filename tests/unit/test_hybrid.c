@@ -7,6 +7,14 @@
 #include "core/kvcost.h"
 #include "core/spec.h"
 
+/* An 80 GB card: the fixture's 40 GB one cannot hold 37 GiB of Qwen3-Next's
+ * weights a GPU with a logged 10 GiB pool (policy_logged_pool: no fit). */
+static void on_80gb(struct scenario *s)
+{
+    s->gpu.memory_bytes = 81920ull << 20;
+    s->gpu.cuda_visible_bytes = 0;
+}
+
 static struct scenario with(enum engine_kind kind, struct model_spec m, uint32_t gpus)
 {
     struct scenario s = base(kind);
@@ -192,6 +200,7 @@ static void vllm_enlarges_the_block_to_hold_a_state_page(void **state)
      * group) = 124; 3,212 / 124 = 25 users. */
     struct scenario s = with(ENGINE_VLLM, qwen3_next(), 4);
     s.engine.kv_memory_bytes = 10ull << 30;
+    on_80gb(&s);
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.unit_tokens, 272);
     assert_int_equal(r.engine.unit_bytes, 3342336);
@@ -216,6 +225,7 @@ static void vllm_v0_keeps_the_states_outside_the_blocks(void **state)
     struct scenario s = with(ENGINE_VLLM, nemotron_9b_v2(), 1);
     s.engine.rule = RULE_VLLM_V0;
     s.engine.kv_memory_bytes = 10ull << 30;
+    on_80gb(&s);
     s.engine.max_num_seqs = 50;
     s.context_tokens = 8192;
     struct plan_result r = run(&s);
@@ -241,6 +251,7 @@ static void sglang_splits_a_state_pool_by_the_mamba_ratio(void **state)
      * max_running_requests at 263 // 3 = 87; 460,377 / 32,768 = 14 users. */
     struct scenario s = with(ENGINE_SGLANG, qwen3_next(), 4);
     s.engine.kv_memory_bytes = 10ull << 30;
+    on_80gb(&s);
     struct plan_result r = run(&s);
     assert_int_equal(r.cost.state_bytes, 19316736);
     assert_int_equal(r.state_slots_per_replica, 263);
@@ -277,6 +288,7 @@ static void vllm_keeps_a_state_block_per_speculative_token(void **state)
     s.spec_method = SPEC_MTP;
     s.spec_tokens = 2;
     s.engine.kv_memory_bytes = 10ull << 30;
+    on_80gb(&s);
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.unit_tokens, 288);
     assert_int_equal(r.engine.unit_bytes, 3833856);
@@ -305,6 +317,7 @@ static void sglang_caps_a_larger_max_running_requests(void **state)
      * (3,445,161,984 B) spare. */
     struct scenario s = with(ENGINE_SGLANG, nemotron_9b_v2(), 1);
     s.engine.kv_memory_bytes = 10ull << 30;
+    on_80gb(&s);
     s.engine.max_num_seqs = 300;
     s.context_tokens = 8192;
     struct plan_result r = run(&s);
@@ -341,6 +354,7 @@ static void sglang_sets_aside_the_draft_tokens_states(void **state)
     s.spec_method = SPEC_MTP;
     s.spec_tokens = 2;
     s.engine.kv_memory_bytes = 10ull << 30;
+    on_80gb(&s);
     struct plan_result r = run(&s);
     assert_int_equal(r.state_spec_bytes_per_gpu, 2781609984ull);
     assert_int_equal(r.state_slots_per_replica, 48);

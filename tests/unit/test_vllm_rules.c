@@ -9,6 +9,10 @@
 static struct scenario deepseek_on(const char *gpu, enum engine_rule rule)
 {
     struct gpu_spec g = preset_gpu(gpu);
+    /* room for the bf16 weights (157 GiB a GPU) and the pool: a logged pool
+     * the GPU cannot hold with them does not fit (policy_logged_pool) */
+    g.memory_bytes = 256ull << 30;
+    g.cuda_visible_bytes = 0;
     struct model_spec m = deepseek_v3();
     struct scenario s;
     scenario_default(&s, &g, &m);

@@ -1,0 +1,89 @@
+#include "calibration_origin.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine_desc.h"
+#include "text.h"
+
+/* "calibration A used on B: what", after "; " when buf has a sentence */
+static void sentence(char *buf, size_t size, int *n, const char *a, const char *b,
+                     const char *what)
+{
+    size_t at = strlen(buf);
+    if (at + 3 < size)
+        snprintf(buf + at, size - at, "%scalibration %s used on %s: %s", (*n)++ ? "; " : "", a,
+                 b, what);
+}
+
+static const char *weight_name(enum dtype d)
+{
+    return d == DTYPE_AUTO ? "weights as released" : dtype_info(d)->name;
+}
+
+/* The GPU, the model and the engine's kind: its memory and speed alike. */
+static void setup(const struct calibration_origin *c, const struct scenario *s, char *buf,
+                  size_t size, int *n, const char *what)
+{
+    char a[SPEC_NAME_MAX + 80], b[96];
+    if (c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0) {
+        snprintf(a, sizeof a, "from %s%s", c->gpu_name,
+                 c->gpu_assumed ? " (assumed when it was made: its file named no GPU)" : "");
+        sentence(buf, size, n, a, s->gpu.name, what);
+    }
+    if (c->model[0] && strcasecmp(c->model, s->model.id) != 0) {
+        snprintf(a, sizeof a, "of %s", c->model);
+        sentence(buf, size, n, a, s->model.id, what);
+    }
+    if (c->engine != s->engine.kind) {
+        snprintf(a, sizeof a, "with %s", engine_desc(c->engine)->title);
+        sentence(buf, size, n, a, engine_desc(s->engine.kind)->title, what);
+    } else if (c->rule != s->engine.rule) {
+        char t[64];
+        snprintf(a, sizeof a, "with %s", engine_version_title(c->engine, c->rule, t, sizeof t));
+        sentence(buf, size, n, a, engine_flags_title(&s->engine, b, sizeof b), what);
+    } else if (c->version[0] && s->engine.release_asked[0] &&
+               strcmp(c->version, s->engine.release_asked) != 0) {
+        snprintf(a, sizeof a, "with %s %s", engine_desc(c->engine)->title, c->version);
+        snprintf(b, sizeof b, "%s %s", engine_desc(c->engine)->title, s->engine.release_asked);
+        sentence(buf, size, n, a, b, what);
+    }
+}
+
+int calibration_origin_mismatch(const struct scenario *s, char *buf, size_t size)
+{
+    const struct calibration_origin *c = &s->calibration_from;
+    int n = 0;
+    char a[96], b[96], raw[sizeof s->calibration_note];
+    raw[0] = '\0';
+    if (buf && size)
+        buf[0] = '\0';
+    if (!c->present)
+        return 0;
+    const char *what = c->memory && c->speed ? "its memory and speed were measured there"
+                       : c->speed            ? "its MBU, MFU and step overhead were measured there"
+                                             : "its memory figures were measured there";
+    setup(c, s, raw, sizeof raw, &n, what);
+    if (c->tp && c->tp != scenario_tp(s)) {
+        snprintf(a, sizeof a, "at TP %u", (unsigned)c->tp);
+        snprintf(b, sizeof b, "TP %u", (unsigned)scenario_tp(s));
+        sentence(raw, sizeof raw, &n, a, b,
+                 c->speed ? "its fit is of that split's reads and all-reduce"
+                          : "its KV cache per GPU is of that split");
+    }
+    if (c->speed && c->weight_known && c->weight != s->weight_dtype) {
+        snprintf(a, sizeof a, "with %s", weight_name(c->weight));
+        snprintf(b, sizeof b, "%s", weight_name(s->weight_dtype));
+        sentence(raw, sizeof raw, &n, a, b, "its MBU was fitted on that precision's reads");
+    }
+    if (buf && size)
+        text_escape(raw, buf, size); /* names from a file: no controls */
+    return n;
+}
+
+bool calibration_origin_speed_elsewhere(const struct scenario *s)
+{
+    return s->calibration_from.present && s->calibration_from.speed &&
+           calibration_origin_mismatch(s, NULL, 0) > 0;
+}
