@@ -53,16 +53,23 @@ def vendor(gpu):
     return json.load(open(os.path.join(GPU_PRESETS, gpu + ".json"), encoding="utf-8"))["vendor"]
 
 
+FINE_EXPERTS = 16  # SPEED_MOE_FINE_EXPERTS, src/core/speed.h
+
+
 def kind(model):
-    """"MoE" when a token uses fewer routed experts than the model holds, else "dense"
-    (as the speed bands group them, tools/gen_speed_bands.py)."""
-    moe = json.load(open(os.path.join(MODEL_PRESETS, model + ".json"), encoding="utf-8")).get("moe") or {}
-    return "MoE" if moe.get("experts") and moe.get("experts_per_token", 0) < moe["experts"] else "dense"
+    """"DeepSeek-class" for a model of DeepSeek-R1's kind, MLA attention with fine-grained
+    routed experts (more than 16), the only MoE models the serving benchmarks measured;
+    every other model (dense, or a coarser MoE such as Mixtral or Qwen3's) "other"
+    (src/core/speed_ttft.c, overhead_kind)."""
+    p = json.load(open(os.path.join(MODEL_PRESETS, model + ".json"), encoding="utf-8"))
+    moe = p.get("moe") or {}
+    fine = (moe.get("experts") or 0) > FINE_EXPERTS
+    return "DeepSeek-class" if fine and (p.get("attention") or "").upper() == "MLA" else "other"
 
 
 def group(engine, gpu, model):
     """What one term is fitted for: the engine on the GPU's vendor, for the model's kind
-    ("sglang on NVIDIA, MoE"). A DeepSeek prompt's gap is not a dense 8B model's."""
+    ("sglang on NVIDIA, DeepSeek-class"). A DeepSeek prompt's gap is not a dense 8B model's."""
     return "%s on %s, %s" % (engine, vendor(gpu), kind(model))
 
 
@@ -127,7 +134,8 @@ def section(items, tol, what):
             "to every request's TTFT and end-to-end latency. tools/fit_ttft.py fits it as the median gap "
             "between measured and simulated TTFT over the fitted cases, for each engine, GPU vendor and model "
             "kind apart (ROCm builds show a gap several times the CUDA builds', a mean lifted by a tail of slow "
-            "first tokens; a DeepSeek prompt's gap is not a dense model's), an engine with none of a vendor and "
+            "first tokens; a DeepSeek-class model's gap, MLA with fine-grained experts, is not another model's), "
+            "an engine with none of a vendor and "
             "kind taking every engine's cases of them pooled (else NVIDIA's of the kind), and vLLM's V0 "
             "engine (before 0.8) left out: of each engine's, vendor's and kind's %s at a prompt of at "
             "most %d tokens and at most %d in flight, sorted by id, every other one (both data files "

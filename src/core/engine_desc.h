@@ -242,8 +242,9 @@ struct engine_desc {
      * and the first token's way back through the detokenizer); fitted by
      * tools/fit_ttft.py on the serving benchmarks it names, for each GPU
      * vendor (the preset's: [0] NVIDIA and the rest, [1] AMD, whose ROCm
-     * builds measured a far larger gap) and model kind ([0] dense, [1] MoE:
-     * a DeepSeek prompt's gap is not a dense 8B model's); 0: none of its
+     * builds measured a far larger gap) and model kind ([1] DeepSeek-class,
+     * MLA over fine-grained experts, the only MoE the benchmarks measured;
+     * [0] every other model, dense or a coarser MoE); 0: none of its
      * own, every engine's then (core/speed_ttft.h speed_request_overhead_s).
      * An engine with none at all (llama.cpp's bench, the generic rule) adds
      * no such term. */

@@ -123,13 +123,14 @@ static void the_per_request_term_is_the_engines_on_the_gpus_vendor(void **state)
     struct model_spec moe = llama31_8b();
     moe.experts = 256;
     moe.experts_per_token = 8;
+    moe.attention = ATTENTION_MLA; /* DeepSeek's kind: MLA over fine-grained experts */
     struct scenario s;
     char basis[128];
     scenario_default(&s, &g, &moe);
     s.engine.kind = ENGINE_SGLANG;
     assert_true(close_to(speed_request_overhead_s(&s), 0.1264));
     speed_request_overhead_basis(&s, basis, sizeof basis);
-    assert_string_equal(basis, "fitted on SGLang's MoE NVIDIA cases");
+    assert_string_equal(basis, "fitted on SGLang's DeepSeek-class NVIDIA cases");
     snprintf(s.gpu.vendor, sizeof s.gpu.vendor, "AMD");
     assert_true(close_to(speed_request_overhead_s(&s), 0.3749));
     s.engine.kind = ENGINE_VLLM; /* vLLM, MoE on AMD: every engine's (SGLang's) */
@@ -137,7 +138,15 @@ static void the_per_request_term_is_the_engines_on_the_gpus_vendor(void **state)
     snprintf(s.gpu.vendor, sizeof s.gpu.vendor, "NVIDIA");
     assert_true(close_to(speed_request_overhead_s(&s), 0.1350));
     speed_request_overhead_basis(&s, basis, sizeof basis);
-    assert_string_equal(basis, "fitted on every engine's MoE NVIDIA cases, none under vLLM");
+    assert_string_equal(basis,
+                        "fitted on every engine's DeepSeek-class NVIDIA cases, none under vLLM");
+    /* a MoE of another kind (Qwen3's, Mixtral's: no MLA) takes the other models' term */
+    struct model_spec qwen = llama31_8b();
+    qwen.experts = 128;
+    qwen.experts_per_token = 8;
+    scenario_default(&s, &g, &qwen);
+    s.engine.kind = ENGINE_SGLANG;
+    assert_true(close_to(speed_request_overhead_s(&s), 0.0412));
     scenario_default(&s, &g, &dense);
     s.engine.kind = ENGINE_VLLM;
     assert_true(close_to(speed_request_overhead_s(&s), 0.0412));
@@ -147,7 +156,7 @@ static void the_per_request_term_is_the_engines_on_the_gpus_vendor(void **state)
     snprintf(s.gpu.vendor, sizeof s.gpu.vendor, "AMD");
     assert_true(close_to(speed_request_overhead_s(&s), 0.0412));
     speed_request_overhead_basis(&s, basis, sizeof basis);
-    assert_string_equal(basis, "fitted on every engine's dense NVIDIA cases, none on AMD");
+    assert_string_equal(basis, "fitted on every engine's non-DeepSeek NVIDIA cases, none on AMD");
     /* llama.cpp and the generic rule fit none: no term */
     s.engine.kind = ENGINE_LLAMACPP;
     assert_true(speed_request_overhead_s(&s) == 0);
