@@ -284,6 +284,13 @@ static void service_level_missed(const struct plan_result *r, char *buf, size_t 
                  keep, r->speed.users_at_service_level == 1 ? "keeps" : "keep");
         return;
     }
+    if (r->speed.binding == BIND_PREFILL) { /* the first token misses, not the speed */
+        snprintf(buf, size, "no number of users keeps the service level, not even one alone: 0 "
+                 "users at it; one user's first token alone, %.3g s, is over %s %g s (its "
+                 "speed, %.1f tok/s, is shown)", r->speed.ttft_seconds, names[SF_MAX_TTFT],
+                 r->speed.target_ttft_seconds, r->speed.tokens_per_s_per_user);
+        return;
+    }
     snprintf(buf, size, "no number of users keeps the service level, not even one alone: 0 users "
              "at it; the speed shown, %.1f tok/s per user at %s %s, misses the target",
              r->speed.tokens_per_s_per_user, at, r->speed.concurrency == 1 ? "user" : "users");

@@ -161,5 +161,7 @@ void price_compute(const struct scenario *s, const struct placement *l, const st
     user_hour_row(l, out, x, price, &c);
     const char *why = why_unknown(price, c.slo && !c.given, c.users);
     output_row(s, l, sp, out, x, &c, why);
-    input_row(l, sp, out, x, price, why);
+    /* a prompt is one prompt's prefill whatever the decode target: any user
+     * that fits can be sent one */
+    input_row(l, sp, out, x, price, why_unknown(price, false, t->max_users));
 }

@@ -377,6 +377,7 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     bool checked = target && sp->known && !ttft_unknown;
     sp->level_target = target;
     sp->target_tokens_per_s = s->min_tokens_per_s;
+    sp->target_ttft_seconds = s->max_ttft_seconds;
     sp->level_missed = checked && all > 0 && best == 0;
     uint64_t total = s->concurrency      ? s->concurrency
                      : !checked          ? all

@@ -87,6 +87,7 @@ struct speed_result {
     bool level_forced_missed;    /* --concurrency users decode slower than --min-tok-s; the
                                   * count that keeps it stays users_at_service_level */
     double target_tokens_per_s;  /* --min-tok-s, for the warning's words */
+    double target_ttft_seconds;  /* --max-ttft, the same */
     enum binding_limit binding;
 };
 

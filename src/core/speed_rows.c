@@ -356,10 +356,19 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
     snprintf(name, sizeof name, "at %llu user%s decoding at once%s%s",
              (unsigned long long)sp->concurrency, sp->concurrency == 1 ? "" : "s",
              r->layout->replicas > 1 ? " (all replicas)" : "",
-             sp->level_missed ? "; misses the service level" : "");
+             !sp->level_missed ? ""
+             /* the speed keeps --min-tok-s (or there is none): the first token misses */
+             : s->min_tokens_per_s <= 0 || sp->tokens_per_s_per_user >= s->min_tokens_per_s
+                 ? "; one alone: its first token misses the target"
+                 : "; misses the service level");
     explain_row_end(x, row, XU_TOK_PER_S, 0, name);
 
     row = explain_row_begin(x, "speed_total", "Throughput", "all replicas");
+    if (sp->level_missed) { /* one user's speed alone is no one's at the service level */
+        explain_row_end(x, row, XU_TOK_PER_S, 0,
+                        "no user keeps the service level: the speed above is one user's alone");
+        return;
+    }
     explain_term(row, (long double)sp->concurrency, XU_COUNT,
                  sp->concurrency == 1 ? "user" : "users");
     explain_ref(x, row, "decode", "each");

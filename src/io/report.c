@@ -191,7 +191,8 @@ const char *report_band_suffix(const struct plan_result *r, const struct explain
 {
     const struct speed_result *sp = &r->speed;
     const struct speed_band *b = NULL;
-    if ((strcmp(row->key, "decode") == 0 || strcmp(row->key, "speed_total") == 0) &&
+    if ((strcmp(row->key, "decode") == 0 ||
+         (strcmp(row->key, "speed_total") == 0 && !sp->level_missed)) &&
         sp->tokens_per_s_per_user > 0)
         b = &r->bands.decode;
     else if (strcmp(row->key, "ttft") == 0 && sp->ttft_seconds > 0)

@@ -55,6 +55,32 @@ static const char *speed_spread(const struct plan_result *r, char *buf, size_t s
     return report_band_text(&r->bands.decode, true, buf, size);
 }
 
+/* The speed per user at the users decoding at once; with a target no count
+ * keeps, one user's alone. */
+static const char *speed_cell(const struct plan_result *r, char *buf, size_t size)
+{
+    if (r->speed.level_missed)
+        snprintf(buf, size, "%.1f tok/s, one user alone (none keeps the service level)",
+                 r->speed.tokens_per_s_per_user);
+    else
+        snprintf(buf, size, "%.1f tok/s at %llu at once", r->speed.tokens_per_s_per_user,
+                 (unsigned long long)r->speed.concurrency);
+    return buf;
+}
+
+/* Their throughput; none served when no count keeps the target. */
+static const char *throughput_cell(const struct plan_result *r, char *buf, size_t size)
+{
+    char t[32];
+    if (r->speed.level_missed)
+        snprintf(buf, size, "n/a: no user keeps the service level");
+    else
+        snprintf(buf, size, "%s tok/s at %llu at once",
+                 units_format_int((uint64_t)llround(r->speed.tokens_per_s_total), t, sizeof t),
+                 (unsigned long long)r->speed.concurrency);
+    return buf;
+}
+
 /* The first token's band, the same way; "n/a" without a first token. */
 static const char *ttft_spread(const struct plan_result *r, char *buf, size_t size)
 {
@@ -214,11 +240,10 @@ void report_markdown_versus(FILE *out, const struct snapshot_session *ss,
     } else {
         ROW("**Users**", true, r->max_users, "**%s**", units_format_int(r->max_users, t, sizeof t));
     }
-    ROW("Speed per user", true, r->speed.tokens_per_s_per_user, "%.1f tok/s at %llu at once",
-        r->speed.tokens_per_s_per_user, (unsigned long long)r->speed.concurrency);
-    ROW("Throughput", true, r->speed.tokens_per_s_total, "%s tok/s at %llu at once",
-        units_format_int((uint64_t)llround(r->speed.tokens_per_s_total), t, sizeof t),
-        (unsigned long long)r->speed.concurrency);
+    ROW("Speed per user", true, r->speed.level_missed ? 0 : r->speed.tokens_per_s_per_user, "%s",
+        speed_cell(r, line, sizeof line));
+    ROW("Throughput", true, r->speed.level_missed ? 0 : r->speed.tokens_per_s_total, "%s",
+        throughput_cell(r, line, sizeof line));
     ROW("Measured spread", false, 0, "%s", speed_spread(r, line, sizeof line));
     ROW("First token", true, r->speed.ttft_seconds, "%s", first_token(r, t, sizeof t));
     ROW("First-token spread", false, 0, "%s", ttft_spread(r, line, sizeof line));

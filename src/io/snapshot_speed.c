@@ -40,13 +40,14 @@ static cJSON *band_json(const struct speed_band *b)
 }
 
 /* Each speed figure's low and high (null without a band or a figure). */
-static void result_band_json(struct jsonout *o, const struct speed_bands *sp)
+static void result_band_json(struct jsonout *o, const struct speed_bands *sp, bool level_missed)
 {
     bool dec = sp->tokens_per_s_per_user_low > 0, ttft = sp->ttft_seconds_low > 0;
+    bool total = dec && !level_missed;
     jsonout_double_or_null(o, "tokens_per_s_per_user_low", sp->tokens_per_s_per_user_low, dec);
     jsonout_double_or_null(o, "tokens_per_s_per_user_high", sp->tokens_per_s_per_user_high, dec);
-    jsonout_double_or_null(o, "tokens_per_s_total_low", sp->tokens_per_s_total_low, dec);
-    jsonout_double_or_null(o, "tokens_per_s_total_high", sp->tokens_per_s_total_high, dec);
+    jsonout_double_or_null(o, "tokens_per_s_total_low", sp->tokens_per_s_total_low, total);
+    jsonout_double_or_null(o, "tokens_per_s_total_high", sp->tokens_per_s_total_high, total);
     jsonout_double_or_null(o, "ttft_seconds_low", sp->ttft_seconds_low, ttft);
     jsonout_double_or_null(o, "ttft_seconds_high", sp->ttft_seconds_high, ttft);
     jsonout_string(o, "speed_basis", speedband_basis_name(sp->decode.basis));
@@ -60,10 +61,15 @@ void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
     /* the service level (speed at `concurrency` users decoding at once) */
     const struct speed_result *sp = &r->speed;
     bool fast = sp->step_seconds > 0;
-    jsonout_uint(o, "concurrency", sp->concurrency);
+    /* a target no count keeps: no user is served at it (concurrency 0, as
+     * users_at_service_level), the speed is one user's alone (speed_alone)
+     * and no throughput is served */
+    jsonout_uint(o, "concurrency", sp->level_missed ? 0 : sp->concurrency);
+    jsonout_bool(o, "speed_alone", sp->level_missed);
     jsonout_double_or_null(o, "decode_step_seconds", sp->step_seconds, fast);
     jsonout_double_or_null(o, "tokens_per_s_per_user", sp->tokens_per_s_per_user, fast);
-    jsonout_double_or_null(o, "tokens_per_s_total", sp->tokens_per_s_total, fast);
+    jsonout_double_or_null(o, "tokens_per_s_total", sp->tokens_per_s_total,
+                           fast && !sp->level_missed);
     jsonout_uint(o, "prompt_tokens", sp->prompt_tokens);
     jsonout_double_or_null(o, "ttft_seconds", sp->ttft_seconds, sp->ttft_seconds > 0);
     jsonout_double_or_null(o, "prefill_tokens_per_s", sp->prefill_tokens_per_s,
@@ -73,7 +79,7 @@ void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
     jsonout_double_or_null(o, "ttft_prefill_seconds", sp->ttft_prefill_seconds, first);
     jsonout_double_or_null(o, "ttft_request_seconds", sp->ttft_request_seconds, first);
     jsonout_double_or_null(o, "ttft_wait_seconds", sp->ttft_wait_seconds, first);
-    result_band_json(o, &r->bands);
+    result_band_json(o, &r->bands, r->speed.level_missed);
     /* null when the target cannot be checked (no bandwidth or compute figure) */
     if (sp->level_unknown)
         jsonout_null(o, "users_at_service_level");

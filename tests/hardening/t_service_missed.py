@@ -39,10 +39,16 @@ for args in (["--model", "llama-3.1-8b", "--min-tok-s", "500"],
     check(r["max_users"] > 1, "%s: users fit (%s)" % (args, r["max_users"]))
     check(r["users_at_service_level"] == 0, "%s: %s users at the service level"
           % (args, r["users_at_service_level"]))
-    check(r["concurrency"] == 1, "%s: concurrency %s, not one user alone (all that fit: %s)"
-          % (args, r["concurrency"], r["max_users"]))
-    check(abs(r["tokens_per_s_total"] - r["tokens_per_s_per_user"]) < 1e-9 * r["tokens_per_s_total"],
-          "%s: the throughput is not one user's" % args)
+    # no user is served at the service level: concurrency 0 as users_at_service_level,
+    # the speed one user's alone (speed_alone), no throughput
+    check(r["concurrency"] == 0 and r["speed_alone"] is True,
+          "%s: concurrency %s, speed_alone %s (all that fit: %s)"
+          % (args, r["concurrency"], r.get("speed_alone"), r["max_users"]))
+    check(r["tokens_per_s_total"] is None and r["tokens_per_s_total_low"] is None and
+          r["tokens_per_s_per_user"] > 0, "%s: a throughput served at no one's service level: %s"
+          % (args, r["tokens_per_s_total"]))
+    check(r["cost_per_million_input_tokens"] is not None,
+          "%s: a prompt's cost does not depend on the decode target" % args)
     check(any(w.startswith(MISSED) for w in r["warnings"]), "%s: no warning in JSON: %s"
           % (args, r["warnings"]))
     check(r.get("service_level_missed") is True, "%s: service_level_missed %s"
@@ -53,7 +59,11 @@ for args in (["--model", "llama-3.1-8b", "--min-tok-s", "500"],
     check("! " + MISSED in text, "%s: no warning in the text" % args)
     check("1 user decoding at once (one alone: no count keeps the service level)" in text,
           "%s: the text's concurrency line" % args)
-    check("misses the service level" in text, "%s: the speed row does not say it misses" % args)
+    first = "--max-ttft" in args  # the speed keeps 50 tok/s alone: the first token misses
+    check(("one alone: its first token misses the target" if first else "misses the service level")
+          in text, "%s: the speed row does not say what misses" % args)
+    check("no user keeps the service level: the speed above is one user's alone" in text,
+          "%s: the throughput row" % args)
 
 # a target that some users keep raises no such warning
 rc, out = plan("--model", "llama-3.1-8b", "--min-tok-s", "50")
