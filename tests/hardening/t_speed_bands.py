@@ -253,8 +253,10 @@ def main():
           close(r["cost_per_million_output_tokens"], r["price_usd_per_hour"] / (r["tokens_per_s_total"] * 3600) * 1e6),
           "with --min-tok-s 60: the cost at the %d users who keep it" % r["users_at_service_level"])
     r = plan(*H100, "--min-tok-s", "100000")
-    check(r["cost_per_million_output_tokens"] is None and r["cost_per_million_input_tokens"] is None,
-          "a target nobody keeps: no price per million tokens")
+    # the output tokens' price is of the users at the service level: none; a prompt's
+    # is one prompt's prefill, whatever the decode target
+    check(r["cost_per_million_output_tokens"] is None and r["cost_per_million_input_tokens"] is not None,
+          "a target nobody keeps: no price per million output tokens, a prompt's still")
     g = dict(base, id="my-free", name="No price")
     g.pop("price_usd_per_hour")
     with open(os.path.join(presets, "gpus", "my-free.json"), "w") as f:
