@@ -138,7 +138,8 @@ def spread(rows, key):
     engines = sorted({CASE_TITLES.get(r["c"]["engine"], r["c"]["engine"])
                       for r in rows if r[key] is not None}, key=str.lower)
     return {"cases": len(v), "held_out": sum(1 for r in rows if r[key] is not None and r["held"]),
-            "low": min(v + [1.0]), "high": max(v + [1.0]), "engines": ", ".join(engines)}
+            "low": min(v + [1.0]), "high": max(v + [1.0]), "engines": ", ".join(engines),
+            "models": ", ".join(sorted({r["c"]["model"] for r in rows if r[key] is not None}))}
 
 
 def groups(rows):
@@ -167,15 +168,17 @@ def table_source(data_name, g):
          " * family) and engine (\"\": every engine), over the cases not left out of",
          " * the fit: the cases, those held out of it, and the band of the decode speed",
          " * and of the first token, the least and the most measured/predicted ratio",
-         " * each taken with 1, and the engines of its cases (doc/SPEED-BANDS.md). */",
+         " * each taken with 1, and the engines and models of its cases",
+         " * (doc/SPEED-BANDS.md). */",
          '#include "speedband.h"', "",
          "const struct speedband_entry speedband_table[] = {"]
     for (family, engine, moe), rows in g.items():
         d, t = spread(rows, "decode"), spread(rows, "ttft")
-        L.append("    {%s, %s, %s, {%d, %d, %.4f, %.4f, %s}, {%d, %d, %.4f, %.4f, %s}}," % (
+        L.append("    {%s, %s, %s, {%d, %d, %.4f, %.4f, %s, %s}, {%d, %d, %.4f, %.4f, %s, %s}}," % (
             c_string(family), c_string(engine), "true" if moe else "false", d["cases"],
-            d["held_out"], d["low"], d["high"], c_string(d["engines"]), t["cases"], t["held_out"],
-            t["low"], t["high"], c_string(t["engines"])))
+            d["held_out"], d["low"], d["high"], c_string(d["engines"]), c_string(d["models"]),
+            t["cases"], t["held_out"], t["low"], t["high"], c_string(t["engines"]),
+            c_string(t["models"])))
     L += ["};", "const size_t speedband_table_count = sizeof speedband_table / sizeof speedband_table[0];"]
     return "\n".join(L) + "\n"
 
@@ -204,7 +207,9 @@ def doc_text(data_name, g, rows):
          "stated as such), and with fewer a stated band of -50%% to +100%%. A band taken from a group "
          "over every engine names the engines of its cases, and the plan's own engine when none of them "
          "is it (\"over 8 dense Hopper cases, under NIM and vLLM; none under llama.cpp\"): a borrowed "
-         "band. NIM, TGI and ATOM cases are planned under the generic rule and count in their family only." % (data_name, MIN_CASES), "",
+         "band. A MoE group's band also names the models of its cases when the plan's model is none of them "
+         "(\"; measured on deepseek-v3, mixtral-8x7b\"): an expert layer's speed is its model's own. NIM, TGI "
+         "and ATOM cases are planned under the generic rule and count in their family only." % (data_name, MIN_CASES), "",
          "| kind | family | engine | decode cases (held out) | decode band | first-token cases (held out) | first-token band | engines of the cases |",
          "|---|---|---|---|---|---|---|---|"]
     for (family, engine, moe), rs in g.items():

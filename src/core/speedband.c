@@ -83,6 +83,7 @@ struct speed_band speedband_find(const struct speedband_entry *table, size_t n,
     b.family = e->family;
     b.engine_title = title;
     b.engines = sp->engines;
+    b.models = sp->models;
     return b;
 }
 
@@ -155,8 +156,8 @@ static const char *basis_words(const struct speed_band *b)
     return "";
 }
 
-/* Whether `list` ("NIM, vLLM") names `title` */
-static bool names_engine(const char *list, const char *title)
+/* Whether `list` ("NIM, vLLM") names `title`, whole */
+static bool list_names(const char *list, const char *title)
 {
     size_t n = strlen(title);
     for (const char *p = list; p && *p;) {
@@ -172,7 +173,7 @@ static bool names_engine(const char *list, const char *title)
 bool speedband_borrowed(const struct speed_band *b)
 {
     return b->banded && b->cases > 0 && b->engine_title == NULL && b->plan_engine != NULL &&
-           b->engines != NULL && !names_engine(b->engines, b->plan_engine);
+           b->engines != NULL && !list_names(b->engines, b->plan_engine);
 }
 
 /* After a band of every engine: " under NIM, vLLM" (a family's) and, when
@@ -188,6 +189,16 @@ static void engines_words(const struct speed_band *b, char *buf, size_t size)
                  family ? b->engines : "", b->plan_engine);
     else if (family)
         snprintf(buf, size, " under %s", b->engines);
+}
+
+/* A MoE band measured on other models: "; measured on deepseek-v3" (an
+ * expert layer's speed is its model's own); "" otherwise. */
+static void models_words(const struct speed_band *b, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (!b->moe || !b->other_models || b->models == NULL)
+        return;
+    snprintf(buf, size, "; measured on %s", b->models);
 }
 
 void speedband_text(const struct speed_band *b, char *buf, size_t size)
@@ -236,17 +247,18 @@ void speedband_text(const struct speed_band *b, char *buf, size_t size)
                  basis_words(b));
         return;
     }
-    char group[SPEEDBAND_GROUP_MAX], engines[SPEEDBAND_GROUP_MAX];
+    char group[SPEEDBAND_GROUP_MAX], engines[SPEEDBAND_GROUP_MAX], models[SPEEDBAND_GROUP_MAX];
     speedband_group(b, group, sizeof group);
     engines_words(b, engines, sizeof engines);
+    models_words(b, models, sizeof models);
     if (b->family[0] == '\0')
-        snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s cases of every GPU family%s%s",
+        snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s cases of every GPU family%s%s%s",
                  percent(b->low), percent(b->high), (unsigned long)b->cases, kind_name(b),
-                 engines, basis_words(b));
+                 engines, models, basis_words(b));
     else
-        snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s case%s%s%s", percent(b->low),
+        snprintf(buf, size, "%+ld%% to %+ld%% over %lu %s case%s%s%s%s", percent(b->low),
                  percent(b->high), (unsigned long)b->cases, group, b->cases == 1 ? "" : "s",
-                 engines, basis_words(b));
+                 engines, models, basis_words(b));
 }
 
 /* A MoE model on a family whose expert reads are fitted (core/speedfamily.h):
@@ -290,6 +302,8 @@ static void band_set(struct speed_band *dst, const struct speed_band *src)
     dst->engine_title = src->engine_title;
     dst->engines = src->engines;
     dst->plan_engine = src->plan_engine;
+    dst->models = src->models;
+    dst->other_models = src->other_models;
     dst->moe = src->moe;
     dst->banded = src->banded;
     dst->stated = src->stated;
@@ -310,6 +324,8 @@ void speedband_lookup(const struct scenario *s, struct speed_bands *out)
     struct speed_band f = speedband_find(speedband_table, speedband_table_count, &key,
                                          SPEEDBAND_TTFT);
     d.plan_engine = f.plan_engine = e->server ? e->title : NULL; /* the generic rule: none */
+    d.other_models = d.models && d.models[0] && s->model.id[0] && !list_names(d.models, s->model.id);
+    f.other_models = f.models && f.models[0] && s->model.id[0] && !list_names(f.models, s->model.id);
     d.basis = basis_of(s, SPEEDBAND_DECODE, key.moe);
     f.basis = basis_of(s, SPEEDBAND_TTFT, key.moe);
     /* a calibration's figures rest on the user's own benchmark, not on the

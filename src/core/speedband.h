@@ -45,6 +45,7 @@ struct speedband_spread {
     uint32_t held_out; /* of them, the cases tools/fit_speed.py holds out of the fit */
     double low, high;  /* the smallest and largest ratio, each taken with 1 */
     const char *engines; /* the engines of those cases by title, ", " between: "NIM, vLLM" */
+    const char *models;  /* their model presets' ids, ", " between: "deepseek-v3" */
 };
 
 /* One group: dense or MoE models, on a GPU family ("": every family) under
@@ -78,6 +79,9 @@ struct speed_band {
     const char *engine_title; /* "vLLM"; NULL: every engine of the family */
     const char *engines;      /* the group's cases' engines ("NIM, vLLM"); NULL: none */
     const char *plan_engine;  /* the plan's engine by title; NULL: the generic rule */
+    const char *models;       /* the group's cases' models ("deepseek-v3"); NULL: none */
+    bool other_models;        /* the plan's model is none of them (a value, not a pointer
+                               * into the scenario: plans are compared byte for byte) */
     bool moe;                 /* the group's kind */
     bool banded;              /* low and high are a band: measured, or the stated one */
     bool stated;              /* a calibration's stated band: too few points for a spread */

@@ -5,34 +5,35 @@
  * family) and engine ("": every engine), over the cases not left out of
  * the fit: the cases, those held out of it, and the band of the decode speed
  * and of the first token, the least and the most measured/predicted ratio
- * each taken with 1, and the engines of its cases (doc/SPEED-BANDS.md). */
+ * each taken with 1, and the engines and models of its cases
+ * (doc/SPEED-BANDS.md). */
 #include "speedband.h"
 
 const struct speedband_entry speedband_table[] = {
-    {"", "", false, {49, 20, 0.6740, 1.4022, "llama.cpp, NIM, TGI, vLLM"}, {27, 11, 0.9839, 3.6392, "llama.cpp, NIM, TGI"}},
-    {"", "", true, {102, 36, 0.4699, 1.3115, "ATOM, SGLang, TensorRT-LLM, vLLM"}, {8, 1, 0.4778, 1.6055, "SGLang"}},
-    {"Ada Lovelace", "", false, {4, 1, 0.8777, 1.1099, "llama.cpp"}, {3, 1, 0.9997, 1.4411, "llama.cpp"}},
-    {"Ada Lovelace", "llama.cpp", false, {4, 1, 0.8777, 1.1099, "llama.cpp"}, {3, 1, 0.9997, 1.4411, "llama.cpp"}},
-    {"Apple silicon", "", false, {20, 9, 0.9345, 1.0975, "llama.cpp"}, {18, 8, 0.9839, 1.1319, "llama.cpp"}},
-    {"Apple silicon", "llama.cpp", false, {20, 9, 0.9345, 1.0975, "llama.cpp"}, {18, 8, 0.9839, 1.1319, "llama.cpp"}},
-    {"Blackwell", "", true, {27, 9, 0.7768, 1.3115, "SGLang, TensorRT-LLM"}, {4, 0, 1.0000, 1.6055, "SGLang"}},
-    {"Blackwell", "sglang", true, {13, 4, 0.7768, 1.3115, "SGLang"}, {4, 0, 1.0000, 1.6055, "SGLang"}},
-    {"Blackwell", "trtllm", true, {14, 5, 0.8144, 1.2029, "TensorRT-LLM"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"Blackwell Ultra", "", true, {16, 4, 0.8989, 1.0986, "SGLang"}, {4, 1, 0.4778, 1.4751, "SGLang"}},
-    {"Blackwell Ultra", "sglang", true, {16, 4, 0.8989, 1.0986, "SGLang"}, {4, 1, 0.4778, 1.4751, "SGLang"}},
-    {"CDNA 3", "", false, {14, 4, 0.8064, 1.4022, "TGI, vLLM"}, {1, 0, 1.0000, 1.9442, "TGI"}},
-    {"CDNA 3", "", true, {14, 6, 0.8564, 1.1364, "SGLang"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"CDNA 3", "sglang", true, {14, 6, 0.8564, 1.1364, "SGLang"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"CDNA 3", "vllm", false, {13, 4, 0.8064, 1.2147, "vLLM"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"CDNA 4", "", true, {32, 10, 0.4699, 1.1345, "ATOM, SGLang"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"CDNA 4", "sglang", true, {18, 6, 0.7000, 1.1197, "SGLang"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"Hopper", "", false, {8, 5, 0.6740, 1.0293, "NIM, vLLM"}, {2, 1, 1.0000, 1.1815, "NIM"}},
-    {"Hopper", "", true, {13, 7, 0.8059, 1.2535, "SGLang, TensorRT-LLM, vLLM"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"Hopper", "sglang", true, {9, 5, 1.0000, 1.2535, "SGLang"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"Hopper", "trtllm", true, {3, 1, 0.8059, 1.0000, "TensorRT-LLM"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"Hopper", "vllm", false, {5, 3, 0.6740, 1.0000, "vLLM"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"Hopper", "vllm", true, {1, 1, 1.0000, 1.0303, "vLLM"}, {0, 0, 1.0000, 1.0000, ""}},
-    {"Volta", "", false, {3, 1, 0.9052, 1.1397, "llama.cpp"}, {3, 1, 1.0000, 3.6392, "llama.cpp"}},
-    {"Volta", "llama.cpp", false, {3, 1, 0.9052, 1.1397, "llama.cpp"}, {3, 1, 1.0000, 3.6392, "llama.cpp"}},
+    {"", "", false, {49, 20, 0.6740, 1.4022, "llama.cpp, NIM, TGI, vLLM", "llama-2-7b, llama-3-70b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-3b, llama-3.3-70b, qwen2.5-14b"}, {27, 11, 0.9839, 3.6392, "llama.cpp, NIM, TGI", "llama-2-7b, llama-3.1-405b, llama-3.2-3b, llama-3.3-70b"}},
+    {"", "", true, {102, 36, 0.4699, 1.3115, "ATOM, SGLang, TensorRT-LLM, vLLM", "deepseek-v3, mixtral-8x7b"}, {8, 1, 0.4778, 1.6055, "SGLang", "deepseek-v3"}},
+    {"Ada Lovelace", "", false, {4, 1, 0.8777, 1.1099, "llama.cpp", "llama-2-7b, llama-3.2-3b, qwen2.5-14b"}, {3, 1, 0.9997, 1.4411, "llama.cpp", "llama-2-7b, llama-3.2-3b"}},
+    {"Ada Lovelace", "llama.cpp", false, {4, 1, 0.8777, 1.1099, "llama.cpp", "llama-2-7b, llama-3.2-3b, qwen2.5-14b"}, {3, 1, 0.9997, 1.4411, "llama.cpp", "llama-2-7b, llama-3.2-3b"}},
+    {"Apple silicon", "", false, {20, 9, 0.9345, 1.0975, "llama.cpp", "llama-2-7b"}, {18, 8, 0.9839, 1.1319, "llama.cpp", "llama-2-7b"}},
+    {"Apple silicon", "llama.cpp", false, {20, 9, 0.9345, 1.0975, "llama.cpp", "llama-2-7b"}, {18, 8, 0.9839, 1.1319, "llama.cpp", "llama-2-7b"}},
+    {"Blackwell", "", true, {27, 9, 0.7768, 1.3115, "SGLang, TensorRT-LLM", "deepseek-v3"}, {4, 0, 1.0000, 1.6055, "SGLang", "deepseek-v3"}},
+    {"Blackwell", "sglang", true, {13, 4, 0.7768, 1.3115, "SGLang", "deepseek-v3"}, {4, 0, 1.0000, 1.6055, "SGLang", "deepseek-v3"}},
+    {"Blackwell", "trtllm", true, {14, 5, 0.8144, 1.2029, "TensorRT-LLM", "deepseek-v3"}, {0, 0, 1.0000, 1.0000, "", ""}},
+    {"Blackwell Ultra", "", true, {16, 4, 0.8989, 1.0986, "SGLang", "deepseek-v3"}, {4, 1, 0.4778, 1.4751, "SGLang", "deepseek-v3"}},
+    {"Blackwell Ultra", "sglang", true, {16, 4, 0.8989, 1.0986, "SGLang", "deepseek-v3"}, {4, 1, 0.4778, 1.4751, "SGLang", "deepseek-v3"}},
+    {"CDNA 3", "", false, {14, 4, 0.8064, 1.4022, "TGI, vLLM", "llama-3.1-405b, llama-3.1-70b"}, {1, 0, 1.0000, 1.9442, "TGI", "llama-3.1-405b"}},
+    {"CDNA 3", "", true, {14, 6, 0.8564, 1.1364, "SGLang", "deepseek-v3"}, {0, 0, 1.0000, 1.0000, "", ""}},
+    {"CDNA 3", "sglang", true, {14, 6, 0.8564, 1.1364, "SGLang", "deepseek-v3"}, {0, 0, 1.0000, 1.0000, "", ""}},
+    {"CDNA 3", "vllm", false, {13, 4, 0.8064, 1.2147, "vLLM", "llama-3.1-405b, llama-3.1-70b"}, {0, 0, 1.0000, 1.0000, "", ""}},
+    {"CDNA 4", "", true, {32, 10, 0.4699, 1.1345, "ATOM, SGLang", "deepseek-v3"}, {0, 0, 1.0000, 1.0000, "", ""}},
+    {"CDNA 4", "sglang", true, {18, 6, 0.7000, 1.1197, "SGLang", "deepseek-v3"}, {0, 0, 1.0000, 1.0000, "", ""}},
+    {"Hopper", "", false, {8, 5, 0.6740, 1.0293, "NIM, vLLM", "llama-3-70b, llama-3.1-405b, llama-3.1-8b, llama-3.3-70b"}, {2, 1, 1.0000, 1.1815, "NIM", "llama-3.3-70b"}},
+    {"Hopper", "", true, {13, 7, 0.8059, 1.2535, "SGLang, TensorRT-LLM, vLLM", "deepseek-v3, mixtral-8x7b"}, {0, 0, 1.0000, 1.0000, "", ""}},
+    {"Hopper", "sglang", true, {9, 5, 1.0000, 1.2535, "SGLang", "deepseek-v3"}, {0, 0, 1.0000, 1.0000, "", ""}},
+    {"Hopper", "trtllm", true, {3, 1, 0.8059, 1.0000, "TensorRT-LLM", "deepseek-v3"}, {0, 0, 1.0000, 1.0000, "", ""}},
+    {"Hopper", "vllm", false, {5, 3, 0.6740, 1.0000, "vLLM", "llama-3-70b, llama-3.1-405b, llama-3.1-8b"}, {0, 0, 1.0000, 1.0000, "", ""}},
+    {"Hopper", "vllm", true, {1, 1, 1.0000, 1.0303, "vLLM", "mixtral-8x7b"}, {0, 0, 1.0000, 1.0000, "", ""}},
+    {"Volta", "", false, {3, 1, 0.9052, 1.1397, "llama.cpp", "llama-2-7b"}, {3, 1, 1.0000, 3.6392, "llama.cpp", "llama-2-7b"}},
+    {"Volta", "llama.cpp", false, {3, 1, 0.9052, 1.1397, "llama.cpp", "llama-2-7b"}, {3, 1, 1.0000, 3.6392, "llama.cpp", "llama-2-7b"}},
 };
 const size_t speedband_table_count = sizeof speedband_table / sizeof speedband_table[0];

@@ -7,6 +7,20 @@
 
 #include "core/plan.h"
 
+/* "NIM, vLLM" as ["NIM", "vLLM"]; NULL or "" as []. */
+static cJSON *list_json(const char *list)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (const char *e = list; e && *e;) {
+        const char *end = strchr(e, ',');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(end ? end - e : (long)strlen(e)), e);
+        cJSON_AddItemToArray(a, cJSON_CreateString(name));
+        e = end ? end + 2 : NULL;
+    }
+    return a;
+}
+
 /* A figure's band (core/speedband.h): what it rests on, the group of cases,
  * how many (and held out of the fit), and the ratios; null group and ratios
  * without a band. */
@@ -21,16 +35,10 @@ static cJSON *band_json(const struct speed_band *b)
         jsonout_string(&o, "group", group);
     else
         jsonout_null(&o, "group");
-    /* the engines of the group's cases ("vLLM"); borrowed: none of them the plan's */
-    cJSON *engines = cJSON_CreateArray();
-    for (const char *e = b->cases ? b->engines : NULL; e && *e;) {
-        const char *end = strchr(e, ',');
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(end ? end - e : (long)strlen(e)), e);
-        cJSON_AddItemToArray(engines, cJSON_CreateString(name));
-        e = end ? end + 2 : NULL;
-    }
-    jsonout_object(&o, "engines", engines);
+    /* the engines and models of the group's cases; borrowed: none of the
+     * engines the plan's */
+    jsonout_object(&o, "engines", list_json(b->cases ? b->engines : NULL));
+    jsonout_object(&o, "models", list_json(b->cases ? b->models : NULL));
     jsonout_bool(&o, "borrowed", speedband_borrowed(b));
     jsonout_uint(&o, "measurements", b->cases);
     jsonout_uint(&o, "held_out", b->held_out);

@@ -47,8 +47,8 @@ def table():
     """{(family, engine, moe): {"decode": (cases, held, low, high), "ttft": (...)}} from the C source."""
     t = {}
     # each spread ends with the engines of its cases, a string
-    pat = re.compile(r'\{"([^"]*)", "([^"]*)", (true|false), \{(\d+), (\d+), ([\d.]+), ([\d.]+), "[^"]*"\}, '
-                     r'\{(\d+), (\d+), ([\d.]+), ([\d.]+), "[^"]*"\}\}')
+    pat = re.compile(r'\{"([^"]*)", "([^"]*)", (true|false), \{(\d+), (\d+), ([\d.]+), ([\d.]+), "[^"]*", "[^"]*"\}, '
+                     r'\{(\d+), (\d+), ([\d.]+), ([\d.]+), "[^"]*", "[^"]*"\}\}')
     for m in pat.finditer(open(TABLE).read()):
         g = m.groups()
         t[(g[0], g[1], g[2] == "true")] = {"decode": (int(g[3]), int(g[4]), float(g[5]), float(g[6])),

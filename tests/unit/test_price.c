@@ -116,13 +116,14 @@ static void a_speed_target_prices_the_users_who_keep_it(void **state)
     double tps = (double)kept / r.speed.step_seconds;
     assert_true(close_to(r.cost_per_million_output_tokens, 3.6 / (tps * 3600) * 1e6));
     assert_non_null(strstr(row_of("cost_output")->formula, "the users who keep the service level"));
-    /* a target nobody keeps: no price per token either */
+    /* a target nobody keeps: no price per output token; a prompt's is one
+     * prompt's prefill whatever the decode target, still priced */
     s.min_tokens_per_s = 1e6;
     r = plan(&s);
-    assert_true(r.cost_per_million_output_tokens < 0 && r.cost_per_million_input_tokens < 0);
+    assert_true(r.cost_per_million_output_tokens < 0 && r.cost_per_million_input_tokens > 0);
     assert_string_equal(row_of("cost_output")->result.text, "n/a");
     assert_non_null(strstr(row_of("cost_output")->formula, "no user keeps the service level"));
-    assert_non_null(strstr(row_of("cost_input")->formula, "no user keeps the service level"));
+    assert_non_null(strstr(row_of("cost_input")->formula, "at the prefill rate of one prompt alone"));
 }
 
 static void a_missing_price_or_figure_says_why(void **state)

@@ -23,13 +23,13 @@
  * one case, too few for a band of its own; MoE cases of Hopper only, 3 of
  * them, and no first token of any MoE model. */
 static const struct speedband_entry table[] = {
-    {"", "", false, {9, 3, 0.70, 1.40, "llama.cpp, NIM, vLLM"}, {4, 1, 0.55, 2.00, "vLLM"}},
-    {"", "", true, {3, 1, 0.90, 1.10, NULL}, {0, 0, 1, 1, NULL}},
-    {"Hopper", "", false, {5, 2, 0.80, 1.30, "NIM, vLLM"}, {2, 1, 1.0, 1.1676, "vLLM"}},
-    {"Hopper", "", true, {3, 1, 0.90, 1.10, NULL}, {0, 0, 1, 1, NULL}},
-    {"Hopper", "vllm", false, {3, 1, 0.85, 1.20, NULL}, {1, 0, 1.0, 1.5, NULL}},
-    {"Volta", "", false, {1, 0, 0.9052, 1.0, NULL}, {0, 0, 1, 1, NULL}},
-    {"Volta", "llama.cpp", false, {1, 0, 0.9052, 1.0, NULL}, {0, 0, 1, 1, NULL}},
+    {"", "", false, {9, 3, 0.70, 1.40, "llama.cpp, NIM, vLLM", NULL}, {4, 1, 0.55, 2.00, "vLLM", NULL}},
+    {"", "", true, {3, 1, 0.90, 1.10, NULL, NULL}, {0, 0, 1, 1, NULL, NULL}},
+    {"Hopper", "", false, {5, 2, 0.80, 1.30, "NIM, vLLM", NULL}, {2, 1, 1.0, 1.1676, "vLLM", NULL}},
+    {"Hopper", "", true, {3, 1, 0.90, 1.10, "SGLang", "deepseek-v3"}, {0, 0, 1, 1, NULL, NULL}},
+    {"Hopper", "vllm", false, {3, 1, 0.85, 1.20, NULL, NULL}, {1, 0, 1.0, 1.5, NULL, NULL}},
+    {"Volta", "", false, {1, 0, 0.9052, 1.0, NULL, NULL}, {0, 0, 1, 1, NULL, NULL}},
+    {"Volta", "llama.cpp", false, {1, 0, 0.9052, 1.0, NULL, NULL}, {0, 0, 1, 1, NULL, NULL}},
 };
 static const size_t table_count = sizeof table / sizeof table[0];
 
@@ -133,6 +133,18 @@ static void a_band_of_other_engines_says_so(void **state)
     speedband_text(&b, text, sizeof text);
     assert_string_equal(text, "-30% to +40% over 9 dense cases of every GPU family; none under "
                               "SGLang");
+    /* a MoE band measured on another model names the models it was: an
+     * expert layer's speed is its model's own */
+    b = find("Hopper", "sglang", "SGLang", true, SPEEDBAND_DECODE);
+    b.basis = SPEEDBAND_FITTED;
+    b.plan_engine = "SGLang";
+    b.other_models = true; /* speedband_lookup: the plan's model is none of the group's */
+    speedband_text(&b, text, sizeof text);
+    assert_string_equal(text, "-10% to +10% over 3 MoE Hopper cases under SGLang; measured on "
+                              "deepseek-v3");
+    b.other_models = false;
+    speedband_text(&b, text, sizeof text);
+    assert_string_equal(text, "-10% to +10% over 3 MoE Hopper cases under SGLang");
     /* the pair's own band: no engines' words */
     b = find("Hopper", "vllm", "vLLM", false, SPEEDBAND_DECODE);
     b.plan_engine = "vLLM";
@@ -152,7 +164,7 @@ static void dense_and_moe_are_apart(void **state)
     char text[200];
     moe.basis = SPEEDBAND_FITTED;
     speedband_text(&moe, text, sizeof text);
-    assert_string_equal(text, "-10% to +10% over 3 MoE Hopper cases");
+    assert_string_equal(text, "-10% to +10% over 3 MoE Hopper cases under SGLang");
 }
 
 static void the_basis_names_the_fractions(void **state)
