@@ -240,7 +240,8 @@ void policy_weights_term(const struct policy_ctx *c, struct explain_row *row);
  * what a log gave; sets c->b->kv_pool_bytes_per_gpu or the shortfall. `budget`
  * is the row key of the budget the pool is taken from. */
 /* A KV cache size given (--kv-memory, a calibration's logged cache) that,
- * with the memory held beside it (the weights), passes the GPU's memory: the
+ * with the memory held beside it (the weights), passes the engine's budget
+ * (the GPU's memory less what the engine keeps outside it): the
  * pool row's note and the pool less the excess (below zero: the shortfall),
  * so that fits and the shortfall say what the memory table shows. */
 long double policy_logged_pool(const struct policy_ctx *c, struct explain_row *row,

@@ -329,12 +329,15 @@ void policy_weights_term(const struct policy_ctx *c, struct explain_row *row)
 long double policy_logged_pool(const struct policy_ctx *c, struct explain_row *row,
                                uint64_t held)
 {
-    uint64_t kv = c->s->engine.kv_memory_bytes, cap = c->b->memory_bytes_per_gpu;
+    /* the engine's budget: the memory less what it keeps outside (vLLM's
+     * 1 - gpu-memory-utilization, SGLang's 1 - mem-fraction-static) */
+    uint64_t mem = c->b->memory_bytes_per_gpu, out = c->b->reserved_bytes_per_gpu;
+    uint64_t kv = c->s->engine.kv_memory_bytes, cap = out < mem ? mem - out : mem;
     uint64_t need = kv_sat_add(held, kv);
     bool over = cap && need > cap;
     explain_row_end(c->x, row, XU_BYTES, (long double)kv,
                     over ? "the KV cache memory the log gave (--kv-memory): with the weights "
-                           "it passes the GPU's memory, which cannot hold it"
+                           "it passes the engine's budget on this GPU, which cannot hold it"
                          : "the KV cache memory the log gave (--kv-memory)");
     return over ? -(long double)(need - cap) : (long double)kv;
 }
@@ -357,6 +360,14 @@ void policy_engine_pool(const struct policy_ctx *c, uint64_t budget, const char 
     long double pool;
     if (f->kv_memory_bytes) {
         pool = policy_logged_pool(c, row, held);
+        /* the log's server ran within its budget: what it left outside the KV
+         * cache beside the weights is what the log implies, not kvplan's
+         * estimate of the activation peak (so the memory's parts add up) */
+        uint64_t in = kv_sat_add(held, f->kv_memory_bytes);
+        if (!f->non_kv_bytes && budget) {
+            r->runtime_bytes_per_gpu = budget > in ? budget - in : 0;
+            e->non_kv_bytes = kv_sat_add(held, r->runtime_bytes_per_gpu);
+        }
     } else {
         explain_ref(c->x, row, budget_key, "budget");
         if (f->non_kv_bytes) {

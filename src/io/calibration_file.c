@@ -300,6 +300,12 @@ bool calibration_fraction_on_top(const struct calibration_source *c,
         return other_gpu(c, measured, s, note, size, d);
     if (!c->kv_memory_bytes || f->kv_memory_bytes != c->kv_memory_bytes)
         return true; /* no logged cache size, or --kv-memory given on top of it */
+    /* a fraction not given here is the log's: the plan runs as the log's
+     * server ran (its launch line says so), nothing moves */
+    if (f->gpu_memory_utilization == 0 && c->utilization > 0)
+        f->gpu_memory_utilization = c->utilization;
+    if (f->mem_fraction_static == 0 && c->mem_fraction > 0)
+        f->mem_fraction_static = c->mem_fraction;
     /* the fractions the log ran at (0: the engine's default) */
     struct engine_flags at = *f;
     at.gpu_memory_utilization = c->utilization;

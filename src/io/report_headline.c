@@ -75,7 +75,7 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
         units_format_bytes(s->engine.kv_memory_bytes, s->units, kv, sizeof kv);
         units_format_bytes(r->shortfall_bytes_per_gpu, s->units, left, sizeof left);
         snprintf(buf, size, "DOES NOT FIT under %s: the KV cache given (%s per GPU) and the "
-                 "weights pass each GPU's memory by %s (measured on a larger GPU or layout?)",
+                 "weights pass the engine's budget on each GPU by %s (measured on a larger GPU or layout?)",
                  profile, kv, left);
     } else if (!r->fits) {
         snprintf(buf, size, "DOES NOT FIT under %s: its budget leaves nothing for the KV cache", profile);
