@@ -153,7 +153,8 @@ void calibrate_print_use(const struct scenario *s, const char *save)
             shell_option(&l, "--kv-dtype", "%s", dtype_info(s->kv_dtype)->name);
         if (s->gpus > 1)
             shell_option(&l, "--gpus", "%u", (unsigned)s->gpus);
-        if (scenario_tp(s) > 1 && scenario_tp(s) != s->gpus)
+        /* the layout fitted, always: without --tp a plan may choose another */
+        if (scenario_tp(s) > 1)
             shell_option(&l, "--tp", "%u", (unsigned)scenario_tp(s));
         if (scenario_pp(s) > 1)
             shell_option(&l, "--pp", "%u", (unsigned)scenario_pp(s));

@@ -28,6 +28,8 @@ bool options_calibration_on_top(const struct options *o, const struct catalog *c
     if (note[0]) {
         enum option_id given = o->given[OPT_MEM_FRACTION]    ? OPT_MEM_FRACTION
                                : o->given[OPT_FREE_FRACTION] ? OPT_FREE_FRACTION
+                               : o->given[OPT_UTIL]          ? OPT_UTIL
+                               : o->given[OPT_WEIGHT_DTYPE]  ? OPT_WEIGHT_DTYPE
                                                              : OPT_UTIL;
         fprintf(stderr, "kvplan: %s: %s\n", OPTION_FLAG(given), note);
     }

@@ -152,7 +152,7 @@ static const char *basis_words(const struct speed_band *b)
     if (b->basis == SPEEDBAND_DEFAULT)
         return ttft ? "; default MFU" : "; default MBU";
     if (b->basis == SPEEDBAND_GIVEN)
-        return ttft ? "; MFU given" : "; MBU given";
+        return ttft ? "; MFU given" : b->overhead_given ? "; step overhead given" : "; MBU given";
     return "";
 }
 
@@ -310,6 +310,7 @@ static void band_set(struct speed_band *dst, const struct speed_band *src)
     dst->floored = src->floored;
     dst->elsewhere = src->elsewhere;
     dst->replaced = src->replaced;
+    dst->overhead_given = src->overhead_given;
     dst->figure = src->figure;
 }
 
@@ -338,6 +339,8 @@ void speedband_lookup(const struct scenario *s, struct speed_bands *out)
     if (replaced) {
         d.basis = SPEEDBAND_GIVEN;
         d.replaced = true;
+        /* the MBU kept from the fit: it is the step overhead that was given */
+        d.overhead_given = (s->speed_calibrated & SPEED_CAL_MBU) != 0;
     } else if (d.basis == SPEEDBAND_CALIBRATED && elsewhere) {
         d.elsewhere = true; /* the public cases' band, basis calibrated */
     } else if (d.basis == SPEEDBAND_CALIBRATED) {

@@ -89,6 +89,7 @@ struct speed_band {
     bool elsewhere;           /* calibrated on another setup: the public cases' band */
     bool replaced;            /* an option on top (--mbu, --step-overhead) replaced part of
                                * the calibration's fit: the public cases' band, basis given */
+    bool overhead_given;      /* of a replaced fit, the step overhead given (its MBU kept) */
     enum speedband_figure figure;
 };
 

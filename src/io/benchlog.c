@@ -167,6 +167,35 @@ static double value_after(const char *line, const char *key)
     return end == p || !isfinite(v) ? -1 : v;
 }
 
+/* A summary line of a figure kvplan reads whose value is no figure: "Mean
+ * TPOT (ms): abc", a negative time or count (a concurrency may say "not
+ * set" or "inf"); its key into *key. */
+static bool bad_figure(const char *line, const char **key)
+{
+    static const char *const keys[] = {
+        "Successful requests:", "Total input tokens:", "Total generated tokens:",
+        "Request throughput (req/s):", "Mean E2EL (ms):", "Mean E2E Latency (ms):",
+        "Concurrency:", "Mean ITL (ms):", "Mean TTFT (ms):", "Mean TPOT (ms):",
+        "Maximum request concurrency:", "Max request concurrency:"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        size_t kl = strlen(keys[i]);
+        if (strncmp(line, keys[i], kl) != 0)
+            continue;
+        const char *p = line + kl;
+        p += strspn(p, " \t");
+        if (strstr(keys[i], "request concurrency") &&
+            (strncasecmp(p, "not set", 7) == 0 || strncasecmp(p, "inf", 3) == 0 ||
+             strncasecmp(p, "none", 4) == 0))
+            return false;
+        char *end;
+        double v = strtod(p, &end);
+        end += strspn(end, " \t");
+        *key = keys[i];
+        return end == p || *end != '\0' || !isfinite(v) || v < 0;
+    }
+    return false;
+}
+
 /* A line of a vLLM or SGLang summary into the run. */
 static void summary_line(const char *line, int n, struct bench_run *r)
 {
@@ -278,6 +307,10 @@ static bool parse_summary(const char *path, const char *text, size_t len, uint64
         const char *s = line;
         while (*s == ' ')
             s++;
+        const char *key;
+        if (bad_figure(s, &key))
+            return diag_fail(d, "%s:%d: %.*s '%s' is not a figure (a number, 0 or more)", path, n,
+                             (int)strlen(key) - 1, key, s + strlen(key) + strspn(s + strlen(key), " \t"));
         namespace_arg(s, "model='", b->model, sizeof b->model);
         namespace_arg(s, "backend='", b->backend, sizeof b->backend);
         version_line(s, b);

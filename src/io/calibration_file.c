@@ -155,8 +155,14 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
     if (kv <= 0 && k > 0 && v > 0)
         kv = k + v; /* SGLang logs K and V sizes per rank */
     struct kv_cost cost;
-    if (kv <= 0 && tokens > 0 && kvcost_compute(s, scenario_tp(s), &cost))
-        kv = tokens * (double)cost.bytes_per_token; /* vLLM V1 logs the tokens its cache holds */
+    /* vLLM V1 logs the tokens its cache holds, at the precision its server
+     * cached in (the model's under auto: the log names no other); a
+     * --kv-dtype given on top changes the tokens, not the memory */
+    static struct scenario logged;
+    logged = *s;
+    logged.kv_dtype = DTYPE_AUTO;
+    if (kv <= 0 && tokens > 0 && kvcost_compute(&logged, scenario_tp(&logged), &cost))
+        kv = tokens * (double)cost.bytes_per_token;
     if (!(total && non_kv) && kv <= 0)
         return jsonread_fail(r, d, "figures: the log gives neither the GPU's total and the memory "
                              "outside the KV cache nor the KV cache's size: nothing to calibrate");
@@ -311,21 +317,28 @@ bool calibration_fraction_on_top(const struct calibration_source *c,
     at.gpu_memory_utilization = c->utilization;
     at.mem_fraction_static = c->mem_fraction;
     at.free_gpu_memory_fraction = 0;
-    if (at.gpu_memory_utilization == f->gpu_memory_utilization &&
+    /* the weights' precision it ran at: another given here moves the cache
+     * by what the weights free or take (the engine's budget holds both) */
+    bool weights = c->weight_known && s->weight_dtype != c->weight;
+    if (!weights && at.gpu_memory_utilization == f->gpu_memory_utilization &&
         at.mem_fraction_static == f->mem_fraction_static &&
         at.free_gpu_memory_fraction == f->free_gpu_memory_fraction)
         return true;
     static struct scenario base;
     base = *s;
     base.engine = at;
+    if (weights)
+        base.weight_dtype = c->weight;
     double p0, p1;
     if (!rule_pool(&base, &p0, d) || !rule_pool(s, &p1, d))
         return false;
     double kv = (double)c->kv_memory_bytes + p1 - p0;
     f->kv_memory_bytes = kv >= 1 ? (uint64_t)kv : 1; /* none left: nothing fits */
-    snprintf(note, size, "the calibration's KV cache of %.2f GiB (at the log's memory fraction) "
-             "becomes %.2f GiB at the fraction given, moved by %+.2f GiB as %s's budget moves",
-             (double)c->kv_memory_bytes / 1073741824.0, (double)f->kv_memory_bytes / 1073741824.0,
+    snprintf(note, size, "the calibration's KV cache of %.2f GiB (at the log's %s) becomes %.2f "
+             "GiB at the %s given, moved by %+.2f GiB as %s's budget moves",
+             (double)c->kv_memory_bytes / 1073741824.0,
+             weights ? "weights' precision and memory fraction" : "memory fraction",
+             (double)f->kv_memory_bytes / 1073741824.0, weights ? "precision and fraction" : "fraction",
              (p1 - p0) / 1073741824.0, engine_desc(s->engine.kind)->title);
     return true;
 }

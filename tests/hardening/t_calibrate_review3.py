@@ -68,6 +68,21 @@ def test_a_logged_cache_leaves_the_logs_own_remainder():
     doc, _ = plan(["--model", "llama-3.1-8b", "--calibration", cal])
     r = doc.get("result", {})
     check("it fits", r.get("fits") is True and r.get("shortfall_bytes_per_gpu") == 0, r.get("fits"))
+    pool = r.get("kv_pool_bytes")
+    # the log's 442,432 tokens at its bf16 cache (128 KiB a token) are 54.01 GiB: an fp8
+    # cache on top holds twice the tokens in the same memory (CLI and planner alike)
+    doc, _ = plan(["--model", "llama-3.1-8b", "--calibration", cal, "--kv-dtype", "fp8"])
+    f8 = doc.get("result", {})
+    check("--kv-dtype fp8 on top: the same memory, twice the users (108)",
+          f8.get("kv_pool_bytes") == pool and f8.get("max_users") == 108,
+          (pool, f8.get("kv_pool_bytes"), f8.get("max_users")))
+    # fp8 weights free 7.48 GiB that vLLM's budget gives the cache
+    status, out, err = run(["plan", "--model", "llama-3.1-8b", "--calibration", cal, "--weight-dtype",
+                            "fp8", "--format", "json"])
+    w8 = json.loads(out)["result"] if status == 0 else {}
+    check("--weight-dtype fp8 on top: the cache grows by what the weights free (61 users)",
+          w8.get("max_users") == 61 and "--weight-dtype:" in err and "+7.48 GiB" in err,
+          (w8.get("max_users"), err[-300:]))
 
 
 def test_a_logged_cache_past_the_engines_budget_does_not_fit():
@@ -75,6 +90,8 @@ def test_a_logged_cache_past_the_engines_budget_does_not_fit():
     cal = os.path.join(TMP, "sg-h200.json")
     status, out, err = run(["calibrate", sg, "--gpu", "h200", "--save", cal])
     check("sglang-02.log calibrated on its H200", status == 0, (status, err[-400:]))
+    # the log's --tp 8 over its 8 GPUs: the use line says so, or a plan may pick another layout
+    check("the use line carries --tp 8 beside --gpus 8", "--gpus 8 --tp 8" in out, out[-400:])
     args = ["--model", "llama-3.3-70b", "--gpus", "8", "--tp", "4", "--calibration", cal]
     doc, err = plan(args)
     r = doc.get("result", {})
@@ -86,6 +103,24 @@ def test_a_logged_cache_past_the_engines_budget_does_not_fit():
           "DOES NOT FIT" in out and "the engine's budget" in out, out[:600])
 
 
+def test_a_summary_figure_that_is_no_number_is_refused():
+    with open(os.path.join(ROOT, "tests", "data", "bench", "vllm-serve.txt")) as f:
+        good = f.read()
+    for bad, shown in (("abc", "'abc'"), ("-10.21", "'-10.21'")):
+        lines = [("Mean TPOT (ms):                          " + bad) if l.startswith("Mean TPOT (ms):") else l
+                 for l in good.splitlines()]
+        path = os.path.join(TMP, "bad-tpot.txt")
+        write(path, "\n".join(lines) + "\n")
+        n = next(i for i, l in enumerate(lines, 1) if l.startswith("Mean TPOT (ms):"))
+        status, out, err = run(["calibrate", path, "--model", "llama-3.1-8b"])
+        check("Mean TPOT (ms): %s: exit 2 naming the file, line and field" % bad,
+              status == 2 and ("bad-tpot.txt:%d: Mean TPOT (ms) %s" % (n, shown)) in err, (status, err[-300:]))
+    status, out, err = run(["calibrate", os.path.join(ROOT, "tests", "data", "bench", "vllm-serve.txt"),
+                            "--model", "llama-3.1-8b"])
+    check("the sample itself still reads", status == 0, err[-300:])
+
+
 if __name__ == "__main__":
     main([test_the_logs_fraction_stands_unless_one_is_given, test_a_logged_cache_leaves_the_logs_own_remainder,
-          test_a_logged_cache_past_the_engines_budget_does_not_fit])
+          test_a_logged_cache_past_the_engines_budget_does_not_fit,
+          test_a_summary_figure_that_is_no_number_is_refused])
