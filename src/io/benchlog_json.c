@@ -85,6 +85,23 @@ static bool time_field(const char *path, const cJSON *o, int line, const char *k
     return true;
 }
 
+/* A request concurrency (max_concurrency): absent or null (no limit, as
+ * vllm bench serve writes it), or a whole number of 1 or more. */
+static bool concurrency_field(const char *path, const cJSON *o, int line, const char *key,
+                              double *out, struct diag *d)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = -1;
+    if (v == NULL || cJSON_IsNull(v))
+        return true;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 1 ||
+        v->valuedouble != floor(v->valuedouble))
+        return diag_fail(d, "%s:%d: %s is not a number of requests in flight (1 or more, or null "
+                         "for no limit)", path, line, key);
+    *out = v->valuedouble;
+    return true;
+}
+
 static bool serving_run(const char *path, const cJSON *o, int line, uint64_t concurrency,
                         struct bench_log *b, struct diag *d)
 {
@@ -97,7 +114,8 @@ static bool serving_run(const char *path, const cJSON *o, int line, uint64_t con
         return false;
     r.ttft_name = "mean_ttft_ms";
     r.tpot_name = "mean_tpot_ms";
-    r.max_concurrency = num(o, "max_concurrency");
+    if (!concurrency_field(path, o, line, "max_concurrency", &r.max_concurrency, d))
+        return false;
     r.mean_concurrency = num(o, "concurrency");
     r.completed = num(o, "completed");
     r.input_tokens = num(o, "total_input_tokens");

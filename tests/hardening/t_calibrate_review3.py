@@ -118,6 +118,17 @@ def test_a_summary_figure_that_is_no_number_is_refused():
     status, out, err = run(["calibrate", os.path.join(ROOT, "tests", "data", "bench", "vllm-serve.txt"),
                             "--model", "llama-3.1-8b"])
     check("the sample itself still reads", status == 0, err[-300:])
+    # --save-result JSON: max_concurrency null (no limit) or a whole number of 1 or more
+    with open(os.path.join(ROOT, "tests", "data", "bench", "vllm-serve.json")) as f:
+        doc = json.load(f)
+    for bad in (-3, "eight", 2.5):
+        doc["max_concurrency"] = bad
+        path = os.path.join(TMP, "bad-conc.json")
+        write(path, json.dumps(doc))
+        status, out, err = run(["calibrate", path, "--model", "llama-3.1-8b"])
+        check("max_concurrency %r: exit 2 naming the file and field" % (bad,),
+              status == 2 and "bad-conc.json:1: max_concurrency is not a number of requests" in err,
+              (status, err[-300:]))
 
 
 if __name__ == "__main__":
