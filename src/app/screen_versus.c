@@ -82,17 +82,14 @@ static int panel_speed(const struct plan_result *res, enum unit_system u, struct
         return y + VERSUS_SPEED_ROWS;
     }
     const char *sep = view_sep();
-    /* the measured spread beside the speed where the card has room for it */
-    snprintf(line, sizeof line, "%s%s%s%s%s", items[0], v.per_user_band[0] ? " " : "",
-             v.per_user_band, v.alone ? "" : sep, items[1]);
-    if (view_cols(line) > r.w || v.alone)
+    /* the measured spread beside the speed where the card has room for it;
+     * no count keeping the target: one user's speed, and no throughput */
+    const char *band = v.per_user_band;
+    snprintf(line, sizeof line, "%s%s%s%s%s", items[0], band[0] ? " " : "", band,
+             v.alone ? "" : sep, items[1]);
+    if (view_cols(line) > r.w)
         snprintf(line, sizeof line, "%s%s%s", items[0], v.alone ? "" : sep, items[1]);
-    if (v.alone) /* no count keeps the target: one user's speed, no throughput */
-        snprintf(line, sizeof line, "%s%s%s", items[0], v.per_user_band[0] ? " " : "",
-                 v.per_user_band);
-    if (v.alone && view_cols(line) > r.w)
-        snprintf(line, sizeof line, "%s", items[0]);
-    else if (!v.alone && view_cols(line) > r.w) /* narrow: the units once */
+    if (!v.alone && view_cols(line) > r.w) /* narrow: the units once */
         snprintf(line, sizeof line, "%s%s%s in all", items[0], sep, v.total);
     if (!v.alone && view_cols(line) > r.w) { /* narrower: "51.3/user · 1,077 tok/s" keeps the throughput */
         char each[32];

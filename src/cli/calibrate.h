@@ -16,6 +16,12 @@
  * the calibration of s depends on, quoted for the shell. */
 void calibrate_print_use(const struct scenario *s, const char *save);
 
+/* The options of a plan line that a calibration of s depends on: the GPU,
+ * the engine (with `engine`), the precisions given, the GPUs and the layout
+ * fitted (--tp always when above 1: without it a plan may choose another). */
+struct shell_line;
+void calibrate_plan_options(struct shell_line *l, const struct scenario *s, bool engine);
+
 /* Benchmark outputs calibrated on as one (a sweep's runs at several
  * concurrencies): each file's, and all their figures in order with the
  * first's facts (model, GPU, engine, date). */

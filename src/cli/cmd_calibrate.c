@@ -137,6 +137,23 @@ static bool log_bytes(const char *path, int line, const char *what, double v, ui
  * depends on (the GPU it was measured on, assumed too, the weight and cache
  * precisions, the layout), each word quoted for the shell (core/shell.h),
  * whole, and printable. */
+void calibrate_plan_options(struct shell_line *l, const struct scenario *s, bool engine)
+{
+    shell_option(l, "--gpu", "%s", s->gpu.id);
+    if (engine)
+        shell_option(l, "--engine", "%s", engine_label(s->engine.kind, s->engine.rule));
+    if (s->weight_dtype != DTYPE_AUTO)
+        shell_option(l, "--weight-dtype", "%s", dtype_info(s->weight_dtype)->name);
+    if (s->kv_dtype != DTYPE_AUTO)
+        shell_option(l, "--kv-dtype", "%s", dtype_info(s->kv_dtype)->name);
+    if (s->gpus > 1)
+        shell_option(l, "--gpus", "%u", (unsigned)s->gpus);
+    if (scenario_tp(s) > 1)
+        shell_option(l, "--tp", "%u", (unsigned)scenario_tp(s));
+    if (scenario_pp(s) > 1)
+        shell_option(l, "--pp", "%u", (unsigned)scenario_pp(s));
+}
+
 void calibrate_print_use(const struct scenario *s, const char *save)
 {
     char none[1];
@@ -146,18 +163,7 @@ void calibrate_print_use(const struct scenario *s, const char *save)
         shell_line_init(&l, line ? line : none, size);
         shell_words(&l, "kvplan plan --model");
         shell_word(&l, s->model.id);
-        shell_option(&l, "--gpu", "%s", s->gpu.id);
-        if (s->weight_dtype != DTYPE_AUTO)
-            shell_option(&l, "--weight-dtype", "%s", dtype_info(s->weight_dtype)->name);
-        if (s->kv_dtype != DTYPE_AUTO)
-            shell_option(&l, "--kv-dtype", "%s", dtype_info(s->kv_dtype)->name);
-        if (s->gpus > 1)
-            shell_option(&l, "--gpus", "%u", (unsigned)s->gpus);
-        /* the layout fitted, always: without --tp a plan may choose another */
-        if (scenario_tp(s) > 1)
-            shell_option(&l, "--tp", "%u", (unsigned)scenario_tp(s));
-        if (scenario_pp(s) > 1)
-            shell_option(&l, "--pp", "%u", (unsigned)scenario_pp(s));
+        calibrate_plan_options(&l, s, false);
         shell_word(&l, "--calibration");
         shell_word(&l, save);
         if (shell_line_done(&l, &need) || line || (line = malloc(need + 1)) == NULL)

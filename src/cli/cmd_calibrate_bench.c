@@ -379,18 +379,7 @@ static void print_plan_at(const struct bench_calib *k)
     /* every option the fit's scenario was built with: the GPU (assumed too,
      * so the line is that GPU's whatever the default becomes), the engine and
      * the precisions the benchmark ran at, the layout */
-    shell_option(&l, "--gpu", "%s", k->s.gpu.id);
-    shell_option(&l, "--engine", "%s", engine_label(k->s.engine.kind, k->s.engine.rule));
-    if (k->s.weight_dtype != DTYPE_AUTO)
-        shell_option(&l, "--weight-dtype", "%s", dtype_info(k->s.weight_dtype)->name);
-    if (k->s.kv_dtype != DTYPE_AUTO)
-        shell_option(&l, "--kv-dtype", "%s", dtype_info(k->s.kv_dtype)->name);
-    if (k->s.gpus > 1)
-        shell_option(&l, "--gpus", "%u", (unsigned)k->s.gpus);
-    if (scenario_tp(&k->s) > 1)
-        shell_option(&l, "--tp", "%u", (unsigned)scenario_tp(&k->s));
-    if (scenario_pp(&k->s) > 1)
-        shell_option(&l, "--pp", "%u", (unsigned)scenario_pp(&k->s));
+    calibrate_plan_options(&l, &k->s, true);
     shell_option(&l, "--context", "%llu", (unsigned long long)(p->depth + in + p->output_tokens));
     shell_option(&l, "--prompt", "%llu", (unsigned long long)in);
     shell_option(&l, "--avg-context", "%llu",

@@ -133,9 +133,7 @@ static double routed_active(const struct model_spec *m, double active)
 static void stage_send_of(const struct scenario *s, bool layer_split, uint32_t domain,
                           const struct speed_family_terms *fam, struct inputs *in)
 {
-    const struct model_spec *m = &s->model;
-    in->stage_send = 4.0 * (double)(m->hidden_size ? m->hidden_size
-                                                   : m->attention_heads * m->head_dim);
+    in->stage_send = 4.0 * in->hidden;
     in->stage_network = !layer_split && (double)in->tp * in->pp > domain;
     in->stage_link = (double)s->gpu.link_bytes_per_s;
     if (in->stage_network &&

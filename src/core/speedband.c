@@ -170,6 +170,12 @@ static bool list_names(const char *list, const char *title)
     return false;
 }
 
+/* The band's cases are of other models than `model` (a preset id). */
+static bool other_models(const struct speed_band *b, const char *model)
+{
+    return b->models && b->models[0] && model[0] && !list_names(b->models, model);
+}
+
 bool speedband_borrowed(const struct speed_band *b)
 {
     return b->banded && b->cases > 0 && b->engine_title == NULL && b->plan_engine != NULL &&
@@ -325,8 +331,8 @@ void speedband_lookup(const struct scenario *s, struct speed_bands *out)
     struct speed_band f = speedband_find(speedband_table, speedband_table_count, &key,
                                          SPEEDBAND_TTFT);
     d.plan_engine = f.plan_engine = e->server ? e->title : NULL; /* the generic rule: none */
-    d.other_models = d.models && d.models[0] && s->model.id[0] && !list_names(d.models, s->model.id);
-    f.other_models = f.models && f.models[0] && s->model.id[0] && !list_names(f.models, s->model.id);
+    d.other_models = other_models(&d, s->model.id);
+    f.other_models = other_models(&f, s->model.id);
     d.basis = basis_of(s, SPEEDBAND_DECODE, key.moe);
     f.basis = basis_of(s, SPEEDBAND_TTFT, key.moe);
     /* a calibration's figures rest on the user's own benchmark, not on the

@@ -167,30 +167,48 @@ static double value_after(const char *line, const char *key)
     return end == p || !isfinite(v) ? -1 : v;
 }
 
+/* The summary's figures a run takes as they are (summary_line), and those
+ * it reads apart: the request concurrency (which may say "not set"), the
+ * first token and the time per output token. */
+static const struct {
+    const char *key;
+    size_t at;
+} summary_keys[] = {
+    {"Successful requests:", offsetof(struct bench_run, completed)},
+    {"Total input tokens:", offsetof(struct bench_run, input_tokens)},
+    {"Total generated tokens:", offsetof(struct bench_run, output_tokens)},
+    {"Request throughput (req/s):", offsetof(struct bench_run, request_rate)},
+    {"Mean E2EL (ms):", offsetof(struct bench_run, e2el_ms)},
+    {"Mean E2E Latency (ms):", offsetof(struct bench_run, e2el_ms)},
+    {"Concurrency:", offsetof(struct bench_run, mean_concurrency)},
+    {"Mean ITL (ms):", offsetof(struct bench_run, itl_ms)},
+};
+static const char *const summary_apart[] = {"Mean TTFT (ms):", "Mean TPOT (ms):",
+                                            "Maximum request concurrency:",
+                                            "Max request concurrency:"};
+enum { SUMMARY_KEYS = sizeof summary_keys / sizeof summary_keys[0],
+       SUMMARY_APART = sizeof summary_apart / sizeof summary_apart[0] };
+
 /* A summary line of a figure kvplan reads whose value is no figure: "Mean
  * TPOT (ms): abc", a negative time or count (a concurrency may say "not
  * set" or "inf"); its key into *key. */
 static bool bad_figure(const char *line, const char **key)
 {
-    static const char *const keys[] = {
-        "Successful requests:", "Total input tokens:", "Total generated tokens:",
-        "Request throughput (req/s):", "Mean E2EL (ms):", "Mean E2E Latency (ms):",
-        "Concurrency:", "Mean ITL (ms):", "Mean TTFT (ms):", "Mean TPOT (ms):",
-        "Maximum request concurrency:", "Max request concurrency:"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        size_t kl = strlen(keys[i]);
-        if (strncmp(line, keys[i], kl) != 0)
+    for (size_t i = 0; i < SUMMARY_KEYS + SUMMARY_APART; i++) {
+        const char *k = i < SUMMARY_KEYS ? summary_keys[i].key : summary_apart[i - SUMMARY_KEYS];
+        size_t kl = strlen(k);
+        if (strncmp(line, k, kl) != 0)
             continue;
         const char *p = line + kl;
         p += strspn(p, " \t");
-        if (strstr(keys[i], "request concurrency") &&
+        if (strstr(k, "request concurrency") &&
             (strncasecmp(p, "not set", 7) == 0 || strncasecmp(p, "inf", 3) == 0 ||
              strncasecmp(p, "none", 4) == 0))
             return false;
         char *end;
         double v = strtod(p, &end);
         end += strspn(end, " \t");
-        *key = keys[i];
+        *key = k;
         return end == p || *end != '\0' || !isfinite(v) || v < 0;
     }
     return false;
@@ -199,22 +217,9 @@ static bool bad_figure(const char *line, const char **key)
 /* A line of a vLLM or SGLang summary into the run. */
 static void summary_line(const char *line, int n, struct bench_run *r)
 {
-    static const struct {
-        const char *key;
-        size_t at;
-    } keys[] = {
-        {"Successful requests:", offsetof(struct bench_run, completed)},
-        {"Total input tokens:", offsetof(struct bench_run, input_tokens)},
-        {"Total generated tokens:", offsetof(struct bench_run, output_tokens)},
-        {"Request throughput (req/s):", offsetof(struct bench_run, request_rate)},
-        {"Mean E2EL (ms):", offsetof(struct bench_run, e2el_ms)},
-        {"Mean E2E Latency (ms):", offsetof(struct bench_run, e2el_ms)},
-        {"Concurrency:", offsetof(struct bench_run, mean_concurrency)},
-        {"Mean ITL (ms):", offsetof(struct bench_run, itl_ms)},
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strncmp(line, keys[i].key, strlen(keys[i].key)) == 0)
-            *(double *)((char *)r + keys[i].at) = value_after(line, keys[i].key);
+    for (size_t i = 0; i < SUMMARY_KEYS; i++)
+        if (strncmp(line, summary_keys[i].key, strlen(summary_keys[i].key)) == 0)
+            *(double *)((char *)r + summary_keys[i].at) = value_after(line, summary_keys[i].key);
     if (strncmp(line, "Maximum request concurrency:", 28) == 0 ||
         strncmp(line, "Max request concurrency:", 24) == 0) {
         r->max_concurrency = value_after(line, "concurrency:"); /* "not set" reads -1 */
