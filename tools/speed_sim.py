@@ -129,6 +129,7 @@ def tallies(rows, tol):
         return sum(abs(e) <= lim for e in errs), len(errs)
     sims = [r["sim"] for r in done if r.get("sim") and not r["sim"]["why"]]
     return {"decode_static": count(r["err_dec"] for r in done if r["dec_ms"] is not None),
+            "decode_step": count(r.get("err_step", r["err_dec"]) for r in done if r["dec_ms"] is not None),
             "decode": count(decode_error(r) for r in done if r["dec_ms"] is not None),
             "ttft_static": count(r["err_ttft"] for r in done),
             "ttft": count(ttft_error(r) for r in done),
@@ -140,8 +141,9 @@ def tallies(rows, tol):
 def line(t):
     """The one-line summary `--check` prints after the static one."""
     return ("speed, serving benchmarks simulated: decode %d/%d within, TTFT %d/%d within "
-            "(static step only: decode %d/%d, TTFT %d/%d; %d of %d serving benchmarks simulated)" % (
-                *t["decode"], *t["ttft"], *t["decode_static"], *t["ttft_static"], t["simulated"], t["benchmarks"]))
+            "(kvplan plan: decode %d/%d, the step alone %d/%d, TTFT %d/%d; %d of %d serving benchmarks simulated)" % (
+                *t["decode"], *t["ttft"], *t["decode_static"], *t["decode_step"], *t["ttft_static"], t["simulated"],
+                t["benchmarks"]))
 
 
 def read_gate(path):
@@ -214,9 +216,10 @@ def render(rows, tol):
          "A serving benchmark at a fixed concurrency (InferenceX, sglang.bench_serving, vllm benchmark_serving, "
          "AIPerf: C requests in flight, a new one sent as one ends) measures a TPOT that is decode with the other "
          "users' prefills mixed into its steps, and a TTFT that includes waiting for and sharing steps with the "
-         "others. The static step above (every user decoding at once, no prefill) is the right comparison only for "
-         "decode-only measurements (llama-bench tg, batched runs, single users); for a serving benchmark the right "
-         "one is the same benchmark run by `kvplan simulate` (doc/MODEL.md, section 13): the case's deployment, "
+         "others. `kvplan plan` answers it with --output-len (the closed loop: each user at its mean context, the "
+         "others' prompts in its steps, doc/MODEL.md); the step alone (every user decoding at once, no prefill) is "
+         "the right comparison only for decode-only measurements (llama-bench tg, batched runs, single users). The "
+         "check on both is the same benchmark run step by step by `kvplan simulate` (doc/MODEL.md, section 13): the case's deployment, "
          "`--max-concurrency C`, `--request-rate inf`, the source's prompts, its lengths and range (sglang's and "
          "InferenceX's randint(int(L x r), L) given to kvplan as its centre L(1 + r)/2 and ratio (1 - r)/(1 + r)), "
          "and the statistic the source gives (mean). Warm-up requests (InferenceX sends 2 x C before measuring) "
@@ -224,15 +227,17 @@ def render(rows, tol):
          "most %d requests (InferenceX runs 10 x C, so only its 128-user rows are capped), and 10 x C where the "
          "source gives no count; the case's note says so." % MAX_PROMPTS, "",
          "Complete cases within %.0f%%:" % (100 * tol), "",
-         "| figure | static step only | serving benchmarks simulated |", "|---|---|---|",
-         "| decode (time per output token) | %s | %s |" % (pc(*t["decode_static"]), pc(*t["decode"])),
-         "| time to first token | %s | %s |" % (pc(*t["ttft_static"]), pc(*t["ttft"])), "",
-         "The second column counts, for each serving benchmark kvplan simulates, the simulated figure, and the "
+         "| figure | the step alone | kvplan plan (closed loop) | serving benchmarks simulated |", "|---|---|---|---|",
+         "| decode (time per output token) | %s | %s | %s |" % (pc(*t["decode_step"]), pc(*t["decode_static"]),
+                                                             pc(*t["decode"])),
+         "| time to first token | %s | %s | %s |" % (pc(*t["ttft_static"]), pc(*t["ttft_static"]), pc(*t["ttft"])), "",
+         "The first column is each case's decode step alone (at the closed loop's mean context for a serving "
+         "benchmark), the second the plan's answer (for a serving benchmark its closed-loop TPOT); the third counts, for each serving benchmark kvplan simulates, the simulated figure, and the "
          "static one for every other case (decode-only measurements, and the benchmarks of engines the simulator "
          "does not run yet). %d complete cases are serving benchmarks; %d are simulated; of those, the simulated "
          "TPOT is within %.0f%% in %s and the simulated TTFT in %s." % (
              t["benchmarks"], t["simulated"], 100 * tol, pc(*t["sim_tpot"]), pc(*t["sim_ttft"])), "",
-         "| case | complete | TPOT measured ms | static ms | error | simulated ms | error | "
+         "| case | complete | TPOT measured ms | plan ms | error | simulated ms | error | "
          "TTFT measured ms | static ms | error | simulated ms | error |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     notes = []
@@ -257,7 +262,7 @@ def render(rows, tol):
         whys.setdefault(n.split(": ", 1)[1], []).append(n.split("`")[1])
     out = [r for r in rows if r["c"]["complete"] and r.get("sim") and r["sim"]["tpot"]
            and r["sim"]["tpot"][2] is not None and abs(r["sim"]["tpot"][2]) > 100.0 * tol]
-    L += ["", "Complete serving benchmarks whose simulated TPOT is more than %.0f%% off (static error, simulated "
+    L += ["", "Complete serving benchmarks whose simulated TPOT is more than %.0f%% off (plan's error, simulated "
           "error, the recorded reason: `sim_miss_reason`, else `miss_reason`):" % (100 * tol), ""]
     L += ["- `%s`: %+.1f%%, %+.1f%%; %s" % (r["c"]["id"], r["err_dec"], r["sim"]["tpot"][2],
                                           r["c"].get("sim_miss_reason") or r["c"].get("miss_reason")

@@ -80,11 +80,32 @@ def base_args(c):
     return a
 
 
-def speed_args(c):
+def loop_lengths(c):
+    """A closed-loop serving benchmark's mean prompt and output (C requests in flight, a new
+    one sent as one ends), or None: the plan's --prompt and --output-len for it."""
+    b = c.get("benchmark")
+    if not b or b.get("kind") != "closed-loop" or not c.get("concurrency"):
+        return None
+    inp, _ = speed_sim.centred(b["random_input_len"], b["random_range_ratio"], b["range"])
+    out, _ = speed_sim.centred(b["random_output_len"], b["random_range_ratio"], b["range"])
+    return inp, out
+
+
+def speed_args(c, loop=False):
     """The prompt and the users decoding at once; a null concurrency (the engine chose it,
-    an offline maximum-throughput run) leaves kvplan's own default: all the users that fit."""
+    an offline maximum-throughput run) leaves kvplan's own default: all the users that fit.
+    A closed-loop serving benchmark gives its mean lengths, --output-len among them: the
+    plan's decode is then the loop's TPOT (each user at its mean context, its steps carrying
+    the others' prompts), the figure such a benchmark measures. Without `loop` (the fits and
+    the bands, tools/fit_*.py, gen_speed_bands.py) the step alone, as they were fitted: a
+    closed-loop figure carries the step's band, inside which its own errors fall."""
     a = []
-    if c["input_tokens"] > 0:
+    loop = loop and loop_lengths(c)
+    if loop:
+        a += ["--prompt", str(loop[0]), "--output-len", str(loop[1])]
+        if loop[0] + loop[1] > c["input_tokens"] + c["output_tokens"]:  # the centres rounded up
+            a += ["--context", str(loop[0] + loop[1])]
+    elif c["input_tokens"] > 0:
         a += ["--prompt", str(c["input_tokens"])]
     return a + (["--concurrency", str(c["concurrency"])] if c["concurrency"] else [])
 
@@ -255,14 +276,14 @@ def main():
         facts, err = plan(kvplan, args)
         if facts is None:
             raise RuntimeError("%s: kvplan plan %s: %s" % (c["id"], " ".join(args), err))
-        res, err = plan(kvplan, args + speed_args(c))
+        res, err = plan(kvplan, args + speed_args(c, loop=True))
         if res is None:
             no_pred[c["id"]] = err
             res = {}
         elif not all(k in res for k in SPEED_FIELDS):
             no_pred[c["id"]] = "the JSON result has no %s" % ", ".join(k for k in SPEED_FIELDS if k not in res)
         dec_ms, dec_src = measured_decode_ms(c)
-        pred_dec = res.get("decode_step_seconds")
+        pred_dec = (res.get("closed_loop") or {}).get("tpot_seconds", res.get("decode_step_seconds"))
         pred_dec = pred_dec * 1000.0 if pred_dec is not None else None
         per_user = measured_per_user(c, dec_ms)
         pp, _ = pp512.plan_of(kvplan, c)
@@ -271,7 +292,7 @@ def main():
         pred_ttft = pred_ttft * 1000.0 if pred_ttft is not None else None
         moe_model = (model.get("active_params") or model["params"]) < model["params"]
         arch = family(gpu, c["gpu"])
-        row = dict(gpu=gpu, c=c, arch=arch, moe=moe_model, fam=arch + (", MoE" if moe_model else ""), args=args + speed_args(c),
+        row = dict(gpu=gpu, c=c, arch=arch, moe=moe_model, fam=arch + (", MoE" if moe_model else ""), args=args + speed_args(c, loop=True),
                    dec_ms=dec_ms, dec_src=dec_src, pred_dec=pred_dec, err_dec=pct(pred_dec, dec_ms),
                    per_user=per_user, pred_user=res.get("tokens_per_s_per_user"),
                    total=c.get("tokens_per_s_total"), pred_total=res.get("tokens_per_s_total"),
@@ -279,6 +300,8 @@ def main():
                    prefill=c.get("prefill_tokens_per_s"), pred_prefill=pred_prefill,
                    binding=res.get("binding_limit"),
                    kv_dtype=facts.get("kv_dtype"), **implied_fractions(c, facts, gpu, model, ref, dec_ms, moes.get(model["name"])))
+        step = res.get("decode_step_seconds")
+        row["err_step"] = pct(step * 1000.0 if step is not None else None, dec_ms)
         row["err_user"] = pct(row["pred_user"], per_user)
         row["err_total"] = pct(row["pred_total"], row["total"])
         row["err_ttft"] = pct(pred_ttft, row["ttft"])

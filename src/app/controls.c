@@ -29,6 +29,7 @@ const char *const control_field_names[SF_COUNT] = {
     [SF_LOGGED] = "Logged memory",
     [SF_CONCURRENCY] = "Concurrency",
     [SF_PROMPT] = "Prompt",
+    [SF_OUTPUT] = "Output",
     [SF_MIN_TOK_S] = "Speed",
     [SF_MAX_TTFT] = "First token",
     [SF_MBU] = "MBU",

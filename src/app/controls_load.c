@@ -191,7 +191,11 @@ void control_load_format(enum control c, const struct scenario *s, char *buf, si
             snprintf(buf, size, "all that fit");
         break;
     case CTRL_PROMPT:
-        if (s->prompt_tokens)
+        if (s->prompt_tokens && s->output_tokens) { /* --output-len: the closed loop's */
+            char o[32];
+            snprintf(buf, size, "%s +%s out", units_format_tokens_short(s->prompt_tokens, t, sizeof t),
+                     units_format_tokens_short(s->output_tokens, o, sizeof o));
+        } else if (s->prompt_tokens)
             snprintf(buf, size, "%s", units_format_tokens_short(s->prompt_tokens, t, sizeof t));
         else
             snprintf(buf, size, "= context");

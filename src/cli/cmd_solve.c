@@ -246,6 +246,7 @@ static int print_max_context(const struct solve_job *job, const struct scenario 
     struct scenario at = *base;
     at.context_tokens = best;
     at.avg_context_tokens = base->avg_context_tokens < best ? base->avg_context_tokens : 0;
+    at.output_tokens = scenario_output_within(base, best);
     solve_mac_note(&at);
     return 0;
 }

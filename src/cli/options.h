@@ -51,6 +51,7 @@ enum option_id {
     OPT_PRICE,
     OPT_CONCURRENCY,
     OPT_PROMPT,
+    OPT_OUTPUT_LEN,
     OPT_MIN_TOK_S,
     OPT_MAX_TTFT,
     OPT_MBU,
@@ -180,7 +181,7 @@ struct options {
     enum engine_rule engine_rule;
     char engine_release_asked[24]; /* "0.11" of --engine vllm@0.11; "" for a rule's name */
     struct engine_flags flags; /* only the fields given are non-zero */
-    uint64_t concurrency, prompt;
+    uint64_t concurrency, prompt, output_tokens; /* output_tokens: --output-len */
     double min_tok_s, max_ttft, mbu, mfu;
     double step_overhead; /* seconds; given[OPT_STEP_OVERHEAD] says whether given (0 counts) */
     uint64_t vram, weights;

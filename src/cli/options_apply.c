@@ -194,6 +194,8 @@ static bool serving(const struct options *o, struct scenario *s, struct diag *d)
         s->concurrency = o->concurrency;
     if (o->prompt)
         s->prompt_tokens = o->prompt;
+    if (o->output_tokens)
+        s->output_tokens = o->output_tokens;
     if (o->min_tok_s > 0)
         s->min_tokens_per_s = o->min_tok_s;
     if (o->max_ttft > 0)

@@ -15,6 +15,7 @@ void curve_compute(const struct scenario *base, struct users_curve *c)
         uint64_t ctx = (uint64_t)(pow(2.0, exp2) + 0.5);
         s.context_tokens = ctx;
         s.avg_context_tokens = base->avg_context_tokens < ctx ? base->avg_context_tokens : 0;
+        s.output_tokens = scenario_output_within(base, ctx);
         /* a prefix that reaches the context is held to it less one token,
          * the rule plan and sweep apply */
         s.prefix_tokens = scenario_prefix_within(base->prefix_tokens, ctx);

@@ -26,6 +26,7 @@
 #define OPTNAME_PRICE "--price"
 #define OPTNAME_CONCURRENCY "--concurrency"
 #define OPTNAME_PROMPT "--prompt"
+#define OPTNAME_OUTPUT_LEN "--output-len"
 #define OPTNAME_MIN_TOK_S "--min-tok-s"
 #define OPTNAME_MAX_TTFT "--max-ttft"
 #define OPTNAME_MBU "--mbu"

@@ -34,6 +34,7 @@ const char *const scenario_option_names[SF_COUNT] = {
     [SF_LOGGED] = OPTNAME_GPU_TOTAL ", " OPTNAME_NON_KV " and " OPTNAME_KV_MEMORY,
     [SF_CONCURRENCY] = OPTNAME_CONCURRENCY,
     [SF_PROMPT] = OPTNAME_PROMPT,
+    [SF_OUTPUT] = OPTNAME_OUTPUT_LEN,
     [SF_MIN_TOK_S] = OPTNAME_MIN_TOK_S,
     [SF_MAX_TTFT] = OPTNAME_MAX_TTFT,
     [SF_MBU] = OPTNAME_MBU,
@@ -271,6 +272,12 @@ bool scenario_heads_split(const struct model_spec *m, uint32_t kv_heads, bool ml
 uint64_t scenario_prefix_within(uint64_t prefix, uint64_t context)
 {
     return prefix < context ? prefix : context > 0 ? context - 1 : 0;
+}
+
+uint64_t scenario_output_within(const struct scenario *s, uint64_t context)
+{
+    uint64_t p = s->prompt_tokens ? s->prompt_tokens : s->context_tokens;
+    return s->output_tokens && p + s->output_tokens <= context ? s->output_tokens : 0;
 }
 
 enum dtype scenario_auto_cache(const struct scenario *s)

@@ -54,6 +54,8 @@ struct scenario {
     /* The service level (issue 12): 0 means "the default" for each. */
     uint64_t concurrency;      /* users decoding at once, all replicas; 0 = as many as fit */
     uint64_t prompt_tokens;    /* the prompt whose time to first token is reported; 0 = context */
+    uint64_t output_tokens;    /* tokens a request generates (--output-len): the decode is then a
+                                * closed loop's (core/speed.h); 0 = the step alone */
     double min_tokens_per_s;   /* per user; 0 = no speed target */
     double max_ttft_seconds;   /* 0 = no time-to-first-token target */
     double mbu, mfu;           /* achievable fractions of bandwidth and compute; 0 = defaults */
@@ -174,6 +176,7 @@ enum scenario_field {
     SF_LOGGED, /* what a log said: total, non-KV and KV memory */
     SF_CONCURRENCY,
     SF_PROMPT,
+    SF_OUTPUT,
     SF_MIN_TOK_S,
     SF_MAX_TTFT,
     SF_MBU,
@@ -384,6 +387,10 @@ uint64_t scenario_context_ceiling(const struct scenario *s);
  * keeps of its own; a shorter prefix stays as asked. plan, sweep and the
  * planner apply it, and say so when it applies. */
 uint64_t scenario_prefix_within(uint64_t prefix, uint64_t context);
+
+/* --output-len at another context (the chart's, a sweep's, solve's search):
+ * kept where the prompt and it fit, else 0, the step alone there. */
+uint64_t scenario_output_within(const struct scenario *s, uint64_t context);
 
 /* "none", "draft", "mtp"; and back (case-insensitive). */
 const char *spec_method_name(enum spec_method m);

@@ -494,6 +494,14 @@ static bool workload_validate(const struct scenario *s, const char *const *n,
     if ((parts & CHECK_CONTEXT) && s->prompt_tokens > s->context_tokens)
         return fail(d, n, SF_PROMPT, field, "%llu tokens is more than %s (%llu tokens)",
                     (ull)s->prompt_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
+    if ((parts & CHECK_CONTEXT) && s->output_tokens &&
+        (s->prompt_tokens ? s->prompt_tokens : s->context_tokens) + s->output_tokens >
+            s->context_tokens)
+        return fail(d, n, SF_OUTPUT, field, "%llu tokens after a prompt of %llu is more than %s "
+                    "(%llu tokens): a request's prompt and output are held in its context (%s)",
+                    (ull)s->output_tokens,
+                    (ull)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens), n[SF_CONTEXT],
+                    (ull)s->context_tokens, n[SF_PROMPT]);
     if (!(parts & CHECK_FIXED))
         return true;
     if (!(s->min_tokens_per_s >= 0 && s->min_tokens_per_s <= 1e6))

@@ -156,6 +156,7 @@ uint64_t solve_max_context(const struct scenario *base, uint64_t need)
         uint64_t mid = lo + (hi - lo) / 2;
         s.context_tokens = mid;
         s.avg_context_tokens = base->avg_context_tokens < mid ? base->avg_context_tokens : 0;
+        s.output_tokens = scenario_output_within(base, mid);
         if (solve_users_of(&s, need) >= need) {
             best = mid;
             lo = mid + 1;

@@ -148,6 +148,18 @@ void speed_step_inputs(const struct scenario *s, const struct speed_basis *r,
     offload_step(&r->budget->engine.offload, m, hw);
 }
 
+/* The context a decoding user holds: the average in use, or under
+ * --output-len a closed loop's mean over its decode, the prompt and half
+ * the output (at most the context). */
+static uint64_t decode_context(const struct scenario *s, const struct speed_basis *r)
+{
+    if (s->output_tokens == 0)
+        return r->layout->avg_context_tokens;
+    uint64_t p = s->prompt_tokens ? s->prompt_tokens : s->context_tokens;
+    uint64_t c = p + s->output_tokens / 2;
+    return c < s->context_tokens ? c : s->context_tokens;
+}
+
 /* The decode step of a replica's n users, each at the average context: a
  * user's token passes every stage, one batch in flight a stage. */
 static double decode_step(const struct inputs *in, const struct scenario *s,
@@ -156,7 +168,7 @@ static double decode_step(const struct inputs *in, const struct scenario *s,
     struct step_model m = step_model_of(in, s, r, true);
     struct step_machine hw = machine_of(in);
     offload_step(&r->budget->engine.offload, &m, &hw);
-    struct step_seq one = {.context = r->layout->avg_context_tokens, .tokens = 1};
+    struct step_seq one = {.context = decode_context(s, r), .tokens = 1};
     /* the batch is n copies of one user: a single sequence, scaled */
     uint64_t batch = batch_users(in, n), g = users_per_gpu(in, batch);
     m.token_scale = (double)batch; /* gathered for the GEMMs under DP attention */
@@ -222,13 +234,96 @@ double speed_prefill_parts(const struct scenario *s, const struct speed_basis *r
     return prefill(&in, s, r, (double)tokens, st);
 }
 
+/* The prompt tokens a step takes beside its decodes: the plan's token
+ * budget (vLLM's max_num_batched_tokens, SGLang's chunked_prefill_size,
+ * TensorRT-LLM's max_num_tokens), else the engine's own step; 0: the whole
+ * prompt in one step (no chunked prefill). */
+static uint64_t prompt_chunk(const struct scenario *s, const struct speed_basis *r)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    if (e->sched.whole_prompts)
+        return 0;
+    uint64_t b = r->budget->engine.max_num_batched_tokens;
+    return b ? b : e->sched.batch;
+}
+
+double speed_prompt_seconds(const struct scenario *s, const struct speed_basis *r, uint64_t n)
+{
+    struct step_model m;
+    struct step_machine hw;
+    speed_step_inputs(s, r, &m, &hw);
+    struct inputs in = speed_inputs_of(s, r);
+    uint64_t users = users_per_gpu(&in, batch_users(&in, n));
+    uint64_t p = s->prompt_tokens ? s->prompt_tokens : s->context_tokens;
+    /* a shared prefix is cached: the prompt computes the rest */
+    uint64_t from = s->prefix_tokens < p ? s->prefix_tokens : 0, left = p - from;
+    uint64_t chunk = prompt_chunk(s, r);
+    bool alone = engine_desc(s->engine.kind)->sched.kind == SIM_SCHED_SGLANG;
+    struct step_seq user = {.context = decode_context(s, r), .tokens = 1}, q;
+    double base = alone ? 0 : step_time_alike(&m, &hw, &user, users, NULL, 0, NULL), added = 0;
+    if (hw.flops_per_s <= 0)
+        return 0; /* no compute figure: no prefill time to give */
+    if (left == 0)
+        return 0;
+    /* the step's budget less its decodes (vLLM schedules the running
+     * requests first; more of them than the budget: a budget's worth) */
+    uint64_t room = chunk == 0 || chunk >= left ? left : chunk > users ? chunk - users : chunk;
+    uint64_t steps = (left + room - 1) / room;
+    /* past SPEED_PROMPT_STEPS steps, each group of alike steps is timed at
+     * its middle one: the steps differ only in the context they attend to */
+    uint64_t group = steps > SPEED_PROMPT_STEPS ? (steps + SPEED_PROMPT_STEPS - 1) / SPEED_PROMPT_STEPS : 1;
+    for (uint64_t i = 0; i < steps; i += group) {
+        uint64_t k = steps - i < group ? steps - i : group, mid = i + k / 2;
+        uint64_t take = mid == steps - 1 ? left - mid * room : room;
+        q = (struct step_seq){.context = from + mid * room, .tokens = take};
+        double t = alone ? step_time(&m, &hw, &q, 1, NULL)
+                         : step_time_alike(&m, &hw, &user, users, &q, 1, NULL) - base;
+        added += t * (double)k;
+    }
+    return added;
+}
+
+struct speed_loop speed_loop_of(double step_s, double prompt_s, double first_s, uint64_t n,
+                                uint32_t ranks, uint64_t output)
+{
+    struct speed_loop l = {.step_s = step_s, .prompt_s = prompt_s};
+    double gaps = output > 1 ? (double)(output - 1) : 1.0;
+    l.prompts_max = n > 1 ? (double)(n - 1) / (ranks > 1 ? ranks : 1) : 0;
+    /* one user's decode, D = gaps x TPOT, shares the steps with the prompts
+     * the other users start meanwhile, D / (A + D) each, A the first token:
+     * D = X + Y D / (A + D), X = gaps x step, Y = prompts_max x prompt */
+    double x = gaps * step_s, y = l.prompts_max * prompt_s, a = first_s > 0 ? first_s : 0;
+    double b = a - x - y, d = a > 0 ? (-b + sqrt(b * b + 4.0 * x * a)) / 2.0 : x + y;
+    l.tpot_s = d / gaps;
+    l.prompts = prompt_s > 0 ? (l.tpot_s - step_s) * gaps / prompt_s : 0;
+    return l;
+}
+
+/* One user's time per output token at n users a replica: the step, and
+ * under --output-len the closed loop's share of the others' prompts */
+static double user_step(const struct inputs *in, const struct scenario *s,
+                        const struct speed_basis *r, const struct speed_result *sp, uint64_t n,
+                        struct step_time *st, struct speed_loop *loop)
+{
+    double step = decode_step(in, s, r, n, st);
+    if (s->output_tokens == 0 || step <= 0)
+        return step;
+    struct speed_loop l =
+        speed_loop_of(step, speed_prompt_seconds(s, r, n),
+                      sp->ttft_prefill_seconds + sp->ttft_request_seconds, n, in->ranks,
+                      s->output_tokens);
+    if (loop)
+        *loop = l;
+    return l.tpot_s;
+}
+
 /* n users per replica keep --min-tok-s each and --max-ttft: the first
  * token's wait for the others' step in progress grows with them */
 static bool keeps_level(const struct inputs *in, const struct scenario *s,
                         const struct speed_basis *r, const struct speed_result *sp, uint64_t n)
 {
     double step = decode_step(in, s, r, n, NULL);
-    if (s->min_tokens_per_s > 0 && 1.0 / step < s->min_tokens_per_s)
+    if (s->min_tokens_per_s > 0 && 1.0 / user_step(in, s, r, sp, n, NULL, NULL) < s->min_tokens_per_s)
         return false;
     if (s->max_ttft_seconds <= 0)
         return true;
@@ -240,12 +335,12 @@ static bool keeps_level(const struct inputs *in, const struct scenario *s,
 /* Whether --max-ttft, not --min-tok-s, holds the count at `best`: one
  * more user would keep the speed but not the first token */
 static bool ttft_binds(const struct inputs *in, const struct scenario *s,
-                       const struct speed_basis *r, uint64_t best)
+                       const struct speed_basis *r, const struct speed_result *sp, uint64_t best)
 {
     if (s->max_ttft_seconds <= 0)
         return false;
     return s->min_tokens_per_s <= 0 ||
-           1.0 / decode_step(in, s, r, best + 1, NULL) >= s->min_tokens_per_s;
+           1.0 / user_step(in, s, r, sp, best + 1, NULL, NULL) >= s->min_tokens_per_s;
 }
 
 /* The most users per replica that keep --min-tok-s each (all that fit
@@ -293,7 +388,12 @@ static void speed_fill_decode(const struct inputs *in, const struct scenario *s,
                               const struct speed_basis *r, struct speed_result *sp, uint64_t n,
                               uint64_t total, struct step_time *st)
 {
-    decode_step(in, s, r, n, st);
+    struct speed_loop loop = {0};
+    double tpot = user_step(in, s, r, sp, n, st, &loop);
+    sp->output_tokens = s->output_tokens;
+    sp->decode_context_tokens = decode_context(s, r);
+    sp->loop = loop;
+    sp->tpot_seconds = tpot;
     sp->step_bytes_per_gpu = (uint64_t)st->bytes;
     sp->step_flops_per_gpu = st->flops;
     sp->memory_seconds = st->memory_s;
@@ -308,7 +408,7 @@ static void speed_fill_decode(const struct inputs *in, const struct scenario *s,
     sp->step_moe_layers = step_moe_layers(in, &s->model);
     sp->stages = in->pp;
     sp->step_seconds = st->total_s;
-    sp->tokens_per_s_per_user = st->total_s > 0 ? 1.0 / st->total_s : 0;
+    sp->tokens_per_s_per_user = tpot > 0 ? 1.0 / tpot : 0;
     sp->tokens_per_s_total = (double)total * sp->tokens_per_s_per_user;
 }
 
@@ -420,7 +520,7 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
     if (ttft_fails)
         sp->binding = BIND_PREFILL;
     else if (best < fit)
-        sp->binding = ttft_binds(&in, s, r, best) ? BIND_PREFILL : BIND_DECODE;
+        sp->binding = ttft_binds(&in, s, r, sp, best) ? BIND_PREFILL : BIND_DECODE;
     else if (r->budget->users_fit_per_replica > r->budget->users_per_replica)
         sp->binding = BIND_SCHEDULER;
     if (x != NULL) /* without an explanation the row's note is all that is left */

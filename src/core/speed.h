@@ -46,6 +46,27 @@
 #define SPEED_INTERNODE_BYTES_PER_S 50e9
 #define SPEED_INTERNODE_LATENCY_S 25e-6
 
+/* A prompt's steps timed one by one up to this many; past it, in groups */
+#define SPEED_PROMPT_STEPS 32
+
+/* The closed loop of --output-len: n users a replica, each request a prompt
+ * then `output` tokens, a new one sent as one ends (vllm bench serve
+ * --max-concurrency n, its TPOT). One user's decode of output - 1 gaps,
+ * D = gaps x TPOT, shares the replica's steps with the prompts the other
+ * users start meanwhile: each of them (n - 1 a replica, a DP rank's share
+ * under DP attention) starts D / (A + D) requests, A the first token's time,
+ * and each prompt adds prompt_s to the steps it runs in. So
+ * D = gaps x step + prompts_max x prompt_s x D / (A + D), solved for D. */
+struct speed_loop {
+    double step_s;      /* the decode step at the loop's mean context */
+    double prompt_s;    /* what one prompt adds to the steps (core/speed.c) */
+    double prompts_max; /* the other users: prompts a decode shares, at most */
+    double prompts;     /* ... of them, D / (A + D) each */
+    double tpot_s;      /* the time per output token */
+};
+struct speed_loop speed_loop_of(double step_s, double prompt_s, double first_s, uint64_t n,
+                                uint32_t ranks, uint64_t output);
+
 /* What limits the users at a service level. */
 enum binding_limit { BIND_MEMORY, BIND_DECODE, BIND_PREFILL, BIND_SCHEDULER };
 
@@ -70,7 +91,13 @@ struct speed_result {
     double overhead_seconds;     /* each step's own */
     uint32_t step_layers, step_moe_layers, stages; /* layers one GPU runs, in turn over stages */
     uint32_t domain_gpus;        /* GPUs one all-reduce keeps on NVLink: a node, or the domain */
-    double step_seconds;         /* time per output token */
+    double step_seconds;         /* the decode step: time per output token alone */
+    /* --output-len: a closed loop's mean context and TPOT (struct speed_loop);
+     * without it, decode_context_tokens is the average in use and tpot_seconds
+     * the step */
+    uint64_t output_tokens, decode_context_tokens;
+    struct speed_loop loop;
+    double tpot_seconds;
     double tokens_per_s_per_user, tokens_per_s_total;
     uint64_t prompt_tokens;
     double prefill_flops_per_gpu, ttft_seconds, prefill_tokens_per_s;
@@ -130,6 +157,12 @@ double speed_prefill_parts(const struct scenario *s, const struct speed_basis *b
 double speed_recompute_seconds(const struct scenario *s, const struct speed_basis *b,
                                uint64_t tokens, struct explain *x, const char *key,
                                const char *label);
+
+/* What one prompt of the scenario (--prompt, less a shared prefix) adds
+ * to the steps of n decoding users a replica: its chunks (the plan's token
+ * budget) mixed into their steps, each step's time less the decode's alone;
+ * under SGLang, whose prefill batches run alone, its steps' whole time. */
+double speed_prompt_seconds(const struct scenario *s, const struct speed_basis *b, uint64_t n);
 
 /* What the step function reads for the plan in b, as the serving simulator
  * (core/sim.h) steps it: one GPU's share of a replica, with decode's

@@ -301,6 +301,29 @@ static void host_row(const struct inputs *in, const struct speed_basis *r, struc
                         : "the CPU layers and experts run on the CPU, in turn with the GPU's");
 }
 
+/* --output-len's closed loop: each user's share of the steps the others'
+ * prompts take, a token's worth (struct speed_loop) */
+static void loop_row(const struct scenario *s, struct explain *x, const struct speed_result *sp)
+{
+    char name[160], c[32];
+    const struct speed_loop *l = &sp->loop;
+    double gaps = sp->output_tokens > 1 ? (double)(sp->output_tokens - 1) : 1.0;
+    struct explain_row *row = explain_row_begin(x, "speed_prompts", "Others' prompts", "per token");
+    explain_term(row, l->prompts, XU_COUNT, "prompts a user's decode shares");
+    explain_term(row, l->prompt_s, XU_SECONDS,
+                 engine_desc(s->engine.kind)->sched.kind == SIM_SCHED_SGLANG
+                     ? "a prompt's own steps (prefill batches run alone)"
+                     : "a prompt's chunks in the decode steps");
+    explain_op(row, XOP_MUL);
+    explain_term(row, gaps, XU_COUNT, "gaps between a request's output tokens");
+    explain_op(row, XOP_DIV);
+    units_format_int(sp->decode_context_tokens, c, sizeof c);
+    snprintf(name, sizeof name, "a closed loop (--output-len %llu): of the %.0f others, each "
+             "starts D / (first token + D) requests while one decodes for D; users at %s tokens",
+             (unsigned long long)sp->output_tokens, l->prompts_max, c);
+    explain_row_end(x, row, XU_SECONDS, 0, name);
+}
+
 static void step_rows(const struct inputs *in, const struct scenario *s,
                       const struct speed_basis *r, struct explain *x, const struct step_time *st,
                       const struct speed_result *sp)
@@ -349,9 +372,15 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
                     : st->memory_s >= st->compute_s ? "memory binds"
                                                     : "compute binds");
 
+    if (sp->output_tokens)
+        loop_row(s, x, sp);
     row = explain_row_begin(x, "decode", "Speed per user", "");
     explain_term(row, 1, XU_COUNT, "token");
     explain_ref(x, row, "speed_step", "");
+    if (sp->output_tokens) {
+        explain_ref(x, row, "speed_prompts", "others' prompts");
+        explain_op(row, XOP_ADD);
+    }
     explain_op(row, XOP_DIV);
     snprintf(name, sizeof name, "at %llu user%s decoding at once%s%s",
              (unsigned long long)sp->concurrency, sp->concurrency == 1 ? "" : "s",

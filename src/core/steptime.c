@@ -176,17 +176,61 @@ static void host_seconds(const struct step_model *m, const struct step_machine *
     st->host_s = st->host_bytes / (hw->host_bytes_per_s * mbu);
 }
 
-double step_time(const struct step_model *m, const struct step_machine *hw,
-                 const struct step_seq *seqs, size_t n, struct step_time *out)
+static double step_finish(const struct step_model *m, const struct step_machine *hw, double views,
+                          struct step_time st, struct step_time *out);
+
+/* A step over `copies` sequences like `alike` and the n in seqs: the
+ * first's share times copies, then the others' added; one loop, so that
+ * add_sequence stays inlined in it. */
+static double step_core(const struct step_model *m, const struct step_machine *hw,
+                        const struct step_seq *alike, uint64_t copies, const struct step_seq *seqs,
+                        size_t n, struct step_time *out)
 {
     struct step_time st = {0};
-    if (hw->bytes_per_s <= 0 || n == 0) {
+    if (hw->bytes_per_s <= 0 || copies + n == 0) {
         if (out)
             *out = st;
         return 0;
     }
-    for (size_t i = 0; i < n; i++)
-        add_sequence(m, &seqs[i], &st);
+    const struct step_seq *from[2] = {alike, seqs};
+    size_t len[2] = {copies ? 1 : 0, n};
+    for (int part = 0; part < 2; part++) {
+        for (size_t i = 0; i < len[part]; i++)
+            add_sequence(m, &from[part][i], &st);
+        if (part == 0 && copies > 1) {
+            double k = (double)copies;
+            st.kv_read_bytes *= k;
+            st.kv_bytes *= k;
+            st.state_bytes *= k;
+            st.host_bytes *= k;
+            st.attention_flops *= k;
+            st.tokens *= k;
+        }
+    }
+    double views = copied_views(m, hw, seqs, n);
+    if (copies)
+        views += copied_views(m, hw, alike, 1) * (double)copies;
+    return step_finish(m, hw, views, st, out);
+}
+
+double step_time(const struct step_model *m, const struct step_machine *hw,
+                 const struct step_seq *seqs, size_t n, struct step_time *out)
+{
+    return step_core(m, hw, NULL, 0, seqs, n, out);
+}
+
+double step_time_alike(const struct step_model *m, const struct step_machine *hw,
+                       const struct step_seq *alike, uint64_t copies, const struct step_seq *seqs,
+                       size_t n, struct step_time *out)
+{
+    return step_core(m, hw, alike, copies, seqs, n, out);
+}
+
+/* The step from its sequences' shares in st: the weights, the reads and the
+ * compute, the communication, the overheads. */
+static double step_finish(const struct step_model *m, const struct step_machine *hw, double views,
+                          struct step_time st, struct step_time *out)
+{
     st.kv_bytes += m->shared_bytes;
     st.kv_read_bytes += m->shared_bytes;
     double scale = m->token_scale > 1 ? m->token_scale : 1;
@@ -231,7 +275,7 @@ double step_time(const struct step_model *m, const struct step_machine *hw,
     /* a fine-grained MoE layer adds kernels that do not overlap the reads:
      * routing, top-k, the grouped GEMM's launch and gather */
     st.moe_s = m->moe_layers * hw->moe_layer_overhead_s;
-    host_seconds(m, hw, seen, share, copied_views(m, hw, seqs, n), &st);
+    host_seconds(m, hw, seen, share, views, &st);
     double stages = m->stages ? m->stages : 1;
     double busy = st.memory_s > st.compute_s ? st.memory_s : st.compute_s;
     st.stage_s = busy + st.moe_s + st.comm_s;

@@ -148,6 +148,13 @@ struct step_time {
 double step_time(const struct step_model *m, const struct step_machine *hw,
                  const struct step_seq *seqs, size_t n, struct step_time *out);
 
+/* The same step over `copies` sequences alike (one `alike`: the users of a
+ * batch at one context) and the `n` others in seqs: what step_time gives
+ * for the whole list, without writing it out (core/speed.c's closed loop). */
+double step_time_alike(const struct step_model *m, const struct step_machine *hw,
+                       const struct step_seq *alike, uint64_t copies, const struct step_seq *seqs,
+                       size_t n, struct step_time *out);
+
 /* The mean share of a MoE layer's routed experts a step of `tokens` tokens
  * touches, each token choosing k of E: 1 - (1 - k/E)^tokens (1 for dense). */
 double step_expert_share(uint32_t experts, uint32_t experts_per_token, double tokens);

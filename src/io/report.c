@@ -39,7 +39,7 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
 
 /* The service-level inputs as label and value pairs; returns how many
  * (none when the GPU has no bandwidth figure: there is no speed to model). */
-enum { SERVICE_INPUTS = 8 };
+enum { SERVICE_INPUTS = 9 };
 static int service_inputs(const struct scenario *s, const struct plan_result *r, bool md,
                           const char *label[SERVICE_INPUTS],
                           char value[SERVICE_INPUTS][REPORT_LINE_MD])
@@ -61,6 +61,12 @@ static int service_inputs(const struct scenario *s, const struct plan_result *r,
     label[n] = "Prompt";
     snprintf(value[n++], REPORT_LINE_MD, "%s tokens (%s)", a,
              s->prompt_tokens ? "--prompt" : "the context");
+    if (s->output_tokens) {
+        units_format_int(s->output_tokens, a, sizeof a);
+        label[n] = "Output";
+        snprintf(value[n++], REPORT_LINE_MD, "%s tokens a request (--output-len): the decode "
+                 "is a closed loop's", a);
+    }
     label[n] = "Min tok/s";
     if (s->min_tokens_per_s > 0)
         snprintf(value[n++], REPORT_LINE_MD, "%g tok/s per user (--min-tok-s)",

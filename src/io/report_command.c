@@ -125,6 +125,9 @@ static void command_serving(struct shell_line *l, const struct scenario *s)
     if (s->prompt_tokens)
         shell_option(l, OPTNAME_PROMPT, "%s",
                      units_format_tokens_arg(s->prompt_tokens, t, sizeof t));
+    if (s->output_tokens)
+        shell_option(l, OPTNAME_OUTPUT_LEN, "%s",
+                     units_format_tokens_arg(s->output_tokens, t, sizeof t));
     if (s->min_tokens_per_s > 0)
         shell_option(l, OPTNAME_MIN_TOK_S, "%g", s->min_tokens_per_s);
     if (s->max_ttft_seconds > 0)

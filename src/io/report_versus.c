@@ -136,6 +136,7 @@ static void versus_settings(FILE *out, const struct snapshot_session *ss,
     SETTING("In use", "%s tokens", units_format_int(r->avg_context_tokens, c, z));
     SETTING("Users at once", "%s", setting((double)s->concurrency, 0, "", "all that fit", c, z));
     SETTING("Prompt", "%s", setting((double)s->prompt_tokens, 0, " tokens", "the context", c, z));
+    SETTING("Output", "%s", setting((double)s->output_tokens, 0, " tokens", "the step alone", c, z));
     SETTING("KV heads", "%u", r->cost.kv_heads);
     SETTING("Full attention", "%s", s->full_attention ? "yes (windows as global)" : "no");
     SETTING("Block", "%s", setting((double)s->block_tokens, 0, " tokens", "16 tokens", c, z));

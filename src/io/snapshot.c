@@ -243,6 +243,7 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
          scenario_extras_from_json(sr, so, &tmp, d);
     ok = ok && jsonread_u64(sr, so, "concurrency", false, 1, 100000000, &tmp.concurrency, d) &&
          jsonread_u64(sr, so, "prompt_tokens", false, 1, TOKENS_MAX, &tmp.prompt_tokens, d) &&
+         jsonread_u64(sr, so, "output_tokens", false, 1, TOKENS_MAX, &tmp.output_tokens, d) &&
          jsonread_double(sr, so, "min_tokens_per_s", false, 0.001, 1e6, &tmp.min_tokens_per_s, d) &&
          jsonread_double(sr, so, "max_ttft_seconds", false, 0.001, 86400, &tmp.max_ttft_seconds,
                          d) &&

@@ -109,6 +109,8 @@ static cJSON *scenario_json(const struct scenario *s)
         jsonout_uint(&o, "concurrency", s->concurrency);
     if (s->prompt_tokens)
         jsonout_uint(&o, "prompt_tokens", s->prompt_tokens);
+    if (s->output_tokens)
+        jsonout_uint(&o, "output_tokens", s->output_tokens);
     if (s->min_tokens_per_s > 0)
         jsonout_double(&o, "min_tokens_per_s", s->min_tokens_per_s);
     if (s->max_ttft_seconds > 0)

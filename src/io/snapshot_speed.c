@@ -64,6 +64,20 @@ static void result_band_json(struct jsonout *o, const struct speed_bands *sp, bo
     jsonout_object(o, "ttft_band", band_json(&sp->ttft));
 }
 
+/* --output-len's closed loop: each user at its mean context, its steps
+ * carrying the others' prompts; bytes and tokens plain, seconds */
+static cJSON *loop_json(const struct speed_result *sp, bool fast)
+{
+    struct jsonout o = jsonout_begin();
+    jsonout_uint(&o, "output_tokens", sp->output_tokens);
+    jsonout_uint(&o, "decode_context_tokens", sp->decode_context_tokens);
+    jsonout_double_or_null(&o, "step_seconds", sp->loop.step_s, fast);
+    jsonout_double_or_null(&o, "prompt_seconds", sp->loop.prompt_s, fast);
+    jsonout_double_or_null(&o, "prompts_shared", sp->loop.prompts, fast);
+    jsonout_double_or_null(&o, "tpot_seconds", sp->tpot_seconds, fast);
+    return jsonout_end(&o);
+}
+
 void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
 {
     /* the service level (speed at `concurrency` users decoding at once) */
@@ -75,6 +89,8 @@ void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
     jsonout_uint(o, "concurrency", sp->level_missed ? 0 : sp->concurrency);
     jsonout_bool(o, "speed_alone", sp->level_missed);
     jsonout_double_or_null(o, "decode_step_seconds", sp->step_seconds, fast);
+    if (sp->output_tokens) /* --output-len: the closed loop's TPOT (core/speed.h) */
+        jsonout_object(o, "closed_loop", loop_json(sp, fast));
     jsonout_double_or_null(o, "tokens_per_s_per_user", sp->tokens_per_s_per_user, fast);
     jsonout_double_or_null(o, "tokens_per_s_total", sp->tokens_per_s_total,
                            fast && !sp->level_missed);

@@ -52,7 +52,7 @@ VALUES = {
     "--kv-heads": ("4", []), "--prefix": ("1k", []), "--headroom": ("15", []),
     "--avg-context": ("2k", []), "--block-size": ("32", []), "--vram": ("40GiB", []),
     "--weights": ("16GB", []), "--price": ("3.5", []), "--concurrency": ("4", []),
-    "--prompt": ("2k", []), "--min-tok-s": ("20", []), "--max-ttft": ("2", []),
+    "--prompt": ("2k", []), "--output-len": ("512", ["--prompt", "2k"]), "--min-tok-s": ("20", []), "--max-ttft": ("2", []),
     "--mbu": ("0.6", []), "--mfu": ("0.4", []), "--step-overhead": ("0.002", []),
     "--wired-limit-mb": ("65536", ["--gpu", "apple-m4-max"]), "--host-kv": ("64GiB", []),
     "--prefix-hit-rate": ("0.5", ["--host-kv", "64GiB"]), "--units": ("gb", []),

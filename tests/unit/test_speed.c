@@ -360,6 +360,74 @@ static void concurrency_beyond_the_fit_is_warned_in_the_callers_words(void **sta
     assert_false(r.warnings & WARN_CONCURRENCY_BEYOND_FIT);
 }
 
+static void a_closed_loop_solves_for_the_others_prompts(void **state)
+{
+    (void)state;
+    /* step 10 ms, a prompt adds 100 ms, the first token 200 ms, 9 users, 101
+     * output tokens (100 gaps): D = 100 x 10 ms + 8 x 100 ms x D / (0.2 s + D),
+     * D^2 + (0.2 - 1.0 - 0.8) D - 1.0 x 0.2 = 0, D = (1.6 + sqrt(3.36)) / 2
+     * = 1.716515 s; TPOT 17.16515 ms; the prompts shared (D - 1.0) / 0.1 = 7.16515 */
+    struct speed_loop l = speed_loop_of(0.010, 0.100, 0.200, 9, 1, 101);
+    double d = (1.6 + sqrt(3.36)) / 2.0;
+    assert_true(fabs(l.tpot_s - d / 100.0) < 1e-12);
+    assert_true(fabs(l.prompts - (d - 1.0) / 0.1) < 1e-9);
+    assert_true(fabs(l.prompts_max - 8.0) < 1e-12);
+    assert_true(fabs(d - (1.0 + 0.8 * d / (0.2 + d))) < 1e-12); /* the fixed point */
+    /* alone, no one else's prompt; with no first-token time, every prompt */
+    assert_true(fabs(speed_loop_of(0.010, 0.100, 0.200, 1, 1, 101).tpot_s - 0.010) < 1e-15);
+    assert_true(fabs(speed_loop_of(0.010, 0.100, 0, 9, 1, 101).tpot_s - 0.018) < 1e-15);
+    /* DP attention: a rank's users share its prompts (8 others over 4 ranks) */
+    assert_true(fabs(speed_loop_of(0.010, 0.100, 0, 9, 4, 101).tpot_s - 0.012) < 1e-15);
+}
+
+static void the_output_length_plans_a_closed_loop(void **state)
+{
+    (void)state;
+    /* Llama 3.1 8B bf16 on one H100 (MBU 0.7, MFU 0.5), 64 users, prompts of
+     * 1,024 and outputs of 1,024 tokens: each user at 1,024 + 512 = 1,536
+     * tokens; the generic engine's step takes the whole prompt beside the 64
+     * decodes (no chunking), so a prompt adds that step's time less theirs */
+    struct gpu_spec g = h100_sxm();
+    g.achievable_mbu = 0;
+    struct model_spec m = llama31_8b();
+    struct scenario s;
+    scenario_default(&s, &g, &m);
+    s.context_tokens = 2048;
+    s.concurrency = 64;
+    s.prompt_tokens = 1024;
+    struct plan_result alone = plan(&s);
+    s.output_tokens = 1024;
+    struct plan_result r = plan(&s);
+    assert_int_equal(r.speed.decode_context_tokens, 1536);
+    assert_int_equal(r.speed.step_bytes_per_gpu, 16060522496ull + 64ull * 1537 * 131072);
+    double attn = 4.0 * 32 * 128 * 32; /* flop a query token a context token */
+    double dec_mem = (16060522496.0 + 64.0 * 1537 * 131072) / (3.35e12 * 0.7);
+    double dec_fl = 2.0 * 8030261248.0 * 64 + attn * 1537.0 * 64;
+    double mix_fl = dec_fl + 2.0 * 8030261248.0 * 1024 + attn * (1024.0 * 1025 / 2);
+    double mix_mem = dec_mem + 1024.0 * 131072 / (3.35e12 * 0.7);
+    double dec = fmax(dec_mem, dec_fl / (989.4e12 * 0.5));
+    double mix = fmax(mix_mem, mix_fl / (989.4e12 * 0.5));
+    assert_true(fabs(r.speed.loop.prompt_s - (mix - dec)) < 1e-9 * mix);
+    assert_true(close_to(r.speed.loop.step_s, r.speed.step_seconds));
+    /* the loop as speed_loop_of solves it, from the first token alone */
+    struct speed_loop l = speed_loop_of(r.speed.step_seconds, r.speed.loop.prompt_s,
+                                        r.speed.ttft_prefill_seconds + r.speed.ttft_request_seconds,
+                                        64, 1, 1024);
+    assert_true(close_to(r.speed.tpot_seconds, l.tpot_s));
+    assert_true(close_to(r.speed.tokens_per_s_per_user, 1.0 / l.tpot_s));
+    assert_true(close_to(r.speed.tokens_per_s_total, 64.0 / l.tpot_s));
+    /* slower than the step alone at the full context would say, here */
+    assert_true(r.speed.tpot_seconds > r.speed.step_seconds);
+    assert_true(alone.speed.tpot_seconds == alone.speed.step_seconds);
+    assert_int_equal(alone.speed.decode_context_tokens, 2048);
+    /* the explanation's rows give the same figure */
+    const struct explain_row *row = explain_find(&rows, "decode");
+    assert_non_null(row);
+    assert_true(fabs((double)explain_eval(row) - r.speed.tokens_per_s_per_user) <
+                1e-6 * r.speed.tokens_per_s_per_user);
+    assert_non_null(explain_find(&rows, "speed_prompts"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +442,8 @@ int main(void)
         cmocka_unit_test(mla_prefills_expanded_and_decodes_absorbed),
         cmocka_unit_test(tensor_parallel_past_a_node_all_reduces_over_the_network),
         cmocka_unit_test(concurrency_beyond_the_fit_is_warned_in_the_callers_words),
+        cmocka_unit_test(a_closed_loop_solves_for_the_others_prompts),
+        cmocka_unit_test(the_output_length_plans_a_closed_loop),
     };
     return cmocka_run_group_tests_name("speed", tests, NULL, NULL);
 }

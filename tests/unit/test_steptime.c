@@ -243,6 +243,48 @@ static void no_bandwidth_figure_or_no_batch_gives_no_time(void **state)
     assert_true(step_time(&m, &hw, &q, 1, NULL) == 0);
 }
 
+/* Users alike, given once with their count (step_time_alike), make the
+ * step the whole list makes: 40 users at 3,000 tokens and a 512-token
+ * chunk at 1,024 on a model with KV, state, attention, experts, TP and a
+ * shared prefix. */
+static void users_alike_step_as_the_whole_list(void **state)
+{
+    (void)state;
+    struct step_machine hw = round_machine();
+    struct step_model m = {0};
+    m.dense_bytes = 4e9;
+    m.expert_bytes = 8e9;
+    m.experts = 64;
+    m.experts_per_token = 4;
+    m.flops_per_token = 2e9;
+    m.expert_flops_per_token = 1e9;
+    m.kv_bytes_global = 65536;
+    m.state_bytes = 1e6;
+    m.attn_decode_global = m.attn_prefill_global = 16384;
+    m.shared_tokens = 100;
+    m.shared_bytes = 100 * 65536.0;
+    m.hidden = 4096;
+    m.tp = 2;
+    m.allreduces = 64;
+    m.layers = 32;
+    m.stages = 1;
+    struct step_seq list[41], user = {.context = 3000, .tokens = 1}, chunk = {.context = 1024, .tokens = 512};
+    for (int i = 0; i < 40; i++)
+        list[i] = user;
+    list[40] = chunk;
+    struct step_time a, b;
+    double whole = step_time(&m, &hw, list, 41, &a);
+    double alike = step_time_alike(&m, &hw, &user, 40, &chunk, 1, &b);
+    close_to(alike, whole);
+    close_to(b.kv_bytes, a.kv_bytes);
+    close_to(b.attention_flops, a.attention_flops);
+    close_to(b.state_bytes, a.state_bytes);
+    close_to(b.tokens, 41 + 511);
+    close_to(b.experts_touched, a.experts_touched);
+    /* no chunk: the 40 alone, as 40 in a list */
+    close_to(step_time_alike(&m, &hw, &user, 40, NULL, 0, NULL), step_time(&m, &hw, list, 40, NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +295,7 @@ int main(void)
         cmocka_unit_test(the_parts_combine_as_the_engine_runs_them),
         cmocka_unit_test(expert_flops_spread_over_the_expert_ranks),
         cmocka_unit_test(no_bandwidth_figure_or_no_batch_gives_no_time),
+        cmocka_unit_test(users_alike_step_as_the_whole_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""plan --output-len: the decode of a closed loop (vllm bench serve --max-concurrency C).
+
+- With --prompt P --output-len O each user decodes at P + O/2 tokens and its
+  steps carry the others' prompts: JSON `closed_loop` gives the step, what one
+  prompt adds, the prompts shared and the TPOT, and tokens_per_s_per_user is
+  1 / tpot_seconds; text and Markdown say so ("Others' prompts", "Output").
+- A service level is held by the loop's TPOT (with --min-tok-s the users at
+  the service level decode at least that fast in the loop).
+- Prompt and output longer than --context are refused naming --output-len,
+  exit 2; so is a snapshot's output_tokens out of range, naming the field.
+- The snapshot keeps it (export, --load: the same figure) and the launch line
+  in the JSON's command carries it.
+- Measured: the closed loop is what a serving benchmark's TPOT is; on the
+  InferenceX case sglang-mi355x8-deepseek-r1-fp8-8192-1024-c32 (26.43 ms) the
+  step alone is 30% short and the loop within 20% (doc/SPEED-VALIDATION.md).
+Usage: t_output_len.py KVPLAN. Ends with "N passed, N failed"."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from tally import check  # noqa: E402
+import tally  # noqa: E402
+
+K = sys.argv[1]
+ENV = {"XDG_CONFIG_HOME": "/nonexistent", "PATH": "/usr/bin:/bin"}
+BASE = ["--model", "llama-3.1-8b", "--engine", "vllm", "--context", "4096", "--prompt", "2048"]
+
+
+def run(*args):
+    p = subprocess.run([K, *args], capture_output=True, text=True, timeout=60, env=ENV)
+    return p.returncode, p.stdout, p.stderr
+
+
+def plan(*args, fmt="json"):
+    rc, out, err = run("plan", *args, "--format", fmt)
+    return rc, (json.loads(out) if fmt == "json" and rc == 0 else out), err
+
+
+# 1. the loop's figures, consistent with each other
+rc, doc, err = plan(*BASE, "--concurrency", "32")
+check(rc == 0, "step alone: exit %d %s" % (rc, err))
+alone = doc["result"]
+check("closed_loop" not in alone, "no closed_loop without --output-len")
+rc, doc, err = plan(*BASE, "--concurrency", "32", "--output-len", "1024")
+check(rc == 0, "loop: exit %d %s" % (rc, err))
+r = doc["result"]
+loop = r.get("closed_loop") or {}
+check(loop.get("output_tokens") == 1024, "output_tokens %s" % loop.get("output_tokens"))
+check(loop.get("decode_context_tokens") == 2048 + 512, "mean context %s" % loop.get("decode_context_tokens"))
+tpot = loop.get("tpot_seconds") or 0
+check(tpot > loop.get("step_seconds", 1e9) > 0, "tpot %s above the step %s" % (tpot, loop.get("step_seconds")))
+check(abs(r["tokens_per_s_per_user"] - 1 / tpot) < 1e-9 * r["tokens_per_s_per_user"],
+      "tok/s %s = 1/tpot %s" % (r["tokens_per_s_per_user"], 1 / tpot if tpot else None))
+gaps = 1023
+share = loop["prompts_shared"] * loop["prompt_seconds"] / gaps
+check(abs(tpot - (loop["step_seconds"] + share)) < 1e-9, "tpot = step + shared prompts / gaps")
+check(0 < loop["prompts_shared"] < 31, "prompts shared %s, below the 31 others" % loop["prompts_shared"])
+# the step at the loop's mean context reads less than the step at the full context
+check(loop["step_seconds"] < alone["decode_step_seconds"], "mean context's step below the full one's")
+check("--output-len 1024" in doc["result"].get("command", "") or
+      "--output-len 1024" in json.dumps(doc), "the command carries --output-len")
+
+rc, text, err = plan(*BASE, "--concurrency", "32", "--output-len", "1024", fmt="text")
+check(rc == 0 and "Others' prompts" in text and "1,024 tokens a request (--output-len)" in text,
+      "text: the loop's row and the Output line")
+rc, md, err = plan(*BASE, "--concurrency", "32", "--output-len", "1024", fmt="markdown")
+check(rc == 0 and "--output-len" in md, "markdown names --output-len")
+
+# 2. the service level is the loop's
+rc, doc, err = plan(*BASE, "--output-len", "1024", "--min-tok-s", "60")
+check(rc == 0, "service level: exit %d %s" % (rc, err))
+s = doc["result"]
+check(s["concurrency"] == s["users_at_service_level"] > 0, "concurrency %s = users at service level %s"
+      % (s["concurrency"], s["users_at_service_level"]))
+check(s["tokens_per_s_per_user"] >= 60, "keeps 60 tok/s in the loop: %s" % s["tokens_per_s_per_user"])
+rc, doc2, err = plan(*BASE, "--avg-context", "2560", "--min-tok-s", "60")
+check(rc == 0 and doc2["result"]["users_at_service_level"] > s["users_at_service_level"],
+      "the loop keeps fewer users than the step alone at its mean context (%s, %s)" % (
+          s["users_at_service_level"], doc2["result"]["users_at_service_level"] if rc == 0 else None))
+
+# 3. refused: longer than the context, and in a snapshot
+rc, out, err = run("plan", *BASE, "--output-len", "3000")
+check(rc == 2 and "--output-len" in err and "--context" in err, "too long: exit %d %r" % (rc, err))
+rc, out, err = run("plan", "--model", "llama-3.1-8b", "--output-len", "10")
+check(rc == 2 and "--output-len" in err, "no --prompt: the prompt is the context, no room: %d %r" % (rc, err))
+with tempfile.TemporaryDirectory() as d:
+    snap = os.path.join(d, "s.json")
+    rc, out, err = run("plan", *BASE, "--concurrency", "32", "--output-len", "1024", "--export", snap)
+    check(rc == 0 and os.path.exists(snap), "export: %d %s" % (rc, err))
+    rc, doc3, err = plan("--load", snap)
+    check(rc == 0 and doc3["result"].get("closed_loop", {}).get("tpot_seconds") == tpot,
+          "--load keeps the loop: %s" % err)
+    s = json.load(open(snap))
+    sc = s.get("scenario", s)
+    check(sc.get("output_tokens") == 1024, "the snapshot holds output_tokens")
+    sc["output_tokens"] = -5
+    bad = os.path.join(d, "bad.json")
+    json.dump(s, open(bad, "w"), indent=2)
+    rc, out, err = run("plan", "--load", bad)
+    check(rc == 2 and "output_tokens" in err and "bad.json" in err, "bad snapshot field: %d %r" % (rc, err))
+
+# 4. the measured case: the step alone misses, the loop holds
+case = ["--model", "deepseek-v3", "--gpu", "mi355x", "--gpus", "8", "--tp", "8", "--weight-dtype", "fp8",
+        "--engine", "sglang", "--context", "8295", "--concurrency", "32"]
+rc, doc, err = plan(*case, "--prompt", "7373")
+rc2, doc2, err2 = plan(*case, "--prompt", "7373", "--output-len", "922")
+if rc == 0 and rc2 == 0:
+    measured = 26.43e-3  # InferenceX, tests/data/speed-measurements.json
+    e_step = doc["result"]["decode_step_seconds"] / measured - 1
+    e_loop = doc2["result"]["closed_loop"]["tpot_seconds"] / measured - 1
+    check(abs(e_step) > 0.2 and abs(e_loop) <= 0.2, "step alone %+.1f%%, loop %+.1f%%" % (100 * e_step, 100 * e_loop))
+else:
+    check(False, "measured case: %s %s" % (err, err2))
+
+tally.finish()
