@@ -123,6 +123,7 @@ cli-test: $(BUILD)/kvplan | $(BUILD)/.test-deps
 	@/usr/bin/python3 tools/readme_examples.py $(BUILD)/kvplan --check
 	@/usr/bin/python3 tools/fit_apple.py $(BUILD)/kvplan tests/data/speed-measurements.json --check
 	@/usr/bin/python3 tools/fit_mfu.py $(BUILD)/kvplan tests/data/speed-measurements.json --check >/dev/null
+	@/usr/bin/python3 tools/fit_ttft.py $(BUILD)/kvplan --check
 	@out=$$(/usr/bin/python3 tools/validate_speed.py $(BUILD)/kvplan tests/data/speed-measurements.json \
 	    --check --gate tests/data/speed-gate.json 2>&1) || { echo "$$out"; exit 1; }; echo "$$out" | tail -5
 	@/usr/bin/python3 tools/check_load_data.py $(BUILD)/kvplan tests/data/load-measurements.json

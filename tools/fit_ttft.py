@@ -26,10 +26,14 @@ of slow first tokens (p99 1.3-6 s, median near the CUDA runs'), which a term
 fitted over both would split between them and fit neither. doc/SPEED-VALIDATION.md and
 doc/LOAD-VALIDATION.md report each case's error, fitted and held out apart.
 
-Usage: fit_ttft.py KVPLAN   prints each engine's fitted term in ms and its cases
+Usage: fit_ttft.py KVPLAN [--check]   prints each engine's fitted term in ms and its
+cases; with --check, compares them with the terms the C sources hold (each engine's
+request_overhead_s in src/core/policy_<engine>.c, every_engine in src/core/speed_ttft.c,
+copied by hand) and exits 1 naming each that differs by more than 0.05 ms or is missing
 """
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -160,8 +164,54 @@ def split_lines(items, tol):
     return L
 
 
+VENDORS, KINDS = ("NVIDIA", "AMD"), ("other", "DeepSeek-class")
+PAIR = r"\{\{\s*([-0-9.e]+)\s*,\s*([-0-9.e]+)\s*\},\s*\{\s*([-0-9.e]+)\s*,\s*([-0-9.e]+)\s*\}\}"
+
+
+def c_terms():
+    """{group: ms} of the terms the C sources hold, non-zero ones: each engine's
+    request_overhead_s[vendor][kind] and every_engine's ("every engine on ...")."""
+    src = os.path.join(REPO, "src", "core")
+    out = {}
+
+    def put(prefix, m):
+        v = [float(x) for x in m.groups()]
+        for i, vend in enumerate(VENDORS):
+            for j, k in enumerate(KINDS):
+                if v[2 * i + j] > 0:
+                    out["%s on %s, %s" % (prefix, vend, k)] = 1000.0 * v[2 * i + j]
+    for e in ENGINES:
+        path = os.path.join(src, "policy_%s.c" % e.replace(".", ""))
+        m = re.search(r"\.request_overhead_s\s*=\s*" + PAIR, open(path, encoding="utf-8").read())
+        if m:
+            put(e, m)
+    m = re.search(r"every_engine\[2\]\[2\]\s*=\s*" + PAIR,
+                  open(os.path.join(src, "speed_ttft.c"), encoding="utf-8").read())
+    if m:
+        put("every engine", m)
+    return out
+
+
+def check(fitted):
+    """Whether the C sources hold the fitted terms: prints each that differs or is missing."""
+    held, bad = c_terms(), 0
+    for g in sorted(set(held) | set(fitted)):
+        if g not in fitted:
+            print("fit_ttft: %s: the C source holds %.1f ms, the fit gives none" % (g, held[g]))
+        elif g not in held:
+            print("fit_ttft: %s: fitted %.1f ms, the C source holds none" % (g, fitted[g]))
+        elif abs(held[g] - fitted[g]) > 0.05:
+            print("fit_ttft: %s: fitted %.1f ms, the C source holds %.1f ms" % (g, fitted[g], held[g]))
+        else:
+            continue
+        bad += 1
+    print("fit_ttft: %d terms, %d as the C sources hold them" % (len(fitted), len(fitted) - bad))
+    return 1 if bad else 0
+
+
 def main():
-    if len(sys.argv) != 2:
+    checking = "--check" in sys.argv[2:]
+    if len(sys.argv) != 2 + checking:
         sys.stderr.write(__doc__)
         return 2
     sys.path.insert(0, HERE)
@@ -182,16 +232,21 @@ def main():
             if sim:
                 gap = p["metrics"]["mean_ttft_ms"] - sim["mean_ttft_ms"] + 1000.0 * sim["request_overhead_seconds"]
                 gaps.setdefault(group(p["engine"], p["gpu"], p["model"]), []).append((p["id"], gap))
+    fitted = {}
     for e, g in sorted(gaps.items()):
-        print("%s: %.1f ms (median of %d: %s)" % (e, statistics.median(x for _, x in g), len(g),
-                                                  ", ".join("%s %.0f" % x for x in g)))
+        fitted[e] = round(statistics.median(x for _, x in g), 1)
+        if not checking:
+            print("%s: %.1f ms (median of %d: %s)" % (e, statistics.median(x for _, x in g), len(g),
+                                                      ", ".join("%s %.0f" % x for x in g)))
     # every engine's cases of a vendor and kind: the term an engine with none of its own takes
     pooled = {}
     for e, g in gaps.items():
         pooled.setdefault(e.split(" on ", 1)[1], []).extend(g)
     for v, g in sorted(pooled.items()):
-        print("every engine on %s: %.1f ms (median of %d)" % (v, statistics.median(x for _, x in g), len(g)))
-    return 0
+        fitted["every engine on " + v] = round(statistics.median(x for _, x in g), 1)
+        if not checking:
+            print("every engine on %s: %.1f ms (median of %d)" % (v, statistics.median(x for _, x in g), len(g)))
+    return check(fitted) if checking else 0
 
 
 if __name__ == "__main__":

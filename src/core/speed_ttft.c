@@ -33,7 +33,8 @@ void speed_ttft_fill(struct speed_result *sp, double prefill_s, double request_s
     sp->ttft_seconds = t.total_s;
 }
 
-/* Every engine's cases pooled (tools/fit_ttft.py, "every engine on ..."):
+/* Every engine's cases pooled (tools/fit_ttft.py, "every engine on ..."; make test
+ * runs its --check against this table and the engines' request_overhead_s):
  * [vendor: NVIDIA, AMD][kind: other, DeepSeek-class]; 0 where none was
  * measured. */
 static const double every_engine[2][2] = {{41.2e-3, 135.0e-3}, {0, 374.9e-3}};
