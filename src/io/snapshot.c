@@ -8,6 +8,7 @@
 #include "core/engine_desc.h"
 #include "core/text.h"
 #include "io/calibration.h"
+#include "io/catalog.h"
 #include "io/fileio.h"
 #include "io/jsonout.h"
 #include "io/jsonread.h"
@@ -205,6 +206,27 @@ static bool scenario_extras_from_json(const struct jsonread *sr, const cJSON *so
     return ok;
 }
 
+/* A snapshot saved before GPU presets had their SM count (which vLLM's
+ * sampler buffer takes, core/policy_vllm_profile.c) holds none: the built-in
+ * preset's, when it is the same GPU (its id and its name), else none, which
+ * the plan says it assumes. */
+static void sm_count_from_catalogue(struct gpu_spec *g)
+{
+    if (g->sm_count || g->id[0] == '\0')
+        return;
+    static struct catalog cat;
+    struct diag d = {0};
+    catalog_init(&cat);
+    if (catalog_load_embedded(&cat, &d)) {
+        const struct catalog_gpu *c = catalog_find_gpu(&cat, g->id);
+        if (c && c->spec.sm_count && strcmp(c->spec.name, g->name) == 0) {
+            g->sm_count = c->spec.sm_count;
+            snprintf(g->sm_count_basis, sizeof g->sm_count_basis, "%s", c->spec.sm_count_basis);
+        }
+    }
+    catalog_free(&cat);
+}
+
 static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const char *path,
                                struct scenario *out, struct diag *d)
 {
@@ -220,8 +242,10 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
     struct jsonread gr = jsonread_child(sr, "gpu", "gpu.");
     struct jsonread mr = jsonread_child(sr, "model", "model.");
     char units[8] = "gib";
-    ok = ok && preset_gpu_from_json(&gr, go, &tmp.gpu, d) &&
-         preset_model_from_json(&mr, mo, &tmp.model, d) &&
+    ok = ok && preset_gpu_from_json(&gr, go, &tmp.gpu, d);
+    if (ok)
+        sm_count_from_catalogue(&tmp.gpu);
+    ok = ok && preset_model_from_json(&mr, mo, &tmp.model, d) &&
          jsonread_u32(sr, so, "gpus", true, 1, GPUS_MAX, &tmp.gpus, d) &&
          preset_read_dtype(sr, so, "weight_dtype", false, &tmp.weight_dtype, d) &&
          preset_read_dtype(sr, so, "kv_dtype", false, &tmp.kv_dtype, d) &&
