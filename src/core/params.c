@@ -61,6 +61,12 @@ static wide gated_deltanet(const struct arch_dims *a)
 static wide kda(const struct arch_dims *a)
 {
     wide h = a->hidden, d = a->state_head_dim, x = (wide)a->state_heads * d;
+    /* Kimi K3 (kda_full_gate): the output gate a full-rank g_proj (hidden to heads x
+     * head_dim) instead of g_a and g_b, and A_log of head_dim values, as its checkpoint
+     * stores them (self_attn.g_proj [12288, 7168], self_attn.A_log [128]) */
+    if (a->kda_full_gate)
+        return 3 * h * x + 3 * x * a->conv_kernel + (h * d + d * x) + x + h * a->state_heads +
+               d + d + h * x + x * h;
     return 3 * h * x + 3 * x * a->conv_kernel + 2 * (h * d + d * x) + x + h * a->state_heads +
            a->state_heads + d + x * h;
 }
@@ -82,6 +88,9 @@ static wide attention(const struct arch_dims *a)
         wide id = a->index_head_dim, in = a->index_n_heads;
         if (id)
             p += (wide)a->q_lora_rank * in * id + h * id + 2 * id + h * in;
+        /* Kimi K3's gated MLA (mla_gate): g_proj, hidden to heads x v_head_dim */
+        if (a->mla_gate)
+            p += h * a->heads * a->v_head_dim;
         return p + (wide)a->heads * a->v_head_dim * h;
     }
     wide p = h * q + 2 * h * kv + q * h;
@@ -136,9 +145,19 @@ static wide moe_layer(const struct arch_dims *a, wide experts)
     switch (a->family) {
     case ARCH_GPT_OSS: /* gate_up and down projections with biases; router with bias */
         return experts * (h * 2 * mi + 2 * mi + mi * h + h) + h * a->experts + a->experts;
+    case ARCH_KIMI_LINEAR:
+        /* Kimi K3's latent MoE: the routed experts work in latent_hidden, reached by
+         * routed_expert_down_proj and left by routed_expert_up_proj, with
+         * routed_expert_norm; the shared experts and the gate at the hidden size */
+        if (a->latent_hidden) {
+            wide r = a->latent_hidden;
+            return experts * 3 * r * mi + a->shared_experts * 3 * h * mi + h * a->experts +
+                   (a->score_bias ? a->experts : 0) + 2 * h * r + r;
+        }
+        return experts * 3 * h * mi + a->shared_experts * 3 * h * mi + h * a->experts +
+               (a->score_bias ? a->experts : 0);
     case ARCH_DEEPSEEK:
     case ARCH_GLM4_MOE:
-    case ARCH_KIMI_LINEAR:
         return experts * 3 * h * mi + a->shared_experts * 3 * h * mi + h * a->experts +
                (a->score_bias ? a->experts : 0);
     case ARCH_MINIMAX_M2: /* router without bias, then its score correction bias */
@@ -236,9 +255,11 @@ static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
         break;
     }
     case ARCH_KIMI_LINEAR: /* MLA in attention_layers, KDA in the rest; first k dense, then MoE */
+        /* attention residuals (Kimi K3): self_attention_res_norm and _proj, mlp_res_norm
+         * and _proj a layer, output_attn_res_norm and _proj before the final norm */
         total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * kda(a) +
-                L * 2 * h + (wide)a->first_dense * 3 * h * a->intermediate +
-                (L - a->first_dense) * moe_layer(a, k) + h;
+                L * (a->attn_res ? 6 : 2) * h + (wide)a->first_dense * 3 * h * a->intermediate +
+                (L - a->first_dense) * moe_layer(a, k) + (a->attn_res ? 3 : 1) * h;
         break;
     case ARCH_GEMMA4:
         return params_gemma4(a, active_only, out);
@@ -270,7 +291,8 @@ bool params_count(const struct arch_dims *a, uint64_t *total, uint64_t *active)
                        a->state_size,      a->dt_rank,          a->moe_layers,
                        a->global_layers,   a->global_kv_heads,  a->global_head_dim,
                        a->csa_layers,      a->hca_layers,       a->o_groups,
-                       a->o_lora_rank,     a->hc_mult,          a->hash_layers};
+                       a->o_lora_rank,     a->hc_mult,          a->hash_layers,
+                       a->latent_hidden};
     for (unsigned i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i] > (1u << 24))
             return false;
@@ -298,7 +320,9 @@ bool params_in_experts(const struct arch_dims *a, uint64_t *out)
                           : a->family == ARCH_LLAMA4 && a->moe_every > 1 ? a->layers / a->moe_every
                           : a->family == ARCH_JAMBA                      ? a->moe_layers
                                                                          : a->layers;
-    wide h = a->hidden, mi = a->moe_intermediate, n = (wide)moe_layers * a->experts;
+    /* Kimi K3's latent experts: latent_hidden x moe_intermediate each */
+    wide h = a->latent_hidden ? a->latent_hidden : a->hidden, mi = a->moe_intermediate;
+    wide n = (wide)moe_layers * a->experts;
     wide p = a->family == ARCH_GPT_OSS ? n * (h * 2 * mi + mi * h) /* MXFP4: gate_up and down */
                                        : n * 3 * h * mi;
     uint64_t total = 0, active = 0;

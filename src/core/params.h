@@ -78,6 +78,15 @@ struct arch_dims {
      * residual streams, hash_layers routed by token id; experts in FP4 (else FP8) */
     uint64_t csa_layers, hca_layers, o_groups, o_lora_rank, hc_mult, hash_layers;
     bool fp4_experts;
+    /* Kimi K3 (kimi_k3, its text model kimi_linear): routed experts working in a latent of
+     * latent_hidden (routed_expert_hidden_size), projected down from and up to the hidden
+     * size with a norm of the latent; a full-rank sigmoid output gate (g_proj, hidden to
+     * heads x v_head_dim) in the MLA layers (mla_gate: mla_use_output_gate) and in the KDA
+     * layers in place of the low-rank g_a and g_b (kda_full_gate: use_full_rank_gate);
+     * attention residuals (attn_res: attn_res_block_size), a norm and a 1 x hidden
+     * projection before each sublayer and before the output. */
+    uint64_t latent_hidden;
+    bool mla_gate, kda_full_gate, attn_res;
 };
 
 /* Gemma 4's count (params_gemma4.c), every expert or the active ones; false past 64 bits. */

@@ -11,12 +11,15 @@ static bool sm100_family(const struct gpu_spec *g)
 }
 
 /* MXFP4 experts (gpt-oss): the checkpoint's routed experts at 17/32 of a
- * byte a parameter (4-bit values, an 8-bit scale per 32). */
+ * byte a parameter (4-bit values, an 8-bit scale per 32). Not a model with
+ * dense layers before its experts (Kimi K3): its intermediate_size is the
+ * dense MLP's, not the experts' the padding below needs, and its MXFP4 is
+ * compressed-tensors' (compressed_tensors_moe.py), not Mxfp4MoEMethod's. */
 static bool mxfp4_experts(const struct scenario *s)
 {
     const struct model_spec *m = &s->model;
     if (s->has_weights || s->weight_dtype != DTYPE_AUTO || m->weights_bytes == 0 ||
-        m->expert_params == 0)
+        m->expert_params == 0 || m->moe_first_dense > 0)
         return false;
     long double bytes = (long double)scenario_expert_bytes(s) * 32;
     long double want = (long double)m->expert_params * 17;

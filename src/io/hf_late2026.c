@@ -88,11 +88,14 @@ static bool ignores(const cJSON *ignore, const char *what)
  * groups, packed; 0 when none does. As compressed-tensors reads them
  * (quantization/quant_args.py, QuantizationArgs.validate_model_after): a
  * group_size without a strategy is the "group" strategy; a group without a
- * format of its own takes the config's (`format`, compressors' apply order). */
+ * format of its own takes the config's (`format`, compressors' apply order).
+ * *mxfp4 when the group is instead MXFP4 (Kimi K3): 4-bit floats in groups of
+ * 32 with a uint8 scale, format mxfp4-pack-quantized. */
 static bool int4_group(const struct jsonread *qr, const cJSON *groups, const char *format,
-                       uint64_t *size, struct diag *d)
+                       uint64_t *size, bool *mxfp4, struct diag *d)
 {
     *size = 0;
+    *mxfp4 = false;
     const cJSON *g;
     cJSON_ArrayForEach(g, groups)
     {
@@ -115,6 +118,12 @@ static bool int4_group(const struct jsonread *qr, const cJSON *groups, const cha
         bool packed = fmt[0] == '\0' || strcmp(fmt, "pack-quantized") == 0;
         if (bits == 4 && strcmp(type, "int") == 0 && grouped && packed && gs) {
             *size = gs;
+            return true;
+        }
+        if (bits == 4 && strcmp(type, "float") == 0 && grouped && gs == 32 &&
+            strcmp(fmt, "mxfp4-pack-quantized") == 0) {
+            *size = gs;
+            *mxfp4 = true;
             return true;
         }
     }
@@ -158,16 +167,20 @@ bool hf_late_int4_experts(struct hf_read *x, uint64_t total)
     const cJSON *groups = cJSON_GetObjectItemCaseSensitive(q, "config_groups");
     const cJSON *ignore = cJSON_GetObjectItemCaseSensitive(q, "ignore");
     uint64_t gs = 0;
+    bool mxfp4 = false;
     if (!cJSON_IsObject(groups))
         return not_read(x, "config_groups", "none");
-    if (!int4_group(&qr, groups, format, &gs, x->d))
+    if (!int4_group(&qr, groups, format, &gs, &mxfp4, x->d))
         return false;
     if (gs == 0)
-        return not_read(x, "config_groups", "no packed 4-bit int weights in groups");
+        return not_read(x, "config_groups", "no packed 4-bit int or MXFP4 weights in groups");
     if (!cJSON_IsArray(ignore) || !ignores(ignore, "self_attn") ||
         !ignores(ignore, "shared_experts"))
-        return not_read(x, "ignore", "INT4 beyond the routed experts (kvplan reads INT4 "
-                        "experts with attention and shared experts left out)");
+        return not_read(x, "ignore", mxfp4 ? "MXFP4 beyond the routed experts (kvplan reads "
+                                             "MXFP4 experts with attention and shared experts "
+                                             "left out)"
+                                           : "INT4 beyond the routed experts (kvplan reads INT4 "
+                                             "experts with attention and shared experts left out)");
     const struct arch_dims *a = &x->h->dims;
     struct model_spec *m = &x->h->model;
     uint64_t experts = 0;
@@ -175,6 +188,13 @@ bool hf_late_int4_experts(struct hf_read *x, uint64_t total)
         return jsonread_fail(&qr, x->d, "config_groups: INT4 experts, and a %s model counts none",
                              params_family_name(a->family));
     const struct dtype_info *di = dtype_info(m->weight_dtype);
+    if (mxfp4) { /* a half byte a value and a byte of scale per 32: 17/32 B */
+        m->weights_bytes = (experts * 17 + 31) / 32 + (total - experts) * di->bytes_num / di->bytes_den;
+        hf_note(x->h, "MXFP4 experts (compressed-tensors, groups of 32 with a uint8 scale): "
+                      "%.2f GiB of weights, the rest %s",
+                (double)m->weights_bytes / (double)GIB, di->name);
+        return true;
+    }
     m->weights_bytes = (experts * (gs + 4) + 2 * gs - 1) / (2 * gs) +
                        (total - experts) * di->bytes_num / di->bytes_den;
     hf_note(x->h, "INT4 experts (groups of %llu with a bf16 scale): %.2f GiB of weights, the rest %s",

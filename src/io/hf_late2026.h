@@ -44,8 +44,11 @@ bool hf_late_gemma4(struct hf_read *x);
  * group_size, and whose ignore list keeps attention and the shared experts
  * out. Each expert weight then costs 1/2 B and a bf16 scale per group
  * (weight_packed, weight_scale): weights_bytes = experts x (1/2 + 2 /
- * group_size) + the rest x the model's bytes. Does nothing for any other
- * quantization; false with d set when the experts cannot be counted. */
+ * group_size) + the rest x the model's bytes. Kimi K3's group is MXFP4
+ * instead (format mxfp4-pack-quantized, 4-bit floats, groups of 32, a uint8
+ * scale: weight_packed and weight_scale), 17/32 B an expert weight. Does
+ * nothing for any other quantization; false with d set when the experts
+ * cannot be counted. */
 bool hf_late_int4_experts(struct hf_read *x, uint64_t total);
 
 #endif

@@ -29,31 +29,37 @@ static bool layer_list(const struct jsonread *r, const cJSON *c, const char *key
     return true;
 }
 
-/* What Kimi K3 adds over the released Kimi-Linear: refused by name. */
-static bool k3_fields(const struct jsonread *r, const cJSON *o, struct diag *d)
+/* What Kimi K3 (kimi_k3, its text model kimi_linear) adds, as its checkpoint
+ * stores it (moonshotai/Kimi-K3 model.safetensors): routed experts in a
+ * latent of routed_expert_hidden_size (block_sparse_moe.routed_expert_down_proj,
+ * _up_proj, _norm); attention residuals with attn_res_block_size (a norm and a
+ * 1 x hidden projection before each sublayer and the output); the gated MLA,
+ * mla_use_output_gate (self_attn.g_proj), which takes a query low rank. */
+static bool k3_fields(const struct jsonread *r, const cJSON *o, struct arch_dims *a,
+                      struct diag *d)
 {
-    static const char *extras[] = {"routed_expert_hidden_size", "attn_res_block_size", 0};
-    for (int i = 0; extras[i]; i++)
-        if (jsonread_has(o, extras[i]))
-            return jsonread_fail(r, d, "%s: Kimi K3's layers are not ones kvplan counts",
-                                 extras[i]);
-    bool gate = false;
-    if (!jsonread_bool(r, o, "mla_use_output_gate", false, &gate, d))
+    uint64_t block = 0;
+    if (!jsonread_u64(r, o, "routed_expert_hidden_size", false, 1, 100000, &a->latent_hidden,
+                      d) ||
+        !jsonread_u64(r, o, "attn_res_block_size", false, 1, 100000, &block, d) ||
+        !jsonread_bool(r, o, "mla_use_output_gate", false, &a->mla_gate, d))
         return false;
-    if (gate)
-        return jsonread_fail(r, d, "mla_use_output_gate: Kimi K3's gated MLA is not one kvplan "
-                                   "counts");
+    a->attn_res = block > 0;
+    if (a->latent_hidden && a->experts == 0)
+        return jsonread_fail(r, d, "routed_expert_hidden_size: a latent for experts, and "
+                                   "num_experts names none");
+    if (a->q_lora_rank && !a->mla_gate)
+        return jsonread_fail(r, d, "q_lora_rank: Kimi-Linear's MLA projects queries directly "
+                                   "(vLLM KimiMLAAttention takes none; Kimi K3's gated MLA, "
+                                   "mla_use_output_gate, does)");
     return true;
 }
 
 bool hf_kimi_linear(const struct jsonread *r, const cJSON *o, struct arch_dims *a,
                     struct diag *d)
 {
-    if (!k3_fields(r, o, d))
+    if (!k3_fields(r, o, a, d))
         return false;
-    if (a->q_lora_rank)
-        return jsonread_fail(r, d, "q_lora_rank: Kimi-Linear's MLA projects queries directly "
-                                   "(vLLM KimiMLAAttention takes none)");
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "linear_attn_config");
     if (!cJSON_IsObject(c))
         return jsonread_fail(r, d, "linear_attn_config: missing (Kimi-Linear's KDA layers)");
@@ -75,7 +81,8 @@ bool hf_kimi_linear(const struct jsonread *r, const cJSON *o, struct arch_dims *
                                      "(kvplan counts hybrids of attention and state layers)");
     if (!jsonread_u64(&cr, c, "num_heads", true, 1, 100000, &a->state_heads, d) ||
         !jsonread_u64(&cr, c, "head_dim", true, 1, 100000, &a->state_head_dim, d) ||
-        !jsonread_u64(&cr, c, "short_conv_kernel_size", true, 2, 1024, &a->conv_kernel, d))
+        !jsonread_u64(&cr, c, "short_conv_kernel_size", true, 2, 1024, &a->conv_kernel, d) ||
+        !jsonread_bool(&cr, c, "use_full_rank_gate", false, &a->kda_full_gate, d))
         return false;
     a->state_groups = a->state_heads; /* a key head for each value head */
     a->state_size = a->state_head_dim;

@@ -16,10 +16,12 @@
  * one of them; num_heads of head_dim, the state's dimensions as core/spec.h's
  * gated DeltaNet with as many key heads as value heads; the convolution's
  * short_conv_kernel_size. model_max_length when there is no
- * max_position_embeddings. Refuses, naming the field, what vLLM's
- * KimiMLAAttention and KimiMoE do not compute: a query low rank
- * (q_lora_rank), Kimi K3's output gate, latent experts and attention
- * residuals. */
+ * max_position_embeddings. Kimi K3's additions, counted as its checkpoint
+ * stores them (core/params.h): routed_expert_hidden_size (latent experts),
+ * attn_res_block_size (attention residuals), mla_use_output_gate (the gated
+ * MLA, the only one that takes a q_lora_rank: without it one is refused, as
+ * vLLM's KimiMLAAttention takes none) and linear_attn_config.use_full_rank_gate
+ * (KDA's full-rank output gate). */
 bool hf_kimi_linear(const struct jsonread *r, const cJSON *o, struct arch_dims *a,
                     struct diag *d);
 
