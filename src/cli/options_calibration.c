@@ -42,6 +42,11 @@ bool options_calibration_on_top(const struct options *o, const struct catalog *c
      * which the plan works out again from its origin (core/calibration_origin.h) */
     if (other)
         text_escape(moved, s->calibration_note, sizeof s->calibration_note);
+    char slots[512];
+    if (!calibration_slots_check(c, s, slots, sizeof slots, d))
+        return false;
+    if (slots[0])
+        fprintf(stderr, "kvplan: warning: %s\n", slots);
     if (calibration_origin_mismatch(s, shown, sizeof shown) > 0)
         fprintf(stderr, "kvplan: warning: %s%s%s\n", shown, other && moved[0] ? "; " : "",
                 other ? s->calibration_note : "");

@@ -99,6 +99,8 @@ struct calibration_source {
     enum dtype weight;        /* its weights' precision (weight_known: the file says) */
     bool weight_known;
     uint32_t parallel;        /* llama.cpp / Ollama slots its log ran with; 0 = none */
+    uint64_t log_cells;       /* llama.cpp / Ollama: the cells (n_ctx) its logged cache is of;
+                               * kv_memory_bytes is then that cache's size, not a pool */
 };
 
 /* Applies a calibration file to a scenario: the engine, the memory (the
@@ -119,6 +121,13 @@ bool calibration_apply(const char *path, struct scenario *s, struct calibration_
 bool calibration_fraction_on_top(const struct calibration_source *c,
                                  const struct gpu_spec *measured, struct scenario *s, char *note,
                                  size_t size, struct diag *d);
+
+/* llama.cpp and Ollama: the logged cache (kv_memory_bytes at log_cells)
+ * against kvplan's rule for the same cells, slots and the plan's cache
+ * types, once the options are on top; a difference past the log's printed
+ * rounding is said in note ("" when it matches or nothing was logged). */
+bool calibration_slots_check(const struct calibration_source *c, const struct scenario *s,
+                             char *note, size_t size, struct diag *d);
 
 /* A memory calibration to save: the parsed log, the model it is of, the GPU
  * (--gpu's, or the default one assumed: gpu_assumed; NULL: none recorded),

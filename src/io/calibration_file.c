@@ -127,7 +127,7 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
                    struct scenario *s, struct diag *d)
 {
     uint64_t total = 0, non_kv = 0;
-    double kv = 0, k = 0, v = 0, tokens = 0, seqs = 0;
+    double kv = 0, k = 0, v = 0, tokens = 0, seqs = 0, cells = 0;
     bool ok = jsonread_u64(r, root, "gpu_total_bytes", false, 1, (uint64_t)1 << 44, &total, d) &&
               jsonread_u64(r, root, "non_kv_bytes", false, 1, (uint64_t)1 << 44, &non_kv, d);
     const cJSON *figs = cJSON_GetObjectItemCaseSensitive(root, "figures");
@@ -143,6 +143,8 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
              jsonread_double(&fr, figs, enginelog_field_name(LF_MEM_FRACTION), false, 0, 1,
                              &c->mem_fraction, d) &&
              jsonread_double(&fr, figs, enginelog_field_name(LF_SEQS), false, 0, 65536, &seqs,
+                             d) &&
+             jsonread_double(&fr, figs, enginelog_field_name(LF_CELLS), false, 0, 1e12, &cells,
                              d);
     }
     if (!ok)
@@ -170,6 +172,16 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
         s->engine.gpu_total_bytes = total;
         s->engine.non_kv_bytes = non_kv;
         c->gpu_total_bytes = total;
+    } else if (engine_desc(c->engine)->fixed_slots) {
+        /* llama.cpp sizes its cache from n_ctx, not from the memory left
+         * (src/llama-context.cpp: n_ctx_seq from -c over -np; the
+         * llama_kv_cache constructor, src/llama-kv-cache.cpp, makes each
+         * layer's K and V tensors of kv_size cells): the logged size is of
+         * the log's -c and -np, no cap on the plan's. What carries is its
+         * bytes per cell, checked against the plan's own rule once the
+         * options are on top (calibration_slots_check). */
+        c->kv_memory_bytes = (uint64_t)kv;
+        c->log_cells = cells >= 1 ? (uint64_t)cells : 0;
     } else {
         s->engine.kv_memory_bytes = (uint64_t)kv; /* the logged cache, as --kv-memory */
         c->kv_memory_bytes = s->engine.kv_memory_bytes;
@@ -340,5 +352,47 @@ bool calibration_fraction_on_top(const struct calibration_source *c,
              weights ? "weights' precision and memory fraction" : "memory fraction",
              (double)f->kv_memory_bytes / 1073741824.0, weights ? "precision and fraction" : "fraction",
              (p1 - p0) / 1073741824.0, engine_desc(s->engine.kind)->title);
+    return true;
+}
+
+bool calibration_slots_check(const struct calibration_source *c, const struct scenario *s,
+                             char *note, size_t size, struct diag *d)
+{
+    note[0] = '\0';
+    if (!c->memory || !engine_desc(c->engine)->fixed_slots || !c->kv_memory_bytes ||
+        !c->log_cells || s->engine.kv_memory_bytes || s->engine.non_kv_bytes)
+        return true; /* nothing logged of the cache's size, or --kv-memory given */
+    /* kvplan's cache of the log's own -c and -np, at the plan's cache types */
+    static struct scenario at;
+    static struct plan_result r;
+    at = *s;
+    uint32_t np = c->parallel ? c->parallel : 1;
+    at.engine.parallel = np;
+    at.context_tokens = c->log_cells / np;
+    at.avg_context_tokens = 0;
+    at.prefix_tokens = 0;
+    struct diag quiet = {0};
+    if (at.context_tokens == 0 || !plan_compute(&at, PLAN_NUMBERS, NULL, &r, &quiet))
+        return true; /* no plan of the log's layout to set it against */
+    (void)d;
+    double rule = (double)r.engine.unit_bytes * (double)r.engine.units;
+    double logged = (double)c->kv_memory_bytes;
+    /* the log prints MiB with two decimals: a difference within 0.5% is its rounding */
+    if (rule > 0 && fabs(logged - rule) <= 0.005 * rule)
+        return true;
+    char kt[16];
+    enum dtype tk = s->kv_dtype != DTYPE_AUTO ? s->kv_dtype : engine_desc(c->engine)->cache_default;
+    if (tk == DTYPE_AUTO)
+        tk = DTYPE_FP16;
+    enum dtype tv = s->engine.v_dtype != DTYPE_AUTO ? s->engine.v_dtype : tk;
+    snprintf(kt, sizeof kt, "%s", dtype_info(tk)->name);
+    snprintf(note, size, "the log's KV cache of %.2f GiB for %llu cells (%.0f B a cell) is not "
+             "what %s's rule gives for them at the plan's cache types (K %s, V %s): %.2f GiB "
+             "(%.0f B a cell); the plan sizes its cache by the rule from its own --context and "
+             "--parallel (check the model and --kv-dtype)",
+             logged / 1073741824.0, (unsigned long long)c->log_cells,
+             logged / (double)c->log_cells, engine_desc(c->engine)->title, kt,
+             dtype_info(tv)->name, rule / 1073741824.0,
+             r.engine.units ? rule / (double)r.engine.units : 0.0);
     return true;
 }

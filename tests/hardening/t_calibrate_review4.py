@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""A fourth review of kvplan calibrate and plan --calibration (issue 19):
+- a llama.cpp / Ollama log's KV size is of the log's own -c and -np, not a
+  cap on the plan: llama.cpp sizes its cache from n_ctx (src/llama-context.cpp
+  sets n_ctx_seq from -c over -np; the llama_kv_cache constructor,
+  src/llama-kv-cache.cpp, makes each layer's K and V tensors of kv_size
+  cells), so the plan's own --context and --parallel size the cache; a log
+  whose bytes per cell differ from the plan's rule is said.
+Usage: t_calibrate_review4.py path/to/kvplan. Ends with "N passed, N failed"."""
+import json
+import os
+
+from optionslib import ROOT, TMP, check, main, run, write
+
+LOGS = os.path.join(ROOT, "tests", "data", "logs")
+GIB = 1 << 30
+
+
+def plan(args):
+    status, out, err = run(["plan", *args, "--format", "json"])
+    return (json.loads(out) if status == 0 else {}), err
+
+
+def ollama_calibration():
+    cal = os.path.join(TMP, "ollama.json")
+    status, out, err = run(["calibrate", os.path.join(LOGS, "ollama.log"), "--model", "llama-3.1-8b",
+                            "--gpu", "h100-sxm", "--save", cal])
+    check("ollama.log saved", status == 0 and os.path.exists(cal), err[-300:])
+    return cal
+
+
+def test_a_llamacpp_logs_cache_follows_the_plans_context_and_slots():
+    cal = ollama_calibration()
+    # the log: 16,384 cells, 2 slots, 2.00 GiB (128 KiB a cell)
+    doc, err = plan(["--calibration", cal])
+    r = doc.get("result", {})
+    check("as the log ran: 2 slots of 8,192, a 2.00 GiB cache", r.get("max_users") == 2 and
+          r.get("kv_used_bytes_per_gpu") == 2 * GIB, (r.get("max_users"), r.get("kv_used_bytes_per_gpu")))
+    doc, err = plan(["--calibration", cal, "--context", "32768", "--parallel", "4"])
+    r = doc.get("result", {})
+    # 131,072 cells x 128 KiB = 16 GiB, which an H100 holds beside 15 GiB of weights
+    check("--context 32768 --parallel 4: 4 slots, a 16 GiB cache (the log's 2 GiB no cap)",
+          r.get("fits") is True and r.get("max_users") == 4 and
+          r.get("kv_used_bytes_per_gpu") == 16 * GIB,
+          (r.get("fits"), r.get("max_users"), r.get("kv_used_bytes_per_gpu"), err[-300:]))
+    check("the plan's pool is the budget's, not the log's cache",
+          r.get("kv_pool_bytes_per_gpu", 0) > 16 * GIB, r.get("kv_pool_bytes_per_gpu"))
+    doc, err = plan(["--calibration", cal, "--parallel", "1"])
+    r = doc.get("result", {})
+    check("--parallel 1: a 1 GiB cache, not the log's 2 GiB", r.get("max_users") == 1 and
+          r.get("kv_used_bytes_per_gpu") == GIB, (r.get("max_users"), r.get("kv_used_bytes_per_gpu")))
+    check("the log's cells match the rule: no warning", "warning" not in err, err[-300:])
+
+
+def test_a_llamacpp_log_of_other_cells_is_said():
+    cal = ollama_calibration()
+    # the log cached in f16: at q8_0 the rule's cell is 69,632 B, the log's 131,072 B
+    doc, err = plan(["--calibration", cal, "--kv-dtype", "q8_0"])
+    check("another cache type: the log's and the rule's bytes a cell named",
+          "131072 B a cell" in err and "69632 B a cell" in err, err[-400:])
+
+
+if __name__ == "__main__":
+    main([test_a_llamacpp_logs_cache_follows_the_plans_context_and_slots,
+          test_a_llamacpp_log_of_other_cells_is_said])
