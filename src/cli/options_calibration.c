@@ -47,6 +47,10 @@ bool options_calibration_on_top(const struct options *o, const struct catalog *c
         return false;
     if (slots[0])
         fprintf(stderr, "kvplan: warning: %s\n", slots);
+    /* the total the log itself reports, on the GPU it is said to be of */
+    if (c->gpu_total_bytes && !other && !calibration_total_check(c->gpu_total_bytes, s, slots,
+                                                                 sizeof slots))
+        fprintf(stderr, "kvplan: warning: %s\n", slots);
     if (calibration_origin_mismatch(s, shown, sizeof shown) > 0)
         fprintf(stderr, "kvplan: warning: %s%s%s\n", shown, other && moved[0] ? "; " : "",
                 other ? s->calibration_note : "");

@@ -129,6 +129,11 @@ bool calibration_fraction_on_top(const struct calibration_source *c,
 bool calibration_slots_check(const struct calibration_source *c, const struct scenario *s,
                              char *note, size_t size, struct diag *d);
 
+/* A log's own CUDA-visible total (bytes; 0: none logged) against the plan's
+ * GPU preset's: false, with both named in note, when they differ by more
+ * than 3% (the log ran on another card). */
+bool calibration_total_check(uint64_t logged, const struct scenario *s, char *note, size_t size);
+
 /* A memory calibration to save: the parsed log, the model it is of, the GPU
  * (--gpu's, or the default one assumed: gpu_assumed; NULL: none recorded),
  * and the figures calibrate worked out per GPU. */

@@ -11,6 +11,7 @@
 
 #include "core/engine_desc.h"
 #include "core/kvcost.h"
+#include "core/policy.h"
 #include "core/text.h"
 #include "io/fileio.h"
 #include "io/jsonout.h"
@@ -395,4 +396,23 @@ bool calibration_slots_check(const struct calibration_source *c, const struct sc
              dtype_info(tv)->name, rule / 1073741824.0,
              r.engine.units ? rule / (double)r.engine.units : 0.0);
     return true;
+}
+
+bool calibration_total_check(uint64_t logged, const struct scenario *s, char *note, size_t size)
+{
+    note[0] = '\0';
+    if (logged == 0)
+        return true;
+    static struct scenario preset;
+    preset = *s;
+    preset.engine.gpu_total_bytes = 0;
+    uint64_t own = policy_cuda_total(&preset);
+    /* a driver's or a MIG slice's few percent aside, the log ran on another card */
+    if (own == 0 || fabs((double)logged - (double)own) <= 0.03 * (double)own)
+        return true;
+    snprintf(note, size, "the log's own CUDA-visible GPU memory is %.2f GiB, the %s preset's "
+             "(%s) %.2f GiB: the log was not run on that GPU (give calibrate --gpu the log's "
+             "GPU, or plan on it)",
+             (double)logged / 1073741824.0, s->gpu.name, s->gpu.id, (double)own / 1073741824.0);
+    return false;
 }

@@ -5,7 +5,11 @@
   sets n_ctx_seq from -c over -np; the llama_kv_cache constructor,
   src/llama-kv-cache.cpp, makes each layer's K and V tensors of kv_size
   cells), so the plan's own --context and --parallel size the cache; a log
-  whose bytes per cell differ from the plan's rule is said.
+  whose bytes per cell differ from the plan's rule is said;
+- a log's own CUDA-visible total (vllm-03.log: 39.50 GiB) is set against the
+  GPU preset assumed or given, at calibrate and at plan, naming both;
+- a truncated or broken JSON file is said to be invalid JSON naming file,
+  line and column (cJSON's stop), exit 2, not "no engine recognised".
 Usage: t_calibrate_review4.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
 import os
@@ -60,6 +64,46 @@ def test_a_llamacpp_log_of_other_cells_is_said():
           "131072 B a cell" in err and "69632 B a cell" in err, err[-400:])
 
 
+def test_a_logs_own_gpu_total_is_set_against_the_presets():
+    log = os.path.join(LOGS, "vllm-03.log")
+    cal = os.path.join(TMP, "v03.json")
+    status, out, err = run(["calibrate", log, "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--save", cal])
+    check("calibrate on h100-sxm: the log's 39.50 GiB against the preset's 79.22 GiB",
+          status == 0 and "vllm-03.log:1:" in err and "39.50 GiB" in err and "79.22 GiB" in err and
+          "h100-sxm" in err, (status, err[-400:]))
+    doc, err = plan(["--calibration", cal, "--model", "llama-3.1-8b", "--gpu", "h100-sxm"])
+    check("plan on h100-sxm: warned naming both", "warning" in err and "39.50 GiB" in err and
+          "79.22 GiB" in err, err[-400:])
+    cal40 = os.path.join(TMP, "v03-40.json")
+    status, out, err = run(["calibrate", log, "--model", "llama-3.1-8b", "--gpu", "a100-40gb", "--save", cal40])
+    check("calibrate on a100-40gb: no such warning", status == 0 and "CUDA-visible GPU memory is" not in err,
+          err[-400:])
+    doc, err = plan(["--calibration", cal40, "--model", "llama-3.1-8b", "--gpu", "a100-40gb"])
+    check("plan on a100-40gb: no such warning", "CUDA-visible GPU memory is" not in err, err[-400:])
+
+
+def test_invalid_json_is_said_as_such():
+    with open(os.path.join(ROOT, "tests", "data", "bench", "vllm-serve.json")) as f:
+        text = f.read()
+    cut = write("cut.json", text[: len(text) // 2])
+    status, out, err = run(["calibrate", cut, "--model", "llama-3.1-8b"])
+    check("a truncated --save-result: exit 2, 'JSON ends too early' at its line and column",
+          status == 2 and "cut.json:" in err and "ends too early" in err and
+          "no engine recognised" not in err, (status, err[-300:]))
+    bad = write("bad.json", '{"backend": "vllm",\n "completed": x}\n')
+    status, out, err = run(["calibrate", bad, "--model", "llama-3.1-8b"])
+    check("a broken object: exit 2, bad.json:2:15: not valid JSON", status == 2 and
+          "bad.json:2:15: not valid JSON" in err, (status, err[-300:]))
+    with open(os.path.join(ROOT, "tests", "data", "bench", "llama-bench.json")) as f:
+        text = f.read()
+    arr = write("arr.json", text[:300])
+    status, out, err = run(["calibrate", arr, "--model", "llama-3.1-8b"])
+    check("a truncated llama-bench array: exit 2, invalid JSON with line:column",
+          status == 2 and "arr.json:10:6: not valid JSON" in err and "truncated" in err,
+          (status, err[-300:]))
+
+
 if __name__ == "__main__":
     main([test_a_llamacpp_logs_cache_follows_the_plans_context_and_slots,
-          test_a_llamacpp_log_of_other_cells_is_said])
+          test_a_llamacpp_log_of_other_cells_is_said, test_a_logs_own_gpu_total_is_set_against_the_presets,
+          test_invalid_json_is_said_as_such])
