@@ -31,6 +31,13 @@ bool calibration_save(const char *path, const struct memory_calibration *m, stru
     if (m->model_id == NULL || m->model_id[0] == '\0')
         return diag_fail(d, "%s: --save needs --model: a calibration holds for the model the log "
                             "is of", path);
+    if (log->engine == LOG_TGI && usable)
+        return diag_fail(d, "%s: not saved: kvplan has no TGI profile, and the generic rule "
+                            "that would plan it takes no logged cache; TGI's max batch total "
+                            "tokens (%.0f) is the outcome of its own warmup at its own memory "
+                            "fraction, which no option of the plan could move (compare it with "
+                            "kvplan's prediction above, without --save)",
+                         path, f[LF_KV_TOKENS].value);
     if (!usable)
         return diag_fail(d, "%s: not saved: the log gives neither the GPU's total and the memory "
                             "outside the KV cache nor the KV cache's size: nothing to calibrate",
@@ -150,6 +157,17 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
     }
     if (!ok)
         return false;
+    /* the generic rule takes no logged memory (a TGI log's, before kvplan
+     * refused to save one): applied, it would change nothing, silently */
+    char from[32] = "";
+    if (!jsonread_string(r, root, "log_engine", false, from, sizeof from, d))
+        return false;
+    if (c->engine == ENGINE_GENERIC)
+        return jsonread_fail(r, d, "engine: a memory calibration of %s under the generic rule "
+                             "cannot be applied: kvplan has no profile of that engine, and the "
+                             "generic rule takes no logged cache (its figures would change "
+                             "nothing); plan without it, by the generic rule's estimate",
+                             from[0] ? from : "an engine kvplan has no profile of");
     /* what a log measured holds for its own model: another's weights differ */
     if (c->model[0] && strcasecmp(c->model, s->model.id) != 0)
         return jsonread_fail(r, d, "model: the log is of %s, this plan of %s (give --model %s, or "

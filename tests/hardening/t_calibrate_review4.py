@@ -9,7 +9,10 @@
 - a log's own CUDA-visible total (vllm-03.log: 39.50 GiB) is set against the
   GPU preset assumed or given, at calibrate and at plan, naming both;
 - a truncated or broken JSON file is said to be invalid JSON naming file,
-  line and column (cJSON's stop), exit 2, not "no engine recognised".
+  line and column (cJSON's stop), exit 2, not "no engine recognised";
+- a TGI log's calibration is refused honestly (exit 2): kvplan has no TGI
+  profile and the generic rule takes no logged cache, so the file had been
+  saved and then silently ignored; one saved before is refused by plan.
 Usage: t_calibrate_review4.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
 import os
@@ -103,7 +106,27 @@ def test_invalid_json_is_said_as_such():
           (status, err[-300:]))
 
 
+def test_a_tgi_calibration_is_refused_not_ignored():
+    log = os.path.join(LOGS, "tgi-01.log")
+    cal = os.path.join(TMP, "tgi.json")
+    status, out, err = run(["calibrate", log, "--model", "llama-2-70b", "--gpu", "a100-80gb", "--tp", "4",
+                            "--save", cal])
+    check("calibrate --save of a TGI log: exit 2, nothing written, saying why",
+          status == 2 and not os.path.exists(cal) and "no TGI profile" in err, (status, err[-300:]))
+    status, out, err = run(["calibrate", log, "--model", "llama-2-70b", "--gpu", "a100-80gb", "--tp", "4"])
+    check("without --save it still compares", status == 0 and "KV tokens: predicted" in out, out[-300:])
+    old = write("tgi-old.json", json.dumps({
+        "format": "kvplan-calibration", "format_version": 1, "engine": "generic", "log_engine": "TGI",
+        "log": "tgi-01.log", "model": "llama-2-70b", "gpu": "a100-80gb", "gpu_name": "NVIDIA A100 SXM4 80GB",
+        "tp": 4, "weight_dtype": "auto", "figures": {"KV cache tokens": 406560}}, indent=1))
+    status, out, err = run(["plan", "--calibration", old, "--model", "llama-2-70b", "--gpu", "a100-80gb",
+                            "--gpus", "4"])
+    check("plan --calibration of a TGI file saved before: exit 2 naming file, line and field",
+          status == 2 and out == "" and "tgi-old.json:" in err and "engine:" in err and
+          "TGI" in err, (status, err[-300:]))
+
+
 if __name__ == "__main__":
     main([test_a_llamacpp_logs_cache_follows_the_plans_context_and_slots,
           test_a_llamacpp_log_of_other_cells_is_said, test_a_logs_own_gpu_total_is_set_against_the_presets,
-          test_invalid_json_is_said_as_such])
+          test_invalid_json_is_said_as_such, test_a_tgi_calibration_is_refused_not_ignored])
