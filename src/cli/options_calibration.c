@@ -21,6 +21,8 @@ bool options_calibration_on_top(const struct options *o, const struct catalog *c
     const struct catalog_gpu *g = c->gpu_id[0] ? catalog_find_gpu(cat, c->gpu_id) : NULL;
     if (!calibration_fraction_on_top(c, g ? &g->spec : NULL, s, moved, sizeof moved, d))
         return false;
+    if (s->calibration_from.kv_logged) /* the planner moves it again from here */
+        s->calibration_from.kv_applied = s->engine.kv_memory_bytes;
     bool other = c->memory && c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0;
     snprintf(note, sizeof note, "%s", moved);
     if (other) /* said in the warning with the mismatch below */

@@ -134,6 +134,12 @@ struct scenario {
         enum engine_rule rule;
         enum dtype weight;             /* its weights' precision (AUTO: as released) */
         uint32_t tp;                   /* its tensor parallel; 0 = not stated */
+        /* a logged KV cache size applied as the pool (engine.kv_memory_bytes):
+         * the log's own (kv_logged, at its fractions; 0 = none), the one the
+         * plan's options moved it to (kv_applied), so that a change of the
+         * memory fraction or weights moves it again as the CLI does */
+        uint64_t kv_logged, kv_applied;
+        double utilization, mem_fraction; /* the fractions its log ran at; 0 = not logged */
     } calibration_from;
 };
 

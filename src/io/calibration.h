@@ -110,6 +110,11 @@ struct calibration_source {
 bool calibration_apply(const char *path, struct scenario *s, struct calibration_source *src,
                        struct diag *d);
 
+/* The calibration a scenario's origin (core/scenario.h calibration_from)
+ * keeps, for calibration_fraction_on_top once the scenario changes (the
+ * planner: its logged cache follows the fraction and weights as the CLI's). */
+void calibration_source_of(const struct calibration_origin *o, struct calibration_source *c);
+
 /* A KV cache size measured at one memory fraction (--gpu-memory-utilization,
  * --mem-fraction-static, --free-gpu-memory-fraction), planned at another: it
  * moves by what that fraction changes in kvplan's own budget for the engine.

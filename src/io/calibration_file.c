@@ -162,7 +162,7 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
     char from[32] = "";
     if (!jsonread_string(r, root, "log_engine", false, from, sizeof from, d))
         return false;
-    if (c->engine == ENGINE_GENERIC)
+    if (!engine_desc(c->engine)->server) /* the generic headroom rule */
         return jsonread_fail(r, d, "engine: a memory calibration of %s under the generic rule "
                              "cannot be applied: kvplan has no profile of that engine, and the "
                              "generic rule takes no logged cache (its figures would change "
@@ -235,6 +235,31 @@ static void origin(const struct calibration_source *c, struct scenario *s)
     o->rule = c->rule;
     o->weight = c->weight;
     o->tp = c->tp;
+    /* a pool set from the log (not a llama.cpp cache, which is no pool) */
+    if (c->kv_memory_bytes && s->engine.kv_memory_bytes == c->kv_memory_bytes)
+        o->kv_logged = o->kv_applied = c->kv_memory_bytes;
+    o->utilization = c->utilization;
+    o->mem_fraction = c->mem_fraction;
+}
+
+void calibration_source_of(const struct calibration_origin *o, struct calibration_source *c)
+{
+    memset(c, 0, sizeof *c);
+    c->memory = o->memory;
+    c->speed = o->speed;
+    snprintf(c->gpu_id, sizeof c->gpu_id, "%s", o->gpu_id);
+    snprintf(c->gpu_name, sizeof c->gpu_name, "%s", o->gpu_name);
+    c->gpu_assumed = o->gpu_assumed;
+    snprintf(c->model, sizeof c->model, "%s", o->model);
+    c->engine = o->engine;
+    c->rule = o->rule;
+    c->kv_memory_bytes = o->kv_logged;
+    c->utilization = o->utilization;
+    c->mem_fraction = o->mem_fraction;
+    snprintf(c->version, sizeof c->version, "%s", o->version);
+    c->tp = o->tp;
+    c->weight = o->weight;
+    c->weight_known = o->weight_known;
 }
 
 bool calibration_apply(const char *path, struct scenario *s, struct calibration_source *src,

@@ -1,0 +1,121 @@
+/* A logged KV cache size (a vLLM V1 log's "Available KV cache memory",
+ * measured at --gpu-memory-utilization 0.8) follows the planner's changes
+ * of the memory fraction and the weights' precision as plan --calibration
+ * moves it with the options given on top (cli/options_calibration.c,
+ * io/calibration_file.c calibration_fraction_on_top): the planner's pool is
+ * the CLI's for the same options, and a fraction set back gives the log's
+ * own size again (moved from the log's, not from the last move). */
+#include "catalog_fixture.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "app/planner.h"
+#include "cli/options.h"
+#include "core/plan.h"
+
+static char path[] = "/tmp/kvplan-plancal-XXXXXX";
+
+static const char calibration[] =
+    "{\"format\": \"kvplan-calibration\", \"format_version\": 1, \"engine\": \"vllm@0.13\",\n"
+    " \"log_engine\": \"vLLM V1\", \"log\": \"vllm-08.log\", \"model\": \"llama-3.1-8b\",\n"
+    " \"gpu\": \"h100-sxm\", \"gpu_name\": \"NVIDIA H100 SXM5 80GB\", \"engine_version\": \"0.10.1\",\n"
+    " \"tp\": 1, \"weight_dtype\": \"auto\",\n"
+    " \"figures\": {\"gpu_memory_utilization\": 0.8, \"weights\": 16094208826,\n"
+    "  \"KV cache memory\": 49499498086, \"KV cache tokens\": 377632, \"context per request\": 16384}}\n";
+
+static int start(void **state)
+{
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, calibration, sizeof calibration - 1) != (ssize_t)(sizeof calibration - 1))
+        return -1;
+    close(fd);
+    return setup(state);
+}
+
+static int stop(void **state)
+{
+    unlink(path);
+    return teardown(state);
+}
+
+/* plan --calibration FILE ARGS...: the scenario the CLI builds */
+static struct scenario cli(const char *a1, const char *a2, const char *a3, const char *a4)
+{
+    char *argv[] = {"kvplan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--calibration", path,
+                    (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL};
+    int argc = 7;
+    while (argc < 11 && argv[argc])
+        argc++;
+    struct options o;
+    struct diag d = {0};
+    bool help;
+    struct scenario s;
+    if (!options_parse(argc, argv, &o, &help, &d) || !options_scenario(&o, &cat, &s, &d))
+        fail_msg("%s", d.message);
+    return s;
+}
+
+static uint64_t pool(const struct scenario *s)
+{
+    struct plan_result r;
+    struct diag d = {0};
+    assert_true(plan_compute(s, PLAN_NUMBERS, NULL, &r, &d));
+    return r.kv_pool_bytes_per_gpu;
+}
+
+static void the_logged_cache_follows_the_fraction_and_weights_as_the_clis(void **state)
+{
+    (void)state;
+    static struct planner p;
+    struct scenario s = cli(NULL, NULL, NULL, NULL);
+    assert_int_equal(s.engine.kv_memory_bytes, 49499498086ull); /* the log's, at its 0.8 */
+    planner_init(&p, &cat, &s);
+
+    struct scenario next = *planner_scenario(&p);
+    next.engine.gpu_memory_utilization = 0.9;
+    assert_true(planner_apply(&p, &next));
+    struct scenario want = cli("--gpu-memory-utilization", "0.9", NULL, NULL);
+    assert_int_equal(planner_scenario(&p)->engine.kv_memory_bytes, want.engine.kv_memory_bytes);
+    assert_true(planner_scenario(&p)->engine.kv_memory_bytes > 49499498086ull);
+    assert_int_equal(planner_result(&p)->kv_pool_bytes_per_gpu, pool(&want));
+
+    next = *planner_scenario(&p);
+    next.weight_dtype = DTYPE_FP8;
+    assert_true(planner_apply(&p, &next));
+    want = cli("--gpu-memory-utilization", "0.9", "--weight-dtype", "fp8");
+    assert_int_equal(planner_scenario(&p)->engine.kv_memory_bytes, want.engine.kv_memory_bytes);
+    assert_int_equal(planner_result(&p)->max_users, 61);
+
+    /* back to the log's own fraction and weights: the log's own cache */
+    next = *planner_scenario(&p);
+    next.engine.gpu_memory_utilization = 0.8;
+    next.weight_dtype = DTYPE_AUTO;
+    assert_true(planner_apply(&p, &next));
+    assert_int_equal(planner_scenario(&p)->engine.kv_memory_bytes, 49499498086ull);
+    assert_int_equal(planner_result(&p)->max_users, 46);
+}
+
+static void a_cache_given_by_hand_is_left_as_given(void **state)
+{
+    (void)state;
+    static struct planner p;
+    struct scenario s = cli(NULL, NULL, NULL, NULL);
+    planner_init(&p, &cat, &s);
+    struct scenario next = *planner_scenario(&p);
+    next.engine.kv_memory_bytes = 30ull << 30; /* as --kv-memory 30GiB would */
+    assert_true(planner_apply(&p, &next));
+    next = *planner_scenario(&p);
+    next.engine.gpu_memory_utilization = 0.9;
+    assert_true(planner_apply(&p, &next));
+    assert_int_equal(planner_scenario(&p)->engine.kv_memory_bytes, 30ull << 30);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_logged_cache_follows_the_fraction_and_weights_as_the_clis),
+        cmocka_unit_test(a_cache_given_by_hand_is_left_as_given),
+    };
+    return cmocka_run_group_tests(tests, start, stop);
+}
