@@ -40,8 +40,12 @@ static void setup(const struct calibration_origin *c, const struct scenario *s, 
         snprintf(a, sizeof a, "with %s", engine_desc(c->engine)->title);
         sentence(buf, size, n, a, engine_desc(s->engine.kind)->title, what);
     } else if (c->rule != s->engine.rule) {
-        char t[64];
-        snprintf(a, sizeof a, "with %s", engine_version_title(c->engine, c->rule, t, sizeof t));
+        /* the release it ran, not the rule kvplan took for it ("vLLM 0.10.1",
+         * "llama.cpp b5721"); none stated: the rule was only assumed */
+        if (c->version[0])
+            snprintf(a, sizeof a, "with %s %s", engine_desc(c->engine)->title, c->version);
+        else
+            snprintf(a, sizeof a, "with %s, version unknown", engine_desc(c->engine)->title);
         sentence(buf, size, n, a, engine_flags_title(&s->engine, b, sizeof b), what);
     } else if (c->version[0] && s->engine.release_asked[0] &&
                strcmp(c->version, s->engine.release_asked) != 0) {

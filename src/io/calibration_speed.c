@@ -175,7 +175,8 @@ bool calibration_speed_read(const struct jsonread *r, const cJSON *speed, const 
     char basis[sizeof s->speed_basis];
     const char *engine = engine_desc(s->engine.kind)->title;
     snprintf(basis, sizeof basis, "%s%s%s, %s%s%s%s%s", bench, gpu_name[0] ? " on " : "",
-             gpu_name, engine, version[0] ? " " : "", version, date[0] ? ", " : "", date);
+             gpu_name, engine, version[0] ? " " : ", version unknown", version,
+             date[0] ? ", " : "", date);
     text_sanitize(basis, s->speed_basis, sizeof s->speed_basis); /* a file's words: no controls */
     return true;
 }

@@ -12,7 +12,10 @@
   line and column (cJSON's stop), exit 2, not "no engine recognised";
 - a TGI log's calibration is refused honestly (exit 2): kvplan has no TGI
   profile and the generic rule takes no logged cache, so the file had been
-  saved and then silently ignored; one saved before is refused by plan.
+  saved and then silently ignored; one saved before is refused by plan;
+- a benchmark that states no version is "version unknown", never the
+  newest rule's release ("vLLM 0.20"), and a calibration is named by the
+  release it ran ("llama.cpp b5721"), not by kvplan's rule for it.
 Usage: t_calibrate_review4.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
 import os
@@ -126,7 +129,31 @@ def test_a_tgi_calibration_is_refused_not_ignored():
           "TGI" in err, (status, err[-300:]))
 
 
+def test_a_benchmark_of_no_version_is_version_unknown():
+    bench = os.path.join(ROOT, "tests", "data", "bench")
+    cal = os.path.join(TMP, "vs.json")
+    status, out, err = run(["calibrate", os.path.join(bench, "vllm-serve.txt"), "--model", "llama-3.1-8b",
+                            "--save", cal])
+    check("calibrate: 'vLLM, version unknown', the rule said as kvplan's",
+          status == 0 and "Llama 3.1 8B, vLLM, version unknown (planned by kvplan's" in out, out[-1500:])
+    status, out, err = run(["plan", "--calibration", cal, "--engine", "vllm@0.13"])
+    check("plan under another rule: 'calibration with vLLM, version unknown used on vLLM 0.13'",
+          "calibration with vLLM, version unknown used on vLLM 0.13" in err and
+          "with vLLM 0.20" not in err, err[-400:])
+    check("the plan's calibration line says version unknown", "vLLM, version unknown" in out and
+          "vLLM 0.20, 20" not in out, out[-2000:])
+    lb = os.path.join(TMP, "lb.json")
+    status, out, err = run(["calibrate", os.path.join(bench, "llama-bench.json"), "--save", lb])
+    check("llama-bench b5721: fitted for llama.cpp b5721", status == 0 and "llama.cpp b5721" in out and
+          "llama.cpp@mla-kv\n" not in out, out[-1500:])
+    status, out, err = run(["plan", "--calibration", lb, "--model", "llama-3.1-8b", "--gpu", "rtx-4090",
+                            "--weight-dtype", "q4_0", "--engine", "llama.cpp"])
+    check("plan under the newest llama.cpp: the calibration named by its build",
+          "calibration with llama.cpp b5721 used on" in err and "2025 builds used" not in err, err[-400:])
+
+
 if __name__ == "__main__":
     main([test_a_llamacpp_logs_cache_follows_the_plans_context_and_slots,
           test_a_llamacpp_log_of_other_cells_is_said, test_a_logs_own_gpu_total_is_set_against_the_presets,
-          test_invalid_json_is_said_as_such, test_a_tgi_calibration_is_refused_not_ignored])
+          test_invalid_json_is_said_as_such, test_a_tgi_calibration_is_refused_not_ignored,
+          test_a_benchmark_of_no_version_is_version_unknown])
