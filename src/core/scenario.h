@@ -140,6 +140,10 @@ struct scenario {
          * memory fraction or weights moves it again as the CLI does */
         uint64_t kv_logged, kv_applied;
         double utilization, mem_fraction; /* the fractions its log ran at; 0 = not logged */
+        uint64_t gpu_total, non_kv;    /* the total and non-KV memory it set; 0 = none */
+        /* the file (as given to --calibration), and the log it was made from
+         * with that log's engine ("vLLM V1"); "" when not stated */
+        char file[256], log[160], log_engine[32];
     } calibration_from;
 };
 

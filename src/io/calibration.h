@@ -101,6 +101,8 @@ struct calibration_source {
     uint32_t parallel;        /* llama.cpp / Ollama slots its log ran with; 0 = none */
     uint64_t log_cells;       /* llama.cpp / Ollama: the cells (n_ctx) its logged cache is of;
                                * kv_memory_bytes is then that cache's size, not a pool */
+    uint64_t non_kv_bytes;    /* the non-KV memory it set, 0 = none */
+    char log[160], log_engine[32]; /* the log it was made of, that log's engine; "" none */
 };
 
 /* Applies a calibration file to a scenario: the engine, the memory (the

@@ -160,8 +160,13 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
     /* the generic rule takes no logged memory (a TGI log's, before kvplan
      * refused to save one): applied, it would change nothing, silently */
     char from[32] = "";
-    if (!jsonread_string(r, root, "log_engine", false, from, sizeof from, d))
+    if (!jsonread_string(r, root, "log_engine", false, from, sizeof from, d) ||
+        !jsonread_string(r, root, "log", false, c->log, sizeof c->log, d))
         return false;
+    text_sanitize(from, c->log_engine, sizeof c->log_engine); /* a file's words: no controls */
+    char shown[sizeof c->log];
+    if (text_sanitize(c->log, shown, sizeof shown))
+        memcpy(c->log, shown, sizeof shown);
     if (!engine_desc(c->engine)->server) /* the generic headroom rule */
         return jsonread_fail(r, d, "engine: a memory calibration of %s under the generic rule "
                              "cannot be applied: kvplan has no profile of that engine, and the "
@@ -191,6 +196,7 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
         s->engine.gpu_total_bytes = total;
         s->engine.non_kv_bytes = non_kv;
         c->gpu_total_bytes = total;
+        c->non_kv_bytes = non_kv;
     } else if (engine_desc(c->engine)->fixed_slots) {
         /* llama.cpp sizes its cache from n_ctx, not from the memory left
          * (src/llama-context.cpp: n_ctx_seq from -c over -np; the
@@ -240,6 +246,10 @@ static void origin(const struct calibration_source *c, struct scenario *s)
         o->kv_logged = o->kv_applied = c->kv_memory_bytes;
     o->utilization = c->utilization;
     o->mem_fraction = c->mem_fraction;
+    o->gpu_total = c->gpu_total_bytes;
+    o->non_kv = c->non_kv_bytes;
+    snprintf(o->log, sizeof o->log, "%s", c->log);
+    snprintf(o->log_engine, sizeof o->log_engine, "%s", c->log_engine);
 }
 
 void calibration_source_of(const struct calibration_origin *o, struct calibration_source *c)
@@ -290,8 +300,16 @@ bool calibration_apply(const char *path, struct scenario *s, struct calibration_
              jsonread_string(&sr, speed, "engine_version", false, src->version,
                              sizeof src->version, d);
     }
-    if (ok)
+    if (ok) {
         origin(src, s);
+        /* the path as given (the copy line gives it back); one too long for
+         * the scenario, or with controls, is not kept */
+        if (strlen(path) < sizeof s->calibration_from.file &&
+            !text_sanitize(path, s->calibration_from.file, sizeof s->calibration_from.file))
+            snprintf(s->calibration_from.file, sizeof s->calibration_from.file, "%s", path);
+        else
+            s->calibration_from.file[0] = '\0';
+    }
     cJSON_Delete(root);
     free(text);
     return ok;

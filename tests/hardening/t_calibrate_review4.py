@@ -15,7 +15,11 @@
   saved and then silently ignored; one saved before is refused by plan;
 - a benchmark that states no version is "version unknown", never the
   newest rule's release ("vLLM 0.20"), and a calibration is named by the
-  release it ran ("llama.cpp b5721"), not by kvplan's rule for it.
+  release it ran ("llama.cpp b5721"), not by kvplan's rule for it;
+- a memory calibration is shown: a "Calibration" line in text and Markdown,
+  a "calibration" object in JSON (file, kind, the log, GPU, model, engine),
+  and the KV pool's explain row names the file, not "(--kv-memory)" (the
+  planner's y copy: tests/unit/test_planner_calibration.c).
 Usage: t_calibrate_review4.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
 import os
@@ -152,8 +156,44 @@ def test_a_benchmark_of_no_version_is_version_unknown():
           "calibration with llama.cpp b5721 used on" in err and "2025 builds used" not in err, err[-400:])
 
 
+LOG08 = """INFO 05-14 10:02:10 [api_server.py:1043] vLLM API server version 0.10.1
+$ vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 16384 --gpu-memory-utilization 0.8
+INFO 05-14 10:02:31 [gpu_model_runner.py:1329] Model loading took 14.9889 GiB and 6.412 seconds
+INFO 05-14 10:02:42 [gpu_worker.py:276] Available KV cache memory: 46.10 GiB
+INFO 05-14 10:02:42 [kv_cache_utils.py:634] GPU KV cache size: 377,632 tokens
+"""
+
+
+def test_a_memory_calibration_is_shown():
+    log = write("vllm-08.log", LOG08)
+    cal = os.path.join(TMP, "v08.json")
+    status, out, err = run(["calibrate", log, "--gpu", "h100-sxm", "--save", cal])
+    check("saved", status == 0, err[-300:])
+    base = ["plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--calibration", cal]
+    status, out, err = run(base)
+    line = [l for l in out.splitlines() if l.strip().startswith("Calibration")]
+    check("text: a Calibration line naming the file, the log, its engine, GPU, model and release",
+          len(line) == 1 and cal in line[0] and "vllm-08.log" in line[0] and "vLLM V1" in line[0] and
+          "NVIDIA H100 SXM5 80GB" in line[0] and "llama-3.1-8b" in line[0] and "vLLM 0.10.1" in line[0],
+          line or out[:1500])
+    check("the KV pool row names the calibration, not --kv-memory",
+          "the KV cache memory the log gave (--calibration %s)" % cal in out and "(--kv-memory)" not in out,
+          out[-3000:])
+    status, out, err = run(base + ["--format", "markdown"])
+    check("Markdown: a Calibration row", "| Calibration | memory from " in out and "v08.json" in out, out[:1500])
+    doc, err = plan(base[1:])
+    c = doc.get("calibration", {})
+    check("JSON: the calibration object", c.get("file") == cal and c.get("kind") == "memory" and
+          c.get("gpu") == "h100-sxm" and c.get("model") == "llama-3.1-8b" and c.get("engine_version") == "0.10.1"
+          and c.get("log_engine") == "vLLM V1" and c.get("applied") == "kv_cache_size", c)
+    doc, err = plan(["--model", "llama-3.1-8b", "--kv-memory", "40GiB", "--engine", "vllm"])
+    check("without a calibration: no calibration object, the row says --kv-memory",
+          "calibration" not in doc and any(e.get("formula", "").endswith("(--kv-memory)")
+                                           for e in doc.get("result", {}).get("explain", [])), list(doc))
+
+
 if __name__ == "__main__":
     main([test_a_llamacpp_logs_cache_follows_the_plans_context_and_slots,
           test_a_llamacpp_log_of_other_cells_is_said, test_a_logs_own_gpu_total_is_set_against_the_presets,
           test_invalid_json_is_said_as_such, test_a_tgi_calibration_is_refused_not_ignored,
-          test_a_benchmark_of_no_version_is_version_unknown])
+          test_a_benchmark_of_no_version_is_version_unknown, test_a_memory_calibration_is_shown])

@@ -4,7 +4,9 @@
  * moves it with the options given on top (cli/options_calibration.c,
  * io/calibration_file.c calibration_fraction_on_top): the planner's pool is
  * the CLI's for the same options, and a fraction set back gives the log's
- * own size again (moved from the log's, not from the last move). */
+ * own size again (moved from the log's, not from the last move). The
+ * planner's y copies --calibration FILE, not the --kv-memory it set, and
+ * the line plans what the planner shows. */
 #include "catalog_fixture.h"
 
 #include <stdlib.h>
@@ -111,11 +113,52 @@ static void a_cache_given_by_hand_is_left_as_given(void **state)
     assert_int_equal(planner_scenario(&p)->engine.kv_memory_bytes, 30ull << 30);
 }
 
+/* the words of a copied line, for options_parse (no quoting in these) */
+static struct scenario parse_line(char *line)
+{
+    char *argv[64];
+    int argc = 0;
+    for (char *w = strtok(line, " "); w && argc < 63; w = strtok(NULL, " "))
+        argv[argc++] = w;
+    argv[argc] = NULL;
+    struct options o;
+    struct diag d = {0};
+    bool help;
+    struct scenario s;
+    /* "kvplan plan ...": plan's own options from the third word */
+    argv[1] = argv[0];
+    if (!options_parse(argc - 1, argv + 1, &o, &help, &d) || !options_scenario(&o, &cat, &s, &d))
+        fail_msg("%s", d.message);
+    return s;
+}
+
+static void the_copied_line_gives_the_calibration_file(void **state)
+{
+    (void)state;
+    static struct planner p;
+    struct scenario s = cli(NULL, NULL, NULL, NULL);
+    planner_init(&p, &cat, &s);
+    char line[8192], want[512];
+    planner_command_line(&p, line, sizeof line);
+    snprintf(want, sizeof want, "--calibration %s", path);
+    if (!strstr(line, want) || strstr(line, "--kv-memory"))
+        fail_msg("copied: %s", line);
+    struct scenario next = *planner_scenario(&p);
+    next.engine.gpu_memory_utilization = 0.9;
+    assert_true(planner_apply(&p, &next));
+    planner_command_line(&p, line, sizeof line);
+    if (!strstr(line, want) || strstr(line, "--kv-memory") || !strstr(line, "--gpu-memory-utilization 0.9"))
+        fail_msg("copied: %s", line);
+    struct scenario back = parse_line(line);
+    assert_int_equal(back.engine.kv_memory_bytes, planner_scenario(&p)->engine.kv_memory_bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_logged_cache_follows_the_fraction_and_weights_as_the_clis),
         cmocka_unit_test(a_cache_given_by_hand_is_left_as_given),
+        cmocka_unit_test(the_copied_line_gives_the_calibration_file),
     };
     return cmocka_run_group_tests(tests, start, stop);
 }
