@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/engine_desc.h"
 #include "core/optname.h"
@@ -30,11 +31,19 @@ static const char *size_arg(uint64_t bytes, char *buf, size_t size)
 /* Whether the figure a log gave is the calibration file's (the line gives
  * --calibration FILE, which sets it, and moves a logged cache with the
  * options as the plan did), not one given on top of it. */
+static bool calibration_line(const struct scenario *s)
+{
+    const struct calibration_origin *c = &s->calibration_from;
+    /* plan refuses a memory calibration of another model: its figures then */
+    return c->present && c->file[0] &&
+           (!c->memory || !c->model[0] || strcasecmp(c->model, s->model.id) == 0);
+}
+
 static bool from_calibration(const struct scenario *s, const struct engine_option *o)
 {
     const struct calibration_origin *c = &s->calibration_from;
     const struct engine_flags *e = &s->engine;
-    if (!c->present || !c->memory || !c->file[0])
+    if (!calibration_line(s) || !c->memory)
         return false;
     if (o->offset == offsetof(struct engine_flags, kv_memory_bytes))
         return c->kv_logged && e->kv_memory_bytes == c->kv_applied;
@@ -134,7 +143,7 @@ static void command_engine(struct shell_line *l, const struct scenario *s)
     if (s->spec_method != SPEC_NONE && s->spec_tokens)
         shell_option(l, OPTNAME_NUM_SPECULATIVE_TOKENS, "%u", s->spec_tokens);
     engine_options_words(s, l);
-    if (s->calibration_from.present && s->calibration_from.file[0])
+    if (calibration_line(s))
         shell_option(l, OPTNAME_CALIBRATION, "%s", s->calibration_from.file);
 }
 
@@ -152,8 +161,7 @@ static void command_serving(struct shell_line *l, const struct scenario *s)
     if (s->max_ttft_seconds > 0)
         shell_option(l, OPTNAME_MAX_TTFT, "%g", s->max_ttft_seconds);
     /* a speed calibration's figures come with its --calibration FILE */
-    unsigned cal = s->calibration_from.present && s->calibration_from.file[0]
-                       ? s->speed_calibrated : 0;
+    unsigned cal = calibration_line(s) ? s->speed_calibrated : 0;
     if (s->mbu > 0 && !(cal & SPEED_CAL_MBU))
         shell_option(l, OPTNAME_MBU, "%g", s->mbu);
     if (s->mfu > 0 && !(cal & SPEED_CAL_MFU))

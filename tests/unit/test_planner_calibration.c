@@ -151,6 +151,13 @@ static void the_copied_line_gives_the_calibration_file(void **state)
         fail_msg("copied: %s", line);
     struct scenario back = parse_line(line);
     assert_int_equal(back.engine.kv_memory_bytes, planner_scenario(&p)->engine.kv_memory_bytes);
+    /* another model: plan refuses the memory calibration, so the figures */
+    next = *planner_scenario(&p);
+    next.model = catalog_find_model(&cat, "qwen2.5-7b")->spec;
+    assert_true(planner_apply(&p, &next));
+    planner_command_line(&p, line, sizeof line);
+    if (strstr(line, "--calibration") || !strstr(line, "--kv-memory"))
+        fail_msg("another model: %s", line);
 }
 
 int main(void)
