@@ -144,6 +144,14 @@ struct scenario {
         /* the file (as given to --calibration), and the log it was made from
          * with that log's engine ("vLLM V1"); "" when not stated */
         char file[256], log[160], log_engine[32];
+        /* the speed fit's points, [0] decode, [1] first token: the users a
+         * server held (lowest, highest) and the prompts (input tokens) they
+         * were measured at; 0 = no points in the file. A plan outside them
+         * takes the public cases' band (core/plan.c calibration_shape). */
+        struct calibration_shape {
+            uint64_t users_min, users_max, prompt_min, prompt_max;
+        } fit_shape[2];
+        bool shape_elsewhere; /* set on a copy to look the public band up */
     } calibration_from;
 };
 

@@ -103,6 +103,7 @@ struct calibration_source {
                                * kv_memory_bytes is then that cache's size, not a pool */
     uint64_t non_kv_bytes;    /* the non-KV memory it set, 0 = none */
     char log[160], log_engine[32]; /* the log it was made of, that log's engine; "" none */
+    struct calibration_shape fit_shape[2]; /* the speed fit's points (core/scenario.h) */
 };
 
 /* Applies a calibration file to a scenario: the engine, the memory (the

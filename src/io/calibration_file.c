@@ -250,6 +250,47 @@ static void origin(const struct calibration_source *c, struct scenario *s)
     o->non_kv = c->non_kv_bytes;
     snprintf(o->log, sizeof o->log, "%s", c->log);
     snprintf(o->log_engine, sizeof o->log_engine, "%s", c->log_engine);
+    memcpy(o->fit_shape, c->fit_shape, sizeof o->fit_shape);
+}
+
+/* The users and prompts the speed fit's points were measured at, by kind
+ * (what calibrate wrote: speed.points[].kind, concurrency, input_tokens);
+ * a point that says neither is passed over, as is a file without points. */
+static void fit_shape(const cJSON *speed, struct calibration_source *c)
+{
+    memset(c->fit_shape, 0, sizeof c->fit_shape);
+    const cJSON *points = cJSON_GetObjectItemCaseSensitive(speed, "points");
+    if (!cJSON_IsArray(points))
+        return;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, points)
+    {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "waited")))
+            continue; /* measured queued behind others' steps: not fitted on */
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(p, "kind");
+        const cJSON *users = cJSON_GetObjectItemCaseSensitive(p, "concurrency");
+        const cJSON *in = cJSON_GetObjectItemCaseSensitive(p, "input_tokens");
+        if (!cJSON_IsString(kind) || !cJSON_IsNumber(users) || !cJSON_IsNumber(in) ||
+            !(users->valuedouble >= 1 && users->valuedouble < 1e9) ||
+            !(in->valuedouble >= 1 && in->valuedouble < 1e12))
+            continue;
+        int k = strcmp(kind->valuestring, "decode") == 0    ? 0
+                : strcmp(kind->valuestring, "prefill") == 0 ? 1
+                                                            : -1;
+        if (k < 0)
+            continue;
+        struct calibration_shape *sh = &c->fit_shape[k];
+        uint64_t u = (uint64_t)users->valuedouble, n = (uint64_t)in->valuedouble;
+        if (sh->users_max == 0) {
+            sh->users_min = sh->users_max = u;
+            sh->prompt_min = sh->prompt_max = n;
+            continue;
+        }
+        sh->users_min = u < sh->users_min ? u : sh->users_min;
+        sh->users_max = u > sh->users_max ? u : sh->users_max;
+        sh->prompt_min = n < sh->prompt_min ? n : sh->prompt_min;
+        sh->prompt_max = n > sh->prompt_max ? n : sh->prompt_max;
+    }
 }
 
 void calibration_source_of(const struct calibration_origin *o, struct calibration_source *c)
@@ -299,6 +340,8 @@ bool calibration_apply(const char *path, struct scenario *s, struct calibration_
              jsonread_u32(&sr, speed, "tp", false, 1, GPUS_MAX, &src->tp, d) &&
              jsonread_string(&sr, speed, "engine_version", false, src->version,
                              sizeof src->version, d);
+        if (ok)
+            fit_shape(speed, src);
     }
     if (ok) {
         origin(src, s);

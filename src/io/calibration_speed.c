@@ -25,6 +25,8 @@ static cJSON *point_json(const struct fit_point *p, const char *label)
     jsonout_double(&o, "measured_seconds", p->measured_s);
     jsonout_double(&o, "predicted_seconds", p->predicted_s);
     jsonout_string(&o, "binds", p->compute_binds ? "compute" : "memory");
+    if (p->waited) /* queued behind the others' steps: not fitted on */
+        jsonout_bool(&o, "waited", true);
     return jsonout_end(&o);
 }
 

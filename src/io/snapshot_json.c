@@ -65,6 +65,22 @@ static cJSON *speed_calibration_json(const struct scenario *s)
     jsonout_bool(&co, "step_overhead", (s->speed_calibrated & SPEED_CAL_OVERHEAD) != 0);
     if (s->calibration_band[0].points || s->calibration_band[1].points)
         jsonout_object(&co, "band", calibration_band_json(s->calibration_band));
+    const struct calibration_shape *sh = s->calibration_from.fit_shape;
+    if (sh[0].users_max || sh[1].users_max) { /* where that band holds */
+        static const char *const kinds[2] = {"decode", "first_token"};
+        struct jsonout shape = jsonout_begin();
+        for (int k = 0; k < 2; k++) {
+            if (!sh[k].users_max)
+                continue;
+            struct jsonout one = jsonout_begin();
+            jsonout_uint(&one, "users_min", sh[k].users_min);
+            jsonout_uint(&one, "users_max", sh[k].users_max);
+            jsonout_uint(&one, "prompt_min", sh[k].prompt_min);
+            jsonout_uint(&one, "prompt_max", sh[k].prompt_max);
+            jsonout_object(&shape, kinds[k], jsonout_end(&one));
+        }
+        jsonout_object(&co, "fit_shape", jsonout_end(&shape));
+    }
     return jsonout_end(&co);
 }
 

@@ -19,7 +19,12 @@
 - a memory calibration is shown: a "Calibration" line in text and Markdown,
   a "calibration" object in JSON (file, kind, the log, GPU, model, engine),
   and the KV pool's explain row names the file, not "(--kv-memory)" (the
-  planner's y copy: tests/unit/test_planner_calibration.c).
+  planner's y copy: tests/unit/test_planner_calibration.c);
+- a calibrated band holds for the users and prompts its fit's points were
+  measured at: the vllm-sweep's first token was fitted at 1 user with
+  1,024-token prompts (its own TTFT at 64 users is -36% off the plan's), so
+  a plan at other users or prompts takes the public cases' band, the band
+  text and the plan's warning saying so (a snapshot too).
 Usage: t_calibrate_review4.py path/to/kvplan. Ends with "N passed, N failed"."""
 import json
 import os
@@ -192,8 +197,51 @@ def test_a_memory_calibration_is_shown():
                                            for e in doc.get("result", {}).get("explain", [])), list(doc))
 
 
+def test_a_calibrated_band_holds_at_its_fits_shape_only():
+    sweep_dir = os.path.join(ROOT, "tests", "data", "bench", "vllm-sweep")
+    sweep = [os.path.join(sweep_dir, n) for n in sorted(os.listdir(sweep_dir))]
+    cal = os.path.join(TMP, "sweep.json")
+    status, out, err = run(["calibrate", *sweep, "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--save", cal])
+    check("the sweep saved", status == 0, err[-300:])
+    base = ["--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--calibration", cal]
+    doc, err = plan(base + ["--concurrency", "1", "--prompt", "1024"])
+    r = doc.get("result", {})
+    check("at the fit's 1 user and 1,024-token prompt: the first token's own stated +/-10%",
+          r.get("ttft_band", {}).get("group") == "the calibration's own fit" and r.get("ttft_seconds_low") and
+          abs(r["ttft_seconds_low"] / r["ttft_seconds"] - 0.9) < 1e-9, r.get("ttft_band"))
+    doc, err = plan(base + ["--concurrency", "64", "--prompt", "1024"])
+    r = doc.get("result", {})
+    low, high = r.get("ttft_seconds_low") or 0, r.get("ttft_seconds_high") or 0
+    check("at 64 users: the public cases' band, wider than +/-10%",
+          r.get("ttft_band", {}).get("group") != "the calibration's own fit" and r.get("ttft_seconds") and
+          (low / r["ttft_seconds"] < 0.9 or high / r["ttft_seconds"] > 1.1), (r.get("ttft_band"), low, high))
+    check("the decode band at 64 users (within the fit's 1 to 64) stays the fit's own",
+          r.get("speed_band", {}).get("group") == "the calibration's own fit", r.get("speed_band"))
+    warnings = " ".join(w.get("text", "") if isinstance(w, dict) else str(w) for w in r.get("warnings", []))
+    check("the plan's warning says why", "first token fitted at 1 user a server with 1,024-token prompts, "
+          "used at 64 users" in warnings, warnings[-500:])
+    status, out, err = run(["plan", *base, "--concurrency", "64", "--prompt", "1024"])
+    check("the band text names users or prompt", "weight precision, users or prompt than this plan's" in out,
+          out[-1500:])
+    doc, err = plan(base + ["--concurrency", "200", "--prompt", "1024"])
+    r = doc.get("result", {})
+    check("at 200 users, past the decode points' 64: the decode band is the public one too",
+          r.get("speed_band", {}).get("group") != "the calibration's own fit", r.get("speed_band"))
+    snap = os.path.join(TMP, "shape-snap.json")
+    run(["plan", *base, "--concurrency", "64", "--prompt", "1024", "--export", snap])
+    doc, err = plan(["--load", snap])
+    r = doc.get("result", {})
+    check("a snapshot keeps where the band holds: the public band at 64 users",
+          r.get("ttft_band", {}).get("group") != "the calibration's own fit", (r.get("ttft_band"), err[-300:]))
+    doc, err = plan(["--load", snap, "--concurrency", "1"])
+    r = doc.get("result", {})
+    check("and the fit's own at 1 user", r.get("ttft_band", {}).get("group") == "the calibration's own fit",
+          (r.get("ttft_band"), err[-300:]))
+
+
 if __name__ == "__main__":
     main([test_a_llamacpp_logs_cache_follows_the_plans_context_and_slots,
           test_a_llamacpp_log_of_other_cells_is_said, test_a_logs_own_gpu_total_is_set_against_the_presets,
           test_invalid_json_is_said_as_such, test_a_tgi_calibration_is_refused_not_ignored,
-          test_a_benchmark_of_no_version_is_version_unknown, test_a_memory_calibration_is_shown])
+          test_a_benchmark_of_no_version_is_version_unknown, test_a_memory_calibration_is_shown,
+          test_a_calibrated_band_holds_at_its_fits_shape_only])
