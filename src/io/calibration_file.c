@@ -305,6 +305,8 @@ void calibration_source_of(const struct calibration_origin *o, struct calibratio
     c->engine = o->engine;
     c->rule = o->rule;
     c->kv_memory_bytes = o->kv_logged;
+    c->gpu_total_bytes = o->gpu_total;
+    c->non_kv_bytes = o->non_kv;
     c->utilization = o->utilization;
     c->mem_fraction = o->mem_fraction;
     snprintf(c->version, sizeof c->version, "%s", o->version);

@@ -160,12 +160,55 @@ static void the_copied_line_gives_the_calibration_file(void **state)
         fail_msg("another model: %s", line);
 }
 
+/* a vLLM V0 log's total and non-KV memory (tests/data/logs/vllm-03.log's
+ * figures, as calibrate saves them on the GPU given) */
+static char v0path[] = "/tmp/kvplan-plancal-v0-XXXXXX";
+static const char v0[] =
+    "{\"format\": \"kvplan-calibration\", \"format_version\": 1, \"engine\": \"vllm@0\",\n"
+    " \"log_engine\": \"vLLM V0\", \"log\": \"vllm-03.log\", \"model\": \"llama-3.1-8b\",\n"
+    " \"gpu\": \"a100-40gb\", \"gpu_name\": \"NVIDIA A100 SXM4 40GB\", \"tp\": 1,\n"
+    " \"weight_dtype\": \"auto\", \"gpu_total_bytes\": 42412802048, \"non_kv_bytes\": 26231512760,\n"
+    " \"figures\": {\"CUDA-visible GPU memory\": 42412802048, \"gpu_memory_utilization\": 0.9}}\n";
+
+static void a_logged_total_follows_the_gpu_as_the_clis(void **state)
+{
+    (void)state;
+    int fd = mkstemp(v0path);
+    assert_true(fd >= 0 && write(fd, v0, sizeof v0 - 1) == (ssize_t)(sizeof v0 - 1));
+    close(fd);
+    char *a40[] = {"kvplan", "--model", "llama-3.1-8b", "--gpu", "a100-40gb", "--calibration", v0path, NULL};
+    char *h100[] = {"kvplan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--calibration", v0path, NULL};
+    struct options o;
+    struct diag d = {0};
+    bool help;
+    static struct scenario s, there;
+    assert_true(options_parse(7, a40, &o, &help, &d) && options_scenario(&o, &cat, &s, &d));
+    assert_int_equal(s.engine.gpu_total_bytes, 42412802048ull);
+    assert_true(options_parse(7, h100, &o, &help, &d) && options_scenario(&o, &cat, &there, &d));
+    assert_int_equal(there.engine.gpu_total_bytes, 0); /* another GPU: its own total */
+    static struct planner p;
+    planner_init(&p, &cat, &s);
+    struct scenario next = *planner_scenario(&p);
+    next.gpu = catalog_find_gpu(&cat, "h100-sxm")->spec;
+    assert_true(planner_apply(&p, &next));
+    assert_int_equal(planner_scenario(&p)->engine.gpu_total_bytes, 0);
+    struct plan_result r;
+    assert_true(plan_compute(&there, PLAN_NUMBERS, NULL, &r, &d));
+    assert_int_equal(planner_result(&p)->max_users, r.max_users);
+    next = *planner_scenario(&p);
+    next.gpu = catalog_find_gpu(&cat, "a100-40gb")->spec;
+    assert_true(planner_apply(&p, &next));
+    assert_int_equal(planner_scenario(&p)->engine.gpu_total_bytes, 42412802048ull);
+    unlink(v0path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_logged_cache_follows_the_fraction_and_weights_as_the_clis),
         cmocka_unit_test(a_cache_given_by_hand_is_left_as_given),
         cmocka_unit_test(the_copied_line_gives_the_calibration_file),
+        cmocka_unit_test(a_logged_total_follows_the_gpu_as_the_clis),
     };
     return cmocka_run_group_tests(tests, start, stop);
 }
