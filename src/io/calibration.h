@@ -102,6 +102,7 @@ struct calibration_source {
     uint64_t log_cells;       /* llama.cpp / Ollama: the cells (n_ctx) its logged cache is of;
                                * kv_memory_bytes is then that cache's size, not a pool */
     uint64_t non_kv_bytes;    /* the non-KV memory it set, 0 = none */
+    enum dtype cache_k, cache_v; /* llama.cpp / Ollama: the log's cache types; AUTO = unnamed */
     char log[160], log_engine[32]; /* the log it was made of, that log's engine; "" none */
     struct calibration_shape fit_shape[2]; /* the speed fit's points (core/scenario.h) */
 };

@@ -65,6 +65,11 @@ bool calibration_save(const char *path, const struct memory_calibration *m, stru
         jsonout_uint(&o, "tp", scenario_tp(m->s));
         jsonout_string(&o, "weight_dtype", dtype_info(m->s->weight_dtype)->name);
     }
+    enum dtype kt, vt; /* llama.cpp's cache types as the log names them (-ctk, -ctv) */
+    if (log->k_type[0] && dtype_parse(log->k_type, &kt))
+        jsonout_string(&o, "cache_type_k", dtype_info(kt)->name);
+    if (log->v_type[0] && dtype_parse(log->v_type, &vt))
+        jsonout_string(&o, "cache_type_v", dtype_info(vt)->name);
     if (m->gpu_total_bytes)
         jsonout_uint(&o, "gpu_total_bytes", m->gpu_total_bytes);
     if (m->non_kv_bytes)
@@ -198,6 +203,15 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
         c->gpu_total_bytes = total;
         c->non_kv_bytes = non_kv;
     } else if (engine_desc(c->engine)->fixed_slots) {
+        char kt[32] = "", vt[32] = "";
+        if (!jsonread_string(r, root, "cache_type_k", false, kt, sizeof kt, d) ||
+            !jsonread_string(r, root, "cache_type_v", false, vt, sizeof vt, d))
+            return false;
+        c->cache_k = c->cache_v = DTYPE_AUTO;
+        if (kt[0] && !dtype_parse(kt, &c->cache_k))
+            return jsonread_fail(r, d, "cache_type_k: '%s' is not a precision kvplan knows", kt);
+        if (vt[0] && !dtype_parse(vt, &c->cache_v))
+            return jsonread_fail(r, d, "cache_type_v: '%s' is not a precision kvplan knows", vt);
         /* llama.cpp sizes its cache from n_ctx, not from the memory left
          * (src/llama-context.cpp: n_ctx_seq from -c over -np; the
          * llama_kv_cache constructor, src/llama-kv-cache.cpp, makes each
@@ -469,10 +483,16 @@ bool calibration_slots_check(const struct calibration_source *c, const struct sc
     if (!c->memory || !engine_desc(c->engine)->fixed_slots || !c->kv_memory_bytes ||
         !c->log_cells || s->engine.kv_memory_bytes || s->engine.non_kv_bytes)
         return true; /* nothing logged of the cache's size, or --kv-memory given */
-    /* kvplan's cache of the log's own -c and -np, at the plan's cache types */
+    /* kvplan's cache of the log's own -c, -np and cache types (the plan's
+     * where the file names none) */
     static struct scenario at;
     static struct plan_result r;
     at = *s;
+    if (c->cache_k != DTYPE_AUTO) {
+        at.kv_dtype = c->cache_k;
+        at.engine.v_dtype = c->cache_v != DTYPE_AUTO && c->cache_v != c->cache_k ? c->cache_v
+                                                                                  : DTYPE_AUTO;
+    }
     uint32_t np = c->parallel ? c->parallel : 1;
     at.engine.parallel = np;
     at.context_tokens = c->log_cells / np;
@@ -488,17 +508,18 @@ bool calibration_slots_check(const struct calibration_source *c, const struct sc
     if (rule > 0 && fabs(logged - rule) <= 0.005 * rule)
         return true;
     char kt[16];
-    enum dtype tk = s->kv_dtype != DTYPE_AUTO ? s->kv_dtype : engine_desc(c->engine)->cache_default;
+    enum dtype tk = at.kv_dtype != DTYPE_AUTO ? at.kv_dtype : engine_desc(c->engine)->cache_default;
     if (tk == DTYPE_AUTO)
         tk = DTYPE_FP16;
-    enum dtype tv = s->engine.v_dtype != DTYPE_AUTO ? s->engine.v_dtype : tk;
+    enum dtype tv = at.engine.v_dtype != DTYPE_AUTO ? at.engine.v_dtype : tk;
     snprintf(kt, sizeof kt, "%s", dtype_info(tk)->name);
     snprintf(note, size, "the log's KV cache of %.2f GiB for %llu cells (%.0f B a cell) is not "
-             "what %s's rule gives for them at the plan's cache types (K %s, V %s): %.2f GiB "
+             "what %s's rule gives for them at %s cache types (K %s, V %s): %.2f GiB "
              "(%.0f B a cell); the plan sizes its cache by the rule from its own --context and "
              "--parallel (check the model and --kv-dtype)",
              logged / 1073741824.0, (unsigned long long)c->log_cells,
-             logged / (double)c->log_cells, engine_desc(c->engine)->title, kt,
+             logged / (double)c->log_cells, engine_desc(c->engine)->title,
+             c->cache_k != DTYPE_AUTO ? "the log's" : "the plan's", kt,
              dtype_info(tv)->name, rule / 1073741824.0,
              r.engine.units ? rule / (double)r.engine.units : 0.0);
     return true;

@@ -73,10 +73,19 @@ def test_a_llamacpp_logs_cache_follows_the_plans_context_and_slots():
 
 def test_a_llamacpp_log_of_other_cells_is_said():
     cal = ollama_calibration()
-    # the log cached in f16: at q8_0 the rule's cell is 69,632 B, the log's 131,072 B
-    doc, err = plan(["--calibration", cal, "--kv-dtype", "q8_0"])
-    check("another cache type: the log's and the rule's bytes a cell named",
-          "131072 B a cell" in err and "69632 B a cell" in err, err[-400:])
+    with open(cal) as f:
+        doc = json.load(f)
+    check("the file keeps the log's cache types", doc.get("cache_type_k") == "fp16" and
+          doc.get("cache_type_v") == "fp16", doc)
+    # checked at the log's own types (f16): another --kv-dtype for the plan is no mismatch
+    _, err = plan(["--calibration", cal, "--kv-dtype", "q8_0"])
+    check("--kv-dtype q8_0 on an f16 log: no warning (the rule sizes the q8_0 cache)",
+          "B a cell" not in err, err[-400:])
+    doc["figures"]["KV cache memory"] = 3 * GIB
+    odd = write("ollama-odd.json", json.dumps(doc))
+    _, err = plan(["--calibration", odd])
+    check("a log whose bytes a cell are not the rule's: both named",
+          "196608 B a cell" in err and "131072 B a cell" in err and "the log's cache types" in err, err[-400:])
 
 
 def test_a_logs_own_gpu_total_is_set_against_the_presets():
