@@ -113,6 +113,7 @@ bool planner_apply(struct planner *p, const struct scenario *given)
     uint64_t asked;
     bool held;
     hold_prefix(p, &s, &asked, &held);
+    planner_calibration_follow(p, &before, &s);
     uint64_t chosen = p->slots[p->current].prefix_chosen;
     const struct scenario *next = &s;
     if (!compute(p, next))

@@ -180,6 +180,13 @@ struct planner {
 /* Flags returned by input handlers. */
 enum { PLAN_REDRAW = 1, PLAN_QUIT = 2 };
 
+/* A logged KV cache size (a memory calibration's) in s, changed from
+ * before, moved from the log's own size by what s's memory fraction and
+ * weights change in the engine's budget, as plan --calibration moves it
+ * (planner_calibration.c); nothing when s holds no such cache. */
+void planner_calibration_follow(struct planner *p, const struct scenario *before,
+                                struct scenario *s);
+
 /* A planner on scenario s (already validated) with the catalogue c. */
 void planner_init(struct planner *p, const struct catalog *c, const struct scenario *s);
 

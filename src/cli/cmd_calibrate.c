@@ -432,6 +432,10 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
     if (!calib_scenario(k, g, m, &s, d) || !plan_compute(&s, &x, NULL, &r, d))
         return false;
     k->s = s;
+    char other[512];
+    if (!calibration_total_check(k->total, &s, other, sizeof other))
+        fprintf(stderr, "kvplan: warning: %s:%d: %s\n", k->shown,
+                k->log.f[LF_TOTAL_GPU_MEMORY].line, other);
     calib_print_match(k, &m->spec, &s, &r);
     if (!calib_non_kv(k, &r, d) || !calib_holds(k, &r, d))
         return false;

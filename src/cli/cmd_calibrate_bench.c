@@ -263,8 +263,21 @@ static void sources(struct bench_calib *k)
 static void print_fit(const struct bench_calib *k)
 {
     const struct fit_result *f = &k->fit;
-    printf("\nFitted for %s, %s, %s\n", k->s.gpu.name, k->s.model.name,
-           engine_label(k->s.engine.kind, k->s.engine.rule));
+    /* the release it ran, named; none stated: said, with the rule assumed */
+    char ran[160];
+    const char *v = k->o->engine_version ? k->o->engine_version : k->b->engine_version;
+    if (k->release[0])
+        snprintf(ran, sizeof ran, "%s %s", engine_desc(k->s.engine.kind)->title, k->release);
+    else if (v[0])
+        snprintf(ran, sizeof ran, "%s %.40s", engine_desc(k->s.engine.kind)->title, v);
+    else
+    {
+        char rule[64];
+        snprintf(ran, sizeof ran, "%s, version unknown (planned by kvplan's %s rule)",
+                 engine_desc(k->s.engine.kind)->title,
+                 engine_version_title(k->s.engine.kind, k->s.engine.rule, rule, sizeof rule));
+    }
+    printf("\nFitted for %s, %s, %s\n", k->s.gpu.name, k->s.model.name, ran);
     printf("  %-14s %.3f (was %.3f): %s\n", "MBU", f->mbu, f->mbu0, k->from[0]);
     printf("  %-14s %.3f (was %.3f): %s\n", "MFU", f->mfu, f->mfu0, k->from[1]);
     printf("  %-14s %.3f ms (was %.3f ms): %s\n", "Step overhead", f->overhead_s * 1e3,

@@ -21,6 +21,8 @@ bool options_calibration_on_top(const struct options *o, const struct catalog *c
     const struct catalog_gpu *g = c->gpu_id[0] ? catalog_find_gpu(cat, c->gpu_id) : NULL;
     if (!calibration_fraction_on_top(c, g ? &g->spec : NULL, s, moved, sizeof moved, d))
         return false;
+    if (s->calibration_from.kv_logged) /* the planner moves it again from here */
+        s->calibration_from.kv_applied = s->engine.kv_memory_bytes;
     bool other = c->memory && c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0;
     snprintf(note, sizeof note, "%s", moved);
     if (other) /* said in the warning with the mismatch below */
@@ -42,6 +44,15 @@ bool options_calibration_on_top(const struct options *o, const struct catalog *c
      * which the plan works out again from its origin (core/calibration_origin.h) */
     if (other)
         text_escape(moved, s->calibration_note, sizeof s->calibration_note);
+    char slots[512];
+    if (!calibration_slots_check(c, s, slots, sizeof slots, d))
+        return false;
+    if (slots[0])
+        fprintf(stderr, "kvplan: warning: %s\n", slots);
+    /* the total the log itself reports, on the GPU it is said to be of */
+    if (c->gpu_total_bytes && !other && !calibration_total_check(c->gpu_total_bytes, s, slots,
+                                                                 sizeof slots))
+        fprintf(stderr, "kvplan: warning: %s\n", slots);
     if (calibration_origin_mismatch(s, shown, sizeof shown) > 0)
         fprintf(stderr, "kvplan: warning: %s%s%s\n", shown, other && moved[0] ? "; " : "",
                 other ? s->calibration_note : "");

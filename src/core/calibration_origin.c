@@ -6,6 +6,7 @@
 
 #include "engine_desc.h"
 #include "text.h"
+#include "units.h"
 
 /* "calibration A used on B: what", after "; " when buf has a sentence */
 static void sentence(char *buf, size_t size, int *n, const char *a, const char *b,
@@ -40,8 +41,12 @@ static void setup(const struct calibration_origin *c, const struct scenario *s, 
         snprintf(a, sizeof a, "with %s", engine_desc(c->engine)->title);
         sentence(buf, size, n, a, engine_desc(s->engine.kind)->title, what);
     } else if (c->rule != s->engine.rule) {
-        char t[64];
-        snprintf(a, sizeof a, "with %s", engine_version_title(c->engine, c->rule, t, sizeof t));
+        /* the release it ran, not the rule kvplan took for it ("vLLM 0.10.1",
+         * "llama.cpp b5721"); none stated: the rule was only assumed */
+        if (c->version[0])
+            snprintf(a, sizeof a, "with %s %s", engine_desc(c->engine)->title, c->version);
+        else
+            snprintf(a, sizeof a, "with %s, version unknown", engine_desc(c->engine)->title);
         sentence(buf, size, n, a, engine_flags_title(&s->engine, b, sizeof b), what);
     } else if (c->version[0] && s->engine.release_asked[0] &&
                strcmp(c->version, s->engine.release_asked) != 0) {
@@ -84,6 +89,49 @@ int calibration_origin_mismatch(const struct scenario *s, char *buf, size_t size
 
 bool calibration_origin_speed_elsewhere(const struct scenario *s)
 {
-    return s->calibration_from.present && s->calibration_from.speed &&
-           calibration_origin_mismatch(s, NULL, 0) > 0;
+    /* shape_elsewhere: a plan outside the fit's points (a snapshot's too) */
+    return s->calibration_from.shape_elsewhere ||
+           (s->calibration_from.present && s->calibration_from.speed &&
+            calibration_origin_mismatch(s, NULL, 0) > 0);
+}
+
+bool calibration_origin_shape_outside(const struct scenario *s, int kind, uint64_t users,
+                                      uint64_t prompt, char *buf, size_t size)
+{
+    const struct calibration_origin *c = &s->calibration_from;
+    const struct calibration_shape *sh = &c->fit_shape[kind ? 1 : 0];
+    if (buf && size)
+        buf[0] = '\0';
+    if (sh->users_max == 0 || !s->speed_basis[0]) /* no speed calibration's points */
+        return false;
+    /* the users a server decodes or prefills beside: outside the points';
+     * a first token's prompt too, past a tenth beyond them */
+    bool users_out = users < sh->users_min || users > sh->users_max;
+    bool prompt_out = kind && (prompt * 10 < sh->prompt_min * 9 || prompt * 10 > sh->prompt_max * 11);
+    if (!users_out && !prompt_out)
+        return false;
+    if (buf && size) {
+        char a[64], b[64], p[64], q[64], n0[32], n1[32];
+        units_format_int(sh->users_min, n0, sizeof n0);
+        units_format_int(sh->users_max, n1, sizeof n1);
+        if (sh->users_min == sh->users_max)
+            snprintf(a, sizeof a, "%s user%s", n0, sh->users_min == 1 ? "" : "s");
+        else
+            snprintf(a, sizeof a, "%s to %s users", n0, n1);
+        units_format_int(users, n0, sizeof n0);
+        snprintf(b, sizeof b, "%s user%s", n0, users == 1 ? "" : "s");
+        units_format_int(sh->prompt_min, n0, sizeof n0);
+        units_format_int(sh->prompt_max, n1, sizeof n1);
+        if (sh->prompt_min == sh->prompt_max)
+            snprintf(p, sizeof p, "%s-token prompts", n0);
+        else
+            snprintf(p, sizeof p, "%s- to %s-token prompts", n0, n1);
+        units_format_int(prompt, n0, sizeof n0);
+        snprintf(q, sizeof q, "%s-token prompts", n0);
+        snprintf(buf, size, "calibration's %s fitted at %s a server%s%s, used at %s%s%s: its "
+                 "own band is of those points, the public cases' band is given",
+                 kind ? "first token" : "decode step", a, kind ? " with " : "", kind ? p : "", b,
+                 kind ? " with " : "", kind ? q : "");
+    }
+    return true;
 }

@@ -21,4 +21,12 @@ int calibration_origin_mismatch(const struct scenario *s, char *buf, size_t size
  * hold there (speedband.c falls back to the public cases'). */
 bool calibration_origin_speed_elsewhere(const struct scenario *s);
 
+/* Whether a plan at `users` a server (and, for the first token, kind 1,
+ * `prompt` tokens) is outside the users and prompts the speed fit's points
+ * of that kind were measured at (kind 0: the decode step): its band holds
+ * for those points only, the plan takes the public cases' (core/plan.c).
+ * buf (may be NULL) gets the sentence for the plan's warning. */
+bool calibration_origin_shape_outside(const struct scenario *s, int kind, uint64_t users,
+                                      uint64_t prompt, char *buf, size_t size);
+
 #endif

@@ -141,6 +141,40 @@ static void calibration_note(const struct scenario *s, struct plan_result *r)
         snprintf(buf + at, size - at, "%s%s", at ? "; " : "", s->calibration_note);
 }
 
+/* A calibrated band carried to users or prompts its fit's points were not
+ * measured at (a first token fitted at 1 user, planned at 46, is off by far
+ * more than the fit's own spread): that figure takes the public cases' band,
+ * as on another GPU, and the warning says why. True when one did. */
+static bool calibration_shape(const struct scenario *s, struct plan_result *r)
+{
+    struct speed_band *bands[2] = {&r->bands.decode, &r->bands.ttft};
+    bool any = false;
+    static struct scenario wide;
+    static struct speed_bands public_bands;
+    bool looked = false;
+    for (int k = 0; k < 2; k++) {
+        struct speed_band *b = bands[k];
+        char why[320];
+        if (b->basis != SPEEDBAND_CALIBRATED || b->elsewhere || b->replaced ||
+            !calibration_origin_shape_outside(s, k, r->speed.concurrency_per_replica,
+                                              r->speed.prompt_tokens, why, sizeof why))
+            continue;
+        if (!looked) {
+            wide = *s;
+            wide.calibration_from.shape_elsewhere = true;
+            speedband_lookup(&wide, &public_bands);
+            looked = true;
+        }
+        *b = k ? public_bands.ttft : public_bands.decode;
+        char *buf = r->calibration_note;
+        size_t at = strlen(buf), size = sizeof r->calibration_note;
+        if (at + 3 < size)
+            snprintf(buf + at, size - at, "%s%s", at ? "; " : "", why);
+        any = true;
+    }
+    return any;
+}
+
 /* more than one sequence decoding a step on a family where the engine's
  * batched decode was measured far off the bandwidth model */
 static bool batched_unvalidated(const struct scenario *s, const struct plan_result *r)
@@ -375,11 +409,12 @@ static void plan_varied(const struct scenario *s, const struct scenario *run,
     speed_compute(s, &basis, &r->speed, x);
     r->decode_step_bytes_per_gpu = r->speed.step_bytes_per_gpu;
     r->decode_tokens_per_s_per_user = r->speed.tokens_per_s_per_user;
+    bool shape = calibration_shape(s, r);
     speedband_figures(&r->speed, &r->bands); /* the spread the measurements saw */
     price_compute(s, &r->placement, &r->totals, &r->speed, &r->price, x);
     host_tier_compute(s, &basis, &r->host, x);
     wired_compute(s, r);
-    r->warnings = fixed | varied_warnings(s, r);
+    r->warnings = fixed | varied_warnings(s, r) | (shape ? WARN_CALIBRATION : 0);
 }
 
 /* The stages in order: each reads the scenario and the results of the

@@ -335,10 +335,19 @@ long double policy_logged_pool(const struct policy_ctx *c, struct explain_row *r
     uint64_t kv = c->s->engine.kv_memory_bytes, cap = out < mem ? mem - out : mem;
     uint64_t need = kv_sat_add(held, kv);
     bool over = cap && need > cap;
-    explain_row_end(c->x, row, XU_BYTES, (long double)kv,
-                    over ? "the KV cache memory the log gave (--kv-memory): with the weights "
-                           "it passes the engine's budget on this GPU, which cannot hold it"
-                         : "the KV cache memory the log gave (--kv-memory)");
+    /* named by where it came from: a calibration file's (as the CLI's
+     * options or the planner moved it), or --kv-memory */
+    const struct calibration_origin *o = &c->s->calibration_from;
+    char from[sizeof o->file + 64], note[sizeof from + 128];
+    if (o->present && o->kv_logged && kv == o->kv_applied && o->file[0])
+        snprintf(from, sizeof from, "--calibration %s", o->file);
+    else
+        snprintf(from, sizeof from, "--kv-memory");
+    snprintf(note, sizeof note, "the KV cache memory the log gave (%s)%s", from,
+             over ? ": with the weights it passes the engine's budget on this GPU, which cannot "
+                    "hold it"
+                  : "");
+    explain_row_end(c->x, row, XU_BYTES, (long double)kv, note);
     return over ? -(long double)(need - cap) : (long double)kv;
 }
 

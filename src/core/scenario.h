@@ -136,6 +136,24 @@ struct scenario {
         enum engine_rule rule;
         enum dtype weight;             /* its weights' precision (AUTO: as released) */
         uint32_t tp;                   /* its tensor parallel; 0 = not stated */
+        /* a logged KV cache size applied as the pool (engine.kv_memory_bytes):
+         * the log's own (kv_logged, at its fractions; 0 = none), the one the
+         * plan's options moved it to (kv_applied), so that a change of the
+         * memory fraction or weights moves it again as the CLI does */
+        uint64_t kv_logged, kv_applied;
+        double utilization, mem_fraction; /* the fractions its log ran at; 0 = not logged */
+        uint64_t gpu_total, non_kv;    /* the total and non-KV memory it set; 0 = none */
+        /* the file (as given to --calibration), and the log it was made from
+         * with that log's engine ("vLLM V1"); "" when not stated */
+        char file[256], log[160], log_engine[32];
+        /* the speed fit's points, [0] decode, [1] first token: the users a
+         * server held (lowest, highest) and the prompts (input tokens) they
+         * were measured at; 0 = no points in the file. A plan outside them
+         * takes the public cases' band (core/plan.c calibration_shape). */
+        struct calibration_shape {
+            uint64_t users_min, users_max, prompt_min, prompt_max;
+        } fit_shape[2];
+        bool shape_elsewhere; /* set on a copy to look the public band up */
     } calibration_from;
 };
 

@@ -219,9 +219,9 @@ void speedband_text(const struct speed_band *b, char *buf, size_t size)
                  b->replaced ? "an option on top (--mbu, --mfu or --step-overhead) replaced part "
                                "of the calibration's fit, so its own band does not hold: the "
                                "public cases' band"
-                             : "calibrated on another GPU, model, engine, TP or weight precision "
-                               "than this plan's (the warning says which), where its own band "
-                               "does not hold: the public cases' band",
+                             : "calibrated on another GPU, model, engine, TP, weight precision, "
+                               "users or prompt than this plan's (the warning says which), where "
+                               "its own band does not hold: the public cases' band",
                  inner);
         return;
     }

@@ -274,10 +274,11 @@ bool bench_json_each(const char *path, const char *text, size_t len, bench_json_
     memcpy(copy, text, len);
     copy[len] = '\0';
     python_numbers(copy, len);
-    struct diag ignore = {0};
+    struct diag why = {0};
     /* llama-bench -o json is an array, which jsonread_parse does not take */
-    cJSON *whole = c == '[' ? cJSON_ParseWithLengthOpts(copy, len + 1, NULL, true)
-                            : jsonread_parse(path, copy, len, &ignore);
+    const char *stop = NULL;
+    cJSON *whole = c == '[' ? cJSON_ParseWithLengthOpts(copy, len + 1, &stop, true)
+                            : jsonread_parse(path, copy, len, &why);
     bool ok;
     if (whole) {
         *json = true;
@@ -285,6 +286,29 @@ bool bench_json_each(const char *path, const char *text, size_t len, bench_json_
         cJSON_Delete(whole);
     } else {
         ok = each_line(path, copy, len, fn, ctx, json, d);
+        /* neither one document nor one a line, yet it opens as JSON does: a
+         * truncated or broken file, said where the parser stopped (no
+         * engine's log or text output begins with '{' or '[') */
+        if (ok && !*json) {
+            if (c == '[') {
+                size_t off = stop && stop >= copy ? (size_t)(stop - copy) : 0;
+                int line = 1, col = 1;
+                for (size_t i = 0; i < off && i < len; i++, col++)
+                    if (copy[i] == '\n') {
+                        line++;
+                        col = 0;
+                    }
+                size_t last = len;
+                while (last > 0 && strchr(" \t\r\n", copy[last - 1]) != NULL)
+                    last--;
+                ok = diag_fail(d, "%s:%d:%d: not valid JSON (%s)", path, line, col,
+                               off >= len || last == 0 || copy[last - 1] != ']'
+                                   ? "it ends too early: truncated?"
+                                   : "the parser stopped here");
+            } else {
+                ok = diag_fail(d, "%s", why.message);
+            }
+        }
     }
     free(copy);
     return ok;

@@ -99,6 +99,12 @@ struct calibration_source {
     enum dtype weight;        /* its weights' precision (weight_known: the file says) */
     bool weight_known;
     uint32_t parallel;        /* llama.cpp / Ollama slots its log ran with; 0 = none */
+    uint64_t log_cells;       /* llama.cpp / Ollama: the cells (n_ctx) its logged cache is of;
+                               * kv_memory_bytes is then that cache's size, not a pool */
+    uint64_t non_kv_bytes;    /* the non-KV memory it set, 0 = none */
+    enum dtype cache_k, cache_v; /* llama.cpp / Ollama: the log's cache types; AUTO = unnamed */
+    char log[160], log_engine[32]; /* the log it was made of, that log's engine; "" none */
+    struct calibration_shape fit_shape[2]; /* the speed fit's points (core/scenario.h) */
 };
 
 /* Applies a calibration file to a scenario: the engine, the memory (the
@@ -107,6 +113,11 @@ struct calibration_source {
  * calibration of another model is refused; `src` says what the file is of. */
 bool calibration_apply(const char *path, struct scenario *s, struct calibration_source *src,
                        struct diag *d);
+
+/* The calibration a scenario's origin (core/scenario.h calibration_from)
+ * keeps, for calibration_fraction_on_top once the scenario changes (the
+ * planner: its logged cache follows the fraction and weights as the CLI's). */
+void calibration_source_of(const struct calibration_origin *o, struct calibration_source *c);
 
 /* A KV cache size measured at one memory fraction (--gpu-memory-utilization,
  * --mem-fraction-static, --free-gpu-memory-fraction), planned at another: it
@@ -119,6 +130,18 @@ bool calibration_apply(const char *path, struct scenario *s, struct calibration_
 bool calibration_fraction_on_top(const struct calibration_source *c,
                                  const struct gpu_spec *measured, struct scenario *s, char *note,
                                  size_t size, struct diag *d);
+
+/* llama.cpp and Ollama: the logged cache (kv_memory_bytes at log_cells)
+ * against kvplan's rule for the same cells, slots and the plan's cache
+ * types, once the options are on top; a difference past the log's printed
+ * rounding is said in note ("" when it matches or nothing was logged). */
+bool calibration_slots_check(const struct calibration_source *c, const struct scenario *s,
+                             char *note, size_t size, struct diag *d);
+
+/* A log's own CUDA-visible total (bytes; 0: none logged) against the plan's
+ * GPU preset's: false, with both named in note, when they differ by more
+ * than 3% (the log ran on another card). */
+bool calibration_total_check(uint64_t logged, const struct scenario *s, char *note, size_t size);
 
 /* A memory calibration to save: the parsed log, the model it is of, the GPU
  * (--gpu's, or the default one assumed: gpu_assumed; NULL: none recorded),

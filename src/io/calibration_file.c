@@ -11,6 +11,7 @@
 
 #include "core/engine_desc.h"
 #include "core/kvcost.h"
+#include "core/policy.h"
 #include "core/text.h"
 #include "io/fileio.h"
 #include "io/jsonout.h"
@@ -30,6 +31,13 @@ bool calibration_save(const char *path, const struct memory_calibration *m, stru
     if (m->model_id == NULL || m->model_id[0] == '\0')
         return diag_fail(d, "%s: --save needs --model: a calibration holds for the model the log "
                             "is of", path);
+    if (log->engine == LOG_TGI && usable)
+        return diag_fail(d, "%s: not saved: kvplan has no TGI profile, and the generic rule "
+                            "that would plan it takes no logged cache; TGI's max batch total "
+                            "tokens (%.0f) is the outcome of its own warmup at its own memory "
+                            "fraction, which no option of the plan could move (compare it with "
+                            "kvplan's prediction above, without --save)",
+                         path, f[LF_KV_TOKENS].value);
     if (!usable)
         return diag_fail(d, "%s: not saved: the log gives neither the GPU's total and the memory "
                             "outside the KV cache nor the KV cache's size: nothing to calibrate",
@@ -57,6 +65,11 @@ bool calibration_save(const char *path, const struct memory_calibration *m, stru
         jsonout_uint(&o, "tp", scenario_tp(m->s));
         jsonout_string(&o, "weight_dtype", dtype_info(m->s->weight_dtype)->name);
     }
+    enum dtype kt, vt; /* llama.cpp's cache types as the log names them (-ctk, -ctv) */
+    if (log->k_type[0] && dtype_parse(log->k_type, &kt))
+        jsonout_string(&o, "cache_type_k", dtype_info(kt)->name);
+    if (log->v_type[0] && dtype_parse(log->v_type, &vt))
+        jsonout_string(&o, "cache_type_v", dtype_info(vt)->name);
     if (m->gpu_total_bytes)
         jsonout_uint(&o, "gpu_total_bytes", m->gpu_total_bytes);
     if (m->non_kv_bytes)
@@ -127,7 +140,7 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
                    struct scenario *s, struct diag *d)
 {
     uint64_t total = 0, non_kv = 0;
-    double kv = 0, k = 0, v = 0, tokens = 0, seqs = 0;
+    double kv = 0, k = 0, v = 0, tokens = 0, seqs = 0, cells = 0;
     bool ok = jsonread_u64(r, root, "gpu_total_bytes", false, 1, (uint64_t)1 << 44, &total, d) &&
               jsonread_u64(r, root, "non_kv_bytes", false, 1, (uint64_t)1 << 44, &non_kv, d);
     const cJSON *figs = cJSON_GetObjectItemCaseSensitive(root, "figures");
@@ -143,10 +156,28 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
              jsonread_double(&fr, figs, enginelog_field_name(LF_MEM_FRACTION), false, 0, 1,
                              &c->mem_fraction, d) &&
              jsonread_double(&fr, figs, enginelog_field_name(LF_SEQS), false, 0, 65536, &seqs,
+                             d) &&
+             jsonread_double(&fr, figs, enginelog_field_name(LF_CELLS), false, 0, 1e12, &cells,
                              d);
     }
     if (!ok)
         return false;
+    /* the generic rule takes no logged memory (a TGI log's, before kvplan
+     * refused to save one): applied, it would change nothing, silently */
+    char from[32] = "";
+    if (!jsonread_string(r, root, "log_engine", false, from, sizeof from, d) ||
+        !jsonread_string(r, root, "log", false, c->log, sizeof c->log, d))
+        return false;
+    text_sanitize(from, c->log_engine, sizeof c->log_engine); /* a file's words: no controls */
+    char shown[sizeof c->log];
+    if (text_sanitize(c->log, shown, sizeof shown))
+        memcpy(c->log, shown, sizeof shown);
+    if (!engine_desc(c->engine)->server) /* the generic headroom rule */
+        return jsonread_fail(r, d, "engine: a memory calibration of %s under the generic rule "
+                             "cannot be applied: kvplan has no profile of that engine, and the "
+                             "generic rule takes no logged cache (its figures would change "
+                             "nothing); plan without it, by the generic rule's estimate",
+                             from[0] ? from : "an engine kvplan has no profile of");
     /* what a log measured holds for its own model: another's weights differ */
     if (c->model[0] && strcasecmp(c->model, s->model.id) != 0)
         return jsonread_fail(r, d, "model: the log is of %s, this plan of %s (give --model %s, or "
@@ -170,6 +201,26 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
         s->engine.gpu_total_bytes = total;
         s->engine.non_kv_bytes = non_kv;
         c->gpu_total_bytes = total;
+        c->non_kv_bytes = non_kv;
+    } else if (engine_desc(c->engine)->fixed_slots) {
+        char kt[32] = "", vt[32] = "";
+        if (!jsonread_string(r, root, "cache_type_k", false, kt, sizeof kt, d) ||
+            !jsonread_string(r, root, "cache_type_v", false, vt, sizeof vt, d))
+            return false;
+        c->cache_k = c->cache_v = DTYPE_AUTO;
+        if (kt[0] && !dtype_parse(kt, &c->cache_k))
+            return jsonread_fail(r, d, "cache_type_k: '%s' is not a precision kvplan knows", kt);
+        if (vt[0] && !dtype_parse(vt, &c->cache_v))
+            return jsonread_fail(r, d, "cache_type_v: '%s' is not a precision kvplan knows", vt);
+        /* llama.cpp sizes its cache from n_ctx, not from the memory left
+         * (src/llama-context.cpp: n_ctx_seq from -c over -np; the
+         * llama_kv_cache constructor, src/llama-kv-cache.cpp, makes each
+         * layer's K and V tensors of kv_size cells): the logged size is of
+         * the log's -c and -np, no cap on the plan's. What carries is its
+         * bytes per cell, checked against the plan's own rule once the
+         * options are on top (calibration_slots_check). */
+        c->kv_memory_bytes = (uint64_t)kv;
+        c->log_cells = cells >= 1 ? (uint64_t)cells : 0;
     } else {
         s->engine.kv_memory_bytes = (uint64_t)kv; /* the logged cache, as --kv-memory */
         c->kv_memory_bytes = s->engine.kv_memory_bytes;
@@ -204,6 +255,78 @@ static void origin(const struct calibration_source *c, struct scenario *s)
     o->rule = c->rule;
     o->weight = c->weight;
     o->tp = c->tp;
+    /* a pool set from the log (not a llama.cpp cache, which is no pool) */
+    if (c->kv_memory_bytes && s->engine.kv_memory_bytes == c->kv_memory_bytes)
+        o->kv_logged = o->kv_applied = c->kv_memory_bytes;
+    o->utilization = c->utilization;
+    o->mem_fraction = c->mem_fraction;
+    o->gpu_total = c->gpu_total_bytes;
+    o->non_kv = c->non_kv_bytes;
+    snprintf(o->log, sizeof o->log, "%s", c->log);
+    snprintf(o->log_engine, sizeof o->log_engine, "%s", c->log_engine);
+    memcpy(o->fit_shape, c->fit_shape, sizeof o->fit_shape);
+}
+
+/* The users and prompts the speed fit's points were measured at, by kind
+ * (what calibrate wrote: speed.points[].kind, concurrency, input_tokens);
+ * a point that says neither is passed over, as is a file without points. */
+static void fit_shape(const cJSON *speed, struct calibration_source *c)
+{
+    memset(c->fit_shape, 0, sizeof c->fit_shape);
+    const cJSON *points = cJSON_GetObjectItemCaseSensitive(speed, "points");
+    if (!cJSON_IsArray(points))
+        return;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, points)
+    {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "waited")))
+            continue; /* measured queued behind others' steps: not fitted on */
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(p, "kind");
+        const cJSON *users = cJSON_GetObjectItemCaseSensitive(p, "concurrency");
+        const cJSON *in = cJSON_GetObjectItemCaseSensitive(p, "input_tokens");
+        if (!cJSON_IsString(kind) || !cJSON_IsNumber(users) || !cJSON_IsNumber(in) ||
+            !(users->valuedouble >= 1 && users->valuedouble < 1e9) ||
+            !(in->valuedouble >= 1 && in->valuedouble < 1e12))
+            continue;
+        int k = strcmp(kind->valuestring, "decode") == 0    ? 0
+                : strcmp(kind->valuestring, "prefill") == 0 ? 1
+                                                            : -1;
+        if (k < 0)
+            continue;
+        struct calibration_shape *sh = &c->fit_shape[k];
+        uint64_t u = (uint64_t)users->valuedouble, n = (uint64_t)in->valuedouble;
+        if (sh->users_max == 0) {
+            sh->users_min = sh->users_max = u;
+            sh->prompt_min = sh->prompt_max = n;
+            continue;
+        }
+        sh->users_min = u < sh->users_min ? u : sh->users_min;
+        sh->users_max = u > sh->users_max ? u : sh->users_max;
+        sh->prompt_min = n < sh->prompt_min ? n : sh->prompt_min;
+        sh->prompt_max = n > sh->prompt_max ? n : sh->prompt_max;
+    }
+}
+
+void calibration_source_of(const struct calibration_origin *o, struct calibration_source *c)
+{
+    memset(c, 0, sizeof *c);
+    c->memory = o->memory;
+    c->speed = o->speed;
+    snprintf(c->gpu_id, sizeof c->gpu_id, "%s", o->gpu_id);
+    snprintf(c->gpu_name, sizeof c->gpu_name, "%s", o->gpu_name);
+    c->gpu_assumed = o->gpu_assumed;
+    snprintf(c->model, sizeof c->model, "%s", o->model);
+    c->engine = o->engine;
+    c->rule = o->rule;
+    c->kv_memory_bytes = o->kv_logged;
+    c->gpu_total_bytes = o->gpu_total;
+    c->non_kv_bytes = o->non_kv;
+    c->utilization = o->utilization;
+    c->mem_fraction = o->mem_fraction;
+    snprintf(c->version, sizeof c->version, "%s", o->version);
+    c->tp = o->tp;
+    c->weight = o->weight;
+    c->weight_known = o->weight_known;
 }
 
 bool calibration_apply(const char *path, struct scenario *s, struct calibration_source *src,
@@ -233,9 +356,19 @@ bool calibration_apply(const char *path, struct scenario *s, struct calibration_
              jsonread_u32(&sr, speed, "tp", false, 1, GPUS_MAX, &src->tp, d) &&
              jsonread_string(&sr, speed, "engine_version", false, src->version,
                              sizeof src->version, d);
+        if (ok)
+            fit_shape(speed, src);
     }
-    if (ok)
+    if (ok) {
         origin(src, s);
+        /* the path as given (the copy line gives it back); one too long for
+         * the scenario, or with controls, is not kept */
+        if (strlen(path) < sizeof s->calibration_from.file &&
+            !text_sanitize(path, s->calibration_from.file, sizeof s->calibration_from.file))
+            snprintf(s->calibration_from.file, sizeof s->calibration_from.file, "%s", path);
+        else
+            s->calibration_from.file[0] = '\0';
+    }
     cJSON_Delete(root);
     free(text);
     return ok;
@@ -341,4 +474,72 @@ bool calibration_fraction_on_top(const struct calibration_source *c,
              (double)f->kv_memory_bytes / 1073741824.0, weights ? "precision and fraction" : "fraction",
              (p1 - p0) / 1073741824.0, engine_desc(s->engine.kind)->title);
     return true;
+}
+
+bool calibration_slots_check(const struct calibration_source *c, const struct scenario *s,
+                             char *note, size_t size, struct diag *d)
+{
+    note[0] = '\0';
+    if (!c->memory || !engine_desc(c->engine)->fixed_slots || !c->kv_memory_bytes ||
+        !c->log_cells || s->engine.kv_memory_bytes || s->engine.non_kv_bytes)
+        return true; /* nothing logged of the cache's size, or --kv-memory given */
+    /* kvplan's cache of the log's own -c, -np and cache types (the plan's
+     * where the file names none) */
+    static struct scenario at;
+    static struct plan_result r;
+    at = *s;
+    if (c->cache_k != DTYPE_AUTO) {
+        at.kv_dtype = c->cache_k;
+        at.engine.v_dtype = c->cache_v != DTYPE_AUTO && c->cache_v != c->cache_k ? c->cache_v
+                                                                                  : DTYPE_AUTO;
+    }
+    uint32_t np = c->parallel ? c->parallel : 1;
+    at.engine.parallel = np;
+    at.context_tokens = c->log_cells / np;
+    at.avg_context_tokens = 0;
+    at.prefix_tokens = 0;
+    struct diag quiet = {0};
+    if (at.context_tokens == 0 || !plan_compute(&at, PLAN_NUMBERS, NULL, &r, &quiet))
+        return true; /* no plan of the log's layout to set it against */
+    (void)d;
+    double rule = (double)r.engine.unit_bytes * (double)r.engine.units;
+    double logged = (double)c->kv_memory_bytes;
+    /* the log prints MiB with two decimals: a difference within 0.5% is its rounding */
+    if (rule > 0 && fabs(logged - rule) <= 0.005 * rule)
+        return true;
+    char kt[16];
+    enum dtype tk = at.kv_dtype != DTYPE_AUTO ? at.kv_dtype : engine_desc(c->engine)->cache_default;
+    if (tk == DTYPE_AUTO)
+        tk = DTYPE_FP16;
+    enum dtype tv = at.engine.v_dtype != DTYPE_AUTO ? at.engine.v_dtype : tk;
+    snprintf(kt, sizeof kt, "%s", dtype_info(tk)->name);
+    snprintf(note, size, "the log's KV cache of %.2f GiB for %llu cells (%.0f B a cell) is not "
+             "what %s's rule gives for them at %s cache types (K %s, V %s): %.2f GiB "
+             "(%.0f B a cell); the plan sizes its cache by the rule from its own --context and "
+             "--parallel (check the model and --kv-dtype)",
+             logged / 1073741824.0, (unsigned long long)c->log_cells,
+             logged / (double)c->log_cells, engine_desc(c->engine)->title,
+             c->cache_k != DTYPE_AUTO ? "the log's" : "the plan's", kt,
+             dtype_info(tv)->name, rule / 1073741824.0,
+             r.engine.units ? rule / (double)r.engine.units : 0.0);
+    return true;
+}
+
+bool calibration_total_check(uint64_t logged, const struct scenario *s, char *note, size_t size)
+{
+    note[0] = '\0';
+    if (logged == 0)
+        return true;
+    static struct scenario preset;
+    preset = *s;
+    preset.engine.gpu_total_bytes = 0;
+    uint64_t own = policy_cuda_total(&preset);
+    /* a driver's or a MIG slice's few percent aside, the log ran on another card */
+    if (own == 0 || fabs((double)logged - (double)own) <= 0.03 * (double)own)
+        return true;
+    snprintf(note, size, "the log's own CUDA-visible GPU memory is %.2f GiB, the %s preset's "
+             "(%s) %.2f GiB: the log was not run on that GPU (give calibrate --gpu the log's "
+             "GPU, or plan on it)",
+             (double)logged / 1073741824.0, s->gpu.name, s->gpu.id, (double)own / 1073741824.0);
+    return false;
 }

@@ -25,6 +25,8 @@ static cJSON *point_json(const struct fit_point *p, const char *label)
     jsonout_double(&o, "measured_seconds", p->measured_s);
     jsonout_double(&o, "predicted_seconds", p->predicted_s);
     jsonout_string(&o, "binds", p->compute_binds ? "compute" : "memory");
+    if (p->waited) /* queued behind the others' steps: not fitted on */
+        jsonout_bool(&o, "waited", true);
     return jsonout_end(&o);
 }
 
@@ -175,7 +177,8 @@ bool calibration_speed_read(const struct jsonread *r, const cJSON *speed, const 
     char basis[sizeof s->speed_basis];
     const char *engine = engine_desc(s->engine.kind)->title;
     snprintf(basis, sizeof basis, "%s%s%s, %s%s%s%s%s", bench, gpu_name[0] ? " on " : "",
-             gpu_name, engine, version[0] ? " " : "", version, date[0] ? ", " : "", date);
+             gpu_name, engine, version[0] ? " " : ", version unknown", version,
+             date[0] ? ", " : "", date);
     text_sanitize(basis, s->speed_basis, sizeof s->speed_basis); /* a file's words: no controls */
     return true;
 }

@@ -37,6 +37,33 @@ static void model_line(const struct scenario *s, const struct plan_result *r, ch
     }
 }
 
+/* A memory calibration in use (plan --calibration of a startup log's):
+ * where it came from, in words; false when there is none. */
+static bool calibration_memory_text(const struct scenario *s, bool md, char *buf, size_t size)
+{
+    const struct calibration_origin *o = &s->calibration_from;
+    if (!o->present || !o->memory)
+        return false;
+    char ran[96], raw[REPORT_LINE_MD];
+    const char *title = engine_desc(o->engine)->title;
+    if (o->version[0])
+        snprintf(ran, sizeof ran, "%s %s", title, o->version);
+    else
+        snprintf(ran, sizeof ran, "%s, version unknown", title);
+    snprintf(raw, sizeof raw, "memory from %s%s%s%s%s%s%s%s%s, %s: %s (--calibration %s)",
+             o->log[0] ? o->log : "a startup log", o->log_engine[0] ? " (a log of " : "",
+             o->log_engine, o->log_engine[0] ? ")" : "", o->model[0] ? " of " : "", o->model,
+             o->gpu_name[0] ? " on " : "", o->gpu_name,
+             o->gpu_assumed ? " (assumed: the log named no GPU)" : "", ran,
+             o->kv_logged    ? "its KV cache size applied"
+             : o->gpu_total  ? "its CUDA total and non-KV memory applied"
+                             : "its slots applied, the cache sized by the engine's rule",
+             o->file[0] ? o->file : "FILE");
+    char cooked[MD_TEXT_SIZE(REPORT_LINE_MD)];
+    snprintf(buf, size, "%s", input_text(raw, md, cooked, sizeof cooked));
+    return true;
+}
+
 /* The service-level inputs as label and value pairs; returns how many
  * (none when the GPU has no bandwidth figure: there is no speed to model). */
 enum { SERVICE_INPUTS = 9 };
@@ -307,7 +334,7 @@ static bool layout_basis_text(const struct scenario *s, const struct plan_result
 static void report_text_scenario(FILE *out, const struct scenario *s, const struct plan_result *r,
                                  const struct engine_desc *e, const char *layout)
 {
-    char a[64], b[64], c[64], line[512];
+    char a[64], b[64], c[64], line[REPORT_LINE_MD];
     enum unit_system u = s->units;
     fprintf(out, "Scenario\n");
     units_format_bytes(scenario_gpu_memory(s), u, a, sizeof a);
@@ -335,6 +362,8 @@ static void report_text_scenario(FILE *out, const struct scenario *s, const stru
         fprintf(out, "  %-14s %s%s own rule (the headroom applies to the generic rule only)\n",
                 "Budget", title, text_possessive(title));
     }
+    if (calibration_memory_text(s, false, line, sizeof line))
+        fprintf(out, "  %-14s %s\n", "Calibration", line);
     if (r->spec.method != SPEC_NONE) {
         report_spec_text(s, r, false, line, sizeof line);
         fprintf(out, "  %-14s %s\n", "Speculative", line);
@@ -478,6 +507,8 @@ void report_markdown(FILE *out, const struct scenario *s, const struct plan_resu
         fprintf(out, "| Headroom | %g %% |\n", s->headroom_percent);
     else
         fprintf(out, "| Budget | %s%s rule |\n", engine, text_possessive(engine));
+    if (calibration_memory_text(s, true, line, sizeof line))
+        fprintf(out, "| Calibration | %s |\n", line);
     if (r->spec.method != SPEC_NONE) {
         report_spec_text(s, r, true, line, sizeof line);
         fprintf(out, "| Speculative | %s (%s) |\n", line, spec_speed_note);

@@ -5,8 +5,10 @@
  * for the shell (core/shell.h). */
 #include "report.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/engine_desc.h"
 #include "core/optname.h"
@@ -26,15 +28,42 @@ static const char *size_arg(uint64_t bytes, char *buf, size_t size)
     return buf;
 }
 
-/* The engine options given, as kvplan's table spells and orders them. */
-static void engine_options_words(const struct engine_flags *e, struct shell_line *l)
+/* Whether the figure a log gave is the calibration file's (the line gives
+ * --calibration FILE, which sets it, and moves a logged cache with the
+ * options as the plan did), not one given on top of it. */
+static bool calibration_line(const struct scenario *s)
 {
+    const struct calibration_origin *c = &s->calibration_from;
+    /* plan refuses a memory calibration of another model: its figures then */
+    return c->present && c->file[0] &&
+           (!c->memory || !c->model[0] || strcasecmp(c->model, s->model.id) == 0);
+}
+
+static bool from_calibration(const struct scenario *s, const struct engine_option *o)
+{
+    const struct calibration_origin *c = &s->calibration_from;
+    const struct engine_flags *e = &s->engine;
+    if (!calibration_line(s) || !c->memory)
+        return false;
+    if (o->offset == offsetof(struct engine_flags, kv_memory_bytes))
+        return c->kv_logged && e->kv_memory_bytes == c->kv_applied;
+    if (o->offset == offsetof(struct engine_flags, gpu_total_bytes))
+        return c->gpu_total && e->gpu_total_bytes == c->gpu_total;
+    if (o->offset == offsetof(struct engine_flags, non_kv_bytes))
+        return c->non_kv && e->non_kv_bytes == c->non_kv;
+    return false;
+}
+
+/* The engine options given, as kvplan's table spells and orders them. */
+static void engine_options_words(const struct scenario *s, struct shell_line *l)
+{
+    const struct engine_flags *e = &s->engine;
     size_t count;
     const struct engine_option *opt = engine_options(&count);
     char t[32];
     for (size_t i = 0; i < count; i++) {
         const struct engine_option *o = &opt[i];
-        if (!engine_option_given(e, o))
+        if (!engine_option_given(e, o) || from_calibration(s, o))
             continue;
         uint64_t n = engine_option_uint(e, o);
         switch (o->type) {
@@ -113,7 +142,9 @@ static void command_engine(struct shell_line *l, const struct scenario *s)
         shell_option(l, OPTNAME_SPECULATIVE_METHOD, "%s", "mtp");
     if (s->spec_method != SPEC_NONE && s->spec_tokens)
         shell_option(l, OPTNAME_NUM_SPECULATIVE_TOKENS, "%u", s->spec_tokens);
-    engine_options_words(e, l);
+    engine_options_words(s, l);
+    if (calibration_line(s))
+        shell_option(l, OPTNAME_CALIBRATION, "%s", s->calibration_from.file);
 }
 
 /* How it is served: the speed figures, the host tier, LoRA slots, images. */
@@ -132,11 +163,13 @@ static void command_serving(struct shell_line *l, const struct scenario *s)
         shell_option(l, OPTNAME_MIN_TOK_S, "%g", s->min_tokens_per_s);
     if (s->max_ttft_seconds > 0)
         shell_option(l, OPTNAME_MAX_TTFT, "%g", s->max_ttft_seconds);
-    if (s->mbu > 0)
+    /* a speed calibration's figures come with its --calibration FILE */
+    unsigned cal = calibration_line(s) ? s->speed_calibrated : 0;
+    if (s->mbu > 0 && !(cal & SPEED_CAL_MBU))
         shell_option(l, OPTNAME_MBU, "%g", s->mbu);
-    if (s->mfu > 0)
+    if (s->mfu > 0 && !(cal & SPEED_CAL_MFU))
         shell_option(l, OPTNAME_MFU, "%g", s->mfu);
-    if (s->has_step_overhead)
+    if (s->has_step_overhead && !(cal & SPEED_CAL_OVERHEAD))
         shell_option(l, OPTNAME_STEP_OVERHEAD, "%g", s->step_overhead_s);
     if (s->wired_limit_mb)
         shell_option(l, OPTNAME_WIRED_LIMIT_MB, "%u", s->wired_limit_mb);

@@ -106,6 +106,32 @@ static bool scenario_speed_from_json(const struct jsonread *sr, const cJSON *so,
         return jsonread_fail(&cr, d, "basis: empty or not text");
     s->speed_calibrated = (mbu ? SPEED_CAL_MBU : 0) | (mfu ? SPEED_CAL_MFU : 0) |
                           (overhead ? SPEED_CAL_OVERHEAD : 0);
+    /* the users and prompts the fit's points were measured at (absent from
+     * older snapshots: its band then holds everywhere, as it did) */
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(co, "fit_shape");
+    if (shape == NULL || cJSON_IsNull(shape))
+        return true;
+    if (!cJSON_IsObject(shape))
+        return jsonread_fail(&cr, d, "fit_shape: expected an object or null");
+    static const char *const kinds[2] = {"decode", "first_token"};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *one = cJSON_GetObjectItemCaseSensitive(shape, kinds[k]);
+        if (one == NULL || cJSON_IsNull(one))
+            continue;
+        char at[64];
+        snprintf(at, sizeof at, "speed_calibration.fit_shape.%s.", kinds[k]);
+        struct jsonread kr = jsonread_child(&cr, kinds[k], at);
+        struct calibration_shape *sh = &s->calibration_from.fit_shape[k];
+        if (!cJSON_IsObject(one))
+            return jsonread_fail(&kr, d, "expected an object or null");
+        if (!jsonread_u64(&kr, one, "users_min", true, 1, 1000000000, &sh->users_min, d) ||
+            !jsonread_u64(&kr, one, "users_max", true, sh->users_min, 1000000000, &sh->users_max,
+                          d) ||
+            !jsonread_u64(&kr, one, "prompt_min", true, 1, (uint64_t)1 << 40, &sh->prompt_min, d) ||
+            !jsonread_u64(&kr, one, "prompt_max", true, sh->prompt_min, (uint64_t)1 << 40,
+                          &sh->prompt_max, d))
+            return false;
+    }
     return true;
 }
 

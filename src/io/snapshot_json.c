@@ -65,6 +65,22 @@ static cJSON *speed_calibration_json(const struct scenario *s)
     jsonout_bool(&co, "step_overhead", (s->speed_calibrated & SPEED_CAL_OVERHEAD) != 0);
     if (s->calibration_band[0].points || s->calibration_band[1].points)
         jsonout_object(&co, "band", calibration_band_json(s->calibration_band));
+    const struct calibration_shape *sh = s->calibration_from.fit_shape;
+    if (sh[0].users_max || sh[1].users_max) { /* where that band holds */
+        static const char *const kinds[2] = {"decode", "first_token"};
+        struct jsonout shape = jsonout_begin();
+        for (int k = 0; k < 2; k++) {
+            if (!sh[k].users_max)
+                continue;
+            struct jsonout one = jsonout_begin();
+            jsonout_uint(&one, "users_min", sh[k].users_min);
+            jsonout_uint(&one, "users_max", sh[k].users_max);
+            jsonout_uint(&one, "prompt_min", sh[k].prompt_min);
+            jsonout_uint(&one, "prompt_max", sh[k].prompt_max);
+            jsonout_object(&shape, kinds[k], jsonout_end(&one));
+        }
+        jsonout_object(&co, "fit_shape", jsonout_end(&shape));
+    }
     return jsonout_end(&co);
 }
 
@@ -175,6 +191,43 @@ static char *print_document(cJSON *root)
     return text;
 }
 
+/* The calibration file the plan used (plan --calibration), and what it is
+ * of; NULL without one (a snapshot keeps none: doc/FORMATS.md). */
+static cJSON *calibration_json(const struct scenario *s)
+{
+    const struct calibration_origin *c = &s->calibration_from;
+    if (!c->present)
+        return NULL;
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "file", c->file);
+    jsonout_string(&o, "kind", c->memory && c->speed ? "memory and speed"
+                               : c->memory           ? "memory"
+                                                     : "speed");
+    if (c->memory)
+        jsonout_string(&o, "applied", c->kv_logged   ? "kv_cache_size"
+                                      : c->gpu_total ? "gpu_total_and_non_kv"
+                                                     : "slots");
+    if (c->log[0])
+        jsonout_string(&o, "log", c->log);
+    if (c->log_engine[0])
+        jsonout_string(&o, "log_engine", c->log_engine);
+    if (c->gpu_id[0]) {
+        jsonout_string(&o, "gpu", c->gpu_id);
+        jsonout_string(&o, "gpu_name", c->gpu_name);
+        jsonout_bool(&o, "gpu_assumed", c->gpu_assumed);
+    }
+    if (c->model[0])
+        jsonout_string(&o, "model", c->model);
+    jsonout_string(&o, "engine", engine_label(c->engine, c->rule));
+    if (c->version[0])
+        jsonout_string(&o, "engine_version", c->version);
+    else
+        jsonout_null(&o, "engine_version"); /* the file states none */
+    if (c->kv_logged)
+        jsonout_uint(&o, "kv_memory_bytes_logged", c->kv_logged);
+    return jsonout_end(&o);
+}
+
 static struct jsonout document_begin(const struct scenario *s, const struct plan_result *r,
                                      const struct explain *x, const char *generator)
 {
@@ -183,6 +236,9 @@ static struct jsonout document_begin(const struct scenario *s, const struct plan
     jsonout_uint(&o, "format_version", SNAPSHOT_FORMAT_VERSION);
     jsonout_string(&o, "generator", generator);
     jsonout_object(&o, "scenario", scenario_json(s));
+    cJSON *cal = calibration_json(s);
+    if (cal)
+        jsonout_object(&o, "calibration", cal);
     jsonout_object(&o, "result", snapshot_result_json(r, x));
     return o;
 }

@@ -83,7 +83,7 @@ def test_each_file_named_in_its_error():
     cut = write("cut.json", good[:200])
     other = write("other-model.json", good.replace("Llama-3.1-8B-Instruct\"", "Llama-3.1-70B-Instruct\""))
     missing = os.path.join(TMP, "none.json")
-    for path, words in [(bad, "mean_tpot_ms is -3"), (cut, "not a benchmark's output"),
+    for path, words in [(bad, "mean_tpot_ms is -3"), (cut, "JSON ends too early"),
                         (other, "calibrate on the runs of one model at a time"),
                         (LOG, "a startup log is calibrated alone"), (missing, "cannot open")]:
         for files in ([SWEEP[0], path, SWEEP[2]], [path, SWEEP[0]]):

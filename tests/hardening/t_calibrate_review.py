@@ -185,7 +185,9 @@ def test_a_calibrated_figure_carries_its_fit_band():
           band.get("decode", {}).get("points") == 3 and not band["decode"].get("stated")
           and band["decode"]["residual_min"] <= band["decode"]["residual_max"], band)
     check("the one first token: a stated band, said to be", band.get("first_token", {}).get("stated") is True, band)
-    status, pout, _ = run(["plan", "--model", "llama-3.1-8b", "--calibration", cal, "--format", "json"])
+    # at the fit's own users and prompts: the first token was fitted at 1 user with 1,024 tokens
+    shape = ["--concurrency", "1", "--prompt", "1024"]
+    status, pout, _ = run(["plan", "--model", "llama-3.1-8b", "--calibration", cal, *shape, "--format", "json"])
     r = json.loads(pout)["result"] if status == 0 else {}
     lo, hi, tps = r.get("tokens_per_s_per_user_low"), r.get("tokens_per_s_per_user_high"), r.get("tokens_per_s_per_user")
     check("JSON: speed_basis calibrated, low and high round the figure",
@@ -198,13 +200,13 @@ def test_a_calibrated_figure_carries_its_fit_band():
     tl, th = r.get("ttft_seconds_low"), r.get("ttft_seconds_high")
     check("JSON: the first token's stated band, +/-10%", tl and th and abs(tl / r["ttft_seconds"] - 0.9) < 1e-9
           and abs(th / r["ttft_seconds"] - 1.1) < 1e-9, (tl, th, r.get("ttft_seconds")))
-    status, text, _ = run(["plan", "--model", "llama-3.1-8b", "--calibration", cal])
+    status, text, _ = run(["plan", "--model", "llama-3.1-8b", "--calibration", cal, *shape])
     check("text: the band beside the figure", "(calibrated, " in text and "over the fit's 3 measured points" in text,
           text[-800:])
-    status, md, _ = run(["plan", "--model", "llama-3.1-8b", "--calibration", cal, "--format", "markdown"])
+    status, md, _ = run(["plan", "--model", "llama-3.1-8b", "--calibration", cal, *shape, "--format", "markdown"])
     check("Markdown: the band too", "over the fit's 3 measured points" in md and "a stated band" in md, md[-800:])
     snap = os.path.join(TMP, "band-snapshot.json")
-    run(["plan", "--model", "llama-3.1-8b", "--calibration", cal, "--export", snap])
+    run(["plan", "--model", "llama-3.1-8b", "--calibration", cal, *shape, "--export", snap])
     status, pout, err = run(["plan", "--load", snap, "--format", "json"])
     again = json.loads(pout)["result"] if status == 0 else {}
     check("a snapshot keeps the band", again.get("tokens_per_s_per_user_low") == lo, (again.get("tokens_per_s_per_user_low"), lo, err))

@@ -132,7 +132,9 @@ def test_plan_says_calibrated():
     status, out, err = run(["plan", "--model", "llama-3.1-8b", "--calibration", cal, "--format", "markdown"])
     check("markdown: the inputs say calibrated", status == 0 and "| MBU |" in out
           and "(calibrated) |" in out and "| Calibration |" in out, out[:1500] + err)
-    st, j, err = plan_json(["--model", "llama-3.1-8b", "--calibration", cal])
+    # at the fit's own users and prompts (1 to 32 decoding, the first token at 1 with 1,024 tokens)
+    st, j, err = plan_json(["--model", "llama-3.1-8b", "--calibration", cal, "--concurrency", "1",
+                            "--prompt", "1024"])
     check("json: speed_basis and ttft_basis are calibrated, with the fit's own band (no public one)",
           j is not None and j["result"]["speed_basis"] == "calibrated"
           and j["result"]["ttft_basis"] == "calibrated" and j["result"]["tokens_per_s_per_user_low"] is not None
