@@ -293,14 +293,29 @@ struct speed_loop speed_loop_of(double step_s, double prompt_s, double first_s, 
      * the other users start meanwhile, D / (A + D) each, A the first token:
      * D = X + Y D / (A + D), X = gaps x step, Y = prompts_max x prompt */
     double x = gaps * step_s, y = l.prompts_max * prompt_s, a = first_s > 0 ? first_s : 0;
+    if (y <= 0) { /* alone, or no prompt time to share: the step */
+        l.tpot_s = step_s;
+        return l;
+    }
     double b = a - x - y, d = a > 0 ? (-b + sqrt(b * b + 4.0 * x * a)) / 2.0 : x + y;
     l.tpot_s = d / gaps;
     l.prompts = prompt_s > 0 ? (l.tpot_s - step_s) * gaps / prompt_s : 0;
     return l;
 }
 
+bool speed_loop_calibrated(const struct scenario *s)
+{
+    /* the decode fit's points (calibrate_band.c: index 0) at several users with
+     * prompts: a serving benchmark's TPOT, the others' prompts in it */
+    const struct calibration_shape *d = &s->calibration_from.fit_shape[0];
+    return (s->speed_calibrated & (SPEED_CAL_MBU | SPEED_CAL_OVERHEAD)) && d->users_max > 1 &&
+           d->prompt_max > 1;
+}
+
 /* One user's time per output token at n users a replica: the step, and
- * under --output-len the closed loop's share of the others' prompts */
+ * under --output-len the closed loop's share of the others' prompts (none
+ * where a calibration's step was fitted on a serving benchmark's TPOT,
+ * which holds them) */
 static double user_step(const struct inputs *in, const struct scenario *s,
                         const struct speed_basis *r, const struct speed_result *sp, uint64_t n,
                         struct step_time *st, struct speed_loop *loop)
@@ -309,7 +324,7 @@ static double user_step(const struct inputs *in, const struct scenario *s,
     if (s->output_tokens == 0 || step <= 0)
         return step;
     struct speed_loop l =
-        speed_loop_of(step, speed_prompt_seconds(s, r, n),
+        speed_loop_of(step, speed_loop_calibrated(s) ? 0 : speed_prompt_seconds(s, r, n),
                       sp->ttft_prefill_seconds + sp->ttft_request_seconds, n, in->ranks,
                       s->output_tokens);
     if (loop)

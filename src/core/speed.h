@@ -67,6 +67,11 @@ struct speed_loop {
 struct speed_loop speed_loop_of(double step_s, double prompt_s, double first_s, uint64_t n,
                                 uint32_t ranks, uint64_t output);
 
+/* Whether a speed calibration's decode was fitted on a serving benchmark's
+ * TPOT (several users, with prompts), which holds the others' prompts: the
+ * closed loop then adds none (its mean context stays). */
+bool speed_loop_calibrated(const struct scenario *s);
+
 /* What limits the users at a service level. */
 enum binding_limit { BIND_MEMORY, BIND_DECODE, BIND_PREFILL, BIND_SCHEDULER };
 

@@ -318,9 +318,14 @@ static void loop_row(const struct scenario *s, struct explain *x, const struct s
     explain_term(row, gaps, XU_COUNT, "gaps between a request's output tokens");
     explain_op(row, XOP_DIV);
     units_format_int(sp->decode_context_tokens, c, sizeof c);
-    snprintf(name, sizeof name, "a closed loop (--output-len %llu): of the %.0f others, each "
-             "starts D / (first token + D) requests while one decodes for D; users at %s tokens",
-             (unsigned long long)sp->output_tokens, l->prompts_max, c);
+    if (speed_loop_calibrated(s))
+        snprintf(name, sizeof name, "a closed loop (--output-len %llu), users at %s tokens: none "
+                 "added, the calibrated step was fitted on a serving benchmark's TPOT, which "
+                 "holds them", (unsigned long long)sp->output_tokens, c);
+    else
+        snprintf(name, sizeof name, "a closed loop (--output-len %llu): of the %.0f others, each "
+                 "starts D / (first token + D) requests while one decodes for D; users at %s "
+                 "tokens", (unsigned long long)sp->output_tokens, l->prompts_max, c);
     explain_row_end(x, row, XU_SECONDS, 0, name);
 }
 

@@ -101,7 +101,29 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run("plan", "--load", bad)
     check(rc == 2 and "output_tokens" in err and "bad.json" in err, "bad snapshot field: %d %r" % (rc, err))
 
-# 4. the measured case: the step alone misses, the loop holds
+# 4. a speed calibration fitted on a serving benchmark's TPOT holds the others' prompts:
+# the loop adds none again (tests/data/bench/vllm-sweep: vllm bench serve at 1, 16, 64 users)
+import glob  # noqa: E402
+sweep = sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "bench",
+                                      "vllm-sweep", "*.json")))
+with tempfile.TemporaryDirectory() as d:
+    cal = os.path.join(d, "cal.json")
+    rc, out, err = run("calibrate", *sweep, "--save", cal)
+    check(rc == 0, "calibrate the sweep: %d %s" % (rc, err[-300:]))
+    shape = ["--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--engine", "vllm", "--context", "1152",
+             "--prompt", "1024", "--concurrency", "16", "--calibration", cal]
+    rc, doc, err = plan(*shape, "--output-len", "128")
+    rc2, doc2, err2 = plan(*shape, "--avg-context", "1088")
+    if rc == 0 and rc2 == 0:
+        lp = doc["result"]["closed_loop"]
+        check(lp["prompts_shared"] == 0 and abs(lp["tpot_seconds"] - doc2["result"]["decode_step_seconds"]) < 1e-12,
+              "calibrated on a serving benchmark: the step at the mean context, no prompts again: %s" % lp)
+    else:
+        check(False, "calibrated plans: %s %s" % (err, err2))
+    rc, text, err = plan(*shape, "--output-len", "128", fmt="text")
+    check(rc == 0 and "fitted on a serving benchmark's TPOT, which holds them" in text, "the row says why")
+
+# 5. the measured case: the step alone misses, the loop holds
 case = ["--model", "deepseek-v3", "--gpu", "mi355x", "--gpus", "8", "--tp", "8", "--weight-dtype", "fp8",
         "--engine", "sglang", "--context", "8295", "--concurrency", "32"]
 rc, doc, err = plan(*case, "--prompt", "7373")
