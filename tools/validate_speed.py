@@ -66,7 +66,7 @@ def show(kvplan, kind, ident):
     return json.loads(out)
 
 
-def base_args(c):
+def base_args(c, loop=False):
     a = ["--model", c["model"], "--gpu", c["gpu"], "--gpus", str(c["gpus"]), "--tp", str(c["tp"]),
          "--weight-dtype", c["weight_dtype"]]
     if c.get("kv_dtype"):
@@ -76,7 +76,11 @@ def base_args(c):
         a += ["--engine", engine]
         if engine == "llama.cpp" and c["concurrency"]:
             a += ["--parallel", str(c["concurrency"])]
-    a += ["--context", str(c["input_tokens"] + c["output_tokens"])]
+    ctx = c["input_tokens"] + c["output_tokens"]
+    lengths = loop_lengths(c) if loop else None
+    if lengths and sum(lengths) > ctx:  # a closed loop's centres rounded up past the lengths
+        ctx = sum(lengths)
+    a += ["--context", str(ctx)]
     return a
 
 
@@ -103,8 +107,6 @@ def speed_args(c, loop=False):
     loop = loop and loop_lengths(c)
     if loop:
         a += ["--prompt", str(loop[0]), "--output-len", str(loop[1])]
-        if loop[0] + loop[1] > c["input_tokens"] + c["output_tokens"]:  # the centres rounded up
-            a += ["--context", str(loop[0] + loop[1])]
     elif c["input_tokens"] > 0:
         a += ["--prompt", str(c["input_tokens"])]
     return a + (["--concurrency", str(c["concurrency"])] if c["concurrency"] else [])
@@ -276,7 +278,7 @@ def main():
         facts, err = plan(kvplan, args)
         if facts is None:
             raise RuntimeError("%s: kvplan plan %s: %s" % (c["id"], " ".join(args), err))
-        res, err = plan(kvplan, args + speed_args(c, loop=True))
+        res, err = plan(kvplan, base_args(c, loop=True) + speed_args(c, loop=True))
         if res is None:
             no_pred[c["id"]] = err
             res = {}
@@ -292,7 +294,7 @@ def main():
         pred_ttft = pred_ttft * 1000.0 if pred_ttft is not None else None
         moe_model = (model.get("active_params") or model["params"]) < model["params"]
         arch = family(gpu, c["gpu"])
-        row = dict(gpu=gpu, c=c, arch=arch, moe=moe_model, fam=arch + (", MoE" if moe_model else ""), args=args + speed_args(c, loop=True),
+        row = dict(gpu=gpu, c=c, arch=arch, moe=moe_model, fam=arch + (", MoE" if moe_model else ""), args=base_args(c, loop=True) + speed_args(c, loop=True),
                    dec_ms=dec_ms, dec_src=dec_src, pred_dec=pred_dec, err_dec=pct(pred_dec, dec_ms),
                    per_user=per_user, pred_user=res.get("tokens_per_s_per_user"),
                    total=c.get("tokens_per_s_total"), pred_total=res.get("tokens_per_s_total"),

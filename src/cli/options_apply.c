@@ -194,7 +194,7 @@ static bool serving(const struct options *o, struct scenario *s, struct diag *d)
         s->concurrency = o->concurrency;
     if (o->prompt)
         s->prompt_tokens = o->prompt;
-    if (o->output_tokens)
+    if (g[OPT_OUTPUT_LEN]) /* 0 clears a loaded snapshot's */
         s->output_tokens = o->output_tokens;
     if (o->min_tok_s > 0)
         s->min_tokens_per_s = o->min_tok_s;

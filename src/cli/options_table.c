@@ -95,12 +95,12 @@ const struct option_row options_table[OPT_COUNT] = {
                             "--context)"},
     /* not simulate's (its requests have --random-output-len) nor calibrate's
      * (a benchmark's own lengths) */
-    [OPT_OUTPUT_LEN] = {OPTNAME_OUTPUT_LEN, .commands = PLANS | CMD_BIT(CMD_SOLVE) | CMD_BIT(CMD_SWEEP), .parse = opt_tokens, .min = 1,
+    [OPT_OUTPUT_LEN] = {OPTNAME_OUTPUT_LEN, .commands = PLANS | CMD_BIT(CMD_SOLVE) | CMD_BIT(CMD_SWEEP), .parse = opt_tokens, .min = 0,
                         .offset = AT(output_tokens), .field = FIELD(SF_OUTPUT), .metavar = "TOKENS",
                         .help = "tokens each request generates: the speed is then a closed\n"
                                 "loop's, as vllm bench serve --max-concurrency measures TPOT:\n"
                                 "each user at the prompt plus half its output, its steps\n"
-                                "carrying the others' prompts (default: the step alone)"},
+                                "carrying the others' prompts (default, or 0: the step alone)"},
     [OPT_MIN_TOK_S] = {OPTNAME_MIN_TOK_S, .commands = SCENARIO, NUMBER(0.001, 1e6),
                        .offset = AT(min_tok_s), .field = FIELD(SF_MIN_TOK_S), .metavar = "X",
                        .help = "service level: tokens per second each user keeps"},

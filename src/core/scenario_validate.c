@@ -494,6 +494,14 @@ static bool workload_validate(const struct scenario *s, const char *const *n,
     if ((parts & CHECK_CONTEXT) && s->prompt_tokens > s->context_tokens)
         return fail(d, n, SF_PROMPT, field, "%llu tokens is more than %s (%llu tokens)",
                     (ull)s->prompt_tokens, n[SF_CONTEXT], (ull)s->context_tokens);
+    if (s->output_tokens == 1)
+        return fail(d, n, SF_OUTPUT, field, "1 token has no time per output token (TPOT is over "
+                    "the tokens after the first): at least 2, or 0 for the step alone");
+    if ((parts & CHECK_CONTEXT) && s->output_tokens && s->prompt_tokens &&
+        s->prefix_tokens >= s->prompt_tokens)
+        return fail(d, n, SF_PREFIX, field, "%llu tokens is not less than %s (%llu tokens): "
+                    "under %s each prompt holds the shared prefix and its own tokens",
+                    (ull)s->prefix_tokens, n[SF_PROMPT], (ull)s->prompt_tokens, n[SF_OUTPUT]);
     if ((parts & CHECK_CONTEXT) && s->output_tokens &&
         (s->prompt_tokens ? s->prompt_tokens : s->context_tokens) + s->output_tokens >
             s->context_tokens)

@@ -234,72 +234,87 @@ double speed_prefill_parts(const struct scenario *s, const struct speed_basis *r
     return prefill(&in, s, r, (double)tokens, st);
 }
 
-/* The prompt tokens a step takes beside its decodes: the plan's token
- * budget (vLLM's max_num_batched_tokens, SGLang's chunked_prefill_size,
- * TensorRT-LLM's max_num_tokens), else the engine's own step; 0: the whole
- * prompt in one step (no chunked prefill). */
-static uint64_t prompt_chunk(const struct scenario *s, const struct speed_basis *r)
+/* The prompt tokens a step takes, decodes included: the plan's token budget
+ * (vLLM's max_num_batched_tokens, SGLang's chunked_prefill_size, TensorRT-LLM's
+ * max_num_tokens), else the engine's own step; 0: none known (one prompt a
+ * step at most, whole). */
+static uint64_t step_budget(const struct scenario *s, const struct speed_basis *r)
 {
-    const struct engine_desc *e = engine_desc(s->engine.kind);
-    if (e->sched.whole_prompts)
-        return 0;
     uint64_t b = r->budget->engine.max_num_batched_tokens;
-    return b ? b : e->sched.batch;
+    return b ? b : engine_desc(s->engine.kind)->sched.batch;
 }
 
-double speed_prompt_seconds(const struct scenario *s, const struct speed_basis *r, uint64_t n)
+struct speed_prompt speed_prompt_seconds(const struct scenario *s, const struct speed_basis *r,
+                                         uint64_t n)
 {
+    struct speed_prompt out = {0};
     struct step_model m;
     struct step_machine hw;
     speed_step_inputs(s, r, &m, &hw);
+    if (hw.flops_per_s <= 0)
+        return out; /* no compute figure: no prefill time to give */
     struct inputs in = speed_inputs_of(s, r);
+    const struct engine_desc *e = engine_desc(s->engine.kind);
     uint64_t users = users_per_gpu(&in, batch_users(&in, n));
     uint64_t p = s->prompt_tokens ? s->prompt_tokens : s->context_tokens;
-    /* a shared prefix is cached: the prompt computes the rest */
-    uint64_t from = s->prefix_tokens < p ? s->prefix_tokens : 0, left = p - from;
-    uint64_t chunk = prompt_chunk(s, r);
-    bool alone = engine_desc(s->engine.kind)->sched.kind == SIM_SCHED_SGLANG;
+    /* a shared prefix is cached: the prompt computes the rest, its last
+     * token at least */
+    uint64_t from = s->prefix_tokens < p ? s->prefix_tokens : p - 1, left = p - from;
+    bool alone = e->sched.kind == SIM_SCHED_SGLANG; /* prefill batches run alone */
+    uint64_t budget = step_budget(s, r);
+    /* the step's room for prompt tokens: its budget less its decodes (vLLM
+     * schedules the running requests first; more of them than the budget: a
+     * budget's worth); a prompt whole where the engine does not chunk */
+    uint64_t room = budget == 0 ? left : alone || budget <= users ? budget : budget - users;
+    out.tokens = left;
+    out.room = room;
+    uint64_t chunk = e->sched.whole_prompts || room >= left ? left : room;
     struct step_seq user = {.context = decode_context(s, r), .tokens = 1}, q;
-    double base = alone ? 0 : step_time_alike(&m, &hw, &user, users, NULL, 0, NULL), added = 0;
-    if (hw.flops_per_s <= 0)
-        return 0; /* no compute figure: no prefill time to give */
-    if (left == 0)
-        return 0;
-    /* the step's budget less its decodes (vLLM schedules the running
-     * requests first; more of them than the budget: a budget's worth) */
-    uint64_t room = chunk == 0 || chunk >= left ? left : chunk > users ? chunk - users : chunk;
-    uint64_t steps = (left + room - 1) / room;
+    double base = alone ? 0 : step_time_alike(&m, &hw, &user, users, NULL, 0, NULL), most = 0;
+    uint64_t steps = (left + chunk - 1) / chunk;
     /* past SPEED_PROMPT_STEPS steps, each group of alike steps is timed at
      * its middle one: the steps differ only in the context they attend to */
     uint64_t group = steps > SPEED_PROMPT_STEPS ? (steps + SPEED_PROMPT_STEPS - 1) / SPEED_PROMPT_STEPS : 1;
     for (uint64_t i = 0; i < steps; i += group) {
         uint64_t k = steps - i < group ? steps - i : group, mid = i + k / 2;
-        uint64_t take = mid == steps - 1 ? left - mid * room : room;
-        q = (struct step_seq){.context = from + mid * room, .tokens = take};
+        uint64_t take = mid == steps - 1 ? left - mid * chunk : chunk;
+        q = (struct step_seq){.context = from + mid * chunk, .tokens = take};
         double t = alone ? step_time(&m, &hw, &q, 1, NULL)
                          : step_time_alike(&m, &hw, &user, users, &q, 1, NULL) - base;
-        added += t * (double)k;
+        out.prompt_s += t * (double)k;
+        most = t > most ? t : most;
     }
-    return added;
+    /* a full step: as many whole prompts as its room holds (one at least),
+     * or one of a longer prompt's chunks */
+    double whole = chunk == left ? (double)(room / left > 1 ? room / left : 1) : 0;
+    out.full_s = whole > 0 ? whole * out.prompt_s : most;
+    return out;
 }
 
-struct speed_loop speed_loop_of(double step_s, double prompt_s, double first_s, uint64_t n,
+struct speed_loop speed_loop_of(double step_s, struct speed_prompt pr, double first_s, uint64_t n,
                                 uint32_t ranks, uint64_t output)
 {
-    struct speed_loop l = {.step_s = step_s, .prompt_s = prompt_s};
+    struct speed_loop l = {.step_s = step_s, .prompt_s = pr.prompt_s, .full_s = pr.full_s};
     double gaps = output > 1 ? (double)(output - 1) : 1.0;
     l.prompts_max = n > 1 ? (double)(n - 1) / (ranks > 1 ? ranks : 1) : 0;
     /* one user's decode, D = gaps x TPOT, shares the steps with the prompts
      * the other users start meanwhile, D / (A + D) each, A the first token:
      * D = X + Y D / (A + D), X = gaps x step, Y = prompts_max x prompt */
-    double x = gaps * step_s, y = l.prompts_max * prompt_s, a = first_s > 0 ? first_s : 0;
+    double x = gaps * step_s, y = l.prompts_max * pr.prompt_s, a = first_s > 0 ? first_s : 0;
     if (y <= 0) { /* alone, or no prompt time to share: the step */
         l.tpot_s = step_s;
         return l;
     }
     double b = a - x - y, d = a > 0 ? (-b + sqrt(b * b + 4.0 * x * a)) / 2.0 : x + y;
     l.tpot_s = d / gaps;
-    l.prompts = prompt_s > 0 ? (l.tpot_s - step_s) * gaps / prompt_s : 0;
+    /* no step takes more prompts than its budget: past it the prompts fill
+     * every step and the rest wait, which the first token holds (the loop
+     * does not queue) */
+    if (pr.full_s > 0 && l.tpot_s > step_s + pr.full_s) {
+        l.tpot_s = step_s + pr.full_s;
+        l.saturated = true;
+    }
+    l.prompts = (l.tpot_s - step_s) * gaps / pr.prompt_s;
     return l;
 }
 
@@ -323,8 +338,9 @@ static double user_step(const struct inputs *in, const struct scenario *s,
     double step = decode_step(in, s, r, n, st);
     if (s->output_tokens == 0 || step <= 0)
         return step;
+    struct speed_prompt none = {0};
     struct speed_loop l =
-        speed_loop_of(step, speed_loop_calibrated(s) ? 0 : speed_prompt_seconds(s, r, n),
+        speed_loop_of(step, speed_loop_calibrated(s) ? none : speed_prompt_seconds(s, r, n),
                       sp->ttft_prefill_seconds + sp->ttft_request_seconds, n, in->ranks,
                       s->output_tokens);
     if (loop)

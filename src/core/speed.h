@@ -57,15 +57,27 @@
  * under DP attention) starts D / (A + D) requests, A the first token's time,
  * and each prompt adds prompt_s to the steps it runs in. So
  * D = gaps x step + prompts_max x prompt_s x D / (A + D), solved for D. */
+/* What one prompt adds to the steps it runs in (speed_prompt_seconds):
+ * prompt_s in all, full_s to a step its budget fills with prompts (the most
+ * a step takes: whole prompts as many as fit, or a longer one's chunk);
+ * the prompt's tokens past a shared prefix, and the room a step has. */
+struct speed_prompt {
+    double prompt_s, full_s;
+    uint64_t tokens, room;
+};
+
 struct speed_loop {
     double step_s;      /* the decode step at the loop's mean context */
     double prompt_s;    /* what one prompt adds to the steps (core/speed.c) */
+    double full_s;      /* ... to a step full of prompts: a gap's most */
+    bool saturated;     /* the prompts fill every step: TPOT a full step's, the
+                         * rest waits in the first token (not modelled here) */
     double prompts_max; /* the other users: prompts a decode shares, at most */
     double prompts;     /* ... of them, D / (A + D) each */
     double tpot_s;      /* the time per output token */
 };
-struct speed_loop speed_loop_of(double step_s, double prompt_s, double first_s, uint64_t n,
-                                uint32_t ranks, uint64_t output);
+struct speed_loop speed_loop_of(double step_s, struct speed_prompt prompt, double first_s,
+                                uint64_t n, uint32_t ranks, uint64_t output);
 
 /* Whether a speed calibration's decode was fitted on a serving benchmark's
  * TPOT (several users, with prompts), which holds the others' prompts: the
@@ -167,7 +179,8 @@ double speed_recompute_seconds(const struct scenario *s, const struct speed_basi
  * to the steps of n decoding users a replica: its chunks (the plan's token
  * budget) mixed into their steps, each step's time less the decode's alone;
  * under SGLang, whose prefill batches run alone, its steps' whole time. */
-double speed_prompt_seconds(const struct scenario *s, const struct speed_basis *b, uint64_t n);
+struct speed_prompt speed_prompt_seconds(const struct scenario *s, const struct speed_basis *b,
+                                         uint64_t n);
 
 /* What the step function reads for the plan in b, as the serving simulator
  * (core/sim.h) steps it: one GPU's share of a replica, with decode's

@@ -303,29 +303,45 @@ static void host_row(const struct inputs *in, const struct speed_basis *r, struc
 
 /* --output-len's closed loop: each user's share of the steps the others'
  * prompts take, a token's worth (struct speed_loop) */
-static void loop_row(const struct scenario *s, struct explain *x, const struct speed_result *sp)
+static void loop_row(const struct scenario *s, const struct inputs *in, struct explain *x,
+                     const struct speed_result *sp)
 {
-    char name[160], c[32];
+    char name[400], c[32], o[96];
     const struct speed_loop *l = &sp->loop;
-    double gaps = sp->output_tokens > 1 ? (double)(sp->output_tokens - 1) : 1.0;
+    double gaps = (double)(sp->output_tokens - 1);
+    bool alone = engine_desc(s->engine.kind)->sched.kind == SIM_SCHED_SGLANG;
     struct explain_row *row = explain_row_begin(x, "speed_prompts", "Others' prompts", "per token");
+    units_format_int(sp->decode_context_tokens, c, sizeof c);
+    if (l->saturated) {
+        explain_term(row, l->full_s, XU_SECONDS, alone ? "a prefill batch full of prompts, each gap"
+                                                       : "a step's budget full of prompts, each gap");
+        snprintf(name, sizeof name, "saturated: the %.0f others' prompts would fill more than every "
+                 "step, so each gap takes a full one and the rest wait for their first token, "
+                 "a queue the closed loop does not model (kvplan simulate --max-concurrency); "
+                 "users at %s tokens", l->prompts_max * (in->ranks > 1 ? in->ranks : 1), c);
+        explain_row_end(x, row, XU_SECONDS, 0, name);
+        return;
+    }
     explain_term(row, l->prompts, XU_COUNT, "prompts a user's decode shares");
     explain_term(row, l->prompt_s, XU_SECONDS,
-                 engine_desc(s->engine.kind)->sched.kind == SIM_SCHED_SGLANG
-                     ? "a prompt's own steps (prefill batches run alone)"
-                     : "a prompt's chunks in the decode steps");
+                 alone ? "a prompt's own prefill steps" : "a prompt's chunks in the decode steps");
     explain_op(row, XOP_MUL);
     explain_term(row, gaps, XU_COUNT, "gaps between a request's output tokens");
     explain_op(row, XOP_DIV);
-    units_format_int(sp->decode_context_tokens, c, sizeof c);
+    if (in->ranks > 1)
+        snprintf(o, sizeof o, "%.0f others, %.1f a rank (a prompt's time is one on every rank at once)",
+                 l->prompts_max * in->ranks, l->prompts_max);
+    else
+        snprintf(o, sizeof o, "%.0f others", l->prompts_max);
     if (speed_loop_calibrated(s))
         snprintf(name, sizeof name, "a closed loop (--output-len %llu), users at %s tokens: none "
                  "added, the calibrated step was fitted on a serving benchmark's TPOT, which "
                  "holds them", (unsigned long long)sp->output_tokens, c);
     else
-        snprintf(name, sizeof name, "a closed loop (--output-len %llu): of the %.0f others, each "
-                 "starts D / (first token + D) requests while one decodes for D; users at %s "
-                 "tokens", (unsigned long long)sp->output_tokens, l->prompts_max, c);
+        snprintf(name, sizeof name, "a closed loop (--output-len %llu): of the %s, each starts "
+                 "D / (first token + D) requests while one decodes for D; users at %s tokens%s",
+                 (unsigned long long)sp->output_tokens, o, c,
+                 alone ? "; SGLang's prefill batches run alone, the decodes waiting" : "");
     explain_row_end(x, row, XU_SECONDS, 0, name);
 }
 
@@ -378,7 +394,7 @@ static void step_rows(const struct inputs *in, const struct scenario *s,
                                                     : "compute binds");
 
     if (sp->output_tokens)
-        loop_row(s, x, sp);
+        loop_row(s, in, x, sp);
     row = explain_row_begin(x, "decode", "Speed per user", "");
     explain_term(row, 1, XU_COUNT, "token");
     explain_ref(x, row, "speed_step", "");

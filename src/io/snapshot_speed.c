@@ -74,6 +74,8 @@ static cJSON *loop_json(const struct speed_result *sp, bool fast)
     jsonout_double_or_null(&o, "step_seconds", sp->loop.step_s, fast);
     jsonout_double_or_null(&o, "prompt_seconds", sp->loop.prompt_s, fast);
     jsonout_double_or_null(&o, "prompts_shared", sp->loop.prompts, fast);
+    jsonout_double_or_null(&o, "full_step_prompt_seconds", sp->loop.full_s, fast);
+    jsonout_bool(&o, "saturated", sp->loop.saturated);
     jsonout_double_or_null(&o, "tpot_seconds", sp->tpot_seconds, fast);
     return jsonout_end(&o);
 }

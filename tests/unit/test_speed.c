@@ -363,21 +363,32 @@ static void concurrency_beyond_the_fit_is_warned_in_the_callers_words(void **sta
 static void a_closed_loop_solves_for_the_others_prompts(void **state)
 {
     (void)state;
+    const struct speed_prompt P100 = {.prompt_s = 0.100}; /* no step budget: no cap */
     /* step 10 ms, a prompt adds 100 ms, the first token 200 ms, 9 users, 101
      * output tokens (100 gaps): D = 100 x 10 ms + 8 x 100 ms x D / (0.2 s + D),
      * D^2 + (0.2 - 1.0 - 0.8) D - 1.0 x 0.2 = 0, D = (1.6 + sqrt(3.36)) / 2
      * = 1.716515 s; TPOT 17.16515 ms; the prompts shared (D - 1.0) / 0.1 = 7.16515 */
-    struct speed_loop l = speed_loop_of(0.010, 0.100, 0.200, 9, 1, 101);
+    struct speed_loop l = speed_loop_of(0.010, P100, 0.200, 9, 1, 101);
     double d = (1.6 + sqrt(3.36)) / 2.0;
     assert_true(fabs(l.tpot_s - d / 100.0) < 1e-12);
     assert_true(fabs(l.prompts - (d - 1.0) / 0.1) < 1e-9);
     assert_true(fabs(l.prompts_max - 8.0) < 1e-12);
     assert_true(fabs(d - (1.0 + 0.8 * d / (0.2 + d))) < 1e-12); /* the fixed point */
     /* alone, no one else's prompt; with no first-token time, every prompt */
-    assert_true(fabs(speed_loop_of(0.010, 0.100, 0.200, 1, 1, 101).tpot_s - 0.010) < 1e-15);
-    assert_true(fabs(speed_loop_of(0.010, 0.100, 0, 9, 1, 101).tpot_s - 0.018) < 1e-15);
+    assert_true(fabs(speed_loop_of(0.010, P100, 0.200, 1, 1, 101).tpot_s - 0.010) < 1e-15);
+    assert_true(fabs(speed_loop_of(0.010, P100, 0, 9, 1, 101).tpot_s - 0.018) < 1e-15);
     /* DP attention: a rank's users share its prompts (8 others over 4 ranks) */
-    assert_true(fabs(speed_loop_of(0.010, 0.100, 0, 9, 4, 101).tpot_s - 0.012) < 1e-15);
+    assert_true(fabs(speed_loop_of(0.010, P100, 0, 9, 4, 101).tpot_s - 0.012) < 1e-15);
+    /* saturated: 64 users, 2 tokens out (1 gap), a prompt adds 22 ms, a full
+     * step of prompts 180 ms: the 63 others would add 1.39 s to the one gap,
+     * more than any step takes: the gap is a full step, 10 + 180 ms */
+    const struct speed_prompt full = {.prompt_s = 0.022, .full_s = 0.180};
+    struct speed_loop sat = speed_loop_of(0.010, full, 0.080, 64, 1, 2);
+    assert_true(sat.saturated);
+    assert_true(fabs(sat.tpot_s - 0.190) < 1e-15);
+    assert_true(fabs(sat.prompts - 0.180 / 0.022) < 1e-9);
+    /* 1,024 out: far from it, unsaturated */
+    assert_false(speed_loop_of(0.010, full, 0.080, 64, 1, 1024).saturated);
 }
 
 static void the_output_length_plans_a_closed_loop(void **state)
@@ -410,7 +421,8 @@ static void the_output_length_plans_a_closed_loop(void **state)
     assert_true(fabs(r.speed.loop.prompt_s - (mix - dec)) < 1e-9 * mix);
     assert_true(close_to(r.speed.loop.step_s, r.speed.step_seconds));
     /* the loop as speed_loop_of solves it, from the first token alone */
-    struct speed_loop l = speed_loop_of(r.speed.step_seconds, r.speed.loop.prompt_s,
+    struct speed_prompt pr = {.prompt_s = r.speed.loop.prompt_s, .full_s = r.speed.loop.full_s};
+    struct speed_loop l = speed_loop_of(r.speed.step_seconds, pr,
                                         r.speed.ttft_prefill_seconds + r.speed.ttft_request_seconds,
                                         64, 1, 1024);
     assert_true(close_to(r.speed.tpot_seconds, l.tpot_s));
