@@ -445,19 +445,31 @@ static void write_row(struct explain_row *row)
     row->written = true;
 }
 
-void explain_row_end_kept(struct explain *e, struct explain_row *row, enum xunit unit,
-                          long double value, const char *note)
+static void row_end(struct explain *e, struct explain_row *row, enum xunit unit,
+                    long double value, const char *note)
 {
-    if (e == NULL || row == NULL)
-        return;
     row->units = e->units;
     row->result.unit = unit;
-    row->result.value = row->nsteps > 0 ? explain_eval(row) : value;
+    row->result.value = value;
     /* the note waits where the formula goes, until the text is written */
     text_copy(row->formula, sizeof row->formula, note ? note : "");
     row->written = false;
     if (!e->deferred)
         write_row(row);
+}
+
+void explain_row_end_kept(struct explain *e, struct explain_row *row, enum xunit unit,
+                          long double value, const char *note)
+{
+    if (e != NULL && row != NULL)
+        row_end(e, row, unit, row->nsteps > 0 ? explain_eval(row) : value, note);
+}
+
+void explain_row_end_as_kept(struct explain *e, struct explain_row *row, enum xunit unit,
+                             double value, const char *note)
+{
+    if (e != NULL && row != NULL)
+        row_end(e, row, unit, value, note);
 }
 
 void explain_text(struct explain *e)
