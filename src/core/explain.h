@@ -94,8 +94,6 @@ int explain_ref_kept(struct explain *e, struct explain_row *row, const char *ref
 void explain_op_kept(struct explain_row *row, enum xop op);
 void explain_row_end_kept(struct explain *e, struct explain_row *row, enum xunit unit,
                           long double value, const char *note);
-void explain_row_end_as_kept(struct explain *e, struct explain_row *row, enum xunit unit,
-                             double value, const char *note);
 void explain_rename_kept(struct explain *x, const char *from, const char *to);
 
 /* Starts a row (at the end of e; the last slot is reused when e is full). */
@@ -136,18 +134,6 @@ static inline void explain_row_end(struct explain *e, struct explain_row *row, e
 {
     if (e && row)
         explain_row_end_kept(e, row, unit, value, note);
-}
-
-/* As explain_row_end, the result being `value`, the figure the plan keeps
- * (a double), whatever the expression gives in long double: a figure the
- * screens print from the plan and the text from its row prints one way
- * ($1.05 / 56 users is 0.01875: $0.0187 as a double, $0.0188 as a long
- * double). */
-static inline void explain_row_end_as(struct explain *e, struct explain_row *row,
-                                      enum xunit unit, double value, const char *note)
-{
-    if (e && row)
-        explain_row_end_as_kept(e, row, unit, value, note);
 }
 
 /* Renames a row key and every reference to it (the row loses its scope). */

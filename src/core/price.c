@@ -102,7 +102,7 @@ static void user_hour_row(const struct placement *l, struct plan_price *out, str
         explain_ref(x, row, "users", c->users == 1 ? "user" : "users");
     }
     explain_op(row, XOP_DIV);
-    explain_row_end_as(x, row, XU_USD, out->cost_per_user_hour, NULL); /* the screens' figure */
+    explain_row_end(x, row, XU_USD, 0, NULL);
 }
 
 /* A million output tokens at the throughput shown. */
@@ -122,8 +122,7 @@ static void output_row(const struct scenario *s, const struct placement *l,
     price_terms(row, l, gpu_price(s));
     explain_ref(x, row, "speed_total", "throughput");
     per_million_steps(row);
-    explain_row_end_as(x, row, XU_USD, out->cost_per_million_output_tokens,
-                       c->note[0] ? c->note : NULL);
+    explain_row_end(x, row, XU_USD, 0, c->note[0] ? c->note : NULL);
 }
 
 /* A million prompt tokens at every replica's prefill rate: one prompt
@@ -150,8 +149,7 @@ static void input_row(const struct placement *l, const struct speed_result *sp,
         explain_op(row, XOP_MUL);
     }
     per_million_steps(row);
-    explain_row_end_as(x, row, XU_USD, out->cost_per_million_input_tokens,
-                       "at the prefill rate of one prompt alone");
+    explain_row_end(x, row, XU_USD, 0, "at the prefill rate of one prompt alone");
 }
 
 void price_compute(const struct scenario *s, const struct placement *l, const struct plan_totals *t,
