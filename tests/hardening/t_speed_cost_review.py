@@ -2,9 +2,10 @@
 """A stranger's review of speed and cost on every screen (issue 19).
 
 - One cost, one print: $1.05 an hour over 56 users is 0.01875, a double
-  just under it; the screen printed the plan's double ($0.0187) and the
-  text its explain row's long double ($0.0188). Every figure now prints
-  from the plan's double (price.c, explain_row_end_as).
+  just under it and a long double just over; the screen printed the
+  plan's double ($0.0187) and the text its explain row's long double
+  ($0.0188). A decimal tie now rounds up whichever side the binary value
+  fell (explain.c decimal_round): $0.0188 on both, and in the sweep.
 - The versus cards at 80x24 with four cards kept neither the throughput,
   the spreads nor the price of a million output tokens; each figure keeps
   its spread and none goes.
@@ -12,6 +13,7 @@
   narrow (a five-digit count): it was left out.
 
 Usage: t_speed_cost_review.py KVPLAN. Ends with "N passed, N failed"."""
+import decimal
 import json
 import os
 import re
@@ -36,6 +38,12 @@ def run(args, env=None):
 def screen(size, args, keys="", mono=False, env=None):
     extra = (["--keys", keys] if keys else []) + (["--mono"] if mono else [])
     return run(["--dump-screen", "-", "--size", size] + extra + args, env).split("\n--- attr")[0]
+
+
+def usd(v, d=4):
+    """A price as the text writes it: the JSON's shortest decimal, half up."""
+    q = decimal.Decimal(repr(v)).quantize(decimal.Decimal(1).scaleb(-d), decimal.ROUND_HALF_UP)
+    return "$%s" % q
 
 
 def text_costs(args):
@@ -73,8 +81,86 @@ def test_one_cost_one_print():
                   (t[label] + short) in s, s)
         j = json.loads(run(["plan", "--format", "json"] + args))["result"]
         check("%s: the JSON's user-hour rounds to the text's" % why,
-              "$%.4f" % j["cost_per_user_hour"] == t.get("Cost per user-hour"),
+              usd(j["cost_per_user_hour"]) == t.get("Cost per user-hour"),
               "%r %r" % (j["cost_per_user_hour"], t))
+
+
+
+BAND = re.compile(r"([-+]\d+%?/[-+]\d+%|(\u00b1|\+-)\d+%|x\d[.\d]*-\d[.\d]*)")
+
+
+def card_texts(text, n, cols):
+    """Each versus card's rows as text: the cards are (cols - 2) / n wide from column 1."""
+    pw = (cols - 2) // n
+    rows = text.split("\n")[2:]
+    cards = []
+    for k in range(n):
+        cards.append([r[1 + k * pw:1 + k * pw + pw - 2].rstrip() for r in rows])
+    return cards
+
+
+def plan_json(args):
+    return json.loads(run(["plan", "--format", "json"] + args))["result"]
+
+
+# four cards at 80x24: the default, a service level, a long context on two GPUs
+VERSUS = {
+    "default": [],
+    "service level": ["--min-tok-s", "50", "--max-ttft", "0.5"],
+    "70B at 32k on 2 GPUs": ["--model", "llama-3.1-70b", "--gpus", "2", "--context", "32k"],
+}
+
+
+def test_versus_cards_keep_every_figure():
+    for name, args in VERSUS.items():
+        r = plan_json(args)
+        tput = round(r["tokens_per_s_total"])
+        for mono, env in ((False, None), (True, None), (True, dict(ENV, LC_ALL="C"))):
+            how = "%s, 80x24, 4 cards%s%s" % (name, " mono" if mono else "",
+                                               " ASCII" if env else "")
+            text = screen("80x24", args, keys="nnnv", mono=mono, env=env)
+            for k, card in enumerate(card_texts(text, 4, 80)):
+                body = "\n".join(card)
+                speed = [l for l in card if "tok/s" in l and "total" not in l and "all" not in l]
+                check("%s card %d: the speed per user with its band" % (how, k + 1),
+                      len(speed) == 1 and BAND.search(speed[0]), body)
+                check("%s card %d: the throughput" % (how, k + 1),
+                      re.search(r"tok/s (total|in all|all)\b", body), body)
+                i = [j for j, l in enumerate(card) if "TTFT" in l or "first token" in l]
+                check("%s card %d: the first token with its band (beside or under it)"
+                      % (how, k + 1),
+                      len(i) == 1 and (BAND.search(card[i[0]]) or BAND.search(card[i[0] + 1])),
+                      body)
+                check("%s card %d: the price of a user-hour" % (how, k + 1),
+                      usd(r["cost_per_user_hour"]) + "/user-h" in body, body)
+                check("%s card %d: the price of a million output tokens" % (how, k + 1),
+                      usd(r["cost_per_million_output_tokens"]) + "/M out" in body,
+                      body)
+
+
+def test_versus_throughput_is_the_plans():
+    r = plan_json([])
+    text = screen("80x24", [], keys="nnnv")
+    want = "{:,} tok/s".format(round(r["tokens_per_s_total"]))
+    check("80x24, 4 cards: the throughput as a whole number (%s)" % want, want in text, text)
+
+
+# the main screen's column beside a three-digit count with a band wider
+# than "TTFT 220.85 ms -2%/+264%" fits: six tabs, vLLM, 4 GPUs as 2 x TP 2
+MAIN_NARROW = ["--engine", "vllm", "--gpus", "4", "--tp", "2"]
+
+
+def test_main_ttft_band_at_80x24():
+    r = plan_json(MAIN_NARROW)
+    for mono in (False, True):
+        text = screen("80x24", MAIN_NARROW, keys="nnnnn", mono=mono)
+        line = [l for l in text.split("\n")[:10] if "TTFT" in l or "first token" in l]
+        check("main 80x24%s: the first token with its band" % (" mono" if mono else ""),
+              len(line) == 1 and BAND.search(line[0].split("TTFT")[-1]), text)
+        lo = round((r["ttft_seconds_low"] / r["ttft_seconds"] - 1) * 100)
+        hi = round((r["ttft_seconds_high"] / r["ttft_seconds"] - 1) * 100)
+        check("main 80x24%s: the band is the plan's (%+d/%+d%%)" % (" mono" if mono else "", lo, hi),
+              line and ("%+d/%+d%%" % (lo, hi)) in line[0], line)
 
 
 if __name__ == "__main__":
