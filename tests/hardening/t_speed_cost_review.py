@@ -163,5 +163,46 @@ def test_main_ttft_band_at_80x24():
               line and ("%+d/%+d%%" % (lo, hi)) in line[0], line)
 
 
+
+def sweep_table(args):
+    """The sweep table's rows by VALUE as {column: cell}, and its notes."""
+    out = run(["sweep"] + args).split("\n")
+    head = next(i for i, l in enumerate(out) if l.startswith("VALUE"))
+    names = ["$/1M OUT", "$/1M IN", "$/USER-H"]
+    cols = {n: out[head].index(n) + len(n) for n in names}  # right-aligned: the head's end
+    rows = {}
+    for line in out[head + 1:]:
+        if not line or line[0] in "!*$" or line.startswith(("TOK/S BAND", "AT LEVEL")):
+            continue
+        value = line[:24].strip()
+        rows[value] = {n: line[:cols[n]].split()[-1] for n in names}
+    return rows, "\n".join(out[head + 1:])
+
+
+def test_sweep_input_price_and_user_hour():
+    rows, notes = sweep_table(["--vary", "concurrency=16..64", "--context", "8k"])
+    check("sweep: a $/1M IN column", len(rows) == 3, notes)
+    for n in (16, 32, 64):
+        row = rows.get("%d users" % n, {})
+        p = plan_json(["--context", "8k", "--concurrency", str(n)])
+        check("sweep --vary concurrency, %d users: $/1M IN is plan's" % n,
+              row.get("$/1M IN") == usd(p["cost_per_million_input_tokens"])[1:], repr(row))
+        check("sweep --vary concurrency, %d users: $/USER-H is plan's (the %d at once)" % (n, n),
+              row.get("$/USER-H") == usd(p["cost_per_user_hour"])[1:], repr(row))
+    check("sweep --vary concurrency: the note says a user-hour is shared by the row's users "
+          "at once", "$/USER-H: that price over the row's users decoding at once (VALUE)" in notes,
+          notes)
+    check("sweep --vary concurrency: not over USERS",
+          "over the users (USERS" not in notes, notes)
+    _, notes = sweep_table(["--vary", "context=8k..16k"])
+    check("sweep: without a count, a user-hour over USERS", "over the users (USERS)" in notes, notes)
+    check("sweep: $/1M IN said in the notes", "$/1M IN: that price over the prompt tokens" in notes,
+          notes)
+    # the tie prints as the planner prints it
+    rows, _ = sweep_table(["--vary", "context=8k..16k", "--price", "1.05"])
+    check("sweep --price 1.05: $0.01875 a user-hour as the planner's 0.0188",
+          rows.get("8k", {}).get("$/USER-H") == "0.0188", repr(rows))
+
+
 if __name__ == "__main__":
     main([v for k, v in sorted(globals().items()) if k.startswith("test_")], T)
