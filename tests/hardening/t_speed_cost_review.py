@@ -204,5 +204,29 @@ def test_sweep_input_price_and_user_hour():
           rows.get("8k", {}).get("$/USER-H") == "0.0188", repr(rows))
 
 
+
+def test_dense_band_names_the_models_it_was_measured_on():
+    # Qwen3 32B on an H100: the dense Hopper cases are of Llama models only
+    args = ["--model", "qwen3-32b"]
+    r = plan_json(args)
+    b = r["speed_band"]
+    check("dense qwen3-32b: JSON says the band is of other models", b.get("other_models") is True,
+          repr(b))
+    check("dense qwen3-32b: JSON lists them", "qwen3-32b" not in b["models"] and b["models"],
+          repr(b))
+    text = run(["plan"] + args)
+    want = "measured on " + ", ".join(b["models"])
+    check("dense qwen3-32b: the text names them (%s)" % want, want in text, text)
+    # Llama 3.1 8B is among the Hopper cases: no such words for its decode band
+    r = plan_json([])
+    check("llama-3.1-8b: its own cases, not other models'",
+          r["speed_band"]["other_models"] is False and "llama-3.1-8b" in r["speed_band"]["models"],
+          repr(r["speed_band"]))
+    text = run(["plan"])
+    line = next((l for l in text.split("\n") if "tok/s (" in l), "")
+    check("llama-3.1-8b: its speed's band names no other models", line and "measured on" not in line,
+          line)
+
+
 if __name__ == "__main__":
     main([v for k, v in sorted(globals().items()) if k.startswith("test_")], T)
