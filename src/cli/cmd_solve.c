@@ -32,13 +32,19 @@ struct solve_row {
     /* a million output and input tokens at the layout's own throughput, the
      * users it serves decoding at once (< 0 unknown or not solved) */
     double cost_output, cost_input;
+    /* the layout's plan, as kvplan plan gives it for that layout: the speed
+     * per user and its band, the first token and its band, a user-hour
+     * (each <= 0, or < 0 for the cost, unknown) */
+    double tok_s, tok_s_low, tok_s_high, ttft, ttft_low, ttft_high, cost_user_hour;
 };
 
-/* The costs of a solved row: its layout planned, the plan's costs. */
+/* The costs and speeds of a solved row: its layout planned, the plan's. */
 static void row_costs(const struct scenario *s, struct solve_row *row)
 {
     const struct solve_split *sp = &row->split;
-    row->cost_output = row->cost_input = -1;
+    row->cost_output = row->cost_input = row->cost_user_hour = -1;
+    row->tok_s = row->tok_s_low = row->tok_s_high = 0;
+    row->ttft = row->ttft_low = row->ttft_high = 0;
     if (!sp->solved)
         return;
     struct scenario x = *s;
@@ -53,6 +59,18 @@ static void row_costs(const struct scenario *s, struct solve_row *row)
         return;
     row->cost_output = r.cost_per_million_output_tokens;
     row->cost_input = r.cost_per_million_input_tokens;
+    row->cost_user_hour = r.max_users > 0 ? r.cost_per_user_hour : -1;
+    /* none where no user decodes, as plan's JSON (snapshot_result.c) */
+    if (r.max_users > 0 && r.speed.step_seconds > 0) {
+        row->tok_s = r.speed.tokens_per_s_per_user;
+        row->tok_s_low = r.bands.tokens_per_s_per_user_low;
+        row->tok_s_high = r.bands.tokens_per_s_per_user_high;
+    }
+    if (r.max_users > 0 && r.speed.ttft_seconds > 0) {
+        row->ttft = r.speed.ttft_seconds;
+        row->ttft_low = r.bands.ttft_seconds_low;
+        row->ttft_high = r.bands.ttft_seconds_high;
+    }
 }
 
 /* The rows of the GPU types compared, and the types left out. */
@@ -136,6 +154,17 @@ static cJSON *json_row(const struct solve_row *row, bool engine_context)
                                row->cost_output >= 0);
         jsonout_double_or_null(&o, "cost_per_million_input_tokens", row->cost_input,
                                row->cost_input >= 0);
+        /* the layout's plan, named as plan's JSON names them */
+        jsonout_double_or_null(&o, "cost_per_user_hour", row->cost_user_hour,
+                               row->cost_user_hour >= 0);
+        jsonout_double_or_null(&o, "tokens_per_s_per_user", row->tok_s, row->tok_s > 0);
+        jsonout_double_or_null(&o, "tokens_per_s_per_user_low", row->tok_s_low,
+                               row->tok_s_low > 0);
+        jsonout_double_or_null(&o, "tokens_per_s_per_user_high", row->tok_s_high,
+                               row->tok_s_low > 0);
+        jsonout_double_or_null(&o, "ttft_seconds", row->ttft, row->ttft > 0);
+        jsonout_double_or_null(&o, "ttft_seconds_low", row->ttft_low, row->ttft_low > 0);
+        jsonout_double_or_null(&o, "ttft_seconds_high", row->ttft_high, row->ttft_low > 0);
     } else {
         jsonout_string(&o, "why", sp->why == UNSOLVED_NO_COMPUTE     ? "no compute figure"
                                   : sp->why == UNSOLVED_NO_BANDWIDTH ? "no bandwidth figure"
@@ -394,8 +423,9 @@ static int print_rows_table(const struct solve_row *rows, int nrows, bool engine
     bool any_pp = false;
     for (int i = 0; i < nrows; i++)
         any_pp = any_pp || rows[i].split.pp > 1;
-    printf("%-16s %5s %12s %8s %10s %10s%s\n", "GPU", "GPUS", any_pp ? "TPxPPxREPL" : "TP x REPL",
-           "USERS", "$/HOUR", "$/1M OUT", engine_context ? "    CONTEXT" : "");
+    printf("%-16s %5s %12s %8s %10s %10s %10s %10s %13s %9s %15s%s\n", "GPU", "GPUS",
+           any_pp ? "TPxPPxREPL" : "TP x REPL", "USERS", "$/HOUR", "$/1M OUT", "$/USER-H",
+           "TOK/S/USER", "TOK/S BAND", "TTFT", "TTFT BAND", engine_context ? "    CONTEXT" : "");
     int solved = 0;
     for (int i = 0; i < nrows; i++) {
         const struct solve_split *sp = &rows[i].split;
@@ -416,13 +446,28 @@ static int print_rows_table(const struct solve_row *rows, int nrows, bool engine
             snprintf(split, sizeof split, "%u x %u", sp->tp, sp->gpus / sp->tp);
         if (sp->cost_per_hour >= 0)
             snprintf(cost, sizeof cost, "%.2f", sp->cost_per_hour);
-        if (rows[i].cost_output >= 0)
-            snprintf(per_m, sizeof per_m, "%.4f", rows[i].cost_output);
+        char usd[32], user_h[32] = "-", speed[32] = "n/a", band[48] = "n/a", ttft[32] = "n/a",
+             tband[48] = "n/a";
+        const struct solve_row *row = &rows[i];
+        if (row->cost_output >= 0) /* the prices as plan prints them */
+            snprintf(per_m, sizeof per_m, "%s", cli_usd_digits(row->cost_output, usd));
+        if (row->cost_user_hour >= 0)
+            snprintf(user_h, sizeof user_h, "%s", cli_usd_digits(row->cost_user_hour, usd));
+        /* the speeds and their bands in the sweep's forms */
+        if (row->tok_s > 0)
+            snprintf(speed, sizeof speed, "%.1f", row->tok_s);
+        if (row->tok_s_low > 0)
+            snprintf(band, sizeof band, "%.1f-%.1f", row->tok_s_low, row->tok_s_high);
+        if (row->ttft > 0)
+            snprintf(ttft, sizeof ttft, "%.3f s", row->ttft);
+        if (row->ttft_low > 0)
+            snprintf(tband, sizeof tband, "%.3f-%.3f s", row->ttft_low, row->ttft_high);
         char ctx[32] = "";
         if (engine_context)
             snprintf(ctx, sizeof ctx, " %10llu", (unsigned long long)sp->context_tokens);
-        printf("%-16s %5u %12s %8llu %10s %10s%s\n", rows[i].gpu->id, sp->gpus, split,
-               (unsigned long long)sp->users, cost, per_m, ctx);
+        printf("%-16s %5u %12s %8llu %10s %10s %10s %10s %13s %9s %15s%s\n", rows[i].gpu->id,
+               sp->gpus, split, (unsigned long long)sp->users, cost, per_m, user_h, speed, band,
+               ttft, tband, ctx);
     }
     return solved;
 }
@@ -456,7 +501,10 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
                "lets solve put pipeline stages between nodes instead, as engines do)\n",
                wide, SPEED_GPUS_PER_NODE);
     printf("($/HOUR: each GPU type's price an hour, %s, times its GPUs; $/1M OUT: $/HOUR over "
-           "the output tokens an hour of the USERS decoding at once)\n",
+           "the output tokens an hour of the USERS decoding at once; $/USER-H: $/HOUR over the "
+           "USERS; TOK/S/USER, TTFT: each user's speed and first token at USERS decoding at "
+           "once, as kvplan plan gives them for that layout, and their BANDs, the least and the "
+           "most measured/predicted ratio of the public measurements)\n",
            base->has_price ? "--price" : "its preset's");
     if (skipped) {
         char vendors[64];

@@ -320,14 +320,6 @@ static void print_head(const struct sweep *w)
 /* What a table row marks, for the notes under the table. */
 enum { ROW_OVER = 1u, ROW_UNEVEN = 2u };
 
-/* "0.0188" for $0.01875: explain_format's digits (a decimal tie up, as
- * the planner and plan print it), the dollar sign left off; in usd. */
-static const char *dollars(double v, char usd[32])
-{
-    explain_format(v, XU_USD, UNITS_GIB, usd, 32);
-    return usd[0] == '$' ? usd + 1 : usd;
-}
-
 static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
                                 const struct plan_result *r, const char *value)
 {
@@ -369,12 +361,12 @@ static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
          tband[40] = "n/a";
     /* the prices as the planner and plan print them, without the dollar sign */
     if (r->max_users > 0 && r->cost_per_million_output_tokens >= 0)
-        snprintf(cost, sizeof cost, "%s%s", dollars(r->cost_per_million_output_tokens, usd),
+        snprintf(cost, sizeof cost, "%s%s", cli_usd_digits(r->cost_per_million_output_tokens, usd),
                  over ? "*" : "");
     if (r->max_users > 0 && r->cost_per_million_input_tokens >= 0)
-        snprintf(cost_in, sizeof cost_in, "%s", dollars(r->cost_per_million_input_tokens, usd));
+        snprintf(cost_in, sizeof cost_in, "%s", cli_usd_digits(r->cost_per_million_input_tokens, usd));
     if (r->max_users > 0 && r->cost_per_user_hour >= 0)
-        snprintf(user_h, sizeof user_h, "%s", dollars(r->cost_per_user_hour, usd));
+        snprintf(user_h, sizeof user_h, "%s", cli_usd_digits(r->cost_per_user_hour, usd));
     /* the band of each: its low and high, in the figure's own form */
     if (r->max_users > 0 && r->bands.tokens_per_s_per_user_low > 0)
         snprintf(band, sizeof band, "%.1f-%.1f%s", r->bands.tokens_per_s_per_user_low,

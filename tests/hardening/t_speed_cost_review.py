@@ -228,5 +228,55 @@ def test_dense_band_names_the_models_it_was_measured_on():
           line)
 
 
+
+SOLVE_FIELDS = ["tokens_per_s_per_user", "tokens_per_s_per_user_low", "tokens_per_s_per_user_high",
+                "ttft_seconds", "ttft_seconds_low", "ttft_seconds_high", "cost_per_user_hour",
+                "cost_per_million_output_tokens"]
+SOLVE_CASES = [
+    ["--users", "100", "--gpu", "h100-sxm", "--gpu", "a100-80gb", "--gpu", "l40s", "--gpu", "mi300x"],
+    ["--users", "40", "--model", "llama-3.1-70b", "--context", "16k", "--min-tok-s", "20",
+     "--gpu", "h100-sxm", "--gpu", "a100-80gb"],
+]
+
+
+def layout_args(case, row):
+    """plan's options for a solved row's layout: the case's own, its GPU and split."""
+    args, skip = [], False
+    for i, a in enumerate(case):
+        if skip:
+            skip = False
+            continue
+        if a in ("--users", "--gpu"):
+            skip = True
+            continue
+        args.append(a)
+    args += ["--gpu", row["gpu"], "--gpus", str(row["gpus"]), "--tp", str(row["tp"])]
+    if row["pp"] > 1:
+        args += ["--pp", str(row["pp"])]
+    return args
+
+
+def test_solve_rows_are_plans():
+    for case in SOLVE_CASES:
+        doc = json.loads(run(["solve", "--format", "json"] + case))
+        rows = [r for r in doc["rows"] if r["solved"]]
+        check("solve %s: two rows solved at least" % " ".join(case), len(rows) >= 2, repr(doc))
+        text = run(["solve"] + case).split("\n")
+        for row in rows:
+            p = plan_json(layout_args(case, row))
+            for f in SOLVE_FIELDS:
+                check("solve %s, %s: JSON %s is plan's for its layout (%r)"
+                      % (case[1], row["gpu"], f, p.get(f)), row.get(f) == p.get(f),
+                      "solve %r, plan %r" % (row.get(f), p.get(f)))
+            line = next((l for l in text if l.startswith(row["gpu"] + " ")), "")
+            want = [usd(p["cost_per_million_output_tokens"])[1:], usd(p["cost_per_user_hour"])[1:],
+                    "%.1f" % p["tokens_per_s_per_user"],
+                    "%.1f-%.1f" % (p["tokens_per_s_per_user_low"], p["tokens_per_s_per_user_high"]),
+                    "%.3f s" % p["ttft_seconds"],
+                    "%.3f-%.3f s" % (p["ttft_seconds_low"], p["ttft_seconds_high"])]
+            check("solve %s, %s: the text row gives plan's figures %s" % (case[1], row["gpu"], want),
+                  all((" " + w + " ") in (line + " ") for w in want), line)
+
+
 if __name__ == "__main__":
     main([v for k, v in sorted(globals().items()) if k.startswith("test_")], T)
