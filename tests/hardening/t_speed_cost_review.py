@@ -276,6 +276,11 @@ def test_solve_rows_are_plans():
                     "%.3f-%.3f s" % (p["ttft_seconds_low"], p["ttft_seconds_high"])]
             check("solve %s, %s: the text row gives plan's figures %s" % (case[1], row["gpu"], want),
                   all((" " + w + " ") in (line + " ") for w in want), line)
+            md = run(["solve", "--format", "markdown"] + case).split("\n")
+            cells = next(([c.strip() for c in l.split("|")[1:-1]] for l in md
+                          if l.startswith("| %s |" % row["gpu"])), [])
+            check("solve %s, %s: the Markdown row gives plan's figures %s" % (case[1], row["gpu"], want),
+                  cells[5:11] == want, repr(cells))
 
 
 if __name__ == "__main__":
