@@ -27,6 +27,7 @@ static const char *mark(int i)
 struct versus_rows {
     bool spec, host;
     bool note;  /* a row for the notes: a card has one, or the rows are not short */
+    bool note_beside; /* short rows: the notes beside the cards' titles, not under */
     int speed;  /* the rows of the speed and costs (card_speed) */
 };
 
@@ -37,7 +38,7 @@ static const struct scenario *scenario_of(const struct planner *p, int slot)
 
 static struct versus_rows versus_rows(const struct planner *p, const int *shown, int n)
 {
-    struct versus_rows v = {false, false, false, VERSUS_SPEED_ROWS};
+    struct versus_rows v = {false, false, false, false, VERSUS_SPEED_ROWS};
     for (int k = 0; k < n; k++) {
         const struct scenario *s = scenario_of(p, shown[k]);
         v.spec = v.spec || s->spec_method != SPEC_NONE;
@@ -52,14 +53,15 @@ static int card_speed(const struct plan_result *res, enum unit_system u, int w, 
 
 /* The speed rows of the cards w wide when a panel has `h` rows (the count
  * in one): the most any card needs, at least three; without the notes'
- * row when no card has a note and the rows are short. */
+ * row when the rows are short (a card's note then beside its title). */
 static void versus_speed_rows(const struct planner *p, const int *shown, int n, int w, int h,
                               struct versus_rows *v)
 {
     char lines[VIEW_SPEED_LINES][VIEW_SPEED_LINE];
     bool had_note = v->note;
     for (int pass = 0; pass < 2; pass++) {
-        v->note = had_note || pass == 0;
+        v->note = pass == 0;
+        v->note_beside = had_note && pass == 1;
         /* title, notes, count, what it counts, what binds; GPUs, model, extras, bar, size */
         int fixed = 1 + v->note + 1 + 2 + 2 + v->spec + v->host + 2;
         int budget = h - fixed, most = VERSUS_SPEED_ROWS;
@@ -70,7 +72,7 @@ static void versus_speed_rows(const struct planner *p, const int *shown, int n, 
                 most = m;
         }
         v->speed = most < budget || budget < VERSUS_SPEED_ROWS ? most : budget;
-        if (most <= budget || had_note)
+        if (most <= budget)
             return;
     }
 }
@@ -257,7 +259,14 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
              slot == p->reference ? " (reference)" : "");
     int y = r.y;
     widget_text(y, r.x, 2, mark_roles[k & 3], mark(k));
-    widget_text(y++, r.x + 2, r.w - 2, slot == p->current ? ROLE_FOCUS : ROLE_TITLE, line);
+    int at = 2 + widget_text(y, r.x + 2, r.w - 2, slot == p->current ? ROLE_FOCUS : ROLE_TITLE,
+                             line);
+    if (extra.note_beside && p->slots[slot].note[0] && at + 2 < r.w) { /* "1 A: its note" */
+        char note[160], cut[160];
+        snprintf(note, sizeof note, ": %s", p->slots[slot].note);
+        widget_text(y, r.x + at, r.w - at, ROLE_DIM, widget_fit(note, r.w - at, cut, sizeof cut));
+    }
+    y++;
     if (extra.note) { /* a row for the notes when a card has one, else none */
         if (p->slots[slot].note[0])
             widget_text(y, r.x, r.w, ROLE_DIM, p->slots[slot].note);

@@ -137,6 +137,20 @@ def test_versus_cards_keep_every_figure():
                       usd(r["cost_per_million_output_tokens"]) + "/M out" in body,
                       body)
 
+    # a card with a note: the note beside its title when the rows are short,
+    # and no figure goes for it
+    r = plan_json([])
+    text = screen("80x24", [], keys="Na note<Enter>nnnv")
+    cards = card_texts(text, 4, 80)
+    check("80x24, 4 cards, a note: beside the first card's title", cards[0][0].endswith(": a note"),
+          text)
+    for k, card in enumerate(cards):
+        body = "\n".join(card)
+        check("80x24, 4 cards, a note: card %d keeps $/M output" % (k + 1),
+              usd(r["cost_per_million_output_tokens"]) + "/M out" in body, body)
+        check("80x24, 4 cards, a note: card %d keeps the throughput" % (k + 1),
+              re.search(r"tok/s (total|in all|all)\b", body), body)
+
 
 def test_versus_throughput_is_the_plans():
     r = plan_json([])
