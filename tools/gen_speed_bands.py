@@ -209,8 +209,9 @@ def doc_text(data_name, g, rows):
          "stated as such), and with fewer a stated band of -50%% to +100%%. A band taken from a group "
          "over every engine names the engines of its cases, and the plan's own engine when none of them "
          "is it (\"over 8 dense Hopper cases, under NIM and vLLM; none under llama.cpp\"): a borrowed "
-         "band. A MoE group's band also names the models of its cases when the plan's model is none of them "
-         "(\"; measured on deepseek-v3, mixtral-8x7b\"): an expert layer's speed is its model's own. NIM, TGI "
+         "band. A group's band also names the models of its cases when the plan's model is none of them, "
+         "dense or MoE (\"; measured on deepseek-v3, mixtral-8x7b\", \"; measured on llama-2-7b\"): a "
+         "model's speed is its own (an expert layer's, a dense model's bytes and kernels). NIM, TGI "
          "and ATOM cases are planned under the generic rule and count in their family only." % (data_name, MIN_CASES), "",
          "| kind | family | engine | decode cases (held out) | decode band | first-token cases (held out) | first-token band | engines of the cases |",
          "|---|---|---|---|---|---|---|---|"]

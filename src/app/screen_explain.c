@@ -118,7 +118,7 @@ static void put_rows(struct sink *k, const struct plan_result *r, const struct e
 static void put_speed(struct sink *k, const struct plan_result *r, enum unit_system u)
 {
     struct view_speed v;
-    char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE];
+    char lines[VIEW_SPEED_LINES][VIEW_SPEED_LINE];
     view_speed_of(r, u, &v);
     int n = view_speed_lines(&v, k->w, 0, lines);
     for (int i = 0; i < n; i++)

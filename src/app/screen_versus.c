@@ -26,6 +26,9 @@ static const char *mark(int i)
  * line up and a card without one says so. */
 struct versus_rows {
     bool spec, host;
+    bool note;  /* a row for the notes: a card has one, or the rows are not short */
+    bool note_beside; /* short rows: the notes beside the cards' titles, not under */
+    int speed;  /* the rows of the speed and costs (card_speed) */
 };
 
 static const struct scenario *scenario_of(const struct planner *p, int slot)
@@ -35,13 +38,43 @@ static const struct scenario *scenario_of(const struct planner *p, int slot)
 
 static struct versus_rows versus_rows(const struct planner *p, const int *shown, int n)
 {
-    struct versus_rows v = {false, false};
+    struct versus_rows v = {false, false, false, false, VERSUS_SPEED_ROWS};
     for (int k = 0; k < n; k++) {
         const struct scenario *s = scenario_of(p, shown[k]);
         v.spec = v.spec || s->spec_method != SPEC_NONE;
         v.host = v.host || s->host_kv_bytes > 0 || s->has_prefix_hit_rate;
+        v.note = v.note || p->slots[shown[k]].note[0];
     }
     return v;
+}
+
+static int card_speed(const struct plan_result *res, enum unit_system u, int w, int rows,
+                      char lines[VIEW_SPEED_LINES][VIEW_SPEED_LINE]);
+
+/* The speed rows of the cards w wide when a panel has `h` rows (the count
+ * in one): the most any card needs, at least three; without the notes'
+ * row when the rows are short (a card's note then beside its title). */
+static void versus_speed_rows(const struct planner *p, const int *shown, int n, int w, int h,
+                              struct versus_rows *v)
+{
+    char lines[VIEW_SPEED_LINES][VIEW_SPEED_LINE];
+    bool had_note = v->note;
+    for (int pass = 0; pass < 2; pass++) {
+        v->note = pass == 0;
+        v->note_beside = had_note && pass == 1;
+        /* title, notes, count, what it counts, what binds; GPUs, model, extras, bar, size */
+        int fixed = 1 + v->note + 1 + 2 + 2 + v->spec + v->host + 2;
+        int budget = h - fixed, most = VERSUS_SPEED_ROWS;
+        for (int k = 0; k < n; k++) {
+            const struct plan_result *res = planner_result_of(p, shown[k]);
+            int m = card_speed(res, scenario_of(p, shown[k])->units, w, budget, lines);
+            if (m > most)
+                most = m;
+        }
+        v->speed = most < budget || budget < VERSUS_SPEED_ROWS ? most : budget;
+        if (most <= budget)
+            return;
+    }
 }
 
 /* "draft Llama 3.2 1B, 4 tokens", "host KV 256 GiB/GPU, hit rate 80%" */
@@ -69,62 +102,33 @@ static void versus_extra(const struct scenario *s, const struct plan_result *res
         snprintf(buf, size, "host KV none");
 }
 
-/* Three rows on every card, so the cards line up: the speed per user and
- * in all, the first token, the costs; returns the row under them. */
-static int panel_speed(const struct plan_result *res, enum unit_system u, struct rect r, int y)
+/* The speed, the throughput, the first token and the costs of a card w
+ * wide: the speeds, the first token and the costs a row each when they
+ * fit, else as many a row as fit within `rows`, a band that fits beside its
+ * figure in no form on a row of its own under it; never a figure or a
+ * band left out (the input price goes first when the rows are short).
+ * Returns the rows. */
+static int card_speed(const struct plan_result *res, enum unit_system u, int w, int rows,
+                      char lines[VIEW_SPEED_LINES][VIEW_SPEED_LINE])
 {
     struct view_speed v;
-    char items[VIEW_SPEED_ITEMS][48], line[160];
     view_speed_of(res, u, &v);
-    view_speed_items(&v, items);
-    if (!v.known) {
-        widget_text(y, r.x, r.w, ROLE_DIM, v.why);
-        return y + VERSUS_SPEED_ROWS;
-    }
-    const char *sep = view_sep();
-    /* the measured spread beside the speed where the card has room for it;
-     * no count keeping the target: one user's speed, and no throughput */
-    const char *band = v.per_user_band;
-    snprintf(line, sizeof line, "%s%s%s%s%s", items[0], band[0] ? " " : "", band,
-             v.alone ? "" : sep, items[1]);
-    if (view_cols(line) > r.w)
-        snprintf(line, sizeof line, "%s%s%s", items[0], v.alone ? "" : sep, items[1]);
-    if (!v.alone && view_cols(line) > r.w) /* narrow: the units once */
-        snprintf(line, sizeof line, "%s%s%s in all", items[0], sep, v.total);
-    if (!v.alone && view_cols(line) > r.w) { /* narrower: "51.3/user · 1,077 tok/s" keeps the throughput */
-        char each[32];
-        snprintf(each, sizeof each, "%s", v.per_user);
-        char *unit = strstr(each, " tok/s");
-        if (unit)
-            *unit = '\0';
-        snprintf(line, sizeof line, "%s/user%s%s", each, sep, v.total);
-        char whole[32]; /* "1,077.5 tok/s" to "1,077 tok/s" */
-        snprintf(whole, sizeof whole, "%s", v.total);
-        char *dot = strchr(whole, '.'), *space = strchr(whole, ' ');
-        if (view_cols(line) > r.w && dot && space > dot && dot - whole >= 3) {
-            memmove(dot, space, strlen(space) + 1);
-            snprintf(line, sizeof line, "%s/user%s%s", each, sep, whole);
-        }
-    }
-    if (view_cols(line) > r.w)
-        snprintf(line, sizeof line, "%s each", v.per_user);
-    widget_text(y++, r.x, r.w, ROLE_TEXT, line);
-    char first[96];
-    snprintf(first, sizeof first, "%s%s%s", items[2], v.ttft_band[0] ? " " : "", v.ttft_band);
-    if (view_cols(first) <= r.w)
-        snprintf(items[2], sizeof items[2], "%s", first);
-    if (view_cols(items[2]) > r.w)
-        snprintf(items[2], sizeof items[2], "TTFT %s", v.ttft);
-    widget_text(y++, r.x, r.w, ROLE_TEXT, items[2]);
-    /* the costs: a user-hour, a million output and input tokens, as many as fit */
-    snprintf(line, sizeof line, "%s%s%s%s%s", items[3], items[4][0] ? sep : "", items[4],
-             items[5][0] ? sep : "", items[5]);
-    if (view_cols(line) > r.w)
-        snprintf(line, sizeof line, "%s%s%s", items[3], items[4][0] ? sep : "", items[4]);
-    if (view_cols(line) > r.w)
-        snprintf(line, sizeof line, "%s", items[3]);
-    widget_text(y++, r.x, r.w, ROLE_TEXT, line);
-    return y;
+    v.bands_under = true;
+    return view_speed_lines(&v, w, rows > VERSUS_SPEED_ROWS ? rows : VERSUS_SPEED_ROWS, lines);
+}
+
+/* The speed rows of every card (`rows` of them, so the cards line up);
+ * returns the row under them. */
+static int panel_speed(const struct plan_result *res, enum unit_system u, struct rect r, int y,
+                       int rows)
+{
+    char lines[VIEW_SPEED_LINES][VIEW_SPEED_LINE];
+    struct view_speed v;
+    view_speed_of(res, u, &v);
+    int n = card_speed(res, u, r.w, rows, lines);
+    for (int i = 0; i < n && i < rows; i++)
+        widget_text(y + i, r.x, r.w, v.known ? ROLE_TEXT : ROLE_DIM, lines[i]);
+    return y + rows;
 }
 
 /* The first row of a card that fits w: the one that fits of the rows
@@ -246,6 +250,7 @@ static void card_model(const struct scenario *s, const struct plan_result *res, 
 static void panel(const struct planner *p, int slot, int first, struct rect r, int scale,
                   struct versus_rows extra)
 {
+    int speed_rows = extra.speed;
     const struct plan_result *res = planner_result_of(p, slot);
     const struct scenario *s = scenario_of(p, slot);
     int k = slot, end = r.y + r.h;
@@ -254,15 +259,24 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
              slot == p->reference ? " (reference)" : "");
     int y = r.y;
     widget_text(y, r.x, 2, mark_roles[k & 3], mark(k));
-    widget_text(y++, r.x + 2, r.w - 2, slot == p->current ? ROLE_FOCUS : ROLE_TITLE, line);
-    if (p->slots[slot].note[0])
-        widget_text(y, r.x, r.w, ROLE_DIM, p->slots[slot].note);
+    int at = 2 + widget_text(y, r.x + 2, r.w - 2, slot == p->current ? ROLE_FOCUS : ROLE_TITLE,
+                             line);
+    if (extra.note_beside && p->slots[slot].note[0] && at + 2 < r.w) { /* "1 A: its note" */
+        char note[160], cut[160];
+        snprintf(note, sizeof note, ": %s", p->slots[slot].note);
+        widget_text(y, r.x + at, r.w - at, ROLE_DIM, widget_fit(note, r.w - at, cut, sizeof cut));
+    }
     y++;
+    if (extra.note) { /* a row for the notes when a card has one, else none */
+        if (p->slots[slot].note[0])
+            widget_text(y, r.x, r.w, ROLE_DIM, p->slots[slot].note);
+        y++;
+    }
     /* under the count: speed, GPUs, model, the extras, the bar and its size */
-    int under = 2 + VERSUS_SPEED_ROWS + 2 + extra.spec + extra.host + 2;
+    int under = 2 + speed_rows + 2 + extra.spec + extra.host + 2;
     y = panel_count(p, slot, first, r, y, scale, under);
-    if (y + VERSUS_SPEED_ROWS <= end)
-        y = panel_speed(res, s->units, r, y);
+    if (y + speed_rows <= end)
+        y = panel_speed(res, s->units, r, y, speed_rows);
     if (y < end)
         card_gpus(s, res, r, y++);
     if (y < end)
@@ -368,10 +382,12 @@ void view_draw_versus(const struct planner *p, int cols, int rows)
     /* the panels take what they need; the chart the rest (at least 6 rows) */
     int scale = presented && bottom >= 40 ? 2 : 1;
     struct versus_rows extra = versus_rows(p, shown, n);
-    int need = 11 + VERSUS_SPEED_ROWS + 5 * scale + (extra.spec ? 1 : 0) + (extra.host ? 1 : 0);
+    int pw = (cols - 2) / (n > 0 ? n : 1);
+    versus_speed_rows(p, shown, n, pw - 2, bottom - 1 - 7 - 1, &extra);
+    int need = 10 + extra.note + extra.speed + 5 * scale + (extra.spec ? 1 : 0) +
+               (extra.host ? 1 : 0);
     int panel_h = bottom - 1 - 7 < need ? bottom - 1 - 7 : need;
     int chart_h = bottom - 1 - panel_h - 1;
-    int pw = (cols - 2) / (n > 0 ? n : 1);
     for (int k = 0; k < n; k++)
         panel(p, shown[k], first, (struct rect){1 + k * pw, 2, pw - 2, panel_h - 1}, scale,
               extra);

@@ -112,8 +112,18 @@ struct view_speed {
     char per_user_band[24], ttft_band[24];
     /* the same as the ratios' range, "x0.55-6.3": a narrow screen's form */
     char per_user_compact[24], ttft_compact[24];
+    /* the bands tighter, the percent sign once: "-2/+264%" */
+    char per_user_tight[24], ttft_tight[24];
     /* the first token to three digits ("239 ms"), for its compact band */
     char ttft_short[24];
+    /* narrow forms: the speed a whole number ("27 tok/s"), the throughput
+     * one ("1,490 tok/s") and in thousands from 10,000 ("94.6k tok/s") */
+    char per_user_whole[32], total_whole[32], total_k[32];
+    /* a band that fits beside its figure in no form goes on a line of its
+     * own under it (the versus cards, which have the rows), else the
+     * figure goes without it (the main screen's column beside the count);
+     * the versus cards, too, never one phrase a line where they join */
+    bool bands_under;
 };
 void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_speed *v);
 
@@ -129,8 +139,11 @@ void view_speed_items(const struct view_speed *v, char items[VIEW_SPEED_ITEMS][4
  * costs a line each when those fit, else as many a line as fit whole (so
  * too with rows 0), the input price left out first when they do not fit. */
 enum { VIEW_SPEED_LINE = 160 };
+/* a figure whose band does not fit beside it takes two lines, the band
+ * under it (the speed and the first token): two lines more at most */
+enum { VIEW_SPEED_LINES = VIEW_SPEED_ITEMS + 2 };
 int view_speed_lines(const struct view_speed *v, int w, int rows,
-                     char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE]);
+                     char lines[VIEW_SPEED_LINES][VIEW_SPEED_LINE]);
 
 /* The first of those lines: as many phrases as fit whole in w columns (or
  * why there is no speed); returns buf. */

@@ -126,7 +126,7 @@ bool view_draw_presentation(const struct planner *p)
                 l.caption.w, ROLE_TEXT, line);
     /* the speed and cost of those users, centred under it, a line each */
     struct view_speed v;
-    char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE];
+    char lines[VIEW_SPEED_LINES][VIEW_SPEED_LINE];
     view_speed_of(res, s->units, &v);
     int lc = view_speed_lines(&v, l.speed.w, l.speed.h, lines);
     for (int i = 0; i < lc && i < l.speed.h; i++) {

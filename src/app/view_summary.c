@@ -103,7 +103,7 @@ static void summary_caption(const struct planner *p, int w, struct summary_lines
 static void summary_speed(const struct planner *p, int w, int rows, struct summary_lines *sl)
 {
     struct view_speed v;
-    char lines[VIEW_SPEED_ITEMS][VIEW_SPEED_LINE];
+    char lines[VIEW_SPEED_LINES][VIEW_SPEED_LINE];
     view_speed_of(planner_result(p), planner_scenario(p)->units, &v);
     int n = view_speed_lines(&v, w, rows, lines);
     /* the speed first, the time and the price dimmer when they are a line each */

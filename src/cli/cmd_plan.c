@@ -19,6 +19,12 @@ int cli_fail(const char *message)
     return 2;
 }
 
+const char *cli_usd_digits(double v, char buf[32])
+{
+    explain_format(v, XU_USD, UNITS_GIB, buf, 32);
+    return buf[0] == '$' ? buf + 1 : buf;
+}
+
 int cli_parse(enum cli_command cmd, int argc, char **argv, struct options *o)
 {
     struct diag d = {0};

@@ -32,13 +32,19 @@ struct solve_row {
     /* a million output and input tokens at the layout's own throughput, the
      * users it serves decoding at once (< 0 unknown or not solved) */
     double cost_output, cost_input;
+    /* the layout's plan, as kvplan plan gives it for that layout: the speed
+     * per user and its band, the first token and its band, a user-hour
+     * (each <= 0, or < 0 for the cost, unknown) */
+    double tok_s, tok_s_low, tok_s_high, ttft, ttft_low, ttft_high, cost_user_hour;
 };
 
-/* The costs of a solved row: its layout planned, the plan's costs. */
+/* The costs and speeds of a solved row: its layout planned, the plan's. */
 static void row_costs(const struct scenario *s, struct solve_row *row)
 {
     const struct solve_split *sp = &row->split;
-    row->cost_output = row->cost_input = -1;
+    row->cost_output = row->cost_input = row->cost_user_hour = -1;
+    row->tok_s = row->tok_s_low = row->tok_s_high = 0;
+    row->ttft = row->ttft_low = row->ttft_high = 0;
     if (!sp->solved)
         return;
     struct scenario x = *s;
@@ -53,6 +59,18 @@ static void row_costs(const struct scenario *s, struct solve_row *row)
         return;
     row->cost_output = r.cost_per_million_output_tokens;
     row->cost_input = r.cost_per_million_input_tokens;
+    row->cost_user_hour = r.max_users > 0 ? r.cost_per_user_hour : -1;
+    /* none where no user decodes, as plan's JSON (snapshot_result.c) */
+    if (r.max_users > 0 && r.speed.step_seconds > 0) {
+        row->tok_s = r.speed.tokens_per_s_per_user;
+        row->tok_s_low = r.bands.tokens_per_s_per_user_low;
+        row->tok_s_high = r.bands.tokens_per_s_per_user_high;
+    }
+    if (r.max_users > 0 && r.speed.ttft_seconds > 0) {
+        row->ttft = r.speed.ttft_seconds;
+        row->ttft_low = r.bands.ttft_seconds_low;
+        row->ttft_high = r.bands.ttft_seconds_high;
+    }
 }
 
 /* The rows of the GPU types compared, and the types left out. */
@@ -136,6 +154,17 @@ static cJSON *json_row(const struct solve_row *row, bool engine_context)
                                row->cost_output >= 0);
         jsonout_double_or_null(&o, "cost_per_million_input_tokens", row->cost_input,
                                row->cost_input >= 0);
+        /* the layout's plan, named as plan's JSON names them */
+        jsonout_double_or_null(&o, "cost_per_user_hour", row->cost_user_hour,
+                               row->cost_user_hour >= 0);
+        jsonout_double_or_null(&o, "tokens_per_s_per_user", row->tok_s, row->tok_s > 0);
+        jsonout_double_or_null(&o, "tokens_per_s_per_user_low", row->tok_s_low,
+                               row->tok_s_low > 0);
+        jsonout_double_or_null(&o, "tokens_per_s_per_user_high", row->tok_s_high,
+                               row->tok_s_low > 0);
+        jsonout_double_or_null(&o, "ttft_seconds", row->ttft, row->ttft > 0);
+        jsonout_double_or_null(&o, "ttft_seconds_low", row->ttft_low, row->ttft_low > 0);
+        jsonout_double_or_null(&o, "ttft_seconds_high", row->ttft_high, row->ttft_low > 0);
     } else {
         jsonout_string(&o, "why", sp->why == UNSOLVED_NO_COMPUTE     ? "no compute figure"
                                   : sp->why == UNSOLVED_NO_BANDWIDTH ? "no bandwidth figure"
@@ -150,6 +179,7 @@ struct solve_job {
     uint32_t max_gpus, max_pp;
     uint64_t max_plans;
     bool json;
+    bool markdown;           /* the GPU table in Markdown */
     uint32_t wired_limit_mb; /* comparing GPU types: --wired-limit-mb, for those of unified memory */
     bool engine_context;     /* no --context: the engine picks one by the GPUs (Ollama) */
 };
@@ -389,41 +419,78 @@ static void print_rows_head(const struct solve_job *job, const struct scenario *
            job->max_gpus, job->max_gpus == 1 ? "" : "s");
 }
 
+/* A solved row's figures as the table writes them: the prices as plan
+ * prints them, the speeds and their bands in the sweep's forms. */
+struct row_figures {
+    char per_m[32], user_h[32], speed[32], band[48], ttft[32], tband[48];
+};
+
+static void row_figures(const struct solve_row *row, struct row_figures *f)
+{
+    char usd[32];
+    snprintf(f->per_m, sizeof f->per_m, "-");
+    snprintf(f->user_h, sizeof f->user_h, "-");
+    snprintf(f->speed, sizeof f->speed, "n/a");
+    snprintf(f->band, sizeof f->band, "n/a");
+    snprintf(f->ttft, sizeof f->ttft, "n/a");
+    snprintf(f->tband, sizeof f->tband, "n/a");
+    if (row->cost_output >= 0)
+        snprintf(f->per_m, sizeof f->per_m, "%s", cli_usd_digits(row->cost_output, usd));
+    if (row->cost_user_hour >= 0)
+        snprintf(f->user_h, sizeof f->user_h, "%s", cli_usd_digits(row->cost_user_hour, usd));
+    if (row->tok_s > 0)
+        snprintf(f->speed, sizeof f->speed, "%.1f", row->tok_s);
+    if (row->tok_s_low > 0)
+        snprintf(f->band, sizeof f->band, "%.1f-%.1f", row->tok_s_low, row->tok_s_high);
+    if (row->ttft > 0)
+        snprintf(f->ttft, sizeof f->ttft, "%.3f s", row->ttft);
+    if (row->ttft_low > 0)
+        snprintf(f->tband, sizeof f->tband, "%.3f-%.3f s", row->ttft_low, row->ttft_high);
+}
+
+/* Why a row is not solved, in words. */
+static const char *unsolved_words(const struct solve_split *sp)
+{
+    return sp->why == UNSOLVED_NO_COMPUTE
+               ? "no compute figure: the --max-ttft target cannot be checked"
+           : sp->why == UNSOLVED_NO_BANDWIDTH
+               ? "no bandwidth figure: the speed targets cannot be checked"
+               : "needs more GPUs";
+}
+
 /* One line per GPU type; returns how many are solved. */
 static int print_rows_table(const struct solve_row *rows, int nrows, bool engine_context)
 {
     bool any_pp = false;
     for (int i = 0; i < nrows; i++)
         any_pp = any_pp || rows[i].split.pp > 1;
-    printf("%-16s %5s %12s %8s %10s %10s%s\n", "GPU", "GPUS", any_pp ? "TPxPPxREPL" : "TP x REPL",
-           "USERS", "$/HOUR", "$/1M OUT", engine_context ? "    CONTEXT" : "");
+    printf("%-16s %5s %12s %8s %10s %10s %10s %10s %13s %9s %15s%s\n", "GPU", "GPUS",
+           any_pp ? "TPxPPxREPL" : "TP x REPL", "USERS", "$/HOUR", "$/1M OUT", "$/USER-H",
+           "TOK/S/USER", "TOK/S BAND", "TTFT", "TTFT BAND", engine_context ? "    CONTEXT" : "");
     int solved = 0;
     for (int i = 0; i < nrows; i++) {
         const struct solve_split *sp = &rows[i].split;
         if (!sp->solved) {
-            const char *why = sp->why == UNSOLVED_NO_COMPUTE
-                                  ? "(no compute figure: the --max-ttft target cannot be checked)"
-                              : sp->why == UNSOLVED_NO_BANDWIDTH
-                                  ? "(no bandwidth figure: the speed targets cannot be checked)"
-                                  : "(needs more GPUs)";
-            printf("%-16s %5s %12s %8s %s\n", rows[i].gpu->id, "-", "-", "-", why);
+            printf("%-16s %5s %12s %8s (%s)\n", rows[i].gpu->id, "-", "-", "-",
+                   unsolved_words(sp));
             continue;
         }
         solved++;
-        char split[32], cost[32] = "-", per_m[32] = "-";
+        char split[32], cost[32] = "-";
         if (any_pp)
             snprintf(split, sizeof split, "%ux%ux%u", sp->tp, sp->pp, sp->gpus / (sp->tp * sp->pp));
         else
             snprintf(split, sizeof split, "%u x %u", sp->tp, sp->gpus / sp->tp);
         if (sp->cost_per_hour >= 0)
             snprintf(cost, sizeof cost, "%.2f", sp->cost_per_hour);
-        if (rows[i].cost_output >= 0)
-            snprintf(per_m, sizeof per_m, "%.4f", rows[i].cost_output);
+        struct row_figures f;
+        row_figures(&rows[i], &f);
         char ctx[32] = "";
         if (engine_context)
             snprintf(ctx, sizeof ctx, " %10llu", (unsigned long long)sp->context_tokens);
-        printf("%-16s %5u %12s %8llu %10s %10s%s\n", rows[i].gpu->id, sp->gpus, split,
-               (unsigned long long)sp->users, cost, per_m, ctx);
+        printf("%-16s %5u %12s %8llu %10s %10s %10s %10s %13s %9s %15s%s\n", rows[i].gpu->id,
+               sp->gpus, split, (unsigned long long)sp->users, cost, f.per_m, f.user_h, f.speed,
+               f.band, f.ttft, f.tband, ctx);
     }
     return solved;
 }
@@ -457,7 +524,10 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
                "lets solve put pipeline stages between nodes instead, as engines do)\n",
                wide, SPEED_GPUS_PER_NODE);
     printf("($/HOUR: each GPU type's price an hour, %s, times its GPUs; $/1M OUT: $/HOUR over "
-           "the output tokens an hour of the USERS decoding at once)\n",
+           "the output tokens an hour of the USERS decoding at once; $/USER-H: $/HOUR over the "
+           "USERS; TOK/S/USER, TTFT: each user's speed and first token at USERS decoding at "
+           "once, as kvplan plan gives them for that layout, and their BANDs, the least and the "
+           "most measured/predicted ratio of the public measurements)\n",
            base->has_price ? "--price" : "its preset's");
     if (skipped) {
         char vendors[64];
@@ -468,6 +538,50 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
     if (solved > 0)
         return 0;
     printf("(no GPU type serves it within %u GPUs; raise --max-gpus)\n", job->max_gpus);
+    return 1;
+}
+
+/* The GPU table in Markdown: the question, a row per GPU type as the text's
+ * (cheapest first), and what the columns are. */
+static int print_rows_markdown(const struct solve_job *job, const struct scenario *base,
+                               const struct solve_table *t)
+{
+    print_rows_head(job, base);
+    printf("| GPU | GPUs | TP x PP x replicas | Users | $/hour | $/1M output | $/user-hour | "
+           "tok/s per user | tok/s band | TTFT | TTFT band |%s\n|---|---|---|---|---|---|---|---|"
+           "---|---|---|%s\n", job->engine_context ? " Context |" : "",
+           job->engine_context ? "---|" : "");
+    int solved = 0;
+    for (int i = 0; i < t->count; i++) {
+        const struct solve_row *row = &t->rows[i];
+        const struct solve_split *sp = &row->split;
+        if (!sp->solved) {
+            printf("| %s | - | - | - | %s | | | | | | |%s\n", row->gpu->id, unsolved_words(sp),
+                   job->engine_context ? " |" : "");
+            continue;
+        }
+        solved++;
+        struct row_figures f;
+        row_figures(row, &f);
+        char cost[32] = "-", ctx[32] = "";
+        uint32_t pp = sp->pp ? sp->pp : 1;
+        if (sp->cost_per_hour >= 0)
+            snprintf(cost, sizeof cost, "%.2f", sp->cost_per_hour);
+        if (job->engine_context)
+            snprintf(ctx, sizeof ctx, " %llu |", (unsigned long long)sp->context_tokens);
+        printf("| %s | %u | %u x %u x %u | %llu | %s | %s | %s | %s | %s | %s | %s |%s\n",
+               row->gpu->id, sp->gpus, sp->tp, pp, sp->gpus / (sp->tp * pp),
+               (unsigned long long)sp->users, cost, f.per_m, f.user_h, f.speed, f.band, f.ttft,
+               f.tband, ctx);
+    }
+    printf("\n$/hour: each GPU type's price an hour (%s) times its GPUs; $/1M output: $/hour "
+           "over the output tokens an hour of the users decoding at once; $/user-hour: $/hour "
+           "over the users; tok/s per user and TTFT: as kvplan plan gives them for that layout, "
+           "with their bands (the least and the most measured/predicted ratio of the public "
+           "measurements).\n", base->has_price ? "--price" : "its preset's");
+    if (solved > 0)
+        return 0;
+    printf("\nNo GPU type serves it within %u GPUs; raise --max-gpus.\n", job->max_gpus);
     return 1;
 }
 
@@ -485,6 +599,8 @@ static int solve_compare(const struct solve_job *job, const struct options *o,
         status = cli_fail(d.message);
     else if (job->json)
         status = print_rows_json(job, base, &t);
+    else if (job->markdown)
+        status = print_rows_markdown(job, base, &t);
     else
         status = print_rows_text(job, base, &t);
     free(t.rows);
@@ -499,6 +615,14 @@ static int solve_parse(int argc, char **argv, struct options *o, struct solve_jo
     int parsed = cli_parse(CMD_SOLVE, argc, argv, o);
     if (parsed != CLI_PARSED)
         return parsed;
+    if (o->format == FORMAT_MARKDOWN &&
+        (solve_slo_asked(o) || o->given[OPT_MAX_CONTEXT] || o->given[OPT_UTILIZATION])) {
+        diag_fail(&d, "%s markdown: only the GPU table of solve %s N is Markdown; %s, %s and "
+                  "%s write text or json", OPTION_FLAG(OPT_FORMAT), OPTION_FLAG(OPT_USERS),
+                  OPTION_FLAG(OPT_MAX_CONTEXT), OPTION_FLAG(OPT_UTILIZATION),
+                  OPTION_FLAG(OPT_REQUEST_RATE));
+        return cli_fail(d.message);
+    }
     if (solve_slo_asked(o))
         return solve_slo(argc, argv, o);
     if (!simulate_goodput_words(argc, argv, o, &d))
@@ -523,6 +647,7 @@ static int solve_parse(int argc, char **argv, struct options *o, struct solve_jo
         .max_pp = o->given[OPT_MAX_PP] ? o->max_pp : 1,
         .max_plans = o->given[OPT_MAX_PLANS] ? o->max_plans : SOLVE_MAX_PLANS,
         .json = o->format == FORMAT_JSON,
+        .markdown = o->format == FORMAT_MARKDOWN,
     };
     if (!one && o->given[OPT_WIRED_LIMIT]) { /* each GPU type of unified memory takes it */
         job->wired_limit_mb = o->wired_limit_mb;

@@ -308,10 +308,10 @@ static void print_head(const struct sweep *w)
                ? "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER "
                  "and POOL are per GPU"
                : "KV/TOKEN, KV/USER and POOL are per GPU");
-    printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s %9s %9s %13s %15s",
+    printf("%-24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s %9s %9s %9s %13s %15s",
            "VALUE", "GPUS", "CONTEXT", "KV", "USERS", "PAGED", "KV/TOKEN", "KV/USER", "POOL",
-           "TOKENS", "TOK/S/USER", "TOK/S TOTAL", "TTFT", "$/1M OUT", "$/USER-H", "TOK/S BAND",
-           "TTFT BAND");
+           "TOKENS", "TOK/S/USER", "TOK/S TOTAL", "TTFT", "$/1M OUT", "$/1M IN", "$/USER-H",
+           "TOK/S BAND", "TTFT BAND");
     printf(w->target ? " %9s\n" : "\n", "AT LEVEL");
 }
 
@@ -323,6 +323,7 @@ enum { ROW_OVER = 1u, ROW_UNEVEN = 2u };
 static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
                                 const struct plan_result *r, const char *value)
 {
+    char usd[32];
     char gpus[24], ctx[16], u[24], pg[24], tok[24], per[24], pool[24], held[24];
     /* "!": a TP that splits the heads unevenly (core scenario_heads_split) */
     const char *uneven = (r->warnings & WARN_HEADS_UNEVEN_SPLIT) ? "!" : "";
@@ -356,11 +357,16 @@ static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
     if (r->max_users > 0 && r->speed.ttft_seconds > 0)
         snprintf(ttft, sizeof ttft, "%.3f s", r->speed.ttft_seconds);
     units_format_int(r->speed.users_at_service_level, slo, sizeof slo);
-    char cost[24] = "n/a", user_h[24] = "n/a", band[40] = "n/a", tband[40] = "n/a";
+    char cost[24] = "n/a", cost_in[24] = "n/a", user_h[24] = "n/a", band[40] = "n/a",
+         tband[40] = "n/a";
+    /* the prices as the planner and plan print them, without the dollar sign */
     if (r->max_users > 0 && r->cost_per_million_output_tokens >= 0)
-        snprintf(cost, sizeof cost, "%.4f%s", r->cost_per_million_output_tokens, over ? "*" : "");
+        snprintf(cost, sizeof cost, "%s%s", cli_usd_digits(r->cost_per_million_output_tokens, usd),
+                 over ? "*" : "");
+    if (r->max_users > 0 && r->cost_per_million_input_tokens >= 0)
+        snprintf(cost_in, sizeof cost_in, "%s", cli_usd_digits(r->cost_per_million_input_tokens, usd));
     if (r->max_users > 0 && r->cost_per_user_hour >= 0)
-        snprintf(user_h, sizeof user_h, "%.4f", r->cost_per_user_hour);
+        snprintf(user_h, sizeof user_h, "%s", cli_usd_digits(r->cost_per_user_hour, usd));
     /* the band of each: its low and high, in the figure's own form */
     if (r->max_users > 0 && r->bands.tokens_per_s_per_user_low > 0)
         snprintf(band, sizeof band, "%.1f-%.1f%s", r->bands.tokens_per_s_per_user_low,
@@ -368,9 +374,9 @@ static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
     if (r->max_users > 0 && r->bands.ttft_seconds_low > 0)
         snprintf(tband, sizeof tband, "%.3f-%.3f s", r->bands.ttft_seconds_low,
                  r->bands.ttft_seconds_high);
-    printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s %9s %9s %13s %15s",
+    printf("%-24.24s %9s %8s %6s %9s %9s %12s %11s %11s %13s %11s %11s %9s %9s %9s %9s %13s %15s",
            value, gpus, ctx, dtype_info(r->kv_dtype)->name, u, pg, tok, per, pool, held, speed,
-           total, ttft, cost, user_h, band, tband);
+           total, ttft, cost, cost_in, user_h, band, tband);
     printf(w->target ? " %9s\n" : "\n", slo);
     return (over ? ROW_OVER : 0) | (uneven[0] ? ROW_UNEVEN : 0);
 }
@@ -440,9 +446,24 @@ static void sweep_end(const struct sweep *w, struct outbuf *ob, unsigned marks, 
     if (w->format == SWEEP_TABLE) {
         char basis[128];
         price_basis_text(&w->base, 0, basis, sizeof basis);
+        /* the users a user-hour is shared by, as the plan's (core/price.c
+         * cost_basis_of): those decoding at once where a count is given */
+        bool varied = false;
+        for (int i = 0; i < w->nvary; i++)
+            varied = varied || w->axes[i].kind == AXIS_CONCURRENCY;
+        char users[96];
+        if (varied)
+            snprintf(users, sizeof users, "the row's users decoding at once (VALUE)");
+        else if (w->base.concurrency > 0)
+            snprintf(users, sizeof users, "the %llu users decoding at once (--concurrency)",
+                     (unsigned long long)w->base.concurrency);
+        else
+            snprintf(users, sizeof users, "%s",
+                     w->target ? "the users who keep the level (AT LEVEL)" : "the users (USERS)");
         printf("$/1M OUT: the GPUs' price an hour over the output tokens an hour at TOK/S TOTAL "
-               "(%s%s); $/USER-H: that price over the users (USERS, or AT LEVEL with a target)\n",
-               w->each_gpu ? "each GPU type's own price; the first's " : "", basis);
+               "(%s%s); $/1M IN: that price over the prompt tokens an hour at every replica's "
+               "prefill rate of one prompt alone; $/USER-H: that price over %s\n",
+               w->each_gpu ? "each GPU type's own price; the first's " : "", basis, users);
         printf("TOK/S BAND, TTFT BAND: TOK/S/USER and TTFT times the least and the most "
                "measured/predicted ratio the public measurements showed (plan's explain says "
                "over which cases)\n");

@@ -33,6 +33,11 @@ int cmd_complete(int argc, char **argv);
 /* Prints "kvplan: message" to stderr and returns 2. */
 int cli_fail(const char *message);
 
+/* A price's digits as the planner and plan print it, without the dollar
+ * sign ("0.0188" for 0.01875: a decimal tie up; more decimals below a
+ * tenth of a cent); "n/a" below 0. Returns a pointer into buf. */
+const char *cli_usd_digits(double v, char buf[32]);
+
 /* Parses cmd's options into o (options_parse_command): CLI_PARSED to go
  * on; else the exit status, the message or the --help printed. */
 enum { CLI_PARSED = -1 };

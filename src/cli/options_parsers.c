@@ -153,7 +153,7 @@ bool opt_plan_format(const struct option_row *row, const char *arg, struct optio
     return true;
 }
 
-/* solve has no Markdown: its message names what it writes. */
+/* solve writes text, JSON and (its GPU table) Markdown: its message names them. */
 bool opt_solve_format(const struct option_row *row, const char *arg, struct options *o,
                       struct diag *d)
 {
@@ -161,9 +161,13 @@ bool opt_solve_format(const struct option_row *row, const char *arg, struct opti
         o->format = arg[0] == 'j' ? FORMAT_JSON : FORMAT_TEXT;
         return true;
     }
+    if (strcmp(arg, "markdown") == 0 || strcmp(arg, "md") == 0) {
+        o->format = FORMAT_MARKDOWN;
+        return true;
+    }
     char shown[64];
     text_escape(arg, shown, sizeof shown);
-    return diag_fail(d, "%s: solve writes text or json, not %s", row->flag, shown);
+    return diag_fail(d, "%s: solve writes text, json or markdown, not %s", row->flag, shown);
 }
 
 bool opt_sweep_format(const struct option_row *row, const char *arg, struct options *o,

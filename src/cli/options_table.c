@@ -345,9 +345,10 @@ const struct option_row options_table[OPT_COUNT] = {
                        .help = "layouts to try in all before giving up (default 1000000,\n"
                                "a few seconds; with --request-rate, 200 simulations)"},
     [OPT_SOLVE_FORMAT] = {OPTNAME_FORMAT, .commands = CMD_BIT(CMD_SOLVE), .parse = opt_solve_format,
-                          .metavar = "text|json",
-                          .help = "the answer as text (default) or JSON (doc/FORMATS.md)",
-                          .complete = COMPLETE_WORDS, .words = "text json"},
+                          .metavar = "text|json|markdown",
+                          .help = "the answer as text (default) or JSON (doc/FORMATS.md);\n"
+                                  "the GPU table also as Markdown",
+                          .complete = COMPLETE_WORDS, .words = "text json markdown"},
     [OPT_VARY] = {OPTNAME_VARY, .commands = CMD_BIT(CMD_SWEEP), .parse = opt_vary,
                   .metavar = "AXIS", .complete = COMPLETE_WORDS,
                   .help = "an axis to vary (AXIS above)",

@@ -134,6 +134,18 @@ static int usd_decimals(long double v)
     return d;
 }
 
+/* v to d decimals, a decimal tie rounded up whichever side of it the
+ * binary value fell: $1.05 an hour over 56 users is 0.01875, a double
+ * just under it (the plan's figure, on the screens) and a long double just
+ * over (the explain row's, in the text): both $0.0188, not $0.0187 and
+ * $0.0188. The tolerance, a millionth of a millionth, is far above the two
+ * precisions' difference and far below a figure's own. */
+static long double decimal_round(long double v, int d)
+{
+    long double scale = powl(10.0L, d), x = v * scale;
+    return floorl(x + 0.5L + fabsl(x) * 1e-12L) / scale;
+}
+
 void explain_format(long double v, enum xunit unit, enum unit_system units, char *buf, size_t size)
 {
     char tmp[EXPLAIN_VALUE_MAX];
@@ -195,7 +207,7 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
         if (v < 0)
             snprintf(buf, size, "n/a"); /* no price, or no user to share it */
         else /* four decimals, more below a tenth of a cent: two significant digits */
-            snprintf(buf, size, "$%.*Lf", usd_decimals(v), v);
+            snprintf(buf, size, "$%.*Lf", usd_decimals(v), decimal_round(v, usd_decimals(v)));
         return;
     case XU_BYTES_PER_S:
         snprintf(buf, size, "%.2Lf TB/s", v / 1e12L);
@@ -205,7 +217,7 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
         return;
     case XU_TOK_PER_S: {
         char whole[32];
-        uint64_t tenths = v > 0 ? (uint64_t)(v * 10.0L + 0.5L) : 0;
+        uint64_t tenths = v > 0 ? (uint64_t)(decimal_round(v, 1) * 10.0L + 0.5L) : 0;
         units_format_int(tenths / 10, whole, sizeof whole);
         snprintf(buf, size, "%s.%u tok/s", whole, (unsigned)(tenths % 10));
         return;

@@ -197,12 +197,14 @@ static void engines_words(const struct speed_band *b, char *buf, size_t size)
         snprintf(buf, size, " under %s", b->engines);
 }
 
-/* A MoE band measured on other models: "; measured on deepseek-v3" (an
- * expert layer's speed is its model's own); "" otherwise. */
+/* A band measured on other models than the plan's, dense or MoE: ";
+ * measured on deepseek-v3", "; measured on llama-2-7b, llama-3.2-3b" (a
+ * model's speed is its own: an expert layer's, a dense model's bytes and
+ * kernels); "" otherwise. */
 static void models_words(const struct speed_band *b, char *buf, size_t size)
 {
     buf[0] = '\0';
-    if (!b->moe || !b->other_models || b->models == NULL)
+    if (!b->other_models || b->models == NULL)
         return;
     snprintf(buf, size, "; measured on %s", b->models);
 }

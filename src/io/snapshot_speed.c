@@ -40,6 +40,8 @@ static cJSON *band_json(const struct speed_band *b)
     jsonout_object(&o, "engines", list_json(b->cases ? b->engines : NULL));
     jsonout_object(&o, "models", list_json(b->cases ? b->models : NULL));
     jsonout_bool(&o, "borrowed", speedband_borrowed(b));
+    /* the plan's model is none of the cases' (the text's "measured on ...") */
+    jsonout_bool(&o, "other_models", b->cases && b->other_models);
     jsonout_uint(&o, "measurements", b->cases);
     jsonout_uint(&o, "held_out", b->held_out);
     jsonout_double_or_null(&o, "low_ratio", b->low, band);

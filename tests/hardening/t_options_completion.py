@@ -76,7 +76,7 @@ def test_values_are_accepted():
             cache_type = "has no" in err and flag.startswith("--kv-dtype")  # the engine's own
             check("plan %s %s (offered) is taken" % (flag, value), status == 0 or cache_type, err)
     for cmd, flag, want in (("plan", "--format", ["text", "json", "markdown"]),
-                            ("solve", "--format", ["text", "json"]),
+                            ("solve", "--format", ["text", "json", "markdown"]),
                             ("sweep", "--format", ["table", "csv", "markdown", "json"]),
                             ("list", "--format", ["text", "json"]), ("plan", "--units", ["gib", "gb"])):
         check("%s %s <TAB>" % (cmd, flag), complete(cmd, flag, "") == want)
@@ -90,7 +90,7 @@ def test_equals_forms():
           complete("plan", "--gpu=h1") == ["--gpu=" + g for g in ids("gpus") if g.startswith("h1")])
     check("--gpu = h1<TAB> (= a word break)",
           complete("plan", "--gpu", "=", "h1") == [g for g in ids("gpus") if g.startswith("h1")])
-    check("--format =<TAB>", complete("solve", "--format", "=") == ["text", "json"])
+    check("--format =<TAB>", complete("solve", "--format", "=") == ["text", "json", "markdown"])
     check("--presets = DIR: DIR is no word of the command",
           complete("show", "--presets", "=", PRESETS, "") == ["gpu", "model"])
 
@@ -185,7 +185,7 @@ def test_fish_completes():
     check("fish: show gpu h1<TAB>", fish("kvplan show gpu h1") == h1)
     check("fish: plan --gpu=h1<TAB>", fish("kvplan plan --gpu=h1") == ["--gpu=" + g for g in h1])
     check("fish: list <TAB>", fish("kvplan list ") == ["gpus", "models", "engines"])
-    check("fish: solve --format <TAB>", fish("kvplan solve --format ") == ["json", "text"])
+    check("fish: solve --format <TAB>", fish("kvplan solve --format ") == ["json", "markdown", "text"])
 
 
 if __name__ == "__main__":

@@ -108,9 +108,9 @@ def table_rows(text):
         if not line or line[0] in "!*":
             continue
         cells = line.split()
-        # the last four: $/1M OUT, $/USER-H (t_costs_everywhere.py), TOK/S BAND and
+        # the last five: $/1M OUT, $/1M IN, $/USER-H (t_costs_everywhere.py), TOK/S BAND and
         # TTFT BAND ("0.166-1.899 s", or n/a; t_sweep_bands.py)
-        cells = (cells[:-2] if cells[-1] == "s" else cells[:-1])[:-3]
+        cells = (cells[:-2] if cells[-1] == "s" else cells[:-1])[:-4]
         if cells[-1] == "s":  # the TTFT's unit
             cells = cells[:-2] + [cells[-2] + " s"]
         rows[cells[0]] = cells

@@ -60,6 +60,25 @@ static struct scenario llama_on_h100(uint64_t users)
     return s;
 }
 
+/* A price at a decimal tie prints one way in either precision: $1.05 an
+ * hour over 56 users is 0.01875, the double just under it (the screens
+ * printed $0.0187) and the long double just over (the text's $0.0188). */
+static void a_decimal_tie_prints_one_way(void **state)
+{
+    (void)state;
+    char a[32], b[32];
+    double d = 1.05 / 56;
+    long double l = (long double)1.05 / 56;
+    assert_true((long double)d != l); /* the two sides of the tie */
+    explain_format(d, XU_USD, UNITS_GIB, a, sizeof a);
+    explain_format(l, XU_USD, UNITS_GIB, b, sizeof b);
+    assert_string_equal(a, "$0.0188");
+    assert_string_equal(b, "$0.0188");
+    /* and a figure just off the tie keeps its own side */
+    explain_format(0.018749, XU_USD, UNITS_GIB, a, sizeof a);
+    assert_string_equal(a, "$0.0187");
+}
+
 static void a_million_output_tokens_at_the_throughput_shown(void **state)
 {
     (void)state;
@@ -256,6 +275,7 @@ static void versus_lists_the_level_the_throughput_and_what_differs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_decimal_tie_prints_one_way),
         cmocka_unit_test(a_million_output_tokens_at_the_throughput_shown),
         cmocka_unit_test(a_million_prompt_tokens_at_the_prefill_rate),
         cmocka_unit_test(a_speed_target_prices_the_users_who_keep_it),
