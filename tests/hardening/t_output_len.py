@@ -101,6 +101,38 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run("plan", "--load", bad)
     check(rc == 2 and "output_tokens" in err and "bad.json" in err, "bad snapshot field: %d %r" % (rc, err))
 
+# 3b. 1 token out has no TPOT; 0 clears a snapshot's; a prefix no shorter than the prompt
+rc, out, err = run("plan", *BASE, "--output-len", "1")
+check(rc == 2 and "--output-len" in err and "no time per output token" in err, "1 token: %d %r" % (rc, err))
+rc, out, err = run("plan", *BASE, "--output-len", "100", "--prefix", "2048")
+check(rc == 2 and "--prefix" in err and "--prompt" in err, "prefix = prompt: %d %r" % (rc, err))
+with tempfile.TemporaryDirectory() as d:
+    snap = os.path.join(d, "s.json")
+    run("plan", *BASE, "--output-len", "1024", "--export", snap)
+    rc, doc, err = plan("--load", snap, "--output-len", "0")
+    check(rc == 0 and "closed_loop" not in doc["result"], "--output-len 0 clears the snapshot's: %s" % err)
+
+# 3c. saturated: 64 users, 2 tokens out: the others' prompts fill every step; the gap is a full
+# step's (vLLM's budget of prompt tokens), not all 63 prompts at once, and it says so
+rc, doc, err = plan("--model", "llama-3.1-8b", "--engine", "vllm", "--prompt", "1024", "--output-len", "2",
+                    "--context", "4096", "--concurrency", "64")
+lp = doc["result"]["closed_loop"] if rc == 0 else {}
+check(lp.get("saturated") is True and lp["tpot_seconds"] < 0.4, "saturated, a full step: %s" % lp)
+
+# 3d. simulate runs the same closed loop step by step: a --max-concurrency client never puts more
+# than its cap at the server, so the run settles (it had said "over capacity") and its TPOT is near
+# the plan's loop (SGLang, DeepSeek-V3 on 8 x H200, 4,096 in, 1,024 out, 64 in flight)
+dsv3 = ["--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--engine", "sglang"]
+rc, out, err = run("simulate", *dsv3, "--random-input-len", "4096", "--random-output-len", "1024",
+                   "--max-concurrency", "64", "--num-prompts", "320", "--format", "json")
+sim = json.loads(out)["result"]["simulation"] if rc == 0 else {}
+rc2, doc, err2 = plan(*dsv3, "--prompt", "4096", "--output-len", "1024", "--concurrency", "64", "--context", "5120")
+if sim.get("mean_tpot_ms") and rc2 == 0:
+    tp = doc["result"]["closed_loop"]["tpot_seconds"] * 1000
+    check(abs(tp / sim["mean_tpot_ms"] - 1) < 0.15, "plan's loop %.2f ms, simulate's %.2f ms" % (tp, sim["mean_tpot_ms"]))
+else:
+    check(False, "simulate under a cap gives latencies: %d %s %s" % (rc, err[-200:], out[-300:]))
+
 # 4. a speed calibration fitted on a serving benchmark's TPOT holds the others' prompts:
 # the loop adds none again (tests/data/bench/vllm-sweep: vllm bench serve at 1, 16, 64 users)
 import glob  # noqa: E402
