@@ -46,6 +46,24 @@ void simulate_default_engine(struct options *o)
     o->engine_rule = RULE_CURRENT;
 }
 
+bool simulate_plan_workload_refused(const struct options *o, struct diag *d)
+{
+    static const struct {
+        enum option_id plan, sim;
+        const char *what;
+    } instead[] = {
+        {OPT_OUTPUT_LEN, OPT_RANDOM_OUTPUT_LEN, "the tokens each simulated request generates"},
+        {OPT_PROMPT, OPT_RANDOM_INPUT_LEN, "the simulated requests' prompts"},
+        {OPT_CONCURRENCY, OPT_MAX_CONCURRENCY, "the requests the client keeps in flight"},
+    };
+    for (size_t i = 0; i < sizeof instead / sizeof instead[0]; i++)
+        if (o->given[instead[i].plan])
+            return diag_fail(d, "%s: a plan's figure, not a simulated request's: %s are %s",
+                             OPTION_FLAG(instead[i].plan), instead[i].what,
+                             OPTION_FLAG(instead[i].sim));
+    return true;
+}
+
 /* The workload from the options, vLLM's defaults where none is given. */
 struct workload_params simulate_workload(const struct options *o, const struct scenario *s)
 {
@@ -229,7 +247,7 @@ int cmd_simulate(int argc, char **argv)
     int parsed = cli_parse(CMD_SIMULATE, argc, argv, &o);
     if (parsed != CLI_PARSED)
         return parsed;
-    if (!simulate_goodput_words(argc, argv, &o, &d))
+    if (!simulate_goodput_words(argc, argv, &o, &d) || !simulate_plan_workload_refused(&o, &d))
         return cli_fail(d.message);
     simulate_default_engine(&o);
     if (o.given[OPT_DISAGGREGATED] || disagg_given(&o) != OPT_COUNT)

@@ -54,6 +54,8 @@ static bool slo_checks(const struct options *o, struct diag *d)
 {
     const bool *g = o->given;
     const char *rate = OPTION_FLAG(OPT_REQUEST_RATE);
+    if (!simulate_plan_workload_refused(o, d))
+        return false;
     if (g[OPT_USERS])
         return diag_fail(d, "solve: %s and %s ask two questions: give one of them",
                          OPTION_FLAG(OPT_USERS), rate);

@@ -45,6 +45,10 @@ bool simulate_print_json(FILE *out, const struct simulate_run *sr);
 bool simulate_goodput_words(int argc, char **argv, struct options *o, struct diag *d);
 /* Without --engine (or a snapshot's), vLLM V1. */
 void simulate_default_engine(struct options *o);
+/* A plan's workload options where requests are simulated (--prompt,
+ * --output-len, --concurrency): refused, naming the simulated requests' own
+ * (--random-input-len, --random-output-len, --max-concurrency). */
+bool simulate_plan_workload_refused(const struct options *o, struct diag *d);
 /* The checks of load_check_plan (core/loadrun.h), then the plan's config
  * and load_check_config's. */
 bool simulate_config(const struct scenario *s, const struct plan_result *r, struct sim_config *c,

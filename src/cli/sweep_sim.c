@@ -53,6 +53,8 @@ bool sweep_sim_setup(const struct options *o, struct sweep *w, struct diag *d)
                          OPTION_FLAG(OPT_REQUEST_RATE));
     if (!w->sim)
         return true;
+    if (!simulate_plan_workload_refused(o, d))
+        return false;
     w->w = simulate_workload(o, &w->base);
     w->max_concurrency = o->given[OPT_MAX_CONCURRENCY] ? o->max_concurrency : 0;
     for (int i = 0; i < 3; i++)

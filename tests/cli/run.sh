@@ -1045,6 +1045,13 @@ expect 0 "the first token takes longer than 5 s" plan --engine llama.cpp --gpu a
     --model llama-3.1-8b --max-ttft 5
 expect 0 "measured_fp16_tflops" show gpu apple-m3-max
 
+# a plan's workload options where requests are simulated: refused, naming the requests' own
+expect 2 "--prompt: a plan's figure, not a simulated request's: the simulated requests' prompts are --random-input-len" simulate --prompt 128
+expect 2 "--concurrency: a plan's figure, not a simulated request's: the requests the client keeps in flight are --max-concurrency" simulate --concurrency 4
+expect 2 "--output-len: a plan's figure, not a simulated request's: the tokens each simulated request generates are --random-output-len" sweep --vary max-concurrency=8..16 --output-len 500 --prompt 2000 --context 4k
+expect 2 "--prompt: a plan's figure" solve --request-rate 5 --goodput tpot:100 --prompt 1024
+expect 2 "--output-len" simulate --output-len 100
+
 # every byte every command above printed is text (no controls but \n and \t)
 /usr/bin/python3 "$HERE/check_printable.py" "$T" || failed=$((failed + 1))
 echo "cli: $pass passed, $failed failed, $skipped skipped"

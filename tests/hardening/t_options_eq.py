@@ -121,7 +121,10 @@ REFUSED.update({("simulate", "--draft-model"): "does not model speculative decod
                 ("simulate", "--host-kv"): "does not model a host tier",
                 ("simulate", "--prefix-hit-rate"): "does not model a host tier",
                 ("simulate", "--images"): "does not model images",
-                ("simulate", "--image-tokens"): "does not model images"})
+                ("simulate", "--image-tokens"): "does not model images",
+                # a plan's workload: the simulated requests' own options say it
+                ("simulate", "--prompt"): "are --random-input-len",
+                ("simulate", "--concurrency"): "are --max-concurrency"})
 
 
 def setup():
