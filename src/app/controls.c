@@ -86,6 +86,7 @@ static const struct {
     [CTRL_TTFT] = {"First token", SF_MAX_TTFT, CK_SLIDER},
     [CTRL_CONCURRENCY] = {"At once", SF_CONCURRENCY, CK_SLIDER},
     [CTRL_PROMPT] = {"Prompt", SF_PROMPT, CK_SLIDER},
+    [CTRL_OUTPUT] = {"Output", SF_OUTPUT, CK_SLIDER},
     [CTRL_DRAFT] = {"Draft", SF_DRAFT_MODEL, CK_LIST},
     [CTRL_SPEC_TOKENS] = {"Spec tokens", SF_SPEC_TOKENS, CK_SLIDER},
     [CTRL_HOST_KV] = {"Host KV", SF_HOST_KV, CK_SLIDER},

@@ -37,6 +37,7 @@ enum control {
     CTRL_TTFT,     /* the service level: the first token within this time (milliseconds) */
     CTRL_CONCURRENCY, /* users decoding at once, all replicas; 0 = as many as fit */
     CTRL_PROMPT,   /* the prompt timed to its first token; 0 = the context */
+    CTRL_OUTPUT,   /* tokens a request generates: the closed loop's decode; 0 = the step alone */
     CTRL_DRAFT,    /* speculative decoding: none, the model's MTP layers, or a draft model */
     CTRL_SPEC_TOKENS, /* speculative tokens per step (with a draft only) */
     CTRL_HOST_KV,  /* the host memory tier: bytes of host memory per GPU, 0 = none */

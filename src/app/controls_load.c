@@ -23,7 +23,8 @@ uint64_t control_gpus_top(const struct scenario *s)
 
 bool control_is_load(enum control c)
 {
-    return c == CTRL_PP || c == CTRL_EXPERTS || c == CTRL_CONCURRENCY || c == CTRL_PROMPT;
+    return c == CTRL_PP || c == CTRL_EXPERTS || c == CTRL_CONCURRENCY || c == CTRL_PROMPT ||
+           c == CTRL_OUTPUT;
 }
 
 /* The engine's own knob of the Experts row: DP attention (SGLang) before
@@ -64,7 +65,10 @@ const char *control_load_label(enum control c, const struct scenario *s)
         return experts_both(s)                      ? "DP attn/EP"
                : experts_knob(s) == SF_DP_ATTENTION ? "DP attn"
                                                     : "Expert par";
-    return c == CTRL_PP ? "Stages" : c == CTRL_CONCURRENCY ? "At once" : "Prompt";
+    return c == CTRL_PP            ? "Stages"
+           : c == CTRL_CONCURRENCY ? "At once"
+           : c == CTRL_OUTPUT      ? "Output"
+                                   : "Prompt";
 }
 
 /* Whether a stage of `per` GPUs runs: the TP given, if it divides them and
@@ -107,6 +111,16 @@ int control_load_values(enum control c, const struct scenario *s, uint64_t *v)
         if (s->prompt_tokens && (s->prompt_tokens & (s->prompt_tokens - 1)))
             v[n++] = s->prompt_tokens;
         break;
+    case CTRL_OUTPUT: { /* 0: the step alone; then what the context leaves after the prompt */
+        uint64_t room = s->prompt_tokens && s->prompt_tokens < s->context_tokens
+                            ? s->context_tokens - s->prompt_tokens : 0;
+        v[n++] = 0;
+        for (uint64_t t = 16; t <= room && n < CONTROL_VALUES_MAX - 1; t *= 2)
+            v[n++] = t;
+        if (s->output_tokens > 1 && (s->output_tokens & (s->output_tokens - 1)))
+            v[n++] = s->output_tokens;
+        break;
+    }
     default:
         break;
     }
@@ -126,6 +140,8 @@ uint64_t control_load_current(enum control c, const struct scenario *s)
         return s->concurrency;
     case CTRL_PROMPT:
         return s->prompt_tokens;
+    case CTRL_OUTPUT:
+        return s->output_tokens;
     default:
         return 0;
     }
@@ -155,6 +171,11 @@ void control_load_set(enum control c, struct scenario *s, uint64_t value)
         break;
     case CTRL_PROMPT:
         s->prompt_tokens = value >= s->context_tokens ? 0 : value;
+        if (s->prompt_tokens == 0 || s->prompt_tokens + s->output_tokens > s->context_tokens)
+            s->output_tokens = 0; /* no room after the prompt: the step alone */
+        break;
+    case CTRL_OUTPUT:
+        s->output_tokens = value == 1 ? 2 : value;
         break;
     default:
         break;
@@ -191,14 +212,16 @@ void control_load_format(enum control c, const struct scenario *s, char *buf, si
             snprintf(buf, size, "all that fit");
         break;
     case CTRL_PROMPT:
-        if (s->prompt_tokens && s->output_tokens) { /* --output-len: the closed loop's */
-            char o[32];
-            snprintf(buf, size, "%s +%s out", units_format_tokens_short(s->prompt_tokens, t, sizeof t),
-                     units_format_tokens_short(s->output_tokens, o, sizeof o));
-        } else if (s->prompt_tokens)
+        if (s->prompt_tokens)
             snprintf(buf, size, "%s", units_format_tokens_short(s->prompt_tokens, t, sizeof t));
         else
             snprintf(buf, size, "= context");
+        break;
+    case CTRL_OUTPUT: /* --output-len: the closed loop's decode */
+        if (s->output_tokens)
+            snprintf(buf, size, "%s, loop", units_format_tokens_short(s->output_tokens, t, sizeof t));
+        else
+            snprintf(buf, size, "step alone");
         break;
     default:
         buf[0] = '\0';
@@ -232,13 +255,15 @@ bool control_load_parse(enum control c, struct scenario *s, const char *text, st
         control_load_set(c, s, on);
         return true;
     }
-    bool ok = c == CTRL_PROMPT ? units_parse_tokens(text, true, &n, in)
+    bool ok = c == CTRL_PROMPT || c == CTRL_OUTPUT ? units_parse_tokens(text, true, &n, in)
               : c == CTRL_PP   ? units_parse_count(text, 1, GPUS_MAX, &n, in)
                                : units_parse_count(text, 0, 100000000, &n, in);
     if (!ok)
         return false;
     if (c == CTRL_PROMPT)
         s->prompt_tokens = n; /* one longer than the context: refused, said */
+    else if (c == CTRL_OUTPUT)
+        s->output_tokens = n; /* 1, or past the context: refused, said */
     else
         control_load_set(c, s, n);
     return true;

@@ -134,6 +134,7 @@ void control_set(enum control c, struct scenario *s, const struct catalog *cat, 
     case CTRL_EXPERTS:
     case CTRL_CONCURRENCY:
     case CTRL_PROMPT:
+    case CTRL_OUTPUT:
         control_load_set(c, s, value);
         break;
     case CTRL_NGL:
@@ -274,6 +275,7 @@ void control_reset(enum control c, struct scenario *s)
     case CTRL_EXPERTS:
     case CTRL_CONCURRENCY:
     case CTRL_PROMPT:
+    case CTRL_OUTPUT:
         control_load_reset(c, s);
         break;
     case CTRL_NGL:

@@ -290,6 +290,7 @@ bool control_parse(enum control c, struct scenario *s, const char *text, struct 
     case CTRL_EXPERTS:
     case CTRL_CONCURRENCY:
     case CTRL_PROMPT:
+    case CTRL_OUTPUT:
         ok = control_load_parse(c, s, text, &in);
         break;
     case CTRL_NGL:
@@ -528,6 +529,7 @@ void control_format(enum control c, const struct scenario *s, const struct plan_
     case CTRL_EXPERTS:
     case CTRL_CONCURRENCY:
     case CTRL_PROMPT:
+    case CTRL_OUTPUT:
         control_load_format(c, s, buf, size);
         break;
     case CTRL_NGL:

@@ -326,6 +326,7 @@ int control_values(enum control c, const struct scenario *s, const struct plan_r
     case CTRL_EXPERTS:
     case CTRL_CONCURRENCY:
     case CTRL_PROMPT:
+    case CTRL_OUTPUT:
         n = control_load_values(c, s, v);
         break;
     case CTRL_HOST_KV:
@@ -419,6 +420,7 @@ uint64_t control_current(enum control c, const struct scenario *s, const struct 
     case CTRL_EXPERTS:
     case CTRL_CONCURRENCY:
     case CTRL_PROMPT:
+    case CTRL_OUTPUT:
         return control_load_current(c, s);
     case CTRL_SEQS: {
         uint64_t given = engine_option_uint(&s->engine, control_option(c, s));

@@ -103,6 +103,7 @@ enum { VIEW_SPEED_ITEMS = 6 };
 struct view_speed {
     bool known;
     bool alone;    /* a target no count keeps: the speed is one user's alone, no throughput */
+    bool loop;     /* --output-len: the speed is the closed loop's TPOT (core/speed.h) */
     const char *why;
     char per_user[32], total[32], ttft[32], cost[32];
     char cost_mtok[32]; /* a million output tokens; "" when unknown */

@@ -101,6 +101,7 @@ void view_speed_of(const struct plan_result *r, enum unit_system u, struct view_
     /* no count keeps the target: the speed shown is one user's alone (the
      * plan's), and nobody's throughput is served at the service level */
     v->alone = sp->level_missed;
+    v->loop = sp->output_tokens > 0;
     if (v->alone)
         snprintf(v->total, sizeof v->total, "n/a");
     if (sp->ttft_seconds > 0)
@@ -144,7 +145,8 @@ static void put3(char item[48], const char *a, const char *b, const char *c)
 
 void view_speed_items(const struct view_speed *v, char items[VIEW_SPEED_ITEMS][48])
 {
-    put3(items[0], v->alone ? "alone " : "", v->per_user, v->alone ? "" : " each");
+    put3(items[0], v->alone ? "alone " : "", v->per_user,
+         v->alone ? "" : v->loop ? " each (loop)" : " each");
     put3(items[1], v->alone ? "" : v->total, v->alone ? "" : " in all", "");
     put3(items[2], "first token ", v->ttft, "");
     if (strcmp(v->cost, "n/a") == 0) /* no price, or no user to share it */

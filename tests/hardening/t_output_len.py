@@ -68,6 +68,15 @@ check(rc == 0 and "Others' prompts" in text and "1,024 tokens a request (--outpu
 rc, md, err = plan(*BASE, "--concurrency", "32", "--output-len", "1024", fmt="markdown")
 check(rc == 0 and "--output-len" in md, "markdown names --output-len")
 
+# 1b. the planner: an Output control beside Prompt, the speed marked as the loop's
+rc, screen, err = run(*BASE, "--concurrency", "32", "--output-len", "1024", "--dump-screen", "-", "--size", "120x30")
+check(rc == 0 and "Output" in screen and "1k, loop" in screen and "tok/s each (loop)" in screen,
+      "planner: Output control and the loop's speed: %s" % err)
+speed = "%.1f tok/s" % r["tokens_per_s_per_user"]
+check(speed in screen, "the planner's speed is the plan's: %s" % speed)
+rc, screen, err = run(*BASE, "--concurrency", "32", "--dump-screen", "-", "--size", "120x30")
+check(rc == 0 and "step alone" in screen and "(loop)" not in screen, "planner without --output-len")
+
 # 2. the service level is the loop's
 rc, doc, err = plan(*BASE, "--output-len", "1024", "--min-tok-s", "60")
 check(rc == 0, "service level: exit %d %s" % (rc, err))
