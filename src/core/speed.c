@@ -403,6 +403,10 @@ static void speed_first_token(const struct inputs *in, const struct scenario *s,
 {
     double p = (double)(s->prompt_tokens ? s->prompt_tokens : s->context_tokens);
     sp->prompt_tokens = (uint64_t)p;
+    if (engine_desc(s->engine.kind)->sched.whole_prompts) {
+        sp->prompt_step_tokens = step_budget(s, r);
+        sp->prompt_never_runs = sp->prompt_step_tokens && sp->prompt_tokens > sp->prompt_step_tokens;
+    }
     double ttft = sp->known ? prefill(in, s, r, p, f) : 0;
     sp->prefill_flops_per_gpu = f->flops;
     if (in->peak > 0 && ttft > 0) {

@@ -117,6 +117,11 @@ struct speed_result {
     double tpot_seconds;
     double tokens_per_s_per_user, tokens_per_s_total;
     uint64_t prompt_tokens;
+    /* an engine that runs a prompt whole in one step (TensorRT-LLM without
+     * chunked context) and a prompt longer than its step's tokens
+     * (max_num_tokens): the engine never starts it */
+    uint64_t prompt_step_tokens;
+    bool prompt_never_runs;
     double prefill_flops_per_gpu, ttft_seconds, prefill_tokens_per_s;
     /* ttft_seconds' parts (core/speed_ttft.h): the prefill alone, the
      * engine's per-request time outside the steps, the wait for the step in

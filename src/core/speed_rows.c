@@ -545,6 +545,13 @@ void speed_prefill_row(const struct inputs *in, const struct scenario *s, struct
     if (sp && (s->speed_calibrated & SPEED_CAL_MFU) && strlen(note) + 80 < sizeof note)
         snprintf(note + strlen(note), sizeof note - strlen(note),
                  "; calibrated on one request in flight, its per-request time in it");
+    if (sp && sp->prompt_never_runs) {
+        char b[32];
+        units_format_int(sp->prompt_step_tokens, b, sizeof b);
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 "; %s runs a prompt whole in one step: more than its %s tokens a step "
+                 "(max_num_tokens), so it never starts one", engine_desc(s->engine.kind)->title, b);
+    }
     /* where the per-request term comes from (tools/fit_ttft.py) */
     char basis[128];
     speed_request_overhead_basis(s, basis, sizeof basis);

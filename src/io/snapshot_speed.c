@@ -99,6 +99,8 @@ void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
     jsonout_double_or_null(o, "tokens_per_s_total", sp->tokens_per_s_total,
                            fast && !sp->level_missed);
     jsonout_uint(o, "prompt_tokens", sp->prompt_tokens);
+    if (sp->prompt_never_runs) /* a whole-prompt engine's step holds fewer tokens */
+        jsonout_bool(o, "prompt_never_runs", true);
     jsonout_double_or_null(o, "ttft_seconds", sp->ttft_seconds, sp->ttft_seconds > 0);
     jsonout_double_or_null(o, "prefill_tokens_per_s", sp->prefill_tokens_per_s,
                            sp->prefill_tokens_per_s > 0);

@@ -164,6 +164,16 @@ with tempfile.TemporaryDirectory() as d:
     rc, text, err = plan(*shape, "--output-len", "128", fmt="text")
     check(rc == 0 and "fitted on a serving benchmark's TPOT, which holds them" in text, "the row says why")
 
+# 4b. TensorRT-LLM runs a prompt whole in one step (sim_sched_trtllm.c, microBatchScheduler.cpp: it
+# waits while it does not fit): a prompt past max_num_tokens never starts, which plan says
+trt = ["--engine", "trtllm", "--model", "llama-3.1-8b", "--context", "32k", "--concurrency", "8"]
+rc, doc, err = plan(*trt, "--prompt", "30000", "--output-len", "1000")
+check(rc == 0 and doc["result"].get("prompt_never_runs") is True, "30,000 > 8,192: never runs: %s" % err)
+rc, text, err = plan(*trt, "--prompt", "30000", fmt="text")
+check("so it never starts one" in text, "the first token's row says so")
+rc, doc, err = plan(*trt, "--prompt", "4000")
+check(rc == 0 and "prompt_never_runs" not in doc["result"], "4,000 tokens run")
+
 # 5. the measured case: the step alone misses, the loop holds
 case = ["--model", "deepseek-v3", "--gpu", "mi355x", "--gpus", "8", "--tp", "8", "--weight-dtype", "fp8",
         "--engine", "sglang", "--context", "8295", "--concurrency", "32"]
