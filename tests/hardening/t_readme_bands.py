@@ -58,4 +58,10 @@ if count and share and static and res:
           int(count.group(2)) == int(res.group(1)) + int(res.group(2)),
           "README's step-alone count %s against the doc's %s; its count %s, doc/SPEED-VALIDATION.md %s "
           "passed, %s failed" % (static.group(1), alone.group(1), count.group(1), res.group(1), res.group(2)))
+# the held-out count beside it is the doc's (tools/speed_gate.py render)
+held = re.search(r"of the (\d+) cases the fits held out and only checked, (\d+) are within",
+                 re.sub(r"\s*\n\s*", " ", read("README.md")))
+held_doc = re.search(r"the held-out ones in (\d+) of (\d+)", read("doc/SPEED-VALIDATION.md"))
+check(held and held_doc and held.groups() == held_doc.groups()[::-1],
+      "README's held-out count %s, the doc's %s" % (held and held.groups(), held_doc and held_doc.groups()))
 tally.finish()
