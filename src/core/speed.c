@@ -266,7 +266,6 @@ struct speed_prompt speed_prompt_seconds(const struct scenario *s, const struct 
      * schedules the running requests first; more of them than the budget: a
      * budget's worth); a prompt whole where the engine does not chunk */
     uint64_t room = budget == 0 ? left : alone || budget <= users ? budget : budget - users;
-    out.tokens = left;
     out.room = room;
     uint64_t chunk = e->sched.whole_prompts || room >= left ? left : room;
     struct step_seq user = {.context = decode_context(s, r), .tokens = 1}, q;
@@ -294,7 +293,8 @@ struct speed_prompt speed_prompt_seconds(const struct scenario *s, const struct 
 struct speed_loop speed_loop_of(double step_s, struct speed_prompt pr, double first_s, uint64_t n,
                                 uint32_t ranks, uint64_t output)
 {
-    struct speed_loop l = {.step_s = step_s, .prompt_s = pr.prompt_s, .full_s = pr.full_s};
+    struct speed_loop l = {.step_s = step_s, .prompt_s = pr.prompt_s, .full_s = pr.full_s,
+                           .room = pr.room};
     double gaps = output > 1 ? (double)(output - 1) : 1.0;
     l.prompts_max = n > 1 ? (double)(n - 1) / (ranks > 1 ? ranks : 1) : 0;
     /* one user's decode, D = gaps x TPOT, shares the steps with the prompts
@@ -353,8 +353,9 @@ static double user_step(const struct inputs *in, const struct scenario *s,
 static bool keeps_level(const struct inputs *in, const struct scenario *s,
                         const struct speed_basis *r, const struct speed_result *sp, uint64_t n)
 {
-    double step = decode_step(in, s, r, n, NULL);
-    if (s->min_tokens_per_s > 0 && 1.0 / user_step(in, s, r, sp, n, NULL, NULL) < s->min_tokens_per_s)
+    struct step_time st;
+    double tpot = user_step(in, s, r, sp, n, &st, NULL), step = st.total_s;
+    if (s->min_tokens_per_s > 0 && 1.0 / tpot < s->min_tokens_per_s)
         return false;
     if (s->max_ttft_seconds <= 0)
         return true;

@@ -60,16 +60,17 @@
 /* What one prompt adds to the steps it runs in (speed_prompt_seconds):
  * prompt_s in all, full_s to a step its budget fills with prompts (the most
  * a step takes: whole prompts as many as fit, or a longer one's chunk);
- * the prompt's tokens past a shared prefix, and the room a step has. */
+ * room, the prompt tokens a step takes beside its decodes. */
 struct speed_prompt {
     double prompt_s, full_s;
-    uint64_t tokens, room;
+    uint64_t room;
 };
 
 struct speed_loop {
     double step_s;      /* the decode step at the loop's mean context */
     double prompt_s;    /* what one prompt adds to the steps (core/speed.c) */
     double full_s;      /* ... to a step full of prompts: a gap's most */
+    uint64_t room;      /* the prompt tokens such a step takes */
     bool saturated;     /* the prompts fill every step: TPOT a full step's, the
                          * rest waits in the first token (not modelled here) */
     double prompts_max; /* the other users: prompts a decode shares, at most */

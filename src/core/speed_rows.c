@@ -313,12 +313,15 @@ static void loop_row(const struct scenario *s, const struct inputs *in, struct e
     struct explain_row *row = explain_row_begin(x, "speed_prompts", "Others' prompts", "per token");
     units_format_int(sp->decode_context_tokens, c, sizeof c);
     if (l->saturated) {
+        char room[32];
+        units_format_int(l->room, room, sizeof room);
         explain_term(row, l->full_s, XU_SECONDS, alone ? "a prefill batch full of prompts, each gap"
                                                        : "a step's budget full of prompts, each gap");
         snprintf(name, sizeof name, "saturated: the %.0f others' prompts would fill more than every "
-                 "step, so each gap takes a full one and the rest wait for their first token, "
-                 "a queue the closed loop does not model (kvplan simulate --max-concurrency); "
-                 "users at %s tokens", l->prompts_max * (in->ranks > 1 ? in->ranks : 1), c);
+                 "step (%s prompt tokens a step), so each gap takes a full one and the rest wait "
+                 "for their first token, a queue the closed loop does not model (kvplan simulate "
+                 "--max-concurrency); users at %s tokens",
+                 l->prompts_max * (in->ranks > 1 ? in->ranks : 1), room, c);
         explain_row_end(x, row, XU_SECONDS, 0, name);
         return;
     }
