@@ -42,7 +42,7 @@ enum role view_headline_role(const struct scenario *s, const struct plan_result 
  * when they are the same; "" without one (a calibration's with no fit
  * spread). The stated band and a default fraction's show as the text's do:
  * the explain rows say which they are. */
-static void band_words(const struct speed_band *b, char *buf, size_t size)
+static void band_percent(const struct speed_band *b, bool tight, char *buf, size_t size)
 {
     buf[0] = '\0';
     if (!b->banded)
@@ -51,21 +51,19 @@ static void band_words(const struct speed_band *b, char *buf, size_t size)
     if (lo == -hi && hi > 0)
         snprintf(buf, size, "%s%d%%", roles_utf8() ? "\u00b1" : "+-", hi);
     else
-        snprintf(buf, size, "%+d%%/%+d%%", lo, hi);
+        snprintf(buf, size, tight ? "%+d/%+d%%" : "%+d%%/%+d%%", lo, hi);
+}
+
+static void band_words(const struct speed_band *b, char *buf, size_t size)
+{
+    band_percent(b, false, buf, size);
 }
 
 /* The band's words with the percent sign once, for a narrow column:
  * "-2/+264%" for -2%/+264%; "\u00b118%" as it is. */
 static void band_tight(const struct speed_band *b, char *buf, size_t size)
 {
-    buf[0] = '\0';
-    if (!b->banded)
-        return;
-    int lo = (int)lround((b->low - 1) * 100), hi = (int)lround((b->high - 1) * 100);
-    if (lo == -hi && hi > 0)
-        snprintf(buf, size, "%s%d%%", roles_utf8() ? "\u00b1" : "+-", hi);
-    else
-        snprintf(buf, size, "%+d/%+d%%", lo, hi);
+    band_percent(b, true, buf, size);
 }
 
 /* The same band compact, as the two ratios measured/predicted: "x0.55-6.3"
