@@ -193,12 +193,11 @@ static void log_lines(const struct policy_ctx *c)
         policy_log(e, "Available KV cache memory: %s", a);
         /* from 0.21.0 int(max_concurrency x max_model_len), before it the
          * blocks over the groups (policy_vllm_mem.c) */
+        e->log_kv_tokens = logs_concurrency(s->engine.rule)
+                               ? vllm_concurrency_tokens(e->max_concurrency, c->l->context_tokens)
+                               : vllm_logged_tokens(r);
         policy_log(e, "GPU KV cache size: %s tokens",
-                   units_format_int(logs_concurrency(s->engine.rule)
-                                        ? vllm_concurrency_tokens(e->max_concurrency,
-                                                                  c->l->context_tokens)
-                                        : vllm_logged_tokens(r),
-                                    tok, sizeof tok));
+                   units_format_int(e->log_kv_tokens, tok, sizeof tok));
     }
     policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
                units_format_int(c->l->context_tokens, b, sizeof b), e->max_concurrency);
