@@ -443,11 +443,15 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
            g->spec.id);
     for (int i = 0; i < r.engine.log_lines; i++)
         printf("  %s\n", r.engine.log[i]);
-    if (k->log.f[LF_KV_TOKENS].found && r.kv_tokens_per_replica) {
+    /* vLLM V1's figure is its "GPU KV cache size" line's, in the form of the
+     * release's rule (blocks over groups up to 0.20, the concurrency's tokens
+     * from 0.21.0): for a hybrid model not the pool's own count */
+    uint64_t predicted = r.engine.log_kv_tokens ? r.engine.log_kv_tokens : r.kv_tokens_per_replica;
+    if (k->log.f[LF_KV_TOKENS].found && predicted) {
         double logged = k->log.f[LF_KV_TOKENS].value;
-        double err = 100.0 * ((double)r.kv_tokens_per_replica - logged) / logged;
-        printf("  KV tokens: predicted %llu, logged %.0f (%+.1f%%)\n",
-               (unsigned long long)r.kv_tokens_per_replica, logged, err);
+        double err = 100.0 * ((double)predicted - logged) / logged;
+        printf("  KV tokens: predicted %llu, logged %.0f (%+.1f%%)\n", (unsigned long long)predicted,
+               logged, err);
     }
     return true;
 }

@@ -36,7 +36,8 @@ enum engine_rule {
     RULE_LLAMACPP_MLA_KV,  /* llama.cpp@mla-kv: the MLA latent as K and again as V */
     RULE_TRTLLM_0,         /* trtllm@0.19: the 0.x PyTorch backend, the plugin's 32 tokens */
     RULE_TRTLLM_BUILD_PY,  /* trtllm@0.7: a model's build.py, 128 tokens per block */
-    RULE_LLAMACPP_OUTPUT_FIRST /* llama.cpp@output-first: mla-kv's cache, -ngl's output layer first */
+    RULE_LLAMACPP_OUTPUT_FIRST, /* llama.cpp@output-first: mla-kv's cache, -ngl's output layer first */
+    RULE_VLLM_0_20              /* vllm@0.20: "GPU KV cache size" of blocks over groups */
 };
 
 /* The profile and its launch flags; zero means "the engine's default". */

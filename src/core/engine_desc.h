@@ -143,7 +143,7 @@ struct engine_sched {
 };
 
 enum { ENGINE_DTYPES_MAX = 10, ENGINE_VENDORS_MAX = 3, ENGINE_ALIASES_MAX = 4,
-       ENGINE_VERSIONS_MAX = 4, ENGINE_KNOBS_MAX = 4 };
+       ENGINE_VERSIONS_MAX = 5, ENGINE_KNOBS_MAX = 4 };
 
 struct engine_desc {
     enum engine_kind kind;

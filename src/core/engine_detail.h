@@ -31,6 +31,8 @@ struct engine_detail {
     double max_concurrency;    /* as the engine prints it */
     uint64_t request_bytes;    /* one full-context request as the engine counts it; 0: the generic figure */
     uint64_t log_unit_tokens;  /* vLLM: the smallest block over its groups, its log's unit; 0: unit_tokens */
+    uint64_t log_kv_tokens;    /* vLLM V1: its "GPU KV cache size" figure, in the form of the
+                                * rule's release (policy_vllm_mem.c); 0: none logged */
     uint32_t scheduler_cap;    /* max_num_seqs / max_running_requests / slots, per replica */
     uint32_t max_num_seqs;
     uint64_t max_num_batched_tokens;

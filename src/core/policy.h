@@ -182,6 +182,8 @@ bool vllm_mxfp4_checkpoint(const struct scenario *s);
 bool vllm_mxfp4_padding(const struct scenario *s, uint32_t split, uint32_t *inter,
                         uint32_t *hidden);
 uint64_t vllm_logged_tokens(const struct plan_budget *r);
+/* ... and from 0.21.0: int(maximum concurrency x max_model_len) */
+uint64_t vllm_concurrency_tokens(double max_concurrency, uint64_t max_model_len);
 
 /* Why vLLM does not serve the scenario's model at its rule, or NULL
  * (policy_vllm_refuse.c). */
@@ -285,8 +287,6 @@ void policy_blocks(const struct policy_ctx *c, const struct block_rule *b);
  * sets the engine's request_units and max_concurrency. The launch line's
  * flags for such a model (nothing for another). */
 void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule);
-/* its "GPU KV cache size" log: int(maximum concurrency x max_model_len) */
-uint64_t vllm_dsv4_logged_tokens(const struct policy_ctx *c);
 void vllm_dsv4_launch(const struct policy_ctx *c, struct shell_line *l);
 
 /* A hybrid pool of pages of one size (vLLM v1/core/kv_cache_utils.py,

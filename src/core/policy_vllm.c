@@ -169,6 +169,15 @@ static int servers(const struct placement *l, const char *launch, int k, struct 
                                      : policy_vllm_replicas_over_nodes(l, per, k, out);
 }
 
+/* "GPU KV cache size" as int(max_concurrency x max_model_len): 0.21.0 on
+ * (vllm#43308: Gemma 4 31B's ~55k tokens in 0.20.0 are ~525k in 0.21.0 from
+ * the same ~50 GB); 0.19.0 and 0.20.0 log the blocks over the groups */
+static bool logs_concurrency(enum engine_rule rule)
+{
+    return rule != RULE_VLLM_V0 && rule != RULE_VLLM_0_13 && rule != RULE_VLLM_0_17 &&
+           rule != RULE_VLLM_0_20;
+}
+
 /* What vLLM prints at startup, and how it budgets in a sentence. */
 static void log_lines(const struct policy_ctx *c)
 {
@@ -182,10 +191,13 @@ static void log_lines(const struct policy_ctx *c)
         policy_log(e, "# GPU blocks: %llu, # CPU blocks: 0", (unsigned long long)e->units);
     } else {
         policy_log(e, "Available KV cache memory: %s", a);
+        /* from 0.21.0 int(max_concurrency x max_model_len), before it the
+         * blocks over the groups (policy_vllm_mem.c) */
+        e->log_kv_tokens = logs_concurrency(s->engine.rule)
+                               ? vllm_concurrency_tokens(e->max_concurrency, c->l->context_tokens)
+                               : vllm_logged_tokens(r);
         policy_log(e, "GPU KV cache size: %s tokens",
-                   units_format_int(c->k->compressed_span ? vllm_dsv4_logged_tokens(c)
-                                                          : vllm_logged_tokens(r),
-                                    tok, sizeof tok));
+                   units_format_int(e->log_kv_tokens, tok, sizeof tok));
     }
     policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
                units_format_int(c->l->context_tokens, b, sizeof b), e->max_concurrency);
@@ -512,15 +524,22 @@ const struct engine_desc engine_vllm = {
     .name = "vllm",
     .title = "vLLM",
     .title_a = "a vLLM",
-    /* named after the newest release it is read for (DeepSeek V4, 0.20.1);
-     * "vllm@0.15", its label until then, is now release 0.15's rule, the
-     * 0.14-0.17 row (session files, snapshots and scripts that pinned it
-     * still load) */
-    .versions = {{RULE_CURRENT, "vllm@0.20", {"0.20", "1", "v1"},
-                  "the V1 engine, the latest: FlashInfer MLA for DeepSeek on Blackwell (from "
-                  "January 2026), rules read at main 002db495; DeepSeek V4's packed blocks "
-                  "(served from 0.20.1) read at main 0a291a2e; the profile's top-k/top-p by Triton "
-                  "(vllm PR #33538, no sort)", "0.20", "0.18", "0.20.1", NULL},
+    /* named after the newest release it is read for (0.21.0: "GPU KV cache
+     * size" from the maximum concurrency, vllm#43308); "vllm@0.20", its label
+     * until then, is now the 0.18-0.20 row, and "vllm@0.15", its label before
+     * that, release 0.15's rule, the 0.14-0.17 row (session files, snapshots
+     * and scripts that pinned either still load) */
+    .versions = {{RULE_CURRENT, "vllm@0.21", {"0.21", "1", "v1"},
+                  "the V1 engine, the latest: \"GPU KV cache size\" logged as int(maximum "
+                  "concurrency x max-model-len) (kv_cache_utils.py report_kv_cache_config, from "
+                  "0.21.0); FlashInfer MLA for DeepSeek on Blackwell (from January 2026), rules "
+                  "read at main 002db495; DeepSeek V4's packed blocks (served from 0.20.1) read at "
+                  "main 0a291a2e; the profile's top-k/top-p by Triton (vllm PR #33538, no sort)",
+                  "0.21", "0.21", "0.21.0", NULL},
+                 {RULE_VLLM_0_20, "vllm@0.20", {"0.20", "0.19", "0.18"},
+                  "0.18 to 0.20: \"GPU KV cache size\" logged as num_blocks // the groups x the "
+                  "smallest group block (kv_cache_utils.py _report_kv_cache_config, 0.19.0 and "
+                  "0.20.0); otherwise the latest rule", "0.20", "0.18", NULL, NULL},
                  {RULE_VLLM_0_17, "vllm@0.17", {"0.17", "0.16", "0.15", "0.14"},
                   "0.14 to 0.17: the profile's top-k/top-p sorted by PyTorch (torch.sort of the "
                   "fp32 logits, 32 B an entry at 128 rows or more)", "0.17", "0.14", NULL, NULL},

@@ -324,6 +324,14 @@ void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule)
     uint64_t request = kv_sat_add(kv_ceil_div(s->context_tokens, block), rule->window_units);
     e->request_units = request;
     e->max_concurrency = (double)e->units / (double)request;
+    /* the smallest block over the groups, the unit of the log up to 0.20
+     * (vllm_logged_tokens): the compressor states' 4 with CSA layers; from
+     * 0.21 the log is int(max_concurrency x max_model_len), Flash at 128k on
+     * 8 H200s int(111,608 / 3,866 x 131,072) = 3,783,932 tokens */
+    uint64_t small = block;
+    for (int i = 0; i < n; i++)
+        small = b[i].block < small ? b[i].block : small;
+    e->log_unit_tokens = small;
 }
 
 /* DeepSeek V4 in vLLM's recipe (0.20.1): the FP8 layout by name and the
@@ -335,18 +343,4 @@ void vllm_dsv4_launch(const struct policy_ctx *c, struct shell_line *l)
     if (c->k->kv_dtype == DTYPE_FP8)
         shell_words(l, "--kv-cache-dtype fp8_ds_mla");
     shell_words(l, "--tokenizer-mode deepseek_v4");
-}
-
-/* "GPU KV cache size: N tokens" in the releases that serve DeepSeek V4
- * (v1/core/kv_cache_utils.py, report_kv_cache_config, the DeepseekV4
- * shared layout beside it in pool_bytes_per_block): num_tokens =
- * int(max_concurrency x max_model_len), the concurrency num_blocks over the
- * blocks one max_model_len request needs in every group. The older form,
- * num_blocks // groups x the smallest group block (4 tokens, the CSA
- * compressor states'), is not what these releases print. Flash at 128k on
- * 8 H200s: int(111,608 / 3,866 x 131,072) = 3,783,932 tokens. */
-uint64_t vllm_dsv4_logged_tokens(const struct policy_ctx *c)
-{
-    const struct engine_detail *e = &c->b->engine;
-    return (uint64_t)(e->max_concurrency * (double)c->l->context_tokens);
 }

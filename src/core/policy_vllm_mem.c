@@ -81,11 +81,12 @@ uint64_t vllm_request_bytes(uint64_t request_blocks, uint64_t block_bytes)
     return kv_sat_mul(request_blocks, block_bytes);
 }
 
-/* "GPU KV cache size: N tokens" (v1/core/kv_cache_utils.py,
- * _report_kv_cache_config, up to 0.19 at least): num_blocks // the number of
- * groups x the smallest block_size over the groups. Gemma 4's global layers
- * take blocks larger than the windowed ones' (unify_kv_cache_spec_page_size),
- * so the log counts in the windowed block, not the global one. */
+/* "GPU KV cache size: N tokens" up to 0.20 (v1/core/kv_cache_utils.py,
+ * _report_kv_cache_config, in 0.19.0 and 0.20.0, vllm#40691 and vllm#43308):
+ * num_blocks // the number of groups x the smallest block_size over the
+ * groups. Gemma 4's global layers take blocks larger than the windowed ones'
+ * (unify_kv_cache_spec_page_size), so the log counts in the windowed block,
+ * not the global one; DeepSeek V4 in its compressor states' 4. */
 uint64_t vllm_logged_tokens(const struct plan_budget *r)
 {
     const struct engine_detail *e = &r->engine;
@@ -93,4 +94,21 @@ uint64_t vllm_logged_tokens(const struct plan_budget *r)
     if (small == 0 || unit == 0 || small >= unit)
         return r->kv_tokens_per_replica;
     return r->kv_tokens_per_replica / unit * small;
+}
+
+/* "GPU KV cache size: N tokens" from 0.21.0 (v1/core/kv_cache_utils.py,
+ * report_kv_cache_config): num_tokens = int(max_concurrency x max_model_len),
+ * the concurrency num_blocks over the blocks one max_model_len request holds
+ * in every group (get_max_concurrency_for_kv_cache_config), as Python's
+ * floats compute it: a double quotient times the length, truncated. For one
+ * group and a length a multiple of the block it is the old form's; for
+ * windowed and hybrid models up to the number of groups times it. */
+uint64_t vllm_concurrency_tokens(double max_concurrency, uint64_t max_model_len)
+{
+    double tokens = max_concurrency * (double)max_model_len;
+    if (!(tokens > 0))
+        return 0;
+    if (tokens >= 18446744073709551615.0)
+        return UINT64_MAX;
+    return (uint64_t)tokens;
 }

@@ -329,15 +329,15 @@ expect 0 "Llama 3.1 8B's config gives no tokens per image: kvplan counts --image
 expect_not "config gives no tokens per image" plan --model gemma-3-27b --images 2
 # the sweep header says what is per GPU: under llama.cpp KV/TOKEN is all GPUs' (layer split)
 expect 0 "KV/TOKEN is for all GPUs (llama.cpp splits layers across them); KV/USER and POOL are per GPU" sweep --vary gpus=1..4 --engine llama.cpp
-expect 0 "vLLM 0.20; KV/TOKEN, KV/USER and POOL are per GPU" sweep --vary gpus=1..2 --engine vllm
+expect 0 "vLLM 0.21; KV/TOKEN, KV/USER and POOL are per GPU" sweep --vary gpus=1..2 --engine vllm
 # the Copied box closes on the next key, which also acts; help still swallows its key
 expect 0 "Context     ━━━━━━━━━━●──────────────── 16k" --dump-screen - --size 100x30 --keys "y<Right>"
 expect 0 "Export to: kvplan-llama-3.1-8b" --dump-screen - --size 100x30 --keys "ye"
 expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "?<Right>"
 expect 0 "Context     ━━━━━━━━●────────────────── 8k" --dump-screen - --size 100x30 --keys "y<Esc>"
 # the planner says when an engine or model drops LoRA slots or images, and z brings them back
-expect 0 "LoRA (8 slots x rank 64) is off with this engine: z brings it back" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right><Right><Right><Right>"
-expect 0 "8 x r64" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x40 --keys "<Down><Down><Down><Down><Down><Down><Right><Right><Right><Right>z"
+expect 0 "LoRA (8 slots x rank 64) is off with this engine: z brings it back" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x30 --keys "<Down><Down><Down><Down><Down><Down><Right><Right><Right><Right><Right><Right>"
+expect 0 "8 x r64" --engine vllm --max-loras 8 --max-lora-rank 64 --dump-screen - --size 100x40 --keys "<Down><Down><Down><Down><Down><Down><Right><Right><Right><Right><Right>z"
 expect 0 "LoRA (8 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 8 --dump-screen - --size 100x30 --keys "<Up><Enter>deepseek-v3<Enter>"
 expect 0 "LoRA (4 slots x rank 16) is off with this model: z brings it back" --engine vllm --max-loras 4 --dump-screen - --size 100x30 --keys "<Up><Enter>jamba<Enter>"
 expect 0 "image input (2 x 256 tokens) is off with this model: z brings it back" --model gemma-3-27b --images 2 --dump-screen - --size 100x30 --keys "<Up><Enter>llama-3.1-8b<Enter>"
@@ -457,7 +457,7 @@ expect 0 "llama-server -m llama-3.1-8b.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -
 expect 0 "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --kv_cache_free_gpu_memory_fraction 0.90" plan --engine trtllm
 expect_field 2 replicas --gpus 4 --tp 2 --model llama-3.1-70b
 expect 2 "--engine: 'vllx' is not an engine" plan --engine vllx
-expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vLLM 0.20" plan --engine vllm --gpus 65536 --tp 128 --context 1099511627776 --allow-long-context --model llama-3.1-405b
+expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vLLM 0.21" plan --engine vllm --gpus 65536 --tp 128 --context 1099511627776 --allow-long-context --model llama-3.1-405b
 expect 2 "--kv-dtype: vllm has no q8_0 cache (auto, fp16, bf16 or fp8)" plan --engine vllm --kv-dtype q8_0
 expect 2 "--kv-dtype: q4_k_m is a weight format" plan --kv-dtype q4_k_m
 expect 2 "--kv-dtype: trtllm has no q4_0 cache" plan --engine trtllm --kv-dtype q4_0
@@ -484,7 +484,12 @@ expect 0 '"generic":' plan --engine vllm --max-num-seqs 4 --format json
 expect 0 "under SGLang 0.5" plan --load "$T/g.json" --engine sglang
 expect 0 "under llama.cpp" plan --load "$T/g.json" --engine llama.cpp
 # every report names the release its engine's rule is of (doc/ENGINES.md), the newest by default
-expect 0 '"engine_version":	"0.20",' plan --engine vllm --format json
+expect 0 '"engine_version":	"0.21",' plan --engine vllm --format json
+# "GPU KV cache size" by release (issue 22): 0.21.0 on int(max_concurrency x
+# max_model_len), 0.18 to 0.20 num_blocks // groups x 16 (test_vllm_log_rule.c)
+expect 0 "GPU KV cache size: 1,095,405 tokens" plan --model gpt-oss-120b --gpu h200 --context 131072 --kv-memory 40GiB --engine vllm@0.21.0
+expect 0 "GPU KV cache size: 582,528 tokens" plan --model gpt-oss-120b --gpu h200 --context 131072 --kv-memory 40GiB --engine vllm@0.20.1
+expect 0 "vllm@0.20          0.20               0.18 to 0.20" list engines
 expect 0 '"engine_title":	"TensorRT-LLM 0.19",' plan --engine trtllm@0.19 --format json
 expect 0 '"engine_version":	null,' plan --format json
 expect 0 "Engine: vLLM 0.13" plan --engine vllm@0.13

@@ -84,7 +84,7 @@ def test_a_log_gives_its_layout_model_version_and_date():
     check("0.8.5 is planned by kvplan's vllm@0.13 rule (kvplan list engines)", doc.get("engine") == "vllm@0.13",
           doc.get("engine"))
     _, err = result(["--model", "llama-3.1-8b", "--engine", "vllm", "--calibration", cal])
-    check("and planned under the newest: warned naming the release it ran", "calibration with vLLM 0.8.5 used on vLLM 0.20" in err, err)
+    check("and planned under the newest: warned naming the release it ran", "calibration with vLLM 0.8.5 used on vLLM 0.21" in err, err)
     status, out, err = run(["calibrate", os.path.join(LOGS, "ollama.log"), "--save", os.path.join(TMP, "x.json")])
     check("Ollama's log names no model (a blob): --model asked for", status == 2 and "--model" in err, err)
 

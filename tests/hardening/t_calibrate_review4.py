@@ -14,7 +14,7 @@
   profile and the generic rule takes no logged cache, so the file had been
   saved and then silently ignored; one saved before is refused by plan;
 - a benchmark that states no version is "version unknown", never the
-  newest rule's release ("vLLM 0.20"), and a calibration is named by the
+  newest rule's release ("vLLM 0.21"), and a calibration is named by the
   release it ran ("llama.cpp b5721"), not by kvplan's rule for it;
 - a memory calibration is shown: a "Calibration" line in text and Markdown,
   a "calibration" object in JSON (file, kind, the log, GPU, model, engine),
@@ -157,9 +157,9 @@ def test_a_benchmark_of_no_version_is_version_unknown():
     status, out, err = run(["plan", "--calibration", cal, "--engine", "vllm@0.13"])
     check("plan under another rule: 'calibration with vLLM, version unknown used on vLLM 0.13'",
           "calibration with vLLM, version unknown used on vLLM 0.13" in err and
-          "with vLLM 0.20" not in err, err[-400:])
+          "with vLLM 0.21" not in err, err[-400:])
     check("the plan's calibration line says version unknown", "vLLM, version unknown" in out and
-          "vLLM 0.20, 20" not in out, out[-2000:])
+          "vLLM 0.21, 20" not in out, out[-2000:])
     lb = os.path.join(TMP, "lb.json")
     status, out, err = run(["calibrate", os.path.join(bench, "llama-bench.json"), "--save", lb])
     check("llama-bench b5721: fitted for llama.cpp b5721", status == 0 and "llama.cpp b5721" in out and

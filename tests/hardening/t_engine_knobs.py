@@ -37,12 +37,12 @@ def knobs():
     text = dump(TO_ENGINE)
     check("the knob is set to 0.920 on vLLM", util(text) == "0.920", text)
     text = dump(TO_ENGINE + "<Right>")
-    check("a release step (vLLM 0.17) keeps GPU util 0.920",
-          "vLLM 0.17" in text and util(text) == "0.920", text)
-    text = dump(TO_ENGINE + "<Right>" * 4)
+    check("a release step (vLLM 0.20) keeps GPU util 0.920",
+          "vLLM 0.20" in text and util(text) == "0.920", text)
+    text = dump(TO_ENGINE + "<Right>" * 5)
     check("an engine without the knob (SGLang) says it is kept",
           "GPU util is off with SGLang 0.5: kept for the next that has it" in text, text)
-    text = dump(TO_ENGINE + "<Right>" * 4 + "<Left><Left>")
+    text = dump(TO_ENGINE + "<Right>" * 5 + "<Left><Left>")
     check("stepping back to vLLM brings 0.920 back", util(text) == "0.920", text)
 
 
@@ -50,10 +50,10 @@ def display_names():
     """The status line names the engine as the title and the Engine control
     do ("llama.cpp 2025 builds", "TensorRT-LLM 1.x"), not by its id."""
     fp8 = ["--engine", "vllm", "--kv-dtype", "fp8"]
-    text = dump("<Down>" * 6 + "<Right>" * 6, fp8)
+    text = dump("<Down>" * 6 + "<Right>" * 7, fp8)
     check("the cache kept is said with the display name",
           "(llama.cpp late-2025 builds has none): kept" in text and "llama.cpp@" not in text, text)
-    text = dump("<Down>" * 6 + "<Right>" * 9, fp8)
+    text = dump("<Down>" * 6 + "<Right>" * 10, fp8)
     check("the cache back is said with the display name",
           "the fp8 cache is back with TensorRT-LLM 1.x" in text, text)
 

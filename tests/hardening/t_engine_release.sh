@@ -10,13 +10,15 @@ K=${1:?usage: t_engine_release.sh KVPLAN}
 
 expect 0 '"profile":	"vllm@0.13"' plan --engine vllm@0.12.0 --format json
 expect 0 '"profile":	"vllm@0.17"' plan --engine vllm@0.14.1 --format json
-expect 0 '"profile":	"vllm"' plan --engine vllm@0.18.0 --format json
+expect 0 '"profile":	"vllm@0.20"' plan --engine vllm@0.18.0 --format json
+expect 0 '"profile":	"vllm@0.20"' plan --engine vllm@0.20.1 --format json
+expect 0 '"profile":	"vllm"' plan --engine vllm@0.21.0 --format json
 expect 0 '"profile":	"vllm@0"' plan --engine vllm@0.7.3 --format json
 expect 0 '"profile":	"llama.cpp@mla-kv"' plan --engine llama.cpp@b6500 --format json
 expect 0 '"profile":	"trtllm@trt"' plan --engine trtllm@0.18 --format json
 expect 0 '"profile":	"sglang"' plan --engine sglang@0.5.6 --format json
-expect 0 "note: --engine: vLLM 0.21 is newer than the newest release known (0.20.1): rule vllm@0.20" \
-    plan --engine vllm@0.21
+expect 0 "note: --engine: vLLM 0.22 is newer than the newest release known (0.21.0): rule vllm@0.21" \
+    plan --engine vllm@0.22
 expect 2 "--engine: 'vllm@abc': not a release of vllm (a release such as 0.15.1" plan --engine vllm@abc
 expect 2 "--engine: 'llama.cpp@b': not a release of llama.cpp (a build such as b6500" \
     plan --engine llama.cpp@b
@@ -28,7 +30,8 @@ expect 2 "--engine: 'trtllm@0.5': TensorRT-LLM 0.5 is older than the oldest rele
     plan --engine trtllm@0.5
 expect 0 "[releases from b5116, before b7571]" list engines
 expect 0 "[releases from b7571, before b7816]" list engines
-expect 0 '"releases":	"from 0.18 (newest known 0.20.1)"' list engines --format json
+expect 0 '"releases":	"from 0.21 (newest known 0.21.0)"' list engines --format json
+expect 0 '"releases":	"from 0.18, before 0.21"' list engines --format json
 expect 0 '"releases":	"from 0.14, before 0.18"' list engines --format json
 
 # a snapshot naming a release loads with the rule of that release, and one
@@ -48,7 +51,7 @@ expect 2 "name: 'vllm@abc': not a release of vllm" plan --load "$T/bad.json"
 # 40,960 (7 under the newest rule); saved again, the engine is "vllm@0.17"
 S="$(dirname "$0")/../data/session-vllm-0.15.json"
 expect 0 "6 users fit at 40,960 tokens each under vLLM 0.17" plan --load "$S" --scenario B
-expect 0 "7 users fit at 40,960 tokens each under vLLM 0.20" plan --load "$S" --scenario B --engine vllm
+expect 0 "7 users fit at 40,960 tokens each under vLLM 0.21" plan --load "$S" --scenario B --engine vllm
 expect 0 "16 users fit at 16,384 tokens each under vLLM 0.17" plan --load "$S" --scenario A
 expect 0 '"engine_title":	"vLLM 0.17"' plan --load "$S" --format json
 expect 0 "under vLLM 0.17" plan --engine vllm@0.15

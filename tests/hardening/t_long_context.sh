@@ -22,7 +22,7 @@ expect 2 "SGLang refuses to start with --context-length beyond it (srt/configs/m
     plan --engine sglang $M --context 16k
 # one token past it is past it; the longest itself is taken
 expect 2 "2,049 tokens is past falcon-7b's longest context" plan --engine vllm $M --context 2049
-expect 0 "users fit at 2,048 tokens each under vLLM 0.20" plan --engine vllm $M --context 2048
+expect 0 "users fit at 2,048 tokens each under vLLM 0.21" plan --engine vllm $M --context 2048
 # a release pinned keeps the rule (vLLM 0.13 had the same check)
 expect 2 "is past falcon-7b's longest context" plan --engine vllm@0.13 $M --context 4k
 # the whole planning commands refuse it alike
@@ -40,7 +40,7 @@ expect 0 "the context is longer than the model's maximum position" \
 # tests/unit/test_command.c)
 "$K" plan --engine vllm $M --context 16k --allow-long-context --export "$T/long.json" >/dev/null 2>&1
 if grep -q '"allow_long_context":	true' "$T/long.json"; then ok; else bad "the snapshot lacks allow_long_context"; fi
-expect 0 "users fit at 16,384 tokens each under vLLM 0.20" plan --load "$T/long.json"
+expect 0 "users fit at 16,384 tokens each under vLLM 0.21" plan --load "$T/long.json"
 # a file's context is as good as given: without the override it is refused
 sed 's/"allow_long_context":	true/"allow_long_context":	false/' "$T/long.json" >"$T/refused.json"
 expect 2 "--context: 16,384 tokens is past falcon-7b's longest context" plan --load "$T/refused.json"
@@ -55,11 +55,11 @@ case $out in *ALLOW_LONG*) bad "a variable in the launch line without the option
 # engine's line at 2,048 (vLLM without --max-model-len takes the derived one)
 expect 0 "kvplan: note: --context: the default 8192 tokens is past falcon-7b's longest context, which vLLM refuses without VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: planned at 2048" \
     plan --engine vllm $M
-expect 0 "users fit at 2,048 tokens each under vLLM 0.20" plan --engine vllm $M
+expect 0 "users fit at 2,048 tokens each under vLLM 0.21" plan --engine vllm $M
 expect 0 "--max-model-len 2048 " plan --engine vllm $M
 expect 0 "users fit at 2,048 tokens each under SGLang 0.5" plan --engine sglang $M
 # ... with the override the default stays 8,192; under the generic rule too (it warns)
-expect 0 "users fit at 8,192 tokens each under vLLM 0.20" plan --engine vllm $M --allow-long-context
+expect 0 "users fit at 8,192 tokens each under vLLM 0.21" plan --engine vllm $M --allow-long-context
 expect 0 "at 8,192 tokens each" plan $M
 out=$("$K" plan $M 2>&1)
 case $out in *"is past"*) bad "the generic rule clamped the default" ;; *) ok ;; esac

@@ -156,7 +156,7 @@ def rows_named(h, first):
 def check_scenario(what, md):
     h = render(md)
     check_markdown(what, md, h)
-    check(what + ": the title reads the names", h.h3 == ["%s on 1 x %s, vLLM 0.20" % (MODEL, GPU)],
+    check(what + ": the title reads the names", h.h3 == ["%s on 1 x %s, vLLM 0.21" % (MODEL, GPU)],
           str(h.h3))
     check(what + ": the Model cell is the model's name", rows_named(h, "Model") == [["Model", MODEL]],
           str(rows_named(h, "Model")))

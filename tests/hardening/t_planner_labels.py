@@ -124,10 +124,10 @@ def engine_list_grouped():
         if m and (not seen or seen[-1] != m.group(1)):
             seen.append(m.group(1))
     vllm = [e for e in seen if e.startswith("vLLM")]
-    check("the engine control reached vLLM's releases", len(vllm) == 4, seen)
+    check("the engine control reached vLLM's releases", len(vllm) == 5, seen)
     first = seen.index(vllm[0]) if vllm else 0
     check("vLLM's releases together, newest first",
-          seen[first:first + 4] == ["vLLM 0.20", "vLLM 0.17", "vLLM 0.13", "vLLM V0"], seen)
+          seen[first:first + 5] == ["vLLM 0.21", "vLLM 0.20", "vLLM 0.17", "vLLM 0.13", "vLLM V0"], seen)
 
 
 def export_then_open():
@@ -165,7 +165,7 @@ def no_blank_row():
 def release_in_headers():
     """simulate, sweep and solve name the release, as plan does."""
     p = run(["simulate", "--engine", "vllm", "--num-prompts", "20"])
-    check("simulate's header names vLLM 0.20", p.stdout.splitlines()[0].endswith(", vLLM 0.20"), p.stdout[:200])
+    check("simulate's header names vLLM 0.21", p.stdout.splitlines()[0].endswith(", vLLM 0.21"), p.stdout[:200])
     p = run(["sweep", "--engine", "vllm@0.13", "--vary", "context=1k..8k:2"])
     check("sweep's header names vLLM 0.13 and the names",
           p.stdout.startswith("Llama 3.1 8B on NVIDIA H100 SXM5 80GB, vLLM 0.13;"), p.stdout[:200])
@@ -177,7 +177,7 @@ def release_in_headers():
           and rows[0]["engine_title"] is None, rows[0])
     p = run(["sweep", "--engine", "vllm", "--vary", "context=1k..8k:2", "--format", "markdown"])
     check("sweep's Markdown: the release column", "| engine_version | engine_title |" in p.stdout
-          and "| 0.20 | vLLM 0.20 |" in p.stdout, p.stdout[:600])
+          and "| 0.21 | vLLM 0.21 |" in p.stdout, p.stdout[:600])
     p = run(["solve", "--engine", "sglang", "--users", "100"])
     check("solve's header names SGLang 0.5", "(SGLang 0.5)" in p.stdout.splitlines()[0], p.stdout[:200])
     j = json.loads(run(["solve", "--engine", "sglang", "--users", "100", "--format", "json"]).stdout)

@@ -59,33 +59,33 @@ def test_stepping_engines_keeps_the_chosen_cache_precision():
     # llama.cpp has no fp8 cache type (common/arg.cpp, kv_cache_types): only it drops it
     args = ["--engine", "vllm", "--kv-dtype", "fp8"]
     # vLLM's older releases, then SGLang, then llama.cpp's four, then TensorRT-LLM
-    s = screen(TO_ENGINE + "<Right>" * 5, *args)
+    s = screen(TO_ENGINE + "<Right>" * 6, *args)
     assert control(s, "Engine") == "llama.cpp 2026 builds", s
     assert control(s, "KV cache").startswith("auto"), s
     assert "fp8 cache is off with this engine" in status(s), s
-    s = screen(TO_ENGINE + "<Right>" * 9, *args)
+    s = screen(TO_ENGINE + "<Right>" * 10, *args)
     assert control(s, "Engine") == "TensorRT-LLM 1.x" and control(s, "KV cache") == "fp8", s
     assert "the fp8 cache is back with TensorRT-LLM 1.x" in status(s), s
-    s = screen(TO_ENGINE + "<Right>" * 9 + "<Left>" * 9, *args)
-    assert control(s, "Engine") == "vLLM 0.20" and control(s, "KV cache") == "fp8", s
+    s = screen(TO_ENGINE + "<Right>" * 10 + "<Left>" * 10, *args)
+    assert control(s, "Engine") == "vLLM 0.21" and control(s, "KV cache") == "fp8", s
 
 
 def test_versioned_engines_are_reachable_from_the_control():
     # each engine's releases together, its latest first, in the order `list engines`
-    # gives them (newest first), each named by its release ("vLLM 0.20", "vLLM V0")
+    # gives them (newest first), each named by its release ("vLLM 0.21", "vLLM V0")
     listed = json.loads(subprocess.run([KVPLAN, "list", "engines", "--format", "json"],
                                        capture_output=True, text=True, check=True).stdout)
     named = lambda e, v: "%s %s" % (e["title"], v["release"])
     latest = [named(e, v) for e in listed for v in e["versions"] if v["latest"]]
     want = [named(e, v) for e in listed for v in e["versions"]]
-    assert latest == ["vLLM 0.20", "SGLang 0.5", "llama.cpp 2026 builds", "TensorRT-LLM 1.x",
+    assert latest == ["vLLM 0.21", "SGLang 0.5", "llama.cpp 2026 builds", "TensorRT-LLM 1.x",
                       "Ollama 0.32"], latest
     s = screen(TO_ENGINE + "<End>", "--engine", "vllm")
     assert control(s, "Engine") == want[-1], s
     seen = [control(screen(TO_ENGINE + "<Right>" * i), "Engine") for i in range(1, len(want) + 1)]
     assert seen == want, (seen, want)
     # the planner's vllm@0 is the CLI's: its title and its count
-    s = screen(TO_ENGINE + "<Right>" * 4, "--context", "32k")  # vLLM 0.20, 0.17, 0.13, V0
+    s = screen(TO_ENGINE + "<Right>" * 5, "--context", "32k")  # vLLM 0.21, 0.20, 0.17, 0.13, V0
     assert re.search(r"vLLM V0 +\? help$", s.split("\n")[0].rstrip()), s
     users = re.search(r"^ Users .*?=\s*([0-9,]+)\s*$", s, re.M | re.S)
     want = plan("--engine", "vllm@0", "--context", "32k")["result"]["max_users"]

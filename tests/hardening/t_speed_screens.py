@@ -151,7 +151,7 @@ def x_shows_every_row_with_its_formula_and_scrolls():
         t.press(t.cap("kend"))
         t.wait_for(r"lines %d-%d of %d" % (total - 27, total, total))
         text = t.text()
-        assert "Engine: vLLM 0.20" in text and "Launch" in text, text
+        assert "Engine: vLLM 0.21" in text and "Launch" in text, text
         # beside the speed figures, the spread the measurements saw (core/speedband)
         band = r["speed_band"]
         assert "over %d %s case" % (band["measurements"], band["group"]) in text, text

@@ -50,22 +50,29 @@ static void vllm_releases_map_to_v0_v1_cutlass_and_current(void **state)
     assert_int_equal(rule_of("vllm@0.14", ENGINE_VLLM), RULE_VLLM_0_17);
     assert_int_equal(rule_of("vllm@0.15.1", ENGINE_VLLM), RULE_VLLM_0_17);
     assert_int_equal(rule_of("vllm@0.17.1", ENGINE_VLLM), RULE_VLLM_0_17);
-    assert_int_equal(rule_of("vllm@0.18.0", ENGINE_VLLM), RULE_CURRENT);
-    assert_int_equal(rule_of("vllm@v0.20.1", ENGINE_VLLM), RULE_CURRENT);
+    /* 0.18 to 0.20 log "GPU KV cache size" as blocks over groups
+     * (_report_kv_cache_config, 0.19.0 vllm#40691, 0.20.0 vllm#43308); 0.21.0
+     * as int(max_concurrency x max_model_len) (report_kv_cache_config) */
+    assert_int_equal(rule_of("vllm@0.18.0", ENGINE_VLLM), RULE_VLLM_0_20);
+    assert_int_equal(rule_of("vllm@v0.20.1", ENGINE_VLLM), RULE_VLLM_0_20);
+    assert_int_equal(rule_of("vllm@0.20.2", ENGINE_VLLM), RULE_VLLM_0_20);
+    assert_int_equal(rule_of("vllm@0.21.0", ENGINE_VLLM), RULE_CURRENT);
+    assert_int_equal(rule_of("vllm@0.21", ENGINE_VLLM), RULE_CURRENT);
     /* the aliases keep their rules */
     assert_int_equal(rule_of("vllm@0.13", ENGINE_VLLM), RULE_VLLM_0_13);
     assert_int_equal(rule_of("vllm@0", ENGINE_VLLM), RULE_VLLM_V0);
 }
 
-/* The newest rule is named after the release it is read for, 0.20 (DeepSeek
- * V4, served from 0.20.1); vllm@1 and v1 still take it, and quietly (no
- * "newer than" note). vllm@0.15, its name before, is now release 0.15's
- * rule, the 0.14-0.17 row (vllm@0.17: the profile's sampler sorted by
- * PyTorch, vllm PR #33538 replacing the sort from 0.18). */
-static void the_newest_vllm_rule_is_0_20_and_its_old_names_still_take_it(void **state)
+/* The newest rule is named after the release it is read for, 0.21 (its
+ * "GPU KV cache size" log, vllm#43308); vllm@1 and v1 still take it, and
+ * quietly (no "newer than" note). vllm@0.20, its name before, is now the
+ * 0.18-0.20 row, and vllm@0.15, the name before that, release 0.15's rule,
+ * the 0.14-0.17 row (vllm@0.17: the profile's sampler sorted by PyTorch,
+ * vllm PR #33538 replacing the sort from 0.18). */
+static void the_newest_vllm_rule_is_0_21_and_its_old_names_take_their_releases(void **state)
 {
     (void)state;
-    const char *names[] = {"vllm@0.20", "vllm@0.18", "vllm@1", "vllm@V1", "vllm@0.20.1"};
+    const char *names[] = {"vllm@0.21", "vllm@1", "vllm@V1", "vllm@0.21.0"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         enum engine_kind k;
         enum engine_rule r = (enum engine_rule)-1;
@@ -78,8 +85,12 @@ static void the_newest_vllm_rule_is_0_20_and_its_old_names_still_take_it(void **
     }
     char title[64];
     assert_string_equal(engine_version_title(ENGINE_VLLM, RULE_CURRENT, title, sizeof title),
+                        "vLLM 0.21");
+    assert_string_equal(engine_release(ENGINE_VLLM, RULE_CURRENT), "0.21");
+    assert_int_equal(rule_of("vllm@0.20", ENGINE_VLLM), RULE_VLLM_0_20);
+    assert_int_equal(rule_of("vllm@0.18", ENGINE_VLLM), RULE_VLLM_0_20);
+    assert_string_equal(engine_version_title(ENGINE_VLLM, RULE_VLLM_0_20, title, sizeof title),
                         "vLLM 0.20");
-    assert_string_equal(engine_release(ENGINE_VLLM, RULE_CURRENT), "0.20");
     assert_int_equal(rule_of("vllm@0.15", ENGINE_VLLM), RULE_VLLM_0_17);
     assert_int_equal(rule_of("vllm@0.15.1", ENGINE_VLLM), RULE_VLLM_0_17);
     assert_int_equal(rule_of("vllm@0.17.1", ENGINE_VLLM), RULE_VLLM_0_17);
@@ -136,11 +147,11 @@ static void newer_than_the_newest_known_takes_the_newest_rule_with_a_note(void *
     enum engine_rule r;
     struct diag d = {0};
     char note[160];
-    assert_true(engine_parse_noted("vllm@0.20.1", &k, &r, note, sizeof note, &d));
+    assert_true(engine_parse_noted("vllm@0.21.0", &k, &r, note, sizeof note, &d));
     assert_string_equal(note, "");
-    assert_true(engine_parse_noted("vllm@0.20.2", &k, &r, note, sizeof note, &d));
+    assert_true(engine_parse_noted("vllm@0.21.1", &k, &r, note, sizeof note, &d));
     assert_int_equal(r, RULE_CURRENT);
-    assert_non_null(strstr(note, "newer than the newest release known (0.20.1): rule vllm@0.20"));
+    assert_non_null(strstr(note, "newer than the newest release known (0.21.0): rule vllm@0.21"));
     /* "0.5.x": every 0.5 release is known, 0.6 is not */
     assert_true(engine_parse_noted("sglang@0.5.9", &k, &r, note, sizeof note, &d));
     assert_string_equal(note, "");
@@ -154,7 +165,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(vllm_releases_map_to_v0_v1_cutlass_and_current),
-        cmocka_unit_test(the_newest_vllm_rule_is_0_20_and_its_old_names_still_take_it),
+        cmocka_unit_test(the_newest_vllm_rule_is_0_21_and_its_old_names_take_their_releases),
         cmocka_unit_test(llamacpp_builds_map_to_pre_mla_mla_kv_and_v_less),
         cmocka_unit_test(trtllm_sglang_and_ollama_releases),
         cmocka_unit_test(older_than_the_oldest_and_malformed_are_refused),

@@ -119,7 +119,8 @@ static void every_engine_names_its_release(void **state)
     (void)state;
     static const struct {
         const char *name, *title, *release;
-    } want[] = {{"vllm", "vLLM 0.20", "0.20"},
+    } want[] = {{"vllm", "vLLM 0.21", "0.21"},
+                {"vllm@0.20", "vLLM 0.20", "0.20"},
                 {"vllm@0.17", "vLLM 0.17", "0.17"},
                 {"vllm@0.13", "vLLM 0.13", "0.13"},
                 {"vllm@0", "vLLM V0", "V0"},

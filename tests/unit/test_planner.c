@@ -291,7 +291,7 @@ static void the_engine_control_switches_the_count_to_the_engines(void **state)
     assert_true(users->result.value == (long double)planner_result(p)->max_users);
     char v[64];
     control_format(CTRL_ENGINE, planner_scenario(p), planner_result(p), v, sizeof v);
-    assert_string_equal(v, "vLLM 0.20"); /* the newest release, named */
+    assert_string_equal(v, "vLLM 0.21"); /* the newest release, named */
     planner_key(p, 'r');
     assert_int_equal(planner_scenario(p)->engine.kind, ENGINE_GENERIC);
 }
@@ -613,7 +613,7 @@ static void an_engine_brings_its_knobs_in_place_of_the_headroom(void **state)
     assert_int_equal(planner_result(p)->max_users, users_for(planner_scenario(p)));
     /* llama.cpp: the slots are the knob, and the launch line uses the count */
     p->focus = CTRL_ENGINE;
-    for (int i = 0; i < 4; i++) /* vLLM's three older rules, then sglang */
+    for (int i = 0; i < 5; i++) /* vLLM's four older rules, then sglang */
         planner_key(p, KEY_RIGHT);
     assert_string_equal(control_label(CTRL_SEQS, planner_scenario(p)), "Max running");
     planner_key(p, KEY_RIGHT); /* llama.cpp */

@@ -84,11 +84,12 @@ static void each_engines_releases_come_together_newest_first(void **state)
         }
     }
     assert_int_equal(at, n);
-    /* vLLM's: the current rule, 0.17, 0.13, then V0 */
+    /* vLLM's: the current rule, 0.20, 0.17, 0.13, then V0 */
     const struct engine_desc *vllm = engine_desc(ENGINE_VLLM);
-    assert_int_equal(vllm->versions[1].rule, RULE_VLLM_0_17);
-    assert_int_equal(vllm->versions[2].rule, RULE_VLLM_0_13);
-    assert_int_equal(vllm->versions[3].rule, RULE_VLLM_V0);
+    assert_int_equal(vllm->versions[1].rule, RULE_VLLM_0_20);
+    assert_int_equal(vllm->versions[2].rule, RULE_VLLM_0_17);
+    assert_int_equal(vllm->versions[3].rule, RULE_VLLM_0_13);
+    assert_int_equal(vllm->versions[4].rule, RULE_VLLM_V0);
 }
 
 static void a_silent_status_row_goes_to_the_explain_pane(void **state)

@@ -160,12 +160,18 @@ static void launch_line(void **state)
     assert_non_null(strstr(r.engine.launch, "--tokenizer-mode deepseek_v4"));
     assert_non_null(strstr(r.engine.launch, "--block-size 256"));
     assert_non_null(strstr(r.engine.log[2], "28.87x"));
-    /* v1/core/kv_cache_utils.py, report_kv_cache_config of the releases with
-     * DeepSeek V4's shared layout: int(max_concurrency x max_model_len) =
-     * int(111,608 / 3,866 x 131,072) = 3,783,932 tokens, not the older
-     * num_blocks // 5 groups x block (5,714,176 at 256, 89,284 at the CSA
-     * states' 4) */
+    /* v1/core/kv_cache_utils.py, report_kv_cache_config from 0.21.0 (the
+     * default rule): int(max_concurrency x max_model_len) = int(111,608 /
+     * 3,866 x 131,072) = 3,783,932 tokens; up to 0.20 (vllm@0.20, 0.20.1
+     * serving V4 first) _report_kv_cache_config's num_blocks // 5 groups x
+     * the smallest group block, the CSA states' 4: 22,321 x 4 = 89,284 (not
+     * 5,714,176 at 256) */
     assert_string_equal(r.engine.log[1], "GPU KV cache size: 3,783,932 tokens");
+    s.engine.rule = RULE_VLLM_0_20;
+    r = run(&s);
+    assert_int_equal(r.engine.units, 111608);
+    assert_string_equal(r.engine.log[1], "GPU KV cache size: 89,284 tokens");
+    assert_non_null(strstr(r.engine.log[2], "28.87x"));
 }
 
 static void older_rules_refused(void **state)

@@ -1,11 +1,14 @@
 /* What vLLM V1 prints about its pool, worked by hand for a windowed model
  * (Gemma 4 31B on one H100 at 131,072 tokens) and a plain one (Llama 3.1 8B):
- *  - "GPU KV cache size" (v1/core/kv_cache_utils.py, _report_kv_cache_config,
- *    read at main 002db495 and still so in 0.19.0): num_blocks // the number
- *    of groups x the SMALLEST block_size over the groups. Gemma 4's global
- *    layers take 32-token blocks (their page per token is half the windowed
- *    layers', unify_kv_cache_spec_page_size) while the 5 windowed groups keep
- *    16: the log counts in 16s, not in the global group's 32;
+ *  - "GPU KV cache size" up to 0.20 (rule vllm@0.20; v1/core/kv_cache_utils.py,
+ *    _report_kv_cache_config, read at main 002db495 and still so in 0.19.0
+ *    and 0.20.0): num_blocks // the number of groups x the SMALLEST
+ *    block_size over the groups. Gemma 4's global layers take 32-token blocks
+ *    (their page per token is half the windowed layers',
+ *    unify_kv_cache_spec_page_size) while the 5 windowed groups keep 16: the
+ *    log counts in 16s, not in the global group's 32. From 0.21.0 (the
+ *    default rule, report_kv_cache_config) int(num_blocks / (4,096 + 5 x 577)
+ *    x 131,072) (test_vllm_log_rule.c);
  *  - one request's memory, as _check_enough_kv_cache_memory quotes it ("...
  *    GiB KV cache is needed, which is larger than the available KV cache
  *    memory"; _max_memory_usage_bytes_from_groups: group size 10 layers x a
@@ -38,6 +41,7 @@ static void logged_size_in_the_smallest_block(void **state)
 {
     (void)state;
     struct scenario s = gemma4_128k();
+    s.engine.rule = RULE_VLLM_0_20;
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.unit_tokens, 32);
     assert_true(r.engine.units > 6);
@@ -47,6 +51,14 @@ static void logged_size_in_the_smallest_block(void **state)
     assert_string_equal(log_line(&r, "GPU KV cache size"), want);
     /* the pool's own count of tokens (the simulator's) keeps the group's 32 */
     assert_int_equal(r.kv_tokens_per_replica, r.engine.units / 6 * 32);
+    /* 0.21.0 on: the concurrency's tokens, up to 6x the older count */
+    s.engine.rule = RULE_CURRENT;
+    struct plan_result now = run(&s);
+    assert_int_equal(now.engine.units, r.engine.units);
+    units_format_int((uint64_t)((double)r.engine.units / (4096.0 + 5 * 577) * 131072.0), n,
+                     sizeof n);
+    snprintf(want, sizeof want, "GPU KV cache size: %s tokens", n);
+    assert_string_equal(log_line(&now, "GPU KV cache size"), want);
 }
 
 static void logged_size_of_one_group(void **state)
