@@ -10,7 +10,7 @@
 #include "speedband.h"
 
 const struct speedband_entry speedband_table[] = {
-    {"", "", false, {49, 20, 0.6740, 1.4022, "llama.cpp, NIM, TGI, vLLM", "llama-2-7b, llama-3-70b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-3b, llama-3.3-70b, qwen2.5-14b"}, {27, 11, 0.9839, 3.6392, "llama.cpp, NIM, TGI", "llama-2-7b, llama-3.1-405b, llama-3.2-3b, llama-3.3-70b"}},
+    {"", "", false, {51, 20, 0.6740, 1.4022, "llama.cpp, NIM, TGI, vLLM", "llama-2-7b, llama-3-70b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-3b, llama-3.3-70b, qwen2.5-14b"}, {27, 11, 0.9839, 3.6392, "llama.cpp, NIM, TGI", "llama-2-7b, llama-3.1-405b, llama-3.2-3b, llama-3.3-70b"}},
     {"", "", true, {102, 36, 0.4699, 1.3115, "ATOM, SGLang, TensorRT-LLM, vLLM", "deepseek-v3, mixtral-8x7b"}, {8, 1, 0.4778, 1.6055, "SGLang", "deepseek-v3"}},
     {"Ada Lovelace", "", false, {4, 1, 0.8777, 1.1099, "llama.cpp", "llama-2-7b, llama-3.2-3b, qwen2.5-14b"}, {3, 1, 0.9997, 1.4411, "llama.cpp", "llama-2-7b, llama-3.2-3b"}},
     {"Ada Lovelace", "llama.cpp", false, {4, 1, 0.8777, 1.1099, "llama.cpp", "llama-2-7b, llama-3.2-3b, qwen2.5-14b"}, {3, 1, 0.9997, 1.4411, "llama.cpp", "llama-2-7b, llama-3.2-3b"}},
@@ -27,7 +27,7 @@ const struct speedband_entry speedband_table[] = {
     {"CDNA 3", "vllm", false, {13, 4, 0.8064, 1.2147, "vLLM", "llama-3.1-405b, llama-3.1-70b"}, {0, 0, 1.0000, 1.0000, "", ""}},
     {"CDNA 4", "", true, {32, 10, 0.4699, 1.1345, "ATOM, SGLang", "deepseek-v3"}, {0, 0, 1.0000, 1.0000, "", ""}},
     {"CDNA 4", "sglang", true, {18, 6, 0.7000, 1.1197, "SGLang", "deepseek-v3"}, {0, 0, 1.0000, 1.0000, "", ""}},
-    {"Hopper", "", false, {8, 5, 0.6740, 1.0293, "NIM, vLLM", "llama-3-70b, llama-3.1-405b, llama-3.1-8b, llama-3.3-70b"}, {2, 1, 1.0000, 1.1815, "NIM", "llama-3.3-70b"}},
+    {"Hopper", "", false, {10, 5, 0.6740, 1.0293, "NIM, vLLM", "llama-3-70b, llama-3.1-405b, llama-3.1-8b, llama-3.3-70b"}, {2, 1, 1.0000, 1.1815, "NIM", "llama-3.3-70b"}},
     {"Hopper", "", true, {13, 7, 0.8059, 1.2535, "SGLang, TensorRT-LLM, vLLM", "deepseek-v3, mixtral-8x7b"}, {0, 0, 1.0000, 1.0000, "", ""}},
     {"Hopper", "sglang", true, {9, 5, 1.0000, 1.2535, "SGLang", "deepseek-v3"}, {0, 0, 1.0000, 1.0000, "", ""}},
     {"Hopper", "trtllm", true, {3, 1, 0.8059, 1.0000, "TensorRT-LLM", "deepseek-v3"}, {0, 0, 1.0000, 1.0000, "", ""}},
