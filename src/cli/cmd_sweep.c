@@ -78,8 +78,9 @@ int sweep_row_cells(const struct scenario *s, const struct plan_result *r, const
     bool some = r->max_users > 0;
     CELL("tokens_per_s_per_user", CELL_NUM, .num = sp->tokens_per_s_per_user,
          .present = some && sp->step_seconds > 0);
+    /* none served at a service level no count keeps (plan's JSON: null) */
     CELL("tokens_per_s_total", CELL_NUM, .num = sp->tokens_per_s_total,
-         .present = some && sp->step_seconds > 0);
+         .present = some && sp->step_seconds > 0 && !sp->level_missed);
     CELL("ttft_seconds", CELL_NUM, .num = sp->ttft_seconds,
          .present = some && sp->ttft_seconds > 0);
     if (target)
@@ -350,9 +351,12 @@ static unsigned print_table_row(const struct sweep *w, const struct scenario *s,
     bool over = (r->warnings & WARN_CONCURRENCY_BEYOND_FIT) != 0;
     if (r->max_users > 0 && r->speed.step_seconds > 0) { /* none where no user fits */
         snprintf(speed, sizeof speed, "%.1f%s", r->speed.tokens_per_s_per_user, over ? "*" : "");
-        units_format_int((uint64_t)llround(r->speed.tokens_per_s_total), total, sizeof total - 1);
-        if (over)
-            strcat(total, "*");
+        if (!r->speed.level_missed) { /* no count keeps the level: nobody's throughput */
+            units_format_int((uint64_t)llround(r->speed.tokens_per_s_total), total,
+                             sizeof total - 1);
+            if (over)
+                strcat(total, "*");
+        }
     }
     if (r->max_users > 0 && r->speed.ttft_seconds > 0)
         snprintf(ttft, sizeof ttft, "%.3f s", r->speed.ttft_seconds);

@@ -1050,6 +1050,12 @@ expect 0 "the first token takes longer than 5 s" plan --engine llama.cpp --gpu a
     --model llama-3.1-8b --max-ttft 5
 expect 0 "measured_fp16_tflops" show gpu apple-m3-max
 
+# a sweep row where no count keeps the service level serves no throughput (plan's null)
+rows=$("$K" sweep --vary context=32k..32k --min-tok-s 50 --max-ttft 0.5 --format json 2>&1)
+if printf '%s' "$rows" | grep -q '"users_at_service_level":[[:space:]]*0,' &&
+   printf '%s' "$rows" | grep -q '"tokens_per_s_total":[[:space:]]*null'; then ok; else
+    bad "sweep at a level nobody keeps: $(printf '%s' "$rows" | head -c 300)"; fi
+
 # a plan's workload options where requests are simulated: refused, naming the requests' own
 expect 2 "--prompt: a plan's figure, not a simulated request's: the simulated requests' prompts are --random-input-len" simulate --prompt 128
 expect 2 "--concurrency: a plan's figure, not a simulated request's: the requests the client keeps in flight are --max-concurrency" simulate --concurrency 4
