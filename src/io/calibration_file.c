@@ -429,12 +429,42 @@ static bool other_gpu(const struct calibration_source *c, const struct gpu_spec 
     return true;
 }
 
+/* Another engine: its budget is not this one's. The log's cache size and
+ * its memory outside the cache are its own rule's (not applied: the plan is
+ * this engine's rule); the GPU's total it saw is the GPU's, kept on the same
+ * GPU. */
+static bool other_engine(const struct calibration_source *c, struct scenario *s, char *note,
+                         size_t size)
+{
+    struct engine_flags *f = &s->engine;
+    bool kv = c->kv_memory_bytes && f->kv_memory_bytes == c->kv_memory_bytes;
+    bool non = c->non_kv_bytes && f->non_kv_bytes == c->non_kv_bytes;
+    bool gpu = c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0;
+    bool total = gpu && c->gpu_total_bytes && f->gpu_total_bytes == c->gpu_total_bytes;
+    if (kv)
+        f->kv_memory_bytes = 0;
+    if (non)
+        f->non_kv_bytes = 0;
+    if (total)
+        f->gpu_total_bytes = 0;
+    if (kv || non)
+        snprintf(note, size, "its %s%s%s, %s's budget, %s not applied: planned from %s's own "
+                 "rule%s", kv ? "KV cache" : "", kv && non ? " and " : "",
+                 non ? "memory outside the cache" : "", engine_desc(c->engine)->title,
+                 kv && non ? "are" : "is", engine_desc(s->engine.kind)->title,
+                 c->gpu_total_bytes && !gpu && f->gpu_total_bytes ? ", with the GPU's logged total"
+                                                                  : "");
+    return true;
+}
+
 bool calibration_fraction_on_top(const struct calibration_source *c,
                                  const struct gpu_spec *measured, struct scenario *s, char *note,
                                  size_t size, struct diag *d)
 {
     note[0] = '\0';
     struct engine_flags *f = &s->engine;
+    if (c->memory && c->engine != s->engine.kind)
+        return other_engine(c, s, note, size);
     if (c->memory && c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0)
         return other_gpu(c, measured, s, note, size, d);
     if (!c->kv_memory_bytes || f->kv_memory_bytes != c->kv_memory_bytes)

@@ -1,0 +1,46 @@
+#!/usr/bin/python3
+"""A memory calibration used under another engine: the log's KV cache and its
+memory outside the cache are that engine's budget, not this one's, so they
+are not applied (the plan is this engine's own rule) and the warning says
+so; the same engine keeps them. A vLLM startup log (tests/data/logs/vllm-v1-startup.log)
+used under SGLang gave "DOES NOT FIT" where SGLang's own rule fits 12 users.
+Usage: t_calibration_engine.py KVPLAN. Ends with "N passed, N failed"."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from tally import check  # noqa: E402
+import tally  # noqa: E402
+
+K = sys.argv[1]
+ENV = {"XDG_CONFIG_HOME": "/nonexistent", "PATH": "/usr/bin:/bin"}
+LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "logs", "vllm-v1-startup.log")
+
+
+def run(*args):
+    p = subprocess.run([K, *args], capture_output=True, text=True, timeout=60, env=ENV)
+    return p.returncode, p.stdout, p.stderr
+
+
+def users(*args):
+    rc, out, err = run("plan", *args, "--format", "json")
+    return (json.loads(out)["result"]["max_users"] if rc == 0 else None), err
+
+
+with tempfile.TemporaryDirectory() as d:
+    cal = os.path.join(d, "v.cal")
+    rc, out, err = run("calibrate", LOG, "--save", cal)
+    check(rc == 0, "calibrate the vLLM log: %d %s" % (rc, err[-300:]))
+    plan = ["--model", "llama-3.1-8b", "--context", "32k"]
+    own, _ = users(*plan, "--engine", "sglang")
+    got, err = users(*plan, "--engine", "sglang", "--calibration", cal)
+    check(got == own and got and got > 0, "SGLang with a vLLM calibration: %s users, its own rule %s" % (got, own))
+    check("is not applied: planned from SGLang's own rule" in err and "vLLM" in err,
+          "the warning says the log's cache is not applied: %r" % err[-400:])
+    rc, out, err = run("plan", *plan, "--engine", "sglang", "--calibration", cal)
+    check(rc == 0 and "DOES NOT FIT" not in out, "no false 'does not fit'")
+    # under vLLM the logged cache stays the plan's
+    rc, out, err = run("plan", *plan, "--engine", "vllm", "--calibration", cal, "--format", "json")
+    check(rc == 0 and "not applied" not in err, "vLLM keeps the log's figures: %r" % err[-300:])
+tally.finish()
