@@ -57,6 +57,7 @@ static void row_costs(const struct scenario *s, struct solve_row *row)
     struct diag d = {0};
     if (!plan_compute(&x, PLAN_NUMBERS, NULL, &r, &d))
         return;
+    options_calibration_row_warning(&x); /* a calibration from another GPU, said */
     row->cost_output = r.cost_per_million_output_tokens;
     row->cost_input = r.cost_per_million_input_tokens;
     row->cost_user_hour = r.max_users > 0 ? r.cost_per_user_hour : -1;
@@ -595,7 +596,9 @@ static int solve_compare(const struct solve_job *job, const struct options *o,
         return cli_fail("out of memory");
     int status;
     struct diag d = {0};
-    if (!solve_rows(job, o, cat, base, &t, &d))
+    bool rows = solve_rows(job, o, cat, base, &t, &d);
+    options_calibration_rows_done();
+    if (!rows)
         status = cli_fail(d.message);
     else if (job->json)
         status = print_rows_json(job, base, &t);

@@ -489,6 +489,7 @@ static const struct plan_result *plan_row(const struct sweep *w, const struct ro
                                           struct diag *d)
 {
     const struct scenario *s = &at->s;
+    options_calibration_row_warning(s); /* a calibration from another GPU, said */
     if (w->axes[w->nvary - 1].kind != AXIS_CONTEXT)
         return plan_compute(s, PLAN_NUMBERS, NULL, r, d) ? r : NULL;
     if (at->outer)
@@ -569,6 +570,7 @@ int cmd_sweep(int argc, char **argv)
     bool ok = sweep_setup(&o, &w, &d);
     int status = !ok ? cli_fail(d.message) : w.sim ? sweep_sim_print(&w, &ob) : sweep_print(&w, &ob);
     bool written = outbuf_flush(&ob);
+    options_calibration_rows_done();
     for (int i = 0; i < w.nvary; i++)
         sweep_axis_free(&w.axes[i]);
     catalog_free(&w.cat);

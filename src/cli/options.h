@@ -282,6 +282,12 @@ bool options_spec_apply(const struct options *o, const struct catalog *c, struct
  * calibration's, and moves a logged KV cache size to the memory fraction
  * given. */
 struct calibration_source;
+/* A row of solve or sweep planned on a scenario its calibration does not
+ * match (another GPU, model, engine): the mismatch said on standard error,
+ * once for each text (the rows of one GPU say one). */
+void options_calibration_row_warning(const struct scenario *s);
+/* After the rows: how many more GPUs than the few named took the calibration. */
+void options_calibration_rows_done(void);
 bool options_calibration_on_top(const struct options *o, const struct catalog *cat,
                                 const struct calibration_source *c, struct scenario *s,
                                 struct diag *d);

@@ -5,6 +5,7 @@
 #include "cli/options.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 #include "cli/options_table.h"
@@ -12,6 +13,37 @@
 #include "core/text.h"
 #include "io/calibration.h"
 #include "io/catalog.h"
+
+/* The mismatches said (the first ROWS_SAID in full) and how many more. */
+enum { ROWS_SAID = 3, ROWS_SEEN = 256 };
+static char rows_said[ROWS_SEEN][SPEC_ID_MAX];
+static int rows_nsaid, rows_more;
+
+void options_calibration_row_warning(const struct scenario *s)
+{
+    char buf[512], shown[512];
+    if (!s->calibration_from.present || calibration_origin_mismatch(s, buf, sizeof buf) <= 0)
+        return;
+    for (int i = 0; i < rows_nsaid; i++)
+        if (strcmp(rows_said[i], s->gpu.id) == 0)
+            return;
+    if (rows_nsaid < ROWS_SEEN)
+        snprintf(rows_said[rows_nsaid++], sizeof rows_said[0], "%s", s->gpu.id);
+    if (rows_nsaid > ROWS_SAID) {
+        rows_more++;
+        return;
+    }
+    text_escape(buf, shown, sizeof shown);
+    fprintf(stderr, "kvplan: warning: %s (the rows of %s)\n", shown, s->gpu.name);
+}
+
+void options_calibration_rows_done(void)
+{
+    if (rows_more)
+        fprintf(stderr, "kvplan: warning: the calibration is used on the rows of %d more GPUs "
+                "than its own, its figures measured on that one\n", rows_more);
+    rows_more = 0;
+}
 
 bool options_calibration_on_top(const struct options *o, const struct catalog *cat,
                                 const struct calibration_source *c, struct scenario *s,

@@ -43,4 +43,24 @@ with tempfile.TemporaryDirectory() as d:
     # under vLLM the logged cache stays the plan's
     rc, out, err = run("plan", *plan, "--engine", "vllm", "--calibration", cal, "--format", "json")
     check(rc == 0 and "not applied" not in err, "vLLM keeps the log's figures: %r" % err[-300:])
+
+# solve and sweep rows on another GPU than the calibration's say so, by name, as plan does;
+# past three GPUs, how many more
+SWEEP = sorted(os.path.join(os.path.dirname(LOG), "..", "bench", "vllm-sweep", f)
+               for f in os.listdir(os.path.join(os.path.dirname(LOG), "..", "bench", "vllm-sweep")))
+with tempfile.TemporaryDirectory() as d:
+    cal = os.path.join(d, "s.cal")
+    rc, out, err = run("calibrate", *SWEEP, "--save", cal)
+    check(rc == 0, "calibrate the sweep: %s" % err[-200:])
+    rc, out, err = run("solve", "--users", "50", "--model", "llama-3.1-8b", "--engine", "vllm", "--gpu", "h200",
+                       "--calibration", cal)
+    check(rc == 0 and "used on NVIDIA H200" in err and "the rows of NVIDIA H200" in err,
+          "solve's H200 row warns: %r" % err[-300:])
+    rc, out, err = run("sweep", "--vary", "gpu=all", "--model", "llama-3.1-8b", "--engine", "vllm",
+                       "--calibration", cal)
+    check(rc == 0 and err.count("kvplan: warning: calibration from") == 3 and "more GPUs than its own" in err,
+          "sweep over every GPU: three named, the rest counted: %r" % err[-300:])
+    rc, out, err = run("sweep", "--vary", "context=1k..8k", "--model", "llama-3.1-8b", "--engine", "vllm",
+                       "--calibration", cal)
+    check(rc == 0 and "warning" not in err, "its own GPU: no warning: %r" % err[-200:])
 tally.finish()
