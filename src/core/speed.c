@@ -315,6 +315,15 @@ struct speed_loop speed_loop_of(double step_s, struct speed_prompt pr, double fi
         l.saturated = true;
     }
     l.prompts = (l.tpot_s - step_s) * gaps / pr.prompt_s;
+    if (l.saturated) {
+        /* the replica (a DP rank) serves full_s / prompt_s prompts a gap: its
+         * users' cycle is theirs over that rate, L = users x gaps x TPOT /
+         * prompts; what of it is no decode, L - D, is the first token, the
+         * wait past A the queue */
+        double users = (double)n / (ranks > 1 ? ranks : 1);
+        double first = users * gaps * l.tpot_s / l.prompts - gaps * l.tpot_s;
+        l.queue_s = first > a ? first - a : 0;
+    }
     return l;
 }
 
@@ -354,14 +363,15 @@ static bool keeps_level(const struct inputs *in, const struct scenario *s,
                         const struct speed_basis *r, const struct speed_result *sp, uint64_t n)
 {
     struct step_time st;
-    double tpot = user_step(in, s, r, sp, n, &st, NULL), step = st.total_s;
+    struct speed_loop l = {0}; /* a saturated loop's first token queues too */
+    double tpot = user_step(in, s, r, sp, n, &st, &l), step = st.total_s;
     if (s->min_tokens_per_s > 0 && 1.0 / tpot < s->min_tokens_per_s)
         return false;
     if (s->max_ttft_seconds <= 0)
         return true;
     struct ttft_terms t =
         speed_ttft_terms(sp->ttft_prefill_seconds, sp->ttft_request_seconds, step, n);
-    return t.total_s <= s->max_ttft_seconds;
+    return t.total_s + l.queue_s <= s->max_ttft_seconds;
 }
 
 /* Whether --max-ttft, not --min-tok-s, holds the count at `best`: one
@@ -542,6 +552,9 @@ void speed_compute(const struct scenario *s, const struct speed_basis *r, struct
      * only where one request was in flight): it holds the request's time but
      * not the wait for the others' step, added as for any */
     speed_ttft_fill(sp, sp->ttft_prefill_seconds, sp->ttft_request_seconds, st.total_s, n);
+    /* a saturated closed loop: the prompts that find every step full wait */
+    sp->ttft_queue_seconds = sp->ttft_seconds > 0 ? sp->loop.queue_s : 0;
+    sp->ttft_seconds += sp->ttft_queue_seconds;
     speed_rows(&in, s, r, x, sp, &st);
 
     speed_prefill_row(&in, s, x, "ttft", "First token", sp->prompt_tokens, &f, sp);

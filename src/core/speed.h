@@ -72,7 +72,8 @@ struct speed_loop {
     double full_s;      /* ... to a step full of prompts: a gap's most */
     uint64_t room;      /* the prompt tokens such a step takes */
     bool saturated;     /* the prompts fill every step: TPOT a full step's, the
-                         * rest waits in the first token (not modelled here) */
+                         * rest waits in the first token */
+    double queue_s;     /* ... that wait, past the first token alone */
     double prompts_max; /* the other users: prompts a decode shares, at most */
     double prompts;     /* ... of them, D / (A + D) each */
     double tpot_s;      /* the time per output token */
@@ -128,6 +129,7 @@ struct speed_result {
      * engine's per-request time outside the steps, the wait for the step in
      * progress when other users decode */
     double ttft_prefill_seconds, ttft_request_seconds, ttft_wait_seconds;
+    double ttft_queue_seconds;   /* a saturated closed loop's queue (--output-len) */
     uint64_t users_at_service_level;
     bool level_unknown;          /* a target kvplan cannot check (no bandwidth or compute figure):
                                   * users_at_service_level is then 0 */

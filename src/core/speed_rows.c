@@ -319,8 +319,8 @@ static void loop_row(const struct scenario *s, const struct inputs *in, struct e
                                                        : "a step's budget full of prompts, each gap");
         snprintf(name, sizeof name, "saturated: the %.0f others' prompts would fill more than every "
                  "step (%s prompt tokens a step), so each gap takes a full one and the rest wait "
-                 "for their first token, a queue the closed loop does not model (kvplan simulate "
-                 "--max-concurrency); users at %s tokens",
+                 "for their first token, the queue in the first token's row (kvplan simulate "
+                 "--max-concurrency runs it); users at %s tokens",
                  l->prompts_max * (in->ranks > 1 ? in->ranks : 1), room, c);
         explain_row_end(x, row, XU_SECONDS, 0, name);
         return;
@@ -467,6 +467,10 @@ static void speed_ttft_row_terms(struct explain_row *row, const struct speed_res
     if (sp->ttft_wait_seconds > 0) {
         explain_term(row, sp->ttft_wait_seconds, XU_SECONDS,
                      "half a step, waited");
+        explain_op(row, XOP_ADD);
+    }
+    if (sp->ttft_queue_seconds > 0) {
+        explain_term(row, sp->ttft_queue_seconds, XU_SECONDS, "queued, the loop saturated");
         explain_op(row, XOP_ADD);
     }
 }

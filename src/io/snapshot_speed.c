@@ -109,6 +109,8 @@ void snapshot_speed_json(struct jsonout *o, const struct plan_result *r)
     jsonout_double_or_null(o, "ttft_prefill_seconds", sp->ttft_prefill_seconds, first);
     jsonout_double_or_null(o, "ttft_request_seconds", sp->ttft_request_seconds, first);
     jsonout_double_or_null(o, "ttft_wait_seconds", sp->ttft_wait_seconds, first);
+    if (sp->ttft_queue_seconds > 0) /* a saturated closed loop (--output-len) */
+        jsonout_double(o, "ttft_queue_seconds", sp->ttft_queue_seconds);
     result_band_json(o, &r->bands, r->speed.level_missed);
     /* null when the target cannot be checked (no bandwidth or compute figure) */
     if (sp->level_unknown)

@@ -127,6 +127,10 @@ rc, doc, err = plan("--model", "llama-3.1-8b", "--engine", "vllm", "--prompt", "
                     "--context", "4096", "--concurrency", "64")
 lp = doc["result"]["closed_loop"] if rc == 0 else {}
 check(lp.get("saturated") is True and lp["tpot_seconds"] < 0.4, "saturated, a full step: %s" % lp)
+# ... and the rest wait for their first token: the queue in it (simulate: TPOT 270 ms, TTFT 1.9 s)
+res = doc["result"] if rc == 0 else {}
+check(res.get("ttft_queue_seconds", 0) > 0.5 and res["ttft_seconds"] > 1.0,
+      "the saturated loop's first token queues: %s s" % res.get("ttft_seconds"))
 
 # 3d. simulate runs the same closed loop step by step: a --max-concurrency client never puts more
 # than its cap at the server, so the run settles (it had said "over capacity") and its TPOT is near

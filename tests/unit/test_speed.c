@@ -387,6 +387,9 @@ static void a_closed_loop_solves_for_the_others_prompts(void **state)
     assert_true(sat.saturated);
     assert_true(fabs(sat.tpot_s - 0.190) < 1e-15);
     assert_true(fabs(sat.prompts - 0.180 / 0.022) < 1e-9);
+    /* 8.18 prompts a 190 ms gap: 64 users cycle in 64 x 0.190 / 8.18 = 1.486 s, of
+     * which 1.296 s is the first token, 1.216 s of it past the 80 ms alone */
+    assert_true(fabs(sat.queue_s - (64 * 0.190 / (0.180 / 0.022) - 0.190 - 0.080)) < 1e-12);
     /* 1,024 out: far from it, unsaturated */
     assert_false(speed_loop_of(0.010, full, 0.080, 64, 1, 1024).saturated);
 }
