@@ -115,7 +115,7 @@ int control_load_values(enum control c, const struct scenario *s, uint64_t *v)
         uint64_t room = s->prompt_tokens && s->prompt_tokens < s->context_tokens
                             ? s->context_tokens - s->prompt_tokens : 0;
         v[n++] = 0;
-        for (uint64_t t = 16; t <= room && n < CONTROL_VALUES_MAX - 1; t *= 2)
+        for (uint64_t t = 2; t <= room && n < CONTROL_VALUES_MAX - 1; t *= 2)
             v[n++] = t;
         if (s->output_tokens > 1 && (s->output_tokens & (s->output_tokens - 1)))
             v[n++] = s->output_tokens;
