@@ -44,6 +44,10 @@ static cJSON *band_json(const struct speed_band *b)
     jsonout_bool(&o, "other_models", b->cases && b->other_models);
     jsonout_uint(&o, "measurements", b->cases);
     jsonout_uint(&o, "held_out", b->held_out);
+    /* a calibrated figure whose band is the public cases' (used on another
+     * setup, or part of its fit replaced): not the calibration's own */
+    if (b->basis == SPEEDBAND_CALIBRATED)
+        jsonout_bool(&o, "public_band", b->elsewhere || b->replaced);
     jsonout_double_or_null(&o, "low_ratio", b->low, band);
     jsonout_double_or_null(&o, "high_ratio", b->high, band);
     return jsonout_end(&o);

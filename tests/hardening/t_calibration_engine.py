@@ -60,6 +60,12 @@ with tempfile.TemporaryDirectory() as d:
                        "--calibration", cal)
     check(rc == 0 and err.count("kvplan: warning: calibration from") == 3 and "more GPUs than its own" in err,
           "sweep over every GPU: three named, the rest counted: %r" % err[-300:])
+    # a calibrated figure whose band is the public cases' says so in JSON
+    rc, out, err = run("plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--engine", "vllm", "--context",
+                       "32k", "--calibration", cal, "--format", "json")
+    r = json.loads(out)["result"] if rc == 0 else {}
+    check(r.get("ttft_basis") == "calibrated" and r.get("ttft_band", {}).get("public_band") is True,
+          "the first token's band at 32k is the public one: %s" % r.get("ttft_band"))
     rc, out, err = run("sweep", "--vary", "context=1k..8k", "--model", "llama-3.1-8b", "--engine", "vllm",
                        "--calibration", cal)
     check(rc == 0 and "warning" not in err, "its own GPU: no warning: %r" % err[-200:])
