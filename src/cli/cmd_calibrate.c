@@ -14,6 +14,7 @@
 #include "core/plan.h"
 #include "core/shell.h"
 #include "core/text.h"
+#include "core/units.h"
 #include "core/version.h"
 #include "io/calibration.h"
 #include "io/fileio.h"
@@ -443,6 +444,16 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
            g->spec.id);
     for (int i = 0; i < r.engine.log_lines; i++)
         printf("  %s\n", r.engine.log[i]);
+    if (r.engine.log_lines == 0) { /* the generic rule logs nothing: its figures */
+        if (!r.fits)
+            printf("  the weights do not fit at tensor parallel %u on %s (give --tp N, the "
+                   "log's layout)\n", scenario_tp(&s), g->spec.id);
+        else {
+            char t[32];
+            printf("  KV cache tokens: %s per replica (the generic rule logs no line)\n",
+                   units_format_int(r.kv_tokens_per_replica, t, sizeof t));
+        }
+    }
     /* vLLM V1's figure is its "GPU KV cache size" line's, in the form of the
      * release's rule (blocks over groups up to 0.20, the concurrency's tokens
      * from 0.21.0): for a hybrid model not the pool's own count */

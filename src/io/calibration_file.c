@@ -39,9 +39,10 @@ bool calibration_save(const char *path, const struct memory_calibration *m, stru
                             "kvplan's prediction above, without --save)",
                          path, f[LF_KV_TOKENS].value);
     if (!usable)
-        return diag_fail(d, "%s: not saved: the log gives neither the GPU's total and the memory "
-                            "outside the KV cache nor the KV cache's size: nothing to calibrate",
-                         path);
+        return diag_fail(d, "%s: nothing to calibrate: the log gives neither the GPU's total "
+                            "and the memory outside the KV cache nor the KV cache's size "
+                            "(truncated or trimmed?); %s not saved",
+                         m->log_path ? m->log_path : "the log", path);
     enum engine_rule rule;
     enum engine_kind kind = enginelog_profile(log, &rule);
     struct jsonout o = jsonout_begin();

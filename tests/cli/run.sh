@@ -590,7 +590,7 @@ expect 0 "saved $T/benchmodel.json (use: kvplan plan --model llama-3.1-8b" \
 "$K" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb --save "$T/whole.json" > /dev/null
 if grep -qF '"weights":	16063177687,' "$T/whole.json" && grep -qF '"model":	"llama-3-8b",' "$T/whole.json"; then ok
 else bad "calibrate --save: sizes not whole bytes or no model in $T/whole.json"; fi
-expect 2 "cut.json: not saved: the log gives neither the GPU's total and the memory outside the KV cache nor the KV cache's size: nothing to calibrate" calibrate "$L/truncated.log" --model llama-3.1-8b --save "$T/cut.json"
+expect 2 "truncated.log: nothing to calibrate: the log gives neither the GPU's total and the memory outside the KV cache nor the KV cache's size (truncated or trimmed?); $T/cut.json not saved" calibrate "$L/truncated.log" --model llama-3.1-8b --save "$T/cut.json"
 if [ -e "$T/cut.json" ]; then bad "calibrate --save wrote a log with nothing to calibrate"; else ok; fi
 
 # file names are printed escaped, never as controls
@@ -1055,6 +1055,10 @@ rows=$("$K" sweep --vary context=32k..32k --min-tok-s 50 --max-ttft 0.5 --format
 if printf '%s' "$rows" | grep -q '"users_at_service_level":[[:space:]]*0,' &&
    printf '%s' "$rows" | grep -q '"tokens_per_s_total":[[:space:]]*null'; then ok; else
     bad "sweep at a level nobody keeps: $(printf '%s' "$rows" | head -c 300)"; fi
+
+# calibrate's comparison under the generic rule (a TGI log) says what it finds, not nothing
+expect 0 "the weights do not fit at tensor parallel 1 on a100-80gb (give --tp N, the log's layout)" calibrate "$L/tgi-01.log" --model llama-2-70b --gpu a100-80gb
+expect 0 "KV cache tokens: 522,718 per replica (the generic rule logs no line)" calibrate "$L/tgi-01.log" --model llama-2-70b --gpu a100-80gb --tp 4
 
 # a plan's workload options where requests are simulated: refused, naming the requests' own
 expect 2 "--prompt: a plan's figure, not a simulated request's: the simulated requests' prompts are --random-input-len" simulate --prompt 128
