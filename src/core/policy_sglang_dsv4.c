@@ -109,7 +109,7 @@ void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_r
     explain_row_end(c->x, row, XU_BYTES_EXACT, 0,
                     "kv_bytes of DSV4PoolConfigurator: a token's row in every pool");
 
-    row = explain_row_begin(c->x, "sglang_dsv4_window", "Window pool a token", "per GPU");
+    row = explain_row_begin(c->x, "sglang_dsv4_window", "Window a token", "per GPU");
     explain_term(row, swa, XU_FRACTION, "swa-full-tokens-ratio");
     explain_ref(c->x, row, "sglang_dsv4_row", "row");
     explain_op(row, XOP_MUL);
@@ -117,7 +117,7 @@ void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_r
     explain_op(row, XOP_MUL);
     explain_row_end(c->x, row, XU_RATIO, 0, "the window pool holds the ratio of the full tokens, "
                                             "in every layer");
-    row = explain_row_begin(c->x, "sglang_dsv4_c4", "C4 pool a token", "per GPU");
+    row = explain_row_begin(c->x, "sglang_dsv4_c4", "C4 a token", "per GPU");
     explain_ref(c->x, row, "sglang_dsv4_row", "row");
     explain_term(row, (long double)index, XU_BYTES_EXACT, "indexer key");
     explain_op(row, XOP_ADD);
@@ -126,7 +126,7 @@ void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_r
     explain_term(row, k->csa_layers, XU_COUNT, "CSA layers");
     explain_op(row, XOP_MUL);
     explain_row_end(c->x, row, XU_RATIO, 0, "a compressed row and its indexer key per 4 tokens");
-    row = explain_row_begin(c->x, "sglang_dsv4_c128", "C128 pool a token", "per GPU");
+    row = explain_row_begin(c->x, "sglang_dsv4_c128", "C128 a token", "per GPU");
     explain_ref(c->x, row, "sglang_dsv4_row", "row");
     explain_term(row, 128, XU_COUNT, "ratio");
     explain_op(row, XOP_DIV);
