@@ -147,6 +147,30 @@ static void bf16_and_drafts_refused(void **state)
     assert_non_null(strstr(d.message, "apply_deepseek_v4_defaults"));
 }
 
+static void releases_before_it_refused(void **state)
+{
+    (void)state;
+    /* DeepSeek V4 came in SGLang 0.5.12 (its release notes): an older release
+     * asked for is refused by name, 0.5.12 on and a series are planned */
+    const char *old[] = {"0.5.11", "0.4.9", "v0.5.6", "0.4.x"};
+    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) {
+        struct scenario s = dsv4_on("deepseek-v4-flash", "h200", 8);
+        snprintf(s.engine.release_asked, sizeof s.engine.release_asked, "%s", old[i]);
+        struct diag d = {0};
+        enum scenario_field f = SF_COUNT;
+        assert_false(scenario_validate(&s, NULL, &f, &d));
+        assert_non_null(strstr(d.message, "SGLang before 0.5.12 has no DeepSeek V4"));
+    }
+    const char *served[] = {"0.5.12", "v0.5.12.post1", "0.5.19", "0.5.x"};
+    for (size_t i = 0; i < sizeof served / sizeof served[0]; i++) {
+        struct scenario s = dsv4_on("deepseek-v4-flash", "h200", 8);
+        snprintf(s.engine.release_asked, sizeof s.engine.release_asked, "%s", served[i]);
+        struct diag d = {0};
+        enum scenario_field f = SF_COUNT;
+        assert_true(scenario_validate(&s, NULL, &f, &d));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +180,7 @@ int main(void)
         cmocka_unit_test(dp_attention_and_given_requests),
         cmocka_unit_test(pro_bytes_a_full_token),
         cmocka_unit_test(bf16_and_drafts_refused),
+        cmocka_unit_test(releases_before_it_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
