@@ -89,7 +89,9 @@ static void log_lines(const struct policy_ctx *c)
     const struct model_spec *m = &s->model;
     char t[32];
     double half = (double)e->units * (double)target_bytes(c) / 2.0 / (double)GIB;
-    if (m->attention == ATTENTION_MLA)
+    if (c->k->compressed_span)
+        sglang_dsv4_log(c); /* policy_sglang_dsv4.c */
+    else if (m->attention == ATTENTION_MLA)
         policy_log(e, "KV Cache is allocated. #tokens: %llu, KV size: %.2f GB",
                    (unsigned long long)e->units, half * 2);
     else
@@ -106,10 +108,17 @@ static void log_lines(const struct policy_ctx *c)
     policy_log(e, "max_total_num_tokens=%s, max_running_requests=%u, context_len=%llu",
                units_format_int(e->units, t, sizeof t), e->scheduler_cap,
                (unsigned long long)c->l->context_tokens);
-    snprintf(e->note, sizeof e->note,
-             "SGLang keeps (1 - %.3f) of the CUDA total free for activations and graphs and "
-             "gives the rest after weights to a token-granular pool, every layer at full length",
-             e->fraction);
+    if (c->k->compressed_span)
+        snprintf(e->note, sizeof e->note,
+                 "SGLang keeps (1 - %.3f) of the CUDA total free for activations and graphs and "
+                 "splits the rest after weights into a full token pool and its window, c4, c128 "
+                 "and compressor-state pools (DSV4PoolConfigurator)",
+                 e->fraction);
+    else
+        snprintf(e->note, sizeof e->note,
+                 "SGLang keeps (1 - %.3f) of the CUDA total free for activations and graphs and "
+                 "gives the rest after weights to a token-granular pool, every layer at full length",
+                 e->fraction);
 }
 
 /* State layers (Qwen3-Next, Nemotron-H, Granite 4.0-H, ...): a separate pool
@@ -338,6 +347,18 @@ static uint32_t scheduler_cap(const struct policy_ctx *c, uint64_t kv_pool, uint
     if (c->spec->method != SPEC_NONE)
         running = SGLANG_SPEC_RUNNING_DEFAULT;
     e->max_num_seqs = f->max_num_seqs ? f->max_num_seqs : (uint32_t)running;
+    /* arg_groups/deepseek_v4_hook.py (apply_deepseek_v4_defaults): DeepSeek
+     * V4 sets an unset max_running_requests to 256; _resolve_max_num_reqs
+     * divides a set value among the DP workers */
+    if (c->k->compressed_span) {
+        e->max_num_seqs = sglang_dsv4_running(c->s);
+        uint32_t dp = c->l->dp_attention && c->l->tp > 1 ? c->l->tp : 1;
+        *name = f->max_num_seqs ? (dp > 1 ? "max_running_requests / DP ranks"
+                                          : "max_running_requests")
+                : dp > 1 ? "max_running_requests (256 for DeepSeek V4) / DP ranks"
+                         : "max_running_requests (256 for DeepSeek V4)";
+        return e->max_num_seqs / dp ? e->max_num_seqs / dp : 1;
+    }
     /* init_memory: min(max_running_requests, given or not, max_mamba_cache_size // 3) */
     bool spec48 = c->spec->method != SPEC_NONE && !f->max_num_seqs;
     const char *cap_name = c->k->state_layers && spec48
@@ -439,7 +460,9 @@ static void budget(const struct policy_ctx *c)
         b.pool_bytes = kv_pool;
         b.pool_key = "kv_pool_after_state";
     }
-    if (c->k->windowed_layers > 0) {
+    if (c->k->compressed_span) {
+        sglang_dsv4_units(c, kv_pool, &b); /* policy_sglang_dsv4.c */
+    } else if (c->k->windowed_layers > 0) {
         local_pool(c);
         b.units_given = true;
     } else if (drafted || c->k->latent_fp8_blocks) {
@@ -455,15 +478,21 @@ static void budget(const struct policy_ctx *c)
                                          : c->spec->weights_bytes_per_gpu;
     if (c->k->state_layers > 0)
         policy_state_pool_used(c);
-    e->request_units = kv_sat_mul(c->l->context_tokens, c->k->layers);
+    if (c->k->compressed_span)
+        sglang_dsv4_used(c);
+    e->request_units = c->k->compressed_span ? c->l->context_tokens
+                                             : kv_sat_mul(c->l->context_tokens, c->k->layers);
     e->max_concurrency = (double)e->units / (double)c->l->context_tokens;
 }
 
-/* Every layer at full length, except Llama 4's chunked layers, which get a
- * pool of their own (model_runner.py set_num_token_hybrid); no window pool
+/* Every layer at full length, except Llama 4's chunked layers and DeepSeek
+ * V4's windows, which get a pool of their own (model_runner.py set_num_token_hybrid); no window pool
  * for gpt-oss or Gemma (server_args.py disable_hybrid_swa_memory). */
 static bool windows_full(const struct scenario *s)
 {
+    /* DeepSeek V4's windows have a pool of their own (policy_sglang_dsv4.c) */
+    if (s->model.csa_layers || s->model.hca_layers)
+        return false;
     return strstr(s->model.window_pattern, "chunked") == NULL;
 }
 
@@ -545,6 +574,9 @@ const struct engine_desc engine_sglang = {
     .dp_attention = true,
     .experts_over_tp = true,
     .windows_full = windows_full,
+    /* DSV4PoolConfigurator (policy_sglang_dsv4.c): DeepSeek V4 from 0.5.12 */
+    .compressed = engine_any_rule,
+    .refuses_model = sglang_refuses_model,
     /* python/sglang/srt/configs/mamba_utils.py (mamba2_state_dtype): conv
      * state bf16, the SSM state SGLANG_MAMBA_SSM_DTYPE, else the config's
      * mamba_ssm_dtype, else float32 */

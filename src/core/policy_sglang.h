@@ -15,4 +15,14 @@ void sglang_fraction_rows(const struct policy_ctx *c, double total_mb, uint64_t 
 double sglang_default_fraction(const struct policy_ctx *c, double total_mb, uint64_t chunked,
                                uint32_t graph_bs);
 
+/* DeepSeek V4's compressed attention (policy_sglang_dsv4.c):
+ * DSV4PoolConfigurator's full-token pool from `pool`, its rows, units_given
+ * set; the max_running_requests it runs (256 unless given); its two log
+ * lines. */
+void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_rule *b);
+uint32_t sglang_dsv4_running(const struct scenario *s);
+void sglang_dsv4_log(const struct policy_ctx *c);
+const char *sglang_refuses_model(const struct scenario *s);
+void sglang_dsv4_used(const struct policy_ctx *c); /* kv_used += the c128 state pool */
+
 #endif

@@ -165,7 +165,7 @@ static void pipeline_stages(void **state)
 static void engines_refused_by_name(void **state)
 {
     (void)state;
-    enum engine_kind kinds[] = {ENGINE_SGLANG, ENGINE_TRTLLM, ENGINE_LLAMACPP};
+    enum engine_kind kinds[] = {ENGINE_TRTLLM, ENGINE_LLAMACPP}; /* SGLang: test_sglang_dsv4.c */
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         struct scenario s = base(kinds[i]);
         s.model = preset_model("deepseek-v4-flash");

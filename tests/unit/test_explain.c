@@ -217,6 +217,11 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     s.kv_dtype = kv_choices[next(sizeof kv_choices / sizeof kv_choices[0])];
                     if (!engine_supports(engine, s.kv_dtype)) /* refused: not the engine's */
                         s.kv_dtype = DTYPE_AUTO;
+                    /* SGLang's DeepSeek V4: its FP8 layout only, and no draft
+                     * (refused by name: policy_sglang_dsv4.c) */
+                    bool sglang_dsv4 = engine == ENGINE_SGLANG && kvcost_has_compressed(m);
+                    if (sglang_dsv4)
+                        s.kv_dtype = DTYPE_AUTO;
                     s.weight_dtype =
                         weight_choices[next(sizeof weight_choices / sizeof weight_choices[0])];
                     s.headroom_percent = (double)next(30);
@@ -236,7 +241,7 @@ static void every_explain_row_computes_over_ten_thousand_scenarios(void **state)
                     if (engine == ENGINE_VLLM && m->expert_params && next(2) == 0)
                         s.expert_parallel = true;
                     /* speculative decoding: MTP where the model ships it, else a draft */
-                    if (next(4) == 0 && engine_desc(engine)->refuses_draft == NULL) {
+                    if (next(4) == 0 && engine_desc(engine)->refuses_draft == NULL && !sglang_dsv4) {
                         bool mtp_engine = engine != ENGINE_LLAMACPP && engine != ENGINE_TRTLLM;
                         if (m->nextn_layers && mtp_engine && next(2) == 0) {
                             s.spec_method = SPEC_MTP;
