@@ -17,6 +17,7 @@
 #include "core/text.h"
 #include "core/version.h"
 #include "core/offload_fit.h"
+#include "io/calibration.h"
 #include "io/jsonout.h"
 #include "io/offload_json.h"
 #include "io/snapshot.h"
@@ -331,6 +332,7 @@ static bool solve_rows(const struct solve_job *job, const struct options *o,
         struct scenario s = *base;
         s.gpu = g->spec;
         s.pp = 0; /* solve picks the stages */
+        calibration_follow(cat, base, &s); /* a logged cache measured on another GPU */
         /* Apple silicon's cap: refused past a Mac named (core/spec.h
          * spec_wired_limit_max); a smaller Mac of the catalogue keeps macOS's */
         uint64_t most = spec_wired_limit_max(g->spec.unified_bytes);

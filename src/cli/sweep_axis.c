@@ -10,6 +10,8 @@
 #include "cli/options_table.h"
 #include "core/sim.h"
 #include "core/units.h"
+#include "io/calibration.h"
+#include "io/catalog.h"
 
 void sweep_axis_kv(struct axis *ax, enum engine_kind engine)
 {
@@ -265,9 +267,12 @@ const char *sweep_axis_apply(const struct axis *ax, size_t i, const struct catal
     case AXIS_GPUS:
         s->gpus = (uint32_t)ax->values[i]; /* --tp stays: counts it does not divide are refused */
         break;
-    case AXIS_GPU:
+    case AXIS_GPU: {
+        struct scenario before = *s;
         s->gpu = cat->gpus[i].spec;
+        calibration_follow(cat, &before, s); /* a logged cache measured on another GPU */
         return s->gpu.id;
+    }
     case AXIS_MODEL:
         s->model = cat->models[i].spec;
         s->kv_heads = 0;

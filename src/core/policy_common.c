@@ -338,12 +338,17 @@ long double policy_logged_pool(const struct policy_ctx *c, struct explain_row *r
     /* named by where it came from: a calibration file's (as the CLI's
      * options or the planner moved it), or --kv-memory */
     const struct calibration_origin *o = &c->s->calibration_from;
-    char from[sizeof o->file + 64], note[sizeof from + 128];
+    char from[sizeof o->file + 64], note[sizeof from + 256];
     if (o->present && o->kv_logged && kv == o->kv_applied && o->file[0])
         snprintf(from, sizeof from, "--calibration %s", o->file);
     else
         snprintf(from, sizeof from, "--kv-memory");
-    snprintf(note, sizeof note, "the KV cache memory the log gave (%s)%s", from,
+    bool moved = o->present && o->kv_logged && kv == o->kv_applied && kv != o->kv_logged;
+    snprintf(note, sizeof note, "%s (%s)%s",
+             moved ? "the log's KV cache, moved by what this plan's GPU, fraction or weights "
+                     "change in the engine's budget"
+                   : "the KV cache memory the log gave",
+             from,
              over ? ": with the weights it passes the engine's budget on this GPU, which cannot "
                     "hold it"
                   : "");

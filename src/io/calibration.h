@@ -20,6 +20,8 @@
 #include "core/plan.h"
 #include "core/speedfit.h"
 
+struct catalog;
+
 enum log_engine { LOG_UNKNOWN, LOG_VLLM_V0, LOG_VLLM_V1, LOG_SGLANG, LOG_LLAMACPP, LOG_OLLAMA, LOG_TGI };
 
 /* One figure found in the log, with the line it came from. */
@@ -127,6 +129,14 @@ void calibration_source_of(const struct calibration_origin *o, struct calibratio
  * kvplan's rule on that GPU, or is dropped when that leaves no pool or the
  * GPU is unknown; a logged total gives way to this GPU's, the non-KV memory
  * kept. note says what was done ("" when nothing moved). */
+/* A scenario changed from `before` (another GPU, fraction, precision: the
+ * planner's keys, a solve or sweep row's GPU): a logged KV cache and total
+ * still the calibration's move again from the log's own, as
+ * calibration_fraction_on_top moves them (the GPU the log was of looked up
+ * in cat); anything given on top of them stays. */
+void calibration_follow(const struct catalog *cat, const struct scenario *before,
+                        struct scenario *s);
+
 bool calibration_fraction_on_top(const struct calibration_source *c,
                                  const struct gpu_spec *measured, struct scenario *s, char *note,
                                  size_t size, struct diag *d);

@@ -13,6 +13,7 @@
 #include "core/kvcost.h"
 #include "core/policy.h"
 #include "core/text.h"
+#include "io/catalog.h"
 #include "io/fileio.h"
 #include "io/jsonout.h"
 #include "io/jsonread.h"
@@ -505,6 +506,44 @@ bool calibration_fraction_on_top(const struct calibration_source *c,
              (double)f->kv_memory_bytes / 1073741824.0, weights ? "precision and fraction" : "fraction",
              (p1 - p0) / 1073741824.0, engine_desc(s->engine.kind)->title);
     return true;
+}
+
+void calibration_follow(const struct catalog *cat, const struct scenario *before,
+                        struct scenario *s)
+{
+    struct calibration_origin *o = &s->calibration_from;
+    if (!o->present || !o->memory)
+        return;
+    /* the cache and total are still the calibration's (not --kv-memory's,
+     * or a snapshot's, or changed in this step): moved again from the log's */
+    bool kv = o->kv_logged && before->engine.kv_memory_bytes == before->calibration_from.kv_applied &&
+              s->engine.kv_memory_bytes == before->engine.kv_memory_bytes;
+    bool total = o->gpu_total &&
+                 (before->engine.gpu_total_bytes == o->gpu_total ||
+                  before->engine.gpu_total_bytes == 0) && /* dropped on another GPU */
+                 s->engine.gpu_total_bytes == before->engine.gpu_total_bytes;
+    if (!kv && !total)
+        return;
+    struct calibration_source c;
+    calibration_source_of(o, &c);
+    if (!kv)
+        c.kv_memory_bytes = 0;
+    if (!total)
+        c.gpu_total_bytes = 0;
+    const struct catalog_gpu *g = o->gpu_id[0] ? catalog_find_gpu(cat, o->gpu_id) : NULL;
+    static struct scenario at;
+    at = *s;
+    if (kv)
+        at.engine.kv_memory_bytes = o->kv_logged;
+    if (total)
+        at.engine.gpu_total_bytes = o->gpu_total;
+    char note[512];
+    struct diag d = {0};
+    if (!calibration_fraction_on_top(&c, g ? &g->spec : NULL, &at, note, sizeof note, &d))
+        return; /* no plan to move it by: as it was */
+    *s = at;
+    if (kv)
+        s->calibration_from.kv_applied = s->engine.kv_memory_bytes;
 }
 
 bool calibration_slots_check(const struct calibration_source *c, const struct scenario *s,

@@ -55,7 +55,10 @@ static bool calibration_memory_text(const struct scenario *s, bool md, char *buf
              o->log_engine, o->log_engine[0] ? ")" : "", o->model[0] ? " of " : "", o->model,
              o->gpu_name[0] ? " on " : "", o->gpu_name,
              o->gpu_assumed ? " (assumed: the log named no GPU)" : "", ran,
-             o->kv_logged    ? "its KV cache size applied"
+             o->kv_logged && o->kv_applied != o->kv_logged
+                             ? "its KV cache size applied, moved by what this plan changes "
+                               "(the warning says how)"
+             : o->kv_logged  ? "its KV cache size applied"
              : o->gpu_total  ? "its CUDA total and non-KV memory applied"
                              : "its slots applied, the cache sized by the engine's rule",
              o->file[0] ? o->file : "FILE");

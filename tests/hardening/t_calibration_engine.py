@@ -43,6 +43,22 @@ with tempfile.TemporaryDirectory() as d:
     # under vLLM the logged cache stays the plan's
     rc, out, err = run("plan", *plan, "--engine", "vllm", "--calibration", cal, "--format", "json")
     check(rc == 0 and "not applied" not in err, "vLLM keeps the log's figures: %r" % err[-300:])
+    # solve and sweep rows on another GPU move the logged cache as plan does on that GPU
+    # (issue 19: an H100 log on an H200 had given 13 users, not 27)
+    want = {}
+    for g in ("h200", "b200", "mi300x"):
+        want[g], _ = users("--gpu", g, "--engine", "vllm", "--model", "llama-3.1-8b", "--context", "32k",
+                           "--calibration", cal)
+    rc, out, err = run("sweep", "--vary", "gpu=all", "--engine", "vllm", "--model", "llama-3.1-8b",
+                       "--context", "32k", "--calibration", cal, "--format", "json")
+    rows = {r["gpu"]: r["max_users"] for r in json.loads(out)} if rc == 0 else {}
+    check(all(rows.get(g) == n for g, n in want.items()) and want["h200"] > 20,
+          "sweep's rows are plan's on each GPU: %s against %s" % ({g: rows.get(g) for g in want}, want))
+    rc, out, err = run("solve", "--users", "20", "--gpu", "h200", "--engine", "vllm", "--model", "llama-3.1-8b",
+                       "--context", "32k", "--calibration", cal, "--format", "json")
+    doc = json.loads(out) if rc == 0 else {}
+    rows = doc.get("rows") or doc.get("result", {}).get("rows") or []
+    check(rc == 0 and rows and rows[0].get("gpus") == 1, "solve: one H200 holds 20: %s" % (rows[:1] or out[:300]))
 
 # solve and sweep rows on another GPU than the calibration's say so, by name, as plan does;
 # past three GPUs, how many more
