@@ -261,6 +261,13 @@ static void panel(const struct planner *p, int slot, int first, struct rect r, i
     widget_text(y, r.x, 2, mark_roles[k & 3], mark(k));
     int at = 2 + widget_text(y, r.x + 2, r.w - 2, slot == p->current ? ROLE_FOCUS : ROLE_TITLE,
                              line);
+    /* a calibration measured on another GPU, model or engine: said on the
+     * card, as the main screen's warnings say it */
+    if (res && (res->warnings & WARN_CALIBRATION) && at + 3 < r.w) {
+        char cut[64];
+        at += widget_text(y, r.x + at, r.w - at, ROLE_BAD,
+                          widget_fit(" ! calibration warned", r.w - at, cut, sizeof cut));
+    }
     if (extra.note_beside && p->slots[slot].note[0] && at + 2 < r.w) { /* "1 A: its note" */
         char note[160], cut[160];
         snprintf(note, sizeof note, ": %s", p->slots[slot].note);

@@ -85,4 +85,14 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run("sweep", "--vary", "context=1k..8k", "--model", "llama-3.1-8b", "--engine", "vllm",
                        "--calibration", cal)
     check(rc == 0 and "warning" not in err, "its own GPU: no warning: %r" % err[-200:])
+
+# the planner's versus says so on a card whose plan warns of its calibration
+with tempfile.TemporaryDirectory() as d:
+    cal = os.path.join(d, "m.cal")
+    run("calibrate", LOG, "--save", cal)
+    # A at the log's own release (0.8.5) and GPU warns of nothing; B on the next GPU does
+    rc, screen, err = run("--model", "llama-3.1-8b", "--engine", "vllm@0.8.5", "--context", "32k",
+                          "--calibration", cal, "--dump-screen", "-", "--size", "120x40",
+                          "--keys", "n<Up><Up><Up><Up><Up><Right>v")
+    check(rc == 0 and screen.count("calibration warned") == 1, "versus: B (another GPU) marked, A not: %s" % screen[:400])
 tally.finish()
