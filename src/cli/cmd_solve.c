@@ -425,13 +425,14 @@ static void print_rows_head(const struct solve_job *job, const struct scenario *
 /* A solved row's figures as the table writes them: the prices as plan
  * prints them, the speeds and their bands in the sweep's forms. */
 struct row_figures {
-    char per_m[32], user_h[32], speed[32], band[48], ttft[32], tband[48];
+    char per_m[32], per_m_in[32], user_h[32], speed[32], band[48], ttft[32], tband[48];
 };
 
 static void row_figures(const struct solve_row *row, struct row_figures *f)
 {
     char usd[32];
     snprintf(f->per_m, sizeof f->per_m, "-");
+    snprintf(f->per_m_in, sizeof f->per_m_in, "-");
     snprintf(f->user_h, sizeof f->user_h, "-");
     snprintf(f->speed, sizeof f->speed, "n/a");
     snprintf(f->band, sizeof f->band, "n/a");
@@ -439,6 +440,8 @@ static void row_figures(const struct solve_row *row, struct row_figures *f)
     snprintf(f->tband, sizeof f->tband, "n/a");
     if (row->cost_output >= 0)
         snprintf(f->per_m, sizeof f->per_m, "%s", cli_usd_digits(row->cost_output, usd));
+    if (row->cost_input >= 0)
+        snprintf(f->per_m_in, sizeof f->per_m_in, "%s", cli_usd_digits(row->cost_input, usd));
     if (row->cost_user_hour >= 0)
         snprintf(f->user_h, sizeof f->user_h, "%s", cli_usd_digits(row->cost_user_hour, usd));
     if (row->tok_s > 0)
@@ -467,8 +470,8 @@ static int print_rows_table(const struct solve_row *rows, int nrows, bool engine
     bool any_pp = false;
     for (int i = 0; i < nrows; i++)
         any_pp = any_pp || rows[i].split.pp > 1;
-    printf("%-16s %5s %12s %8s %10s %10s %10s %10s %13s %9s %15s%s\n", "GPU", "GPUS",
-           any_pp ? "TPxPPxREPL" : "TP x REPL", "USERS", "$/HOUR", "$/1M OUT", "$/USER-H",
+    printf("%-16s %5s %12s %8s %10s %10s %10s %10s %10s %13s %9s %15s%s\n", "GPU", "GPUS",
+           any_pp ? "TPxPPxREPL" : "TP x REPL", "USERS", "$/HOUR", "$/1M OUT", "$/1M IN", "$/USER-H",
            "TOK/S/USER", "TOK/S BAND", "TTFT", "TTFT BAND", engine_context ? "    CONTEXT" : "");
     int solved = 0;
     for (int i = 0; i < nrows; i++) {
@@ -491,9 +494,9 @@ static int print_rows_table(const struct solve_row *rows, int nrows, bool engine
         char ctx[32] = "";
         if (engine_context)
             snprintf(ctx, sizeof ctx, " %10llu", (unsigned long long)sp->context_tokens);
-        printf("%-16s %5u %12s %8llu %10s %10s %10s %10s %13s %9s %15s%s\n", rows[i].gpu->id,
-               sp->gpus, split, (unsigned long long)sp->users, cost, f.per_m, f.user_h, f.speed,
-               f.band, f.ttft, f.tband, ctx);
+        printf("%-16s %5u %12s %8llu %10s %10s %10s %10s %10s %13s %9s %15s%s\n",
+               rows[i].gpu->id, sp->gpus, split, (unsigned long long)sp->users, cost, f.per_m,
+               f.per_m_in, f.user_h, f.speed, f.band, f.ttft, f.tband, ctx);
     }
     return solved;
 }
@@ -527,7 +530,8 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
                "lets solve put pipeline stages between nodes instead, as engines do)\n",
                wide, SPEED_GPUS_PER_NODE);
     printf("($/HOUR: each GPU type's price an hour, %s, times its GPUs; $/1M OUT: $/HOUR over "
-           "the output tokens an hour of the USERS decoding at once; $/USER-H: $/HOUR over the "
+           "the output tokens an hour of the USERS decoding at once; $/1M IN: $/HOUR over the "
+           "prompt tokens an hour at the prefill rate; $/USER-H: $/HOUR over the "
            "USERS; TOK/S/USER, TTFT: each user's speed and first token at USERS decoding at "
            "once, as kvplan plan gives them for that layout, and their BANDs, the least and the "
            "most measured/predicted ratio of the public measurements)\n",
@@ -550,16 +554,16 @@ static int print_rows_markdown(const struct solve_job *job, const struct scenari
                                const struct solve_table *t)
 {
     print_rows_head(job, base);
-    printf("| GPU | GPUs | TP x PP x replicas | Users | $/hour | $/1M output | $/user-hour | "
-           "tok/s per user | tok/s band | TTFT | TTFT band |%s\n|---|---|---|---|---|---|---|---|"
-           "---|---|---|%s\n", job->engine_context ? " Context |" : "",
+    printf("| GPU | GPUs | TP x PP x replicas | Users | $/hour | $/1M output | $/1M input | "
+           "$/user-hour | tok/s per user | tok/s band | TTFT | TTFT band |%s\n|---|---|---|---|"
+           "---|---|---|---|---|---|---|---|%s\n", job->engine_context ? " Context |" : "",
            job->engine_context ? "---|" : "");
     int solved = 0;
     for (int i = 0; i < t->count; i++) {
         const struct solve_row *row = &t->rows[i];
         const struct solve_split *sp = &row->split;
         if (!sp->solved) {
-            printf("| %s | - | - | - | %s | | | | | | |%s\n", row->gpu->id, unsolved_words(sp),
+            printf("| %s | - | - | - | %s | | | | | | | |%s\n", row->gpu->id, unsolved_words(sp),
                    job->engine_context ? " |" : "");
             continue;
         }
@@ -572,13 +576,14 @@ static int print_rows_markdown(const struct solve_job *job, const struct scenari
             snprintf(cost, sizeof cost, "%.2f", sp->cost_per_hour);
         if (job->engine_context)
             snprintf(ctx, sizeof ctx, " %llu |", (unsigned long long)sp->context_tokens);
-        printf("| %s | %u | %u x %u x %u | %llu | %s | %s | %s | %s | %s | %s | %s |%s\n",
+        printf("| %s | %u | %u x %u x %u | %llu | %s | %s | %s | %s | %s | %s | %s | %s |%s\n",
                row->gpu->id, sp->gpus, sp->tp, pp, sp->gpus / (sp->tp * pp),
-               (unsigned long long)sp->users, cost, f.per_m, f.user_h, f.speed, f.band, f.ttft,
-               f.tband, ctx);
+               (unsigned long long)sp->users, cost, f.per_m, f.per_m_in, f.user_h, f.speed,
+               f.band, f.ttft, f.tband, ctx);
     }
     printf("\n$/hour: each GPU type's price an hour (%s) times its GPUs; $/1M output: $/hour "
-           "over the output tokens an hour of the users decoding at once; $/user-hour: $/hour "
+           "over the output tokens an hour of the users decoding at once; $/1M input: $/hour "
+           "over the prompt tokens an hour at the prefill rate; $/user-hour: $/hour "
            "over the users; tok/s per user and TTFT: as kvplan plan gives them for that layout, "
            "with their bands (the least and the most measured/predicted ratio of the public "
            "measurements).\n", base->has_price ? "--price" : "its preset's");

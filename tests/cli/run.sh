@@ -355,7 +355,7 @@ expect 0 '"mode":	"max_context"' solve --users 10 --model llama-3.1-8b --max-con
 expect 0 '"gpu_memory_utilization":' solve --users 10 --model llama-3.1-8b --utilization --engine vllm --gpu h100-sxm --format json
 expect 2 "solve: '--for' is not an option (options are not abbreviated: --format?)" solve --users 10 --for context
 expect 2 "solve: '--zzz' is not an option" solve --users 10 --zzz 3
-expect 0 "| GPU | GPUs | TP x PP x replicas | Users | \$/hour | \$/1M output | \$/user-hour | tok/s per user | tok/s band | TTFT | TTFT band |" solve --users 10 --gpu h100-sxm --format markdown
+expect 0 "| GPU | GPUs | TP x PP x replicas | Users | \$/hour | \$/1M output | \$/1M input | \$/user-hour | tok/s per user | tok/s band | TTFT | TTFT band |" solve --users 10 --gpu h100-sxm --format markdown
 expect 2 "--format markdown: only the GPU table of solve --users N is Markdown" solve --users 10 --max-context --format markdown
 expect 2 "--format: solve writes text, json or markdown, not xml" solve --users 10 --format xml
 expect 2 "--format: solve writes text, json or markdown, not xml" solve --users 10 --format=xml

@@ -283,7 +283,8 @@ def test_solve_rows_are_plans():
                       % (case[1], row["gpu"], f, p.get(f)), row.get(f) == p.get(f),
                       "solve %r, plan %r" % (row.get(f), p.get(f)))
             line = next((l for l in text if l.startswith(row["gpu"] + " ")), "")
-            want = [usd(p["cost_per_million_output_tokens"])[1:], usd(p["cost_per_user_hour"])[1:],
+            want = [usd(p["cost_per_million_output_tokens"])[1:], usd(p["cost_per_million_input_tokens"])[1:],
+                    usd(p["cost_per_user_hour"])[1:],
                     "%.1f" % p["tokens_per_s_per_user"],
                     "%.1f-%.1f" % (p["tokens_per_s_per_user_low"], p["tokens_per_s_per_user_high"]),
                     "%.3f s" % p["ttft_seconds"],
@@ -294,7 +295,7 @@ def test_solve_rows_are_plans():
             cells = next(([c.strip() for c in l.split("|")[1:-1]] for l in md
                           if l.startswith("| %s |" % row["gpu"])), [])
             check("solve %s, %s: the Markdown row gives plan's figures %s" % (case[1], row["gpu"], want),
-                  cells[5:11] == want, repr(cells))
+                  cells[5:12] == want, repr(cells))
 
 
 if __name__ == "__main__":
