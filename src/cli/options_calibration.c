@@ -55,8 +55,7 @@ bool options_calibration_on_top(const struct options *o, const struct catalog *c
         return false;
     if (s->calibration_from.kv_logged) /* the planner moves it again from here */
         s->calibration_from.kv_applied = s->engine.kv_memory_bytes;
-    bool other = c->memory && ((c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0) ||
-                               c->engine != s->engine.kind);
+    bool other = c->memory && (calibration_other_layout(c, s) || c->engine != s->engine.kind);
     snprintf(note, sizeof note, "%s", moved);
     if (other) /* said in the warning with the mismatch below */
         note[0] = '\0';

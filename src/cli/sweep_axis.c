@@ -264,9 +264,12 @@ const char *sweep_axis_apply(const struct axis *ax, size_t i, const struct catal
     case AXIS_CONCURRENCY:
         s->concurrency = ax->values[i];
         break;
-    case AXIS_GPUS:
+    case AXIS_GPUS: {
+        struct scenario before = *s;
         s->gpus = (uint32_t)ax->values[i]; /* --tp stays: counts it does not divide are refused */
+        calibration_follow(cat, &before, s); /* a logged cache of another split */
         break;
+    }
     case AXIS_GPU: {
         struct scenario before = *s;
         s->gpu = cat->gpus[i].spec;

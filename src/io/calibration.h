@@ -137,6 +137,11 @@ void calibration_source_of(const struct calibration_origin *o, struct calibratio
 void calibration_follow(const struct catalog *cat, const struct scenario *before,
                         struct scenario *s);
 
+/* Whether a memory calibration's figures are of another GPU or tensor-parallel
+ * split than s's: its absolute bytes do not carry, its difference from
+ * kvplan's rule there does. */
+bool calibration_other_layout(const struct calibration_source *c, const struct scenario *s);
+
 bool calibration_fraction_on_top(const struct calibration_source *c,
                                  const struct gpu_spec *measured, struct scenario *s, char *note,
                                  size_t size, struct diag *d);

@@ -194,6 +194,11 @@ static bool memory(const struct jsonread *r, const cJSON *root, struct calibrati
     static struct scenario logged;
     logged = *s;
     logged.kv_dtype = DTYPE_AUTO;
+    if (c->tp) { /* the tokens of the log's own split: a GPU's share at its TP */
+        logged.tp = c->tp;
+        logged.gpus = c->tp;
+        logged.pp = 0;
+    }
     if (kv <= 0 && tokens > 0 && kvcost_compute(&logged, scenario_tp(&logged), &cost))
         kv = tokens * (double)cost.bytes_per_token;
     if (!(total && non_kv) && kv <= 0)
@@ -393,10 +398,10 @@ static bool rule_pool(const struct scenario *s, double *pool, struct diag *d)
  * GPU's (the non-KV memory, which does not depend on the GPU's size, stays);
  * a logged cache size keeps only how far it is from kvplan's rule there. */
 static bool other_gpu(const struct calibration_source *c, const struct gpu_spec *measured,
-                      struct scenario *s, char *note, size_t size, struct diag *d)
+                      bool same_gpu, struct scenario *s, char *note, size_t size, struct diag *d)
 {
     struct engine_flags *f = &s->engine;
-    if (f->gpu_total_bytes && f->gpu_total_bytes == c->gpu_total_bytes) {
+    if (!same_gpu && f->gpu_total_bytes && f->gpu_total_bytes == c->gpu_total_bytes) {
         f->gpu_total_bytes = 0;
         snprintf(note, size, "only its non-KV memory (%.2f GiB) is applied, with this GPU's "
                  "own total", (double)f->non_kv_bytes / 1073741824.0);
@@ -411,6 +416,11 @@ static bool other_gpu(const struct calibration_source *c, const struct gpu_spec 
         there.engine.gpu_memory_utilization = c->utilization;
         there.engine.mem_fraction_static = c->mem_fraction;
         there.engine.free_gpu_memory_fraction = 0;
+        if (c->tp) { /* the log's own split: its pool is of that layout's weights */
+            there.tp = c->tp;
+            there.gpus = c->tp;
+            there.pp = 0;
+        }
     }
     if (measured && (!rule_pool(&there, &p0, d) || !rule_pool(s, &p1, d)))
         return false;
@@ -429,6 +439,15 @@ static bool other_gpu(const struct calibration_source *c, const struct gpu_spec 
              "memory the log implies) is applied: KV cache %.2f GiB here",
              ((double)c->kv_memory_bytes - p0) / 1073741824.0, kv / 1073741824.0);
     return true;
+}
+
+bool calibration_other_layout(const struct calibration_source *c, const struct scenario *s)
+{
+    bool gpu = c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0;
+    /* the log's tensor parallel, when stated, against the plan's (or, with the
+     * layout searched, the GPUs it has) */
+    bool tp = c->tp && (s->tp ? s->tp : s->gpus) != c->tp;
+    return c->memory && (gpu || tp);
 }
 
 /* Another engine: its budget is not this one's. The log's cache size and
@@ -467,8 +486,10 @@ bool calibration_fraction_on_top(const struct calibration_source *c,
     struct engine_flags *f = &s->engine;
     if (c->memory && c->engine != s->engine.kind)
         return other_engine(c, s, note, size);
-    if (c->memory && c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0)
-        return other_gpu(c, measured, s, note, size, d);
+    if (calibration_other_layout(c, s)) {
+        bool same = !(c->gpu_id[0] && strcasecmp(c->gpu_id, s->gpu.id) != 0);
+        return other_gpu(c, same ? &s->gpu : measured, same, s, note, size, d);
+    }
     if (!c->kv_memory_bytes || f->kv_memory_bytes != c->kv_memory_bytes)
         return true; /* no logged cache size, or --kv-memory given on top of it */
     /* a fraction not given here is the log's: the plan runs as the log's

@@ -54,6 +54,19 @@ with tempfile.TemporaryDirectory() as d:
     rows = {r["gpu"]: r["max_users"] for r in json.loads(out)} if rc == 0 else {}
     check(all(rows.get(g) == n for g, n in want.items()) and want["h200"] > 20,
           "sweep's rows are plan's on each GPU: %s against %s" % ({g: rows.get(g) for g in want}, want))
+    # another split (the log's TP 1 at 2 GPUs): its difference from the rule carries, not its
+    # bytes of TP 1 (13 users had been the answer at 2 GPUs, as at 1); sweep's rows the same
+    for extra in (["--gpus", "2"], ["--gpus", "2", "--tp", "2"], ["--gpus", "4"]):
+        cal_n, err2 = users("--engine", "vllm", "--model", "llama-3.1-8b", "--context", "32k", "--calibration", cal,
+                            *extra)
+        own_n, _ = users("--engine", "vllm", "--model", "llama-3.1-8b", "--context", "32k", *extra)
+        check(cal_n and own_n and 0.9 * own_n <= cal_n <= own_n, "%s: %s users, the rule %s" % (extra, cal_n, own_n))
+    rc, out, err = run("sweep", "--vary", "gpus=1..4", "--engine", "vllm", "--model", "llama-3.1-8b",
+                       "--context", "32k", "--calibration", cal, "--format", "json")
+    rows = [r["max_users"] for r in json.loads(out)] if rc == 0 else []
+    want = [users("--engine", "vllm", "--model", "llama-3.1-8b", "--context", "32k", "--calibration", cal,
+                  "--gpus", str(g))[0] for g in (1, 2, 3, 4)]
+    check(rows == want, "sweep --vary gpus: %s, plan %s" % (rows, want))
     rc, out, err = run("solve", "--users", "20", "--gpu", "h200", "--engine", "vllm", "--model", "llama-3.1-8b",
                        "--context", "32k", "--calibration", cal, "--format", "json")
     doc = json.loads(out) if rc == 0 else {}
