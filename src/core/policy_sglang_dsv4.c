@@ -68,6 +68,17 @@ static uint64_t c128_fixed_bytes(const struct policy_ctx *c, uint64_t running, u
     return kv_sat_mul(kv_sat_mul(n, 2ull * m->head_dim * DSV4_SGLANG_STATE), c->k->hca_layers);
 }
 
+/* the row's value rounded down to whole pages: floor, / page, floor, x page */
+static void whole_pages(struct explain_row *row)
+{
+    explain_op(row, XOP_FLOOR);
+    explain_term(row, DSV4_SGLANG_PAGE, XU_TOKENS, "page");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_FLOOR);
+    explain_term(row, DSV4_SGLANG_PAGE, XU_TOKENS, "page");
+    explain_op(row, XOP_MUL);
+}
+
 /* _get_bytes_per_full_token, term by term in its order, in doubles as
  * Python's floats. */
 static double bytes_per_full_token(const struct policy_ctx *c)
@@ -188,30 +199,18 @@ void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_r
         explain_op(row, XOP_SUB);
         explain_ref(c->x, row, "sglang_dsv4_per_token", "a full token");
         explain_op(row, XOP_DIV);
-        explain_op(row, XOP_FLOOR);
-        explain_term(row, DSV4_SGLANG_PAGE, XU_TOKENS, "page");
-        explain_op(row, XOP_DIV);
-        explain_op(row, XOP_FLOOR);
-        explain_term(row, DSV4_SGLANG_PAGE, XU_TOKENS, "page");
-        explain_op(row, XOP_MUL);
+        whole_pages(row);
         explain_row_end(c->x, row, XU_COUNT, 0,
                         "max_total_num_tokens: the full pool's tokens, in whole pages");
     }
-    uint64_t swa_tokens = (uint64_t)((double)full * swa) / DSV4_SGLANG_PAGE * DSV4_SGLANG_PAGE;
     row = explain_row_begin(c->x, "sglang_dsv4_swa_tokens", "Window pool", "per GPU");
     explain_ref(c->x, row, "units", "full tokens");
     explain_term(row, swa, XU_FRACTION, "swa-full-tokens-ratio");
     explain_op(row, XOP_MUL);
-    explain_op(row, XOP_FLOOR);
-    explain_term(row, DSV4_SGLANG_PAGE, XU_TOKENS, "page");
-    explain_op(row, XOP_DIV);
-    explain_op(row, XOP_FLOOR);
-    explain_term(row, DSV4_SGLANG_PAGE, XU_TOKENS, "page");
-    explain_op(row, XOP_MUL);
+    whole_pages(row);
     explain_row_end(c->x, row, XU_TOKENS, 0,
                     "the window pool's tokens: every running request keeps its last window "
                     "there (not modelled as a limit)");
-    (void)swa_tokens;
     b->units_given = true;
 }
 
