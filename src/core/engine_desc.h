@@ -218,6 +218,8 @@ struct engine_desc {
     bool (*compressed)(enum engine_rule rule); /* kvplan has its rule for DeepSeek V4's
                                   * compressed attention at that version (core/kvcost.h);
                                   * NULL or false: it is refused */
+    const char *compressed_from; /* ... and the first release that serves it ("0.20.1"):
+                                  * an older one asked for is refused by name; NULL: any */
     bool state_per_user;         /* its state pool is not modelled: each user's state is
                                   * counted in its KV blocks (WARN_STATE_GENERIC) */
 
@@ -361,6 +363,10 @@ struct diag;
  * (note may be NULL). */
 bool engine_release_rule(const struct engine_desc *e, const char *release, enum engine_rule *rule,
                          char *note, size_t size, struct diag *d);
+
+/* Whether a release ("0.20.0", "v0.19") comes before `first` ("0.20.1"); false
+ * for one that does not parse (a rule's name). */
+bool engine_release_before(const char *release, const char *first);
 
 /* The releases row i of e holds for: "from 0.8, before 0.14", "from 0.14
  * (newest known 0.20.1)"; "" for a rule named only. */

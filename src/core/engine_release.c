@@ -65,6 +65,16 @@ static int compare(const unsigned long *a, const unsigned long *b, int n)
     return 0;
 }
 
+bool engine_release_before(const char *release, const char *first)
+{
+    unsigned long a[PARTS], b[PARTS];
+    int n = parse(release, false, a), m = parse(first, false, b);
+    if (n == 0 || m == 0)
+        return false;
+    /* "0.20" of a series is its first: before 0.20.1 */
+    return compare(a, b, PARTS) < 0;
+}
+
 /* The row the release falls in (the newest `from` not after it), or NULL;
  * *oldest the row with the oldest `from`. */
 static const struct engine_version *holding(const struct engine_desc *e, const unsigned long *r,

@@ -592,6 +592,7 @@ const struct engine_desc engine_vllm = {
     .cell_cost = cell_cost,
     .global_dims = true,
     .compressed = dsv4_rule, /* policy_vllm_dsv4.c */
+    .compressed_from = "0.20.1", /* vLLM's DeepSeek-V4 recipe */
     .mtp = true,
     .spec_tokens = 1,
     .spec_lookahead = true,

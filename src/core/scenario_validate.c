@@ -79,8 +79,9 @@ static bool scenario_validate_spec(const struct scenario *s, const char *const *
                     SPEC_TOKENS_MAX);
     if (s->spec_method == SPEC_MTP) {
         if (s->model.nextn_layers == 0)
-            return fail(d, n, SF_SPEC_METHOD, field, "mtp: %s ships no MTP layers "
-                        "(num_nextn_predict_layers); give %s", s->model.id, n[SF_DRAFT_MODEL]);
+            return fail(d, n, SF_SPEC_METHOD, field, "mtp: the preset of %s holds no MTP "
+                        "layers (num_nextn_predict_layers 0: none in its config, or none "
+                        "kvplan counts); give %s", s->model.id, n[SF_DRAFT_MODEL]);
         if (!engine_desc(s->engine.kind)->mtp) {
             char who[96];
             engine_list(has_mtp, (struct engine_list){true, " and ", true}, who, sizeof who);
@@ -236,6 +237,12 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
         return fail(d, n, SF_ENGINE, field, "%s: %s predates DeepSeek V4's compressed "
                     "attention (--engine %s)", s->model.id, engine_label(e->kind, s->engine.rule),
                     e->name);
+    if (has_compressed(e) && e->compressed_from && s->engine.release_asked[0] &&
+        kvcost_has_compressed(&s->model) &&
+        engine_release_before(s->engine.release_asked, e->compressed_from))
+        return fail(d, n, SF_ENGINE, field, "%s: %s %s predates DeepSeek V4, which it serves "
+                    "from %s: take --engine %s@%s or later", s->model.id, e->title,
+                    s->engine.release_asked, e->compressed_from, e->name, e->compressed_from);
     if (!has_compressed(e) && kvcost_has_compressed(&s->model)) {
         char who[96];
         engine_list(has_compressed, (struct engine_list){true, " and ", true}, who, sizeof who);

@@ -27,6 +27,8 @@ static cJSON *engine_detail_json(const struct engine_detail *e)
     jsonout_uint(&o, "units", e->units);
     jsonout_uint(&o, "request_layer_units", e->request_units);
     jsonout_double(&o, "max_concurrency", e->max_concurrency);
+    if (e->log_kv_tokens) /* vLLM V1's "GPU KV cache size", in its release's form */
+        jsonout_uint(&o, "logged_kv_tokens", e->log_kv_tokens);
     jsonout_uint(&o, "scheduler_cap", e->scheduler_cap);
     jsonout_uint(&o, "max_num_seqs", e->max_num_seqs);
     jsonout_uint(&o, "max_num_batched_tokens", e->max_num_batched_tokens);

@@ -529,7 +529,7 @@ expect 0 "40 users fit at 1,024 tokens each under SGLang 0.5" plan --engine sgla
 expect 0 "48 users fit at 4,096 tokens each under SGLang 0.5" plan --engine sglang --enable-dp-attention --gpus 8 --gpu h200 --model deepseek-v3 --speculative-method mtp --context 4k
 # a sweep over models with an option some lack: those rows say why, the others plan
 expect 0 "deepseek-v3.2 " sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
-expect 0 "(--speculative-method: mtp: falcon-7b ships no MTP layers" sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
+expect 0 "(--speculative-method: mtp: the preset of falcon-7b holds no MTP layers" sweep --vary model=all --speculative-method mtp --gpu h200 --gpus 8
 expect 0 "each model on NVIDIA H200 SXM 141GB" sweep --vary model=all --gpu h200 --gpus 8
 # the default layout is the one serving the most users (core/scenario_layout.c best_layout): the
 # plan says so, of how many that run, and --help no longer says "one TP group"
@@ -654,7 +654,7 @@ expect 2 "--draft-model: unknown model 'llama-3.2-1' (closest: llama-3.2-1b" pla
 expect 2 "--num-speculative-tokens: " plan --draft-model llama-3.2-1b --num-speculative-tokens 65
 expect 2 "--num-speculative-tokens: " plan --draft-model llama-3.2-1b --num-speculative-tokens 0
 expect 2 "--num-speculative-tokens: needs --draft-model or --speculative-method mtp" plan --num-speculative-tokens 3
-expect 2 "--speculative-method: mtp: llama-3.1-8b ships no MTP layers" plan --speculative-method mtp
+expect 2 "--speculative-method: mtp: the preset of llama-3.1-8b holds no MTP layers" plan --speculative-method mtp
 expect 2 "--speculative-method: 'eagle9' is not draft, mtp or none" plan --speculative-method eagle9
 expect 2 "--speculative-method: draft needs --draft-model ID" plan --speculative-method draft
 # the host memory tier: users parked in host memory and what one costs to bring back
@@ -1065,6 +1065,13 @@ if printf '%s' "$rows" | grep -q '"users_at_service_level":[[:space:]]*0,' &&
 # calibrate's comparison under the generic rule (a TGI log) says what it finds, not nothing
 expect 0 "the weights do not fit at tensor parallel 1 on a100-80gb (give --tp N, the log's layout)" calibrate "$L/tgi-01.log" --model llama-2-70b --gpu a100-80gb
 expect 0 "KV cache tokens: 522,718 per replica (the generic rule logs no line)" calibrate "$L/tgi-01.log" --model llama-2-70b --gpu a100-80gb --tp 4
+
+# vLLM serves DeepSeek V4 from 0.20.1 (its recipe): an older release asked for is refused by name
+expect 2 "deepseek-v4-flash: vLLM 0.20.0 predates DeepSeek V4, which it serves from 0.20.1: take --engine vllm@0.20.1 or later" plan --model deepseek-v4-flash --gpu h200 --gpus 8 --tp 8 --engine vllm@0.20.0
+expect 2 "vLLM 0.19 predates DeepSeek V4" plan --model deepseek-v4-flash --gpu h200 --gpus 8 --tp 8 --engine vllm@0.19
+expect 0 "vLLM 0.20 rule, for 0.20.1" plan --model deepseek-v4-flash --gpu h200 --gpus 8 --tp 8 --engine vllm@0.20.1
+# the log line's tokens in JSON, in the release's form (gemma-3-27b: windowed groups)
+expect_field 150371 logged_kv_tokens --model gemma-3-27b --gpu h100-sxm --engine vllm --context 128k
 
 # a plan's workload options where requests are simulated: refused, naming the requests' own
 expect 2 "--prompt: a plan's figure, not a simulated request's: the simulated requests' prompts are --random-input-len" simulate --prompt 128
