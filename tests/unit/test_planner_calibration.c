@@ -52,7 +52,7 @@ static struct scenario cli(const char *a1, const char *a2, const char *a3, const
     struct options o;
     struct diag d = {0};
     bool help;
-    struct scenario s;
+    struct scenario s = {0};
     if (!options_parse(argc, argv, &o, &help, &d) || !options_scenario(&o, &cat, &s, &d))
         fail_msg("%s", d.message);
     return s;
@@ -124,7 +124,7 @@ static struct scenario parse_line(char *line)
     struct options o;
     struct diag d = {0};
     bool help;
-    struct scenario s;
+    struct scenario s = {0};
     /* "kvplan plan ...": plan's own options from the third word */
     argv[1] = argv[0];
     if (!options_parse(argc - 1, argv + 1, &o, &help, &d) || !options_scenario(&o, &cat, &s, &d))
