@@ -192,8 +192,10 @@ struct engine_desc {
                                   * (scenario_tp_even); NULL: the plan warns */
     bool kv_heads_rounded_up;    /* ... the query heads only: each rank takes ceil(KV heads /
                                   * TP) KV heads (as kvcost counts them), the plan warns */
-    const char *(*refuses_model)(const struct scenario *s); /* why the model is refused
-                                  * at the scenario's rule; NULL (or it gives NULL): taken */
+    const char *(*refuses_model)(const struct scenario *s, enum scenario_field *at);
+                                 /* why the model is refused at the scenario's rule; NULL
+                                  * (or it gives NULL): taken; *at the option at fault
+                                  * (SF_ENGINE unless it says another) */
     uint64_t (*default_context)(const struct scenario *s); /* the context when none is given,
                                   * the engine's own default; NULL: kvplan's */
     struct engine_long_context long_context; /* refuses a context past the model's */

@@ -187,7 +187,7 @@ uint64_t vllm_concurrency_tokens(double max_concurrency, uint64_t max_model_len)
 
 /* Why vLLM does not serve the scenario's model at its rule, or NULL
  * (policy_vllm_refuse.c). */
-const char *vllm_refuses_model(const struct scenario *s);
+const char *vllm_refuses_model(const struct scenario *s, enum scenario_field *at);
 const struct engine_cache_flags *vllm_cache_flags(enum engine_rule rule);
 enum dtype vllm_auto_cache(const struct scenario *s);
 const struct engine_cache_flags *sglang_cache_flags(enum engine_rule rule);

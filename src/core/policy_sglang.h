@@ -22,7 +22,7 @@ double sglang_default_fraction(const struct policy_ctx *c, double total_mb, uint
 void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_rule *b);
 uint32_t sglang_dsv4_running(const struct scenario *s);
 void sglang_dsv4_log(const struct policy_ctx *c);
-const char *sglang_refuses_model(const struct scenario *s);
+const char *sglang_refuses_model(const struct scenario *s, enum scenario_field *at);
 void sglang_dsv4_used(const struct policy_ctx *c); /* kv_used += the c128 state pool */
 
 #endif

@@ -261,22 +261,26 @@ static bool before_dsv4(const char *release)
 }
 
 /* What kvplan takes of SGLang's DeepSeek V4 (engine_desc.refuses_model). */
-const char *sglang_refuses_model(const struct scenario *s)
+const char *sglang_refuses_model(const struct scenario *s, enum scenario_field *at)
 {
     if (!s->model.csa_layers && !s->model.hca_layers)
         return NULL;
     if (s->engine.release_asked[0] && before_dsv4(s->engine.release_asked))
         return "SGLang before 0.5.12 has no DeepSeek V4 (its v0.5.12 release notes add it, "
                "models/deepseek_v4.py): take --engine sglang@0.5.12 or later";
-    if (scenario_kv_dtype(s) != DTYPE_FP8)
+    if (scenario_kv_dtype(s) != DTYPE_FP8) {
+        *at = SF_KV_DTYPE;
         return "SGLang sizes DeepSeek V4's pools in its FP8 layout (pool_configurator.py, "
                "DSV4PoolConfigurator: 584 B a row; fp8_e4m3 is its default on CUDA, "
                "overrides.py _deepseek_v4_kv_cache_dtype), a bf16 cache being its NPU "
                "geometry, for which kvplan has no rule: take --kv-dtype fp8 or auto";
-    if (s->spec_method != SPEC_NONE)
+    }
+    if (s->spec_method != SPEC_NONE) {
+        *at = s->spec_method == SPEC_DRAFT ? SF_DRAFT_MODEL : SF_SPEC_METHOD;
         return "SGLang drafts DeepSeek V4 with EAGLE (its MTP layer) or DSPARK only "
                "(arg_groups/deepseek_v4_hook.py, apply_deepseek_v4_defaults), and a draft "
                "inflates DSV4PoolConfigurator's bytes a token and its rings, for which kvplan "
                "has no rule yet: plan it without the draft";
+    }
     return NULL;
 }

@@ -198,9 +198,10 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
     const struct engine_desc *e = engine_desc(s->engine.kind);
     if (s->tp != 0 && (s->tp > 1 || s->gpus > 1) && e->refuses_tp)
         return fail(d, n, SF_TP, field, "%s", e->refuses_tp);
-    const char *why = e->refuses_model ? e->refuses_model(s) : NULL;
+    enum scenario_field at = SF_ENGINE;
+    const char *why = e->refuses_model ? e->refuses_model(s, &at) : NULL;
     if (why)
-        return fail(d, n, SF_ENGINE, field, "%s: %s", s->model.id, why);
+        return fail(d, n, at, field, "%s: %s", s->model.id, why);
     uint32_t tp = scenario_tp(s), kv = s->kv_heads ? s->kv_heads : s->model.kv_heads;
     bool even = e->kv_heads_rounded_up ? s->model.attention_heads % tp == 0
                                        : scenario_tp_even(s, tp);

@@ -137,13 +137,14 @@ static void bf16_and_drafts_refused(void **state)
     struct diag d = {0};
     enum scenario_field f = SF_COUNT;
     assert_false(scenario_validate(&s, NULL, &f, &d));
-    assert_int_equal(f, SF_ENGINE);
+    assert_int_equal(f, SF_KV_DTYPE); /* the option at fault, not the engine */
     assert_non_null(strstr(d.message, "DSV4PoolConfigurator"));
     s = dsv4_on("deepseek-v4-flash", "h200", 8);
     s.spec_method = SPEC_DRAFT;
     s.draft = preset_model("llama-3.1-8b");
     d = (struct diag){0};
     assert_false(scenario_validate(&s, NULL, &f, &d));
+    assert_int_equal(f, SF_DRAFT_MODEL);
     assert_non_null(strstr(d.message, "apply_deepseek_v4_defaults"));
 }
 
