@@ -169,16 +169,11 @@ static wide moe_layer(const struct arch_dims *a, wide experts)
     }
 }
 
-static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
+/* A transformer of one kind of layer a block: dense, MoE, or DeepSeek's and
+ * Llama 4's first dense then MoE layers; false for another family. */
+static bool transformer_total(const struct arch_dims *a, wide k, wide emb, wide *total)
 {
-    wide h = a->hidden, L = a->layers, V = a->vocab;
-    wide emb = V * h * (a->tied ? 1u : 2u);
-    /* gpt-oss counts the (untied) embedding once among its active parameters,
-     * as OpenAI's model card does */
-    if (active_only && a->family == ARCH_GPT_OSS)
-        emb = V * h;
-    wide total = 0;
-    wide k = active_only ? a->experts_per_token : a->experts;
+    wide h = a->hidden, L = a->layers;
     switch (a->family) {
     case ARCH_LLAMA:
     case ARCH_QWEN2:
@@ -187,87 +182,125 @@ static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
     case ARCH_GEMMA2:
     case ARCH_GEMMA3:
     case ARCH_COHERE:
-        total = emb + L * (attention(a) + 3 * h * a->intermediate + norms(a)) + h;
-        break;
+        *total = emb + L * (attention(a) + 3 * h * a->intermediate + norms(a)) + h;
+        return true;
     case ARCH_MIXTRAL:
     case ARCH_QWEN3_MOE:
     case ARCH_GPT_OSS:
     case ARCH_MINIMAX_M2:
-        total = emb + L * (attention(a) + moe_layer(a, k) + norms(a)) + h;
-        /* OpenAI's published active counts (3.61B, 5.13B) leave out the final norm */
-        if (active_only && a->family == ARCH_GPT_OSS)
-            total -= h;
-        break;
+        *total = emb + L * (attention(a) + moe_layer(a, k) + norms(a)) + h;
+        return true;
     case ARCH_DEEPSEEK:
     case ARCH_GLM4_MOE:
-        total = emb + L * (attention(a) + 2 * h) + (wide)a->first_dense * 3 * h * a->intermediate +
-                (L - a->first_dense) * moe_layer(a, k) + h;
-        break;
+        *total = emb + L * (attention(a) + 2 * h) +
+                 (wide)a->first_dense * 3 * h * a->intermediate +
+                 (L - a->first_dense) * moe_layer(a, k) + h;
+        return true;
     case ARCH_LLAMA4: {
         wide every = a->moe_every ? a->moe_every : 1, moe = L / every;
         wide dense = a->dense_intermediate ? a->dense_intermediate : a->intermediate;
-        total = emb + L * (attention(a) + 2 * h) + moe * moe_layer(a, k) +
-                (L - moe) * 3 * h * dense + h;
-        break;
+        *total = emb + L * (attention(a) + 2 * h) + moe * moe_layer(a, k) +
+                 (L - moe) * 3 * h * dense + h;
+        return true;
     }
+    default:
+        return false;
+    }
+}
+
+/* The older checkpoints' own layouts (Falcon, OPT, MPT): their embedding
+ * counted once, as they store it. */
+static bool legacy_total(const struct arch_dims *a, wide *total)
+{
+    wide h = a->hidden, L = a->layers, V = a->vocab;
+    switch (a->family) {
     case ARCH_FALCON: {
         wide per = h * ((wide)a->heads + 2 * (wide)a->kv_heads) * a->head_dim + h * h + 2 * h * 4 * h +
                        (a->new_decoder ? 4 : 2) * h;
-        total = V * h + L * per + 2 * h;
-        break;
+        *total = V * h + L * per + 2 * h;
+        return true;
     }
     case ARCH_OPT: {
         wide per = 4 * (h * h + h) + (h * a->intermediate + a->intermediate) +
                        (a->intermediate * h + h) + 4 * h;
-        total = V * h + ((wide)a->max_positions + 2) * h + L * per + 2 * h;
-        break;
+        *total = V * h + ((wide)a->max_positions + 2) * h + L * per + 2 * h;
+        return true;
     }
     case ARCH_MPT:
-        total = V * h + L * (4 * h * h + 2 * h * a->intermediate + 2 * h) + h;
-        break;
+        *total = V * h + L * (4 * h * h + 2 * h * a->intermediate + 2 * h) + h;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The hybrids: attention in some layers, a state-space or linear mixer in
+ * the others (or beside it), then their MLP or MoE. */
+static bool hybrid_total(const struct arch_dims *a, wide k, wide emb, wide *total)
+{
+    wide h = a->hidden, L = a->layers;
+    switch (a->family) {
     case ARCH_QWEN3_NEXT: /* every layer MoE, a shared expert with a one-unit gate; or every
                            * layer a dense gated MLP (Qwen3.5's dense sizes, no experts) */
-        total = emb + (wide)a->attention_layers * attention(a) +
-                (wide)a->state_layers * gated_deltanet(a) +
-                L * ((a->experts ? moe_layer(a, k) + 3 * h * a->shared_intermediate + h
-                                 : 3 * h * a->intermediate) + 2 * h) + h;
-        break;
+        *total = emb + (wide)a->attention_layers * attention(a) +
+                 (wide)a->state_layers * gated_deltanet(a) +
+                 L * ((a->experts ? moe_layer(a, k) + 3 * h * a->shared_intermediate + h
+                                  : 3 * h * a->intermediate) + 2 * h) + h;
+        return true;
     case ARCH_NEMOTRON_H: { /* one norm a block; the MLP is up and down (squared ReLU) */
         wide plain = L - a->attention_layers - a->state_layers;
-        total = emb + (wide)a->attention_layers * (attention(a) + h) +
-                (wide)a->state_layers * (mamba2(a) + h) +
-                plain * (2 * h * a->intermediate + h) + h;
-        break;
+        *total = emb + (wide)a->attention_layers * (attention(a) + h) +
+                 (wide)a->state_layers * (mamba2(a) + h) +
+                 plain * (2 * h * a->intermediate + h) + h;
+        return true;
     }
     case ARCH_FALCON_H1: /* attention and a Mamba-2 mixer in every layer, then a gated MLP */
-        total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * mamba2(a) +
-                L * (3 * h * a->intermediate + 2 * h) + h;
-        break;
+        *total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * mamba2(a) +
+                 L * (3 * h * a->intermediate + 2 * h) + h;
+        return true;
     case ARCH_JAMBA: /* a mixer, then MoE in moe_layers of the layers, a gated MLP in the rest */
-        total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * mamba1(a) +
-                (wide)a->moe_layers * moe_layer(a, k) +
-                (L - a->moe_layers) * 3 * h * a->intermediate + L * 2 * h + h;
-        break;
+        *total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * mamba1(a) +
+                 (wide)a->moe_layers * moe_layer(a, k) +
+                 (L - a->moe_layers) * 3 * h * a->intermediate + L * 2 * h + h;
+        return true;
     case ARCH_GRANITE_HYBRID: { /* a mixer, then MoE (if any) and a shared MLP, every layer */
         wide mlp = (a->experts ? moe_layer(a, k) : 0) + 3 * h * a->shared_intermediate;
-        total = emb + (wide)a->attention_layers * attention(a) +
-                (wide)a->state_layers * mamba2(a) + L * (mlp + 2 * h) + h;
-        break;
+        *total = emb + (wide)a->attention_layers * attention(a) +
+                 (wide)a->state_layers * mamba2(a) + L * (mlp + 2 * h) + h;
+        return true;
     }
     case ARCH_KIMI_LINEAR: /* MLA in attention_layers, KDA in the rest; first k dense, then MoE */
         /* attention residuals (Kimi K3): self_attention_res_norm and _proj, mlp_res_norm
          * and _proj a layer, output_attn_res_norm and _proj before the final norm */
-        total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * kda(a) +
-                L * (a->attn_res ? 6 : 2) * h + (wide)a->first_dense * 3 * h * a->intermediate +
-                (L - a->first_dense) * moe_layer(a, k) + (a->attn_res ? 3 : 1) * h;
-        break;
-    case ARCH_GEMMA4:
-        return params_gemma4(a, active_only, out);
-    case ARCH_DEEPSEEK_V4:
-        return params_deepseek_v4(a, active_only, out);
+        *total = emb + (wide)a->attention_layers * attention(a) + (wide)a->state_layers * kda(a) +
+                 L * (a->attn_res ? 6 : 2) * h + (wide)a->first_dense * 3 * h * a->intermediate +
+                 (L - a->first_dense) * moe_layer(a, k) + (a->attn_res ? 3 : 1) * h;
+        return true;
     default:
         return false;
     }
+}
+
+static bool count(const struct arch_dims *a, bool active_only, uint64_t *out)
+{
+    if (a->family == ARCH_GEMMA4)
+        return params_gemma4(a, active_only, out);
+    if (a->family == ARCH_DEEPSEEK_V4)
+        return params_deepseek_v4(a, active_only, out);
+    wide h = a->hidden, V = a->vocab;
+    wide emb = V * h * (a->tied ? 1u : 2u);
+    /* gpt-oss counts the (untied) embedding once among its active parameters,
+     * as OpenAI's model card does */
+    if (active_only && a->family == ARCH_GPT_OSS)
+        emb = V * h;
+    wide total = 0;
+    wide k = active_only ? a->experts_per_token : a->experts;
+    if (!transformer_total(a, k, emb, &total) && !legacy_total(a, &total) &&
+        !hybrid_total(a, k, emb, &total))
+        return false;
+    /* OpenAI's published active counts (3.61B, 5.13B) leave out the final norm */
+    if (active_only && a->family == ARCH_GPT_OSS)
+        total -= h;
     if (total > UINT64_MAX)
         return false;
     *out = (uint64_t)total;

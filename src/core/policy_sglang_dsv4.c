@@ -57,6 +57,13 @@ uint32_t sglang_dsv4_running(const struct scenario *s)
     return s->engine.max_num_seqs ? s->engine.max_num_seqs : DSV4_SGLANG_RUNNING;
 }
 
+/* The running requests one worker holds states for: a DP rank's share. */
+static uint64_t running_a_worker(const struct policy_ctx *c)
+{
+    uint32_t dp = c->l->dp_attention && c->l->tp > 1 ? c->l->tp : 1;
+    return sglang_dsv4_running(c->s) / dp;
+}
+
 /* _get_c128_state_fixed_bytes at `running` requests a worker. */
 static uint64_t c128_fixed_bytes(const struct policy_ctx *c, uint64_t running, uint64_t *rows)
 {
@@ -79,41 +86,67 @@ static void whole_pages(struct explain_row *row)
     explain_op(row, XOP_MUL);
 }
 
-/* _get_bytes_per_full_token, term by term in its order, in doubles as
- * Python's floats. */
-static double bytes_per_full_token(const struct policy_ctx *c)
+/* The sizes DSV4PoolConfigurator works from: a row's dims, the indexer key,
+ * the window, the c4 compressor states (kv and score, and the indexer's). */
+struct dsv4_dims {
+    uint32_t nope, rope;
+    double kv, index, window, c4_state, c4_index_state;
+};
+
+static struct dsv4_dims dims_of(const struct policy_ctx *c)
 {
     const struct model_spec *m = &c->s->model;
-    const struct kv_cost *k = c->k;
-    uint32_t rope = m->qk_rope_head_dim, nope = m->head_dim > rope ? m->head_dim - rope : 0;
-    double kv = (double)nope + 2.0 * rope + DSV4_SGLANG_SCALE;
-    double index = (double)m->csa_index_dim + m->csa_index_dim / 128 * 4;
-    double window = (double)(k->window_tokens ? k->window_tokens : 128);
-    double c4_state = 2.0 * 2 * m->head_dim * DSV4_SGLANG_STATE;
-    double c4_index_state = 2.0 * 2 * m->csa_index_dim * DSV4_SGLANG_STATE;
-    double ring_ratio = DSV4_SGLANG_RING_C4 / window, swa = DSV4_SGLANG_SWA_RATIO;
-    double c4_frac = 1.0 / (4 * 1); /* no HiSparse: c4_shrink_factor 1 */
-    return swa * kv * k->layers + c4_frac * kv * k->csa_layers + 1.0 / 128 * kv * k->hca_layers +
-           1.0 / 4 * index * k->csa_layers + swa * ring_ratio * c4_state * k->csa_layers +
-           swa * ring_ratio * c4_index_state * k->csa_layers;
+    struct dsv4_dims d;
+    d.rope = m->qk_rope_head_dim;
+    d.nope = m->head_dim > d.rope ? m->head_dim - d.rope : 0;
+    d.kv = (double)d.nope + 2.0 * d.rope + DSV4_SGLANG_SCALE;
+    d.index = (double)m->csa_index_dim + m->csa_index_dim / 128 * 4;
+    d.window = (double)(c->k->window_tokens ? c->k->window_tokens : 128);
+    d.c4_state = 2.0 * 2 * m->head_dim * DSV4_SGLANG_STATE;
+    d.c4_index_state = 2.0 * 2 * m->csa_index_dim * DSV4_SGLANG_STATE;
+    return d;
 }
 
-void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_rule *b)
+/* _get_bytes_per_full_token, term by term in its order, in doubles as
+ * Python's floats. */
+static double bytes_per_full_token(const struct kv_cost *k, const struct dsv4_dims *d)
 {
-    const struct model_spec *m = &c->s->model;
-    const struct kv_cost *k = c->k;
-    struct engine_detail *e = &c->b->engine;
-    uint32_t rope = m->qk_rope_head_dim, nope = m->head_dim > rope ? m->head_dim - rope : 0;
-    uint64_t index = (uint64_t)m->csa_index_dim + m->csa_index_dim / 128 * 4;
-    uint64_t window = k->window_tokens ? k->window_tokens : 128;
-    uint64_t c4_state = 2ull * 2 * m->head_dim * DSV4_SGLANG_STATE;
-    uint64_t c4_index_state = 2ull * 2 * m->csa_index_dim * DSV4_SGLANG_STATE;
-    double swa = DSV4_SGLANG_SWA_RATIO;
-    double per = bytes_per_full_token(c);
+    double ring_ratio = DSV4_SGLANG_RING_C4 / d->window, swa = DSV4_SGLANG_SWA_RATIO;
+    double c4_frac = 1.0 / (4 * 1); /* no HiSparse: c4_shrink_factor 1 */
+    return swa * d->kv * k->layers + c4_frac * d->kv * k->csa_layers +
+           1.0 / 128 * d->kv * k->hca_layers + 1.0 / 4 * d->index * k->csa_layers +
+           swa * ring_ratio * d->c4_state * k->csa_layers +
+           swa * ring_ratio * d->c4_index_state * k->csa_layers;
+}
 
+/* A compressed pool's bytes a token: its row (and the indexer key beside it)
+ * every `ratio` tokens, in its layers. */
+static void compressed_row(const struct policy_ctx *c, const char *key, const char *label,
+                           double index, int ratio, uint32_t layers, const char *layer_name,
+                           const char *note)
+{
+    struct explain_row *row = explain_row_begin(c->x, key, label, "per GPU");
+    explain_ref(c->x, row, "sglang_dsv4_row", "row");
+    if (index > 0) {
+        explain_term(row, (long double)index, XU_BYTES_EXACT, "indexer key");
+        explain_op(row, XOP_ADD);
+    }
+    explain_term(row, ratio, XU_COUNT, "ratio");
+    explain_op(row, XOP_DIV);
+    explain_term(row, layers, XU_COUNT, layer_name);
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_RATIO, 0, note);
+}
+
+/* The rows of a full token's bytes: the row, the window, c4, c128 and the
+ * c4 states, then their sum (bytes_per_full_token's terms). */
+static void per_token_rows(const struct policy_ctx *c, const struct dsv4_dims *d)
+{
+    const struct kv_cost *k = c->k;
+    double swa = DSV4_SGLANG_SWA_RATIO;
     struct explain_row *row = explain_row_begin(c->x, "sglang_dsv4_row", "SGLang KV row", "per layer");
-    explain_term(row, nope, XU_COUNT, "nope dims (FP8)");
-    explain_term(row, rope, XU_COUNT, "rope dims");
+    explain_term(row, d->nope, XU_COUNT, "nope dims (FP8)");
+    explain_term(row, d->rope, XU_COUNT, "rope dims");
     explain_term(row, 2, XU_BYTES_EXACT, "bf16");
     explain_op(row, XOP_MUL);
     explain_op(row, XOP_ADD);
@@ -130,29 +163,17 @@ void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_r
     explain_op(row, XOP_MUL);
     explain_row_end(c->x, row, XU_RATIO, 0, "the window pool holds the ratio of the full tokens, "
                                             "in every layer");
-    row = explain_row_begin(c->x, "sglang_dsv4_c4", "C4 a token", "per GPU");
-    explain_ref(c->x, row, "sglang_dsv4_row", "row");
-    explain_term(row, (long double)index, XU_BYTES_EXACT, "indexer key");
-    explain_op(row, XOP_ADD);
-    explain_term(row, 4, XU_COUNT, "ratio");
-    explain_op(row, XOP_DIV);
-    explain_term(row, k->csa_layers, XU_COUNT, "CSA layers");
-    explain_op(row, XOP_MUL);
-    explain_row_end(c->x, row, XU_RATIO, 0, "a compressed row and its indexer key per 4 tokens");
-    row = explain_row_begin(c->x, "sglang_dsv4_c128", "C128 a token", "per GPU");
-    explain_ref(c->x, row, "sglang_dsv4_row", "row");
-    explain_term(row, 128, XU_COUNT, "ratio");
-    explain_op(row, XOP_DIV);
-    explain_term(row, k->hca_layers, XU_COUNT, "HCA layers");
-    explain_op(row, XOP_MUL);
-    explain_row_end(c->x, row, XU_RATIO, 0, "a compressed row per 128 tokens");
+    compressed_row(c, "sglang_dsv4_c4", "C4 a token", d->index, 4, k->csa_layers, "CSA layers",
+                   "a compressed row and its indexer key per 4 tokens");
+    compressed_row(c, "sglang_dsv4_c128", "C128 a token", 0, 128, k->hca_layers, "HCA layers",
+                   "a compressed row per 128 tokens");
     row = explain_row_begin(c->x, "sglang_dsv4_c4_state", "C4 states a token", "per GPU");
     explain_term(row, swa, XU_FRACTION, "swa ratio");
     explain_term(row, DSV4_SGLANG_RING_C4, XU_COUNT, "c4 ring");
     explain_op(row, XOP_MUL);
-    explain_term(row, (long double)window, XU_TOKENS, "window");
+    explain_term(row, (long double)d->window, XU_TOKENS, "window");
     explain_op(row, XOP_DIV);
-    explain_term(row, (long double)(c4_state + c4_index_state), XU_BYTES_EXACT,
+    explain_term(row, (long double)(d->c4_state + d->c4_index_state), XU_BYTES_EXACT,
                  "kv, score and the indexer's, fp32");
     explain_op(row, XOP_MUL);
     explain_term(row, k->csa_layers, XU_COUNT, "CSA layers");
@@ -169,28 +190,43 @@ void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_r
     explain_op(row, XOP_ADD);
     explain_row_end(c->x, row, XU_RATIO, 0,
                     "_get_bytes_per_full_token (the c128 states apart: request-scoped)");
+}
 
-    uint32_t dp = c->l->dp_attention && c->l->tp > 1 ? c->l->tp : 1;
-    uint64_t running = sglang_dsv4_running(c->s) / dp, rows = 0;
+/* The c128 states set aside first, for the running requests a worker
+ * (a DP rank's share); returns their bytes. */
+static uint64_t c128_state_row(const struct policy_ctx *c)
+{
+    const struct model_spec *m = &c->s->model;
+    uint64_t running = running_a_worker(c), rows = 0;
     uint64_t fixed = c128_fixed_bytes(c, running, &rows);
-    row = explain_row_begin(c->x, "sglang_dsv4_c128_state", "C128 states", "per GPU");
+    struct explain_row *row = explain_row_begin(c->x, "sglang_dsv4_c128_state", "C128 states", "per GPU");
     explain_term(row, (long double)rows, XU_COUNT, "rows");
     explain_term(row, 2ull * m->head_dim * DSV4_SGLANG_STATE, XU_BYTES_EXACT, "kv and score, fp32");
     explain_op(row, XOP_MUL);
-    explain_term(row, k->hca_layers, XU_COUNT, "HCA layers");
+    explain_term(row, c->k->hca_layers, XU_COUNT, "HCA layers");
     explain_op(row, XOP_MUL);
     char note[160];
     snprintf(note, sizeof note,
              "_get_c128_state_fixed_bytes: (%llu requests + 1) x 128 + 129 rows, in whole 128s, "
              "set aside first", (unsigned long long)running);
     explain_row_end(c->x, row, XU_BYTES, 0, note);
+    return fixed;
+}
+
+void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_rule *b)
+{
+    struct engine_detail *e = &c->b->engine;
+    struct dsv4_dims d = dims_of(c);
+    double per = bytes_per_full_token(c->k, &d);
+    per_token_rows(c, &d);
+    uint64_t fixed = c128_state_row(c);
 
     uint64_t rest = pool > fixed ? pool - fixed : 0;
     uint64_t full = per > 0 ? (uint64_t)((double)rest / per) : 0;
     full = full / DSV4_SGLANG_PAGE * DSV4_SGLANG_PAGE;
     e->units = full;
     e->unit_bytes = (uint64_t)ceil(per);
-    row = explain_row_begin(c->x, "units", "KV tokens, full pool", "per GPU");
+    struct explain_row *row = explain_row_begin(c->x, "units", "KV tokens, full pool", "per GPU");
     if (pool == 0 || full == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
     } else {
@@ -205,7 +241,7 @@ void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_r
     }
     row = explain_row_begin(c->x, "sglang_dsv4_swa_tokens", "Window pool", "per GPU");
     explain_ref(c->x, row, "units", "full tokens");
-    explain_term(row, swa, XU_FRACTION, "swa-full-tokens-ratio");
+    explain_term(row, DSV4_SGLANG_SWA_RATIO, XU_FRACTION, "swa-full-tokens-ratio");
     explain_op(row, XOP_MUL);
     whole_pages(row);
     explain_row_end(c->x, row, XU_TOKENS, 0,
@@ -218,8 +254,7 @@ void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_r
  * (after policy_blocks). */
 void sglang_dsv4_used(const struct policy_ctx *c)
 {
-    uint32_t dp = c->l->dp_attention && c->l->tp > 1 ? c->l->tp : 1;
-    uint64_t rows = 0, fixed = c128_fixed_bytes(c, sglang_dsv4_running(c->s) / dp, &rows);
+    uint64_t rows = 0, fixed = c128_fixed_bytes(c, running_a_worker(c), &rows);
     c->b->kv_used_bytes_per_gpu = kv_sat_add(c->b->kv_used_bytes_per_gpu, fixed);
 }
 
@@ -231,9 +266,9 @@ void sglang_dsv4_log(const struct policy_ctx *c)
     struct engine_detail *e = &c->b->engine;
     const struct kv_cost *k = c->k;
     uint64_t window = k->window_tokens ? k->window_tokens : 128;
-    uint32_t dp = c->l->dp_attention && c->l->tp > 1 ? c->l->tp : 1;
-    uint64_t rows = 0, fixed = c128_fixed_bytes(c, sglang_dsv4_running(c->s) / dp, &rows);
-    double per = bytes_per_full_token(c);
+    uint64_t rows = 0, fixed = c128_fixed_bytes(c, running_a_worker(c), &rows);
+    struct dsv4_dims d = dims_of(c);
+    double per = bytes_per_full_token(k, &d);
     uint64_t full = e->units;
     uint64_t swa = (uint64_t)((double)full * DSV4_SGLANG_SWA_RATIO) / DSV4_SGLANG_PAGE *
                    DSV4_SGLANG_PAGE;
