@@ -2,7 +2,7 @@
  * measured at --gpu-memory-utilization 0.8) follows the planner's changes
  * of the memory fraction and the weights' precision as plan --calibration
  * moves it with the options given on top (cli/options_calibration.c,
- * io/calibration_file.c calibration_fraction_on_top): the planner's pool is
+ * io/calibration_carry.c calibration_fraction_on_top): the planner's pool is
  * the CLI's for the same options, and a fraction set back gives the log's
  * own size again (moved from the log's, not from the last move). The
  * planner's y copies --calibration FILE, not the --kv-memory it set, and
