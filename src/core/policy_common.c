@@ -189,12 +189,18 @@ void policy_bytes_expr(const struct policy_ctx *c, struct explain_row *row, uint
     explain_op(row, XOP_ADD);
 }
 
+/* A delta-rule layer (gated DeltaNet; Kimi Delta Attention, as many key
+ * heads as value heads), not a Mamba one */
+static bool delta_rule(const struct model_spec *m)
+{
+    return strstr(m->state_kind, "delta") != NULL || strcmp(m->state_kind, "kda") == 0;
+}
+
 /* The names of a state layer's dimensions, by kind (core/spec.h). */
 static void state_names(const struct model_spec *m, const char **heads, const char **dim,
                         const char **groups, const char **size)
 {
-    /* Kimi Delta Attention: a gated DeltaNet of as many key heads as value heads */
-    bool delta = strstr(m->state_kind, "delta") != NULL || strcmp(m->state_kind, "kda") == 0;
+    bool delta = delta_rule(m);
     bool mamba1 = strcmp(m->state_kind, "mamba") == 0; /* a head a channel */
     *heads = delta ? "value heads" : mamba1 ? "d_inner" : "heads";
     *dim = delta ? "value head_dim" : mamba1 ? "a channel" : "head_dim";
@@ -232,7 +238,9 @@ void policy_state_rows(const struct policy_ctx *c, uint32_t gpus)
     explain_term(row, m->state_head_dim, XU_COUNT, dim);
     explain_op(row, XOP_MUL);
     if (k->state_groups_per_gpu) {
-        explain_term(row, 2, XU_COUNT, "(B,C)");
+        /* Mamba-2 convolves x with its B and C; a delta-rule layer (gated
+         * DeltaNet, KDA) its values with its queries and keys */
+        explain_term(row, 2, XU_COUNT, delta_rule(m) ? "(q,k)" : "(B,C)");
         explain_term(row, k->state_groups_per_gpu, XU_COUNT, gn);
         explain_op(row, XOP_MUL);
         explain_term(row, m->state_size, XU_COUNT, size);

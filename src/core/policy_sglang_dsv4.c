@@ -254,8 +254,31 @@ void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_r
  * (after policy_blocks). */
 void sglang_dsv4_used(const struct policy_ctx *c)
 {
+    struct plan_budget *r = c->b;
+    const struct scenario *s = c->s;
     uint64_t rows = 0, fixed = c128_fixed_bytes(c, running_a_worker(c), &rows);
-    c->b->kv_used_bytes_per_gpu = kv_sat_add(c->b->kv_used_bytes_per_gpu, fixed);
+    r->kv_used_bytes_per_gpu = kv_sat_add(r->kv_used_bytes_per_gpu, fixed);
+    if (!r->fits || r->engine.units == 0)
+        return;
+    /* the memory bar's users' KV (the shared prefix its own), term by term: what SGLang's pools take for
+     * a user is its tokens at a full token's bytes (the window and c4 state
+     * pools sized by their ratios of the full pool), more than the model's
+     * own cache of a user (kv_per_user) */
+    uint64_t own = s->context_tokens > s->prefix_tokens ? s->context_tokens - s->prefix_tokens : 0;
+    struct explain_row *row = explain_row_begin(c->x, "sglang_dsv4_users_kv", "Users' KV", "per GPU");
+    explain_ref(c->x, row, "users_replica", "users");
+    explain_term(row, (long double)own, XU_TOKENS, s->prefix_tokens ? "tokens each, past the prefix"
+                                                                     : "tokens each");
+    explain_op(row, XOP_MUL);
+    explain_term(row, (long double)r->engine.unit_bytes, XU_BYTES_EXACT, "a full token, whole bytes");
+    explain_op(row, XOP_MUL);
+    explain_ref(c->x, row, "sglang_dsv4_c128_state", "c128 states");
+    explain_op(row, XOP_ADD);
+    explain_row_end(c->x, row, XU_BYTES, 0,
+                    "what the pools hold for the users: each token in every pool by its ratio "
+                    "(a window pool of a tenth of the full tokens, their c4 state rings), more "
+                    "than the cache a user needs (KV+state per user), and the c128 states whole; "
+                    "a shared prefix apart");
 }
 
 /* What SGLang prints of these pools: calculate_pool_sizes' "DSV4 memory

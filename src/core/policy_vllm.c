@@ -178,6 +178,38 @@ static bool logs_concurrency(enum engine_rule rule)
            rule != RULE_VLLM_0_20;
 }
 
+/* The log's "GPU KV cache size" where it is not the tokens the pool holds
+ * (kv_tokens_replica): from 0.21 the concurrency times the length, before it
+ * the blocks over the groups in the smallest block (policy_vllm_mem.c) */
+static void logged_tokens_row(const struct policy_ctx *c)
+{
+    const struct plan_budget *r = c->b;
+    const struct engine_detail *e = &r->engine;
+    if (c->x == NULL || e->log_kv_tokens == r->kv_tokens_per_replica)
+        return;
+    struct explain_row *row =
+        explain_row_begin(c->x, "vllm_logged_kv", "Logged KV size", "per replica");
+    if (logs_concurrency(c->s->engine.rule)) {
+        explain_term(row, e->max_concurrency, XU_RATIO, "max concurrency");
+        explain_term(row, c->l->context_tokens, XU_TOKENS, "max model len");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_FLOOR);
+        explain_row_end(c->x, row, XU_TOKENS, 0,
+                        "its GPU KV cache size from 0.21: int(max_concurrency x max_model_len), "
+                        "v1/core/kv_cache_utils.py report_kv_cache_config; not the tokens the "
+                        "pool holds (Tokens held)");
+        return;
+    }
+    explain_ref(c->x, row, "kv_tokens_replica", "tokens held");
+    explain_term(row, e->unit_tokens, XU_TOKENS, "per block");
+    explain_op(row, XOP_DIV);
+    explain_term(row, e->log_unit_tokens, XU_TOKENS, "the smallest block");
+    explain_op(row, XOP_MUL);
+    explain_row_end(c->x, row, XU_TOKENS, 0,
+                    "its GPU KV cache size up to 0.20: the blocks over the groups in the "
+                    "smallest block of any group (kv_cache_utils.py _report_kv_cache_config)");
+}
+
 /* What vLLM prints at startup, and how it budgets in a sentence. */
 static void log_lines(const struct policy_ctx *c)
 {
@@ -198,6 +230,7 @@ static void log_lines(const struct policy_ctx *c)
                                : vllm_logged_tokens(r);
         policy_log(e, "GPU KV cache size: %s tokens",
                    units_format_int(e->log_kv_tokens, tok, sizeof tok));
+        logged_tokens_row(c);
     }
     policy_log(e, "Maximum concurrency for %s tokens per request: %.2fx",
                units_format_int(c->l->context_tokens, b, sizeof b), e->max_concurrency);

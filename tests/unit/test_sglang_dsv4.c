@@ -76,8 +76,15 @@ static void flash_c128_states_and_tokens(void **state)
     assert_int_equal(r.users_per_replica, 256);
     /* the window pool: int(14,473,984 x 0.1) // 256 x 256 = 1,447,168 */
     assert_true(row_of("sglang_dsv4_swa_tokens") == 1447168);
-    /* the c128 state pool counts as used, allocated whole */
-    assert_true(r.kv_used_bytes_per_gpu >= 2715811840ull);
+    /* the c128 state pool counts as used, allocated whole; the users' KV is
+     * 256 users x 8,192 tokens x 7,706 B (a full token in whole bytes) =
+     * 16,160,653,312 B + 2,715,811,840 B of c128 states = 18,876,465,152 B
+     * (17.58 GiB), its own row: the model's cache of a user (kv_per_user,
+     * 46,961,664 B) is less than what the pools take for it (63,127,552 B) */
+    assert_int_equal(r.kv_used_bytes_per_gpu, 18876465152ull);
+    assert_true(row_of("sglang_dsv4_users_kv") == 18876465152.0L);
+    assert_int_equal(r.user_bytes_per_gpu, 46961664ull);
+    assert_int_equal(r.user_bytes_paged_per_gpu, 8192ull * 7706ull);
 }
 
 static void flash_log_lines(void **state)

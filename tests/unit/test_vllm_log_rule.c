@@ -37,6 +37,7 @@
 #include "engine_fixture.h"
 
 #include "core/engine_desc.h"
+#include "core/explain.h"
 #include "core/policy.h"
 #include "core/units.h"
 
@@ -102,10 +103,17 @@ static void gemma3_27b_by_release(void **state)
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.units, 16384);
     assert_string_equal(logged_size(&r), "GPU KV cache size: 184,270 tokens");
+    /* its own row, beside the tokens the pool holds (37,440) */
+    const struct explain_row *row = explain_find(&rows, "vllm_logged_kv");
+    assert_non_null(row);
+    assert_true(row->result.value == 184270.0L);
+    assert_int_equal(r.kv_tokens_per_replica, 37440);
     s.engine.rule = RULE_VLLM_0_20;
     r = run(&s);
     assert_int_equal(r.engine.units, 16384);
     assert_string_equal(logged_size(&r), "GPU KV cache size: 37,440 tokens");
+    /* the same as the tokens held: no row of its own */
+    assert_null(explain_find(&rows, "vllm_logged_kv"));
 }
 
 /* One group and a length a multiple of 16: both forms give blocks x 16; a
