@@ -576,6 +576,8 @@ const struct engine_desc engine_sglang = {
     .windows_full = windows_full,
     /* DSV4PoolConfigurator (policy_sglang_dsv4.c): DeepSeek V4 from 0.5.12 */
     .compressed = engine_any_rule,
+    /* DeepSeek V4 came in 0.5.12: its release notes, models/deepseek_v4.py */
+    .compressed_from = "0.5.12",
     .refuses_model = sglang_refuses_model,
     /* python/sglang/srt/configs/mamba_utils.py (mamba2_state_dtype): conv
      * state bf16, the SSM state SGLANG_MAMBA_SSM_DTYPE, else the config's

@@ -306,26 +306,11 @@ void sglang_dsv4_log(const struct policy_ctx *c)
                (unsigned long long)(swa / window * DSV4_SGLANG_RING_C4));
 }
 
-/* A release asked for (--engine sglang@0.5.6) before 0.5.12, the first to
- * serve DeepSeek V4 (its release notes); a series ("0.5.x") is not. */
-static bool before_dsv4(const char *release)
-{
-    unsigned a = 0, b = 0, c = 0;
-    const char *p = release[0] == 'v' || release[0] == 'V' ? release + 1 : release;
-    int n = sscanf(p, "%u.%u.%u", &a, &b, &c);
-    if (n < 2 || (n == 2 && strstr(p, ".x")))
-        return n == 2 && (a == 0 && b < 5);
-    return a == 0 && (b < 5 || (b == 5 && c < 12));
-}
-
 /* What kvplan takes of SGLang's DeepSeek V4 (engine_desc.refuses_model). */
 const char *sglang_refuses_model(const struct scenario *s, enum scenario_field *at)
 {
     if (!s->model.csa_layers && !s->model.hca_layers)
         return NULL;
-    if (s->engine.release_asked[0] && before_dsv4(s->engine.release_asked))
-        return "SGLang before 0.5.12 has no DeepSeek V4 (its v0.5.12 release notes add it, "
-               "models/deepseek_v4.py): take --engine sglang@0.5.12 or later";
     if (scenario_kv_dtype(s) != DTYPE_FP8) {
         *at = SF_KV_DTYPE;
         return "SGLang sizes DeepSeek V4's pools in its FP8 layout (pool_configurator.py, "

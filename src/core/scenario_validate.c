@@ -241,9 +241,12 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
     if (has_compressed(e) && e->compressed_from && s->engine.release_asked[0] &&
         kvcost_has_compressed(&s->model) &&
         engine_release_before(s->engine.release_asked, e->compressed_from))
-        return fail(d, n, SF_ENGINE, field, "%s: %s %s predates DeepSeek V4, which it serves "
+        return fail(d, n, SF_ENGINE, field, "%s: %s %s %s DeepSeek V4, which it serves "
                     "from %s: take --engine %s@%s or later", s->model.id, e->title,
-                    s->engine.release_asked, e->compressed_from, e->name, e->compressed_from);
+                    s->engine.release_asked,
+                    strstr(s->engine.release_asked, ".x") ? "holds releases before"
+                                                          : "predates",
+                    e->compressed_from, e->name, e->compressed_from);
     if (!has_compressed(e) && kvcost_has_compressed(&s->model)) {
         char who[96];
         engine_list(has_compressed, (struct engine_list){true, " and ", true}, who, sizeof who);

@@ -151,7 +151,8 @@ expect 2 "--enable-dp-attention: spreads requests over the TP ranks: it needs --
 # the full token pool and its log, 256 max_running_requests; releases before 0.5.12 refused
 expect 0 "DSV4 pool sizes: full=14473984, swa=1447168, c4=3618496, c128=113078" plan --model deepseek-v4-flash --engine sglang --gpu h200 --gpus 8 --tp 8
 expect 0 "max_total_num_tokens=14,473,984, max_running_requests=256" plan --model deepseek-v4-flash --engine sglang --gpu h200 --gpus 8 --tp 8
-expect 2 "SGLang before 0.5.12 has no DeepSeek V4" plan --model deepseek-v4-flash --engine sglang@0.5.6 --gpu h200 --gpus 8
+expect 2 "SGLang 0.5.6 predates DeepSeek V4, which it serves from 0.5.12" plan --model deepseek-v4-flash --engine sglang@0.5.6 --gpu h200 --gpus 8
+expect 2 "SGLang 0.5.x holds releases before DeepSeek V4" plan --model deepseek-v4-flash --engine sglang@0.5.x --gpu h200 --gpus 8
 expect 2 "a bf16 cache being its NPU geometry" plan --model deepseek-v4-flash --engine sglang --gpu h200 --gpus 8 --kv-dtype bf16
 # LoRA slots (core/lora.h): 32 layers x 16 rank x 81,920 features x 2 B = 80 MiB a slot
 expect 0 "= 83,886,080 B (80 MiB) per GPU" plan --model llama-3.1-8b --engine vllm --max-loras 4

@@ -159,17 +159,21 @@ static void releases_before_it_refused(void **state)
 {
     (void)state;
     /* DeepSeek V4 came in SGLang 0.5.12 (its release notes): an older release
-     * asked for is refused by name, 0.5.12 on and a series are planned */
-    const char *old[] = {"0.5.11", "0.4.9", "v0.5.6", "0.4.x"};
+     * asked for, or a series holding one (0.5.x: 0.5.0 on), is refused by
+     * name (engine_desc.compressed_from, the rule vLLM's 0.20.1 takes too);
+     * 0.5.12 on is planned */
+    const char *old[] = {"0.5.11", "0.4.9", "v0.5.6", "0.4.x", "0.5.x"};
     for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) {
         struct scenario s = dsv4_on("deepseek-v4-flash", "h200", 8);
         snprintf(s.engine.release_asked, sizeof s.engine.release_asked, "%s", old[i]);
         struct diag d = {0};
         enum scenario_field f = SF_COUNT;
         assert_false(scenario_validate(&s, NULL, &f, &d));
-        assert_non_null(strstr(d.message, "SGLang before 0.5.12 has no DeepSeek V4"));
+        assert_non_null(strstr(d.message, "which it serves from 0.5.12: take --engine "
+                                          "sglang@0.5.12 or later"));
+        assert_int_equal(f, SF_ENGINE);
     }
-    const char *served[] = {"0.5.12", "v0.5.12.post1", "0.5.19", "0.5.x"};
+    const char *served[] = {"0.5.12", "v0.5.12.post1", "0.5.19", "0.6.x"};
     for (size_t i = 0; i < sizeof served / sizeof served[0]; i++) {
         struct scenario s = dsv4_on("deepseek-v4-flash", "h200", 8);
         snprintf(s.engine.release_asked, sizeof s.engine.release_asked, "%s", served[i]);
