@@ -348,6 +348,16 @@ static void calib_print_match(const struct calib *k, const struct model_spec *m,
         if (!match)
             printf("  check the model, --tp and the cache precision; an engine that ignores\n"
                    "  GQA, MLA or windows stores more than the architecture needs\n");
+    } else if (k->has_implied && r->engine.log_kv_tokens) {
+        /* vLLM's "GPU KV cache size" of a windowed model counts no token of
+         * the pool: from 0.21 max_concurrency x max_model_len, up to 0.20
+         * the blocks over the groups (policy_vllm_mem.c) */
+        printf("  sliding-window layers: the log's %.0f B a token is its KV memory over its\n"
+               "  \"GPU KV cache size\", which for windowed layers counts no token of the pool\n"
+               "  (from 0.21 max concurrency x max model len, up to 0.20 the blocks over the\n"
+               "  groups): not comparable with the model's; the KV tokens line below compares\n"
+               "  the log's figure in its release's form\n",
+               k->implied);
     } else if (k->has_implied) {
         printf("  sliding-window layers: the log mixes full and windowed layers "
                "(%.0f B averaged)\n",
