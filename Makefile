@@ -210,14 +210,18 @@ validate: $(BUILD)/kvplan
 
 # The spread the speed figures showed on the public measurements, by GPU
 # family and engine: src/core/speedband_table.c (compiled in) and
-# doc/SPEED-BANDS.md, generated from the data and the binary's predictions.
+# doc/SPEED-BANDS.md, generated from the data and the binary's predictions;
+# the same for simulate's mean TTFT and TPOT: src/core/loadband_table.c and
+# doc/LOAD-BANDS.md.
 # check-bands fails when either is not what they give now; `make bands`
 # writes them (then build again: the table is in the binary).
 bands: $(BUILD)/kvplan
 	/usr/bin/python3 tools/gen_speed_bands.py $(BUILD)/kvplan tests/data/speed-measurements.json
+	/usr/bin/python3 tools/gen_load_bands.py $(BUILD)/kvplan
 
 check-bands: $(BUILD)/kvplan
 	@/usr/bin/python3 tools/gen_speed_bands.py $(BUILD)/kvplan tests/data/speed-measurements.json --check
+	@/usr/bin/python3 tools/gen_load_bands.py $(BUILD)/kvplan --check
 
 # Speed and memory, measured on the real binary (instructions with callgrind,
 # bytes on a pseudo-terminal): bench/results.json, compared with bench/baseline.json.

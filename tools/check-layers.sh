@@ -16,7 +16,7 @@ done
 # stage's header names the results it reads and writes, never the plan's.
 # A new header takes its place here.
 core_order="version optname diag text dtype units steptime shell params engine spec offload scenario calibration_origin
-kvcost lora specdec images placement explain engine_detail budget offload_fit engine_desc totals speedfamily speed speed_ttft speed_inputs speedband price
+kvcost lora specdec images placement explain engine_detail budget offload_fit engine_desc totals speedfamily speed speed_ttft speed_inputs speedband loadband price
 hosttier plan curve policy policy_sglang policy_llamacpp launch solve workload sim sim_internal sim_disagg loadrun slo_search slo_disagg speedfit"
 for f in src/core/*.h; do
     h=$(basename "$f" .h)

@@ -12,6 +12,7 @@
 
 #include "cli/simulate.h"
 #include "core/engine_desc.h"
+#include "core/loadband.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "io/jsonout.h"
@@ -133,6 +134,21 @@ static void cost_line(FILE *out, const struct simulate_run *sr)
                 units_format_int(sp->concurrency, a, sizeof a), sp->concurrency == 1 ? "" : "s");
 }
 
+/* How far the means were off on the public runs of the plan's kind, GPU
+ * family and engine (core/loadband.h): a line each, under the table. */
+static void spread_lines(FILE *out, const struct simulate_run *sr)
+{
+    struct load_bands lb;
+    char t[SPEEDBAND_GROUP_MAX * 3], p[SPEEDBAND_GROUP_MAX * 3];
+    loadband_lookup(&sr->s, &lb);
+    speedband_text(&lb.ttft, t, sizeof t);
+    speedband_text(&lb.tpot, p, sizeof p);
+    fprintf(out, "\nMeasured    mean TTFT %s\n", t);
+    fprintf(out, "            mean TPOT %s\n", p);
+    fprintf(out, "            (measured / simulated time over public serving runs: "
+                 "doc/LOAD-BANDS.md)\n");
+}
+
 bool simulate_print_text(FILE *out, const struct simulate_run *sr)
 {
     const struct sim_result *r = &sr->out;
@@ -163,6 +179,7 @@ bool simulate_print_text(FILE *out, const struct simulate_run *sr)
         latency_row(out, "TPOT", &r->tpot);
         latency_row(out, "ITL", &r->itl);
         latency_row(out, "E2EL", &r->e2el);
+        spread_lines(out, sr);
     }
     fprintf(out, "\nRunning     mean %.1f, max %llu\n", r->mean_running,
             (unsigned long long)r->max_running);
@@ -223,6 +240,35 @@ static cJSON *workload_json(const struct simulate_run *sr)
 }
 
 /* mean_NAME_ms, median_, std_, p90_, p95_, p99_: null over capacity. */
+/* One band: its ratios, runs and group, its words, and the mean times it
+ * spans (null over capacity, where no mean is given). */
+static cJSON *band_json(const struct speed_band *b, double mean_ms, bool shown)
+{
+    struct jsonout o = jsonout_begin();
+    char words[SPEEDBAND_GROUP_MAX * 3], group[SPEEDBAND_GROUP_MAX];
+    speedband_text(b, words, sizeof words);
+    speedband_group(b, group, sizeof group);
+    jsonout_double(&o, "low_ratio", b->low);
+    jsonout_double(&o, "high_ratio", b->high);
+    jsonout_uint(&o, "runs", b->cases);
+    jsonout_string(&o, "group", group);
+    jsonout_double_or_null(&o, "mean_ms_low", mean_ms * b->low, shown);
+    jsonout_double_or_null(&o, "mean_ms_high", mean_ms * b->high, shown);
+    jsonout_string(&o, "text", words);
+    return jsonout_end(&o);
+}
+
+/* result.simulation.measured_spread: the means' bands (core/loadband.h) */
+static cJSON *spread_json(const struct simulate_run *sr, bool shown)
+{
+    struct load_bands lb;
+    loadband_lookup(&sr->s, &lb);
+    struct jsonout o = jsonout_begin();
+    jsonout_object(&o, "ttft", band_json(&lb.ttft, sr->out.ttft.mean * 1e3, shown));
+    jsonout_object(&o, "tpot", band_json(&lb.tpot, sr->out.tpot.mean * 1e3, shown));
+    return jsonout_end(&o);
+}
+
 static void stats_json(struct jsonout *o, const char *name, const struct sim_stats *st, bool shown)
 {
     static char keys[4][6][24]; /* cJSON keeps the key's pointer: static names */
@@ -272,6 +318,7 @@ cJSON *simulate_simulation_json(const struct simulate_run *sr)
     stats_json(&o, "tpot", &r->tpot, shown);
     stats_json(&o, "itl", &r->itl, shown);
     stats_json(&o, "e2el", &r->e2el, shown);
+    jsonout_object(&o, "measured_spread", spread_json(sr, shown));
     jsonout_double(&o, "request_overhead_seconds", sr->c.request_overhead_s);
     jsonout_double_or_null(&o, "goodput_share",
                            r->completed ? (double)r->good / (double)r->completed : 0, r->goodput);

@@ -176,6 +176,13 @@ static bool other_models(const struct speed_band *b, const char *model)
     return b->models && b->models[0] && model[0] && !list_names(b->models, model);
 }
 
+void speedband_of_scenario(struct speed_band *b, const struct scenario *s)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    b->plan_engine = e->server ? e->title : NULL; /* the generic rule: none */
+    b->other_models = other_models(b, s->model.id);
+}
+
 bool speedband_borrowed(const struct speed_band *b)
 {
     return b->banded && b->cases > 0 && b->engine_title == NULL && b->plan_engine != NULL &&
@@ -332,9 +339,8 @@ void speedband_lookup(const struct scenario *s, struct speed_bands *out)
                                          SPEEDBAND_DECODE);
     struct speed_band f = speedband_find(speedband_table, speedband_table_count, &key,
                                          SPEEDBAND_TTFT);
-    d.plan_engine = f.plan_engine = e->server ? e->title : NULL; /* the generic rule: none */
-    d.other_models = other_models(&d, s->model.id);
-    f.other_models = other_models(&f, s->model.id);
+    speedband_of_scenario(&d, s);
+    speedband_of_scenario(&f, s);
     d.basis = basis_of(s, SPEEDBAND_DECODE, key.moe);
     f.basis = basis_of(s, SPEEDBAND_TTFT, key.moe);
     /* a calibration's figures rest on the user's own benchmark, not on the

@@ -104,6 +104,11 @@ bool speedband_borrowed(const struct speed_band *b);
 struct speed_band speedband_find(const struct speedband_entry *table, size_t n,
                                  const struct speedband_key *key, enum speedband_figure figure);
 
+/* What a found band says of the scenario's own engine and model: the
+ * engine's title (none for the generic rule), and whether the band's cases
+ * are of other models (core/speedband.c: "; measured on deepseek-v3"). */
+void speedband_of_scenario(struct speed_band *b, const struct scenario *s);
+
 /* The group a band comes from: "dense Hopper/vLLM", "MoE Hopper" (every
  * engine of the family), "dense, every GPU family", or "" for the stated
  * band and without one. */

@@ -1079,6 +1079,17 @@ expect 0 "vLLM 0.20 rule, for 0.20.1" plan --model deepseek-v4-flash --gpu h200 
 # the log line's tokens in JSON, in the release's form (gemma-3-27b: windowed groups)
 expect_field 150371 logged_kv_tokens --model gemma-3-27b --gpu h100-sxm --engine vllm --context 128k
 
+# simulate's means beside how far they were off on public runs of the kind, family and engine
+# (core/loadband.h, tools/gen_load_bands.py, doc/LOAD-BANDS.md); none over capacity
+SIMX="--engine sglang --gpu mi300x --gpus 8 --tp 8 --model deepseek-v3 --weight-dtype fp8 --kv-dtype fp8 --random-input-len 8192 --random-output-len 1024 --max-concurrency 4 --num-prompts 8 --context 16590"
+expect 0 "over 25 MoE CDNA 3/SGLang cases" simulate $SIMX
+expect 0 "(measured / simulated time over public serving runs: doc/LOAD-BANDS.md)" simulate $SIMX
+expect 0 '"group":	"MoE CDNA 3/SGLang"' simulate $SIMX --format json
+expect 0 "none under llama.cpp" simulate --engine llama.cpp --gpu rtx-4090 --model llama-3.1-8b --request-rate 1 --num-prompts 20
+expect 0 "; MBU given" simulate $SIMX --mbu 0.7
+expect_not "Measured    mean TTFT" simulate --model llama-3.1-8b --gpu h100-sxm --request-rate 500 --num-prompts 2000
+expect 0 "over capacity" simulate --model llama-3.1-8b --gpu h100-sxm --request-rate 500 --num-prompts 2000
+
 # a plan's workload options where requests are simulated: refused, naming the requests' own
 expect 2 "--prompt: a plan's figure, not a simulated request's: the simulated requests' prompts are --random-input-len" simulate --prompt 128
 expect 2 "--concurrency: a plan's figure, not a simulated request's: the requests the client keeps in flight are --max-concurrency" simulate --concurrency 4
