@@ -332,6 +332,6 @@ void load_markdown(struct planner *p, FILE *out)
     load_command_line(p, command, sizeof command);
     struct load_sweep none = {.knee = -1};
     struct report_load l = {&p->slots[p->current].load, &p->load.point,
-                            p->load.sweep_n ? &p->load.sweep : &none, command};
+                            p->load.sweep_n ? &p->load.sweep : &none, command, &p->load.s};
     report_markdown_load(out, &l);
 }

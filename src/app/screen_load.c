@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "app/screens.h"
+#include "core/loadband.h"
 #include "app/view_parts.h"
 
 enum {
@@ -76,6 +77,26 @@ static void series_line(const char *name, const struct sim_stats *st, uint64_t n
              spread);
 }
 
+/* How far simulate's mean TTFT and TPOT were off on public runs of the
+ * plan's kind, family and engine (core/loadband.h), as simulate prints it:
+ * "Measured TTFT -29%..+177%, TPOT -16%..+69%", then the group where it fits. */
+static void spread_line(const struct planner *p, int y, int x, int w)
+{
+    struct load_bands lb;
+    char group[SPEEDBAND_GROUP_MAX], line[320];
+    loadband_lookup(&p->load.s, &lb);
+    speedband_group(&lb.ttft, group, sizeof group);
+    int n = snprintf(line, sizeof line, "Measured TTFT %+.0f%%..%+.0f%%, TPOT %+.0f%%..%+.0f%%",
+                     100 * (lb.ttft.low - 1), 100 * (lb.ttft.high - 1), 100 * (lb.tpot.low - 1),
+                     100 * (lb.tpot.high - 1));
+    char more[SPEEDBAND_GROUP_MAX + 48];
+    snprintf(more, sizeof more, " over %u %s cases", lb.ttft.cases,
+             group[0] ? group : "measured");
+    if (n > 0 && n + (int)strlen(more) <= w && (size_t)n + strlen(more) < sizeof line)
+        strcat(line, more);
+    widget_text(y, x, w, ROLE_DIM, line);
+}
+
 static void draw_figures(const struct planner *p, int y, int x, int w)
 {
     const struct load_view *v = &p->load;
@@ -118,6 +139,7 @@ static void draw_figures(const struct planner *p, int y, int x, int w)
         snprintf(line, sizeof line, "Capacity %.3g req/s; no knee in the sweep",
                  v->sweep.capacity);
     widget_text(y + 5, x, w, o->over_capacity ? ROLE_BAD : ROLE_GOOD, line);
+    spread_line(p, y + 6, x, w);
 }
 
 struct chart {

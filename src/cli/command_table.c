@@ -128,10 +128,12 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
                  "                       [--goodput KEY:MS ...] [--compare FILE]\n"
                  "                       [--format text|json]\n\n"
                  "Serves a stream of requests, as `vllm bench serve` sends them, on the plan's\n"
-                 "deployment: vLLM V1's scheduler, step by step, on the plan's KV blocks, each\n"
-                 "step as long as kvplan's step time says. Reports what vllm bench serve does\n"
-                 "(TTFT, TPOT, ITL, E2EL, throughput, goodput) and the queue: running and\n"
-                 "waiting requests, the KV cache's peak, preemptions.\n\n",
+                 "deployment: the engine's scheduler (vLLM V1's, SGLang's, llama.cpp's server's,\n"
+                 "TensorRT-LLM's), step by step, on the plan's KV pool, each step as long as\n"
+                 "kvplan's step time says. Reports what vllm bench serve does (TTFT, TPOT, ITL,\n"
+                 "E2EL, throughput, goodput), the queue (running and waiting requests, the KV\n"
+                 "cache's peak, preemptions) and how far its mean TTFT and TPOT were off on\n"
+                 "public runs of the same kind (doc/LOAD-BANDS.md).\n\n",
          .tail = SCENARIO_TAIL},
 };
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/engine_desc.h"
+#include "core/loadband.h"
 #include "io/markdown.h"
 
 static void settings_table(FILE *out, const struct load_settings *ls)
@@ -72,12 +74,21 @@ void report_markdown_load(FILE *out, const struct report_load *l)
         size_t n = MD_CODE_SIZE(strlen(l->command));
         char *code = malloc(n);
         if (code)
-            fprintf(out, "Simulated as %s (vLLM V1's scheduler, seed %llu; times in ms).\n\n",
-                    md_code(l->command, code, n), (unsigned long long)l->settings->seed);
+            fprintf(out, "Simulated as %s (%s's scheduler, seed %llu; times in ms).\n\n",
+                    md_code(l->command, code, n), engine_desc(l->s->engine.kind)->sched.title,
+                    (unsigned long long)l->settings->seed);
         free(code);
     }
     settings_table(out, l->settings);
     run_table(out, l);
+    /* how far simulate's means were off on public runs (core/loadband.h) */
+    struct load_bands lb;
+    char t[SPEEDBAND_GROUP_MAX * 3], p[SPEEDBAND_GROUP_MAX * 3];
+    loadband_lookup(l->s, &lb);
+    speedband_text(&lb.ttft, t, sizeof t);
+    speedband_text(&lb.tpot, p, sizeof p);
+    fprintf(out, "Measured against simulated on public serving runs (doc/LOAD-BANDS.md): mean "
+                 "TTFT %s; mean TPOT %s.\n\n", t, p);
     if (l->sweep->count)
         sweep_table(out, l->sweep);
 }

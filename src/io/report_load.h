@@ -14,6 +14,7 @@ struct report_load {
     const struct sim_result *run;     /* the current rate's */
     const struct load_sweep *sweep;   /* count 0: none */
     const char *command;              /* `kvplan simulate ...`; "" none */
+    const struct scenario *s;         /* the simulated plan's: its engine, its bands */
 };
 
 void report_markdown_load(FILE *out, const struct report_load *l);

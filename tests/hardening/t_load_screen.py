@@ -138,6 +138,12 @@ if len(files) == 2:
         sim = json.loads(run.stdout)["result"]["simulation"]
         row = "| TTFT | %.2f | %.2f" % (sim["median_ttft_ms"], sim["p95_ttft_ms"])
         ok(row in report, "%r (simulate's) not in the report" % row)
+        # the spread over public runs, as simulate gives it (core/loadband.h), and the
+        # engine's own scheduler named (not vLLM's for every engine)
+        spread = "mean TTFT %s; mean TPOT %s." % (sim["measured_spread"]["ttft"]["text"],
+                                                  sim["measured_spread"]["tpot"]["text"])
+        ok(spread in report, "%r (simulate's) not in the report:\n%s" % (spread, report[-1500:]))
+        ok("'s scheduler, seed" in report, "the report names the scheduler:\n" + report[-1500:])
 
 # an export without the Load screen is the plain snapshot as before, and a
 # file without settings (older ones) opens the screen at the defaults
