@@ -93,6 +93,7 @@ struct calib {
     uint32_t tp;         /* --tp, else the log's */
     double implied, tol; /* KV bytes per token the log implies, and their rounding */
     bool has_implied;
+    bool implied_from_tokens; /* its KV memory over its "GPU KV cache size" */
     uint64_t non_kv, total; /* per GPU, for --save */
     struct gpu_spec gpu;    /* --gpu's, saved with the calibration when given */
     bool gpu_given;
@@ -223,8 +224,8 @@ static int calib_read(struct calib *k)
 static void calib_print_found(struct calib *k)
 {
     const struct engine_log *log = &k->log;
-    printf("%s: %s log, %d lines\n\nFound\n", k->shown, enginelog_engine_name(log->engine),
-           log->lines);
+    printf("%s: %s log, %d line%s\n\nFound\n", k->shown, enginelog_engine_name(log->engine),
+           log->lines, log->lines == 1 ? "" : "s");
     for (int f = 0; f < LF_COUNT; f++) {
         if (!log->f[f].found)
             continue;
@@ -253,6 +254,8 @@ static void calib_print_found(struct calib *k)
     if (missing)
         printf("\n");
     k->has_implied = implied_per_token(log, &k->implied, &k->tol);
+    k->implied_from_tokens = k->has_implied && !log->f[LF_KV_NEEDED].found &&
+                             !log->f[LF_CELLS].found && log->f[LF_KV_TOKENS].found;
     if (k->has_implied)
         printf(
             "\nKV bytes per token the log implies: %.0f B (+/- %.0f from the printed rounding)\n",
@@ -287,6 +290,33 @@ static bool calib_layout(const struct calib *k, struct scenario *s, struct diag 
     return true;
 }
 
+/* --engine ENGINE@RELEASE names the release of a log that states none (a
+ * trimmed excerpt): the log's own engine only, and only where the log
+ * states no release of its own. */
+static bool release_given(const struct calib *k, struct scenario *s, struct diag *d)
+{
+    const struct options *o = k->o;
+    if (!o->given[OPT_ENGINE])
+        return true;
+    const char *own = enginelog_engine_name(k->log.engine);
+    if (o->engine != s->engine.kind)
+        return diag_fail(d, "calibrate: --engine %s: %s is a %s log; --engine names the release of "
+                            "a log that states none (--engine %s@RELEASE)",
+                         engine_label(o->engine, o->engine_rule), k->shown, own,
+                         engine_desc(s->engine.kind)->name);
+    if (k->log.version[0]) {
+        char shown[sizeof k->log.version];
+        text_escape(k->log.version, shown, sizeof shown);
+        return diag_fail(d, "calibrate: --engine: %s states its release (%s), whose rule it is "
+                            "read with; --engine names the release of a log that states none",
+                         k->shown, shown);
+    }
+    s->engine.rule = o->engine_rule;
+    snprintf(s->engine.release_asked, sizeof s->engine.release_asked, "%s",
+             o->engine_release_asked);
+    return true;
+}
+
 /* The scenario the log describes, on the model and GPU given: its engine,
  * TP, context, slots, utilisation, memory and cache types. */
 static bool calib_scenario(struct calib *k, const struct catalog_gpu *g,
@@ -296,6 +326,8 @@ static bool calib_scenario(struct calib *k, const struct catalog_gpu *g,
     const char *path = k->path;
     scenario_default(s, &g->spec, &m->spec);
     s->engine.kind = enginelog_profile(log, &s->engine.rule);
+    if (!release_given(k, s, d))
+        return false;
     if (k->weight != DTYPE_AUTO)
         s->weight_dtype = k->weight;
     uint64_t n = 0;
@@ -348,7 +380,7 @@ static void calib_print_match(const struct calib *k, const struct model_spec *m,
         if (!match)
             printf("  check the model, --tp and the cache precision; an engine that ignores\n"
                    "  GQA, MLA or windows stores more than the architecture needs\n");
-    } else if (k->has_implied && r->engine.log_kv_tokens) {
+    } else if (k->has_implied && r->engine.log_kv_tokens && k->implied_from_tokens) {
         /* vLLM's "GPU KV cache size" of a windowed model counts no token of
          * the pool: from 0.21 max_concurrency x max_model_len, up to 0.20
          * the blocks over the groups (policy_vllm_mem.c) */
@@ -452,6 +484,9 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
         return false;
     printf("\nkvplan without the log (%s, %s):\n", engine_label(s.engine.kind, s.engine.rule),
            g->spec.id);
+    if (!k->log.version[0] && !k->o->given[OPT_ENGINE] && engine_desc(s.engine.kind)->versions[1].label)
+        printf("  (the log states no release: the newest rule; --engine %s@RELEASE plans the "
+               "log's own)\n", engine_desc(s.engine.kind)->name);
     for (int i = 0; i < r.engine.log_lines; i++)
         printf("  %s\n", r.engine.log[i]);
     if (r.engine.log_lines == 0) { /* the generic rule logs nothing: its figures */
@@ -474,6 +509,18 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
         printf("  KV tokens: predicted %llu, logged %.0f (%+.1f%%)\n", (unsigned long long)predicted,
                logged, err);
     }
+    if (k->log.f[LF_KV_MEMORY].found && k->log.engine != LOG_LLAMACPP &&
+        k->log.engine != LOG_OLLAMA) {
+        char a[32], b[32];
+        double logged = k->log.f[LF_KV_MEMORY].value, pool = (double)r.kv_pool_bytes_per_gpu;
+        units_format_bytes(r.kv_pool_bytes_per_gpu, UNITS_GIB, a, sizeof a);
+        units_format_bytes((uint64_t)(logged > 0 ? logged : 0), UNITS_GIB, b, sizeof b);
+        if (logged > 0)
+            printf("  KV memory: predicted %s, logged %s (%+.1f%%)\n", a, b,
+                   100.0 * (pool - logged) / logged);
+        else
+            printf("  KV memory: predicted %s, logged %.2f GiB\n", a, logged / 1073741824.0);
+    }
     return true;
 }
 
@@ -487,6 +534,14 @@ static bool calib_model(struct calib *k, const struct catalog *cat, struct diag 
     bool named = calibrate_log_model(cat, &k->log, &m);
     if (named && (o->model_id == NULL || strcasecmp(o->model_id, m.id) == 0))
         k->weight = m.weight; /* "-Q8_0.gguf": the weights the log's model is at */
+    if (o->model_id && named && strcasecmp(o->model_id, m.id) != 0) {
+        /* the comparison below is of another model's cache: said first */
+        char said[sizeof m.said];
+        text_escape(m.said, said, sizeof said);
+        fprintf(stderr, "kvplan: warning: %s names the model %s ('%s', from %s), not %s: its "
+                        "figures are compared with %s's\n",
+                k->shown, m.id, said, m.how, o->model_id, o->model_id);
+    }
     if (o->model_id)
         return true;
     if (named) {
@@ -517,7 +572,7 @@ static bool calib_model(struct calib *k, const struct catalog *cat, struct diag 
 static bool log_option(int id)
 {
     return id == OPT_MODEL || id == OPT_LOG_GPU || id == OPT_TP || id == OPT_KV_DTYPE ||
-           id == OPT_SAVE || id == OPT_PRESETS || id == OPT_HELP;
+           id == OPT_SAVE || id == OPT_PRESETS || id == OPT_HELP || id == OPT_ENGINE;
 }
 
 /* A benchmark's output is calibrated on (its status returned); a startup log

@@ -42,8 +42,15 @@ static void list_gpus_text(const struct catalog *c)
 
 static void list_models_text(const struct catalog *c)
 {
-    printf("%-18s %-28s %9s %6s %4s %11s %12s %9s\n", "ID", "NAME", "PARAMS", "LAYERS", "ATTN",
-           "KV/Q HEADS", "KV/TOKEN", "MAX CTX");
+    /* the columns as wide as the longest id and name (a name to 44 columns) */
+    int idw = 18, namew = 28;
+    for (size_t i = 0; i < c->model_count; i++) {
+        int a = (int)strlen(c->models[i].spec.id), b = (int)strlen(c->models[i].spec.name);
+        idw = a > idw ? a : idw;
+        namew = b > namew ? (b < 44 ? b : 44) : namew;
+    }
+    printf("%-*s %-*s %9s %6s %4s %11s %12s %9s\n", idw, "ID", namew, "NAME", "PARAMS", "LAYERS",
+           "ATTN", "KV/Q HEADS", "KV/TOKEN", "MAX CTX");
     for (size_t i = 0; i < c->model_count; i++) {
         const struct model_spec *m = &c->models[i].spec;
         char heads[24], kv[32], ctx[24];
@@ -54,7 +61,7 @@ static void list_models_text(const struct catalog *c)
         /* two decimals in the whole column: 30.38 KiB above 128.00 KiB */
         units_format_bytes(kvcost_model_bytes_per_token(m), UNITS_GIB, kv, sizeof kv);
         units_format_tokens_short(m->max_context_tokens, ctx, sizeof ctx);
-        printf("%-18s %-28.28s %8.2fB %6u %4s %11s %12s %9s\n", m->id, m->name,
+        printf("%-*s %-*.*s %8.2fB %6u %4s %11s %12s %9s\n", idw, m->id, namew, namew, m->name,
                (double)m->params / 1e9, m->layers, spec_attention_name(m->attention), heads, kv,
                ctx);
     }

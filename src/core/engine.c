@@ -184,7 +184,10 @@ bool engine_parse_asked(const char *text, enum engine_kind *kind, enum engine_ru
     }
     *kind = e->kind;
     *rule = RULE_CURRENT;
-    if (version == NULL || version[0] == '\0' || strcasecmp(version, "latest") == 0)
+    if (version && version[0] == '\0') /* "vllm@": a release was meant and is missing */
+        return diag_fail(d, "'%s': name a release or a rule after '@' (%s@latest, or see kvplan "
+                            "list engines)", text, e->name);
+    if (version == NULL || strcasecmp(version, "latest") == 0)
         return true;
     for (int i = 0; i < ENGINE_VERSIONS_MAX && e->versions[i].label; i++)
         for (int j = 0; j < ENGINE_SPELLINGS_MAX && e->versions[i].spellings[j]; j++)

@@ -190,6 +190,8 @@ struct engine_desc {
                                   * take uneven nodes */
     const char *refuses_uneven_tp; /* where it refuses a TP that splits the heads unevenly
                                   * (scenario_tp_even); NULL: the plan warns */
+    const char *refuses_uneven_tp_mla; /* ... where an MLA model's query heads are split, when
+                                  * another file than that; NULL: the same */
     bool kv_heads_rounded_up;    /* ... the query heads only: each rank takes ceil(KV heads /
                                   * TP) KV heads (as kvcost counts them), the plan warns */
     const char *(*refuses_model)(const struct scenario *s, enum scenario_field *at);

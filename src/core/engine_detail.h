@@ -30,6 +30,8 @@ struct engine_detail {
     uint64_t request_units;    /* layer-weighted units of one full-context request */
     double max_concurrency;    /* as the engine prints it */
     uint64_t request_bytes;    /* one full-context request as the engine counts it; 0: the generic figure */
+    uint64_t request_room_bytes; /* the part of the pool requests draw on (SGLang's DeepSeek V4:
+                                  * less the c128 states set aside); 0: the whole pool */
     uint64_t log_unit_tokens;  /* vLLM: the smallest block over its groups, its log's unit; 0: unit_tokens */
     uint64_t log_kv_tokens;    /* vLLM V1: its "GPU KV cache size" figure, in the form of the
                                 * rule's release (policy_vllm_mem.c); 0: none logged */

@@ -225,6 +225,13 @@ void explain_format(long double v, enum xunit unit, enum unit_system units, char
     case XU_RATIO:
         snprintf(buf, size, "%.2Lf", v);
         return;
+    case XU_BYTES_FRACTION: {
+        char whole[32];
+        uint64_t hundredths = v > 0 ? (uint64_t)(v * 100.0L + 0.5L) : 0;
+        units_format_int(hundredths / 100, whole, sizeof whole);
+        snprintf(buf, size, "%s.%02u B", whole, (unsigned)(hundredths % 100));
+        return;
+    }
     case XU_SECONDS:
         if (v < 1e-3L)
             snprintf(buf, size, "%.1Lf us", v * 1e6L);

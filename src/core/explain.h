@@ -41,7 +41,8 @@ enum xunit {
     XU_RATIO,       /* 30.44: an unrounded quotient */
     XU_SECONDS,     /* 12.3 ms, 1.25 s */
     XU_FLOPS,       /* 1.23 TFLOP */
-    XU_LINK_BYTES_PER_S /* 64.0 GB/s: a host link, in bytes per second */
+    XU_LINK_BYTES_PER_S, /* 64.0 GB/s: a host link, in bytes per second */
+    XU_BYTES_FRACTION    /* 7,705.45 B: bytes a token an engine averages over its pools */
 };
 
 /* The operations of a row's expression, in reverse Polish order. */

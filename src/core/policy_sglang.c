@@ -232,7 +232,7 @@ static void local_pool(const struct policy_ctx *c)
     e->units = (uint64_t)ceill((long double)tokens * k->layers * ctx / den);
     /* what one token of the full pool costs with its share of the window pool */
     e->unit_bytes = (uint64_t)ceill((long double)k->bytes_per_layer * den / ctx);
-    struct explain_row *row = explain_row_begin(c->x, "units", "KV tokens, full pool", "per GPU");
+    struct explain_row *row = explain_row_begin(c->x, "units", "Full pool tokens", "per GPU");
     if (c->b->kv_pool_bytes_per_gpu == 0) {
         e->units = 0;
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
@@ -531,7 +531,8 @@ const struct engine_desc engine_sglang = {
     .title = "SGLang",
     .title_a = "an SGLang",
     .versions = {{RULE_CURRENT, "sglang@0.5", {"0.5"}, "the latest: the pool is mem-fraction-"
-                  "static of the memory free before loading less the weights, as in 0.4", "0.5", "0.4",
+                  "static of the memory free before loading less the weights, as in 0.4; DeepSeek V4's "
+                  "pools (DSV4PoolConfigurator, served from 0.5.12)", "0.5", "0.4",
                   "0.5.x", "its memory rule is read from 0.4 on"}},
     /* each model's attention asserts the query heads, and the KV heads or TP
      * a multiple of them, divide by the TP size (models/llama.py,
@@ -539,6 +540,8 @@ const struct engine_desc engine_sglang = {
      * pads the heads (configs/update_config.py,
      * adjust_config_with_unaligned_cpu_tp) */
     .refuses_uneven_tp = "models/llama.py, LlamaAttention.__init__",
+    /* an MLA model's query heads: num_heads % attn_tp_size == 0 asserted */
+    .refuses_uneven_tp_mla = "models/deepseek_v2.py, DeepseekV2AttentionMLA.__init__",
     .refuses_uneven_nodes = "python/sglang/srt/entrypoints/engine.py, _launch_subprocesses: pp_size // nnodes stages a node",
     /* a --context-length past the model's derived one (get_context_length)
      * raises ValueError unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is

@@ -135,7 +135,7 @@ static void compressed_row(const struct policy_ctx *c, const char *key, const ch
     explain_op(row, XOP_DIV);
     explain_term(row, layers, XU_COUNT, layer_name);
     explain_op(row, XOP_MUL);
-    explain_row_end(c->x, row, XU_RATIO, 0, note);
+    explain_row_end(c->x, row, XU_BYTES_FRACTION, 0, note);
 }
 
 /* The rows of a full token's bytes: the row, the window, c4, c128 and the
@@ -161,7 +161,7 @@ static void per_token_rows(const struct policy_ctx *c, const struct dsv4_dims *d
     explain_op(row, XOP_MUL);
     explain_term(row, k->layers, XU_COUNT, "layers");
     explain_op(row, XOP_MUL);
-    explain_row_end(c->x, row, XU_RATIO, 0, "the window pool holds the ratio of the full tokens, "
+    explain_row_end(c->x, row, XU_BYTES_FRACTION, 0, "the window pool holds the ratio of the full tokens, "
                                             "in every layer");
     compressed_row(c, "sglang_dsv4_c4", "C4 a token", d->index, 4, k->csa_layers, "CSA layers",
                    "a compressed row and its indexer key per 4 tokens");
@@ -178,7 +178,7 @@ static void per_token_rows(const struct policy_ctx *c, const struct dsv4_dims *d
     explain_op(row, XOP_MUL);
     explain_term(row, k->csa_layers, XU_COUNT, "CSA layers");
     explain_op(row, XOP_MUL);
-    explain_row_end(c->x, row, XU_RATIO, 0,
+    explain_row_end(c->x, row, XU_BYTES_FRACTION, 0,
                     "a ring of 8 compressor states per window page of the window pool");
     row = explain_row_begin(c->x, "sglang_dsv4_per_token", "Bytes a full token", "per GPU");
     explain_ref(c->x, row, "sglang_dsv4_window", "window");
@@ -188,7 +188,7 @@ static void per_token_rows(const struct policy_ctx *c, const struct dsv4_dims *d
     explain_op(row, XOP_ADD);
     explain_ref(c->x, row, "sglang_dsv4_c4_state", "c4 states");
     explain_op(row, XOP_ADD);
-    explain_row_end(c->x, row, XU_RATIO, 0,
+    explain_row_end(c->x, row, XU_BYTES_FRACTION, 0,
                     "_get_bytes_per_full_token (the c128 states apart: request-scoped)");
 }
 
@@ -226,7 +226,11 @@ void sglang_dsv4_units(const struct policy_ctx *c, uint64_t pool, struct block_r
     full = full / DSV4_SGLANG_PAGE * DSV4_SGLANG_PAGE;
     e->units = full;
     e->unit_bytes = (uint64_t)ceil(per);
-    struct explain_row *row = explain_row_begin(c->x, "units", "KV tokens, full pool", "per GPU");
+    /* one full-context request at a full token's bytes, from what the c128
+     * states leave (the headline's "one needs ..., the pool holds ...") */
+    e->request_bytes = kv_sat_mul(c->s->context_tokens, e->unit_bytes);
+    e->request_room_bytes = rest;
+    struct explain_row *row = explain_row_begin(c->x, "units", "Full pool tokens", "per GPU");
     if (pool == 0 || full == 0) {
         explain_row_end(c->x, row, XU_COUNT, 0, "no memory is left for the KV cache");
     } else {

@@ -78,6 +78,11 @@ static bool scenario_validate_spec(const struct scenario *s, const char *const *
         return fail(d, n, SF_SPEC_TOKENS, field, "%u is out of range (1 to %d)", s->spec_tokens,
                     SPEC_TOKENS_MAX);
     if (s->spec_method == SPEC_MTP) {
+        if (s->model.nextn_layers == 0 && kvcost_has_compressed(&s->model))
+            return fail(d, n, SF_SPEC_METHOD, field, "mtp: %s's MTP layer (its config's "
+                        "num_nextn_predict_layers) is a compressed-attention layer, whose "
+                        "weights and cache kvplan has no rule for yet: plan it without the "
+                        "draft", s->model.id);
         if (s->model.nextn_layers == 0)
             return fail(d, n, SF_SPEC_METHOD, field, "mtp: the preset of %s holds no MTP "
                         "layers (num_nextn_predict_layers 0: none in its config, or none "
@@ -205,12 +210,18 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
     uint32_t tp = scenario_tp(s), kv = s->kv_heads ? s->kv_heads : s->model.kv_heads;
     bool even = e->kv_heads_rounded_up ? s->model.attention_heads % tp == 0
                                        : scenario_tp_even(s, tp);
-    if (e->refuses_uneven_tp && !s->dp_attention && !even)
+    if (e->refuses_uneven_tp && !s->dp_attention && !even) {
+        /* MLA caches one latent a token, no KV heads to split: the query heads are */
+        bool mla = s->model.attention == ATTENTION_MLA;
+        char heads[48];
+        snprintf(heads, sizeof heads, mla ? "MLA: one latent, no KV heads" : "%u KV heads", kv);
         return fail(d, n, s->tp ? SF_TP : SF_GPUS, field, "tensor parallel %u does not split the "
-                    "%u attention heads of %s evenly (%u KV heads): %s refuses it (%s)%s",
-                    tp, s->model.attention_heads, s->model.id, kv, e->title,
-                    e->refuses_uneven_tp, e->kv_heads_rounded_up ? "; the KV heads it "
-                    "rounds up on each rank" : "");
+                    "%u attention heads of %s evenly (%s): %s refuses it (%s)%s",
+                    tp, s->model.attention_heads, s->model.id, heads, e->title,
+                    mla && e->refuses_uneven_tp_mla ? e->refuses_uneven_tp_mla
+                                                    : e->refuses_uneven_tp,
+                    e->kv_heads_rounded_up ? "; the KV heads it rounds up on each rank" : "");
+    }
     if (s->pp > 1 && e->splits_layers)
         return fail(d, n, SF_PP, field, "%s already splits layers across its GPUs; give "
                     "them with %s instead", e->title, n[e->refuses_tp ? SF_GPUS : SF_TP]);

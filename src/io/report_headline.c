@@ -93,10 +93,18 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
         /* the engine's own figure for one request where it has one (vLLM's
          * start-up error quotes it), else the generic one */
         uint64_t one = r->engine.request_bytes ? r->engine.request_bytes : r->user_bytes_per_gpu;
+        uint64_t room = r->engine.request_room_bytes ? r->engine.request_room_bytes
+                                                     : r->kv_pool_bytes_per_gpu;
         units_format_bytes(one, s->units, per, sizeof per);
-        units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, left, sizeof left);
-        snprintf(buf, size, "NO USER FITS at %s tokens%s%s: one needs %s per GPU, the pool holds %s",
-                 ctx, engine ? " under " : "", engine ? profile : "", per, left);
+        units_format_bytes(room, s->units, left, sizeof left);
+        int w = snprintf(buf, size, "NO USER FITS at %s tokens%s%s: one needs %s per GPU, the pool holds %s",
+                         ctx, engine ? " under " : "", engine ? profile : "", per, left);
+        if (room < r->kv_pool_bytes_per_gpu && w > 0 && (size_t)w < size) {
+            char pool[64], aside[64];
+            units_format_bytes(r->kv_pool_bytes_per_gpu, s->units, pool, sizeof pool);
+            units_format_bytes(r->kv_pool_bytes_per_gpu - room, s->units, aside, sizeof aside);
+            snprintf(buf + w, size - (size_t)w, " for requests (%s less %s set aside)", pool, aside);
+        }
     } else {
         char rep[64] = "";
         if (r->replicas > 1) {

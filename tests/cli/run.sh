@@ -154,6 +154,10 @@ expect 0 "max_total_num_tokens=14,473,984, max_running_requests=256" plan --mode
 expect 2 "SGLang 0.5.6 predates DeepSeek V4, which it serves from 0.5.12" plan --model deepseek-v4-flash --engine sglang@0.5.6 --gpu h200 --gpus 8
 expect 2 "SGLang 0.5.x holds releases before DeepSeek V4" plan --model deepseek-v4-flash --engine sglang@0.5.x --gpu h200 --gpus 8
 expect 2 "a bf16 cache being its NPU geometry" plan --model deepseek-v4-flash --engine sglang --gpu h200 --gpus 8 --kv-dtype bf16
+# its bytes a token in bytes; a request too long for what the c128 states leave, said with both
+expect 0 "= 7,705.45 B per GPU" plan --model deepseek-v4-flash --engine sglang --gpu h200 --gpus 8 --tp 8
+expect 0 "one needs 7.53 GiB per GPU, the pool holds 4.55 GiB for requests (7.07 GiB less 2.53 GiB set aside)" plan --model deepseek-v4-flash --gpu b200 --engine sglang --context 1M
+expect 2 "is a compressed-attention layer, whose weights and cache kvplan has no rule for yet" plan --model deepseek-v4-flash --gpu h200 --gpus 8 --tp 8 --speculative-method mtp
 # LoRA slots (core/lora.h): 32 layers x 16 rank x 81,920 features x 2 B = 80 MiB a slot
 expect 0 "= 83,886,080 B (80 MiB) per GPU" plan --model llama-3.1-8b --engine vllm --max-loras 4
 expect 0 "= 320.00 MiB per GPU" plan --model llama-3.1-8b --engine vllm --max-loras 4
@@ -581,6 +585,16 @@ expect 2 "model: the log is of llama-3.1-8b, this plan of llama-3.1-70b" plan --
 # pool, so the bytes a token it implies are not compared with the model's; the line is
 expect 0 "which for windowed layers counts no token of the pool" calibrate "$L/vllm-gemma3-windowed.log" --model gemma-3-27b --gpu h100-sxm
 expect 0 "KV tokens: predicted 79511, logged 79511 (+0.0%)" calibrate "$L/vllm-gemma3-windowed.log" --model gemma-3-27b --gpu h100-sxm
+# a log that states no release (an excerpt) is read with the newest rule, said so, and
+# --engine ENGINE@RELEASE names its own (the log's engine only, never over a release the log
+# states); its KV memory set beside kvplan's; a log of another model than --model's is named
+expect 0 "the log states no release: the newest rule; --engine vllm@RELEASE plans the log's own" calibrate "$L/vllm-09.log" --model gpt-oss-120b --gpu h100-sxm
+expect 0 "KV memory: predicted 2.37 GiB, logged 1.71 GiB (+38.6%)" calibrate "$L/vllm-09.log" --model gpt-oss-120b --gpu h100-sxm
+expect 0 "kvplan without the log (vllm@0.13, h100-sxm)" calibrate "$L/vllm-09.log" --model gpt-oss-120b --gpu h100-sxm --engine vllm@0.11
+expect 2 "is a vLLM V1 log; --engine names the release of a log that states none" calibrate "$L/vllm-09.log" --model gpt-oss-120b --gpu h100-sxm --engine sglang
+expect 2 "states its release (0.8.5), whose rule it is read with" calibrate "$L/vllm-v1-startup.log" --model llama-3.1-8b --engine vllm@0.21
+expect 0 "vLLM V1 log, 1 line" calibrate "$L/vllm-09.log" --model gpt-oss-120b --gpu h100-sxm
+expect 0 "names the model llama-3.3-70b ('meta-llama/Llama-3.3-70B-Instruct', from its Hugging Face id), not deepseek-v4-flash" calibrate "$L/sglang-02.log" --model deepseek-v4-flash --gpu h200
 # SGLang logs K and V sizes per rank: 2 x 53.31 GB, more than an H100 holds (an H200's)
 "$K" calibrate "$L/sglang-02.log" --model llama-3.3-70b --gpu h200 --save "$T/sg.json" > /dev/null
 expect 0 '"kv_tokens":	2794979,' plan --model llama-3.3-70b --gpu h200 --gpus 8 --calibration "$T/sg.json" --format json
@@ -1078,6 +1092,13 @@ expect 2 "vLLM 0.19 predates DeepSeek V4" plan --model deepseek-v4-flash --gpu h
 expect 0 "vLLM 0.20 rule, for 0.20.1" plan --model deepseek-v4-flash --gpu h200 --gpus 8 --tp 8 --engine vllm@0.20.1
 # the log line's tokens in JSON, in the release's form (gemma-3-27b: windowed groups)
 expect_field 150371 logged_kv_tokens --model gemma-3-27b --gpu h100-sxm --engine vllm --context 128k
+
+# an engine with '@' and nothing after it is refused, not read as the newest; the Markdown
+# title names the release asked for as the text's does; MLA's query heads, not KV heads, split
+expect 2 "'vllm@': name a release or a rule after '@' (vllm@latest, or see kvplan list engines)" plan --engine vllm@
+expect 0 "### Llama 3.1 8B on 1 x NVIDIA H100 SXM5 80GB, SGLang 0.5 rule, for 0.5.6" plan --engine sglang@0.5.6 --format markdown
+expect 2 "evenly (MLA: one latent, no KV heads): SGLang refuses it (models/deepseek_v2.py, DeepseekV2AttentionMLA.__init__)" plan --model kimi-k3 --gpu gb300 --gpus 36 --tp 36 --engine sglang
+expect 0 "DeepSeek-V4-Flash (FP4 experts)   284.33B" list models
 
 # simulate's means beside how far they were off on public runs of the kind, family and engine
 # (core/loadband.h, tools/gen_load_bands.py, doc/LOAD-BANDS.md); none over capacity
