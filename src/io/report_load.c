@@ -75,13 +75,19 @@ void report_markdown_load(FILE *out, const struct report_load *l)
         char *code = malloc(n);
         if (code)
             fprintf(out, "Simulated as %s (%s's scheduler, seed %llu; times in ms).\n\n",
-                    md_code(l->command, code, n), engine_desc(l->s->engine.kind)->sched.title,
+                    md_code(l->command, code, n),
+                    l->s ? engine_desc(l->s->engine.kind)->sched.title : "the engine",
                     (unsigned long long)l->settings->seed);
         free(code);
     }
     settings_table(out, l->settings);
     run_table(out, l);
     /* how far simulate's means were off on public runs (core/loadband.h) */
+    if (l->s == NULL) {
+        if (l->sweep->count)
+            sweep_table(out, l->sweep);
+        return;
+    }
     struct load_bands lb;
     char t[SPEEDBAND_GROUP_MAX * 3], p[SPEEDBAND_GROUP_MAX * 3];
     loadband_lookup(l->s, &lb);
