@@ -266,6 +266,8 @@ struct block_rule {
     uint32_t full_groups, window_groups; /* hybrid: groups of global and of windowed layers */
     uint64_t window_units;   /* hybrid: units a windowed group holds at the full context */
     uint64_t window_units_avg;
+    uint64_t window_units_decoding; /* hybrid windows: units a windowed group holds decoding one
+                              * token a step at the full context (its window and one more) */
     bool state;              /* hybrid: the other groups are state layers (vLLM's MambaSpec), one
                               * block per sequence each (+ spec_units), not windows */
     uint64_t spec_units;     /* state: blocks each state group adds per speculative token */

@@ -388,7 +388,55 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
         b->window_units = vllm_window_blocks(k->window_tokens, local, batched, ctx, window_unit);
         b->window_units_avg = vllm_window_blocks(k->window_tokens, local, batched,
                                                  scenario_avg_tokens(s), window_unit);
+        b->window_units_decoding = vllm_window_blocks(k->window_tokens, local, 1, ctx, window_unit);
     }
+}
+
+/* What the pool runs, beside what vLLM's Maximum concurrency counts: a
+ * windowed group of a request holds min(window - 1 + a whole batch,
+ * context) while it is prefilled (SlidingWindowSpec.max_memory_usage_bytes,
+ * the users row), and only its window's blocks and one more once it
+ * decodes: the blocks behind a window are freed as tokens are computed
+ * (v1/core/single_type_kv_cache_manager.py, SlidingWindowManager
+ * remove_skipped_blocks). A prompt being prefilled holds a batch's more. */
+static void decoding_row(const struct policy_ctx *c, const struct block_rule *b)
+{
+    const struct scenario *s = c->s;
+    struct plan_budget *r = c->b;
+    const struct engine_detail *e = &r->engine;
+    uint64_t full = kv_ceil_div(s->context_tokens, b->unit_tokens);
+    uint64_t per = kv_sat_add(kv_sat_mul(b->full_groups, full),
+                              kv_sat_mul(b->window_groups, b->window_units_decoding));
+    uint64_t users = per ? e->units / per : 0;
+    if (b->cap && users > b->cap)
+        users = b->cap;
+    if (!r->fits || users <= r->users_per_replica)
+        return;
+    r->users_decoding_per_replica = users;
+    struct explain_row *row =
+        explain_row_begin(c->x, "blocks_decoding", "Blocks decoding", "per user");
+    explain_term(row, b->full_groups, XU_COUNT, "full groups");
+    explain_term(row, (long double)full, XU_COUNT, "blocks each");
+    explain_op(row, XOP_MUL);
+    explain_term(row, b->window_groups, XU_COUNT, "window groups");
+    explain_term(row, (long double)b->window_units_decoding, XU_COUNT, "blocks each");
+    explain_op(row, XOP_MUL);
+    explain_op(row, XOP_ADD);
+    explain_row_end(c->x, row, XU_COUNT, 0,
+                    "a request decoding one token a step: a window group holds its window's "
+                    "blocks and one more");
+    row = explain_row_begin(c->x, "users_decoding", "Users decoding", "per replica");
+    explain_ref(c->x, row, "units", "blocks");
+    explain_ref(c->x, row, "blocks_decoding", "per user");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_FLOOR);
+    if (b->cap) {
+        explain_term(row, b->cap, XU_COUNT, b->cap_name ? b->cap_name : "cap");
+        explain_op(row, XOP_MIN);
+    }
+    explain_row_end(c->x, row, XU_COUNT, 0,
+                    "what the pool runs once their prompts are in; the users that fit are what "
+                    "vLLM's Maximum concurrency counts, each prefilling a whole batch");
 }
 
 /* The block size: the one asked (16 by default), or the one an MLA
@@ -490,6 +538,8 @@ static void budget(const struct policy_ctx *c)
     if (!v0)
         group_layers(c, &b, draft_layers);
     policy_blocks(c, &b);
+    if (b.hybrid && !b.state && b.window_units_decoding < b.window_units)
+        decoding_row(c, &b);
     /* What vLLM prints ignores prefix caching: layer-weighted blocks of one request. */
     uint64_t full = kv_ceil_div(ctx, b.unit_tokens);
     e->request_units = b.hybrid ? kv_sat_add(kv_sat_mul(k->global_layers, full),

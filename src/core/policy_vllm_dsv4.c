@@ -232,7 +232,8 @@ static uint64_t window_blocks_of(const struct policy_ctx *c, const struct bucket
  * a request decoding one token a step holds the window's blocks and one
  * more in each such group. Flash at 128k on 8 H200s: 512 + 2 x 3 + 3 + 17 =
  * 538 blocks, 111,608 / 538 = 207 decoding at once, where the log says
- * 28.87x. A row only: a prompt being prefilled holds a batch's more. */
+ * 28.87x: the plan says both (users_decoding_per_replica). A prompt being
+ * prefilled holds a batch's more. */
 static void decoding_rows(const struct policy_ctx *c, const struct bucket *b, int n,
                           uint64_t block)
 {
@@ -252,6 +253,16 @@ static void decoding_rows(const struct policy_ctx *c, const struct bucket *b, in
     explain_row_end(c->x, row, XU_COUNT, 0,
                     "a request decoding one token a step: each window and state group "
                     "holds its window's blocks and one more");
+    uint64_t per = full;
+    for (int i = 1; i < n; i++)
+        per = kv_sat_add(per, kv_sat_mul(b[i].groups, vllm_window_blocks(b[i].window, false, 1,
+                                                                          s->context_tokens,
+                                                                          b[i].block)));
+    uint64_t users = per ? e->units / per : 0;
+    if (e->max_num_seqs && users > e->max_num_seqs)
+        users = e->max_num_seqs;
+    if (c->b->fits && users > c->b->users_per_replica)
+        c->b->users_decoding_per_replica = users;
     row = explain_row_begin(c->x, "users_decoding", "Users decoding", "per replica");
     explain_ref(c->x, row, "units", "blocks");
     explain_ref(c->x, row, "blocks_decoding", "per user");
@@ -260,8 +271,8 @@ static void decoding_rows(const struct policy_ctx *c, const struct bucket *b, in
     explain_term(row, e->max_num_seqs, XU_COUNT, "max-num-seqs");
     explain_op(row, XOP_MIN);
     explain_row_end(c->x, row, XU_COUNT, 0,
-                    "what the pool runs once their prompts are in; the users that fit are "
-                    "what vLLM reserves a request (its Maximum concurrency log)");
+                    "what the pool runs once their prompts are in; the users that fit are what "
+                    "vLLM's Maximum concurrency counts, each prefilling a whole batch");
 }
 
 /* The blocks, their bytes and the users (policy_blocks), and what vLLM

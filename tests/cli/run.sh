@@ -1093,6 +1093,13 @@ expect 0 "vLLM 0.20 rule, for 0.20.1" plan --model deepseek-v4-flash --gpu h200 
 # the log line's tokens in JSON, in the release's form (gemma-3-27b: windowed groups)
 expect_field 150371 logged_kv_tokens --model gemma-3-27b --gpu h100-sxm --engine vllm --context 128k
 
+# vLLM's window and state groups: its Maximum concurrency holds a whole batch in each for every
+# request; the headline gives the users decoding beside it (policy_vllm.c decoding_row)
+expect 0 "4 users fit at 8,192 tokens each under vLLM 0.21; 242 decode at once once their prompts are in (4 is vLLM's Maximum concurrency, every request prefilling a batch)" plan --model deepseek-v4-flash --gpu b200 --engine vllm --context 8k
+expect 0 "5 decode at once once their prompts are in" plan --model gemma-3-27b --gpu h100-sxm --engine vllm --context 32k
+expect_field 5 users_decoding_per_replica --model gemma-3-27b --gpu h100-sxm --engine vllm --context 32k
+expect_not "decode at once" plan --model llama-3.1-8b --engine vllm
+
 # an engine with '@' and nothing after it is refused, not read as the newest; the Markdown
 # title names the release asked for as the text's does; MLA's query heads, not KV heads, split
 expect 2 "'vllm@': name a release or a rule after '@' (vllm@latest, or see kvplan list engines)" plan --engine vllm@

@@ -231,6 +231,7 @@ static void reserved_and_decoding(void **state)
     assert_true(r.engine.max_concurrency > 28.86 && r.engine.max_concurrency < 28.87);
     assert_true(row_of("blocks_decoding") == 538);
     assert_true(row_of("users_decoding") == 207);
+    assert_int_equal(r.users_decoding_per_replica, 207); /* the headline's, beside the 28 */
 }
 
 int main(void)

@@ -114,6 +114,23 @@ static void gemma3_27b_by_release(void **state)
     assert_string_equal(logged_size(&r), "GPU KV cache size: 37,440 tokens");
     /* the same as the tokens held: no row of its own */
     assert_null(explain_find(&rows, "vllm_logged_kv"));
+    /* At 32,768 tokens a user holds ceil(32,768 / 16) = 2,048 full blocks and
+     * 6 x 577 window blocks as the Maximum concurrency counts it (each
+     * prefilling a batch): 5,510, 16,384 / 5,510 = 2 users; decoding, a window
+     * group holds ceil(1,024 / 16) + 1 = 65 (SlidingWindowManager frees what
+     * falls behind the window): 2,048 + 390 = 2,438, 16,384 / 2,438 = 6. */
+    s = windowed("gemma-3-27b", "h100-sxm", 20);
+    s.context_tokens = 32768;
+    r = run(&s);
+    assert_int_equal(r.users_per_replica, 2);
+    assert_int_equal(r.users_decoding_per_replica, 6);
+    row = explain_find(&rows, "blocks_decoding");
+    assert_non_null(row);
+    assert_true(row->result.value == 2438.0L);
+    /* one user's whole context fills most of the pool: decoding fits no more */
+    s.context_tokens = 131072;
+    r = run(&s);
+    assert_int_equal(r.users_decoding_per_replica, 0);
 }
 
 /* One group and a length a multiple of 16: both forms give blocks x 16; a
