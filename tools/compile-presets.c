@@ -72,6 +72,16 @@ static void model(FILE *out, const struct model_spec *m)
     str(out, "hf_id", m->hf_id);
     str(out, "ollama_tag", m->ollama_tag);
     str(out, "source", m->source);
+    if (m->served_engine[0][0]) {
+        fprintf(out, "     .served_engine = {");
+        for (int i = 0; i < SPEC_SERVED_MAX && m->served_engine[i][0]; i++)
+            fprintf(out, "\"%s\", ", m->served_engine[i]);
+        fprintf(out, "},\n     .served_first = {");
+        for (int i = 0; i < SPEC_SERVED_MAX && m->served_engine[i][0]; i++)
+            fprintf(out, "\"%s\", ", m->served_first[i]);
+        fprintf(out, "},\n");
+        str(out, "served_source", m->served_source);
+    }
     fprintf(out, "     .attention = %d,\n", (int)m->attention);
     u64(out, "layers", m->layers);
     u64(out, "hidden_size", m->hidden_size);

@@ -507,6 +507,20 @@ void planner_step(struct planner *p, enum control c, int delta, bool big)
     /* every control stops at its ends, lists as sliders do */
     i += delta * stride;
     i = i < 0 ? 0 : i >= n ? n - 1 : i;
+    /* an engine or release the model is refused under (a release before the
+     * model, a rule with no rule for its cache) is stepped over, so that the
+     * engines past it stay in reach; with none past it the refusal is shown */
+    if (c == CTRL_ENGINE && delta != 0)
+        for (int j = i; j >= 0 && j < n; j += delta < 0 ? -1 : 1) {
+            struct scenario t = *planner_scenario(p);
+            struct diag d = {0};
+            enum scenario_field f = SF_COUNT;
+            control_set(c, &t, p->catalog, v[j]);
+            if (scenario_validate(&t, NULL, &f, &d)) {
+                i = j;
+                break;
+            }
+        }
     set_value(p, c, v[i]);
 }
 

@@ -371,6 +371,9 @@ bool engine_release_rule(const struct engine_desc *e, const char *release, enum 
 /* Whether a release ("0.20.0", "v0.19") comes before `first` ("0.20.1"); false
  * for one that does not parse (a rule's name). */
 bool engine_release_before(const char *release, const char *first);
+/* The release a rule's releases end before (the next rule's `from`: vllm@0.13
+ * holds 0.8 up to 0.14); NULL for the newest rule or one without releases. */
+const char *engine_rule_until(const struct engine_desc *e, enum engine_rule rule);
 
 /* The releases row i of e holds for: "from 0.8, before 0.14", "from 0.14
  * (newest known 0.20.1)"; "" for a rule named only. */

@@ -68,7 +68,8 @@ static int compare(const unsigned long *a, const unsigned long *b, int n)
 bool engine_release_before(const char *release, const char *first)
 {
     unsigned long a[PARTS], b[PARTS];
-    int n = parse(release, false, a), m = parse(first, false, b);
+    bool build = first[0] == 'b' || first[0] == 'B'; /* llama.cpp's b6500 */
+    int n = parse(release, build, a), m = parse(first, build, b);
     if (n == 0 || m == 0)
         return false;
     /* "0.20" of a series is its first: before 0.20.1 */
@@ -127,6 +128,30 @@ bool engine_release_rule(const struct engine_desc *e, const char *release, enum 
         snprintf(note, size, "%s %s is newer than the newest release known (%s): rule %s", e->title,
                  release, first->newest, first->label);
     return true;
+}
+
+const char *engine_rule_until(const struct engine_desc *e, enum engine_rule rule)
+{
+    int i = 0;
+    while (i < ENGINE_VERSIONS_MAX && e->versions[i].label && e->versions[i].rule != rule)
+        i++;
+    if (i == ENGINE_VERSIONS_MAX || !e->versions[i].label || !e->versions[i].from)
+        return NULL;
+    const struct engine_version *v = &e->versions[i];
+    bool build = v->from[0] == 'b' || v->from[0] == 'B';
+    unsigned long from[PARTS], other[PARTS], next[PARTS];
+    parse(v->from, build, from);
+    const char *until = NULL;
+    for (int j = 0; j < ENGINE_VERSIONS_MAX && e->versions[j].label; j++) {
+        const char *f = e->versions[j].from;
+        if (j == i || !f || parse(f, build, other) == 0 || compare(other, from, PARTS) <= 0)
+            continue;
+        if (until == NULL || compare(other, next, PARTS) < 0) {
+            until = f;
+            memcpy(next, other, sizeof other);
+        }
+    }
+    return until;
 }
 
 void engine_release_range(const struct engine_desc *e, int i, char *buf, size_t size)

@@ -258,6 +258,27 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
                     strstr(s->engine.release_asked, ".x") ? "holds releases before"
                                                           : "predates",
                     e->compressed_from, e->name, e->compressed_from);
+    /* the model's own first release under this engine (its preset's served_from):
+     * a release asked for before it, or a rule all of whose releases are */
+    const char *until = engine_rule_until(e, s->engine.rule);
+    for (int i = 0; i < SPEC_SERVED_MAX && s->model.served_engine[i][0]; i++) {
+        const char *first = s->model.served_first[i];
+        if (strcmp(s->model.served_engine[i], e->name) != 0)
+            continue;
+        if (!s->engine.release_asked[0] && until && !engine_release_before(first, until))
+            return fail(d, n, SF_ENGINE, field, "%s: %s's releases (before %s) predate it, "
+                        "which %s serves from %s (kvplan show model %s cites where): take "
+                        "--engine %s@%s or later", s->model.id,
+                        engine_label(e->kind, s->engine.rule), until, e->title, first,
+                        s->model.id, e->name, first);
+        if (s->engine.release_asked[0] && engine_release_before(s->engine.release_asked, first))
+            return fail(d, n, SF_ENGINE, field, "%s: %s %s %s it, which it serves from %s "
+                        "(kvplan show model %s cites where): take --engine %s@%s or later",
+                        s->model.id, e->title, s->engine.release_asked,
+                        strstr(s->engine.release_asked, ".x") ? "holds releases before"
+                                                              : "predates",
+                        s->model.served_first[i], s->model.id, e->name, s->model.served_first[i]);
+    }
     if (!has_compressed(e) && kvcost_has_compressed(&s->model)) {
         char who[96];
         engine_list(has_compressed, (struct engine_list){true, " and ", true}, who, sizeof who);

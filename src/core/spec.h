@@ -13,7 +13,8 @@
 
 /* A Hugging Face id: a name of up to 96 characters, after an owner of as many
  * and a '/' (spec_hf_id_valid). */
-enum { SPEC_ID_MAX = 64, SPEC_NAME_MAX = 96, SPEC_TEXT_MAX = 512, SPEC_HF_ID_MAX = 96 + 1 + 96 + 1 };
+enum { SPEC_ID_MAX = 64, SPEC_NAME_MAX = 96, SPEC_TEXT_MAX = 512, SPEC_HF_ID_MAX = 96 + 1 + 96 + 1,
+       SPEC_SERVED_MAX = 4 };
 
 /* The most repeating layers whose exact bytes a preset keeps (import-gguf;
  * the catalogue's deepest model has 126), and the most different sizes
@@ -197,6 +198,14 @@ struct model_spec {
     /* The Ollama library's name of the model ("llama3.1:8b": its default tag
      * is Q4_K_M), for Ollama's launch line; "" = none in the library. */
     char ollama_tag[SPEC_NAME_MAX];
+    /* The first release of an engine that serves the model (the preset's
+     * served_from, {"vllm": "0.11.0", "llama.cpp": "b6500"}: an engine's
+     * name and its release or build) and where those are read
+     * (served_from_source): an older release asked for (--engine
+     * vllm@0.10) is refused by name (scenario_validate); "" none. */
+    char served_engine[SPEC_SERVED_MAX][16];
+    char served_first[SPEC_SERVED_MAX][24];
+    char served_source[SPEC_TEXT_MAX];
     uint32_t layer_bytes_count;
     uint64_t embed_bytes, output_bytes;
     /* each block's size as an index into the sizes (spec_layer_bytes): the

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/engine.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "io/preset_compressed.h"
@@ -116,6 +117,39 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
     return true;
 }
 
+/* "served_from": {"vllm": "0.11.0", ...}, an engine's name and the first
+ * release (or llama.cpp build) that serves the model; "served_from_source"
+ * where those are read, required with it. */
+static bool read_served(const struct jsonread *r, const cJSON *o, struct model_spec *m,
+                        struct diag *d)
+{
+    const cJSON *sf = cJSON_GetObjectItemCaseSensitive(o, "served_from");
+    if (sf == NULL || cJSON_IsNull(sf))
+        return true;
+    if (!cJSON_IsObject(sf))
+        return jsonread_fail(r, d, "served_from: expected an object of engine: first release");
+    int n = 0;
+    for (const cJSON *e = sf->child; e; e = e->next) {
+        enum engine_kind kind;
+        enum engine_rule rule;
+        struct diag ignore = {0};
+        if (n == SPEC_SERVED_MAX)
+            return jsonread_fail(r, d, "served_from: more than %d engines", SPEC_SERVED_MAX);
+        if (!e->string || strchr(e->string, '@') || !engine_parse(e->string, &kind, &rule, &ignore))
+            return jsonread_fail(r, d, "served_from: '%s' is not an engine's name",
+                                 e->string ? e->string : "");
+        if (!cJSON_IsString(e) || !e->valuestring[0] ||
+            strlen(e->valuestring) >= sizeof m->served_first[0])
+            return jsonread_fail(r, d, "served_from.%s: expected a release such as \"0.11.0\" "
+                                       "(a llama.cpp build: \"b6500\")", e->string);
+        snprintf(m->served_engine[n], sizeof m->served_engine[n], "%s", e->string);
+        snprintf(m->served_first[n], sizeof m->served_first[n], "%s", e->valuestring);
+        n++;
+    }
+    return jsonread_string(r, o, "served_from_source", true, m->served_source,
+                           sizeof m->served_source, d);
+}
+
 /* "ollama": a name as the Ollama library spells one: lower-case letters,
  * digits and . _ - : / only ("llama3.1:8b", "gpt-oss:120b"). */
 static bool read_ollama_tag(const struct jsonread *r, const cJSON *o, struct model_spec *m,
@@ -141,6 +175,7 @@ static bool read_model_fields(const struct jsonread *r, const cJSON *o, struct m
         !jsonread_string(r, o, "hf_id", false, m->hf_id, sizeof m->hf_id, d) ||
         !read_ollama_tag(r, o, m, d) ||
         !jsonread_string(r, o, "source", true, m->source, sizeof m->source, d) ||
+        !read_served(r, o, m, d) ||
         !jsonread_string(r, o, "attention", true, attention, sizeof attention, d))
         return false;
     if (!spec_attention_parse(attention, &m->attention))
@@ -402,6 +437,13 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
     jsonout_string(&o, "hf_id", m->hf_id);
     if (m->ollama_tag[0])
         jsonout_string(&o, "ollama", m->ollama_tag);
+    if (m->served_engine[0][0]) {
+        struct jsonout so = jsonout_begin();
+        for (int i = 0; i < SPEC_SERVED_MAX && m->served_engine[i][0]; i++)
+            jsonout_string(&so, m->served_engine[i], m->served_first[i]);
+        jsonout_object(&o, "served_from", jsonout_end(&so));
+        jsonout_string(&o, "served_from_source", m->served_source);
+    }
     jsonout_string(&o, "attention", spec_attention_name(m->attention));
     jsonout_uint(&o, "num_layers", m->layers);
     if (m->hidden_size)

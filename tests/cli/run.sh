@@ -1100,6 +1100,15 @@ expect 0 "5 decode at once once their prompts are in" plan --model gemma-3-27b -
 expect_field 5 users_decoding_per_replica --model gemma-3-27b --gpu h100-sxm --engine vllm --context 32k
 expect_not "decode at once" plan --model llama-3.1-8b --engine vllm
 
+# a model's own first release under an engine (its preset's served_from): a release before it,
+# or a pinned rule all of whose releases are, refused by name; a release from it planned
+expect 2 "deepseek-v3.2: vLLM 0.10 predates it, which it serves from 0.11.0 (kvplan show model deepseek-v3.2 cites where): take --engine vllm@0.11.0 or later" plan --model deepseek-v3.2 --engine vllm@0.10 --gpu b200 --gpus 8
+expect 0 "vLLM 0.13 rule, for 0.11" plan --model deepseek-v3.2 --engine vllm@0.11 --gpu b200 --gpus 8
+expect 2 "qwen3.6-27b: vllm@0.13's releases (before 0.14) predate it, which vLLM serves from 0.17.0" plan --model qwen3.6-27b --engine vllm@0.13
+expect 2 "trtllm@0.7's releases (before 0.8) predate it, which TensorRT-LLM serves from 1.3.0rc9" plan --model qwen3.6-27b --engine trtllm@0.7
+expect 2 "llama.cpp b7000 predates it, which it serves from b7171" plan --model qwen3-next-80b-a3b --engine llama.cpp@b7000 --gpu h200 --gpus 2
+expect 0 '"served_from_source":	"vLLM v0.19.0 release notes: Gemma 4 support' show model gemma-4-31b
+
 # an engine with '@' and nothing after it is refused, not read as the newest; the Markdown
 # title names the release asked for as the text's does; MLA's query heads, not KV heads, split
 expect 2 "'vllm@': name a release or a rule after '@' (vllm@latest, or see kvplan list engines)" plan --engine vllm@
