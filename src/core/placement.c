@@ -2,6 +2,7 @@
  * explain rows of the weights each GPU holds. */
 #include "placement.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "engine_desc.h"
@@ -58,6 +59,24 @@ uint64_t placement_share(const struct placement *l, uint64_t bytes)
     return part > (long double)whole ? whole + 1 : whole;
 }
 
+/* The routed experts the fullest GPU holds: an even share over the DP
+ * group, or under expert parallel whole experts, ceil(E / GPUs) of them on
+ * the first ranks (vLLM model_executor/layers/fused_moe/layer.py,
+ * determine_expert_map: E // ep_size each, the remainder one more each on
+ * the first ranks): 896 experts over 72 GPUs, 13 on the fullest. */
+static uint64_t placement_experts_fullest(const struct placement *l, uint32_t experts)
+{
+    return l->expert_parallel && experts && experts % l->gpus ? (experts + l->gpus - 1) / l->gpus : 0;
+}
+
+static uint64_t expert_share(const struct scenario *s, const struct placement *l, uint64_t spread)
+{
+    uint64_t most = placement_experts_fullest(l, s->model.experts);
+    if (most == 0)
+        return kv_ceil_div(spread, l->gpus);
+    return (uint64_t)ceill((long double)spread * most / s->model.experts);
+}
+
 void placement_compute(const struct scenario *s, const struct spec_result *spec,
                        struct placement *out)
 {
@@ -105,7 +124,7 @@ void placement_compute(const struct scenario *s, const struct spec_result *spec,
         uint64_t spread = l->experts_spread ? l->expert_bytes : 0;
         l->weights_bytes_per_gpu =
             kv_ceil_div(l->weights_bytes - spread - whole, (uint64_t)l->tp * l->pp) +
-            kv_ceil_div(spread, l->gpus) + kv_ceil_div(whole, l->pp);
+            expert_share(s, l, spread) + kv_ceil_div(whole, l->pp);
     }
     /* the draft sits beside the model on every GPU of the replica */
     l->weights_bytes_per_gpu = kv_sat_add(l->weights_bytes_per_gpu, spec->weights_bytes_per_gpu);
@@ -176,7 +195,17 @@ void placement_weights_row(const struct policy_ctx *c)
                                         : "GPUs (TP)");
         explain_op(row, XOP_DIV);
         explain_op(row, XOP_CEIL);
-        if (l->experts_spread) {
+        uint64_t most = placement_experts_fullest(l, c->s->model.experts);
+        if (l->experts_spread && most) {
+            /* whole experts, not an even share: the fullest GPU's */
+            explain_term(row, (long double)l->expert_bytes, XU_BYTES, "routed experts");
+            explain_term(row, c->s->model.experts, XU_COUNT, "experts");
+            explain_op(row, XOP_DIV);
+            explain_term(row, (long double)most, XU_COUNT, "on the fullest GPU");
+            explain_op(row, XOP_MUL);
+            explain_op(row, XOP_CEIL);
+            explain_op(row, XOP_ADD);
+        } else if (l->experts_spread) {
             explain_term(row, (long double)l->expert_bytes, XU_BYTES, "routed experts");
             explain_term(row, l->gpus, XU_COUNT,
                          l->expert_parallel ? "GPUs (expert parallel)" : "GPUs (TP across DP)");

@@ -13,6 +13,8 @@
  * state of heads / TP x head_dim x head_dim in fp32 (kda_state_dtype). */
 #include "catalog_fixture.h"
 
+#include <math.h>
+
 #include "core/kvcost.h"
 #include "core/params.h"
 #include "core/plan.h"
@@ -214,6 +216,25 @@ static void vllm_fit(void **state)
     assert_int_equal(r.max_users, 0);
 }
 
+/* Expert parallel over 72 GPUs (an NVL72 rack, TP 8): 896 experts do not
+ * split evenly, and vLLM's determine_expert_map (fused_moe/layer.py) gives
+ * 896 // 72 = 12 to each rank and the remainder of 32 one more each on the
+ * first ranks: the fullest GPU holds 13, ceil(expert bytes x 13 / 896), not
+ * an even 1/72 share. */
+static void expert_parallel_fullest(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    struct scenario s = k3("gb300", 72);
+    s.tp = 8;
+    s.expert_parallel = true;
+    assert_true(plan_compute(&s, PLAN_NUMBERS, NULL, &r, &d));
+    uint64_t rest = r.weights_bytes - r.expert_bytes - r.replicated_bytes;
+    uint64_t experts = (uint64_t)ceill((long double)r.expert_bytes * 13 / 896);
+    assert_int_equal(r.weights_bytes_per_gpu, (rest + 7) / 8 + experts + r.replicated_bytes);
+    assert_true(experts > (r.expert_bytes + 71) / 72); /* more than an even share */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +243,7 @@ int main(void)
         cmocka_unit_test(parameters),
         cmocka_unit_test(weights),
         cmocka_unit_test(vllm_fit),
+        cmocka_unit_test(expert_parallel_fullest),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
