@@ -176,19 +176,7 @@ def main():
     rows = load_rows(kvplan, cache, fitted, seen)
     rows += speed_rows(kvplan, cache, fitted, seen)
     g = gsb.groups(rows)
-    want = {TABLE: table_source(g), DOC: doc_text(g, rows)}
-    stale = []
-    for path, text in want.items():
-        try:
-            have = open(path, encoding="utf-8").read()
-        except OSError:
-            have = None
-        if have != text:
-            stale.append(path)
-            if not check:
-                with open(path + ".tmp", "w", encoding="utf-8") as f:
-                    f.write(text)
-                os.replace(path + ".tmp", path)
+    stale = gsb.write_stale({TABLE: table_source(g), DOC: doc_text(g, rows)}, check)
     if check:
         for path in stale:
             print("load bands: %s is not what the data and %s give now: run `make bands`" % (

@@ -233,6 +233,24 @@ def doc_text(data_name, g, rows):
     return "\n".join(L) + "\n"
 
 
+def write_stale(want, check):
+    """The paths of {path: text} whose file is not that text; each written (through a
+    temporary file, so a failed write leaves the old one) unless check."""
+    stale = []
+    for path, text in want.items():
+        try:
+            have = open(path, encoding="utf-8").read()
+        except OSError:
+            have = None
+        if have != text:
+            stale.append(path)
+            if not check:
+                with open(path + ".tmp", "w", encoding="utf-8") as f:
+                    f.write(text)
+                os.replace(path + ".tmp", path)
+    return stale
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 2 or args[0].startswith("-"):
@@ -252,19 +270,7 @@ def main():
     name = os.path.relpath(os.path.abspath(data), REPO) if os.path.abspath(data).startswith(REPO) else data
     rows = ratios(kvplan, data)
     g = groups(rows)
-    want = {table: table_source(name, g), doc: doc_text(name, g, rows)}
-    stale = []
-    for path, text in want.items():
-        try:
-            have = open(path).read()
-        except OSError:
-            have = None
-        if have != text:
-            stale.append(path)
-            if not check:
-                with open(path + ".tmp", "w") as f:
-                    f.write(text)
-                os.replace(path + ".tmp", path)
+    stale = write_stale({table: table_source(name, g), doc: doc_text(name, g, rows)}, check)
     if check:
         for path in stale:
             print("speed bands: %s is not what %s and %s give now: run `make bands`" % (

@@ -130,14 +130,13 @@ bool engine_release_rule(const struct engine_desc *e, const char *release, enum 
     return true;
 }
 
-const char *engine_rule_until(const struct engine_desc *e, enum engine_rule rule)
+/* The `from` of the version row that follows row i (the next newer), or
+ * NULL for the newest or a row without releases. */
+static const char *until_of(const struct engine_desc *e, int i)
 {
-    int i = 0;
-    while (i < ENGINE_VERSIONS_MAX && e->versions[i].label && e->versions[i].rule != rule)
-        i++;
-    if (i == ENGINE_VERSIONS_MAX || !e->versions[i].label || !e->versions[i].from)
-        return NULL;
     const struct engine_version *v = &e->versions[i];
+    if (!v->from)
+        return NULL;
     bool build = v->from[0] == 'b' || v->from[0] == 'B';
     unsigned long from[PARTS], other[PARTS], next[PARTS];
     parse(v->from, build, from);
@@ -154,25 +153,21 @@ const char *engine_rule_until(const struct engine_desc *e, enum engine_rule rule
     return until;
 }
 
+const char *engine_rule_until(const struct engine_desc *e, enum engine_rule rule)
+{
+    for (int i = 0; i < ENGINE_VERSIONS_MAX && e->versions[i].label; i++)
+        if (e->versions[i].rule == rule)
+            return until_of(e, i);
+    return NULL;
+}
+
 void engine_release_range(const struct engine_desc *e, int i, char *buf, size_t size)
 {
     const struct engine_version *v = &e->versions[i];
     buf[0] = '\0';
     if (!v->from)
         return;
-    bool build = v->from[0] == 'b' || v->from[0] == 'B';
-    unsigned long from[PARTS], other[PARTS], next[PARTS];
-    parse(v->from, build, from);
-    const char *until = NULL;
-    for (int j = 0; j < ENGINE_VERSIONS_MAX && e->versions[j].label; j++) {
-        const char *f = e->versions[j].from;
-        if (j == i || !f || parse(f, build, other) == 0 || compare(other, from, PARTS) <= 0)
-            continue;
-        if (until == NULL || compare(other, next, PARTS) < 0) {
-            until = f;
-            memcpy(next, other, sizeof other);
-        }
-    }
+    const char *until = until_of(e, i);
     if (until)
         snprintf(buf, size, "from %s, before %s", v->from, until);
     else if (v->newest)

@@ -198,6 +198,11 @@ const struct engine_cache_flags *sglang_cache_flags(enum engine_rule rule);
  * start inside a block) or a chunk of local attention (the chunk plus a
  * batch, nothing more): v1/kv_cache_interface.py SlidingWindowSpec and
  * ChunkedLocalAttentionSpec max_memory_usage_bytes. */
+/* The "users_decoding" row over the "units" and "blocks_decoding" rows: the
+ * users the pool runs decoding at per_user blocks each (at most cap), set in
+ * users_decoding_per_replica when more than the users that fit. */
+void vllm_users_decoding(const struct policy_ctx *c, uint64_t per_user, uint64_t cap,
+                         const char *cap_name);
 uint64_t vllm_window_blocks(uint64_t window, bool chunked, uint64_t batched, uint64_t len,
                             uint64_t unit);
 

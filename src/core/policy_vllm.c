@@ -407,12 +407,8 @@ static void decoding_row(const struct policy_ctx *c, const struct block_rule *b)
     uint64_t full = kv_ceil_div(s->context_tokens, b->unit_tokens);
     uint64_t per = kv_sat_add(kv_sat_mul(b->full_groups, full),
                               kv_sat_mul(b->window_groups, b->window_units_decoding));
-    uint64_t users = per ? e->units / per : 0;
-    if (b->cap && users > b->cap)
-        users = b->cap;
-    if (!r->fits || users <= r->users_per_replica)
+    if (!r->fits || (per && e->units / per <= r->users_per_replica))
         return;
-    r->users_decoding_per_replica = users;
     struct explain_row *row =
         explain_row_begin(c->x, "blocks_decoding", "Blocks decoding", "per user");
     explain_term(row, b->full_groups, XU_COUNT, "full groups");
@@ -425,18 +421,7 @@ static void decoding_row(const struct policy_ctx *c, const struct block_rule *b)
     explain_row_end(c->x, row, XU_COUNT, 0,
                     "a request decoding one token a step: a window group holds its window's "
                     "blocks and one more");
-    row = explain_row_begin(c->x, "users_decoding", "Users decoding", "per replica");
-    explain_ref(c->x, row, "units", "blocks");
-    explain_ref(c->x, row, "blocks_decoding", "per user");
-    explain_op(row, XOP_DIV);
-    explain_op(row, XOP_FLOOR);
-    if (b->cap) {
-        explain_term(row, b->cap, XU_COUNT, b->cap_name ? b->cap_name : "cap");
-        explain_op(row, XOP_MIN);
-    }
-    explain_row_end(c->x, row, XU_COUNT, 0,
-                    "what the pool runs once their prompts are in; the users that fit are what "
-                    "vLLM's Maximum concurrency counts, each prefilling a whole batch");
+    vllm_users_decoding(c, per, b->cap, b->cap_name ? b->cap_name : "cap");
 }
 
 /* The block size: the one asked (16 by default), or the one an MLA

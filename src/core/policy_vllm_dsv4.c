@@ -41,6 +41,29 @@ uint64_t vllm_window_blocks(uint64_t window, bool chunked, uint64_t batched, uin
     return kv_ceil_div(need < len ? need : len, unit) + (chunked ? 0 : 1);
 }
 
+void vllm_users_decoding(const struct policy_ctx *c, uint64_t per_user, uint64_t cap,
+                         const char *cap_name)
+{
+    struct plan_budget *r = c->b;
+    uint64_t users = per_user ? r->engine.units / per_user : 0;
+    if (cap && users > cap)
+        users = cap;
+    if (r->fits && users > r->users_per_replica)
+        r->users_decoding_per_replica = users;
+    struct explain_row *row = explain_row_begin(c->x, "users_decoding", "Users decoding", "per replica");
+    explain_ref(c->x, row, "units", "blocks");
+    explain_ref(c->x, row, "blocks_decoding", "per user");
+    explain_op(row, XOP_DIV);
+    explain_op(row, XOP_FLOOR);
+    if (cap) {
+        explain_term(row, (long double)cap, XU_COUNT, cap_name);
+        explain_op(row, XOP_MIN);
+    }
+    explain_row_end(c->x, row, XU_COUNT, 0,
+                    "what the pool runs once their prompts are in; the users that fit are what "
+                    "vLLM's Maximum concurrency counts, each prefilling a whole batch");
+}
+
 enum {
     DSV4_BLOCK = 256,     /* the sparse MLA backends' block (get_preferred_block_size) */
     DSV4_SWA_BLOCK = 64,  /* DeepseekV4SWACache.block_size */
@@ -258,21 +281,7 @@ static void decoding_rows(const struct policy_ctx *c, const struct bucket *b, in
         per = kv_sat_add(per, kv_sat_mul(b[i].groups, vllm_window_blocks(b[i].window, false, 1,
                                                                           s->context_tokens,
                                                                           b[i].block)));
-    uint64_t users = per ? e->units / per : 0;
-    if (e->max_num_seqs && users > e->max_num_seqs)
-        users = e->max_num_seqs;
-    if (c->b->fits && users > c->b->users_per_replica)
-        c->b->users_decoding_per_replica = users;
-    row = explain_row_begin(c->x, "users_decoding", "Users decoding", "per replica");
-    explain_ref(c->x, row, "units", "blocks");
-    explain_ref(c->x, row, "blocks_decoding", "per user");
-    explain_op(row, XOP_DIV);
-    explain_op(row, XOP_FLOOR);
-    explain_term(row, e->max_num_seqs, XU_COUNT, "max-num-seqs");
-    explain_op(row, XOP_MIN);
-    explain_row_end(c->x, row, XU_COUNT, 0,
-                    "what the pool runs once their prompts are in; the users that fit are what "
-                    "vLLM's Maximum concurrency counts, each prefilling a whole batch");
+    vllm_users_decoding(c, per, e->max_num_seqs, "max-num-seqs");
 }
 
 /* The blocks, their bytes and the users (policy_blocks), and what vLLM
