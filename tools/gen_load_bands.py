@@ -147,12 +147,7 @@ def doc_text(g, rows):
                                                                            gsb.MIN_CASES), "",
          "| kind | family | engine | TPOT runs (held out) | TPOT band | TTFT runs (held out) | TTFT band | engines of the runs |",
          "|---|---|---|---|---|---|---|---|"]
-    for (family, engine, moe), rs in g.items():
-        d, t = gsb.spread(rs, "decode"), gsb.spread(rs, "ttft")
-        L.append("| %s | %s | %s | %d (%d) | %s | %d (%d) | %s | %s |" % (
-            "MoE" if moe else "dense", family or "every family",
-            gsb.TITLES.get(engine, engine) if engine else "every engine", d["cases"], d["held_out"],
-            gsb.band_cell(d), t["cases"], t["held_out"], gsb.band_cell(t), d["engines"] or "none"))
+    L += gsb.group_rows(g)
     L += ["", "| run | kind | family | engine | TTFT fit | TPOT ratio | TTFT ratio |",
           "|---|---|---|---|---|---|---|"]
     for r in rows:
