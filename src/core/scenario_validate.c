@@ -260,11 +260,13 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
                     e->compressed_from, e->name, e->compressed_from);
     /* the model's own first release under this engine (its preset's served_from):
      * a release asked for before it, or a rule all of whose releases are */
-    const char *until = engine_rule_until(e, s->engine.rule);
-    for (int i = 0; i < SPEC_SERVED_MAX && s->model.served_engine[i][0]; i++) {
-        const char *first = s->model.served_first[i];
-        if (strcmp(s->model.served_engine[i], e->name) != 0)
+    const struct model_served *v = s->model.served;
+    for (int i = 0; i < SPEC_SERVED_MAX && v && v->engine[i][0]; i++) {
+        const char *first = v->first[i];
+        if (strcmp(v->engine[i], e->name) != 0)
             continue;
+        /* looked up only here: validation runs for every point the planner draws */
+        const char *until = s->engine.release_asked[0] ? NULL : engine_rule_until(e, s->engine.rule);
         if (!s->engine.release_asked[0] && until && !engine_release_before(first, until))
             return fail(d, n, SF_ENGINE, field, "%s: %s's releases (before %s) predate it, "
                         "which %s serves from %s (kvplan show model %s cites where): take "
@@ -277,7 +279,7 @@ static bool layout_validate(const struct scenario *s, const char *const *n,
                         s->model.id, e->title, s->engine.release_asked,
                         strstr(s->engine.release_asked, ".x") ? "holds releases before"
                                                               : "predates",
-                        s->model.served_first[i], s->model.id, e->name, s->model.served_first[i]);
+                        v->first[i], s->model.id, e->name, v->first[i]);
     }
     if (!has_compressed(e) && kvcost_has_compressed(&s->model)) {
         char who[96];

@@ -93,6 +93,17 @@ struct gpu_spec {
 /* GPUs one node holds (DGX/HGX H100, H200, B200; MI300X platforms). */
 #define SPEC_GPUS_PER_NODE 8
 
+/* The first release of an engine that serves a model (a preset's
+ * served_from, {"vllm": "0.11.0", "llama.cpp": "b6500"}: an engine's name and
+ * its release or build; "" ends the list) and where those are read
+ * (served_from_source): an older release asked for (--engine vllm@0.10) is
+ * refused by name (scenario_validate). */
+struct model_served {
+    char engine[SPEC_SERVED_MAX][12];
+    char first[SPEC_SERVED_MAX][16];
+    char source[SPEC_TEXT_MAX];
+};
+
 struct model_spec {
     char id[SPEC_ID_MAX];
     char name[SPEC_NAME_MAX];
@@ -198,14 +209,10 @@ struct model_spec {
     /* The Ollama library's name of the model ("llama3.1:8b": its default tag
      * is Q4_K_M), for Ollama's launch line; "" = none in the library. */
     char ollama_tag[SPEC_NAME_MAX];
-    /* The first release of an engine that serves the model (the preset's
-     * served_from, {"vllm": "0.11.0", "llama.cpp": "b6500"}: an engine's
-     * name and its release or build) and where those are read
-     * (served_from_source): an older release asked for (--engine
-     * vllm@0.10) is refused by name (scenario_validate); "" none. */
-    char served_engine[SPEC_SERVED_MAX][16];
-    char served_first[SPEC_SERVED_MAX][24];
-    char served_source[SPEC_TEXT_MAX];
+    /* The first releases that serve the model (struct model_served), kept
+     * once for the process: a spec is copied by value at every step of the
+     * planner, and a scenario holds two; NULL none. */
+    const struct model_served *served;
     uint32_t layer_bytes_count;
     uint64_t embed_bytes, output_bytes;
     /* each block's size as an index into the sizes (spec_layer_bytes): the

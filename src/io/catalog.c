@@ -273,6 +273,9 @@ static bool load_embedded_fresh(struct catalog *c, struct diag *d)
     }
     for (unsigned long i = 0; i < embedded_model_count; i++) {
         c->models[i].spec = embedded_models[i].spec;
+        /* the one kept copy, which a snapshot's model of the same record shares */
+        if (c->models[i].spec.served)
+            c->models[i].spec.served = preset_keep_served(c->models[i].spec.served);
         copy_path(c->models[i].path, embedded_models[i].path);
     }
     c->gpu_count = embedded_gpu_count;
@@ -295,6 +298,8 @@ bool catalog_load_embedded(struct catalog *c, struct diag *d)
     }
     for (unsigned long i = 0; ok && i < embedded_model_count; i++) {
         struct preset p = {.kind = PRESET_MODEL, .model = embedded_models[i].spec};
+        if (p.model.served)
+            p.model.served = preset_keep_served(p.model.served);
         ok = batch_add(&b, &p, embedded_models[i].path, d);
     }
     if (ok)

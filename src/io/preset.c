@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/engine.h"
@@ -117,6 +118,26 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
     return true;
 }
 
+/* A served_from record kept for the whole process, one copy of each: the
+ * same record gives the same pointer (specs are compared byte for byte). */
+const struct model_served *preset_keep_served(const struct model_served *v)
+{
+    static struct kept {
+        struct kept *next;
+        struct model_served v;
+    } *kept;
+    for (const struct kept *k = kept; k; k = k->next)
+        if (memcmp(&k->v, v, sizeof *v) == 0)
+            return &k->v;
+    struct kept *k = malloc(sizeof *k);
+    if (k == NULL)
+        return NULL;
+    k->v = *v;
+    k->next = kept;
+    kept = k;
+    return &k->v;
+}
+
 /* "served_from": {"vllm": "0.11.0", ...}, an engine's name and the first
  * release (or llama.cpp build) that serves the model; "served_from_source"
  * where those are read, required with it. */
@@ -128,6 +149,8 @@ static bool read_served(const struct jsonread *r, const cJSON *o, struct model_s
         return true;
     if (!cJSON_IsObject(sf))
         return jsonread_fail(r, d, "served_from: expected an object of engine: first release");
+    struct model_served v;
+    memset(&v, 0, sizeof v); /* compared whole when kept */
     int n = 0;
     for (const cJSON *e = sf->child; e; e = e->next) {
         enum engine_kind kind;
@@ -135,19 +158,23 @@ static bool read_served(const struct jsonread *r, const cJSON *o, struct model_s
         struct diag ignore = {0};
         if (n == SPEC_SERVED_MAX)
             return jsonread_fail(r, d, "served_from: more than %d engines", SPEC_SERVED_MAX);
-        if (!e->string || strchr(e->string, '@') || !engine_parse(e->string, &kind, &rule, &ignore))
+        if (!e->string || strchr(e->string, '@') || strlen(e->string) >= sizeof v.engine[0] ||
+            !engine_parse(e->string, &kind, &rule, &ignore))
             return jsonread_fail(r, d, "served_from: '%s' is not an engine's name",
                                  e->string ? e->string : "");
-        if (!cJSON_IsString(e) || !e->valuestring[0] ||
-            strlen(e->valuestring) >= sizeof m->served_first[0])
+        if (!cJSON_IsString(e) || !e->valuestring[0] || strlen(e->valuestring) >= sizeof v.first[0])
             return jsonread_fail(r, d, "served_from.%s: expected a release such as \"0.11.0\" "
                                        "(a llama.cpp build: \"b6500\")", e->string);
-        snprintf(m->served_engine[n], sizeof m->served_engine[n], "%s", e->string);
-        snprintf(m->served_first[n], sizeof m->served_first[n], "%s", e->valuestring);
+        snprintf(v.engine[n], sizeof v.engine[n], "%s", e->string);
+        snprintf(v.first[n], sizeof v.first[n], "%s", e->valuestring);
         n++;
     }
-    return jsonread_string(r, o, "served_from_source", true, m->served_source,
-                           sizeof m->served_source, d);
+    if (!jsonread_string(r, o, "served_from_source", true, v.source, sizeof v.source, d))
+        return false;
+    m->served = preset_keep_served(&v);
+    if (m->served == NULL)
+        return jsonread_fail(r, d, "served_from: out of memory");
+    return true;
 }
 
 /* "ollama": a name as the Ollama library spells one: lower-case letters,
@@ -437,12 +464,12 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
     jsonout_string(&o, "hf_id", m->hf_id);
     if (m->ollama_tag[0])
         jsonout_string(&o, "ollama", m->ollama_tag);
-    if (m->served_engine[0][0]) {
+    if (m->served) {
         struct jsonout so = jsonout_begin();
-        for (int i = 0; i < SPEC_SERVED_MAX && m->served_engine[i][0]; i++)
-            jsonout_string(&so, m->served_engine[i], m->served_first[i]);
+        for (int i = 0; i < SPEC_SERVED_MAX && m->served->engine[i][0]; i++)
+            jsonout_string(&so, m->served->engine[i], m->served->first[i]);
         jsonout_object(&o, "served_from", jsonout_end(&so));
-        jsonout_string(&o, "served_from_source", m->served_source);
+        jsonout_string(&o, "served_from_source", m->served->source);
     }
     jsonout_string(&o, "attention", spec_attention_name(m->attention));
     jsonout_uint(&o, "num_layers", m->layers);

@@ -53,5 +53,8 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format);
  * out of memory. */
 bool preset_gpu_same(const struct gpu_spec *a, const struct gpu_spec *b);
 bool preset_model_same(const struct model_spec *a, const struct model_spec *b);
+/* A model's served_from record kept for the process, one copy of each; NULL
+ * when out of memory. */
+const struct model_served *preset_keep_served(const struct model_served *v);
 
 #endif
