@@ -14,6 +14,8 @@
 #include "core/engine_desc.h"
 #include "core/loadrun.h"
 #include "io/fileio.h"
+#include "core/optname.h"
+#include "io/trace.h"
 
 static bool simulates(const struct engine_desc *e)
 {
@@ -111,6 +113,80 @@ static bool workload_from_file(const struct options *o, struct simulate_run *sr,
         return diag_fail(d, "%s: num_prompts %llu: simulate takes at most %d (give %s)",
                          sr->compare_path, (unsigned long long)w->num_prompts, SIM_MAX_REQUESTS,
                          OPTION_FLAG(OPT_NUM_PROMPTS));
+    return true;
+}
+
+/* --dataset: the trace's requests (the first --num-prompts of them), each
+ * checked against the context and the pool by its line; the workload's
+ * lengths become the trace's means (its own words), its arrivals the
+ * trace's unless --request-rate re-times them as vllm bench serve does a
+ * dataset's. */
+static bool dataset_workload(const struct options *o, struct simulate_run *sr, struct diag *d)
+{
+    static const int lengths[] = {OPT_RANDOM_INPUT_LEN, OPT_RANDOM_OUTPUT_LEN,
+                                  OPT_RANDOM_RANGE_RATIO};
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
+        if (o->given[lengths[i]])
+            return diag_fail(d, "%s: the trace %s gives each request's lengths",
+                             OPTION_FLAG(lengths[i]), o->dataset_path);
+    size_t len;
+    char *text = fileio_read(o->dataset_path, &len, d);
+    if (text == NULL)
+        return false;
+    struct trace *t = &sr->trace;
+    bool ok = trace_read(o->dataset_path, text, len, SIM_MAX_REQUESTS, t, d);
+    free(text);
+    if (!ok)
+        return false;
+    sr->dataset_path = o->dataset_path;
+    struct workload_params *w = &sr->w;
+    if (o->given[OPT_NUM_PROMPTS] && o->num_prompts > t->n)
+        return diag_fail(d, "%s %llu: the trace %s holds %zu requests", OPTION_FLAG(OPT_NUM_PROMPTS),
+                         (unsigned long long)o->num_prompts, o->dataset_path, t->n);
+    w->num_prompts = o->given[OPT_NUM_PROMPTS] ? o->num_prompts : t->n;
+    sr->trace_arrivals = t->timed && !o->given[OPT_REQUEST_RATE];
+    /* its own arrivals: the rate the reports give is their mean */
+    double last = t->req[w->num_prompts - 1].arrival;
+    if (sr->trace_arrivals)
+        w->request_rate = last > 0 ? (double)w->num_prompts / last : INFINITY;
+    uint64_t in = 0, out = 0, longest = 1;
+    for (size_t i = 0; i < w->num_prompts; i++) {
+        const struct workload_request *q = &t->req[i];
+        uint64_t all = w->prefix_len + q->prompt + q->output;
+        if (all > sr->c.max_model_len)
+            return diag_fail(d, "%s:%u: input_len %llu + output_len %llu%s is longer than the "
+                             "context (%s %llu)", o->dataset_path, t->line[i],
+                             (unsigned long long)q->prompt, (unsigned long long)q->output,
+                             w->prefix_len ? " after the prefix" : "", OPTNAME_CONTEXT,
+                             (unsigned long long)sr->c.max_model_len);
+        uint64_t need = sim_request_blocks(&sr->c, all - 1) + sr->c.prefix_tokens / sr->c.block_tokens;
+        if (need > sr->c.blocks)
+            return diag_fail(d, "%s:%u: a request of %llu tokens needs %llu KV blocks; the pool "
+                             "holds %llu", o->dataset_path, t->line[i], (unsigned long long)all,
+                             (unsigned long long)need, (unsigned long long)sr->c.blocks);
+        in += q->prompt;
+        out += q->output;
+        longest = q->prompt > longest ? q->prompt : longest;
+    }
+    /* the engine's checks of the longest prompt (a whole-prompt scheduler's
+     * token budget), then the means the reports show */
+    struct workload_params check = *w;
+    check.input_len = longest;
+    check.output_len = 1;
+    check.range_ratio = 0;
+    if (!load_check_workload(&check, &sr->c, d)) {
+        char why[sizeof d->message];
+        snprintf(why, sizeof why, "%s", d->message);
+        return diag_fail(d, "%s: its longest prompt, %llu tokens: %s", o->dataset_path,
+                         (unsigned long long)longest, why);
+    }
+    if (t->with_prefix_id)
+        fprintf(stderr, "kvplan: warning: %s: %zu requests name a prefix_id: the simulator shares "
+                        "one prefix among every request (--prefix), not theirs\n",
+                o->dataset_path, t->with_prefix_id);
+    w->input_len = (in + w->num_prompts / 2) / w->num_prompts;
+    w->output_len = (out + w->num_prompts / 2) / w->num_prompts;
+    w->range_ratio = 0;
     return true;
 }
 
@@ -224,8 +300,12 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     sr->w = simulate_workload(o, &sr->s);
     if (sr->compare_path && !workload_from_file(o, sr, d))
         return false;
-    if (!load_check_workload(&sr->w, &sr->c, d))
+    if (o->dataset_path) {
+        if (!dataset_workload(o, sr, d))
+            return false;
+    } else if (!load_check_workload(&sr->w, &sr->c, d)) {
         return false;
+    }
     if (sr->c.warm_requests > sr->w.num_prompts)
         return diag_fail(d, "%s %llu: more than the %llu prompts sent (%s)",
                          OPTION_FLAG(OPT_WARM_PROMPTS), (unsigned long long)sr->c.warm_requests,
@@ -235,6 +315,13 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
         return diag_fail(d, "out of memory for %llu requests",
                          (unsigned long long)sr->w.num_prompts);
     workload_generate(&sr->w, q);
+    for (size_t i = 0; sr->dataset_path && i < sr->w.num_prompts; i++) {
+        /* the trace's lengths; the generator's arrivals unless the trace's own */
+        q[i].prompt = sr->w.prefix_len + sr->trace.req[i].prompt;
+        q[i].output = sr->trace.req[i].output;
+        if (sr->trace_arrivals)
+            q[i].arrival = sr->trace.req[i].arrival;
+    }
     enum sim_status st = sim_run(&sr->c, q, (size_t)sr->w.num_prompts, &sr->out);
     free(q);
     return !simulate_run_failed(st, d);
@@ -250,11 +337,16 @@ int cmd_simulate(int argc, char **argv)
     if (!simulate_goodput_words(argc, argv, &o, &d) || !simulate_plan_workload_refused(&o, &d))
         return cli_fail(d.message);
     simulate_default_engine(&o);
+    if ((o.given[OPT_DISAGGREGATED] || disagg_given(&o) != OPT_COUNT) && o.given[OPT_DATASET])
+        return cli_fail("--dataset: a trace runs on one deployment; --disaggregated takes the "
+                        "random dataset's lengths");
     if (o.given[OPT_DISAGGREGATED] || disagg_given(&o) != OPT_COUNT)
         return simulate_disagg(&o);
     static struct simulate_run sr; /* the plan's explain rows are large */
     memset(&sr, 0, sizeof sr);
-    if (!simulate(&o, &sr, &d))
+    bool ran = simulate(&o, &sr, &d);
+    trace_free(&sr.trace);
+    if (!ran)
         return cli_fail(d.message);
     bool ok = o.format == FORMAT_JSON ? simulate_print_json(stdout, &sr)
                                       : simulate_print_text(stdout, &sr);

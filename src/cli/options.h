@@ -147,6 +147,7 @@ enum option_id {
     OPT_GOODPUT_TARGET,
     OPT_PARETO,
     OPT_COMPARE,
+    OPT_DATASET,
     OPT_SIM_FORMAT,
     OPT_DISAGG_IDS /* options_disagg.h */
     OPT_HELP,
@@ -220,6 +221,7 @@ struct options {
     uint64_t warm_prompts; /* given: OPT_WARM_PROMPTS */
     double goodput_target; /* solve: the share of requests that must keep them */
     const char *compare_path; /* a benchmark's result to set beside the run */
+    const char *dataset_path; /* simulate --dataset: a request trace (io/trace.h) */
     struct disagg_options disagg; /* --disaggregated's pools and link */
     /* calibrate, import-hf, list and show */
     const char *save_path, *hf_id, *hf_name, *output_path;

@@ -473,6 +473,12 @@ const struct option_row options_table[OPT_COUNT] = {
                      .help = "a measured run (vllm bench serve's saved result JSON,\n"
                              "sglang.bench_serving's JSONL): its workload, unless options\n"
                              "say otherwise, and each figure beside kvplan's, with the error"},
+    [OPT_DATASET] = {OPTNAME_DATASET, .commands = SIMULATE, .parse = opt_string,
+                     .offset = AT(dataset_path), .metavar = "FILE", .complete = COMPLETE_FILE,
+                     .help = "a request trace: CSV with a header (input_len,output_len\n"
+                             "and optionally arrival, seconds, and prefix_id) or JSONL\n"
+                             "of the same keys; its lengths (and its arrivals, unless\n"
+                             "--request-rate) in place of the random dataset's"},
     [OPT_SIM_FORMAT] = {OPTNAME_FORMAT, .commands = SIMULATE, .parse = opt_sim_format,
                         .metavar = "text|json", .complete = COMPLETE_WORDS, .words = "text json",
                         .help = "a table (default) or JSON: the plan's snapshot with\n"

@@ -11,6 +11,7 @@
 #include "core/sim.h"
 #include "core/workload.h"
 #include "io/benchresult.h"
+#include "io/trace.h"
 
 struct simulate_run {
     struct scenario s;
@@ -26,6 +27,11 @@ struct simulate_run {
     struct bench_result bench;
     const char *from_file[8];
     int nfrom;
+    /* --dataset: a request trace (io/trace.h) in place of the random
+     * lengths, and its arrivals unless --request-rate */
+    const char *dataset_path;
+    struct trace trace;
+    bool trace_arrivals;     /* the trace's own arrival times are sent */
 };
 
 /* The run as a table; as the plan's JSON snapshot with result.simulation.

@@ -46,13 +46,20 @@ static void head(FILE *out, const struct simulate_run *sr)
             t->capacity ? " (" : "", t->capacity ? sim_capacity_name(sr->c.capacity) : "",
             t->capacity ? ")" : "", s->gpus, s->gpu.name, s->model.name,
             units_format_tokens_short(s->context_tokens, ctx, sizeof ctx), engine);
-    fprintf(out, "Workload    %s requests of %s + %s tokens", a, b, c);
+    if (sr->dataset_path)
+        fprintf(out, "Workload    %s requests from %s (means %s + %s tokens)", a, sr->dataset_path,
+                b, c);
+    else
+        fprintf(out, "Workload    %s requests of %s + %s tokens", a, b, c);
     if (w->range_ratio > 0)
         fprintf(out, ", lengths +-%g%%", w->range_ratio * 100);
     if (w->prefix_len)
         fprintf(out, " after a %llu-token prefix", (unsigned long long)w->prefix_len);
-    fprintf(out, ", %s, seed %llu", arrivals_words(w, rate, sizeof rate),
-            (unsigned long long)w->seed);
+    if (sr->trace_arrivals)
+        fprintf(out, ", at the trace's arrival times");
+    else
+        fprintf(out, ", %s, seed %llu", arrivals_words(w, rate, sizeof rate),
+                (unsigned long long)w->seed);
     if (sr->c.max_concurrency)
         fprintf(out, ", at most %llu in flight", (unsigned long long)sr->c.max_concurrency);
     fputc('\n', out);
@@ -216,6 +223,12 @@ static cJSON *workload_json(const struct simulate_run *sr)
     jsonout_double(&o, "random_range_ratio", w->range_ratio);
     jsonout_uint(&o, "random_prefix_len", w->prefix_len);
     jsonout_uint(&o, "seed", w->seed);
+    /* a trace: its path, and whether its own arrivals were sent (the
+     * random_ lengths are then its means) */
+    if (sr->dataset_path) {
+        jsonout_string(&o, "dataset", sr->dataset_path);
+        jsonout_bool(&o, "dataset_arrivals", sr->trace_arrivals);
+    }
     if (sr->c.max_concurrency)
         jsonout_uint(&o, "max_concurrency", sr->c.max_concurrency);
     else

@@ -124,6 +124,7 @@
 #define OPTNAME_SCHEDULER_RECV_INTERVAL "--scheduler-recv-interval"
 #define OPTNAME_MAX_PREFILL_TOKENS "--max-prefill-tokens"
 #define OPTNAME_WARM_PROMPTS "--warm-prompts"
+#define OPTNAME_DATASET "--dataset"
 #define OPTNAME_GOODPUT_TARGET "--goodput-target"
 #define OPTNAME_PARETO "--pareto"
 #define OPTNAME_COMPARE "--compare"

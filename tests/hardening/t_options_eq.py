@@ -99,6 +99,7 @@ VALUES = {
     "--random-input-len": ("512", []), "--random-output-len": ("16", []),
     "--random-range-ratio": ("0.5", []), "--seed": ("7", []), "--max-concurrency": ("4", []),
     "--goodput": ("ttft:500", []), "--goodput-target": ("0.9", []), "--compare": (BENCH, []),
+    "--dataset": (os.path.join(ROOT, "tests", "data", "traces", "small.csv"), []),
     "--router": ("round-robin", ["--gpus", "2", "--tp", "1"]),
     "--capacity-scheduler-policy": ("MAX_UTILIZATION", ["--engine", "trtllm"]),
     "--scheduler-recv-interval": ("10", ["--engine", "sglang"]),
@@ -124,7 +125,10 @@ REFUSED.update({("simulate", "--draft-model"): "does not model speculative decod
                 ("simulate", "--image-tokens"): "does not model images",
                 # a plan's workload: the simulated requests' own options say it
                 ("simulate", "--prompt"): "are --random-input-len",
-                ("simulate", "--concurrency"): "are --max-concurrency"})
+                ("simulate", "--concurrency"): "are --max-concurrency",
+                # this test's base gives the random lengths, which a trace replaces
+                # (t_dataset.py runs the trace itself)
+                ("simulate", "--dataset"): "gives each request's lengths"})
 
 
 def setup():
