@@ -82,11 +82,20 @@ static void series_line(const char *name, const struct sim_stats *st, uint64_t n
  * "Measured TTFT -29%..+177%, TPOT -16%..+69%", then the group where it fits. */
 static void spread_line(const struct planner *p, int y, int x, int w)
 {
+    const struct load_view *v = &p->load;
+    const struct load_settings *ls = &p->slots[p->current].load;
+    /* the runs were below their knee: none over capacity or past the sweep's */
+    if (v->point.over_capacity)
+        return;
+    if (v->sweep_n && v->sweep.knee >= 0 && ls->rate > v->sweep.pt[v->sweep.knee].rate) {
+        widget_text(y, x, w, ROLE_DIM, "Mean vs runs: none past the knee");
+        return;
+    }
     struct load_bands lb;
     char group[SPEEDBAND_GROUP_MAX], line[320];
     loadband_lookup(&p->load.s, &lb);
     speedband_group(&lb.ttft, group, sizeof group);
-    int n = snprintf(line, sizeof line, "Measured TTFT %+.0f%%..%+.0f%%, TPOT %+.0f%%..%+.0f%%",
+    int n = snprintf(line, sizeof line, "Mean vs runs: TTFT %+.0f..%+.0f%%, TPOT %+.0f..%+.0f%%",
                      100 * (lb.ttft.low - 1), 100 * (lb.ttft.high - 1), 100 * (lb.tpot.low - 1),
                      100 * (lb.tpot.high - 1));
     char more[SPEEDBAND_GROUP_MAX + 48];

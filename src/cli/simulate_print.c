@@ -152,8 +152,8 @@ static void spread_lines(FILE *out, const struct simulate_run *sr)
     speedband_text(&lb.tpot, p, sizeof p);
     fprintf(out, "\nMeasured    mean TTFT %s\n", t);
     fprintf(out, "            mean TPOT %s\n", p);
-    fprintf(out, "            (measured / simulated time over public serving runs: "
-                 "doc/LOAD-BANDS.md)\n");
+    fprintf(out, "            (the measured time against the simulated, on public serving runs "
+                 "below their knee: doc/LOAD-BANDS.md)\n");
 }
 
 bool simulate_print_text(FILE *out, const struct simulate_run *sr)
@@ -331,7 +331,10 @@ cJSON *simulate_simulation_json(const struct simulate_run *sr)
     stats_json(&o, "tpot", &r->tpot, shown);
     stats_json(&o, "itl", &r->itl, shown);
     stats_json(&o, "e2el", &r->e2el, shown);
-    jsonout_object(&o, "measured_spread", spread_json(sr, shown));
+    if (shown) /* the runs were below their knee: none over capacity */
+        jsonout_object(&o, "measured_spread", spread_json(sr, shown));
+    else
+        jsonout_null(&o, "measured_spread");
     jsonout_double(&o, "request_overhead_seconds", sr->c.request_overhead_s);
     jsonout_double_or_null(&o, "goodput_share",
                            r->completed ? (double)r->good / (double)r->completed : 0, r->goodput);

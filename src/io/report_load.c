@@ -83,7 +83,7 @@ void report_markdown_load(FILE *out, const struct report_load *l)
     settings_table(out, l->settings);
     run_table(out, l);
     /* how far simulate's means were off on public runs (core/loadband.h) */
-    if (l->s == NULL) {
+    if (l->s == NULL || l->run->over_capacity) { /* the runs were below their knee */
         if (l->sweep->count)
             sweep_table(out, l->sweep);
         return;
