@@ -509,6 +509,21 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
         printf("  KV tokens: predicted %llu, logged %.0f (%+.1f%%)\n", (unsigned long long)predicted,
                logged, err);
     }
+    /* the log's weights beside the model's: another model, precision or TP
+     * than the plan's shows first here */
+    if (k->log.f[LF_WEIGHTS].found && k->log.f[LF_WEIGHTS].value > 0 &&
+        r.weights_bytes_per_gpu > 0) {
+        char a[32], b[32];
+        double logged = k->log.f[LF_WEIGHTS].value, pred = (double)r.weights_bytes_per_gpu;
+        units_format_bytes(r.weights_bytes_per_gpu, UNITS_GIB, a, sizeof a);
+        units_format_bytes((uint64_t)logged, UNITS_GIB, b, sizeof b);
+        double err = 100.0 * (pred - logged) / logged;
+        printf("  Weights: predicted %s, logged %s (%+.1f%%)\n", a, b, err);
+        if (fabs(err) > 20)
+            fprintf(stderr, "kvplan: warning: %s:%d: the log's weights (%s a GPU) are not %s's "
+                            "(%s): a log of another model, weight precision or tensor-parallel "
+                            "split?\n", k->shown, k->log.f[LF_WEIGHTS].line, b, s.model.id, a);
+    }
     if (k->log.f[LF_KV_MEMORY].found && k->log.engine != LOG_LLAMACPP &&
         k->log.engine != LOG_OLLAMA) {
         char a[32], b[32];

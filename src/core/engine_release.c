@@ -65,6 +65,14 @@ static int compare(const unsigned long *a, const unsigned long *b, int n)
     return 0;
 }
 
+/* A release candidate's number ("1.3.0rc9": 9), or -1 for a release that
+ * is none (a final release comes after all its candidates). */
+static long candidate_of(const char *release)
+{
+    const char *rc = strstr(release, "rc");
+    return rc && isdigit((unsigned char)rc[2]) ? strtol(rc + 2, NULL, 10) : -1;
+}
+
 bool engine_release_before(const char *release, const char *first)
 {
     unsigned long a[PARTS], b[PARTS];
@@ -73,7 +81,12 @@ bool engine_release_before(const char *release, const char *first)
     if (n == 0 || m == 0)
         return false;
     /* "0.20" of a series is its first: before 0.20.1 */
-    return compare(a, b, PARTS) < 0;
+    int order = compare(a, b, PARTS);
+    if (order != 0 || build || strstr(release, ".x"))
+        return order < 0;
+    /* the same numbers: 1.3.0rc8 before 1.3.0rc9, both before 1.3.0 */
+    long ra = candidate_of(release), rb = candidate_of(first);
+    return ra >= 0 && (rb < 0 || ra < rb);
 }
 
 /* The row the release falls in (the newest `from` not after it), or NULL;

@@ -238,8 +238,9 @@ const char *plan_warning_text(enum plan_warning w)
         return "the draft is more than a quarter of the model's size: each step runs it N "
                "times, so speculative decoding gains little or loses";
     case WARN_ENGINE_HARDWARE:
-        return "kvplan models this engine on NVIDIA and AMD GPUs only (TensorRT-LLM: NVIDIA): "
-               "the plan shows what its rule would give on this one";
+        return "this engine on this GPU is outside what kvplan models (the serving engines on "
+               "NVIDIA and AMD GPUs, TensorRT-LLM on NVIDIA's only): the plan shows what its "
+               "rule would give on this one";
     case WARN_STATE_GENERIC:
         return "TensorRT-LLM keeps the state layers' states in a pool of its own "
                "(MambaHybridCacheManager) that kvplan does not size: each user's state is "

@@ -472,7 +472,8 @@ expect 0 "NO USER FITS at 1,099,511,627,776 tokens under vLLM 0.21" plan --engin
 expect 2 "--kv-dtype: vllm has no q8_0 cache (auto, fp16, bf16 or fp8)" plan --engine vllm --kv-dtype q8_0
 expect 2 "--kv-dtype: q4_k_m is a weight format" plan --kv-dtype q4_k_m
 expect 2 "--kv-dtype: trtllm has no q4_0 cache" plan --engine trtllm --kv-dtype q4_0
-expect 0 "kvplan models this engine on NVIDIA and AMD GPUs only" plan --engine trtllm --gpu mi300x --model llama-3.1-70b --gpus 8 --tp 4
+expect 0 "this engine on this GPU is outside what kvplan models (the serving engines on NVIDIA and AMD GPUs, TensorRT-LLM on NVIDIA's only)" plan --engine trtllm --gpu mi300x --model llama-3.1-70b --gpus 8 --tp 4
+expect 0 "this engine on this GPU is outside what kvplan models" plan --engine vllm --gpu gaudi3 --model llama-3.1-8b
 expect 0 "the draft is more than a quarter of the model's size" plan --model llama-3.1-8b --draft-model llama-3.1-70b
 expect_not "more than a quarter" plan --model llama-3.1-70b --gpus 4 --draft-model llama-3.2-1b
 expect 0 "kv_cache_config: dtype: fp8" plan --engine trtllm --kv-dtype fp8
@@ -595,6 +596,11 @@ expect 2 "is a vLLM V1 log; --engine names the release of a log that states none
 expect 2 "states its release (0.8.5), whose rule it is read with" calibrate "$L/vllm-v1-startup.log" --model llama-3.1-8b --engine vllm@0.21
 expect 0 "vLLM V1 log, 1 line" calibrate "$L/vllm-09.log" --model gpt-oss-120b --gpu h100-sxm
 expect 0 "names the model llama-3.3-70b ('meta-llama/Llama-3.3-70B-Instruct', from its Hugging Face id), not deepseek-v4-flash" calibrate "$L/sglang-02.log" --model deepseek-v4-flash --gpu h200
+expect 0 "the log's weights (14.96 GiB a GPU) are not gemma-3-27b's (51.10 GiB): a log of another model" calibrate "$L/vllm-03.log" --model gemma-3-27b
+expect 0 "Weights: predicted 14.96 GiB, logged 14.96 GiB (-0.0%)" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb
+# a release candidate before the first a model is served from (1.3.0rc9) is refused
+expect 2 "TensorRT-LLM 1.3.0rc8 predates it, which it serves from 1.3.0rc9" plan --model qwen3.6-35b-a3b --engine trtllm@1.3.0rc8
+expect 0 "TensorRT-LLM 1.x rule, for 1.3.0rc10" plan --model qwen3.6-35b-a3b --engine trtllm@1.3.0rc10
 # SGLang logs K and V sizes per rank: 2 x 53.31 GB, more than an H100 holds (an H200's)
 "$K" calibrate "$L/sglang-02.log" --model llama-3.3-70b --gpu h200 --save "$T/sg.json" > /dev/null
 expect 0 '"kv_tokens":	2794979,' plan --model llama-3.3-70b --gpu h200 --gpus 8 --calibration "$T/sg.json" --format json
