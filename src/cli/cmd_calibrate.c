@@ -347,6 +347,15 @@ static bool calib_scenario(struct calib *k, const struct catalog_gpu *g,
                            path, log->f[LF_UTILIZATION].line, u);
         s->engine.gpu_memory_utilization = u;
     }
+    /* --gpu-memory-utilization: the fraction a log that states none ran at */
+    if (ok && k->o->given[OPT_UTIL]) {
+        if (log->f[LF_UTILIZATION].found)
+            ok = diag_fail(d, "calibrate: %s: %s states its own (%g, line %d)",
+                           OPTION_FLAG(OPT_UTIL), k->shown, log->f[LF_UTILIZATION].value,
+                           log->f[LF_UTILIZATION].line);
+        else
+            s->engine.gpu_memory_utilization = k->o->flags.gpu_memory_utilization;
+    }
     if (ok && log->f[LF_TOTAL_GPU_MEMORY].found)
         ok = log_bytes(path, log->f[LF_TOTAL_GPU_MEMORY].line, "CUDA-visible GPU memory",
                        log->f[LF_TOTAL_GPU_MEMORY].value, &k->total, d);
@@ -487,6 +496,10 @@ static bool calib_compare(struct calib *k, const struct catalog *cat, struct dia
     if (!k->log.version[0] && !k->o->given[OPT_ENGINE] && engine_desc(s.engine.kind)->versions[1].label)
         printf("  (the log states no release: the newest rule; --engine %s@RELEASE plans the "
                "log's own)\n", engine_desc(s.engine.kind)->name);
+    if ((k->log.engine == LOG_VLLM_V1 || k->log.engine == LOG_VLLM_V0) &&
+        !k->log.f[LF_UTILIZATION].found && !k->o->given[OPT_UTIL])
+        printf("  (the log states no gpu_memory_utilization: vLLM's default; "
+               "--gpu-memory-utilization gives the log's)\n");
     for (int i = 0; i < r.engine.log_lines; i++)
         printf("  %s\n", r.engine.log[i]);
     if (r.engine.log_lines == 0) { /* the generic rule logs nothing: its figures */
@@ -587,7 +600,8 @@ static bool calib_model(struct calib *k, const struct catalog *cat, struct diag 
 static bool log_option(int id)
 {
     return id == OPT_MODEL || id == OPT_LOG_GPU || id == OPT_TP || id == OPT_KV_DTYPE ||
-           id == OPT_SAVE || id == OPT_PRESETS || id == OPT_HELP || id == OPT_ENGINE;
+           id == OPT_SAVE || id == OPT_PRESETS || id == OPT_HELP || id == OPT_ENGINE ||
+           id == OPT_UTIL;
 }
 
 /* A benchmark's output is calibrated on (its status returned); a startup log

@@ -16,6 +16,7 @@
 #include "core/units.h"
 #include "core/version.h"
 #include "io/jsonout.h"
+#include "io/report.h"
 #include "io/snapshot.h"
 
 static const char *arrivals_words(const struct workload_params *w, char *buf, size_t size)
@@ -199,6 +200,9 @@ bool simulate_print_text(FILE *out, const struct simulate_run *sr)
         goodput_line(out, sr);
     if (sr->compare_path)
         simulate_compare_text(out, sr);
+    /* the plan's own warnings (a speed fitted on other builds, a model the engine
+     * serves otherwise): the run rests on that plan */
+    report_text_warnings(out, &sr->r);
     return true;
 }
 

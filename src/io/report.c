@@ -441,7 +441,7 @@ static void report_text_memory(FILE *out, const struct scenario *s, const struct
     (void)total;
 }
 
-static void report_text_warnings(FILE *out, const struct plan_result *r)
+void report_text_warnings(FILE *out, const struct plan_result *r)
 {
     char line[512];
     uint32_t shown = plan_shown_warnings(r);

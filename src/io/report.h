@@ -11,6 +11,10 @@
 #include "io/snapshot.h"
 
 /* Plan r with its explain rows x (NULL: none). */
+/* The plan's Warnings section as the text report prints it ("" without any):
+ * what simulate prints of the plan it runs on too. */
+void report_text_warnings(FILE *out, const struct plan_result *r);
+
 void report_text(FILE *out, const struct scenario *s, const struct plan_result *r,
                  const struct explain *x);
 void report_markdown(FILE *out, const struct scenario *s, const struct plan_result *r,

@@ -598,6 +598,11 @@ expect 0 "vLLM V1 log, 1 line" calibrate "$L/vllm-09.log" --model gpt-oss-120b -
 expect 0 "names the model llama-3.3-70b ('meta-llama/Llama-3.3-70B-Instruct', from its Hugging Face id), not deepseek-v4-flash" calibrate "$L/sglang-02.log" --model deepseek-v4-flash --gpu h200
 expect 0 "the log's weights (14.96 GiB a GPU) are not gemma-3-27b's (51.10 GiB): a log of another model" calibrate "$L/vllm-03.log" --model gemma-3-27b
 expect 0 "Weights: predicted 14.96 GiB, logged 14.96 GiB (-0.0%)" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb
+# a log that states no utilization: vLLM's default said, --gpu-memory-utilization gives the log's
+# (vllm-09 at 0.95 under 0.11's rule: 1.83 GiB against the logged 1.71); refused over a log's own
+expect 0 "KV memory: predicted 1.83 GiB, logged 1.71 GiB (+6.9%)" calibrate "$L/vllm-09.log" --model gpt-oss-120b --gpu h100-sxm --engine vllm@0.11 --gpu-memory-utilization 0.95
+expect 0 "(the log states no gpu_memory_utilization: vLLM's default; --gpu-memory-utilization gives the log's)" calibrate "$L/vllm-09.log" --model gpt-oss-120b --gpu h100-sxm
+expect 2 "--gpu-memory-utilization: $L/vllm-03.log states its own (0.9, line 1)" calibrate "$L/vllm-03.log" --model llama-3-8b --gpu a100-40gb --gpu-memory-utilization 0.95
 # a release candidate before the first a model is served from (1.3.0rc9) is refused
 expect 2 "TensorRT-LLM 1.3.0rc8 predates it, which it serves from 1.3.0rc9" plan --model qwen3.6-35b-a3b --engine trtllm@1.3.0rc8
 expect 0 "TensorRT-LLM 1.x rule, for 1.3.0rc10" plan --model qwen3.6-35b-a3b --engine trtllm@1.3.0rc10
@@ -1129,6 +1134,8 @@ expect 0 "over 15 MoE CDNA 3/SGLang cases" simulate $SIMX
 expect 0 '"measured_spread":	null' simulate --model llama-3.1-8b --gpu h100-sxm --request-rate 500 --num-prompts 2000 --format json
 expect 0 "(the measured time against the simulated, on public serving runs below their knee: doc/LOAD-BANDS.md)" simulate $SIMX
 expect 0 '"group":	"MoE CDNA 3/SGLang"' simulate $SIMX --format json
+# the plan's own warnings under the run (the speed it rests on)
+expect 0 "! fine-grained MoE: its speed rests on a fit by GPU family" simulate --gpu h200 --gpus 8 --model deepseek-v3 --engine vllm --num-prompts 20
 expect 0 "none under llama.cpp" simulate --engine llama.cpp --gpu rtx-4090 --model llama-3.1-8b --request-rate 1 --num-prompts 20
 expect 0 "; MBU given" simulate $SIMX --mbu 0.7
 expect_not "Measured    mean TTFT" simulate --model llama-3.1-8b --gpu h100-sxm --request-rate 500 --num-prompts 2000
