@@ -130,8 +130,8 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
             char dec[32];
             units_format_int(kv_sat_mul(r->users_decoding_per_replica, r->replicas), dec, sizeof dec);
             len += snprintf(buf + len, size - (size_t)len, "; %s decode at once once their "
-                            "prompts are in (%s is vLLM's Maximum concurrency, every request "
-                            "prefilling a batch)", dec, n);
+                            "prompts are in (%s is vLLM's Maximum concurrency, as if every "
+                            "request were prefilling at once)", dec, n);
         }
         if (r->host.present && e->host.none && len > 0 && (size_t)len < size) {
             len += snprintf(buf + len, size - (size_t)len, "; %s has no host tier", e->title);

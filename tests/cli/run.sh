@@ -1106,7 +1106,7 @@ expect_field 150371 logged_kv_tokens --model gemma-3-27b --gpu h100-sxm --engine
 
 # vLLM's window and state groups: its Maximum concurrency holds a whole batch in each for every
 # request; the headline gives the users decoding beside it (policy_vllm.c decoding_row)
-expect 0 "4 users fit at 8,192 tokens each under vLLM 0.21; 242 decode at once once their prompts are in (4 is vLLM's Maximum concurrency, every request prefilling a batch)" plan --model deepseek-v4-flash --gpu b200 --engine vllm --context 8k
+expect 0 "4 users fit at 8,192 tokens each under vLLM 0.21; 242 decode at once once their prompts are in (4 is vLLM's Maximum concurrency, as if every request were prefilling at once)" plan --model deepseek-v4-flash --gpu b200 --engine vllm --context 8k
 expect 0 "5 decode at once once their prompts are in" plan --model gemma-3-27b --gpu h100-sxm --engine vllm --context 32k
 expect_field 5 users_decoding_per_replica --model gemma-3-27b --gpu h100-sxm --engine vllm --context 32k
 expect_not "decode at once" plan --model llama-3.1-8b --engine vllm
