@@ -42,7 +42,8 @@ IO_SRC   := $(wildcard src/io/*.c)
 TUI_SRC  := $(wildcard src/tui/*.c)
 APP_SRC  := $(wildcard src/app/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
-PRESETS  := $(sort $(wildcard presets/gpus/*.json) $(wildcard presets/models/*.json))
+PRESETS  := $(sort $(wildcard presets/gpus/*.json) $(wildcard presets/models/*.json)) \
+            $(sort $(wildcard presets/datasets/*.csv))
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 IO_OBJ   := $(IO_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/presets_embedded.o
@@ -89,7 +90,7 @@ $(BUILD)/src/cli/%.o: src/cli/%.c | $(BUILD)/.deps
 # The preset catalogue, parsed and validated at build time by kvplan's own
 # parser and compiled in as C initializers.
 PRESET_TOOL_OBJ := $(BUILD)/src/io/preset.o $(BUILD)/src/io/preset_global.o $(BUILD)/src/io/preset_gguf.o \
-                   $(BUILD)/src/io/preset_compressed.o $(BUILD)/src/io/jsonread.o \
+                   $(BUILD)/src/io/preset_compressed.o $(BUILD)/src/io/jsonread.o $(BUILD)/src/io/trace.o \
                    $(BUILD)/src/io/jsonout.o $(BUILD)/src/io/fileio.o $(CORE_OBJ)
 $(BUILD)/tools/compile-presets: tools/compile-presets.c $(PRESET_TOOL_OBJ) | $(BUILD)/.deps
 	@mkdir -p $(@D)

@@ -2,13 +2,18 @@
  * kvplan's own parser (src/io/preset.c) and writes C initializers for them,
  * so the binary starts with its catalogue already parsed and validated.
  * A malformed preset in the repository fails the build with its message.
+ * A .csv under presets/datasets/ is a length profile: a request trace that
+ * io/trace.c reads, after comment lines "# name: ...", "# title: ...",
+ * "# kind: ...", "# source: ..." and "# license: ...".
  * Usage: compile-presets OUTPUT.c FILE... */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/fileio.h"
 #include "io/preset.h"
+#include "io/trace.h"
 
 static void str(FILE *out, const char *field, const char *s)
 {
@@ -130,6 +135,100 @@ static void model(FILE *out, const struct model_spec *m, int index)
     fprintf(out, "     .mlp_ungated = %s,\n", m->mlp_ungated ? "true" : "false");
 }
 
+static bool is_profile(const char *path)
+{
+    size_t len = strlen(path);
+    return len >= 4 && strcmp(path + len - 4, ".csv") == 0;
+}
+
+/* The value of "# key: value" in a profile's comment lines, or NULL. */
+static char *profile_meta(const char *text, const char *key)
+{
+    size_t k = strlen(key);
+    for (const char *l = text; l && *l == '#'; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        const char *v = l + 1;
+        while (*v == ' ')
+            v++;
+        if (strncmp(v, key, k) != 0 || v[k] != ':')
+            continue;
+        v += k + 1;
+        while (*v == ' ')
+            v++;
+        size_t n = strcspn(v, "\r\n");
+        char *out = malloc(n + 1);
+        if (out) {
+            memcpy(out, v, n);
+            out[n] = '\0';
+        }
+        return out;
+    }
+    return NULL;
+}
+
+/* The profiles among the files, written as workload_profile records; the
+ * count, or -1 with the message on stderr. */
+static int profiles(FILE *out, int argc, char **argv)
+{
+    static const char *const keys[] = {"name", "title", "kind", "source", "license"};
+    int count = 0;
+    char *meta[32][5];
+    size_t n[32];
+    double duration[32];
+    for (int i = 2; i < argc; i++) {
+        if (!is_profile(argv[i]))
+            continue;
+        if (count == 32) {
+            fprintf(stderr, "compile-presets: %s: more than 32 profiles\n", argv[i]);
+            return -1;
+        }
+        struct diag d = {0};
+        size_t size;
+        char *text = fileio_read(argv[i], &size, &d);
+        struct trace t;
+        if (text == NULL || !trace_read(argv[i], text, size, (size_t)-1 / 2, &t, &d)) {
+            fprintf(stderr, "compile-presets: %s\n", d.message);
+            return -1;
+        }
+        for (int k = 0; k < 5; k++)
+            if ((meta[count][k] = profile_meta(text, keys[k])) == NULL) {
+                fprintf(stderr, "compile-presets: %s: no \"# %s:\" line before the header\n",
+                        argv[i], keys[k]);
+                return -1;
+            }
+        for (int j = 0; j < count; j++)
+            if (strcmp(meta[j][0], meta[count][0]) == 0) {
+                fprintf(stderr, "compile-presets: %s: name: duplicate '%s'\n", argv[i],
+                        meta[count][0]);
+                return -1;
+            }
+        free(text);
+        const char *what[2] = {"in", "out"};
+        for (int w = 0; w < 2; w++) {
+            fprintf(out, "static const uint32_t profile_%s_%d[] = {", what[w], count);
+            for (size_t q = 0; q < t.n; q++)
+                fprintf(out, "%s%llu,", q % 16 ? "" : "\n    ",
+                        (unsigned long long)(w ? t.req[q].output : t.req[q].prompt));
+            fprintf(out, "\n};\n");
+        }
+        n[count] = t.n;
+        duration[count] = t.timed ? t.req[t.n - 1].arrival : 0;
+        trace_free(&t);
+        count++;
+    }
+    fprintf(out, "const struct workload_profile embedded_profiles[] = {\n");
+    for (int c = 0; c < count; c++) {
+        fprintf(out, "    {\n");
+        for (int k = 0; k < 5; k++) {
+            str(out, keys[k], meta[c][k]);
+            free(meta[c][k]);
+        }
+        fprintf(out, "     .n = %zu, .input = profile_in_%d, .output = profile_out_%d, "
+                     ".duration = %.17g},\n", n[c], c, c, duration[c]);
+    }
+    fprintf(out, "    {0}\n};\nconst unsigned long embedded_profile_count = %d;\n", count);
+    return count;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -139,8 +238,23 @@ int main(int argc, char **argv)
     struct preset *all = calloc((size_t)argc, sizeof *all);
     if (all == NULL)
         return 1;
+    /* the profiles after the presets, each kind in its order */
+    int ends = 2;
+    char **files = calloc((size_t)argc, sizeof *files);
+    if (files == NULL)
+        return 1;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 2; i < argc; i++)
+            if (is_profile(argv[i]) == (pass == 1))
+                files[ends++] = argv[i];
+    int presets = 2;
+    while (presets < argc && !is_profile(files[presets]))
+        presets++;
+    files[0] = argv[0];
+    files[1] = argv[1];
+    argv = files;
     int gpus = 0, models = 0;
-    for (int i = 2; i < argc; i++) {
+    for (int i = 2; i < presets; i++) {
         struct diag d = {0};
         size_t len;
         char *text = fileio_read(argv[i], &len, &d);
@@ -173,7 +287,7 @@ int main(int argc, char **argv)
     fprintf(out, "/* Generated by tools/compile-presets.c from presets/: do not edit. */\n"
                  "#include \"io/embedded.h\"\n\n");
     /* each model's first releases, a record the spec points to */
-    for (int i = 2; i < argc; i++) {
+    for (int i = 2; i < presets; i++) {
         const struct model_served *v = all[i].kind == PRESET_MODEL ? all[i].model.served : NULL;
         if (v == NULL)
             continue;
@@ -188,7 +302,7 @@ int main(int argc, char **argv)
         fprintf(out, "};\n");
     }
     fprintf(out, "const struct embedded_gpu embedded_gpus[] = {\n");
-    for (int i = 2; i < argc; i++)
+    for (int i = 2; i < presets; i++)
         if (all[i].kind == PRESET_GPU) {
             fprintf(out, "    {\"%s\", {\n", argv[i]);
             gpu(out, &all[i].gpu);
@@ -196,17 +310,24 @@ int main(int argc, char **argv)
         }
     fprintf(out, "    {0, {{0}}}\n};\nconst unsigned long embedded_gpu_count = %d;\n\n", gpus);
     fprintf(out, "const struct embedded_model embedded_models[] = {\n");
-    for (int i = 2; i < argc; i++)
+    for (int i = 2; i < presets; i++)
         if (all[i].kind == PRESET_MODEL) {
             fprintf(out, "    {\"%s\", {\n", argv[i]);
             model(out, &all[i].model, i);
             fprintf(out, "    }},\n");
         }
-    fprintf(out, "    {0, {{0}}}\n};\nconst unsigned long embedded_model_count = %d;\n", models);
+    fprintf(out, "    {0, {{0}}}\n};\nconst unsigned long embedded_model_count = %d;\n\n", models);
     free(all);
-    if (fclose(out) != 0) {
-        perror(argv[1]);
+    if (profiles(out, argc, argv) < 0) {
+        fclose(out);
+        remove(argv[1]);
         return 1;
     }
-    return 0;
+    int status = 0;
+    if (fclose(out) != 0) {
+        perror(argv[1]);
+        status = 1;
+    }
+    free(files);
+    return status;
 }

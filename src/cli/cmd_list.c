@@ -14,6 +14,7 @@
 #include "core/units.h"
 #include "io/catalog.h"
 #include "io/preset.h"
+#include "io/trace.h"
 
 static int print_json(cJSON *item)
 {
@@ -108,6 +109,77 @@ static int list_engines(bool json)
     return json ? print_json(arr) : 0;
 }
 
+/* The value at quantile q of the n values v: the smallest x with more than
+ * q x (n - 1) of them (rounded) at most x, found by halving the range. */
+static uint32_t quantile(const uint32_t *v, size_t n, double q)
+{
+    size_t k = (size_t)(q * (double)(n - 1) + 0.5);
+    uint32_t lo = 0, hi = UINT32_MAX;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        size_t at_most = 0;
+        for (size_t i = 0; i < n; i++)
+            at_most += v[i] <= mid;
+        if (at_most > k)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* The length profiles --dataset NAME draws from: each one's requests,
+ * lengths (mean, median, p90, most) and source. */
+static int list_datasets(bool json)
+{
+    cJSON *arr = json ? cJSON_CreateArray() : NULL;
+    if (!json)
+        printf("%-16s %-16s %8s %22s %22s\n", "NAME", "KIND", "REQUESTS",
+               "INPUT mean/p50/p90/max", "OUTPUT mean/p50/p90/max");
+    for (size_t i = 0; trace_profile_at(i); i++) {
+        const struct workload_profile *p = trace_profile_at(i);
+        double mean[2] = {0, 0};
+        uint32_t q[2][3];
+        const uint32_t *v[2] = {p->input, p->output};
+        for (int k = 0; k < 2; k++) {
+            for (size_t j = 0; j < p->n; j++)
+                mean[k] += v[k][j];
+            mean[k] /= (double)p->n;
+            q[k][0] = quantile(v[k], p->n, 0.5);
+            q[k][1] = quantile(v[k], p->n, 0.9);
+            q[k][2] = quantile(v[k], p->n, 1.0);
+        }
+        if (!json) {
+            char in[48], out[48];
+            snprintf(in, sizeof in, "%.0f/%u/%u/%u", mean[0], q[0][0], q[0][1], q[0][2]);
+            snprintf(out, sizeof out, "%.0f/%u/%u/%u", mean[1], q[1][0], q[1][1], q[1][2]);
+            printf("%-16s %-16s %8zu %22s %22s\n", p->name, p->kind, p->n, in, out);
+            printf("  %s; %.0f min, %.2f req/s\n  source: %s\n  license: %s\n", p->title,
+                   p->duration / 60, p->duration > 0 ? (double)(p->n - 1) / p->duration : 0,
+                   p->source, p->license);
+            continue;
+        }
+        cJSON *item = cJSON_CreateObject();
+        cJSON_AddItemToArray(arr, item);
+        cJSON_AddStringToObject(item, "name", p->name);
+        cJSON_AddStringToObject(item, "title", p->title);
+        cJSON_AddStringToObject(item, "kind", p->kind);
+        cJSON_AddNumberToObject(item, "requests", (double)p->n);
+        cJSON_AddNumberToObject(item, "duration", p->duration);
+        const char *side[2] = {"input", "output"};
+        for (int k = 0; k < 2; k++) {
+            cJSON *o = cJSON_AddObjectToObject(item, side[k]);
+            cJSON_AddNumberToObject(o, "mean", mean[k]);
+            cJSON_AddNumberToObject(o, "median", q[k][0]);
+            cJSON_AddNumberToObject(o, "p90", q[k][1]);
+            cJSON_AddNumberToObject(o, "max", q[k][2]);
+        }
+        cJSON_AddStringToObject(item, "source", p->source);
+        cJSON_AddStringToObject(item, "license", p->license);
+    }
+    return json ? print_json(arr) : 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
     struct options o;
@@ -121,9 +193,9 @@ int cmd_list(int argc, char **argv)
     }
     const char *what = argv[optind];
     bool gpus = strcmp(what, "gpus") == 0, models = strcmp(what, "models") == 0;
-    bool engines = strcmp(what, "engines") == 0;
-    if (!gpus && !models && !engines) {
-        diag_fail(&d, "list: '%s' is not gpus, models or engines", what);
+    bool engines = strcmp(what, "engines") == 0, datasets = strcmp(what, "datasets") == 0;
+    if (!gpus && !models && !engines && !datasets) {
+        diag_fail(&d, "list: '%s' is not gpus, models, engines or datasets", what);
         return cli_fail(d.message);
     }
     if (optind + 1 < argc) {
@@ -132,6 +204,8 @@ int cmd_list(int argc, char **argv)
     }
     if (engines)
         return list_engines(o.json);
+    if (datasets)
+        return list_datasets(o.json);
     struct catalog c;
     catalog_init(&c);
     if (!options_load_catalog(&o, &c, &d)) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -15,6 +16,7 @@
 #include "core/loadrun.h"
 #include "io/fileio.h"
 #include "core/optname.h"
+#include "core/units.h"
 #include "io/trace.h"
 
 static bool simulates(const struct engine_desc *e)
@@ -66,6 +68,58 @@ bool simulate_plan_workload_refused(const struct options *o, struct diag *d)
     return true;
 }
 
+const struct workload_profile *simulate_profile(const struct options *o)
+{
+    const char *n = o->given[OPT_DATASET] ? o->dataset_path : NULL;
+    if (n == NULL || strchr(n, '/') || strchr(n, '.'))
+        return NULL;
+    return trace_profile(n);
+}
+
+bool simulate_profile_lengths(const struct options *o, const char *command, struct diag *d)
+{
+    static const int lengths[] = {OPT_RANDOM_INPUT_LEN, OPT_RANDOM_OUTPUT_LEN,
+                                  OPT_RANDOM_RANGE_RATIO};
+    if (!o->given[OPT_DATASET])
+        return true;
+    const char *n = o->dataset_path;
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
+        if (o->given[lengths[i]])
+            return diag_fail(d, "%s: the %s %s gives each request's lengths",
+                             OPTION_FLAG(lengths[i]), simulate_profile(o) ? "length profile"
+                                                                          : "trace", n);
+    bool file = !simulate_profile(o) && (strchr(n, '/') || strchr(n, '.') || access(n, F_OK) == 0);
+    if (file && command)
+        return diag_fail(d, "%s %s: a request trace runs on one deployment (kvplan simulate); "
+                         "%s draws from a length profile (kvplan list datasets)", OPTNAME_DATASET,
+                         n, command);
+    if (simulate_profile(o) || file)
+        return true;
+    char names[256] = "";
+    for (size_t i = 0; trace_profile_at(i); i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                 trace_profile_at(i)->name);
+    return diag_fail(d, "%s %s: no such file, nor a length profile (%s; kvplan list datasets)",
+                     OPTNAME_DATASET, n, names);
+}
+
+void simulate_profile_fit(struct workload_params *w, struct workload_fit *fit)
+{
+    *fit = workload_profile_fit(w);
+    w->input_len = (uint64_t)llround(fit->mean_input);
+    w->output_len = (uint64_t)llround(fit->mean_output);
+    w->range_ratio = 0;
+    size_t out = w->profile->n - fit->count;
+    char a[32], b[32];
+    units_format_int(out, a, sizeof a);
+    units_format_int(w->profile->n, b, sizeof b);
+    if (out)
+        fprintf(stderr, "kvplan: note: %s: %s of its %s requests %s left out: longer than "
+                        "%llu tokens%s (a server refuses them)\n", w->profile->name, a, b,
+                out == 1 ? "is" : "are", (unsigned long long)w->most_total,
+                w->most_prompt ? ", or prompts longer than a step's tokens" : "");
+}
+
 /* The workload from the options, vLLM's defaults where none is given. */
 struct workload_params simulate_workload(const struct options *o, const struct scenario *s)
 {
@@ -78,7 +132,8 @@ struct workload_params simulate_workload(const struct options *o, const struct s
         .output_len = g[OPT_RANDOM_OUTPUT_LEN] ? o->output_len : WORKLOAD_DEFAULT_OUTPUT_LEN,
         .range_ratio = o->range_ratio,
         .prefix_len = s->prefix_tokens,
-        .seed = o->seed};
+        .seed = o->seed,
+        .profile = simulate_profile(o)};
 }
 
 /* --compare: what the measured run's file says of its workload, where no
@@ -300,11 +355,15 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     sr->w = simulate_workload(o, &sr->s);
     if (sr->compare_path && !workload_from_file(o, sr, d))
         return false;
-    if (o->dataset_path) {
+    if (!simulate_profile_lengths(o, NULL, d))
+        return false;
+    if (o->dataset_path && !sr->w.profile) {
         if (!dataset_workload(o, sr, d))
             return false;
     } else if (!load_check_workload(&sr->w, &sr->c, d)) {
         return false;
+    } else if (sr->w.profile) {
+        simulate_profile_fit(&sr->w, &sr->fit);
     }
     if (sr->c.warm_requests > sr->w.num_prompts)
         return diag_fail(d, "%s %llu: more than the %llu prompts sent (%s)",
@@ -337,11 +396,11 @@ int cmd_simulate(int argc, char **argv)
     if (!simulate_goodput_words(argc, argv, &o, &d) || !simulate_plan_workload_refused(&o, &d))
         return cli_fail(d.message);
     simulate_default_engine(&o);
-    if ((o.given[OPT_DISAGGREGATED] || disagg_given(&o) != OPT_COUNT) && o.given[OPT_DATASET])
-        return cli_fail("--dataset: a trace runs on one deployment; --disaggregated takes the "
-                        "random dataset's lengths");
-    if (o.given[OPT_DISAGGREGATED] || disagg_given(&o) != OPT_COUNT)
+    if (o.given[OPT_DISAGGREGATED] || disagg_given(&o) != OPT_COUNT) {
+        if (!simulate_profile_lengths(&o, "--disaggregated", &d))
+            return cli_fail(d.message);
         return simulate_disagg(&o);
+    }
     static struct simulate_run sr; /* the plan's explain rows are large */
     memset(&sr, 0, sizeof sr);
     bool ran = simulate(&o, &sr, &d);

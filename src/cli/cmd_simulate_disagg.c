@@ -117,6 +117,19 @@ static bool prepare(const struct options *o, struct disagg_run *dr, struct diag 
     if (!load_check_workload(&dr->dec.w, &dr->dec.c, d) ||
         !load_check_workload(&dr->pre.w, &dr->pre.c, d))
         return false;
+    if (dr->dec.w.profile) { /* a length profile: what both pools take */
+        struct workload_params *w = &dr->dec.w;
+        const struct workload_params *p = &dr->pre.w;
+        w->most_total = p->most_total < w->most_total ? p->most_total : w->most_total;
+        if (p->most_prompt && (!w->most_prompt || p->most_prompt < w->most_prompt))
+            w->most_prompt = p->most_prompt;
+        if (workload_profile_fit(w).count == 0)
+            return diag_fail(d, "%s %s: none of its requests fits both pools",
+                             OPTION_FLAG(OPT_DATASET), w->profile->name);
+        struct workload_fit f;
+        simulate_profile_fit(w, &f);
+        dr->pre.w = *w;
+    }
     sim_disagg_config_of_plans(&dr->pre.s, &dr->pre.r, &dr->dec.s, &dr->dec.r,
                                dr->pools.bytes_per_s, dr->pools.latency, &dr->c);
     dr->c.prefill = dr->pre.c; /* with the options' scheduler settings */

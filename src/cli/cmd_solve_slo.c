@@ -28,7 +28,7 @@ enum { SLO_DEFAULT_MAX_GPUS = 64, SLO_DEFAULT_MAX_RUNS = 200 };
 static const enum option_id slo_options[] = {
     OPT_REQUEST_RATE, OPT_GOODPUT,      OPT_GOODPUT_TARGET,     OPT_NUM_PROMPTS,
     OPT_BURSTINESS,   OPT_RANDOM_INPUT_LEN, OPT_RANDOM_OUTPUT_LEN, OPT_RANDOM_RANGE_RATIO,
-    OPT_SEED,         OPT_MAX_CONCURRENCY,
+    OPT_SEED,         OPT_MAX_CONCURRENCY,    OPT_DATASET,
     OPT_DISAGGREGATED, OPT_NO_DISAGGREGATED, OPT_PREFILL_GPU, OPT_DECODE_GPU, OPT_KV_LINK,
     OPT_KV_TRANSFER_BANDWIDTH, OPT_KV_TRANSFER_LATENCY};
 
@@ -54,7 +54,7 @@ static bool slo_checks(const struct options *o, struct diag *d)
 {
     const bool *g = o->given;
     const char *rate = OPTION_FLAG(OPT_REQUEST_RATE);
-    if (!simulate_plan_workload_refused(o, d))
+    if (!simulate_plan_workload_refused(o, d) || !simulate_profile_lengths(o, "solve", d))
         return false;
     if (g[OPT_USERS])
         return diag_fail(d, "solve: %s and %s ask two questions: give one of them",
@@ -124,9 +124,19 @@ static bool slo_base(struct options *o, struct scenario *base, struct diag *d)
 }
 
 /* The requests fit the context and hold a token each. */
-static bool slo_workload_fits(const struct workload_params *w, const struct scenario *s,
+static bool slo_workload_fits(struct workload_params *w, const struct scenario *s,
                               struct diag *d)
 {
+    if (w->profile) { /* the profile's requests that fit the context */
+        w->most_total = s->context_tokens;
+        struct workload_fit f;
+        if (workload_profile_fit(w).count == 0)
+            return diag_fail(d, "%s %s: none of its %zu requests fits the context (%s %llu)",
+                             OPTION_FLAG(OPT_DATASET), w->profile->name, w->profile->n,
+                             OPTION_FLAG(OPT_CONTEXT), (unsigned long long)s->context_tokens);
+        simulate_profile_fit(w, &f);
+        return true;
+    }
     struct workload_bounds b = workload_bounds(w);
     uint64_t longest = w->prefix_len + b.in_hi + b.out_hi;
     if (w->prefix_len + b.in_lo < 1)
@@ -227,11 +237,13 @@ static bool settled(const struct slo_layout *l)
 static void print_head(const struct slo_job *j)
 {
     const struct workload_params *w = &j->w;
-    char n[32], in[32], out[32], ctx[32], obj[128], engine[64];
-    printf("%g req/s (%s) of %s + %s tokens, %s requests (seed %llu), %s on %s (%s), "
+    char n[32], in[32], out[32], ctx[32], obj[128], engine[64], of[64] = "";
+    if (w->profile) /* "of azure-conv-2023's requests, means 1,155 + 211 tokens" */
+        snprintf(of, sizeof of, "%s's requests, means ", w->profile->name);
+    printf("%g req/s (%s) of %s%s + %s tokens, %s requests (seed %llu), %s on %s (%s), "
            "context %s:\n",
            w->request_rate,
-           w->burstiness == 1.0 ? "Poisson" : isinf(w->burstiness) ? "evenly spaced" : "gamma",
+           w->burstiness == 1.0 ? "Poisson" : isinf(w->burstiness) ? "evenly spaced" : "gamma", of,
            units_format_int(w->input_len, in, sizeof in),
            units_format_int(w->output_len, out, sizeof out),
            units_format_int(w->num_prompts, n, sizeof n), (unsigned long long)w->seed,
@@ -397,6 +409,10 @@ static int print_json(const struct slo_job *j)
     jsonout_double(&jo, "request_rate", j->w.request_rate);
     jsonout_uint(&jo, "num_prompts", j->w.num_prompts);
     jsonout_uint(&jo, "num_prompts_asked", j->asked_prompts);
+    if (j->w.profile) /* the length profile the requests were drawn from, and their means */
+        jsonout_string(&jo, "dataset", j->w.profile->name);
+    jsonout_uint(&jo, "random_input_len", j->w.input_len);
+    jsonout_uint(&jo, "random_output_len", j->w.output_len);
     jsonout_double_or_null(&jo, "goodput_ttft_ms", q->slo_ttft * 1e3, q->slo_ttft >= 0);
     jsonout_double_or_null(&jo, "goodput_tpot_ms", q->slo_tpot * 1e3, q->slo_tpot >= 0);
     jsonout_double_or_null(&jo, "goodput_e2el_ms", q->slo_e2el * 1e3, q->slo_e2el >= 0);

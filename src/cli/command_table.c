@@ -23,10 +23,10 @@ const struct cli_command_info cli_commands[CMD_COUNT] = {
                   .head = "Usage: kvplan plan [options]\n\n"
                           "How many concurrent users fit, and why, for one GPU setup and "
                           "model.\n\n"},
-    [CMD_LIST] = {"list", .synopsis = "list gpus|models|engines",
-                  .about = "the preset catalogue, or the engines and their versions",
-                  .run = cmd_list, .takes_words = true, .args = {"gpus models engines"},
-                  .head = "Usage: kvplan list gpus|models|engines [--format text|json] "
+    [CMD_LIST] = {"list", .synopsis = "list gpus|models|engines|datasets",
+                  .about = "the preset catalogue, the engines and their versions, the length profiles",
+                  .run = cmd_list, .takes_words = true, .args = {"gpus models engines datasets"},
+                  .head = "Usage: kvplan list gpus|models|engines|datasets [--format text|json] "
                           "[--presets DIR]\n"},
     [CMD_SHOW] = {"show", .synopsis = "show gpu|model ID", .about = "one preset as JSON",
                   .run = cmd_show, .takes_words = true, .args = {"gpu model", "@ids"},

@@ -473,12 +473,16 @@ const struct option_row options_table[OPT_COUNT] = {
                      .help = "a measured run (vllm bench serve's saved result JSON,\n"
                              "sglang.bench_serving's JSONL): its workload, unless options\n"
                              "say otherwise, and each figure beside kvplan's, with the error"},
-    [OPT_DATASET] = {OPTNAME_DATASET, .commands = SIMULATE, .parse = opt_string,
-                     .offset = AT(dataset_path), .metavar = "FILE", .complete = COMPLETE_FILE,
-                     .help = "a request trace: CSV with a header (input_len,output_len\n"
-                             "and optionally arrival, seconds, and prefix_id) or JSONL\n"
-                             "of the same keys; its lengths (and its arrivals, unless\n"
-                             "--request-rate) in place of the random dataset's"},
+    [OPT_DATASET] = {OPTNAME_DATASET, .commands = WORKLOAD, .parse = opt_string,
+                     .offset = AT(dataset_path), .metavar = "NAME|FILE", .complete = COMPLETE_FILE,
+                     .help = "a length profile (kvplan list datasets: azure-conv-2023,\n"
+                             "azure-code-2023), each request's lengths drawn from its\n"
+                             "trace by --seed; or (simulate) a request trace: CSV with\n"
+                             "a header (input_len,output_len and optionally arrival,\n"
+                             "seconds or a date and time, and prefix_id; an Azure\n"
+                             "trace's TIMESTAMP,ContextTokens,GeneratedTokens) or\n"
+                             "JSONL of the same keys: its lengths (and its arrivals,\n"
+                             "unless --request-rate) in place of the random dataset's"},
     [OPT_SIM_FORMAT] = {OPTNAME_FORMAT, .commands = SIMULATE, .parse = opt_sim_format,
                         .metavar = "text|json", .complete = COMPLETE_WORDS, .words = "text json",
                         .help = "a table (default) or JSON: the plan's snapshot with\n"

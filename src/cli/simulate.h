@@ -32,6 +32,9 @@ struct simulate_run {
     const char *dataset_path;
     struct trace trace;
     bool trace_arrivals;     /* the trace's own arrival times are sent */
+    /* --dataset NAME: a length profile's requests (w.profile), and what of
+     * it the context and the pool leave */
+    struct workload_fit fit;
 };
 
 /* The run as a table; as the plan's JSON snapshot with result.simulation.
@@ -55,6 +58,18 @@ void simulate_default_engine(struct options *o);
  * --output-len, --concurrency): refused, naming the simulated requests' own
  * (--random-input-len, --random-output-len, --max-concurrency). */
 bool simulate_plan_workload_refused(const struct options *o, struct diag *d);
+/* --dataset NAME: the length profile it names (io/trace.h), or NULL (a
+ * file, or none given). A name has no '/' and no '.'; a file named like a
+ * profile is ./NAME. */
+const struct workload_profile *simulate_profile(const struct options *o);
+/* With --dataset: the random dataset's lengths refused (the profile or the
+ * trace gives them), a name that is neither refused, and so is a trace
+ * where command (solve, sweep; NULL for simulate) takes profiles alone.
+ * simulate_profile_fit, after load_check_workload: the workload's lengths
+ * set to what of the profile fits (its means), *fit that, and a note on
+ * stderr of the requests left out. */
+bool simulate_profile_lengths(const struct options *o, const char *command, struct diag *d);
+void simulate_profile_fit(struct workload_params *w, struct workload_fit *fit);
 /* The checks of load_check_plan (core/loadrun.h), then the plan's config
  * and load_check_config's. */
 bool simulate_config(const struct scenario *s, const struct plan_result *r, struct sim_config *c,

@@ -55,7 +55,11 @@ static void head(FILE *out, const struct disagg_run *dr)
     units_format_int(w->num_prompts, a, sizeof a);
     units_format_int(w->input_len, b, sizeof b);
     units_format_int(w->output_len, c, sizeof c);
-    fprintf(out, "Workload    %s requests of %s + %s tokens", a, b, c);
+    if (w->profile)
+        fprintf(out, "Workload    %s requests drawn from %s (means %s + %s tokens)", a,
+                w->profile->name, b, c);
+    else
+        fprintf(out, "Workload    %s requests of %s + %s tokens", a, b, c);
     if (isinf(w->request_rate))
         fprintf(out, ", all at once");
     else

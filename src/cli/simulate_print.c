@@ -47,7 +47,12 @@ static void head(FILE *out, const struct simulate_run *sr)
             t->capacity ? " (" : "", t->capacity ? sim_capacity_name(sr->c.capacity) : "",
             t->capacity ? ")" : "", s->gpus, s->gpu.name, s->model.name,
             units_format_tokens_short(s->context_tokens, ctx, sizeof ctx), engine);
-    if (sr->dataset_path)
+    if (w->profile) {
+        char f[32];
+        units_format_int(sr->fit.count, f, sizeof f);
+        fprintf(out, "Workload    %s requests drawn from %s (%s: means %s + %s tokens over the "
+                     "%s that fit)", a, w->profile->name, w->profile->title, b, c, f);
+    } else if (sr->dataset_path)
         fprintf(out, "Workload    %s requests from %s (means %s + %s tokens)", a, sr->dataset_path,
                 b, c);
     else
@@ -232,6 +237,11 @@ static cJSON *workload_json(const struct simulate_run *sr)
     if (sr->dataset_path) {
         jsonout_string(&o, "dataset", sr->dataset_path);
         jsonout_bool(&o, "dataset_arrivals", sr->trace_arrivals);
+    } else if (w->profile) { /* a length profile: its name, and how many of its requests fit */
+        jsonout_string(&o, "dataset", w->profile->name);
+        jsonout_bool(&o, "dataset_arrivals", false);
+        jsonout_uint(&o, "dataset_requests", w->profile->n);
+        jsonout_uint(&o, "dataset_requests_fitting", sr->fit.count);
     }
     if (sr->c.max_concurrency)
         jsonout_uint(&o, "max_concurrency", sr->c.max_concurrency);

@@ -32,7 +32,7 @@ bool sweep_sim_asked(const struct options *o)
     static const enum option_id workload[] = {
         OPT_REQUEST_RATE, OPT_GOODPUT,           OPT_NUM_PROMPTS,        OPT_BURSTINESS,
         OPT_SEED,         OPT_RANDOM_INPUT_LEN,  OPT_RANDOM_OUTPUT_LEN,  OPT_RANDOM_RANGE_RATIO,
-        OPT_MAX_CONCURRENCY};
+        OPT_MAX_CONCURRENCY, OPT_DATASET};
     for (size_t i = 0; i < sizeof workload / sizeof workload[0]; i++)
         if (o->given[workload[i]])
             return true;
@@ -53,7 +53,7 @@ bool sweep_sim_setup(const struct options *o, struct sweep *w, struct diag *d)
                          OPTION_FLAG(OPT_REQUEST_RATE));
     if (!w->sim)
         return true;
-    if (!simulate_plan_workload_refused(o, d))
+    if (!simulate_plan_workload_refused(o, d) || !simulate_profile_lengths(o, "sweep", d))
         return false;
     w->w = simulate_workload(o, &w->base);
     w->max_concurrency = o->given[OPT_MAX_CONCURRENCY] ? o->max_concurrency : 0;
@@ -207,13 +207,18 @@ static int sim_cells(const struct sim_row *row, double rate, uint64_t cap,
 static void print_table_head(const struct sweep *w)
 {
     const struct scenario *b = &w->base;
-    char n[32], in[32], out[32], engine[64];
-    printf("%s on %s, %s; each row simulated: %s requests of %s + %s tokens, seed %llu%s\n",
+    char n[32], in[32], out[32], engine[64], lengths[128];
+    if (w->w.profile) /* each row's context and pool leave its own of the profile */
+        snprintf(lengths, sizeof lengths, "drawn from %s (%s)", w->w.profile->name,
+                 w->w.profile->title);
+    else
+        snprintf(lengths, sizeof lengths, "of %s + %s tokens",
+                 units_format_int(w->w.input_len, in, sizeof in),
+                 units_format_int(w->w.output_len, out, sizeof out));
+    printf("%s on %s, %s; each row simulated: %s requests %s, seed %llu%s\n",
            w->models ? "each model" : b->model.name, w->each_gpu ? "each GPU" : b->gpu.name,
            engine_version_title(b->engine.kind, b->engine.rule, engine, sizeof engine),
-           units_format_int(w->w.num_prompts, n, sizeof n),
-           units_format_int(w->w.input_len, in, sizeof in),
-           units_format_int(w->w.output_len, out, sizeof out), (unsigned long long)w->w.seed,
+           units_format_int(w->w.num_prompts, n, sizeof n), lengths, (unsigned long long)w->w.seed,
            w->pareto_only ? "; the frontier's rows only" : "");
     printf("%-24s %9s %8s %10s %10s %10s %10s %10s %9s %9s %9s", "VALUE", "GPUS", "REQ/S",
            "OUT TOK/S", "TOK/S/GPU", "TOK/S/USER", "TTFT P50", "TTFT P95", "TPOT P50",

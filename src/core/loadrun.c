@@ -99,9 +99,28 @@ static bool prompts_fit(const struct workload_params *p, const struct sim_config
                      OPTNAME_MAX_NUM_BATCHED_TOKENS);
 }
 
-bool load_check_workload(const struct workload_params *p, const struct sim_config *c,
-                         struct diag *d)
+/* A profile's bounds: the context and the pool for every request, a step's
+ * tokens for a prompt run whole; at least one request within them. */
+static bool profile_fits(struct workload_params *p, const struct sim_config *c, struct diag *d)
 {
+    const struct engine_desc *e = scheduler_engine(c);
+    uint64_t pool = c->blocks * c->block_tokens + 1; /* sim_request_blocks(all - 1) <= blocks */
+    p->most_total = c->max_model_len < pool ? c->max_model_len : pool;
+    p->most_prompt = e && e->sched.whole_prompts ? c->max_num_batched_tokens : 0;
+    struct workload_fit f = workload_profile_fit(p);
+    if (f.count > 0)
+        return true;
+    return diag_fail(d, "%s %s: none of its %zu requests fits %s (%llu tokens%s%s)",
+                     OPTNAME_DATASET, p->profile->name, p->profile->n,
+                     p->most_total == c->max_model_len ? "the context" : "the KV pool",
+                     (unsigned long long)p->most_total, p->prefix_len ? " with the prefix" : "",
+                     p->most_prompt ? ", prompts run whole within the step's tokens" : "");
+}
+
+bool load_check_workload(struct workload_params *p, const struct sim_config *c, struct diag *d)
+{
+    if (p->profile)
+        return profile_fits(p, c, d);
     struct workload_bounds b = workload_bounds(p);
     const char *in = OPTNAME_RANDOM_INPUT_LEN, *out = OPTNAME_RANDOM_OUTPUT_LEN;
     if (p->prefix_len + b.in_lo < 1)

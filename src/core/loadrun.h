@@ -55,9 +55,11 @@ bool load_check_plan(const struct scenario *s, const struct plan_result *r, stru
 
 /* The longest request must fit the context and the pool, and the shortest
  * hold a token; under an engine without chunked prefill the longest prompt
- * a step's tokens; false with d saying which. */
-bool load_check_workload(const struct workload_params *p, const struct sim_config *c,
-                         struct diag *d);
+ * a step's tokens; false with d saying which. A length profile's bounds
+ * are set from them instead (its requests beyond them left out, as vllm
+ * bench serve leaves out a dataset's that do not fit), and one at least
+ * must be within. */
+bool load_check_workload(struct workload_params *p, const struct sim_config *c, struct diag *d);
 
 /* The scheduler's own checks on a config from sim_config_of_plan: a KV
  * pool, and (vLLM) max_num_batched_tokens at least max_num_seqs. */

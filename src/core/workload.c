@@ -1,6 +1,8 @@
 #include "workload.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 
 /* The streams: the lengths' and the arrival gaps' (any two odd constants). */
 enum { STREAM_LENGTHS = 1, STREAM_GAPS = 2 };
@@ -112,11 +114,60 @@ static void arrivals(const struct workload_params *p, struct workload_request *o
     }
 }
 
+/* Whether the profile's request i is within p's bounds. */
+static bool profile_fits(const struct workload_params *p, size_t i)
+{
+    uint64_t in = p->prefix_len + p->profile->input[i];
+    return (p->most_prompt == 0 || in <= p->most_prompt) &&
+           (p->most_total == 0 || in + p->profile->output[i] <= p->most_total);
+}
+
+struct workload_fit workload_profile_fit(const struct workload_params *p)
+{
+    struct workload_fit f = {0};
+    double in = 0, out = 0;
+    for (size_t i = 0; p->profile && i < p->profile->n; i++) {
+        if (!profile_fits(p, i))
+            continue;
+        uint64_t a = p->profile->input[i], all = a + p->profile->output[i];
+        f.count++;
+        in += (double)a;
+        out += (double)p->profile->output[i];
+        f.longest_input = a > f.longest_input ? a : f.longest_input;
+        f.longest_request = all > f.longest_request ? all : f.longest_request;
+    }
+    if (f.count) {
+        f.mean_input = in / (double)f.count;
+        f.mean_output = out / (double)f.count;
+    }
+    return f;
+}
+
 void workload_generate(const struct workload_params *p, struct workload_request *out)
 {
     struct workload_bounds b = workload_bounds(p);
     struct workload_rng g = workload_rng_seed(p->seed, STREAM_LENGTHS);
     size_t n = (size_t)p->num_prompts;
+    if (p->profile) { /* one of the profile's requests that fit, uniformly */
+        size_t m = 0, *fit = malloc(p->profile->n * sizeof *fit);
+        for (size_t i = 0; fit && i < p->profile->n; i++)
+            if (profile_fits(p, i))
+                fit[m++] = i;
+        for (size_t i = 0; i < n; i++) {
+            size_t k;
+            if (fit) /* the i-th of those that fit */
+                k = fit[workload_between(&g, 0, m - 1)];
+            else /* no memory for the list: drawn until one fits */
+                do
+                    k = (size_t)workload_between(&g, 0, p->profile->n - 1);
+                while (!profile_fits(p, k));
+            out[i].prompt = p->prefix_len + p->profile->input[k];
+            out[i].output = p->profile->output[k];
+        }
+        free(fit);
+        arrivals(p, out);
+        return;
+    }
     /* as vLLM draws them: every input length, then every output length */
     for (size_t i = 0; i < n; i++)
         out[i].prompt = p->prefix_len + workload_between(&g, b.in_lo, b.in_hi);

@@ -38,6 +38,19 @@
 #define WORKLOAD_DEFAULT_INPUT_LEN 1024
 #define WORKLOAD_DEFAULT_OUTPUT_LEN 128
 
+/* A length profile: a published trace's requests, input and output lengths
+ * in tokens (presets/datasets/, compiled in), which `--dataset NAME` draws
+ * requests from in place of the random dataset's ranges. */
+struct workload_profile {
+    const char *name;     /* "azure-conv-2023" */
+    const char *title;    /* "Azure LLM inference trace 2023, conversation" */
+    const char *kind;     /* "chat" */
+    const char *source, *license;
+    size_t n;
+    const uint32_t *input, *output;
+    double duration;      /* seconds from the trace's first request to its last */
+};
+
 struct workload_params {
     uint64_t num_prompts;    /* requests, at least 1 */
     double request_rate;     /* requests a second, > 0; INFINITY: all at once */
@@ -46,7 +59,22 @@ struct workload_params {
     double range_ratio;      /* [0, 1) */
     uint64_t prefix_len;     /* tokens every prompt starts with */
     uint64_t seed;
+    /* a profile's requests in place of the ranges: each drawn uniformly,
+     * with replacement, from those whose prefix and prompt are at most
+     * most_prompt tokens and whose prefix, prompt and output at most
+     * most_total (0: no bound) */
+    const struct workload_profile *profile;
+    uint64_t most_prompt, most_total;
 };
+
+/* What of p's profile its bounds leave: the requests, their mean input and
+ * output (before the prefix) and the longest input. */
+struct workload_fit {
+    size_t count;
+    double mean_input, mean_output;
+    uint64_t longest_input, longest_request; /* prefix not counted */
+};
+struct workload_fit workload_profile_fit(const struct workload_params *p);
 
 /* One request: when it arrives (seconds from the start), its prompt (the
  * prefix included) and the tokens it generates. */
@@ -73,7 +101,8 @@ double workload_uniform(struct workload_rng *g);              /* (0, 1) */
 uint64_t workload_between(struct workload_rng *g, uint64_t lo, uint64_t hi); /* [lo, hi] */
 double workload_gamma(struct workload_rng *g, double shape);  /* scale 1 */
 
-/* The p->num_prompts requests into out (in arrival order). */
+/* The p->num_prompts requests into out (in arrival order); a profile's
+ * lengths need workload_profile_fit(p).count > 0. */
 void workload_generate(const struct workload_params *p, struct workload_request *out);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cJSON.h>
 
@@ -20,9 +21,13 @@ static enum column column_of(const char *name, size_t len)
                  {"input_tokens", COL_INPUT},    {"output_len", COL_OUTPUT},
                  {"output_tokens", COL_OUTPUT},  {"arrival", COL_ARRIVAL},
                  {"timestamp", COL_ARRIVAL},     {"arrival_time", COL_ARRIVAL},
-                 {"prefix_id", COL_PREFIX}};
+                 {"prefix_id", COL_PREFIX},
+                 /* the Azure LLM inference traces' (Azure/AzurePublicDataset,
+                  * AzureLLMInferenceDataset2023.md: TIMESTAMP, ContextTokens,
+                  * GeneratedTokens) */
+                 {"contexttokens", COL_INPUT},   {"generatedtokens", COL_OUTPUT}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i].name) == len && strncmp(names[i].name, name, len) == 0)
+        if (strlen(names[i].name) == len && strncasecmp(names[i].name, name, len) == 0)
             return names[i].c;
     return COL_NONE;
 }
@@ -46,7 +51,40 @@ static bool length_of(const char *s, size_t len, uint64_t *out)
     return true;
 }
 
-/* A time in seconds, finite and not negative. */
+/* Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar. */
+static long days_from_civil(long y, long m, long d)
+{
+    y -= m <= 2;
+    long era = (y >= 0 ? y : y - 399) / 400;
+    long yoe = y - era * 400;
+    long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* A date and time, "YYYY-MM-DD HH:MM:SS[.fraction]" (a T for the space
+ * and a Z after it also taken), as seconds from 1970 (UTC; the trace's
+ * zone cancels out, the first request's arrival being taken as 0). */
+static bool datetime_of(const char *buf, double *out)
+{
+    int y, mo, d, h, mi, n = 0;
+    char sep;
+    if (sscanf(buf, "%4d-%2d-%2d%c%2d:%2d:%n", &y, &mo, &d, &sep, &h, &mi, &n) != 6 || n == 0 ||
+        (sep != ' ' && sep != 'T') || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59)
+        return false;
+    char *end;
+    double sec = strtod(buf + n, &end);
+    if (end == buf + n || !(sec >= 0 && sec < 61) || !isdigit((unsigned char)buf[n]))
+        return false;
+    if (*end == 'Z')
+        end++;
+    if (*end != '\0')
+        return false;
+    *out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
+    return true;
+}
+
+/* A time: seconds, finite and not negative, or a date and time. */
 static bool seconds_of(const char *s, size_t len, double *out)
 {
     char buf[64];
@@ -56,6 +94,8 @@ static bool seconds_of(const char *s, size_t len, double *out)
     buf[len] = '\0';
     char *end;
     double v = strtod(buf, &end);
+    if (*end == '-' && end - buf == 4)
+        return datetime_of(buf, out);
     if (*end != '\0' || !isfinite(v) || v < 0)
         return false;
     *out = v;
@@ -98,7 +138,7 @@ static bool bad_field(struct reader *r, unsigned line, enum column c, const char
 {
     return diag_fail(r->d, "%s:%u: %s: '%.*s' is not %s", r->path, line, COLUMN_NAME[c],
                      (int)(len > 40 ? 40 : len), s,
-                     c == COL_ARRIVAL ? "a time in seconds, 0 or more"
+                     c == COL_ARRIVAL ? "a time in seconds (0 or more) or a date and time"
                                       : "a whole number of tokens, 1 or more");
 }
 
@@ -161,7 +201,7 @@ static bool csv_header(struct reader *r, unsigned line, const char *s, size_t le
         if (c == COL_NONE)
             return diag_fail(r->d, "%s:%u: column '%.*s': not input_len, output_len, arrival or "
                              "prefix_id (nor prompt_len, input_tokens, output_tokens, timestamp, "
-                             "arrival_time)", r->path, line, (int)(n > 40 ? 40 : n), f);
+                             "arrival_time, ContextTokens, GeneratedTokens)", r->path, line, (int)(n > 40 ? 40 : n), f);
         if (have[c])
             return diag_fail(r->d, "%s:%u: column %s named twice", r->path, line, COLUMN_NAME[c]);
         have[c] = true;
@@ -199,11 +239,15 @@ static bool json_line(struct reader *r, unsigned line, const char *s, size_t len
                 diag_fail(r->d, "%s:%u: %s: not a whole number of tokens, 1 or more", r->path,
                           line, COLUMN_NAME[c]);
         } else if (c == COL_ARRIVAL) {
-            ok = cJSON_IsNumber(e) && isfinite(e->valuedouble) && e->valuedouble >= 0;
+            ok = cJSON_IsNumber(e) ? isfinite(e->valuedouble) && e->valuedouble >= 0
+                 : cJSON_IsString(e) && strlen(e->valuestring) < 64 &&
+                       datetime_of(e->valuestring, &at);
             timed = ok;
-            at = ok ? e->valuedouble : 0;
+            if (ok && cJSON_IsNumber(e))
+                at = e->valuedouble;
             if (!ok)
-                diag_fail(r->d, "%s:%u: arrival: not a time in seconds, 0 or more", r->path, line);
+                diag_fail(r->d, "%s:%u: arrival: not a time in seconds (0 or more) nor a date "
+                          "and time", r->path, line);
         } else {
             prefix = !cJSON_IsNull(e);
         }

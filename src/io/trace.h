@@ -3,11 +3,16 @@
  *
  *  - CSV: a header naming the columns, then a request a line:
  *    input_len,output_len[,arrival][,prefix_id] (in any order; also
- *    prompt_len or input_tokens, output_tokens, timestamp or arrival_time);
+ *    prompt_len or input_tokens, output_tokens, timestamp or arrival_time,
+ *    and the Azure LLM inference traces' ContextTokens, GeneratedTokens and
+ *    TIMESTAMP; names in any case), so a downloaded Azure trace reads as
+ *    it is;
  *  - JSONL: an object a line with the same keys.
  *
  * Lengths are whole tokens, at least 1; arrival is seconds (from any
- * origin: the first request's is taken as 0), the lines in arrival order;
+ * origin: the first request's is taken as 0) or a date and time
+ * ("2023-11-16 18:17:03.97996", a T for the space, a Z after it), the
+ * lines in arrival order;
  * prefix_id is read and counted (the simulator shares one prefix,
  * --prefix, among every request). Blank lines and lines starting with #
  * are skipped. A line that does not parse is named by file, line and field. */
@@ -34,5 +39,10 @@ struct trace {
 bool trace_read(const char *path, const char *text, size_t len, size_t max, struct trace *out,
                 struct diag *d);
 void trace_free(struct trace *t);
+
+/* The length profiles compiled in (presets/datasets/): the i-th (NULL past
+ * the last), and the one of a name (NULL for none). */
+const struct workload_profile *trace_profile_at(size_t i);
+const struct workload_profile *trace_profile(const char *name);
 
 #endif

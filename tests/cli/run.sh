@@ -443,7 +443,7 @@ expect 2 "--bogus: unknown option" plan --bogus
 expect 2 "--gpu: needs a value" plan --gpu
 expect 2 "'frobnicate' is not a command" frobnicate
 expect 2 "--presets: '$T/none' is not a directory" plan --presets "$T/none"
-expect 2 "list: 'tpus' is not gpus, models or engines" list tpus
+expect 2 "list: 'tpus' is not gpus, models, engines or datasets" list tpus
 expect 0 "vllm@0.13" list engines
 expect 0 "CUTLASS MLA on Blackwell" list engines
 expect 0 '"version":	"trtllm@trt"' list engines --format json
