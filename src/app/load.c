@@ -8,6 +8,7 @@
 
 #include "app/planner.h"
 #include "io/report_load.h"
+#include "io/trace.h"
 
 static struct load_settings *settings(struct planner *p)
 {
@@ -56,6 +57,7 @@ static void run_point(struct planner *p, uint64_t n)
     v->point_n = 0;
     if (!prepared(p, n, &c, &w))
         return;
+    v->fit = workload_profile_fit(&w);
     if (load_run(&c, &w, &v->point) == SIM_OK)
         v->point_n = n;
     else
@@ -102,9 +104,27 @@ void load_open(struct planner *p)
     v->idle = true;
 }
 
+/* The next length profile after (delta > 0) or before the one set, NULL
+ * (the random dataset's lengths) first and last. */
+static const struct workload_profile *next_profile(const struct workload_profile *now, int delta)
+{
+    size_t n = 0, at = 0;
+    while (trace_profile_at(n))
+        n++;
+    for (size_t i = 0; i < n; i++)
+        if (trace_profile_at(i) == now)
+            at = i + 1;
+    at = (at + (delta > 0 ? 1 : n)) % (n + 1); /* n steps forward: one back */
+    return at ? trace_profile_at(at - 1) : NULL;
+}
+
 /* The setting c of ls stepped; false when it cannot move that way. */
 static bool stepped(struct load_settings *ls, enum load_control c, int delta, bool big)
 {
+    if (c == LOAD_LENGTHS) {
+        ls->profile = next_profile(ls->profile, delta);
+        return true;
+    }
     uint64_t *count[] = {[LOAD_INPUT] = &ls->input_len, [LOAD_OUTPUT] = &ls->output_len,
                          [LOAD_CONCURRENCY] = &ls->max_concurrency};
     double *ms[] = {[LOAD_RATE] = &ls->rate, [LOAD_SLO_TTFT] = &ls->slo_ttft_ms,
@@ -138,7 +158,7 @@ static void rerun(struct planner *p, const struct load_settings *was)
     const struct load_settings *ls = settings(p);
     v->error[0] = '\0';
     if (ls->input_len != was->input_len || ls->output_len != was->output_len ||
-        ls->max_concurrency != was->max_concurrency)
+        ls->profile != was->profile || ls->max_concurrency != was->max_concurrency)
         run_sweep(p, LOAD_QUICK_SWEEP);
     else
         v->sweep.knee = load_knee(&v->sweep, ls);
@@ -185,6 +205,11 @@ void load_step(struct planner *p, enum load_control c, int delta, bool big)
     if (!p->load.planned)
         return;
     struct load_settings was = *settings(p);
+    if ((c == LOAD_INPUT || c == LOAD_OUTPUT) && was.profile) {
+        snprintf(p->status, sizeof p->status, "%s gives each request's lengths: set Lengths to "
+                 "random to choose them", was.profile->name);
+        return;
+    }
     if (stepped(settings(p), c, delta, big))
         commit(p, &was);
 }
@@ -198,6 +223,8 @@ void load_reset(struct planner *p, enum load_control c)
     load_defaults(&v->s, &def);
     if (c == LOAD_RATE)
         ls->rate = as_written(load_default_rate(v->sweep.capacity));
+    else if (c == LOAD_LENGTHS)
+        ls->profile = NULL;
     else if (c == LOAD_INPUT)
         ls->input_len = def.input_len;
     else if (c == LOAD_OUTPUT)
@@ -276,11 +303,15 @@ void load_command_line(const struct planner *p, char *buf, size_t size)
     if (ls->max_concurrency)
         snprintf(cap, sizeof cap, " --max-concurrency %llu",
                  (unsigned long long)ls->max_concurrency);
+    char lengths[96];
+    if (ls->profile)
+        snprintf(lengths, sizeof lengths, "--dataset %s", ls->profile->name);
+    else
+        snprintf(lengths, sizeof lengths, "--random-input-len %llu --random-output-len %llu",
+                 (unsigned long long)ls->input_len, (unsigned long long)ls->output_len);
     size_t n = (size_t)snprintf(buf, size,
-                                "kvplan simulate%s --request-rate %g --random-input-len %llu "
-                                "--random-output-len %llu%s --goodput ttft:%g tpot:%g",
-                                rest, ls->rate, (unsigned long long)ls->input_len,
-                                (unsigned long long)ls->output_len, cap, ls->slo_ttft_ms,
+                                "kvplan simulate%s --request-rate %g %s%s --goodput ttft:%g "
+                                "tpot:%g", rest, ls->rate, lengths, cap, ls->slo_ttft_ms,
                                 ls->slo_tpot_ms);
     if (n >= size)
         buf[0] = '\0';
@@ -289,15 +320,27 @@ void load_command_line(const struct planner *p, char *buf, size_t size)
 const char *load_label(enum load_control c)
 {
     static const char *const labels[LOAD_CONTROLS] = {
-        "Rate", "Input", "Output", "Concurrency", "SLO TTFT", "SLO TPOT"};
+        "Rate", "Lengths", "Input", "Output", "Concurrency", "SLO TTFT", "SLO TPOT"};
     return (unsigned)c < LOAD_CONTROLS ? labels[c] : "";
 }
 
-void load_value_text(const struct load_settings *ls, enum load_control c, char *buf, size_t size)
+void load_value_text(const struct load_settings *ls, const struct workload_fit *fit,
+                     enum load_control c, char *buf, size_t size)
 {
+    if ((c == LOAD_INPUT || c == LOAD_OUTPUT) && ls->profile) {
+        if (fit && fit->count)
+            snprintf(buf, size, "mean %.0f tokens",
+                     c == LOAD_INPUT ? fit->mean_input : fit->mean_output);
+        else
+            snprintf(buf, size, "the profile's");
+        return;
+    }
     switch (c) {
     case LOAD_RATE:
         snprintf(buf, size, "%g req/s", ls->rate);
+        break;
+    case LOAD_LENGTHS:
+        snprintf(buf, size, "%s", ls->profile ? ls->profile->name : "random");
         break;
     case LOAD_INPUT:
         snprintf(buf, size, "%llu tokens", (unsigned long long)ls->input_len);

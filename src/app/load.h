@@ -20,6 +20,7 @@
 
 enum load_control {
     LOAD_RATE,
+    LOAD_LENGTHS, /* the random dataset's (Input, Output) or a length profile */
     LOAD_INPUT,
     LOAD_OUTPUT,
     LOAD_CONCURRENCY,
@@ -40,6 +41,7 @@ struct load_view {
     uint64_t sweep_n;            /* requests a point of the sweep ran; 0: none */
     struct sim_result point;     /* the current rate */
     uint64_t point_n;            /* its requests; 0: none */
+    struct workload_fit fit;     /* a profile's requests the run drew from */
     bool idle;                   /* a full run waits for the keys to stop */
     /* the settings before each change since the screen opened (z), and those undone (Z) */
     int undo_count, redo_count;
@@ -81,6 +83,9 @@ void load_markdown(struct planner *p, FILE *out);
 
 /* A control's label and its value as the screen shows it. */
 const char *load_label(enum load_control c);
-void load_value_text(const struct load_settings *ls, enum load_control c, char *buf, size_t size);
+/* A control's value as the screen shows it; a profile's Input and Output
+ * are the means of fit (NULL: not known yet). */
+void load_value_text(const struct load_settings *ls, const struct workload_fit *fit,
+                     enum load_control c, char *buf, size_t size);
 
 #endif

@@ -368,10 +368,10 @@ static uint64_t slot_print(uint64_t h, const struct planner_slot *sl)
     report_command_line(&sl->scenario, line, sizeof line);
     h = fnv(h, line);
     const struct load_settings *ls = &sl->load; /* the Load screen's */
-    snprintf(line, sizeof line, "%g %llu %llu %llu %g %g %llu", ls->rate,
+    snprintf(line, sizeof line, "%g %llu %llu %llu %g %g %llu %s", ls->rate,
              (unsigned long long)ls->input_len, (unsigned long long)ls->output_len,
              (unsigned long long)ls->max_concurrency, ls->slo_ttft_ms, ls->slo_tpot_ms,
-             (unsigned long long)ls->seed);
+             (unsigned long long)ls->seed, ls->profile ? ls->profile->name : "");
     return fnv(h, line);
 }
 

@@ -56,7 +56,8 @@ static void draw_controls(const struct planner *p, int y, int x)
     for (int c = 0; c < LOAD_CONTROLS; c++) {
         bool focus = p->load.focus == (enum load_control)c;
         char value[48], shown[64];
-        load_value_text(ls, (enum load_control)c, value, sizeof value);
+        load_value_text(ls, p->load.point_n ? &p->load.fit : NULL, (enum load_control)c, value,
+                        sizeof value);
         snprintf(shown, sizeof shown, "%s %s %s", utf8 ? "\u25c2" : "<", value,
                  utf8 ? "\u25b8" : ">");
         widget_text(y + c, x, LOAD_LABEL_W, focus ? ROLE_FOCUS : ROLE_TEXT, load_label(c));
@@ -447,7 +448,8 @@ static int control_at(const struct planner *p, int x, int y, int *part)
     if (c < 0 || c >= LOAD_CONTROLS || x < 1 || x >= 1 + LOAD_LEFT_W)
         return -1;
     char value[48];
-    load_value_text(&p->slots[p->current].load, (enum load_control)c, value, sizeof value);
+    load_value_text(&p->slots[p->current].load, &p->load.fit, (enum load_control)c, value,
+                    sizeof value);
     int right = vx + 2 + (int)strlen(value) + 1;
     *part = x == vx ? -1 : x == right ? +1 : x > vx && x < right ? 2 : 0;
     return c;

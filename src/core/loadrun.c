@@ -172,7 +172,8 @@ bool load_prepare(const struct scenario *s, const struct plan_result *r,
     c->slo_tpot = ls->slo_tpot_ms / 1000.0;
     *w = (struct workload_params){.num_prompts = n, .request_rate = ls->rate, .burstiness = 1.0,
                                   .input_len = ls->input_len, .output_len = ls->output_len,
-                                  .prefix_len = s->prefix_tokens, .seed = ls->seed};
+                                  .prefix_len = s->prefix_tokens, .seed = ls->seed,
+                                  .profile = ls->profile};
     return load_check_workload(w, c, d);
 }
 

@@ -36,6 +36,10 @@ struct load_settings {
     double slo_ttft_ms;       /* goodput's objectives, milliseconds, > 0 */
     double slo_tpot_ms;
     uint64_t seed;
+    /* --dataset NAME: a length profile's requests in place of the random
+     * dataset's lengths (input_len and output_len then kept for when it is
+     * set back to NULL) */
+    const struct workload_profile *profile;
 };
 
 /* Settings from the scenario: its prompt (or 1,024 tokens) and vLLM's 128

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "io/jsonout.h"
+#include "io/trace.h"
 
 cJSON *loadjson_write(const struct load_settings *ls)
 {
@@ -20,7 +21,28 @@ cJSON *loadjson_write(const struct load_settings *ls)
     jsonout_double(&o, "goodput_ttft_ms", ls->slo_ttft_ms);
     jsonout_double(&o, "goodput_tpot_ms", ls->slo_tpot_ms);
     jsonout_uint(&o, "seed", ls->seed);
+    if (ls->profile) /* the length profile, by name (io/trace.h) */
+        jsonout_string(&o, "dataset", ls->profile->name);
+    else
+        jsonout_null(&o, "dataset");
     return jsonout_end(&o);
+}
+
+/* "dataset": a length profile's name, or null (the random dataset's). */
+static bool read_profile(const struct jsonread *r, const cJSON *lo, struct load_settings *ls,
+                         struct diag *d)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(lo, "dataset");
+    if (e == NULL || cJSON_IsNull(e))
+        return true;
+    if (!cJSON_IsString(e))
+        return jsonread_fail(r, d, "%sdataset: expected a length profile's name or null",
+                             r->prefix);
+    ls->profile = trace_profile(e->valuestring);
+    if (ls->profile == NULL)
+        return jsonread_fail(r, d, "%sdataset: '%.64s' is no length profile (kvplan list "
+                             "datasets)", r->prefix, e->valuestring);
+    return true;
 }
 
 bool loadjson_read(const struct jsonread *r, const cJSON *e, struct load_settings *ls,
@@ -40,5 +62,6 @@ bool loadjson_read(const struct jsonread *r, const cJSON *e, struct load_setting
                         &ls->max_concurrency, d) &&
            jsonread_double(&lr, lo, "goodput_ttft_ms", true, 0.01, 1e9, &ls->slo_ttft_ms, d) &&
            jsonread_double(&lr, lo, "goodput_tpot_ms", true, 0.01, 1e9, &ls->slo_tpot_ms, d) &&
-           jsonread_u64(&lr, lo, "seed", false, 0, UINT64_MAX, &ls->seed, d);
+           jsonread_u64(&lr, lo, "seed", false, 0, UINT64_MAX, &ls->seed, d) &&
+           read_profile(&lr, lo, ls, d);
 }

@@ -12,8 +12,12 @@ static void settings_table(FILE *out, const struct load_settings *ls)
 {
     fprintf(out, "| Setting | Value |\n|---|---|\n");
     fprintf(out, "| Request rate | %g req/s (Poisson) |\n", ls->rate);
-    fprintf(out, "| Input, output | %llu, %llu tokens |\n", (unsigned long long)ls->input_len,
-            (unsigned long long)ls->output_len);
+    if (ls->profile)
+        fprintf(out, "| Lengths | drawn from %s (%s) |\n", ls->profile->name,
+                ls->profile->title);
+    else
+        fprintf(out, "| Input, output | %llu, %llu tokens |\n", (unsigned long long)ls->input_len,
+                (unsigned long long)ls->output_len);
     if (ls->max_concurrency)
         fprintf(out, "| Max concurrency | %llu |\n", (unsigned long long)ls->max_concurrency);
     else

@@ -28,7 +28,7 @@ COLS, ROWS = 100, 30
 # after a 13-column label at column 1; the TTFT chart's plot from column 8,
 # 41 columns wide, rows 10 to 23, its axis on row 24 and its end's label below
 TOP, VALUE_X, PLOT_X, PLOT_W, AXIS_Y = 2, 14, 8, 41, 24
-LABELS = ["Rate", "Input", "Output", "Concurrency", "SLO TTFT", "SLO TPOT"]
+LABELS = ["Rate", "Lengths", "Input", "Output", "Concurrency", "SLO TTFT", "SLO TPOT"]
 
 
 def controls(t):
@@ -111,12 +111,12 @@ try:
         changes += 1
     ok(number(controls(t)["Rate"]) > number(start["Rate"]),
        "the rate's right arrow steps it up: %s -> %s" % (start["Rate"], controls(t)["Rate"]))
-    left, right = arrows(t, 1)
-    if click(t, left, TOP + 1, "the input's left arrow"):
+    left, right = arrows(t, 2)
+    if click(t, left, TOP + 2, "the input's left arrow"):
         changes += 1
     ok(number(controls(t)["Input"]) < number(start["Input"]),
        "the input's left arrow steps it down: %s -> %s" % (start["Input"], controls(t)["Input"]))
-    if act(t, t.mouse_bytes(64, VALUE_X + 3, TOP + 2), "the wheel up on the output"):
+    if act(t, t.mouse_bytes(64, VALUE_X + 3, TOP + 3), "the wheel up on the output"):
         changes += 1
     ok(number(controls(t)["Output"]) > number(start["Output"]),
        "the wheel up steps the output up: %s -> %s" % (start["Output"], controls(t)["Output"]))
@@ -124,10 +124,10 @@ try:
     # a drag of the SLO TTFT's value, three columns right: three steps
     before = controls(t)
     x = VALUE_X + 3
-    act(t, t.mouse_bytes(0, x, TOP + 4), "a press on the SLO TTFT's value")
-    if act(t, t.mouse_bytes(32, x + 3, TOP + 4), "a drag of the SLO TTFT"):
+    act(t, t.mouse_bytes(0, x, TOP + 5), "a press on the SLO TTFT's value")
+    if act(t, t.mouse_bytes(32, x + 3, TOP + 5), "a drag of the SLO TTFT"):
         changes += 3
-    act(t, t.mouse_bytes(0, x + 3, TOP + 4, release=True), "the SLO TTFT let go")
+    act(t, t.mouse_bytes(0, x + 3, TOP + 5, release=True), "the SLO TTFT let go")
     dragged = controls(t)
     ok(number(dragged["SLO TTFT"]) > number(before["SLO TTFT"]),
        "the drag right steps the SLO TTFT up: %s -> %s" % (before["SLO TTFT"], dragged))

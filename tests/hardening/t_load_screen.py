@@ -80,6 +80,8 @@ CASES = [
     (["--engine", "vllm", "--gpus", "2"], "L<Right><Right><Down><Right>"),
     (["--model", "qwen2.5-7b", "--context", "16k"], "L<S-Right><Down><Down><Left><Down><Right>"),
     ([], "L<Down><Down><Down><Right><Right><Right><Down><Left><Left><Down><Left>"),
+    # a length profile (Lengths: random, azure-code-2023, azure-conv-2023), then the cap
+    ([], "L<Down><Left><Down><Down><Down><Right><Right>"),
 ]
 for args, keys in CASES:
     screen = dump(args, keys)
@@ -123,12 +125,24 @@ if len(files) == 2:
     saved = json.load(open(session))["session"]["scenarios"][0].get("load", {})
     shown = dump([], keys[:-len("<Esc>")])  # the Load screen as it was exported
     rate = re.search(r"Rate +. ([0-9.]+) req/s", shown)
+    # <Down><Right>: Lengths from random to the first length profile, kept by name
     ok(rate is not None and saved.get("request_rate") == float(rate.group(1)) and
-       "◂ %d tokens" % saved.get("random_input_len", 0) in shown,
+       saved.get("dataset") == "azure-code-2023" and "◂ azure-code-2023 ▸" in shown and
+       "◂ mean " in shown,
        "the settings in the session: %s, on the screen:\n%s" % (saved, shown))
     again = dump(["--load", session], "L")
     ok(again == shown, "loaded back, the same screen:\n" + again)
     ok(dump(["--load", session], "L") == again, "loaded twice, the same screen")
+    # a profile that is none: named by file and field, exit 2
+    doc = json.load(open(session))
+    doc["session"]["scenarios"][0]["load"]["dataset"] = "sharegpt"
+    bad = os.path.join(work, "bad.json")
+    json.dump(doc, open(bad, "w"))
+    run = subprocess.run([KVPLAN, "--load", bad, "--dump-screen", "-"], capture_output=True,
+                         env=ENV, timeout=60)
+    err = run.stderr.decode()
+    ok(run.returncode == 2 and bad in err and "load.dataset" in err and "sharegpt" in err,
+       "an unknown profile in a session: %d %s" % (run.returncode, err))
     report = open(os.path.join(work, files[1])).read()
     cmd = re.search(r"Simulated as `([^`]*)`", report)
     ok(cmd is not None, "the report's Load section:\n" + report[-2000:])
@@ -144,6 +158,11 @@ if len(files) == 2:
                                                   sim["measured_spread"]["tpot"]["text"])
         ok(spread in report, "%r (simulate's) not in the report:\n%s" % (spread, report[-1500:]))
         ok("'s scheduler, seed" in report, "the report names the scheduler:\n" + report[-1500:])
+
+# with a profile, Input and Output are its means: a step says so
+screen = dump([], "L<Down><Right><Down><Right>")
+ok("azure-code-2023 gives each request's lengths" in screen and "◂ mean " in screen,
+   "Input stepped under a profile:\n" + screen)
 
 # an export without the Load screen is the plain snapshot as before, and a
 # file without settings (older ones) opens the screen at the defaults
