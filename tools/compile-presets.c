@@ -66,6 +66,7 @@ static void gpu(FILE *out, const struct gpu_spec *g)
     str(out, "host_link_basis", g->host_link_basis);
     u64(out, "unified_bytes", g->unified_bytes);
     u64(out, "nvlink_domain_gpus", g->nvlink_domain_gpus);
+    u64(out, "gpus_per_node", g->gpus_per_node);
     u64(out, "sm_count", g->sm_count);
     str(out, "sm_count_basis", g->sm_count_basis);
 }

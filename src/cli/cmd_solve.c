@@ -520,15 +520,17 @@ static int print_rows_text(const struct solve_job *job, const struct scenario *b
             s.wired_limit_mb = job->wired_limit_mb;
         solve_mac_note(&s);
     }
-    uint32_t wide = 0; /* the widest tensor parallel past one node */
+    uint32_t wide = 0, domain = SPEC_GPUS_PER_NODE; /* the widest tensor parallel past one node */
     for (int i = 0; i < nrows; i++)
         if (rows[i].split.solved && rows[i].split.tp > spec_gpu_domain(rows[i].gpu) &&
-            rows[i].split.tp > wide)
+            rows[i].split.tp > wide) {
             wide = rows[i].split.tp;
+            domain = spec_gpu_domain(rows[i].gpu);
+        }
     if (wide && !engine_desc(base->engine.kind)->splits_layers) /* a layer split has no TP */
         printf("(TP %u spans nodes of %d GPUs: its all-reduces run over the network; --max-pp N "
                "lets solve put pipeline stages between nodes instead, as engines do)\n",
-               wide, SPEED_GPUS_PER_NODE);
+               wide, domain);
     printf("($/HOUR: each GPU type's price an hour, %s, times its GPUs; $/1M OUT: $/HOUR over "
            "the output tokens an hour of the USERS decoding at once; $/1M IN: $/HOUR over the "
            "prompt tokens an hour at the prefill rate; $/USER-H: $/HOUR over the "

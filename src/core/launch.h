@@ -4,7 +4,8 @@
  * for a replica wider than a node (--nnodes, --node-rank); one line a
  * server where each replica is a server of its own (llama.cpp, vLLM V0),
  * with its GPUs and port. Each engine's rule is its descriptor's
- * `servers` (core/engine_desc.h); a node holds SPEED_GPUS_PER_NODE GPUs. */
+ * `servers` (core/engine_desc.h); a node holds the GPU's host's GPUs (placement_node_gpus: 8, a GB200 or
+ * GB300 NVL72 tray 4). */
 #ifndef KVPLAN_CORE_LAUNCH_H
 #define KVPLAN_CORE_LAUNCH_H
 

@@ -69,12 +69,12 @@ static bool exact_layers(const struct scenario *s, const struct placement *l, ui
 }
 
 /* The servers of a node (core/offload.h): a server spans tp x pp GPUs, a
- * node holds SPEC_GPUS_PER_NODE; those decoding at once, fewer than them
+ * node holds spec_gpu_node's (8; a GB200 or GB300 NVL72 tray 4); those decoding at once, fewer than them
  * only when the scenario's concurrency is. A Mac holds one GPU. */
 static void node_share(const struct scenario *s, const struct placement *l, struct offload_split *o)
 {
     uint64_t span = (uint64_t)(l->tp ? l->tp : 1) * (l->pp ? l->pp : 1);
-    uint64_t per_node = span < SPEC_GPUS_PER_NODE ? SPEC_GPUS_PER_NODE / span : 1;
+    uint64_t node = spec_gpu_node(&s->gpu), per_node = span < node ? node / span : 1;
     if (s->gpu.unified_bytes)
         per_node = 1; /* a Mac is its own host: its GPU and its CPU share one memory */
     uint64_t reps = l->replicas ? l->replicas : 1;

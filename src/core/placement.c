@@ -91,6 +91,7 @@ void placement_compute(const struct scenario *s, const struct spec_result *spec,
     l->dp_attention = s->dp_attention;
     l->expert_parallel = s->expert_parallel;
     l->replicas = scenario_replicas(s);
+    l->node_gpus = spec_gpu_node(&s->gpu);
     placement_context(s, l);
     l->block_tokens = s->block_tokens ? s->block_tokens : DEFAULT_BLOCK_TOKENS;
     l->kv_dtype = scenario_kv_dtype(s);
@@ -257,4 +258,9 @@ void placement_weights_row(const struct policy_ctx *c)
                         c->spec->method == SPEC_MTP ? "the model and its MTP layers"
                                                     : "the model and its draft");
     }
+}
+
+uint32_t placement_node_gpus(const struct placement *l)
+{
+    return l->node_gpus ? l->node_gpus : SPEC_GPUS_PER_NODE;
 }

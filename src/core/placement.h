@@ -18,6 +18,7 @@
     enum engine_kind profile;                                                                      \
     enum engine_rule rule;                                                                         \
     uint32_t gpus, tp, replicas;                                                                   \
+    uint32_t node_gpus;                /* a host's GPUs: the launch lines' nodes */                \
     uint32_t pp;                       /* pipeline stages: each GPU holds its stage's layers */    \
     enum layout_basis layout_basis;    /* why this layout (scenario_layout_basis) */               \
     uint32_t layouts_run;              /* of how many that run, when the most users chose it */    \
@@ -63,6 +64,9 @@ uint32_t placement_fullest_layers(uint32_t layers, uint32_t gpus);
  * ceil(bytes x layers_fullest / layers_all) in a layer split, else
  * ceil(bytes / (tp x pp)). */
 uint64_t placement_share(const struct placement *l, uint64_t bytes);
+
+/* The GPUs of a launch line's node: the host's (node_gpus), 8 when unset. */
+uint32_t placement_node_gpus(const struct placement *l);
 
 /* How the weights are stored: "bf16", or "checkpoint" for a mixed-format
  * checkpoint counted at its released size (gpt-oss MXFP4 experts). */

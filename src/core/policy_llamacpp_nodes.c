@@ -21,7 +21,7 @@ enum { RPC_PORT = 50052 }; /* rpc-server's default port */
 static void rpc_node(const struct placement *l, const char *launch, uint32_t replica,
                      uint32_t rank, struct shell_line *out)
 {
-    uint32_t node = SPEED_GPUS_PER_NODE, span = (l->tp + node - 1) / node;
+    uint32_t node = placement_node_gpus(l), span = (l->tp + node - 1) / node;
     uint32_t here = l->tp - rank * node < node ? l->tp - rank * node : node;
     policy_devices(out, 0, here);
     if (rank > 0) {
@@ -61,7 +61,7 @@ static void rpc_node(const struct placement *l, const char *launch, uint32_t rep
 int policy_llamacpp_servers(const struct placement *l, const char *launch, int k,
                             struct shell_line *out)
 {
-    uint32_t per = l->tp ? l->tp : 1, node = SPEED_GPUS_PER_NODE;
+    uint32_t per = l->tp ? l->tp : 1, node = placement_node_gpus(l);
     if (per <= node)
         return policy_servers_by_replica(l, launch, k, out, 8080);
     uint32_t span = (per + node - 1) / node;

@@ -70,7 +70,7 @@ void policy_replica_node_comment(struct shell_line *out, uint32_t replica, uint3
 int policy_servers_by_replica(const struct placement *l, const char *launch, int k,
                               struct shell_line *out, unsigned port0)
 {
-    uint32_t per = (l->tp ? l->tp : 1) * (l->pp ? l->pp : 1), node = SPEED_GPUS_PER_NODE;
+    uint32_t per = (l->tp ? l->tp : 1) * (l->pp ? l->pp : 1), node = placement_node_gpus(l);
     if (l->replicas <= 1 || per > node)
         return 1;
     if (out == NULL)

@@ -21,7 +21,7 @@ enum { SGLANG_DIST_PORT = 20000 }; /* the port of SGLang's multi-node examples *
 static int per_replica(const struct placement *l, const char *launch, uint32_t per, int k,
                        struct shell_line *out)
 {
-    uint32_t span = (per + SPEED_GPUS_PER_NODE - 1) / SPEED_GPUS_PER_NODE;
+    uint32_t span = (per + placement_node_gpus(l) - 1) / placement_node_gpus(l);
     if (out == NULL)
         return (int)(span * l->replicas);
     uint32_t replica = (uint32_t)k / span, rank = (uint32_t)k % span;
@@ -39,7 +39,7 @@ static int per_replica(const struct placement *l, const char *launch, uint32_t p
 static int per_node(const struct placement *l, const char *launch, uint32_t per, int k,
                     struct shell_line *out)
 {
-    uint32_t local = SPEED_GPUS_PER_NODE / per;
+    uint32_t local = placement_node_gpus(l) / per;
     uint32_t nodes = (l->replicas + local - 1) / local;
     if (out == NULL)
         return (int)nodes;
@@ -57,8 +57,8 @@ int policy_sglang_servers(const struct placement *l, const char *launch, int k,
                           struct shell_line *out)
 {
     uint32_t per = l->tp * (l->pp ? l->pp : 1);
-    if ((uint64_t)per * l->replicas <= SPEED_GPUS_PER_NODE)
+    if ((uint64_t)per * l->replicas <= placement_node_gpus(l))
         return 1;
-    return per > SPEED_GPUS_PER_NODE ? per_replica(l, launch, per, k, out)
+    return per > placement_node_gpus(l) ? per_replica(l, launch, per, k, out)
                                      : per_node(l, launch, per, k, out);
 }

@@ -18,7 +18,7 @@
 static void launch(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
-    uint32_t per = c->l->tp * c->l->pp, node = SPEED_GPUS_PER_NODE;
+    uint32_t per = c->l->tp * c->l->pp, node = placement_node_gpus(c->l);
     char command[96] = "trtllm-serve";
     if (per > node)
         snprintf(command, sizeof command, "mpirun -np %u trtllm-llmapi-launch trtllm-serve", per);

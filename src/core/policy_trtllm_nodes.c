@@ -24,7 +24,7 @@ enum { TRTLLM_PORT = 8000 }; /* trtllm-serve's default --port */
 static int per_replica(const struct placement *l, const char *launch, uint32_t per, int k,
                        struct shell_line *out)
 {
-    uint32_t node = SPEED_GPUS_PER_NODE, span = (per + node - 1) / node;
+    uint32_t node = placement_node_gpus(l), span = (per + node - 1) / node;
     if (out == NULL)
         return (int)l->replicas;
     uint32_t first = (uint32_t)k * span + 1;
@@ -57,10 +57,10 @@ int policy_trtllm_servers(const struct placement *l, const char *launch, int k,
                           struct shell_line *out)
 {
     uint32_t per = l->tp * (l->pp ? l->pp : 1);
-    if (per == 0 || (uint64_t)per * l->replicas <= SPEED_GPUS_PER_NODE)
+    if (per == 0 || (uint64_t)per * l->replicas <= placement_node_gpus(l))
         return 1; /* one node: the launch line and its remark */
     /* replicas within a node over several: a server each on its node's GPUs
      * (CUDA_VISIBLE_DEVICES) and its own --port */
-    return per > SPEED_GPUS_PER_NODE ? per_replica(l, launch, per, k, out)
+    return per > placement_node_gpus(l) ? per_replica(l, launch, per, k, out)
                                      : policy_servers_by_replica(l, launch, k, out, TRTLLM_PORT);
 }

@@ -161,11 +161,11 @@ static int servers(const struct placement *l, const char *launch, int k, struct 
     if (l->rule == RULE_VLLM_V0)
         return policy_servers_by_replica(l, launch, k, out, 8000);
     uint32_t per = l->tp * (l->pp ? l->pp : 1);
-    if ((uint64_t)per * l->replicas <= SPEED_GPUS_PER_NODE)
+    if ((uint64_t)per * l->replicas <= placement_node_gpus(l))
         return 1;
     if (out)
-        policy_server_args(out, launch, per > SPEED_GPUS_PER_NODE ? "--data-parallel-size" : NULL);
-    return per > SPEED_GPUS_PER_NODE ? policy_vllm_nodes_per_replica(l, per, k, out)
+        policy_server_args(out, launch, per > placement_node_gpus(l) ? "--data-parallel-size" : NULL);
+    return per > placement_node_gpus(l) ? policy_vllm_nodes_per_replica(l, per, k, out)
                                      : policy_vllm_replicas_over_nodes(l, per, k, out);
 }
 

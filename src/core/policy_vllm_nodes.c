@@ -16,7 +16,7 @@
 int policy_vllm_nodes_per_replica(const struct placement *l, uint32_t per, int k,
                                   struct shell_line *out)
 {
-    uint32_t span = (per + SPEED_GPUS_PER_NODE - 1) / SPEED_GPUS_PER_NODE;
+    uint32_t span = (per + placement_node_gpus(l) - 1) / placement_node_gpus(l);
     if (out == NULL)
         return (int)(span * l->replicas);
     uint32_t replica = (uint32_t)k / span, rank = (uint32_t)k % span;
@@ -36,7 +36,7 @@ int policy_vllm_nodes_per_replica(const struct placement *l, uint32_t per, int k
 int policy_vllm_replicas_over_nodes(const struct placement *l, uint32_t per, int k,
                                     struct shell_line *out)
 {
-    uint32_t local = SPEED_GPUS_PER_NODE / per;
+    uint32_t local = placement_node_gpus(l) / per;
     uint32_t nodes = (l->replicas + local - 1) / local;
     if (out == NULL)
         return (int)nodes;

@@ -234,9 +234,15 @@ bool spec_gpu_validate(const struct gpu_spec *g, struct diag *d)
     return true;
 }
 
+uint32_t spec_gpu_node(const struct gpu_spec *g)
+{
+    return g->gpus_per_node ? g->gpus_per_node : SPEC_GPUS_PER_NODE;
+}
+
 uint32_t spec_gpu_domain(const struct gpu_spec *g)
 {
-    return g->nvlink_domain_gpus > SPEC_GPUS_PER_NODE ? g->nvlink_domain_gpus : SPEC_GPUS_PER_NODE;
+    uint32_t node = spec_gpu_node(g);
+    return g->nvlink_domain_gpus > node ? g->nvlink_domain_gpus : node;
 }
 
 uint64_t spec_metal_working_set(uint64_t unified)

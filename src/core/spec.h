@@ -82,6 +82,9 @@ struct gpu_spec {
      * NVL72: 72): tensor and expert parallel within it run at link_bytes_per_s.
      * 0 = a node of SPEC_GPUS_PER_NODE. */
     uint32_t nvlink_domain_gpus;
+    /* GPUs one host holds, where not SPEC_GPUS_PER_NODE: a GB200 or GB300
+     * NVL72 compute tray has 4 (its launch lines a node a tray). 0 = 8. */
+    uint32_t gpus_per_node;
     /* Streaming multiprocessors (AMD: compute units), as
      * torch.cuda.get_device_properties().multi_processor_count reports them
      * and vLLM's num_compute_units returns them (vLLM's Triton top-k/top-p
@@ -92,6 +95,9 @@ struct gpu_spec {
 
 /* GPUs one node holds (DGX/HGX H100, H200, B200; MI300X platforms). */
 #define SPEC_GPUS_PER_NODE 8
+
+/* The GPUs of g's host (gpus_per_node, else SPEC_GPUS_PER_NODE). */
+uint32_t spec_gpu_node(const struct gpu_spec *g);
 
 /* The first release of an engine that serves a model (a preset's
  * served_from, {"vllm": "0.11.0", "llama.cpp": "b6500"}: an engine's name and

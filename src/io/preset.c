@@ -101,6 +101,7 @@ bool preset_gpu_from_json(const struct jsonread *r, const cJSON *o, struct gpu_s
         !jsonread_string(r, o, "host_link_basis", false, g->host_link_basis,
                          sizeof g->host_link_basis, d) ||
         !jsonread_u32(r, o, "nvlink_domain_gpus", false, 1, 1u << 16, &g->nvlink_domain_gpus, d) ||
+        !jsonread_u32(r, o, "gpus_per_node", false, 1, 64, &g->gpus_per_node, d) ||
         !jsonread_u32(r, o, "sm_count", false, 1, 4096, &g->sm_count, d) ||
         !jsonread_string(r, o, "sm_count_basis", jsonread_has(o, "sm_count"), g->sm_count_basis,
                          sizeof g->sm_count_basis, d))
@@ -428,6 +429,8 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
         jsonout_uint(&o, "interconnect_bytes_per_s", g->link_bytes_per_s);
     if (g->nvlink_domain_gpus)
         jsonout_uint(&o, "nvlink_domain_gpus", g->nvlink_domain_gpus);
+    if (g->gpus_per_node)
+        jsonout_uint(&o, "gpus_per_node", g->gpus_per_node);
     if (g->sm_count) {
         jsonout_uint(&o, "sm_count", g->sm_count);
         jsonout_string(&o, "sm_count_basis", g->sm_count_basis);

@@ -96,7 +96,7 @@ def test_equals_forms():
 
 
 def test_words_and_files():
-    check("list <TAB>", complete("list", "") == ["gpus", "models", "engines"])
+    check("list <TAB>", complete("list", "") == ["gpus", "models", "engines", "datasets"])
     check("completion <TAB>", complete("completion", "") == ["bash", "zsh", "fish"])
     check("show --format json <TAB>", complete("show", "--format", "json", "") == ["gpu", "model"])
     log = os.path.join(ROOT, "tests", "data", "logs", "vllm-03.lo")
@@ -161,7 +161,7 @@ def test_zsh_completes():
     check("zsh: plan --<TAB>", sorted(w.split(":")[0] for w in zsh("plan", "--")) == sorted(want))
     check("zsh: show gpu <TAB>", zsh("show", "gpu", "") == ids("gpus"))
     check("zsh: plan --gpu=<TAB>", zsh("plan", "--gpu=") == ids("gpus") + ["auto"])
-    check("zsh: list <TAB>", zsh("list", "") == ["gpus", "models", "engines"])
+    check("zsh: list <TAB>", zsh("list", "") == ["gpus", "models", "engines", "datasets"])
     check("zsh: plan --load <TAB>", zsh("plan", "--load", "") == ["FILES "])
 
 
@@ -184,7 +184,7 @@ def test_fish_completes():
     check("fish: plan --gp<TAB>", "--gpu" in fish("kvplan plan --gp"))
     check("fish: show gpu h1<TAB>", fish("kvplan show gpu h1") == h1)
     check("fish: plan --gpu=h1<TAB>", fish("kvplan plan --gpu=h1") == ["--gpu=" + g for g in h1])
-    check("fish: list <TAB>", fish("kvplan list ") == ["gpus", "models", "engines"])
+    check("fish: list <TAB>", fish("kvplan list ") == ["gpus", "models", "engines", "datasets"])
     check("fish: solve --format <TAB>", fish("kvplan solve --format ") == ["json", "markdown", "text"])
 
 

@@ -43,7 +43,7 @@ SLO_FLAGS = {"--num-prompts", "--request-rate", "--burstiness", "--random-input-
              "--random-output-len", "--random-range-ratio", "--seed", "--max-concurrency",
              "--goodput", "--goodput-target", "--disaggregated", "--no-disaggregated",
              "--prefill-gpu", "--decode-gpu", "--kv-link", "--kv-transfer-bandwidth",
-             "--kv-transfer-latency"}
+             "--kv-transfer-latency", "--dataset"}
 VLLM, SGLANG, LLAMACPP = ["--engine", "vllm"], ["--engine", "sglang"], ["--engine", "llama.cpp"]
 # A valid value of each option, and the other options it needs to mean something.
 VALUES = {
@@ -100,6 +100,8 @@ VALUES = {
     "--random-range-ratio": ("0.5", []), "--seed": ("7", []), "--max-concurrency": ("4", []),
     "--goodput": ("ttft:500", []), "--goodput-target": ("0.9", []), "--compare": (BENCH, []),
     "--dataset": (os.path.join(ROOT, "tests", "data", "traces", "small.csv"), []),
+    # solve and sweep draw from a length profile (a trace is simulate's)
+    ("solve", "--dataset"): ("azure-conv-2023", []), ("sweep", "--dataset"): ("azure-conv-2023", []),
     "--router": ("round-robin", ["--gpus", "2", "--tp", "1"]),
     "--capacity-scheduler-policy": ("MAX_UTILIZATION", ["--engine", "trtllm"]),
     "--scheduler-recv-interval": ("10", ["--engine", "sglang"]),
@@ -128,7 +130,9 @@ REFUSED.update({("simulate", "--draft-model"): "does not model speculative decod
                 ("simulate", "--concurrency"): "are --max-concurrency",
                 # this test's base gives the random lengths, which a trace replaces
                 # (t_dataset.py runs the trace itself)
-                ("simulate", "--dataset"): "gives each request's lengths"})
+                ("simulate", "--dataset"): "gives each request's lengths",
+                # and solve's SLO base gives them too (t_profiles.py runs a profile)
+                ("solve", "--dataset"): "gives each request's lengths"})
 
 
 def setup():

@@ -110,7 +110,41 @@ def test_nvlink_domains():
         check("show gpu gb300 cites %s" % src, src in g.get("source", ""), g.get("source"))
 
 
+def test_nvl72_hosts_are_trays_of_four():
+    """A GB200 or GB300 NVL72 rack's host is a compute tray of 4 GPUs (NVIDIA's
+    NVL72 reference architecture, components): a launch line a tray, where an
+    HGX H100 node holds 8; a preset's gpus_per_node outside 1..64 is refused
+    naming the file and the field."""
+    for gpu in ("gb200", "gb300"):
+        status, out, err = run(["show", "gpu", gpu])
+        g = json.loads(out) if status == 0 else {}
+        check("show gpu %s: 4 GPUs a host" % gpu, g.get("gpus_per_node") == 4 and
+              "4 GPUs and 2 Grace CPUs" in g.get("source", ""), out[:200])
+    for gpu, nodes, each in (("gb300", 4, "(4 GPUs, ranks 12-15)"), ("h100-sxm", 2,
+                                                                     "(8 GPUs, ranks 8-15)")):
+        status, out, err = run(["plan", "--engine", "sglang", "--gpu", gpu, "--gpus", "16",
+                                "--tp", "16", "--model", "llama-3.1-70b"])
+        check("%s SGLang TP 16: %d nodes, the last %s" % (gpu, nodes, each), status == 0 and
+              "--nnodes %d --node-rank %d" % (nodes, nodes - 1) in out and each in out, out[-1500:])
+    status, out, err = run(["plan", "--engine", "vllm", "--gpu", "gb300", "--gpus", "8", "--tp",
+                            "2", "--model", "llama-3.1-70b"])
+    check("gb300 vLLM 4 x TP 2: 2 trays of 2 replicas", status == 0 and
+          "--data-parallel-size-local 2" in out and "node 1 of 2" in out, out[-1500:])
+    status, out, err = run(["plan", "--engine", "trtllm", "--gpu", "gb300", "--gpus", "8", "--tp",
+                            "8", "--model", "llama-3.1-70b"])
+    check("gb300 TensorRT-LLM TP 8: mpirun over 2 trays of 4", status == 0 and
+          '-H "$NODE_1":4,"$NODE_2":4' in out, out[-1500:])
+    with open(os.path.join(ROOT, "presets", "gpus", "gb300.json")) as f:
+        gb = json.load(f)
+    for bad in (0, 65):
+        path = write_preset(os.path.join(TMP, "tray%d" % bad), dict(gb, id="gb-bad",
+                                                                   gpus_per_node=bad))
+        status, out, err = run(["list", "gpus", "--presets", os.path.dirname(path)])
+        check("gpus_per_node %d: exit 2 naming the file and field" % bad, status == 2 and
+              path in err and "gpus_per_node" in err, (status, err))
+
+
 if __name__ == "__main__":
     main([test_the_default_binds_and_the_warning_names_the_sysctl,
           test_the_limit_given_plans_and_is_kept, test_refusals, test_presets_of_unified_memory,
-          test_nvlink_domains])
+          test_nvlink_domains, test_nvl72_hosts_are_trays_of_four])
