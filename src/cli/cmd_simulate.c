@@ -176,7 +176,7 @@ static bool workload_from_file(const struct options *o, struct simulate_run *sr,
  * lengths become the trace's means (its own words), its arrivals the
  * trace's unless --request-rate re-times them as vllm bench serve does a
  * dataset's. */
-static bool dataset_workload(const struct options *o, struct simulate_run *sr, struct diag *d)
+bool simulate_dataset(const struct options *o, struct simulate_run *sr, struct diag *d)
 {
     static const int lengths[] = {OPT_RANDOM_INPUT_LEN, OPT_RANDOM_OUTPUT_LEN,
                                   OPT_RANDOM_RANGE_RATIO};
@@ -243,6 +243,17 @@ static bool dataset_workload(const struct options *o, struct simulate_run *sr, s
     w->output_len = (out + w->num_prompts / 2) / w->num_prompts;
     w->range_ratio = 0;
     return true;
+}
+
+void simulate_trace_requests(const struct simulate_run *sr, struct workload_request *q)
+{
+    for (size_t i = 0; sr->dataset_path && i < sr->w.num_prompts; i++) {
+        /* the trace's lengths; the generator's arrivals unless the trace's own */
+        q[i].prompt = sr->w.prefix_len + sr->trace.req[i].prompt;
+        q[i].output = sr->trace.req[i].output;
+        if (sr->trace_arrivals)
+            q[i].arrival = sr->trace.req[i].arrival;
+    }
 }
 
 /* Reads --compare's file into sr->bench. */
@@ -358,7 +369,7 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     if (!simulate_profile_lengths(o, NULL, d))
         return false;
     if (o->dataset_path && !sr->w.profile) {
-        if (!dataset_workload(o, sr, d))
+        if (!simulate_dataset(o, sr, d))
             return false;
     } else if (!load_check_workload(&sr->w, &sr->c, d)) {
         return false;
@@ -374,13 +385,7 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
         return diag_fail(d, "out of memory for %llu requests",
                          (unsigned long long)sr->w.num_prompts);
     workload_generate(&sr->w, q);
-    for (size_t i = 0; sr->dataset_path && i < sr->w.num_prompts; i++) {
-        /* the trace's lengths; the generator's arrivals unless the trace's own */
-        q[i].prompt = sr->w.prefix_len + sr->trace.req[i].prompt;
-        q[i].output = sr->trace.req[i].output;
-        if (sr->trace_arrivals)
-            q[i].arrival = sr->trace.req[i].arrival;
-    }
+    simulate_trace_requests(sr, q);
     enum sim_status st = sim_run(&sr->c, q, (size_t)sr->w.num_prompts, &sr->out);
     free(q);
     return !simulate_run_failed(st, d);
@@ -397,7 +402,7 @@ int cmd_simulate(int argc, char **argv)
         return cli_fail(d.message);
     simulate_default_engine(&o);
     if (o.given[OPT_DISAGGREGATED] || disagg_given(&o) != OPT_COUNT) {
-        if (!simulate_profile_lengths(&o, "--disaggregated", &d))
+        if (!simulate_profile_lengths(&o, NULL, &d))
             return cli_fail(d.message);
         return simulate_disagg(&o);
     }

@@ -114,9 +114,14 @@ static bool prepare(const struct options *o, struct disagg_run *dr, struct diag 
         return false;
     dr->dec.w = simulate_workload(o, &dr->dec.s);
     dr->pre.w = dr->dec.w;
-    if (!load_check_workload(&dr->dec.w, &dr->dec.c, d) ||
-        !load_check_workload(&dr->pre.w, &dr->pre.c, d))
+    if (o->dataset_path && !dr->dec.w.profile) {
+        /* a trace: each request checked against both pools, by its line */
+        if (!simulate_dataset(o, &dr->pre, d) || !simulate_dataset(o, &dr->dec, d))
+            return false;
+    } else if (!load_check_workload(&dr->dec.w, &dr->dec.c, d) ||
+               !load_check_workload(&dr->pre.w, &dr->pre.c, d)) {
         return false;
+    }
     if (dr->dec.w.profile) { /* a length profile: what both pools take */
         struct workload_params *w = &dr->dec.w;
         const struct workload_params *p = &dr->pre.w;
@@ -126,8 +131,7 @@ static bool prepare(const struct options *o, struct disagg_run *dr, struct diag 
         if (workload_profile_fit(w).count == 0)
             return diag_fail(d, "%s %s: none of its requests fits both pools",
                              OPTION_FLAG(OPT_DATASET), w->profile->name);
-        struct workload_fit f;
-        simulate_profile_fit(w, &f);
+        simulate_profile_fit(w, &dr->dec.fit);
         dr->pre.w = *w;
     }
     sim_disagg_config_of_plans(&dr->pre.s, &dr->pre.r, &dr->dec.s, &dr->dec.r,
@@ -149,6 +153,7 @@ static bool run(const struct options *o, struct disagg_run *dr, struct diag *d)
     if (q == NULL)
         return diag_fail(d, "out of memory for %zu requests", n);
     workload_generate(&dr->dec.w, q);
+    simulate_trace_requests(&dr->dec, q);
     enum sim_status st = sim_disagg_run(&dr->c, q, n, &dr->out);
     if (st == SIM_OK)
         run_aggregated(o, q, dr);
@@ -162,7 +167,10 @@ int simulate_disagg(const struct options *o)
     static struct disagg_run dr; /* three plans' explain rows */
     struct diag d = {0};
     memset(&dr, 0, sizeof dr);
-    if (!run(o, &dr, &d))
+    bool ran = run(o, &dr, &d);
+    trace_free(&dr.pre.trace);
+    trace_free(&dr.dec.trace);
+    if (!ran)
         return cli_fail(d.message);
     bool ok = o->format == FORMAT_JSON ? simulate_disagg_json(stdout, &dr)
                                        : simulate_disagg_text(stdout, &dr);

@@ -70,6 +70,13 @@ const struct workload_profile *simulate_profile(const struct options *o);
  * stderr of the requests left out. */
 bool simulate_profile_lengths(const struct options *o, const char *command, struct diag *d);
 void simulate_profile_fit(struct workload_params *w, struct workload_fit *fit);
+/* --dataset FILE: the trace read into sr (its first --num-prompts requests),
+ * each checked against sr's context and pool by its line; sr->w's lengths
+ * its means, its arrivals the trace's unless --request-rate. */
+bool simulate_dataset(const struct options *o, struct simulate_run *sr, struct diag *d);
+/* The trace's lengths (and its own arrivals) into the generated requests q;
+ * nothing without a trace. */
+void simulate_trace_requests(const struct simulate_run *sr, struct workload_request *q);
 /* The checks of load_check_plan (core/loadrun.h), then the plan's config
  * and load_check_config's. */
 bool simulate_config(const struct scenario *s, const struct plan_result *r, struct sim_config *c,

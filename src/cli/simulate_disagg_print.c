@@ -58,13 +58,17 @@ static void head(FILE *out, const struct disagg_run *dr)
     if (w->profile)
         fprintf(out, "Workload    %s requests drawn from %s (means %s + %s tokens)", a,
                 w->profile->name, b, c);
+    else if (dr->dec.dataset_path)
+        fprintf(out, "Workload    %s requests from %s (means %s + %s tokens)", a,
+                dr->dec.dataset_path, b, c);
     else
         fprintf(out, "Workload    %s requests of %s + %s tokens", a, b, c);
-    if (isinf(w->request_rate))
-        fprintf(out, ", all at once");
+    if (dr->dec.trace_arrivals)
+        fprintf(out, ", at the trace's arrival times\n");
+    else if (isinf(w->request_rate))
+        fprintf(out, ", all at once, seed %llu\n", (unsigned long long)w->seed);
     else
-        fprintf(out, ", %g req/s", w->request_rate);
-    fprintf(out, ", seed %llu\n", (unsigned long long)w->seed);
+        fprintf(out, ", %g req/s, seed %llu\n", w->request_rate, (unsigned long long)w->seed);
     if (dr->agg_ok)
         fprintf(out, "Aggregated  %u x %s, %u replica%s of TP %u, the same requests\n",
                 dr->agg.s.gpus, dr->agg.s.gpu.name, dr->agg.c.replicas,

@@ -10,7 +10,8 @@ Azure trace format read as it is downloaded.
   means of those (computed here); the same seed the same bytes, another seed
   other requests; the requests beyond the context are left out with a note.
 - solve and sweep take a profile (named in their heads and solve's JSON),
-  refuse a trace file; simulate --disaggregated takes a profile.
+  refuse a trace file; simulate --disaggregated takes a profile and a trace
+  (each request checked against both pools by its line; its arrivals kept).
 - A trace in the Azure format (TIMESTAMP,ContextTokens,GeneratedTokens) runs
   at its own arrivals: the rate its mean; a date that is none is named by
   file, line and field.
@@ -127,7 +128,7 @@ trace = os.path.join(T, "t.csv")
 with open(trace, "w") as f:
     f.write("input_len,output_len\n100,10\n200,20\n")
 for cmd in (["solve", "--request-rate", "1", "--goodput", "ttft:1000"],
-            ["sweep", "--vary", "request-rate=1,2"], ["simulate", "--disaggregated"]):
+            ["sweep", "--vary", "request-rate=1,2"]):
     r = run(cmd[0], "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--dataset", trace, *cmd[1:])
     check(r.returncode == 2 and r.stdout == "" and "length profile" in r.stderr,
           "%s refuses a trace file: %d %s" % (cmd[0], r.returncode, r.stderr))
@@ -135,6 +136,22 @@ r = run("simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--disaggreg
         "--dataset", "azure-conv-2023", "--request-rate", "5", "--num-prompts", "100")
 check(r.returncode == 0 and "drawn from azure-conv-2023" in r.stdout,
       "simulate --disaggregated draws from a profile: %s" % r.stderr)
+# a trace on both pools: its requests and arrivals, as one deployment runs them
+timed = os.path.join(T, "timed.csv")
+with open(timed, "w") as f:
+    f.write("input_len,output_len,arrival\n1000,50,0\n2000,40,5\n")
+r = run("simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--disaggregated",
+        "--dataset", timed, "--format", "json")
+j = json.loads(r.stdout)["result"]["simulation"] if r.returncode == 0 else {}
+check(j.get("completed") == 2 and j.get("total_input_tokens") == 3000 and
+      j.get("duration", 0) > 5 and j.get("workload", {}).get("dataset_arrivals") is True and
+      j.get("aggregated", {}).get("completed") == 2,
+      "simulate --disaggregated runs a trace at its arrivals: %s" %
+      {k: j.get(k) for k in ("completed", "total_input_tokens", "duration")})
+r = run("simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--disaggregated",
+        "--dataset", timed, "--context", "1500")
+check(r.returncode == 2 and r.stdout == "" and timed + ":3:" in r.stderr,
+      "a trace line longer than the context under --disaggregated: %s" % r.stderr)
 
 # the Azure format, as downloaded: its own arrivals, 3 requests over 2 s
 az = os.path.join(T, "AzureLLMInferenceTrace_conv.csv")
