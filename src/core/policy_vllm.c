@@ -545,6 +545,21 @@ static void budget(const struct policy_ctx *c)
             kv_sat_mul(r->users_per_replica, r->state_bytes_per_user_per_gpu);
     }
     e->request_bytes = vllm_request_bytes(request_blocks, e->unit_bytes);
+    if (e->request_bytes && r->users_per_replica == 0) {
+        /* the headline's "one needs": vLLM's start-up check, every group's
+         * blocks for the whole context (the prefix not taken off) */
+        struct explain_row *need = explain_row_begin(c->x, "request_bytes", "One request needs",
+                                                     "per GPU");
+        explain_term(need, (long double)request_blocks, XU_COUNT,
+                     b.hybrid ? "blocks of every group" : "blocks");
+        explain_term(need, (long double)e->unit_bytes, XU_BYTES,
+                     b.hybrid ? "a block of a group's layers" : "a block of every layer");
+        explain_op(need, XOP_MUL);
+        explain_row_end(c->x, need, XU_BYTES, 0,
+                        "vLLM refuses to start past the pool: \"... GiB KV cache is needed, which "
+                        "is larger than the available KV cache memory\" (v1/core/kv_cache_utils.py,"
+                        " _check_enough_kv_cache_memory)");
+    }
     e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
                              ? (double)e->units / (double)request_blocks
                              : 0;

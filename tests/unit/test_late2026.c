@@ -254,6 +254,15 @@ static void gemma4_under_vllm(void **state)
     assert_int_equal(r.engine.unit_tokens, 32);
     assert_int_equal(r.engine.unit_bytes, 32ull * 8192 * 10);
     assert_int_equal(r.engine.request_units, 10ull * 4096 + 50 * 577);
+    /* no user fits on one H100 (weights 58.25 GiB): the headline's "one needs"
+     * is vLLM's start-up figure (v1/core/kv_cache_utils.py,
+     * _check_enough_kv_cache_memory): a request's blocks in every group, 1 full
+     * group x 4,096 + 5 window groups x 577 = 6,981, each a block of the
+     * group's 10 layers, 32 x 8,192 x 10 = 2,621,440 B: 18,300,272,640 B =
+     * 17.04 GiB, its own row */
+    assert_int_equal(r.max_users, 0);
+    assert_int_equal(r.engine.request_bytes, 6981ull * 2621440);
+    assert_true(explain_eval(explain_find(&rows, "request_bytes")) == 6981.0L * 2621440);
     /* at TP 8 the pages are equal (2,048 B a token each): blocks of 16 */
     s.gpus = 8;
     s.tp = 8; /* given: the default serves the most without copying KV heads */
