@@ -4,7 +4,7 @@
 # installs anything; `make` only checks.
 #   sh tools/setup.sh          the build: gcc, make, pkg-config, ncursesw, cJSON
 #   sh tools/setup.sh --test   the build and what `make test` runs: cmocka,
-#                              python3-pyte, tmux, ncurses-bin, procps,
+#                              python3-pyte, python3-pil, tmux, ncurses-bin, procps,
 #                              cmark-gfm
 #   --dry-run                  prints the apt-get command instead of running it
 # The package lists are in tools/packages.

@@ -139,14 +139,16 @@ static void draw_figures(const struct planner *p, int y, int x, int w)
     snprintf(line, sizeof line, "Queue   %.1f waiting (max %llu), %.1f running",
              o->mean_waiting, (unsigned long long)o->max_waiting, o->mean_running);
     widget_text(y + 4, x, w, o->over_capacity ? ROLE_BAD : ROLE_TEXT, line);
+    /* the burst: every request sent at once (a steady stream can be served
+     * faster: the knee may pass it) */
     if (o->over_capacity)
-        snprintf(line, sizeof line, "Over capacity: the queue grows %.2f/s",
-                 o->queue_growth_per_s);
+        snprintf(line, sizeof line, "Over capacity: %.2f more requests a second",
+                 fmax(o->queue_growth_per_s, o->system_growth_per_s));
     else if (v->sweep_n && v->sweep.knee >= 0)
-        snprintf(line, sizeof line, "Capacity %.3g req/s; knee at %.3g req/s",
+        snprintf(line, sizeof line, "Burst %.3g req/s; knee at %.3g req/s",
                  v->sweep.capacity, v->sweep.pt[v->sweep.knee].rate);
     else
-        snprintf(line, sizeof line, "Capacity %.3g req/s; no knee in the sweep",
+        snprintf(line, sizeof line, "Burst %.3g req/s; no knee in the sweep",
                  v->sweep.capacity);
     widget_text(y + 5, x, w, o->over_capacity ? ROLE_BAD : ROLE_GOOD, line);
     spread_line(p, y + 6, x, w);

@@ -173,9 +173,13 @@ bool simulate_print_text(FILE *out, const struct simulate_run *sr)
             r->request_throughput, r->output_throughput, r->total_token_throughput);
     cost_line(out, sr);
     if (r->over_capacity) {
-        char served[96];
+        char served[128];
         bool queue = r->queue_growth_per_s * 2 >= r->system_growth_per_s;
-        if (r->measured)
+        if (r->judged_requests) /* the run never filled: the stream continued said */
+            snprintf(served, sizeof served, "the same stream continued to %llu requests "
+                     "finishes %.2f req/s of the %g sent", (unsigned long long)r->judged_requests,
+                     r->served_per_s, sr->w.request_rate);
+        else if (r->measured)
             snprintf(served, sizeof served, "it finishes %.2f req/s of the %g sent",
                      r->served_per_s, sr->w.request_rate);
         else
@@ -364,6 +368,11 @@ cJSON *simulate_simulation_json(const struct simulate_run *sr)
     jsonout_double(&o, "system_growth_per_s", r->system_growth_per_s);
     jsonout_double(&o, "served_per_s", r->served_per_s);
     jsonout_uint(&o, "served_requests", r->measured);
+    /* the run never filled: the requests of the continued stream that decided it */
+    if (r->judged_requests)
+        jsonout_uint(&o, "judged_requests", r->judged_requests);
+    else
+        jsonout_null(&o, "judged_requests");
     if (sr->compare_path)
         jsonout_object(&o, "compare", simulate_compare_json(sr));
     return jsonout_end(&o);

@@ -472,6 +472,46 @@ static bool sim_setup(struct sim *m, const struct sim_config *c,
     return true;
 }
 
+/* The run could not tell (sim_stats.c, capacity): the same stream continued,
+ * its requests again after it at its rate, 2, 4 and 8 times as many until
+ * one can (the system fills); over capacity as that run says, its growth and
+ * what it served kept. */
+static void continued(const struct sim_config *c, const struct workload_request *reqs, size_t n,
+                      struct sim_result *out)
+{
+    double last = reqs[n - 1].arrival;
+    if (n < 2 || !(last > 0))
+        return;
+    double span = last + last / (double)(n - 1); /* the next request a gap after the last */
+    for (size_t k = 2; k <= SIM_CONTINUE_MAX && k * n <= SIM_MAX_REQUESTS; k *= 2) {
+        struct workload_request *more = malloc(k * n * sizeof *more);
+        struct sim_result *ext = malloc(sizeof *ext);
+        bool judged = false;
+        if (more && ext) {
+            for (size_t t = 0; t < k; t++)
+                for (size_t i = 0; i < n; i++) {
+                    more[t * n + i] = reqs[i];
+                    more[t * n + i].arrival += (double)t * span;
+                }
+            struct sim_config once = *c;
+            once.no_continue = true;
+            if (sim_run(&once, more, k * n, ext) == SIM_OK && !ext->unjudged) {
+                judged = true;
+                out->over_capacity = ext->over_capacity;
+                out->queue_growth_per_s = ext->queue_growth_per_s;
+                out->system_growth_per_s = ext->system_growth_per_s;
+                out->served_per_s = ext->served_per_s;
+                out->measured = ext->measured;
+                out->judged_requests = k * n;
+            }
+        }
+        free(more);
+        free(ext);
+        if (judged || more == NULL)
+            return;
+    }
+}
+
 enum sim_status sim_run(const struct sim_config *c, const struct workload_request *reqs, size_t n,
                         struct sim_result *out)
 {
@@ -489,6 +529,8 @@ enum sim_status sim_run(const struct sim_config *c, const struct workload_reques
     if (out->status == SIM_OK)
         out->status = m.status;
     sim_free(&m);
+    if (out->status == SIM_OK && out->unjudged && !c->no_continue)
+        continued(c, reqs, n, out);
     return out->status;
 }
 

@@ -92,6 +92,9 @@
 /* The most kvplan simulates: requests, engine steps (all replicas), seconds
  * of simulated time, and replicas. */
 #define SIM_MAX_REQUESTS 1000000
+/* A run that cannot judge its capacity is continued to at most this many
+ * times its requests (sim_result.judged_requests). */
+#define SIM_CONTINUE_MAX 8
 #define SIM_MAX_STEPS 10000000
 #define SIM_MAX_SECONDS (7 * 86400.0)
 #define SIM_MAX_REPLICAS 256
@@ -104,6 +107,7 @@ enum sim_capacity {
 
 struct sim_config {
     enum sim_scheduler sched;      /* the engine's (engine_desc's sched); 0: vLLM V1's */
+    bool no_continue;              /* a continued run's own: judged as it is */
     enum sim_router router;        /* how a request finds a replica; 0: vLLM's DPLB */
     enum sim_capacity capacity;    /* TensorRT-LLM's policy */
     uint64_t ubatch;               /* a step runs in passes of this many tokens; 0: one */
@@ -191,6 +195,13 @@ struct sim_result {
     double queue_growth_per_s;   /* the server's waiting queue, second half of the sending */
     double system_growth_per_s;  /* the requests in the system (running and waiting), so */
     double served_per_s;         /* requests finished a second over that half */
+    /* Where the run cannot tell a backlog from its filling (its requests take
+     * longer than half the sending: the system never fills), the same stream
+     * continued (its requests again after it, at its rate) to 2, 4 or 8 times
+     * as many decides over_capacity, and its growth and served figures are
+     * that run's: the requests it ran; 0 when the run decided alone. */
+    uint64_t judged_requests;
+    bool unjudged;               /* the run alone could not tell */
     uint64_t measured;           /* the requests finished over that half */
     /* The requests a second the stream offered (over the last arrival) and
      * the client sent (over the last send: fewer when --max-concurrency held

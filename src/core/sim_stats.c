@@ -154,6 +154,10 @@ static void capacity(const struct sim *m, struct sim_result *out)
      * waits there is bounded by it, and settles (vllm bench serve times a
      * request from its send; those the client holds back are not sent) */
     out->over_capacity = (queue || system) && m->c->max_concurrency == 0;
+    /* the system grew as a backlog would but never filled: sim_run asks the
+     * burst of the same requests what the deployment serves */
+    out->unjudged = !filled && !out->over_capacity && m->c->max_concurrency == 0 &&
+                  backlog >= 10 && backlog > 0.05 * later && backlog > 3 * sqrt(later);
 }
 
 /* Goodput: the requests within every objective given (a TPOT of 0 for a

@@ -45,13 +45,16 @@ static void run_table(FILE *out, const struct report_load *l)
             o->request_goodput, share, o->mean_waiting, (unsigned long long)o->max_waiting,
             o->mean_running);
     if (o->over_capacity)
-        fprintf(out, " **Over capacity**: the queue grows %.2f a second.", o->queue_growth_per_s);
+        fprintf(out, " **Over capacity**: %.2f more requests a second wait or run.",
+                o->queue_growth_per_s > o->system_growth_per_s ? o->queue_growth_per_s
+                                                               : o->system_growth_per_s);
     fprintf(out, "\n\n");
 }
 
 static void sweep_table(FILE *out, const struct load_sweep *sw)
 {
-    fprintf(out, "The sweep: capacity %.3g req/s (every request sent at once); ", sw->capacity);
+    fprintf(out, "The sweep: a burst of %.3g req/s (every request sent at once; a steady stream "
+                 "may be served faster); ", sw->capacity);
     if (sw->knee >= 0)
         fprintf(out, "the knee at %.3g req/s.\n\n", sw->pt[sw->knee].rate);
     else

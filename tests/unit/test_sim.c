@@ -335,6 +335,33 @@ static void a_rate_past_capacity_is_said(void **state)
     assert_true(r.queue_growth_per_s > 100);
 }
 
+/* 300 requests of 100 + 2,000 tokens: each takes longer than half the sending
+ * (over 20 s against 30 s at 5 a second), so the system never fills and a
+ * growing one may be its filling; the same stream continued says. At 5 a
+ * second it keeps up (600 requests show it); at 8 it does not (1,200). */
+static void a_run_too_short_to_fill_is_continued(void **state)
+{
+    (void)state;
+    struct sim_config c = plan_config(ENGINE_VLLM, 8192);
+    struct workload_params p = params(300, 5);
+    p.input_len = 100;
+    p.output_len = 2000;
+    struct sim_result r = run_at(&c, p);
+    assert_true(r.unjudged);
+    assert_false(r.over_capacity);
+    assert_int_equal(r.judged_requests, 600);
+    assert_int_equal(r.completed, 300); /* the figures are the run's own */
+    p.request_rate = 8;
+    r = run_at(&c, p);
+    assert_true(r.unjudged && r.over_capacity);
+    assert_int_equal(r.judged_requests, 1200);
+    assert_true(r.served_per_s < 8);
+    /* a continued run is judged as it is: no further continuing */
+    c.no_continue = true;
+    r = run_at(&c, p);
+    assert_true(r.unjudged && !r.over_capacity && r.judged_requests == 0);
+}
+
 static void near_zero_rate_gives_the_plans_single_request_times(void **state)
 {
     (void)state;
@@ -368,6 +395,7 @@ int main(void)
         cmocka_unit_test(preemptions_in_a_small_pool_lose_no_request),
         cmocka_unit_test(first_tokens_wait_longer_as_the_load_rises),
         cmocka_unit_test(a_rate_past_capacity_is_said),
+        cmocka_unit_test(a_run_too_short_to_fill_is_continued),
         cmocka_unit_test(near_zero_rate_gives_the_plans_single_request_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
