@@ -138,6 +138,62 @@ static void vllm_mla_blocks_are_the_backends(void **state)
     assert_int_equal(scenario_block_override(&s, &why), 0);
 }
 
+static void trtllm_takes_a_power_of_two(void **state)
+{
+    (void)state;
+    /* cpp/tensorrt_llm/kernels/kvCacheUtils.h, KVBlockArrayForContextFMHA:
+     * TLLM_CHECK_WITH_INFO(ceil(log2) == floor(log2), "tokensPerBlock must be
+     * power of 2"), where the attention op of every path views the paged
+     * cache (read at 0ccf9032); examples/llama/build.py parse_arguments
+     * asserts the same before trtllm-build (0.7). */
+    const enum engine_rule rules[] = {RULE_CURRENT, RULE_TRTLLM_0, RULE_TRTLLM_ENGINE,
+                                      RULE_TRTLLM_BUILD_PY};
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        struct scenario s = with_block(ENGINE_TRTLLM, rules[i], "h100-sxm", "llama-3.1-8b", 48);
+        assert_refused(&s, "refused: tokens_per_block must be a power of two");
+    }
+    struct scenario s = with_block(ENGINE_TRTLLM, RULE_CURRENT, "h100-sxm", "llama-3.1-8b", 64);
+    assert_taken(&s);
+    assert_int_equal(run(&s).engine.unit_tokens, 64);
+    s.block_tokens = 1;
+    assert_taken(&s);
+}
+
+static void sglang_pages_above_1_are_not_modelled(void **state)
+{
+    (void)state;
+    /* --block-size is SGLang's --page-size (python/sglang/srt/server_args.py,
+     * ServerArgs.page_size, any int), and kvplan counts its pool token by
+     * token, page 1: a larger page is refused as unmodelled, 1 taken.
+     * DeepSeek V4 is served in pages of 256 whatever is given
+     * (arg_groups/model_overrides/deepseek_v4.py, _deepseek_v4_overrides). */
+    struct scenario s = with_block(ENGINE_SGLANG, RULE_CURRENT, "h100-sxm", "llama-3.1-8b", 64);
+    assert_refused(&s, "64 tokens a block under SGLang 0.5: not modelled: it is SGLang's "
+                       "--page-size");
+    s.block_tokens = 1;
+    assert_taken(&s);
+    s = with_block(ENGINE_SGLANG, RULE_CURRENT, "h200", "deepseek-v4-flash", 64);
+    s.gpus = 8;
+    assert_taken(&s);
+    const char *why = NULL;
+    assert_int_equal(scenario_block_override(&s, &why), 256);
+    assert_non_null(strstr(why, "_deepseek_v4_overrides"));
+}
+
+static void llama_server_has_no_block(void **state)
+{
+    (void)state;
+    /* src/llama-kv-cache.cpp: a cell a token, each slot's context whole; no
+     * llama-server or Ollama option sizes a block. The default is kept. */
+    const enum engine_kind kinds[] = {ENGINE_LLAMACPP, ENGINE_OLLAMA};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        struct scenario s = with_block(kinds[i], RULE_CURRENT, "h100-sxm", "llama-3.1-8b", 32);
+        assert_refused(&s, "no block to size: llama-server keeps each slot's context whole");
+        s.block_tokens = DEFAULT_BLOCK_TOKENS;
+        assert_taken(&s);
+    }
+}
+
 static void the_generic_rule_takes_any_block(void **state)
 {
     (void)state;
@@ -153,6 +209,9 @@ int main(void)
         cmocka_unit_test(vllm_v1_attention_takes_a_multiple_of_16),
         cmocka_unit_test(vllm_v0_takes_its_paged_attention_sizes),
         cmocka_unit_test(vllm_mla_blocks_are_the_backends),
+        cmocka_unit_test(trtllm_takes_a_power_of_two),
+        cmocka_unit_test(sglang_pages_above_1_are_not_modelled),
+        cmocka_unit_test(llama_server_has_no_block),
         cmocka_unit_test(the_generic_rule_takes_any_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
