@@ -170,6 +170,11 @@ void control_fit_knobs(struct scenario *s)
     /* a cache type the engine has no kernels for goes back to the model's */
     if (s->kv_dtype != DTYPE_AUTO && !engine_supports(s->engine.kind, s->kv_dtype))
         s->kv_dtype = DTYPE_AUTO;
+    /* a block the engine (at its release, for this model) does not start
+     * with goes back to kvplan's default, the engine's own */
+    char why[320];
+    if (scenario_block_refusal(s, why, sizeof why))
+        s->block_tokens = DEFAULT_BLOCK_TOKENS;
     if (!e->v_dtype) /* a V type of its own only where the engine has one */
         s->engine.v_dtype = DTYPE_AUTO;
     /* what the engine has no setting for (Ollama: one server over every GPU,

@@ -449,6 +449,8 @@ static bool dropped(const struct scenario *was, const struct scenario *next, enu
     else if (c != CTRL_IMAGES && scenario_images(was) && !scenario_images(next))
         snprintf(what, size, "image input (%u x %u tokens)", scenario_images(was),
                  scenario_tokens_per_image(was));
+    else if (was->block_tokens != next->block_tokens && next->block_tokens == DEFAULT_BLOCK_TOKENS)
+        snprintf(what, size, "the %llu-token block", (unsigned long long)was->block_tokens);
     else if (c != CTRL_KV_DTYPE && was->kv_dtype != next->kv_dtype && next->kv_dtype == DTYPE_AUTO)
         snprintf(what, size, "the %s cache", dtype_info(was->kv_dtype)->name);
     else

@@ -248,10 +248,14 @@ static void engine(const struct options *o, struct scenario *s)
             if (!o->given[OPT_KV_DTYPE] && !engine_supports(o->engine, s->kv_dtype))
                 s->kv_dtype = DTYPE_AUTO; /* a cache type the new engine lacks */
         }
+        bool other = o->load_path && s->engine.kind != o->engine;
         s->engine.kind = o->engine;
         s->engine.rule = o->engine_rule;
         snprintf(s->engine.release_asked, sizeof s->engine.release_asked, "%s",
                  o->engine_release_asked);
+        char why[320]; /* a block the new engine does not start with, as the cache type */
+        if (other && !o->given[OPT_BLOCK] && scenario_block_refusal(s, why, sizeof why))
+            s->block_tokens = DEFAULT_BLOCK_TOKENS;
     }
     const struct engine_flags *f = &o->flags;
     struct engine_flags *e = &s->engine;
@@ -338,6 +342,21 @@ static void default_context_within(const struct options *o, struct scenario *s)
     prefix_rule(o, s);
 }
 
+/* A block the engine takes and plans another in place of (an MLA backend's,
+ * DeepSeek V4's: core/scenario.h scenario_block_override), said on standard
+ * error: the plan is of the engine's block, not the one given. */
+static void block_overridden(const struct scenario *s)
+{
+    const char *why = "";
+    uint64_t used = scenario_block_override(s, &why);
+    char title[96];
+    if (used)
+        fprintf(stderr, "kvplan: warning: %s %llu: %s plans %llu-token blocks instead: %s\n",
+                OPTION_FLAG(OPT_BLOCK), (unsigned long long)s->block_tokens,
+                engine_flags_title(&s->engine, title, sizeof title), (unsigned long long)used,
+                why);
+}
+
 bool options_scenario(const struct options *o, const struct catalog *c, struct scenario *s,
                       struct diag *d)
 {
@@ -361,5 +380,6 @@ bool options_scenario(const struct options *o, const struct catalog *c, struct s
     default_context_within(o, s);
     if (!options_spec_apply(o, c, s, d) || !scenario_validate(s, NULL, NULL, d))
         return false;
+    block_overridden(s);
     return o->calibration_path == NULL || options_calibration_on_top(o, c, &cal, s, d);
 }

@@ -198,6 +198,18 @@ struct engine_desc {
                                  /* why the model is refused at the scenario's rule; NULL
                                   * (or it gives NULL): taken; *at the option at fault
                                   * (SF_ENGINE unless it says another) */
+    /* --block-size as the engine's own option (vLLM's --block-size, SGLang's
+     * --page-size, TensorRT-LLM's tokens_per_block) takes it, given (not
+     * DEFAULT_BLOCK_TOKENS, which stands for the engine's own default): NULL
+     * when the engine starts with s->block_tokens at the scenario's rule
+     * (block_override: or with another it puts in its place), else why not,
+     * into buf ("refused at startup: its attention kernels take a multiple
+     * of 16 (where)"), naming what it takes. NULL: any block (the generic
+     * rule). */
+    const char *(*refuses_block)(const struct scenario *s, char *buf, size_t size);
+    /* ... the block it plans instead of the one given, *why saying which of
+     * its backends puts it there; 0: the one given. NULL: never. */
+    uint64_t (*block_override)(const struct scenario *s, const char **why);
     uint64_t (*default_context)(const struct scenario *s); /* the context when none is given,
                                   * the engine's own default; NULL: kvplan's */
     struct engine_long_context long_context; /* refuses a context past the model's */

@@ -94,6 +94,9 @@ void kvcost_totals(struct kv_cost *c);
  * rows on one GPU (one KV head, on every GPU) and the compressor's state. */
 bool kvcost_has_compressed(const struct model_spec *m);
 void kvcost_compressed_layers(const struct scenario *s, struct kv_cost *c);
+/* ... and the tokens after which every compressed layer has whole rows (the
+ * ratios' least common multiple: kv_cost compressed_span); 0 without them. */
+uint64_t kvcost_compressed_span(const struct model_spec *m);
 
 /* Sets the state's precisions (an engine's rule) and its bytes. */
 void kvcost_state_dtypes(struct kv_cost *c, enum dtype conv, enum dtype ssm);

@@ -80,6 +80,14 @@ bool spec_compressed_validate(const struct model_spec *m, struct diag *d)
     return true;
 }
 
+uint64_t kvcost_compressed_span(const struct model_spec *m)
+{
+    if (!kvcost_has_compressed(m))
+        return 0;
+    uint64_t csa = m->csa_layers ? m->csa_ratio : 0, hca = m->hca_layers ? m->hca_ratio : 0;
+    return csa && hca ? csa / gcd(csa, hca) * hca : csa + hca;
+}
+
 void kvcost_compressed_layers(const struct scenario *s, struct kv_cost *c)
 {
     const struct model_spec *m = &s->model;
@@ -95,9 +103,7 @@ void kvcost_compressed_layers(const struct scenario *s, struct kv_cost *c)
                                        : 0;
     c->csa_row_bytes = m->csa_layers ? c->bytes_per_layer + c->csa_index_bytes : 0;
     c->hca_row_bytes = m->hca_layers ? c->bytes_per_layer : 0;
-    uint64_t span = c->csa_ratio && c->hca_ratio
-                        ? c->csa_ratio / gcd(c->csa_ratio, c->hca_ratio) * c->hca_ratio
-                        : c->csa_ratio + c->hca_ratio;
+    uint64_t span = kvcost_compressed_span(m);
     c->compressed_span = span;
     c->compressed_span_bytes = 0;
     if (c->csa_layers)

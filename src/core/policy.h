@@ -188,6 +188,9 @@ uint64_t vllm_concurrency_tokens(double max_concurrency, uint64_t max_model_len)
 /* Why vLLM does not serve the scenario's model at its rule, or NULL
  * (policy_vllm_refuse.c). */
 const char *vllm_refuses_model(const struct scenario *s, enum scenario_field *at);
+/* ... and why it does not start with the block given (core/engine_desc.h
+ * refuses_block), or NULL. */
+const char *vllm_refuses_block(const struct scenario *s, char *buf, size_t size);
 const struct engine_cache_flags *vllm_cache_flags(enum engine_rule rule);
 enum dtype vllm_auto_cache(const struct scenario *s);
 const struct engine_cache_flags *sglang_cache_flags(enum engine_rule rule);
@@ -294,6 +297,9 @@ void policy_blocks(const struct policy_ctx *c, const struct block_rule *b);
  * sets the engine's request_units and max_concurrency. The launch line's
  * flags for such a model (nothing for another). */
 void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule);
+/* ... whose block is the one given when it is a multiple of the compressed
+ * span (128: kvcost_compressed_span), else 256; *why says so. */
+uint64_t vllm_dsv4_block(const struct scenario *s, const char **why);
 void vllm_dsv4_launch(const struct policy_ctx *c, struct shell_line *l);
 
 /* A hybrid pool of pages of one size (vLLM v1/core/kv_cache_utils.py,

@@ -85,6 +85,18 @@ static uint64_t fit_margin(const struct scenario *s)
 }
 
 /* What llama.cpp prints at startup, and how it budgets in a sentence. */
+/* src/llama-kv-cache.cpp (llama_kv_cache): a cell a token of each sequence,
+ * a slot's context whole (no paging, policy_llamacpp_cells.c); neither
+ * llama-server nor Ollama's options name a block. */
+const char *llamacpp_refuses_block(const struct scenario *s, char *buf, size_t size)
+{
+    (void)s;
+    snprintf(buf, size, "no block to size: llama-server keeps each slot's context whole, in "
+             "cells of one token (src/llama-kv-cache.cpp); --block-size is vLLM's --block-size, "
+             "SGLang's --page-size and TensorRT-LLM's tokens_per_block");
+    return buf;
+}
+
 void llamacpp_log(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -482,6 +494,7 @@ static bool ngl_last_n(enum engine_rule rule)
 
 const struct engine_desc engine_llamacpp = {
     .step_overhead_s = 0, /* llama-bench's decode loop: no server scheduler between steps */
+    .refuses_block = llamacpp_refuses_block,
     /* common/common.h common_params: n_batch 2048, n_ubatch 512; one llama-server a
      * replica, so a router in front takes turns */
     .simulated = engine_any_rule,

@@ -46,6 +46,10 @@ void llamacpp_cell_cost(const struct scenario *s, struct kv_cost *k);
  * weights (or the split --fit finds), then the slots' cells. */
 void llamacpp_budget(const struct policy_ctx *c, const struct llamacpp_words *w);
 
+/* A block given (core/engine_desc.h refuses_block): llama-server has none
+ * to size, its cache being cells of one token. */
+const char *llamacpp_refuses_block(const struct scenario *s, char *buf, size_t size);
+
 /* llama-server's startup lines of the cache, and llama.cpp's note. */
 void llamacpp_log(const struct policy_ctx *c);
 

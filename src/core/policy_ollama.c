@@ -181,6 +181,7 @@ static void log_lines(const struct policy_ctx *c)
 const struct engine_desc engine_ollama = {
     .kind = ENGINE_OLLAMA,
     .name = "ollama",
+    .refuses_block = llamacpp_refuses_block, /* it runs llama-server */
     .title = "Ollama",
     .title_a = "an Ollama",
     .versions = {{RULE_CURRENT, "ollama@0.32", {"0.32", "0.30"},

@@ -488,6 +488,27 @@ static void budget(const struct policy_ctx *c)
 /* Every layer at full length, except Llama 4's chunked layers and DeepSeek
  * V4's windows, which get a pool of their own (model_runner.py set_num_token_hybrid); no window pool
  * for gpt-oss or Gemma (server_args.py disable_hybrid_swa_memory). */
+/* A block given (core/engine_desc.h refuses_block) is SGLang's --page-size
+ * (python/sglang/srt/server_args.py, ServerArgs.page_size: any int, 1 unless
+ * a backend or the model sets it), and kvplan counts SGLang's pool token by
+ * token, page 1: a larger page it has no rule for (the tokens a request
+ * rounds up to, the backends that set their own). DeepSeek V4 is served in
+ * its own page whatever is given (block_override). */
+static const char *refuses_block(const struct scenario *s, char *buf, size_t size)
+{
+    if (s->block_tokens == 1 || kvcost_has_compressed(&s->model))
+        return NULL;
+    snprintf(buf, size, "not modelled: it is SGLang's --page-size, and kvplan counts SGLang's "
+             "pool token by token, page 1 (python/sglang/srt/server_args.py, "
+             "ServerArgs.page_size): give --block-size 1 or none");
+    return buf;
+}
+
+static uint64_t block_override(const struct scenario *s, const char **why)
+{
+    return kvcost_has_compressed(&s->model) ? sglang_dsv4_page(why) : 0;
+}
+
 static bool windows_full(const struct scenario *s)
 {
     /* DeepSeek V4's windows have a pool of their own (policy_sglang_dsv4.c) */
@@ -524,6 +545,8 @@ const struct engine_desc engine_sglang = {
     /* several replicas: data_parallel_controller.py's default load_balance_method,
      * round_robin */
     .simulated = engine_any_rule,
+    .refuses_block = refuses_block,
+    .block_override = block_override,
     .sched = {.kind = SIM_SCHED_SGLANG, .router = SIM_ROUTE_ROUND_ROBIN, .title = "SGLang",
               .recv_interval = true, .seqs_name = "max-running-requests", .tokens_name = "chunked-prefill-size"},
     .kind = ENGINE_SGLANG,

@@ -24,5 +24,7 @@ uint32_t sglang_dsv4_running(const struct scenario *s);
 void sglang_dsv4_log(const struct policy_ctx *c);
 const char *sglang_refuses_model(const struct scenario *s, enum scenario_field *at);
 void sglang_dsv4_used(const struct policy_ctx *c); /* kv_used += the c128 state pool */
+/* ... and its page, 256 whatever --page-size asks; *why says where. */
+uint64_t sglang_dsv4_page(const char **why);
 
 #endif

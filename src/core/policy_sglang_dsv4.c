@@ -52,6 +52,13 @@ enum {
 };
 #define DSV4_SGLANG_SWA_RATIO 0.1 /* _deepseek_v4_overrides: swa_full_tokens_ratio */
 
+uint64_t sglang_dsv4_page(const char **why)
+{
+    *why = "_deepseek_v4_overrides sets page_size 256 on CUDA (python/sglang/srt/arg_groups/"
+           "model_overrides/deepseek_v4.py)";
+    return DSV4_SGLANG_PAGE;
+}
+
 uint32_t sglang_dsv4_running(const struct scenario *s)
 {
     return s->engine.max_num_seqs ? s->engine.max_num_seqs : DSV4_SGLANG_RUNNING;

@@ -102,6 +102,26 @@ static uint64_t tokens_per_block(enum engine_rule rule)
     }
 }
 
+/* A block given (core/engine_desc.h refuses_block): tokens_per_block must be
+ * a power of two, where the attention op builds its view of the paged cache
+ * (cpp/tensorrt_llm/kernels/kvCacheUtils.h, KVBlockArrayForContextFMHA:
+ * TLLM_CHECK_WITH_INFO "tokensPerBlock must be power of 2", read at
+ * 0ccf9032; an assert in the older header), the path of every rule; a
+ * model's build.py asserted it too (examples/llama/build.py,
+ * parse_arguments: "tokens_per_block must be power of 2", with >= 128 for
+ * --enable_context_fmha, off by default and not modelled). */
+static const char *refuses_block(const struct scenario *s, char *buf, size_t size)
+{
+    uint64_t b = s->block_tokens;
+    if (!(b & (b - 1)))
+        return NULL;
+    snprintf(buf, size, "refused: tokens_per_block must be a power of two, as 32, 64 or 128 "
+             "(cpp/tensorrt_llm/kernels/kvCacheUtils.h, KVBlockArrayForContextFMHA%s)",
+             s->engine.rule == RULE_TRTLLM_BUILD_PY ? "; examples/llama/build.py, "
+                                                      "parse_arguments" : "");
+    return buf;
+}
+
 static void budget(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -219,6 +239,7 @@ const struct engine_desc engine_trtllm = {
               .tokens_name = "max_num_tokens"},
     .kind = ENGINE_TRTLLM,
     .name = "trtllm",
+    .refuses_block = refuses_block,
     .title = "TensorRT-LLM",
     .title_a = "a TensorRT-LLM",
     .aliases = {"tensorrt-llm", "trt-llm"},

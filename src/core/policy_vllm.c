@@ -93,6 +93,17 @@ static uint64_t mla_block(const struct scenario *s, uint64_t given, const char *
     return need ? need : given;
 }
 
+/* The block vLLM plans in place of the one given (core/engine_desc.h
+ * block_override): DeepSeek V4's, or an MLA backend's (mla_block). The
+ * block it refuses is vllm_refuses_block's (policy_vllm_refuse.c). */
+static uint64_t block_override(const struct scenario *s, const char **why)
+{
+    if (kvcost_has_compressed(&s->model))
+        return vllm_dsv4_block(s, why);
+    uint64_t used = mla_block(s, s->block_tokens, why);
+    return *why ? used : 0;
+}
+
 /* vllm serve MODEL and the flags that make it plan what kvplan planned. */
 static void launch(const struct policy_ctx *c)
 {
@@ -639,6 +650,8 @@ const struct engine_desc engine_vllm = {
     .refuses_uneven_tp = "vllm/config/model.py, ModelConfig.verify_with_parallel_config",
     .refuses_uneven_nodes = "vllm/config/parallel.py, ParallelConfig.__post_init__: world_size % nnodes == 0",
     .refuses_model = vllm_refuses_model,
+    .refuses_block = vllm_refuses_block, /* policy_vllm_refuse.c */
+    .block_override = block_override,
     /* --max-model-len past the derived one raises ValueError unless the variable
      * is set (read at 18ec6629, the same at 0052a5b8); without it, the derived one */
     .long_context = {"VLLM_ALLOW_LONG_MAX_MODEL_LEN", "--max-model-len",

@@ -284,19 +284,24 @@ static void decoding_rows(const struct policy_ctx *c, const struct bucket *b, in
     vllm_users_decoding(c, per, e->max_num_seqs, "max-num-seqs");
 }
 
+uint64_t vllm_dsv4_block(const struct scenario *s, const char **why)
+{
+    uint64_t span = kvcost_compressed_span(&s->model);
+    *why = "DeepSeek V4 (vLLM 0.20.1 on): its sparse MLA backends take 256, or a multiple of "
+           "128 given";
+    return s->block_tokens && span && s->block_tokens % span == 0 ? s->block_tokens : DSV4_BLOCK;
+}
+
 /* The blocks, their bytes and the users (policy_blocks), and what vLLM
  * prints of one request. */
 void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule)
 {
     const struct scenario *s = c->s;
     struct engine_detail *e = &c->b->engine;
-    uint64_t block = s->block_tokens && s->block_tokens % c->k->compressed_span == 0
-                         ? s->block_tokens
-                         : DSV4_BLOCK;
+    const char *why;
+    uint64_t block = vllm_dsv4_block(s, &why);
     struct explain_row *row = explain_row_begin(c->x, "dsv4_block", "MLA block", "per block");
-    explain_row_end(c->x, row, XU_TOKENS, (long double)block,
-                    "DeepSeek V4 (vLLM 0.20.1 on): its sparse MLA backends take 256, or a "
-                    "multiple of 128 given");
+    explain_row_end(c->x, row, XU_TOKENS, (long double)block, why);
     struct bucket b[4];
     int n = buckets_of(c, block, b);
     uint64_t d = approximate_gcd(b, n, b[0].tuples);

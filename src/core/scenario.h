@@ -40,7 +40,8 @@ struct scenario {
     uint64_t context_tokens;   /* per user, worst case */
     uint64_t prefix_tokens;    /* shared by every user, stored once */
     uint64_t avg_context_tokens; /* tokens actually in use; 0 = context */
-    uint64_t block_tokens;     /* paged allocation block of the generic rule; 0 = 16 */
+    uint64_t block_tokens;     /* paged allocation block; 0 = 16, which stands for the
+                                * engine's own (scenario_block_refusal) */
     double headroom_percent;   /* generic rule: of total memory kept free, [0, 100) */
     bool has_vram;             /* memory per GPU overridden */
     uint64_t vram_bytes;
@@ -243,6 +244,15 @@ void scenario_default(struct scenario *s, const struct gpu_spec *gpu,
  * which field it is. */
 bool scenario_validate(const struct scenario *s, const char *const names[SF_COUNT],
                        enum scenario_field *field, struct diag *d);
+
+/* --block-size under the scenario's engine and rule (core/engine_desc.h
+ * refuses_block, block_override), for a block given: one that is not
+ * DEFAULT_BLOCK_TOKENS, which stands for the engine's own default (and is
+ * what a snapshot writes when none was given). _refusal: why the engine does
+ * not start with it, into buf, or NULL; _override: the block the engine
+ * plans in its place, why in *why, or 0 (none given, or the one given). */
+const char *scenario_block_refusal(const struct scenario *s, char *buf, size_t size);
+uint64_t scenario_block_override(const struct scenario *s, const char **why);
 
 /* scenario_validate's checks in two parts: _context those the context, its
  * prefix and average take part in (their ranges, and the prompt, the image

@@ -454,7 +454,30 @@ static bool tokens_validate(const struct scenario *s, const char *const *n,
     if (fixed && s->block_tokens > BLOCK_TOKENS_MAX)
         return fail(d, n, SF_BLOCK, field, "%llu tokens is out of range (1 to %d)",
                     (ull)s->block_tokens, BLOCK_TOKENS_MAX);
+    char why[320], title[96];
+    if (fixed && scenario_block_refusal(s, why, sizeof why))
+        return fail(d, n, SF_BLOCK, field, "%llu tokens a block under %s: %s",
+                    (ull)s->block_tokens, engine_flags_title(e, title, sizeof title), why);
     return true;
+}
+
+/* given: a block other than kvplan's default, the engine's own */
+static bool block_given(const struct scenario *s)
+{
+    return s->block_tokens && s->block_tokens != DEFAULT_BLOCK_TOKENS;
+}
+
+const char *scenario_block_refusal(const struct scenario *s, char *buf, size_t size)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    return block_given(s) && e->refuses_block ? e->refuses_block(s, buf, size) : NULL;
+}
+
+uint64_t scenario_block_override(const struct scenario *s, const char **why)
+{
+    const struct engine_desc *e = engine_desc(s->engine.kind);
+    uint64_t used = block_given(s) && e->block_override ? e->block_override(s, why) : 0;
+    return used != s->block_tokens ? used : 0;
 }
 
 /* the headroom, the memory, the weights and the price */

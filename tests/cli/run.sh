@@ -890,6 +890,39 @@ expect 0 "its 1,024 state slots take 69.40 GiB per GPU, the pool holds 50.89 GiB
 expect 0 "(1 + that ratio)" plan --model nemotron-9b-v2 --engine sglang
 expect 0 "KV in 672-token blocks, enlarged from the block size 16" plan --model nemotron-9b-v2 --engine vllm --block-size 16
 expect_not "enlarged from the block size" plan --model nemotron-9b-v2 --engine vllm@0
+# --block-size as each engine starts with it (core/engine_desc.h refuses_block), exit 2
+# and nothing written otherwise; 16, kvplan's default, stands for the engine's own.
+# vLLM up to 0.17: vllm serve's choices, vllm/config/cache.py CacheConfig.block_size's
+# BlockSize literal (256 from 0.11); from 0.18 an int; V1's attention kernels a
+# multiple of 16 (vllm/v1/worker/utils.py select_common_block_size); V0 8, 16 or 32
+expect 2 "kvplan: --block-size: 48 tokens a block under vLLM 0.13: refused at startup: not one of vllm serve's --block-size choices" plan --engine vllm@0.13 --block-size 48
+expect 2 "256 tokens a block under vLLM 0.13 rule, for 0.10.2: refused at startup" plan --engine vllm@0.10.2 --block-size 256
+expect 0 "KV in 256-token blocks" plan --engine vllm@0.11 --block-size 256
+expect 0 "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 --gpu-memory-utilization 0.90 --block-size 48" plan --engine vllm --block-size 48
+expect 2 "8 tokens a block under vLLM 0.21: refused at startup: its attention kernels take a multiple of 16" plan --engine vllm --block-size 8
+expect 2 "V0's paged-attention kernels take 8, 16 or 32" plan --engine vllm@0 --block-size 64
+# an MLA backend's own block: FlashMLA's 64 over the 8 given (vllm/platforms/cuda.py), said
+expect 0 "kvplan: warning: --block-size 8: vLLM 0.21 plans 64-token blocks instead: FlashMLA on Hopper takes a multiple of 64" plan --model deepseek-v3 --gpu h200 --gpus 8 --engine vllm --block-size 8
+expect_not "kvplan: warning: --block-size" plan --model deepseek-v3 --gpu h200 --gpus 8 --engine vllm --block-size 128
+# TensorRT-LLM: tokens_per_block a power of two (cpp/tensorrt_llm/kernels/kvCacheUtils.h)
+expect 2 "48 tokens a block under TensorRT-LLM 1.x: refused: tokens_per_block must be a power of two" plan --engine trtllm --block-size 48
+expect 0 "KV blocks           floor(54.72 GiB pool / (64 tokens per block" plan --engine trtllm --block-size 64
+# SGLang's --page-size above 1 is not modelled; llama-server (llama.cpp, Ollama) has no block
+expect 2 "64 tokens a block under SGLang 0.5: not modelled: it is SGLang's --page-size" plan --engine sglang --block-size 64
+expect 0 "under SGLang 0.5" plan --engine sglang --block-size 1
+expect 2 "32 tokens a block under llama.cpp 2026 builds: no block to size" plan --engine llama.cpp --block-size 32
+expect 2 "32 tokens a block under Ollama 0.32: no block to size" plan --engine ollama --block-size 32
+expect 0 "ceil(8,192 tokens in use / 7 per block)" plan --block-size 7
+expect 2 "tokens_per_block must be a power of two" plan --engine trtllm --block-size 48 --export "$T/blk-none.json"
+if [ -e "$T/blk-none.json" ]; then bad "a refused --block-size wrote its --export"; else ok; fi
+# a snapshot's block is checked as the option is, naming the file and the option
+"$K" plan --engine vllm --block-size 48 --export "$T/blk.json" > /dev/null 2>&1
+sed 's/"name":\t"vllm"/"name":\t"vllm@0.13"/' "$T/blk.json" > "$T/blk13.json"
+expect 0 "KV in 48-token blocks" plan --load "$T/blk.json"
+expect 2 "blk13.json: scenario: --block-size: 48 tokens a block under vLLM 0.13: refused at startup" plan --load "$T/blk13.json"
+# ... and another engine than the snapshot's takes its own block, as its cache type
+expect 0 "in 32-token blocks" plan --load "$T/blk.json" --engine trtllm
+expect 2 "tokens_per_block must be a power of two" plan --load "$T/blk.json" --engine trtllm --block-size 48
 expect 0 "prefix caching keeps a hybrid model's states at block boundaries" plan --model nemotron-9b-v2 --engine vllm --prefix 1024
 # SGLang with a draft: 48 x 5 draft tokens x 19,316,736 B = 4,636,016,640 B set aside first
 expect_field 4636016640 spec_bytes_per_gpu --model qwen3-next-80b-a3b --gpus 4 --engine sglang --draft-model qwen3-8b --num-speculative-tokens 4

@@ -272,6 +272,32 @@ static void an_engine_drops_a_cache_type_it_lacks_and_says_so(void **state)
     }
 }
 
+/* A block an engine release does not start with (core/engine_desc.h
+ * refuses_block) is not carried to it: vLLM 0.18 on takes 48 (an int block,
+ * a multiple of 16), vllm@0.17's BlockSize literal has no 48, so a step of
+ * the Engine control back to it takes the block back to kvplan's default,
+ * 16 (the engine's own), says so, and undo brings the 48 back with vLLM 0.20. */
+static void an_engine_step_drops_a_block_the_release_refuses(void **state)
+{
+    (void)state;
+    struct planner *p = start("h100-sxm", "llama-3.1-8b", 8192);
+    struct scenario s = *planner_scenario(p);
+    s.engine.kind = ENGINE_VLLM;
+    s.engine.rule = RULE_VLLM_0_20;
+    s.block_tokens = 48;
+    assert_true(planner_apply(p, &s));
+    assert_int_equal(planner_result(p)->engine.unit_tokens, 48);
+    p->focus = CTRL_ENGINE;
+    planner_key(p, KEY_RIGHT); /* vllm@0.20 -> vllm@0.17 */
+    assert_int_equal(planner_scenario(p)->engine.rule, RULE_VLLM_0_17);
+    assert_int_equal(planner_scenario(p)->block_tokens, DEFAULT_BLOCK_TOKENS);
+    assert_string_equal(p->error, "");
+    assert_non_null(strstr(p->status, "the 48-token block is off with this engine"));
+    assert_true(planner_undo(p));
+    assert_int_equal(planner_scenario(p)->block_tokens, 48);
+    assert_int_equal(planner_scenario(p)->engine.rule, RULE_VLLM_0_20);
+}
+
 static void the_engine_control_switches_the_count_to_the_engines(void **state)
 {
     (void)state;
@@ -1020,6 +1046,7 @@ int main(void)
         cmocka_unit_test(the_curve_matches_the_core_at_its_points),
         cmocka_unit_test(the_engine_control_switches_the_count_to_the_engines),
         cmocka_unit_test(an_engine_drops_a_cache_type_it_lacks_and_says_so),
+        cmocka_unit_test(an_engine_step_drops_a_block_the_release_refuses),
         cmocka_unit_test(the_draft_control_adds_a_draft_and_its_tokens),
         cmocka_unit_test(the_draft_list_offers_small_models_of_the_same_vocabulary),
         cmocka_unit_test(every_spec_tokens_step_changes_the_number),
