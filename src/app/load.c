@@ -328,7 +328,10 @@ void load_value_text(const struct load_settings *ls, const struct workload_fit *
                      enum load_control c, char *buf, size_t size)
 {
     if ((c == LOAD_INPUT || c == LOAD_OUTPUT) && ls->profile) {
-        if (fit && fit->count)
+        if (fit && fit->count && c == LOAD_INPUT && fit->count < ls->profile->n)
+            snprintf(buf, size, "mean %.0f, %.0f%% fit", fit->mean_input, /* the rest too long */
+                     floor(100.0 * (double)fit->count / (double)ls->profile->n));
+        else if (fit && fit->count)
             snprintf(buf, size, "mean %.0f tokens",
                      c == LOAD_INPUT ? fit->mean_input : fit->mean_output);
         else

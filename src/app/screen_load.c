@@ -58,8 +58,9 @@ static void draw_controls(const struct planner *p, int y, int x)
         char value[48], shown[64];
         load_value_text(ls, p->load.point_n ? &p->load.fit : NULL, (enum load_control)c, value,
                         sizeof value);
-        snprintf(shown, sizeof shown, "%s %s %s", utf8 ? "\u25c2" : "<", value,
-                 utf8 ? "\u25b8" : ">");
+        bool fixed = ls->profile && (c == LOAD_INPUT || c == LOAD_OUTPUT); /* the profile's */
+        snprintf(shown, sizeof shown, "%s %s %s", fixed ? " " : utf8 ? "\u25c2" : "<", value,
+                 fixed ? " " : utf8 ? "\u25b8" : ">");
         widget_text(y + c, x, LOAD_LABEL_W, focus ? ROLE_FOCUS : ROLE_TEXT, load_label(c));
         widget_text(y + c, x + LOAD_LABEL_W, LOAD_LEFT_W - LOAD_LABEL_W, focus ? ROLE_FOCUS : ROLE_TEXT,
                     shown);

@@ -88,36 +88,49 @@ bool simulate_profile_lengths(const struct options *o, const char *command, stru
             return diag_fail(d, "%s: the %s %s gives each request's lengths",
                              OPTION_FLAG(lengths[i]), simulate_profile(o) ? "length profile"
                                                                           : "trace", n);
-    bool file = !simulate_profile(o) && (strchr(n, '/') || strchr(n, '.') || access(n, F_OK) == 0);
-    if (file && command)
-        return diag_fail(d, "%s %s: a request trace runs on one deployment (kvplan simulate); "
-                         "%s draws from a length profile (kvplan list datasets)", OPTNAME_DATASET,
-                         n, command);
-    if (simulate_profile(o) || file)
+    if (simulate_profile(o))
         return true;
+    if (n[0] != '\0' && access(n, F_OK) == 0) { /* a file: a trace */
+        if (command)
+            return diag_fail(d, "%s %s: a request trace runs on one deployment (kvplan "
+                             "simulate); %s draws from a length profile (kvplan list datasets)",
+                             OPTNAME_DATASET, n, command);
+        return true;
+    }
     char names[256] = "";
     for (size_t i = 0; trace_profile_at(i); i++)
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
                  trace_profile_at(i)->name);
-    return diag_fail(d, "%s %s: no such file, nor a length profile (%s; kvplan list datasets)",
+    return diag_fail(d, "%s '%s': no such file, nor a length profile (%s; kvplan list datasets)",
                      OPTNAME_DATASET, n, names);
 }
 
-void simulate_profile_fit(struct workload_params *w, struct workload_fit *fit)
+void simulate_profile_left_out(const struct workload_profile *p, size_t fitting, uint64_t most,
+                               uint64_t context, bool prompts, const char *where)
+{
+    size_t out = p->n - fitting;
+    if (out == 0)
+        return;
+    char a[32], b[32], m[32];
+    units_format_int(out, a, sizeof a);
+    units_format_int(p->n, b, sizeof b);
+    units_format_int(most, m, sizeof m);
+    /* a note, a warning when most of the profile is gone */
+    fprintf(stderr, "kvplan: %s: %s: %s%s of its %s requests %s left out: longer than %s %s "
+                    "tokens%s (a server refuses them)\n", 2 * out > p->n ? "warning" : "note",
+            p->name, where ? where : "", a, b, out == 1 ? "is" : "are",
+            most < context ? "the KV pool's" : "the context's", m,
+            prompts ? ", or prompts longer than a step's tokens" : "");
+}
+
+void simulate_profile_fit(struct workload_params *w, struct workload_fit *fit, uint64_t context)
 {
     *fit = workload_profile_fit(w);
     w->input_len = (uint64_t)llround(fit->mean_input);
     w->output_len = (uint64_t)llround(fit->mean_output);
     w->range_ratio = 0;
-    size_t out = w->profile->n - fit->count;
-    char a[32], b[32];
-    units_format_int(out, a, sizeof a);
-    units_format_int(w->profile->n, b, sizeof b);
-    if (out)
-        fprintf(stderr, "kvplan: note: %s: %s of its %s requests %s left out: longer than "
-                        "%llu tokens%s (a server refuses them)\n", w->profile->name, a, b,
-                out == 1 ? "is" : "are", (unsigned long long)w->most_total,
-                w->most_prompt ? ", or prompts longer than a step's tokens" : "");
+    simulate_profile_left_out(w->profile, fit->count, w->most_total, context,
+                              w->most_prompt > 0, NULL);
 }
 
 /* The workload from the options, vLLM's defaults where none is given. */
@@ -143,6 +156,7 @@ static bool workload_from_file(const struct options *o, struct simulate_run *sr,
     const struct bench_result *b = &sr->bench;
     const bool *g = o->given;
     struct workload_params *w = &sr->w;
+    bool lengths = !g[OPT_DATASET]; /* a profile's or a trace's lengths are theirs */
     sr->nfrom = 0;
 #define TAKE(opt, ok, name, set)                                                              \
     do {                                                                                      \
@@ -157,11 +171,11 @@ static bool workload_from_file(const struct options *o, struct simulate_run *sr,
     TAKE(OPT_BURSTINESS, b->burstiness > 0, "burstiness", w->burstiness = b->burstiness);
     TAKE(OPT_MAX_CONCURRENCY, b->max_concurrency >= 0, "max_concurrency",
          sr->c.max_concurrency = (uint64_t)b->max_concurrency);
-    TAKE(OPT_RANDOM_INPUT_LEN, b->input_len >= 1, "input_len",
+    TAKE(OPT_RANDOM_INPUT_LEN, lengths && b->input_len >= 1, "input_len",
          w->input_len = (uint64_t)b->input_len);
-    TAKE(OPT_RANDOM_OUTPUT_LEN, b->output_len >= 1, "output_len",
+    TAKE(OPT_RANDOM_OUTPUT_LEN, lengths && b->output_len >= 1, "output_len",
          w->output_len = (uint64_t)b->output_len);
-    TAKE(OPT_RANDOM_RANGE_RATIO, b->range_ratio >= 0, "range_ratio",
+    TAKE(OPT_RANDOM_RANGE_RATIO, lengths && b->range_ratio >= 0, "range_ratio",
          w->range_ratio = b->range_ratio);
 #undef TAKE
     if (w->num_prompts > SIM_MAX_REQUESTS)
@@ -186,8 +200,10 @@ bool simulate_dataset(const struct options *o, struct simulate_run *sr, struct d
                              OPTION_FLAG(lengths[i]), o->dataset_path);
     size_t len;
     char *text = fileio_read(o->dataset_path, &len, d);
-    if (text == NULL)
+    if (text == NULL) { /* the option named before the file's own words */
+        diag_prefix(d, "%s", OPTNAME_DATASET);
         return false;
+    }
     struct trace *t = &sr->trace;
     bool ok = trace_read(o->dataset_path, text, len, SIM_MAX_REQUESTS, t, d);
     free(text);
@@ -204,16 +220,22 @@ bool simulate_dataset(const struct options *o, struct simulate_run *sr, struct d
     double last = t->req[w->num_prompts - 1].arrival;
     if (sr->trace_arrivals)
         w->request_rate = last > 0 ? (double)w->num_prompts / last : INFINITY;
-    uint64_t in = 0, out = 0, longest = 1;
+    uint64_t in = 0, out = 0, longest = 1, widest = 0;
+    for (size_t i = 0; i < w->num_prompts; i++) {
+        uint64_t all = w->prefix_len + t->req[i].prompt + t->req[i].output;
+        widest = all > widest ? all : widest;
+    }
     for (size_t i = 0; i < w->num_prompts; i++) {
         const struct workload_request *q = &t->req[i];
         uint64_t all = w->prefix_len + q->prompt + q->output;
         if (all > sr->c.max_model_len)
             return diag_fail(d, "%s:%u: input_len %llu + output_len %llu%s is longer than the "
-                             "context (%s %llu)", o->dataset_path, t->line[i],
-                             (unsigned long long)q->prompt, (unsigned long long)q->output,
+                             "context (%s %llu; the trace's longest request takes %s %llu)",
+                             o->dataset_path, t->line[i], (unsigned long long)q->prompt,
+                             (unsigned long long)q->output,
                              w->prefix_len ? " after the prefix" : "", OPTNAME_CONTEXT,
-                             (unsigned long long)sr->c.max_model_len);
+                             (unsigned long long)sr->c.max_model_len, OPTNAME_CONTEXT,
+                             (unsigned long long)widest);
         uint64_t need = sim_request_blocks(&sr->c, all - 1) + sr->c.prefix_tokens / sr->c.block_tokens;
         if (need > sr->c.blocks)
             return diag_fail(d, "%s:%u: a request of %llu tokens needs %llu KV blocks; the pool "
@@ -230,10 +252,9 @@ bool simulate_dataset(const struct options *o, struct simulate_run *sr, struct d
     check.output_len = 1;
     check.range_ratio = 0;
     if (!load_check_workload(&check, &sr->c, d)) {
-        char why[sizeof d->message];
-        snprintf(why, sizeof why, "%s", d->message);
-        return diag_fail(d, "%s: its longest prompt, %llu tokens: %s", o->dataset_path,
-                         (unsigned long long)longest, why);
+        diag_prefix(d, "%s: its longest prompt, %llu tokens", o->dataset_path,
+                    (unsigned long long)longest);
+        return false;
     }
     if (t->with_prefix_id)
         fprintf(stderr, "kvplan: warning: %s: %zu requests name a prefix_id: the simulator shares "
@@ -374,8 +395,15 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     } else if (!load_check_workload(&sr->w, &sr->c, d)) {
         return false;
     } else if (sr->w.profile) {
-        simulate_profile_fit(&sr->w, &sr->fit);
+        simulate_profile_fit(&sr->w, &sr->fit, sr->c.max_model_len);
     }
+    /* vllm bench serve draws the gaps of --request-rate with it: a burst at
+     * once, or a trace's own arrivals, has none to shape */
+    if (o->given[OPT_BURSTINESS] && (isinf(sr->w.request_rate) || sr->trace_arrivals))
+        return diag_fail(d, "%s: it shapes the gaps between requests at %s R; %s has none "
+                         "(give %s)", OPTION_FLAG(OPT_BURSTINESS), OPTION_FLAG(OPT_REQUEST_RATE),
+                         sr->trace_arrivals ? "the trace's own timing" : "a burst sent at once",
+                         OPTION_FLAG(OPT_REQUEST_RATE));
     if (sr->c.warm_requests > sr->w.num_prompts)
         return diag_fail(d, "%s %llu: more than the %llu prompts sent (%s)",
                          OPTION_FLAG(OPT_WARM_PROMPTS), (unsigned long long)sr->c.warm_requests,

@@ -82,6 +82,7 @@ static void run_aggregated(const struct options *o, const struct workload_reques
     s.gpus = dr->pools.prefill.gpus + dr->pools.decode.gpus;
     s.tp = aggregated_tp(&dr->pools, s.gpus);
     dr->agg.w = dr->dec.w;
+    dr->agg.fit = dr->dec.fit;
     dr->agg_ok = plan_pool(o, "aggregated", &s, &dr->agg, &d) &&
                  load_check_workload(&dr->agg.w, &dr->agg.c, &d);
     if (dr->agg_ok) {
@@ -131,7 +132,7 @@ static bool prepare(const struct options *o, struct disagg_run *dr, struct diag 
         if (workload_profile_fit(w).count == 0)
             return diag_fail(d, "%s %s: none of its requests fits both pools",
                              OPTION_FLAG(OPT_DATASET), w->profile->name);
-        simulate_profile_fit(w, &dr->dec.fit);
+        simulate_profile_fit(w, &dr->dec.fit, dr->dec.c.max_model_len);
         dr->pre.w = *w;
     }
     sim_disagg_config_of_plans(&dr->pre.s, &dr->pre.r, &dr->dec.s, &dr->dec.r,

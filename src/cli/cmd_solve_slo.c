@@ -54,15 +54,17 @@ static bool slo_checks(const struct options *o, struct diag *d)
 {
     const bool *g = o->given;
     const char *rate = OPTION_FLAG(OPT_REQUEST_RATE);
-    if (!simulate_plan_workload_refused(o, d) || !simulate_profile_lengths(o, "solve", d))
-        return false;
+    /* the other question's options beside this one's, named as given */
+    const char *asked = first_given(o);
     if (g[OPT_USERS])
         return diag_fail(d, "solve: %s and %s ask two questions: give one of them",
-                         OPTION_FLAG(OPT_USERS), rate);
+                         OPTION_FLAG(OPT_USERS), asked);
     if (g[OPT_MAX_CONTEXT] || g[OPT_UTILIZATION])
         return diag_fail(d, "solve: %s asks another question than %s: give one of them",
                          OPTION_FLAG(g[OPT_MAX_CONTEXT] ? OPT_MAX_CONTEXT : OPT_UTILIZATION),
-                         rate);
+                         asked);
+    if (!simulate_plan_workload_refused(o, d) || !simulate_profile_lengths(o, "solve", d))
+        return false;
     if (!g[OPT_REQUEST_RATE])
         return diag_fail(d, "solve %s: needs %s R, the requests a second to serve",
                          first_given(o), rate);
@@ -128,13 +130,15 @@ static bool slo_workload_fits(struct workload_params *w, const struct scenario *
                               struct diag *d)
 {
     if (w->profile) { /* the profile's requests that fit the context */
+        char n[32];
         w->most_total = s->context_tokens;
         struct workload_fit f;
         if (workload_profile_fit(w).count == 0)
-            return diag_fail(d, "%s %s: none of its %zu requests fits the context (%s %llu)",
-                             OPTION_FLAG(OPT_DATASET), w->profile->name, w->profile->n,
+            return diag_fail(d, "%s %s: none of its %s requests fits the context (%s %llu)",
+                             OPTION_FLAG(OPT_DATASET), w->profile->name,
+                             units_format_int(w->profile->n, n, sizeof n),
                              OPTION_FLAG(OPT_CONTEXT), (unsigned long long)s->context_tokens);
-        simulate_profile_fit(w, &f);
+        simulate_profile_fit(w, &f, s->context_tokens);
         return true;
     }
     struct workload_bounds b = workload_bounds(w);

@@ -69,7 +69,12 @@ const struct workload_profile *simulate_profile(const struct options *o);
  * set to what of the profile fits (its means), *fit that, and a note on
  * stderr of the requests left out. */
 bool simulate_profile_lengths(const struct options *o, const char *command, struct diag *d);
-void simulate_profile_fit(struct workload_params *w, struct workload_fit *fit);
+void simulate_profile_fit(struct workload_params *w, struct workload_fit *fit, uint64_t context);
+/* The note (a warning past half) of p's requests beyond most tokens (the
+ * context's, or the KV pool's when fewer than context), fitting of them
+ * kept; where ("the widest row: ") before the count. */
+void simulate_profile_left_out(const struct workload_profile *p, size_t fitting, uint64_t most,
+                               uint64_t context, bool prompts, const char *where);
 /* --dataset FILE: the trace read into sr (its first --num-prompts requests),
  * each checked against sr's context and pool by its line; sr->w's lengths
  * its means, its arrivals the trace's unless --request-rate. */

@@ -97,8 +97,10 @@ void simulate_compare_text(FILE *out, const struct simulate_run *sr)
     fprintf(out, "From it     ");
     for (int i = 0; i < sr->nfrom; i++)
         fprintf(out, "%s%s", i ? ", " : "", sr->from_file[i]);
+    bool ours = sr->w.profile || sr->dataset_path; /* --dataset's lengths, not the run's */
     fprintf(out, "%s%s\n", sr->nfrom ? "" : "nothing (the options give the workload)",
-            b->lengths == BENCH_LENGTHS_MEANS ? " (lengths: the run's means)" : "");
+            ours ? "; lengths: --dataset's, not the measured run's"
+            : b->lengths == BENCH_LENGTHS_MEANS ? " (lengths: the run's means)" : "");
     struct compare_row rows[COMPARE_ROWS];
     int n = compare_rows(sr, rows);
     fprintf(out, "\n%-22s %12s %12s %9s\n", "", "measured", "predicted", "error");

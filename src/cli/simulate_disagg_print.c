@@ -55,14 +55,15 @@ static void head(FILE *out, const struct disagg_run *dr)
     units_format_int(w->num_prompts, a, sizeof a);
     units_format_int(w->input_len, b, sizeof b);
     units_format_int(w->output_len, c, sizeof c);
+    const char *many = w->num_prompts == 1 ? "request" : "requests";
     if (w->profile)
-        fprintf(out, "Workload    %s requests drawn from %s (means %s + %s tokens)", a,
+        fprintf(out, "Workload    %s %s drawn from %s (means %s + %s tokens)", a, many,
                 w->profile->name, b, c);
     else if (dr->dec.dataset_path)
-        fprintf(out, "Workload    %s requests from %s (means %s + %s tokens)", a,
+        fprintf(out, "Workload    %s %s from %s (means %s + %s tokens)", a, many,
                 dr->dec.dataset_path, b, c);
     else
-        fprintf(out, "Workload    %s requests of %s + %s tokens", a, b, c);
+        fprintf(out, "Workload    %s %s of %s + %s tokens", a, many, b, c);
     if (dr->dec.trace_arrivals)
         fprintf(out, ", at the trace's arrival times\n");
     else if (isinf(w->request_rate))

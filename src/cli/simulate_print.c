@@ -47,20 +47,23 @@ static void head(FILE *out, const struct simulate_run *sr)
             t->capacity ? " (" : "", t->capacity ? sim_capacity_name(sr->c.capacity) : "",
             t->capacity ? ")" : "", s->gpus, s->gpu.name, s->model.name,
             units_format_tokens_short(s->context_tokens, ctx, sizeof ctx), engine);
+    const char *many = w->num_prompts == 1 ? "request" : "requests";
     if (w->profile) {
         char f[32];
         units_format_int(sr->fit.count, f, sizeof f);
-        fprintf(out, "Workload    %s requests drawn from %s (%s: means %s + %s tokens over the "
-                     "%s that fit)", a, w->profile->name, w->profile->title, b, c, f);
+        fprintf(out, "Workload    %s %s drawn from %s (%s: means %s + %s tokens over the "
+                     "%s that fit)", a, many, w->profile->name, w->profile->title, b, c, f);
     } else if (sr->dataset_path)
-        fprintf(out, "Workload    %s requests from %s (means %s + %s tokens)", a, sr->dataset_path,
-                b, c);
+        fprintf(out, "Workload    %s %s from %s (means %s + %s tokens)", a, many,
+                sr->dataset_path, b, c);
     else
-        fprintf(out, "Workload    %s requests of %s + %s tokens", a, b, c);
+        fprintf(out, "Workload    %s %s of %s + %s tokens", a, many, b, c);
     if (w->range_ratio > 0)
         fprintf(out, ", lengths +-%g%%", w->range_ratio * 100);
-    if (w->prefix_len)
-        fprintf(out, " after a %llu-token prefix", (unsigned long long)w->prefix_len);
+    if (w->prefix_len) {
+        char pre[32];
+        fprintf(out, " after a %s-token prefix", units_format_int(w->prefix_len, pre, sizeof pre));
+    }
     if (sr->trace_arrivals)
         fprintf(out, ", at the trace's arrival times");
     else

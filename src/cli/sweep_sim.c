@@ -142,6 +142,10 @@ static bool run_rows(const struct sweep *w, struct sim_row *rows, size_t count)
     size_t room = 0;
     static struct plan_result r;
     bool more = count > 0;
+    /* a profile: the row that left the most of it out, said once */
+    size_t fewest = SIZE_MAX;
+    struct workload_params worst = {0};
+    uint64_t worst_context = 0;
     for (size_t k = 0; more; k++) {
         more = sweep_next_row(w, &at);
         struct sim_config c;
@@ -149,6 +153,12 @@ static bool run_rows(const struct sweep *w, struct sim_row *rows, size_t count)
         struct diag ignore = {0};
         if (!row_config(w, &at, &r, &c, &p, &ignore))
             continue;
+        size_t fit = p.profile ? workload_profile_fit(&p).count : SIZE_MAX;
+        if (fit < fewest) {
+            fewest = fit;
+            worst = p;
+            worst_context = c.max_model_len;
+        }
         if (p.num_prompts > room) {
             free(q);
             room = (size_t)p.num_prompts;
@@ -166,6 +176,9 @@ static bool run_rows(const struct sweep *w, struct sim_row *rows, size_t count)
         rows[k].per_user = rows[k].out.tpot.mean > 0 ? 1 / rows[k].out.tpot.mean : 0;
     }
     free(q);
+    if (worst.profile)
+        simulate_profile_left_out(worst.profile, fewest, worst.most_total, worst_context,
+                                  worst.most_prompt > 0, "in the row that leaves most out, ");
     return mark_frontier(rows, count);
 }
 

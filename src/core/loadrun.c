@@ -8,6 +8,7 @@
 
 #include "engine_desc.h"
 #include "optname.h"
+#include "units.h"
 
 void load_defaults(const struct scenario *s, struct load_settings *ls)
 {
@@ -110,8 +111,10 @@ static bool profile_fits(struct workload_params *p, const struct sim_config *c, 
     struct workload_fit f = workload_profile_fit(p);
     if (f.count > 0)
         return true;
-    return diag_fail(d, "%s %s: none of its %zu requests fits %s (%llu tokens%s%s)",
-                     OPTNAME_DATASET, p->profile->name, p->profile->n,
+    char n[32];
+    units_format_int(p->profile->n, n, sizeof n);
+    return diag_fail(d, "%s %s: none of its %s requests fits %s (%llu tokens%s%s)",
+                     OPTNAME_DATASET, p->profile->name, n,
                      p->most_total == c->max_model_len ? "the context" : "the KV pool",
                      (unsigned long long)p->most_total, p->prefix_len ? " with the prefix" : "",
                      p->most_prompt ? ", prompts run whole within the step's tokens" : "");

@@ -69,12 +69,16 @@ static bool datetime_of(const char *buf, double *out)
 {
     int y, mo, d, h, mi, n = 0;
     char sep;
+    static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (sscanf(buf, "%4d-%2d-%2d%c%2d:%2d:%n", &y, &mo, &d, &sep, &h, &mi, &n) != 6 || n == 0 ||
-        (sep != ' ' && sep != 'T') || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59)
+        (sep != ' ' && sep != 'T') || mo < 1 || mo > 12 || h < 0 || h > 23 || mi < 0 || mi > 59)
+        return false;
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (d < 1 || d > days[mo - 1] + (mo == 2 && leap)) /* 2023-02-29, 2023-11-31: no such day */
         return false;
     char *end;
     double sec = strtod(buf + n, &end);
-    if (end == buf + n || !(sec >= 0 && sec < 61) || !isdigit((unsigned char)buf[n]))
+    if (end == buf + n || !(sec >= 0 && sec < 60) || !isdigit((unsigned char)buf[n]))
         return false;
     if (*end == 'Z')
         end++;
@@ -84,8 +88,9 @@ static bool datetime_of(const char *buf, double *out)
     return true;
 }
 
-/* A time: seconds, finite and not negative, or a date and time. */
-static bool seconds_of(const char *s, size_t len, double *out)
+/* A time: seconds, finite and not negative, or a date and time (*date
+ * set). */
+static bool seconds_of(const char *s, size_t len, double *out, bool *date)
 {
     char buf[64];
     if (len == 0 || len >= sizeof buf)
@@ -94,7 +99,8 @@ static bool seconds_of(const char *s, size_t len, double *out)
     buf[len] = '\0';
     char *end;
     double v = strtod(buf, &end);
-    if (*end == '-' && end - buf == 4)
+    *date = *end == '-' && end - buf == 4;
+    if (*date)
         return datetime_of(buf, out);
     if (*end != '\0' || !isfinite(v) || v < 0)
         return false;
@@ -108,21 +114,35 @@ struct reader {
     size_t max;
     struct diag *d;
     bool saw_arrival;
+    bool dates;          /* the first request's arrival was a date (the others must be) */
+    unsigned first_line; /* its line */
 };
 
 /* One request's fields, checked and kept. */
 static bool keep(struct reader *r, unsigned line, uint64_t in, uint64_t out, bool timed,
-                 double at, bool prefix)
+                 double at, bool date, bool prefix)
 {
     struct trace *t = r->t;
     if (t->n == r->max)
         return diag_fail(r->d, "%s:%u: more than %zu requests (simulate's cap)", r->path, line,
                          r->max);
-    if (t->n == 0)
+    if (t->n == 0) {
         r->saw_arrival = timed;
-    else if (timed != r->saw_arrival)
+        r->dates = date;
+        r->first_line = line;
+    } else if (timed != r->saw_arrival) {
         return diag_fail(r->d, "%s:%u: arrival: %s, where the first request's line %s", r->path,
                          line, timed ? "given" : "missing", timed ? "had none" : "had one");
+    } else if (timed && date != r->dates) {
+        return diag_fail(r->d, "%s:%u: arrival: %s where line %u gave %s", r->path, line,
+                         date ? "a date and time" : "seconds", r->first_line,
+                         r->dates ? "a date and time" : "seconds");
+    }
+    if (timed && t->n && at < t->req[t->n - 1].arrival && r->dates) /* from the first request's */
+        return diag_fail(r->d, "%s:%u: arrival: %.3f s after line %u's, before the line "
+                         "above's %.3f s (the lines in arrival order)", r->path, line,
+                         at - t->req[0].arrival, r->first_line,
+                         t->req[t->n - 1].arrival - t->req[0].arrival);
     if (timed && t->n && at < t->req[t->n - 1].arrival)
         return diag_fail(r->d, "%s:%u: arrival: %g s, before the line above's %g s (the lines "
                          "in arrival order)", r->path, line, at, t->req[t->n - 1].arrival);
@@ -142,13 +162,27 @@ static bool bad_field(struct reader *r, unsigned line, enum column c, const char
                                       : "a whole number of tokens, 1 or more");
 }
 
+/* A CSV field without the spaces around it and one pair of double quotes
+ * ("input_len", as spreadsheets write a header). */
+static void trim_field(const char **f, size_t *n)
+{
+    while (*n && isspace((unsigned char)(*f)[0]))
+        (*f)++, (*n)--;
+    while (*n && isspace((unsigned char)(*f)[*n - 1]))
+        (*n)--;
+    if (*n >= 2 && (*f)[0] == '"' && (*f)[*n - 1] == '"') {
+        (*f)++;
+        *n -= 2;
+    }
+}
+
 /* A CSV line of the header's columns. */
 static bool csv_line(struct reader *r, unsigned line, const char *s, size_t len,
                      const enum column *cols, int ncols)
 {
     uint64_t in = 0, out = 0;
     double at = 0;
-    bool timed = false, prefix = false;
+    bool timed = false, prefix = false, date = false;
     int col = 0;
     for (size_t i = 0; i <= len; col++) {
         size_t j = i;
@@ -156,10 +190,7 @@ static bool csv_line(struct reader *r, unsigned line, const char *s, size_t len,
             j++;
         const char *f = s + i;
         size_t n = j - i;
-        while (n && isspace((unsigned char)f[0]))
-            f++, n--;
-        while (n && isspace((unsigned char)f[n - 1]))
-            n--;
+        trim_field(&f, &n);
         if (col >= ncols)
             return diag_fail(r->d, "%s:%u: more fields than the header's %d", r->path, line,
                              ncols);
@@ -168,15 +199,16 @@ static bool csv_line(struct reader *r, unsigned line, const char *s, size_t len,
             return bad_field(r, line, c, f, n);
         if (c == COL_OUTPUT && !length_of(f, n, &out))
             return bad_field(r, line, c, f, n);
-        if (c == COL_ARRIVAL && !(timed = seconds_of(f, n, &at)))
+        if (c == COL_ARRIVAL && !(timed = seconds_of(f, n, &at, &date)))
             return bad_field(r, line, c, f, n);
         if (c == COL_PREFIX)
             prefix = n > 0;
         i = j + 1;
     }
     if (col < ncols)
-        return diag_fail(r->d, "%s:%u: %d fields, the header names %d", r->path, line, col, ncols);
-    return keep(r, line, in, out, timed, at, prefix);
+        return diag_fail(r->d, "%s:%u: %d field%s, the header names %d", r->path, line, col,
+                         col == 1 ? "" : "s", ncols);
+    return keep(r, line, in, out, timed, at, date, prefix);
 }
 
 /* The header: its columns, input_len and output_len among them. */
@@ -191,10 +223,7 @@ static bool csv_header(struct reader *r, unsigned line, const char *s, size_t le
             j++;
         const char *f = s + i;
         size_t n = j - i;
-        while (n && isspace((unsigned char)f[0]))
-            f++, n--;
-        while (n && isspace((unsigned char)f[n - 1]))
-            n--;
+        trim_field(&f, &n);
         enum column c = column_of(f, n);
         if (*ncols == 8)
             return diag_fail(r->d, "%s:%u: more than 8 columns", r->path, line);
@@ -224,7 +253,7 @@ static bool json_line(struct reader *r, unsigned line, const char *s, size_t len
     }
     uint64_t v[2] = {0, 0};
     double at = 0;
-    bool timed = false, prefix = false, have[COL_NONE] = {false}, ok = true;
+    bool timed = false, prefix = false, date = false, have[COL_NONE] = {false}, ok = true;
     for (const cJSON *e = o->child; e && ok; e = e->next) {
         enum column c = column_of(e->string, strlen(e->string));
         if (c == COL_NONE)
@@ -239,9 +268,9 @@ static bool json_line(struct reader *r, unsigned line, const char *s, size_t len
                 diag_fail(r->d, "%s:%u: %s: not a whole number of tokens, 1 or more", r->path,
                           line, COLUMN_NAME[c]);
         } else if (c == COL_ARRIVAL) {
+            date = cJSON_IsString(e);
             ok = cJSON_IsNumber(e) ? isfinite(e->valuedouble) && e->valuedouble >= 0
-                 : cJSON_IsString(e) && strlen(e->valuestring) < 64 &&
-                       datetime_of(e->valuestring, &at);
+                 : date && strlen(e->valuestring) < 64 && datetime_of(e->valuestring, &at);
             timed = ok;
             if (ok && cJSON_IsNumber(e))
                 at = e->valuedouble;
@@ -258,7 +287,7 @@ static bool json_line(struct reader *r, unsigned line, const char *s, size_t len
     if (!have[COL_INPUT] || !have[COL_OUTPUT])
         return diag_fail(r->d, "%s:%u: %s: missing", r->path, line,
                          have[COL_INPUT] ? "output_len" : "input_len");
-    return keep(r, line, v[0], v[1], timed, at, prefix);
+    return keep(r, line, v[0], v[1], timed, at, date, prefix);
 }
 
 bool trace_read(const char *path, const char *text, size_t len, size_t max, struct trace *out,
@@ -275,7 +304,11 @@ bool trace_read(const char *path, const char *text, size_t len, size_t max, stru
         trace_free(out);
         return diag_fail(d, "%s: out of memory for %zu lines", path, lines);
     }
-    struct reader r = {path, out, max, d, false};
+    struct reader r = {path, out, max, d, false, false, 0};
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 byte order mark */
+        text += 3;
+        len -= 3;
+    }
     enum column cols[8];
     int ncols = 0;
     bool json = false, header = false;
@@ -294,6 +327,11 @@ bool trace_read(const char *path, const char *text, size_t len, size_t max, stru
             k++;
         bool skip = k == n || s[k] == '#';
         bool ok = true;
+        if (!skip && !header && !json && s[k] == '[') {
+            trace_free(out);
+            return diag_fail(d, "%s:%u: a JSON array: give one object a line (JSONL), or a CSV "
+                             "with a header", path, line);
+        }
         if (!skip && !header && !json) {
             json = s[k] == '{';
             if (!json) {

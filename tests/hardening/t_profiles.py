@@ -179,13 +179,48 @@ r, _ = sim("--dataset", az)
 check(r.returncode == 2 and r.stdout == "" and az + ":3: arrival:" in r.stderr,
       "a month 13 named by file, line and field: %s" % r.stderr)
 
+# dates that are none (2023 no leap year, November of 30 days, a 60th second) and a
+# trace mixing seconds and dates, named by file and line; a UTF-8 byte order mark and
+# quoted header fields read; a JSON array said to be one
+for lines, bad in ((["2023-02-28 23:59:59", "2023-02-29 00:00:01"], ":3: arrival:"),
+                   (["2023-11-16 18:15:46", "2023-11-31 18:15:50"], ":3: arrival:"),
+                   (["2023-11-16 18:15:46", "2023-11-16 18:15:60.5"], ":3: arrival:"),
+                   (["0", "2023-11-16 00:00:01"], ":3: arrival: a date and time where line 2 "
+                    "gave seconds")):
+    with open(az, "w") as f:
+        f.write("TIMESTAMP,ContextTokens,GeneratedTokens\n" +
+                "".join("%s,100,10\n" % t for t in lines))
+    r, _ = sim("--dataset", az)
+    check(r.returncode == 2 and r.stdout == "" and az + bad in r.stderr,
+          "%s refused by line: %s" % (lines, r.stderr))
+with open(az, "w") as f:
+    f.write("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,100,10\n"
+            "2023-11-16 18:15:50,100,10\n2023-11-16 18:15:48.5,100,10\n")
+r, _ = sim("--dataset", az)
+check(r.returncode == 2 and "2.500 s after line 2's, before the line above's 4.000 s" in r.stderr,
+      "dates out of order said from the first: %s" % r.stderr)
+with open(az, "w", encoding="utf-8-sig") as f:
+    f.write('"input_len","output_len"\n100,10\n"200",20\n')
+r, t = sim("--dataset", az)
+check(t and t["completed"] == 2 and t["total_input_tokens"] == 300,
+      "a byte order mark and quoted fields: %s" % r.stderr)
+with open(az, "w") as f:
+    f.write('[{"input_len": 100, "output_len": 10}]\n')
+r, _ = sim("--dataset", az)
+check(r.returncode == 2 and "a JSON array" in r.stderr, "a JSON array: %s" % r.stderr)
+# --burstiness shapes --request-rate's gaps: refused without one (a burst, a trace's times)
+for args in (["--burstiness", "0.5"], ["--burstiness", "0.5", "--dataset", timed]):
+    r, _ = sim(*args)
+    check(r.returncode == 2 and "--burstiness" in r.stderr and "give --request-rate" in r.stderr,
+          "%s refused: %s" % (args, r.stderr))
+
 # refused
 for args, want in ((["--dataset", "azure-conv"], "nor a length profile (azure-code-2023, "
                     "azure-conv-2023"),
                    (["--dataset", "azure-conv-2023", "--random-input-len", "500"],
                     "--random-input-len: the length profile azure-conv-2023"),
                    (["--dataset", "azure-code-2023", "--context", "8"],
-                    "none of its 8819 requests fits the context")):
+                    "none of its 8,819 requests fits the context")):
     r, _ = sim(*args)
     check(r.returncode == 2 and r.stdout == "" and want in r.stderr,
           "%s refused: %d %s" % (" ".join(args), r.returncode, r.stderr))
