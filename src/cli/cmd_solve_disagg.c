@@ -155,6 +155,14 @@ static enum winner winner(const struct solve_disagg *sd, const struct slo_search
     return dis ? WIN_DISAGGREGATED : WIN_AGGREGATED;
 }
 
+bool solve_disagg_won(const struct solve_disagg *sd, const struct slo_search *q,
+                      const struct slo_answer *a, char *buf, size_t size)
+{
+    if (!sd->asked)
+        return false;
+    return winner(sd, q, a, buf, size) == WIN_DISAGGREGATED;
+}
+
 static int status_of(const struct solve_disagg *sd, int agg_status)
 {
     if (!sd->asked)

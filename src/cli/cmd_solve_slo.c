@@ -263,8 +263,13 @@ static void print_answer(const struct slo_job *j)
     const struct slo_layout *b = &j->q.tried[j->a.best];
     const struct sim_result *r = &b->out;
     char good[32], all[32], tok[32];
-    printf("GPUs        %u: %u replica%s of TP %u\n", b->gpus, b->replicas,
-           b->replicas == 1 ? "" : "s", b->tp);
+    if (engine_desc(j->base.engine.kind)->splits_layers) /* llama.cpp: whole layers a GPU */
+        printf("GPUs        %u: %u server%s, %s layers split over %u GPU%s\n", b->gpus,
+               b->replicas, b->replicas == 1 ? "" : "s", b->replicas == 1 ? "its" : "each one's",
+               b->tp, b->tp == 1 ? "" : "s");
+    else
+        printf("GPUs        %u: %u replica%s of TP %u\n", b->gpus, b->replicas,
+               b->replicas == 1 ? "" : "s", b->tp);
     printf("Goodput     %.1f%% of requests (%s of %s), %.2f req/s\n", b->share * 100,
            units_format_int(r->good, good, sizeof good),
            units_format_int(j->q.nreqs, all, sizeof all), r->request_goodput);
@@ -344,7 +349,12 @@ static void print_lengthened(const struct slo_job *j)
 
 static int print_text(const struct slo_job *j)
 {
+    char won[256];
     print_head(j);
+    /* the answer first when an xPyD split beat the aggregated layouts */
+    if (solve_disagg_won(&j->dis, &j->q, &j->a, won, sizeof won))
+        printf("Answer      %s (Disaggregated layouts, below)%s\n", won,
+               j->a.solved ? "; the aggregated layouts' best:" : "");
     if (j->a.solved)
         print_answer(j);
     print_tried(j);

@@ -73,8 +73,14 @@ static void head(FILE *out, const struct simulate_run *sr)
         fprintf(out, ", at most %llu in flight", (unsigned long long)sr->c.max_concurrency);
     fputc('\n', out);
     units_format_int(sr->c.blocks, a, sizeof a);
-    fprintf(out, "Engine      %u replica%s of TP %u: %s KV ", sr->c.replicas,
-            sr->c.replicas == 1 ? "" : "s", sr->r.placement.tp, a);
+    if (engine_desc(s->engine.kind)->splits_layers) /* llama.cpp: whole layers a GPU */
+        fprintf(out, "Engine      %u server%s, %s layers split over %u GPU%s: %s KV ",
+                sr->c.replicas, sr->c.replicas == 1 ? "" : "s",
+                sr->c.replicas == 1 ? "its" : "each one's", sr->r.placement.tp,
+                sr->r.placement.tp == 1 ? "" : "s", a);
+    else
+        fprintf(out, "Engine      %u replica%s of TP %u: %s KV ", sr->c.replicas,
+                sr->c.replicas == 1 ? "" : "s", sr->r.placement.tp, a);
     if (sr->c.block_tokens == 1)
         fprintf(out, "tokens,\n");
     else

@@ -34,6 +34,10 @@ bool solve_disagg_search(struct solve_disagg *sd, const struct workload_params *
 /* The text after the aggregated layouts, and the exit status: 0 when the
  * answer (either kind, or only the disaggregated with --disaggregated) is
  * solved; agg_status is the aggregated search's. */
+/* Whether the xPyD split won (searched, and fewer GPUs or the better run on
+ * as many), with the sentence that says by how much in buf. */
+bool solve_disagg_won(const struct solve_disagg *sd, const struct slo_search *q,
+                      const struct slo_answer *a, char *buf, size_t size);
 int solve_disagg_text(const struct solve_disagg *sd, const struct slo_search *q,
                       const struct slo_answer *a, int agg_status);
 

@@ -495,6 +495,7 @@ static void continued(const struct sim_config *c, const struct workload_request 
                 }
             struct sim_config once = *c;
             once.no_continue = true;
+
             if (sim_run(&once, more, k * n, ext) == SIM_OK && !ext->unjudged) {
                 judged = true;
                 out->over_capacity = ext->over_capacity;
@@ -529,7 +530,10 @@ enum sim_status sim_run(const struct sim_config *c, const struct workload_reques
     if (out->status == SIM_OK)
         out->status = m.status;
     sim_free(&m);
-    if (out->status == SIM_OK && out->unjudged && !c->no_continue)
+    /* a pool of a disaggregated deployment (its holds and hooks are its own
+     * requests'), and a continued run, are judged as they are */
+    if (out->status == SIM_OK && out->unjudged && !c->no_continue && c->kv_hold == NULL &&
+        !c->kv_arrives && c->on_step == NULL && c->on_token == NULL)
         continued(c, reqs, n, out);
     return out->status;
 }

@@ -941,7 +941,7 @@ else bad "deps.sh: exit $st, apt-get ran: $([ -e "$T/apt-get-ran" ] && echo yes)
 
 # the set-up path says what it installs: every package of tools/packages
 out=$(sh "$HERE/../tools/setup.sh" --test --dry-run)
-if printf '%s' "$out" | grep -qF "apt-get install -y --no-install-recommends gcc make pkg-config libncurses-dev libcjson-dev libcmocka-dev python3-pyte tmux ncurses-bin procps"; then ok
+if printf '%s' "$out" | grep -qF "apt-get install -y --no-install-recommends gcc make pkg-config libncurses-dev libcjson-dev libcmocka-dev python3-pyte python3-pil tmux ncurses-bin procps"; then ok
 else bad "setup.sh --test --dry-run: $out"; fi
 
 # --- the --require-users gate for CI

@@ -79,7 +79,8 @@ bad = [
     ("e1.csv", "input_len,output_len\n1000,abc\n", [], "e1.csv:2: output_len: 'abc' is not a whole number"),
     ("e2.csv", "input_len,output\n1,2\n", [], "e2.csv:1: column 'output'"),
     ("e3.csv", "input_len,output_len,arrival\n10,10,1\n10,10,0.5\n", [], "e3.csv:3: arrival: 0.5 s, before"),
-    ("e4.csv", "input_len,output_len\n10,10\n9000,100\n", [], "e4.csv:3: input_len 9000 + output_len 100 is longer than the context (--context 8192)"),
+    ("e4.csv", "input_len,output_len\n10,10\n9000,100\n", [], "e4.csv:3: input_len 9000 + output_len 100 is longer than the context (--context 8192; "
+     "the trace's longest request takes --context 9100)"),
     ("e5.jsonl", '{"input_len": 10}\n', [], "e5.jsonl:1: output_len: missing"),
     ("e6.csv", "input_len,output_len\n10,10,5\n", [], "e6.csv:2: more fields than the header's 2"),
     ("e7.csv", "", [], "no request in it"),

@@ -191,9 +191,14 @@ def test_solve_tries_xpyd_splits():
     check("the text lists the splits and names the winner", status == 0
           and "Disaggregated layouts simulated" in text and "\nWinner      " in text
           and "Same GPUs   aggregated" in text, text + err)
+    # the winning split first, as the answer, when it beat the aggregated layouts
+    won = "\nWinner      disaggregated" in text
+    check("the answer line names the split that won", won == ("\nAnswer      disaggregated" in text),
+          text[:400])
     status, plain, err = run([*ASK, "--no-disaggregated"])
+    agg = "".join(l for l in text.splitlines(True) if not l.startswith("Answer      "))
     check("--no-disaggregated: the aggregated answer alone", status == 0
-          and plain == text[:text.index("\nDisaggregated layouts")], plain)
+          and plain == agg[:agg.index("\nDisaggregated layouts")], plain)
     status, out, err = run([*ASK, "--no-disaggregated", "--format", "json"])
     check("--no-disaggregated: no disaggregated key", status == 0
           and "disaggregated" not in json.loads(out), out)
