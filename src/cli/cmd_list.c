@@ -133,8 +133,14 @@ static uint32_t quantile(const uint32_t *v, size_t n, double q)
 static int list_datasets(bool json)
 {
     cJSON *arr = json ? cJSON_CreateArray() : NULL;
+    int namew = 16, kindw = 16; /* as wide as the longest */
+    for (size_t i = 0; trace_profile_at(i); i++) {
+        int a = (int)strlen(trace_profile_at(i)->name), b = (int)strlen(trace_profile_at(i)->kind);
+        namew = a > namew ? a : namew;
+        kindw = b > kindw ? b : kindw;
+    }
     if (!json)
-        printf("%-16s %-16s %8s %22s %22s\n", "NAME", "KIND", "REQUESTS",
+        printf("%-*s %-*s %8s %24s %23s\n", namew, "NAME", kindw, "KIND", "REQUESTS",
                "INPUT mean/p50/p90/max", "OUTPUT mean/p50/p90/max");
     for (size_t i = 0; trace_profile_at(i); i++) {
         const struct workload_profile *p = trace_profile_at(i);
@@ -153,7 +159,7 @@ static int list_datasets(bool json)
             char in[48], out[48];
             snprintf(in, sizeof in, "%.0f/%u/%u/%u", mean[0], q[0][0], q[0][1], q[0][2]);
             snprintf(out, sizeof out, "%.0f/%u/%u/%u", mean[1], q[1][0], q[1][1], q[1][2]);
-            printf("%-16s %-16s %8zu %22s %22s\n", p->name, p->kind, p->n, in, out);
+            printf("%-*s %-*s %8zu %24s %23s\n", namew, p->name, kindw, p->kind, p->n, in, out);
             printf("  %s; %.0f min, %.2f req/s\n  source: %s\n  license: %s\n", p->title,
                    p->duration / 60, p->duration > 0 ? (double)(p->n - 1) / p->duration : 0,
                    p->source, p->license);

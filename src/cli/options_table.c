@@ -477,13 +477,14 @@ const struct option_row options_table[OPT_COUNT] = {
     [OPT_DATASET] = {OPTNAME_DATASET, .commands = WORKLOAD, .parse = opt_string,
                      .offset = AT(dataset_path), .metavar = "NAME|FILE", .complete = COMPLETE_FILE,
                      .help = "a length profile (kvplan list datasets: azure-conv-2023,\n"
-                             "azure-code-2023), each request's lengths drawn from its\n"
-                             "trace by --seed; or (simulate) a request trace: CSV with\n"
-                             "a header (input_len,output_len and optionally arrival,\n"
-                             "seconds or a date and time, and prefix_id; an Azure\n"
-                             "trace's TIMESTAMP,ContextTokens,GeneratedTokens) or\n"
-                             "JSONL of the same keys: its lengths (and its arrivals,\n"
-                             "unless --request-rate) in place of the random dataset's"},
+                             "azure-code-2023, kimi-conv-2025), each request's lengths\n"
+                             "drawn from its trace by --seed; or (simulate) a request\n"
+                             "trace: CSV with a header (input_len,output_len and\n"
+                             "optionally arrival, seconds or a date and time, and\n"
+                             "prefix_id; an Azure trace's TIMESTAMP,ContextTokens,\n"
+                             "GeneratedTokens) or JSONL of the same keys: its lengths\n"
+                             "(and its arrivals, unless --request-rate) in place of the\n"
+                             "random dataset's"},
     [OPT_SIM_FORMAT] = {OPTNAME_FORMAT, .commands = SIMULATE, .parse = opt_sim_format,
                         .metavar = "text|json", .complete = COMPLETE_WORDS, .words = "text json",
                         .help = "a table (default) or JSON: the plan's snapshot with\n"

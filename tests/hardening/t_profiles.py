@@ -49,12 +49,12 @@ def quantile(v, q):
     return s[int(q * (len(s) - 1) + 0.5)]
 
 
-conv, code = rows("azure-conv-2023"), rows("azure-code-2023")
+conv, code, kimi = rows("azure-conv-2023"), rows("azure-code-2023"), rows("kimi-conv-2025")
 
 # list datasets: the figures computed here
 r = run("list", "datasets", "--format", "json")
 listed = {d["name"]: d for d in json.loads(r.stdout)} if r.returncode == 0 else {}
-for name, req in (("azure-conv-2023", conv), ("azure-code-2023", code)):
+for name, req in (("azure-conv-2023", conv), ("azure-code-2023", code), ("kimi-conv-2025", kimi)):
     d = listed.get(name, {})
     ins, outs = [a for a, _ in req], [b for _, b in req]
     want = {"requests": len(req),
@@ -66,8 +66,13 @@ for name, req in (("azure-conv-2023", conv), ("azure-code-2023", code)):
     ok = got["requests"] == want["requests"] and all(
         abs(got[s][k] - want[s][k]) < 1e-6 for s in ("input", "output") for k in want[s]
         if got.get(s))
-    check(ok and "AzurePublicDataset" in d.get("source", "") and "CC-BY" in d.get("license", ""),
+    source, licence = ("Mooncake", "Apache-2.0") if name.startswith("kimi") else \
+        ("AzurePublicDataset", "CC-BY")
+    check(ok and source in d.get("source", "") and licence in d.get("license", ""),
           "list datasets %s: %s against %s" % (name, got, want))
+# Mooncake's README: 12,031 requests, inputs of 12,035 on average, outputs of 343
+check(len(kimi) == 12031 and round(sum(a for a, _ in kimi) / len(kimi)) == 12035 and
+      round(sum(b for _, b in kimi) / len(kimi)) == 343, "kimi-conv-2025 as Mooncake's README says")
 r = run("list", "datasets")
 check(r.returncode == 0 and "azure-conv-2023" in r.stdout and "19366" in r.stdout and
       "Splitwise" in r.stdout, "list datasets as text: %s" % r.stdout[:300])
@@ -216,7 +221,7 @@ for args in (["--burstiness", "0.5"], ["--burstiness", "0.5", "--dataset", timed
 
 # refused
 for args, want in ((["--dataset", "azure-conv"], "nor a length profile (azure-code-2023, "
-                    "azure-conv-2023"),
+                    "azure-conv-2023, kimi-conv-2025"),
                    (["--dataset", "azure-conv-2023", "--random-input-len", "500"],
                     "--random-input-len: the length profile azure-conv-2023"),
                    (["--dataset", "azure-code-2023", "--context", "8"],
