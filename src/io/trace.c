@@ -25,7 +25,12 @@ static enum column column_of(const char *name, size_t len)
                  /* the Azure LLM inference traces' (Azure/AzurePublicDataset,
                   * AzureLLMInferenceDataset2023.md: TIMESTAMP, ContextTokens,
                   * GeneratedTokens) */
-                 {"contexttokens", COL_INPUT},   {"generatedtokens", COL_OUTPUT}};
+                 {"contexttokens", COL_INPUT},   {"generatedtokens", COL_OUTPUT},
+                 /* Mooncake's (kvcache-ai/Mooncake FAST25-release/README.md:
+                  * input_length, output_length, hash_ids; its timestamp in
+                  * milliseconds, json_line) */
+                 {"input_length", COL_INPUT},    {"output_length", COL_OUTPUT},
+                 {"hash_ids", COL_PREFIX}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i].name) == len && strncasecmp(names[i].name, name, len) == 0)
             return names[i].c;
@@ -254,6 +259,8 @@ static bool json_line(struct reader *r, unsigned line, const char *s, size_t len
     uint64_t v[2] = {0, 0};
     double at = 0;
     bool timed = false, prefix = false, date = false, have[COL_NONE] = {false}, ok = true;
+    /* Mooncake's lines (input_length): their timestamp is in milliseconds */
+    double unit = cJSON_GetObjectItemCaseSensitive(o, "input_length") ? 1e-3 : 1;
     for (const cJSON *e = o->child; e && ok; e = e->next) {
         enum column c = column_of(e->string, strlen(e->string));
         if (c == COL_NONE)
@@ -273,12 +280,12 @@ static bool json_line(struct reader *r, unsigned line, const char *s, size_t len
                  : date && strlen(e->valuestring) < 64 && datetime_of(e->valuestring, &at);
             timed = ok;
             if (ok && cJSON_IsNumber(e))
-                at = e->valuedouble;
+                at = e->valuedouble * unit;
             if (!ok)
                 diag_fail(r->d, "%s:%u: arrival: not a time in seconds (0 or more) nor a date "
                           "and time", r->path, line);
-        } else {
-            prefix = !cJSON_IsNull(e);
+        } else { /* a prefix id, or Mooncake's shared blocks (none: an empty list) */
+            prefix = !cJSON_IsNull(e) && !(cJSON_IsArray(e) && cJSON_GetArraySize(e) == 0);
         }
     }
     cJSON_Delete(o);

@@ -7,7 +7,9 @@
  *    and the Azure LLM inference traces' ContextTokens, GeneratedTokens and
  *    TIMESTAMP; names in any case), so a downloaded Azure trace reads as
  *    it is;
- *  - JSONL: an object a line with the same keys.
+ *  - JSONL: an object a line with the same keys, or Mooncake's
+ *    (input_length, output_length, hash_ids, and its timestamp in
+ *    milliseconds where a line has input_length).
  *
  * Lengths are whole tokens, at least 1; arrival is seconds (from any
  * origin: the first request's is taken as 0) or a date and time

@@ -184,6 +184,20 @@ r, _ = sim("--dataset", az)
 check(r.returncode == 2 and r.stdout == "" and az + ":3: arrival:" in r.stderr,
       "a month 13 named by file, line and field: %s" % r.stderr)
 
+# Mooncake's JSONL as released (FAST25-release/README.md): input_length, output_length,
+# hash_ids, the timestamp in milliseconds: 3 requests over 3 s
+mc = os.path.join(T, "conversation_trace.jsonl")
+with open(mc, "w") as f:
+    f.write('{"timestamp": 0, "input_length": 6758, "output_length": 50, "hash_ids": [0, 1]}\n'
+            '{"timestamp": 1500, "input_length": 7322, "output_length": 40, "hash_ids": [0, 2]}\n'
+            '{"timestamp": 3000, "input_length": 900, "output_length": 30, "hash_ids": []}\n')
+r, t = sim("--dataset", mc, "--context", "16k")
+check(t and t["workload"]["dataset_arrivals"] is True and
+      abs(t["workload"]["request_rate"] - 1.0) < 1e-9 and t["total_input_tokens"] == 14980 and
+      "2 requests name a prefix_id" in r.stderr,
+      "a Mooncake trace: milliseconds, its lengths, its shared blocks counted: %s %s" %
+      (t and t["workload"], r.stderr))
+
 # dates that are none (2023 no leap year, November of 30 days, a 60th second) and a
 # trace mixing seconds and dates, named by file and line; a UTF-8 byte order mark and
 # quoted header fields read; a JSON array said to be one
