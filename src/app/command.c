@@ -135,9 +135,15 @@ static bool command_how(const struct planner *p, const char *line, struct how *h
 
 size_t planner_command_line(const struct planner *p, char *buf, size_t size)
 {
+    return planner_command_line_of(p, planner_scenario(p), buf, size);
+}
+
+size_t planner_command_line_of(const struct planner *p, const struct scenario *s, char *buf,
+                               size_t size)
+{
     char line[REPORT_COMMAND_MAX], note[PLANNER_TEXT_MAX];
     struct how h;
-    size_t need = report_command_line(planner_scenario(p), line, sizeof line);
+    size_t need = report_command_line(s, line, sizeof line);
     if (line[0] == '\0') { /* the options alone do not fit: no line at all */
         buf[0] = '\0';
         return need;

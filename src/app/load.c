@@ -295,7 +295,16 @@ void load_command_line(const struct planner *p, char *buf, size_t size)
     const struct load_settings *ls = &p->slots[p->current].load;
     char line[PLANNER_COPY_MAX];
     buf[0] = '\0';
-    planner_command_line(p, line, sizeof line);
+    /* the plan's own workload and targets are simulate's refused options (its
+     * requests' are the settings: --random-input-len, --max-concurrency,
+     * --goodput): the scenario without them */
+    struct scenario s = *planner_scenario(p);
+    s.prompt_tokens = 0;
+    s.output_tokens = 0;
+    s.concurrency = 0;
+    s.min_tokens_per_s = 0;
+    s.max_ttft_seconds = 0;
+    planner_command_line_of(p, &s, line, sizeof line);
     const char *rest = strncmp(line, "kvplan plan", 11) == 0 ? line + 11 : NULL;
     if (rest == NULL)
         return;

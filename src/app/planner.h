@@ -279,6 +279,10 @@ void planner_set_file(struct planner *p, const char *path);
  * spec is not the catalogue's but is still that of the file it came from,
  * and each --presets DIR; whole, or "" when size is too small. */
 size_t planner_command_line(const struct planner *p, char *buf, size_t size);
+/* The same for scenario s in place of the current one (its --load and
+ * --presets the current scenario's). */
+size_t planner_command_line_of(const struct planner *p, const struct scenario *s, char *buf,
+                               size_t size);
 
 /* Why that command does not plan the current scenario's GPU or model, in
  * one line ("" when it does). */

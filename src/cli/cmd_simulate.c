@@ -373,6 +373,10 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
         sr->s.engine.rule = RULE_CURRENT;
     }
     sr->x.deferred = false;
+    if (load_without_stages(&sr->s))
+        fprintf(stderr, "kvplan: note: %s %u: simulate runs one pipeline stage (it does not model "
+                        "stages): replicas of TP %u\n", OPTION_FLAG(OPT_GPUS), sr->s.gpus,
+                scenario_tp(&sr->s));
     if (!plan_compute(&sr->s, &sr->x, NULL, &sr->r, d))
         return false;
     if (!simulate_config(&sr->s, &sr->r, &sr->c, d))

@@ -12,6 +12,7 @@
 
 #include "cli/simulate_disagg.h"
 #include "core/engine_desc.h"
+#include "core/price.h"
 #include "core/units.h"
 #include "io/jsonout.h"
 
@@ -166,6 +167,21 @@ static void versus(FILE *out, const struct disagg_run *dr)
             disagg_ratio(y->output_throughput, x->output_throughput, c, sizeof c));
 }
 
+/* Both pools' GPUs an hour (-1: a price unknown), and the deployment's
+ * costs a million tokens at its own throughput over them. */
+static double both_pools_price(const struct disagg_run *dr)
+{
+    double a = dr->pre.r.price_usd_per_hour, b = dr->dec.r.price_usd_per_hour;
+    return a >= 0 && b >= 0 ? a + b : -1;
+}
+
+static void price_json(cJSON *sim, const char *key, double v)
+{
+    cJSON *n = v >= 0 ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+    if (n && !cJSON_ReplaceItemInObjectCaseSensitive(sim, key, n))
+        cJSON_Delete(n);
+}
+
 bool simulate_disagg_text(FILE *out, const struct disagg_run *dr)
 {
     char a[32];
@@ -179,6 +195,19 @@ bool simulate_disagg_text(FILE *out, const struct disagg_run *dr)
     fprintf(out, "KV moved    %s, a request's in %.3f ms on average, p95 %.3f ms\n",
             units_format_bytes(moved, dr->dec.s.units, a, sizeof a),
             dr->out.transfer.mean * 1e3, dr->out.transfer.p95 * 1e3);
+    double price = both_pools_price(dr);
+    double oc = price_per_million_tokens(price, dr->dec.out.output_throughput);
+    double ac = dr->agg_ok ? price_per_million_tokens(dr->agg.r.price_usd_per_hour,
+                                                      dr->agg.out.output_throughput)
+                           : -1;
+    if (oc >= 0) { /* both pools' GPUs over the run's own throughput */
+        fprintf(out, "Cost        $%.2f an hour (prefill $%.2f + decode $%.2f), $%.4f per 1M "
+                "output tokens at this run's throughput", price, dr->pre.r.price_usd_per_hour,
+                dr->dec.r.price_usd_per_hour, oc);
+        if (ac >= 0)
+            fprintf(out, "; aggregated $%.2f an hour, $%.4f", dr->agg.r.price_usd_per_hour, ac);
+        fputc('\n', out);
+    }
     versus(out, dr);
     return true;
 }
@@ -238,6 +267,15 @@ static cJSON *disagg_json(const void *ctx)
 {
     const struct disagg_run *dr = ctx;
     cJSON *sim = simulate_simulation_json(&dr->dec);
+    if (sim) { /* the deployment's price is both pools', not the decode pool's alone */
+        const struct sim_result *o = &dr->dec.out;
+        double price = both_pools_price(dr);
+        double in = o->duration > 0 ? (double)o->total_input / o->duration : 0;
+        price_json(sim, "price_usd_per_hour", price);
+        price_json(sim, "cost_per_million_output_tokens",
+                   price_per_million_tokens(price, o->output_throughput));
+        price_json(sim, "cost_per_million_input_tokens", price_per_million_tokens(price, in));
+    }
     char name[16];
     xpyd(dr, name, sizeof name);
     if (sim == NULL || !cJSON_AddStringToObject(sim, "disaggregated", name) ||

@@ -53,6 +53,15 @@ bool sweep_sim_setup(const struct options *o, struct sweep *w, struct diag *d)
                          OPTION_FLAG(OPT_REQUEST_RATE));
     if (!w->sim)
         return true;
+    /* an axis of the rate or the cap, and the same option fixed: one would be dropped */
+    for (int i = 0; i < o->vary_count; i++) {
+        bool rate = strncmp(o->varies[i], "request-rate=", 13) == 0;
+        bool cap = strncmp(o->varies[i], "max-concurrency=", 16) == 0;
+        if ((rate && o->given[OPT_REQUEST_RATE]) || (cap && o->given[OPT_MAX_CONCURRENCY]))
+            return diag_fail(d, "%s: --vary %s gives its values: drop %s", OPTION_FLAG(
+                                 rate ? OPT_REQUEST_RATE : OPT_MAX_CONCURRENCY), o->varies[i],
+                             OPTION_FLAG(rate ? OPT_REQUEST_RATE : OPT_MAX_CONCURRENCY));
+    }
     if (!simulate_plan_workload_refused(o, d) || !simulate_profile_lengths(o, "sweep", d))
         return false;
     w->w = simulate_workload(o, &w->base);
@@ -86,7 +95,9 @@ static void row_workload(const struct sweep *w, const struct row_cursor *at,
 static bool row_config(const struct sweep *w, const struct row_cursor *at, struct plan_result *r,
                        struct sim_config *c, struct workload_params *p, struct diag *d)
 {
-    if (!plan_compute(&at->s, PLAN_NUMBERS, NULL, r, d) || !simulate_config(&at->s, r, c, d))
+    struct scenario s = at->s;
+    load_without_stages(&s); /* a row of 3 GPUs: 3 x TP 1, not PP 3 */
+    if (!plan_compute(&s, PLAN_NUMBERS, NULL, r, d) || !simulate_config(&s, r, c, d))
         return false;
     row_workload(w, at, p, c);
     return load_check_workload(p, c, d);

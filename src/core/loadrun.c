@@ -29,9 +29,18 @@ static bool simulates(const struct engine_desc *e)
     return e->simulated != NULL;
 }
 
+bool load_without_stages(struct scenario *s)
+{
+    if (s->pp != 0 || scenario_pp(s) <= 1)
+        return false;
+    s->pp = 1; /* the layouts of one stage: replicas of TP */
+    return true;
+}
+
 void load_scenario(const struct scenario *s, struct scenario *out)
 {
     *out = *s;
+    load_without_stages(out);
     const struct engine_desc *v1 = engine_find(simulates);
     if (!engine_desc(s->engine.kind)->server && v1) {
         out->engine.kind = v1->kind;

@@ -48,8 +48,15 @@ struct load_settings {
  * picks one from the sweep: load_default_rate). */
 void load_defaults(const struct scenario *s, struct load_settings *ls);
 
+/* A scenario whose default layout has pipeline stages (3 GPUs of an 8B:
+ * PP 3, the most users), which the simulator does not model, set to one
+ * stage (replicas of TP); true when it was. A --pp given is kept (and
+ * refused by load_check_plan). */
+bool load_without_stages(struct scenario *s);
+
 /* The scenario simulate runs for s: a generic rule's on vLLM V1 at its
- * current rule (simulate's default engine), else s as it is. */
+ * current rule (simulate's default engine), one stage where its default
+ * layout had more, else s as it is. */
 void load_scenario(const struct scenario *s, struct scenario *out);
 
 /* Why the plan r of s cannot be simulated (the engine, speculative

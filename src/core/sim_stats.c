@@ -158,6 +158,11 @@ static void capacity(const struct sim *m, struct sim_result *out)
      * burst of the same requests what the deployment serves */
     out->unjudged = !filled && !out->over_capacity && m->c->max_concurrency == 0 &&
                   backlog >= 10 && backlog > 0.05 * later && backlog > 3 * sqrt(later);
+    /* a pool that ran full and preempted, its stream sent, may be a backlog
+     * too short to show: the continued stream says */
+    if (!out->over_capacity && m->c->max_concurrency == 0 && m->preemptions > 0 &&
+        m->peak_usage >= 0.99 && backlog > 0 && out->offered_per_s > 0)
+        out->unjudged = true;
 }
 
 /* Goodput: the requests within every objective given (a TPOT of 0 for a
