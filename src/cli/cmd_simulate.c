@@ -1,6 +1,7 @@
 /* simulate: a stream of requests served by the plan's deployment, step by
  * step (core/sim.h), reported as vllm bench serve reports a run: parse,
  * check, simulate, print (simulate_print.c). */
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -277,6 +278,45 @@ void simulate_trace_requests(const struct simulate_run *sr, struct workload_requ
     }
 }
 
+/* A model's name as runs spell it, to compare: the part after the last '/',
+ * lower case, without an "-instruct" or "-it" ending and without '-', '_'
+ * and '.' ("meta-llama/Llama-3.1-8B-Instruct" and "llama-3.1-8b": "llama318b"). */
+static void model_key(const char *s, char *out, size_t size)
+{
+    const char *slash = strrchr(s, '/');
+    s = slash ? slash + 1 : s;
+    size_t n = 0;
+    for (; *s && n + 1 < size; s++)
+        if (*s != '-' && *s != '_' && *s != '.' && *s != ' ')
+            out[n++] = (char)tolower((unsigned char)*s);
+    out[n] = '\0';
+    static const char *const tails[] = {"instruct", "chat", "it"};
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+        size_t t = strlen(tails[i]);
+        if (n > t && strcmp(out + n - t, tails[i]) == 0) {
+            out[n - t] = '\0';
+            break;
+        }
+    }
+}
+
+/* The measured run served another model than the plan's: said, not refused
+ * (a fine-tune or a quantized copy of the same shape compares as well). */
+static void simulate_compare_model(const struct simulate_run *sr)
+{
+    const char *ran = sr->bench.model;
+    if (ran[0] == '\0')
+        return;
+    char a[160], b[160], c[160];
+    model_key(ran, a, sizeof a);
+    model_key(sr->s.model.id, b, sizeof b);
+    model_key(sr->s.model.hf_id, c, sizeof c);
+    if (strcmp(a, b) != 0 && (c[0] == '\0' || strcmp(a, c) != 0))
+        fprintf(stderr, "kvplan: warning: %s: the run served %s; the plan's model is %s (%s "
+                        "to plan that one)\n", sr->compare_path, ran, sr->s.model.id,
+                OPTION_FLAG(OPT_MODEL));
+}
+
 /* Reads --compare's file into sr->bench. */
 static bool read_compare(const char *path, struct simulate_run *sr, struct diag *d)
 {
@@ -391,6 +431,8 @@ static bool simulate(const struct options *o, struct simulate_run *sr, struct di
     sr->w = simulate_workload(o, &sr->s);
     if (sr->compare_path && !workload_from_file(o, sr, d))
         return false;
+    if (sr->compare_path)
+        simulate_compare_model(sr);
     if (!simulate_profile_lengths(o, NULL, d))
         return false;
     if (o->dataset_path && !sr->w.profile) {

@@ -158,9 +158,14 @@ static enum winner winner(const struct solve_disagg *sd, const struct slo_search
 bool solve_disagg_won(const struct solve_disagg *sd, const struct slo_search *q,
                       const struct slo_answer *a, char *buf, size_t size)
 {
-    if (!sd->asked)
+    if (!sd->asked || winner(sd, q, a, buf, size) != WIN_DISAGGREGATED)
         return false;
-    return winner(sd, q, a, buf, size) == WIN_DISAGGREGATED;
+    const struct slo_layout *l = &sd->s.tried[sd->a.best].l; /* its price beside it */
+    size_t n = strlen(buf);
+    if (l->usd_per_hour >= 0 && l->usd_per_million_output >= 0 && n < size)
+        snprintf(buf + n, size - n, "; $%.2f an hour, $%.3f a million output tokens",
+                 l->usd_per_hour, l->usd_per_million_output);
+    return true;
 }
 
 static int status_of(const struct solve_disagg *sd, int agg_status)

@@ -277,7 +277,10 @@ static void print_answer(const struct slo_job *j)
     printf("Throughput  %.2f req/s, %s output tok/s (%s)\n", b->request_throughput,
            units_format_int((uint64_t)llround(b->output_throughput), tok, sizeof tok),
            b->offered ? "the rate offered: it keeps up" : "the run's, to its last token");
-    if (b->usd_per_million_output >= 0)
+    if (b->usd_per_million_output >= 0 && b->usd_per_million_input >= 0)
+        printf("Cost        $%.2f an hour, $%.3f a million output tokens, $%.4f a million "
+               "input\n", b->usd_per_hour, b->usd_per_million_output, b->usd_per_million_input);
+    else if (b->usd_per_million_output >= 0)
         printf("Cost        $%.2f an hour, $%.3f a million output tokens\n", b->usd_per_hour,
                b->usd_per_million_output);
     else

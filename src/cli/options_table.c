@@ -324,7 +324,8 @@ const struct option_row options_table[OPT_COUNT] = {
                      .help = "print kvplan's version"},
     /* solve: its --gpu is repeatable, each a GPU type to compare */
     [OPT_USERS] = {OPTNAME_USERS, .commands = CMD_BIT(CMD_SOLVE), COUNT64(1, 1000000000000ull),
-                   .offset = AT(users), .metavar = "N", .help = "the users to serve (required)"},
+                   .offset = AT(users), .metavar = "N",
+                   .help = "the users to serve (this question, or --request-rate's)"},
     [OPT_MAX_CONTEXT] = {OPTNAME_MAX_CONTEXT, .commands = CMD_BIT(CMD_SOLVE),
                          .help = "the longest context that serves them on --gpu x --gpus"},
     [OPT_UTILIZATION] = {OPTNAME_UTILIZATION, .commands = CMD_BIT(CMD_SOLVE),
@@ -361,7 +362,8 @@ const struct option_row options_table[OPT_COUNT] = {
                           .help = "table (default), csv, markdown or json"},
     [OPT_MAX_ROWS] = {OPTNAME_MAX_ROWS, .commands = CMD_BIT(CMD_SWEEP), COUNT64(1, UINT64_MAX),
                       .offset = AT(max_rows), .metavar = "N",
-                      .help = "rows to allow (default 100000; more is refused)"},
+                      .help = "rows to allow (default 100000, 1000 when rows are\n"
+                              "simulated; more is refused)"},
     [OPT_LOG_GPU] = {OPTNAME_GPU, .commands = CMD_BIT(CMD_CALIBRATE), .parse = opt_string,
                      .offset = AT(gpu_id), .metavar = "ID", .complete = COMPLETE_GPU,
                      .unlisted = true,

@@ -148,7 +148,21 @@ def test_bad_files():
     check("another benchmark's JSON is refused", status == 2 and "llama-bench.json:1" in err, err)
 
 
+def test_another_model_is_said():
+    """The file's model_id against the plan's model: the same one (org, case, '-Instruct'
+    aside) says nothing; another is a warning naming both and --model."""
+    vllm = os.path.join(BENCH, "vllm-serve.json")
+    status, out, err = run(["simulate", "--compare", vllm])
+    check("Llama-3.1-8B-Instruct against llama-3.1-8b: no warning", status == 0 and
+          "warning" not in err, err)
+    status, out, err = run(["simulate", "--compare", vllm, "--model", "llama-3.1-70b", "--gpus",
+                            "4"])
+    check("against llama-3.1-70b: a warning naming both", status == 0 and
+          "the run served meta-llama/Llama-3.1-8B-Instruct; the plan's model is llama-3.1-70b"
+          in err, err)
+
+
 if __name__ == "__main__":
     main([test_vllm_workload_comes_from_the_file, test_each_figure_beside_the_prediction,
           test_options_override_the_file, test_sglang_jsonl_last_run,
-          test_over_capacity_has_no_latency_prediction, test_bad_files])
+          test_over_capacity_has_no_latency_prediction, test_bad_files, test_another_model_is_said])
