@@ -72,6 +72,8 @@ static void run_sweep(struct planner *p, uint64_t n)
     v->sweep_n = 0;
     if (prepared(p, n, &c, &w) && load_sweep_run(&c, &w, settings(p), &v->sweep))
         v->sweep_n = n;
+    if (v->sweep_n == LOAD_QUICK_SWEEP) /* what the default rate is taken from */
+        v->quick_capacity = v->sweep.capacity;
 }
 
 void load_open(struct planner *p)
@@ -221,8 +223,8 @@ void load_reset(struct planner *p, enum load_control c)
         return;
     struct load_settings def, *ls = settings(p), was = *ls;
     load_defaults(&v->s, &def);
-    if (c == LOAD_RATE)
-        ls->rate = as_written(load_default_rate(v->sweep.capacity));
+    if (c == LOAD_RATE) /* the quick sweep's, as on opening, whether or not the full one ran */
+        ls->rate = as_written(load_default_rate(v->quick_capacity));
     else if (c == LOAD_LENGTHS)
         ls->profile = NULL;
     else if (c == LOAD_INPUT)

@@ -42,6 +42,7 @@ struct load_view {
     struct sim_result point;     /* the current rate */
     uint64_t point_n;            /* its requests; 0: none */
     struct workload_fit fit;     /* a profile's requests the run drew from */
+    double quick_capacity;       /* the last quick sweep's: r's default rate comes from it */
     bool idle;                   /* a full run waits for the keys to stop */
     /* the settings before each change since the screen opened (z), and those undone (Z) */
     int undo_count, redo_count;

@@ -119,9 +119,10 @@ static bool slo_base(struct options *o, struct scenario *base, struct diag *d)
     if (engine_desc(base->engine.kind)->sched.seqs_within_batch &&
         r.budget.engine.max_num_batched_tokens < r.budget.engine.max_num_seqs)
         return diag_fail(d, "--max-num-batched-tokens %llu is below --max-num-seqs %llu: vLLM "
-                         "refuses to start so",
+                         "refuses to start so (give --max-num-seqs %llu or fewer)",
                          (unsigned long long)r.budget.engine.max_num_batched_tokens,
-                         (unsigned long long)r.budget.engine.max_num_seqs);
+                         (unsigned long long)r.budget.engine.max_num_seqs,
+                         (unsigned long long)r.budget.engine.max_num_batched_tokens);
     return true;
 }
 

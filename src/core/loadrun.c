@@ -167,8 +167,10 @@ bool load_check_config(const struct plan_result *r, const struct sim_config *c, 
      * max_num_seqs") */
     if (e && e->sched.seqs_within_batch && c->max_num_batched_tokens < c->max_num_seqs)
         return diag_fail(d, "--max-num-batched-tokens %llu is below --max-num-seqs %llu: vLLM "
-                         "refuses to start so", (unsigned long long)c->max_num_batched_tokens,
-                         (unsigned long long)c->max_num_seqs);
+                         "refuses to start so (give --max-num-seqs %llu or fewer)",
+                         (unsigned long long)c->max_num_batched_tokens,
+                         (unsigned long long)c->max_num_seqs,
+                         (unsigned long long)c->max_num_batched_tokens);
     return true;
 }
 
