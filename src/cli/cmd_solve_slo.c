@@ -14,6 +14,7 @@
 #include "cli/solve_slo.h"
 #include "io/snapshot.h"
 #include "core/engine_desc.h"
+#include "core/speed_ttft.h"
 #include "core/slo_search.h"
 #include "core/units.h"
 #include "core/version.h"
@@ -380,8 +381,16 @@ static int print_text(const struct slo_job *j)
         return 1;
     }
     if (!j->a.solved) {
-        printf("(no layout of up to %u GPU%s keeps it%s)\n", j->q.max_gpus, j->q.max_gpus == 1 ? "" : "s",
-               any_verdict(j, SLO_CLIENT) ? "" : "; raise --max-gpus");
+        /* a first token never comes sooner than the engine's time outside its steps */
+        double floor_ms = speed_request_overhead_s(&j->base) * 1e3;
+        if (j->q.slo_ttft >= 0 && j->q.slo_ttft * 1e3 <= floor_ms)
+            printf("(no layout can keep ttft %g ms: every first token takes %s's %.1f ms outside "
+                   "the GPU's steps, HTTP to detokenizing, on top; more GPUs do not shorten it)\n",
+                   j->q.slo_ttft * 1e3, engine_desc(j->base.engine.kind)->title, floor_ms);
+        else
+            printf("(no layout of up to %u GPU%s keeps it%s)\n", j->q.max_gpus,
+                   j->q.max_gpus == 1 ? "" : "s",
+                   any_verdict(j, SLO_CLIENT) ? "" : "; raise --max-gpus");
         return 1;
     }
     return 0;

@@ -215,6 +215,16 @@ def test_solve_tries_xpyd_splits():
           and "disaggregated" not in json.loads(out), err)
 
 
+def test_solve_an_objective_below_the_floor():
+    """A TTFT objective within the engine's time outside its steps (vLLM's 41.2 ms,
+    request_overhead_s) no layout keeps: said so, not "raise --max-gpus"."""
+    status, out, err = run(["solve", "--request-rate", "5", "--goodput", "ttft:20", "tpot:50",
+                            "--max-gpus", "2", "--num-prompts", "50"])
+    check("ttft:20 under vLLM: the floor said, exit 1", status == 1 and
+          "no layout can keep ttft 20 ms" in out and "41.2 ms outside" in out and
+          "raise --max-gpus" not in out, out[-600:])
+
+
 def test_solve_bad_input():
     refused([*ASK, "--disaggregated", "--no-disaggregated"], "--no-disaggregated")
     refused([*ASK, "--no-disaggregated", "--kv-link", "ib"], "--kv-link")
@@ -228,4 +238,4 @@ def test_solve_bad_input():
 if __name__ == "__main__":
     main([test_json_keys, test_one_request_by_hand, test_each_option_moves_the_run,
           test_text_side_by_side, test_bad_input_names_the_option, test_solve_tries_xpyd_splits,
-          test_solve_bad_input])
+          test_solve_bad_input, test_solve_an_objective_below_the_floor])
