@@ -46,6 +46,10 @@ double simulate_output_cost(const struct plan_result *r, const struct sim_result
 double simulate_input_cost(const struct plan_result *r, const struct sim_result *o);
 
 bool simulate_print_text(FILE *out, const struct simulate_run *sr);
+/* "Workload    1,000 requests drawn from azure-conv-2023 (...)": the count
+ * and the lengths, a profile's, a trace's or the random dataset's (no end
+ * of line), for simulate and simulate --disaggregated alike. */
+void simulate_workload_lengths(FILE *out, const struct simulate_run *sr);
 bool simulate_print_json(FILE *out, const struct simulate_run *sr);
 
 /* cmd_simulate.c, for every command that simulates (simulate, solve and

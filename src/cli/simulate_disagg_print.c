@@ -35,7 +35,7 @@ static void head(FILE *out, const struct disagg_run *dr)
 {
     const struct scenario *p = &dr->pre.s, *d = &dr->dec.s;
     const struct workload_params *w = &dr->dec.w;
-    char a[32], b[32], c[32], ctx[32], name[16], bw[48];
+    char a[32], ctx[32], name[16], bw[48];
     xpyd(dr, name, sizeof name);
     char engine[64]; /* the release, as plan's title ends: "vLLM 0.15" */
     engine_version_title(d->engine.kind, d->engine.rule, engine, sizeof engine);
@@ -53,18 +53,7 @@ static void head(FILE *out, const struct disagg_run *dr)
     fprintf(out, "KV link     %s, %s after %g ms; %s a token on the busier end\n",
             sim_link_title(dr->pools.link), bw, dr->c.link_latency * 1e3,
             units_format_bytes(dr->c.kv_bytes_per_token, d->units, a, sizeof a));
-    units_format_int(w->num_prompts, a, sizeof a);
-    units_format_int(w->input_len, b, sizeof b);
-    units_format_int(w->output_len, c, sizeof c);
-    const char *many = w->num_prompts == 1 ? "request" : "requests";
-    if (w->profile)
-        fprintf(out, "Workload    %s %s drawn from %s (means %s + %s tokens)", a, many,
-                w->profile->name, b, c);
-    else if (dr->dec.dataset_path)
-        fprintf(out, "Workload    %s %s from %s (means %s + %s tokens)", a, many,
-                dr->dec.dataset_path, b, c);
-    else
-        fprintf(out, "Workload    %s %s of %s + %s tokens", a, many, b, c);
+    simulate_workload_lengths(out, &dr->dec);
     if (dr->dec.trace_arrivals)
         fprintf(out, ", at the trace's arrival times\n");
     else if (isinf(w->request_rate))

@@ -32,14 +32,32 @@ static const char *arrivals_words(const struct workload_params *w, char *buf, si
     return buf;
 }
 
+void simulate_workload_lengths(FILE *out, const struct simulate_run *sr)
+{
+    const struct workload_params *w = &sr->w;
+    char a[32], b[32], c[32];
+    units_format_int(w->num_prompts, a, sizeof a);
+    units_format_int(w->input_len, b, sizeof b);
+    units_format_int(w->output_len, c, sizeof c);
+    const char *many = w->num_prompts == 1 ? "request" : "requests";
+    if (w->profile) {
+        char f[32];
+        units_format_int(sr->fit.count, f, sizeof f);
+        fprintf(out, "Workload    %s %s drawn from %s (%s: means %s + %s tokens over the "
+                     "%s that fit)", a, many, w->profile->name, w->profile->title, b, c, f);
+    } else if (sr->dataset_path) {
+        fprintf(out, "Workload    %s %s from %s (means %s + %s tokens)", a, many,
+                sr->dataset_path, b, c);
+    } else {
+        fprintf(out, "Workload    %s %s of %s + %s tokens", a, many, b, c);
+    }
+}
+
 static void head(FILE *out, const struct simulate_run *sr)
 {
     const struct scenario *s = &sr->s;
     const struct workload_params *w = &sr->w;
-    char a[32], b[32], c[32], rate[96], ctx[32];
-    units_format_int(w->num_prompts, a, sizeof a);
-    units_format_int(w->input_len, b, sizeof b);
-    units_format_int(w->output_len, c, sizeof c);
+    char a[32], rate[96], ctx[32];
     const struct engine_sched *t = &engine_desc(s->engine.kind)->sched;
     char engine[64]; /* the release, as plan's title ends: "vLLM 0.15" */
     engine_version_title(s->engine.kind, s->engine.rule, engine, sizeof engine);
@@ -47,17 +65,7 @@ static void head(FILE *out, const struct simulate_run *sr)
             t->capacity ? " (" : "", t->capacity ? sim_capacity_name(sr->c.capacity) : "",
             t->capacity ? ")" : "", s->gpus, s->gpu.name, s->model.name,
             units_format_tokens_short(s->context_tokens, ctx, sizeof ctx), engine);
-    const char *many = w->num_prompts == 1 ? "request" : "requests";
-    if (w->profile) {
-        char f[32];
-        units_format_int(sr->fit.count, f, sizeof f);
-        fprintf(out, "Workload    %s %s drawn from %s (%s: means %s + %s tokens over the "
-                     "%s that fit)", a, many, w->profile->name, w->profile->title, b, c, f);
-    } else if (sr->dataset_path)
-        fprintf(out, "Workload    %s %s from %s (means %s + %s tokens)", a, many,
-                sr->dataset_path, b, c);
-    else
-        fprintf(out, "Workload    %s %s of %s + %s tokens", a, many, b, c);
+    simulate_workload_lengths(out, sr);
     if (w->range_ratio > 0)
         fprintf(out, ", lengths +-%g%%", w->range_ratio * 100);
     if (w->prefix_len) {

@@ -111,7 +111,7 @@ static bool prompts_fit(const struct workload_params *p, const struct sim_config
 
 /* A profile's bounds: the context and the pool for every request, a step's
  * tokens for a prompt run whole; at least one request within them. */
-static bool profile_fits(struct workload_params *p, const struct sim_config *c, struct diag *d)
+static bool profile_bounds(struct workload_params *p, const struct sim_config *c, struct diag *d)
 {
     const struct engine_desc *e = scheduler_engine(c);
     uint64_t pool = c->blocks * c->block_tokens + 1; /* sim_request_blocks(all - 1) <= blocks */
@@ -132,7 +132,7 @@ static bool profile_fits(struct workload_params *p, const struct sim_config *c, 
 bool load_check_workload(struct workload_params *p, const struct sim_config *c, struct diag *d)
 {
     if (p->profile)
-        return profile_fits(p, c, d);
+        return profile_bounds(p, c, d);
     struct workload_bounds b = workload_bounds(p);
     const char *in = OPTNAME_RANDOM_INPUT_LEN, *out = OPTNAME_RANDOM_OUTPUT_LEN;
     if (p->prefix_len + b.in_lo < 1)

@@ -464,14 +464,16 @@ static enum vllm_topk topk_path(enum engine_rule rule)
     return VLLM_TOPK_TRITON;
 }
 
-static void budget(const struct policy_ctx *c)
+/* The engine's defaults (max-num-seqs, max-num-batched-tokens by GPU and
+ * release), its budget and the pool after the weights, the profiled
+ * activation peak and the runtime. */
+static void budget_pool(const struct policy_ctx *c)
 {
     const struct scenario *s = c->s;
     const struct engine_flags *f = &s->engine;
     const struct model_spec *m = &s->model;
     struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
-    const struct kv_cost *k = c->k;
     bool v0 = f->rule == RULE_VLLM_V0;
     e->gpu_total_bytes = policy_cuda_total(s);
     r->memory_bytes_per_gpu = e->gpu_total_bytes;
@@ -506,7 +508,54 @@ static void budget(const struct policy_ctx *c)
     explain_op(row, XOP_ROUND);
     explain_row_end(c->x, row, XU_BYTES, 0, NULL);
     policy_engine_pool(c, e->budget_bytes, "budget", activation, runtime);
+}
 
+/* What vLLM reports of one request of the whole context, prefix caching
+ * ignored: its layer-weighted blocks, its blocks in every group, the bytes
+ * its start-up check needs (a row when no user fits: the headline's "one
+ * needs") and the Maximum concurrency over them. */
+static void one_request(const struct policy_ctx *c, const struct block_rule *b)
+{
+    const struct kv_cost *k = c->k;
+    struct plan_budget *r = c->b;
+    struct engine_detail *e = &r->engine;
+    uint64_t full = kv_ceil_div(c->s->context_tokens, b->unit_tokens);
+    e->request_units = b->hybrid ? kv_sat_add(kv_sat_mul(k->global_layers, full),
+                                              kv_sat_mul(b->state ? k->state_layers
+                                                                  : k->windowed_layers,
+                                                         b->window_units))
+                                 : kv_sat_mul(k->layers, full);
+    uint64_t request_blocks = b->hybrid ? kv_sat_add(kv_sat_mul(b->full_groups, full),
+                                                     kv_sat_mul(b->window_groups, b->window_units))
+                                        : full;
+    e->request_bytes = vllm_request_bytes(request_blocks, e->unit_bytes);
+    if (e->request_bytes && r->users_per_replica == 0) {
+        struct explain_row *need = explain_row_begin(c->x, "request_bytes", "One request needs",
+                                                     "per GPU");
+        explain_term(need, (long double)request_blocks, XU_COUNT,
+                     b->hybrid ? "blocks of every group" : "blocks");
+        explain_term(need, (long double)e->unit_bytes, XU_BYTES,
+                     b->hybrid ? "a block of a group's layers" : "a block of every layer");
+        explain_op(need, XOP_MUL);
+        explain_row_end(c->x, need, XU_BYTES, 0,
+                        "vLLM refuses to start past the pool: \"... GiB KV cache is needed, which "
+                        "is larger than the available KV cache memory\" (v1/core/kv_cache_utils.py,"
+                        " _check_enough_kv_cache_memory)");
+    }
+    e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
+                             ? (double)e->units / (double)request_blocks
+                             : 0;
+}
+
+static void budget(const struct policy_ctx *c)
+{
+    const struct scenario *s = c->s;
+    const struct model_spec *m = &s->model;
+    struct plan_budget *r = c->b;
+    struct engine_detail *e = &r->engine;
+    const struct kv_cost *k = c->k;
+    bool v0 = s->engine.rule == RULE_VLLM_V0;
+    budget_pool(c);
     uint64_t v0_pool = v0 && k->state_layers > 0 ? v0_state_pool(c) : r->kv_pool_bytes_per_gpu;
     uint64_t unit = block_unit(c);
     struct block_rule b = {.unit_tokens = unit,
@@ -536,17 +585,6 @@ static void budget(const struct policy_ctx *c)
     policy_blocks(c, &b);
     if (b.hybrid && !b.state && b.window_units_decoding < b.window_units)
         decoding_row(c, &b);
-    /* What vLLM prints ignores prefix caching: layer-weighted blocks of one request. */
-    uint64_t full = kv_ceil_div(ctx, b.unit_tokens);
-    e->request_units = b.hybrid ? kv_sat_add(kv_sat_mul(k->global_layers, full),
-                                             kv_sat_mul(b.state ? k->state_layers
-                                                                : k->windowed_layers,
-                                                        b.window_units))
-                                : kv_sat_mul(k->layers, full);
-    /* blocks over one request's blocks in every group */
-    uint64_t request_blocks = b.hybrid ? kv_sat_add(kv_sat_mul(b.full_groups, full),
-                                                    kv_sat_mul(b.window_groups, b.window_units))
-                                       : full;
     if (v0 && k->state_layers > 0)
         policy_state_pool_used(c);
     if (b.state) {
@@ -555,25 +593,7 @@ static void budget(const struct policy_ctx *c)
         r->state_used_bytes_per_gpu =
             kv_sat_mul(r->users_per_replica, r->state_bytes_per_user_per_gpu);
     }
-    e->request_bytes = vllm_request_bytes(request_blocks, e->unit_bytes);
-    if (e->request_bytes && r->users_per_replica == 0) {
-        /* the headline's "one needs": vLLM's start-up check, every group's
-         * blocks for the whole context (the prefix not taken off) */
-        struct explain_row *need = explain_row_begin(c->x, "request_bytes", "One request needs",
-                                                     "per GPU");
-        explain_term(need, (long double)request_blocks, XU_COUNT,
-                     b.hybrid ? "blocks of every group" : "blocks");
-        explain_term(need, (long double)e->unit_bytes, XU_BYTES,
-                     b.hybrid ? "a block of a group's layers" : "a block of every layer");
-        explain_op(need, XOP_MUL);
-        explain_row_end(c->x, need, XU_BYTES, 0,
-                        "vLLM refuses to start past the pool: \"... GiB KV cache is needed, which "
-                        "is larger than the available KV cache memory\" (v1/core/kv_cache_utils.py,"
-                        " _check_enough_kv_cache_memory)");
-    }
-    e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
-                             ? (double)e->units / (double)request_blocks
-                             : 0;
+    one_request(c, &b);
 }
 
 static bool v1_experts(enum engine_rule rule)

@@ -455,6 +455,62 @@ cJSON *preset_gpu_to_json(const struct gpu_spec *g, bool with_format)
     return jsonout_end(&o);
 }
 
+/* The "mla" object: the latent's ranks and dimensions, the indexer's. */
+static cJSON *mla_json(const struct model_spec *m)
+{
+    struct jsonout mo = jsonout_begin();
+    jsonout_uint(&mo, "kv_lora_rank", m->kv_lora_rank);
+    jsonout_uint(&mo, "qk_rope_head_dim", m->qk_rope_head_dim);
+    if (m->qk_nope_head_dim)
+        jsonout_uint(&mo, "qk_nope_head_dim", m->qk_nope_head_dim);
+    if (m->v_head_dim)
+        jsonout_uint(&mo, "v_head_dim", m->v_head_dim);
+    if (m->q_lora_rank)
+        jsonout_uint(&mo, "q_lora_rank", m->q_lora_rank);
+    if (m->index_head_dim) {
+        jsonout_uint(&mo, "index_head_dim", m->index_head_dim);
+        jsonout_uint(&mo, "index_n_heads", m->index_n_heads);
+        jsonout_uint(&mo, "index_topk", m->index_topk);
+    }
+    return jsonout_end(&mo);
+}
+
+/* The "state" object of a hybrid's recurrent layers. */
+static cJSON *state_json(const struct model_spec *m)
+{
+    struct jsonout so = jsonout_begin();
+    jsonout_string(&so, "kind", m->state_kind);
+    jsonout_uint(&so, "layers", m->state_layers);
+    if (m->plain_layers)
+        jsonout_uint(&so, "plain_layers", m->plain_layers);
+    jsonout_uint(&so, "conv_kernel", m->state_conv_kernel);
+    jsonout_uint(&so, "heads", m->state_heads);
+    jsonout_uint(&so, "head_dim", m->state_head_dim);
+    jsonout_uint(&so, "groups", m->state_groups);
+    jsonout_uint(&so, "d_state", m->state_size);
+    if (m->state_dtype != DTYPE_AUTO)
+        jsonout_string(&so, "ssm_dtype", dtype_info(m->state_dtype)->name);
+    if (m->state_parallel)
+        jsonout_bool(&so, "parallel", true);
+    return jsonout_end(&so);
+}
+
+/* The "moe" object: the experts, the routed ones per token, their layers. */
+static cJSON *moe_json(const struct model_spec *m)
+{
+    struct jsonout e = jsonout_begin();
+    jsonout_uint(&e, "experts", m->experts);
+    jsonout_uint(&e, "experts_per_token", m->experts_per_token);
+    jsonout_uint(&e, "expert_params", m->expert_params);
+    if (m->moe_first_dense)
+        jsonout_uint(&e, "first_dense", m->moe_first_dense);
+    if (m->moe_period > 1) {
+        jsonout_uint(&e, "layer_period", m->moe_period);
+        jsonout_uint(&e, "layer_offset", m->moe_offset);
+    }
+    return jsonout_end(&e);
+}
+
 cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
 {
     struct jsonout o = jsonout_begin();
@@ -483,21 +539,7 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         jsonout_uint(&o, "num_kv_heads", m->kv_heads);
         jsonout_uint(&o, "head_dim", m->head_dim);
     } else {
-        struct jsonout mo = jsonout_begin();
-        jsonout_uint(&mo, "kv_lora_rank", m->kv_lora_rank);
-        jsonout_uint(&mo, "qk_rope_head_dim", m->qk_rope_head_dim);
-        if (m->qk_nope_head_dim)
-            jsonout_uint(&mo, "qk_nope_head_dim", m->qk_nope_head_dim);
-        if (m->v_head_dim)
-            jsonout_uint(&mo, "v_head_dim", m->v_head_dim);
-        if (m->q_lora_rank)
-            jsonout_uint(&mo, "q_lora_rank", m->q_lora_rank);
-        if (m->index_head_dim) {
-            jsonout_uint(&mo, "index_head_dim", m->index_head_dim);
-            jsonout_uint(&mo, "index_n_heads", m->index_n_heads);
-            jsonout_uint(&mo, "index_topk", m->index_topk);
-        }
-        jsonout_object(&o, "mla", jsonout_end(&mo));
+        jsonout_object(&o, "mla", mla_json(m));
     }
     if (m->windowed_layers > 0) {
         struct jsonout so = jsonout_begin();
@@ -510,23 +552,8 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
     }
     preset_write_global(&o, m);
     preset_write_compressed(&o, m);
-    if (m->state_layers > 0) {
-        struct jsonout so = jsonout_begin();
-        jsonout_string(&so, "kind", m->state_kind);
-        jsonout_uint(&so, "layers", m->state_layers);
-        if (m->plain_layers)
-            jsonout_uint(&so, "plain_layers", m->plain_layers);
-        jsonout_uint(&so, "conv_kernel", m->state_conv_kernel);
-        jsonout_uint(&so, "heads", m->state_heads);
-        jsonout_uint(&so, "head_dim", m->state_head_dim);
-        jsonout_uint(&so, "groups", m->state_groups);
-        jsonout_uint(&so, "d_state", m->state_size);
-        if (m->state_dtype != DTYPE_AUTO)
-            jsonout_string(&so, "ssm_dtype", dtype_info(m->state_dtype)->name);
-        if (m->state_parallel)
-            jsonout_bool(&so, "parallel", true);
-        jsonout_object(&o, "state", jsonout_end(&so));
-    }
+    if (m->state_layers > 0)
+        jsonout_object(&o, "state", state_json(m));
     jsonout_uint(&o, "params", m->params);
     if (m->active_params)
         jsonout_uint(&o, "active_params", m->active_params);
@@ -546,19 +573,8 @@ cJSON *preset_model_to_json(const struct model_spec *m, bool with_format)
         jsonout_uint(&o, "image_tokens_per_image", m->image_tokens_per_image);
     if (m->mlp_ungated)
         jsonout_string(&o, "mlp", "ungated");
-    if (m->experts) {
-        struct jsonout e = jsonout_begin();
-        jsonout_uint(&e, "experts", m->experts);
-        jsonout_uint(&e, "experts_per_token", m->experts_per_token);
-        jsonout_uint(&e, "expert_params", m->expert_params);
-        if (m->moe_first_dense)
-            jsonout_uint(&e, "first_dense", m->moe_first_dense);
-        if (m->moe_period > 1) {
-            jsonout_uint(&e, "layer_period", m->moe_period);
-            jsonout_uint(&e, "layer_offset", m->moe_offset);
-        }
-        jsonout_object(&o, "moe", jsonout_end(&e));
-    }
+    if (m->experts)
+        jsonout_object(&o, "moe", moe_json(m));
     preset_write_gguf(&o, m);
     jsonout_string(&o, "source", m->source);
     return jsonout_end(&o);
