@@ -237,7 +237,7 @@ bool simulate_dataset(const struct options *o, struct simulate_run *sr, struct d
                              w->prefix_len ? " after the prefix" : "", OPTNAME_CONTEXT,
                              (unsigned long long)sr->c.max_model_len, OPTNAME_CONTEXT,
                              (unsigned long long)widest);
-        uint64_t need = sim_request_blocks(&sr->c, all - 1) + sr->c.prefix_tokens / sr->c.block_tokens;
+        uint64_t need = sim_request_blocks(&sr->c, all - 1) + sim_prefix_blocks(&sr->c);
         if (need > sr->c.blocks)
             return diag_fail(d, "%s:%u: a request of %llu tokens needs %llu KV blocks; the pool "
                              "holds %llu", o->dataset_path, t->line[i], (unsigned long long)all,

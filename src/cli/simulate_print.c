@@ -53,6 +53,24 @@ void simulate_workload_lengths(FILE *out, const struct simulate_run *sr)
     }
 }
 
+/* vLLM V1's hybrid pool: its groups, and what a request holds in the others */
+static void pool_groups_line(FILE *out, const struct sim_config *c)
+{
+    if (c->full_groups == 0)
+        return;
+    uint64_t windows = 0, states = 0;
+    for (uint32_t k = 0; k < c->nwindows; k++)
+        *(c->windows[k].fixed ? &states : &windows) += c->windows[k].groups;
+    fprintf(out, "            in %llu groups: %u of full attention",
+            (unsigned long long)(c->full_groups + windows + states), c->full_groups);
+    if (windows)
+        fprintf(out, ", %llu windowed (a request holds its window's blocks there)",
+                (unsigned long long)windows);
+    if (states)
+        fprintf(out, ", %llu of state (a block a request)", (unsigned long long)states);
+    fprintf(out, ",\n");
+}
+
 static void head(FILE *out, const struct simulate_run *sr)
 {
     const struct scenario *s = &sr->s;
@@ -93,6 +111,7 @@ static void head(FILE *out, const struct simulate_run *sr)
         fprintf(out, "tokens,\n");
     else
         fprintf(out, "blocks of %llu tokens each,\n", (unsigned long long)sr->c.block_tokens);
+    pool_groups_line(out, &sr->c);
     fprintf(out, "            %s %u, %s %llu", t->seqs_name, sr->c.max_num_seqs, t->tokens_name,
             (unsigned long long)sr->c.max_num_batched_tokens);
     if (t->ubatch_name)
@@ -271,6 +290,14 @@ static cJSON *workload_json(const struct simulate_run *sr)
     jsonout_uint(&o, "replicas", sr->c.replicas);
     jsonout_uint(&o, "kv_blocks_per_replica", sr->c.blocks);
     jsonout_uint(&o, "block_tokens", sr->c.block_tokens);
+    if (sr->c.full_groups) {
+        uint64_t windows = 0, states = 0;
+        for (uint32_t k = 0; k < sr->c.nwindows; k++)
+            *(sr->c.windows[k].fixed ? &states : &windows) += sr->c.windows[k].groups;
+        jsonout_uint(&o, "kv_full_groups", sr->c.full_groups);
+        jsonout_uint(&o, "kv_window_groups", windows);
+        jsonout_uint(&o, "kv_state_groups", states);
+    }
     jsonout_uint(&o, "max_num_seqs", sr->c.max_num_seqs);
     jsonout_uint(&o, "max_num_batched_tokens", sr->c.max_num_batched_tokens);
     jsonout_uint(&o, "max_model_len", sr->c.max_model_len);

@@ -42,8 +42,8 @@
     uint64_t users_fit_per_replica;    /* by memory alone */                                       \
     uint64_t users_per_replica;        /* min(fit, scheduler cap) */                               \
     uint64_t users_paged_per_replica;                                                              \
-    uint64_t users_decoding_per_replica; /* vLLM V1's window groups: decoding at the full      \
-                                          * context, once their prompts are in; 0: as users */   \
+    uint64_t counted_users_per_replica; /* vLLM V1's window groups: its Maximum concurrency's  \
+                                         * users, each prefilling a batch; 0: none apart */     \
     uint64_t kv_tokens_per_replica;                                                                \
     uint64_t reservation_waste_bytes_per_gpu; /* full context reserved - used */                   \
     uint64_t encoder_cache_tokens;     /* vLLM V1: image embeddings held */                        \

@@ -5,6 +5,7 @@
 #ifndef KVPLAN_CORE_ENGINE_DETAIL_H
 #define KVPLAN_CORE_ENGINE_DETAIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "offload.h"
@@ -13,6 +14,19 @@
  * holds the longest one (every id at its longest, every byte of it to be
  * escaped: tests/unit/test_launch.c builds it), so no line is ever cut. */
 enum { ENGINE_LOG_LINES = 4, ENGINE_TEXT_MAX = 512, ENGINE_LAUNCH_MAX = 4096 };
+
+/* vLLM V1's window and state groups as its pool allocates them
+ * (v1/core/single_type_kv_cache_manager.py): in each of `groups` a request
+ * holds the blocks of `block` tokens from its computed tokens' window on (a
+ * sliding window of `window` tokens, SlidingWindowManager; chunked, the
+ * current chunk of `window`, ChunkedLocalAttentionManager), or `fixed`
+ * blocks whatever its length (a state group, MambaManager). */
+enum { ENGINE_WINDOW_KINDS = 4 };
+struct engine_window {
+    uint32_t groups;
+    bool chunked;
+    uint64_t window, block, fixed;
+};
 
 /* What an engine profile adds to the answer: its flags as used, its units
  * of allocation, and what it would print. */
@@ -35,6 +49,11 @@ struct engine_detail {
     uint64_t log_unit_tokens;  /* vLLM: the smallest block over its groups, its log's unit; 0: unit_tokens */
     uint64_t log_kv_tokens;    /* vLLM V1: its "GPU KV cache size" figure, in the form of the
                                 * rule's release (policy_vllm_mem.c); 0: none logged */
+    /* vLLM V1's hybrid pool: its groups of full attention (a block of `units`
+     * is one group's) and its other kinds of group; full_groups 0: a block
+     * is every layer's */
+    uint32_t full_groups, nwindows;
+    struct engine_window windows[ENGINE_WINDOW_KINDS];
     uint32_t scheduler_cap;    /* max_num_seqs / max_running_requests / slots, per replica */
     uint32_t max_num_seqs;
     uint64_t max_num_batched_tokens;

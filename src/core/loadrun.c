@@ -114,7 +114,7 @@ static bool prompts_fit(const struct workload_params *p, const struct sim_config
 static bool profile_bounds(struct workload_params *p, const struct sim_config *c, struct diag *d)
 {
     const struct engine_desc *e = scheduler_engine(c);
-    uint64_t pool = c->blocks * c->block_tokens + 1; /* sim_request_blocks(all - 1) <= blocks */
+    uint64_t pool = sim_most_tokens(c);
     p->most_total = c->max_model_len < pool ? c->max_model_len : pool;
     p->most_prompt = e && e->sched.whole_prompts ? c->max_num_batched_tokens : 0;
     struct workload_fit f = workload_profile_fit(p);
@@ -146,7 +146,7 @@ bool load_check_workload(struct workload_params *p, const struct sim_config *c, 
                          (unsigned long long)p->input_len, out, (unsigned long long)p->output_len,
                          (unsigned long long)longest, OPTNAME_RANDOM_RANGE_RATIO,
                          p->range_ratio, OPTNAME_CONTEXT, (unsigned long long)c->max_model_len);
-    uint64_t need = sim_request_blocks(c, longest - 1), prefix = c->prefix_tokens / c->block_tokens;
+    uint64_t need = sim_request_blocks(c, longest - 1), prefix = sim_prefix_blocks(c);
     if (need + prefix > c->blocks)
         return diag_fail(d, "%s %llu and %s %llu: a request of up to %llu tokens needs %llu KV "
                          "blocks; the pool holds %llu", in, (unsigned long long)p->input_len, out,

@@ -46,7 +46,7 @@ static void dp_attention_ranks(const struct placement *l, struct plan_budget *b,
     b->users_per_replica = kv_sat_mul(b->users_per_replica, l->tp);
     b->users_fit_per_replica = kv_sat_mul(b->users_fit_per_replica, l->tp);
     b->users_paged_per_replica = kv_sat_mul(b->users_paged_per_replica, l->tp);
-    b->users_decoding_per_replica = kv_sat_mul(b->users_decoding_per_replica, l->tp);
+    b->counted_users_per_replica = kv_sat_mul(b->counted_users_per_replica, l->tp);
     b->kv_tokens_per_replica = kv_sat_mul(b->kv_tokens_per_replica, l->tp);
 }
 

@@ -201,13 +201,12 @@ const struct engine_cache_flags *sglang_cache_flags(enum engine_rule rule);
  * start inside a block) or a chunk of local attention (the chunk plus a
  * batch, nothing more): v1/kv_cache_interface.py SlidingWindowSpec and
  * ChunkedLocalAttentionSpec max_memory_usage_bytes. */
-/* The "users_decoding" row over the "units" and "blocks_decoding" rows: the
- * users the pool runs decoding at per_user blocks each (at most cap), set in
- * users_decoding_per_replica when more than the users that fit. */
-void vllm_users_decoding(const struct policy_ctx *c, uint64_t per_user, uint64_t cap,
-                         const char *cap_name);
 uint64_t vllm_window_blocks(uint64_t window, bool chunked, uint64_t batched, uint64_t len,
                             uint64_t unit);
+/* The row "max_concurrency": the "units" row over the row `ref` (one request
+ * as vLLM counts it, every window group prefilling a batch), the figure vLLM
+ * logs beside the users the pool runs (engine.max_concurrency). */
+void vllm_concurrency_row(const struct policy_ctx *c, const char *ref);
 
 
 /* SGLang over several nodes (policy_sglang_nodes.c) and llama.cpp over
@@ -272,10 +271,13 @@ struct block_rule {
     bool hybrid;
     uint32_t group_layers;   /* hybrid: layers in a group (they share a block's memory) */
     uint32_t full_groups, window_groups; /* hybrid: groups of global and of windowed layers */
-    uint64_t window_units;   /* hybrid: units a windowed group holds at the full context */
+    uint64_t window_units;   /* hybrid: units a windowed group holds at the full context (vLLM
+                              * V1: decoding, its window's blocks and one more) */
     uint64_t window_units_avg;
-    uint64_t window_units_decoding; /* hybrid windows: units a windowed group holds decoding one
-                              * token a step at the full context (its window and one more) */
+    uint64_t window_units_peak; /* hybrid windows: what vLLM's Maximum concurrency counts in a
+                              * group, a whole batch prefilled (0: window_units) */
+    uint64_t scratch_units;  /* hybrid windows: the units one prompt being prefilled holds
+                              * beyond its share decoding, in all its groups (set aside once) */
     bool state;              /* hybrid: the other groups are state layers (vLLM's MambaSpec), one
                               * block per sequence each (+ spec_units), not windows */
     uint64_t spec_units;     /* state: blocks each state group adds per speculative token */
@@ -288,6 +290,7 @@ struct block_rule {
     const char *cap_name;    /* "max-num-seqs" */
     const char *window_ref;  /* hybrid: the row of a user's blocks in all the window groups,
                               * window_units their total (vLLM's DeepSeek V4); NULL: per group */
+    const char *peak_ref;    /* with window_ref: the row of window_units_peak's total */
 };
 void policy_blocks(const struct policy_ctx *c, const struct block_rule *b);
 

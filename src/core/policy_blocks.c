@@ -56,10 +56,18 @@ static void users_row(const struct policy_ctx *c, const struct block_rule *b, bo
         explain_row_end(c->x, row, XU_COUNT, 0, "the shared prefix fills the KV pool");
         return;
     }
+    if (avail <= kv_sat_add(prefix_units, b->scratch_units)) {
+        explain_row_end(c->x, row, XU_COUNT, 0, "one prompt's prefill fills the KV pool");
+        return;
+    }
     explain_ref(c->x, row, "units", b->unit_tokens == 1 ? "tokens" : "blocks");
     if (prefix_units) {
         explain_term(row, (long double)prefix_units, XU_COUNT,
                      b->unit_tokens == 1 ? "shared prefix tokens" : "shared prefix blocks");
+        explain_op(row, XOP_SUB);
+    }
+    if (b->scratch_units) {
+        explain_ref(c->x, row, "prefill_scratch", "prefill scratch");
         explain_op(row, XOP_SUB);
     }
     if (!paged)
@@ -138,7 +146,7 @@ static void per_user_row(const struct policy_ctx *c, const struct block_rule *b,
     }
     if (b->hybrid && b->window_ref) {
         explain_op(row, XOP_MUL);
-        explain_ref(c->x, row, b->window_ref, "window and state groups");
+        explain_ref(c->x, row, b->window_ref, "in the window and state groups");
         explain_op(row, XOP_ADD);
     } else if (b->hybrid) {
         explain_op(row, XOP_MUL);
@@ -149,7 +157,7 @@ static void per_user_row(const struct policy_ctx *c, const struct block_rule *b,
             explain_op(row, XOP_ADD);
         } else {
             explain_term(row, b->window_units, XU_COUNT,
-                         b->state ? "block of state each" : "blocks in the window");
+                         b->state ? "block of state each" : "blocks of its window");
         }
         explain_op(row, XOP_MUL);
         explain_op(row, XOP_ADD);
@@ -159,8 +167,39 @@ static void per_user_row(const struct policy_ctx *c, const struct block_rule *b,
                         ? "blocks of a group: a state group keeps a block per sequence and one "
                           "per speculative token"
                     : b->state  ? "blocks of a group: a state group keeps one block per sequence"
+                    : b->window_units_peak
+                        ? "blocks of a group: a windowed group holds its window's blocks and one "
+                          "more (vLLM frees the blocks behind a window as tokens are computed: "
+                          "SlidingWindowManager.remove_skipped_blocks)"
                     : b->hybrid ? "blocks of a group: windowed groups keep the window and a batch"
                                 : NULL);
+}
+
+/* The blocks one prompt holds beyond its share decoding while a batch of it
+ * is prefilled: each window group min(window - 1 + a batch, context), not
+ * its window alone; set aside once, since a step's batch is shared. */
+static void scratch_row(const struct policy_ctx *c, const struct block_rule *b)
+{
+    struct explain_row *row =
+        explain_row_begin(c->x, "prefill_scratch", "Prefill scratch", "per replica");
+    if (b->window_ref) {
+        explain_ref(c->x, row, b->peak_ref, "window blocks prefilling");
+        explain_ref(c->x, row, b->window_ref, "decoding");
+    } else {
+        explain_term(row, b->window_groups, XU_COUNT, "window groups");
+        explain_term(row, (long double)b->window_units_peak, XU_COUNT, "blocks prefilling");
+        explain_term(row, (long double)b->window_units, XU_COUNT, "decoding");
+    }
+    explain_op(row, XOP_SUB);
+    if (!b->window_ref)
+        explain_op(row, XOP_MUL);
+    char note[200], t[32];
+    units_format_int(c->b->engine.max_num_batched_tokens, t, sizeof t);
+    snprintf(note, sizeof note,
+             "a prompt being prefilled holds min(window - 1 + %s batched tokens, context) in "
+             "each window group until its step ends; set aside once: a step's batch is shared",
+             t);
+    explain_row_end(c->x, row, XU_COUNT, 0, note);
 }
 
 static void tokens_held_row(const struct policy_ctx *c, const struct block_rule *b,
@@ -210,14 +249,20 @@ void policy_blocks(const struct policy_ctx *c, const struct block_rule *b)
         prefix_units = kv_sat_mul(prefix_units, b->full_groups);
     uint64_t avail = e->units;
     per_user_row(c, b, ctx, prefix);
-    r->users_per_replica = users_of(avail, prefix_units, per_user, b->cap, &r->users_fit_per_replica);
-    r->users_paged_per_replica = users_of(avail, prefix_units, per_user_avg, b->cap, NULL);
+    if (b->scratch_units)
+        scratch_row(c, b);
+    /* the prefix and one prefill's scratch set aside, then whole users */
+    uint64_t aside = kv_sat_add(prefix_units, b->scratch_units);
+    r->users_per_replica = users_of(avail, aside, per_user, b->cap, &r->users_fit_per_replica);
+    r->users_paged_per_replica = users_of(avail, aside, per_user_avg, b->cap, NULL);
     /* hybrid: vLLM logs the blocks over the groups as its token count */
     uint32_t groups = b->hybrid ? b->full_groups + b->window_groups : 1;
     r->kv_tokens_per_replica = kv_sat_mul(e->units / groups, b->unit_tokens);
     uint64_t unit_layer_bytes = e->unit_bytes;
     r->kv_used_bytes_per_gpu = kv_sat_mul(
-        kv_sat_add(prefix_units, kv_sat_mul(r->users_per_replica, per_user)), unit_layer_bytes);
+        kv_sat_add(r->users_per_replica ? aside : prefix_units,
+                   kv_sat_mul(r->users_per_replica, per_user)),
+        unit_layer_bytes);
     r->prefix_bytes_paged_per_gpu = kv_sat_mul(prefix_units, unit_layer_bytes);
     r->prefix_bytes_per_gpu = r->prefix_bytes_paged_per_gpu;
     r->user_bytes_paged_per_gpu = kv_sat_mul(per_user_avg, unit_layer_bytes);

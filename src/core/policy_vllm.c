@@ -385,6 +385,10 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
          * "none") and MambaManager allocate 1 + that many. */
         b->spec_units = c->spec->method != SPEC_NONE ? c->spec->tokens : 0;
         b->window_units = b->window_units_avg = 1 + b->spec_units;
+        r->engine.full_groups = b->full_groups;
+        r->engine.nwindows = 1;
+        r->engine.windows[0] = (struct engine_window){.groups = b->window_groups,
+                                                      .fixed = b->window_units};
         /* config/cache.py (CacheConfig.mamba_cache_mode): with prefix caching
          * the states are kept at block boundaries ("align" or "all"), which
          * kvplan does not count */
@@ -395,44 +399,31 @@ static void group_layers(const struct policy_ctx *c, struct block_rule *b, uint3
         bool local = strstr(m->window_pattern, "chunked") != NULL;
         uint64_t window_unit = policy_unify_pages(c, b); /* Gemma 4's global layers */
         r->engine.log_unit_tokens = window_unit < b->unit_tokens ? window_unit : b->unit_tokens;
+        /* A request holds its window's blocks and one more in each window
+         * group once it decodes: the blocks behind a window are freed as
+         * tokens are computed (v1/core/single_type_kv_cache_manager.py,
+         * SlidingWindowManager.get_num_skipped_tokens, remove_skipped_blocks,
+         * called by KVCacheManager.allocate_slots before it allocates). A
+         * prompt being prefilled holds min(window - 1 + a batch, context)
+         * until its step ends (SlidingWindowSpec.max_memory_usage_bytes),
+         * which is what vLLM's Maximum concurrency and its start-up check
+         * count for every request: a step's batch is shared, so the pool
+         * sets one prompt's extra aside (scratch_units) and no more. */
         uint64_t batched = e->max_num_batched_tokens;
-        b->window_units = vllm_window_blocks(k->window_tokens, local, batched, ctx, window_unit);
-        b->window_units_avg = vllm_window_blocks(k->window_tokens, local, batched,
+        b->window_units = vllm_window_blocks(k->window_tokens, local, 1, ctx, window_unit);
+        b->window_units_avg = vllm_window_blocks(k->window_tokens, local, 1,
                                                  scenario_avg_tokens(s), window_unit);
-        b->window_units_decoding = vllm_window_blocks(k->window_tokens, local, 1, ctx, window_unit);
+        b->window_units_peak = vllm_window_blocks(k->window_tokens, local, batched, ctx, window_unit);
+        if (b->window_units_peak > b->window_units)
+            b->scratch_units =
+                kv_sat_mul(b->window_groups, b->window_units_peak - b->window_units);
+        r->engine.full_groups = b->full_groups;
+        r->engine.nwindows = 1;
+        r->engine.windows[0] = (struct engine_window){.groups = b->window_groups,
+                                                      .chunked = local,
+                                                      .window = k->window_tokens,
+                                                      .block = window_unit};
     }
-}
-
-/* What the pool runs, beside what vLLM's Maximum concurrency counts: a
- * windowed group of a request holds min(window - 1 + a whole batch,
- * context) while it is prefilled (SlidingWindowSpec.max_memory_usage_bytes,
- * the users row), and only its window's blocks and one more once it
- * decodes: the blocks behind a window are freed as tokens are computed
- * (v1/core/single_type_kv_cache_manager.py, SlidingWindowManager
- * remove_skipped_blocks). A prompt being prefilled holds a batch's more. */
-static void decoding_row(const struct policy_ctx *c, const struct block_rule *b)
-{
-    const struct scenario *s = c->s;
-    struct plan_budget *r = c->b;
-    const struct engine_detail *e = &r->engine;
-    uint64_t full = kv_ceil_div(s->context_tokens, b->unit_tokens);
-    uint64_t per = kv_sat_add(kv_sat_mul(b->full_groups, full),
-                              kv_sat_mul(b->window_groups, b->window_units_decoding));
-    if (!r->fits || (per && e->units / per <= r->users_per_replica))
-        return;
-    struct explain_row *row =
-        explain_row_begin(c->x, "blocks_decoding", "Blocks decoding", "per user");
-    explain_term(row, b->full_groups, XU_COUNT, "full groups");
-    explain_term(row, (long double)full, XU_COUNT, "blocks each");
-    explain_op(row, XOP_MUL);
-    explain_term(row, b->window_groups, XU_COUNT, "window groups");
-    explain_term(row, (long double)b->window_units_decoding, XU_COUNT, "blocks each");
-    explain_op(row, XOP_MUL);
-    explain_op(row, XOP_ADD);
-    explain_row_end(c->x, row, XU_COUNT, 0,
-                    "a request decoding one token a step: a window group holds its window's "
-                    "blocks and one more");
-    vllm_users_decoding(c, per, b->cap, b->cap_name ? b->cap_name : "cap");
 }
 
 /* The block size: the one asked (16 by default), or the one an MLA
@@ -520,13 +511,14 @@ static void one_request(const struct policy_ctx *c, const struct block_rule *b)
     struct plan_budget *r = c->b;
     struct engine_detail *e = &r->engine;
     uint64_t full = kv_ceil_div(c->s->context_tokens, b->unit_tokens);
+    uint64_t window = b->window_units_peak ? b->window_units_peak : b->window_units;
     e->request_units = b->hybrid ? kv_sat_add(kv_sat_mul(k->global_layers, full),
                                               kv_sat_mul(b->state ? k->state_layers
                                                                   : k->windowed_layers,
-                                                         b->window_units))
+                                                         window))
                                  : kv_sat_mul(k->layers, full);
     uint64_t request_blocks = b->hybrid ? kv_sat_add(kv_sat_mul(b->full_groups, full),
-                                                     kv_sat_mul(b->window_groups, b->window_units))
+                                                     kv_sat_mul(b->window_groups, window))
                                         : full;
     e->request_bytes = vllm_request_bytes(request_blocks, e->unit_bytes);
     if (e->request_bytes && r->users_per_replica == 0) {
@@ -545,6 +537,23 @@ static void one_request(const struct policy_ctx *c, const struct block_rule *b)
     e->max_concurrency = request_blocks && request_blocks != UINT64_MAX
                              ? (double)e->units / (double)request_blocks
                              : 0;
+    if (b->scratch_units && e->units) {
+        struct explain_row *row =
+            explain_row_begin(c->x, "blocks_counted", "Blocks vLLM counts", "per request");
+        explain_term(row, b->full_groups, XU_COUNT,
+                     b->full_groups == 1 ? "full group" : "full groups");
+        explain_term(row, (long double)full, XU_COUNT, "blocks each");
+        explain_op(row, XOP_MUL);
+        explain_term(row, b->window_groups, XU_COUNT, "window groups");
+        explain_term(row, (long double)window, XU_COUNT, "blocks prefilling");
+        explain_op(row, XOP_MUL);
+        explain_op(row, XOP_ADD);
+        explain_row_end(c->x, row, XU_COUNT, 0,
+                        "one request as vLLM's Maximum concurrency and its start-up check count "
+                        "it: every window group holding a whole batch (SlidingWindowSpec."
+                        "max_memory_usage_bytes)");
+        vllm_concurrency_row(c, "blocks_counted");
+    }
 }
 
 static void budget(const struct policy_ctx *c)
@@ -583,8 +592,6 @@ static void budget(const struct policy_ctx *c)
     if (!v0)
         group_layers(c, &b, draft_layers);
     policy_blocks(c, &b);
-    if (b.hybrid && !b.state && b.window_units_decoding < b.window_units)
-        decoding_row(c, &b);
     if (v0 && k->state_layers > 0)
         policy_state_pool_used(c);
     if (b.state) {

@@ -41,27 +41,23 @@ uint64_t vllm_window_blocks(uint64_t window, bool chunked, uint64_t batched, uin
     return kv_ceil_div(need < len ? need : len, unit) + (chunked ? 0 : 1);
 }
 
-void vllm_users_decoding(const struct policy_ctx *c, uint64_t per_user, uint64_t cap,
-                         const char *cap_name)
+void vllm_concurrency_row(const struct policy_ctx *c, const char *ref)
 {
     struct plan_budget *r = c->b;
-    uint64_t users = per_user ? r->engine.units / per_user : 0;
-    if (cap && users > cap)
-        users = cap;
-    if (r->fits && users > r->users_per_replica)
-        r->users_decoding_per_replica = users;
-    struct explain_row *row = explain_row_begin(c->x, "users_decoding", "Users decoding", "per replica");
+    uint64_t counted = (uint64_t)r->engine.max_concurrency, cap = r->engine.max_num_seqs;
+    r->counted_users_per_replica = cap && counted > cap ? cap : counted;
+    char t[32], note[200];
+    units_format_int(c->s->context_tokens, t, sizeof t);
+    snprintf(note, sizeof note,
+             "vLLM's log: \"Maximum concurrency for %s tokens per request: %.2fx\"; the pool "
+             "runs the users above it, each holding its windows only",
+             t, c->b->engine.max_concurrency);
+    struct explain_row *row =
+        explain_row_begin(c->x, "max_concurrency", "Max concurrency", "per replica");
     explain_ref(c->x, row, "units", "blocks");
-    explain_ref(c->x, row, "blocks_decoding", "per user");
+    explain_ref(c->x, row, ref, "per request");
     explain_op(row, XOP_DIV);
-    explain_op(row, XOP_FLOOR);
-    if (cap) {
-        explain_term(row, (long double)cap, XU_COUNT, cap_name);
-        explain_op(row, XOP_MIN);
-    }
-    explain_row_end(c->x, row, XU_COUNT, 0,
-                    "what the pool runs once their prompts are in; the users that fit are what "
-                    "vLLM's Maximum concurrency counts, each prefilling a whole batch");
+    explain_row_end(c->x, row, XU_RATIO, 0, note);
 }
 
 enum {
@@ -221,13 +217,20 @@ static void group_row(const struct policy_ctx *c, const struct bucket *g)
 }
 
 /* The blocks one request holds in the window and state groups at len
- * tokens (SlidingWindowSpec.max_memory_usage_bytes), and their row. */
+ * tokens with `batched` tokens computed in its step, and their row (key
+ * NULL: none): a whole batch prefilled is SlidingWindowSpec.
+ * max_memory_usage_bytes, what vLLM's Maximum concurrency counts; 1, a
+ * request decoding, holds each window's blocks and one more, the pool
+ * freeing the blocks behind a window as tokens are computed
+ * (v1/core/single_type_kv_cache_manager.py, SlidingWindowManager
+ * get_num_skipped_tokens and remove_skipped_blocks). Flash at 128k on 8
+ * H200s: 2 x 3 + 3 + 17 = 26 decoding, 3,354 prefilling. */
 static uint64_t window_blocks_of(const struct policy_ctx *c, const struct bucket *b, int n,
-                                 uint64_t len, bool rows)
+                                 uint64_t len, uint64_t batched, const char *key,
+                                 const char *label)
 {
-    uint64_t batched = c->b->engine.max_num_batched_tokens, sum = 0;
-    struct explain_row *row =
-        rows ? explain_row_begin(c->x, "window_blocks", "Window blocks", "per user") : NULL;
+    uint64_t sum = 0;
+    struct explain_row *row = key ? explain_row_begin(c->x, key, label, "per user") : NULL;
     for (int i = 1; i < n; i++) {
         uint64_t one = vllm_window_blocks(b[i].window, false, batched, len, b[i].block);
         sum = kv_sat_add(sum, kv_sat_mul(b[i].groups, one));
@@ -237,51 +240,17 @@ static uint64_t window_blocks_of(const struct policy_ctx *c, const struct bucket
         if (i > 1)
             explain_op(row, XOP_ADD);
     }
-    char note[160];
-    snprintf(note, sizeof note,
-             "each group: min(window - 1 + %llu batched tokens, context) in "
-             "its blocks, rounded up, and one more",
-             (unsigned long long)batched);
+    char note[160], t[32];
+    if (batched > 1)
+        snprintf(note, sizeof note,
+                 "each group prefilling: min(window - 1 + %s batched tokens, context) in "
+                 "its blocks, rounded up, and one more",
+                 units_format_int(batched, t, sizeof t));
+    else
+        snprintf(note, sizeof note,
+                 "each group decoding: its window's blocks and one more, those behind it freed");
     explain_row_end(c->x, row, XU_COUNT, 0, note);
     return sum;
-}
-
-/* What runs, beside what vLLM reserves: max_memory_usage_bytes (a window
- * less one plus a whole batch in every window and state group) is the
- * request vLLM's "Maximum concurrency" log and its start-up check count, and
- * kvplan's users; the block pool allocates as tokens are computed and
- * frees the blocks behind a window (v1/core/single_type_kv_cache_manager.py,
- * SlidingWindowManager.get_num_skipped_tokens and remove_skipped_blocks), so
- * a request decoding one token a step holds the window's blocks and one
- * more in each such group. Flash at 128k on 8 H200s: 512 + 2 x 3 + 3 + 17 =
- * 538 blocks, 111,608 / 538 = 207 decoding at once, where the log says
- * 28.87x: the plan says both (users_decoding_per_replica). A prompt being
- * prefilled holds a batch's more. */
-static void decoding_rows(const struct policy_ctx *c, const struct bucket *b, int n,
-                          uint64_t block)
-{
-    const struct scenario *s = c->s;
-    const struct engine_detail *e = &c->b->engine;
-    uint64_t full = kv_ceil_div(s->context_tokens, block);
-    struct explain_row *row =
-        explain_row_begin(c->x, "blocks_decoding", "Blocks decoding", "per user");
-    explain_term(row, (long double)full, XU_COUNT, "MLA blocks");
-    for (int i = 1; i < n; i++) {
-        uint64_t one = vllm_window_blocks(b[i].window, false, 1, s->context_tokens, b[i].block);
-        explain_term(row, (long double)b[i].groups, XU_COUNT, b[i].what);
-        explain_term(row, (long double)one, XU_COUNT, "blocks each");
-        explain_op(row, XOP_MUL);
-        explain_op(row, XOP_ADD);
-    }
-    explain_row_end(c->x, row, XU_COUNT, 0,
-                    "a request decoding one token a step: each window and state group "
-                    "holds its window's blocks and one more");
-    uint64_t per = full;
-    for (int i = 1; i < n; i++)
-        per = kv_sat_add(per, kv_sat_mul(b[i].groups, vllm_window_blocks(b[i].window, false, 1,
-                                                                          s->context_tokens,
-                                                                          b[i].block)));
-    vllm_users_decoding(c, per, e->max_num_seqs, "max-num-seqs");
 }
 
 uint64_t vllm_dsv4_block(const struct scenario *s, const char **why)
@@ -342,13 +311,32 @@ void vllm_dsv4_blocks(const struct policy_ctx *c, struct block_rule *rule)
     rule->full_groups = 1;
     rule->window_groups = groups - 1;
     rule->window_ref = "window_blocks";
-    rule->window_units = window_blocks_of(c, b, n, s->context_tokens, true);
-    rule->window_units_avg = window_blocks_of(c, b, n, scenario_avg_tokens(s), false);
+    rule->peak_ref = "window_blocks_prefill";
+    uint64_t batched = e->max_num_batched_tokens, ctx = s->context_tokens;
+    rule->window_units = window_blocks_of(c, b, n, ctx, 1, rule->window_ref, "Window blocks");
+    rule->window_units_avg = window_blocks_of(c, b, n, scenario_avg_tokens(s), 1, NULL, NULL);
+    rule->window_units_peak =
+        window_blocks_of(c, b, n, ctx, batched, rule->peak_ref, "Prefill windows");
+    if (rule->window_units_peak > rule->window_units)
+        rule->scratch_units = rule->window_units_peak - rule->window_units;
     policy_blocks(c, rule);
-    decoding_rows(c, b, n, block);
-    uint64_t request = kv_sat_add(kv_ceil_div(s->context_tokens, block), rule->window_units);
+    e->full_groups = 1; /* the simulator's pool: each window and state kind as it allocates */
+    e->nwindows = 0;
+    for (int i = 1; i < n && e->nwindows < ENGINE_WINDOW_KINDS; i++)
+        e->windows[e->nwindows++] = (struct engine_window){
+            .groups = (uint32_t)b[i].groups, .window = b[i].window, .block = b[i].block};
+    uint64_t full = kv_ceil_div(ctx, block);
+    uint64_t request = kv_sat_add(full, rule->window_units_peak);
     e->request_units = request;
     e->max_concurrency = (double)e->units / (double)request;
+    row = explain_row_begin(c->x, "blocks_counted", "Blocks vLLM counts", "per request");
+    explain_term(row, (long double)full, XU_COUNT, "MLA blocks");
+    explain_ref(c->x, row, rule->peak_ref, "window blocks prefilling");
+    explain_op(row, XOP_ADD);
+    explain_row_end(c->x, row, XU_COUNT, 0,
+                    "one request as vLLM's Maximum concurrency and its start-up check count it: "
+                    "every window and state group holding a whole batch");
+    vllm_concurrency_row(c, "blocks_counted");
     /* the smallest block over the groups, the unit of the log up to 0.20
      * (vllm_logged_tokens): the compressor states' 4 with CSA layers; from
      * 0.21 the log is int(max_concurrency x max_model_len), Flash at 128k on

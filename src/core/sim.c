@@ -87,7 +87,46 @@ uint64_t sim_request_blocks(const struct sim_config *c, uint64_t tokens)
 {
     uint64_t b = c->block_tokens ? c->block_tokens : 1;
     uint64_t prefix = c->prefix_tokens / b, all = (tokens + b - 1) / b;
-    return all > prefix ? all - prefix : 0;
+    uint64_t own = all > prefix ? all - prefix : 0;
+    if (c->full_groups == 0)
+        return own;
+    own *= c->full_groups;
+    /* a window's most: a whole batch prefilled after the window less one
+     * (SlidingWindowSpec.max_memory_usage_bytes), at most the request */
+    for (uint32_t k = 0; k < c->nwindows; k++) {
+        const struct engine_window *w = &c->windows[k];
+        uint64_t peak = w->fixed;
+        if (!w->fixed) {
+            uint64_t span = w->chunked ? w->window + c->max_num_batched_tokens
+                                       : w->window - 1 + c->max_num_batched_tokens;
+            uint64_t t = span < tokens ? span : tokens, whole = (tokens + w->block - 1) / w->block;
+            peak = (t + w->block - 1) / w->block + (w->chunked ? 0 : 1);
+            peak = peak < whole ? peak : whole;
+        }
+        own += w->groups * peak;
+    }
+    return own;
+}
+
+uint64_t sim_prefix_blocks(const struct sim_config *c)
+{
+    uint64_t p = c->block_tokens ? c->prefix_tokens / c->block_tokens : 0;
+    return c->full_groups ? p * c->full_groups : p;
+}
+
+uint64_t sim_most_tokens(const struct sim_config *c)
+{
+    if (c->full_groups == 0)
+        return c->blocks * c->block_tokens + 1; /* sim_request_blocks(all - 1) <= blocks */
+    uint64_t lo = 0, hi = c->blocks * c->block_tokens + 1; /* a hybrid request holds more */
+    while (lo < hi) { /* the most `all` whose sim_request_blocks(all - 1) fits */
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (sim_request_blocks(c, mid - 1) <= c->blocks)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 /* The counts change at t: what they held until then is added up first. */
@@ -457,7 +496,7 @@ static bool sim_setup(struct sim *m, const struct sim_config *c,
     m->rep = calloc(c->replicas ? c->replicas : 1, sizeof *m->rep);
     if (m->rq == NULL || m->rep == NULL)
         return false;
-    uint64_t prefix = c->block_tokens ? c->prefix_tokens / c->block_tokens : 0;
+    uint64_t prefix = sim_prefix_blocks(c);
     for (uint32_t i = 0; i < c->replicas; i++) {
         m->rep[i].free = c->blocks > prefix ? c->blocks - prefix : 0;
         m->rep[i].chunked = SIZE_MAX;
@@ -548,6 +587,7 @@ void sim_config_of_plan(const struct scenario *s, const struct plan_result *r,
     c->replicas = r->placement.replicas ? r->placement.replicas : 1;
     c->block_tokens = e->unit_tokens ? e->unit_tokens : 1;
     c->blocks = r->budget.kv_tokens_per_replica / c->block_tokens;
+
     c->prefix_tokens = s->prefix_tokens;
     c->max_num_seqs = e->max_num_seqs;
     c->max_num_batched_tokens = e->max_num_batched_tokens;
@@ -558,6 +598,14 @@ void sim_config_of_plan(const struct scenario *s, const struct plan_result *r,
     const struct engine_sched *t = &engine_desc(s->engine.kind)->sched;
     c->sched = t->kind;
     c->router = t->router;
+    if (e->full_groups && c->sched == SIM_SCHED_VLLM) {
+        /* vLLM V1's hybrid pool as it allocates: a group's blocks (every
+         * rank's under DP attention) */
+        c->full_groups = e->full_groups;
+        c->nwindows = e->nwindows;
+        memcpy(c->windows, e->windows, sizeof c->windows);
+        c->blocks = r->placement.dp_attention ? e->units * r->placement.tp : e->units;
+    }
     c->request_overhead_s = speed_request_overhead_s(s);
     c->ubatch = t->ubatch;
     if (t->ubatch && engine_desc(s->engine.kind)->offloads) /* llama.cpp's --ubatch */

@@ -53,9 +53,11 @@
  * What kvplan leaves out: the watermark of newer vLLM (0 here), a
  * preempted request's own freed blocks found again in the prefix cache (it
  * computes everything again), the shared prefix's blocks ever being
- * evicted (held for the whole run), hybrid models' smaller windowed groups
+ * evicted (held for the whole run), a shared prefix's blocks in window
+ * groups (each request holds its own), the other engines' windowed pools
  * (every layer's blocks counted as full attention's: the plan's
- * kv_tokens_per_replica), where in the request's life its time outside the
+ * kv_tokens_per_replica; vLLM V1's hybrid groups are allocated as it does,
+ * config.full_groups), where in the request's life its time outside the
  * steps falls (config.request_overhead_s, the engine's: HTTP, tokenizing,
  * the hand-off to the scheduler, detokenizing, added whole to its TTFT and
  * E2EL; the engine and the client's next send do not wait for it, and every
@@ -116,6 +118,12 @@ struct sim_config {
     uint32_t replicas;
     uint64_t blocks;               /* one replica's KV pool */
     uint64_t block_tokens;
+    /* vLLM V1's hybrid pool (engine_detail's): blocks are one group's, a
+     * request holding ceil(tokens / block) in each of full_groups and in each
+     * window or state group what its kind keeps (sim_own_blocks); 0: a block
+     * is every layer's, every layer counted as full attention */
+    uint32_t full_groups, nwindows;
+    struct engine_window windows[ENGINE_WINDOW_KINDS];
     uint64_t prefix_tokens;        /* every prompt's first tokens: their whole blocks are held
                                     * once, for the whole run, and found by every prompt */
     uint32_t max_num_seqs;
@@ -213,9 +221,16 @@ struct sim_result {
 enum sim_status sim_run(const struct sim_config *c, const struct workload_request *reqs, size_t n,
                         struct sim_result *out);
 
-/* The private KV blocks a request holds with `tokens` in the cache, its
- * prefix's shared whole blocks not counted. */
+/* The most private KV blocks a request holds with `tokens` in the cache, its
+ * prefix's shared whole blocks not counted: in a window group, at most the
+ * window less one and a whole batch, the prompt being prefilled. */
 uint64_t sim_request_blocks(const struct sim_config *c, uint64_t tokens);
+/* The shared prefix's whole blocks, held for the whole run (in every full
+ * group of a hybrid pool). */
+uint64_t sim_prefix_blocks(const struct sim_config *c);
+/* The longest request the pool holds alone (sim_request_blocks of its
+ * tokens but the last, the prefix not counted). */
+uint64_t sim_most_tokens(const struct sim_config *c);
 
 /* The config for the plan r of scenario s: its step function, its
  * replicas, its pool in the engine's blocks, the engine's scheduler, router

@@ -130,6 +130,36 @@ static inline uint64_t sim_blocks(const struct sim_config *c, uint64_t tokens)
 {
     return (tokens + c->block_tokens - 1) / c->block_tokens;
 }
+/* The blocks a window or state kind w keeps of a request at `after` tokens,
+ * `computed` of them before the step: vLLM's KVCacheManager.allocate_slots
+ * frees what falls behind the window first (remove_skipped_blocks; the
+ * skipped tokens computed - window + 1, or the chunks before the current
+ * one), then allocates up to `after`. */
+static inline uint64_t sim_window_blocks(const struct engine_window *w, uint64_t computed,
+                                         uint64_t after)
+{
+    if (w->fixed)
+        return w->fixed;
+    uint64_t skip = w->chunked ? computed / w->window * w->window
+                    : computed + 1 > w->window ? computed + 1 - w->window
+                                               : 0;
+    uint64_t all = (after + w->block - 1) / w->block, gone = skip / w->block;
+    return all > gone ? all - gone : 0;
+}
+/* The private blocks a request holds at `after` tokens, `computed` of them
+ * before the step and `shared` of the prefix's whole blocks found: every
+ * full group's blocks but the prefix's, and each window or state group's. */
+static inline uint64_t sim_own_blocks(const struct sim_config *c, uint64_t computed,
+                                      uint64_t after, uint64_t shared)
+{
+    uint64_t all = sim_blocks(c, after), own = all > shared ? all - shared : 0;
+    if (c->full_groups == 0)
+        return own;
+    own *= c->full_groups;
+    for (uint32_t k = 0; k < c->nwindows; k++)
+        own += c->windows[k].groups * sim_window_blocks(&c->windows[k], computed, after);
+    return own;
+}
 /* The prefix cache's hit for a request of `tokens`: whole blocks of the
  * shared prefix, at most tokens - 1; their count in *blocks. */
 uint64_t sim_prefix_hit(const struct sim_config *c, uint64_t tokens, uint64_t *blocks);

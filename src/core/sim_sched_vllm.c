@@ -23,9 +23,13 @@ static bool schedule_running(struct sim *m, struct sim_replica *r, uint64_t *bud
             want = c->max_model_len - 1 - q->computed;
         if (want == 0)
             continue;
-        uint64_t held = q->blocks + q->shared;
-        uint64_t all = sim_blocks(c, q->computed + want);
-        uint64_t need = all > held ? all - held : 0;
+        /* a window group's blocks behind its window freed, then the new ones */
+        uint64_t own = sim_own_blocks(c, q->computed, q->computed + want, q->shared);
+        if (own < q->blocks) {
+            r->free += q->blocks - own;
+            q->blocks = own;
+        }
+        uint64_t need = own - q->blocks;
         if (!sim_make_room(m, r, v, need, &preempted) || !sim_sched_add(m, r, v, want))
             break;
         *budget -= want;
@@ -47,7 +51,7 @@ static void schedule_waiting(struct sim *m, struct sim_replica *r, uint64_t *bud
         uint64_t want = tokens - start;
         if (want > *budget)
             want = *budget;
-        uint64_t need = sim_blocks(c, start + want) - shared;
+        uint64_t need = sim_own_blocks(c, start, start + want, shared);
         if (need > r->free)
             break;
         if (!sim_admit(m, r, start, shared, need, want))

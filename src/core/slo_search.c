@@ -43,7 +43,7 @@ bool slo_holds_longest(const struct sim_config *c, uint64_t longest)
     if (longest > c->max_model_len)
         return false;
     uint64_t need = sim_request_blocks(c, longest ? longest - 1 : 0);
-    return need + c->prefix_tokens / c->block_tokens <= c->blocks;
+    return need + sim_prefix_blocks(c) <= c->blocks;
 }
 
 /* The least share of the offered rate a client (held back by

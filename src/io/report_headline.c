@@ -124,15 +124,13 @@ void report_headline(const struct scenario *s, const struct plan_result *r, char
             (size_t)len < size)
             len += snprintf(buf + len, size - (size_t)len, "; %s with paging at %s tokens in use",
                             paged, avg);
-        /* vLLM's window groups: its Maximum concurrency holds a whole batch in each for
-         * every request; decoding, a request holds its windows only */
-        if (r->users_decoding_per_replica > r->users_per_replica && len > 0 && (size_t)len < size) {
-            char dec[32];
-            units_format_int(kv_sat_mul(r->users_decoding_per_replica, r->replicas), dec, sizeof dec);
-            len += snprintf(buf + len, size - (size_t)len, "; %s decode at once once their "
-                            "prompts are in (%s is vLLM's Maximum concurrency, as if every "
-                            "request were prefilling at once)", dec, n);
-        }
+        /* vLLM's window groups: its Maximum concurrency counts a whole batch in
+         * each for every request; the pool frees the blocks behind a window */
+        if (r->counted_users_per_replica && r->counted_users_per_replica < r->users_per_replica &&
+            len > 0 && (size_t)len < size)
+            len += snprintf(buf + len, size - (size_t)len, "; vLLM logs a Maximum concurrency of "
+                            "%.2fx%s, as if every request were prefilling a whole batch at once",
+                            r->engine.max_concurrency, r->replicas > 1 ? " a replica" : "");
         if (r->host.present && e->host.none && len > 0 && (size_t)len < size) {
             len += snprintf(buf + len, size - (size_t)len, "; %s has no host tier", e->title);
         } else if (r->host.present && len > 0 && (size_t)len < size) {

@@ -194,9 +194,9 @@ static void result_replica_json(struct jsonout *o, const struct plan_result *r)
     jsonout_uint(o, "users_per_replica", r->users_per_replica);
     jsonout_uint(o, "users_fit_per_replica", r->users_fit_per_replica);
     jsonout_uint(o, "users_paged_per_replica", r->users_paged_per_replica);
-    /* vLLM's window groups: the users the pool runs decoding, beside its reservation */
-    if (r->users_decoding_per_replica)
-        jsonout_uint(o, "users_decoding_per_replica", r->users_decoding_per_replica);
+    /* vLLM's window groups: the users its Maximum concurrency counts, fewer */
+    if (r->counted_users_per_replica && r->counted_users_per_replica < r->users_per_replica)
+        jsonout_uint(o, "counted_users_per_replica", r->counted_users_per_replica);
     jsonout_uint(o, "kv_tokens_per_replica", r->kv_tokens_per_replica);
 }
 

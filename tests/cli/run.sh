@@ -1137,12 +1137,14 @@ expect 0 "vLLM 0.20 rule, for 0.20.1" plan --model deepseek-v4-flash --gpu h200 
 # the log line's tokens in JSON, in the release's form (gemma-3-27b: windowed groups)
 expect_field 150371 logged_kv_tokens --model gemma-3-27b --gpu h100-sxm --engine vllm --context 128k
 
-# vLLM's window and state groups: its Maximum concurrency holds a whole batch in each for every
-# request; the headline gives the users decoding beside it (policy_vllm.c decoding_row)
-expect 0 "4 users fit at 8,192 tokens each under vLLM 0.21; 242 decode at once once their prompts are in (4 is vLLM's Maximum concurrency, as if every request were prefilling at once)" plan --model deepseek-v4-flash --gpu b200 --engine vllm --context 8k
-expect 0 "5 decode at once once their prompts are in" plan --model gemma-3-27b --gpu h100-sxm --engine vllm --context 32k
-expect_field 5 users_decoding_per_replica --model gemma-3-27b --gpu h100-sxm --engine vllm --context 32k
-expect_not "decode at once" plan --model llama-3.1-8b --engine vllm
+# vLLM's window and state groups: its pool frees the blocks behind a window (the users: each
+# holds its windows, one prefill set aside); its Maximum concurrency counts a whole batch in each
+# for every request, said beside them (policy_vllm.c group_layers, one_request)
+expect 0 "185 users fit at 8,192 tokens each under vLLM 0.21; vLLM logs a Maximum concurrency of 4.18x, as if every request were prefilling a whole batch at once" plan --model deepseek-v4-flash --gpu b200 --engine vllm --context 8k
+expect 0 "4 users fit at 32,768 tokens each under vLLM 0.21; vLLM logs a Maximum concurrency of 2.43x" plan --model gemma-3-27b --gpu h100-sxm --engine vllm --context 32k
+expect_field 4 users_per_replica --model gemma-3-27b --gpu h100-sxm --engine vllm --context 32k
+expect_field 2 counted_users_per_replica --model gemma-3-27b --gpu h100-sxm --engine vllm --context 32k
+expect_not "Maximum concurrency of" plan --model llama-3.1-8b --engine vllm
 
 # a model's own first release under an engine (its preset's served_from): a release before it,
 # or a pinned rule all of whose releases are, refused by name; a release from it planned

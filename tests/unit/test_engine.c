@@ -446,15 +446,21 @@ static void vllm_hybrid_groups_pad_to_the_smallest_layer_type(void **state)
      * and ceil(52 / 10) = 6 windowed (8 padding layers). On a 10 GiB pool of
      * 4,096 B per layer: 10 GiB // (16 x 4,096 x 10) = 16,384 blocks. At 32,768
      * tokens with 2,048 batched: a full group needs 2,048 blocks, a window group
-     * ceil((1,024 - 1 + 2,048) / 16) + 1 = 193: 2,048 + 6 x 193 = 3,206 per user,
-     * 16,384 / 3,206 = 5 users (5.11x); vLLM logs 16,384 / 7 groups x 16 =
-     * 37,440 tokens. */
+     * ceil((1,024 - 1 + 2,048) / 16) + 1 = 193 while a batch is prefilled
+     * (SlidingWindowSpec.max_memory_usage_bytes): vLLM counts 2,048 + 6 x 193
+     * = 3,206 a user, 16,384 / 3,206 = 5.11x; vLLM logs 16,384 / 7 groups x
+     * 16 = 37,440 tokens. Decoding, a window group holds ceil(1,024 / 16) + 1
+     * = 65 (v1/core/single_type_kv_cache_manager.py, SlidingWindowManager
+     * remove_skipped_blocks): 2,048 + 6 x 65 = 2,438 a user, one prefill's
+     * 6 x (193 - 65) = 768 set aside: floor((16,384 - 768) / 2,438) = 6. */
     struct scenario s = hybrid_on_10_gib(62, 52, 1024, 32768);
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.unit_bytes, 16ull * 4096 * 10);
     assert_int_equal(r.engine.units, 16384);
-    assert_true(explain_eval(explain_find(&rows, "units_per_user")) == 2048 + 6 * 193);
-    assert_int_equal(r.max_users, 5);
+    assert_true(explain_eval(explain_find(&rows, "blocks_counted")) == 2048 + 6 * 193);
+    assert_true(explain_eval(explain_find(&rows, "units_per_user")) == 2048 + 6 * 65);
+    assert_true(explain_eval(explain_find(&rows, "prefill_scratch")) == 6 * (193 - 65));
+    assert_int_equal(r.max_users, 6);
     assert_int_equal(r.kv_tokens, 16384 / 7 * 16);
     assert_true(r.engine.max_concurrency > 5.11 && r.engine.max_concurrency < 5.12);
     /* 13 full and 12 sliding (gpt-oss-20b with a drafter layer): under 1.5x,
@@ -473,15 +479,20 @@ static void vllm_chunked_local_layers_keep_a_chunk_and_a_batch_without_the_extra
      * block) blocks, without SlidingWindowSpec's window - 1 and its extra block.
      * Llama 4 shape (12 global, 36 chunked layers of 8,192) at 131,072 tokens,
      * 2,048 batched: ceil(10,240 / 16) = 640 blocks per chunked group, where a
-     * sliding window of 8,192 would take ceil(10,239 / 16) + 1 = 641. */
+     * sliding window of 8,192 would take ceil(10,239 / 16) + 1 = 641. That is
+     * what vLLM counts; decoding, a chunked group holds its current chunk
+     * (ChunkedLocalAttentionManager frees the chunks before it): at most
+     * ceil(8,193 / 16) = 513, a sliding one ceil(8,192 / 16) + 1 = 513. */
     struct scenario s = hybrid_on_10_gib(48, 36, 8192, 131072);
     snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "3 chunked : 1 global");
     run(&s);
     /* groups of 12: 1 full + 3 chunked */
-    assert_true(explain_eval(explain_find(&rows, "units_per_user")) == 8192 + 3 * 640);
+    assert_true(explain_eval(explain_find(&rows, "blocks_counted")) == 8192 + 3 * 640);
+    assert_true(explain_eval(explain_find(&rows, "units_per_user")) == 8192 + 3 * 513);
     snprintf(s.model.window_pattern, sizeof s.model.window_pattern, "3 local : 1 global");
     run(&s);
-    assert_true(explain_eval(explain_find(&rows, "units_per_user")) == 8192 + 3 * 641);
+    assert_true(explain_eval(explain_find(&rows, "blocks_counted")) == 8192 + 3 * 641);
+    assert_true(explain_eval(explain_find(&rows, "units_per_user")) == 8192 + 3 * 513);
 }
 
 static void sglang_splits_llama4_tokens_into_full_and_chunk_pools(void **state)

@@ -91,17 +91,16 @@ static void flash_groups_and_blocks(void **state)
      * 131,072 / 256 = 512 MLA blocks; each window group ceil((128 - 1 +
      * 8,192) / 64) + 1 = 131; the CSA states ceil((8 - 1 + 8,192) / 4) + 1
      * = 2,051; the HCA states ceil((128 - 1 + 8,192) / 8) + 1 = 1,041:
-     * 512 + 2 x 131 + 2,051 + 1,041 = 3,866 blocks */
-    assert_true(row_of("window_blocks") == 3354);
-    assert_true(row_of("units_per_user") == 3866);
-    assert_int_equal(r.users_per_replica, r.engine.units / 3866);
+     * 512 + 2 x 131 + 2,051 + 1,041 = 3,866 blocks, what vLLM counts */
+    assert_true(row_of("window_blocks_prefill") == 3354);
+    assert_true(row_of("blocks_counted") == 3866);
     /* 104.18 GiB of pool a GPU at 0.90 on 8 H200s (the profile's sampler,
      * the releases that serve DeepSeek V4 masking top-k/top-p with Triton,
      * vllm PR #33538: 1,024 x 129,280 x 14 B and the kernel's buffer of 132
      * x 129,280 x 4 B): 111,608 blocks, 28 users (vLLM would log 111,608 /
-     * 3,866 = 28.87x), 5 groups */
+     * 3,866 = 28.87x; 201 users run, counted_and_run below), 5 groups */
     assert_int_equal(r.engine.units, 111608);
-    assert_int_equal(r.users_per_replica, 28);
+    assert_int_equal(r.counted_users_per_replica, 28);
     assert_int_equal(r.kv_tokens_per_replica, 111608 / 5 * 256);
     assert_true(r.engine.max_concurrency > 28.86 && r.engine.max_concurrency < 28.87);
 }
@@ -111,13 +110,17 @@ static void fewer_batched_tokens(void **state)
     (void)state;
     /* --max-num-batched-tokens 2048: windows ceil(2,175 / 64) + 1 = 35 each,
      * CSA states ceil(2,055 / 4) + 1 = 515, HCA states ceil(2,175 / 8) + 1 =
-     * 273: 70 + 515 + 273 = 858, and 512 + 858 = 1,370 blocks a user */
+     * 273: 70 + 515 + 273 = 858, and 512 + 858 = 1,370 blocks vLLM counts;
+     * a prefill's scratch 858 - 26 = 832, so a smaller batch lets vLLM log
+     * more, the pool running floor((units - 832) / 538) */
     struct scenario s = flash_on_h200(8);
     s.engine.max_num_batched_tokens = 2048;
     struct plan_result r = run(&s);
-    assert_true(row_of("window_blocks") == 858);
-    assert_true(row_of("units_per_user") == 1370);
-    assert_int_equal(r.users_per_replica, r.engine.units / 1370);
+    assert_true(row_of("window_blocks_prefill") == 858);
+    assert_true(row_of("blocks_counted") == 1370);
+    assert_true(row_of("prefill_scratch") == 832);
+    assert_int_equal(r.counted_users_per_replica, r.engine.units / 1370);
+    assert_int_equal(r.users_per_replica, (r.engine.units - 832) / 538);
 }
 
 static void pro_groups(void **state)
@@ -210,34 +213,43 @@ static void csa_compressor_row_multiplies_out(void **state)
     assert_true(row->result.value == 8.0L * 2 * 2 * (512 + 128) * 4);
 }
 
-/* What vLLM reserves against what it runs, Flash at 128k on 8 H200s: a
+/* What vLLM counts against what its pool runs, Flash at 128k on 8 H200s: a
  * request counted by max_memory_usage_bytes holds 512 MLA blocks and 3,354
  * in the window and state groups (v1/kv_cache_interface.py
  * SlidingWindowSpec.max_memory_usage_bytes, 8,192 batched tokens), 3,866:
- * 111,608 / 3,866 = 28 users, the "Maximum concurrency" log's 28.87x. The
- * block pool frees what falls behind a window
+ * 111,608 / 3,866, the "Maximum concurrency" log's 28.87x. The block pool
+ * frees what falls behind a window before it allocates
  * (v1/core/single_type_kv_cache_manager.py, SlidingWindowManager
- * remove_skipped_blocks): decoding one token a step a request holds
- * ceil(128 / 64) + 1 = 3 blocks in each window group, ceil(8 / 4) + 1 = 3
- * in the CSA states' and ceil(128 / 8) + 1 = 17 in the HCA states': 512 + 6
- * + 3 + 17 = 538, 111,608 / 538 = 207 decoding at once. */
-static void reserved_and_decoding(void **state)
+ * remove_skipped_blocks; v1/core/kv_cache_manager.py allocate_slots):
+ * decoding one token a step a request holds ceil(128 / 64) + 1 = 3 blocks in
+ * each window group, ceil(8 / 4) + 1 = 3 in the CSA states' and ceil(128 /
+ * 8) + 1 = 17 in the HCA states': 512 + 6 + 3 + 17 = 538. One prompt being
+ * prefilled holds 3,354 - 26 = 3,328 more (a step's batch is shared), so
+ * floor((111,608 - 3,328) / 538) = 201 users, where the log's 28.87x counts
+ * every request prefilling at once. */
+static void counted_and_run(void **state)
 {
     (void)state;
     struct scenario s = flash_on_h200(8);
     struct plan_result r = run(&s);
     assert_int_equal(r.engine.units, 111608);
-    assert_int_equal(r.users_per_replica, 28);
+    assert_true(row_of("window_blocks") == 26);
+    assert_true(row_of("window_blocks_prefill") == 3354);
+    assert_true(row_of("units_per_user") == 538);
+    assert_true(row_of("prefill_scratch") == 3328);
+    assert_int_equal(r.users_per_replica, 201);
+    assert_true(row_of("blocks_counted") == 3866);
     assert_true(r.engine.max_concurrency > 28.86 && r.engine.max_concurrency < 28.87);
-    assert_true(row_of("blocks_decoding") == 538);
-    assert_true(row_of("users_decoding") == 207);
-    assert_int_equal(r.users_decoding_per_replica, 207); /* the headline's, beside the 28 */
+    assert_int_equal(r.counted_users_per_replica, 28); /* the headline's, beside the 201 */
+    /* the simulator's pool: the MLA group and each kind as it allocates */
+    assert_int_equal(r.engine.full_groups, 1);
+    assert_int_equal(r.engine.nwindows, 3);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(reserved_and_decoding),
+        cmocka_unit_test(counted_and_run),
         cmocka_unit_test(csa_compressor_row_multiplies_out),
         cmocka_unit_test(flash_pages),           cmocka_unit_test(flash_groups_and_blocks),
         cmocka_unit_test(fewer_batched_tokens),  cmocka_unit_test(pro_groups),

@@ -114,23 +114,34 @@ static void gemma3_27b_by_release(void **state)
     assert_string_equal(logged_size(&r), "GPU KV cache size: 37,440 tokens");
     /* the same as the tokens held: no row of its own */
     assert_null(explain_find(&rows, "vllm_logged_kv"));
-    /* At 32,768 tokens a user holds ceil(32,768 / 16) = 2,048 full blocks and
-     * 6 x 577 window blocks as the Maximum concurrency counts it (each
-     * prefilling a batch): 5,510, 16,384 / 5,510 = 2 users; decoding, a window
-     * group holds ceil(1,024 / 16) + 1 = 65 (SlidingWindowManager frees what
-     * falls behind the window): 2,048 + 390 = 2,438, 16,384 / 2,438 = 6. */
+    /* At 32,768 tokens vLLM counts a user at ceil(32,768 / 16) = 2,048 full
+     * blocks and 6 x 577 window blocks (each prefilling a batch of 8,192:
+     * SlidingWindowSpec.max_memory_usage_bytes): 5,510, 16,384 / 5,510 =
+     * 2.97x. Decoding, a window group holds ceil(1,024 / 16) + 1 = 65
+     * (SlidingWindowManager.remove_skipped_blocks frees what falls behind the
+     * window): 2,048 + 390 = 2,438 a user; one prompt prefilling holds 6 x
+     * (577 - 65) = 3,072 more: floor((16,384 - 3,072) / 2,438) = 5 users. */
     s = windowed("gemma-3-27b", "h100-sxm", 20);
     s.context_tokens = 32768;
     r = run(&s);
-    assert_int_equal(r.users_per_replica, 2);
-    assert_int_equal(r.users_decoding_per_replica, 6);
-    row = explain_find(&rows, "blocks_decoding");
+    assert_int_equal(r.users_per_replica, 5);
+    assert_int_equal(r.counted_users_per_replica, 2);
+    row = explain_find(&rows, "units_per_user");
     assert_non_null(row);
     assert_true(row->result.value == 2438.0L);
-    /* one user's whole context fills most of the pool: decoding fits no more */
+    row = explain_find(&rows, "prefill_scratch");
+    assert_non_null(row);
+    assert_true(row->result.value == 3072.0L);
+    row = explain_find(&rows, "blocks_counted");
+    assert_non_null(row);
+    assert_true(row->result.value == 5510.0L);
+    /* at 131,072 tokens a user decoding holds 8,192 + 390 = 8,582 blocks:
+     * floor((16,384 - 3,072) / 8,582) = 1, as vLLM starts (16,384 / (8,192 +
+     * 6 x 577) = 1.41x); one user is both the pool's and the log's */
     s.context_tokens = 131072;
     r = run(&s);
-    assert_int_equal(r.users_decoding_per_replica, 0);
+    assert_int_equal(r.users_per_replica, 1);
+    assert_int_equal(r.counted_users_per_replica, 1);
 }
 
 /* One group and a length a multiple of 16: both forms give blocks x 16; a
