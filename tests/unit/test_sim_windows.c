@@ -2,7 +2,11 @@
  * the blocks behind its window before it allocates
  * (v1/core/single_type_kv_cache_manager.py, SlidingWindowManager
  * get_num_skipped_tokens and remove_skipped_blocks, called by
- * v1/core/kv_cache_manager.py KVCacheManager.allocate_slots), each state
+ * v1/core/kv_cache_manager.py KVCacheManager.allocate_slots, first thing,
+ * with the computed tokens; read at vllm-project/vllm 002f3491, where
+ * remove_skipped_blocks frees the blocks before (computed - window + 1) //
+ * block and get_num_blocks_to_allocate counts ceil(tokens / block) less
+ * those held, the freed ones held as null blocks), each state
  * group keeps its fixed blocks (MambaManager), the full groups every block;
  * a timeline worked by hand, and a real plan's pool running the users its
  * plan says fit. */
