@@ -223,10 +223,13 @@ int solve_disagg_text(const struct solve_disagg *sd, const struct slo_search *q,
     return status_of(sd, agg_status);
 }
 
-static cJSON *layout_json(const struct slo_disagg_layout *l, bool verdict)
+/* A split's keys; `kind` (not NULL) first, as the top level's answer has it */
+static cJSON *layout_json(const struct slo_disagg_layout *l, bool verdict, const char *kind)
 {
     char name[24];
     struct jsonout o = jsonout_begin();
+    if (kind)
+        jsonout_string(&o, "kind", kind);
     xpyd(l, name, sizeof name);
     jsonout_string(&o, "layout", name);
     jsonout_uint(&o, "prefill_instances", l->prefill);
@@ -241,7 +244,7 @@ static cJSON *candidates_json(const struct solve_disagg *sd)
 {
     cJSON *list = cJSON_CreateArray();
     for (size_t i = 0; i < sd->a.ntried && list; i++) {
-        cJSON *item = layout_json(&sd->s.tried[i], true);
+        cJSON *item = layout_json(&sd->s.tried[i], true, NULL);
         if (item == NULL || !cJSON_AddItemToArray(list, item)) {
             cJSON_Delete(item);
             cJSON_Delete(list);
@@ -251,14 +254,34 @@ static cJSON *candidates_json(const struct solve_disagg *sd)
     return list;
 }
 
+/* The top level's "answer": the winner's layout, named by its kind (the
+ * top-level layout keys stay the aggregated answer's). */
+static void answer_json(struct jsonout *jo, const struct solve_disagg *sd,
+                        const struct slo_search *q, const struct slo_answer *a, enum winner w)
+{
+    if (w == WIN_DISAGGREGATED) {
+        jsonout_object(jo, "answer", layout_json(&sd->s.tried[sd->a.best], false, "disaggregated"));
+        return;
+    }
+    struct jsonout o = jsonout_begin();
+    jsonout_string(&o, "kind", "aggregated");
+    solve_slo_layout_json(&o, &q->tried[a->best]);
+    jsonout_object(jo, "answer", jsonout_end(&o));
+}
+
 int solve_disagg_json(struct jsonout *jo, const struct solve_disagg *sd,
                       const struct slo_search *q, const struct slo_answer *a, int agg_status)
 {
-    if (!sd->asked)
+    if (!sd->asked) {
+        if (a->solved)
+            answer_json(jo, sd, q, a, WIN_AGGREGATED);
         return agg_status;
+    }
     static const char *const words[3] = {NULL, "aggregated", "disaggregated"};
     char why[256];
     enum winner w = winner(sd, q, a, why, sizeof why);
+    if (w != WIN_NONE)
+        answer_json(jo, sd, q, a, w);
     struct jsonout o = jsonout_begin();
     jsonout_string(&o, "prefill_gpu", sd->pools.prefill.gpu.id);
     jsonout_string(&o, "decode_gpu", sd->pools.decode.gpu.id);
@@ -270,7 +293,7 @@ int solve_disagg_json(struct jsonout *jo, const struct solve_disagg *sd,
     jsonout_bool(&o, "solved", sd->a.solved);
     jsonout_bool(&o, "out_of_runs", sd->a.out_of_runs);
     if (sd->a.solved)
-        jsonout_object(&o, "answer", layout_json(&sd->s.tried[sd->a.best], false));
+        jsonout_object(&o, "answer", layout_json(&sd->s.tried[sd->a.best], false, NULL));
     if (sd->a.solved && sd->same_ok) {
         struct jsonout s = jsonout_begin();
         solve_slo_layout_json(&s, &sd->same);

@@ -182,6 +182,10 @@ def test_solve_tries_xpyd_splits():
           and dis["answer"]["gpus"] < doc["gpus"]
           and ("%d fewer" % (doc["gpus"] - dis["answer"]["gpus"])) in doc["winner_because"],
           (doc.get("winner"), doc.get("winner_because")))
+    ans = doc.get("answer", {})
+    check("the top level's answer is the winner's, whichever won", ans.get("kind") == "disaggregated"
+          and ans.get("gpus") == dis["answer"]["gpus"] and ans.get("layout") == dis["answer"]["layout"]
+          and ans.get("usd_per_hour") == dis["answer"]["usd_per_hour"], ans)
     check("the splits search no more GPUs than the aggregated answer's",
           all(c["gpus"] <= doc["gpus"] for c in dis["candidates"]), dis["candidates"])
     same = dis.get("aggregated_same_gpus", {})
@@ -202,6 +206,11 @@ def test_solve_tries_xpyd_splits():
     status, out, err = run([*ASK, "--no-disaggregated", "--format", "json"])
     check("--no-disaggregated: no disaggregated key", status == 0
           and "disaggregated" not in json.loads(out), out)
+    plain_doc = json.loads(out) if status == 0 else {}
+    check("--no-disaggregated: the answer is the aggregated layout, the top level's",
+          plain_doc.get("answer", {}).get("kind") == "aggregated"
+          and plain_doc["answer"]["gpus"] == plain_doc["gpus"]
+          and plain_doc["answer"]["tp"] == plain_doc["tp"], plain_doc.get("answer"))
     status, out, err = run([*ASK, "--disaggregated", "--kv-link", "roce", "--format", "json"])
     doc = json.loads(out) if status == 0 else {}
     check("--disaggregated --kv-link roce: the link is RoCE", status == 0
