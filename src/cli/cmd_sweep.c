@@ -166,7 +166,8 @@ void sweep_print_cells(struct outbuf *ob, const struct cell *c, int n, enum swee
             }
             break;
         case CELL_UINT:
-            p = outbuf_put_uint(p, c[i].uint);
+            if (!c[i].none)
+                p = outbuf_put_uint(p, c[i].uint);
             break;
         case CELL_BOOL:
             p = c[i].present ? PUT_LITERAL(p, "true") : PUT_LITERAL(p, "false");
@@ -201,7 +202,10 @@ cJSON *sweep_json_cells(const struct cell *c, int n)
                 jsonout_null(&jo, c[i].name);
             break;
         case CELL_UINT:
-            jsonout_uint(&jo, c[i].name, c[i].uint);
+            if (c[i].none)
+                jsonout_null(&jo, c[i].name);
+            else
+                jsonout_uint(&jo, c[i].name, c[i].uint);
             break;
         case CELL_BOOL:
             jsonout_bool(&jo, c[i].name, c[i].present);

@@ -44,6 +44,7 @@ struct cell {
     uint64_t uint;
     double num;
     bool present; /* CELL_NUM: false = no figure (null, empty) */
+    bool none;    /* CELL_UINT: no figure (null, empty): max_concurrency without a cap */
 };
 enum { CELLS_MAX = 30, SWEEP_VALUE_MAX = 128 }; /* a row's value: "fp8/32k/4"; with the costs */
 

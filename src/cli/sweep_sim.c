@@ -203,7 +203,7 @@ static int sim_cells(const struct sim_row *row, double rate, uint64_t cap,
 #define CELL(nm, k, ...) (c[n] = (struct cell){.name = nm, .kind = k, __VA_ARGS__}, n++)
 #define MS(nm, v) CELL(nm, CELL_NUM, .num = (v) * 1e3, .present = settled)
     CELL("request_rate", CELL_NUM, .num = rate, .present = isfinite(rate));
-    CELL("max_concurrency", CELL_UINT, .uint = cap);
+    CELL("max_concurrency", CELL_UINT, .uint = cap, .none = cap == 0); /* as simulate's null */
     CELL("completed", CELL_UINT, .uint = o->completed);
     CELL("duration", CELL_NUM, .num = o->duration, .present = true);
     CELL("request_throughput", CELL_NUM, .num = o->request_throughput, .present = true);

@@ -164,12 +164,16 @@ def test_sweep_rate_axis():
         check("the CSV has %s" % col, col in head, head)
     rates = [l.split(",")[head.index("request_rate")] for l in lines[1:]]
     check("one row a rate, steps of 1", rates == ["1", "2", "3", "4"], rates)
+    caps = [l.split(",")[head.index("max_concurrency")] for l in lines[1:]] if head else []
+    check("no client cap: max_concurrency empty in the CSV (null in JSON), not 0",
+          caps == ["", "", "", ""], caps)
     status, rows, err = sweep("--vary", "request-rate=1..40:5")
     check("request-rate=1..40:5: 5 evenly spaced",
           status == 0 and [r["request_rate"] for r in rows] == [1, 10.75, 20.5, 30.25, 40], rows)
     status, rows, err = sweep("--vary", "request-rate=1,5,20", "--goodput", "ttft:500")
     check("a list: its rows", status == 0 and [r["request_rate"] for r in rows] == [1, 5, 20])
     check("goodput's share given", all(0 <= r["goodput_share"] <= 1 for r in rows), rows)
+    check("no client cap: max_concurrency null", all(r["max_concurrency"] is None for r in rows), rows)
     eq = run(["sweep", *SMALL, "--vary=request-rate=1,5,20", "--goodput=ttft:500", "--format=json"])
     check("--vary=request-rate=... reads as --vary request-rate=...",
           eq == run(["sweep", *SMALL, "--vary", "request-rate=1,5,20", "--goodput", "ttft:500",
