@@ -165,6 +165,9 @@ void plan_layout_text(const struct plan_result *r, char *buf, size_t size)
                  engine_desc(r->profile)->server_command);
     else if (r->replicas == 1)
         snprintf(buf, size, "one replica, tensor parallel %u%s", r->tp, dp);
+    else if (r->experts_spread && !r->dp_attention) /* one model: the experts shared */
+        snprintf(buf, size, "%u attention replicas (data parallel, TP %u), experts over all %u "
+                 "GPUs (expert parallel)", r->replicas, r->tp, r->gpus);
     else
         snprintf(buf, size, "%u replicas of tensor parallel %u%s", r->replicas, r->tp, dp);
 }
