@@ -122,7 +122,12 @@ static enum winner winner(const struct solve_disagg *sd, const struct slo_search
     const struct slo_layout *al = &q->tried[a->best];
     char name[24];
     if (!sd->a.solved && !a->solved) {
-        snprintf(buf, size, "neither keeps it");
+        if (sd->a.out_of_runs || a->out_of_runs)
+            snprintf(buf, size, "none yet: the search stopped at --max-plans before a layout "
+                     "kept it (allow more with --max-plans N)");
+        else
+            snprintf(buf, size, "neither keeps it: no aggregated layout or xPyD split of up to "
+                     "%u GPUs", q->max_gpus);
         return WIN_NONE;
     }
     if (!sd->a.solved) {

@@ -216,6 +216,14 @@ def test_solve_tries_xpyd_splits():
     check("--disaggregated --kv-link roce: the link is RoCE", status == 0
           and doc["disaggregated"]["kv_link"] == "roce"
           and doc["disaggregated"]["kv_transfer_latency_ms"] == 0.02, err)
+    # neither solved: why, the search cut short by --max-plans or no layout within --max-gpus
+    status, text, err = run([*ASK, "--max-plans", "2"])
+    check("--max-plans 2: the winner line says the search stopped, not that nothing keeps it",
+          "\nWinner      none yet: the search stopped at --max-plans" in text, text[-400:] + err)
+    status, text, err = run([*ASK, "--max-gpus", "2"])
+    check("--max-gpus 2: neither keeps it within 2 GPUs",
+          "\nWinner      neither keeps it: no aggregated layout or xPyD split of up to 2 GPUs" in text,
+          text[-400:] + err)
     status, out, err = run([*ASK, "--disaggregated", "--max-gpus", "2", "--format", "json"])
     check("--disaggregated and no split within --max-gpus: exit 1", status == 1
           and json.loads(out)["disaggregated"]["solved"] is False, (status, err))
