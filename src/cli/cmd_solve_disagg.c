@@ -136,6 +136,18 @@ static enum winner winner(const struct solve_disagg *sd, const struct slo_search
         return WIN_AGGREGATED;
     }
     xpyd(dl, name, sizeof name);
+    if (!a->solved && a->out_of_runs) {
+        /* the aggregated search was cut short: what it had found */
+        uint32_t met = 0;
+        for (size_t i = 0; i < a->ntried; i++)
+            if (q->tried[i].verdict == SLO_MEETS && (met == 0 || q->tried[i].gpus < met))
+                met = q->tried[i].gpus;
+        int n = snprintf(buf, size, "disaggregated %s, %u GPUs; the aggregated search stopped at "
+                         "--max-plans", name, sd->a.gpus);
+        if (met && n > 0 && (size_t)n < size)
+            snprintf(buf + n, size - (size_t)n, " (%u GPUs kept it; layouts of fewer not all tried)", met);
+        return WIN_DISAGGREGATED;
+    }
     if (!a->solved) {
         snprintf(buf, size, "disaggregated %s, %u GPUs: no aggregated layout of up to %u keeps it",
                  name, sd->a.gpus, q->max_gpus);

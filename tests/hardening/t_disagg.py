@@ -220,6 +220,10 @@ def test_solve_tries_xpyd_splits():
     status, text, err = run([*ASK, "--max-plans", "2"])
     check("--max-plans 2: the winner line says the search stopped, not that nothing keeps it",
           "\nWinner      none yet: the search stopped at --max-plans" in text, text[-400:] + err)
+    status, text, err = run([*ASK, "--max-plans", "3"])
+    check("--max-plans 3: a split won, the aggregated search cut short, not 'no layout keeps it'",
+          "the aggregated search stopped at --max-plans" in text
+          and "no aggregated layout of up to" not in text, text[-600:] + err)
     status, text, err = run([*ASK, "--max-gpus", "2"])
     check("--max-gpus 2: neither keeps it within 2 GPUs",
           "\nWinner      neither keeps it: no aggregated layout or xPyD split of up to 2 GPUs" in text,
