@@ -173,8 +173,10 @@ void control_fit_knobs(struct scenario *s)
     /* a block the engine (at its release, for this model) does not start
      * with goes back to kvplan's default, the engine's own */
     char why[320];
-    if (scenario_block_refusal(s, why, sizeof why))
+    if (scenario_block_refusal(s, why, sizeof why)) {
         s->block_tokens = DEFAULT_BLOCK_TOKENS;
+        s->block_given = false;
+    }
     if (!e->v_dtype) /* a V type of its own only where the engine has one */
         s->engine.v_dtype = DTYPE_AUTO;
     /* what the engine has no setting for (Ollama: one server over every GPU,

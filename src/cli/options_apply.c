@@ -135,8 +135,10 @@ static void knobs(const struct options *o, struct scenario *s)
         s->prefix_tokens = o->prefix;
     if (g[OPT_AVG])
         s->avg_context_tokens = o->avg;
-    if (g[OPT_BLOCK])
+    if (g[OPT_BLOCK]) {
         s->block_tokens = o->block;
+        s->block_given = true;
+    }
     if (g[OPT_HEADROOM])
         s->headroom_percent = o->headroom;
     if (g[OPT_KV_HEADS])
@@ -254,8 +256,10 @@ static void engine(const struct options *o, struct scenario *s)
         snprintf(s->engine.release_asked, sizeof s->engine.release_asked, "%s",
                  o->engine_release_asked);
         char why[320]; /* a block the new engine does not start with, as the cache type */
-        if (other && !o->given[OPT_BLOCK] && scenario_block_refusal(s, why, sizeof why))
+        if (other && !o->given[OPT_BLOCK] && scenario_block_refusal(s, why, sizeof why)) {
             s->block_tokens = DEFAULT_BLOCK_TOKENS;
+            s->block_given = false;
+        }
     }
     const struct engine_flags *f = &o->flags;
     struct engine_flags *e = &s->engine;

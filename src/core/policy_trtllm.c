@@ -54,8 +54,17 @@ static void launch(const struct policy_ctx *c)
                               "speculative_model_dir %s",
                               c->spec->tokens, policy_model_ref(&s->draft));
     if (s->host_kv_bytes)
-        snprintf(opts + k, sizeof opts - k, "; kv_cache_config: host_cache_size: %llu",
-                 (unsigned long long)s->host_kv_bytes);
+        k += (size_t)snprintf(opts + k, sizeof opts - k, "; kv_cache_config: host_cache_size: %llu",
+                              (unsigned long long)s->host_kv_bytes);
+    /* a block given: KvCacheConfig.tokens_per_block on the llmapi path; an
+     * engine's is built in (trtllm-build --tokens_per_block) */
+    bool built = s->engine.rule == RULE_TRTLLM_ENGINE || s->engine.rule == RULE_TRTLLM_BUILD_PY;
+    if (scenario_block_given(s) && s->block_tokens && !built && k < sizeof opts)
+        snprintf(opts + k, sizeof opts - k, "; kv_cache_config: tokens_per_block: %llu",
+                 (unsigned long long)s->block_tokens);
+    if (scenario_block_given(s) && s->block_tokens && built)
+        shell_comment(&l, "%s the engine built with --tokens_per_block %llu",
+                      l.remarked ? ";" : "  #", (unsigned long long)s->block_tokens);
     if (opts[0]) /* the first item follows the remark's opening */
         shell_comment(&l, "%s --extra_llm_api_options:%s", l.remarked ? ";" : "  #", opts + 1);
     policy_launch_done(c, &l, false); /* the replicas' remark is above */
@@ -193,7 +202,7 @@ static void budget(const struct policy_ctx *c)
     if (free_bytes == 0 && !f->kv_memory_bytes)
         r->shortfall_bytes_per_gpu = e->non_kv_bytes - e->gpu_total_bytes;
 
-    uint64_t unit = s->block_tokens && s->block_tokens != 16 ? s->block_tokens
+    uint64_t unit = scenario_block_given(s) && s->block_tokens ? s->block_tokens
                                                                 : tokens_per_block(f->rule);
     struct block_rule b = {.unit_tokens = unit,
                            .unit_name = "block",

@@ -41,7 +41,8 @@ struct scenario {
     uint64_t prefix_tokens;    /* shared by every user, stored once */
     uint64_t avg_context_tokens; /* tokens actually in use; 0 = context */
     uint64_t block_tokens;     /* paged allocation block; 0 = 16, which stands for the
-                                * engine's own (scenario_block_refusal) */
+                                * engine's own (scenario_block_refusal) unless given */
+    bool block_given;          /* --block-size given, 16 too (scenario_block_given) */
     double headroom_percent;   /* generic rule: of total memory kept free, [0, 100) */
     bool has_vram;             /* memory per GPU overridden */
     uint64_t vram_bytes;
@@ -252,6 +253,9 @@ bool scenario_validate(const struct scenario *s, const char *const names[SF_COUN
  * not start with it, into buf, or NULL; _override: the block the engine
  * plans in its place, why in *why, or 0 (none given, or the one given). */
 const char *scenario_block_refusal(const struct scenario *s, char *buf, size_t size);
+/* A block given: --block-size (block_given), or any block but kvplan's
+ * default 16, which otherwise stands for the engine's own. */
+bool scenario_block_given(const struct scenario *s);
 uint64_t scenario_block_override(const struct scenario *s, const char **why);
 
 /* scenario_validate's checks in two parts: _context those the context, its

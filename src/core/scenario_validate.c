@@ -461,22 +461,21 @@ static bool tokens_validate(const struct scenario *s, const char *const *n,
     return true;
 }
 
-/* given: a block other than kvplan's default, the engine's own */
-static bool block_given(const struct scenario *s)
+bool scenario_block_given(const struct scenario *s)
 {
-    return s->block_tokens && s->block_tokens != DEFAULT_BLOCK_TOKENS;
+    return s->block_given || (s->block_tokens && s->block_tokens != DEFAULT_BLOCK_TOKENS);
 }
 
 const char *scenario_block_refusal(const struct scenario *s, char *buf, size_t size)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
-    return block_given(s) && e->refuses_block ? e->refuses_block(s, buf, size) : NULL;
+    return scenario_block_given(s) && e->refuses_block ? e->refuses_block(s, buf, size) : NULL;
 }
 
 uint64_t scenario_block_override(const struct scenario *s, const char **why)
 {
     const struct engine_desc *e = engine_desc(s->engine.kind);
-    uint64_t used = block_given(s) && e->block_override ? e->block_override(s, why) : 0;
+    uint64_t used = scenario_block_given(s) && e->block_override ? e->block_override(s, why) : 0;
     return used != s->block_tokens ? used : 0;
 }
 

@@ -458,7 +458,7 @@ void report_text_warnings(FILE *out, const struct plan_result *r)
 void report_text(FILE *out, const struct scenario *s, const struct plan_result *r,
                  const struct explain *x)
 {
-    char layout[64];
+    char layout[128];
     const struct engine_desc *e = engine_desc(r->profile);
     plan_layout_text(r, layout, sizeof layout);
     report_text_title(out, s, r, e);
@@ -476,7 +476,7 @@ void report_text(FILE *out, const struct scenario *s, const struct plan_result *
 void report_markdown(FILE *out, const struct scenario *s, const struct plan_result *r,
                      const struct explain *x)
 {
-    char a[64], line[REPORT_LINE_MD], model[MD_TEXT_SIZE(sizeof s->model.name)],
+    char a[128], line[REPORT_LINE_MD], model[MD_TEXT_SIZE(sizeof s->model.name)],
         gpu[MD_TEXT_SIZE(sizeof s->gpu.name)];
     enum unit_system u = s->units;
     md_text(s->model.name, model, sizeof model);

@@ -108,7 +108,7 @@ static void command_scenario(struct shell_line *l, const struct scenario *s)
     if (s->avg_context_tokens)
         shell_option(l, OPTNAME_AVG_CONTEXT, "%s",
                      units_format_tokens_arg(s->avg_context_tokens, t, sizeof t));
-    if (s->block_tokens && s->block_tokens != DEFAULT_BLOCK_TOKENS)
+    if (scenario_block_given(s) && s->block_tokens)
         shell_option(l, OPTNAME_BLOCK_SIZE, "%llu", (unsigned long long)s->block_tokens);
     if (!engine_desc(s->engine.kind)->server && s->headroom_percent != 10.0)
         shell_option(l, OPTNAME_HEADROOM, "%g", s->headroom_percent);

@@ -284,6 +284,7 @@ static bool scenario_from_json(const struct jsonread *sr, const cJSON *so, const
                       &tmp.avg_context_tokens, d) &&
          jsonread_u64(sr, so, "block_tokens", false, 1, BLOCK_TOKENS_MAX, &tmp.block_tokens,
                       d) &&
+         jsonread_bool(sr, so, "block_size_given", false, &tmp.block_given, d) &&
          jsonread_double(sr, so, "headroom_percent", false, 0.0, 99.999999,
                          &tmp.headroom_percent, d) &&
          jsonread_bool(sr, so, "full_attention", false, &tmp.full_attention, d) &&

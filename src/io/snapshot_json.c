@@ -103,6 +103,8 @@ static cJSON *scenario_json(const struct scenario *s)
     else
         jsonout_null(&o, "avg_context_tokens");
     jsonout_uint(&o, "block_tokens", s->block_tokens ? s->block_tokens : 16);
+    if (s->block_given && (s->block_tokens == 0 || s->block_tokens == 16))
+        jsonout_bool(&o, "block_size_given", true); /* 16 asked, not the engine's own */
     jsonout_double(&o, "headroom_percent", s->headroom_percent);
     if (s->has_vram)
         jsonout_uint(&o, "vram_bytes", s->vram_bytes);

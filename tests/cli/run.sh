@@ -923,6 +923,19 @@ expect 2 "blk13.json: scenario: --block-size: 48 tokens a block under vLLM 0.13:
 # ... and another engine than the snapshot's takes its own block, as its cache type
 expect 0 "in 32-token blocks" plan --load "$T/blk.json" --engine trtllm
 expect 2 "tokens_per_block must be a power of two" plan --load "$T/blk.json" --engine trtllm --block-size 48
+# --block-size 16 given is 16, not "the engine's own": TensorRT-LLM plans it and its launch
+# line passes it (kv_cache_config.tokens_per_block); SGLang and llama.cpp refuse it as any
+expect 0 "KV blocks           floor(54.72 GiB pool / (16 tokens per block" plan --engine trtllm --block-size 16
+expect 0 "# --extra_llm_api_options: kv_cache_config: tokens_per_block: 16" plan --engine trtllm --block-size 16
+expect 0 "KV blocks           floor(54.72 GiB pool / (32 tokens per block" plan --engine trtllm
+expect 0 "the engine built with --tokens_per_block 128" plan --engine trtllm@trt --block-size 128
+expect 2 "16 tokens a block under SGLang 0.5: not modelled" plan --engine sglang --block-size 16
+expect 2 "16 tokens a block under llama.cpp 2026 builds: no block to size" plan --engine llama.cpp --block-size 16
+# ... and a snapshot keeps it given (block_size_given), the copied command line too
+"$K" plan --engine trtllm --block-size 16 --export "$T/blk16.json" > /dev/null 2>&1
+expect 0 "(16 tokens per block" plan --load "$T/blk16.json"
+"$K" plan --engine trtllm --export "$T/blk-own.json" > /dev/null 2>&1
+expect 0 "(32 tokens per block" plan --load "$T/blk-own.json"
 expect 0 "prefix caching keeps a hybrid model's states at block boundaries" plan --model nemotron-9b-v2 --engine vllm --prefix 1024
 # SGLang with a draft: 48 x 5 draft tokens x 19,316,736 B = 4,636,016,640 B set aside first
 expect_field 4636016640 spec_bytes_per_gpu --model qwen3-next-80b-a3b --gpus 4 --engine sglang --draft-model qwen3-8b --num-speculative-tokens 4
